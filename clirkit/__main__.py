@@ -1,0 +1,5 @@
+import sys
+
+from clirkit.cli import main
+
+sys.exit(main())

@@ -1,0 +1,111 @@
+"""Reading text files line by line (gz and stdin transparently) and atomic writes.
+
+Every reader in clirkit goes through :func:`iter_lines`, so undecodable bytes
+are reported with the file and line, and every writer goes through
+:func:`atomic_writer`, so a failed run never leaves a half-written output.
+"""
+from __future__ import annotations
+
+import contextlib
+import gzip
+import io
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import IO, Iterator
+
+from clirkit.errors import ClirkitError, located
+
+
+
+def display_name(path: str | os.PathLike[str]) -> str:
+    """The name used for ``path`` in error messages (``<stdin>`` for ``-``)."""
+    return "<stdin>" if str(path) == "-" else str(path)
+
+
+@contextlib.contextmanager
+def open_binary(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
+    """Open ``path`` for reading bytes; ``-`` is stdin; ``.gz`` is decompressed."""
+    if str(path) == "-":
+        yield sys.stdin.buffer
+        return
+    p = Path(path)
+    if not p.exists():
+        raise ClirkitError(f"{p}: no such file")
+    if p.is_dir():
+        raise ClirkitError(f"{p}: is a directory, expected a file")
+    with open(p, "rb") as raw:
+        if raw.read(2) == b"\x1f\x8b":
+            raw.seek(0)
+            with gzip.GzipFile(fileobj=raw) as gz:
+                yield gz
+        else:
+            raw.seek(0)
+            yield raw
+
+
+def iter_lines(path: str | os.PathLike[str], *, skip_blank: bool = True) -> Iterator[tuple[int, str]]:
+    """Yield ``(line_number, text)`` for each line of a UTF-8 text file.
+
+    Line numbers start at 1. The end-of-line characters are removed. Blank
+    lines are skipped unless ``skip_blank`` is False. Invalid UTF-8 or a
+    corrupt gzip stream raises ``ClirkitError("file:line: ...")``.
+    """
+    name = display_name(path)
+    lineno = 0
+    with open_binary(path) as fh:
+        try:
+            for lineno, raw in enumerate(fh, start=1):
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise located(name, lineno, f"invalid UTF-8 (byte {exc.start + 1} of the line)") from None
+                text = text.rstrip("\r\n")
+                if lineno == 1 and text.startswith("\ufeff"):
+                    text = text[1:]
+                if skip_blank and not text.strip():
+                    continue
+                yield lineno, text
+        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+            raise located(name, lineno + 1, f"cannot read: {exc}") from None
+
+
+@contextlib.contextmanager
+def atomic_writer(path: str | os.PathLike[str], *, binary: bool = False) -> Iterator[IO]:
+    """Open a temporary file beside ``path``; rename it onto ``path`` on success.
+
+    ``-`` writes to stdout. A name ending in ``.gz`` is gzip-compressed (with a
+    zero mtime, so identical content gives identical bytes). On an exception
+    the temporary file is removed and ``path`` is left untouched.
+    """
+    if str(path) == "-":
+        if binary:
+            yield sys.stdout.buffer
+        else:
+            yield sys.stdout
+        sys.stdout.flush()
+        return
+    target = Path(path)
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.exists():
+        raise ClirkitError(f"{target}: the folder {parent} does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
+    try:
+        with os.fdopen(fd, "wb") as raw:
+            with contextlib.ExitStack() as stack:
+                sink: IO[bytes] = raw
+                if target.name.endswith(".gz"):
+                    sink = stack.enter_context(gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0))
+                if binary:
+                    yield sink
+                else:
+                    text = io.TextIOWrapper(sink, encoding="utf-8", newline="\n")
+                    yield text
+                    text.flush()
+                    text.detach()
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,169 @@
+"""Runs and qrels as columnar arrays.
+
+A :class:`Run` is what every method produces: parallel arrays of query ids,
+document ids and scores, grouped by query (queries in first-appearance order)
+and, within a query, in rank order. :class:`Qrels` holds graded judgments the
+same way. Both are plain data; reading and writing them is in
+:mod:`clirkit.formats`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import numpy as np
+
+
+def _str_array(values) -> np.ndarray:
+    arr = np.asarray(values)
+    if arr.size == 0:
+        return np.zeros(0, dtype="<U1")
+    if arr.dtype.kind != "U":
+        arr = arr.astype(str)
+    return arr
+
+
+def _group_bounds(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start offsets of the runs of equal consecutive ``keys`` and their values."""
+    if len(keys) == 0:
+        return np.zeros(1, dtype=np.int64), keys[:0]
+    change = np.flatnonzero(keys[1:] != keys[:-1]) + 1
+    starts = np.concatenate(([0], change, [len(keys)])).astype(np.int64)
+    return starts, keys[starts[:-1]]
+
+
+@dataclass(frozen=True)
+class Run:
+    """A ranked result list for many queries, as parallel arrays.
+
+    Attributes:
+        qids: query id of each row (str array, length n).
+        docids: document id of each row (str array, length n).
+        scores: score of each row (float64 array, length n); higher is better.
+        tag: the run name written in the sixth TREC column.
+
+    Rows of one query are contiguous and in rank order (rank 1 first).
+    Use :meth:`ranked` to build a run from unordered rows with clirkit's
+    deterministic order: score descending, ties by docid ascending.
+    """
+
+    qids: np.ndarray
+    docids: np.ndarray
+    scores: np.ndarray
+    tag: str = "clirkit"
+    _starts: np.ndarray = field(init=False, repr=False, compare=False)
+    _query_order: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        qids, docids = _str_array(self.qids), _str_array(self.docids)
+        scores = np.asarray(self.scores, dtype=np.float64)
+        if not (len(qids) == len(docids) == len(scores)):
+            raise ValueError(f"Run arrays differ in length: {len(qids)}, {len(docids)}, {len(scores)}")
+        object.__setattr__(self, "qids", qids)
+        object.__setattr__(self, "docids", docids)
+        object.__setattr__(self, "scores", scores)
+        starts, order = _group_bounds(qids)
+        if len(set(order.tolist())) != len(order):
+            raise ValueError("Run rows of one query must be contiguous")
+        object.__setattr__(self, "_starts", starts)
+        object.__setattr__(self, "_query_order", order)
+
+    @classmethod
+    def ranked(cls, qids, docids, scores, *, tag: str = "clirkit", depth: int | None = None,
+               query_order=None) -> "Run":
+        """Sort rows into clirkit's order and keep the top ``depth`` per query.
+
+        Queries come in ``query_order`` if given (ids absent from it are
+        dropped), else in order of first appearance. Within a query: score
+        descending, ties by docid ascending.
+        """
+        qids, docids = _str_array(qids), _str_array(docids)
+        scores = np.asarray(scores, dtype=np.float64)
+        if query_order is None:
+            _, first = np.unique(qids, return_index=True)
+            query_order = qids[np.sort(first)]
+        query_order = _str_array(query_order)
+        position = {q: i for i, q in enumerate(query_order.tolist())}
+        qpos = np.fromiter((position.get(q, -1) for q in qids.tolist()), dtype=np.int64, count=len(qids))
+        keep = qpos >= 0
+        qids, docids, scores, qpos = qids[keep], docids[keep], scores[keep], qpos[keep]
+        order = np.lexsort((docids, -scores, qpos))
+        run = cls(qids[order], docids[order], scores[order], tag=tag)
+        return run.top(depth) if depth is not None else run
+
+    def __len__(self) -> int:
+        return len(self.qids)
+
+    @property
+    def query_ids(self) -> list[str]:
+        """The run's queries, in the run's order."""
+        return self._query_order.tolist()
+
+    def groups(self) -> Iterator[tuple[str, slice]]:
+        """Yield ``(qid, slice)`` of each query's rows, in the run's order."""
+        for i, q in enumerate(self._query_order.tolist()):
+            yield q, slice(int(self._starts[i]), int(self._starts[i + 1]))
+
+    def ranks(self) -> np.ndarray:
+        """1-based rank of each row within its query (int64 array)."""
+        counts = np.diff(self._starts)
+        return np.arange(len(self.qids), dtype=np.int64) - np.repeat(self._starts[:-1], counts) + 1
+
+    def top(self, depth: int) -> "Run":
+        """The first ``depth`` rows of every query."""
+        keep = self.ranks() <= depth
+        return Run(self.qids[keep], self.docids[keep], self.scores[keep], tag=self.tag)
+
+    def for_query(self, qid: str) -> tuple[np.ndarray, np.ndarray]:
+        """``(docids, scores)`` of one query (empty arrays if absent)."""
+        for q, sl in self.groups():
+            if q == qid:
+                return self.docids[sl], self.scores[sl]
+        return self.docids[:0], self.scores[:0]
+
+    def with_tag(self, tag: str) -> "Run":
+        return Run(self.qids, self.docids, self.scores, tag=tag)
+
+
+@dataclass(frozen=True)
+class Qrels:
+    """Graded relevance judgments as parallel arrays.
+
+    Attributes:
+        qids, docids: str arrays, length n.
+        rels: int64 grades, length n; rel <= 0 means judged not relevant.
+    """
+
+    qids: np.ndarray
+    docids: np.ndarray
+    rels: np.ndarray
+
+    def __post_init__(self) -> None:
+        qids, docids = _str_array(self.qids), _str_array(self.docids)
+        rels = np.asarray(self.rels, dtype=np.int64)
+        if not (len(qids) == len(docids) == len(rels)):
+            raise ValueError(f"Qrels arrays differ in length: {len(qids)}, {len(docids)}, {len(rels)}")
+        object.__setattr__(self, "qids", qids)
+        object.__setattr__(self, "docids", docids)
+        object.__setattr__(self, "rels", rels)
+
+    def __len__(self) -> int:
+        return len(self.qids)
+
+    @property
+    def query_ids(self) -> list[str]:
+        """Judged queries in order of first appearance."""
+        _, first = np.unique(self.qids, return_index=True)
+        return self.qids[np.sort(first)].tolist()
+
+    def to_dict(self) -> dict[str, dict[str, int]]:
+        """``{qid: {docid: grade}}`` (the shape pytrec_eval takes)."""
+        out: dict[str, dict[str, int]] = {}
+        for q, d, r in zip(self.qids.tolist(), self.docids.tolist(), self.rels.tolist()):
+            out.setdefault(q, {})[d] = r
+        return out
+
+    def subset(self, qids) -> "Qrels":
+        """The judgments of the given queries only."""
+        keep = np.isin(self.qids, _str_array(list(qids)))
+        return Qrels(self.qids[keep], self.docids[keep], self.rels[keep])
