@@ -1,0 +1,139 @@
+"""Text analysis: tokenization, case and punctuation folding, stopwords, n-grams.
+
+An :class:`Analyzer` turns a text into a list of index terms, deterministically
+and without network access: sacremoses (Moses) tokenization for the language,
+lowercasing, removal of tokens made only of punctuation or symbols, and an
+optional stopword list. Its settings are plain data (:meth:`Analyzer.to_dict`)
+and are stored in every index, so queries are analyzed as the documents were.
+"""
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from typing import Iterable, Sequence
+
+from clirkit.errors import ClirkitError
+
+_WORD_CHAR = re.compile(r"\w")
+_QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
+_CHUNK = 2000  # texts per worker task in tokenize_many
+
+
+class Analyzer:
+    """Turns text into index terms for one language.
+
+    Args:
+        lang: ISO 639-1 code given to the Moses tokenizer (e.g. "en", "es", "de").
+        lowercase: lowercase every token.
+        strip_punctuation: drop tokens with no letter or digit.
+        stopwords: terms to drop (compared after lowercasing), or None.
+    """
+
+    def __init__(self, lang: str = "en", *, lowercase: bool = True, strip_punctuation: bool = True,
+                 stopwords: Iterable[str] | None = None) -> None:
+        if not isinstance(lang, str) or not lang.isalpha():
+            raise ClirkitError(f"language code {lang!r} is not a language code such as 'en' or 'es'")
+        self.lang = lang
+        self.lowercase = lowercase
+        self.strip_punctuation = strip_punctuation
+        self.stopwords = frozenset(stopwords) if stopwords else frozenset()
+        self._moses = None
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_moses"] = None
+        return state
+
+    def __repr__(self) -> str:
+        return (f"Analyzer(lang={self.lang!r}, lowercase={self.lowercase}, "
+                f"strip_punctuation={self.strip_punctuation}, stopwords={len(self.stopwords)} terms)")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Analyzer) and self.to_dict() == other.to_dict()
+
+    def tokenize(self, text: str) -> list[str]:
+        """The index terms of ``text``, in order (a term may repeat)."""
+        if not isinstance(text, str):
+            raise TypeError(f"Analyzer.tokenize expects a str, got {type(text).__name__}")
+        if self._moses is None:
+            from sacremoses import MosesTokenizer
+
+            self._moses = MosesTokenizer(lang=self.lang)
+        tokens = self._moses.tokenize(text.translate(_QUOTES), escape=False)
+        if self.lowercase:
+            tokens = [t.lower() for t in tokens]
+        if self.strip_punctuation:
+            tokens = [t for t in tokens if _WORD_CHAR.search(t)]
+        if self.stopwords:
+            tokens = [t for t in tokens if t not in self.stopwords]
+        return tokens
+
+    def tokenize_many(self, texts: Sequence[str], *, quiet: bool = True, jobs: int = 1,
+                      desc: str = "tokenizing") -> list[list[str]]:
+        """Tokenize many texts, in order; ``jobs > 1`` spreads chunks over processes."""
+        from clirkit.progress import progress
+
+        chunks = [texts[i:i + _CHUNK] for i in range(0, len(texts), _CHUNK)]
+        if jobs == 1 or len(chunks) <= 1:
+            out: list[list[str]] = []
+            for chunk in progress(chunks, desc=desc, quiet=quiet, unit="chunk"):
+                out.extend(self.tokenize(t) for t in chunk)
+            return out
+        from joblib import Parallel, delayed
+
+        results = Parallel(n_jobs=jobs, return_as="generator")(
+            delayed(_tokenize_chunk)(self, chunk) for chunk in chunks)
+        out = []
+        for part in progress(results, desc=desc, total=len(chunks), quiet=quiet, unit="chunk"):
+            out.extend(part)
+        return out
+
+    def to_dict(self) -> dict:
+        """The settings as JSON-ready data (stopwords sorted)."""
+        return {"lang": self.lang, "lowercase": self.lowercase,
+                "strip_punctuation": self.strip_punctuation, "stopwords": sorted(self.stopwords)}
+
+    @classmethod
+    def from_dict(cls, settings: dict) -> "Analyzer":
+        """Rebuild an analyzer from :meth:`to_dict`'s output."""
+        try:
+            return cls(settings["lang"], lowercase=bool(settings["lowercase"]),
+                       strip_punctuation=bool(settings["strip_punctuation"]),
+                       stopwords=settings.get("stopwords") or None)
+        except (KeyError, TypeError) as exc:
+            raise ClirkitError(f"analyzer settings are incomplete or malformed: {exc}") from None
+
+
+def _tokenize_chunk(analyzer: Analyzer, texts: Sequence[str]) -> list[list[str]]:
+    return [analyzer.tokenize(t) for t in texts]
+
+
+def ngrams(tokens: Sequence[str], n: int) -> list[str]:
+    """All 1..n-grams of ``tokens``: unigrams first, then bigrams, ...; words joined by a space."""
+    if n < 1:
+        raise ValueError(f"n-gram order must be >= 1, got {n}")
+    out = list(tokens)
+    for k in range(2, n + 1):
+        out.extend(" ".join(tokens[i:i + k]) for i in range(len(tokens) - k + 1))
+    return out
+
+
+def frequent_terms(token_lists: Iterable[Sequence[str]], n: int) -> list[str]:
+    """The ``n`` terms with the highest collection frequency (ties by term), a corpus-derived stoplist."""
+    counts: Counter[str] = Counter()
+    for tokens in token_lists:
+        counts.update(tokens)
+    return [t for t, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]
+
+
+def read_stopwords(path: str | os.PathLike[str]) -> list[str]:
+    """Read a stopword file: one term per line; ``#`` starts a comment."""
+    from clirkit.fileio import iter_lines
+
+    words = []
+    for _, line in iter_lines(path):
+        word = line.split("#", 1)[0].strip()
+        if word:
+            words.append(word)
+    return words

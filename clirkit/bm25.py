@@ -1,0 +1,211 @@
+"""Okapi BM25 over structured queries (SPEC §2, §4), vectorized with scipy.sparse.
+
+For a batch of structured queries the engine computes, for every source term
+row r and document d,
+
+    tf~(r,d) = sum_e T[r,e] tf(e,d)     df~(r) = sum_e T[r,e] df(e)
+    s(r,d)   = w_q(r) idf(df~(r)) tf~(r,d) (k1+1) / (K_d + tf~(r,d))
+
+as sparse products, then sums the rows of each query. When every source term
+has one target term with weight 1 (monolingual search, DT) the per-posting
+BM25 weights are precomputed once and a query is a sparse row sum (bm25s's
+trick). Only documents that match at least one query term are ranked; top-k
+ties are broken by docid ascending (documents are stored in docid order).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.sparse as sp
+
+from clirkit.errors import ClirkitError
+from clirkit.index import Index
+from clirkit.query import StructuredQueries
+from clirkit.run import Run
+
+IDF_VARIANTS = ("lucene", "rsj", "bm25okapi")
+_POSTINGS_PER_BATCH = 20_000_000  # bounds the intermediate sparse products
+_DENSE_CELLS_PER_BATCH = 16_000_000  # bounds the (queries x docs) score block
+
+
+def idf(df: np.ndarray, n_docs: int, variant: str = "lucene", *, okapi_epsilon: float = 0.25,
+        okapi_mean_idf: float | None = None) -> np.ndarray:
+    """Inverse document frequency of (possibly fractional) document frequencies.
+
+    ``rsj`` = ln((N-df+0.5)/(df+0.5)) (negative for df > N/2); ``lucene`` =
+    ln(1 + (N-df+0.5)/(df+0.5)); ``bm25okapi`` = rank-bm25's BM25Okapi: rsj, with
+    negative values replaced by ``okapi_epsilon`` times ``okapi_mean_idf`` (the
+    mean rsj idf over the collection's vocabulary).
+    """
+    df = np.asarray(df, dtype=np.float64)
+    ratio = (n_docs - df + 0.5) / (df + 0.5)
+    if variant == "lucene":
+        return np.log1p(ratio)
+    raw = np.log(ratio)
+    if variant == "rsj":
+        return raw
+    if variant == "bm25okapi":
+        if okapi_mean_idf is None:
+            raise ValueError("bm25okapi idf needs the collection's mean idf")
+        return np.where(raw < 0, okapi_epsilon * okapi_mean_idf, raw)
+    raise ClirkitError(f"unknown idf variant {variant!r}; choose one of {', '.join(IDF_VARIANTS)}")
+
+
+class BM25:
+    """BM25 ranking over an :class:`~clirkit.index.Index`.
+
+    Args:
+        index: the target-language index.
+        k1, b: the usual BM25 parameters (defaults from cclir / Sokolov 2013).
+        k3: query-term saturation (k3+1)qtf/(k3+qtf); None keeps the raw query tf.
+        idf: ``lucene`` (default, never negative), ``rsj`` or ``bm25okapi``.
+        epsilon: rank-bm25's floor factor for negative idfs (``bm25okapi`` only).
+    """
+
+    def __init__(self, index: Index, *, k1: float = 1.2, b: float = 0.75, k3: float | None = None,
+                 idf: str = "lucene", epsilon: float = 0.25) -> None:
+        if idf not in IDF_VARIANTS:
+            raise ClirkitError(f"unknown idf variant {idf!r}; choose one of {', '.join(IDF_VARIANTS)}")
+        if k1 < 0 or not 0 <= b <= 1 or (k3 is not None and k3 < 0):
+            raise ClirkitError(f"BM25 parameters out of range: k1={k1} (>= 0), b={b} (0..1), k3={k3} (>= 0)")
+        self.index, self.k1, self.b, self.k3, self.idf_variant, self.epsilon = index, k1, b, k3, idf, epsilon
+        avgdl = index.avgdl or 1.0
+        self._norm = k1 * (1.0 - b + b * index.doc_lengths / avgdl)  # K_d per document
+        self._mean_rsj = float(idf_mean_rsj(index)) if idf == "bm25okapi" else None
+        self._weights: sp.csr_matrix | None = None
+
+    def params(self) -> dict:
+        return {"k1": self.k1, "b": self.b, "k3": self.k3, "idf": self.idf_variant, "epsilon": self.epsilon}
+
+    def idf(self, df: np.ndarray) -> np.ndarray:
+        """This model's idf of (fractional) document frequencies."""
+        return idf(df, self.index.n_docs, self.idf_variant, okapi_epsilon=self.epsilon,
+                   okapi_mean_idf=self._mean_rsj)
+
+    def query_weights(self, qtf: np.ndarray) -> np.ndarray:
+        """w_q of each source term from its query tf (k3-saturated if k3 is set)."""
+        qtf = np.asarray(qtf, dtype=np.float64)
+        return qtf if self.k3 is None else (self.k3 + 1.0) * qtf / (self.k3 + qtf)
+
+    def _saturate(self, tf: np.ndarray, docs: np.ndarray) -> np.ndarray:
+        return tf * (self.k1 + 1.0) / (self._norm[docs] + tf)
+
+    def posting_weights(self) -> sp.csr_matrix:
+        """idf(df) * saturated tf for every posting (terms x docs), computed once."""
+        if self._weights is None:
+            tf = self.index.tf
+            data = self._saturate(tf.data.astype(np.float64), tf.indices)
+            data *= np.repeat(self.idf(self.index.df), np.diff(tf.indptr))
+            self._weights = sp.csr_matrix((data, tf.indices, tf.indptr), shape=tf.shape)
+        return self._weights
+
+    # scoring ----------------------------------------------------------------------------------
+
+    def score_matrix(self, queries: StructuredQueries) -> sp.csr_matrix:
+        """BM25 scores as a CSR matrix (n_queries x n_docs); absent entries match nothing."""
+        self._check(queries)
+        wq = self.query_weights(queries.source_weight)
+        n_src = len(wq)
+        if queries.is_one_to_one():
+            by_query = sp.csr_matrix((wq, (queries.source_query, np.arange(n_src))),
+                                     shape=(queries.n_queries, n_src))
+            return (by_query @ queries.translations).tocsr() @ self.posting_weights()
+        tf_src = (queries.translations @ self.index.tf.astype(np.float64)).tocsr()
+        df_src = queries.translations @ self.index.df.astype(np.float64)
+        rows = np.repeat(np.arange(n_src), np.diff(tf_src.indptr))
+        data = self._saturate(tf_src.data, tf_src.indices) * (wq * self.idf(df_src))[rows]
+        per_source = sp.csr_matrix((data, tf_src.indices, tf_src.indptr), shape=tf_src.shape)
+        by_query = sp.csr_matrix((np.ones(n_src), (queries.source_query, np.arange(n_src))),
+                                 shape=(queries.n_queries, n_src))
+        return (by_query @ per_source).tocsr()
+
+    def search(self, queries: StructuredQueries, *, depth: int = 1000, quiet: bool = True,
+               tag: str = "clirkit") -> Run:
+        """Rank the top ``depth`` documents of every query (score desc, ties by docid asc).
+
+        Queries are processed in batches sized to bound memory; a query that
+        matches no document has no rows in the run.
+        """
+        from clirkit.progress import progress
+
+        if depth < 1:
+            raise ClirkitError(f"depth must be >= 1, got {depth}")
+        parts = []
+        batches = list(self._batches(queries))
+        for lo, hi in progress(batches, desc="searching", quiet=quiet, unit="batch"):
+            batch = _slice_queries(queries, lo, hi)
+            rows, cols, scores = top_k(self.score_matrix(batch), depth)
+            parts.append((np.asarray(batch.qids)[rows] if len(rows) else np.zeros(0, dtype=str),
+                          self.index.docids[cols], scores))
+        if not parts:
+            return Run([], [], [], tag=tag)
+        return Run(np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
+                   np.concatenate([p[2] for p in parts]), tag=tag)
+
+    def _check(self, queries: StructuredQueries) -> None:
+        if queries.translations.shape[1] != self.index.n_terms:
+            raise ValueError(f"structured queries address {queries.translations.shape[1]} target terms, "
+                             f"the index has {self.index.n_terms}")
+
+    def _batches(self, queries: StructuredQueries):
+        """Query ranges [lo, hi) whose postings and dense score block fit the budgets."""
+        df = self.index.df.astype(np.float64)
+        postings_per_source = (queries.translations != 0).astype(np.float64) @ df
+        per_query = np.bincount(queries.source_query, weights=postings_per_source, minlength=queries.n_queries)
+        max_queries = max(1, _DENSE_CELLS_PER_BATCH // max(self.index.n_docs, 1))
+        lo, acc = 0, 0.0
+        for q in range(queries.n_queries):
+            if q > lo and (acc + per_query[q] > _POSTINGS_PER_BATCH or q - lo >= max_queries):
+                yield lo, q
+                lo, acc = q, 0.0
+            acc += per_query[q]
+        if queries.n_queries > lo:
+            yield lo, queries.n_queries
+
+
+def idf_mean_rsj(index: Index) -> float:
+    """Mean rsj idf over the index vocabulary (rank-bm25's ``average_idf``)."""
+    if index.n_terms == 0:
+        return 0.0
+    return float(np.mean(idf(index.df, index.n_docs, "rsj")))
+
+
+def _slice_queries(queries: StructuredQueries, lo: int, hi: int) -> StructuredQueries:
+    keep = (queries.source_query >= lo) & (queries.source_query < hi)
+    rows = np.flatnonzero(keep)
+    return StructuredQueries(queries.qids[lo:hi], queries.source_query[rows] - lo,
+                             queries.source_weight[rows], queries.translations[rows],
+                             [queries.source_terms[i] for i in rows.tolist()])
+
+
+def top_k(scores: sp.csr_matrix, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The top ``k`` stored entries of each row of a CSR score matrix.
+
+    Returns ``(rows, cols, values)`` ordered by row, then value descending,
+    then column ascending (columns are docids in sorted order, so ties go to
+    the smaller docid). Only stored entries are candidates.
+    """
+    scores = scores.tocsr()
+    n_rows, n_cols = scores.shape
+    counts = np.diff(scores.indptr)
+    if scores.nnz == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, np.zeros(0)
+    dense = np.full((n_rows, n_cols), -np.inf)
+    dense[np.repeat(np.arange(n_rows), counts), scores.indices] = scores.data
+    kk = min(k, n_cols)
+    if kk < n_cols:
+        part = np.argpartition(-dense, kk - 1, axis=1)[:, :kk]
+        threshold = np.take_along_axis(dense, part, axis=1).min(axis=1)
+    else:
+        threshold = np.full(n_rows, -np.inf)
+    above = dense > threshold[:, None]
+    at = dense == threshold[:, None]
+    room = kk - above.sum(axis=1)
+    chosen = above | (at & (np.cumsum(at, axis=1) <= room[:, None]))
+    chosen &= np.isfinite(dense)
+    rows, cols = np.nonzero(chosen)
+    values = dense[rows, cols]
+    order = np.lexsort((cols, -values, rows))
+    return rows[order], cols[order], values[order]

@@ -1,0 +1,180 @@
+"""The sparse index: vocabulary, term x document counts, df and document lengths.
+
+Documents are stored in docid order and terms in lexicographic order, so the
+same documents give the same index (and the same file bytes) whatever order
+they came in. Building streams the documents in chunks: token strings are
+mapped to integer ids chunk by chunk, so memory holds ids, not strings.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from clirkit.analysis import Analyzer
+from clirkit.errors import ClirkitError
+from clirkit.npzio import load_npz, save_npz
+
+FORMAT_VERSION = 1
+_CHUNK_DOCS = 20_000
+
+
+@dataclass
+class Index:
+    """A document collection analyzed into counts.
+
+    Attributes:
+        docids: document ids, str array (n_docs,), sorted ascending.
+        terms: vocabulary, str array (n_terms,), sorted ascending.
+        tf: CSR matrix (n_terms x n_docs) of term counts (int32), sorted indices.
+        doc_lengths: float64 (n_docs,): tokens per document after analysis.
+        analyzer: the analyzer that made the terms (apply it to queries too).
+    """
+
+    docids: np.ndarray
+    terms: np.ndarray
+    tf: sp.csr_matrix
+    doc_lengths: np.ndarray
+    analyzer: Analyzer
+    _vocabulary: dict | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def n_docs(self) -> int:
+        return len(self.docids)
+
+    @property
+    def n_terms(self) -> int:
+        return len(self.terms)
+
+    @property
+    def df(self) -> np.ndarray:
+        """Document frequency of each term (int64, n_terms)."""
+        return np.diff(self.tf.indptr).astype(np.int64)
+
+    @property
+    def avgdl(self) -> float:
+        """Mean document length in tokens."""
+        return float(self.doc_lengths.mean()) if self.n_docs else 0.0
+
+    @property
+    def vocabulary(self) -> dict[str, int]:
+        """Term -> row id."""
+        if self._vocabulary is None:
+            self._vocabulary = {t: i for i, t in enumerate(self.terms.tolist())}
+        return self._vocabulary
+
+    def stats(self) -> dict:
+        """Counts describing the index (for headers and messages)."""
+        return {"n_docs": self.n_docs, "n_terms": self.n_terms, "n_postings": int(self.tf.nnz),
+                "n_tokens": int(self.doc_lengths.sum()), "avgdl": self.avgdl}
+
+    # building ---------------------------------------------------------------------------------
+
+    @classmethod
+    def build(cls, documents: Iterable[tuple[str, str]], analyzer: Analyzer, *, quiet: bool = True,
+              jobs: int = 1) -> "Index":
+        """Index ``(docid, text)`` pairs, tokenized by ``analyzer`` in chunks (``jobs`` processes)."""
+        from clirkit.progress import progress
+
+        builder = _Builder()
+        for ids, texts in progress(_chunks(documents), desc="indexing", quiet=quiet, unit="chunk"):
+            builder.add(ids, analyzer.tokenize_many(texts, jobs=jobs))
+        return builder.finish(analyzer)
+
+    @classmethod
+    def from_tokens(cls, docids: Sequence[str], token_lists: Iterable[Sequence[str]],
+                    analyzer: Analyzer | None = None) -> "Index":
+        """Index documents that are already lists of terms (``analyzer`` is recorded, not applied)."""
+        builder = _Builder()
+        token_lists = list(token_lists) if not isinstance(token_lists, list) else token_lists
+        if len(token_lists) != len(docids):
+            raise ValueError(f"{len(docids)} docids but {len(token_lists)} token lists")
+        for start in range(0, len(docids), _CHUNK_DOCS):
+            builder.add(list(docids[start:start + _CHUNK_DOCS]), token_lists[start:start + _CHUNK_DOCS])
+        return builder.finish(analyzer or Analyzer("en"))
+
+    # files ------------------------------------------------------------------------------------
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the index as one ``.npz`` with a JSON header (atomic)."""
+        header = {"analyzer": self.analyzer.to_dict(), "stats": self.stats()}
+        save_npz(path, "index", FORMAT_VERSION, header, {
+            "docids": self.docids, "terms": self.terms, "doc_lengths": self.doc_lengths,
+            "tf_data": self.tf.data, "tf_indices": self.tf.indices, "tf_indptr": self.tf.indptr})
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> "Index":
+        """Read an index written by :meth:`save`, validating shapes."""
+        required = ("docids", "terms", "doc_lengths", "tf_data", "tf_indices", "tf_indptr")
+        header, a = load_npz(path, "index", (FORMAT_VERSION,), required)
+        n_docs, n_terms = len(a["docids"]), len(a["terms"])
+        indptr = a["tf_indptr"]
+        if (len(indptr) != n_terms + 1 or len(a["doc_lengths"]) != n_docs or indptr[-1] != len(a["tf_data"])
+                or len(a["tf_indices"]) != len(a["tf_data"])
+                or (len(a["tf_indices"]) and (a["tf_indices"].max() >= n_docs or a["tf_indices"].min() < 0))):
+            raise ClirkitError(f"{path}: corrupt index file: array shapes do not agree")
+        tf = sp.csr_matrix((a["tf_data"], a["tf_indices"], indptr), shape=(n_terms, n_docs))
+        tf.has_sorted_indices = True
+        return cls(a["docids"], a["terms"], tf, a["doc_lengths"].astype(np.float64),
+                   Analyzer.from_dict(header.get("analyzer", {})))
+
+
+def _chunks(documents: Iterable[tuple[str, str]]) -> Iterator[tuple[list[str], list[str]]]:
+    ids: list[str] = []
+    texts: list[str] = []
+    for docid, text in documents:
+        ids.append(docid)
+        texts.append(text)
+        if len(ids) == _CHUNK_DOCS:
+            yield ids, texts
+            ids, texts = [], []
+    if ids:
+        yield ids, texts
+
+
+class _Builder:
+    """Accumulates documents chunk by chunk as (doc x term) count blocks."""
+
+    def __init__(self) -> None:
+        self.vocabulary: dict[str, int] = {}
+        self.docids: list[str] = []
+        self.blocks: list[sp.csr_matrix] = []
+        self.lengths: list[np.ndarray] = []
+
+    def add(self, docids: list[str], token_lists: Sequence[Sequence[str]]) -> None:
+        vocab = self.vocabulary
+        lengths = np.fromiter((len(toks) for toks in token_lists), dtype=np.int64, count=len(token_lists))
+        ids = np.fromiter((vocab.setdefault(t, len(vocab)) for toks in token_lists for t in toks),
+                          dtype=np.int32, count=int(lengths.sum()))
+        indptr = np.concatenate(([0], np.cumsum(lengths)))
+        block = sp.csr_matrix((np.ones(len(ids), dtype=np.int32), ids, indptr),
+                              shape=(len(token_lists), max(len(vocab), 1)))
+        block.sum_duplicates()
+        self.blocks.append(block)
+        self.lengths.append(lengths)
+        self.docids.extend(docids)
+
+    def finish(self, analyzer: Analyzer) -> Index:
+        if not self.docids:
+            raise ClirkitError("no documents to index")
+        n_terms = len(self.vocabulary)
+        for block in self.blocks:
+            block.resize((block.shape[0], n_terms))
+        by_doc = sp.vstack(self.blocks, format="csr") if self.blocks else sp.csr_matrix((0, n_terms))
+        docids = np.asarray(self.docids)
+        doc_order = np.argsort(docids, kind="stable")
+        sorted_ids = docids[doc_order]
+        dup = np.flatnonzero(sorted_ids[1:] == sorted_ids[:-1])
+        if len(dup):
+            raise ClirkitError(f"document id {sorted_ids[dup[0]]!r} appears more than once")
+        terms = np.asarray(list(self.vocabulary), dtype=str) if n_terms else np.zeros(0, dtype="<U1")
+        term_order = np.argsort(terms, kind="stable")
+        tf = by_doc[doc_order][:, term_order].T.tocsr()
+        tf.sort_indices()
+        tf.data = tf.data.astype(np.int32)
+        tf.indices = tf.indices.astype(np.int32)
+        lengths = np.concatenate(self.lengths)[doc_order].astype(np.float64)
+        return Index(sorted_ids, terms[term_order], tf, lengths, analyzer)
