@@ -19,6 +19,12 @@ from clirkit.errors import ClirkitError, located
 
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def display_name(path: str | os.PathLike[str]) -> str:
     """The name used for ``path`` in error messages (``<stdin>`` for ``-``)."""
     return "<stdin>" if str(path) == "-" else str(path)
@@ -92,6 +98,7 @@ def atomic_writer(path: str | os.PathLike[str], *, binary: bool = False) -> Iter
         raise ClirkitError(f"{target}: the folder {parent} does not exist")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
     try:
+        os.chmod(tmp, 0o666 & ~_umask())
         with os.fdopen(fd, "wb") as raw:
             with contextlib.ExitStack() as stack:
                 sink: IO[bytes] = raw

@@ -169,7 +169,7 @@ class _Builder:
         sorted_ids = docids[doc_order]
         dup = np.flatnonzero(sorted_ids[1:] == sorted_ids[:-1])
         if len(dup):
-            raise ClirkitError(f"document id {sorted_ids[dup[0]]!r} appears more than once")
+            raise ClirkitError(f"document id {str(sorted_ids[dup[0]])!r} appears more than once")
         terms = np.asarray(list(self.vocabulary), dtype=str) if n_terms else np.zeros(0, dtype="<U1")
         term_order = np.argsort(terms, kind="stable")
         tf = by_doc[doc_order][:, term_order].T.tocsr()
@@ -178,3 +178,23 @@ class _Builder:
         tf.indices = tf.indices.astype(np.int32)
         lengths = np.concatenate(self.lengths)[doc_order].astype(np.float64)
         return Index(sorted_ids, terms[term_order], tf, lengths, analyzer)
+
+
+def drop_terms(index: Index, terms: Sequence[str]) -> Index:
+    """A copy of ``index`` without ``terms``: their postings are removed, document
+    lengths shrink accordingly, and the analyzer learns them as stopwords."""
+    vocab = index.vocabulary
+    drop = np.asarray(sorted({vocab[t] for t in terms if t in vocab}), dtype=np.int64)
+    keep = np.setdiff1d(np.arange(index.n_terms), drop)
+    removed = np.asarray(index.tf[drop].sum(axis=0)).ravel() if len(drop) else 0
+    analyzer = Analyzer.from_dict({**index.analyzer.to_dict(),
+                                   "stopwords": sorted(set(index.analyzer.stopwords) | set(terms))})
+    tf = index.tf[keep].tocsr()
+    return Index(index.docids, index.terms[keep], tf, index.doc_lengths - removed, analyzer)
+
+
+def most_frequent_terms(index: Index, n: int) -> list[str]:
+    """The ``n`` terms with the highest collection frequency (ties by term): a corpus-derived stoplist."""
+    cf = np.asarray(index.tf.sum(axis=1)).ravel()
+    order = np.lexsort((np.arange(index.n_terms), -cf))[:n]
+    return index.terms[order].tolist()
