@@ -1,0 +1,103 @@
+"""Pruning and interpolation of translation tables (SPEC §4, steps 1-2), vectorized over CSR rows."""
+from __future__ import annotations
+
+from typing import Iterable
+
+import numpy as np
+import scipy.sparse as sp
+
+from clirkit.translation.table import TranslationTable, normalize_rows
+
+#: Slack when comparing a running sum with the cumulative threshold C, so that options whose
+#: probabilities sum to C in exact arithmetic (0.5 + 0.45 = 0.95) count as reaching it.
+CUMULATIVE_TOLERANCE = 1e-12
+
+
+def prune(table: TranslationTable, *, min_prob: float = 0.005, cumulative: float | None = 0.95,
+          max_options: int | None = None, target_stopwords: Iterable[str] | None = None,
+          renormalize: bool = True) -> TranslationTable:
+    """Prune each source word's options as SPEC §4 step 2 says, in this order:
+
+    1. drop options with p(e|f) < ``min_prob`` (L);
+    2. drop options whose target word is in ``target_stopwords``;
+    3. sort the rest by p descending (ties: target word ascending) and keep the shortest prefix
+       whose running sum of p reaches ``cumulative`` (C), the option that crosses C included
+       (all are kept when they never reach C; ``None`` disables this step);
+    4. keep at most ``max_options`` (M) of that prefix (``None``: no limit);
+    5. renormalize each row to sum 1 (unless ``renormalize=False``).
+
+    The running sums use the probabilities as they are in the table (before renormalizing).
+    A row that loses all its options stays in the vocabulary, empty.
+    """
+    if not 0.0 <= min_prob <= 1.0:
+        raise ValueError(f"min_prob must be in [0, 1], got {min_prob}")
+    if cumulative is not None and not 0.0 < cumulative <= 1.0:
+        raise ValueError(f"cumulative must be in (0, 1], got {cumulative}")
+    if max_options is not None and max_options < 1:
+        raise ValueError(f"max_options must be >= 1, got {max_options}")
+    p = table.probs
+    rows = np.repeat(np.arange(table.n_source), np.diff(p.indptr))
+    cols, vals = p.indices.astype(np.int64), p.data
+    keep = vals >= min_prob
+    if target_stopwords:
+        stop_cols = np.flatnonzero(np.isin(table.target_vocab, np.asarray(sorted(set(target_stopwords)),
+                                                                          dtype=str)))
+        keep &= ~np.isin(cols, stop_cols)
+    rows, cols, vals = rows[keep], cols[keep], vals[keep]
+
+    order = np.lexsort((cols, -vals, rows))
+    rows, cols, vals = rows[order], cols[order], vals[order]
+    counts = np.bincount(rows, minlength=table.n_source)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    rank = np.arange(len(rows)) - starts[rows]             # 0-based position within the row
+    keep = np.ones(len(rows), dtype=bool)
+    if cumulative is not None and len(rows):
+        keep &= _mass_before(vals, starts, counts) < cumulative - CUMULATIVE_TOLERANCE
+    if max_options is not None:
+        keep &= rank < max_options
+    rows, cols, vals = rows[keep], cols[keep], vals[keep]
+    matrix = sp.csr_matrix((vals, (rows, cols)), shape=p.shape)
+    if renormalize:
+        matrix = normalize_rows(matrix)
+    params = {"pruned_from": table.params, "min_prob": min_prob, "cumulative": cumulative,
+              "max_options": max_options, "n_target_stopwords": len(set(target_stopwords or ())),
+              "renormalized": renormalize}
+    return TranslationTable(table.source_vocab, table.target_vocab, matrix, params)
+
+
+def interpolate(first: TranslationTable, second: TranslationTable, lam: float = 0.6) -> TranslationTable:
+    """p(e|f) = lam p1(e|f) + (1 - lam) p2(e|f) over the union of both tables' words and options,
+    then each row renormalized to sum 1 (SPEC §4 step 1). A word known to one table only thus
+    keeps that table's distribution (renormalized)."""
+    if not 0.0 <= lam <= 1.0:
+        raise ValueError(f"lambda must be in [0, 1], got {lam}")
+    src = np.union1d(first.source_vocab, second.source_vocab)
+    tgt = np.union1d(first.target_vocab, second.target_vocab)
+
+    def embed(table: TranslationTable, weight: float) -> sp.csr_matrix:
+        p = table.probs.tocoo()
+        r = np.searchsorted(src, table.source_vocab)[p.row]
+        c = np.searchsorted(tgt, table.target_vocab)[p.col]
+        return sp.csr_matrix((weight * p.data, (r, c)), shape=(len(src), len(tgt)))
+
+    matrix = embed(first, lam) + embed(second, 1.0 - lam)
+    matrix.eliminate_zeros()
+    params = {"interpolated": [first.params, second.params], "lambda": lam}
+    return TranslationTable(src, tgt, normalize_rows(matrix), params)
+
+
+def _mass_before(vals: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """For entries grouped by row (row r at ``starts[r]:starts[r]+counts[r]``), the sum of the
+    entries before each one in its row, added left to right within the row (exactly as a
+    per-row loop would, with no cancellation across rows). Loops over positions, not rows."""
+    before = np.zeros_like(vals)
+    by_length = np.argsort(-counts, kind="stable")
+    row_starts, lengths = starts[by_length], counts[by_length]
+    negative_lengths = -lengths                     # ascending, for searchsorted
+    running = np.zeros(len(row_starts))
+    for k in range(1, int(lengths[0]) if len(lengths) else 0):
+        n = int(np.searchsorted(negative_lengths, -k, side="left"))   # rows with length > k
+        idx = row_starts[:n] + k
+        running[:n] += vals[idx - 1]
+        before[idx] = running[:n]
+    return before
