@@ -19,6 +19,9 @@ from clirkit.errors import ClirkitError
 COMMAND_MODULES = [
     "index",
     "search",
+    "ttable",
+    "dt",
+    "psq",
 ]
 
 

@@ -59,16 +59,17 @@ def prune(table: TranslationTable, *, min_prob: float = 0.005, cumulative: float
     matrix = sp.csr_matrix((vals, (rows, cols)), shape=p.shape)
     if renormalize:
         matrix = normalize_rows(matrix)
-    params = {"pruned_from": table.params, "min_prob": min_prob, "cumulative": cumulative,
-              "max_options": max_options, "n_target_stopwords": len(set(target_stopwords or ())),
-              "renormalized": renormalize}
+    params = {**table.params, "pruning": {
+        "min_prob": min_prob, "cumulative": cumulative, "max_options": max_options,
+        "n_target_stopwords": len(set(target_stopwords or ())), "renormalized": renormalize}}
     return TranslationTable(table.source_vocab, table.target_vocab, matrix, params)
 
 
 def interpolate(first: TranslationTable, second: TranslationTable, lam: float = 0.6) -> TranslationTable:
     """p(e|f) = lam p1(e|f) + (1 - lam) p2(e|f) over the union of both tables' words and options,
     then each row renormalized to sum 1 (SPEC §4 step 1). A word known to one table only thus
-    keeps that table's distribution (renormalized)."""
+    keeps that table's distribution (renormalized). The result keeps ``first``'s parameters
+    (e.g. its analyzers) and records the second table's under ``params["interpolation"]``."""
     if not 0.0 <= lam <= 1.0:
         raise ValueError(f"lambda must be in [0, 1], got {lam}")
     src = np.union1d(first.source_vocab, second.source_vocab)
@@ -82,7 +83,7 @@ def interpolate(first: TranslationTable, second: TranslationTable, lam: float = 
 
     matrix = embed(first, lam) + embed(second, 1.0 - lam)
     matrix.eliminate_zeros()
-    params = {"interpolated": [first.params, second.params], "lambda": lam}
+    params = {**first.params, "interpolation": {"lambda": lam, "second": second.params}}
     return TranslationTable(src, tgt, normalize_rows(matrix), params)
 
 

@@ -1,0 +1,110 @@
+"""PSQ (probabilistic structured queries; Darwish & Oard 2003, Ture et al. 2012; SPEC §4).
+
+Each source query term f becomes a distribution p(e|f) over target terms, and BM25 runs on
+tf~(f,d) = sum_e p(e|f) tf(e,d) and df~(f) = sum_e p(e|f) df(e), weighted by f's query tf.
+The steps, in order:
+
+1. :func:`prepare_table`: optional interpolation of two tables with ``lam`` (then renormalized),
+   then pruning (min probability L = 0.005, target stopwords, cumulative C = 0.95 keeping the
+   option that crosses C, optionally at most M options, renormalized);
+2. :func:`psq_queries`: for each distinct source term of a query, the table row restricted to the
+   target index's vocabulary. A source term that is not a source word of the table passes through
+   as itself with p = 1 (names, numbers; ``unknown="drop"`` drops it instead). A known term whose
+   options were all pruned contributes nothing.
+
+Translations absent from the index contribute nothing. By default their probability mass is *kept*
+(cclir's choice, clirkit's default): p(e|f) is the model's belief, and when f's likely translations
+never occur in the collection the evidence that a document is about f really is weaker;
+renormalizing over the in-vocabulary options (Ivory's choice, ``renormalize_in_vocabulary=True``)
+would instead inflate rare, often noisy options to full weight (an option of p = 0.01 alone in the
+vocabulary becomes p = 1).
+"""
+from __future__ import annotations
+
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from clirkit.query import StructuredQueries
+from clirkit.translation.prune import interpolate, prune
+from clirkit.translation.table import NULL, TranslationTable, normalize_rows
+
+DEFAULT_MIN_PROB = 0.005
+DEFAULT_CUMULATIVE = 0.95
+DEFAULT_LAMBDA = 0.6
+
+
+def prepare_table(table: TranslationTable, table2: TranslationTable | None = None, *,
+                  lam: float = DEFAULT_LAMBDA, min_prob: float = DEFAULT_MIN_PROB,
+                  cumulative: float | None = DEFAULT_CUMULATIVE, max_options: int | None = None,
+                  target_stopwords: Iterable[str] | None = None) -> TranslationTable:
+    """SPEC §4 steps 1-2: interpolate ``table`` (weight ``lam``) with ``table2`` if given, then prune."""
+    if table2 is not None:
+        table = interpolate(table, table2, lam)
+    return prune(table, min_prob=min_prob, cumulative=cumulative, max_options=max_options,
+                 target_stopwords=target_stopwords)
+
+
+def project_to_vocabulary(table: TranslationTable, vocabulary: Mapping[str, int], *,
+                          renormalize: bool = False) -> sp.csr_matrix:
+    """The table's p(e|f) with columns re-indexed to ``vocabulary`` ids (n_source x len(vocabulary));
+    options whose target word is not in ``vocabulary`` are dropped, and with ``renormalize``
+    each row is rescaled to sum 1 over the options that remain."""
+    col_map = np.fromiter((vocabulary.get(w, -1) for w in table.target_vocab.tolist()), dtype=np.int64,
+                          count=table.n_target)
+    p = table.probs
+    rows = np.repeat(np.arange(table.n_source), np.diff(p.indptr))
+    cols = col_map[p.indices]
+    keep = cols >= 0
+    matrix = sp.csr_matrix((p.data[keep], (rows[keep], cols[keep])), shape=(table.n_source, len(vocabulary)))
+    return normalize_rows(matrix) if renormalize else matrix
+
+
+def psq_queries(qids: Sequence[str], token_lists: Sequence[Sequence[str]], table: TranslationTable,
+                vocabulary: Mapping[str, int], *, renormalize_in_vocabulary: bool = False,
+                unknown: str = "pass") -> StructuredQueries:
+    """Structured queries for tokenized source queries from a (prepared) table.
+
+    Args:
+        qids, token_lists: the queries, tokenized with the table's source-side analyzer.
+        table: p(e|f), already interpolated/pruned by :func:`prepare_table`.
+        vocabulary: the target index's term -> id.
+        renormalize_in_vocabulary: rescale each term's in-vocabulary options to sum 1 (Ivory).
+        unknown: ``pass`` (a term unknown to the table matches itself with p = 1) or ``drop``.
+
+    Returns:
+        One row per distinct source term of each query (in order of first occurrence), with
+        its query tf as weight.
+    """
+    if unknown not in ("pass", "drop"):
+        raise ValueError(f"unknown must be 'pass' or 'drop', got {unknown!r}")
+    if len(qids) != len(token_lists):
+        raise ValueError(f"{len(qids)} query ids but {len(token_lists)} token lists")
+    matrix = project_to_vocabulary(table, vocabulary, renormalize=renormalize_in_vocabulary)
+    rows_of = table.source_index
+    terms, weights, owners = [], [], []
+    for qi, tokens in enumerate(token_lists):
+        if isinstance(tokens, str):
+            raise TypeError("psq_queries expects lists of tokens, got a str")
+        counts: dict[str, int] = {}
+        for t in tokens:
+            counts[t] = counts.get(t, 0) + 1
+        terms.extend(counts)
+        weights.extend(counts.values())
+        owners.extend([qi] * len(counts))
+    table_row = np.fromiter((rows_of.get(t, -1) if t != NULL else -1 for t in terms), dtype=np.int64,
+                            count=len(terms))
+    known = table_row >= 0
+    translated = matrix[np.where(known, table_row, 0)]
+    translated = sp.diags(known.astype(np.float64)) @ translated
+    if unknown == "pass":
+        self_ids = np.fromiter((vocabulary.get(t, -1) for t in terms), dtype=np.int64, count=len(terms))
+        passing = np.flatnonzero(~known & (self_ids >= 0))
+        translated = translated + sp.csr_matrix((np.ones(len(passing)), (passing, self_ids[passing])),
+                                                shape=translated.shape)
+    translated = sp.csr_matrix(translated)
+    translated.eliminate_zeros()
+    translated.sort_indices()
+    return StructuredQueries(list(qids), np.asarray(owners, dtype=np.int64),
+                             np.asarray(weights, dtype=np.float64), translated, terms)
