@@ -22,6 +22,7 @@ COMMAND_MODULES = [
     "ttable",
     "dt",
     "psq",
+    "eval",
 ]
 
 
