@@ -1,0 +1,15 @@
+"""BoostCLIR: a boosted bilinear ranker over hashed bilingual n-gram pairs (SPEC §5).
+
+- :mod:`clirkit.boost.tuples`: training tuples (q, d+, d-) sampled from graded qrels;
+- :mod:`clirkit.boost.features`: n-gram vocabularies, binary matrices, MurmurHash3 pair buckets;
+- :mod:`clirkit.boost.rounds`: RankBoost rounds with incremental W+/W- updates;
+- :mod:`clirkit.boost.bagging`: bags trained through joblib (loky, threading, dask) and averaged;
+- :mod:`clirkit.boost.model`: the phrase table (save/load, ranking, re-ranking, display);
+- :mod:`clirkit.boost.ranker`: the estimator tying them together.
+"""
+from clirkit.boost.model import BoostModel
+from clirkit.boost.ranker import BoostRanker
+from clirkit.boost.rounds import BoostResult, PairBooster
+from clirkit.boost.tuples import Tuples, make_tuples
+
+__all__ = ["BoostModel", "BoostRanker", "BoostResult", "PairBooster", "Tuples", "make_tuples"]

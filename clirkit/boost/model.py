@@ -1,0 +1,230 @@
+"""The learned BoostCLIR model: a sparse bilingual phrase table, saved as .npz + JSON.
+
+The table holds (source n-gram, target n-gram, weight) entries: for every bag
+and every kept round, each training pair hashed into the round's bucket gets
+that round's step alpha, and bags are averaged (f = (1/S) sum_s f_s). The
+score of a query q and document d is f(q, d) = sum of the weights of the
+entries whose source n-gram is in q and target n-gram in d (binary bags).
+The per-round history (t, h_t, w_t) of each bag is kept for ``boost-show``.
+"""
+from __future__ import annotations
+
+import os
+from typing import Mapping, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from clirkit.analysis import Analyzer
+from clirkit.boost.features import NgramVocabulary
+from clirkit.boost.rounds import BoostResult
+from clirkit.boost.scoring import top_k
+from clirkit.errors import ClirkitError
+from clirkit.npzio import load_npz, save_npz
+from clirkit.run import Run
+
+KIND = "boost-model"
+FORMAT_VERSION = 1
+
+
+def docid_tie_key(docids: Sequence[str]) -> np.ndarray:
+    """Rank of each docid in ascending string order (ties in a ranking go to the smaller docid)."""
+    arr = np.asarray(docids, dtype=str)
+    key = np.empty(len(arr), dtype=np.int64)
+    key[np.argsort(arr, kind="stable")] = np.arange(len(arr))
+    return key
+
+
+class BoostModel:
+    """A bilingual phrase table and how it was made.
+
+    Attributes:
+        src_terms, tgt_terms: str arrays of the n-grams used by the table.
+        W: CSR (len(src_terms) x len(tgt_terms)) of summed, bag-averaged weights.
+        ngram: n-gram order (1 = Boost-1g, 2 = Boost-2g).
+        source_analyzer, target_analyzer: how texts become tokens.
+        history: per-round arrays ``bag``, ``round``, ``bucket``, ``alpha``, ``ptr``
+            (offsets into ``pair_src``/``pair_tgt``, indices into the term arrays).
+        params: JSON-ready training parameters and statistics.
+    """
+
+    def __init__(self, src_terms, tgt_terms, W: sp.csr_matrix, *, ngram: int, source_analyzer: Analyzer,
+                 target_analyzer: Analyzer, history: Mapping[str, np.ndarray], params: dict | None = None) -> None:
+        self.src_terms = np.asarray(src_terms, dtype=str)
+        self.tgt_terms = np.asarray(tgt_terms, dtype=str)
+        self.W = sp.csr_matrix(W, dtype=np.float64)
+        if self.W.shape != (len(self.src_terms), len(self.tgt_terms)):
+            raise ValueError(f"phrase table shape {self.W.shape} does not match the term arrays "
+                             f"({len(self.src_terms)}, {len(self.tgt_terms)})")
+        self.ngram = int(ngram)
+        self.source_analyzer = source_analyzer
+        self.target_analyzer = target_analyzer
+        self.history = {k: np.asarray(v) for k, v in history.items()}
+        self.params = dict(params or {})
+        self._src_vocab = NgramVocabulary(self.src_terms.tolist())
+        self._tgt_vocab = NgramVocabulary(self.tgt_terms.tolist())
+
+    # -- construction -----------------------------------------------------------------------------
+
+    @classmethod
+    def from_results(cls, results: Sequence[BoostResult], src_terms: Sequence[str], tgt_terms: Sequence[str],
+                     **kwargs) -> "BoostModel":
+        """Average the bags' results (each already cut to its kept rounds) into one phrase table."""
+        S = len(results)
+        src = np.concatenate([r.entries()[0] for r in results]) if S else np.zeros(0, np.int64)
+        tgt = np.concatenate([r.entries()[1] for r in results]) if S else np.zeros(0, np.int64)
+        wts = np.concatenate([r.entries()[2] for r in results]) / max(S, 1) if S else np.zeros(0)
+        used_src, src_new = np.unique(src, return_inverse=True)
+        used_tgt, tgt_new = np.unique(tgt, return_inverse=True)
+        W = sp.coo_matrix((wts, (src_new, tgt_new)), shape=(len(used_src), len(used_tgt))).tocsr()
+        W.sum_duplicates()
+        src_terms = np.asarray(src_terms, dtype=object)
+        tgt_terms = np.asarray(tgt_terms, dtype=object)
+        bag, rnd, bucket, alpha, ptr = [], [], [], [], [0]
+        offset = 0
+        for s, r in enumerate(results):
+            R = r.best_round
+            bag.append(np.full(R, s)), rnd.append(np.arange(1, R + 1)), bucket.append(r.buckets[:R])
+            alpha.append(r.alphas[:R]), ptr.append(offset + r.pair_ptr[1:R + 1])
+            offset += int(r.pair_ptr[R])
+        history = {
+            "bag": np.concatenate(bag).astype(np.int64), "round": np.concatenate(rnd).astype(np.int64),
+            "bucket": np.concatenate(bucket).astype(np.int64), "alpha": np.concatenate(alpha).astype(np.float64),
+            "ptr": np.concatenate([np.asarray(p, dtype=np.int64).reshape(-1) for p in ptr]),
+            "pair_src": src_new.astype(np.int64), "pair_tgt": tgt_new.astype(np.int64),
+        }
+        return cls(src_terms[used_src].astype(str) if len(used_src) else np.zeros(0, str),
+                   tgt_terms[used_tgt].astype(str) if len(used_tgt) else np.zeros(0, str), W,
+                   history=history, **kwargs)
+
+    # -- files ------------------------------------------------------------------------------------
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the model as ``.npz`` arrays + JSON header (no pickle)."""
+        header = {"ngram": self.ngram, "source_analyzer": self.source_analyzer.to_dict(),
+                  "target_analyzer": self.target_analyzer.to_dict(), "shape": list(self.W.shape),
+                  "params": self.params}
+        arrays = {"src_terms": self.src_terms, "tgt_terms": self.tgt_terms, "W_indptr": self.W.indptr,
+                  "W_indices": self.W.indices, "W_data": self.W.data}
+        arrays.update({f"history_{k}": v for k, v in self.history.items()})
+        save_npz(path, KIND, FORMAT_VERSION, header, arrays)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> "BoostModel":
+        """Read a model written by :meth:`save`; wrong kind, version or shapes raise ClirkitError."""
+        hist_keys = ("bag", "round", "bucket", "alpha", "ptr", "pair_src", "pair_tgt")
+        required = ("src_terms", "tgt_terms", "W_indptr", "W_indices", "W_data") + tuple(
+            f"history_{k}" for k in hist_keys)
+        meta, arr = load_npz(path, KIND, (FORMAT_VERSION,), required)
+        try:
+            shape = tuple(int(x) for x in meta["shape"])
+            if shape != (len(arr["src_terms"]), len(arr["tgt_terms"])):
+                raise ValueError(f"shape {shape} does not match {len(arr['src_terms'])} source and "
+                                 f"{len(arr['tgt_terms'])} target terms")
+            W = sp.csr_matrix((arr["W_data"], arr["W_indices"], arr["W_indptr"]), shape=shape)
+            W.check_format(full_check=True)
+            history = {k: arr[f"history_{k}"] for k in hist_keys}
+            if len(history["ptr"]) != len(history["round"]) + 1:
+                raise ValueError("history offsets do not match the rounds")
+            return cls(arr["src_terms"], arr["tgt_terms"], W, ngram=int(meta["ngram"]),
+                       source_analyzer=Analyzer.from_dict(meta["source_analyzer"]),
+                       target_analyzer=Analyzer.from_dict(meta["target_analyzer"]),
+                       history=history, params=meta.get("params", {}))
+        except (KeyError, ValueError, TypeError) as exc:
+            raise ClirkitError(f"{path}: corrupt {KIND} file: {exc}") from None
+
+    # -- scoring ----------------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        """Number of phrase-table entries."""
+        return int(self.W.nnz)
+
+    def encode_queries(self, token_lists: Sequence[Sequence[str]]) -> sp.csr_matrix:
+        """Binary matrix (queries x source terms of the table); other n-grams are dropped."""
+        return self._src_vocab.matrix(token_lists, self.ngram, grow=False)
+
+    def encode_documents(self, token_lists: Sequence[Sequence[str]]) -> sp.csr_matrix:
+        """Binary matrix (documents x target terms of the table); other n-grams are dropped."""
+        return self._tgt_vocab.matrix(token_lists, self.ngram, grow=False)
+
+    def rank_matrices(self, qids: Sequence[str], Qm: sp.csr_matrix, docids: Sequence[str], Dm: sp.csr_matrix,
+                      *, depth: int = 1000, batch: int = 256, tag: str = "boost", quiet: bool = True) -> Run:
+        """Rank all documents for each query: ``Qm @ W @ Dm.T``, top ``depth``, ties by docid.
+
+        A document is retrieved when it shares at least one table entry with
+        the query; a query sharing none gets no result.
+        """
+        from clirkit.progress import progress
+
+        qids_arr = np.asarray(qids, dtype=str)
+        docids_arr = np.asarray(docids, dtype=str)
+        tie = docid_tie_key(docids_arr)
+        parts_q, parts_d, parts_s = [], [], []
+        n_batches = -(-Qm.shape[0] // batch) if Qm.shape[0] else 0
+        batches = top_k(sp.csr_matrix(Qm, dtype=np.float64), self.W, sp.csr_matrix(Dm, dtype=np.float64).T.tocsr(),
+                        tie, depth=depth, batch=batch)
+        for q, d, s in progress(batches, desc="ranking", total=n_batches, quiet=quiet, unit="batch"):
+            parts_q.append(q), parts_d.append(d), parts_s.append(s)
+        q = np.concatenate(parts_q) if parts_q else np.zeros(0, np.int64)
+        d = np.concatenate(parts_d) if parts_d else np.zeros(0, np.int64)
+        s = np.concatenate(parts_s) if parts_s else np.zeros(0)
+        return Run(qids_arr[q] if len(q) else np.zeros(0, str), docids_arr[d] if len(d) else np.zeros(0, str),
+                   s, tag=tag)
+
+    def rank(self, queries: Mapping[str, Sequence[str]], docids: Sequence[str],
+             doc_tokens: Sequence[Sequence[str]], **kwargs) -> Run:
+        """Rank the documents (token lists) for queries ``{qid: tokens}``; see :meth:`rank_matrices`."""
+        qids = list(queries)
+        return self.rank_matrices(qids, self.encode_queries([queries[q] for q in qids]), docids,
+                                  self.encode_documents(doc_tokens), **kwargs)
+
+    def rerank(self, candidates: Run, queries: Mapping[str, Sequence[str]], docids: Sequence[str],
+               doc_tokens: Sequence[Sequence[str]], *, depth: int | None = None, tag: str = "boost",
+               batch_rows: int = 200_000) -> Run:
+        """Re-score a candidate run's (query, document) rows with the model and re-sort them.
+
+        Every candidate row is kept (score 0 when it shares no entry); rows of
+        queries or documents unknown to ``queries``/``docids`` raise ClirkitError.
+        """
+        qids = list(queries)
+        qpos = {q: i for i, q in enumerate(qids)}
+        dpos = {d: i for i, d in enumerate(docids)}
+        missing_q = sorted(set(candidates.query_ids) - set(qpos))
+        if missing_q:
+            raise ClirkitError(f"the candidate run has queries with no text, e.g. {missing_q[0]!r}")
+        qrow = np.fromiter((qpos[q] for q in candidates.qids.tolist()), np.int64, len(candidates))
+        try:
+            drow = np.fromiter((dpos[d] for d in candidates.docids.tolist()), np.int64, len(candidates))
+        except KeyError as exc:
+            raise ClirkitError(f"the candidate run names document {exc.args[0]!r}, absent from the documents") from None
+        QW = (self.encode_queries([queries[q] for q in qids]) @ self.W).tocsr()
+        Dm = self.encode_documents(doc_tokens)
+        scores = np.zeros(len(candidates))
+        for a in range(0, len(candidates), batch_rows):
+            sl = slice(a, a + batch_rows)
+            scores[sl] = np.asarray(QW[qrow[sl]].multiply(Dm[drow[sl]]).sum(axis=1)).ravel()
+        return Run.ranked(candidates.qids, candidates.docids, scores, tag=tag, depth=depth,
+                          query_order=candidates.query_ids)
+
+    # -- display ----------------------------------------------------------------------------------
+
+    def rounds_table(self, n: int = 50, bag: int | None = 0) -> list[tuple[int, int, str, float]]:
+        """The first ``n`` rounds of ``bag`` (all bags if None) as (bag, t, h_t, w_t) rows;
+        h_t lists the bucket's pairs as "source - target" joined by ", "."""
+        h = self.history
+        rows = []
+        for r in np.flatnonzero(h["bag"] == bag) if bag is not None else range(len(h["round"])):
+            if len(rows) >= n:
+                break
+            a, b = int(h["ptr"][r]), int(h["ptr"][r + 1])
+            pairs = ", ".join(f"{self.src_terms[i]} - {self.tgt_terms[j]}"
+                              for i, j in zip(h["pair_src"][a:b].tolist(), h["pair_tgt"][a:b].tolist()))
+            rows.append((int(h["bag"][r]), int(h["round"][r]), pairs, float(h["alpha"][r])))
+        return rows
+
+    def top_entries(self, n: int = 50) -> list[tuple[str, str, float]]:
+        """The ``n`` entries of the averaged table with the largest weights (ties by terms)."""
+        coo = self.W.tocoo()
+        src, tgt = self.src_terms[coo.row], self.tgt_terms[coo.col]
+        order = np.lexsort((tgt, src, -coo.data))[:n]
+        return [(str(src[i]), str(tgt[i]), float(coo.data[i])) for i in order]

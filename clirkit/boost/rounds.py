@@ -1,0 +1,329 @@
+"""RankBoost rounds over hashed bilingual n-gram pairs (SPEC §5).
+
+Inputs are matrices, not texts: ``Qm`` (queries x S source n-grams, binary
+CSR), ``Dm`` (documents x T target n-grams, binary CSR) and :class:`Tuples`.
+For a tuple t, Qt[t] is its query's row and Delta+[t] / Delta-[t] are the target
+n-grams only in d+ / only in d-. With normalized tuple weights w, the pair
+statistics are the entries of the S x T products
+
+    W+_pair = Qt^T diag(w) Delta+        W-_pair = Qt^T diag(w) Delta-
+
+summed into the pair's hash bucket k: W+_k, W-_k. The tuple x feature matrix
+is never built: the products are taken over chunks of tuples. A bucket's weak
+learner is h_k(q, d) = sum of q_i d_j over the training pairs (i, j) hashed
+into k (the hashing trick: colliding pairs add up), so x_k(t) = h_k(q, d+) -
+h_k(q, d-) is -1, 0 or +1 unless pairs collide inside one tuple.
+
+After bucket k is chosen with step alpha, only the tuples with x_k(t) != 0
+change weight, w_t <- w_t exp(-alpha x_k(t)); the statistics of exactly the
+pairs of those tuples are corrected by subtracting their old and adding their
+new contributions (the slides' trick, after Collins & Koo 2005), then all
+weights are renormalized to sum 1.
+
+Only buckets that hold at least one training pair are kept (compact arrays
+indexed by the sorted bucket ids), so memory grows with the number of distinct
+pairs, not with 2**bits.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import scipy.sparse as sp
+
+from clirkit.boost.features import pair_buckets
+from clirkit.boost.tuples import Tuples
+from clirkit.progress import progress, say
+
+RULES = ("exact", "r")
+_PAIRS_PER_CHUNK = 20_000_000  # pair occurrences per sparse product when computing statistics
+
+
+@dataclass
+class BoostResult:
+    """What one boosting run learned.
+
+    Attributes:
+        buckets, alphas: the bucket chosen at round t = 1..R and its step (float64).
+        pair_ptr: offsets (R + 1) into ``pair_src``/``pair_tgt``: the training pairs of each round's bucket.
+        pair_src, pair_tgt: source and target n-gram ids (int64).
+        loss: training loss sum_t D_t exp(-margin_t) / sum_t D_t after each round (R values).
+        eval_rounds, eval_scores: rounds at which the dev set was scored, and its MAP.
+        best_round: number of rounds kept (the best dev MAP; all rounds without a dev set).
+        n_tuples, n_pairs, n_buckets: training tuples, distinct training pairs, non-empty buckets.
+    """
+
+    buckets: np.ndarray
+    alphas: np.ndarray
+    pair_ptr: np.ndarray
+    pair_src: np.ndarray
+    pair_tgt: np.ndarray
+    loss: np.ndarray
+    eval_rounds: np.ndarray
+    eval_scores: np.ndarray
+    best_round: int
+    n_tuples: int = 0
+    n_pairs: int = 0
+    n_buckets: int = 0
+    seconds_per_round: float = 0.0
+    info: dict = field(default_factory=dict)
+
+    def truncated(self, rounds: int) -> "BoostResult":
+        """The same run cut after ``rounds`` rounds."""
+        end = int(self.pair_ptr[rounds])
+        return BoostResult(self.buckets[:rounds], self.alphas[:rounds], self.pair_ptr[:rounds + 1],
+                           self.pair_src[:end], self.pair_tgt[:end], self.loss[:rounds], self.eval_rounds,
+                           self.eval_scores, min(self.best_round, rounds), self.n_tuples, self.n_pairs,
+                           self.n_buckets, self.seconds_per_round, dict(self.info))
+
+    def entries(self, rounds: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(src, tgt, weight)`` of every pair of the first ``rounds`` rounds (repeats not summed)."""
+        rounds = self.best_round if rounds is None else rounds
+        end = int(self.pair_ptr[rounds])
+        counts = np.diff(self.pair_ptr[:rounds + 1])
+        return self.pair_src[:end], self.pair_tgt[:end], np.repeat(self.alphas[:rounds], counts)
+
+
+def _concat_ranges(starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
+    """Concatenation of ``arange(starts[i], stops[i])`` over i, vectorized."""
+    lens = stops - starts
+    total = int(lens.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    offsets = np.cumsum(lens) - lens
+    return np.repeat(starts - offsets, lens) + np.arange(total, dtype=np.int64)
+
+
+class PairBooster:
+    """Boosting state over one set of tuples.
+
+    Args:
+        Qm: queries x S binary CSR (rows indexed by ``tuples.query``).
+        Dm: documents x T binary CSR (rows indexed by ``tuples.pos``/``tuples.neg``).
+        tuples: the training tuples, sorted by query.
+        src_hash, tgt_hash: uint32 MurmurHash3 of each source / target n-gram string.
+        hash_seed, bits: pair hashing parameters (buckets in ``[0, 2**bits)``).
+        rule: ``"exact"`` or ``"r"`` (SPEC §5).
+        eps: smoothing of the exact step (default 1 / number of tuples); for
+            the r rule |r| is clipped to ``1 - eps`` so steps stay finite.
+    """
+
+    def __init__(self, Qm: sp.csr_matrix, Dm: sp.csr_matrix, tuples: Tuples, *, src_hash: np.ndarray,
+                 tgt_hash: np.ndarray, hash_seed: int = 0, bits: int = 24, rule: str = "exact",
+                 eps: float | None = None) -> None:
+        if rule not in RULES:
+            raise ValueError(f"unknown step rule {rule!r}; choose one of {RULES}")
+        if len(tuples) == 0:
+            raise ValueError("no training tuples")
+        if np.any(np.diff(tuples.query) < 0):
+            raise ValueError("tuples must be sorted by query")
+        self.Qm = sp.csr_matrix(Qm, dtype=np.float64)
+        self.Dm = sp.csr_matrix(Dm, dtype=np.float64)
+        self.tuples = tuples
+        self.rule = rule
+        self.n = len(tuples)
+        self.eps = 1.0 / self.n if eps is None else float(eps)
+        self.T = self.Dm.shape[1]
+        self.Qcsc = self.Qm.tocsc()
+        self.Dcsc = self.Dm.tocsc()
+        self.qptr = np.searchsorted(tuples.query, np.arange(self.Qm.shape[0] + 1)).astype(np.int64)
+        self._docmask = np.zeros(self.Dm.shape[0], dtype=np.int8)
+        self.D = tuples.weight.astype(np.float64)
+        self.w = self.D / self.D.sum()
+        self.margin = np.zeros(self.n)
+        self.loss = 1.0  # sum D exp(-margin) / sum D
+
+        keys, wp, wm = self._pair_stats(np.arange(self.n), self.w)
+        self.keys = keys
+        buckets = pair_buckets(src_hash, tgt_hash, keys // self.T, keys % self.T, seed=hash_seed, bits=bits)
+        self.bucket_ids, cb = np.unique(buckets, return_inverse=True)
+        self.pair_bucket = cb.astype(np.int64)
+        nb = len(self.bucket_ids)
+        self.Wp = np.bincount(self.pair_bucket, wp, minlength=nb)
+        self.Wm = np.bincount(self.pair_bucket, wm, minlength=nb)
+        self.bucket_order = np.argsort(self.pair_bucket, kind="stable")
+        self.bucket_ptr = np.concatenate(([0], np.cumsum(np.bincount(self.pair_bucket, minlength=nb))))
+
+    # -- statistics -------------------------------------------------------------------------------
+
+    def _chunks(self, rows: np.ndarray):
+        q_nnz = np.diff(self.Qm.indptr)[self.tuples.query[rows]]
+        d_nnz = (np.diff(self.Dm.indptr)[self.tuples.pos[rows]] + np.diff(self.Dm.indptr)[self.tuples.neg[rows]])
+        cost = np.cumsum(q_nnz * d_nnz)
+        cuts = np.searchsorted(cost, np.arange(_PAIRS_PER_CHUNK, cost[-1] if len(cost) else 0, _PAIRS_PER_CHUNK))
+        bounds = np.unique(np.concatenate(([0], cuts, [len(rows)])))
+        for a, b in zip(bounds[:-1], bounds[1:]):
+            yield slice(int(a), int(b))
+
+    def _chunk_products(self, rows: np.ndarray, v: np.ndarray):
+        """(keys, W+ values, W- values) of the pairs of the tuples ``rows`` weighted by ``v`` (one chunk)."""
+        t = self.tuples
+        Qt = self.Qm[t.query[rows]]
+        Dp = self.Dm[t.pos[rows]]
+        Dn = self.Dm[t.neg[rows]]
+        both = Dp.multiply(Dn)
+        plus = (Dp - both).tocsr()
+        minus = (Dn - both).tocsr()
+        plus.eliminate_zeros()
+        minus.eliminate_zeros()
+        delta = sp.diags(v) @ sp.hstack([plus, minus], format="csr")
+        prod = (Qt.T.tocsr() @ delta).tocoo()
+        col = prod.col.astype(np.int64)
+        is_plus = col < self.T
+        keys = prod.row.astype(np.int64) * self.T + np.where(is_plus, col, col - self.T)
+        vals = prod.data
+        return keys, np.where(is_plus, vals, 0.0), np.where(is_plus, 0.0, vals)
+
+    def _pair_stats(self, rows: np.ndarray, v: np.ndarray):
+        """Pair statistics of tuples ``rows`` with weights ``v``: (sorted unique keys, W+, W-)."""
+        keys_l, p_l, m_l = [], [], []
+        pending = 0
+        for sl in self._chunks(rows):
+            k, p, m = self._chunk_products(rows[sl], v[sl])
+            keys_l.append(k), p_l.append(p), m_l.append(m)
+            pending += len(k)
+            if len(keys_l) > 1 and pending > 4 * _PAIRS_PER_CHUNK:
+                merged = self._merge(keys_l, p_l, m_l)
+                keys_l, p_l, m_l = [merged[0]], [merged[1]], [merged[2]]
+                pending = len(merged[0])
+        return self._merge(keys_l, p_l, m_l)
+
+    @staticmethod
+    def _merge(keys_l, p_l, m_l):
+        keys = np.concatenate(keys_l) if keys_l else np.zeros(0, np.int64)
+        uk, inv = np.unique(keys, return_inverse=True)
+        return (uk, np.bincount(inv, np.concatenate(p_l), minlength=len(uk)) if len(uk) else np.zeros(0),
+                np.bincount(inv, np.concatenate(m_l), minlength=len(uk)) if len(uk) else np.zeros(0))
+
+    def full_statistics(self) -> tuple[np.ndarray, np.ndarray]:
+        """W+ and W- per kept bucket recomputed from scratch with the current weights."""
+        keys, wp, wm = self._pair_stats(np.arange(self.n), self.w)
+        cb = self.pair_bucket[np.searchsorted(self.keys, keys)]
+        nb = len(self.bucket_ids)
+        return np.bincount(cb, wp, minlength=nb), np.bincount(cb, wm, minlength=nb)
+
+    # -- one round --------------------------------------------------------------------------------
+
+    def choose(self) -> tuple[int, float, float]:
+        """The best bucket (compact index), its step alpha and its gain under the rule."""
+        wp = np.maximum(self.Wp, 0.0)
+        wm = np.maximum(self.Wm, 0.0)
+        if self.rule == "exact":
+            gain = (np.sqrt(wp) - np.sqrt(wm)) ** 2
+            k = int(np.argmax(gain))
+            alpha = 0.5 * np.log((wp[k] + self.eps) / (wm[k] + self.eps))
+        else:
+            r = wp - wm
+            gain = np.abs(r)
+            k = int(np.argmax(gain))
+            rk = float(np.clip(r[k], -1.0 + self.eps, 1.0 - self.eps))
+            alpha = 0.5 * np.log((1.0 + rk) / (1.0 - rk))
+        return k, float(alpha), float(gain[k])
+
+    def pairs_of(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Source and target ids of the training pairs in compact bucket ``k``."""
+        keys = self.keys[self.bucket_order[self.bucket_ptr[k]:self.bucket_ptr[k + 1]]]
+        return keys // self.T, keys % self.T
+
+    def tuples_with(self, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Tuples t with x_k(t) != 0 (sorted) and their x_k(t) (float64)."""
+        t = self.tuples
+        ts_l, x_l = [], []
+        for i, j in zip(*self.pairs_of(k)):
+            queries = self.Qcsc.indices[self.Qcsc.indptr[i]:self.Qcsc.indptr[i + 1]]
+            ts = _concat_ranges(self.qptr[queries], self.qptr[queries + 1])
+            docs = self.Dcsc.indices[self.Dcsc.indptr[j]:self.Dcsc.indptr[j + 1]]
+            self._docmask[docs] = 1
+            x = self._docmask[t.pos[ts]] - self._docmask[t.neg[ts]]
+            self._docmask[docs] = 0
+            nz = x != 0
+            ts_l.append(ts[nz]), x_l.append(x[nz])
+        ts = np.concatenate(ts_l)
+        uniq, inv = np.unique(ts, return_inverse=True)
+        x = np.bincount(inv, np.concatenate(x_l).astype(np.float64), minlength=len(uniq))
+        nz = x != 0
+        return uniq[nz], x[nz]
+
+    def update(self, rows: np.ndarray, x: np.ndarray, alpha: float) -> None:
+        """Apply step ``alpha`` to the tuples ``rows`` with feature values ``x``; correct W+/W- there."""
+        old = self.w[rows]
+        new = old * np.exp(-alpha * x)
+        self.margin[rows] += alpha * x
+        if len(rows):
+            keys, dp, dm = self._pair_stats(rows, new - old)
+            cb = self.pair_bucket[np.searchsorted(self.keys, keys)]
+            np.add.at(self.Wp, cb, dp)
+            np.add.at(self.Wm, cb, dm)
+        self.w[rows] = new
+        z = float(self.w.sum())
+        self.w /= z
+        self.Wp /= z
+        self.Wm /= z
+        self.loss *= z
+
+    def training_loss(self) -> float:
+        """sum_t D_t exp(-margin_t) / sum_t D_t computed from the margins."""
+        return float(np.dot(self.D, np.exp(-self.margin)) / self.D.sum())
+
+    # -- the loop ---------------------------------------------------------------------------------
+
+    def run(self, rounds: int, *, evaluate: Callable[[np.ndarray, np.ndarray, np.ndarray], float] | None = None,
+            eval_every: int = 50, patience: int = 0, quiet: bool = False, desc: str = "boosting") -> BoostResult:
+        """Boost for up to ``rounds`` rounds.
+
+        ``evaluate(src_ids, tgt_ids, weights)`` scores the model made of the
+        pairs chosen so far (repeated pairs listed once per round) and returns
+        its dev MAP; it is called every ``eval_every`` rounds and after the last
+        round. With ``patience > 0`` training stops after that many evaluations
+        without improvement. The result keeps the rounds up to the best score.
+        """
+        import time
+
+        buckets, alphas, ptr, src_l, tgt_l, losses = [], [], [0], [], [], []
+        eval_rounds, eval_scores = [], []
+        best, best_round, since_best = -np.inf, 0, 0
+        start = time.perf_counter()
+
+        def do_eval(t):
+            nonlocal best, best_round, since_best
+            src = np.concatenate(src_l) if src_l else np.zeros(0, np.int64)
+            tgt = np.concatenate(tgt_l) if tgt_l else np.zeros(0, np.int64)
+            wts = np.repeat(np.asarray(alphas), np.diff(ptr))
+            score = float(evaluate(src, tgt, wts))
+            eval_rounds.append(t), eval_scores.append(score)
+            say(f"{desc}: round {t}: dev MAP {score:.4f}", quiet=quiet)
+            if score > best:
+                best, best_round, since_best = score, t, 0
+            else:
+                since_best += 1
+
+        t = 0
+        for t in progress(range(1, rounds + 1), desc=desc, total=rounds, quiet=quiet, unit="round"):
+            k, alpha, gain = self.choose()
+            if gain <= 1e-15 or alpha == 0.0:
+                break
+            rows, x = self.tuples_with(k)
+            self.update(rows, x, alpha)
+            i, j = self.pairs_of(k)
+            buckets.append(int(self.bucket_ids[k])), alphas.append(alpha), losses.append(self.loss)
+            src_l.append(i), tgt_l.append(j), ptr.append(ptr[-1] + len(i))
+            if evaluate is not None and eval_every > 0 and t % eval_every == 0:
+                do_eval(t)
+                if patience and since_best >= patience:
+                    break
+        elapsed = time.perf_counter() - start
+        done = len(buckets)
+        if evaluate is not None and (not eval_rounds or eval_rounds[-1] != done):
+            do_eval(done)
+        if evaluate is None:
+            best_round = done
+        result = BoostResult(
+            np.asarray(buckets, dtype=np.int64), np.asarray(alphas, dtype=np.float64),
+            np.asarray(ptr, dtype=np.int64),
+            np.concatenate(src_l).astype(np.int64) if src_l else np.zeros(0, np.int64),
+            np.concatenate(tgt_l).astype(np.int64) if tgt_l else np.zeros(0, np.int64),
+            np.asarray(losses, dtype=np.float64), np.asarray(eval_rounds, dtype=np.int64),
+            np.asarray(eval_scores, dtype=np.float64), int(best_round), self.n, len(self.keys),
+            len(self.bucket_ids), elapsed / max(done, 1))
+        return result
