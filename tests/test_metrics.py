@@ -1,0 +1,344 @@
+"""clirkit.metrics: trec_eval parity (pytrec_eval as the oracle), PRES, SCS measures, bad input."""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from clirkit import metrics
+from clirkit.errors import ClirkitError
+from clirkit.metrics import evaluate, parse_measure
+from clirkit.run import Qrels, Run
+
+pytrec_eval = pytest.importorskip("pytrec_eval")
+
+PARITY = {"AP": "map", "P@5": "P_5", "P@10": "P_10", "nDCG@10": "ndcg_cut_10", "RR": "recip_rank",
+          "R@1000": "recall_1000"}
+BIBLE_ES = Path(__file__).resolve().parents[2] / "shared" / "data" / "bible" / "spaRV1909eb.tsv"
+
+
+def _pytrec(run: Run, qrels: Qrels, relevance_level: int = 1) -> dict[str, dict[str, float]]:
+    as_dict: dict[str, dict[str, float]] = {}
+    for q, d, s in zip(run.qids.tolist(), run.docids.tolist(), run.scores.tolist()):
+        as_dict.setdefault(q, {})[d] = s
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels.to_dict(), set(PARITY.values()),
+                                               relevance_level=relevance_level)
+    return evaluator.evaluate(as_dict)
+
+
+def _assert_parity(run: Run, qrels: Qrels, relevance_level: int = 1) -> int:
+    expected = _pytrec(run, qrels, relevance_level)
+    ev = evaluate(run, qrels, list(PARITY), average="run", depth=None, rel_threshold=relevance_level)
+    assert sorted(ev.qids.tolist()) == sorted(expected)
+    for qid, row in zip(ev.qids.tolist(), ev.values):
+        for measure, value in zip(ev.measures, row):
+            assert value == pytest.approx(expected[qid][PARITY[measure]], abs=1e-6), (qid, measure)
+    return len(expected)
+
+
+def _random_tied_run(seed: int) -> tuple[Run, Qrels]:
+    """Runs full of ties: quantized scores, near-ties below float32 resolution, rows in shuffled order."""
+    rng = np.random.default_rng(seed)
+    pool = np.array([f"d{i}" for i in range(60)] + [f"D{i}" for i in range(10)] + ["é1", "e10", "e9", "x"])
+    qids, docids, scores, qq, qd, qg = [], [], [], [], [], []
+    for q in range(40):
+        n = int(rng.integers(1, 40))
+        docs = rng.choice(pool, n, replace=False)
+        s = rng.integers(0, 4, n) / 4.0
+        s = s + rng.choice([0.0, 1e-12, 3e-9], n)  # equal once rounded to float32
+        rows = rng.permutation(n)  # trec_eval must re-sort whatever the run's order
+        qids += [f"q{q}"] * n
+        docids += docs[rows].tolist()
+        scores += s[rows].tolist()
+        judged = rng.choice(pool, int(rng.integers(1, 25)), replace=False)
+        qq += [f"q{q}"] * len(judged)
+        qd += judged.tolist()
+        qg += rng.integers(-1, 4, len(judged)).tolist()
+    qq += ["q_only_nonrelevant", "q_only_nonrelevant"]
+    qd += ["d1", "d2"]
+    qg += [0, 0]
+    qids += ["q_only_nonrelevant"] * 2
+    docids += ["d1", "d3"]
+    scores += [1.0, 1.0]
+    return Run(np.array(qids), np.array(docids), np.array(scores)), Qrels(np.array(qq), np.array(qd), np.array(qg))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_matches_pytrec_eval_on_every_query_of_random_runs_with_many_ties(seed):
+    run, qrels = _random_tied_run(seed)
+    assert _assert_parity(run, qrels) == 41
+
+
+def test_matches_pytrec_eval_with_relevance_level_2():
+    run, qrels = _random_tied_run(7)
+    _assert_parity(run, qrels, relevance_level=2)
+
+
+@pytest.fixture(scope="module")
+def bm25_run_over_real_verses() -> tuple[Run, Qrels]:
+    """BM25 (rank_bm25) over 1,500 Spanish RV1909 verses; queries = a verse's first words,
+    relevant = that verse (2) and its chapter neighbours (1). Real scores, real zero-score ties."""
+    if not BIBLE_ES.exists():
+        pytest.skip(f"{BIBLE_ES} not available")
+    from rank_bm25 import BM25Okapi
+
+    ids, texts = [], []
+    with BIBLE_ES.open(encoding="utf-8") as f:
+        for line in f:
+            docid, _, text = line.rstrip("\n").partition("\t")
+            ids.append(docid)
+            texts.append(text)
+            if len(ids) == 1500:
+                break
+    tokens = [t.lower().split() for t in texts]
+    bm25 = BM25Okapi(tokens)
+    rng = np.random.default_rng(0)
+    qids, docids, scores, qq, qd, qg = [], [], [], [], [], []
+    for target in rng.choice(len(ids), 30, replace=False).tolist():
+        qid = f"q{target}"
+        s = bm25.get_scores(tokens[target][:5])
+        top = np.argsort(-s, kind="stable")[:1000]
+        qids += [qid] * len(top)
+        docids += [ids[i] for i in top]
+        scores += s[top].tolist()
+        chapter = ids[target].rsplit(".", 1)[0]
+        for i, d in enumerate(ids):
+            if d.rsplit(".", 1)[0] == chapter:
+                qq.append(qid)
+                qd.append(d)
+                qg.append(2 if i == target else 1)
+    return Run.ranked(qids, docids, scores), Qrels(np.array(qq), np.array(qd), np.array(qg))
+
+
+def test_matches_pytrec_eval_on_every_query_of_bm25_runs_over_real_verses(bm25_run_over_real_verses):
+    run, qrels = bm25_run_over_real_verses
+    assert _assert_parity(run, qrels) == 30
+
+
+def test_ties_on_float32_scores_are_broken_by_docid_descending_unless_run_order_is_kept():
+    # a > b in float64 but equal in float32: trec_eval puts "b" (larger docid) first
+    run = Run(np.array(["q", "q"]), np.array(["a", "b"]), np.array([0.5 + 1e-12, 0.5]))
+    qrels = Qrels(np.array(["q"]), np.array(["a"]), np.array([1]))
+    assert evaluate(run, qrels, ["RR"]).mean()["RR"] == 0.5
+    assert evaluate(run, qrels, ["RR"], ties="run").mean()["RR"] == 1.0
+
+
+def test_unsorted_run_is_resorted_by_score():
+    run = Run(np.array(["q"] * 3), np.array(["x", "rel", "y"]), np.array([1.0, 3.0, 2.0]))
+    qrels = Qrels(np.array(["q"]), np.array(["rel"]), np.array([1]))
+    assert evaluate(run, qrels, ["RR"]).mean()["RR"] == 1.0
+    assert evaluate(run, qrels, ["RR"], ties="run").mean()["RR"] == 0.5
+
+
+def test_ap_p_r_rr_ndcg_by_hand_formula():
+    # ranking grades: 2, 0, 1, 0, 1 ; judged relevant: 4 documents (grades 2, 1, 1, 3), one never retrieved
+    run = Run(np.array(["q"] * 5), np.array(["a", "b", "c", "d", "e"]), np.array([5.0, 4, 3, 2, 1]))
+    qrels = Qrels(np.array(["q"] * 6), np.array(["a", "b", "c", "e", "z", "n"]), np.array([2, 0, 1, 1, 3, -1]))
+    ev = evaluate(run, qrels, ["AP", "P@2", "R@3", "RR", "nDCG@3", "nDCG"])
+    got = ev.mean()
+    assert got["AP"] == pytest.approx((1 / 1 + 2 / 3 + 3 / 5) / 4)
+    assert got["P@2"] == pytest.approx(1 / 2)
+    assert got["R@3"] == pytest.approx(2 / 4)
+    assert got["RR"] == 1.0
+    dcg3 = 2 / math.log2(2) + 1 / math.log2(4)
+    idcg3 = 3 / math.log2(2) + 2 / math.log2(3) + 1 / math.log2(4)
+    assert got["nDCG@3"] == pytest.approx(dcg3 / idcg3)
+    dcg = dcg3 + 1 / math.log2(6)
+    assert got["nDCG"] == pytest.approx(dcg / (idcg3 + 1 / math.log2(5)))
+
+
+# --------------------------------------------------------------------------- PRES
+
+def _run_with_relevant_at(ranks: list[int], n_relevant: int, length: int) -> tuple[Run, Qrels]:
+    docids = np.array([f"d{i:04d}" for i in range(1, length + 1)])
+    run = Run(np.array(["q"] * length), docids, np.arange(length, 0, -1, dtype=float))
+    rel = [f"d{r:04d}" for r in ranks] + [f"missing{i}" for i in range(n_relevant - len(ranks))]
+    return run, Qrels(np.array(["q"] * len(rel)), np.array(rel), np.ones(len(rel), dtype=int))
+
+
+@pytest.mark.parametrize("ranks, expected", [([1], 0.25), ([50, 51, 53, 54], 0.505), ([1, 2, 3, 4], 1.0),
+                                             ([1, 98, 99, 100], 0.28)])
+def test_pres_reproduces_the_four_spec_vectors_exactly(ranks, expected):
+    run, qrels = _run_with_relevant_at(ranks, n_relevant=4, length=120)
+    assert evaluate(run, qrels, ["PRES@100"]).mean()["PRES@100"] == expected
+
+
+def test_pres_is_zero_when_no_relevant_document_is_found_within_n_max():
+    run, qrels = _run_with_relevant_at([101, 110], n_relevant=3, length=120)
+    assert evaluate(run, qrels, ["PRES@100"]).mean()["PRES@100"] == 0.0
+    run, qrels = _run_with_relevant_at([], n_relevant=3, length=120)
+    assert evaluate(run, qrels, ["PRES"]).mean()["PRES@1000"] == 0.0
+
+
+def test_pres_default_browsing_depth_is_1000():
+    assert parse_measure("PRES").name == "PRES@1000"
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_pres_lies_between_n_recall_squared_over_n_max_and_recall(data):
+    """Magdy & Jones: with n relevant documents, n_R of them found at distinct ranks <= N_max and
+    R = n_R / n, PRES = 1 - (sum r_i / n - (n+1)/2) / N_max (missing ones at N_max + i) satisfies
+    n R^2 / N_max <= PRES <= R: = R when the n_R are at ranks 1..n_R, = n R^2 / N_max at the bottom."""
+    n_max = data.draw(st.integers(1, 60))
+    n = data.draw(st.integers(1, 30))
+    found = data.draw(st.lists(st.integers(1, n_max), unique=True, max_size=min(n, n_max)))
+    run, qrels = _run_with_relevant_at(sorted(found), n_relevant=n, length=n_max + 5)
+    pres = evaluate(run, qrels, [f"PRES@{n_max}"]).mean()[f"PRES@{n_max}"]
+    recall = Fraction(len(found), n)
+    ranks = sorted(found) + [n_max + i for i in range(len(found) + 1, n + 1)]
+    oracle = 1 - (Fraction(sum(ranks), n) - Fraction(n + 1, 2)) / n_max
+    assert pres == pytest.approx(float(oracle), abs=1e-12)
+    assert float(n * recall**2 / n_max) - 1e-12 <= pres <= float(recall) + 1e-12
+
+
+# --------------------------------------------------------------------------- SCS measures
+
+def test_scs_graded_measures_on_hand_built_rankings():
+    # q1 grades by rank: 1 0 2 1 0 0 ; q2: 0 0 0 0 0 2 ; q3: 2 2 0 1 2 (three MR in the top 5)
+    grades = {"q1": [1, 0, 2, 1, 0, 0], "q2": [0, 0, 0, 0, 0, 2], "q3": [2, 2, 0, 1, 2]}
+    qids, docids, scores, qq, qd, qg = [], [], [], [], [], []
+    for q, gs in grades.items():
+        for r, g in enumerate(gs):
+            qids.append(q)
+            docids.append(f"{q}-d{r}")
+            scores.append(10.0 - r)
+            if g:
+                qq.append(q)
+                qd.append(f"{q}-d{r}")
+                qg.append(g)
+    ev = evaluate(Run(np.array(qids), np.array(docids), np.array(scores)), Qrels(np.array(qq), np.array(qd), np.array(qg)),
+                  ["P_mr@1", "P_mr@5", "P_r@5", "MRR_mr", "MRR_r", "nDCG@5"], average="run")
+    got = ev.per_query()
+    assert [got[q]["P_mr@1"] for q in grades] == [0.0, 0.0, 1.0]
+    assert [got[q]["P_mr@5"] for q in grades] == [1.0, 0.0, 1.0]  # MR in the top 5, not divided by 5
+    assert [got[q]["P_r@5"] for q in grades] == pytest.approx([3 / 5, 0.0, 4 / 5])
+    assert [got[q]["MRR_mr"] for q in grades] == pytest.approx([1 / 3, 1 / 6, 1.0])
+    assert [got[q]["MRR_r"] for q in grades] == pytest.approx([1.0, 1 / 6, 1.0])
+    dcg = 1 + 2 / math.log2(4) + 1 / math.log2(5)
+    idcg = 2 + 1 / math.log2(3) + 1 / math.log2(4)
+    assert got["q1"]["nDCG@5"] == pytest.approx(dcg / idcg)
+
+
+def test_main_grade_option_moves_the_main_relevant_level():
+    run = Run(np.array(["q", "q"]), np.array(["a", "b"]), np.array([2.0, 1.0]))
+    qrels = Qrels(np.array(["q", "q"]), np.array(["a", "b"]), np.array([2, 3]))
+    assert evaluate(run, qrels, ["MRR_mr"]).mean()["MRR_mr"] == 1.0
+    assert evaluate(run, qrels, ["MRR_mr"], main_grade=3).mean()["MRR_mr"] == 0.5
+
+
+# --------------------------------------------------------------------------- averaging
+
+def test_qrels_average_scores_missing_queries_zero_and_run_average_skips_them():
+    run = Run(np.array(["q1", "q9"]), np.array(["a", "a"]), np.array([1.0, 1.0]))
+    qrels = Qrels(np.array(["q1", "q2", "q3"]), np.array(["a", "a", "x"]), np.array([1, 1, 0]))
+    by_qrels = evaluate(run, qrels, ["AP"])
+    assert by_qrels.qids.tolist() == ["q1", "q2", "q3"]
+    assert by_qrels.values[:, 0].tolist() == [1.0, 0.0, 0.0]
+    assert by_qrels.mean()["AP"] == pytest.approx(1 / 3)
+    assert by_qrels.missing_queries == ("q2", "q3") and by_qrels.ignored_queries == ("q9",)
+    by_run = evaluate(run, qrels, ["AP"], average="run")
+    assert by_run.qids.tolist() == ["q1"] and by_run.mean()["AP"] == 1.0
+    assert "qrels" in by_qrels.describe() and "run" in by_run.describe()
+
+
+def test_query_with_only_nonrelevant_judgments_scores_zero_and_counts_like_trec_eval():
+    run = Run(np.array(["q1", "q2"]), np.array(["a", "b"]), np.array([1.0, 1.0]))
+    qrels = Qrels(np.array(["q1", "q2"]), np.array(["a", "b"]), np.array([1, 0]))
+    ev = evaluate(run, qrels, ["AP", "nDCG@10", "PRES"], average="run")
+    assert ev.per_query()["q2"] == {"AP": 0.0, "nDCG@10": 0.0, "PRES@1000": 0.0}
+    assert ev.mean()["AP"] == 0.5
+    assert set(_pytrec(run, qrels)) == {"q1", "q2"}
+
+
+def test_depth_limits_the_ranks_that_count():
+    run, qrels = _run_with_relevant_at([3], n_relevant=1, length=10)
+    assert evaluate(run, qrels, ["RR"], depth=2).mean()["RR"] == 0.0
+    assert evaluate(run, qrels, ["RR"], depth=3).mean()["RR"] == pytest.approx(1 / 3)
+
+
+# --------------------------------------------------------------------------- names
+
+@pytest.mark.parametrize("name, canonical", [
+    ("AP", "AP"), ("map", "AP"), ("MAP", "AP"), ("map_cut_10", "AP@10"), ("PRES@1000", "PRES@1000"),
+    ("nDCG@10", "nDCG@10"), ("NDCG@5", "nDCG@5"), ("ndcg_cut_10", "nDCG@10"), ("P@10", "P@10"),
+    ("P_10", "P@10"), ("R@1000", "R@1000"), ("recall_1000", "R@1000"), ("RR", "RR"), ("MRR", "RR"),
+    ("recip_rank", "RR"), ("P_mr@5", "P_mr@5"), ("p_r@5", "P_r@5"), ("MRR_mr", "MRR_mr"), ("mrr_r", "MRR_r"),
+])
+def test_measure_names_are_parsed_as_users_write_them(name, canonical):
+    assert parse_measure(name).name == canonical
+
+
+@pytest.mark.parametrize("name, message", [("foo", "unknown measure 'foo'"), ("P", "needs a cutoff"),
+                                           ("P@0", "at least 1"), ("MRR_mr@5", "takes no cutoff")])
+def test_bad_measure_names_give_a_clear_error(name, message):
+    with pytest.raises(ClirkitError, match=message):
+        parse_measure(name)
+
+
+# --------------------------------------------------------------------------- bad input
+
+QRELS = Qrels(np.array(["q1", "q1"]), np.array(["a", "b"]), np.array([1, 0]))
+
+
+def test_run_whose_queries_are_all_absent_from_the_qrels_is_an_error():
+    run = Run(np.array(["x1", "x2"]), np.array(["a", "a"]), np.array([1.0, 1.0]))
+    with pytest.raises(ClirkitError, match="none of the run's 2 queries"):
+        evaluate(run, QRELS)
+
+
+def test_duplicate_docid_in_a_query_is_an_error():
+    run = Run(np.array(["q1"] * 3), np.array(["a", "c", "a"]), np.array([3.0, 2.0, 1.0]))
+    with pytest.raises(ClirkitError, match="document a more than once for query q1"):
+        evaluate(run, QRELS)
+
+
+def test_same_docid_in_two_queries_is_fine():
+    run = Run(np.array(["q1", "q2"]), np.array(["a", "a"]), np.array([1.0, 1.0]))
+    qrels = Qrels(np.array(["q1", "q2"]), np.array(["a", "a"]), np.array([1, 1]))
+    assert evaluate(run, qrels, ["AP"]).mean()["AP"] == 1.0
+
+
+def test_nan_score_is_an_error():
+    run = Run(np.array(["q1", "q1"]), np.array(["a", "b"]), np.array([1.0, np.nan]))
+    with pytest.raises(ClirkitError, match="document b is NaN"):
+        evaluate(run, QRELS)
+
+
+def test_empty_run_and_empty_qrels_are_errors():
+    empty = Run(np.array([], dtype=str), np.array([], dtype=str), np.array([]))
+    with pytest.raises(ClirkitError, match="run is empty"):
+        evaluate(empty, QRELS)
+    run = Run(np.array(["q1"]), np.array(["a"]), np.array([1.0]))
+    with pytest.raises(ClirkitError, match="qrels are empty"):
+        evaluate(run, Qrels(np.array([], dtype=str), np.array([], dtype=str), np.array([], dtype=int)))
+
+
+def test_qrels_judging_a_document_twice_is_an_error():
+    run = Run(np.array(["q1"]), np.array(["a"]), np.array([1.0]))
+    with pytest.raises(ClirkitError, match="judge document a twice"):
+        evaluate(run, Qrels(np.array(["q1", "q1"]), np.array(["a", "a"]), np.array([1, 0])))
+
+
+def test_hash_collisions_fall_back_to_the_exact_join(monkeypatch):
+    run, qrels = _random_tied_run(3)
+    fast = evaluate(run, qrels, list(PARITY))
+    monkeypatch.setattr(metrics, "_docid_hash", lambda docids: np.zeros(len(docids), dtype=np.uint64))
+    slow = evaluate(run, qrels, list(PARITY))
+    np.testing.assert_array_equal(fast.values, slow.values)
+    dup = Run(np.array(["q1"] * 2), np.array(["a", "a"]), np.array([2.0, 1.0]))
+    with pytest.raises(ClirkitError, match="more than once"):
+        evaluate(dup, QRELS)
+
+
+def test_bad_options_are_errors():
+    run = Run(np.array(["q1"]), np.array(["a"]), np.array([1.0]))
+    for kwargs, message in [({"ties": "x"}, "ties"), ({"average": "x"}, "average"), ({"depth": 0}, "depth"),
+                            ({"main_grade": 0}, "main_grade")]:
+        with pytest.raises(ClirkitError, match=message):
+            evaluate(run, QRELS, **kwargs)
