@@ -1,0 +1,362 @@
+"""Translation tables: IBM Model 1 (hand-computed EM and a position-wise oracle), pruning and
+interpolation (hand-computed), Moses / npz / dictionary files."""
+from __future__ import annotations
+
+import gzip
+import math
+import shutil
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from clirkit.errors import ClirkitError
+from clirkit.translation import (NULL, TranslationTable, interpolate, load_freedict, load_moses, load_muse,
+                                 load_npz_table, load_pairs, load_table, prune, save_moses, save_npz_table,
+                                 save_table, train_ibm1)
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+# the classic example (Koehn, Statistical Machine Translation, ch. 4), Spanish -> English
+CASA_ES = [["la", "casa"], ["la", "casa", "verde"], ["la", "flor"]]
+CASA_EN = [["the", "house"], ["the", "green", "house"], ["the", "flower"]]
+
+# Gen 1:3-5, RV1909 and WEB, tokenized (repeated words on both sides)
+GEN_ES = [["y", "dijo", "dios", "sea", "la", "luz", "y", "fué", "la", "luz"],
+          ["y", "vió", "dios", "que", "la", "luz", "era", "buena", "y", "apartó", "dios", "la", "luz", "de",
+           "las", "tinieblas"],
+          ["y", "llamó", "dios", "á", "la", "luz", "día", "y", "á", "las", "tinieblas", "llamó", "noche"]]
+GEN_EN = [["god", "said", "let", "there", "be", "light", "and", "there", "was", "light"],
+          ["god", "saw", "the", "light", "and", "saw", "that", "it", "was", "good", "god", "divided", "the",
+           "light", "from", "the", "darkness"],
+          ["god", "called", "the", "light", "day", "and", "the", "darkness", "he", "called", "night"]]
+
+
+def naive_ibm1(source, target, iterations):
+    """Textbook Model 1 EM, one position at a time (the oracle)."""
+    source = [[NULL] + s for s in source]
+    t = defaultdict(lambda: 1.0)
+    for _ in range(iterations):
+        count, total = defaultdict(float), defaultdict(float)
+        for fs, es in zip(source, target):
+            for e in es:
+                z = sum(t[(e, f)] for f in fs)
+                for f in fs:
+                    c = t[(e, f)] / z
+                    count[(e, f)] += c
+                    total[f] += c
+        t = defaultdict(float, {(e, f): c / total[f] for (e, f), c in count.items()})
+    return t
+
+
+# ---------------------------------------------------------------------------------------------
+# IBM Model 1
+
+def test_ibm1_first_iteration_equals_hand_computed_expected_counts():
+    table = train_ibm1(CASA_ES, CASA_EN, iterations=1)
+    # uniform start: each English word is aligned to each of the l+1 source words (NULL included)
+    # with posterior 1/(l+1); pairs have l+1 = 3, 4, 3
+    c_la = {"the": 1/3 + 1/4 + 1/3, "house": 1/3 + 1/4, "green": 1/4, "flower": 1/3}
+    total_la = 2/3 + 3/4 + 2/3
+    c_casa = {"the": 1/3 + 1/4, "house": 1/3 + 1/4, "green": 1/4}
+    total_casa = 2/3 + 3/4
+    got = {f: dict(table.translations(f)) for f in table.source_vocab.tolist()}
+    assert got["la"] == pytest.approx({e: c / total_la for e, c in c_la.items()}, abs=1e-15)
+    assert got[NULL] == got["la"]                      # NULL occurs once per pair, like "la"
+    assert got["casa"] == pytest.approx({e: c / total_casa for e, c in c_casa.items()}, abs=1e-15)
+    assert got["verde"] == pytest.approx({"the": 1/3, "green": 1/3, "house": 1/3}, abs=1e-15)
+    assert got["flor"] == pytest.approx({"the": 1/2, "flower": 1/2}, abs=1e-15)
+    assert got["la"]["the"] == pytest.approx(11 / 25, abs=1e-15)
+
+
+def test_ibm1_equals_positionwise_oracle_on_verses_with_repeated_words():
+    table = train_ibm1(GEN_ES, GEN_EN, iterations=5)
+    oracle = naive_ibm1(GEN_ES, GEN_EN, 5)
+    assert table.nnz == len(oracle)
+    for f in table.source_vocab.tolist():
+        for e, p in table.translations(f):
+            assert p == pytest.approx(oracle[(e, f)], rel=1e-12)
+
+
+def test_ibm1_converges_to_the_obvious_word_pairs():
+    table = train_ibm1(CASA_ES, CASA_EN, iterations=30)
+    best = {f: table.translations(f, 1)[0] for f in ("casa", "verde", "flor", "la")}
+    assert {f: e for f, (e, _) in best.items()} == {"casa": "house", "verde": "green", "flor": "flower",
+                                                    "la": "the"}
+    assert best["casa"][1] > 0.99 and best["flor"][1] > 0.99 and best["verde"][1] > 0.99
+
+
+def test_ibm1_rows_sum_to_one_and_log_likelihood_never_decreases():
+    table = train_ibm1(GEN_ES + CASA_ES, GEN_EN + CASA_EN, iterations=8)
+    np.testing.assert_allclose(table.row_sums(), 1.0, rtol=0, atol=1e-12)
+    ll = table.params["log_likelihood"]
+    assert len(ll) == 8 and all(b >= a - 1e-9 for a, b in zip(ll, ll[1:]))
+
+
+def test_ibm1_is_deterministic_and_direction_swaps_vocabularies():
+    a = train_ibm1(GEN_ES, GEN_EN)
+    b = train_ibm1(GEN_ES, GEN_EN)
+    assert np.array_equal(a.probs.data, b.probs.data) and np.array_equal(a.probs.indices, b.probs.indices)
+    reverse = train_ibm1(GEN_EN, GEN_ES)
+    assert "dios" in reverse.target_vocab and "god" in reverse.source_vocab
+
+
+def test_ibm1_without_null_has_no_null_row():
+    table = train_ibm1(CASA_ES, CASA_EN, iterations=1, null=False)
+    assert NULL not in table.source_vocab
+    assert table.translations("flor") == [("flower", 0.5), ("the", 0.5)]
+
+
+def test_ibm1_skips_pairs_with_an_empty_side_and_rejects_strings():
+    table = train_ibm1(CASA_ES + [[], ["sol"]], CASA_EN + [["sun"], []], iterations=2)
+    assert table.params["n_pairs"] == 3 and table.params["n_pairs_skipped"] == 2
+    assert "sol" not in table
+    with pytest.raises(TypeError, match="list of tokens"):
+        train_ibm1(["la casa"], [["the", "house"]])
+    with pytest.raises(ValueError, match="2 source sentences but 1"):
+        train_ibm1(CASA_ES[:2], CASA_EN[:1])
+
+
+# ---------------------------------------------------------------------------------------------
+# table lookups
+
+def small_table() -> TranslationTable:
+    # source word "a": w .5, x .45, y .04, z .01; "b": x .004, y .996; "c": q 1
+    return TranslationTable.from_triples(["a", "a", "a", "a", "b", "b", "c"], ["w", "x", "y", "z", "x", "y", "q"],
+                                         [0.5, 0.45, 0.04, 0.01, 0.004, 0.996, 1.0])
+
+
+def test_translations_are_sorted_by_probability_then_word_and_unknown_is_empty():
+    table = TranslationTable.from_triples(["f", "f", "f"], ["c", "b", "a"], [0.25, 0.5, 0.25])
+    assert table.translations("f") == [("b", 0.5), ("a", 0.25), ("c", 0.25)]
+    assert table.translations("f", 1) == [("b", 0.5)]
+    assert table.translations("unknown") == [] and "unknown" not in table
+    tie = TranslationTable.from_triples(["g", "g"], ["zeta", "alfa"], [0.5, 0.5])
+    assert tie.target_vocab[tie.best_targets()[0]] == "alfa"
+
+
+# ---------------------------------------------------------------------------------------------
+# pruning and interpolation (SPEC §4)
+
+def test_prune_defaults_keep_the_option_that_crosses_c_then_renormalize():
+    pruned = prune(small_table())               # L = 0.005, C = 0.95
+    # a: w (.5) then x (.45) reaches .95 -> stop; b: x (.004) < L dropped; y alone
+    assert dict(pruned.translations("a")) == pytest.approx({"w": 0.5 / 0.95, "x": 0.45 / 0.95}, abs=1e-15)
+    assert pruned.translations("b") == [("y", 1.0)]
+    assert pruned.translations("c") == [("q", 1.0)]
+
+
+def test_prune_cumulative_keeps_the_crossing_option():
+    pruned = prune(small_table(), min_prob=0.0, cumulative=0.9)
+    # .5 < .9, .5+.45 = .95 crosses .9 -> x is kept, y is not
+    assert dict(pruned.translations("a")) == pytest.approx({"w": 0.5 / 0.95, "x": 0.45 / 0.95}, abs=1e-15)
+    pruned = prune(small_table(), min_prob=0.0, cumulative=0.99)
+    assert dict(pruned.translations("a")) == pytest.approx({"w": 0.5 / 0.99, "x": 0.45 / 0.99, "y": 0.04 / 0.99},
+                                                           abs=1e-15)
+
+
+def test_prune_stopwords_before_cumulative_and_at_most_m_options():
+    pruned = prune(small_table(), min_prob=0.0, cumulative=0.95, target_stopwords=["w"])
+    # without w: x .45, y .04, z .01 never reach .95 -> all kept, renormalized by .5
+    assert dict(pruned.translations("a")) == pytest.approx({"x": 0.9, "y": 0.08, "z": 0.02}, abs=1e-15)
+    pruned = prune(small_table(), min_prob=0.0, cumulative=None, max_options=1)
+    assert pruned.translations("a") == [("w", 1.0)] and pruned.translations("b") == [("y", 1.0)]
+    raw = prune(small_table(), min_prob=0.04, cumulative=None, renormalize=False)
+    assert dict(raw.translations("a")) == {"w": 0.5, "x": 0.45, "y": 0.04}
+
+
+def test_prune_row_losing_every_option_stays_known_but_empty():
+    pruned = prune(small_table(), target_stopwords=["q"])
+    assert pruned.translations("c") == [] and "c" in pruned.source_index
+
+
+def test_prune_equals_a_per_row_python_reference_on_random_tables():
+    rng = np.random.default_rng(7)
+    dense = rng.dirichlet(np.full(30, 0.3), size=40) * (rng.random((40, 30)) < 0.6)
+    table = TranslationTable(np.array([f"f{i:02d}" for i in range(40)]), np.array([f"e{j:02d}" for j in range(30)]),
+                             sp.csr_matrix(dense))
+    pruned = prune(table, min_prob=0.01, cumulative=0.8, max_options=5, target_stopwords=["e03", "e17"])
+    for i in range(40):
+        options = sorted(((p, f"e{j:02d}") for j, p in enumerate(dense[i]) if p >= 0.01 and j not in (3, 17)),
+                         key=lambda x: (-x[0], x[1]))
+        kept, mass = [], 0.0
+        for p, e in options:
+            if mass >= 0.8 - 1e-12 or len(kept) == 5:
+                break
+            kept.append((e, p))
+            mass += p
+        total = sum(p for _, p in kept)
+        expected = [(e, p / total) for e, p in kept]
+        got = pruned.translations(f"f{i:02d}")
+        assert [e for e, _ in got] == [e for e, _ in expected]
+        np.testing.assert_allclose([p for _, p in got], [p for _, p in expected], rtol=1e-13)
+
+
+def test_interpolate_over_the_union_then_renormalize():
+    other = TranslationTable.from_triples(["a", "d"], ["w", "v"], [1.0, 1.0])
+    mixed = interpolate(small_table(), other, 0.6)
+    assert mixed.source_vocab.tolist() == ["a", "b", "c", "d"]
+    # a: .6 * (.5, .45, .04, .01) + .4 * (w: 1) sums to 1 already
+    assert dict(mixed.translations("a")) == pytest.approx({"w": 0.6 * 0.5 + 0.4, "x": 0.6 * 0.45,
+                                                          "y": 0.6 * 0.04, "z": 0.6 * 0.01}, abs=1e-15)
+    # words known to one table keep its (renormalized) distribution
+    assert mixed.translations("d") == [("v", 1.0)]
+    assert dict(mixed.translations("b")) == pytest.approx({"x": 0.004, "y": 0.996}, abs=1e-15)
+    half = TranslationTable.from_triples(["a"], ["u"], [0.5])         # a row summing to .5
+    mixed = interpolate(half, other, 0.5)
+    assert dict(mixed.translations("a")) == pytest.approx({"u": 0.25 / 0.75, "w": 0.5 / 0.75}, abs=1e-15)
+    with pytest.raises(ValueError):
+        interpolate(half, other, 1.5)
+
+
+# ---------------------------------------------------------------------------------------------
+# Moses and npz files
+
+def assert_same_table(a: TranslationTable, b: TranslationTable) -> None:
+    assert a.source_vocab.tolist() == b.source_vocab.tolist()
+    assert a.target_vocab.tolist() == b.target_vocab.tolist()
+    assert np.array_equal(a.probs.indptr, b.probs.indptr) and np.array_equal(a.probs.indices, b.probs.indices)
+    assert np.array_equal(a.probs.data, b.probs.data)
+
+
+def test_moses_round_trip_is_exact_and_lines_are_e_f_p(tmp_path):
+    table = train_ibm1(GEN_ES, GEN_EN, iterations=5)
+    path = tmp_path / "lex.e2f"
+    save_moses(table, path)
+    first = path.read_text(encoding="utf-8").splitlines()[0].split()
+    e, f, p = first[0], first[1], float(first[2])
+    assert dict(table.translations(f))[e] == p
+    assert_same_table(table, load_moses(path))
+    save_table(table, tmp_path / "lex.e2f.gz")
+    assert_same_table(table, load_table(tmp_path / "lex.e2f.gz"))
+
+
+def test_npz_round_trip_keeps_params_and_detects_format(tmp_path):
+    table = train_ibm1(GEN_ES, GEN_EN, iterations=3)
+    save_table(table, tmp_path / "t.npz")
+    back = load_table(tmp_path / "t.npz")
+    assert_same_table(table, back)
+    assert back.params["iterations"] == 3 and back.params["log_likelihood"] == table.params["log_likelihood"]
+    shutil.copy(tmp_path / "t.npz", tmp_path / "renamed.bin")
+    assert_same_table(table, load_table(tmp_path / "renamed.bin"))     # detected by content
+
+
+def test_npz_load_rejects_other_kinds_versions_and_inconsistent_shapes(tmp_path):
+    from clirkit.npzio import save_npz
+
+    table = small_table()
+    arrays = {"source_vocab": table.source_vocab, "target_vocab": table.target_vocab,
+              "indptr": table.probs.indptr, "indices": table.probs.indices, "data": table.probs.data}
+    header = {"n_source": 3, "n_target": 5, "nnz": 7, "params": {}}
+    save_npz(tmp_path / "v9.npz", "translation-table", 9, header, arrays)
+    with pytest.raises(ClirkitError, match="version 9"):
+        load_npz_table(tmp_path / "v9.npz")
+    save_npz(tmp_path / "index.npz", "index", 1, header, arrays)
+    with pytest.raises(ClirkitError, match="not a clirkit translation-table"):
+        load_npz_table(tmp_path / "index.npz")
+    save_npz(tmp_path / "shape.npz", "translation-table", 1, {**header, "n_source": 4}, arrays)
+    with pytest.raises(ClirkitError, match="corrupt translation table"):
+        load_npz_table(tmp_path / "shape.npz")
+    save_npz(tmp_path / "cols.npz", "translation-table", 1, header, {**arrays, "indices": arrays["indices"] + 9})
+    with pytest.raises(ClirkitError, match="outside the target vocabulary"):
+        load_npz_table(tmp_path / "cols.npz")
+    (tmp_path / "junk.npz").write_bytes(b"not a zip")
+    with pytest.raises(ClirkitError, match="junk.npz"):
+        load_npz_table(tmp_path / "junk.npz")
+
+
+@pytest.mark.parametrize("line,problem", [
+    ("casa house", "expected 3 fields 'e f p', got 2"),
+    ("casa house 0.5 x", "expected 3 fields 'e f p', got 4"),
+    ("casa house half", "probability 'half' is not a number"),
+    ("casa house 1.5", "probability 1.5 is not in [0, 1]"),
+    ("casa house nan", "is not in [0, 1]"),
+    ("casa house 0.5", "pair casa house repeats line 1"),
+])
+def test_moses_bad_line_reports_file_and_line(tmp_path, line, problem):
+    path = tmp_path / "bad.e2f"
+    path.write_text(f"casa house 0.5\nla the 1.0\n{line}\n", encoding="utf-8")
+    with pytest.raises(ClirkitError) as err:
+        load_moses(path)
+    assert str(err.value).startswith(f"{path}:3: ") and problem in str(err.value)
+
+
+def test_moses_empty_file_and_words_with_spaces_are_errors(tmp_path):
+    (tmp_path / "empty").write_text("\n", encoding="utf-8")
+    with pytest.raises(ClirkitError, match="empty translation table"):
+        load_moses(tmp_path / "empty")
+    spaced = TranslationTable.from_triples(["a bordo"], ["aboard"], [1.0])
+    with pytest.raises(ClirkitError, match="without spaces"):
+        save_moses(spaced, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# dictionaries
+
+def test_pairs_dictionary_gives_uniform_probabilities(tmp_path):
+    path = tmp_path / "dict.txt"
+    path.write_text("luz\tlight\nluz light\nluz\tLamp\ntierra earth\ntierra\tland\nDios God\n", encoding="utf-8")
+    table = load_pairs(path)
+    assert table.translations("luz") == [("lamp", 0.5), ("light", 0.5)]       # duplicate counted once
+    assert table.translations("tierra") == [("earth", 0.5), ("land", 0.5)]
+    assert table.translations("dios") == [("god", 1.0)]
+    assert load_pairs(path, lowercase=False).translations("Dios") == [("God", 1.0)]
+    path.write_text("luz light\nluz\n", encoding="utf-8")
+    with pytest.raises(ClirkitError, match=r"dict.txt:2: expected 2 fields"):
+        load_pairs(path)
+
+
+needs_muse = pytest.mark.skipif(not (SHARED / "muse" / "es-en.dict").exists(), reason="../shared/data/muse absent")
+
+
+@needs_muse
+def test_muse_lines_are_target_at_source(tmp_path):
+    # a slice of the real file, made at test time (MUSE files are not copied into the repository)
+    lines = (SHARED / "muse" / "es-en.dict").read_text(encoding="utf-8").splitlines()[:400]
+    (tmp_path / "es-en.dict").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    table = load_table(tmp_path / "es-en.dict")
+    pairs = [line.split(" @ ") for line in lines]
+    first_target, first_source = pairs[0]                      # "that @ que": Spanish que -> that
+    translations = {e for f, e in ((s, t) for t, s in pairs) if f == first_source}
+    assert {e for e, _ in table.translations(first_source)} == translations
+    assert table.translations(first_source)[0][1] == pytest.approx(1 / len(translations))
+    assert first_target in dict(table.translations(first_source))
+    (tmp_path / "bad.dict").write_text("that @ que\nthe los\n", encoding="utf-8")
+    with pytest.raises(ClirkitError, match=r"bad.dict:2: expected 'target @ source'"):
+        load_muse(tmp_path / "bad.dict")
+
+
+needs_freedict = pytest.mark.skipif(not (SHARED / "freedict" / "freedict-spa-eng.index").exists(),
+                                    reason="../shared/data/freedict absent")
+
+
+@needs_freedict
+def test_freedict_entries_are_parsed_into_single_word_translations():
+    table = load_freedict(SHARED / "freedict" / "freedict-spa-eng.index")
+    # entry: "único /ˈuniko/\n1. alone, only, sole, solitary\n2. unique\n"
+    assert table.translations("único") == [(e, 0.2) for e in ("alone", "only", "sole", "solitary", "unique")]
+    # entry: "a /ˈa/\n1. at, to, toward, towards\n2. a, in, inside, into, on, per, within\n"
+    assert len(table.translations("a")) == 11
+    assert not any(w.startswith("00database") for w in table.source_vocab.tolist())
+    assert "a bordo" not in table.source_index and table.params["n_multiword_dropped"] > 0
+    french = load_freedict(SHARED / "freedict" / "freedict-fra-eng.index")
+    # "abattis ... 2.  [cul] giblets": the [cul] label is not a translation
+    assert {e for e, _ in french.translations("abattis")} == {"debris", "rubbish", "rubble", "giblets"}
+
+
+def test_freedict_bad_index_line_reports_file_and_line(tmp_path):
+    body = b"casa /k/\nhouse, home\n"
+    length = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"[len(body)]     # dictd base64 digit
+    with gzip.open(tmp_path / "x.dict.dz", "wb") as fh:
+        fh.write(body)
+    (tmp_path / "x.index").write_text(f"casa\tA\t{length}\nluz\tA\n", encoding="utf-8")
+    with pytest.raises(ClirkitError, match=r"x.index:2: expected 3 tab-separated fields"):
+        load_freedict(tmp_path / "x.index")
+    (tmp_path / "x.index").write_text(f"casa\tA\t{length}\n", encoding="utf-8")
+    assert load_freedict(tmp_path / "x.index").translations("casa") == [("home", 0.5), ("house", 0.5)]
+    (tmp_path / "x.index").write_text("casa\tA\tZZ\n", encoding="utf-8")
+    with pytest.raises(ClirkitError, match="runs past the end"):
+        load_freedict(tmp_path / "x.index")
