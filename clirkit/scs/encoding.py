@@ -1,0 +1,92 @@
+"""Token lists to sparse averaging matrices, and word-vector files.
+
+A text becomes one row of a CSR matrix over the vocabulary whose entries are
+``count(word) / number of known tokens``, so ``A @ E`` is the mean embedding
+over the text's real (in-vocabulary) tokens: no padding ever enters a mean.
+"""
+from __future__ import annotations
+
+import itertools
+import os
+from typing import Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from clirkit.errors import ClirkitError, located
+from clirkit.fileio import display_name, iter_lines
+
+
+def _check_token_lists(token_lists: Sequence[Sequence[str]], what: str) -> None:
+    for i, tokens in enumerate(token_lists):
+        if isinstance(tokens, str):
+            raise TypeError(f"{what} {i} is a str; expected a list of tokens (tokenize it first)")
+        break
+
+
+def vocabulary_of(token_lists: Sequence[Sequence[str]], extra: Sequence[str] = ()) -> np.ndarray:
+    """Sorted unique words of ``token_lists`` plus ``extra`` (str array)."""
+    _check_token_lists(token_lists, "text")
+    words = list(itertools.chain.from_iterable(token_lists)) + list(extra)
+    if not words:
+        return np.zeros(0, dtype="<U1")
+    return np.unique(np.asarray(words, dtype=str))
+
+
+def averaging_matrix(token_lists: Sequence[Sequence[str]], vocabulary: np.ndarray) -> sp.csr_matrix:
+    """CSR ``(n_texts x len(vocabulary))``: each row averages its known tokens.
+
+    Tokens not in the (sorted) ``vocabulary`` are ignored; a text with no
+    known token gets an all-zero row (its mean embedding is the zero vector).
+    """
+    _check_token_lists(token_lists, "text")
+    lengths = np.fromiter((len(t) for t in token_lists), dtype=np.int64, count=len(token_lists))
+    flat = np.asarray(list(itertools.chain.from_iterable(token_lists)), dtype=str)
+    rows = np.repeat(np.arange(len(token_lists), dtype=np.int64), lengths)
+    if len(vocabulary) and len(flat):
+        pos = np.minimum(np.searchsorted(vocabulary, flat), len(vocabulary) - 1)
+        known = vocabulary[pos] == flat
+    else:
+        pos, known = np.zeros(len(flat), dtype=np.int64), np.zeros(len(flat), dtype=bool)
+    rows, cols = rows[known], pos[known]
+    n_known = np.bincount(rows, minlength=len(token_lists)).astype(np.float64)
+    data = 1.0 / n_known[rows] if len(rows) else np.zeros(0)
+    matrix = sp.csr_matrix((data, (rows, cols)), shape=(len(token_lists), len(vocabulary)))
+    matrix.sum_duplicates()
+    matrix.sort_indices()
+    return matrix
+
+
+def read_word_vectors(path: str | os.PathLike[str], dim: int) -> tuple[np.ndarray, np.ndarray]:
+    """Read a word-vector text file: lines ``word v1 ... v_dim`` (word2vec/GloVe text).
+
+    A first line of two integers (word2vec's ``count dim`` header) is skipped.
+    Returns ``(words, vectors)`` with words as a str array and vectors as
+    float64 ``(n, dim)``. A later duplicate of a word is an error.
+    """
+    name = display_name(path)
+    words: list[str] = []
+    rows: list[list[float]] = []
+    seen: dict[str, int] = {}
+    for lineno, line in iter_lines(path):
+        parts = line.rstrip().split(" ")
+        if lineno == 1 and len(parts) == 2 and all(p.isdigit() for p in parts):
+            continue
+        if len(parts) != dim + 1:
+            raise located(name, lineno, f"expected a word and {dim} numbers, got {len(parts)} fields "
+                                        f"(the model's --dim is {dim})")
+        try:
+            values = [float(x) for x in parts[1:]]
+        except ValueError:
+            raise located(name, lineno, "a vector component is not a number") from None
+        if parts[0] in seen:
+            raise located(name, lineno, f"word {parts[0]!r} already given on line {seen[parts[0]]}")
+        seen[parts[0]] = lineno
+        words.append(parts[0])
+        rows.append(values)
+    if not words:
+        raise ClirkitError(f"{name}: no word vectors in the file")
+    vectors = np.asarray(rows, dtype=np.float64)
+    if not np.all(np.isfinite(vectors)):
+        raise ClirkitError(f"{name}: the vectors contain inf or nan")
+    return np.asarray(words, dtype=str), vectors

@@ -1,0 +1,601 @@
+"""The SCS model (Liu, Zhang, Goldwasser, Wang, COLING 2020) in numpy, with hand-derived gradients.
+
+Encoders: ``f_q(q) = tanh(A_q E_q)`` and ``f_d(d) = tanh(A_d E_d)`` where
+``A`` averages a text's real (in-vocabulary) tokens (:mod:`.encoding`) and
+``E`` are the embedding tables (``dim`` columns). Relevance is the smooth
+cosine ``r = f_q . f_d / ((|f_q| + eps)(|f_d| + eps))`` (``r = 0`` when a
+vector is zero). Losses are in :mod:`.losses`, the optimizer in :mod:`.optim`.
+
+Backward pass, for one batch of (query, document) pairs with ``g = dL/dr``::
+
+    dL/df_q = g * ( f_d / ((|f_q|+eps)(|f_d|+eps)) - r f_q / ((|f_q|+eps)|f_q|) )
+    dL/da_q = dL/df_q * (1 - f_q^2)          (a_q = A_q E_q, summed over the pairs of each query)
+    dL/dE_q = A_q^T dL/da_q                  (a sparse product over the batch's words only)
+
+and symmetrically for documents.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from clirkit.errors import ClirkitError
+from clirkit.npzio import load_npz, save_npz
+from clirkit.progress import progress, say
+from clirkit.run import Qrels, Run
+from clirkit.scs import losses
+from clirkit.scs.encoding import averaging_matrix, vocabulary_of
+from clirkit.scs.optim import Adam
+
+FORMAT_VERSION = 1
+KIND = "scs-model"
+PAIR_WEIGHTS = ("uniform", "grade")
+
+
+@dataclass
+class TrainingData:
+    """Training units built by :meth:`SCSModel.prepare`.
+
+    Pointwise losses use ``(query, doc, grade)`` rows; pairwise losses use
+    ``(query, pos, neg, weight)`` triplets. Indices point into the training
+    queries' and the documents' averaging matrices ``A_q`` and ``A_d``.
+    """
+
+    A_q: sp.csr_matrix
+    A_d: sp.csr_matrix
+    query: np.ndarray
+    doc: np.ndarray = None
+    grade: np.ndarray = None
+    pos: np.ndarray = None
+    neg: np.ndarray = None
+    weight: np.ndarray = None
+
+    def __len__(self) -> int:
+        return len(self.query)
+
+    def take(self, idx: np.ndarray) -> "TrainingData":
+        pick = lambda a: None if a is None else a[idx]  # noqa: E731
+        return TrainingData(self.A_q, self.A_d, self.query[idx], pick(self.doc), pick(self.grade),
+                            pick(self.pos), pick(self.neg), pick(self.weight))
+
+
+class _Rows:
+    """Rows ``rows`` of a CSR averaging matrix as flat triplets, for a forward and backward pass.
+
+    ``entry_row`` (position in ``rows``), ``col`` and ``weight`` list the
+    nonzeros in row order; ``words`` are the distinct columns and
+    ``word_of`` maps each nonzero to its position in ``words``. Gathered with
+    numpy indexing only (no scipy object construction in the training loop).
+    """
+
+    def __init__(self, A: sp.csr_matrix, rows: np.ndarray) -> None:
+        starts, ends = A.indptr[rows], A.indptr[rows + 1]
+        lengths = ends - starts
+        self.n = len(rows)
+        self.entry_row = np.repeat(np.arange(self.n), lengths)
+        offsets = np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
+        take = offsets + np.arange(len(self.entry_row))
+        self.col, self.weight = A.indices[take], A.data[take]
+        self.nonempty = np.flatnonzero(lengths)
+        self.row_starts = (np.cumsum(lengths) - lengths)[self.nonempty]
+        self.words, self.word_of = np.unique(self.col, return_inverse=True)
+        order = np.argsort(self.word_of, kind="stable")
+        self._order = order
+        self._word_starts = np.flatnonzero(np.r_[True, self.word_of[order][1:] != self.word_of[order][:-1]]) \
+            if len(order) else np.zeros(0, dtype=np.int64)
+
+    def mean(self, E: np.ndarray) -> np.ndarray:
+        """``A[rows] @ E`` (``n x dim``)."""
+        out = np.zeros((self.n, E.shape[1]))
+        if len(self.col):
+            out[self.nonempty] = np.add.reduceat(self.weight[:, None] * E[self.col], self.row_starts, axis=0)
+        return out
+
+    def back(self, grad_mean: np.ndarray) -> np.ndarray:
+        """``(A[rows]^T @ grad_mean)`` restricted to ``words`` (``len(words) x dim``)."""
+        if not len(self.col):
+            return np.zeros((0, grad_mean.shape[1]))
+        contrib = self.weight[:, None] * grad_mean[self.entry_row]
+        return np.add.reduceat(contrib[self._order], self._word_starts, axis=0)
+
+
+def _unit_norm(F: np.ndarray, eps: float) -> np.ndarray:
+    """``F / (|F| + eps)`` row-wise, zero rows staying zero."""
+    norm = np.linalg.norm(F, axis=1) + eps
+    out = np.zeros_like(F)
+    np.divide(F, norm[:, None], out=out, where=norm[:, None] > 0)
+    return out
+
+
+class SCSModel:
+    """Smooth-cosine bilingual retrieval model trained with SOSL, MSE or a pairwise rank loss.
+
+    Args:
+        dim: embedding dimension (64 in the paper).
+        eps: smoothing of the cosine (``eps = 0`` is the plain cosine).
+        loss: ``sosl`` | ``mse`` (pointwise) | ``hinge`` | ``logistic`` | ``exp`` (pairwise).
+        thresholds: SOSL's inner thresholds; grades 0..len(thresholds) are allowed.
+        mse_targets: MSE's target score per grade; default the middle of each SOSL segment.
+        margin: the hinge loss's margin.
+        pair_weight: pairwise losses: ``uniform`` (1) or ``grade`` (grade(d+) - grade(d-)).
+        max_pairs_per_query: pairwise losses: sample at most this many triplets per query (None: all).
+        lr, batch_size, epochs: Adam learning rate, units per batch, passes over the units.
+        negatives: irrelevant documents sampled per training query (once, before training).
+        init_scale: standard deviation of the random normal embedding initialization.
+        lazy_adam: update only the rows a batch touches (faster; not the textbook Adam).
+        query_lang, doc_lang: languages of the analyzers used when texts are given.
+        random_state: seed of initialization, negative sampling and shuffling.
+
+    Learned attributes: ``query_vocab_``, ``doc_vocab_`` (sorted str arrays),
+    ``query_embeddings_``, ``doc_embeddings_`` (float64), ``history_`` (per
+    epoch: mean loss and mean gradient norm), ``query_analyzer_`` and
+    ``doc_analyzer_`` (settings dicts, None when fitted on tokens).
+    """
+
+    def __init__(self, dim: int = 64, eps: float = 1.0, loss: str = "sosl",
+                 thresholds: Sequence[float] = (0.2, 0.7), mse_targets: Sequence[float] | None = None,
+                 margin: float = 0.2, pair_weight: str = "uniform", max_pairs_per_query: int | None = None,
+                 lr: float = 0.01, batch_size: int = 128, epochs: int = 10, negatives: int = 40,
+                 init_scale: float = 0.1, lazy_adam: bool = False, query_lang: str = "en",
+                 doc_lang: str = "es", random_state: int = 0) -> None:
+        self.dim = dim
+        self.eps = eps
+        self.loss = loss
+        self.thresholds = tuple(thresholds)
+        self.mse_targets = None if mse_targets is None else tuple(mse_targets)
+        self.margin = margin
+        self.pair_weight = pair_weight
+        self.max_pairs_per_query = max_pairs_per_query
+        self.lr = lr
+        self.batch_size = batch_size
+        self.epochs = epochs
+        self.negatives = negatives
+        self.init_scale = init_scale
+        self.lazy_adam = lazy_adam
+        self.query_lang = query_lang
+        self.doc_lang = doc_lang
+        self.random_state = random_state
+
+    # parameters ---------------------------------------------------------------------------------
+
+    def get_params(self) -> dict:
+        """The hyper-parameters given to ``__init__`` (JSON-ready)."""
+        return {"dim": self.dim, "eps": self.eps, "loss": self.loss, "thresholds": list(self.thresholds),
+                "mse_targets": None if self.mse_targets is None else list(self.mse_targets),
+                "margin": self.margin, "pair_weight": self.pair_weight,
+                "max_pairs_per_query": self.max_pairs_per_query, "lr": self.lr,
+                "batch_size": self.batch_size, "epochs": self.epochs, "negatives": self.negatives,
+                "init_scale": self.init_scale, "lazy_adam": self.lazy_adam, "query_lang": self.query_lang,
+                "doc_lang": self.doc_lang, "random_state": self.random_state}
+
+    def _validate(self) -> None:
+        def positive_int(name: str, value, zero_ok: bool = False) -> None:
+            if not isinstance(value, (int, np.integer)) or value < (0 if zero_ok else 1):
+                raise ClirkitError(f"{name} must be an integer >= {0 if zero_ok else 1}, got {value!r}")
+
+        positive_int("dim", self.dim)
+        positive_int("batch_size", self.batch_size)
+        positive_int("epochs", self.epochs, zero_ok=True)
+        positive_int("negatives", self.negatives, zero_ok=True)
+        if self.max_pairs_per_query is not None:
+            positive_int("max_pairs_per_query", self.max_pairs_per_query)
+        if not (np.isfinite(self.eps) and self.eps >= 0):
+            raise ClirkitError(f"eps must be >= 0, got {self.eps!r}")
+        if not (np.isfinite(self.lr) and self.lr > 0):
+            raise ClirkitError(f"lr must be > 0, got {self.lr!r}")
+        if self.loss not in losses.LOSSES:
+            raise ClirkitError(f"unknown loss {self.loss!r}; choose one of {', '.join(losses.LOSSES)}")
+        if self.pair_weight not in PAIR_WEIGHTS:
+            raise ClirkitError(f"pair_weight must be one of {', '.join(PAIR_WEIGHTS)}, got {self.pair_weight!r}")
+        full = losses.check_thresholds(self.thresholds)
+        if self.mse_targets is not None and len(self.mse_targets) != len(full) - 1:
+            raise ClirkitError(f"give one MSE target per grade ({len(full) - 1}), got {len(self.mse_targets)}")
+
+    @property
+    def n_grades(self) -> int:
+        return len(self.thresholds) + 1
+
+    # training -----------------------------------------------------------------------------------
+
+    def fit(self, queries: Mapping[str, str], documents: tuple[Sequence[str], Sequence[str]], qrels: Qrels, *,
+            query_vectors: tuple[np.ndarray, np.ndarray] | None = None,
+            doc_vectors: tuple[np.ndarray, np.ndarray] | None = None,
+            quiet: bool = True, jobs: int = 1) -> "SCSModel":
+        """Tokenize texts with the languages' analyzers, then :meth:`fit_tokens`.
+
+        ``queries``: training queries ``{qid: text}``; ``documents``: ``(docids,
+        texts)``, the collection negatives are sampled from; ``qrels``: graded
+        judgments of the training queries. ``*_vectors``: optional ``(words,
+        vectors)`` initializations (:func:`~clirkit.scs.encoding.read_word_vectors`).
+        """
+        from clirkit.analysis import Analyzer
+
+        qa, da = Analyzer(self.query_lang), Analyzer(self.doc_lang)
+        qids = list(queries)
+        q_tokens = qa.tokenize_many([queries[q] for q in qids], quiet=quiet, jobs=jobs, desc="queries")
+        docids, texts = documents
+        d_tokens = da.tokenize_many(list(texts), quiet=quiet, jobs=jobs, desc="documents")
+        self.fit_tokens(qids, q_tokens, list(docids), d_tokens, qrels, query_vectors=query_vectors,
+                        doc_vectors=doc_vectors, quiet=quiet)
+        self.query_analyzer_, self.doc_analyzer_ = qa.to_dict(), da.to_dict()
+        return self
+
+    def fit_tokens(self, query_ids: Sequence[str], query_tokens: Sequence[Sequence[str]],
+                   doc_ids: Sequence[str], doc_tokens: Sequence[Sequence[str]], qrels: Qrels, *,
+                   query_vectors: tuple[np.ndarray, np.ndarray] | None = None,
+                   doc_vectors: tuple[np.ndarray, np.ndarray] | None = None,
+                   quiet: bool = True) -> "SCSModel":
+        """Train on tokenized queries and documents; returns self."""
+        data = self.prepare(query_ids, query_tokens, doc_ids, doc_tokens, qrels,
+                            query_vectors=query_vectors, doc_vectors=doc_vectors, quiet=quiet)
+        self.train(data, quiet=quiet)
+        return self
+
+    def prepare(self, query_ids, query_tokens, doc_ids, doc_tokens, qrels: Qrels, *,
+                query_vectors=None, doc_vectors=None, quiet: bool = True) -> TrainingData:
+        """Build vocabularies, initialize embeddings, sample negatives, list the training units.
+
+        Consumes the random stream in a fixed order (query table, document
+        table, negatives), so the same seed gives the same units.
+        """
+        self._validate()
+        if len(query_ids) != len(query_tokens) or len(doc_ids) != len(doc_tokens):
+            raise ValueError("ids and token lists differ in length")
+        rng = np.random.default_rng(self.random_state)
+        self._rng = rng
+        self.query_analyzer_ = self.doc_analyzer_ = None
+        q_extra = () if query_vectors is None else query_vectors[0]
+        self.query_vocab_ = vocabulary_of(query_tokens, q_extra)
+        self.doc_vocab_ = vocabulary_of(doc_tokens)
+        self.query_embeddings_ = self._init_table(rng, self.query_vocab_, query_vectors, "query")
+        self.doc_embeddings_ = self._init_table(rng, self.doc_vocab_, doc_vectors, "document")
+        A_q = averaging_matrix(query_tokens, self.query_vocab_)
+        A_d = averaging_matrix(doc_tokens, self.doc_vocab_)
+
+        qids = np.asarray(query_ids, dtype=str)
+        dids = np.asarray(doc_ids, dtype=str)
+        q_of, q_ok = _lookup(qids, qrels.qids)
+        d_of, d_ok = _lookup(dids, qrels.docids)
+        dropped = int((~(q_ok & d_ok) & np.isin(qrels.qids, qids)).sum())
+        if dropped:
+            say(f"scs: {dropped} judgments name documents not in the collection; ignored", quiet=quiet)
+        keep = q_ok & d_ok
+        jq, jd = q_of[keep], d_of[keep]
+        jg = np.maximum(qrels.rels[keep], 0)
+        if jg.size and jg.max() >= self.n_grades:
+            raise ClirkitError(f"qrels have grade {jg.max()} but the model has {self.n_grades} grades "
+                               f"(thresholds {' '.join(map(str, self.thresholds))}); give one more threshold "
+                               "per extra grade")
+        if not jq.size:
+            raise ClirkitError("no judgment of the training queries names a document of the collection")
+        nq, nd = len(qids), len(dids)
+        # one judgment per (query, doc): the highest grade
+        key = jq.astype(np.int64) * nd + jd
+        order = np.lexsort((-jg, key))
+        first = np.ones(len(order), dtype=bool)
+        first[1:] = key[order][1:] != key[order][:-1]
+        jq, jd, jg = jq[order][first], jd[order][first], jg[order][first]
+        judged_queries = np.unique(jq)
+        nq_neg, nd_neg = _sample_negatives(rng, judged_queries, jq.astype(np.int64) * nd + jd, nd,
+                                           self.negatives)
+        uq = np.concatenate([jq, nq_neg])
+        ud = np.concatenate([jd, nd_neg])
+        ug = np.concatenate([jg, np.zeros(len(nq_neg), dtype=np.int64)])
+        order = np.lexsort((ud, -ug, uq))
+        uq, ud, ug = uq[order], ud[order], ug[order]
+        self.training_stats_ = {"queries": int(len(judged_queries)), "documents": int(nd),
+                                "judged_pairs": int(len(jq)), "sampled_negatives": int(len(nq_neg)),
+                                "query_vocabulary": int(len(self.query_vocab_)),
+                                "doc_vocabulary": int(len(self.doc_vocab_))}
+        if self.loss in losses.POINTWISE:
+            data = TrainingData(A_q, A_d, uq, doc=ud, grade=ug)
+        else:
+            data = self._triplets(rng, A_q, A_d, uq, ud, ug)
+            if not len(data):
+                raise ClirkitError("no (relevant, less relevant) document pair to train a pairwise loss on")
+        self.training_stats_["units"] = int(len(data))
+        del nq  # the query count is implied by A_q
+        return data
+
+    def _init_table(self, rng, vocab: np.ndarray, vectors, what: str) -> np.ndarray:
+        table = rng.normal(0.0, self.init_scale, size=(len(vocab), self.dim))
+        if vectors is not None:
+            words, values = vectors
+            values = np.asarray(values, dtype=np.float64)
+            if values.ndim != 2 or values.shape[1] != self.dim:
+                raise ClirkitError(f"{what} word vectors have dimension {values.shape[-1]}, the model {self.dim}")
+            pos, ok = _lookup(vocab, np.asarray(words, dtype=str))
+            table[pos[ok]] = values[ok]
+        return table
+
+    def _triplets(self, rng, A_q, A_d, uq, ud, ug) -> TrainingData:
+        """All (query, d+, d-) with grade(d+) > grade(d-) among each query's units (optionally sampled)."""
+        starts = np.flatnonzero(np.r_[True, uq[1:] != uq[:-1]])
+        ends = np.r_[starts[1:], len(uq)]
+        parts_q, parts_p, parts_n, parts_w = [], [], [], []
+        for s, e in zip(starts.tolist(), ends.tolist()):
+            g = ug[s:e]
+            i, j = np.nonzero(g[:, None] > g[None, :])
+            if not len(i):
+                continue
+            if self.max_pairs_per_query is not None and len(i) > self.max_pairs_per_query:
+                pick = np.sort(rng.choice(len(i), size=self.max_pairs_per_query, replace=False))
+                i, j = i[pick], j[pick]
+            parts_q.append(np.full(len(i), uq[s]))
+            parts_p.append(ud[s + i])
+            parts_n.append(ud[s + j])
+            parts_w.append((g[i] - g[j]).astype(np.float64) if self.pair_weight == "grade"
+                           else np.ones(len(i)))
+        if not parts_q:
+            empty = np.zeros(0, dtype=np.int64)
+            return TrainingData(A_q, A_d, empty, pos=empty, neg=empty, weight=np.zeros(0))
+        return TrainingData(A_q, A_d, np.concatenate(parts_q), pos=np.concatenate(parts_p),
+                            neg=np.concatenate(parts_n), weight=np.concatenate(parts_w))
+
+    def train(self, data: TrainingData, *, quiet: bool = True) -> "SCSModel":
+        """Run ``epochs`` passes of shuffled mini-batch Adam over ``data``."""
+        rng = self._rng
+        adam = Adam(self.lr, lazy=self.lazy_adam)
+        params = {"query": self.query_embeddings_, "doc": self.doc_embeddings_}
+        self.history_ = []
+        self.epoch_seconds_ = []
+        n = len(data)
+        for epoch in range(1, self.epochs + 1):
+            start = time.perf_counter()
+            perm = rng.permutation(n)
+            total, grad_norms = 0.0, []
+            batches = range(0, n, self.batch_size)
+            for b in progress(batches, desc=f"epoch {epoch}/{self.epochs}", total=len(batches),
+                              quiet=quiet, unit="batch"):
+                idx = perm[b:b + self.batch_size]
+                loss, grads = self.loss_and_gradient(data.take(idx))
+                total += loss * len(idx)
+                grad_norms.append(np.sqrt(sum(float(np.sum(g * g)) for _, g in grads.values())))
+                adam.step(params, grads)
+            self.epoch_seconds_.append(time.perf_counter() - start)
+            record = {"epoch": epoch, "loss": total / max(n, 1),
+                      "grad_norm_mean": float(np.mean(grad_norms)) if grad_norms else 0.0,
+                      "grad_norm_max": float(np.max(grad_norms)) if grad_norms else 0.0}
+            self.history_.append(record)
+            say(f"scs: epoch {epoch}/{self.epochs} loss {record['loss']:.6f} "
+                f"|grad| mean {record['grad_norm_mean']:.4g} max {record['grad_norm_max']:.4g} "
+                f"({self.epoch_seconds_[-1]:.1f} s)", quiet=quiet)
+        return self
+
+    def loss_and_gradient(self, batch: TrainingData) -> tuple[float, dict[str, tuple[np.ndarray, np.ndarray]]]:
+        """Mean loss of ``batch`` and its gradient ``{"query"|"doc": (rows, values)}``.
+
+        Pointwise: mean over pairs of ``l(r, grade)``. Pairwise: ``sum(w l) /
+        n_triplets``. ``rows`` are the embedding rows the batch touches.
+        """
+        if self.loss in losses.POINTWISE:
+            q, d = batch.query, batch.doc
+        else:
+            q = np.concatenate([batch.query, batch.query])
+            d = np.concatenate([batch.pos, batch.neg])
+        uq, qinv = np.unique(q, return_inverse=True)
+        ud, dinv = np.unique(d, return_inverse=True)
+        Rq, Rd = _Rows(batch.A_q, uq), _Rows(batch.A_d, ud)
+        Fq = np.tanh(Rq.mean(self.query_embeddings_))
+        Fd = np.tanh(Rd.mean(self.doc_embeddings_))
+        F, G = Fq[qinv], Fd[dinv]
+        nF, nG = np.linalg.norm(F, axis=1), np.linalg.norm(G, axis=1)
+        den = (nF + self.eps) * (nG + self.eps)
+        r = np.zeros(len(q))
+        np.divide(np.einsum("ij,ij->i", F, G), den, out=r, where=den > 0)
+
+        loss, g = self._loss_of(r, batch)
+        inv_den = np.zeros_like(den)
+        np.divide(1.0, den, out=inv_den, where=den > 0)
+        cf = np.zeros_like(nF)
+        np.divide(r, (nF + self.eps) * nF, out=cf, where=nF > 0)
+        cg = np.zeros_like(nG)
+        np.divide(r, (nG + self.eps) * nG, out=cg, where=nG > 0)
+        gF = g[:, None] * (G * inv_den[:, None] - cf[:, None] * F)
+        gG = g[:, None] * (F * inv_den[:, None] - cg[:, None] * G)
+        gFq = np.zeros_like(Fq)
+        np.add.at(gFq, qinv, gF)
+        gFd = np.zeros_like(Fd)
+        np.add.at(gFd, dinv, gG)
+        grads = {"query": (Rq.words, Rq.back(gFq * (1.0 - Fq * Fq))),
+                 "doc": (Rd.words, Rd.back(gFd * (1.0 - Fd * Fd)))}
+        return loss, grads
+
+    def _loss_of(self, r: np.ndarray, batch: TrainingData) -> tuple[float, np.ndarray]:
+        """Mean loss and dL/dr for every scored pair of the batch."""
+        if self.loss == "sosl":
+            values, g = losses.sosl(r, batch.grade, self.thresholds)
+            return float(values.mean()), g / len(r)
+        if self.loss == "mse":
+            targets = (losses.segment_midpoints(self.thresholds) if self.mse_targets is None
+                       else np.asarray(self.mse_targets, dtype=np.float64))
+            values, g = losses.mse(r, targets[batch.grade])
+            return float(values.mean()), g / len(r)
+        m = len(batch.query)
+        values, g = losses.pairwise(self.loss, r[:m], r[m:], margin=self.margin)
+        w = batch.weight
+        return float(np.sum(w * values) / m), np.concatenate([-w * g, w * g]) / m
+
+    # scoring ------------------------------------------------------------------------------------
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "query_embeddings_"):
+            raise ClirkitError("the SCS model is not trained: call fit() or load a model file")
+
+    def encode_queries(self, token_lists: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray]:
+        """``(f_q / (|f_q| + eps), known)`` per query; ``known`` is False for queries with no known word."""
+        self._check_fitted()
+        A = averaging_matrix(token_lists, self.query_vocab_)
+        return _unit_norm(np.tanh(A @ self.query_embeddings_), self.eps), np.diff(A.indptr) > 0
+
+    def encode_documents(self, token_lists: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray]:
+        """``(f_d / (|f_d| + eps), known)`` per document."""
+        self._check_fitted()
+        A = averaging_matrix(token_lists, self.doc_vocab_)
+        return _unit_norm(np.tanh(A @ self.doc_embeddings_), self.eps), np.diff(A.indptr) > 0
+
+    def similarity(self, query_tokens, doc_tokens) -> np.ndarray:
+        """Smooth cosine ``r`` of every query with every document (``n_queries x n_docs``)."""
+        U, _ = self.encode_queries(query_tokens)
+        V, _ = self.encode_documents(doc_tokens)
+        return U @ V.T
+
+    def score(self, queries: Mapping[str, str], documents: tuple[Sequence[str], Sequence[str]], *,
+              depth: int = 1000, rerank: Run | None = None, tag: str = "scs", quiet: bool = True,
+              jobs: int = 1) -> Run:
+        """Rank ``documents = (docids, texts)`` for ``queries = {qid: text}`` (see :meth:`score_tokens`)."""
+        from clirkit.analysis import Analyzer
+
+        if getattr(self, "query_analyzer_", None) is None:
+            raise ClirkitError("this SCS model was trained on tokens and has no analyzers; use score_tokens")
+        qa, da = Analyzer.from_dict(self.query_analyzer_), Analyzer.from_dict(self.doc_analyzer_)
+        qids = list(queries)
+        q_tokens = qa.tokenize_many([queries[q] for q in qids], quiet=quiet, jobs=jobs, desc="queries")
+        docids, texts = documents
+        if rerank is not None:  # only the documents the run names need encoding
+            wanted = set(rerank.docids.tolist())
+            pick = [i for i, d in enumerate(docids) if d in wanted]
+            docids, texts = [docids[i] for i in pick], [texts[i] for i in pick]
+        d_tokens = da.tokenize_many(list(texts), quiet=quiet, jobs=jobs, desc="documents")
+        return self.score_tokens(qids, q_tokens, list(docids), d_tokens, depth=depth, rerank=rerank,
+                                 tag=tag, quiet=quiet)
+
+    def score_tokens(self, query_ids: Sequence[str], query_tokens, doc_ids: Sequence[str], doc_tokens, *,
+                     depth: int = 1000, rerank: Run | None = None, tag: str = "scs", quiet: bool = True,
+                     batch_queries: int = 256) -> Run:
+        """A run of smooth-cosine scores.
+
+        Without ``rerank``: every document is scored for every query by dense
+        products ``(queries x dim) @ (dim x docs)`` in batches of queries, and
+        the top ``depth`` are kept (ties: docid ascending). Queries with no
+        known word and documents with no known word are left out (said on
+        stderr). With ``rerank``: the run's rows are re-scored (queries and
+        documents absent from the inputs are an error).
+        """
+        U, q_known = self.encode_queries(query_tokens)
+        V, d_known = self.encode_documents(doc_tokens)
+        qids, dids = np.asarray(query_ids, dtype=str), np.asarray(doc_ids, dtype=str)
+        if rerank is not None:
+            qi, q_ok = _lookup(qids, rerank.qids)
+            di, d_ok = _lookup(dids, rerank.docids)
+            if not q_ok.all():
+                raise ClirkitError(f"the run to re-rank has query {rerank.qids[~q_ok][0]!r}, absent from the queries")
+            if not d_ok.all():
+                raise ClirkitError(f"the run to re-rank has document {rerank.docids[~d_ok][0]!r}, "
+                                   "absent from the documents")
+            r = np.einsum("ij,ij->i", U[qi], V[di])
+            return Run.ranked(rerank.qids, rerank.docids, r, tag=tag, query_order=rerank.query_ids)
+        if not q_known.all():
+            say(f"scs: {int((~q_known).sum())} queries have no word known to the model; no results for them",
+                quiet=quiet)
+        if not d_known.all():
+            say(f"scs: {int((~d_known).sum())} documents have no word known to the model; left out", quiet=quiet)
+        V, dids = V[d_known], dids[d_known]
+        live = np.flatnonzero(q_known)
+        out_q, out_d, out_s = [], [], []
+        k = min(depth, len(dids))
+        for b in progress(range(0, len(live), batch_queries), desc="scoring",
+                          total=-(-len(live) // batch_queries), quiet=quiet, unit="batch"):
+            rows = live[b:b + batch_queries]
+            S = U[rows] @ V.T
+            if k == 0:
+                continue
+            if k < S.shape[1]:
+                kth = np.partition(S, S.shape[1] - k, axis=1)[:, S.shape[1] - k]
+                ri, ci = np.nonzero(S >= kth[:, None])
+            else:
+                ri, ci = np.nonzero(np.ones_like(S, dtype=bool))
+            out_q.append(qids[rows][ri])
+            out_d.append(dids[ci])
+            out_s.append(S[ri, ci])
+        if not out_q:
+            return Run(np.zeros(0, dtype=str), np.zeros(0, dtype=str), np.zeros(0), tag=tag)
+        return Run.ranked(np.concatenate(out_q), np.concatenate(out_d), np.concatenate(out_s), tag=tag,
+                          depth=depth, query_order=qids[live])
+
+    # files --------------------------------------------------------------------------------------
+
+    def save(self, path) -> None:
+        """Write the model as ``.npz`` arrays plus a JSON header (atomic; no pickle).
+
+        Identical models give identical bytes (no timestamps are stored).
+        """
+        self._check_fitted()
+        header = {"params": self.get_params(),
+                  "query_analyzer": getattr(self, "query_analyzer_", None),
+                  "doc_analyzer": getattr(self, "doc_analyzer_", None),
+                  "history": getattr(self, "history_", []),
+                  "training_stats": getattr(self, "training_stats_", {})}
+        save_npz(path, KIND, FORMAT_VERSION, header, {
+            "query_vocab": self.query_vocab_, "doc_vocab": self.doc_vocab_,
+            "query_embeddings": self.query_embeddings_, "doc_embeddings": self.doc_embeddings_})
+
+    @classmethod
+    def load(cls, path) -> "SCSModel":
+        """Read a model written by :meth:`save`, checking kind, version and shapes."""
+        header, a = load_npz(path, KIND, (FORMAT_VERSION,),
+                             ("query_vocab", "doc_vocab", "query_embeddings", "doc_embeddings"))
+        try:
+            model = cls(**header["params"])
+        except (KeyError, TypeError) as exc:
+            raise ClirkitError(f"{path}: corrupt SCS model header ({exc})") from None
+        Eq, Ed = a["query_embeddings"], a["doc_embeddings"]
+        for name, E, vocab in (("query", Eq, a["query_vocab"]), ("document", Ed, a["doc_vocab"])):
+            if (E.ndim != 2 or E.shape != (len(vocab), model.dim) or E.dtype != np.float64
+                    or vocab.dtype.kind != "U" or not np.all(np.isfinite(E))):
+                raise ClirkitError(f"{path}: corrupt SCS model: {name} embeddings of shape {E.shape} "
+                                   f"({E.dtype}) do not match {len(vocab)} words x dim {model.dim}")
+            if len(vocab) > 1 and not np.all(vocab[1:] > vocab[:-1]):
+                raise ClirkitError(f"{path}: corrupt SCS model: the {name} vocabulary is not sorted")
+        model.query_vocab_, model.doc_vocab_ = a["query_vocab"], a["doc_vocab"]
+        model.query_embeddings_, model.doc_embeddings_ = Eq.copy(), Ed.copy()
+        model.query_analyzer_, model.doc_analyzer_ = header.get("query_analyzer"), header.get("doc_analyzer")
+        model.history_ = header.get("history", [])
+        model.training_stats_ = header.get("training_stats", {})
+        return model
+
+
+def _lookup(sorted_or_not: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Positions of ``values`` in the id array ``sorted_or_not`` and whether each was found."""
+    order = np.argsort(sorted_or_not, kind="stable")
+    ids = sorted_or_not[order]
+    if len(ids) == 0:
+        return np.zeros(len(values), dtype=np.int64), np.zeros(len(values), dtype=bool)
+    pos = np.minimum(np.searchsorted(ids, values), len(ids) - 1)
+    found = ids[pos] == values
+    return order[pos], found
+
+
+def _sample_negatives(rng: np.random.Generator, queries: np.ndarray, judged_keys: np.ndarray, n_docs: int,
+                      k: int) -> tuple[np.ndarray, np.ndarray]:
+    """``k`` distinct unjudged documents per query, uniformly (fewer if the collection runs out).
+
+    Keys are ``query * n_docs + doc``. Draws ``2k`` candidates per query at once,
+    drops judged and repeated ones, keeps the first ``k``; the rare query left
+    short is completed from its exact complement.
+    """
+    if k == 0 or len(queries) == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    judged_keys = np.unique(judged_keys)
+    draw = rng.integers(0, n_docs, size=(len(queries), 2 * k))
+    keys = queries[:, None].astype(np.int64) * n_docs + draw
+    flat = keys.ravel()
+    _, first = np.unique(flat, return_index=True)
+    fresh = np.zeros(flat.size, dtype=bool)
+    fresh[first] = True
+    valid = (fresh & ~np.isin(flat, judged_keys)).reshape(keys.shape)
+    valid &= np.cumsum(valid, axis=1) <= k
+    out_q = [np.repeat(queries, valid.sum(axis=1))]
+    out_d = [draw[valid]]
+    for row in np.flatnonzero(valid.sum(axis=1) < k).tolist():
+        q = int(queries[row])
+        taken = np.concatenate([judged_keys[(judged_keys // n_docs) == q] % n_docs, draw[row][valid[row]]])
+        rest = np.setdiff1d(np.arange(n_docs), taken)
+        extra = rng.permutation(rest)[:k - int(valid[row].sum())]
+        out_q.append(np.full(len(extra), q))
+        out_d.append(extra)
+    return np.concatenate(out_q), np.concatenate(out_d)

@@ -1,0 +1,275 @@
+"""The SCS model: losses, hand-derived gradients, seeded training, scoring, model files (SPEC §7)."""
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+
+from clirkit.errors import ClirkitError
+from clirkit.run import Qrels, Run
+from clirkit.scs import SCSModel, read_word_vectors
+from clirkit.scs import losses
+from clirkit.scs.encoding import averaging_matrix, vocabulary_of
+from clirkit.scs.optim import Adam
+
+# A real slice of nave-en-es: Spanish RV1909 verses and Nave-style English queries, pre-tokenized
+# (lowercased, punctuation dropped) so these tests do not depend on the tokenizer.
+VERSES = {
+    "Gen.1.1": "en el principio crió dios los cielos y la tierra",
+    "Gen.1.3": "y dijo dios sea la luz y fué la luz",
+    "Gen.1.4": "y vió dios que la luz era buena y apartó dios la luz de las tinieblas",
+    "Gen.1.5": "y llamó dios á la luz día y á las tinieblas llamó noche y fué la tarde y la mañana un día",
+    "Exod.3.1": "y apacentando moisés las ovejas de jethro su suegro sacerdote de madián",
+    "Exod.3.2": "y apareciósele el angel de jehová en una llama de fuego en medio de una zarza",
+    "Exod.3.3": "entonces moisés dijo iré yo ahora y veré esta grande visión",
+    "Exod.4.27": "y jehová dijo á aarón ve á recibir á moisés al desierto",
+    "Exod.4.28": "entonces contó moisés á aarón todas las palabras de jehová",
+    "Exod.4.29": "y fueron moisés y aarón y juntaron todos los ancianos de los hijos de israel",
+    "John.3.16": "porque de tal manera amó dios al mundo que ha dado á su hijo unigénito",
+}
+QUERIES = {
+    "aaron.1": "aaron meets moses in the wilderness",
+    "light.1": "light created by god",
+    "bush.1": "moses and the burning bush",
+}
+QRELS = Qrels(
+    ["aaron.1", "aaron.1", "aaron.1", "light.1", "light.1", "light.1", "bush.1", "bush.1"],
+    ["Exod.4.27", "Exod.4.28", "Exod.4.29", "Gen.1.3", "Gen.1.4", "Gen.1.5", "Exod.3.2", "Exod.3.3"],
+    [2, 1, 1, 2, 2, 1, 2, 1],
+)
+QIDS = list(QUERIES)
+QTOK = [QUERIES[q].split() for q in QIDS]
+DIDS = list(VERSES)
+DTOK = [VERSES[d].split() for d in DIDS]
+
+
+def small_model(**params) -> SCSModel:
+    base = dict(dim=6, init_scale=0.6, negatives=3, epochs=0, random_state=3)
+    base.update(params)
+    return SCSModel(**base)
+
+
+def dense_gradient(model, data):
+    loss, grads = model.loss_and_gradient(data)
+    out = {"query": np.zeros_like(model.query_embeddings_), "doc": np.zeros_like(model.doc_embeddings_)}
+    for name, (rows, values) in grads.items():
+        out[name][rows] += values
+    return loss, out
+
+
+def numeric_gradient(model, data, h=1e-6):
+    out = {}
+    for name, table in (("query", model.query_embeddings_), ("doc", model.doc_embeddings_)):
+        grad = np.zeros_like(table)
+        for idx in np.ndindex(table.shape):
+            keep = table[idx]
+            table[idx] = keep + h
+            up = model.loss_and_gradient(data)[0]
+            table[idx] = keep - h
+            down = model.loss_and_gradient(data)[0]
+            table[idx] = keep
+            grad[idx] = (up - down) / (2 * h)
+        out[name] = grad
+    return out
+
+
+# losses -----------------------------------------------------------------------------------------
+
+def test_sosl_is_zero_inside_the_grade_segment_and_squared_distance_outside():
+    th = (0.2, 0.7)  # segments: grade 0 [-1, 0.2], grade 1 [0.2, 0.7], grade 2 [0.7, 1]
+    r = np.array([0.2, 0.2, 0.7, 0.7, 0.5, 0.9, 0.1, -0.5])
+    y = np.array([0, 1, 1, 2, 0, 1, 2, 2])
+    value, grad = losses.sosl(r, y, th)
+    expected = [0.0, 0.0, 0.0, 0.0, (0.5 - 0.2) ** 2, (0.9 - 0.7) ** 2, (0.7 - 0.1) ** 2, (0.7 + 0.5) ** 2]
+    np.testing.assert_allclose(value, expected, atol=1e-15)
+    np.testing.assert_allclose(grad, [0, 0, 0, 0, 2 * 0.3, 2 * 0.2, -2 * 0.6, -2 * 1.2], atol=1e-15)
+
+
+@pytest.mark.parametrize("grade, threshold", [(0, 0.2), (1, 0.2), (1, 0.7), (2, 0.7)])
+def test_sosl_value_and_gradient_are_continuous_at_each_threshold(grade, threshold):
+    for h in (1e-3, 1e-5, 1e-7):
+        r = np.array([threshold - h, threshold, threshold + h])
+        value, grad = losses.sosl(r, np.full(3, grade), (0.2, 0.7))
+        assert value[1] == 0.0 and grad[1] == 0.0
+        assert np.all(value <= h * h * (1 + 1e-9)) and np.all(np.abs(grad) <= 2 * h * (1 + 1e-9))
+        # the derivative matches the finite difference of the loss around the threshold
+        for x in r:
+            up, _ = losses.sosl(np.array([x + 1e-9]), np.array([grade]), (0.2, 0.7))
+            down, _ = losses.sosl(np.array([x - 1e-9]), np.array([grade]), (0.2, 0.7))
+            _, g = losses.sosl(np.array([x]), np.array([grade]), (0.2, 0.7))
+            assert g[0] == pytest.approx((up[0] - down[0]) / 2e-9, abs=1e-6)
+
+
+def test_sosl_rejects_bad_thresholds_and_grades():
+    with pytest.raises(ClirkitError, match="increase strictly"):
+        losses.sosl(np.zeros(1), np.zeros(1, dtype=int), (0.7, 0.2))
+    with pytest.raises(ClirkitError, match="grades 0..2"):
+        losses.sosl(np.zeros(1), np.array([3]), (0.2, 0.7))
+
+
+def test_pairwise_losses_match_their_formulas():
+    pos, neg = np.array([0.5, 0.1, 0.3]), np.array([0.1, 0.5, 0.25])
+    delta = neg - pos
+    v, g = losses.pairwise("hinge", pos, neg, margin=0.1)
+    np.testing.assert_allclose(v, np.maximum(0, 0.1 + delta))
+    np.testing.assert_allclose(g, [0, 1, 1])
+    v, g = losses.pairwise("logistic", pos, neg)
+    np.testing.assert_allclose(v, np.log(1 + np.exp(delta)))
+    np.testing.assert_allclose(g, 1 / (1 + np.exp(-delta)))
+    v, g = losses.pairwise("exp", pos, neg)
+    np.testing.assert_allclose(v, np.exp(delta))
+
+
+def test_mse_default_targets_are_the_middle_of_each_sosl_segment():
+    np.testing.assert_allclose(losses.segment_midpoints((0.2, 0.7)), [-0.4, 0.45, 0.85])
+
+
+# encoding ---------------------------------------------------------------------------------------
+
+def test_averaging_matrix_averages_real_tokens_only():
+    vocab = vocabulary_of([["luz", "dios"], ["tierra"]])
+    A = averaging_matrix([["luz", "luz", "dios", "unknown"], [], ["unknown"]], vocab)
+    assert vocab.tolist() == ["dios", "luz", "tierra"]
+    np.testing.assert_allclose(A.toarray(), [[1 / 3, 2 / 3, 0], [0, 0, 0], [0, 0, 0]])
+    with pytest.raises(TypeError, match="list of tokens"):
+        averaging_matrix(["luz dios"], vocab)
+
+
+def test_word_vector_file_is_read_with_or_without_word2vec_header(tmp_path):
+    path = tmp_path / "vec.txt"
+    path.write_text("2 3\nluz 0.1 0.2 0.3\ndios -1 0 1\n", encoding="utf-8")
+    words, vectors = read_word_vectors(path, 3)
+    assert words.tolist() == ["luz", "dios"]
+    np.testing.assert_allclose(vectors, [[0.1, 0.2, 0.3], [-1, 0, 1]])
+    path.write_text("luz 0.1 0.2\n", encoding="utf-8")
+    with pytest.raises(ClirkitError, match=r"vec.txt:1: expected a word and 3 numbers"):
+        read_word_vectors(path, 3)
+
+
+# gradients --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("loss, eps", [("sosl", 1.0), ("sosl", 0.0), ("mse", 1.0), ("mse", 0.3),
+                                       ("hinge", 1.0), ("logistic", 1.0), ("logistic", 0.0), ("exp", 0.5)])
+def test_hand_derived_gradient_matches_finite_differences_for_every_parameter(loss, eps):
+    model = small_model(loss=loss, eps=eps, margin=0.05, pair_weight="grade", dim=3, negatives=2)
+    data = model.prepare(QIDS, QTOK, DIDS, DTOK, QRELS)
+    if loss == "hinge":  # stay away from the kink, where the derivative is not defined
+        q = np.concatenate([data.query, data.query])
+        d = np.concatenate([data.pos, data.neg])
+        U, _ = model.encode_queries([QTOK[i] for i in q])
+        V, _ = model.encode_documents([DTOK[i] for i in d])
+        r = np.einsum("ij,ij->i", U, V)
+        assert np.all(np.abs(0.05 + r[len(data):] - r[:len(data)]) > 1e-4)
+    loss_value, analytic = dense_gradient(model, data)
+    assert loss_value > 0
+    numeric = numeric_gradient(model, data)
+    for name in ("query", "doc"):
+        a, n = analytic[name], numeric[name]
+        assert np.linalg.norm(a) > 0
+        rel = np.linalg.norm(a - n) / (np.linalg.norm(a) + np.linalg.norm(n))
+        assert rel < 1e-5, (name, rel)
+
+
+def test_gradient_is_bounded_by_eps_but_not_without_it():
+    """Smooth cosine: |dr/df| <= 2/eps (paper, Lemma 2 proof); plain cosine blows up near 0."""
+    model = small_model(loss="mse", eps=0.5, init_scale=1e-4, mse_targets=(1.0, 1.0, 1.0))
+    data = model.prepare(QIDS, QTOK, DIDS, DTOK, QRELS)
+    _, smooth = dense_gradient(model, data)
+    model.eps = 0.0
+    _, plain = dense_gradient(model, data)
+    assert np.abs(plain["query"]).max() > 100 * np.abs(smooth["query"]).max()
+
+
+# training ---------------------------------------------------------------------------------------
+
+def test_seeded_training_is_reproducible_byte_for_byte(tmp_path):
+    digests = []
+    for i in range(2):
+        model = small_model(epochs=3, batch_size=4).fit_tokens(QIDS, QTOK, DIDS, DTOK, QRELS)
+        path = tmp_path / f"m{i}.npz"
+        model.save(path)
+        digests.append(hashlib.sha256(path.read_bytes()).hexdigest())
+    assert digests[0] == digests[1]
+    other = small_model(epochs=3, batch_size=4, random_state=4).fit_tokens(QIDS, QTOK, DIDS, DTOK, QRELS)
+    other.save(tmp_path / "other.npz")
+    assert hashlib.sha256((tmp_path / "other.npz").read_bytes()).hexdigest() != digests[0]
+
+
+def test_negatives_are_distinct_unjudged_documents():
+    model = small_model(negatives=4)
+    data = model.prepare(QIDS, QTOK, DIDS, DTOK, QRELS)
+    judged = set(zip(QRELS.qids.tolist(), QRELS.docids.tolist()))
+    for qi, qid in enumerate(QIDS):
+        neg = [DIDS[d] for d, g, q in zip(data.doc, data.grade, data.query) if q == qi and g == 0]
+        assert len(neg) == 4 == len(set(neg))
+        assert not any((qid, d) in judged for d in neg)
+
+
+@pytest.mark.parametrize("loss", ["sosl", "hinge"])
+def test_training_lowers_the_loss_and_ranks_judged_verses_first(loss):
+    model = SCSModel(dim=16, loss=loss, negatives=5, epochs=60, batch_size=8, lr=0.05, random_state=1)
+    model.fit_tokens(QIDS, QTOK, DIDS, DTOK, QRELS)
+    assert model.history_[-1]["loss"] < 0.2 * model.history_[0]["loss"]
+    run = model.score_tokens(QIDS, QTOK, DIDS, DTOK, depth=3)
+    for qid in QIDS:
+        top = run.for_query(qid)[0][0]
+        assert QRELS.to_dict()[qid].get(top, 0) >= 1
+
+
+def test_adam_dense_and_lazy_agree_on_the_first_step_and_follow_the_formula():
+    for lazy in (False, True):
+        p = {"w": np.ones((3, 2))}
+        Adam(lr=0.1, lazy=lazy).step(p, {"w": (np.array([1]), np.array([[2.0, -0.5]]))})
+        # first step: m_hat = g, v_hat = g^2, update = lr * g / (|g| + eps)
+        np.testing.assert_allclose(p["w"], [[1, 1], [0.9, 1.1], [1, 1]], rtol=1e-7)
+
+
+# scoring and files ------------------------------------------------------------------------------
+
+def test_search_scores_are_the_smooth_cosine_and_rerank_rescores_the_same_pairs():
+    model = small_model(epochs=2, eps=0.7).fit_tokens(QIDS, QTOK, DIDS, DTOK, QRELS)
+    full = model.similarity(QTOK, DTOK)
+    Fq = np.tanh(averaging_matrix(QTOK, model.query_vocab_) @ model.query_embeddings_)
+    Fd = np.tanh(averaging_matrix(DTOK, model.doc_vocab_) @ model.doc_embeddings_)
+    by_hand = (Fq @ Fd.T) / np.outer(np.linalg.norm(Fq, axis=1) + 0.7, np.linalg.norm(Fd, axis=1) + 0.7)
+    np.testing.assert_allclose(full, by_hand, rtol=1e-12)
+    run = model.score_tokens(QIDS, QTOK, DIDS, DTOK, depth=4)
+    assert len(run) == 12
+    for qi, qid in enumerate(QIDS):
+        docs, scores = run.for_query(qid)
+        np.testing.assert_allclose(scores, np.sort(by_hand[qi])[::-1][:4], rtol=1e-12)
+    shuffled = Run(run.qids, run.docids, np.zeros(len(run)), tag="x")
+    again = model.score_tokens(QIDS, QTOK, DIDS, DTOK, rerank=shuffled)
+    np.testing.assert_allclose(np.sort(again.scores), np.sort(run.scores))
+
+
+def test_queries_without_known_words_get_no_results():
+    model = small_model(epochs=1).fit_tokens(QIDS, QTOK, DIDS, DTOK, QRELS)
+    run = model.score_tokens(["q"], [["zzz", "qqq"]], DIDS, DTOK)
+    assert len(run) == 0
+
+
+def test_save_load_round_trip_gives_the_same_scores_and_bad_files_fail_clearly(tmp_path):
+    model = small_model(epochs=2).fit_tokens(QIDS, QTOK, DIDS, DTOK, QRELS)
+    path = tmp_path / "scs.npz"
+    model.save(path)
+    loaded = SCSModel.load(path)
+    assert loaded.get_params() == model.get_params()
+    np.testing.assert_array_equal(loaded.similarity(QTOK, DTOK), model.similarity(QTOK, DTOK))
+    assert loaded.history_ == model.history_
+    (tmp_path / "junk.npz").write_bytes(b"not a zip")
+    with pytest.raises(ClirkitError, match="junk.npz: not a clirkit scs-model file"):
+        SCSModel.load(tmp_path / "junk.npz")
+    from clirkit.npzio import save_npz
+    save_npz(tmp_path / "bad.npz", "scs-model", 1, {"params": model.get_params()},
+             {"query_vocab": model.query_vocab_, "doc_vocab": model.doc_vocab_,
+              "query_embeddings": model.query_embeddings_[:-1], "doc_embeddings": model.doc_embeddings_})
+    with pytest.raises(ClirkitError, match="bad.npz: corrupt SCS model: query embeddings"):
+        SCSModel.load(tmp_path / "bad.npz")
+
+
+def test_grades_beyond_the_thresholds_are_a_user_error():
+    bad = Qrels(["aaron.1"], ["Exod.4.27"], [3])
+    with pytest.raises(ClirkitError, match="grade 3 but the model has 3 grades"):
+        small_model().prepare(QIDS, QTOK, DIDS, DTOK, bad)
