@@ -102,23 +102,33 @@ class BM25:
 
     # scoring ----------------------------------------------------------------------------------
 
-    def score_matrix(self, queries: StructuredQueries) -> sp.csr_matrix:
-        """BM25 scores as a CSR matrix (n_queries x n_docs); absent entries match nothing."""
+    def contributions(self, queries: StructuredQueries) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per-(source term, document) BM25 terms as ``(query_index, doc_index, value)`` arrays.
+
+        A query's score for a document is the sum of its entries; a document
+        with no entry matches none of the query's terms.
+        """
         self._check(queries)
         wq = self.query_weights(queries.source_weight)
-        n_src = len(wq)
+        t = queries.translations
         if queries.is_one_to_one():
-            by_query = sp.csr_matrix((wq, (queries.source_query, np.arange(n_src))),
-                                     shape=(queries.n_queries, n_src))
-            return (by_query @ queries.translations).tocsr() @ self.posting_weights()
-        tf_src = (queries.translations @ self.index.tf.astype(np.float64)).tocsr()
-        df_src = queries.translations @ self.index.df.astype(np.float64)
-        rows = np.repeat(np.arange(n_src), np.diff(tf_src.indptr))
-        data = self._saturate(tf_src.data, tf_src.indices) * (wq * self.idf(df_src))[rows]
-        per_source = sp.csr_matrix((data, tf_src.indices, tf_src.indptr), shape=tf_src.shape)
-        by_query = sp.csr_matrix((np.ones(n_src), (queries.source_query, np.arange(n_src))),
-                                 shape=(queries.n_queries, n_src))
-        return (by_query @ per_source).tocsr()
+            has_target = np.diff(t.indptr) > 0
+            sources = np.flatnonzero(has_target)
+            per_source = self.posting_weights()[t.indices]
+        else:
+            tf_src = (t @ self.index.tf.astype(np.float64)).tocsr()
+            df_src = t @ self.index.df.astype(np.float64)
+            rows = np.repeat(np.arange(len(wq)), np.diff(tf_src.indptr))
+            data = self._saturate(tf_src.data, tf_src.indices) * self.idf(df_src)[rows]
+            sources = np.arange(len(wq))
+            per_source = sp.csr_matrix((data, tf_src.indices, tf_src.indptr), shape=tf_src.shape)
+        source_of = np.repeat(sources, np.diff(per_source.indptr))
+        return queries.source_query[source_of], per_source.indices, per_source.data * wq[source_of]
+
+    def score_matrix(self, queries: StructuredQueries) -> sp.csr_matrix:
+        """BM25 scores as a CSR matrix (n_queries x n_docs); absent entries match nothing."""
+        rows, cols, values = self.contributions(queries)
+        return sp.csr_matrix((values, (rows, cols)), shape=(queries.n_queries, self.index.n_docs))
 
     def search(self, queries: StructuredQueries, *, depth: int = 1000, quiet: bool = True,
                tag: str = "clirkit") -> Run:
@@ -135,9 +145,9 @@ class BM25:
         batches = list(self._batches(queries))
         for lo, hi in progress(batches, desc="searching", quiet=quiet, unit="batch"):
             batch = _slice_queries(queries, lo, hi)
-            rows, cols, scores = top_k(self.score_matrix(batch), depth)
-            parts.append((np.asarray(batch.qids)[rows] if len(rows) else np.zeros(0, dtype=str),
-                          self.index.docids[cols], scores))
+            rows, cols, values = self.contributions(batch)
+            rows, cols, scores = top_k_dense(accumulate(rows, cols, values, hi - lo, self.index.n_docs), depth)
+            parts.append((np.asarray(batch.qids)[rows], self.index.docids[cols], scores))
         if not parts:
             return Run([], [], [], tag=tag)
         return Run(np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
@@ -179,33 +189,65 @@ def _slice_queries(queries: StructuredQueries, lo: int, hi: int) -> StructuredQu
                              [queries.source_terms[i] for i in rows.tolist()])
 
 
-def top_k(scores: sp.csr_matrix, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The top ``k`` stored entries of each row of a CSR score matrix.
+def accumulate(rows: np.ndarray, cols: np.ndarray, values: np.ndarray, n_rows: int,
+               n_cols: int) -> np.ndarray:
+    """Sum ``values`` into a dense (n_rows x n_cols) block; cells with no entry are -inf."""
+    keys = rows.astype(np.int64) * n_cols + cols
+    dense = np.bincount(keys, weights=values, minlength=n_rows * n_cols)
+    if values.size and values.min() > 0:  # then a cell was hit exactly when its sum is positive
+        dense[dense == 0] = -np.inf
+    else:
+        hit = np.zeros(n_rows * n_cols, dtype=bool)
+        hit[keys] = True
+        dense[~hit] = -np.inf
+    return dense.reshape(n_rows, n_cols)
+
+
+def top_k_dense(dense: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The top ``k`` finite cells of each row of a dense score block.
 
     Returns ``(rows, cols, values)`` ordered by row, then value descending,
     then column ascending (columns are docids in sorted order, so ties go to
-    the smaller docid). Only stored entries are candidates.
+    the smaller docid, also at the cut-off). -inf cells are never returned.
     """
-    scores = scores.tocsr()
-    n_rows, n_cols = scores.shape
-    counts = np.diff(scores.indptr)
-    if scores.nnz == 0:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty, np.zeros(0)
-    dense = np.full((n_rows, n_cols), -np.inf)
-    dense[np.repeat(np.arange(n_rows), counts), scores.indices] = scores.data
+    n_rows, n_cols = dense.shape
     kk = min(k, n_cols)
     if kk < n_cols:
-        part = np.argpartition(-dense, kk - 1, axis=1)[:, :kk]
-        threshold = np.take_along_axis(dense, part, axis=1).min(axis=1)
+        cols = np.argpartition(dense, n_cols - kk, axis=1)[:, n_cols - kk:]
+        threshold = np.take_along_axis(dense, cols, axis=1).min(axis=1)
+        # argpartition picks arbitrary cells among those equal to the threshold:
+        # redo the rows where such ties straddle the cut-off, lowest column first
+        above = dense > threshold[:, None]
+        n_above = above.sum(axis=1)
+        n_at = (dense == threshold[:, None]).sum(axis=1)
+        straddle = np.flatnonzero((n_above + n_at > kk) & np.isfinite(threshold))
+        if len(straddle):
+            cols[straddle] = _lowest_columns_first(dense[straddle], above[straddle], threshold[straddle],
+                                                   kk - n_above[straddle], kk)
     else:
-        threshold = np.full(n_rows, -np.inf)
-    above = dense > threshold[:, None]
-    at = dense == threshold[:, None]
-    room = kk - above.sum(axis=1)
-    chosen = above | (at & (np.cumsum(at, axis=1) <= room[:, None]))
-    chosen &= np.isfinite(dense)
-    rows, cols = np.nonzero(chosen)
-    values = dense[rows, cols]
-    order = np.lexsort((cols, -values, rows))
-    return rows[order], cols[order], values[order]
+        cols = np.broadcast_to(np.arange(n_cols), (n_rows, n_cols))
+    values = np.take_along_axis(dense, cols, axis=1)
+    order = np.lexsort((cols, -values), axis=-1)
+    cols, values = np.take_along_axis(cols, order, axis=1), np.take_along_axis(values, order, axis=1)
+    rows = np.repeat(np.arange(n_rows), kk)
+    cols, values = cols.ravel(), values.ravel()
+    finite = np.isfinite(values)
+    return rows[finite], cols[finite], values[finite]
+
+
+def _lowest_columns_first(block: np.ndarray, above: np.ndarray, threshold: np.ndarray, need: np.ndarray,
+                          kk: int) -> np.ndarray:
+    """Per row: the columns above the threshold plus the ``need`` lowest columns equal to it."""
+    a_rows, a_cols = np.nonzero(above)
+    t_rows, t_cols = np.nonzero(block == threshold[:, None])  # row-major: columns ascend within a row
+    first_of_row = np.searchsorted(t_rows, np.arange(len(block)))
+    keep = np.arange(len(t_rows)) - first_of_row[t_rows] < need[t_rows]
+    rows = np.concatenate([a_rows, t_rows[keep]])
+    cols = np.concatenate([a_cols, t_cols[keep]])
+    return cols[np.argsort(rows, kind="stable")].reshape(len(block), kk)
+
+
+def top_k(scores: sp.csr_matrix, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`top_k_dense` of a CSR score matrix whose stored entries are the candidates."""
+    scores = scores.tocoo()
+    return top_k_dense(accumulate(scores.row, scores.col, scores.data, *scores.shape), k)

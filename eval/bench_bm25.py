@@ -1,0 +1,171 @@
+"""Benchmark: clirkit's BM25 index and ranking against bm25s (numpy, numba) and rank-bm25.
+
+Every (system, corpus) pair runs in its own subprocess, so each peak RSS is its
+own. The corpus is made (or read and tokenized) before measuring; indexing
+starts from the same token lists for every system. Index memory is the peak
+RSS during indexing (Linux VmHWM, reset just before) minus the RSS before it.
+Ranking is the top 1,000 of every query, all with k1=1.5, b=0.75, lucene idf.
+rank-bm25 ranks a subset of queries; its time is extrapolated to all.
+
+    python eval/bench_bm25.py                    # both corpora, prints a Markdown table
+    python eval/bench_bm25.py --corpus bible --json out.json
+
+Needs the `bench` extra (bm25s, numba). Not a test: timings vary by machine.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+SYSTEMS = ("clirkit", "bm25s-numpy", "bm25s-numba", "rank-bm25")
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+
+
+def zipf_corpus(n_docs: int, vocab: int, n_queries: int, seed: int = 0):
+    """Documents of ~150 tokens (Poisson) and queries of ~5 tokens (1 + Poisson(4)), Zipf(1.1) over ``vocab`` terms."""
+    rng = np.random.default_rng(seed)
+    p = 1.0 / np.arange(1, vocab + 1) ** 1.1
+    cdf = np.cumsum(p / p.sum())
+    words = np.array([f"t{i}" for i in range(vocab)], dtype=object)
+    lengths = np.maximum(rng.poisson(150, n_docs), 1)
+    flat = words[np.minimum(np.searchsorted(cdf, rng.random(lengths.sum())), vocab - 1)]
+    bounds = np.concatenate(([0], np.cumsum(lengths)))
+    docs = [flat[bounds[i]:bounds[i + 1]].tolist() for i in range(n_docs)]
+    qlen = 1 + rng.poisson(4, n_queries)
+    qflat = words[np.minimum(np.searchsorted(cdf, rng.random(qlen.sum())), vocab - 1)]
+    qb = np.concatenate(([0], np.cumsum(qlen)))
+    queries = [qflat[qb[i]:qb[i + 1]].tolist() for i in range(n_queries)]
+    return [f"d{i:07d}" for i in range(n_docs)], docs, queries
+
+
+def bible_corpus(n_queries: int, seed: int = 0):
+    """The Spanish RV1909 verses; queries are 5 random tokens of random verses."""
+    from clirkit.analysis import Analyzer
+
+    path = SHARED / "data" / "bible" / "spaRV1909eb.tsv"
+    rows = [line.split("\t", 1) for line in path.read_text(encoding="utf-8").splitlines()[1:]]
+    docs = Analyzer("es").tokenize_many([t for _, t in rows])
+    rng = np.random.default_rng(seed)
+    queries = []
+    for i in rng.choice(len(docs), n_queries, replace=True):
+        toks = docs[i]
+        queries.append([toks[j] for j in rng.choice(len(toks), min(5, len(toks)), replace=False)])
+    return [d for d, _ in rows], docs, queries
+
+
+def _rss_kb(field: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    return 0
+
+
+def _reset_peak() -> None:
+    with open("/proc/self/clear_refs", "w") as fh:
+        fh.write("5")
+
+
+def worker(system: str, corpus: str, args) -> dict:
+    if corpus == "zipf":
+        docids, docs, queries = zipf_corpus(args.docs, args.vocab, args.queries)
+    else:
+        docids, docs, queries = bible_corpus(args.queries)
+    base = _rss_kb("VmRSS")
+    _reset_peak()
+    t0 = time.perf_counter()
+    if system == "clirkit":
+        from clirkit.bm25 import BM25
+        from clirkit.index import Index
+        from clirkit.query import StructuredQueries
+
+        index = Index.from_tokens(docids, docs)
+        model = BM25(index, k1=1.5, b=0.75, idf="lucene")
+        model.posting_weights()  # part of indexing, as bm25s precomputes its scores at index time
+    elif system.startswith("bm25s"):
+        import bm25s
+
+        model = bm25s.BM25(k1=1.5, b=0.75, method="lucene", backend=system.split("-")[1])
+        model.index(docs, show_progress=False)
+    else:
+        from rank_bm25 import BM25Okapi
+
+        model = BM25Okapi(docs, k1=1.5, b=0.75)
+    index_s = time.perf_counter() - t0
+    index_peak_mb = (_rss_kb("VmHWM") - base) / 1024
+
+    n_rank = args.rank_bm25_queries if system == "rank-bm25" else len(queries)
+    qs = queries[:n_rank]
+    if system == "bm25s-numba":  # JIT compilation is excluded from the timing
+        model.retrieve(qs[:2], k=1000, show_progress=False, n_threads=1)
+    t0 = time.perf_counter()
+    if system == "clirkit":
+        sq = StructuredQueries.from_tokens([str(i) for i in range(len(qs))], qs, index.vocabulary)
+        run = model.search(sq, depth=1000)
+        first = run.scores[run.qids == "0"][:10]
+    elif system.startswith("bm25s"):
+        _, scores = model.retrieve(qs, k=min(1000, len(docs)), show_progress=False, n_threads=1)
+        first = scores[0][:10]
+    else:
+        for q in qs:
+            scores = model.get_scores(q)
+            top = np.argsort(-scores, kind="stable")[:1000]
+        first = np.sort(model.get_scores(qs[0]))[::-1][:10]
+    rank_s = (time.perf_counter() - t0) * len(queries) / n_rank
+    return {"system": system, "corpus": corpus, "n_docs": len(docs), "n_queries": len(queries),
+            "index_s": index_s, "index_peak_mb": index_peak_mb, "rank_s": rank_s,
+            "rank_extrapolated_from": n_rank, "top10_first_query": [float(x) for x in first]}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--corpus", choices=("zipf", "bible", "both"), default="both")
+    ap.add_argument("--docs", type=int, default=100_000)
+    ap.add_argument("--vocab", type=int, default=200_000)
+    ap.add_argument("--queries", type=int, default=1000)
+    ap.add_argument("--rank-bm25-queries", type=int, default=20)
+    ap.add_argument("--systems", nargs="+", default=list(SYSTEMS), choices=SYSTEMS)
+    ap.add_argument("--json", help="write all results here")
+    ap.add_argument("--worker", nargs=2, metavar=("SYSTEM", "CORPUS"), help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.worker:
+        print(json.dumps(worker(*args.worker, args)))
+        return
+    corpora = ("zipf", "bible") if args.corpus == "both" else (args.corpus,)
+    passthrough = ["--docs", str(args.docs), "--vocab", str(args.vocab), "--queries", str(args.queries),
+                   "--rank-bm25-queries", str(args.rank_bm25_queries)]
+    results = []
+    for corpus in corpora:
+        for system in args.systems:
+            out = subprocess.run([sys.executable, __file__, "--worker", system, corpus, *passthrough],
+                                 capture_output=True, text=True, check=True)
+            results.append(json.loads(out.stdout.strip().splitlines()[-1]))
+            print(f"# {corpus} {system}: index {results[-1]['index_s']:.2f} s, "
+                  f"+{results[-1]['index_peak_mb']:.0f} MB, rank {results[-1]['rank_s']:.2f} s", file=sys.stderr)
+    print(table(results))
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+
+
+def table(results: list[dict]) -> str:
+    lines = ["| corpus | system | index s | index peak MB | rank all queries s | clirkit rank speed-up | "
+             "clirkit index speed-up | clirkit memory ratio |", "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for r in results:
+        ours = next(x for x in results if x["corpus"] == r["corpus"] and x["system"] == "clirkit")
+        lines.append(f"| {r['corpus']} ({r['n_docs']} docs, {r['n_queries']} q) | {r['system']} | "
+                     f"{r['index_s']:.2f} | {r['index_peak_mb']:.0f} | {r['rank_s']:.2f}"
+                     f"{' (extrapolated from %d)' % r['rank_extrapolated_from'] if r['system'] == 'rank-bm25' else ''} | "
+                     f"{r['rank_s'] / ours['rank_s']:.1f}x | {r['index_s'] / ours['index_s']:.2f}x | "
+                     f"{ours['index_peak_mb'] / max(r['index_peak_mb'], 1):.2f} |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("TQDM_DISABLE", "1")
+    main()
