@@ -242,15 +242,17 @@ def tune_kappa(run1: Run, run2: Run, evaluate: Callable[[Run], float], *, measur
     return KappaSweep(kappas, values, measure, float(kappas[best]), float(values[best]))
 
 
-def evaluator(qrels: Qrels, measure: str = "AP") -> Callable[[Run], float]:
+def evaluator(qrels: Qrels, measure: str = "AP", *, depth: int = 1000) -> Callable[[Run], float]:
     """A ``run -> mean measure`` function over the queries of ``qrels``.
 
-    Uses :mod:`clirkit.metrics` (queries of the qrels missing from the run
-    count 0).
+    Uses :func:`clirkit.metrics.evaluate` with trec_eval semantics, averaged
+    over the queries of the qrels (a query missing from the run counts 0).
     """
     from clirkit import metrics  # imported lazily: only tuning needs it
 
+    name = metrics.parse_measure(measure).name
+
     def evaluate(run: Run) -> float:
-        return float(metrics.mean_measure(run, qrels, measure))
+        return metrics.evaluate(run, qrels, [name], depth=depth, average="qrels").mean()[name]
 
     return evaluate

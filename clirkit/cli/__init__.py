@@ -23,6 +23,9 @@ COMMAND_MODULES = [
     "dt",
     "psq",
     "eval",
+    "scs_train",
+    "scs_score",
+    "aggregate",
 ]
 
 

@@ -1,0 +1,39 @@
+"""``clirkit scs-score MODEL -o RUN``: rank documents with a trained SCS model.
+
+Scores the whole collection (dense products, top ``--depth`` per query) or,
+with ``--rerank RUN``, re-scores the rows of an existing run.
+"""
+from __future__ import annotations
+
+from clirkit.cli.common import add_jobs, add_quiet, add_verb
+from clirkit.cli.scs_train import add_data_options, load_data
+
+
+def add_parser(sub) -> None:
+    p = add_verb(sub, "scs-score", "rank documents with a trained SCS model (writes a TREC run)", run)
+    p.add_argument("model", metavar="MODEL", help="model file made by `clirkit scs-train`")
+    add_data_options(p, "test")
+    p.add_argument("-o", "--output", required=True, help="run file to write (- for stdout)")
+    p.add_argument("--rerank", metavar="RUN", help="re-score this run's rows instead of the whole collection")
+    p.add_argument("--depth", type=int, default=1000, help="results per query")
+    p.add_argument("--tag", default="scs", help="run tag (6th column)")
+    add_jobs(p)
+    add_quiet(p)
+
+
+def run(args) -> int:
+    from clirkit.errors import ClirkitError
+    from clirkit.formats import read_run, write_run
+    from clirkit.progress import say
+    from clirkit.scs import SCSModel
+
+    if args.depth < 1:
+        raise ClirkitError(f"--depth must be at least 1, got {args.depth}")
+    model = SCSModel.load(args.model)
+    queries, documents, _, _, _ = load_data(args, need_qrels=False)
+    rerank = read_run(args.rerank) if args.rerank else None
+    run_ = model.score(queries, documents, depth=args.depth, rerank=rerank, tag=args.tag, quiet=args.quiet,
+                       jobs=args.jobs)
+    say(f"scs-score: {len(run_)} rows for {len(run_.query_ids)} of {len(queries)} queries", quiet=args.quiet)
+    write_run(run_, args.output, depth=args.depth if rerank is None else None)
+    return 0
