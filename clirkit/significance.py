@@ -8,14 +8,16 @@ with ``average="qrels"``). Both are two-sided.
 - :func:`randomization_test`: the paired randomization (sign-flip
   permutation) test used by the BoostCLIR papers (Smucker, Allan & Carterette
   2007): under H0 each per-query difference is equally likely to have either
-  sign. Seeded and vectorized: random +-1 sign matrices in chunks, one matrix
-  product per chunk. When 2^n <= ``permutations`` all sign vectors are
-  enumerated and the p-value is exact.
+  sign. Seeded and vectorized: random sign matrices (random bytes unpacked
+  to bits) in chunks, one matrix product per chunk. When 2^n <=
+  ``permutations`` all sign vectors are enumerated and the p-value is exact.
 - :func:`paired_t_test`: Student's paired t-test (:func:`scipy.stats.ttest_rel`).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import math
 
 import numpy as np
 
@@ -90,38 +92,38 @@ def randomization_test(a, b, *, permutations: int = 10_000, seed: int = 0) -> Te
     tolerance = 1e-9 * max(np.abs(d).sum(), 1e-300)
     threshold = observed - tolerance
     exact = n < 63 and (1 << n) <= permutations
+    rows = max(1, _CHUNK_CELLS // n)
+    total_d = d.sum()
+    count = 0
+    # a sign vector s = 1 - 2 f (f: 0/1 flips) gives s . d = sum(d) - 2 f . d
     if exact:
-        total = 1 << n
-        count = 0
-        rows = max(1, _CHUNK_CELLS // n)
+        drawn = 1 << n
         bits = np.arange(n, dtype=np.int64)
-        for start in range(0, total, rows):
-            codes = np.arange(start, min(start + rows, total), dtype=np.int64)
-            signs = 1.0 - 2.0 * ((codes[:, None] >> bits) & 1)
-            count += int((np.abs(signs @ d) >= threshold).sum())
-        p = count / total
-        drawn = total
+        for start in range(0, drawn, rows):
+            codes = np.arange(start, min(start + rows, drawn), dtype=np.int64)
+            flips = ((codes[:, None] >> bits) & 1).astype(np.float64)
+            count += int((np.abs(total_d - 2.0 * (flips @ d)) >= threshold).sum())
+        p = count / drawn
     else:
         rng = np.random.default_rng(seed)
-        rows = max(1, _CHUNK_CELLS // n)
-        count = 0
-        done = 0
+        drawn, done = permutations, 0
         while done < permutations:
             m = min(rows, permutations - done)
-            signs = 1.0 - 2.0 * rng.integers(0, 2, size=(m, n), dtype=np.int8)
-            count += int((np.abs(signs @ d) >= threshold).sum())
+            raw = np.frombuffer(rng.bytes((m * n + 7) // 8), dtype=np.uint8)
+            flips = np.unpackbits(raw, count=m * n).reshape(m, n).astype(np.float64)
+            count += int((np.abs(total_d - 2.0 * (flips @ d)) >= threshold).sum())
             done += m
         p = (count + 1) / (permutations + 1)
-        drawn = permutations
     mean = float(d.mean())
-    return TestResult("randomization", mean, mean, min(1.0, float(p)), n, drawn, exact)
+    return TestResult("randomization", mean, mean, min(1.0, float(p)), n, int(drawn), exact)
 
 
 def paired_t_test(a, b) -> TestResult:
     """Two-sided paired t-test of mean(b - a) = 0 (scipy.stats.ttest_rel).
 
-    All differences zero gives t = 0, p = 1 (scipy would give NaN); fewer than
-    2 queries gives p = NaN.
+    All differences zero gives t = 0, p = 1 (scipy would give NaN); the same
+    nonzero difference on every query gives t = +-inf, p = 0; fewer than 2
+    queries gives p = NaN.
     """
     a, b = _pairs(a, b)
     d = b - a
@@ -130,6 +132,9 @@ def paired_t_test(a, b) -> TestResult:
         return TestResult("t-test", 0.0, 0.0, 1.0, len(d))
     if len(d) < 2:
         return TestResult("t-test", mean, float("nan"), float("nan"), len(d))
+    if np.ptp(d) <= 1e-12 * abs(mean):
+        # the same nonzero difference on every query: zero variance, t infinite
+        return TestResult("t-test", mean, math.copysign(math.inf, mean), 0.0, len(d))
     from scipy.stats import ttest_rel
 
     res = ttest_rel(b, a)
