@@ -1,0 +1,113 @@
+"""DT: 1-best word translation from a table, MT-translated query files, and the `dt` verb."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from clirkit.analysis import Analyzer
+from clirkit.bm25 import BM25
+from clirkit.cli import main
+from clirkit.dt import dt_queries, translate_tokens, translated_queries
+from clirkit.formats import read_run
+from clirkit.index import Index
+from clirkit.query import StructuredQueries
+from clirkit.translation import NULL, TranslationTable, save_table
+
+# English -> Spanish, p(e|f) with f English
+TABLE = TranslationTable.from_triples(
+    ["god", "god", "light", "light", "light", "waters", "the", "the", NULL, "darkness"],
+    ["dios", "de", "luz", "lumbre", "la", "aguas", "la", "las", "y", "tinieblas"],
+    [0.9, 0.1, 0.5, 0.25, 0.25, 1.0, 0.5, 0.5, 1.0, 1.0])
+
+
+@pytest.fixture
+def index(verses_es):
+    analyzer = Analyzer("es")
+    docids = sorted(verses_es)
+    return Index.from_tokens(docids, [analyzer.tokenize(verses_es[d]) for d in docids], analyzer)
+
+
+def test_each_token_becomes_its_most_probable_translation_ties_alphabetical():
+    out = translate_tokens(TABLE, [["god", "light", "the", "god"]])
+    assert out == [["dios", "luz", "la", "dios"]]          # "the": la .5 / las .5 -> la
+
+
+def test_unknown_tokens_and_null_pass_through_unchanged():
+    assert translate_tokens(TABLE, [["moses", "light", NULL, "1909"]]) == [["moses", "luz", NULL, "1909"]]
+    with pytest.raises(TypeError):
+        translate_tokens(TABLE, ["god light"])
+
+
+def test_dt_queries_are_monolingual_queries_of_the_translation(index):
+    sq = dt_queries(["q1"], [["god", "light", "god", "darkness"]], TABLE, index.vocabulary)
+    expected = StructuredQueries.from_tokens(["q1"], [["dios", "luz", "dios", "tinieblas"]], index.vocabulary)
+    assert sq.source_terms == expected.source_terms == ["dios", "luz", "tinieblas"]
+    assert sq.source_weight.tolist() == [2.0, 1.0, 1.0]
+    assert (sq.translations != expected.translations).nnz == 0
+    assert sq.is_one_to_one()
+
+
+def test_translated_file_queries_use_the_target_analyzer(index):
+    sq = translated_queries({"q1": "La LUZ de Dios", "q2": "Moisés"}, index.analyzer, index.vocabulary)
+    assert sq.qids == ["q1", "q2"]
+    assert sq.source_terms == ["la", "luz", "de", "dios", "moisés"]
+    assert sq.translations[4].nnz == 0                       # not in the collection: matches nothing
+
+
+def test_dt_run_equals_bm25_of_the_hand_translated_query(index):
+    bm25 = BM25(index)
+    ours = bm25.score_matrix(dt_queries(["q"], [["light", "darkness"]], TABLE, index.vocabulary)).toarray()
+    hand = bm25.score_matrix(StructuredQueries.from_tokens(["q"], [["luz", "tinieblas"]], index.vocabulary))
+    assert np.array_equal(ours, hand.toarray()) and ours.max() > 0
+
+
+@pytest.fixture
+def cli_files(tmp_path, verses_es):
+    docs = tmp_path / "docs.tsv"
+    docs.write_text("".join(f"{d}\t{t}\n" for d, t in verses_es.items()), encoding="utf-8")
+    assert main(["index", str(docs), "-o", str(tmp_path / "ix.npz"), "--lang", "es", "-q"]) == 0
+    queries = tmp_path / "q.tsv"
+    queries.write_text("q1\tthe light of God\nq2\tGod and the waters\nq3\tunknownword\n", encoding="utf-8")
+    save_table(TABLE, tmp_path / "t.e2f")
+    return tmp_path, queries
+
+
+def test_dt_verb_with_a_table_is_byte_identical_across_invocations(cli_files):
+    tmp, queries = cli_files
+    outs = []
+    for name in ("a", "b"):
+        assert main(["dt", "--index", str(tmp / "ix.npz"), "--queries", str(queries), "--table",
+                     str(tmp / "t.e2f"), "-o", str(tmp / f"{name}.run"), "-q"]) == 0
+        outs.append((tmp / f"{name}.run").read_bytes())
+    assert outs[0] == outs[1]
+    assert read_run(tmp / "a.run").query_ids == ["q1", "q2"]       # q3 (unknown, not in the index) matches nothing
+    assert outs[0].decode().split("\n")[0].split()[5] == "dt"
+
+
+def test_dt_verb_with_translated_queries_equals_search_of_that_text(cli_files):
+    tmp, queries = cli_files
+    translated = tmp / "mt.tsv"
+    translated.write_text("q1\tla luz de Dios\nq2\tDios y las aguas\nq3\tpalabra\n", encoding="utf-8")
+    assert main(["dt", "--index", str(tmp / "ix.npz"), "--queries", str(queries), "--translated",
+                 str(translated), "-o", str(tmp / "dt.run"), "-q"]) == 0
+    assert main(["search", "--index", str(tmp / "ix.npz"), "--queries", str(translated),
+                 "-o", str(tmp / "mono.run"), "-q", "--tag", "dt"]) == 0
+    assert (tmp / "dt.run").read_bytes() == (tmp / "mono.run").read_bytes()
+
+
+def test_dt_verb_missing_translation_exits_2(cli_files, capsys):
+    tmp, queries = cli_files
+    translated = tmp / "mt.tsv"
+    translated.write_text("q1\tla luz de Dios\n", encoding="utf-8")
+    assert main(["dt", "--index", str(tmp / "ix.npz"), "--queries", str(queries), "--translated",
+                 str(translated), "-o", str(tmp / "dt.run"), "-q"]) == 2
+    assert "no translation for 2 of the 3 queries" in capsys.readouterr().err
+    assert not (tmp / "dt.run").exists()
+
+
+def test_dt_verb_bad_table_line_exits_2_with_file_and_line(cli_files, capsys):
+    tmp, queries = cli_files
+    (tmp / "bad.e2f").write_text("dios god 0.9\nluz light\n", encoding="utf-8")
+    assert main(["dt", "--index", str(tmp / "ix.npz"), "--queries", str(queries), "--table",
+                 str(tmp / "bad.e2f"), "-o", str(tmp / "dt.run"), "-q"]) == 2
+    assert f"{tmp / 'bad.e2f'}:2: expected 3 fields" in capsys.readouterr().err
