@@ -17,6 +17,7 @@ from clirkit.errors import ClirkitError
 
 # verb modules, in the order `clirkit --help` lists them
 COMMAND_MODULES = [
+    "demo",
     "index",
     "search",
     "ttable",
