@@ -128,3 +128,66 @@ def test_tune_kappa_returns_the_sweep_and_breaks_ties_toward_smaller_kappa():
     assert sweep.values.tolist() == [1.0 if k < 0.5 else 0.5 for k in sweep.kappas]
     assert sweep.best_kappa == 0.0 and sweep.best_value == 1.0
     assert sweep.to_csv().splitlines()[:3] == ["kappa,RR", "0,1", "0.05,1"]
+
+
+# command line -----------------------------------------------------------------------------------
+
+def write_lines(path, lines):
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return str(path)
+
+
+def test_evaluator_uses_trec_eval_average_precision():
+    from clirkit.fusion import evaluator
+    from clirkit.run import Qrels
+
+    qrels = Qrels(["q", "q", "r"], ["good", "also", "x"], [1, 2, 1])
+    run = run_of([("q", "bad", 3.0), ("q", "good", 2.0), ("q", "also", 1.0)])
+    # q: AP = (1/2 + 2/3) / 2; r is missing from the run and counts 0
+    assert evaluator(qrels, "AP")(run) == pytest.approx(((1 / 2 + 2 / 3) / 2 + 0) / 2)
+
+
+def test_aggregate_command_interpolates_two_run_files(tmp_path, capsys):
+    from clirkit.cli import main
+    from clirkit.formats import read_run
+
+    a = write_lines(tmp_path / "a.run", ["q1 Q0 Gen.1.1 1 3 A", "q1 Q0 Gen.1.2 2 1 A"])
+    b = write_lines(tmp_path / "b.run", ["q1 Q0 Gen.1.2 1 4 B", "q1 Q0 Gen.1.3 2 1 B"])
+    out = tmp_path / "fused.run"
+    assert main(["aggregate", a, b, "-o", str(out), "--kappa", "0.3", "-q"]) == 0
+    got = read_run(out)
+    assert got.docids.tolist() == ["Gen.1.2", "Gen.1.1", "Gen.1.3"]
+    np.testing.assert_allclose(got.scores, [0.3 / 4 + 0.7 * 4 / 5, 0.3 * 3 / 4, 0.7 / 5])
+    assert main(["aggregate", a, b, "-o", str(out), "--method", "borda", "--depth", "3", "-q"]) == 0
+    assert as_dict(read_run(out)) == {("q1", "Gen.1.1"): 3, ("q1", "Gen.1.2"): 3 + 2, ("q1", "Gen.1.3"): 2}
+
+
+def test_aggregate_command_refuses_negative_scores_without_transform(tmp_path, capsys):
+    from clirkit.cli import main
+
+    a = write_lines(tmp_path / "a.run", ["q1 Q0 d1 1 3 A"])
+    b = write_lines(tmp_path / "b.run", ["q1 Q0 d1 1 -0.5 boost", "q1 Q0 d2 2 -1 boost"])
+    out = tmp_path / "fused.run"
+    assert main(["aggregate", a, b, "-o", str(out)]) == 2
+    assert "negative scores" in capsys.readouterr().err and not out.exists()
+    assert main(["aggregate", a, b, "-o", str(out), "--transform", "none", "shift", "-q"]) == 0
+    assert out.read_text().split("\n")[0].endswith("interp:w=0.5,0.5:t=none,shift")
+
+
+def test_aggregate_tune_picks_kappa_on_dev_and_applies_it_to_test(tmp_path, capsys):
+    from clirkit.cli import main
+    from clirkit.formats import read_run
+
+    # dev: run 2 finds the relevant document, run 1 does not -> best kappa is 0 (ties go to the smaller)
+    d1 = write_lines(tmp_path / "d1.run", ["q Q0 bad 1 3 X", "q Q0 good 2 1 X"])
+    d2 = write_lines(tmp_path / "d2.run", ["q Q0 good 1 3 Y", "q Q0 bad 2 1 Y"])
+    qrels = write_lines(tmp_path / "dev.qrels", ["q 0 good 1"])
+    t1 = write_lines(tmp_path / "t1.run", ["t Q0 x 1 5 X"])
+    t2 = write_lines(tmp_path / "t2.run", ["t Q0 y 1 5 Y"])
+    out, sweep = tmp_path / "test.run", tmp_path / "sweep.csv"
+    assert main(["aggregate", t1, t2, "-o", str(out), "--tune", "--qrels", qrels, "--dev-runs", d1, d2,
+                 "--grid-step", "0.25", "--sweep-csv", str(sweep), "-q"]) == 0
+    printed = capsys.readouterr().out
+    assert "best kappa 0 " in printed
+    assert sweep.read_text().splitlines() == ["kappa,AP", "0,1", "0.25,1", "0.5,1", "0.75,0.5", "1,0.5"]  # 0.5: a tie, trec_eval puts docid "good" first
+    assert read_run(out).tag == "interp:w=0,1:t=none,none"

@@ -273,3 +273,28 @@ def test_grades_beyond_the_thresholds_are_a_user_error():
     bad = Qrels(["aaron.1"], ["Exod.4.27"], [3])
     with pytest.raises(ClirkitError, match="grade 3 but the model has 3 grades"):
         small_model().prepare(QIDS, QTOK, DIDS, DTOK, bad)
+
+
+# command line -----------------------------------------------------------------------------------
+
+def test_scs_train_and_score_commands_write_a_model_and_a_run(tmp_path, capsys):
+    from clirkit.cli import main
+    from clirkit.formats import read_run
+
+    (tmp_path / "q.tsv").write_text("".join(f"{q}\t{t}\n" for q, t in QUERIES.items()), encoding="utf-8")
+    (tmp_path / "d.tsv").write_text("".join(f"{d}\t{t}\n" for d, t in VERSES.items()), encoding="utf-8")
+    (tmp_path / "qrels").write_text("".join(f"{q} 0 {d} {r}\n" for q, d, r in
+                                            zip(QRELS.qids, QRELS.docids, QRELS.rels)), encoding="utf-8")
+    files = ["--queries", str(tmp_path / "q.tsv"), "--documents", str(tmp_path / "d.tsv")]
+    model = str(tmp_path / "m.npz")
+    assert main(["scs-train", *files, "--qrels", str(tmp_path / "qrels"), "-o", model, "--dim", "8",
+                 "--epochs", "2", "--negatives", "3", "-q"]) == 0
+    out = tmp_path / "scs.run"
+    assert main(["scs-score", model, *files, "-o", str(out), "--depth", "5", "-q"]) == 0
+    run = read_run(out)
+    assert run.query_ids == QIDS and len(run) == 15 and run.tag == "scs"
+    rerank = tmp_path / "re.run"
+    assert main(["scs-score", model, *files, "--rerank", str(out), "-o", str(rerank), "-q"]) == 0
+    np.testing.assert_allclose(read_run(rerank).scores, run.scores, rtol=1e-12)
+    assert main(["scs-train", *files, "-o", model]) == 2
+    assert "--qrels" in capsys.readouterr().err
