@@ -18,7 +18,6 @@ import json
 import math
 import os
 import re
-from itertools import repeat
 from operator import itemgetter
 from typing import Iterable, Iterator, Mapping
 
@@ -103,11 +102,7 @@ def _write_records(records: Iterable[tuple[str, str]], path: str | os.PathLike[s
     """Write ``(id, text)`` pairs as TSV, or JSONL if the name ends .jsonl/.json."""
     as_json = _is_json_name(path)
     with atomic_writer(path) as out:
-        it = iter(records)
-        while True:
-            chunk = list(itertools.islice(it, _WRITE_CHUNK))
-            if not chunk:
-                break
+        for chunk in _chunks(iter(records)):
             lines = []
             for ident, text in chunk:
                 _check_writable_text(key, ident, text, tsv=not as_json)
@@ -198,8 +193,7 @@ def _read_trec_topics(name: str, lines: Iterator[tuple[int, str]], parts: list[s
     num_line = 0
     current: str | None = None  # field receiving text; "" = an ignored field (<dom>, <con>, ...)
 
-    def close_topic(lineno: int) -> None:
-        nonlocal num_line
+    def close_topic() -> None:
         if "num" not in fields:
             raise located(name, top_line, "topic has no <num>")
         qid = " ".join(_PREFIX["num"].sub("", " ".join(fields["num"]), count=1).split())
@@ -238,7 +232,7 @@ def _read_trec_topics(name: str, lines: Iterator[tuple[int, str]], parts: list[s
                 else:
                     if top_line is None:
                         raise located(name, lineno, "</top> without <top>")
-                    close_topic(lineno)
+                    close_topic()
                     top_line, current = None, None
             elif top_line is None:
                 raise located(name, lineno, f"<{m.group(1)}{tag}> outside <top> ... </top>")
@@ -485,8 +479,8 @@ def write_run(run: Run, path: str | os.PathLike[str], *, depth: int | None = Non
             # repr of a whole list formats every float with repr() in one C call
             ranks = repr(all_ranks[sl].tolist())[1:-1].split(", ")
             scores = repr(run.scores[sl].tolist())[1:-1].split(", ")
-            fields = zip(run.qids[sl].tolist(), repeat("Q0"), run.docids[sl].tolist(), ranks, scores,
-                         repeat(f"{tag}\n"))
+            fields = zip(run.qids[sl].tolist(), itertools.repeat("Q0"), run.docids[sl].tolist(), ranks, scores,
+                         itertools.repeat(f"{tag}\n"))
             out.write("".join(map(" ".join, fields)))
 
 
@@ -497,8 +491,8 @@ def _chunks(rows: Iterator) -> Iterator[list]:
 
 def _check_ids(ids: np.ndarray, what: str) -> None:
     """Ids written into whitespace-separated files must be non-empty and space-free."""
-    unique = np.unique(ids).tolist()
-    if unique and unique[0] == "":
+    unique = set(ids.tolist())
+    if "" in unique:
         raise ClirkitError(f"cannot write an empty {what}")
     if _has_space("".join(unique)):
         bad = next(i for i in unique if _has_space(i))
