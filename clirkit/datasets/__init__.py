@@ -1,0 +1,91 @@
+"""The real test collections (``../shared/BENCHMARKS.md``), behind one small interface.
+
+>>> from clirkit import datasets
+>>> c = datasets.load("nave-en-es")                 # bundled with clirkit
+>>> queries, qrels = c.queries("test"), c.qrels("test")
+>>> docids, texts = c.documents()
+>>> english, spanish = c.parallel()                  # source (query language), target
+
+Collections:
+
+- ``nave-en-es`` (C1, the default, bundled in ``datasets/data/``; variants
+  ``standard`` and ``strict``): English Nave's Topical Bible subtopics ->
+  Spanish RV1909 verses. Rebuilt by :mod:`clirkit.datasets.build_nave`.
+- ``bible-verse-es-en`` (C2; ``standard``, ``topical``): Spanish NT verses ->
+  English WEB verses, graded by OpenBible cross references.
+- ``multi30k-de-en`` (C3; ``standard``): a German image description -> the
+  image's English descriptions.
+
+C2 and C3 are built from the shared data folder (``shared=``, else
+``$CLIRKIT_SHARED``, else ``shared`` beside the repository) on first use and
+cached under ``$CLIRKIT_CACHE`` (default ``~/.cache/clirkit``); they are never
+bundled. Counts are in ``datasets/README.md``.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Callable
+
+from clirkit.datasets.collection import Collection, cache_dir
+from clirkit.errors import ClirkitError
+
+DEFAULT = "nave-en-es"
+BUNDLED = Path(__file__).parent / "data"
+
+__all__ = ["Collection", "DEFAULT", "cache_dir", "load", "names", "variants"]
+
+
+def _nave_folder(shared: str | os.PathLike[str] | None) -> Path:
+    return BUNDLED / "nave-en-es"
+
+
+def _bible_verse_folder(shared: str | os.PathLike[str] | None) -> Path:
+    from clirkit.datasets import bible_verse
+
+    return bible_verse.folder(shared)
+
+
+def _multi30k_folder(shared: str | os.PathLike[str] | None) -> Path:
+    from clirkit.datasets import multi30k
+
+    return multi30k.folder(shared)
+
+
+# name -> (variants, first is the default; function giving the folder that holds the variant folders)
+_REGISTRY: dict[str, tuple[tuple[str, ...], Callable[[str | os.PathLike[str] | None], Path]]] = {
+    "nave-en-es": (("standard", "strict"), _nave_folder),
+    "bible-verse-es-en": (("standard", "topical"), _bible_verse_folder),
+    "multi30k-de-en": (("standard",), _multi30k_folder),
+}
+
+
+def names() -> list[str]:
+    """The known collections, the default first."""
+    return list(_REGISTRY)
+
+
+def variants(name: str) -> list[str]:
+    """The variants of collection ``name``, the default first."""
+    if name not in _REGISTRY:
+        raise ClirkitError(f"unknown collection {name!r} (known: {', '.join(_REGISTRY)})")
+    return list(_REGISTRY[name][0])
+
+
+def load(name: str = DEFAULT, *, variant: str = "standard",
+         shared: str | os.PathLike[str] | None = None) -> Collection:
+    """Open one variant of a known collection.
+
+    Args:
+        name: one of :func:`names`.
+        variant: one of :func:`variants` of ``name``.
+        shared: the shared folder holding ``data/`` (C2 and C3 only; the
+            bundled ``nave-en-es`` ignores it).
+
+    Raises ClirkitError for an unknown name or variant, or when a collection
+    built from the shared folder cannot find its source files there.
+    """
+    known = variants(name)
+    if variant not in known:
+        raise ClirkitError(f"collection {name} has no variant {variant!r} (choose {', '.join(known)})")
+    return Collection(_REGISTRY[name][1](shared) / variant)

@@ -1,0 +1,166 @@
+"""Collection ``bible-verse-es-en`` (BENCHMARKS.md C2), built at run time from the shared folder.
+
+Spanish Reina-Valera 1909 New Testament verses are the queries; the English
+World English Bible verses of the 66-book canon are the documents; relevance
+comes from the crowd-voted OpenBible.info cross references (CC-BY, read from
+``shared/data/openbible_crossrefs``, never bundled):
+
+- grade 3: the query verse's own English translation (same OSIS id);
+- grade 2: a cross-reference target with >= 5 votes; grade 1: 1-4 votes
+  (ranges expanded over the WEB verses; rows with votes <= 0 dropped; a
+  verse reached twice keeps its highest grade).
+
+Queries are the NT verses with at least one such cross-reference and an
+English mate (qid = OSIS id). Splits by book: train = Matt Mark Luke Acts Rom
+1Cor 2Cor Gal Eph Phil Col; dev = 1Thess 2Thess 1Tim 2Tim Titus Phlm Heb Jas;
+test = 1Pet 2Pet 1John 2John 3John Jude Rev; John is in no split. Parallel
+corpus: the Old Testament (RV1909, WEB) verse pairs (source = Spanish).
+
+Variants: ``standard``; ``topical``: the grade-3 mates removed from the qrels
+and listed in ``excluded`` (to be removed from the runs before evaluation).
+
+Counts (a test checks them against a fresh build)::
+
+    7,758 queries with cross-references, 855 of them in John (in no split);
+    cross-reference rows: 2,839 with votes <= 0 dropped; 112,623 from NT verses
+    used, 222 unresolved (source or target not in RV1909/WEB)
+    standard: documents 31,095; parallel pairs 23,129
+      train 5,369 queries; grade 3: 5,369; grade 2: 33,137; grade 1: 97,731
+      dev 809 queries; grade 3: 809; grade 2: 7,545; grade 1: 17,424
+      test 725 queries; grade 3: 725; grade 2: 7,109; grade 1: 12,494
+    topical: documents 31,095; parallel pairs 23,129
+      train 5,369 queries; grade 2: 33,137; grade 1: 97,731; excluded 5,369
+      dev 809 queries; grade 2: 7,545; grade 1: 17,424; excluded 809
+      test 725 queries; grade 2: 7,109; grade 1: 12,494; excluded 725
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from clirkit.datasets._bible import NT_BOOKS, VerseIndex, book_of, read_verses
+from clirkit.datasets._runtime import build_cached, require
+from clirkit.datasets._store import VariantData
+from clirkit.errors import located
+from clirkit.fileio import display_name, iter_lines
+from clirkit.run import Qrels
+
+NAME = "bible-verse-es-en"
+VARIANTS = ("standard", "topical")
+SPLIT_BOOKS = {
+    "train": "Matt Mark Luke Acts Rom 1Cor 2Cor Gal Eph Phil Col".split(),
+    "dev": "1Thess 2Thess 1Tim 2Tim Titus Phlm Heb Jas".split(),
+    "test": "1Pet 2Pet 1John 2John 3John Jude Rev".split(),
+}
+SOURCES = ["bible/spaRV1909eb.tsv", "bible/engWEB2015eb.tsv", "openbible_crossrefs/cross_references.txt"]
+
+
+def read_crossrefs(path: str | os.PathLike[str]) -> list[tuple[str, str, int]]:
+    """``(from_verse, to_reference, votes)`` rows of OpenBible's ``cross_references.txt`` (header skipped)."""
+    name = display_name(path)
+    rows = []
+    for lineno, line in iter_lines(path):
+        fields = line.split("\t")
+        if lineno == 1 and fields[0] == "From Verse":
+            continue
+        if len(fields) != 3:
+            raise located(name, lineno, f"expected 3 tab-separated fields (from, to, votes), got {len(fields)}")
+        try:
+            votes = int(fields[2])
+        except ValueError:
+            raise located(name, lineno, f"votes {fields[2]!r} is not an integer") from None
+        rows.append((fields[0], fields[1], votes))
+    return rows
+
+
+def build(shared: Path) -> dict[str, VariantData]:
+    """Both variants in memory from ``shared/data``."""
+    data = shared / "data"
+    es_ids, es_texts = read_verses(data / SOURCES[0])
+    web_ids, web_texts = read_verses(data / SOURCES[1])
+    crossrefs = read_crossrefs(data / SOURCES[2])
+
+    canon = {book_of(v) for v in es_ids}
+    keep = [i for i, v in enumerate(web_ids) if book_of(v) in canon]
+    en_ids = [web_ids[i] for i in keep]
+    en_texts = [web_texts[i] for i in keep]
+    en = VerseIndex(en_ids)
+    es_pos = {v: i for i, v in enumerate(es_ids)}
+
+    # best grade per (query verse, document position)
+    grades: dict[str, dict[int, int]] = {}
+    n_nonpositive = n_unresolved = n_used = 0
+    for src, dst, votes in crossrefs:
+        if votes <= 0:
+            n_nonpositive += 1
+            continue
+        if book_of(src) not in NT_BOOKS:
+            continue
+        targets = en.expand(dst)
+        if src not in es_pos or src not in en.position or not targets:
+            n_unresolved += 1
+            continue
+        n_used += 1
+        g = 2 if votes >= 5 else 1
+        row = grades.setdefault(src, {})
+        for t in targets:
+            if row.get(t, 0) < g:
+                row[t] = g
+    for src, row in grades.items():
+        row[en.position[src]] = 3
+
+    query_ids = sorted(grades, key=es_pos.__getitem__)
+    book_split = {b: s for s, books in SPLIT_BOOKS.items() for b in books}
+    en_id_arr = np.asarray(en_ids)
+    ot_pairs = [v for v in es_ids if book_of(v) not in NT_BOOKS and v in en.position]
+    counts = {
+        "queries_with_crossrefs": len(query_ids),
+        "queries_in_no_split": sum(1 for q in query_ids if book_of(q) not in book_split),
+        "nt_crossref_rows_used": n_used,
+        "crossref_rows_votes_nonpositive": n_nonpositive,
+        "nt_crossref_rows_unresolved": n_unresolved,
+    }
+
+    def variant(name: str) -> VariantData:
+        topical = name == "topical"
+        queries: dict[str, dict[str, str]] = {}
+        qrels: dict[str, Qrels] = {}
+        excluded: dict[str, Qrels] = {}
+        for split in SPLIT_BOOKS:
+            qs = [q for q in query_ids if book_split.get(book_of(q)) == split]
+            q_col: list[str] = []
+            d_col: list[int] = []
+            r_col: list[int] = []
+            kept = []
+            for q in qs:
+                row = grades[q]
+                docs = sorted(d for d, g in row.items() if not (topical and g == 3))
+                if not docs:
+                    continue
+                kept.append(q)
+                q_col.extend([q] * len(docs))
+                d_col.extend(docs)
+                r_col.extend(row[d] for d in docs)
+            queries[split] = {q: es_texts[es_pos[q]] for q in kept}
+            qrels[split] = Qrels(np.asarray(q_col), en_id_arr[np.asarray(d_col, dtype=np.int64)], np.asarray(r_col))
+            excluded[split] = Qrels(np.asarray(kept), np.asarray(kept), np.zeros(len(kept), dtype=np.int64))
+        return VariantData(
+            name=NAME, variant=name, source_lang="es", target_lang="en",
+            description=("Spanish RV1909 NT verses -> English WEB verses; 3 = own translation, 2 = "
+                         "OpenBible cross-reference with >= 5 votes, 1 = 1-4 votes"
+                         + ("; own translations removed (see excluded)" if topical else "")),
+            docids=en_ids, doc_texts=en_texts,
+            pair_ids=ot_pairs, pair_sources=[es_texts[es_pos[v]] for v in ot_pairs],
+            pair_targets=[en_texts[en.position[v]] for v in ot_pairs],
+            queries=queries, qrels=qrels, excluded=excluded if topical else None, extra_counts=counts,
+        )
+
+    return {v: variant(v) for v in VARIANTS}
+
+
+def folder(shared: str | os.PathLike[str] | None = None) -> Path:
+    """The cache folder with one sub-folder per variant, built on first use."""
+    root, sources = require(shared, SOURCES, NAME)
+    return build_cached(NAME, sources, lambda: build(root))

@@ -1,0 +1,178 @@
+"""A test collection variant on disk: a folder of standard files described by ``manifest.json``.
+
+The layout is the one :mod:`clirkit.datasets._store` writes. :class:`Collection`
+reads the files lazily and keeps what it read in memory.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from functools import cached_property
+from pathlib import Path
+
+from clirkit.errors import ClirkitError
+from clirkit.fileio import atomic_writer, iter_lines
+from clirkit.run import Qrels
+
+MANIFEST = "manifest.json"
+FORMAT = "clirkit-collection"
+VERSION = 1
+
+
+def cache_dir() -> Path:
+    """Where built or derived collection files are kept: ``$CLIRKIT_CACHE`` or ``~/.cache/clirkit``."""
+    env = os.environ.get("CLIRKIT_CACHE")
+    return Path(env) if env else Path.home() / ".cache" / "clirkit"
+
+
+def _file_digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()[:16]
+
+
+def _derive_subset(source: Path, books: list[str], target: Path) -> None:
+    """Write the lines of ``source`` whose id (first field, an OSIS id) is in one of ``books``."""
+    keep = set(books)
+    lines = [line for _, line in iter_lines(source) if line.split(".", 1)[0] in keep]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_writer(target) as out:
+        out.write("".join(line + "\n" for line in lines))
+
+
+class Collection:
+    """One variant of a CLIR test collection.
+
+    Attributes:
+        name, variant: e.g. ``"nave-en-es"``, ``"standard"``.
+        source_lang, target_lang: language codes of the queries and of the documents.
+        splits: query splits, e.g. ``["train", "dev", "test"]``.
+        counts: the counts recorded in the manifest when the files were built.
+        description: one line on what the queries, documents and grades are.
+    """
+
+    def __init__(self, folder: str | os.PathLike[str]) -> None:
+        self.folder = Path(folder)
+        path = self.folder / MANIFEST
+        if not path.is_file():
+            raise ClirkitError(f"{path}: no such file; {self.folder} is not a clirkit collection folder")
+        try:
+            manifest = json.loads(path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise ClirkitError(f"{path}: not a valid manifest ({exc})") from None
+        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+            raise ClirkitError(f"{path}: not a clirkit collection manifest")
+        if manifest.get("version") != VERSION:
+            raise ClirkitError(f"{path}: collection format version {manifest.get('version')!r}, "
+                               f"this clirkit reads version {VERSION}; rebuild the collection")
+        self._manifest = manifest
+        self.name: str = manifest["name"]
+        self.variant: str = manifest["variant"]
+        self.source_lang: str = manifest["source_lang"]
+        self.target_lang: str = manifest["target_lang"]
+        self.splits: list[str] = list(manifest["splits"])
+        self.counts: dict = manifest["counts"]
+        self.description: str = manifest.get("description", "")
+        self._queries: dict[str, dict[str, str]] = {}
+        self._qrels: dict[str, Qrels] = {}
+        self._excluded: dict[str, Qrels] = {}
+
+    def __repr__(self) -> str:
+        return f"Collection({self.name!r}, variant={self.variant!r}, folder={str(self.folder)!r})"
+
+    # ------------------------------------------------------------------ files
+
+    def _resolve(self, entry: object) -> Path:
+        if isinstance(entry, str):
+            return self.folder / entry
+        if isinstance(entry, dict) and "subset_of" in entry:
+            source = (self.folder / entry["subset_of"]).resolve()
+            if not source.is_file():
+                raise ClirkitError(f"{source}: no such file (needed by {self.folder / MANIFEST})")
+            target = (cache_dir() / "derived" / self.name / self.variant / _file_digest(source) /
+                      Path(entry["subset_of"]).name)
+            if not target.is_file():
+                _derive_subset(source, list(entry["books"]), target)
+            return target
+        raise ClirkitError(f"{self.folder / MANIFEST}: unreadable file entry {entry!r}")
+
+    def _split_file(self, kind: str, split: str) -> Path:
+        if split not in self.splits:
+            raise ClirkitError(f"{self.name}: unknown split {split!r} (choose {', '.join(self.splits)})")
+        return self._resolve(self._manifest["files"][kind][split])
+
+    @cached_property
+    def paths(self) -> dict[str, object]:
+        """The underlying files: ``documents``, ``parallel`` (paths) and ``queries``, ``qrels``
+        (and ``excluded`` if any) as ``{split: path}``."""
+        files = self._manifest["files"]
+        out: dict[str, object] = {"documents": self._resolve(files["documents"]),
+                                  "parallel": self._resolve(files["parallel"])}
+        for kind in ("queries", "qrels", "excluded"):
+            if kind in files:
+                out[kind] = {s: self._split_file(kind, s) for s in self.splits}
+        return out
+
+    # ------------------------------------------------------------------ contents
+
+    def queries(self, split: str = "test") -> dict[str, str]:
+        """``{qid: text}`` of one split, in file order."""
+        if split not in self._queries:
+            from clirkit.formats import read_queries
+
+            self._queries[split] = read_queries(self._split_file("queries", split), fmt="tsv")
+        return self._queries[split]
+
+    def qrels(self, split: str = "test") -> Qrels:
+        """Graded judgments of one split's queries."""
+        if split not in self._qrels:
+            from clirkit.formats import read_qrels
+
+            self._qrels[split] = read_qrels(self._split_file("qrels", split))
+        return self._qrels[split]
+
+    def excluded(self, split: str = "test") -> dict[str, set[str]]:
+        """``{qid: docids}`` to remove from a run before evaluating it (empty unless the variant has some,
+        e.g. the translation mates in ``bible-verse-es-en`` variant ``topical``)."""
+        if "excluded" not in self._manifest["files"]:
+            if split not in self.splits:
+                raise ClirkitError(f"{self.name}: unknown split {split!r} (choose {', '.join(self.splits)})")
+            return {}
+        if split not in self._excluded:
+            from clirkit.formats import read_qrels
+
+            self._excluded[split] = read_qrels(self._split_file("excluded", split))
+        pairs = self._excluded[split]
+        out: dict[str, set[str]] = {}
+        for q, d in zip(pairs.qids.tolist(), pairs.docids.tolist()):
+            out.setdefault(q, set()).add(d)
+        return out
+
+    @cached_property
+    def _documents(self) -> tuple[list[str], list[str]]:
+        from clirkit.formats import read_documents
+
+        return read_documents(self.paths["documents"], fmt="tsv")
+
+    def documents(self) -> tuple[list[str], list[str]]:
+        """``(docids, texts)`` of the searched documents, in file order."""
+        docids, texts = self._documents
+        return list(docids), list(texts)
+
+    @cached_property
+    def _parallel(self) -> tuple[list[str], list[str], list[str]]:
+        from clirkit.datasets.parallel import read_parallel
+
+        return read_parallel(self.paths["parallel"])
+
+    def parallel(self) -> tuple[list[str], list[str]]:
+        """``(source_texts, target_texts)``: aligned pairs for translation tables, source = query language."""
+        _, sources, targets = self._parallel
+        return list(sources), list(targets)
+
+    def parallel_ids(self) -> list[str]:
+        """The id of each parallel pair (same order as :meth:`parallel`)."""
+        return list(self._parallel[0])

@@ -1,0 +1,116 @@
+"""Collection ``multi30k-de-en`` (BENCHMARKS.md C3), built at run time from the shared folder.
+
+From Multi30K (``shared/data/multi30k``, non-commercial research use, never
+bundled). Task 2 gives, per image, 5 German and 5 English descriptions
+written independently (not translations):
+
+- documents: the images outside the translation training set, i.e. the task 2
+  ``val`` (1,014) and ``test_2016`` (1,000) images; docid = image file name
+  without ``.jpg``; text = its 5 English descriptions joined by spaces;
+- queries: the first German description of each of those images (qid = the
+  image's docid); relevant (grade 1): its own image only;
+- splits: test = the ``test_2016`` images; the ``val`` images split by
+  SHA-256 of the docid (first 8 bytes mod 100 < 80: train, else dev);
+- parallel corpus: task 1 ``train``, (German translation, English caption)
+  of 29,000 images disjoint from the documents (source = German).
+
+Counts (a test checks them against a fresh build)::
+
+    standard: documents 2,014; parallel pairs 29,000
+      train 801 queries; grade 1: 801
+      dev 213 queries; grade 1: 213
+      test 1,000 queries; grade 1: 1,000
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import numpy as np
+
+from clirkit.datasets._runtime import build_cached, require
+from clirkit.datasets._store import VariantData
+from clirkit.errors import ClirkitError, located
+from clirkit.fileio import display_name, iter_lines
+from clirkit.run import Qrels
+
+NAME = "multi30k-de-en"
+_T2 = "multi30k/data/task2"
+_T1 = "multi30k/data/task1"
+SOURCES = (
+    [f"{_T2}/image_splits/{s}_images.txt" for s in ("val", "test_2016")]
+    + [f"{_T2}/raw/{s}.{k}.{lang}.gz" for s in ("val", "test_2016") for k in range(1, 6) for lang in ("de", "en")]
+    + [f"{_T1}/image_splits/train.txt", f"{_T1}/raw/train.de.gz", f"{_T1}/raw/train.en.gz"]
+)
+
+
+def _lines(path: Path) -> list[str]:
+    """Every line of a one-sentence-per-line file (blank lines kept, so line i = image i)."""
+    return [" ".join(text.split()) for _, text in iter_lines(path, skip_blank=False)]
+
+
+def _aligned(paths: list[Path], n: int) -> list[list[str]]:
+    out = []
+    for p in paths:
+        lines = _lines(p)
+        if len(lines) != n:
+            raise located(display_name(p), len(lines), f"expected {n} lines (one per image), found {len(lines)}")
+        out.append(lines)
+    return out
+
+
+def _images(path: Path) -> list[str]:
+    names = _lines(path)
+    stems = [n[:-4] if n.endswith(".jpg") else n for n in names]
+    if len(set(stems)) != len(stems) or not all(stems):
+        raise ClirkitError(f"{path}: image names must be unique and non-empty")
+    return stems
+
+
+def val_split(image: str) -> str:
+    """train or dev for a ``val`` image: SHA-256 of its id, first 8 bytes big-endian, mod 100 < 80 is train."""
+    bucket = int.from_bytes(hashlib.sha256(image.encode("utf-8")).digest()[:8], "big") % 100
+    return "train" if bucket < 80 else "dev"
+
+
+def build(shared: Path) -> dict[str, VariantData]:
+    """The ``standard`` variant in memory from ``shared/data/multi30k``."""
+    data = shared / "data"
+    docids: list[str] = []
+    doc_texts: list[str] = []
+    queries: dict[str, dict[str, str]] = {"train": {}, "dev": {}, "test": {}}
+    for part in ("val", "test_2016"):
+        images = _images(data / _T2 / "image_splits" / f"{part}_images.txt")
+        en = _aligned([data / _T2 / "raw" / f"{part}.{k}.en.gz" for k in range(1, 6)], len(images))
+        (de1,) = _aligned([data / _T2 / "raw" / f"{part}.1.de.gz"], len(images))
+        for i, image in enumerate(images):
+            docids.append(image)
+            doc_texts.append(" ".join(caps[i] for caps in en if caps[i]))
+            split = "test" if part == "test_2016" else val_split(image)
+            if de1[i]:
+                queries[split][image] = de1[i]
+    if len(set(docids)) != len(docids):
+        raise ClirkitError(f"{data / _T2}: an image is both in val and test_2016")
+    train_images = _images(data / _T1 / "image_splits" / "train.txt")
+    de, en = _aligned([data / _T1 / "raw" / "train.de.gz", data / _T1 / "raw" / "train.en.gz"], len(train_images))
+    overlap = set(train_images) & set(docids)
+    if overlap:
+        raise ClirkitError(f"{data / _T1}: {len(overlap)} training images are also documents")
+    pairs = [i for i in range(len(train_images)) if de[i] and en[i]]
+    qrels = {s: Qrels(np.asarray(list(q)), np.asarray(list(q)), np.ones(len(q), dtype=np.int64))
+             for s, q in queries.items()}
+    return {"standard": VariantData(
+        name=NAME, variant="standard", source_lang="de", target_lang="en",
+        description=("Multi30K task 2: a German image description -> the images' 5 English descriptions "
+                     "(written independently); relevant = its own image"),
+        docids=docids, doc_texts=doc_texts,
+        pair_ids=[train_images[i] for i in pairs], pair_sources=[de[i] for i in pairs],
+        pair_targets=[en[i] for i in pairs], queries=queries, qrels=qrels,
+    )}
+
+
+def folder(shared: str | os.PathLike[str] | None = None) -> Path:
+    """The cache folder with the ``standard`` variant, built on first use."""
+    root, sources = require(shared, SOURCES, NAME)
+    return build_cached(NAME, sources, lambda: build(root))
