@@ -317,7 +317,8 @@ def write_documents(docids: Iterable[str], texts: Iterable[str], path: str | os.
 
 # --------------------------------------------------------------------------- qrels
 
-_INT = re.compile(r"[+-]?\d+")
+_INT = re.compile(r"[+-]?[0-9]+")
+_INTS = re.compile(r"[+-]?[0-9]+(?: [+-]?[0-9]+)*")  # space-separated integers
 
 
 def read_qrels(path: str | os.PathLike[str]) -> Qrels:
@@ -328,12 +329,40 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     (<= 0 means not relevant); ``iter`` is ignored. Rows keep file order.
     """
     name = display_name(path)
+    rows = list(iter_lines(path))
+    if not rows:
+        raise located(name, None, "empty: no judgments found")
+    parsed = _parse_qrels_fast(rows)
+    if parsed is None:  # something is wrong: find and report the first bad line
+        parsed = _parse_qrels_checked(name, rows)
+    qids, docids, rels = parsed
+    return Qrels(np.array(qids), np.array(docids), np.array(rels, dtype=np.int64))
+
+
+def _parse_qrels_fast(rows: list[tuple[int, str]]) -> tuple[list[str], list[str], list[int]] | None:
+    """Parse well-formed qrels lines with C-level passes; None if any line is not."""
+    lines = list(map(itemgetter(1), rows))
+    widths = set(map(len, map(str.split, lines)))
+    if widths not in ({3}, {4}):
+        return None
+    (ncols,) = widths
+    tokens = " ".join(lines).split()
+    qids, docids, grades = tokens[0::ncols], tokens[ncols - 2::ncols], tokens[ncols - 1::ncols]
+    if not _INTS.fullmatch(" ".join(grades)):
+        return None
+    if _has_duplicate_pair(qids, docids):
+        return None
+    return qids, docids, list(map(int, grades))
+
+
+def _parse_qrels_checked(name: str, rows: list[tuple[int, str]]) -> tuple[list[str], list[str], list[int]]:
+    """Parse qrels lines one by one, raising ``file:line: problem`` at the first bad one."""
     qids: list[str] = []
     docids: list[str] = []
     rels: list[int] = []
     where: dict[tuple[str, str], int] = {}
     ncols = 0
-    for lineno, line in iter_lines(path):
+    for lineno, line in rows:
         cols = line.split()
         if ncols == 0:
             if len(cols) not in (3, 4):
@@ -351,9 +380,12 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
         qids.append(qid)
         docids.append(docid)
         rels.append(int(rel))
-    if not qids:
-        raise located(name, None, "empty: no judgments found")
-    return Qrels(np.array(qids), np.array(docids), np.array(rels, dtype=np.int64))
+    return qids, docids, rels
+
+
+def _has_duplicate_pair(qids: list[str], docids: list[str]) -> bool:
+    keys = np.sort(_first_appearance(qids)[0] * len(set(docids)) + _first_appearance(docids)[0])
+    return bool((keys[1:] == keys[:-1]).any())
 
 
 def write_qrels(qrels: Qrels, path: str | os.PathLike[str]) -> None:
@@ -384,18 +416,21 @@ def read_run(path: str | os.PathLike[str]) -> Run:
     parsed = _parse_run_fast(rows)
     if parsed is None:  # something is wrong: find and report the first bad line
         parsed = _parse_run_checked(name, rows)
-    qids, docids, scores, qpos, tag = parsed
+    (qpos, query_ids), (dcode, doc_ids), scores, tag = parsed
     order = np.lexsort((np.arange(len(scores)), -scores, qpos))
-    return Run(np.array(qids)[order], np.array(docids)[order], scores[order], tag=tag)
+    # build the string arrays from the distinct ids, which is much cheaper than from every row
+    return Run(np.array(query_ids)[qpos[order]], np.array(doc_ids)[dcode[order]], scores[order], tag=tag)
 
 
-_RunColumns = tuple[list[str], list[str], np.ndarray, np.ndarray, str]
+_Coded = tuple[np.ndarray, list[str]]
+_RunColumns = tuple[_Coded, _Coded, np.ndarray, str]  # (qid codes, ids), (docid codes, ids), scores, tag
 
 
-def _first_appearance(values: list[str]) -> tuple[np.ndarray, int]:
-    """Code each value by the order of its first appearance; also return the number of codes."""
-    code = {v: i for i, v in enumerate(dict.fromkeys(values))}
-    return np.fromiter(map(code.__getitem__, values), dtype=np.int64, count=len(values)), len(code)
+def _first_appearance(values: list[str]) -> _Coded:
+    """Code each value by the order of its first appearance; also return the distinct values."""
+    distinct = list(dict.fromkeys(values))
+    code = {v: i for i, v in enumerate(distinct)}
+    return np.fromiter(map(code.__getitem__, values), dtype=np.int64, count=len(values)), distinct
 
 
 def _parse_run_fast(rows: list[tuple[int, str]]) -> _RunColumns | None:
@@ -407,17 +442,16 @@ def _parse_run_fast(rows: list[tuple[int, str]]) -> _RunColumns | None:
     qids, docids, ranks, score_text = tokens[0::6], tokens[2::6], tokens[3::6], tokens[4::6]
     try:
         scores = np.fromiter(map(float, score_text), dtype=np.float64, count=len(score_text))
-        list(map(int, ranks))
     except ValueError:
         return None
-    if not np.isfinite(scores).all() or "_" in "".join(score_text) or "_" in "".join(ranks):
+    if not np.isfinite(scores).all() or "_" in "".join(score_text) or not _INTS.fullmatch(" ".join(ranks)):
         return None
-    qpos, _ = _first_appearance(qids)
-    dcode, ndocs = _first_appearance(docids)
-    keys = np.sort(qpos * ndocs + dcode)
+    queries = _first_appearance(qids)
+    docs = _first_appearance(docids)
+    keys = np.sort(queries[0] * len(docs[1]) + docs[0])
     if (keys[1:] == keys[:-1]).any():
         return None
-    return qids, docids, scores, qpos, tokens[5]
+    return queries, docs, scores, tokens[5]
 
 
 def _parse_run_checked(name: str, rows: list[tuple[int, str]]) -> _RunColumns:
@@ -449,7 +483,7 @@ def _parse_run_checked(name: str, rows: list[tuple[int, str]]) -> _RunColumns:
         qids.append(qid)
         docids.append(docid)
         scores.append(value)
-    return qids, docids, np.array(scores, dtype=np.float64), _first_appearance(qids)[0], tag
+    return _first_appearance(qids), _first_appearance(docids), np.array(scores, dtype=np.float64), tag
 
 
 def write_run(run: Run, path: str | os.PathLike[str], *, depth: int | None = None, tag: str | None = None) -> None:
