@@ -68,7 +68,9 @@ def add_parser(sub) -> None:
     t.add_argument("--lr", type=float, default=0.01, help="Adam learning rate")
     t.add_argument("--batch-size", type=int, default=128, help="pairs per batch")
     t.add_argument("--negatives", type=int, default=40, help="irrelevant documents sampled per query")
-    t.add_argument("--lazy-adam", action="store_true", help="update only the embedding rows a batch touches")
+    t.add_argument("--dense-adam", action="store_true",
+                   help="textbook Adam moving every embedding row every step (default: lazy Adam on the rows "
+                        "a batch touches, 3-4x faster)")
     add_seed(p)
     add_jobs(p)
     add_quiet(p)
@@ -85,7 +87,7 @@ def run(args) -> int:
                      mse_targets=args.mse_targets, margin=args.margin, pair_weight=args.pair_weight,
                      max_pairs_per_query=args.max_pairs_per_query, lr=args.lr, batch_size=args.batch_size,
                      epochs=args.epochs, negatives=args.negatives, init_scale=args.init_scale,
-                     lazy_adam=args.lazy_adam, query_lang=qlang or args.query_lang,
+                     lazy_adam=not args.dense_adam, query_lang=qlang or args.query_lang,
                      doc_lang=dlang or args.doc_lang, random_state=args.seed)
     qv = read_word_vectors(args.query_vectors, args.dim) if args.query_vectors else None
     dv = read_word_vectors(args.doc_vectors, args.dim) if args.doc_vectors else None

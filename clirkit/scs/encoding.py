@@ -27,28 +27,25 @@ def _check_token_lists(token_lists: Sequence[Sequence[str]], what: str) -> None:
 def vocabulary_of(token_lists: Sequence[Sequence[str]], extra: Sequence[str] = ()) -> np.ndarray:
     """Sorted unique words of ``token_lists`` plus ``extra`` (str array)."""
     _check_token_lists(token_lists, "text")
-    words = list(itertools.chain.from_iterable(token_lists)) + list(extra)
-    if not words:
-        return np.zeros(0, dtype="<U1")
-    return np.unique(np.asarray(words, dtype=str))
+    words = set(itertools.chain.from_iterable(token_lists))
+    words.update(np.asarray(extra, dtype=str).tolist())
+    return np.asarray(sorted(words), dtype=str) if words else np.zeros(0, dtype="<U1")
 
 
 def averaging_matrix(token_lists: Sequence[Sequence[str]], vocabulary: np.ndarray) -> sp.csr_matrix:
     """CSR ``(n_texts x len(vocabulary))``: each row averages its known tokens.
 
-    Tokens not in the (sorted) ``vocabulary`` are ignored; a text with no
-    known token gets an all-zero row (its mean embedding is the zero vector).
+    Tokens not in ``vocabulary`` are ignored; a text with no known token gets
+    an all-zero row (its mean embedding is the zero vector).
     """
     _check_token_lists(token_lists, "text")
     lengths = np.fromiter((len(t) for t in token_lists), dtype=np.int64, count=len(token_lists))
-    flat = np.asarray(list(itertools.chain.from_iterable(token_lists)), dtype=str)
+    index = {w: i for i, w in enumerate(np.asarray(vocabulary).tolist())}
+    ids = np.fromiter((index.get(t, -1) for t in itertools.chain.from_iterable(token_lists)), dtype=np.int64,
+                      count=int(lengths.sum()))
     rows = np.repeat(np.arange(len(token_lists), dtype=np.int64), lengths)
-    if len(vocabulary) and len(flat):
-        pos = np.minimum(np.searchsorted(vocabulary, flat), len(vocabulary) - 1)
-        known = vocabulary[pos] == flat
-    else:
-        pos, known = np.zeros(len(flat), dtype=np.int64), np.zeros(len(flat), dtype=bool)
-    rows, cols = rows[known], pos[known]
+    known = ids >= 0
+    rows, cols = rows[known], ids[known]
     n_known = np.bincount(rows, minlength=len(token_lists)).astype(np.float64)
     data = 1.0 / n_known[rows] if len(rows) else np.zeros(0)
     matrix = sp.csr_matrix((data, (rows, cols)), shape=(len(token_lists), len(vocabulary)))

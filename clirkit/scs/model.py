@@ -64,43 +64,29 @@ class TrainingData:
 
 
 class _Rows:
-    """Rows ``rows`` of a CSR averaging matrix as flat triplets, for a forward and backward pass.
+    """Rows ``rows`` of a CSR averaging matrix, restricted to the words they use.
 
-    ``entry_row`` (position in ``rows``), ``col`` and ``weight`` list the
-    nonzeros in row order; ``words`` are the distinct columns and
-    ``word_of`` maps each nonzero to its position in ``words``. Gathered with
-    numpy indexing only (no scipy object construction in the training loop).
+    ``words`` are the distinct columns of those rows and ``M`` is the
+    ``len(rows) x len(words)`` sub-matrix, so the forward pass is
+    ``M @ E[words]`` and the backward pass ``M^T @ grad``: sparse products
+    over the batch's words only. Gathered with numpy indexing.
     """
 
     def __init__(self, A: sp.csr_matrix, rows: np.ndarray) -> None:
         starts, ends = A.indptr[rows], A.indptr[rows + 1]
         lengths = ends - starts
-        self.n = len(rows)
-        self.entry_row = np.repeat(np.arange(self.n), lengths)
-        offsets = np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
-        take = offsets + np.arange(len(self.entry_row))
-        self.col, self.weight = A.indices[take], A.data[take]
-        self.nonempty = np.flatnonzero(lengths)
-        self.row_starts = (np.cumsum(lengths) - lengths)[self.nonempty]
-        self.words, self.word_of = np.unique(self.col, return_inverse=True)
-        order = np.argsort(self.word_of, kind="stable")
-        self._order = order
-        self._word_starts = np.flatnonzero(np.r_[True, self.word_of[order][1:] != self.word_of[order][:-1]]) \
-            if len(order) else np.zeros(0, dtype=np.int64)
+        indptr = np.concatenate(([0], np.cumsum(lengths)))
+        take = np.repeat(starts - indptr[:-1], lengths) + np.arange(indptr[-1])
+        self.words, local = np.unique(A.indices[take], return_inverse=True)
+        self.M = sp.csr_matrix((A.data[take], local, indptr), shape=(len(rows), len(self.words)))
 
     def mean(self, E: np.ndarray) -> np.ndarray:
         """``A[rows] @ E`` (``n x dim``)."""
-        out = np.zeros((self.n, E.shape[1]))
-        if len(self.col):
-            out[self.nonempty] = np.add.reduceat(self.weight[:, None] * E[self.col], self.row_starts, axis=0)
-        return out
+        return self.M @ E[self.words]
 
     def back(self, grad_mean: np.ndarray) -> np.ndarray:
-        """``(A[rows]^T @ grad_mean)`` restricted to ``words`` (``len(words) x dim``)."""
-        if not len(self.col):
-            return np.zeros((0, grad_mean.shape[1]))
-        contrib = self.weight[:, None] * grad_mean[self.entry_row]
-        return np.add.reduceat(contrib[self._order], self._word_starts, axis=0)
+        """``A[rows]^T @ grad_mean`` restricted to ``words`` (``len(words) x dim``)."""
+        return self.M.T @ grad_mean
 
 
 def _unit_norm(F: np.ndarray, eps: float) -> np.ndarray:
@@ -126,7 +112,9 @@ class SCSModel:
         lr, batch_size, epochs: Adam learning rate, units per batch, passes over the units.
         negatives: irrelevant documents sampled per training query (once, before training).
         init_scale: standard deviation of the random normal embedding initialization.
-        lazy_adam: update only the rows a batch touches (faster; not the textbook Adam).
+        lazy_adam: Adam on the rows a batch touches only (TensorFlow's LazyAdam; default: with
+            vocabularies of 10^4-10^5 words it is 3-4x faster per step than the textbook
+            dense Adam, which moves every row every step; ``False`` gives the dense one).
         query_lang, doc_lang: languages of the analyzers used when texts are given.
         random_state: seed of initialization, negative sampling and shuffling.
 
@@ -140,7 +128,7 @@ class SCSModel:
                  thresholds: Sequence[float] = (0.2, 0.7), mse_targets: Sequence[float] | None = None,
                  margin: float = 0.2, pair_weight: str = "uniform", max_pairs_per_query: int | None = None,
                  lr: float = 0.01, batch_size: int = 128, epochs: int = 10, negatives: int = 40,
-                 init_scale: float = 0.1, lazy_adam: bool = False, query_lang: str = "en",
+                 init_scale: float = 0.1, lazy_adam: bool = True, query_lang: str = "en",
                  doc_lang: str = "es", random_state: int = 0) -> None:
         self.dim = dim
         self.eps = eps
@@ -336,8 +324,12 @@ class SCSModel:
         return TrainingData(A_q, A_d, np.concatenate(parts_q), pos=np.concatenate(parts_p),
                             neg=np.concatenate(parts_n), weight=np.concatenate(parts_w))
 
-    def train(self, data: TrainingData, *, quiet: bool = True) -> "SCSModel":
-        """Run ``epochs`` passes of shuffled mini-batch Adam over ``data``."""
+    def train(self, data: TrainingData, *, quiet: bool = True, on_epoch=None) -> "SCSModel":
+        """Run ``epochs`` passes of shuffled mini-batch Adam over ``data``.
+
+        ``on_epoch(model, record)``, if given, is called after every epoch
+        (e.g. to evaluate on a dev set); it must not use the model's random stream.
+        """
         rng = self._rng
         adam = Adam(self.lr, lazy=self.lazy_adam)
         params = {"query": self.query_embeddings_, "doc": self.doc_embeddings_}
@@ -364,6 +356,8 @@ class SCSModel:
             say(f"scs: epoch {epoch}/{self.epochs} loss {record['loss']:.6f} "
                 f"|grad| mean {record['grad_norm_mean']:.4g} max {record['grad_norm_max']:.4g} "
                 f"({self.epoch_seconds_[-1]:.1f} s)", quiet=quiet)
+            if on_epoch is not None:
+                on_epoch(self, record)
         return self
 
     def loss_and_gradient(self, batch: TrainingData) -> tuple[float, dict[str, tuple[np.ndarray, np.ndarray]]]:
@@ -559,15 +553,12 @@ class SCSModel:
         return model
 
 
-def _lookup(sorted_or_not: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Positions of ``values`` in the id array ``sorted_or_not`` and whether each was found."""
-    order = np.argsort(sorted_or_not, kind="stable")
-    ids = sorted_or_not[order]
-    if len(ids) == 0:
-        return np.zeros(len(values), dtype=np.int64), np.zeros(len(values), dtype=bool)
-    pos = np.minimum(np.searchsorted(ids, values), len(ids) - 1)
-    found = ids[pos] == values
-    return order[pos], found
+def _lookup(ids: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Positions of ``values`` in the id array ``ids`` and whether each was found."""
+    position = {v: i for i, v in enumerate(ids.tolist())}
+    pos = np.fromiter((position.get(v, -1) for v in np.asarray(values).tolist()), dtype=np.int64,
+                      count=len(values))
+    return np.maximum(pos, 0), pos >= 0
 
 
 def _sample_negatives(rng: np.random.Generator, queries: np.ndarray, judged_keys: np.ndarray, n_docs: int,

@@ -20,6 +20,7 @@ class Adam:
         self.t = 0
         self._m: dict[str, np.ndarray] = {}
         self._v: dict[str, np.ndarray] = {}
+        self._buf: dict[str, np.ndarray] = {}
 
     def step(self, params: dict[str, np.ndarray], grads: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
         """One update of every parameter named in ``grads`` (``name -> (rows, values)``)."""
@@ -41,4 +42,15 @@ class Adam:
                 m[rows] += (1.0 - b1) * g
                 v *= b2
                 v[rows] += (1.0 - b2) * g * g
-                p -= lr_t * m / (np.sqrt(v) + self.eps)
+                step = self._buffer(name, p)
+                np.sqrt(v, out=step)
+                step += self.eps
+                np.divide(m, step, out=step)
+                step *= lr_t
+                p -= step
+
+    def _buffer(self, name: str, p: np.ndarray) -> np.ndarray:
+        buf = self._buf.get(name)
+        if buf is None:
+            buf = self._buf[name] = np.empty_like(p)
+        return buf
