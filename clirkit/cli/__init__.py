@@ -27,6 +27,9 @@ COMMAND_MODULES = [
     "scs_train",
     "scs_score",
     "aggregate",
+    "boost_train",
+    "boost_rank",
+    "boost_show",
 ]
 
 
