@@ -110,20 +110,41 @@ class BM25:
         """
         self._check(queries)
         wq = self.query_weights(queries.source_weight)
-        t = queries.translations
-        if queries.is_one_to_one():
-            has_target = np.diff(t.indptr) > 0
-            sources = np.flatnonzero(has_target)
-            per_source = self.posting_weights()[t.indices]
-        else:
-            tf_src = (t @ self.index.tf.astype(np.float64)).tocsr()
-            df_src = t @ self.index.df.astype(np.float64)
-            rows = np.repeat(np.arange(len(wq)), np.diff(tf_src.indptr))
-            data = self._saturate(tf_src.data, tf_src.indices) * self.idf(df_src)[rows]
-            sources = np.arange(len(wq))
-            per_source = sp.csr_matrix((data, tf_src.indices, tf_src.indptr), shape=tf_src.shape)
+        unit_rows, unit_of_source = self._scoring_units(queries)
+        sources = np.flatnonzero(unit_of_source >= 0)
+        per_source = unit_rows[unit_of_source[sources]]
         source_of = np.repeat(sources, np.diff(per_source.indptr))
         return queries.source_query[source_of], per_source.indices, per_source.data * wq[source_of]
+
+    def _scoring_units(self, queries: StructuredQueries) -> tuple[sp.csr_matrix, np.ndarray]:
+        """Rows of idf(df~) * saturated tf~ per document, and the row of each source term (-1: none).
+
+        One-to-one queries use the precomputed posting weights (one row per
+        target term). Otherwise each distinct translation row (a source term
+        repeated across queries) is projected through the index once.
+        """
+        t = queries.translations
+        has_target = np.diff(t.indptr) > 0
+        if queries.is_one_to_one():
+            unit_of_source = np.full(len(has_target), -1, dtype=np.int64)
+            unit_of_source[has_target] = t.indices
+            return self.posting_weights(), unit_of_source
+        first_of: dict[tuple[bytes, bytes], int] = {}
+        unit_of_source = np.full(len(has_target), -1, dtype=np.int64)
+        distinct = []
+        for r in np.flatnonzero(has_target).tolist():
+            lo, hi = t.indptr[r], t.indptr[r + 1]
+            key = (t.indices[lo:hi].tobytes(), t.data[lo:hi].tobytes())
+            if key not in first_of:
+                first_of[key] = len(distinct)
+                distinct.append(r)
+            unit_of_source[r] = first_of[key]
+        t_units = t[distinct]
+        tf_units = (t_units @ self.index.tf.astype(np.float64)).tocsr()
+        df_units = t_units @ self.index.df.astype(np.float64)
+        rows = np.repeat(np.arange(len(distinct)), np.diff(tf_units.indptr))
+        data = self._saturate(tf_units.data, tf_units.indices) * self.idf(df_units)[rows]
+        return sp.csr_matrix((data, tf_units.indices, tf_units.indptr), shape=tf_units.shape), unit_of_source
 
     def score_matrix(self, queries: StructuredQueries) -> sp.csr_matrix:
         """BM25 scores as a CSR matrix (n_queries x n_docs); absent entries match nothing."""
