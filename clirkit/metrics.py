@@ -245,6 +245,9 @@ def evaluate(run: Run, qrels: Qrels, measures: Iterable[str] | str = DEFAULT_MEA
         raise ClirkitError(f"average must be one of {', '.join(AVERAGES)}, got {average!r}")
     if depth is not None and depth < 1:
         raise ClirkitError(f"depth must be at least 1, got {depth}")
+    if rel_threshold < 1:
+        # unjudged documents get grade 0 here, so a threshold <= 0 would make them relevant
+        raise ClirkitError(f"rel_threshold must be at least 1, got {rel_threshold}")
     if main_grade < rel_threshold:
         raise ClirkitError(f"main_grade ({main_grade}) must not be below rel_threshold ({rel_threshold})")
     if len(qrels) == 0:
@@ -279,7 +282,7 @@ def evaluate(run: Run, qrels: Qrels, measures: Iterable[str] | str = DEFAULT_MEA
     n_groups = len(group_code)
     group = np.repeat(np.arange(n_groups), counts[in_qrels])
     if ties == "trec_eval":
-        order = _trec_eval_order(group, scores, docids)
+        order = _trec_eval_order(group, scores, docids, grades)
         if order is not None:
             grades = grades[order]
     starts = np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1])))
@@ -413,27 +416,34 @@ def _safe_divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 # --------------------------------------------------------------------------- ordering
 
-def _trec_eval_order(group: np.ndarray, scores: np.ndarray, docids: np.ndarray) -> np.ndarray | None:
-    """Row permutation giving trec_eval's order within each group, or None if already in it.
+def _trec_eval_order(group: np.ndarray, scores: np.ndarray, docids: np.ndarray,
+                     grades: np.ndarray) -> np.ndarray | None:
+    """Row permutation giving trec_eval's ranking within each group, or None if already in it.
 
     Rows are grouped by ``group`` (contiguous). Within a group: score as
-    float32 descending, then docid descending.
+    float32 descending, then docid descending. Every measure depends only on
+    where the rows of positive grade land, so tie blocks made only of rows
+    with grade <= 0 are left as they are (any order of them scores the same).
     """
     s32 = scores.astype(np.float32)
     same_group = group[1:] == group[:-1]
     order = None
     if (same_group & (s32[1:] > s32[:-1])).any():
         order = np.lexsort((-s32, group))
-        s32, docids = s32[order], docids[order]
+        s32, docids, grades = s32[order], docids[order], grades[order]
     tied = same_group & (s32[1:] == s32[:-1])
     if tied.any():
         block = np.cumsum(np.concatenate(([True], ~tied)))
-        sel = np.flatnonzero(np.concatenate((tied, [False])) | np.concatenate(([False], tied)))
-        # ascending (-block, docid), reversed: blocks ascending, docid descending within a block
-        sub = np.lexsort((docids[sel], -block[sel]))[::-1]
-        perm = np.arange(len(group))
-        perm[sel] = sel[sub]
-        order = perm if order is None else order[perm]
+        matters = np.zeros(block[-1] + 1, dtype=bool)
+        matters[block[grades > 0]] = True
+        in_tie = np.concatenate((tied, [False])) | np.concatenate(([False], tied))
+        sel = np.flatnonzero(in_tie & matters[block])
+        if len(sel):
+            # ascending (-block, docid), reversed: blocks ascending, docid descending within a block
+            sub = np.lexsort((docids[sel], -block[sel]))[::-1]
+            perm = np.arange(len(group))
+            perm[sel] = sel[sub]
+            order = perm if order is None else order[perm]
     return order
 
 
@@ -451,9 +461,10 @@ def _splitmix64(x: np.ndarray) -> np.ndarray:
 
 
 def _docid_hash(docids: np.ndarray) -> np.ndarray:
-    """64-bit hash of each docid: sum of code point x a fixed odd multiplier per position.
+    """64-bit hash of each docid: sum over pairs of code points of (pair as uint64) x a fixed odd
+    multiplier per pair position.
 
-    The multiplier of position j depends on j only and trailing padding is 0,
+    The multiplier of a position depends on the position only and padding is 0,
     so equal strings hash alike whatever the arrays' string widths.
     """
     arr = np.ascontiguousarray(docids)
@@ -461,12 +472,12 @@ def _docid_hash(docids: np.ndarray) -> np.ndarray:
         arr = arr.astype(str)
     width = arr.dtype.itemsize // 4
     chars = arr.view(np.uint32).reshape(len(arr), width)
-    mult = _splitmix64(np.arange(width)) | np.uint64(1)
-    h = np.zeros(len(arr), dtype=np.uint64)
+    if width % 2:
+        chars = np.concatenate((chars, np.zeros((len(arr), 1), dtype=np.uint32)), axis=1)
+    pairs = chars.view(np.uint64)  # (n, ceil(width / 2)): two code points per word
+    mult = _splitmix64(np.arange(pairs.shape[1])) | np.uint64(1)
     with np.errstate(over="ignore"):
-        for j in range(width):
-            h += chars[:, j].astype(np.uint64) * mult[j]
-    return h
+        return pairs @ mult  # integer matmul: one pass, wraps modulo 2^64
 
 
 def _pair_keys(codes: np.ndarray, docids: np.ndarray) -> np.ndarray:
@@ -503,20 +514,24 @@ def _lookup_grades_hashed(row_code: np.ndarray, docids: np.ndarray, judged: _Jud
         raise _HashCollision
 
     rkeys = _pair_keys(row_code, docids)
-    rorder = np.argsort(rkeys)
-    sorted_r = rkeys[rorder]
+    sorted_r = np.sort(rkeys)
     dup = np.flatnonzero(sorted_r[1:] == sorted_r[:-1])
     if len(dup):
-        a, b = rorder[dup[0]], rorder[dup[0] + 1]
+        a, b = np.flatnonzero(rkeys == sorted_r[dup[0]])[:2]
         if row_code[a] == row_code[b] and docids[a] == docids[b]:
             raise ClirkitError(f"the run lists document {docids[a]} more than once for query "
                                f"{judged.ids[row_code[a]]}")
         raise _HashCollision
 
-    # look the (few) judged pairs up among the (many) run rows
-    pos = np.minimum(np.searchsorted(sorted_r, sorted_q), len(sorted_r) - 1)
-    hit = sorted_r[pos] == sorted_q
-    rows, idx = rorder[pos[hit]], qorder[hit]
+    # a bitmap of the judged keys' low bits picks the few candidate rows, which are then looked up
+    bits = int(min(24, max(16, np.ceil(np.log2(len(sorted_q) + 1)) + 4)))
+    mask = np.uint64((1 << bits) - 1)
+    bitmap = np.zeros(1 << bits, dtype=bool)
+    bitmap[(sorted_q & mask).astype(np.intp)] = True
+    cand = np.flatnonzero(bitmap[(rkeys & mask).astype(np.intp)])
+    pos = np.minimum(np.searchsorted(sorted_q, rkeys[cand]), len(sorted_q) - 1)
+    hit = sorted_q[pos] == rkeys[cand]
+    rows, idx = cand[hit], qorder[pos[hit]]
     if not ((judged.row_code[idx] == row_code[rows]).all() and (judged.docids[idx] == docids[rows]).all()):
         raise _HashCollision
     grades = np.zeros(len(rkeys), dtype=np.int64)

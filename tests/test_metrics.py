@@ -336,9 +336,26 @@ def test_hash_collisions_fall_back_to_the_exact_join(monkeypatch):
         evaluate(dup, QRELS)
 
 
+@pytest.mark.parametrize("run_docs, judged_docs, expected_rr", [
+    (["b", "cc"], ["a"], 0.0),          # unjudged "b" collides with judged "a": a false hit
+    (["x", "y", "zz"], ["zz"], 1 / 3),  # two different run docids collide: not a duplicate
+    (["a"], ["a", "b"], 1.0),           # two different judged docids collide
+])
+def test_every_kind_of_hash_collision_is_detected_and_resolved_exactly(monkeypatch, run_docs, judged_docs,
+                                                                       expected_rr):
+    monkeypatch.setattr(metrics, "_docid_hash", lambda docids: np.char.str_len(docids).astype(np.uint64))
+    exact_calls = []
+    exact = metrics._lookup_grades_exact
+    monkeypatch.setattr(metrics, "_lookup_grades_exact", lambda *a: exact_calls.append(1) or exact(*a))
+    run = Run(np.array(["q1"] * len(run_docs)), np.array(run_docs), np.arange(len(run_docs), 0, -1.0))
+    qrels = Qrels(np.array(["q1"] * len(judged_docs)), np.array(judged_docs), np.ones(len(judged_docs), int))
+    assert evaluate(run, qrels, ["RR"]).mean()["RR"] == pytest.approx(expected_rr)
+    assert exact_calls == [1]
+
+
 def test_bad_options_are_errors():
     run = Run(np.array(["q1"]), np.array(["a"]), np.array([1.0]))
     for kwargs, message in [({"ties": "x"}, "ties"), ({"average": "x"}, "average"), ({"depth": 0}, "depth"),
-                            ({"main_grade": 0}, "main_grade")]:
+                            ({"main_grade": 0}, "main_grade"), ({"rel_threshold": 0}, "rel_threshold")]:
         with pytest.raises(ClirkitError, match=message):
             evaluate(run, QRELS, **kwargs)
