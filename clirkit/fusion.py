@@ -33,18 +33,49 @@ TRANSFORMS = ("none", "shift", "minmax")
 class _Aligned:
     """All runs' rows on a common index of (query, document) pairs.
 
-    ``pair[i]`` maps the rows of run i to pair numbers; ``pair_qid`` and
-    ``pair_docid`` give each pair's ids; ``query_order`` lists the queries in
-    order of first appearance (first run first).
+    ``pair[i]`` maps the rows of run i to pair numbers and ``row_query[i]``
+    to query codes; pair p is query ``uq[pair_q[p]]``, document
+    ``ud[pair_d[p]]``. ``uq``/``ud`` are sorted, so code order is id order;
+    ``query_rank`` gives each query code's position in first-appearance order.
     """
 
     runs: list[Run]
     pair: list[np.ndarray]
     row_query: list[np.ndarray]
-    pair_qid: np.ndarray
-    pair_docid: np.ndarray
-    n_queries: int
-    query_order: np.ndarray
+    pair_q: np.ndarray
+    pair_d: np.ndarray
+    uq: np.ndarray
+    ud: np.ndarray
+    query_rank: np.ndarray
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.uq)
+
+    def ranked(self, scores: np.ndarray, depth: int, tag: str) -> Run:
+        """The pairs as a run: queries in first-appearance order, score descending, ties docid ascending."""
+        order = np.lexsort((self.pair_d, -scores, self.query_rank[self.pair_q]))
+        q = self.pair_q[order]
+        starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]]) if len(q) else np.zeros(0, dtype=np.int64)
+        rank = np.arange(len(q)) - np.repeat(starts, np.diff(np.r_[starts, len(q)]))
+        keep = order[rank < depth]
+        return Run(self.uq[self.pair_q[keep]], self.ud[self.pair_d[keep]], scores[keep], tag=tag)
+
+
+def _factorize(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(sorted uniques, code of each value, first-appearance rank of each unique)``.
+
+    A dict pass in first-appearance order, then a sort of the uniques only
+    (hashing beats ``np.unique``'s sort of every string).
+    """
+    index: dict[str, int] = {}
+    codes = np.fromiter((index.setdefault(v, len(index)) for v in values.tolist()), dtype=np.int64,
+                        count=len(values))
+    keys = np.asarray(list(index), dtype=values.dtype if len(values) else str)
+    order = np.argsort(keys, kind="stable")
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return keys[order], rank[codes], order
 
 
 def _align(runs: Sequence[Run], depth: int | None) -> _Aligned:
@@ -53,15 +84,14 @@ def _align(runs: Sequence[Run], depth: int | None) -> _Aligned:
     cut = [run.top(depth) if depth is not None else run for run in runs]
     qids = np.concatenate([r.qids for r in cut])
     docids = np.concatenate([r.docids for r in cut])
-    uq, first, qinv = np.unique(qids, return_index=True, return_inverse=True)
-    ud, dinv = np.unique(docids, return_inverse=True)
-    key = qinv.astype(np.int64) * max(len(ud), 1) + dinv
-    ukey, kinv = np.unique(key, return_inverse=True)
+    uq, qinv, query_rank = _factorize(qids)
+    ud, dinv, _ = _factorize(docids)
+    width = max(len(ud), 1)
+    ukey, kinv = np.unique(qinv.astype(np.int64) * width + dinv, return_inverse=True)
     bounds = np.cumsum([0] + [len(r) for r in cut])
     pair = [kinv[bounds[i]:bounds[i + 1]] for i in range(len(cut))]
     row_query = [qinv[bounds[i]:bounds[i + 1]] for i in range(len(cut))]
-    return _Aligned(cut, pair, row_query, uq[ukey // max(len(ud), 1)], ud[ukey % max(len(ud), 1)],
-                    len(uq), uq[np.argsort(first, kind="stable")])
+    return _Aligned(cut, pair, row_query, ukey // width, ukey % width, uq, ud, query_rank)
 
 
 def _segment_starts(run: Run) -> np.ndarray:
@@ -158,7 +188,7 @@ def interpolate(runs: Sequence[Run], weights: Sequence[float] | None = None, *,
     w = _check_weights(weights, len(runs))
     names = _transforms(transform, len(runs))
     al = _align(runs, depth)
-    fused = np.zeros(len(al.pair_qid), dtype=np.float64)
+    fused = np.zeros(len(al.pair_q), dtype=np.float64)
     for i, run in enumerate(al.runs):
         t = transform_scores(run, names[i])
         sums = np.bincount(al.row_query[i], weights=t, minlength=al.n_queries)
@@ -168,7 +198,7 @@ def interpolate(runs: Sequence[Run], weights: Sequence[float] | None = None, *,
         fused += w[i] * np.bincount(al.pair[i], weights=normed, minlength=len(fused))
     if tag is None:
         tag = "interp:w=" + ",".join(f"{x:g}" for x in w) + ":t=" + ",".join(names)
-    return Run.ranked(al.pair_qid, al.pair_docid, fused, tag=tag, depth=depth, query_order=al.query_order)
+    return al.ranked(fused, depth, tag)
 
 
 def borda(runs: Sequence[Run], weights: Sequence[float] | None = None, *, depth: int = 1000,
@@ -188,13 +218,13 @@ def borda(runs: Sequence[Run], weights: Sequence[float] | None = None, *, depth:
     if w.shape != (len(runs),) or not np.all(np.isfinite(w)) or np.any(w < 0):
         raise ClirkitError(f"Borda needs one finite weight >= 0 per run ({len(runs)} runs)")
     al = _align(runs, depth)
-    points = np.zeros(len(al.pair_qid), dtype=np.float64)
+    points = np.zeros(len(al.pair_q), dtype=np.float64)
     for i, run in enumerate(al.runs):
         points += w[i] * np.bincount(al.pair[i], weights=(depth - run.ranks() + 1).astype(np.float64),
                                      minlength=len(points))
     if tag is None:
         tag = f"borda:K={depth}" + ("" if weights is None else ":w=" + ",".join(f"{x:g}" for x in w))
-    return Run.ranked(al.pair_qid, al.pair_docid, points, tag=tag, depth=depth, query_order=al.query_order)
+    return al.ranked(points, depth, tag)
 
 
 @dataclass(frozen=True)
