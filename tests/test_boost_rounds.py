@@ -70,7 +70,7 @@ def test_r_rule_first_two_rounds_match_hand_computation():
 def test_r_rule_weights_after_first_round_are_hand_values():
     qv, dv, b = booster("r")
     b.run(1, quiet=True)
-    assert b.w == pytest.approx(np.array([2, 1, 2, 2]) / 7, rel=1e-12)
+    assert b.weights == pytest.approx(np.array([2, 1, 2, 2]) / 7, rel=1e-12)
 
 
 def random_problem(seed=0, n_queries=30, n_docs=60, n_tuples=300, S=25, T=40):

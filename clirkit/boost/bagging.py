@@ -46,7 +46,7 @@ class BoostParams:
 
     rounds: int = 1000
     rule: str = "exact"
-    bits: int = 24
+    bits: int = 30
     hash_seed: int = 0
     eps: float | None = None
     eval_every: int = 50

@@ -126,3 +126,19 @@ class NgramVocabulary:
         data = np.ones(len(indices), dtype=np.float64)
         return sp.csr_matrix((data, np.asarray(indices, dtype=np.int32), np.asarray(indptr, dtype=np.int64)),
                              shape=(len(token_lists), len(self.terms)))
+
+    def prune(self, X: sp.csr_matrix, max_df: float) -> sp.csr_matrix:
+        """Drop the n-grams present in more than ``max_df`` (a fraction) of the rows of ``X``.
+
+        Like scikit-learn's ``CountVectorizer(max_df=...)``: very common n-grams
+        (stopwords on either side) add many pairs and little evidence. The
+        vocabulary is renumbered in place; returns ``X`` restricted to the kept
+        columns (same row order).
+        """
+        if max_df >= 1.0:
+            return X
+        df = np.bincount(X.indices, minlength=X.shape[1])
+        keep = np.flatnonzero(df <= max_df * X.shape[0])
+        self.terms = [self.terms[i] for i in keep.tolist()]
+        self.ids = {t: i for i, t in enumerate(self.terms)}
+        return sp.csr_matrix(X[:, keep])

@@ -33,17 +33,19 @@ class BoostRanker:
         jobs, backend, scheduler: joblib parallelism over bags (``loky``,
             ``threading`` or ``dask`` with a scheduler address or Client).
         source_lang, target_lang: analyzer languages (used by :meth:`fit`).
+        max_df: drop source n-grams in more than this fraction of the training
+            queries and target n-grams in more than this fraction of the documents.
         random_state: seed of tuple sampling and bagging.
         quiet: no progress on stderr.
     """
 
-    def __init__(self, *, ngram: int = 1, rounds: int = 1000, rule: str = "exact", bits: int = 24,
+    def __init__(self, *, ngram: int = 1, rounds: int = 1000, rule: str = "exact", bits: int = 30,
                  hash_seed: int = 0, eps: float | None = None, negatives: int = 1, min_grade: int = 1,
                  grade_pairs: int = 0, weighting: str = "difference", max_positives: int = 0,
                  candidate_depth: int = 1000, bags: int = 1, bag_fraction: float = 1.0, bootstrap: bool = False,
                  eval_every: int = 50, patience: int = 0, eval_depth: int = 1000, jobs: int = 1,
                  backend: str = "loky", scheduler=None, source_lang: str = "en", target_lang: str = "es",
-                 random_state: int = 0, quiet: bool = False) -> None:
+                 max_df: float = 1.0, random_state: int = 0, quiet: bool = False) -> None:
         self.ngram = ngram
         self.rounds = rounds
         self.rule = rule
@@ -67,6 +69,7 @@ class BoostRanker:
         self.scheduler = scheduler
         self.source_lang = source_lang
         self.target_lang = target_lang
+        self.max_df = max_df
         self.random_state = random_state
         self.quiet = quiet
 
@@ -109,8 +112,8 @@ class BoostRanker:
             raise ClirkitError(f"{len(docids)} document ids but {len(doc_tokens)} documents")
         qids = list(queries)
         src_vocab, tgt_vocab = NgramVocabulary(), NgramVocabulary()
-        Qm = src_vocab.matrix([queries[q] for q in qids], self.ngram, grow=True)
-        Dm = tgt_vocab.matrix(doc_tokens, self.ngram, grow=True)
+        Qm = src_vocab.prune(src_vocab.matrix([queries[q] for q in qids], self.ngram, grow=True), self.max_df)
+        Dm = tgt_vocab.prune(tgt_vocab.matrix(doc_tokens, self.ngram, grow=True), self.max_df)
         tuples = make_tuples(qrels, qids, docids, negatives=self.negatives, min_grade=self.min_grade,
                              candidates=candidates, candidate_depth=self.candidate_depth,
                              grade_pairs=self.grade_pairs, weighting=self.weighting,
@@ -133,7 +136,7 @@ class BoostRanker:
             "min_grade": self.min_grade, "grade_pairs": self.grade_pairs, "weighting": self.weighting,
             "max_positives": self.max_positives, "bags": self.bags, "bag_fraction": self.bag_fraction,
             "bootstrap": self.bootstrap, "eval_every": self.eval_every, "patience": self.patience,
-            "seed": self.random_state, "n_tuples": len(tuples),
+            "max_df": self.max_df, "seed": self.random_state, "n_tuples": len(tuples),
             "bag_rounds": [int(r.best_round) for r in results],
             "bag_pairs": [int(r.n_pairs) for r in results],
             "bag_buckets": [int(r.n_buckets) for r in results],

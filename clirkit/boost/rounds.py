@@ -38,6 +38,7 @@ from clirkit.progress import progress, say
 
 RULES = ("exact", "r")
 _PAIRS_PER_CHUNK = 20_000_000  # pair occurrences per sparse product when computing statistics
+_BLOCK = 2048  # buckets per block of the block-maximum index used by choose()
 
 
 @dataclass
@@ -110,7 +111,7 @@ class PairBooster:
     """
 
     def __init__(self, Qm: sp.csr_matrix, Dm: sp.csr_matrix, tuples: Tuples, *, src_hash: np.ndarray,
-                 tgt_hash: np.ndarray, hash_seed: int = 0, bits: int = 24, rule: str = "exact",
+                 tgt_hash: np.ndarray, hash_seed: int = 0, bits: int = 30, rule: str = "exact",
                  eps: float | None = None) -> None:
         if rule not in RULES:
             raise ValueError(f"unknown step rule {rule!r}; choose one of {RULES}")
@@ -142,6 +143,11 @@ class PairBooster:
         nb = len(self.bucket_ids)
         self.Wp = np.bincount(self.pair_bucket, wp, minlength=nb)
         self.Wm = np.bincount(self.pair_bucket, wm, minlength=nb)
+        self.wsum = 1.0  # true weights / statistics = stored ones / wsum
+        n_blocks = -(-nb // _BLOCK)
+        self._gain = np.full(n_blocks * _BLOCK, -np.inf)
+        self._gain[:nb] = self._gains(self.Wp, self.Wm)
+        self._block_max = self._gain.reshape(n_blocks, _BLOCK).max(axis=1)
         self.bucket_order = np.argsort(self.pair_bucket, kind="stable")
         self.bucket_ptr = np.concatenate(([0], np.cumsum(np.bincount(self.pair_bucket, minlength=nb))))
 
@@ -157,7 +163,11 @@ class PairBooster:
             yield slice(int(a), int(b))
 
     def _chunk_products(self, rows: np.ndarray, v: np.ndarray):
-        """(keys, W+ values, W- values) of the pairs of the tuples ``rows`` weighted by ``v`` (one chunk)."""
+        """(keys, values, is_plus) of the pairs of the tuples ``rows`` weighted by ``v`` (one chunk).
+
+        A key is ``source_id * T + target_id``; an entry adds ``value`` to W+ of the
+        pair when ``is_plus`` and to W- otherwise. A key appears at most once per sign.
+        """
         t = self.tuples
         Qt = self.Qm[t.query[rows]]
         Dp = self.Dm[t.pos[rows]]
@@ -172,16 +182,15 @@ class PairBooster:
         col = prod.col.astype(np.int64)
         is_plus = col < self.T
         keys = prod.row.astype(np.int64) * self.T + np.where(is_plus, col, col - self.T)
-        vals = prod.data
-        return keys, np.where(is_plus, vals, 0.0), np.where(is_plus, 0.0, vals)
+        return keys, prod.data, is_plus
 
     def _pair_stats(self, rows: np.ndarray, v: np.ndarray):
         """Pair statistics of tuples ``rows`` with weights ``v``: (sorted unique keys, W+, W-)."""
         keys_l, p_l, m_l = [], [], []
         pending = 0
         for sl in self._chunks(rows):
-            k, p, m = self._chunk_products(rows[sl], v[sl])
-            keys_l.append(k), p_l.append(p), m_l.append(m)
+            k, vals, is_plus = self._chunk_products(rows[sl], v[sl])
+            keys_l.append(k), p_l.append(np.where(is_plus, vals, 0.0)), m_l.append(np.where(is_plus, 0.0, vals))
             pending += len(k)
             if len(keys_l) > 1 and pending > 4 * _PAIRS_PER_CHUNK:
                 merged = self._merge(keys_l, p_l, m_l)
@@ -197,29 +206,48 @@ class PairBooster:
                 np.bincount(inv, np.concatenate(m_l), minlength=len(uk)) if len(uk) else np.zeros(0))
 
     def full_statistics(self) -> tuple[np.ndarray, np.ndarray]:
-        """W+ and W- per kept bucket recomputed from scratch with the current weights."""
-        keys, wp, wm = self._pair_stats(np.arange(self.n), self.w)
-        cb = self.pair_bucket[np.searchsorted(self.keys, keys)]
+        """W+ and W- per kept bucket recomputed from scratch (stored units: divide by ``wsum`` for true values)."""
         nb = len(self.bucket_ids)
-        return np.bincount(cb, wp, minlength=nb), np.bincount(cb, wm, minlength=nb)
+        wp, wm = np.zeros(nb), np.zeros(nb)
+        rows = np.arange(self.n)
+        for sl in self._chunks(rows):
+            keys, vals, is_plus = self._chunk_products(rows[sl], self.w[sl])
+            cb = self.pair_bucket[np.searchsorted(self.keys, keys)]
+            wp += np.bincount(cb[is_plus], vals[is_plus], minlength=nb)
+            wm += np.bincount(cb[~is_plus], vals[~is_plus], minlength=nb)
+        return wp, wm
 
     # -- one round --------------------------------------------------------------------------------
 
-    def choose(self) -> tuple[int, float, float]:
-        """The best bucket (compact index), its step alpha and its gain under the rule."""
-        wp = np.maximum(self.Wp, 0.0)
-        wm = np.maximum(self.Wm, 0.0)
+    def _gains(self, wp: np.ndarray, wm: np.ndarray) -> np.ndarray:
+        """Selection criterion of buckets with statistics wp, wm (homogeneous of degree 1 in the weights)."""
+        wp = np.maximum(wp, 0.0)
+        wm = np.maximum(wm, 0.0)
         if self.rule == "exact":
-            gain = (np.sqrt(wp) - np.sqrt(wm)) ** 2
-            k = int(np.argmax(gain))
-            alpha = 0.5 * np.log((wp[k] + self.eps) / (wm[k] + self.eps))
+            return (np.sqrt(wp) - np.sqrt(wm)) ** 2
+        return np.abs(wp - wm)
+
+    @property
+    def weights(self) -> np.ndarray:
+        """Normalized tuple weights w_t (sum 1)."""
+        return self.w / self.wsum
+
+    def choose(self) -> tuple[int, float, float]:
+        """The best bucket (compact index, lowest on ties), its step alpha and its gain under the rule.
+
+        The argmax runs over a block-maximum index, so a round costs O(blocks + block size)
+        plus the buckets whose statistics changed.
+        """
+        block = int(np.argmax(self._block_max))
+        k = block * _BLOCK + int(np.argmax(self._gain[block * _BLOCK:(block + 1) * _BLOCK]))
+        wp = max(float(self.Wp[k]), 0.0) / self.wsum
+        wm = max(float(self.Wm[k]), 0.0) / self.wsum
+        if self.rule == "exact":
+            alpha = 0.5 * np.log((wp + self.eps) / (wm + self.eps))
         else:
-            r = wp - wm
-            gain = np.abs(r)
-            k = int(np.argmax(gain))
-            rk = float(np.clip(r[k], -1.0 + self.eps, 1.0 - self.eps))
+            rk = float(np.clip(wp - wm, -1.0 + self.eps, 1.0 - self.eps))
             alpha = 0.5 * np.log((1.0 + rk) / (1.0 - rk))
-        return k, float(alpha), float(gain[k])
+        return k, float(alpha), float(self._gain[k] / self.wsum)
 
     def pairs_of(self, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Source and target ids of the training pairs in compact bucket ``k``."""
@@ -246,21 +274,38 @@ class PairBooster:
         return uniq[nz], x[nz]
 
     def update(self, rows: np.ndarray, x: np.ndarray, alpha: float) -> None:
-        """Apply step ``alpha`` to the tuples ``rows`` with feature values ``x``; correct W+/W- there."""
+        """Apply step ``alpha`` to the tuples ``rows`` with feature values ``x``; correct W+/W- there.
+
+        Weights and statistics are stored up to a common factor (``wsum``), so a
+        round touches only the changed tuples, their pairs' buckets and the
+        blocks holding those buckets.
+        """
         old = self.w[rows]
         new = old * np.exp(-alpha * x)
         self.margin[rows] += alpha * x
         if len(rows):
-            keys, dp, dm = self._pair_stats(rows, new - old)
-            cb = self.pair_bucket[np.searchsorted(self.keys, keys)]
-            np.add.at(self.Wp, cb, dp)
-            np.add.at(self.Wm, cb, dm)
+            change = new - old
+            blocks = np.zeros(len(self._block_max), dtype=bool)
+            for sl in self._chunks(rows):
+                keys, vals, is_plus = self._chunk_products(rows[sl], change[sl])
+                cb = self.pair_bucket[np.searchsorted(self.keys, keys)]
+                np.add.at(self.Wp, cb[is_plus], vals[is_plus])
+                np.add.at(self.Wm, cb[~is_plus], vals[~is_plus])
+                self._gain[cb] = self._gains(self.Wp[cb], self.Wm[cb])
+                blocks[cb // _BLOCK] = True
+            blocks = np.flatnonzero(blocks)
+            self._block_max[blocks] = self._gain.reshape(-1, _BLOCK)[blocks].max(axis=1)
         self.w[rows] = new
         z = float(self.w.sum())
-        self.w /= z
-        self.Wp /= z
-        self.Wm /= z
-        self.loss *= z
+        self.loss *= z / self.wsum
+        self.wsum = z
+        if not 1e-150 < z < 1e150:
+            self.w /= z
+            self.Wp /= z
+            self.Wm /= z
+            self._gain /= z
+            self._block_max /= z
+            self.wsum = 1.0
 
     def training_loss(self) -> float:
         """sum_t D_t exp(-margin_t) / sum_t D_t computed from the margins."""

@@ -1,0 +1,57 @@
+"""``clirkit boost-rank MODEL -o RUN``: rank a collection (or re-rank a run) with a BoostCLIR model."""
+from __future__ import annotations
+
+from clirkit.cli.common import add_quiet, add_verb
+
+
+def add_parser(sub) -> None:
+    p = add_verb(sub, "boost-rank", "rank documents with a BoostCLIR phrase table (sparse products), or "
+                                    "re-rank a candidate run", run)
+    p.add_argument("model", help="model file written by boost-train")
+    d = p.add_argument_group("data (a collection, or files)")
+    d.add_argument("--collection", help="a known collection, e.g. nave-en-es")
+    d.add_argument("--variant", default=None, help="collection variant (default: the collection's first)")
+    d.add_argument("--split", default="test", help="collection split of the queries")
+    d.add_argument("--queries", help="queries (qid TAB text, JSONL or TREC topics)")
+    d.add_argument("--documents", help="documents (docid TAB text or JSONL)")
+    p.add_argument("--candidates", help="re-rank this run's (query, document) rows instead of the whole collection")
+    p.add_argument("-o", "--output", default="-", help="run file to write (TREC 6 columns; - for stdout)")
+    p.add_argument("--depth", type=int, default=1000, help="documents kept per query")
+    p.add_argument("--batch", type=int, default=256, help="queries scored per sparse product")
+    p.add_argument("--tag", default="boost", help="run tag (6th column)")
+    add_quiet(p)
+
+
+def run(args) -> int:
+    from clirkit.boost import BoostModel
+    from clirkit.errors import ClirkitError
+    from clirkit.formats import read_documents, read_queries, read_run, write_run
+    from clirkit.progress import say
+
+    if args.depth < 1 or args.batch < 1:
+        raise ClirkitError("--depth and --batch must be >= 1")
+    model = BoostModel.load(args.model)
+    if args.collection:
+        if args.queries or args.documents:
+            raise ClirkitError("give either --collection or --queries/--documents files, not both")
+        from clirkit import datasets
+
+        c = datasets.load(args.collection, variant=args.variant or datasets.variants(args.collection)[0])
+        queries, (docids, texts) = c.queries(args.split), c.documents()
+    else:
+        if not (args.queries and args.documents):
+            raise ClirkitError("give --collection, or both --queries and --documents")
+        queries, (docids, texts) = read_queries(args.queries), read_documents(args.documents)
+    q_tok = dict(zip(queries, model.source_analyzer.tokenize_many(list(queries.values()), quiet=True)))
+    d_tok = model.target_analyzer.tokenize_many(list(texts), quiet=args.quiet, desc="tokenizing documents")
+    if args.candidates:
+        run_ = model.rerank(read_run(args.candidates), q_tok, docids, d_tok, depth=args.depth, tag=args.tag)
+    else:
+        run_ = model.rank(q_tok, docids, d_tok, depth=args.depth, batch=args.batch, tag=args.tag,
+                          quiet=args.quiet)
+    empty = len(queries) - len(run_.query_ids)
+    if empty:
+        say(f"boost-rank: {empty} of {len(queries)} queries share no n-gram with the phrase table: no result",
+            quiet=args.quiet)
+    write_run(run_, args.output)
+    return 0

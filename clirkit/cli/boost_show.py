@@ -1,0 +1,34 @@
+"""``clirkit boost-show MODEL``: print a BoostCLIR phrase table like the slides ("t, h_t, w_t")."""
+from __future__ import annotations
+
+from clirkit.cli.common import add_verb
+
+
+def add_parser(sub) -> None:
+    p = add_verb(sub, "boost-show", "print a BoostCLIR model: the rounds (t, h_t, w_t) or the top entries", run)
+    p.add_argument("model", help="model file written by boost-train")
+    p.add_argument("-n", type=int, default=50, help="rows to print")
+    p.add_argument("--bag", type=int, default=1, help="bag whose rounds are printed (1-based)")
+    p.add_argument("--entries", action="store_true",
+                   help="print the averaged table's entries by weight (source, target, weight) instead of rounds")
+
+
+def run(args) -> int:
+    from clirkit.boost import BoostModel
+    from clirkit.errors import ClirkitError
+
+    model = BoostModel.load(args.model)
+    if args.n < 1:
+        raise ClirkitError(f"-n must be >= 1, got {args.n}")
+    if args.entries:
+        print("source\ttarget\tweight")
+        for src, tgt, w in model.top_entries(args.n):
+            print(f"{src}\t{tgt}\t{w:.4f}")
+        return 0
+    n_bags = int(model.history["bag"].max()) + 1 if len(model.history["bag"]) else 0
+    if not 1 <= args.bag <= max(n_bags, 1):
+        raise ClirkitError(f"--bag must be in 1..{n_bags}, got {args.bag}")
+    print("t\th_t\tw_t")
+    for _, t, pairs, w in model.rounds_table(args.n, bag=args.bag - 1):
+        print(f"{t}\t{pairs}\t{w:.2f}")
+    return 0
