@@ -14,7 +14,7 @@ from clirkit.datasets.collection import cache_dir
 from clirkit.errors import ClirkitError
 
 # bump when a runtime builder changes what it writes, so cached builds are redone
-BUILDER_VERSION = 1
+BUILDER_VERSION = 3
 
 
 def default_shared() -> Path:
@@ -62,7 +62,7 @@ def build_cached(name: str, sources: list[Path], build: Callable[[], dict[str, V
     tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=final.parent))
     try:
         for variant, data in build().items():
-            write_variant(data, tmp / variant)
+            write_variant(data, tmp / variant, compress=False)
         (tmp / "done").write_text("ok\n")
         try:
             os.replace(tmp, final)

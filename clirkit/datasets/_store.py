@@ -1,7 +1,8 @@
 """Writing a collection variant as a folder of standard files plus ``manifest.json``.
 
-Layout of one variant folder (all text files gzip-compressed, mtime 0, so the
-same content gives the same bytes)::
+Layout of one variant folder (text files gzip-compressed with mtime 0, so the
+same content gives the same bytes; builds kept in the local cache are written
+without compression and without the ``.gz``)::
 
     manifest.json            name, variant, languages, splits, file names, counts
     documents.tsv.gz         docid TAB text
@@ -10,7 +11,8 @@ same content gives the same bytes)::
     qrels.<split>.txt.gz     TREC: qid 0 docid grade
     excluded.<split>.txt.gz  (optional) qid 0 docid 0: pairs to remove from runs before evaluation
 
-Instead of a file name, the manifest may give ``documents`` or ``parallel`` as
+For ``documents`` or ``parallel`` the manifest may name another variant's
+file (``"../standard/documents.tsv.gz"``) or give
 ``{"subset_of": "../standard/documents.tsv.gz", "books": [...]}``: the lines
 of another variant's file whose OSIS id lies in one of ``books`` (the reader
 derives that file once, under the cache folder), so the bundled collection
@@ -47,9 +49,10 @@ class VariantData:
     qrels: dict[str, Qrels]  # split -> judgments
     excluded: dict[str, Qrels] | None = None  # split -> pairs removed from runs
     extra_counts: dict[str, object] = field(default_factory=dict)
-    # "documents"/"parallel" -> {"subset_of": path relative to the folder, "books": [...]}: not written,
-    # the reader derives the file by keeping the lines whose id's book is listed
-    subsets: dict[str, dict[str, object]] = field(default_factory=dict)
+    # "documents"/"parallel" -> a path relative to the folder (another variant's identical file), or
+    # {"subset_of": relative path, "books": [...]} (the lines of that file whose id's book is listed):
+    # not written; the manifest records the reference instead
+    subsets: dict[str, object] = field(default_factory=dict)
 
     def counts(self) -> dict[str, object]:
         """Documents, parallel pairs, and per split: queries and judgments per grade."""
@@ -67,35 +70,39 @@ class VariantData:
         return out
 
 
-def write_variant(data: VariantData, folder: str | Path) -> dict[str, object]:
-    """Write ``data`` into ``folder`` (created if needed); returns the manifest written."""
+def write_variant(data: VariantData, folder: str | Path, *, compress: bool = True) -> dict[str, object]:
+    """Write ``data`` into ``folder`` (created if needed); returns the manifest written.
+
+    ``compress=False`` writes the same files without ``.gz`` (faster; for the local cache).
+    """
     from clirkit.formats import write_documents, write_qrels, write_queries
     from clirkit.datasets.parallel import write_parallel
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     splits = list(data.queries)
+    gz = ".gz" if compress else ""
     files: dict[str, object] = {
-        "documents": "documents.tsv.gz",
-        "parallel": "parallel.tsv.gz",
-        "queries": {s: f"queries.{s}.tsv.gz" for s in splits},
-        "qrels": {s: f"qrels.{s}.txt.gz" for s in splits},
+        "documents": f"documents.tsv{gz}",
+        "parallel": f"parallel.tsv{gz}",
+        "queries": {s: f"queries.{s}.tsv{gz}" for s in splits},
+        "qrels": {s: f"qrels.{s}.txt{gz}" for s in splits},
     }
     if "documents" in data.subsets:
         files["documents"] = data.subsets["documents"]
     else:
-        write_documents(data.docids, data.doc_texts, folder / "documents.tsv.gz")
+        write_documents(data.docids, data.doc_texts, folder / files["documents"])
     if "parallel" in data.subsets:
         files["parallel"] = data.subsets["parallel"]
     else:
-        write_parallel(data.pair_ids, data.pair_sources, data.pair_targets, folder / "parallel.tsv.gz")
+        write_parallel(data.pair_ids, data.pair_sources, data.pair_targets, folder / files["parallel"])
     for s in splits:
-        write_queries(data.queries[s], folder / f"queries.{s}.tsv.gz")
-        write_qrels(data.qrels[s], folder / f"qrels.{s}.txt.gz")
+        write_queries(data.queries[s], folder / files["queries"][s])
+        write_qrels(data.qrels[s], folder / files["qrels"][s])
     if data.excluded is not None:
-        files["excluded"] = {s: f"excluded.{s}.txt.gz" for s in splits}
+        files["excluded"] = {s: f"excluded.{s}.txt{gz}" for s in splits}
         for s in splits:
-            write_qrels(data.excluded[s], folder / f"excluded.{s}.txt.gz")
+            write_qrels(data.excluded[s], folder / files["excluded"][s])
     manifest = {
         "format": FORMAT,
         "version": VERSION,

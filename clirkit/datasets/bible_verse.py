@@ -155,6 +155,8 @@ def build(shared: Path) -> dict[str, VariantData]:
             pair_ids=ot_pairs, pair_sources=[es_texts[es_pos[v]] for v in ot_pairs],
             pair_targets=[en_texts[en.position[v]] for v in ot_pairs],
             queries=queries, qrels=qrels, excluded=excluded if topical else None, extra_counts=counts,
+            subsets={"documents": "../standard/documents.tsv", "parallel": "../standard/parallel.tsv"}
+            if topical else {},
         )
 
     return {v: variant(v) for v in VARIANTS}

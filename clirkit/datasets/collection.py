@@ -92,8 +92,9 @@ class Collection:
             source = (self.folder / entry["subset_of"]).resolve()
             if not source.is_file():
                 raise ClirkitError(f"{source}: no such file (needed by {self.folder / MANIFEST})")
+            # kept uncompressed: a local, quickly rebuilt copy
             target = (cache_dir() / "derived" / self.name / self.variant / _file_digest(source) /
-                      Path(entry["subset_of"]).name)
+                      Path(entry["subset_of"]).name.removesuffix(".gz"))
             if not target.is_file():
                 _derive_subset(source, list(entry["books"]), target)
             return target
