@@ -95,7 +95,7 @@ class VerseIndex:
         """
         start, dash, end = ref.partition("-")
         if not dash:
-            if m := _VERSE_ID.fullmatch(ref):
+            if _VERSE_ID.fullmatch(ref):
                 return [self.position[ref]] if ref in self.position else []
             if m := _CHAPTER_ID.fullmatch(ref):
                 b, c = m.group(1), int(m.group(2))
