@@ -297,17 +297,16 @@ def evaluate(run: Run, qrels: Qrels, measures: Iterable[str] | str = DEFAULT_MEA
     for j, spec in enumerate(specs):
         values[:, j] = _compute(spec, ranked, judged, group_code, rel_threshold, main_grade)
 
-    evaluated_ids = run_queries[in_qrels]
+    qrels_order = judged.codes_of(np.asarray(qrels.query_ids))
+    present = np.zeros(len(judged.ids), dtype=bool)
+    present[group_code] = True
+    missing = tuple(judged.ids[qrels_order[~present[qrels_order]]].tolist())
     if average == "qrels":
         table = np.zeros((len(judged.ids), len(specs)), dtype=np.float64)
         table[group_code] = values
-        order_codes = judged.codes_of(np.asarray(qrels.query_ids))
-        qids, values = judged.ids[order_codes], table[order_codes]
+        qids, values = judged.ids[qrels_order], table[qrels_order]
     else:
-        qids = evaluated_ids
-    present = np.zeros(len(judged.ids), dtype=bool)
-    present[group_code] = True
-    missing = tuple(judged.ids[~present].tolist())
+        qids = run_queries[in_qrels]
     return Evaluation(tuple(s.name for s in specs), qids, values, average, run.tag, missing, ignored)
 
 
@@ -425,7 +424,8 @@ def _trec_eval_order(group: np.ndarray, scores: np.ndarray, docids: np.ndarray,
     where the rows of positive grade land, so tie blocks made only of rows
     with grade <= 0 are left as they are (any order of them scores the same).
     """
-    s32 = scores.astype(np.float32)
+    with np.errstate(over="ignore"):
+        s32 = scores.astype(np.float32)  # as trec_eval: beyond float32's range becomes +-inf
     same_group = group[1:] == group[:-1]
     order = None
     if (same_group & (s32[1:] > s32[:-1])).any():

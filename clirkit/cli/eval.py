@@ -43,7 +43,8 @@ def add_parser(sub) -> None:
     p.add_argument("--rel-threshold", type=int, default=1, help="minimum grade of a relevant document")
     p.add_argument("--main-grade", type=int, default=2, help="minimum grade of a main-relevant document (P_mr, MRR_mr)")
     p.add_argument("--ties", choices=TIES, default="trec_eval",
-                   help="trec_eval: re-sort by float32 score, ties by docid descending; run: keep the file's order")
+                   help="trec_eval: re-sort by float32 score, ties by docid descending; "
+                        "run: score order as read (float64), ties in file order")
     add_quiet(p)
 
 
