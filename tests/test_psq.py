@@ -138,3 +138,16 @@ def test_psq_verb_bad_lambda_exits_2_and_writes_nothing(cli_files, capsys):
     tmp, queries = cli_files
     assert psq_cli(tmp, queries, "x.run", "--table2", str(tmp / "one.e2f"), "--lambda", "1.5") == 2
     assert "lambda must be in [0, 1]" in capsys.readouterr().err and not (tmp / "x.run").exists()
+
+
+def test_target_stopwords_top_n_equals_a_stopword_file_of_the_most_frequent_index_terms(cli_files):
+    from clirkit.index import Index, most_frequent_terms
+
+    tmp, queries = cli_files
+    top = most_frequent_terms(Index.load(tmp / "ix.npz"), 3)
+    assert "la" in top                                   # so the option la of "light"/"the" is dropped
+    (tmp / "stop.txt").write_text("\n".join(top) + "\n", encoding="utf-8")
+    assert psq_cli(tmp, queries, "top.run", "--target-stopwords-top", "3") == 0
+    assert psq_cli(tmp, queries, "file.run", "--target-stopwords", str(tmp / "stop.txt")) == 0
+    psq_cli(tmp, queries, "plain.run")
+    assert (tmp / "top.run").read_bytes() == (tmp / "file.run").read_bytes() != (tmp / "plain.run").read_bytes()

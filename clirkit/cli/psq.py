@@ -19,6 +19,9 @@ def add_parser(sub) -> None:
                    help="weight of --table when interpolating with --table2")
     add_table_format(p)
     add_prune_options(p)
+    p.add_argument("--target-stopwords-top", type=int, default=0, metavar="N",
+                   help="also drop the N most frequent terms of the index from the options (a corpus-derived "
+                        "target stoplist; IBM Model 1 tables give function words much mass, see psq.py)")
     p.add_argument("--renormalize-in-vocabulary", action="store_true",
                    help="rescale each word's options found in the index to sum 1 (Ivory); by default the "
                         "mass of translations absent from the index is kept (cclir)")
@@ -42,6 +45,12 @@ def run(args) -> int:
     stopwords = set(index.analyzer.stopwords)
     if args.target_stopwords:
         stopwords |= set(read_stopwords(args.target_stopwords))
+    if args.target_stopwords_top < 0:
+        raise ClirkitError(f"--target-stopwords-top must be >= 0, got {args.target_stopwords_top}")
+    if args.target_stopwords_top:
+        from clirkit.index import most_frequent_terms
+
+        stopwords |= set(most_frequent_terms(index, args.target_stopwords_top))
     try:
         prepared = prepare_table(table, table2, lam=args.lam, min_prob=args.min_prob,
                                  cumulative=args.cumulative if args.cumulative < 1 else None,

@@ -99,10 +99,13 @@ class TranslationTable:
         if p.nnz == 0:
             return best
         rows = np.repeat(np.arange(self.n_source), np.diff(p.indptr))
-        order = np.lexsort((p.indices, -p.data, rows))
-        first = p.indptr[:-1][np.diff(p.indptr) > 0]
-        # after sorting by (row, -p, col) the first entry of each non-empty row is its best
-        best[rows[order[first]]] = p.indices[order[first]]
+        nonempty = np.diff(p.indptr) > 0
+        row_max = np.full(self.n_source, -np.inf)
+        row_max[nonempty] = np.maximum.reduceat(p.data, p.indptr[:-1][nonempty])
+        at_max = np.flatnonzero(p.data == row_max[rows])
+        # columns are sorted within each row, so a row's first entry at its maximum has the lowest column
+        winners, first = np.unique(rows[at_max], return_index=True)
+        best[winners] = p.indices[at_max[first]]
         return best
 
     def row_sums(self) -> np.ndarray:
