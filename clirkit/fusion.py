@@ -82,9 +82,13 @@ def _align(runs: Sequence[Run], depth: int | None) -> _Aligned:
     if len(runs) == 0:
         raise ClirkitError("aggregation needs at least one run")
     cut = [run.top(depth) if depth is not None else run for run in runs]
-    qids = np.concatenate([r.qids for r in cut])
+    # a run's rows are grouped by query: factorize one id per group, then repeat it over the group
+    starts = [_segment_starts(r) for r in cut]
+    heads = np.concatenate([r.qids[s] for r, s in zip(cut, starts)])
+    sizes = np.concatenate([np.diff(np.append(s, len(r))) for r, s in zip(cut, starts)])
+    uq, head_code, query_rank = _factorize(heads)
+    qinv = np.repeat(head_code, sizes)
     docids = np.concatenate([r.docids for r in cut])
-    uq, qinv, query_rank = _factorize(qids)
     ud, dinv, _ = _factorize(docids)
     width = max(len(ud), 1)
     ukey, kinv = np.unique(qinv.astype(np.int64) * width + dinv, return_inverse=True)

@@ -48,11 +48,11 @@ class TrainingData:
     A_q: sp.csr_matrix
     A_d: sp.csr_matrix
     query: np.ndarray
-    doc: np.ndarray = None
-    grade: np.ndarray = None
-    pos: np.ndarray = None
-    neg: np.ndarray = None
-    weight: np.ndarray = None
+    doc: np.ndarray | None = None
+    grade: np.ndarray | None = None
+    pos: np.ndarray | None = None
+    neg: np.ndarray | None = None
+    weight: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.query)
@@ -260,7 +260,7 @@ class SCSModel:
                                "per extra grade")
         if not jq.size:
             raise ClirkitError("no judgment of the training queries names a document of the collection")
-        nq, nd = len(qids), len(dids)
+        nd = len(dids)
         # one judgment per (query, doc): the highest grade
         key = jq.astype(np.int64) * nd + jd
         order = np.lexsort((-jg, key))
@@ -286,7 +286,6 @@ class SCSModel:
             if not len(data):
                 raise ClirkitError("no (relevant, less relevant) document pair to train a pairwise loss on")
         self.training_stats_["units"] = int(len(data))
-        del nq  # the query count is implied by A_q
         return data
 
     def _init_table(self, rng, vocab: np.ndarray, vectors, what: str) -> np.ndarray:
@@ -451,8 +450,7 @@ class SCSModel:
         q_tokens = qa.tokenize_many([queries[q] for q in qids], quiet=quiet, jobs=jobs, desc="queries")
         docids, texts = documents
         if rerank is not None:  # only the documents the run names need encoding
-            wanted = set(rerank.docids.tolist())
-            pick = [i for i, d in enumerate(docids) if d in wanted]
+            pick = np.flatnonzero(np.isin(np.asarray(docids, dtype=str), rerank.docids)).tolist()
             docids, texts = [docids[i] for i in pick], [texts[i] for i in pick]
         d_tokens = da.tokenize_many(list(texts), quiet=quiet, jobs=jobs, desc="documents")
         return self.score_tokens(qids, q_tokens, list(docids), d_tokens, depth=depth, rerank=rerank,
