@@ -1,0 +1,59 @@
+"""``clirkit boost-train``, ``boost-rank`` and ``boost-show`` end to end on small real verses."""
+from __future__ import annotations
+
+from clirkit.cli import main
+from clirkit.formats import read_run
+
+DOCS = {
+    "Gen.1.1": "EN el principio crió Dios los cielos y la tierra.",
+    "Gen.1.3": "Y dijo Dios: Sea la luz: y fué la luz.",
+    "Gen.1.4": "Y vió Dios que la luz era buena: y apartó Dios la luz de las tinieblas.",
+    "John.1.1": "EN el principio era el Verbo, y el Verbo era con Dios, y el Verbo era Dios.",
+    "John.1.5": "Y la luz en las tinieblas resplandece; mas las tinieblas no la comprendieron.",
+    "Gen.1.6": "Y dijo Dios: Haya expansión en medio de las aguas, y separe las aguas de las aguas.",
+}
+QUERIES = {"LIGHT.1": "Light: created", "DARK.1": "Darkness: separated from light",
+           "WORD.1": "Word: in the beginning", "WATER.1": "Water: divided"}
+QRELS = [("LIGHT.1", "Gen.1.3", 2), ("LIGHT.1", "Gen.1.4", 1), ("DARK.1", "John.1.5", 2),
+         ("DARK.1", "Gen.1.4", 2), ("WORD.1", "John.1.1", 2), ("WATER.1", "Gen.1.6", 2)]
+
+
+def write_files(tmp_path):
+    (tmp_path / "docs.tsv").write_text("".join(f"{d}\t{t}\n" for d, t in DOCS.items()), encoding="utf-8")
+    (tmp_path / "q.tsv").write_text("".join(f"{q}\t{t}\n" for q, t in QUERIES.items()), encoding="utf-8")
+    (tmp_path / "qrels.txt").write_text("".join(f"{q} 0 {d} {r}\n" for q, d, r in QRELS))
+    return [str(tmp_path / n) for n in ("q.tsv", "qrels.txt", "docs.tsv")]
+
+
+def test_train_show_rank_round_trip(tmp_path, capsys):
+    q, qrels, docs = write_files(tmp_path)
+    model = str(tmp_path / "m.npz")
+    assert main(["boost-train", "--queries", q, "--qrels", qrels, "--documents", docs, "--dev-queries", q,
+                 "--dev-qrels", qrels, "--rounds", "8", "--eval-every", "2", "--negatives", "3", "--bits", "20",
+                 "-o", model, "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["boost-show", model, "-n", "3"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "t\th_t\tw_t" and out[1].startswith("1\t") and " - " in out[1]
+    run_path = str(tmp_path / "run.txt")
+    assert main(["boost-rank", model, "--queries", q, "--documents", docs, "-o", run_path, "--quiet"]) == 0
+    run = read_run(run_path)
+    assert set(run.query_ids) <= set(QUERIES) and len(run) > 0
+    assert main(["boost-rank", model, "--queries", q, "--documents", docs, "--candidates", run_path,
+                 "-o", str(tmp_path / "rerank.txt"), "--quiet"]) == 0
+    again = read_run(str(tmp_path / "rerank.txt"))
+    assert sorted(zip(again.qids, again.docids, again.scores)) == sorted(zip(run.qids, run.docids, run.scores))
+
+
+def test_missing_inputs_and_bad_model_exit_2(tmp_path, capsys):
+    q, qrels, docs = write_files(tmp_path)
+    assert main(["boost-train", "--queries", q, "--documents", docs, "-o", str(tmp_path / "m.npz")]) == 2
+    assert "--qrels" in capsys.readouterr().err
+    bad = tmp_path / "bad.npz"
+    bad.write_text("nope")
+    assert main(["boost-show", str(bad)]) == 2
+    assert "bad.npz" in capsys.readouterr().err
+    assert main(["boost-train", "--queries", q, "--qrels", qrels, "--documents", docs, "--backend", "dask",
+                 "-o", str(tmp_path / "m.npz")]) == 2
+    assert "--scheduler" in capsys.readouterr().err
+    assert not (tmp_path / "m.npz").exists()
