@@ -62,20 +62,39 @@ class _Aligned:
         return Run(self.uq[self.pair_q[keep]], self.ud[self.pair_d[keep]], scores[keep], tag=tag)
 
 
+def _string_hash(values: np.ndarray) -> np.ndarray:
+    """A 64-bit polynomial hash of each string of a unicode array (code points, zero padding ignored)."""
+    width = values.dtype.itemsize // 4
+    chars = values.view(np.uint32).reshape(len(values), width).astype(np.uint64)
+    h = np.zeros(len(values), dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for j in range(width):
+            h = h * np.uint64(0x100000001B3) + chars[:, j] * np.uint64(0x9E3779B97F4A7C15) + np.uint64(j + 1)
+            h ^= h >> np.uint64(29)
+    return h
+
+
 def _factorize(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(sorted uniques, code of each value, first-appearance rank of each unique)``.
 
-    A dict pass in first-appearance order, then a sort of the uniques only
-    (hashing beats ``np.unique``'s sort of every string).
+    Groups equal strings by a 64-bit hash (one integer sort instead of a
+    string sort of every row), checks that every member of a group equals
+    its representative, and falls back to ``np.unique`` on a collision.
     """
-    index: dict[str, int] = {}
-    codes = np.fromiter((index.setdefault(v, len(index)) for v in values.tolist()), dtype=np.int64,
-                        count=len(values))
-    keys = np.asarray(list(index), dtype=values.dtype if len(values) else str)
-    order = np.argsort(keys, kind="stable")
+    values = np.ascontiguousarray(values if values.dtype.kind == "U" else values.astype(str))
+    if len(values) == 0:
+        return values, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    _, first, inverse = np.unique(_string_hash(values), return_index=True, return_inverse=True)
+    reps = values[first]
+    if not np.array_equal(reps[inverse], values):
+        _, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+        reps = values[first]
+    order = np.argsort(reps, kind="stable")
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order))
-    return keys[order], rank[codes], order
+    appearance = np.empty(len(order), dtype=np.int64)
+    appearance[rank[np.argsort(first, kind="stable")]] = np.arange(len(order))
+    return reps[order], rank[inverse], appearance
 
 
 def _align(runs: Sequence[Run], depth: int | None) -> _Aligned:

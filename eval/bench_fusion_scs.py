@@ -40,13 +40,15 @@ def fusion_inputs(n_queries: int, depth: int, n_runs: int, seed: int) -> list[Ru
     return runs
 
 
-def best_of(repeat: int, fn) -> tuple[float, object]:
-    times, out = [], None
+def best_of(repeat: int, fn) -> tuple[float, float, object]:
+    """Best wall-clock and CPU seconds of ``repeat`` calls, and the last result."""
+    walls, cpus, out = [], [], None
     for _ in range(repeat):
-        start = time.perf_counter()
+        wall, cpu = time.perf_counter(), time.process_time()
         out = fn()
-        times.append(time.perf_counter() - start)
-    return min(times), out
+        walls.append(time.perf_counter() - wall)
+        cpus.append(time.process_time() - cpu)
+    return min(walls), min(cpus), out
 
 
 def bench_fusion(args) -> None:
@@ -60,8 +62,8 @@ def bench_fusion(args) -> None:
         ("interp kappa=0.5, transform minmax", lambda: fusion.interpolate(runs, kappa=0.5, transform="minmax")),
         ("borda K=1000", lambda: fusion.borda(runs, depth=args.depth)),
     ]:
-        seconds, out = best_of(args.repeat, fn)
-        print(f"  {name:38s} {seconds:7.2f} s  ({len(out):,} output rows)")
+        wall, cpu, out = best_of(args.repeat, fn)
+        print(f"  {name:38s} {wall:7.2f} s wall {cpu:7.2f} s CPU  ({len(out):,} output rows)")
 
 
 def bench_scs(args) -> None:
@@ -82,15 +84,18 @@ def bench_scs(args) -> None:
         start = time.perf_counter()
         data = model.prepare(list(train_q), train_tok, docids, doc_tokens, c.qrels("train"))
         prep = time.perf_counter() - start
+        cpu = time.process_time()
         model.train(data, quiet=True)
+        cpu = (time.process_time() - cpu) / max(args.scs_epochs, 1)
         s = model.training_stats_
         per_epoch = np.mean(model.epoch_seconds_)
         print(f"  {'lazy' if lazy else 'dense'} Adam: prepare {prep:.1f} s; {s['units']:,} training pairs "
               f"({-(-s['units'] // model.batch_size):,} batches of {model.batch_size}) -> "
-              f"{per_epoch:.1f} s per epoch (mean of {len(model.epoch_seconds_)})")
-    seconds, run = best_of(1, lambda: model.score_tokens(list(test_q), test_tok, docids, doc_tokens, depth=1000))
-    print(f"  scoring {len(test_q):,} test queries x {len(docids):,} verses, top 1000: {seconds:.1f} s "
-          f"({len(run):,} rows)")
+              f"{per_epoch:.1f} s wall, {cpu:.1f} s CPU per epoch (mean of {len(model.epoch_seconds_)})")
+    wall, cpu, run = best_of(1, lambda: model.score_tokens(list(test_q), test_tok, docids, doc_tokens,
+                                                           depth=1000))
+    print(f"  scoring {len(test_q):,} test queries x {len(docids):,} verses, top 1000: {wall:.1f} s wall "
+          f"{cpu:.1f} s CPU ({len(run):,} rows)")
 
 
 def main(argv=None) -> int:

@@ -191,3 +191,17 @@ def test_aggregate_tune_picks_kappa_on_dev_and_applies_it_to_test(tmp_path, caps
     assert "best kappa 0 " in printed
     assert sweep.read_text().splitlines() == ["kappa,AP", "0,1", "0.25,1", "0.5,1", "0.75,0.5", "1,0.5"]  # 0.5: a tie, trec_eval puts docid "good" first
     assert read_run(out).tag == "interp:w=0,1:t=none,none"
+
+
+def test_id_factorization_is_exact_even_when_the_hash_collides(monkeypatch):
+    from clirkit import fusion
+
+    ids = np.array(["Gen.1.2", "Gen.1.10", "Exod.3.1", "Gen.1.2", "Gen.1.1"])
+    for collide in (False, True):
+        if collide:
+            monkeypatch.setattr(fusion, "_string_hash", lambda v: np.zeros(len(v), dtype=np.uint64))
+        uniques, codes, appearance = fusion._factorize(ids)
+        assert uniques.tolist() == sorted(set(ids.tolist()))
+        assert uniques[codes].tolist() == ids.tolist()
+        # first-appearance position of each sorted id: Exod.3.1 third, Gen.1.1 fourth, Gen.1.10 second, Gen.1.2 first
+        assert appearance.tolist() == [2, 3, 1, 0]
