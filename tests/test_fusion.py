@@ -205,3 +205,10 @@ def test_id_factorization_is_exact_even_when_the_hash_collides(monkeypatch):
         assert uniques[codes].tolist() == ids.tolist()
         # first-appearance position of each sorted id: Exod.3.1 third, Gen.1.1 fourth, Gen.1.10 second, Gen.1.2 first
         assert appearance.tolist() == [2, 3, 1, 0]
+
+
+def test_a_list_whose_scores_sum_to_zero_contributes_nothing():
+    flat = run_of([("q1", "Gen.1.1", 2.0), ("q1", "Gen.1.5", 2.0)], "flat")  # shift makes both 0
+    got = as_dict(interpolate([A, flat], kappa=0.5, transform="shift"))
+    assert got[("q1", "Gen.1.5")] == 0.0
+    assert got[("q1", "Gen.1.1")] == pytest.approx(0.5 * (3 - 1) / 2)  # A shifted: 2, 0

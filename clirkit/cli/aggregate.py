@@ -19,9 +19,9 @@ def add_parser(sub) -> None:
     p.add_argument("-o", "--output", required=True, help="run file to write (- for stdout)")
     p.add_argument("--method", choices=("interp", "borda"), default="interp", help="aggregation method")
     p.add_argument("--kappa", type=float, default=None,
-                   help="interp with two runs: weight of RUN1 (RUN2 gets 1 - kappa); default 0.5")
+                   help="interp with two runs: weight of RUN1, RUN2 gets 1 - kappa (none given: 0.5)")
     p.add_argument("--weights", type=float, nargs="+", metavar="W",
-                   help="one weight per run (interp: >= 0 and summing to 1; borda: >= 0); default equal")
+                   help="one weight per run (interp: >= 0 and summing to 1; borda: >= 0; none given: equal)")
     p.add_argument("--transform", nargs="+", choices=TRANSFORMS, default=["none"], metavar="T",
                    help=f"per-query score transform before sum normalization ({', '.join(TRANSFORMS)}); one for "
                         "all runs or one per run; runs with negative scores need shift or minmax")
