@@ -57,7 +57,8 @@ def add_parser(sub) -> None:
     m.add_argument("--margin", type=float, default=0.2, help="hinge loss margin")
     m.add_argument("--pair-weight", choices=("uniform", "grade"), default="uniform",
                    help="pairwise losses: weight of a (d+, d-) pair (grade: grade difference)")
-    m.add_argument("--max-pairs-per-query", type=int, default=None, help="pairwise losses: sample this many")
+    m.add_argument("--max-pairs-per-query", type=int, default=100,
+                   help="pairwise losses: sample at most this many (d+, d-) pairs per query (0: all)")
     m.add_argument("--query-vectors", help="word vectors of the query language (word v1 ... v_dim per line)")
     m.add_argument("--doc-vectors", help="word vectors of the document language")
     m.add_argument("--init-scale", type=float, default=0.1, help="std of the random embedding initialization")
@@ -85,7 +86,7 @@ def run(args) -> int:
     train = {q: t for q, t in queries.items() if q in judged}
     model = SCSModel(dim=args.dim, eps=args.eps, loss=args.loss, thresholds=args.thresholds,
                      mse_targets=args.mse_targets, margin=args.margin, pair_weight=args.pair_weight,
-                     max_pairs_per_query=args.max_pairs_per_query, lr=args.lr, batch_size=args.batch_size,
+                     max_pairs_per_query=args.max_pairs_per_query or None, lr=args.lr, batch_size=args.batch_size,
                      epochs=args.epochs, negatives=args.negatives, init_scale=args.init_scale,
                      lazy_adam=not args.dense_adam, query_lang=qlang or args.query_lang,
                      doc_lang=dlang or args.doc_lang, random_state=args.seed)
