@@ -360,3 +360,68 @@ def test_freedict_bad_index_line_reports_file_and_line(tmp_path):
     (tmp_path / "x.index").write_text("casa\tA\tZZ\n", encoding="utf-8")
     with pytest.raises(ClirkitError, match="runs past the end"):
         load_freedict(tmp_path / "x.index")
+
+
+# ---------------------------------------------------------------------------------------------
+# the `ttable` verb
+
+@pytest.fixture
+def parallel_files(tmp_path):
+    es = ["Y dijo Dios: Sea la luz: y fué la luz.", "Y vió Dios que la luz era buena.",
+          "Y llamó Dios á la luz Día, y á las tinieblas llamó Noche."]
+    en = ["God said, \"Let there be light,\" and there was light.", "God saw the light, and saw that it was good.",
+          "God called the light \"day\", and the darkness he called \"night\"."]
+    (tmp_path / "es.txt").write_text("\n".join(es) + "\n", encoding="utf-8")
+    (tmp_path / "en.txt").write_text("\n".join(en) + "\n", encoding="utf-8")
+    return tmp_path
+
+
+def test_ttable_train_both_directions_then_show(parallel_files, capsys):
+    from clirkit.cli import main
+
+    tmp = parallel_files
+    assert main(["ttable", "train", "--source", str(tmp / "en.txt"), "--target", str(tmp / "es.txt"),
+                 "-o", str(tmp / "t.npz"), "--direction", "both", "--lang-source", "en", "--lang-target", "es",
+                 "-q"]) == 0
+    e2f, f2e = load_table(tmp / "t.e2f.npz"), load_table(tmp / "t.f2e.npz")
+    assert "god" in e2f.source_index and "dios" in e2f.target_vocab
+    assert "dios" in f2e.source_index and "god" in f2e.target_vocab
+    assert e2f.params["source_analyzer"]["lang"] == "en" and f2e.params["source_analyzer"]["lang"] == "es"
+    np.testing.assert_allclose(e2f.row_sums(), 1.0, atol=1e-12)
+    capsys.readouterr()
+    assert main(["ttable", "show", str(tmp / "t.e2f.npz"), "light", "nosuchword", "-n", "2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    best = e2f.translations("light", 2)
+    assert out[0].startswith("light\t(") and out[1] == f"  {best[0][0]}\t{best[0][1]:.6f}" and len(out) == 4
+    assert out[3].startswith("nosuchword\t(no translations")
+
+
+def test_ttable_train_refuses_misaligned_files(parallel_files, capsys):
+    from clirkit.cli import main
+
+    tmp = parallel_files
+    (tmp / "short.txt").write_text("uno\n", encoding="utf-8")
+    assert main(["ttable", "train", "--source", str(tmp / "en.txt"), "--target", str(tmp / "short.txt"),
+                 "-o", str(tmp / "t.npz"), "-q"]) == 2
+    assert "has 3 lines but" in capsys.readouterr().err and not (tmp / "t.npz").exists()
+
+
+def test_ttable_prune_and_convert_write_what_the_library_computes(tmp_path):
+    from clirkit.cli import main
+
+    save_table(small_table(), tmp_path / "t.e2f")
+    assert main(["ttable", "prune", str(tmp_path / "t.e2f"), "-o", str(tmp_path / "p.npz"),
+                 "--max-options", "1"]) == 0
+    assert_same_table(load_table(tmp_path / "p.npz"), prune(small_table(), max_options=1))
+    (tmp_path / "d.txt").write_text("luz light\nluz lamp\n", encoding="utf-8")
+    assert main(["ttable", "convert", str(tmp_path / "d.txt"), "--format", "pairs", "-o",
+                 str(tmp_path / "d.e2f")]) == 0
+    assert (tmp_path / "d.e2f").read_text(encoding="utf-8") == "lamp luz 0.5\nlight luz 0.5\n"
+
+
+def test_ttable_show_bad_table_exits_2_with_file_and_line(tmp_path, capsys):
+    from clirkit.cli import main
+
+    (tmp_path / "bad.e2f").write_text("casa house 0.5\ncasa\n", encoding="utf-8")
+    assert main(["ttable", "show", str(tmp_path / "bad.e2f"), "house"]) == 2
+    assert f"{tmp_path / 'bad.e2f'}:2: expected 3 fields" in capsys.readouterr().err
