@@ -11,6 +11,7 @@ import csv
 import io
 import json
 import math
+from argparse import SUPPRESS
 
 from clirkit.cli.common import add_quiet, add_seed, add_verb
 
@@ -24,13 +25,13 @@ def add_parser(sub) -> None:
                  run)
     p.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files (qid Q0 docid rank score tag)")
     p.add_argument("--qrels", required=True, help="judgments: qid iter docid rel, or qid docid rel")
-    p.add_argument("-m", "--measure", action="append", metavar="MEASURE", dest="measures",
+    p.add_argument("-m", "--measure", action="append", metavar="MEASURE", dest="measures", default=SUPPRESS,
                    help=f"measure to report, repeatable or comma-separated; one of {MEASURE_NAMES_HELP} "
                         f"(default: {' '.join(DEFAULT_MEASURES)})")
     p.add_argument("--per-query", action="store_true", help="one row per query (and the mean as qid 'all')")
     p.add_argument("--format", choices=FORMATS, default="text", help="output format")
     p.add_argument("-o", "--output", default="-", help="output file (- for stdout)")
-    p.add_argument("--baseline", metavar="RUN", help="run the others are tested against (default: the first RUN)")
+    p.add_argument("--baseline", metavar="RUN", default=SUPPRESS, help="run the others are tested against (default: the first RUN)")
     p.add_argument("--test", choices=("randomization", "t-test", "none"), default="randomization",
                    help="paired significance test over per-query values")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level of the * mark")
@@ -55,7 +56,7 @@ def run(args) -> int:
     from clirkit.metrics import DEFAULT_MEASURES, evaluate, parse_measures
     from clirkit.progress import say
 
-    specs = parse_measures(args.measures or list(DEFAULT_MEASURES))
+    specs = parse_measures(getattr(args, "measures", None) or list(DEFAULT_MEASURES))
     if args.permutations < 1:
         raise ClirkitError(f"--permutations must be at least 1, got {args.permutations}")
     if not 0 < args.alpha < 1:
@@ -64,7 +65,7 @@ def run(args) -> int:
         raise ClirkitError(f"--depth must be 0 (all) or positive, got {args.depth}")
     labels = [display_name(r) for r in args.runs]
     baseline = 0
-    if args.baseline is not None:
+    if getattr(args, "baseline", None) is not None:
         if args.baseline not in labels:
             raise ClirkitError(f"--baseline {args.baseline} is not one of the RUN arguments")
         baseline = labels.index(args.baseline)
