@@ -4,20 +4,21 @@
 into an :class:`Evaluation`: one row per query, one column per measure. Measures
 are named as users write them (:func:`parse_measure`):
 
-==================  ============================================================
-``AP`` (``MAP``)     average precision: sum of P@k at each relevant retrieved
-                     rank k, divided by the number of relevant judged documents
-``AP@k``             the same over the top k only (trec_eval ``map_cut_k``)
-``PRES@N``           Magdy & Jones' PRES with browsing depth N (``PRES`` = N 1000)
-``nDCG@k``           trec_eval ``ndcg_cut_k``: gain = grade, discount log2(rank+1),
-                     ideal ranking from all judged documents; ``nDCG`` = no cut
-``P@k``, ``R@k``     precision (always divided by k) and recall in the top k
-``RR`` (``MRR``)     reciprocal rank of the first relevant document (``RR@k``)
-``P_mr@k``           SCS paper: 1 if a main-relevant document (grade >=
-                     ``main_grade``) is in the top k, else 0 (not divided by k)
-``P_r@k``            SCS paper: precision at k of relevant (grade >= threshold)
-``MRR_mr``, ``MRR_r``  reciprocal rank of the first main-relevant / relevant one
-==================  ============================================================
+=======================  =======================================================
+``AP`` (``MAP``)          average precision: sum of P@k at each relevant retrieved
+                          rank k, divided by the number of relevant judged documents
+``AP@k``                  the same over the top k only (trec_eval ``map_cut_k``)
+``PRES@N``                Magdy & Jones' PRES, browsing depth N (``PRES``: N = 1000)
+``nDCG@k``                trec_eval ``ndcg_cut_k``: gain = grade, discount
+                          log2(rank+1), ideal ranking from all judged documents;
+                          ``nDCG`` = no cut
+``P@k``, ``R@k``          precision (always divided by k) and recall in the top k
+``RR`` (``MRR``)          reciprocal rank of the first relevant document (``RR@k``)
+``P_mr@k``                SCS paper: 1 if a main-relevant document (grade >=
+                          ``main_grade``) is in the top k, else 0 (not divided by k)
+``P_r@k``                 SCS paper: precision at k of relevant documents
+``MRR_mr``, ``MRR_r``     reciprocal rank of the first main-relevant / relevant one
+=======================  =======================================================
 
 trec_eval's names are accepted too: ``map``, ``map_cut_10``, ``P_10``,
 ``ndcg_cut_10``, ``recall_1000``, ``recip_rank``. A document is relevant when
