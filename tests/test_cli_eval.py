@@ -147,3 +147,23 @@ def test_clirkit_eval_equals_library_evaluate_on_the_same_data(files, capsys):
     _, out, _ = _run(capsys, "--qrels", str(files["dir"] / "x.qrels"), str(files["dir"] / "x.run"),
                      "--format", "json", "-m", "AP,nDCG@10,PRES@1000,RR")
     assert json.loads(out)["runs"][0]["mean"] == evaluate(run, qrels, ["AP", "nDCG@10", "PRES@1000", "RR"]).mean()
+
+
+def test_compare_runs_script_writes_the_markdown_table_of_a_folder(files, capsys):
+    import importlib.util
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "eval" / "compare_runs.py"
+    spec = importlib.util.spec_from_file_location("compare_runs", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    folder = files["dir"] / "runs"
+    folder.mkdir()
+    for name in ("weak", "strong"):
+        (folder / f"{name}.run").write_text(open(files[name]).read())
+    (folder / "notes.md").write_text("not a run\n")
+    out = files["dir"] / "table.md"
+    assert module.main(["--qrels", files["qrels"], str(folder), "--baseline", "weak.run", "-o", str(out)]) == 0
+    lines = out.read_text().splitlines()
+    assert lines[0] == "| run | queries | AP | PRES@1000 | nDCG@10 | P@10 | RR |"
+    assert lines[2].startswith("| weak.run | 12 | 0.") and lines[3].startswith("| strong.run | 12 | \\*1.0000")
