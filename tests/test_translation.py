@@ -425,3 +425,20 @@ def test_ttable_show_bad_table_exits_2_with_file_and_line(tmp_path, capsys):
     (tmp_path / "bad.e2f").write_text("casa house 0.5\ncasa\n", encoding="utf-8")
     assert main(["ttable", "show", str(tmp_path / "bad.e2f"), "house"]) == 2
     assert f"{tmp_path / 'bad.e2f'}:2: expected 3 fields" in capsys.readouterr().err
+
+
+def test_ttable_train_aligned_by_id_joins_the_shared_ids(parallel_files):
+    from clirkit.cli import main
+
+    tmp = parallel_files
+    (tmp / "es.tsv").write_text("Gen.1.3\tY dijo Dios: Sea la luz.\nGen.1.4\tY vió Dios la luz.\n"
+                                "Gen.1.9\tY dijo Dios: Júntense las aguas.\n", encoding="utf-8")
+    (tmp / "en.tsv").write_text("Gen.1.4\tGod saw the light.\nGen.1.3\tGod said, Let there be light.\n",
+                                encoding="utf-8")
+    assert main(["ttable", "train", "--source", str(tmp / "es.tsv"), "--target", str(tmp / "en.tsv"),
+                 "--aligned-by", "id", "--lang-source", "es", "--lang-target", "en", "-o", str(tmp / "t.e2f"),
+                 "-q"]) == 0
+    table = load_table(tmp / "t.e2f")
+    assert table.params == {"model": "moses", "file": str(tmp / "t.e2f")}     # Moses text keeps no params
+    assert "aguas" not in table.source_index and "júntense" not in table.source_index   # Gen.1.9 has no mate
+    assert {e for e, _ in table.translations("luz")} == {"god", "said", "let", "there", "be", "light", "saw", "the"}
