@@ -27,6 +27,8 @@ from clirkit.run import Run
 IDF_VARIANTS = ("lucene", "rsj", "bm25okapi")
 _POSTINGS_PER_BATCH = 20_000_000  # bounds the intermediate sparse products
 _DENSE_CELLS_PER_BATCH = 16_000_000  # bounds the (queries x docs) score block
+_DENSE_FRACTION = 0.1  # a unit matching this share of the documents is added as a dense vector
+_DENSE_BYTES = 256 * 2**20  # memory for such dense vectors
 
 
 def idf(df: np.ndarray, n_docs: int, variant: str = "lucene", *, okapi_epsilon: float = 0.25,
@@ -74,6 +76,7 @@ class BM25:
         self._norm = k1 * (1.0 - b + b * index.doc_lengths / avgdl)  # K_d per document
         self._mean_rsj = float(idf_mean_rsj(index)) if idf == "bm25okapi" else None
         self._weights: sp.csr_matrix | None = None
+        self._expanded: dict[int, np.ndarray] = {}  # dense rows of very common terms' posting weights
 
     def params(self) -> dict:
         return {"k1": self.k1, "b": self.b, "k3": self.k3, "idf": self.idf_variant, "epsilon": self.epsilon}
@@ -108,13 +111,64 @@ class BM25:
         A query's score for a document is the sum of its entries; a document
         with no entry matches none of the query's terms.
         """
+        per_source, sources, weights = self._gathered(queries)
+        counts = np.diff(per_source.indptr)
+        return (np.repeat(queries.source_query[sources], counts), per_source.indices,
+                per_source.data * np.repeat(weights, counts))
+
+    def _gathered(self, queries: StructuredQueries) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray]:
+        """The scoring-unit row of every source term that has one, the source ids, and their w_q."""
         self._check(queries)
-        wq = self.query_weights(queries.source_weight)
         unit_rows, unit_of_source = self._scoring_units(queries)
         sources = np.flatnonzero(unit_of_source >= 0)
-        per_source = unit_rows[unit_of_source[sources]]
-        source_of = np.repeat(sources, np.diff(per_source.indptr))
-        return queries.source_query[source_of], per_source.indices, per_source.data * wq[source_of]
+        return unit_rows[unit_of_source[sources]], sources, self.query_weights(queries.source_weight[sources])
+
+    def _dense_scores(self, queries: StructuredQueries) -> tuple[np.ndarray, float]:
+        """Scores as a dense (n_queries x n_docs) block, and the value of cells matching no term:
+        0 when every contribution is positive (so a match is > 0), else -inf.
+
+        One vectorized add per (query, source term) of the term's posting row
+        into the query's row. Rows of very common units are expanded to dense
+        vectors (cached for the index's own terms), as adding a dense vector is
+        an order of magnitude cheaper per posting than a scatter-add.
+        """
+        self._check(queries)
+        units, unit_of_source = self._scoring_units(queries)
+        weights = self.query_weights(queries.source_weight)
+        n_docs = self.index.n_docs
+        dense = np.zeros((queries.n_queries, n_docs))
+        positive = units.nnz == 0 or (units.data.min() > 0 and weights.min() > 0)
+        hit = None if positive else np.zeros(dense.shape, dtype=bool)
+        indptr, indices, data = units.indptr, units.indices, units.data
+        used = unit_of_source[unit_of_source >= 0]
+        if units is self._weights:
+            expanded, reuse = self._expanded, 1
+        else:
+            expanded, reuse = {}, 2  # expand a per-batch unit only if two queries share it
+        densify = positive and len(used) and np.diff(indptr)[used] >= _DENSE_FRACTION * n_docs
+        if np.any(densify):
+            counts = np.bincount(used, minlength=units.shape[0])
+            budget = _DENSE_BYTES // (8 * n_docs) - len(expanded)
+            for u in np.unique(used[densify]).tolist():
+                if u not in expanded and counts[u] >= reuse and budget > 0:
+                    vector = np.zeros(n_docs)
+                    vector[indices[indptr[u]:indptr[u + 1]]] = data[indptr[u]:indptr[u + 1]]
+                    expanded[u] = vector
+                    budget -= 1
+        for source in np.flatnonzero(unit_of_source >= 0).tolist():
+            u, row, w = unit_of_source[source], dense[queries.source_query[source]], weights[source]
+            vector = expanded.get(u)
+            if vector is not None:
+                row += vector if w == 1.0 else w * vector
+                continue
+            docs, values = indices[indptr[u]:indptr[u + 1]], data[indptr[u]:indptr[u + 1]]
+            np.add.at(row, docs, values if w == 1.0 else w * values)
+            if hit is not None:
+                hit[queries.source_query[source]][docs] = True
+        if hit is None:
+            return dense, 0.0
+        dense[~hit] = -np.inf
+        return dense, -np.inf
 
     def _scoring_units(self, queries: StructuredQueries) -> tuple[sp.csr_matrix, np.ndarray]:
         """Rows of idf(df~) * saturated tf~ per document, and the row of each source term (-1: none).
@@ -166,8 +220,7 @@ class BM25:
         batches = list(self._batches(queries))
         for lo, hi in progress(batches, desc="searching", quiet=quiet, unit="batch"):
             batch = _slice_queries(queries, lo, hi)
-            rows, cols, values = self.contributions(batch)
-            rows, cols, scores = top_k_dense(accumulate(rows, cols, values, hi - lo, self.index.n_docs), depth)
+            rows, cols, scores = top_k_dense(*self._dense_scores(batch), depth)
             parts.append((np.asarray(batch.qids)[rows], self.index.docids[cols], scores))
         if not parts:
             return Run([], [], [], tag=tag)
@@ -215,60 +268,62 @@ def accumulate(rows: np.ndarray, cols: np.ndarray, values: np.ndarray, n_rows: i
     """Sum ``values`` into a dense (n_rows x n_cols) block; cells with no entry are -inf."""
     keys = rows.astype(np.int64) * n_cols + cols
     dense = np.bincount(keys, weights=values, minlength=n_rows * n_cols)
-    if values.size and values.min() > 0:  # then a cell was hit exactly when its sum is positive
-        dense[dense == 0] = -np.inf
-    else:
-        hit = np.zeros(n_rows * n_cols, dtype=bool)
-        hit[keys] = True
-        dense[~hit] = -np.inf
+    hit = np.zeros(n_rows * n_cols, dtype=bool)
+    hit[keys] = True
+    dense[~hit] = -np.inf
     return dense.reshape(n_rows, n_cols)
 
 
-def top_k_dense(dense: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The top ``k`` finite cells of each row of a dense score block.
+def top_k_dense(dense: np.ndarray, unmatched: float, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The top ``k`` cells of each row of a dense score block, skipping cells equal to ``unmatched``.
 
-    Returns ``(rows, cols, values)`` ordered by row, then value descending,
-    then column ascending (columns are docids in sorted order, so ties go to
-    the smaller docid, also at the cut-off). -inf cells are never returned.
+    ``unmatched`` marks documents that match no query term: -inf, or 0 when
+    every match scores > 0. Returns ``(rows, cols, values)`` ordered by row,
+    then value descending, then column ascending (columns are docids in sorted
+    order, so ties go to the smaller docid, also at the cut-off).
     """
-    n_rows, n_cols = dense.shape
+    n_cols = dense.shape[1]
     kk = min(k, n_cols)
-    if kk < n_cols:
-        cols = np.argpartition(dense, n_cols - kk, axis=1)[:, n_cols - kk:]
-        threshold = np.take_along_axis(dense, cols, axis=1).min(axis=1)
-        # argpartition picks arbitrary cells among those equal to the threshold:
-        # redo the rows where such ties straddle the cut-off, lowest column first
-        above = dense > threshold[:, None]
-        n_above = above.sum(axis=1)
-        n_at = (dense == threshold[:, None]).sum(axis=1)
-        straddle = np.flatnonzero((n_above + n_at > kk) & np.isfinite(threshold))
-        if len(straddle):
-            cols[straddle] = _lowest_columns_first(dense[straddle], above[straddle], threshold[straddle],
-                                                   kk - n_above[straddle], kk)
-    else:
-        cols = np.broadcast_to(np.arange(n_cols), (n_rows, n_cols))
-    values = np.take_along_axis(dense, cols, axis=1)
-    order = np.lexsort((cols, -values), axis=-1)
-    cols, values = np.take_along_axis(cols, order, axis=1), np.take_along_axis(values, order, axis=1)
-    rows = np.repeat(np.arange(n_rows), kk)
-    cols, values = cols.ravel(), values.ravel()
-    finite = np.isfinite(values)
-    return rows[finite], cols[finite], values[finite]
+    out_rows, out_cols, out_values = [], [], []
+    for i, row in enumerate(dense):
+        candidates = _candidates(row, kk)
+        values = row[candidates]
+        if len(values) > kk:
+            threshold = np.partition(values, len(values) - kk)[len(values) - kk]  # the row's k-th largest
+            above = values > threshold
+            tied = np.flatnonzero(values == threshold)[:kk - int(above.sum())]  # smallest docids first
+            above[tied] = True
+            candidates, values = candidates[above], values[above]
+        matched = values != unmatched
+        candidates, values = candidates[matched], values[matched]
+        order = np.lexsort((candidates, -values))
+        out_rows.append(np.full(len(candidates), i, dtype=np.int64))
+        out_cols.append(candidates[order])
+        out_values.append(values[order])
+    if not out_rows:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)
+    return np.concatenate(out_rows), np.concatenate(out_cols), np.concatenate(out_values)
 
 
-def _lowest_columns_first(block: np.ndarray, above: np.ndarray, threshold: np.ndarray, need: np.ndarray,
-                          kk: int) -> np.ndarray:
-    """Per row: the columns above the threshold plus the ``need`` lowest columns equal to it."""
-    a_rows, a_cols = np.nonzero(above)
-    t_rows, t_cols = np.nonzero(block == threshold[:, None])  # row-major: columns ascend within a row
-    first_of_row = np.searchsorted(t_rows, np.arange(len(block)))
-    keep = np.arange(len(t_rows)) - first_of_row[t_rows] < need[t_rows]
-    rows = np.concatenate([a_rows, t_rows[keep]])
-    cols = np.concatenate([a_cols, t_cols[keep]])
-    return cols[np.argsort(rows, kind="stable")].reshape(len(block), kk)
+def _candidates(row: np.ndarray, k: int) -> np.ndarray:
+    """Ascending columns of a superset of the row's top ``k`` cells (all cells >= the k-th largest).
+
+    A strided 1/8 sample gives a value below which about 2k cells lie above;
+    keeping the cells >= that value is one comparison pass instead of a full
+    selection. If fewer than k cells qualify, the bound was too high: take them all.
+    """
+    n = len(row)
+    if n > 32 * k:
+        sample = row[::8].copy()
+        rank = min(len(sample) - 1, max(1, k // 4))
+        bound = np.partition(sample, len(sample) - rank)[len(sample) - rank]
+        candidates = np.flatnonzero(row >= bound)
+        if len(candidates) >= k:
+            return candidates
+    return np.arange(n)
 
 
 def top_k(scores: sp.csr_matrix, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`top_k_dense` of a CSR score matrix whose stored entries are the candidates."""
     scores = scores.tocoo()
-    return top_k_dense(accumulate(scores.row, scores.col, scores.data, *scores.shape), k)
+    return top_k_dense(accumulate(scores.row, scores.col, scores.data, *scores.shape), -np.inf, k)

@@ -150,3 +150,21 @@ def test_bad_parameters_are_user_errors(corpus):
         BM25(index, idf="tfidf")
     with pytest.raises(ClirkitError, match="out of range"):
         BM25(index, b=1.5)
+
+
+@pytest.mark.parametrize("unmatched", [0.0, -np.inf])
+def test_top_k_dense_on_wide_rows_equals_a_full_sort(unmatched):
+    # wide rows take the sampled-candidate path; scores drawn from few values force ties at the cut-off
+    rng = np.random.default_rng(7)
+    k, n = 50, 50 * 40
+    dense = rng.integers(1, 6, size=(6, n)).astype(float)
+    dense[rng.random(dense.shape) < 0.5] = unmatched
+    dense[1, :] = unmatched
+    dense[1, [5, 9]] = [2.0, 3.0]  # fewer matches than k
+    dense[2] = np.where(dense[2] == unmatched, unmatched, 1.0)  # one value only
+    rows, cols, values = bm25_module.top_k_dense(dense, unmatched, k)
+    for i in range(len(dense)):
+        matched = [(-dense[i, j], j) for j in range(n) if dense[i, j] != unmatched]
+        expected = sorted(matched)[:k]
+        assert cols[rows == i].tolist() == [j for _, j in expected]
+        assert values[rows == i].tolist() == [-v for v, _ in expected]
