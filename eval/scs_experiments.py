@@ -56,6 +56,7 @@ def main(argv=None) -> int:
     p.add_argument("--dim", type=int, default=64)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--dense-adam", action="store_true")
+    p.add_argument("--init-scale", type=float, default=0.1, help="std of the random embedding initialization")
     p.add_argument("-o", "--output", help="JSON file for all the numbers")
     args = p.parse_args(argv)
 
@@ -76,11 +77,12 @@ def main(argv=None) -> int:
     for config in args.configs:
         loss, eps = config.split(":")
         model = SCSModel(dim=args.dim, loss=loss, eps=float(eps), epochs=args.epochs, random_state=args.seed,
-                         lazy_adam=not args.dense_adam)
+                         lazy_adam=not args.dense_adam, init_scale=args.init_scale)
         data = model.prepare(list(train_q), train_tok, docids, doc_tokens, train_qrels)
 
         def on_epoch(m, record, loss=loss, eps=eps):
-            row = {"loss": loss, "eps": float(eps), **record, "seconds": m.epoch_seconds_[-1]}
+            row = {**record, "train_loss": record["loss"], "loss": loss, "eps": float(eps),
+                   "init_scale": args.init_scale, "seconds": m.epoch_seconds_[-1]}
             if record["epoch"] % args.eval_every == 0 or record["epoch"] == args.epochs:
                 full = m.score_tokens(test_ids, test_tok, docids, doc_tokens, depth=1000)
                 rer = m.score_tokens(test_ids, test_tok, docids, doc_tokens, rerank=cand)
@@ -91,14 +93,16 @@ def main(argv=None) -> int:
 
         model.train(data, quiet=True, on_epoch=on_epoch)
 
-    print("| loss | eps | epoch | |grad| mean | |grad| max | set | " + " | ".join(PAPER) + " | PRES |")
-    print("|---" * (len(PAPER) + 7) + "|")
+    print("| loss | eps | init | epoch | train loss | |grad| mean | |grad| max | set | " + " | ".join(PAPER)
+          + " | PRES |")
+    print("|---" * (len(PAPER) + 9) + "|")
     for row in results:
         for setting in ("cand", "full"):
             if setting in row:
                 vals = [f"{row[setting][m]:.3f}" for m in PAPER]
                 pres = f"{row[setting]['PRES@1000']:.3f}" if setting == "full" else ""
-                print(f"| {row['loss']} | {row['eps']:g} | {row['epoch']} | {row['grad_norm_mean']:.3g} | "
+                print(f"| {row['loss']} | {row['eps']:g} | {row['init_scale']:g} | {row['epoch']} | "
+                      f"{row['train_loss']:.4g} | {row['grad_norm_mean']:.3g} | "
                       f"{row['grad_norm_max']:.3g} | {setting} | " + " | ".join(vals) + f" | {pres} |")
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:
