@@ -179,22 +179,22 @@ def load_moses(path: str | os.PathLike[str]) -> TranslationTable:
         linenos.append(lineno)
     if not probs:
         raise ClirkitError(f"{name}: empty translation table")
-    _check_unique_pairs(name, sources, targets, linenos)
-    return TranslationTable.from_triples(sources, targets, probs, {"model": "moses", "file": name})
-
-
-def _check_unique_pairs(name: str, sources: list[str], targets: list[str], linenos: list[int]) -> None:
-    keys = np.char.add(np.char.add(np.asarray(sources, dtype=str), "\t"), np.asarray(targets, dtype=str))
-    _, first, counts = np.unique(keys, return_index=True, return_counts=True)
-    if np.any(counts > 1):
-        dup_key = keys[first[counts > 1]]
-        where = np.flatnonzero(np.isin(keys, dup_key))
-        seen: dict[str, int] = {}
-        for i in where.tolist():
-            if keys[i] in seen:
-                raise located(name, linenos[i], f"pair {targets[i]} {sources[i]} repeats line "
-                                                f"{linenos[seen[keys[i]]]}")
-            seen[keys[i]] = i
+    src_vocab, src_ids = np.unique(np.asarray(sources, dtype=str), return_inverse=True)
+    tgt_vocab, tgt_ids = np.unique(np.asarray(targets, dtype=str), return_inverse=True)
+    src_ids, tgt_ids = src_ids.ravel().astype(np.int64), tgt_ids.ravel().astype(np.int64)
+    keys = src_ids * len(tgt_vocab) + tgt_ids
+    order = np.argsort(keys, kind="stable")              # equal keys stay in line order
+    sorted_keys = keys[order]
+    starts = np.concatenate([[True], sorted_keys[1:] != sorted_keys[:-1]])
+    if not starts.all():
+        group_first = order[np.maximum.accumulate(np.where(starts, np.arange(len(order)), 0))]
+        repeat_pos = np.flatnonzero(~starts)
+        k = repeat_pos[np.argmin(order[repeat_pos])]      # the earliest line that repeats a pair
+        i, j = int(order[k]), int(group_first[k])
+        raise located(name, linenos[i], f"pair {targets[i]} {sources[i]} repeats line {linenos[j]}")
+    matrix = sp.csr_matrix((np.asarray(probs, dtype=np.float64), (src_ids, tgt_ids)),
+                           shape=(len(src_vocab), len(tgt_vocab)))
+    return TranslationTable(src_vocab, tgt_vocab, matrix, {"model": "moses", "file": name})
 
 
 # ----------------------------------------------------------------------------------------------
