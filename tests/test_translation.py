@@ -3,7 +3,6 @@ interpolation (hand-computed), Moses / npz / dictionary files."""
 from __future__ import annotations
 
 import gzip
-import math
 import shutil
 from collections import defaultdict
 from pathlib import Path
@@ -14,8 +13,8 @@ import scipy.sparse as sp
 
 from clirkit.errors import ClirkitError
 from clirkit.translation import (NULL, TranslationTable, interpolate, load_freedict, load_moses, load_muse,
-                                 load_npz_table, load_pairs, load_table, prune, save_moses, save_npz_table,
-                                 save_table, train_ibm1)
+                                 load_npz_table, load_pairs, load_table, prune, save_moses, save_table,
+                                 train_ibm1)
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 
