@@ -105,3 +105,17 @@ def test_ranker_learns_translations_from_a_tiny_collection():
     assert ("light", "luz") in top
     run = r.model_.rank({"x": ["light"]}, DOCIDS, DOCS)
     assert set(run.docids[:2].tolist()) == {"Gen.1.3", "John.1.5"}
+
+
+def test_truncated_model_equals_training_fewer_rounds():
+    queries = {"q1": ["god"], "q2": ["light"], "q3": ["word"], "q4": ["god", "light"]}
+    qrels = Qrels(["q1", "q1", "q2", "q2", "q3", "q4"],
+                  ["Gen.1.1", "Gen.1.3", "Gen.1.3", "John.1.5", "John.1.1", "Gen.1.3"], [2, 1, 2, 2, 2, 1])
+    kw = dict(negatives=3, bits=20, quiet=True, bags=2, bag_fraction=0.8, backend="threading")
+    long = BoostRanker(rounds=6, **kw).fit_tokens(queries, qrels, DOCIDS, DOCS).model_
+    short = BoostRanker(rounds=3, **kw).fit_tokens(queries, qrels, DOCIDS, DOCS).model_
+    cut = long.truncated(3)
+    as_dict = lambda m: {(m.src_terms[i], m.tgt_terms[j]): v  # noqa: E731
+                         for i, j, v in zip(*sp.find(m.W)) if v != 0}
+    assert as_dict(cut) == pytest.approx(as_dict(short), rel=1e-12)
+    assert cut.rounds_table(10, bag=1) == short.rounds_table(10, bag=1)

@@ -97,6 +97,29 @@ class BoostModel:
                    tgt_terms[used_tgt].astype(str) if len(used_tgt) else np.zeros(0, str), W,
                    history=history, **kwargs)
 
+    def truncated(self, rounds: int) -> "BoostModel":
+        """The model each bag would have had after its first ``rounds`` rounds (rebuilt from the history).
+
+        Boosting is sequential, so this equals training with ``rounds`` rounds
+        (and no early stopping); the term arrays are kept as they are.
+        """
+        h = self.history
+        keep = h["round"] <= rounds
+        n_bags = int(h["bag"].max()) + 1 if len(h["bag"]) else 1
+        counts = np.diff(h["ptr"])
+        pair_round = np.repeat(np.arange(len(counts)), counts)
+        pair_keep = keep[pair_round]
+        src, tgt = h["pair_src"][pair_keep], h["pair_tgt"][pair_keep]
+        W = sp.coo_matrix((np.repeat(h["alpha"], counts)[pair_keep] / n_bags, (src, tgt)),
+                          shape=self.W.shape).tocsr()
+        W.sum_duplicates()
+        history = {k: h[k][keep] for k in ("bag", "round", "bucket", "alpha")}
+        history["ptr"] = np.concatenate(([0], np.cumsum(counts[keep]))).astype(np.int64)
+        history["pair_src"], history["pair_tgt"] = src, tgt
+        return BoostModel(self.src_terms, self.tgt_terms, W, ngram=self.ngram,
+                          source_analyzer=self.source_analyzer, target_analyzer=self.target_analyzer,
+                          history=history, params={**self.params, "truncated_to_rounds": int(rounds)})
+
     # -- files ------------------------------------------------------------------------------------
 
     def save(self, path: str | os.PathLike[str]) -> None:
