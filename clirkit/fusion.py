@@ -1,10 +1,11 @@
 """Rank aggregation: interpolation of sum-normalized scores, Borda count, kappa search.
 
 All functions take and return :class:`clirkit.run.Run` objects. The rows of
-all input runs are aligned on their (query, document) keys with one
-``np.unique`` over the concatenated keys; per-query sums, minima and maxima
-are segment reductions, so the cost is a few sorts of the concatenated rows
-and nothing is looped per document.
+all input runs are aligned on integer (query, document) codes (ids grouped by
+a verified 64-bit hash, then one ``np.unique`` over the combined codes);
+per-query sums, minima and maxima are ``bincount``/``reduceat`` segment
+reductions, and the output is one integer ``lexsort``: nothing is looped per
+document.
 
 Interpolation follows SPEC §6 exactly::
 
@@ -63,7 +64,7 @@ class _Aligned:
 
 
 def _string_hash(values: np.ndarray) -> np.ndarray:
-    """A 64-bit polynomial hash of each string of a unicode array (code points, zero padding ignored)."""
+    """A 64-bit polynomial hash of each string of one unicode array (over its code points and padding)."""
     width = values.dtype.itemsize // 4
     chars = values.view(np.uint32).reshape(len(values), width).astype(np.uint64)
     h = np.zeros(len(values), dtype=np.uint64)
@@ -196,6 +197,10 @@ def interpolate(runs: Sequence[Run], weights: Sequence[float] | None = None, *,
     Returns:
         A run over the union of the input lists (ties: docid ascending). A
         query's list whose transformed scores sum to 0 contributes 0.
+
+    Note: min-max scaling divides a query's shifted scores by a constant that
+    sum normalization then cancels, so ``shift`` and ``minmax`` give the same
+    aggregate; both are offered because users ask for them by name.
     """
     runs = list(runs)
     if kappa is not None:
