@@ -119,3 +119,18 @@ def test_truncated_model_equals_training_fewer_rounds():
                          for i, j, v in zip(*sp.find(m.W)) if v != 0}
     assert as_dict(cut) == pytest.approx(as_dict(short), rel=1e-12)
     assert cut.rounds_table(10, bag=1) == short.rounds_table(10, bag=1)
+
+
+def test_dev_map_used_for_early_stopping_is_the_map_of_the_ranked_run():
+    from clirkit.metrics import evaluate
+
+    queries = {"q1": ["god"], "q2": ["light"], "q3": ["word"], "q4": ["god", "light"]}
+    qrels = Qrels(["q1", "q1", "q2", "q2", "q3", "q4"],
+                  ["Gen.1.1", "Gen.1.3", "Gen.1.3", "John.1.5", "John.1.1", "Gen.1.3"], [2, 1, 2, 2, 2, 1])
+    r = BoostRanker(rounds=4, negatives=3, bits=20, eval_every=1, quiet=True)
+    r.fit_tokens(queries, qrels, DOCIDS, DOCS, dev_queries=queries, dev_qrels=qrels)
+    res = r.results_[0]
+    best = res.eval_scores[list(res.eval_rounds).index(res.best_round)]
+    run = r.model_.rank(queries, DOCIDS, DOCS)
+    assert evaluate(run, qrels, ["AP"]).mean()["AP"] == pytest.approx(best, abs=1e-12)
+    assert best == max(res.eval_scores)

@@ -8,7 +8,7 @@ import numpy as np
 from clirkit.analysis import Analyzer
 from clirkit.boost.bagging import BoostData, BoostParams, train_bags
 from clirkit.boost.features import NgramVocabulary, hash_strings
-from clirkit.boost.model import BoostModel, docid_tie_key
+from clirkit.boost.model import BoostModel
 from clirkit.boost.scoring import DevEvaluator
 from clirkit.boost.tuples import make_tuples
 from clirkit.errors import ClirkitError
@@ -154,12 +154,7 @@ class BoostRanker:
     def _dev_evaluator(self, dev_queries, dev_qrels: Qrels, src_vocab: NgramVocabulary, docids, Dm):
         dqids = list(dev_queries)
         Qdev = src_vocab.matrix([dev_queries[q] for q in dqids], self.ngram, grow=False)
-        qpos = {q: i for i, q in enumerate(dqids)}
-        dpos = {d: i for i, d in enumerate(docids)}
-        rows = [(qpos[q], dpos[d]) for q, d, r in zip(dev_qrels.qids.tolist(), dev_qrels.docids.tolist(),
-                                                        dev_qrels.rels.tolist())
-                if r >= 1 and q in qpos and d in dpos]
-        if not rows:
-            raise ClirkitError("the dev qrels share no relevant (query, document) pair with the dev queries")
-        keys = np.unique(np.array([q * len(docids) + d for q, d in rows], dtype=np.int64))
-        return DevEvaluator(Qdev, Dm, keys, docid_tie_key(docids), depth=self.eval_depth)
+        judged = dev_qrels.subset(dqids)
+        if not np.any(judged.rels >= 1):
+            raise ClirkitError("the dev qrels judge no dev query relevant to any document")
+        return DevEvaluator(Qdev, Dm, dqids, docids, judged, depth=self.eval_depth)
