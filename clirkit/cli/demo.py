@@ -14,7 +14,7 @@ def add_parser(sub) -> None:
     p.add_argument("--split", default="test", help="query split to evaluate")
     p.add_argument("-o", "--output-dir", default="clirkit-demo", help="folder for the table, index and runs")
     p.add_argument("--iterations", type=int, default=5, help="IBM Model 1 EM iterations")
-    add_jobs(p)
+    add_jobs(p, default=2)
     add_quiet(p)
 
 
@@ -35,10 +35,14 @@ def run(args) -> int:
 
     with steps.time("translation table (IBM Model 1)"):
         source, target = c.parallel()
+        source_tokens = pipeline.tokenize(source, c.source_lang, quiet=quiet, jobs=args.jobs,
+                                          desc="tokenizing source")
+        target_tokens = pipeline.tokenize(target, c.target_lang, quiet=quiet, jobs=args.jobs,
+                                          desc="tokenizing target")
         say(f"training IBM Model 1 on {len(source)} sentence pairs, {args.iterations} iterations", quiet=quiet)
-        table = pipeline.train_table(source, target, c.source_lang, c.target_lang,
-                                     iterations=args.iterations, quiet=quiet)
+        table = pipeline.train_table(source_tokens, target_tokens, iterations=args.iterations, quiet=quiet)
         save_table(table, out / "table.npz")
+        analyzer = pipeline.query_analyzer(c.source_lang, source_tokens)
     with steps.time("index"):
         docids, texts = c.documents()
         say(f"indexing {len(docids)} documents", quiet=quiet)
@@ -48,7 +52,7 @@ def run(args) -> int:
     runs = {}
     for name, make in (("DT", pipeline.dt_run), ("PSQ", pipeline.psq_run)):
         with steps.time(f"{name} retrieval"):
-            runs[name] = pipeline.drop_excluded(make(index, table, queries, c.source_lang, quiet=quiet), excluded)
+            runs[name] = pipeline.drop_excluded(make(index, table, queries, analyzer, quiet=quiet), excluded)
             write_run(runs[name], out / f"{name.lower()}.{args.split}.run")
 
     report = [f"{c.name} ({c.variant}), {args.split} split: {len(queries)} queries, {len(docids)} documents",
