@@ -313,7 +313,7 @@ def _candidates(row: np.ndarray, k: int) -> np.ndarray:
     selection. If fewer than k cells qualify, the bound was too high: take them all.
     """
     n = len(row)
-    if n > 32 * k:
+    if n >= 8 * k:
         sample = row[::8].copy()
         rank = min(len(sample) - 1, max(1, k // 4))
         bound = np.partition(sample, len(sample) - rank)[len(sample) - rank]
