@@ -134,3 +134,25 @@ def test_dev_map_used_for_early_stopping_is_the_map_of_the_ranked_run():
     run = r.model_.rank(queries, DOCIDS, DOCS)
     assert evaluate(run, qrels, ["AP"]).mean()["AP"] == pytest.approx(best, abs=1e-12)
     assert best == max(res.eval_scores)
+
+
+def test_top_k_returns_nonzero_scores_in_order_with_ties_at_the_cut_to_smaller_keys():
+    from clirkit.boost.scoring import top_k
+
+    rng = np.random.default_rng(0)
+    Qm = sp.csr_matrix((rng.random((5, 6)) < 0.5).astype(float))
+    W = sp.csr_matrix(rng.integers(-2, 3, size=(6, 7)).astype(float))
+    Dm = sp.csr_matrix((rng.random((40, 7)) < 0.4).astype(float))
+    tie = rng.permutation(40)
+    for depth in (1, 3, 10, 50):
+        got = [np.concatenate(x) for x in zip(*top_k(Qm, W, Dm.T.tocsr(), tie, depth=depth, batch=2))]
+        scores = (Qm @ W @ Dm.T).toarray()
+        shares = scores != 0  # sparse products drop entries whose weights cancel exactly
+        exp_q, exp_d, exp_s = [], [], []
+        for q in range(5):
+            docs = sorted(np.flatnonzero(shares[q]), key=lambda d: (-scores[q, d], tie[d]))[:depth]
+            exp_q += [q] * len(docs)
+            exp_d += docs
+            exp_s += [scores[q, d] for d in docs]
+        assert got[0].tolist() == exp_q and got[1].tolist() == exp_d
+        np.testing.assert_allclose(got[2], exp_s, atol=1e-12)

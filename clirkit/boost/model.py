@@ -174,8 +174,8 @@ class BoostModel:
                       *, depth: int = 1000, batch: int = 256, tag: str = "boost", quiet: bool = True) -> Run:
         """Rank all documents for each query: ``Qm @ W @ Dm.T``, top ``depth``, ties by docid.
 
-        A document is retrieved when it shares at least one table entry with
-        the query; a query sharing none gets no result.
+        A document is retrieved when its score is non-zero (it shares table
+        entries with the query); a query sharing none gets no result.
         """
         from clirkit.progress import progress
 

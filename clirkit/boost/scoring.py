@@ -2,8 +2,8 @@
 
 Scores are ``Qm @ W @ Dm.T``: Qm (queries x S, binary), W (S x T, the phrase
 table), Dm (documents x T, binary). A document is retrieved for a query when
-it shares at least one phrase-table pair with it (a structural non-zero of the
-product); its score may be negative or zero. Queries are processed in batches
+its score is non-zero (it shares phrase-table pairs with the query whose
+weights do not cancel exactly); scores may be negative. Queries are processed in batches
 so memory stays bounded by ``batch`` rows of the (queries x documents) product.
 """
 from __future__ import annotations
@@ -27,13 +27,37 @@ def top_k(Qm: sp.csr_matrix, W: sp.csr_matrix, DmT: sp.csr_matrix, tie_key: np.n
     """
     QW = (Qm @ W).tocsr()
     for start in range(0, Qm.shape[0], batch):
-        S = (QW[start:start + batch] @ DmT).tocoo()
-        rows = S.row.astype(np.int64)
-        order = np.lexsort((tie_key[S.col], -S.data, rows))
-        rows, cols, vals = rows[order], S.col[order].astype(np.int64), S.data[order]
+        S = (QW[start:start + batch] @ DmT).tocsr()
+        S.sort_indices()
+        rows = np.repeat(np.arange(S.shape[0], dtype=np.int64), np.diff(S.indptr))
+        cols, vals = S.indices.astype(np.int64), S.data
+        keep = vals >= _kth_largest(S, depth)[rows]
+        rows, cols, vals = rows[keep], cols[keep], vals[keep]
+        order = np.lexsort((tie_key[cols], -vals, rows))
+        rows, cols, vals = rows[order], cols[order], vals[order]
         first = np.searchsorted(rows, rows, side="left")
         keep = (np.arange(len(rows)) - first) < depth
         yield rows[keep] + start, cols[keep], vals[keep]
+
+
+def _kth_largest(S: sp.csr_matrix, k: int, max_cells: int = 1 << 24) -> np.ndarray:
+    """Per row of ``S``, its k-th largest stored value (-inf for rows with at most k entries).
+
+    Only entries >= this threshold can be in a row's top k, so the exact sort
+    (with docid ties) runs on few entries. Rows are densified in slices of at
+    most ``max_cells`` cells for ``np.partition``.
+    """
+    counts = np.diff(S.indptr)
+    out = np.full(S.shape[0], -np.inf)
+    long_rows = np.flatnonzero(counts > k)
+    step = max(1, max_cells // max(S.shape[1], 1))
+    for a in range(0, len(long_rows), step):
+        rows = long_rows[a:a + step]
+        sub = S[rows]
+        dense = np.full(sub.shape, -np.inf)
+        dense[np.repeat(np.arange(len(rows)), np.diff(sub.indptr)), sub.indices] = sub.data
+        out[rows] = -np.partition(-dense, k - 1, axis=1)[:, k - 1]
+    return out
 
 
 class DevEvaluator:
