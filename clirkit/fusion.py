@@ -282,15 +282,18 @@ def kappa_grid(step: float = 0.05) -> np.ndarray:
     return np.round(np.linspace(0.0, 1.0, n + 1), 10)
 
 
-def tune_kappa(run1: Run, run2: Run, evaluate: Callable[[Run], float], *, measure: str = "AP",
+def tune_kappa(run1: Run, run2: Run, evaluate: Callable[[Run], float] | Qrels, *, measure: str = "AP",
                grid: Sequence[float] | None = None, transform: str | Sequence[str] = "none",
                depth: int = 1000) -> KappaSweep:
     """Grid-search kappa for ``interpolate([run1, run2], kappa=...)``.
 
     ``evaluate`` maps a run to its mean measure (higher is better), e.g. MAP
-    on dev qrels; :func:`evaluator` builds one from qrels. Returns the sweep;
-    ``best_kappa`` is the smallest kappa reaching the maximum.
+    on dev qrels; given :class:`Qrels` instead, :func:`evaluator` builds it
+    for ``measure``. Returns the sweep; ``best_kappa`` is the smallest kappa
+    reaching the maximum.
     """
+    if isinstance(evaluate, Qrels):
+        evaluate = evaluator(evaluate, measure, depth=depth)
     kappas = kappa_grid() if grid is None else np.asarray(grid, dtype=np.float64)
     if kappas.size == 0:
         raise ClirkitError("the kappa grid is empty")

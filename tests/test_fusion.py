@@ -145,6 +145,9 @@ def test_evaluator_uses_trec_eval_average_precision():
     run = run_of([("q", "bad", 3.0), ("q", "good", 2.0), ("q", "also", 1.0)])
     # q: AP = (1/2 + 2/3) / 2; r is missing from the run and counts 0
     assert evaluator(qrels, "AP")(run) == pytest.approx(((1 / 2 + 2 / 3) / 2 + 0) / 2)
+    # tune_kappa takes qrels directly: with kappa 1 the run itself is evaluated
+    sweep = tune_kappa(run, run_of([("q", "x", 1.0)]), qrels, measure="AP", grid=[1.0])
+    assert sweep.best_value == pytest.approx(((1 / 2 + 2 / 3) / 2 + 0) / 2)
 
 
 def test_aggregate_command_interpolates_two_run_files(tmp_path, capsys):
