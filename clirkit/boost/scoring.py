@@ -28,7 +28,6 @@ def top_k(Qm: sp.csr_matrix, W: sp.csr_matrix, DmT: sp.csr_matrix, tie_key: np.n
     QW = (Qm @ W).tocsr()
     for start in range(0, Qm.shape[0], batch):
         S = (QW[start:start + batch] @ DmT).tocsr()
-        S.sort_indices()
         rows = np.repeat(np.arange(S.shape[0], dtype=np.int64), np.diff(S.indptr))
         cols, vals = S.indices.astype(np.int64), S.data
         keep = vals >= _kth_largest(S, depth)[rows]
@@ -56,7 +55,8 @@ def _kth_largest(S: sp.csr_matrix, k: int, max_cells: int = 1 << 24) -> np.ndarr
         sub = S[rows]
         dense = np.full(sub.shape, -np.inf)
         dense[np.repeat(np.arange(len(rows)), np.diff(sub.indptr)), sub.indices] = sub.data
-        out[rows] = -np.partition(-dense, k - 1, axis=1)[:, k - 1]
+        n = dense.shape[1]
+        out[rows] = np.partition(dense, n - k, axis=1)[:, n - k]
     return out
 
 
