@@ -11,12 +11,13 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from clirkit.datasets._runtime import default_shared
 from clirkit.errors import ClirkitError
 from clirkit.translation import (NULL, TranslationTable, interpolate, load_freedict, load_moses, load_muse,
                                  load_npz_table, load_pairs, load_table, prune, save_moses, save_table,
                                  train_ibm1)
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+SHARED = default_shared() / "data"
 
 # the classic example (Koehn, Statistical Machine Translation, ch. 4), Spanish -> English
 CASA_ES = [["la", "casa"], ["la", "casa", "verde"], ["la", "flor"]]

@@ -18,11 +18,14 @@ BUILDER_VERSION = 3
 
 
 def default_shared() -> Path:
-    """``$CLIRKIT_SHARED`` if set, else the folder ``shared`` beside the repository root."""
+    """``$CLIRKIT_SHARED`` if set, else the folder ``shared`` beside the repository root (for a
+    source checkout), else ``../shared`` from the working directory (for an installed clirkit run
+    from the repository root); the first holding ``data/``."""
     env = os.environ.get("CLIRKIT_SHARED")
     if env:
         return Path(env)
-    return Path(clirkit.__file__).resolve().parents[2] / "shared"
+    candidates = [Path(clirkit.__file__).resolve().parents[2] / "shared", Path.cwd().resolve().parent / "shared"]
+    return next((c for c in candidates if (c / "data").is_dir()), candidates[0])
 
 
 def require(shared: str | os.PathLike[str] | None, relative: list[str], collection: str) -> tuple[Path, list[Path]]:
