@@ -12,9 +12,8 @@ except the randomization test, seeded.
     python baselines/run_baselines.py                      # everything, into baselines/results/
     python baselines/run_baselines.py --collections nave-en-es:standard --no-target-stopwords
 
-Each collection runs in its own child process (one after the other), so its peak RSS is its own.
-Variants of one collection sharing the same parallel corpus and documents reuse the table and the
-index. ``bible-verse-es-en`` and ``multi30k-de-en`` are read from ``../shared``; they are skipped
+Each collection variant runs in its own child process (one after the other), so the peak RSS
+reported is that variant's own. ``bible-verse-es-en`` and ``multi30k-de-en`` are read from ``../shared``; they are skipped
 with a message when that folder is absent.
 """
 from __future__ import annotations
@@ -76,51 +75,32 @@ def run_collection(name: str, variants: list[str], out: Path, *, jobs: int, no_t
     from clirkit.errors import ClirkitError
     from clirkit.formats import write_run
 
-    tables: dict[str, tuple] = {}   # parallel file -> (table, analyzer, seconds, pairs)
-    indexes: dict[str, tuple] = {}  # documents file -> (index, seconds)
     results = {"collection": name, "variants": {}}
     for variant in variants:
         try:
             c = datasets.load(name, variant=variant)
-            paths = c.paths
+            c.paths  # builds a shared-folder collection on first use, or says what is missing
         except ClirkitError as exc:
             print(f"run_baselines: skipping {name} ({variant}): {exc}", file=sys.stderr, flush=True)
             continue
         say(f"{name} ({variant}): {c.source_lang} queries -> {c.target_lang} documents", quiet)
         steps = pipeline.Steps()
-        reused = []
-
-        key = str(paths["parallel"])
-        if key in tables:
-            table, analyzer, table_steps, n_pairs = tables[key]
-            reused.append("table")
-        else:
-            with steps.time("tokenize"):
-                source, target = c.parallel()
-                say(f"tokenizing {len(source)} parallel pairs", quiet)
-                s_tok = pipeline.tokenize(source, c.source_lang, quiet=quiet, jobs=jobs, desc="tokenizing source")
-                t_tok = pipeline.tokenize(target, c.target_lang, quiet=quiet, jobs=jobs, desc="tokenizing target")
-            with steps.time("IBM1"):
-                say(f"training IBM Model 1, {ITERATIONS} iterations", quiet)
-                table = pipeline.train_table(s_tok, t_tok, iterations=ITERATIONS, quiet=quiet)
-            analyzer = pipeline.query_analyzer(c.source_lang, s_tok)
-            n_pairs = len(source)
-            del s_tok, t_tok, source, target
-            table_steps = {k: steps.seconds[k] for k in ("tokenize", "IBM1")}
-            tables[key] = (table, analyzer, table_steps, n_pairs)
-
-        key = str(paths["documents"])
-        if key in indexes:
-            index, index_seconds = indexes[key]
-            reused.append("index")
-        else:
-            with steps.time("index"):
-                docids, texts = c.documents()
-                say(f"indexing {len(docids)} documents", quiet)
-                index = pipeline.index_documents(docids, texts, c.target_lang, quiet=quiet, jobs=jobs)
-                del docids, texts
-            index_seconds = steps.seconds["index"]
-            indexes[key] = (index, index_seconds)
+        with steps.time("tokenize"):
+            source, target = c.parallel()
+            say(f"tokenizing {len(source)} parallel pairs", quiet)
+            s_tok = pipeline.tokenize(source, c.source_lang, quiet=quiet, jobs=jobs, desc="tokenizing source")
+            t_tok = pipeline.tokenize(target, c.target_lang, quiet=quiet, jobs=jobs, desc="tokenizing target")
+        with steps.time("IBM1"):
+            say(f"training IBM Model 1, {ITERATIONS} iterations", quiet)
+            table = pipeline.train_table(s_tok, t_tok, iterations=ITERATIONS, quiet=quiet)
+        analyzer = pipeline.query_analyzer(c.source_lang, s_tok)
+        n_pairs = len(source)
+        del s_tok, t_tok, source, target
+        with steps.time("index"):
+            docids, texts = c.documents()
+            say(f"indexing {len(docids)} documents", quiet)
+            index = pipeline.index_documents(docids, texts, c.target_lang, quiet=quiet, jobs=jobs)
+            del docids, texts
 
         systems = [("DT", pipeline.dt_run, {}), ("PSQ", pipeline.psq_run, {})]
         if no_tsw:
@@ -139,18 +119,37 @@ def run_collection(name: str, variants: list[str], out: Path, *, jobs: int, no_t
                 write_run(run, folder / f"{system.lower()}.{split}.run", tag=system)
                 runs[system] = run
             splits[split] = evaluate_split(runs, qrels, len(queries))
-        timing = {"tokenize": table_steps["tokenize"], "IBM1": table_steps["IBM1"], "index": index_seconds}
+        mass = stopword_mass(table, index, c.queries("test"), analyzer)
+        timing = {k: steps.seconds[k] for k in ("tokenize", "IBM1", "index")}
         for system, _, _ in systems:
             timing[system] = sum(steps.seconds[f"{system} {s}"] for s in SPLITS)
             for s in SPLITS:
                 timing[f"{system} {s}"] = steps.seconds[f"{system} {s}"]
         results["variants"][variant] = {
             "source_lang": c.source_lang, "target_lang": c.target_lang, "documents": int(len(index.docids)),
-            "parallel_pairs": n_pairs, "splits": splits, "seconds": timing, "reused": reused,
+            "parallel_pairs": n_pairs, "splits": splits, "seconds": timing, "stopword_mass": mass,
             "peak_rss_mb": peak_rss_mb(), "load_average": [round(x, 2) for x in os.getloadavg()],
         }
         say(f"{name} ({variant}) done; peak RSS {peak_rss_mb():.0f} MiB", quiet)
     return results if results["variants"] else None
+
+
+def stopword_mass(table, index, queries: dict[str, str], analyzer) -> dict:
+    """How much of IBM Model 1's p(. | f) sits on the target stoplist (the ``pipeline.STOPWORDS_TOP``
+    most frequent index terms), over the query word occurrences PSQ translates (query stopwords
+    removed, words the table knows): mean and quartiles, as fractions."""
+    import numpy as np
+
+    from clirkit import pipeline
+    from clirkit.index import most_frequent_terms
+
+    stop = np.isin(table.target_vocab, most_frequent_terms(index, pipeline.STOPWORDS_TOP))
+    mass = table.probs @ stop.astype(np.float64)
+    rows = [table.source_index[t] for tokens in analyzer.tokenize_many(list(queries.values()))
+            for t in tokens if t in table]
+    m = mass[np.asarray(rows, dtype=np.int64)]
+    q1, q2, q3 = np.percentile(m, [25, 50, 75])
+    return {"top": pipeline.STOPWORDS_TOP, "occurrences": len(m), "mean": float(m.mean()), "q1": float(q1), "median": float(q2), "q3": float(q3)}
 
 
 def evaluate_split(runs: dict, qrels, n_queries: int) -> dict:
@@ -181,7 +180,8 @@ def markdown(results: dict) -> str:
                   f"{r['documents']:,} documents, table from {r['parallel_pairs']:,} sentence pairs", ""]
         head = ["split", "system"] + [LABELS.get(m, m) for m in MEASURES] + ["queries"]
         lines += ["| " + " | ".join(head) + " |", "|" + "---|" * 2 + "---:|" * (len(MEASURES) + 1)]
-        for split, s in r["splits"].items():
+        for split in SPLITS:
+            s = r["splits"][split]
             for system, e in s["systems"].items():
                 cells = []
                 for m in MEASURES:
@@ -197,7 +197,6 @@ def markdown(results: dict) -> str:
         lines += ["", "`*`: differs from DT at p < 0.05 (two-sided paired randomization test, 10,000 "
                   f"sign flips, seed {SEED}); p rows give the p-values.", ""]
         t = r["seconds"]
-        reused = f" (reused from an earlier variant: {', '.join(r['reused'])})" if r["reused"] else ""
         systems = [k for k in t if " " not in k and k not in ("tokenize", "IBM1", "index")]
         lines += ["| step | wall time (s) |", "|---|---:|",
                   f"| tokenize parallel corpus | {t['tokenize']:.1f} |",
@@ -206,9 +205,14 @@ def markdown(results: dict) -> str:
         for system in systems:
             lines.append(f"| {system} (test {t[system + ' test']:.1f} + dev {t[system + ' dev']:.1f}) "
                          f"| {t[system]:.1f} |")
+        m = r.get("stopword_mass")
+        if m:
+            lines += ["", f"IBM Model 1 mass on the {m.get('top', 100)} most frequent index terms, over the "
+                      f"{m['occurrences']:,} translated test-query word occurrences: mean {m['mean']:.3f}, "
+                      f"quartiles {m['q1']:.3f} / {m['median']:.3f} / {m['q3']:.3f}."]
         load = r.get("load_average")
         load = f"; machine load average (1, 5, 15 min) at the end: {', '.join(map(str, load))} on 2 cores" if load else ""
-        lines += ["", f"Peak RSS of the process: {r['peak_rss_mb']:.0f} MiB{reused}{load}.", ""]
+        lines += ["", f"Peak RSS of the process: {r['peak_rss_mb']:.0f} MiB{load}.", ""]
     return "\n".join(lines)
 
 
@@ -247,13 +251,15 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     groups = parse_specs(args.collections)
-    if not args.in_process and len(groups) > 1:
+    if not args.in_process and sum(len(v) for _, v in groups) > 1:
         status = 0
-        for name, variants in groups:
+        for name, variant in [(n, v) for n, vs in groups for v in vs]:
             cmd = [sys.executable, str(Path(__file__).resolve()), "--in-process", "--out", str(out),
-                   "--jobs", str(args.jobs), "--collections", *[f"{name}:{v}" for v in variants]]
+                   "--jobs", str(args.jobs), "--collections", f"{name}:{variant}"]
             cmd += ["--no-target-stopwords"] * args.no_target_stopwords + ["--quiet"] * args.quiet
             status = max(status, subprocess.call(cmd))
+        write_summary(out)
+        say(f"wrote {out / 'results.md'} (all collections) and the runs under {out}/", args.quiet)
         return status
 
     for name, variants in groups:
