@@ -9,12 +9,15 @@ table (MAP, PRES@1000, nDCG@10, P@10, MRR, queries, paired randomization test of
 time of each step, peak RSS). All steps are those of :mod:`clirkit.pipeline`; nothing random
 except the randomization test, seeded.
 
-    python baselines/run_baselines.py                      # everything, into baselines/results/
+    python baselines/run_baselines.py --no-target-stopwords   # everything, into baselines/results/
     python baselines/run_baselines.py --collections nave-en-es:standard --no-target-stopwords
 
 Each collection variant runs in its own child process (one after the other), so the peak RSS
-reported is that variant's own. ``bible-verse-es-en`` and ``multi30k-de-en`` are read from ``../shared``; they are skipped
-with a message when that folder is absent.
+reported is that variant's own. ``bible-verse-es-en`` and ``multi30k-de-en`` are read from
+``../shared``; they are skipped with a message when that folder is absent. ``--no-target-stopwords``
+adds the system PSQ-noTSW: PSQ with no target stoplist (``pipeline.psq_run(...,
+target_stopwords_top=0)``). The test-query share of IBM Model 1 mass on the target stoplist is
+reported too.
 """
 from __future__ import annotations
 
@@ -51,11 +54,15 @@ def peak_rss_mb() -> float:
 def parse_specs(specs: list[str]) -> list[tuple[str, list[str]]]:
     """``name[:variant]`` arguments -> [(name, [variants])] in first-seen order; no variant = all."""
     from clirkit import datasets
+    from clirkit.errors import ClirkitError
 
     grouped: dict[str, list[str]] = {}
     for spec in specs:
         name, _, variant = spec.partition(":")
-        known = datasets.variants(name)
+        try:
+            known = datasets.variants(name)
+        except ClirkitError as exc:
+            raise SystemExit(f"run_baselines: {exc}") from None
         wanted = [variant] if variant else known
         for v in wanted:
             if v not in known:
@@ -276,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.quiet:
             print(markdown(results), file=sys.stderr)
     write_summary(out)
-    say(f"wrote {out / 'results.md'} (all collections) and the runs under {out}/", args.quiet)
+    say(f"wrote {out / 'results.md'} (all collections) and the runs under {out}/", args.quiet or args.in_process)
     return 0
 
 
