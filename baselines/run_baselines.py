@@ -156,7 +156,8 @@ def stopword_mass(table, index, queries: dict[str, str], analyzer) -> dict:
             for t in tokens if t in table]
     m = mass[np.asarray(rows, dtype=np.int64)]
     q1, q2, q3 = np.percentile(m, [25, 50, 75])
-    return {"top": pipeline.STOPWORDS_TOP, "occurrences": len(m), "mean": float(m.mean()), "q1": float(q1), "median": float(q2), "q3": float(q3)}
+    return {"top": pipeline.STOPWORDS_TOP, "occurrences": len(m), "mean": float(m.mean()),
+            "q1": float(q1), "median": float(q2), "q3": float(q3)}
 
 
 def evaluate_split(runs: dict, qrels, n_queries: int) -> dict:
@@ -218,7 +219,8 @@ def markdown(results: dict) -> str:
                       f"{m['occurrences']:,} translated test-query word occurrences: mean {m['mean']:.3f}, "
                       f"quartiles {m['q1']:.3f} / {m['median']:.3f} / {m['q3']:.3f}."]
         load = r.get("load_average")
-        load = f"; machine load average (1, 5, 15 min) at the end: {', '.join(map(str, load))} on 2 cores" if load else ""
+        load = (f"; machine load average (1, 5, 15 min) at the end: {', '.join(map(str, load))}"
+                if load else "")
         lines += ["", f"Peak RSS of the process: {r['peak_rss_mb']:.0f} MiB{load}.", ""]
     return "\n".join(lines)
 
@@ -233,7 +235,8 @@ def write_summary(out: Path) -> None:
         for variant in datasets.variants(name):
             path = out / name / variant / "results.json"
             if path.is_file():
-                merged["variants"][variant] = json.loads(path.read_text(encoding="utf-8"))["variants"][variant]
+                one = json.loads(path.read_text(encoding="utf-8"))
+                merged["variants"][variant] = one["variants"][variant]
         if merged["variants"]:
             parts.append(markdown(merged))
     (out / "results.md").write_text("# DT and PSQ baselines\n\n" + "\n".join(parts), encoding="utf-8")
@@ -283,7 +286,8 @@ def main(argv: list[str] | None = None) -> int:
         if not args.quiet:
             print(markdown(results), file=sys.stderr)
     write_summary(out)
-    say(f"wrote {out / 'results.md'} (all collections) and the runs under {out}/", args.quiet or args.in_process)
+    say(f"wrote {out / 'results.md'} (all collections) and the runs under {out}/",
+        args.quiet or args.in_process)
     return 0
 
 
