@@ -118,6 +118,7 @@ def make_runs(name: str, variant: str, work: Path, args, timer: Timer, commands:
     if not boost.exists():
         cmd = CLIRKIT + ["boost-train", *coll, "--ngram", "2", "--rounds", str(args.boost_rounds),
                          "--eval-every", str(max(1, args.boost_rounds // 4)), "--max-df", "0.05",
+                         "--max-positives", str(args.boost_max_positives),
                          "-o", str(boost), "--seed", str(SEED), "-q"]
         timer.run("Boost-2g train", sh, cmd, log, args.quiet)
         commands.append(" ".join(["clirkit"] + cmd[3:]).replace(str(boost), "boost-2g.npz"))
@@ -266,7 +267,8 @@ def run_collection(spec: str, args) -> dict:
         "test": rows, "seconds": timer.seconds, "commands": commands,
         "settings": {"kappa_step": args.kappa_step, "simplex_step": args.simplex_step, "scs_eps": args.scs_eps,
                      "scs_epochs": args.scs_epochs, "boost_model": args.boost_model,
-                     "boost_rounds": None if args.boost_model else args.boost_rounds},
+                     "boost_rounds": None if args.boost_model else args.boost_rounds,
+                     "boost_max_positives": None if args.boost_model else args.boost_max_positives},
         "load_average": [round(x, 2) for x in os.getloadavg()], "finished": time.strftime("%Y-%m-%d %H:%M"),
         "command": args.command,
     }
@@ -281,6 +283,20 @@ def fmt_weights(ch: dict) -> str:
     if len(ch["weights"]) == 2:
         return f"kappa {ch['weights'][0]:g}"
     return "w " + " / ".join(f"{w:g}" for w in ch["weights"])
+
+
+def summary(r: dict) -> list[str]:
+    """One line per interpolated aggregate: its MAP and PRES change over the best single system."""
+    out = []
+    for k in r["chosen"]:
+        row = r["test"][k]
+        parts = []
+        for m in ("AP", "PRES@1000"):
+            best = r["best_single"][m]
+            d = 100 * (row["mean"][m] - r["test"][best]["mean"][m])
+            parts.append(f"{LABELS[m]} {d:+.2f} points over {best} (p {row['p'][m]:.4f})")
+        out.append(f"- {k} ({fmt_weights(r['chosen'][k])}): " + ", ".join(parts))
+    return out
 
 
 def markdown_one(r: dict) -> list[str]:
@@ -312,7 +328,7 @@ def markdown_one(r: dict) -> list[str]:
             dev = f"{ch['dev_MAP']:.4f}"
         ps = [f"{row['p'][m]:.4f}" if row["p"] else "" for m in ("AP", "PRES@1000")]
         lines.append(f"| {k} | {w} | {dev} | " + " | ".join(cells) + " | " + " | ".join(ps) + f" | {row['queries']} |")
-    lines += ["", "Bold: best single system on that measure; `*`: the aggregate differs from it at p < 0.05 "
+    lines += [""] + summary(r) + ["", "Bold: best single system on that measure; `*`: the aggregate differs from it at p < 0.05 "
               "(two-sided paired randomization test, 10,000 sign flips, seed 0; `p MAP` / `p PRES` are those "
               "p-values). Means over the test qrels' queries (a query without results counts 0).", ""]
     lines += ["Made by `" + r["command"] + "`; its steps (runs and models in the work folder):", "", "```"] \
@@ -365,6 +381,8 @@ def main(argv=None) -> int:
     p.add_argument("--boost-model", default=None, help="an existing Boost-2g model (.npz) to rank with")
     p.add_argument("--boost-note", default="", help="how --boost-model was made (printed in the report)")
     p.add_argument("--boost-rounds", type=int, default=300, help="rounds when training Boost-2g here")
+    p.add_argument("--boost-max-positives", type=int, default=5,
+                   help="at most this many d+ per training query when training Boost-2g here (memory)")
     p.add_argument("--scs-epochs", type=int, default=5)
     p.add_argument("--scs-eps", type=float, default=0.25)
     p.add_argument("--kappa-step", type=float, default=0.05)
