@@ -303,6 +303,37 @@ def tune_kappa(run1: Run, run2: Run, evaluate: Callable[[Run], float] | Qrels, *
     return KappaSweep(kappas, values, measure, float(kappas[best]), float(values[best]))
 
 
+def weight_grid(n_runs: int, step: float = 0.1) -> np.ndarray:
+    """All weight vectors of ``n_runs`` non-negative multiples of ``step`` summing to 1
+    (rows in lexicographic order of the integer multiples, largest first weight last)."""
+    n = int(round(1.0 / step))
+    if not 0 < step <= 1 or abs(n * step - 1.0) > 1e-9:
+        raise ClirkitError(f"weight step must divide 1, got {step:g}")
+    if n_runs < 2:
+        raise ClirkitError(f"need at least 2 runs to weigh, got {n_runs}")
+    points = [(i,) for i in range(n + 1)]
+    for _ in range(n_runs - 2):
+        points = [p + (i,) for p in points for i in range(n + 1 - sum(p))]
+    return np.round(np.array([p + (n - sum(p),) for p in points], dtype=np.float64) / n, 10)
+
+
+def tune_weights(runs: Sequence[Run], evaluate: Callable[[Run], float] | Qrels, *, measure: str = "AP",
+                 step: float = 0.1, transform: str | Sequence[str] = "none",
+                 depth: int = 1000) -> tuple[np.ndarray, float]:
+    """Grid-search the weights of :func:`interpolate` over :func:`weight_grid`.
+
+    The generalization of :func:`tune_kappa` to any number of runs. Returns the
+    best weights (the first grid point reaching the maximum) and their value.
+    """
+    if isinstance(evaluate, Qrels):
+        evaluate = evaluator(evaluate, measure, depth=depth)
+    grid = weight_grid(len(runs), step)
+    values = np.array([float(evaluate(interpolate(runs, list(w), transform=transform, depth=depth)))
+                       for w in grid])
+    best = int(np.argmax(values))
+    return grid[best], float(values[best])
+
+
 def evaluator(qrels: Qrels, measure: str = "AP", *, depth: int = 1000) -> Callable[[Run], float]:
     """A ``run -> mean measure`` function over the queries of ``qrels``.
 

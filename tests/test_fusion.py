@@ -216,3 +216,24 @@ def test_a_list_whose_scores_sum_to_zero_contributes_nothing():
     got = as_dict(interpolate([A, flat], kappa=0.5, transform="shift"))
     assert got[("q1", "Gen.1.5")] == 0.0
     assert got[("q1", "Gen.1.1")] == pytest.approx(0.5 * (3 - 1) / 2)  # A shifted: 2, 0
+
+
+def test_weight_grid_covers_the_simplex_at_the_step():
+    from clirkit.fusion import weight_grid
+
+    grid = weight_grid(3, 0.5)
+    assert grid.tolist() == [[0, 0, 1], [0, 0.5, 0.5], [0, 1, 0], [0.5, 0, 0.5], [0.5, 0.5, 0], [1, 0, 0]]
+    assert len(weight_grid(3, 0.1)) == 66 and np.allclose(weight_grid(4, 0.25).sum(axis=1), 1)
+
+
+def test_tune_weights_with_two_runs_agrees_with_tune_kappa():
+    from clirkit.fusion import tune_kappa, tune_weights
+    from clirkit.run import Qrels, Run
+
+    a = Run(["q1"] * 3 + ["q2"] * 2, ["d1", "d2", "d3", "d4", "d5"], [3.0, 2.0, 1.0, 2.0, 1.0])
+    b = Run(["q1"] * 3 + ["q2"] * 2, ["d3", "d2", "d1", "d5", "d4"], [3.0, 2.0, 1.0, 2.0, 1.0])
+    qrels = Qrels(["q1", "q2"], ["d3", "d5"], [1, 2])
+    weights, value = tune_weights([a, b], qrels, step=0.05)
+    sweep = tune_kappa(a, b, qrels)
+    assert weights[0] == pytest.approx(sweep.best_kappa) and value == pytest.approx(sweep.best_value)
+    assert value == 1.0  # b ranks both relevant documents first
