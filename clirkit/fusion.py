@@ -216,14 +216,27 @@ def interpolate(runs: Sequence[Run], weights: Sequence[float] | None = None, *,
     w = _check_weights(weights, len(runs))
     names = _transforms(transform, len(runs))
     al = _align(runs, depth)
-    fused = np.zeros(len(al.pair_q), dtype=np.float64)
+    return _weighted(al, _normalized(al, names), w, names, depth, tag)
+
+
+def _normalized(al: _Aligned, names: list[str]) -> list[np.ndarray]:
+    """Each run's transformed, per-query sum-normalized scores on the aligned pairs (0 where absent)."""
+    out = []
     for i, run in enumerate(al.runs):
         t = transform_scores(run, names[i])
         sums = np.bincount(al.row_query[i], weights=t, minlength=al.n_queries)
         denom = sums[al.row_query[i]]
         normed = np.zeros_like(t)
         np.divide(t, denom, out=normed, where=denom > 0)
-        fused += w[i] * np.bincount(al.pair[i], weights=normed, minlength=len(fused))
+        out.append(np.bincount(al.pair[i], weights=normed, minlength=len(al.pair_q)))
+    return out
+
+
+def _weighted(al: _Aligned, normalized: list[np.ndarray], w: np.ndarray, names: list[str], depth: int,
+              tag: str | None) -> Run:
+    fused = np.zeros(len(al.pair_q), dtype=np.float64)
+    for wi, contribution in zip(w, normalized):
+        fused += wi * contribution
     if tag is None:
         tag = "interp:w=" + ",".join(f"{x:g}" for x in w) + ":t=" + ",".join(names)
     return al.ranked(fused, depth, tag)
@@ -328,8 +341,10 @@ def tune_weights(runs: Sequence[Run], evaluate: Callable[[Run], float] | Qrels, 
     if isinstance(evaluate, Qrels):
         evaluate = evaluator(evaluate, measure, depth=depth)
     grid = weight_grid(len(runs), step)
-    values = np.array([float(evaluate(interpolate(runs, list(w), transform=transform, depth=depth)))
-                       for w in grid])
+    names = _transforms(transform, len(runs))
+    al = _align(list(runs), depth)  # once: only the weights change along the grid
+    normalized = _normalized(al, names)
+    values = np.array([float(evaluate(_weighted(al, normalized, w, names, depth, None))) for w in grid])
     best = int(np.argmax(values))
     return grid[best], float(values[best])
 

@@ -96,6 +96,45 @@ def psq_run(index: Index, table: TranslationTable, queries: Mapping[str, str], a
     return BM25(index, **bm25_params).search(sq, depth=depth, quiet=quiet, tag="PSQ")
 
 
+def boost_model(train_tokens: Mapping[str, list[str]], train_qrels: Qrels, docids: list[str],
+                doc_tokens: list[list[str]], *, ngram: int = 2, rounds: int = 300, max_queries: int = 2000,
+                max_df: float = 0.05, bits: int = 24, dev_tokens: Mapping[str, list[str]] | None = None,
+                dev_qrels: Qrels | None = None, seed: int = 0, quiet: bool = True):
+    """A BoostCLIR phrase table (Boost-``ngram``g) trained on the first ``max_queries`` training
+    queries (0: all), early-stopped on the dev queries' MAP when given. Returns a BoostModel."""
+    from clirkit.boost import BoostRanker
+
+    keep = list(train_tokens)[:max_queries] if max_queries else list(train_tokens)
+    ranker = BoostRanker(ngram=ngram, rounds=rounds, max_df=max_df, bits=bits, eval_every=max(rounds // 3, 1),
+                         random_state=seed, quiet=quiet)
+    ranker.fit_tokens({q: train_tokens[q] for q in keep}, train_qrels.subset(keep), docids, doc_tokens,
+                      dev_queries=dev_tokens, dev_qrels=dev_qrels)
+    return ranker.model_
+
+
+def scs_model(train_tokens: Mapping[str, list[str]], train_qrels: Qrels, docids: list[str],
+              doc_tokens: list[list[str]], *, epochs: int = 2, eps: float = 0.25, seed: int = 0,
+              quiet: bool = True):
+    """The SCS model (SOSL loss, smooth cosine with ``eps``) trained on tokenized training queries."""
+    from clirkit.scs import SCSModel
+
+    model = SCSModel(eps=eps, epochs=epochs, random_state=seed)
+    return model.fit_tokens(list(train_tokens), list(train_tokens.values()), docids, doc_tokens, train_qrels,
+                            quiet=quiet)
+
+
+def tuned_interpolation(dev_runs: list[Run], test_runs: list[Run], dev_qrels: Qrels, *, step: float = 0.1,
+                        tag: str | None = None) -> tuple[Run, list[float]]:
+    """Interpolate ``test_runs`` with the weights that maximize dev MAP (SPEC §6: tuned on dev, then
+    frozen). A run with negative scores (boosting, SCS) is shifted per query to be >= 0 first."""
+    from clirkit.fusion import interpolate, tune_weights
+
+    transforms = ["shift" if min(d.scores.min(initial=0.0), t.scores.min(initial=0.0)) < 0 else "none"
+                  for d, t in zip(dev_runs, test_runs)]
+    weights, _ = tune_weights(dev_runs, dev_qrels, step=step, transform=transforms)
+    return interpolate(test_runs, list(weights), transform=transforms, tag=tag), [float(w) for w in weights]
+
+
 def drop_excluded(run: Run, excluded: Mapping[str, set[str]]) -> Run:
     """Remove, per query, the documents listed in ``excluded`` (e.g. translation mates of a topical task)."""
     if not excluded:
@@ -105,15 +144,17 @@ def drop_excluded(run: Run, excluded: Mapping[str, set[str]]) -> Run:
     return Run(run.qids[keep], run.docids[keep], run.scores[keep], tag=run.tag)
 
 
-def score_table(runs: Mapping[str, Run], qrels: Qrels, measures: tuple[str, ...], *, seed: int = 0) -> str:
-    """A plain-text table of mean measures per run, with the paired randomization test
-    against the first run (``*``: p < 0.05)."""
+def score_table(runs: Mapping[str, Run], qrels: Qrels, measures: tuple[str, ...], *, baseline: str | None = None,
+                seed: int = 0) -> str:
+    """A plain-text table of mean measures per run, with the paired randomization test against
+    ``baseline`` (default: the first run; ``*``: p < 0.05)."""
     from clirkit.metrics import evaluate
     from clirkit.significance import randomization_test
 
     evaluations = {name: evaluate(run, qrels, measures) for name, run in runs.items()}
     names = list(runs)
-    base = evaluations[names[0]]
+    baseline = baseline or names[0]
+    base = evaluations[baseline]
     width = max(len(n) for n in names) + 2
     lines = ["system".ljust(width) + "".join(m.rjust(12) for m in base.measures)]
     for name in names:
@@ -121,10 +162,10 @@ def score_table(runs: Mapping[str, Run], qrels: Qrels, measures: tuple[str, ...]
         cells = []
         for m in ev.measures:
             mark = " "
-            if name != names[0]:
+            if name != baseline:
                 p = randomization_test(ev.column(m), base.column(m), seed=seed).p_value
                 mark = "*" if p < 0.05 else " "
             cells.append(f"{ev.mean()[m]:.4f}{mark}".rjust(12))
         lines.append(name.ljust(width) + "".join(cells))
-    lines.append(f"({base.describe()}; * = differs from {names[0]} at p < 0.05, paired randomization test)")
+    lines.append(f"({base.describe()}; * = differs from {baseline} at p < 0.05, paired randomization test)")
     return "\n".join(lines)

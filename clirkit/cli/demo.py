@@ -1,19 +1,31 @@
-"""``clirkit demo``: the whole cross-language pipeline on a bundled or shared collection."""
+"""``clirkit demo``: the whole cross-language pipeline on a bundled or shared collection.
+
+Trains an IBM Model 1 table, indexes the documents, runs DT and PSQ, trains Boost-2g and the
+SCS model on the training queries, aggregates PSQ with them (weights tuned on the dev queries,
+then frozen), and prints the test table with significance against the best single system.
+"""
 from __future__ import annotations
 
-from clirkit.cli.common import add_jobs, add_quiet, add_verb
+from clirkit.cli.common import add_jobs, add_quiet, add_seed, add_verb
 
 MEASURES = ("AP", "PRES@1000", "nDCG@10", "P@10")
 
 
 def add_parser(sub) -> None:
-    p = add_verb(sub, "demo", "train a translation table, index, run DT and PSQ, evaluate (default: the "
-                 "bundled nave-en-es collection, English queries -> Spanish verses)", run)
+    p = add_verb(sub, "demo", "the full pipeline on a collection: IBM Model 1, DT, PSQ, Boost-2g, SCS and their "
+                 "aggregates, evaluated (default: the bundled nave-en-es, English queries -> Spanish verses)", run)
     p.add_argument("--collection", default="nave-en-es", help="collection name (see clirkit.datasets.names())")
     p.add_argument("--variant", default="standard", help="collection variant (nave-en-es: standard, strict)")
-    p.add_argument("--split", default="test", help="query split to evaluate")
-    p.add_argument("-o", "--output-dir", default="clirkit-demo", help="folder for the table, index and runs")
+    p.add_argument("-o", "--output-dir", default="clirkit-demo", help="folder for the table, models and runs")
     p.add_argument("--iterations", type=int, default=5, help="IBM Model 1 EM iterations")
+    p.add_argument("--baselines-only", action="store_true", help="stop after DT and PSQ")
+    g = p.add_argument_group("learned systems (kept small so the demo takes minutes)")
+    g.add_argument("--boost-rounds", type=int, default=300, help="Boost-2g boosting rounds")
+    g.add_argument("--boost-queries", type=int, default=2000, help="training queries for Boost-2g (0: all)")
+    g.add_argument("--scs-epochs", type=int, default=2, help="SCS training epochs")
+    g.add_argument("--tune-queries", type=int, default=400,
+                   help="dev queries (seeded sample) for early stopping and weight tuning (0: all)")
+    add_seed(p)
     add_jobs(p, default=2)
     add_quiet(p)
 
@@ -21,19 +33,23 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from pathlib import Path
 
+    import numpy as np
+
     from clirkit import datasets, pipeline
+    from clirkit.analysis import Analyzer
     from clirkit.formats import write_run
+    from clirkit.index import Index
+    from clirkit.metrics import evaluate
     from clirkit.progress import say
     from clirkit.translation import save_table
 
     out = Path(args.output_dir)
     out.mkdir(parents=True, exist_ok=True)
     c = datasets.load(args.collection, variant=args.variant)
-    steps = pipeline.Steps()
-    quiet = args.quiet
+    steps, quiet = pipeline.Steps(), args.quiet
     say(f"{c.name} ({c.variant}): {c.source_lang} queries -> {c.target_lang} documents", quiet=quiet)
 
-    with steps.time("translation table (IBM Model 1)"):
+    with steps.time("IBM Model 1"):
         source, target = c.parallel()
         source_tokens = pipeline.tokenize(source, c.source_lang, quiet=quiet, jobs=args.jobs,
                                           desc="tokenizing source")
@@ -46,20 +62,73 @@ def run(args) -> int:
     with steps.time("index"):
         docids, texts = c.documents()
         say(f"indexing {len(docids)} documents", quiet=quiet)
-        index = pipeline.index_documents(docids, texts, c.target_lang, quiet=quiet, jobs=args.jobs)
+        doc_tokens = pipeline.tokenize(texts, c.target_lang, quiet=quiet, jobs=args.jobs, desc="tokenizing documents")
+        index = Index.from_tokens(docids, doc_tokens, Analyzer(c.target_lang))
         index.save(out / "index.npz")
-    queries, qrels, excluded = c.queries(args.split), c.qrels(args.split), c.excluded(args.split)
-    runs = {}
+
+    splits = ("dev", "test") if "dev" in c.splits and not args.baselines_only else ("test",)
+    queries = {s: c.queries(s) for s in splits}
+    if "dev" in queries and 0 < args.tune_queries < len(queries["dev"]):  # a seeded sample keeps tuning quick
+        dev_ids = list(queries["dev"])
+        picked = np.sort(np.random.default_rng(args.seed).choice(len(dev_ids), args.tune_queries, replace=False))
+        queries["dev"] = {dev_ids[i]: queries["dev"][dev_ids[i]] for i in picked.tolist()}
+    qrels = {s: c.qrels(s).subset(queries[s]) for s in splits}
+    runs: dict[str, dict[str, object]] = {s: {} for s in splits}
+
+    def keep(name: str, split: str, run) -> None:
+        runs[split][name] = run = pipeline.drop_excluded(run, c.excluded(split))
+        write_run(run, out / f"{name.lower().replace('+', '_')}.{split}.run")
+
     for name, make in (("DT", pipeline.dt_run), ("PSQ", pipeline.psq_run)):
         with steps.time(f"{name} retrieval"):
-            runs[name] = pipeline.drop_excluded(make(index, table, queries, analyzer, quiet=quiet), excluded)
-            write_run(runs[name], out / f"{name.lower()}.{args.split}.run")
+            for s in splits:
+                keep(name, s, make(index, table, queries[s], analyzer, quiet=quiet))
 
-    report = [f"{c.name} ({c.variant}), {args.split} split: {len(queries)} queries, {len(docids)} documents",
-              "", pipeline.score_table(runs, qrels, MEASURES), "",
-              "time: " + ", ".join(f"{k} {v:.1f} s" for k, v in steps.seconds.items())]
+    aggregates = {}
+    if not args.baselines_only:
+        source_analyzer = Analyzer(c.source_lang)
+        tokens = {s: dict(zip(qs, source_analyzer.tokenize_many(list(qs.values())))) for s, qs in
+                  {"train": c.queries("train"), **queries}.items()}
+        with steps.time("Boost-2g training"):
+            say(f"training Boost-2g: {args.boost_rounds} rounds on {args.boost_queries or 'all'} training queries",
+                quiet=quiet)
+            boost = pipeline.boost_model(tokens["train"], c.qrels("train"), docids, doc_tokens,
+                                         rounds=args.boost_rounds, max_queries=args.boost_queries,
+                                         dev_tokens=tokens["dev"], dev_qrels=qrels["dev"], seed=args.seed,
+                                         quiet=quiet)
+            boost.save(out / "boost-2g.npz")
+        with steps.time("Boost-2g retrieval"):
+            for s in splits:
+                keep("Boost-2g", s, boost.rank(tokens[s], docids, doc_tokens))
+        with steps.time("SCS training"):
+            say(f"training SCS: {args.scs_epochs} epochs", quiet=quiet)
+            scs = pipeline.scs_model(tokens["train"], c.qrels("train"), docids, doc_tokens,
+                                     epochs=args.scs_epochs, seed=args.seed, quiet=quiet)
+            scs.save(out / "scs.npz")
+        with steps.time("SCS retrieval"):
+            for s in splits:
+                keep("SCS", s, scs.score_tokens(list(tokens[s]), list(tokens[s].values()), docids, doc_tokens,
+                                                quiet=quiet))
+        with steps.time("aggregation (weights tuned on dev MAP)"):
+            for combo in (("DT", "PSQ"), ("PSQ", "Boost-2g"), ("PSQ", "SCS"), ("PSQ", "Boost-2g", "SCS")):
+                name = "+".join(combo)
+                run_, weights = pipeline.tuned_interpolation([runs["dev"][n] for n in combo],
+                                                             [runs["test"][n] for n in combo], qrels["dev"],
+                                                             step=0.1 if len(combo) == 2 else 0.25, tag=name)
+                keep(name, "test", run_)
+                aggregates[name] = weights
+
+    test_runs = runs["test"]
+    singles = [n for n in test_runs if "+" not in n]
+    best = max(singles, key=lambda n: evaluate(test_runs[n], qrels["test"], ["AP"]).mean()["AP"])
+    report = [f"{c.name} ({c.variant}), test split: {len(queries['test'])} queries, {len(docids)} documents",
+              "", pipeline.score_table(test_runs, qrels["test"], MEASURES, baseline=best, seed=args.seed)]
+    if aggregates:
+        report += ["", f"interpolation weights (tuned on the MAP of {len(queries['dev'])} dev queries): " + "; ".join(
+            f"{n} = {', '.join(f'{w:g}' for w in ws)}" for n, ws in aggregates.items())]
+    report += ["", "time: " + ", ".join(f"{k} {v:.1f} s" for k, v in steps.seconds.items())]
     text = "\n".join(report)
     print(text)
     (out / "results.txt").write_text(text + "\n", encoding="utf-8")
-    say(f"runs, index, table and results in {out}/", quiet=quiet)
+    say(f"runs, models, index and results in {out}/", quiet=quiet)
     return 0
