@@ -54,6 +54,7 @@ GROUPS = {
     "PSQ+Boost-2g+SCS": ("PSQ", "Boost-2g", "SCS"),
 }
 SECTION = "## Rank aggregation results"
+NOTES = "### Reading"  # hand-written sub-section, kept when the section is rebuilt
 DEPTH = 1000
 SEED = 0
 
@@ -108,12 +109,14 @@ def make_runs(name: str, variant: str, work: Path, args, timer: Timer, commands:
     earlier = _logged_seconds(work / "scs-train.log")
     if scs.exists() and earlier is not None:
         timer.seconds["SCS train (earlier, same command)"] = earlier
+    thresholds = scs_thresholds(int(c.qrels("train").rels.max()))
     if not scs.exists():
         cmd = CLIRKIT + ["scs-train", *coll, "-o", str(scs), "--eps", str(args.scs_eps), "--epochs",
-                         str(args.scs_epochs), "--seed", str(SEED), "--jobs", str(args.jobs), "-q"]
+                         str(args.scs_epochs), "--thresholds", *thresholds, "--seed", str(SEED),
+                         "--jobs", str(args.jobs), "-q"]
         timer.run("SCS train", sh, cmd, log, args.quiet)
     commands.append(f"clirkit scs-train {' '.join(coll)} -o scs.npz --eps {args.scs_eps} "
-                    f"--epochs {args.scs_epochs} --seed {SEED}")
+                    f"--epochs {args.scs_epochs} --thresholds {' '.join(thresholds)} --seed {SEED}")
     boost = Path(args.boost_model) if args.boost_model else work / "boost-2g.npz"
     if not boost.exists():
         cmd = CLIRKIT + ["boost-train", *coll, "--ngram", "2", "--rounds", str(args.boost_rounds),
@@ -145,6 +148,16 @@ def make_runs(name: str, variant: str, work: Path, args, timer: Timer, commands:
     commands.append(f"clirkit scs-score scs.npz {' '.join(coll)} --split {{dev,test}} --depth {DEPTH}")
     commands.append(f"clirkit boost-rank boost-2g.npz {' '.join(coll)} --split {{dev,test}} --depth {DEPTH}")
     return runs
+
+
+def scs_thresholds(max_grade: int) -> list[str]:
+    """SOSL inner thresholds: the paper's (0.2, 0.7) for grades 0-2; for more grades, evenly spaced
+    from 0.2 to 0.8 (one per grade above 0, minus one); 0.5 for binary judgments."""
+    if max_grade == 2:
+        return ["0.2", "0.7"]
+    if max_grade <= 1:
+        return ["0.5"] if max_grade == 1 else []
+    return [f"{x:g}" for x in np.round(np.linspace(0.2, 0.8, max_grade), 4)]
 
 
 def _logged_seconds(log: Path) -> float | None:
@@ -353,7 +366,10 @@ def markdown(results: list[dict]) -> str:
 
 
 def write_section(readme: Path, text: str) -> None:
-    """Replace the section (from its heading to the next ``## `` heading or the end), or append it."""
+    """Replace the section (from its heading to the next ``## `` heading or the end), or append it.
+
+    A hand-written ``### Reading`` sub-section at the end of the old section is kept (after the new text).
+    """
     from clirkit.fileio import atomic_writer
 
     old = readme.read_text(encoding="utf-8") if readme.exists() else ""
@@ -365,12 +381,15 @@ def write_section(readme: Path, text: str) -> None:
         before, rest = old.rstrip("\n") + "\n\n", ""
     else:
         before, rest = old[:start + 1], old[start + 1:]
-    after = ""
+    after, notes = "", ""
     if rest:
         nxt = rest.find("\n## ", len(SECTION))
         after = rest[nxt + 1:] if nxt >= 0 else ""
+        body = rest[:nxt + 1] if nxt >= 0 else rest
+        at = body.find("\n" + NOTES + "\n")
+        notes = body[at + 1:].rstrip("\n") + "\n" if at >= 0 else ""
     with atomic_writer(readme) as f:
-        f.write(before + text + ("\n" + after if after else ""))
+        f.write(before + text + ("\n" + notes if notes else "") + ("\n" + after if after else ""))
 
 
 def main(argv=None) -> int:
