@@ -55,7 +55,8 @@ class _Aligned:
 
     def ranked(self, scores: np.ndarray, depth: int, tag: str) -> Run:
         """The pairs as a run: queries in first-appearance order, score descending, ties docid ascending."""
-        order = np.lexsort((self.pair_d, -scores, self.query_rank[self.pair_q]))
+        # pairs are numbered in (query, docid) order and lexsort is stable: equal scores keep docid order
+        order = np.lexsort((-scores, self.query_rank[self.pair_q]))
         q = self.pair_q[order]
         starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]]) if len(q) else np.zeros(0, dtype=np.int64)
         rank = np.arange(len(q)) - np.repeat(starts, np.diff(np.r_[starts, len(q)]))
