@@ -26,7 +26,7 @@ from clirkit.run import Run
 
 IDF_VARIANTS = ("lucene", "rsj", "bm25okapi")
 _POSTINGS_PER_BATCH = 20_000_000  # bounds the intermediate sparse products
-_DENSE_CELLS_PER_BATCH = 16_000_000  # bounds the (queries x docs) score block
+_DENSE_CELLS_PER_BATCH = 16_000_000  # bounds the (queries x docs) score block (128 MB, reused)
 _DENSE_FRACTION = 0.1  # a unit matching this share of the documents is added as a dense vector
 _DENSE_BYTES = 256 * 2**20  # memory for such dense vectors
 
@@ -77,6 +77,7 @@ class BM25:
         self._mean_rsj = float(idf_mean_rsj(index)) if idf == "bm25okapi" else None
         self._weights: sp.csr_matrix | None = None
         self._expanded: dict[int, np.ndarray] = {}  # dense rows of very common terms' posting weights
+        self._block = np.empty(0)  # the (queries x docs) score buffer of a batch
 
     def params(self) -> dict:
         return {"k1": self.k1, "b": self.b, "k3": self.k3, "idf": self.idf_variant, "epsilon": self.epsilon}
@@ -136,7 +137,11 @@ class BM25:
         units, unit_of_source = self._scoring_units(queries)
         weights = self.query_weights(queries.source_weight)
         n_docs = self.index.n_docs
-        dense = np.zeros((queries.n_queries, n_docs))
+        cells = queries.n_queries * n_docs
+        if self._block.size < cells:  # one buffer reused across batches: fresh pages are costly to fault in
+            self._block = np.empty(cells)
+        dense = self._block[:cells].reshape(queries.n_queries, n_docs)
+        dense.fill(0.0)
         positive = units.nnz == 0 or (units.data.min() > 0 and weights.min() > 0)
         hit = None if positive else np.zeros(dense.shape, dtype=bool)
         indptr, indices, data = units.indptr, units.indices, units.data
@@ -155,16 +160,19 @@ class BM25:
                     vector[indices[indptr[u]:indptr[u + 1]]] = data[indptr[u]:indptr[u + 1]]
                     expanded[u] = vector
                     budget -= 1
-        for source in np.flatnonzero(unit_of_source >= 0).tolist():
-            u, row, w = unit_of_source[source], dense[queries.source_query[source]], weights[source]
+        sources = np.flatnonzero(unit_of_source >= 0)
+        units_used = unit_of_source[sources]
+        for u, lo, hi, q, w in zip(units_used.tolist(), indptr[units_used].tolist(), indptr[units_used + 1].tolist(),
+                                   queries.source_query[sources].tolist(), weights[sources].tolist()):
+            row = dense[q]
             vector = expanded.get(u)
             if vector is not None:
                 row += vector if w == 1.0 else w * vector
                 continue
-            docs, values = indices[indptr[u]:indptr[u + 1]], data[indptr[u]:indptr[u + 1]]
+            docs, values = indices[lo:hi], data[lo:hi]
             np.add.at(row, docs, values if w == 1.0 else w * values)
             if hit is not None:
-                hit[queries.source_query[source]][docs] = True
+                hit[q][docs] = True
         if hit is None:
             return dense, 0.0
         dense[~hit] = -np.inf
@@ -284,29 +292,32 @@ def top_k_dense(dense: np.ndarray, unmatched: float, k: int) -> tuple[np.ndarray
     """
     n_cols = dense.shape[1]
     kk = min(k, n_cols)
-    out_rows, out_cols, out_values = [], [], []
-    for i, row in enumerate(dense):
-        candidates = _candidates(row, kk)
+    out_cols, out_values = [], []
+    for row in dense:
+        candidates, bound = _candidates(row, kk)
         values = row[candidates]
         if len(values) > kk:
             threshold = np.partition(values, len(values) - kk)[len(values) - kk]  # the row's k-th largest
             above = values > threshold
-            tied = np.flatnonzero(values == threshold)[:kk - int(above.sum())]  # smallest docids first
+            tied = np.flatnonzero(values == threshold)[:kk - int(np.count_nonzero(above))]  # smallest docids
             above[tied] = True
             candidates, values = candidates[above], values[above]
-        matched = values != unmatched
-        candidates, values = candidates[matched], values[matched]
-        order = np.lexsort((candidates, -values))
-        out_rows.append(np.full(len(candidates), i, dtype=np.int64))
+            bound = threshold
+        if not bound > unmatched:  # cells that match nothing may be among the candidates
+            matched = values != unmatched
+            candidates, values = candidates[matched], values[matched]
+        order = np.argsort(-values, kind="stable")  # candidates ascend, so ties keep docid order
         out_cols.append(candidates[order])
         out_values.append(values[order])
-    if not out_rows:
+    if not out_cols:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)
-    return np.concatenate(out_rows), np.concatenate(out_cols), np.concatenate(out_values)
+    counts = [len(c) for c in out_cols]
+    return (np.repeat(np.arange(len(counts)), counts), np.concatenate(out_cols).astype(np.int64),
+            np.concatenate(out_values))
 
 
-def _candidates(row: np.ndarray, k: int) -> np.ndarray:
-    """Ascending columns of a superset of the row's top ``k`` cells (all cells >= the k-th largest).
+def _candidates(row: np.ndarray, k: int) -> tuple[np.ndarray, float]:
+    """Ascending columns of a superset of the row's top ``k`` cells, and a value all of them reach.
 
     A strided 1/8 sample gives a value below which about 2k cells lie above;
     keeping the cells >= that value is one comparison pass instead of a full
@@ -316,11 +327,12 @@ def _candidates(row: np.ndarray, k: int) -> np.ndarray:
     if n >= 8 * k:
         sample = row[::8].copy()
         rank = min(len(sample) - 1, max(1, k // 4))
-        bound = np.partition(sample, len(sample) - rank)[len(sample) - rank]
+        sample.partition(len(sample) - rank)
+        bound = sample[len(sample) - rank]
         candidates = np.flatnonzero(row >= bound)
         if len(candidates) >= k:
-            return candidates
-    return np.arange(n)
+            return candidates, float(bound)
+    return np.arange(n), -np.inf
 
 
 def top_k(scores: sp.csr_matrix, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
