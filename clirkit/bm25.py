@@ -336,6 +336,16 @@ def _candidates(row: np.ndarray, k: int) -> tuple[np.ndarray, float]:
 
 
 def top_k(scores: sp.csr_matrix, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`top_k_dense` of a CSR score matrix whose stored entries are the candidates."""
-    scores = scores.tocoo()
-    return top_k_dense(accumulate(scores.row, scores.col, scores.data, *scores.shape), -np.inf, k)
+    """:func:`top_k_dense` of a CSR score matrix whose stored entries are the candidates
+    (columns are the tie order), densified in row slices of bounded size."""
+    scores = scores.tocsr()
+    n_rows, n_cols = scores.shape
+    step = max(1, _DENSE_CELLS_PER_BATCH // max(n_cols, 1))
+    parts = []
+    for lo in range(0, n_rows, step):
+        block = scores[lo:lo + step].tocoo()
+        rows, cols, values = top_k_dense(accumulate(block.row, block.col, block.data, *block.shape), -np.inf, k)
+        parts.append((rows + lo, cols, values))
+    if not parts:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)
+    return tuple(np.concatenate(arrays) for arrays in zip(*parts))

@@ -20,44 +20,22 @@ def top_k(Qm: sp.csr_matrix, W: sp.csr_matrix, DmT: sp.csr_matrix, tie_key: np.n
 
     Args:
         Qm: queries x S CSR; W: S x T CSR; DmT: T x documents CSR (``Dm.T``).
-        tie_key: int array over documents; equal scores rank by ascending key
+        tie_key: a permutation of the documents; equal scores rank by ascending key
             (pass the rank of each docid in sorted order for docid ties).
         depth: documents kept per query.
     Rows are grouped by query (ascending), score descending, ties by ``tie_key``.
+    The selection is :func:`clirkit.bm25.top_k` on the scores with columns relabelled by ``tie_key``.
     """
+    from clirkit.bm25 import top_k as top_stored_entries
+
+    document_of_key = np.empty_like(tie_key)
+    document_of_key[tie_key] = np.arange(len(tie_key))
     QW = (Qm @ W).tocsr()
     for start in range(0, Qm.shape[0], batch):
         S = (QW[start:start + batch] @ DmT).tocsr()
-        rows = np.repeat(np.arange(S.shape[0], dtype=np.int64), np.diff(S.indptr))
-        cols, vals = S.indices.astype(np.int64), S.data
-        keep = vals >= _kth_largest(S, depth)[rows]
-        rows, cols, vals = rows[keep], cols[keep], vals[keep]
-        order = np.lexsort((tie_key[cols], -vals, rows))
-        rows, cols, vals = rows[order], cols[order], vals[order]
-        first = np.searchsorted(rows, rows, side="left")
-        keep = (np.arange(len(rows)) - first) < depth
-        yield rows[keep] + start, cols[keep], vals[keep]
-
-
-def _kth_largest(S: sp.csr_matrix, k: int, max_cells: int = 1 << 24) -> np.ndarray:
-    """Per row of ``S``, its k-th largest stored value (-inf for rows with at most k entries).
-
-    Only entries >= this threshold can be in a row's top k, so the exact sort
-    (with docid ties) runs on few entries. Rows are densified in slices of at
-    most ``max_cells`` cells for ``np.partition``.
-    """
-    counts = np.diff(S.indptr)
-    out = np.full(S.shape[0], -np.inf)
-    long_rows = np.flatnonzero(counts > k)
-    step = max(1, max_cells // max(S.shape[1], 1))
-    for a in range(0, len(long_rows), step):
-        rows = long_rows[a:a + step]
-        sub = S[rows]
-        dense = np.full(sub.shape, -np.inf)
-        dense[np.repeat(np.arange(len(rows)), np.diff(sub.indptr)), sub.indices] = sub.data
-        n = dense.shape[1]
-        out[rows] = np.partition(dense, n - k, axis=1)[:, n - k]
-    return out
+        by_key = sp.csr_matrix((S.data, tie_key[S.indices], S.indptr), shape=S.shape)
+        rows, keys, vals = top_stored_entries(by_key, depth)
+        yield rows + start, document_of_key[keys], vals
 
 
 class DevEvaluator:
