@@ -39,7 +39,7 @@ def chosen_pairs(qv, dv, result, r):
 
 def test_tiny_set_has_no_bucket_collision():
     qv, dv, b = booster("exact")
-    assert len(b.bucket_ids) == len(b.keys) == 8  # 4 pairs of q0 + 4 pairs of q1
+    assert len(b.bucket_ids) == len(b.pair_keys) == 8  # 4 pairs of q0 + 4 pairs of q1
 
 
 def test_exact_rule_first_two_rounds_match_hand_computation():
@@ -106,7 +106,7 @@ def test_feature_values_equal_brute_force_over_tuples():
     Q, D, t, sh, th = random_problem(seed=3)
     b = PairBooster(Q, D, t, src_hash=sh, tgt_hash=th, bits=5, rule="exact")
     Qd, Dd = Q.toarray(), D.toarray()
-    keys = b.keys
+    keys = b.pair_keys
     buckets = pair_buckets(sh, th, keys // D.shape[1], keys % D.shape[1], seed=0, bits=5)
     for k in range(len(b.bucket_ids)):
         pairs = keys[buckets == b.bucket_ids[k]]

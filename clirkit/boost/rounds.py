@@ -32,6 +32,7 @@ from typing import Callable
 import numpy as np
 import scipy.sparse as sp
 
+from clirkit.boost.buckets import BucketIndex
 from clirkit.boost.features import pair_buckets
 from clirkit.boost.tuples import Tuples
 from clirkit.progress import progress, say
@@ -135,21 +136,26 @@ class PairBooster:
         self.margin = np.zeros(self.n)
         self.loss = 1.0  # sum D exp(-margin) / sum D
 
+        self.src_hash, self.tgt_hash = src_hash, tgt_hash
+        self.hash_seed, self.bits = hash_seed, bits
         keys, wp, wm = self._pair_stats(np.arange(self.n), self.w)
-        self.keys = keys
         buckets = pair_buckets(src_hash, tgt_hash, keys // self.T, keys % self.T, seed=hash_seed, bits=bits)
-        self.bucket_ids, cb = np.unique(buckets, return_inverse=True)
-        self.pair_bucket = cb.astype(np.int64)
+        order = np.argsort(buckets, kind="stable")  # keys stay sorted inside a bucket
+        self.pair_keys = keys[order]
+        self.bucket_ids, counts = np.unique(buckets[order], return_counts=True)
+        self.bucket_ptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+        self.index = BucketIndex(self.bucket_ids, bits)
+        cb = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
         nb = len(self.bucket_ids)
-        self.Wp = np.bincount(self.pair_bucket, wp, minlength=nb)
-        self.Wm = np.bincount(self.pair_bucket, wm, minlength=nb)
+        self.Wp = np.bincount(cb, wp[order], minlength=nb)
+        self.Wm = np.bincount(cb, wm[order], minlength=nb)
+        del keys, buckets, order, cb, wp, wm
         self.wsum = 1.0  # true weights / statistics = stored ones / wsum
         n_blocks = -(-nb // _BLOCK)
         self._gain = np.full(n_blocks * _BLOCK, -np.inf)
         self._gain[:nb] = self._gains(self.Wp, self.Wm)
         self._block_max = self._gain.reshape(n_blocks, _BLOCK).max(axis=1)
-        self.bucket_order = np.argsort(self.pair_bucket, kind="stable")
-        self.bucket_ptr = np.concatenate(([0], np.cumsum(np.bincount(self.pair_bucket, minlength=nb))))
+        self._block_stale = np.zeros(n_blocks, dtype=bool)
 
     # -- statistics -------------------------------------------------------------------------------
 
@@ -163,10 +169,10 @@ class PairBooster:
             yield slice(int(a), int(b))
 
     def _chunk_products(self, rows: np.ndarray, v: np.ndarray):
-        """(keys, values, is_plus) of the pairs of the tuples ``rows`` weighted by ``v`` (one chunk).
+        """(source ids, target ids, values, is_plus) of the pairs of the tuples ``rows`` weighted by ``v``.
 
-        A key is ``source_id * T + target_id``; an entry adds ``value`` to W+ of the
-        pair when ``is_plus`` and to W- otherwise. A key appears at most once per sign.
+        An entry adds ``value`` to W+ of the pair when ``is_plus`` and to W-
+        otherwise. A pair appears at most once per sign.
         """
         t = self.tuples
         Qt = self.Qm[t.query[rows]]
@@ -181,15 +187,20 @@ class PairBooster:
         prod = (Qt.T.tocsr() @ delta).tocoo()
         col = prod.col.astype(np.int64)
         is_plus = col < self.T
-        keys = prod.row.astype(np.int64) * self.T + np.where(is_plus, col, col - self.T)
-        return keys, prod.data, is_plus
+        return prod.row.astype(np.int64), np.where(is_plus, col, col - self.T), prod.data, is_plus
+
+    def _compact_buckets(self, src: np.ndarray, tgt: np.ndarray) -> np.ndarray:
+        """Compact bucket index of each training pair (source id, target id)."""
+        return self.index.lookup(pair_buckets(self.src_hash, self.tgt_hash, src, tgt, seed=self.hash_seed,
+                                              bits=self.bits))
 
     def _pair_stats(self, rows: np.ndarray, v: np.ndarray):
         """Pair statistics of tuples ``rows`` with weights ``v``: (sorted unique keys, W+, W-)."""
         keys_l, p_l, m_l = [], [], []
         pending = 0
         for sl in self._chunks(rows):
-            k, vals, is_plus = self._chunk_products(rows[sl], v[sl])
+            src, tgt, vals, is_plus = self._chunk_products(rows[sl], v[sl])
+            k = src * self.T + tgt
             keys_l.append(k), p_l.append(np.where(is_plus, vals, 0.0)), m_l.append(np.where(is_plus, 0.0, vals))
             pending += len(k)
             if len(keys_l) > 1 and pending > 4 * _PAIRS_PER_CHUNK:
@@ -211,8 +222,8 @@ class PairBooster:
         wp, wm = np.zeros(nb), np.zeros(nb)
         rows = np.arange(self.n)
         for sl in self._chunks(rows):
-            keys, vals, is_plus = self._chunk_products(rows[sl], self.w[sl])
-            cb = self.pair_bucket[np.searchsorted(self.keys, keys)]
+            src, tgt, vals, is_plus = self._chunk_products(rows[sl], self.w[sl])
+            cb = self._compact_buckets(src, tgt)
             wp += np.bincount(cb[is_plus], vals[is_plus], minlength=nb)
             wm += np.bincount(cb[~is_plus], vals[~is_plus], minlength=nb)
         return wp, wm
@@ -235,10 +246,17 @@ class PairBooster:
     def choose(self) -> tuple[int, float, float]:
         """The best bucket (compact index, lowest on ties), its step alpha and its gain under the rule.
 
-        The argmax runs over a block-maximum index, so a round costs O(blocks + block size)
-        plus the buckets whose statistics changed.
+        The argmax runs over a block-maximum index whose entries are upper bounds
+        (a block whose gains may have dropped is marked stale): the top block is
+        refreshed until it is exact, so a round costs O(blocks + block size) per
+        refresh plus the buckets whose statistics changed.
         """
-        block = int(np.argmax(self._block_max))
+        while True:
+            block = int(np.argmax(self._block_max))
+            if not self._block_stale[block]:
+                break
+            self._block_max[block] = self._gain[block * _BLOCK:(block + 1) * _BLOCK].max()
+            self._block_stale[block] = False
         k = block * _BLOCK + int(np.argmax(self._gain[block * _BLOCK:(block + 1) * _BLOCK]))
         wp = max(float(self.Wp[k]), 0.0) / self.wsum
         wm = max(float(self.Wm[k]), 0.0) / self.wsum
@@ -251,7 +269,7 @@ class PairBooster:
 
     def pairs_of(self, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Source and target ids of the training pairs in compact bucket ``k``."""
-        keys = self.keys[self.bucket_order[self.bucket_ptr[k]:self.bucket_ptr[k + 1]]]
+        keys = self.pair_keys[self.bucket_ptr[k]:self.bucket_ptr[k + 1]]
         return keys // self.T, keys % self.T
 
     def tuples_with(self, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -285,16 +303,16 @@ class PairBooster:
         self.margin[rows] += alpha * x
         if len(rows):
             change = new - old
-            blocks = np.zeros(len(self._block_max), dtype=bool)
             for sl in self._chunks(rows):
-                keys, vals, is_plus = self._chunk_products(rows[sl], change[sl])
-                cb = self.pair_bucket[np.searchsorted(self.keys, keys)]
+                src, tgt, vals, is_plus = self._chunk_products(rows[sl], change[sl])
+                cb = self._compact_buckets(src, tgt)
                 np.add.at(self.Wp, cb[is_plus], vals[is_plus])
                 np.add.at(self.Wm, cb[~is_plus], vals[~is_plus])
-                self._gain[cb] = self._gains(self.Wp[cb], self.Wm[cb])
-                blocks[cb // _BLOCK] = True
-            blocks = np.flatnonzero(blocks)
-            self._block_max[blocks] = self._gain.reshape(-1, _BLOCK)[blocks].max(axis=1)
+                gain = self._gains(self.Wp[cb], self.Wm[cb])
+                dropped = gain < self._gain[cb]
+                self._gain[cb] = gain
+                self._block_stale[cb[dropped] // _BLOCK] = True
+                np.maximum.at(self._block_max, cb // _BLOCK, gain)
         self.w[rows] = new
         z = float(self.w.sum())
         self.loss *= z / self.wsum
@@ -369,6 +387,6 @@ class PairBooster:
             np.concatenate(src_l).astype(np.int64) if src_l else np.zeros(0, np.int64),
             np.concatenate(tgt_l).astype(np.int64) if tgt_l else np.zeros(0, np.int64),
             np.asarray(losses, dtype=np.float64), np.asarray(eval_rounds, dtype=np.int64),
-            np.asarray(eval_scores, dtype=np.float64), int(best_round), self.n, len(self.keys),
+            np.asarray(eval_scores, dtype=np.float64), int(best_round), self.n, len(self.pair_keys),
             len(self.bucket_ids), elapsed / max(done, 1))
         return result
