@@ -119,6 +119,28 @@ def test_feature_values_equal_brute_force_over_tuples():
         np.testing.assert_array_equal(xv, x[rows])
 
 
+@pytest.mark.parametrize("bits", [32, 5])
+def test_initial_statistics_equal_brute_force_over_tuples(bits):
+    """W+_k = sum_t w_t sum_{(i,j) in bucket k} q_i(t) [j only in d+], likewise W- (bits 32: top bucket bit set)."""
+    Q, D, t, sh, th = random_problem(seed=4)
+    b = PairBooster(Q, D, t, src_hash=sh, tgt_hash=th, bits=bits, rule="exact")
+    Qd, Dd = Q.toarray(), D.toarray()
+    plus = Dd[t.pos] * (1 - Dd[t.neg])
+    minus = Dd[t.neg] * (1 - Dd[t.pos])
+    w = t.weight / t.weight.sum()
+    pair_wp = np.einsum("t,ti,tj->ij", w, Qd[t.query], plus).ravel()
+    pair_wm = np.einsum("t,ti,tj->ij", w, Qd[t.query], minus).ravel()
+    keys = np.flatnonzero((pair_wp > 0) | (pair_wm > 0))
+    np.testing.assert_array_equal(np.sort(b.pair_keys), keys)
+    buckets = pair_buckets(sh, th, keys // D.shape[1], keys % D.shape[1], seed=0, bits=bits)
+    ids, inv = np.unique(buckets, return_inverse=True)
+    np.testing.assert_array_equal(b.bucket_ids, ids)
+    np.testing.assert_allclose(b.Wp, np.bincount(inv, pair_wp[keys]), rtol=1e-12)
+    np.testing.assert_allclose(b.Wm, np.bincount(inv, pair_wm[keys]), rtol=1e-12)
+    if bits == 32:
+        assert b.bucket_ids.max() >= 2**31
+
+
 @pytest.mark.parametrize("rule", ["exact", "r"])
 def test_training_loss_decreases_every_round_and_matches_margins(rule):
     Q, D, t, sh, th = random_problem(seed=1)

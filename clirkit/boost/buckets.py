@@ -24,9 +24,10 @@ class BucketIndex:
         self.ids = np.asarray(ids, dtype=np.int64)
         slots_log2 = min(bits, max(0, int(np.ceil(np.log2(max(len(self.ids), 1))))))
         self.shift = bits - slots_log2
-        starts = np.arange((1 << slots_log2) + 1, dtype=np.int64) << self.shift
         dtype = np.int32 if len(self.ids) < 2**31 else np.int64
-        self.directory = np.searchsorted(self.ids, starts).astype(dtype)
+        per_slot = np.bincount(self.ids >> self.shift, minlength=1 << slots_log2)
+        self.directory = np.zeros((1 << slots_log2) + 1, dtype=dtype)
+        np.cumsum(per_slot, out=self.directory[1:])
 
     def __len__(self) -> int:
         return len(self.ids)

@@ -139,17 +139,25 @@ class PairBooster:
         self.src_hash, self.tgt_hash = src_hash, tgt_hash
         self.hash_seed, self.bits = hash_seed, bits
         keys, wp, wm = self._pair_stats(np.arange(self.n), self.w)
-        buckets = pair_buckets(src_hash, tgt_hash, keys // self.T, keys % self.T, seed=hash_seed, bits=bits)
-        order = np.argsort(buckets, kind="stable")  # keys stay sorted inside a bucket
+        # sort the pairs by (bucket, key): keys are sorted and fewer than 2**32, so their rank is the tie-breaker
+        order = pair_buckets(src_hash, tgt_hash, keys // self.T, keys % self.T, seed=hash_seed,
+                             bits=bits).astype(np.uint64)
+        order <<= np.uint64(32)
+        order |= np.arange(len(keys), dtype=np.uint64)
+        order.sort()
+        bucket_of = (order >> np.uint64(32)).astype(np.int64)
+        order = (order & np.uint64(0xFFFFFFFF)).astype(np.int64)
         self.pair_keys = keys[order]
-        self.bucket_ids, counts = np.unique(buckets[order], return_counts=True)
-        self.bucket_ptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+        del keys
+        starts = np.flatnonzero(np.concatenate(([True], bucket_of[1:] != bucket_of[:-1])))
+        self.bucket_ids = bucket_of[starts]
+        del bucket_of
+        self.bucket_ptr = np.append(starts, len(order)).astype(np.int64)
         self.index = BucketIndex(self.bucket_ids, bits)
-        cb = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+        self.Wp = np.add.reduceat(wp[order], starts) if len(starts) else np.zeros(0)
+        self.Wm = np.add.reduceat(wm[order], starts) if len(starts) else np.zeros(0)
         nb = len(self.bucket_ids)
-        self.Wp = np.bincount(cb, wp[order], minlength=nb)
-        self.Wm = np.bincount(cb, wm[order], minlength=nb)
-        del keys, buckets, order, cb, wp, wm
+        del order, starts, wp, wm
         self.wsum = 1.0  # true weights / statistics = stored ones / wsum
         n_blocks = -(-nb // _BLOCK)
         self._gain = np.full(n_blocks * _BLOCK, -np.inf)
@@ -160,6 +168,7 @@ class PairBooster:
     # -- statistics -------------------------------------------------------------------------------
 
     def _chunks(self, rows: np.ndarray):
+        """Slices of ``rows`` whose tuples hold about ``_PAIRS_PER_CHUNK`` pair occurrences each."""
         q_nnz = np.diff(self.Qm.indptr)[self.tuples.query[rows]]
         d_nnz = (np.diff(self.Dm.indptr)[self.tuples.pos[rows]] + np.diff(self.Dm.indptr)[self.tuples.neg[rows]])
         cost = np.cumsum(q_nnz * d_nnz)
@@ -168,14 +177,9 @@ class PairBooster:
         for a, b in zip(bounds[:-1], bounds[1:]):
             yield slice(int(a), int(b))
 
-    def _chunk_products(self, rows: np.ndarray, v: np.ndarray):
-        """(source ids, target ids, values, is_plus) of the pairs of the tuples ``rows`` weighted by ``v``.
-
-        An entry adds ``value`` to W+ of the pair when ``is_plus`` and to W-
-        otherwise. A pair appears at most once per sign.
-        """
+    def _delta(self, rows: np.ndarray, v: np.ndarray) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+        """Qt (tuples ``rows`` x S) and diag(v) [Delta+ Delta-] (tuples x 2T) of the tuples ``rows``."""
         t = self.tuples
-        Qt = self.Qm[t.query[rows]]
         Dp = self.Dm[t.pos[rows]]
         Dn = self.Dm[t.neg[rows]]
         both = Dp.multiply(Dn)
@@ -183,7 +187,17 @@ class PairBooster:
         minus = (Dn - both).tocsr()
         plus.eliminate_zeros()
         minus.eliminate_zeros()
-        delta = sp.diags(v) @ sp.hstack([plus, minus], format="csr")
+        delta = sp.hstack([plus, minus], format="csr")
+        delta.data *= np.repeat(v, np.diff(delta.indptr))
+        return self.Qm[t.query[rows]], delta
+
+    def _chunk_products(self, rows: np.ndarray, v: np.ndarray):
+        """(source ids, target ids, values, is_plus) of the pairs of the tuples ``rows`` weighted by ``v``.
+
+        An entry adds ``value`` to W+ of the pair when ``is_plus`` and to W-
+        otherwise. A pair appears at most once per sign.
+        """
+        Qt, delta = self._delta(rows, v)
         prod = (Qt.T.tocsr() @ delta).tocoo()
         col = prod.col.astype(np.int64)
         is_plus = col < self.T
@@ -195,38 +209,39 @@ class PairBooster:
                                               bits=self.bits))
 
     def _pair_stats(self, rows: np.ndarray, v: np.ndarray):
-        """Pair statistics of tuples ``rows`` with weights ``v``: (sorted unique keys, W+, W-)."""
-        keys_l, p_l, m_l = [], [], []
-        pending = 0
-        for sl in self._chunks(rows):
-            src, tgt, vals, is_plus = self._chunk_products(rows[sl], v[sl])
-            k = src * self.T + tgt
-            keys_l.append(k), p_l.append(np.where(is_plus, vals, 0.0)), m_l.append(np.where(is_plus, 0.0, vals))
-            pending += len(k)
-            if len(keys_l) > 1 and pending > 4 * _PAIRS_PER_CHUNK:
-                merged = self._merge(keys_l, p_l, m_l)
-                keys_l, p_l, m_l = [merged[0]], [merged[1]], [merged[2]]
-                pending = len(merged[0])
-        return self._merge(keys_l, p_l, m_l)
+        """Pair statistics of tuples ``rows`` with weights ``v``: (sorted unique keys, W+, W-).
 
-    @staticmethod
-    def _merge(keys_l, p_l, m_l):
-        keys = np.concatenate(keys_l) if keys_l else np.zeros(0, np.int64)
-        uk, inv = np.unique(keys, return_inverse=True)
-        return (uk, np.bincount(inv, np.concatenate(p_l), minlength=len(uk)) if len(uk) else np.zeros(0),
-                np.bincount(inv, np.concatenate(m_l), minlength=len(uk)) if len(uk) else np.zeros(0))
+        A key is ``source_id * T + target_id``. The product Qt^T diag(v) Delta is
+        taken in blocks of source n-grams (rows of the product), so each block's
+        pairs are final and the blocks' keys follow one another in order.
+        """
+        Qt, delta = self._delta(rows, v)
+        QtT = Qt.T.tocsr()
+        del Qt
+        cost = np.cumsum(QtT @ np.diff(delta.indptr).astype(np.float64))
+        cuts = np.searchsorted(cost, np.arange(_PAIRS_PER_CHUNK, cost[-1] if len(cost) else 0, _PAIRS_PER_CHUNK))
+        bounds = np.unique(np.concatenate(([0], cuts, [QtT.shape[0]])))
+        keys_l, p_l, m_l = [], [], []
+        for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+            prod = (QtT[a:b] @ delta).tocoo()
+            col = prod.col.astype(np.int64)
+            is_plus = col < self.T
+            keys = (prod.row.astype(np.int64) + a) * self.T + np.where(is_plus, col, col - self.T)
+            uk, inv = np.unique(keys, return_inverse=True)
+            keys_l.append(uk)
+            p_l.append(np.bincount(inv, np.where(is_plus, prod.data, 0.0), minlength=len(uk)))
+            m_l.append(np.bincount(inv, np.where(is_plus, 0.0, prod.data), minlength=len(uk)))
+            del prod, col, is_plus, keys, inv
+        if not keys_l:
+            return np.zeros(0, np.int64), np.zeros(0), np.zeros(0)
+        return np.concatenate(keys_l), np.concatenate(p_l), np.concatenate(m_l)
 
     def full_statistics(self) -> tuple[np.ndarray, np.ndarray]:
         """W+ and W- per kept bucket recomputed from scratch (stored units: divide by ``wsum`` for true values)."""
         nb = len(self.bucket_ids)
-        wp, wm = np.zeros(nb), np.zeros(nb)
-        rows = np.arange(self.n)
-        for sl in self._chunks(rows):
-            src, tgt, vals, is_plus = self._chunk_products(rows[sl], self.w[sl])
-            cb = self._compact_buckets(src, tgt)
-            wp += np.bincount(cb[is_plus], vals[is_plus], minlength=nb)
-            wm += np.bincount(cb[~is_plus], vals[~is_plus], minlength=nb)
-        return wp, wm
+        keys, wp, wm = self._pair_stats(np.arange(self.n), self.w)
+        cb = self._compact_buckets(keys // self.T, keys % self.T)
+        return np.bincount(cb, wp, minlength=nb), np.bincount(cb, wm, minlength=nb)
 
     # -- one round --------------------------------------------------------------------------------
 
