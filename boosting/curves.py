@@ -1,6 +1,6 @@
-"""MAP and PRES of a trained model cut after R rounds, on dev and test (nave-en-es).
+"""MAP and PRES of a trained model cut after R rounds, on dev and test.
 
-    python boosting/curves.py boosting/out/boost-1g.npz --rounds 500 1000 2000 4000 6000
+    python boosting/curves.py boosting/out/nave-en-es/boost-1g.npz --rounds 1000 2000 4000 8000 16000 32000
 
 Boosting is sequential, so the model cut after R rounds (``BoostModel.truncated``) is the
 model trained for R rounds. Writes ``boosting/results/<model>-rounds.tsv``. The test
@@ -23,10 +23,11 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("model")
     p.add_argument("--rounds", type=int, nargs="+", required=True)
+    p.add_argument("--collection", default="nave-en-es")
     p.add_argument("--variant", default="standard")
     a = p.parse_args(argv)
     model = BoostModel.load(a.model)
-    c = datasets.load("nave-en-es", variant=a.variant)
+    c = datasets.load(a.collection, variant=a.variant)
     docids, texts = c.documents()
     d_tok = model.target_analyzer.tokenize_many(texts, jobs=2)
     lines = ["rounds\tentries\tdev_MAP\tdev_PRES\ttest_MAP\ttest_PRES"]
@@ -40,7 +41,7 @@ def main(argv=None) -> int:
             row += [f"{ev['AP']:.4f}", f"{ev['PRES@1000']:.4f}"]
         lines.append("\t".join(row))
         print(lines[-1], flush=True)
-    out = HERE / "results" / (Path(a.model).stem + "-rounds.tsv")
+    out = HERE / "results" / a.collection / (Path(a.model).stem + "-rounds.tsv")
     out.write_text("\n".join(lines) + "\n")
     return 0
 

@@ -178,17 +178,17 @@ class PairBooster:
             yield slice(int(a), int(b))
 
     def _delta(self, rows: np.ndarray, v: np.ndarray) -> tuple[sp.csr_matrix, sp.csr_matrix]:
-        """Qt (tuples ``rows`` x S) and diag(v) [Delta+ Delta-] (tuples x 2T) of the tuples ``rows``."""
+        """Qt (tuples ``rows`` x S) and Delta (tuples x 2T) of the tuples ``rows``.
+
+        Delta interleaves the signs: column 2j holds v_t where target n-gram j is
+        only in d+, column 2j + 1 holds v_t where it is only in d-. With this order
+        a row-sorted product Qt^T Delta lists W+ and W- of a pair side by side.
+        """
         t = self.tuples
-        Dp = self.Dm[t.pos[rows]]
-        Dn = self.Dm[t.neg[rows]]
-        both = Dp.multiply(Dn)
-        plus = (Dp - both).tocsr()
-        minus = (Dn - both).tocsr()
-        plus.eliminate_zeros()
-        minus.eliminate_zeros()
-        delta = sp.hstack([plus, minus], format="csr")
-        delta.data *= np.repeat(v, np.diff(delta.indptr))
+        diff = (self.Dm[t.pos[rows]] - self.Dm[t.neg[rows]]).tocsr()
+        diff.eliminate_zeros()
+        delta = sp.csr_matrix((np.repeat(np.asarray(v, dtype=np.float64), np.diff(diff.indptr)),
+                               2 * diff.indices + (diff.data < 0), diff.indptr), shape=(len(rows), 2 * self.T))
         return self.Qm[t.query[rows]], delta
 
     def _chunk_products(self, rows: np.ndarray, v: np.ndarray):
@@ -200,8 +200,7 @@ class PairBooster:
         Qt, delta = self._delta(rows, v)
         prod = (Qt.T.tocsr() @ delta).tocoo()
         col = prod.col.astype(np.int64)
-        is_plus = col < self.T
-        return prod.row.astype(np.int64), np.where(is_plus, col, col - self.T), prod.data, is_plus
+        return prod.row.astype(np.int64), col >> 1, prod.data, (col & 1) == 0
 
     def _compact_buckets(self, src: np.ndarray, tgt: np.ndarray) -> np.ndarray:
         """Compact bucket index of each training pair (source id, target id)."""
@@ -223,15 +222,16 @@ class PairBooster:
         bounds = np.unique(np.concatenate(([0], cuts, [QtT.shape[0]])))
         keys_l, p_l, m_l = [], [], []
         for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
-            prod = (QtT[a:b] @ delta).tocoo()
-            col = prod.col.astype(np.int64)
-            is_plus = col < self.T
-            keys = (prod.row.astype(np.int64) + a) * self.T + np.where(is_plus, col, col - self.T)
-            uk, inv = np.unique(keys, return_inverse=True)
-            keys_l.append(uk)
-            p_l.append(np.bincount(inv, np.where(is_plus, prod.data, 0.0), minlength=len(uk)))
-            m_l.append(np.bincount(inv, np.where(is_plus, 0.0, prod.data), minlength=len(uk)))
-            del prod, col, is_plus, keys, inv
+            prod = QtT[a:b] @ delta
+            prod.sort_indices()
+            rows_of = np.repeat(np.arange(a, b, dtype=np.int64), np.diff(prod.indptr))
+            keys = rows_of * self.T + (prod.indices >> 1)  # = ((row * 2T + column) >> 1): sorted
+            is_plus = (prod.indices & 1) == 0
+            starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1]))) if len(keys) else keys
+            keys_l.append(keys[starts])
+            p_l.append(np.add.reduceat(np.where(is_plus, prod.data, 0.0), starts) if len(keys) else np.zeros(0))
+            m_l.append(np.add.reduceat(np.where(is_plus, 0.0, prod.data), starts) if len(keys) else np.zeros(0))
+            del prod, rows_of, keys, is_plus, starts
         if not keys_l:
             return np.zeros(0, np.int64), np.zeros(0), np.zeros(0)
         return np.concatenate(keys_l), np.concatenate(p_l), np.concatenate(m_l)
