@@ -97,7 +97,7 @@ def psq_run(index: Index, table: TranslationTable, queries: Mapping[str, str], a
 
 
 def boost_model(train_tokens: Mapping[str, list[str]], train_qrels: Qrels, docids: list[str],
-                doc_tokens: list[list[str]], *, ngram: int = 2, rounds: int = 300, max_queries: int = 2000,
+                doc_tokens: list[list[str]], *, ngram: int = 2, rounds: int = 3000, max_queries: int = 4000,
                 max_df: float = 0.05, bits: int = 24, dev_tokens: Mapping[str, list[str]] | None = None,
                 dev_qrels: Qrels | None = None, seed: int = 0, quiet: bool = True):
     """A BoostCLIR phrase table (Boost-``ngram``g) trained on the first ``max_queries`` training

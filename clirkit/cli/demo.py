@@ -20,8 +20,8 @@ def add_parser(sub) -> None:
     p.add_argument("--iterations", type=int, default=5, help="IBM Model 1 EM iterations")
     p.add_argument("--baselines-only", action="store_true", help="stop after DT and PSQ")
     g = p.add_argument_group("learned systems (kept small so the demo takes minutes)")
-    g.add_argument("--boost-rounds", type=int, default=300, help="Boost-2g boosting rounds")
-    g.add_argument("--boost-queries", type=int, default=2000, help="training queries for Boost-2g (0: all)")
+    g.add_argument("--boost-rounds", type=int, default=3000, help="Boost-2g boosting rounds")
+    g.add_argument("--boost-queries", type=int, default=4000, help="training queries for Boost-2g (0: all)")
     g.add_argument("--scs-epochs", type=int, default=2, help="SCS training epochs")
     g.add_argument("--tune-queries", type=int, default=400,
                    help="dev queries (seeded sample) for early stopping and weight tuning (0: all)")
