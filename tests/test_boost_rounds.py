@@ -102,6 +102,26 @@ def test_incremental_statistics_equal_full_recomputation(rule, bits):
         np.testing.assert_allclose(b.Wm, wm, rtol=1e-9, atol=1e-13)
 
 
+@pytest.mark.parametrize("rule", ["exact", "r"])
+def test_choice_is_the_full_argmax_every_round(rule, monkeypatch):
+    """The lazily refreshed block maxima never hide the best bucket (lowest index on ties)."""
+    import clirkit.boost.rounds as rounds
+
+    monkeypatch.setattr(rounds, "_BLOCK", 4)  # many small blocks, so stale blocks occur
+    Q, D, t, sh, th = random_problem(seed=5)
+    b = PairBooster(Q, D, t, src_hash=sh, tgt_hash=th, bits=24, rule=rule)
+    stale_seen = False
+    for _ in range(25):
+        gains = b._gains(b.Wp, b.Wm)
+        stale_seen |= bool(b._block_stale.any())
+        k, alpha, gain = b.choose()
+        assert k == int(np.argmax(gains))
+        assert gain == pytest.approx(gains.max() / b.wsum, rel=1e-12)
+        rows, x = b.tuples_with(k)
+        b.update(rows, x, alpha)
+    assert stale_seen  # the lazy refresh was exercised
+
+
 def test_feature_values_equal_brute_force_over_tuples():
     Q, D, t, sh, th = random_problem(seed=3)
     b = PairBooster(Q, D, t, src_hash=sh, tgt_hash=th, bits=5, rule="exact")
