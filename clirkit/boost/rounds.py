@@ -9,7 +9,8 @@ statistics are the entries of the S x T products
     W+_pair = Qt^T diag(w) Delta+        W-_pair = Qt^T diag(w) Delta-
 
 summed into the pair's hash bucket k: W+_k, W-_k. The tuple x feature matrix
-is never built: the products are taken over chunks of tuples. A bucket's weak
+is never built: the initial products are taken in blocks of source n-grams,
+later corrections over the changed tuples only. A bucket's weak
 learner is h_k(q, d) = sum of q_i d_j over the training pairs (i, j) hashed
 into k (the hashing trick: colliding pairs add up), so x_k(t) = h_k(q, d+) -
 h_k(q, d-) is -1, 0 or +1 unless pairs collide inside one tuple.
@@ -21,8 +22,9 @@ new contributions (the slides' trick, after Collins & Koo 2005), then all
 weights are renormalized to sum 1.
 
 Only buckets that hold at least one training pair are kept (compact arrays
-indexed by the sorted bucket ids), so memory grows with the number of distinct
-pairs, not with 2**bits.
+indexed by the sorted bucket ids, found through :class:`BucketIndex`), so memory
+grows with the number of distinct pairs, not with 2**bits. The argmax over
+buckets reads per-block upper bounds that are refreshed lazily.
 """
 from __future__ import annotations
 
@@ -310,8 +312,9 @@ class PairBooster:
         """Apply step ``alpha`` to the tuples ``rows`` with feature values ``x``; correct W+/W- there.
 
         Weights and statistics are stored up to a common factor (``wsum``), so a
-        round touches only the changed tuples, their pairs' buckets and the
-        blocks holding those buckets.
+        round touches only the changed tuples and their pairs' buckets; a block
+        whose gains rose takes the new maximum, one whose gains fell is marked
+        stale for :meth:`choose` to refresh.
         """
         old = self.w[rows]
         new = old * np.exp(-alpha * x)
