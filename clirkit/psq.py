@@ -28,6 +28,8 @@ from the options (``clirkit psq --target-stopwords-top 200``) puts it above (see
 """
 from __future__ import annotations
 
+from collections import Counter
+
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -94,9 +96,7 @@ def psq_queries(qids: Sequence[str], token_lists: Sequence[Sequence[str]], table
     for qi, tokens in enumerate(token_lists):
         if isinstance(tokens, str):
             raise TypeError("psq_queries expects lists of tokens, got a str")
-        counts: dict[str, int] = {}
-        for t in tokens:
-            counts[t] = counts.get(t, 0) + 1
+        counts = Counter(tokens)  # keys in order of first occurrence
         terms.extend(counts)
         weights.extend(counts.values())
         owners.extend([qi] * len(counts))

@@ -8,6 +8,8 @@ tf~ = sum_e p(e|f) tf(e,d) and df~ = sum_e p(e|f) df(e) (SPEC §2, §4).
 """
 from __future__ import annotations
 
+from collections import Counter
+
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -75,9 +77,7 @@ class StructuredQueries:
         """
         rows = []
         for tokens in token_lists:
-            counts: dict[str, int] = {}
-            for t in tokens:
-                counts[t] = counts.get(t, 0) + 1
+            counts = Counter(tokens)  # keys in order of first occurrence
             rows.append([(t, float(c), {vocabulary[t]: 1.0} if t in vocabulary else {})
                          for t, c in counts.items()])
         return cls.from_rows(qids, rows, len(vocabulary))
