@@ -47,6 +47,10 @@ def main(argv=None) -> int:
     p.add_argument("--patience", type=int, default=0)
     p.add_argument("--rule", default="exact", choices=("exact", "r"))
     p.add_argument("--negatives", type=int, default=1)
+    p.add_argument("--candidates", default=None,
+                   help="run over the training queries: negatives are drawn from its top --candidate-depth "
+                        "documents minus the relevant ones (hard negatives)")
+    p.add_argument("--candidate-depth", type=int, default=1000)
     p.add_argument("--max-df", type=float, default=0.05)
     p.add_argument("--bits", type=int, default=30)
     p.add_argument("--bags", type=int, default=1)
@@ -71,12 +75,14 @@ def main(argv=None) -> int:
 
     t0 = time.perf_counter()
     ranker = BoostRanker(ngram=args.ngram, rounds=args.rounds, rule=args.rule, bits=args.bits,
-                         negatives=args.negatives, max_df=args.max_df, eval_every=args.eval_every,
+                         negatives=args.negatives, candidate_depth=args.candidate_depth,
+                         max_df=args.max_df, eval_every=args.eval_every,
                          patience=args.patience, bags=args.bags, bag_fraction=args.bag_fraction, jobs=args.jobs,
                          source_lang=c.source_lang, target_lang=c.target_lang, random_state=args.seed,
                          quiet=args.quiet)
     ranker.fit_tokens(tok["train"], c.qrels("train"), docids, doc_tokens, dev_queries=tok["dev"],
-                      dev_qrels=c.qrels("dev"), source_analyzer=src, target_analyzer=tgt)
+                      dev_qrels=c.qrels("dev"), source_analyzer=src, target_analyzer=tgt,
+                      candidates=read_run(args.candidates) if args.candidates else None)
     t_fit = time.perf_counter() - t0
     model = ranker.model_
     model.save(out / f"{name}.npz")
