@@ -21,7 +21,22 @@ from clirkit.pipeline import drop_excluded
 from clirkit.significance import randomization_test
 
 HERE = Path(__file__).resolve().parent
+BASELINES = HERE.parent / "baselines" / "results"
 MEASURES = ["AP", "PRES@1000", "nDCG@10", "P@10", "RR"]
+
+
+def test_evaluations(collection: str, variant: str, runs: dict) -> dict:
+    """Evaluations (name -> :class:`clirkit.metrics.Evaluation`) on the ``variant``'s test qrels of
+    ``runs`` plus the baselines' DT and PSQ test runs where present, each run without the variant's
+    excluded documents."""
+    c = datasets.load(collection, variant=variant)
+    runs = dict(runs)
+    for base in ("dt", "psq"):
+        path = BASELINES / collection / variant / f"{base}.test.run"
+        if path.exists():
+            runs[base.upper()] = read_run(path)
+    excluded, qrels = c.excluded("test"), c.qrels("test")
+    return {name: evaluate(drop_excluded(run, excluded), qrels, MEASURES) for name, run in runs.items()}
 
 
 def main(argv=None) -> int:
@@ -33,14 +48,7 @@ def main(argv=None) -> int:
     boost_runs = {f.name[:-len("-test.run.gz")]: read_run(f)
                   for f in sorted((HERE / "out" / a.collection).glob("*-test.run.gz"))}
     for variant in a.variants:
-        c = datasets.load(a.collection, variant=variant)
-        runs = dict(boost_runs)
-        for base in ("dt", "psq"):
-            path = HERE.parent / "baselines" / "results" / a.collection / variant / f"{base}.test.run"
-            if path.exists():
-                runs[base.upper()] = read_run(path)
-        excluded, qrels = c.excluded("test"), c.qrels("test")
-        evs = {name: evaluate(drop_excluded(run, excluded), qrels, MEASURES) for name, run in runs.items()}
+        evs = test_evaluations(a.collection, variant, boost_runs)
         base = evs[a.baseline]
         print(f"\n{a.collection} ({variant}), test, {base.describe()}; p: paired randomization test vs {a.baseline}\n")
         print("| system | " + " | ".join(MEASURES) + " | " + " | ".join(f"p {m}" for m in MEASURES[:2]) + " |")

@@ -28,12 +28,9 @@ from clirkit import datasets
 from clirkit.analysis import Analyzer
 from clirkit.boost import BoostRanker
 from clirkit.formats import read_run, write_run
-from clirkit.metrics import evaluate
-from clirkit.pipeline import drop_excluded
+from compare import test_evaluations  # boosting/compare.py, beside this script
 
 HERE = Path(__file__).resolve().parent
-BASELINES = HERE.parent / "baselines" / "results"
-MEASURES = ["AP", "PRES@1000", "nDCG@10", "P@10", "RR"]
 
 
 def main(argv=None) -> int:
@@ -70,7 +67,8 @@ def main(argv=None) -> int:
     docids, texts = c.documents()
     t0 = time.perf_counter()
     doc_tokens = tgt.tokenize_many(texts, quiet=args.quiet, jobs=2, desc="tokenizing documents")
-    tok = {s: dict(zip(c.queries(s), src.tokenize_many(list(c.queries(s).values())))) for s in ("train", "dev", "test")}
+    queries = {s: c.queries(s) for s in ("train", "dev", "test")}
+    tok = {s: dict(zip(q, src.tokenize_many(list(q.values())))) for s, q in queries.items()}
     t_tok = time.perf_counter() - t0
 
     t0 = time.perf_counter()
@@ -92,19 +90,9 @@ def main(argv=None) -> int:
     t_rank = time.perf_counter() - t0
     write_run(run, out / f"{name}-test.run.gz")
 
-    scores = {}
-    for variant in args.eval_variants or [args.variant]:
-        cv = datasets.load(args.collection, variant=variant)
-        excluded = cv.excluded("test")
-        systems = {name: run}
-        for base in ("dt", "psq"):
-            path = BASELINES / args.collection / variant / f"{base}.test.run"
-            if path.exists():
-                systems[base.upper()] = read_run(path)
-        scores[variant] = {}
-        for system, r in systems.items():
-            ev = evaluate(drop_excluded(r, excluded), cv.qrels("test"), MEASURES)
-            scores[variant][system] = {"measures": ev.mean(), "averaged_over": ev.describe()}
+    scores = {variant: {system: {"measures": ev.mean(), "averaged_over": ev.describe()}
+                        for system, ev in test_evaluations(args.collection, variant, {name: run}).items()}
+              for variant in args.eval_variants or [args.variant]}
 
     res0 = ranker.results_[0]
     report = {
