@@ -29,7 +29,6 @@ from the options (``clirkit psq --target-stopwords-top 200``) puts it above (see
 from __future__ import annotations
 
 from collections import Counter
-
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np

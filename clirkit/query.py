@@ -9,7 +9,6 @@ tf~ = sum_e p(e|f) tf(e,d) and df~ = sum_e p(e|f) df(e) (SPEC §2, §4).
 from __future__ import annotations
 
 from collections import Counter
-
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 

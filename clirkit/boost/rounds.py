@@ -228,11 +228,13 @@ class PairBooster:
             prod.sort_indices()
             rows_of = np.repeat(np.arange(a, b, dtype=np.int64), np.diff(prod.indptr))
             keys = rows_of * self.T + (prod.indices >> 1)  # = ((row * 2T + column) >> 1): sorted
+            if len(keys) == 0:
+                continue
             is_plus = (prod.indices & 1) == 0
-            starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1]))) if len(keys) else keys
+            starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
             keys_l.append(keys[starts])
-            p_l.append(np.add.reduceat(np.where(is_plus, prod.data, 0.0), starts) if len(keys) else np.zeros(0))
-            m_l.append(np.add.reduceat(np.where(is_plus, 0.0, prod.data), starts) if len(keys) else np.zeros(0))
+            p_l.append(np.add.reduceat(np.where(is_plus, prod.data, 0.0), starts))
+            m_l.append(np.add.reduceat(np.where(is_plus, 0.0, prod.data), starts))
             del prod, rows_of, keys, is_plus, starts
         if not keys_l:
             return np.zeros(0, np.int64), np.zeros(0), np.zeros(0)
