@@ -145,27 +145,15 @@ def drop_excluded(run: Run, excluded: Mapping[str, set[str]]) -> Run:
 
 
 def score_table(runs: Mapping[str, Run], qrels: Qrels, measures: tuple[str, ...], *, baseline: str | None = None,
-                seed: int = 0) -> str:
-    """A plain-text table of mean measures per run, with the paired randomization test against
-    ``baseline`` (default: the first run; ``*``: p < 0.05)."""
+                seed: int = 0, qrels_label: str = "qrels") -> str:
+    """The ``clirkit eval`` text table of ``runs``: one row per run (name, queries, mean of each measure
+    over the qrels' queries), ``*`` on means that differ from ``baseline``'s (default: the first run)
+    at p < 0.05 in the paired randomization test with ``seed``, then ``#`` notes naming the judgments
+    ``qrels_label``. No trailing newline."""
     from clirkit.metrics import evaluate
-    from clirkit.significance import randomization_test
+    from clirkit.report import Report
 
-    evaluations = {name: evaluate(run, qrels, measures) for name, run in runs.items()}
     names = list(runs)
-    baseline = baseline or names[0]
-    base = evaluations[baseline]
-    width = max(len(n) for n in names) + 2
-    lines = ["system".ljust(width) + "".join(m.rjust(12) for m in base.measures)]
-    for name in names:
-        ev = evaluations[name]
-        cells = []
-        for m in ev.measures:
-            mark = " "
-            if name != baseline:
-                p = randomization_test(ev.column(m), base.column(m), seed=seed).p_value
-                mark = "*" if p < 0.05 else " "
-            cells.append(f"{ev.mean()[m]:.4f}{mark}".rjust(12))
-        lines.append(name.ljust(width) + "".join(cells))
-    lines.append(f"({base.describe()}; * = differs from {baseline} at p < 0.05, paired randomization test)")
-    return "\n".join(lines)
+    evaluations = [evaluate(run, qrels, measures) for run in runs.values()]
+    return Report(names, evaluations, baseline=names.index(baseline or names[0]), seed=seed,
+                  qrels=qrels_label).text().rstrip("\n")

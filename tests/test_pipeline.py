@@ -38,3 +38,22 @@ def test_steps_add_up_time_per_name():
         with steps.time("index"):
             pass
     assert list(steps.seconds) == ["index"] and steps.seconds["index"] >= 0
+
+
+def test_score_table_is_the_eval_text_layout_with_a_star_on_the_run_better_on_every_query():
+    from clirkit.metrics import evaluate
+
+    qids = [f"q{i}" for i in range(12)]
+    qrels = Qrels(qids, [f"Gen.{i}.1" for i in range(12)], [1] * 12)
+    weak = _run([(q, d, s) for i, q in enumerate(qids) for d, s in ((f"John.{i}.1", 2.0), (f"Gen.{i}.1", 1.0))], "w")
+    strong = _run([(q, f"Gen.{i}.1", 1.0) for i, q in enumerate(qids)], "s")
+    text = pipeline.score_table({"weak": weak, "strong": strong}, qrels, ("AP", "P@1"), qrels_label="toy")
+    lines = text.split("\n")
+    assert lines[0].split() == ["run", "queries", "AP", "P@1"]
+    assert lines[1].split() == ["weak", "12", "0.5000", "0.0000"]        # AP 1/2, P@1 0 on every query
+    assert lines[2].split() == ["strong", "12", "*1.0000", "*1.0000"]    # better on all 12: p = 1/10001
+    assert lines[3] == "# qrels toy: mean over the 12 queries of the qrels; a query without run lines scores 0"
+    assert lines[4].startswith("# * = p < 0.05 against weak (paired randomization test")
+    assert evaluate(strong, qrels, ["AP"]).mean()["AP"] == 1.0 and not text.endswith("\n")
+    flipped = pipeline.score_table({"weak": weak, "strong": strong}, qrels, ("AP",), baseline="strong")
+    assert flipped.split("\n")[1].split() == ["weak", "12", "*0.5000"] and "against strong" in flipped

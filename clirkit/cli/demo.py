@@ -122,7 +122,8 @@ def run(args) -> int:
     singles = [n for n in test_runs if "+" not in n]
     best = max(singles, key=lambda n: evaluate(test_runs[n], qrels["test"], ["AP"]).mean()["AP"])
     report = [f"{c.name} ({c.variant}), test split: {len(queries['test'])} queries, {len(docids)} documents",
-              "", pipeline.score_table(test_runs, qrels["test"], MEASURES, baseline=best, seed=args.seed)]
+              "", pipeline.score_table(test_runs, qrels["test"], MEASURES, baseline=best, seed=args.seed,
+                                       qrels_label=f"{c.name} test")]
     if aggregates:
         report += ["", f"interpolation weights (tuned on the MAP of {len(queries['dev'])} dev queries): " + "; ".join(
             f"{n} = {', '.join(f'{w:g}' for w in ws)}" for n, ws in aggregates.items())]

@@ -1,0 +1,179 @@
+"""Tables of evaluated runs: mean measures per run, paired significance marks, four formats.
+
+:func:`significance` tests every run against a baseline over their common
+queries; :class:`Report` lays the evaluations out as text, markdown, csv or
+json (the output of ``clirkit eval``). A mean that differs from the
+baseline's at ``alpha`` is marked with ``*`` (as in the BoostCLIR slides).
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from typing import Sequence
+
+import numpy as np
+
+from clirkit.metrics import Evaluation
+from clirkit.significance import TestResult, paired_test
+
+FORMATS = ("text", "markdown", "csv", "json")
+TESTS = ("randomization", "t-test", "none")
+
+
+def significance(evaluations: Sequence[Evaluation], baseline: int = 0, *, test: str = "randomization",
+                 permutations: int = 10_000, seed: int = 0) -> dict[tuple[int, str], TestResult]:
+    """Paired ``test`` of every evaluation against ``evaluations[baseline]``, per measure, over the
+    queries the two have in common.
+
+    Returns {(index of the run, measure): TestResult}; no entry for the baseline, for a run sharing
+    no query with it, or at all when ``test`` is ``"none"`` or there is a single run.
+    """
+    if test == "none" or len(evaluations) < 2:
+        return {}
+    base = evaluations[baseline]
+    out = {}
+    for i, ev in enumerate(evaluations):
+        if i == baseline:
+            continue
+        common, bi, ei = np.intersect1d(base.qids, ev.qids, assume_unique=True, return_indices=True)
+        if len(common) == 0:
+            continue
+        for m in ev.measures:
+            out[(i, m)] = paired_test(base.column(m)[bi], ev.column(m)[ei], test,
+                                      permutations=permutations, seed=seed)
+    return out
+
+
+class Report:
+    """The evaluations of several runs laid out in one of :data:`FORMATS`.
+
+    Args:
+        labels: one name per run (file name, system name).
+        evaluations: one :class:`~clirkit.metrics.Evaluation` per run, all with the same measures.
+        baseline: index of the run the others are tested against.
+        alpha: significance level of the ``*`` mark.
+        test, permutations, seed: the paired test (see :func:`significance`).
+        per_query: one row per query (and the mean as qid ``all``) instead of one row per run.
+        qrels: how the judgments are named in the notes and the json (e.g. their path).
+        average, depth, rel_threshold, ties: the settings the evaluations were made with; ``average``
+            words the notes, all four are echoed in the json.
+    """
+
+    def __init__(self, labels: Sequence[str], evaluations: Sequence[Evaluation], *, baseline: int = 0,
+                 alpha: float = 0.05, test: str = "randomization", permutations: int = 10_000, seed: int = 0,
+                 per_query: bool = False, qrels: str = "qrels", average: str = "qrels", depth: int | None = 1000,
+                 rel_threshold: int = 1, ties: str = "trec_eval") -> None:
+        self.labels, self.evs, self.baseline = list(labels), list(evaluations), baseline
+        self.alpha, self.test, self.permutations, self.seed = alpha, test, permutations, seed
+        self.per_query, self.qrels, self.average = per_query, qrels, average
+        self.depth, self.rel_threshold, self.ties = depth, rel_threshold, ties
+        self.measures = list(self.evs[0].measures)
+        self.tests = significance(self.evs, baseline, test=test, permutations=permutations, seed=seed)
+
+    def render(self, fmt: str = "text") -> str:
+        """The report in format ``fmt`` (one of :data:`FORMATS`), ending with a newline."""
+        return {"text": self.text, "markdown": self.markdown, "csv": self.csv, "json": self.json}[fmt]()
+
+    # ---- pieces
+    def _mark(self, i: int, m: str) -> str:
+        t = self.tests.get((i, m))
+        return "*" if t is not None and t.p_value < self.alpha else ""
+
+    def _notes(self) -> list[str]:
+        if self.average == "qrels":
+            over = f"mean over the {self.evs[0].n_queries} queries of the qrels; a query without run lines scores 0"
+        else:
+            over = "mean over each run's queries that the qrels judge"
+        notes = [f"qrels {self.qrels}: {over}"]
+        if self.tests:
+            test = (f"paired randomization test, {self.permutations} permutations, seed {self.seed}"
+                    if self.test == "randomization" else "paired t-test")
+            notes.append(f"* = p < {self.alpha:g} against {self.labels[self.baseline]} ({test}, two-sided)")
+        for label, ev in zip(self.labels, self.evs):
+            if ev.missing_queries:
+                notes.append(f"{label}: {len(ev.missing_queries)} qrels queries without run lines")
+            if ev.ignored_queries:
+                notes.append(f"{label}: {len(ev.ignored_queries)} run queries not in the qrels, ignored")
+        return notes
+
+    def _summary_rows(self) -> list[list[str]]:
+        rows = []
+        for i, (label, ev) in enumerate(zip(self.labels, self.evs)):
+            means = ev.mean()
+            rows.append([label, str(ev.n_queries)] + [f"{self._mark(i, m)}{means[m]:.4f}" for m in self.measures])
+        return rows
+
+    def _per_query_rows(self) -> list[list[str]]:
+        rows = []
+        for label, ev in zip(self.labels, self.evs):
+            for q, vals in zip(ev.qids.tolist(), ev.values.tolist()):
+                rows.append([label, q] + [f"{v:.4f}" for v in vals])
+            rows.append([label, "all"] + [f"{v:.4f}" for v in ev.values.mean(axis=0).tolist()])
+        return rows
+
+    def _table(self) -> tuple[list[str], list[list[str]]]:
+        if self.per_query:
+            return ["run", "qid"] + self.measures, self._per_query_rows()
+        return ["run", "queries"] + self.measures, self._summary_rows()
+
+    # ---- formats
+    def text(self) -> str:
+        header, rows = self._table()
+        widths = [max(len(r[j]) for r in [header] + rows) for j in range(len(header))]
+        lines = ["  ".join(c.ljust(w) if j < 2 else c.rjust(w) for j, (c, w) in enumerate(zip(r, widths))).rstrip()
+                 for r in [header] + rows]
+        return "\n".join(lines + [f"# {n}" for n in self._notes()]) + "\n"
+
+    def markdown(self) -> str:
+        header, rows = self._table()
+        lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---", "---"] + ["---:"] * len(self.measures)) + "|"]
+        lines += ["| " + " | ".join(c.replace("*", "\\*") for c in r) + " |" for r in rows]
+        notes = [n.replace("*", "\\*", 1) if n.startswith("*") else n for n in self._notes()]
+        return "\n".join(lines) + "\n\n" + "  \n".join(notes) + "\n"
+
+    def csv(self) -> str:
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        if self.per_query:
+            w.writerow(["run", "qid"] + self.measures)
+            for label, ev in zip(self.labels, self.evs):
+                for q, vals in zip(ev.qids.tolist(), ev.values.tolist()):
+                    w.writerow([label, q] + [repr(v) for v in vals])
+        else:
+            p_cols = [f"p({m})" for m in self.measures] if self.tests else []
+            w.writerow(["run", "queries"] + self.measures + p_cols)
+            for i, (label, ev) in enumerate(zip(self.labels, self.evs)):
+                means = ev.mean()
+                ps = [_p_text(self.tests.get((i, m))) for m in self.measures] if self.tests else []
+                w.writerow([label, ev.n_queries] + [repr(means[m]) for m in self.measures] + ps)
+        return buf.getvalue()
+
+    def json(self) -> str:
+        runs = []
+        for i, (label, ev) in enumerate(zip(self.labels, self.evs)):
+            item = {"run": label, "tag": ev.tag, "queries": ev.n_queries, "mean": ev.mean(),
+                    "missing_queries": list(ev.missing_queries), "ignored_queries": list(ev.ignored_queries)}
+            if i != self.baseline and self.tests:
+                item["significance"] = {
+                    m: {"test": t.method, "p_value": _json_float(t.p_value), "mean_difference": t.mean_difference,
+                        "queries": t.n, "significant": t.p_value < self.alpha}
+                    for m in self.measures if (t := self.tests.get((i, m))) is not None}
+            if self.per_query:
+                item["per_query"] = ev.per_query()
+            runs.append(item)
+        doc = {"qrels": self.qrels, "average": self.average, "description": self.evs[0].describe(),
+               "measures": self.measures, "baseline": self.labels[self.baseline],
+               "test": self.test if len(self.evs) > 1 else "none", "alpha": self.alpha,
+               "permutations": self.permutations, "seed": self.seed, "depth": self.depth,
+               "rel_threshold": self.rel_threshold, "ties": self.ties, "runs": runs}
+        return json.dumps(doc, indent=2) + "\n"
+
+
+def _p_text(t: TestResult | None) -> str:
+    return "" if t is None or math.isnan(t.p_value) else repr(t.p_value)
+
+
+def _json_float(x: float) -> float | None:
+    return None if math.isnan(x) else x
