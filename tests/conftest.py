@@ -1,7 +1,13 @@
 """Shared fixtures: small real slices of the Reina-Valera 1909 verses (the bundled collection's documents)."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+
+from clirkit.analysis import Analyzer
+from clirkit.cli import main
+from clirkit.index import Index
 
 GENESIS_ES = {
     "Gen.1.1": "EN el principio crió Dios los cielos y la tierra.",
@@ -22,3 +28,20 @@ GENESIS_ES = {
 @pytest.fixture
 def verses_es() -> dict[str, str]:
     return dict(GENESIS_ES)
+
+
+@pytest.fixture
+def index(verses_es) -> Index:
+    """The verses indexed in memory: default Spanish analyzer, docids sorted."""
+    analyzer = Analyzer("es")
+    docids = sorted(verses_es)
+    return Index.from_tokens(docids, [analyzer.tokenize(verses_es[d]) for d in docids], analyzer)
+
+
+@pytest.fixture
+def indexed_dir(tmp_path, verses_es) -> Path:
+    """``tmp_path`` holding docs.tsv (the verses) and ix.npz, its index made by ``clirkit index --lang es``."""
+    docs = tmp_path / "docs.tsv"
+    docs.write_text("".join(f"{d}\t{t}\n" for d, t in verses_es.items()), encoding="utf-8")
+    assert main(["index", str(docs), "-o", str(tmp_path / "ix.npz"), "--lang", "es", "-q"]) == 0
+    return tmp_path

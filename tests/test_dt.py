@@ -4,12 +4,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from clirkit.analysis import Analyzer
 from clirkit.bm25 import BM25
 from clirkit.cli import main
 from clirkit.dt import dt_queries, translate_tokens, translated_queries
 from clirkit.formats import read_run
-from clirkit.index import Index
 from clirkit.query import StructuredQueries
 from clirkit.translation import NULL, TranslationTable, save_table
 
@@ -18,13 +16,6 @@ TABLE = TranslationTable.from_triples(
     ["god", "god", "light", "light", "light", "waters", "the", "the", NULL, "darkness"],
     ["dios", "de", "luz", "lumbre", "la", "aguas", "la", "las", "y", "tinieblas"],
     [0.9, 0.1, 0.5, 0.25, 0.25, 1.0, 0.5, 0.5, 1.0, 1.0])
-
-
-@pytest.fixture
-def index(verses_es):
-    analyzer = Analyzer("es")
-    docids = sorted(verses_es)
-    return Index.from_tokens(docids, [analyzer.tokenize(verses_es[d]) for d in docids], analyzer)
 
 
 def test_each_token_becomes_its_most_probable_translation_ties_alphabetical():
@@ -62,14 +53,11 @@ def test_dt_run_equals_bm25_of_the_hand_translated_query(index):
 
 
 @pytest.fixture
-def cli_files(tmp_path, verses_es):
-    docs = tmp_path / "docs.tsv"
-    docs.write_text("".join(f"{d}\t{t}\n" for d, t in verses_es.items()), encoding="utf-8")
-    assert main(["index", str(docs), "-o", str(tmp_path / "ix.npz"), "--lang", "es", "-q"]) == 0
-    queries = tmp_path / "q.tsv"
+def cli_files(indexed_dir):
+    queries = indexed_dir / "q.tsv"
     queries.write_text("q1\tthe light of God\nq2\tGod and the waters\nq3\tunknownword\n", encoding="utf-8")
-    save_table(TABLE, tmp_path / "t.e2f")
-    return tmp_path, queries
+    save_table(TABLE, indexed_dir / "t.e2f")
+    return indexed_dir, queries
 
 
 def test_dt_verb_with_a_table_is_byte_identical_across_invocations(cli_files):

@@ -6,11 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from clirkit.analysis import Analyzer
 from clirkit.bm25 import BM25
 from clirkit.cli import main
 from clirkit.dt import dt_queries
-from clirkit.index import Index
 from clirkit.psq import prepare_table, psq_queries
 from clirkit.translation import TranslationTable, save_table
 
@@ -21,13 +19,6 @@ TABLE = TranslationTable.from_triples(
     [0.5, 0.25, 0.25, 0.9, 0.1, 0.5, 0.5])
 ONE_TO_ONE = TranslationTable.from_triples(["god", "light", "darkness", "waters", "the", "and"],
                                            ["dios", "luz", "tinieblas", "aguas", "la", "y"], [1.0] * 6)
-
-
-@pytest.fixture
-def index(verses_es):
-    analyzer = Analyzer("es")
-    docids = sorted(verses_es)
-    return Index.from_tokens(docids, [analyzer.tokenize(verses_es[d]) for d in docids], analyzer)
 
 
 def row(sq, i, index):
@@ -102,15 +93,12 @@ def test_psq_with_a_one_to_one_table_gives_exactly_the_dt_scores(index):
 
 
 @pytest.fixture
-def cli_files(tmp_path, verses_es):
-    docs = tmp_path / "docs.tsv"
-    docs.write_text("".join(f"{d}\t{t}\n" for d, t in verses_es.items()), encoding="utf-8")
-    assert main(["index", str(docs), "-o", str(tmp_path / "ix.npz"), "--lang", "es", "-q"]) == 0
-    queries = tmp_path / "q.tsv"
+def cli_files(indexed_dir):
+    queries = indexed_dir / "q.tsv"
     queries.write_text("q1\tthe light of God\nq2\tGod and the waters\n", encoding="utf-8")
-    save_table(TABLE, tmp_path / "t.npz")
-    save_table(ONE_TO_ONE, tmp_path / "one.e2f")
-    return tmp_path, queries
+    save_table(TABLE, indexed_dir / "t.npz")
+    save_table(ONE_TO_ONE, indexed_dir / "one.e2f")
+    return indexed_dir, queries
 
 
 def psq_cli(tmp, queries, out, *extra):
