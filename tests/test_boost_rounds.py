@@ -161,6 +161,24 @@ def test_initial_statistics_equal_brute_force_over_tuples(bits):
         assert b.bucket_ids.max() >= 2**31
 
 
+def test_set_up_in_small_slices_equals_set_up_in_one(monkeypatch):
+    """Hashing and scoring the pairs a few at a time changes nothing (pairs grouped by bucket, in key order)."""
+    import clirkit.boost.rounds as rounds
+
+    Q, D, t, sh, th = random_problem(seed=6)
+    whole = PairBooster(Q, D, t, src_hash=sh, tgt_hash=th, bits=5, rule="exact")
+    monkeypatch.setattr(rounds, "_HASH_SLICE", 7)
+    sliced = PairBooster(Q, D, t, src_hash=sh, tgt_hash=th, bits=5, rule="exact")
+    assert len(whole.pair_keys) > 10 * 7
+    for name in ("pair_keys", "bucket_ids", "bucket_ptr", "Wp", "Wm", "_gain", "_block_max"):
+        np.testing.assert_array_equal(getattr(sliced, name), getattr(whole, name))
+    keys = whole.pair_keys
+    buckets = pair_buckets(sh, th, keys // D.shape[1], keys % D.shape[1], seed=0, bits=5)
+    assert np.all(np.diff(buckets) >= 0)
+    for a, b in zip(whole.bucket_ptr[:-1], whole.bucket_ptr[1:]):
+        assert np.all(np.diff(keys[a:b]) > 0)
+
+
 @pytest.mark.parametrize("rule", ["exact", "r"])
 def test_training_loss_decreases_every_round_and_matches_margins(rule):
     Q, D, t, sh, th = random_problem(seed=1)

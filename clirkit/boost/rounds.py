@@ -42,6 +42,7 @@ from clirkit.progress import progress, say
 RULES = ("exact", "r")
 _PAIRS_PER_CHUNK = 20_000_000  # pair occurrences per sparse product when computing statistics
 _BLOCK = 2048  # buckets per block of the block-maximum index used by choose()
+_HASH_SLICE = 1 << 22  # pairs (buckets) hashed (scored) at a time during set-up
 
 
 @dataclass
@@ -141,20 +142,16 @@ class PairBooster:
         self.src_hash, self.tgt_hash = src_hash, tgt_hash
         self.hash_seed, self.bits = hash_seed, bits
         keys, wp, wm = self._pair_stats(np.arange(self.n), self.w)
-        # sort the pairs by (bucket, key): keys are sorted and fewer than 2**32, so their rank is the tie-breaker
-        order = pair_buckets(src_hash, tgt_hash, keys // self.T, keys % self.T, seed=hash_seed,
-                             bits=bits).astype(np.uint64)
-        order <<= np.uint64(32)
-        order |= np.arange(len(keys), dtype=np.uint64)
-        order.sort()
-        bucket_of = (order >> np.uint64(32)).astype(np.int64)
-        order = (order & np.uint64(0xFFFFFFFF)).astype(np.int64)
+        order = self._bucket_order(keys)
+        bucket_of = order >> np.uint64(32)
+        order &= np.uint64(0xFFFFFFFF)
+        order = order.view(np.int64)
         self.pair_keys = keys[order]
         del keys
         starts = np.flatnonzero(np.concatenate(([True], bucket_of[1:] != bucket_of[:-1])))
-        self.bucket_ids = bucket_of[starts]
+        self.bucket_ids = bucket_of[starts].astype(np.int64)
         del bucket_of
-        self.bucket_ptr = np.append(starts, len(order)).astype(np.int64)
+        self.bucket_ptr = np.append(starts, len(order))
         self.index = BucketIndex(self.bucket_ids, bits)
         self.Wp = np.add.reduceat(wp[order], starts) if len(starts) else np.zeros(0)
         self.Wm = np.add.reduceat(wm[order], starts) if len(starts) else np.zeros(0)
@@ -163,9 +160,28 @@ class PairBooster:
         self.wsum = 1.0  # true weights / statistics = stored ones / wsum
         n_blocks = -(-nb // _BLOCK)
         self._gain = np.full(n_blocks * _BLOCK, -np.inf)
-        self._gain[:nb] = self._gains(self.Wp, self.Wm)
+        for a in range(0, nb, _HASH_SLICE):  # in slices: _gains makes several temporaries
+            b = min(a + _HASH_SLICE, nb)
+            self._gain[a:b] = self._gains(self.Wp[a:b], self.Wm[a:b])
         self._block_max = self._gain.reshape(n_blocks, _BLOCK).max(axis=1)
         self._block_stale = np.zeros(n_blocks, dtype=bool)
+
+    def _bucket_order(self, keys: np.ndarray) -> np.ndarray:
+        """``(bucket << 32) | position`` of each pair key, sorted (uint64): the pairs grouped by bucket.
+
+        Keys are sorted and fewer than 2**32, so the position breaks ties in key
+        order. Hashed in slices, so the hashing temporaries stay small.
+        """
+        order = np.empty(len(keys), dtype=np.uint64)
+        for a in range(0, len(keys), _HASH_SLICE):
+            part = keys[a:a + _HASH_SLICE]
+            out = order[a:a + len(part)]
+            out[:] = pair_buckets(self.src_hash, self.tgt_hash, part // self.T, part % self.T,
+                                  seed=self.hash_seed, bits=self.bits)
+            out <<= np.uint64(32)
+            out |= np.arange(a, a + len(part), dtype=np.uint64)
+        order.sort()
+        return order
 
     # -- statistics -------------------------------------------------------------------------------
 
@@ -230,12 +246,18 @@ class PairBooster:
             keys = rows_of * self.T + (prod.indices >> 1)  # = ((row * 2T + column) >> 1): sorted
             if len(keys) == 0:
                 continue
-            is_plus = (prod.indices & 1) == 0
-            starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
-            keys_l.append(keys[starts])
-            p_l.append(np.add.reduceat(np.where(is_plus, prod.data, 0.0), starts))
-            m_l.append(np.add.reduceat(np.where(is_plus, 0.0, prod.data), starts))
-            del prod, rows_of, keys, is_plus, starts
+            first = np.empty(len(keys), dtype=bool)  # a pair's W+ and W- entries are adjacent
+            first[0] = True
+            np.not_equal(keys[1:], keys[:-1], out=first[1:])
+            pair = np.cumsum(first) - 1
+            plus = (prod.indices & 1) == 0
+            minus = ~plus
+            wp = np.zeros(int(pair[-1]) + 1)
+            wm = np.zeros(len(wp))
+            wp[pair[plus]] = prod.data[plus]
+            wm[pair[minus]] = prod.data[minus]
+            keys_l.append(keys[first]), p_l.append(wp), m_l.append(wm)
+            del prod, rows_of, keys, first, pair, plus, minus
         if not keys_l:
             return np.zeros(0, np.int64), np.zeros(0), np.zeros(0)
         return np.concatenate(keys_l), np.concatenate(p_l), np.concatenate(m_l)
