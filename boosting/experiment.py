@@ -49,6 +49,8 @@ def main(argv=None) -> int:
                         "documents minus the relevant ones (hard negatives)")
     p.add_argument("--candidate-depth", type=int, default=1000)
     p.add_argument("--max-df", type=float, default=0.05)
+    p.add_argument("--content-ngrams", action="store_true",
+                   help="drop n-grams (n >= 2) that contain a word --max-df drops")
     p.add_argument("--bits", type=int, default=30)
     p.add_argument("--bags", type=int, default=1)
     p.add_argument("--bag-fraction", type=float, default=1.0)
@@ -74,7 +76,7 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     ranker = BoostRanker(ngram=args.ngram, rounds=args.rounds, rule=args.rule, bits=args.bits,
                          negatives=args.negatives, candidate_depth=args.candidate_depth,
-                         max_df=args.max_df, eval_every=args.eval_every,
+                         max_df=args.max_df, frequent_word_ngrams=not args.content_ngrams, eval_every=args.eval_every,
                          patience=args.patience, bags=args.bags, bag_fraction=args.bag_fraction, jobs=args.jobs,
                          source_lang=c.source_lang, target_lang=c.target_lang, random_state=args.seed,
                          quiet=args.quiet)

@@ -57,3 +57,19 @@ def test_missing_inputs_and_bad_model_exit_2(tmp_path, capsys):
                  "-o", str(tmp_path / "m.npz")]) == 2
     assert "--scheduler" in capsys.readouterr().err
     assert not (tmp_path / "m.npz").exists()
+
+
+def test_content_ngrams_keeps_no_bigram_with_a_max_df_word(tmp_path):
+    from clirkit.boost import BoostModel
+
+    q, qrels, docs = write_files(tmp_path)
+    common = ["--queries", q, "--qrels", qrels, "--documents", docs, "--ngram", "2", "--rounds", "40",
+              "--negatives", "3", "--max-df", "0.5", "--quiet"]
+    assert main(["boost-train", *common, "-o", str(tmp_path / "all.npz")]) == 0
+    assert main(["boost-train", *common, "--content-ngrams", "-o", str(tmp_path / "content.npz")]) == 0
+    full, content = BoostModel.load(tmp_path / "all.npz"), BoostModel.load(tmp_path / "content.npz")
+    frequent = {"y", "dios", "en", "la"}  # in more than half of the six verses (6, 5, 4, 4)
+    bigrams = [t for t in full.tgt_terms.tolist() if " " in t]
+    assert any(frequent & set(t.split()) for t in bigrams)  # the plain model does use such bigrams
+    assert not any(frequent & set(t.split()) for t in content.tgt_terms.tolist())
+    assert content.params["frequent_word_ngrams"] is False and full.params["frequent_word_ngrams"] is True

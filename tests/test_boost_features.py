@@ -54,3 +54,15 @@ def test_prune_drops_ngrams_above_max_df_and_renumbers():
     assert v.terms == ["casa", "rey"] and v.ids == {"casa": 0, "rey": 1}
     assert sp.issparse(Y)
     np.testing.assert_array_equal(Y.toarray(), [[1, 0], [0, 1], [0, 0], [0, 1]])
+
+
+def test_prune_without_frequent_word_ngrams_drops_bigrams_of_a_dropped_word():
+    texts = [["el", "rey", "david"], ["el", "rey"], ["el", "león"], ["rey", "david"]]
+    v = NgramVocabulary()
+    X = v.matrix(texts, 2, grow=True)
+    kept_all = NgramVocabulary(v.terms)
+    kept_all.prune(X, 0.6)  # df: el 3, rey 3 > 2.4; el rey 2, rey david 2, david 2, león 1, el león 1
+    assert kept_all.terms == ["david", "el rey", "rey david", "león", "el león"]
+    Y = v.prune(X, 0.6, frequent_word_ngrams=False)
+    assert v.terms == ["david", "león"]  # every bigram holds "el" or "rey"
+    np.testing.assert_array_equal(Y.toarray(), [[1, 0], [0, 0], [0, 1], [1, 0]])

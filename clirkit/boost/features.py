@@ -127,18 +127,25 @@ class NgramVocabulary:
         return sp.csr_matrix((data, np.asarray(indices, dtype=np.int32), np.asarray(indptr, dtype=np.int64)),
                              shape=(len(token_lists), len(self.terms)))
 
-    def prune(self, X: sp.csr_matrix, max_df: float) -> sp.csr_matrix:
+    def prune(self, X: sp.csr_matrix, max_df: float, *, frequent_word_ngrams: bool = True) -> sp.csr_matrix:
         """Drop the n-grams present in more than ``max_df`` (a fraction) of the rows of ``X``.
 
         Like scikit-learn's ``CountVectorizer(max_df=...)``: very common n-grams
-        (stopwords on either side) add many pairs and little evidence. The
-        vocabulary is renumbered in place; returns ``X`` restricted to the kept
-        columns (same row order).
+        (stopwords on either side) add many pairs and little evidence. Without
+        ``frequent_word_ngrams``, an n-gram of two or more words is dropped too
+        when one of its words is a dropped unigram ("of kish", "de la"), so the
+        bigrams left are made of content words. The vocabulary is renumbered in
+        place; returns ``X`` restricted to the kept columns (same row order).
         """
         if max_df >= 1.0:
             return X
         df = np.bincount(X.indices, minlength=X.shape[1])
-        keep = np.flatnonzero(df <= max_df * X.shape[0])
+        limit = max_df * X.shape[0]
+        keep = df <= limit
+        if not frequent_word_ngrams:
+            frequent = {t for t, d in zip(self.terms, df.tolist()) if d > limit and " " not in t}
+            keep &= np.array([" " not in t or frequent.isdisjoint(t.split(" ")) for t in self.terms], dtype=bool)
+        keep = np.flatnonzero(keep)
         self.terms = [self.terms[i] for i in keep.tolist()]
         self.ids = {t: i for i, t in enumerate(self.terms)}
         return sp.csr_matrix(X[:, keep])

@@ -35,6 +35,8 @@ class BoostRanker:
         source_lang, target_lang: analyzer languages (used by :meth:`fit`).
         max_df: drop source n-grams in more than this fraction of the training
             queries and target n-grams in more than this fraction of the documents.
+        frequent_word_ngrams: keep n-grams (n >= 2) containing a word that max_df
+            drops; False keeps only n-grams made of kept words.
         random_state: seed of tuple sampling and bagging.
         quiet: no progress on stderr.
     """
@@ -45,7 +47,8 @@ class BoostRanker:
                  candidate_depth: int = 1000, bags: int = 1, bag_fraction: float = 1.0, bootstrap: bool = False,
                  eval_every: int = 50, patience: int = 0, eval_depth: int = 1000, jobs: int = 1,
                  backend: str = "loky", scheduler=None, source_lang: str = "en", target_lang: str = "es",
-                 max_df: float = 1.0, random_state: int = 0, quiet: bool = False) -> None:
+                 max_df: float = 1.0, frequent_word_ngrams: bool = True, random_state: int = 0,
+                 quiet: bool = False) -> None:
         self.ngram = ngram
         self.rounds = rounds
         self.rule = rule
@@ -70,6 +73,7 @@ class BoostRanker:
         self.source_lang = source_lang
         self.target_lang = target_lang
         self.max_df = max_df
+        self.frequent_word_ngrams = frequent_word_ngrams
         self.random_state = random_state
         self.quiet = quiet
 
@@ -112,8 +116,10 @@ class BoostRanker:
             raise ClirkitError(f"{len(docids)} document ids but {len(doc_tokens)} documents")
         qids = list(queries)
         src_vocab, tgt_vocab = NgramVocabulary(), NgramVocabulary()
-        Qm = src_vocab.prune(src_vocab.matrix([queries[q] for q in qids], self.ngram, grow=True), self.max_df)
-        Dm = tgt_vocab.prune(tgt_vocab.matrix(doc_tokens, self.ngram, grow=True), self.max_df)
+        Qm = src_vocab.prune(src_vocab.matrix([queries[q] for q in qids], self.ngram, grow=True), self.max_df,
+                             frequent_word_ngrams=self.frequent_word_ngrams)
+        Dm = tgt_vocab.prune(tgt_vocab.matrix(doc_tokens, self.ngram, grow=True), self.max_df,
+                             frequent_word_ngrams=self.frequent_word_ngrams)
         tuples = make_tuples(qrels, qids, docids, negatives=self.negatives, min_grade=self.min_grade,
                              candidates=candidates, candidate_depth=self.candidate_depth,
                              grade_pairs=self.grade_pairs, weighting=self.weighting,
@@ -136,7 +142,8 @@ class BoostRanker:
             "min_grade": self.min_grade, "grade_pairs": self.grade_pairs, "weighting": self.weighting,
             "max_positives": self.max_positives, "bags": self.bags, "bag_fraction": self.bag_fraction,
             "bootstrap": self.bootstrap, "eval_every": self.eval_every, "patience": self.patience,
-            "max_df": self.max_df, "seed": self.random_state, "n_tuples": len(tuples),
+            "max_df": self.max_df, "frequent_word_ngrams": self.frequent_word_ngrams, "seed": self.random_state,
+            "n_tuples": len(tuples),
             "bag_rounds": [int(r.best_round) for r in results],
             "bag_pairs": [int(r.n_pairs) for r in results],
             "bag_buckets": [int(r.n_buckets) for r in results],

@@ -35,6 +35,8 @@ def add_parser(sub) -> None:
     m.add_argument("--hash-seed", type=int, default=0, help="MurmurHash3 seed")
     m.add_argument("--max-df", type=float, default=1.0,
                    help="drop n-grams in more than this fraction of the queries / documents (1 keeps all)")
+    m.add_argument("--content-ngrams", action="store_true",
+                   help="also drop the n-grams (n >= 2) that contain a word --max-df drops ('of kish', 'de la')")
     m.add_argument("--rounds", type=int, default=1000, help="maximum boosting rounds (per bag)")
     m.add_argument("--rule", choices=("exact", "r"), default="exact",
                    help="step rule: exact (argmax (sqrt W+ - sqrt W-)^2) or r (argmax |W+ - W-|)")
@@ -109,7 +111,8 @@ def run(args) -> int:
         weighting=args.weighting, max_positives=args.max_positives, candidate_depth=args.candidate_depth,
         bags=args.bags, bag_fraction=args.bag_fraction, bootstrap=args.bootstrap, eval_every=args.eval_every,
         patience=args.patience, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
-        source_lang=src_lang, target_lang=tgt_lang, max_df=args.max_df, random_state=args.seed,
+        source_lang=src_lang, target_lang=tgt_lang, max_df=args.max_df,
+        frequent_word_ngrams=not args.content_ngrams, random_state=args.seed,
         quiet=args.quiet)
     ranker.fit(queries, qrels, docids, texts, dev_queries=dev_queries, dev_qrels=dev_qrels,
                candidates=candidates)
