@@ -28,7 +28,7 @@ HERE = Path(__file__).resolve().parent
 OUT = HERE / "results" / "benchmark.jsonl"
 
 
-def _load(ngram: int, negatives: int, max_df: float):
+def _load(ngram: int, negatives: int, max_df: float, content: bool = False):
     from clirkit import datasets
     from clirkit.analysis import Analyzer
     from clirkit.boost.features import NgramVocabulary, hash_strings
@@ -40,8 +40,8 @@ def _load(ngram: int, negatives: int, max_df: float):
     q_tok = Analyzer(c.source_lang).tokenize_many(list(queries.values()))
     d_tok = Analyzer(c.target_lang).tokenize_many(texts, jobs=2)
     sv, tv = NgramVocabulary(), NgramVocabulary()
-    Q = sv.prune(sv.matrix(q_tok, ngram, grow=True), max_df)
-    D = tv.prune(tv.matrix(d_tok, ngram, grow=True), max_df)
+    Q = sv.prune(sv.matrix(q_tok, ngram, grow=True), max_df, frequent_word_ngrams=not content)
+    D = tv.prune(tv.matrix(d_tok, ngram, grow=True), max_df, frequent_word_ngrams=not content)
     tuples = make_tuples(c.qrels("train"), list(queries), docids, negatives=negatives, seed=0)
     return c, Q, D, tuples, hash_strings(sv.terms, 0), hash_strings(tv.terms, 0)
 
@@ -53,12 +53,12 @@ def _record(row: dict) -> None:
     print(json.dumps(row, sort_keys=True), flush=True)
 
 
-def scale_one(n: int, rounds: int, ngram: int, max_df: float) -> None:
+def scale_one(n: int, rounds: int, ngram: int, max_df: float, content: bool) -> None:
     from clirkit.boost.bagging import bag_rows
     from clirkit.boost.rounds import PairBooster
 
     negatives = 1 if n <= 418_858 else 3
-    _, Q, D, tuples, sh, th = _load(ngram, negatives, max_df)
+    _, Q, D, tuples, sh, th = _load(ngram, negatives, max_df, content)
     rows = bag_rows(len(tuples), 0, seed=0, fraction=min(1.0, n / len(tuples)))
     sub = tuples.subset(rows)
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -68,17 +68,18 @@ def scale_one(n: int, rounds: int, ngram: int, max_df: float) -> None:
     t0 = time.perf_counter()
     res = b.run(rounds, quiet=True)
     t_rounds = time.perf_counter() - t0
-    _record({"bench": "scale", "tuples": len(sub), "ngram": ngram, "max_df": max_df, "rounds": len(res.alphas),
+    _record({"bench": "scale", "tuples": len(sub), "ngram": ngram, "max_df": max_df, "content_ngrams": content,
+             "rounds": len(res.alphas),
              "distinct_pairs": int(res.n_pairs), "buckets": int(res.n_buckets),
              "init_seconds": round(t_init, 2), "seconds_per_round": round(t_rounds / max(len(res.alphas), 1), 4),
              "peak_rss_gb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6, 2),
              "rss_before_boosting_gb": round(rss0 / 1e6, 2)})
 
 
-def bagging(rounds: int, ngram: int, max_df: float, fraction: float) -> None:
+def bagging(rounds: int, ngram: int, max_df: float, fraction: float, content: bool) -> None:
     from clirkit.boost.bagging import BoostData, BoostParams, train_bags
 
-    _, Q, D, tuples, sh, th = _load(ngram, 1, max_df)
+    _, Q, D, tuples, sh, th = _load(ngram, 1, max_df, content)
     data = BoostData(Q, D, tuples, sh, th)
     params = BoostParams(rounds=rounds)
     times, results = {}, {}
@@ -92,7 +93,7 @@ def bagging(rounds: int, ngram: int, max_df: float, fraction: float) -> None:
     identical = all(np.array_equal(a.buckets, b.buckets) and np.array_equal(a.alphas, b.alphas)
                     for a, b in zip(results[1], results[2]))
     _record({"bench": "bagging", "bags": 2, "tuples_per_bag": int(round(fraction * len(tuples))),
-             "rounds": rounds, "ngram": ngram, "seconds_1_worker": round(times[1], 1),
+             "rounds": rounds, "ngram": ngram, "content_ngrams": content, "seconds_1_worker": round(times[1], 1),
              "seconds_2_workers": round(times[2], 1), "speedup": round(times[1] / times[2], 2),
              "identical_models": bool(identical),
              "control_two_processes_speedup": control, "load_average": [round(x, 2) for x in os.getloadavg()]})
@@ -139,17 +140,19 @@ def main(argv=None) -> int:
     p.add_argument("--rounds", type=int, default=200, help="rounds per run or bag (bagging: use ~2000)")
     p.add_argument("--ngram", type=int, default=1)
     p.add_argument("--max-df", type=float, default=0.05)
+    p.add_argument("--content-ngrams", action="store_true", help="drop n-grams holding a --max-df word")
     p.add_argument("--bag-fraction", type=float, default=0.25)
     p.add_argument("--model", default=str(HERE / "out" / "nave-en-es" / "boost-1g.npz"))
     a = p.parse_args(argv)
     if a.what == "scale":
         for n in a.tuples:
             subprocess.run([sys.executable, __file__, "scale-one", "--tuples", str(n), "--rounds", str(a.rounds),
-                            "--ngram", str(a.ngram), "--max-df", str(a.max_df)], check=True)
+                            "--ngram", str(a.ngram), "--max-df", str(a.max_df)]
+                           + (["--content-ngrams"] if a.content_ngrams else []), check=True)
     elif a.what == "scale-one":
-        scale_one(a.tuples[0], a.rounds, a.ngram, a.max_df)
+        scale_one(a.tuples[0], a.rounds, a.ngram, a.max_df, a.content_ngrams)
     elif a.what == "bagging":
-        bagging(a.rounds, a.ngram, a.max_df, a.bag_fraction)
+        bagging(a.rounds, a.ngram, a.max_df, a.bag_fraction, a.content_ngrams)
     else:
         rank(a.model)
     return 0
