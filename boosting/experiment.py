@@ -2,6 +2,7 @@
 
     python boosting/experiment.py --ngram 1 --rounds 40000 --eval-every 1000
     python boosting/experiment.py --ngram 2 --rounds 40000 --eval-every 1000
+    python boosting/experiment.py --ngram 2 --content-ngrams --rounds 80000 --eval-every 4000 --name boost-2g-content
     python boosting/experiment.py --collection bible-verse-es-en --eval-variants standard topical --ngram 1
 
 The model is trained on the ``--variant``'s train split and stopped early on its dev MAP, then
