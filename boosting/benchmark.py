@@ -40,8 +40,8 @@ def _load(ngram: int, negatives: int, max_df: float, content: bool = False):
     q_tok = Analyzer(c.source_lang).tokenize_many(list(queries.values()))
     d_tok = Analyzer(c.target_lang).tokenize_many(texts, jobs=2)
     sv, tv = NgramVocabulary(), NgramVocabulary()
-    Q = sv.prune(sv.matrix(q_tok, ngram, grow=True), max_df, frequent_word_ngrams=not content)
-    D = tv.prune(tv.matrix(d_tok, ngram, grow=True), max_df, frequent_word_ngrams=not content)
+    Q = sv.fit_matrix(q_tok, ngram, max_df=max_df, frequent_word_ngrams=not content)
+    D = tv.fit_matrix(d_tok, ngram, max_df=max_df, frequent_word_ngrams=not content)
     tuples = make_tuples(c.qrels("train"), list(queries), docids, negatives=negatives, seed=0)
     return c, Q, D, tuples, hash_strings(sv.terms, 0), hash_strings(tv.terms, 0)
 

@@ -127,6 +127,11 @@ class NgramVocabulary:
         return sp.csr_matrix((data, np.asarray(indices, dtype=np.int32), np.asarray(indptr, dtype=np.int64)),
                              shape=(len(token_lists), len(self.terms)))
 
+    def fit_matrix(self, token_lists: Sequence[Sequence[str]], n: int, *, max_df: float = 1.0,
+                   frequent_word_ngrams: bool = True) -> sp.csr_matrix:
+        """:meth:`matrix` growing the vocabulary from ``token_lists``, then :meth:`prune` with these settings."""
+        return self.prune(self.matrix(token_lists, n, grow=True), max_df, frequent_word_ngrams=frequent_word_ngrams)
+
     def prune(self, X: sp.csr_matrix, max_df: float, *, frequent_word_ngrams: bool = True) -> sp.csr_matrix:
         """Drop the n-grams present in more than ``max_df`` (a fraction) of the rows of ``X``.
 

@@ -116,10 +116,9 @@ class BoostRanker:
             raise ClirkitError(f"{len(docids)} document ids but {len(doc_tokens)} documents")
         qids = list(queries)
         src_vocab, tgt_vocab = NgramVocabulary(), NgramVocabulary()
-        Qm = src_vocab.prune(src_vocab.matrix([queries[q] for q in qids], self.ngram, grow=True), self.max_df,
-                             frequent_word_ngrams=self.frequent_word_ngrams)
-        Dm = tgt_vocab.prune(tgt_vocab.matrix(doc_tokens, self.ngram, grow=True), self.max_df,
-                             frequent_word_ngrams=self.frequent_word_ngrams)
+        pruning = {"max_df": self.max_df, "frequent_word_ngrams": self.frequent_word_ngrams}
+        Qm = src_vocab.fit_matrix([queries[q] for q in qids], self.ngram, **pruning)
+        Dm = tgt_vocab.fit_matrix(doc_tokens, self.ngram, **pruning)
         tuples = make_tuples(qrels, qids, docids, negatives=self.negatives, min_grade=self.min_grade,
                              candidates=candidates, candidate_depth=self.candidate_depth,
                              grade_pairs=self.grade_pairs, weighting=self.weighting,
