@@ -156,3 +156,22 @@ def test_top_k_returns_nonzero_scores_in_order_with_ties_at_the_cut_to_smaller_k
             exp_s += [scores[q, d] for d in docs]
         assert got[0].tolist() == exp_q and got[1].tolist() == exp_d
         np.testing.assert_allclose(got[2], exp_s, atol=1e-12)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_same_inputs_and_seed_give_a_byte_identical_model_file_whatever_the_workers(tmp_path, jobs):
+    queries = {"q1": ["god"], "q2": ["light"], "q3": ["word"], "q4": ["god", "light"]}
+    qrels = Qrels(["q1", "q1", "q2", "q2", "q3", "q4"],
+                  ["Gen.1.1", "Gen.1.3", "Gen.1.3", "John.1.5", "John.1.1", "Gen.1.3"], [2, 1, 2, 2, 2, 1])
+    kw = dict(rounds=5, negatives=3, bits=20, quiet=True, bags=2, bag_fraction=0.8, random_state=3)
+    BoostRanker(jobs=1, **kw).fit_tokens(queries, qrels, DOCIDS, DOCS, dev_queries=queries,
+                                          dev_qrels=qrels).model_.save(tmp_path / "a.npz")
+    BoostRanker(jobs=jobs, **kw).fit_tokens(queries, qrels, DOCIDS, DOCS, dev_queries=queries,
+                                             dev_qrels=qrels).model_.save(tmp_path / "b.npz")
+    assert (tmp_path / "a.npz").read_bytes() == (tmp_path / "b.npz").read_bytes()
+
+
+def test_top_entries_lists_the_largest_or_the_most_negative_weights():
+    m = small_model()
+    assert m.top_entries(2) == [("word", "verbo", 3.0), ("light", "luz", 2.0)]
+    assert m.top_entries(5, negative=True) == [("light", "tinieblas", -0.5)]

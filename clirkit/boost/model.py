@@ -6,6 +6,13 @@ that round's step alpha, and bags are averaged (f = (1/S) sum_s f_s). The
 score of a query q and document d is f(q, d) = sum of the weights of the
 entries whose source n-gram is in q and target n-gram in d (binary bags).
 The per-round history (t, h_t, w_t) of each bag is kept for ``boost-show``.
+
+A model boosted from a base ranker (:mod:`clirkit.boost.base`) scores
+f(q, d) = beta * f0(q, d) + q^T W d, f0 being the base system's score divided
+by its query's largest; it re-ranks the base system's run and remembers beta and
+how the base run was made (``base``). A model may weigh the document side
+(``doc_weighting``, :mod:`clirkit.boost.weighting`; the idf of its target n-grams
+is stored). Such models are written as format version 2.
 """
 from __future__ import annotations
 
@@ -19,12 +26,14 @@ from clirkit.analysis import Analyzer
 from clirkit.boost.features import NgramVocabulary
 from clirkit.boost.rounds import BoostResult
 from clirkit.boost.scoring import top_k
+from clirkit.boost.weighting import check_scheme, weigh_documents
 from clirkit.errors import ClirkitError
 from clirkit.npzio import load_npz, save_npz
 from clirkit.run import Run
 
 KIND = "boost-model"
 FORMAT_VERSION = 1
+BASE_FORMAT_VERSION = 2  # adds header fields "beta", "base", "doc_weighting" and the array "tgt_idf"
 
 
 def docid_tie_key(docids: Sequence[str]) -> np.ndarray:
@@ -46,10 +55,16 @@ class BoostModel:
         history: per-round arrays ``bag``, ``round``, ``bucket``, ``alpha``, ``ptr``
             (offsets into ``pair_src``/``pair_tgt``, indices into the term arrays).
         params: JSON-ready training parameters and statistics.
+        beta: weight of the normalized base scores (0: a standalone model).
+        base: JSON-ready description of how the base run was made (None: standalone).
+        doc_weighting: document-side weights (``binary``, ``idf``, ``length``, ``idf-length``).
+        tgt_idf: idf of each target term (float64, aligned with ``tgt_terms``) for the idf schemes.
     """
 
     def __init__(self, src_terms, tgt_terms, W: sp.csr_matrix, *, ngram: int, source_analyzer: Analyzer,
-                 target_analyzer: Analyzer, history: Mapping[str, np.ndarray], params: dict | None = None) -> None:
+                 target_analyzer: Analyzer, history: Mapping[str, np.ndarray], params: dict | None = None,
+                 beta: float = 0.0, base: dict | None = None, doc_weighting: str = "binary",
+                 tgt_idf: np.ndarray | None = None) -> None:
         self.src_terms = np.asarray(src_terms, dtype=str)
         self.tgt_terms = np.asarray(tgt_terms, dtype=str)
         self.W = sp.csr_matrix(W, dtype=np.float64)
@@ -61,6 +76,15 @@ class BoostModel:
         self.target_analyzer = target_analyzer
         self.history = {k: np.asarray(v) for k, v in history.items()}
         self.params = dict(params or {})
+        self.beta = float(beta)
+        if not (np.isfinite(self.beta) and self.beta >= 0):
+            raise ValueError(f"beta must be a finite number >= 0, got {beta}")
+        self.base = None if base is None else dict(base)
+        check_scheme(doc_weighting)
+        self.doc_weighting = doc_weighting
+        self.tgt_idf = None if tgt_idf is None else np.asarray(tgt_idf, dtype=np.float64)
+        if "idf" in doc_weighting and (self.tgt_idf is None or len(self.tgt_idf) != len(self.tgt_terms)):
+            raise ValueError(f"the {doc_weighting} weighting needs one idf value per target term")
         self._src_vocab = NgramVocabulary(self.src_terms.tolist())
         self._tgt_vocab = NgramVocabulary(self.tgt_terms.tolist())
 
@@ -76,6 +100,8 @@ class BoostModel:
         wts = np.concatenate([r.entries()[2] for r in results]) / max(S, 1) if S else np.zeros(0)
         used_src, src_new = np.unique(src, return_inverse=True)
         used_tgt, tgt_new = np.unique(tgt, return_inverse=True)
+        if kwargs.get("tgt_idf") is not None:
+            kwargs["tgt_idf"] = np.asarray(kwargs["tgt_idf"])[used_tgt]
         W = sp.coo_matrix((wts, (src_new, tgt_new)), shape=(len(used_src), len(used_tgt))).tocsr()
         W.sum_duplicates()
         src_terms = np.asarray(src_terms, dtype=object)
@@ -118,7 +144,13 @@ class BoostModel:
         history["pair_src"], history["pair_tgt"] = src, tgt
         return BoostModel(self.src_terms, self.tgt_terms, W, ngram=self.ngram,
                           source_analyzer=self.source_analyzer, target_analyzer=self.target_analyzer,
-                          history=history, params={**self.params, "truncated_to_rounds": int(rounds)})
+                          history=history, params={**self.params, "truncated_to_rounds": int(rounds)},
+                          beta=self.beta, base=self.base, doc_weighting=self.doc_weighting, tgt_idf=self.tgt_idf)
+
+    @property
+    def from_base(self) -> bool:
+        """Whether the model re-ranks a base system's run (boosted from a base ranker)."""
+        return self.base is not None
 
     # -- files ------------------------------------------------------------------------------------
 
@@ -130,7 +162,13 @@ class BoostModel:
         arrays = {"src_terms": self.src_terms, "tgt_terms": self.tgt_terms, "W_indptr": self.W.indptr,
                   "W_indices": self.W.indices, "W_data": self.W.data}
         arrays.update({f"history_{k}": v for k, v in self.history.items()})
-        save_npz(path, KIND, FORMAT_VERSION, header, arrays)
+        version = FORMAT_VERSION
+        if self.from_base or self.doc_weighting != "binary":
+            header.update(beta=self.beta, base=self.base, doc_weighting=self.doc_weighting)
+            if self.tgt_idf is not None:
+                arrays["tgt_idf"] = self.tgt_idf
+            version = BASE_FORMAT_VERSION
+        save_npz(path, KIND, version, header, arrays)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> "BoostModel":
@@ -138,7 +176,7 @@ class BoostModel:
         hist_keys = ("bag", "round", "bucket", "alpha", "ptr", "pair_src", "pair_tgt")
         required = ("src_terms", "tgt_terms", "W_indptr", "W_indices", "W_data") + tuple(
             f"history_{k}" for k in hist_keys)
-        meta, arr = load_npz(path, KIND, (FORMAT_VERSION,), required)
+        meta, arr = load_npz(path, KIND, (FORMAT_VERSION, BASE_FORMAT_VERSION), required)
         try:
             shape = tuple(int(x) for x in meta["shape"])
             if shape != (len(arr["src_terms"]), len(arr["tgt_terms"])):
@@ -149,11 +187,17 @@ class BoostModel:
             history = {k: arr[f"history_{k}"] for k in hist_keys}
             if len(history["ptr"]) != len(history["round"]) + 1:
                 raise ValueError("history offsets do not match the rounds")
+            extended = {}
+            if meta["format_version"] == BASE_FORMAT_VERSION:
+                extended = {"beta": float(meta["beta"]), "base": meta["base"],
+                            "doc_weighting": str(meta["doc_weighting"]), "tgt_idf": arr.get("tgt_idf")}
+                if extended["base"] is not None and not isinstance(extended["base"], dict):
+                    raise ValueError("'base' is not an object")
             return cls(arr["src_terms"], arr["tgt_terms"], W, ngram=int(meta["ngram"]),
                        source_analyzer=Analyzer.from_dict(meta["source_analyzer"]),
                        target_analyzer=Analyzer.from_dict(meta["target_analyzer"]),
-                       history=history, params=meta.get("params", {}))
-        except (KeyError, ValueError, TypeError) as exc:
+                       history=history, params=meta.get("params", {}), **extended)
+        except (KeyError, ValueError, TypeError, ClirkitError) as exc:
             raise ClirkitError(f"{path}: corrupt {KIND} file: {exc}") from None
 
     # -- scoring ----------------------------------------------------------------------------------
@@ -167,18 +211,24 @@ class BoostModel:
         return self._src_vocab.matrix(token_lists, self.ngram, grow=False)
 
     def encode_documents(self, token_lists: Sequence[Sequence[str]]) -> sp.csr_matrix:
-        """Binary matrix (documents x target terms of the table); other n-grams are dropped."""
-        return self._tgt_vocab.matrix(token_lists, self.ngram, grow=False)
+        """Documents x target terms of the table, weighted by ``doc_weighting`` (binary by default);
+        other n-grams are dropped."""
+        return weigh_documents(self._tgt_vocab.matrix(token_lists, self.ngram, grow=False), token_lists,
+                               self.doc_weighting, self.tgt_idf)
 
     def rank_matrices(self, qids: Sequence[str], Qm: sp.csr_matrix, docids: Sequence[str], Dm: sp.csr_matrix,
                       *, depth: int = 1000, batch: int = 256, tag: str = "boost", quiet: bool = True) -> Run:
         """Rank all documents for each query: ``Qm @ W @ Dm.T``, top ``depth``, ties by docid.
 
         A document is retrieved when its score is non-zero (it shares table
-        entries with the query); a query sharing none gets no result.
+        entries with the query); a query sharing none gets no result. A model
+        boosted from a base ranker cannot rank a whole collection: use :meth:`rerank`.
         """
         from clirkit.progress import progress
 
+        if self.from_base:
+            raise ClirkitError("this model was boosted from a base ranker: it re-ranks the base system's run "
+                               "(boost-rank --candidates BASE.run)")
         qids_arr = np.asarray(qids, dtype=str)
         docids_arr = np.asarray(docids, dtype=str)
         tie = docid_tie_key(docids_arr)
@@ -206,9 +256,15 @@ class BoostModel:
                batch_rows: int = 200_000) -> Run:
         """Re-score a candidate run's (query, document) rows with the model and re-sort them.
 
-        Every candidate row is kept (score 0 when it shares no entry); rows of
-        queries or documents unknown to ``queries``/``docids`` raise ClirkitError.
+        The score is q^T W d, plus beta * f0 for a model boosted from a base
+        ranker (f0: the candidate score divided by its query's largest, see
+        :func:`clirkit.boost.base.normalized_scores`; ``candidates`` is then the
+        base system's run). Every candidate row is kept; rows of queries or
+        documents unknown to ``queries``/``docids`` raise ClirkitError.
         """
+        from clirkit.boost.base import normalized_scores
+        from clirkit.boost.scoring import pair_scores
+
         qids = list(queries)
         qpos = {q: i for i, q in enumerate(qids)}
         dpos = {d: i for i, d in enumerate(docids)}
@@ -221,11 +277,9 @@ class BoostModel:
         except KeyError as exc:
             raise ClirkitError(f"the candidate run names document {exc.args[0]!r}, absent from the documents") from None
         QW = (self.encode_queries([queries[q] for q in qids]) @ self.W).tocsr()
-        Dm = self.encode_documents(doc_tokens)
-        scores = np.zeros(len(candidates))
-        for a in range(0, len(candidates), batch_rows):
-            sl = slice(a, a + batch_rows)
-            scores[sl] = np.asarray(QW[qrow[sl]].multiply(Dm[drow[sl]]).sum(axis=1)).ravel()
+        scores = pair_scores(QW, self.encode_documents(doc_tokens), qrow, drow, batch_rows=batch_rows)
+        if self.from_base:
+            scores = self.beta * normalized_scores(candidates) + scores
         return Run.ranked(candidates.qids, candidates.docids, scores, tag=tag, depth=depth,
                           query_order=candidates.query_ids)
 
@@ -245,9 +299,11 @@ class BoostModel:
             rows.append((int(h["bag"][r]), int(h["round"][r]), pairs, float(h["alpha"][r])))
         return rows
 
-    def top_entries(self, n: int = 50) -> list[tuple[str, str, float]]:
-        """The ``n`` entries of the averaged table with the largest weights (ties by terms)."""
+    def top_entries(self, n: int = 50, *, negative: bool = False) -> list[tuple[str, str, float]]:
+        """The ``n`` entries of the averaged table with the largest weights (with ``negative``: the
+        most negative ones, which a model boosted from a base ranker uses to correct it); ties by terms."""
         coo = self.W.tocoo()
         src, tgt = self.src_terms[coo.row], self.tgt_terms[coo.col]
-        order = np.lexsort((tgt, src, -coo.data))[:n]
+        keep = np.flatnonzero(coo.data < 0) if negative else np.arange(len(coo.data))
+        order = keep[np.lexsort((tgt[keep], src[keep], coo.data[keep] if negative else -coo.data[keep]))][:n]
         return [(str(src[i]), str(tgt[i]), float(coo.data[i])) for i in order]

@@ -1,4 +1,11 @@
-"""``BoostRanker``: the estimator that turns training queries, qrels and documents into a BoostModel."""
+"""``BoostRanker``: the estimator that turns training queries, qrels and documents into a BoostModel.
+
+Standalone (the paper's method) it ranks the whole collection with q^T W d. Given
+a base system's run (``base``), it is boosted from that base ranker
+(:mod:`clirkit.boost.base`): tuples start from the base margins, hard negatives
+come from the base run, early stopping re-ranks the base run of the dev
+queries, and beta is tuned on dev over ``beta_grid`` unless given.
+"""
 from __future__ import annotations
 
 from typing import Mapping, Sequence
@@ -7,13 +14,18 @@ import numpy as np
 
 from clirkit.analysis import Analyzer
 from clirkit.boost.bagging import BoostData, BoostParams, train_bags
+from clirkit.boost.base import NORMALIZATION, BaseRun, BaseScores, compact
 from clirkit.boost.features import NgramVocabulary, hash_strings
 from clirkit.boost.model import BoostModel
-from clirkit.boost.scoring import DevEvaluator
-from clirkit.boost.tuples import make_tuples
+from clirkit.boost.scoring import DevEvaluator, RerankEvaluator
+from clirkit.boost.tuples import Tuples, make_tuples
+from clirkit.boost.weighting import check_scheme, idf_weights, weigh_documents
 from clirkit.errors import ClirkitError
 from clirkit.progress import say
 from clirkit.run import Qrels, Run
+
+
+BETA_GRID = (2.0, 5.0, 10.0, 20.0)  # base-score weights tried on dev when beta is not given
 
 
 class BoostRanker:
@@ -37,6 +49,19 @@ class BoostRanker:
             queries and target n-grams in more than this fraction of the documents.
         frequent_word_ngrams: keep n-grams (n >= 2) containing a word that max_df
             drops; False keeps only n-grams made of kept words.
+        base: a base system's run over the training queries (and the dev
+            queries, for early stopping): a Run, Runs that split it by query, or
+            a :class:`~clirkit.boost.base.CompactRun`; boost from that base
+            ranker. None: standalone boosting.
+        beta: weight of the base scores (>= 0); None tunes it on the dev MAP
+            over ``beta_grid`` (needs dev queries).
+        hard_negatives: with ``base``, d- per d+ drawn from the base run's top
+            ``candidate_depth`` (only for a d+ the base run retrieves), in
+            addition to the ``negatives`` uniform ones.
+        doc_weighting: document side of the bilinear scorer: ``binary`` (the
+            paper), ``idf``, ``length`` or ``idf-length`` (:mod:`clirkit.boost.weighting`).
+        parallel_weight: importance of the extra tuples given to :meth:`fit`
+            (e.g. parallel sentences as known-item queries) relative to the others.
         random_state: seed of tuple sampling and bagging.
         quiet: no progress on stderr.
     """
@@ -44,10 +69,12 @@ class BoostRanker:
     def __init__(self, *, ngram: int = 1, rounds: int = 1000, rule: str = "exact", bits: int = 30,
                  hash_seed: int = 0, eps: float | None = None, negatives: int = 1, min_grade: int = 1,
                  grade_pairs: int = 0, weighting: str = "difference", max_positives: int = 0,
-                 candidate_depth: int = 1000, bags: int = 1, bag_fraction: float = 1.0, bootstrap: bool = False,
+                 candidate_depth: int = 100, bags: int = 1, bag_fraction: float = 1.0, bootstrap: bool = False,
                  eval_every: int = 50, patience: int = 0, eval_depth: int = 1000, jobs: int = 1,
                  backend: str = "loky", scheduler=None, source_lang: str = "en", target_lang: str = "es",
-                 max_df: float = 1.0, frequent_word_ngrams: bool = True, random_state: int = 0,
+                 max_df: float = 1.0, frequent_word_ngrams: bool = True, base: BaseRun | None = None,
+                 beta: float | None = None, beta_grid: Sequence[float] = BETA_GRID, hard_negatives: int = 1,
+                 parallel_weight: float = 1.0, doc_weighting: str = "binary", random_state: int = 0,
                  quiet: bool = False) -> None:
         self.ngram = ngram
         self.rounds = rounds
@@ -74,6 +101,12 @@ class BoostRanker:
         self.target_lang = target_lang
         self.max_df = max_df
         self.frequent_word_ngrams = frequent_word_ngrams
+        self.base = base
+        self.beta = beta
+        self.beta_grid = beta_grid
+        self.hard_negatives = hard_negatives
+        self.parallel_weight = parallel_weight
+        self.doc_weighting = doc_weighting
         self.random_state = random_state
         self.quiet = quiet
 
@@ -86,55 +119,138 @@ class BoostRanker:
             raise ClirkitError(f"unknown step rule {self.rule!r}; choose exact or r")
         if self.rounds < 1:
             raise ClirkitError(f"rounds must be >= 1, got {self.rounds}")
+        betas = [self.beta] if self.beta is not None else list(self.beta_grid)
+        if not betas or not all(isinstance(b, (int, float)) and np.isfinite(b) and b >= 0 for b in betas):
+            raise ClirkitError(f"beta must be a finite number >= 0 (or None with a non-empty beta_grid), "
+                               f"got beta={self.beta}, beta_grid={list(self.beta_grid)}")
+        if self.hard_negatives < 0:
+            raise ClirkitError(f"hard_negatives must be >= 0, got {self.hard_negatives}")
+        check_scheme(self.doc_weighting)
+        if not (np.isfinite(self.parallel_weight) and self.parallel_weight > 0):
+            raise ClirkitError(f"parallel_weight must be > 0, got {self.parallel_weight}")
 
     def fit(self, queries: Mapping[str, str], qrels: Qrels, docids: Sequence[str], doc_texts: Sequence[str], *,
             dev_queries: Mapping[str, str] | None = None, dev_qrels: Qrels | None = None,
-            candidates: Run | None = None) -> "BoostRanker":
+            candidates: Run | None = None, extra_queries: Mapping[str, str] | None = None,
+            extra_qrels: Qrels | None = None, base_made_by: dict | None = None) -> "BoostRanker":
         """Analyze the texts with ``source_lang``/``target_lang`` analyzers, then :meth:`fit_tokens`."""
         src, tgt = Analyzer(self.source_lang), Analyzer(self.target_lang)
-        q_tok = dict(zip(queries, src.tokenize_many(list(queries.values()), quiet=self.quiet,
-                                                    desc="tokenizing queries")))
+
+        def tokens(qs, quiet=True, desc="tokenizing queries"):
+            return None if qs is None else dict(zip(qs, src.tokenize_many(list(qs.values()), quiet=quiet,
+                                                                          desc=desc)))
+
+        q_tok = tokens(queries, self.quiet)
         d_tok = tgt.tokenize_many(list(doc_texts), quiet=self.quiet, desc="tokenizing documents")
-        dev_tok = None
-        if dev_queries is not None:
-            dev_tok = dict(zip(dev_queries, src.tokenize_many(list(dev_queries.values()), quiet=True)))
-        return self.fit_tokens(q_tok, qrels, docids, d_tok, dev_queries=dev_tok, dev_qrels=dev_qrels,
-                               candidates=candidates, source_analyzer=src, target_analyzer=tgt)
+        return self.fit_tokens(q_tok, qrels, docids, d_tok, dev_queries=tokens(dev_queries), dev_qrels=dev_qrels,
+                               candidates=candidates, source_analyzer=src, target_analyzer=tgt,
+                               extra_queries=tokens(extra_queries, self.quiet, "tokenizing extra queries"),
+                               extra_qrels=extra_qrels, base_made_by=base_made_by)
 
     def fit_tokens(self, queries: Mapping[str, Sequence[str]], qrels: Qrels, docids: Sequence[str],
                    doc_tokens: Sequence[Sequence[str]], *, dev_queries: Mapping[str, Sequence[str]] | None = None,
                    dev_qrels: Qrels | None = None, candidates: Run | None = None,
-                   source_analyzer: Analyzer | None = None, target_analyzer: Analyzer | None = None
-                   ) -> "BoostRanker":
+                   source_analyzer: Analyzer | None = None, target_analyzer: Analyzer | None = None,
+                   extra_queries: Mapping[str, Sequence[str]] | None = None, extra_qrels: Qrels | None = None,
+                   base_made_by: dict | None = None) -> "BoostRanker":
         """Train from token lists.
 
+        Args:
+            queries, qrels: training queries ``{qid: tokens}`` and their judgments.
+            docids, doc_tokens: the collection.
+            dev_queries, dev_qrels: early stopping (and beta tuning) on dev MAP.
+            candidates: standalone only: a run whose top ``candidate_depth``
+                non-relevant documents replace the uniform negatives.
+            extra_queries, extra_qrels: more training queries whose tuples weigh
+                ``parallel_weight`` times their grade weight, e.g. the source side
+                of a parallel corpus whose target side is the collection (query:
+                a source sentence, relevant: its aligned document); their ids must
+                differ from the training queries'.
+            base_made_by: JSON-ready description of how ``base`` was made, kept in the model.
+
         Sets ``model_`` (:class:`BoostModel`), ``results_`` (one
-        :class:`~clirkit.boost.rounds.BoostResult` per bag) and ``tuples_``.
+        :class:`~clirkit.boost.rounds.BoostResult` per bag), ``tuples_`` and, when
+        boosting from a base ranker, ``beta_`` and ``beta_scores_`` (dev MAP per beta tried).
         """
         self._check()
         if len(docids) != len(doc_tokens):
             raise ClirkitError(f"{len(docids)} document ids but {len(doc_tokens)} documents")
+        if self.base is not None and candidates is not None:
+            raise ClirkitError("give a base run or a candidate run, not both: the base run gives the hard negatives")
         qids = list(queries)
+        extra_ids = list(extra_queries or ())
+        clash = set(qids) & set(extra_ids)
+        if clash:
+            raise ClirkitError(f"extra query id {sorted(clash)[0]!r} is also a training query id")
+        all_tokens = [queries[q] for q in qids] + [extra_queries[q] for q in extra_ids]
         src_vocab, tgt_vocab = NgramVocabulary(), NgramVocabulary()
         pruning = {"max_df": self.max_df, "frequent_word_ngrams": self.frequent_word_ngrams}
-        Qm = src_vocab.fit_matrix([queries[q] for q in qids], self.ngram, **pruning)
+        Qm = src_vocab.fit_matrix(all_tokens, self.ngram, **pruning)
         Dm = tgt_vocab.fit_matrix(doc_tokens, self.ngram, **pruning)
-        tuples = make_tuples(qrels, qids, docids, negatives=self.negatives, min_grade=self.min_grade,
-                             candidates=candidates, candidate_depth=self.candidate_depth,
-                             grade_pairs=self.grade_pairs, weighting=self.weighting,
-                             max_positives=self.max_positives, seed=self.random_state)
-        say(f"boost: {len(tuples)} tuples from {len(np.unique(tuples.query))} queries; "
+        idf = idf_weights(Dm) if "idf" in self.doc_weighting else None
+        Dm = weigh_documents(Dm, doc_tokens, self.doc_weighting, idf)
+        query_ids = qids + extra_ids
+        base_run = compact(self.base) if self.base is not None else None
+        train_base = BaseScores(base_run, query_ids, docids) if base_run is not None else None
+        if train_base is not None and len(train_base) == 0:
+            raise ClirkitError("the base run has no row for a training query and a known document")
+        tuples = make_tuples(qrels, query_ids, docids, negatives=self.negatives, min_grade=self.min_grade,
+                             candidates=candidates,
+                             base=train_base if self.base is not None else None,
+                             candidate_depth=self.candidate_depth, grade_pairs=self.grade_pairs,
+                             weighting=self.weighting, max_positives=self.max_positives,
+                             hard_negatives=self.hard_negatives if self.base is not None else 0,
+                             seed=self.random_state)
+        n_extra = 0
+        if extra_ids:
+            extra = make_tuples(extra_qrels, query_ids, docids, negatives=self.negatives, min_grade=self.min_grade,
+                                weighting=self.weighting, seed=[self.random_state, 1])
+            n_extra = len(extra)
+            tuples = Tuples.from_arrays(np.concatenate([tuples.query, extra.query]),
+                                        np.concatenate([tuples.pos, extra.pos]),
+                                        np.concatenate([tuples.neg, extra.neg]),
+                                        np.concatenate([tuples.weight, self.parallel_weight * extra.weight]))
+        say(f"boost: {len(tuples)} tuples ({n_extra} extra) from {len(np.unique(tuples.query))} queries; "
             f"{len(src_vocab)} source and {len(tgt_vocab)} target {self.ngram}-grams", quiet=self.quiet)
-        dev = None
-        if dev_queries is not None and dev_qrels is not None:
-            dev = self._dev_evaluator(dev_queries, dev_qrels, src_vocab, docids, Dm)
-        data = BoostData(Qm, Dm, tuples, hash_strings(src_vocab.terms, self.hash_seed),
-                         hash_strings(tgt_vocab.terms, self.hash_seed), dev)
+        has_dev = dev_queries is not None and dev_qrels is not None
+        if self.base is not None and self.beta is None and not has_dev:
+            raise ClirkitError("tuning beta needs dev queries and qrels; give them, or give beta")
+        src_hash, tgt_hash = hash_strings(src_vocab.terms, self.hash_seed), hash_strings(tgt_vocab.terms,
+                                                                                         self.hash_seed)
         params = BoostParams(rounds=self.rounds, rule=self.rule, bits=self.bits, hash_seed=self.hash_seed,
                              eps=self.eps, eval_every=self.eval_every, patience=self.patience)
-        results = train_bags(data, params, bags=self.bags, fraction=self.bag_fraction, replace=self.bootstrap,
-                             seed=self.random_state, jobs=self.jobs, backend=self.backend,
-                             scheduler=self.scheduler, quiet=self.quiet)
+
+        def boost(tuples_, dev):
+            data = BoostData(Qm, Dm, tuples_, src_hash, tgt_hash, dev)
+            return train_bags(data, params, bags=self.bags, fraction=self.bag_fraction, replace=self.bootstrap,
+                              seed=self.random_state, jobs=self.jobs, backend=self.backend,
+                              scheduler=self.scheduler, quiet=self.quiet)
+
+        base_info, beta_scores = None, {}
+        if self.base is None:
+            dev = self._dev_evaluator(dev_queries, dev_qrels, src_vocab, docids, Dm) if has_dev else None
+            results = boost(tuples, dev)
+            beta = 0.0
+        else:
+            dev_parts = self._dev_matrices(dev_queries, dev_qrels, src_vocab) if has_dev else None
+            dev_base = BaseScores(base_run, dev_parts[0], docids) if has_dev else None
+            if has_dev and len(dev_base) == 0:
+                raise ClirkitError("the base run has no row for a dev query: it must cover the training and the "
+                                   "dev queries")
+            best = None
+            for b in ([self.beta] if self.beta is not None else list(self.beta_grid)):
+                dev = RerankEvaluator(dev_parts[1], Dm, dev_parts[0], docids, dev_parts[2], dev_base, float(b),
+                                      depth=self.eval_depth) if has_dev else None
+                res = boost(train_base.start_tuples(tuples, float(b)), dev)
+                score = _bagged_dev_score(res, dev) if dev is not None else None
+                beta_scores[float(b)] = score
+                if self.beta is None:
+                    say(f"boost: beta {b:g}: dev MAP {score:.4f}", quiet=self.quiet)
+                if best is None or (score is not None and score > best[0]):
+                    best = (score, float(b), res)
+            _, beta, results = best
+            base_info = {"normalization": NORMALIZATION, **base_run.describe(),
+                         "made_by": dict(base_made_by or {})}
         info = {
             "ngram": self.ngram, "rounds": self.rounds, "rule": self.rule, "bits": self.bits,
             "hash_seed": self.hash_seed, "eps": self.eps, "negatives": self.negatives,
@@ -146,21 +262,44 @@ class BoostRanker:
             "bag_rounds": [int(r.best_round) for r in results],
             "bag_pairs": [int(r.n_pairs) for r in results],
             "bag_buckets": [int(r.n_buckets) for r in results],
-            "seconds_per_round": [round(float(r.seconds_per_round), 6) for r in results],
             "dev_curves": [{"rounds": r.eval_rounds.tolist(), "map": r.eval_scores.tolist()} for r in results],
         }
+        if self.doc_weighting != "binary":
+            info.update(doc_weighting=self.doc_weighting)
+        if n_extra:
+            info.update(n_extra_tuples=n_extra, parallel_weight=self.parallel_weight)
+        if self.base is not None:
+            info.update(hard_negatives=self.hard_negatives, candidate_depth=self.candidate_depth,
+                        beta_dev_map={f"{b:g}": s for b, s in beta_scores.items()})
         self.model_ = BoostModel.from_results(results, src_vocab.terms, tgt_vocab.terms, ngram=self.ngram,
                                               source_analyzer=source_analyzer or Analyzer(self.source_lang),
                                               target_analyzer=target_analyzer or Analyzer(self.target_lang),
-                                              params=info)
+                                              params=info, beta=beta, base=base_info,
+                                              doc_weighting=self.doc_weighting, tgt_idf=idf)
         self.results_ = results
         self.tuples_ = tuples
+        if self.base is not None:
+            self.beta_, self.beta_scores_ = beta, beta_scores
         return self
 
-    def _dev_evaluator(self, dev_queries, dev_qrels: Qrels, src_vocab: NgramVocabulary, docids, Dm):
+    def _dev_matrices(self, dev_queries, dev_qrels: Qrels, src_vocab: NgramVocabulary):
+        """``(dev qids, dev query matrix over the training source n-grams, dev qrels of those queries)``."""
         dqids = list(dev_queries)
         Qdev = src_vocab.matrix([dev_queries[q] for q in dqids], self.ngram, grow=False)
         judged = dev_qrels.subset(dqids)
         if not np.any(judged.rels >= 1):
             raise ClirkitError("the dev qrels judge no dev query relevant to any document")
+        return dqids, Qdev, judged
+
+    def _dev_evaluator(self, dev_queries, dev_qrels: Qrels, src_vocab: NgramVocabulary, docids, Dm):
+        dqids, Qdev, judged = self._dev_matrices(dev_queries, dev_qrels, src_vocab)
         return DevEvaluator(Qdev, Dm, dqids, docids, judged, depth=self.eval_depth)
+
+
+def _bagged_dev_score(results, dev) -> float:
+    """Dev MAP of the bag-averaged model made of ``results`` (each cut to its kept rounds)."""
+    entries = [r.entries() for r in results]
+    src = np.concatenate([e[0] for e in entries])
+    tgt = np.concatenate([e[1] for e in entries])
+    wts = np.concatenate([e[2] for e in entries]) / len(results)
+    return dev(src, tgt, wts)

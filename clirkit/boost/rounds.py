@@ -1,7 +1,8 @@
 """RankBoost rounds over hashed bilingual n-gram pairs (SPEC §5).
 
 Inputs are matrices, not texts: ``Qm`` (queries x S source n-grams, binary
-CSR), ``Dm`` (documents x T target n-grams, binary CSR) and :class:`Tuples`.
+CSR), ``Dm`` (documents x T target n-grams, CSR: binary as in the paper, or
+weights in (0, 1], see :mod:`clirkit.boost.weighting`) and :class:`Tuples`.
 For a tuple t, Qt[t] is its query's row and Delta+[t] / Delta-[t] are the target
 n-grams only in d+ / only in d-. With normalized tuple weights w, the pair
 statistics are the entries of the S x T products
@@ -105,7 +106,7 @@ class PairBooster:
 
     Args:
         Qm: queries x S binary CSR (rows indexed by ``tuples.query``).
-        Dm: documents x T binary CSR (rows indexed by ``tuples.pos``/``tuples.neg``).
+        Dm: documents x T CSR, binary or with weights in (0, 1] (rows indexed by ``tuples.pos``/``tuples.neg``).
         tuples: the training tuples, sorted by query.
         src_hash, tgt_hash: uint32 MurmurHash3 of each source / target n-gram string.
         hash_seed, bits: pair hashing parameters (buckets in ``[0, 2**bits)``).
@@ -133,7 +134,8 @@ class PairBooster:
         self.Qcsc = self.Qm.tocsc()
         self.Dcsc = self.Dm.tocsc()
         self.qptr = np.searchsorted(tuples.query, np.arange(self.Qm.shape[0] + 1)).astype(np.int64)
-        self._docmask = np.zeros(self.Dm.shape[0], dtype=np.int8)
+        self._docval = np.zeros(self.Dm.shape[0])  # one target n-gram's document values, scattered
+        self.binary = bool(np.all(self.Dm.data == 1.0))
         self.D = tuples.weight.astype(np.float64)
         self.w = self.D / self.D.sum()
         self.margin = np.zeros(self.n)
@@ -198,15 +200,19 @@ class PairBooster:
     def _delta(self, rows: np.ndarray, v: np.ndarray) -> tuple[sp.csr_matrix, sp.csr_matrix]:
         """Qt (tuples ``rows`` x S) and Delta (tuples x 2T) of the tuples ``rows``.
 
-        Delta interleaves the signs: column 2j holds v_t where target n-gram j is
-        only in d+, column 2j + 1 holds v_t where it is only in d-. With this order
-        a row-sorted product Qt^T Delta lists W+ and W- of a pair side by side.
+        Delta interleaves the signs: column 2j holds v_t |x_j(t)| where x_j(t) =
+        d+_j - d-_j > 0, column 2j + 1 where it is < 0 (|x| = 1 for binary
+        documents). With this order a row-sorted product Qt^T Delta lists W+ and
+        W- of a pair side by side.
         """
         t = self.tuples
         diff = (self.Dm[t.pos[rows]] - self.Dm[t.neg[rows]]).tocsr()
         diff.eliminate_zeros()
-        delta = sp.csr_matrix((np.repeat(np.asarray(v, dtype=np.float64), np.diff(diff.indptr)),
-                               2 * diff.indices + (diff.data < 0), diff.indptr), shape=(len(rows), 2 * self.T))
+        values = np.repeat(np.asarray(v, dtype=np.float64), np.diff(diff.indptr))
+        if not self.binary:
+            values *= np.abs(diff.data)
+        delta = sp.csr_matrix((values, 2 * diff.indices + (diff.data < 0), diff.indptr),
+                              shape=(len(rows), 2 * self.T))
         return self.Qm[t.query[rows]], delta
 
     def _chunk_products(self, rows: np.ndarray, v: np.ndarray):
@@ -320,15 +326,16 @@ class PairBooster:
         for i, j in zip(*self.pairs_of(k)):
             queries = self.Qcsc.indices[self.Qcsc.indptr[i]:self.Qcsc.indptr[i + 1]]
             ts = _concat_ranges(self.qptr[queries], self.qptr[queries + 1])
-            docs = self.Dcsc.indices[self.Dcsc.indptr[j]:self.Dcsc.indptr[j + 1]]
-            self._docmask[docs] = 1
-            x = self._docmask[t.pos[ts]] - self._docmask[t.neg[ts]]
-            self._docmask[docs] = 0
+            span = slice(self.Dcsc.indptr[j], self.Dcsc.indptr[j + 1])
+            docs = self.Dcsc.indices[span]
+            self._docval[docs] = self.Dcsc.data[span]
+            x = self._docval[t.pos[ts]] - self._docval[t.neg[ts]]
+            self._docval[docs] = 0.0
             nz = x != 0
             ts_l.append(ts[nz]), x_l.append(x[nz])
         ts = np.concatenate(ts_l)
         uniq, inv = np.unique(ts, return_inverse=True)
-        x = np.bincount(inv, np.concatenate(x_l).astype(np.float64), minlength=len(uniq))
+        x = np.bincount(inv, np.concatenate(x_l), minlength=len(uniq))
         nz = x != 0
         return uniq[nz], x[nz]
 

@@ -81,3 +81,73 @@ class DevEvaluator:
         s = np.concatenate([p[2] for p in parts])
         run = Run(self.qids[q], self.docids[d], s)
         return float(evaluate(run, self.qrels, ["AP"], depth=self.depth).mean()["AP"])
+
+
+def pair_scores(QW: sp.csr_matrix, Dm: sp.csr_matrix, qrow: np.ndarray, drow: np.ndarray, *,
+                batch_rows: int = 200_000) -> np.ndarray:
+    """q^T W d at each (query row, document row) pair.
+
+    Args:
+        QW: queries x T CSR, the product ``Qm @ W``; Dm: documents x T CSR.
+        qrow, drow: int arrays of equal length (rows of ``QW`` and ``Dm``).
+    Returns:
+        float64 array: the row-wise dot products of ``QW[qrow]`` and ``Dm[drow]``,
+        in slices of ``batch_rows`` pairs so memory stays bounded.
+    """
+    out = np.zeros(len(qrow))
+    for a in range(0, len(qrow), batch_rows):
+        sl = slice(a, a + batch_rows)
+        out[sl] = np.asarray(QW[qrow[sl]].multiply(Dm[drow[sl]]).sum(axis=1)).ravel()
+    return out
+
+
+class RerankEvaluator:
+    """Dev-set MAP of a base run re-ranked with beta * f0 + q^T W d (boosting from a base ranker).
+
+    Scores each dev candidate row of ``base`` as :meth:`clirkit.boost.BoostModel.rerank`
+    does, orders each query's rows by score (ties by docid), keeps ``depth`` and
+    averages AP over the queries of the dev qrels.
+
+    Args:
+        Qm: dev queries x S binary CSR; Dm: documents x T CSR.
+        qids, docids: ids of the rows of ``Qm`` and ``Dm``.
+        qrels: the dev judgments.
+        base: :class:`clirkit.boost.base.BaseScores` of the base run over the dev queries.
+        beta: weight of the base scores.
+    """
+
+    def __init__(self, Qm: sp.csr_matrix, Dm: sp.csr_matrix, qids, docids, qrels, base, beta: float, *,
+                 depth: int = 1000) -> None:
+        self.Qm = sp.csr_matrix(Qm, dtype=np.float64)
+        self.Dcsc = sp.csc_matrix(Dm, dtype=np.float64)
+        self.qids = np.asarray(qids, dtype=str)
+        self.docids = np.asarray(docids, dtype=str)
+        grouped = np.argsort(base.qrow, kind="stable")  # rows grouped by query, once
+        self.qrow, self.drow = base.qrow[grouped], base.drow[grouped]
+        self.row_qids = self.qids[self.qrow]  # stays right after any within-query re-ordering
+        self.base_part = beta * base.f0[grouped]
+        tie = np.empty(len(self.docids), dtype=np.int64)
+        tie[np.argsort(self.docids, kind="stable")] = np.arange(len(self.docids))
+        self.tie = tie[self.drow]
+        per_query = np.bincount(self.qrow) if len(self.qrow) else np.zeros(1, np.int64)
+        self.cut = int(per_query.max()) > depth
+        self.qrels = qrels
+        self.depth = depth
+
+    def scores(self, src: np.ndarray, tgt: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """beta * f0 + q^T W d of every candidate row, W made of the weighted pairs (src, tgt)."""
+        cols, tgt_c = np.unique(np.asarray(tgt, dtype=np.int64), return_inverse=True)
+        W = sp.csr_matrix((weights, (src, tgt_c)), shape=(self.Qm.shape[1], len(cols)))
+        W.sum_duplicates()
+        QW = (self.Qm @ W).tocsr()
+        return self.base_part + pair_scores(QW, self.Dcsc[:, cols].tocsr(), self.qrow, self.drow)
+
+    def __call__(self, src: np.ndarray, tgt: np.ndarray, weights: np.ndarray) -> float:
+        from clirkit.metrics import evaluate
+        from clirkit.run import Run
+
+        s = self.scores(src, tgt, weights)
+        order = np.lexsort((self.tie, -s, self.qrow))
+        run = Run(self.row_qids, self.docids[self.drow[order]], s[order])
+        run = run.top(self.depth) if self.cut else run
+        return float(evaluate(run, self.qrels, ["AP"], depth=self.depth).mean()["AP"])

@@ -65,7 +65,7 @@ class Tuples:
         return cls(query[order], pos[order], neg[order], weight[order])
 
 
-def _index_of(values: np.ndarray, universe: Sequence[str]) -> np.ndarray:
+def index_of(values: np.ndarray, universe: Sequence[str]) -> np.ndarray:
     """Position of each value in ``universe`` (-1 when absent)."""
     universe = np.asarray(universe, dtype=str)
     order = np.argsort(universe, kind="stable")
@@ -91,7 +91,7 @@ def _uniform_negatives(rng: np.random.Generator, qrow: np.ndarray, n_docs: int, 
 def make_tuples(qrels: Qrels, query_ids: Sequence[str], docids: Sequence[str], *, negatives: int = 1,
                 min_grade: int = 1, candidates: Run | None = None, candidate_depth: int = 1000,
                 grade_pairs: int = 0, weighting: str = "difference", max_positives: int = 0,
-                seed: int = 0) -> Tuples:
+                hard_negatives: int = 0, base=None, seed=0) -> Tuples:
     """Sample training tuples.
 
     Args:
@@ -102,24 +102,34 @@ def make_tuples(qrels: Qrels, query_ids: Sequence[str], docids: Sequence[str], *
         negatives: sampled d- per d+ (uniform or from ``candidates``).
         min_grade: grades >= this are relevant (d+ candidates).
         candidates: a run giving hard negatives (its top ``candidate_depth`` per
-            query, minus judged-relevant docs); queries with no such candidate
-            fall back to uniform sampling.
+            query, minus judged-relevant docs). With ``hard_negatives == 0`` the
+            ``negatives`` are drawn from it instead of uniformly (queries with no
+            candidate fall back to uniform sampling).
         grade_pairs: additional d- per d+ drawn among the query's judged docs of a
             lower grade (>= ``min_grade``); 0 disables.
         weighting: one of ``WEIGHTINGS``.
         max_positives: if > 0, at most this many d+ per query (a uniform sample).
-        seed: random seed.
+        hard_negatives: d- per d+ drawn from the ``base`` run's top
+            ``candidate_depth`` in addition to the ``negatives`` uniform ones, only
+            for a d+ that the base run lists for its query (at any rank): when the
+            base system misses d+, a hard tuple would teach the topic, not a
+            correction of the ranking.
+        base: the base run as :class:`clirkit.boost.base.BaseScores` over
+            ``query_ids`` and ``docids`` (needed by ``hard_negatives``).
+        seed: random seed (an int or a sequence of ints).
     Returns:
         :class:`Tuples`, sorted by (query, d+, d-); duplicates are kept.
     """
     if weighting not in WEIGHTINGS:
         raise ClirkitError(f"unknown tuple weighting {weighting!r}; choose one of {', '.join(WEIGHTINGS)}")
-    if negatives < 0 or grade_pairs < 0 or negatives + grade_pairs == 0:
-        raise ClirkitError("need negatives >= 0, grade_pairs >= 0 and at least one of them > 0")
+    if negatives < 0 or grade_pairs < 0 or hard_negatives < 0 or negatives + grade_pairs + hard_negatives == 0:
+        raise ClirkitError("need negatives, grade_pairs and hard_negatives >= 0 and at least one of them > 0")
+    if hard_negatives > 0 and base is None:
+        raise ClirkitError("hard negatives need the base system's run")
     rng = np.random.default_rng(seed)
     n_docs = len(docids)
-    qi = _index_of(qrels.qids, query_ids)
-    di = _index_of(qrels.docids, docids)
+    qi = index_of(qrels.qids, query_ids)
+    di = index_of(qrels.docids, docids)
     keep = (qi >= 0) & (di >= 0)
     qi, di, rel = qi[keep], di[keep], qrels.rels[keep]
     is_rel = rel >= min_grade
@@ -146,22 +156,27 @@ def make_tuples(qrels: Qrels, query_ids: Sequence[str], docids: Sequence[str], *
         ok = w > 0
         parts_q.append(q[ok]), parts_p.append(p[ok]), parts_n.append(n[ok]), parts_w.append(w[ok])
 
+    judged_keys = qi * n_docs + di
+    jorder = np.argsort(judged_keys, kind="stable")
+
+    def grade_of(q, d):
+        """Judged grade of (q, d) (0 when unjudged)."""
+        if len(jorder) == 0:
+            return np.zeros(len(q))
+        keys = q * n_docs + d
+        pos_in = np.minimum(np.searchsorted(judged_keys[jorder], keys), len(jorder) - 1)
+        hit = judged_keys[jorder][pos_in] == keys
+        return np.where(hit, rel[jorder][pos_in], 0).astype(np.float64)
+
     if negatives > 0:
         negs = _uniform_negatives(rng, pq, n_docs, relevant_keys, negatives)
         if candidates is not None:
-            negs = _hard_negatives(rng, candidates, query_ids, docids, candidate_depth, relevant_keys,
-                                   pq, negs)
-        judged_keys = qi * n_docs + di
-        jorder = np.argsort(judged_keys, kind="stable")
+            negs = _hard_negatives(rng, _candidate_keys(candidates, query_ids, docids, candidate_depth), n_docs,
+                                   relevant_keys, pq, negs)
         q_rep = np.repeat(pq, negatives)
         n_flat = negs.reshape(-1)
-        keys = q_rep * n_docs + n_flat
-        pos_in = np.searchsorted(judged_keys[jorder], keys)
-        pos_in = np.minimum(pos_in, max(len(jorder) - 1, 0))
-        hit = judged_keys[jorder][pos_in] == keys if len(jorder) else np.zeros(len(keys), bool)
-        ngrade = np.where(hit, rel[jorder][pos_in] if len(jorder) else 0, 0)
         add(q_rep, np.repeat(pd, negatives), np.repeat(pr, negatives).astype(np.float64), n_flat,
-            ngrade.astype(np.float64))
+            grade_of(q_rep, n_flat))
 
     if grade_pairs > 0:
         # judged docs sorted by (query, grade ascending) so a positive's lower grades are a prefix range
@@ -180,6 +195,16 @@ def make_tuples(qrels: Qrels, query_ids: Sequence[str], docids: Sequence[str], *
         add(np.repeat(pq[has], grade_pairs), np.repeat(pd[has], grade_pairs),
             np.repeat(pr[has], grade_pairs).astype(np.float64), jd[pick], jr[pick].astype(np.float64))
 
+    if hard_negatives > 0:
+        listed = base.retrieved(pq, pd)
+        hq, hd, hr = pq[listed], pd[listed], pr[listed]
+        negs = _hard_negatives(rng, base.candidate_keys(candidate_depth), n_docs, relevant_keys, hq,
+                               np.full((len(hq), hard_negatives), -1, dtype=np.int64)).reshape(-1)
+        q_rep = np.repeat(hq, hard_negatives)
+        found = negs >= 0  # queries whose candidates are all relevant give no hard tuple
+        add(q_rep[found], np.repeat(hd, hard_negatives)[found],
+            np.repeat(hr, hard_negatives).astype(np.float64)[found], negs[found], grade_of(q_rep[found], negs[found]))
+
     tuples = Tuples.from_arrays(np.concatenate(parts_q), np.concatenate(parts_p), np.concatenate(parts_n),
                                 np.concatenate(parts_w))
     if len(tuples) == 0:
@@ -187,26 +212,28 @@ def make_tuples(qrels: Qrels, query_ids: Sequence[str], docids: Sequence[str], *
     return tuples
 
 
-def _hard_negatives(rng, candidates: Run, query_ids, docids, depth: int, relevant_keys: np.ndarray,
-                    pq: np.ndarray, uniform: np.ndarray) -> np.ndarray:
-    """Replace uniform negatives by uniform draws from each query's candidate list, where it has one."""
-    n_docs = len(docids)
-    top = candidates.top(depth)
-    cq = _index_of(top.qids, query_ids)
-    cd = _index_of(top.docids, docids)
+def _candidate_keys(candidates: Run, query_ids, docids, depth: int | None) -> np.ndarray:
+    """Sorted ``query_row * len(docids) + doc_row`` of the candidate run's top ``depth`` rows (all if None)."""
+    top = candidates.top(depth) if depth is not None else candidates
+    cq, cd = index_of(top.qids, query_ids), index_of(top.docids, docids)
     ok = (cq >= 0) & (cd >= 0)
-    cq, cd = cq[ok], cd[ok]
-    ok = ~np.isin(cq * n_docs + cd, relevant_keys)
-    cq, cd = cq[ok], cd[ok]
-    o = np.lexsort((cd, cq))
-    cq, cd = cq[o], cd[o]
+    return np.sort(cq[ok] * len(docids) + cd[ok])
+
+
+def _hard_negatives(rng, keys: np.ndarray, n_docs: int, relevant_keys: np.ndarray, pq: np.ndarray,
+                    fallback: np.ndarray) -> np.ndarray:
+    """Uniform draws (``fallback.shape[1]`` per entry of ``pq``) among each query's candidates (sorted
+    ``query * n_docs + doc`` ``keys``) minus its relevant documents; ``fallback``'s rows where a query
+    has none."""
+    keys = keys[~np.isin(keys, relevant_keys)]
+    cq, cd = keys // n_docs, keys % n_docs
     lo = np.searchsorted(cq, pq, side="left")
     hi = np.searchsorted(cq, pq, side="right")
     count = hi - lo
-    m = uniform.shape[1]
+    m = fallback.shape[1]
     r = rng.random((len(pq), m))
     pick = lo[:, None] + np.floor(r * count[:, None]).astype(np.int64)
     has = count > 0
-    out = uniform.copy()
+    out = fallback.copy()
     out[has] = cd[pick[has]]
     return out

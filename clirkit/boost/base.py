@@ -1,0 +1,167 @@
+"""Boosting from a base ranker (SPEC §5): the base run's scores, normalized per query.
+
+The boosted model is f(q, d) = beta * f0(q, d) + q^T W d, where f0 is a base
+system's score divided by the largest score of the query in the base run (so
+f0 is in [0, 1]) and 0 for a document the base run does not list. Boosting
+starts every tuple from the margin beta * (f0(q, d+) - f0(q, d-)), which is
+the same as multiplying its importance weight D by exp(-beta * (f0(q, d+) -
+f0(q, d-))) before the weights are normalized; beta = 0 is plain BoostCLIR.
+
+Base scores are kept only where the base run has rows (its candidate lists),
+as sorted (query row, document row) keys, never as a queries x documents matrix.
+A base run may come in parts (e.g. one Run per batch of queries, each query in
+one part) encoded one after the other (:class:`CompactRun`), so a large run never
+has to be held as one Run of strings.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Sequence, Union
+
+import numpy as np
+
+from clirkit.boost.tuples import Tuples, index_of
+from clirkit.errors import ClirkitError
+from clirkit.run import Run
+
+NORMALIZATION = "query-max"  # how f0 is made from the base scores (recorded in models)
+
+
+
+class CompactRun:
+    """A base run held as integer codes, for runs too large to keep as strings.
+
+    Attributes:
+        query_ids, doc_ids: str arrays of the distinct query and document ids.
+        qcode, dcode: int32 index of each row's query / document in those arrays.
+        f0: float64 normalized score of each row (:func:`normalized_scores`).
+        rank: int32 1-based rank of each row within its query.
+        tag: the run tag of the first part.
+
+    Build it with :meth:`from_runs` from Runs that split a run by query (e.g. one
+    per batch of queries as a system searches them): 10M rows take 24 bytes each.
+    """
+
+    def __init__(self, query_ids, doc_ids, qcode, dcode, f0, rank, tag: str = "") -> None:
+        self.query_ids = np.asarray(query_ids, dtype=str)
+        self.doc_ids = np.asarray(doc_ids, dtype=str)
+        self.qcode, self.dcode = np.asarray(qcode, np.int32), np.asarray(dcode, np.int32)
+        self.f0, self.rank = np.asarray(f0, np.float64), np.asarray(rank, np.int32)
+        self.tag = tag
+
+    def __len__(self) -> int:
+        return len(self.qcode)
+
+    @classmethod
+    def from_runs(cls, runs: Iterable[Run]) -> "CompactRun":
+        """Encode Runs (each query in one of them) one after the other."""
+        qids: list[str] = []
+        doc_code: dict[str, int] = {}
+        cols: list[list[np.ndarray]] = [[], [], [], []]
+        tag = None
+        for run in runs:
+            tag = run.tag if tag is None else tag
+            starts = np.flatnonzero(run.ranks() == 1)
+            qcode = np.repeat(np.arange(len(qids), len(qids) + len(starts), dtype=np.int32),
+                              np.diff(np.append(starts, len(run))))
+            qids.extend(run.query_ids)
+            uniq, inv = np.unique(run.docids, return_inverse=True)
+            codes = np.fromiter((doc_code.setdefault(d, len(doc_code)) for d in uniq.tolist()), np.int32, len(uniq))
+            for col, values in zip(cols, (qcode, codes[inv], normalized_scores(run), run.ranks())):
+                col.append(values)
+        if len(set(qids)) != len(qids):
+            raise ClirkitError("a query of the base run appears in two of its parts")
+        joined = [np.concatenate(c) if c else np.zeros(0) for c in cols]
+        return cls(qids, list(doc_code), *joined, tag=tag or "")
+
+    def describe(self) -> dict:
+        """JSON-ready summary: tag, number of queries and rows."""
+        return {"tag": self.tag, "queries": len(self.query_ids), "rows": len(self)}
+
+
+BaseRun = Union[Run, Sequence[Run], CompactRun]  # a base run: whole, in parts split by query, or encoded
+
+
+def compact(base: BaseRun) -> CompactRun:
+    """The base run as a :class:`CompactRun` (encoded part by part)."""
+    if isinstance(base, CompactRun):
+        return base
+    return CompactRun.from_runs([base] if isinstance(base, Run) else base)
+
+
+def normalized_scores(run: Run) -> np.ndarray:
+    """f0 of each row of ``run``: its score divided by its query's largest score (float64, in [0, 1]).
+
+    The scores must be finite and >= 0 (BM25 scores are); a query whose largest
+    score is 0 gets f0 = 0 everywhere.
+    """
+    scores = run.scores
+    if len(scores) == 0:
+        return np.zeros(0)
+    if not np.all(np.isfinite(scores)):
+        raise ClirkitError(f"the base run {run.tag!r} has a score that is not a finite number")
+    if scores.min() < 0:
+        raise ClirkitError(f"the base run {run.tag!r} has negative scores; a base ranker's scores must be "
+                           "non-negative (e.g. BM25, DT or PSQ)")
+    starts = np.flatnonzero(run.ranks() == 1)
+    top = np.maximum.reduceat(scores, starts)
+    top = np.repeat(top, np.diff(np.append(starts, len(scores))))
+    return np.divide(scores, top, out=np.zeros(len(scores)), where=top > 0)
+
+
+class BaseScores:
+    """Normalized base scores f0 at (query row, document row) pairs.
+
+    Args:
+        run: the base system's run (a :data:`BaseRun`); rows of queries not in
+            ``query_ids`` or documents not in ``docids`` are ignored.
+        query_ids, docids: the caller's query and document lists (rows index them).
+
+    Attributes:
+        qrow, drow, f0, rank: the base run's rows, in the run's order (int64,
+            int64, float64, int64 1-based rank within the query).
+    """
+
+    def __init__(self, run: BaseRun, query_ids: Sequence[str], docids: Sequence[str]) -> None:
+        run = compact(run)
+        qmap, dmap = index_of(run.query_ids, query_ids), index_of(run.doc_ids, docids)
+        qrow, drow = qmap[run.qcode], dmap[run.dcode]
+        keep = (qrow >= 0) & (drow >= 0)
+        self.qrow, self.drow, self.f0, self.rank = qrow[keep], drow[keep], run.f0[keep], run.rank[keep]
+        self.n_docs = len(docids)
+        keys = self.qrow * self.n_docs + self.drow
+        order = np.argsort(keys, kind="stable")
+        self._keys, self._values = keys[order], self.f0[order]
+
+    def __len__(self) -> int:
+        return len(self.qrow)
+
+    def at(self, qrow: np.ndarray, drow: np.ndarray) -> np.ndarray:
+        """f0 at each (query row, document row) pair: 0 where the base run has no such row."""
+        keys = np.asarray(qrow, dtype=np.int64) * self.n_docs + np.asarray(drow, dtype=np.int64)
+        if len(self._keys) == 0:
+            return np.zeros(len(keys))
+        pos = np.minimum(np.searchsorted(self._keys, keys), len(self._keys) - 1)
+        return np.where(self._keys[pos] == keys, self._values[pos], 0.0)
+
+    def candidate_keys(self, depth: int | None = None) -> np.ndarray:
+        """Sorted ``query row * n_docs + document row`` of the rows ranked within ``depth`` (all if None)."""
+        keep = slice(None) if depth is None else self.rank <= depth
+        return np.sort(self.qrow[keep] * self.n_docs + self.drow[keep])
+
+    def retrieved(self, qrow: np.ndarray, drow: np.ndarray) -> np.ndarray:
+        """Whether the base run lists each (query row, document row) pair (bool)."""
+        keys = np.asarray(qrow, dtype=np.int64) * self.n_docs + np.asarray(drow, dtype=np.int64)
+        if len(self._keys) == 0:
+            return np.zeros(len(keys), dtype=bool)
+        pos = np.minimum(np.searchsorted(self._keys, keys), len(self._keys) - 1)
+        return self._keys[pos] == keys
+
+    def start_tuples(self, tuples: Tuples, beta: float) -> Tuples:
+        """``tuples`` with each weight D multiplied by exp(-beta * (f0(q, d+) - f0(q, d-))).
+
+        With ``beta == 0`` the tuples are returned unchanged (plain boosting, bit for bit).
+        """
+        if beta == 0:
+            return tuples
+        margin = beta * (self.at(tuples.query, tuples.pos) - self.at(tuples.query, tuples.neg))
+        return Tuples(tuples.query, tuples.pos, tuples.neg, tuples.weight * np.exp(-margin))

@@ -1,0 +1,79 @@
+"""Extra training tuples: known-item queries from a parallel corpus, or (query text, document id, grade) triples.
+
+When the documents are the target side of a sentence- or verse-aligned corpus,
+each source sentence is a query whose aligned document is relevant (a known
+item), so the phrase table learns pairs for words no training query holds.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from clirkit.errors import ClirkitError
+from clirkit.run import Qrels
+
+PREFIX = "parallel:"  # query-id prefix of the known-item queries (kept apart from the collection's ids)
+
+
+def known_item_queries(source_texts: Sequence[str], pair_ids: Sequence[str], docids: Sequence[str], *,
+                       grade: int = 1, prefix: str = PREFIX) -> tuple[dict[str, str], Qrels]:
+    """Known-item queries of the parallel pairs whose id is a document id.
+
+    Args:
+        source_texts: the source side of the parallel corpus (query language).
+        pair_ids: the id of each pair; a pair is used when its id names a document.
+        docids: the collection's document ids.
+        grade: relevance grade of the aligned document.
+        prefix: prepended to a pair id to make its query id.
+    Returns:
+        ``({query id: source text}, qrels)`` in corpus order, one judged document per query.
+    """
+    if len(source_texts) != len(pair_ids):
+        raise ClirkitError(f"{len(pair_ids)} parallel pair ids but {len(source_texts)} source sentences")
+    known = set(docids)
+    keep = [i for i, pid in enumerate(pair_ids) if pid in known and source_texts[i].strip()]
+    if not keep:
+        raise ClirkitError("no parallel pair is aligned to a document of the collection "
+                           "(known-item tuples need documents that are the corpus's target side)")
+    queries = {prefix + pair_ids[i]: source_texts[i] for i in keep}
+    ids = [pair_ids[i] for i in keep]
+    return queries, Qrels([prefix + d for d in ids], ids, [grade] * len(ids))
+
+
+def read_triples(path: str) -> tuple[dict[str, str], Qrels]:
+    """Read ``query text TAB document id TAB grade`` lines (UTF-8, ``.gz`` fine).
+
+    Lines with the same query text make one query (id ``triples:N``, N the line of
+    its first appearance). Returns ``({query id: text}, qrels)``; a malformed line
+    raises ClirkitError naming the file and line.
+    """
+    from clirkit.fileio import iter_lines
+
+    queries: dict[str, str] = {}
+    qid_of: dict[str, str] = {}
+    qids, dids, grades = [], [], []
+    seen: set[tuple[str, str]] = set()
+    for lineno, line in iter_lines(path):
+        if not line.strip():
+            continue
+        fields = line.split("\t")
+        if len(fields) != 3:
+            raise ClirkitError(f"{path}:{lineno}: expected 3 tab-separated fields 'query text, document id, "
+                               f"grade', got {len(fields)}")
+        text, docid, grade = fields[0].strip(), fields[1].strip(), fields[2].strip()
+        if not text or not docid:
+            raise ClirkitError(f"{path}:{lineno}: empty query text or document id")
+        try:
+            g = int(grade)
+        except ValueError:
+            raise ClirkitError(f"{path}:{lineno}: grade {grade[:40]!r} is not an integer") from None
+        if not -1000 <= g <= 1000:
+            raise ClirkitError(f"{path}:{lineno}: grade {g} is out of range (-1000..1000)")
+        qid = qid_of.setdefault(text, f"triples:{lineno}")
+        queries[qid] = text
+        if (qid, docid) in seen:
+            raise ClirkitError(f"{path}:{lineno}: query and document {docid!r} already judged on an earlier line")
+        seen.add((qid, docid))
+        qids.append(qid), dids.append(docid), grades.append(g)
+    if not qids:
+        raise ClirkitError(f"{path}: no (query text, document id, grade) line")
+    return queries, Qrels(qids, dids, grades)
