@@ -73,3 +73,77 @@ def test_content_ngrams_keeps_no_bigram_with_a_max_df_word(tmp_path):
     assert any(frequent & set(t.split()) for t in bigrams)  # the plain model does use such bigrams
     assert not any(frequent & set(t.split()) for t in content.tgt_terms.tolist())
     assert content.params["frequent_word_ngrams"] is False and full.params["frequent_word_ngrams"] is True
+
+
+def write_base_run(tmp_path, name="base.run"):
+    """A BM25-like base run over all queries: a relevant verse first, then the others."""
+    from clirkit.formats import write_run
+    from clirkit.run import Run
+
+    rows = []
+    for q in QUERIES:
+        ranked = [d for qq, d, _ in QRELS if qq == q][:1] + [d for d in DOCS if (q, d) not in
+                                                            {(qq, dd) for qq, dd, _ in QRELS}][:3]
+        rows += [(q, d, 10.0 - i) for i, d in enumerate(ranked)]
+    path = tmp_path / name
+    write_run(Run(*zip(*rows), tag="PSQ"), path)
+    return str(path)
+
+
+def test_boost_from_a_base_run_reranks_it_with_beta_times_normalized_scores(tmp_path):
+    import numpy as np
+
+    from clirkit.boost import BoostModel
+    from clirkit.boost.base import normalized_scores
+
+    q, qrels, docs = write_files(tmp_path)
+    base = write_base_run(tmp_path)
+    model = str(tmp_path / "m.npz")
+    assert main(["boost-train", "--queries", q, "--qrels", qrels, "--documents", docs, "--dev-queries", q,
+                 "--dev-qrels", qrels, "--base-run", base, "--beta-grid", "1", "3", "--rounds", "6",
+                 "--eval-every", "2", "--negatives", "2", "--bits", "20", "-o", model, "--quiet"]) == 0
+    m = BoostModel.load(model)
+    assert m.from_base and m.beta in (1.0, 3.0) and m.base["made_by"]["runs"] == [base]
+    assert set(m.params["beta_dev_map"]) == {"1", "3"}
+    assert main(["boost-rank", model, "--queries", q, "--documents", docs, "-o", str(tmp_path / "x.run")]) == 2
+    out = str(tmp_path / "rerank.run")
+    assert main(["boost-rank", model, "--queries", q, "--documents", docs, "--candidates", base, "-o", out,
+                 "--quiet"]) == 0
+    cand, got = read_run(base), read_run(out)
+    plain = BoostModel(m.src_terms, m.tgt_terms, m.W, ngram=m.ngram, source_analyzer=m.source_analyzer,
+                       target_analyzer=m.target_analyzer, history=m.history)
+    q_tok = {k: m.source_analyzer.tokenize(v) for k, v in QUERIES.items()}
+    d_tok = [m.target_analyzer.tokenize(t) for t in DOCS.values()]
+    table = plain.rerank(cand, q_tok, list(DOCS), d_tok)
+    table_score = {(a, b): s for a, b, s in zip(table.qids, table.docids, table.scores)}
+    expected = {(a, b): m.beta * f + table_score[(a, b)]
+                for a, b, f in zip(cand.qids, cand.docids, normalized_scores(cand))}
+    assert len(got) == len(cand)
+    for a, b, s in zip(got.qids, got.docids, got.scores):
+        assert s == expected[(a, b)]
+    assert np.all(np.diff(got.scores[got.qids == "LIGHT.1"]) <= 0)
+
+
+def test_extra_tuples_file_and_base_run_errors(tmp_path, capsys):
+    from clirkit.boost import BoostModel
+
+    q, qrels, docs = write_files(tmp_path)
+    extra = tmp_path / "extra.tsv"
+    extra.write_text("the light is good\tGen.1.4\t1\nlet there be light\tGen.1.3\t1\n", encoding="utf-8")
+    model = str(tmp_path / "m.npz")
+    common = ["--queries", q, "--qrels", qrels, "--documents", docs, "--rounds", "5", "--negatives", "2",
+              "--bits", "20", "--quiet"]
+    assert main(["boost-train", *common, "--extra-tuples", str(extra), "--parallel-weight", "0.5", "-o", model]) == 0
+    params = BoostModel.load(model).params
+    assert params["n_extra_tuples"] == 4 and params["parallel_weight"] == 0.5
+    extra.write_text("the light is good\tGen.1.4\n", encoding="utf-8")
+    assert main(["boost-train", *common, "--extra-tuples", str(extra), "-o", str(tmp_path / "n.npz")]) == 2
+    assert f"{extra}:1: expected 3" in capsys.readouterr().err
+    base = write_base_run(tmp_path)
+    assert main(["boost-train", *common, "--base-run", base, "-o", str(tmp_path / "n.npz")]) == 2
+    assert "tuning beta needs dev queries" in capsys.readouterr().err
+    assert main(["boost-train", *common, "--base-run", base, "--beta", "-1", "-o", str(tmp_path / "n.npz")]) == 2
+    assert "beta must be" in capsys.readouterr().err
+    assert main(["boost-train", *common, "--parallel-tuples", "-o", str(tmp_path / "n.npz")]) == 2
+    assert "--parallel-tuples needs --collection" in capsys.readouterr().err
+    assert not (tmp_path / "n.npz").exists()

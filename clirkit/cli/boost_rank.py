@@ -1,4 +1,8 @@
-"""``clirkit boost-rank MODEL -o RUN``: rank a collection (or re-rank a run) with a BoostCLIR model."""
+"""``clirkit boost-rank MODEL -o RUN``: rank a collection (or re-rank a run) with a BoostCLIR model.
+
+A model boosted from a base ranker (``boost-train --base-run``) re-ranks that base system's run
+(``--candidates``) with beta * score / query max + q^T W d.
+"""
 from __future__ import annotations
 
 from clirkit.cli.common import add_quiet, add_verb
@@ -14,7 +18,8 @@ def add_parser(sub) -> None:
     d.add_argument("--split", default="test", help="collection split of the queries")
     d.add_argument("--queries", help="queries (qid TAB text, JSONL or TREC topics)")
     d.add_argument("--documents", help="documents (docid TAB text or JSONL)")
-    p.add_argument("--candidates", help="re-rank this run's (query, document) rows instead of the whole collection")
+    p.add_argument("--candidates", help="re-rank this run's (query, document) rows instead of the whole collection "
+                                        "(required for a model boosted from a base ranker: the base system's run)")
     p.add_argument("-o", "--output", default="-", help="run file to write (TREC 6 columns; - for stdout)")
     p.add_argument("--depth", type=int, default=1000, help="documents kept per query")
     p.add_argument("--batch", type=int, default=256, help="queries scored per sparse product")

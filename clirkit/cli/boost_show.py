@@ -11,6 +11,9 @@ def add_parser(sub) -> None:
     p.add_argument("--bag", type=int, default=1, help="bag whose rounds are printed (1-based)")
     p.add_argument("--entries", action="store_true",
                    help="print the averaged table's entries by weight (source, target, weight) instead of rounds")
+    p.add_argument("--negative", action="store_true",
+                   help="with --entries: the most negative entries (a model boosted from a base ranker uses them "
+                        "to correct the base system's over-weighted translations)")
 
 
 def run(args) -> int:
@@ -20,9 +23,11 @@ def run(args) -> int:
     model = BoostModel.load(args.model)
     if args.n < 1:
         raise ClirkitError(f"-n must be >= 1, got {args.n}")
+    if args.negative and not args.entries:
+        raise ClirkitError("--negative goes with --entries")
     if args.entries:
         print("source\ttarget\tweight")
-        for src, tgt, w in model.top_entries(args.n):
+        for src, tgt, w in model.top_entries(args.n, negative=args.negative):
             print(f"{src}\t{tgt}\t{w:.4f}")
         return 0
     n_bags = int(model.history["bag"].max()) + 1 if len(model.history["bag"]) else 0

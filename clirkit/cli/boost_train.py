@@ -3,8 +3,13 @@
 Training data is a known collection (``--collection``: its train split for the
 tuples, its dev split for early stopping) or files: queries, graded qrels,
 documents, and optionally dev queries and qrels.
+
+``--base-run`` boosts from a base ranker (SPEC §5): the base system's run over the
+training and dev queries (e.g. PSQ's), whose per-query normalized scores start the
+margins; the model then re-ranks that system's runs (``boost-rank --candidates``).
 """
 from __future__ import annotations
+
 
 from clirkit.cli.common import add_jobs, add_quiet, add_seed, add_verb
 
@@ -24,8 +29,28 @@ def add_parser(sub) -> None:
     d.add_argument("--dev-qrels", help="dev judgments")
     d.add_argument("--source-lang", default="en", help="query language (files only; collections know theirs)")
     d.add_argument("--target-lang", default="es", help="document language (files only)")
-    d.add_argument("--candidates", help="a run (e.g. PSQ top 1000) whose non-relevant documents are the "
-                                        "hard negatives")
+    d.add_argument("--candidates", help="standalone boosting: a run whose top --candidate-depth non-relevant "
+                                        "documents replace the uniform negatives")
+    base = p.add_argument_group("boosting from a base ranker")
+    base.add_argument("--base-run", nargs="+", metavar="RUN",
+                      help="the base system's run(s) over the training and dev queries (e.g. PSQ): boost from it, "
+                           "f = beta * score / query max + q^T W d")
+    base.add_argument("--beta", type=float, default=None,
+                      help="weight of the normalized base scores (default: tuned on dev MAP over --beta-grid)")
+    base.add_argument("--beta-grid", type=float, nargs="+", default=None,
+                      help="betas tried on dev when --beta is not given (default: BoostRanker's beta_grid, "
+                           "2 5 10 20)")
+    base.add_argument("--hard-negatives", type=int, default=1,
+                      help="d- per d+ drawn from the base run's top --candidate-depth, for a d+ the base run "
+                           "retrieves (added to --negatives uniform ones)")
+    x = p.add_argument_group("extra training tuples")
+    x.add_argument("--parallel-tuples", action="store_true",
+                   help="with --collection: each parallel source sentence is a query whose aligned document "
+                        "is relevant (for collections whose documents are the corpus's target side)")
+    x.add_argument("--extra-tuples", metavar="FILE",
+                   help="more training queries as 'query text TAB document id TAB grade' lines")
+    x.add_argument("--parallel-weight", type=float, default=1.0,
+                   help="importance of the --parallel-tuples / --extra-tuples tuples relative to the others")
     p.add_argument("-o", "--output", required=True, help="model file to write (.npz)")
     m = p.add_argument_group("features and boosting")
     m.add_argument("--ngram", type=int, choices=(1, 2, 3), default=1,
@@ -37,6 +62,8 @@ def add_parser(sub) -> None:
                    help="drop n-grams in more than this fraction of the queries / documents (1 keeps all)")
     m.add_argument("--content-ngrams", action="store_true",
                    help="also drop the n-grams (n >= 2) that contain a word --max-df drops ('of kish', 'de la')")
+    m.add_argument("--doc-weighting", choices=("binary", "idf", "length", "idf-length"), default="binary",
+                   help="document side of q^T W d: binary (the paper), idf, 1/sqrt(length), or both")
     m.add_argument("--rounds", type=int, default=1000, help="maximum boosting rounds (per bag)")
     m.add_argument("--rule", choices=("exact", "r"), default="exact",
                    help="step rule: exact (argmax (sqrt W+ - sqrt W-)^2) or r (argmax |W+ - W-|)")
@@ -52,7 +79,8 @@ def add_parser(sub) -> None:
     t.add_argument("--weighting", choices=("difference", "one", "positive"), default="difference",
                    help="tuple importance D: rel(d+) - rel(d-), 1, or rel(d+)")
     t.add_argument("--max-positives", type=int, default=0, help="at most this many d+ per query (0: all)")
-    t.add_argument("--candidate-depth", type=int, default=1000, help="ranks of --candidates used")
+    t.add_argument("--candidate-depth", type=int, default=100,
+                   help="ranks of --candidates / --base-run giving hard negatives")
     b = p.add_argument_group("bagging and parallelism")
     b.add_argument("--bags", type=int, default=1, help="bags trained independently and averaged")
     b.add_argument("--bag-fraction", type=float, default=1.0, help="fraction of the tuples in each bag")
@@ -64,8 +92,30 @@ def add_parser(sub) -> None:
     add_quiet(p)
 
 
+def _extra(args, collection, docids):
+    """``(extra queries, extra qrels)`` from --parallel-tuples and --extra-tuples (``(None, None)`` if neither)."""
+    import numpy as np
+
+    from clirkit.boost.parallel import known_item_queries, read_triples
+    from clirkit.errors import ClirkitError
+    from clirkit.run import Qrels
+
+    parts = []
+    if args.parallel_tuples:
+        if collection is None:
+            raise ClirkitError("--parallel-tuples needs --collection (its parallel corpus); with files use "
+                               "--extra-tuples")
+        parts.append(known_item_queries(collection.parallel()[0], collection.parallel_ids(), docids))
+    if args.extra_tuples:
+        parts.append(read_triples(args.extra_tuples))
+    if not parts:
+        return None, None
+    queries = {q: t for qs, _ in parts for q, t in qs.items()}
+    return queries, Qrels(*(np.concatenate([getattr(r, f) for _, r in parts]) for f in ("qids", "docids", "rels")))
+
+
 def _load(args):
-    """``(queries, qrels, (docids, texts), dev_queries, dev_qrels, source_lang, target_lang)``."""
+    """``(queries, qrels, (docids, texts), dev_queries, dev_qrels, source_lang, target_lang, collection)``."""
     from clirkit.errors import ClirkitError
     from clirkit.formats import read_documents, read_qrels, read_queries
 
@@ -78,7 +128,7 @@ def _load(args):
         c = datasets.load(args.collection, variant=variant)
         dev = args.dev_split if args.dev_split != "none" else None
         return (c.queries(args.split), c.qrels(args.split), c.documents(),
-                c.queries(dev) if dev else None, c.qrels(dev) if dev else None, c.source_lang, c.target_lang)
+                c.queries(dev) if dev else None, c.qrels(dev) if dev else None, c.source_lang, c.target_lang, c)
     missing = [n for n, v in (("--queries", args.queries), ("--qrels", args.qrels),
                               ("--documents", args.documents)) if not v]
     if missing:
@@ -87,7 +137,7 @@ def _load(args):
         raise ClirkitError("give both --dev-queries and --dev-qrels, or neither")
     return (read_queries(args.queries), read_qrels(args.qrels), read_documents(args.documents),
             read_queries(args.dev_queries) if args.dev_queries else None,
-            read_qrels(args.dev_qrels) if args.dev_qrels else None, args.source_lang, args.target_lang)
+            read_qrels(args.dev_qrels) if args.dev_qrels else None, args.source_lang, args.target_lang, None)
 
 
 def run(args) -> int:
@@ -99,12 +149,15 @@ def run(args) -> int:
         raise ClirkitError("--backend dask needs --scheduler ADDRESS")
     if args.jobs < 1:
         raise ClirkitError(f"--jobs must be >= 1, got {args.jobs}")
-    queries, qrels, (docids, texts), dev_queries, dev_qrels, src_lang, tgt_lang = _load(args)
-    candidates = None
-    if args.candidates:
-        from clirkit.formats import read_run
+    queries, qrels, (docids, texts), dev_queries, dev_qrels, src_lang, tgt_lang, collection = _load(args)
+    from clirkit.formats import read_run
 
-        candidates = read_run(args.candidates)
+    if args.candidates and args.base_run:
+        raise ClirkitError("give --base-run or --candidates, not both (the base run gives the hard negatives)")
+    candidates = read_run(args.candidates) if args.candidates else None
+    base = [read_run(path) for path in args.base_run] if args.base_run else None
+    extra_queries, extra_qrels = _extra(args, collection, docids)
+    grid = {"beta_grid": tuple(args.beta_grid)} if args.beta_grid else {}
     ranker = BoostRanker(
         ngram=args.ngram, rounds=args.rounds, rule=args.rule, bits=args.bits, hash_seed=args.hash_seed,
         eps=args.eps, negatives=args.negatives, min_grade=args.min_grade, grade_pairs=args.grade_pairs,
@@ -112,13 +165,17 @@ def run(args) -> int:
         bags=args.bags, bag_fraction=args.bag_fraction, bootstrap=args.bootstrap, eval_every=args.eval_every,
         patience=args.patience, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
         source_lang=src_lang, target_lang=tgt_lang, max_df=args.max_df,
-        frequent_word_ngrams=not args.content_ngrams, random_state=args.seed,
+        frequent_word_ngrams=not args.content_ngrams, base=base, beta=args.beta, **grid,
+        hard_negatives=args.hard_negatives, parallel_weight=args.parallel_weight,
+        doc_weighting=args.doc_weighting, random_state=args.seed,
         quiet=args.quiet)
     ranker.fit(queries, qrels, docids, texts, dev_queries=dev_queries, dev_qrels=dev_qrels,
-               candidates=candidates)
+               candidates=candidates, extra_queries=extra_queries, extra_qrels=extra_qrels,
+               base_made_by={"runs": [str(p) for p in args.base_run]} if base else None)
     model = ranker.model_
     model.save(args.output)
     rounds = model.params["bag_rounds"]
+    beta = f", beta {model.beta:g}" if model.from_base else ""
     say(f"boost-train: {len(model)} phrase-table entries from {len(rounds)} bag(s) "
-        f"({', '.join(map(str, rounds))} rounds kept) -> {args.output}", quiet=args.quiet)
+        f"({', '.join(map(str, rounds))} rounds kept{beta}) -> {args.output}", quiet=args.quiet)
     return 0
