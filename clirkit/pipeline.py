@@ -96,19 +96,39 @@ def psq_run(index: Index, table: TranslationTable, queries: Mapping[str, str], a
     return BM25(index, **bm25_params).search(sq, depth=depth, quiet=quiet, tag="PSQ")
 
 
-def boost_model(train_tokens: Mapping[str, list[str]], train_qrels: Qrels, docids: list[str],
-                doc_tokens: list[list[str]], *, ngram: int = 2, rounds: int = 3000, max_queries: int = 4000,
-                max_df: float = 0.05, bits: int = 24, dev_tokens: Mapping[str, list[str]] | None = None,
-                dev_qrels: Qrels | None = None, seed: int = 0, quiet: bool = True):
-    """A BoostCLIR phrase table (Boost-``ngram``g) trained on the first ``max_queries`` training
-    queries (0: all), early-stopped on the dev queries' MAP when given. Returns a BoostModel."""
+def psq_base_run(index: Index, table: TranslationTable, queries: Mapping[str, str], analyzer: Analyzer, *,
+                 batch: int = 1000, extra: list[Run] | None = None, quiet: bool = True):
+    """PSQ's run over many queries as a :class:`~clirkit.boost.base.CompactRun` (the base run of
+    :func:`boost_from_base`): searched ``batch`` queries at a time and encoded batch by batch, so
+    10,000 training queries x 1,000 documents never sit in memory as strings. ``extra`` runs
+    (e.g. PSQ over the dev queries, already made) are appended."""
+    from clirkit.boost.base import CompactRun
+
+    ids = list(queries)
+
+    def batches():
+        for a in range(0, len(ids), batch):
+            yield psq_run(index, table, {q: queries[q] for q in ids[a:a + batch]}, analyzer, quiet=quiet)
+        yield from extra or []
+
+    return CompactRun.from_runs(batches())
+
+
+def boost_from_base(train_tokens: Mapping[str, list[str]], train_qrels: Qrels, docids: list[str],
+                    doc_tokens: list[list[str]], base, *, dev_tokens: Mapping[str, list[str]],
+                    dev_qrels: Qrels, rounds: int = 1500, seed: int = 0, quiet: bool = True, **params):
+    """A Boost-1g phrase table boosted from a base ranker (``base``: its run over the training and dev
+    queries, e.g. :func:`psq_base_run`), with beta tuned on the dev MAP of the re-ranked dev base run
+    and early stopping on it: 1 uniform + 1 hard negative (base top 100) per relevant document,
+    ``max_df`` 0.05, the dev set scored every 100 rounds. ``params`` override BoostRanker's. Returns
+    the BoostModel (it re-ranks the base system's runs: ``model.rerank``)."""
     from clirkit.boost import BoostRanker
 
-    keep = list(train_tokens)[:max_queries] if max_queries else list(train_tokens)
-    ranker = BoostRanker(ngram=ngram, rounds=rounds, max_df=max_df, bits=bits, eval_every=max(rounds // 3, 1),
-                         random_state=seed, quiet=quiet)
-    ranker.fit_tokens({q: train_tokens[q] for q in keep}, train_qrels.subset(keep), docids, doc_tokens,
-                      dev_queries=dev_tokens, dev_qrels=dev_qrels)
+    settings = {"ngram": 1, "max_df": 0.05, "eval_every": 100, "hard_negatives": 1, "candidate_depth": 100,
+                **params}
+    ranker = BoostRanker(rounds=rounds, base=base, random_state=seed, quiet=quiet, **settings)
+    ranker.fit_tokens(train_tokens, train_qrels, docids, doc_tokens, dev_queries=dev_tokens, dev_qrels=dev_qrels,
+                      base_made_by={"system": base.tag, "steps": "clirkit.pipeline.psq_base_run"})
     return ranker.model_
 
 
@@ -157,3 +177,23 @@ def score_table(runs: Mapping[str, Run], qrels: Qrels, measures: tuple[str, ...]
     evaluations = [evaluate(run, qrels, measures) for run in runs.values()]
     return Report(names, evaluations, baseline=names.index(baseline or names[0]), seed=seed,
                   qrels=qrels_label).text().rstrip("\n")
+
+
+def gains(runs: Mapping[str, Run], qrels: Qrels, measures: tuple[str, ...], *, baseline: str, seed: int = 0) -> str:
+    """One line per run other than ``baseline``: the difference of each mean measure to the baseline's, in
+    points (x 100), with the p-value of the paired randomization test (10,000 sign flips, ``seed``)."""
+    from clirkit.metrics import evaluate
+    from clirkit.report import significance
+
+    names = list(runs)
+    evaluations = [evaluate(run, qrels, measures) for run in runs.values()]
+    base = names.index(baseline)
+    tests = significance(evaluations, base, seed=seed)
+    lines = []
+    for i, name in enumerate(names):
+        if i == base:
+            continue
+        parts = [f"{m} {100 * (evaluations[i].mean()[m] - evaluations[base].mean()[m]):+.2f}"
+                 f" (p {tests[(i, m)].p_value:.4f})" for m in measures if (i, m) in tests]
+        lines.append(f"{name} vs {baseline}: " + ", ".join(parts))
+    return f"gains over {baseline} in points:\n" + "\n".join(lines)
