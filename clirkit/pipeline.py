@@ -97,18 +97,21 @@ def psq_run(index: Index, table: TranslationTable, queries: Mapping[str, str], a
 
 
 def psq_base_run(index: Index, table: TranslationTable, queries: Mapping[str, str], analyzer: Analyzer, *,
-                 batch: int = 1000, extra: list[Run] | None = None, quiet: bool = True):
+                 batch: int = 1000, excluded: Mapping[str, set[str]] | None = None, extra: list[Run] | None = None,
+                 quiet: bool = True):
     """PSQ's run over many queries as a :class:`~clirkit.boost.base.CompactRun` (the base run of
-    :func:`boost_from_base`): searched ``batch`` queries at a time and encoded batch by batch, so
-    10,000 training queries x 1,000 documents never sit in memory as strings. ``extra`` runs
-    (e.g. PSQ over the dev queries, already made) are appended."""
+    :func:`boost_from_base`): searched ``batch`` queries at a time, ``excluded`` documents removed
+    (e.g. the translation mates of a topical task, as from the dev and test runs), and encoded
+    batch by batch, so 10,000 training queries x 1,000 documents never sit in memory as strings.
+    ``extra`` runs (e.g. PSQ over the dev queries, already made) are appended as they are."""
     from clirkit.boost.base import CompactRun
 
     ids = list(queries)
 
     def batches():
         for a in range(0, len(ids), batch):
-            yield psq_run(index, table, {q: queries[q] for q in ids[a:a + batch]}, analyzer, quiet=quiet)
+            run = psq_run(index, table, {q: queries[q] for q in ids[a:a + batch]}, analyzer, quiet=quiet)
+            yield drop_excluded(run, excluded or {})
         yield from extra or []
 
     return CompactRun.from_runs(batches())
@@ -116,19 +119,20 @@ def psq_base_run(index: Index, table: TranslationTable, queries: Mapping[str, st
 
 def boost_from_base(train_tokens: Mapping[str, list[str]], train_qrels: Qrels, docids: list[str],
                     doc_tokens: list[list[str]], base, *, dev_tokens: Mapping[str, list[str]],
-                    dev_qrels: Qrels, rounds: int = 1500, seed: int = 0, quiet: bool = True, **params):
+                    dev_qrels: Qrels, rounds: int = 3000, made_by: dict | None = None, seed: int = 0,
+                    quiet: bool = True, **params):
     """A Boost-1g phrase table boosted from a base ranker (``base``: its run over the training and dev
     queries, e.g. :func:`psq_base_run`), with beta tuned on the dev MAP of the re-ranked dev base run
-    and early stopping on it: 1 uniform + 1 hard negative (base top 100) per relevant document,
-    ``max_df`` 0.05, the dev set scored every 100 rounds. ``params`` override BoostRanker's. Returns
-    the BoostModel (it re-ranks the base system's runs: ``model.rerank``)."""
+    and early stopping on it; BoostRanker's base-ranker defaults (uniform and hard negatives,
+    idf-length document weights) with ``max_df`` 0.05 and the dev set scored every 100 rounds.
+    ``params`` override BoostRanker's; ``made_by`` says how the base run was made (kept in the
+    model). Returns the BoostModel (it re-ranks the base system's runs: ``model.rerank``)."""
     from clirkit.boost import BoostRanker
 
-    settings = {"ngram": 1, "max_df": 0.05, "eval_every": 100, "hard_negatives": 1, "candidate_depth": 100,
-                **params}
+    settings = {"ngram": 1, "max_df": 0.05, "eval_every": 100, **params}
     ranker = BoostRanker(rounds=rounds, base=base, random_state=seed, quiet=quiet, **settings)
     ranker.fit_tokens(train_tokens, train_qrels, docids, doc_tokens, dev_queries=dev_tokens, dev_qrels=dev_qrels,
-                      base_made_by={"system": base.tag, "steps": "clirkit.pipeline.psq_base_run"})
+                      base_made_by=made_by)
     return ranker.model_
 
 

@@ -160,7 +160,7 @@ def assert_same_training(a: BoostRanker, b: BoostRanker) -> None:
 def test_beta_zero_without_hard_negatives_is_plain_boosting_bit_for_bit():
     """The docs: with a base, ``negatives`` stay uniform and hard negatives come in addition; beta 0 is plain."""
     kw = dict(rounds=6, negatives=3, bits=20, quiet=True)
-    from_base = BoostRanker(base=BASE, beta=0.0, hard_negatives=0, **kw).fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)
+    from_base = BoostRanker(base=BASE, beta=0.0, hard_negatives=0, doc_weighting="binary", **kw).fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)
     plain = BoostRanker(**kw).fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)
     assert from_base.beta_ == 0.0
     for name in ("query", "pos", "neg", "weight"):
@@ -172,7 +172,7 @@ def test_beta_zero_boosts_exactly_like_plain_boosting_from_the_same_tuples():
     """A base run listing only relevant documents offers no negative, so the tuples are the plain ones."""
     only_relevant = Run(QRELS.qids, QRELS.docids, [2.0, 1.0, 2.0, 1.0, 1.0, 1.0])
     kw = dict(rounds=6, negatives=3, bits=20, quiet=True)
-    from_base = BoostRanker(base=only_relevant, beta=0.0, hard_negatives=0, **kw).fit_tokens(
+    from_base = BoostRanker(base=only_relevant, beta=0.0, hard_negatives=0, doc_weighting="binary", **kw).fit_tokens(
         QUERIES, QRELS, DOCIDS, DOCS)
     plain = BoostRanker(**kw).fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)
     for name in ("query", "pos", "neg", "weight"):
@@ -330,7 +330,8 @@ def test_a_trained_model_from_a_base_records_beta_and_reranks_with_it():
     run = m.rerank(BASE, QUERIES, DOCIDS, DOCS)
     f0 = dict(zip(zip(BASE.qids.tolist(), BASE.docids.tolist()), normalized_scores(BASE).tolist()))
     plain = BoostModel(m.src_terms, m.tgt_terms, m.W, ngram=1, source_analyzer=m.source_analyzer,
-                       target_analyzer=m.target_analyzer, history=m.history)  # q^T W d alone
+                       target_analyzer=m.target_analyzer, history=m.history, doc_weighting=m.doc_weighting,
+                       tgt_idf=m.tgt_idf)  # q^T W d alone
     table = plain.rerank(BASE, QUERIES, DOCIDS, DOCS)
     qtwd = dict(zip(zip(table.qids.tolist(), table.docids.tolist()), table.scores.tolist()))
     got = dict(zip(zip(run.qids.tolist(), run.docids.tolist()), run.scores.tolist()))
@@ -393,7 +394,7 @@ def test_beta_tuned_on_dev_is_the_first_grid_value_with_the_best_dev_map():
 
     grid = (10.0, 2.0, 0.5, 20.0)  # on this data 2.0 and 0.5 tie for the best dev MAP
     r = BoostRanker(base=BASE_WITH_DEV, beta=None, beta_grid=grid, hard_negatives=1, rounds=4, negatives=2,
-                    bits=20, eval_every=1, quiet=True)
+                    bits=20, eval_every=1, doc_weighting="binary", quiet=True)
     r.fit_tokens(QUERIES, QRELS, DOCIDS, DOCS, dev_queries=DEV_QUERIES, dev_qrels=DEV_QRELS)
     assert list(r.beta_scores_) == list(grid)
     best = max(r.beta_scores_.values())

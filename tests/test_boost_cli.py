@@ -110,8 +110,10 @@ def test_boost_from_a_base_run_reranks_it_with_beta_times_normalized_scores(tmp_
     assert main(["boost-rank", model, "--queries", q, "--documents", docs, "--candidates", base, "-o", out,
                  "--quiet"]) == 0
     cand, got = read_run(base), read_run(out)
+    assert m.doc_weighting == "idf-length"  # the default when boosting from a base ranker
     plain = BoostModel(m.src_terms, m.tgt_terms, m.W, ngram=m.ngram, source_analyzer=m.source_analyzer,
-                       target_analyzer=m.target_analyzer, history=m.history)
+                       target_analyzer=m.target_analyzer, history=m.history, doc_weighting=m.doc_weighting,
+                       tgt_idf=m.tgt_idf)
     q_tok = {k: m.source_analyzer.tokenize(v) for k, v in QUERIES.items()}
     d_tok = [m.target_analyzer.tokenize(t) for t in DOCS.values()]
     table = plain.rerank(cand, q_tok, list(DOCS), d_tok)
@@ -146,4 +148,8 @@ def test_extra_tuples_file_and_base_run_errors(tmp_path, capsys):
     assert "beta must be" in capsys.readouterr().err
     assert main(["boost-train", *common, "--parallel-tuples", "-o", str(tmp_path / "n.npz")]) == 2
     assert "--parallel-tuples needs --collection" in capsys.readouterr().err
+    assert main(["boost-train", *common, "--beta", "5", "-o", str(tmp_path / "n.npz")]) == 2
+    assert "--beta weigh(s) a base ranker: give --base-run too" in capsys.readouterr().err
+    assert main(["boost-train", *common, "--parallel-weight", "2", "-o", str(tmp_path / "n.npz")]) == 2
+    assert "--parallel-weight weighs" in capsys.readouterr().err
     assert not (tmp_path / "n.npz").exists()

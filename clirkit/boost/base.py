@@ -19,11 +19,12 @@ from typing import Iterable, Sequence, Union
 
 import numpy as np
 
-from clirkit.boost.tuples import Tuples, index_of
+from clirkit.boost.tuples import Tuples, index_of, lookup_sorted
 from clirkit.errors import ClirkitError
 from clirkit.run import Run
 
 NORMALIZATION = "query-max"  # how f0 is made from the base scores (recorded in models)
+MAX_BETA = 100.0  # exp(beta) must stay a float64 with room: f0 differences are in [-1, 1]
 
 
 
@@ -38,7 +39,7 @@ class CompactRun:
         tag: the run tag of the first part.
 
     Build it with :meth:`from_runs` from Runs that split a run by query (e.g. one
-    per batch of queries as a system searches them): 10M rows take 24 bytes each.
+    per batch of queries as a system searches them): a row takes 20 bytes.
     """
 
     def __init__(self, query_ids, doc_ids, qcode, dcode, f0, rank, tag: str = "") -> None:
@@ -137,11 +138,8 @@ class BaseScores:
 
     def at(self, qrow: np.ndarray, drow: np.ndarray) -> np.ndarray:
         """f0 at each (query row, document row) pair: 0 where the base run has no such row."""
-        keys = np.asarray(qrow, dtype=np.int64) * self.n_docs + np.asarray(drow, dtype=np.int64)
-        if len(self._keys) == 0:
-            return np.zeros(len(keys))
-        pos = np.minimum(np.searchsorted(self._keys, keys), len(self._keys) - 1)
-        return np.where(self._keys[pos] == keys, self._values[pos], 0.0)
+        found, pos = lookup_sorted(self._keys, self._key(qrow, drow))
+        return np.where(found, self._values[pos], 0.0) if len(self._keys) else np.zeros(len(found))
 
     def candidate_keys(self, depth: int | None = None) -> np.ndarray:
         """Sorted ``query row * n_docs + document row`` of the rows ranked within ``depth`` (all if None)."""
@@ -150,11 +148,10 @@ class BaseScores:
 
     def retrieved(self, qrow: np.ndarray, drow: np.ndarray) -> np.ndarray:
         """Whether the base run lists each (query row, document row) pair (bool)."""
-        keys = np.asarray(qrow, dtype=np.int64) * self.n_docs + np.asarray(drow, dtype=np.int64)
-        if len(self._keys) == 0:
-            return np.zeros(len(keys), dtype=bool)
-        pos = np.minimum(np.searchsorted(self._keys, keys), len(self._keys) - 1)
-        return self._keys[pos] == keys
+        return lookup_sorted(self._keys, self._key(qrow, drow))[0]
+
+    def _key(self, qrow, drow) -> np.ndarray:
+        return np.asarray(qrow, dtype=np.int64) * self.n_docs + np.asarray(drow, dtype=np.int64)
 
     def start_tuples(self, tuples: Tuples, beta: float) -> Tuples:
         """``tuples`` with each weight D multiplied by exp(-beta * (f0(q, d+) - f0(q, d-))).

@@ -6,7 +6,9 @@ item), so the phrase table learns pairs for words no training query holds.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Mapping, Sequence
+
+import numpy as np
 
 from clirkit.errors import ClirkitError
 from clirkit.run import Qrels
@@ -77,3 +79,15 @@ def read_triples(path: str) -> tuple[dict[str, str], Qrels]:
     if not qids:
         raise ClirkitError(f"{path}: no (query text, document id, grade) line")
     return queries, Qrels(qids, dids, grades)
+
+
+def merge_queries(parts: Sequence[tuple[Mapping[str, str], Qrels]]) -> tuple[dict[str, str], Qrels]:
+    """One ``({query id: text}, qrels)`` from several (e.g. known-item queries and a triples file);
+    a query id in two parts is an error."""
+    queries: dict[str, str] = {}
+    for qs, _ in parts:
+        clash = set(queries) & set(qs)
+        if clash:
+            raise ClirkitError(f"extra query id {sorted(clash)[0]!r} comes from two sources")
+        queries.update(qs)
+    return queries, Qrels(*(np.concatenate([getattr(r, f) for _, r in parts]) for f in ("qids", "docids", "rels")))

@@ -14,7 +14,7 @@ import numpy as np
 
 from clirkit.analysis import Analyzer
 from clirkit.boost.bagging import BoostData, BoostParams, train_bags
-from clirkit.boost.base import NORMALIZATION, BaseRun, BaseScores, compact
+from clirkit.boost.base import MAX_BETA, NORMALIZATION, BaseRun, BaseScores, compact
 from clirkit.boost.features import NgramVocabulary, hash_strings
 from clirkit.boost.model import BoostModel
 from clirkit.boost.scoring import DevEvaluator, RerankEvaluator
@@ -38,8 +38,10 @@ class BoostRanker:
         bits: pairs are hashed into 2**bits buckets (<= 32).
         hash_seed: MurmurHash3 seed.
         eps: smoothing of the exact step (None = 1 / number of tuples).
-        negatives, min_grade, grade_pairs, weighting, max_positives, candidate_depth:
+        negatives, min_grade, grade_pairs, weighting, max_positives:
             tuple sampling, see :func:`clirkit.boost.tuples.make_tuples`.
+        candidate_depth: ranks of the candidate or base run giving hard
+            negatives (None: 100 with ``base``, 1000 otherwise).
         bags, bag_fraction, bootstrap: bagging (1 bag of all tuples = plain boosting).
         eval_every, patience, eval_depth: early stopping on the dev set's MAP.
         jobs, backend, scheduler: joblib parallelism over bags (``loky``,
@@ -57,9 +59,12 @@ class BoostRanker:
             over ``beta_grid`` (needs dev queries).
         hard_negatives: with ``base``, d- per d+ drawn from the base run's top
             ``candidate_depth`` (only for a d+ the base run retrieves), in
-            addition to the ``negatives`` uniform ones.
+            addition to the ``negatives`` uniform ones (3: best of 1, 2, 3 on
+            the nave-en-es dev split, boosting/README.md).
         doc_weighting: document side of the bilinear scorer: ``binary`` (the
             paper), ``idf``, ``length`` or ``idf-length`` (:mod:`clirkit.boost.weighting`).
+            None: ``binary`` standalone, ``idf-length`` with ``base`` (better
+            than binary on the nave-en-es dev split, boosting/README.md).
         parallel_weight: importance of the extra tuples given to :meth:`fit`
             (e.g. parallel sentences as known-item queries) relative to the others.
         random_state: seed of tuple sampling and bagging.
@@ -69,12 +74,12 @@ class BoostRanker:
     def __init__(self, *, ngram: int = 1, rounds: int = 1000, rule: str = "exact", bits: int = 30,
                  hash_seed: int = 0, eps: float | None = None, negatives: int = 1, min_grade: int = 1,
                  grade_pairs: int = 0, weighting: str = "difference", max_positives: int = 0,
-                 candidate_depth: int = 100, bags: int = 1, bag_fraction: float = 1.0, bootstrap: bool = False,
+                 candidate_depth: int | None = None, bags: int = 1, bag_fraction: float = 1.0, bootstrap: bool = False,
                  eval_every: int = 50, patience: int = 0, eval_depth: int = 1000, jobs: int = 1,
                  backend: str = "loky", scheduler=None, source_lang: str = "en", target_lang: str = "es",
                  max_df: float = 1.0, frequent_word_ngrams: bool = True, base: BaseRun | None = None,
-                 beta: float | None = None, beta_grid: Sequence[float] = BETA_GRID, hard_negatives: int = 1,
-                 parallel_weight: float = 1.0, doc_weighting: str = "binary", random_state: int = 0,
+                 beta: float | None = None, beta_grid: Sequence[float] = BETA_GRID, hard_negatives: int = 3,
+                 parallel_weight: float = 1.0, doc_weighting: str | None = None, random_state: int = 0,
                  quiet: bool = False) -> None:
         self.ngram = ngram
         self.rounds = rounds
@@ -119,15 +124,33 @@ class BoostRanker:
             raise ClirkitError(f"unknown step rule {self.rule!r}; choose exact or r")
         if self.rounds < 1:
             raise ClirkitError(f"rounds must be >= 1, got {self.rounds}")
-        betas = [self.beta] if self.beta is not None else list(self.beta_grid)
-        if not betas or not all(isinstance(b, (int, float)) and np.isfinite(b) and b >= 0 for b in betas):
-            raise ClirkitError(f"beta must be a finite number >= 0 (or None with a non-empty beta_grid), "
-                               f"got beta={self.beta}, beta_grid={list(self.beta_grid)}")
+        if self.beta is not None and self.base is None:
+            raise ClirkitError("beta weighs a base ranker's scores: give a base run too")
+        betas = (self.beta,) if self.beta is not None else tuple(self.beta_grid)
+        for b in betas:
+            if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0 <= b <= MAX_BETA:
+                raise ClirkitError(f"beta must be a number in 0..{MAX_BETA:g}, got {b!r} (beta={self.beta}, "
+                                   f"beta_grid={list(betas)})")
+        if not betas:
+            raise ClirkitError("beta_grid is empty: give betas to try, or beta")
+        self._tried_betas = tuple(dict.fromkeys(float(b) for b in betas))
         if self.hard_negatives < 0:
             raise ClirkitError(f"hard_negatives must be >= 0, got {self.hard_negatives}")
-        check_scheme(self.doc_weighting)
+        if self.candidate_depth is not None and self.candidate_depth < 1:
+            raise ClirkitError(f"candidate_depth must be >= 1, got {self.candidate_depth}")
+        check_scheme(self._doc_weighting())
         if not (np.isfinite(self.parallel_weight) and self.parallel_weight > 0):
             raise ClirkitError(f"parallel_weight must be > 0, got {self.parallel_weight}")
+
+    def _doc_weighting(self) -> str:
+        if self.doc_weighting is not None:
+            return self.doc_weighting
+        return "binary" if self.base is None else "idf-length"
+
+    def _candidate_depth(self) -> int:
+        if self.candidate_depth is not None:
+            return self.candidate_depth
+        return 1000 if self.base is None else 100
 
     def fit(self, queries: Mapping[str, str], qrels: Qrels, docids: Sequence[str], doc_texts: Sequence[str], *,
             dev_queries: Mapping[str, str] | None = None, dev_qrels: Qrels | None = None,
@@ -177,6 +200,8 @@ class BoostRanker:
             raise ClirkitError(f"{len(docids)} document ids but {len(doc_tokens)} documents")
         if self.base is not None and candidates is not None:
             raise ClirkitError("give a base run or a candidate run, not both: the base run gives the hard negatives")
+        if (extra_queries is None) != (extra_qrels is None):
+            raise ClirkitError("extra tuples need both extra queries and their qrels")
         qids = list(queries)
         extra_ids = list(extra_queries or ())
         clash = set(qids) & set(extra_ids)
@@ -187,24 +212,32 @@ class BoostRanker:
         pruning = {"max_df": self.max_df, "frequent_word_ngrams": self.frequent_word_ngrams}
         Qm = src_vocab.fit_matrix(all_tokens, self.ngram, **pruning)
         Dm = tgt_vocab.fit_matrix(doc_tokens, self.ngram, **pruning)
-        idf = idf_weights(Dm) if "idf" in self.doc_weighting else None
-        Dm = weigh_documents(Dm, doc_tokens, self.doc_weighting, idf)
+        doc_weighting = self._doc_weighting()
+        idf = idf_weights(Dm) if "idf" in doc_weighting else None
+        Dm = weigh_documents(Dm, doc_tokens, doc_weighting, idf)
         query_ids = qids + extra_ids
         base_run = compact(self.base) if self.base is not None else None
         train_base = BaseScores(base_run, query_ids, docids) if base_run is not None else None
-        if train_base is not None and len(train_base) == 0:
-            raise ClirkitError("the base run has no row for a training query and a known document")
+        if train_base is not None:
+            if len(train_base) == 0:
+                raise ClirkitError("the base run has no row for a training query and a known document")
+            uncovered = len(set(qids) - set(np.asarray(query_ids)[np.unique(train_base.qrow)].tolist()))
+            if uncovered:
+                say(f"boost: the base run has no row for {uncovered} of the {len(qids)} training queries (their "
+                    "tuples start from margin 0)", quiet=self.quiet)
         tuples = make_tuples(qrels, query_ids, docids, negatives=self.negatives, min_grade=self.min_grade,
-                             candidates=candidates,
-                             base=train_base if self.base is not None else None,
-                             candidate_depth=self.candidate_depth, grade_pairs=self.grade_pairs,
+                             candidates=candidates, base=train_base,
+                             candidate_depth=self._candidate_depth(), grade_pairs=self.grade_pairs,
                              weighting=self.weighting, max_positives=self.max_positives,
                              hard_negatives=self.hard_negatives if self.base is not None else 0,
                              seed=self.random_state)
         n_extra = 0
         if extra_ids:
-            extra = make_tuples(extra_qrels, query_ids, docids, negatives=self.negatives, min_grade=self.min_grade,
-                                weighting=self.weighting, seed=[self.random_state, 1])
+            try:
+                extra = make_tuples(extra_qrels, query_ids, docids, negatives=max(self.negatives, 1),
+                                    min_grade=self.min_grade, weighting=self.weighting, seed=[self.random_state, 1])
+            except ClirkitError as exc:
+                raise ClirkitError(f"extra tuples: {exc}") from None
             n_extra = len(extra)
             tuples = Tuples.from_arrays(np.concatenate([tuples.query, extra.query]),
                                         np.concatenate([tuples.pos, extra.pos]),
@@ -238,7 +271,7 @@ class BoostRanker:
                 raise ClirkitError("the base run has no row for a dev query: it must cover the training and the "
                                    "dev queries")
             best = None
-            for b in ([self.beta] if self.beta is not None else list(self.beta_grid)):
+            for b in self._tried_betas:
                 dev = RerankEvaluator(dev_parts[1], Dm, dev_parts[0], docids, dev_parts[2], dev_base, float(b),
                                       depth=self.eval_depth) if has_dev else None
                 res = boost(train_base.start_tuples(tuples, float(b)), dev)
@@ -264,18 +297,20 @@ class BoostRanker:
             "bag_buckets": [int(r.n_buckets) for r in results],
             "dev_curves": [{"rounds": r.eval_rounds.tolist(), "map": r.eval_scores.tolist()} for r in results],
         }
-        if self.doc_weighting != "binary":
-            info.update(doc_weighting=self.doc_weighting)
+        if doc_weighting != "binary":
+            info.update(doc_weighting=doc_weighting)
+        if candidates is not None or self.base is not None:
+            info.update(candidate_depth=self._candidate_depth())
         if n_extra:
             info.update(n_extra_tuples=n_extra, parallel_weight=self.parallel_weight)
         if self.base is not None:
-            info.update(hard_negatives=self.hard_negatives, candidate_depth=self.candidate_depth,
+            info.update(hard_negatives=self.hard_negatives,
                         beta_dev_map={f"{b:g}": s for b, s in beta_scores.items()})
         self.model_ = BoostModel.from_results(results, src_vocab.terms, tgt_vocab.terms, ngram=self.ngram,
                                               source_analyzer=source_analyzer or Analyzer(self.source_lang),
                                               target_analyzer=target_analyzer or Analyzer(self.target_lang),
                                               params=info, beta=beta, base=base_info,
-                                              doc_weighting=self.doc_weighting, tgt_idf=idf)
+                                              doc_weighting=doc_weighting, tgt_idf=idf)
         self.results_ = results
         self.tuples_ = tuples
         if self.base is not None:

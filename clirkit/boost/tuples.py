@@ -76,6 +76,16 @@ def index_of(values: np.ndarray, universe: Sequence[str]) -> np.ndarray:
     return np.where(found, order[pos], -1).astype(np.int64)
 
 
+def lookup_sorted(sorted_keys: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(found, position)`` of each of ``keys`` in the ascending array ``sorted_keys`` (position is
+    only meaningful where found)."""
+    keys = np.asarray(keys)
+    if len(sorted_keys) == 0:
+        return np.zeros(len(keys), dtype=bool), np.zeros(len(keys), dtype=np.int64)
+    pos = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
+    return sorted_keys[pos] == keys, pos
+
+
 def _uniform_negatives(rng: np.random.Generator, qrow: np.ndarray, n_docs: int, relevant_keys: np.ndarray,
                        m: int) -> np.ndarray:
     """``m`` documents per entry of ``qrow``, uniform over docs not in ``relevant_keys`` (q*n_docs+d, sorted)."""
@@ -156,17 +166,13 @@ def make_tuples(qrels: Qrels, query_ids: Sequence[str], docids: Sequence[str], *
         ok = w > 0
         parts_q.append(q[ok]), parts_p.append(p[ok]), parts_n.append(n[ok]), parts_w.append(w[ok])
 
-    judged_keys = qi * n_docs + di
-    jorder = np.argsort(judged_keys, kind="stable")
+    jorder = np.argsort(qi * n_docs + di, kind="stable")
+    judged_keys, judged_grades = (qi * n_docs + di)[jorder], rel[jorder]
 
     def grade_of(q, d):
         """Judged grade of (q, d) (0 when unjudged)."""
-        if len(jorder) == 0:
-            return np.zeros(len(q))
-        keys = q * n_docs + d
-        pos_in = np.minimum(np.searchsorted(judged_keys[jorder], keys), len(jorder) - 1)
-        hit = judged_keys[jorder][pos_in] == keys
-        return np.where(hit, rel[jorder][pos_in], 0).astype(np.float64)
+        hit, pos = lookup_sorted(judged_keys, q * n_docs + d)
+        return np.where(hit, judged_grades[pos] if len(pos) and len(judged_grades) else 0, 0).astype(np.float64)
 
     if negatives > 0:
         negs = _uniform_negatives(rng, pq, n_docs, relevant_keys, negatives)

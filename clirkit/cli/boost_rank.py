@@ -36,6 +36,9 @@ def run(args) -> int:
     if args.depth < 1 or args.batch < 1:
         raise ClirkitError("--depth and --batch must be >= 1")
     model = BoostModel.load(args.model)
+    if model.from_base and not args.candidates:
+        raise ClirkitError(f"{args.model} was boosted from a base ranker ({model.base.get('tag', '?')}): give its run "
+                           "over these queries with --candidates")
     if args.collection:
         if args.queries or args.documents:
             raise ClirkitError("give either --collection or --queries/--documents files, not both")

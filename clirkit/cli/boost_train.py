@@ -38,11 +38,10 @@ def add_parser(sub) -> None:
     base.add_argument("--beta", type=float, default=None,
                       help="weight of the normalized base scores (default: tuned on dev MAP over --beta-grid)")
     base.add_argument("--beta-grid", type=float, nargs="+", default=None,
-                      help="betas tried on dev when --beta is not given (default: BoostRanker's beta_grid, "
-                           "2 5 10 20)")
-    base.add_argument("--hard-negatives", type=int, default=1,
+                      help="betas tried on dev when --beta is not given (default: BoostRanker's beta_grid)")
+    base.add_argument("--hard-negatives", type=int, default=None,
                       help="d- per d+ drawn from the base run's top --candidate-depth, for a d+ the base run "
-                           "retrieves (added to --negatives uniform ones)")
+                           "retrieves, added to the --negatives uniform ones (default: BoostRanker's)")
     x = p.add_argument_group("extra training tuples")
     x.add_argument("--parallel-tuples", action="store_true",
                    help="with --collection: each parallel source sentence is a query whose aligned document "
@@ -62,8 +61,9 @@ def add_parser(sub) -> None:
                    help="drop n-grams in more than this fraction of the queries / documents (1 keeps all)")
     m.add_argument("--content-ngrams", action="store_true",
                    help="also drop the n-grams (n >= 2) that contain a word --max-df drops ('of kish', 'de la')")
-    m.add_argument("--doc-weighting", choices=("binary", "idf", "length", "idf-length"), default="binary",
-                   help="document side of q^T W d: binary (the paper), idf, 1/sqrt(length), or both")
+    m.add_argument("--doc-weighting", choices=("binary", "idf", "length", "idf-length"), default=None,
+                   help="document side of q^T W d: binary (the paper), idf, 1/sqrt(length), or both "
+                        "(default: binary standalone, idf-length with --base-run)")
     m.add_argument("--rounds", type=int, default=1000, help="maximum boosting rounds (per bag)")
     m.add_argument("--rule", choices=("exact", "r"), default="exact",
                    help="step rule: exact (argmax (sqrt W+ - sqrt W-)^2) or r (argmax |W+ - W-|)")
@@ -79,8 +79,9 @@ def add_parser(sub) -> None:
     t.add_argument("--weighting", choices=("difference", "one", "positive"), default="difference",
                    help="tuple importance D: rel(d+) - rel(d-), 1, or rel(d+)")
     t.add_argument("--max-positives", type=int, default=0, help="at most this many d+ per query (0: all)")
-    t.add_argument("--candidate-depth", type=int, default=100,
-                   help="ranks of --candidates / --base-run giving hard negatives")
+    t.add_argument("--candidate-depth", type=int, default=None,
+                   help="ranks of --candidates / --base-run giving hard negatives (default: 1000 with "
+                        "--candidates, 100 with --base-run)")
     b = p.add_argument_group("bagging and parallelism")
     b.add_argument("--bags", type=int, default=1, help="bags trained independently and averaged")
     b.add_argument("--bag-fraction", type=float, default=1.0, help="fraction of the tuples in each bag")
@@ -94,11 +95,8 @@ def add_parser(sub) -> None:
 
 def _extra(args, collection, docids):
     """``(extra queries, extra qrels)`` from --parallel-tuples and --extra-tuples (``(None, None)`` if neither)."""
-    import numpy as np
-
-    from clirkit.boost.parallel import known_item_queries, read_triples
+    from clirkit.boost.parallel import known_item_queries, merge_queries, read_triples
     from clirkit.errors import ClirkitError
-    from clirkit.run import Qrels
 
     parts = []
     if args.parallel_tuples:
@@ -108,10 +106,7 @@ def _extra(args, collection, docids):
         parts.append(known_item_queries(collection.parallel()[0], collection.parallel_ids(), docids))
     if args.extra_tuples:
         parts.append(read_triples(args.extra_tuples))
-    if not parts:
-        return None, None
-    queries = {q: t for qs, _ in parts for q, t in qs.items()}
-    return queries, Qrels(*(np.concatenate([getattr(r, f) for _, r in parts]) for f in ("qids", "docids", "rels")))
+    return merge_queries(parts) if parts else (None, None)
 
 
 def _load(args):
@@ -154,21 +149,33 @@ def run(args) -> int:
 
     if args.candidates and args.base_run:
         raise ClirkitError("give --base-run or --candidates, not both (the base run gives the hard negatives)")
+    if not args.base_run:
+        given = [o for o, v in (("--beta", args.beta), ("--beta-grid", args.beta_grid),
+                                ("--hard-negatives", args.hard_negatives)) if v is not None]
+        if given:
+            raise ClirkitError(f"{', '.join(given)} weigh(s) a base ranker: give --base-run too")
+    if args.beta is not None and args.beta_grid is not None:
+        raise ClirkitError("give --beta or --beta-grid, not both")
+    if args.parallel_weight != 1.0 and not (args.parallel_tuples or args.extra_tuples):
+        raise ClirkitError("--parallel-weight weighs --parallel-tuples or --extra-tuples: give one of them")
     candidates = read_run(args.candidates) if args.candidates else None
-    base = [read_run(path) for path in args.base_run] if args.base_run else None
+    base = None
+    if args.base_run:
+        from clirkit.boost.base import CompactRun
+
+        base = CompactRun.from_runs(read_run(path) for path in args.base_run)
     extra_queries, extra_qrels = _extra(args, collection, docids)
-    grid = {"beta_grid": tuple(args.beta_grid)} if args.beta_grid else {}
+    optional = {k: v for k, v in (("beta_grid", args.beta_grid and tuple(args.beta_grid)),
+                                  ("hard_negatives", args.hard_negatives), ("candidate_depth", args.candidate_depth),
+                                  ("doc_weighting", args.doc_weighting)) if v is not None}
     ranker = BoostRanker(
         ngram=args.ngram, rounds=args.rounds, rule=args.rule, bits=args.bits, hash_seed=args.hash_seed,
         eps=args.eps, negatives=args.negatives, min_grade=args.min_grade, grade_pairs=args.grade_pairs,
-        weighting=args.weighting, max_positives=args.max_positives, candidate_depth=args.candidate_depth,
-        bags=args.bags, bag_fraction=args.bag_fraction, bootstrap=args.bootstrap, eval_every=args.eval_every,
-        patience=args.patience, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler,
-        source_lang=src_lang, target_lang=tgt_lang, max_df=args.max_df,
-        frequent_word_ngrams=not args.content_ngrams, base=base, beta=args.beta, **grid,
-        hard_negatives=args.hard_negatives, parallel_weight=args.parallel_weight,
-        doc_weighting=args.doc_weighting, random_state=args.seed,
-        quiet=args.quiet)
+        weighting=args.weighting, max_positives=args.max_positives, bags=args.bags, bag_fraction=args.bag_fraction,
+        bootstrap=args.bootstrap, eval_every=args.eval_every, patience=args.patience, jobs=args.jobs,
+        backend=args.backend, scheduler=args.scheduler, source_lang=src_lang, target_lang=tgt_lang,
+        max_df=args.max_df, frequent_word_ngrams=not args.content_ngrams, base=base, beta=args.beta,
+        parallel_weight=args.parallel_weight, random_state=args.seed, quiet=args.quiet, **optional)
     ranker.fit(queries, qrels, docids, texts, dev_queries=dev_queries, dev_qrels=dev_qrels,
                candidates=candidates, extra_queries=extra_queries, extra_qrels=extra_qrels,
                base_made_by={"runs": [str(p) for p in args.base_run]} if base else None)

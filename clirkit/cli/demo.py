@@ -22,7 +22,7 @@ def add_parser(sub) -> None:
     p.add_argument("--iterations", type=int, default=5, help="IBM Model 1 EM iterations")
     p.add_argument("--baselines-only", action="store_true", help="stop after DT and PSQ")
     g = p.add_argument_group("learned systems (kept small so the demo takes minutes)")
-    g.add_argument("--boost-rounds", type=int, default=1500, help="PSQ-Boost boosting rounds (per beta tried)")
+    g.add_argument("--boost-rounds", type=int, default=3000, help="PSQ-Boost boosting rounds (per beta tried)")
     g.add_argument("--boost-queries", type=int, default=0, help="training queries for PSQ-Boost (0: all)")
     g.add_argument("--scs-epochs", type=int, default=2, help="SCS training epochs")
     g.add_argument("--tune-queries", type=int, default=400,
@@ -88,19 +88,20 @@ def run(args) -> int:
     aggregates = {}
     if not args.baselines_only:
         source_analyzer = Analyzer(c.source_lang)
-        train = c.queries("train")
-        if args.boost_queries:
-            train = dict(list(train.items())[:args.boost_queries])
         tokens = {s: dict(zip(qs, source_analyzer.tokenize_many(list(qs.values())))) for s, qs in
-                  {"train": train, **queries}.items()}
-        train_qrels = c.qrels("train").subset(train)
+                  {"train": c.queries("train"), **queries}.items()}
+        boost_ids = list(tokens["train"])[:args.boost_queries or None]
         with steps.time("PSQ-Boost training"):
-            say(f"boosting from PSQ: PSQ over {len(train)} training queries, then up to {args.boost_rounds} rounds "
-                "per beta, beta and rounds chosen on dev", quiet=quiet)
-            base = pipeline.psq_base_run(index, table, train, analyzer, extra=[runs["dev"]["PSQ"]], quiet=quiet)
-            boost = pipeline.boost_from_base(tokens["train"], train_qrels, docids, doc_tokens, base,
+            say(f"boosting from PSQ: PSQ over {len(boost_ids)} training queries, then up to {args.boost_rounds} "
+                "rounds per beta, beta and rounds chosen on dev", quiet=quiet)
+            train = c.queries("train")
+            base = pipeline.psq_base_run(index, table, {q: train[q] for q in boost_ids}, analyzer,
+                                         excluded=c.excluded("train"), extra=[runs["dev"]["PSQ"]], quiet=quiet)
+            boost = pipeline.boost_from_base({q: tokens["train"][q] for q in boost_ids},
+                                             c.qrels("train").subset(boost_ids), docids, doc_tokens, base,
                                              dev_tokens=tokens["dev"], dev_qrels=qrels["dev"],
-                                             rounds=args.boost_rounds, seed=args.seed, quiet=quiet)
+                                             rounds=args.boost_rounds, seed=args.seed, quiet=quiet,
+                                             made_by={"system": "PSQ", "steps": "clirkit demo (pipeline.psq_run)"})
             del base
             boost.save(out / "psq-boost.npz")
         with steps.time("PSQ-Boost retrieval"):
@@ -108,7 +109,7 @@ def run(args) -> int:
                 keep("PSQ-Boost", s, boost.rerank(runs[s]["PSQ"], tokens[s], docids, doc_tokens, tag="PSQ-Boost"))
         with steps.time("SCS training"):
             say(f"training SCS: {args.scs_epochs} epochs", quiet=quiet)
-            scs = pipeline.scs_model(tokens["train"], train_qrels, docids, doc_tokens,
+            scs = pipeline.scs_model(tokens["train"], c.qrels("train"), docids, doc_tokens,
                                      epochs=args.scs_epochs, seed=args.seed, quiet=quiet)
             scs.save(out / "scs.npz")
         with steps.time("SCS retrieval"):
