@@ -5,10 +5,11 @@
 
 Trains the IBM Model 1 table on the collection's parallel corpus, indexes the documents and runs
 PSQ (``clirkit.pipeline.psq_run``: the SPEC's pruning, the 100 most frequent index terms removed
-from the options, BM25 k1 = 1.2, b = 0.75, depth 1,000) over the queries of every split. Nothing is
-removed from the runs here (the topical variant's excluded documents are removed where a run is
-scored). Writes ``boosting/out/<collection>/<variant>/psq.<split>.run.gz`` (not committed: large) and
-prints the time of each step and the peak RSS.
+from the options, BM25 k1 = 1.2, b = 0.75, depth 1,000) over the queries of every split, without
+the variant's excluded documents (the topical task's translation mates). Writes
+``boosting/out/<collection>/<variant>/psq.<split>.run.gz`` (not committed: large; the base runs of
+``clirkit boost-train --base-run``) and prints the time of each step and the peak RSS.
+``boosting/experiment.py`` uses :class:`Baseline` in-process.
 """
 from __future__ import annotations
 
@@ -21,6 +22,24 @@ from clirkit import datasets, pipeline
 from clirkit.formats import write_run
 
 HERE = Path(__file__).resolve().parent
+
+
+class Baseline:
+    """The IBM Model 1 table, the query analyzer and the index of a collection, and PSQ over them
+    (``clirkit.pipeline``'s steps)."""
+
+    def __init__(self, c, quiet: bool = True, jobs: int = 2) -> None:
+        source, target = c.parallel()
+        s_tok = pipeline.tokenize(source, c.source_lang, quiet=quiet, jobs=jobs, desc="tokenizing source")
+        t_tok = pipeline.tokenize(target, c.target_lang, quiet=quiet, jobs=jobs, desc="tokenizing target")
+        self.table = pipeline.train_table(s_tok, t_tok, quiet=quiet)
+        self.analyzer = pipeline.query_analyzer(c.source_lang, s_tok)
+        self.index = pipeline.index_documents(*c.documents(), c.target_lang, quiet=quiet, jobs=jobs)
+        self.quiet = quiet
+
+    def psq(self, queries: dict):
+        """PSQ's run over ``queries`` ``{qid: text}``."""
+        return pipeline.psq_run(self.index, self.table, queries, self.analyzer, quiet=self.quiet)
 
 
 def base_run_path(collection: str, variant: str, split: str, system: str = "psq") -> Path:
@@ -38,20 +57,13 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     c = datasets.load(a.collection, variant=a.variant)
     steps = pipeline.Steps()
-    with steps.time("table"):
-        source, target = c.parallel()
-        s_tok = pipeline.tokenize(source, c.source_lang, quiet=a.quiet, jobs=a.jobs, desc="tokenizing source")
-        t_tok = pipeline.tokenize(target, c.target_lang, quiet=a.quiet, jobs=a.jobs, desc="tokenizing target")
-        table = pipeline.train_table(s_tok, t_tok, quiet=a.quiet)
-        analyzer = pipeline.query_analyzer(c.source_lang, s_tok)
-    with steps.time("index"):
-        index = pipeline.index_documents(*c.documents(), c.target_lang, quiet=a.quiet, jobs=a.jobs)
+    with steps.time("table and index"):
+        baseline = Baseline(c, a.quiet, a.jobs)
     for split in a.splits:
         with steps.time(f"PSQ {split}"):
-            run = pipeline.psq_run(index, table, c.queries(split), analyzer, quiet=a.quiet)
             path = base_run_path(a.collection, a.variant, split)
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_run(run, path)
+            write_run(pipeline.drop_excluded(baseline.psq(c.queries(split)), c.excluded(split)), path)
     print(", ".join(f"{k} {v:.1f} s" for k, v in steps.seconds.items()),
           f"; peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6:.2f} GB")
     return 0

@@ -41,6 +41,7 @@ from clirkit.boost.parallel import known_item_queries
 from clirkit.formats import write_run
 from clirkit.metrics import evaluate
 from clirkit.significance import randomization_test
+from base_runs import Baseline  # boosting/base_runs.py, beside this script
 
 HERE = Path(__file__).resolve().parent
 MEASURES = ["AP", "PRES@1000", "nDCG@10", "P@10", "RR"]
@@ -49,22 +50,6 @@ TESTED = ["AP", "PRES@1000", "nDCG@10"]  # measures with a p-value against PSQ
 
 def peak_rss_gb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
-
-
-class Baseline:
-    """The IBM Model 1 table, the index and the PSQ runs of a collection (clirkit.pipeline's steps)."""
-
-    def __init__(self, c, quiet: bool) -> None:
-        source, target = c.parallel()
-        s_tok = pipeline.tokenize(source, c.source_lang, quiet=quiet, jobs=2, desc="tokenizing source")
-        t_tok = pipeline.tokenize(target, c.target_lang, quiet=quiet, jobs=2, desc="tokenizing target")
-        self.table = pipeline.train_table(s_tok, t_tok, quiet=quiet)
-        self.analyzer = pipeline.query_analyzer(c.source_lang, s_tok)
-        self.index = pipeline.index_documents(*c.documents(), c.target_lang, quiet=quiet, jobs=2)
-        self.quiet = quiet
-
-    def psq(self, queries: dict):
-        return pipeline.psq_run(self.index, self.table, queries, self.analyzer, quiet=self.quiet)
 
 
 def plot_curves(results, path: Path, title: str) -> None:
@@ -167,6 +152,7 @@ def main(argv=None) -> int:
                       base_made_by={"system": "PSQ", "steps": "clirkit.pipeline (IBM Model 1, psq_run)"}
                       if base is not None else None)
     seconds["fit"] = time.perf_counter() - t0
+    rss_after_fit = peak_rss_gb()
     model = ranker.model_
     model.save(out / f"{name}.npz")
     del base
@@ -193,9 +179,10 @@ def main(argv=None) -> int:
 
     t0 = time.perf_counter()
     weights = {}
+    dev_map = {n: evaluate(r, c.qrels("dev"), ["AP"]).mean()["AP"] for n, r in dev_runs.items()}
     for combo in combos:  # weights tuned on the dev split, then frozen
         label = "+".join(combo)
-        test_runs[label], weights[label] = pipeline.tuned_interpolation(
+        test_runs[label], weights[label], dev_map[label] = pipeline.tuned_interpolation(
             [dev_runs[n] for n in combo], [test_runs[n] for n in combo], c.qrels("dev"),
             step=0.1, tag=label)
         write_run(test_runs[label], out / f"{label.replace('+', '_')}-test.run.gz")
@@ -207,7 +194,6 @@ def main(argv=None) -> int:
     seconds["tune_and_score"] = time.perf_counter() - t0
     write_run(systems[name]["test"], out / f"{name}-test.run.gz")
 
-    dev_map = {n: evaluate(r, c.qrels("dev"), ["AP"]).mean()["AP"] for n, r in dev_runs.items()}
     report = {
         "name": name, "collection": args.collection, "variant": args.variant, "split": "test",
         "scores": scores, "dev_MAP": dev_map, "interpolation_weights": weights,
@@ -215,7 +201,8 @@ def main(argv=None) -> int:
         "phrase_table_entries": len(model), "beta": model.beta if model.from_base else None,
         "base": model.base, "params": model.params,
         "seconds": {k: round(v, 1) for k, v in seconds.items()},
-        "peak_rss_gb": {"before_fit": round(rss_before_fit, 2), "end": round(peak_rss_gb(), 2)},
+        "peak_rss_gb": {"before_fit": round(rss_before_fit, 2), "after_fit": round(rss_after_fit, 2),
+                        "end": round(peak_rss_gb(), 2)},
         "command": "python boosting/experiment.py " + " ".join(sys.argv[1:] if argv is None else argv),
     }
     (results / f"{name}.json").write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
@@ -240,7 +227,8 @@ def main(argv=None) -> int:
     for system, row in scores.items():
         m, pv = row["measures"], row["p_vs_psq"]
         ps = "  ".join(f"p {k} {v:.4f}" for k, v in pv.items())
-        print(f"  {system:<24} MAP {m['AP']:.4f}  PRES {m['PRES@1000']:.4f}  nDCG@10 {m['nDCG@10']:.4f}  {ps}")
+        print(f"  {system:<24} dev MAP {dev_map[system]:.4f}  MAP {m['AP']:.4f}  PRES {m['PRES@1000']:.4f}  "
+              f"nDCG@10 {m['nDCG@10']:.4f}  {ps}")
     print(json.dumps({"name": name, "beta": report["beta"], "rounds_kept": model.params["bag_rounds"],
                       "entries": len(model), "weights": weights, "seconds": report["seconds"],
                       "peak_rss_gb": report["peak_rss_gb"]}))

@@ -148,15 +148,17 @@ def scs_model(train_tokens: Mapping[str, list[str]], train_qrels: Qrels, docids:
 
 
 def tuned_interpolation(dev_runs: list[Run], test_runs: list[Run], dev_qrels: Qrels, *, step: float = 0.1,
-                        tag: str | None = None) -> tuple[Run, list[float]]:
+                        tag: str | None = None) -> tuple[Run, list[float], float]:
     """Interpolate ``test_runs`` with the weights that maximize dev MAP (SPEC §6: tuned on dev, then
-    frozen). A run with negative scores (boosting, SCS) is shifted per query to be >= 0 first."""
+    frozen). A run with negative scores (boosting, SCS) is shifted per query to be >= 0 first.
+    Returns the test run, the weights and the dev MAP they reach."""
     from clirkit.fusion import interpolate, tune_weights
 
     transforms = ["shift" if min(d.scores.min(initial=0.0), t.scores.min(initial=0.0)) < 0 else "none"
                   for d, t in zip(dev_runs, test_runs)]
-    weights, _ = tune_weights(dev_runs, dev_qrels, step=step, transform=transforms)
-    return interpolate(test_runs, list(weights), transform=transforms, tag=tag), [float(w) for w in weights]
+    weights, dev_map = tune_weights(dev_runs, dev_qrels, step=step, transform=transforms)
+    return (interpolate(test_runs, list(weights), transform=transforms, tag=tag), [float(w) for w in weights],
+            float(dev_map))
 
 
 def drop_excluded(run: Run, excluded: Mapping[str, set[str]]) -> Run:

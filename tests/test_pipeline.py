@@ -33,8 +33,9 @@ def test_tuned_interpolation_picks_dev_weights_and_shifts_negative_runs():
     dev_b = _run([("q1", "Gen.1.2", -0.1), ("q1", "Gen.1.1", -0.9)], "b")
     test_a = _run([("q2", "John.1.1", 2.0), ("q2", "John.1.5", 1.0)], "a")
     test_b = _run([("q2", "John.1.5", -0.2), ("q2", "John.1.1", -0.5)], "b")
-    fused, weights = pipeline.tuned_interpolation([dev_a, dev_b], [test_a, test_b],
-                                                  Qrels(["q1"], ["Gen.1.2"], [1]), tag="a+b")
+    fused, weights, dev_map = pipeline.tuned_interpolation([dev_a, dev_b], [test_a, test_b],
+                                                           Qrels(["q1"], ["Gen.1.2"], [1]), tag="a+b")
+    assert dev_map == 1.0  # Gen.1.2 first on dev
     assert weights[0] < 0.5 and sum(weights) == pytest.approx(1.0)
     expected = interpolate([test_a, test_b], weights, transform=["none", "shift"], tag="a+b")
     assert fused.docids.tolist() == expected.docids.tolist() and np.allclose(fused.scores, expected.scores)

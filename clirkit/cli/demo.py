@@ -119,7 +119,7 @@ def run(args) -> int:
         with steps.time("aggregation (weights tuned on dev MAP)"):
             for combo in (("DT", "PSQ"), ("PSQ", "SCS"), ("PSQ-Boost", "SCS"), ("PSQ", "PSQ-Boost", "SCS")):
                 name = "+".join(combo)
-                run_, weights = pipeline.tuned_interpolation([runs["dev"][n] for n in combo],
+                run_, weights, _ = pipeline.tuned_interpolation([runs["dev"][n] for n in combo],
                                                              [runs["test"][n] for n in combo], qrels["dev"],
                                                              step=0.1 if len(combo) == 2 else 0.2, tag=name)
                 keep(name, "test", run_)
