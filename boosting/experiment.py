@@ -192,7 +192,8 @@ def main(argv=None) -> int:
                                     for m in TESTED} if system != "PSQ" else {}}
               for system, ev in evs.items()}
     seconds["tune_and_score"] = time.perf_counter() - t0
-    write_run(systems[name]["test"], out / f"{name}-test.run.gz")
+    for n in systems:
+        write_run(test_runs[n], out / f"{n}-test.run.gz")
 
     report = {
         "name": name, "collection": args.collection, "variant": args.variant, "split": "test",
