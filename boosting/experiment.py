@@ -52,8 +52,8 @@ def peak_rss_gb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
 
 
-def plot_curves(results, path: Path, title: str) -> None:
-    """Dev MAP against rounds, one line per bag (and beta), as PNG."""
+def plot_curves(results, path: Path, title: str, reference: tuple[str, float]) -> None:
+    """Dev MAP against rounds, one line per bag (and beta), and a reference system's dev MAP, as PNG."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -62,6 +62,7 @@ def plot_curves(results, path: Path, title: str) -> None:
     fig, ax = plt.subplots(figsize=(6, 3.6), dpi=120)
     for label, rounds, scores in results:
         ax.plot(rounds, scores, marker=".", label=label)
+    ax.axhline(reference[1], color="grey", linestyle="--", label=f"{reference[0]} (dev MAP {reference[1]:.4f})")
     ax.set_xlabel("boosting rounds")
     ax.set_ylabel("dev MAP")
     ax.set_title(title, fontsize=10)
@@ -215,7 +216,8 @@ def main(argv=None) -> int:
                            r.eval_rounds.tolist(), r.eval_scores.tolist()))
             for rd, m in zip(*curves[-1][1:]):
                 f.write(f"{s + 1}\t{rd}\t{m:.4f}\n")
-    plot_curves(curves, results / f"{name}-curve.png", f"{name} on {args.collection} ({args.variant}): dev MAP")
+    plot_curves(curves, results / f"{name}-curve.png", f"{name} on {args.collection} ({args.variant}): dev MAP",
+                ("PSQ", dev_map["PSQ"]))
     with open(results / f"{name}-table.tsv", "w") as f:
         f.write("t\th_t\tw_t\n")
         for _, t, pairs, w in model.rounds_table(40):
