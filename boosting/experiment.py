@@ -128,7 +128,9 @@ def main(argv=None) -> int:
 
     extra_queries = extra_qrels = None
     if args.parallel_tuples:
-        extra_text, extra_qrels = known_item_queries(c.parallel()[0], c.parallel_ids(), docids)
+        sources, targets = c.parallel()
+        extra_text, extra_qrels = known_item_queries(sources, c.parallel_ids(), docids, target_texts=targets,
+                                                     doc_texts=texts)
         extra_queries = dict(zip(extra_text, src.tokenize_many(list(extra_text.values()), jobs=2)))
     base = None
     if args.base == "psq":

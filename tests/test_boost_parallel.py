@@ -18,6 +18,14 @@ def test_known_item_queries_keep_the_pairs_whose_id_is_a_document():
         (PREFIX + "Gen.1.1", "Gen.1.1", 2), (PREFIX + "Gen.1.3", "Gen.1.3", 2)]
 
 
+def test_known_item_queries_skip_pairs_whose_target_is_not_the_document():
+    docs = ["Gen.1.1", "Gen.1.3"]
+    texts = ["EN el principio crió Dios los cielos y la tierra.", "Y dijo Dios: Sea la luz: y fué la luz."]
+    targets = [texts[0], "otro texto", "Y la tierra estaba desordenada"]
+    queries, qrels = known_item_queries(SOURCE, IDS, docs, target_texts=targets, doc_texts=texts)
+    assert list(queries) == [PREFIX + "Gen.1.1"] and qrels.docids.tolist() == ["Gen.1.1"]
+
+
 def test_known_item_queries_need_an_aligned_document():
     with pytest.raises(ClirkitError, match="no parallel pair is aligned"):
         known_item_queries(SOURCE, IDS, ["Matt.1.1"])

@@ -17,6 +17,7 @@ PREFIX = "parallel:"  # query-id prefix of the known-item queries (kept apart fr
 
 
 def known_item_queries(source_texts: Sequence[str], pair_ids: Sequence[str], docids: Sequence[str], *,
+                       target_texts: Sequence[str] | None = None, doc_texts: Sequence[str] | None = None,
                        grade: int = 1, prefix: str = PREFIX) -> tuple[dict[str, str], Qrels]:
     """Known-item queries of the parallel pairs whose id is a document id.
 
@@ -24,6 +25,9 @@ def known_item_queries(source_texts: Sequence[str], pair_ids: Sequence[str], doc
         source_texts: the source side of the parallel corpus (query language).
         pair_ids: the id of each pair; a pair is used when its id names a document.
         docids: the collection's document ids.
+        target_texts, doc_texts: the target side and the documents' texts; when given, a pair
+            is used only if its target text is its document's text (ids that merely collide
+            are not alignments).
         grade: relevance grade of the aligned document.
         prefix: prepended to a pair id to make its query id.
     Returns:
@@ -31,8 +35,10 @@ def known_item_queries(source_texts: Sequence[str], pair_ids: Sequence[str], doc
     """
     if len(source_texts) != len(pair_ids):
         raise ClirkitError(f"{len(pair_ids)} parallel pair ids but {len(source_texts)} source sentences")
+    text_of = dict(zip(docids, doc_texts)) if doc_texts is not None else None
     known = set(docids)
-    keep = [i for i, pid in enumerate(pair_ids) if pid in known and source_texts[i].strip()]
+    keep = [i for i, pid in enumerate(pair_ids) if pid in known and source_texts[i].strip()
+            and (text_of is None or target_texts is None or text_of[pid].strip() == target_texts[i].strip())]
     if not keep:
         raise ClirkitError("no parallel pair is aligned to a document of the collection "
                            "(known-item tuples need documents that are the corpus's target side)")

@@ -192,8 +192,9 @@ class BoostRanker:
             base_made_by: JSON-ready description of how ``base`` was made, kept in the model.
 
         Sets ``model_`` (:class:`BoostModel`), ``results_`` (one
-        :class:`~clirkit.boost.rounds.BoostResult` per bag), ``tuples_`` and, when
-        boosting from a base ranker, ``beta_`` and ``beta_scores_`` (dev MAP per beta tried).
+        :class:`~clirkit.boost.rounds.BoostResult` per bag), ``tuples_`` (weights D
+        before the base margins' factor) and, when boosting from a base ranker,
+        ``beta_`` and ``beta_scores_`` (dev MAP per beta tried).
         """
         self._check()
         if len(docids) != len(doc_tokens):

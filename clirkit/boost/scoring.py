@@ -143,6 +143,7 @@ class RerankEvaluator:
         return self.base_part + pair_scores(QW, self.Dcsc[:, cols].tocsr(), self.qrow, self.drow)
 
     def __call__(self, src: np.ndarray, tgt: np.ndarray, weights: np.ndarray) -> float:
+        """Dev MAP (AP over the dev qrels' queries) of the candidates re-ranked with the weighted pairs."""
         from clirkit.metrics import evaluate
         from clirkit.run import Run
 

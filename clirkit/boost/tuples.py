@@ -18,12 +18,15 @@ with ``seed``, so the same inputs and seed give the same tuples.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from clirkit.errors import ClirkitError
 from clirkit.run import Qrels, Run
+
+if TYPE_CHECKING:
+    from clirkit.boost.base import BaseScores
 
 WEIGHTINGS = ("difference", "one", "positive")
 
@@ -101,7 +104,8 @@ def _uniform_negatives(rng: np.random.Generator, qrow: np.ndarray, n_docs: int, 
 def make_tuples(qrels: Qrels, query_ids: Sequence[str], docids: Sequence[str], *, negatives: int = 1,
                 min_grade: int = 1, candidates: Run | None = None, candidate_depth: int = 1000,
                 grade_pairs: int = 0, weighting: str = "difference", max_positives: int = 0,
-                hard_negatives: int = 0, base=None, seed=0) -> Tuples:
+                hard_negatives: int = 0, base: "BaseScores | None" = None,
+                seed: int | Sequence[int] = 0) -> Tuples:
     """Sample training tuples.
 
     Args:
@@ -111,10 +115,10 @@ def make_tuples(qrels: Qrels, query_ids: Sequence[str], docids: Sequence[str], *
         docids: the collection (tuple ``pos``/``neg`` index this list).
         negatives: sampled d- per d+ (uniform or from ``candidates``).
         min_grade: grades >= this are relevant (d+ candidates).
-        candidates: a run giving hard negatives (its top ``candidate_depth`` per
-            query, minus judged-relevant docs). With ``hard_negatives == 0`` the
-            ``negatives`` are drawn from it instead of uniformly (queries with no
-            candidate fall back to uniform sampling).
+        candidates: a run whose top ``candidate_depth`` per query, minus the
+            judged-relevant docs, gives the ``negatives`` instead of uniform draws
+            (queries with no candidate fall back to uniform sampling); the
+            standalone form of hard negatives.
         grade_pairs: additional d- per d+ drawn among the query's judged docs of a
             lower grade (>= ``min_grade``); 0 disables.
         weighting: one of ``WEIGHTINGS``.

@@ -26,6 +26,7 @@ SCHEMES = ("binary", "idf", "length", "idf-length")
 
 
 def check_scheme(scheme: str) -> None:
+    """Raise ClirkitError unless ``scheme`` is one of ``SCHEMES``."""
     if scheme not in SCHEMES:
         raise ClirkitError(f"unknown document weighting {scheme!r}; choose one of {', '.join(SCHEMES)}")
 

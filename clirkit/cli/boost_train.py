@@ -93,7 +93,7 @@ def add_parser(sub) -> None:
     add_quiet(p)
 
 
-def _extra(args, collection, docids):
+def _extra(args, collection, docids, texts):
     """``(extra queries, extra qrels)`` from --parallel-tuples and --extra-tuples (``(None, None)`` if neither)."""
     from clirkit.boost.parallel import known_item_queries, merge_queries, read_triples
     from clirkit.errors import ClirkitError
@@ -103,7 +103,9 @@ def _extra(args, collection, docids):
         if collection is None:
             raise ClirkitError("--parallel-tuples needs --collection (its parallel corpus); with files use "
                                "--extra-tuples")
-        parts.append(known_item_queries(collection.parallel()[0], collection.parallel_ids(), docids))
+        sources, targets = collection.parallel()
+        parts.append(known_item_queries(sources, collection.parallel_ids(), docids, target_texts=targets,
+                                        doc_texts=texts))
     if args.extra_tuples:
         parts.append(read_triples(args.extra_tuples))
     return merge_queries(parts) if parts else (None, None)
@@ -164,7 +166,7 @@ def run(args) -> int:
         from clirkit.boost.base import CompactRun
 
         base = CompactRun.from_runs(read_run(path) for path in args.base_run)
-    extra_queries, extra_qrels = _extra(args, collection, docids)
+    extra_queries, extra_qrels = _extra(args, collection, docids, texts)
     optional = {k: v for k, v in (("beta_grid", args.beta_grid and tuple(args.beta_grid)),
                                   ("hard_negatives", args.hard_negatives), ("candidate_depth", args.candidate_depth),
                                   ("doc_weighting", args.doc_weighting)) if v is not None}
