@@ -99,7 +99,7 @@ def main(argv=None) -> int:
                    help="the parallel corpus's source sentences as extra known-item queries")
     p.add_argument("--parallel-weight", type=float, default=1.0)
     p.add_argument("--doc-weighting", default=None, choices=("binary", "idf", "length", "idf-length"),
-                   help="default: BoostRanker's (binary standalone, idf-length with --base)")
+                   help="default: BoostRanker's (binary standalone, length with --base)")
     p.add_argument("--scs-epochs", type=int, default=0,
                    help="also train SCS (pipeline.scs_model) and tune its combinations with PSQ and the model")
     p.add_argument("--seed", type=int, default=0)

@@ -124,7 +124,7 @@ def boost_from_base(train_tokens: Mapping[str, list[str]], train_qrels: Qrels, d
     """A Boost-1g phrase table boosted from a base ranker (``base``: its run over the training and dev
     queries, e.g. :func:`psq_base_run`), with beta tuned on the dev MAP of the re-ranked dev base run
     and early stopping on it; BoostRanker's base-ranker defaults (uniform and hard negatives,
-    idf-length document weights) with ``max_df`` 0.05 and the dev set scored every 100 rounds.
+    1/sqrt(length) document weights) with ``max_df`` 0.05 and the dev set scored every 100 rounds.
     ``params`` override BoostRanker's; ``made_by`` says how the base run was made (kept in the
     model). Returns the BoostModel (it re-ranks the base system's runs: ``model.rerank``)."""
     from clirkit.boost import BoostRanker

@@ -110,7 +110,7 @@ def test_boost_from_a_base_run_reranks_it_with_beta_times_normalized_scores(tmp_
     assert main(["boost-rank", model, "--queries", q, "--documents", docs, "--candidates", base, "-o", out,
                  "--quiet"]) == 0
     cand, got = read_run(base), read_run(out)
-    assert m.doc_weighting == "idf-length"  # the default when boosting from a base ranker
+    assert m.doc_weighting == "length"  # the default when boosting from a base ranker
     plain = BoostModel(m.src_terms, m.tgt_terms, m.W, ngram=m.ngram, source_analyzer=m.source_analyzer,
                        target_analyzer=m.target_analyzer, history=m.history, doc_weighting=m.doc_weighting,
                        tgt_idf=m.tgt_idf)

@@ -63,8 +63,8 @@ class BoostRanker:
             the nave-en-es dev split, boosting/README.md).
         doc_weighting: document side of the bilinear scorer: ``binary`` (the
             paper), ``idf``, ``length`` or ``idf-length`` (:mod:`clirkit.boost.weighting`).
-            None: ``binary`` standalone, ``idf-length`` with ``base`` (better
-            than binary on the nave-en-es dev split, boosting/README.md).
+            None: ``binary`` standalone, ``length`` with ``base`` (the best of
+            the four on the nave-en-es dev split, boosting/README.md).
         parallel_weight: importance of the extra tuples given to :meth:`fit`
             (e.g. parallel sentences as known-item queries) relative to the others.
         random_state: seed of tuple sampling and bagging.
@@ -145,7 +145,7 @@ class BoostRanker:
     def _doc_weighting(self) -> str:
         if self.doc_weighting is not None:
             return self.doc_weighting
-        return "binary" if self.base is None else "idf-length"
+        return "binary" if self.base is None else "length"
 
     def _candidate_depth(self) -> int:
         if self.candidate_depth is not None:

@@ -63,7 +63,7 @@ def add_parser(sub) -> None:
                    help="also drop the n-grams (n >= 2) that contain a word --max-df drops ('of kish', 'de la')")
     m.add_argument("--doc-weighting", choices=("binary", "idf", "length", "idf-length"), default=None,
                    help="document side of q^T W d: binary (the paper), idf, 1/sqrt(length), or both "
-                        "(default: binary standalone, idf-length with --base-run)")
+                        "(default: binary standalone, length with --base-run)")
     m.add_argument("--rounds", type=int, default=1000, help="maximum boosting rounds (per bag)")
     m.add_argument("--rule", choices=("exact", "r"), default="exact",
                    help="step rule: exact (argmax (sqrt W+ - sqrt W-)^2) or r (argmax |W+ - W-|)")
