@@ -171,35 +171,28 @@ def drop_excluded(run: Run, excluded: Mapping[str, set[str]]) -> Run:
 
 
 def score_table(runs: Mapping[str, Run], qrels: Qrels, measures: tuple[str, ...], *, baseline: str | None = None,
-                seed: int = 0, qrels_label: str = "qrels") -> str:
+                seed: int = 0, qrels_label: str = "qrels", gains: tuple[str, ...] = ()) -> str:
     """The ``clirkit eval`` text table of ``runs``: one row per run (name, queries, mean of each measure
     over the qrels' queries), ``*`` on means that differ from ``baseline``'s (default: the first run)
     at p < 0.05 in the paired randomization test with ``seed``, then ``#`` notes naming the judgments
-    ``qrels_label``. No trailing newline."""
+    ``qrels_label``. With ``gains`` (some of ``measures``), a blank line and one line per other run:
+    its difference to the baseline's mean of each, in points (x 100), with the same test's p-value.
+    No trailing newline."""
     from clirkit.metrics import evaluate
     from clirkit.report import Report
 
     names = list(runs)
     evaluations = [evaluate(run, qrels, measures) for run in runs.values()]
-    return Report(names, evaluations, baseline=names.index(baseline or names[0]), seed=seed,
-                  qrels=qrels_label).text().rstrip("\n")
-
-
-def gains(runs: Mapping[str, Run], qrels: Qrels, measures: tuple[str, ...], *, baseline: str, seed: int = 0) -> str:
-    """One line per run other than ``baseline``: the difference of each mean measure to the baseline's, in
-    points (x 100), with the p-value of the paired randomization test (10,000 sign flips, ``seed``)."""
-    from clirkit.metrics import evaluate
-    from clirkit.report import significance
-
-    names = list(runs)
-    evaluations = [evaluate(run, qrels, measures) for run in runs.values()]
-    base = names.index(baseline)
-    tests = significance(evaluations, base, seed=seed)
-    lines = []
+    base = names.index(baseline or names[0])
+    report = Report(names, evaluations, baseline=base, seed=seed, qrels=qrels_label)
+    text = report.text().rstrip("\n")
+    if not gains:
+        return text
+    lines = [f"gains over {names[base]} in points:"]
     for i, name in enumerate(names):
         if i == base:
             continue
         parts = [f"{m} {100 * (evaluations[i].mean()[m] - evaluations[base].mean()[m]):+.2f}"
-                 f" (p {tests[(i, m)].p_value:.4f})" for m in measures if (i, m) in tests]
-        lines.append(f"{name} vs {baseline}: " + ", ".join(parts))
-    return f"gains over {baseline} in points:\n" + "\n".join(lines)
+                 f" (p {report.tests[(i, m)].p_value:.4f})" for m in gains if (i, m) in report.tests]
+        lines.append(f"{name} vs {names[base]}: " + ", ".join(parts))
+    return text + "\n\n" + "\n".join(lines)

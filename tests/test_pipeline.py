@@ -66,12 +66,13 @@ def test_score_table_is_the_eval_text_layout_with_a_star_on_the_run_better_on_ev
     assert flipped.split("\n")[1].split() == ["weak", "12", "*0.5000"] and "against strong" in flipped
 
 
-def test_gains_are_mean_differences_in_points_with_p_values():
+def test_score_table_gains_are_mean_differences_in_points_with_p_values():
     qrels, weak, strong = _weak_and_strong()
-    text = pipeline.gains({"weak": weak, "strong": strong}, qrels, ("AP", "P@1"), baseline="weak")
+    text = pipeline.score_table({"weak": weak, "strong": strong}, qrels, ("AP", "P@1"), baseline="weak",
+                                gains=("AP", "P@1"))
     p = 2 / 2 ** 12  # exact enumeration of the 12 signs: only all + and all - reach the observed mean
-    assert text.split("\n") == ["gains over weak in points:",
-                                f"strong vs weak: AP +50.00 (p {p:.4f}), P@1 +100.00 (p {p:.4f})"]
+    assert text.split("\n\n")[1].split("\n") == ["gains over weak in points:",
+                                                 f"strong vs weak: AP +50.00 (p {p:.4f}), P@1 +100.00 (p {p:.4f})"]
 
 
 def test_psq_base_run_encodes_psq_batch_by_batch(index):

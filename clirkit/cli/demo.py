@@ -128,8 +128,7 @@ def run(args) -> int:
     test_runs = runs["test"]
     report = [f"{c.name} ({c.variant}), test split: {len(queries['test'])} queries, {len(docids)} documents",
               "", pipeline.score_table(test_runs, qrels["test"], MEASURES, baseline="PSQ", seed=args.seed,
-                                       qrels_label=f"{c.name} test"),
-              "", pipeline.gains(test_runs, qrels["test"], ("AP", "PRES@1000"), baseline="PSQ", seed=args.seed)]
+                                       qrels_label=f"{c.name} test", gains=("AP", "PRES@1000"))]
     if aggregates:
         report += ["", f"interpolation weights (tuned on the MAP of {len(queries['dev'])} dev queries): " + "; ".join(
             f"{n} = {', '.join(f'{w:g}' for w in ws)}" for n, ws in aggregates.items())]
