@@ -19,7 +19,7 @@ from typing import Iterable, Sequence, Union
 
 import numpy as np
 
-from clirkit.boost.tuples import Tuples, index_of, lookup_sorted
+from clirkit.boost.tuples import Tuples, index_of, lookup_sorted, values_at
 from clirkit.errors import ClirkitError
 from clirkit.run import Run
 
@@ -138,8 +138,7 @@ class BaseScores:
 
     def at(self, qrow: np.ndarray, drow: np.ndarray) -> np.ndarray:
         """f0 at each (query row, document row) pair: 0 where the base run has no such row."""
-        found, pos = lookup_sorted(self._keys, self._key(qrow, drow))
-        return np.where(found, self._values[pos], 0.0) if len(self._keys) else np.zeros(len(found))
+        return values_at(self._keys, self._values, self._key(qrow, drow))
 
     def candidate_keys(self, depth: int | None = None) -> np.ndarray:
         """Sorted ``query row * n_docs + document row`` of the rows ranked within ``depth`` (all if None)."""

@@ -89,6 +89,14 @@ def lookup_sorted(sorted_keys: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray
     return sorted_keys[pos] == keys, pos
 
 
+def values_at(sorted_keys: np.ndarray, values: np.ndarray, keys: np.ndarray, default: float = 0.0) -> np.ndarray:
+    """``values[i]`` where ``keys`` equals ``sorted_keys[i]`` (ascending), ``default`` where it is absent (float64)."""
+    found, pos = lookup_sorted(sorted_keys, keys)
+    if len(sorted_keys) == 0:
+        return np.full(len(found), default, dtype=np.float64)
+    return np.where(found, values[pos], default).astype(np.float64)
+
+
 def _uniform_negatives(rng: np.random.Generator, qrow: np.ndarray, n_docs: int, relevant_keys: np.ndarray,
                        m: int) -> np.ndarray:
     """``m`` documents per entry of ``qrow``, uniform over docs not in ``relevant_keys`` (q*n_docs+d, sorted)."""
@@ -175,8 +183,7 @@ def make_tuples(qrels: Qrels, query_ids: Sequence[str], docids: Sequence[str], *
 
     def grade_of(q, d):
         """Judged grade of (q, d) (0 when unjudged)."""
-        hit, pos = lookup_sorted(judged_keys, q * n_docs + d)
-        return np.where(hit, judged_grades[pos] if len(pos) and len(judged_grades) else 0, 0).astype(np.float64)
+        return values_at(judged_keys, judged_grades, q * n_docs + d)
 
     if negatives > 0:
         negs = _uniform_negatives(rng, pq, n_docs, relevant_keys, negatives)
