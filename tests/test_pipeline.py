@@ -86,6 +86,7 @@ def test_psq_base_run_encodes_psq_batch_by_batch(index):
     base = pipeline.psq_base_run(index, table, queries, analyzer, batch=2)
     assert base.query_ids.tolist() == whole.query_ids and len(base) == len(whole)
     np.testing.assert_array_equal(base.doc_ids[base.dcode], whole.docids)
+    np.testing.assert_array_equal(base.query_ids[base.qcode], whole.qids)
     top = np.repeat([whole.scores[whole.qids == q].max() for q in whole.query_ids],
                     [np.sum(whole.qids == q) for q in whole.query_ids])
     np.testing.assert_allclose(base.f0, whole.scores / top, rtol=1e-15)

@@ -61,13 +61,12 @@ class CompactRun:
         tag = None
         for run in runs:
             tag = run.tag if tag is None else tag
-            starts = np.flatnonzero(run.ranks() == 1)
-            qcode = np.repeat(np.arange(len(qids), len(qids) + len(starts), dtype=np.int32),
-                              np.diff(np.append(starts, len(run))))
+            ranks = run.ranks()
+            qcode = np.cumsum(ranks == 1, dtype=np.int32) + np.int32(len(qids) - 1)
             qids.extend(run.query_ids)
             uniq, inv = np.unique(run.docids, return_inverse=True)
             codes = np.fromiter((doc_code.setdefault(d, len(doc_code)) for d in uniq.tolist()), np.int32, len(uniq))
-            for col, values in zip(cols, (qcode, codes[inv], normalized_scores(run), run.ranks())):
+            for col, values in zip(cols, (qcode, codes[inv], normalized_scores(run), ranks)):
                 col.append(values)
         if len(set(qids)) != len(qids):
             raise ClirkitError("a query of the base run appears in two of its parts")
