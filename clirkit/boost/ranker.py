@@ -333,7 +333,11 @@ class BoostRanker:
 
 
 def _bagged_dev_score(results, dev) -> float:
-    """Dev MAP of the bag-averaged model made of ``results`` (each cut to its kept rounds)."""
+    """Dev MAP of the bag-averaged model made of ``results`` (each cut to its kept rounds); a single bag's
+    is the evaluation it was kept at."""
+    if len(results) == 1:
+        r = results[0]
+        return float(r.eval_scores[r.eval_rounds == r.best_round][0])
     entries = [r.entries() for r in results]
     src = np.concatenate([e[0] for e in entries])
     tgt = np.concatenate([e[1] for e in entries])
