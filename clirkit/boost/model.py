@@ -25,7 +25,7 @@ import scipy.sparse as sp
 from clirkit.analysis import Analyzer
 from clirkit.boost.features import NgramVocabulary
 from clirkit.boost.rounds import BoostResult
-from clirkit.boost.scoring import top_k
+from clirkit.boost.scoring import docid_tie_key, top_k
 from clirkit.boost.weighting import check_scheme, weigh_documents
 from clirkit.errors import ClirkitError
 from clirkit.npzio import load_npz, save_npz
@@ -34,14 +34,6 @@ from clirkit.run import Run
 KIND = "boost-model"
 FORMAT_VERSION = 1
 BASE_FORMAT_VERSION = 2  # adds header fields "beta", "base", "doc_weighting" and the array "tgt_idf"
-
-
-def docid_tie_key(docids: Sequence[str]) -> np.ndarray:
-    """Rank of each docid in ascending string order (ties in a ranking go to the smaller docid)."""
-    arr = np.asarray(docids, dtype=str)
-    key = np.empty(len(arr), dtype=np.int64)
-    key[np.argsort(arr, kind="stable")] = np.arange(len(arr))
-    return key
 
 
 class BoostModel:

@@ -8,10 +8,18 @@ so memory stays bounded by ``batch`` rows of the (queries x documents) product.
 """
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, Sequence
 
 import numpy as np
 import scipy.sparse as sp
+
+
+def docid_tie_key(docids: Sequence[str]) -> np.ndarray:
+    """Rank of each docid in ascending string order (ties in a ranking go to the smaller docid)."""
+    arr = np.asarray(docids, dtype=str)
+    key = np.empty(len(arr), dtype=np.int64)
+    key[np.argsort(arr, kind="stable")] = np.arange(len(arr))
+    return key
 
 
 def top_k(Qm: sp.csr_matrix, W: sp.csr_matrix, DmT: sp.csr_matrix, tie_key: np.ndarray, *, depth: int,
@@ -60,8 +68,7 @@ class DevEvaluator:
         self.DmT = sp.csr_matrix(Dm, dtype=np.float64).T.tocsr()
         self.qids = np.asarray(qids, dtype=str)
         self.docids = np.asarray(docids, dtype=str)
-        self.tie_key = np.empty(len(self.docids), dtype=np.int64)
-        self.tie_key[np.argsort(self.docids, kind="stable")] = np.arange(len(self.docids))
+        self.tie_key = docid_tie_key(self.docids)
         self.qrels = qrels
         self.depth = depth
         self.batch = batch
@@ -126,9 +133,7 @@ class RerankEvaluator:
         self.qrow, self.drow = base.qrow[grouped], base.drow[grouped]
         self.row_qids = self.qids[self.qrow]  # stays right after any within-query re-ordering
         self.base_part = beta * base.f0[grouped]
-        tie = np.empty(len(self.docids), dtype=np.int64)
-        tie[np.argsort(self.docids, kind="stable")] = np.arange(len(self.docids))
-        self.tie = tie[self.drow]
+        self.tie = docid_tie_key(self.docids)[self.drow]
         per_query = np.bincount(self.qrow) if len(self.qrow) else np.zeros(1, np.int64)
         self.cut = int(per_query.max()) > depth
         self.qrels = qrels
