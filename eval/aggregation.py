@@ -20,8 +20,8 @@ aggregate against the best single system on that measure (10,000 sign flips, see
     python eval/aggregation.py --collection bible-verse-es-en:topical --boost-rounds 300
     python eval/aggregation.py --readme-only     # rebuild the README section from the saved results
 
-Runs, models and ``results.json`` go to ``--work/<name>/<variant>/`` (default /tmp/agg; not
-committed); the Markdown section "## Rank aggregation results" at the end of eval/README.md is
+Runs, models and ``results.json`` go to ``--work/<name>/<variant>/`` (default ``eval/out/aggregation``;
+not committed); the Markdown section "## Rank aggregation results" at the end of eval/README.md is
 rebuilt from every ``results.json`` under ``--work``. Dev tuning aligns the runs once and only
 re-weights the normalized scores per grid point; the chosen point is checked to give the same
 dev MAP through :func:`clirkit.fusion.interpolate`.
@@ -395,7 +395,8 @@ def write_section(readme: Path, text: str) -> None:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--collection", nargs="+", default=["nave-en-es:standard"], metavar="NAME[:VARIANT]")
-    p.add_argument("--work", default="/tmp/agg", help="runs, models and results.json per collection")
+    p.add_argument("--work", default=str(HERE / "out" / "aggregation"),
+                   help="runs, models and results.json per collection")
     p.add_argument("--baselines", default=str(REPO / "baselines" / "results"), help="DT/PSQ runs folder")
     p.add_argument("--boost-model", default=None, help="an existing Boost-2g model (.npz) to rank with")
     p.add_argument("--boost-note", default="", help="how --boost-model was made (printed in the report)")

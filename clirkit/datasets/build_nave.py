@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m clirkit.datasets.build_nave --shared /work/shared -o clirkit/datasets/data/nave-en-es
+    python -m clirkit.datasets.build_nave --shared ../shared -o clirkit/datasets/data/nave-en-es
 
 Inputs (``SHARED/data``): ``bible/spaRV1909eb.tsv`` (documents),
 ``bible/engWEB2015eb.tsv`` (English side of the parallel corpus) and
