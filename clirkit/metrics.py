@@ -1,29 +1,14 @@
 """Per-query retrieval measures with trec_eval's semantics, vectorized over columnar runs.
 
 :func:`evaluate` turns a :class:`~clirkit.run.Run` and :class:`~clirkit.run.Qrels`
-into an :class:`Evaluation`: one row per query, one column per measure. Measures
-are named as users write them (:func:`parse_measure`):
-
-=======================  =======================================================
-``AP`` (``MAP``)          average precision: sum of P@k at each relevant retrieved
-                          rank k, divided by the number of relevant judged documents
-``AP@k``                  the same over the top k only (trec_eval ``map_cut_k``)
-``PRES@N``                Magdy & Jones' PRES, browsing depth N (``PRES``: N = 1000)
-``nDCG@k``                trec_eval ``ndcg_cut_k``: gain = grade, discount
-                          log2(rank+1), ideal ranking from all judged documents;
-                          ``nDCG`` = no cut
-``P@k``, ``R@k``          precision (always divided by k) and recall in the top k
-``RR`` (``MRR``)          reciprocal rank of the first relevant document (``RR@k``)
-``P_mr@k``                SCS paper: 1 if a main-relevant document (grade >=
-                          ``main_grade``) is in the top k, else 0 (not divided by k)
-``P_r@k``                 SCS paper: precision at k of relevant documents
-``MRR_mr``, ``MRR_r``     reciprocal rank of the first main-relevant / relevant one
-=======================  =======================================================
-
-trec_eval's names are accepted too: ``map``, ``map_cut_10``, ``P_10``,
-``ndcg_cut_10``, ``recall_1000``, ``recip_rank``. A document is relevant when
-its grade is >= ``rel_threshold`` (trec_eval ``-l``, default 1); nDCG always
-uses the raw grades as gains (as trec_eval does, whatever ``-l``).
+into an :class:`Evaluation`: one row per query, one column per measure. The
+measures, their names (``AP``, ``P@10``, ``nDCG@10``, ``P(rel=2)@10`` and
+trec_eval's ``map``, ``P_10``, ``ndcg_cut.10``, ``recip_rank``, ``Rprec``,
+``num_rel_ret``, ...) and their definitions live in the registry,
+:mod:`clirkit.measures`; this module computes them. A document is relevant when
+its grade is >= ``rel_threshold`` (trec_eval ``-l``, default 1) or the
+measure's own ``(rel=N)``; nDCG always uses the raw grades as gains (as
+trec_eval does, whatever ``-l``).
 
 Semantics follow trec_eval 9 (checked against pytrec_eval in the tests):
 
@@ -38,121 +23,31 @@ Semantics follow trec_eval 9 (checked against pytrec_eval in the tests):
   is evaluated like any other and scores 0 on every measure: trec_eval and
   pytrec_eval do the same and count it in the mean.
 - ``average="qrels"`` (trec_eval ``-c``): one row per query of the qrels, a
-  query without run lines scores 0. ``average="run"`` (trec_eval's default):
-  one row per run query that the qrels judge.
+  query without run lines scores 0 on every measure (NumRel included, as
+  trec_eval ``-c`` does). ``average="run"`` (trec_eval's default): one row per
+  run query that the qrels judge.
+- Summaries are means over the rows, the counts (NumRet, NumRel, NumRelRet)
+  included; trec_eval and ir_measures print the sums of those three.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Iterable
 
 import numpy as np
 
 from clirkit.errors import ClirkitError
+from clirkit.measures import (DEFAULT_MEASURES, MEASURE_NAMES_HELP, REGISTRY, SCS_MEASURES, Measure,
+                              MeasureDef, parse_measure, parse_measures, register)
 from clirkit.run import Qrels, Run
 
-DEFAULT_MEASURES = ("AP", "PRES@1000", "nDCG@10", "P@10", "RR")
-SCS_MEASURES = ("P_mr@1", "P_mr@5", "P_r@5", "nDCG@5", "AP", "MRR_mr", "MRR_r")
+__all__ = ["AVERAGES", "DEFAULT_MEASURES", "MEASURE_NAMES_HELP", "NAMES", "REGISTRY", "SCS_MEASURES", "TIES",
+           "Evaluation", "Measure", "MeasureDef", "RankedQueries", "evaluate", "parse_measure", "parse_measures",
+           "register"]
+
 AVERAGES = ("qrels", "run")
 TIES = ("trec_eval", "run")
-
-MEASURE_NAMES_HELP = (
-    "AP, AP@k, PRES@N, nDCG, nDCG@k, P@k, R, R@k, RR, RR@k, P_mr@k, P_r@k, MRR_mr, MRR_r "
-    "(also MAP, MRR and trec_eval's map, P_10, ndcg_cut_10, recall_1000, recip_rank)"
-)
-
-
-# --------------------------------------------------------------------------- measure names
-
-@dataclass(frozen=True)
-class Measure:
-    """A parsed measure name.
-
-    Attributes:
-        name: canonical spelling, e.g. ``"nDCG@10"``; used as the column name.
-        kind: one of ``AP PRES nDCG P R RR P_mr P_r MRR_mr MRR_r``.
-        cutoff: rank cutoff k (N for PRES), or None for "the whole ranking".
-    """
-
-    name: str
-    kind: str
-    cutoff: int | None
-
-
-# kind, canonical spelling, whether the cutoff is required / allowed / forbidden, default cutoff
-_BASES: dict[str, tuple[str, str, str, int | None]] = {
-    "ap": ("AP", "AP", "optional", None),
-    "map": ("AP", "AP", "optional", None),
-    "pres": ("PRES", "PRES", "optional", 1000),
-    "ndcg": ("nDCG", "nDCG", "optional", None),
-    "p": ("P", "P", "required", None),
-    "r": ("R", "R", "optional", None),
-    "recall": ("R", "R", "optional", None),
-    "rr": ("RR", "RR", "optional", None),
-    "mrr": ("RR", "RR", "optional", None),
-    "p_mr": ("P_mr", "P_mr", "required", None),
-    "p_r": ("P_r", "P_r", "required", None),
-    "mrr_mr": ("MRR_mr", "MRR_mr", "forbidden", None),
-    "mrr_r": ("MRR_r", "MRR_r", "forbidden", None),
-}
-_TREC_NAMES = [
-    (re.compile(r"map_cut_(\d+)"), "ap"),
-    (re.compile(r"p_(\d+)"), "p"),
-    (re.compile(r"ndcg_cut_(\d+)"), "ndcg"),
-    (re.compile(r"recall_(\d+)"), "r"),
-]
-_USER_NAME = re.compile(r"([a-z_]+?)(?:@(\d+))?")
-
-
-def parse_measure(name: str) -> Measure:
-    """Parse a user's measure name (case-insensitive) into a :class:`Measure`.
-
-    Raises:
-        ClirkitError: unknown name, missing or invalid cutoff.
-    """
-    text = str(name).strip()
-    low = text.lower()
-    base, cutoff_text = None, None
-    if low == "recip_rank":
-        base = "rr"
-    else:
-        for pattern, trec_base in _TREC_NAMES:
-            m = pattern.fullmatch(low)
-            if m:
-                base, cutoff_text = trec_base, m.group(1)
-                break
-    if base is None:
-        m = _USER_NAME.fullmatch(low)
-        if m and m.group(1) in _BASES:
-            base, cutoff_text = m.group(1), m.group(2)
-    if base is None:
-        raise ClirkitError(f"unknown measure {text!r}; known measures: {MEASURE_NAMES_HELP}")
-    kind, canonical, rule, default = _BASES[base]
-    cutoff = int(cutoff_text) if cutoff_text is not None else default
-    if rule == "required" and cutoff is None:
-        raise ClirkitError(f"measure {text!r} needs a cutoff, e.g. {canonical}@10")
-    if rule == "forbidden" and cutoff_text is not None:
-        raise ClirkitError(f"measure {text!r} takes no cutoff; write {canonical}")
-    if cutoff is not None and cutoff < 1:
-        raise ClirkitError(f"measure {text!r}: the cutoff must be at least 1")
-    return Measure(f"{canonical}@{cutoff}" if cutoff is not None else canonical, kind, cutoff)
-
-
-def parse_measures(names: Iterable[str] | str) -> list[Measure]:
-    """Parse several names (a list, or one comma-separated string); duplicates are dropped."""
-    if isinstance(names, str):
-        names = names.split(",")
-    out: list[Measure] = []
-    for name in names:
-        for part in str(name).split(","):
-            if part.strip():
-                m = parse_measure(part)
-                if m not in out:
-                    out.append(m)
-    if not out:
-        raise ClirkitError("no measure given")
-    return out
+NAMES = ("canonical", "given")
 
 
 # --------------------------------------------------------------------------- result
@@ -162,9 +57,12 @@ class Evaluation:
     """Per-query values of several measures for one run.
 
     Attributes:
-        measures: canonical measure names, the columns of ``values``.
+        measures: measure names, the columns of ``values``: canonical
+            (``P@10``), or as the user wrote them (``P_10``) when
+            :func:`evaluate` was called with ``names="given"``.
         qids: query ids of the rows (str array).
-        values: float64 array (len(qids), len(measures)).
+        values: float64 array (len(qids), len(measures)); in [0, 1] except the
+            counts (NumRet, NumRel, NumRelRet).
         average: ``"qrels"`` (rows = all queries of the qrels, missing ones 0)
             or ``"run"`` (rows = run queries that the qrels judge).
         tag: the run's tag.
@@ -186,11 +84,14 @@ class Evaluation:
         return len(self.qids)
 
     def column(self, measure: str) -> np.ndarray:
-        """Per-query values of one measure (any accepted spelling)."""
-        name = parse_measure(measure).name
-        if name not in self.measures:
-            raise ClirkitError(f"measure {name} was not computed (have {', '.join(self.measures)})")
-        return self.values[:, self.measures.index(name)]
+        """Per-query values of one measure: a column name, or any spelling of a computed measure."""
+        if measure in self.measures:
+            return self.values[:, self.measures.index(measure)]
+        wanted = parse_measure(measure)
+        for j, name in enumerate(self.measures):
+            if parse_measure(name) == wanted:
+                return self.values[:, j]
+        raise ClirkitError(f"measure {wanted.name} was not computed (have {', '.join(self.measures)})")
 
     def mean(self) -> dict[str, float]:
         """Mean of each measure over the rows (see :attr:`average`)."""
@@ -216,24 +117,30 @@ class Evaluation:
 
 # --------------------------------------------------------------------------- evaluation
 
-def evaluate(run: Run, qrels: Qrels, measures: Iterable[str] | str = DEFAULT_MEASURES, *,
+def evaluate(run: Run, qrels: Qrels, measures: Iterable[str | Measure] | str = DEFAULT_MEASURES, *,
              rel_threshold: int = 1, main_grade: int = 2, depth: int | None = 1000,
-             ties: str = "trec_eval", average: str = "qrels") -> Evaluation:
+             ties: str = "trec_eval", average: str = "qrels", names: str = "canonical") -> Evaluation:
     """Evaluate a run against graded judgments.
 
     Args:
         run: the ranked results (any number of queries).
         qrels: graded judgments; a grade >= ``rel_threshold`` is relevant.
-        measures: names as accepted by :func:`parse_measure`.
-        rel_threshold: minimum grade of a relevant document (trec_eval ``-l``).
+        measures: names as accepted by :func:`~clirkit.measures.parse_measures`
+            (a list, comma-separated, any registered spelling) or parsed
+            :class:`~clirkit.measures.Measure` objects.
+        rel_threshold: minimum grade of a relevant document (trec_eval ``-l``),
+            for the measures without their own ``(rel=N)``.
         main_grade: minimum grade of a "main relevant" document (P_mr, MRR_mr).
         depth: only the first ``depth`` ranks of each query count (None: all).
         ties: ``"trec_eval"`` (re-sort by float32 score desc, docid desc) or
             ``"run"`` (keep the run's order).
         average: ``"qrels"`` or ``"run"``: which queries get a row.
+        names: ``"canonical"`` (columns named ``P@10`` whatever the spelling) or
+            ``"given"`` (columns named as written, e.g. ``P_10``).
 
     Returns:
-        An :class:`Evaluation` with values in [0, 1].
+        An :class:`Evaluation`, one column per distinct measure (a measure
+        given twice in two spellings is computed once, under the first).
 
     Raises:
         ClirkitError: empty run or qrels, NaN scores, a docid twice for one
@@ -244,6 +151,8 @@ def evaluate(run: Run, qrels: Qrels, measures: Iterable[str] | str = DEFAULT_MEA
         raise ClirkitError(f"ties must be one of {', '.join(TIES)}, got {ties!r}")
     if average not in AVERAGES:
         raise ClirkitError(f"average must be one of {', '.join(AVERAGES)}, got {average!r}")
+    if names not in NAMES:
+        raise ClirkitError(f"names must be one of {', '.join(NAMES)}, got {names!r}")
     if depth is not None and depth < 1:
         raise ClirkitError(f"depth must be at least 1, got {depth}")
     if rel_threshold < 1:
@@ -260,7 +169,7 @@ def evaluate(run: Run, qrels: Qrels, measures: Iterable[str] | str = DEFAULT_MEA
         i = int(np.flatnonzero(nan)[0])
         raise ClirkitError(f"the run's score for query {run.qids[i]}, document {run.docids[i]} is NaN")
 
-    judged = _JudgedQueries(qrels, rel_threshold)
+    judged = _JudgedQueries(qrels)
     run_queries = np.asarray(run.query_ids)
     starts = np.flatnonzero(run.ranks() == 1)
     counts = np.diff(np.append(starts, len(run)))
@@ -293,10 +202,10 @@ def evaluate(run: Run, qrels: Qrels, measures: Iterable[str] | str = DEFAULT_MEA
         group, rank, grades = group[cut], rank[cut], grades[cut]
         starts = np.flatnonzero(rank == 1)
 
-    ranked = _Ranked(group, rank, grades, starts, n_groups)
+    ranking = RankedQueries(group, rank, grades, starts, judged, group_code)
     values = np.empty((n_groups, len(specs)), dtype=np.float64)
     for j, spec in enumerate(specs):
-        values[:, j] = _compute(spec, ranked, judged, group_code, rel_threshold, main_grade)
+        values[:, j] = spec.definition.compute(ranking, spec.cutoff, spec.level(rel_threshold, main_grade))
 
     qrels_order = judged.codes_of(np.asarray(qrels.query_ids))
     present = np.zeros(len(judged.ids), dtype=bool)
@@ -308,30 +217,88 @@ def evaluate(run: Run, qrels: Qrels, measures: Iterable[str] | str = DEFAULT_MEA
         qids, values = judged.ids[qrels_order], table[qrels_order]
     else:
         qids = run_queries[in_qrels]
-    return Evaluation(tuple(s.name for s in specs), qids, values, average, run.tag, missing, ignored)
+    columns = tuple(s.label if names == "given" else s.name for s in specs)
+    return Evaluation(columns, qids, values, average, run.tag, missing, ignored)
 
 
-@dataclass(frozen=True)
-class _Ranked:
-    """Evaluated rows in final rank order: query group, 1-based rank and grade of each row."""
+class RankedQueries:
+    """The evaluated rows of every query in final rank order, and the per-query reductions that the
+    measure functions of :mod:`clirkit.measures` are written with.
 
-    group: np.ndarray
-    rank: np.ndarray
-    grades: np.ndarray
-    starts: np.ndarray
-    n_groups: int
+    Rows are grouped by query (contiguous groups 0..n_queries-1, each starting at rank 1) and cut at
+    ``depth``. Per-row arrays have one entry per row, per-query arrays one per group.
+
+    Attributes:
+        group: query group of each row (int64).
+        rank: 1-based rank of each row (int64).
+        grades: judged grade of each row, 0 when unjudged (int64).
+        n_queries: number of groups.
+    """
+
+    def __init__(self, group: np.ndarray, rank: np.ndarray, grades: np.ndarray, starts: np.ndarray,
+                 judged: _JudgedQueries, group_code: np.ndarray) -> None:
+        self.group, self.rank, self.grades, self._starts = group, rank, grades, starts
+        self.n_queries = len(group_code)
+        self._judged, self._code = judged, group_code
+        self._n_judged: dict[int, np.ndarray] = {}
+
+    def relevant(self, level: int) -> np.ndarray:
+        """Per row: grade >= ``level`` (bool)."""
+        return self.grades >= level
+
+    def top(self, k: int | None) -> np.ndarray:
+        """Per row: rank <= ``k`` (bool; all True when ``k`` is None)."""
+        return np.ones(len(self.rank), dtype=bool) if k is None else self.rank <= k
+
+    def count(self, weights: np.ndarray) -> np.ndarray:
+        """Per query: the sum of per-row ``weights`` (bool or numbers) as float64."""
+        return np.bincount(self.group, weights=weights, minlength=self.n_queries)
+
+    def n_judged(self, level: int) -> np.ndarray:
+        """Per query: judged documents with grade >= ``level``, retrieved or not (int64)."""
+        if level not in self._n_judged:
+            self._n_judged[level] = self._judged.count_at_least(level)[self._code]
+        return self._n_judged[level]
+
+    def hits_so_far(self, mask: np.ndarray) -> np.ndarray:
+        """Per row: how many rows of ``mask`` its query has at this rank or above (int64)."""
+        cum = np.cumsum(mask)
+        starts = self._starts
+        return cum - np.repeat(cum[starts] - mask[starts], np.diff(np.append(starts, len(mask))))
+
+    def first_rank(self, mask: np.ndarray) -> np.ndarray:
+        """Per query: the rank of its first row in ``mask``, 0 when it has none (int64)."""
+        big = np.iinfo(np.int64).max
+        first = np.minimum.reduceat(np.where(mask, self.rank, big), self._starts)
+        return np.where(first < big, first, 0)
+
+    def dcg(self, k: int | None) -> np.ndarray:
+        """Per query: sum of grade / log2(rank + 1) over the rows of positive grade within ``k``."""
+        gains = np.where(self.top(k) & (self.grades > 0), self.grades / np.log2(self.rank + 1.0), 0.0)
+        return self.count(gains)
+
+    def ideal_dcg(self, k: int | None) -> np.ndarray:
+        """Per query: DCG of the ideal ranking of all its judged positive grades, top ``k``."""
+        return self._judged.ideal_dcg(k)[self._code]
+
+    def per_row(self, values: np.ndarray) -> np.ndarray:
+        """Per-query ``values`` repeated on each row of the query."""
+        return np.asarray(values)[self.group]
+
+    def divide(self, num: np.ndarray | float, den: np.ndarray) -> np.ndarray:
+        """Per query: ``num / den`` as float64, 0 where ``den`` is 0."""
+        den = np.asarray(den, dtype=np.float64)
+        return np.divide(num, den, out=np.zeros(len(den), dtype=np.float64), where=den > 0)
 
 
 class _JudgedQueries:
     """The qrels indexed by query code (position in the sorted unique query ids)."""
 
-    def __init__(self, qrels: Qrels, rel_threshold: int) -> None:
+    def __init__(self, qrels: Qrels) -> None:
         self.ids, self.row_code = np.unique(qrels.qids, return_inverse=True)
         self.row_code = self.row_code.astype(np.int64).ravel()
         self.docids = qrels.docids
         self.rels = qrels.rels
-        self.n_relevant = np.bincount(self.row_code, weights=qrels.rels >= rel_threshold,
-                                      minlength=len(self.ids)).astype(np.int64)
         self._ideal_order: np.ndarray | None = None
 
     def codes_of(self, qids: np.ndarray) -> np.ndarray:
@@ -342,6 +309,7 @@ class _JudgedQueries:
         return np.where(self.ids[pos] == qids, pos, -1).astype(np.int64)
 
     def count_at_least(self, grade: int) -> np.ndarray:
+        """Per query code: judged documents with a grade >= ``grade``."""
         return np.bincount(self.row_code, weights=self.rels >= grade, minlength=len(self.ids)).astype(np.int64)
 
     def ideal_dcg(self, cutoff: int | None) -> np.ndarray:
@@ -357,61 +325,6 @@ class _JudgedQueries:
             use &= pos <= cutoff
         weights = np.where(use, gains / np.log2(pos + 1.0), 0.0)
         return np.bincount(codes, weights=weights, minlength=len(self.ids))
-
-
-def _compute(spec: Measure, r: _Ranked, judged: _JudgedQueries, group_code: np.ndarray,
-             rel_threshold: int, main_grade: int) -> np.ndarray:
-    """Per-group values of one measure."""
-    k = spec.cutoff
-    within = np.ones(len(r.rank), dtype=bool) if k is None else r.rank <= k
-    level = main_grade if spec.kind in ("P_mr", "MRR_mr") else rel_threshold
-    hit = r.grades >= level
-    n_rel = judged.n_relevant[group_code] if level == rel_threshold else judged.count_at_least(level)[group_code]
-
-    def per_group(weights: np.ndarray) -> np.ndarray:
-        return np.bincount(r.group, weights=weights, minlength=r.n_groups)
-
-    if spec.kind == "AP":
-        cum = np.cumsum(hit)
-        cum_in_group = cum - np.repeat(cum[r.starts] - hit[r.starts], np.diff(np.append(r.starts, len(hit))))
-        total = per_group(np.where(hit & within, cum_in_group / r.rank, 0.0))
-        return _safe_divide(total, n_rel)
-    if spec.kind in ("P", "P_r"):
-        return per_group(hit & within) / k
-    if spec.kind == "R":
-        return _safe_divide(per_group(hit & within), n_rel)
-    if spec.kind == "P_mr":
-        return (per_group(hit & within) > 0).astype(np.float64)
-    if spec.kind in ("RR", "MRR_mr", "MRR_r"):
-        big = np.iinfo(np.int64).max
-        first = np.minimum.reduceat(np.where(hit & within, r.rank, big), r.starts)
-        return np.where(first < big, 1.0 / np.where(first < big, first, 1), 0.0)
-    if spec.kind == "nDCG":
-        gains = np.where(within & (r.grades > 0), r.grades / np.log2(r.rank + 1.0), 0.0)
-        return _safe_divide(per_group(gains), judged.ideal_dcg(k)[group_code])
-    if spec.kind == "PRES":
-        return _pres(hit & within, r, n_rel, k)
-    raise AssertionError(spec.kind)
-
-
-def _pres(found: np.ndarray, r: _Ranked, n: np.ndarray, n_max: int) -> np.ndarray:
-    """PRES (Magdy & Jones 2010) per group, from the relevant rows within rank ``n_max``.
-
-    The n - n_R relevant documents not found are placed at ranks
-    n_max + i, i = n_R+1..n. Then PRES = 1 - (sum r_i / n - (n+1)/2) / n_max
-    = (n n_max + n(n+1)/2 - sum r_i) / (n n_max), computed in exact integers
-    up to one final division. 0 when n = 0.
-    """
-    n_found = np.bincount(r.group, weights=found, minlength=r.n_groups).astype(np.int64)
-    rank_sum = np.bincount(r.group, weights=np.where(found, r.rank, 0), minlength=r.n_groups).astype(np.int64)
-    total = rank_sum + (n - n_found) * n_max + (n * (n + 1) - n_found * (n_found + 1)) // 2
-    numerator = n * n_max + n * (n + 1) // 2 - total
-    return _safe_divide(numerator.astype(np.float64), (n * n_max).astype(np.float64))
-
-
-def _safe_divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    den = np.asarray(den, dtype=np.float64)
-    return np.divide(num, den, out=np.zeros(len(num), dtype=np.float64), where=den > 0)
 
 
 # --------------------------------------------------------------------------- ordering

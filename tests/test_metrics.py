@@ -1,4 +1,5 @@
-"""clirkit.metrics: trec_eval parity (pytrec_eval as the oracle), PRES, SCS measures, bad input."""
+"""clirkit.metrics: trec_eval parity (pytrec_eval as the oracle) under trec_eval's and ir_measures' names, PRES, SCS
+measures, bad input."""
 from __future__ import annotations
 
 import math
@@ -255,23 +256,108 @@ def test_depth_limits_the_ranks_that_count():
     assert evaluate(run, qrels, ["RR"], depth=3).mean()["RR"] == pytest.approx(1 / 3)
 
 
-# --------------------------------------------------------------------------- names
+# --------------------------------------------------------------------------- trec_eval's and ir_measures' names
 
-@pytest.mark.parametrize("name, canonical", [
-    ("AP", "AP"), ("map", "AP"), ("MAP", "AP"), ("map_cut_10", "AP@10"), ("PRES@1000", "PRES@1000"),
-    ("nDCG@10", "nDCG@10"), ("NDCG@5", "nDCG@5"), ("ndcg_cut_10", "nDCG@10"), ("P@10", "P@10"),
-    ("P_10", "P@10"), ("R@1000", "R@1000"), ("recall_1000", "R@1000"), ("RR", "RR"), ("MRR", "RR"),
-    ("recip_rank", "RR"), ("P_mr@5", "P_mr@5"), ("p_r@5", "P_r@5"), ("MRR_mr", "MRR_mr"), ("mrr_r", "MRR_r"),
-])
-def test_measure_names_are_parsed_as_users_write_them(name, canonical):
-    assert parse_measure(name).name == canonical
+# spelling -> (pytrec_eval measure, relevance level); the spellings' parsing is pinned in test_measures.py
+ALIASES = {
+    "P.10": ("P_10", 1), "P_10": ("P_10", 1), "ndcg_cut.10": ("ndcg_cut_10", 1), "ndcg_cut_10": ("ndcg_cut_10", 1),
+    "nDCG@10": ("ndcg_cut_10", 1), "ndcg": ("ndcg", 1), "map": ("map", 1), "AP@100": ("map_cut_100", 1),
+    "map_cut.5": ("map_cut_5", 1), "recip_rank": ("recip_rank", 1), "recall.100": ("recall_100", 1),
+    "Rprec": ("Rprec", 1), "num_rel_ret": ("num_rel_ret", 1), "NumRelRet": ("num_rel_ret", 1),
+    "num_rel": ("num_rel", 1), "num_ret": ("num_ret", 1), "NumRet": ("num_ret", 1),
+    "success_1": ("success_1", 1), "Success@5": ("success_5", 1), "success.10": ("success_10", 1),
+    "P(rel=2)@10": ("P_10", 2), "P(rel=2)@5": ("P_5", 2), "AP(rel=2)": ("map", 2), "RR(rel=2)": ("recip_rank", 2),
+    "Rprec(rel=2)": ("Rprec", 2), "NumRelRet(rel=2)": ("num_rel_ret", 2), "NumRel(rel=3)": ("num_rel", 3),
+    "R(rel=2)@100": ("recall_100", 2),
+}
+PYTREC_FAMILIES = {"P", "ndcg_cut", "ndcg", "map", "map_cut", "recip_rank", "recall", "Rprec", "num_rel_ret",
+                   "num_rel", "num_ret", "success"}
 
 
-@pytest.mark.parametrize("name, message", [("foo", "unknown measure 'foo'"), ("P", "needs a cutoff"),
-                                           ("P@0", "at least 1"), ("MRR_mr@5", "takes no cutoff")])
-def test_bad_measure_names_give_a_clear_error(name, message):
-    with pytest.raises(ClirkitError, match=message):
-        parse_measure(name)
+def pytrec_by_level(run: Run, qrels: Qrels, levels) -> dict[int, dict[str, dict[str, float]]]:
+    """pytrec_eval's per-query values of :data:`PYTREC_FAMILIES` at each relevance level."""
+    as_dict: dict[str, dict[str, float]] = {}
+    for q, d, s in zip(run.qids.tolist(), run.docids.tolist(), run.scores.tolist()):
+        as_dict.setdefault(q, {})[d] = s
+    return {level: pytrec_eval.RelevanceEvaluator(qrels.to_dict(), PYTREC_FAMILIES,
+                                                  relevance_level=level).evaluate(as_dict)
+            for level in set(levels)}
+
+
+def alias_groups() -> list[list[str]]:
+    """:data:`ALIASES` split into lists without two spellings of one measure (those would share a column)."""
+    groups: list[list[str]] = []
+    for name in ALIASES:
+        for group in groups:
+            if parse_measure(name) not in [parse_measure(g) for g in group]:
+                group.append(name)
+                break
+        else:
+            groups.append([name])
+    return groups
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_trec_eval_and_ir_measures_spellings_match_pytrec_eval_on_every_query(seed):
+    run, qrels = _random_tied_run(seed)
+    expected = pytrec_by_level(run, qrels, [level for _, level in ALIASES.values()])
+    for group in alias_groups():
+        ev = evaluate(run, qrels, group, average="run", depth=None, names="given")
+        assert ev.measures == tuple(group)
+        assert sorted(ev.qids.tolist()) == sorted(expected[1])
+        for qid, row in zip(ev.qids.tolist(), ev.values):
+            for name, value in zip(ev.measures, row):
+                key, level = ALIASES[name]
+                assert value == pytest.approx(expected[level][qid][key], abs=1e-6), (qid, name)
+
+
+def test_new_measures_match_pytrec_eval_on_bm25_runs_on_the_bundled_collection(
+        bm25_runs_on_the_bundled_collection):
+    run, qrels = bm25_runs_on_the_bundled_collection
+    names = ["Rprec", "num_rel_ret", "num_rel", "num_ret", "success_10", "P(rel=2)@10", "AP@100"]
+    expected = pytrec_by_level(run, qrels, [ALIASES.get(n, ("", 1))[1] for n in names])
+    ev = evaluate(run, qrels, names, average="run", depth=None, names="given")
+    key = {"success_10": ("success_10", 1), **ALIASES}
+    for qid, row in zip(ev.qids.tolist(), ev.values):
+        for name, value in zip(ev.measures, row):
+            assert value == pytest.approx(expected[key[name][1]][qid][key[name][0]], abs=1e-6), (qid, name)
+
+
+def test_counts_and_r_precision_by_hand_formula():
+    # ranking grades: 2, 0, 1, 0, 1 ; judged relevant: 4 documents (grades 2, 1, 1, 3), one never retrieved
+    run = Run(np.array(["q"] * 5), np.array(["a", "b", "c", "d", "e"]), np.array([5.0, 4, 3, 2, 1]))
+    qrels = Qrels(np.array(["q"] * 6), np.array(["a", "b", "c", "e", "z", "n"]), np.array([2, 0, 1, 1, 3, -1]))
+    got = evaluate(run, qrels, ["NumRet", "NumRel", "NumRelRet", "Rprec", "Rprec(rel=2)", "Success@1",
+                                "Success(rel=3)@5", "NumRel(rel=2)"]).mean()
+    assert (got["NumRet"], got["NumRel"], got["NumRelRet"]) == (5.0, 4.0, 3.0)
+    assert got["Rprec"] == 2 / 4  # top 4: grades 2, 0, 1, 0
+    assert got["Rprec(rel=2)"] == 1 / 2  # R = 2 (grades 2 and 3): top 2 holds one of them
+    assert (got["Success@1"], got["Success(rel=3)@5"], got["NumRel(rel=2)"]) == (1.0, 0.0, 2.0)
+
+
+def test_rel_parameter_overrides_the_threshold_for_one_measure_only():
+    run, qrels = _random_tied_run(5)
+    both = evaluate(run, qrels, ["P@10", "P(rel=2)@10", "P(rel=1)@10"], rel_threshold=2)
+    by_threshold = evaluate(run, qrels, ["P@10"], rel_threshold=2).column("P@10")
+    np.testing.assert_array_equal(both.column("P(rel=2)@10"), by_threshold)
+    np.testing.assert_array_equal(both.column("P@10"), by_threshold)
+    np.testing.assert_array_equal(both.column("P(rel=1)@10"), evaluate(run, qrels, ["P@10"]).column("P@10"))
+
+
+def test_columns_are_canonical_by_default_and_as_written_with_names_given():
+    run, qrels = _random_tied_run(1)
+    canonical = evaluate(run, qrels, ["P_10", "ndcg_cut.10", "map", "PRES", "P@10"])
+    assert canonical.measures == ("P@10", "nDCG@10", "AP", "PRES@1000")
+    given = evaluate(run, qrels, ["P_10", "ndcg_cut.10", "map", "PRES", "P@10"], names="given")
+    assert given.measures == ("P_10", "ndcg_cut.10", "map", "PRES")
+    np.testing.assert_array_equal(given.values, canonical.values)
+    # any spelling finds a column, whichever way the columns are named
+    np.testing.assert_array_equal(given.column("P.10"), canonical.column("P_10"))
+    np.testing.assert_array_equal(given.column("ndcg_cut.10"), canonical.column("nDCG@10"))
+    with pytest.raises(ClirkitError, match="RR was not computed"):
+        given.column("recip_rank")
+    with pytest.raises(ClirkitError, match="names must be one of"):
+        evaluate(run, qrels, ["AP"], names="pretty")
 
 
 # --------------------------------------------------------------------------- bad input

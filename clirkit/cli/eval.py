@@ -1,32 +1,63 @@
-"""``clirkit eval --qrels QRELS RUN [RUN ...]``: measures, per-query values and significance.
+"""``clirkit eval --qrels QRELS RUN [RUN ...] [-m MEASURE ...]``: measures, per-query values and significance.
 
 Each run is evaluated with :func:`clirkit.metrics.evaluate`; with several runs
 each one is compared with the baseline (the first run unless ``--baseline``)
 by a paired test over per-query values, and means significantly different at
 ``--alpha`` are marked with ``*`` (:class:`clirkit.report.Report` lays the table out).
+
+``-m`` takes one or more names (``-m AP P@10``), repeats (``-m AP -m P@10``)
+and comma lists (``-m AP,P@10``), in any spelling of the measure registry
+(:mod:`clirkit.measures`: ``P_10``, ``ndcg_cut.10``, ``P(rel=2)@10``, ...);
+each column is headed by the name as written. Because ``-m`` takes several
+values, RUN files written after it need ``--`` first: ``-m AP P@10 -- a.run``.
+
+``-q`` is refused here: trec_eval's ``-q`` means per-query output
+(``--per-query``), clirkit's other verbs read it as ``--quiet``.
 """
 from __future__ import annotations
 
+import argparse
 from argparse import SUPPRESS
 
-from clirkit.cli.common import add_quiet, add_seed, add_verb
+from clirkit.cli.common import add_seed, add_verb
+
+USAGE = ("%(prog)s --qrels QRELS [options] RUN [RUN ...] [-m MEASURE [MEASURE ...]]\n"
+         "       %(prog)s --qrels QRELS [options] -m MEASURE [MEASURE ...] -- RUN [RUN ...]")
+TREC_EVAL_Q = ("-q is trec_eval's per-query flag; here use --per-query (or --quiet to silence progress)")
+
+
+class _RefuseTrecEvalQ(argparse.Action):
+    """``-q`` on ``eval``: an error naming ``--per-query`` and ``--quiet``, never a silent ``--quiet``."""
+
+    def __init__(self, option_strings, dest, **kwargs) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=SUPPRESS, help=SUPPRESS)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        parser.error(TREC_EVAL_Q)
 
 
 def add_parser(sub) -> None:
-    from clirkit.metrics import AVERAGES, DEFAULT_MEASURES, MEASURE_NAMES_HELP, TIES
+    from clirkit.measures import DEFAULT_MEASURES, MEASURE_NAMES_HELP
+    from clirkit.metrics import AVERAGES, TIES
     from clirkit.report import FORMATS, TESTS
 
     p = add_verb(sub, "eval", "evaluate runs against qrels (MAP, PRES, nDCG, P@k, RR, ...) with significance tests",
                  run)
-    p.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files (qid Q0 docid rank score tag)")
+    p.usage = USAGE
+    p.add_argument("runs", nargs="*", metavar="RUN",
+                   help="TREC run files (qid Q0 docid rank score tag); after -m, write -- before them")
     p.add_argument("--qrels", required=True, help="judgments: qid iter docid rel, or qid docid rel")
-    p.add_argument("-m", "--measure", action="append", metavar="MEASURE", dest="measures", default=SUPPRESS,
-                   help=f"measure to report, repeatable or comma-separated; one of {MEASURE_NAMES_HELP} "
-                        f"(default: {' '.join(DEFAULT_MEASURES)})")
-    p.add_argument("--per-query", action="store_true", help="one row per query (and the mean as qid 'all')")
+    p.add_argument("-m", "--measure", nargs="+", action="extend", metavar="MEASURE", dest="measures",
+                   default=SUPPRESS,
+                   help="measures to report: -m AP P@10, -m AP -m P@10 or -m AP,P@10; put -m after the RUNs, "
+                        "or end its list with -- (-m AP P@10 -- a.run b.run); columns are headed by the names "
+                        f"as written. Names: {MEASURE_NAMES_HELP} (default: {' '.join(DEFAULT_MEASURES)})")
+    p.add_argument("--per-query", action="store_true",
+                   help="one row per query and the mean as qid 'all' (trec_eval's -q)")
     p.add_argument("--format", choices=FORMATS, default="text", help="output format")
     p.add_argument("-o", "--output", default="-", help="output file (- for stdout)")
-    p.add_argument("--baseline", metavar="RUN", default=SUPPRESS, help="run the others are tested against (default: the first RUN)")
+    p.add_argument("--baseline", metavar="RUN", default=SUPPRESS,
+                   help="run the others are tested against (default: the first RUN)")
     p.add_argument("--test", choices=TESTS, default="randomization",
                    help="paired significance test over per-query values")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level of the * mark")
@@ -36,23 +67,25 @@ def add_parser(sub) -> None:
                    help="qrels: mean over all qrels queries, a query without run lines scores 0 "
                         "(trec_eval -c); run: mean over the run's judged queries")
     p.add_argument("--depth", type=int, default=1000, help="ranks per query that count (0: all)")
-    p.add_argument("--rel-threshold", type=int, default=1, help="minimum grade of a relevant document")
+    p.add_argument("--rel-threshold", type=int, default=1,
+                   help="minimum grade of a relevant document (trec_eval -l); a measure's (rel=N) overrides it")
     p.add_argument("--main-grade", type=int, default=2, help="minimum grade of a main-relevant document (P_mr, MRR_mr)")
     p.add_argument("--ties", choices=TIES, default="trec_eval",
                    help="trec_eval: re-sort by float32 score, ties by docid descending; "
                         "run: score order as read (float64), ties in file order")
-    add_quiet(p)
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr (-q is refused: see --per-query)")
+    p.add_argument("-q", action=_RefuseTrecEvalQ)
 
 
 def run(args) -> int:
     from clirkit.errors import ClirkitError
     from clirkit.fileio import atomic_writer, display_name
     from clirkit.formats import read_qrels, read_run
-    from clirkit.metrics import DEFAULT_MEASURES, evaluate, parse_measures
+    from clirkit.metrics import DEFAULT_MEASURES, evaluate
     from clirkit.progress import say
     from clirkit.report import Report
 
-    specs = parse_measures(getattr(args, "measures", None) or list(DEFAULT_MEASURES))
+    specs = _measures(getattr(args, "measures", None) or list(DEFAULT_MEASURES), args.runs)
     if args.permutations < 1:
         raise ClirkitError(f"--permutations must be at least 1, got {args.permutations}")
     if not 0 < args.alpha < 1:
@@ -71,9 +104,8 @@ def run(args) -> int:
     for path, label in zip(args.runs, labels):
         run_ = read_run(path)
         try:
-            ev = evaluate(run_, qrels, [s.name for s in specs], rel_threshold=args.rel_threshold,
-                          main_grade=args.main_grade, depth=args.depth or None, ties=args.ties,
-                          average=args.average)
+            ev = evaluate(run_, qrels, specs, rel_threshold=args.rel_threshold, main_grade=args.main_grade,
+                          depth=args.depth or None, ties=args.ties, average=args.average, names="given")
         except ClirkitError as exc:
             raise ClirkitError(f"{label}: {exc}") from None
         if ev.ignored_queries:
@@ -84,11 +116,66 @@ def run(args) -> int:
                 f"(e.g. {ev.missing_queries[0]})", quiet=args.quiet)
         evaluations.append(ev)
 
-    text = Report(labels, evaluations, baseline=baseline, alpha=args.alpha, test=args.test,
-                  permutations=args.permutations, seed=args.seed, per_query=args.per_query, qrels=args.qrels,
-                  average=args.average, depth=args.depth, rel_threshold=args.rel_threshold,
-                  ties=args.ties).render(args.format)
+    report = Report(labels, evaluations, baseline=baseline, alpha=args.alpha, test=args.test,
+                    permutations=args.permutations, seed=args.seed, per_query=args.per_query, qrels=args.qrels,
+                    average=args.average, depth=args.depth, rel_threshold=args.rel_threshold, ties=args.ties)
+    text = _per_query_csv(report) if args.per_query and args.format == "csv" else report.render(args.format)
     with atomic_writer(args.output) as out:
         out.write(text)
     return 0
 
+
+def _measures(values: list[str], runs: list[str]) -> list:
+    """Parse the ``-m`` values into :class:`~clirkit.measures.Measure` objects.
+
+    A value that is no measure name but an existing file was most likely a RUN
+    swallowed by ``-m``: the error says so and shows the ``--`` form.
+
+    Raises:
+        ClirkitError: a bad measure name, a run file among the measures, or no RUN at all.
+    """
+    import os
+
+    from clirkit.errors import ClirkitError
+    from clirkit.measures import parse_measures, split_measure_list
+
+    names = split_measure_list(values)
+    files = [n for n in names if os.path.isfile(n) and not _is_measure(n)]
+    if files:
+        read = f"{' '.join(files)} came after -m and {'was' if len(files) == 1 else 'were'} read as measure names"
+        if runs:
+            raise ClirkitError(f"{read}; write the RUN files together, before -m or after a final --")
+        measures = " ".join(n for n in names if n not in files)
+        raise ClirkitError(f"no RUN was given: {read}; end the measure list with -- "
+                           f"(-m {measures or 'AP'} -- {' '.join(files)}) or put -m after the RUN files")
+    if not runs:
+        raise ClirkitError("no RUN given (after -m, write -- before the RUN files: -m AP P@10 -- a.run)")
+    return parse_measures(names)
+
+
+def _is_measure(name: str) -> bool:
+    from clirkit.errors import ClirkitError
+    from clirkit.measures import parse_measure
+
+    try:
+        parse_measure(name)
+    except ClirkitError:
+        return False
+    return True
+
+
+def _per_query_csv(report) -> str:
+    """The per-query csv of a :class:`~clirkit.report.Report`, each run's rows ending with its mean as
+    qid ``all``, as in the text and markdown tables."""
+    import csv
+    import io
+
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["run", "qid"] + report.measures)
+    for label, ev in zip(report.labels, report.evs):
+        for q, vals in zip(ev.qids.tolist(), ev.values.tolist()):
+            w.writerow([label, q] + [repr(v) for v in vals])
+        means = ev.mean()
+        w.writerow([label, "all"] + [repr(means[m]) for m in report.measures])
+    return buf.getvalue()

@@ -1,0 +1,443 @@
+"""The measure registry: every measure clirkit computes, defined once.
+
+Each :class:`MeasureDef` holds a measure's canonical name, its other
+spellings (ir_measures' and trec_eval's), its cutoff rule, the relevance
+level it counts from and the vectorized function that computes it.
+:func:`register` adds one; :func:`parse_measure`, the ``-m`` help of
+``clirkit eval`` (:data:`MEASURE_NAMES_HELP`) and
+:func:`clirkit.metrics.evaluate` all read the registry, so a new measure is
+one :func:`register` call in this file.
+
+Names (case-insensitive), as users write them:
+
+- ir_measures' style: ``NAME``, ``NAME@k`` and ``NAME(rel=N)@k``, e.g. ``AP``,
+  ``AP@100``, ``nDCG@10``, ``P(rel=2)@10``, ``RR(rel=2)``, ``NumRelRet``.
+- trec_eval's style: ``map``, ``recip_rank``, ``Rprec``, ``num_ret``, and the
+  cutoff after ``_`` or ``.``: ``P_10``, ``P.10``, ``ndcg_cut_10``,
+  ``ndcg_cut.10``, ``map_cut_100``, ``recall_1000``, ``success_10``.
+
+``(rel=N)`` overrides the relevance level of one measure: a document counts
+when its grade is >= N, whatever ``rel_threshold`` (or, for ``P_mr`` and
+``MRR_mr``, ``main_grade``) says. Measures that use the raw grades (nDCG) or
+count every retrieved document (NumRet) take no ``rel``.
+
+A measure's function is called as ``compute(ranking, cutoff, level)`` and
+returns one float64 value per query. ``ranking`` is a
+:class:`clirkit.metrics.RankedQueries`: the evaluated rows of every query in
+final rank order (``rank``, ``grades``) with the per-query reductions the
+measures need (``count``, ``n_judged``, ``hits_so_far``, ``first_rank``,
+``dcg``, ``ideal_dcg``, ``per_row``, ``top``, ``relevant``, ``divide``); the
+functions here only combine those, so this module imports without numpy.
+``cutoff`` is the rank cutoff (None: the whole ranking, within ``depth``) and
+``level`` the minimum relevant grade (None for measures without a level).
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from clirkit.errors import ClirkitError
+
+__all__ = ["CUTOFF_RULES", "DEFAULT_MEASURES", "LEVELS", "MEASURE_NAMES_HELP", "REGISTRY", "SCS_MEASURES",
+           "Measure", "MeasureDef", "names_help", "parse_measure", "parse_measures", "register",
+           "split_measure_list"]
+
+CUTOFF_RULES = ("none", "required", "optional")
+LEVELS = ("rel", "main")
+
+DEFAULT_MEASURES = ("AP", "PRES@1000", "nDCG@10", "P@10", "RR")
+SCS_MEASURES = ("P_mr@1", "P_mr@5", "P_r@5", "nDCG@5", "AP", "MRR_mr", "MRR_r")
+
+
+@dataclass(frozen=True)
+class MeasureDef:
+    """One measure of the registry.
+
+    Attributes:
+        name: canonical spelling, e.g. ``"nDCG"``; the canonical column name is
+            ``name``, then ``(rel=N)`` if given, then ``@k`` if there is a cutoff.
+        compute: ``compute(ranking, cutoff, level) -> float64 array``, one value per
+            query (see the module docstring).
+        description: what the measure is, in one sentence.
+        aliases: other spellings written like ``name`` (with ``@k`` and ``(rel=N)``),
+            e.g. ``("MAP", "map")``.
+        trec_names: trec_eval spellings with the cutoff written ``{k}`` after ``_``,
+            e.g. ``("map_cut_{k}",)``; each also accepts ``.`` before the cutoff.
+        cutoff: ``"none"`` (no cutoff allowed), ``"required"`` or ``"optional"``.
+        default_cutoff: cutoff of an ``"optional"`` measure written without one
+            (None: the whole ranking).
+        level: the relevance level the measure counts from: ``"rel"``
+            (``rel_threshold``), ``"main"`` (``main_grade``) or None (none: the
+            measure takes no ``(rel=N)``).
+    """
+
+    name: str
+    compute: Callable[[Any, int | None, int | None], Any]
+    description: str
+    aliases: tuple[str, ...] = ()
+    trec_names: tuple[str, ...] = ()
+    cutoff: str = "none"
+    default_cutoff: int | None = None
+    level: str | None = "rel"
+
+    def spelling(self) -> str:
+        """The name with its cutoff rule, as shown in help texts: ``P@k``, ``AP[@k]``, ``RR``."""
+        suffix = {"none": "", "required": "@k", "optional": "[@k]"}[self.cutoff]
+        return self.name + suffix
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A parsed measure name.
+
+    Attributes:
+        name: canonical spelling, e.g. ``"nDCG@10"`` or ``"P(rel=2)@10"``.
+        kind: the canonical name of its :class:`MeasureDef` (a key of :data:`REGISTRY`).
+        cutoff: rank cutoff k (N for PRES), or None for "the whole ranking".
+        rel: relevance level given as ``(rel=N)``, or None for the evaluation's
+            default (``rel_threshold`` or ``main_grade``, see :attr:`MeasureDef.level`).
+        label: the name as the user wrote it (stripped), e.g. ``"P_10"``; not part
+            of equality: ``P_10`` and ``P@10`` are the same measure.
+    """
+
+    name: str
+    kind: str
+    cutoff: int | None
+    rel: int | None = None
+    label: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.label:
+            object.__setattr__(self, "label", self.name)
+
+    @property
+    def definition(self) -> MeasureDef:
+        """The registry entry of this measure."""
+        return REGISTRY[self.kind]
+
+    def level(self, rel_threshold: int, main_grade: int) -> int | None:
+        """The minimum relevant grade this measure counts from, given the evaluation's levels."""
+        if self.rel is not None:
+            return self.rel
+        return {"rel": rel_threshold, "main": main_grade, None: None}[self.definition.level]
+
+
+# --------------------------------------------------------------------------- the registry
+
+REGISTRY: dict[str, MeasureDef] = {}
+_AT_SPELLINGS: dict[str, tuple[MeasureDef, str]] = {}     # lowercase spelling -> (definition, spelling)
+_TREC_CUT_SPELLINGS: dict[str, tuple[MeasureDef, str]] = {}  # lowercase prefix of "prefix_{k}"
+
+
+def register(definition: MeasureDef) -> MeasureDef:
+    """Add a measure to the registry and return it.
+
+    Raises:
+        ValueError: a bad cutoff rule or level, or a spelling that another
+            measure already uses (a programming error, not a user's).
+    """
+    d = definition
+    if d.cutoff not in CUTOFF_RULES:
+        raise ValueError(f"{d.name}: cutoff must be one of {CUTOFF_RULES}, got {d.cutoff!r}")
+    if d.level is not None and d.level not in LEVELS:
+        raise ValueError(f"{d.name}: level must be one of {LEVELS} or None, got {d.level!r}")
+    if d.default_cutoff is not None and d.cutoff != "optional":
+        raise ValueError(f"{d.name}: only an optional cutoff has a default")
+    at_names = [d.name, *d.aliases] + [t for t in d.trec_names if "{k}" not in t]
+    cut_names = [t for t in d.trec_names if "{k}" in t]
+    for t in cut_names:
+        if not t.endswith("_{k}") or t.count("{k}") != 1 or d.cutoff == "none":
+            raise ValueError(f"{d.name}: trec_eval name {t!r} must end with _{{k}}, on a measure with a cutoff")
+    for table, spellings in ((_AT_SPELLINGS, at_names), (_TREC_CUT_SPELLINGS, [t[:-4] for t in cut_names])):
+        for s in spellings:
+            other = table.get(s.lower())
+            if other is not None and other[0].name != d.name:
+                raise ValueError(f"{d.name}: spelling {s!r} is already {other[0].name}'s")
+    if d.name in REGISTRY:
+        raise ValueError(f"measure {d.name} is registered twice")
+    REGISTRY[d.name] = d
+    for s in at_names:
+        _AT_SPELLINGS.setdefault(s.lower(), (d, s))
+    for t in cut_names:
+        _TREC_CUT_SPELLINGS.setdefault(t[:-4].lower(), (d, t[:-4]))
+    return d
+
+
+# --------------------------------------------------------------------------- the measures
+
+def _average_precision(r, k, level):
+    """Sum of P@rank at each relevant row within the cutoff, over the judged relevant count."""
+    hit = r.relevant(level)
+    precision_at_hits = hit * r.hits_so_far(hit) / r.rank
+    return r.divide(r.count(precision_at_hits * r.top(k)), r.n_judged(level))
+
+
+def _pres(r, k, level):
+    """PRES (Magdy & Jones 2010) with browsing depth k.
+
+    The n - n_R relevant documents not found within rank k are placed at ranks
+    k + i, i = n_R+1..n. Then PRES = 1 - (sum r_i / n - (n+1)/2) / k
+    = (n k + n(n+1)/2 - sum r_i) / (n k), computed in exact integers up to one
+    final division. 0 when n = 0.
+    """
+    found = r.relevant(level) & r.top(k)
+    n = r.n_judged(level)
+    n_found = r.count(found).astype("int64")
+    rank_sum = r.count(found * r.rank).astype("int64")
+    total = rank_sum + (n - n_found) * k + (n * (n + 1) - n_found * (n_found + 1)) // 2
+    numerator = n * k + n * (n + 1) // 2 - total
+    return r.divide(numerator.astype("float64"), (n * k).astype("float64"))
+
+
+def _ndcg(r, k, level):
+    """DCG (gain = grade, discount log2(rank+1)) over the DCG of the ideal ranking of all judgments."""
+    return r.divide(r.dcg(k), r.ideal_dcg(k))
+
+
+def _precision(r, k, level):
+    """Relevant rows in the top k, divided by k (always k, as trec_eval)."""
+    return r.count(r.relevant(level) & r.top(k)) / k
+
+
+def _recall(r, k, level):
+    """Relevant rows in the top k over the judged relevant count."""
+    return r.divide(r.count(r.relevant(level) & r.top(k)), r.n_judged(level))
+
+
+def _reciprocal_rank(r, k, level):
+    """1 / rank of the first relevant row within the cutoff, 0 if none."""
+    return r.divide(1.0, r.first_rank(r.relevant(level) & r.top(k)))
+
+
+def _r_precision(r, k, level):
+    """Relevant rows in the top R over R, R = the judged relevant count."""
+    n = r.n_judged(level)
+    return r.divide(r.count(r.relevant(level) & (r.rank <= r.per_row(n))), n)
+
+
+def _success(r, k, level):
+    """1 if a relevant row is in the top k, else 0."""
+    return (r.count(r.relevant(level) & r.top(k)) > 0) * 1.0
+
+
+def _num_ret(r, k, level):
+    """Rows retrieved (within ``depth``)."""
+    return r.count(r.top(None))
+
+
+def _num_rel(r, k, level):
+    """Judged documents with a grade >= level, retrieved or not."""
+    return r.n_judged(level) * 1.0
+
+
+def _num_rel_ret(r, k, level):
+    """Relevant rows retrieved (within ``depth``)."""
+    return r.count(r.relevant(level))
+
+
+register(MeasureDef(
+    "AP", _average_precision, "average precision: sum of P@k at each relevant retrieved rank k within the "
+    "cutoff, divided by the number of relevant judged documents (trec_eval map, map_cut_k)",
+    aliases=("MAP", "map"), trec_names=("map_cut_{k}",), cutoff="optional"))
+register(MeasureDef(
+    "PRES", _pres, "Magdy & Jones' patent retrieval evaluation score, browsing depth N = the cutoff",
+    cutoff="optional", default_cutoff=1000))
+register(MeasureDef(
+    "nDCG", _ndcg, "trec_eval's ndcg_cut_k: gain = grade, discount log2(rank+1), ideal ranking from all "
+    "judged documents; no cutoff = trec_eval's ndcg", trec_names=("ndcg_cut_{k}",), cutoff="optional",
+    level=None))
+register(MeasureDef(
+    "P", _precision, "precision in the top k, always divided by k (trec_eval P_k)", trec_names=("P_{k}",),
+    cutoff="required"))
+register(MeasureDef(
+    "R", _recall, "recall in the top k: relevant retrieved over relevant judged (trec_eval recall_k)",
+    aliases=("recall",), trec_names=("recall_{k}",), cutoff="optional"))
+register(MeasureDef(
+    "RR", _reciprocal_rank, "reciprocal rank of the first relevant document (trec_eval recip_rank)",
+    aliases=("MRR", "recip_rank"), cutoff="optional"))
+register(MeasureDef(
+    "Rprec", _r_precision, "precision in the top R, R = number of relevant judged documents (trec_eval Rprec)"))
+register(MeasureDef(
+    "Success", _success, "1 if a relevant document is in the top k, else 0 (trec_eval success_k)",
+    trec_names=("success_{k}",), cutoff="required"))
+register(MeasureDef(
+    "NumRet", _num_ret, "number of documents retrieved, within depth (trec_eval num_ret)",
+    aliases=("num_ret",), level=None))
+register(MeasureDef(
+    "NumRel", _num_rel, "number of relevant judged documents, retrieved or not (trec_eval num_rel)",
+    aliases=("num_rel",)))
+register(MeasureDef(
+    "NumRelRet", _num_rel_ret, "number of relevant documents retrieved, within depth (trec_eval num_rel_ret)",
+    aliases=("num_rel_ret",)))
+register(MeasureDef(
+    "P_mr", _success, "SCS paper: 1 if a main-relevant document (grade >= main_grade) is in the top k, "
+    "else 0 (not divided by k)", cutoff="required", level="main"))
+register(MeasureDef(
+    "P_r", _precision, "SCS paper: precision at k of relevant documents", cutoff="required"))
+register(MeasureDef(
+    "MRR_mr", _reciprocal_rank, "SCS paper: reciprocal rank of the first main-relevant document",
+    level="main"))
+register(MeasureDef(
+    "MRR_r", _reciprocal_rank, "SCS paper: reciprocal rank of the first relevant document"))
+
+
+# --------------------------------------------------------------------------- names
+
+_AT_NAME = re.compile(r"(?P<base>[A-Za-z][A-Za-z_]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>\d+))?")
+_TREC_CUT_NAME = re.compile(r"(?P<base>[A-Za-z][A-Za-z_]*?)[_.](?P<cutoff>\d+)")
+_PARAM = re.compile(r"\s*(?P<key>[A-Za-z_]+)\s*=\s*(?P<value>-?\d+)\s*")
+
+
+def parse_measure(name: str | Measure) -> Measure:
+    """Parse a user's measure name (case-insensitive) into a :class:`Measure`.
+
+    ``name`` may be written in ir_measures' style (``P(rel=2)@10``) or in
+    trec_eval's (``P_10``, ``P.10``); a :class:`Measure` is returned as is.
+
+    Raises:
+        ClirkitError: unknown name (with close matches), missing, forbidden or
+            invalid cutoff, or a ``(rel=N)`` the measure does not take.
+    """
+    if isinstance(name, Measure):
+        return name
+    text = str(name).strip()
+    m = _AT_NAME.fullmatch(text)
+    if m:
+        entry = _AT_SPELLINGS.get(m.group("base").lower())
+        if entry is None:
+            raise _unknown(text, m.group("base"), "@" + m.group("cutoff") if m.group("cutoff") else "")
+        cutoff_text, params = m.group("cutoff"), m.group("params")
+    else:
+        m = _TREC_CUT_NAME.fullmatch(text)
+        entry = _TREC_CUT_SPELLINGS.get(m.group("base").lower()) if m else None
+        if entry is None:
+            if m:
+                raise _unknown(text, m.group("base"), text[len(m.group("base")):])
+            raise _unknown(text, re.match(r"[A-Za-z_]*", text).group(0), None)
+        cutoff_text, params = m.group("cutoff"), None
+    d = entry[0]
+    rel = _parse_rel(text, d, params) if params is not None else None
+    cutoff = int(cutoff_text) if cutoff_text is not None else d.default_cutoff
+    if d.cutoff == "required" and cutoff is None:
+        raise ClirkitError(f"measure {text!r} needs a cutoff, e.g. {d.name}@10")
+    if d.cutoff == "none" and cutoff_text is not None:
+        raise ClirkitError(f"measure {text!r} takes no cutoff; write {d.name}")
+    if cutoff is not None and cutoff < 1:
+        raise ClirkitError(f"measure {text!r}: the cutoff must be at least 1")
+    canonical = d.name + (f"(rel={rel})" if rel is not None else "") + (f"@{cutoff}" if cutoff is not None else "")
+    return Measure(canonical, d.name, cutoff, rel, text)
+
+
+def _parse_rel(text: str, d: MeasureDef, params: str) -> int:
+    """The N of ``(rel=N)``, checked against the measure's definition."""
+    m = _PARAM.fullmatch(params)
+    if not m or m.group("key").lower() != "rel":
+        raise ClirkitError(f"measure {text!r}: clirkit's measures take one parameter, rel=N "
+                           f"(the minimum relevant grade), e.g. {d.name}(rel=2)")
+    if d.level is None:
+        leveled = ", ".join(x.name for x in REGISTRY.values() if x.level is not None)
+        raise ClirkitError(f"measure {text!r}: {d.name} takes no relevance level; (rel=N) is for {leveled}")
+    rel = int(m.group("value"))
+    if rel < 1:
+        raise ClirkitError(f"measure {text!r}: rel must be at least 1 (unjudged documents have grade 0)")
+    return rel
+
+
+def _unknown(text: str, base: str, tail: str | None) -> ClirkitError:
+    """The error for a name the registry does not know, with the spellings closest to it.
+
+    ``base`` is the name part of ``text`` and ``tail`` what follows it (cutoff,
+    parameters), or None when ``text`` follows neither naming style.
+    """
+    low = base.lower()
+    if tail is None and low in _AT_SPELLINGS:
+        d, spelling = _AT_SPELLINGS[low]
+        return ClirkitError(f"unknown measure {text!r}: expected NAME, NAME@k or NAME(rel=N)@k with k and N "
+                            f"whole numbers, e.g. {spelling}{'@10' if d.cutoff != 'none' else ''}")
+    trec_style = tail is not None and tail[:1] in ("_", ".")
+    k = tail[1:] if tail is not None and re.fullmatch(r"[_.@]\d+", tail) else None
+    suggestions: dict[str, list[tuple[MeasureDef, str]]] = {}
+    for spelling_low, (d, s) in _AT_SPELLINGS.items():
+        if d.cutoff == "none":
+            text_s = s
+        elif k is not None:
+            text_s = f"{s}@{k}"
+        elif tail is not None and not trec_style:
+            text_s = s + tail
+        else:
+            text_s = d.spelling()
+        suggestions.setdefault(spelling_low, []).append((d, text_s))
+    for prefix_low, (d, s) in _TREC_CUT_SPELLINGS.items():
+        options = suggestions.setdefault(prefix_low, [])
+        options.insert(0 if trec_style else len(options), (d, f"{s}_{k}" if k is not None else f"{s}_k"))
+    close: dict[str, str] = {}  # one suggestion per measure, closest spelling first
+    for c in difflib.get_close_matches(low, list(suggestions), n=4, cutoff=0.6):
+        for d, text_s in suggestions[c]:
+            close.setdefault(d.name, text_s)
+    hint = f" (did you mean {' or '.join(list(close.values())[:3])}?)" if close else ""
+    return ClirkitError(f"unknown measure {text!r}{hint}; known measures: {', '.join(REGISTRY)}")
+
+
+def split_measure_list(names: Iterable[str] | str) -> list[str]:
+    """The measure names in ``names``: a string or strings, each possibly a comma-separated list.
+
+    Commas inside parentheses (``X(a=1,b=2)``) do not split; empty items are dropped.
+    """
+    if isinstance(names, str):
+        names = [names]
+    out: list[str] = []
+    for item in names:
+        depth, start = 0, 0
+        item = str(item)
+        for i, ch in enumerate(item + ","):
+            if ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth = max(0, depth - 1)
+            elif ch == "," and depth == 0:
+                if item[start:i].strip():
+                    out.append(item[start:i].strip())
+                start = i + 1
+    return out
+
+
+def parse_measures(names: Iterable[str | Measure] | str) -> list[Measure]:
+    """Parse several names (a list, one comma-separated string, or a mixture).
+
+    A measure given twice (in any spelling: ``P@10`` and ``P_10``) is kept
+    once, with the first spelling as its label.
+
+    Raises:
+        ClirkitError: a bad name (see :func:`parse_measure`) or no name at all.
+    """
+    if isinstance(names, (str, Measure)):
+        names = [names]
+    out: list[Measure] = []
+    for item in names:
+        for part in [item] if isinstance(item, Measure) else split_measure_list(item):
+            m = parse_measure(part)
+            if m not in out:
+                out.append(m)
+    if not out:
+        raise ClirkitError("no measure given")
+    return out
+
+
+def names_help() -> str:
+    """Every measure's spellings, for help texts: ``AP[@k] (MAP, map, map_cut_k), P@k (P_k), ...``."""
+    items = []
+    for d in REGISTRY.values():
+        others = list(d.aliases) + [t.replace("{k}", "k") for t in d.trec_names]
+        text = d.spelling()
+        if d.default_cutoff is not None:
+            others.insert(0, f"default @{d.default_cutoff}")
+        items.append(f"{text} ({', '.join(others)})" if others else text)
+    leveled = [d.name for d in REGISTRY.values() if d.level is not None]
+    return (", ".join(items) + "; trec_eval's _k may be written .k (P.10); (rel=N) sets the minimum relevant "
+            f"grade of one measure, e.g. P(rel=2)@10 ({', '.join(leveled)})")
+
+
+# the built-in measures, as at import; names_help() also lists measures registered later
+MEASURE_NAMES_HELP = names_help()
