@@ -2,13 +2,19 @@
 
 Usage:
     python eval/plot_runs.py diff --qrels QRELS BASELINE RUN [-m AP] [-o diff.png] [--csv diff.csv]
+                             [--test randomization|t-test|none] [--permutations 10000] [--seed 0]
+                             [--names BASELINE_NAME RUN_NAME]
     python eval/plot_runs.py kappa SWEEP.csv [-o kappa.png]
 
 ``diff`` evaluates both runs over the qrels' queries (trec_eval semantics, a query
-without run lines scores 0) and plots RUN - BASELINE per query, sorted, as bars (the usual
-per-topic difference plot); ``--csv`` writes the differences (qid, baseline, run,
-difference) and needs no matplotlib. ``kappa`` plots every measure column of a sweep CSV
-(``kappa,MEASURE...``, as written by ``clirkit aggregate --tune --sweep-csv``) against kappa
+without run lines scores 0), tests the mean difference (paired randomization test by
+default) and plots RUN - BASELINE per query with :func:`clirkit.plots.per_query_difference`:
+queries sorted by difference, every non-zero difference visible, the mean, the p-value and
+the counts better/worse/tied in the title; the runs are named by their file names
+(or ``--names``).
+``--csv`` writes the differences (qid, baseline, run, difference) and needs no matplotlib.
+``kappa`` plots every measure column of a sweep CSV (``kappa,MEASURE...``, as written by
+``clirkit aggregate --tune --sweep-csv``) against kappa with :func:`clirkit.plots.kappa_sweep`
 and marks the best point. matplotlib is optional: without it the plot is skipped with a
 message and the CSV output (if any) is still written.
 """
@@ -16,21 +22,25 @@ from __future__ import annotations
 
 import argparse
 import csv
+import importlib.util
 import sys
+from pathlib import Path
 
 import numpy as np
 
 
-def _pyplot():
-    try:
-        import matplotlib
+def _have_matplotlib() -> bool:
+    if importlib.util.find_spec("matplotlib") is None:
+        print("plot_runs: matplotlib is not installed (pip install 'clirkit[plot]'); plot skipped", file=sys.stderr)
+        return False
+    return True
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("plot_runs: matplotlib is not installed (pip install matplotlib); plot skipped", file=sys.stderr)
-        return None
-    return plt
+
+def _run_name(path: str) -> str:
+    """A run's name for titles: its file name without the folder, ``.gz`` and the last suffix."""
+    name = Path(path).name
+    name = name[:-3] if name.endswith(".gz") else name
+    return Path(name).stem or name
 
 
 def per_query_differences(qrels_path: str, baseline_path: str, run_path: str, measure: str):
@@ -45,6 +55,9 @@ def per_query_differences(qrels_path: str, baseline_path: str, run_path: str, me
 
 
 def cmd_diff(args) -> int:
+    from clirkit.plots import difference_layout, per_query_difference
+    from clirkit.significance import paired_test
+
     qids, a, b, name = per_query_differences(args.qrels, args.baseline, args.run, args.measure)
     d = b - a
     if args.csv:
@@ -52,21 +65,18 @@ def cmd_diff(args) -> int:
             w = csv.writer(f)
             w.writerow(["qid", f"baseline_{name}", f"run_{name}", "difference"])
             w.writerows(zip(qids.tolist(), a.tolist(), b.tolist(), d.tolist()))
-    print(f"{name}: {int((d > 0).sum())} queries better, {int((d < 0).sum())} worse, {int((d == 0).sum())} equal; "
-          f"mean difference {d.mean():+.4f}")
-    if args.output:
-        plt = _pyplot()
-        if plt is None:
-            return 0
-        order = np.argsort(-d, kind="stable")
-        fig, ax = plt.subplots(figsize=(8, 3.5))
-        ax.bar(np.arange(len(d)), d[order], width=1.0, color=np.where(d[order] >= 0, "tab:blue", "tab:red"))
-        ax.axhline(0, color="black", linewidth=0.5)
-        ax.set_xlabel(f"queries, sorted by difference ({len(d)})")
-        ax.set_ylabel(f"{name}: run - baseline")
-        ax.set_title(f"{args.run} vs {args.baseline}", fontsize=9)
-        fig.tight_layout()
-        fig.savefig(args.output, dpi=150)
+    p_value = None
+    if args.test != "none" and len(d):
+        p_value = paired_test(a, b, args.test, permutations=args.permutations, seed=args.seed).p_value
+    layout = difference_layout(qids, b, a)
+    p_text = "" if p_value is None else f", p = {p_value:.4g} ({args.test})"
+    print(f"{name}: {layout.better} queries better, {layout.worse} worse, {layout.tied} equal; "
+          f"mean difference {layout.mean:+.4f}{p_text}")
+    if args.output and _have_matplotlib():
+        base_name, run_name = args.names or (_run_name(args.baseline), _run_name(args.run))
+        per_query_difference(qids, b, a, name=run_name, baseline=base_name,
+                             measure=name, p_value=p_value, path=args.output,
+                             test=None if args.test == "none" else args.test)
     return 0
 
 
@@ -79,20 +89,12 @@ def cmd_kappa(args) -> int:
     for j, name in enumerate(header[1:], start=1):
         best = int(np.argmax(data[:, j]))
         print(f"{name}: best kappa {data[best, 0]:g} ({data[best, j]:.4f})")
-    if args.output:
-        plt = _pyplot()
-        if plt is None:
-            return 0
-        fig, ax = plt.subplots(figsize=(5, 3.5))
-        for j, name in enumerate(header[1:], start=1):
-            ax.plot(data[:, 0], data[:, j], marker=".", label=name)
-            best = int(np.argmax(data[:, j]))
-            ax.plot([data[best, 0]], [data[best, j]], "k*")
-        ax.set_xlabel("kappa (weight of the first run)")
-        ax.set_ylabel("mean over queries")
-        ax.legend()
-        fig.tight_layout()
-        fig.savefig(args.output, dpi=150)
+    if args.output and _have_matplotlib():
+        from clirkit.plots import kappa_sweep
+
+        names = header[1:]
+        kappa_sweep({name: (data[:, 0], data[:, j]) for j, name in enumerate(names, start=1)},
+                    measure=" / ".join(names), path=args.output, title=f"{' / '.join(names)} by kappa")
     return 0
 
 
@@ -106,6 +108,13 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("-m", "--measure", default="AP")
     d.add_argument("-o", "--output", help="image file (png, pdf, svg)")
     d.add_argument("--csv", help="write qid, baseline, run, difference as CSV")
+    d.add_argument("--test", choices=("randomization", "t-test", "none"), default="randomization",
+                   help="paired significance test of the mean difference (default: %(default)s)")
+    d.add_argument("--permutations", type=int, default=10_000,
+                   help="sign vectors of the randomization test (default: %(default)s)")
+    d.add_argument("--names", nargs=2, metavar=("BASELINE_NAME", "RUN_NAME"),
+                   help="names of the two runs in the title (default: their file names without suffix)")
+    d.add_argument("--seed", type=int, default=0, help="random seed of the randomization test (default: %(default)s)")
     d.set_defaults(func=cmd_diff)
     k = sub.add_parser("kappa", help="plot a kappa sweep CSV")
     k.add_argument("sweep")
