@@ -14,7 +14,6 @@ ties are broken by docid ascending (documents are stored in docid order).
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import scipy.sparse as sp

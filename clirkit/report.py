@@ -177,3 +177,30 @@ def _p_text(t: TestResult | None) -> str:
 
 def _json_float(x: float) -> float | None:
     return None if math.isnan(x) else x
+
+
+def score_table(runs, qrels, measures: Sequence[str], *, baseline: str | None = None, seed: int = 0,
+                qrels_label: str = "qrels", gains: Sequence[str] = ()) -> str:
+    """The ``clirkit eval`` text table of ``runs`` (``{name: Run}``): one row per run (name, queries, mean of
+    each measure over the qrels' queries), ``*`` on means that differ from ``baseline``'s (default: the
+    first run) at p < 0.05 in the paired randomization test with ``seed``, then ``#`` notes naming the
+    judgments ``qrels_label``. With ``gains`` (some of ``measures``), a blank line and one line per other
+    run: its difference to the baseline's mean of each, in points (x 100), with the same test's p-value.
+    No trailing newline."""
+    from clirkit.metrics import evaluate
+
+    names = list(runs)
+    evaluations = [evaluate(run, qrels, list(measures)) for run in runs.values()]
+    base = names.index(baseline or names[0])
+    report = Report(names, evaluations, baseline=base, seed=seed, qrels=qrels_label)
+    text = report.text().rstrip("\n")
+    if not gains:
+        return text
+    lines = [f"gains over {names[base]} in points:"]
+    for i, name in enumerate(names):
+        if i == base:
+            continue
+        parts = [f"{m} {100 * (evaluations[i].mean()[m] - evaluations[base].mean()[m]):+.2f}"
+                 f" (p {report.tests[(i, m)].p_value:.4f})" for m in gains if (i, m) in report.tests]
+        lines.append(f"{name} vs {names[base]}: " + ", ".join(parts))
+    return text + "\n\n" + "\n".join(lines)

@@ -121,6 +121,33 @@ class Run:
                 return self.docids[sl], self.scores[sl]
         return self.docids[:0], self.scores[:0]
 
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """``{qid: {docid: score}}`` in run order (pytrec_eval's and ranx's run layout)."""
+        out: dict[str, dict[str, float]] = {}
+        for q, sl in self.groups():
+            out[q] = dict(zip(self.docids[sl].tolist(), self.scores[sl].tolist()))
+        return out
+
+    @classmethod
+    def from_dict(cls, run: dict, *, tag: str = "clirkit", depth: int | None = None) -> "Run":
+        """A run from ``{qid: {docid: score}}``, ranked by :meth:`ranked` (score descending, ties by docid)."""
+        qids = [q for q, docs in run.items() for _ in docs]
+        docids = [d for docs in run.values() for d in docs]
+        scores = [float(s) for docs in run.values() for s in docs.values()]
+        return cls.ranked(qids, docids, scores, tag=tag, depth=depth, query_order=list(run))
+
+    def to_frame(self):
+        """A pandas DataFrame with columns ``qid, docid, rank, score`` (pandas is optional)."""
+        import pandas as pd
+
+        return pd.DataFrame({"qid": self.qids, "docid": self.docids, "rank": self.ranks(), "score": self.scores})
+
+    @classmethod
+    def from_frame(cls, frame, *, tag: str = "clirkit", depth: int | None = None) -> "Run":
+        """A run from a DataFrame with columns ``qid, docid, score`` (any row order), ranked by :meth:`ranked`."""
+        return cls.ranked(frame["qid"].astype(str).to_numpy(), frame["docid"].astype(str).to_numpy(),
+                          frame["score"].to_numpy(dtype=np.float64), tag=tag, depth=depth)
+
     def with_tag(self, tag: str) -> "Run":
         return Run(self.qids, self.docids, self.scores, tag=tag)
 

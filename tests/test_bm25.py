@@ -1,3 +1,15 @@
+"""clirkit.bm25: BM25 over structured queries; rank-bm25's BM25Okapi is the oracle of the search path.
+
+clirkit's BM25 equals ``rank_bm25.BM25Okapi(tokens, k1, b, epsilon)`` when built as
+``BM25(index, k1=k1, b=b, idf="bm25okapi", epsilon=epsilon)`` with the default ``k3=None`` (raw query tf,
+as BM25Okapi sums over repeated query tokens): BM25Okapi's idf is rsj, negative values replaced by
+epsilon times the mean rsj idf of the vocabulary. The defaults differ (clirkit k1 = 1.2 and the lucene
+idf; rank-bm25 k1 = 1.5), epsilon 0.25 and b 0.75 agree. ``search`` ranks only documents matching a
+query term (BM25Okapi gives the others 0), score descending, ties by docid ascending.
+"""
+from __future__ import annotations
+
+import itertools
 import math
 
 import numpy as np
@@ -7,13 +19,18 @@ from rank_bm25 import BM25Okapi
 
 import clirkit.bm25 as bm25_module
 from clirkit.analysis import Analyzer
-from clirkit.bm25 import BM25, top_k
+from clirkit.bm25 import BM25, idf_mean_rsj, top_k
+from clirkit.datasets import BUNDLED
 from clirkit.errors import ClirkitError
+from clirkit.formats import iter_documents
 from clirkit.index import Index
 from clirkit.query import StructuredQueries
 
 QUERIES = ["la luz y las tinieblas", "el espíritu de dios sobre las aguas", "expansión cielos cielos",
            "el verbo era dios", "principio", "noche día tarde mañana"]
+# BM25Okapi edge cases: repeated terms, terms in more than half of the verses (floored idf), terms in
+# exactly half of the Genesis verses ("fué", "de": rsj idf 0), an unknown token, only unknown tokens
+OKAPI_QUERIES = QUERIES + ["y fué la tarde", "fué", "dios dios", "de las aguas", "xyzzy luz", "xyzzy plugh"]
 
 
 @pytest.fixture
@@ -29,14 +46,124 @@ def structured(index, texts):
     return StructuredQueries.from_tokens([f"q{i}" for i in range(len(texts))], tokens, index.vocabulary), tokens
 
 
-@pytest.mark.parametrize("k1,b", [(1.5, 0.75), (1.2, 0.75), (0.9, 0.4)])
-def test_bm25okapi_scores_equal_rank_bm25(corpus, k1, b):
-    docids, tokens, index = corpus
-    sq, qtokens = structured(index, QUERIES)
-    ours = BM25(index, k1=k1, b=b, idf="bm25okapi").score_matrix(sq).toarray()
-    reference = BM25Okapi(tokens, k1=k1, b=b)
+def okapi_ranking(reference: BM25Okapi, docids, tokens, query, depth=None) -> tuple[list[str], dict[str, float]]:
+    """rank-bm25's answer to ``query`` in clirkit's run form: the documents holding a query token,
+    by BM25Okapi score descending (scores within 1e-9 are ties), ties by docid ascending; and every
+    document's BM25Okapi score."""
+    scores = dict(zip(docids, reference.get_scores(query).tolist()))
+    matched = [d for d, toks in zip(docids, tokens) if set(query) & set(toks)]
+    tied_groups: list[list[str]] = []
+    for d in sorted(matched, key=lambda d: -scores[d]):
+        if tied_groups and scores[tied_groups[-1][0]] - scores[d] <= 1e-9:
+            tied_groups[-1].append(d)
+        else:
+            tied_groups.append([d])
+    ranking = [d for group in tied_groups for d in sorted(group)]
+    return ranking[:depth], scores
+
+
+def assert_run_is_okapi(run, reference, docids, tokens, qtokens, depth=None):
+    """Every query's ranking and every returned score equal rank-bm25's (scores to 1e-9)."""
+    expected_queries = [f"q{i}" for i, q in enumerate(qtokens) if okapi_ranking(reference, docids, tokens, q)[0]]
+    assert run.query_ids == expected_queries  # a query matching nothing has no rows
     for i, q in enumerate(qtokens):
-        np.testing.assert_allclose(ours[i], reference.get_scores(q), rtol=0, atol=1e-9)
+        expected, scores = okapi_ranking(reference, docids, tokens, q, depth)
+        got_docids, got_scores = run.for_query(f"q{i}")
+        assert got_docids.tolist() == expected, q
+        np.testing.assert_allclose(got_scores, [scores[d] for d in expected], rtol=0, atol=1e-9, err_msg=str(q))
+
+
+# the slices of the verses and what each exercises in BM25.search
+OKAPI_SLICES = {
+    # y, dios, la, las in more than half of the verses: idf floored to 0.25 x mean idf > 0, every weight > 0
+    "ten verses": lambda d: True,
+    # N = 8: "fué" and "de" in 4 verses have rsj idf ln(4.5/4.5) = 0; a document matching only them scores 0
+    # and is still ranked
+    "genesis": lambda d: d.startswith("Gen."),
+    # N = 3: the mean rsj idf is negative, so the floor is negative and common terms score below 0
+    "three verses": lambda d: d in ("Gen.1.3", "Gen.1.4", "Gen.1.5"),
+}
+
+
+@pytest.mark.parametrize("k1,b,epsilon", [(1.5, 0.75, 0.25), (1.2, 0.75, 0.25), (0.9, 0.4, 0.5), (2.0, 1.0, 0.0)])
+@pytest.mark.parametrize("slice_name", list(OKAPI_SLICES))
+def test_search_with_bm25okapi_idf_equals_rank_bm25_scores_and_ranking(verses_es, slice_name, k1, b, epsilon):
+    analyzer = Analyzer("es")
+    docids = sorted(d for d in verses_es if OKAPI_SLICES[slice_name](d))
+    tokens = [analyzer.tokenize(verses_es[d]) for d in docids]
+    index = Index.from_tokens(docids, tokens, analyzer)
+    sq, qtokens = structured(index, OKAPI_QUERIES)
+    run = BM25(index, k1=k1, b=b, idf="bm25okapi", epsilon=epsilon).search(sq)
+    assert_run_is_okapi(run, BM25Okapi(tokens, k1=k1, b=b, epsilon=epsilon), docids, tokens, qtokens)
+
+
+def test_the_slices_reach_the_okapi_edge_cases(verses_es):
+    analyzer = Analyzer("es")
+    for name, expected_sign in [("ten verses", 1), ("three verses", -1)]:
+        docids = sorted(d for d in verses_es if OKAPI_SLICES[name](d))
+        tokens = [analyzer.tokenize(verses_es[d]) for d in docids]
+        assert np.sign(idf_mean_rsj(Index.from_tokens(docids, tokens, analyzer))) == expected_sign
+    genesis = [analyzer.tokenize(verses_es[d]) for d in sorted(verses_es) if d.startswith("Gen.")]
+    assert sum("fué" in toks for toks in genesis) == len(genesis) / 2  # rsj idf exactly 0
+
+
+def test_rank_bm25_defaults_are_bm25okapi_idf_with_k1_1_5(corpus):
+    docids, tokens, index = corpus
+    sq, qtokens = structured(index, OKAPI_QUERIES)
+    run = BM25(index, k1=1.5, idf="bm25okapi").search(sq)  # clirkit's b and epsilon defaults are rank-bm25's
+    assert_run_is_okapi(run, BM25Okapi(tokens), docids, tokens, qtokens)
+
+
+def test_clirkit_defaults_are_not_bm25okapi(corpus):
+    docids, tokens, index = corpus
+    sq, qtokens = structured(index, ["la luz"])
+    docs, scores = BM25(index).search(sq).for_query("q0")
+    reference = dict(zip(docids, BM25Okapi(tokens).get_scores(qtokens[0]).tolist()))
+    assert not np.allclose(scores, [reference[d] for d in docs], rtol=0, atol=1e-9)
+
+
+def test_search_through_the_general_path_equals_rank_bm25(corpus, monkeypatch):
+    # the path PSQ takes (each distinct translation row projected through the index) on one-to-one rows
+    docids, tokens, index = corpus
+    sq, qtokens = structured(index, OKAPI_QUERIES)
+    monkeypatch.setattr(StructuredQueries, "is_one_to_one", lambda self: False)
+    run = BM25(index, k1=1.5, idf="bm25okapi").search(sq)
+    assert_run_is_okapi(run, BM25Okapi(tokens, k1=1.5), docids, tokens, qtokens)
+
+
+@pytest.fixture(scope="module")
+def genesis_400():
+    """The first 400 verses of the bundled collection (Gen.1.1 to Gen.17.2), tokenized."""
+    analyzer = Analyzer("es")
+    path = BUNDLED / "nave-en-es" / "standard" / "documents.tsv.gz"
+    docids, texts = zip(*itertools.islice(iter_documents(path), 400))
+    tokens = [analyzer.tokenize(t) for t in texts]
+    return list(docids), tokens, Index.from_tokens(docids, tokens, analyzer)
+
+
+@pytest.mark.parametrize("depth", [1, 10, 1000])
+def test_search_depth_on_bundled_verses_keeps_rank_bm25s_top_documents(genesis_400, depth):
+    # 400 documents: depth 1 and 10 take the sampled-candidate path of top_k_dense; common words ("dios",
+    # "y") tie many verses, so the cut-off falls inside ties, which go to the smaller docid
+    docids, tokens, index = genesis_400
+    texts = ["la luz y las tinieblas", "Abram y Sarai su mujer", "el arca y las aguas del diluvio",
+             "dios", "y dijo dios", "los hijos de Noé: Sem, Cam y Japhet"]
+    sq, qtokens = structured(index, texts)
+    run = BM25(index, k1=1.5, b=0.75, idf="bm25okapi").search(sq, depth=depth)
+    assert_run_is_okapi(run, BM25Okapi(tokens, k1=1.5, b=0.75), docids, tokens, qtokens, depth=depth)
+
+
+def test_bundled_slice_has_ties_at_the_depth_cut_off(genesis_400):
+    docids, tokens, index = genesis_400
+    _, (q,) = structured(index, ["dios"])
+    ranking, scores = okapi_ranking(BM25Okapi(tokens), docids, tokens, q)
+    assert abs(scores[ranking[9]] - scores[ranking[10]]) <= 1e-9  # so depth 10 cuts inside a tie
+
+
+def searched(model: BM25, sq: StructuredQueries, qid: str = "q0") -> dict[str, float]:
+    """``{docid: score}`` of one query as ``BM25.search`` returns it (every matching document)."""
+    docids, scores = model.search(sq, depth=model.index.n_docs).for_query(qid)
+    return dict(zip(docids.tolist(), scores.tolist()))
 
 
 def _hand_score(index, query_terms, doc, k1, b, idf_of):
@@ -58,10 +185,10 @@ def _hand_score(index, query_terms, doc, k1, b, idf_of):
 def test_rsj_and_lucene_match_the_hand_formula(corpus, variant, idf_of):
     _, _, index = corpus
     sq, qtokens = structured(index, ["la luz luz de las tinieblas"])
-    scores = BM25(index, idf=variant).score_matrix(sq).toarray()[0]
+    scores = searched(BM25(index, idf=variant), sq)
     for doc in ["Gen.1.3", "Gen.1.4", "John.1.5"]:
         expected = _hand_score(index, qtokens[0], doc, 1.2, 0.75, idf_of)
-        assert scores[list(index.docids).index(doc)] == pytest.approx(expected, rel=1e-12)
+        assert scores[doc] == pytest.approx(expected, rel=1e-12)
 
 
 def test_rsj_idf_is_negative_for_terms_in_most_documents(corpus):
@@ -76,23 +203,29 @@ def test_fractional_tf_and_df_give_the_formula_value(corpus):
     # one source term translated as 0.7 "luz" + 0.3 "tinieblas", query tf 2
     sq = StructuredQueries.from_rows(["q"], [[("light", 2.0, {v["luz"]: 0.7, v["tinieblas"]: 0.3})]], index.n_terms)
     k1, b = 1.2, 0.75
-    scores = BM25(index, k1=k1, b=b).score_matrix(sq).toarray()[0]
+    scores = searched(BM25(index, k1=k1, b=b), sq, "q")
     N, avgdl = index.n_docs, index.doc_lengths.mean()
     df = 0.7 * index.df[v["luz"]] + 0.3 * index.df[v["tinieblas"]]
     idf = math.log(1 + (N - df + 0.5) / (df + 0.5))
     for j, doc in enumerate(index.docids):
         tf = 0.7 * index.tf[v["luz"], j] + 0.3 * index.tf[v["tinieblas"], j]
         K = k1 * ((1 - b) + b * index.doc_lengths[j] / avgdl)
+        if tf == 0:
+            assert doc not in scores  # matches neither translation: not ranked
+            continue
         expected = 2.0 * idf * tf * (k1 + 1) / (K + tf)
-        assert scores[j] == pytest.approx(expected, rel=1e-12, abs=0), doc
+        assert scores[doc] == pytest.approx(expected, rel=1e-12, abs=0), doc
+    assert len(scores) == 5  # Gen.1.2, 1.3, 1.4, 1.5 and John.1.5 hold luz or tinieblas
 
 
 def test_k3_saturates_the_query_tf(corpus):
     _, _, index = corpus
     sq, _ = structured(index, ["luz luz luz"])
-    plain = BM25(index).score_matrix(sq).toarray()[0]
-    saturated = BM25(index, k3=2.0).score_matrix(sq).toarray()[0]
-    np.testing.assert_allclose(saturated, plain / 3 * (3 * 3 / (2 + 3)))
+    plain = searched(BM25(index), sq)
+    saturated = searched(BM25(index, k3=2.0), sq)
+    assert saturated.keys() == plain.keys()
+    for doc, score in plain.items():  # query tf 3 becomes (k3 + 1) 3 / (k3 + 3)
+        assert saturated[doc] == pytest.approx(score / 3 * (3 * 3 / (2 + 3)), rel=1e-12)
 
 
 def test_one_to_one_fast_path_equals_the_general_path(corpus, monkeypatch):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import gzip
 import shutil
 from collections import defaultdict
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -381,7 +380,7 @@ def test_ttable_train_both_directions_then_show(parallel_files, capsys):
 
     tmp = parallel_files
     assert main(["ttable", "train", "--source", str(tmp / "en.txt"), "--target", str(tmp / "es.txt"),
-                 "-o", str(tmp / "t.npz"), "--direction", "both", "--lang-source", "en", "--lang-target", "es",
+                 "-o", str(tmp / "t.npz"), "--direction", "both", "--source-lang", "en", "--target-lang", "es",
                  "-q"]) == 0
     e2f, f2e = load_table(tmp / "t.e2f.npz"), load_table(tmp / "t.f2e.npz")
     assert "god" in e2f.source_index and "dios" in e2f.target_vocab
@@ -402,7 +401,7 @@ def test_ttable_train_refuses_misaligned_files(parallel_files, capsys):
     tmp = parallel_files
     (tmp / "short.txt").write_text("uno\n", encoding="utf-8")
     assert main(["ttable", "train", "--source", str(tmp / "en.txt"), "--target", str(tmp / "short.txt"),
-                 "-o", str(tmp / "t.npz"), "-q"]) == 2
+                 "--source-lang", "en", "--target-lang", "es", "-o", str(tmp / "t.npz"), "-q"]) == 2
     assert "has 3 lines but" in capsys.readouterr().err and not (tmp / "t.npz").exists()
 
 
@@ -436,9 +435,19 @@ def test_ttable_train_aligned_by_id_joins_the_shared_ids(parallel_files):
     (tmp / "en.tsv").write_text("Gen.1.4\tGod saw the light.\nGen.1.3\tGod said, Let there be light.\n",
                                 encoding="utf-8")
     assert main(["ttable", "train", "--source", str(tmp / "es.tsv"), "--target", str(tmp / "en.tsv"),
-                 "--aligned-by", "id", "--lang-source", "es", "--lang-target", "en", "-o", str(tmp / "t.e2f"),
+                 "--aligned-by", "id", "--source-lang", "es", "--target-lang", "en", "-o", str(tmp / "t.e2f"),
                  "-q"]) == 0
     table = load_table(tmp / "t.e2f")
     assert table.params == {"model": "moses", "file": str(tmp / "t.e2f")}     # Moses text keeps no params
     assert "aguas" not in table.source_index and "júntense" not in table.source_index   # Gen.1.9 has no mate
     assert {e for e, _ in table.translations("luz")} == {"god", "said", "let", "there", "be", "light", "saw", "the"}
+
+
+def test_translation_table_load_and_save_are_the_file_functions(tmp_path):
+    from clirkit.translation import TranslationTable, load_table
+
+    table = TranslationTable.from_triples(["light", "light"], ["luz", "lumbre"], [0.75, 0.25])
+    table.save(tmp_path / "t.npz")
+    loaded = TranslationTable.load(tmp_path / "t.npz")
+    assert loaded.translations("light") == load_table(tmp_path / "t.npz").translations("light") == \
+        [("luz", 0.75), ("lumbre", 0.25)]

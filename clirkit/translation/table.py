@@ -112,6 +112,19 @@ class TranslationTable:
         """sum_e p(e|f) for each source word, float64 (n_source,)."""
         return np.asarray(self.probs.sum(axis=1)).ravel()
 
+    @classmethod
+    def load(cls, path, format: str = "auto") -> "TranslationTable":
+        """Read a table file (:func:`clirkit.translation.load_table`: npz, Moses, pairs, MUSE, FreeDict)."""
+        from clirkit.translation.tableio import load_table
+
+        return load_table(path, format)
+
+    def save(self, path, format: str = "auto") -> None:
+        """Write the table (:func:`clirkit.translation.save_table`: ``.npz`` compact, else Moses lines)."""
+        from clirkit.translation.tableio import save_table
+
+        save_table(self, path, format)
+
     def normalized(self) -> "TranslationTable":
         """A copy whose non-empty rows sum to 1."""
         return TranslationTable(self.source_vocab, self.target_vocab, normalize_rows(self.probs),

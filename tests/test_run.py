@@ -1,0 +1,173 @@
+"""clirkit.run: Run and Qrels as columnar arrays; clirkit's deterministic order and its validation.
+
+Ids are real ones from the bundled nave-en-es collection: Nave's subtopics as query ids,
+RV1909 verse ids (OSIS) as document ids.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from clirkit.run import Qrels, Run
+
+# ABIRAM.1 is judged on Num.16.1..; the verse ids make docid ties sort as strings ("Num.16.10" < "Num.16.2")
+ROWS = [
+    ("ABIRAM.1", "Num.16.2", 3.5),
+    ("ABISHAG.1", "1Kgs.1.3", 1.0),
+    ("ABIRAM.1", "Num.16.10", 3.5),
+    ("ABIRAM.1", "Num.16.1", 7.25),
+    ("ABISHAG.1", "1Kgs.1.1", 2.0),
+    ("ABIRAM.1", "Deut.11.6", 0.5),
+]
+
+
+def _ranked(**kwargs) -> Run:
+    qids, docids, scores = zip(*ROWS)
+    return Run.ranked(qids, docids, scores, **kwargs)
+
+
+def test_ranked_sorts_by_score_descending_within_each_query_in_first_appearance_order():
+    run = _ranked()
+    assert run.query_ids == ["ABIRAM.1", "ABISHAG.1"]
+    assert run.qids.tolist() == ["ABIRAM.1"] * 4 + ["ABISHAG.1"] * 2
+    assert run.docids.tolist() == ["Num.16.1", "Num.16.10", "Num.16.2", "Deut.11.6", "1Kgs.1.1", "1Kgs.1.3"]
+    assert run.scores.tolist() == [7.25, 3.5, 3.5, 0.5, 2.0, 1.0]
+
+
+def test_ranked_breaks_score_ties_by_docid_ascending_as_strings():
+    # both orders of the input give the same run: "Num.16.10" < "Num.16.2" as strings
+    for docids in (["Num.16.2", "Num.16.10"], ["Num.16.10", "Num.16.2"]):
+        run = Run.ranked(["ABIRAM.1"] * 2, docids, [3.5, 3.5])
+        assert run.docids.tolist() == ["Num.16.10", "Num.16.2"]
+
+
+def test_ranked_depth_keeps_the_top_rows_of_every_query():
+    run = _ranked(depth=2)
+    assert run.docids.tolist() == ["Num.16.1", "Num.16.10", "1Kgs.1.1", "1Kgs.1.3"]
+    assert run.ranks().tolist() == [1, 2, 1, 2]
+
+
+def test_ranked_query_order_orders_queries_and_drops_the_ones_absent_from_it():
+    run = _ranked(query_order=["ABISHAG.1", "ABIRAM.1"])
+    assert run.query_ids == ["ABISHAG.1", "ABIRAM.1"]
+    assert run.docids.tolist()[:2] == ["1Kgs.1.1", "1Kgs.1.3"]
+    only = _ranked(query_order=["ABISHAG.1", "ACHOR.1"])  # ACHOR.1 has no rows: no group for it
+    assert only.query_ids == ["ABISHAG.1"] and len(only) == 2
+
+
+def test_ranked_keeps_the_tag():
+    assert _ranked(tag="psq").tag == "psq"
+    assert _ranked().tag == "clirkit"
+
+
+def test_ranks_restart_at_one_for_each_query():
+    assert _ranked().ranks().tolist() == [1, 2, 3, 4, 1, 2]
+    assert _ranked().ranks().dtype == np.int64
+
+
+def test_top_cuts_every_query_at_depth():
+    run = _ranked().top(1)
+    assert run.qids.tolist() == ["ABIRAM.1", "ABISHAG.1"]
+    assert run.docids.tolist() == ["Num.16.1", "1Kgs.1.1"]
+    assert run.scores.tolist() == [7.25, 2.0]
+
+
+def test_groups_yield_each_querys_contiguous_slice_in_run_order():
+    run = _ranked()
+    groups = list(run.groups())
+    assert groups == [("ABIRAM.1", slice(0, 4)), ("ABISHAG.1", slice(4, 6))]
+    assert run.docids[groups[1][1]].tolist() == ["1Kgs.1.1", "1Kgs.1.3"]
+
+
+def test_for_query_returns_docids_and_scores_or_empty_arrays():
+    docids, scores = _ranked().for_query("ABISHAG.1")
+    assert docids.tolist() == ["1Kgs.1.1", "1Kgs.1.3"] and scores.tolist() == [2.0, 1.0]
+    docids, scores = _ranked().for_query("ACHOR.1")
+    assert len(docids) == 0 and len(scores) == 0
+
+
+def test_with_tag_changes_only_the_tag():
+    run = _ranked()
+    renamed = run.with_tag("dt")
+    assert renamed.tag == "dt" and run.tag == "clirkit"
+    assert renamed.docids.tolist() == run.docids.tolist() and renamed.scores.tolist() == run.scores.tolist()
+
+
+def test_constructor_keeps_the_given_row_order():
+    # Run() trusts the caller's order (rank order); only Run.ranked sorts
+    run = Run(["ACHOR.1", "ACHOR.1"], ["Josh.7.24", "Josh.7.26"], [1.0, 2.0])
+    assert run.docids.tolist() == ["Josh.7.24", "Josh.7.26"] and run.ranks().tolist() == [1, 2]
+
+
+def test_constructor_converts_ids_to_str_and_scores_to_float64():
+    run = Run([401, 401], [7, 8], [2, 1])
+    assert run.qids.dtype.kind == "U" and run.qids.tolist() == ["401", "401"]
+    assert run.docids.tolist() == ["7", "8"]
+    assert run.scores.dtype == np.float64
+
+
+def test_rows_of_one_query_must_be_contiguous():
+    with pytest.raises(ValueError, match="contiguous"):
+        Run(["ABDI.1", "ACHOR.1", "ABDI.1"], ["2Chr.29.12", "Josh.7.24", "1Chr.6.44"], [3.0, 2.0, 1.0])
+
+
+def test_arrays_of_different_lengths_are_rejected():
+    with pytest.raises(ValueError, match="differ in length: 2, 1, 2"):
+        Run(["ABDI.1", "ABDI.1"], ["2Chr.29.12"], [3.0, 2.0])
+
+
+def test_empty_run_has_no_queries_and_no_ranks():
+    for run in (Run([], [], []), Run.ranked([], [], []), Run.ranked([], [], [], depth=10)):
+        assert len(run) == 0 and run.query_ids == [] and run.ranks().tolist() == []
+        assert list(run.groups()) == []
+
+
+# ---------------------------------------------------------------------------- Qrels
+
+def _qrels() -> Qrels:
+    # real judgments of the nave-en-es test qrels (grade 2), plus one judged non-relevant verse
+    return Qrels(["ABITAL.1", "ABDI.1", "ABITAL.1", "ABDI.1"],
+                 ["2Sam.3.4", "2Chr.29.12", "1Chr.3.3", "Gen.1.1"], [2, 2, 2, 0])
+
+
+def test_qrels_query_ids_are_in_first_appearance_order():
+    assert _qrels().query_ids == ["ABITAL.1", "ABDI.1"]
+
+
+def test_qrels_to_dict_nests_grades_by_query_then_docid():
+    assert _qrels().to_dict() == {"ABITAL.1": {"2Sam.3.4": 2, "1Chr.3.3": 2},
+                                  "ABDI.1": {"2Chr.29.12": 2, "Gen.1.1": 0}}
+
+
+def test_qrels_subset_keeps_only_the_given_queries():
+    sub = _qrels().subset(["ABDI.1"])
+    assert sub.qids.tolist() == ["ABDI.1", "ABDI.1"]
+    assert sub.docids.tolist() == ["2Chr.29.12", "Gen.1.1"] and sub.rels.tolist() == [2, 0]
+    assert len(_qrels().subset([])) == 0
+
+
+def test_qrels_grades_are_int64_and_lengths_must_agree():
+    assert _qrels().rels.dtype == np.int64 and len(_qrels()) == 4
+    with pytest.raises(ValueError, match="differ in length: 2, 2, 1"):
+        Qrels(["ABDI.1", "ABDI.1"], ["2Chr.29.12", "Gen.1.1"], [2])
+
+
+def test_a_run_goes_to_a_dict_and_back_unchanged():
+    run = Run.ranked(["q2", "q2", "q1"], ["Gen.1.3", "Gen.1.1", "Gen.1.2"], [0.5, 2.0, 1.0], tag="PSQ")
+    as_dict = run.to_dict()
+    assert as_dict == {"q2": {"Gen.1.1": 2.0, "Gen.1.3": 0.5}, "q1": {"Gen.1.2": 1.0}}
+    back = Run.from_dict(as_dict, tag="PSQ")
+    assert back.qids.tolist() == run.qids.tolist() and back.docids.tolist() == run.docids.tolist()
+    assert back.scores.tolist() == run.scores.tolist() and back.tag == "PSQ"
+
+
+def test_a_run_goes_to_a_pandas_frame_with_ranks_and_back():
+    pd = pytest.importorskip("pandas")
+    run = Run.ranked(["q1", "q1", "q2"], ["Gen.1.2", "Gen.1.1", "Gen.1.3"], [1.0, 3.0, 0.5])
+    frame = run.to_frame()
+    assert list(frame.columns) == ["qid", "docid", "rank", "score"]
+    assert frame["rank"].tolist() == [1, 2, 1] and frame["docid"].tolist() == ["Gen.1.1", "Gen.1.2", "Gen.1.3"]
+    shuffled = frame.sample(frac=1.0, random_state=1)
+    assert isinstance(shuffled, pd.DataFrame)
+    back = Run.from_frame(shuffled)
+    assert back.docids.tolist() == run.docids.tolist() and back.scores.tolist() == run.scores.tolist()
