@@ -1,4 +1,4 @@
-"""Markdown table of the test runs that ``boosting/experiment.py`` wrote, with p-values against one of them.
+"""Markdown table of the test runs in a folder (e.g. written by ``clirkit run``), with p-values against one of them.
 
     python boosting/compare.py --collection nave-en-es --baseline PSQ
     python boosting/compare.py --collection bible-verse-es-en --variant topical --baseline PSQ
@@ -17,7 +17,7 @@ from pathlib import Path
 from clirkit import datasets
 from clirkit.formats import read_run
 from clirkit.metrics import evaluate
-from clirkit.pipeline import drop_excluded
+from clirkit.estimator import drop_excluded
 from clirkit.significance import randomization_test
 
 HERE = Path(__file__).resolve().parent

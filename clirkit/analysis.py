@@ -32,8 +32,12 @@ class Analyzer:
 
     def __init__(self, lang: str = "en", *, lowercase: bool = True, strip_punctuation: bool = True,
                  stopwords: Iterable[str] | None = None) -> None:
-        if not isinstance(lang, str) or not lang.isalpha():
-            raise ClirkitError(f"language code {lang!r} is not a language code such as 'en' or 'es'")
+        from clirkit.languages import check_language
+
+        try:
+            check_language(lang)
+        except ValueError as exc:
+            raise ClirkitError(f"language: {exc}") from None
         self.lang = lang
         self.lowercase = lowercase
         self.strip_punctuation = strip_punctuation

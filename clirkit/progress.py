@@ -1,7 +1,9 @@
-"""Progress bars on stderr (tqdm), silenced by ``quiet``."""
+"""Progress on stderr (tqdm bars and one-line messages, silenced by ``quiet``) and step timings."""
 from __future__ import annotations
 
 import sys
+import time
+from contextlib import contextmanager
 from typing import Iterable, Iterator, TypeVar
 
 T = TypeVar("T")
@@ -23,3 +25,18 @@ def say(message: str, *, quiet: bool = False) -> None:
     """Print a one-line status message on stderr unless ``quiet``."""
     if not quiet:
         print(message, file=sys.stderr, flush=True)
+
+
+class Steps:
+    """Wall time in seconds of named steps, in the order they first ran (``with steps.time(name): ...``)."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    @contextmanager
+    def time(self, name: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - start

@@ -145,11 +145,12 @@ def test_extra_tuples_file_and_base_run_errors(tmp_path, capsys):
     assert main(["boost-train", *common, "--base-run", base, "-o", str(tmp_path / "n.npz")]) == 2
     assert "tuning beta needs dev queries" in capsys.readouterr().err
     assert main(["boost-train", *common, "--base-run", base, "--beta", "-1", "-o", str(tmp_path / "n.npz")]) == 2
-    assert "beta must be" in capsys.readouterr().err
+    assert "--beta (BoostRanker's beta) must be None or a float in the range [0.0, 100.0]. Got -1.0" in \
+        capsys.readouterr().err
     assert main(["boost-train", *common, "--parallel-tuples", "-o", str(tmp_path / "n.npz")]) == 2
     assert "--parallel-tuples needs --collection" in capsys.readouterr().err
     assert main(["boost-train", *common, "--beta", "5", "-o", str(tmp_path / "n.npz")]) == 2
-    assert "--beta weigh(s) a base ranker: give --base-run too" in capsys.readouterr().err
+    assert "--beta weighs a base ranker's scores: give --base-run too" in capsys.readouterr().err
     assert main(["boost-train", *common, "--parallel-weight", "2", "-o", str(tmp_path / "n.npz")]) == 2
     assert "--parallel-weight weighs" in capsys.readouterr().err
     assert not (tmp_path / "n.npz").exists()

@@ -43,7 +43,7 @@ def test_each_scheme_gives_the_hand_weight(scheme):
 
 
 def test_unknown_scheme_is_refused():
-    with pytest.raises(ClirkitError, match="document weighting"):
+    with pytest.raises(ClirkitError, match="The .doc_weighting. parameter of BoostRanker must be"):
         BoostRanker(doc_weighting="tfidf").fit_tokens({"q": ["light"]}, None, ["d"], [["luz"]])
 
 

@@ -23,7 +23,7 @@ def test_index_then_search_writes_a_trec_run(files):
     assert run.query_ids == ["q1", "q2"]
     assert run.docids[run.qids == "q2"][0] == "Gen.1.7"
     first = (tmp / "run.txt").read_text().splitlines()[0].split()
-    assert first[1] == "Q0" and first[3] == "1" and first[5] == "bm25"
+    assert first[1] == "Q0" and first[3] == "1" and first[5] == "BM25"
 
 
 def test_two_invocations_give_byte_identical_runs(files):

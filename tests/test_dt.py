@@ -69,7 +69,7 @@ def test_dt_verb_with_a_table_is_byte_identical_across_invocations(cli_files):
         outs.append((tmp / f"{name}.run").read_bytes())
     assert outs[0] == outs[1]
     assert read_run(tmp / "a.run").query_ids == ["q1", "q2"]       # q3 (unknown, not in the index) matches nothing
-    assert outs[0].decode().split("\n")[0].split()[5] == "dt"
+    assert outs[0].decode().split("\n")[0].split()[5] == "DT"
 
 
 def test_dt_verb_with_translated_queries_equals_search_of_that_text(cli_files):
@@ -79,7 +79,7 @@ def test_dt_verb_with_translated_queries_equals_search_of_that_text(cli_files):
     assert main(["dt", "--index", str(tmp / "ix.npz"), "--queries", str(queries), "--translated",
                  str(translated), "-o", str(tmp / "dt.run"), "-q"]) == 0
     assert main(["search", "--index", str(tmp / "ix.npz"), "--queries", str(translated),
-                 "-o", str(tmp / "mono.run"), "-q", "--tag", "dt"]) == 0
+                 "-o", str(tmp / "mono.run"), "-q", "--tag", "DT"]) == 0
     assert (tmp / "dt.run").read_bytes() == (tmp / "mono.run").read_bytes()
 
 

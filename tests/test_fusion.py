@@ -1,11 +1,17 @@
-"""Fusion: interpolation of sum-normalized scores, Borda, kappa search (SPEC §6)."""
+"""Fusion methods (SPEC §6): interpolation of sum-normalized scores, Borda, and the shared run alignment.
+
+Tuning (kappa and weight sweeps on dev) is tested in test_tuning.py, the ``aggregate`` verb in
+test_cli_aggregate.py.
+"""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 from clirkit.errors import ClirkitError
-from clirkit.fusion import borda, interpolate, kappa_grid, transform_scores, tune_kappa
+from clirkit.fusion import borda, interpolate, transform_scores
+from clirkit.fusion.align import align, factorize
+from clirkit.fusion.interpolation import sum_normalized, weighted_sum
 from clirkit.run import Run
 
 
@@ -115,96 +121,14 @@ def test_borda_gives_K_minus_rank_plus_one_points_per_list():
     assert weighted == {("q", "d1"): 2 * 3 + 0.5 * 1, ("q", "d2"): 2 * 2 + 0.5 * 3, ("q", "d3"): 0.5 * 2}
 
 
-def test_tune_kappa_returns_the_sweep_and_breaks_ties_toward_smaller_kappa():
-    a = run_of([("q", "good", 1.0), ("q", "bad", 3.0)])
-    b = run_of([("q", "good", 3.0), ("q", "bad", 1.0)])
-
-    def rr_of_good(run):
-        return 1.0 / (run.docids.tolist().index("good") + 1)
-
-    sweep = tune_kappa(a, b, rr_of_good, measure="RR")
-    np.testing.assert_allclose(sweep.kappas, kappa_grid(0.05))
-    # good wins while (1-k)*3/4 + k/4 > k*3/4 + (1-k)/4, i.e. k < 0.5; at 0.5 the docid tie-break puts bad first
-    assert sweep.values.tolist() == [1.0 if k < 0.5 else 0.5 for k in sweep.kappas]
-    assert sweep.best_kappa == 0.0 and sweep.best_value == 1.0
-    assert sweep.to_csv().splitlines()[:3] == ["kappa,RR", "0,1", "0.05,1"]
-
-
-# command line -----------------------------------------------------------------------------------
-
-def write_lines(path, lines):
-    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    return str(path)
-
-
-def test_evaluator_uses_trec_eval_average_precision():
-    from clirkit.fusion import evaluator
-    from clirkit.run import Qrels
-
-    qrels = Qrels(["q", "q", "r"], ["good", "also", "x"], [1, 2, 1])
-    run = run_of([("q", "bad", 3.0), ("q", "good", 2.0), ("q", "also", 1.0)])
-    # q: AP = (1/2 + 2/3) / 2; r is missing from the run and counts 0
-    assert evaluator(qrels, "AP")(run) == pytest.approx(((1 / 2 + 2 / 3) / 2 + 0) / 2)
-    # tune_kappa takes qrels directly: with kappa 1 the run itself is evaluated
-    sweep = tune_kappa(run, run_of([("q", "x", 1.0)]), qrels, measure="AP", grid=[1.0])
-    assert sweep.best_value == pytest.approx(((1 / 2 + 2 / 3) / 2 + 0) / 2)
-
-
-def test_aggregate_command_interpolates_two_run_files(tmp_path, capsys):
-    from clirkit.cli import main
-    from clirkit.formats import read_run
-
-    a = write_lines(tmp_path / "a.run", ["q1 Q0 Gen.1.1 1 3 A", "q1 Q0 Gen.1.2 2 1 A"])
-    b = write_lines(tmp_path / "b.run", ["q1 Q0 Gen.1.2 1 4 B", "q1 Q0 Gen.1.3 2 1 B"])
-    out = tmp_path / "fused.run"
-    assert main(["aggregate", a, b, "-o", str(out), "--kappa", "0.3", "-q"]) == 0
-    got = read_run(out)
-    assert got.docids.tolist() == ["Gen.1.2", "Gen.1.1", "Gen.1.3"]
-    np.testing.assert_allclose(got.scores, [0.3 / 4 + 0.7 * 4 / 5, 0.3 * 3 / 4, 0.7 / 5])
-    assert main(["aggregate", a, b, "-o", str(out), "--method", "borda", "--depth", "3", "-q"]) == 0
-    assert as_dict(read_run(out)) == {("q1", "Gen.1.1"): 3, ("q1", "Gen.1.2"): 3 + 2, ("q1", "Gen.1.3"): 2}
-
-
-def test_aggregate_command_refuses_negative_scores_without_transform(tmp_path, capsys):
-    from clirkit.cli import main
-
-    a = write_lines(tmp_path / "a.run", ["q1 Q0 d1 1 3 A"])
-    b = write_lines(tmp_path / "b.run", ["q1 Q0 d1 1 -0.5 boost", "q1 Q0 d2 2 -1 boost"])
-    out = tmp_path / "fused.run"
-    assert main(["aggregate", a, b, "-o", str(out)]) == 2
-    assert "negative scores" in capsys.readouterr().err and not out.exists()
-    assert main(["aggregate", a, b, "-o", str(out), "--transform", "none", "shift", "-q"]) == 0
-    assert out.read_text().split("\n")[0].endswith("interp:w=0.5,0.5:t=none,shift")
-
-
-def test_aggregate_tune_picks_kappa_on_dev_and_applies_it_to_test(tmp_path, capsys):
-    from clirkit.cli import main
-    from clirkit.formats import read_run
-
-    # dev: run 2 finds the relevant document, run 1 does not -> best kappa is 0 (ties go to the smaller)
-    d1 = write_lines(tmp_path / "d1.run", ["q Q0 bad 1 3 X", "q Q0 good 2 1 X"])
-    d2 = write_lines(tmp_path / "d2.run", ["q Q0 good 1 3 Y", "q Q0 bad 2 1 Y"])
-    qrels = write_lines(tmp_path / "dev.qrels", ["q 0 good 1"])
-    t1 = write_lines(tmp_path / "t1.run", ["t Q0 x 1 5 X"])
-    t2 = write_lines(tmp_path / "t2.run", ["t Q0 y 1 5 Y"])
-    out, sweep = tmp_path / "test.run", tmp_path / "sweep.csv"
-    assert main(["aggregate", t1, t2, "-o", str(out), "--tune", "--qrels", qrels, "--dev-runs", d1, d2,
-                 "--grid-step", "0.25", "--sweep-csv", str(sweep), "-q"]) == 0
-    printed = capsys.readouterr().out
-    assert "best kappa 0 " in printed
-    # at 0.5 good and bad tie; trec_eval breaks ties by docid descending, so good comes first
-    assert sweep.read_text().splitlines() == ["kappa,AP", "0,1", "0.25,1", "0.5,1", "0.75,0.5", "1,0.5"]
-    assert read_run(out).tag == "interp:w=0,1:t=none,none"
-
-
 def test_id_factorization_is_exact_even_when_the_hash_collides(monkeypatch):
-    from clirkit import fusion
+    from clirkit.fusion import align as align_module
 
     ids = np.array(["Gen.1.2", "Gen.1.10", "Exod.3.1", "Gen.1.2", "Gen.1.1"])
     for collide in (False, True):
         if collide:
-            monkeypatch.setattr(fusion, "_string_hash", lambda v: np.zeros(len(v), dtype=np.uint64))
-        uniques, codes, appearance = fusion._factorize(ids)
+            monkeypatch.setattr(align_module, "string_hash", lambda v: np.zeros(len(v), dtype=np.uint64))
+        uniques, codes, appearance = factorize(ids)
         assert uniques.tolist() == sorted(set(ids.tolist()))
         assert uniques[codes].tolist() == ids.tolist()
         # first-appearance position of each sorted id: Exod.3.1 third, Gen.1.1 fourth, Gen.1.10 second, Gen.1.2 first
@@ -218,22 +142,52 @@ def test_a_list_whose_scores_sum_to_zero_contributes_nothing():
     assert got[("q1", "Gen.1.1")] == pytest.approx(0.5 * (3 - 1) / 2)  # A shifted: 2, 0
 
 
-def test_weight_grid_covers_the_simplex_at_the_step():
-    from clirkit.fusion import weight_grid
+def test_borda_rejects_a_depth_below_one_and_bad_weights():
+    with pytest.raises(ClirkitError, match="depth must be >= 1"):
+        borda([A, B], depth=0)
+    with pytest.raises(ClirkitError, match="one finite weight >= 0 per run"):
+        borda([A, B], [1.0, -1.0])
+    with pytest.raises(ClirkitError, match="one finite weight >= 0 per run"):
+        borda([A, B], [1.0])
 
-    grid = weight_grid(3, 0.5)
-    assert grid.tolist() == [[0, 0, 1], [0, 0.5, 0.5], [0, 1, 0], [0.5, 0, 0.5], [0.5, 0.5, 0], [1, 0, 0]]
-    assert len(weight_grid(3, 0.1)) == 66 and np.allclose(weight_grid(4, 0.25).sum(axis=1), 1)
+
+# alignment and the two halves of interpolation (what tuning reuses) ------------------------------
+
+def test_align_numbers_each_query_document_pair_once_across_runs():
+    al = align([A, B], depth=None)
+    pairs = list(zip(al.uq[al.pair_q].tolist(), al.ud[al.pair_d].tolist()))
+    # pairs in (query, docid) order; Gen.1.2 of q1 is one pair shared by A and B
+    assert pairs == [("q1", "Gen.1.1"), ("q1", "Gen.1.2"), ("q1", "Gen.1.3"), ("q2", "Exod.1.1"), ("q3", "Lev.1.1")]
+    assert al.n_pairs == 5 and al.n_queries == 3
+    assert al.pair[0].tolist() == [0, 1, 3] and al.pair[1].tolist() == [1, 2, 4]
+    assert al.uq[al.row_query[1]].tolist() == B.qids.tolist()
+    # first appearance over A then B: q1, q2, q3
+    assert al.query_rank.tolist() == [0, 1, 2]
 
 
-def test_tune_weights_with_two_runs_agrees_with_tune_kappa():
-    from clirkit.fusion import tune_kappa, tune_weights
-    from clirkit.run import Qrels, Run
+def test_align_cuts_each_run_to_depth_and_needs_a_run():
+    al = align([A, B], depth=1)
+    assert [len(r) for r in al.runs] == [2, 2]  # A: q1 top 1, q2; B: q1 top 1, q3
+    # the rank-2 rows of q1 (A: Gen.1.2, B: Gen.1.3) are cut; Gen.1.2 stays as B's top document
+    assert list(zip(al.uq[al.pair_q].tolist(), al.ud[al.pair_d].tolist())) == [
+        ("q1", "Gen.1.1"), ("q1", "Gen.1.2"), ("q2", "Exod.1.1"), ("q3", "Lev.1.1")]
+    with pytest.raises(ClirkitError, match="at least one run"):
+        align([], depth=10)
 
-    a = Run(["q1"] * 3 + ["q2"] * 2, ["d1", "d2", "d3", "d4", "d5"], [3.0, 2.0, 1.0, 2.0, 1.0])
-    b = Run(["q1"] * 3 + ["q2"] * 2, ["d3", "d2", "d1", "d5", "d4"], [3.0, 2.0, 1.0, 2.0, 1.0])
-    qrels = Qrels(["q1", "q2"], ["d3", "d5"], [1, 2])
-    weights, value = tune_weights([a, b], qrels, step=0.05)
-    sweep = tune_kappa(a, b, qrels)
-    assert weights[0] == pytest.approx(sweep.best_kappa) and value == pytest.approx(sweep.best_value)
-    assert value == 1.0  # b ranks both relevant documents first
+
+def test_sum_normalized_gives_each_list_share_of_its_query_total_on_the_aligned_pairs():
+    al = align([A, B], depth=1000)
+    normed_a, normed_b = sum_normalized(al, ["none", "none"])
+    # pairs: (q1 Gen.1.1), (q1 Gen.1.2), (q1 Gen.1.3), (q2 Exod.1.1), (q3 Lev.1.1)
+    np.testing.assert_allclose(normed_a, [3 / 4, 1 / 4, 0, 2 / 2, 0])
+    np.testing.assert_allclose(normed_b, [0, 4 / 5, 1 / 5, 0, 5 / 5])
+
+
+def test_weighted_sum_of_sum_normalized_scores_is_exactly_interpolate():
+    al = align([A, B], depth=1000)
+    normed = sum_normalized(al, ["none", "shift"])
+    got = weighted_sum(al, normed, [0.3, 0.7], ["none", "shift"], depth=1000)
+    expected = interpolate([A, B], kappa=0.3, transform=["none", "shift"])
+    assert got.tag == expected.tag == "interp:w=0.3,0.7:t=none,shift"
+    assert got.qids.tolist() == expected.qids.tolist() and got.docids.tolist() == expected.docids.tolist()
+    assert got.scores.tolist() == expected.scores.tolist()  # bit for bit

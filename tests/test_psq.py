@@ -103,14 +103,14 @@ def cli_files(indexed_dir):
 
 def psq_cli(tmp, queries, out, *extra):
     return main(["psq", "--index", str(tmp / "ix.npz"), "--queries", str(queries), "--table", str(tmp / "t.npz"),
-                 "-o", str(tmp / out), "-q", *extra])
+                 "-o", str(tmp / out), "-q", "--target-stopwords-top", "0", *extra])
 
 
 def test_psq_verb_is_byte_identical_across_invocations(cli_files):
     tmp, queries = cli_files
     assert psq_cli(tmp, queries, "a.run") == 0 and psq_cli(tmp, queries, "b.run") == 0
     assert (tmp / "a.run").read_bytes() == (tmp / "b.run").read_bytes()
-    assert (tmp / "a.run").read_text().split("\n")[0].split()[5] == "psq"
+    assert (tmp / "a.run").read_text().split("\n")[0].split()[5] == "PSQ"
 
 
 def test_psq_verb_options_change_the_run(cli_files):
@@ -125,7 +125,7 @@ def test_psq_verb_options_change_the_run(cli_files):
 def test_psq_verb_bad_lambda_exits_2_and_writes_nothing(cli_files, capsys):
     tmp, queries = cli_files
     assert psq_cli(tmp, queries, "x.run", "--table2", str(tmp / "one.e2f"), "--lambda", "1.5") == 2
-    assert "lambda must be in [0, 1]" in capsys.readouterr().err and not (tmp / "x.run").exists()
+    assert "--lambda (PSQ's lam) must be a float in the range [0.0, 1.0]. Got 1.5" in capsys.readouterr().err and not (tmp / "x.run").exists()
 
 
 def test_target_stopwords_top_n_equals_a_stopword_file_of_the_most_frequent_index_terms(cli_files):

@@ -292,7 +292,7 @@ def test_scs_train_and_score_commands_write_a_model_and_a_run(tmp_path, capsys):
     out = tmp_path / "scs.run"
     assert main(["scs-score", model, *files, "-o", str(out), "--depth", "5", "-q"]) == 0
     run = read_run(out)
-    assert run.query_ids == QIDS and len(run) == 15 and run.tag == "scs"
+    assert run.query_ids == QIDS and len(run) == 15 and run.tag == "SCS"
     rerank = tmp_path / "re.run"
     assert main(["scs-score", model, *files, "--rerank", str(out), "-o", str(rerank), "-q"]) == 0
     np.testing.assert_allclose(read_run(rerank).scores, run.scores, rtol=1e-12)

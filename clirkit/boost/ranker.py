@@ -8,9 +8,11 @@ queries, and beta is tuned on dev over ``beta_grid`` unless given.
 """
 from __future__ import annotations
 
+from numbers import Integral, Real
 from typing import Mapping, Sequence
 
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from clirkit.analysis import Analyzer
 from clirkit.boost.bagging import BoostData, BoostParams, train_bags
@@ -18,17 +20,28 @@ from clirkit.boost.base import MAX_BETA, NORMALIZATION, BaseRun, BaseScores, com
 from clirkit.boost.features import NgramVocabulary, hash_strings
 from clirkit.boost.model import BoostModel
 from clirkit.boost.scoring import DevEvaluator, RerankEvaluator
-from clirkit.boost.tuples import Tuples, make_tuples
-from clirkit.boost.weighting import check_scheme, idf_weights, weigh_documents
+from clirkit.boost.tuples import WEIGHTINGS, Tuples, make_tuples
+from clirkit.boost.weighting import idf_weights, weigh_documents
+from clirkit.documents import Documents
 from clirkit.errors import ClirkitError
+from clirkit.estimator import DEPTH, System, drop_excluded
 from clirkit.progress import say
 from clirkit.run import Qrels, Run
 
 
 BETA_GRID = (2.0, 5.0, 10.0, 20.0)  # base-score weights tried on dev when beta is not given
+BASE_BATCH = 1000  # training queries a base system searches at a time (its run is kept as integer codes)
 
 
-class BoostRanker:
+def _positive(cls=Integral):
+    return Interval(cls, 1, None, closed="left")
+
+
+def _at_least_zero(cls=Integral):
+    return Interval(cls, 0, None, closed="left")
+
+
+class BoostRanker(System):
     """Boosted bilinear ranker over hashed (source n-gram, target n-gram) pairs (SPEC §5).
 
     Hyper-parameters (scikit-learn style; learned state ends with ``_``):
@@ -51,10 +64,12 @@ class BoostRanker:
             queries and target n-grams in more than this fraction of the documents.
         frequent_word_ngrams: keep n-grams (n >= 2) containing a word that max_df
             drops; False keeps only n-grams made of kept words.
-        base: a base system's run over the training queries (and the dev
-            queries, for early stopping): a Run, Runs that split it by query, or
-            a :class:`~clirkit.boost.base.CompactRun`; boost from that base
-            ranker. None: standalone boosting.
+        base: a base system (fitted, e.g. :class:`clirkit.systems.PSQ`): it
+            searches the training and dev queries at :meth:`fit` and the queries
+            of :meth:`search`, whose run this ranker re-ranks; or, for
+            :meth:`fit_tokens`, its run over the training (and dev) queries: a
+            Run, Runs that split it by query, or a
+            :class:`~clirkit.boost.base.CompactRun`. None: standalone boosting.
         beta: weight of the base scores (>= 0); None tunes it on the dev MAP
             over ``beta_grid`` (needs dev queries).
         hard_negatives: with ``base``, d- per d+ drawn from the base run's top
@@ -70,6 +85,43 @@ class BoostRanker:
         random_state: seed of tuple sampling and bagging.
         quiet: no progress on stderr.
     """
+
+    _parameter_constraints = {
+        "ngram": [Interval(Integral, 1, 3, closed="both")],
+        "rounds": [_positive()],
+        "rule": [StrOptions({"exact", "r"})],
+        "bits": [Interval(Integral, 1, 32, closed="both")],
+        "hash_seed": [Interval(Integral, 0, 2**32 - 1, closed="both")],
+        "eps": [None, Interval(Real, 0, None, closed="neither")],
+        "negatives": [_at_least_zero()],
+        "min_grade": [_at_least_zero()],
+        "grade_pairs": [_at_least_zero()],
+        "weighting": [StrOptions(set(WEIGHTINGS))],
+        "max_positives": [_at_least_zero()],
+        "candidate_depth": [None, _positive()],
+        "bags": [_positive()],
+        "bag_fraction": [Interval(Real, 0, 1, closed="right")],
+        "bootstrap": ["boolean"],
+        "eval_every": [_positive()],
+        "patience": [_at_least_zero()],
+        "eval_depth": [_positive()],
+        "jobs": [Integral],
+        "backend": [StrOptions({"loky", "threading", "dask"})],
+        "scheduler": "no_validation",
+        "source_lang": [str],
+        "target_lang": [str],
+        "max_df": [Interval(Real, 0, 1, closed="right")],
+        "frequent_word_ngrams": ["boolean"],
+        "base": "no_validation",
+        "beta": [None, Interval(Real, 0, MAX_BETA, closed="both")],
+        "beta_grid": [list, tuple],
+        "hard_negatives": [_at_least_zero()],
+        "parallel_weight": [Interval(Real, 0, None, closed="neither")],
+        "doc_weighting": [None, StrOptions({"binary", "idf", "length", "idf-length"})],
+        "random_state": [_at_least_zero()],
+        "quiet": ["boolean"],
+    }
+    default_tag = "Boost"
 
     def __init__(self, *, ngram: int = 1, rounds: int = 1000, rule: str = "exact", bits: int = 30,
                  hash_seed: int = 0, eps: float | None = None, negatives: int = 1, min_grade: int = 1,
@@ -116,14 +168,7 @@ class BoostRanker:
         self.quiet = quiet
 
     def _check(self) -> None:
-        if self.ngram not in (1, 2, 3):
-            raise ClirkitError(f"ngram must be 1, 2 or 3, got {self.ngram}")
-        if not 1 <= self.bits <= 32:
-            raise ClirkitError(f"bits must be in 1..32, got {self.bits}")
-        if self.rule not in ("exact", "r"):
-            raise ClirkitError(f"unknown step rule {self.rule!r}; choose exact or r")
-        if self.rounds < 1:
-            raise ClirkitError(f"rounds must be >= 1, got {self.rounds}")
+        self.check_params()
         if self.beta is not None and self.base is None:
             raise ClirkitError("beta weighs a base ranker's scores: give a base run too")
         betas = (self.beta,) if self.beta is not None else tuple(self.beta_grid)
@@ -134,13 +179,6 @@ class BoostRanker:
         if not betas:
             raise ClirkitError("beta_grid is empty: give betas to try, or beta")
         self._tried_betas = tuple(dict.fromkeys(float(b) for b in betas))
-        if self.hard_negatives < 0:
-            raise ClirkitError(f"hard_negatives must be >= 0, got {self.hard_negatives}")
-        if self.candidate_depth is not None and self.candidate_depth < 1:
-            raise ClirkitError(f"candidate_depth must be >= 1, got {self.candidate_depth}")
-        check_scheme(self._doc_weighting())
-        if not (np.isfinite(self.parallel_weight) and self.parallel_weight > 0):
-            raise ClirkitError(f"parallel_weight must be > 0, got {self.parallel_weight}")
 
     def _doc_weighting(self) -> str:
         if self.doc_weighting is not None:
@@ -152,30 +190,97 @@ class BoostRanker:
             return self.candidate_depth
         return 1000 if self.base is None else 100
 
-    def fit(self, queries: Mapping[str, str], qrels: Qrels, docids: Sequence[str], doc_texts: Sequence[str], *,
-            dev_queries: Mapping[str, str] | None = None, dev_qrels: Qrels | None = None,
-            candidates: Run | None = None, extra_queries: Mapping[str, str] | None = None,
-            extra_qrels: Qrels | None = None, base_made_by: dict | None = None) -> "BoostRanker":
-        """Analyze the texts with ``source_lang``/``target_lang`` analyzers, then :meth:`fit_tokens`."""
+    def fit(self, topics: Mapping[str, str], qrels: Qrels, documents, *,
+            dev_topics: Mapping[str, str] | None = None, dev_qrels: Qrels | None = None,
+            candidates: Run | None = None, extra_topics: Mapping[str, str] | None = None,
+            extra_qrels: Qrels | None = None, excluded: Mapping[str, set[str]] | None = None,
+            base_made_by: dict | None = None) -> "BoostRanker":
+        """Learn from texts: ``topics`` ``{qid: text}`` and their ``qrels``, ``documents`` (a
+        :class:`~clirkit.documents.Documents` or ``(docids, texts)``), analyzed with the
+        ``source_lang``/``target_lang`` analyzers, then :meth:`fit_tokens`.
+
+        With a base *system*, it first searches the training topics (``BASE_BATCH`` at a time) and the
+        dev topics, without each query's ``excluded`` documents; its run is the base run.
+        """
         src, tgt = Analyzer(self.source_lang), Analyzer(self.target_lang)
+        documents = Documents.of(documents)
 
         def tokens(qs, quiet=True, desc="tokenizing queries"):
             return None if qs is None else dict(zip(qs, src.tokenize_many(list(qs.values()), quiet=quiet,
                                                                           desc=desc)))
 
-        q_tok = tokens(queries, self.quiet)
-        d_tok = tgt.tokenize_many(list(doc_texts), quiet=self.quiet, desc="tokenizing documents")
-        return self.fit_tokens(q_tok, qrels, docids, d_tok, dev_queries=tokens(dev_queries), dev_qrels=dev_qrels,
-                               candidates=candidates, source_analyzer=src, target_analyzer=tgt,
-                               extra_queries=tokens(extra_queries, self.quiet, "tokenizing extra queries"),
-                               extra_qrels=extra_qrels, base_made_by=base_made_by)
+        base_run = None
+        if isinstance(self.base, System):
+            base_run = self._base_run(topics, dev_topics, excluded)
+            base_made_by = base_made_by or self.base.describe()
+        q_tok = tokens(topics, self.quiet)
+        d_tok = documents.tokens(tgt, quiet=self.quiet)
+        return self.fit_tokens(q_tok, qrels, documents.docids, d_tok, dev_queries=tokens(dev_topics),
+                               dev_qrels=dev_qrels, candidates=candidates, source_analyzer=src, target_analyzer=tgt,
+                               extra_queries=tokens(extra_topics, self.quiet, "tokenizing extra queries"),
+                               extra_qrels=extra_qrels, base_made_by=base_made_by, base_run=base_run)
+
+    def _base_run(self, topics: Mapping[str, str], dev_topics: Mapping[str, str] | None, excluded):
+        """The base system's run over the training topics and the dev topics, as integer codes."""
+        from clirkit.boost.base import CompactRun
+
+        ids = list(topics)
+        say(f"boost: the base system searches {len(ids)} training and {len(dev_topics or ())} dev queries",
+            quiet=self.quiet)
+
+        def runs():
+            for a in range(0, len(ids), BASE_BATCH):
+                yield self.base.search({q: topics[q] for q in ids[a:a + BASE_BATCH]}, excluded=excluded,
+                                       quiet=self.quiet)
+            if dev_topics:
+                yield self.base.search(dev_topics, excluded=excluded, quiet=self.quiet)
+
+        return CompactRun.from_runs(runs())
+
+    def search(self, topics: Mapping[str, str], *, depth: int = DEPTH, excluded: Mapping[str, set[str]] | None = None,
+               tag: str | None = None, quiet: bool = True, documents=None) -> Run:
+        """The run of ``topics`` ``{qid: text}`` over the documents of :meth:`fit` (or ``documents``): with a
+        base system, its run re-ranked by beta f0 + q^T W d (every row kept); standalone, the top
+        ``depth`` documents by q^T W d. ``excluded`` documents are left out of both."""
+        if not hasattr(self, "model_"):
+            raise ClirkitError("the boosted ranker is not fitted: call fit first")
+        model = self.model_
+        if documents is not None:
+            documents = Documents.of(documents)
+            docids, doc_tokens = documents.docids, documents.tokens(model.target_analyzer, quiet=quiet)
+        else:
+            docids, doc_tokens = self.docids_, self.doc_tokens_
+        queries = dict(zip(topics, model.source_analyzer.tokenize_many(list(topics.values()), quiet=quiet)))
+        tag = tag or self.default_tag
+        if model.from_base:
+            if not isinstance(self.base, System):
+                raise ClirkitError("searching with a ranker boosted from a base ranker needs the base system "
+                                   "(set base to a fitted system), or use model_.rerank on its run")
+            candidates = self.base.search(topics, depth=depth, excluded=excluded, quiet=quiet)
+            return model.rerank(candidates, queries, docids, doc_tokens, tag=tag)
+        return drop_excluded(model.rank(queries, docids, doc_tokens, depth=depth, tag=tag), excluded)
+
+    def save(self, path) -> None:
+        """Write the learned model (:meth:`BoostModel.save`: npz + JSON, no pickle)."""
+        if not hasattr(self, "model_"):
+            raise ClirkitError("the boosted ranker is not fitted: nothing to save")
+        self.model_.save(path)
+
+    def load_model(self, path, documents) -> "BoostRanker":
+        """Take the model saved at ``path`` as the learned state, searching ``documents`` (a
+        :class:`~clirkit.documents.Documents` or ``(docids, texts)``); returns self."""
+        self.model_ = BoostModel.load(path)
+        documents = Documents.of(documents)
+        self.docids_ = documents.docids
+        self.doc_tokens_ = documents.tokens(self.model_.target_analyzer, quiet=self.quiet)
+        return self
 
     def fit_tokens(self, queries: Mapping[str, Sequence[str]], qrels: Qrels, docids: Sequence[str],
                    doc_tokens: Sequence[Sequence[str]], *, dev_queries: Mapping[str, Sequence[str]] | None = None,
                    dev_qrels: Qrels | None = None, candidates: Run | None = None,
                    source_analyzer: Analyzer | None = None, target_analyzer: Analyzer | None = None,
                    extra_queries: Mapping[str, Sequence[str]] | None = None, extra_qrels: Qrels | None = None,
-                   base_made_by: dict | None = None) -> "BoostRanker":
+                   base_made_by: dict | None = None, base_run=None) -> "BoostRanker":
         """Train from token lists.
 
         Args:
@@ -190,6 +295,7 @@ class BoostRanker:
                 a source sentence, relevant: its aligned document); their ids must
                 differ from the training queries'.
             base_made_by: JSON-ready description of how ``base`` was made, kept in the model.
+            base_run: the base run, when ``base`` is a system (:meth:`fit` makes it).
 
         Sets ``model_`` (:class:`BoostModel`), ``results_`` (one
         :class:`~clirkit.boost.rounds.BoostResult` per bag), ``tuples_`` (weights D
@@ -197,6 +303,10 @@ class BoostRanker:
         ``beta_`` and ``beta_scores_`` (dev MAP per beta tried).
         """
         self._check()
+        if isinstance(self.base, System) and base_run is None:
+            raise ClirkitError("fit_tokens with a base system needs its run (base_run); fit makes it")
+        if not isinstance(self.base, System):
+            base_run = self.base
         if len(docids) != len(doc_tokens):
             raise ClirkitError(f"{len(docids)} document ids but {len(doc_tokens)} documents")
         if self.base is not None and candidates is not None:
@@ -217,7 +327,7 @@ class BoostRanker:
         idf = idf_weights(Dm) if "idf" in doc_weighting else None
         Dm = weigh_documents(Dm, doc_tokens, doc_weighting, idf)
         query_ids = qids + extra_ids
-        base_run = compact(self.base) if self.base is not None else None
+        base_run = compact(base_run) if base_run is not None else None
         train_base = BaseScores(base_run, query_ids, docids) if base_run is not None else None
         if train_base is not None:
             if len(train_base) == 0:
@@ -314,6 +424,7 @@ class BoostRanker:
                                               doc_weighting=doc_weighting, tgt_idf=idf)
         self.results_ = results
         self.tuples_ = tuples
+        self.docids_, self.doc_tokens_ = list(docids), doc_tokens
         if self.base is not None:
             self.beta_, self.beta_scores_ = beta, beta_scores
         return self

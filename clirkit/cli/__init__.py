@@ -1,10 +1,10 @@
 """The ``clirkit`` command: one subcommand per user task.
 
-Each verb lives in its own module of this package and exposes
-``add_parser(subparsers)``, which registers the verb and sets ``func`` to a
-function taking the parsed arguments and returning an exit status. ``main``
-turns :class:`~clirkit.errors.ClirkitError` into ``clirkit: error: ...`` on
-stderr and exit status 2.
+Each verb lives in its own module of this package and exposes ``add_parser(subparsers)``, which
+registers the verb and sets ``func`` to a function taking the parsed arguments and returning an exit
+status. Only the module of the verb being run is imported (``clirkit --help`` lists the verbs from
+:data:`VERBS` without importing numpy). ``main`` turns :class:`~clirkit.errors.ClirkitError` into
+``clirkit: error: ...`` on stderr and exit status 2.
 """
 from __future__ import annotations
 
@@ -12,28 +12,29 @@ import argparse
 import importlib
 import sys
 
-from clirkit import __version__
-from clirkit.errors import ClirkitError
-
-# verb modules, in the order `clirkit --help` lists them
-COMMAND_MODULES = [
-    "demo",
-    "index",
-    "search",
-    "ttable",
-    "dt",
-    "psq",
-    "eval",
-    "scs_train",
-    "scs_score",
-    "aggregate",
-    "boost_train",
-    "boost_rank",
-    "boost_show",
-]
+# verb -> (module, one-line summary), in the order `clirkit --help` lists them
+VERBS = {
+    "demo": ("demo", "the whole pipeline on the bundled collection (the shipped experiment file)"),
+    "run": ("run", "run an experiment file (TOML): train, tune on dev, test, report"),
+    "index": ("index", "index documents (sparse term x document counts)"),
+    "search": ("search", "monolingual BM25 search of an index"),
+    "ttable": ("ttable", "translation tables p(e|f): train (IBM Model 1), show, prune, convert"),
+    "dt": ("dt", "direct translation (1-best) + BM25"),
+    "psq": ("psq", "probabilistic structured queries + BM25"),
+    "eval": ("eval", "evaluate runs against qrels, with significance tests"),
+    "scs-train": ("scs_train", "train the SCS neural model"),
+    "scs-score": ("scs_score", "rank documents with an SCS model"),
+    "aggregate": ("aggregate", "fuse runs: interpolation (weights tuned on dev) or Borda"),
+    "boost-train": ("boost_train", "train the boosted ranker (BoostCLIR), standalone or from a base run"),
+    "boost-rank": ("boost_rank", "rank or re-rank documents with a boosted model"),
+    "boost-show": ("boost_show", "print a boosted model's phrase table"),
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; only the verb named in ``argv`` (all verbs when ``argv`` is None) gets its options."""
+    from clirkit import __version__
+
     parser = argparse.ArgumentParser(
         prog="clirkit",
         description="Cross-language information retrieval: baselines, boosting, aggregation, evaluation.",
@@ -41,23 +42,36 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"clirkit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for name in COMMAND_MODULES:
-        importlib.import_module(f"clirkit.cli.{name}").add_parser(sub)
+    chosen = None if argv is None else next((a for a in argv if not a.startswith("-")), "")
+    for verb, (module, summary) in VERBS.items():
+        if chosen is None or verb == chosen:
+            importlib.import_module(f"clirkit.cli.{module}").add_parser(sub)
+        else:
+            sub.add_parser(verb, help=summary)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
     try:
-        status = args.func(args)
-    except ClirkitError as exc:
-        message = " ".join(str(exc).split("\n"))
-        print(f"clirkit: error: {message}", file=sys.stderr)
-        return 2
+        argv = sys.argv[1:] if argv is None else list(argv)
+        args = build_parser(argv).parse_args(argv)
+        return _call(args)
     except KeyboardInterrupt:
         print("clirkit: interrupted", file=sys.stderr)
         return 130
+
+
+def _call(args) -> int:
+    from clirkit.errors import ClirkitError
+
+    try:
+        status = args.func(args)
+    except ClirkitError as exc:
+        from clirkit.cli.params import option_message
+
+        message = option_message(" ".join(str(exc).split("\n")), args)
+        print(f"clirkit: error: {message}", file=sys.stderr)
+        return 2
     except BrokenPipeError:
         return 0
     return int(status or 0)

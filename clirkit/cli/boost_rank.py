@@ -13,7 +13,7 @@ def add_parser(sub) -> None:
                                     "re-rank a candidate run", run)
     p.add_argument("model", help="model file written by boost-train")
     d = p.add_argument_group("data (a collection, or files)")
-    d.add_argument("--collection", help="a known collection, e.g. nave-en-es")
+    d.add_argument("--collection", help="a known collection (e.g. nave-en-es) or a collection folder")
     d.add_argument("--variant", default=None, help="collection variant (default: the collection's first)")
     d.add_argument("--split", default="test", help="collection split of the queries")
     d.add_argument("--queries", help="queries (qid TAB text, JSONL or TREC topics)")
@@ -23,7 +23,7 @@ def add_parser(sub) -> None:
     p.add_argument("-o", "--output", default="-", help="run file to write (TREC 6 columns; - for stdout)")
     p.add_argument("--depth", type=int, default=1000, help="documents kept per query")
     p.add_argument("--batch", type=int, default=256, help="queries scored per sparse product")
-    p.add_argument("--tag", default="boost", help="run tag (6th column)")
+    p.add_argument("--tag", default="Boost", help="run tag (6th column)")
     add_quiet(p)
 
 
@@ -44,7 +44,7 @@ def run(args) -> int:
             raise ClirkitError("give either --collection or --queries/--documents files, not both")
         from clirkit import datasets
 
-        c = datasets.load(args.collection, variant=args.variant or datasets.variants(args.collection)[0])
+        c = datasets.load(args.collection, variant=args.variant)
         queries, (docids, texts) = c.queries(args.split), c.documents()
     else:
         if not (args.queries and args.documents):

@@ -1,4 +1,5 @@
-"""``clirkit dt``: direct translation (1-best) + BM25 over the target index (SPEC §3)."""
+"""``clirkit dt``: direct translation (1-best) + BM25 over the target index (SPEC §3): the
+:class:`clirkit.systems.DT` system, or an MT system's translations searched with BM25."""
 from __future__ import annotations
 
 from clirkit.cli.common import add_quiet, add_verb
@@ -8,44 +9,61 @@ def add_parser(sub) -> None:
     from clirkit.cli.search import add_bm25_options
     from clirkit.cli.ttable import add_table_format
     from clirkit.cli.xlquery import add_query_options
+    from clirkit.systems import DT
 
     p = add_verb(sub, "dt", "DT: translate queries 1-best (a table's best word, or an MT system's output "
                             "file) and search the target index with BM25", run)
-    add_query_options(p)
+    add_query_options(p, DT)
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--table", help="translation table p(e|f): each query word -> its most probable "
                                         "translation; words not in the table pass through unchanged")
     source.add_argument("--translated", help="the queries already translated by an MT system (qid TAB text "
                                              "in the target language); --queries is then only checked for ids")
     add_table_format(p)
-    add_bm25_options(p)
+    add_bm25_options(p, DT)
     add_quiet(p)
 
 
 def run(args) -> int:
-    from clirkit.cli.xlquery import load_index_and_queries, search_and_write, source_analyzer
-    from clirkit.dt import dt_queries, translated_queries
-    from clirkit.errors import ClirkitError
+    from clirkit.cli.params import params_of
+    from clirkit.cli.xlquery import search_and_write, source_stopwords
     from clirkit.formats import read_queries
-    from clirkit.progress import say
+    from clirkit.index import Index
+    from clirkit.systems import DT
 
-    index, queries = load_index_and_queries(args)
+    index, queries = Index.load(args.index), read_queries(args.queries)
     if args.translated:
-        translated = read_queries(args.translated)
-        missing = [q for q in queries if q not in translated]
-        if missing:
-            raise ClirkitError(f"{args.translated}: no translation for {len(missing)} of the {len(queries)} "
-                               f"queries of {args.queries} (first: {missing[0]})")
-        sq = translated_queries({q: translated[q] for q in queries}, index.analyzer, index.vocabulary,
-                                quiet=args.quiet)
-    else:
-        from clirkit.translation import load_table
+        return _search_translated(args, index, queries)
+    from clirkit.progress import say
+    from clirkit.translation import load_table
 
-        table = load_table(args.table, args.table_format)
-        tokens = source_analyzer(args, table).tokenize_many(list(queries.values()), quiet=args.quiet)
-        sq = dt_queries(list(queries), tokens, table, index.vocabulary)
-        known = sum(t in table for ts in tokens for t in set(ts))
-        total = sum(len(set(ts)) for ts in tokens)
-        say(f"DT: {known} of {total} query terms translated, the others passed through", quiet=args.quiet)
-    search_and_write(index, sq, args, "dt")
+    table = load_table(args.table, args.table_format)
+    dt = DT(**params_of(args), source_stopwords=source_stopwords(args)).fit(index, table, quiet=args.quiet)
+    tokens = dt.analyzer_.tokenize_many(list(queries.values()))
+    known = sum(t in table for ts in tokens for t in set(ts))
+    say(f"DT: {known} of {sum(len(set(ts)) for ts in tokens)} query terms translated, the others passed through",
+        quiet=args.quiet)
+    search_and_write(dt, args, queries)
+    return 0
+
+
+def _search_translated(args, index, queries) -> int:
+    """BM25 over the MT system's translations of ``queries`` (read from ``--translated``)."""
+    from clirkit.bm25 import BM25
+    from clirkit.cli.params import params_of
+    from clirkit.cli.search import report_unmatched
+    from clirkit.dt import translated_queries
+    from clirkit.errors import ClirkitError
+    from clirkit.formats import read_queries, write_run
+
+    translated = read_queries(args.translated)
+    missing = [q for q in queries if q not in translated]
+    if missing:
+        raise ClirkitError(f"{args.translated}: no translation for {len(missing)} of the {len(queries)} "
+                           f"queries of {args.queries} (first: {missing[0]})")
+    sq = translated_queries({q: translated[q] for q in queries}, index.analyzer, index.vocabulary, quiet=args.quiet)
+    bm25 = {k: v for k, v in params_of(args).items() if k in ("k1", "b", "k3", "idf")}
+    run = BM25(index, **bm25).search(sq, depth=args.depth, quiet=args.quiet, tag=args.tag or "DT")
+    report_unmatched(list(queries), run, args.quiet)
+    write_run(run, args.output)
     return 0

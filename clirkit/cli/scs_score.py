@@ -16,7 +16,7 @@ def add_parser(sub) -> None:
     p.add_argument("-o", "--output", required=True, help="run file to write (- for stdout)")
     p.add_argument("--rerank", metavar="RUN", help="re-score this run's rows instead of the whole collection")
     p.add_argument("--depth", type=int, default=1000, help="results per query")
-    p.add_argument("--tag", default="scs", help="run tag (6th column)")
+    p.add_argument("--tag", default=None, help="run tag (6th column; default: SCS)")
     add_jobs(p)
     add_quiet(p)
 
@@ -32,8 +32,8 @@ def run(args) -> int:
     model = SCSModel.load(args.model)
     queries, documents, _, _, _ = load_data(args, need_qrels=False)
     rerank = read_run(args.rerank) if args.rerank else None
-    run_ = model.score(queries, documents, depth=args.depth, rerank=rerank, tag=args.tag, quiet=args.quiet,
-                       jobs=args.jobs)
+    run_ = model.search(queries, documents=documents, depth=args.depth, rerank=rerank, tag=args.tag,
+                        quiet=args.quiet, jobs=args.jobs)
     say(f"scs-score: {len(run_)} rows for {len(run_.query_ids)} of {len(queries)} queries", quiet=args.quiet)
     write_run(run_, args.output, depth=args.depth if rerank is None else None)
     return 0

@@ -5,13 +5,13 @@ Training data is either a bundled/known collection (``--collection``, its
 """
 from __future__ import annotations
 
-from clirkit.cli.common import add_jobs, add_quiet, add_seed, add_verb
+from clirkit.cli.common import add_jobs, add_language_options, add_quiet, add_seed, add_verb
 
 
 def add_data_options(p, split_default: str) -> None:
     """``--collection/--variant/--split`` or ``--queries/--documents`` (shared by scs-train and scs-score)."""
     g = p.add_argument_group("data (a collection, or files)")
-    g.add_argument("--collection", help="a known collection, e.g. nave-en-es (see clirkit.datasets)")
+    g.add_argument("--collection", help="a known collection (e.g. nave-en-es) or a collection folder (see clirkit.datasets)")
     g.add_argument("--variant", default=None, help="collection variant (default: the collection's first)")
     g.add_argument("--split", default=split_default, help="collection split of the queries (and qrels)")
     g.add_argument("--queries", help="queries file (qid TAB text, JSONL or TREC topics)")
@@ -19,7 +19,8 @@ def add_data_options(p, split_default: str) -> None:
 
 
 def load_data(args, *, need_qrels: bool):
-    """``(queries, (docids, texts), qrels or None, query_lang, doc_lang)`` from the options."""
+    """``(queries, (docids, texts), qrels or None, source_lang, target_lang)`` from the options (the languages
+    are None for files)."""
     from clirkit.errors import ClirkitError
 
     if args.collection:
@@ -27,8 +28,7 @@ def load_data(args, *, need_qrels: bool):
             raise ClirkitError("give either --collection or --queries/--documents files, not both")
         from clirkit import datasets
 
-        variant = args.variant or datasets.variants(args.collection)[0]
-        c = datasets.load(args.collection, variant=variant)
+        c = datasets.load(args.collection, variant=args.variant)
         return (c.queries(args.split), c.documents(), c.qrels(args.split) if need_qrels else None,
                 c.source_lang, c.target_lang)
     missing = [name for name, value in (("--queries", args.queries), ("--documents", args.documents),
@@ -42,58 +42,58 @@ def load_data(args, *, need_qrels: bool):
 
 
 def add_parser(sub) -> None:
+    from clirkit.cli.params import add_param
+    from clirkit.scs import SCSModel as S
+
     p = add_verb(sub, "scs-train", "train the SCS model (smooth cosine, SOSL) on graded judgments", run)
     add_data_options(p, "train")
     p.add_argument("--qrels", help="graded judgments of the training queries (qid iter docid rel)")
     p.add_argument("-o", "--output", required=True, help="model file to write (.npz)")
     m = p.add_argument_group("model")
-    m.add_argument("--dim", type=int, default=64, help="embedding dimension")
-    m.add_argument("--eps", type=float, default=1.0, help="smoothing of the cosine (0: plain cosine)")
-    m.add_argument("--loss", choices=("sosl", "mse", "hinge", "logistic", "exp"), default="sosl", help="loss")
-    m.add_argument("--thresholds", type=float, nargs="+", default=[0.2, 0.7],
-                   help="SOSL inner thresholds, one fewer than the grades")
-    m.add_argument("--mse-targets", type=float, nargs="+", default=None,
-                   help="MSE target per grade (default: middle of each SOSL segment)")
-    m.add_argument("--margin", type=float, default=0.2, help="hinge loss margin")
-    m.add_argument("--pair-weight", choices=("uniform", "grade"), default="uniform",
-                   help="pairwise losses: weight of a (d+, d-) pair (grade: grade difference)")
-    m.add_argument("--max-pairs-per-query", type=int, default=100,
-                   help="pairwise losses: sample at most this many (d+, d-) pairs per query (0: all)")
+    add_param(m, S, "dim", "--dim", type=int, help="embedding dimension")
+    add_param(m, S, "eps", "--eps", type=float, help="smoothing of the cosine (0: plain cosine)")
+    add_param(m, S, "loss", "--loss", choices=("sosl", "mse", "hinge", "logistic", "exp"), help="loss")
+    add_param(m, S, "thresholds", "--thresholds", type=float, nargs="+",
+              help="SOSL inner thresholds, one fewer than the grades")
+    add_param(m, S, "mse_targets", "--mse-targets", type=float, nargs="+",
+              help="MSE target per grade (none: middle of each SOSL segment)")
+    add_param(m, S, "margin", "--margin", type=float, help="hinge loss margin")
+    add_param(m, S, "pair_weight", "--pair-weight", choices=("uniform", "grade"),
+              help="pairwise losses: weight of a (d+, d-) pair (grade: grade difference)")
+    add_param(m, S, "max_pairs_per_query", "--max-pairs-per-query", type=int,
+              help="pairwise losses: sample at most this many (d+, d-) pairs per query (0: all)")
     m.add_argument("--query-vectors", help="word vectors of the query language (word v1 ... v_dim per line)")
     m.add_argument("--doc-vectors", help="word vectors of the document language")
-    m.add_argument("--init-scale", type=float, default=0.1, help="std of the random embedding initialization")
-    m.add_argument("--query-lang", default="en", help="query language (files only; collections know theirs)")
-    m.add_argument("--doc-lang", default="es", help="document language (files only)")
+    add_param(m, S, "init_scale", "--init-scale", type=float, help="std of the random embedding initialization")
+    add_language_options(m, files_only=True)
     t = p.add_argument_group("training")
-    t.add_argument("--epochs", type=int, default=10, help="passes over the training pairs")
-    t.add_argument("--lr", type=float, default=0.01, help="Adam learning rate")
-    t.add_argument("--batch-size", type=int, default=128, help="pairs per batch")
-    t.add_argument("--negatives", type=int, default=40, help="irrelevant documents sampled per query")
-    t.add_argument("--dense-adam", action="store_true",
-                   help="textbook Adam moving every embedding row every step (default: lazy Adam on the rows "
-                        "a batch touches, 3-4x faster)")
+    add_param(t, S, "epochs", "--epochs", type=int, help="passes over the training pairs")
+    add_param(t, S, "lr", "--lr", type=float, help="Adam learning rate")
+    add_param(t, S, "batch_size", "--batch-size", type=int, help="pairs per batch")
+    add_param(t, S, "negatives", "--negatives", type=int, help="irrelevant documents sampled per query")
+    add_param(t, S, "lazy_adam", "--dense-adam", action="store_false",
+              help="textbook Adam moving every embedding row every step (default: lazy Adam on the rows a "
+                   "batch touches, 3-4x faster)")
     add_seed(p)
     add_jobs(p)
     add_quiet(p)
 
 
 def run(args) -> int:
+    from clirkit.cli.params import params_of
     from clirkit.progress import say
     from clirkit.scs import SCSModel, read_word_vectors
 
-    queries, documents, qrels, qlang, dlang = load_data(args, need_qrels=True)
-    judged = set(qrels.query_ids)
-    train = {q: t for q, t in queries.items() if q in judged}
-    model = SCSModel(dim=args.dim, eps=args.eps, loss=args.loss, thresholds=args.thresholds,
-                     mse_targets=args.mse_targets, margin=args.margin, pair_weight=args.pair_weight,
-                     max_pairs_per_query=args.max_pairs_per_query or None, lr=args.lr, batch_size=args.batch_size,
-                     epochs=args.epochs, negatives=args.negatives, init_scale=args.init_scale,
-                     lazy_adam=not args.dense_adam, query_lang=qlang or args.query_lang,
-                     doc_lang=dlang or args.doc_lang, random_state=args.seed)
-    qv = read_word_vectors(args.query_vectors, args.dim) if args.query_vectors else None
-    dv = read_word_vectors(args.doc_vectors, args.dim) if args.doc_vectors else None
-    say(f"scs-train: {len(train)} judged training queries, {len(documents[0])} documents", quiet=args.quiet)
-    model.fit(train, documents, qrels, query_vectors=qv, doc_vectors=dv, quiet=args.quiet, jobs=args.jobs)
+    queries, documents, qrels, source_lang, target_lang = load_data(args, need_qrels=True)
+    train = queries
+    params = params_of(args, convert={"thresholds": tuple, "mse_targets": tuple})
+    params["max_pairs_per_query"] = params["max_pairs_per_query"] or None
+    model = SCSModel(**params, source_lang=source_lang or args.source_lang or "en",
+                     target_lang=target_lang or args.target_lang or "es", random_state=args.seed)
+    qv = read_word_vectors(args.query_vectors, model.dim) if args.query_vectors else None
+    dv = read_word_vectors(args.doc_vectors, model.dim) if args.doc_vectors else None
+    say(f"scs-train: {len(train)} training queries, {len(documents[0])} documents", quiet=args.quiet)
+    model.fit(train, qrels, documents, query_vectors=qv, doc_vectors=dv, quiet=args.quiet, jobs=args.jobs)
     model.save(args.output)
     stats = model.training_stats_
     say(f"scs-train: {stats['units']} training units, vocabularies {stats['query_vocabulary']} / "

@@ -4,31 +4,31 @@ from __future__ import annotations
 from clirkit.cli.common import add_quiet, add_verb
 
 
-def add_bm25_options(p) -> None:
-    """BM25 and output options shared by search, dt and psq."""
+def add_bm25_options(p, cls=None) -> None:
+    """BM25 options (defaults: those of ``cls``, a system or :class:`~clirkit.bm25.BM25`) and the output
+    options shared by search, dt and psq."""
+    from clirkit.cli.params import add_param
+
+    if cls is None:
+        from clirkit.bm25 import BM25 as cls
     g = p.add_argument_group("BM25")
-    g.add_argument("--k1", type=float, default=1.2, help="term frequency saturation")
-    g.add_argument("--b", type=float, default=0.75, help="document length normalization")
-    g.add_argument("--k3", type=float, default=None, help="query tf saturation (none: raw query tf)")
-    g.add_argument("--idf", choices=("lucene", "rsj", "bm25okapi"), default="lucene", help="idf variant")
+    add_param(g, cls, "k1", "--k1", type=float, help="term frequency saturation")
+    add_param(g, cls, "b", "--b", type=float, help="document length normalization")
+    add_param(g, cls, "k3", "--k3", type=float, help="query tf saturation (none: raw query tf)")
+    add_param(g, cls, "idf", "--idf", choices=("lucene", "rsj", "bm25okapi"), help="idf variant")
     p.add_argument("--depth", type=int, default=1000, help="results per query")
-    p.add_argument("--tag", default=None, help="run tag (6th column)")
+    p.add_argument("--tag", default=None, help="run tag (6th column; default: the method's name)")
 
 
-def make_bm25(index, args):
-    from clirkit.bm25 import BM25
-
-    return BM25(index, k1=args.k1, b=args.b, k3=args.k3, idf=args.idf)
-
-
-def report_unmatched(queries, run, quiet: bool) -> None:
-    """Say on stderr which queries matched no document (they have no lines in the run)."""
+def report_unmatched(qids, run, quiet: bool) -> None:
+    """Say on stderr which of the queries ``qids`` matched no document (they have no lines in the run)."""
     from clirkit.progress import say
 
-    missing = [q for q in queries.qids if q not in set(run.query_ids)]
+    found = set(run.query_ids)
+    missing = [q for q in qids if q not in found]
     if missing:
         shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
-        say(f"{len(missing)} of {queries.n_queries} queries matched no document: {shown}", quiet=quiet)
+        say(f"{len(missing)} of {len(qids)} queries matched no document: {shown}", quiet=quiet)
 
 
 def add_parser(sub) -> None:
@@ -41,6 +41,8 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    from clirkit.bm25 import BM25
+    from clirkit.cli.params import params_of
     from clirkit.formats import read_queries, write_run
     from clirkit.index import Index
     from clirkit.query import StructuredQueries
@@ -49,7 +51,7 @@ def run(args) -> int:
     queries = read_queries(args.queries)
     tokens = index.analyzer.tokenize_many(list(queries.values()), quiet=args.quiet)
     sq = StructuredQueries.from_tokens(list(queries), tokens, index.vocabulary)
-    run_ = make_bm25(index, args).search(sq, depth=args.depth, quiet=args.quiet, tag=args.tag or "bm25")
-    report_unmatched(sq, run_, args.quiet)
+    run_ = BM25(index, **params_of(args)).search(sq, depth=args.depth, quiet=args.quiet, tag=args.tag or "BM25")
+    report_unmatched(list(queries), run_, args.quiet)
     write_run(run_, args.output)
     return 0

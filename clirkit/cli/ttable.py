@@ -2,9 +2,8 @@
 from __future__ import annotations
 
 import argparse
-import time
 
-from clirkit.cli.common import HelpFormatter, add_jobs, add_quiet, add_verb
+from clirkit.cli.common import HelpFormatter, add_jobs, add_language_options, add_quiet, add_verb
 
 TABLE_FORMAT_HELP = ("table format: auto (npz by content, .index = freedict, .dict = muse, else moses "
                      "'e f p' lines), moses, npz, pairs ('source target' lines), muse ('target @ source'), "
@@ -38,8 +37,7 @@ def add_parser(sub) -> None:
                         "f2e = p(source|target), both = the two")
     t.add_argument("--iterations", type=int, default=5, help="EM iterations")
     t.add_argument("--no-null", action="store_true", help="no NULL source word")
-    t.add_argument("--lang-source", default="en", help="source language (tokenizer)")
-    t.add_argument("--lang-target", default="es", help="target language (tokenizer)")
+    add_language_options(t)
     t.add_argument("--aligned-by", choices=("line", "id"), default="line",
                    help="line: line i of both files is a pair; id: 'id TAB text' files joined on id")
     add_jobs(t)
@@ -59,6 +57,7 @@ def add_parser(sub) -> None:
     r.add_argument("table", help="table file")
     r.add_argument("-o", "--output", required=True, help="pruned table (.npz or Moses text)")
     add_prune_options(r)
+    add_quiet(r)
     add_table_format(r, "--format")
     r.set_defaults(func=run_prune)
 
@@ -71,15 +70,19 @@ def add_parser(sub) -> None:
     c.set_defaults(func=run_convert)
 
 
-def add_prune_options(p: argparse.ArgumentParser) -> None:
-    from clirkit.psq import DEFAULT_CUMULATIVE, DEFAULT_MIN_PROB
+def add_prune_options(p: argparse.ArgumentParser):
+    """PSQ's pruning options (SPEC §4 step 2), with :class:`clirkit.systems.PSQ`'s defaults; returns the group."""
+    from clirkit.cli.params import add_param
+    from clirkit.systems import PSQ
 
     g = p.add_argument_group("pruning (SPEC §4 step 2)")
-    g.add_argument("--min-prob", type=float, default=DEFAULT_MIN_PROB, help="L: drop options with p < L")
-    g.add_argument("--cumulative", type=float, default=DEFAULT_CUMULATIVE,
-                   help="C: keep the most probable options until their sum reaches C (1 keeps all)")
-    g.add_argument("--max-options", type=int, default=None, help="M: at most M options per word")
-    g.add_argument("--target-stopwords", default=None, help="file of target stopwords to drop (one per line)")
+    add_param(g, PSQ, "min_prob", "--min-prob", type=float, help="L: drop options with p < L")
+    add_param(g, PSQ, "cumulative", "--cumulative", type=float,
+              help="C: keep the most probable options until their sum reaches C (1 keeps all)")
+    add_param(g, PSQ, "max_options", "--max-options", type=int, help="M: at most M options per word")
+    g.add_argument("--target-stopwords", metavar="FILE", default=None,
+                   help="file of target stopwords to drop (one per line)")
+    return g
 
 
 def _suffixed(path: str, direction: str) -> str:
@@ -117,25 +120,25 @@ def run_train(args) -> int:
     from clirkit.analysis import Analyzer
     from clirkit.errors import ClirkitError
     from clirkit.progress import say
-    from clirkit.translation import save_table, train_ibm1
+    from clirkit.translation import save_table, train_table
 
     if args.iterations < 0:
         raise ClirkitError(f"--iterations must be >= 0, got {args.iterations}")
+    missing = [o for o, v in (("--source-lang", args.source_lang), ("--target-lang", args.target_lang)) if not v]
+    if missing:
+        raise ClirkitError(f"ttable train needs {' and '.join(missing)} (the tokenizers' languages, e.g. en, es)")
     source_texts, target_texts = _read_parallel(args)
     say(f"{len(source_texts)} sentence pairs", quiet=args.quiet)
-    analyzers = {"source": Analyzer(args.lang_source), "target": Analyzer(args.lang_target)}
+    analyzers = {"source": Analyzer(args.source_lang), "target": Analyzer(args.target_lang)}
     tokens = {side: analyzers[side].tokenize_many(texts, quiet=args.quiet, jobs=args.jobs,
                                                   desc=f"tokenizing {side}")
               for side, texts in (("source", source_texts), ("target", target_texts))}
     directions = ["e2f", "f2e"] if args.direction == "both" else [args.direction]
     for direction in directions:
         f_side, e_side = ("source", "target") if direction == "e2f" else ("target", "source")
-        start = time.perf_counter()
-        table = train_ibm1(tokens[f_side], tokens[e_side], iterations=args.iterations,
-                           null=not args.no_null, quiet=args.quiet)
-        table.params.update({"direction": direction, "source_analyzer": analyzers[f_side].to_dict(),
-                             "target_analyzer": analyzers[e_side].to_dict(),
-                             "train_seconds": round(time.perf_counter() - start, 3)})
+        table = train_table(tokens[f_side], tokens[e_side], analyzers[f_side], analyzers[e_side],
+                            iterations=args.iterations, null=not args.no_null, quiet=args.quiet)
+        table.params["direction"] = direction
         out = _suffixed(args.output, direction) if len(directions) > 1 else args.output
         save_table(table, out)
         say(f"{direction}: p({e_side} word | {f_side} word), {table.n_source} x {table.n_target} words, "
@@ -164,12 +167,14 @@ def run_prune(args) -> int:
     from clirkit.errors import ClirkitError
     from clirkit.translation import load_table, prune, save_table
 
+    from clirkit.cli.params import params_of
+
     table = load_table(args.table, args.format)
     stop = read_stopwords(args.target_stopwords) if args.target_stopwords else None
+    p = params_of(args)
     try:
-        pruned = prune(table, min_prob=args.min_prob,
-                       cumulative=args.cumulative if args.cumulative < 1 else None,
-                       max_options=args.max_options, target_stopwords=stop)
+        pruned = prune(table, min_prob=p["min_prob"], cumulative=p["cumulative"] if p["cumulative"] < 1 else None,
+                       max_options=p["max_options"], target_stopwords=stop)
     except ValueError as exc:
         raise ClirkitError(str(exc)) from None
     save_table(pruned, args.output)

@@ -1,46 +1,40 @@
-"""Options and helpers shared by the cross-language verbs ``dt`` and ``psq``."""
+"""Options and the run shared by the cross-language verbs ``dt`` and ``psq``: each builds its system
+(:mod:`clirkit.systems`) from the options, whose defaults are the system's."""
 from __future__ import annotations
 
 import argparse
 
 
-def add_query_options(p: argparse.ArgumentParser) -> None:
+def add_query_options(p: argparse.ArgumentParser, cls) -> None:
+    """Inputs, output and the query-analysis options of system ``cls`` (DT or PSQ)."""
+    from clirkit.cli.common import language
+    from clirkit.cli.params import add_param
+
     p.add_argument("--index", required=True, help="target-language index made by `clirkit index`")
     p.add_argument("--queries", required=True, help="source-language queries (qid TAB text, JSONL or TREC)")
     p.add_argument("-o", "--output", required=True, help="run file to write (TREC 6 columns; - for stdout)")
-    p.add_argument("--lang-source", default=None,
-                   help="query language for the tokenizer (default: the table's source analyzer, else en)")
-    p.add_argument("--source-stopwords", default=None, help="file of source-language stopwords to drop")
+    g = p.add_argument_group("query analysis")
+    add_param(g, cls, "source_lang", "--source-lang", type=language, metavar="LANG",
+              help="query language, ISO 639-1 (none: the table's source analyzer)")
+    g.add_argument("--source-stopwords", metavar="FILE", default=None,
+                   help="file of source-language stopwords to drop (one per line)")
+    add_param(g, cls, "source_stopwords_top", "--source-stopwords-top", type=int, metavar="N",
+              help="drop the N most frequent source words of the table's training corpus (a corpus-derived "
+                   "stoplist recorded by `ttable train`)")
 
 
-def source_analyzer(args, table=None):
-    """The analyzer for the source queries: --lang-source, else the one the table was trained
-    with, else English; --source-stopwords added."""
-    from clirkit.analysis import Analyzer, read_stopwords
-
-    stop = read_stopwords(args.source_stopwords) if args.source_stopwords else None
-    settings = (table.params.get("source_analyzer") if table is not None else None)
-    if args.lang_source is None and settings:
-        analyzer = Analyzer.from_dict(settings)
-        if stop:
-            analyzer = Analyzer(analyzer.lang, lowercase=analyzer.lowercase,
-                                strip_punctuation=analyzer.strip_punctuation,
-                                stopwords=set(analyzer.stopwords) | set(stop))
-        return analyzer
-    return Analyzer(args.lang_source or "en", stopwords=stop)
-
-
-def load_index_and_queries(args):
-    from clirkit.formats import read_queries
-    from clirkit.index import Index
-
-    return Index.load(args.index), read_queries(args.queries)
-
-
-def search_and_write(index, sq, args, default_tag: str) -> None:
-    from clirkit.cli.search import make_bm25, report_unmatched
+def search_and_write(system, args, topics) -> None:
+    """Search ``topics`` with the fitted ``system`` and write the run to ``-o``."""
+    from clirkit.cli.search import report_unmatched
     from clirkit.formats import write_run
 
-    run = make_bm25(index, args).search(sq, depth=args.depth, quiet=args.quiet, tag=args.tag or default_tag)
-    report_unmatched(sq, run, args.quiet)
+    run = system.search(topics, depth=args.depth, tag=args.tag, quiet=args.quiet)
+    report_unmatched(list(topics), run, args.quiet)
     write_run(run, args.output)
+
+
+def source_stopwords(args) -> list[str] | None:
+    """The words of ``--source-stopwords``, or None."""
+    from clirkit.analysis import read_stopwords
+
+    return read_stopwords(args.source_stopwords) if args.source_stopwords else None

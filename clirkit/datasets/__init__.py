@@ -33,7 +33,7 @@ from clirkit.errors import ClirkitError
 DEFAULT = "nave-en-es"
 BUNDLED = Path(__file__).parent / "data"
 
-__all__ = ["Collection", "DEFAULT", "cache_dir", "load", "names", "variants"]
+__all__ = ["Collection", "CollectionData", "DEFAULT", "cache_dir", "load", "names", "variants", "write_collection"]
 
 
 def _nave_folder(shared: str | os.PathLike[str] | None) -> Path:
@@ -72,20 +72,36 @@ def variants(name: str) -> list[str]:
     return list(_REGISTRY[name][0])
 
 
-def load(name: str = DEFAULT, *, variant: str = "standard",
+def load(name: str = DEFAULT, *, variant: str | None = None,
          shared: str | os.PathLike[str] | None = None) -> Collection:
-    """Open one variant of a known collection.
+    """Open one variant of a known collection, or a collection folder.
 
     Args:
-        name: one of :func:`names`.
-        variant: one of :func:`variants` of ``name``.
+        name: one of :func:`names`, or a folder holding a collection variant (its ``manifest.json``).
+        variant: one of :func:`variants` of ``name`` (None: the first); for a folder, None or the
+            variant the folder holds.
         shared: the shared folder holding ``data/`` (C2 and C3 only; the
             bundled ``nave-en-es`` ignores it).
 
     Raises ClirkitError for an unknown name or variant, or when a collection
     built from the shared folder cannot find its source files there.
     """
+    if name not in _REGISTRY and os.path.isdir(name):
+        collection = Collection(name)
+        if variant is not None and variant != collection.variant:
+            raise ClirkitError(f"{name}: holds variant {collection.variant!r}, not {variant!r}")
+        return collection
     known = variants(name)
+    variant = known[0] if variant is None else variant
     if variant not in known:
         raise ClirkitError(f"collection {name} has no variant {variant!r} (choose {', '.join(known)})")
     return Collection(_REGISTRY[name][1](shared) / variant)
+
+
+def __getattr__(attr: str):
+    # writing a collection folder (numpy needed) only when asked for
+    if attr in ("CollectionData", "write_collection"):
+        from clirkit.datasets import _store
+
+        return {"CollectionData": _store.VariantData, "write_collection": _store.write_variant}[attr]
+    raise AttributeError(f"module 'clirkit.datasets' has no attribute {attr!r}")

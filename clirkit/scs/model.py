@@ -18,12 +18,16 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from numbers import Integral, Real
 from typing import Mapping, Sequence
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils._param_validation import Interval, StrOptions
 
+from clirkit.documents import Documents
 from clirkit.errors import ClirkitError
+from clirkit.estimator import DEPTH, System, drop_excluded
 from clirkit.npzio import load_npz, save_npz
 from clirkit.progress import progress, say
 from clirkit.run import Qrels, Run
@@ -97,7 +101,7 @@ def _unit_norm(F: np.ndarray, eps: float) -> np.ndarray:
     return out
 
 
-class SCSModel:
+class SCSModel(System):
     """Smooth-cosine bilingual retrieval model trained with SOSL, MSE or a pairwise rank loss.
 
     Args:
@@ -116,7 +120,7 @@ class SCSModel:
         lazy_adam: Adam on the rows a batch touches only (TensorFlow's LazyAdam; default: with
             vocabularies of 10^4-10^5 words it is 3-4x faster per step than the textbook
             dense Adam, which moves every row every step; ``False`` gives the dense one).
-        query_lang, doc_lang: languages of the analyzers used when texts are given.
+        source_lang, target_lang: languages of the query and document analyzers used when texts are given.
         random_state: seed of initialization, negative sampling and shuffling.
 
     Learned attributes: ``query_vocab_``, ``doc_vocab_`` (sorted str arrays),
@@ -129,13 +133,13 @@ class SCSModel:
                  thresholds: Sequence[float] = (0.2, 0.7), mse_targets: Sequence[float] | None = None,
                  margin: float = 0.2, pair_weight: str = "uniform", max_pairs_per_query: int | None = 100,
                  lr: float = 0.01, batch_size: int = 128, epochs: int = 10, negatives: int = 40,
-                 init_scale: float = 0.1, lazy_adam: bool = True, query_lang: str = "en",
-                 doc_lang: str = "es", random_state: int = 0) -> None:
+                 init_scale: float = 0.1, lazy_adam: bool = True, source_lang: str = "en",
+                 target_lang: str = "es", random_state: int = 0) -> None:
         self.dim = dim
         self.eps = eps
         self.loss = loss
-        self.thresholds = tuple(thresholds)
-        self.mse_targets = None if mse_targets is None else tuple(mse_targets)
+        self.thresholds = thresholds
+        self.mse_targets = mse_targets
         self.margin = margin
         self.pair_weight = pair_weight
         self.max_pairs_per_query = max_pairs_per_query
@@ -145,41 +149,33 @@ class SCSModel:
         self.negatives = negatives
         self.init_scale = init_scale
         self.lazy_adam = lazy_adam
-        self.query_lang = query_lang
-        self.doc_lang = doc_lang
+        self.source_lang = source_lang
+        self.target_lang = target_lang
         self.random_state = random_state
 
-    # parameters ---------------------------------------------------------------------------------
-
-    def get_params(self) -> dict:
-        """The hyper-parameters given to ``__init__`` (JSON-ready)."""
-        return {"dim": self.dim, "eps": self.eps, "loss": self.loss, "thresholds": list(self.thresholds),
-                "mse_targets": None if self.mse_targets is None else list(self.mse_targets),
-                "margin": self.margin, "pair_weight": self.pair_weight,
-                "max_pairs_per_query": self.max_pairs_per_query, "lr": self.lr,
-                "batch_size": self.batch_size, "epochs": self.epochs, "negatives": self.negatives,
-                "init_scale": self.init_scale, "lazy_adam": self.lazy_adam, "query_lang": self.query_lang,
-                "doc_lang": self.doc_lang, "random_state": self.random_state}
+    _parameter_constraints = {
+        "dim": [Interval(Integral, 1, None, closed="left")],
+        "eps": [Interval(Real, 0, None, closed="left")],
+        "loss": [StrOptions(set(losses.LOSSES))],
+        "thresholds": [list, tuple, np.ndarray],
+        "mse_targets": [None, list, tuple, np.ndarray],
+        "margin": [Interval(Real, 0, None, closed="left")],
+        "pair_weight": [StrOptions(set(PAIR_WEIGHTS))],
+        "max_pairs_per_query": [None, Interval(Integral, 1, None, closed="left")],
+        "lr": [Interval(Real, 0, None, closed="neither")],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "epochs": [Interval(Integral, 0, None, closed="left")],
+        "negatives": [Interval(Integral, 0, None, closed="left")],
+        "init_scale": [Interval(Real, 0, None, closed="neither")],
+        "lazy_adam": ["boolean"],
+        "source_lang": [str],
+        "target_lang": [str],
+        "random_state": [Interval(Integral, 0, None, closed="left")],
+    }
+    default_tag = "SCS"
 
     def _validate(self) -> None:
-        def positive_int(name: str, value, zero_ok: bool = False) -> None:
-            if not isinstance(value, (int, np.integer)) or value < (0 if zero_ok else 1):
-                raise ClirkitError(f"{name} must be an integer >= {0 if zero_ok else 1}, got {value!r}")
-
-        positive_int("dim", self.dim)
-        positive_int("batch_size", self.batch_size)
-        positive_int("epochs", self.epochs, zero_ok=True)
-        positive_int("negatives", self.negatives, zero_ok=True)
-        if self.max_pairs_per_query is not None:
-            positive_int("max_pairs_per_query", self.max_pairs_per_query)
-        if not (np.isfinite(self.eps) and self.eps >= 0):
-            raise ClirkitError(f"eps must be >= 0, got {self.eps!r}")
-        if not (np.isfinite(self.lr) and self.lr > 0):
-            raise ClirkitError(f"lr must be > 0, got {self.lr!r}")
-        if self.loss not in losses.LOSSES:
-            raise ClirkitError(f"unknown loss {self.loss!r}; choose one of {', '.join(losses.LOSSES)}")
-        if self.pair_weight not in PAIR_WEIGHTS:
-            raise ClirkitError(f"pair_weight must be one of {', '.join(PAIR_WEIGHTS)}, got {self.pair_weight!r}")
+        self.check_params()
         full = losses.check_thresholds(self.thresholds)
         if self.mse_targets is not None and len(self.mse_targets) != len(full) - 1:
             raise ClirkitError(f"give one MSE target per grade ({len(full) - 1}), got {len(self.mse_targets)}")
@@ -190,27 +186,27 @@ class SCSModel:
 
     # training -----------------------------------------------------------------------------------
 
-    def fit(self, queries: Mapping[str, str], documents: tuple[Sequence[str], Sequence[str]], qrels: Qrels, *,
+    def fit(self, topics: Mapping[str, str], qrels: Qrels, documents, *,
             query_vectors: tuple[np.ndarray, np.ndarray] | None = None,
             doc_vectors: tuple[np.ndarray, np.ndarray] | None = None,
             quiet: bool = True, jobs: int = 1) -> "SCSModel":
         """Tokenize texts with the languages' analyzers, then :meth:`fit_tokens`.
 
-        ``queries``: training queries ``{qid: text}``; ``documents``: ``(docids,
-        texts)``, the collection negatives are sampled from; ``qrels``: graded
-        judgments of the training queries. ``*_vectors``: optional ``(words,
-        vectors)`` initializations (:func:`~clirkit.scs.encoding.read_word_vectors`).
+        ``topics``: training queries ``{qid: text}``; ``qrels``: their graded judgments;
+        ``documents``: a :class:`~clirkit.documents.Documents` or ``(docids, texts)``, the
+        collection negatives are sampled from. ``*_vectors``: optional ``(words, vectors)``
+        initializations (:func:`~clirkit.scs.encoding.read_word_vectors`).
         """
         from clirkit.analysis import Analyzer
 
-        qa, da = Analyzer(self.query_lang), Analyzer(self.doc_lang)
-        qids = list(queries)
-        q_tokens = qa.tokenize_many([queries[q] for q in qids], quiet=quiet, jobs=jobs, desc="queries")
-        docids, texts = documents
-        d_tokens = da.tokenize_many(list(texts), quiet=quiet, jobs=jobs, desc="documents")
-        self.fit_tokens(qids, q_tokens, list(docids), d_tokens, qrels, query_vectors=query_vectors,
-                        doc_vectors=doc_vectors, quiet=quiet)
+        qa, da = Analyzer(self.source_lang), Analyzer(self.target_lang)
+        documents = Documents.of(documents)
+        qids = list(topics)
+        q_tokens = qa.tokenize_many([topics[q] for q in qids], quiet=quiet, jobs=jobs, desc="queries")
+        self.fit_tokens(qids, q_tokens, documents.docids, documents.tokens(da, quiet=quiet), qrels,
+                        query_vectors=query_vectors, doc_vectors=doc_vectors, quiet=quiet)
         self.query_analyzer_, self.doc_analyzer_ = qa.to_dict(), da.to_dict()
+        self.documents_ = documents
         return self
 
     def fit_tokens(self, query_ids: Sequence[str], query_tokens: Sequence[Sequence[str]],
@@ -438,24 +434,39 @@ class SCSModel:
         V, _ = self.encode_documents(doc_tokens)
         return U @ V.T
 
-    def score(self, queries: Mapping[str, str], documents: tuple[Sequence[str], Sequence[str]], *,
-              depth: int = 1000, rerank: Run | None = None, tag: str = "scs", quiet: bool = True,
-              jobs: int = 1) -> Run:
-        """Rank ``documents = (docids, texts)`` for ``queries = {qid: text}`` (see :meth:`score_tokens`)."""
+    def search(self, topics: Mapping[str, str], *, depth: int = DEPTH, excluded: Mapping[str, set[str]] | None = None,
+               tag: str | None = None, quiet: bool = True, documents=None, rerank: Run | None = None,
+               jobs: int = 1) -> Run:
+        """Rank the documents of :meth:`fit` (or ``documents``: :class:`~clirkit.documents.Documents` or
+        ``(docids, texts)``) for ``topics = {qid: text}``, or re-score the rows of ``rerank``; the
+        ``excluded`` documents of each query are left out (see :meth:`score_tokens`)."""
         from clirkit.analysis import Analyzer
 
         if getattr(self, "query_analyzer_", None) is None:
             raise ClirkitError("this SCS model was trained on tokens and has no analyzers; use score_tokens")
+        if documents is None:
+            if getattr(self, "documents_", None) is None:
+                raise ClirkitError("give the documents to rank (a loaded model does not keep them)")
+            documents = self.documents_
+        documents = Documents.of(documents)
         qa, da = Analyzer.from_dict(self.query_analyzer_), Analyzer.from_dict(self.doc_analyzer_)
-        qids = list(queries)
-        q_tokens = qa.tokenize_many([queries[q] for q in qids], quiet=quiet, jobs=jobs, desc="queries")
-        docids, texts = documents
+        qids = list(topics)
+        q_tokens = qa.tokenize_many([topics[q] for q in qids], quiet=quiet, jobs=jobs, desc="queries")
+        docids, d_tokens = documents.docids, None
         if rerank is not None:  # only the documents the run names need encoding
             pick = np.flatnonzero(np.isin(np.asarray(docids, dtype=str), rerank.docids)).tolist()
-            docids, texts = [docids[i] for i in pick], [texts[i] for i in pick]
-        d_tokens = da.tokenize_many(list(texts), quiet=quiet, jobs=jobs, desc="documents")
-        return self.score_tokens(qids, q_tokens, list(docids), d_tokens, depth=depth, rerank=rerank,
-                                 tag=tag, quiet=quiet)
+            docids = [docids[i] for i in pick]
+            if documents.texts is not None:
+                d_tokens = da.tokenize_many([documents.texts[i] for i in pick], quiet=quiet, jobs=jobs,
+                                            desc="documents")
+            else:
+                all_tokens = documents.tokens(da)
+                d_tokens = [all_tokens[i] for i in pick]
+        else:
+            d_tokens = documents.tokens(da, quiet=quiet)
+        run = self.score_tokens(qids, q_tokens, list(docids), d_tokens, depth=depth, rerank=rerank,
+                                tag=tag or self.default_tag, quiet=quiet)
+        return drop_excluded(run, excluded)
 
     def score_tokens(self, query_ids: Sequence[str], query_tokens, doc_ids: Sequence[str], doc_tokens, *,
                      depth: int = 1000, rerank: Run | None = None, tag: str = "scs", quiet: bool = True,
@@ -518,7 +529,9 @@ class SCSModel:
         Identical models give identical bytes (no timestamps are stored).
         """
         self._check_fitted()
-        header = {"params": self.get_params(),
+        from clirkit.estimator import jsonable
+
+        header = {"params": jsonable(self.get_params()),
                   "query_analyzer": getattr(self, "query_analyzer_", None),
                   "doc_analyzer": getattr(self, "doc_analyzer_", None),
                   "history": getattr(self, "history_", []),
@@ -527,13 +540,32 @@ class SCSModel:
             "query_vocab": self.query_vocab_, "doc_vocab": self.doc_vocab_,
             "query_embeddings": self.query_embeddings_, "doc_embeddings": self.doc_embeddings_})
 
+    def load_model(self, path, documents=None) -> "SCSModel":
+        """Take the learned state of the model saved at ``path`` (its hyper-parameters must equal this
+        model's), searching ``documents`` by default; returns self."""
+        loaded = type(self).load(path)
+        if loaded.get_params() != {k: (tuple(v) if isinstance(v, list) else v) for k, v in self.get_params().items()}:
+            raise ClirkitError(f"{path}: saved with other hyper-parameters than this SCS model's")
+        for name, value in vars(loaded).items():
+            if name.endswith("_"):
+                setattr(self, name, value)
+        self.documents_ = None if documents is None else Documents.of(documents)
+        return self
+
     @classmethod
     def load(cls, path) -> "SCSModel":
         """Read a model written by :meth:`save`, checking kind, version and shapes."""
         header, a = load_npz(path, KIND, (FORMAT_VERSION,),
                              ("query_vocab", "doc_vocab", "query_embeddings", "doc_embeddings"))
+        params = dict(header.get("params") or {})
+        for old, new in (("query_lang", "source_lang"), ("doc_lang", "target_lang")):  # version-1 spelling
+            if old in params:
+                params[new] = params.pop(old)
+        for name in ("thresholds", "mse_targets"):
+            if isinstance(params.get(name), list):
+                params[name] = tuple(params[name])
         try:
-            model = cls(**header["params"])
+            model = cls(**params)
         except (KeyError, TypeError) as exc:
             raise ClirkitError(f"{path}: corrupt SCS model header ({exc})") from None
         Eq, Ed = a["query_embeddings"], a["doc_embeddings"]

@@ -142,3 +142,20 @@ def train_ibm1(source: Sequence[Sequence[str]], target: Sequence[Sequence[str]],
     say(f"IBM Model 1: {len(src)} pairs, {n_src} source x {n_tgt} target words, "
         f"{len(pair_keys)} co-occurring pairs, {iterations} iterations", quiet=quiet)
     return TranslationTable(src_vocab, tgt_vocab, probs, params)
+
+
+FREQUENT_KEPT = 1000  # source words, most frequent first, recorded in a trained table (query stoplists)
+
+
+def train_table(source: list[list[str]], target: list[list[str]], source_analyzer, target_analyzer, *,
+                iterations: int = 5, null: bool = True, quiet: bool = True) -> TranslationTable:
+    """:func:`train_ibm1` on token lists made by ``source_analyzer`` and ``target_analyzer``, recording in
+    ``params`` both analyzers' settings (so queries are tokenized as the table's source side was) and the
+    :data:`FREQUENT_KEPT` most frequent source words, most frequent first (ties by word): the stoplist of
+    the ``source_stopwords_top`` option of DT and PSQ, derived from the corpus, no language resource needed."""
+    from clirkit.analysis import frequent_terms
+
+    table = train_ibm1(source, target, iterations=iterations, null=null, quiet=quiet)
+    table.params.update({"source_analyzer": source_analyzer.to_dict(), "target_analyzer": target_analyzer.to_dict(),
+                         "source_frequent": frequent_terms(source, FREQUENT_KEPT)})
+    return table

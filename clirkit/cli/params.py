@@ -1,0 +1,63 @@
+"""Options that are a system's hyper-parameters: their defaults are read from the system's ``__init__``,
+so a verb and the library cannot disagree.
+
+``add_param(group, SystemClass, "k1", "--k1", type=float, help=...)`` registers ``--k1`` with the
+default of ``SystemClass(k1=...)``; :func:`params_of` gives back ``{"k1": value, ...}`` for every such
+option of the parsed arguments, ready for ``SystemClass(**params)``.
+"""
+from __future__ import annotations
+
+import argparse
+import inspect
+import re
+
+_PREFIX = "param__"
+_OPTION_OF: dict[str, str] = {}  # hyper-parameter name -> the option that sets it, in this process
+_PARAMETER_MESSAGE = re.compile(r"The '(\w+)' parameter of (\w+) must be")
+
+
+def default_of(cls, name: str):
+    """The default of hyper-parameter ``name`` of ``cls``."""
+    parameter = inspect.signature(cls.__init__).parameters[name]
+    if parameter.default is inspect.Parameter.empty:
+        raise TypeError(f"{cls.__name__}.{name} has no default")
+    return parameter.default
+
+
+def add_param(group, cls, name: str, *flags: str, **kwargs) -> argparse.Action:
+    """Add an option for hyper-parameter ``name`` of ``cls``, defaulting to the class's default
+    (a tuple default is shown as a list; ``action='store_true'`` options must default to False)."""
+    default = default_of(cls, name)
+    if kwargs.get("action") in ("store_true", "store_false"):
+        expected = kwargs["action"] == "store_false"
+        if default is not expected:
+            raise TypeError(f"{cls.__name__}.{name} defaults to {default!r}, not {expected}")
+    else:
+        kwargs["default"] = list(default) if isinstance(default, tuple) else default
+    _OPTION_OF[name] = max(flags, key=len)
+    return group.add_argument(*flags, dest=_PREFIX + name, **kwargs)
+
+
+def option_message(message: str, args: argparse.Namespace) -> str:
+    """A parameter-validation message with the option of the parsed ``args`` in place of the parameter,
+    e.g. "The 'lam' parameter of PSQ must be ..." -> "--lambda (PSQ's lam) must be ..."."""
+    given = {key[len(_PREFIX):] for key in vars(args) if key.startswith(_PREFIX)}
+
+    def replace(match: re.Match) -> str:
+        name, system = match.groups()
+        option = _OPTION_OF.get(name) if name in given else None
+        return f"{option} ({system}'s {name}) must be" if option else match.group(0)
+
+    return _PARAMETER_MESSAGE.sub(replace, message)
+
+
+def params_of(args: argparse.Namespace, *, convert: dict | None = None) -> dict:
+    """``{name: value}`` of the hyper-parameter options in ``args``; ``convert`` maps a name to a function
+    applied to its value (e.g. ``tuple``)."""
+    convert = convert or {}
+    out = {}
+    for key, value in vars(args).items():
+        if key.startswith(_PREFIX):
+            name = key[len(_PREFIX):]
+            out[name] = convert[name](value) if name in convert and value is not None else value
+    return out

@@ -1,0 +1,69 @@
+"""A collection's documents: ids, texts, and their tokens per analyzer, each tokenization done once.
+
+The index, the boosted ranker and the SCS model all read the target-language documents through the
+same analyzer; :class:`Documents` keeps the token lists it made so an experiment tokenizes a
+collection once however many systems use it.
+"""
+from __future__ import annotations
+
+import json
+from typing import Sequence
+
+from clirkit.analysis import Analyzer
+from clirkit.errors import ClirkitError
+
+
+class Documents:
+    """Document ids with their texts (or only their tokens).
+
+    Args:
+        docids: the document ids, unique.
+        texts: the texts, aligned with ``docids`` (None when only tokens are known).
+        tokens, analyzer: token lists already made by ``analyzer`` (kept for :meth:`tokens`).
+        jobs: worker processes for tokenization.
+    """
+
+    def __init__(self, docids: Sequence[str], texts: Sequence[str] | None = None, *,
+                 tokens: Sequence[Sequence[str]] | None = None, analyzer: Analyzer | None = None,
+                 jobs: int = 1) -> None:
+        self.docids = list(docids)
+        self.texts = None if texts is None else list(texts)
+        self.jobs = jobs
+        self._tokens: dict[str, list] = {}
+        if self.texts is not None and len(self.texts) != len(self.docids):
+            raise ClirkitError(f"{len(self.docids)} document ids but {len(self.texts)} texts")
+        if tokens is not None:
+            if analyzer is None:
+                raise ClirkitError("document tokens need the analyzer that made them")
+            if len(tokens) != len(self.docids):
+                raise ClirkitError(f"{len(self.docids)} document ids but {len(tokens)} token lists")
+            self._tokens[_key(analyzer)] = list(tokens)
+
+    def __len__(self) -> int:
+        return len(self.docids)
+
+    @classmethod
+    def of(cls, documents) -> "Documents":
+        """``documents`` as :class:`Documents`: itself, or a ``(docids, texts)`` pair."""
+        if isinstance(documents, Documents):
+            return documents
+        try:
+            docids, texts = documents
+        except (TypeError, ValueError):
+            raise ClirkitError("documents must be a Documents or a (docids, texts) pair") from None
+        return cls(docids, texts)
+
+    def tokens(self, analyzer: Analyzer, *, quiet: bool = True) -> list[list[str]]:
+        """The token lists of every document by ``analyzer`` (made on first use, then kept)."""
+        key = _key(analyzer)
+        if key not in self._tokens:
+            if self.texts is None:
+                raise ClirkitError(f"these documents were given as tokens of another analyzer ({analyzer!r} "
+                                   "needs their texts)")
+            self._tokens[key] = analyzer.tokenize_many(self.texts, quiet=quiet, jobs=self.jobs,
+                                                       desc="tokenizing documents")
+        return self._tokens[key]
+
+
+def _key(analyzer: Analyzer) -> str:
+    return json.dumps(analyzer.to_dict(), sort_keys=True)

@@ -1,0 +1,580 @@
+"""Experiments declared in a TOML file: train, tune on dev, test once, report (``clirkit run FILE``).
+
+An experiment file names a collection, the systems (:mod:`clirkit.systems`) with their
+hyper-parameters, the fusions whose weights are tuned on the dev split, the measures and the
+baseline::
+
+    collection = "nave-en-es"          # a known collection, or a collection folder (manifest.json)
+    variant = "standard"
+    measures = ["AP", "PRES@1000", "nDCG@10", "P@10"]
+    baseline = "PSQ"
+    gains = ["AP", "PRES@1000"]        # differences to the baseline, in points, with p-values
+    dev_queries = 400                  # a seeded sample of the dev split for tuning (0: all)
+
+    [table]                            # IBM Model 1 on the collection's parallel corpus
+    iterations = 5
+
+    [systems.PSQ]
+    kind = "psq"                       # dt | psq | boost | scs; the other keys are the system's parameters
+
+    [systems.PSQ-Boost]
+    kind = "boost"
+    base = "PSQ"                       # boosted from the PSQ system
+    rounds = 3000
+
+    [fusions."PSQ+PSQ-Boost"]
+    systems = ["PSQ", "PSQ-Boost"]     # interpolation weights tuned on dev MAP
+    step = 0.1
+
+:func:`run_experiment` writes into one folder: ``table.npz`` and ``index.npz``, ``models/NAME.npz``,
+``runs/NAME.SPLIT.run``, each with a ``.json`` record of what made it (a rerun whose record is
+unchanged reads the artifact instead of making it again), and the report: ``report.md`` (the test
+table with significance marks, tuned weights, training notes), ``results.txt`` (the same as text,
+what ``clirkit run`` prints) and PNG figures (kappa sweeps, training curves, per-query differences
+against the baseline).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from clirkit.errors import ClirkitError
+
+KINDS = ("dt", "psq", "boost", "scs")
+TOP_KEYS = {"name", "collection", "variant", "measures", "baseline", "gains", "seed", "jobs", "dev_queries",
+            "train_queries", "table", "systems", "fusions", "figures"}
+DEFAULT_MEASURES = ("AP", "PRES@1000", "nDCG@10", "P@10")
+SHIPPED = Path(__file__).parent / "experiments"
+
+
+@dataclass
+class Experiment:
+    """An experiment file, checked.
+
+    Attributes:
+        name: the experiment's name (default: the file's stem).
+        collection, variant: a known collection name (or a collection folder) and its variant.
+        measures, baseline, gains: the report's measures, the run the others are tested against, and the
+            measures whose differences to the baseline are listed in points.
+        seed, jobs: the seed of every system (unless one sets ``random_state``) and worker processes.
+        dev_queries, train_queries: seeded samples of the dev split (tuning) and the first N training
+            queries (0: all).
+        table: IBM Model 1 settings (``iterations``).
+        systems: ``{name: {"kind": ..., parameters...}}`` in file order.
+        fusions: ``{name: {"systems": [...], "step": ..., "method": ...}}`` in file order.
+        figures: write the PNG figures.
+        source: the file it was read from (None for a dict).
+    """
+
+    name: str
+    collection: str
+    variant: str | None = None
+    measures: tuple[str, ...] = DEFAULT_MEASURES
+    baseline: str | None = None
+    gains: tuple[str, ...] = ()
+    seed: int = 0
+    jobs: int = 1
+    dev_queries: int = 0
+    train_queries: int = 0
+    table: dict = field(default_factory=dict)
+    systems: dict[str, dict] = field(default_factory=dict)
+    fusions: dict[str, dict] = field(default_factory=dict)
+    figures: bool = True
+    source: str | None = None
+
+    @classmethod
+    def read(cls, path: str | os.PathLike[str], **overrides) -> "Experiment":
+        """Read and check an experiment file (ClirkitError naming the file and the problem);
+        ``overrides``: ``collection``/``variant`` (see :func:`with_overrides`)."""
+        try:
+            with open(path, "rb") as fh:
+                data = tomllib.load(fh)
+        except FileNotFoundError:
+            raise ClirkitError(f"{path}: no such experiment file") from None
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ClirkitError(f"{path}: not a valid TOML file ({exc})") from None
+        return cls.from_dict(with_overrides(data, **overrides), source=str(path), name=Path(path).stem)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, source: str | None = None, name: str = "experiment") -> "Experiment":
+        """Check ``data`` (a parsed experiment file) and build the experiment."""
+        where = source or "experiment"
+        unknown = sorted(set(data) - TOP_KEYS)
+        if unknown:
+            raise ClirkitError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(TOP_KEYS))})")
+        if "collection" not in data:
+            raise ClirkitError(f"{where}: no collection (e.g. collection = \"nave-en-es\")")
+        systems = {str(k): dict(v) for k, v in dict(data.get("systems", {})).items()}
+        fusions = {str(k): dict(v) for k, v in dict(data.get("fusions", {})).items()}
+        if not systems:
+            raise ClirkitError(f"{where}: no [systems.NAME] table")
+        for sname, spec in systems.items():
+            kind = spec.get("kind")
+            if kind not in KINDS:
+                raise ClirkitError(f"{where}: system {sname!r}: kind must be one of {', '.join(KINDS)}, got {kind!r}")
+            base = spec.get("base")
+            if kind == "boost" and base is not None:
+                if base not in systems or list(systems).index(base) > list(systems).index(sname):
+                    raise ClirkitError(f"{where}: system {sname!r}: base {base!r} must be a system declared before it")
+            elif base is not None:
+                raise ClirkitError(f"{where}: system {sname!r}: only a boost system has a base")
+        for fname, spec in fusions.items():
+            members = spec.get("systems")
+            if not isinstance(members, list) or len(members) < 2:
+                raise ClirkitError(f"{where}: fusion {fname!r}: systems must list at least two systems")
+            missing = [m for m in members if m not in systems]
+            if missing:
+                raise ClirkitError(f"{where}: fusion {fname!r}: unknown system {missing[0]!r}")
+            extra = sorted(set(spec) - {"systems", "step", "method", "weights", "measure", "transform"})
+            if extra:
+                raise ClirkitError(f"{where}: fusion {fname!r}: unknown key {extra[0]!r}")
+        clash = set(systems) & set(fusions)
+        if clash:
+            raise ClirkitError(f"{where}: {sorted(clash)[0]!r} names both a system and a fusion")
+        exp = cls(name=str(data.get("name", name)), collection=str(data["collection"]), variant=data.get("variant"),
+                  measures=tuple(data.get("measures", DEFAULT_MEASURES)), baseline=data.get("baseline"),
+                  gains=tuple(data.get("gains", ())), seed=int(data.get("seed", 0)), jobs=int(data.get("jobs", 1)),
+                  dev_queries=int(data.get("dev_queries", 0)), train_queries=int(data.get("train_queries", 0)),
+                  table=dict(data.get("table", {})), systems=systems, fusions=fusions,
+                  figures=bool(data.get("figures", True)), source=source)
+        names = list(systems) + list(fusions)
+        if exp.baseline is not None and exp.baseline not in names:
+            raise ClirkitError(f"{where}: baseline {exp.baseline!r} is not a system or fusion of the file")
+        bad = [m for m in exp.gains if m not in exp.measures]
+        if bad:
+            raise ClirkitError(f"{where}: gains measure {bad[0]!r} is not one of the measures")
+        unknown_table = sorted(set(exp.table) - {"iterations"})
+        if unknown_table:
+            raise ClirkitError(f"{where}: [table]: unknown key {unknown_table[0]!r}")
+        return exp
+
+    def run_names(self) -> list[str]:
+        """Systems then fusions, in file order: the rows of the report."""
+        return list(self.systems) + list(self.fusions)
+
+
+def sample(topics: Mapping[str, str], n: int, *, seed: int = 0) -> dict[str, str]:
+    """``n`` of ``topics`` drawn without replacement with ``seed``, in their original order (all of them when
+    ``n`` is 0 or at least their number): the dev sample an experiment tunes on."""
+    import numpy as np
+
+    ids = list(topics)
+    if not 0 < n < len(ids):
+        return dict(topics)
+    picked = np.sort(np.random.default_rng(seed).choice(len(ids), n, replace=False))
+    return {ids[i]: topics[ids[i]] for i in picked.tolist()}
+
+
+def with_overrides(data: Mapping[str, Any], *, collection: str | None = None, variant: str | None = None) -> dict:
+    """A parsed experiment file run on another ``collection`` (its default variant unless ``variant``)."""
+    data = dict(data)
+    if collection:
+        data["collection"] = collection
+        data.pop("variant", None)
+    if variant:
+        data["variant"] = variant
+    return data
+
+
+def shipped(name: str) -> Path:
+    """The experiment file ``name`` shipped with clirkit (e.g. ``demo``)."""
+    path = SHIPPED / f"{name}.toml"
+    if not path.is_file():
+        known = sorted(p.stem for p in SHIPPED.glob("*.toml"))
+        raise ClirkitError(f"no shipped experiment {name!r} (shipped: {', '.join(known)})")
+    return path
+
+
+@dataclass
+class Result:
+    """What :func:`run_experiment` made: the test runs by name, the report text, the folder."""
+
+    runs: dict
+    text: str
+    folder: Path
+    seconds: dict[str, float]
+
+
+class _Store:
+    """Artifacts of one experiment folder, each beside a ``.json`` record of what made it."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+
+    def fresh(self, path: Path, record: dict) -> bool:
+        """True if ``path`` exists and was made from ``record``."""
+        meta = path.with_name(path.name + ".json")
+        if not (path.exists() and meta.exists()):
+            return False
+        try:
+            return json.loads(meta.read_text(encoding="utf-8")) == json.loads(json.dumps(record))
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return False
+
+    def remember(self, path: Path, record: dict) -> None:
+        from clirkit.fileio import atomic_writer
+
+        with atomic_writer(path.with_name(path.name + ".json")) as out:
+            out.write(json.dumps(record, indent=1, sort_keys=True) + "\n")
+
+
+def _digest(values) -> str:
+    return hashlib.sha256("\n".join(values).encode("utf-8")).hexdigest()[:16]
+
+
+def _load_collection(exp: Experiment):
+    from clirkit import datasets
+
+    return datasets.load(exp.collection, variant=exp.variant)
+
+
+def _collection_record(c) -> dict:
+    manifest = (c.folder / "manifest.json").read_bytes()
+    return {"name": c.name, "variant": c.variant, "manifest": hashlib.sha256(manifest).hexdigest()[:16]}
+
+
+def run_experiment(exp: Experiment, folder: str | os.PathLike[str], *, quiet: bool = False) -> Result:
+    """Run ``exp`` into ``folder`` (see the module docstring); returns the test runs and the report."""
+    from clirkit.progress import Steps, say
+
+    out = _Store(Path(folder))
+    steps = Steps()
+    c = _load_collection(exp)
+    say(f"{exp.name}: {c.name} ({c.variant}), {c.source_lang} queries -> {c.target_lang} documents", quiet=quiet)
+    ctx = _Context(exp, c, out, steps, quiet)
+    for name in exp.systems:
+        ctx.system_runs(name)
+    fusions = {}
+    for name, spec in exp.fusions.items():
+        with steps.time("fusion (weights tuned on dev)"):
+            fusions[name] = ctx.fusion_run(name, spec)
+    text = _report(ctx, fusions)
+    say(f"runs, models and the report in {out.folder}/", quiet=quiet)
+    return Result({n: ctx.runs["test"][n] for n in exp.run_names()}, text, out.folder, dict(steps.seconds))
+
+
+class _Context:
+    """The state of one run of an experiment: collection, resources, systems and their runs."""
+
+    def __init__(self, exp: Experiment, c, out: _Store, steps, quiet: bool) -> None:
+        self.exp, self.c, self.out, self.steps, self.quiet = exp, c, out, steps, quiet
+        self.collection_record = _collection_record(c)
+        self.splits = ("dev", "test") if "dev" in c.splits else ("test",)
+        self.queries = {s: c.queries(s) for s in self.splits}
+        if "dev" in self.queries:
+            self.queries["dev"] = sample(self.queries["dev"], exp.dev_queries, seed=exp.seed)
+        self.qrels = {s: c.qrels(s).subset(self.queries[s]) for s in self.splits}
+        self.excluded = {s: c.excluded(s) for s in self.splits}
+        self.systems: dict[str, Any] = {}
+        self.records: dict[str, dict] = {}
+        self.runs: dict[str, dict] = {s: {} for s in self.splits}
+        self.notes: list[str] = []
+        self.curves: dict[str, dict] = {}
+        self.sweeps: dict[str, Any] = {}
+        self._documents = self._table = self._index = None
+
+    # resources ------------------------------------------------------------------------------------
+
+    def documents(self):
+        from clirkit.documents import Documents
+
+        if self._documents is None:
+            self._documents = Documents(*self.c.documents(), jobs=self.exp.jobs)
+        return self._documents
+
+    def table_record(self) -> dict:
+        return {"collection": self.collection_record, "iterations": int(self.exp.table.get("iterations", 5))}
+
+    def table(self):
+        from clirkit.analysis import Analyzer
+        from clirkit.progress import say
+        from clirkit.translation import load_table, save_table, train_table
+
+        if self._table is not None:
+            return self._table
+        path, record = self.out.folder / "table.npz", self.table_record()
+        if self.out.fresh(path, record):
+            self._table = load_table(path)
+            return self._table
+        with self.steps.time("IBM Model 1"):
+            source, target = self.c.parallel()
+            analyzers = Analyzer(self.c.source_lang), Analyzer(self.c.target_lang)
+            tokens = [a.tokenize_many(texts, quiet=self.quiet, jobs=self.exp.jobs, desc=f"tokenizing {side}")
+                      for a, texts, side in zip(analyzers, (source, target), ("source", "target"))]
+            say(f"training IBM Model 1 on {len(source)} sentence pairs, {record['iterations']} iterations",
+                quiet=self.quiet)
+            self._table = train_table(*tokens, *analyzers, iterations=record["iterations"], quiet=self.quiet)
+            save_table(self._table, path)
+            self.out.remember(path, record)
+        return self._table
+
+    def index_record(self) -> dict:
+        return {"collection": self.collection_record, "lang": self.c.target_lang}
+
+    def index(self):
+        from clirkit.analysis import Analyzer
+        from clirkit.index import Index
+        from clirkit.progress import say
+
+        if self._index is not None:
+            return self._index
+        path, record = self.out.folder / "index.npz", self.index_record()
+        if self.out.fresh(path, record):
+            self._index = Index.load(path)
+            return self._index
+        with self.steps.time("index"):
+            analyzer = Analyzer(self.c.target_lang)
+            say(f"indexing {len(self.documents())} documents", quiet=self.quiet)
+            self._index = Index.from_tokens(self.documents().docids, self.documents().tokens(analyzer, quiet=self.quiet),
+                                            analyzer)
+            self._index.save(path)
+            self.out.remember(path, record)
+        return self._index
+
+    def train_topics(self) -> dict[str, str]:
+        topics = self.c.queries("train")
+        if self.exp.train_queries:
+            topics = dict(list(topics.items())[:self.exp.train_queries])
+        return topics
+
+    # systems --------------------------------------------------------------------------------------
+
+    def build(self, name: str):
+        """The system ``name`` of the file, unfitted, with the collection's languages and the seed."""
+        from clirkit.systems import DT, PSQ, Boost, SCS
+
+        spec = dict(self.exp.systems[name])
+        kind = spec.pop("kind")
+        if kind in ("dt", "psq"):
+            cls = DT if kind == "dt" else PSQ
+        else:
+            cls = Boost if kind == "boost" else SCS
+            spec.setdefault("source_lang", self.c.source_lang)
+            spec.setdefault("target_lang", self.c.target_lang)
+            spec.setdefault("random_state", self.exp.seed)
+            if kind == "boost":
+                spec.pop("parallel_tuples", None)
+                if "base" in spec:
+                    spec["base"] = self.systems[spec["base"]]
+                spec.setdefault("quiet", self.quiet)
+                spec.setdefault("jobs", self.exp.jobs if spec.get("bags", 1) > 1 else 1)
+        for key in ("beta_grid", "thresholds", "mse_targets"):
+            if isinstance(spec.get(key), list):
+                spec[key] = tuple(spec[key])
+        try:
+            return cls(**spec)
+        except TypeError as exc:
+            raise ClirkitError(f"{self.exp.source or 'experiment'}: system {name!r}: {exc}") from None
+
+    def system_record(self, name: str, system) -> dict:
+        from clirkit.estimator import jsonable
+
+        spec = self.exp.systems[name]
+        params = system.describe()
+        params["params"] = {k: v for k, v in params["params"].items() if k not in ("quiet", "jobs", "base")}
+        record = {"collection": self.collection_record, "system": params}
+        if spec["kind"] in ("dt", "psq", "boost"):
+            record["index"] = self.index_record()
+        if spec["kind"] in ("dt", "psq"):
+            record["table"] = self.table_record()
+        if spec["kind"] in ("boost", "scs"):
+            record["train"] = {"queries": _digest(self.train_topics()), "dev": _digest(self.queries.get("dev", {})),
+                               "parallel_tuples": bool(spec.get("parallel_tuples", False))}
+        if spec.get("base"):
+            record["base"] = self.records[spec["base"]]
+        return jsonable(record)
+
+    def system_runs(self, name: str) -> None:
+        """Fit system ``name`` (or read its model back) and make (or read back) its dev and test runs."""
+        from clirkit.formats import read_run, write_run
+        from clirkit.progress import say
+
+        system = self.build(name)
+        try:
+            system.check_params()
+        except ClirkitError as exc:
+            raise ClirkitError(f"{self.exp.source or 'experiment'}: system {name!r}: {exc}") from None
+        self.systems[name] = system
+        record = self.records[name] = self.system_record(name, system)
+        paths = {s: self.out.folder / "runs" / f"{_file_name(name)}.{s}.run" for s in self.splits}
+        if all(self.out.fresh(p, {**record, "split": s, "queries": _digest(self.queries[s])})
+               for s, p in paths.items()) and self.exp.systems[name]["kind"] in ("dt", "psq"):
+            for s, p in paths.items():
+                self.runs[s][name] = read_run(p)
+            self.fit(name, system, record, reuse=True)
+            return
+        self.fit(name, system, record)
+        with self.steps.time(f"{name} retrieval"):
+            for s, p in paths.items():
+                say(f"{name}: searching {len(self.queries[s])} {s} queries", quiet=self.quiet)
+                run = system.search(self.queries[s], excluded=self.excluded[s], tag=name, quiet=self.quiet)
+                self.runs[s][name] = run
+                p.parent.mkdir(parents=True, exist_ok=True)
+                write_run(run, p)
+                self.out.remember(p, {**record, "split": s, "queries": _digest(self.queries[s])})
+
+    def fit(self, name: str, system, record: dict, *, reuse: bool = False) -> None:
+        """Fit ``system``; a learned model whose record is unchanged is read back instead of trained."""
+        from clirkit.progress import say
+
+        kind = self.exp.systems[name]["kind"]
+        if kind in ("dt", "psq"):
+            system.fit(self.index(), self.table(), quiet=self.quiet)
+            return
+        path = self.out.folder / "models" / f"{_file_name(name)}.npz"
+        documents = self.documents()
+        if self.out.fresh(path, record):
+            system.load_model(path, documents)
+        else:
+            with self.steps.time(f"{name} training"):
+                train = self.train_topics()
+                say(f"{name}: training on {len(train)} queries", quiet=self.quiet)
+                if kind == "boost":
+                    extra = self.parallel_tuples(documents) if self.exp.systems[name].get("parallel_tuples") else {}
+                    dev = {"dev_topics": self.queries["dev"], "dev_qrels": self.qrels["dev"]} if "dev" in self.queries \
+                        else {}
+                    excluded = {**self.c.excluded("train"), **self.excluded.get("dev", {})}
+                    system.fit(train, self.c.qrels("train"), documents, excluded=excluded, **dev, **extra)
+                else:
+                    system.fit(train, self.c.qrels("train"), documents, quiet=self.quiet, jobs=self.exp.jobs)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            system.save(path)
+            self.out.remember(path, record)
+        self.describe_learned(name, kind, system)
+
+    def parallel_tuples(self, documents) -> dict:
+        from clirkit.boost.parallel import known_item_queries
+
+        sources, targets = self.c.parallel()
+        topics, qrels = known_item_queries(sources, self.c.parallel_ids(), documents.docids, target_texts=targets,
+                                           doc_texts=documents.texts)
+        return {"extra_topics": topics, "extra_qrels": qrels}
+
+    def describe_learned(self, name: str, kind: str, system) -> None:
+        if kind == "boost":
+            model = system.model_
+            params = model.params
+            if model.from_base:
+                self.notes.append(f"{name}: beta {model.beta:g} (dev MAP by beta: " + ", ".join(
+                    f"{b} {m:.4f}" for b, m in params["beta_dev_map"].items()) +
+                    f"), {params['bag_rounds'][0]} rounds, {len(model)} phrase-table entries")
+            else:
+                self.notes.append(f"{name}: {', '.join(map(str, params['bag_rounds']))} rounds kept, "
+                                  f"{len(model)} phrase-table entries")
+            curves = {f"{name} bag {i + 1}" if len(params["dev_curves"]) > 1 else name: (c["rounds"], c["map"])
+                      for i, c in enumerate(params["dev_curves"]) if c["rounds"]}
+            if curves:
+                self.curves[f"{name} (dev MAP by boosting round)"] = {"curves": curves, "xlabel": "boosting rounds",
+                                                                      "ylabel": "dev MAP"}
+        elif kind == "scs":
+            history = getattr(system, "history_", [])
+            if history:
+                losses = [h["loss"] if isinstance(h, dict) else h[0] for h in history]
+                self.curves[f"{name} (training loss by epoch)"] = {
+                    "curves": {name: (list(range(1, len(losses) + 1)), losses)}, "xlabel": "epochs",
+                    "ylabel": "mean training loss", "best": "min"}
+
+    # fusions --------------------------------------------------------------------------------------
+
+    def fusion_run(self, name: str, spec: dict):
+        from clirkit.formats import write_run
+        from clirkit.systems import Fusion
+
+        members = spec["systems"]
+        if "dev" not in self.runs:
+            raise ClirkitError(f"fusion {name!r} tunes its weights on dev, and {self.c.name} has no dev split")
+        params = {k: (tuple(v) if isinstance(v, list) else v) for k, v in spec.items() if k != "systems"}
+        fusion = Fusion([self.systems[m] for m in members], **params)
+        fusion.fit_runs([self.runs["dev"][m] for m in members], self.qrels["dev"])
+        run = fusion.fuse([self.runs["test"][m] for m in members], tag=name)
+        self.runs["test"][name] = run
+        path = self.out.folder / "runs" / f"{_file_name(name)}.test.run"
+        write_run(run, path)
+        self.out.remember(path, {"fusion": {**spec, "weights": fusion.weights_},
+                                 "systems": [self.records[m] for m in members]})
+        if fusion.sweep_ is not None:
+            self.sweeps[name] = fusion.sweep_
+        self.notes.append(f"{name}: weights {', '.join(f'{w:g}' for w in fusion.weights_)}" +
+                          (f" (dev {fusion.measure} {fusion.dev_score_:.4f})" if fusion.dev_score_ is not None else ""))
+        return fusion
+
+
+def _file_name(name: str) -> str:
+    """A run or model name as a file name: lowercase, ``+`` as ``_``, runs of other unsafe characters as one
+    ``-`` (``"DT+PSQ (Borda)"`` -> ``dt_psq-borda``)."""
+    import re
+
+    safe = re.sub(r"[^a-z0-9_.+-]+", "-", name.lower()).replace("+", "_").strip("-")
+    return safe or "run"
+
+
+def _report(ctx: _Context, fusions: dict) -> str:
+    """Write report.md, results.txt and the figures; return the text the command prints."""
+    from clirkit.fileio import atomic_writer
+    from clirkit.metrics import evaluate
+    from clirkit.report import Report, score_table
+
+    exp, c = ctx.exp, ctx.c
+    names = exp.run_names()
+    baseline = exp.baseline or names[0]
+    test_runs = {n: ctx.runs["test"][n] for n in names}
+    n_docs = len(ctx.documents()) if ctx._documents is not None else ctx.c.counts.get("documents", "?")
+    head = f"{c.name} ({c.variant}), test split: {len(ctx.queries['test'])} queries, {n_docs} documents"
+    table = score_table(test_runs, ctx.qrels["test"], exp.measures, baseline=baseline, seed=exp.seed,
+                        qrels_label=f"{c.name} test", gains=exp.gains)
+    lines = [head, "", table]
+    if ctx.notes:
+        dev = f" (dev: {len(ctx.queries['dev'])} queries)" if "dev" in ctx.queries else ""
+        lines += ["", f"tuned and learned{dev}:"] + [f"  {n}" for n in ctx.notes]
+    lines += ["", "time: " + ", ".join(f"{k} {v:.1f} s" for k, v in ctx.steps.seconds.items())]
+    text = "\n".join(lines)
+    with atomic_writer(ctx.out.folder / "results.txt") as fh:
+        fh.write(text + "\n")
+    evaluations = [evaluate(run, ctx.qrels["test"], list(exp.measures)) for run in test_runs.values()]
+    report = Report(names, evaluations, baseline=names.index(baseline), seed=exp.seed, qrels=f"{c.name} test")
+    figures = _figures(ctx, names, baseline, evaluations, report) if exp.figures else []
+    md = [f"# {exp.name}", "", head, "", report.markdown()]
+    if ctx.notes:
+        md += ["## Tuned and learned", ""] + [f"- {n}" for n in ctx.notes] + [""]
+    if figures:
+        md += ["## Figures", ""] + [f"![{title}]({path.name})" for title, path in figures] + [""]
+    with atomic_writer(ctx.out.folder / "report.md") as fh:
+        fh.write("\n".join(md))
+    return text
+
+
+def _figures(ctx: _Context, names: list[str], baseline: str, evaluations, report) -> list:
+    """The PNG figures: per-query differences against the baseline (first measure), kappa sweeps, curves."""
+    from clirkit import plots
+
+    exp, folder, out = ctx.exp, ctx.out.folder, []
+    measure = exp.measures[0]
+    base = names.index(baseline)
+    base_ev = evaluations[base]
+    for i, name in enumerate(names):
+        if i == base:
+            continue
+        test = report.tests.get((i, measure))
+        path = folder / f"diff-{_file_name(name)}-vs-{_file_name(baseline)}.png"
+        plots.per_query_difference(base_ev.qids, evaluations[i].column(measure), base_ev.column(measure), name=name,
+                                   baseline=baseline, measure=measure, p_value=None if test is None else test.p_value,
+                                   path=path)
+        out.append((f"{name} - {baseline}, {measure} per query", path))
+    two_way = {n: (s.kappas, s.scores) for n, s in ctx.sweeps.items() if hasattr(s, "kappas")}
+    two_way.update({n: ([float(w[0]) for w in s.weights], s.scores) for n, s in ctx.sweeps.items()
+                    if not hasattr(s, "kappas") and len(s.weights[0]) == 2})
+    if two_way:
+        path = plots.kappa_sweep(two_way, measure=ctx.exp.fusions[next(iter(two_way))].get("measure", "AP"),
+                                 path=folder / "kappa-sweep.png")
+        out.append(("dev score by the weight of the first system", path))
+    for title, spec in ctx.curves.items():
+        path = folder / f"curve-{_file_name(title.split(' (')[0])}.png"
+        plots.training_curves(spec["curves"], xlabel=spec["xlabel"], ylabel=spec["ylabel"], path=path, title=title)
+        out.append((title, path))
+    return out

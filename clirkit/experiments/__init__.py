@@ -1,0 +1,1 @@
+"""Experiment files shipped with clirkit (``demo.toml``: what ``clirkit demo`` runs)."""

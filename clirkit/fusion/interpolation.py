@@ -1,0 +1,167 @@
+"""Interpolation of per-query sum-normalized scores (SPEC §6).
+
+Follows SPEC §6 exactly::
+
+    f_agg(q, d) = sum_i w_i * t_i(q, d) / sum_{d' in list_i(q)} t_i(q, d')
+
+where ``t_i`` is run i's score after its per-query transform (``none``: the
+score itself, ``shift``: score minus the query's minimum, ``minmax``: (score
+- min) / (max - min)), the sum runs over run i's retrieved list for q (its top
+``depth`` rows), and a document missing from list i gets 0 there. With two
+runs and ``kappa``, the weights are ``(kappa, 1 - kappa)``.
+
+:func:`interpolate` is the method; :func:`sum_normalized` and
+:func:`weighted_sum` are its two halves over :func:`clirkit.fusion.align.align`'d
+runs, so that :mod:`clirkit.tuning` normalizes once and re-weights per grid point.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from clirkit.errors import ClirkitError
+from clirkit.fusion.align import AlignedRuns, align, query_starts
+from clirkit.run import Run
+
+TRANSFORMS = ("none", "shift", "minmax")
+
+
+def transform_scores(run: Run, transform: str) -> np.ndarray:
+    """Per-query transformed scores of ``run`` (float64, one per row).
+
+    ``none`` returns the scores; ``shift`` subtracts each query's minimum (so
+    the lowest document of a list gets 0); ``minmax`` maps each query's scores
+    to [0, 1] (a list whose scores are all equal maps to all 0). ``none`` on a
+    run with a negative score raises ``ClirkitError``: sum-normalizing mixed
+    signs is meaningless.
+    """
+    if transform not in TRANSFORMS:
+        raise ClirkitError(f"unknown score transform {transform!r}; choose one of {', '.join(TRANSFORMS)}")
+    scores = run.scores
+    if transform == "none":
+        if len(scores) and scores.min() < 0:
+            raise ClirkitError(
+                f"run {run.tag!r} has negative scores (min {scores.min():.6g}); sum normalization needs "
+                "scores >= 0: choose a per-query transform with --transform shift or --transform minmax")
+        return scores.copy()
+    if len(scores) == 0:
+        return scores.copy()
+    starts = query_starts(run)
+    counts = np.diff(np.append(starts, len(scores)))
+    low = np.repeat(np.minimum.reduceat(scores, starts), counts)
+    shifted = scores - low
+    if transform == "shift":
+        return shifted
+    span = np.repeat(np.maximum.reduceat(scores, starts), counts) - low
+    out = np.zeros_like(scores)
+    np.divide(shifted, span, out=out, where=span > 0)
+    return out
+
+
+def transform_list(transform: str | Sequence[str], n_runs: int) -> list[str]:
+    """One transform name per run: ``transform`` repeated if it is one name, else checked to have ``n_runs``."""
+    if isinstance(transform, str):
+        return [transform] * n_runs
+    names = list(transform)
+    if len(names) != n_runs:
+        raise ClirkitError(f"got {len(names)} transforms for {n_runs} runs; give one, or one per run")
+    return names
+
+
+def _check_weights(weights, n: int) -> np.ndarray:
+    w = np.asarray(weights, dtype=np.float64)
+    if w.shape != (n,):
+        raise ClirkitError(f"got {w.size} weights for {n} runs; give one weight per run")
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ClirkitError(f"weights must be finite and >= 0, got {' '.join(f'{x:g}' for x in w)}")
+    if abs(w.sum() - 1.0) > 1e-6:
+        raise ClirkitError(f"weights must sum to 1, got {' '.join(f'{x:g}' for x in w)} (sum {w.sum():g})")
+    return w
+
+
+def sum_normalized(aligned: AlignedRuns, transforms: Sequence[str]) -> list[np.ndarray]:
+    """Each run's per-query sum-normalized scores on the aligned pairs.
+
+    Args:
+        aligned: the runs, from :func:`clirkit.fusion.align.align`.
+        transforms: one name of :data:`TRANSFORMS` per run.
+
+    Returns:
+        One float64 array per run, of length ``aligned.n_pairs``: ``t_i(q, d) /
+        sum_{d'} t_i(q, d')`` for the pairs in run i's list, 0 for the others
+        and for every pair of a query whose transformed scores sum to 0.
+    """
+    out = []
+    for i, run in enumerate(aligned.runs):
+        t = transform_scores(run, transforms[i])
+        sums = np.bincount(aligned.row_query[i], weights=t, minlength=aligned.n_queries)
+        denom = sums[aligned.row_query[i]]
+        normed = np.zeros_like(t)
+        np.divide(t, denom, out=normed, where=denom > 0)
+        out.append(np.bincount(aligned.pair[i], weights=normed, minlength=aligned.n_pairs))
+    return out
+
+
+def weighted_sum(aligned: AlignedRuns, normalized: Sequence[np.ndarray], weights: Sequence[float],
+                 transforms: Sequence[str], *, depth: int, tag: str | None = None) -> Run:
+    """The interpolated run from :func:`sum_normalized` scores: ``sum_i weights[i] * normalized[i]``.
+
+    Args:
+        aligned: the runs, from :func:`clirkit.fusion.align.align`.
+        normalized: :func:`sum_normalized` of ``aligned``.
+        weights: one weight per run (not checked here; :func:`interpolate` checks them).
+        transforms: the transform names, recorded in the default tag.
+        depth: rows kept per query in the output.
+        tag: the output's run tag; default ``interp:w=<weights>:t=<transforms>``.
+
+    Returns:
+        The run over the union of the input lists (ties: docid ascending).
+    """
+    fused = np.zeros(aligned.n_pairs, dtype=np.float64)
+    for wi, contribution in zip(weights, normalized):
+        fused += wi * contribution
+    if tag is None:
+        tag = "interp:w=" + ",".join(f"{x:g}" for x in weights) + ":t=" + ",".join(transforms)
+    return aligned.ranked(fused, depth, tag)
+
+
+def interpolate(runs: Sequence[Run], weights: Sequence[float] | None = None, *,
+                kappa: float | None = None, transform: str | Sequence[str] = "none",
+                depth: int = 1000, tag: str | None = None) -> Run:
+    """Weighted interpolation of per-query sum-normalized scores (SPEC §6).
+
+    Args:
+        runs: the runs to combine (each grouped by query, in rank order).
+        weights: one weight per run, >= 0, summing to 1. Default: equal weights.
+        kappa: shorthand for two runs: weights ``(kappa, 1 - kappa)``.
+        transform: ``none`` | ``shift`` | ``minmax``, for all runs or one per
+            run, applied per query before sum normalization.
+        depth: each input list is cut to its top ``depth`` rows before
+            normalizing, and the output keeps the top ``depth`` per query.
+        tag: the output's run tag; default records weights and transforms,
+            e.g. ``interp:w=0.5,0.5:t=shift,none``.
+
+    Returns:
+        A run over the union of the input lists (ties: docid ascending). A
+        query's list whose transformed scores sum to 0 contributes 0.
+
+    Note: min-max scaling divides a query's shifted scores by a constant that
+    sum normalization then cancels, so ``shift`` and ``minmax`` give the same
+    aggregate; both are offered because users ask for them by name.
+    """
+    runs = list(runs)
+    if kappa is not None:
+        if weights is not None:
+            raise ClirkitError("give either kappa or weights, not both")
+        if len(runs) != 2:
+            raise ClirkitError(f"kappa combines exactly two runs, got {len(runs)}; use weights")
+        if not 0.0 <= kappa <= 1.0:
+            raise ClirkitError(f"kappa must be in [0, 1], got {kappa:g}")
+        weights = [kappa, 1.0 - kappa]
+    if weights is None:
+        weights = [1.0 / len(runs)] * len(runs)
+    w = _check_weights(weights, len(runs))
+    names = transform_list(transform, len(runs))
+    aligned = align(runs, depth)
+    return weighted_sum(aligned, sum_normalized(aligned, names), w, names, depth=depth, tag=tag)

@@ -1,0 +1,321 @@
+"""The systems: every way clirkit makes a run, with one set of defaults each (DESIGN.md, "Systems and
+experiments").
+
+- :class:`DT`: each query word -> its most probable translation, then BM25 (SPEC §3);
+- :class:`PSQ`: each query word -> p(e|f) over target words, BM25 with fractional tf/df (SPEC §4);
+- :class:`Boost` (:class:`clirkit.boost.BoostRanker`): the boosted bilinear ranker, standalone or
+  boosted from a base system (SPEC §5);
+- :class:`SCS` (:class:`clirkit.scs.SCSModel`): the smooth-cosine neural model;
+- :class:`Fusion`: interpolation (weights tuned on dev) or Borda of systems' runs (SPEC §6).
+
+DT and PSQ learn nothing themselves: ``fit(index, table)`` binds them to a target index and a
+translation table (:func:`clirkit.translation.train_table` learns one). The query analyzer is the
+table's source-side analyzer, with the ``source_stopwords_top`` most frequent words of the table's
+training corpus as stopwords (recorded in the table); PSQ also drops the ``target_stopwords_top``
+most frequent index terms from the translation options. Both are on by default because IBM Model 1
+spreads mass over function words (see :mod:`clirkit.psq`).
+"""
+from __future__ import annotations
+
+from numbers import Integral, Real
+from typing import Mapping, Sequence
+
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from clirkit.errors import ClirkitError
+from clirkit.estimator import DEPTH, System, drop_excluded
+
+__all__ = ["DT", "PSQ", "Boost", "SCS", "Fusion", "System", "query_analyzer"]
+
+STOPWORDS_TOP = 100  # size of the corpus-derived stoplists (source words, target index terms)
+
+_BM25_CONSTRAINTS = {
+    "k1": [Interval(Real, 0, None, closed="left")],
+    "b": [Interval(Real, 0, 1, closed="both")],
+    "k3": [None, Interval(Real, 0, None, closed="left")],
+    "idf": [StrOptions({"lucene", "rsj", "bm25okapi"})],
+    "source_lang": [None, str],
+    "source_stopwords": [None, list, tuple, set, frozenset],
+    "source_stopwords_top": [Interval(Integral, 0, None, closed="left")],
+}
+
+
+def query_analyzer(table, *, lang: str | None = None, stopwords=None, top: int = STOPWORDS_TOP, quiet: bool = True):
+    """The analyzer of source-language queries for ``table``.
+
+    Its settings are the table's source-side analyzer (``lang`` overrides the language; a table
+    without one, e.g. a converted dictionary, gets the default analyzer of ``lang``, else of English),
+    and its stopwords are the analyzer's, ``stopwords`` and the ``top`` most frequent source words of
+    the table's training corpus (``params["source_frequent"]``; a table without that list adds none,
+    said on stderr).
+    """
+    from clirkit.analysis import Analyzer
+    from clirkit.progress import say
+
+    settings = table.params.get("source_analyzer")
+    base = Analyzer.from_dict(settings) if settings and lang is None else Analyzer(lang or "en")
+    frequent = list(table.params.get("source_frequent") or [])
+    if top and not frequent:
+        say(f"the table records no source-word frequencies: no corpus-derived source stoplist (top {top})",
+            quiet=quiet)
+    words = set(base.stopwords) | set(stopwords or ()) | set(frequent[:top])
+    return Analyzer(base.lang, lowercase=base.lowercase, strip_punctuation=base.strip_punctuation, stopwords=words)
+
+
+class _CrossLanguageBM25(System):
+    """What DT and PSQ share: BM25 parameters, the query analyzer, search over a structured query."""
+
+    def __init__(self, *, k1: float = 1.2, b: float = 0.75, k3: float | None = None, idf: str = "lucene",
+                 source_lang: str | None = None, source_stopwords: Sequence[str] | None = None,
+                 source_stopwords_top: int = STOPWORDS_TOP) -> None:
+        self.k1 = k1
+        self.b = b
+        self.k3 = k3
+        self.idf = idf
+        self.source_lang = source_lang
+        self.source_stopwords = source_stopwords
+        self.source_stopwords_top = source_stopwords_top
+
+    def _bind(self, index, table, quiet: bool) -> None:
+        from clirkit.bm25 import BM25
+
+        self.check_params()
+        self.index_ = index
+        self.analyzer_ = query_analyzer(table, lang=self.source_lang, stopwords=self.source_stopwords,
+                                        top=self.source_stopwords_top, quiet=quiet)
+        self.bm25_ = BM25(index, k1=self.k1, b=self.b, k3=self.k3, idf=self.idf)
+
+    def structured_queries(self, topics: Mapping[str, str], *, quiet: bool = True):
+        """The topics as :class:`~clirkit.query.StructuredQueries` over the index vocabulary."""
+        raise NotImplementedError  # pragma: no cover
+
+    def search(self, topics: Mapping[str, str], *, depth: int = DEPTH, excluded: Mapping[str, set[str]] | None = None,
+               tag: str | None = None, quiet: bool = True):
+        """The BM25 run of the structured queries of ``topics`` (see :meth:`System.search`)."""
+        if not hasattr(self, "bm25_"):
+            raise ClirkitError(f"{type(self).__name__} is not fitted: call fit(index, table) first")
+        sq = self.structured_queries(topics, quiet=quiet)
+        run = self.bm25_.search(sq, depth=depth, quiet=quiet, tag=tag or self.default_tag)
+        return drop_excluded(run, excluded)
+
+
+class DT(_CrossLanguageBM25):
+    """Direct translation: each query word -> its most probable target word in the table (a word with
+    no translation passes through unchanged), then BM25 over the target index (SPEC §3).
+
+    Args:
+        k1, b, k3, idf: BM25 (:class:`~clirkit.bm25.BM25`).
+        source_lang: the query language (None: the table's source analyzer).
+        source_stopwords: extra source words to drop.
+        source_stopwords_top: drop the N most frequent source words of the table's corpus.
+    """
+
+    _parameter_constraints = dict(_BM25_CONSTRAINTS)
+    default_tag = "DT"
+
+    def fit(self, index, table, *, quiet: bool = True) -> "DT":
+        """Bind to the target ``index`` and the translation ``table`` p(e|f); returns self."""
+        self._bind(index, table, quiet)
+        self.table_ = table
+        return self
+
+    def structured_queries(self, topics: Mapping[str, str], *, quiet: bool = True):
+        from clirkit.dt import dt_queries
+
+        tokens = self.analyzer_.tokenize_many(list(topics.values()), quiet=quiet)
+        return dt_queries(list(topics), tokens, self.table_, self.index_.vocabulary)
+
+
+class PSQ(_CrossLanguageBM25):
+    """Probabilistic structured queries: each query word -> p(e|f) over target words (interpolated with a
+    second table if given, pruned), scored by BM25 with fractional tf and df (SPEC §4).
+
+    Args:
+        k1, b, k3, idf, source_lang, source_stopwords, source_stopwords_top: as :class:`DT`.
+        lam: weight of the table when interpolating with a second one.
+        min_prob: L, drop options with p < L.
+        cumulative: C, keep the most probable options until their sum reaches C (1 keeps all).
+        max_options: M, at most M options per word (None: no limit).
+        target_stopwords: target words dropped from the options (besides the index analyzer's).
+        target_stopwords_top: also drop the N most frequent index terms from the options.
+        renormalize_in_vocabulary: rescale each word's in-index options to sum 1 (Ivory).
+        unknown: a query word absent from the table: ``pass`` (matches itself, p = 1) or ``drop``.
+    """
+
+    _parameter_constraints = {
+        **_BM25_CONSTRAINTS,
+        "lam": [Interval(Real, 0, 1, closed="both")],
+        "min_prob": [Interval(Real, 0, 1, closed="left")],
+        "cumulative": [Interval(Real, 0, 1, closed="right")],
+        "max_options": [None, Interval(Integral, 1, None, closed="left")],
+        "target_stopwords": [None, list, tuple, set, frozenset],
+        "target_stopwords_top": [Interval(Integral, 0, None, closed="left")],
+        "renormalize_in_vocabulary": ["boolean"],
+        "unknown": [StrOptions({"pass", "drop"})],
+    }
+    default_tag = "PSQ"
+
+    def __init__(self, *, k1: float = 1.2, b: float = 0.75, k3: float | None = None, idf: str = "lucene",
+                 source_lang: str | None = None, source_stopwords: Sequence[str] | None = None,
+                 source_stopwords_top: int = STOPWORDS_TOP, lam: float = 0.6, min_prob: float = 0.005,
+                 cumulative: float = 0.95, max_options: int | None = None,
+                 target_stopwords: Sequence[str] | None = None, target_stopwords_top: int = STOPWORDS_TOP,
+                 renormalize_in_vocabulary: bool = False, unknown: str = "pass") -> None:
+        super().__init__(k1=k1, b=b, k3=k3, idf=idf, source_lang=source_lang, source_stopwords=source_stopwords,
+                         source_stopwords_top=source_stopwords_top)
+        self.lam = lam
+        self.min_prob = min_prob
+        self.cumulative = cumulative
+        self.max_options = max_options
+        self.target_stopwords = target_stopwords
+        self.target_stopwords_top = target_stopwords_top
+        self.renormalize_in_vocabulary = renormalize_in_vocabulary
+        self.unknown = unknown
+
+    def fit(self, index, table, table2=None, *, quiet: bool = True) -> "PSQ":
+        """Bind to the target ``index`` and ``table`` p(e|f) (interpolated with ``table2`` if given),
+        interpolating and pruning the table once; sets ``table_`` (the prepared table); returns self."""
+        from clirkit.index import most_frequent_terms
+        from clirkit.psq import prepare_table
+
+        self._bind(index, table, quiet)
+        stopwords = (set(index.analyzer.stopwords) | set(self.target_stopwords or ())
+                     | set(most_frequent_terms(index, self.target_stopwords_top)))
+        try:
+            self.table_ = prepare_table(table, table2, lam=self.lam, min_prob=self.min_prob,
+                                        cumulative=self.cumulative if self.cumulative < 1 else None,
+                                        max_options=self.max_options, target_stopwords=stopwords)
+        except ValueError as exc:
+            raise ClirkitError(str(exc)) from None
+        return self
+
+    def structured_queries(self, topics: Mapping[str, str], *, quiet: bool = True):
+        from clirkit.psq import psq_queries
+
+        tokens = self.analyzer_.tokenize_many(list(topics.values()), quiet=quiet)
+        return psq_queries(list(topics), tokens, self.table_, self.index_.vocabulary,
+                           renormalize_in_vocabulary=self.renormalize_in_vocabulary, unknown=self.unknown)
+
+
+class Fusion(System):
+    """Runs of several systems fused into one (SPEC §6).
+
+    Args:
+        systems: the fused systems (fitted before :meth:`fit`).
+        method: ``interpolation`` (weighted sum of sum-normalized scores) or ``borda``.
+        weights: the systems' weights; None tunes them on the dev MAP (``measure``) over a grid of
+            ``step`` (interpolation), or weighs them equally (Borda).
+        step: grid step of the tuned weights.
+        measure: the dev measure the weights maximize.
+        transform: score transform before sum normalization (SPEC §6), one for all systems or one per
+            system: ``none`` (the formula as written; negative scores are an error), ``shift`` (per query,
+            minus the minimum), ``minmax``, ..., or ``auto``: ``shift`` for a system whose dev run (or, at
+            search time, whose run) has a negative score, ``none`` otherwise; the transforms chosen are
+            recorded in ``transforms_`` and in the fused run's default tag.
+
+    Learned: ``weights_``, ``transforms_``, ``dev_score_`` (over ``dev_queries_`` queries) and ``sweep_``
+    (every weight vector tried with its dev score; None when the weights were given).
+    """
+
+    _parameter_constraints = {
+        "systems": [list, tuple],
+        "method": [StrOptions({"interpolation", "borda"})],
+        "weights": [None, list, tuple],
+        "step": [Interval(Real, 0, 1, closed="right")],
+        "measure": [str],
+        "transform": [list, tuple, str],
+    }
+    default_tag = "fusion"
+
+    def __init__(self, systems: Sequence[System] = (), *, method: str = "interpolation",
+                 weights: Sequence[float] | None = None, step: float = 0.1, measure: str = "AP",
+                 transform: str | Sequence[str] = "none") -> None:
+        self.systems = systems
+        self.method = method
+        self.weights = weights
+        self.step = step
+        self.measure = measure
+        self.transform = transform
+
+    def fit(self, dev_topics: Mapping[str, str], dev_qrels, *, excluded: Mapping[str, set[str]] | None = None,
+            quiet: bool = True) -> "Fusion":
+        """Tune the weights on the systems' runs of ``dev_topics``; returns self."""
+        return self.fit_runs([s.search(dev_topics, excluded=excluded, quiet=quiet) for s in self.systems], dev_qrels)
+
+    def fit_runs(self, dev_runs: Sequence, dev_qrels) -> "Fusion":
+        """Tune the weights on the systems' dev runs (in the order of ``systems``); returns self.
+
+        The dev measure is averaged over the judged queries the dev runs cover
+        (:func:`clirkit.tuning.covered_queries`), so dev runs made for part of the dev queries are not
+        scored 0 on the rest. With ``weights`` given (or Borda), ``dev_qrels`` may be None."""
+        from clirkit.tuning import covered_queries, evaluator, tune_weights
+
+        self.check_params()
+        if len(dev_runs) < 2:
+            raise ClirkitError(f"a fusion needs at least two runs, got {len(dev_runs)}")
+        self.transforms_ = self._transforms(dev_runs)
+        self.sweep_ = self.dev_score_ = None
+        self.dev_queries_ = 0
+        if self.weights is not None:
+            if len(self.weights) != len(dev_runs):
+                raise ClirkitError(f"{len(self.weights)} weights for {len(dev_runs)} systems")
+            self.weights_ = [float(w) for w in self.weights]
+        elif self.method == "borda":
+            self.weights_ = [1.0] * len(dev_runs)
+        else:
+            if dev_qrels is None:
+                raise ClirkitError("tuning the fusion weights needs the dev qrels (or give the weights)")
+            queries = covered_queries(dev_runs, dev_qrels)
+            if not queries:
+                raise ClirkitError("the dev qrels judge none of the dev runs' queries: are they the dev qrels?")
+            score = evaluator(dev_qrels, self.measure, queries=queries)
+            sweep = tune_weights(dev_runs, score, measure=self.measure, step=self.step, transform=self.transforms_)
+            self.weights_ = [float(w) for w in sweep.best]
+            self.dev_score_ = float(sweep.best_score)
+            self.dev_queries_ = len(queries)
+            self.sweep_ = sweep
+        return self
+
+    def _given_transforms(self, n: int) -> list[str]:
+        given = [self.transform] * n if isinstance(self.transform, str) else list(self.transform)
+        if len(given) != n:
+            raise ClirkitError(f"{len(given)} transforms for {n} systems: give one, or one per system")
+        return given
+
+    def _transforms(self, runs: Sequence) -> list[str]:
+        return [("shift" if run.scores.min(initial=0.0) < 0 else "none") if t == "auto" else t
+                for t, run in zip(self._given_transforms(len(runs)), runs)]
+
+    def fuse(self, runs: Sequence, *, depth: int = DEPTH, tag: str | None = None):
+        """Fuse the systems' runs (in the order of ``systems``) with the learned weights, keeping ``depth``
+        documents per query; ``tag`` None records the method and weights."""
+        from clirkit.fusion import borda, interpolate
+
+        if not hasattr(self, "weights_"):
+            raise ClirkitError("the fusion is not fitted: call fit (or fit_runs) first")
+        if len(runs) != len(self.weights_):
+            raise ClirkitError(f"{len(runs)} runs for a fusion of {len(self.weights_)} systems")
+        if self.method == "borda":
+            return borda(list(runs), self.weights_, depth=depth, tag=tag)
+        transforms = [("shift" if given == "auto" and run.scores.min(initial=0.0) < 0 else t)
+                      for given, t, run in zip(self._given_transforms(len(runs)), self.transforms_, runs)]
+        return interpolate(list(runs), self.weights_, transform=transforms, depth=depth, tag=tag)
+
+    def search(self, topics: Mapping[str, str], *, depth: int = DEPTH, excluded: Mapping[str, set[str]] | None = None,
+               tag: str | None = None, quiet: bool = True):
+        """The fused run of the systems' runs of ``topics``."""
+        runs = [s.search(topics, depth=depth, excluded=excluded, quiet=quiet) for s in self.systems]
+        return self.fuse(runs, depth=depth, tag=tag or self.default_tag)
+
+
+def __getattr__(name: str):
+    # Boost and SCS live in their packages; imported on first use so `import clirkit.systems` stays light
+    if name == "Boost":
+        from clirkit.boost import BoostRanker
+
+        return BoostRanker
+    if name == "SCS":
+        from clirkit.scs import SCSModel
+
+        return SCSModel
+    raise AttributeError(f"module 'clirkit.systems' has no attribute {name!r}")

@@ -1,0 +1,264 @@
+"""Choosing fusion weights on dev queries (SPEC §6: kappa by grid search on dev for MAP, then frozen).
+
+Kept apart from the fusion methods (:mod:`clirkit.fusion`), as ranx keeps
+``fusion_optimization`` apart from ``fusion``. A sweep aligns the dev runs
+once (:func:`clirkit.fusion.align.align`) and sum-normalizes them once
+(:func:`clirkit.fusion.interpolation.sum_normalized`); each grid point is then
+one weighted sum and one evaluation, giving the same numbers as calling
+:func:`clirkit.fusion.interpolate` at every point.
+
+- :func:`tune_kappa`: two runs, weights ``(kappa, 1 - kappa)`` over :func:`kappa_grid`;
+- :func:`tune_weights`: any number of runs, weight vectors over :func:`weight_grid`;
+- :func:`evaluator`: the ``run -> mean measure`` function both maximize, built
+  from dev qrels (optionally averaged over :func:`covered_queries` only).
+
+Both return the whole sweep (:class:`KappaSweep`, :class:`WeightSweep`):
+every weight vector tried with its dev score, and the best one.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable, Iterator, Sequence
+
+import numpy as np
+
+from clirkit.errors import ClirkitError
+from clirkit.fusion.align import align
+from clirkit.fusion.interpolation import sum_normalized, transform_list, weighted_sum
+from clirkit.run import Qrels, Run
+
+
+@dataclass(frozen=True, eq=False)
+class WeightSweep:
+    """Result of :func:`tune_weights`: every weight vector tried and its dev score.
+
+    Attributes:
+        weights: the grid, one weight vector per row (float64, shape ``(points, runs)``;
+            each row >= 0 and summing to 1).
+        scores: the mean measure of the interpolated dev run at each row (float64,
+            shape ``(points,)``); higher is better.
+        measure: the measure's name (a label when the evaluation was a function).
+        transforms: the per-query score transform of each run.
+
+    The best point is the first row reaching the maximum score. Like scipy's
+    result objects, a sweep unpacks as ``best, best_score = sweep``.
+    """
+
+    weights: np.ndarray
+    scores: np.ndarray
+    measure: str
+    transforms: tuple[str, ...]
+
+    @property
+    def best_index(self) -> int:
+        """Row of the best point: the first reaching the maximum score."""
+        return int(np.argmax(self.scores))
+
+    @property
+    def best(self) -> np.ndarray:
+        """The best weight vector (float64, one weight per run)."""
+        return self.weights[self.best_index]
+
+    @property
+    def best_score(self) -> float:
+        """The dev score of :attr:`best`."""
+        return float(self.scores[self.best_index])
+
+    def __iter__(self) -> Iterator:
+        """``(best, best_score)``, so that ``weights, value = tune_weights(...)`` works."""
+        return iter((self.best, self.best_score))
+
+    def to_csv(self) -> str:
+        """The sweep as CSV text: a header ``w1,...,wn,<measure>``, then one line per grid point."""
+        lines = [",".join([f"w{i + 1}" for i in range(self.weights.shape[1])] + [self.measure])]
+        lines += [",".join([f"{x:.4g}" for x in w] + [f"{v:.10g}"])
+                  for w, v in zip(self.weights.tolist(), self.scores.tolist())]
+        return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True, eq=False)
+class KappaSweep(WeightSweep):
+    """Result of :func:`tune_kappa`: a :class:`WeightSweep` over rows ``(kappa, 1 - kappa)``.
+
+    Adds the kappa view of it: :attr:`kappas`, :attr:`values`, :attr:`best_kappa`,
+    :attr:`best_value`. On an ascending grid, ties in the measure go to the
+    smaller kappa (the first row reaching the maximum).
+    """
+
+    @property
+    def kappas(self) -> np.ndarray:
+        """The kappa of each grid point (the weight of the first run; float64)."""
+        return self.weights[:, 0]
+
+    @property
+    def values(self) -> np.ndarray:
+        """The dev score at each kappa (same as :attr:`scores`)."""
+        return self.scores
+
+    @property
+    def best_kappa(self) -> float:
+        """The kappa of the best point."""
+        return float(self.kappas[self.best_index])
+
+    @property
+    def best_value(self) -> float:
+        """The dev score at :attr:`best_kappa` (same as :attr:`best_score`)."""
+        return self.best_score
+
+    def to_csv(self) -> str:
+        """The sweep as CSV text: a header ``kappa,<measure>``, then one line per kappa."""
+        lines = [f"kappa,{self.measure}"]
+        lines += [f"{k:.4g},{v:.10g}" for k, v in zip(self.kappas.tolist(), self.values.tolist())]
+        return "\n".join(lines) + "\n"
+
+
+def kappa_grid(step: float = 0.05) -> np.ndarray:
+    """Kappas 0, step, 2 step, ..., 1 (float64, rounded to 10 decimals so 0.15 prints as 0.15)."""
+    if not 0 < step <= 1:
+        raise ClirkitError(f"kappa step must be in (0, 1], got {step:g}")
+    n = int(round(1.0 / step))
+    return np.round(np.linspace(0.0, 1.0, n + 1), 10)
+
+
+def weight_grid(n_runs: int, step: float = 0.1) -> np.ndarray:
+    """All weight vectors of ``n_runs`` non-negative multiples of ``step`` summing to 1.
+
+    Returns a float64 array of shape ``(points, n_runs)``, rows in lexicographic
+    order of the integer multiples (the vector with the largest first weight last).
+    ``step`` must divide 1.
+    """
+    n = int(round(1.0 / step))
+    if not 0 < step <= 1 or abs(n * step - 1.0) > 1e-9:
+        raise ClirkitError(f"weight step must divide 1, got {step:g}")
+    if n_runs < 2:
+        raise ClirkitError(f"need at least 2 runs to weigh, got {n_runs}")
+    points = [(i,) for i in range(n + 1)]
+    for _ in range(n_runs - 2):
+        points = [p + (i,) for p in points for i in range(n + 1 - sum(p))]
+    return np.round(np.array([p + (n - sum(p),) for p in points], dtype=np.float64) / n, 10)
+
+
+def covered_queries(runs: Sequence[Run], qrels: Qrels) -> list[str]:
+    """The judged queries the runs cover: the union of the runs' query ids that ``qrels`` judges,
+    in the qrels' order. Dev runs made for part of the dev queries are tuned on these only."""
+    seen = set()
+    for run in runs:
+        seen.update(run.query_ids)
+    return [q for q in qrels.query_ids if q in seen]
+
+
+def evaluator(qrels: Qrels, measure: str = "AP", *, depth: int = 1000,
+              queries: Iterable[str] | None = None) -> Callable[[Run], float]:
+    """A ``run -> mean measure`` function, the objective of :func:`tune_kappa` and :func:`tune_weights`.
+
+    Args:
+        qrels: the dev judgments.
+        measure: any measure name of :func:`clirkit.metrics.parse_measure` (e.g. ``AP``).
+        depth: ranks evaluated per query.
+        queries: the queries to average over (all judged by ``qrels``), e.g.
+            :func:`covered_queries` of the dev runs. Default: every query of the qrels.
+
+    Returns:
+        A function mapping a run to its measure (trec_eval semantics, via
+        :func:`clirkit.metrics.evaluate`) averaged over those queries; a query
+        missing from the run counts 0.
+
+    Raises:
+        ClirkitError: ``queries`` is empty or names a query the qrels do not judge.
+    """
+    from clirkit import metrics  # imported lazily: only tuning needs it
+
+    name = metrics.parse_measure(measure).name
+    if queries is not None:
+        queries = list(queries)
+        if not queries:
+            raise ClirkitError("no queries to average over: none of the runs' queries is judged")
+        judged = set(qrels.query_ids)
+        unjudged = [q for q in queries if q not in judged]
+        if unjudged:
+            raise ClirkitError(f"{len(unjudged)} of the {len(queries)} queries to average over are not judged "
+                               f"in the qrels (e.g. {unjudged[0]!r}); average over judged queries only")
+        qrels = qrels.subset(queries)
+
+    def evaluate(run: Run) -> float:
+        return metrics.evaluate(run, qrels, [name], depth=depth, average="qrels").mean()[name]
+
+    return evaluate
+
+
+def tune_kappa(run1: Run, run2: Run, evaluate: Callable[[Run], float] | Qrels, *, measure: str = "AP",
+               grid: Sequence[float] | None = None, transform: str | Sequence[str] = "none",
+               depth: int = 1000) -> KappaSweep:
+    """Grid-search kappa for ``interpolate([run1, run2], kappa=...)``.
+
+    Args:
+        run1, run2: the two systems' dev runs; kappa weighs ``run1``.
+        evaluate: maps a run to its mean measure (higher is better), e.g. MAP
+            on dev qrels; given :class:`Qrels` instead, :func:`evaluator` builds
+            it for ``measure`` over every query of the qrels.
+        measure: the measure's name (used to build the evaluation from qrels, and as a label).
+        grid: the kappas to try, each in [0, 1]. Default: :func:`kappa_grid` (step 0.05).
+        transform: per-query score transform of both runs, or one per run
+            (see :func:`clirkit.fusion.transform_scores`).
+        depth: list depth of the inputs and of the interpolated run.
+
+    Returns:
+        The :class:`KappaSweep`; ``best_kappa`` is the first grid kappa reaching
+        the maximum (the smallest on an ascending grid).
+    """
+    kappas = kappa_grid() if grid is None else np.asarray(grid, dtype=np.float64)
+    if kappas.size == 0:
+        raise ClirkitError("the kappa grid is empty")
+    if kappas.ndim != 1:
+        raise ClirkitError(f"the kappa grid must be a list of kappas, got an array of shape {kappas.shape}")
+    if not np.all((kappas >= 0) & (kappas <= 1)):
+        raise ClirkitError(f"kappas must be in [0, 1], got {' '.join(f'{k:g}' for k in kappas)}")
+    weights = np.stack([kappas, 1.0 - kappas], axis=1)
+    return _sweep(KappaSweep, [run1, run2], weights, evaluate, measure, transform, depth)
+
+
+def tune_weights(runs: Sequence[Run], evaluate: Callable[[Run], float] | Qrels, *, measure: str = "AP",
+                 step: float = 0.1, grid: np.ndarray | None = None, transform: str | Sequence[str] = "none",
+                 depth: int = 1000) -> WeightSweep:
+    """Grid-search the weights of :func:`clirkit.fusion.interpolate`: the generalization of
+    :func:`tune_kappa` to any number of runs.
+
+    Args:
+        runs: the systems' dev runs (at least 2).
+        evaluate: a ``run -> mean measure`` function, or :class:`Qrels` (see :func:`tune_kappa`).
+        measure: the measure's name (used to build the evaluation from qrels, and as a label).
+        step: spacing of the default grid, :func:`weight_grid` ``(len(runs), step)``.
+        grid: the weight vectors to try instead (shape ``(points, len(runs))``,
+            rows >= 0 summing to 1).
+        transform: per-query score transform of all runs, or one per run.
+        depth: list depth of the inputs and of the interpolated run.
+
+    Returns:
+        The :class:`WeightSweep`: every weight vector with its dev score;
+        ``best`` is the first reaching the maximum. It unpacks as
+        ``best, best_score``.
+    """
+    runs = list(runs)
+    if grid is None:
+        grid = weight_grid(len(runs), step)
+    else:
+        grid = np.asarray(grid, dtype=np.float64)
+        if grid.ndim != 2 or grid.shape[1] != len(runs) or grid.shape[0] == 0:
+            raise ClirkitError(f"the weight grid must have one column per run ({len(runs)}) and at least one row, "
+                               f"got shape {grid.shape}")
+        if not np.all(np.isfinite(grid)) or np.any(grid < 0) or np.any(np.abs(grid.sum(axis=1) - 1.0) > 1e-6):
+            raise ClirkitError("every row of the weight grid must be >= 0 and sum to 1")
+    return _sweep(WeightSweep, runs, grid, evaluate, measure, transform, depth)
+
+
+def _sweep(cls: type[WeightSweep], runs: list[Run], grid: np.ndarray, evaluate: Callable[[Run], float] | Qrels,
+           measure: str, transform: str | Sequence[str], depth: int) -> WeightSweep:
+    """Evaluate the interpolation of ``runs`` at every row of ``grid``, aligning and normalizing once."""
+    if isinstance(evaluate, Qrels):
+        evaluate = evaluator(evaluate, measure, depth=depth)
+    names = transform_list(transform, len(runs))
+    aligned = align(runs, depth)  # once: only the weights change along the grid
+    normalized = sum_normalized(aligned, names)
+    scores = np.array([float(evaluate(weighted_sum(aligned, normalized, w, names, depth=depth))) for w in grid],
+                      dtype=np.float64)
+    return cls(grid, scores, measure, tuple(names))

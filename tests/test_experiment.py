@@ -1,0 +1,262 @@
+"""The experiment runner (clirkit.experiment, `clirkit run`): on a small slice of nave-en-es, every system
+gives the same run byte for byte from the runner, from Python and from its command; reruns reuse; the
+report and figures are written; bad files are clean errors."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from clirkit import datasets
+from clirkit.cli import main
+from clirkit.documents import Documents
+from clirkit.errors import ClirkitError
+from clirkit.experiment import Experiment, run_experiment, shipped
+from clirkit.formats import write_run
+from clirkit.run import Qrels
+
+SPLIT_SIZES = {"train": 40, "dev": 12, "test": 12}
+
+
+@pytest.fixture(scope="module")
+def mini(tmp_path_factory) -> Path:
+    """A collection folder: the first nave-en-es queries of each split judging at most 12 verses, their
+    judged verses and 300 more, and the verse pairs of those verses."""
+    c = datasets.load("nave-en-es")
+    folder = tmp_path_factory.mktemp("mini") / "standard"
+    queries, qrels = {}, {}
+    for split, n in SPLIT_SIZES.items():
+        judged = c.qrels(split)
+        ids, counts = np.unique(judged.qids, return_counts=True)
+        small = set(ids[counts <= 12].tolist())
+        chosen = [q for q in c.queries(split) if q in small][:n]
+        queries[split] = {q: c.queries(split)[q] for q in chosen}
+        qrels[split] = judged.subset(chosen)
+    docids, texts = c.documents()
+    wanted = set(docids[:300]).union(*(set(q.docids.tolist()) for q in qrels.values()))
+    keep = [i for i, d in enumerate(docids) if d in wanted]
+    sources, targets = c.parallel()
+    pairs = [i for i, p in enumerate(c.parallel_ids()) if p in wanted]
+    data = datasets.CollectionData(
+        name="mini-nave", variant="standard", source_lang="en", target_lang="es", description="a test slice",
+        docids=[docids[i] for i in keep], doc_texts=[texts[i] for i in keep],
+        pair_ids=[c.parallel_ids()[i] for i in pairs], pair_sources=[sources[i] for i in pairs],
+        pair_targets=[targets[i] for i in pairs], queries=queries, qrels=qrels)
+    datasets.write_collection(data, folder, compress=False)
+    return folder
+
+
+EXPERIMENT = """
+collection = "{folder}"
+measures = ["AP", "P@10"]
+baseline = "PSQ"
+gains = ["AP"]
+seed = 3
+
+[systems.DT]
+kind = "dt"
+
+[systems.PSQ]
+kind = "psq"
+target_stopwords_top = 20
+
+[systems.PSQ-Boost]
+kind = "boost"
+base = "PSQ"
+rounds = 30
+eval_every = 10
+beta_grid = [2.0, 5.0]
+
+[systems.SCS]
+kind = "scs"
+epochs = 1
+dim = 16
+
+[fusions."PSQ+SCS"]
+systems = ["PSQ", "SCS"]
+step = 0.25
+transform = "auto"
+"""
+
+
+@pytest.fixture(scope="module")
+def ran(mini, tmp_path_factory):
+    """The experiment file, its output folder and the runner's result."""
+    work = tmp_path_factory.mktemp("exp")
+    path = work / "mini.toml"
+    path.write_text(EXPERIMENT.format(folder=mini), encoding="utf-8")
+    result = run_experiment(Experiment.read(path), work / "out", quiet=True)
+    return path, work / "out", result
+
+
+def _queries_file(path: Path, topics: dict) -> str:
+    path.write_text("".join(f"{q}\t{t}\n" for q, t in topics.items()), encoding="utf-8")
+    return str(path)
+
+
+def _api_resources(mini):
+    from clirkit.analysis import Analyzer
+    from clirkit.index import Index
+    from clirkit.translation import train_table
+
+    c = datasets.load(str(mini))
+    src, tgt = Analyzer("en"), Analyzer("es")
+    source, target = c.parallel()
+    table = train_table(src.tokenize_many(source), tgt.tokenize_many(target), src, tgt)
+    documents = Documents(*c.documents())
+    index = Index.from_tokens(documents.docids, documents.tokens(tgt), tgt)
+    return c, table, index, documents
+
+
+def test_the_runner_writes_runs_models_report_and_figures(ran):
+    _, out, result = ran
+    for name in ("dt", "psq", "psq-boost", "scs"):
+        assert (out / "runs" / f"{name}.dev.run").exists() and (out / "runs" / f"{name}.test.run").exists()
+    assert (out / "runs" / "psq_scs.test.run").exists()
+    assert (out / "models" / "psq-boost.npz").exists() and (out / "models" / "scs.npz").exists()
+    record = json.loads((out / "runs" / "psq.test.run.json").read_text())
+    assert record["system"]["params"]["target_stopwords_top"] == 20 and record["split"] == "test"
+    report = (out / "report.md").read_text()
+    assert "| PSQ+SCS |" in report and "![" in report
+    for png in ("diff-dt-vs-psq.png", "diff-psq_scs-vs-psq.png", "kappa-sweep.png", "curve-psq-boost.png",
+                "curve-scs.png"):
+        assert (out / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", png
+    lines = result.text.split("\n")
+    assert lines[0] == "mini-nave (standard), test split: 12 queries, " + lines[0].split(", ")[-1]
+    assert [ln.split()[0] for ln in lines[3:8]] == ["DT", "PSQ", "PSQ-Boost", "SCS", "PSQ+SCS"]
+    assert (out / "results.txt").read_text() == result.text + "\n"
+
+
+def test_dt_and_psq_give_the_same_run_from_runner_python_and_command(ran, mini, tmp_path):
+    from clirkit.systems import DT, PSQ
+
+    _, out, _ = ran
+    c, table, index, _ = _api_resources(mini)
+    test = c.queries("test")
+    for name, system in (("DT", DT()), ("PSQ", PSQ(target_stopwords_top=20))):
+        write_run(system.fit(index, table).search(test, tag=name), tmp_path / f"{name}.api.run")
+        assert (tmp_path / f"{name}.api.run").read_bytes() == (out / "runs" / f"{name.lower()}.test.run").read_bytes()
+    # the command line, from the collection's files: table, index, then each verb
+    docs = tmp_path / "docs.tsv"
+    docs.write_text("".join(f"{d}\t{t}\n" for d, t in zip(*c.documents())), encoding="utf-8")
+    (tmp_path / "en.txt").write_text("\n".join(c.parallel()[0]) + "\n", encoding="utf-8")
+    (tmp_path / "es.txt").write_text("\n".join(c.parallel()[1]) + "\n", encoding="utf-8")
+    q = _queries_file(tmp_path / "test.tsv", test)
+    assert main(["ttable", "train", "--source", str(tmp_path / "en.txt"), "--target", str(tmp_path / "es.txt"),
+                 "--source-lang", "en", "--target-lang", "es", "-o", str(tmp_path / "t.npz"), "-q"]) == 0
+    assert main(["index", str(docs), "--lang", "es", "-o", str(tmp_path / "ix.npz"), "-q"]) == 0
+    common = ["--index", str(tmp_path / "ix.npz"), "--table", str(tmp_path / "t.npz"), "--queries", q, "-q"]
+    assert main(["dt", *common, "-o", str(tmp_path / "dt.cli.run")]) == 0
+    assert main(["psq", *common, "--target-stopwords-top", "20", "-o", str(tmp_path / "psq.cli.run")]) == 0
+    assert (tmp_path / "dt.cli.run").read_bytes() == (out / "runs" / "dt.test.run").read_bytes()
+    assert (tmp_path / "psq.cli.run").read_bytes() == (out / "runs" / "psq.test.run").read_bytes()
+
+
+def test_boost_from_psq_gives_the_same_run_from_runner_python_and_command(ran, mini, tmp_path):
+    from clirkit.systems import PSQ, Boost
+
+    _, out, _ = ran
+    c, table, index, documents = _api_resources(mini)
+    psq = PSQ(target_stopwords_top=20).fit(index, table)
+    boost = Boost(base=psq, rounds=30, eval_every=10, beta_grid=(2.0, 5.0), random_state=3, quiet=True)
+    boost.fit(c.queries("train"), c.qrels("train"), documents, dev_topics=c.queries("dev"), dev_qrels=c.qrels("dev"))
+    write_run(boost.search(c.queries("test"), tag="PSQ-Boost"), tmp_path / "api.run")
+    expected = (out / "runs" / "psq-boost.test.run").read_bytes()
+    assert (tmp_path / "api.run").read_bytes() == expected
+    # the command line: PSQ's runs over the train and dev queries are the base run, then re-rank PSQ's test run
+    runs = {s: tmp_path / f"psq.{s}.run" for s in ("train", "dev", "test")}
+    for split, path in runs.items():
+        write_run(psq.search(c.queries(split), tag="PSQ"), path)
+    assert main(["boost-train", "--collection", str(mini), "--base-run", str(runs["train"]), str(runs["dev"]),
+                 "--rounds", "30", "--eval-every", "10", "--beta-grid", "2", "5", "--seed", "3",
+                 "-o", str(tmp_path / "m.npz"), "-q"]) == 0
+    assert main(["boost-rank", str(tmp_path / "m.npz"), "--collection", str(mini), "--candidates", str(runs["test"]),
+                 "--tag", "PSQ-Boost", "-o", str(tmp_path / "cli.run"), "-q"]) == 0
+    assert (tmp_path / "cli.run").read_bytes() == expected
+
+
+def test_scs_gives_the_same_run_from_runner_python_and_command(ran, mini, tmp_path):
+    from clirkit.systems import SCS
+
+    _, out, _ = ran
+    c = datasets.load(str(mini))
+    scs = SCS(epochs=1, dim=16, random_state=3).fit(c.queries("train"), c.qrels("train"), c.documents())
+    write_run(scs.search(c.queries("test"), tag="SCS"), tmp_path / "api.run")
+    expected = (out / "runs" / "scs.test.run").read_bytes()
+    assert (tmp_path / "api.run").read_bytes() == expected
+    assert main(["scs-train", "--collection", str(mini), "--epochs", "1", "--dim", "16", "--seed", "3",
+                 "-o", str(tmp_path / "m.npz"), "-q"]) == 0
+    assert main(["scs-score", str(tmp_path / "m.npz"), "--collection", str(mini), "--tag", "SCS",
+                 "-o", str(tmp_path / "cli.run"), "-q"]) == 0
+    assert (tmp_path / "cli.run").read_bytes() == expected
+
+
+def test_a_fusion_gives_the_same_run_from_runner_python_and_command(ran, mini, tmp_path):
+    from clirkit.formats import read_run
+    from clirkit.systems import Fusion
+
+    _, out, _ = ran
+    c = datasets.load(str(mini))
+    dev = [read_run(out / "runs" / f"{n}.dev.run") for n in ("psq", "scs")]
+    test = [read_run(out / "runs" / f"{n}.test.run") for n in ("psq", "scs")]
+    fusion = Fusion([None, None], step=0.25, transform="auto").fit_runs(dev, c.qrels("dev"))
+    write_run(fusion.fuse(test, tag="PSQ+SCS"), tmp_path / "api.run")
+    expected = (out / "runs" / "psq_scs.test.run").read_bytes()
+    assert (tmp_path / "api.run").read_bytes() == expected
+    (tmp_path / "dev.qrels").write_text("".join(f"{q} 0 {d} {r}\n" for q, d, r in zip(
+        c.qrels("dev").qids, c.qrels("dev").docids, c.qrels("dev").rels)), encoding="utf-8")
+    assert main(["aggregate", str(out / "runs" / "psq.test.run"), str(out / "runs" / "scs.test.run"), "--tune",
+                 "--dev-runs", str(out / "runs" / "psq.dev.run"), str(out / "runs" / "scs.dev.run"),
+                 "--dev-qrels", str(tmp_path / "dev.qrels"), "--step", "0.25", "--transform", "auto", "--tag", "PSQ+SCS",
+                 "-o", str(tmp_path / "cli.run"), "-q"]) == 0
+    assert (tmp_path / "cli.run").read_bytes() == expected
+
+
+def test_a_rerun_reuses_what_is_there_and_gives_the_same_report(ran):
+    path, out, result = ran
+    model = out / "models" / "psq-boost.npz"
+    before = model.stat().st_mtime_ns, (out / "runs" / "psq.test.run").stat().st_mtime_ns
+    again = run_experiment(Experiment.read(path), out, quiet=True)
+    assert (model.stat().st_mtime_ns, (out / "runs" / "psq.test.run").stat().st_mtime_ns) == before
+    assert again.text.split("\n\ntime:")[0] == result.text.split("\n\ntime:")[0]
+
+
+def test_the_shipped_demo_file_is_a_valid_experiment():
+    exp = Experiment.read(shipped("demo"))
+    assert exp.collection == "nave-en-es" and exp.baseline == "PSQ"
+    assert list(exp.systems) == ["DT", "PSQ", "PSQ-Boost", "SCS"] and "PSQ+PSQ-Boost+SCS" in exp.fusions
+
+
+@pytest.mark.parametrize("text, message", [
+    ('collection = "x"\n[systems.A]\nkind = "bm25"\n', "system 'A': kind must be one of dt, psq, boost, scs"),
+    ('collection = "x"\nbogus = 1\n[systems.A]\nkind = "dt"\n', "unknown key 'bogus'"),
+    ('collection = "x"\n[systems.B]\nkind = "boost"\nbase = "A"\n[systems.A]\nkind = "psq"\n',
+     "base 'A' must be a system declared before it"),
+    ('collection = "x"\n[systems.A]\nkind = "dt"\n[fusions.F]\nsystems = ["A", "Z"]\n', "unknown system 'Z'"),
+    ('collection = "x"\n[systems.A\n', "not a valid TOML file"),
+])
+def test_a_bad_experiment_file_is_a_one_line_error_naming_the_file(tmp_path, text, message):
+    path = tmp_path / "bad.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ClirkitError) as err:
+        Experiment.read(path)
+    assert str(err.value).startswith(str(path)) and message in str(err.value)
+
+
+def test_clirkit_run_prints_the_report_and_a_bad_parameter_is_exit_2(mini, tmp_path, capsys):
+    path = tmp_path / "dt.toml"
+    path.write_text(f'collection = "{mini}"\nmeasures = ["AP"]\n[systems.DT]\nkind = "dt"\nk1 = -1.0\n',
+                    encoding="utf-8")
+    assert main(["run", str(path), "-o", str(tmp_path / "o"), "-q"]) == 2
+    assert f"{path}: system 'DT': The 'k1' parameter of DT must be a float in the range [0.0, inf). Got -1.0" in \
+        capsys.readouterr().err
+    path.write_text(f'collection = "{mini}"\nmeasures = ["AP"]\n[systems.DT]\nkind = "dt"\n', encoding="utf-8")
+    assert main(["run", str(path), "-o", str(tmp_path / "o"), "-q"]) == 0
+    assert capsys.readouterr().out.startswith("mini-nave (standard), test split: 12 queries")
+
+
+def test_qrels_subset_keeps_the_split_queries_only(mini):
+    c = datasets.load(str(mini))
+    assert isinstance(c.qrels("dev"), Qrels) and set(c.qrels("dev").query_ids) == set(c.queries("dev"))

@@ -1,0 +1,120 @@
+"""The system contract (clirkit.systems, clirkit.estimator): defaults in one place, parameter checks,
+fusion tuned on dev, and the command line giving the library's runs byte for byte."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from clirkit.cli import main
+from clirkit.errors import ClirkitError
+from clirkit.estimator import drop_excluded
+from clirkit.formats import read_run, write_run
+from clirkit.fusion import interpolate
+from clirkit.run import Qrels, Run
+from clirkit.systems import DT, PSQ, Fusion, query_analyzer
+from clirkit.translation import TranslationTable, save_table
+
+TABLE = TranslationTable.from_triples(
+    ["light", "light", "god", "waters", "the", "the", "beginning"],
+    ["luz", "la", "dios", "aguas", "la", "el", "principio"],
+    [0.8, 0.2, 1.0, 1.0, 0.6, 0.4, 1.0],
+    params={"source_analyzer": {"lang": "en", "lowercase": True, "strip_punctuation": True, "stopwords": []},
+            "source_frequent": ["the", "of", "god"]})
+TOPICS = {"q1": "the light of God", "q2": "God and the waters", "q3": "in the beginning"}
+
+
+def _run(rows, tag):
+    q, d, s = zip(*rows)
+    return Run(list(q), list(d), list(s), tag=tag)
+
+
+def test_drop_excluded_removes_only_the_listed_pairs():
+    run = _run([("q1", "Gen.1.1", 3.0), ("q1", "Gen.1.2", 2.0), ("q2", "Gen.1.1", 1.0)], "x")
+    kept = drop_excluded(run, {"q1": {"Gen.1.1"}})
+    assert list(zip(kept.qids, kept.docids)) == [("q1", "Gen.1.2"), ("q2", "Gen.1.1")]
+    assert drop_excluded(run, {}) is run
+
+
+def test_query_analyzer_drops_the_tables_most_frequent_source_words():
+    assert query_analyzer(TABLE, top=2).tokenize("The light of God") == ["light", "god"]
+    assert query_analyzer(TABLE, top=0).tokenize("The light of God") == ["the", "light", "of", "god"]
+    assert query_analyzer(TABLE, top=2, stopwords=["light"]).tokenize("The light of God") == ["god"]
+
+
+def test_systems_are_scikit_learn_estimators_with_one_set_of_defaults():
+    psq = PSQ(k1=0.9)
+    assert psq.get_params()["k1"] == 0.9 and psq.get_params()["target_stopwords_top"] == 100
+    copy = clone(psq)
+    assert copy is not psq and copy.get_params() == psq.get_params()
+    assert DT().set_params(b=0.5).b == 0.5
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"k1": float("nan")}, "The 'k1' parameter of PSQ must be a float in the range [0.0, inf). Got nan instead."),
+    ({"lam": 1.5}, "The 'lam' parameter of PSQ must be a float in the range [0.0, 1.0]. Got 1.5 instead."),
+    ({"unknown": "keep"}, "The 'unknown' parameter of PSQ must be a str among"),
+    ({"source_stopwords_top": -1}, "The 'source_stopwords_top' parameter of PSQ must be an int in the range [0, inf)"),
+])
+def test_fit_checks_every_parameter_naming_it_its_range_and_the_value(index, params, message):
+    with pytest.raises(ClirkitError) as err:
+        PSQ(**params).fit(index, TABLE)
+    assert message in str(err.value)
+
+
+def test_the_cli_option_is_named_in_a_parameter_error(indexed_dir, capsys):
+    save_table(TABLE, indexed_dir / "t.npz")
+    (indexed_dir / "q.tsv").write_text("q1\tlight\n", encoding="utf-8")
+    assert main(["psq", "--index", str(indexed_dir / "ix.npz"), "--queries", str(indexed_dir / "q.tsv"),
+                 "--table", str(indexed_dir / "t.npz"), "-o", str(indexed_dir / "x.run"), "--k1", "-1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("clirkit: error: --k1 (PSQ's k1) must be a float in the range [0.0, inf). Got -1.0")
+    assert not (indexed_dir / "x.run").exists()
+
+
+@pytest.mark.parametrize("verb, cls", [("dt", DT), ("psq", PSQ)])
+def test_the_verb_writes_the_systems_run_byte_for_byte(indexed_dir, index, verb, cls, tmp_path):
+    from clirkit.index import Index
+
+    save_table(TABLE, indexed_dir / "t.npz")
+    (indexed_dir / "q.tsv").write_text("".join(f"{q}\t{t}\n" for q, t in TOPICS.items()), encoding="utf-8")
+    options = ["--target-stopwords-top", "3"] if verb == "psq" else []
+    assert main([verb, "--index", str(indexed_dir / "ix.npz"), "--queries", str(indexed_dir / "q.tsv"), "--table",
+                 str(indexed_dir / "t.npz"), "-o", str(tmp_path / "cli.run"), "-q", "--source-stopwords-top", "2",
+                 *options]) == 0
+    params = {"target_stopwords_top": 3} if verb == "psq" else {}
+    system = cls(source_stopwords_top=2, **params).fit(Index.load(indexed_dir / "ix.npz"), TABLE)
+    write_run(system.search(TOPICS), tmp_path / "api.run")
+    assert (tmp_path / "cli.run").read_bytes() == (tmp_path / "api.run").read_bytes()
+    assert read_run(tmp_path / "cli.run").tag == verb.upper() and len(read_run(tmp_path / "cli.run")) > 0
+
+
+def test_search_leaves_out_the_excluded_documents(index):
+    psq = PSQ(target_stopwords_top=0).fit(index, TABLE)
+    whole = psq.search(TOPICS)
+    first = whole.docids[whole.qids == "q1"][0]
+    cut = psq.search(TOPICS, excluded={"q1": {first}})
+    assert first not in cut.docids[cut.qids == "q1"] and len(cut) == len(whole) - 1
+
+
+def test_fusion_tunes_weights_on_dev_and_shifts_a_negative_run():
+    # dev: only the second (negative-scored) system finds the relevant document first
+    dev_a = _run([("q1", "Gen.1.1", 2.0), ("q1", "Gen.1.2", 1.0)], "a")
+    dev_b = _run([("q1", "Gen.1.2", -0.1), ("q1", "Gen.1.1", -0.9)], "b")
+    test_a = _run([("q2", "John.1.1", 2.0), ("q2", "John.1.5", 1.0)], "a")
+    test_b = _run([("q2", "John.1.5", -0.2), ("q2", "John.1.1", -0.5)], "b")
+    fusion = Fusion([DT(), DT()], transform="auto").fit_runs([dev_a, dev_b], Qrels(["q1"], ["Gen.1.2"], [1]))
+    assert fusion.dev_score_ == 1.0 and fusion.transforms_ == ["none", "shift"]
+    assert fusion.weights_[0] < 0.5 and sum(fusion.weights_) == pytest.approx(1.0)
+    fused = fusion.fuse([test_a, test_b], tag="a+b")
+    expected = interpolate([test_a, test_b], fusion.weights_, transform=["none", "shift"], tag="a+b")
+    assert fused.docids.tolist() == expected.docids.tolist() and np.array_equal(fused.scores, expected.scores)
+    assert len(fusion.sweep_.scores) == 11 and fused.tag == "a+b"
+
+
+def test_fusion_with_given_weights_does_not_tune():
+    a = _run([("q1", "Gen.1.1", 2.0), ("q1", "Gen.1.2", 1.0)], "a")
+    fusion = Fusion([DT(), DT()], weights=[0.3, 0.7]).fit_runs([a, a], Qrels(["q1"], ["Gen.1.2"], [1]))
+    assert fusion.weights_ == [0.3, 0.7] and fusion.sweep_ is None and fusion.dev_score_ is None
+    with pytest.raises(ClirkitError, match="2 weights for 3 systems"):
+        Fusion([DT()] * 3, weights=[0.5, 0.5]).fit_runs([a, a, a], Qrels(["q1"], ["Gen.1.2"], [1]))
