@@ -136,10 +136,25 @@ class Experiment:
         clash = set(systems) & set(fusions)
         if clash:
             raise ClirkitError(f"{where}: {sorted(clash)[0]!r} names both a system and a fusion")
+        def integer(key: str, default: int, least: int) -> int:
+            value = data.get(key, default)
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ClirkitError(f"{where}: {key} must be an integer >= {least}, got {value!r}")
+            return value
+
+        measures = data.get("measures", list(DEFAULT_MEASURES))
+        if not isinstance(measures, list) or not measures or not all(isinstance(m, str) for m in measures):
+            raise ClirkitError(f"{where}: measures must be a list of measure names, got {measures!r}")
+        from clirkit.measures import parse_measures
+
+        try:
+            parse_measures(measures)  # an unknown name is an error now, not after training
+        except ClirkitError as exc:
+            raise ClirkitError(f"{where}: {exc}") from None
         exp = cls(name=str(data.get("name", name)), collection=str(data["collection"]), variant=data.get("variant"),
-                  measures=tuple(data.get("measures", DEFAULT_MEASURES)), baseline=data.get("baseline"),
-                  gains=tuple(data.get("gains", ())), seed=int(data.get("seed", 0)), jobs=int(data.get("jobs", 1)),
-                  dev_queries=int(data.get("dev_queries", 0)), train_queries=int(data.get("train_queries", 0)),
+                  measures=tuple(measures), baseline=data.get("baseline"),
+                  gains=tuple(data.get("gains", ())), seed=integer("seed", 0, 0), jobs=integer("jobs", 1, 1),
+                  dev_queries=integer("dev_queries", 0, 0), train_queries=integer("train_queries", 0, 0),
                   table=dict(data.get("table", {})), systems=systems, fusions=fusions,
                   figures=bool(data.get("figures", True)), source=source)
         names = list(systems) + list(fusions)
@@ -170,9 +185,13 @@ def sample(topics: Mapping[str, str], n: int, *, seed: int = 0) -> dict[str, str
     return {ids[i]: topics[ids[i]] for i in picked.tolist()}
 
 
-def with_overrides(data: Mapping[str, Any], *, collection: str | None = None, variant: str | None = None) -> dict:
-    """A parsed experiment file run on another ``collection`` (its default variant unless ``variant``)."""
+def with_overrides(data: Mapping[str, Any], *, collection: str | None = None, variant: str | None = None,
+                   jobs: int | None = None) -> dict:
+    """A parsed experiment file run on another ``collection`` (its default variant unless ``variant``) or
+    with other ``jobs``."""
     data = dict(data)
+    if jobs is not None:
+        data["jobs"] = jobs
     if collection:
         data["collection"] = collection
         data.pop("variant", None)
@@ -536,7 +555,7 @@ def _report(ctx: _Context, fusions: dict) -> str:
     text = "\n".join(lines)
     with atomic_writer(ctx.out.folder / "results.txt") as fh:
         fh.write(text + "\n")
-    evaluations = [evaluate(run, ctx.qrels["test"], list(exp.measures)) for run in test_runs.values()]
+    evaluations = [evaluate(run, ctx.qrels["test"], list(exp.measures), names="given") for run in test_runs.values()]
     report = Report(names, evaluations, baseline=names.index(baseline), seed=exp.seed, qrels=f"{c.name} test")
     figures = _figures(ctx, names, baseline, evaluations, report) if exp.figures else []
     md = [f"# {exp.name}", "", head, "", report.markdown()]

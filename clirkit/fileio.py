@@ -96,6 +96,8 @@ def atomic_writer(path: str | os.PathLike[str], *, binary: bool = False) -> Iter
     parent = target.parent if str(target.parent) else Path(".")
     if not parent.exists():
         raise ClirkitError(f"{target}: the folder {parent} does not exist")
+    if target.is_dir():
+        raise ClirkitError(f"{target}: is a folder; give a file name to write")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
     try:
         os.chmod(tmp, 0o666 & ~_umask())

@@ -48,6 +48,8 @@ def load_npz(path: str | os.PathLike[str], kind: str, versions: tuple[int, ...],
             if HEADER_KEY not in npz.files:
                 raise ClirkitError(f"{path}: not {what} (no clirkit header)")
             meta = json.loads(npz[HEADER_KEY].tobytes().decode("utf-8"))
+            if not isinstance(meta, dict):
+                raise ClirkitError(f"{path}: not {what} (its header is JSON but not an object)")
             if meta.get("kind") != kind:
                 raise ClirkitError(f"{path}: not {what} (it holds a {meta.get('kind')!r})")
             if meta.get("format_version") not in versions:

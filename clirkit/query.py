@@ -76,6 +76,8 @@ class StructuredQueries:
         """
         rows = []
         for tokens in token_lists:
+            if isinstance(tokens, str):
+                raise TypeError("StructuredQueries.from_tokens expects lists of tokens, got a str")
             counts = Counter(tokens)  # keys in order of first occurrence
             rows.append([(t, float(c), {vocabulary[t]: 1.0} if t in vocabulary else {})
                          for t, c in counts.items()])

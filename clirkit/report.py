@@ -190,7 +190,7 @@ def score_table(runs, qrels, measures: Sequence[str], *, baseline: str | None = 
     from clirkit.metrics import evaluate
 
     names = list(runs)
-    evaluations = [evaluate(run, qrels, list(measures)) for run in runs.values()]
+    evaluations = [evaluate(run, qrels, list(measures), names="given") for run in runs.values()]
     base = names.index(baseline or names[0])
     report = Report(names, evaluations, baseline=base, seed=seed, qrels=qrels_label)
     text = report.text().rstrip("\n")

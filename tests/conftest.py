@@ -5,6 +5,9 @@ from pathlib import Path
 
 import pytest
 
+import numpy as np
+
+from clirkit import datasets
 from clirkit.analysis import Analyzer
 from clirkit.cli import main
 from clirkit.index import Index
@@ -45,3 +48,34 @@ def indexed_dir(tmp_path, verses_es) -> Path:
     docs.write_text("".join(f"{d}\t{t}\n" for d, t in verses_es.items()), encoding="utf-8")
     assert main(["index", str(docs), "-o", str(tmp_path / "ix.npz"), "--lang", "es", "-q"]) == 0
     return tmp_path
+
+
+SPLIT_SIZES = {"train": 40, "dev": 12, "test": 12}
+
+
+@pytest.fixture(scope="session")
+def mini(tmp_path_factory) -> Path:
+    """A collection folder: the first nave-en-es queries of each split judging at most 12 verses, their
+    judged verses and 300 more, and the verse pairs of those verses."""
+    c = datasets.load("nave-en-es")
+    folder = tmp_path_factory.mktemp("mini") / "standard"
+    queries, qrels = {}, {}
+    for split, n in SPLIT_SIZES.items():
+        judged = c.qrels(split)
+        ids, counts = np.unique(judged.qids, return_counts=True)
+        small = set(ids[counts <= 12].tolist())
+        chosen = [q for q in c.queries(split) if q in small][:n]
+        queries[split] = {q: c.queries(split)[q] for q in chosen}
+        qrels[split] = judged.subset(chosen)
+    docids, texts = c.documents()
+    wanted = set(docids[:300]).union(*(set(q.docids.tolist()) for q in qrels.values()))
+    keep = [i for i, d in enumerate(docids) if d in wanted]
+    sources, targets = c.parallel()
+    pairs = [i for i, p in enumerate(c.parallel_ids()) if p in wanted]
+    data = datasets.CollectionData(
+        name="mini-nave", variant="standard", source_lang="en", target_lang="es", description="a test slice",
+        docids=[docids[i] for i in keep], doc_texts=[texts[i] for i in keep],
+        pair_ids=[c.parallel_ids()[i] for i in pairs], pair_sources=[sources[i] for i in pairs],
+        pair_targets=[targets[i] for i in pairs], queries=queries, qrels=qrels)
+    datasets.write_collection(data, folder, compress=False)
+    return folder

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from clirkit import datasets
@@ -16,37 +15,6 @@ from clirkit.errors import ClirkitError
 from clirkit.experiment import Experiment, run_experiment, shipped
 from clirkit.formats import write_run
 from clirkit.run import Qrels
-
-SPLIT_SIZES = {"train": 40, "dev": 12, "test": 12}
-
-
-@pytest.fixture(scope="module")
-def mini(tmp_path_factory) -> Path:
-    """A collection folder: the first nave-en-es queries of each split judging at most 12 verses, their
-    judged verses and 300 more, and the verse pairs of those verses."""
-    c = datasets.load("nave-en-es")
-    folder = tmp_path_factory.mktemp("mini") / "standard"
-    queries, qrels = {}, {}
-    for split, n in SPLIT_SIZES.items():
-        judged = c.qrels(split)
-        ids, counts = np.unique(judged.qids, return_counts=True)
-        small = set(ids[counts <= 12].tolist())
-        chosen = [q for q in c.queries(split) if q in small][:n]
-        queries[split] = {q: c.queries(split)[q] for q in chosen}
-        qrels[split] = judged.subset(chosen)
-    docids, texts = c.documents()
-    wanted = set(docids[:300]).union(*(set(q.docids.tolist()) for q in qrels.values()))
-    keep = [i for i, d in enumerate(docids) if d in wanted]
-    sources, targets = c.parallel()
-    pairs = [i for i, p in enumerate(c.parallel_ids()) if p in wanted]
-    data = datasets.CollectionData(
-        name="mini-nave", variant="standard", source_lang="en", target_lang="es", description="a test slice",
-        docids=[docids[i] for i in keep], doc_texts=[texts[i] for i in keep],
-        pair_ids=[c.parallel_ids()[i] for i in pairs], pair_sources=[sources[i] for i in pairs],
-        pair_targets=[targets[i] for i in pairs], queries=queries, qrels=qrels)
-    datasets.write_collection(data, folder, compress=False)
-    return folder
-
 
 EXPERIMENT = """
 collection = "{folder}"
@@ -260,3 +228,16 @@ def test_clirkit_run_prints_the_report_and_a_bad_parameter_is_exit_2(mini, tmp_p
 def test_qrels_subset_keeps_the_split_queries_only(mini):
     c = datasets.load(str(mini))
     assert isinstance(c.qrels("dev"), Qrels) and set(c.qrels("dev").query_ids) == set(c.queries("dev"))
+
+
+@pytest.mark.parametrize("extra, message", [
+    ('seed = "a"\n', "seed must be an integer >= 0, got 'a'"),
+    ('measures = ["APX"]\n', "unknown measure 'APX' (did you mean AP?)"),
+    ('jobs = 0\n', "jobs must be an integer >= 1, got 0"),
+])
+def test_bad_top_level_values_are_errors_naming_the_file(tmp_path, extra, message):
+    path = tmp_path / "bad.toml"
+    path.write_text('collection = "x"\n' + extra + '[systems.A]\nkind = "dt"\n', encoding="utf-8")
+    with pytest.raises(ClirkitError) as err:
+        Experiment.read(path)
+    assert str(err.value).startswith(f"{path}: ") and message in str(err.value)

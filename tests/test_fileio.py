@@ -205,9 +205,6 @@ def test_writing_onto_a_directory_leaves_it_and_no_temporary_file(tmp_path):
     assert os.listdir(tmp_path) == ["out"] and (tmp_path / "out").is_dir()
 
 
-@pytest.mark.xfail(strict=True, reason="bug: atomic_writer onto an existing directory raises a bare "
-                                       "IsADirectoryError from os.replace (a traceback from the command), "
-                                       "not a ClirkitError like the missing-folder case")
 def test_writing_onto_a_directory_is_a_clirkit_error(tmp_path):
     (tmp_path / "out").mkdir()
     with pytest.raises(ClirkitError, match="directory"):

@@ -70,9 +70,6 @@ def test_arrays_of_different_lengths_are_rejected(index):
         StructuredQueries(["q"], np.array([0, 0]), np.array([1.0, 1.0]), t, ["luz"])
 
 
-@pytest.mark.xfail(strict=True, reason="bug: from_tokens counts the characters of a str given as a token "
-                                       "list instead of rejecting it (DESIGN: 'a string where a token list is "
-                                       "expected must be an error')")
 def test_from_tokens_rejects_a_string_in_place_of_a_token_list(index):
     with pytest.raises((ClirkitError, TypeError)):
         StructuredQueries.from_tokens(["Gen.1.3"], ["luz"], index.vocabulary)

@@ -16,6 +16,7 @@ def add_parser(sub) -> None:
     p.add_argument("-o", "--output-dir", default="clirkit-demo", help="folder for the report, models and runs")
     p.add_argument("--baselines-only", action="store_true", help="only DT and PSQ (no learned system, no fusion)")
     p.add_argument("--show", action="store_true", help="print the experiment file and stop (copy it to edit it)")
+    p.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (default: the file's jobs)")
     add_quiet(p)
 
 
@@ -29,7 +30,7 @@ def run(args) -> int:
         print(path.read_text(encoding="utf-8"), end="")
         return 0
     data = with_overrides(tomllib.loads(path.read_text(encoding="utf-8")), collection=args.collection,
-                          variant=args.variant)
+                          variant=args.variant, jobs=args.jobs)
     if args.baselines_only:
         data["systems"] = {n: s for n, s in data["systems"].items() if s["kind"] in ("dt", "psq")}
         data["fusions"] = {}

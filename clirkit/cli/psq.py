@@ -22,7 +22,7 @@ def add_parser(sub) -> None:
     g = add_prune_options(p)
     add_param(g, PSQ, "target_stopwords_top", "--target-stopwords-top", type=int, metavar="N",
               help="also drop the N most frequent terms of the index from the options (a corpus-derived target "
-                   "stoplist; IBM Model 1 tables give function words much mass, see clirkit/psq.py)")
+                   "stoplist: IBM Model 1 tables give function words much mass)")
     add_param(p, PSQ, "renormalize_in_vocabulary", "--renormalize-in-vocabulary", action="store_true",
               help="rescale each word's options found in the index to sum 1 (Ivory); by default the mass of "
                    "translations absent from the index is kept (cclir)")

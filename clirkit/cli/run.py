@@ -14,6 +14,7 @@ def add_parser(sub) -> None:
     p.add_argument("--collection", default=None, help="run the file on another collection (a known name or a "
                                                        "collection folder)")
     p.add_argument("--variant", default=None, help="collection variant (default: the file's, else the first)")
+    p.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (default: the file's jobs)")
     add_quiet(p)
 
 
@@ -22,7 +23,7 @@ def run(args) -> int:
 
     from clirkit.experiment import Experiment, run_experiment
 
-    exp = Experiment.read(args.experiment, collection=args.collection, variant=args.variant)
+    exp = Experiment.read(args.experiment, collection=args.collection, variant=args.variant, jobs=args.jobs)
     result = run_experiment(exp, args.output_dir or Path(args.experiment).stem, quiet=args.quiet)
     print(result.text)
     return 0

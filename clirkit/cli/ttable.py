@@ -52,7 +52,7 @@ def add_parser(sub) -> None:
     add_table_format(s, "--format")
     s.set_defaults(func=run_show)
 
-    r = actions.add_parser("prune", help="prune a table as PSQ does (SPEC §4 step 2)",
+    r = actions.add_parser("prune", help="prune a table as PSQ does (minimum probability, cumulative mass, at most M options)",
                            formatter_class=HelpFormatter)
     r.add_argument("table", help="table file")
     r.add_argument("-o", "--output", required=True, help="pruned table (.npz or Moses text)")
@@ -75,7 +75,7 @@ def add_prune_options(p: argparse.ArgumentParser):
     from clirkit.cli.params import add_param
     from clirkit.systems import PSQ
 
-    g = p.add_argument_group("pruning (SPEC §4 step 2)")
+    g = p.add_argument_group("pruning (as PSQ prunes its table)")
     add_param(g, PSQ, "min_prob", "--min-prob", type=float, help="L: drop options with p < L")
     add_param(g, PSQ, "cumulative", "--cumulative", type=float,
               help="C: keep the most probable options until their sum reaches C (1 keeps all)")

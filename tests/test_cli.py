@@ -1,0 +1,35 @@
+"""The `clirkit` command itself: the verb list, the light top-level help, one language vocabulary."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from clirkit.cli import VERBS, main
+
+
+def test_top_level_help_lists_every_verb_without_importing_numpy():
+    code = ("import sys\nfrom clirkit.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print('NUMPY', 'numpy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().endswith("NUMPY False")
+    for verb in VERBS:
+        assert f"    {verb}" in out
+
+
+@pytest.mark.parametrize("verb", list(VERBS))
+def test_every_verb_has_help_without_none_defaults(verb, capsys):
+    with pytest.raises(SystemExit) as done:
+        main([verb, "--help"])
+    assert done.value.code == 0
+    text = capsys.readouterr().out
+    assert "(default: None)" not in text and "SPEC" not in text
+
+
+def test_an_unknown_language_code_is_refused_by_the_option(tmp_path, capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["ttable", "train", "--source", "a", "--target", "b", "--source-lang", "english", "--target-lang", "es",
+              "-o", str(tmp_path / "t.npz")])
+    assert done.value.code == 2
+    assert "'english' is not an ISO 639-1 language code" in capsys.readouterr().err

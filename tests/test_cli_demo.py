@@ -1,0 +1,19 @@
+"""`clirkit demo`: the shipped experiment file, shown, and run (--baselines-only on a small collection)."""
+from __future__ import annotations
+
+from clirkit.cli import main
+from clirkit.experiment import shipped
+
+
+def test_demo_show_prints_the_shipped_experiment_file(capsys):
+    assert main(["demo", "--show"]) == 0
+    assert capsys.readouterr().out == shipped("demo").read_text(encoding="utf-8")
+
+
+def test_demo_baselines_only_on_another_collection_runs_dt_and_psq(mini, tmp_path, capsys):
+    assert main(["demo", "--collection", str(mini), "--baselines-only", "-o", str(tmp_path / "d"), "-q"]) == 0
+    out = capsys.readouterr().out.split("\n")
+    assert out[0].startswith("mini-nave (standard), test split: 12 queries")
+    assert [line.split()[0] for line in out[3:5]] == ["DT", "PSQ"] and out[5].startswith("#")
+    assert sorted(p.name for p in (tmp_path / "d" / "runs").glob("*.run")) == [
+        "dt.dev.run", "dt.test.run", "psq.dev.run", "psq.test.run"]
