@@ -37,6 +37,11 @@ rounds = 30
 eval_every = 10
 beta_grid = [2.0, 5.0]
 
+[systems.Boost-1g]
+kind = "boost"
+rounds = 20
+eval_every = 10
+
 [systems.SCS]
 kind = "scs"
 epochs = 1
@@ -93,7 +98,7 @@ def test_the_runner_writes_runs_models_report_and_figures(ran):
         assert (out / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", png
     lines = result.text.split("\n")
     assert lines[0] == "mini-nave (standard), test split: 12 queries, " + lines[0].split(", ")[-1]
-    assert [ln.split()[0] for ln in lines[3:8]] == ["DT", "PSQ", "PSQ-Boost", "SCS", "PSQ+SCS"]
+    assert [ln.split()[0] for ln in lines[3:9]] == ["DT", "PSQ", "PSQ-Boost", "Boost-1g", "SCS", "PSQ+SCS"]
     assert (out / "results.txt").read_text() == result.text + "\n"
 
 
@@ -142,6 +147,24 @@ def test_boost_from_psq_gives_the_same_run_from_runner_python_and_command(ran, m
                  "-o", str(tmp_path / "m.npz"), "-q"]) == 0
     assert main(["boost-rank", str(tmp_path / "m.npz"), "--collection", str(mini), "--candidates", str(runs["test"]),
                  "--tag", "PSQ-Boost", "-o", str(tmp_path / "cli.run"), "-q"]) == 0
+    assert (tmp_path / "cli.run").read_bytes() == expected
+
+
+def test_standalone_boost_gives_the_same_run_from_runner_python_and_command(ran, mini, tmp_path):
+    from clirkit.systems import Boost
+
+    _, out, _ = ran
+    c = datasets.load(str(mini))
+    boost = Boost(rounds=20, eval_every=10, random_state=3, quiet=True)
+    boost.fit(c.queries("train"), c.qrels("train"), c.documents(), dev_topics=c.queries("dev"),
+              dev_qrels=c.qrels("dev"))
+    write_run(boost.search(c.queries("test"), tag="Boost-1g"), tmp_path / "api.run")
+    expected = (out / "runs" / "boost-1g.test.run").read_bytes()
+    assert (tmp_path / "api.run").read_bytes() == expected and len(expected) > 0
+    assert main(["boost-train", "--collection", str(mini), "--rounds", "20", "--eval-every", "10", "--seed", "3",
+                 "-o", str(tmp_path / "m.npz"), "-q"]) == 0
+    assert main(["boost-rank", str(tmp_path / "m.npz"), "--collection", str(mini), "--tag", "Boost-1g",
+                 "-o", str(tmp_path / "cli.run"), "-q"]) == 0
     assert (tmp_path / "cli.run").read_bytes() == expected
 
 
