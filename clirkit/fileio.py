@@ -12,11 +12,11 @@ import io
 import os
 import sys
 import tempfile
+import zlib
 from pathlib import Path
 from typing import IO, Iterator
 
 from clirkit.errors import ClirkitError, located
-
 
 
 def _umask() -> int:
@@ -54,26 +54,29 @@ def open_binary(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
 def iter_lines(path: str | os.PathLike[str], *, skip_blank: bool = True) -> Iterator[tuple[int, str]]:
     """Yield ``(line_number, text)`` for each line of a UTF-8 text file.
 
-    Line numbers start at 1. The end-of-line characters are removed. Blank
-    lines are skipped unless ``skip_blank`` is False. Invalid UTF-8 or a
-    corrupt gzip stream raises ``ClirkitError("file:line: ...")``.
+    Line numbers start at 1. Lines end with LF, CRLF or a lone CR (old Mac files: every CR
+    ends a line, as editors show them), which are removed. Blank lines are skipped unless
+    ``skip_blank`` is False. Invalid UTF-8 or a corrupt gzip stream (truncated or damaged)
+    raises ``ClirkitError("file:line: ...")``.
     """
     name = display_name(path)
     lineno = 0
     with open_binary(path) as fh:
         try:
-            for lineno, raw in enumerate(fh, start=1):
+            for raw in fh:
                 try:
                     text = raw.decode("utf-8")
                 except UnicodeDecodeError as exc:
-                    raise located(name, lineno, f"invalid UTF-8 (byte {exc.start + 1} of the line)") from None
+                    raise located(name, lineno + 1, f"invalid UTF-8 (byte {exc.start + 1} of the line)") from None
                 text = text.rstrip("\r\n")
-                if lineno == 1 and text.startswith("\ufeff"):
-                    text = text[1:]
-                if skip_blank and not text.strip():
-                    continue
-                yield lineno, text
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+                for part in text.split("\r") if "\r" in text else (text,):
+                    lineno += 1
+                    if lineno == 1 and part.startswith("\ufeff"):
+                        part = part[1:]
+                    if skip_blank and not part.strip():
+                        continue
+                    yield lineno, part
+        except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
             raise located(name, lineno + 1, f"cannot read: {exc}") from None
 
 

@@ -210,3 +210,23 @@ def test_writing_onto_a_directory_is_a_clirkit_error(tmp_path):
     with pytest.raises(ClirkitError, match="directory"):
         with atomic_writer(tmp_path / "out") as out:
             out.write(LINES[0])
+
+
+def test_cr_only_line_ends_are_line_ends(tmp_path):
+    path = tmp_path / "mac.tsv"
+    path.write_bytes(b"Gen.1.1\tEN el principio\rGen.1.2\tY la tierra\r\rGen.1.3\tY dijo Dios\r")
+    assert list(iter_lines(path)) == [(1, "Gen.1.1\tEN el principio"), (2, "Gen.1.2\tY la tierra"),
+                                      (4, "Gen.1.3\tY dijo Dios")]
+
+
+def test_a_damaged_deflate_stream_is_a_clirkit_error_not_a_zlib_traceback(tmp_path):
+    import gzip
+
+    data = bytearray(gzip.compress(("Gen.1.1\tEN el principio crió Dios\n" * 2000).encode("utf-8"), mtime=0))
+    for i in range(40, 60):
+        data[i] ^= 0xFF
+    path = tmp_path / "docs.tsv.gz"
+    path.write_bytes(bytes(data))
+    with pytest.raises(ClirkitError) as err:
+        list(iter_lines(path))
+    assert str(err.value).startswith(f"{path}:") and "cannot read" in str(err.value)
