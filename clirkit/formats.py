@@ -60,11 +60,16 @@ def _split_tab(name: str, lineno: int, line: str, key: str) -> tuple[str, str]:
     return _check_id(name, lineno, key_value, key), text
 
 
+MAX_ID_LENGTH = 1000  # characters; ids live in fixed-width numpy string arrays
+
+
 def _check_id(name: str, lineno: int, value: str, key: str) -> str:
     if not value:
         raise located(name, lineno, f"empty {key}")
     if _has_space(value):
-        raise located(name, lineno, f"{key} {value!r} contains whitespace")
+        raise located(name, lineno, f"{key} {value[:50]!r} contains whitespace")
+    if len(value) > MAX_ID_LENGTH:
+        raise located(name, lineno, f"{key} of {len(value):,} characters (at most {MAX_ID_LENGTH:,})")
     return value
 
 
@@ -72,7 +77,11 @@ def _json_record(name: str, lineno: int, line: str, key: str) -> tuple[str, str]
     """``(id, text)`` of one JSONL line ``{key: id, "text": text}``."""
     try:
         obj = json.loads(line)
-    except json.JSONDecodeError as exc:
+    except RecursionError:
+        raise located(name, lineno, "JSON nested too deeply") from None
+    except ValueError as exc:
+        if not isinstance(exc, json.JSONDecodeError):  # e.g. an integer of thousands of digits
+            raise located(name, lineno, f"invalid JSON: {exc}") from None
         if lineno == 1 and line.lstrip().startswith("["):
             raise located(name, lineno, "expected one JSON object per line (JSONL), found a JSON array") from None
         raise located(name, lineno, f"invalid JSON: {exc.msg} (column {exc.colno})") from None
@@ -88,6 +97,12 @@ def _json_record(name: str, lineno: int, line: str, key: str) -> tuple[str, str]
         raise located(name, lineno, f'"{key}" must be a string, got {type(ident).__name__}')
     if not isinstance(text, str):
         raise located(name, lineno, f'"text" must be a string, got {type(text).__name__}')
+    for what, value in ((key, ident), ("text", text)):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise located(name, lineno, f'"{what}" holds an unpaired surrogate {value[exc.start]!r} '
+                                        "(not valid Unicode)") from None
     return _check_id(name, lineno, ident, key), text
 
 
@@ -348,7 +363,7 @@ def _parse_qrels_fast(rows: list[tuple[int, str]]) -> tuple[list[str], list[str]
     (ncols,) = widths
     tokens = " ".join(lines).split()
     qids, docids, grades = tokens[0::ncols], tokens[ncols - 2::ncols], tokens[ncols - 1::ncols]
-    if not _INTS.fullmatch(" ".join(grades)):
+    if not _INTS.fullmatch(" ".join(grades)) or max(map(len, grades), default=0) > 9:
         return None
     if _has_duplicate_pair(qids, docids):
         return None
@@ -374,6 +389,8 @@ def _parse_qrels_checked(name: str, rows: list[tuple[int, str]]) -> tuple[list[s
         qid, docid, rel = cols[0], cols[-2], cols[-1]
         if not _INT.fullmatch(rel):
             raise located(name, lineno, f"relevance grade {rel!r} is not an integer")
+        if len(rel.lstrip("+-")) > 9:
+            raise located(name, lineno, f"relevance grade {rel[:20]!r} is out of range (|grade| < 10^9)")
         first = where.setdefault((qid, docid), lineno)
         if first != lineno:
             raise located(name, lineno, f"docid {docid} appears twice for query {qid} (first at line {first})")

@@ -478,3 +478,24 @@ def test_a_failed_write_keeps_the_previous_file(tmp_path):
     with pytest.raises(ClirkitError):
         write_queries({"q1": "a\nb"}, target)
     assert target.read_bytes() == before and leftovers(tmp_path) == ["q.tsv"]
+
+
+@pytest.mark.parametrize("line, message", [
+    ('{"qid": "Q\\ud800", "text": "x"}', "unpaired surrogate"),
+    ("[" * 100_000, "JSON nested too deeply"),
+    ('{"qid": 1' + "0" * 5000 + ', "text": "x"}', "invalid JSON"),
+    ('{"qid": "' + "q" * 1001 + '", "text": "x"}', "qid of 1,001 characters (at most 1,000)"),
+])
+def test_hostile_jsonl_lines_are_file_line_errors(tmp_path, line, message):
+    path = tmp_path / "q.jsonl"
+    path.write_text(line + "\n", encoding="utf-8")
+    with pytest.raises(ClirkitError) as err:
+        read_queries(path)
+    assert str(err.value).startswith(f"{path}:1: ") and message in str(err.value)
+
+
+def test_a_huge_relevance_grade_is_a_file_line_error(tmp_path):
+    path = tmp_path / "big.qrels"
+    path.write_text("q1 0 Gen.1.1 1\nq1 0 Gen.1.2 9223372036854775808\n", encoding="utf-8")
+    with pytest.raises(ClirkitError, match=r"big.qrels:2: relevance grade '9223372036854775808' is out of range"):
+        read_qrels(path)
