@@ -95,13 +95,25 @@ def atomic_writer(path: str | os.PathLike[str], *, binary: bool = False) -> Iter
             yield sys.stdout
         sys.stdout.flush()
         return
-    target = Path(path)
+    target = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)  # write through a symlink
     parent = target.parent if str(target.parent) else Path(".")
     if not parent.exists():
-        raise ClirkitError(f"{target}: the folder {parent} does not exist")
+        raise ClirkitError(f"{path}: the folder {parent} does not exist")
+    if not parent.is_dir():
+        raise ClirkitError(f"{path}: {parent} is not a folder")
     if target.is_dir():
-        raise ClirkitError(f"{target}: is a folder; give a file name to write")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
+        raise ClirkitError(f"{path}: is a folder; give a file name to write")
+    if target.exists() and not target.is_file():  # a device or FIFO (/dev/null, a pipe): written in place
+        try:
+            with open(target, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": "\n"})) as fh:
+                yield fh
+        except OSError as exc:
+            raise ClirkitError(f"{path}: cannot write ({exc.strerror})") from None
+        return
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
+    except OSError as exc:
+        raise ClirkitError(f"{path}: cannot write in {parent} ({exc.strerror})") from None
     try:
         os.chmod(tmp, 0o666 & ~_umask())
         with os.fdopen(fd, "wb") as raw:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import stat
 import re
 import sys
 
@@ -230,3 +231,23 @@ def test_a_damaged_deflate_stream_is_a_clirkit_error_not_a_zlib_traceback(tmp_pa
     with pytest.raises(ClirkitError) as err:
         list(iter_lines(path))
     assert str(err.value).startswith(f"{path}:") and "cannot read" in str(err.value)
+
+
+def test_writing_through_a_symlink_replaces_the_linked_file_and_keeps_the_link(tmp_path):
+    real = tmp_path / "real.run"
+    real.write_text("old\n", encoding="utf-8")
+    link = tmp_path / "link.run"
+    link.symlink_to(real)
+    with atomic_writer(link) as out:
+        out.write("new\n")
+    assert link.is_symlink() and real.read_text(encoding="utf-8") == "new\n"
+
+
+def test_a_device_is_written_in_place_and_a_file_as_folder_is_a_clirkit_error(tmp_path):
+    with atomic_writer(os.devnull) as out:
+        out.write("x\n")
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    with pytest.raises(ClirkitError, match="is not a folder"):
+        with atomic_writer(tmp_path / "file" / "x.run") as out:
+            out.write("x")

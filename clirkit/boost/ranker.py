@@ -12,7 +12,7 @@ from numbers import Integral, Real
 from typing import Mapping, Sequence
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval, Options, StrOptions
 
 from clirkit.analysis import Analyzer
 from clirkit.boost.bagging import BoostData, BoostParams, train_bags
@@ -105,7 +105,7 @@ class BoostRanker(System):
         "eval_every": [_positive()],
         "patience": [_at_least_zero()],
         "eval_depth": [_positive()],
-        "jobs": [Integral],
+        "jobs": [Interval(Integral, 1, None, closed="left"), Options(Integral, {-1})],
         "backend": [StrOptions({"loky", "threading", "dask"})],
         "scheduler": "no_validation",
         "source_lang": [str],

@@ -24,8 +24,19 @@ def add_seed(parser: argparse.ArgumentParser, default: int = 0) -> None:
     parser.add_argument("--seed", type=int, default=default, help="random seed")
 
 
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def add_jobs(parser: argparse.ArgumentParser, default: int = 1) -> None:
-    parser.add_argument("-j", "--jobs", type=int, default=default, help="parallel worker processes")
+    parser.add_argument("-j", "--jobs", type=positive_int, default=default, help="parallel worker processes")
 
 
 def add_verb(sub, name: str, help: str, func) -> argparse.ArgumentParser:

@@ -1,7 +1,7 @@
 """``clirkit run FILE``: run an experiment file (train, tune on dev, test, report; :mod:`clirkit.experiment`)."""
 from __future__ import annotations
 
-from clirkit.cli.common import add_quiet, add_verb
+from clirkit.cli.common import add_quiet, add_verb, positive_int
 
 
 def add_parser(sub) -> None:
@@ -14,7 +14,7 @@ def add_parser(sub) -> None:
     p.add_argument("--collection", default=None, help="run the file on another collection (a known name or a "
                                                        "collection folder)")
     p.add_argument("--variant", default=None, help="collection variant (default: the file's, else the first)")
-    p.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (default: the file's jobs)")
+    p.add_argument("-j", "--jobs", type=positive_int, default=None, help="worker processes (default: the file's jobs)")
     add_quiet(p)
 
 

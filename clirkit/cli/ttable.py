@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from clirkit.cli.common import HelpFormatter, add_jobs, add_language_options, add_quiet, add_verb
+from clirkit.cli.common import HelpFormatter, add_jobs, add_language_options, add_quiet, add_verb, positive_int
 
 TABLE_FORMAT_HELP = ("table format: auto (npz by content, .index = freedict, .dict = muse, else moses "
                      "'e f p' lines), moses, npz, pairs ('source target' lines), muse ('target @ source'), "
@@ -48,7 +48,7 @@ def add_parser(sub) -> None:
                            formatter_class=HelpFormatter)
     s.add_argument("table", help="table file")
     s.add_argument("words", nargs="+", metavar="WORD", help="source word(s)")
-    s.add_argument("-n", type=int, default=10, help="translations to show per word")
+    s.add_argument("-n", type=positive_int, default=10, help="translations to show per word")
     add_table_format(s, "--format")
     s.set_defaults(func=run_show)
 
