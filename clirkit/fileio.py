@@ -105,7 +105,8 @@ def atomic_writer(path: str | os.PathLike[str], *, binary: bool = False) -> Iter
         raise ClirkitError(f"{path}: is a folder; give a file name to write")
     if target.exists() and not target.is_file():  # a device or FIFO (/dev/null, a pipe): written in place
         try:
-            with open(target, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8", "newline": "\n"})) as fh:
+            text_mode = {"mode": "w", "encoding": "utf-8", "newline": "\n"}
+            with open(target, **({"mode": "wb"} if binary else text_mode)) as fh:
                 yield fh
         except OSError as exc:
             raise ClirkitError(f"{path}: cannot write ({exc.strerror})") from None
