@@ -62,6 +62,28 @@ def query_analyzer(table, *, lang: str | None = None, stopwords=None, top: int =
     return Analyzer(base.lang, lowercase=base.lowercase, strip_punctuation=base.strip_punctuation, stopwords=words)
 
 
+def table_language(table, side: str) -> str | None:
+    """The ``side`` ("source" or "target") language a table records: ``params[side + "_lang"]``, else its
+    analyzer's, else None (a table that says nothing, e.g. an old Moses text file)."""
+    lang = table.params.get(f"{side}_lang")
+    analyzer = table.params.get(f"{side}_analyzer")
+    if lang is None and isinstance(analyzer, dict):
+        lang = analyzer.get("lang")
+    return lang if isinstance(lang, str) else None
+
+
+def check_languages(table, index, source_lang: str | None = None) -> None:
+    """ClirkitError when the table's target language is not the index's, or its source language is not
+    ``source_lang`` (when both are known): a mismatch would silently tokenize with the wrong analyzer."""
+    target = table_language(table, "target")
+    if target is not None and target != index.analyzer.lang:
+        raise ClirkitError(f"the table translates into {target!r} but the index is in {index.analyzer.lang!r}")
+    source = table_language(table, "source")
+    if source is not None and source_lang is not None and source != source_lang:
+        raise ClirkitError(f"the queries are in {source_lang!r} (source_lang) but the table translates from "
+                           f"{source!r}")
+
+
 class _CrossLanguageBM25(System):
     """What DT and PSQ share: BM25 parameters, the query analyzer, search over a structured query."""
 
@@ -80,6 +102,7 @@ class _CrossLanguageBM25(System):
         from clirkit.bm25 import BM25
 
         self.check_params()
+        check_languages(table, index, self.source_lang)
         self.index_ = index
         self.analyzer_ = query_analyzer(table, lang=self.source_lang, stopwords=self.source_stopwords,
                                         top=self.source_stopwords_top, quiet=quiet)

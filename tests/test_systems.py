@@ -118,3 +118,11 @@ def test_fusion_with_given_weights_does_not_tune():
     assert fusion.weights_ == [0.3, 0.7] and fusion.sweep_ is None and fusion.dev_score_ is None
     with pytest.raises(ClirkitError, match="2 weights for 3 systems"):
         Fusion([DT()] * 3, weights=[0.5, 0.5]).fit_runs([a, a, a], Qrels(["q1"], ["Gen.1.2"], [1]))
+
+
+def test_a_table_in_other_languages_than_the_index_or_the_queries_is_an_error(index):
+    german = TranslationTable.from_triples(["light"], ["licht"], [1.0], params={"target_lang": "de"})
+    with pytest.raises(ClirkitError, match="the table translates into 'de' but the index is in 'es'"):
+        PSQ().fit(index, german)
+    with pytest.raises(ClirkitError, match="the queries are in 'fr' .* but the table translates from 'en'"):
+        DT(source_lang="fr").fit(index, TABLE)
