@@ -18,6 +18,8 @@ from sklearn.utils._param_validation import InvalidParameterError
 from clirkit.errors import ClirkitError
 
 DEPTH = 1000  # results per query of every system's search
+SYSTEM_KIND = "clirkit-system"
+SYSTEM_VERSION = 1
 
 
 class System(BaseEstimator):
@@ -40,9 +42,52 @@ class System(BaseEstimator):
         ``tag`` (default: the system's name)."""
         raise NotImplementedError  # pragma: no cover
 
+    def learned_state(self) -> dict:
+        """JSON-ready learned state written by :meth:`save` (none by default: DT and PSQ learn nothing; their
+        index and table are files of their own)."""
+        return {}
+
+    def restore_state(self, state: dict) -> None:
+        """Set the learned state read back by :meth:`load`."""
+
+    def save(self, path) -> None:
+        """Write the system's class, hyper-parameters and learned state as ``.npz`` + JSON (no pickle).
+        Nested systems (a fusion's members) are described, not saved: save them on their own."""
+        from clirkit.npzio import save_npz
+
+        save_npz(path, SYSTEM_KIND, SYSTEM_VERSION, {**self.describe(), "state": self.learned_state()}, {})
+
+    @classmethod
+    def load(cls, path, **params) -> "System":
+        """Read a system written by :meth:`save` (``params`` set the ones not saved, e.g. a fusion's
+        ``systems``); it must be of this class. DT and PSQ then need ``fit(index, table)``."""
+        from clirkit.npzio import load_npz
+
+        header, _ = load_npz(path, SYSTEM_KIND, (SYSTEM_VERSION,), ())
+        if header.get("system") != cls.__name__:
+            raise ClirkitError(f"{path}: holds a {header.get('system')!r} system, not a {cls.__name__}")
+        saved = header.get("params")
+        if not isinstance(saved, dict):
+            raise ClirkitError(f"{path}: corrupt system file (params is not an object)")
+        given = {k: v for k, v in saved.items() if not _describes_systems(v)}
+        try:
+            system = cls(**{**given, **params})
+        except TypeError as exc:
+            raise ClirkitError(f"{path}: corrupt system file ({exc})") from None
+        system.check_params()
+        system.restore_state(header.get("state") or {})
+        return system
+
     def describe(self) -> dict:
         """JSON-ready record of the system: its class and hyper-parameters (nested systems described too)."""
         return {"system": type(self).__name__, "params": jsonable(self.get_params(deep=False))}
+
+
+def _describes_systems(value) -> bool:
+    """True for a :meth:`System.describe` record, or a non-empty list of them (nested systems in a file)."""
+    if isinstance(value, list):
+        return bool(value) and all(_describes_systems(v) for v in value)
+    return isinstance(value, dict) and "system" in value and "params" in value
 
 
 def jsonable(value):

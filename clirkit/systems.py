@@ -299,6 +299,23 @@ class Fusion(System):
             self.sweep_ = sweep
         return self
 
+    def learned_state(self) -> dict:
+        if not hasattr(self, "weights_"):
+            return {}
+        return {"weights": self.weights_, "transforms": self.transforms_, "dev_score": self.dev_score_,
+                "dev_queries": self.dev_queries_}
+
+    def restore_state(self, state: dict) -> None:
+        if state:
+            try:
+                self.weights_ = [float(w) for w in state["weights"]]
+                self.transforms_ = [str(t) for t in state["transforms"]]
+            except (KeyError, TypeError, ValueError):
+                raise ClirkitError("corrupt fusion state (weights and transforms)") from None
+            if len(self.weights_) != len(self.transforms_):
+                raise ClirkitError("corrupt fusion state: as many weights as transforms expected")
+            self.dev_score_, self.dev_queries_, self.sweep_ = state.get("dev_score"), state.get("dev_queries", 0), None
+
     def _given_transforms(self, n: int) -> list[str]:
         given = [self.transform] * n if isinstance(self.transform, str) else list(self.transform)
         if len(given) != n:

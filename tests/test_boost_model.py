@@ -175,3 +175,14 @@ def test_top_entries_lists_the_largest_or_the_most_negative_weights():
     m = small_model()
     assert m.top_entries(2) == [("word", "verbo", 3.0), ("light", "luz", 2.0)]
     assert m.top_entries(5, negative=True) == [("light", "tinieblas", -0.5)]
+
+
+def test_a_saved_ranker_loads_back_and_searches_as_before(tmp_path):
+    from clirkit.boost import BoostRanker
+
+    queries = {"q1": ["light"], "q2": ["god", "waters"]}
+    qrels = Qrels(["q1", "q2"], [DOCIDS[0], DOCIDS[1]], [1, 1])
+    ranker = BoostRanker(rounds=4, bits=20, quiet=True).fit_tokens(queries, qrels, DOCIDS, DOCS)
+    ranker.save(tmp_path / "m.npz")
+    loaded = BoostRanker.load(tmp_path / "m.npz", quiet=True)
+    assert loaded.model_.params == ranker.model_.params and len(loaded.model_) == len(ranker.model_)

@@ -126,3 +126,20 @@ def test_a_table_in_other_languages_than_the_index_or_the_queries_is_an_error(in
         PSQ().fit(index, german)
     with pytest.raises(ClirkitError, match="the queries are in 'fr' .* but the table translates from 'en'"):
         DT(source_lang="fr").fit(index, TABLE)
+
+
+def test_systems_save_and_load_their_parameters_and_learned_state(tmp_path, index):
+    psq = PSQ(k1=0.9, target_stopwords_top=3)
+    psq.save(tmp_path / "psq.npz")
+    loaded = PSQ.load(tmp_path / "psq.npz").fit(index, TABLE)
+    assert loaded.get_params() == psq.get_params()
+    np.testing.assert_array_equal(loaded.search(TOPICS).scores, psq.fit(index, TABLE).search(TOPICS).scores)
+    a = _run([("q1", "Gen.1.1", 2.0), ("q1", "Gen.1.2", 1.0)], "a")
+    b = _run([("q1", "Gen.1.2", 2.0), ("q1", "Gen.1.1", 1.0)], "b")
+    fusion = Fusion([psq, DT()], step=0.5).fit_runs([a, b], Qrels(["q1"], ["Gen.1.2"], [1]))
+    fusion.save(tmp_path / "fusion.npz")
+    back = Fusion.load(tmp_path / "fusion.npz")
+    assert back.weights_ == fusion.weights_ and back.step == 0.5 and back.systems == ()
+    assert np.array_equal(back.fuse([a, b]).scores, fusion.fuse([a, b]).scores)
+    with pytest.raises(ClirkitError, match="holds a 'Fusion' system, not a DT"):
+        DT.load(tmp_path / "fusion.npz")

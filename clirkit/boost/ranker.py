@@ -266,6 +266,16 @@ class BoostRanker(System):
             raise ClirkitError("the boosted ranker is not fitted: nothing to save")
         self.model_.save(path)
 
+    @classmethod
+    def load(cls, path, documents=None, **params) -> "BoostRanker":
+        """A ranker with ``params`` (e.g. ``base=`` a fitted base system) whose learned model is the one saved
+        at ``path``; ``documents`` are what :meth:`search` ranks (or give them to ``search``)."""
+        ranker = cls(**params)
+        if documents is not None:
+            return ranker.load_model(path, documents)
+        ranker.model_ = BoostModel.load(path)
+        return ranker
+
     def load_model(self, path, documents) -> "BoostRanker":
         """Take the model saved at ``path`` as the learned state, searching ``documents`` (a
         :class:`~clirkit.documents.Documents` or ``(docids, texts)``); returns self."""
