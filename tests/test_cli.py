@@ -33,3 +33,24 @@ def test_an_unknown_language_code_is_refused_by_the_option(tmp_path, capsys):
               "-o", str(tmp_path / "t.npz")])
     assert done.value.code == 2
     assert "'english' is not an ISO 639-1 language code" in capsys.readouterr().err
+
+
+def test_ttable_train_twice_gives_byte_identical_tables(tmp_path):
+    (tmp_path / "en.txt").write_text("in the beginning god created\nand god said let there be light\n",
+                                     encoding="utf-8")
+    (tmp_path / "es.txt").write_text("en el principio crió dios\ny dijo dios sea la luz\n", encoding="utf-8")
+    for name in ("a.npz", "b.npz"):
+        assert main(["ttable", "train", "--source", str(tmp_path / "en.txt"), "--target", str(tmp_path / "es.txt"),
+                     "--source-lang", "en", "--target-lang", "es", "-o", str(tmp_path / name), "-q"]) == 0
+    assert (tmp_path / "a.npz").read_bytes() == (tmp_path / "b.npz").read_bytes()
+
+
+def test_an_interrupt_is_one_line_and_status_130(monkeypatch, capsys):
+    import clirkit.cli as cli
+
+    def interrupted(argv=None):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "build_parser", interrupted)
+    assert main(["index", "--help"]) == 130
+    assert capsys.readouterr().err == "clirkit: interrupted\n"
