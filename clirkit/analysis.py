@@ -99,14 +99,44 @@ class Analyzer:
                 "strip_punctuation": self.strip_punctuation, "stopwords": sorted(self.stopwords)}
 
     @classmethod
-    def from_dict(cls, settings: dict) -> "Analyzer":
-        """Rebuild an analyzer from :meth:`to_dict`'s output."""
+    def from_dict(cls, settings: dict, *, where: str = "analyzer settings") -> "Analyzer":
+        """Rebuild an analyzer from :meth:`to_dict`'s output.
+
+        Malformed settings (not an object, a key missing or unknown, a value of the wrong type, an
+        unknown language) raise ClirkitError ``WHERE: problem`` (``where`` names the settings).
+        """
+        from clirkit.languages import check_language
+
+        known = ("lang", "lowercase", "strip_punctuation", "stopwords")
+
+        def bad(problem: str) -> ClirkitError:
+            return ClirkitError(f"{where}: {problem}")
+
+        def shown(value: object) -> str:
+            text = repr(value)
+            return text if len(text) <= 40 else text[:37] + "..."
+
+        if not isinstance(settings, dict):
+            raise bad(f"expected an object with lang, lowercase and strip_punctuation, got {shown(settings)}")
+        missing = [k for k in ("lang", "lowercase", "strip_punctuation") if k not in settings]
+        if missing:
+            raise bad(f"missing {', '.join(missing)}")
+        unknown = sorted(str(k) for k in settings if k not in known)
+        if unknown:
+            raise bad(f"unknown setting {unknown[0]!r} (known: {', '.join(known)})")
         try:
-            return cls(settings["lang"], lowercase=bool(settings["lowercase"]),
-                       strip_punctuation=bool(settings["strip_punctuation"]),
-                       stopwords=settings.get("stopwords") or None)
-        except (KeyError, TypeError) as exc:
-            raise ClirkitError(f"analyzer settings are incomplete or malformed: {exc}") from None
+            check_language(settings["lang"])
+        except ValueError as exc:
+            raise bad(f"lang: {exc}") from None
+        for key in ("lowercase", "strip_punctuation"):
+            if not isinstance(settings[key], bool):
+                raise bad(f"{key} must be true or false, got {shown(settings[key])}")
+        stopwords = settings.get("stopwords")
+        if stopwords is not None and (not isinstance(stopwords, (list, tuple, set, frozenset))
+                                      or not all(isinstance(w, str) for w in stopwords)):
+            raise bad(f"stopwords must be a list of strings, got {shown(stopwords)}")
+        return cls(settings["lang"], lowercase=settings["lowercase"], strip_punctuation=settings["strip_punctuation"],
+                   stopwords=stopwords or None)
 
 
 def _tokenize_chunk(analyzer: Analyzer, texts: Sequence[str]) -> list[list[str]]:

@@ -16,7 +16,8 @@ import scipy.sparse as sp
 
 from clirkit.analysis import Analyzer
 from clirkit.errors import ClirkitError
-from clirkit.npzio import load_npz, save_npz
+from clirkit.npzio import (Corrupt, checking, load_npz, require_analyzer, require_array, require_csr, require_field,
+                           save_npz)
 
 FORMAT_VERSION = 1
 _CHUNK_DOCS = 20_000
@@ -107,19 +108,30 @@ class Index:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> "Index":
-        """Read an index written by :meth:`save`, validating shapes."""
+        """Read an index written by :meth:`save`, checking every value before use.
+
+        The header's analyzer settings; docids and terms: strings, strictly increasing (sorted, no
+        repeats); the counts: a canonical CSR matrix (terms x documents) of integers >= 1;
+        doc_lengths: finite numbers, one per document, each the sum of the document's counts. A
+        tampered or damaged file raises ClirkitError ``FILE: corrupt index: problem``.
+        """
         required = ("docids", "terms", "doc_lengths", "tf_data", "tf_indices", "tf_indptr")
         header, a = load_npz(path, "index", (FORMAT_VERSION,), required)
-        n_docs, n_terms = len(a["docids"]), len(a["terms"])
-        indptr = a["tf_indptr"]
-        if (len(indptr) != n_terms + 1 or len(a["doc_lengths"]) != n_docs or indptr[-1] != len(a["tf_data"])
-                or len(a["tf_indices"]) != len(a["tf_data"])
-                or (len(a["tf_indices"]) and (a["tf_indices"].max() >= n_docs or a["tf_indices"].min() < 0))):
-            raise ClirkitError(f"{path}: corrupt index file: array shapes do not agree")
-        tf = sp.csr_matrix((a["tf_data"], a["tf_indices"], indptr), shape=(n_terms, n_docs))
-        tf.has_sorted_indices = True
-        return cls(a["docids"], a["terms"], tf, a["doc_lengths"].astype(np.float64),
-                   Analyzer.from_dict(header.get("analyzer", {})))
+        with checking(path, "index"):
+            analyzer = require_analyzer(header, "analyzer")
+            require_field(header, "stats", "object", default=None)
+            docids = require_array(a, "docids", "str", sorted=True, unique=True)
+            terms = require_array(a, "terms", "str", sorted=True, unique=True)
+            doc_lengths = require_array(a, "doc_lengths", "number", shape=(len(docids),), min=0, dtype=np.float64)
+            tf = require_csr(a, ("tf_data", "tf_indices", "tf_indptr"), (len(terms), len(docids)), "int", min=1,
+                             dtype=np.int32)
+            counted = np.bincount(tf.indices, weights=tf.data, minlength=len(docids))
+            off = np.flatnonzero(counted != doc_lengths)
+            if len(off):  # a document's length is the sum of its counts
+                j = int(off[0])
+                raise Corrupt(f"doc_lengths has {doc_lengths[j]:g} at {j} but document {str(docids[j])!r} "
+                              f"counts {counted[j]:g} tokens")
+        return cls(docids, terms, tf, doc_lengths, analyzer)
 
 
 def _chunks(documents: Iterable[tuple[str, str]]) -> Iterator[tuple[list[str], list[str]]]:

@@ -186,3 +186,188 @@ def test_a_saved_ranker_loads_back_and_searches_as_before(tmp_path):
     ranker.save(tmp_path / "m.npz")
     loaded = BoostRanker.load(tmp_path / "m.npz", quiet=True)
     assert loaded.model_.params == ranker.model_.params and len(loaded.model_) == len(ranker.model_)
+
+
+# tampered files: every header value and array is checked before use ---------------------------------
+
+def tamper(path, out, header=None, **arrays):
+    """Write at ``out`` the npz ``path`` with header values (``"a.b"`` reaches into objects) and arrays
+    replaced (an array given as None is left out)."""
+    import json
+
+    from clirkit.npzio import HEADER_KEY, encode_header
+
+    with np.load(path, allow_pickle=False) as npz:
+        meta = json.loads(npz[HEADER_KEY].tobytes().decode("utf-8"))
+        data = {k: npz[k] for k in npz.files if k != HEADER_KEY}
+    for key, value in (header or {}).items():
+        *parents, last = key.split(".")
+        node = meta
+        for k in parents:
+            node = node[k]
+        node[last] = value
+    data.update(arrays)
+    np.savez(out, **{HEADER_KEY: encode_header(meta)}, **{k: v for k, v in data.items() if v is not None})
+    return out
+
+
+def based_model() -> BoostModel:
+    """small_model boosted from a base ranker, idf-weighted on the document side (format version 2)."""
+    m = small_model()
+    return BoostModel(m.src_terms, m.tgt_terms, m.W, ngram=2, source_analyzer=m.source_analyzer,
+                      target_analyzer=m.target_analyzer, history=m.history,
+                      params={"rounds": 2, "bag_rounds": [2], "dev_curves": [{"rounds": [1, 2], "map": [0.5, 0.75]}],
+                              "beta_dev_map": {"2": 0.75, "5": 0.5}},
+                      beta=2.0, base={"tag": "PSQ", "normalization": "max"}, doc_weighting="idf",
+                      tgt_idf=np.array([0.25, 0.5, 0.75, 1.0, 0.0]))
+
+
+QUERIES = {"q1": ["light", "god"], "q2": ["beginning", "word", "word"], "q3": ["light", "darkness"]}
+CANDIDATES = Run(["q1"] * 4 + ["q2"] * 2, ["Gen.1.1", "Gen.1.3", "John.1.1", "John.1.5", "John.1.1", "Gen.1.1"],
+                 [4.0, 3.0, 2.0, 1.0, 2.0, 1.0])
+
+
+def ranked(model: BoostModel) -> list:
+    run = model.rerank(CANDIDATES, QUERIES, DOCIDS, DOCS) if model.from_base else model.rank(QUERIES, DOCIDS, DOCS)
+    return list(zip(run.qids.tolist(), run.docids.tolist(), run.scores.tolist()))
+
+
+def _set(arr, i, value, dtype=None):
+    out = arr.astype(dtype or arr.dtype)
+    out[i] = value
+    return out
+
+
+# (version-2 model?, header changes, array changes as functions of the saved arrays, the problem named)
+BOOST_TAMPERING = {
+    "ngram negative": (False, {"ngram": -5}, {}, "header ngram must be 1, 2 or 3, got -5"),
+    "ngram a string": (False, {"ngram": "2"}, {}, 'header ngram must be 1, 2 or 3, got "2"'),
+    "ngram missing": (False, {"ngram": None}, {}, "header ngram must be 1, 2 or 3, got null"),
+    "params not an object": (False, {"params": "x"}, {}, 'header params must be an object, got "x"'),
+    "params dev curves of strings": (True, {"params.dev_curves": [{"rounds": ["1"], "map": [0.5]}]}, {},
+                                     'header params.dev_curves[0].rounds must be a list of integers >= 0, got ["1"]'),
+    "params beta MAP a string": (True, {"params.beta_dev_map": {"2": "x"}}, {},
+                                 'header params.beta_dev_map.2 must be a finite number, got "x"'),
+    "shape of one number": (False, {"shape": [4]}, {}, "header shape must be a list of 2 integers >= 0, got [4]"),
+    "shape off the terms": (False, {"shape": [4, 6]}, {},
+                            "header shape [4, 6] does not match the 4 source and 5 target terms"),
+    "analyzer null": (False, {"source_analyzer": None}, {}, "header source_analyzer: expected an object"),
+    "analyzer incomplete": (False, {"target_analyzer": {"lang": "es"}}, {},
+                            "header target_analyzer: missing lowercase, strip_punctuation"),
+    "beta NaN": (True, {"beta": float("nan")}, {}, "header beta must be a finite number >= 0, got NaN"),
+    "beta a string": (True, {"beta": "x"}, {}, 'header beta must be a finite number >= 0, got "x"'),
+    "beta negative": (True, {"beta": -1}, {}, "header beta must be a finite number >= 0, got -1"),
+    "doc weighting unknown": (True, {"doc_weighting": "tf"}, {},
+                              'header doc_weighting must be "binary", "idf", "length" or "idf-length", got "tf"'),
+    "base a list": (True, {"base": [1]}, {}, "header base must be an object or null, got [1]"),
+    "idf missing": (True, {}, {"tgt_idf": lambda a: None}, "tgt_idf is missing"),
+    "idf above 1": (True, {}, {"tgt_idf": lambda a: _set(a["tgt_idf"], 1, 2.0)}, "tgt_idf has 2.0 at 1, above the maximum 1"),
+    "idf NaN": (True, {}, {"tgt_idf": lambda a: _set(a["tgt_idf"], 4, np.nan)}, "tgt_idf has NaN at 4"),
+    "idf one short": (True, {}, {"tgt_idf": lambda a: a["tgt_idf"][:-1]}, "tgt_idf must have shape (5,), got (4,)"),
+    "a repeated source term": (False, {}, {"src_terms": lambda a: _set(a["src_terms"], 2, "god")},
+                               "src_terms holds 'god' more than once"),
+    "integer target terms": (False, {}, {"tgt_terms": lambda a: np.arange(5)}, "tgt_terms must hold strings, got int64"),
+    "a NaN weight": (False, {}, {"W_data": lambda a: _set(a["W_data"], 2, np.nan)}, "W_data has NaN at 2"),
+    "an infinite weight": (True, {}, {"W_data": lambda a: _set(a["W_data"], 0, -np.inf)},
+                           "W_data has an infinite value at 0"),
+    "string weights": (False, {}, {"W_data": lambda a: a["W_data"].astype(str)}, "W_data must hold floats, got <U32"),
+    "negative row pointers": (False, {}, {"W_indptr": lambda a: -a["W_indptr"]},
+                              "W_indptr has -1 at 1, below the minimum 0"),
+    "NaN row pointers": (False, {}, {"W_indptr": lambda a: _set(a["W_indptr"], 2, np.nan, np.float64)},
+                         "W_indptr must hold integers, got float64"),
+    "a target out of range": (False, {}, {"W_indices": lambda a: _set(a["W_indices"], 1, 5)},
+                              "W_indices has 5 at 1, above the maximum 4"),
+    "a row's targets unsorted": (False, {}, {"W_indices": lambda a: _set(a["W_indices"], 2, 1)},
+                                 "W_indices of row 1 are not strictly increasing (at 2)"),
+    "history offsets reversed": (False, {}, {"history_ptr": lambda a: a["history_ptr"][::-1].copy()},
+                                 "history_ptr is not in increasing order at 1 (3 then 1)"),
+    "history offsets short of the pairs": (False, {}, {"history_ptr": lambda a: _set(a["history_ptr"], 2, 2)},
+                                           "history_ptr must run from 0 to the 3 pairs, got 0..2"),
+    "history rounds skipping": (False, {}, {"history_round": lambda a: _set(a["history_round"], 1, 3)},
+                                "history_round has 3 at 1, expected round 2 of bag 0"),
+    "history bags out of order": (False, {}, {"history_bag": lambda a: np.array([1, 0])},
+                                  "history_bag is not in increasing order at 1 (1 then 0)"),
+    "history one round more": (False, {}, {"history_round": lambda a: np.array([1, 2, 3])},
+                               "history_bag must have shape (3,), got (2,)"),
+    "history step infinite": (False, {}, {"history_alpha": lambda a: _set(a["history_alpha"], 0, np.inf)},
+                              "history_alpha has an infinite value at 0"),
+    "history steps strings": (False, {}, {"history_alpha": lambda a: a["history_alpha"].astype(str)},
+                              "history_alpha must hold floats, got <U32"),
+    "history pair out of range": (False, {}, {"history_pair_src": lambda a: _set(a["history_pair_src"], 2, 9)},
+                                  "history_pair_src has 9 at 2, above the maximum 3"),
+    "history pair negative": (True, {}, {"history_pair_tgt": lambda a: _set(a["history_pair_tgt"], 0, -1)},
+                              "history_pair_tgt has -1 at 0, below the minimum 0"),
+}
+
+
+@pytest.mark.parametrize("case", list(BOOST_TAMPERING))
+def test_a_tampered_model_is_a_one_line_error_naming_the_file_and_the_problem(tmp_path, case):
+    import re
+
+    version2, header, changes, problem = BOOST_TAMPERING[case]
+    good = tmp_path / "m.npz"
+    (based_model() if version2 else small_model()).save(good)
+    with np.load(good, allow_pickle=False) as npz:
+        arrays = {name: change(npz) for name, change in changes.items()}
+    bad = tamper(good, tmp_path / "bad.npz", header, **arrays)
+    with pytest.raises(ClirkitError) as info:
+        BoostModel.load(bad)
+    assert re.fullmatch(re.escape(f"{bad}: corrupt boost model: {problem}") + ".*", str(info.value))
+    assert "\n" not in str(info.value)
+
+
+# what the writer guarantees about each array, broken: besides its shape and type, its order or its range
+# (the term arrays are in first-seen order and weights may be any finite number: a weight changed or two
+# terms swapped is another model, not a corrupt one)
+BROKEN = {"src_terms": ["first repeated"], "tgt_terms": ["first repeated"], "W_data": ["first to NaN"],
+          "W_indices": ["first to -1"], "W_indptr": ["reverse", "first to -1"], "history_bag": ["first to -1"],
+          "history_round": ["reverse", "first to -1"], "history_ptr": ["reverse", "first to -1"],
+          "history_pair_src": ["first to -1"], "tgt_idf": ["first to NaN", "first to -1"]}
+
+
+@pytest.mark.parametrize("version2", [False, True])
+@pytest.mark.parametrize("name, mutation", [(name, m) for name, broken in BROKEN.items()
+                                            for m in broken + ["drop last", "as str", "empty", "2-d"]])
+def test_a_mutated_model_array_loads_as_the_same_model_or_is_an_error_never_a_different_ranking(
+        tmp_path, version2, name, mutation):
+    good = tmp_path / "m.npz"
+    (based_model() if version2 else small_model()).save(good)
+    with np.load(good, allow_pickle=False) as npz:
+        if name not in npz.files:  # tgt_idf in a version-1 model
+            return
+        arr = npz[name]
+    changed = {"reverse": lambda: arr[::-1].copy(), "first repeated": lambda: _set(arr, 1, arr[0]),
+               "drop last": lambda: arr[:-1], "as str": lambda: arr.astype(str), "empty": lambda: arr[:0],
+               "2-d": lambda: arr.reshape(1, -1), "first to NaN": lambda: _set(arr, 0, np.nan, np.float64),
+               "first to -1": lambda: _set(arr, 0, -1)}
+    bad = tamper(good, tmp_path / "bad.npz", **{name: changed[mutation]()})
+    expected = ranked(BoostModel.load(good))
+    try:
+        loaded = BoostModel.load(bad)
+    except ClirkitError as exc:
+        assert str(exc).startswith(f"{bad}: corrupt boost model: ") and "\n" not in str(exc)
+    else:
+        assert ranked(loaded) == expected
+
+
+def test_a_model_boosted_from_a_base_round_trips_with_its_header(tmp_path):
+    model = based_model()
+    model.save(tmp_path / "m.npz")
+    back = BoostModel.load(tmp_path / "m.npz")
+    assert (back.beta, back.base, back.doc_weighting, back.ngram) == (2.0, model.base, "idf", 2)
+    np.testing.assert_array_equal(back.tgt_idf, model.tgt_idf)
+    assert ranked(back) == ranked(model)
+
+
+def test_a_trained_two_bag_model_round_trips(tmp_path):
+    queries = {"q1": ["god"], "q2": ["light"], "q3": ["word"], "q4": ["god", "light"]}
+    qrels = Qrels(["q1", "q1", "q2", "q2", "q3", "q4"],
+                  ["Gen.1.1", "Gen.1.3", "Gen.1.3", "John.1.5", "John.1.1", "Gen.1.3"], [2, 1, 2, 2, 2, 1])
+    model = BoostRanker(rounds=5, negatives=3, bits=20, quiet=True, bags=2, bag_fraction=0.8, eval_every=1,
+                        backend="threading").fit_tokens(queries, qrels, DOCIDS, DOCS, dev_queries=queries,
+                                                        dev_qrels=qrels).model_
+    model.save(tmp_path / "m.npz")
+    back = BoostModel.load(tmp_path / "m.npz")
+    assert back.params == model.params and ranked(back) == ranked(model)
+    assert back.rounds_table(20, bag=None) == model.rounds_table(20, bag=None)
+    assert (back.truncated(2).W != model.truncated(2).W).nnz == 0

@@ -1,11 +1,16 @@
+import json
+import re
 from collections import Counter
 
 import numpy as np
 import pytest
 
 from clirkit.analysis import Analyzer
+from clirkit.bm25 import BM25
 from clirkit.errors import ClirkitError
 from clirkit.index import Index, drop_terms, most_frequent_terms
+from clirkit.npzio import HEADER_KEY, encode_header
+from clirkit.query import StructuredQueries
 
 
 @pytest.fixture
@@ -87,3 +92,149 @@ def test_drop_terms_removes_postings_and_shortens_documents(index, verses_es):
     j = list(index.docids).index("Gen.1.3")  # "Y dijo Dios: Sea la luz: y fué la luz."
     assert index.doc_lengths[j] - smaller.doc_lengths[j] == 4
     assert smaller.analyzer.stopwords == {"la", "y"}
+
+
+# tampered files: every header value and array is checked before use ---------------------------------
+
+def tamper(path, out, header=None, **arrays):
+    """Write at ``out`` the npz ``path`` with header values (``"a.b"`` reaches into objects) and arrays
+    replaced (an array given as None is left out)."""
+    with np.load(path, allow_pickle=False) as npz:
+        meta = json.loads(npz[HEADER_KEY].tobytes().decode("utf-8"))
+        data = {k: npz[k] for k in npz.files if k != HEADER_KEY}
+    for key, value in (header or {}).items():
+        *parents, last = key.split(".")
+        node = meta
+        for k in parents:
+            node = node[k]
+        node[last] = value
+    data.update(arrays)
+    np.savez(out, **{HEADER_KEY: encode_header(meta)}, **{k: v for k, v in data.items() if v is not None})
+    return out
+
+
+def search(index):
+    """BM25 runs of a few Genesis queries: (qid, docid, score) rows."""
+    texts = ["la luz y las tinieblas", "el espíritu de dios sobre las aguas", "principio", "noche día tarde"]
+    queries = StructuredQueries.from_tokens([f"q{i}" for i in range(len(texts))],
+                                            [index.analyzer.tokenize(t) for t in texts], index.vocabulary)
+    run = BM25(index).search(queries)
+    return list(zip(run.qids.tolist(), run.docids.tolist(), run.scores.tolist()))
+
+
+@pytest.fixture
+def saved_index(index, tmp_path):
+    path = tmp_path / "ix.npz"
+    index.save(path)
+    return path
+
+
+def _set(arr, i, value, dtype=None):
+    out = arr.astype(dtype or arr.dtype)
+    out[i] = value
+    return out
+
+
+# (header changes, array changes as functions of the saved arrays, the problem named)
+INDEX_TAMPERING = {
+    "a NaN document length": ({}, {"doc_lengths": lambda a: _set(a["doc_lengths"], 7, np.nan)},
+                              "doc_lengths has NaN at 7"),
+    "a negative document length": ({}, {"doc_lengths": lambda a: _set(a["doc_lengths"], 0, -10.0)},
+                                   "doc_lengths has -10.0 at 0, below the minimum 0"),
+    "a document length off its counts": ({}, {"doc_lengths": lambda a: _set(a["doc_lengths"], 2, 11.0)},
+                                         "doc_lengths has 11 at 2 but document 'Gen.1.3' counts 10 tokens"),
+    "one length too few": ({}, {"doc_lengths": lambda a: a["doc_lengths"][:-1]},
+                           r"doc_lengths must have shape (10,), got (9,)"),
+    "terms reversed": ({}, {"terms": lambda a: a["terms"][::-1]}, "terms is not strictly increasing at 1 ('á' then 'y')"),
+    "a repeated docid": ({}, {"docids": lambda a: _set(a["docids"], 1, "Gen.1.1")},
+                         "docids is not strictly increasing at 1 ('Gen.1.1' then 'Gen.1.1')"),
+    "byte-string docids": ({}, {"docids": lambda a: a["docids"].astype(bytes)}, "docids must hold strings, got |S8"),
+    "2-d terms": ({}, {"terms": lambda a: a["terms"].reshape(1, -1)}, "terms must be 1-dimensional, got shape (1, 56)"),
+    "negative row pointers": ({}, {"tf_indptr": lambda a: -a["tf_indptr"]}, "tf_indptr has -1 at 1, below the minimum 0"),
+    "float row pointers": ({}, {"tf_indptr": lambda a: _set(a["tf_indptr"], 3, np.nan, np.float64)},
+                           "tf_indptr must hold integers, got float64"),
+    "decreasing row pointers": ({}, {"tf_indptr": lambda a: _set(a["tf_indptr"], 3, 0)},
+                                "tf_indptr is not in increasing order at 3 (4 then 0)"),
+    "row pointers not from 0": ({}, {"tf_indptr": lambda a: a["tf_indptr"] + 1}, "tf_indptr must start at 0, got 1"),
+    "a count dropped": ({}, {"tf_data": lambda a: a["tf_data"][:-1]},
+                        "tf_indptr ends at 121 but tf_data holds 120 and tf_indices 121 entries"),
+    "string counts": ({}, {"tf_data": lambda a: a["tf_data"].astype(str)}, "tf_data must hold integers, got <U11"),
+    "a zero count": ({}, {"tf_data": lambda a: _set(a["tf_data"], 0, 0)}, "tf_data has 0 at 0, below the minimum 1"),
+    "a document id out of range": ({}, {"tf_indices": lambda a: _set(a["tf_indices"], 0, 10)},
+                                   "tf_indices has 10 at 0, above the maximum 9"),
+    "a row's documents unsorted": ({}, {"tf_indices": lambda a: a["tf_indices"][::-1].copy()},
+                                   "tf_indices of row 1 are not strictly increasing (at 3)"),
+    "analyzer null": ({"analyzer": None}, {},
+                      "header analyzer: expected an object with lang, lowercase and strip_punctuation, got None"),
+    "analyzer a string": ({"analyzer": "es"}, {},
+                          "header analyzer: expected an object with lang, lowercase and strip_punctuation, got 'es'"),
+    "analyzer incomplete": ({"analyzer": {"lang": "es"}}, {}, "header analyzer: missing lowercase, strip_punctuation"),
+    "analyzer lowercase a string": ({"analyzer.lowercase": "false"}, {},
+                                    "header analyzer: lowercase must be true or false, got 'false'"),
+    "analyzer language unknown": ({"analyzer.lang": "xx"}, {},
+                                  "header analyzer: lang: 'xx' is not an ISO 639-1 language code"),
+    "analyzer stopwords a string": ({"analyzer.stopwords": "la"}, {},
+                                    "header analyzer: stopwords must be a list of strings, got 'la'"),
+    "stats not an object": ({"stats": 3}, {}, "header stats must be an object, got 3"),
+}
+
+
+@pytest.mark.parametrize("case", list(INDEX_TAMPERING))
+def test_a_tampered_index_is_a_one_line_error_naming_the_file_and_the_problem(saved_index, tmp_path, case):
+    header, changes, problem = INDEX_TAMPERING[case]
+    with np.load(saved_index, allow_pickle=False) as npz:
+        arrays = {name: change(npz) for name, change in changes.items()}
+    bad = tamper(saved_index, tmp_path / "bad.npz", header, **arrays)
+    with pytest.raises(ClirkitError) as info:
+        Index.load(bad)
+    assert re.fullmatch(re.escape(f"{bad}: corrupt index: {problem}") + ".*", str(info.value))
+    assert "\n" not in str(info.value)
+
+
+STRUCTURAL = ["reverse", "shuffle", "first repeated", "drop last", "as str", "empty"]
+NUMERIC = ["first to NaN", "first to -1", "last doubled", "as float", "as bool"]
+
+
+@pytest.mark.parametrize("name, mutation", [(name, m) for name in ("docids", "terms") for m in STRUCTURAL] + [
+    (name, m) for name in ("doc_lengths", "tf_data", "tf_indices", "tf_indptr") for m in STRUCTURAL + NUMERIC])
+def test_a_mutated_index_array_loads_as_the_same_index_or_is_an_error_never_a_different_run(
+        saved_index, tmp_path, name, mutation):
+    """Mutations that break what the writer guarantees (order, ranges, agreement between arrays);
+    a value changed within them (a document renamed, a count moved) is a different index, not a corrupt one."""
+    with np.load(saved_index, allow_pickle=False) as npz:
+        arr = npz[name]
+    changed = {"reverse": lambda: arr[::-1].copy(),
+               "shuffle": lambda: np.random.default_rng(0).permutation(arr),
+               "first repeated": lambda: _set(arr, 1, arr[0]),
+               "first to NaN": lambda: _set(arr, 0, np.nan, np.float64),
+               "first to -1": lambda: _set(arr, 0, -1),
+               "last doubled": lambda: _set(arr, -1, arr[-1] * 2),
+               "drop last": lambda: arr[:-1],
+               "as float": lambda: arr.astype(np.float64),
+               "as str": lambda: arr.astype(str),
+               "as bool": lambda: arr.astype(bool),
+               "empty": lambda: arr[:0]}[mutation]()
+    bad = tamper(saved_index, tmp_path / "bad.npz", **{name: changed})
+    expected = search(Index.load(saved_index))
+    try:
+        loaded = Index.load(bad)
+    except ClirkitError as exc:
+        assert str(exc).startswith(f"{bad}: corrupt index: ") and "\n" not in str(exc)
+    else:
+        assert search(loaded) == expected
+
+
+def test_an_index_stored_big_endian_or_with_wider_integers_loads_as_the_same_index(index, saved_index, tmp_path):
+    with np.load(saved_index, allow_pickle=False) as npz:
+        arrays = {k: npz[k].astype(npz[k].dtype.newbyteorder(">")) for k in npz.files if k != HEADER_KEY}
+    arrays["tf_data"] = arrays["tf_data"].astype(np.int64)
+    loaded = Index.load(tamper(saved_index, tmp_path / "be.npz", **arrays))
+    assert loaded.tf.data.dtype == np.int32 and (loaded.tf != index.tf).nnz == 0
+    assert list(loaded.terms) == list(index.terms) and np.array_equal(loaded.doc_lengths, index.doc_lengths)
+    assert search(loaded) == search(index)
+
+
+def test_an_index_with_terms_dropped_round_trips(index, tmp_path):
+    smaller = drop_terms(index, most_frequent_terms(index, 3))
+    smaller.save(tmp_path / "small.npz")
+    assert search(Index.load(tmp_path / "small.npz")) == search(smaller)

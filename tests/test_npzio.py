@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import numpy as np
 import pytest
@@ -140,3 +141,141 @@ def test_a_json_header_that_is_not_an_object_is_a_clirkit_error(tmp_path, header
     np.savez(path, **{HEADER_KEY: np.frombuffer(header, dtype=np.uint8)})
     with pytest.raises(ClirkitError, match="ix.npz: not a clirkit index file"):
         load_npz(path, "index", (1,), ())
+
+
+# the checks loaders make before using what a file holds --------------------------------------------
+
+def test_a_json_header_nested_too_deeply_is_a_clirkit_error(tmp_path):
+    path = tmp_path / "ix.npz"
+    np.savez(path, **{HEADER_KEY: np.frombuffer(b"[" * 100_000 + b"]" * 100_000, dtype=np.uint8)})
+    with pytest.raises(ClirkitError, match="ix.npz: not a clirkit index file or corrupt"):
+        load_npz(path, "index", (1,), ())
+
+
+def test_encode_header_is_what_save_npz_stores(saved):
+    with np.load(saved, allow_pickle=False) as npz:
+        stored = npz[HEADER_KEY]
+    assert stored.tobytes() == npzio.encode_header({"kind": "index", "format_version": 1, **PARAMS}).tobytes()
+
+
+def test_checking_names_the_file_and_what_it_should_hold_in_one_line():
+    with pytest.raises(ClirkitError) as info:
+        with npzio.checking("ix.npz", "index"):
+            npzio.require_array(ARRAYS, "doc_lengths", "number", min=0)
+            npzio.require_array({**ARRAYS, "doc_lengths": np.array([10.0, np.nan, 13.0])}, "doc_lengths", "number")
+    assert str(info.value) == "ix.npz: corrupt index: doc_lengths has NaN at 1"
+    assert type(info.value) is ClirkitError
+
+
+def test_checking_lets_other_exceptions_through():
+    with pytest.raises(ZeroDivisionError):
+        with npzio.checking("ix.npz", "index"):
+            1 / 0
+
+
+@pytest.mark.parametrize("array, checks, problem", [
+    (np.array([10.0, np.nan, 13.0]), {"kind": "number"}, "x has NaN at 1"),
+    (np.array([10.0, 10.0, -np.inf]), {"kind": "float"}, "x has an infinite value at 2"),
+    (np.array([[1.0, 2.0], [3.0, np.nan]]), {"kind": "float", "ndim": 2}, r"x has NaN at \(1, 1\)"),
+    (np.array(["luz", "tinieblas"]), {"kind": "int"}, "x must hold integers, got <U9"),
+    (np.array([b"luz"]), {"kind": "str"}, "x must hold strings, got |S3"),
+    (np.array([0.0, 2.0]), {"kind": "int"}, "x must hold integers, got float64"),
+    (np.array([True, False]), {"kind": "number"}, "x must hold numbers, got bool"),
+    (np.array([[0, 2]]), {"kind": "int"}, r"x must be 1-dimensional, got shape \(1, 2\)"),
+    (np.array([0, 2]), {"kind": "int", "shape": (3,)}, r"x must have shape \(3,\), got \(2,\)"),
+    (np.zeros((2, 5)), {"kind": "float", "ndim": 2, "shape": (None, 6)}, r"x must have shape \(any, 6\), got \(2, 5\)"),
+    (np.array([0, -2, 3]), {"kind": "int", "min": 0}, "x has -2 at 1, below the minimum 0"),
+    (np.array([0, 2, 3]), {"kind": "int", "max": 2}, "x has 3 at 2, above the maximum 2"),
+    (np.array([0, 2**40]), {"kind": "int", "dtype": np.int32}, "x has 1099511627776 at 1, above the maximum 2147483647"),
+    (np.array([0, 3, 2]), {"kind": "int", "sorted": True}, r"x is not in increasing order at 2 \(3 then 2\)"),
+    (np.array(["luz", "luz"]), {"kind": "str", "sorted": True, "unique": True},
+     r"x is not strictly increasing at 1 \('luz' then 'luz'\)"),
+    (np.array(["tinieblas", "luz", "tinieblas"]), {"kind": "str", "unique": True}, "x holds 'tinieblas' more than once"),
+])
+def test_require_array_names_the_array_the_problem_and_the_first_place(array, checks, problem):
+    with pytest.raises(npzio.Corrupt, match=f"^{problem}$"):
+        npzio.require_array({"x": array}, "x", **checks)
+
+
+def test_require_array_returns_native_byte_order_and_the_asked_dtype():
+    got = npzio.require_array({"x": np.array([3, 1, 2], dtype=">i8")}, "x", "int", min=0, dtype=np.int32)
+    assert got.dtype == np.int32 and got.dtype.isnative and got.tolist() == [3, 1, 2]
+    assert npzio.require_array({}, "x", "int", optional=True) is None
+    with pytest.raises(npzio.Corrupt, match="^x is missing$"):
+        npzio.require_array({}, "x", "int")
+
+
+HEADER = {"ngram": 2, "beta": 5.0, "doc_weighting": "idf", "shape": [4, 5], "base": None,
+          "params": {"eps": 1.0, "thresholds": [0.2, 0.7]}, "history": [{"loss": 0.13}]}
+
+
+@pytest.mark.parametrize("name, kind, checks, value, problem", [
+    ("ngram", "int", {"choices": (1, 2, 3)}, -5, "header ngram must be 1, 2 or 3, got -5"),
+    ("ngram", "int", {"choices": (1, 2, 3)}, True, "header ngram must be 1, 2 or 3, got true"),
+    ("ngram", "int", {"min": 1}, 1.5, "header ngram must be an integer >= 1, got 1.5"),
+    ("beta", "number", {"min": 0}, float("nan"), "header beta must be a finite number >= 0, got NaN"),
+    ("beta", "number", {"min": 0}, 10**400, r"header beta must be a finite number >= 0, got 1000000000000000000000000000000000000\.\.\."),
+    ("beta", "number", {"min": 0, "max": 100}, "x", r'header beta must be a finite number in 0..100, got "x"'),
+    ("doc_weighting", "str", {"choices": ("binary", "idf")}, "tf", 'header doc_weighting must be "binary" or "idf", got "tf"'),
+    ("shape", "list", {"items": "int", "length": 2, "min": 0}, [4], r"header shape must be a list of 2 integers >= 0, got \[4\]"),
+    ("shape", "list", {"items": "int", "length": 2, "min": 0}, [4, -1], r"header shape must be a list of 2 integers >= 0, got \[4, -1\]"),
+    ("base", "object", {"nullable": True}, [1], r"header base must be an object or null, got \[1\]"),
+    ("params", "object", {}, "x", 'header params must be an object, got "x"'),
+    ("params", "object", {}, None, "header params must be an object, got null"),
+])
+def test_require_field_says_what_the_header_value_must_be_and_what_it_is(name, kind, checks, value, problem):
+    assert npzio.require_field(HEADER, name, kind, **checks) == HEADER[name]
+    with pytest.raises(npzio.Corrupt, match=f"^{problem}$"):
+        npzio.require_field({**HEADER, name: value}, name, kind, **checks)
+
+
+def test_require_field_follows_paths_into_objects_and_lists():
+    assert npzio.require_field(HEADER, ("params", "eps"), "number", min=0) == 1.0
+    assert npzio.require_field(HEADER, ("history", 0, "loss"), "number") == 0.13
+    assert npzio.require_field(HEADER, ("params", "margin"), "number", default=0.2) == 0.2
+    with pytest.raises(npzio.Corrupt, match=r"^header history\[1\].loss is missing$"):
+        npzio.require_field(HEADER, ("history", 1, "loss"), "number")
+    with pytest.raises(npzio.Corrupt, match=r'^header params.thresholds must be a list of finite numbers, got \["a"\]$'):
+        npzio.require_field({"params": {"thresholds": ["a"]}}, ("params", "thresholds"), "list", items="number")
+
+
+@pytest.mark.parametrize("settings, problem", [
+    (None, "header analyzer: expected an object with lang, lowercase and strip_punctuation, got None"),
+    ("es", "header analyzer: expected an object with lang, lowercase and strip_punctuation, got 'es'"),
+    ({"lang": "es"}, "header analyzer: missing lowercase, strip_punctuation"),
+    ({"lang": "es", "lowercase": "no", "strip_punctuation": True}, "header analyzer: lowercase must be true or false, got 'no'"),
+    ({"lang": 5, "lowercase": True, "strip_punctuation": True}, "header analyzer: lang: 5 is not an ISO 639-1 language code"),
+    ({"lang": "es", "lowercase": True, "strip_punctuation": True, "stopwords": "la"},
+     "header analyzer: stopwords must be a list of strings, got 'la'"),
+    ({"lang": "es", "lowercase": True, "strip_punctuation": True, "stemmer": "snowball"},
+     "header analyzer: unknown setting 'stemmer'"),
+])
+def test_require_analyzer_turns_malformed_settings_into_one_line(settings, problem):
+    assert npzio.require_analyzer({"analyzer": {"lang": "es", "lowercase": True, "strip_punctuation": True}},
+                                  "analyzer").lang == "es"
+    with pytest.raises(npzio.Corrupt, match=f"^{re.escape(problem)}"):
+        npzio.require_analyzer({"analyzer": settings}, "analyzer")
+
+
+# a 3 x 4 matrix: rows [0 1 . 2], [. . . .], [3 . . 4]
+CSR = {"d": np.array([1.0, 1.0, 2.0, 3.0, 4.0]), "i": np.array([0, 1, 3, 0, 3]), "p": np.array([0, 3, 3, 5])}
+
+
+def test_require_csr_builds_the_canonical_matrix():
+    m = npzio.require_csr(CSR, ("d", "i", "p"), (3, 4), "float")
+    assert m.has_canonical_format and m.toarray().tolist() == [[1, 1, 0, 2], [0, 0, 0, 0], [3, 0, 0, 4]]
+
+
+@pytest.mark.parametrize("change, problem", [
+    ({"p": np.array([1, 3, 3, 5])}, "p must start at 0, got 1"),
+    ({"p": np.array([0, 3, 2, 5])}, r"p is not in increasing order at 2 \(3 then 2\)"),
+    ({"p": np.array([0, 3, 5])}, r"p must have shape \(4,\), got \(3,\)"),
+    ({"p": np.array([0, 3, 3, 4])}, "p ends at 4 but d holds 5 and i 5 entries"),
+    ({"i": np.array([0, 1, 4, 0, 3])}, "i has 4 at 2, above the maximum 3"),
+    ({"i": np.array([0, 3, 1, 0, 3])}, r"i of row 0 are not strictly increasing \(at 2\)"),
+    ({"i": np.array([0, 1, 3, 3, 3])}, r"i of row 2 are not strictly increasing \(at 4\)"),
+    ({"d": np.array([1.0, 1.0, 2.0, np.nan, 4.0])}, "d has NaN at 3"),
+])
+def test_require_csr_refuses_what_scipy_would_take_or_crash_on(change, problem):
+    with pytest.raises(npzio.Corrupt, match=f"^{problem}$"):
+        npzio.require_csr({**CSR, **change}, ("d", "i", "p"), (3, 4), "float")

@@ -298,3 +298,143 @@ def test_scs_train_and_score_commands_write_a_model_and_a_run(tmp_path, capsys):
     np.testing.assert_allclose(read_run(rerank).scores, run.scores, rtol=1e-12)
     assert main(["scs-train", *files, "-o", model]) == 2
     assert "--qrels" in capsys.readouterr().err
+
+
+# tampered files: every header value and array is checked before use ---------------------------------
+
+def tamper(path, out, header=None, **arrays):
+    """Write at ``out`` the npz ``path`` with header values (``"a.b"`` reaches into objects) and arrays
+    replaced (an array given as None is left out)."""
+    import json
+
+    from clirkit.npzio import HEADER_KEY, encode_header
+
+    with np.load(path, allow_pickle=False) as npz:
+        meta = json.loads(npz[HEADER_KEY].tobytes().decode("utf-8"))
+        data = {k: npz[k] for k in npz.files if k != HEADER_KEY}
+    for key, value in (header or {}).items():
+        *parents, last = key.split(".")
+        node = meta
+        for k in parents:
+            node = node[k]
+        node[last] = value
+    data.update(arrays)
+    np.savez(out, **{HEADER_KEY: encode_header(meta)}, **{k: v for k, v in data.items() if v is not None})
+    return out
+
+
+@pytest.fixture(scope="module")
+def trained():
+    """A two-epoch model with the analyzers' settings of a model trained on texts."""
+    from clirkit.analysis import Analyzer
+
+    model = small_model(epochs=2).fit_tokens(QIDS, QTOK, DIDS, DTOK, QRELS)
+    model.query_analyzer_, model.doc_analyzer_ = Analyzer("en").to_dict(), Analyzer("es").to_dict()
+    return model
+
+
+@pytest.fixture
+def saved_scs(trained, tmp_path):
+    trained.save(tmp_path / "scs.npz")
+    return tmp_path / "scs.npz"
+
+
+def _set(arr, i, value, dtype=None):
+    out = arr.astype(dtype or arr.dtype)
+    out[i] = value
+    return out
+
+
+# (header changes, array changes as functions of the saved arrays, the problem named)
+SCS_TAMPERING = {
+    "eps a string": ({"params.eps": "x"}, {}, 'header params.eps must be a finite number >= 0, got "x"'),
+    "eps NaN": ({"params.eps": float("nan")}, {}, "header params.eps must be a finite number >= 0, got NaN"),
+    "eps infinite": ({"params.eps": float("inf")}, {}, "header params.eps must be a finite number >= 0, got Infinity"),
+    "eps negative": ({"params.eps": -1}, {}, "header params.eps must be a finite number >= 0, got -1"),
+    "dim zero": ({"params.dim": 0}, {}, "header params.dim must be an integer >= 1, got 0"),
+    "dim off the embeddings": ({"params.dim": 5}, {}, "query embeddings must have shape (13, 5), got (13, 6)"),
+    "lr NaN": ({"params.lr": float("nan")}, {}, "header params: The 'lr' parameter of SCSModel must be"),
+    "loss unknown": ({"params.loss": "zzz"}, {}, "header params: The 'loss' parameter of SCSModel must be"),
+    "thresholds decreasing": ({"params.thresholds": [0.7, 0.2]}, {},
+                              "header params: SOSL thresholds must increase strictly inside (-1, 1), got 0.7 0.2"),
+    "thresholds of strings": ({"params.thresholds": ["a"]}, {},
+                              'header params.thresholds must be a list of finite numbers, got ["a"]'),
+    "a NaN threshold": ({"params.thresholds": [float("nan")]}, {},
+                        "header params.thresholds must be a list of finite numbers, got [NaN]"),
+    "MSE targets too few": ({"params.mse_targets": [1]}, {}, "header params: give one MSE target per grade (3), got 1"),
+    "an unknown hyper-parameter": ({"params.bogus": 1}, {}, 'header params has an unknown hyper-parameter "bogus"'),
+    "both spellings of a language": ({"params.query_lang": "en"}, {}, "header params has both query_lang and source_lang"),
+    "params not an object": ({"params": "x"}, {}, 'header params must be an object, got "x"'),
+    "query analyzer incomplete": ({"query_analyzer": {"lang": "en"}}, {},
+                                  "header query_analyzer: missing lowercase, strip_punctuation"),
+    "doc analyzer a number": ({"doc_analyzer": 4}, {}, "header doc_analyzer must be an object or null, got 4"),
+    "doc analyzer lowercase null": ({"doc_analyzer.lowercase": None}, {},
+                                    "header doc_analyzer: lowercase must be true or false, got None"),
+    "history an object": ({"history": {"a": 1}}, {}, 'header history must be a list of objects, got {"a": 1}'),
+    "history without losses": ({"history": [{"epoch": 1}]}, {}, "header history[0].loss is missing"),
+    "training stats a list": ({"training_stats": []}, {}, "header training_stats must be an object, got []"),
+    "a NaN embedding": ({}, {"doc_embeddings": lambda a: _set(a["doc_embeddings"], (2, 3), np.nan)},
+                        "doc embeddings has NaN at (2, 3)"),
+    "an infinite embedding": ({}, {"query_embeddings": lambda a: _set(a["query_embeddings"], (0, 0), -np.inf)},
+                              "query embeddings has an infinite value at (0, 0)"),
+    "string embeddings": ({}, {"query_embeddings": lambda a: a["query_embeddings"].astype(str)},
+                          "query embeddings must hold floats, got <U"),
+    "a word too few": ({}, {"doc_vocab": lambda a: a["doc_vocab"][:-1]},
+                       "doc embeddings must have shape (75, 6), got (76, 6)"),
+    "vocabulary reversed": ({}, {"query_vocab": lambda a: a["query_vocab"][::-1].copy()},
+                            "query_vocab is not strictly increasing at 1 ('wilderness' then 'the')"),
+    "a repeated word": ({}, {"doc_vocab": lambda a: _set(a["doc_vocab"], 1, a["doc_vocab"][0])},
+                        "doc_vocab is not strictly increasing at 1"),
+    "integer vocabulary": ({}, {"doc_vocab": lambda a: np.arange(len(a["doc_vocab"]))},
+                           "doc_vocab must hold strings, got int64"),
+}
+
+
+@pytest.mark.parametrize("case", list(SCS_TAMPERING))
+def test_a_tampered_scs_model_is_a_one_line_error_naming_the_file_and_the_problem(saved_scs, tmp_path, case):
+    import re
+
+    header, changes, problem = SCS_TAMPERING[case]
+    with np.load(saved_scs, allow_pickle=False) as npz:
+        arrays = {name: change(npz) for name, change in changes.items()}
+    bad = tamper(saved_scs, tmp_path / "bad.npz", header, **arrays)
+    with pytest.raises(ClirkitError) as info:
+        SCSModel.load(bad)
+    assert re.fullmatch(re.escape(f"{bad}: corrupt SCS model: {problem}") + ".*", str(info.value))
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("name, mutation", [
+    (name, m) for name in ("query_vocab", "doc_vocab") for m in ("reverse", "first repeated", "drop last", "empty")
+] + [(name, m) for name in ("query_embeddings", "doc_embeddings")
+     for m in ("drop last", "as str", "empty", "1-d", "first to NaN", "as int")])
+def test_a_mutated_scs_array_loads_as_the_same_model_or_is_an_error_never_different_scores(
+        saved_scs, tmp_path, name, mutation):
+    """Mutations that break what the writer guarantees (sorted vocabularies, one finite row per word);
+    an embedding value changed is another model, not a corrupt one."""
+    with np.load(saved_scs, allow_pickle=False) as npz:
+        arr = npz[name]
+    changed = {"reverse": lambda: arr[::-1].copy(), "first repeated": lambda: _set(arr, 1, arr[0]),
+               "drop last": lambda: arr[:-1], "as str": lambda: arr.astype(str), "empty": lambda: arr[:0],
+               "1-d": lambda: arr.reshape(-1), "first to NaN": lambda: _set(arr, (0, 0), np.nan),
+               "as int": lambda: arr.astype(np.int64)}[mutation]()
+    bad = tamper(saved_scs, tmp_path / "bad.npz", **{name: changed})
+    expected = SCSModel.load(saved_scs).similarity(QTOK, DTOK)
+    try:
+        loaded = SCSModel.load(bad)
+    except ClirkitError as exc:
+        assert str(exc).startswith(f"{bad}: corrupt SCS model: ") and "\n" not in str(exc)
+    else:
+        np.testing.assert_array_equal(loaded.similarity(QTOK, DTOK), expected)
+
+
+def test_a_model_stored_in_float32_big_endian_or_with_version_1_names_loads(trained, saved_scs, tmp_path):
+    with np.load(saved_scs, allow_pickle=False) as npz:
+        E = npz["query_embeddings"]
+    params = trained.get_params()
+    old_names = {"params": {**{k: v for k, v in params.items() if k not in ("source_lang", "target_lang")},
+                            "thresholds": list(params["thresholds"]), "query_lang": "en", "doc_lang": "es"}}
+    loaded = SCSModel.load(tamper(saved_scs, tmp_path / "be.npz", old_names, query_embeddings=E.astype(">f8")))
+    assert loaded.get_params() == trained.get_params() and loaded.query_embeddings_.dtype.isnative
+    np.testing.assert_array_equal(loaded.similarity(QTOK, DTOK), trained.similarity(QTOK, DTOK))
+    assert loaded.query_analyzer_ == trained.query_analyzer_ and loaded.history_ == trained.history_

@@ -26,9 +26,10 @@ from clirkit.analysis import Analyzer
 from clirkit.boost.features import NgramVocabulary
 from clirkit.boost.rounds import BoostResult
 from clirkit.boost.scoring import docid_tie_key, top_k
-from clirkit.boost.weighting import check_scheme, weigh_documents
+from clirkit.boost.weighting import SCHEMES, check_scheme, weigh_documents
 from clirkit.errors import ClirkitError
-from clirkit.npzio import load_npz, save_npz
+from clirkit.npzio import (Corrupt, checking, load_npz, require_analyzer, require_array, require_csr, require_field,
+                            save_npz, show)
 from clirkit.run import Run
 
 KIND = "boost-model"
@@ -60,6 +61,7 @@ class BoostModel:
         self.src_terms = np.asarray(src_terms, dtype=str)
         self.tgt_terms = np.asarray(tgt_terms, dtype=str)
         self.W = sp.csr_matrix(W, dtype=np.float64)
+        self.W.sum_duplicates()  # canonical (sorted, no repeats), as loading checks
         if self.W.shape != (len(self.src_terms), len(self.tgt_terms)):
             raise ValueError(f"phrase table shape {self.W.shape} does not match the term arrays "
                              f"({len(self.src_terms)}, {len(self.tgt_terms)})")
@@ -164,33 +166,44 @@ class BoostModel:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> "BoostModel":
-        """Read a model written by :meth:`save`; wrong kind, version or shapes raise ClirkitError."""
+        """Read a model written by :meth:`save`, checking every value before use.
+
+        Header: ``ngram`` 1, 2 or 3, both analyzers' settings, ``shape`` matching the term arrays,
+        ``params`` an object; version 2 also ``beta`` (a finite number >= 0), ``base`` (an object or
+        null) and ``doc_weighting`` (a known scheme). Arrays: the term arrays hold distinct strings;
+        W is a canonical CSR matrix of finite floats; the history's rounds are numbered 1, 2, ...
+        within each bag (bags in order), its steps finite, its offsets increasing from 0 to the
+        number of pairs, its pairs inside the term arrays; ``tgt_idf`` (needed by the idf schemes)
+        holds one value in [0, 1] per target term. Anything else raises ClirkitError
+        ``FILE: corrupt boost model: problem``.
+        """
         hist_keys = ("bag", "round", "bucket", "alpha", "ptr", "pair_src", "pair_tgt")
         required = ("src_terms", "tgt_terms", "W_indptr", "W_indices", "W_data") + tuple(
             f"history_{k}" for k in hist_keys)
         meta, arr = load_npz(path, KIND, (FORMAT_VERSION, BASE_FORMAT_VERSION), required)
-        try:
-            shape = tuple(int(x) for x in meta["shape"])
-            if shape != (len(arr["src_terms"]), len(arr["tgt_terms"])):
-                raise ValueError(f"shape {shape} does not match {len(arr['src_terms'])} source and "
-                                 f"{len(arr['tgt_terms'])} target terms")
-            W = sp.csr_matrix((arr["W_data"], arr["W_indices"], arr["W_indptr"]), shape=shape)
-            W.check_format(full_check=True)
-            history = {k: arr[f"history_{k}"] for k in hist_keys}
-            if len(history["ptr"]) != len(history["round"]) + 1:
-                raise ValueError("history offsets do not match the rounds")
+        with checking(path, "boost model"):
+            ngram = require_field(meta, "ngram", "int", choices=(1, 2, 3))
+            source_analyzer = require_analyzer(meta, "source_analyzer")
+            target_analyzer = require_analyzer(meta, "target_analyzer")
+            params = _checked_params(meta)
+            src_terms = require_array(arr, "src_terms", "str", unique=True)
+            tgt_terms = require_array(arr, "tgt_terms", "str", unique=True)
+            shape = (len(src_terms), len(tgt_terms))
+            if tuple(require_field(meta, "shape", "list", items="int", length=2, min=0)) != shape:
+                raise Corrupt(f"header shape {show(meta['shape'])} does not match the {shape[0]} source and "
+                              f"{shape[1]} target terms")
+            W = require_csr(arr, ("W_data", "W_indices", "W_indptr"), shape, "float", dtype=np.float64)
+            history = _checked_history(arr, shape)
             extended = {}
             if meta["format_version"] == BASE_FORMAT_VERSION:
-                extended = {"beta": float(meta["beta"]), "base": meta["base"],
-                            "doc_weighting": str(meta["doc_weighting"]), "tgt_idf": arr.get("tgt_idf")}
-                if extended["base"] is not None and not isinstance(extended["base"], dict):
-                    raise ValueError("'base' is not an object")
-            return cls(arr["src_terms"], arr["tgt_terms"], W, ngram=int(meta["ngram"]),
-                       source_analyzer=Analyzer.from_dict(meta["source_analyzer"]),
-                       target_analyzer=Analyzer.from_dict(meta["target_analyzer"]),
-                       history=history, params=meta.get("params", {}), **extended)
-        except (KeyError, ValueError, TypeError, ClirkitError) as exc:
-            raise ClirkitError(f"{path}: corrupt {KIND} file: {exc}") from None
+                scheme = require_field(meta, "doc_weighting", "str", choices=SCHEMES)
+                extended = {"beta": float(require_field(meta, "beta", "number", min=0)),
+                            "base": require_field(meta, "base", "object", nullable=True),
+                            "doc_weighting": scheme,
+                            "tgt_idf": require_array(arr, "tgt_idf", "float", shape=(shape[1],), min=0, max=1,
+                                                     dtype=np.float64, optional="idf" not in scheme)}
+        return cls(src_terms, tgt_terms, W, ngram=ngram, source_analyzer=source_analyzer,
+                   target_analyzer=target_analyzer, history=history, params=params, **extended)
 
     # -- scoring ----------------------------------------------------------------------------------
 
@@ -299,3 +312,43 @@ class BoostModel:
         keep = np.flatnonzero(coo.data < 0) if negative else np.arange(len(coo.data))
         order = keep[np.lexsort((tgt[keep], src[keep], coo.data[keep] if negative else -coo.data[keep]))][:n]
         return [(str(src[i]), str(tgt[i]), float(coo.data[i])) for i in order]
+
+
+def _checked_params(meta: Mapping) -> dict:
+    """The header's ``params``: an object, whose entries read after loading (the rounds kept per bag, the
+    dev curves, the dev MAP by beta), when present, have their types (raises :class:`~clirkit.npzio.Corrupt`)."""
+    params = require_field(meta, "params", "object", default={})
+    require_field(meta, ("params", "bag_rounds"), "list", items="int", min=0, default=None)
+    for i in range(len(require_field(meta, ("params", "dev_curves"), "list", items="object", default=[]))):
+        require_field(meta, ("params", "dev_curves", i, "rounds"), "list", items="int", min=0)
+        require_field(meta, ("params", "dev_curves", i, "map"), "list", items="number")
+    for key in require_field(meta, ("params", "beta_dev_map"), "object", default={}):
+        require_field(meta, ("params", "beta_dev_map", key), "number")
+    return params
+
+
+def _checked_history(arr: Mapping[str, np.ndarray], shape: tuple[int, int]) -> dict[str, np.ndarray]:
+    """The per-round history arrays of a loaded model, checked (raises :class:`~clirkit.npzio.Corrupt`)."""
+    R = len(require_array(arr, "history_round", "int"))
+    P = len(require_array(arr, "history_pair_src", "int"))
+    h = {"bag": require_array(arr, "history_bag", "int", shape=(R,), min=0, sorted=True, dtype=np.int64),
+         "round": require_array(arr, "history_round", "int", min=1, dtype=np.int64),
+         "bucket": require_array(arr, "history_bucket", "int", shape=(R,), min=0, dtype=np.int64),
+         "alpha": require_array(arr, "history_alpha", "float", shape=(R,), dtype=np.float64),
+         "ptr": require_array(arr, "history_ptr", "int", shape=(R + 1,), min=0, max=P, sorted=True,
+                              dtype=np.int64),
+         "pair_src": require_array(arr, "history_pair_src", "int", max=shape[0] - 1, min=0, dtype=np.int64),
+         "pair_tgt": require_array(arr, "history_pair_tgt", "int", shape=(P,), min=0, max=shape[1] - 1,
+                                   dtype=np.int64)}
+    if h["ptr"][0] != 0 or h["ptr"][-1] != P:
+        raise Corrupt(f"history_ptr must run from 0 to the {P} pairs, got {int(h['ptr'][0])}..{int(h['ptr'][-1])}")
+    if R:  # each bag's rounds are 1, 2, ... in order
+        first = np.r_[True, h["bag"][1:] != h["bag"][:-1]]
+        position = np.arange(R)
+        expected = position - np.maximum.accumulate(np.where(first, position, 0)) + 1
+        wrong = h["round"] != expected
+        if wrong.any():
+            i = int(np.argmax(wrong))
+            raise Corrupt(f"history_round has {int(h['round'][i])} at {i}, expected round {int(expected[i])} "
+                          f"of bag {int(h['bag'][i])}")
+    return h

@@ -554,33 +554,61 @@ class SCSModel(System):
 
     @classmethod
     def load(cls, path) -> "SCSModel":
-        """Read a model written by :meth:`save`, checking kind, version and shapes."""
+        """Read a model written by :meth:`save`, checking every value before use.
+
+        Header: ``params`` an object of this class's hyper-parameters, each within its constraints
+        (``eps`` a finite number >= 0, ``dim`` an integer >= 1, thresholds and MSE targets lists of
+        finite numbers), both analyzers' settings (or null), ``history`` a list of epoch records
+        with a numeric ``loss``, ``training_stats`` an object. Arrays: both vocabularies strictly
+        increasing strings, both embedding tables finite floats of ``len(vocab) x dim``. Anything
+        else raises ClirkitError ``FILE: corrupt SCS model: problem``.
+        """
+        from clirkit.npzio import Corrupt, checking, require_analyzer, require_array, require_field, show
+
         header, a = load_npz(path, KIND, (FORMAT_VERSION,),
                              ("query_vocab", "doc_vocab", "query_embeddings", "doc_embeddings"))
-        params = dict(header.get("params") or {})
-        for old, new in (("query_lang", "source_lang"), ("doc_lang", "target_lang")):  # version-1 spelling
-            if old in params:
-                params[new] = params.pop(old)
-        for name in ("thresholds", "mse_targets"):
-            if isinstance(params.get(name), list):
-                params[name] = tuple(params[name])
-        try:
+        with checking(path, "SCS model"):
+            params = dict(require_field(header, "params", "object"))
+            for old, new in (("query_lang", "source_lang"), ("doc_lang", "target_lang")):  # version-1 spelling
+                if old in params and new in params:
+                    raise Corrupt(f"header params has both {old} and {new}")
+                if old in params:
+                    params[new] = params.pop(old)
+            unknown = sorted(set(params) - set(cls._get_param_names()))
+            if unknown:
+                raise Corrupt(f"header params has an unknown hyper-parameter {show(unknown[0])}")
+            header = {**header, "params": params}  # checked under the current names
+            require_field(header, ("params", "dim"), "int", min=1, default=None)
+            require_field(header, ("params", "eps"), "number", min=0, default=None)
+            for name in ("thresholds", "mse_targets"):
+                if require_field(header, ("params", name), "list", items="number", nullable=name == "mse_targets",
+                                 default=None) is not None:
+                    params[name] = tuple(params[name])
             model = cls(**params)
-        except (KeyError, TypeError) as exc:
-            raise ClirkitError(f"{path}: corrupt SCS model header ({exc})") from None
-        Eq, Ed = a["query_embeddings"], a["doc_embeddings"]
-        for name, E, vocab in (("query", Eq, a["query_vocab"]), ("document", Ed, a["doc_vocab"])):
-            if (E.ndim != 2 or E.shape != (len(vocab), model.dim) or E.dtype != np.float64
-                    or vocab.dtype.kind != "U" or not np.all(np.isfinite(E))):
-                raise ClirkitError(f"{path}: corrupt SCS model: {name} embeddings of shape {E.shape} "
-                                   f"({E.dtype}) do not match {len(vocab)} words x dim {model.dim}")
-            if len(vocab) > 1 and not np.all(vocab[1:] > vocab[:-1]):
-                raise ClirkitError(f"{path}: corrupt SCS model: the {name} vocabulary is not sorted")
-        model.query_vocab_, model.doc_vocab_ = a["query_vocab"], a["doc_vocab"]
-        model.query_embeddings_, model.doc_embeddings_ = Eq.copy(), Ed.copy()
-        model.query_analyzer_, model.doc_analyzer_ = header.get("query_analyzer"), header.get("doc_analyzer")
-        model.history_ = header.get("history", [])
-        model.training_stats_ = header.get("training_stats", {})
+            try:
+                model._validate()  # the constraints every hyper-parameter declares
+            except ClirkitError as exc:
+                raise Corrupt(f"header params: {exc}") from None
+            analyzers = []
+            for name in ("query_analyzer", "doc_analyzer"):  # null: trained on tokens
+                settings = require_field(header, name, "object", nullable=True, default=None)
+                if settings is not None:
+                    require_analyzer(header, name)
+                analyzers.append(settings)
+            history = require_field(header, "history", "list", items="object", default=[])
+            for i in range(len(history)):  # one record per epoch
+                require_field(header, ("history", i, "loss"), "number")
+            stats = require_field(header, "training_stats", "object", default={})
+            vocab, E = {}, {}
+            for side in ("query", "doc"):
+                vocab[side] = require_array(a, f"{side}_vocab", "str", sorted=True, unique=True)
+                E[side] = require_array(a, f"{side}_embeddings", "float", 2, shape=(len(vocab[side]), model.dim),
+                                        dtype=np.float64, label=f"{side} embeddings")
+        model.query_vocab_, model.doc_vocab_ = vocab["query"], vocab["doc"]
+        model.query_embeddings_, model.doc_embeddings_ = E["query"].copy(), E["doc"].copy()
+        model.query_analyzer_, model.doc_analyzer_ = analyzers
+        model.history_ = history
+        model.training_stats_ = stats
         return model
 
 
