@@ -18,9 +18,46 @@ TABLE = TranslationTable.from_triples(
     [0.9, 0.1, 0.5, 0.25, 0.25, 1.0, 0.5, 0.5, 1.0, 1.0])
 
 
-def test_each_token_becomes_its_most_probable_translation_ties_alphabetical():
+def test_each_token_becomes_its_most_probable_translation_unranked_ties_alphabetical():
     out = translate_tokens(TABLE, [["god", "light", "the", "god"]])
     assert out == [["dios", "luz", "la", "dios"]]          # "the": la .5 / las .5 -> la
+
+
+# ties: light (p 1/3 each) ranked luz, lumbre, claridad; darkness ranked oscuridad (not in the verses),
+# tinieblas; god unranked over deidad (not in the verses), dios (in 9 verses), verbo (in 1)
+TIES = TranslationTable.from_triples(
+    ["light", "light", "light", "darkness", "darkness", "god", "god", "god", "waters"],
+    ["luz", "lumbre", "claridad", "oscuridad", "tinieblas", "deidad", "dios", "verbo", "aguas"],
+    [1 / 3, 1 / 3, 1 / 3, 0.5, 0.5, 1 / 3, 1 / 3, 1 / 3, 1.0], ranks=[1, 2, 3, 1, 2, 0, 0, 0, 0])
+
+
+def test_tied_translations_follow_probability_rank_collection_frequency_then_word(index):
+    # 1. p first (TABLE: god -> dios .9 over de .1); 2. the dictionary rank, even over an absent word
+    assert translate_tokens(TIES, [["light", "darkness"]]) == [["luz", "oscuridad"]]
+    assert translate_tokens(TIES, [["light", "darkness"]], vocabulary=index.vocabulary) == [["luz", "oscuridad"]]
+    # 3. unranked ties: a word of the collection before an absent one, then the rarest (by df here)
+    df = dict(zip(index.terms.tolist(), index.df.tolist()))
+    assert (df["dios"], df["verbo"], "deidad" in df) == (9, 1, False)
+    assert translate_tokens(TIES, [["god"]], vocabulary=index.vocabulary) == [["dios"]]
+    assert translate_tokens(TIES, [["god"]], vocabulary=index.vocabulary, frequency=index.df) == [["verbo"]]
+    # 4. nothing else known: the alphabetically first
+    assert translate_tokens(TIES, [["god"]]) == [["deidad"]]
+    sq = dt_queries(["q"], [["god", "light"]], TIES, index.vocabulary, frequency=index.df)
+    assert sq.source_terms == ["verbo", "luz"]
+    assert dt_queries(["q"], [["god"]], TIES, index.vocabulary).source_terms == ["dios"]
+    with pytest.raises(ValueError, match="give the vocabulary"):
+        translate_tokens(TIES, [["god"]], frequency=index.df)
+
+
+def test_dt_with_a_dictionary_takes_its_first_translation_never_the_alphabetical(tmp_path):
+    # a hand-made English -> Spanish dictionary whose alphabetically first translations are listed last
+    (tmp_path / "en-es.txt").write_text("light\tluz\nlight\tlumbre\nlight\tclaridad\ngod\tdios\ngod\tdeidad\n",
+                                        encoding="utf-8")
+    from clirkit.translation import load_table
+
+    table = load_table(tmp_path / "en-es.txt")
+    assert table.translations("light") == [("luz", 1 / 3), ("lumbre", 1 / 3), ("claridad", 1 / 3)]
+    assert translate_tokens(table, [["light", "god"]]) == [["luz", "dios"]]
 
 
 def test_unknown_tokens_and_null_pass_through_unchanged():

@@ -1,8 +1,8 @@
 """Translation tables: IBM Model 1 (hand-computed EM and a position-wise oracle), pruning and
-interpolation (hand-computed), Moses / npz / dictionary files."""
+interpolation (hand-computed), dictionary ranks and languages, Moses / npz files, the `ttable` verb
+(dictionary readers and format detection: test_dictionaries.py)."""
 from __future__ import annotations
 
-import gzip
 import shutil
 from collections import defaultdict
 
@@ -10,13 +10,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from clirkit.datasets._runtime import default_shared
 from clirkit.errors import ClirkitError
-from clirkit.translation import (NULL, TranslationTable, interpolate, load_freedict, load_moses, load_muse,
-                                 load_npz_table, load_pairs, load_table, prune, save_moses, save_table,
-                                 train_ibm1)
-
-SHARED = default_shared() / "data"
+from clirkit.translation import (NULL, TranslationTable, interpolate, load_moses, load_npz_table, load_table, prune,
+                                 save_moses, save_table, train_ibm1)
 
 # the classic example (Koehn, Statistical Machine Translation, ch. 4), Spanish -> English
 CASA_ES = [["la", "casa"], ["la", "casa", "verde"], ["la", "flor"]]
@@ -133,7 +129,41 @@ def test_translations_are_sorted_by_probability_then_word_and_unknown_is_empty()
     assert table.translations("f", 1) == [("b", 0.5)]
     assert table.translations("unknown") == [] and "unknown" not in table
     tie = TranslationTable.from_triples(["g", "g"], ["zeta", "alfa"], [0.5, 0.5])
-    assert tie.target_vocab[tie.best_targets()[0]] == "alfa"
+    assert tie.target_vocab[tie.best_targets()[0]] == "alfa"          # no rank, no frequency: alphabetical
+
+
+def ranked_table() -> TranslationTable:
+    # casa: house (rank 1), home (rank 2), hut (unranked), all p = 1/3; luz: light .6 (rank 2), lamp .4 (rank 1)
+    return TranslationTable.from_triples(["casa", "casa", "casa", "luz", "luz"],
+                                         ["house", "home", "hut", "light", "lamp"],
+                                         [1 / 3, 1 / 3, 1 / 3, 0.6, 0.4], ranks=[1, 2, 0, 2, 1])
+
+
+def test_ties_are_ordered_by_rank_with_unranked_options_last_and_probability_first():
+    table = ranked_table()
+    assert [e for e, _ in table.translations("casa")] == ["house", "home", "hut"]
+    assert [e for e, _ in table.translations("luz")] == ["light", "lamp"]     # p before rank
+    best = table.target_vocab[table.best_targets()].tolist()
+    assert dict(zip(table.source_vocab.tolist(), best)) == {"casa": "house", "luz": "light"}
+    assert table.entry_ranks().tolist() == [2, 1, 0, 1, 2]       # parallel to probs.data: casa home/house/hut, luz
+    # a pair given twice keeps its lowest rank; ranks of cells without a probability are ignored
+    twice = TranslationTable.from_triples(["f", "f", "f"], ["b", "a", "b"], [0.25, 0.5, 0.25], ranks=[3, 2, 1])
+    assert twice.entry_ranks().tolist() == [2, 1] and twice.translations("f") == [("b", 0.5), ("a", 0.5)]
+    with pytest.raises(ValueError, match=">= 1"):
+        TranslationTable(table.source_vocab, table.target_vocab, table.probs, {}, -table.ranks)
+
+
+def test_best_targets_with_frequencies_prefers_present_then_rarest_then_alphabetical():
+    # no ranks: e1..e4 tie at .25; frequencies over the target vocabulary (0 = not in the collection)
+    table = TranslationTable.from_triples(["f"] * 4, ["able", "bold", "cold", "dull"], [0.25] * 4)
+    pick = lambda freq: table.target_vocab[table.best_targets(np.asarray(freq, dtype=float))[0]]  # noqa: E731
+    assert pick([0, 0, 0, 0]) == "able"                          # nothing known: alphabetical
+    assert pick([0, 7, 3, 0]) == "cold"                          # present before absent, then the rarest
+    assert pick([0, 3, 3, 0]) == "bold"                          # equally rare: alphabetical
+    ranked = TranslationTable.from_triples(["f"] * 2, ["able", "bold"], [0.5, 0.5], ranks=[2, 1])
+    assert ranked.target_vocab[ranked.best_targets(np.array([9.0, 0.0]))[0]] == "bold"   # rank before frequency
+    with pytest.raises(ValueError, match="shape"):
+        table.best_targets(np.ones(3))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -210,6 +240,25 @@ def test_interpolate_over_the_union_then_renormalize():
         interpolate(half, other, 1.5)
 
 
+def test_prune_and_interpolate_keep_ranks_and_languages():
+    table = ranked_table()
+    table.params.update(source_lang="es", target_lang="en")
+    pruned = prune(table, min_prob=0.0, cumulative=0.5)           # casa: house (rank 1) then home crosses .5
+    assert [e for e, _ in pruned.translations("casa")] == ["house", "home"]
+    assert pruned.translations("luz") == [("light", 1.0)]                    # .6 reaches .5 alone
+    assert pruned.entry_ranks().tolist() == [2, 1, 2] and pruned.params["source_lang"] == "es"
+    assert prune(table, max_options=1).translations("casa") == [("house", 1.0)]
+    ibm = TranslationTable.from_triples(["casa"], ["home"], [1.0], {"source_lang": "es", "target_lang": None})
+    mixed = interpolate(ibm, table, 0.5)
+    assert mixed.params["source_lang"] == "es" and mixed.params["target_lang"] == "en"
+    assert mixed.translations("casa")[0] == ("home", pytest.approx(0.5 + 0.5 / 3))
+    assert dict(zip(mixed.source_vocab, mixed.target_vocab[mixed.best_targets()]))["luz"] == "light"
+    assert mixed.ranks is not None and mixed.entry_ranks().tolist() == table.entry_ranks().tolist()
+    german = TranslationTable.from_triples(["haus"], ["house"], [1.0], {"source_lang": "de"})
+    with pytest.raises(ValueError, match="source_lang is 'de' in the first, 'es' in the second"):
+        interpolate(german, table)
+
+
 # ---------------------------------------------------------------------------------------------
 # Moses and npz files
 
@@ -238,8 +287,27 @@ def test_npz_round_trip_keeps_params_and_detects_format(tmp_path):
     back = load_table(tmp_path / "t.npz")
     assert_same_table(table, back)
     assert back.params["iterations"] == 3 and back.params["log_likelihood"] == table.params["log_likelihood"]
+    assert back.ranks is None and back.params["source_lang"] is None      # nothing told the languages
     shutil.copy(tmp_path / "t.npz", tmp_path / "renamed.bin")
     assert_same_table(table, load_table(tmp_path / "renamed.bin"))     # detected by content
+
+
+def test_npz_keeps_ranks_and_languages_moses_text_keeps_probabilities(tmp_path):
+    table = ranked_table()
+    table.params.update(source_lang="es", target_lang="en")
+    save_table(table, tmp_path / "t.npz")
+    back = load_table(tmp_path / "t.npz")
+    assert_same_table(table, back)
+    assert back.entry_ranks().tolist() == table.entry_ranks().tolist()
+    assert (back.params["source_lang"], back.params["target_lang"]) == ("es", "en")
+    with pytest.raises(ClirkitError, match="source language is 'es', not 'de'"):
+        load_table(tmp_path / "t.npz", source_lang="de")
+    save_table(table, tmp_path / "t.e2f")
+    text = load_table(tmp_path / "t.e2f", source_lang="es")
+    assert_same_table(table, text)
+    assert text.ranks is None and (text.params["source_lang"], text.params["target_lang"]) == ("es", None)
+    with pytest.raises(ClirkitError, match="reversing applies to dictionaries"):
+        load_table(tmp_path / "t.e2f", reverse=True)
 
 
 def test_npz_load_rejects_other_kinds_versions_and_inconsistent_shapes(tmp_path):
@@ -293,75 +361,6 @@ def test_moses_empty_file_and_words_with_spaces_are_errors(tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------
-# dictionaries
-
-def test_pairs_dictionary_gives_uniform_probabilities(tmp_path):
-    path = tmp_path / "dict.txt"
-    path.write_text("luz\tlight\nluz light\nluz\tLamp\ntierra earth\ntierra\tland\nDios God\n", encoding="utf-8")
-    table = load_pairs(path)
-    assert table.translations("luz") == [("lamp", 0.5), ("light", 0.5)]       # duplicate counted once
-    assert table.translations("tierra") == [("earth", 0.5), ("land", 0.5)]
-    assert table.translations("dios") == [("god", 1.0)]
-    assert load_pairs(path, lowercase=False).translations("Dios") == [("God", 1.0)]
-    path.write_text("luz light\nluz\n", encoding="utf-8")
-    with pytest.raises(ClirkitError, match=r"dict.txt:2: expected 2 fields"):
-        load_pairs(path)
-
-
-needs_muse = pytest.mark.skipif(not (SHARED / "muse" / "es-en.dict").exists(), reason="../shared/data/muse absent")
-
-
-@needs_muse
-def test_muse_lines_are_target_at_source(tmp_path):
-    # a slice of the real file, made at test time (MUSE files are not copied into the repository)
-    lines = (SHARED / "muse" / "es-en.dict").read_text(encoding="utf-8").splitlines()[:400]
-    (tmp_path / "es-en.dict").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    table = load_table(tmp_path / "es-en.dict")
-    pairs = [line.split(" @ ") for line in lines]
-    first_target, first_source = pairs[0]                      # "that @ que": Spanish que -> that
-    translations = {e for f, e in ((s, t) for t, s in pairs) if f == first_source}
-    assert {e for e, _ in table.translations(first_source)} == translations
-    assert table.translations(first_source)[0][1] == pytest.approx(1 / len(translations))
-    assert first_target in dict(table.translations(first_source))
-    (tmp_path / "bad.dict").write_text("that @ que\nthe los\n", encoding="utf-8")
-    with pytest.raises(ClirkitError, match=r"bad.dict:2: expected 'target @ source'"):
-        load_muse(tmp_path / "bad.dict")
-
-
-needs_freedict = pytest.mark.skipif(not (SHARED / "freedict" / "freedict-spa-eng.index").exists(),
-                                    reason="../shared/data/freedict absent")
-
-
-@needs_freedict
-def test_freedict_entries_are_parsed_into_single_word_translations():
-    table = load_freedict(SHARED / "freedict" / "freedict-spa-eng.index")
-    # entry: "único /ˈuniko/\n1. alone, only, sole, solitary\n2. unique\n"
-    assert table.translations("único") == [(e, 0.2) for e in ("alone", "only", "sole", "solitary", "unique")]
-    # entry: "a /ˈa/\n1. at, to, toward, towards\n2. a, in, inside, into, on, per, within\n"
-    assert len(table.translations("a")) == 11
-    assert not any(w.startswith("00database") for w in table.source_vocab.tolist())
-    assert "a bordo" not in table.source_index and table.params["n_multiword_dropped"] > 0
-    french = load_freedict(SHARED / "freedict" / "freedict-fra-eng.index")
-    # "abattis ... 2.  [cul] giblets": the [cul] label is not a translation
-    assert {e for e, _ in french.translations("abattis")} == {"debris", "rubbish", "rubble", "giblets"}
-
-
-def test_freedict_bad_index_line_reports_file_and_line(tmp_path):
-    body = b"casa /k/\nhouse, home\n"
-    length = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"[len(body)]     # dictd base64 digit
-    with gzip.open(tmp_path / "x.dict.dz", "wb") as fh:
-        fh.write(body)
-    (tmp_path / "x.index").write_text(f"casa\tA\t{length}\nluz\tA\n", encoding="utf-8")
-    with pytest.raises(ClirkitError, match=r"x.index:2: expected 3 tab-separated fields"):
-        load_freedict(tmp_path / "x.index")
-    (tmp_path / "x.index").write_text(f"casa\tA\t{length}\n", encoding="utf-8")
-    assert load_freedict(tmp_path / "x.index").translations("casa") == [("home", 0.5), ("house", 0.5)]
-    (tmp_path / "x.index").write_text("casa\tA\tZZ\n", encoding="utf-8")
-    with pytest.raises(ClirkitError, match="runs past the end"):
-        load_freedict(tmp_path / "x.index")
-
-
-# ---------------------------------------------------------------------------------------------
 # the `ttable` verb
 
 @pytest.fixture
@@ -386,6 +385,8 @@ def test_ttable_train_both_directions_then_show(parallel_files, capsys):
     assert "god" in e2f.source_index and "dios" in e2f.target_vocab
     assert "dios" in f2e.source_index and "god" in f2e.target_vocab
     assert e2f.params["source_analyzer"]["lang"] == "en" and f2e.params["source_analyzer"]["lang"] == "es"
+    assert (e2f.params["source_lang"], e2f.params["target_lang"]) == ("en", "es")
+    assert (f2e.params["source_lang"], f2e.params["target_lang"]) == ("es", "en")
     np.testing.assert_allclose(e2f.row_sums(), 1.0, atol=1e-12)
     capsys.readouterr()
     assert main(["ttable", "show", str(tmp / "t.e2f.npz"), "light", "nosuchword", "-n", "2"]) == 0
@@ -414,7 +415,7 @@ def test_ttable_prune_and_convert_write_what_the_library_computes(tmp_path):
     assert_same_table(load_table(tmp_path / "p.npz"), prune(small_table(), max_options=1))
     (tmp_path / "d.txt").write_text("luz light\nluz lamp\n", encoding="utf-8")
     assert main(["ttable", "convert", str(tmp_path / "d.txt"), "--format", "pairs", "-o",
-                 str(tmp_path / "d.e2f")]) == 0
+                 str(tmp_path / "d.e2f"), "--source-lang", "es", "--target-lang", "en", "-q"]) == 0
     assert (tmp_path / "d.e2f").read_text(encoding="utf-8") == "lamp luz 0.5\nlight luz 0.5\n"
 
 
@@ -438,7 +439,8 @@ def test_ttable_train_aligned_by_id_joins_the_shared_ids(parallel_files):
                  "--aligned-by", "id", "--source-lang", "es", "--target-lang", "en", "-o", str(tmp / "t.e2f"),
                  "-q"]) == 0
     table = load_table(tmp / "t.e2f")
-    assert table.params == {"model": "moses", "file": str(tmp / "t.e2f")}     # Moses text keeps no params
+    assert table.params == {"model": "moses", "file": str(tmp / "t.e2f"),     # Moses text keeps no params
+                            "source_lang": None, "target_lang": None}
     assert "aguas" not in table.source_index and "júntense" not in table.source_index   # Gen.1.9 has no mate
     assert {e for e, _ in table.translations("luz")} == {"god", "said", "let", "there", "be", "light", "saw", "the"}
 

@@ -5,15 +5,70 @@ import argparse
 
 from clirkit.cli.common import HelpFormatter, add_jobs, add_language_options, add_quiet, add_verb, positive_int
 
-TABLE_FORMAT_HELP = ("table format: auto (npz by content, .index = freedict, .dict = muse, else moses "
-                     "'e f p' lines), moses, npz, pairs ('source target' lines), muse ('target @ source'), "
-                     "freedict (dictd .index beside .dict.dz)")
+TABLE_FORMAT_HELP = ("table format: auto (detected: npz by its bytes, freedict by its .index/.dict.dz files, "
+                     "else by the first lines' content, else by the name: .dict = muse, other = moses), "
+                     "moses ('e f p' lines), npz, or a dictionary: pairs ('source target' lines), "
+                     "muse ('target @ source'), freedict (dictd .index beside .dict.dz), "
+                     "ding ('German :: English', '|' alternatives, ';' synonyms)")
 
 
 def add_table_format(p: argparse.ArgumentParser, flag: str = "--table-format") -> None:
     from clirkit.translation.tableio import FORMATS
 
     p.add_argument(flag, choices=FORMATS, default="auto", help=TABLE_FORMAT_HELP)
+
+
+def add_dictionary_options(p: argparse.ArgumentParser, *, languages: bool = True):
+    """How a dictionary file becomes a table (:func:`clirkit.translation.load_dictionary`), and
+    ``--source-lang``/``--target-lang`` (``languages``); returns the group."""
+    from clirkit.translation import MULTIWORD_TARGET, WEIGHTINGS
+
+    g = p.add_argument_group("dictionaries (pairs, muse, freedict, ding)")
+    g.add_argument("--multiword-target", choices=MULTIWORD_TARGET, default="split",
+                   help="a translation of several words: split = each word a translation sharing its weight "
+                        "(BM25 matches words), phrase = kept whole as one term, words joined by a space "
+                        "(matches only an index of n-grams), drop. A multi-word source side is always dropped "
+                        "(a query token is one word) and counted")
+    g.add_argument("--weights", choices=WEIGHTINGS, default="auto",
+                   help="p of a word's n translations: uniform = 1/n, rank = (1/r) / (1 + 1/2 + ... + 1/n) for "
+                        "the r-th listed; auto = rank for muse (MUSE lists the likeliest first), else uniform")
+    g.add_argument("--reverse", action="store_true",
+                   help="read each pair the other way round (the dictionary's target side becomes the source)")
+    g.add_argument("--keep-case", action="store_true", help="do not lowercase dictionary words")
+    if languages:
+        add_language_options(g)
+        g.description = ("--source-lang/--target-lang: the table's languages, stored in it (npz) for dt and psq to "
+                         "check; required for a dictionary unless its format or name tells them (Ding: de -> en; "
+                         "names such as es-en.dict, freedict-spa-eng.index); they also label a Moses table, and "
+                         "must agree with the languages an npz table records")
+    return g
+
+
+def load_table_args(args, path: str, fmt: str, *, require_languages: bool = False):
+    """The table at ``path`` read with the options of :func:`add_dictionary_options` in ``args``; says on
+    stderr (unless ``args.quiet``) what reading a dictionary dropped, split or guessed. With
+    ``require_languages``, a dictionary whose languages stay unknown is an error."""
+    from clirkit.errors import ClirkitError
+    from clirkit.progress import say
+    from clirkit.translation import DICTIONARY_FORMATS, dictionary_report, guess_format, load_table
+
+    table = load_table(path, fmt, lowercase=not getattr(args, "keep_case", False),
+                       source_lang=getattr(args, "source_lang", None), target_lang=getattr(args, "target_lang", None),
+                       multiword_target=getattr(args, "multiword_target", "split"),
+                       weighting=getattr(args, "weights", "auto"), reverse=getattr(args, "reverse", False))
+    verb = f"ttable {args.action}"
+    if (fmt if fmt != "auto" else guess_format(path)[0]) in DICTIONARY_FORMATS:
+        for line in dictionary_report(table):
+            say(f"{verb}: {line}", quiet=args.quiet)
+    missing = [o for o, side in (("--source-lang", "source"), ("--target-lang", "target"))
+               if not table.params.get(f"{side}_lang")]
+    if missing and require_languages and table.params.get("model") == "dictionary":
+        raise ClirkitError(f"{path}: a dictionary whose languages neither its format nor its name tells: "
+                           f"give {' and '.join(missing)} (ISO 639-1, e.g. es, en)")
+    if missing and hasattr(args, "source_lang"):
+        say(f"{verb}: {path} records no {' and no '.join(m[2:] for m in missing)}: give {' and '.join(missing)} "
+            f"so that dt and psq can check them", quiet=args.quiet)
+    return table
 
 
 def add_parser(sub) -> None:
@@ -50,23 +105,33 @@ def add_parser(sub) -> None:
     s.add_argument("words", nargs="+", metavar="WORD", help="source word(s)")
     s.add_argument("-n", type=positive_int, default=10, help="translations to show per word")
     add_table_format(s, "--format")
+    add_dictionary_options(s, languages=False)
+    add_quiet(s)
     s.set_defaults(func=run_show)
 
-    r = actions.add_parser("prune", help="prune a table as PSQ does (minimum probability, cumulative mass, at most M options)",
+    r = actions.add_parser("prune", help="prune a table as PSQ does (minimum probability, cumulative mass, "
+                                         "at most M options)",
                            formatter_class=HelpFormatter)
     r.add_argument("table", help="table file")
     r.add_argument("-o", "--output", required=True, help="pruned table (.npz or Moses text)")
     add_prune_options(r)
-    add_quiet(r)
     add_table_format(r, "--format")
+    add_dictionary_options(r)
+    add_quiet(r)
     r.set_defaults(func=run_prune)
 
     c = actions.add_parser("convert", help="convert between table formats (or a dictionary into a table)",
+                           description="Convert a table or a dictionary. A dictionary's counts (pairs read, "
+                                       "multi-word sides dropped or split) are said on stderr; its languages "
+                                       "are stored in the table. Only .npz keeps the languages, parameters "
+                                       "and dictionary ranks (DT's choice among equally probable translations); "
+                                       "Moses text keeps the probabilities.",
                            formatter_class=HelpFormatter)
     c.add_argument("table", help="table or dictionary file")
     c.add_argument("-o", "--output", required=True, help="output: .npz = compact, else Moses 'e f p' lines")
     add_table_format(c, "--format")
-    c.add_argument("--keep-case", action="store_true", help="do not lowercase dictionary words")
+    add_dictionary_options(c)
+    add_quiet(c)
     c.set_defaults(func=run_convert)
 
 
@@ -147,9 +212,7 @@ def run_train(args) -> int:
 
 
 def run_show(args) -> int:
-    from clirkit.translation import load_table
-
-    table = load_table(args.table, args.format)
+    table = load_table_args(args, args.table, args.format)
     for word in args.words:
         options = table.translations(word, args.n)
         total = len(table.translations(word))
@@ -165,11 +228,11 @@ def run_show(args) -> int:
 def run_prune(args) -> int:
     from clirkit.analysis import read_stopwords
     from clirkit.errors import ClirkitError
-    from clirkit.translation import load_table, prune, save_table
+    from clirkit.translation import prune
 
     from clirkit.cli.params import params_of
 
-    table = load_table(args.table, args.format)
+    table = load_table_args(args, args.table, args.format, require_languages=True)
     stop = read_stopwords(args.target_stopwords) if args.target_stopwords else None
     p = params_of(args)
     try:
@@ -177,12 +240,27 @@ def run_prune(args) -> int:
                        max_options=p["max_options"], target_stopwords=stop)
     except ValueError as exc:
         raise ClirkitError(str(exc)) from None
-    save_table(pruned, args.output)
+    _save(args, pruned)
     return 0
 
 
 def run_convert(args) -> int:
-    from clirkit.translation import load_table, save_table
-
-    save_table(load_table(args.table, args.format, lowercase=not args.keep_case), args.output)
+    _save(args, load_table_args(args, args.table, args.format, require_languages=True))
     return 0
+
+
+def _save(args, table) -> None:
+    """Write ``table`` to ``args.output``, saying what Moses text cannot keep."""
+    from clirkit.progress import say
+    from clirkit.translation import save_table
+
+    save_table(table, args.output)
+    if not str(args.output).endswith(".npz"):
+        languages = table.params.get("source_lang") or table.params.get("target_lang")
+        lost = [what for what, kept in (("languages", languages), ("dictionary ranks", table.ranks is not None))
+                if kept]
+        if lost:
+            say(f"ttable {args.action}: {args.output} is Moses text: the table's {' and '.join(lost)} are not "
+                f"kept (write .npz to keep them)", quiet=args.quiet)
+    say(f"ttable {args.action}: {table.n_source:,} x {table.n_target:,} words, {table.nnz:,} entries -> "
+        f"{args.output}", quiet=args.quiet)

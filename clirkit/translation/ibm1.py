@@ -152,10 +152,12 @@ def train_table(source: list[list[str]], target: list[list[str]], source_analyze
     """:func:`train_ibm1` on token lists made by ``source_analyzer`` and ``target_analyzer``, recording in
     ``params`` both analyzers' settings (so queries are tokenized as the table's source side was) and the
     :data:`FREQUENT_KEPT` most frequent source words, most frequent first (ties by word): the stoplist of
-    the ``source_stopwords_top`` option of DT and PSQ, derived from the corpus, no language resource needed."""
+    the ``source_stopwords_top`` option of DT and PSQ, derived from the corpus, no language resource needed.
+    ``params["source_lang"]`` and ``["target_lang"]`` are the two analyzers' languages."""
     from clirkit.analysis import frequent_terms
 
     table = train_ibm1(source, target, iterations=iterations, null=null, quiet=quiet)
     table.params.update({"source_analyzer": source_analyzer.to_dict(), "target_analyzer": target_analyzer.to_dict(),
+                         "source_lang": source_analyzer.lang, "target_lang": target_analyzer.lang,
                          "source_frequent": frequent_terms(source, FREQUENT_KEPT)})
     return table

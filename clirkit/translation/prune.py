@@ -20,14 +20,15 @@ def prune(table: TranslationTable, *, min_prob: float = 0.005, cumulative: float
 
     1. drop options with p(e|f) < ``min_prob`` (L);
     2. drop options whose target word is in ``target_stopwords``;
-    3. sort the rest by p descending (ties: target word ascending) and keep the shortest prefix
+    3. sort the rest by p descending (ties: dictionary rank, ranked first, then target word ascending,
+       as :meth:`TranslationTable.translations`) and keep the shortest prefix
        whose running sum of p reaches ``cumulative`` (C), the option that crosses C included
        (all are kept when they never reach C; ``None`` disables this step);
     4. keep at most ``max_options`` (M) of that prefix (``None``: no limit);
     5. renormalize each row to sum 1 (unless ``renormalize=False``).
 
     The running sums use the probabilities as they are in the table (before renormalizing).
-    A row that loses all its options stays in the vocabulary, empty.
+    A row that loses all its options stays in the vocabulary, empty. The kept options keep their ranks.
     """
     if not 0.0 <= min_prob <= 1.0:
         raise ValueError(f"min_prob must be in [0, 1], got {min_prob}")
@@ -37,16 +38,16 @@ def prune(table: TranslationTable, *, min_prob: float = 0.005, cumulative: float
         raise ValueError(f"max_options must be >= 1, got {max_options}")
     p = table.probs
     rows = np.repeat(np.arange(table.n_source), np.diff(p.indptr))
-    cols, vals = p.indices.astype(np.int64), p.data
+    cols, vals, rank_keys = p.indices.astype(np.int64), p.data, table._rank_keys()
     keep = vals >= min_prob
     if target_stopwords:
         stop_cols = np.flatnonzero(np.isin(table.target_vocab, np.asarray(sorted(set(target_stopwords)),
                                                                           dtype=str)))
         keep &= ~np.isin(cols, stop_cols)
-    rows, cols, vals = rows[keep], cols[keep], vals[keep]
+    rows, cols, vals, rank_keys = rows[keep], cols[keep], vals[keep], rank_keys[keep]
 
-    order = np.lexsort((cols, -vals, rows))
-    rows, cols, vals = rows[order], cols[order], vals[order]
+    order = np.lexsort((cols, rank_keys, -vals, rows))
+    rows, cols, vals, rank_keys = rows[order], cols[order], vals[order], rank_keys[order]
     counts = np.bincount(rows, minlength=table.n_source)
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
     rank = np.arange(len(rows)) - starts[rows]             # 0-based position within the row
@@ -55,23 +56,36 @@ def prune(table: TranslationTable, *, min_prob: float = 0.005, cumulative: float
         keep &= _mass_before(vals, starts, counts) < cumulative - CUMULATIVE_TOLERANCE
     if max_options is not None:
         keep &= rank < max_options
-    rows, cols, vals = rows[keep], cols[keep], vals[keep]
+    rows, cols, vals, rank_keys = rows[keep], cols[keep], vals[keep], rank_keys[keep]
     matrix = sp.csr_matrix((vals, (rows, cols)), shape=p.shape)
+    ranks = None
+    if table.ranks is not None:
+        ranked = rank_keys < np.iinfo(np.int64).max
+        ranks = sp.csr_matrix((rank_keys[ranked], (rows[ranked], cols[ranked])), shape=p.shape, dtype=np.int64)
     if renormalize:
         matrix = normalize_rows(matrix)
     params = {**table.params, "pruning": {
         "min_prob": min_prob, "cumulative": cumulative, "max_options": max_options,
         "n_target_stopwords": len(set(target_stopwords or ())), "renormalized": renormalize}}
-    return TranslationTable(table.source_vocab, table.target_vocab, matrix, params)
+    return TranslationTable(table.source_vocab, table.target_vocab, matrix, params, ranks)
 
 
 def interpolate(first: TranslationTable, second: TranslationTable, lam: float = 0.6) -> TranslationTable:
     """p(e|f) = lam p1(e|f) + (1 - lam) p2(e|f) over the union of both tables' words and options,
     then each row renormalized to sum 1 (SPEC §4 step 1). A word known to one table only thus
     keeps that table's distribution (renormalized). The result keeps ``first``'s parameters
-    (e.g. its analyzers) and records the second table's under ``params["interpolation"]``."""
+    (e.g. its analyzers) and records the second table's under ``params["interpolation"]``; its
+    languages are the ones either table records (ValueError when they record different ones), and
+    its dictionary ranks are the first table's if it has any, else the second's."""
     if not 0.0 <= lam <= 1.0:
         raise ValueError(f"lambda must be in [0, 1], got {lam}")
+    languages = {}
+    for key in ("source_lang", "target_lang"):
+        a, b = first.params.get(key), second.params.get(key)
+        if a and b and a != b:
+            raise ValueError(f"the tables do not translate between the same languages: {key} is {a!r} in "
+                             f"the first, {b!r} in the second")
+        languages[key] = a or b or None
     src = np.union1d(first.source_vocab, second.source_vocab)
     tgt = np.union1d(first.target_vocab, second.target_vocab)
 
@@ -83,8 +97,15 @@ def interpolate(first: TranslationTable, second: TranslationTable, lam: float = 
 
     matrix = embed(first, lam) + embed(second, 1.0 - lam)
     matrix.eliminate_zeros()
-    params = {**first.params, "interpolation": {"lambda": lam, "second": second.params}}
-    return TranslationTable(src, tgt, normalize_rows(matrix), params)
+    params = {**first.params, **languages, "interpolation": {"lambda": lam, "second": second.params}}
+    ranked = first if first.ranks is not None else second
+    ranks = None
+    if ranked.ranks is not None:
+        r = ranked.ranks.tocoo()
+        ranks = sp.csr_matrix((r.data, (np.searchsorted(src, ranked.source_vocab)[r.row],
+                                        np.searchsorted(tgt, ranked.target_vocab)[r.col])),
+                              shape=(len(src), len(tgt)), dtype=np.int64)
+    return TranslationTable(src, tgt, normalize_rows(matrix), params, ranks)
 
 
 def _mass_before(vals: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> np.ndarray:

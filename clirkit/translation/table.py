@@ -7,8 +7,18 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from clirkit.errors import ClirkitError
+
 #: The source word that Model 1 aligns unaligned target words to (GIZA++ / Moses spelling).
 NULL = "NULL"
+
+#: Sort key of an option without a dictionary rank: after every ranked option.
+_UNRANKED = np.iinfo(np.int64).max
+
+
+class TableFormatError(ClirkitError):
+    """A line of a table or dictionary file that does not fit the format it is read as
+    (``file:line: what is wrong``); :func:`~clirkit.translation.load_table` adds how it guessed the format."""
 
 
 @dataclass
@@ -22,12 +32,32 @@ class TranslationTable:
             trained table sum to 1; a loaded, pruned or dictionary table need not have full
             rows (but every stored value is in (0, 1]). Indices are sorted within rows.
         params: JSON-ready description of how the table was made (stored in saved files).
+            Keys every table made or loaded by clirkit has:
+
+            - ``source_lang``, ``target_lang``: ISO 639-1 codes of the source words f (the
+              queries' language) and of the target words e (the documents'), or None when
+              nothing tells them (a Moses text file, a dictionary whose format and name do not
+              say and no language was given). A trained table (:func:`~clirkit.translation.train_table`)
+              takes them from its analyzers, a dictionary from ``source_lang=``/``target_lang=``,
+              else from its format or file name (:func:`~clirkit.translation.load_table`); an npz
+              table stores them.
+
+            Other keys depend on the maker: ``source_analyzer``/``target_analyzer`` (the analyzers'
+            settings, trained tables), ``model`` (``ibm1``, ``moses``, ``dictionary``), the counts of
+            a dictionary's pairs (:func:`~clirkit.translation.dictionary_table`), ``pruning``,
+            ``interpolation``.
+        ranks: optional CSR int64 matrix of the same shape: the dictionary rank of an option
+            (1 = listed first for its source word in the dictionary file, 2 = second, ...), for
+            tables read from dictionaries; an option without a stored rank is unranked. Ranks of
+            cells without a probability are ignored. :meth:`best_targets`, :meth:`translations`
+            and pruning order tied probabilities by rank (see :meth:`best_targets`).
     """
 
     source_vocab: np.ndarray
     target_vocab: np.ndarray
     probs: sp.csr_matrix
     params: dict = field(default_factory=dict)
+    ranks: sp.csr_matrix | None = None
     _source_index: dict | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -41,18 +71,50 @@ class TranslationTable:
         shape = (len(self.source_vocab), len(self.target_vocab))
         if probs.shape != shape:
             raise ValueError(f"probability matrix has shape {probs.shape}, vocabularies give {shape}")
+        if self.ranks is not None:
+            self.ranks = self._checked_ranks(self.ranks)
+
+    def _checked_ranks(self, ranks) -> sp.csr_matrix | None:
+        r = sp.csr_matrix(ranks, dtype=np.int64, copy=True)
+        if r.shape != self.probs.shape:
+            raise ValueError(f"rank matrix has shape {r.shape}, the probabilities {self.probs.shape}")
+        r.sort_indices()
+        r.eliminate_zeros()
+        if r.nnz and r.data.min() < 1:
+            raise ValueError("ranks must be >= 1")
+        keys = _cell_keys(r, self.n_target)
+        present = np.isin(keys, _cell_keys(self.probs, self.n_target))
+        if not present.all():                      # ranks of cells without a probability are ignored
+            rows = np.repeat(np.arange(r.shape[0]), np.diff(r.indptr))[present]
+            r = sp.csr_matrix((r.data[present], (rows, r.indices[present])), shape=r.shape, dtype=np.int64)
+        return r if r.nnz else None
 
     # ------------------------------------------------------------------------------------------
     @classmethod
     def from_triples(cls, sources: Sequence[str], targets: Sequence[str], probs: Iterable[float],
-                     params: Mapping | None = None) -> "TranslationTable":
-        """Build from parallel sequences (f, e, p(e|f)); duplicate (f, e) pairs are summed."""
-        src_vocab, src_ids = np.unique(np.asarray(sources, dtype=str), return_inverse=True)
-        tgt_vocab, tgt_ids = np.unique(np.asarray(targets, dtype=str), return_inverse=True)
+                     params: Mapping | None = None, ranks: Iterable[int] | None = None) -> "TranslationTable":
+        """Build from parallel sequences (f, e, p(e|f)); duplicate (f, e) pairs are summed.
+
+        ``ranks``, if given, is parallel too: each option's dictionary rank (>= 1; 0 = unranked);
+        a pair given several times keeps its lowest rank."""
+        src_vocab, src_ids = _vocabulary_ids(sources)
+        tgt_vocab, tgt_ids = _vocabulary_ids(targets)
+        if len(src_ids) != len(tgt_ids):
+            raise ValueError(f"{len(src_ids)} sources but {len(tgt_ids)} targets")
         p = np.fromiter(probs, dtype=np.float64, count=len(src_ids))
-        matrix = sp.csr_matrix((p, (src_ids.ravel(), tgt_ids.ravel())),
-                               shape=(len(src_vocab), len(tgt_vocab)))
-        return cls(src_vocab, tgt_vocab, matrix, dict(params or {}))
+        shape = (len(src_vocab), len(tgt_vocab))
+        matrix = sp.csr_matrix((p, (src_ids, tgt_ids)), shape=shape)
+        rank_matrix = None
+        if ranks is not None:
+            r = np.fromiter(ranks, dtype=np.int64, count=len(src_ids))
+            keep = r > 0
+            keys = src_ids[keep].astype(np.int64) * max(shape[1], 1) + tgt_ids[keep]
+            cells, inverse = np.unique(keys, return_inverse=True)
+            lowest = np.full(len(cells), _UNRANKED)
+            np.minimum.at(lowest, inverse.ravel(), r[keep])
+            rank_matrix = sp.csr_matrix((lowest, (cells // max(shape[1], 1), cells % max(shape[1], 1))),
+                                        shape=shape, dtype=np.int64)
+        return cls(src_vocab, tgt_vocab, matrix, dict(params or {}), rank_matrix)
 
     @property
     def n_source(self) -> int:
@@ -78,34 +140,67 @@ class TranslationTable:
         row = self.source_index.get(word)
         return row is not None and self.probs.indptr[row + 1] > self.probs.indptr[row]
 
+    def entry_ranks(self) -> np.ndarray:
+        """The dictionary rank of every stored option, parallel to ``probs.data`` (int64; 0 = unranked,
+        which is every option of a table without ranks)."""
+        out = np.zeros(self.nnz, dtype=np.int64)
+        if self.ranks is not None:
+            pos = np.searchsorted(_cell_keys(self.probs, self.n_target), _cell_keys(self.ranks, self.n_target))
+            out[pos] = self.ranks.data
+        return out
+
+    def _rank_keys(self) -> np.ndarray:
+        """Sort key per stored option: its rank, unranked options last."""
+        ranks = self.entry_ranks()
+        return np.where(ranks > 0, ranks, _UNRANKED)
+
     def translations(self, word: str, n: int | None = None) -> list[tuple[str, float]]:
         """The translations of source ``word`` as ``(e, p(e|f))``, most probable first.
 
-        Ties are ordered by the target word. An unknown word gives an empty list.
+        Ties are ordered by dictionary rank (ranked options first), then by the target word.
+        An unknown word gives an empty list.
         """
         row = self.source_index.get(word)
         if row is None:
             return []
         lo, hi = self.probs.indptr[row], self.probs.indptr[row + 1]
         cols, vals = self.probs.indices[lo:hi], self.probs.data[lo:hi]
-        order = np.lexsort((cols, -vals))[:n]
+        order = np.lexsort((cols, self._rank_keys()[lo:hi], -vals))[:n]
         return [(str(self.target_vocab[c]), float(v)) for c, v in zip(cols[order], vals[order])]
 
-    def best_targets(self) -> np.ndarray:
-        """For each source row, the column of its most probable target (ties: lowest column,
-        i.e. the alphabetically first word); -1 for an empty row. int64 array (n_source,)."""
+    def best_targets(self, target_frequency: np.ndarray | None = None) -> np.ndarray:
+        """For each source row, the column of its best target; -1 for an empty row. int64 (n_source,).
+
+        The best target is chosen by this rule, each step breaking the ties of the previous one:
+
+        1. the highest probability p(e|f);
+        2. the lowest dictionary rank (the translation listed first in the dictionary file;
+           ranked options before unranked ones; tables without ranks skip this step);
+        3. with ``target_frequency`` (float array over ``target_vocab``: each target word's
+           frequency in the collection searched, 0 = absent): a word present in the collection
+           before an absent one (an absent word matches nothing), then the rarest present word,
+           i.e. the most specific: the words of a multi-word translation split into words tie,
+           and "give up" gives "give", not "up";
+        4. the alphabetically first target word (lowest column), so the choice is deterministic.
+        """
         p = self.probs
         best = np.full(self.n_source, -1, dtype=np.int64)
         if p.nnz == 0:
             return best
         rows = np.repeat(np.arange(self.n_source), np.diff(p.indptr))
-        nonempty = np.diff(p.indptr) > 0
-        row_max = np.full(self.n_source, -np.inf)
-        row_max[nonempty] = np.maximum.reduceat(p.data, p.indptr[:-1][nonempty])
-        at_max = np.flatnonzero(p.data == row_max[rows])
-        # columns are sorted within each row, so a row's first entry at its maximum has the lowest column
-        winners, first = np.unique(rows[at_max], return_index=True)
-        best[winners] = p.indices[at_max[first]]
+        cols = p.indices.astype(np.int64)
+        keys = [cols]
+        if target_frequency is not None:
+            freq = np.asarray(target_frequency, dtype=np.float64)
+            if freq.shape != (self.n_target,):
+                raise ValueError(f"target_frequency has shape {freq.shape}, expected ({self.n_target},)")
+            f = freq[cols]
+            keys += [np.where(f > 0, f, np.inf), f <= 0]
+        keys += [self._rank_keys(), -p.data, rows]
+        order = np.lexsort(keys)
+        first = np.concatenate([[True], rows[order][1:] != rows[order][:-1]])
+        winners = order[first]
+        best[rows[winners]] = cols[winners]
         return best
 
     def row_sums(self) -> np.ndarray:
@@ -113,11 +208,12 @@ class TranslationTable:
         return np.asarray(self.probs.sum(axis=1)).ravel()
 
     @classmethod
-    def load(cls, path, format: str = "auto") -> "TranslationTable":
-        """Read a table file (:func:`clirkit.translation.load_table`: npz, Moses, pairs, MUSE, FreeDict)."""
+    def load(cls, path, format: str = "auto", **options) -> "TranslationTable":
+        """Read a table file (:func:`clirkit.translation.load_table`: npz, Moses, or a dictionary:
+        pairs, MUSE, FreeDict, Ding; ``options`` as that function's)."""
         from clirkit.translation.tableio import load_table
 
-        return load_table(path, format)
+        return load_table(path, format, **options)
 
     def save(self, path, format: str = "auto") -> None:
         """Write the table (:func:`clirkit.translation.save_table`: ``.npz`` compact, else Moses lines)."""
@@ -126,9 +222,25 @@ class TranslationTable:
         save_table(self, path, format)
 
     def normalized(self) -> "TranslationTable":
-        """A copy whose non-empty rows sum to 1."""
+        """A copy whose non-empty rows sum to 1 (ranks kept)."""
         return TranslationTable(self.source_vocab, self.target_vocab, normalize_rows(self.probs),
-                                dict(self.params))
+                                dict(self.params), self.ranks)
+
+
+def _vocabulary_ids(words: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(sorted unique words, the id of each word): ``np.unique(..., return_inverse=True)`` through a dict,
+    several times faster on long lists of strings (both sort by code point)."""
+    words = [str(w) for w in words]
+    vocab = sorted(set(words))
+    index = {w: i for i, w in enumerate(vocab)}
+    ids = np.fromiter((index[w] for w in words), dtype=np.int64, count=len(words))
+    return np.asarray(vocab, dtype=str), ids
+
+
+def _cell_keys(matrix: sp.csr_matrix, n_cols: int) -> np.ndarray:
+    """row * n_cols + col for each stored cell of a canonical CSR matrix: ascending."""
+    rows = np.repeat(np.arange(matrix.shape[0], dtype=np.int64), np.diff(matrix.indptr))
+    return rows * max(n_cols, 1) + matrix.indices.astype(np.int64)
 
 
 def normalize_rows(matrix: sp.csr_matrix) -> sp.csr_matrix:

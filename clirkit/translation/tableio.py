@@ -3,82 +3,181 @@
 Formats (``format=`` names):
 
 - ``moses``: text lines ``e f p`` giving p(e|f), Moses' ``lex.e2f`` layout (whitespace separated,
-  exactly 3 fields, 0 <= p <= 1, each (f, e) pair once); ``.gz`` accepted.
+  exactly 3 fields, 0 <= p <= 1, each (f, e) pair once); ``.gz`` accepted. It keeps probabilities only
+  (no languages, no dictionary ranks, no parameters).
 - ``npz``: clirkit's compact form: the CSR arrays and both vocabularies, with a JSON header
-  (kind ``translation-table``, format version, vocabulary sizes, the parameters that made it).
-- ``pairs``: a dictionary, one ``source target`` pair per line (tab separated if the line has a
-  tab, otherwise whitespace separated; exactly 2 fields).
-- ``muse``: a MUSE dictionary as distributed in hunalign form, one ``TARGET @ SOURCE`` pair per
-  line (the *reversed* order: in ``es-en.dict``, ``that @ que`` means Spanish "que" -> English "that").
-- ``freedict``: a dictd dictionary, the ``.index`` file (``headword TAB offset TAB length``, numbers
-  in dictd's base64) beside its ``.dict.dz`` (or ``.dict``); each entry's lines after the headword line
-  are senses (``1. a, b``) whose comma- or semicolon-separated items are the translations;
-  ``(...)``, ``[...]`` and ``<...>`` labels and quoted example lines are removed.
+  (kind ``translation-table``, format version, vocabulary sizes, the parameters that made it,
+  languages included), and the dictionary ranks when the table has them (array ``ranks`` parallel
+  to ``data``, 0 = unranked).
+- dictionaries (:mod:`clirkit.translation.dictionaries`, which says how pairs become p(e|f)):
+  ``pairs`` (``source target`` lines), ``muse`` (``TARGET @ SOURCE`` hunalign lines, or MUSE's own
+  ``source target``; rank-weighted), ``freedict`` (dictd ``.index`` beside ``.dict.dz``), ``ding``
+  (``German :: English`` lines with ``|`` alternatives and ``;`` synonyms).
 
-A dictionary becomes a table with uniform p(e|f) = 1/n(f) over the n(f) distinct translations of f.
-Dictionaries are word tables: an entry whose source or target has several words is dropped (their
-number is kept in ``params["n_multiword_dropped"]``), and both sides are lowercased unless
-``lowercase=False`` (clirkit's analyzers lowercase by default).
+``format="auto"`` detects the format (:func:`detect_format`): from the bytes (npz), the FreeDict file
+layout, else from the first lines' content, and only when they fit no format (or for stdin) from the
+name. When a file then fails to parse, the error names the guess and how it was made.
 """
 from __future__ import annotations
 
-import gzip
 import math
 import os
 import re
-from pathlib import Path
-from typing import Iterable
 
 import numpy as np
 import scipy.sparse as sp
 
-from clirkit.errors import ClirkitError, located
+from clirkit.errors import ClirkitError
 from clirkit.fileio import atomic_writer, display_name, iter_lines
-from clirkit.translation.table import TranslationTable
+from clirkit.translation.dictionaries import (DICTIONARY_FORMATS, DISPLAY, freedict_index_path,
+                                              load_dictionary)
+from clirkit.translation.table import TableFormatError, TranslationTable
 
 KIND = "translation-table"
 FORMAT_VERSION = 1
-FORMATS = ("auto", "moses", "npz", "pairs", "muse", "freedict")
+FORMATS = ("auto", "moses", "npz", "pairs", "muse", "freedict", "ding")
 _ZIP_MAGIC = b"PK\x03\x04"
+#: Lines read to detect a text format from its content.
+SNIFF_LINES = 20
+_DICTD_NUMBER = re.compile(r"[A-Za-z0-9+/]+")
 
 
 # ----------------------------------------------------------------------------------------------
 # format detection
 
 def detect_format(path: str | os.PathLike[str]) -> str:
-    """Guess a table file's format: ``npz`` (zip bytes), ``freedict`` (``.index``), ``muse``
-    (``.dict``), otherwise ``moses``. Plain pair dictionaries must be named with ``pairs``."""
+    """Guess a table file's format (:func:`guess_format` without the reason)."""
+    return guess_format(path)[0]
+
+
+def guess_format(path: str | os.PathLike[str]) -> tuple[str, str]:
+    """``(format, how)``: a table file's format and how it was told, in this order:
+
+    1. ``npz`` by its zip bytes;
+    2. ``freedict`` for a ``.index`` or ``.dict.dz`` file, or a ``.dict`` beside a ``.index`` whose lines
+       are not MUSE's;
+    3. from the content of the first :data:`SNIFF_LINES` lines, when they all fit one layout:
+       ``ding`` (``... :: ...``; ``#`` comments), ``muse`` (``target @ source``), ``moses`` (3 fields,
+       the last a probability), ``pairs`` (2 fields);
+    4. from the name: ``.npz`` npz, ``.dict`` muse, anything else (and stdin) moses.
+    """
     p = str(path)
-    if p != "-" and os.path.isfile(p):
+    if p == "-":
+        return "moses", "the default for stdin"
+    if os.path.isfile(p):
         with open(p, "rb") as fh:
             if fh.read(4) == _ZIP_MAGIC:
-                return "npz"
+                return "npz", "its content"
+    if p.endswith(".index") or p.endswith(".dict.dz"):
+        return "freedict", "the name"
+    sniffed, seen = _sniff(p) if os.path.isfile(p) else (None, "")
+    if p.endswith(".dict") and sniffed != "muse" and os.path.isfile(freedict_index_path(p)):
+        return "freedict", "the name"
+    if sniffed is not None:
+        return sniffed, "the content of its first lines"
+    how = f"the name; its first lines fit no one format: {seen}" if seen else "the name"
     if p.endswith(".npz"):
-        return "npz"
-    if p.endswith(".index"):
-        return "freedict"
+        return "npz", how
     if p.endswith(".dict") or p.endswith(".dict.gz"):
+        return "muse", how
+    return "moses", how
+
+
+def _is_probability(text: str) -> bool:
+    try:
+        value = float(text)
+    except ValueError:
+        return False
+    return math.isfinite(value) and 0.0 <= value <= 1.0
+
+
+def _line_kind(line: str) -> str | None:
+    """The layout one line fits (None: a comment line that says nothing)."""
+    if " :: " in line:
+        return "ding"
+    if line.startswith("#"):
+        return None
+    if line.count(" @ ") == 1:
         return "muse"
-    return "moses"
+    words = line.split()
+    if len(words) == 3 and _is_probability(words[2]):
+        return "moses"
+    if "\t" in line:
+        fields = line.split("\t")
+        if len(fields) == 2 and all(f.strip() for f in fields):
+            return "pairs"
+        if len(fields) == 3 and all(_DICTD_NUMBER.fullmatch(f) for f in fields[1:]):
+            return "freedict-index"
+        return "other"
+    return "pairs" if len(words) == 2 else "other"
 
 
-def load_table(path: str | os.PathLike[str], format: str = "auto", *,
-               lowercase: bool = True) -> TranslationTable:
-    """Load a table or dictionary in any of the :data:`FORMATS` (``lowercase`` applies to
-    dictionaries only)."""
+def _sniff(path: str) -> tuple[str | None, str]:
+    """``(layout, seen)``: the layout all of the first :data:`SNIFF_LINES` informative lines fit (or None),
+    and when they fit none or several, what the first lines looked like (``line 1 ding, line 2 other``)."""
+    kinds: dict[str, int] = {}
+    seen = 0
+    try:
+        for lineno, line in iter_lines(path):
+            kind = _line_kind(line)
+            if kind is None:
+                continue
+            kinds.setdefault(kind, lineno)
+            seen += 1
+            if len(kinds) > 1 or seen >= SNIFF_LINES:
+                break
+    except ClirkitError:
+        return None, ""                               # unreadable: the reader will say where
+    if len(kinds) == 1 and next(iter(kinds)) in ("ding", "muse", "moses", "pairs"):
+        return next(iter(kinds)), ""
+    names = {"other": "no known layout", "freedict-index": "a dictd index line"}
+    return None, ", ".join(f"line {n} {names.get(k, k)}" for k, n in kinds.items())
+
+
+def load_table(path: str | os.PathLike[str], format: str = "auto", *, lowercase: bool = True,
+               source_lang: str | None = None, target_lang: str | None = None, multiword_target: str = "split",
+               weighting: str = "auto", reverse: bool = False) -> TranslationTable:
+    """Load a table or dictionary in any of the :data:`FORMATS` (``auto``: :func:`guess_format`).
+
+    Every table returned has ``params["source_lang"]`` and ``params["target_lang"]`` (None when unknown).
+    ``source_lang``/``target_lang`` set them: for a dictionary they take precedence over its name or
+    format; for a Moses file they are the only source; for an npz table that records other languages
+    they are an error. The other options apply to dictionaries only
+    (:func:`clirkit.translation.dictionaries.load_dictionary`): ``lowercase``, ``multiword_target``
+    (``split``, ``phrase``, ``drop``), ``weighting`` (``auto``, ``uniform``, ``rank``), ``reverse``.
+    """
     if format not in FORMATS:
         raise ClirkitError(f"unknown table format {format!r} (choose from {', '.join(FORMATS)})")
+    how = None
     if format == "auto":
-        format = detect_format(path)
-    if format == "npz":
-        return load_npz_table(path)
-    if format == "moses":
-        return load_moses(path)
-    if format == "pairs":
-        return load_pairs(path, lowercase=lowercase)
-    if format == "muse":
-        return load_muse(path, lowercase=lowercase)
-    return load_freedict(path, lowercase=lowercase)
+        format, how = guess_format(path)
+    if reverse and format not in DICTIONARY_FORMATS:
+        raise ClirkitError(f"{display_name(path)}: reversing applies to dictionaries, not to a {DISPLAY[format]} "
+                           f"table p(e|f) (train the other direction instead)")
+    try:
+        if format in DICTIONARY_FORMATS:
+            return load_dictionary(path, format, lowercase=lowercase, weighting=weighting,
+                                   multiword_target=multiword_target, source_lang=source_lang,
+                                   target_lang=target_lang, reverse=reverse)
+        table = load_npz_table(path) if format == "npz" else load_moses(path)
+    except TableFormatError as exc:
+        if how is None:
+            raise
+        others = "|".join(f for f in ("ding", "muse", "pairs", "freedict", "moses") if f != format)
+        raise TableFormatError(f"{exc} ({DISPLAY[format]} format, guessed from {how}); give --format {others} "
+                               f"(dt, psq: --table-format)") from None
+    return _with_languages(table, display_name(path), source_lang, target_lang)
+
+
+def _with_languages(table: TranslationTable, name: str, source_lang: str | None,
+                    target_lang: str | None) -> TranslationTable:
+    for side, given in (("source", source_lang), ("target", target_lang)):
+        key = f"{side}_lang"
+        recorded = table.params.get(key)
+        if given and recorded and given != recorded:
+            raise ClirkitError(f"{name}: the table's {side} language is {recorded!r}, not {given!r}")
+        table.params[key] = recorded or given or None
+    return table
 
 
 def save_table(table: TranslationTable, path: str | os.PathLike[str], format: str = "auto") -> None:
@@ -97,7 +196,8 @@ def save_table(table: TranslationTable, path: str | os.PathLike[str], format: st
 # npz
 
 def save_npz_table(table: TranslationTable, path: str | os.PathLike[str]) -> None:
-    """Write the compact form (CSR arrays + vocabularies + JSON header), atomically."""
+    """Write the compact form (CSR arrays + vocabularies + JSON header with the parameters, languages
+    included; the dictionary ranks if any), atomically."""
     from clirkit.npzio import save_npz
 
     header = {"n_source": table.n_source, "n_target": table.n_target, "nnz": table.nnz,
@@ -107,7 +207,9 @@ def save_npz_table(table: TranslationTable, path: str | os.PathLike[str]) -> Non
         "source_vocab": table.source_vocab, "target_vocab": table.target_vocab,
         "indptr": p.indptr.astype(np.int64), "indices": p.indices.astype(np.int32 if table.n_target < 2**31
                                                                            else np.int64),
-        "data": p.data.astype(np.float64)})
+        "data": p.data.astype(np.float64),
+        **({"ranks": np.minimum(table.entry_ranks(), np.iinfo(np.int32).max).astype(np.int32)}
+           if table.ranks is not None else {})})
 
 
 def load_npz_table(path: str | os.PathLike[str]) -> TranslationTable:
@@ -135,8 +237,20 @@ def load_npz_table(path: str | os.PathLike[str]) -> TranslationTable:
         raise bad("a target id is outside the target vocabulary")
     if not np.all(np.isfinite(data)) or np.any(data < 0) or np.any(data > 1 + 1e-9):
         raise bad("a probability is not in [0, 1]")
+    ranks = a.get("ranks")
+    if ranks is not None and (ranks.ndim != 1 or len(ranks) != len(data) or ranks.dtype.kind not in "iu"
+                              or (len(ranks) and ranks.min() < 0)):
+        raise bad("the rank array does not match the entries (one integer >= 0 per entry)")
     probs = sp.csr_matrix((data, indices, indptr), shape=(n_src, n_tgt))
-    return TranslationTable(a["source_vocab"], a["target_vocab"], probs, header.get("params") or {})
+    rank_matrix = (sp.csr_matrix((ranks.astype(np.int64), indices, indptr), shape=(n_src, n_tgt))
+                   if ranks is not None else None)
+    params = header.get("params") or {}
+    if not isinstance(params, dict):
+        raise bad("the header's params are not a JSON object")
+    for side in ("source", "target"):                 # tables saved before the languages were recorded
+        analyzer = params.get(f"{side}_analyzer")
+        params.setdefault(f"{side}_lang", analyzer.get("lang") if isinstance(analyzer, dict) else None)
+    return TranslationTable(a["source_vocab"], a["target_vocab"], probs, params, rank_matrix)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -144,7 +258,8 @@ def load_npz_table(path: str | os.PathLike[str]) -> TranslationTable:
 
 def save_moses(table: TranslationTable, path: str | os.PathLike[str]) -> None:
     """Write ``e f p`` lines (source words in vocabulary order, then target words); p is
-    printed with ``repr`` so that reading it back gives the same float64."""
+    printed with ``repr`` so that reading it back gives the same float64. Only the probabilities are
+    written (not the parameters, languages or dictionary ranks: keep those in ``.npz``)."""
     for vocab, side in ((table.source_vocab, "source"), (table.target_vocab, "target")):
         spaced = [w for w in vocab.tolist() if not w or any(c.isspace() for c in w)]
         if spaced:
@@ -160,19 +275,21 @@ def save_moses(table: TranslationTable, path: str | os.PathLike[str]) -> None:
 
 
 def load_moses(path: str | os.PathLike[str]) -> TranslationTable:
-    """Read Moses ``e f p`` lines (p = p(e|f)); bad lines raise ``ClirkitError`` with file:line."""
+    """Read Moses ``e f p`` lines (p = p(e|f)); bad lines raise ``ClirkitError`` with file:line. The file
+    says nothing of its languages: ``params["source_lang"]``/``["target_lang"]`` are None
+    (:func:`load_table` sets them when given)."""
     name = display_name(path)
     sources, targets, probs, linenos = [], [], [], []
     for lineno, line in iter_lines(path):
         fields = line.split()
         if len(fields) != 3:
-            raise located(name, lineno, f"expected 3 fields 'e f p', got {len(fields)}")
+            raise _located(name, lineno, f"expected 3 fields 'e f p', got {len(fields)}")
         try:
             p = float(fields[2])
         except ValueError:
-            raise located(name, lineno, f"probability {fields[2]!r} is not a number") from None
+            raise _located(name, lineno, f"probability {fields[2]!r} is not a number") from None
         if not (math.isfinite(p) and 0.0 <= p <= 1.0):
-            raise located(name, lineno, f"probability {fields[2]} is not in [0, 1]")
+            raise _located(name, lineno, f"probability {fields[2]} is not in [0, 1]")
         targets.append(fields[0])
         sources.append(fields[1])
         probs.append(p)
@@ -191,141 +308,14 @@ def load_moses(path: str | os.PathLike[str]) -> TranslationTable:
         repeat_pos = np.flatnonzero(~starts)
         k = repeat_pos[np.argmin(order[repeat_pos])]      # the earliest line that repeats a pair
         i, j = int(order[k]), int(group_first[k])
-        raise located(name, linenos[i], f"pair {targets[i]} {sources[i]} repeats line {linenos[j]}")
+        raise _located(name, linenos[i], f"pair {targets[i]} {sources[i]} repeats line {linenos[j]}")
     matrix = sp.csr_matrix((np.asarray(probs, dtype=np.float64), (src_ids, tgt_ids)),
                            shape=(len(src_vocab), len(tgt_vocab)))
-    return TranslationTable(src_vocab, tgt_vocab, matrix, {"model": "moses", "file": name})
+    return TranslationTable(src_vocab, tgt_vocab, matrix, {"model": "moses", "file": name, "source_lang": None,
+                                                           "target_lang": None})
 
 
-# ----------------------------------------------------------------------------------------------
-# dictionaries
-
-def uniform_table(pairs: Iterable[tuple[str, str]], params: dict, *, lowercase: bool = True) -> TranslationTable:
-    """p(e|f) = 1 / (number of distinct translations of f) over (f, e) pairs; multi-word
-    entries are dropped and counted."""
-    sources, targets = [], []
-    multiword = 0
-    for f, e in pairs:
-        if lowercase:
-            f, e = f.lower(), e.lower()
-        if len(f.split()) != 1 or len(e.split()) != 1:
-            multiword += 1
-            continue
-        sources.append(f)
-        targets.append(e)
-    params = {**params, "uniform": True, "lowercase": lowercase, "n_multiword_dropped": multiword}
-    if not sources:
-        return TranslationTable(np.array([], dtype=str), np.array([], dtype=str),
-                                sp.csr_matrix((0, 0)), params)
-    table = TranslationTable.from_triples(sources, targets, np.ones(len(sources)), params)
-    table.probs.data[:] = 1.0          # duplicate pairs were summed; count each pair once
-    table.params["n_pairs"] = table.nnz
-    return table.normalized()
+def _located(name: str, lineno: int, problem: str) -> TableFormatError:
+    return TableFormatError(f"{name}:{lineno}: {problem}")
 
 
-def load_pairs(path: str | os.PathLike[str], *, lowercase: bool = True) -> TranslationTable:
-    """A dictionary of ``source target`` lines (tab- or whitespace-separated)."""
-    name = display_name(path)
-
-    def pairs():
-        for lineno, line in iter_lines(path):
-            fields = [x.strip() for x in line.split("\t")] if "\t" in line else line.split()
-            if len(fields) != 2 or not all(fields):
-                raise located(name, lineno, f"expected 2 fields 'source target', got {len(fields)}")
-            yield fields[0], fields[1]
-
-    return _nonempty(name, uniform_table(pairs(), {"model": "dictionary", "format": "pairs", "file": name},
-                                         lowercase=lowercase))
-
-
-def load_muse(path: str | os.PathLike[str], *, lowercase: bool = True) -> TranslationTable:
-    """A MUSE dictionary in hunalign form: ``TARGET @ SOURCE`` per line."""
-    name = display_name(path)
-
-    def pairs():
-        for lineno, line in iter_lines(path):
-            fields = [x.strip() for x in line.split(" @ ")]
-            if len(fields) != 2 or not all(fields):
-                raise located(name, lineno, "expected 'target @ source' (MUSE hunalign form)")
-            yield fields[1], fields[0]
-
-    return _nonempty(name, uniform_table(pairs(), {"model": "dictionary", "format": "muse", "file": name},
-                                         lowercase=lowercase))
-
-
-_B64 = {c: i for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")}
-_LABELS = re.compile(r"\([^)]*\)|\[[^\]]*\]|<[^>]*>")
-_SENSE_NUMBER = re.compile(r"^\d+\.\s*")
-
-
-def _dictd_number(text: str) -> int:
-    value = 0
-    for ch in text:
-        value = value * 64 + _B64[ch]
-    return value
-
-
-def freedict_entries(index_path: str | os.PathLike[str]) -> Iterable[tuple[str, list[str]]]:
-    """Yield ``(headword, translations)`` for each entry of a dictd dictionary (metadata
-    entries ``00database...`` skipped). ``index_path`` names the ``.index`` file."""
-    name = display_name(index_path)
-    base = str(index_path)[: -len(".index")] if str(index_path).endswith(".index") else str(index_path)
-    for candidate in (base + ".dict.dz", base + ".dict"):
-        if os.path.isfile(candidate):
-            dict_path = candidate
-            break
-    else:
-        raise ClirkitError(f"{name}: no {Path(base).name}.dict.dz or .dict beside the index")
-    try:
-        with open(dict_path, "rb") as fh:
-            raw = fh.read()
-        body = gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
-        raise ClirkitError(f"{dict_path}: cannot read the dictionary body: {exc}") from None
-    for lineno, line in iter_lines(index_path):
-        fields = line.split("\t")
-        if len(fields) != 3:
-            raise located(name, lineno, f"expected 3 tab-separated fields 'headword offset length', "
-                                        f"got {len(fields)}")
-        headword, offset, length = fields
-        try:
-            start, size = _dictd_number(offset), _dictd_number(length)
-        except KeyError:
-            raise located(name, lineno, "offset or length is not dictd base64") from None
-        if start + size > len(body):
-            raise located(name, lineno, f"entry runs past the end of {Path(dict_path).name}")
-        if headword.startswith("00database") or headword.startswith("00-database"):
-            continue
-        try:
-            entry = body[start:start + size].decode("utf-8")
-        except UnicodeDecodeError:
-            raise located(name, lineno, "entry is not valid UTF-8") from None
-        yield headword, _entry_translations(entry)
-
-
-def _entry_translations(entry: str) -> list[str]:
-    out = []
-    for sense in entry.split("\n")[1:]:
-        sense = sense.strip()
-        if sense.startswith('"'):
-            continue                                      # quoted example phrase in the source language
-        sense = _LABELS.sub(" ", _SENSE_NUMBER.sub("", sense))
-        for item in re.split(r"[,;]", sense):
-            item = " ".join(item.split())
-            if item:
-                out.append(item)
-    return out
-
-
-def load_freedict(index_path: str | os.PathLike[str], *, lowercase: bool = True) -> TranslationTable:
-    """A FreeDict (dictd) dictionary: headword -> its translations, uniform p."""
-    name = display_name(index_path)
-    pairs = ((h, t) for h, translations in freedict_entries(index_path) for t in translations)
-    return _nonempty(name, uniform_table(pairs, {"model": "dictionary", "format": "freedict", "file": name},
-                                         lowercase=lowercase))
-
-
-def _nonempty(name: str, table: TranslationTable) -> TranslationTable:
-    if table.nnz == 0:
-        raise ClirkitError(f"{name}: no single-word translation pairs in this dictionary")
-    return table
