@@ -2,6 +2,10 @@
 
 - queries: ``qid TAB text``, JSONL ``{"qid": ..., "text": ...}``, TREC ``<top>`` topics;
 - documents: ``docid TAB text`` or JSONL ``{"docid": ..., "text": ...}``, streamed;
+- the field names other tools use (ir_datasets ``doc_id``/``query_id``, Pyserini
+  ``id``/``contents``, BEIR ``_id``/``title``/``text``) are detected (:func:`choose_fields`)
+  or named (``id_field=``, ``text_fields=``); a TSV header line (``docid TAB text``) is
+  detected or declared (``header=``) and never read as data;
 - qrels: TREC ``qid iter docid rel`` or the 3-column ``qid docid rel``;
 - runs: TREC ``qid Q0 docid rank score tag``.
 
@@ -19,7 +23,7 @@ import math
 import os
 import re
 from operator import itemgetter
-from typing import Iterable, Iterator, Mapping
+from typing import Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -52,14 +56,6 @@ def _has_space(s: str) -> bool:
     return _SPACE.search(s) is not None
 
 
-def _split_tab(name: str, lineno: int, line: str, key: str) -> tuple[str, str]:
-    """``key TAB text`` split on the first tab; the text is kept whole."""
-    key_value, tab, text = line.partition("\t")
-    if not tab:
-        raise located(name, lineno, f"expected {key} TAB text, found no tab")
-    return _check_id(name, lineno, key_value, key), text
-
-
 MAX_ID_LENGTH = 1000  # characters; ids live in fixed-width numpy string arrays
 
 
@@ -73,8 +69,109 @@ def _check_id(name: str, lineno: int, value: str, key: str) -> str:
     return value
 
 
-def _json_record(name: str, lineno: int, line: str, key: str) -> tuple[str, str]:
-    """``(id, text)`` of one JSONL line ``{key: id, "text": text}``."""
+# --------------------------------------------------------------------------- field names
+
+DOC_ID_FIELDS = ("docid", "doc_id", "id", "_id")
+"""Keys that may hold a document id, in the order looked for (clirkit, ir_datasets, Pyserini, BEIR)."""
+DOC_TEXT_FIELDS = (("title", "text"), ("text",), ("contents",))
+"""Keys that may hold a document's text, in the order looked for: ``title`` and ``text`` together are
+joined, title first (:data:`TEXT_SEPARATOR`); else ``text``; else ``contents``."""
+QUERY_ID_FIELDS = ("qid", "query_id", "id", "_id")
+"""Keys that may hold a query id, in the order looked for."""
+QUERY_TEXT_FIELDS = (("title",), ("description",), ("text",))
+"""Keys that may hold a query's text, in the order looked for (TREC-style topics: the title)."""
+TEXT_SEPARATOR = " "
+"""Between the parts of a text made of several fields (``title`` + ``text``); empty parts are left out."""
+
+# A first TSV line is a header when its columns are distinct names from these two sets, at least one of each.
+_HEADER_IDS = frozenset(DOC_ID_FIELDS + QUERY_ID_FIELDS + ("osis_id",))
+_HEADER_TEXTS = frozenset(("text", "contents", "title", "description", "narrative"))
+
+
+class _Kind(NamedTuple):
+    what: str  # "document" or "query", in messages
+    key: str  # the id's name in messages about a file without names: "docid", "qid"
+    ids: tuple[str, ...]
+    texts: tuple[tuple[str, ...], ...]
+
+
+_DOCUMENT = _Kind("document", "docid", DOC_ID_FIELDS, DOC_TEXT_FIELDS)
+_QUERY = _Kind("query", "qid", QUERY_ID_FIELDS, QUERY_TEXT_FIELDS)
+_KINDS = {"document": _DOCUMENT, "query": _QUERY}
+
+
+def _found(names: Sequence[str]) -> str:
+    shown = [n if len(n) <= 40 else n[:37] + "..." for n in names[:12]]
+    more = f", ... ({len(names)} in all)" if len(names) > 12 else ""
+    return ", ".join(shown) + more if shown else "nothing"
+
+
+def parse_text_fields(text_fields: str | Sequence[str] | None) -> tuple[str, ...] | None:
+    """``"title+text"`` or ``["title", "text"]`` as a tuple of names (None stays None)."""
+    if text_fields is None:
+        return None
+    parts = text_fields.split("+") if isinstance(text_fields, str) else list(text_fields)
+    if not parts or not all(isinstance(p, str) and p for p in parts):
+        raise ClirkitError(f"text_fields={text_fields!r}: expected field names such as 'text' or 'title+text'")
+    if len(set(parts)) != len(parts):
+        raise ClirkitError(f"text_fields={text_fields!r} names a field twice")
+    return tuple(parts)
+
+
+def _check_id_field(id_field: str | None) -> None:
+    if id_field is not None and not (isinstance(id_field, str) and id_field):
+        raise ClirkitError(f"id_field={id_field!r}: expected a field name such as 'doc_id'")
+
+
+def choose_fields(names: Sequence[str], kind: str, *, id_field: str | None = None,
+                  text_fields: str | Sequence[str] | None = None, noun: str = "key",
+                  id_hint: str = "name it with --id-field",
+                  text_hint: str = "name it with --text-fields") -> tuple[str, tuple[str, ...]]:
+    """Which of a record's field ``names`` hold the id and the text of a ``kind`` (``"document"``, ``"query"``).
+
+    A named ``id_field`` or ``text_fields`` must be among ``names``. Otherwise the id is the first of
+    :data:`DOC_ID_FIELDS` (:data:`QUERY_ID_FIELDS` for queries) present, and the text the first of
+    :data:`DOC_TEXT_FIELDS` (:data:`QUERY_TEXT_FIELDS`) whose fields are all present; a text of several
+    fields is their values joined by :data:`TEXT_SEPARATOR`, in the order given.
+
+    Returns ``(id_name, text_names)``. Raises ClirkitError (without a file or line: the caller adds them)
+    naming what was looked for and what was found, e.g. ``no document id key (looked for docid, doc_id,
+    id, _id; found: pid, body); name it with --id-field``. ``noun`` ("key", "column", "field") and the
+    hints (what to do when nothing is found) word it for the caller.
+    """
+    k = _KINDS[kind]
+    _check_id_field(id_field)
+    texts = parse_text_fields(text_fields)
+    present = set(names)
+    if id_field is not None:
+        if id_field not in present:
+            raise ClirkitError(f'no {k.what} id {noun} "{id_field}" (found: {_found(names)})')
+    else:
+        id_field = next((f for f in k.ids if f in present), None)
+        if id_field is None:
+            raise ClirkitError(f"no {k.what} id {noun} (looked for {', '.join(k.ids)}; found: {_found(names)}); "
+                               f"{id_hint}")
+    if texts is not None:
+        missing = [f for f in texts if f not in present]
+        if missing:
+            raise ClirkitError(f'no {k.what} text {noun} "{missing[0]}" (found: {_found(names)})')
+    else:
+        texts = next((t for t in k.texts if all(f in present for f in t)), None)
+        if texts is None:
+            looked = ", ".join("+".join(t) for t in k.texts)
+            raise ClirkitError(f"no {k.what} text {noun} (looked for {looked}; found: {_found(names)}); "
+                               f"{text_hint}")
+    return id_field, texts
+
+
+def join_text(parts: Iterable[str]) -> str:
+    """The text of several fields: the non-empty ones joined by :data:`TEXT_SEPARATOR`."""
+    return TEXT_SEPARATOR.join([p for p in parts if p])
+
+
+# --------------------------------------------------------------------------- records (id, text)
+
+def _json_object(name: str, lineno: int, line: str) -> dict:
     try:
         obj = json.loads(line)
     except RecursionError:
@@ -87,23 +184,123 @@ def _json_record(name: str, lineno: int, line: str, key: str) -> tuple[str, str]
         raise located(name, lineno, f"invalid JSON: {exc.msg} (column {exc.colno})") from None
     if not isinstance(obj, dict):
         raise located(name, lineno, f"expected a JSON object, got {type(obj).__name__}")
-    for k in (key, "text"):
-        if k not in obj:
-            raise located(name, lineno, f'missing key "{k}"')
-    ident, text = obj[key], obj["text"]
-    if isinstance(ident, int) and not isinstance(ident, bool):
-        ident = str(ident)
-    if not isinstance(ident, str):
-        raise located(name, lineno, f'"{key}" must be a string, got {type(ident).__name__}')
-    if not isinstance(text, str):
-        raise located(name, lineno, f'"text" must be a string, got {type(text).__name__}')
-    for what, value in ((key, ident), ("text", text)):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise located(name, lineno, f'"{what}" holds an unpaired surrogate {value[exc.start]!r} '
-                                        "(not valid Unicode)") from None
-    return _check_id(name, lineno, ident, key), text
+    return obj
+
+
+def _json_string(name: str, lineno: int, value: object, key: str, is_id: bool) -> str:
+    if type(value) is not str:
+        if is_id and isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+        if not isinstance(value, str):
+            raise located(name, lineno, f'"{key}" must be a string, got {type(value).__name__}')
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise located(name, lineno, f'"{key}" holds an unpaired surrogate {value[exc.start]!r} '
+                                    "(not valid Unicode)") from None
+    return value
+
+
+def _json_records(name: str, lines: Iterator[tuple[int, str]], kind: _Kind, id_field: str | None,
+                  text_fields: tuple[str, ...] | None) -> Iterator[tuple[int, str, str]]:
+    """``(line, id, text)`` of JSONL records; the keys are chosen on the first record, then required of all."""
+    wanted: tuple[str, ...] = ()
+    for lineno, line in lines:
+        obj = _json_object(name, lineno, line)
+        if not wanted:
+            try:
+                id_key, text_keys = choose_fields(list(obj), kind.what, id_field=id_field, text_fields=text_fields)
+            except ClirkitError as exc:
+                raise located(name, lineno, str(exc)) from None
+            wanted = (id_key, *text_keys)
+            text_key = text_keys[0] if len(text_keys) == 1 else None
+        for k in wanted:
+            if k not in obj:
+                raise located(name, lineno, f'missing key "{k}"')
+        ident = _json_string(name, lineno, obj[id_key], id_key, True)
+        if text_key is not None:
+            text = _json_string(name, lineno, obj[text_key], text_key, False)
+        else:
+            text = join_text([_json_string(name, lineno, obj[k], k, False) for k in text_keys])
+        yield lineno, _check_id(name, lineno, ident, id_key), text
+
+
+def _is_header(columns: list[str]) -> bool:
+    names = set(columns)
+    return (len(names) == len(columns) >= 2 and names <= _HEADER_IDS | _HEADER_TEXTS
+            and bool(names & _HEADER_IDS) and bool(names & _HEADER_TEXTS))
+
+
+def _header_columns(name: str, lineno: int, columns: list[str], kind: _Kind, id_field: str | None,
+                    text_fields: tuple[str, ...] | None) -> tuple[int, tuple[int, ...]]:
+    """Positions of the id and text columns named by a TSV header line."""
+    if len(set(columns)) != len(columns):
+        dup = next(c for i, c in enumerate(columns) if c in columns[:i])
+        raise located(name, lineno, f"header line names column {dup!r} twice")
+    if id_field is None:  # a TSV's id is its first column unless the header names a known id elsewhere
+        id_field = next((c for c in kind.ids if c in columns), None) or next(
+            (c for c in columns if c in _HEADER_IDS), columns[0])
+    if text_fields is None and len(columns) == 2 and not any(all(f in columns for f in t) for t in kind.texts):
+        text_fields = tuple(c for c in columns if c != id_field) or None  # id TAB text: the other column
+    try:
+        id_key, text_keys = choose_fields(columns, kind.what, id_field=id_field, text_fields=text_fields,
+                                          noun="column")
+    except ClirkitError as exc:
+        raise located(name, lineno, f"{exc} (header line)") from None
+    return columns.index(id_key), tuple(columns.index(k) for k in text_keys)
+
+
+def _tsv_two_columns(name: str, lines: Iterable[tuple[int, str]], key: str) -> Iterator[tuple[int, str, str]]:
+    """``key TAB text`` lines split on the first tab; the text is kept whole (tabs included)."""
+    for lineno, line in lines:
+        ident, tab, text = line.partition("\t")
+        if not tab:
+            raise located(name, lineno, f"expected {key} TAB text, found no tab")
+        yield lineno, _check_id(name, lineno, ident, key), text
+
+
+def _tsv_records(name: str, lines: Iterator[tuple[int, str]], kind: _Kind, header: bool | None,
+                 id_field: str | None, text_fields: tuple[str, ...] | None) -> Iterator[tuple[int, str, str]]:
+    """``(line, id, text)`` of TSV lines, after a header line if ``header`` (None: if line 1 is a known
+    header, or if ``id_field`` or ``text_fields`` name columns)."""
+    first = next(lines, None)
+    if first is None:
+        return iter(())
+    columns = [c.strip() for c in first[1].split("\t")]
+    named = id_field is not None or text_fields is not None
+    if header is None:  # naming columns says that line 1 names them
+        header = named or _is_header(columns)
+    if not header:
+        if named:
+            raise located(name, None, "id_field and text_fields name the columns of a TSV header line, "
+                                      "and header=False says there is none")
+        return _tsv_two_columns(name, itertools.chain([first], lines), kind.key)
+    id_col, text_cols = _header_columns(name, first[0], columns, kind, id_field, text_fields)
+    if len(columns) == 2 and id_col == 0 and text_cols == (1,):  # id TAB text: the text keeps its tabs
+        return _tsv_two_columns(name, lines, columns[0])
+    return _tsv_columns(name, lines, first[0], len(columns), id_col, text_cols, columns[id_col])
+
+
+def _tsv_columns(name: str, lines: Iterator[tuple[int, str]], header_line: int, ncols: int, id_col: int,
+                 text_cols: tuple[int, ...], key: str) -> Iterator[tuple[int, str, str]]:
+    """Lines of ``ncols`` tab-separated columns: the id and the text (several columns joined) by position."""
+    text_col = text_cols[0] if len(text_cols) == 1 else None
+    for lineno, line in lines:
+        cols = line.split("\t")
+        if len(cols) != ncols:
+            raise located(name, lineno, f"expected {ncols} tab-separated columns like the header "
+                                        f"(line {header_line}), got {len(cols)}")
+        text = cols[text_col] if text_col is not None else join_text([cols[i] for i in text_cols])
+        yield lineno, _check_id(name, lineno, cols[id_col], key), text
+
+
+def _records(name: str, lines: Iterator[tuple[int, str]], fmt: str, kind: _Kind, header: bool | None,
+             id_field: str | None, text_fields: tuple[str, ...] | None) -> Iterator[tuple[int, str, str]]:
+    if fmt == "jsonl":
+        if header:
+            raise ClirkitError(f"{name}: header=True applies to TSV files; this file is read as JSONL")
+        return _json_records(name, lines, kind, id_field, text_fields)
+    return _tsv_records(name, lines, kind, header, id_field, text_fields)
 
 
 def _check_writable_text(key: str, ident: str, text: str, *, tsv: bool) -> None:
@@ -131,26 +328,43 @@ def _write_records(records: Iterable[tuple[str, str]], path: str | os.PathLike[s
 
 # --------------------------------------------------------------------------- queries
 
-def read_queries(path: str | os.PathLike[str], *, fmt: str = "auto", field: str = "title") -> dict[str, str]:
+def read_queries(path: str | os.PathLike[str], *, fmt: str = "auto", field: str = "title",
+                 id_field: str | None = None, text_fields: str | Sequence[str] | None = None,
+                 header: bool | None = None) -> dict[str, str]:
     """Read queries as ``{qid: text}`` in file order.
 
     Args:
         path: a file (``.gz`` accepted) or ``-`` for stdin.
         fmt: ``tsv`` (``qid TAB text``; the text is everything after the
-            first tab), ``jsonl`` (``{"qid": ..., "text": ...}`` per line),
-            ``trec`` (``<top>`` topics) or ``auto``: JSONL if the name ends
+            first tab), ``jsonl`` (one JSON object per line), ``trec``
+            (``<top>`` topics) or ``auto``: JSONL if the name ends
             ``.jsonl``/``.json`` (optionally ``.gz``), TREC if the first
             non-blank line starts with ``<top>``, otherwise TSV.
         field: for TREC topics, which part is the query text: ``title``,
             ``desc``, ``narr`` or several joined by ``+`` (``title+desc``).
             Whitespace inside a TREC field is collapsed to single spaces.
+        id_field, text_fields: for JSONL keys and TSV header columns, which
+            hold the id and the text (``"title+description"``: both, joined
+            by a space). By default the id is the first of :data:`QUERY_ID_FIELDS`
+            (``qid``, ``query_id``, ``id``, ``_id``) and the text the first of
+            :data:`QUERY_TEXT_FIELDS` (``title``, ``description``, ``text``)
+            present in the first record (see :func:`choose_fields`).
+        header: TSV only: True if line 1 is a header naming the columns,
+            False if it is a query, None to detect it (a line of known names
+            such as ``qid TAB text`` or ``query_id TAB title``; naming
+            ``id_field`` or ``text_fields`` also says there is one). A TSV
+            without a header is ``qid TAB text``; with one, a two-column
+            file still keeps the text whole and a wider one must have as
+            many columns on every line.
 
     Raises:
         ClirkitError: ``file:line: problem`` for malformed lines, duplicate
-            query ids, or an input without queries.
+            query ids, missing fields, or an input without queries.
     """
     _check_format(fmt, _QUERY_FORMATS, "query")
     parts = _topic_fields(field)
+    _check_id_field(id_field)
+    text_fields = parse_text_fields(text_fields)
     name = display_name(path)
     lines = iter_lines(path)
     first = next(lines, None)
@@ -165,20 +379,21 @@ def read_queries(path: str | os.PathLike[str], *, fmt: str = "auto", field: str 
         else:
             fmt = "tsv"
     if fmt == "trec":
+        if id_field is not None or text_fields is not None or header:
+            raise ClirkitError(f"{name}: id_field, text_fields and header apply to TSV and JSONL queries; "
+                               "the text of TREC topics is chosen with field=")
         return _read_trec_topics(name, lines, parts)
     if field != "title":
         raise ClirkitError(f"{name}: field={field!r} applies to TREC topics only; this file is read as {fmt.upper()}")
     queries: dict[str, str] = {}
     where: dict[str, int] = {}
-    for lineno, line in lines:
-        if fmt == "jsonl":
-            qid, text = _json_record(name, lineno, line, "qid")
-        else:
-            qid, text = _split_tab(name, lineno, line, "qid")
+    for lineno, qid, text in _records(name, lines, fmt, _QUERY, header, id_field, text_fields):
         if qid in where:
             raise located(name, lineno, f"query id {qid} appears twice (first at line {where[qid]})")
         where[qid] = lineno
         queries[qid] = text
+    if not queries:
+        raise located(name, None, "empty: no queries found (only a header line)")
     return queries
 
 
@@ -279,41 +494,65 @@ def write_queries(queries: Mapping[str, str], path: str | os.PathLike[str]) -> N
 
 # --------------------------------------------------------------------------- documents
 
-def _iter_documents_located(path: str | os.PathLike[str], fmt: str) -> Iterator[tuple[int, str, str]]:
+def _iter_documents_located(path: str | os.PathLike[str], fmt: str, header: bool | None, id_field: str | None,
+                            text_fields: str | Sequence[str] | None) -> Iterator[tuple[int, str, str]]:
     _check_format(fmt, _DOC_FORMATS, "document")
+    _check_id_field(id_field)
+    fields = parse_text_fields(text_fields)
     name = display_name(path)
     if fmt == "auto":
         fmt = "jsonl" if _is_json_name(path) else "tsv"
-    found = False
-    for lineno, line in iter_lines(path):
-        if fmt == "jsonl":
-            docid, text = _json_record(name, lineno, line, "docid")
-        else:
-            docid, text = _split_tab(name, lineno, line, "docid")
-        found = True
-        yield lineno, docid, text
-    if not found:
+    records = _records(name, iter_lines(path), fmt, _DOCUMENT, header, id_field, fields)
+    first = next(records, None)
+    if first is None:
         raise located(name, None, "empty: no documents found")
+    yield first
+    yield from records
 
 
-def iter_documents(path: str | os.PathLike[str], *, fmt: str = "auto") -> Iterator[tuple[str, str]]:
+def iter_documents(path: str | os.PathLike[str], *, fmt: str = "auto", id_field: str | None = None,
+                   text_fields: str | Sequence[str] | None = None,
+                   header: bool | None = None) -> Iterator[tuple[str, str]]:
     """Stream ``(docid, text)`` pairs in file order.
 
-    ``fmt``: ``tsv`` (``docid TAB text``), ``jsonl`` (``{"docid", "text"}``)
-    or ``auto`` (JSONL if the name ends .jsonl/.json, optionally .gz, else
-    TSV). Duplicates are not checked here (see :func:`read_documents`).
+    Args:
+        path: a file (``.gz`` accepted) or ``-`` for stdin.
+        fmt: ``tsv`` (``docid TAB text``: the text is everything after the
+            first tab), ``jsonl`` (one JSON object per line) or ``auto``
+            (JSONL if the name ends .jsonl/.json, optionally .gz, else TSV).
+        id_field, text_fields: for JSONL keys and TSV header columns, which
+            hold the id and the text (``"title+text"``: both, joined by a
+            space). By default the id is the first of :data:`DOC_ID_FIELDS`
+            (``docid``, ``doc_id``, ``id``, ``_id``) present in the first
+            record, and the text ``title`` and ``text`` joined (title first)
+            if both are present, else ``text``, else ``contents``
+            (:data:`DOC_TEXT_FIELDS`, :func:`choose_fields`). Every later
+            record must have the same keys.
+        header: TSV only: True if line 1 is a header naming the columns,
+            False if it is a document, None to detect it (a line of known
+            names such as ``docid TAB text``, ``id TAB text``, ``osis_id TAB
+            text``; naming ``id_field`` or ``text_fields`` also says there is
+            one). With a header, a two-column file still keeps the text whole
+            (tabs included); a wider one must have as many columns on every line.
+
+    Duplicates are not checked here (see :func:`read_documents`).
     """
-    for _, docid, text in _iter_documents_located(path, fmt):
+    for _, docid, text in _iter_documents_located(path, fmt, header, id_field, text_fields):
         yield docid, text
 
 
-def read_documents(path: str | os.PathLike[str], *, fmt: str = "auto") -> tuple[list[str], list[str]]:
-    """Read a whole collection as ``(docids, texts)`` in file order; a repeated docid is an error."""
+def read_documents(path: str | os.PathLike[str], *, fmt: str = "auto", id_field: str | None = None,
+                   text_fields: str | Sequence[str] | None = None,
+                   header: bool | None = None) -> tuple[list[str], list[str]]:
+    """Read a whole collection as ``(docids, texts)`` in file order; a repeated docid is an error.
+
+    The arguments are those of :func:`iter_documents`.
+    """
     name = display_name(path)
     docids: list[str] = []
     texts: list[str] = []
     where: dict[str, int] = {}
-    for lineno, docid, text in _iter_documents_located(path, fmt):
+    for lineno, docid, text in _iter_documents_located(path, fmt, header, id_field, text_fields):
         first = where.setdefault(docid, lineno)
         if first != lineno:
             raise located(name, lineno, f"document id {docid} appears twice (first at line {first})")

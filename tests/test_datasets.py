@@ -191,6 +191,28 @@ def test_load_refuses_unknown_collection_split_and_variant():
         datasets.load().queries("validation")
 
 
+def test_load_irds_without_ir_datasets_says_how_to_install_it(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "ir_datasets", None)  # import ir_datasets raises ImportError
+    with pytest.raises(ClirkitError) as err:
+        datasets.load("irds:hc4/fa")
+    assert str(err.value) == ("irds:hc4/fa: reading ir_datasets collections needs the ir_datasets package: "
+                              "pip install 'clirkit[irds]'")
+
+
+def test_load_irds_names_are_checked_before_ir_datasets_is_needed(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "ir_datasets", None)
+    with pytest.raises(ClirkitError, match=r"irds:hc4/fa\?lang=en: unknown option 'lang' \(choose source_lang, "):
+        datasets.load("irds:hc4/fa?lang=en")
+    with pytest.raises(ClirkitError, match="'irds:' names no ir_datasets dataset"):
+        datasets.load("irds:")
+    with pytest.raises(ClirkitError, match="has one variant, 'standard', not 'strict'"):
+        datasets.load("irds:hc4/fa", variant="strict")
+
+
 @pytest.mark.parametrize("name", ["bible-verse-es-en", "multi30k-de-en"])
 def test_collections_from_shared_say_what_is_missing(tmp_path, name):
     with pytest.raises(ClirkitError, match=f"collection {name} .* {re.escape(str(tmp_path))}/data/.* is missing"):

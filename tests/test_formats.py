@@ -499,3 +499,145 @@ def test_a_huge_relevance_grade_is_a_file_line_error(tmp_path):
     path.write_text("q1 0 Gen.1.1 1\nq1 0 Gen.1.2 9223372036854775808\n", encoding="utf-8")
     with pytest.raises(ClirkitError, match=r"big.qrels:2: relevance grade '9223372036854775808' is out of range"):
         read_qrels(path)
+
+
+# --------------------------------------------------------------------------- field names and TSV headers
+
+def jsonl(path, records) -> str:
+    return write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+
+
+@pytest.mark.parametrize("id_key, text_key", [("doc_id", "text"), ("id", "contents"), ("_id", "text")])
+def test_jsonl_documents_with_ir_datasets_pyserini_and_beir_keys_read_like_docid_text(tmp_path, id_key, text_key):
+    path = jsonl(tmp_path / "docs.jsonl", [{id_key: d, text_key: t} for d, t in VERSES.items()])
+    assert read_documents(path) == (list(VERSES), list(VERSES.values()))
+    assert list(iter_documents(path)) == list(VERSES.items())
+
+
+def test_title_and_text_are_joined_title_first_with_one_space_and_an_empty_title_left_out(tmp_path):
+    path = jsonl(tmp_path / "corpus.jsonl", [
+        {"_id": "Ps.23.1", "title": "Salmo de David.", "text": "JEHOVÁ es mi pastor; nada me faltará."},
+        {"_id": "Gen.1.1", "title": "", "text": VERSES["Gen.1.1"]}])
+    assert read_documents(path)[1] == [VERSES["Ps.23.1"], VERSES["Gen.1.1"]]
+    assert formats.TEXT_SEPARATOR == " "
+
+
+def test_the_first_known_key_wins_docid_before_doc_id_before_id(tmp_path):
+    path = jsonl(tmp_path / "docs.jsonl", [{"id": "1", "doc_id": "Gen.1.1", "text": "luz", "contents": "x"}])
+    assert read_documents(path) == (["Gen.1.1"], ["luz"])
+
+
+def test_unknown_keys_are_an_error_naming_the_keys_looked_for_and_found(tmp_path):
+    path = jsonl(tmp_path / "docs.jsonl", [{"pid": "Gen.1.1", "body": "luz"}])
+    assert error_of(read_documents, path) == (
+        f"{path}:1: no document id key (looked for docid, doc_id, id, _id; found: pid, body); name it with --id-field")
+    path = jsonl(tmp_path / "docs2.jsonl", [{"doc_id": "Gen.1.1", "body": "luz"}])
+    assert error_of(read_documents, path) == (
+        f"{path}:1: no document text key (looked for title+text, text, contents; found: doc_id, body); "
+        "name it with --text-fields")
+
+
+def test_named_id_and_text_fields_are_read_and_must_be_present(tmp_path):
+    path = jsonl(tmp_path / "docs.jsonl", [{"pid": "Gen.1.1", "head": "Génesis", "body": "luz"}])
+    assert read_documents(path, id_field="pid", text_fields="head+body") == (["Gen.1.1"], ["Génesis luz"])
+    assert read_documents(path, id_field="pid", text_fields=["body"]) == (["Gen.1.1"], ["luz"])
+    assert error_of(read_documents, path, id_field="docid", text_fields="body") == (
+        f'{path}:1: no document id key "docid" (found: pid, head, body)')
+    assert error_of(read_documents, path, id_field="pid", text_fields="body+text") == (
+        f'{path}:1: no document text key "text" (found: pid, head, body)')
+    assert "expected field names" in error_of(read_documents, path, text_fields="title++text")
+
+
+def test_keys_chosen_on_the_first_record_are_required_of_every_later_one(tmp_path):
+    path = jsonl(tmp_path / "docs.jsonl", [{"doc_id": "Gen.1.1", "text": "luz"}, {"docid": "Gen.1.3", "text": "x"}])
+    assert error_of(read_documents, path) == f'{path}:2: missing key "doc_id"'
+
+
+def test_jsonl_queries_with_ir_datasets_topic_keys_use_the_title_or_named_fields(tmp_path):
+    path = jsonl(tmp_path / "topics.jsonl", [
+        {"query_id": "AARON.1", "title": "Aaron: lineage of", "description": "the descendants of Aaron"}])
+    assert read_queries(path) == {"AARON.1": "Aaron: lineage of"}
+    assert read_queries(path, text_fields="title+description") == {
+        "AARON.1": "Aaron: lineage of the descendants of Aaron"}
+    assert read_queries(path, text_fields="description") == {"AARON.1": "the descendants of Aaron"}
+    path = jsonl(tmp_path / "queries.jsonl", [{"_id": "AARON.1", "text": "Aaron: lineage of", "metadata": {}}])
+    assert read_queries(path) == {"AARON.1": "Aaron: lineage of"}
+    path = jsonl(tmp_path / "bad.jsonl", [{"num": "401", "topic": "luz"}])
+    assert error_of(read_queries, path) == (
+        f"{path}:1: no query id key (looked for qid, query_id, id, _id; found: num, topic); name it with --id-field")
+
+
+@pytest.mark.parametrize("head", ["docid\ttext", "doc_id\ttext", "id\ttext", "osis_id\ttext", "id\tcontents"])
+def test_a_known_tsv_header_is_skipped_and_the_text_keeps_its_tabs(tmp_path, head):
+    path = write_text(tmp_path / "docs.tsv", f"{head}\nGen.1.1\tEN el principio\tcrió Dios\nGen.1.3\tluz\n")
+    assert read_documents(path) == (["Gen.1.1", "Gen.1.3"], ["EN el principio\tcrió Dios", "luz"])
+
+
+def test_bible_tsv_with_an_osis_id_header_no_longer_gives_an_extra_pair(tmp_path):
+    # the issue: `ttable train --aligned-by id` on the Bible TSVs counted `osis_id -> text` as a pair
+    path = write_text(tmp_path / "rv1909.tsv", "osis_id\ttext\n" + "".join(f"{d}\t{t}\n" for d, t in VERSES.items()))
+    docids, texts = read_documents(path)
+    assert docids == list(VERSES) and "text" not in texts
+
+
+@pytest.mark.parametrize("head", ["qid\ttext", "query_id\ttext", "query_id\ttitle"])
+def test_a_known_query_tsv_header_is_skipped(tmp_path, head):
+    path = write_text(tmp_path / "q.tsv", f"{head}\n" + "".join(f"{q}\t{t}\n" for q, t in QUERIES.items()))
+    assert read_queries(path) == QUERIES
+
+
+def test_header_false_reads_line_one_as_data_and_true_skips_an_unknown_header(tmp_path):
+    path = write_text(tmp_path / "docs.tsv", "docid\ttext\nGen.1.1\tluz\n")
+    assert read_documents(path, header=False) == (["docid", "Gen.1.1"], ["text", "luz"])
+    path = write_text(tmp_path / "passages.tsv", "pid\tpassage\nGen.1.1\tluz\n")
+    assert read_documents(path) == (["pid", "Gen.1.1"], ["passage", "luz"])  # unknown names: data
+    assert read_documents(path, header=True) == (["Gen.1.1"], ["luz"])  # declared: id TAB text
+
+
+def test_a_wider_tsv_header_names_the_columns_and_every_line_must_match_it(tmp_path):
+    # DPR's psgs_w100.tsv layout: id, text, title
+    path = write_text(tmp_path / "psgs.tsv", "id\ttext\ttitle\nPs.23.1\tJEHOVÁ es mi pastor\tSalmo de David.\n"
+                                             "Gen.1.1\tEN el principio\t\n")
+    assert read_documents(path) == (["Ps.23.1", "Gen.1.1"], ["Salmo de David. JEHOVÁ es mi pastor", "EN el principio"])
+    assert read_documents(path, text_fields="text")[1] == ["JEHOVÁ es mi pastor", "EN el principio"]
+    bad = write_text(tmp_path / "bad.tsv", "id\ttext\ttitle\nPs.23.1\tJEHOVÁ es mi pastor\n")
+    assert error_of(read_documents, bad) == f"{bad}:2: expected 3 tab-separated columns like the header (line 1), got 2"
+
+
+def test_naming_tsv_columns_says_line_one_is_a_header(tmp_path):
+    path = write_text(tmp_path / "passages.tsv", "pid\tbody\ttitle\nGen.1.1\tluz\tGénesis\n")
+    assert read_documents(path, id_field="pid", text_fields="body") == (["Gen.1.1"], ["luz"])
+    assert error_of(read_documents, path, header=True) == (
+        f"{path}:1: no document text column (looked for title+text, text, contents; found: pid, body, title); "
+        "name it with --text-fields (header line)")
+    assert error_of(read_documents, path, header=False, id_field="pid") == (
+        f"{path}: id_field and text_fields name the columns of a TSV header line, and header=False says there is none")
+
+
+def test_a_tsv_with_only_a_header_is_empty(tmp_path):
+    path = write_text(tmp_path / "docs.tsv", "docid\ttext\n")
+    assert error_of(read_documents, path) == f"{path}: empty: no documents found"
+    path = write_text(tmp_path / "q.tsv", "qid\ttext\n")
+    assert error_of(read_queries, path) == f"{path}: empty: no queries found (only a header line)"
+
+
+def test_header_and_fields_that_do_not_apply_are_errors(tmp_path):
+    path = jsonl(tmp_path / "docs.jsonl", [{"docid": "Gen.1.1", "text": "luz"}])
+    assert error_of(read_documents, path, header=True) == (
+        f"{path}: header=True applies to TSV files; this file is read as JSONL")
+    topics = write_text(tmp_path / "topics", TREC_TOPICS)
+    assert "the text of TREC topics is chosen with field=" in error_of(read_queries, topics, text_fields="title")
+
+
+def test_error_messages_use_the_header_s_id_name(tmp_path):
+    path = write_text(tmp_path / "docs.tsv", "osis_id\ttext\nGen.1.1\tluz\nGen.1.3\n")
+    assert error_of(read_documents, path) == f"{path}:3: expected osis_id TAB text, found no tab"
+
+
+def test_choose_fields_is_the_rule_shared_with_the_ir_datasets_adapter():
+    assert formats.choose_fields(("doc_id", "title", "text", "url"), "document") == ("doc_id", ("title", "text"))
+    assert formats.choose_fields(("query_id", "title", "description"), "query") == ("query_id", ("title",))
+    assert formats.choose_fields(("query_id", "text"), "query") == ("query_id", ("text",))
+    with pytest.raises(ClirkitError, match=r"^no document text field \(looked for title\+text, text, contents; "
+                                           r"found: doc_id, abstract\); use doc_fields$"):
+        formats.choose_fields(("doc_id", "abstract"), "document", noun="field", text_hint="use doc_fields")

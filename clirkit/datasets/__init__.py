@@ -74,10 +74,12 @@ def variants(name: str) -> list[str]:
 
 def load(name: str = DEFAULT, *, variant: str | None = None,
          shared: str | os.PathLike[str] | None = None) -> Collection:
-    """Open one variant of a known collection, or a collection folder.
+    """Open one variant of a known collection, a collection folder, or an ir_datasets dataset.
 
     Args:
-        name: one of :func:`names`, or a folder holding a collection variant (its ``manifest.json``).
+        name: one of :func:`names`, a folder holding a collection variant (its ``manifest.json``), or
+            ``irds:ID`` with optional ``?key=value&...`` options: the ir_datasets dataset ``ID``
+            (see :mod:`clirkit.datasets.irds`; needs ``pip install 'clirkit[irds]'``).
         variant: one of :func:`variants` of ``name`` (None: the first); for a folder, None or the
             variant the folder holds.
         shared: the shared folder holding ``data/`` (C2 and C3 only; the
@@ -86,6 +88,10 @@ def load(name: str = DEFAULT, *, variant: str | None = None,
     Raises ClirkitError for an unknown name or variant, or when a collection
     built from the shared folder cannot find its source files there.
     """
+    if isinstance(name, str) and name.startswith("irds:"):
+        from clirkit.datasets import irds
+
+        return irds.load(name, variant=variant)
     if name not in _REGISTRY and os.path.isdir(name):
         collection = Collection(name)
         if variant is not None and variant != collection.variant:
