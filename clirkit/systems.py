@@ -44,7 +44,8 @@ def query_analyzer(table, *, lang: str | None = None, stopwords=None, top: int =
     """The analyzer of source-language queries for ``table``.
 
     Its settings are the table's source-side analyzer (``lang`` overrides the language; a table
-    without one, e.g. a converted dictionary, gets the default analyzer of ``lang``, else of English),
+    without one, e.g. a converted dictionary, gets the default analyzer of ``lang``, else of the table's
+    source language; a table that says none needs ``lang``),
     and its stopwords are the analyzer's, ``stopwords`` and the ``top`` most frequent source words of
     the table's training corpus (``params["source_frequent"]``; a table without that list adds none,
     said on stderr).
@@ -53,7 +54,13 @@ def query_analyzer(table, *, lang: str | None = None, stopwords=None, top: int =
     from clirkit.progress import say
 
     settings = table.params.get("source_analyzer")
-    base = Analyzer.from_dict(settings) if settings and lang is None else Analyzer(lang or "en")
+    if settings and lang is None:
+        base = Analyzer.from_dict(settings)
+    else:
+        lang = lang or table_language(table, "source")
+        if lang is None:
+            raise ClirkitError("the table does not say its source language: give source_lang (--source-lang)")
+        base = Analyzer(lang)
     frequent = list(table.params.get("source_frequent") or [])
     if top and not frequent:
         say(f"the table records no source-word frequencies: no corpus-derived source stoplist (top {top})",
@@ -146,7 +153,7 @@ class DT(_CrossLanguageBM25):
         from clirkit.dt import dt_queries
 
         tokens = self.analyzer_.tokenize_many(list(topics.values()), quiet=quiet)
-        return dt_queries(list(topics), tokens, self.table_, self.index_.vocabulary)
+        return dt_queries(list(topics), tokens, self.table_, self.index_.vocabulary, frequency=self.index_.df)
 
 
 class PSQ(_CrossLanguageBM25):

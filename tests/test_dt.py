@@ -102,7 +102,7 @@ def test_dt_verb_with_a_table_is_byte_identical_across_invocations(cli_files):
     outs = []
     for name in ("a", "b"):
         assert main(["dt", "--index", str(tmp / "ix.npz"), "--queries", str(queries), "--table",
-                     str(tmp / "t.e2f"), "-o", str(tmp / f"{name}.run"), "-q"]) == 0
+                     str(tmp / "t.e2f"), "-o", str(tmp / f"{name}.run"), "-q", "--source-lang", "en"]) == 0
         outs.append((tmp / f"{name}.run").read_bytes())
     assert outs[0] == outs[1]
     assert read_run(tmp / "a.run").query_ids == ["q1", "q2"]       # q3 (unknown, not in the index) matches nothing
@@ -136,3 +136,11 @@ def test_dt_verb_bad_table_line_exits_2_with_file_and_line(cli_files, capsys):
     assert main(["dt", "--index", str(tmp / "ix.npz"), "--queries", str(queries), "--table",
                  str(tmp / "bad.e2f"), "-o", str(tmp / "dt.run"), "-q"]) == 2
     assert f"{tmp / 'bad.e2f'}:2: expected 3 fields" in capsys.readouterr().err
+
+
+def test_dt_verb_needs_the_query_language_when_the_table_does_not_say_it(cli_files, capsys):
+    tmp, queries = cli_files
+    assert main(["dt", "--index", str(tmp / "ix.npz"), "--queries", str(queries), "--table",
+                 str(tmp / "t.e2f"), "-o", str(tmp / "x.run"), "-q"]) == 2
+    assert "the table does not say its source language: give source_lang (--source-lang)" in capsys.readouterr().err
+    assert not (tmp / "x.run").exists()

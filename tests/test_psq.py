@@ -103,7 +103,7 @@ def cli_files(indexed_dir):
 
 def psq_cli(tmp, queries, out, *extra):
     return main(["psq", "--index", str(tmp / "ix.npz"), "--queries", str(queries), "--table", str(tmp / "t.npz"),
-                 "-o", str(tmp / out), "-q", "--target-stopwords-top", "0", *extra])
+                 "-o", str(tmp / out), "-q", "--target-stopwords-top", "0", "--source-lang", "en", *extra])
 
 
 def test_psq_verb_is_byte_identical_across_invocations(cli_files):
