@@ -78,11 +78,13 @@ class Index:
     def build(cls, documents: Iterable[tuple[str, str]], analyzer: Analyzer, *, quiet: bool = True,
               jobs: int = 1) -> "Index":
         """Index ``(docid, text)`` pairs, tokenized by ``analyzer`` in chunks (``jobs`` processes)."""
-        from clirkit.progress import progress
+        from clirkit.progress import counter
 
         builder = _Builder()
-        for ids, texts in progress(_chunks(documents), desc="indexing", quiet=quiet, unit="chunk"):
-            builder.add(ids, analyzer.tokenize_many(texts, jobs=jobs))
+        with counter("indexing", quiet=quiet, unit=" documents") as bar:
+            for ids, texts in _chunks(documents):
+                builder.add(ids, analyzer.tokenize_many(texts, jobs=jobs))
+                bar.update(len(ids))
         return builder.finish(analyzer)
 
     @classmethod

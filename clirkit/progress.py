@@ -21,6 +21,25 @@ def progress(iterable: Iterable[T], *, desc: str, total: int | None = None,
                     dynamic_ncols=True, leave=False, mininterval=0.5)
 
 
+class _Silent:
+    def update(self, n: int = 1) -> None:
+        pass
+
+
+@contextmanager
+def counter(desc: str, *, quiet: bool = False, unit: str = "it", total: int | None = None):
+    """A progress bar on stderr advanced by ``update(n)``, left visible when done so the final count
+    stays on screen (or a silent stand-in when ``quiet``)."""
+    if quiet:
+        yield _Silent()
+        return
+    from tqdm import tqdm
+
+    with tqdm(desc=desc, total=total, unit=unit, file=sys.stderr, dynamic_ncols=True, leave=True,
+              mininterval=0.5) as bar:
+        yield bar
+
+
 def say(message: str, *, quiet: bool = False) -> None:
     """Print a one-line status message on stderr unless ``quiet``."""
     if not quiet:
