@@ -12,7 +12,7 @@ baseline::
     dev_queries = 400                  # a seeded sample of the dev split for tuning (0: all)
 
     [table]                            # IBM Model 1 on the collection's parallel corpus
-    iterations = 5
+    iterations = 5                     # (or: file = "en-es.npz", a table or dictionary made elsewhere)
 
     [systems.PSQ]
     kind = "psq"                       # dt | psq | boost | scs; the other keys are the system's parameters
@@ -64,7 +64,8 @@ class Experiment:
         seed, jobs: the seed of every system (unless one sets ``random_state``) and worker processes.
         dev_queries, train_queries: seeded samples of the dev split (tuning) and the first N training
             queries (0: all).
-        table: IBM Model 1 settings (``iterations``).
+        table: IBM Model 1 settings (``iterations``), or a table file to use instead of training one on the
+            collection's parallel corpus (``file``, ``format``: a converted dictionary, a table made elsewhere).
         systems: ``{name: {"kind": ..., parameters...}}`` in file order.
         fusions: ``{name: {"systems": [...], "step": ..., "method": ...}}`` in file order.
         figures: write the PNG figures.
@@ -163,7 +164,7 @@ class Experiment:
         bad = [m for m in exp.gains if m not in exp.measures]
         if bad:
             raise ClirkitError(f"{where}: gains measure {bad[0]!r} is not one of the measures")
-        unknown_table = sorted(set(exp.table) - {"iterations"})
+        unknown_table = sorted(set(exp.table) - {"iterations", "file", "format"})
         if unknown_table:
             raise ClirkitError(f"{where}: [table]: unknown key {unknown_table[0]!r}")
         return exp
@@ -243,6 +244,14 @@ class _Store:
             out.write(json.dumps(record, indent=1, sort_keys=True) + "\n")
 
 
+def _file_sha(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:16]
+
+
 def _digest(values) -> str:
     return hashlib.sha256("\n".join(values).encode("utf-8")).hexdigest()[:16]
 
@@ -308,6 +317,11 @@ class _Context:
         return self._documents
 
     def table_record(self) -> dict:
+        if "file" in self.exp.table:
+            path = Path(self.exp.table["file"])
+            if not path.is_file():
+                raise ClirkitError(f"{self.exp.source or 'experiment'}: [table] file {path}: no such file")
+            return {"file": str(path.resolve()), "sha256": _file_sha(path), "format": self.exp.table.get("format", "auto")}
         return {"collection": self.collection_record, "iterations": int(self.exp.table.get("iterations", 5))}
 
     def table(self):
@@ -316,6 +330,9 @@ class _Context:
         from clirkit.translation import load_table, save_table, train_table
 
         if self._table is not None:
+            return self._table
+        if "file" in self.exp.table:  # a given table (a converted dictionary, a table trained elsewhere)
+            self._table = load_table(self.exp.table["file"], self.exp.table.get("format", "auto"))
             return self._table
         path, record = self.out.folder / "table.npz", self.table_record()
         if self.out.fresh(path, record):

@@ -264,3 +264,13 @@ def test_bad_top_level_values_are_errors_naming_the_file(tmp_path, extra, messag
     with pytest.raises(ClirkitError) as err:
         Experiment.read(path)
     assert str(err.value).startswith(f"{path}: ") and message in str(err.value)
+
+
+def test_a_table_file_replaces_training_on_the_parallel_corpus(ran, mini, tmp_path):
+    _, out, _ = ran
+    path = tmp_path / "given.toml"
+    path.write_text(f'collection = "{mini}"\nmeasures = ["AP"]\n[table]\nfile = "{out / "table.npz"}"\n'
+                    '[systems.PSQ]\nkind = "psq"\ntarget_stopwords_top = 20\n', encoding="utf-8")
+    run_experiment(Experiment.read(path), tmp_path / "o", quiet=True)
+    assert not (tmp_path / "o" / "table.npz").exists()
+    assert (tmp_path / "o" / "runs" / "psq.test.run").read_bytes() == (out / "runs" / "psq.test.run").read_bytes()
