@@ -80,6 +80,29 @@ def iter_lines(path: str | os.PathLike[str], *, skip_blank: bool = True) -> Iter
             raise located(name, lineno + 1, f"cannot read: {exc}") from None
 
 
+def _remove_stale_temporaries(folder: Path, name: str) -> None:
+    """Remove ``.NAME.PID.xxxx.tmp`` files left in ``folder`` by writes of ``name`` whose process is gone
+    (killed before it could clean up); those of running processes are left alone."""
+    prefix = f".{name}."
+    for entry in os.scandir(folder):
+        if not (entry.name.startswith(prefix) and entry.name.endswith(".tmp")):
+            continue
+        pid = entry.name[len(prefix):].split(".", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 @contextlib.contextmanager
 def atomic_writer(path: str | os.PathLike[str], *, binary: bool = False) -> Iterator[IO]:
     """Open a temporary file beside ``path``; rename it onto ``path`` on success.
@@ -112,7 +135,8 @@ def atomic_writer(path: str | os.PathLike[str], *, binary: bool = False) -> Iter
             raise ClirkitError(f"{path}: cannot write ({exc.strerror})") from None
         return
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
+        _remove_stale_temporaries(parent, target.name)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=parent)
     except OSError as exc:
         raise ClirkitError(f"{path}: cannot write in {parent} ({exc.strerror})") from None
     try:

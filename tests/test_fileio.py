@@ -251,3 +251,17 @@ def test_a_device_is_written_in_place_and_a_file_as_folder_is_a_clirkit_error(tm
     with pytest.raises(ClirkitError, match="is not a folder"):
         with atomic_writer(tmp_path / "file" / "x.run") as out:
             out.write("x")
+
+
+def test_a_write_removes_the_temporaries_of_killed_writes_but_not_of_running_ones(tmp_path):
+    import subprocess
+    import sys
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    stale = tmp_path / f".out.run.{dead.stdout.strip()}.abc123.tmp"
+    live = tmp_path / f".out.run.{os.getpid()}.def456.tmp"
+    stale.write_text("half", encoding="utf-8")
+    live.write_text("in progress", encoding="utf-8")
+    with atomic_writer(tmp_path / "out.run") as out:
+        out.write("done\n")
+    assert not stale.exists() and live.exists() and (tmp_path / "out.run").read_text() == "done\n"

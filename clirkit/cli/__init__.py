@@ -51,7 +51,15 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _terminated(signum, frame):
+    raise KeyboardInterrupt  # so writers remove their temporary files, as on Ctrl-C
+
+
 def main(argv: list[str] | None = None) -> int:
+    import signal
+
+    if threading_is_main():
+        signal.signal(signal.SIGTERM, _terminated)
     try:
         argv = sys.argv[1:] if argv is None else list(argv)
         args = build_parser(argv).parse_args(argv)
@@ -75,6 +83,13 @@ def _call(args) -> int:
     except BrokenPipeError:
         return 0
     return int(status or 0)
+
+
+def threading_is_main() -> bool:
+    """Signal handlers can only be set from the main thread (not when main() runs in a worker thread)."""
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
 
 
 if __name__ == "__main__":  # pragma: no cover
