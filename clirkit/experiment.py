@@ -17,6 +17,12 @@ baseline::
     [systems.PSQ]
     kind = "psq"                       # dt | psq | boost | scs; the other keys are the system's parameters
 
+    [systems.PSQ-MUSE]                 # a dt/psq system may name its own table(s): a file, or "ibm1"
+    kind = "psq"
+    table = "muse.en-es.npz"
+    table2 = "ibm1"                    # interpolated: lam * table + (1 - lam) * table2
+    lam = 0.5
+
     [systems.PSQ-Boost]
     kind = "boost"
     base = "PSQ"                       # boosted from the PSQ system
@@ -46,6 +52,7 @@ from typing import Any, Mapping
 from clirkit.errors import ClirkitError
 
 KINDS = ("dt", "psq", "boost", "scs")
+TABLE_KEYS = ("table", "table2", "table_format")  # a dt/psq system's own tables: files, or "ibm1"
 TOP_KEYS = {"name", "collection", "variant", "measures", "baseline", "gains", "seed", "jobs", "dev_queries",
             "train_queries", "table", "systems", "fusions", "figures"}
 DEFAULT_MEASURES = ("AP", "PRES@1000", "nDCG@10", "P@10")
@@ -124,6 +131,10 @@ class Experiment:
                     raise ClirkitError(f"{where}: system {sname!r}: base {base!r} must be a system declared before it")
             elif base is not None:
                 raise ClirkitError(f"{where}: system {sname!r}: only a boost system has a base")
+            tables = [k for k in TABLE_KEYS if k in spec]
+            if tables and kind not in ("dt", "psq") or ("table2" in spec and kind != "psq"):
+                raise ClirkitError(f"{where}: system {sname!r}: {tables[0]} belongs to a dt or psq system "
+                                   "(table2: psq only)")
         for fname, spec in fusions.items():
             members = spec.get("systems")
             if not isinstance(members, list) or len(members) < 2:
@@ -306,6 +317,7 @@ class _Context:
         self.curves: dict[str, dict] = {}
         self.sweeps: dict[str, Any] = {}
         self._documents = self._table = self._index = None
+        self._tables: dict[tuple, Any] = {}
 
     # resources ------------------------------------------------------------------------------------
 
@@ -316,28 +328,45 @@ class _Context:
             self._documents = Documents(*self.c.documents(), jobs=self.exp.jobs)
         return self._documents
 
-    def table_record(self) -> dict:
-        if "file" in self.exp.table:
-            path = Path(self.exp.table["file"])
+    def table_record(self, given: str | None = None, fmt: str | None = None) -> dict:
+        """What a table is made from: a file (``given``, or the file's ``[table] file``) or IBM Model 1 on the
+        collection's parallel corpus (``given`` None or ``"ibm1"`` without a ``[table] file``)."""
+        given = self._table_file(given)
+        if given is not None:
+            path = Path(given)
             if not path.is_file():
-                raise ClirkitError(f"{self.exp.source or 'experiment'}: [table] file {path}: no such file")
-            return {"file": str(path.resolve()), "sha256": _file_sha(path), "format": self.exp.table.get("format", "auto")}
+                raise ClirkitError(f"{self.exp.source or 'experiment'}: table file {path}: no such file")
+            return {"file": str(path.resolve()), "sha256": _file_sha(path),
+                    "format": fmt or self.exp.table.get("format", "auto")}
         return {"collection": self.collection_record, "iterations": int(self.exp.table.get("iterations", 5))}
 
-    def table(self):
+    def _table_file(self, given: str | None) -> str | None:
+        if given in (None, "ibm1"):
+            return None if given == "ibm1" else self.exp.table.get("file")
+        return given
+
+    def table(self, given: str | None = None, fmt: str | None = None):
+        """The table ``given`` (a file, ``"ibm1"``, or None: the experiment's ``[table]``), made or read once."""
+        from clirkit.translation import load_table
+
+        path = self._table_file(given)
+        if path is not None:  # a given table (a converted dictionary, a table trained elsewhere)
+            key = (path, fmt or self.exp.table.get("format", "auto"))
+            if key not in self._tables:
+                self._tables[key] = load_table(path, key[1])
+            return self._tables[key]
+        if self._table is None:
+            self._table = self._trained_table()
+        return self._table
+
+    def _trained_table(self):
         from clirkit.analysis import Analyzer
         from clirkit.progress import say
         from clirkit.translation import load_table, save_table, train_table
 
-        if self._table is not None:
-            return self._table
-        if "file" in self.exp.table:  # a given table (a converted dictionary, a table trained elsewhere)
-            self._table = load_table(self.exp.table["file"], self.exp.table.get("format", "auto"))
-            return self._table
-        path, record = self.out.folder / "table.npz", self.table_record()
+        path, record = self.out.folder / "table.npz", self.table_record("ibm1")
         if self.out.fresh(path, record):
-            self._table = load_table(path)
-            return self._table
+            return load_table(path)
         with self.steps.time("IBM Model 1"):
             source, target = self.c.parallel()
             analyzers = Analyzer(self.c.source_lang), Analyzer(self.c.target_lang)
@@ -345,10 +374,10 @@ class _Context:
                       for a, texts, side in zip(analyzers, (source, target), ("source", "target"))]
             say(f"training IBM Model 1 on {len(source)} sentence pairs, {record['iterations']} iterations",
                 quiet=self.quiet)
-            self._table = train_table(*tokens, *analyzers, iterations=record["iterations"], quiet=self.quiet)
-            save_table(self._table, path)
+            table = train_table(*tokens, *analyzers, iterations=record["iterations"], quiet=self.quiet)
+            save_table(table, path)
             self.out.remember(path, record)
-        return self._table
+        return table
 
     def index_record(self) -> dict:
         return {"collection": self.collection_record, "lang": self.c.target_lang}
@@ -387,6 +416,8 @@ class _Context:
 
         spec = dict(self.exp.systems[name])
         kind = spec.pop("kind")
+        for key in TABLE_KEYS:
+            spec.pop(key, None)
         if kind in ("dt", "psq"):
             cls = DT if kind == "dt" else PSQ
         else:
@@ -418,7 +449,9 @@ class _Context:
         if spec["kind"] in ("dt", "psq", "boost"):
             record["index"] = self.index_record()
         if spec["kind"] in ("dt", "psq"):
-            record["table"] = self.table_record()
+            record["table"] = self.table_record(spec.get("table"), spec.get("table_format"))
+            if spec.get("table2") is not None:
+                record["table2"] = self.table_record(spec["table2"], spec.get("table_format"))
         if spec["kind"] in ("boost", "scs"):
             record["train"] = {"queries": _digest(self.train_topics()), "dev": _digest(self.queries.get("dev", {})),
                                "parallel_tuples": bool(spec.get("parallel_tuples", False))}
@@ -459,9 +492,15 @@ class _Context:
         """Fit ``system``; a learned model whose record is unchanged is read back instead of trained."""
         from clirkit.progress import say
 
-        kind = self.exp.systems[name]["kind"]
-        if kind in ("dt", "psq"):
-            system.fit(self.index(), self.table(), quiet=self.quiet)
+        spec = self.exp.systems[name]
+        kind = spec["kind"]
+        if kind == "dt":
+            system.fit(self.index(), self.table(spec.get("table"), spec.get("table_format")), quiet=self.quiet)
+            return
+        if kind == "psq":
+            table2 = spec.get("table2")
+            system.fit(self.index(), self.table(spec.get("table"), spec.get("table_format")),
+                       None if table2 is None else self.table(table2, spec.get("table_format")), quiet=self.quiet)
             return
         path = self.out.folder / "models" / f"{_file_name(name)}.npz"
         documents = self.documents()

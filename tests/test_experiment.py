@@ -274,3 +274,28 @@ def test_a_table_file_replaces_training_on_the_parallel_corpus(ran, mini, tmp_pa
     run_experiment(Experiment.read(path), tmp_path / "o", quiet=True)
     assert not (tmp_path / "o" / "table.npz").exists()
     assert (tmp_path / "o" / "runs" / "psq.test.run").read_bytes() == (out / "runs" / "psq.test.run").read_bytes()
+
+
+def test_a_psq_system_may_interpolate_its_own_table_file_with_the_trained_one(ran, mini, tmp_path):
+    from clirkit.formats import read_run
+    from clirkit.translation import TranslationTable
+
+    _, out, _ = ran
+    muse = tmp_path / "light.npz"
+    TranslationTable.from_triples(["light", "god"], ["luz", "dios"], [1.0, 1.0],
+                                  params={"source_lang": "en", "target_lang": "es"}).save(muse)
+    path = tmp_path / "interp.toml"
+    path.write_text(f'collection = "{mini}"\nmeasures = ["AP"]\n[systems.PSQ]\nkind = "psq"\ntarget_stopwords_top = 20\n'
+                    f'[systems.PSQ-dict]\nkind = "psq"\ntable = "{muse}"\ntable2 = "ibm1"\nlam = 0.5\n'
+                    'target_stopwords_top = 20\n', encoding="utf-8")
+    run_experiment(Experiment.read(path), tmp_path / "o", quiet=True)
+    plain = (tmp_path / "o" / "runs" / "psq.test.run").read_bytes()
+    assert plain == (out / "runs" / "psq.test.run").read_bytes()
+    mixed = read_run(tmp_path / "o" / "runs" / "psq-dict.test.run")
+    assert len(mixed) > 0 and (tmp_path / "o" / "runs" / "psq-dict.test.run").read_bytes() != plain
+    record = json.loads((tmp_path / "o" / "runs" / "psq-dict.test.run.json").read_text())
+    assert record["table"]["file"] == str(muse.resolve()) and record["table2"]["iterations"] == 5
+    bad = tmp_path / "bad.toml"
+    bad.write_text(f'collection = "{mini}"\n[systems.D]\nkind = "dt"\ntable2 = "ibm1"\n', encoding="utf-8")
+    with pytest.raises(ClirkitError, match="table2 belongs to a dt or psq system"):
+        Experiment.read(bad)
