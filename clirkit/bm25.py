@@ -202,7 +202,11 @@ class BM25:
             unit_of_source[r] = first_of[key]
         t_units = t[distinct]
         tf_units = (t_units @ self.index.tf.astype(np.float64)).tocsr()
-        df_units = t_units @ self.index.df.astype(np.float64)
+        if queries.df_union:  # Pirkola: the documents holding any of the synonyms
+            df_units = np.diff(((t_units != 0).astype(np.float64) @ (self.index.tf != 0)).tocsr().indptr)
+            df_units = df_units.astype(np.float64)
+        else:
+            df_units = t_units @ self.index.df.astype(np.float64)
         rows = np.repeat(np.arange(len(distinct)), np.diff(tf_units.indptr))
         data = self._saturate(tf_units.data, tf_units.indices) * self.idf(df_units)[rows]
         return sp.csr_matrix((data, tf_units.indices, tf_units.indptr), shape=tf_units.shape), unit_of_source
@@ -267,7 +271,7 @@ def _slice_queries(queries: StructuredQueries, lo: int, hi: int) -> StructuredQu
     rows = np.flatnonzero(keep)
     return StructuredQueries(queries.qids[lo:hi], queries.source_query[rows] - lo,
                              queries.source_weight[rows], queries.translations[rows],
-                             [queries.source_terms[i] for i in rows.tolist()])
+                             [queries.source_terms[i] for i in rows.tolist()], df_union=queries.df_union)
 
 
 def accumulate(rows: np.ndarray, cols: np.ndarray, values: np.ndarray, n_rows: int,

@@ -341,9 +341,15 @@ class _Context:
         return {"collection": self.collection_record, "iterations": int(self.exp.table.get("iterations", 5))}
 
     def _table_file(self, given: str | None) -> str | None:
+        """The table file ``given`` names (relative paths are relative to the experiment file's folder)."""
         if given in (None, "ibm1"):
-            return None if given == "ibm1" else self.exp.table.get("file")
-        return given
+            given = None if given == "ibm1" else self.exp.table.get("file")
+        if given is None:
+            return None
+        path = Path(given)
+        if not path.is_absolute() and self.exp.source:
+            path = Path(self.exp.source).parent / path
+        return str(path)
 
     def table(self, given: str | None = None, fmt: str | None = None):
         """The table ``given`` (a file, ``"ibm1"``, or None: the experiment's ``[table]``), made or read once."""
@@ -604,6 +610,9 @@ def _report(ctx: _Context, fusions: dict) -> str:
     table = score_table(test_runs, ctx.qrels["test"], exp.measures, baseline=baseline, seed=exp.seed,
                         qrels_label=f"{c.name} test", gains=exp.gains)
     lines = [head, "", table]
+    dev_line = _dev_scores(ctx)
+    if dev_line:
+        lines += ["", dev_line]
     if ctx.notes:
         dev = f" (dev: {len(ctx.queries['dev'])} queries)" if "dev" in ctx.queries else ""
         lines += ["", f"tuned and learned{dev}:"] + [f"  {n}" for n in ctx.notes]
@@ -614,7 +623,7 @@ def _report(ctx: _Context, fusions: dict) -> str:
     evaluations = [evaluate(run, ctx.qrels["test"], list(exp.measures), names="given") for run in test_runs.values()]
     report = Report(names, evaluations, baseline=names.index(baseline), seed=exp.seed, qrels=f"{c.name} test")
     figures = _figures(ctx, names, baseline, evaluations, report) if exp.figures else []
-    md = [f"# {exp.name}", "", head, "", report.markdown()]
+    md = [f"# {exp.name}", "", head, "", report.markdown()] + ([dev_line, ""] if dev_line else [])
     if ctx.notes:
         md += ["## Tuned and learned", ""] + [f"- {n}" for n in ctx.notes] + [""]
     if figures:
@@ -622,6 +631,18 @@ def _report(ctx: _Context, fusions: dict) -> str:
     with atomic_writer(ctx.out.folder / "report.md") as fh:
         fh.write("\n".join(md))
     return text
+
+
+def _dev_scores(ctx: _Context) -> str:
+    """One line with each system's dev score on the first measure: what a choice among settings rests on."""
+    from clirkit.metrics import evaluate
+
+    if "dev" not in ctx.runs or not ctx.runs["dev"]:
+        return ""
+    measure = ctx.exp.measures[0]
+    scores = [f"{name} {evaluate(run, ctx.qrels['dev'], [measure], names='given').mean()[measure]:.4f}"
+              for name, run in ctx.runs["dev"].items()]
+    return f"dev {measure} ({len(ctx.queries['dev'])} queries): " + ", ".join(scores)
 
 
 def _figures(ctx: _Context, names: list[str], baseline: str, evaluations, report) -> list:

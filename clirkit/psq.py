@@ -41,6 +41,7 @@ from clirkit.translation.table import NULL, TranslationTable, normalize_rows
 DEFAULT_MIN_PROB = 0.005
 DEFAULT_CUMULATIVE = 0.95
 DEFAULT_LAMBDA = 0.6
+MODES = ("psq", "pirkola", "all")
 
 
 def prepare_table(table: TranslationTable, table2: TranslationTable | None = None, *,
@@ -71,7 +72,7 @@ def project_to_vocabulary(table: TranslationTable, vocabulary: Mapping[str, int]
 
 def psq_queries(qids: Sequence[str], token_lists: Sequence[Sequence[str]], table: TranslationTable,
                 vocabulary: Mapping[str, int], *, renormalize_in_vocabulary: bool = False,
-                unknown: str = "pass") -> StructuredQueries:
+                unknown: str = "pass", mode: str = "psq") -> StructuredQueries:
     """Structured queries for tokenized source queries from a (prepared) table.
 
     Args:
@@ -80,6 +81,10 @@ def psq_queries(qids: Sequence[str], token_lists: Sequence[Sequence[str]], table
         vocabulary: the target index's term -> id.
         renormalize_in_vocabulary: rescale each term's in-vocabulary options to sum 1 (Ivory).
         unknown: ``pass`` (a term unknown to the table matches itself with p = 1) or ``drop``.
+        mode: ``psq`` (p(e|f) weights), ``pirkola`` (Pirkola's structured query: a term's translations
+            are synonyms, tf~ = sum_e tf(e,d) and df~ = the documents holding any of them, whatever p)
+            or ``all`` (every translation its own query term with the source term's query tf: the
+            naive dictionary baseline).
 
     Returns:
         One row per distinct source term of each query (in order of first occurrence), with
@@ -87,6 +92,8 @@ def psq_queries(qids: Sequence[str], token_lists: Sequence[Sequence[str]], table
     """
     if unknown not in ("pass", "drop"):
         raise ValueError(f"unknown must be 'pass' or 'drop', got {unknown!r}")
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
     if len(qids) != len(token_lists):
         raise ValueError(f"{len(qids)} query ids but {len(token_lists)} token lists")
     matrix = project_to_vocabulary(table, vocabulary, renormalize=renormalize_in_vocabulary)
@@ -112,5 +119,14 @@ def psq_queries(qids: Sequence[str], token_lists: Sequence[Sequence[str]], table
     translated = sp.csr_matrix(translated)
     translated.eliminate_zeros()
     translated.sort_indices()
-    return StructuredQueries(list(qids), np.asarray(owners, dtype=np.int64),
-                             np.asarray(weights, dtype=np.float64), translated, terms)
+    owners, weights = np.asarray(owners, dtype=np.int64), np.asarray(weights, dtype=np.float64)
+    if mode == "pirkola":
+        translated.data[:] = 1.0
+    elif mode == "all":  # one row per (source term, translation), each a one-to-one term of its own
+        counts = np.diff(translated.indptr)
+        rows = np.repeat(np.arange(len(terms)), counts)
+        one_each = sp.csr_matrix((np.ones(translated.nnz), translated.indices, np.arange(translated.nnz + 1)),
+                                 shape=(translated.nnz, translated.shape[1]))
+        names = [f"{terms[r]}->{i}" for r, i in zip(rows.tolist(), translated.indices.tolist())]
+        return StructuredQueries(list(qids), owners[rows], weights[rows], one_each, names)
+    return StructuredQueries(list(qids), owners, weights, translated, terms, df_union=mode == "pirkola")

@@ -27,6 +27,8 @@ class StructuredQueries:
         translations: CSR float64 matrix (n_source x n_target_vocabulary): the target
             terms of each source term with their weights. An empty row contributes nothing.
         source_terms: the source term string of each row (for display and debugging).
+        df_union: the df of a source term is the number of documents holding any of its target terms
+            (Pirkola's structured queries: translations as synonyms) instead of sum_e weight * df(e).
     """
 
     qids: list[str]
@@ -34,6 +36,7 @@ class StructuredQueries:
     source_weight: np.ndarray
     translations: sp.csr_matrix
     source_terms: list[str]
+    df_union: bool = False
 
     def __post_init__(self) -> None:
         n = len(self.source_terms)

@@ -170,6 +170,9 @@ class PSQ(_CrossLanguageBM25):
         target_stopwords_top: also drop the N most frequent index terms from the options.
         renormalize_in_vocabulary: rescale each word's in-index options to sum 1 (Ivory).
         unknown: a query word absent from the table: ``pass`` (matches itself, p = 1) or ``drop``.
+        mode: ``psq`` (weights p(e|f)), ``pirkola`` (a word's translations are synonyms: tf summed over
+            them, df of the set, whatever p) or ``all`` (every translation its own query term: the naive
+            dictionary baseline); see :func:`clirkit.psq.psq_queries`.
     """
 
     _parameter_constraints = {
@@ -182,6 +185,7 @@ class PSQ(_CrossLanguageBM25):
         "target_stopwords_top": [Interval(Integral, 0, None, closed="left")],
         "renormalize_in_vocabulary": ["boolean"],
         "unknown": [StrOptions({"pass", "drop"})],
+        "mode": [StrOptions({"psq", "pirkola", "all"})],
     }
     default_tag = "PSQ"
 
@@ -190,7 +194,7 @@ class PSQ(_CrossLanguageBM25):
                  source_stopwords_top: int = STOPWORDS_TOP, lam: float = 0.6, min_prob: float = 0.005,
                  cumulative: float = 0.95, max_options: int | None = None,
                  target_stopwords: Sequence[str] | None = None, target_stopwords_top: int = STOPWORDS_TOP,
-                 renormalize_in_vocabulary: bool = False, unknown: str = "pass") -> None:
+                 renormalize_in_vocabulary: bool = False, unknown: str = "pass", mode: str = "psq") -> None:
         super().__init__(k1=k1, b=b, k3=k3, idf=idf, source_lang=source_lang, source_stopwords=source_stopwords,
                          source_stopwords_top=source_stopwords_top)
         self.lam = lam
@@ -201,6 +205,7 @@ class PSQ(_CrossLanguageBM25):
         self.target_stopwords_top = target_stopwords_top
         self.renormalize_in_vocabulary = renormalize_in_vocabulary
         self.unknown = unknown
+        self.mode = mode
 
     def fit(self, index, table, table2=None, *, quiet: bool = True) -> "PSQ":
         """Bind to the target ``index`` and ``table`` p(e|f) (interpolated with ``table2`` if given),
@@ -224,7 +229,8 @@ class PSQ(_CrossLanguageBM25):
 
         tokens = self.analyzer_.tokenize_many(list(topics.values()), quiet=quiet)
         return psq_queries(list(topics), tokens, self.table_, self.index_.vocabulary,
-                           renormalize_in_vocabulary=self.renormalize_in_vocabulary, unknown=self.unknown)
+                           renormalize_in_vocabulary=self.renormalize_in_vocabulary, unknown=self.unknown,
+                           mode=self.mode)
 
 
 class Fusion(System):

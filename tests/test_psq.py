@@ -6,9 +6,11 @@ import math
 import numpy as np
 import pytest
 
+from clirkit.analysis import Analyzer
 from clirkit.bm25 import BM25
 from clirkit.cli import main
 from clirkit.dt import dt_queries
+from clirkit.index import Index
 from clirkit.psq import prepare_table, psq_queries
 from clirkit.translation import TranslationTable, save_table
 
@@ -139,3 +141,38 @@ def test_target_stopwords_top_n_equals_a_stopword_file_of_the_most_frequent_inde
     assert psq_cli(tmp, queries, "file.run", "--target-stopwords", str(tmp / "stop.txt")) == 0
     psq_cli(tmp, queries, "plain.run")
     assert (tmp / "top.run").read_bytes() == (tmp / "file.run").read_bytes() != (tmp / "plain.run").read_bytes()
+
+
+def _merged_index(verses, merge):
+    """The conftest verses indexed with the words of ``merge`` replaced by one token: Pirkola's oracle."""
+    analyzer = Analyzer("es")
+    docids = sorted(verses)
+    tokens = [["SYN" if t in merge else t for t in analyzer.tokenize(verses[d])] for d in docids]
+    return Index.from_tokens(docids, tokens, analyzer)
+
+
+def test_pirkola_mode_scores_translations_as_one_synonym_set(index, verses_es):
+    from clirkit.bm25 import BM25
+    from clirkit.query import StructuredQueries
+
+    table = TranslationTable.from_triples(["light", "light"], ["luz", "tinieblas"], [0.9, 0.1])
+    pirkola = psq_queries(["q"], [["light"]], table, index.vocabulary, mode="pirkola")
+    assert pirkola.df_union and pirkola.translations.data.tolist() == [1.0, 1.0]
+    got = BM25(index).search(pirkola)
+    merged = _merged_index(verses_es, {"luz", "tinieblas"})
+    expected = BM25(merged).search(StructuredQueries.from_tokens(["q"], [["SYN"]], merged.vocabulary))
+    assert got.docids.tolist() == expected.docids.tolist()
+    np.testing.assert_allclose(got.scores, expected.scores, rtol=1e-12)
+
+
+def test_all_mode_is_every_translation_as_its_own_query_term(index):
+    from clirkit.bm25 import BM25
+    from clirkit.query import StructuredQueries
+
+    table = TranslationTable.from_triples(["light", "light", "god"], ["luz", "tinieblas", "dios"], [0.9, 0.1, 1.0])
+    every = psq_queries(["q"], [["light", "god", "light"]], table, index.vocabulary, mode="all")
+    assert every.is_one_to_one() and every.source_weight.tolist() == [2.0, 2.0, 1.0]
+    expected = StructuredQueries.from_tokens(["q"], [["luz", "tinieblas", "dios", "luz", "tinieblas"]],
+                                             index.vocabulary)
+    a, b = BM25(index).search(every), BM25(index).search(expected)
+    assert a.docids.tolist() == b.docids.tolist() and np.array_equal(a.scores, b.scores)
