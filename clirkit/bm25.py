@@ -53,6 +53,36 @@ def idf(df: np.ndarray, n_docs: int, variant: str = "lucene", *, okapi_epsilon: 
     raise ClirkitError(f"unknown idf variant {variant!r}; choose one of {', '.join(IDF_VARIANTS)}")
 
 
+# parameter -> (low, high, None allowed): the ranges DT and PSQ declare as scikit-learn constraints
+RANGES = {"k1": (0.0, None, False), "b": (0.0, 1.0, False), "k3": (0.0, None, True), "epsilon": (0.0, None, False)}
+
+
+def describe_range(name: str) -> str:
+    """The allowed values of BM25 parameter ``name`` in scikit-learn's words ("a float in the range [0.0, inf)")."""
+    low, high, none = RANGES[name]
+    text = f"a float in the range [{low!r}, {'inf)' if high is None else repr(high) + ']'}"
+    return f"None or {text}" if none else text
+
+
+def check_params(**params) -> None:
+    """ClirkitError unless each BM25 parameter given (k1, b, k3, epsilon) is a finite number in its range,
+    worded as scikit-learn words a system's parameter ("The 'k1' parameter of BM25 must be ... Got nan
+    instead."), which the command turns into the option's name."""
+    import math
+    from numbers import Real
+
+    for name, value in params.items():
+        low, high, none = RANGES[name]
+        if value is None and none:
+            continue
+        ok = (isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value) and value >= low
+              and (high is None or value <= high))
+        if not ok:
+            shown = repr(float(value)) if isinstance(value, Real) and not isinstance(value, bool) else repr(value)
+            raise ClirkitError(f"The {name!r} parameter of BM25 must be {describe_range(name)}. Got {shown} instead "
+                               f"(out of range).")
+
+
 class BM25:
     """BM25 ranking over an :class:`~clirkit.index.Index`.
 
@@ -68,11 +98,11 @@ class BM25:
                  idf: str = "lucene", epsilon: float = 0.25) -> None:
         if idf not in IDF_VARIANTS:
             raise ClirkitError(f"unknown idf variant {idf!r}; choose one of {', '.join(IDF_VARIANTS)}")
-        if k1 < 0 or not 0 <= b <= 1 or (k3 is not None and k3 < 0):
-            raise ClirkitError(f"BM25 parameters out of range: k1={k1} (>= 0), b={b} (0..1), k3={k3} (>= 0)")
+        check_params(k1=k1, b=b, k3=k3, epsilon=epsilon)
         self.index, self.k1, self.b, self.k3, self.idf_variant, self.epsilon = index, k1, b, k3, idf, epsilon
         avgdl = index.avgdl or 1.0
-        self._norm = k1 * (1.0 - b + b * index.doc_lengths / avgdl)  # K_d per document
+        with np.errstate(over="ignore"):
+            self._norm = k1 * (1.0 - b + b * index.doc_lengths / avgdl)  # K_d per document
         self._mean_rsj = float(idf_mean_rsj(index)) if idf == "bm25okapi" else None
         self._weights: sp.csr_matrix | None = None
         self._expanded: dict[int, np.ndarray] = {}  # dense rows of very common terms' posting weights
@@ -89,17 +119,31 @@ class BM25:
     def query_weights(self, qtf: np.ndarray) -> np.ndarray:
         """w_q of each source term from its query tf (k3-saturated if k3 is set)."""
         qtf = np.asarray(qtf, dtype=np.float64)
-        return qtf if self.k3 is None else (self.k3 + 1.0) * qtf / (self.k3 + qtf)
+        if self.k3 is None:
+            return qtf
+        with np.errstate(over="ignore", invalid="ignore"):
+            return self._finite((self.k3 + 1.0) * qtf / (self.k3 + qtf), "query term weights")
 
     def _saturate(self, tf: np.ndarray, docs: np.ndarray) -> np.ndarray:
-        return tf * (self.k1 + 1.0) / (self._norm[docs] + tf)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return tf * (self.k1 + 1.0) / (self._norm[docs] + tf)
+
+    def _finite(self, values: np.ndarray, what: str) -> np.ndarray:
+        """``values``, or ClirkitError if a parameter so large made one overflow (inf or NaN): a run with such
+        scores would be silently wrong."""
+        if not np.isfinite(values).all():
+            raise ClirkitError(f"BM25 {what} overflow the float range with k1={self.k1:g}, b={self.b:g}, k3="
+                               f"{'none' if self.k3 is None else format(self.k3, 'g')}: take smaller parameters")
+        return values
 
     def posting_weights(self) -> sp.csr_matrix:
         """idf(df) * saturated tf for every posting (terms x docs), computed once."""
         if self._weights is None:
             tf = self.index.tf
             data = self._saturate(tf.data.astype(np.float64), tf.indices)
-            data *= np.repeat(self.idf(self.index.df), np.diff(tf.indptr))
+            with np.errstate(over="ignore", invalid="ignore"):
+                data *= np.repeat(self.idf(self.index.df), np.diff(tf.indptr))
+            self._finite(data, "term weights")
             self._weights = sp.csr_matrix((data, tf.indices, tf.indptr), shape=tf.shape)
         return self._weights
 
@@ -208,7 +252,9 @@ class BM25:
         else:
             df_units = t_units @ self.index.df.astype(np.float64)
         rows = np.repeat(np.arange(len(distinct)), np.diff(tf_units.indptr))
-        data = self._saturate(tf_units.data, tf_units.indices) * self.idf(df_units)[rows]
+        with np.errstate(over="ignore", invalid="ignore"):
+            data = self._saturate(tf_units.data, tf_units.indices) * self.idf(df_units)[rows]
+        self._finite(data, "term weights")
         return sp.csr_matrix((data, tf_units.indices, tf_units.indptr), shape=tf_units.shape), unit_of_source
 
     def score_matrix(self, queries: StructuredQueries) -> sp.csr_matrix:
@@ -231,7 +277,9 @@ class BM25:
         batches = list(self._batches(queries))
         for lo, hi in progress(batches, desc="searching", quiet=quiet, unit="batch"):
             batch = _slice_queries(queries, lo, hi)
-            rows, cols, scores = top_k_dense(*self._dense_scores(batch), depth)
+            with np.errstate(over="ignore", invalid="ignore"):
+                rows, cols, scores = top_k_dense(*self._dense_scores(batch), depth)
+            self._finite(scores, "scores")
             parts.append((np.asarray(batch.qids)[rows], self.index.docids[cols], scores))
         if not parts:
             return Run([], [], [], tag=tag)

@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from clirkit.analysis import Analyzer
-from clirkit.errors import ClirkitError
+from clirkit.errors import ClirkitError, located
 from clirkit.npzio import (Corrupt, checking, load_npz, require_analyzer, require_array, require_csr, require_field,
                            save_npz)
 
@@ -75,15 +75,20 @@ class Index:
     # building ---------------------------------------------------------------------------------
 
     @classmethod
-    def build(cls, documents: Iterable[tuple[str, str]], analyzer: Analyzer, *, quiet: bool = True,
-              jobs: int = 1) -> "Index":
-        """Index ``(docid, text)`` pairs, tokenized by ``analyzer`` in chunks (``jobs`` processes)."""
+    def build(cls, documents: Iterable[tuple[str, str]] | Iterable[tuple[int, str, str]], analyzer: Analyzer, *,
+              quiet: bool = True, jobs: int = 1, source: str | None = None) -> "Index":
+        """Index ``(docid, text)`` pairs, tokenized by ``analyzer`` in chunks (``jobs`` processes).
+
+        With ``source`` (the name of the file they were read from), ``documents`` are ``(lineno, docid,
+        text)`` records and a repeated docid is the error ``SOURCE:LINE: document id X appears twice (first
+        at line N)``, LINE being the second occurrence; without it, the error gives the documents' positions.
+        """
         from clirkit.progress import counter
 
-        builder = _Builder()
+        builder = _Builder(source)
         with counter("indexing", quiet=quiet, unit=" documents") as bar:
-            for ids, texts in _chunks(documents):
-                builder.add(ids, analyzer.tokenize_many(texts, jobs=jobs))
+            for lines, ids, texts in _chunks(documents, located=source is not None):
+                builder.add(ids, analyzer.tokenize_many(texts, jobs=jobs), lines=lines)
                 bar.update(len(ids))
         return builder.finish(analyzer)
 
@@ -136,29 +141,40 @@ class Index:
         return cls(docids, terms, tf, doc_lengths, analyzer)
 
 
-def _chunks(documents: Iterable[tuple[str, str]]) -> Iterator[tuple[list[str], list[str]]]:
+def _chunks(documents, *, located: bool = False) -> Iterator[tuple[list[int] | None, list[str], list[str]]]:
+    """``(line numbers or None, ids, texts)`` chunks of ``(docid, text)`` pairs, or of ``(lineno, docid,
+    text)`` records (``located``)."""
+    lines: list[int] = []
     ids: list[str] = []
     texts: list[str] = []
-    for docid, text in documents:
+    for record in documents:
+        if located:
+            lineno, docid, text = record
+            lines.append(lineno)
+        else:
+            docid, text = record
         ids.append(docid)
         texts.append(text)
         if len(ids) == _CHUNK_DOCS:
-            yield ids, texts
-            ids, texts = [], []
+            yield (lines if located else None), ids, texts
+            lines, ids, texts = [], [], []
     if ids:
-        yield ids, texts
+        yield (lines if located else None), ids, texts
 
 
 class _Builder:
-    """Accumulates documents chunk by chunk as (doc x term) count blocks."""
+    """Accumulates documents chunk by chunk as (doc x term) count blocks; ``source``: the file the
+    documents come from, whose line numbers :meth:`add` receives (for error messages)."""
 
-    def __init__(self) -> None:
+    def __init__(self, source: str | None = None) -> None:
+        self.source = source
         self.vocabulary: dict[str, int] = {}
         self.docids: list[str] = []
+        self.lines: list[int] = []
         self.blocks: list[sp.csr_matrix] = []
         self.lengths: list[np.ndarray] = []
 
-    def add(self, docids: list[str], token_lists: Sequence[Sequence[str]]) -> None:
+    def add(self, docids: list[str], token_lists: Sequence[Sequence[str]], lines: Sequence[int] | None = None) -> None:
         vocab = self.vocabulary
         lengths = np.fromiter((len(toks) for toks in token_lists), dtype=np.int64, count=len(token_lists))
         ids = np.fromiter((vocab.setdefault(t, len(vocab)) for toks in token_lists for t in toks),
@@ -170,6 +186,8 @@ class _Builder:
         self.blocks.append(block)
         self.lengths.append(lengths)
         self.docids.extend(docids)
+        if lines is not None:
+            self.lines.extend(lines)
 
     def finish(self, analyzer: Analyzer) -> Index:
         if not self.docids:
@@ -181,9 +199,9 @@ class _Builder:
         docids = np.asarray(self.docids)
         doc_order = np.argsort(docids, kind="stable")
         sorted_ids = docids[doc_order]
-        dup = np.flatnonzero(sorted_ids[1:] == sorted_ids[:-1])
+        dup = np.flatnonzero(sorted_ids[1:] == sorted_ids[:-1]) + 1
         if len(dup):
-            raise ClirkitError(f"document id {str(sorted_ids[dup[0]])!r} appears more than once")
+            self._repeated(doc_order, dup)
         terms = np.asarray(list(self.vocabulary), dtype=str) if n_terms else np.zeros(0, dtype="<U1")
         term_order = np.argsort(terms, kind="stable")
         tf = by_doc[doc_order][:, term_order].T.tocsr()
@@ -192,6 +210,19 @@ class _Builder:
         tf.indices = tf.indices.astype(np.int32)
         lengths = np.concatenate(self.lengths)[doc_order].astype(np.float64)
         return Index(sorted_ids, terms[term_order], tf, lengths, analyzer)
+
+
+    def _repeated(self, doc_order: np.ndarray, dup: np.ndarray) -> None:
+        """Raise the error of a repeated docid: the earliest repeat in input order, and the docid's first place
+        (``dup``: positions in ``doc_order``, a stable sort by docid, whose docid equals the previous one's)."""
+        at = int(dup[np.argmin(doc_order[dup])])
+        second, first = int(doc_order[at]), int(doc_order[at - 1])
+        docid = str(self.docids[second])
+        if self.source is not None and len(self.lines) == len(self.docids):
+            raise located(self.source, self.lines[second],
+                          f"document id {docid} appears twice (first at line {self.lines[first]})")
+        raise ClirkitError(f"document id {docid!r} appears more than once (documents {first + 1} and {second + 1} "
+                           f"in input order)")
 
 
 def drop_terms(index: Index, terms: Sequence[str]) -> Index:

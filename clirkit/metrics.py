@@ -177,8 +177,8 @@ def evaluate(run: Run, qrels: Qrels, measures: Iterable[str | Measure] | str = D
     in_qrels = group_code >= 0
     if not in_qrels.any():
         raise ClirkitError(
-            f"none of the run's {len(run_queries)} queries (e.g. {run_queries[0]!r}) is in the qrels "
-            f"({len(judged.ids)} queries, e.g. {judged.ids[0]!r}): are these the qrels of this run?")
+            f"none of the run's {len(run_queries)} queries (e.g. {str(run_queries[0])!r}) is in the qrels "
+            f"({len(judged.ids)} queries, e.g. {str(judged.ids[0])!r}): are these the qrels of this run?")
     ignored = tuple(run_queries[~in_qrels].tolist())
 
     row_code = np.repeat(group_code, counts)

@@ -17,6 +17,7 @@ every weight vector tried with its dev score, and the best one.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Sequence
 
@@ -112,12 +113,33 @@ class KappaSweep(WeightSweep):
         return "\n".join(lines) + "\n"
 
 
+MAX_GRID_POINTS = 1_000_000  # weight vectors a grid search may try (each one evaluates a fused run)
+
+
 def kappa_grid(step: float = 0.05) -> np.ndarray:
     """Kappas 0, step, 2 step, ..., 1 (float64, rounded to 10 decimals so 0.15 prints as 0.15)."""
-    if not 0 < step <= 1:
+    if not (math.isfinite(step) and 0 < step <= 1):
         raise ClirkitError(f"kappa step must be in (0, 1], got {step:g}")
+    if 1.0 / step >= MAX_GRID_POINTS:
+        raise ClirkitError(f"kappa step {step:g} gives more than {MAX_GRID_POINTS:,} kappas: take a larger step")
     n = int(round(1.0 / step))
     return np.round(np.linspace(0.0, 1.0, n + 1), 10)
+
+
+def grid_points(n_runs: int, step: float) -> int:
+    """The number of weight vectors :func:`weight_grid` gives, checking its arguments first (cheap: call it
+    before reading runs). ClirkitError if ``step`` does not divide 1, fewer than 2 runs, or more than
+    :data:`MAX_GRID_POINTS` vectors."""
+    if not (math.isfinite(step) and 0 < step <= 1) or abs(round(1.0 / step) * step - 1.0) > 1e-9:
+        raise ClirkitError(f"weight step must divide 1, got {step:g}")
+    if n_runs < 2:
+        raise ClirkitError(f"need at least 2 runs to weigh, got {n_runs}")
+    n = int(round(1.0 / step))
+    points = math.comb(n + n_runs - 1, n_runs - 1)  # multisets: n steps shared among n_runs weights
+    if points > MAX_GRID_POINTS:
+        raise ClirkitError(f"the weight grid of {n_runs} runs at step {step:g} has {points:,} points, more than "
+                           f"{MAX_GRID_POINTS:,}: take a larger step")
+    return points
 
 
 def weight_grid(n_runs: int, step: float = 0.1) -> np.ndarray:
@@ -125,13 +147,10 @@ def weight_grid(n_runs: int, step: float = 0.1) -> np.ndarray:
 
     Returns a float64 array of shape ``(points, n_runs)``, rows in lexicographic
     order of the integer multiples (the vector with the largest first weight last).
-    ``step`` must divide 1.
+    ``step`` must divide 1, and the grid have at most :data:`MAX_GRID_POINTS` rows.
     """
+    grid_points(n_runs, step)
     n = int(round(1.0 / step))
-    if not 0 < step <= 1 or abs(n * step - 1.0) > 1e-9:
-        raise ClirkitError(f"weight step must divide 1, got {step:g}")
-    if n_runs < 2:
-        raise ClirkitError(f"need at least 2 runs to weigh, got {n_runs}")
     points = [(i,) for i in range(n + 1)]
     for _ in range(n_runs - 2):
         points = [p + (i,) for p in points for i in range(n + 1 - sum(p))]
@@ -177,7 +196,7 @@ def evaluator(qrels: Qrels, measure: str = "AP", *, depth: int = 1000,
         unjudged = [q for q in queries if q not in judged]
         if unjudged:
             raise ClirkitError(f"{len(unjudged)} of the {len(queries)} queries to average over are not judged "
-                               f"in the qrels (e.g. {unjudged[0]!r}); average over judged queries only")
+                               f"in the qrels (e.g. {str(unjudged[0])!r}); average over judged queries only")
         qrels = qrels.subset(queries)
 
     def evaluate(run: Run) -> float:

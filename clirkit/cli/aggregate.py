@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from clirkit.cli.common import add_quiet, add_verb
+from clirkit.cli.common import add_depth, add_quiet, add_verb, finite_float, param_type, run_tag
 
 
 def add_parser(sub) -> None:
@@ -23,23 +23,25 @@ def add_parser(sub) -> None:
     p.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files to combine (the test runs with --tune)")
     p.add_argument("-o", "--output", required=True, help="run file to write (- for stdout)")
     add_param(p, Fusion, "method", "--method", choices=("interpolation", "borda"), help="aggregation method")
-    p.add_argument("--kappa", type=float, default=None,
+    p.add_argument("--kappa", type=finite_float(0, 1), default=None,
                    help="interpolation of two runs: weight of RUN1, RUN2 gets 1 - kappa")
-    p.add_argument("--weights", type=float, nargs="+", metavar="W",
+    p.add_argument("--weights", type=finite_float(0), nargs="+", metavar="W",
                    help="one weight per run (interpolation: >= 0 and summing to 1; borda: >= 0; none given and no "
                         "--tune: equal)")
     add_param(p, Fusion, "transform", "--transform", nargs="+", choices=(*TRANSFORMS, "auto"), metavar="T",
               help=f"per-query score transform before sum normalization ({', '.join(TRANSFORMS)}, or auto: shift "
                    "for a run with negative scores, else none); one for all runs or one per run")
-    p.add_argument("--depth", type=int, default=1000, help="list depth: inputs and output are cut to it (Borda's K)")
-    p.add_argument("--tag", default=None, help="run tag of the output (default records the method and weights)")
+    add_depth(p, help="list depth: inputs and output are cut to it (Borda's K)")
+    p.add_argument("--tag", type=run_tag, default=None,
+                   help="run tag of the output (default records the method and weights)")
     g = p.add_argument_group("tuning the weights on dev")
     g.add_argument("--tune", action="store_true", help="grid-search the weights on --dev-runs with --dev-qrels")
     g.add_argument("--dev-qrels", "--qrels", dest="qrels",
                    help="dev judgments for --tune (averaged over the judged queries the dev runs cover)")
     g.add_argument("--dev-runs", nargs="+", metavar="DEV", help="the systems' runs on the dev queries, in RUN order")
     add_param(g, Fusion, "measure", "--measure", help="measure maximized by --tune (any `clirkit eval` measure)")
-    add_param(g, Fusion, "step", "--step", type=float, help="weight grid step: 0, step, ..., 1 per weight")
+    add_param(g, Fusion, "step", "--step", type=param_type(Fusion, "step"),
+              help="weight grid step: 0, step, ..., 1 per weight (it must divide 1)")
     g.add_argument("--sweep-csv", metavar="FILE", help="also write the sweep (weights, measure) as CSV")
     add_quiet(p)
 
@@ -49,12 +51,12 @@ def run(args) -> int:
     from clirkit.errors import ClirkitError
     from clirkit.fileio import atomic_writer
     from clirkit.formats import read_qrels, read_run, write_run
+    from clirkit.measures import parse_measure
     from clirkit.progress import say
     from clirkit.systems import Fusion
+    from clirkit.tuning import grid_points
 
     params = params_of(args)
-    if args.depth < 1:
-        raise ClirkitError(f"--depth must be at least 1, got {args.depth}")
     if len(args.runs) < 2:
         raise ClirkitError("aggregate needs at least two runs")
     if args.kappa is not None and (args.weights is not None or len(args.runs) != 2):
@@ -67,12 +69,27 @@ def run(args) -> int:
     transform = params.pop("transform")
     transform = transform if isinstance(transform, str) else (transform[0] if len(transform) == 1 else transform)
     fusion = Fusion([None] * len(args.runs), weights=weights, transform=transform, **params)
-    runs = [read_run(path) for path in args.runs]
+    fusion.check_params()
+    if args.weights is not None and len(args.weights) != len(args.runs):
+        raise ClirkitError(f"--weights: {len(args.weights)} weights for {len(args.runs)} runs; give one weight per run")
+    if args.weights is not None and params["method"] == "interpolation" and abs(sum(args.weights) - 1.0) > 1e-6:
+        raise ClirkitError(f"--weights must sum to 1 (interpolation), got {' '.join(f'{w:g}' for w in args.weights)} "
+                           f"(sum {sum(args.weights):g})")
     if args.tune:
         if not args.qrels or not args.dev_runs:
             raise ClirkitError("--tune needs --dev-qrels DEVQRELS and --dev-runs DEV...")
-        if len(args.dev_runs) != len(runs):
-            raise ClirkitError(f"{len(args.dev_runs)} dev runs for {len(runs)} runs: give one dev run per RUN")
+        if len(args.dev_runs) != len(args.runs):
+            raise ClirkitError(f"{len(args.dev_runs)} dev runs for {len(args.runs)} runs: give one dev run per RUN")
+        try:
+            grid_points(len(args.runs), fusion.step)
+        except ClirkitError as exc:
+            raise ClirkitError(f"--step: {exc}") from None
+        try:
+            parse_measure(fusion.measure)
+        except ClirkitError as exc:
+            raise ClirkitError(f"--measure: {exc}") from None
+    runs = [read_run(path) for path in args.runs]
+    if args.tune:
         fusion.fit_runs([read_run(path) for path in args.dev_runs], read_qrels(args.qrels))
         print(f"aggregate --tune: {fusion.measure} averaged over {fusion.dev_queries_} dev queries, the judged "
               f"queries the dev runs cover", file=sys.stderr)

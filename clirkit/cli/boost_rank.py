@@ -5,7 +5,7 @@ A model boosted from a base ranker (``boost-train --base-run``) re-ranks that ba
 """
 from __future__ import annotations
 
-from clirkit.cli.common import add_quiet, add_verb
+from clirkit.cli.common import add_depth, add_quiet, add_verb, positive_int, run_tag
 
 
 def add_parser(sub) -> None:
@@ -21,9 +21,9 @@ def add_parser(sub) -> None:
     p.add_argument("--candidates", help="re-rank this run's (query, document) rows instead of the whole collection "
                                         "(required for a model boosted from a base ranker: the base system's run)")
     p.add_argument("-o", "--output", default="-", help="run file to write (TREC 6 columns; - for stdout)")
-    p.add_argument("--depth", type=int, default=1000, help="documents kept per query")
-    p.add_argument("--batch", type=int, default=256, help="queries scored per sparse product")
-    p.add_argument("--tag", default="Boost", help="run tag (6th column)")
+    add_depth(p, help="documents kept per query")
+    p.add_argument("--batch", type=positive_int, default=256, help="queries scored per sparse product")
+    p.add_argument("--tag", type=run_tag, default="Boost", help="run tag (6th column)")
     add_quiet(p)
 
 
@@ -33,8 +33,6 @@ def run(args) -> int:
     from clirkit.formats import read_documents, read_queries, read_run, write_run
     from clirkit.progress import say
 
-    if args.depth < 1 or args.batch < 1:
-        raise ClirkitError("--depth and --batch must be >= 1")
     model = BoostModel.load(args.model)
     if model.from_base and not args.candidates:
         raise ClirkitError(f"{args.model} was boosted from a base ranker ({model.base.get('tag', '?')}): give its run "

@@ -1,14 +1,14 @@
 """``clirkit boost-show MODEL``: print a BoostCLIR phrase table like the slides ("t, h_t, w_t")."""
 from __future__ import annotations
 
-from clirkit.cli.common import add_verb
+from clirkit.cli.common import add_verb, positive_int
 
 
 def add_parser(sub) -> None:
     p = add_verb(sub, "boost-show", "print a BoostCLIR model: the rounds (t, h_t, w_t) or the top entries", run)
     p.add_argument("model", help="model file written by boost-train")
-    p.add_argument("-n", type=int, default=50, help="rows to print")
-    p.add_argument("--bag", type=int, default=1, help="bag whose rounds are printed (1-based)")
+    p.add_argument("-n", type=positive_int, default=50, help="rows to print")
+    p.add_argument("--bag", type=positive_int, default=1, help="bag whose rounds are printed (1-based)")
     p.add_argument("--entries", action="store_true",
                    help="print the averaged table's entries by weight (source, target, weight) instead of rounds")
     p.add_argument("--negative", action="store_true",
@@ -20,11 +20,9 @@ def run(args) -> int:
     from clirkit.boost import BoostModel
     from clirkit.errors import ClirkitError
 
-    model = BoostModel.load(args.model)
-    if args.n < 1:
-        raise ClirkitError(f"-n must be >= 1, got {args.n}")
     if args.negative and not args.entries:
         raise ClirkitError("--negative goes with --entries")
+    model = BoostModel.load(args.model)
     if args.entries:
         print("source\ttarget\tweight")
         for src, tgt, w in model.top_entries(args.n, negative=args.negative):

@@ -11,11 +11,12 @@ margins; the model then re-ranks that system's runs (``boost-rank --candidates``
 from __future__ import annotations
 
 
-from clirkit.cli.common import add_jobs, add_language_options, add_quiet, add_seed, add_verb
+from clirkit.cli.common import add_jobs, add_language_options, add_quiet, add_seed, add_verb, finite_float, param_type
 
 
 def add_parser(sub) -> None:
     from clirkit.boost import BoostRanker as B
+    from clirkit.boost.base import MAX_BETA
     from clirkit.cli.params import add_param
 
     p = add_verb(sub, "boost-train", "train the boosted ranker over hashed bilingual n-gram pairs (BoostCLIR)",
@@ -37,10 +38,11 @@ def add_parser(sub) -> None:
     base.add_argument("--base-run", nargs="+", metavar="RUN",
                       help="the base system's run(s) over the training and dev queries (e.g. PSQ): boost from it, "
                            "f = beta * score / query max + q^T W d")
-    add_param(base, B, "beta", "--beta", type=float,
+    add_param(base, B, "beta", "--beta", type=param_type(B, "beta"),
               help="weight of the normalized base scores (none: tuned on dev MAP over --beta-grid)")
-    add_param(base, B, "beta_grid", "--beta-grid", type=float, nargs="+", help="betas tried on dev without --beta")
-    add_param(base, B, "hard_negatives", "--hard-negatives", type=int,
+    add_param(base, B, "beta_grid", "--beta-grid", type=finite_float(0, MAX_BETA), nargs="+",
+              help="betas tried on dev without --beta")
+    add_param(base, B, "hard_negatives", "--hard-negatives", type=param_type(B, "hard_negatives"),
               help="d- per d+ drawn from the base run's top --candidate-depth, for a d+ the base run retrieves, "
                    "added to the --negatives uniform ones")
     x = p.add_argument_group("extra training tuples")
@@ -49,43 +51,46 @@ def add_parser(sub) -> None:
                         "is relevant (for collections whose documents are the corpus's target side)")
     x.add_argument("--extra-tuples", metavar="FILE",
                    help="more training queries as 'query text TAB document id TAB grade' lines")
-    add_param(x, B, "parallel_weight", "--parallel-weight", type=float,
+    add_param(x, B, "parallel_weight", "--parallel-weight", type=param_type(B, "parallel_weight"),
               help="importance of the --parallel-tuples / --extra-tuples tuples relative to the others")
     p.add_argument("-o", "--output", required=True, help="model file to write (.npz)")
     m = p.add_argument_group("features and boosting")
-    add_param(m, B, "ngram", "--ngram", type=int, choices=(1, 2, 3),
+    add_param(m, B, "ngram", "--ngram", type=param_type(B, "ngram"),
               help="n-gram order on both sides: 1 = Boost-1g, 2 = Boost-2g (unigrams and bigrams)")
-    add_param(m, B, "bits", "--bits", type=int, help="hash pairs into 2**bits buckets (memory grows with the "
-                                                    "distinct training pairs, not with 2**bits)")
-    add_param(m, B, "hash_seed", "--hash-seed", type=int, help="MurmurHash3 seed")
-    add_param(m, B, "max_df", "--max-df", type=float,
+    add_param(m, B, "bits", "--bits", type=param_type(B, "bits"),
+              help="hash pairs into 2**bits buckets (memory grows with the distinct training pairs, not with 2**bits)")
+    add_param(m, B, "hash_seed", "--hash-seed", type=param_type(B, "hash_seed"), help="MurmurHash3 seed")
+    add_param(m, B, "max_df", "--max-df", type=param_type(B, "max_df"),
               help="drop n-grams in more than this fraction of the queries / documents (1 keeps all)")
     add_param(m, B, "frequent_word_ngrams", "--content-ngrams", action="store_false",
               help="also drop the n-grams (n >= 2) that contain a word --max-df drops ('of kish', 'de la')")
     add_param(m, B, "doc_weighting", "--doc-weighting", choices=("binary", "idf", "length", "idf-length"),
               help="document side of q^T W d: binary (the paper), idf, 1/sqrt(length), or both "
                    "(none: binary standalone, length with --base-run)")
-    add_param(m, B, "rounds", "--rounds", type=int, help="maximum boosting rounds (per bag)")
+    add_param(m, B, "rounds", "--rounds", type=param_type(B, "rounds"), help="maximum boosting rounds (per bag)")
     add_param(m, B, "rule", "--rule", choices=("exact", "r"),
               help="step rule: exact (argmax (sqrt W+ - sqrt W-)^2) or r (argmax |W+ - W-|)")
-    add_param(m, B, "eps", "--eps", type=float, help="smoothing of the exact step (none: 1/tuples)")
-    add_param(m, B, "eval_every", "--eval-every", type=int, help="score the dev set every N rounds")
-    add_param(m, B, "patience", "--patience", type=int,
+    add_param(m, B, "eps", "--eps", type=param_type(B, "eps"), help="smoothing of the exact step (none: 1/tuples)")
+    add_param(m, B, "eval_every", "--eval-every", type=param_type(B, "eval_every"),
+              help="score the dev set every N rounds")
+    add_param(m, B, "patience", "--patience", type=param_type(B, "patience"),
               help="stop after this many dev evaluations without improvement (0: never)")
     t = p.add_argument_group("tuples")
-    add_param(t, B, "negatives", "--negatives", type=int, help="sampled d- per relevant d+")
-    add_param(t, B, "min_grade", "--min-grade", type=int, help="grades >= this are relevant")
-    add_param(t, B, "grade_pairs", "--grade-pairs", type=int,
+    add_param(t, B, "negatives", "--negatives", type=param_type(B, "negatives"), help="sampled d- per relevant d+")
+    add_param(t, B, "min_grade", "--min-grade", type=param_type(B, "min_grade"), help="grades >= this are relevant")
+    add_param(t, B, "grade_pairs", "--grade-pairs", type=param_type(B, "grade_pairs"),
               help="extra d- per d+ drawn among the query's judged documents of a lower grade")
     add_param(t, B, "weighting", "--weighting", choices=("difference", "one", "positive"),
               help="tuple importance D: rel(d+) - rel(d-), 1, or rel(d+)")
-    add_param(t, B, "max_positives", "--max-positives", type=int, help="at most this many d+ per query (0: all)")
-    add_param(t, B, "candidate_depth", "--candidate-depth", type=int,
+    add_param(t, B, "max_positives", "--max-positives", type=param_type(B, "max_positives"),
+              help="at most this many d+ per query (0: all)")
+    add_param(t, B, "candidate_depth", "--candidate-depth", type=param_type(B, "candidate_depth"),
               help="ranks of --candidates / --base-run giving hard negatives (none: 1000 with --candidates, "
                    "100 with --base-run)")
     b = p.add_argument_group("bagging and parallelism")
-    add_param(b, B, "bags", "--bags", type=int, help="bags trained independently and averaged")
-    add_param(b, B, "bag_fraction", "--bag-fraction", type=float, help="fraction of the tuples in each bag")
+    add_param(b, B, "bags", "--bags", type=param_type(B, "bags"), help="bags trained independently and averaged")
+    add_param(b, B, "bag_fraction", "--bag-fraction", type=param_type(B, "bag_fraction"),
+              help="fraction of the tuples in each bag")
     add_param(b, B, "bootstrap", "--bootstrap", action="store_true", help="draw bags with replacement")
     add_param(b, B, "backend", "--backend", choices=("loky", "threading", "dask"), help="joblib backend")
     add_param(b, B, "scheduler", "--scheduler",
@@ -147,21 +152,24 @@ def run(args) -> int:
     from clirkit.progress import say
 
     params = params_of(args, convert={"beta_grid": tuple})
+    BoostRanker(**params, jobs=args.jobs, random_state=args.seed, quiet=args.quiet).check_params()
     if params["backend"] == "dask" and not params["scheduler"]:
         raise ClirkitError("--backend dask needs --scheduler ADDRESS")
-    queries, qrels, documents, dev_queries, dev_qrels, src_lang, tgt_lang, collection = _load(args)
     if args.candidates and args.base_run:
         raise ClirkitError("give --base-run or --candidates, not both (the base run gives the hard negatives)")
     if params["parallel_weight"] != 1.0 and not (args.parallel_tuples or args.extra_tuples):
         raise ClirkitError("--parallel-weight weighs --parallel-tuples or --extra-tuples: give one of them")
+    if params["beta"] is not None and not args.base_run:
+        raise ClirkitError("--beta weighs a base ranker's scores: give --base-run too")
+    if args.parallel_tuples and not args.collection:
+        raise ClirkitError("--parallel-tuples needs --collection (its parallel corpus); with files use --extra-tuples")
+    queries, qrels, documents, dev_queries, dev_qrels, src_lang, tgt_lang, collection = _load(args)
     candidates = read_run(args.candidates) if args.candidates else None
     base = None
     if args.base_run:
         from clirkit.boost.base import CompactRun
 
         base = CompactRun.from_runs(read_run(path) for path in args.base_run)
-    elif params["beta"] is not None:
-        raise ClirkitError("--beta weighs a base ranker's scores: give --base-run too")
     extra_queries, extra_qrels = _extra(args, collection, *documents)
     ranker = BoostRanker(**params, source_lang=src_lang, target_lang=tgt_lang, base=base, jobs=args.jobs,
                          random_state=args.seed, quiet=args.quiet)

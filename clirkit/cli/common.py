@@ -1,7 +1,21 @@
-"""Options shared by several verbs."""
+"""Options shared by several verbs, and the argparse types that check option values.
+
+The value types here (numbers, run tags) never raise: a bad value becomes a :class:`BadValue`, and the
+verb's run function
+(wrapped by :func:`add_verb` or :func:`checked`) stops before doing anything with one line
+``clirkit: error: --depth must be an integer >= 1, got 0`` and exit status 2, naming the option, the
+allowed range and the value as given, as any other user error (an argparse error exits from inside the
+parser). Options that set a system's hyper-parameters are only parsed here (:func:`param_type`): the
+system checks their range (``check_params``, called by the verb before it reads its inputs).
+"""
 from __future__ import annotations
 
 import argparse
+import functools
+import math
+from typing import Callable
+
+INT64_MAX = 2**63 - 1  # larger integers overflow numpy's int64 arrays
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -16,36 +30,204 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
         return super()._get_help_string(action)
 
 
+# option types --------------------------------------------------------------------------------------
+
+
+class BadValue:
+    """The value of an option type for text it refuses: the text and what the option must be."""
+
+    def __init__(self, text: str, must: str) -> None:
+        self.text, self.must = text, must
+
+    def message(self, option: str) -> str:
+        return f"{option} must be {self.must}, got {self.text}"
+
+    def __repr__(self) -> str:
+        return f"BadValue({self.text!r}, {self.must!r})"
+
+
+def _bounds(low, high, low_open: bool, high_open: bool) -> str:
+    if low is not None and high is not None:
+        return f"in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+    if low is not None:
+        return f"{'>' if low_open else '>='} {low:g}"
+    if high is not None:
+        return f"{'<' if high_open else '<='} {high:g}"
+    return ""
+
+
+def _shown(text: str) -> str:
+    """The value as typed, quoted when it is not a plain token (empty, spaces, very long)."""
+    text = str(text)
+    if len(text) > 40:
+        return repr(text[:37] + "...")
+    return text if text and text.isprintable() and not any(c.isspace() for c in text) else repr(text)
+
+
+def finite_float(low: float | None = None, high: float | None = None, *, low_open: bool = False,
+                 high_open: bool = False) -> Callable[[str], float]:
+    """argparse type: a finite number in the given range (``low_open``/``high_open``: bound excluded)."""
+    must = " ".join(filter(None, ["a finite number", _bounds(low, high, low_open, high_open)]))
+
+    def parse(text: str):
+        try:
+            value = float(text)
+        except (TypeError, ValueError):
+            return BadValue(_shown(text), must)
+        if (not math.isfinite(value) or (low is not None and (value < low or (low_open and value == low)))
+                or (high is not None and (value > high or (high_open and value == high)))):
+            return BadValue(_shown(text), must)
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+def int_range(low: int | None = None, high: int | None = INT64_MAX, *, note: str = "") -> Callable[[str], int]:
+    """argparse type: an integer in ``[low, high]`` (by default at most 2**63 - 1); ``note`` is added to
+    the message, e.g. "(0: all)"."""
+    if low is not None and high is not None and high != INT64_MAX:
+        bounds = f"in [{low}, {high}]"
+    else:
+        bounds = f">= {low}" if low is not None else (f"<= {high}" if high != INT64_MAX else "")
+    must = " ".join(filter(None, ["an integer", bounds, note]))
+
+    def parse(text: str):
+        try:
+            value = int(str(text).strip())
+        except (TypeError, ValueError):  # also 5,000-digit numbers
+            return BadValue(_shown(text), must)
+        if (low is not None and value < low) or (high is not None and value > high):
+            too_big = high == INT64_MAX and value > high
+            return BadValue(_shown(text), f"{must} (at most 2**63 - 1)" if too_big else must)
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+positive_int = int_range(1)
+"""argparse type: an integer >= 1."""
+
+nonnegative_int = int_range(0)
+"""argparse type: an integer >= 0."""
+
+seed_int = int_range(0)
+"""argparse type of ``--seed``: an integer >= 0 (numpy's ``default_rng`` seeds)."""
+
+
+def run_tag(text: str):
+    """argparse type of ``--tag``: a run tag (the sixth TREC column), non-empty and without whitespace."""
+    if not text or any(c.isspace() for c in text) or not text.isprintable():
+        return BadValue(_shown(text), "a run tag: non-empty, printable, no whitespace")
+    return text
+
+
+def parsed_number(must: str, *, integer: bool = False) -> Callable[[str], object]:
+    """argparse type: text that parses as an integer (``integer``) or a float, whose range is checked
+    later by the system it sets (``must`` describes that range in the message of unparsable text)."""
+
+    def parse(text: str):
+        try:
+            value = int(str(text).strip()) if integer else float(text)
+        except (TypeError, ValueError):
+            return BadValue(_shown(text), must)
+        if integer and abs(value) > INT64_MAX:
+            return BadValue(_shown(text), f"{must} (at most 2**63 - 1)")
+        return value
+
+    parse.__name__ = "integer" if integer else "number"
+    return parse
+
+
+def param_type(cls, name: str) -> Callable[[str], object]:
+    """argparse type of an option that sets hyper-parameter ``name`` of system ``cls``: the text must
+    parse as the number its constraint (``cls._parameter_constraints``) names, an int or a float; the
+    range itself is checked by the system (``check_params``, before the verb reads its inputs, and again at
+    ``fit``), whose message
+    names the option (:func:`clirkit.cli.params.option_message`)."""
+    from numbers import Integral
+
+    from sklearn.utils._param_validation import Interval
+
+    intervals = [c for c in cls._parameter_constraints[name] if isinstance(c, Interval)]
+    if not intervals:
+        raise TypeError(f"{cls.__name__}.{name} has no numeric interval constraint")
+    return parsed_number(str(intervals[0]), integer=issubclass(intervals[0].type, Integral))
+
+
+def bad_values(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[str]:
+    """The messages of the option values of ``args`` that an option type refused, in option order."""
+    found = []
+    for action in parser._actions:
+        value = getattr(args, action.dest, None)
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, BadValue):
+                option = max(action.option_strings, key=len) if action.option_strings else action.dest
+                found.append(v.message(option))
+                break
+    return found
+
+
+def checked(func, parser: argparse.ArgumentParser):
+    """``func`` (a verb's run function) preceded by the check of the option values: a value refused by
+    its type is a ClirkitError naming the option, before any input is read. Running out of memory (options
+    asking for huge arrays) is a ClirkitError too."""
+
+    @functools.wraps(func)
+    def run(args):
+        from clirkit.errors import ClirkitError
+
+        bad = bad_values(args, parser)
+        if bad:
+            raise ClirkitError(bad[0])
+        try:
+            return func(args)
+        except MemoryError as exc:  # e.g. numpy asked for 800 TiB by --dim 10**12: a user error, not a bug
+            raise ClirkitError(f"out of memory: {str(exc) or 'MemoryError'}; ask for smaller sizes") from None
+
+    return run
+
+
+# shared options ------------------------------------------------------------------------------------
+
+
 def add_quiet(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
 
 
 def add_seed(parser: argparse.ArgumentParser, default: int = 0) -> None:
-    parser.add_argument("--seed", type=int, default=default, help="random seed")
-
-
-def positive_int(text: str) -> int:
-    """argparse type: an integer >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+    parser.add_argument("--seed", type=seed_int, default=default, help="random seed (an integer >= 0)")
 
 
 def add_jobs(parser: argparse.ArgumentParser, default: int = 1) -> None:
     parser.add_argument("-j", "--jobs", type=positive_int, default=default, help="parallel worker processes")
 
 
+def add_depth(parser: argparse.ArgumentParser, default: int = 1000, help: str = "results per query") -> None:
+    parser.add_argument("--depth", type=positive_int, default=default, help=help)
+
+
 def add_verb(sub, name: str, help: str, func) -> argparse.ArgumentParser:
     """Register a verb with clirkit's help formatter and its run function: ``help`` describes it in
-    ``clirkit VERB --help``, the one-line summary of :data:`clirkit.cli.VERBS` lists it in ``clirkit --help``."""
+    ``clirkit VERB --help``, the one-line summary of :data:`clirkit.cli.VERBS` lists it in ``clirkit --help``.
+    The run function first checks the option values (:func:`checked`)."""
     from clirkit.cli import VERBS
 
-    parser = sub.add_parser(name, help=VERBS[name][1], description=help, formatter_class=HelpFormatter)
-    parser.set_defaults(func=func)
+    parser = one_line_errors(sub.add_parser(name, help=VERBS[name][1], description=help,
+                                            formatter_class=HelpFormatter))
+    parser.set_defaults(func=checked(func, parser))
+    return parser
+
+
+def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """``parser`` whose own errors (a missing option, an unknown choice, a missing value) are one line
+    ``clirkit VERB: error: PROBLEM (see clirkit VERB --help)`` and exit status 2, without the usage block."""
+
+    def error(message: str):
+        parser.exit(2, f"{parser.prog}: error: {message} (see {parser.prog} --help)\n")
+
+    parser.error = error
     return parser
 
 

@@ -25,12 +25,12 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from clirkit.cli.params import params_of
-    from clirkit.cli.xlquery import search_and_write, source_stopwords
+    from clirkit.cli.xlquery import checked_system, search_and_write, source_stopwords
     from clirkit.formats import read_queries
     from clirkit.index import Index
     from clirkit.systems import DT
 
+    dt = checked_system(DT, args)
     index, queries = Index.load(args.index), read_queries(args.queries)
     if args.translated:
         return _search_translated(args, index, queries)
@@ -38,7 +38,7 @@ def run(args) -> int:
     from clirkit.translation import load_table
 
     table = load_table(args.table, args.table_format)
-    dt = DT(**params_of(args), source_stopwords=source_stopwords(args)).fit(index, table, quiet=args.quiet)
+    dt.set_params(source_stopwords=source_stopwords(args)).fit(index, table, quiet=args.quiet)
     tokens = dt.analyzer_.tokenize_many(list(queries.values()))
     known = sum(t in table for ts in tokens for t in set(ts))
     say(f"DT: {known} of {sum(len(set(ts)) for ts in tokens)} query terms translated, the others passed through",

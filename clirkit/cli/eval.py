@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 from argparse import SUPPRESS
 
-from clirkit.cli.common import add_seed, add_verb
+from clirkit.cli.common import add_seed, add_verb, finite_float, int_range, positive_int
 
 USAGE = ("%(prog)s --qrels QRELS [options] RUN [RUN ...] [-m MEASURE [MEASURE ...]]\n"
          "       %(prog)s --qrels QRELS [options] -m MEASURE [MEASURE ...] -- RUN [RUN ...]")
@@ -60,16 +60,19 @@ def add_parser(sub) -> None:
                    help="run the others are tested against (default: the first RUN)")
     p.add_argument("--test", choices=TESTS, default="randomization",
                    help="paired significance test over per-query values")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level of the * mark")
-    p.add_argument("--permutations", type=int, default=10_000, help="sign vectors of the randomization test")
+    p.add_argument("--alpha", type=finite_float(0, 1, low_open=True, high_open=True), default=0.05,
+                   help="significance level of the * mark")
+    p.add_argument("--permutations", type=positive_int, default=10_000, help="sign vectors of the randomization test")
     add_seed(p)
     p.add_argument("--average", choices=AVERAGES, default="qrels",
                    help="qrels: mean over all qrels queries, a query without run lines scores 0 "
                         "(trec_eval -c); run: mean over the run's judged queries")
-    p.add_argument("--depth", type=int, default=1000, help="ranks per query that count (0: all)")
-    p.add_argument("--rel-threshold", type=int, default=1,
+    p.add_argument("--depth", type=int_range(0, note="(0: all)"), default=1000,
+                   help="ranks per query that count (0: all)")
+    p.add_argument("--rel-threshold", type=positive_int, default=1,
                    help="minimum grade of a relevant document (trec_eval -l); a measure's (rel=N) overrides it")
-    p.add_argument("--main-grade", type=int, default=2, help="minimum grade of a main-relevant document (P_mr, MRR_mr)")
+    p.add_argument("--main-grade", type=positive_int, default=2,
+                   help="minimum grade of a main-relevant document (P_mr, MRR_mr), at least --rel-threshold")
     p.add_argument("--ties", choices=TIES, default="trec_eval",
                    help="trec_eval: re-sort by float32 score, ties by docid descending; "
                         "run: score order as read (float64), ties in file order")
@@ -86,12 +89,9 @@ def run(args) -> int:
     from clirkit.report import Report
 
     specs = _measures(getattr(args, "measures", None) or list(DEFAULT_MEASURES), args.runs)
-    if args.permutations < 1:
-        raise ClirkitError(f"--permutations must be at least 1, got {args.permutations}")
-    if not 0 < args.alpha < 1:
-        raise ClirkitError(f"--alpha must be between 0 and 1, got {args.alpha}")
-    if args.depth < 0:
-        raise ClirkitError(f"--depth must be 0 (all) or positive, got {args.depth}")
+    if args.main_grade < args.rel_threshold:
+        raise ClirkitError(f"--main-grade must be at least --rel-threshold ({args.rel_threshold}), "
+                           f"got {args.main_grade}")
     labels = [display_name(r) for r in args.runs]
     baseline = 0
     if getattr(args, "baseline", None) is not None:

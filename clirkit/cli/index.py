@@ -3,16 +3,16 @@ from __future__ import annotations
 
 import time
 
-from clirkit.cli.common import add_jobs, add_quiet, add_verb
+from clirkit.cli.common import add_jobs, add_quiet, add_verb, language, nonnegative_int
 
 
 def add_parser(sub) -> None:
     p = add_verb(sub, "index", "index documents (docid TAB text, or JSONL) for BM25 search", run)
     p.add_argument("documents", help="documents file (.tsv/.jsonl, optionally .gz; - for stdin)")
     p.add_argument("-o", "--output", required=True, help="index file to write (.npz)")
-    p.add_argument("--lang", required=True, help="language code of the documents (e.g. es, en, de)")
+    p.add_argument("--lang", required=True, type=language, help="language code of the documents (e.g. es, en, de)")
     p.add_argument("--stopwords", metavar="FILE", help="stopword file (one term per line)")
-    p.add_argument("--stopwords-top", metavar="N", type=int, default=0,
+    p.add_argument("--stopwords-top", metavar="N", type=nonnegative_int, default=0,
                    help="also drop the N most frequent terms of the collection")
     p.add_argument("--keep-case", action="store_true", help="do not lowercase")
     p.add_argument("--keep-punctuation", action="store_true", help="keep punctuation-only tokens")
@@ -22,7 +22,8 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from clirkit.analysis import Analyzer, read_stopwords
-    from clirkit.formats import iter_documents
+    from clirkit.fileio import display_name
+    from clirkit.formats import _iter_documents_located  # (lineno, docid, text): see Index.build(source=...)
     from clirkit.index import Index, drop_terms, most_frequent_terms
     from clirkit.progress import say
 
@@ -30,7 +31,8 @@ def run(args) -> int:
     analyzer = Analyzer(args.lang, lowercase=not args.keep_case,
                         strip_punctuation=not args.keep_punctuation, stopwords=stopwords)
     start = time.perf_counter()
-    index = Index.build(iter_documents(args.documents), analyzer, quiet=args.quiet, jobs=args.jobs)
+    documents = _iter_documents_located(args.documents, "auto", None, None, None)
+    index = Index.build(documents, analyzer, quiet=args.quiet, jobs=args.jobs, source=display_name(args.documents))
     if args.stopwords_top > 0:
         index = drop_terms(index, most_frequent_terms(index, args.stopwords_top))
     index.save(args.output)

@@ -6,6 +6,7 @@ from clirkit.cli.common import add_quiet, add_verb
 
 
 def add_parser(sub) -> None:
+    from clirkit.cli.common import param_type
     from clirkit.cli.params import add_param
     from clirkit.cli.search import add_bm25_options
     from clirkit.cli.ttable import add_prune_options, add_table_format
@@ -17,10 +18,12 @@ def add_parser(sub) -> None:
     add_query_options(p, PSQ)
     p.add_argument("--table", required=True, help="translation table p(e|f)")
     p.add_argument("--table2", default=None, help="a second table, interpolated with --lambda")
-    add_param(p, PSQ, "lam", "--lambda", type=float, help="weight of --table when interpolating with --table2")
+    add_param(p, PSQ, "lam", "--lambda", type=param_type(PSQ, "lam"),
+              help="weight of --table when interpolating with --table2")
     add_table_format(p)
     g = add_prune_options(p)
-    add_param(g, PSQ, "target_stopwords_top", "--target-stopwords-top", type=int, metavar="N",
+    add_param(g, PSQ, "target_stopwords_top", "--target-stopwords-top", type=param_type(PSQ, "target_stopwords_top"),
+              metavar="N",
               help="also drop the N most frequent terms of the index from the options (a corpus-derived target "
                    "stoplist: IBM Model 1 tables give function words much mass)")
     add_param(p, PSQ, "renormalize_in_vocabulary", "--renormalize-in-vocabulary", action="store_true",
@@ -34,19 +37,19 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from clirkit.analysis import read_stopwords
-    from clirkit.cli.params import params_of
-    from clirkit.cli.xlquery import search_and_write, source_stopwords
+    from clirkit.cli.xlquery import checked_system, search_and_write, source_stopwords
     from clirkit.formats import read_queries
     from clirkit.index import Index
     from clirkit.progress import say
     from clirkit.systems import PSQ
     from clirkit.translation import load_table
 
+    psq = checked_system(PSQ, args)
     index, queries = Index.load(args.index), read_queries(args.queries)
     table = load_table(args.table, args.table_format)
     table2 = load_table(args.table2, args.table_format) if args.table2 else None
     target = read_stopwords(args.target_stopwords) if args.target_stopwords else None
-    psq = PSQ(**params_of(args), source_stopwords=source_stopwords(args), target_stopwords=target)
+    psq.set_params(source_stopwords=source_stopwords(args), target_stopwords=target)
     psq.fit(index, table, table2, quiet=args.quiet)
     sq = psq.structured_queries(queries)
     known = sum(t in psq.table_.source_index for t in sq.source_terms)

@@ -5,7 +5,7 @@ with ``--rerank RUN``, re-scores the rows of an existing run.
 """
 from __future__ import annotations
 
-from clirkit.cli.common import add_jobs, add_quiet, add_verb
+from clirkit.cli.common import add_depth, add_jobs, add_quiet, add_verb, run_tag
 from clirkit.cli.scs_train import add_data_options, load_data
 
 
@@ -15,20 +15,17 @@ def add_parser(sub) -> None:
     add_data_options(p, "test")
     p.add_argument("-o", "--output", required=True, help="run file to write (- for stdout)")
     p.add_argument("--rerank", metavar="RUN", help="re-score this run's rows instead of the whole collection")
-    p.add_argument("--depth", type=int, default=1000, help="results per query")
-    p.add_argument("--tag", default=None, help="run tag (6th column; default: SCS)")
+    add_depth(p)
+    p.add_argument("--tag", type=run_tag, default=None, help="run tag (6th column; default: SCS)")
     add_jobs(p)
     add_quiet(p)
 
 
 def run(args) -> int:
-    from clirkit.errors import ClirkitError
     from clirkit.formats import read_run, write_run
     from clirkit.progress import say
     from clirkit.scs import SCSModel
 
-    if args.depth < 1:
-        raise ClirkitError(f"--depth must be at least 1, got {args.depth}")
     model = SCSModel.load(args.model)
     queries, documents, _, _, _ = load_data(args, need_qrels=False)
     rerank = read_run(args.rerank) if args.rerank else None

@@ -5,7 +5,8 @@ Training data is either a bundled/known collection (``--collection``, its
 """
 from __future__ import annotations
 
-from clirkit.cli.common import add_jobs, add_language_options, add_quiet, add_seed, add_verb
+from clirkit.cli.common import (add_jobs, add_language_options, add_quiet, add_seed, add_verb, finite_float, int_range,
+                                param_type)
 
 
 def add_data_options(p, split_default: str) -> None:
@@ -50,27 +51,29 @@ def add_parser(sub) -> None:
     p.add_argument("--qrels", help="graded judgments of the training queries (qid iter docid rel)")
     p.add_argument("-o", "--output", required=True, help="model file to write (.npz)")
     m = p.add_argument_group("model")
-    add_param(m, S, "dim", "--dim", type=int, help="embedding dimension")
-    add_param(m, S, "eps", "--eps", type=float, help="smoothing of the cosine (0: plain cosine)")
+    add_param(m, S, "dim", "--dim", type=param_type(S, "dim"), help="embedding dimension")
+    add_param(m, S, "eps", "--eps", type=param_type(S, "eps"), help="smoothing of the cosine (0: plain cosine)")
     add_param(m, S, "loss", "--loss", choices=("sosl", "mse", "hinge", "logistic", "exp"), help="loss")
-    add_param(m, S, "thresholds", "--thresholds", type=float, nargs="+",
-              help="SOSL inner thresholds, one fewer than the grades")
-    add_param(m, S, "mse_targets", "--mse-targets", type=float, nargs="+",
-              help="MSE target per grade (none: middle of each SOSL segment)")
-    add_param(m, S, "margin", "--margin", type=float, help="hinge loss margin")
+    add_param(m, S, "thresholds", "--thresholds", type=finite_float(-1, 1, low_open=True, high_open=True), nargs="+",
+              help="SOSL inner thresholds, one fewer than the grades, increasing inside (-1, 1)")
+    add_param(m, S, "mse_targets", "--mse-targets", type=finite_float(-1, 1), nargs="+",
+              help="MSE target per grade, in [-1, 1] (none: middle of each SOSL segment)")
+    add_param(m, S, "margin", "--margin", type=param_type(S, "margin"), help="hinge loss margin")
     add_param(m, S, "pair_weight", "--pair-weight", choices=("uniform", "grade"),
               help="pairwise losses: weight of a (d+, d-) pair (grade: grade difference)")
-    add_param(m, S, "max_pairs_per_query", "--max-pairs-per-query", type=int,
+    add_param(m, S, "max_pairs_per_query", "--max-pairs-per-query", type=int_range(0, note="(0: all)"),
               help="pairwise losses: sample at most this many (d+, d-) pairs per query (0: all)")
     m.add_argument("--query-vectors", help="word vectors of the query language (word v1 ... v_dim per line)")
     m.add_argument("--doc-vectors", help="word vectors of the document language")
-    add_param(m, S, "init_scale", "--init-scale", type=float, help="std of the random embedding initialization")
+    add_param(m, S, "init_scale", "--init-scale", type=param_type(S, "init_scale"),
+              help="std of the random embedding initialization")
     add_language_options(m, files_only=True)
     t = p.add_argument_group("training")
-    add_param(t, S, "epochs", "--epochs", type=int, help="passes over the training pairs")
-    add_param(t, S, "lr", "--lr", type=float, help="Adam learning rate")
-    add_param(t, S, "batch_size", "--batch-size", type=int, help="pairs per batch")
-    add_param(t, S, "negatives", "--negatives", type=int, help="irrelevant documents sampled per query")
+    add_param(t, S, "epochs", "--epochs", type=param_type(S, "epochs"), help="passes over the training pairs")
+    add_param(t, S, "lr", "--lr", type=param_type(S, "lr"), help="Adam learning rate")
+    add_param(t, S, "batch_size", "--batch-size", type=param_type(S, "batch_size"), help="pairs per batch")
+    add_param(t, S, "negatives", "--negatives", type=param_type(S, "negatives"),
+              help="irrelevant documents sampled per query")
     add_param(t, S, "lazy_adam", "--dense-adam", action="store_false",
               help="textbook Adam moving every embedding row every step (default: lazy Adam on the rows a "
                    "batch touches, 3-4x faster)")
@@ -81,15 +84,26 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from clirkit.cli.params import params_of
+    from clirkit.errors import ClirkitError
     from clirkit.progress import say
     from clirkit.scs import SCSModel, read_word_vectors
+    from clirkit.scs.losses import check_thresholds
 
-    queries, documents, qrels, source_lang, target_lang = load_data(args, need_qrels=True)
-    train = queries
     params = params_of(args, convert={"thresholds": tuple, "mse_targets": tuple})
     params["max_pairs_per_query"] = params["max_pairs_per_query"] or None
-    model = SCSModel(**params, source_lang=source_lang or args.source_lang or "en",
-                     target_lang=target_lang or args.target_lang or "es", random_state=args.seed)
+    model = SCSModel(**params, random_state=args.seed)
+    model.check_params()
+    try:
+        grades = len(check_thresholds(model.thresholds)) - 1
+    except ClirkitError as exc:
+        raise ClirkitError(f"--thresholds: {exc}") from None
+    if model.mse_targets is not None and len(model.mse_targets) != grades:
+        raise ClirkitError(f"--mse-targets: give one target per grade ({grades}: one more than --thresholds), "
+                           f"got {len(model.mse_targets)}")
+    queries, documents, qrels, source_lang, target_lang = load_data(args, need_qrels=True)
+    train = queries
+    model.set_params(source_lang=source_lang or args.source_lang or "en",
+                     target_lang=target_lang or args.target_lang or "es")
     qv = read_word_vectors(args.query_vectors, model.dim) if args.query_vectors else None
     dv = read_word_vectors(args.doc_vectors, model.dim) if args.doc_vectors else None
     say(f"scs-train: {len(train)} training queries, {len(documents[0])} documents", quiet=args.quiet)

@@ -6,18 +6,36 @@ from clirkit.cli.common import add_quiet, add_verb
 
 def add_bm25_options(p, cls=None) -> None:
     """BM25 options (defaults: those of ``cls``, a system or :class:`~clirkit.bm25.BM25`) and the output
-    options shared by search, dt and psq."""
+    options shared by search, dt and psq. The values are parsed here and range-checked by ``cls``
+    (:func:`check_bm25` or the system's ``check_params``) before any input is read."""
+    from clirkit.cli.common import add_depth, param_type, parsed_number, run_tag
     from clirkit.cli.params import add_param
 
     if cls is None:
-        from clirkit.bm25 import BM25 as cls
+        from clirkit.bm25 import BM25 as cls, describe_range
+
+        def number(name):
+            return parsed_number(describe_range(name).replace("None or ", ""))
+    else:
+        def number(name):
+            return param_type(cls, name)
     g = p.add_argument_group("BM25")
-    add_param(g, cls, "k1", "--k1", type=float, help="term frequency saturation")
-    add_param(g, cls, "b", "--b", type=float, help="document length normalization")
-    add_param(g, cls, "k3", "--k3", type=float, help="query tf saturation (none: raw query tf)")
+    add_param(g, cls, "k1", "--k1", type=number("k1"), help="term frequency saturation")
+    add_param(g, cls, "b", "--b", type=number("b"), help="document length normalization")
+    add_param(g, cls, "k3", "--k3", type=number("k3"), help="query tf saturation (none: raw query tf)")
     add_param(g, cls, "idf", "--idf", choices=("lucene", "rsj", "bm25okapi"), help="idf variant")
-    p.add_argument("--depth", type=int, default=1000, help="results per query")
-    p.add_argument("--tag", default=None, help="run tag (6th column; default: the method's name)")
+    add_depth(p)
+    p.add_argument("--tag", type=run_tag, default=None, help="run tag (6th column; default: the method's name)")
+
+
+def check_bm25(args) -> dict:
+    """The BM25 options of ``args`` (search), range-checked; ClirkitError naming the option otherwise."""
+    from clirkit.bm25 import check_params
+    from clirkit.cli.params import params_of
+
+    params = params_of(args)
+    check_params(**{k: v for k, v in params.items() if k != "idf"})
+    return params
 
 
 def report_unmatched(qids, run, quiet: bool) -> None:
@@ -42,16 +60,16 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from clirkit.bm25 import BM25
-    from clirkit.cli.params import params_of
     from clirkit.formats import read_queries, write_run
     from clirkit.index import Index
     from clirkit.query import StructuredQueries
 
+    params = check_bm25(args)
     index = Index.load(args.index)
     queries = read_queries(args.queries)
     tokens = index.analyzer.tokenize_many(list(queries.values()), quiet=args.quiet)
     sq = StructuredQueries.from_tokens(list(queries), tokens, index.vocabulary)
-    run_ = BM25(index, **params_of(args)).search(sq, depth=args.depth, quiet=args.quiet, tag=args.tag or "BM25")
+    run_ = BM25(index, **params).search(sq, depth=args.depth, quiet=args.quiet, tag=args.tag or "BM25")
     report_unmatched(list(queries), run_, args.quiet)
     write_run(run_, args.output)
     return 0

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import argparse
 
-from clirkit.cli.common import HelpFormatter, add_jobs, add_language_options, add_quiet, add_verb, positive_int
+from clirkit.cli.common import (HelpFormatter, add_jobs, add_language_options, add_quiet, add_verb, checked,
+                                nonnegative_int, one_line_errors, param_type, positive_int)
 
 TABLE_FORMAT_HELP = ("table format: auto (detected: npz by its bytes, freedict by its .index/.dict.dz files, "
                      "else by the first lines' content, else by the name: .dict = muse, other = moses), "
@@ -90,14 +91,15 @@ def add_parser(sub) -> None:
     t.add_argument("--direction", choices=("e2f", "f2e", "both"), default="e2f",
                    help="e2f = p(target|source) (rows are source words, what DT/PSQ use), "
                         "f2e = p(source|target), both = the two")
-    t.add_argument("--iterations", type=int, default=5, help="EM iterations")
+    t.add_argument("--iterations", type=nonnegative_int, default=5, help="EM iterations")
     t.add_argument("--no-null", action="store_true", help="no NULL source word")
     add_language_options(t)
     t.add_argument("--aligned-by", choices=("line", "id"), default="line",
                    help="line: line i of both files is a pair; id: 'id TAB text' files joined on id")
     add_jobs(t)
     add_quiet(t)
-    t.set_defaults(func=run_train)
+    one_line_errors(t)
+    t.set_defaults(func=checked(run_train, t))
 
     s = actions.add_parser("show", help="print a word's translations with their probabilities",
                            formatter_class=HelpFormatter)
@@ -107,7 +109,8 @@ def add_parser(sub) -> None:
     add_table_format(s, "--format")
     add_dictionary_options(s, languages=False)
     add_quiet(s)
-    s.set_defaults(func=run_show)
+    one_line_errors(s)
+    s.set_defaults(func=checked(run_show, s))
 
     r = actions.add_parser("prune", help="prune a table as PSQ does (minimum probability, cumulative mass, "
                                          "at most M options)",
@@ -118,7 +121,8 @@ def add_parser(sub) -> None:
     add_table_format(r, "--format")
     add_dictionary_options(r)
     add_quiet(r)
-    r.set_defaults(func=run_prune)
+    one_line_errors(r)
+    r.set_defaults(func=checked(run_prune, r))
 
     c = actions.add_parser("convert", help="convert between table formats (or a dictionary into a table)",
                            description="Convert a table or a dictionary. A dictionary's counts (pairs read, "
@@ -132,7 +136,8 @@ def add_parser(sub) -> None:
     add_table_format(c, "--format")
     add_dictionary_options(c)
     add_quiet(c)
-    c.set_defaults(func=run_convert)
+    one_line_errors(c)
+    c.set_defaults(func=checked(run_convert, c))
 
 
 def add_prune_options(p: argparse.ArgumentParser):
@@ -141,10 +146,11 @@ def add_prune_options(p: argparse.ArgumentParser):
     from clirkit.systems import PSQ
 
     g = p.add_argument_group("pruning (as PSQ prunes its table)")
-    add_param(g, PSQ, "min_prob", "--min-prob", type=float, help="L: drop options with p < L")
-    add_param(g, PSQ, "cumulative", "--cumulative", type=float,
+    add_param(g, PSQ, "min_prob", "--min-prob", type=param_type(PSQ, "min_prob"), help="L: drop options with p < L")
+    add_param(g, PSQ, "cumulative", "--cumulative", type=param_type(PSQ, "cumulative"),
               help="C: keep the most probable options until their sum reaches C (1 keeps all)")
-    add_param(g, PSQ, "max_options", "--max-options", type=int, help="M: at most M options per word")
+    add_param(g, PSQ, "max_options", "--max-options", type=param_type(PSQ, "max_options"),
+              help="M: at most M options per word")
     g.add_argument("--target-stopwords", metavar="FILE", default=None,
                    help="file of target stopwords to drop (one per line)")
     return g
@@ -187,8 +193,6 @@ def run_train(args) -> int:
     from clirkit.progress import say
     from clirkit.translation import save_table, train_table
 
-    if args.iterations < 0:
-        raise ClirkitError(f"--iterations must be >= 0, got {args.iterations}")
     missing = [o for o, v in (("--source-lang", args.source_lang), ("--target-lang", args.target_lang)) if not v]
     if missing:
         raise ClirkitError(f"ttable train needs {' and '.join(missing)} (the tokenizers' languages, e.g. en, es)")
@@ -227,14 +231,15 @@ def run_show(args) -> int:
 
 def run_prune(args) -> int:
     from clirkit.analysis import read_stopwords
+    from clirkit.cli.params import params_of
     from clirkit.errors import ClirkitError
+    from clirkit.systems import PSQ
     from clirkit.translation import prune
 
-    from clirkit.cli.params import params_of
-
+    p = params_of(args)
+    PSQ(**p).check_params()
     table = load_table_args(args, args.table, args.format, require_languages=True)
     stop = read_stopwords(args.target_stopwords) if args.target_stopwords else None
-    p = params_of(args)
     try:
         pruned = prune(table, min_prob=p["min_prob"], cumulative=p["cumulative"] if p["cumulative"] < 1 else None,
                        max_options=p["max_options"], target_stopwords=stop)

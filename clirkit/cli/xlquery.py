@@ -7,7 +7,7 @@ import argparse
 
 def add_query_options(p: argparse.ArgumentParser, cls) -> None:
     """Inputs, output and the query-analysis options of system ``cls`` (DT or PSQ)."""
-    from clirkit.cli.common import language
+    from clirkit.cli.common import language, param_type
     from clirkit.cli.params import add_param
 
     p.add_argument("--index", required=True, help="target-language index made by `clirkit index`")
@@ -18,9 +18,20 @@ def add_query_options(p: argparse.ArgumentParser, cls) -> None:
               help="query language, ISO 639-1 (none: the table's source analyzer)")
     g.add_argument("--source-stopwords", metavar="FILE", default=None,
                    help="file of source-language stopwords to drop (one per line)")
-    add_param(g, cls, "source_stopwords_top", "--source-stopwords-top", type=int, metavar="N",
+    add_param(g, cls, "source_stopwords_top", "--source-stopwords-top", type=param_type(cls, "source_stopwords_top"),
+              metavar="N",
               help="drop the N most frequent source words of the table's training corpus (a corpus-derived "
                    "stoplist recorded by `ttable train`)")
+
+
+def checked_system(cls, args):
+    """System ``cls`` (DT or PSQ) built from the options of ``args`` and checked (ClirkitError naming the
+    option), before any input is read."""
+    from clirkit.cli.params import params_of
+
+    system = cls(**params_of(args))
+    system.check_params()
+    return system
 
 
 def search_and_write(system, args, topics) -> None:

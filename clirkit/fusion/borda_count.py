@@ -42,9 +42,13 @@ def borda(runs: Sequence[Run], weights: Sequence[float] | None = None, *, depth:
         raise ClirkitError(f"Borda needs one finite weight >= 0 per run ({len(runs)} runs)")
     aligned = align(runs, depth)
     points = np.zeros(aligned.n_pairs, dtype=np.float64)
-    for i, run in enumerate(aligned.runs):
-        points += w[i] * np.bincount(aligned.pair[i], weights=(depth - run.ranks() + 1).astype(np.float64),
-                                     minlength=len(points))
+    with np.errstate(over="ignore", invalid="ignore"):
+        for i, run in enumerate(aligned.runs):
+            points += w[i] * np.bincount(aligned.pair[i], weights=(depth - run.ranks() + 1).astype(np.float64),
+                                         minlength=len(points))
+    if not np.isfinite(points).all():
+        raise ClirkitError(f"Borda points overflow the float range with weights {' '.join(f'{x:g}' for x in w)} "
+                           f"and depth {depth}: take smaller weights")
     if tag is None:
         tag = f"borda:K={depth}" + ("" if weights is None else ":w=" + ",".join(f"{x:g}" for x in w))
     return aligned.ranked(points, depth, tag)

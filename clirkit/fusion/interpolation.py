@@ -94,8 +94,13 @@ def sum_normalized(aligned: AlignedRuns, transforms: Sequence[str]) -> list[np.n
     """
     out = []
     for i, run in enumerate(aligned.runs):
-        t = transform_scores(run, transforms[i])
-        sums = np.bincount(aligned.row_query[i], weights=t, minlength=aligned.n_queries)
+        with np.errstate(over="ignore", invalid="ignore"):
+            t = transform_scores(run, transforms[i])
+            sums = np.bincount(aligned.row_query[i], weights=t, minlength=aligned.n_queries)
+        if not np.isfinite(sums).all():
+            q = int(np.flatnonzero(~np.isfinite(sums))[0])
+            raise ClirkitError(f"run {run.tag!r}: the {transforms[i]!r}-transformed scores of query "
+                               f"{str(aligned.uq[q])!r} sum beyond the float range: scale the scores down")
         denom = sums[aligned.row_query[i]]
         normed = np.zeros_like(t)
         np.divide(t, denom, out=normed, where=denom > 0)
