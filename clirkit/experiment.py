@@ -33,7 +33,8 @@ baseline::
     step = 0.1
 
 :func:`run_experiment` writes into one folder: ``table.npz`` and ``index.npz``, ``models/NAME.npz``,
-``runs/NAME.SPLIT.run``, each with a ``.json`` record of what made it (a rerun whose record is
+``runs/NAME.SPLIT.run``, each with a ``.json`` record of what made it (no timings: the same file and seed
+give the same bytes; step times are said on stderr) (a rerun whose record is
 unchanged reads the artifact instead of making it again), and the report: ``report.md`` (the test
 table with significance marks, tuned weights, training notes), ``results.txt`` (the same as text,
 what ``clirkit run`` prints) and PNG figures (kappa sweeps, training curves, per-query differences
@@ -294,6 +295,7 @@ def run_experiment(exp: Experiment, folder: str | os.PathLike[str], *, quiet: bo
         with steps.time("fusion (weights tuned on dev)"):
             fusions[name] = ctx.fusion_run(name, spec)
     text = _report(ctx, fusions)
+    say("time: " + ", ".join(f"{k} {v:.1f} s" for k, v in steps.seconds.items()), quiet=quiet)
     say(f"runs, models and the report in {out.folder}/", quiet=quiet)
     return Result({n: ctx.runs["test"][n] for n in exp.run_names()}, text, out.folder, dict(steps.seconds))
 
@@ -616,8 +618,7 @@ def _report(ctx: _Context, fusions: dict) -> str:
     if ctx.notes:
         dev = f" (dev: {len(ctx.queries['dev'])} queries)" if "dev" in ctx.queries else ""
         lines += ["", f"tuned and learned{dev}:"] + [f"  {n}" for n in ctx.notes]
-    lines += ["", "time: " + ", ".join(f"{k} {v:.1f} s" for k, v in ctx.steps.seconds.items())]
-    text = "\n".join(lines)
+    text = "\n".join(lines)  # step timings go to stderr (run_experiment), so the files are byte-identical
     with atomic_writer(ctx.out.folder / "results.txt") as fh:
         fh.write(text + "\n")
     evaluations = [evaluate(run, ctx.qrels["test"], list(exp.measures), names="given") for run in test_runs.values()]

@@ -176,3 +176,16 @@ def test_all_mode_is_every_translation_as_its_own_query_term(index):
                                              index.vocabulary)
     a, b = BM25(index).search(every), BM25(index).search(expected)
     assert a.docids.tolist() == b.docids.tolist() and np.array_equal(a.scores, b.scores)
+
+
+def test_psq_verb_mode_gives_the_systems_run(cli_files, index, tmp_path):
+    from clirkit.formats import write_run
+    from clirkit.systems import PSQ
+
+    tmp, queries = cli_files
+    for mode in ("pirkola", "all"):
+        assert psq_cli(tmp, queries, f"{mode}.run", "--mode", mode, "--cumulative", "1", "--min-prob", "0") == 0
+        psq = PSQ(mode=mode, cumulative=1.0, min_prob=0.0, target_stopwords_top=0, source_lang="en")
+        topics = dict(line.split("\t") for line in queries.read_text(encoding="utf-8").splitlines())
+        write_run(psq.fit(Index.load(tmp / "ix.npz"), TABLE).search(topics), tmp_path / f"{mode}.api.run")
+        assert (tmp / f"{mode}.run").read_bytes() == (tmp_path / f"{mode}.api.run").read_bytes()

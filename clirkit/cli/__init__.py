@@ -34,12 +34,14 @@ VERBS = {
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The parser; only the verb named in ``argv`` (all verbs when ``argv`` is None) gets its options."""
     from clirkit import __version__
+    from clirkit.cli.common import one_line_errors
 
     parser = argparse.ArgumentParser(
         prog="clirkit",
         description="Cross-language information retrieval: baselines, boosting, aggregation, evaluation.",
     )
     parser.add_argument("--version", action="version", version=f"clirkit {__version__}")
+    one_line_errors(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     chosen = None if argv is None else next((a for a in argv if not a.startswith("-")), "")

@@ -29,6 +29,9 @@ def add_parser(sub) -> None:
     add_param(p, PSQ, "renormalize_in_vocabulary", "--renormalize-in-vocabulary", action="store_true",
               help="rescale each word's options found in the index to sum 1 (Ivory); by default the mass of "
                    "translations absent from the index is kept (cclir)")
+    add_param(p, PSQ, "mode", "--mode", choices=("psq", "pirkola", "all"),
+              help="psq: weights p(e|f); pirkola: a word's translations are synonyms (tf summed over them, df of "
+                   "the set); all: every translation its own query term (the naive dictionary baseline)")
     add_param(p, PSQ, "unknown", "--unknown", choices=("pass", "drop"),
               help="a query word absent from the table: pass through as itself with p = 1, or drop it")
     add_bm25_options(p, PSQ)
