@@ -378,14 +378,25 @@ class _Context:
         with self.steps.time("IBM Model 1"):
             source, target = self.c.parallel()
             analyzers = Analyzer(self.c.source_lang), Analyzer(self.c.target_lang)
-            tokens = [a.tokenize_many(texts, quiet=self.quiet, jobs=self.exp.jobs, desc=f"tokenizing {side}")
-                      for a, texts, side in zip(analyzers, (source, target), ("source", "target"))]
+            tokens = [analyzers[0].tokenize_many(source, quiet=self.quiet, jobs=self.exp.jobs,
+                                                 desc="tokenizing source"),
+                      self._target_tokens(target, analyzers[1])]
             say(f"training IBM Model 1 on {len(source)} sentence pairs, {record['iterations']} iterations",
                 quiet=self.quiet)
             table = train_table(*tokens, *analyzers, iterations=record["iterations"], quiet=self.quiet)
             save_table(table, path)
             self.out.remember(path, record)
         return table
+
+    def _target_tokens(self, texts: list[str], analyzer) -> list[list[str]]:
+        """``texts`` tokenized by the documents' analyzer, reusing the documents' tokens for the texts that are
+        documents too (a collection whose documents are the parallel corpus's target side is tokenized once)."""
+        docs = self.documents()
+        known = dict(zip(docs.texts, docs.tokens(analyzer, quiet=self.quiet)))
+        missing = sorted({t for t in texts if t not in known})
+        known.update(zip(missing, analyzer.tokenize_many(missing, quiet=self.quiet, jobs=self.exp.jobs,
+                                                         desc="tokenizing target")))
+        return [known[t] for t in texts]
 
     def index_record(self) -> dict:
         return {"collection": self.collection_record, "lang": self.c.target_lang}
