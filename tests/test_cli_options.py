@@ -65,14 +65,14 @@ TABLE = {
              ("--rel-threshold", ["0", "-1"], ">= 1"),
              ("--main-grade", ["0", "x"], ">= 1")],
     "scs-train": [("--dim", ["0", "-1", "1.5"], "[1, inf)"),
-                  ("--eps", ["nan", "-1", "inf"], "[0.0, inf)"),
+                  ("--eps", ["nan", "-1", "inf", "1e+308"], "[0.0, 1000000.0]"),
                   ("--thresholds", ["!nan 0.7", "0.2 !nan", "2", "!-1 0.5", "0.2 !inf"], "in (-1, 1)"),
                   ("--mse-targets", ["!nan 0 1", "0 !2 1"], "in [-1, 1]"),
-                  ("--margin", ["nan", "-1"], "[0.0, inf)"),
+                  ("--margin", ["nan", "-1", "3"], "[0.0, 2.0]"),
                   ("--max-pairs-per-query", ["-1", "x"], ">= 0 (0: all)"),
-                  ("--init-scale", ["-1", "0", "nan", "inf"], "(0.0, inf)"),
+                  ("--init-scale", ["-1", "0", "nan", "inf", "1e+308"], "(0.0, 10.0]"),
                   ("--epochs", ["-1", "x"], "[0, inf)"),
-                  ("--lr", ["0", "-1", "nan", "inf"], "(0.0, inf)"),
+                  ("--lr", ["0", "-1", "nan", "inf", "1e+308"], "(0.0, 10.0]"),
                   ("--batch-size", ["0"], "[1, inf)"),
                   ("--negatives", ["-1"], "[0, inf)"),
                   ("--seed", ["-1", "x"], ">= 0"),
@@ -91,7 +91,7 @@ TABLE = {
                     ("--hash-seed", ["-1", "4294967296", "x"], "[0, 4294967295]"),
                     ("--max-df", ["0", "nan", "1.5"], "(0.0, 1.0]"),
                     ("--rounds", ["0", "x"], "[1, inf)"),
-                    ("--eps", ["nan", "0", "-1", "inf"], "(0.0, inf)"),
+                    ("--eps", ["nan", "0", "-1", "inf", "1e+308", "1e-320"], "[1e-12, 1.0]"),
                     ("--eval-every", ["0"], "[1, inf)"),
                     ("--patience", ["-1"], "[0, inf)"),
                     ("--negatives", ["-1"], "[0, inf)"),
@@ -265,7 +265,7 @@ def test_parameters_so_large_that_bm25_overflows_are_an_error_not_a_silent_run(i
     queries = indexed_dir / "q.tsv"
     queries.write_text("q1\tlas aguas, la luz y la luz\n", encoding="utf-8")  # "aguas": tf 3 in Gen.1.6
     out = indexed_dir / "run.txt"
-    for extra in (["--k1", "1e308"], ["--k3", "1e308"]):
+    for extra in (["--k1", "1e+308"], ["--k3", "1e+308"]):
         with _no_warnings():
             status = main(["search", "--index", str(indexed_dir / "ix.npz"), "--queries", str(queries),
                            "-o", str(out), "-q", *extra])

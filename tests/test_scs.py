@@ -438,3 +438,16 @@ def test_a_model_stored_in_float32_big_endian_or_with_version_1_names_loads(trai
     assert loaded.get_params() == trained.get_params() and loaded.query_embeddings_.dtype.isnative
     np.testing.assert_array_equal(loaded.similarity(QTOK, DTOK), trained.similarity(QTOK, DTOK))
     assert loaded.query_analyzer_ == trained.query_analyzer_ and loaded.history_ == trained.history_
+
+
+def test_training_that_diverges_is_an_error_not_a_nan_model():
+    from clirkit.errors import ClirkitError
+
+    model = small_model(epochs=1, batch_size=4, lr=10.0, init_scale=10.0)
+    try:
+        with np.errstate(all="ignore"):
+            model.fit_tokens(QIDS, QTOK, DIDS, DTOK, QRELS)
+    except ClirkitError as exc:
+        assert "SCS training diverged" in str(exc)
+    else:  # a large step that happens to stay finite must leave finite embeddings
+        assert np.all(np.isfinite(model.query_embeddings_)) and np.all(np.isfinite(model.doc_embeddings_))

@@ -92,7 +92,7 @@ class BoostRanker(System):
         "rule": [StrOptions({"exact", "r"})],
         "bits": [Interval(Integral, 1, 32, closed="both")],
         "hash_seed": [Interval(Integral, 0, 2**32 - 1, closed="both")],
-        "eps": [None, Interval(Real, 0, None, closed="neither")],
+        "eps": [None, Interval(Real, 1e-12, 1, closed="both")],
         "negatives": [_at_least_zero()],
         "min_grade": [_at_least_zero()],
         "grade_pairs": [_at_least_zero()],

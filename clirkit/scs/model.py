@@ -155,18 +155,18 @@ class SCSModel(System):
 
     _parameter_constraints = {
         "dim": [Interval(Integral, 1, None, closed="left")],
-        "eps": [Interval(Real, 0, None, closed="left")],
+        "eps": [Interval(Real, 0, 1e6, closed="both")],
         "loss": [StrOptions(set(losses.LOSSES))],
         "thresholds": [list, tuple, np.ndarray],
         "mse_targets": [None, list, tuple, np.ndarray],
-        "margin": [Interval(Real, 0, None, closed="left")],
+        "margin": [Interval(Real, 0, 2, closed="both")],
         "pair_weight": [StrOptions(set(PAIR_WEIGHTS))],
         "max_pairs_per_query": [None, Interval(Integral, 1, None, closed="left")],
-        "lr": [Interval(Real, 0, None, closed="neither")],
+        "lr": [Interval(Real, 0, 10, closed="right")],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "epochs": [Interval(Integral, 0, None, closed="left")],
         "negatives": [Interval(Integral, 0, None, closed="left")],
-        "init_scale": [Interval(Real, 0, None, closed="neither")],
+        "init_scale": [Interval(Real, 0, 10, closed="right")],
         "lazy_adam": ["boolean"],
         "source_lang": [str],
         "target_lang": [str],
@@ -349,6 +349,10 @@ class SCSModel(System):
                       "grad_norm_mean": float(np.mean(grad_norms)) if grad_norms else 0.0,
                       "grad_norm_max": float(np.max(grad_norms)) if grad_norms else 0.0}
             self.history_.append(record)
+            if not (np.isfinite(record["loss"]) and np.all(np.isfinite(self.query_embeddings_))
+                    and np.all(np.isfinite(self.doc_embeddings_))):
+                raise ClirkitError(f"SCS training diverged at epoch {epoch} (non-finite loss or embeddings): "
+                                   f"lower lr ({self.lr:g}) or init_scale ({self.init_scale:g})")
             say(f"scs: epoch {epoch}/{self.epochs} loss {record['loss']:.6f} "
                 f"|grad| mean {record['grad_norm_mean']:.4g} max {record['grad_norm_max']:.4g} "
                 f"({self.epoch_seconds_[-1]:.1f} s)", quiet=quiet)
