@@ -59,14 +59,22 @@ def _has_space(s: str) -> bool:
 MAX_ID_LENGTH = 1000  # characters; ids live in fixed-width numpy string arrays
 
 
-def _check_id(name: str, lineno: int, value: str, key: str) -> str:
+def check_id(name: str, lineno: int | None, value: str, key: str) -> str:
+    """``value`` if it can be an id (a docid, a qid, a word): non-empty, without whitespace, without NUL (numpy
+    string arrays drop trailing NULs, so ``"d\\0"`` would silently become ``"d"``), at most
+    :data:`MAX_ID_LENGTH` characters; else ``ClirkitError("name:lineno: problem")`` naming ``key``."""
     if not value:
         raise located(name, lineno, f"empty {key}")
     if _has_space(value):
         raise located(name, lineno, f"{key} {value[:50]!r} contains whitespace")
+    if "\0" in value:
+        raise located(name, lineno, f"{key} {value[:50]!r} contains a NUL character")
     if len(value) > MAX_ID_LENGTH:
         raise located(name, lineno, f"{key} of {len(value):,} characters (at most {MAX_ID_LENGTH:,})")
     return value
+
+
+_check_id = check_id  # the name the ir_datasets adapter uses
 
 
 # --------------------------------------------------------------------------- field names
@@ -222,7 +230,7 @@ def _json_records(name: str, lines: Iterator[tuple[int, str]], kind: _Kind, id_f
             text = _json_string(name, lineno, obj[text_key], text_key, False)
         else:
             text = join_text([_json_string(name, lineno, obj[k], k, False) for k in text_keys])
-        yield lineno, _check_id(name, lineno, ident, id_key), text
+        yield lineno, check_id(name, lineno, ident, id_key), text
 
 
 def _is_header(columns: list[str]) -> bool:
@@ -256,7 +264,7 @@ def _tsv_two_columns(name: str, lines: Iterable[tuple[int, str]], key: str) -> I
         ident, tab, text = line.partition("\t")
         if not tab:
             raise located(name, lineno, f"expected {key} TAB text, found no tab")
-        yield lineno, _check_id(name, lineno, ident, key), text
+        yield lineno, check_id(name, lineno, ident, key), text
 
 
 def _tsv_records(name: str, lines: Iterator[tuple[int, str]], kind: _Kind, header: bool | None,
@@ -291,7 +299,7 @@ def _tsv_columns(name: str, lines: Iterator[tuple[int, str]], header_line: int, 
             raise located(name, lineno, f"expected {ncols} tab-separated columns like the header "
                                         f"(line {header_line}), got {len(cols)}")
         text = cols[text_col] if text_col is not None else join_text([cols[i] for i in text_cols])
-        yield lineno, _check_id(name, lineno, cols[id_col], key), text
+        yield lineno, check_id(name, lineno, cols[id_col], key), text
 
 
 def _records(name: str, lines: Iterator[tuple[int, str]], fmt: str, kind: _Kind, header: bool | None,
@@ -429,8 +437,7 @@ def _read_trec_topics(name: str, lines: Iterator[tuple[int, str]], parts: list[s
         qid = " ".join(_PREFIX["num"].sub("", " ".join(fields["num"]), count=1).split())
         if not qid:
             raise located(name, num_line, "empty topic number in <num>")
-        if _has_space(qid):
-            raise located(name, num_line, f"topic number {qid!r} contains whitespace")
+        check_id(name, num_line, qid, "topic number")
         if qid in where:
             raise located(name, num_line, f"query id {qid} appears twice (first at line {where[qid]})")
         texts = []
@@ -604,7 +611,11 @@ def _parse_qrels_fast(rows: list[tuple[int, str]]) -> tuple[list[str], list[str]
     qids, docids, grades = tokens[0::ncols], tokens[ncols - 2::ncols], tokens[ncols - 1::ncols]
     if not _INTS.fullmatch(" ".join(grades)) or max(map(len, grades), default=0) > 9:
         return None
-    if _has_duplicate_pair(qids, docids):
+    (q_codes, q_distinct), (d_codes, d_distinct) = _first_appearance(qids), _first_appearance(docids)
+    if not _plain_ids(q_distinct + d_distinct):
+        return None
+    keys = np.sort(q_codes * len(d_distinct) + d_codes)
+    if (keys[1:] == keys[:-1]).any():  # a (qid, docid) pair judged twice
         return None
     return qids, docids, list(map(int, grades))
 
@@ -625,7 +636,7 @@ def _parse_qrels_checked(name: str, rows: list[tuple[int, str]]) -> tuple[list[s
         elif len(cols) != ncols:
             layout = "qid iter docid rel" if ncols == 4 else "qid docid rel"
             raise located(name, lineno, f"expected {ncols} columns ({layout}) like line 1, got {len(cols)}")
-        qid, docid, rel = cols[0], cols[-2], cols[-1]
+        qid, docid, rel = check_id(name, lineno, cols[0], "qid"), check_id(name, lineno, cols[-2], "docid"), cols[-1]
         if not _INT.fullmatch(rel):
             raise located(name, lineno, f"relevance grade {rel!r} is not an integer")
         if len(rel.lstrip("+-")) > 9:
@@ -639,9 +650,9 @@ def _parse_qrels_checked(name: str, rows: list[tuple[int, str]]) -> tuple[list[s
     return qids, docids, rels
 
 
-def _has_duplicate_pair(qids: list[str], docids: list[str]) -> bool:
-    keys = np.sort(_first_appearance(qids)[0] * len(set(docids)) + _first_appearance(docids)[0])
-    return bool((keys[1:] == keys[:-1]).any())
+def _plain_ids(ids: list[str]) -> bool:
+    """Whether whitespace-split ``ids`` all pass :func:`check_id` (no NUL, not too long), checked at once."""
+    return "\0" not in "".join(ids) and max(map(len, ids), default=0) <= MAX_ID_LENGTH
 
 
 def write_qrels(qrels: Qrels, path: str | os.PathLike[str]) -> None:
@@ -704,6 +715,8 @@ def _parse_run_fast(rows: list[tuple[int, str]]) -> _RunColumns | None:
         return None
     queries = _first_appearance(qids)
     docs = _first_appearance(docids)
+    if not _plain_ids(queries[1] + docs[1] + tokens[5:6]):
+        return None
     keys = np.sort(queries[0] * len(docs[1]) + docs[0])
     if (keys[1:] == keys[:-1]).any():
         return None
@@ -722,6 +735,10 @@ def _parse_run_checked(name: str, rows: list[tuple[int, str]]) -> _RunColumns:
         if len(cols) != 6:
             raise located(name, lineno, f"expected 6 columns (qid Q0 docid rank score tag), got {len(cols)}")
         qid, _, docid, rank, score, line_tag = cols
+        check_id(name, lineno, qid, "qid")
+        check_id(name, lineno, docid, "docid")
+        if not tag:
+            check_id(name, lineno, line_tag, "run tag")
         try:
             value = float(score)
         except ValueError:

@@ -16,7 +16,10 @@ import builtins
 import json
 import math
 import os
+import struct
+import tokenize
 import zipfile
+import zlib
 from contextlib import contextmanager
 from typing import Iterator, Mapping, Sequence
 
@@ -65,9 +68,10 @@ def load_npz(path: str | os.PathLike[str], kind: str, versions: tuple[int, ...],
             if not isinstance(meta, dict):
                 raise ClirkitError(f"{path}: not {what} (its header is JSON but not an object)")
             if meta.get("kind") != kind:
-                raise ClirkitError(f"{path}: not {what} (it holds a {meta.get('kind')!r})")
-            if meta.get("format_version") not in versions:
-                raise ClirkitError(f"{path}: {kind} format version {meta.get('format_version')} is not "
+                raise ClirkitError(f"{path}: not {what} (it holds a {repr(meta.get('kind'))[:60]})")
+            version = meta.get("format_version")
+            if not any(version == v and type(version) is type(v) for v in versions):
+                raise ClirkitError(f"{path}: {kind} format version {show(version)} is not "
                                    f"supported by this clirkit (supported: {', '.join(map(str, versions))})")
             missing = [name for name in required if name not in npz.files]
             if missing:
@@ -76,8 +80,12 @@ def load_npz(path: str | os.PathLike[str], kind: str, versions: tuple[int, ...],
     except ClirkitError:
         raise
     except (OSError, ValueError, zipfile.BadZipFile, json.JSONDecodeError, UnicodeDecodeError, EOFError,
-            RuntimeError, MemoryError) as exc:  # deep JSON, encrypted or odd zip members, huge shapes
-        raise ClirkitError(f"{path}: not {what} or corrupt ({exc})") from None
+            RuntimeError, MemoryError, zlib.error, struct.error, NotImplementedError, OverflowError, TypeError,
+            SyntaxError, tokenize.TokenError) as exc:
+        # deep JSON, encrypted members or unknown compression methods, damaged deflate streams, huge shapes,
+        # array headers numpy cannot parse (it tries them as Python literals, then tokenizes them)
+        problem = " ".join(str(exc).split())  # one line, whatever the library said
+        raise ClirkitError(f"{path}: not {what} or corrupt ({problem[:200]})") from None
     return meta, arrays
 
 
@@ -215,14 +223,16 @@ def _in_range(value: object, kind: str, choices: Sequence | None, lo: float | No
     return (lo is None or value >= lo) and (hi is None or value <= hi)
 
 
-def require_analyzer(header: Mapping, name: str):
-    """The analyzer whose settings are the header value ``name`` (:meth:`Analyzer.from_dict`), checked."""
+def require_analyzer(header: Mapping, name: str, *, label: str | None = None):
+    """The analyzer whose settings are the header value ``name`` (:meth:`Analyzer.from_dict`), checked;
+    messages call it ``label`` (default ``header NAME``)."""
     from clirkit.analysis import Analyzer
 
+    label = label or f"header {name}"
     if name not in header:
-        raise Corrupt(f"header {name} is missing")
+        raise Corrupt(f"{label} is missing")
     try:
-        return Analyzer.from_dict(header[name], where=f"header {name}")
+        return Analyzer.from_dict(header[name], where=label)
     except ClirkitError as exc:
         raise Corrupt(str(exc)) from None
 
@@ -272,6 +282,12 @@ def require_array(arrays: Mapping[str, np.ndarray], name: str, kind: str, ndim: 
         raise Corrupt(f"{name} must have shape {expected}, got {arr.shape}")
     if not arr.dtype.isnative:
         arr = arr.astype(arr.dtype.newbyteorder("="))
+    if arr.size and arr.dtype.kind == "U":  # UTF-32 code units: a lone surrogate cannot be written as UTF-8
+        codes = np.ascontiguousarray(arr).view(np.uint32).reshape(arr.size, -1)
+        bad = ((codes >= 0xD800) & (codes <= 0xDFFF)).any(axis=1)
+        if bad.any():
+            raise Corrupt(f"{name} holds a string that is not valid Unicode (a lone surrogate) "
+                          f"{_at(arr, int(np.argmax(bad)))}")
     if arr.size and arr.dtype.kind == "f" and finite:
         bad = ~np.isfinite(arr)
         if bad.any():

@@ -201,6 +201,32 @@ def test_freedict_bad_index_line_reports_file_and_line(tmp_path):
         load_freedict(tmp_path / "x.index")
 
 
+def test_a_damaged_compressed_freedict_body_is_one_error_naming_it(tmp_path):
+    z = bytearray(gzip.compress(b"casa /k/\nhouse, home\n" * 20, mtime=0))
+    z[20] ^= 0xFF                                        # deflate damage, not a truncation: zlib.error
+    (tmp_path / "x.dict.dz").write_bytes(bytes(z))
+    (tmp_path / "x.index").write_text("casa\tA\tu\n", encoding="utf-8")
+    with pytest.raises(ClirkitError, match=r"x.dict.dz: cannot read the dictionary body"):
+        load_freedict(tmp_path / "x.index")
+
+
+@pytest.mark.parametrize("name, text, problem", [
+    ("es-en.pairs.tsv", "luz\tlight\n\x00\tearth\n", r"es-en.pairs.tsv:2: '\\x00' contains a NUL character"),
+    ("es-en.pairs.tsv", "luz\tlight\ntierra\t" + "e" * 1001 + "\n", "es-en.pairs.tsv:2: an entry of 1,001 characters"),
+    ("es-en.dict", "light @ luz\nearth\x00 @ tierra\n", r"es-en.dict:2: 'earth\\x00' contains a NUL character"),
+    ("es-en.txt", "luz light\ntierra earth\x00\n", r"es-en.txt:2: 'earth\\x00' contains a NUL character"),
+    ("de-en.ding.txt", "Haus {n} :: house\nLicht\x00 {n} :: light\n", r"de-en.ding.txt:2: 'Licht\\x00' contains a NUL"),
+])
+def test_a_dictionary_word_with_a_nul_or_of_a_thousand_characters_is_an_error_naming_its_line(
+        tmp_path, name, text, problem):
+    # numpy string arrays drop trailing NULs ("earth\0" became "earth", a second "earth") and are as wide as
+    # their longest word
+    fmt = {"es-en.pairs.tsv": "pairs", "es-en.dict": "muse", "es-en.txt": "muse", "de-en.ding.txt": "ding"}[name]
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    with pytest.raises(ClirkitError, match=problem):
+        load_table(tmp_path / name, fmt)
+
+
 needs_freedict = pytest.mark.skipif(not (SHARED / "freedict" / "freedict-spa-eng.index").exists(),
                                     reason="../shared/data/freedict absent")
 

@@ -641,3 +641,47 @@ def test_choose_fields_is_the_rule_shared_with_the_ir_datasets_adapter():
     with pytest.raises(ClirkitError, match=r"^no document text field \(looked for title\+text, text, contents; "
                                            r"found: doc_id, abstract\); use doc_fields$"):
         formats.choose_fields(("doc_id", "abstract"), "document", noun="field", text_hint="use doc_fields")
+
+
+# --------------------------------------------------------------------------- ids the fuzzer broke (tests/test_fuzz.py)
+
+@pytest.mark.parametrize("text, problem", [
+    ("q1 0 Gen.1.1 1\nq1 0 " + "G" * 1001 + " 1\n", "2: docid of 1,001 characters (at most 1,000)"),
+    ("q1 0 Gen.1.1 1\n" + "q" * 1001 + " 0 Gen.1.3 1\n", "2: qid of 1,001 characters (at most 1,000)"),
+    ("q1 0 Gen.1.1 1\nq1 0 Gen.1.3\x00 1\n", "2: docid 'Gen.1.3\\x00' contains a NUL character"),
+    ("q1\x00 Gen.1.1 1\n", "1: qid 'q1\\x00' contains a NUL character"),
+])
+def test_a_qrels_id_too_long_or_with_a_nul_is_an_error_not_a_huge_or_truncated_array(tmp_path, text, problem):
+    # numpy string arrays are as wide as their longest id and drop trailing NULs: "Gen.1.3\0" became "Gen.1.3"
+    path = write_text(tmp_path / "qrels", text)
+    assert error_of(read_qrels, path) == f"{path}:{problem}"
+
+
+@pytest.mark.parametrize("line, problem", [
+    ("401 Q0 " + "G" * 5000 + " 2 1.0 bm25", "docid of 5,000 characters (at most 1,000)"),
+    ("401\x00 Q0 Gen.1.2 2 1.0 bm25", "qid '401\\x00' contains a NUL character"),
+    ("401 Q0 Gen.1.2\x00 2 1.0 bm25", "docid 'Gen.1.2\\x00' contains a NUL character"),
+])
+def test_a_run_id_too_long_or_with_a_nul_is_an_error(tmp_path, line, problem):
+    path = write_text(tmp_path / "a.run", "401 Q0 Gen.1.3 1 2.0 bm25\n402 Q0 Gen.1.2 1 1.0 bm25\n" + line + "\n")
+    assert error_of(read_run, path) == f"{path}:3: {problem}"
+
+
+def test_a_run_tag_too_long_is_an_error_naming_the_first_line(tmp_path):
+    path = write_text(tmp_path / "a.run", "401 Q0 Gen.1.3 1 2.0 " + "t" * 1001 + "\n")
+    assert error_of(read_run, path) == f"{path}:1: run tag of 1,001 characters (at most 1,000)"
+
+
+@pytest.mark.parametrize("path_name, text, problem", [
+    ("docs.tsv", "Gen.1.1\x00\tEN el principio\n", "1: docid 'Gen.1.1\\x00' contains a NUL character"),
+    ("docs.jsonl", '{"docid": "Gen.1.1\\u0000", "text": "EN el principio"}\n',
+     "1: docid 'Gen.1.1\\x00' contains a NUL character"),
+])
+def test_a_document_id_with_a_nul_is_an_error(tmp_path, path_name, text, problem):
+    path = write_text(tmp_path / path_name, text)
+    assert error_of(read_documents, path) == f"{path}:{problem}"
+
+
+def test_a_trec_topic_number_too_long_is_an_error(tmp_path):
+    path = write_text(tmp_path / "topics.txt", "<top>\n<num> Number: " + "4" * 1001 + "\n<title> Aaron\n</top>\n")
+    assert error_of(read_queries, path) == f"{path}:2: topic number of 1,001 characters (at most 1,000)"

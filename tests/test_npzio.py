@@ -1,6 +1,7 @@
 """clirkit.npzio: arrays + JSON header in one .npz; loading checks kind, version and arrays, never unpickles."""
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -279,3 +280,65 @@ def test_require_csr_builds_the_canonical_matrix():
 def test_require_csr_refuses_what_scipy_would_take_or_crash_on(change, problem):
     with pytest.raises(npzio.Corrupt, match=f"^{problem}$"):
         npzio.require_csr({**CSR, **change}, ("d", "i", "p"), (3, 4), "float")
+
+
+# found by fuzzing (tests/test_fuzz.py) ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("array, problem", [
+    (np.array(["Gen.1.1", "Gen.1.\ud800"]), r"x holds a string that is not valid Unicode \(a lone surrogate\) at 1"),
+    (np.array([["luz", "\udfff"]]), r"x holds a string that is not valid Unicode \(a lone surrogate\) at \(0, 1\)"),
+])
+def test_require_array_refuses_strings_that_cannot_be_written_as_utf8(array, problem):
+    # accepted before, they failed much later: UnicodeEncodeError when a run or a table was written
+    with pytest.raises(npzio.Corrupt, match=f"^{problem}$"):
+        npzio.require_array({"x": array}, "x", "str", array.ndim)
+
+
+def test_require_array_takes_big_endian_strings():
+    big_endian = np.array(["luz", "tierra"]).astype(">U6")
+    assert npzio.require_array({"x": big_endian}, "x", "str").tolist() == ["luz", "tierra"]
+
+
+@pytest.mark.parametrize("version, shown", [(True, "true"), ("1\n", '"1\\n"'), (1.0, "1.0")])
+def test_a_format_version_of_another_type_is_refused_in_one_line(tmp_path, version, shown):
+    path = tmp_path / "ix.npz"
+    header = json.dumps({"kind": "index", "format_version": version}).encode("utf-8")
+    np.savez(path, **{HEADER_KEY: np.frombuffer(header, dtype=np.uint8)})
+    with pytest.raises(ClirkitError, match=f"ix.npz: index format version {re.escape(shown)} is not supported") as info:
+        load_npz(path, "index", (1,), ())
+    assert "\n" not in str(info.value)
+
+
+def test_an_array_header_numpy_cannot_tokenize_is_a_clirkit_error(tmp_path):
+    import zipfile
+
+    old, new = b"'shape': (3,)", b"'shape': (3, "  # numpy reads it as a literal, then tokenizes it: TokenError
+
+    path = tmp_path / "ix.npz"
+    buf = io.BytesIO()
+    np.save(buf, np.array([0, 2, 3], dtype="<i8"))
+    npy = buf.getvalue()
+    assert npy.count(old) == 1
+    with zipfile.ZipFile(path, "w") as zf:  # a well-formed zip (right CRCs) holding a broken .npy header
+        zf.writestr(HEADER_KEY + ".npy", _npy(npzio.encode_header({"kind": "index", "format_version": 1})))
+        zf.writestr("tf_indptr.npy", npy.replace(old, new))
+    with pytest.raises(ClirkitError, match="ix.npz: not a clirkit index file or corrupt"):
+        load_npz(path, "index", (1,), ())
+
+
+def _npy(arr: np.ndarray) -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, arr)
+    return buf.getvalue()
+
+
+def test_damage_inside_a_compressed_member_is_a_clirkit_error(tmp_path):
+    path = tmp_path / "ix.npz"
+    np.savez_compressed(path, **{HEADER_KEY: npzio.encode_header({"kind": "index", "format_version": 1})},
+                        docids=np.array(["Gen.1.%d" % i for i in range(200)]))
+    data = bytearray(path.read_bytes())
+    start = data.index(b"docids.npy") + len("docids.npy") + 40  # inside the deflate stream of docids
+    data[start:start + 8] = b"\xff" * 8
+    path.write_bytes(bytes(data))
+    with pytest.raises(ClirkitError, match="ix.npz: not a clirkit index file or corrupt"):
+        load_npz(path, "index", (1,), ())

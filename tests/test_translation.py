@@ -327,11 +327,75 @@ def test_npz_load_rejects_other_kinds_versions_and_inconsistent_shapes(tmp_path)
     with pytest.raises(ClirkitError, match="corrupt translation table"):
         load_npz_table(tmp_path / "shape.npz")
     save_npz(tmp_path / "cols.npz", "translation-table", 1, header, {**arrays, "indices": arrays["indices"] + 9})
-    with pytest.raises(ClirkitError, match="outside the target vocabulary"):
+    with pytest.raises(ClirkitError, match="corrupt translation table: indices has 10 at 0, above the maximum 4"):
         load_npz_table(tmp_path / "cols.npz")
     (tmp_path / "junk.npz").write_bytes(b"not a zip")
     with pytest.raises(ClirkitError, match="junk.npz"):
         load_npz_table(tmp_path / "junk.npz")
+
+
+def _tampered_table(tmp_path, header=None, **arrays):
+    """The npz of small_table with header values and arrays replaced (an array given as None is left out)."""
+    import json
+
+    from clirkit.npzio import HEADER_KEY, encode_header
+
+    save_table(small_table(), tmp_path / "good.npz")
+    with np.load(tmp_path / "good.npz", allow_pickle=False) as npz:
+        meta = json.loads(npz[HEADER_KEY].tobytes().decode("utf-8"))
+        data = {k: npz[k] for k in npz.files if k != HEADER_KEY}
+    meta.update(header or {})
+    data.update(arrays)
+    kept = {k: v for k, v in data.items() if v is not None}
+    np.savez(tmp_path / "bad.npz", **{HEADER_KEY: encode_header(meta)}, **kept)
+    return tmp_path / "bad.npz"
+
+
+@pytest.mark.parametrize("header, arrays, problem", [
+    # an unsorted vocabulary loaded, and lookups by bisection (interpolation) found the wrong words
+    ({}, {"source_vocab": np.array(["b", "a", "c"])}, r"source_vocab is not strictly increasing at 1 \('b' then 'a'\)"),
+    ({}, {"target_vocab": np.array(["q", "w", "x", "x", "z"])}, r"target_vocab is not strictly increasing at 3"),
+    ({}, {"source_vocab": np.array(["", "b", "c"])}, "source_vocab holds an empty word at 0"),
+    ({}, {"source_vocab": np.array(["a", "b c", "d"])}, r'source_vocab holds a word with whitespace at 1: "b c"'),
+    ({}, {"target_vocab": np.array(["q", "w", "x", "y\x00z", "z"])},
+     "target_vocab holds a word with a NUL character at 3"),
+    ({}, {"target_vocab": np.array(["q", "w", "x", "y", "z\ud800"])}, r"target_vocab holds a string that is not valid "
+                                                                       r"Unicode \(a lone surrogate\) at 4"),
+    ({}, {"source_vocab": np.array([1, 2, 3])}, "source_vocab must hold strings, got int64"),
+    ({}, {"indices": np.array([0.0, 1, 2, 3, 0, 2, 0])}, "indices must hold integers, got float64"),
+    ({}, {"indices": np.array([1, 0, 2, 3, 0, 2, 0])}, r"indices of row 0 are not strictly increasing \(at 1\)"),
+    ({}, {"data": np.array([0.5, 0.45, np.nan, 0.01, 0.004, 0.996, 1.0])}, "data has NaN at 2"),
+    ({}, {"data": np.array([0.5, 0.45, 2.0, 0.01, 0.004, 0.996, 1.0])}, "data has 2.0 at 2, above the maximum 1"),
+    ({}, {"indptr": np.array([[0, 4, 6, 7]])}, r"indptr must be 1-dimensional, got shape \(1, 4\)"),
+    ({}, {"ranks": np.array([1, 2, 3])}, r"ranks must have shape \(7,\), got \(3,\)"),
+    ({}, {"ranks": np.array([1, 2, 3, 4, 1, 2, -1])}, "ranks has -1 at 6, below the minimum 0"),
+    ({"n_source": "3"}, {}, 'header n_source must be an integer >= 0, got "3"'),
+    ({"nnz": 8}, {}, "header nnz is 8 but the table holds 7 entries"),
+    ({"params": "ibm1"}, {}, 'header params must be an object or null, got "ibm1"'),
+    ({"params": {"source_lang": 5}}, {}, "header params.source_lang must be a string or null, got 5"),
+    ({"params": {"source_frequent": "la"}}, {}, 'header params.source_frequent must be a list of strings or null'),
+    ({"params": {"source_analyzer": {"lang": "es"}}}, {}, "header params.source_analyzer: missing lowercase"),
+])
+def test_a_tampered_npz_table_is_one_error_naming_the_problem_never_a_wrong_table(tmp_path, header, arrays, problem):
+    path = _tampered_table(tmp_path, header, **arrays)
+    with pytest.raises(ClirkitError, match=f"^{path}: corrupt translation table: {problem}") as info:
+        load_table(path)
+    assert "\n" not in str(info.value)
+
+
+def test_a_tampered_table_with_null_params_or_no_ranks_still_loads(tmp_path):
+    table = load_table(_tampered_table(tmp_path, {"params": None}))
+    assert table.translations("b") == [("y", 0.996), ("x", 0.004)] and table.params["source_lang"] is None
+
+
+@pytest.mark.parametrize("line, problem", [
+    ("house\x00 casa 0.5", r"t.e2f:2: 'house\\x00' contains a NUL character"),
+    ("house " + "c" * 1001 + " 0.5", "t.e2f:2: an entry of 1,001 characters"),
+])
+def test_a_moses_word_with_a_nul_or_too_long_names_its_line(tmp_path, line, problem):
+    (tmp_path / "t.e2f").write_text(f"light luz 1.0\n{line}\n", encoding="utf-8")
+    with pytest.raises(ClirkitError, match=problem):
+        load_moses(tmp_path / "t.e2f")
 
 
 @pytest.mark.parametrize("line,problem", [

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from functools import cached_property
 from pathlib import Path
 
@@ -43,6 +44,57 @@ def _derive_subset(source: Path, books: list[str], target: Path) -> None:
         out.write("".join(line + "\n" for line in lines))
 
 
+def _check_manifest(path: Path, manifest: dict) -> None:
+    """Raise ClirkitError ``PATH: manifest KEY must be ...`` for a manifest that does not hold what
+    :class:`Collection` reads: the names and languages (strings), the splits (distinct strings), the
+    counts (an object), the files (``documents`` and ``parallel``, and ``queries`` and ``qrels`` (and
+    ``excluded``, if present) for every split, each a file name or ``{"subset_of": NAME, "books": [...]}``)."""
+    def bad(key: str, expected: str) -> ClirkitError:
+        value = manifest
+        for k in key.split("."):
+            value = value.get(k, None) if isinstance(value, dict) else None
+        shown = json.dumps(value, ensure_ascii=True)
+        shown = shown if len(shown) <= 40 else shown[:37] + "..."
+        return ClirkitError(f"{path}: manifest {key} must be {expected}, got {shown}")
+
+    def is_name(value: object) -> bool:  # also a folder name in the cache (derived files): no "/", no ".."
+        return isinstance(value, str) and re.fullmatch(r"[\w.+-]+", value) is not None and value not in (".", "..")
+
+    for key in ("name", "variant", "source_lang", "target_lang"):
+        if not is_name(manifest.get(key)):
+            raise bad(key, "a name (letters, digits, '.', '_', '+' or '-')")
+    if not isinstance(manifest.get("description", ""), str):
+        raise bad("description", "a string")
+    splits = manifest.get("splits")
+    if not (isinstance(splits, list) and splits and all(map(is_name, splits)) and len(set(splits)) == len(splits)):
+        raise bad("splits", "a list of distinct split names (letters, digits, '.', '_', '+' or '-')")
+    if not isinstance(manifest.get("counts"), dict):
+        raise bad("counts", "an object")
+    files = manifest.get("files")
+    if not isinstance(files, dict):
+        raise bad("files", "an object")
+
+    def entry(key: str, value: object) -> None:
+        if isinstance(value, str) and value and "\0" not in value:
+            return
+        if (isinstance(value, dict) and set(value) == {"subset_of", "books"} and isinstance(value["subset_of"], str)
+                and value["subset_of"] and "\0" not in value["subset_of"] and isinstance(value["books"], list)
+                and all(isinstance(b, str) for b in value["books"])):
+            return
+        raise bad(key, 'a file name or {"subset_of": NAME, "books": [...]}')
+
+    for kind in ("documents", "parallel"):
+        entry(f"files.{kind}", files.get(kind))
+    for kind in ("queries", "qrels", "excluded"):
+        if kind == "excluded" and kind not in files:
+            continue
+        by_split = files.get(kind)
+        if not (isinstance(by_split, dict) and all(s in by_split for s in splits)):
+            raise bad(f"files.{kind}", f"an object naming a file for each split ({', '.join(splits)})")
+        for s in splits:
+            entry(f"files.{kind}.{s}", by_split[s])
+
+
 class Collection:
     """One variant of a CLIR test collection.
 
@@ -60,14 +112,15 @@ class Collection:
         if not path.is_file():
             raise ClirkitError(f"{path}: no such file; {self.folder} is not a clirkit collection folder")
         try:
-            manifest = json.loads(path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ClirkitError(f"{path}: not a valid manifest ({exc})") from None
+            manifest = json.loads(path.read_text(encoding="utf-8-sig"))
+        except (ValueError, RecursionError, OSError) as exc:  # bad JSON or UTF-8, too deep, huge numbers
+            raise ClirkitError(f"{path}: not a valid manifest ({' '.join(str(exc).split())[:200]})") from None
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
             raise ClirkitError(f"{path}: not a clirkit collection manifest")
-        if manifest.get("version") != VERSION:
-            raise ClirkitError(f"{path}: collection format version {manifest.get('version')!r}, "
+        if not (manifest.get("version") == VERSION and type(manifest.get("version")) is int):
+            raise ClirkitError(f"{path}: collection format version {repr(manifest.get('version'))[:40]}, "
                                f"this clirkit reads version {VERSION}; rebuild the collection")
+        _check_manifest(path, manifest)
         self._manifest = manifest
         self.name: str = manifest["name"]
         self.variant: str = manifest["variant"]

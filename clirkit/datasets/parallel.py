@@ -35,9 +35,12 @@ def write_parallel(ids: Iterable[str], sources: Iterable[str], targets: Iterable
 def read_parallel(path: str | os.PathLike[str]) -> tuple[list[str], list[str], list[str]]:
     """Read ``(ids, sources, targets)`` in file order.
 
-    Every line must have exactly three tab-separated fields and a unique id;
-    otherwise ``ClirkitError("file:line: ...")``. An empty file is an error.
+    Every line must have exactly three tab-separated fields and a unique id (non-empty, without
+    whitespace or NUL, at most :data:`~clirkit.formats.MAX_ID_LENGTH` characters); otherwise
+    ``ClirkitError("file:line: ...")``. An empty file is an error.
     """
+    from clirkit.formats import check_id
+
     name = display_name(path)
     ids: list[str] = []
     sources: list[str] = []
@@ -47,6 +50,7 @@ def read_parallel(path: str | os.PathLike[str]) -> tuple[list[str], list[str], l
         fields = line.split("\t")
         if len(fields) != 3:
             raise located(name, lineno, f"expected 3 tab-separated fields (id, source, target), got {len(fields)}")
+        check_id(name, lineno, fields[0], "pair id")
         first = seen.setdefault(fields[0], lineno)
         if first != lineno:
             raise located(name, lineno, f"pair id {fields[0]} appears twice (first at line {first})")

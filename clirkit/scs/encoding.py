@@ -59,19 +59,34 @@ def read_word_vectors(path: str | os.PathLike[str], dim: int) -> tuple[np.ndarra
 
     A first line of two integers (word2vec's ``count dim`` header) is skipped.
     Returns ``(words, vectors)`` with words as a str array and vectors as
-    float64 ``(n, dim)``. A later duplicate of a word is an error.
+    float64 ``(n, dim)``. A later duplicate of a word is an error, and so is
+    an empty word (a line starting with a space), a word with a NUL character
+    or longer than :data:`~clirkit.translation.dictionaries.MAX_WORD_LENGTH`.
     """
+    from clirkit.translation.dictionaries import MAX_WORD_LENGTH
+
     name = display_name(path)
     words: list[str] = []
     rows: list[list[float]] = []
     seen: dict[str, int] = {}
+    lines: list[int] = []
+    first = True
     for lineno, line in iter_lines(path):
         parts = line.rstrip().split(" ")
-        if lineno == 1 and len(parts) == 2 and all(p.isdigit() for p in parts):
+        if first and len(parts) == 2 and all(p.isascii() and p.isdigit() for p in parts):
+            first = False
             continue
+        first = False
         if len(parts) != dim + 1:
             raise located(name, lineno, f"expected a word and {dim} numbers, got {len(parts)} fields "
                                         f"(the model's --dim is {dim})")
+        word = parts[0]
+        if not word:
+            raise located(name, lineno, "empty word (the line starts with a space)")
+        if "\0" in word:
+            raise located(name, lineno, f"word {word[:50]!r} contains a NUL character")
+        if len(word) > MAX_WORD_LENGTH:
+            raise located(name, lineno, f"word of {len(word):,} characters (at most {MAX_WORD_LENGTH:,})")
         try:
             values = [float(x) for x in parts[1:]]
         except ValueError:
@@ -79,11 +94,13 @@ def read_word_vectors(path: str | os.PathLike[str], dim: int) -> tuple[np.ndarra
         if parts[0] in seen:
             raise located(name, lineno, f"word {parts[0]!r} already given on line {seen[parts[0]]}")
         seen[parts[0]] = lineno
+        lines.append(lineno)
         words.append(parts[0])
         rows.append(values)
     if not words:
         raise ClirkitError(f"{name}: no word vectors in the file")
     vectors = np.asarray(rows, dtype=np.float64)
     if not np.all(np.isfinite(vectors)):
-        raise ClirkitError(f"{name}: the vectors contain inf or nan")
+        row = int(np.flatnonzero(~np.isfinite(vectors).all(axis=1))[0])
+        raise located(name, lines[row], f"the vector of {words[row]!r} holds inf or nan")
     return np.asarray(words, dtype=str), vectors

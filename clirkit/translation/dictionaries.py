@@ -35,6 +35,7 @@ from __future__ import annotations
 import gzip
 import os
 import re
+import zlib
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -58,6 +59,22 @@ DISPLAY = {"pairs": "pairs", "muse": "MUSE", "freedict": "FreeDict", "ding": "Di
 
 def _format_error(name: str, lineno: int | None, problem: str) -> TableFormatError:
     return TableFormatError(f"{name}:{lineno}: {problem}" if lineno is not None else f"{name}: {problem}")
+
+
+#: The longest word or dictionary entry read, in characters: vocabularies are fixed-width numpy string
+#: arrays, as wide as their longest word, so one runaway "word" would multiply the memory of all.
+MAX_WORD_LENGTH = 1000
+
+
+def check_words(name: str, lineno: int | None, *words: str) -> None:
+    """Raise ``TableFormatError("name:lineno: ...")`` if one of ``words`` (a table's or dictionary's words or
+    entries) holds a NUL character (numpy string arrays drop trailing NULs: ``"casa\\0"`` would silently
+    become ``"casa"``) or is longer than :data:`MAX_WORD_LENGTH`."""
+    for word in words:
+        if "\0" in word:
+            raise _format_error(name, lineno, f"{word[:50]!r} contains a NUL character")
+        if len(word) > MAX_WORD_LENGTH:
+            raise _format_error(name, lineno, f"an entry of {len(word):,} characters (at most {MAX_WORD_LENGTH:,})")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -219,6 +236,7 @@ def pairs_entries(path: str | os.PathLike[str]) -> Iterator[tuple[str, str]]:
         fields = [x.strip() for x in line.split("\t")] if "\t" in line else line.split()
         if len(fields) != 2 or not all(fields):
             raise _format_error(name, lineno, f"expected 2 fields 'source target', got {len(fields)}")
+        check_words(name, lineno, *fields)
         yield fields[0], fields[1]
 
 
@@ -235,12 +253,14 @@ def muse_entries(path: str | os.PathLike[str]) -> Iterator[tuple[str, str]]:
             fields = [x.strip() for x in line.split(" @ ")]
             if len(fields) != 2 or not all(fields):
                 raise _format_error(name, lineno, "expected 'target @ source' (MUSE hunalign form)")
+            check_words(name, lineno, *fields)
             yield fields[1], fields[0]
         else:
             fields = line.split()
             if len(fields) != 2:
                 raise _format_error(name, lineno, f"expected 2 fields 'source target' (MUSE text form), "
                                                   f"got {len(fields)}")
+            check_words(name, lineno, *fields)
             yield fields[0], fields[1]
 
 
@@ -287,7 +307,7 @@ def freedict_entries(index_path: str | os.PathLike[str]) -> Iterator[tuple[str, 
         with open(dict_path, "rb") as fh:
             raw = fh.read()
         body = gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
+    except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as exc:  # truncated or damaged compression
         raise ClirkitError(f"{dict_path}: cannot read the dictionary body: {exc}") from None
     for lineno, line in iter_lines(index_path):
         fields = line.split("\t")
@@ -307,7 +327,9 @@ def freedict_entries(index_path: str | os.PathLike[str]) -> Iterator[tuple[str, 
             entry = body[start:start + size].decode("utf-8")
         except UnicodeDecodeError:
             raise _format_error(name, lineno, "entry is not valid UTF-8") from None
-        yield headword, _entry_translations(entry)
+        translations = _entry_translations(entry)
+        check_words(name, lineno, headword, *translations)
+        yield headword, translations
 
 
 def _entry_translations(entry: str) -> list[str]:
@@ -386,6 +408,7 @@ def ding_entries(path: str | os.PathLike[str], *, english_right: bool = True,
             targets = [_ding_words(x, english=english_right) for x in _ding_markup_removed(right_alt).split(";")]
             if reverse:
                 sources, targets = targets, sources
+            check_words(name, lineno, *sources, *targets)
             for i, s in enumerate(sources):
                 if not s:
                     continue

@@ -29,8 +29,8 @@ import scipy.sparse as sp
 
 from clirkit.errors import ClirkitError
 from clirkit.fileio import atomic_writer, display_name, iter_lines
-from clirkit.translation.dictionaries import (DICTIONARY_FORMATS, DISPLAY, freedict_index_path,
-                                              load_dictionary)
+from clirkit.translation.dictionaries import (DICTIONARY_FORMATS, DISPLAY, MAX_WORD_LENGTH, check_words,
+                                              freedict_index_path, load_dictionary)
 from clirkit.translation.table import TableFormatError, TranslationTable
 
 KIND = "translation-table"
@@ -213,44 +213,65 @@ def save_npz_table(table: TranslationTable, path: str | os.PathLike[str]) -> Non
 
 
 def load_npz_table(path: str | os.PathLike[str]) -> TranslationTable:
-    """Read a table written by :func:`save_npz_table`, checking version, shapes and values."""
-    from clirkit.npzio import load_npz
+    """Read a table written by :func:`save_npz_table`, checking every value before use.
+
+    Arrays: both vocabularies strings in strictly increasing order (sorted, no repeats; other code looks
+    words up by bisection), every word non-empty and without NUL, source words without whitespace, target
+    words with at most single spaces between their words (phrases); the probabilities a canonical CSR
+    matrix (source x target words) of numbers in [0, 1]; ``ranks``, if present, one integer >= 0 per entry.
+    Header: ``n_source``, ``n_target`` and ``nnz`` as the arrays say; ``params`` an object (or null) whose
+    languages are strings or null, whose analyzers are valid analyzer settings and whose ``source_frequent``
+    is a list of strings. Anything else raises ClirkitError ``FILE: corrupt translation table: problem``.
+    """
+    from clirkit.npzio import Corrupt, checking, load_npz, require_analyzer, require_array, require_csr, require_field
 
     header, a = load_npz(path, KIND, (FORMAT_VERSION,),
                          ("source_vocab", "target_vocab", "indptr", "indices", "data"))
-    n_src, n_tgt = len(a["source_vocab"]), len(a["target_vocab"])
-    indptr, indices, data = a["indptr"], a["indices"], a["data"]
-
-    def bad(problem: str) -> ClirkitError:
-        return ClirkitError(f"{path}: corrupt translation table: {problem}")
-
-    if (header.get("n_source"), header.get("n_target")) != (n_src, n_tgt):
-        raise bad(f"header says {header.get('n_source')} x {header.get('n_target')} words, "
-                  f"the vocabularies hold {n_src} x {n_tgt}")
-    if a["source_vocab"].dtype.kind != "U" or a["target_vocab"].dtype.kind != "U":
-        raise bad("vocabularies are not string arrays")
-    if indptr.ndim != 1 or len(indptr) != n_src + 1 or indptr[0] != 0 or np.any(np.diff(indptr) < 0):
-        raise bad("row pointer array does not match the source vocabulary")
-    if len(indices) != indptr[-1] or len(data) != indptr[-1] or header.get("nnz") != len(data):
-        raise bad("entry arrays do not match the row pointers")
-    if len(indices) and (indices.min() < 0 or indices.max() >= n_tgt):
-        raise bad("a target id is outside the target vocabulary")
-    if not np.all(np.isfinite(data)) or np.any(data < 0) or np.any(data > 1 + 1e-9):
-        raise bad("a probability is not in [0, 1]")
-    ranks = a.get("ranks")
-    if ranks is not None and (ranks.ndim != 1 or len(ranks) != len(data) or ranks.dtype.kind not in "iu"
-                              or (len(ranks) and ranks.min() < 0)):
-        raise bad("the rank array does not match the entries (one integer >= 0 per entry)")
-    probs = sp.csr_matrix((data, indices, indptr), shape=(n_src, n_tgt))
-    rank_matrix = (sp.csr_matrix((ranks.astype(np.int64), indices, indptr), shape=(n_src, n_tgt))
+    with checking(path, "translation table"):
+        src = require_array(a, "source_vocab", "str", sorted=True, unique=True)
+        tgt = require_array(a, "target_vocab", "str", sorted=True, unique=True)
+        _check_vocabulary(src, "source_vocab", phrases=False)
+        _check_vocabulary(tgt, "target_vocab", phrases=True)
+        for key, n, vocab in (("n_source", len(src), "source_vocab"), ("n_target", len(tgt), "target_vocab")):
+            if require_field(header, key, "int", min=0) != n:
+                raise Corrupt(f"header {key} is {header[key]} but {vocab} holds {n} words")
+        probs = require_csr(a, ("data", "indices", "indptr"), (len(src), len(tgt)), "number", min=0,
+                            max=1 + 1e-9, dtype=np.float64)
+        if require_field(header, "nnz", "int", min=0) != probs.nnz:
+            raise Corrupt(f"header nnz is {header['nnz']} but the table holds {probs.nnz} entries")
+        ranks = require_array(a, "ranks", "int", shape=(probs.nnz,), min=0, dtype=np.int64, optional=True)
+        params = require_field(header, "params", "object", nullable=True, default=None) or {}
+        for side in ("source", "target"):
+            require_field(header, ("params", f"{side}_lang"), "str", nullable=True, default=None)
+            if require_field(header, ("params", f"{side}_analyzer"), "object", nullable=True,
+                             default=None) is not None:
+                require_analyzer(params, f"{side}_analyzer", label=f"header params.{side}_analyzer")
+        require_field(header, ("params", "source_frequent"), "list", items="str", nullable=True, default=None)
+    rank_matrix = (sp.csr_matrix((ranks, probs.indices, probs.indptr), shape=probs.shape)
                    if ranks is not None else None)
-    params = header.get("params") or {}
-    if not isinstance(params, dict):
-        raise bad("the header's params are not a JSON object")
+    params = dict(params)
     for side in ("source", "target"):                 # tables saved before the languages were recorded
         analyzer = params.get(f"{side}_analyzer")
         params.setdefault(f"{side}_lang", analyzer.get("lang") if isinstance(analyzer, dict) else None)
-    return TranslationTable(a["source_vocab"], a["target_vocab"], probs, params, rank_matrix)
+    return TranslationTable(src, tgt, probs, params, rank_matrix)
+
+
+def _check_vocabulary(words: np.ndarray, name: str, *, phrases: bool) -> None:
+    """Raise :class:`~clirkit.npzio.Corrupt` for a word that is empty, holds NUL, or whitespace (with
+    ``phrases``: other than single spaces between words), naming the first one."""
+    from clirkit.npzio import Corrupt, show
+
+    values = words.tolist()
+    chars = set("".join(values))
+    if values and min(map(len, values)) and "\0" not in chars and not any(c.isspace() for c in chars):
+        return  # the common case, decided at once: no whitespace, NUL or empty word at all
+    for i, w in enumerate(values):
+        if not w:
+            raise Corrupt(f"{name} holds an empty word at {i}")
+        if "\0" in w:
+            raise Corrupt(f"{name} holds a word with a NUL character at {i}: {show(w)}")
+        if (" ".join(w.split()) if phrases else "".join(w.split())) != w:
+            raise Corrupt(f"{name} holds a word with whitespace at {i}: {show(w)}")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -296,6 +317,9 @@ def load_moses(path: str | os.PathLike[str]) -> TranslationTable:
         linenos.append(lineno)
     if not probs:
         raise ClirkitError(f"{name}: empty translation table")
+    if "\0" in "".join(sources) + "".join(targets) or max(map(len, sources + targets)) > MAX_WORD_LENGTH:
+        for k in range(len(probs)):  # checked at once (fast); the first bad line is named
+            check_words(name, linenos[k], targets[k], sources[k])
     src_vocab, src_ids = np.unique(np.asarray(sources, dtype=str), return_inverse=True)
     tgt_vocab, tgt_ids = np.unique(np.asarray(targets, dtype=str), return_inverse=True)
     src_ids, tgt_ids = src_ids.ravel().astype(np.int64), tgt_ids.ravel().astype(np.int64)
