@@ -326,7 +326,8 @@ def accumulate(rows: np.ndarray, cols: np.ndarray, values: np.ndarray, n_rows: i
                n_cols: int) -> np.ndarray:
     """Sum ``values`` into a dense (n_rows x n_cols) block; cells with no entry are -inf."""
     keys = rows.astype(np.int64) * n_cols + cols
-    dense = np.bincount(keys, weights=values, minlength=n_rows * n_cols)
+    # with no entry at all bincount returns integers, which cannot hold -inf
+    dense = np.bincount(keys, weights=values, minlength=n_rows * n_cols).astype(np.float64, copy=False)
     hit = np.zeros(n_rows * n_cols, dtype=bool)
     hit[keys] = True
     dense[~hit] = -np.inf

@@ -301,3 +301,21 @@ def test_top_k_dense_on_wide_rows_equals_a_full_sort(unmatched):
         expected = sorted(matched)[:k]
         assert cols[rows == i].tolist() == [j for _, j in expected]
         assert values[rows == i].tolist() == [-v for v, _ in expected]
+
+
+def test_accumulate_of_no_entries_is_a_block_of_minus_infinity():
+    from clirkit.bm25 import accumulate
+
+    empty = np.zeros(0, dtype=np.int64)
+    block = accumulate(empty, empty, np.zeros(0), 2, 3)
+    assert block.dtype == np.float64 and block.shape == (2, 3) and np.all(block == -np.inf)
+
+
+def test_a_boost_query_sharing_no_ngram_with_the_table_has_no_rows():
+    from clirkit.boost import BoostRanker
+    from clirkit.run import Qrels
+
+    docids, docs = ["Gen.1.1", "Gen.1.3"], [["en", "el", "principio"], ["sea", "la", "luz"]]
+    model = BoostRanker(rounds=2, bits=20, quiet=True).fit_tokens(
+        {"q1": ["light"], "q2": ["beginning"]}, Qrels(["q1", "q2"], docids[::-1], [1, 1]), docids, docs).model_
+    assert len(model.rank({"q": ["zzz"]}, docids, docs)) == 0
