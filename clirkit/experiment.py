@@ -256,14 +256,6 @@ class _Store:
             out.write(json.dumps(record, indent=1, sort_keys=True) + "\n")
 
 
-def _file_sha(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()[:16]
-
-
 def _digest(values) -> str:
     return hashlib.sha256("\n".join(values).encode("utf-8")).hexdigest()[:16]
 
@@ -333,12 +325,14 @@ class _Context:
     def table_record(self, given: str | None = None, fmt: str | None = None) -> dict:
         """What a table is made from: a file (``given``, or the file's ``[table] file``) or IBM Model 1 on the
         collection's parallel corpus (``given`` None or ``"ibm1"`` without a ``[table] file``)."""
+        from clirkit.fileio import file_digest
+
         given = self._table_file(given)
         if given is not None:
             path = Path(given)
             if not path.is_file():
                 raise ClirkitError(f"{self.exp.source or 'experiment'}: table file {path}: no such file")
-            return {"file": str(path.resolve()), "sha256": _file_sha(path),
+            return {"file": str(path.resolve()), "sha256": file_digest(path),
                     "format": fmt or self.exp.table.get("format", "auto")}
         return {"collection": self.collection_record, "iterations": int(self.exp.table.get("iterations", 5))}
 

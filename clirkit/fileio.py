@@ -25,6 +25,17 @@ def _umask() -> int:
     return mask
 
 
+def file_digest(path: str | os.PathLike[str]) -> str:
+    """The first 16 hex digits of the SHA-256 of a file's bytes (read in 1 MiB blocks)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:16]
+
+
 def display_name(path: str | os.PathLike[str]) -> str:
     """The name used for ``path`` in error messages (``<stdin>`` for ``-``)."""
     return "<stdin>" if str(path) == "-" else str(path)

@@ -79,3 +79,28 @@ def mini(tmp_path_factory) -> Path:
         pair_targets=[targets[i] for i in pairs], queries=queries, qrels=qrels)
     datasets.write_collection(data, folder, compress=False)
     return folder
+
+
+@pytest.fixture
+def tamper():
+    """A function writing at ``out`` the npz file ``path`` with header values (``"a.b"`` reaches into objects)
+    and arrays replaced (an array given as None is left out): a tampered model, index or table."""
+    import json
+
+    from clirkit.npzio import HEADER_KEY, encode_header
+
+    def tampered(path, out, header=None, **arrays):
+        with np.load(path, allow_pickle=False) as npz:
+            meta = json.loads(npz[HEADER_KEY].tobytes().decode("utf-8"))
+            data = {k: npz[k] for k in npz.files if k != HEADER_KEY}
+        for key, value in (header or {}).items():
+            *parents, last = key.split(".")
+            node = meta
+            for k in parents:
+                node = node[k]
+            node[last] = value
+        data.update(arrays)
+        np.savez(out, **{HEADER_KEY: encode_header(meta)}, **{k: v for k, v in data.items() if v is not None})
+        return out
+
+    return tampered

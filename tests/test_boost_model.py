@@ -190,25 +190,6 @@ def test_a_saved_ranker_loads_back_and_searches_as_before(tmp_path):
 
 # tampered files: every header value and array is checked before use ---------------------------------
 
-def tamper(path, out, header=None, **arrays):
-    """Write at ``out`` the npz ``path`` with header values (``"a.b"`` reaches into objects) and arrays
-    replaced (an array given as None is left out)."""
-    import json
-
-    from clirkit.npzio import HEADER_KEY, encode_header
-
-    with np.load(path, allow_pickle=False) as npz:
-        meta = json.loads(npz[HEADER_KEY].tobytes().decode("utf-8"))
-        data = {k: npz[k] for k in npz.files if k != HEADER_KEY}
-    for key, value in (header or {}).items():
-        *parents, last = key.split(".")
-        node = meta
-        for k in parents:
-            node = node[k]
-        node[last] = value
-    data.update(arrays)
-    np.savez(out, **{HEADER_KEY: encode_header(meta)}, **{k: v for k, v in data.items() if v is not None})
-    return out
 
 
 def based_model() -> BoostModel:
@@ -301,7 +282,7 @@ BOOST_TAMPERING = {
 
 
 @pytest.mark.parametrize("case", list(BOOST_TAMPERING))
-def test_a_tampered_model_is_a_one_line_error_naming_the_file_and_the_problem(tmp_path, case):
+def test_a_tampered_model_is_a_one_line_error_naming_the_file_and_the_problem(tamper, tmp_path, case):
     import re
 
     version2, header, changes, problem = BOOST_TAMPERING[case]
@@ -328,7 +309,7 @@ BROKEN = {"src_terms": ["first repeated"], "tgt_terms": ["first repeated"], "W_d
 @pytest.mark.parametrize("version2", [False, True])
 @pytest.mark.parametrize("name, mutation", [(name, m) for name, broken in BROKEN.items()
                                             for m in broken + ["drop last", "as str", "empty", "2-d"]])
-def test_a_mutated_model_array_loads_as_the_same_model_or_is_an_error_never_a_different_ranking(
+def test_a_mutated_model_array_loads_as_the_same_model_or_is_an_error_never_a_different_ranking(tamper, 
         tmp_path, version2, name, mutation):
     good = tmp_path / "m.npz"
     (based_model() if version2 else small_model()).save(good)

@@ -302,25 +302,6 @@ def test_scs_train_and_score_commands_write_a_model_and_a_run(tmp_path, capsys):
 
 # tampered files: every header value and array is checked before use ---------------------------------
 
-def tamper(path, out, header=None, **arrays):
-    """Write at ``out`` the npz ``path`` with header values (``"a.b"`` reaches into objects) and arrays
-    replaced (an array given as None is left out)."""
-    import json
-
-    from clirkit.npzio import HEADER_KEY, encode_header
-
-    with np.load(path, allow_pickle=False) as npz:
-        meta = json.loads(npz[HEADER_KEY].tobytes().decode("utf-8"))
-        data = {k: npz[k] for k in npz.files if k != HEADER_KEY}
-    for key, value in (header or {}).items():
-        *parents, last = key.split(".")
-        node = meta
-        for k in parents:
-            node = node[k]
-        node[last] = value
-    data.update(arrays)
-    np.savez(out, **{HEADER_KEY: encode_header(meta)}, **{k: v for k, v in data.items() if v is not None})
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -391,7 +372,7 @@ SCS_TAMPERING = {
 
 
 @pytest.mark.parametrize("case", list(SCS_TAMPERING))
-def test_a_tampered_scs_model_is_a_one_line_error_naming_the_file_and_the_problem(saved_scs, tmp_path, case):
+def test_a_tampered_scs_model_is_a_one_line_error_naming_the_file_and_the_problem(tamper, saved_scs, tmp_path, case):
     import re
 
     header, changes, problem = SCS_TAMPERING[case]
@@ -408,7 +389,7 @@ def test_a_tampered_scs_model_is_a_one_line_error_naming_the_file_and_the_proble
     (name, m) for name in ("query_vocab", "doc_vocab") for m in ("reverse", "first repeated", "drop last", "empty")
 ] + [(name, m) for name in ("query_embeddings", "doc_embeddings")
      for m in ("drop last", "as str", "empty", "1-d", "first to NaN", "as int")])
-def test_a_mutated_scs_array_loads_as_the_same_model_or_is_an_error_never_different_scores(
+def test_a_mutated_scs_array_loads_as_the_same_model_or_is_an_error_never_different_scores(tamper, 
         saved_scs, tmp_path, name, mutation):
     """Mutations that break what the writer guarantees (sorted vocabularies, one finite row per word);
     an embedding value changed is another model, not a corrupt one."""
@@ -428,7 +409,7 @@ def test_a_mutated_scs_array_loads_as_the_same_model_or_is_an_error_never_differ
         np.testing.assert_array_equal(loaded.similarity(QTOK, DTOK), expected)
 
 
-def test_a_model_stored_in_float32_big_endian_or_with_version_1_names_loads(trained, saved_scs, tmp_path):
+def test_a_model_stored_in_float32_big_endian_or_with_version_1_names_loads(tamper, trained, saved_scs, tmp_path):
     with np.load(saved_scs, allow_pickle=False) as npz:
         E = npz["query_embeddings"]
     params = trained.get_params()

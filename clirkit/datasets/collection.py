@@ -5,7 +5,6 @@ reads the files lazily and keeps what it read in memory.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -13,7 +12,7 @@ from functools import cached_property
 from pathlib import Path
 
 from clirkit.errors import ClirkitError
-from clirkit.fileio import atomic_writer, iter_lines
+from clirkit.fileio import atomic_writer, file_digest, iter_lines
 from clirkit.run import Qrels
 
 MANIFEST = "manifest.json"
@@ -27,12 +26,6 @@ def cache_dir() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "clirkit"
 
 
-def _file_digest(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()[:16]
 
 
 def _derive_subset(source: Path, books: list[str], target: Path) -> None:
@@ -146,7 +139,7 @@ class Collection:
             if not source.is_file():
                 raise ClirkitError(f"{source}: no such file (needed by {self.folder / MANIFEST})")
             # kept uncompressed: a local, quickly rebuilt copy
-            target = (cache_dir() / "derived" / self.name / self.variant / _file_digest(source) /
+            target = (cache_dir() / "derived" / self.name / self.variant / file_digest(source) /
                       Path(entry["subset_of"]).name.removesuffix(".gz"))
             if not target.is_file():
                 _derive_subset(source, list(entry["books"]), target)
