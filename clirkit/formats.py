@@ -517,6 +517,14 @@ def _iter_documents_located(path: str | os.PathLike[str], fmt: str, header: bool
     yield from records
 
 
+def iter_located_documents(path: str | os.PathLike[str], *, fmt: str = "auto", id_field: str | None = None,
+                           text_fields: str | Sequence[str] | None = None,
+                           header: bool | None = None) -> Iterator[tuple[int, str, str]]:
+    """:func:`iter_documents` with each document's line number: ``(lineno, docid, text)`` (for errors
+    that name FILE:LINE after reading, such as a duplicate document id)."""
+    return _iter_documents_located(path, fmt, header, id_field, text_fields)
+
+
 def iter_documents(path: str | os.PathLike[str], *, fmt: str = "auto", id_field: str | None = None,
                    text_fields: str | Sequence[str] | None = None,
                    header: bool | None = None) -> Iterator[tuple[str, str]]:

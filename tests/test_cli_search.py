@@ -67,3 +67,17 @@ def test_stopwords_top_drops_the_most_frequent_terms(files):
     from clirkit.index import Index
 
     assert {"y", "la"}.isdisjoint(Index.load(tmp / "ix.npz").vocabulary)
+
+
+def test_index_reads_named_fields_and_a_declared_header(tmp_path, verses_es):
+    from clirkit.index import Index
+
+    jsonl = tmp_path / "docs.jsonl"
+    jsonl.write_text("".join(f'{{"pid": "{d}", "body": "{t}"}}\n' for d, t in verses_es.items()), encoding="utf-8")
+    assert main(["index", str(jsonl), "--lang", "es", "--id-field", "pid", "--text-fields", "body",
+                 "-o", str(tmp_path / "j.npz"), "-q"]) == 0
+    tsv = tmp_path / "docs.tsv"
+    tsv.write_text("pid\tbody\n" + "".join(f"{d}\t{t}\n" for d, t in verses_es.items()), encoding="utf-8")
+    assert main(["index", str(tsv), "--lang", "es", "--header", "-o", str(tmp_path / "t.npz"), "-q"]) == 0
+    a, b = Index.load(tmp_path / "j.npz"), Index.load(tmp_path / "t.npz")
+    assert a.docids.tolist() == b.docids.tolist() == sorted(verses_es) and (a.tf != b.tf).nnz == 0

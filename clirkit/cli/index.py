@@ -1,6 +1,7 @@
 """``clirkit index DOCS -o INDEX --lang xx``: build a sparse index of documents."""
 from __future__ import annotations
 
+import argparse
 import time
 
 from clirkit.cli.common import add_jobs, add_quiet, add_verb, language, nonnegative_int
@@ -14,6 +15,14 @@ def add_parser(sub) -> None:
     p.add_argument("--stopwords", metavar="FILE", help="stopword file (one term per line)")
     p.add_argument("--stopwords-top", metavar="N", type=nonnegative_int, default=0,
                    help="also drop the N most frequent terms of the collection")
+    f = p.add_argument_group("fields (default: detected)")
+    f.add_argument("--id-field", default=None, metavar="NAME",
+                   help="JSONL key or TSV header column of the document id (docid, doc_id, id, _id are detected)")
+    f.add_argument("--text-fields", default=None, metavar="NAME[+NAME]",
+                   help="key(s) of the text, e.g. contents or title+text (joined by a space; detected: title+text, "
+                        "text, contents)")
+    f.add_argument("--header", action=argparse.BooleanOptionalAction, default=None,
+                   help="the TSV's first line is a header (default: detected from known column names)")
     p.add_argument("--keep-case", action="store_true", help="do not lowercase")
     p.add_argument("--keep-punctuation", action="store_true", help="keep punctuation-only tokens")
     add_jobs(p)
@@ -23,7 +32,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from clirkit.analysis import Analyzer, read_stopwords
     from clirkit.fileio import display_name
-    from clirkit.formats import _iter_documents_located  # (lineno, docid, text): see Index.build(source=...)
+    from clirkit.formats import iter_located_documents  # (lineno, docid, text): see Index.build(source=...)
     from clirkit.index import Index, drop_terms, most_frequent_terms
     from clirkit.progress import say
 
@@ -31,7 +40,8 @@ def run(args) -> int:
     analyzer = Analyzer(args.lang, lowercase=not args.keep_case,
                         strip_punctuation=not args.keep_punctuation, stopwords=stopwords)
     start = time.perf_counter()
-    documents = _iter_documents_located(args.documents, "auto", None, None, None)
+    documents = iter_located_documents(args.documents, id_field=args.id_field, text_fields=args.text_fields,
+                                       header=args.header)
     index = Index.build(documents, analyzer, quiet=args.quiet, jobs=args.jobs, source=display_name(args.documents))
     if args.stopwords_top > 0:
         index = drop_terms(index, most_frequent_terms(index, args.stopwords_top))
