@@ -81,3 +81,15 @@ def test_index_reads_named_fields_and_a_declared_header(tmp_path, verses_es):
     assert main(["index", str(tsv), "--lang", "es", "--header", "-o", str(tmp_path / "t.npz"), "-q"]) == 0
     a, b = Index.load(tmp_path / "j.npz"), Index.load(tmp_path / "t.npz")
     assert a.docids.tolist() == b.docids.tolist() == sorted(verses_es) and (a.tf != b.tf).nnz == 0
+
+
+def test_search_reads_named_query_fields(indexed_dir, tmp_path):
+    queries = tmp_path / "q.jsonl"
+    queries.write_text('{"num": "q1", "desc": "la luz"}\n{"num": "q2", "desc": "las aguas"}\n', encoding="utf-8")
+    plain = tmp_path / "q.tsv"
+    plain.write_text("q1\tla luz\nq2\tlas aguas\n", encoding="utf-8")
+    assert main(["search", "--index", str(indexed_dir / "ix.npz"), "--queries", str(queries), "--query-id-field",
+                 "num", "--query-fields", "desc", "-o", str(tmp_path / "a.run"), "-q"]) == 0
+    assert main(["search", "--index", str(indexed_dir / "ix.npz"), "--queries", str(plain),
+                 "-o", str(tmp_path / "b.run"), "-q"]) == 0
+    assert (tmp_path / "a.run").read_bytes() == (tmp_path / "b.run").read_bytes()

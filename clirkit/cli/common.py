@@ -252,3 +252,19 @@ def add_language_options(group, *, source_default: str | None = None, target_def
     if target:
         group.add_argument("--target-lang", type=language, default=target_default, metavar="LANG",
                            help=f"language of the documents / target side, ISO 639-1{note}")
+
+
+def add_query_fields(parser: argparse.ArgumentParser) -> None:
+    """``--query-id-field`` and ``--query-fields``: which JSONL keys (or TSV header columns) of the queries
+    file hold the id and the text (default: detected, see :func:`clirkit.formats.read_queries`)."""
+    g = parser.add_argument_group("query fields (default: detected)")
+    g.add_argument("--query-id-field", default=None, metavar="NAME",
+                   help="key of the query id (qid, query_id, id, _id are detected)")
+    g.add_argument("--query-fields", default=None, metavar="NAME[+NAME]",
+                   help="key(s) of the query text, e.g. description or title+description (detected: title, "
+                        "description, text)")
+
+
+def query_fields(args: argparse.Namespace) -> dict:
+    """The keyword arguments of :func:`clirkit.formats.read_queries` from :func:`add_query_fields`' options."""
+    return {"id_field": args.query_id_field, "text_fields": args.query_fields}

@@ -2,7 +2,7 @@
 :class:`clirkit.systems.DT` system, or an MT system's translations searched with BM25."""
 from __future__ import annotations
 
-from clirkit.cli.common import add_quiet, add_verb
+from clirkit.cli.common import add_query_fields, add_quiet, add_verb, query_fields
 
 
 def add_parser(sub) -> None:
@@ -21,6 +21,7 @@ def add_parser(sub) -> None:
                                              "in the target language); --queries is then only checked for ids")
     add_table_format(p)
     add_bm25_options(p, DT)
+    add_query_fields(p)
     add_quiet(p)
 
 
@@ -31,7 +32,7 @@ def run(args) -> int:
     from clirkit.systems import DT
 
     dt = checked_system(DT, args)
-    index, queries = Index.load(args.index), read_queries(args.queries)
+    index, queries = Index.load(args.index), read_queries(args.queries, **query_fields(args))
     if args.translated:
         return _search_translated(args, index, queries)
     from clirkit.progress import say

@@ -2,7 +2,7 @@
 :class:`clirkit.systems.PSQ` system, its options' defaults being the system's."""
 from __future__ import annotations
 
-from clirkit.cli.common import add_quiet, add_verb
+from clirkit.cli.common import add_query_fields, add_quiet, add_verb, query_fields
 
 
 def add_parser(sub) -> None:
@@ -35,6 +35,7 @@ def add_parser(sub) -> None:
     add_param(p, PSQ, "unknown", "--unknown", choices=("pass", "drop"),
               help="a query word absent from the table: pass through as itself with p = 1, or drop it")
     add_bm25_options(p, PSQ)
+    add_query_fields(p)
     add_quiet(p)
 
 
@@ -48,7 +49,7 @@ def run(args) -> int:
     from clirkit.translation import load_table
 
     psq = checked_system(PSQ, args)
-    index, queries = Index.load(args.index), read_queries(args.queries)
+    index, queries = Index.load(args.index), read_queries(args.queries, **query_fields(args))
     table = load_table(args.table, args.table_format)
     table2 = load_table(args.table2, args.table_format) if args.table2 else None
     target = read_stopwords(args.target_stopwords) if args.target_stopwords else None

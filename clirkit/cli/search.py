@@ -1,7 +1,7 @@
 """``clirkit search --index I --queries Q -o RUN``: monolingual BM25 search."""
 from __future__ import annotations
 
-from clirkit.cli.common import add_quiet, add_verb
+from clirkit.cli.common import add_query_fields, add_quiet, add_verb, query_fields
 
 
 def add_bm25_options(p, cls=None) -> None:
@@ -55,6 +55,7 @@ def add_parser(sub) -> None:
     p.add_argument("--queries", required=True, help="queries file (qid TAB text, JSONL or TREC topics)")
     p.add_argument("-o", "--output", required=True, help="run file to write (TREC 6 columns; - for stdout)")
     add_bm25_options(p)
+    add_query_fields(p)
     add_quiet(p)
 
 
@@ -66,7 +67,7 @@ def run(args) -> int:
 
     params = check_bm25(args)
     index = Index.load(args.index)
-    queries = read_queries(args.queries)
+    queries = read_queries(args.queries, **query_fields(args))
     tokens = index.analyzer.tokenize_many(list(queries.values()), quiet=args.quiet)
     sq = StructuredQueries.from_tokens(list(queries), tokens, index.vocabulary)
     run_ = BM25(index, **params).search(sq, depth=args.depth, quiet=args.quiet, tag=args.tag or "BM25")
