@@ -115,18 +115,35 @@ class _CrossLanguageBM25(System):
                                         top=self.source_stopwords_top, quiet=quiet)
         self.bm25_ = BM25(index, k1=self.k1, b=self.b, k3=self.k3, idf=self.idf)
 
+    def query_tokens(self, topics: Mapping[str, str], *, quiet: bool = True) -> list[list[str]]:
+        """The topics' texts tokenized by the query analyzer, in topic order."""
+        return self.analyzer_.tokenize_many(list(topics.values()), quiet=quiet)
+
+    def structured_from_tokens(self, qids: Sequence[str], tokens: Sequence[Sequence[str]]):
+        """Tokenized queries as :class:`~clirkit.query.StructuredQueries` over the index vocabulary."""
+        raise NotImplementedError  # pragma: no cover
+
     def structured_queries(self, topics: Mapping[str, str], *, quiet: bool = True):
         """The topics as :class:`~clirkit.query.StructuredQueries` over the index vocabulary."""
-        raise NotImplementedError  # pragma: no cover
+        return self.structured_from_tokens(list(topics), self.query_tokens(topics, quiet=quiet))
 
     def search(self, topics: Mapping[str, str], *, depth: int = DEPTH, excluded: Mapping[str, set[str]] | None = None,
                tag: str | None = None, quiet: bool = True):
         """The BM25 run of the structured queries of ``topics`` (see :meth:`System.search`)."""
+        self._check_fitted()
+        queries = self.structured_queries(topics, quiet=quiet)
+        return self.search_structured(queries, depth=depth, excluded=excluded, tag=tag, quiet=quiet)
+
+    def search_structured(self, queries, *, depth: int = DEPTH, excluded: Mapping[str, set[str]] | None = None,
+                          tag: str | None = None, quiet: bool = True):
+        """:meth:`search` of queries already structured (by :meth:`structured_queries`)."""
+        self._check_fitted()
+        run = self.bm25_.search(queries, depth=depth, quiet=quiet, tag=tag or self.default_tag)
+        return drop_excluded(run, excluded)
+
+    def _check_fitted(self) -> None:
         if not hasattr(self, "bm25_"):
             raise ClirkitError(f"{type(self).__name__} is not fitted: call fit(index, table) first")
-        sq = self.structured_queries(topics, quiet=quiet)
-        run = self.bm25_.search(sq, depth=depth, quiet=quiet, tag=tag or self.default_tag)
-        return drop_excluded(run, excluded)
 
 
 class DT(_CrossLanguageBM25):
@@ -149,11 +166,10 @@ class DT(_CrossLanguageBM25):
         self.table_ = table
         return self
 
-    def structured_queries(self, topics: Mapping[str, str], *, quiet: bool = True):
+    def structured_from_tokens(self, qids: Sequence[str], tokens: Sequence[Sequence[str]]):
         from clirkit.dt import dt_queries
 
-        tokens = self.analyzer_.tokenize_many(list(topics.values()), quiet=quiet)
-        return dt_queries(list(topics), tokens, self.table_, self.index_.vocabulary, frequency=self.index_.df)
+        return dt_queries(list(qids), tokens, self.table_, self.index_.vocabulary, frequency=self.index_.df)
 
 
 class PSQ(_CrossLanguageBM25):
@@ -224,11 +240,10 @@ class PSQ(_CrossLanguageBM25):
             raise ClirkitError(str(exc)) from None
         return self
 
-    def structured_queries(self, topics: Mapping[str, str], *, quiet: bool = True):
+    def structured_from_tokens(self, qids: Sequence[str], tokens: Sequence[Sequence[str]]):
         from clirkit.psq import psq_queries
 
-        tokens = self.analyzer_.tokenize_many(list(topics.values()), quiet=quiet)
-        return psq_queries(list(topics), tokens, self.table_, self.index_.vocabulary,
+        return psq_queries(list(qids), tokens, self.table_, self.index_.vocabulary,
                            renormalize_in_vocabulary=self.renormalize_in_vocabulary, unknown=self.unknown,
                            mode=self.mode)
 

@@ -40,11 +40,11 @@ def run(args) -> int:
 
     table = load_table(args.table, args.table_format)
     dt.set_params(source_stopwords=source_stopwords(args)).fit(index, table, quiet=args.quiet)
-    tokens = dt.analyzer_.tokenize_many(list(queries.values()))
+    tokens = dt.query_tokens(queries, quiet=args.quiet)
     known = sum(t in table for ts in tokens for t in set(ts))
     say(f"DT: {known} of {sum(len(set(ts)) for ts in tokens)} query terms translated, the others passed through",
         quiet=args.quiet)
-    search_and_write(dt, args, queries)
+    search_and_write(dt, args, dt.structured_from_tokens(list(queries), tokens))
     return 0
 
 

@@ -55,9 +55,9 @@ def run(args) -> int:
     target = read_stopwords(args.target_stopwords) if args.target_stopwords else None
     psq.set_params(source_stopwords=source_stopwords(args), target_stopwords=target)
     psq.fit(index, table, table2, quiet=args.quiet)
-    sq = psq.structured_queries(queries)
+    sq = psq.structured_queries(queries, quiet=args.quiet)
     known = sum(t in psq.table_.source_index for t in sq.source_terms)
     say(f"PSQ: {known} of {len(sq.source_terms)} query terms found in the table "
         f"({psq.table_.nnz} options after pruning)", quiet=args.quiet)
-    search_and_write(psq, args, queries)
+    search_and_write(psq, args, sq)
     return 0

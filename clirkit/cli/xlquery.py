@@ -34,13 +34,13 @@ def checked_system(cls, args):
     return system
 
 
-def search_and_write(system, args, topics) -> None:
-    """Search ``topics`` with the fitted ``system`` and write the run to ``-o``."""
+def search_and_write(system, args, queries) -> None:
+    """Search the structured ``queries`` with the fitted ``system`` and write the run to ``-o``."""
     from clirkit.cli.search import report_unmatched
     from clirkit.formats import write_run
 
-    run = system.search(topics, depth=args.depth, tag=args.tag, quiet=args.quiet)
-    report_unmatched(list(topics), run, args.quiet)
+    run = system.search_structured(queries, depth=args.depth, tag=args.tag, quiet=args.quiet)
+    report_unmatched(list(queries.qids), run, args.quiet)
     write_run(run, args.output)
 
 
