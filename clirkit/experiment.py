@@ -409,8 +409,8 @@ class _Context:
         with self.steps.time("index"):
             analyzer = Analyzer(self.c.target_lang)
             say(f"indexing {len(self.documents())} documents", quiet=self.quiet)
-            self._index = Index.from_tokens(self.documents().docids, self.documents().tokens(analyzer, quiet=self.quiet),
-                                            analyzer)
+            documents = self.documents()
+            self._index = Index.from_tokens(documents.docids, documents.tokens(analyzer, quiet=self.quiet), analyzer)
             self._index.save(path)
             self.out.remember(path, record)
         return self._index

@@ -22,7 +22,8 @@ def add_parser(sub) -> None:
     p = add_verb(sub, "boost-train", "train the boosted ranker over hashed bilingual n-gram pairs (BoostCLIR)",
                  run)
     d = p.add_argument_group("data (a collection, or files)")
-    d.add_argument("--collection", help="a known collection (e.g. nave-en-es) or a collection folder (train split + dev split)")
+    d.add_argument("--collection",
+                   help="a known collection (e.g. nave-en-es) or a collection folder (train split + dev split)")
     d.add_argument("--variant", default=None, help="collection variant (default: the collection's first)")
     d.add_argument("--split", default="train", help="collection split giving the training queries and qrels")
     d.add_argument("--dev-split", default="dev", help="collection split for early stopping ('none': no dev set)")

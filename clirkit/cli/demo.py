@@ -12,7 +12,8 @@ def add_parser(sub) -> None:
                  "verses); the shipped experiment file `clirkit run` reads", run)
     p.add_argument("--collection", default=None, help="another collection for the same experiment (default: the "
                                                        "file's, nave-en-es)")
-    p.add_argument("--variant", default=None, help="collection variant (default: the file's, or the collection's first)")
+    p.add_argument("--variant", default=None,
+                   help="collection variant (default: the file's, or the collection's first)")
     p.add_argument("-o", "--output-dir", default="clirkit-demo", help="folder for the report, models and runs")
     p.add_argument("--baselines-only", action="store_true", help="only DT and PSQ (no learned system, no fusion)")
     p.add_argument("--show", action="store_true", help="print the experiment file and stop (copy it to edit it)")

@@ -12,7 +12,8 @@ from clirkit.cli.common import (add_jobs, add_language_options, add_quiet, add_s
 def add_data_options(p, split_default: str) -> None:
     """``--collection/--variant/--split`` or ``--queries/--documents`` (shared by scs-train and scs-score)."""
     g = p.add_argument_group("data (a collection, or files)")
-    g.add_argument("--collection", help="a known collection (e.g. nave-en-es) or a collection folder (see clirkit.datasets)")
+    g.add_argument("--collection",
+                   help="a known collection (e.g. nave-en-es) or a collection folder (see clirkit.datasets)")
     g.add_argument("--variant", default=None, help="collection variant (default: the collection's first)")
     g.add_argument("--split", default=split_default, help="collection split of the queries (and qrels)")
     g.add_argument("--queries", help="queries file (qid TAB text, JSONL or TREC topics)")
