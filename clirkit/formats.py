@@ -598,6 +598,9 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     (<= 0 means not relevant); ``iter`` is ignored. Rows keep file order.
     """
     name = display_name(path)
+    qrels = _read_qrels_columns(path)
+    if qrels is not None:
+        return qrels
     rows = list(iter_lines(path))
     if not rows:
         raise located(name, None, "empty: no judgments found")
@@ -606,6 +609,46 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
         parsed = _parse_qrels_checked(name, rows)
     qids, docids, rels = parsed
     return Qrels(np.array(qids), np.array(docids), np.array(rels, dtype=np.int64))
+
+
+def _read_qrels_columns(path: str | os.PathLike[str]) -> Qrels | None:
+    """The qrels of a file in the plain layout read by :mod:`clirkit.columnar`; None when it is not
+    (or judges a pair twice), for the line parser to read or to report."""
+    from clirkit.columnar import GRADE, ID, TOKEN, NotPlain, iter_column_batches, strings
+
+    blocks = []
+    try:
+        for columns in iter_column_batches(path, ((ID, TOKEN, ID, GRADE), (ID, ID, GRADE)), max_id=MAX_ID_LENGTH):
+            blocks.append([c for c in columns if c is not None])
+    except NotPlain:
+        return None
+    if not sum(len(b[2]) for b in blocks):
+        return None
+    qids, docids = strings([b[0] for b in blocks]), strings([b[1] for b in blocks])
+    rels = np.concatenate([b[2] for b in blocks])
+    if _repeats_a_pair(_first_appearance_codes(qids), docids):
+        return None
+    return Qrels(qids, docids, rels)
+
+
+def _first_appearance_codes(ids: np.ndarray) -> np.ndarray:
+    """Code of each id of ``ids`` (a str array): the order of its first appearance (int64), computed
+    from the runs of equal consecutive ids, so the cost is in the number of runs, not of rows."""
+    change = np.flatnonzero(ids[1:] != ids[:-1]) + 1
+    starts = np.concatenate(([0], change))
+    distinct, first, inverse = np.unique(ids[starts], return_index=True, return_inverse=True)
+    code_of_distinct = np.empty(len(distinct), dtype=np.int64)
+    code_of_distinct[np.argsort(first, kind="stable")] = np.arange(len(distinct))
+    return np.repeat(code_of_distinct[inverse.reshape(-1)], np.diff(np.append(starts, len(ids))))
+
+
+def _repeats_a_pair(codes: np.ndarray, docids: np.ndarray) -> bool:
+    """Whether two rows may hold the same (code, docid) pair: equal 64-bit keys (a real repeat, or
+    almost never a hash collision; the line parser then decides)."""
+    from clirkit.hashing import pair_keys
+
+    keys = np.sort(pair_keys(codes, docids))
+    return bool((keys[1:] == keys[:-1]).any())
 
 
 def _parse_qrels_fast(rows: list[tuple[int, str]]) -> tuple[list[str], list[str], list[int]] | None:
@@ -675,7 +718,7 @@ def write_qrels(qrels: Qrels, path: str | os.PathLike[str]) -> None:
 
 # --------------------------------------------------------------------------- runs
 
-def read_run(path: str | os.PathLike[str]) -> Run:
+def read_run(path: str | os.PathLike[str], *, depth: int | None = None) -> Run:
     """Read a TREC run ``qid Q0 docid rank score tag``.
 
     Queries keep the order of their first line; a query's rows need not be
@@ -683,8 +726,21 @@ def read_run(path: str | os.PathLike[str]) -> Run:
     file order (the rank column must be an integer but does not decide the
     order, as in trec_eval). The tag of the first line becomes ``Run.tag``.
     Scores must be finite numbers; a docid may appear once per query.
+
+    With ``depth``, only what can be in a query's top ``depth`` in any order of
+    ties is kept: the rows whose score, as a 32-bit float (trec_eval compares
+    scores so), is at least the query's ``depth``-th best, ties at the cut
+    included. It is applied while reading, block by block, so a deep run read
+    for a shallow evaluation costs the memory of the shallow one; cut the
+    result to exactly ``depth`` rows in the order you rank by (``Run.top``, or
+    the evaluation's own depth).
     """
     name = display_name(path)
+    if depth is not None and depth < 1:
+        raise ClirkitError(f"depth must be at least 1, got {depth}")
+    run = _read_run_columns(path, depth)
+    if run is not None:
+        return run
     rows = list(iter_lines(path))
     if not rows:
         raise located(name, None, "empty: no results found")
@@ -692,9 +748,63 @@ def read_run(path: str | os.PathLike[str]) -> Run:
     if parsed is None:  # something is wrong: find and report the first bad line
         parsed = _parse_run_checked(name, rows)
     (qpos, query_ids), (dcode, doc_ids), scores, tag = parsed
+    if depth is not None:
+        keep = _top_rows(qpos, scores, depth)
+        qpos, dcode, scores = qpos[keep], dcode[keep], scores[keep]
     order = np.lexsort((np.arange(len(scores)), -scores, qpos))
     # build the string arrays from the distinct ids, which is much cheaper than from every row
     return Run(np.array(query_ids)[qpos[order]], np.array(doc_ids)[dcode[order]], scores[order], tag=tag)
+
+
+def _read_run_columns(path: str | os.PathLike[str], depth: int | None) -> Run | None:
+    """The run of a file in the plain layout read by :mod:`clirkit.columnar` (``depth`` as in
+    :func:`read_run`); None when it is not (or lists a document twice for a query), for the line
+    parser to read or to report."""
+    from clirkit.columnar import FLOAT, HEAD, ID, INTEGER, TOKEN, NotPlain, iter_column_batches, strings
+
+    blocks, tag = [], None
+    try:
+        for qids, _, docids, _, scores, head in iter_column_batches(path, ((ID, TOKEN, ID, INTEGER, FLOAT, HEAD),),
+                                                                     max_id=MAX_ID_LENGTH):
+            tag = tag if tag is not None or not len(head) else str(head[0])
+            if depth is not None:  # per block of lines: a query's runs of consecutive rows, each cut alone
+                new_query = (qids[1:] != qids[:-1]).any(axis=1)
+                keep = _top_rows(np.cumsum(np.concatenate(([0], new_query))), scores, depth)
+                qids, docids, scores = qids[keep], docids[keep], scores[keep]
+            blocks.append((qids, docids, scores))
+    except NotPlain:
+        return None
+    if tag is None:
+        return None
+    qids, docids = strings([b[0] for b in blocks]), strings([b[1] for b in blocks])
+    scores = np.concatenate([b[2] for b in blocks])
+    del blocks
+    qpos = _first_appearance_codes(qids)
+    if _repeats_a_pair(qpos, docids):
+        return None
+    if depth is not None:
+        keep = _top_rows(qpos, scores, depth)
+        qids, docids, scores, qpos = qids[keep], docids[keep], scores[keep], qpos[keep]
+    in_order = (np.diff(qpos) >= 0).all() and not ((np.diff(scores) > 0) & (np.diff(qpos) == 0)).any()
+    if not in_order:
+        order = np.lexsort((np.arange(len(scores)), -scores, qpos))
+        qids, docids, scores = qids[order], docids[order], scores[order]
+    return Run(qids, docids, scores, tag=tag)
+
+
+def _top_rows(groups: np.ndarray, scores: np.ndarray, depth: int) -> np.ndarray:
+    """Mask of the rows that may be in their group's top ``depth`` in any order of ties: score as
+    float32 >= the group's ``depth``-th best float32 score (``groups``: int64 codes, any order)."""
+    sizes = np.bincount(groups)
+    if not len(sizes) or sizes.max() <= depth:
+        return np.ones(len(scores), dtype=bool)
+    score32 = scores.astype(np.float32)
+    order = np.lexsort((-score32, groups))
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    cut = np.full(len(sizes), -np.inf, dtype=np.float32)
+    deep = np.flatnonzero(sizes > depth)
+    cut[deep] = score32[order[starts[deep] + depth - 1]]
+    return score32 >= cut[groups]
 
 
 _Coded = tuple[np.ndarray, list[str]]

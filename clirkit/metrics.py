@@ -39,6 +39,7 @@ import numpy as np
 from clirkit.errors import ClirkitError
 from clirkit.measures import (DEFAULT_MEASURES, MEASURE_NAMES_HELP, REGISTRY, SCS_MEASURES, Measure,
                               MeasureDef, parse_measure, parse_measures, register)
+from clirkit.hashing import pair_keys
 from clirkit.run import Qrels, Run
 
 __all__ = ["AVERAGES", "DEFAULT_MEASURES", "MEASURE_NAMES_HELP", "NAMES", "REGISTRY", "SCS_MEASURES", "TIES",
@@ -363,46 +364,6 @@ def _trec_eval_order(group: np.ndarray, scores: np.ndarray, docids: np.ndarray,
 
 # --------------------------------------------------------------------------- joining run and qrels
 
-_QUERY_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
-
-
-def _splitmix64(x: np.ndarray) -> np.ndarray:
-    with np.errstate(over="ignore"):
-        x = x.astype(np.uint64) + _QUERY_MULTIPLIER
-        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return x ^ (x >> np.uint64(31))
-
-
-def _docid_hash(docids: np.ndarray) -> np.ndarray:
-    """64-bit hash of each docid: sum over pairs of code points of (pair as uint64) x a fixed odd
-    multiplier per pair position.
-
-    The multiplier of a position depends on the position only and padding is 0,
-    so equal strings hash alike whatever the arrays' string widths.
-    """
-    arr = np.ascontiguousarray(docids)
-    if arr.dtype.kind != "U":
-        arr = arr.astype(str)
-    width = arr.dtype.itemsize // 4
-    chars = arr.view(np.uint32).reshape(len(arr), width)
-    if width % 2:
-        chars = np.concatenate((chars, np.zeros((len(arr), 1), dtype=np.uint32)), axis=1)
-    pairs = chars.view(np.uint64)  # (n, ceil(width / 2)): two code points per word
-    mult = _splitmix64(np.arange(pairs.shape[1])) | np.uint64(1)
-    with np.errstate(over="ignore"):
-        return pairs @ mult  # integer matmul: one pass, wraps modulo 2^64
-
-
-def _pair_keys(codes: np.ndarray, docids: np.ndarray) -> np.ndarray:
-    with np.errstate(over="ignore"):
-        x = _docid_hash(docids) ^ (codes.astype(np.uint64) * _QUERY_MULTIPLIER)
-        x ^= x >> np.uint64(31)
-        x *= np.uint64(0xBF58476D1CE4E5B9)
-        x ^= x >> np.uint64(29)
-    return x
-
-
 class _HashCollision(Exception):
     """Two different (query, docid) pairs hashed alike: use the exact path."""
 
@@ -416,7 +377,7 @@ def _lookup_grades(row_code: np.ndarray, docids: np.ndarray, judged: _JudgedQuer
 
 
 def _lookup_grades_hashed(row_code: np.ndarray, docids: np.ndarray, judged: _JudgedQueries) -> np.ndarray:
-    qkeys = _pair_keys(judged.row_code, judged.docids)
+    qkeys = pair_keys(judged.row_code, judged.docids)
     qorder = np.argsort(qkeys, kind="stable")
     sorted_q = qkeys[qorder]
     same = np.flatnonzero(sorted_q[1:] == sorted_q[:-1])
@@ -427,7 +388,7 @@ def _lookup_grades_hashed(row_code: np.ndarray, docids: np.ndarray, judged: _Jud
                                f"{judged.ids[judged.row_code[a]]}")
         raise _HashCollision
 
-    rkeys = _pair_keys(row_code, docids)
+    rkeys = pair_keys(row_code, docids)
     sorted_r = np.sort(rkeys)
     dup = np.flatnonzero(sorted_r[1:] == sorted_r[:-1])
     if len(dup):

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from clirkit import metrics
+from clirkit import hashing, metrics
 from clirkit.errors import ClirkitError
 from clirkit.metrics import evaluate, parse_measure
 from clirkit.run import Qrels, Run
@@ -407,7 +407,7 @@ def test_qrels_judging_a_document_twice_is_an_error():
 def test_hash_collisions_fall_back_to_the_exact_join(monkeypatch):
     run, qrels = _random_tied_run(3)
     fast = evaluate(run, qrels, list(PARITY))
-    monkeypatch.setattr(metrics, "_docid_hash", lambda docids: np.zeros(len(docids), dtype=np.uint64))
+    monkeypatch.setattr(hashing, "string_hash", lambda docids: np.zeros(len(docids), dtype=np.uint64))
     slow = evaluate(run, qrels, list(PARITY))
     np.testing.assert_array_equal(fast.values, slow.values)
     dup = Run(np.array(["q1"] * 2), np.array(["a", "a"]), np.array([2.0, 1.0]))
@@ -422,7 +422,7 @@ def test_hash_collisions_fall_back_to_the_exact_join(monkeypatch):
 ])
 def test_every_kind_of_hash_collision_is_detected_and_resolved_exactly(monkeypatch, run_docs, judged_docs,
                                                                        expected_rr):
-    monkeypatch.setattr(metrics, "_docid_hash", lambda docids: np.char.str_len(docids).astype(np.uint64))
+    monkeypatch.setattr(hashing, "string_hash", lambda docids: np.char.str_len(docids).astype(np.uint64))
     exact_calls = []
     exact = metrics._lookup_grades_exact
     monkeypatch.setattr(metrics, "_lookup_grades_exact", lambda *a: exact_calls.append(1) or exact(*a))

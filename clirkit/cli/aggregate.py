@@ -88,9 +88,9 @@ def run(args) -> int:
             parse_measure(fusion.measure)
         except ClirkitError as exc:
             raise ClirkitError(f"--measure: {exc}") from None
-    runs = [read_run(path) for path in args.runs]
+    runs = [read_run(path, depth=args.depth) for path in args.runs]  # cut while reading: memory of the depth
     if args.tune:
-        fusion.fit_runs([read_run(path) for path in args.dev_runs], read_qrels(args.qrels))
+        fusion.fit_runs([read_run(path, depth=args.depth) for path in args.dev_runs], read_qrels(args.qrels))
         print(f"aggregate --tune: {fusion.measure} averaged over {fusion.dev_queries_} dev queries, the judged "
               f"queries the dev runs cover", file=sys.stderr)
         table = fusion.sweep_.to_csv()

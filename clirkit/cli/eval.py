@@ -102,12 +102,13 @@ def run(args) -> int:
     qrels = read_qrels(args.qrels)
     evaluations = []
     for path, label in zip(args.runs, labels):
-        run_ = read_run(path)
+        run_ = read_run(path, depth=args.depth or None)  # cut while reading: rows past the depth never count
         try:
             ev = evaluate(run_, qrels, specs, rel_threshold=args.rel_threshold, main_grade=args.main_grade,
                           depth=args.depth or None, ties=args.ties, average=args.average, names="given")
         except ClirkitError as exc:
             raise ClirkitError(f"{label}: {exc}") from None
+        del run_  # one run in memory at a time
         if ev.ignored_queries:
             say(f"{label}: {len(ev.ignored_queries)} run queries are not in the qrels and were ignored "
                 f"(e.g. {ev.ignored_queries[0]})", quiet=args.quiet)

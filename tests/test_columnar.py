@@ -1,0 +1,175 @@
+"""The columnar (pyarrow) readers of runs and qrels read every file exactly as the line parser does.
+
+Oracle: the line-by-line parser of :mod:`clirkit.formats` (forced by making the columnar path
+decline), on the same bytes. Each case is read both ways: the same Run/Qrels (bit-identical scores),
+or the same ClirkitError message.
+"""
+from __future__ import annotations
+
+import gzip
+
+import numpy as np
+import pytest
+
+from clirkit import columnar, formats
+from clirkit.errors import ClirkitError
+
+RUN = ("q1 Q0 d3 1 12.5 tag\n"
+       "q1 Q0 d1 2 12.25 tag\n"
+       "q2 Q0 d1 1 3.0 tag\n"
+       "q1 Q0 d2 3 12.25 tag\n"
+       "q2 Q0 d9 2 7 tag\n")
+QRELS = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d9 2\nq3 0 d4 -1\n"
+
+
+def _line_parsed(monkeypatch, reader, path, **kwargs):
+    with monkeypatch.context() as m:
+        m.setattr(formats, "_read_run_columns", lambda *a: None)
+        m.setattr(formats, "_read_qrels_columns", lambda *a: None)
+        return _outcome(reader, path, **kwargs)
+
+
+def _outcome(reader, path, **kwargs):
+    try:
+        value = reader(path, **kwargs)
+    except ClirkitError as exc:
+        return "error", str(exc)
+    if isinstance(value, formats.Run):
+        return "run", value.qids.tolist(), value.docids.tolist(), value.scores.view(np.uint64).tolist(), value.tag
+    return "qrels", value.qids.tolist(), value.docids.tolist(), value.rels.tolist()
+
+
+def _same(monkeypatch, reader, path, **kwargs):
+    fast = _outcome(reader, path, **kwargs)
+    assert fast == _line_parsed(monkeypatch, reader, path, **kwargs)
+    return fast
+
+
+RUN_VARIANTS = {
+    "plain": RUN,
+    "tabs": RUN.replace(" ", "\t"),
+    "crlf": RUN.replace("\n", "\r\n"),
+    "cr": RUN.replace("\n", "\r"),
+    "bom": "\ufeff" + RUN,
+    "blank lines": "\n\n" + RUN.replace("\n", "\n\n", 2),
+    "no final newline": RUN.rstrip("\n"),
+    "two spaces": RUN.replace("Q0 d1", "Q0  d1"),
+    "leading space": " " + RUN,
+    "trailing space": RUN.replace("tag\n", "tag \n", 1),
+    "blank line of spaces": RUN + "   \n",
+    "mixed tab and space": RUN.replace(" 12.5", "\t12.5"),
+    "vertical tab in a token": RUN.replace("d3", "d\x0b3"),
+    "non-ascii docid": RUN.replace("d3", "dé3"),
+    "nul": RUN.replace("d3", "d\x003"),
+    "hex rank": RUN.replace(" 1 12.5", " 0x1 12.5"),
+    "signed rank": RUN.replace(" 1 12.5", " +1 12.5"),
+    "bare sign rank": RUN.replace(" 1 12.5", " - 12.5"),
+    "huge rank": RUN.replace(" 1 12.5", " " + "9" * 40 + " 12.5"),
+    "exponent score": RUN.replace("12.5", "1.25e1"),
+    "signed score": RUN.replace("12.5", "+12.5"),
+    "dot score": RUN.replace("12.5", ".5"),
+    "underscore score": RUN.replace("12.5", "1_2.5"),
+    "nan score": RUN.replace("12.5", "nan"),
+    "inf score": RUN.replace("12.5", "inf"),
+    "overflowing score": RUN.replace("12.5", "1e999"),
+    "negative zero": RUN.replace("12.5", "-0.0"),
+    "repeated pair": RUN + "q1 Q0 d3 9 1.0 tag\n",
+    "five columns": RUN.replace("q2 Q0 d9 2 7 tag", "q2 Q0 d9 2 7"),
+    "seven columns": RUN + "q3 Q0 d1 1 1.0 tag x\n",
+    "long docid": RUN.replace("d3", "d" * 1001),
+    "long tag": RUN.replace("tag", "t" * 1001, 1),
+    "long rank line": RUN.replace(" 1 12.5", " " + "1" * 70_000 + " 12.5"),
+    "empty": "",
+    "only blank lines": "\n \n\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(RUN_VARIANTS))
+@pytest.mark.parametrize("depth", [None, 1, 2])
+def test_a_run_reads_as_the_line_parser_reads_it(tmp_path, monkeypatch, name, depth):
+    path = tmp_path / "a.run"
+    path.write_bytes(RUN_VARIANTS[name].encode("utf-8", "surrogatepass"))
+    _same(monkeypatch, formats.read_run, path, depth=depth)
+
+
+@pytest.mark.parametrize("name", ["plain", "cr", "bom", "two spaces", "repeated pair"])
+def test_a_gzipped_run_reads_as_the_line_parser_reads_it(tmp_path, monkeypatch, name):
+    path = tmp_path / "a.run.gz"
+    path.write_bytes(gzip.compress(RUN_VARIANTS[name].encode()))
+    _same(monkeypatch, formats.read_run, path)
+    damaged = tmp_path / "b.run.gz"
+    data = path.read_bytes()
+    damaged.write_bytes(data[: len(data) // 2])
+    assert _same(monkeypatch, formats.read_run, damaged)[0] == "error"
+
+
+def test_the_plain_run_takes_the_columnar_path_and_the_odd_one_does_not(tmp_path):
+    plain, odd = tmp_path / "a.run", tmp_path / "b.run"
+    plain.write_text(RUN)
+    odd.write_text(RUN_VARIANTS["two spaces"])
+    assert formats._read_run_columns(plain, None) is not None
+    assert formats._read_run_columns(odd, None) is None
+
+
+QRELS_VARIANTS = {
+    "plain": QRELS,
+    "three columns": "".join(" ".join(line.split()[:1] + line.split()[2:]) + "\n" for line in QRELS.splitlines()),
+    "tabs": QRELS.replace(" ", "\t"),
+    "cr": QRELS.replace("\n", "\r"),
+    "bom": "\ufeff" + QRELS,
+    "signed grade": QRELS.replace("d9 2", "d9 +2"),
+    "ten digit grade": QRELS.replace("d9 2", "d9 0000000002"),
+    "nine digit grade": QRELS.replace("d9 2", "d9 -999999999"),
+    "hex grade": QRELS.replace("d9 2", "d9 0x2"),
+    "float grade": QRELS.replace("d9 2", "d9 2.0"),
+    "repeated pair": QRELS + "q1 0 d1 0\n",
+    "mixed widths": QRELS + "q4 d1 1\n",
+    "two spaces": QRELS.replace("0 d1", "0  d1"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(QRELS_VARIANTS))
+def test_qrels_read_as_the_line_parser_reads_them(tmp_path, monkeypatch, name):
+    path = tmp_path / "a.qrels"
+    path.write_text(QRELS_VARIANTS[name])
+    _same(monkeypatch, formats.read_qrels, path)
+
+
+def test_many_blocks_and_queries_in_any_order_read_as_one(tmp_path, monkeypatch):
+    rng = np.random.default_rng(0)
+    n = 20_000
+    qids = rng.integers(0, 300, n)
+    docids = rng.permutation(n)  # distinct, so no pair repeats
+    scores = np.round(rng.random(n) * 10, 2)  # ties
+    lines = [f"q{q} Q0 doc{d} {i} {s!r} run\n" for i, (q, d, s) in enumerate(zip(qids, docids, scores.tolist()))]
+    path = tmp_path / "a.run"
+    path.write_text("".join(lines))
+    monkeypatch.setattr(columnar, "BLOCK_BYTES", 4096)
+    monkeypatch.setattr(columnar.iter_column_batches, "__kwdefaults__", {"block_bytes": 4096})
+    for depth in (None, 1, 5, 100):
+        kind, *rest = _same(monkeypatch, formats.read_run, path, depth=depth)
+        assert kind == "run"
+        assert formats._read_run_columns(path, depth) is not None
+
+
+def test_depth_keeps_every_row_that_may_be_in_the_top_in_any_order_of_ties(tmp_path):
+    path = tmp_path / "a.run"
+    path.write_text("q1 Q0 a 1 3.0 t\nq1 Q0 b 2 2.0 t\nq1 Q0 c 3 2.0 t\nq1 Q0 d 4 1.0 t\nq2 Q0 a 1 5.0 t\n")
+    run = formats.read_run(path, depth=2)
+    assert run.docids.tolist() == ["a", "b", "c", "a"]  # b and c tie at the cut: both kept
+    assert formats.read_run(path, depth=3).docids.tolist() == ["a", "b", "c", "a"]
+    assert len(formats.read_run(path, depth=4)) == 5
+
+
+def test_scores_read_back_bit_for_bit(tmp_path):
+    rng = np.random.default_rng(1)
+    values = np.concatenate((rng.standard_normal(2000) * 10.0 ** rng.integers(-300, 300, 2000),
+                             np.frombuffer(rng.bytes(8 * 2000), dtype=np.float64)))
+    values = values[np.isfinite(values)]
+    run = formats.Run(np.array(["q"] * len(values)), np.array([f"d{i}" for i in range(len(values))]), values)
+    path = tmp_path / "a.run"
+    formats.write_run(run, path, tag="t")
+    back = formats.read_run(path)
+    assert formats._read_run_columns(path, None) is not None
+    order = np.argsort(-values, kind="stable")
+    assert (back.scores.view(np.uint64) == values[order].view(np.uint64)).all()
