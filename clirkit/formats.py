@@ -647,7 +647,8 @@ def _repeats_a_pair(codes: np.ndarray, docids: np.ndarray) -> bool:
     almost never a hash collision; the line parser then decides)."""
     from clirkit.hashing import pair_keys
 
-    keys = np.sort(pair_keys(codes, docids))
+    keys = pair_keys(codes, docids)
+    keys.sort()
     return bool((keys[1:] == keys[:-1]).any())
 
 
@@ -776,7 +777,9 @@ def _read_run_columns(path: str | os.PathLike[str], depth: int | None) -> Run | 
         return None
     if tag is None:
         return None
-    qids, docids = strings([b[0] for b in blocks]), strings([b[1] for b in blocks])
+    qids = strings([b[0] for b in blocks])
+    blocks = [(None, d, s) for _, d, s in blocks]  # each column's blocks freed once joined
+    docids = strings([b[1] for b in blocks])
     scores = np.concatenate([b[2] for b in blocks])
     del blocks
     qpos = _first_appearance_codes(qids)
@@ -915,10 +918,23 @@ def _chunks(rows: Iterator) -> Iterator[list]:
 
 
 def _check_ids(ids: np.ndarray, what: str) -> None:
-    """Ids written into whitespace-separated files must be non-empty and space-free."""
-    unique = set(ids.tolist())
-    if "" in unique:
-        raise ClirkitError(f"cannot write an empty {what}")
-    if _has_space("".join(unique)):
-        bad = next(i for i in unique if _has_space(i))
-        raise ClirkitError(f"cannot write {what} {bad!r}: it contains whitespace")
+    """Ids written into whitespace-separated files must be non-empty and space-free (checked on the code
+    points, slice by slice: no Python string per id)."""
+    ids = np.ascontiguousarray(ids if ids.dtype.kind == "U" else ids.astype(str))
+    width = ids.dtype.itemsize // 4
+    if not len(ids) or not width:
+        if len(ids):
+            raise ClirkitError(f"cannot write an empty {what}")
+        return
+    chars = ids.view(np.uint32).reshape(len(ids), width)
+    for lo in range(0, len(ids), _WRITE_CHUNK):
+        part = chars[lo:lo + _WRITE_CHUNK]
+        if (part[:, 0] == 0).any():
+            raise ClirkitError(f"cannot write an empty {what}")
+        spaced = np.isin(part, _SPACE_CODES).any(axis=1)
+        if spaced.any():
+            bad = str(ids[lo + int(np.flatnonzero(spaced)[0])])
+            raise ClirkitError(f"cannot write {what} {bad!r}: it contains whitespace")
+
+
+_SPACE_CODES = np.array([c for c in range(0x3001) if chr(c).isspace()], dtype=np.uint32)  # all are below 0x3001

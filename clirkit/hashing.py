@@ -44,10 +44,15 @@ def string_hash(docids: np.ndarray) -> np.ndarray:
 
 def pair_keys(codes: np.ndarray, docids: np.ndarray) -> np.ndarray:
     """64-bit key of each (integer code, docid) pair: equal pairs get equal keys, different pairs
-    almost surely different ones (callers check equal keys against the real values)."""
-    with np.errstate(over="ignore"):
-        x = string_hash(docids) ^ (codes.astype(np.uint64) * _QUERY_MULTIPLIER)
-        x ^= x >> np.uint64(31)
-        x *= np.uint64(0xBF58476D1CE4E5B9)
-        x ^= x >> np.uint64(29)
-    return x
+    almost surely different ones (callers check equal keys against the real values). Computed in
+    row slices, so the temporaries stay small whatever the number of rows."""
+    out = np.empty(len(docids), dtype=np.uint64)
+    for lo in range(0, len(docids), _ROWS_PER_PASS):
+        hi = lo + _ROWS_PER_PASS
+        with np.errstate(over="ignore"):
+            x = string_hash(docids[lo:hi]) ^ (codes[lo:hi].astype(np.uint64) * _QUERY_MULTIPLIER)
+            x ^= x >> np.uint64(31)
+            x *= np.uint64(0xBF58476D1CE4E5B9)
+            x ^= x >> np.uint64(29)
+        out[lo:hi] = x
+    return out

@@ -110,7 +110,9 @@ class Run:
         return np.arange(len(self.qids), dtype=np.int64) - np.repeat(self._starts[:-1], counts) + 1
 
     def top(self, depth: int) -> "Run":
-        """The first ``depth`` rows of every query."""
+        """The first ``depth`` rows of every query (this run itself when no query has more)."""
+        if len(self) == 0 or np.diff(self._starts).max() <= depth:
+            return self
         keep = self.ranks() <= depth
         return Run(self.qids[keep], self.docids[keep], self.scores[keep], tag=self.tag)
 

@@ -191,3 +191,19 @@ def test_weighted_sum_of_sum_normalized_scores_is_exactly_interpolate():
     assert got.tag == expected.tag == "interp:w=0.3,0.7:t=none,shift"
     assert got.qids.tolist() == expected.qids.tolist() and got.docids.tolist() == expected.docids.tolist()
     assert got.scores.tolist() == expected.scores.tolist()  # bit for bit
+
+
+def test_ids_of_several_arrays_are_coded_as_one_without_the_exact_fallback(monkeypatch):
+    from clirkit.fusion import align as align_module
+
+    rng = np.random.default_rng(3)
+    parts = [np.array([f"d{i}" for i in rng.integers(0, 50, n)]) for n in (37, 0, 23, 41)]
+    monkeypatch.setattr(align_module, "_CHECK_ROWS", 8)  # verification in slices across the parts' bounds
+    monkeypatch.setattr(align_module.np, "unique", None)  # the collision fallback must not run
+    uniques, codes, appearance = align_module.factorize_parts(parts)
+    joined = np.concatenate(parts)
+    assert uniques.tolist() == sorted(set(joined.tolist()))
+    for part, code in zip(parts, codes):
+        assert uniques[code].tolist() == part.tolist()
+    first_seen = list(dict.fromkeys(joined.tolist()))
+    assert [first_seen.index(u) for u in uniques.tolist()] == appearance.tolist()

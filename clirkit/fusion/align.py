@@ -16,6 +16,7 @@ from typing import Sequence
 import numpy as np
 
 from clirkit.errors import ClirkitError
+from clirkit.hashing import string_hash
 from clirkit.run import Run
 
 
@@ -73,19 +74,6 @@ class AlignedRuns:
         return Run(self.uq[self.pair_q[keep]], self.ud[self.pair_d[keep]], scores[keep], tag=tag)
 
 
-def string_hash(values: np.ndarray) -> np.ndarray:
-    """A 64-bit polynomial hash (uint64, one per string) of each string of one unicode array,
-    over its code points and padding. :func:`factorize` groups ids by it."""
-    width = values.dtype.itemsize // 4
-    chars = values.view(np.uint32).reshape(len(values), width).astype(np.uint64)
-    h = np.zeros(len(values), dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        for j in range(width):
-            h = h * np.uint64(0x100000001B3) + chars[:, j] * np.uint64(0x9E3779B97F4A7C15) + np.uint64(j + 1)
-            h ^= h >> np.uint64(29)
-    return h
-
-
 def factorize(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Integer codes of string ids.
 
@@ -96,25 +84,62 @@ def factorize(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         ``(uniques, codes, appearance)``: the sorted distinct ids (str array),
         the code of each value (int64, ``uniques[codes] == values``), and each
         unique's rank in first-appearance order (int64).
-
-    Groups equal strings by :func:`string_hash` (one integer sort instead of
-    a string sort of every row), checks that every member of a group equals
-    its representative, and falls back to ``np.unique`` on a collision.
     """
-    values = np.ascontiguousarray(values if values.dtype.kind == "U" else values.astype(str))
-    if len(values) == 0:
-        return values, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    _, first, inverse = np.unique(string_hash(values), return_index=True, return_inverse=True)
-    reps = values[first]
-    if not np.array_equal(reps[inverse], values):
-        _, first, inverse = np.unique(values, return_index=True, return_inverse=True)
-        reps = values[first]
+    uniques, (codes,), appearance = factorize_parts([values])
+    return uniques, codes, appearance
+
+
+def factorize_parts(parts: Sequence[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
+    """Integer codes of the string ids of several arrays taken as one, without joining them.
+
+    Returns ``(uniques, codes, appearance)`` as :func:`factorize` does for the concatenation of
+    ``parts``, with ``codes`` split back into one int64 array per part.
+
+    Groups equal strings by :func:`clirkit.hashing.string_hash` (one integer sort instead of
+    a string sort of every row), checks that every member of a group equals
+    its representative (slice by slice, so no copy of the strings is made), and falls back to
+    ``np.unique`` on a collision.
+    """
+    parts = [np.ascontiguousarray(p if p.dtype.kind == "U" else p.astype(str)) for p in parts]
+    bounds = np.cumsum([0] + [len(p) for p in parts])
+    if bounds[-1] == 0:
+        return np.zeros(0, dtype="<U1"), [np.zeros(0, dtype=np.int64) for _ in parts], np.zeros(0, dtype=np.int64)
+    hashes = np.concatenate([string_hash(p) for p in parts])
+    by_hash = np.argsort(hashes, kind="stable")
+    sorted_hashes = hashes[by_hash]
+    del hashes
+    new_group = np.concatenate(([True], sorted_hashes[1:] != sorted_hashes[:-1]))
+    del sorted_hashes
+    first = by_hash[new_group]  # stable sort: a group's first row in order
+    inverse = np.empty(bounds[-1], dtype=np.int64)
+    inverse[by_hash] = np.cumsum(new_group) - 1
+    del by_hash, new_group
+    reps = _gather(parts, bounds, first)
+    if not all(np.array_equal(reps[inverse[b + lo:b + min(lo + _CHECK_ROWS, len(p))]], p[lo:lo + _CHECK_ROWS])
+               for p, b in zip(parts, bounds) for lo in range(0, len(p), _CHECK_ROWS)):
+        _, first, inverse = np.unique(np.concatenate(parts), return_index=True, return_inverse=True)
+        reps = _gather(parts, bounds, first)
     order = np.argsort(reps, kind="stable")
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order))
     appearance = np.empty(len(order), dtype=np.int64)
     appearance[rank[np.argsort(first, kind="stable")]] = np.arange(len(order))
-    return reps[order], rank[inverse], appearance
+    codes = rank[inverse]
+    return reps[order], [codes[bounds[i]:bounds[i + 1]] for i in range(len(parts))], appearance
+
+
+def _gather(parts: Sequence[np.ndarray], bounds: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The strings at global positions ``rows`` of the parts taken as one array."""
+    width = max(p.dtype.itemsize // 4 for p in parts)
+    out = np.empty(len(rows), dtype=f"<U{max(width, 1)}")
+    part_of = np.searchsorted(bounds, rows, side="right") - 1
+    for i, p in enumerate(parts):
+        sel = part_of == i
+        out[sel] = p[rows[sel] - bounds[i]]
+    return out
+
+
+_CHECK_ROWS = 1 << 20
 
 
 def query_starts(run: Run) -> np.ndarray:
@@ -147,8 +172,9 @@ def align(runs: Sequence[Run], depth: int | None) -> AlignedRuns:
     sizes = np.concatenate([np.diff(np.append(s, len(r))) for r, s in zip(cut, starts)])
     uq, head_code, query_rank = factorize(heads)
     qinv = np.repeat(head_code, sizes)
-    docids = np.concatenate([r.docids for r in cut])
-    ud, dinv, _ = factorize(docids)
+    ud, dinvs, _ = factorize_parts([r.docids for r in cut])
+    dinv = np.concatenate(dinvs)
+    del dinvs
     width = max(len(ud), 1)
     ukey, kinv = np.unique(qinv.astype(np.int64) * width + dinv, return_inverse=True)
     bounds = np.cumsum([0] + [len(r) for r in cut])
