@@ -110,42 +110,31 @@ class _Layout:
         self.head = first_line.split(self.delimiter)
         self.allowed = _ALLOWED + self.delimiter
         names = [f"c{i}" for i in range(len(kinds))]
-        kept = [n for n, kind in zip(names, kinds) if kind not in (TOKEN, HEAD)]
+        # every column is read, the unused ones as bytes (as cheap), so that an empty field shows
+        types = {n: pa.binary() if kind in (TOKEN, HEAD) else pa.string() for n, kind in zip(names, kinds)}
         self.options = dict(
             read_options=pacsv.ReadOptions(column_names=names, use_threads=False, block_size=1 << 30),
             parse_options=pacsv.ParseOptions(delimiter=self.delimiter.decode(), quote_char=False, double_quote=False,
                                              escape_char=False, newlines_in_values=False, ignore_empty_lines=True),
-            convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in kept}, include_columns=kept,
-                                                 strings_can_be_null=False, check_utf8=False))
+            convert_options=pacsv.ConvertOptions(column_types=types, strings_can_be_null=False, check_utf8=False))
 
     def columns(self, block: bytes) -> list[np.ndarray | None]:
         """One entry per column of the lines of ``block`` (see :func:`iter_column_batches`)."""
         import pyarrow as pa
         import pyarrow.csv as pacsv
 
-        self.check(block)
+        # Only printable ASCII, the delimiter and line ends, and (checked per column) no empty field: then
+        # pyarrow's fields are exactly the whitespace-split tokens of each line, which the line reader sees.
+        if block.translate(None, self.allowed):  # what is left are the bytes not allowed
+            raise NotPlain
         if not block.strip():
             return [_empty(kind) for kind in self.kinds]
         table = pacsv.read_csv(pa.py_buffer(block), **self.options)
-        columns = iter(table.columns)
-        out = [_column(next(columns).combine_chunks(), kind, self.max_id) if kind not in (TOKEN, HEAD) else
-               _head(self.head[i], self.max_id) if kind == HEAD else None for i, kind in enumerate(self.kinds)]
+        out = [_column(column.combine_chunks(), kind, self.max_id) if kind not in (TOKEN, HEAD) else
+               _nonempty(column.combine_chunks()) or (_head(self.head[i], self.max_id) if kind == HEAD else None)
+               for i, (kind, column) in enumerate(zip(self.kinds, table.columns))]
         self.head = [b""] * len(self.kinds)
         return out
-
-    def check(self, block: bytes) -> None:
-        """NotPlain unless the block holds only printable ASCII, the delimiter and line ends, and no field
-        is empty (no delimiter next to another or at either end of a line): then pyarrow's fields are
-        exactly the whitespace-split tokens of each line, which the line reader sees."""
-        if not block:
-            return
-        if block.translate(None, self.allowed):  # what is left are the bytes not allowed
-            raise NotPlain
-        d = self.delimiter
-        # blocks start a line and end one (the file's last block may not)
-        if any(pair in block for pair in (d + d, d + b"\n", d + b"\r", b"\n" + d, b"\r" + d)) or block.startswith(d) \
-                or block.endswith(d):
-            raise NotPlain
 
 
 def _empty(kind: str) -> np.ndarray | None:
@@ -160,6 +149,12 @@ def _open(path: str | os.PathLike[str], gzipped: bool):
 
     raw = pa.OSFile(str(path))
     return pa.CompressedInputStream(raw, "gzip") if gzipped else raw
+
+
+def _nonempty(arr) -> None:
+    """NotPlain if a field of the column (an Arrow string or binary array) is empty."""
+    if arr.null_count or (len(arr) and np.diff(_buffers(arr)[0]).min() < 1):
+        raise NotPlain
 
 
 def _head(value: bytes, max_id: int) -> np.ndarray:
@@ -178,6 +173,8 @@ def _column(arr, kind: str, max_id: int) -> np.ndarray | None:
         raise NotPlain
     offsets, data = _buffers(arr)
     lengths = np.diff(offsets)
+    if len(arr) and lengths.min() < 1:
+        raise NotPlain
     if kind == ID:
         if len(arr) and lengths.max() > max_id:
             raise NotPlain

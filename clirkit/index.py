@@ -190,12 +190,12 @@ class _Builder:
             self.lines.extend(lines)
 
     def finish(self, analyzer: Analyzer) -> Index:
+        """The index of the documents added: documents sorted by docid, terms sorted, the term x document
+        counts built without a copy of the postings beyond the two an O(postings) transpose needs (each
+        block is freed as it is joined; term ids are renumbered in place of a column permutation)."""
         if not self.docids:
             raise ClirkitError("no documents to index")
-        n_terms = len(self.vocabulary)
-        for block in self.blocks:
-            block.resize((block.shape[0], n_terms))
-        by_doc = sp.vstack(self.blocks, format="csr") if self.blocks else sp.csr_matrix((0, n_terms))
+        n_terms, n_docs = len(self.vocabulary), len(self.docids)
         docids = np.asarray(self.docids)
         doc_order = np.argsort(docids, kind="stable")
         sorted_ids = docids[doc_order]
@@ -204,13 +204,39 @@ class _Builder:
             self._repeated(doc_order, dup)
         terms = np.asarray(list(self.vocabulary), dtype=str) if n_terms else np.zeros(0, dtype="<U1")
         term_order = np.argsort(terms, kind="stable")
-        tf = by_doc[doc_order][:, term_order].T.tocsr()
-        tf.sort_indices()
-        tf.data = tf.data.astype(np.int32)
-        tf.indices = tf.indices.astype(np.int32)
+        term_rank = np.empty(n_terms, dtype=np.int32)
+        term_rank[term_order] = np.arange(n_terms, dtype=np.int32)
+        by_doc = self._joined(term_rank, n_docs, n_terms)
+        if (doc_order != np.arange(n_docs)).any():
+            by_doc = by_doc[doc_order]
+        # CSC of the documents x terms matrix = CSR of terms x documents; its conversion walks the documents
+        # in order, so each term's documents come out sorted
+        by_term = by_doc.tocsc()
+        del by_doc
+        tf = sp.csr_matrix((by_term.data, by_term.indices, by_term.indptr), shape=(n_terms, n_docs), copy=False)
+        del by_term
+        tf.sort_indices()  # a check only: already sorted
         lengths = np.concatenate(self.lengths)[doc_order].astype(np.float64)
         return Index(sorted_ids, terms[term_order], tf, lengths, analyzer)
 
+    def _joined(self, term_rank: np.ndarray, n_docs: int, n_terms: int) -> sp.csr_matrix:
+        """The blocks as one documents x terms CSR matrix (int32 counts) with term ids ``term_rank``,
+        in input order; each block is dropped once copied."""
+        nnz = sum(block.nnz for block in self.blocks)
+        counts = np.empty(nnz, dtype=np.int32)
+        columns = np.empty(nnz, dtype=np.int32)
+        indptr = np.zeros(n_docs + 1, dtype=np.int64)
+        at = row = 0
+        self.blocks.reverse()
+        while self.blocks:
+            block = self.blocks.pop()
+            counts[at:at + block.nnz] = block.data
+            columns[at:at + block.nnz] = term_rank[block.indices]
+            indptr[row + 1:row + 1 + block.shape[0]] = at + block.indptr[1:]
+            at, row = at + block.nnz, row + block.shape[0]
+        if nnz < 2**31:
+            indptr = indptr.astype(np.int32)
+        return sp.csr_matrix((counts, columns, indptr), shape=(n_docs, n_terms), copy=False)
 
     def _repeated(self, doc_order: np.ndarray, dup: np.ndarray) -> None:
         """Raise the error of a repeated docid: the earliest repeat in input order, and the docid's first place

@@ -74,6 +74,10 @@ RUN_VARIANTS = {
     "overflowing score": RUN.replace("12.5", "1e999"),
     "negative zero": RUN.replace("12.5", "-0.0"),
     "repeated pair": RUN + "q1 Q0 d3 9 1.0 tag\n",
+    "empty tag field": RUN + "q3 Q0 d1 1 1.0 \n",
+    "empty q0 field": RUN + "q3  d1 1 1.0 tag\n",
+    "empty first field": RUN + " Q0 d1 1 1.0 tag\n",
+    "delimiters only": RUN + "     \n",
     "five columns": RUN.replace("q2 Q0 d9 2 7 tag", "q2 Q0 d9 2 7"),
     "seven columns": RUN + "q3 Q0 d1 1 1.0 tag x\n",
     "long docid": RUN.replace("d3", "d" * 1001),
@@ -125,6 +129,7 @@ QRELS_VARIANTS = {
     "repeated pair": QRELS + "q1 0 d1 0\n",
     "mixed widths": QRELS + "q4 d1 1\n",
     "two spaces": QRELS.replace("0 d1", "0  d1"),
+    "empty iter field": QRELS + "q5  d1 1\n",
 }
 
 
