@@ -21,6 +21,7 @@ from clirkit.npzio import (Corrupt, checking, load_npz, require_analyzer, requir
 
 FORMAT_VERSION = 1
 _CHUNK_DOCS = 20_000
+_CHECK_POSTINGS = 1 << 23
 
 
 @dataclass
@@ -114,8 +115,11 @@ class Index:
             "tf_data": self.tf.data, "tf_indices": self.tf.indices, "tf_indptr": self.tf.indptr})
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> "Index":
+    def load(cls, path: str | os.PathLike[str], *, mmap: bool = False) -> "Index":
         """Read an index written by :meth:`save`, checking every value before use.
+
+        With ``mmap`` the arrays are read-only memory maps of the file (:func:`clirkit.npzio.load_npz`):
+        the checks read the file once, in slices, and what search does not touch stays on disk.
 
         The header's analyzer settings; docids and terms: strings, strictly increasing (sorted, no
         repeats); the counts: a canonical CSR matrix (terms x documents) of integers >= 1;
@@ -123,7 +127,7 @@ class Index:
         tampered or damaged file raises ClirkitError ``FILE: corrupt index: problem``.
         """
         required = ("docids", "terms", "doc_lengths", "tf_data", "tf_indices", "tf_indptr")
-        header, a = load_npz(path, "index", (FORMAT_VERSION,), required)
+        header, a = load_npz(path, "index", (FORMAT_VERSION,), required, mmap=mmap)
         with checking(path, "index"):
             analyzer = require_analyzer(header, "analyzer")
             require_field(header, "stats", "object", default=None)
@@ -132,7 +136,10 @@ class Index:
             doc_lengths = require_array(a, "doc_lengths", "number", shape=(len(docids),), min=0, dtype=np.float64)
             tf = require_csr(a, ("tf_data", "tf_indices", "tf_indptr"), (len(terms), len(docids)), "int", min=1,
                              dtype=np.int32)
-            counted = np.bincount(tf.indices, weights=tf.data, minlength=len(docids))
+            counted = np.zeros(len(docids))
+            for lo in range(0, tf.nnz, _CHECK_POSTINGS):  # in slices: no float copy of every count
+                hi = lo + _CHECK_POSTINGS
+                counted += np.bincount(tf.indices[lo:hi], weights=tf.data[lo:hi], minlength=len(docids))
             off = np.flatnonzero(counted != doc_lengths)
             if len(off):  # a document's length is the sum of its counts
                 j = int(off[0])

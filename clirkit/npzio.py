@@ -13,9 +13,11 @@ never a traceback and never a silently wrong result.
 from __future__ import annotations
 
 import builtins
+import io
 import json
 import math
 import os
+import stat
 import struct
 import tokenize
 import zipfile
@@ -47,15 +49,30 @@ def save_npz(path: str | os.PathLike[str], kind: str, version: int, header: Mapp
             raise TypeError(f"array {name!r} has dtype object; store str arrays as fixed-width unicode")
         payload[name] = arr
     with atomic_writer(path, binary=True) as fh:
-        np.savez(fh, **payload)
+        if _regular_file(fh):
+            np.savez(fh, **payload)
+        else:  # a device or FIFO written in place: zipfile must not seek or trust tell() (/dev/null says 0)
+            buffer = io.BytesIO()
+            np.savez(buffer, **payload)
+            fh.write(buffer.getvalue())
+
+
+def _regular_file(fh) -> bool:
+    """Whether ``fh`` writes to a regular file (not a device, a FIFO, a pipe or a socket)."""
+    try:
+        return stat.S_ISREG(os.fstat(fh.fileno()).st_mode)
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return False
 
 
 def load_npz(path: str | os.PathLike[str], kind: str, versions: tuple[int, ...],
-             required: tuple[str, ...]) -> tuple[dict, dict[str, np.ndarray]]:
+             required: tuple[str, ...], *, mmap: bool = False) -> tuple[dict, dict[str, np.ndarray]]:
     """Read a file written by :func:`save_npz`, checking its kind, version and arrays.
 
-    Returns ``(header, arrays)``. Raises ``ClirkitError`` naming the file when it
-    is missing, not an npz, of another kind or version, or lacks an array.
+    Returns ``(header, arrays)``. With ``mmap``, the arrays stored uncompressed (as :func:`save_npz`
+    stores them) are read-only memory maps of the file: opening reads only the headers, and the
+    pages are read when used (and can be dropped again by the system). Raises ``ClirkitError``
+    naming the file when it is missing, not an npz, of another kind or version, or lacks an array.
     """
     what = f"a clirkit {kind} file"
     if not os.path.exists(path):
@@ -76,7 +93,9 @@ def load_npz(path: str | os.PathLike[str], kind: str, versions: tuple[int, ...],
             missing = [name for name in required if name not in npz.files]
             if missing:
                 raise ClirkitError(f"{path}: corrupt {kind} file: missing {', '.join(missing)}")
-            arrays = {name: npz[name] for name in npz.files if name != HEADER_KEY}
+            names = [name for name in npz.files if name != HEADER_KEY]
+            mapped = _mapped_members(path, names) if mmap else {}
+            arrays = {name: mapped[name] if name in mapped else npz[name] for name in names}
     except ClirkitError:
         raise
     except (OSError, ValueError, zipfile.BadZipFile, json.JSONDecodeError, UnicodeDecodeError, EOFError,
@@ -87,6 +106,36 @@ def load_npz(path: str | os.PathLike[str], kind: str, versions: tuple[int, ...],
         problem = " ".join(str(exc).split())  # one line, whatever the library said
         raise ClirkitError(f"{path}: not {what} or corrupt ({problem[:200]})") from None
     return meta, arrays
+
+
+def _mapped_members(path: str | os.PathLike[str], names: Sequence[str]) -> dict[str, np.ndarray]:
+    """Read-only memory maps of the members ``NAME.npy`` of the npz at ``path`` that are stored
+    uncompressed, unencrypted and hold no Python objects (the others are left to ``np.load``)."""
+    out = {}
+    with open(path, "rb") as fh, zipfile.ZipFile(fh) as zf:
+        for name in names:
+            info = zf.getinfo(f"{name}.npy")
+            if info.compress_type != zipfile.ZIP_STORED or info.flag_bits & 0x1:
+                continue
+            fh.seek(info.header_offset)
+            local = fh.read(30)  # the local file header; its name and extra field lengths sit at 26 and 28
+            if len(local) != 30 or local[:4] != b"PK\x03\x04":
+                continue
+            name_len, extra_len = struct.unpack("<HH", local[26:30])
+            start = info.header_offset + 30 + name_len + extra_len
+            fh.seek(start)
+            version = np.lib.format.read_magic(fh)
+            read_header = {(1, 0): np.lib.format.read_array_header_1_0,
+                           (2, 0): np.lib.format.read_array_header_2_0}.get(version)
+            if read_header is None:
+                continue
+            shape, fortran, dtype = read_header(fh)
+            if dtype.hasobject or fortran or not shape or 0 in shape:
+                continue
+            if fh.tell() + math.prod(shape) * dtype.itemsize != start + info.file_size:
+                continue  # the sizes disagree: np.load says how
+            out[name] = np.memmap(fh.name, dtype=dtype, mode="r", offset=fh.tell(), shape=shape)
+    return out
 
 
 # ----------------------------------------------------------------------------------------------

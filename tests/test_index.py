@@ -51,6 +51,40 @@ def test_save_load_round_trip_is_exact(index, tmp_path):
     assert loaded.analyzer == index.analyzer
 
 
+def _mapped(array) -> bool:
+    """Whether ``array`` views a memory map (directly or through its bases), i.e. was not copied into RAM."""
+    import mmap
+
+    while array is not None:
+        if isinstance(array, (np.memmap, mmap.mmap)):
+            return True
+        array = getattr(array, "base", None)
+    return False
+
+
+def test_a_memory_mapped_index_is_the_same_index_and_ranks_the_same(index, tmp_path):
+    path = tmp_path / "ix.npz"
+    index.save(path)
+    mapped = Index.load(path, mmap=True)
+    assert all(_mapped(a) for a in (mapped.docids, mapped.tf.data, mapped.tf.indices, mapped.doc_lengths))
+    assert list(mapped.docids) == list(index.docids) and list(mapped.terms) == list(index.terms)
+    assert (mapped.tf != index.tf).nnz == 0 and np.array_equal(mapped.doc_lengths, index.doc_lengths)
+    queries = StructuredQueries.from_tokens(["q1", "q2"], [["dios", "tierra"], ["luz"]], index.vocabulary)
+    a, b = BM25(index).search(queries, depth=50), BM25(mapped).search(queries, depth=50)
+    assert a.docids.tolist() == b.docids.tolist() and np.array_equal(a.scores, b.scores)
+
+
+def test_a_tampered_memory_mapped_index_fails_clearly(index, tmp_path):
+    path = tmp_path / "ix.npz"
+    index.save(path)
+    data = bytearray(path.read_bytes())
+    at = data.index(np.asarray(index.doc_lengths).tobytes()[:16])  # the doc_lengths member's first values
+    data[at:at + 8] = np.float64(np.nan).tobytes()
+    path.write_bytes(bytes(data))
+    with pytest.raises(ClirkitError, match="doc_lengths has NaN"):
+        Index.load(path, mmap=True)
+
+
 def test_saving_twice_gives_identical_bytes(index, tmp_path):
     index.save(tmp_path / "a.npz")
     index.save(tmp_path / "b.npz")
