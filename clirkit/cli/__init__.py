@@ -58,7 +58,12 @@ def _terminated(signum, frame):
 
 
 def main(argv: list[str] | None = None) -> int:
+    import os
     import signal
+
+    # pyarrow (run and qrels reading) hands memory back sooner with jemalloc: 20 MB less at the peak of
+    # evaluating a 1.19M-line run; a choice made for clirkit's own process only, before pyarrow is imported
+    os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "jemalloc")
 
     if threading_is_main():
         signal.signal(signal.SIGTERM, _terminated)
