@@ -38,7 +38,8 @@ give the same bytes; step times are said on stderr) (a rerun whose record is
 unchanged reads the artifact instead of making it again), and the report: ``report.md`` (the test
 table with significance marks, tuned weights, training notes), ``results.txt`` (the same as text,
 what ``clirkit run`` prints) and PNG figures (kappa sweeps, training curves, per-query differences
-against the baseline).
+against the baseline). Each text is tokenized once per analyzer, whichever of the table, the index and the
+models reads it first (:func:`clirkit.analysis.cached_tokens`).
 """
 from __future__ import annotations
 
@@ -273,6 +274,7 @@ def _collection_record(c) -> dict:
 
 def run_experiment(exp: Experiment, folder: str | os.PathLike[str], *, quiet: bool = False) -> Result:
     """Run ``exp`` into ``folder`` (see the module docstring); returns the test runs and the report."""
+    from clirkit.analysis import cached_tokens
     from clirkit.progress import Steps, say
 
     out = _Store(Path(folder))
@@ -280,12 +282,13 @@ def run_experiment(exp: Experiment, folder: str | os.PathLike[str], *, quiet: bo
     c = _load_collection(exp)
     say(f"{exp.name}: {c.name} ({c.variant}), {c.source_lang} queries -> {c.target_lang} documents", quiet=quiet)
     ctx = _Context(exp, c, out, steps, quiet)
-    for name in exp.systems:
-        ctx.system_runs(name)
-    fusions = {}
-    for name, spec in exp.fusions.items():
-        with steps.time("fusion (weights tuned on dev)"):
-            fusions[name] = ctx.fusion_run(name, spec)
+    with cached_tokens():  # every text tokenized once, whichever table, index or model reads it first
+        for name in exp.systems:
+            ctx.system_runs(name)
+        fusions = {}
+        for name, spec in exp.fusions.items():
+            with steps.time("fusion (weights tuned on dev)"):
+                fusions[name] = ctx.fusion_run(name, spec)
     text = _report(ctx, fusions)
     say("time: " + ", ".join(f"{k} {v:.1f} s" for k, v in steps.seconds.items()), quiet=quiet)
     say(f"runs, models and the report in {out.folder}/", quiet=quiet)
@@ -372,25 +375,14 @@ class _Context:
         with self.steps.time("IBM Model 1"):
             source, target = self.c.parallel()
             analyzers = Analyzer(self.c.source_lang), Analyzer(self.c.target_lang)
-            tokens = [analyzers[0].tokenize_many(source, quiet=self.quiet, jobs=self.exp.jobs,
-                                                 desc="tokenizing source"),
-                      self._target_tokens(target, analyzers[1])]
+            tokens = [analyzer.tokenize_many(texts, quiet=self.quiet, jobs=self.exp.jobs, desc=f"tokenizing {side}")
+                      for analyzer, texts, side in zip(analyzers, (source, target), ("source", "target"))]
             say(f"training IBM Model 1 on {len(source)} sentence pairs, {record['iterations']} iterations",
                 quiet=self.quiet)
             table = train_table(*tokens, *analyzers, iterations=record["iterations"], quiet=self.quiet)
             save_table(table, path)
             self.out.remember(path, record)
         return table
-
-    def _target_tokens(self, texts: list[str], analyzer) -> list[list[str]]:
-        """``texts`` tokenized by the documents' analyzer, reusing the documents' tokens for the texts that are
-        documents too (a collection whose documents are the parallel corpus's target side is tokenized once)."""
-        docs = self.documents()
-        known = dict(zip(docs.texts, docs.tokens(analyzer, quiet=self.quiet)))
-        missing = sorted({t for t in texts if t not in known})
-        known.update(zip(missing, analyzer.tokenize_many(missing, quiet=self.quiet, jobs=self.exp.jobs,
-                                                         desc="tokenizing target")))
-        return [known[t] for t in texts]
 
     def index_record(self) -> dict:
         return {"collection": self.collection_record, "lang": self.c.target_lang}

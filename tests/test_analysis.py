@@ -1,8 +1,11 @@
 import pickle
+import re
+from collections import Counter
 
 import pytest
 
-from clirkit.analysis import Analyzer, frequent_terms, ngrams, read_stopwords
+from clirkit import datasets
+from clirkit.analysis import Analyzer, cached_tokens, frequent_terms, ngrams, read_stopwords
 from clirkit.errors import ClirkitError
 
 
@@ -40,6 +43,13 @@ def test_tokenize_rejects_non_string_input():
         Analyzer("en").tokenize(["a", "list"])
 
 
+def test_tokenize_many_rejects_a_string_for_its_texts_and_takes_any_iterable():
+    with pytest.raises(TypeError, match="expects a sequence of str, got a str"):
+        Analyzer("en").tokenize_many("God said")
+    assert Analyzer("en").tokenize_many(t for t in ("God said", "Let there be light")) == [
+        ["god", "said"], ["let", "there", "be", "light"]]
+
+
 def test_bad_language_code_is_a_user_error():
     with pytest.raises(ClirkitError, match="language code"):
         Analyzer("e s")
@@ -49,6 +59,48 @@ def test_tokenize_many_in_processes_equals_sequential(verses_es):
     texts = list(verses_es.values()) * 500  # > one chunk, so two processes really split it
     a = Analyzer("es")
     assert a.tokenize_many(texts, jobs=2) == a.tokenize_many(texts)
+
+
+def test_tokens_are_those_of_sacremoses_on_verses_and_topics_with_full_stops():
+    """clirkit's Moses tokenizer (sacremoses' with its character-class tests on sets built once) gives
+    sacremoses' tokens, also where those tests decide: a full stop before a lowercase word, R. V. and a.V."""
+    from sacremoses import MosesTokenizer
+
+    c = datasets.load("nave-en-es")
+    english, spanish = c.parallel()
+    topics = [t for split in ("train", "dev", "test") for t in c.queries(split).values()]
+    texts = {"en": english[:200] + [t for t in english if re.search(r"\.\s+[a-z]", t)]
+             + [t for t in topics if re.search(r"\w\.\s*\w\.", t)], "es": spanish[:200]}
+    assert len(texts["en"]) > 200
+    for lang, some in texts.items():
+        moses = MosesTokenizer(lang=lang)
+        folded = [t.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
+                  for t in some]
+        analyzer = Analyzer(lang, lowercase=False, strip_punctuation=False)
+        assert [analyzer.tokenize(t) for t in some] == [moses.tokenize(t, escape=False) for t in folded]
+
+
+def test_within_cached_tokens_a_text_is_tokenized_once_per_settings_whatever_the_stopwords(verses_es, monkeypatch):
+    texts = list(verses_es.values())
+    plain = [Analyzer("es").tokenize(t) for t in texts]
+    stopped = [Analyzer("es", stopwords={"la", "y"}).tokenize(t) for t in texts]
+    cased = Analyzer("es", lowercase=False).tokenize(texts[0])
+    calls: Counter = Counter()
+    tokenize = Analyzer.tokenize
+
+    def counted(self, text):
+        calls[self.lowercase, text] += 1
+        return tokenize(self, text)
+
+    monkeypatch.setattr(Analyzer, "tokenize", counted)
+    with cached_tokens():
+        first = Analyzer("es").tokenize_many(texts)
+        first[0].append("changed by a caller")
+        assert Analyzer("es").tokenize_many(texts[::-1] + texts[:1]) == plain[::-1] + plain[:1]
+        assert Analyzer("es", stopwords={"la", "y"}).tokenize_many(texts) == stopped
+        assert Analyzer("es", lowercase=False).tokenize_many(texts[:1]) == [cased]
+    assert calls == Counter({(True, t): 1 for t in texts} | {(False, texts[0]): 1})
+    assert Analyzer("es").tokenize_many(texts[:1]) == plain[:1] and calls[True, texts[0]] == 2   # block ended
 
 
 def test_analyzer_pickles_without_its_tokenizer_state():

@@ -299,3 +299,31 @@ def test_a_psq_system_may_interpolate_its_own_table_file_with_the_trained_one(ra
     bad.write_text(f'collection = "{mini}"\n[systems.D]\nkind = "dt"\ntable2 = "ibm1"\n', encoding="utf-8")
     with pytest.raises(ClirkitError, match="table2 belongs to a dt or psq system"):
         Experiment.read(bad)
+
+
+def test_the_runner_tokenizes_each_text_once_whatever_reads_it(mini, tmp_path, monkeypatch):
+    """The table's two sides, the index's documents (also the table's target side here), a boosted model's
+    documents and known-item queries (the table's source side again) and the topics that several systems
+    search: each text goes through the Moses tokenizer once per language."""
+    from collections import Counter
+
+    from clirkit.analysis import Analyzer
+
+    calls: Counter = Counter()
+    tokenize = Analyzer.tokenize
+
+    def counted(self, text):
+        calls[self.lang, text] += 1
+        return tokenize(self, text)
+
+    monkeypatch.setattr(Analyzer, "tokenize", counted)
+    path = tmp_path / "once.toml"
+    path.write_text(f'collection = "{mini}"\nmeasures = ["AP"]\n[systems.DT]\nkind = "dt"\n'
+                    '[systems.PSQ]\nkind = "psq"\n[systems.Boost]\nkind = "boost"\nbase = "PSQ"\nrounds = 10\n'
+                    'eval_every = 10\nparallel_tuples = true\n', encoding="utf-8")
+    run_experiment(Experiment.read(path), tmp_path / "out", quiet=True)
+    c = datasets.load(str(mini))
+    sources, targets = c.parallel()
+    topics = [t for split in ("train", "dev", "test") for t in c.queries(split).values()]
+    read = {("en", t) for t in sources + topics} | {("es", t) for t in targets + list(c.documents()[1])}
+    assert set(calls) == read and max(calls.values()) == 1

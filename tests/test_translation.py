@@ -424,6 +424,34 @@ def test_moses_empty_file_and_words_with_spaces_are_errors(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_ibm1_incidences_sorted_by_a_packed_sort_equal_a_stable_argsort():
+    from clirkit.translation.ibm1 import _sort_incidences
+
+    rng = np.random.default_rng(0)   # 300 slots in order, each with distinct word pairs (keys < 50)
+    sizes = rng.integers(1, 8, 300)
+    keys = np.concatenate([rng.choice(50, n, replace=False) for n in sizes])
+    slots, nf = np.repeat(np.arange(300), sizes), rng.integers(1, 9, len(keys))
+    order = np.argsort(keys, kind="stable")
+    expected = keys[order], slots[order], nf[order].astype(np.uint8)
+    packed = _sort_incidences(keys.copy(), slots, nf.astype(np.uint8), 50, 300)     # packed into one int64
+    fallback = _sort_incidences(keys.copy(), slots, nf.astype(np.uint8), 2**60, 300)  # too wide: np.argsort
+    for got in (packed, fallback):
+        for a, b in zip(got, expected):
+            np.testing.assert_array_equal(a, b)
+            assert a.dtype == b.dtype
+
+
+def test_ttable_train_tokenizes_in_two_processes_by_default_one_on_one_core(monkeypatch):
+    """(and writes the same table file with --jobs 1 and 2: tests/test_determinism.py)"""
+    from clirkit.cli import build_parser, params
+
+    argv = ["ttable", "train", "--source", "en.txt", "--target", "es.txt", "-o", "t.npz"]
+    for cores, jobs in ((8, 2), (1, 1)):
+        monkeypatch.setattr(params.os, "sched_getaffinity", lambda pid: set(range(cores)), raising=False)
+        monkeypatch.setattr(params.os, "cpu_count", lambda: cores)
+        assert build_parser(argv).parse_args(argv).jobs == jobs
+
+
 # ---------------------------------------------------------------------------------------------
 # the `ttable` verb
 

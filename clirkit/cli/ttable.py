@@ -73,6 +73,8 @@ def load_table_args(args, path: str, fmt: str, *, require_languages: bool = Fals
 
 
 def add_parser(sub) -> None:
+    from clirkit.cli.params import tokenize_jobs
+
     p = add_verb(sub, "ttable", "translation tables p(e|f): train (IBM Model 1), show, prune, convert",
                  lambda args: args.parser.error("choose an action: train, show, prune or convert"))
     p.set_defaults(parser=p)
@@ -96,7 +98,7 @@ def add_parser(sub) -> None:
     add_language_options(t)
     t.add_argument("--aligned-by", choices=("line", "id"), default="line",
                    help="line: line i of both files is a pair; id: 'id TAB text' files joined on id")
-    add_jobs(t)
+    add_jobs(t, default=tokenize_jobs())
     add_quiet(t)
     one_line_errors(t)
     t.set_defaults(func=checked(run_train, t))
