@@ -6,7 +6,7 @@ item), so the phrase table learns pairs for words no training query holds.
 """
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Container, Mapping, Sequence
 
 import numpy as np
 
@@ -47,14 +47,16 @@ def known_item_queries(source_texts: Sequence[str], pair_ids: Sequence[str], doc
     return queries, Qrels([prefix + d for d in ids], ids, [grade] * len(ids))
 
 
-def read_triples(path: str) -> tuple[dict[str, str], Qrels]:
+def read_triples(path: str, known: Container[str] | None = None) -> tuple[dict[str, str], Qrels]:
     """Read ``query text TAB document id TAB grade`` lines (UTF-8, ``.gz`` fine).
 
     Lines with the same query text make one query (id ``triples:N``, N the line of
     its first appearance). Returns ``({query id: text}, qrels)``; a malformed line
-    raises ClirkitError naming the file and line.
+    (a document id that cannot be one, or not in ``known`` when given) raises
+    ClirkitError naming the file and line.
     """
     from clirkit.fileio import iter_lines
+    from clirkit.formats import check_id
 
     queries: dict[str, str] = {}
     qid_of: dict[str, str] = {}
@@ -70,6 +72,9 @@ def read_triples(path: str) -> tuple[dict[str, str], Qrels]:
         text, docid, grade = fields[0].strip(), fields[1].strip(), fields[2].strip()
         if not text or not docid:
             raise ClirkitError(f"{path}:{lineno}: empty query text or document id")
+        check_id(path, lineno, docid, "document id")
+        if known is not None and docid not in known:
+            raise ClirkitError(f"{path}:{lineno}: document id {docid!r} is not among the documents")
         try:
             g = int(grade)
         except ValueError:

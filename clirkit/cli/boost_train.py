@@ -115,7 +115,7 @@ def _extra(args, collection, docids, texts):
         parts.append(known_item_queries(sources, collection.parallel_ids(), docids, target_texts=targets,
                                         doc_texts=texts))
     if args.extra_tuples:
-        parts.append(read_triples(args.extra_tuples))
+        parts.append(read_triples(args.extra_tuples, known=set(docids)))
     return merge_queries(parts) if parts else (None, None)
 
 

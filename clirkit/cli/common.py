@@ -123,6 +123,14 @@ def run_tag(text: str):
     return text
 
 
+def folder_name(text: str):
+    """argparse type of an output folder option (``-o/--output-dir``): a name, not empty or only spaces (an
+    empty ``-o "$DIR"`` would write into the current folder)."""
+    if not str(text).strip():
+        return BadValue(_shown(text), "a folder name")
+    return text
+
+
 def parsed_number(must: str, *, integer: bool = False) -> Callable[[str], object]:
     """argparse type: text that parses as an integer (``integer``) or a float, whose range is checked
     later by the system it sets (``must`` describes that range in the message of unparsable text)."""
@@ -171,8 +179,8 @@ def bad_values(args: argparse.Namespace, parser: argparse.ArgumentParser) -> lis
 
 def checked(func, parser: argparse.ArgumentParser):
     """``func`` (a verb's run function) preceded by the check of the option values: a value refused by
-    its type is a ClirkitError naming the option, before any input is read. Running out of memory (options
-    asking for huge arrays) is a ClirkitError too."""
+    its type, or an empty ``-o/--output``, is a ClirkitError naming the option, before any input is read.
+    Running out of memory (options asking for huge arrays) is a ClirkitError too."""
 
     @functools.wraps(func)
     def run(args):
@@ -181,6 +189,9 @@ def checked(func, parser: argparse.ArgumentParser):
         bad = bad_values(args, parser)
         if bad:
             raise ClirkitError(bad[0])
+        output = getattr(args, "output", None)
+        if isinstance(output, str) and not output.strip():  # an empty -o "$OUT": the folder "." is no file
+            raise ClirkitError(f"-o/--output must be a file name (or - for stdout), got {_shown(output)}")
         try:
             return func(args)
         except MemoryError as exc:  # e.g. numpy asked for 800 TiB by --dim 10**12: a user error, not a bug

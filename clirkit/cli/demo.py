@@ -3,7 +3,7 @@ bundled collection: IBM Model 1, DT, PSQ, BoostCLIR boosted from PSQ, SCS and th
 dev, evaluated on test with significance against PSQ."""
 from __future__ import annotations
 
-from clirkit.cli.common import add_quiet, add_verb, positive_int
+from clirkit.cli.common import add_quiet, add_verb, folder_name, positive_int
 
 
 def add_parser(sub) -> None:
@@ -14,7 +14,8 @@ def add_parser(sub) -> None:
                                                        "file's, nave-en-es)")
     p.add_argument("--variant", default=None,
                    help="collection variant (default: the file's, or the collection's first)")
-    p.add_argument("-o", "--output-dir", default="clirkit-demo", help="folder for the report, models and runs")
+    p.add_argument("-o", "--output-dir", type=folder_name, default="clirkit-demo",
+                   help="folder for the report, models and runs")
     p.add_argument("--baselines-only", action="store_true", help="only DT and PSQ (no learned system, no fusion)")
     p.add_argument("--show", action="store_true", help="print the experiment file and stop (copy it to edit it)")
     p.add_argument("-j", "--jobs", type=positive_int, default=None, help="worker processes (default: the file's jobs)")

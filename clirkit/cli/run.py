@@ -1,14 +1,14 @@
 """``clirkit run FILE``: run an experiment file (train, tune on dev, test, report; :mod:`clirkit.experiment`)."""
 from __future__ import annotations
 
-from clirkit.cli.common import add_quiet, add_verb, positive_int
+from clirkit.cli.common import add_quiet, add_verb, folder_name, positive_int
 
 
 def add_parser(sub) -> None:
     p = add_verb(sub, "run", "run an experiment file (TOML): systems trained, fusions tuned on dev, test report "
                              "with significance, runs, models and figures in one folder", run)
     p.add_argument("experiment", metavar="FILE", help="experiment file (TOML; see `clirkit demo --show`)")
-    p.add_argument("-o", "--output-dir", default=None,
+    p.add_argument("-o", "--output-dir", type=folder_name, default=None,
                    help="folder for runs, models and the report (default: the file's name without .toml); a "
                         "rerun reuses what is already there")
     p.add_argument("--collection", default=None, help="run the file on another collection (a known name or a "
@@ -24,6 +24,7 @@ def run(args) -> int:
     from clirkit.experiment import Experiment, run_experiment
 
     exp = Experiment.read(args.experiment, collection=args.collection, variant=args.variant, jobs=args.jobs)
-    result = run_experiment(exp, args.output_dir or Path(args.experiment).stem, quiet=args.quiet)
+    folder = args.output_dir if args.output_dir is not None else Path(args.experiment).stem
+    result = run_experiment(exp, folder, quiet=args.quiet)
     print(result.text)
     return 0

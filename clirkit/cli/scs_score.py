@@ -22,11 +22,15 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    from clirkit.errors import ClirkitError
     from clirkit.formats import read_run, write_run
     from clirkit.progress import say
     from clirkit.scs import SCSModel
 
     model = SCSModel.load(args.model)
+    if model.query_analyzer_ is None:
+        raise ClirkitError(f"{args.model}: this SCS model was trained on tokens (its file has no analyzers): "
+                           f"scs-score needs a model trained on texts, by `clirkit scs-train`")
     queries, documents, _, _, _ = load_data(args, need_qrels=False)
     rerank = read_run(args.rerank) if args.rerank else None
     run_ = model.search(queries, documents=documents, depth=args.depth, rerank=rerank, tag=args.tag,

@@ -599,6 +599,9 @@ class SCSModel(System):
                 if settings is not None:
                     require_analyzer(header, name)
                 analyzers.append(settings)
+            if (analyzers[0] is None) != (analyzers[1] is None):
+                raise Corrupt("query_analyzer and doc_analyzer must both be set, or both null (a model trained "
+                              "on tokens)")
             history = require_field(header, "history", "list", items="object", default=[])
             for i in range(len(history)):  # one record per epoch
                 require_field(header, ("history", i, "loss"), "number")

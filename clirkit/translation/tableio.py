@@ -220,9 +220,10 @@ def load_npz_table(path: str | os.PathLike[str]) -> TranslationTable:
     words with at most single spaces between their words (phrases); the probabilities a canonical CSR
     matrix (source x target words) of numbers in [0, 1]; ``ranks``, if present, one integer >= 0 per entry.
     Header: ``n_source``, ``n_target`` and ``nnz`` as the arrays say; ``params`` an object (or null) whose
-    languages are strings or null, whose analyzers are valid analyzer settings and whose ``source_frequent``
+    languages are ISO 639-1 codes or null, whose analyzers are valid analyzer settings and whose ``source_frequent``
     is a list of strings. Anything else raises ClirkitError ``FILE: corrupt translation table: problem``.
     """
+    from clirkit.languages import check_language
     from clirkit.npzio import Corrupt, checking, load_npz, require_analyzer, require_array, require_csr, require_field
 
     header, a = load_npz(path, KIND, (FORMAT_VERSION,),
@@ -242,7 +243,12 @@ def load_npz_table(path: str | os.PathLike[str]) -> TranslationTable:
         ranks = require_array(a, "ranks", "int", shape=(probs.nnz,), min=0, dtype=np.int64, optional=True)
         params = require_field(header, "params", "object", nullable=True, default=None) or {}
         for side in ("source", "target"):
-            require_field(header, ("params", f"{side}_lang"), "str", nullable=True, default=None)
+            lang = require_field(header, ("params", f"{side}_lang"), "str", nullable=True, default=None)
+            if lang is not None:  # dt and psq check a query language against it; a pruned copy keeps it
+                try:
+                    check_language(lang)
+                except ValueError as exc:
+                    raise Corrupt(f"header params.{side}_lang: {exc}") from None
             if require_field(header, ("params", f"{side}_analyzer"), "object", nullable=True,
                              default=None) is not None:
                 require_analyzer(params, f"{side}_analyzer", label=f"header params.{side}_analyzer")
@@ -308,9 +314,9 @@ def load_moses(path: str | os.PathLike[str]) -> TranslationTable:
         try:
             p = float(fields[2])
         except ValueError:
-            raise _located(name, lineno, f"probability {fields[2]!r} is not a number") from None
+            raise _located(name, lineno, f"probability {_cut(fields[2])!r} is not a number") from None
         if not (math.isfinite(p) and 0.0 <= p <= 1.0):
-            raise _located(name, lineno, f"probability {fields[2]} is not in [0, 1]")
+            raise _located(name, lineno, f"probability {_cut(fields[2])} is not in [0, 1]")
         targets.append(fields[0])
         sources.append(fields[1])
         probs.append(p)
@@ -337,6 +343,11 @@ def load_moses(path: str | os.PathLike[str]) -> TranslationTable:
                            shape=(len(src_vocab), len(tgt_vocab)))
     return TranslationTable(src_vocab, tgt_vocab, matrix, {"model": "moses", "file": name, "source_lang": None,
                                                            "target_lang": None})
+
+
+def _cut(text: str, limit: int = 40) -> str:
+    """A field as an error message shows it: at most ``limit`` characters (a 5,000-digit number is cut)."""
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _located(name: str, lineno: int, problem: str) -> TableFormatError:

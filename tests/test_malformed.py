@@ -1,0 +1,155 @@
+"""Regressions found by ``eval/malformed_matrix.py`` (every verb x every input kind x every malformed class):
+each case here is one that failed there, run through ``clirkit.cli.main`` on small real inputs."""
+from __future__ import annotations
+
+import os
+import stat
+import threading
+
+import numpy as np
+import pytest
+
+from clirkit.cli import main
+from clirkit.npzio import load_npz, save_npz
+
+ARRAYS = {"docids": np.array(["Gen.1.1", "Gen.1.3"]), "doc_lengths": np.array([10.0, 7.0])}
+
+
+def _device(path, minor: int):
+    """A character device node at ``path`` (1, 3 is /dev/null's, 1, 7 /dev/full's), or skip without the right."""
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, minor))
+    except (PermissionError, OSError) as exc:
+        pytest.skip(f"cannot make a device node here: {exc}")
+    return path
+
+
+def test_an_npz_written_onto_a_null_device_is_written_in_place(tmp_path):
+    # zipfile trusted tell(), which a null device answers with 0: struct.error from the end record
+    node = _device(tmp_path / "ix.npz", 3)
+    save_npz(node, "index", 1, {}, ARRAYS)
+    assert stat.S_ISCHR(os.lstat(node).st_mode)
+
+
+def test_an_npz_written_into_a_fifo_reaches_the_reader_whole(tmp_path):
+    fifo = tmp_path / "ix.npz"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(open(fifo, "rb").read()))
+    reader.start()
+    save_npz(fifo, "index", 1, {"stats": {"n_docs": 2}}, ARRAYS)
+    reader.join(10)
+    copy = tmp_path / "copy.npz"
+    copy.write_bytes(received[0])
+    header, arrays = load_npz(copy, "index", (1,), ("docids",))
+    assert header["stats"] == {"n_docs": 2} and arrays["docids"].tolist() == ["Gen.1.1", "Gen.1.3"]
+
+
+def test_index_onto_a_full_device_is_one_error_line_and_keeps_the_node(indexed_dir, capsys):
+    node = _device(indexed_dir / "full.npz", 7)
+    assert main(["index", str(indexed_dir / "docs.tsv"), "-o", str(node), "--lang", "es", "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"clirkit: error: {node}: cannot write") and err.count("\n") == 1
+    assert stat.S_ISCHR(os.lstat(node).st_mode)
+
+
+def test_a_5000_digit_probability_in_a_moses_table_is_cut_in_the_message(tmp_path, capsys):
+    table = tmp_path / "table.e2f"
+    table.write_text("luz light 0.8\n" + "tinieblas darkness " + "7" * 5000 + "\n", encoding="utf-8")
+    assert main(["ttable", "show", str(table), "light", "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"clirkit: error: {table}:2: probability 777") and "... is not in [0, 1]" in err
+    assert err.count("\n") == 1 and "7" * 100 not in err
+
+
+@pytest.fixture
+def scs_files(tmp_path, verses_es):
+    """A small SCS model trained by ``clirkit scs-train`` on the verses, and the files it was trained on."""
+    files = {"docs": tmp_path / "docs.tsv", "queries": tmp_path / "q.tsv", "qrels": tmp_path / "qrels.txt"}
+    files["docs"].write_text("".join(f"{d}\t{t}\n" for d, t in verses_es.items()), encoding="utf-8")
+    files["queries"].write_text("q1\tlight and darkness\nq2\tthe waters of the expanse\n", encoding="utf-8")
+    files["qrels"].write_text("q1 0 Gen.1.3 2\nq1 0 Gen.1.4 1\nq2 0 Gen.1.6 2\nq2 0 Gen.1.7 1\n", encoding="utf-8")
+    files["model"] = tmp_path / "scs.npz"
+    assert main(["scs-train", "--queries", str(files["queries"]), "--documents", str(files["docs"]), "--qrels",
+                 str(files["qrels"]), "--source-lang", "en", "--target-lang", "es", "--dim", "4", "--epochs", "1",
+                 "--negatives", "2", "-o", str(files["model"]), "-q"]) == 0
+    return files
+
+
+def _scs_score(files, model, out) -> int:
+    return main(["scs-score", str(model), "--queries", str(files["queries"]), "--documents", str(files["docs"]),
+                 "-o", str(out), "-q"])
+
+
+def test_scs_score_of_a_model_without_analyzers_names_the_file(scs_files, tamper, tmp_path, capsys):
+    # a model trained on tokens (Python API) has no analyzers: the verb said "use score_tokens", naming no file
+    model = tamper(scs_files["model"], tmp_path / "tokens.npz", {"query_analyzer": None, "doc_analyzer": None})
+    capsys.readouterr()
+    assert _scs_score(scs_files, model, tmp_path / "out.run") == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"clirkit: error: {model}: this SCS model was trained on tokens") and err.count("\n") == 1
+    assert not (tmp_path / "out.run").exists()
+
+
+@pytest.mark.parametrize("missing", ["query_analyzer", "doc_analyzer"])
+def test_an_scs_model_with_one_analyzer_only_is_corrupt(scs_files, tamper, tmp_path, capsys, missing):
+    model = tamper(scs_files["model"], tmp_path / "half.npz", {missing: None})
+    capsys.readouterr()
+    assert _scs_score(scs_files, model, tmp_path / "out.run") == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"clirkit: error: {model}: corrupt ") and "must both be set, or both null" in err
+
+
+@pytest.mark.parametrize("docid, problem", [("Nowhere.1.1", "document id 'Nowhere.1.1' is not among the documents"),
+                                            ("Gen.1\0.3", "contains a NUL character"),
+                                            ("G" * 20_000, "document id of 20,000 characters")])
+def test_an_extra_tuple_naming_no_document_is_an_error_not_a_different_model(scs_files, tmp_path, capsys, docid,
+                                                                           problem):
+    # the tuple was dropped without a word, and the model trained on the others
+    extra = tmp_path / "extra.tsv"
+    extra.write_text(f"the light of day\tGen.1.5\t2\nlight and darkness\t{docid}\t1\n", encoding="utf-8")
+    out = tmp_path / "boost.npz"
+    capsys.readouterr()
+    assert main(["boost-train", "--queries", str(scs_files["queries"]), "--qrels", str(scs_files["qrels"]),
+                 "--documents", str(scs_files["docs"]), "--extra-tuples", str(extra), "--rounds", "2", "--bits", "12",
+                 "-o", str(out), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"clirkit: error: {extra}:2: ") and problem in err and err.count("\n") == 1
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("verb", [["run", "none.toml"], ["demo"]])
+@pytest.mark.parametrize("folder", ["", "  "])
+def test_an_empty_output_folder_is_refused_before_anything_is_read(verb, folder, tmp_path, capsys, monkeypatch):
+    # run took -o '' for "no -o" (the file's name), demo wrote its report into the current folder
+    monkeypatch.chdir(tmp_path)
+    assert main([*verb, "-o", folder, "-q"]) == 2
+    assert capsys.readouterr().err == f"clirkit: error: --output-dir must be a folder name, got {folder!r}\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("argv", [["index", "none.tsv", "--lang", "es"], ["search", "--index", "none.npz", "--queries",
+                                                                         "none.tsv"],
+                                  ["eval", "--qrels", "none.qrels", "none.run"], ["ttable", "prune", "none.npz"]])
+def test_an_empty_output_file_name_is_refused_before_anything_is_read(argv, tmp_path, capsys, monkeypatch):
+    # it was "clirkit: error: : is a folder; give a file name to write", naming nothing
+    monkeypatch.chdir(tmp_path)
+    assert main([*argv, "-o", "", "-q" if argv[0] != "eval" else "--quiet"]) == 2
+    assert capsys.readouterr().err == "clirkit: error: -o/--output must be a file name (or - for stdout), got ''\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("lang", ["xx", "Q\ud800", "EN"])
+def test_a_table_npz_recording_an_unknown_language_is_corrupt_not_copied_into_a_pruned_table(tmp_path, tamper,
+                                                                                           capsys, lang):
+    moses = tmp_path / "table.e2f"
+    moses.write_text("luz light 0.7\nlumbre light 0.3\ntinieblas darkness 1.0\n", encoding="utf-8")
+    table = tmp_path / "table.npz"
+    assert main(["ttable", "convert", str(moses), "-o", str(table), "--source-lang", "en", "--target-lang", "es",
+                 "-q"]) == 0
+    bad = tamper(table, tmp_path / "bad.npz", {"params.source_lang": lang})
+    capsys.readouterr()
+    assert main(["ttable", "prune", str(bad), "-o", str(tmp_path / "pruned.npz"), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"clirkit: error: {bad}: corrupt translation table: header params.source_lang: ")
+    assert "ISO 639-1" in err and err.count("\n") == 1 and not (tmp_path / "pruned.npz").exists()
