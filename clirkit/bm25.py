@@ -14,6 +14,8 @@ ties are broken by docid ascending (documents are stored in docid order).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 import scipy.sparse as sp
@@ -83,6 +85,33 @@ def check_params(**params) -> None:
                                f"(out of range).")
 
 
+@dataclass(frozen=True)
+class CollectionStats:
+    """What BM25 takes from the whole collection when it scores a part of it (a shard, :mod:`clirkit.shards`),
+    so that every document gets the score it gets in the index of the whole collection.
+
+    Attributes:
+        n_docs: documents in the whole collection.
+        avgdl: their mean length in tokens (the whole index's ``avgdl``).
+        df: int64 (n_terms,): each term's document frequency in the whole collection, in the order of the
+            terms of the index searched.
+        union_df: for Pirkola queries (``df_union``), a function of translation rows (CSR, over the terms of
+            the index searched) giving each row's df counted in the whole collection (float64); None counts
+            them in the index searched.
+    """
+
+    n_docs: int
+    avgdl: float
+    df: np.ndarray
+    union_df: Callable[[sp.csr_matrix], np.ndarray] | None = None
+
+
+def union_counts(translations: sp.csr_matrix, tf: sp.csr_matrix) -> np.ndarray:
+    """For each translation row, the number of documents of ``tf`` (terms x docs) holding any of its
+    target terms (float64): the df of a Pirkola query term."""
+    return np.diff(((translations != 0).astype(np.float64) @ (tf != 0)).tocsr().indptr).astype(np.float64)
+
+
 class BM25:
     """BM25 ranking over an :class:`~clirkit.index.Index`.
 
@@ -92,18 +121,23 @@ class BM25:
         k3: query-term saturation (k3+1)qtf/(k3+qtf); None keeps the raw query tf.
         idf: ``lucene`` (default, never negative), ``rsj`` or ``bm25okapi``.
         epsilon: rank-bm25's floor factor for negative idfs (``bm25okapi`` only).
+        stats: the whole collection's n_docs, avgdl and df when ``index`` is a part of it (a shard); None:
+            the index's own.
     """
 
     def __init__(self, index: Index, *, k1: float = 1.2, b: float = 0.75, k3: float | None = None,
-                 idf: str = "lucene", epsilon: float = 0.25) -> None:
+                 idf: str = "lucene", epsilon: float = 0.25, stats: CollectionStats | None = None) -> None:
         if idf not in IDF_VARIANTS:
             raise ClirkitError(f"unknown idf variant {idf!r}; choose one of {', '.join(IDF_VARIANTS)}")
         check_params(k1=k1, b=b, k3=k3, epsilon=epsilon)
         self.index, self.k1, self.b, self.k3, self.idf_variant, self.epsilon = index, k1, b, k3, idf, epsilon
-        avgdl = index.avgdl or 1.0
+        self.stats = stats
+        self._n_docs = index.n_docs if stats is None else stats.n_docs  # idf's N and df: the collection's
+        self._df = index.df if stats is None else stats.df
+        avgdl = (index.avgdl if stats is None else stats.avgdl) or 1.0
         with np.errstate(over="ignore"):
             self._norm = k1 * (1.0 - b + b * index.doc_lengths / avgdl)  # K_d per document
-        self._mean_rsj = float(idf_mean_rsj(index)) if idf == "bm25okapi" else None
+        self._mean_rsj = _mean_rsj(self._df, self._n_docs) if idf == "bm25okapi" else None
         self._weights: sp.csr_matrix | None = None
         self._expanded: dict[int, np.ndarray] = {}  # dense rows of very common terms' posting weights
         self._block = np.empty(0)  # the (queries x docs) score buffer of a batch
@@ -113,7 +147,7 @@ class BM25:
 
     def idf(self, df: np.ndarray) -> np.ndarray:
         """This model's idf of (fractional) document frequencies."""
-        return idf(df, self.index.n_docs, self.idf_variant, okapi_epsilon=self.epsilon,
+        return idf(df, self._n_docs, self.idf_variant, okapi_epsilon=self.epsilon,
                    okapi_mean_idf=self._mean_rsj)
 
     def query_weights(self, qtf: np.ndarray) -> np.ndarray:
@@ -142,7 +176,7 @@ class BM25:
             tf = self.index.tf
             data = self._saturate(tf.data.astype(np.float64), tf.indices)
             with np.errstate(over="ignore", invalid="ignore"):
-                data *= np.repeat(self.idf(self.index.df), np.diff(tf.indptr))
+                data *= np.repeat(self.idf(self._df), np.diff(tf.indptr))
             self._finite(data, "term weights")
             self._weights = sp.csr_matrix((data, tf.indices, tf.indptr), shape=tf.shape)
         return self._weights
@@ -247,10 +281,10 @@ class BM25:
         t_units = t[distinct]
         tf_units = (t_units @ self.index.tf.astype(np.float64)).tocsr()
         if queries.df_union:  # Pirkola: the documents holding any of the synonyms
-            df_units = np.diff(((t_units != 0).astype(np.float64) @ (self.index.tf != 0)).tocsr().indptr)
-            df_units = df_units.astype(np.float64)
+            union = getattr(self.stats, "union_df", None)
+            df_units = union(t_units) if union is not None else union_counts(t_units, self.index.tf)
         else:
-            df_units = t_units @ self.index.df.astype(np.float64)
+            df_units = t_units @ self._df.astype(np.float64)
         rows = np.repeat(np.arange(len(distinct)), np.diff(tf_units.indptr))
         with np.errstate(over="ignore", invalid="ignore"):
             data = self._saturate(tf_units.data, tf_units.indices) * self.idf(df_units)[rows]
@@ -269,6 +303,13 @@ class BM25:
         Queries are processed in batches sized to bound memory; a query that
         matches no document has no rows in the run.
         """
+        rows, cols, scores = self.search_positions(queries, depth=depth, quiet=quiet)
+        return Run(np.asarray(queries.qids)[rows], self.index.docids[cols], scores, tag=tag)
+
+    def search_positions(self, queries: StructuredQueries, *, depth: int = 1000,
+                         quiet: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`search` as ``(query position, document position, score)`` arrays in run order (int64,
+        int64, float64): what a shard of :mod:`clirkit.shards` sends back to be merged."""
         from clirkit.progress import progress
 
         if depth < 1:
@@ -280,11 +321,10 @@ class BM25:
             with np.errstate(over="ignore", invalid="ignore"):
                 rows, cols, scores = top_k_dense(*self._dense_scores(batch), depth)
             self._finite(scores, "scores")
-            parts.append((np.asarray(batch.qids)[rows], self.index.docids[cols], scores))
+            parts.append((rows + lo, cols, scores))
         if not parts:
-            return Run([], [], [], tag=tag)
-        return Run(np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
-                   np.concatenate([p[2] for p in parts]), tag=tag)
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)
+        return tuple(np.concatenate(arrays) for arrays in zip(*parts))
 
     def _check(self, queries: StructuredQueries) -> None:
         if queries.translations.shape[1] != self.index.n_terms:
@@ -309,9 +349,14 @@ class BM25:
 
 def idf_mean_rsj(index: Index) -> float:
     """Mean rsj idf over the index vocabulary (rank-bm25's ``average_idf``)."""
-    if index.n_terms == 0:
+    return _mean_rsj(index.df, index.n_docs)
+
+
+def _mean_rsj(df: np.ndarray, n_docs: int) -> float:
+    """Mean rsj idf of the document frequencies ``df`` of a vocabulary (0 for none)."""
+    if len(df) == 0:
         return 0.0
-    return float(np.mean(idf(index.df, index.n_docs, "rsj")))
+    return float(np.mean(idf(df, n_docs, "rsj")))
 
 
 def _slice_queries(queries: StructuredQueries, lo: int, hi: int) -> StructuredQueries:

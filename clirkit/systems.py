@@ -106,14 +106,14 @@ class _CrossLanguageBM25(System):
         self.source_stopwords_top = source_stopwords_top
 
     def _bind(self, index, table, quiet: bool) -> None:
-        from clirkit.bm25 import BM25
+        from clirkit.shards import bm25_of
 
         self.check_params()
         check_languages(table, index, self.source_lang)
         self.index_ = index
         self.analyzer_ = query_analyzer(table, lang=self.source_lang, stopwords=self.source_stopwords,
                                         top=self.source_stopwords_top, quiet=quiet)
-        self.bm25_ = BM25(index, k1=self.k1, b=self.b, k3=self.k3, idf=self.idf)
+        self.bm25_ = bm25_of(index, k1=self.k1, b=self.b, k3=self.k3, idf=self.idf)
 
     def query_tokens(self, topics: Mapping[str, str], *, quiet: bool = True) -> list[list[str]]:
         """The topics' texts tokenized by the query analyzer, in topic order."""
@@ -161,7 +161,8 @@ class DT(_CrossLanguageBM25):
     default_tag = "DT"
 
     def fit(self, index, table, *, quiet: bool = True) -> "DT":
-        """Bind to the target ``index`` and the translation ``table`` p(e|f); returns self."""
+        """Bind to the target ``index`` (an Index or a :class:`~clirkit.shards.ShardedIndex`) and the translation
+        ``table`` p(e|f); returns self."""
         self._bind(index, table, quiet)
         self.table_ = table
         return self
@@ -226,12 +227,12 @@ class PSQ(_CrossLanguageBM25):
     def fit(self, index, table, table2=None, *, quiet: bool = True) -> "PSQ":
         """Bind to the target ``index`` and ``table`` p(e|f) (interpolated with ``table2`` if given),
         interpolating and pruning the table once; sets ``table_`` (the prepared table); returns self."""
-        from clirkit.index import most_frequent_terms
         from clirkit.psq import prepare_table
+        from clirkit.shards import frequent_terms
 
         self._bind(index, table, quiet)
         stopwords = (set(index.analyzer.stopwords) | set(self.target_stopwords or ())
-                     | set(most_frequent_terms(index, self.target_stopwords_top)))
+                     | set(frequent_terms(index, self.target_stopwords_top)))
         try:
             self.table_ = prepare_table(table, table2, lam=self.lam, min_prob=self.min_prob,
                                         cumulative=self.cumulative if self.cumulative < 1 else None,

@@ -45,17 +45,20 @@ PRUNING = [("--min-prob", ["nan", "1", "-0.1", "inf", "x"], "[0.0, 1.0)"),
            ("--cumulative", ["nan", "0", "1.5", "x"], "(0.0, 1.0]"),
            ("--max-options", ["0", "-1", "2.5", "x"], "[1, inf)")]
 
+JOBS = [("--jobs", ["0", "two"], ">= 1")]  # workers searching a sharded index's shards
+
 # verb -> [(option, bad values, what the message says of the allowed range)]; a value with spaces is several
 # values of one option, the bad one marked with "!"; a value starting with the option is given as written
 TABLE = {
-    "index": [("--stopwords-top", ["-1", "1.5", "x"], ">= 0"), ("--jobs", ["0", "-3", "two"], ">= 1")],
-    "search": BM25,
+    "index": [("--stopwords-top", ["-1", "1.5", "x"], ">= 0"), ("--jobs", ["0", "-3", "two"], ">= 1"),
+              ("--shards", ["0", "-2", "x"], ">= 1")],
+    "search": BM25 + JOBS,
     "ttable train": [("--iterations", ["-1", "nan", "x"], ">= 0"), ("--jobs", ["0"], ">= 1")],
     "ttable show": [("-n", ["0", "-1", "x"], ">= 1")],
     "ttable prune": PRUNING,
     "ttable convert": [],
-    "dt": BM25 + [("--source-stopwords-top", ["-1", "x"], "[0, inf)")],
-    "psq": BM25 + PRUNING + [("--lambda", ["1.5", "nan", "-0.1", "x"], "[0.0, 1.0]"),
+    "dt": BM25 + JOBS + [("--source-stopwords-top", ["-1", "x"], "[0, inf)")],
+    "psq": BM25 + JOBS + PRUNING + [("--lambda", ["1.5", "nan", "-0.1", "x"], "[0.0, 1.0]"),
                              ("--source-stopwords-top", ["-1"], "[0, inf)"),
                              ("--target-stopwords-top", ["-1", "0.5"], "[0, inf)")],
     "eval": [("--alpha", ["2", "nan", "0", "1", "-0.1", "x"], "in (0, 1)"),

@@ -6,7 +6,7 @@ from clirkit.cli.common import add_query_fields, add_quiet, add_verb, query_fiel
 
 
 def add_parser(sub) -> None:
-    from clirkit.cli.search import add_bm25_options
+    from clirkit.cli.search import add_bm25_options, add_shard_options
     from clirkit.cli.ttable import add_table_format
     from clirkit.cli.xlquery import add_query_options
     from clirkit.systems import DT
@@ -22,17 +22,18 @@ def add_parser(sub) -> None:
     add_table_format(p)
     add_bm25_options(p, DT)
     add_query_fields(p)
+    add_shard_options(p)
     add_quiet(p)
 
 
 def run(args) -> int:
+    from clirkit.cli.search import open_index
     from clirkit.cli.xlquery import checked_system, search_and_write, source_stopwords
     from clirkit.formats import read_queries
-    from clirkit.index import Index
     from clirkit.systems import DT
 
     dt = checked_system(DT, args)
-    index, queries = Index.load(args.index), read_queries(args.queries, **query_fields(args))
+    index, queries = open_index(args), read_queries(args.queries, **query_fields(args))
     if args.translated:
         return _search_translated(args, index, queries)
     from clirkit.progress import say
@@ -50,12 +51,12 @@ def run(args) -> int:
 
 def _search_translated(args, index, queries) -> int:
     """BM25 over the MT system's translations of ``queries`` (read from ``--translated``)."""
-    from clirkit.bm25 import BM25
     from clirkit.cli.params import params_of
     from clirkit.cli.search import report_unmatched
     from clirkit.dt import translated_queries
     from clirkit.errors import ClirkitError
     from clirkit.formats import read_queries, write_run
+    from clirkit.shards import bm25_of
 
     translated = read_queries(args.translated)
     missing = [q for q in queries if q not in translated]
@@ -64,7 +65,7 @@ def _search_translated(args, index, queries) -> int:
                            f"queries of {args.queries} (first: {missing[0]})")
     sq = translated_queries({q: translated[q] for q in queries}, index.analyzer, index.vocabulary, quiet=args.quiet)
     bm25 = {k: v for k, v in params_of(args).items() if k in ("k1", "b", "k3", "idf")}
-    run = BM25(index, **bm25).search(sq, depth=args.depth, quiet=args.quiet, tag=args.tag or "DT")
+    run = bm25_of(index, **bm25).search(sq, depth=args.depth, quiet=args.quiet, tag=args.tag or "DT")
     report_unmatched(list(queries), run, args.quiet)
     write_run(run, args.output)
     return 0

@@ -1,16 +1,20 @@
-"""``clirkit index DOCS -o INDEX --lang xx``: build a sparse index of documents."""
+"""``clirkit index DOCS -o INDEX --lang xx``: build a sparse index of documents (``--shards N``: a sharded index,
+:mod:`clirkit.shards`)."""
 from __future__ import annotations
 
 import argparse
 import time
 
-from clirkit.cli.common import add_jobs, add_quiet, add_verb, language, nonnegative_int
+from clirkit.cli.common import add_jobs, add_quiet, add_verb, language, nonnegative_int, positive_int
 
 
 def add_parser(sub) -> None:
     p = add_verb(sub, "index", "index documents (docid TAB text, or JSONL) for BM25 search", run)
     p.add_argument("documents", help="documents file (.tsv/.jsonl, optionally .gz; - for stdin)")
     p.add_argument("-o", "--output", required=True, help="index file to write (.npz)")
+    p.add_argument("--shards", metavar="N", type=positive_int, default=1,
+                   help="split the documents by docid into N shards (files OUTPUT.shard-000.npz, ... beside the "
+                        "manifest OUTPUT), searched in parallel by search, dt and psq --jobs")
     p.add_argument("--lang", required=True, type=language, help="language code of the documents (e.g. es, en, de)")
     p.add_argument("--stopwords", metavar="FILE", help="stopword file (one term per line)")
     p.add_argument("--stopwords-top", metavar="N", type=nonnegative_int, default=0,
@@ -45,8 +49,14 @@ def run(args) -> int:
     index = Index.build(documents, analyzer, quiet=args.quiet, jobs=args.jobs, source=display_name(args.documents))
     if args.stopwords_top > 0:
         index = drop_terms(index, most_frequent_terms(index, args.stopwords_top))
-    index.save(args.output)
     s = index.stats()
-    say(f"indexed {s['n_docs']} documents, {s['n_terms']} terms, {s['n_postings']} postings "
+    if args.shards > 1:
+        from clirkit.shards import ShardedIndex
+
+        ShardedIndex.split(index, args.shards).save(args.output)
+    else:
+        index.save(args.output)
+    shards = f" in {args.shards} shards" if args.shards > 1 else ""
+    say(f"indexed {s['n_docs']} documents, {s['n_terms']} terms, {s['n_postings']} postings{shards} "
         f"in {time.perf_counter() - start:.1f} s -> {args.output}", quiet=args.quiet)
     return 0

@@ -8,7 +8,7 @@ from clirkit.cli.common import add_query_fields, add_quiet, add_verb, query_fiel
 def add_parser(sub) -> None:
     from clirkit.cli.common import param_type
     from clirkit.cli.params import add_param
-    from clirkit.cli.search import add_bm25_options
+    from clirkit.cli.search import add_bm25_options, add_shard_options
     from clirkit.cli.ttable import add_prune_options, add_table_format
     from clirkit.cli.xlquery import add_query_options
     from clirkit.systems import PSQ
@@ -36,20 +36,21 @@ def add_parser(sub) -> None:
               help="a query word absent from the table: pass through as itself with p = 1, or drop it")
     add_bm25_options(p, PSQ)
     add_query_fields(p)
+    add_shard_options(p)
     add_quiet(p)
 
 
 def run(args) -> int:
     from clirkit.analysis import read_stopwords
+    from clirkit.cli.search import open_index
     from clirkit.cli.xlquery import checked_system, search_and_write, source_stopwords
     from clirkit.formats import read_queries
-    from clirkit.index import Index
     from clirkit.progress import say
     from clirkit.systems import PSQ
     from clirkit.translation import load_table
 
     psq = checked_system(PSQ, args)
-    index, queries = Index.load(args.index), read_queries(args.queries, **query_fields(args))
+    index, queries = open_index(args), read_queries(args.queries, **query_fields(args))
     table = load_table(args.table, args.table_format)
     table2 = load_table(args.table2, args.table_format) if args.table2 else None
     target = read_stopwords(args.target_stopwords) if args.target_stopwords else None

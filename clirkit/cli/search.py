@@ -1,7 +1,31 @@
 """``clirkit search --index I --queries Q -o RUN``: monolingual BM25 search."""
 from __future__ import annotations
 
-from clirkit.cli.common import add_query_fields, add_quiet, add_verb, query_fields
+from clirkit.cli.common import add_jobs, add_query_fields, add_quiet, add_verb, query_fields
+
+
+def add_shard_options(p) -> None:
+    """``--jobs``, ``--backend`` and ``--scheduler``: how the shards of a sharded index (``clirkit index
+    --shards``) are searched, with the vocabulary of ``boost-train``; shared by search, dt and psq."""
+    from clirkit.shards import BACKENDS
+
+    g = p.add_argument_group("sharded index")
+    add_jobs(g)
+    g.add_argument("--backend", choices=BACKENDS, default="loky",
+                   help="joblib backend searching the shards: loky (processes), threading, or dask (a cluster)")
+    g.add_argument("--scheduler", default=None,
+                   help="dask scheduler address (with --backend dask), e.g. tcp://host:8786")
+
+
+def open_index(args):
+    """The index of ``--index``: an :class:`~clirkit.index.Index`, or a sharded index searched as ``--jobs``,
+    ``--backend`` and ``--scheduler`` say (ClirkitError for ``--backend dask`` without ``--scheduler``)."""
+    from clirkit.errors import ClirkitError
+    from clirkit.shards import load_index
+
+    if args.backend == "dask" and not args.scheduler:
+        raise ClirkitError("--backend dask needs --scheduler ADDRESS")
+    return load_index(args.index, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler)
 
 
 def add_bm25_options(p, cls=None) -> None:
@@ -51,26 +75,26 @@ def report_unmatched(qids, run, quiet: bool) -> None:
 
 def add_parser(sub) -> None:
     p = add_verb(sub, "search", "BM25 search of an index with queries in the index's language", run)
-    p.add_argument("--index", required=True, help="index file made by `clirkit index`")
+    p.add_argument("--index", required=True, help="index file made by `clirkit index` (sharded or not)")
     p.add_argument("--queries", required=True, help="queries file (qid TAB text, JSONL or TREC topics)")
     p.add_argument("-o", "--output", required=True, help="run file to write (TREC 6 columns; - for stdout)")
     add_bm25_options(p)
     add_query_fields(p)
+    add_shard_options(p)
     add_quiet(p)
 
 
 def run(args) -> int:
-    from clirkit.bm25 import BM25
     from clirkit.formats import read_queries, write_run
-    from clirkit.index import Index
     from clirkit.query import StructuredQueries
+    from clirkit.shards import bm25_of
 
     params = check_bm25(args)
-    index = Index.load(args.index)
+    index = open_index(args)
     queries = read_queries(args.queries, **query_fields(args))
     tokens = index.analyzer.tokenize_many(list(queries.values()), quiet=args.quiet)
     sq = StructuredQueries.from_tokens(list(queries), tokens, index.vocabulary)
-    run_ = BM25(index, **params).search(sq, depth=args.depth, quiet=args.quiet, tag=args.tag or "BM25")
+    run_ = bm25_of(index, **params).search(sq, depth=args.depth, quiet=args.quiet, tag=args.tag or "BM25")
     report_unmatched(list(queries), run_, args.quiet)
     write_run(run_, args.output)
     return 0

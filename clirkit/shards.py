@@ -1,0 +1,672 @@
+"""Sharded indexes: a collection split by docid into shards searched in parallel, ranking as one index would.
+
+A sharded index is a manifest file (``NAME.npz``, kind ``sharded-index``) beside its shard files
+(``NAME.shard-000.npz``, ...), each an ordinary index (:class:`~clirkit.index.Index`) of a contiguous docid
+range with its own vocabulary. The manifest holds what BM25 needs of the whole collection: the vocabulary
+(sorted), each term's document and collection frequency, n_docs and avgdl, and a record of each shard (file
+name, size, counts, first and last docid) checked when the shard is opened.
+
+Search (:class:`ShardedBM25`): the queries are structured once over the whole vocabulary. A worker opens a
+shard with its terms placed at their rows of the whole vocabulary (a longer ``indptr``, the postings
+untouched) and scores it with :class:`~clirkit.bm25.BM25` given the whole collection's n_docs, avgdl and df
+(:class:`~clirkit.bm25.CollectionStats`), so every document gets the float64 score it gets in the unsharded
+index. Each shard returns its top ``depth`` per query; the merge orders them by score descending, ties in
+shard order then in the shard's order (docid ascending: shards hold increasing docid ranges), and cuts at
+``depth``: the unsharded run, byte for byte. Pirkola queries (``df_union``) first count, shard by shard, the
+documents holding any of a term's translations, and give each shard the sums.
+
+Shards run through joblib: ``loky`` worker processes, ``threading``, or the ``dask`` backend on a
+distributed cluster (the backends of :mod:`clirkit.boost.bagging`; the workers open the shard files, so a
+cluster needs them on a shared file system). Searching in this process (one job, or threads), the
+:class:`ShardedIndex` keeps the shards it opened; a loky or dask worker process keeps the ceil(shards / jobs)
+it opened last (keyed by path, size and modification time), and a task there takes a shard its worker holds
+when one is left, so later searches find their shards open.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import threading
+import zipfile
+import zlib
+from collections import OrderedDict
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from clirkit.analysis import Analyzer
+from clirkit.bm25 import IDF_VARIANTS, BM25, CollectionStats, check_params, union_counts
+from clirkit.errors import ClirkitError
+from clirkit.index import Index
+from clirkit.npzio import HEADER_KEY, Corrupt, checking, load_npz, require_analyzer, require_array, require_field, \
+    save_npz
+from clirkit.query import StructuredQueries
+from clirkit.run import Run
+
+KIND = "sharded-index"
+FORMAT_VERSION = 1
+BACKENDS = ("loky", "threading", "dask")  # clirkit.boost.bagging's (imported from there only when dask runs)
+_MERGE_CELLS = 4_000_000  # padded (queries x rows) block of the merge
+_RECORD = {"n_docs": ("int", 1), "n_terms": ("int", 0), "n_postings": ("int", 0), "bytes": ("int", 0)}
+
+
+def shard_name(manifest: str | os.PathLike[str], number: int) -> str:
+    """File name of shard ``number`` (from 0) of the manifest ``NAME.npz``: ``NAME.shard-000.npz``."""
+    name = Path(manifest).name
+    return f"{name[:-4] if name.endswith('.npz') else name}.shard-{number:03d}.npz"
+
+
+@dataclass(eq=False)
+class ShardedIndex:
+    """A collection split into shards: the whole collection's statistics, and the shards.
+
+    Attributes:
+        terms: the whole vocabulary, str (n_terms,), sorted ascending.
+        df: int64 (n_terms,): documents holding each term, in the whole collection.
+        cf: int64 (n_terms,): tokens of each term in the whole collection (for corpus-derived stoplists).
+        n_docs: documents in the whole collection; avgdl: their mean length in tokens.
+        analyzer: the analyzer that made the terms (all shards share it).
+        records: one dict per shard, in docid order: ``n_docs``, ``n_terms``, ``n_postings``,
+            ``first_docid``, ``last_docid`` (and ``file``, ``bytes`` once saved).
+        shards: the shards in memory (a built index), or None (a loaded one: its workers open the files).
+        path: the manifest file (a saved or loaded index), or None.
+        jobs, backend, scheduler: how searches run: joblib workers (``n_jobs``), ``loky``, ``threading``
+            or ``dask``, and for dask the scheduler address or a ``distributed.Client``.
+    """
+
+    terms: np.ndarray
+    df: np.ndarray
+    cf: np.ndarray
+    n_docs: int
+    avgdl: float
+    analyzer: Analyzer
+    records: list[dict]
+    shards: list[Index] | None = None
+    path: str | None = None
+    jobs: int = 1
+    backend: str = "loky"
+    scheduler: object = None
+    _vocabulary: dict | None = field(default=None, repr=False, compare=False)
+    _open: dict = field(default_factory=dict, repr=False, compare=False)  # shard number -> _Shard opened here
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    _names: dict = field(default_factory=dict, repr=False, compare=False)  # shard number -> docids read here
+
+    @property
+    def n_terms(self) -> int:
+        return len(self.terms)
+
+    @property
+    def n_shards(self) -> int:
+        return len(self.records)
+
+    @property
+    def vocabulary(self) -> dict[str, int]:
+        """Term -> row id in the whole vocabulary."""
+        if self._vocabulary is None:
+            self._vocabulary = {t: i for i, t in enumerate(self.terms.tolist())}
+        return self._vocabulary
+
+    def stats(self) -> dict:
+        """Counts describing the whole collection (as :meth:`Index.stats`)."""
+        return {"n_docs": self.n_docs, "n_terms": self.n_terms, "n_postings": int(self.df.sum()),
+                "n_tokens": int(self.cf.sum()), "avgdl": self.avgdl}
+
+    def collection_stats(self) -> CollectionStats:
+        """What BM25 takes from the whole collection when it scores one shard."""
+        return CollectionStats(n_docs=self.n_docs, avgdl=self.avgdl, df=self.df)
+
+    def most_frequent_terms(self, n: int) -> list[str]:
+        """The ``n`` terms of highest collection frequency, ties by term (:func:`clirkit.index.most_frequent_terms`)."""
+        order = np.lexsort((np.arange(self.n_terms), -self.cf))[:n]
+        return self.terms[order].tolist()
+
+    def bm25(self, **params) -> "ShardedBM25":
+        """BM25 (:class:`~clirkit.bm25.BM25`'s parameters) over all the shards."""
+        return ShardedBM25(self, **params)
+
+    # building -----------------------------------------------------------------------------------
+
+    @classmethod
+    def split(cls, index: Index, shards: int | None = None, *, starts: Sequence[int] | None = None) -> "ShardedIndex":
+        """``index`` split into ``shards`` contiguous docid ranges of (nearly) equal size, or ranges starting
+        at the document positions ``starts`` (``[0, ...]``, increasing). A shard keeps only the terms it holds;
+        the vocabulary, df and avgdl are ``index``'s, so searching the shards ranks as searching ``index``."""
+        n = index.n_docs
+        if starts is None:
+            if shards is None or not 1 <= shards <= n:
+                raise ClirkitError(f"cannot split {n} documents into {shards} shards: give 1 to {n}")
+            starts = [(i * n) // shards for i in range(shards)]
+        bounds = np.append(np.asarray(starts, dtype=np.int64), n)
+        if len(bounds) < 2 or bounds[0] != 0 or np.any(np.diff(bounds) < 1):
+            raise ClirkitError(f"shard starts must be increasing document positions from 0 below {n}, got "
+                               f"{list(starts)}")
+        parts = []
+        for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+            tf = index.tf[:, lo:hi].tocsr()
+            rows = np.flatnonzero(np.diff(tf.indptr) > 0)
+            tf = tf[rows]
+            tf.sort_indices()
+            parts.append(Index(index.docids[lo:hi], index.terms[rows], tf, index.doc_lengths[lo:hi], index.analyzer))
+        cf = np.asarray(index.tf.sum(axis=1, dtype=np.int64)).ravel()
+        return cls(index.terms, index.df, cf, n, index.avgdl, index.analyzer, [_record(p) for p in parts],
+                   shards=parts)
+
+    @classmethod
+    def from_shards(cls, shards: Sequence[Index]) -> "ShardedIndex":
+        """A sharded index of indexes built apart (same analyzer, disjoint docid ranges; taken in docid
+        order). The vocabulary is the union of the terms holding postings; df, cf and avgdl are summed over
+        the shards, so it ranks as one index of all their documents would."""
+        parts = sorted((_dense(s) for s in shards), key=lambda s: str(s.docids[0]) if s.n_docs else "")
+        if not parts or any(p.n_docs == 0 for p in parts):
+            raise ClirkitError("a sharded index needs at least one shard, each with documents")
+        for a, b in zip(parts, parts[1:]):
+            if a.analyzer != b.analyzer:
+                raise ClirkitError("the shards were made by different analyzers: index them with the same settings")
+            if not a.docids[-1] < b.docids[0]:
+                raise ClirkitError(f"the shards' docid ranges overlap ({a.docids[0]!s}..{a.docids[-1]!s} and "
+                                   f"{b.docids[0]!s}..{b.docids[-1]!s}): each shard must hold a docid range")
+        terms = np.unique(np.concatenate([p.terms for p in parts]))
+        df, cf = np.zeros(len(terms), dtype=np.int64), np.zeros(len(terms), dtype=np.int64)
+        for p in parts:
+            rows = np.searchsorted(terms, p.terms)
+            df[rows] += p.df
+            cf[rows] += np.asarray(p.tf.sum(axis=1, dtype=np.int64)).ravel()
+        lengths = np.concatenate([p.doc_lengths for p in parts])  # the whole index's doc_lengths
+        return cls(terms, df, cf, len(lengths), float(lengths.mean()), parts[0].analyzer,
+                   [_record(p) for p in parts], shards=parts)
+
+    # files --------------------------------------------------------------------------------------
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the shards (``NAME.shard-000.npz``, ...) then the manifest ``path`` (each atomically)."""
+        folder = Path(path).parent
+        records = []
+        for i, record in enumerate(self.records):
+            name = shard_name(path, i)
+            self.shard(i).save(folder / name)
+            records.append({**{k: v for k, v in record.items() if k not in ("file", "bytes")}, "file": name,
+                            "bytes": (folder / name).stat().st_size})
+        header = {"analyzer": self.analyzer.to_dict(), "stats": self.stats(), "shards": records}
+        save_npz(path, KIND, FORMAT_VERSION, header, {"terms": self.terms, "df": self.df, "cf": self.cf})
+        self.records, self.path = records, str(path)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], *, jobs: int = 1, backend: str = "loky",
+             scheduler=None) -> "ShardedIndex":
+        """Read the manifest written by :meth:`save`, checking it and that each shard file is there with its
+        recorded size (the shards themselves are checked when a worker opens them). ``jobs``, ``backend``
+        and ``scheduler`` set how searches run. A damaged manifest or a missing shard is a ClirkitError."""
+        header, a = load_npz(path, KIND, (FORMAT_VERSION,), ("terms", "df", "cf"))
+        with checking(path, KIND):
+            analyzer = require_analyzer(header, "analyzer")
+            n_docs = require_field(header, ("stats", "n_docs"), "int", min=1)
+            avgdl = float(require_field(header, ("stats", "avgdl"), "number", min=0))
+            n_shards = len(require_field(header, "shards", "list"))
+            records = [_read_record(header, i) for i in range(n_shards)]
+            if not records:
+                raise Corrupt("header shards is empty")
+            if sum(r["n_docs"] for r in records) != n_docs:
+                raise Corrupt(f"the shards hold {sum(r['n_docs'] for r in records)} documents, the header "
+                              f"stats {n_docs}")
+            for i in range(1, n_shards):
+                if not records[i - 1]["last_docid"] < records[i]["first_docid"]:
+                    raise Corrupt(f"the docid ranges of shards {i - 1} and {i} are not increasing")
+            terms = require_array(a, "terms", "str", sorted=True, unique=True)
+            df = require_array(a, "df", "int", shape=(len(terms),), min=0, max=n_docs, dtype=np.int64)
+            cf = require_array(a, "cf", "int", shape=(len(terms),), min=0, dtype=np.int64)
+            if np.any(cf < df):
+                raise Corrupt(f"cf is below df at {int(np.argmax(cf < df))}")
+        folder = Path(path).parent
+        for i, r in enumerate(records):
+            file = folder / r["file"]
+            if not file.is_file():
+                raise ClirkitError(f"{path}: shard {i} ({r['file']}) is missing: rebuild the index with "
+                                   f"`clirkit index --shards`")
+            if file.stat().st_size != r["bytes"]:
+                raise ClirkitError(f"{path}: shard {i} ({r['file']}) has {file.stat().st_size} bytes, the "
+                                   f"manifest records {r['bytes']}: it was damaged or replaced; rebuild the index")
+        return cls(terms, df, cf, n_docs, avgdl, analyzer, records, path=str(path), jobs=jobs, backend=backend,
+                   scheduler=scheduler)
+
+    def shard(self, number: int) -> Index:
+        """Shard ``number`` as saved (its own vocabulary), from memory or read and checked against its record."""
+        if self.shards is not None:
+            return self.shards[number]
+        return self._read_shard(number)
+
+    def _read_shard(self, number: int) -> Index:
+        record = self.records[number]
+        file = Path(self.path).parent / record["file"]
+        shard = Index.load(file)
+        where = f"{self.path}: shard {number} ({record['file']})"
+        got = _record(shard)
+        for key in ("n_docs", "n_terms", "n_postings", "first_docid", "last_docid"):
+            if got[key] != record[key]:
+                raise ClirkitError(f"{where} has {key} {got[key]!r}, the manifest records {record[key]!r}: it was "
+                                   f"replaced; rebuild the index")
+        if shard.analyzer != self.analyzer:
+            raise ClirkitError(f"{where} was made by another analyzer than the manifest records: rebuild the index")
+        return shard
+
+    def _part(self, number: int, here: bool) -> "_Part":
+        """What a task needs to search shard ``number``: in this process (``here``), this index, which keeps
+        the shards it opens; in a worker process, the shard itself (built in memory) or where to open it."""
+        if here:
+            return _Part(owner=self, number=number)
+        if self.shards is not None:
+            return _Part(shard=self._opened_here(number))
+        file = Path(self.path).parent / self.records[number]["file"]
+        return _Part(manifest=_identity(self.path), number=number, file=_identity(file))
+
+    def _opened_here(self, number: int) -> "_Shard":
+        """Shard ``number`` ready to search in this process, opened once (and kept by this index)."""
+        with self._lock:
+            opened = self._open.get(number)
+        if opened is None:
+            where = f"shard {number}" if self.path is None else \
+                f"{self.path}: shard {number} ({self.records[number]['file']})"
+            opened = _Shard(self.shard(number), self.terms, self.collection_stats(), where)
+            with self._lock:
+                opened = self._open.setdefault(number, opened)
+        return opened
+
+    def _docids(self, number: int) -> np.ndarray:
+        """The docids of shard ``number``, which name the documents of the merged run: from memory, from the
+        shard opened here, or read from the shard file (that array alone, checked against the record; its
+        worker checked the whole file)."""
+        if self.shards is not None:
+            return self.shards[number].docids
+        with self._lock:
+            known = self._open[number].index.docids if number in self._open else self._names.get(number)
+        if known is not None:
+            return known
+        record = self.records[number]
+        where = f"{self.path}: shard {number} ({record['file']})"
+        try:
+            with np.load(Path(self.path).parent / record["file"], allow_pickle=False) as npz:
+                ids = npz["docids"]
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
+            raise ClirkitError(f"{where}: cannot read its docids ({' '.join(str(exc).split())[:200]})") from None
+        if (ids.dtype.kind != "U" or ids.shape != (record["n_docs"],) or str(ids[0]) != record["first_docid"]
+                or str(ids[-1]) != record["last_docid"]):
+            raise ClirkitError(f"{where}: its docids are not those the manifest records: rebuild the index")
+        with self._lock:
+            return self._names.setdefault(number, ids)
+
+    def __getstate__(self) -> dict:  # picklable: without the shards opened here and the lock
+        return {**self.__dict__, "_open": {}, "_lock": None}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state, _lock=threading.Lock())
+
+
+def _dense(index: Index) -> Index:
+    """``index`` without its terms that hold no posting."""
+    rows = np.flatnonzero(index.df > 0)
+    if len(rows) == index.n_terms:
+        return index
+    return Index(index.docids, index.terms[rows], index.tf[rows], index.doc_lengths, index.analyzer)
+
+
+def _record(shard: Index) -> dict:
+    return {"n_docs": shard.n_docs, "n_terms": shard.n_terms, "n_postings": int(shard.tf.nnz),
+            "first_docid": str(shard.docids[0]), "last_docid": str(shard.docids[-1])}
+
+
+def _read_record(header: Mapping, i: int) -> dict:
+    record = {key: require_field(header, ("shards", i, key), kind, min=low) for key, (kind, low) in _RECORD.items()}
+    for key in ("file", "first_docid", "last_docid"):
+        record[key] = require_field(header, ("shards", i, key), "str")
+    if Path(record["file"]).name != record["file"] or record["file"] in ("", ".", ".."):
+        raise Corrupt(f"header shards[{i}].file must be a file name beside the manifest, got {record['file']!r}")
+    if not record["first_docid"] <= record["last_docid"]:
+        raise Corrupt(f"header shards[{i}] has first_docid after last_docid")
+    return record
+
+
+def index_kind(path: str | os.PathLike[str]) -> str | None:
+    """The ``kind`` a clirkit npz file's header names (``index``, ``sharded-index``, ...), or None when it
+    cannot be read (the loader then says why). Reads the header only."""
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            if HEADER_KEY not in npz.files:
+                return None
+            kind = json.loads(npz[HEADER_KEY].tobytes().decode("utf-8")).get("kind")
+    except (OSError, ValueError, EOFError, AttributeError, zipfile.BadZipFile, UnicodeDecodeError):
+        return None
+    return kind if isinstance(kind, str) else None
+
+
+def load_index(path: str | os.PathLike[str], *, jobs: int = 1, backend: str = "loky",
+               scheduler=None) -> Index | ShardedIndex:
+    """The index at ``path``: a :class:`ShardedIndex` (searched with ``jobs``, ``backend``, ``scheduler``)
+    if it is a manifest, else an :class:`~clirkit.index.Index`."""
+    if index_kind(path) == KIND:
+        return ShardedIndex.load(path, jobs=jobs, backend=backend, scheduler=scheduler)
+    return Index.load(path)
+
+
+def bm25_of(index: Index | ShardedIndex, **params) -> BM25 | "ShardedBM25":
+    """BM25 with ``params`` over ``index``, sharded or not (both have ``search(queries, depth=, quiet=, tag=)``)."""
+    return index.bm25(**params) if isinstance(index, ShardedIndex) else BM25(index, **params)
+
+
+def frequent_terms(index: Index | ShardedIndex, n: int) -> list[str]:
+    """The ``n`` most frequent terms of ``index``, sharded or not (:func:`clirkit.index.most_frequent_terms`)."""
+    if isinstance(index, ShardedIndex):
+        return index.most_frequent_terms(n)
+    from clirkit.index import most_frequent_terms
+
+    return most_frequent_terms(index, n)
+
+
+# searching --------------------------------------------------------------------------------------
+
+
+class ShardedBM25:
+    """BM25 over a :class:`ShardedIndex`: the same parameters and :meth:`search` as :class:`~clirkit.bm25.BM25`,
+    the same run as over the unsharded index."""
+
+    def __init__(self, index: ShardedIndex, *, k1: float = 1.2, b: float = 0.75, k3: float | None = None,
+                 idf: str = "lucene", epsilon: float = 0.25) -> None:
+        if idf not in IDF_VARIANTS:
+            raise ClirkitError(f"unknown idf variant {idf!r}; choose one of {', '.join(IDF_VARIANTS)}")
+        check_params(k1=k1, b=b, k3=k3, epsilon=epsilon)
+        self.index = index
+        self.bm25_params = {"k1": k1, "b": b, "k3": k3, "idf": idf, "epsilon": epsilon}
+
+    def search(self, queries: StructuredQueries, *, depth: int = 1000, quiet: bool = True,
+               tag: str = "clirkit") -> Run:
+        """The top ``depth`` documents of every query over all the shards (score desc, ties by docid asc);
+        a query that matches no document has no rows."""
+        ix = self.index
+        if depth < 1:
+            raise ClirkitError(f"depth must be >= 1, got {depth}")
+        if queries.translations.shape[1] != ix.n_terms:
+            raise ValueError(f"structured queries address {queries.translations.shape[1]} target terms, "
+                             f"the sharded index has {ix.n_terms}")
+        if ix.backend not in BACKENDS:
+            raise ClirkitError(f"unknown backend {ix.backend!r}; choose one of {', '.join(BACKENDS)}")
+        union = None
+        if queries.df_union and queries.translations.nnz:  # Pirkola: documents holding any translation, summed
+            counts = _run(_union_part, (queries.translations,), ix, "counting", quiet)
+            union = _UnionDf(queries.translations, np.sum(counts, axis=0))
+        found = _run(_search_part, (self.bm25_params, queries, depth, union), ix, "searching shards", quiet)
+        return _merge(found, [ix._docids(i) for i in range(ix.n_shards)], queries.qids, depth, tag)
+
+
+def _run(function, args: tuple, index: ShardedIndex, desc: str, quiet: bool) -> list:
+    """``function(work, i, *args)`` for every shard i, in shard order, on the index's backend.
+
+    Searching in this process (one job, threads), the index keeps the shards it opened; a loky or dask
+    worker process keeps the ceil(shards / jobs) it opened last, and a task there takes a shard its worker
+    holds if one is left (claimed by creating a file, :func:`_claims_folder`), so later searches find their
+    shards open."""
+    import shutil
+
+    single = index.backend == "threading" or (index.jobs == 1 and index.backend != "dask")
+    keep = index.n_shards if single else math.ceil(index.n_shards / index.jobs)
+    parts = [index._part(i, single) for i in range(index.n_shards)]
+    claims = None if single or index.shards is not None else _claims_folder(index)
+    if claims is not None:
+        work = _Work(dict(enumerate(parts)), keep, claims)
+        tasks = [(function, (work, i, *args), {}) for i in range(len(parts))]
+    else:  # each task ships its own shard only (it may be in memory)
+        tasks = [(function, (_Work({i: p}, keep), i, *args), {}) for i, p in enumerate(parts)]
+    try:
+        if index.backend == "dask":
+            from clirkit.boost.bagging import _run_dask
+
+            done = _run_dask(tasks, index.scheduler, quiet)
+        elif index.jobs == 1 or len(tasks) == 1:
+            done = [f(*a, **k) for f, a, k in tasks]
+        else:
+            from joblib import Parallel
+
+            from clirkit.progress import progress
+
+            runner = Parallel(n_jobs=index.jobs, backend=index.backend, return_as="generator")
+            done = list(progress(runner(tasks), desc=desc, total=len(tasks), quiet=quiet, unit="shard"))
+    finally:
+        if claims is not None:
+            shutil.rmtree(claims, ignore_errors=True)
+    return [result for _, result in sorted(done, key=lambda d: d[0])]
+
+
+def _claims_folder(index: ShardedIndex) -> str | None:
+    """A new folder where the tasks of one search claim shards: in the temporary folder (loky: this machine),
+    beside the manifest (dask: the workers share its file system), or None if it cannot be made there (each
+    task then takes its own shard)."""
+    import tempfile
+
+    try:
+        return tempfile.mkdtemp(prefix=".clirkit-claims-", dir=Path(index.path).parent if index.backend == "dask"
+                                else None)
+    except OSError:
+        return None
+
+
+def _merge(found: list[tuple[np.ndarray, np.ndarray, np.ndarray]], docids: Sequence[np.ndarray], qids: Sequence[str],
+           depth: int, tag: str) -> Run:
+    """One run of the shards' ``(query position, document position, score)`` rows (in shard order, each in
+    rank order; ``docids``: each shard's): by query, score descending, ties in shard order then rank order
+    (docid ascending), ``depth`` per query.
+
+    The rows of a query are its shards' ranked lists one after the other; a stable sort of each query's
+    row of -scores (padded with +inf, in blocks of queries) merges them, in about linear time."""
+    qidx = np.concatenate([f[0] for f in found]).astype(np.int64)
+    scores = np.concatenate([f[2] for f in found])
+    by_query = np.argsort(qidx, kind="stable")  # interleaves the shards' runs; keeps shard order within a query
+    counts = np.bincount(qidx, minlength=len(qids))
+    starts = np.cumsum(counts) - counts
+    picked = []
+    step = max(1, _MERGE_CELLS // max(int(counts.max(initial=1)), 1))
+    for lo in range(0, len(qids), step):
+        n, width = counts[lo:lo + step], int(counts[lo:lo + step].max(initial=0))
+        rows = np.repeat(np.arange(len(n)), n)
+        first = by_query[starts[lo]:starts[lo] + int(n.sum())]
+        key = np.full((len(n), width), np.inf)
+        key[rows, np.arange(len(rows)) - np.repeat(np.cumsum(n) - n, n)] = -scores[first]
+        top = np.argsort(key, axis=1, kind="stable")[:, :depth]
+        picked.append(by_query[(starts[lo:lo + step, None] + top)[top < n[:, None]]])
+    order = np.concatenate(picked) if picked else np.zeros(0, dtype=np.int64)
+    shard_of = np.repeat(np.arange(len(found)), [len(f[0]) for f in found])[order]
+    cols = np.concatenate([f[1] for f in found])[order]
+    names = np.zeros(len(order), dtype=np.result_type(*docids) if docids else "<U1")
+    for s, ids in enumerate(docids):  # the kept rows' docids, shard by shard
+        mine = shard_of == s
+        names[mine] = ids[cols[mine]]
+    return Run(np.asarray(list(qids))[qidx[order]], names, scores[order], tag=tag)
+
+
+@dataclass
+class _Work:
+    """What a task searches: shards by number (task i: shard i, unless it claims one), how many shards a
+    process keeps open, and the folder where tasks claim shards (None: no claims)."""
+
+    parts: dict[int, "_Part"]
+    keep: int
+    claims: str | None = None
+
+    def take(self, number: int) -> tuple[int, "_Shard"]:
+        """``(shard number, open shard)`` of task ``number``: with claims, the first shard left among those
+        this process holds, else among all."""
+        if self.claims is not None:
+            with _LOCK:
+                held = [i for i, p in self.parts.items() if (p.manifest, p.file) in _SHARDS]
+            number = next(i for i in held + list(self.parts) if self._claim(i))
+        return number, self.parts[number].open(self.keep)
+
+    def _claim(self, number: int) -> bool:
+        try:
+            os.close(os.open(os.path.join(self.claims, str(number)), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            return False
+        return True
+
+
+@dataclass
+class _Part:
+    """A task's shard ``number``: opened by its ``owner`` index (in this process), the ``shard`` itself (in
+    memory), or the files to open (``(path, size, mtime)`` identities of the manifest and the shard)."""
+
+    owner: ShardedIndex | None = None
+    shard: "_Shard | None" = None
+    manifest: tuple | None = None
+    number: int = 0
+    file: tuple | None = None
+
+    def open(self, keep: int) -> "_Shard":
+        """The shard, opened if needed (a worker process keeps at most ``keep`` open)."""
+        if self.owner is not None:
+            return self.owner._opened_here(self.number)
+        return self.shard if self.shard is not None else _opened(self, keep)
+
+
+class _Shard:
+    """A shard ready to search: its index with its terms at their rows of the whole vocabulary ``terms``,
+    the whole collection's ``stats``, and the BM25 of the parameters used last."""
+
+    def __init__(self, shard: Index, terms: np.ndarray, stats: CollectionStats, where: str) -> None:
+        rows = np.searchsorted(terms, shard.terms)
+        if len(rows) and (rows[-1] >= len(terms) or np.any(terms[np.minimum(rows, len(terms) - 1)] != shard.terms)):
+            raise ClirkitError(f"{where} holds terms the whole vocabulary lacks: rebuild the index")
+        counts = np.zeros(len(terms), dtype=np.int64)
+        counts[rows] = np.diff(shard.tf.indptr)
+        if np.any(counts > stats.df):
+            raise ClirkitError(f"{where} holds more documents of a term than its df in the whole collection: "
+                               f"rebuild the index")
+        indptr = np.concatenate(([0], np.cumsum(counts))).astype(shard.tf.indptr.dtype)
+        tf = sp.csr_matrix((shard.tf.data, shard.tf.indices, indptr), shape=(len(terms), shard.n_docs))
+        tf.has_sorted_indices = True
+        self.index = Index(shard.docids, terms, tf, shard.doc_lengths, shard.analyzer)
+        self.stats, self.where = stats, where
+        self._bm25: tuple[dict, BM25] | None = None
+        self.lock = threading.Lock()
+
+    def __getstate__(self) -> dict:  # shipped to a worker process: without the lock and the BM25 weights
+        return {"index": self.index, "stats": self.stats, "where": self.where}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state, _bm25=None, lock=threading.Lock())
+
+    def bm25(self, params: dict, union: "_UnionDf | None" = None) -> BM25:
+        if union is not None:  # a Pirkola batch's own counts: a BM25 for this search only
+            return BM25(self.index, **params, stats=replace(self.stats, union_df=union))
+        if self._bm25 is None or self._bm25[0] != params:
+            self._bm25 = (dict(params), BM25(self.index, **params, stats=self.stats))
+        return self._bm25[1]
+
+    def search(self, params: dict, queries: StructuredQueries, depth: int,
+               union: "_UnionDf | None") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(query position, document position in the shard, score)`` of the shard's top ``depth`` per query,
+        in query then rank order (positions as int32: a quarter of the bytes of docids to send back)."""
+        with self.lock:
+            rows, cols, scores = self.bm25(params, union).search_positions(queries, depth=depth)
+        return rows.astype(np.int32), cols.astype(np.int32), scores
+
+
+class _UnionDf:
+    """The Pirkola df of translation rows counted over the whole collection, found by each row's content
+    (the rows BM25 asks about are rows of ``translations``)."""
+
+    def __init__(self, translations: sp.csr_matrix, counts: np.ndarray) -> None:
+        self.translations, self.counts = translations, np.asarray(counts, dtype=np.float64)
+        self._table: dict | None = None
+
+    def __getstate__(self) -> dict:
+        return {"translations": self.translations, "counts": self.counts, "_table": None}
+
+    def __call__(self, rows: sp.csr_matrix) -> np.ndarray:
+        if self._table is None:
+            t = self.translations
+            self._table = {_row_key(t, r): c for r, c in enumerate(self.counts.tolist())}
+        return np.asarray([self._table[_row_key(rows, r)] for r in range(rows.shape[0])], dtype=np.float64)
+
+
+def _row_key(m: sp.csr_matrix, r: int) -> tuple[bytes, bytes]:
+    lo, hi = m.indptr[r], m.indptr[r + 1]
+    return m.indices[lo:hi].astype(np.int64).tobytes(), m.data[lo:hi].astype(np.float64).tobytes()
+
+
+def _search_part(work: _Work, number: int, params: dict, queries: StructuredQueries, depth: int,
+                 union: _UnionDf | None) -> tuple[int, tuple]:
+    number, shard = work.take(number)
+    found = shard.search(params, queries, depth, union)
+    _held_is_no_leak()
+    return number, found
+
+
+def _union_part(work: _Work, number: int, translations: sp.csr_matrix) -> tuple[int, np.ndarray]:
+    number, shard = work.take(number)
+    counts = union_counts(translations, shard.index.tf).astype(np.int64)
+    _held_is_no_leak()
+    return number, counts
+
+
+def _held_is_no_leak() -> None:
+    """In a joblib loky worker, count the memory this process holds now (its open shards, their BM25 weights)
+    as no leak.
+
+    A loky worker exits when its memory has grown by more than 300 MB since its first task (joblib's guard
+    against leaks, which reads the margin from ``_MAX_MEMORY_LEAK_SIZE`` at each check): open shards would
+    trip it, and every search would reopen them in fresh workers. The margin becomes the memory held now
+    plus the default; a real leak still trips it. Outside a loky worker this changes nothing."""
+    import sys
+
+    executor = sys.modules.get("joblib.externals.loky.process_executor")
+    if executor is None or not getattr(executor, "_USE_PSUTIL", False) or not _SHARDS:
+        return
+    import psutil
+
+    held = psutil.Process().memory_info().rss
+    executor._MAX_MEMORY_LEAK_SIZE = max(getattr(executor, "_MAX_MEMORY_LEAK_SIZE", 0), held + int(3e8))
+
+
+# the shards a process has opened ------------------------------------------------------------------
+
+_LOCK = threading.Lock()
+_MANIFESTS: OrderedDict = OrderedDict()  # manifest identity -> ShardedIndex, in a worker process
+_SHARDS: OrderedDict = OrderedDict()  # (manifest identity, shard file identity) -> _Shard, in a worker process
+
+
+def _identity(path: str | os.PathLike[str]) -> tuple:
+    """``(absolute path, size, modification time)`` of a file: a rewritten file is another file."""
+    stat = os.stat(path)
+    return (os.path.abspath(path), stat.st_size, stat.st_mtime_ns)
+
+
+def _opened(part: _Part, keep: int) -> _Shard:
+    """The process's open shard of ``part``, opening it (and its manifest) if needed; at most ``keep``
+    shards stay open (the least recently used are closed first, so memory holds ``keep`` shards at most)."""
+    key = (part.manifest, part.file)
+    with _LOCK:
+        if key in _SHARDS:
+            _SHARDS.move_to_end(key)
+            return _SHARDS[key]
+        while len(_SHARDS) >= max(keep, 1):
+            _SHARDS.popitem(last=False)
+        manifest = _MANIFESTS.get(part.manifest)
+    if manifest is None:
+        manifest = ShardedIndex.load(part.manifest[0])
+        if _identity(part.manifest[0]) != part.manifest:
+            raise ClirkitError(f"{part.manifest[0]}: the sharded index changed during the search")
+    shard = manifest._read_shard(part.number)
+    name = manifest.records[part.number]["file"]
+    if _identity(Path(part.manifest[0]).parent / name) != part.file:
+        raise ClirkitError(f"{part.manifest[0]}: shard {part.number} ({name}) changed during the search")
+    opened = _Shard(shard, manifest.terms, manifest.collection_stats(), f"{part.manifest[0]}: shard {part.number} "
+                    f"({name})")
+    with _LOCK:
+        _MANIFESTS[part.manifest] = manifest
+        while len(_MANIFESTS) > 2:
+            _MANIFESTS.popitem(last=False)
+        opened = _SHARDS.setdefault(key, opened)
+        _SHARDS.move_to_end(key)
+        while len(_SHARDS) > max(keep, 1):
+            _SHARDS.popitem(last=False)
+    return opened

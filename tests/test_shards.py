@@ -1,0 +1,183 @@
+"""Sharded indexes (clirkit.shards): the merged run of the shards is the unsharded index's run byte for byte,
+whatever the split, the system, the backend and the number of workers; damaged shards are clean errors."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from clirkit import datasets
+from clirkit.analysis import Analyzer
+from clirkit.bm25 import BM25
+from clirkit.cli import main
+from clirkit.errors import ClirkitError
+from clirkit.formats import write_run
+from clirkit.index import Index, most_frequent_terms
+from clirkit.npzio import HEADER_KEY, encode_header
+from clirkit.query import StructuredQueries
+from clirkit.shards import ShardedIndex, load_index, shard_name
+from clirkit.systems import DT, PSQ
+from clirkit.translation import save_table, train_table
+
+
+@pytest.fixture(scope="module")
+def nave(mini):
+    """The test slice of nave-en-es: its Spanish verses indexed, an IBM Model 1 table trained on its verse
+    pairs, its English queries (every split) and Spanish queries (the first 40 verse pairs' Spanish side)."""
+    c = datasets.load(str(mini))
+    src, tgt = Analyzer("en"), Analyzer("es")
+    docids, texts = c.documents()
+    order = np.argsort(docids, kind="stable")
+    index = Index.from_tokens([docids[i] for i in order], tgt.tokenize_many([texts[i] for i in order]), tgt)
+    sources, targets = c.parallel()
+    table = train_table(src.tokenize_many(sources), tgt.tokenize_many(targets), src, tgt, iterations=3)
+    topics = {q: t for split in ("train", "dev", "test") for q, t in c.queries(split).items()}
+    spanish = {f"v{i}": t for i, t in enumerate(targets[:40])}
+    return index, table, topics, spanish, dict(zip(docids, texts))
+
+
+def run_bytes(run, tmp_path, name="run.txt") -> bytes:
+    write_run(run, tmp_path / name)
+    return (tmp_path / name).read_bytes()
+
+
+def bm25_run(index, topics, **params):
+    tokens = index.analyzer.tokenize_many(list(topics.values()))
+    queries = StructuredQueries.from_tokens(list(topics), tokens, index.vocabulary)
+    searcher = BM25(index, **params) if isinstance(index, Index) else index.bm25(**params)
+    return searcher.search(queries, depth=50, tag="BM25")
+
+
+SPLITS = [{"shards": 1}, {"shards": 2}, {"shards": 3}, {"starts": [0, 5, 300]}]
+
+
+@pytest.mark.parametrize("split", SPLITS, ids=["1", "2", "3", "uneven"])
+@pytest.mark.parametrize("idf", ["lucene", "rsj", "bm25okapi"])
+def test_sharded_bm25_gives_the_unsharded_run_byte_for_byte(nave, tmp_path, split, idf):
+    index, _, _, spanish, _ = nave
+    sharded = ShardedIndex.split(index, **split)
+    assert sharded.n_shards == split.get("shards", 3) and sharded.n_docs == index.n_docs
+    expected = run_bytes(bm25_run(index, spanish, idf=idf, k1=1.5), tmp_path, "a")
+    assert expected and run_bytes(bm25_run(sharded, spanish, idf=idf, k1=1.5), tmp_path, "b") == expected
+
+
+SYSTEMS = [(DT, {}), (PSQ, {}), (PSQ, {"mode": "pirkola"}), (PSQ, {"mode": "all", "idf": "rsj"}),
+           (PSQ, {"renormalize_in_vocabulary": True, "k3": 7.0})]
+
+
+@pytest.mark.parametrize("cls, params", SYSTEMS, ids=["DT", "PSQ", "pirkola", "all-rsj", "renormalized-k3"])
+def test_dt_and_psq_over_shards_give_the_unsharded_run_byte_for_byte(nave, tmp_path, cls, params):
+    index, table, topics, _, _ = nave
+    expected = run_bytes(cls(**params).fit(index, table).search(topics, depth=100), tmp_path, "a")
+    for split in ({"shards": 3}, {"starts": [0, 1, 250, 251]}):
+        system = cls(**params).fit(ShardedIndex.split(index, **split), table)
+        assert run_bytes(system.search(topics, depth=100), tmp_path, "b") == expected
+
+
+def test_shards_indexed_apart_rank_as_one_index(nave, tmp_path):
+    index, table, topics, _, _ = nave
+    cuts = [0, 100, 180, index.n_docs]
+    parts = [Index(index.docids[lo:hi], index.terms, index.tf[:, lo:hi].tocsr(), index.doc_lengths[lo:hi],
+                   index.analyzer) for lo, hi in zip(cuts[:-1], cuts[1:])]
+    joined = ShardedIndex.from_shards(parts[::-1])  # taken in docid order, whatever order given
+    assert np.array_equal(joined.terms, index.terms) and np.array_equal(joined.df, index.df)
+    assert joined.avgdl == index.avgdl
+    assert joined.most_frequent_terms(30) == most_frequent_terms(index, 30)
+    expected = run_bytes(PSQ().fit(index, table).search(topics), tmp_path, "a")
+    assert run_bytes(PSQ().fit(joined, table).search(topics), tmp_path, "b") == expected
+    with pytest.raises(ClirkitError, match="docid ranges overlap"):
+        ShardedIndex.from_shards([parts[0], parts[0]])
+
+
+def test_workers_and_backends_give_the_single_process_run(nave, tmp_path):
+    index, table, topics, _, _ = nave
+    ShardedIndex.split(index, 3).save(tmp_path / "ix.npz")
+    expected = run_bytes(DT().fit(index, table).search(topics), tmp_path, "a")
+    for jobs, backend in ((1, "loky"), (2, "loky"), (2, "threading")):
+        sharded = ShardedIndex.load(tmp_path / "ix.npz", jobs=jobs, backend=backend)
+        for _ in range(2):  # the second search reuses the shards the workers opened
+            assert run_bytes(DT().fit(sharded, table).search(topics), tmp_path, "b") == expected
+    in_memory = ShardedIndex.split(index, 2)
+    in_memory.jobs = 2
+    assert run_bytes(DT().fit(in_memory, table).search(topics), tmp_path, "c") == expected
+
+
+def test_a_dask_local_cluster_gives_the_single_process_run(nave, tmp_path):
+    distributed = pytest.importorskip("dask.distributed")
+    index, table, topics, _, _ = nave
+    ShardedIndex.split(index, 2).save(tmp_path / "ix.npz")
+    expected = run_bytes(PSQ(mode="pirkola").fit(index, table).search(topics), tmp_path, "a")
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
+    with cluster, distributed.Client(cluster) as client:
+        sharded = ShardedIndex.load(tmp_path / "ix.npz", backend="dask", scheduler=client)
+        assert run_bytes(PSQ(mode="pirkola").fit(sharded, table).search(topics), tmp_path, "b") == expected
+    with pytest.raises(ClirkitError, match="needs --scheduler"):
+        ShardedIndex.load(tmp_path / "ix.npz", backend="dask").bm25().search(
+            StructuredQueries.from_tokens(["q"], [["luz"]], sharded.vocabulary))
+
+
+def test_missing_damaged_or_replaced_shards_are_clean_errors(nave, tmp_path, tamper):
+    index, table, topics, _, _ = nave
+    ShardedIndex.split(index, 3).save(tmp_path / "ix.npz")
+    shard = tmp_path / shard_name(tmp_path / "ix.npz", 1)
+    assert shard.name == "ix.shard-001.npz" and Index.load(shard).n_docs > 0
+    good = shard.read_bytes()
+
+    shard.unlink()
+    with pytest.raises(ClirkitError, match=r"ix.npz: shard 1 \(ix.shard-001.npz\) is missing"):
+        load_index(tmp_path / "ix.npz")
+    shard.write_bytes(good[:-100])
+    with pytest.raises(ClirkitError, match=r"shard 1 \(ix.shard-001.npz\) has \d+ bytes, the manifest records"):
+        load_index(tmp_path / "ix.npz")
+    damaged = bytearray(good)  # the same size, bytes changed inside an array
+    damaged[len(good) // 2:len(good) // 2 + 64] = b"\xff" * 64
+    shard.write_bytes(bytes(damaged))
+    sharded = load_index(tmp_path / "ix.npz", jobs=2)
+    with pytest.raises(ClirkitError, match="ix.shard-001.npz"):
+        DT().fit(sharded, table).search(topics)
+    ShardedIndex.split(index, 2).shard(0).save(shard)  # another index in its place, its size recorded
+    header, arrays = _read_npz(tmp_path / "ix.npz")
+    header["shards"][1]["bytes"] = shard.stat().st_size
+    np.savez(tmp_path / "ix.npz", **{HEADER_KEY: encode_header(header)}, **arrays)
+    with pytest.raises(ClirkitError, match=r"shard 1 \(ix.shard-001.npz\) has n_docs \d+, the manifest records"):
+        DT().fit(load_index(tmp_path / "ix.npz"), table).search(topics)
+
+    ShardedIndex.split(index, 3).save(tmp_path / "ix.npz")
+    bad = tamper(tmp_path / "ix.npz", tmp_path / "bad.npz", df=np.full(index.n_terms, -1))
+    with pytest.raises(ClirkitError, match=r"bad.npz: corrupt sharded-index: df has -1 at 0, below the minimum 0"):
+        load_index(bad)
+    outside = tamper(tmp_path / "ix.npz", tmp_path / "out.npz", header={"shards": [{"file": "../ix.npz"}]})
+    with pytest.raises(ClirkitError, match="out.npz: corrupt sharded-index: header shards"):
+        load_index(outside)
+
+
+def _read_npz(path):
+    import json
+
+    with np.load(path, allow_pickle=False) as npz:
+        return (json.loads(npz[HEADER_KEY].tobytes().decode("utf-8")),
+                {k: npz[k] for k in npz.files if k != HEADER_KEY})
+
+
+def test_index_shards_then_search_dt_psq_write_the_unsharded_runs(nave, tmp_path):
+    index, table, topics, spanish, texts = nave
+    docs, queries, en = tmp_path / "docs.tsv", tmp_path / "q.tsv", tmp_path / "en.tsv"
+    docs.write_text("".join(f"{d}\t{t}\n" for d, t in texts.items()), encoding="utf-8")
+    queries.write_text("".join(f"{q}\t{t}\n" for q, t in spanish.items()), encoding="utf-8")
+    en.write_text("".join(f"{q}\t{t}\n" for q, t in topics.items()), encoding="utf-8")
+    save_table(table, tmp_path / "t.npz")
+    for shards in ("1", "3"):
+        assert main(["index", str(docs), "-o", str(tmp_path / f"ix{shards}.npz"), "--lang", "es", "-q",
+                     "--shards", shards]) == 0
+    assert main(["index", str(docs), "-o", str(tmp_path / "plain.npz"), "--lang", "es", "-q"]) == 0
+    assert (tmp_path / "ix1.npz").read_bytes() == (tmp_path / "plain.npz").read_bytes()
+    assert isinstance(load_index(tmp_path / "ix3.npz"), ShardedIndex)
+    for verb, extra in (("search", ["--queries", str(queries)]),
+                        ("dt", ["--queries", str(en), "--table", str(tmp_path / "t.npz")]),
+                        ("psq", ["--queries", str(en), "--table", str(tmp_path / "t.npz")])):
+        outputs = []
+        for ix, jobs in (("plain", "1"), ("ix3", "1"), ("ix3", "2")):
+            out = tmp_path / f"{verb}-{ix}-{jobs}.run"
+            assert main([verb, "--index", str(tmp_path / f"{ix}.npz"), *extra, "-o", str(out), "-q",
+                         "--jobs", jobs]) == 0
+            outputs.append(out.read_bytes())
+        assert outputs[0] and outputs[1] == outputs[0] and outputs[2] == outputs[0], verb
