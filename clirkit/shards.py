@@ -39,7 +39,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from clirkit.analysis import Analyzer
-from clirkit.bm25 import IDF_VARIANTS, BM25, CollectionStats, check_params, union_counts
+from clirkit.bm25 import IDF_VARIANTS, PRECISIONS, BM25, CollectionStats, check_params, union_counts
 from clirkit.errors import ClirkitError
 from clirkit.index import Index
 from clirkit.npzio import HEADER_KEY, Corrupt, checking, load_npz, require_analyzer, require_array, require_field, \
@@ -372,12 +372,14 @@ class ShardedBM25:
     the same run as over the unsharded index."""
 
     def __init__(self, index: ShardedIndex, *, k1: float = 1.2, b: float = 0.75, k3: float | None = None,
-                 idf: str = "lucene", epsilon: float = 0.25) -> None:
+                 idf: str = "lucene", epsilon: float = 0.25, precision: str = "float64") -> None:
         if idf not in IDF_VARIANTS:
             raise ClirkitError(f"unknown idf variant {idf!r}; choose one of {', '.join(IDF_VARIANTS)}")
+        if precision not in PRECISIONS:
+            raise ClirkitError(f"unknown precision {precision!r}; choose one of {', '.join(PRECISIONS)}")
         check_params(k1=k1, b=b, k3=k3, epsilon=epsilon)
         self.index = index
-        self.bm25_params = {"k1": k1, "b": b, "k3": k3, "idf": idf, "epsilon": epsilon}
+        self.bm25_params = {"k1": k1, "b": b, "k3": k3, "idf": idf, "epsilon": epsilon, "precision": precision}
 
     def search(self, queries: StructuredQueries, *, depth: int = 1000, quiet: bool = True,
                tag: str = "clirkit") -> Run:

@@ -34,6 +34,7 @@ _BM25_CONSTRAINTS = {
     "b": [Interval(Real, 0, 1, closed="both")],
     "k3": [None, Interval(Real, 0, None, closed="left")],
     "idf": [StrOptions({"lucene", "rsj", "bm25okapi"})],
+    "precision": [StrOptions({"float64", "float32"})],
     "source_lang": [None, str],
     "source_stopwords": [None, list, tuple, set, frozenset],
     "source_stopwords_top": [Interval(Integral, 0, None, closed="left")],
@@ -95,12 +96,13 @@ class _CrossLanguageBM25(System):
     """What DT and PSQ share: BM25 parameters, the query analyzer, search over a structured query."""
 
     def __init__(self, *, k1: float = 1.2, b: float = 0.75, k3: float | None = None, idf: str = "lucene",
-                 source_lang: str | None = None, source_stopwords: Sequence[str] | None = None,
-                 source_stopwords_top: int = STOPWORDS_TOP) -> None:
+                 precision: str = "float64", source_lang: str | None = None,
+                 source_stopwords: Sequence[str] | None = None, source_stopwords_top: int = STOPWORDS_TOP) -> None:
         self.k1 = k1
         self.b = b
         self.k3 = k3
         self.idf = idf
+        self.precision = precision
         self.source_lang = source_lang
         self.source_stopwords = source_stopwords
         self.source_stopwords_top = source_stopwords_top
@@ -113,7 +115,7 @@ class _CrossLanguageBM25(System):
         self.index_ = index
         self.analyzer_ = query_analyzer(table, lang=self.source_lang, stopwords=self.source_stopwords,
                                         top=self.source_stopwords_top, quiet=quiet)
-        self.bm25_ = bm25_of(index, k1=self.k1, b=self.b, k3=self.k3, idf=self.idf)
+        self.bm25_ = bm25_of(index, k1=self.k1, b=self.b, k3=self.k3, idf=self.idf, precision=self.precision)
 
     def query_tokens(self, topics: Mapping[str, str], *, quiet: bool = True) -> list[list[str]]:
         """The topics' texts tokenized by the query analyzer, in topic order."""
@@ -151,7 +153,7 @@ class DT(_CrossLanguageBM25):
     no translation passes through unchanged), then BM25 over the target index (SPEC §3).
 
     Args:
-        k1, b, k3, idf: BM25 (:class:`~clirkit.bm25.BM25`).
+        k1, b, k3, idf, precision: BM25 (:class:`~clirkit.bm25.BM25`).
         source_lang: the query language (None: the table's source analyzer).
         source_stopwords: extra source words to drop.
         source_stopwords_top: drop the N most frequent source words of the table's corpus.
@@ -178,7 +180,7 @@ class PSQ(_CrossLanguageBM25):
     second table if given, pruned), scored by BM25 with fractional tf and df (SPEC §4).
 
     Args:
-        k1, b, k3, idf, source_lang, source_stopwords, source_stopwords_top: as :class:`DT`.
+        k1, b, k3, idf, precision, source_lang, source_stopwords, source_stopwords_top: as :class:`DT`.
         lam: weight of the table when interpolating with a second one.
         min_prob: L, drop options with p < L.
         cumulative: C, keep the most probable options until their sum reaches C (1 keeps all).
@@ -207,13 +209,14 @@ class PSQ(_CrossLanguageBM25):
     default_tag = "PSQ"
 
     def __init__(self, *, k1: float = 1.2, b: float = 0.75, k3: float | None = None, idf: str = "lucene",
-                 source_lang: str | None = None, source_stopwords: Sequence[str] | None = None,
-                 source_stopwords_top: int = STOPWORDS_TOP, lam: float = 0.6, min_prob: float = 0.005,
+                 precision: str = "float64", source_lang: str | None = None,
+                 source_stopwords: Sequence[str] | None = None, source_stopwords_top: int = STOPWORDS_TOP,
+                 lam: float = 0.6, min_prob: float = 0.005,
                  cumulative: float = 0.95, max_options: int | None = None,
                  target_stopwords: Sequence[str] | None = None, target_stopwords_top: int = STOPWORDS_TOP,
                  renormalize_in_vocabulary: bool = False, unknown: str = "pass", mode: str = "psq") -> None:
-        super().__init__(k1=k1, b=b, k3=k3, idf=idf, source_lang=source_lang, source_stopwords=source_stopwords,
-                         source_stopwords_top=source_stopwords_top)
+        super().__init__(k1=k1, b=b, k3=k3, idf=idf, precision=precision, source_lang=source_lang,
+                         source_stopwords=source_stopwords, source_stopwords_top=source_stopwords_top)
         self.lam = lam
         self.min_prob = min_prob
         self.cumulative = cumulative

@@ -319,3 +319,77 @@ def test_a_boost_query_sharing_no_ngram_with_the_table_has_no_rows():
     model = BoostRanker(rounds=2, bits=20, quiet=True).fit_tokens(
         {"q1": ["light"], "q2": ["beginning"]}, Qrels(["q1", "q2"], docids[::-1], [1, 1]), docids, docs).model_
     assert len(model.rank({"q": ["zzz"]}, docids, docs)) == 0
+
+
+# float32 precision ---------------------------------------------------------------------------------
+
+
+def test_float32_scores_are_the_float64_scores_to_1e6_relative(genesis_400):
+    # the whole 400-verse slice ranked: the same documents, scores within float32 rounding
+    docids, tokens, index = genesis_400
+    texts = ["la luz y las tinieblas", "Abram y Sarai su mujer", "y dijo dios", "dios dios tierra"]
+    sq, _ = structured(index, texts)
+    exact = BM25(index, k1=1.5, b=0.75).search(sq, depth=len(docids))
+    fast = BM25(index, k1=1.5, b=0.75, precision="float32").search(sq, depth=len(docids))
+    for qid in sq.qids:
+        d64, s64 = exact.for_query(qid)
+        d32, s32 = fast.for_query(qid)
+        assert sorted(d32.tolist()) == sorted(d64.tolist())
+        by_doc = dict(zip(d64.tolist(), s64.tolist()))
+        assert np.allclose(s32, [by_doc[d] for d in d32.tolist()], rtol=1e-6, atol=0)
+        assert np.all(np.diff(s32) <= 0)
+
+
+def test_float32_depth_cut_keeps_the_float32_order_with_ties_by_docid(genesis_400):
+    docids, tokens, index = genesis_400
+    sq, _ = structured(index, ["dios", "y dijo dios"])
+    model = BM25(index, precision="float32")
+    whole = model.search(sq, depth=len(docids))
+    for depth in (1, 10, 37):
+        cut = model.search(sq, depth=depth)
+        for qid in sq.qids:
+            d, s = whole.for_query(qid)
+            assert cut.for_query(qid)[0].tolist() == d[:depth].tolist()
+            tied = s[:-1] == s[1:]
+            assert all(d[i] < d[i + 1] for i in np.flatnonzero(tied))
+
+
+def test_an_unknown_precision_is_a_user_error(corpus):
+    _, _, index = corpus
+    with pytest.raises(ClirkitError, match="unknown precision"):
+        BM25(index, precision="float16")
+
+
+def test_the_first_search_needs_no_warm_up_the_dense_rows_are_made_with_the_weights(genesis_400):
+    _, _, index = genesis_400
+    model = BM25(index)
+    model.posting_weights()
+    common = index.df >= 0.1 * index.n_docs
+    assert common.any() and sorted(model._expanded) == np.flatnonzero(common).tolist()
+    sq, _ = structured(index, ["y dijo dios"])
+    before = dict(model._expanded)
+    assert model.search(sq).scores.tolist() == model.search(sq).scores.tolist()
+    assert model._expanded.keys() == before.keys()
+
+
+@pytest.mark.parametrize("k", [1, 7, 50])
+def test_grouped_float32_top_k_equals_the_row_by_row_top_k(k):
+    # _top_k_block ranks positive float32 rows a group at a time; few distinct values force ties at the
+    # cut-off; rows with fewer matches than k, no match, and all cells matched
+    rng = np.random.default_rng(11)
+    n = 8 * 50 * 3
+    block = rng.integers(1, 6, size=(9, n)).astype(np.float32) * np.float32(0.37)
+    block[rng.random(block.shape) < 0.6] = 0
+    block[1] = 0
+    block[1, [5, 9]] = [2.0, 3.0]
+    block[2] = 0
+    block[3] = np.where(block[3] > 0, np.float32(1.5), 0)
+    block[4] = rng.random(n).astype(np.float32) + np.float32(0.5)
+    block[5, :] = 0
+    block[5, rng.choice(n, 3 * k + 1, replace=False)] = np.float32(2.0)  # one value above the sample's bound
+    block[6] = np.where(np.arange(n) % 8 == 1, np.float32(1.0), 0)  # the sample sees only the 12 high cells:
+    block[6, 0:8 * 12:8] = np.float32(4.0)  # its bound is too high, and the row is redone with every match
+    rows, cols, values = bm25_module._top_k_block(block.copy(), k)
+    er, ec, ev = bm25_module.top_k_dense(block.astype(np.float64), 0.0, k)
+    assert rows.tolist() == er.tolist() and cols.tolist() == ec.tolist()
+    assert values.astype(np.float64).tolist() == ev.tolist()

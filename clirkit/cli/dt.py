@@ -64,7 +64,7 @@ def _search_translated(args, index, queries) -> int:
         raise ClirkitError(f"{args.translated}: no translation for {len(missing)} of the {len(queries)} "
                            f"queries of {args.queries} (first: {missing[0]})")
     sq = translated_queries({q: translated[q] for q in queries}, index.analyzer, index.vocabulary, quiet=args.quiet)
-    bm25 = {k: v for k, v in params_of(args).items() if k in ("k1", "b", "k3", "idf")}
+    bm25 = {k: v for k, v in params_of(args).items() if k in ("k1", "b", "k3", "idf", "precision")}
     run = bm25_of(index, **bm25).search(sq, depth=args.depth, quiet=args.quiet, tag=args.tag or "DT")
     report_unmatched(list(queries), run, args.quiet)
     write_run(run, args.output)

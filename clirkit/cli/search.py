@@ -48,6 +48,9 @@ def add_bm25_options(p, cls=None) -> None:
     add_param(g, cls, "b", "--b", type=number("b"), help="document length normalization")
     add_param(g, cls, "k3", "--k3", type=number("k3"), help="query tf saturation (none: raw query tf)")
     add_param(g, cls, "idf", "--idf", choices=("lucene", "rsj", "bm25okapi"), help="idf variant")
+    add_param(g, cls, "precision", "--precision", choices=("float64", "float32"),
+              help="float64: exact (rank-bm25's scores to 1e-9); float32: posting weights and sums in float32, "
+                   "faster and half the memory, scores within ~1e-6 relative")
     add_depth(p)
     p.add_argument("--tag", type=run_tag, default=None, help="run tag (6th column; default: the method's name)")
 
@@ -58,7 +61,7 @@ def check_bm25(args) -> dict:
     from clirkit.cli.params import params_of
 
     params = params_of(args)
-    check_params(**{k: v for k, v in params.items() if k != "idf"})
+    check_params(**{k: v for k, v in params.items() if k not in ("idf", "precision")})
     return params
 
 

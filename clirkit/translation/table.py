@@ -187,8 +187,13 @@ class TranslationTable:
         best = np.full(self.n_source, -1, dtype=np.int64)
         if p.nnz == 0:
             return best
-        rows = np.repeat(np.arange(self.n_source), np.diff(p.indptr))
-        cols = p.indices.astype(np.int64)
+        counts = np.diff(p.indptr)
+        rows = np.repeat(np.arange(self.n_source), counts)
+        filled = counts > 0
+        row_max = np.zeros(self.n_source)
+        row_max[filled] = np.maximum.reduceat(p.data, p.indptr[:-1][filled])
+        top = np.flatnonzero(p.data == row_max[rows])  # step 1 first: only the most probable entries go on
+        rows, cols = rows[top], p.indices[top].astype(np.int64)
         keys = [cols]
         if target_frequency is not None:
             freq = np.asarray(target_frequency, dtype=np.float64)
@@ -196,7 +201,7 @@ class TranslationTable:
                 raise ValueError(f"target_frequency has shape {freq.shape}, expected ({self.n_target},)")
             f = freq[cols]
             keys += [np.where(f > 0, f, np.inf), f <= 0]
-        keys += [self._rank_keys(), -p.data, rows]
+        keys += [self._rank_keys()[top], rows]
         order = np.lexsort(keys)
         first = np.concatenate([[True], rows[order][1:] != rows[order][:-1]])
         winners = order[first]
