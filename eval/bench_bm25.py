@@ -8,6 +8,11 @@ Ranking is the top 1,000 of every query, all with k1=1.5, b=0.75, lucene idf,
 repeated (``--repeat``, default 3): the best and the first run are reported
 (clirkit's first run also expands the posting rows of very common terms).
 rank-bm25 ranks a subset of queries once; its time is extrapolated to all.
+``clirkit`` is the exact float64 path, ``clirkit-float32`` the ``precision="float32"`` one.
+
+The memory-bandwidth floor is measured in the clirkit workers, after ranking: the time of one streaming pass
+(``np.max``) over as many bytes as the postings the queries read (the sum of the query terms' document
+frequencies) at 12 bytes a posting (int32 docid + float64 weight) or 8 (float32 weight), best of 5.
 
     python eval/bench_bm25.py                    # both corpora, prints a Markdown table
     python eval/bench_bm25.py --corpus bible --json out.json
@@ -26,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-SYSTEMS = ("clirkit", "bm25s-numpy", "bm25s-numba", "rank-bm25")
+SYSTEMS = ("clirkit", "clirkit-float32", "bm25s-numpy", "bm25s-numba", "rank-bm25")
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
 
@@ -82,13 +87,14 @@ def worker(system: str, corpus: str, args) -> dict:
     base = _rss_kb("VmRSS")
     _reset_peak()
     t0 = time.perf_counter()
-    if system == "clirkit":
+    if system.startswith("clirkit"):
         from clirkit.bm25 import BM25
         from clirkit.index import Index
         from clirkit.query import StructuredQueries
 
         index = Index.from_tokens(docids, docs)
-        model = BM25(index, k1=1.5, b=0.75, idf="lucene")
+        model = BM25(index, k1=1.5, b=0.75, idf="lucene",
+                     precision="float32" if system == "clirkit-float32" else "float64")
         model.posting_weights()  # part of indexing, as bm25s precomputes its scores at index time
     elif system.startswith("bm25s"):
         import bm25s
@@ -109,7 +115,7 @@ def worker(system: str, corpus: str, args) -> dict:
     times = []
     for _ in range(1 if system == "rank-bm25" else args.repeat):
         t0 = time.perf_counter()
-        if system == "clirkit":
+        if system.startswith("clirkit"):
             sq = StructuredQueries.from_tokens([str(i) for i in range(len(qs))], qs, index.vocabulary)
             run = model.search(sq, depth=1000)
             first = run.scores[run.qids == "0"][:10]
@@ -123,9 +129,24 @@ def worker(system: str, corpus: str, args) -> dict:
             first = np.sort(model.get_scores(qs[0]))[::-1][:10]
         times.append((time.perf_counter() - t0) * len(queries) / n_rank)
     rank_s, rank_first_s = min(times), times[0]
-    return {"system": system, "corpus": corpus, "n_docs": len(docs), "n_queries": len(queries),
+    floor = {}
+    if system.startswith("clirkit"):
+        postings = int(index.df[sq.translations.indices].sum())
+        floor = {"postings_read": postings, "floor_s": bandwidth_floor(postings, 8 if "float32" in system else 12)}
+    return {**floor, "system": system, "corpus": corpus, "n_docs": len(docs), "n_queries": len(queries),
             "index_s": index_s, "index_peak_mb": index_peak_mb, "rank_s": rank_s, "rank_first_s": rank_first_s,
             "rank_extrapolated_from": n_rank, "top10_first_query": [float(x) for x in first]}
+
+
+def bandwidth_floor(postings: int, bytes_per_posting: int, repeat: int = 5) -> float:
+    """Seconds of one streaming pass over ``postings`` x ``bytes_per_posting`` bytes (best of ``repeat``)."""
+    data = np.ones(postings * bytes_per_posting // 4, dtype=np.float32)
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        data.max()
+        best = min(best, time.perf_counter() - t0)
+    return best
 
 
 def main() -> None:
@@ -160,17 +181,22 @@ def main() -> None:
 
 
 def table(results: list[dict]) -> str:
+    floors = []
     lines = ["| corpus | system | index s | index peak MB | rank all queries s (best; first) | "
              "clirkit rank speed-up | clirkit index speed-up | clirkit memory ratio |",
              "|---|---|---:|---:|---:|---:|---:|---:|"]
     for r in results:
         ours = next(x for x in results if x["corpus"] == r["corpus"] and x["system"] == "clirkit")
+        if "floor_s" in r:
+            floors.append(f"- {r['corpus']}, {r['system']}: {r['postings_read'] / 1e6:.1f}M postings read, floor "
+                          f"{r['floor_s']:.3f} s, ranking {r['rank_s']:.3f} s = {r['rank_s'] / r['floor_s']:.2f}x the floor")
         lines.append(f"| {r['corpus']} ({r['n_docs']} docs, {r['n_queries']} q) | {r['system']} | "
                      f"{r['index_s']:.2f} | {r['index_peak_mb']:.0f} | {r['rank_s']:.2f}; {r['rank_first_s']:.2f}"
                      f"{' (extrapolated from %d)' % r['rank_extrapolated_from'] if r['system'] == 'rank-bm25' else ''} | "
                      f"{r['rank_s'] / ours['rank_s']:.1f}x | {r['index_s'] / ours['index_s']:.2f}x | "
                      f"{ours['index_peak_mb'] / max(r['index_peak_mb'], 1):.2f} |")
-    return "\n".join(lines)
+    return "\n".join(lines + ["", "Memory-bandwidth floor (one streaming pass over the bytes of the postings read):"]
+                     + floors)
 
 
 if __name__ == "__main__":

@@ -181,3 +181,19 @@ def test_index_shards_then_search_dt_psq_write_the_unsharded_runs(nave, tmp_path
                          "--jobs", jobs]) == 0
             outputs.append(out.read_bytes())
         assert outputs[0] and outputs[1] == outputs[0] and outputs[2] == outputs[0], verb
+
+
+def test_jobs_on_an_unsharded_index_are_said_not_silently_ignored(nave, tmp_path, capsys):
+    index, table, topics, spanish, texts = nave
+    index.save(tmp_path / "plain.npz")
+    queries = tmp_path / "q.tsv"
+    queries.write_text("".join(f"{q}\t{t}\n" for q, t in spanish.items()), encoding="utf-8")
+    runs = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"{jobs}.run"
+        assert main(["search", "--index", str(tmp_path / "plain.npz"), "--queries", str(queries), "-o", str(out),
+                     "--jobs", jobs]) == 0
+        runs.append(out.read_bytes())
+        err = capsys.readouterr().err
+        assert ("is not sharded" in err) == (jobs == "2")
+    assert runs[0] == runs[1]

@@ -23,9 +23,16 @@ def open_index(args):
     from clirkit.errors import ClirkitError
     from clirkit.shards import load_index
 
+    from clirkit.progress import say
+    from clirkit.shards import ShardedIndex
+
     if args.backend == "dask" and not args.scheduler:
         raise ClirkitError("--backend dask needs --scheduler ADDRESS")
-    return load_index(args.index, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler)
+    index = load_index(args.index, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler)
+    if not isinstance(index, ShardedIndex) and (args.jobs > 1 or args.backend != "loky"):
+        say(f"note: {args.index} is not sharded, so it is searched in this process (--jobs and --backend apply "
+            f"to an index made by `clirkit index --shards N`)", quiet=args.quiet)
+    return index
 
 
 def add_bm25_options(p, cls=None) -> None:
