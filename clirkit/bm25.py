@@ -486,11 +486,17 @@ def _top_k_row(row: np.ndarray, unmatched: float, k: int) -> tuple[np.ndarray, n
     if not bound > unmatched:  # cells that match nothing may be among the candidates
         matched = values != unmatched
         candidates, values = candidates[matched], values[matched]
-    if values.dtype == np.float32 and unmatched == 0.0:  # positive float32: one sort of (value, column) keys
-        keys = (~values.view(np.uint32)).astype(np.uint64) << np.uint64(32) | candidates.astype(np.uint64)
+    if unmatched == 0.0 and len(values) > 1:  # positive values: one sort of (float32 value, column) keys
+        rounded = values.astype(np.float32)  # rounding keeps the order (ties may appear)
+        keys = (~rounded.view(np.uint32)).astype(np.uint64) << np.uint64(32) | candidates.astype(np.uint64)
         keys.sort()
-        candidates = (keys & np.uint64(0xFFFFFFFF)).astype(np.int64)
-        return candidates, row[candidates]
+        ordered = (keys & np.uint64(0xFFFFFFFF)).astype(np.int64)
+        exact = row[ordered]
+        if values.dtype == np.float32:
+            return ordered, exact
+        bucket = exact.astype(np.float32)  # two values in one float32 bucket: their order is the columns'
+        if not np.any((bucket[1:] == bucket[:-1]) & (exact[1:] != exact[:-1])):
+            return ordered, exact
     order = np.argsort(-values, kind="stable")  # candidates ascend, so ties keep docid order
     return candidates[order], values[order]
 
@@ -542,16 +548,17 @@ def _top_k_block(block: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.
 def _candidates(row: np.ndarray, k: int, unmatched: float) -> tuple[np.ndarray, float]:
     """Ascending columns of a superset of the row's top ``k`` matched cells, and a value all of them reach.
 
-    A strided 1/8 sample of the matched cells (> ``unmatched``) gives a value below which about 2k cells
-    lie above; keeping the cells >= that value is one comparison pass instead of a full selection. If
+    A strided sample (1/8, or 1/3 to 1/7 of a row shorter than 8k) of the matched cells (> ``unmatched``)
+    gives a value with about 2k cells above; keeping the cells >= that value is one comparison pass instead of a full selection. If
     fewer than k cells qualify, the bound was too high: take every matched cell. Unmatched cells never
     enter a selection (numpy's introselect is 15x slower on an array of mostly equal values).
     """
     n = len(row)
-    if n >= 8 * k:
-        sample = row[::8]
+    stride = min(8, n // max(k, 1))
+    if stride >= 3:
+        sample = row[::stride]
         sample = sample[sample > unmatched]
-        rank = min(len(sample) - 1, max(1, k // 4))
+        rank = min(len(sample) - 1, max(1, (2 * k) // stride))
         if rank >= 1:
             sample.partition(len(sample) - rank)
             bound = sample[len(sample) - rank]
