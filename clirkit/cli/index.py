@@ -9,6 +9,8 @@ from clirkit.cli.common import add_jobs, add_quiet, add_verb, language, nonnegat
 
 
 def add_parser(sub) -> None:
+    from clirkit.cli.params import tokenize_jobs
+
     p = add_verb(sub, "index", "index documents (docid TAB text, or JSONL) for BM25 search", run)
     p.add_argument("documents", help="documents file (.tsv/.jsonl, optionally .gz; - for stdin)")
     p.add_argument("-o", "--output", required=True, help="index file to write (.npz)")
@@ -29,7 +31,7 @@ def add_parser(sub) -> None:
                    help="the TSV's first line is a header (default: detected from known column names)")
     p.add_argument("--keep-case", action="store_true", help="do not lowercase")
     p.add_argument("--keep-punctuation", action="store_true", help="keep punctuation-only tokens")
-    add_jobs(p)
+    add_jobs(p, default=tokenize_jobs())
     add_quiet(p)
 
 

@@ -18,8 +18,8 @@ _PARAMETER_MESSAGE = re.compile(r"The '(\w+)' parameter of (\w+) must be")
 
 
 def tokenize_jobs() -> int:
-    """The default ``--jobs`` of a verb whose work is mostly tokenizing a corpus (``ttable train``): 2 worker
-    processes, 1 on a machine with a single core. sacremoses is pure Python: a second process about halves
+    """The default ``--jobs`` of a verb whose work is mostly tokenizing a corpus (``ttable train``, ``index``): 2
+    worker processes, 1 on a machine with a single core. sacremoses is pure Python: a second process about halves
     the time on an idle machine, while more would take over a shared one for less (each costs a start-up).
     The tokens, and so the outputs, do not depend on the number of processes."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
