@@ -114,7 +114,17 @@ class CollectionStats:
 def union_counts(translations: sp.csr_matrix, tf: sp.csr_matrix) -> np.ndarray:
     """For each translation row, the number of documents of ``tf`` (terms x docs) holding any of its
     target terms (float64): the df of a Pirkola query term."""
-    return np.diff(((translations != 0).astype(np.float64) @ (tf != 0)).tocsr().indptr).astype(np.float64)
+    rows, rows_tf = _used_rows(translations, tf)
+    return np.diff(((rows != 0).astype(np.float64) @ (rows_tf != 0)).tocsr().indptr).astype(np.float64)
+
+
+def _used_rows(translations: sp.csr_matrix, tf: sp.csr_matrix) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+    """``translations`` over only the target terms it uses, and those rows of ``tf``: the same product
+    (summed in the same order) without converting the whole index."""
+    used = np.unique(translations.indices)
+    compact = sp.csr_matrix((translations.data, np.searchsorted(used, translations.indices), translations.indptr),
+                            shape=(translations.shape[0], len(used)))
+    return compact, tf[used]
 
 
 class BM25:
@@ -350,7 +360,8 @@ class BM25:
                 distinct.append(r)
             unit_of_source[r] = first_of[key]
         t_units = t[distinct]
-        tf_units = (t_units @ self.index.tf.astype(np.float64)).tocsr()
+        compact, tf_rows = _used_rows(t_units, self.index.tf)
+        tf_units = (compact @ tf_rows.astype(np.float64)).tocsr()
         if queries.df_union:  # Pirkola: the documents holding any of the synonyms
             union = getattr(self.stats, "union_df", None)
             df_units = union(t_units) if union is not None else union_counts(t_units, self.index.tf)
