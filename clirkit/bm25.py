@@ -28,7 +28,7 @@ from clirkit.run import Run
 IDF_VARIANTS = ("lucene", "rsj", "bm25okapi")
 PRECISIONS = ("float64", "float32")
 _POSTINGS_PER_BATCH = 20_000_000  # bounds the intermediate sparse products
-_DENSE_CELLS_PER_BATCH = 16_000_000  # bounds the (queries x docs) score block (128 MB, reused)
+_DENSE_CELLS_PER_BATCH = 16_000_000  # bounds the (queries x docs) block of top_k's densified slices (128 MB)
 # a unit matching this share of the documents is added as a dense vector: adding one costs 0.31 ns per
 # document in float64 (0.19 in float32), a scatter-add 3.3 ns per posting
 _DENSE_FRACTION = {"float64": 0.1, "float32": 0.05}
@@ -414,14 +414,14 @@ class BM25:
                              f"the index has {self.index.n_terms}")
 
     def _batches(self, queries: StructuredQueries):
-        """Query ranges [lo, hi) whose postings and dense score block fit the budgets."""
+        """Query ranges [lo, hi) whose postings fit the budget of the intermediate products (the scores are
+        summed one query at a time, whatever the batch)."""
         df = self.index.df.astype(np.float64)
         postings_per_source = (queries.translations != 0).astype(np.float64) @ df
         per_query = np.bincount(queries.source_query, weights=postings_per_source, minlength=queries.n_queries)
-        max_queries = max(1, _DENSE_CELLS_PER_BATCH // max(self.index.n_docs, 1))
         lo, acc = 0, 0.0
         for q in range(queries.n_queries):
-            if q > lo and (acc + per_query[q] > _POSTINGS_PER_BATCH or q - lo >= max_queries):
+            if q > lo and acc + per_query[q] > _POSTINGS_PER_BATCH:
                 yield lo, q
                 lo, acc = q, 0.0
             acc += per_query[q]
