@@ -340,12 +340,14 @@ class BM25:
         """Rows of idf(df~) * saturated tf~ per document, and the row of each source term (-1: none).
 
         One-to-one queries use the precomputed posting weights (one row per
-        target term). Otherwise each distinct translation row (a source term
-        repeated across queries) is projected through the index once.
+        target term), unless the index is memory-mapped. Otherwise each distinct
+        translation row (a source term repeated across queries) is projected
+        through the index once (the same values).
         """
         t = queries.translations
         has_target = np.diff(t.indptr) > 0
-        if queries.is_one_to_one():
+        self.index.check_rows(t.indices)  # a memory-mapped index checks the postings it is about to read
+        if queries.is_one_to_one() and not self.index.lazy:  # memory-mapped: only the rows queried are read
             unit_of_source = np.full(len(has_target), -1, dtype=np.int64)
             unit_of_source[has_target] = t.indices
             return self.posting_weights(), unit_of_source

@@ -16,8 +16,8 @@ import scipy.sparse as sp
 
 from clirkit.analysis import Analyzer
 from clirkit.errors import ClirkitError, located
-from clirkit.npzio import (Corrupt, checking, load_npz, require_analyzer, require_array, require_csr, require_field,
-                           save_npz)
+from clirkit.npzio import (Corrupt, check_csr_rows, checking, load_npz, require_analyzer, require_array, require_csr,
+                           require_field, save_npz, stored_as)
 
 FORMAT_VERSION = 1
 _CHUNK_DOCS = 20_000
@@ -34,6 +34,9 @@ class Index:
         tf: CSR matrix (n_terms x n_docs) of term counts (int32), sorted indices.
         doc_lengths: float64 (n_docs,): tokens per document after analysis.
         analyzer: the analyzer that made the terms (apply it to queries too).
+
+    An index opened by ``load(path, mmap=True)`` checks each term's postings when a search first reads
+    them (:meth:`check_rows`); any other index was checked whole.
     """
 
     docids: np.ndarray
@@ -42,6 +45,8 @@ class Index:
     doc_lengths: np.ndarray
     analyzer: Analyzer
     _vocabulary: dict | None = field(default=None, repr=False, compare=False)
+    _unchecked: np.ndarray | None = field(default=None, repr=False, compare=False)  # bool per term, mmap opens
+    _source: str | None = field(default=None, repr=False, compare=False)  # the file, for their errors
 
     @property
     def n_docs(self) -> int:
@@ -67,6 +72,24 @@ class Index:
         if self._vocabulary is None:
             self._vocabulary = {t: i for i, t in enumerate(self.terms.tolist())}
         return self._vocabulary
+
+    @property
+    def lazy(self) -> bool:
+        """Whether the postings are checked when first read (an index opened memory-mapped)."""
+        return self._unchecked is not None
+
+    def check_rows(self, terms: np.ndarray) -> None:
+        """Check the postings of ``terms`` (term ids) before a search reads them, once per term: column
+        numbers in range and increasing, counts >= 1. ClirkitError ``FILE: corrupt index: problem``. A no-op
+        for an index checked whole."""
+        if self._unchecked is None or len(terms) == 0:
+            return
+        terms = np.unique(np.asarray(terms, dtype=np.int64))
+        todo = terms[self._unchecked[terms]]
+        if len(todo):
+            with checking(self._source, "index"):
+                check_csr_rows(self.tf, todo, ("tf_data", "tf_indices"), min=1)
+            self._unchecked[todo] = False
 
     def stats(self) -> dict:
         """Counts describing the index (for headers and messages)."""
@@ -118,8 +141,10 @@ class Index:
     def load(cls, path: str | os.PathLike[str], *, mmap: bool = False) -> "Index":
         """Read an index written by :meth:`save`, checking every value before use.
 
-        With ``mmap`` the arrays are read-only memory maps of the file (:func:`clirkit.npzio.load_npz`):
-        the checks read the file once, in slices, and what search does not touch stays on disk.
+        With ``mmap`` the arrays are read-only memory maps of the file (:func:`clirkit.npzio.load_npz`) and
+        the open reads only what grows with the documents and terms, not the postings: each term's postings
+        are checked when a search first reads them (:meth:`check_rows`), and the document lengths are not
+        recounted from the postings. What search does not touch stays on disk.
 
         The header's analyzer settings; docids and terms: strings, strictly increasing (sorted, no
         repeats); the counts: a canonical CSR matrix (terms x documents) of integers >= 1;
@@ -134,8 +159,12 @@ class Index:
             docids = require_array(a, "docids", "str", sorted=True, unique=True)
             terms = require_array(a, "terms", "str", sorted=True, unique=True)
             doc_lengths = require_array(a, "doc_lengths", "number", shape=(len(docids),), min=0, dtype=np.float64)
+            lazy = mmap and stored_as(a, "tf_data", np.int32) and stored_as(a, "tf_indices", np.int32)
             tf = require_csr(a, ("tf_data", "tf_indices", "tf_indptr"), (len(terms), len(docids)), "int", min=1,
-                             dtype=np.int32)
+                             dtype=np.int32, entries=not lazy)
+            if lazy:
+                return cls(docids, terms, tf, doc_lengths, analyzer, _unchecked=np.ones(len(terms), dtype=bool),
+                           _source=str(path))
             counted = np.zeros(len(docids))
             for lo in range(0, tf.nnz, _CHECK_POSTINGS):  # in slices: no float copy of every count
                 hi = lo + _CHECK_POSTINGS
@@ -272,7 +301,13 @@ def drop_terms(index: Index, terms: Sequence[str]) -> Index:
 
 
 def most_frequent_terms(index: Index, n: int) -> list[str]:
-    """The ``n`` terms with the highest collection frequency (ties by term): a corpus-derived stoplist."""
-    cf = np.asarray(index.tf.sum(axis=1)).ravel()
+    """The ``n`` terms with the highest collection frequency (ties by term): a corpus-derived stoplist.
+    Reads every count (checked first if the index was opened memory-mapped), not the document numbers."""
+    tf = index.tf
+    if index.lazy and tf.nnz and tf.data.min() < 1:
+        raise ClirkitError(f"{index._source}: corrupt index: tf_data has a value below the minimum 1")
+    rows = np.flatnonzero(np.diff(tf.indptr) > 0)
+    cf = np.zeros(index.n_terms, dtype=np.int64)
+    cf[rows] = np.add.reduceat(tf.data, tf.indptr[rows], dtype=np.int64)
     order = np.lexsort((np.arange(index.n_terms), -cf))[:n]
     return index.terms[order].tolist()

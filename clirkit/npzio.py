@@ -372,13 +372,17 @@ def require_array(arrays: Mapping[str, np.ndarray], name: str, kind: str, ndim: 
 
 
 def require_csr(arrays: Mapping[str, np.ndarray], names: tuple[str, str, str], shape: tuple[int, int], kind: str,
-                *, min: float | None = None, max: float | None = None, dtype: np.dtype | type | str | None = None):
+                *, min: float | None = None, max: float | None = None, dtype: np.dtype | type | str | None = None,
+                entries: bool = True):
     """The CSR matrix of ``shape`` stored as the arrays ``names = (data, indices, indptr)``, checked.
 
     ``data`` holds ``kind`` values (finite, within ``min``/``max``, cast to ``dtype``); ``indptr``
     starts at 0, never decreases and ends at the number of entries; each row's ``indices`` are
     column numbers in increasing order without repeats (scipy's canonical format, which the
     loaders rely on). Raises :class:`Corrupt`.
+
+    Without ``entries``, ``data`` and ``indices`` (which must be stored as ``dtype`` and int32) are only
+    checked for their type and length, not read: :func:`check_csr_rows` checks the rows a reader uses.
     """
     import scipy.sparse as sp
 
@@ -388,20 +392,66 @@ def require_csr(arrays: Mapping[str, np.ndarray], names: tuple[str, str, str], s
     nnz = int(indptr[-1])
     if indptr[0] != 0:
         raise Corrupt(f"{indptr_name} must start at 0, got {_value(indptr[0])}")
-    data = require_array(arrays, data_name, kind, min=min, max=max, dtype=dtype)
-    indices = require_array(arrays, indices_name, "int", min=0, max=n_cols - 1)
+    if entries or not (stored_as(arrays, data_name, dtype) and stored_as(arrays, indices_name, np.int32)):
+        data = require_array(arrays, data_name, kind, min=min, max=max, dtype=dtype)
+        indices = require_array(arrays, indices_name, "int", min=0, max=n_cols - 1)
+        entries = True
+    else:
+        data, indices = arrays[data_name], arrays[indices_name]
     if len(data) != nnz or len(indices) != nnz:
         raise Corrupt(f"{indptr_name} ends at {nnz} but {data_name} holds {len(data)} and {indices_name} "
                       f"{len(indices)} entries")
-    if nnz > 1:
-        rising = indices[1:] > indices[:-1]
-        starts = indptr[1:-1]
-        rising[starts[(starts > 0) & (starts < nnz)] - 1] = True  # a row may start lower than the last ended
-        if not rising.all():
-            k = int(np.argmin(rising)) + 1
-            row = int(np.searchsorted(indptr, k, side="right")) - 1
-            raise Corrupt(f"{indices_name} of row {row} are not strictly increasing (at {k})")
+    if entries:
+        _check_rising(indices, indptr, indices_name)
     matrix = sp.csr_matrix((data, indices, indptr), shape=(n_rows, n_cols))
     matrix.has_sorted_indices = True
     matrix.has_canonical_format = True
     return matrix
+
+
+def stored_as(arrays: Mapping[str, np.ndarray], name: str, dtype) -> bool:
+    """Whether the 1-d array ``name`` is stored in ``dtype`` (native byte order): usable without a copy."""
+    arr = arrays.get(name)
+    return arr is not None and arr.ndim == 1 and dtype is not None and arr.dtype == np.dtype(dtype)
+
+
+def _check_rising(indices: np.ndarray, indptr: np.ndarray, name: str, first_row: int = 0) -> None:
+    """Corrupt unless each row's ``indices`` (rows delimited by ``indptr``, from 0) strictly increase."""
+    nnz = len(indices)
+    if nnz < 2:
+        return
+    rising = indices[1:] > indices[:-1]
+    starts = indptr[1:-1]
+    rising[starts[(starts > 0) & (starts < nnz)] - 1] = True  # a row may start lower than the last ended
+    if not rising.all():
+        k = int(np.argmin(rising)) + 1
+        row = int(np.searchsorted(indptr, k, side="right")) - 1 + first_row
+        raise Corrupt(f"{name} of row {row} are not strictly increasing (at {k})")
+
+
+def check_csr_rows(matrix, rows: np.ndarray, names: tuple[str, str], *, min: float | None = None) -> None:
+    """Check the entries of the CSR ``matrix``'s ``rows`` (ascending int array) as :func:`require_csr` would:
+    each row's column numbers in range and strictly increasing, its values >= ``min``. Raises
+    :class:`Corrupt` naming the arrays ``names = (data, indices)`` and the row."""
+    data_name, indices_name = names
+    rows = np.asarray(rows, dtype=np.int64)
+    lo, hi = matrix.indptr[rows].astype(np.int64), matrix.indptr[rows + 1].astype(np.int64)
+    counts = hi - lo
+    at = np.repeat(lo - np.concatenate(([0], np.cumsum(counts)[:-1])), counts) + np.arange(int(counts.sum()))
+    indices, data = matrix.indices[at], matrix.data[at]  # the rows' entries, read from a memory map
+    bad = (indices < 0) | (indices >= matrix.shape[1])
+    if bad.any():
+        row = int(rows[np.searchsorted(np.cumsum(counts), int(np.argmax(bad)), side="right")])
+        raise Corrupt(f"{indices_name} of row {row} has a column outside [0, {matrix.shape[1] - 1}]")
+    if min is not None and len(data) and data.min() < min:
+        row = int(rows[np.searchsorted(np.cumsum(counts), int(np.argmax(data < min)), side="right")])
+        raise Corrupt(f"{data_name} of row {row} has a value below the minimum {_num(min)}")
+    try:
+        _check_rising(indices, np.concatenate(([0], np.cumsum(counts))), indices_name)
+    except Corrupt:
+        local = np.concatenate(([0], np.cumsum(counts)))
+        rising = np.ones(len(indices), dtype=bool)
+        rising[1:] = indices[1:] > indices[:-1]
+        rising[local[:-1][counts > 0]] = True
+        row = int(rows[np.searchsorted(local, int(np.argmin(rising)), side="right") - 1])
+        raise Corrupt(f"{indices_name} of row {row} are not strictly increasing") from None

@@ -342,12 +342,12 @@ def index_kind(path: str | os.PathLike[str]) -> str | None:
 
 
 def load_index(path: str | os.PathLike[str], *, jobs: int = 1, backend: str = "loky",
-               scheduler=None) -> Index | ShardedIndex:
+               scheduler=None, mmap: bool = False) -> Index | ShardedIndex:
     """The index at ``path``: a :class:`ShardedIndex` (searched with ``jobs``, ``backend``, ``scheduler``)
-    if it is a manifest, else an :class:`~clirkit.index.Index`."""
+    if it is a manifest, else an :class:`~clirkit.index.Index` (memory-mapped with ``mmap``)."""
     if index_kind(path) == KIND:
         return ShardedIndex.load(path, jobs=jobs, backend=backend, scheduler=scheduler)
-    return Index.load(path)
+    return Index.load(path, mmap=mmap)
 
 
 def bm25_of(index: Index | ShardedIndex, **params) -> BM25 | "ShardedBM25":

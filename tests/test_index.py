@@ -85,6 +85,54 @@ def test_a_tampered_memory_mapped_index_fails_clearly(index, tmp_path):
         Index.load(path, mmap=True)
 
 
+def test_a_memory_mapped_open_defers_the_postings_checks_to_the_first_search_of_each_term(index, tmp_path):
+    path = tmp_path / "ix.npz"
+    index.save(path)
+    mapped = Index.load(path, mmap=True)
+    assert mapped.lazy and not Index.load(path).lazy and mapped._unchecked.all()
+    queries = StructuredQueries.from_tokens(["q1"], [["dios", "luz"]], index.vocabulary)
+    BM25(mapped).search(queries)
+    checked = np.flatnonzero(~mapped._unchecked)
+    assert checked.tolist() == sorted([index.vocabulary["dios"], index.vocabulary["luz"]])
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda a: np.where(np.arange(len(a)) == 3, 0, a), "tf_data of row .* below the minimum 1"),
+    (lambda a: np.where(np.arange(len(a)) == 3, 10**6, a), "tf_indices of row .* outside"),
+    (lambda a: a[::-1].copy(), "tf_indices of row .* not strictly increasing"),
+])
+def test_a_memory_mapped_index_with_tampered_postings_fails_at_the_first_search_that_reads_them(
+        index, tmp_path, tamper, change, message):
+    path = tmp_path / "ix.npz"
+    index.save(path)
+    name = "tf_indices" if "indices" in message else "tf_data"
+    with np.load(path) as npz:
+        tampered = change(npz[name]).astype(np.int32)
+    out = tamper(path, tmp_path / "bad.npz", **{name: tampered})
+    with pytest.raises(ClirkitError, match="corrupt index"):
+        Index.load(out)  # the full check at a plain open
+    mapped = Index.load(out, mmap=True)  # the open does not read the postings
+    every_term = StructuredQueries.from_tokens(["q"], [list(index.terms)], index.vocabulary)
+    with pytest.raises(ClirkitError, match=f"bad.npz: corrupt index: {message}"):
+        BM25(mapped).search(every_term)
+
+
+def test_dt_and_psq_over_a_memory_mapped_index_give_the_same_runs(index, tmp_path):
+    from clirkit.psq import psq_queries
+    from clirkit.translation import TranslationTable
+
+    path = tmp_path / "ix.npz"
+    index.save(path)
+    mapped = Index.load(path, mmap=True)
+    table = TranslationTable.from_triples(["light", "light", "god", "earth", "earth"],
+                                          ["luz", "día", "dios", "tierra", "la"], [0.7, 0.3, 1.0, 0.6, 0.4])
+    tokens = [["light", "god"], ["earth", "light"], ["god"]]
+    for mode in ("psq", "pirkola"):
+        queries = psq_queries(["a", "b", "c"], tokens, table, index.vocabulary, mode=mode)
+        a, b = BM25(index).search(queries), BM25(mapped).search(queries)
+        assert len(a) and a.docids.tolist() == b.docids.tolist() and np.array_equal(a.scores, b.scores)
+
+
 def test_saving_twice_gives_identical_bytes(index, tmp_path):
     index.save(tmp_path / "a.npz")
     index.save(tmp_path / "b.npz")
@@ -256,3 +304,17 @@ def test_an_index_with_terms_dropped_round_trips(index, tmp_path):
     smaller = drop_terms(index, most_frequent_terms(index, 3))
     smaller.save(tmp_path / "small.npz")
     assert search(Index.load(tmp_path / "small.npz")) == search(smaller)
+
+
+def test_corpus_stopwords_of_a_memory_mapped_index_check_every_count(index, tmp_path, tamper):
+    from clirkit.index import most_frequent_terms
+
+    path = tmp_path / "ix.npz"
+    index.save(path)
+    assert most_frequent_terms(Index.load(path, mmap=True), 5) == most_frequent_terms(index, 5)
+    with np.load(path) as npz:
+        data = npz["tf_data"].copy()
+    data[-1] = -4
+    out = tamper(path, tmp_path / "bad.npz", tf_data=data)
+    with pytest.raises(ClirkitError, match="bad.npz: corrupt index: tf_data has a value below the minimum 1"):
+        most_frequent_terms(Index.load(out, mmap=True), 5)

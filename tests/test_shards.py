@@ -197,3 +197,21 @@ def test_jobs_on_an_unsharded_index_are_said_not_silently_ignored(nave, tmp_path
         err = capsys.readouterr().err
         assert ("is not sharded" in err) == (jobs == "2")
     assert runs[0] == runs[1]
+
+
+def test_search_dt_psq_over_a_memory_mapped_index_write_the_same_runs(nave, tmp_path):
+    index, table, topics, spanish, texts = nave
+    index.save(tmp_path / "plain.npz")
+    save_table(table, tmp_path / "t.npz")
+    queries, en = tmp_path / "q.tsv", tmp_path / "en.tsv"
+    queries.write_text("".join(f"{q}\t{t}\n" for q, t in spanish.items()), encoding="utf-8")
+    en.write_text("".join(f"{q}\t{t}\n" for q, t in topics.items()), encoding="utf-8")
+    for verb, extra in (("search", ["--queries", str(queries)]),
+                        ("dt", ["--queries", str(en), "--table", str(tmp_path / "t.npz")]),
+                        ("psq", ["--queries", str(en), "--table", str(tmp_path / "t.npz")])):
+        runs = []
+        for mmap in ([], ["--mmap"]):
+            out = tmp_path / f"{verb}{len(mmap)}.run"
+            assert main([verb, "--index", str(tmp_path / "plain.npz"), *extra, "-o", str(out), "-q", *mmap]) == 0
+            runs.append(out.read_bytes())
+        assert runs[0] and runs[1] == runs[0], verb

@@ -15,6 +15,9 @@ def add_shard_options(p) -> None:
                    help="joblib backend searching the shards: loky (processes), threading, or dask (a cluster)")
     g.add_argument("--scheduler", default=None,
                    help="dask scheduler address (with --backend dask), e.g. tcp://host:8786")
+    p.add_argument("--mmap", action="store_true",
+                   help="memory-map an unsharded index instead of reading it: it opens at once and the search "
+                        "reads (and checks) only the postings of the query terms")
 
 
 def open_index(args):
@@ -28,7 +31,7 @@ def open_index(args):
 
     if args.backend == "dask" and not args.scheduler:
         raise ClirkitError("--backend dask needs --scheduler ADDRESS")
-    index = load_index(args.index, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler)
+    index = load_index(args.index, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler, mmap=args.mmap)
     if not isinstance(index, ShardedIndex) and (args.jobs > 1 or args.backend != "loky"):
         say(f"note: {args.index} is not sharded, so it is searched in this process (--jobs and --backend apply "
             f"to an index made by `clirkit index --shards N`)", quiet=args.quiet)
