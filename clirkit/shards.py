@@ -150,7 +150,8 @@ class ShardedIndex:
             rows = np.flatnonzero(np.diff(tf.indptr) > 0)
             tf = tf[rows]
             tf.sort_indices()
-            parts.append(Index(index.docids[lo:hi], index.terms[rows], tf, index.doc_lengths[lo:hi], index.analyzer))
+            parts.append(Index(_narrow(index.docids[lo:hi]), _narrow(index.terms[rows]), tf, index.doc_lengths[lo:hi],
+                               index.analyzer))
         cf = np.asarray(index.tf.sum(axis=1, dtype=np.int64)).ravel()
         return cls(index.terms, index.df, cf, n, index.avgdl, index.analyzer, [_record(p) for p in parts],
                    shards=parts)
@@ -179,6 +180,54 @@ class ShardedIndex:
         return cls(terms, df, cf, len(lengths), float(lengths.mean()), parts[0].analyzer,
                    [_record(p) for p in parts], shards=parts)
 
+    @classmethod
+    def build(cls, read_documents, shards: int, analyzer: Analyzer, path: str | os.PathLike[str], *,
+              jobs: int = 1, quiet: bool = True, source: str | None = None) -> "ShardedIndex":
+        """Index a collection one shard at a time and save it at ``path``, holding one shard in memory.
+
+        ``read_documents()`` gives a fresh iterator of ``(lineno, docid, text)`` records each time it is
+        called (a file read again): once for the document ids, which set the shards' docid ranges as
+        :meth:`split` would, then once per shard, indexing only the documents of its range. The files are
+        byte for byte those of ``split(Index.build(...), shards).save(path)``. ``source`` names the file in
+        errors (:meth:`Index.build`). If a shard fails (a duplicate document id, ...), the shard files written
+        are removed."""
+        from clirkit.progress import say
+
+        ids = np.sort(np.fromiter((docid for _, docid, _ in read_documents()), dtype=object))
+        if not 1 <= shards <= len(ids):
+            raise ClirkitError(f"cannot split {len(ids)} documents into {shards} shards: give 1 to {len(ids)}")
+        firsts = [ids[(i * len(ids)) // shards] for i in range(shards)] + [None]
+        del ids
+        folder, written, parts = Path(path).parent, [], []
+        try:
+            for i in range(shards):
+                lo, hi = firsts[i], firsts[i + 1]
+                records = (r for r in read_documents() if lo <= r[1] and (hi is None or r[1] < hi))
+                if source is None:  # Index.build takes (docid, text) pairs then
+                    records = ((docid, text) for _, docid, text in records)
+                shard = Index.build(records, analyzer, quiet=True, jobs=jobs, source=source)
+                name = shard_name(path, i)
+                shard.save(folder / name)
+                written.append(folder / name)
+                parts.append(_Summary.of(shard, name, (folder / name).stat().st_size))
+                say(f"shard {i + 1} of {shards}: {shard.n_docs} documents -> {name}", quiet=quiet)
+                del shard
+        except BaseException:
+            for file in written:
+                file.unlink(missing_ok=True)
+            raise
+        terms = np.unique(np.concatenate([p.terms for p in parts]))
+        df, cf = np.zeros(len(terms), dtype=np.int64), np.zeros(len(terms), dtype=np.int64)
+        for p in parts:
+            rows = np.searchsorted(terms, p.terms)
+            df[rows] += p.df
+            cf[rows] += p.cf
+        lengths = np.concatenate([p.doc_lengths for p in parts])  # the whole index's doc_lengths
+        index = cls(terms, df, cf, len(lengths), float(lengths.mean()), analyzer, [p.record for p in parts],
+                    path=str(path))
+        index._write_manifest(path)
+        return index
+
     # files --------------------------------------------------------------------------------------
 
     def save(self, path: str | os.PathLike[str]) -> None:
@@ -190,9 +239,13 @@ class ShardedIndex:
             self.shard(i).save(folder / name)
             records.append({**{k: v for k, v in record.items() if k not in ("file", "bytes")}, "file": name,
                             "bytes": (folder / name).stat().st_size})
-        header = {"analyzer": self.analyzer.to_dict(), "stats": self.stats(), "shards": records}
+        self.records = records
+        self._write_manifest(path)
+
+    def _write_manifest(self, path: str | os.PathLike[str]) -> None:
+        header = {"analyzer": self.analyzer.to_dict(), "stats": self.stats(), "shards": self.records}
         save_npz(path, KIND, FORMAT_VERSION, header, {"terms": self.terms, "df": self.df, "cf": self.cf})
-        self.records, self.path = records, str(path)
+        self.path = str(path)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], *, jobs: int = 1, backend: str = "loky",
@@ -310,6 +363,27 @@ def _dense(index: Index) -> Index:
     if len(rows) == index.n_terms:
         return index
     return Index(index.docids, index.terms[rows], index.tf[rows], index.doc_lengths, index.analyzer)
+
+
+def _narrow(strings: np.ndarray) -> np.ndarray:
+    """A str array as narrow as its longest string (as a shard built on its own stores it)."""
+    return strings.astype(f"U{max(1, int(np.char.str_len(strings).max(initial=0)))}")
+
+
+@dataclass
+class _Summary:
+    """What the manifest needs of a shard built and saved by :meth:`ShardedIndex.build`."""
+
+    terms: np.ndarray
+    df: np.ndarray
+    cf: np.ndarray
+    doc_lengths: np.ndarray
+    record: dict
+
+    @classmethod
+    def of(cls, shard: Index, file: str, size: int) -> "_Summary":
+        cf = np.asarray(shard.tf.sum(axis=1, dtype=np.int64)).ravel()
+        return cls(shard.terms, shard.df, cf, shard.doc_lengths, {**_record(shard), "file": file, "bytes": size})
 
 
 def _record(shard: Index) -> dict:

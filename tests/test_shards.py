@@ -215,3 +215,34 @@ def test_search_dt_psq_over_a_memory_mapped_index_write_the_same_runs(nave, tmp_
             assert main([verb, "--index", str(tmp_path / "plain.npz"), *extra, "-o", str(out), "-q", *mmap]) == 0
             runs.append(out.read_bytes())
         assert runs[0] and runs[1] == runs[0], verb
+
+
+def test_shards_built_one_at_a_time_are_the_split_index_byte_for_byte(nave, tmp_path):
+    from clirkit.formats import iter_located_documents
+
+    index, table, topics, spanish, texts = nave
+    docs = tmp_path / "docs.tsv"
+    docs.write_text("".join(f"{d}\t{t}\n" for d, t in reversed(list(texts.items()))), encoding="utf-8")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    built = ShardedIndex.build(lambda: iter_located_documents(docs), 3, index.analyzer, tmp_path / "a" / "ix.npz")
+    whole = Index.build(iter_located_documents(docs), index.analyzer, source=str(docs))
+    ShardedIndex.split(whole, 3).save(tmp_path / "b" / "ix.npz")
+    names = sorted(p.name for p in (tmp_path / "a").iterdir())
+    assert names == ["ix.npz", "ix.shard-000.npz", "ix.shard-001.npz", "ix.shard-002.npz"]
+    assert names == sorted(p.name for p in (tmp_path / "b").iterdir())
+    for name in names:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+    assert built.stats() == ShardedIndex.load(tmp_path / "b" / "ix.npz").stats()
+
+
+def test_a_duplicate_docid_in_a_sharded_build_names_its_line_and_leaves_no_shard(nave, tmp_path, capsys):
+    index, table, topics, spanish, texts = nave
+    rows = [f"{d}\t{t}\n" for d, t in texts.items()]
+    rows.append(rows[-1])  # the last document again: it falls in the last shard
+    docs = tmp_path / "docs.tsv"
+    docs.write_text("".join(rows), encoding="utf-8")
+    assert main(["index", str(docs), "-o", str(tmp_path / "ix.npz"), "--lang", "es", "-q", "--shards", "3"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"clirkit: error: {docs}:{len(rows)}:") and "duplicate" in err and err.count("\n") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["docs.tsv"]

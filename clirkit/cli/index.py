@@ -16,7 +16,8 @@ def add_parser(sub) -> None:
     p.add_argument("-o", "--output", required=True, help="index file to write (.npz)")
     p.add_argument("--shards", metavar="N", type=positive_int, default=1,
                    help="split the documents by docid into N shards (files OUTPUT.shard-000.npz, ... beside the "
-                        "manifest OUTPUT), searched in parallel by search, dt and psq --jobs")
+                        "manifest OUTPUT), searched in parallel by search, dt and psq --jobs; built one shard at a "
+                        "time, reading the file once per shard (from stdin or with --stopwords-top: in memory)")
     p.add_argument("--lang", required=True, type=language, help="language code of the documents (e.g. es, en, de)")
     p.add_argument("--stopwords", metavar="FILE", help="stopword file (one term per line)")
     p.add_argument("--stopwords-top", metavar="N", type=nonnegative_int, default=0,
@@ -46,9 +47,20 @@ def run(args) -> int:
     analyzer = Analyzer(args.lang, lowercase=not args.keep_case,
                         strip_punctuation=not args.keep_punctuation, stopwords=stopwords)
     start = time.perf_counter()
-    documents = iter_located_documents(args.documents, id_field=args.id_field, text_fields=args.text_fields,
-                                       header=args.header)
-    index = Index.build(documents, analyzer, quiet=args.quiet, jobs=args.jobs, source=display_name(args.documents))
+
+    def documents():
+        return iter_located_documents(args.documents, id_field=args.id_field, text_fields=args.text_fields,
+                                      header=args.header)
+
+    if args.shards > 1 and args.documents != "-" and args.stopwords_top == 0:  # one shard in memory at a time
+        from clirkit.shards import ShardedIndex
+
+        s = ShardedIndex.build(documents, args.shards, analyzer, args.output, jobs=args.jobs, quiet=args.quiet,
+                               source=display_name(args.documents)).stats()
+        say(f"indexed {s['n_docs']} documents, {s['n_terms']} terms, {s['n_postings']} postings in {args.shards} "
+            f"shards in {time.perf_counter() - start:.1f} s -> {args.output}", quiet=args.quiet)
+        return 0
+    index = Index.build(documents(), analyzer, quiet=args.quiet, jobs=args.jobs, source=display_name(args.documents))
     if args.stopwords_top > 0:
         index = drop_terms(index, most_frequent_terms(index, args.stopwords_top))
     s = index.stats()
