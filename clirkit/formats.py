@@ -690,7 +690,7 @@ def _parse_qrels_checked(name: str, rows: list[tuple[int, str]]) -> tuple[list[s
             raise located(name, lineno, f"expected {ncols} columns ({layout}) like line 1, got {len(cols)}")
         qid, docid, rel = check_id(name, lineno, cols[0], "qid"), check_id(name, lineno, cols[-2], "docid"), cols[-1]
         if not _INT.fullmatch(rel):
-            raise located(name, lineno, f"relevance grade {rel!r} is not an integer")
+            raise located(name, lineno, f"relevance grade {rel[:40]!r} is not an integer")
         if len(rel.lstrip("+-")) > 9:
             raise located(name, lineno, f"relevance grade {rel[:20]!r} is out of range (|grade| < 10^9)")
         first = where.setdefault((qid, docid), lineno)
@@ -771,7 +771,8 @@ def _read_run_columns(path: str | os.PathLike[str], depth: int | None) -> Run | 
             if depth is not None:  # per block of lines: a query's runs of consecutive rows, each cut alone
                 new_query = (qids[1:] != qids[:-1]).any(axis=1)
                 keep = _top_rows(np.cumsum(np.concatenate(([0], new_query))), scores, depth)
-                qids, docids, scores = qids[keep], docids[keep], scores[keep]
+                if not keep.all():
+                    qids, docids, scores = qids[keep], docids[keep], scores[keep]
             blocks.append((qids, docids, scores))
     except NotPlain:
         return None
@@ -787,12 +788,13 @@ def _read_run_columns(path: str | os.PathLike[str], depth: int | None) -> Run | 
         return None
     if depth is not None:
         keep = _top_rows(qpos, scores, depth)
-        qids, docids, scores, qpos = qids[keep], docids[keep], scores[keep], qpos[keep]
+        if not keep.all():  # (a copy of every column otherwise)
+            qids, docids, scores, qpos = qids[keep], docids[keep], scores[keep], qpos[keep]
     in_order = (np.diff(qpos) >= 0).all() and not ((np.diff(scores) > 0) & (np.diff(qpos) == 0)).any()
     if not in_order:
         order = np.lexsort((np.arange(len(scores)), -scores, qpos))
         qids, docids, scores = qids[order], docids[order], scores[order]
-    return Run(qids, docids, scores, tag=tag)
+    return Run(qids, docids, scores, tag=tag)._with_unique_pairs()  # checked above
 
 
 def _top_rows(groups: np.ndarray, scores: np.ndarray, depth: int) -> np.ndarray:
@@ -865,11 +867,11 @@ def _parse_run_checked(name: str, rows: list[tuple[int, str]]) -> _RunColumns:
         except ValueError:
             value = None
         if value is None or "_" in score:
-            raise located(name, lineno, f"score {score!r} is not a number")
+            raise located(name, lineno, f"score {score[:40]!r} is not a number")
         if not math.isfinite(value):
-            raise located(name, lineno, f"score {score!r} is not a finite number")
+            raise located(name, lineno, f"score {score[:40]!r} is not a finite number")
         if not _INT.fullmatch(rank):
-            raise located(name, lineno, f"rank {rank!r} is not an integer")
+            raise located(name, lineno, f"rank {rank[:40]!r} is not an integer")
         first = where.setdefault((qid, docid), lineno)
         if first != lineno:
             raise located(name, lineno, f"docid {docid} appears twice for query {qid} (first at line {first})")

@@ -24,10 +24,13 @@ count every retrieved document (NumRet) take no ``rel``.
 A measure's function is called as ``compute(ranking, cutoff, level)`` and
 returns one float64 value per query. ``ranking`` is a
 :class:`clirkit.metrics.RankedQueries`: the evaluated rows of every query in
-final rank order (``rank``, ``grades``) with the per-query reductions the
-measures need (``count``, ``n_judged``, ``hits_so_far``, ``first_rank``,
-``dcg``, ``ideal_dcg``, ``per_row``, ``top``, ``relevant``, ``divide``); the
-functions here only combine those, so this module imports without numpy.
+final rank order (``rank``, ``grades``, ``group``) with the per-query
+reductions the measures need: over the few relevant rows (``hits``,
+``count_rows``, ``nth_in_query``, ``first_rank_of``, ``dcg``), which the
+measures here use, or over every row (``count``, ``hits_so_far``,
+``first_rank``, ``per_row``, ``top``, ``relevant``), which give the same sums;
+and ``n_judged``, ``ideal_dcg``, ``divide``. The functions here only combine
+those, so this module imports without numpy.
 ``cutoff`` is the rank cutoff (None: the whole ranking, within ``depth``) and
 ``level`` the minimum relevant grade (None for measures without a level).
 """
@@ -169,9 +172,8 @@ def register(definition: MeasureDef) -> MeasureDef:
 
 def _average_precision(r, k, level):
     """Sum of P@rank at each relevant row within the cutoff, over the judged relevant count."""
-    hit = r.relevant(level)
-    precision_at_hits = hit * r.hits_so_far(hit) / r.rank
-    return r.divide(r.count(precision_at_hits * r.top(k)), r.n_judged(level))
+    hits = r.hits(level, k)
+    return r.divide(r.count_rows(hits, r.nth_in_query(hits) / r.rank[hits]), r.n_judged(level))
 
 
 def _pres(r, k, level):
@@ -182,10 +184,10 @@ def _pres(r, k, level):
     = (n k + n(n+1)/2 - sum r_i) / (n k), computed in exact integers up to one
     final division. 0 when n = 0.
     """
-    found = r.relevant(level) & r.top(k)
+    found = r.hits(level, k)
     n = r.n_judged(level)
-    n_found = r.count(found).astype("int64")
-    rank_sum = r.count(found * r.rank).astype("int64")
+    n_found = r.count_rows(found).astype("int64")
+    rank_sum = r.count_rows(found, r.rank[found]).astype("int64")
     total = rank_sum + (n - n_found) * k + (n * (n + 1) - n_found * (n_found + 1)) // 2
     numerator = n * k + n * (n + 1) // 2 - total
     return r.divide(numerator.astype("float64"), (n * k).astype("float64"))
@@ -198,28 +200,29 @@ def _ndcg(r, k, level):
 
 def _precision(r, k, level):
     """Relevant rows in the top k, divided by k (always k, as trec_eval)."""
-    return r.count(r.relevant(level) & r.top(k)) / k
+    return r.count_rows(r.hits(level, k)) / k
 
 
 def _recall(r, k, level):
     """Relevant rows in the top k over the judged relevant count."""
-    return r.divide(r.count(r.relevant(level) & r.top(k)), r.n_judged(level))
+    return r.divide(r.count_rows(r.hits(level, k)), r.n_judged(level))
 
 
 def _reciprocal_rank(r, k, level):
     """1 / rank of the first relevant row within the cutoff, 0 if none."""
-    return r.divide(1.0, r.first_rank(r.relevant(level) & r.top(k)))
+    return r.divide(1.0, r.first_rank_of(r.hits(level, k)))
 
 
 def _r_precision(r, k, level):
     """Relevant rows in the top R over R, R = the judged relevant count."""
     n = r.n_judged(level)
-    return r.divide(r.count(r.relevant(level) & (r.rank <= r.per_row(n))), n)
+    hits = r.hits(level)
+    return r.divide(r.count_rows(hits[r.rank[hits] <= n[r.group[hits]]]), n)
 
 
 def _success(r, k, level):
     """1 if a relevant row is in the top k, else 0."""
-    return (r.count(r.relevant(level) & r.top(k)) > 0) * 1.0
+    return (r.count_rows(r.hits(level, k)) > 0) * 1.0
 
 
 def _num_ret(r, k, level):
@@ -234,7 +237,7 @@ def _num_rel(r, k, level):
 
 def _num_rel_ret(r, k, level):
     """Relevant rows retrieved (within ``depth``)."""
-    return r.count(r.relevant(level))
+    return r.count_rows(r.hits(level))
 
 
 register(MeasureDef(

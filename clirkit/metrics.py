@@ -172,8 +172,7 @@ def evaluate(run: Run, qrels: Qrels, measures: Iterable[str | Measure] | str = D
 
     judged = _JudgedQueries(qrels)
     run_queries = np.asarray(run.query_ids)
-    starts = np.flatnonzero(run.ranks() == 1)
-    counts = np.diff(np.append(starts, len(run)))
+    counts = run.query_sizes()
     group_code = judged.codes_of(run_queries)
     in_qrels = group_code >= 0
     if not in_qrels.any():
@@ -187,7 +186,8 @@ def evaluate(run: Run, qrels: Qrels, measures: Iterable[str | Measure] | str = D
     docids, scores = run.docids, run.scores
     if not keep.all():
         row_code, docids, scores = row_code[keep], docids[keep], scores[keep]
-    grades = _lookup_grades(row_code, docids, judged)
+    grades = _lookup_grades(row_code, docids, judged, run._unique_pairs)
+    del row_code
 
     group_code = group_code[in_qrels]
     n_groups = len(group_code)
@@ -227,7 +227,9 @@ class RankedQueries:
     measure functions of :mod:`clirkit.measures` are written with.
 
     Rows are grouped by query (contiguous groups 0..n_queries-1, each starting at rank 1) and cut at
-    ``depth``. Per-row arrays have one entry per row, per-query arrays one per group.
+    ``depth``. Per-row arrays have one entry per row, per-query arrays one per group. The measures of
+    :mod:`clirkit.measures` sum over the rows that :meth:`hits` picks (the relevant ones, a few per
+    cent of a deep run), in row order, so their sums equal those over every row bit for bit.
 
     Attributes:
         group: query group of each row (int64).
@@ -242,6 +244,41 @@ class RankedQueries:
         self.n_queries = len(group_code)
         self._judged, self._code = judged, group_code
         self._n_judged: dict[int, np.ndarray] = {}
+        self._positive: np.ndarray | None = None
+
+    def hits(self, level: int, k: int | None = None) -> np.ndarray:
+        """The rows with grade >= ``level`` within rank ``k`` (all ranks when None), as ascending row
+        indices: by query, then rank. The measures that only look at relevant rows work on these few."""
+        if level < 1:
+            rows = np.flatnonzero(self.grades >= level)
+        else:
+            if self._positive is None:
+                self._positive = np.flatnonzero(self.grades > 0)
+            rows = self._positive
+            rows = rows[self.grades[rows] >= level] if level > 1 else rows
+        return rows[self.rank[rows] <= k] if k is not None else rows
+
+    def count_rows(self, rows: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+        """Per query: the sum of ``weights`` (one per row of ``rows``; 1 when None) as float64.
+
+        The same sums as :meth:`count` over all rows with zeros elsewhere: the terms add in row order."""
+        sums = np.bincount(self.group[rows], weights=weights, minlength=self.n_queries)
+        return sums if weights is not None else sums.astype(np.float64)
+
+    def nth_in_query(self, rows: np.ndarray) -> np.ndarray:
+        """Per row of ``rows`` (ascending): its 1-based position among the rows of ``rows`` of its query
+        (of the hits, :meth:`hits_so_far`)."""
+        groups = self.group[rows]
+        first = np.flatnonzero(np.concatenate(([True], groups[1:] != groups[:-1])))
+        return np.arange(1, len(rows) + 1) - np.repeat(first, np.diff(np.append(first, len(rows))))
+
+    def first_rank_of(self, rows: np.ndarray) -> np.ndarray:
+        """Per query: the rank of its first row of ``rows`` (ascending), 0 when it has none (int64)."""
+        groups = self.group[rows]
+        first = np.concatenate(([True], groups[1:] != groups[:-1])) if len(rows) else np.zeros(0, dtype=bool)
+        out = np.zeros(self.n_queries, dtype=np.int64)
+        out[groups[first]] = self.rank[rows[first]]
+        return out
 
     def relevant(self, level: int) -> np.ndarray:
         """Per row: grade >= ``level`` (bool)."""
@@ -275,8 +312,8 @@ class RankedQueries:
 
     def dcg(self, k: int | None) -> np.ndarray:
         """Per query: sum of grade / log2(rank + 1) over the rows of positive grade within ``k``."""
-        gains = np.where(self.top(k) & (self.grades > 0), self.grades / np.log2(self.rank + 1.0), 0.0)
-        return self.count(gains)
+        rows = self.hits(1, k)
+        return self.count_rows(rows, self.grades[rows] / np.log2(self.rank[rows] + 1.0))
 
     def ideal_dcg(self, k: int | None) -> np.ndarray:
         """Per query: DCG of the ideal ranking of all its judged positive grades, top ``k``."""
@@ -296,8 +333,11 @@ class _JudgedQueries:
     """The qrels indexed by query code (position in the sorted unique query ids)."""
 
     def __init__(self, qrels: Qrels) -> None:
-        self.ids, self.row_code = np.unique(qrels.qids, return_inverse=True)
-        self.row_code = self.row_code.astype(np.int64).ravel()
+        # the distinct ids of the runs of equal consecutive ids (qrels come grouped by query): few to sort
+        qids = qrels.qids
+        starts = np.flatnonzero(np.concatenate(([True], qids[1:] != qids[:-1]))) if len(qids) else np.zeros(0, int)
+        self.ids, code = np.unique(qids[starts], return_inverse=True)
+        self.row_code = np.repeat(code.astype(np.int64).ravel(), np.diff(np.append(starts, len(qids))))
         self.docids = qrels.docids
         self.rels = qrels.rels
         self._ideal_order: np.ndarray | None = None
@@ -348,7 +388,7 @@ def _trec_eval_order(group: np.ndarray, scores: np.ndarray, docids: np.ndarray,
         s32, docids, grades = s32[order], docids[order], grades[order]
     tied = same_group & (s32[1:] == s32[:-1])
     if tied.any():
-        block = np.cumsum(np.concatenate(([True], ~tied)))
+        block = np.cumsum(np.concatenate(([True], ~tied)), dtype=np.intp)
         matters = np.zeros(block[-1] + 1, dtype=bool)
         matters[block[grades > 0]] = True
         in_tie = np.concatenate((tied, [False])) | np.concatenate(([False], tied))
@@ -368,17 +408,20 @@ class _HashCollision(Exception):
     """Two different (query, docid) pairs hashed alike: use the exact path."""
 
 
-def _lookup_grades(row_code: np.ndarray, docids: np.ndarray, judged: _JudgedQueries) -> np.ndarray:
-    """Grade of each run row (0 if unjudged); raises ClirkitError on duplicate pairs."""
+def _lookup_grades(row_code: np.ndarray, docids: np.ndarray, judged: _JudgedQueries,
+                   unique_pairs: bool = False) -> np.ndarray:
+    """Grade of each run row (0 if unjudged); raises ClirkitError on duplicate pairs (the run's are not
+    looked for when ``unique_pairs`` says its reader did)."""
     try:
-        return _lookup_grades_hashed(row_code, docids, judged)
+        return _lookup_grades_hashed(row_code, docids, judged, unique_pairs)
     except _HashCollision:
         return _lookup_grades_exact(row_code, docids, judged)
 
 
-def _lookup_grades_hashed(row_code: np.ndarray, docids: np.ndarray, judged: _JudgedQueries) -> np.ndarray:
+def _lookup_grades_hashed(row_code: np.ndarray, docids: np.ndarray, judged: _JudgedQueries,
+                          unique_pairs: bool = False) -> np.ndarray:
     qkeys = pair_keys(judged.row_code, judged.docids)
-    qorder = np.argsort(qkeys, kind="stable")
+    qorder = np.argsort(qkeys)
     sorted_q = qkeys[qorder]
     same = np.flatnonzero(sorted_q[1:] == sorted_q[:-1])
     for i in same.tolist():
@@ -389,10 +432,11 @@ def _lookup_grades_hashed(row_code: np.ndarray, docids: np.ndarray, judged: _Jud
         raise _HashCollision
 
     rkeys = pair_keys(row_code, docids)
-    sorted_r = np.sort(rkeys)
-    dup = np.flatnonzero(sorted_r[1:] == sorted_r[:-1])
+    sorted_r = np.sort(rkeys) if not unique_pairs else rkeys[:0]
+    dup = sorted_r[1:][sorted_r[1:] == sorted_r[:-1]]  # the repeated keys
+    del sorted_r
     if len(dup):
-        a, b = np.flatnonzero(rkeys == sorted_r[dup[0]])[:2]
+        a, b = np.flatnonzero(rkeys == dup[0])[:2]
         if row_code[a] == row_code[b] and docids[a] == docids[b]:
             raise ClirkitError(f"the run lists document {docids[a]} more than once for query "
                                f"{judged.ids[row_code[a]]}")
@@ -402,10 +446,14 @@ def _lookup_grades_hashed(row_code: np.ndarray, docids: np.ndarray, judged: _Jud
     bits = int(min(24, max(16, np.ceil(np.log2(len(sorted_q) + 1)) + 4)))
     mask = np.uint64((1 << bits) - 1)
     bitmap = np.zeros(1 << bits, dtype=bool)
-    bitmap[(sorted_q & mask).astype(np.intp)] = True
-    cand = np.flatnonzero(bitmap[(rkeys & mask).astype(np.intp)])
-    pos = np.minimum(np.searchsorted(sorted_q, rkeys[cand]), len(sorted_q) - 1)
-    hit = sorted_q[pos] == rkeys[cand]
+    bitmap[(sorted_q & mask).view(np.intp)] = True
+    cand = np.flatnonzero(bitmap[(rkeys & mask).view(np.intp)])
+    del bitmap
+    keys = rkeys[cand]
+    in_order = np.argsort(keys)  # sorted needles: each search starts where the last ended
+    pos = np.empty(len(cand), dtype=np.intp)
+    pos[in_order] = np.minimum(np.searchsorted(sorted_q, keys[in_order]), len(sorted_q) - 1)
+    hit = sorted_q[pos] == keys
     rows, idx = cand[hit], qorder[pos[hit]]
     if not ((judged.row_code[idx] == row_code[rows]).all() and (judged.docids[idx] == docids[rows]).all()):
         raise _HashCollision

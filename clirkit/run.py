@@ -53,6 +53,7 @@ class Run:
     tag: str = "clirkit"
     _starts: np.ndarray = field(init=False, repr=False, compare=False)
     _query_order: np.ndarray = field(init=False, repr=False, compare=False)
+    _unique_pairs: bool = field(default=False, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         qids, docids = _str_array(self.qids), _str_array(self.docids)
@@ -91,6 +92,13 @@ class Run:
         run = cls(qids[order], docids[order], scores[order], tag=tag)
         return run.top(depth) if depth is not None else run
 
+    def _with_unique_pairs(self) -> "Run":
+        """This run, noted as listing no (query, document) pair twice: its reader checked, so
+        :func:`clirkit.metrics.evaluate` need not check again. For readers only (the arrays must not
+        change afterwards)."""
+        object.__setattr__(self, "_unique_pairs", True)
+        return self
+
     def __len__(self) -> int:
         return len(self.qids)
 
@@ -103,6 +111,10 @@ class Run:
         """Yield ``(qid, slice)`` of each query's rows, in the run's order."""
         for i, q in enumerate(self._query_order.tolist()):
             yield q, slice(int(self._starts[i]), int(self._starts[i + 1]))
+
+    def query_sizes(self) -> np.ndarray:
+        """The number of rows of each query, in the run's order (int64)."""
+        return np.diff(self._starts)
 
     def ranks(self) -> np.ndarray:
         """1-based rank of each row within its query (int64 array)."""

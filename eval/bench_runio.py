@@ -8,9 +8,10 @@ Data (seeded, written once to a temporary folder; see bench_metrics.make_data fo
 ``big``: --big-queries queries x 1,000 results (5M lines, ~210 MB), two runs of it. Scores have 4
 decimals, as trec_eval-era tools write them.
 
-Every command runs in a fresh process and the numbers are its wall time (best of --repeat) and
-its peak resident memory (the kernel's maxrss of that process, from ``os.wait4``), so imports,
-reading the files, evaluating and writing all count, as they do for a user:
+Every command runs in a fresh process and the numbers are its wall time (best of --repeat; the
+systems of a task take turns, so that a change in the machine's load falls on both) and its peak
+resident memory (the kernel's maxrss of that process, from ``os.wait4``), so imports, reading the
+files, evaluating and writing all count, as they do for a user:
 
   eval      clirkit eval --qrels Q R -m AP P@10 nDCG@10 RR      vs  pytrec_eval: parse_qrel + parse_run
             (its own readers) + RelevanceEvaluator(map, P_10, ndcg_cut_10, recip_rank) + means
@@ -72,18 +73,22 @@ def write_files(folder: Path, n_queries: int, name: str, seed: int) -> tuple[Pat
     return run, qrels
 
 
-def measure(cmd: list[str], repeat: int) -> tuple[float, float]:
-    """Best wall time (s) and the largest peak RSS (MB) of ``repeat`` runs of ``cmd`` in a new process."""
-    times, peaks = [], []
+def measure(cmds: list[list[str]], repeat: int) -> list[tuple[float, float]]:
+    """Best wall time (s) and the largest peak RSS (MB) of each command of ``cmds``, each run ``repeat``
+    times in a new process, the commands taking turns (so that a change in the machine's load falls
+    on all of them alike)."""
+    times: list[list[float]] = [[] for _ in cmds]
+    peaks: list[list[float]] = [[] for _ in cmds]
     for _ in range(repeat):
-        start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        _, status, usage = os.wait4(proc.pid, 0)
-        times.append(time.perf_counter() - start)
-        if status != 0:
-            raise SystemExit(f"{' '.join(cmd)} failed: {proc.stderr.read().decode()[-2000:]}")
-        peaks.append(usage.ru_maxrss / 1024)
-    return min(times), max(peaks)
+        for i, cmd in enumerate(cmds):
+            start = time.perf_counter()
+            proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            _, status, usage = os.wait4(proc.pid, 0)
+            times[i].append(time.perf_counter() - start)
+            if status != 0:
+                raise SystemExit(f"{' '.join(cmd)} failed: {proc.stderr.read().decode()[-2000:]}")
+            peaks[i].append(usage.ru_maxrss / 1024)
+    return [(min(t), max(p)) for t, p in zip(times, peaks)]
 
 
 def main() -> None:
@@ -129,12 +134,13 @@ def main() -> None:
                                                   "-o", str(folder / "f.run"), "--quiet"]),
             ("fuse 2 x big", "ranx", [py, str(ranx), str(big), str(big2), str(folder / "r.run")]),
         ]
-        for task, system, cmd in cases:
-            if system == "ranx" and args.skip_ranx:
-                continue
-            seconds, peak = measure(cmd, args.repeat if "big" not in task else 1)
-            rows.append((task, system, seconds, peak))
-            print(f"  {task:22s} {system:12s} {seconds:8.2f} s {peak:8.0f} MB", flush=True)
+        cases = [case for case in cases if not (case[1] == "ranx" and args.skip_ranx)]
+        for task in dict.fromkeys(task for task, _, _ in cases):  # a task's systems take turns
+            peers = [(system, cmd) for t, system, cmd in cases if t == task]
+            results = measure([cmd for _, cmd in peers], args.repeat if "big" not in task else 1)
+            for (system, _), (seconds, peak) in zip(peers, results):
+                rows.append((task, system, seconds, peak))
+                print(f"  {task:22s} {system:12s} {seconds:8.2f} s {peak:8.0f} MB", flush=True)
         print(f"\nload average at the end {os.getloadavg()[0]:.2f}\n")
         print("| task | system | wall s | peak MB | clirkit speed-up | clirkit memory ratio |")
         print("|---|---|---:|---:|---:|---:|")

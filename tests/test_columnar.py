@@ -1,4 +1,4 @@
-"""The columnar (pyarrow) readers of runs and qrels read every file exactly as the line parser does.
+"""The columnar (numpy) readers of runs and qrels read every file exactly as the line parser does.
 
 Oracle: the line-by-line parser of :mod:`clirkit.formats` (forced by making the columnar path
 decline), on the same bytes. Each case is read both ways: the same Run/Qrels (bit-identical scores),
@@ -73,6 +73,26 @@ RUN_VARIANTS = {
     "inf score": RUN.replace("12.5", "inf"),
     "overflowing score": RUN.replace("12.5", "1e999"),
     "negative zero": RUN.replace("12.5", "-0.0"),
+    "trailing dot score": RUN.replace("12.5", "12."),
+    "capital exponent": RUN.replace("12.5", "1.25E+1"),
+    "dot before exponent": RUN.replace("12.5", "1.e1"),
+    "zero with a huge exponent": RUN.replace("12.5", "-0e99999"),
+    "seventeen digits": RUN.replace("12.5", "12.345678901234567"),
+    "long mantissa": RUN.replace("12.5", "0." + "0" * 30 + "125e32"),
+    "more digits than a fast path": RUN.replace("12.5", "9007199254740993"),
+    "exponent beyond the exact powers": RUN.replace("12.5", "125e-24"),
+    "exponent without digits": RUN.replace("12.5", "1e"),
+    "exponent sign without digits": RUN.replace("12.5", "1e+"),
+    "two dots": RUN.replace("12.5", "1.2.5"),
+    "two signs": RUN.replace("12.5", "--12.5"),
+    "sign inside": RUN.replace("12.5", "12-5"),
+    "dot in the exponent": RUN.replace("12.5", "1e2.5"),
+    "bare exponent": RUN.replace("12.5", "e5"),
+    "bare dot": RUN.replace("12.5", "."),
+    "bare sign score": RUN.replace("12.5", "-"),
+    "two exponents": RUN.replace("12.5", "1e1e1"),
+    "hex score": RUN.replace("12.5", "0x1p3"),
+    "infinity score": RUN.replace("12.5", "Infinity"),
     "repeated pair": RUN + "q1 Q0 d3 9 1.0 tag\n",
     "empty tag field": RUN + "q3 Q0 d1 1 1.0 \n",
     "empty q0 field": RUN + "q3  d1 1 1.0 tag\n",
@@ -178,3 +198,57 @@ def test_scores_read_back_bit_for_bit(tmp_path):
     assert formats._read_run_columns(path, None) is not None
     order = np.argsort(-values, kind="stable")
     assert (back.scores.view(np.uint64) == values[order].view(np.uint64)).all()
+
+
+def _decimal_strings(rng: np.random.Generator, n: int) -> list[str]:
+    """Numbers written in every way the float grammar allows: reprs, fixed and scientific notation,
+    signs, leading zeros, bare dots, long mantissas, exponents near and beyond the exact powers of ten."""
+    out = []
+    for kind in rng.integers(0, 6, n).tolist():
+        x = float(rng.standard_normal() * 10.0 ** int(rng.integers(-8, 9)))
+        if kind == 0:
+            out.append(repr(x))
+        elif kind == 1:
+            out.append(f"{x:.{int(rng.integers(0, 10))}f}")
+        elif kind == 2:
+            out.append(f"{x:.{int(rng.integers(0, 20))}{'eE'[int(rng.integers(0, 2))]}}")
+        elif kind == 3:
+            out.append(repr(float(10.0 ** rng.uniform(-300, 300))))
+        else:
+            digits = "".join(map(str, rng.integers(0, 10, int(rng.integers(1, 25)))))
+            dot = int(rng.integers(0, len(digits) + 1))
+            text = ["", "+", "-"][int(rng.integers(0, 3))] + digits[:dot] + "." + digits[dot:]
+            if kind == 5:
+                text += f"e{int(rng.integers(-30, 30))}"
+            out.append(text)
+    return out
+
+
+def test_scores_read_as_pythons_float_reads_them_bit_for_bit():
+    rng = np.random.default_rng(2)
+    texts = _decimal_strings(rng, 20_000)
+    block = (" ".join(texts) + "\n").encode()
+    lengths = np.array([len(t) for t in texts])
+    starts = np.concatenate(([0], np.cumsum(lengths + 1)[:-1]))
+    values = columnar._floats(np.frombuffer(block, dtype=np.uint8), starts, lengths)
+    expected = np.array([float(t) for t in texts])
+    assert (values.view(np.uint64) == expected.view(np.uint64)).all()
+
+
+def test_a_run_of_decimal_scores_is_read_without_pyarrow(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "a.run"
+    path.write_text(RUN.replace("12.5", "-1.2500e-1"))
+    code = ("import sys; from clirkit import formats; run = formats._read_run_columns(sys.argv[1], None); "
+            "assert run is not None; print('pyarrow' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_a_run_read_from_a_file_is_known_to_list_each_pair_once(tmp_path):
+    path = tmp_path / "a.run"
+    path.write_text(RUN)
+    assert formats.read_run(path)._unique_pairs
+    assert not formats.Run(np.array(["q"]), np.array(["d"]), np.array([1.0]))._unique_pairs

@@ -365,6 +365,38 @@ def test_columns_are_canonical_by_default_and_as_written_with_names_given():
 QRELS = Qrels(np.array(["q1", "q1"]), np.array(["a", "b"]), np.array([1, 0]))
 
 
+@pytest.mark.parametrize("seed", [5, 6])
+def test_measures_summed_over_the_relevant_rows_equal_the_per_row_sums_bit_for_bit(monkeypatch, seed):
+    from clirkit import measures
+
+    run, qrels = _random_tied_run(seed)
+    made = []
+    init = metrics.RankedQueries.__init__
+    monkeypatch.setattr(metrics.RankedQueries, "__init__", lambda self, *a: init(self, *a) or made.append(self))
+    evaluate(run, qrels, ["AP"], depth=None)
+    r = made[0]
+
+    def same(a, b):
+        assert np.asarray(a, dtype=np.float64).view(np.uint64).tolist() == np.asarray(b).view(np.uint64).tolist()
+
+    for level in (1, 2, 3):
+        hit = r.relevant(level)
+        same(measures._num_rel_ret(r, None, level), r.count(hit))
+        same(measures._r_precision(r, None, level), r.divide(r.count(hit & (r.rank <= r.per_row(r.n_judged(level)))),
+                                                             r.n_judged(level)))
+        for k in (None, 1, 3, 10, 1000):
+            top = r.top(k)
+            same(measures._average_precision(r, k, level),
+                 r.divide(r.count(hit * r.hits_so_far(hit) / r.rank * top), r.n_judged(level)))
+            same(measures._reciprocal_rank(r, k, level), r.divide(1.0, r.first_rank(hit & top)))
+            same(measures._recall(r, k, level), r.divide(r.count(hit & top), r.n_judged(level)))
+            gains = np.where(top & (r.grades > 0), r.grades / np.log2(r.rank + 1.0), 0.0)
+            same(r.dcg(k), r.count(gains))
+            if k is not None:
+                same(measures._precision(r, k, level), r.count(hit & top) / k)
+                same(measures._success(r, k, level), (r.count(hit & top) > 0) * 1.0)
+
+
 def test_run_whose_queries_are_all_absent_from_the_qrels_is_an_error():
     run = Run(np.array(["x1", "x2"]), np.array(["a", "a"]), np.array([1.0, 1.0]))
     with pytest.raises(ClirkitError, match="none of the run's 2 queries"):

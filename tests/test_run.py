@@ -65,6 +65,11 @@ def test_ranks_restart_at_one_for_each_query():
     assert _ranked().ranks().dtype == np.int64
 
 
+def test_query_sizes_count_the_rows_of_each_query_in_run_order():
+    assert _ranked().query_sizes().tolist() == [4, 2]
+    assert Run(np.array([], dtype=str), np.array([], dtype=str), np.array([])).query_sizes().tolist() == []
+
+
 def test_top_cuts_every_query_at_depth():
     run = _ranked().top(1)
     assert run.qids.tolist() == ["ABIRAM.1", "ABISHAG.1"]

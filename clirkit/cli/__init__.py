@@ -61,8 +61,8 @@ def main(argv: list[str] | None = None) -> int:
     import os
     import signal
 
-    # pyarrow (run and qrels reading) hands memory back sooner with jemalloc: 20 MB less at the peak of
-    # evaluating a 1.19M-line run; a choice made for clirkit's own process only, before pyarrow is imported
+    # pyarrow (parsing run scores with many digits) hands memory back sooner with jemalloc; a choice made
+    # for clirkit's own process only, before pyarrow is imported
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "jemalloc")
 
     if threading_is_main():
