@@ -416,17 +416,32 @@ class BM25:
                              f"the index has {self.index.n_terms}")
 
     def _batches(self, queries: StructuredQueries):
-        """Query ranges [lo, hi) whose postings fit the budget of the intermediate products (the scores are
-        summed one query at a time, whatever the batch)."""
-        df = self.index.df.astype(np.float64)
-        postings_per_source = (queries.translations != 0).astype(np.float64) @ df
-        per_query = np.bincount(queries.source_query, weights=postings_per_source, minlength=queries.n_queries)
-        lo, acc = 0, 0.0
+        """Query ranges [lo, hi) whose distinct translation rows (each projected once per batch) hold at most
+        the budget of postings of the intermediate products; one range for one-to-one queries over
+        precomputed weights (nothing is projected). The scores are summed one query at a time, whatever the
+        batch."""
+        if queries.is_one_to_one() and not self.index.lazy:
+            if queries.n_queries:
+                yield 0, queries.n_queries
+            return
+        t = queries.translations
+        cost = (t != 0).astype(np.float64) @ self.index.df.astype(np.float64)  # postings of each source's row
+        row_id: dict[tuple[bytes, bytes], int] = {}  # a translation row (its content) -> its first source
+        first = np.array([row_id.setdefault((t.indices[t.indptr[r]:t.indptr[r + 1]].tobytes(),
+                                             t.data[t.indptr[r]:t.indptr[r + 1]].tobytes()), r)
+                          for r in range(t.shape[0])], dtype=np.int64)
+        order = np.argsort(queries.source_query, kind="stable")
+        bounds = np.searchsorted(queries.source_query[order], np.arange(queries.n_queries + 1)).tolist()
+        lo, acc, seen = 0, 0.0, set()
         for q in range(queries.n_queries):
-            if q > lo and acc + per_query[q] > _POSTINGS_PER_BATCH:
+            rows = set(first[order[bounds[q]:bounds[q + 1]]].tolist())
+            added = sum(cost[r] for r in rows - seen)
+            if q > lo and acc + added > _POSTINGS_PER_BATCH:
                 yield lo, q
-                lo, acc = q, 0.0
-            acc += per_query[q]
+                lo, acc, seen = q, 0.0, set()
+                added = sum(cost[r] for r in rows)
+            seen |= rows
+            acc += added
         if queries.n_queries > lo:
             yield lo, queries.n_queries
 
