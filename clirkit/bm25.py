@@ -28,6 +28,7 @@ from clirkit.run import Run
 IDF_VARIANTS = ("lucene", "rsj", "bm25okapi")
 PRECISIONS = ("float64", "float32")
 _POSTINGS_PER_BATCH = 20_000_000  # bounds the intermediate sparse products
+_QUERIES_PER_STEP = 250  # a step of the progress shown when nothing bounds a batch
 _DENSE_CELLS_PER_BATCH = 16_000_000  # bounds the (queries x docs) block of top_k's densified slices (128 MB)
 # a unit matching this share of the documents is added as a dense vector: adding one costs 0.31 ns per
 # document in float64 (0.19 in float32), a scatter-add 3.3 ns per posting
@@ -417,12 +418,12 @@ class BM25:
 
     def _batches(self, queries: StructuredQueries):
         """Query ranges [lo, hi) whose distinct translation rows (each projected once per batch) hold at most
-        the budget of postings of the intermediate products; one range for one-to-one queries over
-        precomputed weights (nothing is projected). The scores are summed one query at a time, whatever the
+        the budget of postings of the intermediate products; for one-to-one queries over precomputed
+        weights (nothing is projected), ranges of a fixed number of queries. The scores are summed one query at a time, whatever the
         batch."""
-        if queries.is_one_to_one() and not self.index.lazy:
-            if queries.n_queries:
-                yield 0, queries.n_queries
+        if queries.is_one_to_one() and not self.index.lazy:  # batches only for the progress shown
+            yield from ((lo, min(lo + _QUERIES_PER_STEP, queries.n_queries))
+                        for lo in range(0, queries.n_queries, _QUERIES_PER_STEP))
             return
         t = queries.translations
         cost = (t != 0).astype(np.float64) @ self.index.df.astype(np.float64)  # postings of each source's row
