@@ -106,8 +106,17 @@ class Experiment:
                 data = tomllib.load(fh)
         except FileNotFoundError:
             raise ClirkitError(f"{path}: no such experiment file") from None
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ClirkitError(f"{path}: not a valid TOML file ({exc})") from None
+        except IsADirectoryError:
+            raise ClirkitError(f"{path}: is a directory, expected an experiment file (TOML)") from None
+        except OSError as exc:
+            raise ClirkitError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        except RecursionError:
+            raise ClirkitError(f"{path}: not a valid TOML file (nested too deeply)") from None
+        except ValueError as exc:  # bad TOML or UTF-8, integers of more than 4,300 digits
+            problem = " ".join(str(exc).split())
+            if "integer string conversion" in problem:
+                problem = "an integer of more than 4,300 digits"
+            raise ClirkitError(f"{path}: not a valid TOML file ({problem[:200]})") from None
         return cls.from_dict(with_overrides(data, **overrides), source=str(path), name=Path(path).stem)
 
     @classmethod
@@ -180,6 +189,12 @@ class Experiment:
         unknown_table = sorted(set(exp.table) - {"iterations", "file", "format"})
         if unknown_table:
             raise ClirkitError(f"{where}: [table]: unknown key {unknown_table[0]!r}")
+        iterations = exp.table.get("iterations", 5)
+        if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
+            raise ClirkitError(f"{where}: [table]: iterations must be an integer >= 0, got {repr(iterations)[:40]}")
+        for key in ("file", "format"):
+            if not isinstance(exp.table.get(key, ""), str):
+                raise ClirkitError(f"{where}: [table]: {key} must be a string, got {repr(exp.table[key])[:40]}")
         return exp
 
     def run_names(self) -> list[str]:
@@ -238,7 +253,12 @@ class _Store:
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
-        folder.mkdir(parents=True, exist_ok=True)
+        if folder.exists() and not folder.is_dir():
+            raise ClirkitError(f"{folder}: exists and is not a folder; give a folder for the output")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # a file on the way, no permission, a read-only place
+            raise ClirkitError(f"{folder}: cannot make the output folder ({exc.strerror or exc})") from None
 
     def fresh(self, path: Path, record: dict) -> bool:
         """True if ``path`` exists and was made from ``record``."""

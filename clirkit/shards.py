@@ -410,7 +410,7 @@ def index_kind(path: str | os.PathLike[str]) -> str | None:
             if HEADER_KEY not in npz.files:
                 return None
             kind = json.loads(npz[HEADER_KEY].tobytes().decode("utf-8")).get("kind")
-    except (OSError, ValueError, EOFError, AttributeError, zipfile.BadZipFile, UnicodeDecodeError):
+    except (OSError, ValueError, EOFError, AttributeError, RecursionError, zipfile.BadZipFile, UnicodeDecodeError):
         return None
     return kind if isinstance(kind, str) else None
 

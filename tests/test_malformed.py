@@ -153,3 +153,85 @@ def test_a_table_npz_recording_an_unknown_language_is_corrupt_not_copied_into_a_
     err = capsys.readouterr().err
     assert err.startswith(f"clirkit: error: {bad}: corrupt translation table: header params.source_lang: ")
     assert "ISO 639-1" in err and err.count("\n") == 1 and not (tmp_path / "pruned.npz").exists()
+
+
+def test_a_5000_digit_score_in_a_run_is_cut_in_the_message(tmp_path, capsys):
+    # eval printed the whole score: an error line of 5,063 characters
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "a.run"
+    qrels.write_text("q1 0 Gen.1.1 1\n", encoding="utf-8")
+    run.write_text("q1 Q0 Gen.1.1 1 " + "7" * 5000 + " tag\n", encoding="utf-8")
+    assert main(["eval", "--qrels", str(qrels), str(run), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"clirkit: error: {run}:1: score '777") and err.count("\n") == 1 and len(err) < 200
+
+
+EXPERIMENT = 'collection = "nowhere"\n\n[table]\niterations = 2\n\n[systems.DT]\nkind = "dt"\n'
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("deep = " + "[" * 100_000 + "]" * 100_000 + "\n" + EXPERIMENT, "not a valid TOML file (nested too deeply)"),
+    (f"seed = {'7' * 5000}\n" + EXPERIMENT, "not a valid TOML file (an integer of more than 4,300 digits)"),
+    (EXPERIMENT.replace("iterations = 2", "iterations = -2"), "[table]: iterations must be an integer >= 0, got -2"),
+    (EXPERIMENT.replace("iterations = 2", 'iterations = "two"'),
+     "[table]: iterations must be an integer >= 0, got 'two'"),
+    (EXPERIMENT.replace("iterations = 2", "file = 3"), "[table]: file must be a string, got 3"),
+])
+def test_a_bad_experiment_file_is_one_error_line_before_anything_runs(tmp_path, capsys, text, problem):
+    # RecursionError, ValueError (int digits) at reading; -2 or "two" iterations deep in IBM Model 1 training
+    exp = tmp_path / "exp.toml"
+    exp.write_text(text, encoding="utf-8")
+    assert main(["run", str(exp), "-o", str(tmp_path / "out"), "-q"]) == 2
+    assert capsys.readouterr().err == f"clirkit: error: {exp}: {problem}\n"
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_experiment_file_that_is_a_folder_is_one_error_line(tmp_path, capsys):
+    (tmp_path / "exp.toml").mkdir()
+    assert main(["run", str(tmp_path / "exp.toml"), "-o", str(tmp_path / "out"), "-q"]) == 2
+    assert capsys.readouterr().err.endswith("exp.toml: is a directory, expected an experiment file (TOML)\n")
+
+
+@pytest.mark.parametrize("verb", [["run", "EXP"], ["demo", "--baselines-only"]])
+@pytest.mark.parametrize("place, problem", [("afile", "exists and is not a folder"),
+                                            ("afile/out", "cannot make the output folder (Not a directory)")])
+def test_an_output_folder_that_cannot_be_made_is_one_error_line(tmp_path, capsys, verb, place, problem):
+    # FileExistsError and NotADirectoryError tracebacks from the experiment's folder
+    exp = tmp_path / "exp.toml"
+    exp.write_text(EXPERIMENT, encoding="utf-8")
+    (tmp_path / "afile").write_bytes(b"keep me\n")
+    argv = [str(exp) if a == "EXP" else a for a in verb]
+    assert main([*argv, "-o", str(tmp_path / place), "-q"]) == 2
+    assert capsys.readouterr().err == f"clirkit: error: {tmp_path / place}: {problem}" + (
+        "; give a folder for the output\n" if place == "afile" else "\n")
+    assert (tmp_path / "afile").read_bytes() == b"keep me\n"
+
+
+def test_a_ctrl_c_lost_in_a_callback_is_raised_again():
+    # Python ignores a KeyboardInterrupt raised inside some callbacks (the import machinery's): the
+    # "unraisable" hook clirkit sets raises SIGINT again, so the run stops with "clirkit: interrupted"
+    import sys
+    import types
+
+    from clirkit.cli import _keeping_interrupts
+
+    seen = []
+    hook = _keeping_interrupts(seen.append)
+    assert _keeping_interrupts(hook) is hook  # set once, however many runs in a process
+    hook(types.SimpleNamespace(exc_value=ValueError("x")))
+    assert len(seen) == 1
+    with pytest.raises(KeyboardInterrupt):
+        hook(types.SimpleNamespace(exc_value=KeyboardInterrupt()))
+        for _ in range(1000):  # the signal handler runs at the next check of the interpreter
+            sys.getrecursionlimit()
+
+
+def test_an_index_header_of_deeply_nested_json_is_one_error_line(indexed_dir, capsys):
+    from clirkit.npzio import HEADER_KEY
+
+    bad = indexed_dir / "nested.npz"
+    np.savez(bad, **{HEADER_KEY: np.frombuffer(b"[" * 100_000 + b"]" * 100_000, dtype=np.uint8)})
+    queries = indexed_dir / "q.tsv"
+    queries.write_text("q1\tluz\n", encoding="utf-8")
+    assert main(["search", "--index", str(bad), "--queries", str(queries), "-o", str(indexed_dir / "r"), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"clirkit: error: {bad}") and err.count("\n") == 1

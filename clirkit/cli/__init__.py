@@ -67,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if threading_is_main():
         signal.signal(signal.SIGTERM, _terminated)
+        sys.unraisablehook = _keeping_interrupts(sys.unraisablehook)
     try:
         argv = sys.argv[1:] if argv is None else list(argv)
         args = build_parser(argv).parse_args(argv)
@@ -90,6 +91,21 @@ def _call(args) -> int:
     except BrokenPipeError:
         return 0
     return int(status or 0)
+
+
+def _keeping_interrupts(hook):
+    """``sys.unraisablehook`` that raises SIGINT again for a Ctrl-C that landed where Python can only ignore it
+    (a callback of the import machinery, early in a run), so the run stops as it would anywhere else."""
+    import signal
+
+    def handle(unraisable) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            signal.raise_signal(signal.SIGINT)
+            return
+        hook(unraisable)
+
+    handle.keeps_interrupts = True
+    return hook if getattr(hook, "keeps_interrupts", False) else handle
 
 
 def threading_is_main() -> bool:
