@@ -164,6 +164,8 @@ class BM25:
         self._weights: sp.csr_matrix | None = None
         self._expanded: dict[int, np.ndarray] = {}  # dense rows of very common terms' posting weights
         self._positive: bool | None = None  # whether every posting weight is > 0
+        self._lazy: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # memory-mapped: term -> (docs, weights)
+        self._lazy_units: tuple[sp.csr_matrix, np.ndarray] | None = None  # the last rows made of them, terms
 
     def params(self) -> dict:
         return {"k1": self.k1, "b": self.b, "k3": self.k3, "idf": self.idf_variant, "epsilon": self.epsilon,
@@ -208,6 +210,36 @@ class BM25:
             if self._positive_weights():
                 self._expanded = self._expand(self._weights, np.arange(tf.shape[0]), _DENSE_BYTES)
         return self._weights
+
+    def _lazy_weights(self, terms: np.ndarray) -> sp.csr_matrix:
+        """The posting weights of ``terms`` (sorted term ids) as CSR rows in that order, for a memory-mapped
+        index: each term's row is read and weighted once (as :meth:`posting_weights` would, the same
+        values) and kept, with the dense rows of the common ones (as the precomputed weights have)."""
+        todo = np.array([t for t in terms.tolist() if t not in self._lazy], dtype=np.int64)
+        if len(todo):
+            rows = self.index.tf[todo]
+            counts = np.diff(rows.indptr)
+            data = self._saturate(rows.data.astype(np.float64), rows.indices)
+            with np.errstate(over="ignore", invalid="ignore"):
+                data *= np.repeat(self.idf(self._df[todo]), counts)
+                data = data.astype(self._dtype, copy=False)
+            self._finite(data, "term weights")
+            room = _DENSE_BYTES // max(self._dtype.itemsize * self.index.n_docs, 1) - len(self._expanded)
+            for i, term in enumerate(todo.tolist()):
+                lo, hi = rows.indptr[i], rows.indptr[i + 1]
+                self._lazy[term] = (rows.indices[lo:hi], data[lo:hi])
+                if room > 0 and counts[i] >= _DENSE_FRACTION[self.precision] * self.index.n_docs:
+                    vector = np.zeros(self.index.n_docs, dtype=self._dtype)
+                    vector[rows.indices[lo:hi]] = data[lo:hi]
+                    self._expanded[term] = vector
+                    room -= 1
+        parts = [self._lazy[t] for t in terms.tolist()]
+        indptr = np.concatenate(([0], np.cumsum([len(p[0]) for p in parts], dtype=np.int64)))
+        units = sp.csr_matrix((np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, self._dtype),
+                               np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, np.int32), indptr),
+                              shape=(len(terms), self.index.n_docs))
+        self._lazy_units = (units, terms)
+        return units
 
     def _positive_weights(self) -> bool:
         """Whether every posting weight is > 0 (so a cell matching no term can be 0), computed once."""
@@ -279,6 +311,9 @@ class BM25:
         if positive:
             if units is self._weights:
                 expanded = self._expanded
+            elif self._lazy_units is not None and units is self._lazy_units[0]:  # memory-mapped, one-to-one
+                terms = self._lazy_units[1].tolist()
+                expanded = {u: self._expanded[term] for u, term in enumerate(terms) if term in self._expanded}
             else:  # a per-batch unit is expanded only if two queries share it
                 used = unit_of_source[sources]
                 shared = np.flatnonzero(np.bincount(used, minlength=units.shape[0]) >= 2)
@@ -348,10 +383,14 @@ class BM25:
         t = queries.translations
         has_target = np.diff(t.indptr) > 0
         self.index.check_rows(t.indices)  # a memory-mapped index checks the postings it is about to read
-        if queries.is_one_to_one() and not self.index.lazy:  # memory-mapped: only the rows queried are read
+        if queries.is_one_to_one():
             unit_of_source = np.full(len(has_target), -1, dtype=np.int64)
-            unit_of_source[has_target] = t.indices
-            return self.posting_weights(), unit_of_source
+            if not self.index.lazy:
+                unit_of_source[has_target] = t.indices
+                return self.posting_weights(), unit_of_source
+            terms = np.unique(t.indices)  # memory-mapped: the weights of the rows queried, made once each
+            unit_of_source[has_target] = np.searchsorted(terms, t.indices)
+            return self._lazy_weights(terms), unit_of_source
         first_of: dict[tuple[bytes, bytes], int] = {}
         unit_of_source = np.full(len(has_target), -1, dtype=np.int64)
         distinct = []
