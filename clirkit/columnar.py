@@ -308,7 +308,10 @@ def _parse_floats(text: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> 
         raise NotPlain from None
     if parsed.null_count:
         raise NotPlain
-    return parsed.to_numpy(zero_copy_only=False)
+    # the values buffer as is: to_numpy() would import pandas when it is installed (and swallow a Ctrl-C
+    # that lands during that import)
+    values = parsed.buffers()[1]
+    return np.frombuffer(values, dtype=np.float64, count=len(parsed), offset=parsed.offset * 8).copy()
 
 
 def _byte_matrix(text: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width: int) -> np.ndarray:
