@@ -1354,6 +1354,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep", default=None, metavar="DIR",
                     help="work in DIR and keep the folders of failing cases (default: a temporary folder)")
     args = ap.parse_args(argv)
+    # a shell starts a background job with SIGINT ignored, which its children would inherit (and the
+    # SIGINT cases could not interrupt them): they start with the default handling
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     if args.jobs < 1 or args.timeout <= 0:
         ap.error("--jobs and --timeout must be positive")
     start = time.monotonic()
