@@ -201,15 +201,19 @@ class BM25:
         with the dense rows of the most common terms (the first search needs no warm-up)."""
         if self._weights is None:
             tf = self.index.tf
-            data = self._saturate(tf.data.astype(np.float64), tf.indices)
-            with np.errstate(over="ignore", invalid="ignore"):
-                data *= np.repeat(self.idf(self._df), np.diff(tf.indptr))
-                data = data.astype(self._dtype, copy=False)
-            self._finite(data, "term weights")
-            self._weights = sp.csr_matrix((data, tf.indices, tf.indptr), shape=tf.shape)
+            self._weights = sp.csr_matrix((self._row_weights(tf, self._df), tf.indices, tf.indptr), shape=tf.shape)
             if self._positive_weights():
                 self._expanded = self._expand(self._weights, np.arange(tf.shape[0]), _DENSE_BYTES)
         return self._weights
+
+    def _row_weights(self, tf_rows: sp.csr_matrix, df: np.ndarray) -> np.ndarray:
+        """idf(df) * saturated tf for each posting of ``tf_rows`` (CSR rows of counts over the documents, one
+        df per row), in this model's precision."""
+        data = self._saturate(tf_rows.data.astype(np.float64), tf_rows.indices)
+        with np.errstate(over="ignore", invalid="ignore"):
+            data *= np.repeat(self.idf(df), np.diff(tf_rows.indptr))
+            data = data.astype(self._dtype, copy=False)
+        return self._finite(data, "term weights")
 
     def _lazy_weights(self, terms: np.ndarray) -> sp.csr_matrix:
         """The posting weights of ``terms`` (sorted term ids) as CSR rows in that order, for a memory-mapped
@@ -218,21 +222,14 @@ class BM25:
         todo = np.array([t for t in terms.tolist() if t not in self._lazy], dtype=np.int64)
         if len(todo):
             rows = self.index.tf[todo]
-            counts = np.diff(rows.indptr)
-            data = self._saturate(rows.data.astype(np.float64), rows.indices)
-            with np.errstate(over="ignore", invalid="ignore"):
-                data *= np.repeat(self.idf(self._df[todo]), counts)
-                data = data.astype(self._dtype, copy=False)
-            self._finite(data, "term weights")
-            room = _DENSE_BYTES // max(self._dtype.itemsize * self.index.n_docs, 1) - len(self._expanded)
+            rows = sp.csr_matrix((self._row_weights(rows, self._df[todo]), rows.indices, rows.indptr),
+                                 shape=rows.shape)
             for i, term in enumerate(todo.tolist()):
-                lo, hi = rows.indptr[i], rows.indptr[i + 1]
-                self._lazy[term] = (rows.indices[lo:hi], data[lo:hi])
-                if room > 0 and counts[i] >= _DENSE_FRACTION[self.precision] * self.index.n_docs:
-                    vector = np.zeros(self.index.n_docs, dtype=self._dtype)
-                    vector[rows.indices[lo:hi]] = data[lo:hi]
-                    self._expanded[term] = vector
-                    room -= 1
+                self._lazy[term] = (rows.indices[rows.indptr[i]:rows.indptr[i + 1]],
+                                    rows.data[rows.indptr[i]:rows.indptr[i + 1]])
+            room = _DENSE_BYTES - len(self._expanded) * self._dtype.itemsize * self.index.n_docs
+            for i, vector in self._expand(rows, np.arange(len(todo)), room).items():
+                self._expanded[int(todo[i])] = vector
         parts = [self._lazy[t] for t in terms.tolist()]
         indptr = np.concatenate(([0], np.cumsum([len(p[0]) for p in parts], dtype=np.int64)))
         units = sp.csr_matrix((np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, self._dtype),
@@ -255,7 +252,7 @@ class BM25:
         lengths = np.diff(units.indptr)[candidates]
         wide = candidates[lengths >= _DENSE_FRACTION[self.precision] * max(n_docs, 1)]
         wide = wide[np.argsort(-np.diff(units.indptr)[wide], kind="stable")]
-        wide = wide[:budget // max(self._dtype.itemsize * n_docs, 1)]
+        wide = wide[:max(budget, 0) // max(self._dtype.itemsize * n_docs, 1)]
         expanded = {}
         for u in wide.tolist():
             vector = np.zeros(n_docs, dtype=self._dtype)
@@ -331,6 +328,14 @@ class BM25:
         terms = list(zip(units_used.tolist(), indptr[units_used].tolist(), indptr[units_used + 1].tolist(),
                          weights[sources].astype(self._dtype).tolist()))
         out_rows, out_cols, out_values = [], [], []
+
+        def rank_pending() -> None:  # the top cells of the rows in the block, at once
+            rows, cols, values = _top_k_block(block[:len(pending)], depth)
+            out_rows.append(np.asarray(pending, dtype=np.int64)[rows])
+            out_cols.append(cols)
+            out_values.append(values)
+            pending.clear()
+
         for q in range(queries.n_queries):
             if bounds[q] == bounds[q + 1]:
                 continue
@@ -356,17 +361,10 @@ class BM25:
                 out_values.append(values)
                 continue
             pending.append(q)
-            if len(pending) == len(block) or q == queries.n_queries - 1:
-                rows, cols, values = _top_k_block(block[:len(pending)], depth)
-                out_rows.append(np.asarray(pending, dtype=np.int64)[rows])
-                out_cols.append(cols)
-                out_values.append(values)
-                pending = []
+            if len(pending) == len(block):
+                rank_pending()
         if pending:
-            rows, cols, values = _top_k_block(block[:len(pending)], depth)
-            out_rows.append(np.asarray(pending, dtype=np.int64)[rows])
-            out_cols.append(cols)
-            out_values.append(values)
+            rank_pending()
         if not out_rows:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)
         return (np.concatenate(out_rows), np.concatenate(out_cols).astype(np.int64),
@@ -391,16 +389,9 @@ class BM25:
             terms = np.unique(t.indices)  # memory-mapped: the weights of the rows queried, made once each
             unit_of_source[has_target] = np.searchsorted(terms, t.indices)
             return self._lazy_weights(terms), unit_of_source
-        first_of: dict[tuple[bytes, bytes], int] = {}
         unit_of_source = np.full(len(has_target), -1, dtype=np.int64)
-        distinct = []
-        for r in np.flatnonzero(has_target).tolist():
-            lo, hi = t.indptr[r], t.indptr[r + 1]
-            key = (t.indices[lo:hi].tobytes(), t.data[lo:hi].tobytes())
-            if key not in first_of:
-                first_of[key] = len(distinct)
-                distinct.append(r)
-            unit_of_source[r] = first_of[key]
+        with_target = np.flatnonzero(has_target)
+        distinct, unit_of_source[with_target] = np.unique(first_alike(t)[with_target], return_inverse=True)
         t_units = t[distinct]
         compact, tf_rows = _used_rows(t_units, self.index.tf)
         tf_units = (compact @ tf_rows.astype(np.float64)).tocsr()
@@ -458,18 +449,15 @@ class BM25:
     def _batches(self, queries: StructuredQueries):
         """Query ranges [lo, hi) whose distinct translation rows (each projected once per batch) hold at most
         the budget of postings of the intermediate products; for one-to-one queries over precomputed
-        weights (nothing is projected), ranges of a fixed number of queries. The scores are summed one query at a time, whatever the
-        batch."""
+        weights (nothing is projected), ranges of a fixed number of queries. The scores are summed one query
+        at a time, whatever the batch."""
         if queries.is_one_to_one() and not self.index.lazy:  # batches only for the progress shown
             yield from ((lo, min(lo + _QUERIES_PER_STEP, queries.n_queries))
                         for lo in range(0, queries.n_queries, _QUERIES_PER_STEP))
             return
         t = queries.translations
         cost = (t != 0).astype(np.float64) @ self.index.df.astype(np.float64)  # postings of each source's row
-        row_id: dict[tuple[bytes, bytes], int] = {}  # a translation row (its content) -> its first source
-        first = np.array([row_id.setdefault((t.indices[t.indptr[r]:t.indptr[r + 1]].tobytes(),
-                                             t.data[t.indptr[r]:t.indptr[r + 1]].tobytes()), r)
-                          for r in range(t.shape[0])], dtype=np.int64)
+        first = first_alike(t)
         order = np.argsort(queries.source_query, kind="stable")
         bounds = np.searchsorted(queries.source_query[order], np.arange(queries.n_queries + 1)).tolist()
         lo, acc, seen = 0, 0.0, set()
@@ -484,6 +472,19 @@ class BM25:
             acc += added
         if queries.n_queries > lo:
             yield lo, queries.n_queries
+
+
+def row_key(m: sp.csr_matrix, r: int) -> tuple[bytes, bytes]:
+    """The content of row ``r`` of the CSR ``m`` (its columns and values), as a hashable key."""
+    lo, hi = m.indptr[r], m.indptr[r + 1]
+    return m.indices[lo:hi].astype(np.int64).tobytes(), m.data[lo:hi].astype(np.float64).tobytes()
+
+
+def first_alike(m: sp.csr_matrix) -> np.ndarray:
+    """For each row of the CSR ``m``, the first row with the same content (int64): a translation row
+    repeated across queries is projected once."""
+    first: dict[tuple[bytes, bytes], int] = {}
+    return np.array([first.setdefault(row_key(m, r), r) for r in range(m.shape[0])], dtype=np.int64)
 
 
 def idf_mean_rsj(index: Index) -> float:
@@ -619,9 +620,10 @@ def _candidates(row: np.ndarray, k: int, unmatched: float) -> tuple[np.ndarray, 
     """Ascending columns of a superset of the row's top ``k`` matched cells, and a value all of them reach.
 
     A strided sample (1/8, or 1/3 to 1/7 of a row shorter than 8k) of the matched cells (> ``unmatched``)
-    gives a value with about 2k cells above; keeping the cells >= that value is one comparison pass instead of a full selection. If
-    fewer than k cells qualify, the bound was too high: take every matched cell. Unmatched cells never
-    enter a selection (numpy's introselect is 15x slower on an array of mostly equal values).
+    gives a value with about 2k cells above; keeping the cells >= that value is one comparison pass instead
+    of a full selection. If fewer than k cells qualify, the bound was too high: take every matched cell.
+    Unmatched cells never enter a selection (numpy's introselect is 15x slower on an array of mostly equal
+    values).
     """
     n = len(row)
     stride = min(8, n // max(k, 1))

@@ -39,7 +39,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from clirkit.analysis import Analyzer
-from clirkit.bm25 import IDF_VARIANTS, PRECISIONS, BM25, CollectionStats, check_params, union_counts
+from clirkit.bm25 import IDF_VARIANTS, PRECISIONS, BM25, CollectionStats, check_params, row_key, union_counts
 from clirkit.errors import ClirkitError
 from clirkit.index import Index
 from clirkit.npzio import HEADER_KEY, Corrupt, checking, load_npz, require_analyzer, require_array, require_field, \
@@ -660,13 +660,8 @@ class _UnionDf:
     def __call__(self, rows: sp.csr_matrix) -> np.ndarray:
         if self._table is None:
             t = self.translations
-            self._table = {_row_key(t, r): c for r, c in enumerate(self.counts.tolist())}
-        return np.asarray([self._table[_row_key(rows, r)] for r in range(rows.shape[0])], dtype=np.float64)
-
-
-def _row_key(m: sp.csr_matrix, r: int) -> tuple[bytes, bytes]:
-    lo, hi = m.indptr[r], m.indptr[r + 1]
-    return m.indices[lo:hi].astype(np.int64).tobytes(), m.data[lo:hi].astype(np.float64).tobytes()
+            self._table = {row_key(t, r): c for r, c in enumerate(self.counts.tolist())}
+        return np.asarray([self._table[row_key(rows, r)] for r in range(rows.shape[0])], dtype=np.float64)
 
 
 def _search_part(work: _Work, number: int, params: dict, queries: StructuredQueries, depth: int,
