@@ -124,7 +124,8 @@ def _collection_slice(n_queries: int = 5, n_extra_docs: int = 8):
     return queries, judged, docs, pairs
 
 
-def _lines(rows) -> bytes:
+def as_lines(rows) -> bytes:
+    """``rows`` as UTF-8 text, one line each."""
     return "".join(f"{r}\n" for r in rows).encode("utf-8")
 
 
@@ -138,14 +139,15 @@ def _dictd_number(n: int) -> str:
             return out
 
 
-def _freedict(entries: list[tuple[str, list[str]]]) -> tuple[bytes, bytes]:
-    """A dictd ``.index`` and ``.dict`` holding ``(headword, translations)`` entries (FreeDict's layout)."""
+def freedict(entries: list[tuple[str, list[str]]], title: str = "English-Spanish fuzz seed") -> tuple[bytes, bytes]:
+    """A dictd ``.index`` and ``.dict`` holding ``(headword, translations)`` entries (FreeDict's layout),
+    the database named ``title``."""
     body, index = b"", []
-    for head, translations in [("00databaseshort", ["English-Spanish fuzz seed"])] + entries:
+    for head, translations in [("00databaseshort", [title])] + entries:
         entry = f"{head}\n1. {', '.join(translations)}\n".encode("utf-8")
         index.append(f"{head}\t{_dictd_number(len(body))}\t{_dictd_number(len(entry))}")
         body += entry
-    return _lines(index), body
+    return as_lines(index), body
 
 
 def build_targets(folder: str | os.PathLike[str]) -> dict[str, Target]:
@@ -171,28 +173,28 @@ def build_targets(folder: str | os.PathLike[str]) -> dict[str, Target]:
     # documents and queries in every layout the readers take
     seeds: dict[str, list[dict[str, bytes]]] = {}
     seeds["documents"] = [
-        {"docs.tsv": _lines(f"{d}\t{t}" for d, t in docs)},
-        {"docs.tsv": _lines(["docid\ttext"] + [f"{d}\t{t}" for d, t in docs])},
-        {"docs.tsv": _lines(["id\ttitle\ttext"] + [f"{d}\t{d.replace('.', ' ')}\t{t}" for d, t in docs])},
-        {"docs.jsonl": _lines(json.dumps({"docid": d, "text": t}, ensure_ascii=False) for d, t in docs)},
-        {"docs.jsonl": _lines(json.dumps({"_id": d, "title": d.split(".")[0], "text": t}, ensure_ascii=False)
+        {"docs.tsv": as_lines(f"{d}\t{t}" for d, t in docs)},
+        {"docs.tsv": as_lines(["docid\ttext"] + [f"{d}\t{t}" for d, t in docs])},
+        {"docs.tsv": as_lines(["id\ttitle\ttext"] + [f"{d}\t{d.replace('.', ' ')}\t{t}" for d, t in docs])},
+        {"docs.jsonl": as_lines(json.dumps({"docid": d, "text": t}, ensure_ascii=False) for d, t in docs)},
+        {"docs.jsonl": as_lines(json.dumps({"_id": d, "title": d.split(".")[0], "text": t}, ensure_ascii=False)
                               for d, t in docs)},
     ]
     topics = "".join(f"<top>\n<num> Number: {q}\n<title> {t.split(':')[0]}\n<desc> Description:\n{t}\n</top>\n\n"
                      for q, t in queries)
     seeds["queries"] = [
-        {"queries.tsv": _lines(f"{q}\t{t}" for q, t in queries)},
-        {"queries.tsv": _lines(["qid\ttext"] + [f"{q}\t{t}" for q, t in queries])},
-        {"queries.jsonl": _lines(json.dumps({"qid": q, "text": t}, ensure_ascii=False) for q, t in queries)},
-        {"queries.jsonl": _lines(json.dumps({"query_id": q, "title": t.split(":")[0], "description": t},
+        {"queries.tsv": as_lines(f"{q}\t{t}" for q, t in queries)},
+        {"queries.tsv": as_lines(["qid\ttext"] + [f"{q}\t{t}" for q, t in queries])},
+        {"queries.jsonl": as_lines(json.dumps({"qid": q, "text": t}, ensure_ascii=False) for q, t in queries)},
+        {"queries.jsonl": as_lines(json.dumps({"query_id": q, "title": t.split(":")[0], "description": t},
                                             ensure_ascii=False) for q, t in queries)},
         {"topics.txt": topics.encode("utf-8")},
     ]
-    seeds["qrels"] = [{"qrels.txt": _lines(f"{q} 0 {d} {r}" for q, d, r in judged)},
-                      {"qrels.txt": _lines(f"{q}\t{d}\t{r}" for q, d, r in judged)}]
-    seeds["parallel"] = [{"parallel.tsv": _lines(f"{i}\t{s}\t{t}" for i, s, t in pairs)}]
+    seeds["qrels"] = [{"qrels.txt": as_lines(f"{q} 0 {d} {r}" for q, d, r in judged)},
+                      {"qrels.txt": as_lines(f"{q}\t{d}\t{r}" for q, d, r in judged)}]
+    seeds["parallel"] = [{"parallel.tsv": as_lines(f"{i}\t{s}\t{t}" for i, s, t in pairs)}]
     frequent = frequent_terms(doc_tokens, 15)
-    seeds["stopwords"] = [{"stopwords.txt": _lines(["# the most frequent Spanish terms of the slice"]
+    seeds["stopwords"] = [{"stopwords.txt": as_lines(["# the most frequent Spanish terms of the slice"]
                                                    + [f"{w}  # {i}" if i % 4 == 0 else w
                                                       for i, w in enumerate(frequent)])}]
 
@@ -206,14 +208,14 @@ def build_targets(folder: str | os.PathLike[str]) -> dict[str, Target]:
     words = [w for w in en.tokenize(" ".join(t for _, t in queries)) if w in small][:12]
     options = {w: [e for e, _ in small.translations(w)] for w in words}
     ding = [f"{w} {{n}} | {w}s {{pl}} :: {'; '.join(o)} | {o[0]}s" for w, o in options.items()]
-    index_bytes, dict_bytes = _freedict([(w, o) for w, o in options.items()])
+    index_bytes, dict_bytes = freedict([(w, o) for w, o in options.items()])
     seeds["moses"] = [{"table.e2f": (folder / "table.e2f").read_bytes()}]
-    seeds["pairs"] = [{"en-es.pairs.tsv": _lines([f"{w}\t{e}" for w, o in options.items() for e in o]
+    seeds["pairs"] = [{"en-es.pairs.tsv": as_lines([f"{w}\t{e}" for w, o in options.items() for e in o]
                                                  + ["bottomless pit\tabismo", "angel\tángel del abismo"])},
-                      {"en-es.pairs.txt": _lines(f"{w} {e}" for w, o in options.items() for e in o)}]
-    seeds["muse"] = [{"en-es.dict": _lines(f"{e} @ {w}" for w, o in options.items() for e in o)},
-                     {"en-es.txt": _lines(f"{w} {e}" for w, o in options.items() for e in o)}]
-    seeds["ding"] = [{"en-es.ding.txt": _lines(["# Version :: fuzz seed in Ding's layout"] + ding)}]
+                      {"en-es.pairs.txt": as_lines(f"{w} {e}" for w, o in options.items() for e in o)}]
+    seeds["muse"] = [{"en-es.dict": as_lines(f"{e} @ {w}" for w, o in options.items() for e in o)},
+                     {"en-es.txt": as_lines(f"{w} {e}" for w, o in options.items() for e in o)}]
+    seeds["ding"] = [{"en-es.ding.txt": as_lines(["# Version :: fuzz seed in Ding's layout"] + ding)}]
     seeds["freedict"] = [{"freedict-eng-spa.index": index_bytes, "freedict-eng-spa.dict": dict_bytes}]
     hand_made = Path(__file__).resolve().parent.parent / "tests" / "data" / "dictionaries"
     if hand_made.is_dir():  # the test suite's slices of real dictionaries, with their markup
@@ -251,7 +253,7 @@ def build_targets(folder: str | os.PathLike[str]) -> dict[str, Target]:
     seeds["scs_npz"] = [{"scs.npz": (folder / "scs.npz").read_bytes()}]
     vectors = [f"{len(scs.doc_vocab_)} {scs.dim}"] + [
         " ".join([w] + [repr(float(x)) for x in row]) for w, row in zip(scs.doc_vocab_.tolist(), scs.doc_embeddings_)]
-    seeds["vectors"] = [{"vectors.txt": _lines(vectors[:25])}]
+    seeds["vectors"] = [{"vectors.txt": as_lines(vectors[:25])}]
 
     # a collection folder: its manifest is mutated, the files it names are not
     mini = folder / "collection"

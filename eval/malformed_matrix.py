@@ -48,7 +48,7 @@ written or left behind by a failed run) and ``refused valid`` (an error for a ne
     python eval/malformed_matrix.py --jobs 2                  # tables on stdout, exit 1 on any failure
     python eval/malformed_matrix.py --jobs 2 --full --json m.json   # every class on every slot
     python eval/malformed_matrix.py --verbs index psq
-    python eval/malformed_matrix.py --match "CR-only" --keep /tmp/m   # keep the folders of failing cases
+    python eval/malformed_matrix.py --match "CR-only" --keep matrix-cases   # keep the folders of failing cases
 
 The report has one table of counts per malformed class and one per verb, the total line
 ``N cases: ok-error X, accepted-equal Y, ..., tracebacks 0, silent wrong 0, hangs 0, uncaught 0, ...``,
@@ -79,6 +79,8 @@ from typing import Callable
 
 import numpy as np
 
+from fuzz import as_lines, freedict  # eval/fuzz.py, beside this script
+
 HEADER_KEY = "__header__"  # where clirkit's npz files keep their JSON header
 SPLITS = {"train": 16, "dev": 6, "test": 8}  # queries per split of the slice
 EXTRA_DOCS = 120  # verses beside the judged ones
@@ -88,30 +90,6 @@ BIG_DIGITS = "7" * 5000  # a 5,000-digit integer
 
 # ================================================================================================
 # the clean inputs: a slice of nave-en-es, and artifacts made from it by the verbs themselves
-
-def _lines(rows) -> bytes:
-    return "".join(f"{r}\n" for r in rows).encode("utf-8")
-
-
-def _dictd_number(n: int) -> str:
-    digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-    out = ""
-    while True:
-        out = digits[n % 64] + out
-        n //= 64
-        if not n:
-            return out
-
-
-def _freedict(entries: list[tuple[str, list[str]]]) -> tuple[bytes, bytes]:
-    """A dictd ``.index`` and ``.dict`` holding ``(headword, translations)`` entries (FreeDict's layout)."""
-    body, index = b"", []
-    for head, translations in [("00databaseshort", ["English-Spanish matrix seed"])] + entries:
-        entry = f"{head}\n1. {', '.join(translations)}\n".encode("utf-8")
-        index.append(f"{head}\t{_dictd_number(len(body))}\t{_dictd_number(len(entry))}")
-        body += entry
-    return _lines(index), body
-
 
 def clirkit(argv: list[str], env: dict[str, str] | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
     """Run ``python -m clirkit ARGV``; raise RuntimeError if it fails (used to make the clean artifacts)."""
@@ -162,39 +140,39 @@ def make_inputs(base: Path, env: dict[str, str] | None = None) -> dict[str, Path
         pair_sources=[s for _, s, _ in pairs], pair_targets=[t for _, _, t in pairs], queries=queries,
         qrels=qrels), coll, compress=False)
     p["coll"] = coll
-    put("docs.tsv", _lines(f"{d}\t{t}" for d, t in docs))
-    put("docs.jsonl", _lines(json.dumps({"docid": d, "text": t}, ensure_ascii=False) for d, t in docs))
+    put("docs.tsv", as_lines(f"{d}\t{t}" for d, t in docs))
+    put("docs.jsonl", as_lines(json.dumps({"docid": d, "text": t}, ensure_ascii=False) for d, t in docs))
     for split, qs in queries.items():
-        put(f"queries.{split}.tsv", _lines(f"{q}\t{t}" for q, t in qs.items()))
+        put(f"queries.{split}.tsv", as_lines(f"{q}\t{t}" for q, t in qs.items()))
         judged = qrels[split]
-        put(f"qrels.{split}.txt", _lines(f"{q} 0 {d} {int(r)}" for q, d, r in
+        put(f"qrels.{split}.txt", as_lines(f"{q} 0 {d} {int(r)}" for q, d, r in
                                          zip(judged.qids.tolist(), judged.docids.tolist(), judged.rels.tolist())))
     test = queries["test"]
-    put("queries.test.jsonl", _lines(json.dumps({"qid": q, "text": t}, ensure_ascii=False) for q, t in test.items()))
+    put("queries.test.jsonl", as_lines(json.dumps({"qid": q, "text": t}, ensure_ascii=False) for q, t in test.items()))
     put("topics.test.txt", "".join(f"<top>\n<num> Number: {q}\n<title> {t.split(':')[0]}\n<desc> Description:\n"
                                    f"{t}\n</top>\n\n" for q, t in test.items()).encode("utf-8"))
     spanish = {f"es{i}": t for i, (_, _, t) in enumerate(pairs[:6])}  # monolingual queries for `search`
-    put("es.queries.tsv", _lines(f"{q}\t{t}" for q, t in spanish.items()))
-    put("es.queries.jsonl", _lines(json.dumps({"qid": q, "text": t}, ensure_ascii=False) for q, t in spanish.items()))
+    put("es.queries.tsv", as_lines(f"{q}\t{t}" for q, t in spanish.items()))
+    put("es.queries.jsonl", as_lines(json.dumps({"qid": q, "text": t}, ensure_ascii=False) for q, t in spanish.items()))
     put("es.topics.txt", "".join(f"<top>\n<num> Number: {q}\n<title> {t}\n</top>\n\n"
                                  for q, t in spanish.items()).encode("utf-8"))
-    put("translated.tsv", _lines(f"{q}\t{pairs[i % len(pairs)][2]}" for i, q in enumerate(test)))
-    put("src.en.txt", _lines(s for _, s, _ in pairs))
-    put("tgt.es.txt", _lines(t for _, _, t in pairs))
-    put("src.en.tsv", _lines(f"{i}\t{s}" for i, s, _ in pairs))
-    put("tgt.es.tsv", _lines(f"{i}\t{t}" for i, _, t in pairs))
+    put("translated.tsv", as_lines(f"{q}\t{pairs[i % len(pairs)][2]}" for i, q in enumerate(test)))
+    put("src.en.txt", as_lines(s for _, s, _ in pairs))
+    put("tgt.es.txt", as_lines(t for _, _, t in pairs))
+    put("src.en.tsv", as_lines(f"{i}\t{s}" for i, s, _ in pairs))
+    put("tgt.es.tsv", as_lines(f"{i}\t{t}" for i, _, t in pairs))
     es, en = Analyzer("es"), Analyzer("en")
-    put("stop.es.txt", _lines(["# frequent Spanish words of the slice"] + frequent_terms(
+    put("stop.es.txt", as_lines(["# frequent Spanish words of the slice"] + frequent_terms(
         es.tokenize_many([t for _, t in docs]), 12)))
-    put("stop.en.txt", _lines(["# frequent English words of the slice"] + frequent_terms(
+    put("stop.en.txt", as_lines(["# frequent English words of the slice"] + frequent_terms(
         en.tokenize_many([s for _, s, _ in pairs]), 12)))
     judged = qrels["train"]
-    put("extra.tsv", _lines(f"{queries['train'][q]}\t{d}\t{int(r)}" for q, d, r in
+    put("extra.tsv", as_lines(f"{queries['train'][q]}\t{d}\t{int(r)}" for q, d, r in
                             list(zip(judged.qids.tolist(), judged.docids.tolist(), judged.rels.tolist()))[:20]))
     rng = np.random.default_rng(0)
     for lang, analyzer, side in (("en", en, [s for _, s, _ in pairs]), ("es", es, [t for _, t in docs])):
         words = frequent_terms(analyzer.tokenize_many(side), 40)
-        put(f"{lang}.vec", _lines([f"{len(words)} 8"] + [" ".join([w] + [f"{x:.4f}" for x in rng.normal(size=8)])
+        put(f"{lang}.vec", as_lines([f"{len(words)} 8"] + [" ".join([w] + [f"{x:.4f}" for x in rng.normal(size=8)])
                                                         for w in words]))
     put("exp.toml", (f'name = "matrix"\ncollection = "{coll.as_posix()}"\nmeasures = ["AP", "P@10"]\n'
                      f'baseline = "PSQ"\nseed = 1\njobs = 1\n\n[table]\niterations = 2\n\n'
@@ -229,11 +207,11 @@ def make_inputs(base: Path, env: dict[str, str] | None = None) -> dict[str, Path
     words = sorted({w for t in test.values() for w in en.tokenize(t) if w in table})[:15]
     options = {w: [e for e, _ in table.translations(w)[:3]] for w in words}
     options = {w: o for w, o in options.items() if o}
-    put("en-es.pairs.tsv", _lines(f"{w}\t{e}" for w, o in options.items() for e in o))
-    put("en-es.dict", _lines(f"{w} {e}" for w, o in options.items() for e in o))
-    put("en-es.ding.txt", _lines(["# Version :: matrix seed in Ding's layout"]
+    put("en-es.pairs.tsv", as_lines(f"{w}\t{e}" for w, o in options.items() for e in o))
+    put("en-es.dict", as_lines(f"{w} {e}" for w, o in options.items() for e in o))
+    put("en-es.ding.txt", as_lines(["# Version :: matrix seed in Ding's layout"]
                                  + [f"{w} {{n}} :: {'; '.join(o)}" for w, o in options.items()]))
-    index_bytes, dict_bytes = _freedict(list(options.items()))
+    index_bytes, dict_bytes = freedict(list(options.items()), title="English-Spanish matrix seed")
     put("freedict-eng-spa.index", index_bytes)
     put("freedict-eng-spa.dict", dict_bytes)
     return p
