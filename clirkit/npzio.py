@@ -401,8 +401,10 @@ def require_csr(arrays: Mapping[str, np.ndarray], names: tuple[str, str, str], s
     if len(data) != nnz or len(indices) != nnz:
         raise Corrupt(f"{indptr_name} ends at {nnz} but {data_name} holds {len(data)} and {indices_name} "
                       f"{len(indices)} entries")
-    if entries:
-        _check_rising(indices, indptr, indices_name)
+    unsorted = _first_unsorted(indices, indptr) if entries else None
+    if unsorted is not None:
+        row, k = unsorted
+        raise Corrupt(f"{indices_name} of row {row} are not strictly increasing (at {k})")
     matrix = sp.csr_matrix((data, indices, indptr), shape=(n_rows, n_cols))
     matrix.has_sorted_indices = True
     matrix.has_canonical_format = True
@@ -415,18 +417,19 @@ def stored_as(arrays: Mapping[str, np.ndarray], name: str, dtype) -> bool:
     return arr is not None and arr.ndim == 1 and dtype is not None and arr.dtype == np.dtype(dtype)
 
 
-def _check_rising(indices: np.ndarray, indptr: np.ndarray, name: str, first_row: int = 0) -> None:
-    """Corrupt unless each row's ``indices`` (rows delimited by ``indptr``, from 0) strictly increase."""
+def _first_unsorted(indices: np.ndarray, indptr: np.ndarray) -> tuple[int, int] | None:
+    """``(row, position)`` of the first entry whose column does not rise above the one before it in its row
+    (rows delimited by ``indptr``), or None when every row's ``indices`` strictly increase."""
     nnz = len(indices)
     if nnz < 2:
-        return
+        return None
     rising = indices[1:] > indices[:-1]
     starts = indptr[1:-1]
     rising[starts[(starts > 0) & (starts < nnz)] - 1] = True  # a row may start lower than the last ended
-    if not rising.all():
-        k = int(np.argmin(rising)) + 1
-        row = int(np.searchsorted(indptr, k, side="right")) - 1 + first_row
-        raise Corrupt(f"{name} of row {row} are not strictly increasing (at {k})")
+    if rising.all():
+        return None
+    k = int(np.argmin(rising)) + 1
+    return int(np.searchsorted(indptr, k, side="right")) - 1, k
 
 
 def check_csr_rows(matrix, rows: np.ndarray, names: tuple[str, str], *, min: float | None = None) -> None:
@@ -437,21 +440,20 @@ def check_csr_rows(matrix, rows: np.ndarray, names: tuple[str, str], *, min: flo
     rows = np.asarray(rows, dtype=np.int64)
     lo, hi = matrix.indptr[rows].astype(np.int64), matrix.indptr[rows + 1].astype(np.int64)
     counts = hi - lo
-    at = np.repeat(lo - np.concatenate(([0], np.cumsum(counts)[:-1])), counts) + np.arange(int(counts.sum()))
-    indices, data = matrix.indices[at], matrix.data[at]  # the rows' entries, read from a memory map
+    offsets = np.concatenate(([0], np.cumsum(counts)))  # the rows' entries, gathered one after another
+    at = np.repeat(lo - offsets[:-1], counts) + np.arange(int(offsets[-1]))
+    indices, data = matrix.indices[at], matrix.data[at]  # read from a memory map
+
+    def row_of(i: int) -> int:
+        return int(rows[np.searchsorted(offsets, i, side="right") - 1])
+
     bad = (indices < 0) | (indices >= matrix.shape[1])
     if bad.any():
-        row = int(rows[np.searchsorted(np.cumsum(counts), int(np.argmax(bad)), side="right")])
-        raise Corrupt(f"{indices_name} of row {row} has a column outside [0, {matrix.shape[1] - 1}]")
+        raise Corrupt(f"{indices_name} of row {row_of(int(np.argmax(bad)))} has a column outside "
+                      f"[0, {matrix.shape[1] - 1}]")
     if min is not None and len(data) and data.min() < min:
-        row = int(rows[np.searchsorted(np.cumsum(counts), int(np.argmax(data < min)), side="right")])
-        raise Corrupt(f"{data_name} of row {row} has a value below the minimum {_num(min)}")
-    try:
-        _check_rising(indices, np.concatenate(([0], np.cumsum(counts))), indices_name)
-    except Corrupt:
-        local = np.concatenate(([0], np.cumsum(counts)))
-        rising = np.ones(len(indices), dtype=bool)
-        rising[1:] = indices[1:] > indices[:-1]
-        rising[local[:-1][counts > 0]] = True
-        row = int(rows[np.searchsorted(local, int(np.argmin(rising)), side="right") - 1])
-        raise Corrupt(f"{indices_name} of row {row} are not strictly increasing") from None
+        raise Corrupt(f"{data_name} of row {row_of(int(np.argmax(data < min)))} has a value below the minimum "
+                      f"{_num(min)}")
+    unsorted = _first_unsorted(indices, offsets)
+    if unsorted is not None:
+        raise Corrupt(f"{indices_name} of row {int(rows[unsorted[0]])} are not strictly increasing")
