@@ -170,15 +170,21 @@ class ShardedIndex:
             if not a.docids[-1] < b.docids[0]:
                 raise ClirkitError(f"the shards' docid ranges overlap ({a.docids[0]!s}..{a.docids[-1]!s} and "
                                    f"{b.docids[0]!s}..{b.docids[-1]!s}): each shard must hold a docid range")
+        return cls._merged([_Summary.of(p) for p in parts], parts[0].analyzer, shards=parts)
+
+    @classmethod
+    def _merged(cls, parts: Sequence["_Summary"], analyzer: Analyzer, **fields) -> "ShardedIndex":
+        """The sharded index of shards summarized by ``parts`` (in docid order): the union of their terms, df
+        and cf summed, avgdl over all their documents; ``fields`` as the constructor's."""
         terms = np.unique(np.concatenate([p.terms for p in parts]))
         df, cf = np.zeros(len(terms), dtype=np.int64), np.zeros(len(terms), dtype=np.int64)
         for p in parts:
             rows = np.searchsorted(terms, p.terms)
             df[rows] += p.df
-            cf[rows] += np.asarray(p.tf.sum(axis=1, dtype=np.int64)).ravel()
+            cf[rows] += p.cf
         lengths = np.concatenate([p.doc_lengths for p in parts])  # the whole index's doc_lengths
-        return cls(terms, df, cf, len(lengths), float(lengths.mean()), parts[0].analyzer,
-                   [_record(p) for p in parts], shards=parts)
+        return cls(terms, df, cf, len(lengths), float(lengths.mean()), analyzer, [p.record for p in parts],
+                   **fields)
 
     @classmethod
     def build(cls, read_documents, shards: int, analyzer: Analyzer, path: str | os.PathLike[str], *,
@@ -216,15 +222,7 @@ class ShardedIndex:
             for file in written:
                 file.unlink(missing_ok=True)
             raise
-        terms = np.unique(np.concatenate([p.terms for p in parts]))
-        df, cf = np.zeros(len(terms), dtype=np.int64), np.zeros(len(terms), dtype=np.int64)
-        for p in parts:
-            rows = np.searchsorted(terms, p.terms)
-            df[rows] += p.df
-            cf[rows] += p.cf
-        lengths = np.concatenate([p.doc_lengths for p in parts])  # the whole index's doc_lengths
-        index = cls(terms, df, cf, len(lengths), float(lengths.mean()), analyzer, [p.record for p in parts],
-                    path=str(path))
+        index = cls._merged(parts, analyzer, path=str(path))
         index._write_manifest(path)
         return index
 
@@ -372,7 +370,8 @@ def _narrow(strings: np.ndarray) -> np.ndarray:
 
 @dataclass
 class _Summary:
-    """What the manifest needs of a shard built and saved by :meth:`ShardedIndex.build`."""
+    """What the manifest needs of a shard: its terms, their df and cf, its documents' lengths and its record
+    (with its file's name and size once saved)."""
 
     terms: np.ndarray
     df: np.ndarray
@@ -381,9 +380,10 @@ class _Summary:
     record: dict
 
     @classmethod
-    def of(cls, shard: Index, file: str, size: int) -> "_Summary":
+    def of(cls, shard: Index, file: str | None = None, size: int | None = None) -> "_Summary":
         cf = np.asarray(shard.tf.sum(axis=1, dtype=np.int64)).ravel()
-        return cls(shard.terms, shard.df, cf, shard.doc_lengths, {**_record(shard), "file": file, "bytes": size})
+        saved = {} if file is None else {"file": file, "bytes": size}
+        return cls(shard.terms, shard.df, cf, shard.doc_lengths, {**_record(shard), **saved})
 
 
 def _record(shard: Index) -> dict:
