@@ -42,6 +42,7 @@ def run(args) -> int:
     from clirkit.formats import iter_located_documents  # (lineno, docid, text): see Index.build(source=...)
     from clirkit.index import Index, drop_terms, most_frequent_terms
     from clirkit.progress import say
+    from clirkit.shards import ShardedIndex
 
     stopwords = read_stopwords(args.stopwords) if args.stopwords else None
     analyzer = Analyzer(args.lang, lowercase=not args.keep_case,
@@ -52,24 +53,19 @@ def run(args) -> int:
         return iter_located_documents(args.documents, id_field=args.id_field, text_fields=args.text_fields,
                                       header=args.header)
 
+    source = display_name(args.documents)
     if args.shards > 1 and args.documents != "-" and args.stopwords_top == 0:  # one shard in memory at a time
-        from clirkit.shards import ShardedIndex
-
         s = ShardedIndex.build(documents, args.shards, analyzer, args.output, jobs=args.jobs, quiet=args.quiet,
-                               source=display_name(args.documents)).stats()
-        say(f"indexed {s['n_docs']} documents, {s['n_terms']} terms, {s['n_postings']} postings in {args.shards} "
-            f"shards in {time.perf_counter() - start:.1f} s -> {args.output}", quiet=args.quiet)
-        return 0
-    index = Index.build(documents(), analyzer, quiet=args.quiet, jobs=args.jobs, source=display_name(args.documents))
-    if args.stopwords_top > 0:
-        index = drop_terms(index, most_frequent_terms(index, args.stopwords_top))
-    s = index.stats()
-    if args.shards > 1:
-        from clirkit.shards import ShardedIndex
-
-        ShardedIndex.split(index, args.shards).save(args.output)
-    else:
-        index.save(args.output)
+                               source=source).stats()
+    else:  # the whole index in memory (stdin cannot be read once per shard; corpus stopwords need all counts)
+        index = Index.build(documents(), analyzer, quiet=args.quiet, jobs=args.jobs, source=source)
+        if args.stopwords_top > 0:
+            index = drop_terms(index, most_frequent_terms(index, args.stopwords_top))
+        s = index.stats()
+        if args.shards > 1:
+            ShardedIndex.split(index, args.shards).save(args.output)
+        else:
+            index.save(args.output)
     shards = f" in {args.shards} shards" if args.shards > 1 else ""
     say(f"indexed {s['n_docs']} documents, {s['n_terms']} terms, {s['n_postings']} postings{shards} "
         f"in {time.perf_counter() - start:.1f} s -> {args.output}", quiet=args.quiet)
