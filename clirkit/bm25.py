@@ -14,6 +14,7 @@ ties are broken by docid ascending (documents are stored in docid order).
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Callable
 
@@ -30,12 +31,14 @@ PRECISIONS = ("float64", "float32")
 _POSTINGS_PER_BATCH = 20_000_000  # bounds the intermediate sparse products
 _QUERIES_PER_STEP = 250  # a step of the progress shown when nothing bounds a batch
 _DENSE_CELLS_PER_BATCH = 16_000_000  # bounds the (queries x docs) block of top_k's densified slices (128 MB)
-# a unit matching this share of the documents is added as a dense vector: adding one costs 0.31 ns per
-# document in float64 (0.19 in float32), a scatter-add 3.3 ns per posting
-_DENSE_FRACTION = {"float64": 0.1, "float32": 0.05}
+# a unit matching this share of the documents is added as a dense vector, a vectorized pass over the
+# documents (about 0.5 ns each, either precision and either path), where a scatter-add costs per posting
+# 1.4 ns compiled and 3 ns in numpy (measured on the Zipf benchmark: 0.3 is the fastest of 0.1-0.5)
+_DENSE_FRACTION = 0.3
 _DENSE_BYTES = 256 * 2**20  # memory for such dense vectors
 _GROUP_BYTES = 16 * 2**20  # float32 rows ranked together (_top_k_block): they stay in the last-level cache
 _ROW_BITS, _VALUE_BITS, _COLUMN_BITS = 9, 31, 24  # the 64-bit sort key of such a group
+_ranker: Callable | bool | None = None  # compiled_ranker's answer once asked (False: numpy ranks)
 
 
 def idf(df: np.ndarray, n_docs: int, variant: str = "lucene", *, okapi_epsilon: float = 0.25,
@@ -162,7 +165,9 @@ class BM25:
             self._norm = k1 * (1.0 - b + b * index.doc_lengths / avgdl)  # K_d per document
         self._mean_rsj = _mean_rsj(self._df, self._n_docs) if idf == "bm25okapi" else None
         self._weights: sp.csr_matrix | None = None
-        self._expanded: dict[int, np.ndarray] = {}  # dense rows of very common terms' posting weights
+        self._dense: np.ndarray | None = None  # dense rows of very common terms' posting weights (filled rows)
+        self._dense_slot: np.ndarray | None = None  # (n_terms,) each term's row of _dense, -1: none
+        self._n_dense = 0  # the rows of _dense in use
         self._positive: bool | None = None  # whether every posting weight is > 0
         self._lazy: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # memory-mapped: term -> (docs, weights)
         self._lazy_units: tuple[sp.csr_matrix, np.ndarray] | None = None  # the last rows made of them, terms
@@ -203,7 +208,7 @@ class BM25:
             tf = self.index.tf
             self._weights = sp.csr_matrix((self._row_weights(tf, self._df), tf.indices, tf.indptr), shape=tf.shape)
             if self._positive_weights():
-                self._expanded = self._expand(self._weights, np.arange(tf.shape[0]), _DENSE_BYTES)
+                self._keep_dense(self._weights, np.arange(tf.shape[0]))
         return self._weights
 
     def _row_weights(self, tf_rows: sp.csr_matrix, df: np.ndarray) -> np.ndarray:
@@ -227,9 +232,7 @@ class BM25:
             for i, term in enumerate(todo.tolist()):
                 self._lazy[term] = (rows.indices[rows.indptr[i]:rows.indptr[i + 1]],
                                     rows.data[rows.indptr[i]:rows.indptr[i + 1]])
-            room = _DENSE_BYTES - len(self._expanded) * self._dtype.itemsize * self.index.n_docs
-            for i, vector in self._expand(rows, np.arange(len(todo)), room).items():
-                self._expanded[int(todo[i])] = vector
+            self._keep_dense(rows, todo)
         parts = [self._lazy[t] for t in terms.tolist()]
         indptr = np.concatenate(([0], np.cumsum([len(p[0]) for p in parts], dtype=np.int64)))
         units = sp.csr_matrix((np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, self._dtype),
@@ -245,21 +248,43 @@ class BM25:
             self._positive = bool(w.nnz == 0 or w.data.min() > 0)
         return self._positive
 
-    def _expand(self, units: sp.csr_matrix, candidates: np.ndarray, budget: int) -> dict[int, np.ndarray]:
-        """Dense vectors (n_docs,) of the ``candidates`` rows of ``units`` matching at least the dense share of
-        the documents, the longest first, within ``budget`` bytes."""
+    def _keep_dense(self, rows: sp.csr_matrix, terms: np.ndarray) -> None:
+        """Keep dense vectors of the very common ones of ``rows`` (the posting weights of ``terms``, one row
+        each), the longest first, in what is left of _DENSE_BYTES (allocated once; its pages are used only
+        as rows are filled)."""
         n_docs = self.index.n_docs
-        lengths = np.diff(units.indptr)[candidates]
-        wide = candidates[lengths >= _DENSE_FRACTION[self.precision] * max(n_docs, 1)]
-        wide = wide[np.argsort(-np.diff(units.indptr)[wide], kind="stable")]
-        wide = wide[:max(budget, 0) // max(self._dtype.itemsize * n_docs, 1)]
-        expanded = {}
-        for u in wide.tolist():
-            vector = np.zeros(n_docs, dtype=self._dtype)
-            lo, hi = units.indptr[u], units.indptr[u + 1]
-            vector[units.indices[lo:hi]] = units.data[lo:hi]
-            expanded[u] = vector
-        return expanded
+        if self._dense is None:
+            capacity = min(_DENSE_BYTES // max(self._dtype.itemsize * n_docs, 1), self.index.n_terms)
+            self._dense = np.empty((capacity, n_docs), dtype=self._dtype)
+            self._dense_slot = np.full(self.index.n_terms, -1, dtype=np.int64)
+        wide = self._wide(rows, np.arange(rows.shape[0]), len(self._dense) - self._n_dense)
+        _fill_dense(rows, wide, self._dense[self._n_dense:self._n_dense + len(wide)])
+        self._dense_slot[terms[wide]] = np.arange(self._n_dense, self._n_dense + len(wide))
+        self._n_dense += len(wide)
+
+    def _wide(self, units: sp.csr_matrix, candidates: np.ndarray, max_rows: int) -> np.ndarray:
+        """The ``candidates`` rows of ``units`` matching at least the dense share of the documents, the
+        longest first, at most ``max_rows``."""
+        lengths = np.diff(units.indptr)
+        wide = candidates[lengths[candidates] >= _DENSE_FRACTION * max(self.index.n_docs, 1)]
+        return wide[np.argsort(-lengths[wide], kind="stable")][:max(max_rows, 0)]
+
+    def _dense_units(self, units: sp.csr_matrix, units_used: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Dense vectors of very common unit rows and the row of each of ``units_used`` in them (-1: none):
+        kept for the index's own terms (also memory-mapped), made here for a per-batch unit that two
+        queries share."""
+        if units is self._weights or (self._lazy_units is not None and units is self._lazy_units[0]):
+            terms = units_used if units is self._weights else self._lazy_units[1][units_used]
+            if self._dense is None:
+                return np.zeros((0, self.index.n_docs), dtype=self._dtype), np.full(len(units_used), -1)
+            return self._dense[:self._n_dense], self._dense_slot[terms]
+        shared = np.flatnonzero(np.bincount(units_used, minlength=units.shape[0]) >= 2)
+        wide = self._wide(units, shared, _DENSE_BYTES // max(self._dtype.itemsize * self.index.n_docs, 1))
+        dense = np.empty((len(wide), self.index.n_docs), dtype=self._dtype)
+        _fill_dense(units, wide, dense)
+        slot = np.full(units.shape[0], -1, dtype=np.int64)
+        slot[wide] = np.arange(len(wide))
+        return dense, slot[units_used]
 
     # scoring ----------------------------------------------------------------------------------
 
@@ -285,48 +310,60 @@ class BM25:
         """The top ``depth`` documents of each query of a batch as ``(query, document, score)`` arrays in run
         order (int64, int64, float64).
 
-        A query's scores are summed into one dense row of the documents (reused, so it stays in the cache),
-        one vectorized add per source term in source order, and its top cells taken before the next query.
-        Rows of very common units are added as dense vectors (precomputed for the index's own terms, made
-        for a per-batch unit that two queries share), an order of magnitude cheaper per posting than a
-        scatter-add. A cell matching no term is 0 when every contribution is positive (a match is > 0),
-        else -inf.
+        A query's scores are the sums of its source terms' weighted unit rows, added in source order into
+        one dense row of the documents, and its top cells are taken before the next query: by the compiled
+        kernel (:mod:`clirkit.kernels`) when numba is installed, else by numpy (:meth:`_top_rows_numpy`),
+        the same sums either way. A cell matching no term is 0 when every contribution is positive (a match
+        is > 0), else it is skipped by a flag.
         """
         self._check(queries)
         units, unit_of_source = self._scoring_units(queries)
         weights = self.query_weights(queries.source_weight)
-        n_docs = self.index.n_docs
         if units is self._weights:  # checked once for the index's own posting weights
-            units_positive = bool(self._expanded) or self._positive_weights()
+            units_positive = self._positive_weights()
         else:
             units_positive = units.nnz == 0 or units.data.min() > 0
         positive = units_positive and (len(weights) == 0 or weights.min() > 0)
-        unmatched = 0.0 if positive else -np.inf
         sources = np.flatnonzero(unit_of_source >= 0)
         sources = sources[np.argsort(queries.source_query[sources], kind="stable")]  # by query, in source order
-        expanded = {}
+        units_used = unit_of_source[sources]
+        bounds = np.searchsorted(queries.source_query[sources], np.arange(queries.n_queries + 1))
+        term_weights = weights[sources].astype(self._dtype)
         if positive:
-            if units is self._weights:
-                expanded = self._expanded
-            elif self._lazy_units is not None and units is self._lazy_units[0]:  # memory-mapped, one-to-one
-                terms = self._lazy_units[1].tolist()
-                expanded = {u: self._expanded[term] for u, term in enumerate(terms) if term in self._expanded}
-            else:  # a per-batch unit is expanded only if two queries share it
-                used = unit_of_source[sources]
-                shared = np.flatnonzero(np.bincount(used, minlength=units.shape[0]) >= 2)
-                expanded = self._expand(units, shared, _DENSE_BYTES)
-        # positive float32 rows are ranked a group at a time (_top_k_block); others one by one
+            dense, slots = self._dense_units(units, units_used)
+        else:  # dense vectors add 0 to the cells they do not match: the flags would miss them
+            dense, slots = np.zeros((0, self.index.n_docs), dtype=self._dtype), np.full(len(units_used), -1)
+        rank = compiled_ranker()
+        if rank is None:
+            return self._top_rows_numpy(queries, depth, units, units_used, bounds, term_weights, dense, slots,
+                                        positive)
+        counts, cols, values = rank(bounds.astype(np.int64), units.indptr[units_used].astype(np.int64),
+                                    units.indptr[units_used + 1].astype(np.int64), term_weights,
+                                    slots.astype(np.int64), units.indices, units.data, dense, self.index.n_docs,
+                                    depth, positive)
+        return np.repeat(np.arange(queries.n_queries, dtype=np.int64), counts), cols, values.astype(np.float64)
+
+    def _top_rows_numpy(self, queries: StructuredQueries, depth: int, units: sp.csr_matrix,
+                        units_used: np.ndarray, bounds: np.ndarray, term_weights: np.ndarray, dense: np.ndarray,
+                        slots: np.ndarray, positive: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`_top_rows` in numpy, given the query terms' unit rows (``units_used``, query q's being
+        ``bounds[q]:bounds[q + 1]``), their w_q, the dense vectors of common rows and each term's row in
+        them (-1: none), and whether every contribution is positive.
+
+        A dense vector is added in one vectorized add, an order of magnitude cheaper per posting than a
+        scatter-add; positive float32 rows are ranked a group at a time (_top_k_block), others one by one.
+        """
+        n_docs = self.index.n_docs
+        unmatched = 0.0 if positive else -np.inf
         grouped = positive and self._dtype == np.float32 and n_docs < 2**_COLUMN_BITS
         group = max(1, min(2**_ROW_BITS, _GROUP_BYTES // max(4 * n_docs, 1))) if grouped else 1
         block = np.empty((min(group, queries.n_queries), n_docs), dtype=self._dtype)
         hit = None if positive else np.empty(n_docs, dtype=bool)
         pending: list[int] = []  # the queries whose rows fill the block
         indptr, indices, data = units.indptr, units.indices, units.data
-        units_used = unit_of_source[sources]
-        query_of = queries.source_query[sources]
-        bounds = np.searchsorted(query_of, np.arange(queries.n_queries + 1)).tolist()
-        terms = list(zip(units_used.tolist(), indptr[units_used].tolist(), indptr[units_used + 1].tolist(),
-                         weights[sources].astype(self._dtype).tolist()))
+        bounds = bounds.tolist()
+        terms = list(zip(slots.tolist(), indptr[units_used].tolist(), indptr[units_used + 1].tolist(),
+                         term_weights.tolist()))
         out_rows, out_cols, out_values = [], [], []
 
         def rank_pending() -> None:  # the top cells of the rows in the block, at once
@@ -343,10 +380,9 @@ class BM25:
             row.fill(0.0)
             if hit is not None:
                 hit.fill(False)
-            for u, lo, hi, w in terms[bounds[q]:bounds[q + 1]]:
-                vector = expanded.get(u)
-                if vector is not None:
-                    row += vector if w == 1.0 else self._dtype.type(w) * vector
+            for slot, lo, hi, w in terms[bounds[q]:bounds[q + 1]]:
+                if slot >= 0:
+                    row += dense[slot] if w == 1.0 else self._dtype.type(w) * dense[slot]
                     continue
                 docs, values = indices[lo:hi], data[lo:hi]
                 np.add.at(row, docs, values if w == 1.0 else self._dtype.type(w) * values)
@@ -472,6 +508,31 @@ class BM25:
             acc += added
         if queries.n_queries > lo:
             yield lo, queries.n_queries
+
+
+def _fill_dense(units: sp.csr_matrix, chosen: np.ndarray, out: np.ndarray) -> None:
+    """Write the ``chosen`` rows of ``units`` into the rows of ``out`` (len(chosen) x n_columns) as dense
+    vectors, 0 where a row has no entry."""
+    out[:] = 0
+    for i, u in enumerate(chosen.tolist()):
+        lo, hi = units.indptr[u], units.indptr[u + 1]
+        out[i, units.indices[lo:hi]] = units.data[lo:hi]
+
+
+def compiled_ranker() -> Callable | None:
+    """:func:`clirkit.kernels.rank_sums` when numba is installed, else None (numpy ranks); None also when the
+    environment variable ``CLIRKIT_NUMBA`` is ``0``. Imported once, on the first search."""
+    global _ranker
+    if _ranker is None:
+        _ranker = False
+        if os.environ.get("CLIRKIT_NUMBA", "1") != "0":
+            try:
+                from clirkit.kernels import rank_sums
+            except ImportError:
+                pass
+            else:
+                _ranker = rank_sums
+    return _ranker or None
 
 
 def row_key(m: sp.csr_matrix, r: int) -> tuple[bytes, bytes]:

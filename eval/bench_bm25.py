@@ -8,7 +8,9 @@ Ranking is the top 1,000 of every query, all with k1=1.5, b=0.75, lucene idf,
 repeated (``--repeat``, default 3): the best and the first run are reported
 (clirkit's first run also expands the posting rows of very common terms).
 rank-bm25 ranks a subset of queries once; its time is extrapolated to all.
-``clirkit`` is the exact float64 path, ``clirkit-float32`` the ``precision="float32"`` one.
+``clirkit`` is the exact float64 path, ``clirkit-float32`` the ``precision="float32"`` one, both ranked by
+the compiled kernel when numba is installed (its compilation, or loading from numba's cache, is in the first
+run); ``clirkit-numpy`` is the exact path ranked by numpy (``CLIRKIT_NUMBA=0``), the same run.
 
 The memory-bandwidth floor is measured in the clirkit workers, after ranking: the time of one streaming pass
 (``np.max``) over as many bytes as the postings the queries read (the sum of the query terms' document
@@ -32,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-SYSTEMS = ("clirkit", "clirkit-float32", "bm25s-numpy", "bm25s-numba", "rank-bm25")
+SYSTEMS = ("clirkit", "clirkit-float32", "clirkit-numpy", "bm25s-numpy", "bm25s-numba", "rank-bm25")
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
 
@@ -89,13 +91,15 @@ def worker(system: str, corpus: str, args) -> dict:
     _reset_peak()
     t0 = time.perf_counter()
     if system.startswith("clirkit"):
+        if system == "clirkit-numpy":
+            os.environ["CLIRKIT_NUMBA"] = "0"
         from clirkit.bm25 import BM25
         from clirkit.index import Index
         from clirkit.query import StructuredQueries
 
         index = Index.from_tokens(docids, docs)
         model = BM25(index, k1=1.5, b=0.75, idf="lucene",
-                     precision="float32" if system == "clirkit-float32" else "float64")
+                     precision="float32" if "float32" in system else "float64")
         model.posting_weights()  # part of indexing, as bm25s precomputes its scores at index time
     elif system.startswith("bm25s"):
         import bm25s

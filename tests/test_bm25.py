@@ -33,6 +33,18 @@ QUERIES = ["la luz y las tinieblas", "el espíritu de dios sobre las aguas", "ex
 OKAPI_QUERIES = QUERIES + ["y fué la tarde", "fué", "dios dios", "de las aguas", "xyzzy luz", "xyzzy plugh"]
 
 
+@pytest.fixture(autouse=True, params=["compiled", "numpy"])
+def ranking_path(request, monkeypatch):
+    """Every test runs with the compiled kernel (when numba is installed) and with numpy ranking."""
+    if request.param == "compiled":
+        pytest.importorskip("numba")
+        from clirkit.kernels import rank_sums
+        monkeypatch.setattr(bm25_module, "_ranker", rank_sums)
+    else:
+        monkeypatch.setattr(bm25_module, "_ranker", False)
+    return request.param
+
+
 @pytest.fixture
 def corpus(verses_es):
     analyzer = Analyzer("es")
@@ -364,12 +376,12 @@ def test_the_first_search_needs_no_warm_up_the_dense_rows_are_made_with_the_weig
     _, _, index = genesis_400
     model = BM25(index)
     model.posting_weights()
-    common = index.df >= 0.1 * index.n_docs
-    assert common.any() and sorted(model._expanded) == np.flatnonzero(common).tolist()
+    common = index.df >= bm25_module._DENSE_FRACTION * index.n_docs
+    assert common.any() and np.flatnonzero(model._dense_slot >= 0).tolist() == np.flatnonzero(common).tolist()
     sq, _ = structured(index, ["y dijo dios"])
-    before = dict(model._expanded)
+    before = model._dense_slot.copy()
     assert model.search(sq).scores.tolist() == model.search(sq).scores.tolist()
-    assert model._expanded.keys() == before.keys()
+    assert model._dense_slot.tolist() == before.tolist()
 
 
 @pytest.mark.parametrize("k", [1, 7, 50])
@@ -393,3 +405,59 @@ def test_grouped_float32_top_k_equals_the_row_by_row_top_k(k):
     er, ec, ev = bm25_module.top_k_dense(block.astype(np.float64), 0.0, k)
     assert rows.tolist() == er.tolist() and cols.tolist() == ec.tolist()
     assert values.astype(np.float64).tolist() == ev.tolist()
+
+
+# the compiled kernel and numpy ranking ----------------------------------------------------------------
+
+def random_structured(index, n_queries, seed, *, one_to_one):
+    """Queries of 1-6 source terms, each translated to 1-4 random target terms (weights summing to 1), or
+    to one term with weight 1; some source terms repeated across queries, some with no target term."""
+    rng = np.random.default_rng(seed)
+    common = np.argsort(-index.df, kind="stable")[:40]  # common terms make long rows and many ties
+    rows, cols, vals, source_query, pool = [], [], [], [], []
+    for q in range(n_queries):
+        for _ in range(int(rng.integers(1, 7))):
+            if pool and rng.random() < 0.3:
+                targets, weights = pool[int(rng.integers(len(pool)))]
+            else:
+                width = 1 if one_to_one else int(rng.integers(0, 5))
+                choice = np.concatenate([common, rng.integers(0, index.n_terms, 40)])
+                targets = np.unique(rng.choice(choice, width, replace=False)) if width else np.zeros(0, int)
+                weights = np.ones(len(targets)) if one_to_one else rng.dirichlet(np.ones(len(targets))) if len(targets) else np.zeros(0)
+                pool.append((targets, weights))
+            rows.extend([len(source_query)] * len(targets))
+            cols.extend(targets.tolist())
+            vals.extend(weights.tolist())
+            source_query.append(q)
+    n = len(source_query)
+    translations = sp.csr_matrix((vals, (rows, cols)), shape=(n, index.n_terms))
+    return StructuredQueries([f"q{i}" for i in range(n_queries)], np.array(source_query, dtype=np.int64),
+                             rng.integers(1, 3, n).astype(np.float64), translations, [f"s{i}" for i in range(n)])
+
+
+@pytest.mark.parametrize("precision", ["float64", "float32"])
+@pytest.mark.parametrize("idf", ["lucene", "rsj"])  # rsj: negative weights, matched cells found by a flag
+@pytest.mark.parametrize("kind", ["one-to-one", "psq", "pirkola", "memory-mapped"])
+def test_the_compiled_kernel_and_numpy_rank_the_same_bytes(genesis_400, tmp_path, monkeypatch, ranking_path,
+                                                           precision, idf, kind):
+    if ranking_path == "numpy":
+        pytest.skip("compares both paths itself")
+    from clirkit.kernels import rank_sums
+
+    _, _, index = genesis_400
+    if kind == "memory-mapped":
+        index.save(tmp_path / "index.npz")
+        index = Index.load(tmp_path / "index.npz", mmap=True)
+    sq = random_structured(index, 60, seed=len(kind), one_to_one=kind in ("one-to-one", "memory-mapped"))
+    if kind == "pirkola":
+        sq = StructuredQueries(sq.qids, sq.source_query, sq.source_weight, sq.translations, sq.source_terms,
+                               df_union=True)
+    runs = {}
+    for path, ranker in (("compiled", rank_sums), ("numpy", False)):
+        monkeypatch.setattr(bm25_module, "_ranker", ranker)
+        model = BM25(index, idf=idf, precision=precision, k3=8.0)
+        runs[path] = [model.search_positions(sq, depth=depth) for depth in (1, 10, 1000)]
+    for compiled, numpy_ in zip(runs["compiled"], runs["numpy"]):
+        assert len(compiled[0]) > 0
+        for a, b in zip(compiled, numpy_):
+            assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
