@@ -759,32 +759,24 @@ def read_run(path: str | os.PathLike[str], *, depth: int | None = None) -> Run:
 
 def _read_run_columns(path: str | os.PathLike[str], depth: int | None) -> Run | None:
     """The run of a file in the plain layout read by :mod:`clirkit.columnar` (``depth`` as in
-    :func:`read_run`); None when it is not (or lists a document twice for a query), for the line
-    parser to read or to report."""
-    from clirkit.columnar import FLOAT, HEAD, ID, INTEGER, TOKEN, NotPlain, iter_column_batches, strings
+    :func:`read_run`); None when it is not (or lists a document twice for a query, or may: then the
+    line parser reads it and reports the line)."""
+    from clirkit.columnar import NotPlain, strings
 
-    blocks, tag = [], None
     try:
-        for qids, _, docids, _, scores, head in iter_column_batches(path, ((ID, TOKEN, ID, INTEGER, FLOAT, HEAD),),
-                                                                     max_id=MAX_ID_LENGTH):
-            tag = tag if tag is not None or not len(head) else str(head[0])
-            if depth is not None:  # per block of lines: a query's runs of consecutive rows, each cut alone
-                new_query = (qids[1:] != qids[:-1]).any(axis=1)
-                keep = _top_rows(np.cumsum(np.concatenate(([0], new_query))), scores, depth)
-                if not keep.all():
-                    qids, docids, scores = qids[keep], docids[keep], scores[keep]
-            blocks.append((qids, docids, scores))
+        blocks, tag, pairs = _run_blocks(path, depth)
     except NotPlain:
         return None
-    if tag is None:
+    if tag is None or (pairs is not None and _repeats_a_hash(np.concatenate(pairs))):
         return None
+    checked, pairs = pairs is not None, None
     qids = strings([b[0] for b in blocks])
     blocks = [(None, d, s) for _, d, s in blocks]  # each column's blocks freed once joined
     docids = strings([b[1] for b in blocks])
     scores = np.concatenate([b[2] for b in blocks])
     del blocks
     qpos = _first_appearance_codes(qids)
-    if _repeats_a_pair(qpos, docids):
+    if not checked and _repeats_a_pair(qpos, docids):  # (with a depth, every row's pair was checked above)
         return None
     if depth is not None:
         keep = _top_rows(qpos, scores, depth)
@@ -795,6 +787,65 @@ def _read_run_columns(path: str | os.PathLike[str], depth: int | None) -> Run | 
         order = np.lexsort((np.arange(len(scores)), -scores, qpos))
         qids, docids, scores = qids[order], docids[order], scores[order]
     return Run(qids, docids, scores, tag=tag)._with_unique_pairs()  # checked above
+
+
+def _run_blocks(path: str | os.PathLike[str], depth: int | None
+                ) -> tuple[list[tuple[np.ndarray, np.ndarray, np.ndarray]], str | None, list[np.ndarray] | None]:
+    """Read a run file in the plain layout block by block of lines (:func:`clirkit.columnar.iter_column_batches`).
+
+    Returns:
+        the blocks, each (qid byte matrix, docid byte matrix, float64 scores), with ``depth`` cut to
+        what can be in the top ``depth`` of each run of consecutive rows of a query; the tag (None
+        if the file has no row); and, with ``depth``, the :func:`_pair_hashes` of every row of the
+        file, cut or not, so that a repeated pair is found even when a copy falls below the depth
+        (None without ``depth``: all rows are kept and checked).
+
+    Raises:
+        NotPlain: the file is not in the plain layout.
+    """
+    from clirkit.columnar import FLOAT, HEAD, ID, INTEGER, TOKEN, iter_column_batches
+
+    blocks, tag = [], None
+    pairs: list[np.ndarray] | None = None if depth is None else []
+    for qids, _, docids, _, scores, head in iter_column_batches(path, ((ID, TOKEN, ID, INTEGER, FLOAT, HEAD),),
+                                                                 max_id=MAX_ID_LENGTH):
+        tag = tag if tag is not None or not len(head) else str(head[0])
+        if depth is not None:  # per block of lines: a query's runs of consecutive rows, each cut alone
+            pairs.append(_pair_hashes(qids, docids))
+            new_query = (qids[1:] != qids[:-1]).any(axis=1)
+            keep = _top_rows(np.cumsum(np.concatenate(([0], new_query))), scores, depth)
+            if not keep.all():
+                qids, docids, scores = qids[keep], docids[keep], scores[keep]
+        blocks.append((qids, docids, scores))
+    return blocks, tag, pairs
+
+
+_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
+_FNV_PRIME = np.uint64(0x100000001B3)
+_FNV_STEP = np.where(np.arange(256) == 0, np.uint64(1), _FNV_PRIME)  # a padding byte (0) is no step
+
+
+def _pair_hashes(qids: np.ndarray, docids: np.ndarray) -> np.ndarray:
+    """64-bit FNV-1a hash (uint64, one per row) of the bytes ``qid SPACE docid`` of each row of a block,
+    given as the zero-padded id byte matrices of :func:`clirkit.columnar.iter_column_batches`. The
+    padding is skipped, so a pair hashes alike in blocks of any width; computed a byte position at a
+    time over all rows."""
+    hashes = np.full(len(qids), _FNV_OFFSET, dtype=np.uint64)
+    for i, matrix in enumerate((qids, docids)):
+        if i:
+            hashes ^= np.uint64(0x20)  # the space between: no id holds one, so qid and docid cannot blur
+            hashes *= _FNV_PRIME
+        for byte in matrix.T:
+            hashes ^= byte
+            hashes *= _FNV_STEP.take(byte)
+    return hashes
+
+
+def _repeats_a_hash(hashes: np.ndarray) -> bool:
+    """Whether two rows share a hash (uint64, sorted in place): a repeated pair, or almost never a
+    collision (the line parser then decides)."""
+    hashes.sort()
+    return bool((hashes[1:] == hashes[:-1]).any())
 
 
 def _top_rows(groups: np.ndarray, scores: np.ndarray, depth: int) -> np.ndarray:

@@ -131,6 +131,15 @@ def test_bad_runs_exit_2_with_file_and_line(files, capsys, lines, message):
     assert message in err and err.startswith("clirkit: error: ")
 
 
+@pytest.mark.parametrize("depth", ["1", "2", "0"])
+def test_a_docid_repeated_below_the_depth_exits_2_naming_file_and_line(files, capsys, depth):
+    bad = _write(files["dir"] / "bad.run", ["Gen.1 Q0 Gen.1.1 1 3.0 t", "Gen.1 Q0 Gen.1.2 2 2.0 t",
+                                             "Gen.1 Q0 Gen.1.1 3 1.0 t"])
+    status, out, err = _run(capsys, "--qrels", files["qrels"], bad, "--depth", depth, "--quiet")
+    assert status == 2 and out == ""
+    assert err == f"clirkit: error: {bad}:3: docid Gen.1.1 appears twice for query Gen.1 (first at line 1)\n"
+
+
 def test_bad_options_exit_2(files, capsys):
     for extra, message in [(["-m", "MAP@x"], "unknown measure"), (["--baseline", "nope.run"], "--baseline"),
                            (["--permutations", "0"], "--permutations")]:

@@ -94,6 +94,7 @@ RUN_VARIANTS = {
     "hex score": RUN.replace("12.5", "0x1p3"),
     "infinity score": RUN.replace("12.5", "Infinity"),
     "repeated pair": RUN + "q1 Q0 d3 9 1.0 tag\n",
+    "repeated pair below the depth": RUN.replace("q2 Q0 d9", "q1 Q0 d3 9 1.0 tag\nq2 Q0 d9"),
     "empty tag field": RUN + "q3 Q0 d1 1 1.0 \n",
     "empty q0 field": RUN + "q3  d1 1 1.0 tag\n",
     "empty first field": RUN + " Q0 d1 1 1.0 tag\n",
@@ -175,6 +176,17 @@ def test_many_blocks_and_queries_in_any_order_read_as_one(tmp_path, monkeypatch)
         kind, *rest = _same(monkeypatch, formats.read_run, path, depth=depth)
         assert kind == "run"
         assert formats._read_run_columns(path, depth) is not None
+
+
+def test_a_pair_repeated_in_another_block_below_the_depth_is_reported_as_the_line_parser_does(tmp_path, monkeypatch):
+    lines = [f"q1 Q0 doc{i} {i + 1} {1000 - i} run\n" for i in range(300)]
+    lines.append("q1 Q0 doc5 301 0.5 run\n")  # many blocks later, and cut from its block by any depth
+    path = tmp_path / "a.run"
+    path.write_text("".join(lines))
+    monkeypatch.setattr(columnar.iter_column_batches, "__kwdefaults__", {"block_bytes": 256})
+    for depth in (None, 1, 10):
+        assert _same(monkeypatch, formats.read_run, path, depth=depth) == (
+            "error", f"{path}:301: docid doc5 appears twice for query q1 (first at line 6)")
 
 
 def test_depth_keeps_every_row_that_may_be_in_the_top_in_any_order_of_ties(tmp_path):

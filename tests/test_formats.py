@@ -367,6 +367,16 @@ def test_bad_run_line_names_file_line_and_problem(tmp_path, line, problem):
     assert error_of(read_run, path) == f"{path}:3: {problem}"
 
 
+@pytest.mark.parametrize("text", [
+    "401 Q0 D3 1 12.5 t\n401 Q0 D1 2 12.25 t\n401 Q0 D3 3 1.0 t\n402 Q0 D1 1 3.0 t\n",  # the repeat falls below
+    "401 Q0 D3 1 1.0 t\n401 Q0 D1 2 12.25 t\n401 Q0 D3 3 12.5 t\n402 Q0 D1 1 3.0 t\n",  # the first copy does
+], ids=["repeat below", "first copy below"])
+@pytest.mark.parametrize("depth", [None, 1, 2, 3])
+def test_a_repeated_docid_is_reported_whatever_the_depth_keeps(tmp_path, text, depth):
+    path = write_text(tmp_path / "a.run", text)
+    assert error_of(read_run, path, depth=depth) == f"{path}:3: docid D3 appears twice for query 401 (first at line 1)"
+
+
 def test_same_docid_under_two_queries_is_not_a_duplicate(tmp_path):
     run = read_run(write_text(tmp_path / "a.run", "1 Q0 D1 1 2 t\n2 Q0 D1 1 2 t\n"))
     assert run.docids.tolist() == ["D1", "D1"]
