@@ -11,6 +11,8 @@ has one target term with weight 1 (monolingual search, DT) the per-posting
 BM25 weights are precomputed once and a query is a sparse row sum (bm25s's
 trick). Only documents that match at least one query term are ranked; top-k
 ties are broken by docid ascending (documents are stored in docid order).
+Each query's sums and top k are computed by the compiled kernel of
+:mod:`clirkit.kernels` when numba is installed, else by numpy: the same runs.
 """
 from __future__ import annotations
 
