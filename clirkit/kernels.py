@@ -139,9 +139,10 @@ def _scan(row, hit, bound, everything, positive, candidate_cols, candidate_value
 def _sort_descending(values, n, keys, spare_keys, order, spare_order):
     """The positions of ``values[:n]`` by value descending, equal values in position order: a stable radix
     sort of the values rounded to float32 (one pass per byte of the 32-bit key that differs), then each run
-    of values sharing a float32 but not equal put in order by exact value. Returns ``order`` or
+    of values sharing a float32 put in order by exact value (:func:`_shell_sort`). Returns ``order`` or
     ``spare_order`` (all four arrays are work space, each at least ``n`` long)."""
-    rounded = values[:n].astype(np.float32).view(np.uint32)  # rounding keeps the order (ties may appear)
+    # + 0.0 makes -0.0 equal to 0.0; rounding to float32 keeps the order (ties may appear)
+    rounded = (values[:n] + 0.0).astype(np.float32).view(np.uint32)
     for i in range(n):
         bits = rounded[i]
         keys[i] = ~bits & np.uint32(0x7FFFFFFF) if bits < np.uint32(0x80000000) else bits  # descending
@@ -168,15 +169,24 @@ def _sort_descending(values, n, keys, spare_keys, order, spare_order):
         hi = lo + 1
         while hi < n and keys[hi] == keys[lo]:
             hi += 1
-        for i in range(lo + 1, hi):  # insertion sort of the run by (exact value descending, position)
-            j, p = i, order[i]
-            while j > lo and (values[order[j - 1]] < values[p] or
-                              (values[order[j - 1]] == values[p] and order[j - 1] > p)):
-                order[j] = order[j - 1]
-                j -= 1
-            order[j] = p
+        if hi - lo > 1:
+            _shell_sort(order, lo, hi, values)
         lo = hi
     return order
+
+
+@numba.njit(cache=True, nogil=True)
+def _shell_sort(order, lo, hi, values):
+    """Sort ``order[lo:hi]`` (positions in ``values``) by exact value descending, then position: a Shell
+    sort (gaps of Ciura), insertion sort for the short runs of values sharing a float32."""
+    for gap in (701, 301, 132, 57, 23, 10, 4, 1):
+        for i in range(lo + gap, hi):
+            j, p = i, order[i]
+            while j >= lo + gap and (values[order[j - gap]] < values[p] or
+                                     (values[order[j - gap]] == values[p] and order[j - gap] > p)):
+                order[j] = order[j - gap]
+                j -= gap
+            order[j] = p
 
 
 @numba.njit(cache=True, nogil=True)
