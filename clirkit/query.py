@@ -77,14 +77,21 @@ class StructuredQueries:
 
         Tokens absent from ``vocabulary`` get an empty row (they match nothing).
         """
-        rows = []
-        for tokens in token_lists:
+        source_query, source_weight, source_terms = [], [], []
+        for qi, tokens in enumerate(token_lists):
             if isinstance(tokens, str):
                 raise TypeError("StructuredQueries.from_tokens expects lists of tokens, got a str")
             counts = Counter(tokens)  # keys in order of first occurrence
-            rows.append([(t, float(c), {vocabulary[t]: 1.0} if t in vocabulary else {})
-                         for t, c in counts.items()])
-        return cls.from_rows(qids, rows, len(vocabulary))
+            source_terms.extend(counts)
+            source_weight.extend(counts.values())
+            source_query.extend([qi] * len(counts))
+        targets = np.array([vocabulary[t] if t in vocabulary else -1 for t in source_terms], dtype=np.int64)
+        known = targets >= 0
+        translations = sp.csr_matrix(
+            (np.ones(int(known.sum())), targets[known], np.concatenate(([0], np.cumsum(known, dtype=np.int64)))),
+            shape=(len(source_terms), len(vocabulary)))
+        return cls(list(qids), np.asarray(source_query, dtype=np.int64),
+                   np.asarray(source_weight, dtype=np.float64), translations, source_terms)
 
     def is_one_to_one(self) -> bool:
         """True when every source term has at most one target term, with weight 1."""
