@@ -49,7 +49,10 @@ def run(args) -> int:
             raise ClirkitError("give --collection, or both --queries and --documents")
         queries, (docids, texts) = read_queries(args.queries), read_documents(args.documents)
     q_tok = dict(zip(queries, model.source_analyzer.tokenize_many(list(queries.values()), quiet=True)))
-    d_tok = model.target_analyzer.tokenize_many(list(texts), quiet=args.quiet, desc="tokenizing documents")
+    from clirkit.cli.params import tokenize_jobs
+
+    d_tok = model.target_analyzer.tokenize_many(list(texts), quiet=args.quiet, jobs=tokenize_jobs(),
+                                                desc="tokenizing documents")
     if args.candidates:
         run_ = model.rerank(read_run(args.candidates), q_tok, docids, d_tok, depth=args.depth, tag=args.tag)
     else:

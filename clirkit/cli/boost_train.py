@@ -174,6 +174,10 @@ def run(args) -> int:
     extra_queries, extra_qrels = _extra(args, collection, *documents)
     ranker = BoostRanker(**params, source_lang=src_lang, target_lang=tgt_lang, base=base, jobs=args.jobs,
                          random_state=args.seed, quiet=args.quiet)
+    from clirkit.cli.params import tokenize_jobs
+    from clirkit.documents import Documents
+
+    documents = Documents(*documents, jobs=tokenize_jobs())  # tokenized in 2 processes (the same tokens)
     ranker.fit(queries, qrels, documents, dev_topics=dev_queries, dev_qrels=dev_qrels, candidates=candidates,
                extra_topics=extra_queries, extra_qrels=extra_qrels,
                base_made_by={"runs": [str(p) for p in args.base_run]} if base else None)
