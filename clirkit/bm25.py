@@ -339,10 +339,17 @@ class BM25:
         if rank is None:
             return self._top_rows_numpy(queries, depth, units, units_used, bounds, term_weights, dense, slots,
                                         positive)
-        counts, cols, values = rank(bounds.astype(np.int64), units.indptr[units_used].astype(np.int64),
-                                    units.indptr[units_used + 1].astype(np.int64), term_weights,
-                                    slots.astype(np.int64), units.indices, units.data, dense, self.index.n_docs,
-                                    depth, positive)
+        try:
+            counts, cols, values = rank(bounds.astype(np.int64), units.indptr[units_used].astype(np.int64),
+                                        units.indptr[units_used + 1].astype(np.int64), term_weights,
+                                        slots.astype(np.int64), units.indices, units.data, dense,
+                                        self.index.n_docs, depth, positive)
+        except Exception as error:
+            if not type(error).__module__.startswith("numba"):
+                raise
+            _without_numba(error)  # it could not compile the kernel here
+            return self._top_rows_numpy(queries, depth, units, units_used, bounds, term_weights, dense, slots,
+                                        positive)
         return np.repeat(np.arange(queries.n_queries, dtype=np.int64), counts), cols, values.astype(np.float64)
 
     def _top_rows_numpy(self, queries: StructuredQueries, depth: int, units: sp.csr_matrix,
@@ -533,9 +540,22 @@ def compiled_ranker() -> Callable | None:
                 from clirkit.kernels import rank_sums
             except ImportError:
                 pass
+            except Exception as error:  # a numba that imports but fails (an incompatible numpy or llvmlite)
+                _without_numba(error)
             else:
                 _ranker = rank_sums
     return _ranker or None
+
+
+def _without_numba(error: BaseException) -> None:
+    """Rank with numpy from now on, numba having failed with ``error``; say so once on stderr."""
+    global _ranker
+    import sys
+
+    _ranker = False
+    message = " ".join(str(error).split())[:200]
+    print(f"clirkit: numba failed ({type(error).__name__}: {message}); ranking with numpy, the same runs",
+          file=sys.stderr)
 
 
 def row_key(m: sp.csr_matrix, r: int) -> tuple[bytes, bytes]:

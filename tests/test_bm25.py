@@ -461,3 +461,47 @@ def test_the_compiled_kernel_and_numpy_rank_the_same_bytes(genesis_400, tmp_path
         assert len(compiled[0]) > 0
         for a, b in zip(compiled, numpy_):
             assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+class _CompileError(Exception):
+    """Stands for numba's errors (their module is numba's)."""
+
+
+_CompileError.__module__ = "numba.core.errors"
+
+
+def test_a_kernel_numba_cannot_compile_falls_back_to_numpy_once_with_one_line(genesis_400, monkeypatch, capsys,
+                                                                             ranking_path):
+    if ranking_path == "compiled":
+        pytest.skip("sets the ranker itself")
+    _, _, index = genesis_400
+    sq, _ = structured(index, ["y dijo dios", "la luz"])
+    monkeypatch.setattr(bm25_module, "_ranker", False)
+    expected = BM25(index).search(sq)
+
+    def failing(*args):
+        raise _CompileError("Failed in nopython mode pipeline\n(step: nopython frontend)")
+
+    monkeypatch.setattr(bm25_module, "_ranker", failing)
+    model = BM25(index)
+    for _ in range(2):
+        run = model.search(sq)
+        assert (run.docids.tolist(), run.scores.tolist()) == (expected.docids.tolist(), expected.scores.tolist())
+    err = capsys.readouterr().err
+    assert err == ("clirkit: numba failed (_CompileError: Failed in nopython mode pipeline (step: nopython "
+                   "frontend)); ranking with numpy, the same runs\n")
+    assert bm25_module.compiled_ranker() is None
+
+
+def test_an_error_of_the_kernel_that_is_not_numbas_is_raised(genesis_400, monkeypatch, ranking_path):
+    if ranking_path == "compiled":
+        pytest.skip("sets the ranker itself")
+    _, _, index = genesis_400
+    sq, _ = structured(index, ["y dijo dios"])
+
+    def failing(*args):
+        raise MemoryError
+
+    monkeypatch.setattr(bm25_module, "_ranker", failing)
+    with pytest.raises(MemoryError):
+        BM25(index).search(sq)
