@@ -505,3 +505,21 @@ def test_an_error_of_the_kernel_that_is_not_numbas_is_raised(genesis_400, monkey
     monkeypatch.setattr(bm25_module, "_ranker", failing)
     with pytest.raises(MemoryError):
         BM25(index).search(sq)
+
+
+@pytest.mark.parametrize("mapped", [False, True])
+def test_weights_computed_a_chunk_of_postings_at_a_time_are_the_same(genesis_400, tmp_path, monkeypatch, mapped):
+    _, _, index = genesis_400
+    if mapped:
+        index.save(tmp_path / "index.npz")
+        index = Index.load(tmp_path / "index.npz", mmap=True)
+    sq, _ = structured(index, ["y dijo dios", "la luz y las tinieblas", "Abram y Sarai su mujer"])
+    whole = BM25(index).search_positions(sq, depth=50)
+    weights = None if mapped else BM25(index).posting_weights().data.tobytes()
+    assert len(whole[0])
+    for chunk in (1, 7, 1000):  # a row longer than a chunk is weighted alone
+        monkeypatch.setattr(bm25_module, "_WEIGHT_CHUNK", chunk)
+        model = BM25(index)
+        if not mapped:
+            assert model.posting_weights().data.tobytes() == weights
+        assert all(a.tobytes() == b.tobytes() for a, b in zip(model.search_positions(sq, depth=50), whole))
