@@ -138,21 +138,26 @@ def _scan(row, hit, bound, everything, positive, candidate_cols, candidate_value
 @numba.njit(cache=True, nogil=True)
 def _sort_descending(values, n, keys, spare_keys, order, spare_order):
     """The positions of ``values[:n]`` by value descending, equal values in position order: a stable radix
-    sort of the values rounded to float32 (one pass per byte of the 32-bit key that differs), then each run
-    of values sharing a float32 put in order by exact value (:func:`_shell_sort`). Returns ``order`` or
-    ``spare_order`` (all four arrays are work space, each at least ``n`` long)."""
+    sort of the values rounded to float32 (one counting pass, then one pass per byte of the 32-bit key that
+    differs), then each run of values sharing a float32 put in order by exact value (:func:`_shell_sort`).
+    Returns ``order`` or ``spare_order`` (all four arrays are work space, each at least ``n`` long)."""
     # + 0.0 makes -0.0 equal to 0.0; rounding to float32 keeps the order (ties may appear)
     rounded = (values[:n] + 0.0).astype(np.float32).view(np.uint32)
     for i in range(n):
         bits = rounded[i]
         keys[i] = ~bits & np.uint32(0x7FFFFFFF) if bits < np.uint32(0x80000000) else bits  # descending
         order[i] = i
-    histogram = np.empty(256, dtype=np.int64)
-    for shift in range(0, 32, 8):
-        histogram[:] = 0
-        for i in range(n):
-            histogram[(keys[i] >> shift) & 255] += 1
-        if histogram.max() == n:  # every key has this byte: nothing moves
+    histograms = np.zeros((4, 256), dtype=np.int64)  # of each byte: the same in any order of the keys
+    for i in range(n):
+        key = keys[i]
+        histograms[0, key & 255] += 1
+        histograms[1, (key >> 8) & 255] += 1
+        histograms[2, (key >> 16) & 255] += 1
+        histograms[3, key >> 24] += 1
+    for byte in range(4):
+        shift = 8 * byte
+        histogram = histograms[byte]
+        if n == 0 or histogram[(keys[0] >> shift) & 255] == n:  # every key has this byte: nothing moves
             continue
         start = 0
         for b in range(256):
