@@ -270,13 +270,20 @@ class BM25:
         as rows are filled)."""
         n_docs = self.index.n_docs
         if self._dense is None:
-            capacity = min(_DENSE_BYTES // max(self._dtype.itemsize * n_docs, 1), self.index.n_terms)
-            self._dense = np.empty((capacity, n_docs), dtype=self._dtype)
+            self._dense = np.empty((min(self._dense_capacity(), self.index.n_terms), n_docs), dtype=self._dtype)
             self._dense_slot = np.full(self.index.n_terms, -1, dtype=np.int64)
         wide = self._wide(rows, np.arange(rows.shape[0]), len(self._dense) - self._n_dense)
         _fill_dense(rows, wide, self._dense[self._n_dense:self._n_dense + len(wide)])
         self._dense_slot[terms[wide]] = np.arange(self._n_dense, self._n_dense + len(wide))
         self._n_dense += len(wide)
+
+    def _dense_capacity(self) -> int:
+        """How many dense vectors of the documents _DENSE_BYTES holds."""
+        return _DENSE_BYTES // max(self._dtype.itemsize * self.index.n_docs, 1)
+
+    def _no_dense(self, n_terms: int) -> tuple[np.ndarray, np.ndarray]:
+        """No dense vectors, and no row of them for any of ``n_terms`` terms (:meth:`_dense_units`)."""
+        return np.zeros((0, self.index.n_docs), dtype=self._dtype), np.full(n_terms, -1, dtype=np.int64)
 
     def _wide(self, units: sp.csr_matrix, candidates: np.ndarray, max_rows: int) -> np.ndarray:
         """The ``candidates`` rows of ``units`` matching at least the dense share of the documents, the
@@ -291,11 +298,11 @@ class BM25:
         queries share."""
         if units is self._weights or (self._lazy_units is not None and units is self._lazy_units[0]):
             terms = units_used if units is self._weights else self._lazy_units[1][units_used]
-            if self._dense is None:
-                return np.zeros((0, self.index.n_docs), dtype=self._dtype), np.full(len(units_used), -1)
+            if self._dense is None:  # (no term was queried yet)
+                return self._no_dense(len(units_used))
             return self._dense[:self._n_dense], self._dense_slot[terms]
         shared = np.flatnonzero(np.bincount(units_used, minlength=units.shape[0]) >= 2)
-        wide = self._wide(units, shared, _DENSE_BYTES // max(self._dtype.itemsize * self.index.n_docs, 1))
+        wide = self._wide(units, shared, self._dense_capacity())
         dense = np.empty((len(wide), self.index.n_docs), dtype=self._dtype)
         _fill_dense(units, wide, dense)
         slot = np.full(units.shape[0], -1, dtype=np.int64)
@@ -345,26 +352,23 @@ class BM25:
         units_used = unit_of_source[sources]
         bounds = np.searchsorted(queries.source_query[sources], np.arange(queries.n_queries + 1))
         term_weights = weights[sources].astype(self._dtype)
-        if positive:
-            dense, slots = self._dense_units(units, units_used)
-        else:  # dense vectors add 0 to the cells they do not match: the flags would miss them
-            dense, slots = np.zeros((0, self.index.n_docs), dtype=self._dtype), np.full(len(units_used), -1)
+        # dense vectors add 0 to the cells they do not match: unless positive, the flags would miss them
+        dense, slots = self._dense_units(units, units_used) if positive else self._no_dense(len(units_used))
         rank = compiled_ranker()
-        if rank is None:
-            return self._top_rows_numpy(queries, depth, units, units_used, bounds, term_weights, dense, slots,
-                                        positive)
-        try:
-            counts, cols, values = rank(bounds.astype(np.int64), units.indptr[units_used].astype(np.int64),
-                                        units.indptr[units_used + 1].astype(np.int64), term_weights,
-                                        slots.astype(np.int64), units.indices, units.data, dense,
-                                        self.index.n_docs, depth, positive)
-        except Exception as error:
-            if not type(error).__module__.startswith("numba"):
-                raise
-            _without_numba(error)  # it could not compile the kernel here
-            return self._top_rows_numpy(queries, depth, units, units_used, bounds, term_weights, dense, slots,
-                                        positive)
-        return np.repeat(np.arange(queries.n_queries, dtype=np.int64), counts), cols, values.astype(np.float64)
+        if rank is not None:
+            try:
+                counts, cols, values = rank(bounds.astype(np.int64), units.indptr[units_used].astype(np.int64),
+                                            units.indptr[units_used + 1].astype(np.int64), term_weights,
+                                            slots.astype(np.int64), units.indices, units.data, dense,
+                                            self.index.n_docs, depth, positive)
+                return (np.repeat(np.arange(queries.n_queries, dtype=np.int64), counts), cols,
+                        values.astype(np.float64))
+            except Exception as error:
+                if not type(error).__module__.startswith("numba"):
+                    raise
+                _without_numba(error)  # it could not compile the kernel here
+        return self._top_rows_numpy(queries, depth, units, units_used, bounds, term_weights, dense, slots,
+                                    positive)
 
     def _top_rows_numpy(self, queries: StructuredQueries, depth: int, units: sp.csr_matrix,
                         units_used: np.ndarray, bounds: np.ndarray, term_weights: np.ndarray, dense: np.ndarray,
