@@ -23,6 +23,14 @@ def _str_array(values) -> np.ndarray:
     return arr
 
 
+def take_strings(strings: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """``strings[positions]`` for a str array, gathered as raw fixed-size records (about 1.5x faster than
+    gathering them as str)."""
+    if strings.dtype.itemsize == 0:
+        return np.take(strings, positions)
+    return np.take(strings.view(np.dtype((np.void, strings.dtype.itemsize))), positions).view(strings.dtype)
+
+
 def _group_bounds(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Start offsets of the runs of equal consecutive ``keys`` and their values."""
     if len(keys) == 0:
@@ -68,6 +76,31 @@ class Run:
             raise ValueError("Run rows of one query must be contiguous")
         object.__setattr__(self, "_starts", starts)
         object.__setattr__(self, "_query_order", order)
+
+    @classmethod
+    def from_groups(cls, query_ids, sizes, docids, scores, *, tag: str = "clirkit") -> "Run":
+        """A run from its queries in run order and the number of rows of each, the rows (documents and
+        scores) being already in rank order: query ``query_ids[i]`` owns the next ``sizes[i]`` rows, and a
+        query with 0 rows is left out. The same run as ``Run(qids, docids, scores)`` with each query id
+        repeated over its rows, without comparing the ids of consecutive rows to find the queries.
+        """
+        query_ids, docids = _str_array(query_ids), _str_array(docids)
+        sizes, scores = np.asarray(sizes, dtype=np.int64), np.asarray(scores, dtype=np.float64)
+        if len(query_ids) != len(sizes) or (sizes < 0).any() or not int(sizes.sum()) == len(docids) == len(scores):
+            raise ValueError(f"Run groups do not match the rows: {len(query_ids)} queries, {len(sizes)} sizes "
+                             f"summing to {int(sizes.sum())}, {len(docids)} documents, {len(scores)} scores")
+        kept = sizes > 0
+        order = query_ids[kept]
+        if len(set(order.tolist())) != len(order):
+            raise ValueError("Run rows of one query must be contiguous")
+        run = object.__new__(cls)  # the fields __post_init__ would derive, set from the groups
+        qids = np.repeat(order, sizes[kept]) if order.dtype.itemsize == 0 else np.repeat(
+            order.view(np.dtype((np.void, order.dtype.itemsize))), sizes[kept]).view(order.dtype)  # as raw records
+        for name, value in (("qids", _str_array(qids)), ("docids", docids), ("scores", scores), ("tag", tag),
+                            ("_starts", np.concatenate(([0], np.cumsum(sizes[kept])))),
+                            ("_query_order", order), ("_unique_pairs", False)):
+            object.__setattr__(run, name, value)
+        return run
 
     @classmethod
     def ranked(cls, qids, docids, scores, *, tag: str = "clirkit", depth: int | None = None,

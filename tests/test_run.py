@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from clirkit.run import Qrels, Run
+from clirkit.run import Qrels, Run, take_strings
 
 # ABIRAM.1 is judged on Num.16.1..; the verse ids make docid ties sort as strings ("Num.16.10" < "Num.16.2")
 ROWS = [
@@ -125,6 +125,43 @@ def test_empty_run_has_no_queries_and_no_ranks():
     for run in (Run([], [], []), Run.ranked([], [], []), Run.ranked([], [], [], depth=10)):
         assert len(run) == 0 and run.query_ids == [] and run.ranks().tolist() == []
         assert list(run.groups()) == []
+
+
+def _same_run(a: Run, b: Run) -> None:
+    for field in ("qids", "docids", "scores"):
+        assert np.array_equal(getattr(a, field), getattr(b, field))
+        assert getattr(a, field).dtype.kind == getattr(b, field).dtype.kind  # (str widths may differ)
+    assert a.tag == b.tag
+    assert a.query_ids == b.query_ids and a.query_sizes().tolist() == b.query_sizes().tolist()
+    assert a.ranks().tolist() == b.ranks().tolist() and [g for g in a.groups()] == [g for g in b.groups()]
+
+
+def test_from_groups_is_the_run_of_the_repeated_query_ids_without_the_empty_queries():
+    docids, scores = ["2Chr.29.12", "1Chr.6.44", "Josh.7.24", "Gen.1.1"], [3.0, 1.0, 2.0, 0.5]
+    run = Run.from_groups(["ABDI.1", "ABITAL.1", "ACHOR.1", "ZIBA.1"], [2, 0, 1, 1], docids, scores, tag="t")
+    _same_run(run, Run(["ABDI.1", "ABDI.1", "ACHOR.1", "ZIBA.1"], docids, scores, tag="t"))
+    assert run.tag == "t" and run.query_ids == ["ABDI.1", "ACHOR.1", "ZIBA.1"]
+
+
+def test_from_groups_of_no_rows_is_the_empty_run():
+    _same_run(Run.from_groups(["ABDI.1"], [0], [], []), Run([], [], []))
+    _same_run(Run.from_groups([], [], [], []), Run([], [], []))
+
+
+def test_from_groups_rejects_a_query_listed_twice_and_sizes_that_miss_the_rows():
+    with pytest.raises(ValueError, match="contiguous"):
+        Run.from_groups(["ABDI.1", "ACHOR.1", "ABDI.1"], [1, 1, 1], ["a", "b", "c"], [3.0, 2.0, 1.0])
+    Run.from_groups(["ABDI.1", "ACHOR.1", "ABDI.1"], [1, 2, 0], ["a", "b", "c"], [3.0, 2.0, 1.0])  # 0 rows: absent
+    for sizes in ([1, 1], [2, 2], [4, -1]):
+        with pytest.raises(ValueError, match="do not match the rows"):
+            Run.from_groups(["ABDI.1", "ACHOR.1"], sizes, ["a", "b", "c"], [3.0, 2.0, 1.0])
+
+
+def test_take_strings_equals_fancy_indexing_whatever_the_width():
+    for strings in (np.array(["Gen.1.1", "x", "2Chr.29.12", "ábc"]), np.array(["", ""]), np.zeros(0, "<U1")):
+        positions = np.arange(len(strings))[::-1].repeat(2)
+        got = take_strings(strings, positions)
+        assert got.dtype == strings.dtype and got.tolist() == strings[positions].tolist()
 
 
 # ---------------------------------------------------------------------------- Qrels
