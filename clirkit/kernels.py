@@ -139,7 +139,8 @@ def _scan(row, hit, bound, everything, positive, candidate_cols, candidate_value
 def _sort_descending(values, n, keys, spare_keys, order, spare_order):
     """The positions of ``values[:n]`` by value descending, equal values in position order: a stable radix
     sort of the values rounded to float32 (one counting pass, then one pass per byte of the 32-bit key that
-    differs), then each run of values sharing a float32 put in order by exact value (:func:`_shell_sort`).
+    differs), then each run of values sharing a float32 put in order by exact value (:func:`_shell_sort`)
+    unless it already is (a run of equal values always is).
     Returns ``order`` or ``spare_order`` (all four arrays are work space, each at least ``n`` long)."""
     # + 0.0 makes -0.0 equal to 0.0; rounding to float32 keeps the order (ties may appear)
     rounded = (values[:n] + 0.0).astype(np.float32).view(np.uint32)
@@ -162,11 +163,13 @@ def _sort_descending(values, n, keys, spare_keys, order, spare_order):
         start = 0
         for b in range(256):
             start, histogram[b] = start + histogram[b], start
-        for i in range(n):
-            b = (keys[i] >> shift) & 255
-            spare_keys[histogram[b]] = keys[i]
-            spare_order[histogram[b]] = order[i]
-            histogram[b] += 1
+        for i in range(n):  # the slot is taken before the stores: equal bytes in a row do not wait on them
+            key = keys[i]
+            b = (key >> shift) & 255
+            at = histogram[b]
+            histogram[b] = at + 1
+            spare_keys[at] = key
+            spare_order[at] = order[i]
         keys, spare_keys = spare_keys, keys
         order, spare_order = spare_order, order
     lo = 0
@@ -174,10 +177,20 @@ def _sort_descending(values, n, keys, spare_keys, order, spare_order):
         hi = lo + 1
         while hi < n and keys[hi] == keys[lo]:
             hi += 1
-        if hi - lo > 1:
+        if hi - lo > 1 and not _in_order(order, lo, hi, values):  # (runs of equal values already are)
             _shell_sort(order, lo, hi, values)
         lo = hi
     return order
+
+
+@numba.njit(cache=True, nogil=True)
+def _in_order(order, lo, hi, values):
+    """Whether ``order[lo:hi]`` (positions in ``values``) is by value descending, then position."""
+    for i in range(lo + 1, hi):
+        a, b = order[i - 1], order[i]
+        if values[a] < values[b] or (values[a] == values[b] and a > b):
+            return False
+    return True
 
 
 @numba.njit(cache=True, nogil=True)
