@@ -17,7 +17,7 @@ import numpy as np
 
 from clirkit.errors import ClirkitError
 from clirkit.hashing import string_hash
-from clirkit.run import Run
+from clirkit.run import Run, take_strings
 
 
 @dataclass(frozen=True)
@@ -26,11 +26,12 @@ class AlignedRuns:
 
     Attributes:
         runs: the input runs, each cut to its top ``depth`` rows.
-        pair: for run i, ``pair[i]`` maps its rows to pair numbers (int64, one per row).
-        row_query: for run i, ``row_query[i]`` maps its rows to query codes (int64, one per row).
-        pair_q, pair_d: query code and document code of each pair (int64, one per pair);
+        pair: for run i, ``pair[i]`` maps its rows to pair numbers (one per row).
+        row_query: for run i, ``row_query[i]`` maps its rows to query codes (one per row).
+        pair_q, pair_d: query code and document code of each pair (one per pair);
             pairs are numbered in (query id, document id) order.
         uq, ud: the query ids and document ids (str arrays), sorted, so code order is id order.
+        (The codes are int32 when the runs hold fewer than 2^31 rows, else int64.)
         query_rank: each query code's position in first-appearance order over the runs (int64).
     """
 
@@ -67,11 +68,14 @@ class AlignedRuns:
         """
         # pairs are numbered in (query, docid) order and lexsort is stable: equal scores keep docid order
         order = np.lexsort((-scores, self.query_rank[self.pair_q]))
-        q = self.pair_q[order]
-        starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]]) if len(q) else np.zeros(0, dtype=np.int64)
-        rank = np.arange(len(q)) - np.repeat(starts, np.diff(np.r_[starts, len(q)]))
-        keep = order[rank < depth]
-        return Run(self.uq[self.pair_q[keep]], self.ud[self.pair_d[keep]], scores[keep], tag=tag)
+        by_rank = np.empty_like(self.query_rank)  # the query codes in first-appearance order
+        by_rank[self.query_rank] = np.arange(len(by_rank))
+        sizes = np.bincount(self.pair_q, minlength=self.n_queries)[by_rank]  # pairs of each, in that order
+        starts = np.cumsum(sizes) - sizes
+        keep = order[np.arange(len(order)) - np.repeat(starts, sizes) < depth]
+        del order, starts
+        return Run.from_groups(self.uq[by_rank], np.minimum(sizes, depth), take_strings(self.ud, self.pair_d[keep]),
+                               scores[keep], tag=tag)
 
 
 def factorize(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -176,8 +180,14 @@ def align(runs: Sequence[Run], depth: int | None) -> AlignedRuns:
     dinv = np.concatenate(dinvs)
     del dinvs
     width = max(len(ud), 1)
-    ukey, kinv = np.unique(qinv.astype(np.int64) * width + dinv, return_inverse=True)
+    keys = qinv.astype(np.int64) * width + dinv
+    del dinv
+    ukey, kinv = np.unique(keys, return_inverse=True)
+    del keys
+    code = np.int32 if len(qinv) < 2**31 else np.int64  # codes of rows, pairs, queries and documents
+    kinv, qinv = kinv.astype(code), qinv.astype(code)
     bounds = np.cumsum([0] + [len(r) for r in cut])
     pair = [kinv[bounds[i]:bounds[i + 1]] for i in range(len(cut))]
     row_query = [qinv[bounds[i]:bounds[i + 1]] for i in range(len(cut))]
-    return AlignedRuns(cut, pair, row_query, ukey // width, ukey % width, uq, ud, query_rank)
+    return AlignedRuns(cut, pair, row_query, (ukey // width).astype(code), (ukey % width).astype(code), uq, ud,
+                       query_rank)

@@ -123,12 +123,22 @@ def weighted_sum(aligned: AlignedRuns, normalized: Sequence[np.ndarray], weights
     Returns:
         The run over the union of the input lists (ties: docid ascending).
     """
+    return aligned.ranked(_combined(aligned, normalized, weights), depth, _tag(weights, transforms, tag))
+
+
+def _combined(aligned: AlignedRuns, normalized: Sequence[np.ndarray], weights: Sequence[float]) -> np.ndarray:
+    """``sum_i weights[i] * normalized[i]`` over the aligned pairs (float64)."""
     fused = np.zeros(aligned.n_pairs, dtype=np.float64)
     for wi, contribution in zip(weights, normalized):
         fused += wi * contribution
-    if tag is None:
-        tag = "interp:w=" + ",".join(f"{x:g}" for x in weights) + ":t=" + ",".join(transforms)
-    return aligned.ranked(fused, depth, tag)
+    return fused
+
+
+def _tag(weights: Sequence[float], transforms: Sequence[str], tag: str | None) -> str:
+    """``tag``, or by default one recording the weights and transforms."""
+    if tag is not None:
+        return tag
+    return "interp:w=" + ",".join(f"{x:g}" for x in weights) + ":t=" + ",".join(transforms)
 
 
 def interpolate(runs: Sequence[Run], weights: Sequence[float] | None = None, *,
@@ -169,4 +179,5 @@ def interpolate(runs: Sequence[Run], weights: Sequence[float] | None = None, *,
     w = _check_weights(weights, len(runs))
     names = transform_list(transform, len(runs))
     aligned = align(runs, depth)
-    return weighted_sum(aligned, sum_normalized(aligned, names), w, names, depth=depth, tag=tag)
+    fused = _combined(aligned, sum_normalized(aligned, names), w)  # (the normalized scores freed before ranking)
+    return aligned.ranked(fused, depth, _tag(w, names, tag))
