@@ -26,9 +26,17 @@ def _str_array(values) -> np.ndarray:
 def take_strings(strings: np.ndarray, positions: np.ndarray) -> np.ndarray:
     """``strings[positions]`` for a str array, gathered as raw fixed-size records (about 1.5x faster than
     gathering them as str)."""
-    if strings.dtype.itemsize == 0:
-        return np.take(strings, positions)
-    return np.take(strings.view(np.dtype((np.void, strings.dtype.itemsize))), positions).view(strings.dtype)
+    return np.take(_records(strings), positions).view(strings.dtype)
+
+
+def _repeat_strings(strings: np.ndarray, repeats: np.ndarray) -> np.ndarray:
+    """``np.repeat(strings, repeats)`` for a str array, copied as raw fixed-size records."""
+    return np.repeat(_records(strings), repeats).view(strings.dtype)
+
+
+def _records(strings: np.ndarray) -> np.ndarray:
+    """A str array seen as raw records of its width (itself if the width is 0)."""
+    return strings.view(np.dtype((np.void, strings.dtype.itemsize))) if strings.dtype.itemsize else strings
 
 
 def _group_bounds(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -94,9 +102,7 @@ class Run:
         if len(set(order.tolist())) != len(order):
             raise ValueError("Run rows of one query must be contiguous")
         run = object.__new__(cls)  # the fields __post_init__ would derive, set from the groups
-        qids = np.repeat(order, sizes[kept]) if order.dtype.itemsize == 0 else np.repeat(
-            order.view(np.dtype((np.void, order.dtype.itemsize))), sizes[kept]).view(order.dtype)  # as raw records
-        for name, value in (("qids", _str_array(qids)), ("docids", docids), ("scores", scores), ("tag", tag),
+        for name, value in (("qids", _str_array(_repeat_strings(order, sizes[kept]))), ("docids", docids), ("scores", scores), ("tag", tag),
                             ("_starts", np.concatenate(([0], np.cumsum(sizes[kept])))),
                             ("_query_order", order), ("_unique_pairs", False)):
             object.__setattr__(run, name, value)

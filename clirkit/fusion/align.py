@@ -26,12 +26,12 @@ class AlignedRuns:
 
     Attributes:
         runs: the input runs, each cut to its top ``depth`` rows.
-        pair: for run i, ``pair[i]`` maps its rows to pair numbers (one per row).
+        pair: for run i, ``pair[i]`` maps its rows to pair numbers (one per row; these codes, and those
+            of the next two, are int32 when the runs hold fewer than 2^31 rows, else int64).
         row_query: for run i, ``row_query[i]`` maps its rows to query codes (one per row).
         pair_q, pair_d: query code and document code of each pair (one per pair);
             pairs are numbered in (query id, document id) order.
         uq, ud: the query ids and document ids (str arrays), sorted, so code order is id order.
-        (The codes are int32 when the runs hold fewer than 2^31 rows, else int64.)
         query_rank: each query code's position in first-appearance order over the runs (int64).
     """
 
