@@ -100,7 +100,9 @@ class Run:
         kept = sizes > 0
         order = query_ids[kept]
         if len(set(order.tolist())) != len(order):
-            raise ValueError("Run rows of one query must be contiguous")
+            _, first, counts = np.unique(order, return_index=True, return_counts=True)
+            repeated = str(order[first[counts > 1].min()])
+            raise ValueError(f"Run rows of one query must be contiguous: query {repeated!r} has two groups of rows")
         run = object.__new__(cls)  # the fields __post_init__ would derive, set from the groups
         for name, value in (("qids", _str_array(_repeat_strings(order, sizes[kept]))), ("docids", docids), ("scores", scores), ("tag", tag),
                             ("_starts", np.concatenate(([0], np.cumsum(sizes[kept])))),

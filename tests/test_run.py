@@ -149,7 +149,7 @@ def test_from_groups_of_no_rows_is_the_empty_run():
 
 
 def test_from_groups_rejects_a_query_listed_twice_and_sizes_that_miss_the_rows():
-    with pytest.raises(ValueError, match="contiguous"):
+    with pytest.raises(ValueError, match="contiguous: query 'ABDI.1' has two groups"):
         Run.from_groups(["ABDI.1", "ACHOR.1", "ABDI.1"], [1, 1, 1], ["a", "b", "c"], [3.0, 2.0, 1.0])
     Run.from_groups(["ABDI.1", "ACHOR.1", "ABDI.1"], [1, 2, 0], ["a", "b", "c"], [3.0, 2.0, 1.0])  # 0 rows: absent
     for sizes in ([1, 1], [2, 2], [4, -1]):
