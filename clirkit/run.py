@@ -104,9 +104,10 @@ class Run:
             repeated = str(order[first[counts > 1].min()])
             raise ValueError(f"Run rows of one query must be contiguous: query {repeated!r} has two groups of rows")
         run = object.__new__(cls)  # the fields __post_init__ would derive, set from the groups
-        for name, value in (("qids", _str_array(_repeat_strings(order, sizes[kept]))), ("docids", docids), ("scores", scores), ("tag", tag),
-                            ("_starts", np.concatenate(([0], np.cumsum(sizes[kept])))),
-                            ("_query_order", order), ("_unique_pairs", False)):
+        starts = np.concatenate(([0], np.cumsum(sizes[kept])))
+        for name, value in (("qids", _str_array(_repeat_strings(order, sizes[kept]))), ("docids", docids),
+                            ("scores", scores), ("tag", tag), ("_starts", starts), ("_query_order", order),
+                            ("_unique_pairs", False)):
             object.__setattr__(run, name, value)
         return run
 

@@ -29,6 +29,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from clirkit.boost import BoostModel
+    from clirkit.cli.params import tokenize_jobs
     from clirkit.errors import ClirkitError
     from clirkit.formats import read_documents, read_queries, read_run, write_run
     from clirkit.progress import say
@@ -49,8 +50,6 @@ def run(args) -> int:
             raise ClirkitError("give --collection, or both --queries and --documents")
         queries, (docids, texts) = read_queries(args.queries), read_documents(args.documents)
     q_tok = dict(zip(queries, model.source_analyzer.tokenize_many(list(queries.values()), quiet=True)))
-    from clirkit.cli.params import tokenize_jobs
-
     d_tok = model.target_analyzer.tokenize_many(list(texts), quiet=args.quiet, jobs=tokenize_jobs(),
                                                 desc="tokenizing documents")
     if args.candidates:

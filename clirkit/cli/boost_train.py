@@ -147,7 +147,8 @@ def _load(args):
 
 def run(args) -> int:
     from clirkit.boost import BoostRanker
-    from clirkit.cli.params import params_of
+    from clirkit.cli.params import params_of, tokenize_jobs
+    from clirkit.documents import Documents
     from clirkit.errors import ClirkitError
     from clirkit.formats import read_run
     from clirkit.progress import say
@@ -174,9 +175,6 @@ def run(args) -> int:
     extra_queries, extra_qrels = _extra(args, collection, *documents)
     ranker = BoostRanker(**params, source_lang=src_lang, target_lang=tgt_lang, base=base, jobs=args.jobs,
                          random_state=args.seed, quiet=args.quiet)
-    from clirkit.cli.params import tokenize_jobs
-    from clirkit.documents import Documents
-
     documents = Documents(*documents, jobs=tokenize_jobs())  # tokenized in 2 processes (the same tokens)
     ranker.fit(queries, qrels, documents, dev_topics=dev_queries, dev_qrels=dev_qrels, candidates=candidates,
                extra_topics=extra_queries, extra_qrels=extra_qrels,
