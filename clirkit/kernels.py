@@ -187,10 +187,16 @@ def _sort_descending(values, n, keys, spare_keys, order, spare_order):
 def _in_order(order, lo, hi, values):
     """Whether ``order[lo:hi]`` (positions in ``values``) is by value descending, then position."""
     for i in range(lo + 1, hi):
-        a, b = order[i - 1], order[i]
-        if values[a] < values[b] or (values[a] == values[b] and a > b):
+        if _follows(values, order[i - 1], order[i]):
             return False
     return True
+
+
+@numba.njit(cache=True, nogil=True, inline="always")  # (a call per comparison costs 15% of the sort)
+def _follows(values, a, b):
+    """Whether position ``a`` of ``values`` comes after position ``b`` in run order (value descending, then
+    position)."""
+    return values[a] < values[b] or (values[a] == values[b] and a > b)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -200,8 +206,7 @@ def _shell_sort(order, lo, hi, values):
     for gap in (701, 301, 132, 57, 23, 10, 4, 1):
         for i in range(lo + gap, hi):
             j, p = i, order[i]
-            while j >= lo + gap and (values[order[j - gap]] < values[p] or
-                                     (values[order[j - gap]] == values[p] and order[j - gap] > p)):
+            while j >= lo + gap and _follows(values, order[j - gap], p):
                 order[j] = order[j - gap]
                 j -= gap
             order[j] = p
