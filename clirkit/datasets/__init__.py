@@ -52,11 +52,18 @@ def _multi30k_folder(shared: str | os.PathLike[str] | None) -> Path:
     return multi30k.folder(shared)
 
 
+def _bundled(name: str) -> Callable[[str | os.PathLike[str] | None], Path]:
+    """The folder of a collection committed in ``datasets/data/`` (built from Debian packages)."""
+    return lambda shared: BUNDLED / name
+
+
 # name -> (variants, first is the default; function giving the folder that holds the variant folders)
 _REGISTRY: dict[str, tuple[tuple[str, ...], Callable[[str | os.PathLike[str] | None], Path]]] = {
     "nave-en-es": (("standard", "strict"), _nave_folder),
     "bible-verse-es-en": (("standard", "topical"), _bible_verse_folder),
     "multi30k-de-en": (("standard",), _multi30k_folder),
+    **{f"debian-desc-{lang}-en": (("standard", "english-queries"), _bundled(f"debian-desc-{lang}-en"))
+       for lang in ("de", "es", "fr", "ru")},
 }
 
 
