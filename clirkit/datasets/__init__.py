@@ -64,6 +64,7 @@ _REGISTRY: dict[str, tuple[tuple[str, ...], Callable[[str | os.PathLike[str] | N
     "multi30k-de-en": (("standard",), _multi30k_folder),
     **{f"debian-desc-{lang}-en": (("standard", "english-queries"), _bundled(f"debian-desc-{lang}-en"))
        for lang in ("de", "es", "fr", "ru")},
+    **{f"gettext-{lang}-en": (("standard",), _bundled(f"gettext-{lang}-en")) for lang in ("de", "es", "ru", "zh")},
 }
 
 

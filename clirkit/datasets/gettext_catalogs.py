@@ -1,0 +1,503 @@
+"""Build the dev collections ``gettext-XX-en`` from the gettext catalogs of Debian bookworm packages.
+
+Usage::
+
+    mkdir -p /tmp/gettext-debs && cd /tmp/gettext-debs && apt-get download NAME=VERSION ...
+    python -m clirkit.datasets.gettext_catalogs --debs /tmp/gettext-debs -o clirkit/datasets/data
+
+(the ``apt-get download`` line with every package is :func:`download_command`, also in
+``data/gettext-de-en/SOURCE.md``). Input: the ``.deb`` files of :data:`PACKAGES`; their compiled
+catalogs ``usr/share/locale/LL/LC_MESSAGES/DOMAIN.mo`` for ``LL`` in de, es, ru, zh_CN are read
+straight from the archives (ar + tar.xz, no ``dpkg-deb`` needed). Output: one folder per language,
+``gettext-XX-en/standard/``, in the layout of :mod:`clirkit.datasets._store`.
+
+- Messages: one per catalog entry; a plural entry gives its singular msgid with ``msgstr[0]``, a
+  ``msgctxt`` is dropped. Both sides are cleaned by :func:`clean_message` (format directives,
+  accelerators, markup, command-line options, line breaks, trailing colons removed) and kept when
+  :func:`usable` (3 to 60 English words, mostly letters, translated, not equal to the English).
+  Fuzzy and untranslated entries are never compiled into a ``.mo``, so none are read. The domains
+  in :data:`EXCLUDED_DOMAINS` (time-zone names) are skipped. ``usable_messages`` in the manifest
+  counts the kept entries before the merging and dropping below.
+- Documents (one file for all languages, stored in ``gettext-de-en``): every distinct cleaned English
+  msgid kept in any of the four languages, merged by :func:`text_key` (case and punctuation
+  folded); docid = ``en.`` + 12 hex digits of SHA-256 of the key; text = its first form in domain order.
+- Queries: the cleaned translations; qid = ``DOMAIN.`` + 10 hex digits of SHA-256 of the raw msgid
+  (with its context); relevant (grade 1) = the document of its msgid. Translations with the same
+  :func:`text_key` are one query: the first split (train, dev, test) keeps it, with all the documents
+  its copies in that split translate; copies in a later split are dropped.
+- Splits by text domain (the ``.mo`` name): first 8 bytes of SHA-256 of the domain mod 100,
+  < 60 train, < 80 dev, else test; so the messages of one program never cross splits.
+- Parallel corpus (query language -> English): the train domains' (translation, msgid) pairs,
+  distinct pairs once. Dev and test queries whose relevant document's text is the English side of a
+  train pair are dropped (counted in the manifest as ``queries_dropped_english_in_train``).
+
+Counts of the committed build (also in each ``manifest.json``; a test checks them)::
+
+    gettext-de-en: 38,089 usable messages in 64 domains (train 41, dev 9, test 14);
+      dropped as English in train: dev 1,751, test 591
+    standard: documents 43,347; parallel pairs 25,255
+      train 24,434 queries; grade 1: 24,806
+      dev 3,499 queries; grade 1: 3,520
+      test 5,961 queries; grade 1: 5,997
+    gettext-es-en: 41,463 usable messages in 66 domains (train 43, dev 10, test 13);
+      dropped as English in train: dev 1,201, test 577
+    standard: documents 43,347; parallel pairs 25,557
+      train 24,884 queries; grade 1: 25,151
+      dev 7,432 queries; grade 1: 7,489
+      test 5,367 queries; grade 1: 5,403
+    gettext-ru-en: 38,030 usable messages in 61 domains (train 39, dev 8, test 14);
+      dropped as English in train: dev 1,155, test 602
+    standard: documents 43,347; parallel pairs 20,127
+      train 19,352 queries; grade 1: 19,677
+      dev 6,808 queries; grade 1: 6,879
+      test 7,640 queries; grade 1: 7,702
+    gettext-zh-en: 36,619 usable messages in 66 domains (train 41, dev 10, test 15);
+      dropped as English in train: dev 1,167, test 590
+    standard: documents 43,347; parallel pairs 23,977
+      train 23,227 queries; grade 1: 23,577
+      dev 3,650 queries; grade 1: 3,687
+      test 5,936 queries; grade 1: 6,003
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import html
+import io
+import re
+import struct
+import sys
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from clirkit.datasets._store import VariantData, describe_counts, write_variant
+from clirkit.errors import ClirkitError
+from clirkit.progress import say
+from clirkit.run import Qrels
+
+SPLITS = ("train", "dev", "test")
+# query language -> (collection language code, locale folder under usr/share/locale)
+LANGUAGES = {"de": "de", "es": "es", "ru": "ru", "zh": "zh_CN"}
+DOCS_FOLDER = "gettext-de-en"  # the collection whose folder stores the shared English documents
+# domains read but not used, and why
+EXCLUDED_DOMAINS = {"gnome-control-center-2.0-timezones": "time zone and city names, not sentences"}
+MIN_WORDS = 3
+MAX_WORDS = 60
+MIN_LETTER_SHARE = 0.5
+
+# Debian bookworm (main) binary packages read, as (name, version); all DFSG-free
+PACKAGES: tuple[tuple[str, str], ...] = (
+    ("apt", "2.6.2"),
+    ("aptitude-common", "0.8.13-5"),
+    ("bash", "5.2.15-2+b13"),
+    ("binutils-common", "2.40-2"),
+    ("bison", "2:3.8.2+dfsg-1+b1"),
+    ("coreutils", "9.1-1"),
+    ("cpio", "2.13+dfsg-7.1"),
+    ("debconf-i18n", "1.5.82"),
+    ("diffutils", "1:3.8-4"),
+    ("dpkg", "1.21.23"),
+    ("e2fsprogs-l10n", "1.47.0-2"),
+    ("evince-common", "43.1-2+deb12u1"),
+    ("evolution-data-server-common", "3.46.4-2+deb12u1"),
+    ("findutils", "4.9.0-4"),
+    ("gawk", "1:5.2.1-2"),
+    ("gedit-common", "44.2-1"),
+    ("gettext-base", "0.21-12"),
+    ("gettext", "0.21-12"),
+    ("git", "1:2.39.5-0+deb12u3"),
+    ("gnome-control-center-data", "1:43.6-2~deb12u1"),
+    ("gnupg-l10n", "2.2.40-1.1+deb12u2"),
+    ("grep", "3.8-5"),
+    ("kbd", "2.5.1-1+b1"),
+    ("libc-l10n", "2.36-9+deb12u14"),
+    ("libglib2.0-data", "2.74.6-2+deb12u9"),
+    ("libgpg-error-l10n", "1.46-1"),
+    ("libgtk-3-common", "3.24.38-2~deb12u3"),
+    ("libgtk2.0-common", "2.24.33-2+deb12u1"),
+    ("libnewt0.52", "0.52.23-1+b1"),
+    ("libpam-runtime", "1.5.2-6+deb12u2"),
+    ("libpopt0", "1.19+dfsg-1"),
+    ("login", "1:4.13+dfsg1-1+deb12u2"),
+    ("lynx-common", "2.9.0dev.12-1"),
+    ("m4", "1.4.19-3"),
+    ("make", "4.3-4.1"),
+    ("man-db", "2.11.2-2"),
+    ("mc-data", "3:4.8.29-2"),
+    ("mutt", "2.2.12-0.1~deb12u2"),
+    ("nano", "7.2-1+deb12u1"),
+    ("nautilus-data", "43.2-1"),
+    ("neomutt", "20220429+dfsg1-4.1"),
+    ("network-manager", "1.42.4-1+deb12u1"),
+    ("polkitd", "122-3"),
+    ("procps", "2:4.0.2-3"),
+    ("psmisc", "23.6-1"),
+    ("sed", "4.9-1+deb12u1"),
+    ("sudo", "1.9.13p3-1+deb12u4"),
+    ("system-config-printer-common", "1.5.18-1"),
+    ("tar", "1.34+dfsg-1.2+deb12u1"),
+    ("texinfo", "6.8-6+b1"),
+    ("util-linux-locales", "2.38.1-5+deb12u3"),
+    ("wdiff", "1.2.2-5"),
+    ("wget", "1.21.3-1+deb12u1"),
+    ("xfce4-panel", "4.18.2-1"),
+)
+
+
+def download_command() -> str:
+    """The shell line that fetches :data:`PACKAGES` into the current folder."""
+    return "apt-get download " + " ".join(f"{n}={v}" for n, v in PACKAGES)
+
+
+# ------------------------------------------------------------------------------------------ reading
+
+def read_ar(data: bytes, path: object = "<deb>") -> dict[str, bytes]:
+    """The members of an ``ar`` archive (a ``.deb``): ``{name: bytes}``. Raises ClirkitError if not one."""
+    if not data.startswith(b"!<arch>\n"):
+        raise ClirkitError(f"{path}: not a Debian package (no ar header)")
+    members: dict[str, bytes] = {}
+    pos = 8
+    while pos + 60 <= len(data):
+        header = data[pos:pos + 60]
+        name = header[:16].decode("ascii").strip().rstrip("/")
+        size = int(header[48:58].decode("ascii").strip())
+        members[name] = data[pos + 60:pos + 60 + size]
+        pos += 60 + size + (size & 1)
+    return members
+
+
+_MO_PATH = re.compile(r"(?:\./)?usr/share/locale/([^/]+)/LC_MESSAGES/([^/]+)\.mo")
+
+
+def deb_catalogs(path: Path, locales: set[str]) -> dict[tuple[str, str], bytes]:
+    """The compiled catalogs in one ``.deb``: ``{(locale, domain): .mo bytes}`` for ``locales``."""
+    members = read_ar(path.read_bytes(), path)
+    name = next((m for m in members if m.startswith("data.tar")), None)
+    if name is None:
+        raise ClirkitError(f"{path}: no data.tar member")
+    out: dict[tuple[str, str], bytes] = {}
+    with tarfile.open(fileobj=io.BytesIO(members[name]), mode="r:*") as tar:
+        for member in tar:
+            m = _MO_PATH.fullmatch(member.name)
+            if m and m.group(1) in locales and member.isfile():
+                out[(m.group(1), m.group(2))] = tar.extractfile(member).read()
+    return out
+
+
+def read_mo(data: bytes, path: object = "<mo>") -> list[tuple[str, str]]:
+    """The entries of a compiled catalog as ``(msgid, msgstr)`` in file order, header dropped.
+
+    ``msgid`` keeps a context as ``CONTEXT\\x04MSGID`` and a plural as ``SINGULAR\\x00PLURAL``;
+    ``msgstr`` of a plural holds its forms separated by ``\\x00``. Raises ClirkitError if not a catalog.
+    """
+    if len(data) < 28:
+        raise ClirkitError(f"{path}: not a gettext catalog (too short)")
+    magic = struct.unpack("<I", data[:4])[0]
+    order = "<" if magic == 0x950412DE else ">" if magic == 0xDE120495 else None
+    if order is None:
+        raise ClirkitError(f"{path}: not a gettext catalog (bad magic)")
+    _, n, ids_at, strs_at = struct.unpack(order + "4I", data[4:20])
+    raw: list[tuple[bytes, bytes]] = []
+    for i in range(n):
+        ilen, ioff = struct.unpack(order + "2I", data[ids_at + 8 * i:ids_at + 8 * i + 8])
+        slen, soff = struct.unpack(order + "2I", data[strs_at + 8 * i:strs_at + 8 * i + 8])
+        raw.append((data[ioff:ioff + ilen], data[soff:soff + slen]))
+    charset = "utf-8"
+    for mid, mstr in raw:
+        if mid == b"":
+            m = re.search(rb"charset=([\w-]+)", mstr)
+            if m and m.group(1).lower() != b"charset":  # "charset=CHARSET": an unfilled template
+                charset = m.group(1).decode("ascii")
+    out = []
+    for mid, mstr in raw:
+        if mid == b"":
+            continue
+        try:
+            out.append((mid.decode(charset), mstr.decode(charset)))
+        except (UnicodeDecodeError, LookupError) as exc:
+            raise ClirkitError(f"{path}: cannot decode an entry as {charset} ({exc})") from None
+    return out
+
+
+def singular(msgid: str, msgstr: str) -> tuple[str, str]:
+    """``(msgid, msgstr)`` of an entry without its context, a plural reduced to msgid and msgstr[0]."""
+    return msgid.split("\x04", 1)[-1].split("\x00", 1)[0], msgstr.split("\x00", 1)[0]
+
+
+# ------------------------------------------------------------------------------------------ cleaning
+
+_PRINTF = re.compile(
+    r"%(?:\d+\$)?[-+#0']*(?:\d+|\*(?:\d+\$)?)?(?:\.(?:\d+|\*(?:\d+\$)?))?"
+    r"(?:<PRI\w+>|p[A-Z]|(?:hh|ll|[hlLqjzZt])?[diouxXeEfFgGaAcCsSpm])")
+# BFD's %B, e2fsck's %Q, ...: another letter after the %, not followed by a letter
+_OTHER_DIRECTIVE = re.compile(r"%[A-Za-z](?![A-Za-z])")
+_PYFORMAT = re.compile(r"%\(\w+\)[-+#0 ]*\d*(?:\.\d+)?[diouxXeEfFgGcrsa]")
+_BRACES = re.compile(r"\{\w*(?:\.\w+)*(?:![rsa])?(?::[^{}]*)?\}")
+_MARKUP = re.compile(r"</?(?:b|i|u|s|tt|big|small|span|a|sub|sup|br|p|em|strong|markup)(?:\s[^<>]*)?/?>", re.I)
+_PAREN_ACCEL = re.compile(r"\s?[(\uff08][_&][^\W_][)\uff09]")
+_AMP_ACCEL = re.compile(r"&(?!(?:amp|lt|gt|quot|apos|#\d+);)(?=[^\W_])")
+_WORD_UNDERSCORE = re.compile(r"(?<!\w)_(?=[^\W_])")
+_ONE_OPTION = r"(?<![\w-])--?[^\W\d_][\w-]*(?:\[?=[\w<>\[\].-]*\]?)?"
+# options with the commas between and after them: "-B, --before-context=NUM, "
+_OPTION = re.compile(rf"{_ONE_OPTION}(?:\s*,\s*{_ONE_OPTION})*(?:\s*,)?")
+_TRAILING = re.compile(r"[\s:\uff1a]+$")
+_LEADING = re.compile(r"^[\s:,;\uff1a\uff0c\uff1b\u3001]+")
+_HOLE = "\x01"  # where a directive was, until the quotes around it are removed
+_QUOTE_PAIRS = ["''", '""', "`'", "\u00ab\u00bb", "\u00bb\u00ab", "\u201e\u201c", "\u201c\u201d", "\u2018\u2019",
+                "\u201a\u2018", "\u300c\u300d", "\u300e\u300f", "\u300a\u300b", "\u3010\u3011", "\uff08\uff09", "()",
+                "[]", "<>", "\u2039\u203a", "\u203a\u2039"]
+_EMPTY_QUOTES = re.compile("|".join(f"{re.escape(a)}[\\s\\x01]*\\x01[\\s\\x01]*{re.escape(b)}"
+                                    for a, b in _QUOTE_PAIRS))
+
+
+def clean_message(text: str) -> str:
+    """One message as plain words: ``"Cannot open '%s': %m\\n"`` -> ``"Cannot open"``.
+
+    Removes printf directives (``%s``, ``%-10lu``, ``%1$s``, ``%<PRIu64>``, BFD's ``%B`` and
+    ``%pA``; ``%%`` becomes ``%``), Python ``%(name)s`` and ``{name}`` fields and command-line options
+    with the commas between them (``-a, --all``, ``--block-size=SIZE``), each with the quotes or
+    brackets left empty around it (``'%s'``, ``»%s«``, ``“%s”``, ``(%d)``, ``'--help'``); accelerator
+    marks (``_File``, ``Ö_ffnen`` when the message has one ``_``, ``&File``, ``文件(_F)``); Pango/HTML
+    markup tags and entities; then folds line breaks, tabs and runs of spaces into one space and strips
+    leading spaces, colons and commas and trailing spaces and colons.
+    """
+    text = _PYFORMAT.sub(_HOLE, text.replace("%0A", " "))  # GnuPG's escaped line break
+    text = text.replace("%%", "\0")
+    text = _OTHER_DIRECTIVE.sub(_HOLE, _PRINTF.sub(_HOLE, text)).replace("\0", "%")
+    text = _BRACES.sub(_HOLE, text)
+    text = _OPTION.sub(_HOLE, text)
+    text = _EMPTY_QUOTES.sub(" ", text).replace(_HOLE, " ")
+    text = _MARKUP.sub("", text)
+    text = _PAREN_ACCEL.sub("", text)
+    text = _AMP_ACCEL.sub("", text).replace("&&", "&")
+    text = html.unescape(text) if "&" in text else text
+    if text.count("_") == 1:
+        text = re.sub(r"_(?=[^\W_])", "", text)
+    else:
+        text = _WORD_UNDERSCORE.sub("", text)
+    text = " ".join(text.split())
+    return _TRAILING.sub("", _LEADING.sub("", text))
+
+
+_LETTERS = re.compile(r"[^\W\d_]")
+_E2FSCK_CODE = re.compile(r"(?<!\w)@[a-zA-Z](?!\w)")  # e2fsck's abbreviations (@i = inode), expanded at run time
+
+
+def word_count(text: str) -> int:
+    """Number of words (runs of letters) in ``text``."""
+    return len(re.findall(r"[^\W\d_]+", text))
+
+
+def usable(english: str, translation: str) -> bool:
+    """Whether a cleaned (msgid, msgstr) pair is kept: the English has 3 to 60 words, at least half
+    of its non-space characters are letters, and the translation is non-empty, has a letter and differs
+    from the English (case folded); e2fsck's messages with abbreviation codes (``@i``) are not kept."""
+    if not MIN_WORDS <= word_count(english) <= MAX_WORDS:
+        return False
+    compact = english.replace(" ", "")
+    if len(_LETTERS.findall(compact)) < MIN_LETTER_SHARE * len(compact):
+        return False
+    if _E2FSCK_CODE.search(english):
+        return False
+    if not _LETTERS.search(translation):
+        return False
+    return translation.casefold() != english.casefold()
+
+
+def text_key(text: str) -> str:
+    """The form under which two messages are the same text: case folded, punctuation folded to spaces."""
+    return " ".join(re.sub(r"[\W_]+", " ", text.casefold()).split())
+
+
+def hex_id(text: str, n: int) -> str:
+    """The first ``n`` hex digits of SHA-256 of ``text`` (UTF-8)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:n]
+
+
+def domain_split(domain: str) -> str:
+    """The split of a text domain: SHA-256 of its UTF-8 name, first 8 bytes big-endian, mod 100."""
+    bucket = int.from_bytes(hashlib.sha256(domain.encode("utf-8")).digest()[:8], "big") % 100
+    return "train" if bucket < 60 else "dev" if bucket < 80 else "test"
+
+
+# ------------------------------------------------------------------------------------------ building
+
+@dataclass
+class Message:
+    """One kept catalog entry of one language: where from, and both cleaned sides."""
+
+    package: str
+    domain: str
+    msgid: str  # raw, with context and plural
+    english: str
+    translation: str
+
+
+def find_debs(debs_dir: str | Path) -> dict[str, Path]:
+    """``{package: path}`` of the ``.deb`` of every entry of :data:`PACKAGES` in ``debs_dir``.
+
+    Raises ClirkitError naming the first package whose file (``NAME_VERSION_ARCH.deb``, ``:`` as
+    ``%3a``) is missing, with the command that fetches them all.
+    """
+    folder = Path(debs_dir)
+    if not folder.is_dir():
+        raise ClirkitError(f"{folder}: no such folder (give --debs the folder holding the .deb files)")
+    out: dict[str, Path] = {}
+    for name, version in PACKAGES:
+        found = sorted(folder.glob(f"{name}_{version.replace(':', '%3a')}_*.deb"))
+        if not found:
+            raise ClirkitError(f"{folder}: no {name}_{version}_*.deb; fetch the packages there with: "
+                               f"{download_command()}")
+        out[name] = found[0]
+    return out
+
+
+def read_messages(debs_dir: str | Path, *, quiet: bool = False) -> dict[str, list[Message]]:
+    """The usable messages of every language of :data:`LANGUAGES`: ``{lang: [Message]}``, in package,
+    domain and catalog order. Raises ClirkitError if two packages ship the same domain."""
+    locales = {loc: lang for lang, loc in LANGUAGES.items()}
+    out: dict[str, list[Message]] = {lang: [] for lang in LANGUAGES}
+    owner: dict[str, str] = {}
+    for package, path in find_debs(debs_dir).items():
+        catalogs = deb_catalogs(path, set(locales))
+        for (locale, domain), data in sorted(catalogs.items()):
+            if domain in EXCLUDED_DOMAINS:
+                continue
+            if owner.setdefault(domain, package) != package:
+                raise ClirkitError(f"{path}: domain {domain} also shipped by {owner[domain]}")
+            for msgid, msgstr in read_mo(data, f"{path}:{locale}/{domain}.mo"):
+                english, translation = (clean_message(s) for s in singular(msgid, msgstr))
+                if usable(english, translation):
+                    out[locales[locale]].append(Message(package, domain, msgid, english, translation))
+    say(f"read {len(owner)} domains of {len(PACKAGES)} packages: "
+        + ", ".join(f"{lang} {len(m):,}" for lang, m in out.items()) + " usable messages", quiet=quiet)
+    return out
+
+
+def english_documents(messages: dict[str, list[Message]]) -> tuple[list[str], list[str], dict[str, str]]:
+    """The shared documents: ``(docids, texts, {text_key: docid})``, one per distinct English key,
+    ordered by (first domain, first text); text = the form met first in that order."""
+    first: dict[str, tuple[str, str]] = {}
+    for msgs in messages.values():
+        for m in msgs:
+            k = text_key(m.english)
+            if k not in first or (m.domain, m.english) < first[k]:
+                first[k] = (m.domain, m.english)
+    order = sorted(first, key=lambda k: first[k])
+    docid_of: dict[str, str] = {}
+    seen: dict[str, str] = {}
+    for k in order:
+        d = "en." + hex_id(k, 12)
+        if d in seen:
+            raise ClirkitError(f"document id {d} given to two texts, {seen[d]!r} and {k!r}")
+        seen[d] = k
+        docid_of[k] = d
+    return [docid_of[k] for k in order], [first[k][1] for k in order], docid_of
+
+
+def language_variant(lang: str, msgs: list[Message], docid_of: dict[str, str],
+                     docids: list[str], doc_texts: list[str]) -> VariantData:
+    """The collection ``gettext-LANG-en`` (variant ``standard``) from one language's messages."""
+    by_split: dict[str, list[Message]] = {s: [] for s in SPLITS}
+    for m in msgs:
+        by_split[domain_split(m.domain)].append(m)
+    pairs: dict[tuple[str, str], str] = {}
+    for m in by_split["train"]:
+        pairs.setdefault((m.translation, m.english), f"{m.domain}.{hex_id(m.msgid, 10)}")
+    train_english = {text_key(e) for _, e in pairs}
+
+    seen_query: dict[str, str] = {}  # query text key -> split that kept it
+    queries: dict[str, dict[str, str]] = {}
+    qrels: dict[str, Qrels] = {}
+    dropped_train_english = {s: 0 for s in SPLITS}
+    dropped_duplicate = {s: 0 for s in SPLITS}
+    for s in SPLITS:
+        qid_of: dict[str, str] = {}  # query key -> qid (this split)
+        texts: dict[str, str] = {}
+        rels: dict[str, list[str]] = {}
+        for m in sorted(by_split[s], key=lambda m: (m.domain, m.msgid)):
+            ek = text_key(m.english)
+            if s != "train" and ek in train_english:
+                dropped_train_english[s] += 1
+                continue
+            qk = text_key(m.translation)
+            if seen_query.setdefault(qk, s) != s:
+                dropped_duplicate[s] += 1
+                continue
+            if qk not in qid_of:
+                qid = f"{m.domain}.{hex_id(m.msgid, 10)}"
+                if qid in texts:
+                    raise ClirkitError(f"query id {qid} given twice")
+                qid_of[qk] = qid
+                texts[qid] = m.translation
+                rels[qid] = []
+            else:
+                dropped_duplicate[s] += 1
+            d = docid_of[ek]
+            if d not in rels[qid_of[qk]]:
+                rels[qid_of[qk]].append(d)
+        queries[s] = texts
+        rows = [(q, d) for q in texts for d in rels[q]]
+        qrels[s] = Qrels([q for q, _ in rows], [d for _, d in rows], [1] * len(rows))
+    extra = {
+        "packages": len({m.package for m in msgs}),
+        "domains": {s: len({m.domain for m in by_split[s]}) for s in SPLITS},
+        "usable_messages": len(msgs),
+        "queries_dropped_english_in_train": {s: dropped_train_english[s] for s in ("dev", "test")},
+        "queries_merged_same_translation": dropped_duplicate,
+    }
+    return VariantData(
+        name=f"gettext-{lang}-en", variant="standard", source_lang=lang, target_lang="en",
+        description=(f"{lang} translation of a program message (Debian gettext catalogs) -> its English "
+                     "original among the English messages of all the catalogs; grade 1 = the original"),
+        docids=docids, doc_texts=doc_texts,
+        pair_ids=list(pairs.values()), pair_sources=[t for t, _ in pairs], pair_targets=[e for _, e in pairs],
+        queries=queries, qrels=qrels, extra_counts=extra,
+        subsets={} if f"gettext-{lang}-en" == DOCS_FOLDER else
+        {"documents": f"../../{DOCS_FOLDER}/standard/documents.tsv.gz"},
+    )
+
+
+def build(debs_dir: str | Path, *, quiet: bool = False) -> dict[str, VariantData]:
+    """Build every collection in memory: ``{"gettext-de-en": VariantData, ...}``."""
+    messages = read_messages(debs_dir, quiet=quiet)
+    docids, doc_texts, docid_of = english_documents(messages)
+    return {f"gettext-{lang}-en": language_variant(lang, msgs, docid_of, docids, doc_texts)
+            for lang, msgs in messages.items()}
+
+
+def describe(manifests: dict[str, dict]) -> str:
+    """The counts block quoted in this module's docstring and in ``SOURCE.md``."""
+    lines = []
+    for name, manifest in manifests.items():
+        c = manifest["counts"]
+        d, dropped = c["domains"], c["queries_dropped_english_in_train"]
+        lines.append(f"{name}: {c['usable_messages']:,} usable messages in {sum(d.values())} domains "
+                     f"(train {d['train']}, dev {d['dev']}, test {d['test']});")
+        lines.append(f"  dropped as English in train: dev {dropped['dev']:,}, test {dropped['test']:,}")
+        lines.append(describe_counts("standard", c))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m clirkit.datasets.gettext_catalogs",
+                                     description=__doc__.split("\n")[0])
+    parser.add_argument("--debs", required=True, help="the folder holding the .deb files of PACKAGES")
+    parser.add_argument("-o", "--output", required=True,
+                        help="output folder (gets gettext-XX-en/standard/ for every language)")
+    parser.add_argument("--quiet", action="store_true", help="no messages on stderr")
+    args = parser.parse_args(argv)
+    try:
+        collections = build(args.debs, quiet=args.quiet)
+        manifests = {name: write_variant(data, Path(args.output) / name / "standard")
+                     for name, data in collections.items()}
+        say(describe(manifests), quiet=args.quiet)
+    except ClirkitError as exc:
+        print(f"gettext_catalogs: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
