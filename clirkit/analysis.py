@@ -1,10 +1,15 @@
-"""Text analysis: tokenization, case and punctuation folding, stopwords, n-grams.
+"""Text analysis: tokenization, case and punctuation folding, CJK bigrams, stopwords, stemming, n-grams.
 
 An :class:`Analyzer` turns a text into a list of index terms, deterministically
 and without network access: sacremoses (Moses) tokenization for the language,
-lowercasing, removal of tokens made only of punctuation or symbols, and an
-optional stopword list. Its settings are plain data (:meth:`Analyzer.to_dict`)
-and are stored in every index, so queries are analyzed as the documents were.
+lowercasing, removal of tokens made only of punctuation or symbols, overlapping
+character bigrams of Chinese, Japanese and Korean runs (as Lucene's CJK
+analyzer), an optional stopword list (the Snowball project's list of the
+language, or any words; compared with the lowercased token before stemming, as
+Lucene's stop filter), and Snowball stemming (PyStemmer, the Snowball project's
+compiled stemmers) for every language Snowball has. Its settings are plain data
+(:meth:`Analyzer.to_dict`) and are stored in every index, table and model, so
+documents, queries, parallel text and dictionary entries are analyzed alike.
 
 Tokenizing is the slow part of building a table or an index (sacremoses is pure Python):
 :meth:`Analyzer.tokenize_many` spreads it over processes (``jobs``), and within a
@@ -25,6 +30,27 @@ from typing import Iterable, Iterator, Sequence
 from clirkit.errors import ClirkitError
 
 _WORD_CHAR = re.compile(r"\w")
+# Han (with extensions and compatibility ideographs), Hiragana, Katakana, Hangul: the scripts Lucene's CJK
+# bigram filter pairs
+_CJK = ("\u2e80-\u2fdf\u3005\u3007\u3021-\u3029\u3038-\u303b\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff"
+        "\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\uff66-\uff9f"
+        "\U00020000-\U0003134f")
+_CJK_CHAR = re.compile(f"[{_CJK}]")
+_CJK_SPLIT = re.compile(f"[{_CJK}]+|[^{_CJK}]+")
+_WORD_IN_RUN = re.compile(r"\w(?:[\w.,'-]*\w)?")  # a word within a non-CJK run next to CJK text
+CJK_LANGUAGES = frozenset({"zh", "ja", "ko"})  # bigrams on by default
+# ISO 639-1 -> the name of its Snowball stemmer (PyStemmer) and stopword list (clirkit/resources/stopwords)
+SNOWBALL_STEMMERS = {
+    "ar": "arabic", "ca": "catalan", "cs": "czech", "da": "danish", "de": "german", "el": "greek",
+    "en": "english", "eo": "esperanto", "es": "spanish", "et": "estonian", "eu": "basque", "fa": "persian",
+    "fi": "finnish", "fr": "french", "ga": "irish", "hi": "hindi", "hu": "hungarian", "hy": "armenian",
+    "id": "indonesian", "it": "italian", "lt": "lithuanian", "nb": "norwegian", "ne": "nepali", "nl": "dutch",
+    "no": "norwegian", "pl": "polish", "pt": "portuguese", "ro": "romanian", "ru": "russian", "sr": "serbian",
+    "st": "sesotho", "sv": "swedish", "ta": "tamil", "tr": "turkish", "yi": "yiddish",
+}
+SNOWBALL_STOPWORDS = frozenset({"da", "de", "en", "es", "fi", "fr", "ga", "hu", "id", "it", "nb", "nl", "no", "pt",
+                                "ru", "st", "sv"})
+STEMMERS = ("snowball",)
 _QUOTES = (("\u2019", "'"), ("\u2018", "'"), ("\u201c", '"'), ("\u201d", '"'))  # curly -> straight quotes
 _CHUNK = 2000  # texts per worker task in tokenize_many
 _CACHE: ContextVar[dict | None] = ContextVar("clirkit_token_cache", default=None)  # see cached_tokens
@@ -33,55 +59,106 @@ _CACHE: ContextVar[dict | None] = ContextVar("clirkit_token_cache", default=None
 class Analyzer:
     """Turns text into index terms for one language.
 
+    A text becomes terms in this order: Moses tokens; lowercased; tokens with no letter or digit dropped;
+    runs of CJK characters cut into overlapping bigrams (a lone character stays a unigram); stopwords
+    dropped (compared with the lowercased token); the rest stemmed.
+
     Args:
-        lang: ISO 639-1 code given to the Moses tokenizer (e.g. "en", "es", "de").
+        lang: ISO 639-1 code given to the Moses tokenizer and naming the stemmer and stopword list
+            (e.g. "en", "es", "de").
         lowercase: lowercase every token.
         strip_punctuation: drop tokens with no letter or digit.
-        stopwords: terms to drop (compared after lowercasing), or None.
+        stopwords: ``"snowball"`` (the Snowball project's list of ``lang``: :func:`snowball_stopwords`),
+            terms to drop, or None.
+        stemmer: ``"snowball"``: the Snowball stemmer of ``lang`` where Snowball has one (the languages of
+            :data:`SNOWBALL_STEMMERS`; others are not stemmed and :attr:`stemmer` is None), or None.
+        cjk_bigrams: cut CJK runs into bigrams; None: for zh, ja and ko only.
     """
 
     def __init__(self, lang: str = "en", *, lowercase: bool = True, strip_punctuation: bool = True,
-                 stopwords: Iterable[str] | None = None) -> None:
+                 stopwords: str | Iterable[str] | None = None, stemmer: str | None = "snowball",
+                 cjk_bigrams: bool | None = None) -> None:
         from clirkit.languages import check_language
 
         try:
             check_language(lang)
         except ValueError as exc:
             raise ClirkitError(f"language: {exc}") from None
+        if stemmer is not None and stemmer not in STEMMERS:
+            raise ClirkitError(f"stemmer: expected 'snowball' or None, got {stemmer!r}")
         self.lang = lang
         self.lowercase = lowercase
         self.strip_punctuation = strip_punctuation
+        if isinstance(stopwords, str):
+            if stopwords != "snowball":
+                raise ClirkitError(f"stopwords: expected 'snowball', a list of words or None, got {stopwords!r}")
+            stopwords = snowball_stopwords(lang)
         self.stopwords = frozenset(stopwords) if stopwords else frozenset()
+        self.stemmer = stemmer if stemmer is not None and lang in SNOWBALL_STEMMERS else None
+        self.cjk_bigrams = lang in CJK_LANGUAGES if cjk_bigrams is None else bool(cjk_bigrams)
         self._moses = None
+        self._stem = None
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
         state["_moses"] = None
+        state["_stem"] = None
         return state
 
     def __repr__(self) -> str:
         return (f"Analyzer(lang={self.lang!r}, lowercase={self.lowercase}, "
-                f"strip_punctuation={self.strip_punctuation}, stopwords={len(self.stopwords)} terms)")
+                f"strip_punctuation={self.strip_punctuation}, stopwords={len(self.stopwords)} terms, "
+                f"stemmer={self.stemmer!r}, cjk_bigrams={self.cjk_bigrams})")
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Analyzer) and self.to_dict() == other.to_dict()
 
     def tokenize(self, text: str) -> list[str]:
         """The index terms of ``text``, in order (a term may repeat)."""
+        return self.finish(self.surface_tokens(text))
+
+    def surface_tokens(self, text: str) -> list[str]:
+        """The tokens of ``text`` before stopwords and stemming: tokenized, case-folded, punctuation
+        dropped, CJK runs cut into bigrams."""
         if not isinstance(text, str):
             raise TypeError(f"Analyzer.tokenize expects a str, got {type(text).__name__}")
-        if self._moses is None:
-            self._moses = _moses_class()(lang=self.lang)
-        for curly, straight in _QUOTES:  # str.replace: ~10x faster than str.translate with a dict
-            text = text.replace(curly, straight)
-        tokens = self._moses.tokenize(text, escape=False)
+        if (text.isalpha() or text.isdecimal()) and not _CJK_CHAR.search(text):  # one word: Moses keeps it whole
+            tokens = [text]
+        else:
+            if self._moses is None:
+                self._moses = _moses_class()(lang=self.lang)
+            for curly, straight in _QUOTES:  # str.replace: ~10x faster than str.translate with a dict
+                text = text.replace(curly, straight)
+            tokens = self._moses.tokenize(text, escape=False)
         if self.lowercase:
             tokens = [t.lower() for t in tokens]
         if self.strip_punctuation:
             tokens = [t for t in tokens if _WORD_CHAR.search(t)]
+        if self.cjk_bigrams and any(_CJK_CHAR.search(t) for t in tokens):
+            tokens = [b for t in tokens for b in cjk_bigrams(t, self.strip_punctuation)]
+        return tokens
+
+    def finish(self, tokens: list[str]) -> list[str]:
+        """``tokens`` (from :meth:`surface_tokens`) less the stopwords, stemmed: the index terms."""
         if self.stopwords:
             tokens = [t for t in tokens if t not in self.stopwords]
+        if self.stemmer is not None and tokens:
+            if self._stem is None:
+                self._stem = _snowball(SNOWBALL_STEMMERS[self.lang])
+            tokens = self._stem.stemWords(tokens)
         return tokens
+
+    def without_stopwords(self) -> "Analyzer":
+        """This analyzer with no stopwords (the same tokens, case, bigrams and stems)."""
+        return Analyzer(self.lang, lowercase=self.lowercase, strip_punctuation=self.strip_punctuation,
+                        stemmer=self.stemmer, cjk_bigrams=self.cjk_bigrams)
+
+    def same_terms_as(self, other: "Analyzer") -> bool:
+        """Whether ``other`` makes the same terms of a word as this analyzer does (the same language, case,
+        punctuation, bigram and stemming settings; stopwords may differ): a table and an index, or a query
+        analyzer and an index, must agree on these."""
+        mine, theirs = self.to_dict(), other.to_dict()
+        return all(mine[k] == theirs[k] for k in _TERM_SETTINGS)
 
     def tokenize_many(self, texts: Sequence[str], *, quiet: bool = True, jobs: int = 1,
                       desc: str = "tokenizing") -> list[list[str]]:
@@ -100,13 +177,13 @@ class Analyzer:
         cache = _CACHE.get()
         if cache is None or not all(isinstance(t, str) for t in texts):  # (tokenize names a non-str)
             return self._tokenize_all(texts, quiet=quiet, jobs=jobs, desc=desc)
-        bare = Analyzer(self.lang, lowercase=self.lowercase, strip_punctuation=self.strip_punctuation)
+        bare = Analyzer(self.lang, lowercase=self.lowercase, strip_punctuation=self.strip_punctuation,
+                        stemmer=None, cjk_bigrams=self.cjk_bigrams)
         known = cache.setdefault(json.dumps(bare.to_dict(), sort_keys=True), {})
         new = list(dict.fromkeys(t for t in texts if t not in known))
         if new:
             known.update(zip(new, bare._tokenize_all(new, quiet=quiet, jobs=jobs, desc=desc)))
-        stop = self.stopwords
-        return [[w for w in known[t] if w not in stop] if stop else list(known[t]) for t in texts]
+        return [self.finish(list(known[t])) for t in texts]
 
     def _tokenize_all(self, texts: Sequence[str], *, quiet: bool, jobs: int, desc: str) -> list[list[str]]:
         from clirkit.progress import progress
@@ -129,18 +206,20 @@ class Analyzer:
     def to_dict(self) -> dict:
         """The settings as JSON-ready data (stopwords sorted)."""
         return {"lang": self.lang, "lowercase": self.lowercase,
-                "strip_punctuation": self.strip_punctuation, "stopwords": sorted(self.stopwords)}
+                "strip_punctuation": self.strip_punctuation, "stopwords": sorted(self.stopwords),
+                "stemmer": self.stemmer, "cjk_bigrams": self.cjk_bigrams}
 
     @classmethod
     def from_dict(cls, settings: dict, *, where: str = "analyzer settings") -> "Analyzer":
         """Rebuild an analyzer from :meth:`to_dict`'s output.
 
         Malformed settings (not an object, a key missing or unknown, a value of the wrong type, an
-        unknown language) raise ClirkitError ``WHERE: problem`` (``where`` names the settings).
+        unknown language) raise ClirkitError ``WHERE: problem`` (``where`` names the settings). Settings
+        written before stemming and bigrams existed (no ``stemmer``, no ``cjk_bigrams``) mean neither.
         """
         from clirkit.languages import check_language
 
-        known = ("lang", "lowercase", "strip_punctuation", "stopwords")
+        known = ("lang", "lowercase", "strip_punctuation", "stopwords", "stemmer", "cjk_bigrams")
 
         def bad(problem: str) -> ClirkitError:
             return ClirkitError(f"{where}: {problem}")
@@ -161,15 +240,19 @@ class Analyzer:
             check_language(settings["lang"])
         except ValueError as exc:
             raise bad(f"lang: {exc}") from None
-        for key in ("lowercase", "strip_punctuation"):
-            if not isinstance(settings[key], bool):
+        for key in ("lowercase", "strip_punctuation", "cjk_bigrams"):
+            if key in settings and not isinstance(settings[key], bool):
                 raise bad(f"{key} must be true or false, got {shown(settings[key])}")
+        stemmer = settings.get("stemmer")
+        if stemmer is not None and stemmer not in STEMMERS:
+            raise bad(f"stemmer must be one of {', '.join(map(repr, STEMMERS))} or null, got {shown(stemmer)}")
         stopwords = settings.get("stopwords")
         if stopwords is not None and (not isinstance(stopwords, (list, tuple, set, frozenset))
                                       or not all(isinstance(w, str) for w in stopwords)):
             raise bad(f"stopwords must be a list of strings, got {shown(stopwords)}")
         return cls(settings["lang"], lowercase=settings["lowercase"], strip_punctuation=settings["strip_punctuation"],
-                   stopwords=stopwords or None)
+                   stopwords=list(stopwords) if stopwords else None, stemmer=stemmer,
+                   cjk_bigrams=settings.get("cjk_bigrams", False))
 
 
 @contextmanager
@@ -215,6 +298,49 @@ def _moses_class() -> type:
             return not self._alpha.isdisjoint(text)
 
     return Moses
+
+
+_TERM_SETTINGS = ("lang", "lowercase", "strip_punctuation", "stemmer", "cjk_bigrams")
+
+
+@functools.cache
+def _snowball(name: str):
+    import Stemmer  # PyStemmer
+
+    return Stemmer.Stemmer(name)
+
+
+def cjk_bigrams(token: str, strip_punctuation: bool = True) -> list[str]:
+    """``token`` with each run of CJK characters replaced by its overlapping bigrams (a run of one character
+    stays whole) and each other run by its words (``strip_punctuation``; else kept whole):
+    ``"東京都庁、ab"`` -> ``["東京", "京都", "都庁", "ab"]``."""
+    out: list[str] = []
+    for run in _CJK_SPLIT.findall(token):
+        if _CJK_CHAR.match(run):
+            out.extend([run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)])
+        elif strip_punctuation:
+            out.extend(_WORD_IN_RUN.findall(run))
+        else:
+            out.append(run)
+    return out
+
+
+@functools.cache
+def _snowball_list(lang: str) -> tuple[str, ...]:
+    from importlib.resources import files
+
+    name = "no" if lang == "nb" else lang
+    text = files("clirkit").joinpath(f"resources/stopwords/{name}.txt").read_text(encoding="utf-8")
+    return tuple(w for line in text.splitlines() for w in line.split("|", 1)[0].split())
+
+
+def snowball_stopwords(lang: str) -> list[str]:
+    """The Snowball project's stopword list of ``lang`` (``clirkit/resources/stopwords``, their ``stop.txt``
+    files: `|` starts a comment); ClirkitError for a language Snowball has no list of."""
+    if lang not in SNOWBALL_STOPWORDS:
+        raise ClirkitError(f"stopwords: Snowball has no stopword list for {lang!r} "
+                           f"(lists: {', '.join(sorted(SNOWBALL_STOPWORDS))}); give a file of words instead")
+    return list(_snowball_list(lang))
 
 
 def _tokenize_chunk(analyzer: Analyzer, texts: Sequence[str]) -> list[list[str]]:

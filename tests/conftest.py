@@ -35,8 +35,9 @@ def verses_es() -> dict[str, str]:
 
 @pytest.fixture
 def index(verses_es) -> Index:
-    """The verses indexed in memory: default Spanish analyzer, docids sorted."""
-    analyzer = Analyzer("es")
+    """The verses indexed in memory as whole words (the Spanish analyzer with ``stemmer=None``), docids sorted:
+    the tests over it build queries and tables of whole Spanish words ("luz", "tinieblas", "día")."""
+    analyzer = Analyzer("es", stemmer=None)
     docids = sorted(verses_es)
     return Index.from_tokens(docids, [analyzer.tokenize(verses_es[d]) for d in docids], analyzer)
 

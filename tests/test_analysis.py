@@ -10,12 +10,18 @@ from clirkit.errors import ClirkitError
 
 
 def test_tokenize_lowercases_and_drops_punctuation_only_tokens(verses_es):
-    assert Analyzer("es").tokenize(verses_es["Gen.1.3"]) == ["y", "dijo", "dios", "sea", "la", "luz", "y", "fué",
+    assert Analyzer("es", stemmer=None).tokenize(verses_es["Gen.1.3"]) == ["y", "dijo", "dios", "sea", "la", "luz",
+                                                                          "y", "fué", "la", "luz"]
+
+
+def test_the_default_analysis_stems_with_the_languages_snowball_stemmer(verses_es):
+    assert Analyzer("es").tokenize(verses_es["Gen.1.3"]) == ["y", "dij", "dios", "sea", "la", "luz", "y", "fue",
                                                              "la", "luz"]
+    assert Analyzer("es").stemmer == "snowball" and Analyzer("en").tokenize("the houses") == ["the", "hous"]
 
 
 def test_tokenize_keeps_case_and_punctuation_when_asked():
-    tokens = Analyzer("es", lowercase=False, strip_punctuation=False).tokenize("Y dijo Dios: Sea la luz.")
+    tokens = Analyzer("es", lowercase=False, strip_punctuation=False, stemmer=None).tokenize("Y dijo Dios: Sea la luz.")
     assert tokens == ["Y", "dijo", "Dios", ":", "Sea", "la", "luz", "."]
 
 
@@ -24,7 +30,14 @@ def test_curly_apostrophe_is_folded_to_the_ascii_one():
 
 
 def test_stopwords_are_removed_after_lowercasing():
-    assert Analyzer("es", stopwords={"la", "y"}).tokenize("Y dijo Dios: Sea la luz") == ["dijo", "dios", "sea", "luz"]
+    assert (Analyzer("es", stopwords={"la", "y"}, stemmer=None).tokenize("Y dijo Dios: Sea la luz")
+            == ["dijo", "dios", "sea", "luz"])
+
+
+def test_stopwords_are_compared_with_the_word_before_it_is_stemmed():
+    # "dijo" stems to "dij": the listed word is the word as written, as Lucene's stop filter sees it
+    assert Analyzer("es", stopwords={"dijo"}).tokenize("Y dijo Dios") == ["y", "dios"]
+    assert Analyzer("es", stopwords={"dij"}).tokenize("Y dijo Dios") == ["y", "dij", "dios"]
 
 
 def test_settings_round_trip_through_dict():
@@ -76,7 +89,7 @@ def test_tokens_are_those_of_sacremoses_on_verses_and_topics_with_full_stops():
         moses = MosesTokenizer(lang=lang)
         folded = [t.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
                   for t in some]
-        analyzer = Analyzer(lang, lowercase=False, strip_punctuation=False)
+        analyzer = Analyzer(lang, lowercase=False, strip_punctuation=False, stemmer=None)
         assert [analyzer.tokenize(t) for t in some] == [moses.tokenize(t, escape=False) for t in folded]
 
 
@@ -106,7 +119,7 @@ def test_within_cached_tokens_a_text_is_tokenized_once_per_settings_whatever_the
 def test_analyzer_pickles_without_its_tokenizer_state():
     a = Analyzer("es")
     a.tokenize("hola")
-    assert pickle.loads(pickle.dumps(a)).tokenize("Hola, mundo") == ["hola", "mundo"]
+    assert pickle.loads(pickle.dumps(a)).tokenize("Hola, mundo") == ["hol", "mund"]
 
 
 def test_ngrams_lists_unigrams_then_bigrams():
@@ -124,3 +137,85 @@ def test_read_stopwords_skips_comments_and_blanks(tmp_path):
     path = tmp_path / "stop.txt"
     path.write_text("# Spanish\nde\n\nla  # article\n", encoding="utf-8")
     assert read_stopwords(path) == ["de", "la"]
+
+
+# Snowball stemming, stopword lists, CJK bigrams ------------------------------------------------------------
+
+WORDS = {
+    "es": ["corriendo", "casas", "niños", "Jehová", "principio", "tinieblas", "apartó", "desordenada", "luz"],
+    "en": ["running", "houses", "generously", "relational", "light", "darkness", "beginning", "ponies"],
+    "de": ["Häuser", "laufend", "Bücher", "Zusammenfassung", "Lichter", "Finsternis"],
+    "fr": ["maisons", "continuellement", "lumière", "commencement"],
+    "ru": ["домами", "бегущий", "светом", "начале"],
+    "pt": ["corações", "luzes", "princípio"],
+}
+
+
+@pytest.mark.parametrize("lang", sorted(WORDS))
+def test_stems_equal_the_stemming_librarys_own_output(lang):
+    import Stemmer
+
+    from clirkit.analysis import SNOWBALL_STEMMERS
+
+    oracle = Stemmer.Stemmer(SNOWBALL_STEMMERS[lang])
+    words = WORDS[lang]
+    assert Analyzer(lang).tokenize(" ".join(words)) == oracle.stemWords([w.lower() for w in words])
+
+
+def test_a_language_without_a_snowball_stemmer_is_not_stemmed():
+    a = Analyzer("ja")
+    assert a.stemmer is None and a.to_dict()["stemmer"] is None
+    assert Analyzer("sw").tokenize("watoto wanacheza") == ["watoto", "wanacheza"]
+
+
+def test_stemmer_must_be_snowball_or_none():
+    with pytest.raises(ClirkitError, match="stemmer"):
+        Analyzer("en", stemmer="porter2")
+    with pytest.raises(ClirkitError, match="stemmer must be"):
+        Analyzer.from_dict({"lang": "en", "lowercase": True, "strip_punctuation": True, "stemmer": "lovins"})
+
+
+def test_snowball_stopwords_are_the_snowball_projects_list_with_its_comments_removed():
+    from clirkit.analysis import snowball_stopwords
+
+    spanish = snowball_stopwords("es")
+    assert spanish[:5] == ["de", "la", "que", "el", "en"] and len(spanish) == len(set(spanish)) == 308
+    assert "|" not in "".join(spanish) and "from" not in spanish  # the English glosses are comments
+    assert len(snowball_stopwords("en")) == 174 and "the" in snowball_stopwords("en")
+    assert "и" in snowball_stopwords("ru") and snowball_stopwords("nb") == snowball_stopwords("no")
+    assert Analyzer("es", stopwords="snowball", stemmer=None).tokenize("Y dijo Dios: Sea la luz") == [
+        "dijo", "dios", "luz"]
+    with pytest.raises(ClirkitError, match="no stopword list for 'zh'"):
+        Analyzer("zh", stopwords="snowball")
+
+
+def test_cjk_runs_become_overlapping_bigrams_as_lucenes_cjk_analyzer_makes_them():
+    assert Analyzer("zh").tokenize("我爱北京天安门。") == ["我爱", "爱北", "北京", "京天", "天安", "安门"]
+    assert Analyzer("zh").tokenize("用Python写代码，很好！") == ["用", "python", "写代", "代码", "很好"]
+    assert Analyzer("ja").tokenize("東京都庁") == ["東京", "京都", "都庁"]
+    assert Analyzer("ko").tokenize("서울 한국어") == ["서울", "한국", "국어"]
+    assert Analyzer("zh").tokenize("水") == ["水"]  # a lone character stays a unigram
+    assert Analyzer("en").cjk_bigrams is False and Analyzer("zh").cjk_bigrams is True
+
+
+def test_settings_written_before_stemming_mean_no_stemming_and_no_bigrams():
+    old = {"lang": "es", "lowercase": True, "strip_punctuation": True, "stopwords": []}
+    a = Analyzer.from_dict(old)
+    assert a.stemmer is None and a.cjk_bigrams is False and a.tokenize("las casas") == ["las", "casas"]
+    assert Analyzer.from_dict(Analyzer("zh", stopwords=["的"]).to_dict()) == Analyzer("zh", stopwords=["的"])
+
+
+def test_same_terms_as_ignores_stopwords_but_not_stemming_case_or_language():
+    a = Analyzer("es")
+    assert a.same_terms_as(Analyzer("es", stopwords="snowball"))
+    assert not a.same_terms_as(Analyzer("es", stemmer=None))
+    assert not a.same_terms_as(Analyzer("es", lowercase=False))
+    assert not a.same_terms_as(Analyzer("pt"))
+
+
+def test_cached_tokens_give_each_analyzer_its_own_stems_and_stopwords(verses_es):
+    texts = list(verses_es.values())
+    analyzers = [Analyzer("es"), Analyzer("es", stemmer=None), Analyzer("es", stopwords="snowball")]
+    expected = [[a.tokenize(t) for t in texts] for a in analyzers]
+    with cached_tokens():
+        assert [a.tokenize_many(texts) for a in analyzers] == expected

@@ -248,12 +248,18 @@ def test_require_field_follows_paths_into_objects_and_lists():
     ({"lang": 5, "lowercase": True, "strip_punctuation": True}, "header analyzer: lang: 5 is not an ISO 639-1 language code"),
     ({"lang": "es", "lowercase": True, "strip_punctuation": True, "stopwords": "la"},
      "header analyzer: stopwords must be a list of strings, got 'la'"),
-    ({"lang": "es", "lowercase": True, "strip_punctuation": True, "stemmer": "snowball"},
-     "header analyzer: unknown setting 'stemmer'"),
+    ({"lang": "es", "lowercase": True, "strip_punctuation": True, "stemming": "snowball"},
+     "header analyzer: unknown setting 'stemming'"),
+    ({"lang": "es", "lowercase": True, "strip_punctuation": True, "stemmer": "porter"},
+     "header analyzer: stemmer must be one of 'snowball' or null, got 'porter'"),
+    ({"lang": "es", "lowercase": True, "strip_punctuation": True, "cjk_bigrams": "yes"},
+     "header analyzer: cjk_bigrams must be true or false, got 'yes'"),
 ])
 def test_require_analyzer_turns_malformed_settings_into_one_line(settings, problem):
-    assert npzio.require_analyzer({"analyzer": {"lang": "es", "lowercase": True, "strip_punctuation": True}},
-                                  "analyzer").lang == "es"
+    old = npzio.require_analyzer({"analyzer": {"lang": "es", "lowercase": True, "strip_punctuation": True}}, "analyzer")
+    assert old.lang == "es" and old.stemmer is None and not old.cjk_bigrams  # written before stemming: whole words
+    stemmed = {"lang": "es", "lowercase": True, "strip_punctuation": True, "stemmer": "snowball", "cjk_bigrams": False}
+    assert npzio.require_analyzer({"analyzer": stemmed}, "analyzer").stemmer == "snowball"
     with pytest.raises(npzio.Corrupt, match=f"^{re.escape(problem)}"):
         npzio.require_analyzer({"analyzer": settings}, "analyzer")
 
