@@ -1,6 +1,10 @@
 """Dictionaries as translation tables: the pairs, MUSE, FreeDict and Ding readers on hand-made files
 (tests/data/dictionaries), rank order and weights, multi-word entries (split, kept, dropped and counted),
-format detection and its error message, the languages stored, and the `ttable` options for them."""
+format detection and its error message, the languages stored, and the `ttable` options for them.
+
+The readers are tested on whole words (``stemmer=None``, ``--stemmer none``): what they pin (pairs, ranks,
+weights, multi-word entries) does not depend on the analysis of the words; the default analysis of entries
+(Snowball stems) is tested in test_defaults.py."""
 from __future__ import annotations
 
 import gzip
@@ -45,7 +49,7 @@ def test_ding_alternatives_pair_in_order_synonyms_cross_and_markup_goes(tmp_path
 
 
 def test_ding_file_counts_pairs_drops_multiword_sources_splits_multiword_targets():
-    table = load_ding(DING)
+    table = load_ding(DING, stemmer=None)
     p = table.params
     # pairs per line: Anstalt 2x2 + 2x2 = 8; Haus 1 + 1 + 1 = 3; gehen 4; Licht 2; abholen 1x2 + 1x2 = 4
     assert p["n_pairs_read"] == 21
@@ -65,15 +69,15 @@ def test_ding_file_counts_pairs_drops_multiword_sources_splits_multiword_targets
 
 
 def test_ding_multiword_targets_kept_as_phrases_or_dropped_by_option():
-    phrase = load_ding(DING, multiword_target="phrase")
+    phrase = load_ding(DING, multiword_target="phrase", stemmer=None)
     assert phrase.translations("abholen") == [("collect", 0.5), ("pick up", 0.5)]
-    dropped = load_ding(DING, multiword_target="drop")
+    dropped = load_ding(DING, multiword_target="drop", stemmer=None)
     assert dropped.translations("abholen") == [("collect", 1.0)]
     assert dropped.params["n_multiword_target"] == 2 and dropped.params["multiword_target"] == "drop"
 
 
 def test_ding_reversed_reads_english_to_german():
-    table = load_ding(DING, reverse=True)
+    table = load_ding(DING, reverse=True, stemmer=None)
     assert (table.params["source_lang"], table.params["target_lang"]) == ("en", "de")
     assert table.translations("go") == [("gehen", 1.0)]
     assert table.translations("house") == [("haus", 1.0)]
@@ -98,7 +102,7 @@ def test_ding_bad_line_reports_file_and_line(tmp_path, line, problem):
 # MUSE
 
 def test_muse_keeps_the_file_order_as_rank_and_weighs_by_normalized_inverse_rank(tmp_path):
-    table = load_muse(MUSE)
+    table = load_muse(MUSE, stemmer=None)
     # jugador: player, gambler, gamer: p = (1/r) / (1 + 1/2 + 1/3) = 6/11, 3/11, 2/11
     assert table.translations("jugador") == [("player", pytest.approx(6 / 11)), ("gambler", pytest.approx(3 / 11)),
                                              ("gamer", pytest.approx(2 / 11))]
@@ -110,10 +114,10 @@ def test_muse_keeps_the_file_order_as_rank_and_weighs_by_normalized_inverse_rank
     # the order matters: the same pairs listed the other way round give the other translations
     lines = MUSE.read_text(encoding="utf-8").splitlines()
     (tmp_path / "es-en.dict").write_text("\n".join(reversed(lines)) + "\n", encoding="utf-8")
-    backwards = load_muse(tmp_path / "es-en.dict")
+    backwards = load_muse(tmp_path / "es-en.dict", stemmer=None)
     assert translate_tokens(backwards, [["casa", "jugador", "puntos"]]) == [["home", "gamer", "stitches"]]
     # uniform weights: every translation ties, and the rank still decides
-    uniform = load_muse(MUSE, weighting="uniform")
+    uniform = load_muse(MUSE, weighting="uniform", stemmer=None)
     assert uniform.translations("jugador") == [("player", pytest.approx(1 / 3)), ("gambler", pytest.approx(1 / 3)),
                                                ("gamer", pytest.approx(1 / 3))]
     assert translate_tokens(uniform, [["casa", "jugador"]]) == [["house", "player"]]
@@ -121,7 +125,7 @@ def test_muse_keeps_the_file_order_as_rank_and_weighs_by_normalized_inverse_rank
 
 def test_muse_reads_its_own_text_form_and_reports_bad_lines(tmp_path):
     (tmp_path / "es-en.txt").write_text("casa house\ncasa home\n", encoding="utf-8")
-    table = load_table(tmp_path / "es-en.txt", "muse")
+    table = load_table(tmp_path / "es-en.txt", "muse", stemmer=None)
     assert table.translations("casa") == [("house", pytest.approx(2 / 3)), ("home", pytest.approx(1 / 3))]
     (tmp_path / "bad.dict").write_text("that @ que\nthe los\n", encoding="utf-8")
     with pytest.raises(ClirkitError, match=r"bad.dict:2: expected 'target @ source'"):
@@ -139,7 +143,7 @@ def test_real_muse_slice_lines_are_target_at_source(tmp_path):
     # a slice of the real file, made at test time (MUSE files are not copied into the repository)
     lines = (SHARED / "muse" / "es-en.dict").read_text(encoding="utf-8").splitlines()[:400]
     (tmp_path / "es-en.dict").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    table = load_table(tmp_path / "es-en.dict")
+    table = load_table(tmp_path / "es-en.dict", stemmer=None)
     pairs = [line.split(" @ ") for line in lines]
     first_target, first_source = pairs[0]                      # "that @ que": Spanish que -> that
     translations = [t for t, s in pairs if s == first_source]
@@ -151,7 +155,7 @@ def test_real_muse_slice_lines_are_target_at_source(tmp_path):
 # plain pairs and FreeDict
 
 def test_pairs_are_uniform_ranked_by_line_with_phrases_split_and_sources_dropped(tmp_path):
-    table = load_pairs(PAIRS)
+    table = load_pairs(PAIRS, stemmer=None)
     assert table.translations("luz") == [("light", 0.5), ("lamp", 0.5)]           # line order breaks the tie
     # tierra: earth, land, "dry land" (1/3 each); dry land split: land 1/3 + 1/6, dry 1/6 (rank 3)
     assert table.translations("tierra") == [("land", pytest.approx(0.5)), ("earth", pytest.approx(1 / 3)),
@@ -160,12 +164,12 @@ def test_pairs_are_uniform_ranked_by_line_with_phrases_split_and_sources_dropped
     assert "a" not in table and table.params["n_pairs_read"] == 7
     path = tmp_path / "dict.txt"
     path.write_text("luz\tlight\nluz light\nluz\tLamp\nDios God\n", encoding="utf-8")
-    table = load_pairs(path)
+    table = load_pairs(path, stemmer=None)
     assert table.translations("luz") == [("light", 0.5), ("lamp", 0.5)]           # a repeated pair counts once
-    assert load_pairs(path, lowercase=False).translations("Dios") == [("God", 1.0)]
+    assert load_pairs(path, lowercase=False, stemmer=None).translations("Dios") == [("God", 1.0)]
     assert (table.params["source_lang"], table.params["target_lang"], table.params["languages_from"]) == \
         (None, None, None)                                                         # "dict.txt" says nothing
-    assert load_pairs(path, source_lang="es", target_lang="en").params["languages_from"] == "given"
+    assert load_pairs(path, source_lang="es", target_lang="en", stemmer=None).params["languages_from"] == "given"
     path.write_text("luz light\nluz\n", encoding="utf-8")
     with pytest.raises(ClirkitError, match=r"dict.txt:2: expected 2 fields"):
         load_pairs(path)
@@ -175,14 +179,14 @@ def test_pairs_are_uniform_ranked_by_line_with_phrases_split_and_sources_dropped
 
 
 def test_freedict_fixture_senses_labels_examples_and_phrases():
-    table = load_freedict(FREEDICT)
+    table = load_freedict(FREEDICT, stemmer=None)
     # casa: house, home, household, "family home" (1/4 each; the phrase split: home gets 1/4 + 1/8)
     assert table.translations("casa") == [("home", 0.375), ("house", 0.25), ("household", 0.25), ("family", 0.125)]
     assert table.translations("luz") == [("light", 0.5), ("lamp", 0.5)]   # quoted example and [lit.] label gone
     assert table.params["n_pairs_read"] == 7 and table.params["n_multiword_source_dropped"] == 1   # a bordo
     assert (table.params["source_lang"], table.params["target_lang"]) == ("es", "en")   # freedict-spa-eng
     assert not any(w.startswith("00database") for w in table.source_vocab.tolist())
-    body = load_freedict(FREEDICT.with_suffix(".dict"))                  # named by its body: the same
+    body = load_freedict(FREEDICT.with_suffix(".dict"), stemmer=None)    # named by its body: the same
     assert body.translations("casa") == table.translations("casa")
 
 
@@ -233,11 +237,11 @@ needs_freedict = pytest.mark.skipif(not (SHARED / "freedict" / "freedict-spa-eng
 
 @needs_freedict
 def test_real_freedict_entries_are_parsed_into_translations():
-    table = load_freedict(SHARED / "freedict" / "freedict-spa-eng.index")
+    table = load_freedict(SHARED / "freedict" / "freedict-spa-eng.index", stemmer=None)
     # entry: "único /ˈuniko/\n1. alone, only, sole, solitary\n2. unique\n"
     assert table.translations("único") == [(e, 0.2) for e in ("alone", "only", "sole", "solitary", "unique")]
     assert "a bordo" not in table.source_index and table.params["n_multiword_source_dropped"] > 0
-    french = load_freedict(SHARED / "freedict" / "freedict-fra-eng.index")
+    french = load_freedict(SHARED / "freedict" / "freedict-fra-eng.index", stemmer=None)
     # "abattis ... 2.  [cul] giblets": the [cul] label is not a translation
     assert set(words(french, "abattis")) == {"debris", "rubbish", "rubble", "giblets"}
     assert (french.params["source_lang"], french.params["target_lang"]) == ("fr", "en")
@@ -261,7 +265,7 @@ def test_format_is_detected_from_content_then_name(tmp_path):
     assert guess_format(FREEDICT.with_suffix(".dict"))[0] == "freedict"       # a .dict beside its .index
     shutil.copy(DING, tmp_path / "table.e2f")                                   # the name says nothing
     assert guess_format(tmp_path / "table.e2f")[0] == "ding"
-    assert load_table(tmp_path / "table.e2f").translations("gehen") == [("go", 1.0)]
+    assert load_table(tmp_path / "table.e2f", stemmer=None).translations("gehen") == [("go", 1.0)]
     shutil.copy(MUSE, tmp_path / "muse.txt")
     assert guess_format(tmp_path / "muse.txt")[0] == "muse"
     (tmp_path / "lex.txt").write_text("house casa 0.5\nhome casa 0.5\n", encoding="utf-8")
@@ -304,7 +308,7 @@ def test_languages_from_the_file_name(name, languages):
 
 
 def test_languages_given_override_the_name_and_a_ding_file_defaults_to_german_english(tmp_path):
-    table = load_muse(MUSE, source_lang="ca")
+    table = load_muse(MUSE, source_lang="ca", stemmer=None)
     assert (table.params["source_lang"], table.params["target_lang"]) == ("ca", "en")
     assert table.params["languages_from"] == "given and the file name"
     shutil.copy(DING, tmp_path / "woerterbuch.txt")
@@ -320,7 +324,7 @@ def test_languages_given_override_the_name_and_a_ding_file_defaults_to_german_en
 
 def test_ttable_convert_ding_counts_on_stderr_and_stores_languages_and_ranks(tmp_path, capsys):
     out = tmp_path / "ding.npz"
-    assert main(["ttable", "convert", str(DING), "-o", str(out)]) == 0
+    assert main(["ttable", "convert", str(DING), "-o", str(out), "--stemmer", "none"]) == 0
     err = capsys.readouterr().err
     assert f"ttable convert: {DING}: 21 Ding pairs -> " in err
     assert "ttable convert: 3 of 21 Ding pairs have a multi-word source side: dropped" in err
@@ -339,7 +343,8 @@ def test_ttable_convert_needs_languages_a_dictionary_cannot_tell(tmp_path, capsy
     err = capsys.readouterr().err
     assert "give --source-lang and --target-lang" in err and not (tmp_path / "d.npz").exists()
     assert main(["ttable", "convert", str(src), "-o", str(tmp_path / "d.npz"), "-q", "--source-lang", "es",
-                 "--target-lang", "en", "--multiword-target", "phrase", "--weights", "rank"]) == 0
+                 "--target-lang", "en", "--multiword-target", "phrase", "--weights", "rank",
+                 "--stemmer", "none"]) == 0
     table = load_table(tmp_path / "d.npz")
     assert (table.params["source_lang"], table.params["target_lang"]) == ("es", "en")
     assert words(table, "tierra") == ["earth", "land", "dry land"] and table.params["weighting"] == "rank"
@@ -367,7 +372,7 @@ def test_every_ttable_verb_is_silent_with_q(parallel, capsys, verb):
     tmp = parallel
     args = {"train": ["--source", str(tmp / "es.txt"), "--target", str(tmp / "en.txt"), "--source-lang", "es",
                       "--target-lang", "en", "-o", str(tmp / "t.npz")],
-            "show": [str(MUSE), "casa"],
+            "show": [str(MUSE), "casa", "--stemmer", "none"],
             "prune": [str(MUSE), "-o", str(tmp / "p.npz")],
             "convert": [str(DING), "-o", str(tmp / "c.npz")]}[verb]
     assert main(["ttable", verb, *args]) == 0

@@ -145,7 +145,7 @@ def test_target_stopwords_top_n_equals_a_stopword_file_of_the_most_frequent_inde
 
 def _merged_index(verses, merge):
     """The conftest verses indexed with the words of ``merge`` replaced by one token: Pirkola's oracle."""
-    analyzer = Analyzer("es")
+    analyzer = Analyzer("es", stemmer=None)  # as the conftest index
     docids = sorted(verses)
     tokens = [["SYN" if t in merge else t for t in analyzer.tokenize(verses[d])] for d in docids]
     return Index.from_tokens(docids, tokens, analyzer)

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import argparse
 
-from clirkit.cli.common import (HelpFormatter, add_jobs, add_language_options, add_quiet, add_verb, checked,
-                                nonnegative_int, one_line_errors, param_type, positive_int)
+from clirkit.cli.common import (HelpFormatter, add_analysis_options, add_jobs, add_language_options, add_quiet,
+                                add_verb, analysis_settings, checked, nonnegative_int, one_line_errors, param_type,
+                                positive_int)
 
 TABLE_FORMAT_HELP = ("table format: auto (detected: npz by its bytes, freedict by its .index/.dict.dz files, "
                      "else by the first lines' content, else by the name: .dict = muse, other = moses), "
@@ -36,6 +37,9 @@ def add_dictionary_options(p: argparse.ArgumentParser, *, languages: bool = True
     g.add_argument("--reverse", action="store_true",
                    help="read each pair the other way round (the dictionary's target side becomes the source)")
     g.add_argument("--keep-case", action="store_true", help="do not lowercase dictionary words")
+    g.add_argument("--stemmer", choices=("snowball", "none"), default="snowball",
+                   help="the analysis of a dictionary's words when its languages are known (as index and ttable "
+                        "train analyze text): snowball = Snowball stems, none = whole words")
     if languages:
         add_language_options(g)
         g.description = ("--source-lang/--target-lang: the table's languages, stored in it (npz) for dt and psq to "
@@ -56,7 +60,8 @@ def load_table_args(args, path: str, fmt: str, *, require_languages: bool = Fals
     table = load_table(path, fmt, lowercase=not getattr(args, "keep_case", False),
                        source_lang=getattr(args, "source_lang", None), target_lang=getattr(args, "target_lang", None),
                        multiword_target=getattr(args, "multiword_target", "split"),
-                       weighting=getattr(args, "weights", "auto"), reverse=getattr(args, "reverse", False))
+                       weighting=getattr(args, "weights", "auto"), reverse=getattr(args, "reverse", False),
+                       stemmer=None if getattr(args, "stemmer", "snowball") == "none" else "snowball")
     verb = f"ttable {args.action}"
     if (fmt if fmt != "auto" else guess_format(path)[0]) in DICTIONARY_FORMATS:
         for line in dictionary_report(table):
@@ -96,6 +101,7 @@ def add_parser(sub) -> None:
     t.add_argument("--iterations", type=nonnegative_int, default=5, help="EM iterations")
     t.add_argument("--no-null", action="store_true", help="no NULL source word")
     add_language_options(t)
+    add_analysis_options(t, stopword_files=False)
     t.add_argument("--aligned-by", choices=("line", "id"), default="line",
                    help="line: line i of both files is a pair; id: 'id TAB text' files joined on id")
     add_jobs(t, default=tokenize_jobs())
@@ -200,7 +206,8 @@ def run_train(args) -> int:
         raise ClirkitError(f"ttable train needs {' and '.join(missing)} (the tokenizers' languages, e.g. en, es)")
     source_texts, target_texts = _read_parallel(args)
     say(f"{len(source_texts)} sentence pairs", quiet=args.quiet)
-    analyzers = {"source": Analyzer(args.source_lang), "target": Analyzer(args.target_lang)}
+    settings = analysis_settings(args, stopword_files=False)
+    analyzers = {"source": Analyzer(args.source_lang, **settings), "target": Analyzer(args.target_lang, **settings)}
     tokens = {side: analyzers[side].tokenize_many(texts, quiet=args.quiet, jobs=args.jobs,
                                                   desc=f"tokenizing {side}")
               for side, texts in (("source", source_texts), ("target", target_texts))}
@@ -218,14 +225,21 @@ def run_train(args) -> int:
 
 
 def run_show(args) -> int:
+    from clirkit.analysis import Analyzer
+
     table = load_table_args(args, args.table, args.format)
+    settings = table.params.get("source_analyzer")
+    analyzer = Analyzer.from_dict(settings).without_stopwords() if settings else None
     for word in args.words:
-        options = table.translations(word, args.n)
-        total = len(table.translations(word))
+        terms = analyzer.tokenize(word) if analyzer is not None else [word]
+        term = terms[0] if len(terms) == 1 else word  # as DT and PSQ analyze a query word
+        shown = word if term == word else f"{word} -> {term}"
+        options = table.translations(term, args.n)
+        total = len(table.translations(term))
         if not options:
-            print(f"{word}\t(no translations in the table: DT and PSQ pass it through unchanged)")
+            print(f"{shown}\t(no translations in the table: DT and PSQ pass it through unchanged)")
             continue
-        print(f"{word}\t({total} translations)")
+        print(f"{shown}\t({total} translations)")
         for e, p in options:
             print(f"  {e}\t{p:.6f}")
     return 0

@@ -3,8 +3,11 @@
 
 Every reader yields the dictionary's pairs in file order; :func:`dictionary_table` then
 
-1. lowercases both sides (unless ``lowercase=False``: clirkit's analyzers lowercase by default);
-2. drops the pairs whose *source* side has several words (a query token is one word, so they can never
+1. analyzes both sides as text is analyzed (:class:`clirkit.analysis.Analyzer` of each language, recorded in
+   the table: tokenized, lowercased, Snowball-stemmed, so "houses" and "house" are one entry and a translation
+   matches the stemmed index); without analyzers (languages unknown) it lowercases both sides (unless
+   ``lowercase=False``) and splits them at spaces;
+2. drops the pairs whose *source* side has several terms (a query token is one term, so they can never
    be used) and counts them (``params["n_multiword_source_dropped"]``);
 3. keeps each distinct translation of a source word f once, in the order the file first gives it
    (for Ding, the entries where f is the headword first: :func:`ding_entries`): its **rank** (1 = listed
@@ -136,9 +139,12 @@ def resolve_languages(path, fmt: str, source_lang: str | None, target_lang: str 
 
 def dictionary_table(pairs: Iterable[tuple], params: dict | None = None, *, lowercase: bool = True,
                      weighting: str = "uniform", multiword_target: str = "split", source_lang: str | None = None,
-                     target_lang: str | None = None) -> TranslationTable:
+                     target_lang: str | None = None, source_analyzer=None, target_analyzer=None) -> TranslationTable:
     """The table p(e|f) of dictionary ``pairs`` (source, target) given in file order: the steps of the
     module docstring. ``weighting`` is ``uniform`` or ``rank``; ``params`` is merged into the table's.
+    ``source_analyzer``/``target_analyzer`` (Analyzers, both or neither) make each side's terms and are
+    recorded (``params["source_analyzer"]``, ...); without them a side is lowercased (``lowercase``) and split
+    at spaces.
 
     A pair may carry a third item, a priority (int, lower first) that ranks a word's translations before
     file order does (Ding's headword entries, :func:`ding_entries`); a translation given several times
@@ -150,13 +156,13 @@ def dictionary_table(pairs: Iterable[tuple], params: dict | None = None, *, lowe
     entries: dict[str, dict[str, int]] = {}
     n_read = n_multi_source = n_multi_target = 0
     prioritized = False
+    source_terms = _term_maker(source_analyzer, lowercase)
+    target_terms = _term_maker(target_analyzer, lowercase)
     for pair in pairs:
         f, e = pair[0], pair[1]
         priority = pair[2] if len(pair) > 2 else 0
         n_read += 1
-        if lowercase:
-            f, e = f.lower(), e.lower()
-        f_words, e_words = f.split(), e.split()
+        f_words, e_words = source_terms(f), target_terms(e)
         if not f_words or not e_words:
             continue
         if len(f_words) > 1:
@@ -191,6 +197,9 @@ def dictionary_table(pairs: Iterable[tuple], params: dict | None = None, *, lowe
                 targets.append(word)
                 probs.append(p / len(words))
                 ranks.append(r)
+    if source_analyzer is not None and target_analyzer is not None:
+        params = {**(params or {}), "source_analyzer": source_analyzer.to_dict(),
+                  "target_analyzer": target_analyzer.to_dict()}
     params = {**(params or {}), "lowercase": lowercase, "weighting": weighting,
               "multiword_target": multiword_target, "source_lang": source_lang, "target_lang": target_lang,
               "n_pairs_read": n_read, "n_multiword_source_dropped": n_multi_source,
@@ -423,11 +432,16 @@ def ding_entries(path: str | os.PathLike[str], *, english_right: bool = True,
 
 def load_dictionary(path: str | os.PathLike[str], format: str, *, lowercase: bool = True, weighting: str = "auto",
                     multiword_target: str = "split", source_lang: str | None = None,
-                    target_lang: str | None = None, reverse: bool = False) -> TranslationTable:
+                    target_lang: str | None = None, reverse: bool = False,
+                    stemmer: str | None = "snowball") -> TranslationTable:
     """Read a dictionary in ``format`` (one of :data:`DICTIONARY_FORMATS`) as a table (module docstring).
 
     ``reverse`` reads each pair the other way round (target side -> source side: e.g. Ding's English
-    side as the source); ``weighting="auto"`` is ``rank`` for MUSE and ``uniform`` otherwise."""
+    side as the source); ``weighting="auto"`` is ``rank`` for MUSE and ``uniform`` otherwise. When both
+    languages are known, each side is analyzed by ``Analyzer(lang, lowercase=lowercase, stemmer=stemmer)``,
+    the analysis clirkit gives text by default."""
+    from clirkit.analysis import Analyzer
+
     if format not in DICTIONARY_FORMATS:
         raise ClirkitError(f"unknown dictionary format {format!r} (choose from {', '.join(DICTIONARY_FORMATS)})")
     if weighting not in WEIGHTINGS:
@@ -450,13 +464,32 @@ def load_dictionary(path: str | os.PathLike[str], format: str, *, lowercase: boo
     if weighting == "auto":
         weighting = "rank" if format == "muse" else "uniform"
     params = {"model": "dictionary", "format": format, "file": name, "reverse": reverse, "languages_from": how}
+    analyzers = ((Analyzer(src, lowercase=lowercase, stemmer=stemmer), Analyzer(tgt, lowercase=lowercase, stemmer=stemmer))
+                 if src is not None and tgt is not None else (None, None))
     table = dictionary_table(pairs, params, lowercase=lowercase, weighting=weighting,
-                             multiword_target=multiword_target, source_lang=src, target_lang=tgt)
+                             multiword_target=multiword_target, source_lang=src, target_lang=tgt,
+                             source_analyzer=analyzers[0], target_analyzer=analyzers[1])
     if table.nnz == 0:
         raise ClirkitError(f"{name}: no usable translation pairs in this dictionary "
                            f"({table.params['n_pairs_read']} pairs read, "
                            f"{table.params['n_multiword_source_dropped']} with a multi-word source side)")
     return table
+
+
+def _term_maker(analyzer, lowercase: bool):
+    """A function giving the terms of one side of a dictionary entry: ``analyzer.tokenize`` (memoized: a word
+    recurs in many entries), or without an analyzer the entry lowercased (``lowercase``) and split at spaces."""
+    if analyzer is None:
+        return (lambda text: text.lower().split()) if lowercase else (lambda text: text.split())
+    made: dict[str, list[str]] = {}
+
+    def terms(text: str) -> list[str]:
+        out = made.get(text)
+        if out is None:
+            out = made[text] = analyzer.tokenize(text)
+        return out
+
+    return terms
 
 
 def load_pairs(path: str | os.PathLike[str], **options) -> TranslationTable:

@@ -136,7 +136,7 @@ def _sniff(path: str) -> tuple[str | None, str]:
 
 def load_table(path: str | os.PathLike[str], format: str = "auto", *, lowercase: bool = True,
                source_lang: str | None = None, target_lang: str | None = None, multiword_target: str = "split",
-               weighting: str = "auto", reverse: bool = False) -> TranslationTable:
+               weighting: str = "auto", reverse: bool = False, stemmer: str | None = "snowball") -> TranslationTable:
     """Load a table or dictionary in any of the :data:`FORMATS` (``auto``: :func:`guess_format`).
 
     Every table returned has ``params["source_lang"]`` and ``params["target_lang"]`` (None when unknown).
@@ -144,7 +144,8 @@ def load_table(path: str | os.PathLike[str], format: str = "auto", *, lowercase:
     format; for a Moses file they are the only source; for an npz table that records other languages
     they are an error. The other options apply to dictionaries only
     (:func:`clirkit.translation.dictionaries.load_dictionary`): ``lowercase``, ``multiword_target``
-    (``split``, ``phrase``, ``drop``), ``weighting`` (``auto``, ``uniform``, ``rank``), ``reverse``.
+    (``split``, ``phrase``, ``drop``), ``weighting`` (``auto``, ``uniform``, ``rank``), ``reverse``,
+    ``stemmer`` (the analysis of both sides: ``snowball`` or None).
     """
     if format not in FORMATS:
         raise ClirkitError(f"unknown table format {format!r} (choose from {', '.join(FORMATS)})")
@@ -158,7 +159,7 @@ def load_table(path: str | os.PathLike[str], format: str = "auto", *, lowercase:
         if format in DICTIONARY_FORMATS:
             return load_dictionary(path, format, lowercase=lowercase, weighting=weighting,
                                    multiword_target=multiword_target, source_lang=source_lang,
-                                   target_lang=target_lang, reverse=reverse)
+                                   target_lang=target_lang, reverse=reverse, stemmer=stemmer)
         table = load_npz_table(path) if format == "npz" else load_moses(path)
     except TableFormatError as exc:
         if how is None:
