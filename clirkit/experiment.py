@@ -11,6 +11,10 @@ baseline::
     gains = ["AP", "PRES@1000"]        # differences to the baseline, in points, with p-values
     dev_queries = 400                  # a seeded sample of the dev split for tuning (0: all)
 
+    [analysis]                         # of documents, queries, parallel text and dictionaries
+    stemmer = "snowball"               # "snowball" (the default) or "none"
+    stopwords = "none"                 # "none" (the default) or "snowball" (every side's Snowball list)
+
     [table]                            # IBM Model 1 on the collection's parallel corpus
     iterations = 5                     # (or: file = "en-es.npz", a table or dictionary made elsewhere)
 
@@ -56,7 +60,7 @@ from clirkit.errors import ClirkitError
 KINDS = ("dt", "psq", "boost", "scs")
 TABLE_KEYS = ("table", "table2", "table_format")  # a dt/psq system's own tables: files, or "ibm1"
 TOP_KEYS = {"name", "collection", "variant", "measures", "baseline", "gains", "seed", "jobs", "dev_queries",
-            "train_queries", "table", "systems", "fusions", "figures"}
+            "train_queries", "analysis", "table", "systems", "fusions", "figures"}
 DEFAULT_MEASURES = ("AP", "PRES@1000", "nDCG@10", "P@10")
 SHIPPED = Path(__file__).parent / "experiments"
 
@@ -73,6 +77,8 @@ class Experiment:
         seed, jobs: the seed of every system (unless one sets ``random_state``) and worker processes.
         dev_queries, train_queries: seeded samples of the dev split (tuning) and the first N training
             queries (0: all).
+        analysis: ``stemmer`` (``snowball``, ``none``) and ``stopwords`` (``none``, ``snowball``) of the index,
+            the trained table and a dictionary's words (:class:`clirkit.analysis.Analyzer`).
         table: IBM Model 1 settings (``iterations``), or a table file to use instead of training one on the
             collection's parallel corpus (``file``, ``format``: a converted dictionary, a table made elsewhere).
         systems: ``{name: {"kind": ..., parameters...}}`` in file order.
@@ -91,6 +97,7 @@ class Experiment:
     jobs: int = 1
     dev_queries: int = 0
     train_queries: int = 0
+    analysis: dict = field(default_factory=dict)
     table: dict = field(default_factory=dict)
     systems: dict[str, dict] = field(default_factory=dict)
     fusions: dict[str, dict] = field(default_factory=dict)
@@ -159,6 +166,12 @@ class Experiment:
         clash = set(systems) & set(fusions)
         if clash:
             raise ClirkitError(f"{where}: {sorted(clash)[0]!r} names both a system and a fusion")
+        def section(key: str) -> dict:
+            value = data.get(key, {})
+            if not isinstance(value, dict):
+                raise ClirkitError(f"{where}: [{key}] must be a table of keys, got {repr(value)[:40]}")
+            return dict(value)
+
         def integer(key: str, default: int, least: int) -> int:
             value = data.get(key, default)
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
@@ -178,7 +191,7 @@ class Experiment:
                   measures=tuple(measures), baseline=data.get("baseline"),
                   gains=tuple(data.get("gains", ())), seed=integer("seed", 0, 0), jobs=integer("jobs", 1, 1),
                   dev_queries=integer("dev_queries", 0, 0), train_queries=integer("train_queries", 0, 0),
-                  table=dict(data.get("table", {})), systems=systems, fusions=fusions,
+                  analysis=section("analysis"), table=section("table"), systems=systems, fusions=fusions,
                   figures=bool(data.get("figures", True)), source=source)
         names = list(systems) + list(fusions)
         if exp.baseline is not None and exp.baseline not in names:
@@ -186,6 +199,13 @@ class Experiment:
         bad = [m for m in exp.gains if m not in exp.measures]
         if bad:
             raise ClirkitError(f"{where}: gains measure {bad[0]!r} is not one of the measures")
+        unknown = sorted(set(exp.analysis) - {"stemmer", "stopwords"})
+        if unknown:
+            raise ClirkitError(f"{where}: [analysis]: unknown key {unknown[0]!r} (known: stemmer, stopwords)")
+        for key, allowed in (("stemmer", ("snowball", "none")), ("stopwords", ("none", "snowball"))):
+            if exp.analysis.get(key, allowed[0]) not in allowed:
+                raise ClirkitError(f"{where}: [analysis]: {key} must be {' or '.join(map(repr, allowed))}, "
+                                   f"got {repr(exp.analysis[key])[:40]}")
         unknown_table = sorted(set(exp.table) - {"iterations", "file", "format"})
         if unknown_table:
             raise ClirkitError(f"{where}: [table]: unknown key {unknown_table[0]!r}")
@@ -345,6 +365,22 @@ class _Context:
             self._documents = Documents(*self.c.documents(), jobs=self.exp.jobs)
         return self._documents
 
+    def analyzer(self, lang: str):
+        """The analyzer of the file's ``[analysis]`` for language ``lang``."""
+        from clirkit.analysis import Analyzer
+
+        stop = self.exp.analysis.get("stopwords", "none")
+        stemmer = self.exp.analysis.get("stemmer", "snowball")
+        try:
+            return Analyzer(lang, stemmer=None if stemmer == "none" else stemmer,
+                            stopwords=None if stop == "none" else stop)
+        except ClirkitError as exc:
+            raise ClirkitError(f"{self.exp.source or 'experiment'}: [analysis]: {exc}") from None
+
+    def analysis_record(self) -> dict:
+        return {"analysis": {side: self.analyzer(lang).to_dict() for side, lang in
+                             (("source", self.c.source_lang), ("target", self.c.target_lang))}}
+
     def table_record(self, given: str | None = None, fmt: str | None = None) -> dict:
         """What a table is made from: a file (``given``, or the file's ``[table] file``) or IBM Model 1 on the
         collection's parallel corpus (``given`` None or ``"ibm1"`` without a ``[table] file``)."""
@@ -356,8 +392,9 @@ class _Context:
             if not path.is_file():
                 raise ClirkitError(f"{self.exp.source or 'experiment'}: table file {path}: no such file")
             return {"file": str(path.resolve()), "sha256": file_digest(path),
-                    "format": fmt or self.exp.table.get("format", "auto")}
-        return {"collection": self.collection_record, "iterations": int(self.exp.table.get("iterations", 5))}
+                    "format": fmt or self.exp.table.get("format", "auto"), **self.analysis_record()}
+        return {"collection": self.collection_record, "iterations": int(self.exp.table.get("iterations", 5)),
+                **self.analysis_record()}
 
     def _table_file(self, given: str | None) -> str | None:
         """The table file ``given`` names (relative paths are relative to the experiment file's folder)."""
@@ -378,14 +415,14 @@ class _Context:
         if path is not None:  # a given table (a converted dictionary, a table trained elsewhere)
             key = (path, fmt or self.exp.table.get("format", "auto"))
             if key not in self._tables:
-                self._tables[key] = load_table(path, key[1])
+                stemmer = self.analyzer(self.c.target_lang).stemmer
+                self._tables[key] = load_table(path, key[1], stemmer=stemmer)
             return self._tables[key]
         if self._table is None:
             self._table = self._trained_table()
         return self._table
 
     def _trained_table(self):
-        from clirkit.analysis import Analyzer
         from clirkit.progress import say
         from clirkit.translation import load_table, save_table, train_table
 
@@ -394,7 +431,7 @@ class _Context:
             return load_table(path)
         with self.steps.time("IBM Model 1"):
             source, target = self.c.parallel()
-            analyzers = Analyzer(self.c.source_lang), Analyzer(self.c.target_lang)
+            analyzers = self.analyzer(self.c.source_lang), self.analyzer(self.c.target_lang)
             tokens = [analyzer.tokenize_many(texts, quiet=self.quiet, jobs=self.exp.jobs, desc=f"tokenizing {side}")
                       for analyzer, texts, side in zip(analyzers, (source, target), ("source", "target"))]
             say(f"training IBM Model 1 on {len(source)} sentence pairs, {record['iterations']} iterations",
@@ -405,10 +442,10 @@ class _Context:
         return table
 
     def index_record(self) -> dict:
-        return {"collection": self.collection_record, "lang": self.c.target_lang}
+        return {"collection": self.collection_record, "lang": self.c.target_lang,
+                "analyzer": self.analyzer(self.c.target_lang).to_dict()}
 
     def index(self):
-        from clirkit.analysis import Analyzer
         from clirkit.index import Index
         from clirkit.progress import say
 
@@ -419,7 +456,7 @@ class _Context:
             self._index = Index.load(path)
             return self._index
         with self.steps.time("index"):
-            analyzer = Analyzer(self.c.target_lang)
+            analyzer = self.analyzer(self.c.target_lang)
             say(f"indexing {len(self.documents())} documents", quiet=self.quiet)
             documents = self.documents()
             self._index = Index.from_tokens(documents.docids, documents.tokens(analyzer, quiet=self.quiet), analyzer)

@@ -10,10 +10,14 @@ experiments").
 
 DT and PSQ learn nothing themselves: ``fit(index, table)`` binds them to a target index and a
 translation table (:func:`clirkit.translation.train_table` learns one). The query analyzer is the
-table's source-side analyzer, with the ``source_stopwords_top`` most frequent words of the table's
-training corpus as stopwords (recorded in the table); PSQ also drops the ``target_stopwords_top``
-most frequent index terms from the translation options. Both are on by default because IBM Model 1
-spreads mass over function words (see :mod:`clirkit.psq`).
+table's source-side analyzer (Snowball stemming by default, no stopword list: :class:`clirkit.analysis.Analyzer`).
+Two corpus-frequency stoplists are options, off by default: ``source_stopwords_top`` drops the N most
+frequent source terms of the table's training corpus from the queries (recorded in the table), and PSQ's
+``target_stopwords_top`` drops the N most frequent index terms from the translation options. They were on
+(N = 100) until measured across collection kinds: on the Bible they remove content words (tierra, rey,
+israel), on short sentences the words that identify a sentence, on a small index every term
+(``baselines/README.md``, "Defaults across collections"). A query whose every term a stoplist removes is
+searched with all its terms (the number of such queries is said on stderr), never silently emptied.
 """
 from __future__ import annotations
 
@@ -27,7 +31,7 @@ from clirkit.estimator import DEPTH, System, drop_excluded
 
 __all__ = ["DT", "PSQ", "Boost", "SCS", "Fusion", "System", "query_analyzer"]
 
-STOPWORDS_TOP = 100  # size of the corpus-derived stoplists (source words, target index terms)
+STOPWORDS_TOP = 0  # default size of the corpus-derived stoplists (source terms, target index terms): off
 
 _BM25_CONSTRAINTS = {
     "k1": [Interval(Real, 0, None, closed="left")],
@@ -36,38 +40,64 @@ _BM25_CONSTRAINTS = {
     "idf": [StrOptions({"lucene", "rsj", "bm25okapi"})],
     "precision": [StrOptions({"float64", "float32"})],
     "source_lang": [None, str],
-    "source_stopwords": [None, list, tuple, set, frozenset],
+    "source_stopwords": [None, StrOptions({"snowball"}), list, tuple, set, frozenset],
     "source_stopwords_top": [Interval(Integral, 0, None, closed="left")],
 }
 
 
-def query_analyzer(table, *, lang: str | None = None, stopwords=None, top: int = STOPWORDS_TOP, quiet: bool = True):
+def query_analyzer(table, *, lang: str | None = None, stopwords=None, quiet: bool = True):
     """The analyzer of source-language queries for ``table``.
 
-    Its settings are the table's source-side analyzer (``lang`` overrides the language; a table
-    without one, e.g. a converted dictionary, gets the default analyzer of ``lang``, else of the table's
-    source language; a table that says none needs ``lang``),
-    and its stopwords are the analyzer's, ``stopwords`` and the ``top`` most frequent source words of
-    the table's training corpus (``params["source_frequent"]``; a table without that list adds none,
-    said on stderr).
+    Its settings are the table's source-side analyzer (``lang`` overrides the language; a table without
+    one, e.g. a dictionary converted before analysis was recorded or a Moses file, gets the analyzer of
+    ``lang``, else of the table's source language, without stemming: its words were not stemmed; a table
+    that says no language needs ``lang``); its stopwords are the analyzer's and ``stopwords`` (words, or
+    ``"snowball"``: the Snowball list of the query language).
     """
-    from clirkit.analysis import Analyzer
-    from clirkit.progress import say
+    from clirkit.analysis import Analyzer, snowball_stopwords
 
     settings = table.params.get("source_analyzer")
     if settings and lang is None:
+        base = Analyzer.from_dict(settings)
+    elif settings and Analyzer.from_dict(settings).lang == lang:
         base = Analyzer.from_dict(settings)
     else:
         lang = lang or table_language(table, "source")
         if lang is None:
             raise ClirkitError("the table does not say its source language: give source_lang (--source-lang)")
-        base = Analyzer(lang)
+        base = Analyzer(lang, stemmer=None)
+    if not stopwords:
+        return base
+    if isinstance(stopwords, str):
+        stopwords = snowball_stopwords(base.lang)
+    return Analyzer(base.lang, lowercase=base.lowercase, strip_punctuation=base.strip_punctuation,
+                    stopwords=set(base.stopwords) | set(stopwords), stemmer=base.stemmer,
+                    cjk_bigrams=base.cjk_bigrams)
+
+
+def snowball_terms(analyzer) -> set[str]:
+    """The terms ``analyzer`` (without its stopwords) makes of the Snowball stopword list of its language:
+    the list as an index of that analysis holds it (e.g. stemmed)."""
+    from clirkit.analysis import snowball_stopwords
+
+    try:
+        words = snowball_stopwords(analyzer.lang)
+    except ClirkitError as exc:
+        raise ClirkitError(f"target_stopwords: {exc}") from None
+    bare = analyzer.without_stopwords()
+    return {t for w in words for t in bare.tokenize(w)}
+
+
+def corpus_stopterms(table, top: int, *, quiet: bool = True) -> frozenset[str]:
+    """The ``top`` most frequent source terms of the table's training corpus (``params["source_frequent"]``,
+    analyzed terms), the corpus-derived query stoplist; empty (said on stderr) for a table without that list."""
+    from clirkit.progress import say
+
     frequent = list(table.params.get("source_frequent") or [])
     if top and not frequent:
         say(f"the table records no source-word frequencies: no corpus-derived source stoplist (top {top})",
             quiet=quiet)
-    words = set(base.stopwords) | set(stopwords or ()) | set(frequent[:top])
-    return Analyzer(base.lang, lowercase=base.lowercase, strip_punctuation=base.strip_punctuation, stopwords=words)
+    return frozenset(frequent[:top])
 
 
 def table_language(table, side: str) -> str | None:
@@ -81,15 +111,36 @@ def table_language(table, side: str) -> str | None:
 
 
 def check_languages(table, index, source_lang: str | None = None) -> None:
-    """ClirkitError when the table's target language is not the index's, or its source language is not
-    ``source_lang`` (when both are known): a mismatch would silently tokenize with the wrong analyzer."""
+    """ClirkitError when the table's target language is not the index's, its target terms are not analyzed as
+    the index's (stemming, case, bigrams), or its source language is not ``source_lang`` (when known): a
+    mismatch would silently tokenize with the wrong analyzer or match no term."""
+    from clirkit.analysis import Analyzer
+
     target = table_language(table, "target")
     if target is not None and target != index.analyzer.lang:
         raise ClirkitError(f"the table translates into {target!r} but the index is in {index.analyzer.lang!r}")
+    settings = table.params.get("target_analyzer")
+    if isinstance(settings, dict):
+        made = Analyzer.from_dict(settings, where="the table's target analyzer")
+        if not made.same_terms_as(index.analyzer):
+            raise ClirkitError(f"the table's target words were analyzed as {describe_terms(made)} but the index's "
+                               f"terms as {describe_terms(index.analyzer)}: rebuild one of them with the "
+                               f"other's analysis (--stemmer, --keep-case)")
     source = table_language(table, "source")
     if source is not None and source_lang is not None and source != source_lang:
         raise ClirkitError(f"the queries are in {source_lang!r} (source_lang) but the table translates from "
                            f"{source!r}")
+
+
+def describe_terms(analyzer) -> str:
+    """The term-making settings of ``analyzer`` in words, e.g. ``es, Snowball stems, lowercased``."""
+    parts = [analyzer.lang, "Snowball stems" if analyzer.stemmer else "no stemming",
+             "lowercased" if analyzer.lowercase else "case kept"]
+    if analyzer.cjk_bigrams:
+        parts.append("CJK bigrams")
+    if not analyzer.strip_punctuation:
+        parts.append("punctuation kept")
+    return ", ".join(parts)
 
 
 class _CrossLanguageBM25(System):
@@ -113,13 +164,31 @@ class _CrossLanguageBM25(System):
         self.check_params()
         check_languages(table, index, self.source_lang)
         self.index_ = index
-        self.analyzer_ = query_analyzer(table, lang=self.source_lang, stopwords=self.source_stopwords,
-                                        top=self.source_stopwords_top, quiet=quiet)
+        self.analyzer_ = query_analyzer(table, lang=self.source_lang, stopwords=self.source_stopwords, quiet=quiet)
+        self.stopterms_ = corpus_stopterms(table, self.source_stopwords_top, quiet=quiet)
         self.bm25_ = bm25_of(index, k1=self.k1, b=self.b, k3=self.k3, idf=self.idf, precision=self.precision)
 
     def query_tokens(self, topics: Mapping[str, str], *, quiet: bool = True) -> list[list[str]]:
-        """The topics' texts tokenized by the query analyzer, in topic order."""
-        return self.analyzer_.tokenize_many(list(topics.values()), quiet=quiet)
+        """The topics' texts tokenized by the query analyzer, less the corpus stoplist, in topic order.
+
+        A text that the stopwords and the stoplist leave empty but that has terms without them is tokenized
+        without them (the count of such queries is said on stderr, unless ``quiet``)."""
+        from clirkit.progress import say
+
+        texts = list(topics.values())
+        tokens = self.analyzer_.tokenize_many(texts, quiet=quiet)
+        if self.stopterms_:
+            tokens = [[t for t in ts if t not in self.stopterms_] for ts in tokens]
+        emptied = [i for i, ts in enumerate(tokens) if not ts]
+        if emptied and (self.analyzer_.stopwords or self.stopterms_):
+            bare = self.analyzer_.without_stopwords().tokenize_many([texts[i] for i in emptied])
+            refilled = [i for i, ts in zip(emptied, bare) if ts]
+            for i, ts in zip(emptied, bare):
+                tokens[i] = ts
+            if refilled:
+                say(f"{len(refilled)} of {len(texts)} queries had only stopwords: searched with all their terms",
+                    quiet=quiet)
+        return tokens
 
     def structured_from_tokens(self, qids: Sequence[str], tokens: Sequence[Sequence[str]]):
         """Tokenized queries as :class:`~clirkit.query.StructuredQueries` over the index vocabulary."""
@@ -155,7 +224,7 @@ class DT(_CrossLanguageBM25):
     Args:
         k1, b, k3, idf, precision: BM25 (:class:`~clirkit.bm25.BM25`).
         source_lang: the query language (None: the table's source analyzer).
-        source_stopwords: extra source words to drop.
+        source_stopwords: extra source words to drop, or ``"snowball"`` (the Snowball list of the query language).
         source_stopwords_top: drop the N most frequent source words of the table's corpus.
     """
 
@@ -185,7 +254,10 @@ class PSQ(_CrossLanguageBM25):
         min_prob: L, drop options with p < L.
         cumulative: C, keep the most probable options until their sum reaches C (1 keeps all).
         max_options: M, at most M options per word (None: no limit).
-        target_stopwords: target words dropped from the options (besides the index analyzer's).
+        target_stopwords: target terms dropped from the options (besides the index analyzer's stopwords), or
+            ``"snowball"``: the Snowball list of the index's language, as the index's analyzer makes its terms
+            (stemmed): IBM Model 1 gives function words mass in every row, and this drops them from the
+            options without touching the queries or the documents.
         target_stopwords_top: also drop the N most frequent index terms from the options.
         renormalize_in_vocabulary: rescale each word's in-index options to sum 1 (Ivory).
         unknown: a query word absent from the table: ``pass`` (matches itself, p = 1) or ``drop``.
@@ -200,7 +272,7 @@ class PSQ(_CrossLanguageBM25):
         "min_prob": [Interval(Real, 0, 1, closed="left")],
         "cumulative": [Interval(Real, 0, 1, closed="right")],
         "max_options": [None, Interval(Integral, 1, None, closed="left")],
-        "target_stopwords": [None, list, tuple, set, frozenset],
+        "target_stopwords": [None, StrOptions({"snowball"}), list, tuple, set, frozenset],
         "target_stopwords_top": [Interval(Integral, 0, None, closed="left")],
         "renormalize_in_vocabulary": ["boolean"],
         "unknown": [StrOptions({"pass", "drop"})],
@@ -234,8 +306,10 @@ class PSQ(_CrossLanguageBM25):
         from clirkit.shards import frequent_terms
 
         self._bind(index, table, quiet)
-        stopwords = (set(index.analyzer.stopwords) | set(self.target_stopwords or ())
-                     | set(frequent_terms(index, self.target_stopwords_top)))
+        listed = self.target_stopwords or ()
+        if isinstance(listed, str):
+            listed = snowball_terms(index.analyzer)
+        stopwords = (set(index.analyzer.stopwords) | set(listed) | set(frequent_terms(index, self.target_stopwords_top)))
         try:
             self.table_ = prepare_table(table, table2, lam=self.lam, min_prob=self.min_prob,
                                         cumulative=self.cumulative if self.cumulative < 1 else None,

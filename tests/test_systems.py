@@ -6,13 +6,14 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
+from clirkit.analysis import Analyzer
 from clirkit.cli import main
 from clirkit.errors import ClirkitError
 from clirkit.estimator import drop_excluded
 from clirkit.formats import read_run, write_run
 from clirkit.fusion import interpolate
 from clirkit.run import Qrels, Run
-from clirkit.systems import DT, PSQ, Fusion, query_analyzer
+from clirkit.systems import DT, PSQ, Fusion, corpus_stopterms, query_analyzer
 from clirkit.translation import TranslationTable, save_table
 
 TABLE = TranslationTable.from_triples(
@@ -36,15 +37,32 @@ def test_drop_excluded_removes_only_the_listed_pairs():
     assert drop_excluded(run, {}) is run
 
 
-def test_query_analyzer_drops_the_tables_most_frequent_source_words():
-    assert query_analyzer(TABLE, top=2).tokenize("The light of God") == ["light", "god"]
-    assert query_analyzer(TABLE, top=0).tokenize("The light of God") == ["the", "light", "of", "god"]
-    assert query_analyzer(TABLE, top=2, stopwords=["light"]).tokenize("The light of God") == ["god"]
+def test_the_source_stoplist_drops_the_tables_most_frequent_source_words_when_asked(index):
+    assert corpus_stopterms(TABLE, 2) == {"the", "of"} and corpus_stopterms(TABLE, 0) == frozenset()
+    assert query_analyzer(TABLE).tokenize("The light of God") == ["the", "light", "of", "god"]
+    assert query_analyzer(TABLE, stopwords=["light"]).tokenize("The light of God") == ["the", "of", "god"]
+
+    def tokens(**params):
+        return DT(**params).fit(index, TABLE).query_tokens({"q": "The light of God"})
+
+    assert tokens() == [["the", "light", "of", "god"]]  # off by default
+    assert tokens(source_stopwords_top=2) == [["light", "god"]]
+    assert tokens(source_stopwords_top=2, source_stopwords=["light"]) == [["god"]]
+
+
+def test_the_source_stoplist_drops_analyzed_terms_after_the_tables_stemming_analyzer(index):
+    # the table's corpus was analyzed with English Snowball stems, so its frequent list holds stems ("water")
+    stemmed = TranslationTable.from_triples(
+        ["light", "water"], ["luz", "aguas"], [1.0, 1.0],
+        params={"source_analyzer": Analyzer("en").to_dict(), "source_frequent": ["water", "the"]})
+    dt = DT(source_stopwords_top=1).fit(index, stemmed)
+    assert dt.query_tokens({"q": "the lights upon the waters"}) == [["the", "light", "upon", "the"]]
 
 
 def test_systems_are_scikit_learn_estimators_with_one_set_of_defaults():
     psq = PSQ(k1=0.9)
-    assert psq.get_params()["k1"] == 0.9 and psq.get_params()["target_stopwords_top"] == 100
+    assert psq.get_params()["k1"] == 0.9 and psq.get_params()["target_stopwords_top"] == 0
+    assert psq.get_params()["source_stopwords_top"] == DT().get_params()["source_stopwords_top"] == 0
     copy = clone(psq)
     assert copy is not psq and copy.get_params() == psq.get_params()
     assert DT().set_params(b=0.5).b == 0.5

@@ -279,3 +279,29 @@ def add_query_fields(parser: argparse.ArgumentParser) -> None:
 def query_fields(args: argparse.Namespace) -> dict:
     """The keyword arguments of :func:`clirkit.formats.read_queries` from :func:`add_query_fields`' options."""
     return {"id_field": args.query_id_field, "text_fields": args.query_fields}
+
+
+def add_analysis_options(parser, *, stopword_files: bool = True) -> None:
+    """``--stemmer`` and ``--stopwords``: the analysis of the text a verb tokenizes (:class:`Analyzer`)."""
+    parser.add_argument("--stemmer", choices=("snowball", "none"), default="snowball",
+                        help="snowball = the language's Snowball stemmer (PyStemmer; languages without one are not "
+                             "stemmed), none = whole words")
+    what = "none, snowball (the Snowball project's list of the language) or a FILE of words (one per line)" \
+        if stopword_files else "none or snowball (the Snowball project's list of each language)"
+    parser.add_argument("--stopwords", metavar="LIST", default="none", help=f"stopwords to drop: {what}")
+
+
+def analysis_settings(args, *, stopword_files: bool = True) -> dict:
+    """The Analyzer keywords ``stemmer`` and ``stopwords`` of :func:`add_analysis_options`'s options (a stopword
+    file read; ClirkitError for a file where only a list name is allowed)."""
+    from clirkit.analysis import read_stopwords
+    from clirkit.errors import ClirkitError
+
+    stopwords = args.stopwords
+    if stopwords == "none":
+        stopwords = None
+    elif stopwords != "snowball":
+        if not stopword_files:
+            raise ClirkitError(f"--stopwords must be none or snowball, got {stopwords}")
+        stopwords = read_stopwords(stopwords) or None
+    return {"stemmer": None if args.stemmer == "none" else args.stemmer, "stopwords": stopwords}

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from clirkit.cli.common import add_jobs, add_quiet, add_verb, language, nonnegative_int, positive_int
+from clirkit.cli.common import (add_analysis_options, add_jobs, add_quiet, add_verb, language, nonnegative_int,
+                                positive_int)
 
 
 def add_parser(sub) -> None:
@@ -19,7 +20,7 @@ def add_parser(sub) -> None:
                         "manifest OUTPUT), searched in parallel by search, dt and psq --jobs; built one shard at a "
                         "time, reading the file once per shard (from stdin or with --stopwords-top: in memory)")
     p.add_argument("--lang", required=True, type=language, help="language code of the documents (e.g. es, en, de)")
-    p.add_argument("--stopwords", metavar="FILE", help="stopword file (one term per line)")
+    add_analysis_options(p)
     p.add_argument("--stopwords-top", metavar="N", type=nonnegative_int, default=0,
                    help="also drop the N most frequent terms of the collection")
     f = p.add_argument_group("fields (default: detected)")
@@ -37,16 +38,16 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from clirkit.analysis import Analyzer, read_stopwords
+    from clirkit.analysis import Analyzer
+    from clirkit.cli.common import analysis_settings
     from clirkit.fileio import display_name
     from clirkit.formats import iter_located_documents  # (lineno, docid, text): see Index.build(source=...)
     from clirkit.index import Index, drop_terms, most_frequent_terms
     from clirkit.progress import say
     from clirkit.shards import ShardedIndex
 
-    stopwords = read_stopwords(args.stopwords) if args.stopwords else None
-    analyzer = Analyzer(args.lang, lowercase=not args.keep_case,
-                        strip_punctuation=not args.keep_punctuation, stopwords=stopwords)
+    analyzer = Analyzer(args.lang, lowercase=not args.keep_case, strip_punctuation=not args.keep_punctuation,
+                        **analysis_settings(args))
     start = time.perf_counter()
 
     def documents():

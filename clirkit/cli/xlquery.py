@@ -16,8 +16,10 @@ def add_query_options(p: argparse.ArgumentParser, cls) -> None:
     g = p.add_argument_group("query analysis")
     add_param(g, cls, "source_lang", "--source-lang", type=language, metavar="LANG",
               help="query language, ISO 639-1 (none: the table's source analyzer)")
-    g.add_argument("--source-stopwords", metavar="FILE", default=None,
-                   help="file of source-language stopwords to drop (one per line)")
+    g.add_argument("--source-stopwords", metavar="LIST", default=None,
+                   help="source-language stopwords to drop: snowball (the Snowball project's list of the query "
+                        "language) or a FILE of words (one per line); a query left with no word is searched with "
+                        "all its words")
     add_param(g, cls, "source_stopwords_top", "--source-stopwords-top", type=param_type(cls, "source_stopwords_top"),
               metavar="N",
               help="drop the N most frequent source words of the table's training corpus (a corpus-derived "
@@ -44,8 +46,10 @@ def search_and_write(system, args, queries) -> None:
     write_run(run, args.output)
 
 
-def source_stopwords(args) -> list[str] | None:
-    """The words of ``--source-stopwords``, or None."""
+def source_stopwords(args) -> str | list[str] | None:
+    """The words of ``--source-stopwords`` (``"snowball"`` as it is), or None."""
     from clirkit.analysis import read_stopwords
 
+    if args.source_stopwords == "snowball":
+        return "snowball"
     return read_stopwords(args.source_stopwords) if args.source_stopwords else None
