@@ -16,6 +16,16 @@ Collections:
 - ``multi30k-de-en`` (C3; ``standard``): a German image description -> the
   image's English descriptions.
 
+- ``debian-desc-{de,es,fr,ru}-en`` (``standard``, ``english-queries``): a Debian
+  package's translated short description -> English long descriptions (topics
+  to paragraphs); bundled, :mod:`clirkit.datasets.debian_desc`.
+- ``gettext-{de,es,ru,zh}-en`` (``standard``): a translated user-interface
+  message -> English messages (sentences to their translations); bundled,
+  :mod:`clirkit.datasets.gettext_catalogs`.
+- ``manpages-{de,es,ru}-en`` (``standard``, ``english-queries``): a translated
+  manual page's NAME description -> English manual pages (longer technical
+  documents); bundled, :mod:`clirkit.datasets.manpages`.
+
 C2 and C3 are built from the shared data folder (``shared=``, else
 ``$CLIRKIT_SHARED``, else ``shared`` beside the repository) on first use and
 cached under ``$CLIRKIT_CACHE`` (default ``~/.cache/clirkit``); they are never
@@ -65,6 +75,8 @@ _REGISTRY: dict[str, tuple[tuple[str, ...], Callable[[str | os.PathLike[str] | N
     **{f"debian-desc-{lang}-en": (("standard", "english-queries"), _bundled(f"debian-desc-{lang}-en"))
        for lang in ("de", "es", "fr", "ru")},
     **{f"gettext-{lang}-en": (("standard",), _bundled(f"gettext-{lang}-en")) for lang in ("de", "es", "ru", "zh")},
+    **{f"manpages-{lang}-en": (("standard", "english-queries"), _bundled(f"manpages-{lang}-en"))
+       for lang in ("de", "es", "ru")},
 }
 
 
