@@ -163,6 +163,10 @@ class Experiment:
             extra = sorted(set(spec) - {"systems", "step", "method", "weights", "measure", "transform"})
             if extra:
                 raise ClirkitError(f"{where}: fusion {fname!r}: unknown key {extra[0]!r}")
+        spaced = [n for n in (*systems, *fusions) if not n or any(ch.isspace() for ch in n)]
+        if spaced:  # a name is the run tag of its runs, and TREC run tags have no whitespace
+            raise ClirkitError(f"{where}: {spaced[0]!r}: system and fusion names are run tags: no spaces "
+                               f"(e.g. {'-'.join(spaced[0].split()) or 'PSQ'!r})")
         clash = set(systems) & set(fusions)
         if clash:
             raise ClirkitError(f"{where}: {sorted(clash)[0]!r} names both a system and a fusion")
@@ -644,7 +648,7 @@ class _Context:
 
 def _file_name(name: str) -> str:
     """A run or model name as a file name: lowercase, ``+`` as ``_``, runs of other unsafe characters as one
-    ``-`` (``"DT+PSQ (Borda)"`` -> ``dt_psq-borda``)."""
+    ``-`` (``"DT+PSQ(Borda)"`` -> ``dt_psq-borda``)."""
     import re
 
     safe = re.sub(r"[^a-z0-9_.+-]+", "-", name.lower()).replace("+", "_").strip("-")

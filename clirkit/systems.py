@@ -57,10 +57,9 @@ def query_analyzer(table, *, lang: str | None = None, stopwords=None, quiet: boo
     from clirkit.analysis import Analyzer, snowball_stopwords
 
     settings = table.params.get("source_analyzer")
-    if settings and lang is None:
-        base = Analyzer.from_dict(settings)
-    elif settings and Analyzer.from_dict(settings).lang == lang:
-        base = Analyzer.from_dict(settings)
+    made = Analyzer.from_dict(settings) if settings else None
+    if made is not None and lang in (None, made.lang):
+        base = made
     else:
         lang = lang or table_language(table, "source")
         if lang is None:
@@ -337,10 +336,11 @@ class Fusion(System):
         step: grid step of the tuned weights.
         measure: the dev measure the weights maximize.
         transform: score transform before sum normalization (SPEC §6), one for all systems or one per
-            system: ``none`` (the formula as written; negative scores are an error), ``shift`` (per query,
-            minus the minimum), ``minmax``, ..., or ``auto``: ``shift`` for a system whose dev run (or, at
-            search time, whose run) has a negative score, ``none`` otherwise; the transforms chosen are
-            recorded in ``transforms_`` and in the fused run's default tag.
+            system: ``auto`` (the default): ``shift`` for a system whose dev run (or, at search time, whose
+            run) has a negative score, ``none`` otherwise, so every pair of clirkit's own runs (PSQ-Boost
+            and SCS scores can be negative) fuses without a choice; ``none`` (the formula as written;
+            negative scores are an error), ``shift`` (per query, minus the minimum) or ``minmax``. The
+            transforms chosen are recorded in ``transforms_`` and in the fused run's default tag.
 
     Learned: ``weights_``, ``transforms_``, ``dev_score_`` (over ``dev_queries_`` queries) and ``sweep_``
     (every weight vector tried with its dev score; None when the weights were given).
@@ -358,7 +358,7 @@ class Fusion(System):
 
     def __init__(self, systems: Sequence[System] = (), *, method: str = "interpolation",
                  weights: Sequence[float] | None = None, step: float = 0.1, measure: str = "AP",
-                 transform: str | Sequence[str] = "none") -> None:
+                 transform: str | Sequence[str] = "auto") -> None:
         self.systems = systems
         self.method = method
         self.weights = weights

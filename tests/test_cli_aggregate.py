@@ -28,12 +28,16 @@ def test_aggregate_command_interpolates_two_run_files(tmp_path, capsys):
     assert as_dict(read_run(out)) == {("q1", "Gen.1.1"): 3, ("q1", "Gen.1.2"): 3 + 2, ("q1", "Gen.1.3"): 2}
 
 
-def test_aggregate_command_refuses_negative_scores_without_transform(tmp_path, capsys):
+def test_aggregate_command_shifts_negative_scores_by_default_and_refuses_them_with_transform_none(tmp_path, capsys):
     a = write_lines(tmp_path / "a.run", ["q1 Q0 d1 1 3 A"])
     b = write_lines(tmp_path / "b.run", ["q1 Q0 d1 1 -0.5 boost", "q1 Q0 d2 2 -1 boost"])
     out = tmp_path / "fused.run"
-    assert main(["aggregate", a, b, "-o", str(out)]) == 2
+    assert main(["aggregate", a, b, "-o", str(out), "--transform", "none"]) == 2
     assert "negative scores" in capsys.readouterr().err and not out.exists()
+    assert main(["aggregate", a, b, "-o", str(out), "-q"]) == 0  # the default, auto: shift b, leave a
+    assert out.read_text().split("\n")[0].endswith("interp:w=0.5,0.5:t=none,shift")
+    # b shifted per query: d1 0.5, d2 0 -> sum-normalized d1 1, d2 0; a: d1 1
+    assert as_dict(read_run(out)) == {("q1", "d1"): 0.5 * 1 + 0.5 * 1, ("q1", "d2"): 0.0}
     assert main(["aggregate", a, b, "-o", str(out), "--transform", "auto", "-q"]) == 0
     assert out.read_text().split("\n")[0].endswith("interp:w=0.5,0.5:t=none,shift")
     assert main(["aggregate", a, b, "-o", str(out), "--transform", "none", "shift", "-q"]) == 0

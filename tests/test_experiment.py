@@ -227,6 +227,12 @@ def test_the_shipped_demo_file_is_a_valid_experiment():
      "base 'A' must be a system declared before it"),
     ('collection = "x"\n[systems.A]\nkind = "dt"\n[fusions.F]\nsystems = ["A", "Z"]\n', "unknown system 'Z'"),
     ('collection = "x"\n[systems.A\n', "not a valid TOML file"),
+    ('collection = "x"\n[systems.A]\nkind = "dt"\n[systems.B]\nkind = "dt"\n[fusions."A+B (k=0.5)"]\n'
+     'systems = ["A", "B"]\n', "'A+B (k=0.5)': system and fusion names are run tags: no spaces"),
+    ('collection = "x"\n[analysis]\nstemmer = "porter"\n[systems.A]\nkind = "dt"\n',
+     "[analysis]: stemmer must be 'snowball' or 'none', got 'porter'"),
+    ('collection = "x"\n[analysis]\nstem = "none"\n[systems.A]\nkind = "dt"\n', "[analysis]: unknown key 'stem'"),
+    ('collection = "x"\nanalysis = 5\n[systems.A]\nkind = "dt"\n', "[analysis] must be a table of keys"),
 ])
 def test_a_bad_experiment_file_is_a_one_line_error_naming_the_file(tmp_path, text, message):
     path = tmp_path / "bad.toml"
@@ -327,3 +333,21 @@ def test_the_runner_tokenizes_each_text_once_whatever_reads_it(mini, tmp_path, m
     topics = [t for split in ("train", "dev", "test") for t in c.queries(split).values()]
     read = {("en", t) for t in sources + topics} | {("es", t) for t in targets + list(c.documents()[1])}
     assert set(calls) == read and max(calls.values()) == 1
+
+
+def test_the_runner_analyzes_with_the_defaults_or_its_analysis_section(ran, mini, tmp_path):
+    from clirkit.analysis import Analyzer
+    from clirkit.index import Index
+    from clirkit.translation import load_table
+
+    _, out, _ = ran
+    assert Index.load(out / "index.npz").analyzer == Analyzer("es")  # no [analysis]: Snowball stems
+    assert load_table(out / "table.npz").params["source_analyzer"] == Analyzer("en").to_dict()
+    path = tmp_path / "plain.toml"
+    path.write_text(f'collection = "{mini}"\n[analysis]\nstemmer = "none"\nstopwords = "snowball"\n'
+                    '[systems.DT]\nkind = "dt"\n', encoding="utf-8")
+    run_experiment(Experiment.read(path), tmp_path / "out", quiet=True)
+    index = Index.load(tmp_path / "out" / "index.npz")
+    assert index.analyzer == Analyzer("es", stemmer=None, stopwords="snowball") and "la" not in index.vocabulary
+    table = load_table(tmp_path / "out" / "table.npz")
+    assert table.params["source_analyzer"] == Analyzer("en", stemmer=None, stopwords="snowball").to_dict()

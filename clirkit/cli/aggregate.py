@@ -3,6 +3,9 @@
 
 ``--method interpolation`` (default) interpolates per-query sum-normalized scores with ``--kappa``
 (two runs) or ``--weights`` (default: equal); ``--method borda`` adds ``K - rank + 1`` points per list.
+``--transform auto`` (the system's default) shifts a run with negative scores (PSQ-Boost, Boost, SCS) per
+query before normalizing, so any two of clirkit's runs combine with no other flag; ``--transform none``
+keeps SPEC §6's formula as written and refuses negative scores.
 ``--tune`` grid-searches the weights on dev runs and dev qrels, prints the sweep, then applies the best
 weights to the RUNs; the dev measure is averaged over the judged queries the dev runs cover (said on
 stderr), so dev runs made for part of the dev queries are not scored 0 on the rest.
@@ -29,8 +32,9 @@ def add_parser(sub) -> None:
                    help="one weight per run (interpolation: >= 0 and summing to 1; borda: >= 0; none given and no "
                         "--tune: equal)")
     add_param(p, Fusion, "transform", "--transform", nargs="+", choices=(*TRANSFORMS, "auto"), metavar="T",
-              help=f"per-query score transform before sum normalization ({', '.join(TRANSFORMS)}, or auto: shift "
-                   "for a run with negative scores, else none); one for all runs or one per run")
+              help=f"per-query score transform before sum normalization: auto shifts a run with negative "
+                   f"scores (boosted and SCS runs) and leaves the others as they are, or one of "
+                   f"{', '.join(TRANSFORMS)} (none refuses negative scores); one for all runs or one per run")
     add_depth(p, help="list depth: inputs and output are cut to it (Borda's K)")
     p.add_argument("--tag", type=run_tag, default=None,
                    help="run tag of the output (default records the method and weights)")
