@@ -1,10 +1,16 @@
 """Sharded indexes: a collection split by docid into shards searched in parallel, ranking as one index would.
 
 A sharded index is a manifest file (``NAME.npz``, kind ``sharded-index``) beside its shard files
-(``NAME.shard-000.npz``, ...), each an ordinary index (:class:`~clirkit.index.Index`) of a contiguous docid
+(``NAME.shard-000.DIGEST.npz``, ...), each an ordinary index (:class:`~clirkit.index.Index`) of a contiguous docid
 range with its own vocabulary. The manifest holds what BM25 needs of the whole collection: the vocabulary
 (sorted), each term's document and collection frequency, n_docs and avgdl, and a record of each shard (file
 name, size, counts, first and last docid) checked when the shard is opened.
+
+Writing is atomic as a whole: a shard is written under a temporary name, then renamed to a name holding the
+digest of its bytes (so the same shard always has the same name, and a rebuild never writes over a shard the
+current manifest names); the manifest is switched last (one atomic rename), and only then are the shards it
+no longer names removed. An interrupted or killed rebuild leaves the previous index whole; what a killed one
+left (temporaries of a process that is gone, shards no manifest names) is removed by the next write.
 
 Search (:class:`ShardedBM25`): the queries are structured once over the whole vocabulary. A worker opens a
 shard with its terms placed at their rows of the whole vocabulary (a longer ``indptr``, the postings
@@ -27,6 +33,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import threading
 import zipfile
 import zlib
@@ -54,10 +61,16 @@ _MERGE_CELLS = 4_000_000  # padded (queries x rows) block of the merge
 _RECORD = {"n_docs": ("int", 1), "n_terms": ("int", 0), "n_postings": ("int", 0), "bytes": ("int", 0)}
 
 
-def shard_name(manifest: str | os.PathLike[str], number: int) -> str:
-    """File name of shard ``number`` (from 0) of the manifest ``NAME.npz``: ``NAME.shard-000.npz``."""
+def shard_name(manifest: str | os.PathLike[str], number: int, digest: str | None = None) -> str:
+    """File name of shard ``number`` (from 0) of the manifest ``NAME.npz``: ``NAME.shard-000.DIGEST.npz``, DIGEST
+    the first 12 hex digits of the SHA-256 of the shard's bytes (``NAME.shard-000.npz`` without ``digest``, as
+    builds before the digest named them). The manifest records each shard's name."""
+    return f"{_stem(manifest)}.shard-{number:03d}{'' if digest is None else '.' + digest}.npz"
+
+
+def _stem(manifest: str | os.PathLike[str]) -> str:
     name = Path(manifest).name
-    return f"{name[:-4] if name.endswith('.npz') else name}.shard-{number:03d}.npz"
+    return name[:-4] if name.endswith(".npz") else name
 
 
 @dataclass(eq=False)
@@ -194,53 +207,51 @@ class ShardedIndex:
         ``read_documents()`` gives a fresh iterator of ``(lineno, docid, text)`` records each time it is
         called (a file read again): once for the document ids, which set the shards' docid ranges as
         :meth:`split` would, then once per shard, indexing only the documents of its range. The files are
-        byte for byte those of ``split(Index.build(...), shards).save(path)``. ``source`` names the file in
-        errors (:meth:`Index.build`). If a shard fails (a duplicate document id, ...), the shard files written
-        are removed."""
+        byte for byte those of ``split(Index.build(...), shards).save(path)``, and written as :meth:`save`
+        writes them (atomically as a whole). ``source`` names the file in errors (:meth:`Index.build`). If a
+        shard fails (a duplicate document id, Ctrl-C, ...), the shard files written are removed and the index
+        that was at ``path`` is left as it was."""
         from clirkit.progress import say
 
+        _check_output(path)
         ids = np.sort(np.fromiter((docid for _, docid, _ in read_documents()), dtype=object))
         if not 1 <= shards <= len(ids):
             raise ClirkitError(f"cannot split {len(ids)} documents into {shards} shards: give 1 to {len(ids)}")
         firsts = [ids[(i * len(ids)) // shards] for i in range(shards)] + [None]
         del ids
-        folder, written, parts = Path(path).parent, [], []
-        try:
+        written, parts = [], []
+        with _replacing(path, written):
             for i in range(shards):
                 lo, hi = firsts[i], firsts[i + 1]
                 records = (r for r in read_documents() if lo <= r[1] and (hi is None or r[1] < hi))
                 if source is None:  # Index.build takes (docid, text) pairs then
                     records = ((docid, text) for _, docid, text in records)
                 shard = Index.build(records, analyzer, quiet=True, jobs=jobs, source=source)
-                name = shard_name(path, i)
-                shard.save(folder / name)
-                written.append(folder / name)
-                parts.append(_Summary.of(shard, name, (folder / name).stat().st_size))
+                name, size = _write_shard(shard, path, i, written)
+                parts.append(_Summary.of(shard, name, size))
                 say(f"shard {i + 1} of {shards}: {shard.n_docs} documents -> {name}", quiet=quiet)
                 del shard
-        except BaseException:
-            for file in written:
-                file.unlink(missing_ok=True)
-            raise
-        index = cls._merged(parts, analyzer, path=str(path))
-        index._write_manifest(path)
+            index = cls._merged(parts, analyzer, path=str(path))
+            index._write_manifest(path)
         return index
 
     # files --------------------------------------------------------------------------------------
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the shards (``NAME.shard-000.npz``, ...) then the manifest ``path`` (each atomically)."""
-        folder = Path(path).parent
-        records = []
-        for i, record in enumerate(self.records):
-            name = shard_name(path, i)
-            self.shard(i).save(folder / name)
-            records.append({**{k: v for k, v in record.items() if k not in ("file", "bytes")}, "file": name,
-                            "bytes": (folder / name).stat().st_size})
-        self.records = records
-        self._write_manifest(path)
+        """Write the shards (``NAME.shard-000.DIGEST.npz``, ...) then the manifest ``path``, atomically as a
+        whole: an error, Ctrl-C or a killed process leaves the index that was at ``path`` usable as it was."""
+        _check_output(path)
+        records, written = [], []
+        with _replacing(path, written):
+            for i, record in enumerate(self.records):
+                name, size = _write_shard(self.shard(i), path, i, written)
+                records.append({**{k: v for k, v in record.items() if k not in ("file", "bytes")}, "file": name,
+                                "bytes": size})
+            self.records = records
+            self._write_manifest(path)
 
     def _write_manifest(self, path: str | os.PathLike[str]) -> None:
+        _checkpoint("shards")
         header = {"analyzer": self.analyzer.to_dict(), "stats": self.stats(), "shards": self.records}
         save_npz(path, KIND, FORMAT_VERSION, header, {"terms": self.terms, "df": self.df, "cf": self.cf})
         self.path = str(path)
@@ -353,6 +364,113 @@ class ShardedIndex:
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state, _lock=threading.Lock())
+
+
+# writing as a whole ----------------------------------------------------------------------------------
+
+
+def _check_output(path: str | os.PathLike[str]) -> None:
+    """The checks of :func:`clirkit.fileio.atomic_writer`, made before any shard is written."""
+    folder = Path(path).parent
+    if not folder.is_dir():
+        raise ClirkitError(f"{path}: the folder {folder} does not exist" if not folder.exists() else
+                           f"{path}: {folder} is not a folder")
+    if Path(path).is_dir():
+        raise ClirkitError(f"{path}: is a folder; give a file name to write")
+
+
+def _write_shard(shard: Index, path: str | os.PathLike[str], number: int, written: list[str]) -> tuple[str, int]:
+    """Save shard ``number`` of the manifest ``path`` beside it under a temporary name, then rename it to its
+    name (:func:`shard_name`, with the digest of its bytes); returns ``(name, bytes)``. A name already there
+    holds the same bytes (the digest says so), so the rename never changes a shard another manifest reads."""
+    from clirkit.fileio import file_digest
+
+    folder = Path(path).parent
+    part = folder / f".{_stem(path)}.shard-{number:03d}.{os.getpid()}.part"
+    try:
+        shard.save(part)
+        _checkpoint(f"part-{number}")
+        name, size = shard_name(path, number, file_digest(part)[:12]), part.stat().st_size
+        written.append(name)
+        os.replace(part, folder / name)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
+    _checkpoint(f"shard-{number}")
+    return name, size
+
+
+class _replacing:
+    """Around the writing of the shards and manifest of ``path``: the temporaries of killed writes are removed
+    first; on an error or interruption before the manifest is switched, the shards written (``written``, names)
+    that the manifest at ``path`` does not name are removed; once it is switched, the shard files it does not
+    name (the previous index's, those of killed builds) are removed."""
+
+    def __init__(self, path: str | os.PathLike[str], written: list[str]) -> None:
+        self.path, self.written = path, written
+
+    def __enter__(self) -> None:
+        _tidy(self.path, None)
+
+    def __exit__(self, kind, value, traceback) -> None:
+        folder, named = Path(self.path).parent, _referenced(self.path)
+        if kind is not None:
+            for name in self.written:
+                if name not in named:
+                    (folder / name).unlink(missing_ok=True)
+            return
+        _checkpoint("manifest")
+        _tidy(self.path, named)
+
+
+def _referenced(path: str | os.PathLike[str]) -> set[str]:
+    """The shard file names the manifest at ``path`` records (none if there is none or it cannot be read)."""
+    if index_kind(path) != KIND:
+        return set()
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            shards = json.loads(npz[HEADER_KEY].tobytes().decode("utf-8")).get("shards")
+    except (OSError, ValueError, KeyError, EOFError, AttributeError, RecursionError, zipfile.BadZipFile,
+            UnicodeDecodeError):
+        return set()
+    return {r["file"] for r in shards if isinstance(r, dict) and isinstance(r.get("file"), str)} \
+        if isinstance(shards, list) else set()
+
+
+def _tidy(path: str | os.PathLike[str], keep: set[str] | None) -> None:
+    """Remove beside the manifest ``path`` the temporaries of shard writes whose process is gone and, unless
+    ``keep`` is None, the shard files of ``path`` not in ``keep`` (a file that is itself a manifest is kept)."""
+    from clirkit.fileio import _alive
+
+    folder, stem = Path(path).parent, re.escape(_stem(path))
+    shard = re.compile(rf"{stem}\.shard-\d{{3,}}(\.[0-9a-f]{{12}})?\.npz")
+    temporary = re.compile(rf"\.\.?{stem}\.shard-\d{{3,}}\.(\d+)\.part")
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        found = temporary.match(entry.name)
+        stale = (found is not None and int(found.group(1)) != os.getpid() and not _alive(int(found.group(1)))) or (
+            keep is not None and shard.fullmatch(entry.name) is not None and entry.name not in keep
+            and index_kind(entry.path) != KIND)
+        if stale:
+            try:
+                os.unlink(entry.path)
+            except OSError:
+                pass
+
+
+def _checkpoint(point: str) -> None:
+    """For tests only: with ``CLIRKIT_TEST_SIGNAL="POINT SIGNAL"`` in the environment (``"shard-0 SIGKILL"``),
+    the process sends itself SIGNAL at POINT of a sharded write (``part-N``: shard N written under its temporary
+    name; ``shard-N``: renamed; ``shards``: all written, the manifest not yet; ``manifest``: the manifest switched,
+    the old shards still there)."""
+    wanted = os.environ.get("CLIRKIT_TEST_SIGNAL", "").split()
+    if len(wanted) == 2 and wanted[0] == point:
+        import signal
+
+        signal.raise_signal(getattr(signal, wanted[1]))
 
 
 def _dense(index: Index) -> Index:

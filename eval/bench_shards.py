@@ -124,10 +124,10 @@ def one_shard(args, folder: Path, number: int) -> dict:
     from clirkit.bm25 import BM25
     from clirkit.index import Index
     from clirkit.query import StructuredQueries
-    from clirkit.shards import shard_name
+    from clirkit.shards import ShardedIndex
 
     queries = json.loads((folder / "queries.json").read_text())
-    index = Index.load(folder / shard_name(folder / "sharded.npz", number))
+    index = Index.load(folder / ShardedIndex.load(folder / "sharded.npz").records[number]["file"])
     sq = StructuredQueries.from_tokens([f"q{i}" for i in range(len(queries))], queries, index.vocabulary)
     bm25 = BM25(index)
     bm25.search(sq, depth=1000)

@@ -2,6 +2,8 @@
 whatever the split, the system, the backend and the number of workers; damaged shards are clean errors."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -10,6 +12,7 @@ from clirkit.analysis import Analyzer
 from clirkit.bm25 import BM25
 from clirkit.cli import main
 from clirkit.errors import ClirkitError
+from clirkit.fileio import file_digest
 from clirkit.formats import write_run
 from clirkit.index import Index, most_frequent_terms
 from clirkit.npzio import HEADER_KEY, encode_header
@@ -118,27 +121,28 @@ def test_a_dask_local_cluster_gives_the_single_process_run(nave, tmp_path):
 def test_missing_damaged_or_replaced_shards_are_clean_errors(nave, tmp_path, tamper):
     index, table, topics, _, _ = nave
     ShardedIndex.split(index, 3).save(tmp_path / "ix.npz")
-    shard = tmp_path / shard_name(tmp_path / "ix.npz", 1)
-    assert shard.name == "ix.shard-001.npz" and Index.load(shard).n_docs > 0
+    shard = tmp_path / ShardedIndex.load(tmp_path / "ix.npz").records[1]["file"]
+    assert re.fullmatch(r"ix\.shard-001\.[0-9a-f]{12}\.npz", shard.name) and Index.load(shard).n_docs > 0
+    assert shard.name == shard_name(tmp_path / "ix.npz", 1, file_digest(shard)[:12])
     good = shard.read_bytes()
 
     shard.unlink()
-    with pytest.raises(ClirkitError, match=r"ix.npz: shard 1 \(ix.shard-001.npz\) is missing"):
+    with pytest.raises(ClirkitError, match=rf"ix.npz: shard 1 \({shard.name}\) is missing"):
         load_index(tmp_path / "ix.npz")
     shard.write_bytes(good[:-100])
-    with pytest.raises(ClirkitError, match=r"shard 1 \(ix.shard-001.npz\) has \d+ bytes, the manifest records"):
+    with pytest.raises(ClirkitError, match=rf"shard 1 \({shard.name}\) has \d+ bytes, the manifest records"):
         load_index(tmp_path / "ix.npz")
     damaged = bytearray(good)  # the same size, bytes changed inside an array
     damaged[len(good) // 2:len(good) // 2 + 64] = b"\xff" * 64
     shard.write_bytes(bytes(damaged))
     sharded = load_index(tmp_path / "ix.npz", jobs=2)
-    with pytest.raises(ClirkitError, match="ix.shard-001.npz"):
+    with pytest.raises(ClirkitError, match=shard.name):
         DT().fit(sharded, table).search(topics)
     ShardedIndex.split(index, 2).shard(0).save(shard)  # another index in its place, its size recorded
     header, arrays = _read_npz(tmp_path / "ix.npz")
     header["shards"][1]["bytes"] = shard.stat().st_size
     np.savez(tmp_path / "ix.npz", **{HEADER_KEY: encode_header(header)}, **arrays)
-    with pytest.raises(ClirkitError, match=r"shard 1 \(ix.shard-001.npz\) has n_docs \d+, the manifest records"):
+    with pytest.raises(ClirkitError, match=rf"shard 1 \({shard.name}\) has n_docs \d+, the manifest records"):
         DT().fit(load_index(tmp_path / "ix.npz"), table).search(topics)
 
     ShardedIndex.split(index, 3).save(tmp_path / "ix.npz")
@@ -229,7 +233,8 @@ def test_shards_built_one_at_a_time_are_the_split_index_byte_for_byte(nave, tmp_
     whole = Index.build(iter_located_documents(docs), index.analyzer, source=str(docs))
     ShardedIndex.split(whole, 3).save(tmp_path / "b" / "ix.npz")
     names = sorted(p.name for p in (tmp_path / "a").iterdir())
-    assert names == ["ix.npz", "ix.shard-000.npz", "ix.shard-001.npz", "ix.shard-002.npz"]
+    assert [re.sub(r"\.[0-9a-f]{12}\.npz$", ".DIGEST.npz", n) for n in names] == [
+        "ix.npz", "ix.shard-000.DIGEST.npz", "ix.shard-001.DIGEST.npz", "ix.shard-002.DIGEST.npz"]
     assert names == sorted(p.name for p in (tmp_path / "b").iterdir())
     for name in names:
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
@@ -246,3 +251,78 @@ def test_a_duplicate_docid_in_a_sharded_build_names_its_line_and_leaves_no_shard
     err = capsys.readouterr().err
     assert err.startswith(f"clirkit: error: {docs}:{len(rows)}:") and "duplicate" in err and err.count("\n") == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["docs.tsv"]
+
+
+def _interrupted_rebuilds_setup(nave, tmp_path):
+    """An index of the slice's documents in 2 shards at ix.npz, its search run, and a second documents file
+    (a third of the documents dropped, the rest reversed) whose index ranks otherwise."""
+    index, table, topics, spanish, texts = nave
+    old, new, queries = tmp_path / "old.tsv", tmp_path / "new.tsv", tmp_path / "q.tsv"
+    old.write_text("".join(f"{d}\t{t}\n" for d, t in texts.items()), encoding="utf-8")
+    new.write_text("".join(f"{d}\t{t}\n" for i, (d, t) in enumerate(reversed(list(texts.items()))) if i % 3),
+                   encoding="utf-8")
+    queries.write_text("".join(f"{q}\t{t}\n" for q, t in spanish.items()), encoding="utf-8")
+    return old, new, queries
+
+
+def _search(folder, queries, name="ix.npz") -> bytes:
+    out = folder / "out.run"
+    assert main(["search", "--index", str(folder / name), "--queries", str(queries), "-o", str(out), "-q"]) == 0
+    return out.read_bytes()
+
+
+@pytest.mark.parametrize("extra", [[], ["--stopwords-top", "2"]], ids=["one-shard-at-a-time", "split-in-memory"])
+def test_a_rebuild_killed_or_interrupted_anywhere_leaves_the_old_index_searching_byte_for_byte(nave, tmp_path,
+                                                                                               extra):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    old, new, queries = _interrupted_rebuilds_setup(nave, tmp_path)
+    ix = tmp_path / "ix"
+    ix.mkdir()
+    index_argv = ["index", "--lang", "es", "-q", "--shards", "2", *extra, "-o", str(ix / "ix.npz")]
+    assert main([*index_argv, str(old)]) == 0
+    before, files = _search(ix, queries), sorted(p.name for p in ix.iterdir())
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    assert main([*index_argv[:-1], str(fresh / "ix.npz"), str(new)]) == 0
+    after = _search(fresh, queries)
+    assert before and after and after != before
+
+    def rebuild(point, sig):
+        env = {**os.environ, "CLIRKIT_TEST_SIGNAL": f"{point} {sig}"}
+        done = subprocess.run([sys.executable, "-m", "clirkit", *index_argv, str(new)], env=env,
+                              capture_output=True, text=True, timeout=300)
+        if sig == "SIGKILL":
+            assert done.returncode == -signal.SIGKILL, done.stderr
+        else:
+            assert (done.returncode, done.stderr) == (130, "clirkit: interrupted\n")
+
+    for point in ("part-0", "shard-0", "part-1", "shard-1", "shards"):
+        rebuild(point, "SIGINT")  # the old index, and nothing else
+        assert sorted(p.name for p in ix.iterdir()) == files, point
+        assert _search(ix, queries) == before, point
+        rebuild(point, "SIGKILL")  # the old index (and what the next write removes)
+        assert _search(ix, queries) == before, point
+    assert main([*index_argv, str(old)]) == 0  # the strays of killed rebuilds are removed by the next write
+    assert sorted(p.name for p in ix.iterdir()) == files and _search(ix, queries) == before
+    for sig in ("SIGKILL", "SIGINT"):  # after the switch: the new index, whole; the old shards left are removed next
+        rebuild("manifest", sig)
+        assert _search(ix, queries) == after
+        assert main([*index_argv, str(old)]) == 0
+        assert sorted(p.name for p in ix.iterdir()) == files and _search(ix, queries) == before
+    # a rebuild to the same index writes the same files and changes nothing
+    assert main([*index_argv, str(old)]) == 0
+    assert sorted(p.name for p in ix.iterdir()) == files and _search(ix, queries) == before
+
+
+def test_saving_over_the_index_it_was_loaded_from_rewrites_it_whole(nave, tmp_path):
+    index, table, topics, spanish, texts = nave
+    ShardedIndex.split(index, 3).save(tmp_path / "ix.npz")
+    files = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    ShardedIndex.load(tmp_path / "ix.npz").save(tmp_path / "ix.npz")
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == files
+    ShardedIndex.split(index, 2).save(tmp_path / "ix.npz")  # fewer shards: the third is removed with the others
+    assert len(list(tmp_path.iterdir())) == 3 and load_index(tmp_path / "ix.npz").n_shards == 2

@@ -16,8 +16,9 @@ def add_parser(sub) -> None:
     p.add_argument("documents", help="documents file (.tsv/.jsonl, optionally .gz; - for stdin)")
     p.add_argument("-o", "--output", required=True, help="index file to write (.npz)")
     p.add_argument("--shards", metavar="N", type=positive_int, default=1,
-                   help="split the documents by docid into N shards (files OUTPUT.shard-000.npz, ... beside the "
-                        "manifest OUTPUT), searched in parallel by search, dt and psq --jobs; built one shard at a "
+                   help="split the documents by docid into N shards (files OUTPUT.shard-000.DIGEST.npz, ... beside "
+                        "the manifest OUTPUT, which is switched last: an interrupted rebuild leaves the old index), "
+                        "searched in parallel by search, dt and psq --jobs; built one shard at a "
                         "time, reading the file once per shard (from stdin or with --stopwords-top: in memory)")
     p.add_argument("--lang", required=True, type=language, help="language code of the documents (e.g. es, en, de)")
     add_analysis_options(p)
