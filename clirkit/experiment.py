@@ -120,6 +120,7 @@ class Experiment:
         except RecursionError:
             raise ClirkitError(f"{path}: not a valid TOML file (nested too deeply)") from None
         except ValueError as exc:  # bad TOML or UTF-8, integers of more than 4,300 digits
+            _no_nul_bytes(path)
             problem = " ".join(str(exc).split())
             if "integer string conversion" in problem:
                 problem = "an integer of more than 4,300 digits"
@@ -135,14 +136,43 @@ class Experiment:
             raise ClirkitError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(TOP_KEYS))})")
         if "collection" not in data:
             raise ClirkitError(f"{where}: no collection (e.g. collection = \"nave-en-es\")")
-        systems = {str(k): dict(v) for k, v in dict(data.get("systems", {})).items()}
-        fusions = {str(k): dict(v) for k, v in dict(data.get("fusions", {})).items()}
+
+        def section(key: str) -> dict:
+            value = data.get(key, {})
+            if not isinstance(value, dict):
+                raise ClirkitError(f"{where}: [{key}] must be a table of keys, got {repr(value)[:40]}")
+            return dict(value)
+
+        def entry(what: str, name: str, value) -> dict:  # [systems.NAME] or [fusions.NAME]
+            if not isinstance(value, dict):
+                example = 'kind = "psq"' if what == "system" else 'systems = ["DT", "PSQ"]'
+                raise ClirkitError(f"{where}: {what} {name!r} must be a table of its keys ([{what}s.{name}] with "
+                                   f"{example}, ...), got {repr(value)[:40]}")
+            return dict(value)
+
+        def text(key: str, default, what: str):  # a string, or the default (None: no default)
+            value = data.get(key, default)
+            if value is not default and not isinstance(value, str):
+                raise ClirkitError(f"{where}: {key} must be a string ({what}), got {repr(value)[:40]}")
+            return value
+
+        for key, what in (("collection", "a collection name or folder"), ("variant", "a variant name"),
+                          ("name", "the experiment's name"), ("baseline", "a system or fusion name")):
+            text(key, None, what)
+        systems = {str(k): entry("system", k, v) for k, v in section("systems").items()}
+        fusions = {str(k): entry("fusion", k, v) for k, v in section("fusions").items()}
         if not systems:
             raise ClirkitError(f"{where}: no [systems.NAME] table")
         for sname, spec in systems.items():
             kind = spec.get("kind")
             if kind not in KINDS:
                 raise ClirkitError(f"{where}: system {sname!r}: kind must be one of {', '.join(KINDS)}, got {kind!r}")
+            for key in (*TABLE_KEYS, "base"):
+                if key in spec and not isinstance(spec[key], str):
+                    what = {"base": "the name of a system declared before it", "table_format": "a table format"}.get(
+                        key, 'a table or dictionary file, or "ibm1"')
+                    raise ClirkitError(f"{where}: system {sname!r}: {key} must be a string ({what}), got "
+                                       f"{repr(spec[key])[:40]}")
             base = spec.get("base")
             if kind == "boost" and base is not None:
                 if base not in systems or list(systems).index(base) > list(systems).index(sname):
@@ -155,26 +185,23 @@ class Experiment:
                                    "(table2: psq only)")
         for fname, spec in fusions.items():
             members = spec.get("systems")
-            if not isinstance(members, list) or len(members) < 2:
-                raise ClirkitError(f"{where}: fusion {fname!r}: systems must list at least two systems")
+            if not isinstance(members, list) or len(members) < 2 or not all(isinstance(m, str) for m in members):
+                raise ClirkitError(f"{where}: fusion {fname!r}: systems must list at least two systems (e.g. "
+                                   f"systems = [\"DT\", \"PSQ\"]), got {repr(members)[:40]}")
             missing = [m for m in members if m not in systems]
             if missing:
                 raise ClirkitError(f"{where}: fusion {fname!r}: unknown system {missing[0]!r}")
             extra = sorted(set(spec) - {"systems", "step", "method", "weights", "measure", "transform"})
             if extra:
                 raise ClirkitError(f"{where}: fusion {fname!r}: unknown key {extra[0]!r}")
+            _check_fusion(spec, f"{where}: fusion {fname!r}")
         spaced = [n for n in (*systems, *fusions) if not n or any(ch.isspace() for ch in n)]
         if spaced:  # a name is the run tag of its runs, and TREC run tags have no whitespace
             raise ClirkitError(f"{where}: {spaced[0]!r}: system and fusion names are run tags: no spaces "
-                               f"(e.g. {'-'.join(spaced[0].split()) or 'PSQ'!r})")
+                               f"(e.g. {''.join(spaced[0].split()) or 'PSQ'!r})")
         clash = set(systems) & set(fusions)
         if clash:
             raise ClirkitError(f"{where}: {sorted(clash)[0]!r} names both a system and a fusion")
-        def section(key: str) -> dict:
-            value = data.get(key, {})
-            if not isinstance(value, dict):
-                raise ClirkitError(f"{where}: [{key}] must be a table of keys, got {repr(value)[:40]}")
-            return dict(value)
 
         def integer(key: str, default: int, least: int) -> int:
             value = data.get(key, default)
@@ -191,18 +218,27 @@ class Experiment:
             parse_measures(measures)  # an unknown name is an error now, not after training
         except ClirkitError as exc:
             raise ClirkitError(f"{where}: {exc}") from None
+        gains = data.get("gains", [])
+        if not isinstance(gains, list) or not all(isinstance(m, str) for m in gains):
+            raise ClirkitError(f"{where}: gains must be a list of measure names (e.g. gains = [\"AP\"]), got "
+                               f"{repr(gains)[:40]}")
+        figures = data.get("figures", True)
+        if not isinstance(figures, bool):
+            raise ClirkitError(f"{where}: figures must be true or false (a TOML boolean, without quotes), got "
+                               f"{repr(figures)[:40]}")
         exp = cls(name=str(data.get("name", name)), collection=str(data["collection"]), variant=data.get("variant"),
                   measures=tuple(measures), baseline=data.get("baseline"),
-                  gains=tuple(data.get("gains", ())), seed=integer("seed", 0, 0), jobs=integer("jobs", 1, 1),
+                  gains=tuple(gains), seed=integer("seed", 0, 0), jobs=integer("jobs", 1, 1),
                   dev_queries=integer("dev_queries", 0, 0), train_queries=integer("train_queries", 0, 0),
                   analysis=section("analysis"), table=section("table"), systems=systems, fusions=fusions,
-                  figures=bool(data.get("figures", True)), source=source)
+                  figures=figures, source=source)
         names = list(systems) + list(fusions)
         if exp.baseline is not None and exp.baseline not in names:
             raise ClirkitError(f"{where}: baseline {exp.baseline!r} is not a system or fusion of the file")
         bad = [m for m in exp.gains if m not in exp.measures]
         if bad:
-            raise ClirkitError(f"{where}: gains measure {bad[0]!r} is not one of the measures")
+            raise ClirkitError(f"{where}: gains measure {bad[0]!r} is not one of the measures "
+                               f"({', '.join(exp.measures)}): add it to measures or remove it from gains")
         unknown = sorted(set(exp.analysis) - {"stemmer", "stopwords"})
         if unknown:
             raise ClirkitError(f"{where}: [analysis]: unknown key {unknown[0]!r} (known: stemmer, stopwords)")
@@ -224,6 +260,55 @@ class Experiment:
     def run_names(self) -> list[str]:
         """Systems then fusions, in file order: the rows of the report."""
         return list(self.systems) + list(self.fusions)
+
+
+def _no_nul_bytes(path: str | os.PathLike[str]) -> None:
+    """Name the first NUL byte of an experiment file that is not valid TOML (tomllib calls it "Expected newline
+    or end of document" or the like)."""
+    data = Path(path).read_bytes()
+    at = data.find(b"\0")
+    if at >= 0:
+        line, column = data.count(b"\n", 0, at) + 1, at - data.rfind(b"\n", 0, at)
+        raise ClirkitError(f"{path}:{line}: a NUL byte (column {column}): an experiment file is TOML text; remove "
+                           f"the NUL bytes (is it a binary file?)")
+
+
+def _check_fusion(spec: Mapping[str, Any], where: str) -> None:
+    """The types and values of a fusion's ``step``, ``weights``, ``method``, ``measure`` and ``transform``
+    (``where``: the file and the fusion, for the message)."""
+    import math
+
+    from clirkit.fusion.interpolation import TRANSFORMS
+
+    def number(value) -> bool:
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+    n = len(spec["systems"])
+    step = spec.get("step", 0.1)
+    if not number(step) or not 0 < step <= 1:
+        raise ClirkitError(f"{where}: step must be a number in (0, 1] (e.g. step = 0.1), got {repr(step)[:40]}")
+    weights = spec.get("weights")
+    if weights is not None and not (isinstance(weights, list) and len(weights) == n and all(map(number, weights))):
+        raise ClirkitError(f"{where}: weights must list {n} numbers, one per system (or be left out to tune them "
+                           f"on dev), got {repr(weights)[:40]}")
+    method = spec.get("method", "interpolation")
+    if not isinstance(method, str) or method not in ("interpolation", "borda"):
+        raise ClirkitError(f"{where}: method must be \"interpolation\" or \"borda\", got {repr(method)[:40]}")
+    measure = spec.get("measure", "AP")
+    if not isinstance(measure, str):
+        raise ClirkitError(f"{where}: measure must be a measure name (e.g. measure = \"AP\"), got {repr(measure)[:40]}")
+    from clirkit.measures import parse_measures
+
+    try:
+        parse_measures([measure])
+    except ClirkitError as exc:
+        raise ClirkitError(f"{where}: measure: {exc}") from None
+    allowed = ("auto", *TRANSFORMS)
+    transform = spec.get("transform", "auto")
+    if not (transform in allowed if isinstance(transform, str) else isinstance(transform, list) and len(transform) == n
+            and all(isinstance(t, str) and t in allowed for t in transform)):
+        raise ClirkitError(f"{where}: transform must be one of {', '.join(map(repr, allowed))} or a list of {n} of "
+                           f"them (one per system), got {repr(transform)[:40]}")
 
 
 def sample(topics: Mapping[str, str], n: int, *, seed: int = 0) -> dict[str, str]:

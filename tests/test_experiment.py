@@ -351,3 +351,68 @@ def test_the_runner_analyzes_with_the_defaults_or_its_analysis_section(ran, mini
     assert index.analyzer == Analyzer("es", stemmer=None, stopwords="snowball") and "la" not in index.vocabulary
     table = load_table(tmp_path / "out" / "table.npz")
     assert table.params["source_analyzer"] == Analyzer("en", stemmer=None, stopwords="snowball").to_dict()
+
+
+_TWO = 'collection = "x"\n{top}[systems.A]\nkind = "dt"\n[systems.B]\nkind = "psq"\n{more}'
+_FUSION = '[fusions.F]\nsystems = ["A", "B"]\n'
+
+
+@pytest.mark.parametrize("top, more, message", [
+    ("", "[systems]\nDT = 5\n",
+     "system 'DT' must be a table of its keys ([systems.DT] with kind = \"psq\", ...), got 5"),
+    ("table = 5\n", "", "[table] must be a table of keys, got 5"),
+    ("fusions = 5\n", "", "[fusions] must be a table of keys, got 5"),
+    ("", "[fusions]\nF = 5\n", "fusion 'F' must be a table of its keys ([fusions.F] with systems = "),
+    ("", "[systems.C]\nkind = \"psq\"\ntable = 5\n",
+     "system 'C': table must be a string (a table or dictionary file, or \"ibm1\"), got 5"),
+    ("", "[systems.C]\nkind = \"boost\"\nbase = 5\n", "system 'C': base must be a string (the name of a system"),
+    ("", '[fusions.F]\nsystems = "A"\n',
+     "fusion 'F': systems must list at least two systems (e.g. systems = [\"DT\", \"PSQ\"]), got 'A'"),
+    ('figures = "false"\n', "", "figures must be true or false (a TOML boolean, without quotes), got 'false'"),
+    ("figures = 1\n", "", "figures must be true or false"),
+    ('gains = "AP"\n', "", "gains must be a list of measure names (e.g. gains = [\"AP\"]), got 'AP'"),
+    ('gains = ["P@5"]\n', "", "gains measure 'P@5' is not one of the measures (AP, PRES@1000, nDCG@10, P@10): add it"),
+    ("", _FUSION + 'step = "0.1"\n', "fusion 'F': step must be a number in (0, 1] (e.g. step = 0.1), got '0.1'"),
+    ("", _FUSION + "step = 2\n", "fusion 'F': step must be a number in (0, 1]"),
+    ("", _FUSION + "step = true\n", "fusion 'F': step must be a number in (0, 1]"),
+    ("", _FUSION + 'weights = "0.5"\n', "fusion 'F': weights must list 2 numbers, one per system (or be left out"),
+    ("", _FUSION + "weights = [0.5]\n", "fusion 'F': weights must list 2 numbers"),
+    ("", _FUSION + 'weights = [0.5, "x"]\n', "fusion 'F': weights must list 2 numbers"),
+    ("", _FUSION + "weights = [0.5, nan]\n", "fusion 'F': weights must list 2 numbers"),
+    ("", _FUSION + "method = 5\n", "fusion 'F': method must be \"interpolation\" or \"borda\", got 5"),
+    ("", _FUSION + "measure = 5\n", "fusion 'F': measure must be a measure name"),
+    ("", _FUSION + 'measure = "APX"\n', "fusion 'F': measure: unknown measure 'APX'"),
+    ("", _FUSION + "transform = 5\n", "fusion 'F': transform must be one of 'auto', 'none', 'shift', 'minmax'"),
+    ("", _FUSION + 'transform = ["none"]\n', "fusion 'F': transform must be one of"),
+    ("baseline = 5\n", "", "baseline must be a string (a system or fusion name), got 5"),
+    ("variant = 5\n", "", "variant must be a string"),
+])
+def test_a_value_of_the_wrong_type_is_one_error_naming_the_file_the_key_and_what_is_allowed(tmp_path, capsys, top,
+                                                                                           more, message):
+    path = tmp_path / "bad.toml"
+    path.write_text(_TWO.format(top=top, more=more), encoding="utf-8")
+    with pytest.raises(ClirkitError) as err:
+        Experiment.read(path)
+    assert str(err.value).startswith(f"{path}: ") and message in str(err.value) and "\n" not in str(err.value)
+    assert main(["run", str(path), "-o", str(tmp_path / "out"), "-q"]) == 2  # before anything runs
+    assert capsys.readouterr().err == f"clirkit: error: {err.value}\n" and not (tmp_path / "out").exists()
+
+
+def test_well_typed_fusion_and_top_level_values_are_read_as_given(tmp_path):
+    path = tmp_path / "good.toml"
+    path.write_text(_TWO.format(top='figures = false\ngains = ["AP"]\n', more=_FUSION + 'weights = [0.5, 1]\n'
+                                'transform = ["auto", "minmax"]\nmethod = "interpolation"\nstep = 0.25\n'),
+                    encoding="utf-8")
+    exp = Experiment.read(path)
+    assert exp.figures is False and exp.gains == ("AP",)
+    assert exp.fusions["F"] == {"systems": ["A", "B"], "weights": [0.5, 1], "transform": ["auto", "minmax"],
+                                "method": "interpolation", "step": 0.25}
+
+
+def test_a_nul_byte_in_an_experiment_file_is_named_with_its_line(tmp_path):
+    path = tmp_path / "nul.toml"
+    path.write_bytes(b'collection = "x"\nseed = 1\x00\n[systems.A]\nkind = "dt"\n')
+    with pytest.raises(ClirkitError) as info:
+        Experiment.read(path)
+    assert str(info.value) == (f"{path}:2: a NUL byte (column 9): an experiment file is TOML text; remove the NUL "
+                               f"bytes (is it a binary file?)")
