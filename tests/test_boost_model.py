@@ -253,13 +253,13 @@ BOOST_TAMPERING = {
                            "W_data has an infinite value at 0"),
     "string weights": (False, {}, {"W_data": lambda a: a["W_data"].astype(str)}, "W_data must hold floats, got <U32"),
     "negative row pointers": (False, {}, {"W_indptr": lambda a: -a["W_indptr"]},
-                              "W_indptr has -1 at 1, below the minimum 0"),
+                              "W_indptr has -2 at 1, below the minimum 0"),
     "NaN row pointers": (False, {}, {"W_indptr": lambda a: _set(a["W_indptr"], 2, np.nan, np.float64)},
                          "W_indptr must hold integers, got float64"),
     "a target out of range": (False, {}, {"W_indices": lambda a: _set(a["W_indices"], 1, 5)},
                               "W_indices has 5 at 1, above the maximum 4"),
-    "a row's targets unsorted": (False, {}, {"W_indices": lambda a: _set(a["W_indices"], 2, 1)},
-                                 "W_indices of row 1 are not strictly increasing (at 2)"),
+    "a row's targets unsorted": (False, {}, {"W_indices": lambda a: _set(a["W_indices"], 1, 2)},
+                                 "W_indices of row 0 are not strictly increasing (at 1)"),
     "history offsets reversed": (False, {}, {"history_ptr": lambda a: a["history_ptr"][::-1].copy()},
                                  "history_ptr is not in increasing order at 1 (3 then 1)"),
     "history offsets short of the pairs": (False, {}, {"history_ptr": lambda a: _set(a["history_ptr"], 2, 2)},
@@ -298,9 +298,10 @@ def test_a_tampered_model_is_a_one_line_error_naming_the_file_and_the_problem(ta
 
 
 # what the writer guarantees about each array, broken: besides its shape and type, its order or its range
-# (the term arrays are in first-seen order and weights may be any finite number: a weight changed or two
-# terms swapped is another model, not a corrupt one)
-BROKEN = {"src_terms": ["first repeated"], "tgt_terms": ["first repeated"], "W_data": ["first to NaN"],
+# (the term arrays are sorted, so two terms swapped is an error; weights may be any finite number: a weight
+# changed is another model, not a corrupt one)
+BROKEN = {"src_terms": ["first repeated", "reverse"], "tgt_terms": ["first repeated", "reverse"],
+          "W_data": ["first to NaN"],
           "W_indices": ["first to -1"], "W_indptr": ["reverse", "first to -1"], "history_bag": ["first to -1"],
           "history_round": ["reverse", "first to -1"], "history_ptr": ["reverse", "first to -1"],
           "history_pair_src": ["first to -1"], "tgt_idf": ["first to NaN", "first to -1"]}
@@ -352,3 +353,63 @@ def test_a_trained_two_bag_model_round_trips(tmp_path):
     assert back.params == model.params and ranked(back) == ranked(model)
     assert back.rounds_table(20, bag=None) == model.rounds_table(20, bag=None)
     assert (back.truncated(2).W != model.truncated(2).W).nnz == 0
+
+
+def _swapped(arr, i, j):
+    out = arr.copy()
+    out[[i, j]] = out[[j, i]]
+    return out
+
+
+@pytest.mark.parametrize("version2", [False, True])
+@pytest.mark.parametrize("name, problem", [("src_terms", "src_terms is not in increasing order at 1 ('god' then "
+                                                         "'beginning')"),
+                                           ("tgt_terms", "tgt_terms is not in increasing order at 4 ('verbo' then "
+                                                         "'tinieblas')")])
+def test_term_arrays_shuffled_against_the_phrase_table_are_refused_not_ranked_as_another_model(tamper, tmp_path,
+                                                                                               version2, name,
+                                                                                               problem):
+    good = tmp_path / "m.npz"
+    (based_model() if version2 else small_model()).save(good)
+    with np.load(good, allow_pickle=False) as npz:
+        terms = npz[name]
+    assert terms.tolist() == sorted(terms.tolist())  # the writer sorts them, whatever order they were given in
+    i, j = (0, 1) if name == "src_terms" else (3, 4)
+    bad = tamper(good, tmp_path / "bad.npz", **{name: _swapped(terms, i, j)})
+    with pytest.raises(ClirkitError) as info:
+        BoostModel.load(bad)
+    assert str(info.value) == f"{bad}: corrupt boost model: {problem}"
+
+
+def test_a_model_given_its_terms_in_any_order_ranks_as_given_and_saves_them_sorted(tmp_path):
+    src = ["god", "light", "beginning", "word"]  # small_model's terms, in first-seen order
+    tgt = ["dios", "luz", "principio", "verbo", "tinieblas"]
+    m = small_model()
+    model = BoostModel(src, tgt, sp.csr_matrix(np.array([[1.5, 0, 0, 0, 0], [0, 2.0, 0, 0, -0.5],
+                                                         [0, 0, 1.0, 0.25, 0], [0, 0, 0, 3.0, 0]])),
+                       ngram=2, source_analyzer=m.source_analyzer, target_analyzer=m.target_analyzer,
+                       history={**m.history, "pair_src": np.array([1, 0, 3]), "pair_tgt": np.array([1, 0, 3])},
+                       params={"rounds": 2}, beta=2.0, base={"tag": "PSQ"}, doc_weighting="idf",
+                       tgt_idf=np.array([0.25, 0.5, 0.75, 1.0, 0.0]))
+    assert model.src_terms.tolist() == ["beginning", "god", "light", "word"]
+    assert model.tgt_terms.tolist() == ["dios", "luz", "principio", "tinieblas", "verbo"]
+    pairs = {(str(model.src_terms[i]), str(model.tgt_terms[j])): w for i, j, w in zip(*sp.find(model.W))}
+    assert pairs == {("god", "dios"): 1.5, ("light", "luz"): 2.0, ("light", "tinieblas"): -0.5,
+                     ("beginning", "principio"): 1.0, ("beginning", "verbo"): 0.25, ("word", "verbo"): 3.0}
+    idf = dict(zip(model.tgt_terms.tolist(), model.tgt_idf.tolist()))
+    assert idf == {"dios": 0.25, "luz": 0.5, "principio": 0.75, "verbo": 1.0, "tinieblas": 0.0}
+    history = [(str(model.src_terms[s]), str(model.tgt_terms[t]))
+               for s, t in zip(model.history["pair_src"], model.history["pair_tgt"])]
+    assert history == [("light", "luz"), ("god", "dios"), ("word", "verbo")]
+    model.save(tmp_path / "m.npz")
+    assert ranked(BoostModel.load(tmp_path / "m.npz")) == ranked(model)
+
+
+def test_a_candidate_run_naming_unknown_queries_or_documents_says_the_id_not_a_numpy_repr():
+    model = based_model()
+    for run, problem in ((Run(["q9"], ["Gen.1.1"], [1.0]), "the candidate run has queries with no text, e.g. 'q9'"),
+                         (Run(["q1"], ["Rev.1.1"], [1.0]),
+                          "the candidate run names document 'Rev.1.1', absent from the documents")):
+        with pytest.raises(ClirkitError) as info:
+            model.rerank(run, QUERIES, DOCIDS, DOCS)
+        assert str(info.value) == problem

@@ -61,14 +61,26 @@ class BoostModel:
         self.src_terms = np.asarray(src_terms, dtype=str)
         self.tgt_terms = np.asarray(tgt_terms, dtype=str)
         self.W = sp.csr_matrix(W, dtype=np.float64)
-        self.W.sum_duplicates()  # canonical (sorted, no repeats), as loading checks
         if self.W.shape != (len(self.src_terms), len(self.tgt_terms)):
             raise ValueError(f"phrase table shape {self.W.shape} does not match the term arrays "
                              f"({len(self.src_terms)}, {len(self.tgt_terms)})")
+        history = {k: np.asarray(v) for k, v in history.items()}
+        # canonical term order (sorted, as loading checks: a file whose term arrays were shuffled against W is
+        # refused, not read as another model); W, the history's pairs and tgt_idf follow their terms
+        src_order, tgt_order = np.argsort(self.src_terms, kind="stable"), np.argsort(self.tgt_terms, kind="stable")
+        if np.any(src_order != np.arange(len(src_order))) or np.any(tgt_order != np.arange(len(tgt_order))):
+            self.src_terms, self.tgt_terms = self.src_terms[src_order], self.tgt_terms[tgt_order]
+            self.W = self.W[src_order][:, tgt_order].tocsr()
+            for key, order in (("pair_src", src_order), ("pair_tgt", tgt_order)):
+                if key in history and len(history[key]):
+                    history[key] = np.argsort(order)[history[key]]
+            if tgt_idf is not None and len(tgt_idf) == len(tgt_order):
+                tgt_idf = np.asarray(tgt_idf)[tgt_order]
+        self.W.sum_duplicates()  # canonical (sorted, no repeats), as loading checks
         self.ngram = int(ngram)
         self.source_analyzer = source_analyzer
         self.target_analyzer = target_analyzer
-        self.history = {k: np.asarray(v) for k, v in history.items()}
+        self.history = history
         self.params = dict(params or {})
         self.beta = float(beta)
         if not (np.isfinite(self.beta) and self.beta >= 0):
@@ -186,8 +198,8 @@ class BoostModel:
             source_analyzer = require_analyzer(meta, "source_analyzer")
             target_analyzer = require_analyzer(meta, "target_analyzer")
             params = _checked_params(meta)
-            src_terms = require_array(arr, "src_terms", "str", unique=True)
-            tgt_terms = require_array(arr, "tgt_terms", "str", unique=True)
+            src_terms = _sorted_terms(arr, "src_terms")
+            tgt_terms = _sorted_terms(arr, "tgt_terms")
             shape = (len(src_terms), len(tgt_terms))
             if tuple(require_field(meta, "shape", "list", items="int", length=2, min=0)) != shape:
                 raise Corrupt(f"header shape {show(meta['shape'])} does not match the {shape[0]} source and "
@@ -275,12 +287,13 @@ class BoostModel:
         dpos = {d: i for i, d in enumerate(docids)}
         missing_q = sorted(set(candidates.query_ids) - set(qpos))
         if missing_q:
-            raise ClirkitError(f"the candidate run has queries with no text, e.g. {missing_q[0]!r}")
+            raise ClirkitError(f"the candidate run has queries with no text, e.g. {str(missing_q[0])!r}")
         qrow = np.fromiter((qpos[q] for q in candidates.qids.tolist()), np.int64, len(candidates))
         try:
             drow = np.fromiter((dpos[d] for d in candidates.docids.tolist()), np.int64, len(candidates))
         except KeyError as exc:
-            raise ClirkitError(f"the candidate run names document {exc.args[0]!r}, absent from the documents") from None
+            raise ClirkitError(f"the candidate run names document {str(exc.args[0])!r}, absent from the documents") \
+                from None
         QW = (self.encode_queries([queries[q] for q in qids]) @ self.W).tocsr()
         scores = pair_scores(QW, self.encode_documents(doc_tokens), qrow, drow, batch_rows=batch_rows)
         if self.from_base:
@@ -325,6 +338,18 @@ def _checked_params(meta: Mapping) -> dict:
     for key in require_field(meta, ("params", "beta_dev_map"), "object", default={}):
         require_field(meta, ("params", "beta_dev_map", key), "number")
     return params
+
+
+def _sorted_terms(arr: Mapping[str, np.ndarray], name: str) -> np.ndarray:
+    """A term array of a loaded model: distinct strings in increasing order, as the writer leaves them (two
+    terms swapped against W would be another model, not a corrupt one, without the order)."""
+    terms = require_array(arr, name, "str", unique=True)
+    if len(terms) > 1:
+        down = np.flatnonzero(terms[1:] < terms[:-1])
+        if len(down):
+            i = int(down[0]) + 1
+            raise Corrupt(f"{name} is not in increasing order at {i} ({str(terms[i - 1])!r} then {str(terms[i])!r})")
+    return terms
 
 
 def _checked_history(arr: Mapping[str, np.ndarray], shape: tuple[int, int]) -> dict[str, np.ndarray]:

@@ -491,9 +491,9 @@ class SCSModel(System):
             qi, q_ok = _lookup(qids, rerank.qids)
             di, d_ok = _lookup(dids, rerank.docids)
             if not q_ok.all():
-                raise ClirkitError(f"the run to re-rank has query {rerank.qids[~q_ok][0]!r}, absent from the queries")
+                raise ClirkitError(f"the run to re-rank has query {str(rerank.qids[~q_ok][0])!r}, absent from the queries")
             if not d_ok.all():
-                raise ClirkitError(f"the run to re-rank has document {rerank.docids[~d_ok][0]!r}, "
+                raise ClirkitError(f"the run to re-rank has document {str(rerank.docids[~d_ok][0])!r}, "
                                    "absent from the documents")
             r = np.einsum("ij,ij->i", U[qi], V[di])
             return Run.ranked(rerank.qids, rerank.docids, r, tag=tag, query_order=rerank.query_ids)
