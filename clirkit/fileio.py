@@ -87,7 +87,11 @@ def iter_lines(path: str | os.PathLike[str], *, skip_blank: bool = True) -> Iter
                     if skip_blank and not part.strip():
                         continue
                     yield lineno, part
-        except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:  # raised by the gzip stream only
+            problem = " ".join(str(exc).split()) or type(exc).__name__
+            raise located(name, lineno + 1, f"cannot read: damaged gzip file ({problem}); get the file again, or "
+                          f"decompress what is left with `gzip -dc` and use that") from None
+        except OSError as exc:
             raise located(name, lineno + 1, f"cannot read: {exc}") from None
 
 

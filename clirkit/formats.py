@@ -189,6 +189,9 @@ def _json_object(name: str, lineno: int, line: str) -> dict:
             raise located(name, lineno, f"invalid JSON: {exc}") from None
         if lineno == 1 and line.lstrip().startswith("["):
             raise located(name, lineno, "expected one JSON object per line (JSONL), found a JSON array") from None
+        if "\x00" in line:  # json says "Extra data" or "Expecting value" there
+            raise located(name, lineno, f"a NUL byte (column {line.index(chr(0)) + 1}): JSONL is text; remove the "
+                          f"NUL bytes (is it a binary file?)") from None
         raise located(name, lineno, f"invalid JSON: {exc.msg} (column {exc.colno})") from None
     if not isinstance(obj, dict):
         raise located(name, lineno, f"expected a JSON object, got {type(obj).__name__}")

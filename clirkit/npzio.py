@@ -78,6 +78,11 @@ def load_npz(path: str | os.PathLike[str], kind: str, versions: tuple[int, ...],
     if not os.path.exists(path):
         raise ClirkitError(f"{path}: no such file")
     try:
+        with open(path, "rb") as fh:  # np.load reads any other bytes as a pickle (and advises loading it unsafely)
+            magic = fh.read(4)
+        if magic not in (b"PK\x03\x04", b"PK\x05\x06"):
+            raise ClirkitError(f"{path}: not {what} or corrupt (not a zip archive, as every .npz file is): check "
+                               f"the path, or write the file again with clirkit")
         with np.load(path, allow_pickle=False) as npz:
             if HEADER_KEY not in npz.files:
                 raise ClirkitError(f"{path}: not {what} (no clirkit header)")

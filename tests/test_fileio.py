@@ -265,3 +265,17 @@ def test_a_write_removes_the_temporaries_of_killed_writes_but_not_of_running_one
     with atomic_writer(tmp_path / "out.run") as out:
         out.write("done\n")
     assert not stale.exists() and live.exists() and (tmp_path / "out.run").read_text() == "done\n"
+
+
+def test_a_damaged_or_truncated_gzip_is_called_a_damaged_gzip_file_with_what_to_do(tmp_path):
+    data = gzip.compress(_bytes(LINES * 50))
+    damaged = bytearray(data)
+    damaged[len(data) // 2:len(data) // 2 + 16] = b"\x00" * 16
+    for name, content in (("cut.tsv.gz", data[:len(data) // 2]), ("bad.tsv.gz", bytes(damaged)),
+                          ("crc.tsv.gz", data[:-8] + b"\x00" * 8)):
+        path = tmp_path / name
+        path.write_bytes(content)
+        with pytest.raises(ClirkitError) as info:
+            list(iter_lines(path))
+        assert re.fullmatch(rf"{re.escape(str(path))}:\d+: cannot read: damaged gzip file \(.+\); get the file "
+                            r"again, or decompress what is left with `gzip -dc` and use that", str(info.value))

@@ -695,3 +695,14 @@ def test_a_document_id_with_a_nul_is_an_error(tmp_path, path_name, text, problem
 def test_a_trec_topic_number_too_long_is_an_error(tmp_path):
     path = write_text(tmp_path / "topics.txt", "<top>\n<num> Number: " + "4" * 1001 + "\n<title> Aaron\n</top>\n")
     assert error_of(read_queries, path) == f"{path}:2: topic number of 1,001 characters (at most 1,000)"
+
+
+def test_nul_bytes_in_a_jsonl_line_are_named_as_nul_bytes(tmp_path):
+    path = tmp_path / "docs.jsonl"
+    for line in ('{"id": "a", "text": "b"}\x00', '{"id": "a", "text": "b\x00c"}', '\x00\x00'):
+        path.write_text('{"id": "z", "text": "y"}\n' + line + "\n", encoding="utf-8")
+        with pytest.raises(ClirkitError) as info:
+            list(formats.iter_located_documents(path))
+        column = line.index("\x00") + 1
+        assert str(info.value) == (f"{path}:2: a NUL byte (column {column}): JSONL is text; remove the NUL bytes "
+                                   f"(is it a binary file?)")

@@ -348,3 +348,15 @@ def test_damage_inside_a_compressed_member_is_a_clirkit_error(tmp_path):
     path.write_bytes(bytes(data))
     with pytest.raises(ClirkitError, match="ix.npz: not a clirkit index file or corrupt"):
         load_npz(path, "index", (1,), ())
+
+
+@pytest.mark.parametrize("data", [bytes(range(256)) * 4, b"\x80\x04\x95junk", b"\x93NUMPY\x01\x00", b""],
+                         ids=["random bytes", "a pickle", "an npy file", "empty"])
+def test_a_file_that_is_not_a_zip_archive_is_called_so_never_pickled_data_to_load_unsafely(tmp_path, data):
+    path = tmp_path / "x.npz"
+    path.write_bytes(data)
+    with pytest.raises(ClirkitError) as info:
+        load_npz(path, "index", (1,), ())
+    assert str(info.value) == (f"{path}: not a clirkit index file or corrupt (not a zip archive, as every .npz file "
+                               f"is): check the path, or write the file again with clirkit")
+    assert "pickle" not in str(info.value)
