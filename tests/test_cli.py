@@ -54,3 +54,51 @@ def test_an_interrupt_is_one_line_and_status_130(monkeypatch, capsys):
     monkeypatch.setattr(cli, "build_parser", interrupted)
     assert main(["index", "--help"]) == 130
     assert capsys.readouterr().err == "clirkit: interrupted\n"
+
+
+# the console script pip writes for `clirkit = "clirkit.cli:main"`, run from a file named clirkit as it is; its
+# first line says when `import clirkit` is done (the earliest code of clirkit's a Ctrl-C can meet)
+_CONSOLE_SCRIPT = """import re
+import sys
+import clirkit
+print("imported", flush=True)
+{between}
+from clirkit.cli import main
+if __name__ == "__main__":
+    sys.argv[0] = re.sub(r"(-script\\\\.pyw|\\\\.exe)?$", "", sys.argv[0])
+    sys.exit(main())
+"""
+
+
+def _interrupt(tmp_path, delay: float, between: str = "") -> tuple[int, str]:
+    import signal
+    import time
+
+    script = tmp_path / "clirkit"
+    script.write_text(_CONSOLE_SCRIPT.format(between=between), encoding="utf-8")
+    (tmp_path / "docs.tsv").write_text("d1\tel principio\nd2\tla luz\n", encoding="utf-8")
+    child = subprocess.Popen([sys.executable, str(script), "index", str(tmp_path / "docs.tsv"), "-o",
+                              str(tmp_path / "ix.npz"), "--lang", "es", "-q"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    assert child.stdout.readline() == "imported\n"
+    time.sleep(delay)
+    child.send_signal(signal.SIGINT)
+    _, err = child.communicate(timeout=120)
+    return child.returncode, err
+
+
+@pytest.mark.parametrize("delay", [0, 0.001, 0.003, 0.006, 0.01, 0.015, 0.02, 0.04, 0.08])
+def test_a_ctrl_c_while_the_command_starts_is_one_line_and_status_130(tmp_path, delay):
+    assert _interrupt(tmp_path, delay) == (130, "clirkit: interrupted\n")
+    assert not (tmp_path / "ix.npz").exists() and sorted(p.name for p in tmp_path.iterdir()) == ["clirkit", "docs.tsv"]
+
+
+def test_a_ctrl_c_during_the_imports_before_main_is_one_line_and_status_130(tmp_path):
+    # deterministic: the signal lands right after `import clirkit`, while the command imports its modules
+    assert _interrupt(tmp_path, 0, "import signal\nsignal.raise_signal(signal.SIGINT)\nimport argparse, json") == \
+        (130, "clirkit: interrupted\n")
+
+
+def test_importing_clirkit_as_a_library_leaves_the_sigint_handler_alone():
+    code = "import signal, clirkit, clirkit.cli\nprint(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "True\n"

@@ -69,6 +69,11 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGTERM, _terminated)
         sys.unraisablehook = _keeping_interrupts(sys.unraisablehook)
     try:
+        if threading_is_main():  # from here a Ctrl-C is a KeyboardInterrupt, so writers remove their temporaries
+            from clirkit import _interrupted_early
+
+            if signal.getsignal(signal.SIGINT) is _interrupted_early:
+                signal.signal(signal.SIGINT, signal.default_int_handler)
         argv = sys.argv[1:] if argv is None else list(argv)
         args = build_parser(argv).parse_args(argv)
         return _call(args)
