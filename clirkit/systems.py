@@ -250,7 +250,9 @@ class PSQ(_CrossLanguageBM25):
     Args:
         k1, b, k3, idf, precision, source_lang, source_stopwords, source_stopwords_top: as :class:`DT`.
         lam: weight of the table when interpolating with a second one.
-        min_prob: L, drop options with p < L.
+        min_prob: L, drop options with p < L (a row whose every option is below L keeps its most probable
+            ones). 0.1 was chosen across collection kinds (baselines/README.md): it drops the long tail that
+            IBM Model 1 spreads over frequent words, which inflates a content word's expected df.
         cumulative: C, keep the most probable options until their sum reaches C (1 keeps all).
         max_options: M, at most M options per word (None: no limit).
         target_stopwords: target terms dropped from the options (besides the index analyzer's stopwords), or
@@ -261,8 +263,10 @@ class PSQ(_CrossLanguageBM25):
         renormalize_in_vocabulary: rescale each word's in-index options to sum 1 (Ivory).
         unknown: a query word absent from the table: ``pass`` (matches itself, p = 1) or ``drop``.
         mode: ``psq`` (weights p(e|f)), ``pirkola`` (a word's translations are synonyms: tf summed over
-            them, df of the set, whatever p) or ``all`` (every translation its own query term: the naive
-            dictionary baseline); see :func:`clirkit.psq.psq_queries`.
+            them, df of the set, whatever p), ``all`` (every translation its own query term: the naive
+            dictionary baseline), or ``auto`` (the default): ``pirkola`` for a dictionary alone (its p are
+            not learned: ``table.params["model"] == "dictionary"`` and no second table), ``psq`` otherwise;
+            the mode used is ``mode_``. See :func:`clirkit.psq.psq_queries`.
     """
 
     _parameter_constraints = {
@@ -275,17 +279,17 @@ class PSQ(_CrossLanguageBM25):
         "target_stopwords_top": [Interval(Integral, 0, None, closed="left")],
         "renormalize_in_vocabulary": ["boolean"],
         "unknown": [StrOptions({"pass", "drop"})],
-        "mode": [StrOptions({"psq", "pirkola", "all"})],
+        "mode": [StrOptions({"auto", "psq", "pirkola", "all"})],
     }
     default_tag = "PSQ"
 
     def __init__(self, *, k1: float = 1.2, b: float = 0.75, k3: float | None = None, idf: str = "lucene",
                  precision: str = "float64", source_lang: str | None = None,
                  source_stopwords: Sequence[str] | None = None, source_stopwords_top: int = STOPWORDS_TOP,
-                 lam: float = 0.6, min_prob: float = 0.005,
+                 lam: float = 0.6, min_prob: float = 0.1,
                  cumulative: float = 0.95, max_options: int | None = None,
                  target_stopwords: Sequence[str] | None = None, target_stopwords_top: int = STOPWORDS_TOP,
-                 renormalize_in_vocabulary: bool = False, unknown: str = "pass", mode: str = "psq") -> None:
+                 renormalize_in_vocabulary: bool = False, unknown: str = "pass", mode: str = "auto") -> None:
         super().__init__(k1=k1, b=b, k3=k3, idf=idf, precision=precision, source_lang=source_lang,
                          source_stopwords=source_stopwords, source_stopwords_top=source_stopwords_top)
         self.lam = lam
@@ -315,6 +319,8 @@ class PSQ(_CrossLanguageBM25):
                                         max_options=self.max_options, target_stopwords=stopwords)
         except ValueError as exc:
             raise ClirkitError(str(exc)) from None
+        dictionary = table.params.get("model") == "dictionary" and table2 is None
+        self.mode_ = self.mode if self.mode != "auto" else ("pirkola" if dictionary else "psq")
         return self
 
     def structured_from_tokens(self, qids: Sequence[str], tokens: Sequence[Sequence[str]]):
@@ -322,7 +328,7 @@ class PSQ(_CrossLanguageBM25):
 
         return psq_queries(list(qids), tokens, self.table_, self.index_.vocabulary,
                            renormalize_in_vocabulary=self.renormalize_in_vocabulary, unknown=self.unknown,
-                           mode=self.mode)
+                           mode=self.mode_)
 
 
 class Fusion(System):

@@ -147,3 +147,33 @@ def test_ttable_show_looks_a_word_up_as_dt_and_psq_analyze_it(capsys):
     dictionary = Path(__file__).parent / "data" / "dictionaries" / "es-en.dict"
     assert main(["ttable", "show", str(dictionary), "casa", "-n", "1", "-q"]) == 0
     assert capsys.readouterr().out.splitlines()[:2] == ["casa -> cas\t(2 translations)", "  hous\t0.666667"]
+
+
+def test_psq_prunes_options_below_a_tenth_but_never_empties_a_row():
+    import scipy.sparse as sp
+
+    from clirkit.translation import TranslationTable, prune
+
+    # row 0: IBM Model 1-like, a tail below L; row 1: a uniform dictionary word with 12 translations
+    probs = sp.csr_matrix(np.array([[0.6, 0.3, 0.06, 0.04] + [0.0] * 8, [1 / 12] * 12]))
+    table = TranslationTable(np.array(["f", "g"]), np.array([f"e{i:02d}" for i in range(12)]), probs, {})
+    pruned = prune(table, min_prob=PSQ().min_prob, cumulative=None)
+    assert PSQ().min_prob == 0.1
+    assert dict(pruned.translations("f")) == pytest.approx({"e00": 2 / 3, "e01": 1 / 3})
+    assert len(pruned.translations("g")) == 12  # all below L, all tied: kept
+
+
+def test_psq_treats_a_dictionary_alone_as_pirkola_synonyms_and_a_learned_table_as_probabilities(
+        verses_es, tmp_path):
+    index = indexed(verses_es)
+    path = tmp_path / "en-es.txt"
+    path.write_text("light luz\nlight lumbrera\ndarkness tinieblas\n", encoding="utf-8")
+    dictionary, learned = load_table(path, "pairs"), small_table(verses_es)
+    assert PSQ().fit(index, dictionary).mode_ == "pirkola"
+    assert PSQ().fit(index, learned).mode_ == "psq"
+    assert PSQ().fit(index, learned, dictionary).mode_ == "psq"  # interpolated: probabilities again
+    assert PSQ(mode="psq").fit(index, dictionary).mode_ == "psq"
+    topics = {"q": "light and darkness"}
+    pirkola = PSQ(mode="pirkola").fit(index, dictionary).search(topics)
+    auto = PSQ().fit(index, dictionary).search(topics)
+    assert auto.docids.tolist() == pirkola.docids.tolist() and auto.scores.tolist() == pirkola.scores.tolist()

@@ -29,9 +29,10 @@ def add_parser(sub) -> None:
     add_param(p, PSQ, "renormalize_in_vocabulary", "--renormalize-in-vocabulary", action="store_true",
               help="rescale each word's options found in the index to sum 1 (Ivory); by default the mass of "
                    "translations absent from the index is kept (cclir)")
-    add_param(p, PSQ, "mode", "--mode", choices=("psq", "pirkola", "all"),
+    add_param(p, PSQ, "mode", "--mode", choices=("auto", "psq", "pirkola", "all"),
               help="psq: weights p(e|f); pirkola: a word's translations are synonyms (tf summed over them, df of "
-                   "the set); all: every translation its own query term (the naive dictionary baseline)")
+                   "the set); all: every translation its own query term (the naive dictionary baseline); auto: "
+                   "pirkola for a dictionary alone (its p are not learned), psq otherwise")
     add_param(p, PSQ, "unknown", "--unknown", choices=("pass", "drop"),
               help="a query word absent from the table: pass through as itself with p = 1, or drop it")
     add_bm25_options(p, PSQ)
@@ -53,7 +54,7 @@ def run(args) -> int:
     index, queries = open_index(args), read_queries(args.queries, **query_fields(args))
     table = load_table(args.table, args.table_format)
     table2 = load_table(args.table2, args.table_format) if args.table2 else None
-    target = read_stopwords(args.target_stopwords) if args.target_stopwords else None
+    target = args.target_stopwords if args.target_stopwords in (None, "snowball") else read_stopwords(args.target_stopwords)
     psq.set_params(source_stopwords=source_stopwords(args), target_stopwords=target)
     psq.fit(index, table, table2, quiet=args.quiet)
     sq = psq.structured_queries(queries, quiet=args.quiet)

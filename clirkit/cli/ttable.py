@@ -159,8 +159,9 @@ def add_prune_options(p: argparse.ArgumentParser):
               help="C: keep the most probable options until their sum reaches C (1 keeps all)")
     add_param(g, PSQ, "max_options", "--max-options", type=param_type(PSQ, "max_options"),
               help="M: at most M options per word")
-    g.add_argument("--target-stopwords", metavar="FILE", default=None,
-                   help="file of target stopwords to drop (one per line)")
+    g.add_argument("--target-stopwords", metavar="LIST", default=None,
+                   help="target terms to drop from the options: a FILE (one per line), or, for psq, snowball (the "
+                        "Snowball list of the index's language, stemmed as the index is)")
     return g
 
 

@@ -18,7 +18,8 @@ def prune(table: TranslationTable, *, min_prob: float = 0.005, cumulative: float
           renormalize: bool = True) -> TranslationTable:
     """Prune each source word's options as SPEC §4 step 2 says, in this order:
 
-    1. drop options with p(e|f) < ``min_prob`` (L);
+    1. drop options with p(e|f) < ``min_prob`` (L), except that a row whose every option is below L keeps its
+       most probable ones (all of a uniform row: a dictionary word with more than 1/L translations);
     2. drop options whose target word is in ``target_stopwords``;
     3. sort the rest by p descending (ties: dictionary rank, ranked first, then target word ascending,
        as :meth:`TranslationTable.translations`) and keep the shortest prefix
@@ -40,6 +41,13 @@ def prune(table: TranslationTable, *, min_prob: float = 0.005, cumulative: float
     rows = np.repeat(np.arange(table.n_source), np.diff(p.indptr))
     cols, vals, rank_keys = p.indices.astype(np.int64), p.data, table._rank_keys()
     keep = vals >= min_prob
+    if len(vals) and not keep.all():
+        counts = np.diff(p.indptr)
+        filled = counts > 0
+        row_max = np.zeros(table.n_source)
+        row_max[filled] = np.maximum.reduceat(vals, p.indptr[:-1][filled])
+        emptied = np.bincount(rows[keep], minlength=table.n_source) == 0
+        keep |= emptied[rows] & (vals == row_max[rows])
     if target_stopwords:
         stop_cols = np.flatnonzero(np.isin(table.target_vocab, np.asarray(sorted(set(target_stopwords)),
                                                                           dtype=str)))
