@@ -249,7 +249,8 @@ class PSQ(_CrossLanguageBM25):
 
     Args:
         k1, b, k3, idf, precision, source_lang, source_stopwords, source_stopwords_top: as :class:`DT`.
-        lam: weight of the table when interpolating with a second one.
+        lam: weight of the table when interpolating with a second one (0.5: IBM Model 1 and a dictionary
+            weighed equally, chosen across collection kinds over 0.6; baselines/README.md).
         min_prob: L, drop options with p < L (a row whose every option is below L keeps its most probable
             ones). 0.1 was chosen across collection kinds (baselines/README.md): it drops the long tail that
             IBM Model 1 spreads over frequent words, which inflates a content word's expected df.
@@ -286,7 +287,7 @@ class PSQ(_CrossLanguageBM25):
     def __init__(self, *, k1: float = 1.2, b: float = 0.75, k3: float | None = None, idf: str = "lucene",
                  precision: str = "float64", source_lang: str | None = None,
                  source_stopwords: Sequence[str] | None = None, source_stopwords_top: int = STOPWORDS_TOP,
-                 lam: float = 0.6, min_prob: float = 0.1,
+                 lam: float = 0.5, min_prob: float = 0.1,
                  cumulative: float = 0.95, max_options: int | None = None,
                  target_stopwords: Sequence[str] | None = None, target_stopwords_top: int = STOPWORDS_TOP,
                  renormalize_in_vocabulary: bool = False, unknown: str = "pass", mode: str = "auto") -> None:
