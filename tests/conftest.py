@@ -7,10 +7,17 @@ import pytest
 
 import numpy as np
 
+import signal
+
 from clirkit import datasets
 from clirkit.analysis import Analyzer
 from clirkit.cli import main
 from clirkit.index import Index
+
+# A test run started in the background by a non-interactive shell inherits SIGINT ignored, and so would every
+# command a test starts: the Ctrl-C tests need the default handling, in this process and in its children.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 GENESIS_ES = {
     "Gen.1.1": "EN el principio crió Dios los cielos y la tierra.",
