@@ -55,7 +55,7 @@ def test_dt_with_a_dictionary_takes_its_first_translation_never_the_alphabetical
                                         encoding="utf-8")
     from clirkit.translation import load_table
 
-    table = load_table(tmp_path / "en-es.txt", stemmer=None)  # whole words: the order, not the analysis, is tested
+    table = load_table(tmp_path / "en-es.txt", "pairs", stemmer=None)  # whole words: the order is tested
     assert table.translations("light") == [("luz", 1 / 3), ("lumbre", 1 / 3), ("claridad", 1 / 3)]
     assert translate_tokens(table, [["light", "god"]]) == [["luz", "dios"]]
 

@@ -1,4 +1,5 @@
-"""``clirkit ttable {train,show,prune,convert}``: make, inspect, prune and convert translation tables."""
+"""``clirkit ttable {train,from-alignments,show,prune,convert}``: make, inspect, prune and convert translation
+tables."""
 from __future__ import annotations
 
 import argparse
@@ -7,10 +8,14 @@ from clirkit.cli.common import (HelpFormatter, add_analysis_options, add_jobs, a
                                 add_verb, analysis_settings, checked, nonnegative_int, one_line_errors, param_type,
                                 positive_int)
 
-TABLE_FORMAT_HELP = ("table format: auto (detected: npz by its bytes, freedict by its .index/.dict.dz files, "
-                     "else by the first lines' content, else by the name: .dict = muse, other = moses), "
-                     "moses ('e f p' lines), npz, or a dictionary: pairs ('source target' lines), "
-                     "muse ('target @ source'), freedict (dictd .index beside .dict.dz), "
+TABLE_FORMAT_HELP = ("table format: auto (detected: npz by its bytes, psq-json by its leading '{', freedict by "
+                     "its .index/.dict.dz files, else by the first lines' content, else by the name: .dict = muse, "
+                     "other = moses; 'source target' lines that could be muse or pairs are refused), "
+                     "moses ('e f p' lines = p(e|f): Moses's lex.f2e, or lex.e2f for the other direction), npz, "
+                     "phrase-table (Moses 'src ||| tgt ||| scores', p = --score-column), psq-json (HLTCOE PSQ "
+                     "table: {source: {target: p}}), or a dictionary: pairs ('source target' lines), "
+                     "muse (MUSE's 'source target' lines, a word's translations on consecutive lines, likeliest "
+                     "first; or its hunalign copies' 'target @ source'), freedict (dictd .index beside .dict.dz), "
                      "ding ('German :: English', '|' alternatives, ';' synonyms)")
 
 
@@ -25,7 +30,7 @@ def add_dictionary_options(p: argparse.ArgumentParser, *, languages: bool = True
     ``--source-lang``/``--target-lang`` (``languages``); returns the group."""
     from clirkit.translation import MULTIWORD_TARGET, WEIGHTINGS
 
-    g = p.add_argument_group("dictionaries (pairs, muse, freedict, ding)")
+    g = p.add_argument_group("dictionaries (pairs, muse, freedict, ding) and phrase or PSQ tables")
     g.add_argument("--multiword-target", choices=MULTIWORD_TARGET, default="split",
                    help="a translation of several words: split = each word a translation sharing its weight "
                         "(BM25 matches words), phrase = kept whole as one term, words joined by a space "
@@ -35,7 +40,11 @@ def add_dictionary_options(p: argparse.ArgumentParser, *, languages: bool = True
                    help="p of a word's n translations: uniform = 1/n, rank = (1/r) / (1 + 1/2 + ... + 1/n) for "
                         "the r-th listed; auto = rank for muse (MUSE lists the likeliest first), else uniform")
     g.add_argument("--reverse", action="store_true",
-                   help="read each pair the other way round (the dictionary's target side becomes the source)")
+                   help="read each pair the other way round (the dictionary's or phrase table's target side "
+                        "becomes the source; a phrase table's p is then --score-column 1, p(s|t), by default)")
+    g.add_argument("--score-column", type=positive_int, default=None, metavar="N",
+                   help="phrase-table: the score read as p(target|source), counted from 1; Moses writes "
+                        "p(s|t) lex(s|t) p(t|s) lex(t|s) (default: 3, p(t|s); 1 with --reverse)")
     g.add_argument("--keep-case", action="store_true", help="do not lowercase dictionary words")
     g.add_argument("--stemmer", choices=("snowball", "none"), default="snowball",
                    help="the analysis of a dictionary's words when its languages are known (as index and ttable "
@@ -56,20 +65,25 @@ def load_table_args(args, path: str, fmt: str, *, require_languages: bool = Fals
     from clirkit.errors import ClirkitError
     from clirkit.progress import say
     from clirkit.translation import DICTIONARY_FORMATS, dictionary_report, guess_format, load_table
+    from clirkit.translation.weighted import weighted_report
 
     table = load_table(path, fmt, lowercase=not getattr(args, "keep_case", False),
                        source_lang=getattr(args, "source_lang", None), target_lang=getattr(args, "target_lang", None),
                        multiword_target=getattr(args, "multiword_target", "split"),
                        weighting=getattr(args, "weights", "auto"), reverse=getattr(args, "reverse", False),
-                       stemmer=None if getattr(args, "stemmer", "snowball") == "none" else "snowball")
+                       stemmer=None if getattr(args, "stemmer", "snowball") == "none" else "snowball",
+                       score_column=getattr(args, "score_column", None))
     verb = f"ttable {args.action}"
     if (fmt if fmt != "auto" else guess_format(path)[0]) in DICTIONARY_FORMATS:
         for line in dictionary_report(table):
             say(f"{verb}: {line}", quiet=args.quiet)
+    for line in weighted_report(table):
+        say(f"{verb}: {line}", quiet=args.quiet)
     missing = [o for o, side in (("--source-lang", "source"), ("--target-lang", "target"))
                if not table.params.get(f"{side}_lang")]
-    if missing and require_languages and table.params.get("model") == "dictionary":
-        raise ClirkitError(f"{path}: a dictionary whose languages neither its format nor its name tells: "
+    if missing and require_languages and table.params.get("model") in ("dictionary", "phrase-table", "psq-json"):
+        what = "a dictionary" if table.params.get("model") == "dictionary" else "a table"
+        raise ClirkitError(f"{path}: {what} whose languages neither its format nor its name tells: "
                            f"give {' and '.join(missing)} (ISO 639-1, e.g. es, en)")
     if missing and hasattr(args, "source_lang"):
         say(f"{verb}: {path} records no {' and no '.join(m[2:] for m in missing)}: give {' and '.join(missing)} "
@@ -80,8 +94,9 @@ def load_table_args(args, path: str, fmt: str, *, require_languages: bool = Fals
 def add_parser(sub) -> None:
     from clirkit.cli.params import tokenize_jobs
 
-    p = add_verb(sub, "ttable", "translation tables p(e|f): train (IBM Model 1), show, prune, convert",
-                 lambda args: args.parser.error("choose an action: train, show, prune or convert"))
+    p = add_verb(sub, "ttable", "translation tables p(e|f): train (IBM Model 1), from-alignments, show, prune, "
+                                "convert",
+                 lambda args: args.parser.error("choose an action: train, from-alignments, show, prune or convert"))
     p.set_defaults(parser=p)
     actions = p.add_subparsers(dest="action", metavar="ACTION")
 
@@ -108,6 +123,30 @@ def add_parser(sub) -> None:
     add_quiet(t)
     one_line_errors(t)
     t.set_defaults(func=checked(run_train, t))
+
+    a = actions.add_parser("from-alignments", help="make p(target|source) from word alignments (eflomal, "
+                                                   "fast_align) and the text they align",
+                           description="Count word alignments: p(e|f) = count(f aligned to e) / count(f aligned). "
+                                       "--source and --target must be the text as the aligner saw it (one "
+                                       "sentence a line, tokens separated by spaces): the links' indices count "
+                                       "those tokens. Each token is then lowercased and stemmed by the analyzer "
+                                       "of its language, so that the table's terms are the terms of clirkit's "
+                                       "indexes. Output format by name: .npz = compact, else Moses 'e f p'.",
+                           formatter_class=HelpFormatter)
+    a.add_argument("--source", required=True, help="source-language sentences as aligned, one per line")
+    a.add_argument("--target", required=True, help="target-language sentences as aligned, one per line")
+    a.add_argument("--alignments", required=True,
+                   help="links, one line per sentence pair: 'i-j' pairs (Pharaoh format, 0-based: source token i "
+                        "- target token j), as eflomal and fast_align write them")
+    a.add_argument("-o", "--output", required=True, help="table file (.npz = compact, else Moses 'e f p' lines)")
+    a.add_argument("--reverse", action="store_true",
+                   help="make p(source word | target word) instead (rows: the target side's words)")
+    add_language_options(a)
+    add_analysis_options(a, stopword_files=False)
+    a.add_argument("--keep-case", action="store_true", help="do not lowercase the tokens")
+    add_quiet(a)
+    one_line_errors(a)
+    a.set_defaults(func=checked(run_from_alignments, a))
 
     s = actions.add_parser("show", help="print a word's translations with their probabilities",
                            formatter_class=HelpFormatter)
@@ -222,6 +261,26 @@ def run_train(args) -> int:
         save_table(table, out)
         say(f"{direction}: p({e_side} word | {f_side} word), {table.n_source} x {table.n_target} words, "
             f"{table.nnz} entries -> {out}", quiet=args.quiet)
+    return 0
+
+
+def run_from_alignments(args) -> int:
+    from clirkit.errors import ClirkitError
+    from clirkit.progress import say
+    from clirkit.translation.alignments import table_from_alignments
+
+    missing = [o for o, v in (("--source-lang", args.source_lang), ("--target-lang", args.target_lang)) if not v]
+    if missing:
+        raise ClirkitError(f"ttable from-alignments needs {' and '.join(missing)} (the analyzers' languages, "
+                           f"e.g. en, es)")
+    settings = analysis_settings(args, stopword_files=False)
+    table = table_from_alignments(args.source, args.target, args.alignments, args.source_lang, args.target_lang,
+                                  lowercase=not args.keep_case, reverse=args.reverse, **settings)
+    p = table.params
+    say(f"ttable from-alignments: {p['n_sentence_pairs']:,} sentence pairs, {p['n_links']:,} links "
+        f"({p['n_links_without_terms']:,} with a token without terms: dropped); unaligned tokens: "
+        f"{p['n_source_tokens_unaligned']:,} source, {p['n_target_tokens_unaligned']:,} target", quiet=args.quiet)
+    _save(args, table)
     return 0
 
 

@@ -57,7 +57,7 @@ WEIGHTINGS = ("auto", "uniform", "rank")
 #: The joiner of a phrase kept whole (``multiword_target="phrase"``): one space, as clirkit's n-grams.
 PHRASE_JOINER = " "
 DISPLAY = {"pairs": "pairs", "muse": "MUSE", "freedict": "FreeDict", "ding": "Ding", "moses": "Moses",
-           "npz": "npz"}
+           "npz": "npz", "phrase-table": "Moses phrase table", "psq-json": "PSQ json"}
 
 
 def _format_error(name: str, lineno: int | None, problem: str) -> TableFormatError:
@@ -252,7 +252,9 @@ def pairs_entries(path: str | os.PathLike[str]) -> Iterator[tuple[str, str]]:
 def muse_entries(path: str | os.PathLike[str]) -> Iterator[tuple[str, str]]:
     """A MUSE dictionary, in the hunalign form of ``hunalign-dict-muse`` (``TARGET @ SOURCE``: the
     *reversed* order, in ``es-en.dict`` the line ``that @ que`` means Spanish "que" -> English "that") or
-    in MUSE's own text form (``source target``); the first line tells which, every line must follow it."""
+    in MUSE's own text form (``source target``, separated by a space or a tab, as in ``es-en.txt`` or
+    ``es-en.0-5000.txt``: ``que that``); the first line tells which, every line must follow it. Either way a
+    word's translations are on consecutive lines, likeliest first."""
     name = display_name(path)
     hunalign = None
     for lineno, line in iter_lines(path):

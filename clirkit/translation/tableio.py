@@ -2,43 +2,56 @@
 
 Formats (``format=`` names):
 
-- ``moses``: text lines ``e f p`` giving p(e|f), Moses' ``lex.e2f`` layout (whitespace separated,
-  exactly 3 fields, 0 <= p <= 1, each (f, e) pair once); ``.gz`` accepted. It keeps probabilities only
-  (no languages, no dictionary ranks, no parameters).
+- ``moses``: text lines ``e f p`` giving p(e|f) (whitespace separated, exactly 3 fields, 0 <= p <= 1, each
+  (f, e) pair once); ``.gz`` accepted. Moses writes its two lexical tables in this layout, the predicted word
+  first: ``lex.f2e`` holds ``e f p(e|f)`` (rows: the words of Moses's source language f, the language it
+  translated from) and ``lex.e2f`` holds ``f e p(f|e)`` (rows: the words of its target language e). Both are
+  read as they are: the second column is the table's source (the queries' language), so give ``lex.f2e``
+  when Moses translated from the queries' language and ``lex.e2f`` when it translated into it. It keeps
+  probabilities only (no languages, no dictionary ranks, no parameters).
 - ``npz``: clirkit's compact form: the CSR arrays and both vocabularies, with a JSON header
   (kind ``translation-table``, format version, vocabulary sizes, the parameters that made it,
   languages included), and the dictionary ranks when the table has them (array ``ranks`` parallel
   to ``data``, 0 = unranked).
+- ``phrase-table`` (Moses phrase tables, ``src ||| tgt ||| scores ...``) and ``psq-json`` (HLTCOE's PSQ
+  tables, a JSON object source -> target -> p): resources with their own probabilities
+  (:mod:`clirkit.translation.weighted`, which says how phrases become p(e|f)).
 - dictionaries (:mod:`clirkit.translation.dictionaries`, which says how pairs become p(e|f)):
-  ``pairs`` (``source target`` lines), ``muse`` (``TARGET @ SOURCE`` hunalign lines, or MUSE's own
-  ``source target``; rank-weighted), ``freedict`` (dictd ``.index`` beside ``.dict.dz``), ``ding``
-  (``German :: English`` lines with ``|`` alternatives and ``;`` synonyms).
+  ``pairs`` (``source target`` lines), ``muse`` (MUSE's own ``source target`` lines, a word's translations on
+  consecutive lines, likeliest first; or the hunalign copies' ``TARGET @ SOURCE`` lines; rank-weighted),
+  ``freedict`` (dictd ``.index`` beside ``.dict.dz``), ``ding`` (``German :: English`` lines with ``|``
+  alternatives and ``;`` synonyms).
 
-``format="auto"`` detects the format (:func:`detect_format`): from the bytes (npz), the FreeDict file
-layout, else from the first lines' content, and only when they fit no format (or for stdin) from the
-name. When a file then fails to parse, the error names the guess and how it was made.
+``format="auto"`` detects the format (:func:`detect_format`): from the bytes (npz, a JSON object), the
+FreeDict file layout, else from the first lines' content, and only when they fit no format (or for stdin)
+from the name. When a file then fails to parse, the error names the guess and how it was made. A file of
+``source target`` lines that could be MUSE's (ranked) or plain pairs (unranked) and whose content does not
+tell is refused with a message naming ``--format muse|pairs``.
 """
 from __future__ import annotations
 
 import math
 import os
 import re
+import zlib
 
 import numpy as np
 import scipy.sparse as sp
 
 from clirkit.errors import ClirkitError
-from clirkit.fileio import atomic_writer, display_name, iter_lines
+from clirkit.fileio import atomic_writer, display_name, iter_lines, open_binary
 from clirkit.translation.dictionaries import (DICTIONARY_FORMATS, DISPLAY, MAX_WORD_LENGTH, check_words,
                                               freedict_index_path, load_dictionary)
 from clirkit.translation.table import TableFormatError, TranslationTable
 
 KIND = "translation-table"
 FORMAT_VERSION = 1
-FORMATS = ("auto", "moses", "npz", "pairs", "muse", "freedict", "ding")
+FORMATS = ("auto", "moses", "npz", "phrase-table", "psq-json", "pairs", "muse", "freedict", "ding")
 _ZIP_MAGIC = b"PK\x03\x04"
 #: Lines read to detect a text format from its content.
 SNIFF_LINES = 20
+#: Lines read to tell a MUSE dictionary from plain pairs (:func:`_muse_or_pairs`).
+MUSE_SNIFF_LINES = 2000
 _DICTD_NUMBER = re.compile(r"[A-Za-z0-9+/]+")
 
 
@@ -53,13 +66,15 @@ def detect_format(path: str | os.PathLike[str]) -> str:
 def guess_format(path: str | os.PathLike[str]) -> tuple[str, str]:
     """``(format, how)``: a table file's format and how it was told, in this order:
 
-    1. ``npz`` by its zip bytes;
+    1. ``npz`` by its zip bytes; ``psq-json`` by its first character, ``{`` (a JSON object; ``.gz`` read);
     2. ``freedict`` for a ``.index`` or ``.dict.dz`` file, or a ``.dict`` beside a ``.index`` whose lines
        are not MUSE's;
     3. from the content of the first :data:`SNIFF_LINES` lines, when they all fit one layout:
-       ``ding`` (``... :: ...``; ``#`` comments), ``muse`` (``target @ source``), ``moses`` (3 fields,
-       the last a probability), ``pairs`` (2 fields);
-    4. from the name: ``.npz`` npz, ``.dict`` muse, anything else (and stdin) moses.
+       ``phrase-table`` (``... ||| ... ||| ...``), ``ding`` (``... :: ...``; ``#`` comments), ``muse``
+       (``target @ source``), ``moses`` (3 fields, the last a probability), and for 2 fields ``muse`` or
+       ``pairs`` as :func:`_muse_or_pairs` tells them (or a ClirkitError naming ``--format muse|pairs``
+       when nothing tells them);
+    4. from the name: ``.npz`` npz, ``.json(.gz)`` psq-json, ``.dict`` muse, anything else (and stdin) moses.
     """
     p = str(path)
     if p == "-":
@@ -68,19 +83,83 @@ def guess_format(path: str | os.PathLike[str]) -> tuple[str, str]:
         with open(p, "rb") as fh:
             if fh.read(4) == _ZIP_MAGIC:
                 return "npz", "its content"
+        if _json_object(p):
+            return "psq-json", "its content (a JSON object)"
     if p.endswith(".index") or p.endswith(".dict.dz"):
         return "freedict", "the name"
     sniffed, seen = _sniff(p) if os.path.isfile(p) else (None, "")
     if p.endswith(".dict") and sniffed != "muse" and os.path.isfile(freedict_index_path(p)):
         return "freedict", "the name"
+    if sniffed == "pairs":
+        return _muse_or_pairs(p)
     if sniffed is not None:
         return sniffed, "the content of its first lines"
     how = f"the name; its first lines fit no one format: {seen}" if seen else "the name"
     if p.endswith(".npz"):
         return "npz", how
+    if p.endswith(".json") or p.endswith(".json.gz"):
+        return "psq-json", how
     if p.endswith(".dict") or p.endswith(".dict.gz"):
         return "muse", how
     return "moses", how
+
+
+def _json_object(path: str) -> bool:
+    """Whether the file (``.gz`` decompressed) starts with ``{`` after blanks (a JSON object)."""
+    try:
+        with open_binary(path) as fh:
+            head = fh.read(512)
+    except (ClirkitError, OSError, EOFError, zlib.error):
+        return False
+    return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{")
+
+
+def _muse_or_pairs(path: str) -> tuple[str, str]:
+    """``(format, how)`` of a file whose first lines are ``source target`` pairs, from its first
+    :data:`MUSE_SNIFF_LINES` lines. MUSE lists each source word's translations on consecutive lines, likeliest
+    first (its files are in the order of the source words' frequency), one word on each side; so
+
+    - a line with a multi-word side, or a source word whose lines are not consecutive, or no source word with
+      two translations: ``pairs`` (nothing to rank);
+    - consecutive translations in an order that is not alphabetical: ``muse``;
+    - consecutive translations in alphabetical order: an order that says nothing of likelihood, or a MUSE file
+      whose first lines happen to be sorted: ClirkitError asking for ``--format muse`` or ``--format pairs``.
+    """
+    rows: list[list[str]] = []
+    try:
+        for _, line in iter_lines(path):
+            rows.append(line.split())
+            if len(rows) >= MUSE_SNIFF_LINES:
+                break
+    except ClirkitError:
+        return "pairs", "the content of its first lines"       # unreadable: the reader will say where
+    how = "the content of its first lines"
+    if any(len(r) != 2 for r in rows):
+        return "pairs", how
+    finished: set[str] = set()
+    translations: dict[str, list[str]] = {}
+    previous = None
+    for f, e in rows:
+        if f != previous:
+            if f in finished:
+                return "pairs", how                            # a word's lines apart: not MUSE's layout
+            if previous is not None:
+                finished.add(previous)
+            previous = f
+        listed = translations.setdefault(f, [])
+        if e not in listed:
+            listed.append(e)
+    if not any(len(t) > 1 for t in translations.values()):
+        return "pairs", how
+    sources = list(translations)
+    alphabetical = sources == sorted(sources) and all(t == sorted(t) for t in translations.values())
+    if not alphabetical:
+        return "muse", (f"{how}: each word's translations on consecutive lines, not in alphabetical order, "
+                        f"as MUSE lists them (likeliest first)")
+    raise ClirkitError(f"{display_name(path)}: 'source target' lines that list each word's translations on "
+                       f"consecutive lines in alphabetical order: a MUSE dictionary (ranked, likeliest first) or "
+                       f"plain pairs? Give --format muse (rank weights) or --format pairs (uniform weights) "
+                       f"(dt, psq: --table-format)")
 
 
 def _is_probability(text: str) -> bool:
@@ -93,6 +172,8 @@ def _is_probability(text: str) -> bool:
 
 def _line_kind(line: str) -> str | None:
     """The layout one line fits (None: a comment line that says nothing)."""
+    if "|||" in line:
+        return "phrase-table"
     if " :: " in line:
         return "ding"
     if line.startswith("#"):
@@ -128,7 +209,7 @@ def _sniff(path: str) -> tuple[str | None, str]:
                 break
     except ClirkitError:
         return None, ""                               # unreadable: the reader will say where
-    if len(kinds) == 1 and next(iter(kinds)) in ("ding", "muse", "moses", "pairs"):
+    if len(kinds) == 1 and next(iter(kinds)) in ("phrase-table", "ding", "muse", "moses", "pairs"):
         return next(iter(kinds)), ""
     names = {"other": "no known layout", "freedict-index": "a dictd index line"}
     return None, ", ".join(f"line {n} {names.get(k, k)}" for k, n in kinds.items())
@@ -136,35 +217,51 @@ def _sniff(path: str) -> tuple[str | None, str]:
 
 def load_table(path: str | os.PathLike[str], format: str = "auto", *, lowercase: bool = True,
                source_lang: str | None = None, target_lang: str | None = None, multiword_target: str = "split",
-               weighting: str = "auto", reverse: bool = False, stemmer: str | None = "snowball") -> TranslationTable:
+               weighting: str = "auto", reverse: bool = False, stemmer: str | None = "snowball",
+               score_column: int | None = None) -> TranslationTable:
     """Load a table or dictionary in any of the :data:`FORMATS` (``auto``: :func:`guess_format`).
 
     Every table returned has ``params["source_lang"]`` and ``params["target_lang"]`` (None when unknown).
-    ``source_lang``/``target_lang`` set them: for a dictionary they take precedence over its name or
-    format; for a Moses file they are the only source; for an npz table that records other languages
-    they are an error. The other options apply to dictionaries only
+    ``source_lang``/``target_lang`` set them: for a dictionary, a phrase table or a PSQ table they take
+    precedence over its name or format; for a Moses file they are the only source; for an npz table that
+    records other languages they are an error. The other options apply to dictionaries
     (:func:`clirkit.translation.dictionaries.load_dictionary`): ``lowercase``, ``multiword_target``
     (``split``, ``phrase``, ``drop``), ``weighting`` (``auto``, ``uniform``, ``rank``), ``reverse``,
-    ``stemmer`` (the analysis of both sides: ``snowball`` or None).
+    ``stemmer`` (the analysis of both sides: ``snowball`` or None); and, but for ``weighting``, to phrase tables
+    and PSQ tables (:func:`clirkit.translation.weighted.load_weighted`), with ``score_column`` for phrase
+    tables (from 1; default 3, p(t|s) in Moses's order).
     """
+    from clirkit.translation.weighted import WEIGHTED_FORMATS, load_weighted
+
     if format not in FORMATS:
         raise ClirkitError(f"unknown table format {format!r} (choose from {', '.join(FORMATS)})")
     how = None
     if format == "auto":
         format, how = guess_format(path)
-    if reverse and format not in DICTIONARY_FORMATS:
-        raise ClirkitError(f"{display_name(path)}: reversing applies to dictionaries, not to a {DISPLAY[format]} "
-                           f"table p(e|f) (train the other direction instead)")
+    if reverse and format not in DICTIONARY_FORMATS + ("phrase-table",):
+        raise ClirkitError(f"{display_name(path)}: reversing applies to dictionaries and phrase tables, not to a "
+                           f"{DISPLAY[format]} table p(e|f) (train the other direction instead)")
+    if score_column is not None and format != "phrase-table":
+        raise ClirkitError(f"{display_name(path)}: --score-column applies to Moses phrase tables, not to a "
+                           f"{DISPLAY[format]} file")
+    if weighting != "auto" and format not in DICTIONARY_FORMATS:
+        raise ClirkitError(f"{display_name(path)}: --weights applies to dictionaries; a {DISPLAY[format]} file "
+                           f"has its own probabilities")
     try:
         if format in DICTIONARY_FORMATS:
             return load_dictionary(path, format, lowercase=lowercase, weighting=weighting,
                                    multiword_target=multiword_target, source_lang=source_lang,
                                    target_lang=target_lang, reverse=reverse, stemmer=stemmer)
+        if format in WEIGHTED_FORMATS:
+            return load_weighted(path, format, lowercase=lowercase, multiword_target=multiword_target,
+                                 source_lang=source_lang, target_lang=target_lang, reverse=reverse,
+                                 stemmer=stemmer, score_column=score_column)
         table = load_npz_table(path) if format == "npz" else load_moses(path)
     except TableFormatError as exc:
         if how is None:
             raise
-        others = "|".join(f for f in ("ding", "muse", "pairs", "freedict", "moses") if f != format)
+        others = "|".join(f for f in ("ding", "muse", "pairs", "freedict", "moses", "phrase-table", "psq-json")
+                          if f != format)
         raise TableFormatError(f"{exc} ({DISPLAY[format]} format, guessed from {how}); give --format {others} "
                                f"(dt, psq: --table-format)") from None
     return _with_languages(table, display_name(path), source_lang, target_lang)

@@ -1,0 +1,350 @@
+"""Translation resources besides dictionaries: Moses phrase tables (clirkit.translation.weighted), HLTCOE PSQ
+json tables, tables counted from word alignments (clirkit.translation.alignments), Moses lex files, and MUSE's
+own ``source target`` files told from plain pairs. Each is read on a small file written here, checked against the
+hand formula, then taken end to end: ``clirkit ttable convert`` (or ``from-alignments``) to npz, and ``clirkit
+psq`` over a tiny Spanish index (conftest's ``indexed_dir``: Snowball stems); and each reader's errors are one line
+``clirkit: error: FILE:LINE: problem``."""
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+
+from clirkit.cli import main
+from clirkit.errors import ClirkitError
+from clirkit.translation import guess_format, load_table
+from clirkit.translation.alignments import table_from_alignments
+from clirkit.translation.weighted import unescape_moses
+
+QUERIES = "q1\tlight\nq2\tdarkness\n"
+LIGHT_DOCS = {"Gen.1.3", "Gen.1.4", "Gen.1.5", "John.1.5"}        # the verses with "luz"
+DARK_DOCS = {"Gen.1.2", "Gen.1.4", "Gen.1.5", "John.1.5"}         # the verses with "tinieblas"
+TOP = {"q1": LIGHT_DOCS, "q2": DARK_DOCS}
+
+
+def write(path, text: str):
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def psq_docs(folder, table, *options) -> dict[str, set[str]]:
+    """The documents `clirkit psq` ranks first per query over ``folder``/ix.npz with ``table``: as many as
+    there are verses with the query's translation (a split phrase such as "la luz" adds a little "la",
+    which finds other verses below them)."""
+    write(folder / "q.tsv", QUERIES)
+    run = folder / "psq.run"
+    assert main(["psq", "--index", str(folder / "ix.npz"), "--queries", str(folder / "q.tsv"), "--table", str(table),
+                 "-o", str(run), "-q", *options]) == 0
+    ranked: dict[str, list[str]] = {}
+    for line in run.read_text(encoding="utf-8").splitlines():
+        qid, _, docid, *_ = line.split()
+        ranked.setdefault(qid, []).append(docid)
+    return {qid: set(docids[:len(TOP[qid])]) for qid, docids in ranked.items()}
+
+
+def one_error(capsys) -> str:
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    return err[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Moses phrase tables
+
+PHRASES = """\
+light ||| luz ||| 0.9 0.8 0.6 0.7 ||| 0-0 ||| 10 6 6
+light ||| lumbrera ||| 0.5 0.4 0.2 0.3 ||| 0-0 ||| 4 2 2
+light ||| la luz ||| 0.5 0.4 0.2 0.3 ||| 0-1 ||| 4 2 2
+the light ||| la luz ||| 0.9 0.9 0.9 0.9 ||| 0-0 1-1 ||| 3 3 3
+darkness ||| tinieblas ||| 0.7 0.6 0.5 0.4 ||| 0-0 ||| 5 5 5
+, ||| , ||| 1 1 1 1 ||| 0-0 ||| 9 9 9
+"""
+
+
+def test_a_phrase_table_reads_p_t_given_s_from_its_third_score_and_handles_phrases_as_dictionaries_do(tmp_path):
+    path = write(tmp_path / "en-es.phrase-table", PHRASES)
+    assert guess_format(path) == ("phrase-table", "the content of its first lines")
+    table = load_table(path, stemmer=None)
+    # light: luz 0.6, lumbrera 0.2, "la luz" 0.2 split (la 0.1, luz 0.1): sum 1, nothing to renormalize
+    assert dict(table.translations("light")) == pytest.approx({"luz": 0.7, "lumbrera": 0.2, "la": 0.1})
+    # darkness: tinieblas 0.5 alone: renormalized to 1
+    assert table.translations("darkness") == [("tinieblas", 1.0)]
+    p = table.params
+    assert (p["model"], p["score_column"], p["source_lang"], p["target_lang"]) == ("phrase-table", 3, "en", "es")
+    assert (p["n_entries_read"], p["n_multiword_source_dropped"], p["n_multiword_target"]) == (6, 1, 1)
+    assert p["n_without_terms"] == 1 and p["n_rows_renormalized"] == 1              # ", ||| ," ; darkness
+    assert table.ranks is None and "the" not in table
+    # kept whole or dropped, as --multiword-target says (each row renormalized again)
+    phrase = load_table(path, multiword_target="phrase", stemmer=None)
+    assert dict(phrase.translations("light")) == pytest.approx({"luz": 0.6, "lumbrera": 0.2, "la luz": 0.2})
+    dropped = load_table(path, multiword_target="drop", stemmer=None)
+    assert dict(dropped.translations("light")) == pytest.approx({"luz": 0.6 / 0.8, "lumbrera": 0.2 / 0.8})
+
+
+def test_the_score_column_and_reverse_choose_the_direction_and_gz_is_read(tmp_path):
+    path = tmp_path / "en-es.phrase-table.gz"
+    path.write_bytes(gzip.compress(PHRASES.encode("utf-8")))
+    assert guess_format(path)[0] == "phrase-table"
+    # column 4, lex(t|s): luz 0.7, lumbrera 0.3, la luz 0.3 -> / 1.3
+    lex = load_table(path, score_column=4, stemmer=None)
+    assert dict(lex.translations("light")) == pytest.approx({"luz": 0.85 / 1.3, "lumbrera": 0.3 / 1.3,
+                                                             "la": 0.15 / 1.3})
+    # reversed: Spanish -> English, p(s|t) (column 1) by default; "la luz" (twice) a multi-word source: dropped
+    back = load_table(path, reverse=True, stemmer=None)
+    assert (back.params["source_lang"], back.params["target_lang"], back.params["score_column"]) == ("es", "en", 1)
+    assert back.translations("luz") == [("light", 1.0)] and back.translations("tinieblas") == [("darkness", 1.0)]
+    assert "la" not in back and back.params["n_multiword_source_dropped"] == 2
+
+
+def test_a_phrase_table_is_analyzed_as_the_index_and_moses_escapes_are_undone(tmp_path):
+    path = write(tmp_path / "en-es.phrase-table",
+                 "light ||| luz ||| 1 1 0.5 1\nlights ||| luz ||| 1 1 0.5 1\nlight ||| lumbreras ||| 1 1 0.5 1\n"
+                 "light&apos;s ||| luz ||| 1 1 1 1\n")
+    table = load_table(path)                                     # Snowball stems: light and lights merge
+    assert table.params["source_analyzer"]["stemmer"] == "snowball"
+    assert dict(table.translations("light")) == pytest.approx({"luz": 2 / 3, "lumbrer": 1 / 3})
+    assert table.params["n_multiword_source_dropped"] == 1       # light's -> light ' s: several terms
+    assert unescape_moses("l&apos;eau &amp; &#124; &lt;b&gt; &quot;x&quot; &#91;1&#93;") == "l'eau & | <b> \"x\" [1]"
+
+
+def test_a_phrase_table_end_to_end_through_convert_and_psq(indexed_dir, capsys):
+    path = write(indexed_dir / "en-es.phrase-table", PHRASES)
+    out = indexed_dir / "pt.npz"
+    assert main(["ttable", "convert", str(path), "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "6 phrase pairs -> 2 source words" in err and "p = score column 3 (p(t|s))" in err
+    assert "1 of 6 phrase pairs have a multi-word source side: dropped" in err
+    assert "1 of 2 source words had p summing to other than 1: renormalized" in err
+    assert load_table(out).params["source_analyzer"]["lang"] == "en"
+    found = psq_docs(indexed_dir, out)
+    assert found["q1"] == LIGHT_DOCS and found["q2"] == DARK_DOCS
+    assert psq_docs(indexed_dir, path) == found                 # read directly: languages from the name
+
+
+@pytest.mark.parametrize("line,problem", [
+    ("light ||| luz", "expected 'source ||| target ||| scores' (Moses phrase table), found 1 '|||' separators"),
+    ("light |||  ||| 0.1 0.2 0.3 0.4", "empty target phrase"),
+    ("light ||| luz ||| 0.1 0.2", "2 scores, no column 3 (--score-column; Moses writes 4: p(s|t) lex(s|t) p(t|s) "
+                                  "lex(t|s))"),
+    ("light ||| luz ||| 0.1 0.2 x 0.4", "score 'x' (column 3) is not a number"),
+    ("light ||| luz ||| 0.1 0.2 2.718 0.4", "score 2.718 (column 3) is not a probability in [0, 1]; choose the "
+                                            "column of p(t|s) with --score-column"),
+])
+def test_a_bad_phrase_table_line_is_one_error_naming_file_and_line(tmp_path, capsys, line, problem):
+    path = write(tmp_path / "en-es.phrase-table", "darkness ||| tinieblas ||| 1 1 1 1\n" + line + "\n")
+    assert main(["ttable", "convert", str(path), "--format", "phrase-table", "-o", str(tmp_path / "t.npz")]) == 2
+    assert one_error(capsys).startswith(f"clirkit: error: {path}:2: {problem}")
+    assert not (tmp_path / "t.npz").exists()
+
+
+def test_phrase_table_options_are_refused_where_they_do_not_apply(tmp_path, capsys):
+    write(tmp_path / "lex.f2e", "luz light 0.5\n")
+    assert main(["ttable", "convert", str(tmp_path / "lex.f2e"), "--score-column", "1", "-o",
+                 str(tmp_path / "t.npz")]) == 2
+    assert "--score-column applies to Moses phrase tables, not to a Moses file" in one_error(capsys)
+    path = write(tmp_path / "en-es.phrase-table", PHRASES)
+    assert main(["ttable", "convert", str(path), "--weights", "rank", "-o", str(tmp_path / "t.npz")]) == 2
+    assert "--weights applies to dictionaries" in one_error(capsys)
+    assert main(["ttable", "convert", str(path), "--score-column", "0", "-o", str(tmp_path / "t.npz")]) == 2
+
+
+# ---------------------------------------------------------------------------------------------
+# Moses lex files
+
+def test_moses_lex_f2e_lines_e_f_p_are_p_e_given_f_with_f_the_tables_source(tmp_path):
+    # Moses writes lex.f2e as "e f p(e|f)": here f = English (the queries'), e = Spanish
+    path = write(tmp_path / "lex.f2e", "luz light 0.75\nlumbrera light 0.25\ntinieblas darkness 1.0\n")
+    assert guess_format(path)[0] == "moses"
+    table = load_table(path, source_lang="en", target_lang="es")
+    assert table.translations("light") == [("luz", 0.75), ("lumbrera", 0.25)]
+    assert "luz" not in table
+
+
+# ---------------------------------------------------------------------------------------------
+# HLTCOE PSQ json tables
+
+PSQ_TABLE = {"light": {"luz": 0.5, "lumbrera": 0.25, "la luz": 0.25}, "darkness": {"tinieblas": 0.4}}
+
+
+def test_a_psq_json_table_keeps_its_probabilities_and_renormalizes_rows_that_do_not_sum_to_one(tmp_path):
+    path = tmp_path / "en-es.psq.gz"                               # told by its content, not its name
+    path.write_bytes(gzip.compress(json.dumps(PSQ_TABLE).encode("utf-8")))
+    assert guess_format(path) == ("psq-json", "its content (a JSON object)")
+    table = load_table(path, stemmer=None)
+    assert dict(table.translations("light")) == pytest.approx({"luz": 0.625, "lumbrera": 0.25, "la": 0.125})
+    assert table.translations("darkness") == [("tinieblas", 1.0)]   # 0.4 alone: renormalized
+    p = table.params
+    assert (p["model"], p["n_entries_read"], p["n_multiword_target"], p["n_rows_renormalized"]) == \
+        ("psq-json", 4, 1, 1)
+    assert (p["source_lang"], p["target_lang"], p["languages_from"]) == ("en", "es", "the file name")
+
+
+def test_a_psq_json_table_end_to_end_through_convert_and_psq(indexed_dir, capsys):
+    path = write(indexed_dir / "table.json", json.dumps(PSQ_TABLE, indent=1))
+    out = indexed_dir / "psq.npz"
+    assert main(["ttable", "convert", str(path), "-o", str(out), "-q"]) == 2      # no language in the name
+    assert "a table whose languages neither its format nor its name tells" in one_error(capsys)
+    assert main(["ttable", "convert", str(path), "-o", str(out), "--source-lang", "en", "--target-lang", "es"]) == 0
+    assert "4 PSQ table entries -> 2 source words" in capsys.readouterr().err
+    found = psq_docs(indexed_dir, out)
+    assert found["q1"] == LIGHT_DOCS and found["q2"] == DARK_DOCS
+
+
+@pytest.mark.parametrize("text,line,problem", [
+    ('{\n "light": {\n  "luz": 0.5,\n  "lumbrera": 1.5\n }\n}', 4,
+     "the probability of 'light' -> 'lumbrera' is 1.5, not in [0, 1]"),
+    ('{\n "light": {"luz": 0.5},\n "dark": ["tinieblas"]\n}', 3,
+     "the translations of 'dark' must be an object {target word: probability}, found a list"),
+    ('{\n "light": {"luz": 0.5},\n "light": {"lumbrera": 0.5}\n}', 3, "source word 'light' given twice"),
+    ('{\n "light": {\n  "luz": "0.5"\n }\n}', 3, "the probability of 'light' -> 'luz' is a string, not a number"),
+    ('{\n "light": {"luz": 0.5}\n "dark": {}\n}', 3, "invalid JSON: Expecting ',' delimiter"),
+])
+def test_a_bad_psq_json_table_is_one_error_naming_the_line_of_the_entry(tmp_path, capsys, text, line, problem):
+    path = write(tmp_path / "en-es.json", text)
+    assert main(["ttable", "convert", str(path), "-o", str(tmp_path / "t.npz")]) == 2
+    assert one_error(capsys).startswith(f"clirkit: error: {path}:{line}: {problem}")
+
+
+def test_a_psq_json_table_cannot_be_reversed(tmp_path):
+    path = write(tmp_path / "en-es.json", json.dumps(PSQ_TABLE))
+    with pytest.raises(ClirkitError, match="reversing applies to dictionaries and phrase tables, not to a PSQ"):
+        load_table(path, reverse=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# tables from word alignments
+
+@pytest.fixture
+def aligned(tmp_path):
+    """Three sentence pairs tokenized as an aligner saw them, with eflomal-style links."""
+    write(tmp_path / "en.tok", "And God said , Let there be light\nthe light and the lights\ndarkness\n")
+    write(tmp_path / "es.tok", "Y dijo Dios : Sea la luz\nla luz y las lumbreras\ntinieblas\n")
+    # 1: and-y god-dios said-dijo ,-: light-luz light-la (the 'be' and 'let' unaligned)
+    # 2: the-la light-luz and-y the-las lights-lumbreras ; 3: darkness-tinieblas
+    write(tmp_path / "links", "0-0 1-2 2-1 3-3 7-6 7-5\n0-0 1-1 2-2 3-3 4-4\n0-0\n")
+    return tmp_path
+
+
+def test_alignment_counts_give_p_e_given_f_over_analyzed_tokens(aligned):
+    t = aligned
+    table = table_from_alignments(t / "en.tok", t / "es.tok", t / "links", "en", "es", stemmer=None)
+    # light: aligned to luz (sentence 1), la (sentence 1), luz (sentence 2): 3 links
+    assert dict(table.translations("light")) == pytest.approx({"luz": 2 / 3, "la": 1 / 3})
+    assert dict(table.translations("the")) == pytest.approx({"la": 1 / 2, "las": 1 / 2})
+    assert table.translations("god") == [("dios", 1.0)]                    # lowercased
+    p = table.params
+    assert (p["n_sentence_pairs"], p["n_links"], p["n_links_without_terms"]) == (3, 12, 1)   # ",-:" dropped
+    assert (p["n_source_tokens_unaligned"], p["n_target_tokens_unaligned"]) == (3, 1)        # let there be; sea
+    assert (p["source_lang"], p["target_lang"], p["model"]) == ("en", "es", "alignments")
+    stemmed = table_from_alignments(t / "en.tok", t / "es.tok", t / "links", "en", "es")
+    # Snowball: light and lights are one term; lumbreras -> lumbrer
+    assert dict(stemmed.translations("light")) == pytest.approx({"luz": 2 / 4, "la": 1 / 4, "lumbrer": 1 / 4})
+    back = table_from_alignments(t / "en.tok", t / "es.tok", t / "links", "en", "es", stemmer=None, reverse=True)
+    assert (back.params["source_lang"], back.params["target_lang"]) == ("es", "en")
+    assert dict(back.translations("la")) == pytest.approx({"the": 1 / 2, "light": 1 / 2})
+    assert back.translations("luz") == [("light", 1.0)]
+
+
+def test_from_alignments_end_to_end_through_psq(aligned, indexed_dir, capsys):
+    t = aligned
+    out = t / "al.npz"
+    assert main(["ttable", "from-alignments", "--source", str(t / "en.tok"), "--target", str(t / "es.tok"),
+                 "--alignments", str(t / "links"), "--source-lang", "en", "--target-lang", "es", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "3 sentence pairs, 12 links (1 with a token without terms: dropped)" in err
+    table = load_table(out)
+    assert table.params["target_analyzer"]["stemmer"] == "snowball" and "light" in table
+    found = psq_docs(indexed_dir, out)
+    assert found["q1"] == LIGHT_DOCS and found["q2"] == DARK_DOCS
+    # Moses text output too
+    assert main(["ttable", "from-alignments", "--source", str(t / "en.tok"), "--target", str(t / "es.tok"),
+                 "--alignments", str(t / "links"), "--source-lang", "en", "--target-lang", "es", "-q",
+                 "-o", str(t / "al.f2e")]) == 0
+    assert "luz light 0.5\n" in (t / "al.f2e").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("links,es,where,problem", [
+    ("0-0\n0-0\n", None, "links:3", None),
+    ("0-0 1-2 2-1 3-3 7-6 7-5\n0-0 1-9\n0-0\n", None, "links:2",
+     "link 1-9: target index 9 is out of range (line 2 of {es} has 5 tokens, indices from 0)"),
+    ("0-0 1-2 2-1 3-3 8-6\n0-0\n0-0\n", None, "links:1",
+     "link 8-6: source index 8 is out of range (line 1 of {en} has 8 tokens, indices from 0)"),
+    ("0-0\n0-0 1:1\n0-0\n", None, "links:2", "'1:1' is not a link 'i-j'"),
+    ("0-0\n0-0 1-1 0-0\n0-0\n", None, "links:2", "link 0-0 given twice"),
+    ("0-0\n0-0\n0-0\n", "Y dijo\nla luz\n", "en.tok:3", "{es} has only 2 lines"),
+])
+def test_bad_alignments_are_one_error_naming_file_and_line(aligned, capsys, links, es, where, problem):
+    t = aligned
+    write(t / "links", links)
+    if es is not None:
+        write(t / "es.tok", es)
+    code = main(["ttable", "from-alignments", "--source", str(t / "en.tok"), "--target", str(t / "es.tok"),
+                 "--alignments", str(t / "links"), "--source-lang", "en", "--target-lang", "es", "-o",
+                 str(t / "al.npz")])
+    assert code == 2 and not (t / "al.npz").exists()
+    error = one_error(capsys)
+    if problem is None:                                          # 2 lines of links for 3 sentence pairs
+        assert error == (f"clirkit: error: {t / 'en.tok'}:3: {t / 'links'} has only 2 lines: the source, the "
+                         f"target and the alignments must have one line per sentence pair")
+    else:
+        problem = problem.format(en=t / "en.tok", es=t / "es.tok")
+        assert error.startswith(f"clirkit: error: {t / where.split(':')[0]}:{where.split(':')[1]}: {problem}")
+
+
+def test_from_alignments_needs_both_languages(aligned, capsys):
+    t = aligned
+    assert main(["ttable", "from-alignments", "--source", str(t / "en.tok"), "--target", str(t / "es.tok"),
+                 "--alignments", str(t / "links"), "--source-lang", "en", "-o", str(t / "al.npz")]) == 2
+    assert one_error(capsys) == ("clirkit: error: ttable from-alignments needs --target-lang (the analyzers' "
+                                 "languages, e.g. en, es)")
+
+
+# ---------------------------------------------------------------------------------------------
+# MUSE's own text form told from plain pairs
+
+MUSE_TEXT = "light luz\nlight lumbrera\ndarkness tinieblas\nand y\nwaters aguas\nwaters agua\n"
+
+
+def test_a_muse_text_file_is_told_by_its_consecutive_unsorted_translations_and_rank_weighted(tmp_path):
+    path = write(tmp_path / "en-es.txt", MUSE_TEXT)
+    fmt, how = guess_format(path)
+    assert fmt == "muse" and "consecutive lines, not in alphabetical order" in how
+    table = load_table(path, stemmer=None)
+    assert table.params["weighting"] == "rank"
+    assert table.translations("light") == [("luz", pytest.approx(2 / 3)), ("lumbrera", pytest.approx(1 / 3))]
+    tabbed = write(tmp_path / "en-es.tsv", MUSE_TEXT.replace(" ", "\t"))         # MUSE's tab-separated files
+    assert guess_format(tabbed)[0] == "muse"
+    # a word's translations apart, or a multi-word side, or one translation per word: plain pairs
+    assert guess_format(write(tmp_path / "a.txt", "light luz\ndarkness tinieblas\nlight lumbrera\n"))[0] == "pairs"
+    assert guess_format(write(tmp_path / "b.txt", "light\tla luz\nlight\tlumbrera\n"))[0] == "pairs"
+    assert guess_format(write(tmp_path / "c.txt", "light luz\ndarkness tinieblas\n"))[0] == "pairs"
+
+
+def test_a_file_that_could_be_muse_or_pairs_is_refused_naming_both_formats(tmp_path, capsys):
+    path = write(tmp_path / "en-es.txt", "darkness tinieblas\nlight lumbrera\nlight luz\n")   # sorted
+    assert main(["ttable", "convert", str(path), "-o", str(tmp_path / "t.npz")]) == 2
+    error = one_error(capsys)
+    assert "a MUSE dictionary (ranked, likeliest first) or plain pairs?" in error
+    assert "Give --format muse (rank weights) or --format pairs (uniform weights)" in error
+    assert main(["ttable", "convert", str(path), "--format", "pairs", "-o", str(tmp_path / "t.npz"), "-q",
+                 "--stemmer", "none"]) == 0
+    assert load_table(tmp_path / "t.npz").translations("light") == [("lumbrera", 0.5), ("luz", 0.5)]
+
+
+def test_a_muse_text_file_end_to_end_through_convert_and_psq(indexed_dir, capsys):
+    path = write(indexed_dir / "en-es.txt", MUSE_TEXT)
+    out = indexed_dir / "muse.npz"
+    assert main(["ttable", "convert", str(path), "-o", str(out)]) == 0
+    assert "MUSE pairs" in capsys.readouterr().err and load_table(out).params["format"] == "muse"
+    found = psq_docs(indexed_dir, out)
+    assert found["q1"] == LIGHT_DOCS and found["q2"] == DARK_DOCS
+
+
+def test_the_help_describes_muse_lines_as_muse_writes_them(capsys):
+    with pytest.raises(SystemExit):
+        main(["ttable", "convert", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "muse (MUSE's 'source target' lines, a word's translations on consecutive lines, likeliest first; " \
+           "or its hunalign copies' 'target @ source')" in text
+    assert "lex.f2e" in text and "phrase-table" in text and "psq-json" in text and "--score-column" in text
