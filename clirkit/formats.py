@@ -22,17 +22,19 @@ import json
 import math
 import os
 import re
+import zlib
 from operator import itemgetter
 from typing import Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
+from clirkit import topics
 from clirkit.errors import ClirkitError, located
-from clirkit.fileio import atomic_writer, display_name, iter_lines
+from clirkit.fileio import atomic_writer, display_name, iter_lines, open_binary
 from clirkit.run import Qrels, Run
 
 _JSON_SUFFIXES = (".jsonl", ".json", ".jsonl.gz", ".json.gz")
-_QUERY_FORMATS = ("auto", "tsv", "jsonl", "trec")
+_QUERY_FORMATS = ("auto", "tsv", "jsonl", "trec", "clef", "ntcir", "hc4")
 _DOC_FORMATS = ("auto", "tsv", "jsonl")
 _TOPIC_FIELDS = ("title", "desc", "narr")
 _WRITE_CHUNK = 100_000  # rows joined into one string per write
@@ -106,6 +108,7 @@ class _Kind(NamedTuple):
 _DOCUMENT = _Kind("document", "docid", DOC_ID_FIELDS, DOC_TEXT_FIELDS)
 _QUERY = _Kind("query", "qid", QUERY_ID_FIELDS, QUERY_TEXT_FIELDS)
 _KINDS = {"document": _DOCUMENT, "query": _QUERY}
+_QUERY_KEY_ALIASES = {"desc": "description", "narr": "narrative"}
 
 
 def _found(names: Sequence[str]) -> str:
@@ -160,6 +163,8 @@ def choose_fields(names: Sequence[str], kind: str, *, id_field: str | None = Non
             raise ClirkitError(f"no {k.what} id {noun} (looked for {', '.join(k.ids)}; found: {_found(names)}); "
                                f"{id_hint}")
     if texts is not None:
+        if k is _QUERY:  # the topic fields' short names find the long keys: desc -> description
+            texts = tuple(_QUERY_KEY_ALIASES.get(f, f) if f not in present else f for f in texts)
         missing = [f for f in texts if f not in present]
         if missing:
             raise ClirkitError(f'no {k.what} text {noun} "{missing[0]}" (found: {_found(names)})')
@@ -339,21 +344,38 @@ def _write_records(records: Iterable[tuple[str, str]], path: str | os.PathLike[s
 
 # --------------------------------------------------------------------------- queries
 
-def read_queries(path: str | os.PathLike[str], *, fmt: str = "auto", field: str = "title",
+def read_queries(path: str | os.PathLike[str], *, fmt: str = "auto", field: str | None = None,
                  id_field: str | None = None, text_fields: str | Sequence[str] | None = None,
-                 header: bool | None = None) -> dict[str, str]:
+                 header: bool | None = None, fields: str | Sequence[str] | None = None,
+                 lang: str | None = None) -> dict[str, str]:
     """Read queries as ``{qid: text}`` in file order.
 
     Args:
         path: a file (``.gz`` accepted) or ``-`` for stdin.
         fmt: ``tsv`` (``qid TAB text``; the text is everything after the
-            first tab), ``jsonl`` (one JSON object per line), ``trec``
-            (``<top>`` topics) or ``auto``: JSONL if the name ends
-            ``.jsonl``/``.json`` (optionally ``.gz``), TREC if the first
-            non-blank line starts with ``<top>``, otherwise TSV.
-        field: for TREC topics, which part is the query text: ``title``,
-            ``desc``, ``narr`` or several joined by ``+`` (``title+desc``).
-            Whitespace inside a TREC field is collapsed to single spaces.
+            first tab), ``jsonl`` (one JSON object per line; HC4/NeuCLIR
+            topics among them), ``trec``, ``clef`` or ``ntcir`` (topic
+            markup, one tolerant reader: :mod:`clirkit.topics`), ``hc4``, or
+            ``auto``, detected from the content: topic markup if the file
+            starts with a tag (``<top>``, ``<topic>``, ``<TOPIC>``, or
+            ``<?xml ...?>`` before them), JSONL if it starts with ``{`` or its
+            name ends ``.jsonl``/``.json`` (optionally ``.gz``), HC4/NeuCLIR
+            if its first record has ``topic_id`` and a ``topics`` list,
+            otherwise TSV. A markup file that is not UTF-8 is read as Latin-1
+            (said on stderr); stdin is read as UTF-8.
+        fields: the fields whose text, joined by a space, is the query, as
+            ``"title,desc"`` (or ``"title+desc"``, or a list): for topic files
+            (TREC, CLEF, NTCIR, HC4) among ``title``, ``desc``, ``narr``
+            (default ``title``); for JSONL and a TSV with a header, keys or
+            columns (``desc``/``narr`` also find ``description``/``narrative``).
+            This is what ``--query-fields`` gives.
+        lang: the queries' language (ISO 639-1), which chooses among the
+            versions of a topic given in several languages (HC4's ``topics``
+            list, CLEF's ``<EN-title>``/``<ES-title>``); without it such a
+            file is an error naming its languages.
+        field: for topic files only, as ``fields`` (``title``, ``desc``,
+            ``narr`` or several joined by ``+``). Whitespace inside a topic
+            field is collapsed to single spaces.
         id_field, text_fields: for JSONL keys and TSV header columns, which
             hold the id and the text (``"title+description"``: both, joined
             by a space). By default the id is the first of :data:`QUERY_ID_FIELDS`
@@ -373,32 +395,41 @@ def read_queries(path: str | os.PathLike[str], *, fmt: str = "auto", field: str 
             query ids, missing fields, or an input without queries.
     """
     _check_format(fmt, _QUERY_FORMATS, "query")
-    parts = _topic_fields(field)
+    if field is not None:
+        if fields is not None:
+            raise ClirkitError("give field= or fields=, not both (fields= applies to every format)")
+        _topic_fields(field)
     _check_id_field(id_field)
     text_fields = parse_text_fields(text_fields)
     name = display_name(path)
-    lines = iter_lines(path)
+    kind, data, lines = _open_queries(path, name, fmt)
+    if kind == "markup":
+        label = {"trec": "TREC", "clef": "CLEF", "ntcir": "NTCIR"}.get(fmt) or topics.markup_dialect(
+            data if isinstance(data, str) else data.decode("latin-1"))
+        _topic_only_options(name, label, id_field, text_fields, header)
+        parts = topics.topic_fields(field if field is not None else fields, name, label)
+        text = data if isinstance(data, str) else topics.decode_markup(name, data, say=_say)
+        return topics.read_markup_topics(name, text, parts, lang=lang, label=label)
     first = next(lines, None)
     if first is None:
         raise located(name, None, "empty: no queries found")
     lines = itertools.chain([first], lines)
-    if fmt == "auto":
-        if _is_json_name(path):
-            fmt = "jsonl"
-        elif first[1].lstrip().lower().startswith("<top>"):
-            fmt = "trec"
-        else:
-            fmt = "tsv"
-    if fmt == "trec":
-        if id_field is not None or text_fields is not None or header:
-            raise ClirkitError(f"{name}: id_field, text_fields and header apply to TSV and JSONL queries; "
-                               "the text of TREC topics is chosen with field=")
-        return _read_trec_topics(name, lines, parts)
-    if field != "title":
-        raise ClirkitError(f"{name}: field={field!r} applies to TREC topics only; this file is read as {fmt.upper()}")
+    if kind == "jsonl":
+        obj = _json_object(name, first[0], first[1]) if first[1].lstrip().startswith("{") else None
+        if fmt == "hc4" or (obj is not None and topics.is_hc4(obj)):
+            _topic_only_options(name, "HC4", id_field, text_fields, header)
+            parts = topics.topic_fields(field if field is not None else fields, name, "HC4")
+            records = ((n, _json_object(name, n, line)) for n, line in lines)
+            return topics.read_hc4_topics(name, records, parts, lang=lang)
+    if field is not None:
+        raise ClirkitError(f"{name}: field={field!r} applies to TREC topics only; this file is read as {kind.upper()}")
+    if fields is not None:
+        if text_fields is not None:
+            raise ClirkitError(f"{name}: give fields= or text_fields=, not both")
+        text_fields = parse_text_fields(topics.split_field_names(fields))
     queries: dict[str, str] = {}
     where: dict[str, int] = {}
-    for lineno, qid, text in _records(name, lines, fmt, _QUERY, header, id_field, text_fields):
+    for lineno, qid, text in _records(name, lines, kind, _QUERY, header, id_field, text_fields):
         if qid in where:
             raise located(name, lineno, f"query id {qid} appears twice (first at line {where[qid]})")
         where[qid] = lineno
@@ -408,90 +439,66 @@ def read_queries(path: str | os.PathLike[str], *, fmt: str = "auto", field: str 
     return queries
 
 
+_FORCED = {"tsv": "tsv", "jsonl": "jsonl", "hc4": "jsonl", "trec": "markup", "clef": "markup", "ntcir": "markup"}
+
+
+def _open_queries(path: str | os.PathLike[str], name: str, fmt: str
+                  ) -> tuple[str, bytes | str | None, Iterator[tuple[int, str]] | None]:
+    """``(kind, data, lines)``: kind ``markup``, ``jsonl`` or ``tsv`` (named by ``fmt``, else detected from
+    the content, else from the name). Markup comes as ``data``, the file's bytes (its text for stdin); the
+    other kinds as ``lines``, the non-blank lines of :func:`~clirkit.fileio.iter_lines`."""
+    forced = _FORCED.get(fmt)
+    by_name = "jsonl" if _is_json_name(path) else "tsv"
+    if str(path) == "-":  # stdin is read once: sniff its first non-blank line, keep the rest
+        every = iter_lines(path, skip_blank=False)
+        seen = []
+        for item in every:
+            seen.append(item)
+            if item[1].strip():
+                break
+        kind = forced or _kind_of(seen[-1][1] if seen else "", by_name)
+        if kind == "markup":
+            return kind, "\n".join(line for _, line in itertools.chain(seen, every)), None
+        return kind, None, (item for item in itertools.chain(seen, every) if item[1].strip())
+    if forced is not None and forced != "markup":
+        return forced, None, iter_lines(path)
+    raw = b""
+    try:
+        with open_binary(path) as fh:
+            raw = fh.read(1 << 16)
+            kind = forced or _kind_of(raw.removeprefix(b"\xef\xbb\xbf").decode("latin-1"), by_name)
+            if kind != "markup":
+                return kind, None, iter_lines(path)
+            return kind, raw + fh.read(), None
+    except (EOFError, OSError, zlib.error) as exc:  # a damaged gzip stream
+        problem = " ".join(str(exc).split()) or type(exc).__name__
+        if forced == "markup" or (raw and _kind_of(raw.removeprefix(b"\xef\xbb\xbf").decode("latin-1"), by_name) == "markup"):
+            raise located(name, None, f"cannot read: {problem}; get the file again") from None
+        return forced or by_name, None, iter_lines(path)  # which says where the stream breaks
+
+
+def _kind_of(head: str, by_name: str) -> str:
+    sniffed = topics.sniff(head)
+    return "jsonl" if sniffed == "json" else sniffed or by_name
+
+
+def _say(message: str) -> None:
+    from clirkit.progress import say
+
+    say(message)
+
+
+def _topic_only_options(name: str, label: str, id_field, text_fields, header) -> None:
+    if id_field is not None or text_fields is not None or header:
+        raise ClirkitError(f"{name}: id_field, text_fields and header apply to TSV and JSONL queries; "
+                           f"the text of {label} topics is chosen with field= (--query-fields on the command line)")
+
+
 def _topic_fields(field: str) -> list[str]:
     parts = field.split("+")
     if not all(p in _TOPIC_FIELDS for p in parts):
         raise ClirkitError(f"unknown topic field {field!r} (choose title, desc, narr or a combination like title+desc)")
     return parts
-
-
-# a tag such as <top>, </title>, <EN-desc> (CLEF prefixes the language)
-_TAG = re.compile(r"<(/?)(?:[A-Za-z]{2}-)?([A-Za-z]+)>")
-_PREFIX = {
-    "num": re.compile(r"^\s*number\s*:", re.I),
-    "title": re.compile(r"^\s*topic\s*:", re.I),
-    "desc": re.compile(r"^\s*description\s*:", re.I),
-    "narr": re.compile(r"^\s*narrative\s*:", re.I),
-}
-
-
-def _read_trec_topics(name: str, lines: Iterator[tuple[int, str]], parts: list[str]) -> dict[str, str]:
-    """Parse TREC ``<top>`` topics; field tags may be left unclosed (as in TREC files)."""
-    queries: dict[str, str] = {}
-    where: dict[str, int] = {}
-    top_line: int | None = None  # line of the open <top>, None outside a topic
-    fields: dict[str, list[str]] = {}
-    num_line = 0
-    current: str | None = None  # field receiving text; "" = an ignored field (<dom>, <con>, ...)
-
-    def close_topic() -> None:
-        if "num" not in fields:
-            raise located(name, top_line, "topic has no <num>")
-        qid = " ".join(_PREFIX["num"].sub("", " ".join(fields["num"]), count=1).split())
-        if not qid:
-            raise located(name, num_line, "empty topic number in <num>")
-        check_id(name, num_line, qid, "topic number")
-        if qid in where:
-            raise located(name, num_line, f"query id {qid} appears twice (first at line {where[qid]})")
-        texts = []
-        for p in parts:
-            if p not in fields:
-                raise located(name, top_line, f"topic {qid} has no <{p}>")
-            texts.append(" ".join(_PREFIX[p].sub("", " ".join(fields[p]), count=1).split()))
-        where[qid] = num_line
-        queries[qid] = " ".join(t for t in texts if t)
-
-    for lineno, line in lines:
-        pos = 0
-        for m in itertools.chain(_TAG.finditer(line), [None]):
-            chunk = line[pos:m.start()] if m is not None else line[pos:]
-            if chunk.strip():
-                if top_line is None:
-                    raise located(name, lineno, f"text outside <top> ... </top>: {chunk.strip()[:40]!r}")
-                if current:
-                    fields[current].append(chunk)
-            if m is None:
-                break
-            pos = m.end()
-            closing, tag = m.group(1) == "/", m.group(2).lower()
-            if tag == "top":
-                if not closing:
-                    if top_line is not None:
-                        raise located(name, lineno, f"<top> inside the topic opened at line {top_line} (missing </top>)")
-                    top_line, fields, current = lineno, {}, None
-                else:
-                    if top_line is None:
-                        raise located(name, lineno, "</top> without <top>")
-                    close_topic()
-                    top_line, current = None, None
-            elif top_line is None:
-                raise located(name, lineno, f"<{m.group(1)}{tag}> outside <top> ... </top>")
-            elif closing:
-                current = None
-            elif tag in ("num",) + _TOPIC_FIELDS:
-                if tag in fields:
-                    raise located(name, lineno, f"second <{tag}> in the topic opened at line {top_line}")
-                fields[tag] = []
-                current = tag
-                if tag == "num":
-                    num_line = lineno
-            else:
-                current = ""
-    if top_line is not None:
-        raise located(name, top_line, "<top> is never closed by </top>")
-    if not queries:
-        raise located(name, None, "no <top> topics found")
-    return queries
 
 
 def write_queries(queries: Mapping[str, str], path: str | os.PathLike[str]) -> None:

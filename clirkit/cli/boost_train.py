@@ -11,7 +11,8 @@ margins; the model then re-ranks that system's runs (``boost-rank --candidates``
 from __future__ import annotations
 
 
-from clirkit.cli.common import add_jobs, add_language_options, add_quiet, add_seed, add_verb, finite_float, param_type
+from clirkit.cli.common import (add_jobs, add_language_options, add_query_fields, add_quiet, add_seed, add_verb,
+                                finite_float, param_type)
 
 
 def add_parser(sub) -> None:
@@ -27,12 +28,14 @@ def add_parser(sub) -> None:
     d.add_argument("--variant", default=None, help="collection variant (default: the collection's first)")
     d.add_argument("--split", default="train", help="collection split giving the training queries and qrels")
     d.add_argument("--dev-split", default="dev", help="collection split for early stopping ('none': no dev set)")
-    d.add_argument("--queries", help="training queries (qid TAB text, JSONL or TREC topics)")
+    d.add_argument("--queries",
+                   help="training queries (qid TAB text, JSONL, or TREC, CLEF, NTCIR or HC4/NeuCLIR topics)")
     d.add_argument("--qrels", help="graded judgments of the training queries")
     d.add_argument("--documents", help="documents (docid TAB text or JSONL)")
     d.add_argument("--dev-queries", help="dev queries for early stopping on MAP")
     d.add_argument("--dev-qrels", help="dev judgments")
     add_language_options(d, files_only=True)
+    add_query_fields(p)
     d.add_argument("--candidates", help="standalone boosting: a run whose top --candidate-depth non-relevant "
                                         "documents replace the uniform negatives")
     base = p.add_argument_group("boosting from a base ranker")
@@ -121,9 +124,11 @@ def _extra(args, collection, docids, texts):
 
 def _load(args):
     """``(queries, qrels, (docids, texts), dev_queries, dev_qrels, source_lang, target_lang, collection)``."""
+    from clirkit.cli.common import check_query_fields_unused, query_fields
     from clirkit.errors import ClirkitError
     from clirkit.formats import read_documents, read_qrels, read_queries
 
+    check_query_fields_unused(args)
     if args.collection:
         if args.queries or args.documents or args.qrels or args.dev_queries or args.dev_qrels:
             raise ClirkitError("give either --collection or --queries/--qrels/--documents files, not both")
@@ -139,8 +144,9 @@ def _load(args):
         raise ClirkitError(f"give --collection, or {', '.join(missing)}")
     if bool(args.dev_queries) != bool(args.dev_qrels):
         raise ClirkitError("give both --dev-queries and --dev-qrels, or neither")
-    return (read_queries(args.queries), read_qrels(args.qrels), read_documents(args.documents),
-            read_queries(args.dev_queries) if args.dev_queries else None,
+    fields = query_fields(args, lang=args.source_lang)
+    return (read_queries(args.queries, **fields), read_qrels(args.qrels), read_documents(args.documents),
+            read_queries(args.dev_queries, **fields) if args.dev_queries else None,
             read_qrels(args.dev_qrels) if args.dev_qrels else None, args.source_lang or "en",
             args.target_lang or "es", None)
 

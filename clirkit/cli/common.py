@@ -266,19 +266,35 @@ def add_language_options(group, *, source_default: str | None = None, target_def
 
 
 def add_query_fields(parser: argparse.ArgumentParser) -> None:
-    """``--query-id-field`` and ``--query-fields``: which JSONL keys (or TSV header columns) of the queries
-    file hold the id and the text (default: detected, see :func:`clirkit.formats.read_queries`)."""
-    g = parser.add_argument_group("query fields (default: detected)")
+    """``--query-fields`` (which fields of the topics, or which JSONL keys / TSV header columns, make a query's
+    text) and ``--query-id-field`` (the key of the id in JSONL queries); see
+    :func:`clirkit.formats.read_queries`."""
+    g = parser.add_argument_group("query fields (TREC, CLEF, NTCIR and HC4/NeuCLIR topics are detected)")
+    g.add_argument("--query-fields", default=None, metavar="FIELDS",
+                   help="the fields whose text, joined by a space, is the query, comma-separated: of topic files "
+                        "title, desc, narr (default: title), e.g. title,desc; of JSONL queries or a TSV with a "
+                        "header, keys or columns (detected: title, description, text)")
     g.add_argument("--query-id-field", default=None, metavar="NAME",
-                   help="key of the query id (qid, query_id, id, _id are detected)")
-    g.add_argument("--query-fields", default=None, metavar="NAME[+NAME]",
-                   help="key(s) of the query text, e.g. description or title+description (detected: title, "
-                        "description, text)")
+                   help="JSONL key or TSV column of the query id (qid, query_id, id, _id are detected)")
 
 
-def query_fields(args: argparse.Namespace) -> dict:
-    """The keyword arguments of :func:`clirkit.formats.read_queries` from :func:`add_query_fields`' options."""
-    return {"id_field": args.query_id_field, "text_fields": args.query_fields}
+def query_fields(args: argparse.Namespace, lang: str | None = None) -> dict:
+    """The keyword arguments of :func:`clirkit.formats.read_queries` from :func:`add_query_fields`' options;
+    ``lang``, the queries' language when the verb knows it, chooses among a topic's languages (HC4)."""
+    return {"id_field": getattr(args, "query_id_field", None), "fields": getattr(args, "query_fields", None),
+            "lang": lang}
+
+
+def check_query_fields_unused(args: argparse.Namespace) -> None:
+    """ClirkitError if ``--query-fields``/``--query-id-field`` are given with ``--collection`` (whose queries
+    are made already)."""
+    from clirkit.errors import ClirkitError
+
+    given = [o for o, v in (("--query-fields", getattr(args, "query_fields", None)),
+                            ("--query-id-field", getattr(args, "query_id_field", None))) if v is not None]
+    if given and getattr(args, "collection", None):
+        raise ClirkitError(f"{given[0]} applies to a --queries file; a collection's queries are read as it made "
+                           f"them")
 
 
 def add_analysis_options(parser, *, stopword_files: bool = True) -> None:

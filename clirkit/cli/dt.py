@@ -28,18 +28,19 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from clirkit.cli.search import open_index
-    from clirkit.cli.xlquery import checked_system, search_and_write, source_stopwords
+    from clirkit.cli.xlquery import checked_system, query_language, search_and_write, source_stopwords
     from clirkit.formats import read_queries
     from clirkit.systems import DT
 
     dt = checked_system(DT, args)
-    index, queries = open_index(args), read_queries(args.queries, **query_fields(args))
-    if args.translated:
-        return _search_translated(args, index, queries)
     from clirkit.progress import say
     from clirkit.translation import load_table
 
-    table = load_table(args.table, args.table_format)
+    index = open_index(args)
+    table = load_table(args.table, args.table_format) if args.table else None
+    queries = read_queries(args.queries, **query_fields(args, lang=query_language(args, table)))
+    if args.translated:
+        return _search_translated(args, index, queries)
     dt.set_params(source_stopwords=source_stopwords(args)).fit(index, table, quiet=args.quiet)
     tokens = dt.query_tokens(queries, quiet=args.quiet)
     known = sum(t in table for ts in tokens for t in set(ts))
@@ -58,7 +59,7 @@ def _search_translated(args, index, queries) -> int:
     from clirkit.formats import read_queries, write_run
     from clirkit.shards import bm25_of
 
-    translated = read_queries(args.translated)
+    translated = read_queries(args.translated, **query_fields(args, lang=index.analyzer.lang))
     missing = [q for q in queries if q not in translated]
     if missing:
         raise ClirkitError(f"{args.translated}: no translation for {len(missing)} of the {len(queries)} "

@@ -44,16 +44,17 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from clirkit.analysis import read_stopwords
     from clirkit.cli.search import open_index
-    from clirkit.cli.xlquery import checked_system, search_and_write, source_stopwords
+    from clirkit.cli.xlquery import checked_system, query_language, search_and_write, source_stopwords
     from clirkit.formats import read_queries
     from clirkit.progress import say
     from clirkit.systems import PSQ
     from clirkit.translation import load_table
 
     psq = checked_system(PSQ, args)
-    index, queries = open_index(args), read_queries(args.queries, **query_fields(args))
+    index = open_index(args)
     table = load_table(args.table, args.table_format)
     table2 = load_table(args.table2, args.table_format) if args.table2 else None
+    queries = read_queries(args.queries, **query_fields(args, lang=query_language(args, table, table2)))
     target = args.target_stopwords if args.target_stopwords in (None, "snowball") else read_stopwords(args.target_stopwords)
     psq.set_params(source_stopwords=source_stopwords(args), target_stopwords=target)
     psq.fit(index, table, table2, quiet=args.quiet)

@@ -31,7 +31,7 @@ def run(args) -> int:
     if model.query_analyzer_ is None:
         raise ClirkitError(f"{args.model}: this SCS model was trained on tokens (its file has no analyzers): "
                            f"scs-score needs a model trained on texts, by `clirkit scs-train`")
-    queries, documents, _, _, _ = load_data(args, need_qrels=False)
+    queries, documents, _, _, _ = load_data(args, need_qrels=False, lang=model.query_analyzer_.get("lang"))
     rerank = read_run(args.rerank) if args.rerank else None
     run_ = model.search(queries, documents=documents, depth=args.depth, rerank=rerank, tag=args.tag,
                         quiet=args.quiet, jobs=args.jobs)

@@ -5,8 +5,8 @@ Training data is either a bundled/known collection (``--collection``, its
 """
 from __future__ import annotations
 
-from clirkit.cli.common import (add_jobs, add_language_options, add_quiet, add_seed, add_verb, finite_float, int_range,
-                                param_type)
+from clirkit.cli.common import (add_jobs, add_language_options, add_query_fields, add_quiet, add_seed, add_verb,
+                                finite_float, int_range, param_type)
 
 
 def add_data_options(p, split_default: str) -> None:
@@ -16,14 +16,18 @@ def add_data_options(p, split_default: str) -> None:
                    help="a known collection (e.g. nave-en-es) or a collection folder (see clirkit.datasets)")
     g.add_argument("--variant", default=None, help="collection variant (default: the collection's first)")
     g.add_argument("--split", default=split_default, help="collection split of the queries (and qrels)")
-    g.add_argument("--queries", help="queries file (qid TAB text, JSONL or TREC topics)")
+    g.add_argument("--queries", help="queries file (qid TAB text, JSONL, or TREC, CLEF, NTCIR or HC4/NeuCLIR topics)")
     g.add_argument("--documents", help="documents file (docid TAB text or JSONL)")
+    add_query_fields(p)
 
 
-def load_data(args, *, need_qrels: bool):
+def load_data(args, *, need_qrels: bool, lang: str | None = None):
     """``(queries, (docids, texts), qrels or None, source_lang, target_lang)`` from the options (the languages
-    are None for files)."""
+    are None for files; ``lang``, the queries' language if known, chooses a topic's version in HC4 files)."""
+    from clirkit.cli.common import check_query_fields_unused, query_fields
     from clirkit.errors import ClirkitError
+
+    check_query_fields_unused(args)
 
     if args.collection:
         if args.queries or args.documents or getattr(args, "qrels", None):
@@ -40,7 +44,8 @@ def load_data(args, *, need_qrels: bool):
     from clirkit.formats import read_documents, read_qrels, read_queries
 
     qrels = read_qrels(args.qrels) if need_qrels else None
-    return read_queries(args.queries), read_documents(args.documents), qrels, None, None
+    queries = read_queries(args.queries, **query_fields(args, lang=lang or getattr(args, "source_lang", None)))
+    return queries, read_documents(args.documents), qrels, None, None
 
 
 def add_parser(sub) -> None:

@@ -89,7 +89,8 @@ def report_unmatched(qids, run, quiet: bool) -> None:
 def add_parser(sub) -> None:
     p = add_verb(sub, "search", "BM25 search of an index with queries in the index's language", run)
     p.add_argument("--index", required=True, help="index file made by `clirkit index` (sharded or not)")
-    p.add_argument("--queries", required=True, help="queries file (qid TAB text, JSONL or TREC topics)")
+    p.add_argument("--queries", required=True,
+                   help="queries file (qid TAB text, JSONL, or TREC, CLEF, NTCIR or HC4/NeuCLIR topics)")
     p.add_argument("-o", "--output", required=True, help="run file to write (TREC 6 columns; - for stdout)")
     add_bm25_options(p)
     add_query_fields(p)
@@ -104,7 +105,7 @@ def run(args) -> int:
 
     params = check_bm25(args)
     index = open_index(args)
-    queries = read_queries(args.queries, **query_fields(args))
+    queries = read_queries(args.queries, **query_fields(args, lang=index.analyzer.lang))  # monolingual
     tokens = index.analyzer.tokenize_many(list(queries.values()), quiet=args.quiet)
     sq = StructuredQueries.from_tokens(list(queries), tokens, index.vocabulary)
     run_ = bm25_of(index, **params).search(sq, depth=args.depth, quiet=args.quiet, tag=args.tag or "BM25")

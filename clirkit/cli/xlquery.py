@@ -11,7 +11,8 @@ def add_query_options(p: argparse.ArgumentParser, cls) -> None:
     from clirkit.cli.params import add_param
 
     p.add_argument("--index", required=True, help="target-language index made by `clirkit index`")
-    p.add_argument("--queries", required=True, help="source-language queries (qid TAB text, JSONL or TREC)")
+    p.add_argument("--queries", required=True, help="source-language queries (qid TAB text, JSONL, or TREC, CLEF, "
+                                                    "NTCIR or HC4/NeuCLIR topics)")
     p.add_argument("-o", "--output", required=True, help="run file to write (TREC 6 columns; - for stdout)")
     g = p.add_argument_group("query analysis")
     add_param(g, cls, "source_lang", "--source-lang", type=language, metavar="LANG",
@@ -44,6 +45,17 @@ def search_and_write(system, args, queries) -> None:
     run = system.search_structured(queries, depth=args.depth, tag=args.tag, quiet=args.quiet)
     report_unmatched(list(queries.qids), run, args.quiet)
     write_run(run, args.output)
+
+
+def query_language(args, *tables) -> str | None:
+    """The queries' language: ``--source-lang``, else the source language of the first of ``tables`` that
+    records one (it chooses a topic's version in HC4/NeuCLIR files)."""
+    from clirkit.cli.params import params_of
+
+    given = params_of(args).get("source_lang") or getattr(args, "source_lang", None)
+    if given:
+        return given
+    return next((t.params.get("source_lang") for t in tables if t is not None and t.params.get("source_lang")), None)
 
 
 def source_stopwords(args) -> str | list[str] | None:

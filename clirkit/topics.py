@@ -1,0 +1,428 @@
+"""Topic files as queries: TREC SGML, CLEF XML, NTCIR XML and HC4/NeuCLIR JSONL (used by
+:func:`clirkit.formats.read_queries`, which detects them from the content).
+
+- **TREC** (``<top>``): ``<num> Number: 401``, ``<title> Topic: ...``, ``<desc> Description: ...``,
+  ``<narr> Narrative: ...``; the field tags are usually left unclosed (a field then runs to the next
+  tag) and the ``Number:``/``Topic:``/``Description:``/``Narrative:`` labels are dropped. CLEF 2000-2003
+  topics are the same SGML with language-prefixed tags (``<EN-title>``, ``<ES-desc>``).
+- **CLEF** XML (``<topic>``): ``<identifier>`` (or ``<num>``), ``<title>``, ``<description>``,
+  ``<narrative>``, also language-prefixed (``<EN-title>``).
+- **NTCIR** XML (``<TOPIC>``): ``<NUM>``, ``<TITLE>``, ``<DESC>``, ``<NARR>`` (whose nested ``<BACK>``
+  and ``<RELE>`` are part of the narrative).
+- **HC4/NeuCLIR** JSONL: ``{"topic_id": ..., "topics": [{"lang": "eng", "source": "original",
+  "topic_title": ..., "topic_description": ..., "topic_narrative": ...}, ...]}``, one line per topic;
+  the version in the query language is read (original or human translation before machine translation).
+
+One tolerant reader serves the three markup dialects (tags matched case-insensitively, closed or not;
+comments, ``<?xml ...?>``, ``<!DOCTYPE ...>`` and unknown tags such as ``<dom>`` or ``<CONC>`` skipped;
+entities such as ``&amp;``, ``&eacute;``, ``&#233;`` decoded; whitespace collapsed). A markup file
+that is not valid UTF-8 (and declares no other encoding in ``<?xml ... encoding=...?>``) is read as
+Latin-1, the encoding of old TREC and CLEF topic files, and said on stderr.
+
+A query's text is the fields asked for (:data:`TOPIC_FIELDS`; ``title`` by default) joined by a space.
+When a topic is given in several languages (HC4's ``topics`` list, CLEF files with ``<EN-title>`` and
+``<ES-title>``), the caller's source language chooses; without it, the error names the languages present.
+"""
+from __future__ import annotations
+
+import bisect
+import codecs
+import html
+import re
+from typing import Iterable, Sequence
+
+from clirkit.errors import ClirkitError, located
+
+TOPIC_FIELDS = ("title", "desc", "narr")
+"""The fields of a topic a query's text can be made of, in the order they appear in topics."""
+FIELD_ALIASES = {"title": "title", "desc": "desc", "description": "desc", "narr": "narr", "narrative": "narr"}
+"""Names accepted for :data:`TOPIC_FIELDS` (the CLEF and ir_datasets spellings included)."""
+DEFAULT_FIELDS = ("title",)
+
+# How each dialect spells its fields, in messages.
+_SPELLING = {
+    "TREC": {"num": "num", "title": "title", "desc": "desc", "narr": "narr"},
+    "CLEF": {"num": "identifier> or <num", "title": "title", "desc": "description", "narr": "narrative"},
+    "NTCIR": {"num": "NUM", "title": "TITLE", "desc": "DESC", "narr": "NARR"},
+}
+_TOPIC_TAG = {"TREC": "top", "CLEF": "topic", "NTCIR": "TOPIC"}
+_HC4_KEYS = {"title": "topic_title", "desc": "topic_description", "narr": "topic_narrative"}
+
+# ISO 639-1 (clirkit's codes) -> the ISO 639-3/639-2 codes HC4, NeuCLIR and others use.
+_LANG3 = {
+    "ar": ("ara",), "bg": ("bul",), "bn": ("ben",), "ca": ("cat",), "cs": ("ces", "cze"), "da": ("dan",),
+    "de": ("deu", "ger"), "el": ("ell", "gre"), "en": ("eng",), "es": ("spa",), "et": ("est",),
+    "eu": ("eus", "baq"), "fa": ("fas", "per"), "fi": ("fin",), "fr": ("fra", "fre"), "he": ("heb",),
+    "hi": ("hin",), "hu": ("hun",), "id": ("ind",), "it": ("ita",), "ja": ("jpn",), "ko": ("kor",),
+    "lt": ("lit",), "lv": ("lav",), "nl": ("nld", "dut"), "no": ("nor",), "pl": ("pol",), "pt": ("por",),
+    "ro": ("ron", "rum"), "ru": ("rus",), "sk": ("slk", "slo"), "sl": ("slv",), "sv": ("swe",),
+    "sw": ("swa",), "th": ("tha",), "tr": ("tur",), "uk": ("ukr",), "ur": ("urd",), "vi": ("vie",),
+    "zh": ("zho", "chi"),
+}
+_LANG_HINT = "choose one with --source-lang (lang= in Python)"
+
+
+def lang_codes(lang: str | None) -> frozenset[str]:
+    """The lower-case codes a file may use for ``lang`` (``"fa"`` -> fa, fas, per); empty for None."""
+    if not lang:
+        return frozenset()
+    lang = lang.lower()
+    for two, threes in _LANG3.items():
+        if lang == two or lang in threes:
+            return frozenset((two, *threes))
+    return frozenset((lang,))
+
+
+def split_field_names(value: str | Sequence[str] | None, what: str = "query fields") -> tuple[str, ...] | None:
+    """``"title,desc"``, ``"title+desc"`` or ``["title", "desc"]`` as a tuple of names (None stays None);
+    ClirkitError for an empty name or a name given twice."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        parts = [p.strip() for p in re.split(r"[,+]", value)]
+    elif isinstance(value, (list, tuple)):
+        parts = list(value)
+    else:
+        raise ClirkitError(f"{what} {value!r}: expected field names such as 'title' or 'title,desc'")
+    if not parts or not all(isinstance(p, str) and p for p in parts):
+        raise ClirkitError(f"{what} {value!r}: expected field names separated by commas, such as 'title,desc'")
+    if len(set(parts)) != len(parts):
+        raise ClirkitError(f"{what} {value!r} names a field twice")
+    return tuple(parts)
+
+
+def topic_fields(value: str | Sequence[str] | None, where: str, label: str) -> tuple[str, ...]:
+    """The canonical topic fields (:data:`TOPIC_FIELDS`) of ``value`` (None: title); ClirkitError
+    ``where: unknown topic field ...`` naming the fields ``label`` topics have."""
+    names = split_field_names(value) or DEFAULT_FIELDS
+    out = []
+    for n in names:
+        canon = FIELD_ALIASES.get(n.lower())
+        if canon is None:
+            raise ClirkitError(f"{where}: unknown topic field {n!r} (the fields of {label} topics are title, desc "
+                               f"and narr; ask for several as title,desc)")
+        if canon in out:
+            raise ClirkitError(f"{where}: topic field {n!r} asked for twice")
+        out.append(canon)
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------- detection and decoding
+
+def sniff(head: str) -> str | None:
+    """``"markup"`` if the text ``head`` (the start of a file) begins with a tag, ``"json"`` if with ``{``,
+    else None. A first line with a tab is never markup (``<q1> TAB text`` is a TSV query)."""
+    head = head.lstrip("\ufeff \t\r\n")
+    first = head.split("\n", 1)[0]
+    if head.startswith("<") and "\t" not in first:
+        return "markup"
+    if head.startswith("{"):
+        return "json"
+    return None
+
+
+_XML_DECL = re.compile(rb"^\s*<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z0-9._:-]+)[\"']")
+
+
+def decode_markup(name: str, data: bytes, *, say=None) -> str:
+    """The text of a markup topic file: the encoding its XML declaration names, else UTF-8, else Latin-1
+    (said through ``say``, a function of one message)."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    m = _XML_DECL.match(data[:1000])
+    if m:
+        enc = m.group(1).decode("ascii")
+        try:
+            codec = codecs.lookup(enc).name
+        except LookupError:
+            raise located(name, 1, f"unknown encoding {enc!r} in the XML declaration; convert the file to UTF-8 "
+                                   f"(iconv -f ENCODING -t UTF-8) and remove the declaration") from None
+        if codec != "utf-8":
+            try:
+                return data.decode(codec)
+            except UnicodeDecodeError as exc:
+                raise located(name, data.count(b"\n", 0, exc.start) + 1,
+                              f"not valid {enc} (byte {data[exc.start]:#04x}) although the XML declaration says "
+                              f"so; fix the declaration or convert the file to UTF-8") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        if say is not None:
+            say(f"{name}: not valid UTF-8 (line {line}, byte {data[exc.start]:#04x}): read as Latin-1 "
+                f"(ISO-8859-1), the encoding of old TREC and CLEF topic files")
+        return data.decode("latin-1")
+
+
+# --------------------------------------------------------------------------- markup (TREC, CLEF, NTCIR)
+
+_TOKEN = re.compile(
+    r"<!--.*?(?:-->|\Z)"  # a comment
+    r"|<!\[CDATA\[(?P<cdata>.*?)(?:\]\]>|\Z)"
+    r"|<[?!][^<>]*>"  # <?xml ...?>, <!DOCTYPE ...>, <!ENTITY ...>
+    r"|<(?P<close>/?)\s*(?:(?P<lang>[A-Za-z]{2})-)?(?P<name>[A-Za-z][\w.:-]*)(?:\s[^<>]*)?>",
+    re.S)
+_CONTAINERS = ("top", "topic")
+_NO_TOPICS = ("no topics found: expected <top> (TREC), <topic> (CLEF) or <TOPIC> (NTCIR) elements, or give queries "
+              "as qid TAB text")
+_FIELD_TAGS = {"num": "num", "identifier": "num", **FIELD_ALIASES}
+_LABELS = {
+    "num": re.compile(r"^\s*number\s*:", re.I),
+    "title": re.compile(r"^\s*topic\s*:", re.I),
+    "desc": re.compile(r"^\s*description\s*:", re.I),
+    "narr": re.compile(r"^\s*narrative\s*:", re.I),
+}
+
+
+class _Tag:
+    __slots__ = ("start", "end", "closing", "lang", "name", "key", "empty", "text")
+
+    def __init__(self, m: re.Match) -> None:
+        self.start, self.end = m.start(), m.end()
+        self.text = m.group("cdata")  # CDATA: text kept as it is
+        raw = m.group("name")
+        self.name = raw
+        self.closing = m.group("close") == "/"
+        self.lang = m.group("lang").upper() if m.group("lang") else None
+        low = raw.lower() if raw else None
+        self.key = _FIELD_TAGS.get(low) if low else None  # num, title, desc, narr or None
+        self.empty = m.group(0).endswith("/>")
+
+    @property
+    def is_tag(self) -> bool:
+        return self.name is not None
+
+    @property
+    def container(self) -> bool:
+        return self.name is not None and self.lang is None and self.name.lower() in _CONTAINERS
+
+    def shown(self) -> str:
+        prefix = f"{self.lang}-" if self.lang else ""
+        return f"<{'/' if self.closing else ''}{prefix}{self.name}>"
+
+
+def markup_dialect(text: str) -> str:
+    """``TREC``, ``CLEF`` or ``NTCIR``: the dialect of the first topic element of ``text`` (TREC if none)."""
+    m = re.search(r"<(top|topic|TOPIC|Topic)[\s>]", text)
+    if m is None or m.group(1) == "top":
+        return "TREC"
+    return "NTCIR" if m.group(1) == "TOPIC" else "CLEF"
+
+
+def read_markup_topics(name: str, text: str, fields: Sequence[str], *, lang: str | None = None,
+                       label: str | None = None) -> dict[str, str]:
+    """``{qid: text}`` of the topics of the markup ``text`` (TREC, CLEF or NTCIR; see the module doc)."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    label = label or markup_dialect(text)
+    spell = _SPELLING[label]
+    newlines = [m.start() for m in re.finditer("\n", text)]
+
+    def line_of(pos: int) -> int:
+        return bisect.bisect_left(newlines, pos) + 1
+
+    tokens = [_Tag(m) for m in _TOKEN.finditer(text)]
+    if not any(t.container for t in tokens):
+        raise located(name, None, _NO_TOPICS)
+    queries: dict[str, str] = {}
+    where: dict[str, int] = {}
+    topic: _Tag | None = None
+    top_line = 0
+    parts: dict[tuple[str, str | None], list[str]] = {}  # (field, language prefix) -> text pieces
+    nums: list[tuple[int, list[str], _Tag]] = []
+    current: list[str] | None = None  # the pieces of the field receiving text
+    current_tag: _Tag | None = None
+    closed = False  # the current field ends at its closing tag (nested tags are part of it)
+
+    def closes_later(i: int) -> bool:
+        """Whether the field opened by tokens[i] has its closing tag before the next field or topic tag."""
+        t = tokens[i]
+        for j in range(i + 1, len(tokens)):
+            u = tokens[j]
+            if not u.is_tag:
+                continue
+            if u.container or (u.key is not None and not u.closing):
+                return False
+            if u.closing and u.key == t.key and u.lang == t.lang:
+                return True
+        return False
+
+    def close_topic() -> None:
+        if not nums:
+            raise located(name, top_line, f"topic has no <{spell['num']}>")
+        num_line, pieces, num_tag = nums[0]
+        qid = " ".join(_LABELS["num"].sub("", " ".join(pieces), count=1).split())
+        if not qid:
+            raise located(name, num_line, f"empty topic number in {num_tag.shown()}")
+        from clirkit.formats import check_id
+
+        check_id(name, num_line, qid, "topic number")
+        if qid in where:
+            raise located(name, num_line, f"query id {qid} appears twice (first at line {where[qid]})")
+        langs = list(dict.fromkeys(k[1] for k in parts))
+        chosen = langs[0] if langs else None
+        if len(langs) > 1:
+            want = [p for p in langs if p is not None and p.lower() in lang_codes(lang)]
+            if not want:
+                present = ", ".join(p or "no prefix" for p in langs)
+                asked = f"; the source language {lang} is not among them" if lang else ""
+                raise located(name, top_line, f"topic {qid} is given in several languages ({present}){asked}: "
+                                              f"{_LANG_HINT}")
+            chosen = want[0]
+        texts = []
+        for f in fields:
+            if (f, chosen) not in parts:
+                tag = f"{chosen}-{spell[f]}" if chosen else spell[f]
+                hint = "" if f == "title" else "; ask for fields every topic has with --query-fields, e.g. title"
+                raise located(name, top_line, f"topic {qid} has no <{tag}>{hint}")
+            texts.append(" ".join(_LABELS[f].sub("", " ".join(parts[(f, chosen)]), count=1).split()))
+        where[qid] = num_line
+        queries[qid] = " ".join(t for t in texts if t)
+
+    pos = 0
+    for i, tok in enumerate([*tokens, None]):
+        chunk = text[pos:tok.start] if tok is not None else text[pos:]
+        if chunk.strip():
+            if topic is None:
+                at = pos + len(chunk) - len(chunk.lstrip())
+                shown = html.unescape(chunk.strip())[:40]
+                raise located(name, line_of(at), f"text outside <{_TOPIC_TAG[label]}> ... </{_TOPIC_TAG[label]}>: "
+                                                 f"{shown!r}")
+            if current is not None:
+                current.append(html.unescape(chunk))
+        if tok is None:
+            break
+        pos = tok.end
+        if not tok.is_tag:
+            if tok.text is not None and current is not None:
+                current.append(tok.text)
+            continue
+        if tok.container:
+            if not tok.closing:
+                if topic is not None:
+                    raise located(name, line_of(tok.start), f"{tok.shown()} inside the topic opened at line "
+                                                             f"{top_line} (missing </{topic.name}>)")
+                topic, top_line, parts, nums, current, current_tag = tok, line_of(tok.start), {}, [], None, None
+                if tok.empty:
+                    raise located(name, top_line, f"empty {tok.shown()} element: a topic holds its fields")
+            else:
+                if topic is None:
+                    raise located(name, line_of(tok.start), f"{tok.shown()} without <{tok.name}>")
+                close_topic()
+                topic, current, current_tag = None, None, None
+            continue
+        if topic is None:
+            if tok.key is not None and not tok.closing:
+                raise located(name, line_of(tok.start), f"{tok.shown()} outside <{_TOPIC_TAG[label]}> ... "
+                                                         f"</{_TOPIC_TAG[label]}>")
+            continue  # a container of topics (<topics>, <TOPICS>) or a closing tag
+        if tok.closing:
+            if current is not None and (not closed or (tok.key == current_tag.key and tok.lang == current_tag.lang)):
+                current, current_tag = None, None
+            continue
+        if tok.key is None:  # an unknown tag: part of a closed field (NTCIR's <BACK>), else the end of one
+            if current is not None and not closed:
+                current, current_tag = None, None
+            continue
+        pieces: list[str] = []
+        if tok.key == "num":
+            if nums:
+                raise located(name, line_of(tok.start), f"second {tok.shown()} in the topic opened at line {top_line}")
+            nums.append((line_of(tok.start), pieces, tok))
+        else:
+            if (tok.key, tok.lang) in parts:
+                raise located(name, line_of(tok.start), f"second {tok.shown()} in the topic opened at line {top_line}")
+            parts[(tok.key, tok.lang)] = pieces
+        if tok.empty:
+            current, current_tag = None, None
+        else:
+            current, current_tag, closed = pieces, tok, closes_later(i)
+    if topic is not None:
+        raise located(name, top_line, f"{topic.shown()} is never closed by </{topic.name}>")
+    if not queries:
+        raise located(name, None, _NO_TOPICS)
+    return queries
+
+
+# --------------------------------------------------------------------------- HC4 / NeuCLIR JSONL
+
+def is_hc4(obj: dict) -> bool:
+    """Whether a JSON record looks like an HC4/NeuCLIR topic: it has a ``topics`` list."""
+    return isinstance(obj.get("topics"), list)
+
+
+def _source_rank(entry: dict) -> int:
+    source = str(entry.get("source", "")).lower()
+    return 2 if "machine" in source else (0 if source in ("", "original") else 1)
+
+
+def read_hc4_topics(name: str, records: Iterable[tuple[int, dict]], fields: Sequence[str], *,
+                    lang: str | None = None) -> dict[str, str]:
+    """``{qid: text}`` of HC4/NeuCLIR topic records ``(line, object)``: for each, the entry of ``topics``
+    in ``lang`` (the only language present when ``lang`` is None); among several entries in that
+    language, the original or a human translation before a machine translation. ``narr`` is the entry's
+    ``topic_narrative``, else the record's ``narratives`` for that language (a text, or a mapping of
+    texts joined in order)."""
+    from clirkit.formats import check_id
+
+    queries: dict[str, str] = {}
+    where: dict[str, int] = {}
+    codes = lang_codes(lang)
+    for lineno, obj in records:
+        if not is_hc4(obj):
+            raise located(name, lineno, 'expected an HC4/NeuCLIR topic like the first line ("topic_id" and a '
+                                        f'"topics" list), found keys: {", ".join(list(obj)[:8]) or "none"}')
+        if "topic_id" not in obj:
+            raise located(name, lineno, 'topic without "topic_id": give each line its id (HC4/NeuCLIR topics are '
+                                        '{"topic_id": ..., "topics": [...]})')
+        tid = obj["topic_id"]
+        if isinstance(tid, int) and not isinstance(tid, bool):
+            tid = str(tid)
+        if not isinstance(tid, str):
+            raise located(name, lineno, f'"topic_id" must be a string, got {type(tid).__name__}')
+        qid = check_id(name, lineno, tid.strip(), "topic_id")
+        if qid in where:
+            raise located(name, lineno, f"query id {qid} appears twice (first at line {where[qid]})")
+        entries = obj["topics"]
+        for e in entries:
+            if not isinstance(e, dict) or not isinstance(e.get("lang"), str):
+                raise located(name, lineno, f'topic {qid}: each entry of "topics" must be an object with a "lang"')
+        present = list(dict.fromkeys(e["lang"] for e in entries))
+        if not present:
+            raise located(name, lineno, f'topic {qid} has an empty "topics" list')
+        if lang is None:
+            if len(present) > 1:
+                raise located(name, lineno, f"topic {qid} is given in several languages ({', '.join(present)}): "
+                                            f"{_LANG_HINT}")
+            matching = entries
+        else:
+            matching = [e for e in entries if e["lang"].lower() in codes]
+            if not matching:
+                raise located(name, lineno, f"topic {qid} has no version in {lang} (languages: {', '.join(present)}); "
+                                            f"{_LANG_HINT}")
+        entry = min(matching, key=_source_rank)
+        texts = []
+        for f in fields:
+            key = _HC4_KEYS[f]
+            value = entry.get(key)
+            if value is None and f == "narr":
+                value = _narratives(obj.get("narratives"), entry["lang"])
+            if value is None:
+                hint = "" if f == "title" else "; ask for other fields with --query-fields, e.g. title"
+                raise located(name, lineno, f'topic {qid} ({entry["lang"]}) has no "{key}"{hint}')
+            if not isinstance(value, str):
+                raise located(name, lineno, f'topic {qid}: "{key}" must be a string, got {type(value).__name__}')
+            texts.append(" ".join(value.split()))
+        where[qid] = lineno
+        queries[qid] = " ".join(t for t in texts if t)
+    if not queries:
+        raise located(name, None, "no topics found")
+    return queries
+
+
+def _narratives(narratives: object, lang: str) -> str | None:
+    if not isinstance(narratives, dict):
+        return None
+    value = narratives.get(lang)
+    if isinstance(value, dict):
+        value = " ".join(v for v in value.values() if isinstance(v, str))
+    return value if isinstance(value, str) else None
