@@ -102,3 +102,23 @@ def test_a_ctrl_c_during_the_imports_before_main_is_one_line_and_status_130(tmp_
 def test_importing_clirkit_as_a_library_leaves_the_sigint_handler_alone():
     code = "import signal, clirkit, clirkit.cli\nprint(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "True\n"
+
+
+def test_an_error_that_a_ctrl_c_turned_into_another_is_still_an_interrupt(monkeypatch, capsys):
+    # numpy's compiled import turns a KeyboardInterrupt into "ImportError: PyCapsule_Import could not import"
+    from clirkit import cli
+
+    def interrupted_import(argv=None):
+        try:
+            cli._interrupt(2, None)
+        except KeyboardInterrupt:
+            raise ImportError('PyCapsule_Import could not import module "datetime"') from None
+
+    monkeypatch.setattr(cli, "build_parser", interrupted_import)
+    monkeypatch.setattr(cli, "_interrupted", False)
+    assert main(["index", "--help"]) == 130
+    assert capsys.readouterr().err == "clirkit: interrupted\n"
+    monkeypatch.setattr(cli, "_interrupted", False)
+    monkeypatch.setattr(cli, "build_parser", lambda argv=None: (_ for _ in ()).throw(ImportError("a real one")))
+    with pytest.raises(ImportError, match="a real one"):
+        main(["index", "--help"])

@@ -57,6 +57,18 @@ def _terminated(signum, frame):
     raise KeyboardInterrupt  # so writers remove their temporary files, as on Ctrl-C
 
 
+_interrupted = False  # a Ctrl-C reached the command's handler (_interrupt)
+
+
+def _interrupt(signum, frame):
+    """The command's Ctrl-C: a KeyboardInterrupt, as Python's own handler raises, remembered, because an import
+    of a compiled module that it interrupts may turn it into another error (numpy: "PyCapsule_Import could
+    not import module")."""
+    global _interrupted
+    _interrupted = True
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     import os
     import signal
@@ -73,11 +85,16 @@ def main(argv: list[str] | None = None) -> int:
             from clirkit import _interrupted_early
 
             if signal.getsignal(signal.SIGINT) is _interrupted_early:
-                signal.signal(signal.SIGINT, signal.default_int_handler)
+                signal.signal(signal.SIGINT, _interrupt)
         argv = sys.argv[1:] if argv is None else list(argv)
         args = build_parser(argv).parse_args(argv)
         return _call(args)
     except KeyboardInterrupt:
+        print("clirkit: interrupted", file=sys.stderr)
+        return 130
+    except Exception:
+        if not _interrupted:
+            raise
         print("clirkit: interrupted", file=sys.stderr)
         return 130
 
