@@ -1,7 +1,7 @@
 """The committed ``gettext-XX-en`` collections and their builder (clirkit.datasets.gettext_catalogs).
 
 Tests of the committed folders need nothing else; those that read the Debian packages skip unless
-the ``.deb`` files are in ``$CLIRKIT_GETTEXT_DEBS`` (default ``/tmp/gettext-debs``).
+the ``.deb`` files are in ``$CLIRKIT_GETTEXT_DEBS`` (default ``gettext-debs`` in the system's temporary folder).
 """
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import json
 import os
 import struct
 import tarfile
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +23,7 @@ from clirkit.errors import ClirkitError
 
 DATA = Path(g.__file__).parent / "data"
 NAMES = [f"gettext-{lang}-en" for lang in g.LANGUAGES]
-DEBS = Path(os.environ.get("CLIRKIT_GETTEXT_DEBS", "/tmp/gettext-debs"))
+DEBS = Path(os.environ.get("CLIRKIT_GETTEXT_DEBS", Path(tempfile.gettempdir()) / "gettext-debs"))
 
 
 def _have_debs() -> bool:

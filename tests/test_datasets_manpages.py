@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +16,7 @@ from clirkit.errors import ClirkitError
 DATA = Path(clirkit.datasets.__file__).parent / "data"
 LANGS = ("de", "es", "ru")
 VARIANTS = ("standard", "english-queries")
-DEBS = Path(os.environ.get("CLIRKIT_MANPAGES_DEBS", "/tmp/manpages-debs"))
+DEBS = Path(os.environ.get("CLIRKIT_MANPAGES_DEBS", Path(tempfile.gettempdir()) / "manpages-debs"))
 
 
 def _load(lang: str, variant: str):

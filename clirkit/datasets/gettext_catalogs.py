@@ -2,8 +2,8 @@
 
 Usage::
 
-    mkdir -p /tmp/gettext-debs && cd /tmp/gettext-debs && apt-get download NAME=VERSION ...
-    python -m clirkit.datasets.gettext_catalogs --debs /tmp/gettext-debs -o clirkit/datasets/data
+    mkdir -p gettext-debs && cd gettext-debs && apt-get download NAME=VERSION ... && cd ..
+    python -m clirkit.datasets.gettext_catalogs --debs gettext-debs -o clirkit/datasets/data
 
 (the ``apt-get download`` line with every package is :func:`download_command`, also in
 ``data/gettext-de-en/SOURCE.md``). Input: the ``.deb`` files of :data:`PACKAGES`; their compiled
