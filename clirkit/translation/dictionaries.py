@@ -212,6 +212,21 @@ def dictionary_table(pairs: Iterable[tuple], params: dict | None = None, *, lowe
     return table
 
 
+def multiword_report(p: dict, n: int, what: str, weight: str) -> list[str]:
+    """The report lines on multi-word sides of a table's ``params`` ``p``: ``n`` entries read, called ``what``
+    (e.g. "MUSE pairs"); ``weight`` names what a split phrase's words share (e.g. "the pair's weight")."""
+    out = []
+    if p.get("n_multiword_source_dropped"):
+        out.append(f"{p['n_multiword_source_dropped']:,} of {n:,} {what} have a multi-word source side: "
+                   f"dropped (a query token is one word)")
+    if p.get("n_multiword_target"):
+        how = {"split": f"split into their words, {weight} shared (--multiword-target phrase keeps them whole)",
+               "phrase": f"kept whole, words joined by {PHRASE_JOINER!r} (they match only an index of n-grams)",
+               "drop": "dropped"}[p.get("multiword_target", "split")]
+        out.append(f"{p['n_multiword_target']:,} of {n:,} {what} have a multi-word target side: {how}")
+    return out
+
+
 def dictionary_report(table: TranslationTable) -> list[str]:
     """One-line messages on what reading a dictionary dropped, split or guessed (empty for other tables)."""
     p = table.params
@@ -221,14 +236,7 @@ def dictionary_report(table: TranslationTable) -> list[str]:
     n_read = p.get("n_pairs_read", 0)
     out = [f"{p.get('file')}: {n_read:,} {fmt} pairs -> {p.get('n_entries', 0):,} entries, "
            f"{table.n_source:,} source words, {p.get('n_pairs', table.nnz):,} options ({p.get('weighting')} weights)"]
-    if p.get("n_multiword_source_dropped"):
-        out.append(f"{p['n_multiword_source_dropped']:,} of {n_read:,} {fmt} pairs have a multi-word source side: "
-                   f"dropped (a query token is one word)")
-    if p.get("n_multiword_target"):
-        how = {"split": "split into their words, the pair's weight shared (--multiword-target phrase keeps them whole)",
-               "phrase": f"kept whole, words joined by {PHRASE_JOINER!r} (they match only an index of n-grams)",
-               "drop": "dropped"}[p.get("multiword_target", "split")]
-        out.append(f"{p['n_multiword_target']:,} of {n_read:,} {fmt} pairs have a multi-word target side: {how}")
+    out += multiword_report(p, n_read, f"{fmt} pairs", "the pair's weight")
     if p.get("source_lang") or p.get("target_lang"):
         out.append(f"languages {p.get('source_lang')} -> {p.get('target_lang')} ({p.get('languages_from')})")
     return out

@@ -40,7 +40,7 @@ import numpy as np
 from clirkit.errors import ClirkitError
 from clirkit.fileio import display_name, iter_lines, open_binary
 from clirkit.translation.dictionaries import (MULTIWORD_TARGET, PHRASE_JOINER, _format_error, _term_maker,
-                                              check_words, resolve_languages)
+                                              check_words, multiword_report, resolve_languages)
 from clirkit.translation.table import TableFormatError, TranslationTable, normalize_rows
 
 WEIGHTED_FORMATS = ("phrase-table", "psq-json")
@@ -318,14 +318,7 @@ def weighted_report(table: TranslationTable) -> list[str]:
     column = (f", p = score column {p['score_column']} ({MOSES_SCORES[p['score_column'] - 1]})"
               if p.get("score_column") and p["score_column"] <= len(MOSES_SCORES) else "")
     out = [f"{p.get('file')}: {n:,} {what} -> {table.n_source:,} source words, {table.nnz:,} options{column}"]
-    if p.get("n_multiword_source_dropped"):
-        out.append(f"{p['n_multiword_source_dropped']:,} of {n:,} {what} have a multi-word source side: dropped "
-                   f"(a query token is one word)")
-    if p.get("n_multiword_target"):
-        how = {"split": "split into their words, the p shared (--multiword-target phrase keeps them whole)",
-               "phrase": f"kept whole, words joined by {PHRASE_JOINER!r} (they match only an index of n-grams)",
-               "drop": "dropped"}[p.get("multiword_target", "split")]
-        out.append(f"{p['n_multiword_target']:,} of {n:,} {what} have a multi-word target side: {how}")
+    out += multiword_report(p, n, what, "the p")
     if p.get("n_without_terms"):
         out.append(f"{p['n_without_terms']:,} of {n:,} {what} have a side without terms (punctuation): dropped")
     if p.get("n_rows_renormalized"):
