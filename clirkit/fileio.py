@@ -118,6 +118,18 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def check_output_folder(path: str | os.PathLike[str]) -> Path:
+    """The file ``path`` will be written as (through a symlink), after checking that its folder exists and is a
+    folder (ClirkitError ``PATH: the folder F does not exist``): verbs check it before their work."""
+    target = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.exists():
+        raise ClirkitError(f"{path}: the folder {parent} does not exist (create it, or write elsewhere)")
+    if not parent.is_dir():
+        raise ClirkitError(f"{path}: {parent} is not a folder")
+    return target
+
+
 @contextlib.contextmanager
 def atomic_writer(path: str | os.PathLike[str], *, binary: bool = False) -> Iterator[IO]:
     """Open a temporary file beside ``path``; rename it onto ``path`` on success.
@@ -133,12 +145,8 @@ def atomic_writer(path: str | os.PathLike[str], *, binary: bool = False) -> Iter
             yield sys.stdout
         sys.stdout.flush()
         return
-    target = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)  # write through a symlink
+    target = check_output_folder(path)
     parent = target.parent if str(target.parent) else Path(".")
-    if not parent.exists():
-        raise ClirkitError(f"{path}: the folder {parent} does not exist")
-    if not parent.is_dir():
-        raise ClirkitError(f"{path}: {parent} is not a folder")
     if target.is_dir():
         raise ClirkitError(f"{path}: is a folder; give a file name to write")
     if target.exists() and not target.is_file():  # a device or FIFO (/dev/null, a pipe): written in place

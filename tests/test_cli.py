@@ -122,3 +122,13 @@ def test_an_error_that_a_ctrl_c_turned_into_another_is_still_an_interrupt(monkey
     monkeypatch.setattr(cli, "build_parser", lambda argv=None: (_ for _ in ()).throw(ImportError("a real one")))
     with pytest.raises(ImportError, match="a real one"):
         main(["index", "--help"])
+
+
+def test_an_output_in_a_missing_folder_is_refused_before_the_work(tmp_path, capsys, monkeypatch):
+    from clirkit.cli import index as index_verb
+
+    (tmp_path / "d.tsv").write_text("d1\tla luz\n", encoding="utf-8")
+    monkeypatch.setattr(index_verb, "run", lambda args: pytest.fail("the verb ran"))
+    assert main(["index", str(tmp_path / "d.tsv"), "-o", str(tmp_path / "nope" / "ix.npz"), "--lang", "es"]) == 2
+    assert capsys.readouterr().err == (f"clirkit: error: {tmp_path / 'nope' / 'ix.npz'}: the folder "
+                                       f"{tmp_path / 'nope'} does not exist (create it, or write elsewhere)\n")

@@ -103,6 +103,11 @@ def _call(args) -> int:
     from clirkit.errors import ClirkitError
 
     try:
+        output = getattr(args, "output", None)
+        if isinstance(output, str) and output != "-":  # before the work, not after it
+            from clirkit.fileio import check_output_folder
+
+            check_output_folder(output)
         status = args.func(args)
     except ClirkitError as exc:
         from clirkit.cli.params import option_message
