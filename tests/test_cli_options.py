@@ -277,3 +277,12 @@ def test_parameters_so_large_that_bm25_overflows_are_an_error_not_a_silent_run(i
                            "-o", str(out), "-q", *extra])
         err = capsys.readouterr().err
         assert status == 2 and err.startswith("clirkit: error: BM25 ") and "overflow" in err and not out.exists()
+
+
+@pytest.mark.parametrize("verb", sorted(BASE))
+def test_help_names_values_as_words_and_shows_no_default_for_a_flag(verb, capsys):
+    with pytest.raises(SystemExit):
+        main([*verb.split(), "--help"])
+    text = capsys.readouterr().out
+    assert "PARAM__" not in text  # a metavar is the option's name (K1, MIN_PROB), not the parameter's dest
+    assert "(default: True)" not in text and "(default: False)" not in text

@@ -44,6 +44,8 @@ def add_param(group, cls, name: str, *flags: str, **kwargs) -> argparse.Action:
             raise TypeError(f"{cls.__name__}.{name} defaults to {default!r}, not {expected}")
     else:
         kwargs["default"] = list(default) if isinstance(default, tuple) else default
+        if "metavar" not in kwargs and "choices" not in kwargs:  # argparse would show the dest, PARAM__NAME
+            kwargs["metavar"] = max(flags, key=len).lstrip("-").replace("-", "_").upper()
     _OPTION_OF[name] = max(flags, key=len)
     return group.add_argument(*flags, dest=_PREFIX + name, **kwargs)
 
