@@ -37,7 +37,7 @@ from clirkit.metrics import evaluate
 from clirkit.query import StructuredQueries
 from clirkit.significance import paired_test
 from clirkit.systems import DT, PSQ
-from clirkit.translation import load_table, train_table
+from clirkit.translation import TranslationTable, load_table, train_table
 
 MEASURES = ["AP", "R@1000"]
 SPLITS = ("dev", "test")
@@ -88,14 +88,18 @@ def defaults_systems(index, tables: dict) -> dict:
     dictionary), and over the dictionary the bag of every translation, unpruned."""
     systems = {}
     for kind, table in tables.items():
-        if kind == "dictu":
-            continue
-        systems[f"DT[{kind}]"] = DT().fit(index, table)
+        if kind != "dictu":
+            systems[f"DT[{kind}]"] = DT().fit(index, table)
         systems[f"PSQ[{kind}]"] = PSQ().fit(index, table)
         if kind in ("corpus", "ood") and "dict" in tables:
             systems[f"PSQ[{kind}+dict]"] = PSQ().fit(index, table, tables["dict"])
         if kind == "dict":
             systems["bag-all[dict]"] = PSQ(mode="all", min_prob=0.0, cumulative=1.0).fit(index, table)
+        if kind == "dictu":  # DT's tie rule: a word's translations all tie; without the dictionary's ranks the
+            # rarest one in the collection wins (with them, the one listed first)
+            unranked = TranslationTable(table.source_vocab, table.target_vocab, table.probs, table.params)
+            systems["DT-rarest[dict]"] = DT().fit(index, unranked)
+            systems["DT-first[dict]"] = DT().fit(index, table)
     return systems
 
 
