@@ -148,10 +148,15 @@ class Analyzer:
             tokens = self._stem.stemWords(tokens)
         return tokens
 
+    def replace(self, **changes) -> "Analyzer":
+        """This analyzer with the settings in ``changes`` (keywords of :class:`Analyzer` but ``lang``) changed."""
+        settings = {"lowercase": self.lowercase, "strip_punctuation": self.strip_punctuation,
+                    "stopwords": self.stopwords or None, "stemmer": self.stemmer, "cjk_bigrams": self.cjk_bigrams}
+        return Analyzer(self.lang, **{**settings, **changes})
+
     def without_stopwords(self) -> "Analyzer":
         """This analyzer with no stopwords (the same tokens, case, bigrams and stems)."""
-        return Analyzer(self.lang, lowercase=self.lowercase, strip_punctuation=self.strip_punctuation,
-                        stemmer=self.stemmer, cjk_bigrams=self.cjk_bigrams)
+        return self.replace(stopwords=None)
 
     def same_terms_as(self, other: "Analyzer") -> bool:
         """Whether ``other`` makes the same terms of a word as this analyzer does (the same language, case,
@@ -177,8 +182,7 @@ class Analyzer:
         cache = _CACHE.get()
         if cache is None or not all(isinstance(t, str) for t in texts):  # (tokenize names a non-str)
             return self._tokenize_all(texts, quiet=quiet, jobs=jobs, desc=desc)
-        bare = Analyzer(self.lang, lowercase=self.lowercase, strip_punctuation=self.strip_punctuation,
-                        stemmer=None, cjk_bigrams=self.cjk_bigrams)
+        bare = self.replace(stopwords=None, stemmer=None)
         known = cache.setdefault(json.dumps(bare.to_dict(), sort_keys=True), {})
         new = list(dict.fromkeys(t for t in texts if t not in known))
         if new:

@@ -69,9 +69,7 @@ def query_analyzer(table, *, lang: str | None = None, stopwords=None, quiet: boo
         return base
     if isinstance(stopwords, str):
         stopwords = snowball_stopwords(base.lang)
-    return Analyzer(base.lang, lowercase=base.lowercase, strip_punctuation=base.strip_punctuation,
-                    stopwords=set(base.stopwords) | set(stopwords), stemmer=base.stemmer,
-                    cjk_bigrams=base.cjk_bigrams)
+    return base.replace(stopwords=set(base.stopwords) | set(stopwords))
 
 
 def snowball_terms(analyzer) -> set[str]:

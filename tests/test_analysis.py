@@ -219,3 +219,10 @@ def test_cached_tokens_give_each_analyzer_its_own_stems_and_stopwords(verses_es)
     expected = [[a.tokenize(t) for t in texts] for a in analyzers]
     with cached_tokens():
         assert [a.tokenize_many(texts) for a in analyzers] == expected
+
+
+def test_replace_changes_only_the_settings_given():
+    a = Analyzer("es", lowercase=False, stopwords=["la"], stemmer=None)
+    assert a.replace(stemmer="snowball") == Analyzer("es", lowercase=False, stopwords=["la"])
+    assert a.without_stopwords() == Analyzer("es", lowercase=False, stemmer=None)
+    assert Analyzer("zh").replace(stopwords=["的"]).cjk_bigrams is True
