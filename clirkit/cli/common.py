@@ -297,11 +297,22 @@ def check_query_fields_unused(args: argparse.Namespace) -> None:
                            f"them")
 
 
+def add_stemmer_option(parser, what: str = "") -> None:
+    """``--stemmer snowball|none`` (:class:`Analyzer`'s ``stemmer``; read with :func:`stemmer_of`); ``what``
+    says what is stemmed, if not the text the verb reads."""
+    parser.add_argument("--stemmer", choices=("snowball", "none"), default="snowball",
+                        help=f"{what}snowball = the language's Snowball stemmer (PyStemmer; languages without one "
+                             f"are not stemmed), none = whole words")
+
+
+def stemmer_of(args) -> str | None:
+    """The Analyzer ``stemmer`` of ``--stemmer`` (snowball when the verb has no such option)."""
+    return None if getattr(args, "stemmer", "snowball") == "none" else "snowball"
+
+
 def add_analysis_options(parser, *, stopword_files: bool = True) -> None:
     """``--stemmer`` and ``--stopwords``: the analysis of the text a verb tokenizes (:class:`Analyzer`)."""
-    parser.add_argument("--stemmer", choices=("snowball", "none"), default="snowball",
-                        help="snowball = the language's Snowball stemmer (PyStemmer; languages without one are not "
-                             "stemmed), none = whole words")
+    add_stemmer_option(parser)
     what = "none, snowball (the Snowball project's list of the language) or a FILE of words (one per line)" \
         if stopword_files else "none or snowball (the Snowball project's list of each language)"
     parser.add_argument("--stopwords", metavar="LIST", default="none", help=f"stopwords to drop: {what}")
@@ -320,4 +331,4 @@ def analysis_settings(args, *, stopword_files: bool = True) -> dict:
         if not stopword_files:
             raise ClirkitError(f"--stopwords must be none or snowball, got {stopwords}")
         stopwords = read_stopwords(stopwords) or None
-    return {"stemmer": None if args.stemmer == "none" else args.stemmer, "stopwords": stopwords}
+    return {"stemmer": stemmer_of(args), "stopwords": stopwords}

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from clirkit.cli.common import (HelpFormatter, add_analysis_options, add_jobs, add_language_options, add_quiet,
-                                add_verb, analysis_settings, checked, nonnegative_int, one_line_errors, param_type,
-                                positive_int)
+                                add_stemmer_option, add_verb, analysis_settings, checked, nonnegative_int,
+                                one_line_errors, param_type, positive_int, stemmer_of)
 
 TABLE_FORMAT_HELP = ("table format: auto (detected: npz by its bytes, psq-json by its leading '{', freedict by "
                      "its .index/.dict.dz files, else by the first lines' content, else by the name: .dict = muse, "
@@ -46,9 +46,8 @@ def add_dictionary_options(p: argparse.ArgumentParser, *, languages: bool = True
                    help="phrase-table: the score read as p(target|source), counted from 1; Moses writes "
                         "p(s|t) lex(s|t) p(t|s) lex(t|s) (default: 3, p(t|s); 1 with --reverse)")
     g.add_argument("--keep-case", action="store_true", help="do not lowercase dictionary words")
-    g.add_argument("--stemmer", choices=("snowball", "none"), default="snowball",
-                   help="the analysis of a dictionary's words when its languages are known (as index and ttable "
-                        "train analyze text): snowball = Snowball stems, none = whole words")
+    add_stemmer_option(g, "a dictionary's words when its languages are known, as index and ttable train analyze "
+                          "text: ")
     if languages:
         add_language_options(g)
         g.description = ("--source-lang/--target-lang: the table's languages, stored in it (npz) for dt and psq to "
@@ -71,7 +70,7 @@ def load_table_args(args, path: str, fmt: str, *, require_languages: bool = Fals
                        source_lang=getattr(args, "source_lang", None), target_lang=getattr(args, "target_lang", None),
                        multiword_target=getattr(args, "multiword_target", "split"),
                        weighting=getattr(args, "weights", "auto"), reverse=getattr(args, "reverse", False),
-                       stemmer=None if getattr(args, "stemmer", "snowball") == "none" else "snowball",
+                       stemmer=stemmer_of(args),
                        score_column=getattr(args, "score_column", None))
     verb = f"ttable {args.action}"
     if (fmt if fmt != "auto" else guess_format(path)[0]) in DICTIONARY_FORMATS:
