@@ -240,6 +240,32 @@ def test_interpolate_over_the_union_then_renormalize():
         interpolate(half, other, 1.5)
 
 
+def test_interpolate_with_one_weight_per_source_word_of_the_first_table():
+    other = TranslationTable.from_triples(["a", "d"], ["w", "v"], [1.0, 1.0])
+    first = small_table()                                            # words a, b, c
+    mixed = interpolate(first, other, np.array([0.2, 0.9, 0.0]))
+    # a: .2 * (.5, .45, .04, .01) + .8 * (w: 1), a full row already
+    assert dict(mixed.translations("a")) == pytest.approx({"w": 0.2 * 0.5 + 0.8, "x": 0.2 * 0.45,
+                                                          "y": 0.2 * 0.04, "z": 0.2 * 0.01}, abs=1e-15)
+    assert mixed.translations("d") == [("v", 1.0)]                   # unknown to the first table
+    assert mixed.translations("c") == [("q", 1.0)]                   # weight 0 but no other option: renormalized
+    same = interpolate(first, other, np.full(3, 0.6))
+    np.testing.assert_allclose(same.probs.toarray(), interpolate(first, other, 0.6).probs.toarray(), rtol=1e-15)
+    assert mixed.params["interpolation"]["lambda"] == "per source word"
+    with pytest.raises(ValueError, match="one per source word"):
+        interpolate(first, other, np.array([0.5, 0.5]))
+    with pytest.raises(ValueError, match="lambda must be in"):
+        interpolate(first, other, np.array([0.5, 1.5, 0.0]))
+
+
+def test_coverage_weights_lean_on_the_second_table_for_rare_words():
+    from clirkit.translation.prune import coverage_weights
+
+    weights = coverage_weights(small_table(), {"a": 90, "b": 10}, lam=0.5, mu=10)
+    assert weights.tolist() == pytest.approx([0.5 * 90 / 100, 0.5 * 10 / 20, 0.0])   # c unseen: 0
+    assert coverage_weights(small_table(), {}, lam=0.5, mu=0).tolist() == [0.5, 0.5, 0.5]
+
+
 def test_prune_and_interpolate_keep_ranks_and_languages():
     table = ranked_table()
     table.params.update(source_lang="es", target_lang="en")

@@ -1,7 +1,7 @@
 """Pruning and interpolation of translation tables (SPEC §4, steps 1-2), vectorized over CSR rows."""
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Mapping
 
 import numpy as np
 import scipy.sparse as sp
@@ -78,15 +78,22 @@ def prune(table: TranslationTable, *, min_prob: float = 0.005, cumulative: float
     return TranslationTable(table.source_vocab, table.target_vocab, matrix, params, ranks)
 
 
-def interpolate(first: TranslationTable, second: TranslationTable, lam: float = 0.6) -> TranslationTable:
+def interpolate(first: TranslationTable, second: TranslationTable, lam: float | np.ndarray = 0.6) -> TranslationTable:
     """p(e|f) = lam p1(e|f) + (1 - lam) p2(e|f) over the union of both tables' words and options,
     then each row renormalized to sum 1 (SPEC §4 step 1). A word known to one table only thus
-    keeps that table's distribution (renormalized). The result keeps ``first``'s parameters
+    keeps that table's distribution (renormalized). ``lam`` is one weight, or one per source word of
+    ``first`` (a float array aligned with ``first.source_vocab``, each in [0, 1]: see
+    :func:`coverage_weights`; a word the second table lacks then keeps the first's distribution even at 0). The result keeps ``first``'s parameters
     (e.g. its analyzers) and records the second table's under ``params["interpolation"]``; its
     languages are the ones either table records (ValueError when they record different ones), and
     its dictionary ranks are the first table's if it has any, else the second's."""
-    if not 0.0 <= lam <= 1.0:
-        raise ValueError(f"lambda must be in [0, 1], got {lam}")
+    per_word = np.ndim(lam) > 0
+    weights = np.asarray(lam, dtype=np.float64)
+    if per_word and weights.shape != (first.n_source,):
+        raise ValueError(f"per-word lambdas must be one per source word of the first table ({first.n_source}), "
+                         f"got shape {weights.shape}")
+    if not (np.all(weights >= 0.0) and np.all(weights <= 1.0)):
+        raise ValueError(f"lambda must be in [0, 1], got {lam if not per_word else 'values outside it'}")
     languages = {}
     for key in ("source_lang", "target_lang"):
         a, b = first.params.get(key), second.params.get(key)
@@ -97,15 +104,21 @@ def interpolate(first: TranslationTable, second: TranslationTable, lam: float = 
     src = np.union1d(first.source_vocab, second.source_vocab)
     tgt = np.union1d(first.target_vocab, second.target_vocab)
 
-    def embed(table: TranslationTable, weight: float) -> sp.csr_matrix:
+    def embed(table: TranslationTable, row_weights: np.ndarray) -> sp.csr_matrix:
+        """``table``'s rows scaled by ``row_weights`` (one per row of ``src``), in the union's shape."""
         p = table.probs.tocoo()
         r = np.searchsorted(src, table.source_vocab)[p.row]
         c = np.searchsorted(tgt, table.target_vocab)[p.col]
-        return sp.csr_matrix((weight * p.data, (r, c)), shape=(len(src), len(tgt)))
+        return sp.csr_matrix((row_weights[r] * p.data, (r, c)), shape=(len(src), len(tgt)))
 
-    matrix = embed(first, lam) + embed(second, 1.0 - lam)
+    first_weight = np.full(len(src), float(weights) if not per_word else 0.0)
+    if per_word:  # a word the second table does not know keeps the first's distribution, whatever its weight
+        first_weight[np.searchsorted(src, first.source_vocab)] = np.where(
+            np.isin(first.source_vocab, second.source_vocab), weights, 1.0)
+    matrix = embed(first, first_weight) + embed(second, 1.0 - first_weight)
     matrix.eliminate_zeros()
-    params = {**first.params, **languages, "interpolation": {"lambda": lam, "second": second.params}}
+    recorded = float(weights) if not per_word else "per source word"
+    params = {**first.params, **languages, "interpolation": {"lambda": recorded, "second": second.params}}
     ranked = first if first.ranks is not None else second
     ranks = None
     if ranked.ranks is not None:
@@ -131,3 +144,13 @@ def _mass_before(vals: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> np
         running[:n] += vals[idx - 1]
         before[idx] = running[:n]
     return before
+
+
+def coverage_weights(table: TranslationTable, counts: Mapping[str, int], *, lam: float, mu: float) -> np.ndarray:
+    """Per-word interpolation weights of a trained ``table`` for :func:`interpolate`: ``lam * n / (n + mu)``, n
+    the word's count in the parallel text the table was trained on (``counts``: source word -> occurrences;
+    an absent word counts 0). A word the corpus saw often keeps the weight ``lam``; a rare one leans on the
+    second table (a dictionary), whose translations do not depend on the corpus's domain. ``mu`` is in
+    occurrences (the count at which the weight is ``lam / 2``)."""
+    n = np.array([counts.get(word, 0) for word in table.source_vocab.tolist()], dtype=np.float64)
+    return lam * n / (n + mu) if mu > 0 else np.full(len(n), float(lam))
