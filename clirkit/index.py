@@ -131,7 +131,15 @@ class Index:
     # files ------------------------------------------------------------------------------------
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the index as one ``.npz`` with a JSON header (atomic)."""
+        """Write the index as one ``.npz`` with a JSON header (atomic). Written over a sharded index's manifest,
+        it replaces that index whole: the shards are removed once the new file is in place."""
+        from clirkit.shards import replacing_shards
+
+        with replacing_shards(path):
+            self._write(path)
+
+    def _write(self, path: str | os.PathLike[str]) -> None:
+        """Write the index's file at ``path`` (atomic), leaving anything beside it alone (a shard's write)."""
         header = {"analyzer": self.analyzer.to_dict(), "stats": self.stats()}
         save_npz(path, "index", FORMAT_VERSION, header, {
             "docids": self.docids, "terms": self.terms, "doc_lengths": self.doc_lengths,

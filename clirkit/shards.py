@@ -30,6 +30,7 @@ when one is left, so later searches find their shards open.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -40,7 +41,7 @@ import zlib
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Iterator, Mapping, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -388,7 +389,7 @@ def _write_shard(shard: Index, path: str | os.PathLike[str], number: int, writte
     folder = Path(path).parent
     part = folder / f".{_stem(path)}.shard-{number:03d}.{os.getpid()}.part"
     try:
-        shard.save(part)
+        shard._write(part)
         _checkpoint(f"part-{number}")
         name, size = shard_name(path, number, file_digest(part)[:12]), part.stat().st_size
         written.append(name)
@@ -421,6 +422,17 @@ class _replacing:
             return
         _checkpoint("manifest")
         _tidy(self.path, named)
+
+
+@contextlib.contextmanager
+def replacing_shards(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Around the (atomic) writing of one file at ``path`` (a plain index) over what may be a sharded index: once
+    the file is in place, the shard files of ``path``'s name are removed (those of the index it replaced, and
+    strays of killed builds); on an error or interruption before, the old index is left whole."""
+    yield
+    if str(path) != "-" and os.path.isfile(path) and not os.path.islink(path):  # not stdout, a device or a link
+        _checkpoint("plain")
+        _tidy(path, set())
 
 
 def _referenced(path: str | os.PathLike[str]) -> set[str]:
@@ -465,7 +477,7 @@ def _checkpoint(point: str) -> None:
     """For tests only: with ``CLIRKIT_TEST_SIGNAL="POINT SIGNAL"`` in the environment (``"shard-0 SIGKILL"``),
     the process sends itself SIGNAL at POINT of a sharded write (``part-N``: shard N written under its temporary
     name; ``shard-N``: renamed; ``shards``: all written, the manifest not yet; ``manifest``: the manifest switched,
-    the old shards still there)."""
+    the old shards still there; ``plain``: a plain index written over a sharded one, the old shards still there)."""
     wanted = os.environ.get("CLIRKIT_TEST_SIGNAL", "").split()
     if len(wanted) == 2 and wanted[0] == point:
         import signal

@@ -326,3 +326,51 @@ def test_saving_over_the_index_it_was_loaded_from_rewrites_it_whole(nave, tmp_pa
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == files
     ShardedIndex.split(index, 2).save(tmp_path / "ix.npz")  # fewer shards: the third is removed with the others
     assert len(list(tmp_path.iterdir())) == 3 and load_index(tmp_path / "ix.npz").n_shards == 2
+
+
+def _npz_files(folder):
+    return sorted(p.name for p in folder.iterdir() if p.suffix == ".npz")
+
+
+def test_a_plain_index_written_over_a_sharded_one_replaces_it_whole_and_back(nave, tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    old, new, queries = _interrupted_rebuilds_setup(nave, tmp_path)
+    ix = tmp_path / "ix"
+    ix.mkdir()
+    sharded = ["index", "--lang", "es", "-q", "--shards", "2", "-o", str(ix / "ix.npz")]
+    plain = ["index", "--lang", "es", "-q", "-o", str(ix / "ix.npz")]
+    assert main([*sharded, str(old)]) == 0
+    before, files = _search(ix, queries), _npz_files(ix)
+    assert len(files) == 3
+    for sig in ("SIGINT", "SIGKILL"):  # the plain file in place, the old shards not yet removed
+        env = {**os.environ, "CLIRKIT_TEST_SIGNAL": f"plain {sig}"}
+        done = subprocess.run([sys.executable, "-m", "clirkit", *plain, str(new)], env=env, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode in (130, -signal.SIGKILL), done.stderr
+        assert len(_npz_files(ix)) == 3  # the plain index is searched; its strays are removed by the next write
+        after = _search(ix, queries)
+        assert main([*sharded, str(old)]) == 0
+        assert _npz_files(ix) == files and _search(ix, queries) == before
+    assert main([*plain, str(new)]) == 0  # a plain index over the manifest: its shards go with it
+    assert _npz_files(ix) == ["ix.npz"] and _search(ix, queries) == after
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    assert main([*plain[:-1], str(fresh / "ix.npz"), str(new)]) == 0
+    assert (ix / "ix.npz").read_bytes() == (fresh / "ix.npz").read_bytes()
+    assert main([*sharded, str(old)]) == 0  # and back: the manifest over the plain file, nothing else left
+    assert _npz_files(ix) == files and _search(ix, queries) == before
+
+
+def test_a_plain_index_saved_over_a_manifest_removes_only_its_own_shards(nave, tmp_path):
+    index = nave[0]
+    ShardedIndex.split(index, 2).save(tmp_path / "ix.npz")
+    ShardedIndex.split(index, 3).save(tmp_path / "other.npz")
+    (tmp_path / "ix.shard-000.notes.txt").write_text("mine\n", encoding="utf-8")
+    index.save(tmp_path / "ix.npz")
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("ix")) == ["ix.npz",
+                                                                                    "ix.shard-000.notes.txt"]
+    assert load_index(tmp_path / "other.npz").n_shards == 3 and isinstance(load_index(tmp_path / "ix.npz"), Index)
