@@ -87,7 +87,7 @@ class Index:
         terms = np.unique(np.asarray(terms, dtype=np.int64))
         todo = terms[self._unchecked[terms]]
         if len(todo):
-            with checking(self._source, "index"):
+            with checking(self._source, "index", remedy=True):
                 check_csr_rows(self.tf, todo, ("tf_data", "tf_indices"), min=1)
             self._unchecked[todo] = False
 
@@ -161,11 +161,12 @@ class Index:
         """
         required = ("docids", "terms", "doc_lengths", "tf_data", "tf_indices", "tf_indptr")
         header, a = load_npz(path, "index", (FORMAT_VERSION,), required, mmap=mmap)
-        with checking(path, "index"):
+        with checking(path, "index", remedy=True):
             analyzer = require_analyzer(header, "analyzer")
             require_field(header, "stats", "object", default=None)
             docids = require_array(a, "docids", "str", sorted=True, unique=True)
             terms = require_array(a, "terms", "str", sorted=True, unique=True)
+            _aligned(a, docids, terms)
             doc_lengths = require_array(a, "doc_lengths", "number", shape=(len(docids),), min=0, dtype=np.float64)
             lazy = mmap and stored_as(a, "tf_data", np.int32) and stored_as(a, "tf_indices", np.int32)
             tf = require_csr(a, ("tf_data", "tf_indices", "tf_indptr"), (len(terms), len(docids)), "int", min=1,
@@ -183,6 +184,20 @@ class Index:
                 raise Corrupt(f"doc_lengths has {doc_lengths[j]:g} at {j} but document {str(docids[j])!r} "
                               f"counts {counted[j]:g} tokens")
         return cls(docids, terms, tf, doc_lengths, analyzer)
+
+
+def _aligned(arrays: dict, docids: np.ndarray, terms: np.ndarray) -> None:
+    """Check that the index's arrays hold one entry per document (doc_lengths) and per term (tf_indptr, plus
+    one), saying which array disagrees with which, before their own checks would name one of them only."""
+    if not len(docids):
+        raise Corrupt("docids is empty: an index holds at least one document")
+    for name, n, per in (("doc_lengths", len(docids), "docids holds {n} document ids but doc_lengths {got} lengths "
+                                                        "(one per document)"),
+                         ("tf_indptr", len(terms) + 1, "terms holds {m} terms but tf_indptr {got} row starts (one per "
+                                                       "term, plus one)")):
+        arr = arrays[name]
+        if arr.ndim == 1 and len(arr) != n:
+            raise Corrupt(per.format(n=len(docids), m=len(terms), got=len(arr)) + ": one of them was cut or edited")
 
 
 def _chunks(documents, *, located: bool = False) -> Iterator[tuple[list[int] | None, list[str], list[str]]]:

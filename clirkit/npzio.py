@@ -32,6 +32,17 @@ from clirkit.fileio import atomic_writer
 
 HEADER_KEY = "__header__"
 _min, _max = builtins.min, builtins.max  # the checks below name their bounds min and max
+# what to do about a damaged, edited or unsupported file of each kind: the loaders' messages end with it
+REMAKE = {"index": "rebuild the index with `clirkit index`",
+          "sharded-index": "rebuild the index with `clirkit index --shards N`",
+          "translation-table": "make the table again (`clirkit ttable train`, or `ttable convert` of its source)",
+          "boost-model": "train the model again with `clirkit boost-train`",
+          "scs-model": "train the model again with `clirkit scs-train`"}
+
+
+def remake(kind: str) -> str:
+    """What to do about a damaged or unsupported file of ``kind`` (``index``, ``translation table``, ...)."""
+    return REMAKE.get(kind.lower().replace(" ", "-"), "write the file again with clirkit")
 
 
 def encode_header(meta: Mapping) -> np.ndarray:
@@ -85,19 +96,21 @@ def load_npz(path: str | os.PathLike[str], kind: str, versions: tuple[int, ...],
                                f"the path, or write the file again with clirkit")
         with np.load(path, allow_pickle=False) as npz:
             if HEADER_KEY not in npz.files:
-                raise ClirkitError(f"{path}: not {what} (no clirkit header)")
+                raise ClirkitError(f"{path}: not {what} (no clirkit header): check the path")
             meta = json.loads(npz[HEADER_KEY].tobytes().decode("utf-8"))
             if not isinstance(meta, dict):
-                raise ClirkitError(f"{path}: not {what} (its header is JSON but not an object)")
+                raise ClirkitError(f"{path}: not {what} (its header is JSON but not an object): check the path, "
+                                   f"or {remake(kind)}")
             if meta.get("kind") != kind:
-                raise ClirkitError(f"{path}: not {what} (it holds a {repr(meta.get('kind'))[:60]})")
+                raise ClirkitError(f"{path}: not {what} (it holds a {repr(meta.get('kind'))[:60]}): check the path")
             version = meta.get("format_version")
             if not any(version == v and type(version) is type(v) for v in versions):
-                raise ClirkitError(f"{path}: {kind} format version {show(version)} is not "
-                                   f"supported by this clirkit (supported: {', '.join(map(str, versions))})")
+                raise ClirkitError(f"{path}: {kind} format version {show(version)} is not supported by this "
+                                   f"clirkit (supported: {', '.join(map(str, versions))}): {remake(kind)} of "
+                                   f"this version, or use the clirkit that wrote it")
             missing = [name for name in required if name not in npz.files]
             if missing:
-                raise ClirkitError(f"{path}: corrupt {kind} file: missing {', '.join(missing)}")
+                raise ClirkitError(f"{path}: corrupt {kind} file: missing {', '.join(missing)}; {remake(kind)}")
             names = [name for name in npz.files if name != HEADER_KEY]
             mapped = _mapped_members(path, names) if mmap else {}
             arrays = {name: mapped[name] if name in mapped else npz[name] for name in names}
@@ -109,7 +122,8 @@ def load_npz(path: str | os.PathLike[str], kind: str, versions: tuple[int, ...],
         # deep JSON, encrypted members or unknown compression methods, damaged deflate streams, huge shapes,
         # array headers numpy cannot parse (it tries them as Python literals, then tokenizes them)
         problem = " ".join(str(exc).split())  # one line, whatever the library said
-        raise ClirkitError(f"{path}: not {what} or corrupt ({problem[:200]})") from None
+        raise ClirkitError(f"{path}: not {what} or corrupt ({problem[:200]}): check the path, or "
+                           f"{remake(kind)}") from None
     return meta, arrays
 
 
@@ -155,12 +169,14 @@ class Corrupt(ClirkitError):
 
 
 @contextmanager
-def checking(path: str | os.PathLike[str], what: str) -> Iterator[None]:
-    """Turn the :class:`Corrupt` problems raised inside into ``ClirkitError("PATH: corrupt WHAT: problem")``."""
+def checking(path: str | os.PathLike[str], what: str, *, remedy: bool = False) -> Iterator[None]:
+    """Turn the :class:`Corrupt` problems raised inside into ``ClirkitError("PATH: corrupt WHAT: problem")``,
+    with ``remedy`` followed by what to do (``; rebuild the index with `clirkit index```, :func:`remake`)."""
     try:
         yield
     except Corrupt as exc:
-        raise ClirkitError(f"{path}: corrupt {what}: {exc}") from None
+        fix = f"; {remake(what)}" if remedy else ""
+        raise ClirkitError(f"{path}: corrupt {what}: {exc}{fix}") from None
 
 
 def show(value: object, limit: int = 40) -> str:

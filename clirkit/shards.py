@@ -264,7 +264,7 @@ class ShardedIndex:
         recorded size (the shards themselves are checked when a worker opens them). ``jobs``, ``backend``
         and ``scheduler`` set how searches run. A damaged manifest or a missing shard is a ClirkitError."""
         header, a = load_npz(path, KIND, (FORMAT_VERSION,), ("terms", "df", "cf"))
-        with checking(path, KIND):
+        with checking(path, KIND, remedy=True):
             analyzer = require_analyzer(header, "analyzer")
             n_docs = require_field(header, ("stats", "n_docs"), "int", min=1)
             avgdl = float(require_field(header, ("stats", "avgdl"), "number", min=0))

@@ -214,7 +214,8 @@ INDEX_TAMPERING = {
     "a document length off its counts": ({}, {"doc_lengths": lambda a: _set(a["doc_lengths"], 2, 11.0)},
                                          "doc_lengths has 11 at 2 but document 'Gen.1.3' counts 10 tokens"),
     "one length too few": ({}, {"doc_lengths": lambda a: a["doc_lengths"][:-1]},
-                           r"doc_lengths must have shape (10,), got (9,)"),
+                           "docids holds 10 document ids but doc_lengths 9 lengths (one per document): one of "
+                           "them was cut or edited; rebuild the index with `clirkit index`"),
     "terms reversed": ({}, {"terms": lambda a: a["terms"][::-1]}, "terms is not strictly increasing at 1 ('á' then 'y')"),
     "a repeated docid": ({}, {"docids": lambda a: _set(a["docids"], 1, "Gen.1.1")},
                          "docids is not strictly increasing at 1 ('Gen.1.1' then 'Gen.1.1')"),
@@ -322,3 +323,24 @@ def test_corpus_stopwords_of_a_memory_mapped_index_check_every_count(index, tmp_
     out = tamper(path, tmp_path / "bad.npz", tf_data=data)
     with pytest.raises(ClirkitError, match="bad.npz: corrupt index: tf_data has a value below the minimum 1"):
         most_frequent_terms(Index.load(out, mmap=True), 5)
+
+
+@pytest.mark.parametrize("arrays, problem", [
+    ({"docids": lambda a: a[:0]}, "docids is empty: an index holds at least one document"),
+    ({"docids": lambda a: a[:-2]}, "docids holds {n2} document ids but doc_lengths {n} lengths (one per document): "
+                                   "one of them was cut or edited"),
+    ({"doc_lengths": lambda a: a[1:]}, "docids holds {n} document ids but doc_lengths {n1} lengths (one per "
+                                       "document): one of them was cut or edited"),
+    ({"terms": lambda a: a[:-1]}, "terms holds {t1} terms but tf_indptr {t1p} row starts (one per term, plus one): "
+                                  "one of them was cut or edited"),
+])
+def test_an_emptied_or_cut_array_names_the_arrays_that_disagree_and_says_to_rebuild(tamper, saved_index, tmp_path,
+                                                                                    arrays, problem):
+    with np.load(saved_index, allow_pickle=False) as npz:
+        changed = {name: change(npz[name]) for name, change in arrays.items()}
+        n, t = len(npz["docids"]), len(npz["terms"])
+    bad = tamper(saved_index, tmp_path / "bad.npz", **changed)
+    with pytest.raises(ClirkitError) as info:
+        Index.load(bad)
+    problem = problem.format(n=n, n1=n - 1, n2=n - 2, t1=t - 1, t1p=t + 1)
+    assert str(info.value) == f"{bad}: corrupt index: {problem}; rebuild the index with `clirkit index`"

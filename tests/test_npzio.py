@@ -360,3 +360,23 @@ def test_a_file_that_is_not_a_zip_archive_is_called_so_never_pickled_data_to_loa
     assert str(info.value) == (f"{path}: not a clirkit index file or corrupt (not a zip archive, as every .npz file "
                                f"is): check the path, or write the file again with clirkit")
     assert "pickle" not in str(info.value)
+
+
+@pytest.mark.parametrize("what, fix", [("index", "rebuild the index with `clirkit index`"),
+                                       ("translation table", "make the table again (`clirkit ttable train`"),
+                                       ("SCS model", "train the model again with `clirkit scs-train`")])
+def test_checking_with_a_remedy_says_how_to_make_the_file_again(what, fix):
+    with pytest.raises(ClirkitError) as info:
+        with npzio.checking("f.npz", what, remedy=True):
+            npzio.require_array({**ARRAYS, "doc_lengths": np.array([10.0, np.nan])}, "doc_lengths", "number")
+    assert str(info.value).startswith(f"f.npz: corrupt {what}: doc_lengths has NaN at 1; {fix}")
+
+
+def test_a_file_of_another_version_or_missing_arrays_says_what_to_do(saved):
+    with pytest.raises(ClirkitError, match=r"\(supported: 2\): rebuild the index with `clirkit index` of this "
+                                           r"version, or use the clirkit that wrote it$"):
+        load_npz(saved, "index", (2,), ())
+    with pytest.raises(ClirkitError, match=r"missing tf_data; rebuild the index with `clirkit index`$"):
+        load_npz(saved, "index", (1,), ("tf_data",))
+    with pytest.raises(ClirkitError, match=r"\(it holds a 'index'\): check the path$"):
+        load_npz(saved, "translation-table", (1,), ())

@@ -326,7 +326,7 @@ def load_npz_table(path: str | os.PathLike[str]) -> TranslationTable:
 
     header, a = load_npz(path, KIND, (FORMAT_VERSION,),
                          ("source_vocab", "target_vocab", "indptr", "indices", "data"))
-    with checking(path, "translation table"):
+    with checking(path, "translation table", remedy=True):
         src = require_array(a, "source_vocab", "str", sorted=True, unique=True)
         tgt = require_array(a, "target_vocab", "str", sorted=True, unique=True)
         _check_vocabulary(src, "source_vocab", phrases=False)
