@@ -62,6 +62,18 @@ def open_binary(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
             yield raw
 
 
+GZIP_ERRORS = (EOFError, gzip.BadGzipFile, zlib.error)  # what a truncated or damaged gzip stream raises
+
+
+def damaged_gzip(name: object, lineno: int | None, exc: BaseException, what: str = "") -> ClirkitError:
+    """The error for a gzip stream that breaks at line ``lineno`` of the file ``name`` (None: the file as a whole),
+    ``exc`` being what the decompressor raised (one of :data:`GZIP_ERRORS`): named so, with what to do; ``what``:
+    the part of the file that cannot be read (``the dictionary body``)."""
+    problem = " ".join(str(exc).split()) or type(exc).__name__
+    return located(name, lineno, f"cannot read{' ' + what if what else ''}: damaged gzip file ({problem}); get the "
+                                 f"file again, or decompress what is left with `gzip -dc` and use that")
+
+
 def iter_lines(path: str | os.PathLike[str], *, skip_blank: bool = True) -> Iterator[tuple[int, str]]:
     """Yield ``(line_number, text)`` for each line of a UTF-8 text file.
 
@@ -87,10 +99,8 @@ def iter_lines(path: str | os.PathLike[str], *, skip_blank: bool = True) -> Iter
                     if skip_blank and not part.strip():
                         continue
                     yield lineno, part
-        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:  # raised by the gzip stream only
-            problem = " ".join(str(exc).split()) or type(exc).__name__
-            raise located(name, lineno + 1, f"cannot read: damaged gzip file ({problem}); get the file again, or "
-                          f"decompress what is left with `gzip -dc` and use that") from None
+        except GZIP_ERRORS as exc:  # raised by the gzip stream only
+            raise damaged_gzip(name, lineno + 1, exc) from None
         except OSError as exc:
             raise located(name, lineno + 1, f"cannot read: {exc}") from None
 

@@ -348,3 +348,37 @@ def test_the_help_describes_muse_lines_as_muse_writes_them(capsys):
     assert "muse (MUSE's 'source target' lines, a word's translations on consecutive lines, likeliest first; " \
            "or its hunalign copies' 'target @ source')" in text
     assert "lex.f2e" in text and "phrase-table" in text and "psq-json" in text and "--score-column" in text
+
+
+def _damaged(data: bytes) -> bytes:
+    """``data`` gzipped, its deflate stream damaged in the middle (header and length intact)."""
+    packed = bytearray(gzip.compress(data, mtime=0))
+    for k in range(len(packed) // 3, len(packed) // 3 + 8):
+        packed[k] ^= 0x5A
+    return bytes(packed)
+
+
+@pytest.mark.parametrize("kind", ["psq json damaged", "psq json truncated", "freedict body damaged",
+                                  "moses damaged"])
+def test_a_damaged_gzip_table_or_dictionary_is_called_so_with_what_to_do(tmp_path, capsys, kind):
+    from pathlib import Path
+
+    psq = json.dumps({"luz": {"light": 0.75, "lamp": 0.25}, "tinieblas": {"darkness": 1.0}}, indent=1).encode() * 3
+    if kind.startswith("psq"):
+        data = gzip.compress(psq, mtime=0)
+        path = tmp_path / "t.json.gz"
+        path.write_bytes(_damaged(psq) if kind.endswith("damaged") else data[: len(data) // 2])
+        culprit = path
+    elif kind.startswith("freedict"):
+        data = Path(__file__).parent / "data" / "dictionaries"
+        (tmp_path / "f.index").write_bytes((data / "freedict-spa-eng.index").read_bytes())
+        culprit = tmp_path / "f.dict.dz"
+        culprit.write_bytes(_damaged((data / "freedict-spa-eng.dict").read_bytes()))
+        path = tmp_path / "f.index"
+    else:
+        path = culprit = tmp_path / "t.e2f.gz"
+        path.write_bytes(_damaged("".join(f"luz light{i} 0.5\n" for i in range(400)).encode()))
+    assert main(["ttable", "show", str(path), "luz", "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"clirkit: error: {culprit}") and err.count("\n") == 1
+    assert ": damaged gzip file (" in err and "get the file again, or decompress what is left" in err

@@ -38,7 +38,6 @@ from __future__ import annotations
 import gzip
 import os
 import re
-import zlib
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -46,7 +45,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from clirkit.errors import ClirkitError
-from clirkit.fileio import display_name, iter_lines
+from clirkit.fileio import GZIP_ERRORS, damaged_gzip, display_name, iter_lines
 from clirkit.translation.table import TableFormatError, TranslationTable
 
 DICTIONARY_FORMATS = ("pairs", "muse", "freedict", "ding")
@@ -326,8 +325,10 @@ def freedict_entries(index_path: str | os.PathLike[str]) -> Iterator[tuple[str, 
         with open(dict_path, "rb") as fh:
             raw = fh.read()
         body = gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw
-    except (OSError, EOFError, gzip.BadGzipFile, zlib.error) as exc:  # truncated or damaged compression
-        raise ClirkitError(f"{dict_path}: cannot read the dictionary body: {exc}") from None
+    except GZIP_ERRORS as exc:  # truncated or damaged compression
+        raise damaged_gzip(dict_path, None, exc, "the dictionary body") from None
+    except OSError as exc:
+        raise ClirkitError(f"{dict_path}: cannot read the dictionary body ({exc.strerror or exc})") from None
     for lineno, line in iter_lines(index_path):
         fields = line.split("\t")
         if len(fields) != 3:

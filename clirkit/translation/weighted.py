@@ -38,7 +38,7 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from clirkit.errors import ClirkitError
-from clirkit.fileio import display_name, iter_lines, open_binary
+from clirkit.fileio import GZIP_ERRORS, damaged_gzip, display_name, iter_lines, open_binary
 from clirkit.translation.dictionaries import (MULTIWORD_TARGET, PHRASE_JOINER, _format_error, _term_maker,
                                               check_words, multiword_report, resolve_languages)
 from clirkit.translation.table import TableFormatError, TranslationTable, normalize_rows
@@ -107,7 +107,10 @@ def psq_json_entries(path: str | os.PathLike[str]) -> Iterator[tuple[str, str, f
     ``TableFormatError("FILE:LINE: problem")`` naming the line of the entry."""
     name = display_name(path)
     with open_binary(path) as fh:
-        raw = fh.read()
+        try:
+            raw = fh.read()
+        except GZIP_ERRORS as exc:
+            raise damaged_gzip(name, None, exc) from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
