@@ -26,10 +26,14 @@ Collections:
   manual page's NAME description -> English manual pages (longer technical
   documents); bundled, :mod:`clirkit.datasets.manpages`.
 
-C2 and C3 are built from the shared data folder (``shared=``, else
-``$CLIRKIT_SHARED``, else ``shared`` beside the repository) on first use and
-cached under ``$CLIRKIT_CACHE`` (default ``~/.cache/clirkit``); they are never
-bundled. Counts are in ``datasets/README.md``.
+C2 and C3 are never bundled: they are built once from their third-party files,
+either downloaded by the user (:func:`build`, ``clirkit datasets build NAME --from
+DIR``) or found in the shared data folder (``shared=``, else ``$CLIRKIT_SHARED``,
+else ``shared`` beside the repository) on first use, and cached under
+``$CLIRKIT_CACHE`` (default ``~/.cache/clirkit``), where a later :func:`load`
+finds them. :func:`catalog` lists every collection and whether it is at hand;
+:func:`clirkit.datasets.export.export` writes one as plain files. Counts are in
+``datasets/README.md``.
 """
 from __future__ import annotations
 
@@ -43,23 +47,13 @@ from clirkit.errors import ClirkitError
 DEFAULT = "nave-en-es"
 BUNDLED = Path(__file__).parent / "data"
 
-__all__ = ["Collection", "CollectionData", "DEFAULT", "cache_dir", "load", "names", "variants", "write_collection"]
+__all__ = ["Collection", "CollectionData", "DEFAULT", "build", "cache_dir", "catalog", "load", "names", "recipe",
+           "buildable", "variants", "write_collection"]
 
 
-def _nave_folder(shared: str | os.PathLike[str] | None) -> Path:
-    return BUNDLED / "nave-en-es"
-
-
-def _bible_verse_folder(shared: str | os.PathLike[str] | None) -> Path:
-    from clirkit.datasets import bible_verse
-
-    return bible_verse.folder(shared)
-
-
-def _multi30k_folder(shared: str | os.PathLike[str] | None) -> Path:
-    from clirkit.datasets import multi30k
-
-    return multi30k.folder(shared)
+def _built(name: str) -> Callable[[str | os.PathLike[str] | None], Path]:
+    """The folder of a collection built from third-party files (its :func:`recipe`)."""
+    return lambda shared: recipe(name).folder(shared)
 
 
 def _bundled(name: str) -> Callable[[str | os.PathLike[str] | None], Path]:
@@ -67,11 +61,14 @@ def _bundled(name: str) -> Callable[[str | os.PathLike[str] | None], Path]:
     return lambda shared: BUNDLED / name
 
 
+# collections built from third-party files: name -> the module holding its RECIPE
+_BUILT = {"bible-verse-es-en": "bible_verse", "multi30k-de-en": "multi30k"}
+
 # name -> (variants, first is the default; function giving the folder that holds the variant folders)
 _REGISTRY: dict[str, tuple[tuple[str, ...], Callable[[str | os.PathLike[str] | None], Path]]] = {
-    "nave-en-es": (("standard", "strict"), _nave_folder),
-    "bible-verse-es-en": (("standard", "topical"), _bible_verse_folder),
-    "multi30k-de-en": (("standard",), _multi30k_folder),
+    "nave-en-es": (("standard", "strict"), _bundled("nave-en-es")),
+    "bible-verse-es-en": (("standard", "topical"), _built("bible-verse-es-en")),
+    "multi30k-de-en": (("standard",), _built("multi30k-de-en")),
     **{f"debian-desc-{lang}-en": (("standard", "english-queries"), _bundled(f"debian-desc-{lang}-en"))
        for lang in ("de", "es", "fr", "ru")},
     **{f"gettext-{lang}-en": (("standard",), _bundled(f"gettext-{lang}-en")) for lang in ("de", "es", "ru", "zh")},
@@ -103,10 +100,11 @@ def load(name: str = DEFAULT, *, variant: str | None = None,
         variant: one of :func:`variants` of ``name`` (None: the first); for a folder, None or the
             variant the folder holds.
         shared: the shared folder holding ``data/`` (C2 and C3 only; the
-            bundled ``nave-en-es`` ignores it).
+            bundled collections ignore it).
 
-    Raises ClirkitError for an unknown name or variant, or when a collection
-    built from the shared folder cannot find its source files there.
+    Raises ClirkitError for an unknown name or variant, or for a collection
+    built from third-party files that is neither built (:func:`build`) nor
+    buildable from the shared folder (its message says what to download).
     """
     if isinstance(name, str) and name.startswith("irds:"):
         from clirkit.datasets import irds
@@ -122,6 +120,46 @@ def load(name: str = DEFAULT, *, variant: str | None = None,
     if variant not in known:
         raise ClirkitError(f"collection {name} has no variant {variant!r} (choose {', '.join(known)})")
     return Collection(_REGISTRY[name][1](shared) / variant)
+
+
+def buildable() -> list[str]:
+    """The collections built from third-party files (never bundled): :func:`build` makes them."""
+    return list(_BUILT)
+
+
+def recipe(name: str):
+    """The :class:`~clirkit.datasets._runtime.Recipe` of a collection built from third-party files; ClirkitError
+    for a bundled or unknown one."""
+    import importlib
+
+    variants(name)
+    if name not in _BUILT:
+        raise ClirkitError(f"collection {name} is bundled with clirkit: nothing to build "
+                           f"(built from downloaded files: {', '.join(_BUILT)})")
+    return importlib.import_module(f"clirkit.datasets.{_BUILT[name]}").RECIPE
+
+
+def build(name: str, *folders: str | os.PathLike[str]) -> Path:
+    """Build collection ``name`` (e.g. ``multi30k-de-en``) from the source files a user downloaded into
+    ``folders`` (each laid out as the source's own folder, e.g. a clone of the Multi30K repository, or as the
+    shared data folder), once, into the cache, where :func:`load` then finds it; returns the cache folder.
+    ClirkitError naming the first missing file and where to download it."""
+    return recipe(name).build_from(folders)
+
+
+def catalog() -> list[dict[str, object]]:
+    """Every known collection: ``name``, ``variants``, ``status`` (``bundled``; for one built from
+    third-party files ``built`` (in the cache), ``shared`` (its files are in the shared folder: built on
+    first use) or ``to build``) and a one-line ``description``."""
+    rows = []
+    for name, (known, folder) in _REGISTRY.items():
+        if name in _BUILT:
+            description, status = recipe(name).description, recipe(name).status()
+        else:
+            status = "bundled"
+            description = Collection(folder(None) / known[0]).description.split("; ")[0]
+        rows.append({"name": name, "variants": list(known), "status": status, "description": description})
+    return rows
 
 
 def __getattr__(attr: str):

@@ -1,20 +1,40 @@
-"""Finding the shared data folder and building collections from it once, into the cache."""
+"""Collections built from third-party files (never bundled): where their source files are, building them once
+into the cache, and finding that build again without the sources.
+
+A :class:`Recipe` names a collection's source files as they lie in the shared data folder
+(``shared/data/openbible_crossrefs/cross_references.txt``). They are found
+
+- in the shared data folder (``load(..., shared=...)``, else ``$CLIRKIT_SHARED``, else ``shared`` beside the
+  repository): the route of a source checkout and of CI; or
+- in folders a user downloaded (:meth:`Recipe.build_from`, ``clirkit datasets build NAME --from DIR``), each
+  laid out as the shared data folder, as the shared folder itself, or as the source's own folder (a clone of
+  the Multi30K repository, the folder holding ``cross_references.txt``).
+
+A build goes to ``$CLIRKIT_CACHE/collections/NAME/DIGEST/`` (the digest of the source files' bytes and of
+:data:`BUILDER_VERSION`), and ``NAME/built.json`` records the last one, so a later ``load(NAME)`` finds it when
+the sources are no longer at hand.
+"""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 import clirkit
-from clirkit.datasets._store import VariantData, write_variant
 from clirkit.datasets.collection import cache_dir
 from clirkit.errors import ClirkitError
 
+if TYPE_CHECKING:
+    from clirkit.datasets._store import VariantData
+
 # bump when a runtime builder changes what it writes, so cached builds are redone
 BUILDER_VERSION = 3
+RECORD = "built.json"
 
 
 def default_shared() -> Path:
@@ -28,17 +48,109 @@ def default_shared() -> Path:
     return next((c for c in candidates if (c / "data").is_dir()), candidates[0])
 
 
-def require(shared: str | os.PathLike[str] | None, relative: list[str], collection: str) -> tuple[Path, list[Path]]:
-    """The shared folder and the source files of ``collection``; ClirkitError naming what is missing."""
-    root = Path(shared) if shared is not None else default_shared()
-    paths = [root / "data" / r for r in relative]
-    missing = [p for p in paths if not p.is_file()]
-    if missing:
-        raise ClirkitError(
-            f"collection {collection} is built from the shared data folder, but {missing[0]} is missing "
-            f"({len(missing)} of {len(paths)} source files absent); pass shared=... or set CLIRKIT_SHARED "
-            f"to the folder holding data/ (it is never bundled with clirkit)")
-    return root, paths
+@dataclass(frozen=True)
+class Recipe:
+    """How one collection is built from third-party files.
+
+    Attributes:
+        name: the collection's name.
+        sources: its source files as they lie in the shared data folder, e.g.
+            ``openbible_crossrefs/cross_references.txt``.
+        files: the same files as a user finds them in the downloads, in a few words (for help and errors).
+        download: where a user downloads them (upstream project and page, licence).
+        description: one line on what the queries, documents and grades are.
+        build: the variants in memory from ``{source: path}``.
+    """
+
+    name: str
+    sources: tuple[str, ...]
+    files: str
+    download: str
+    description: str
+    build: Callable[[dict[str, Path]], dict[str, VariantData]]
+
+    def needs(self) -> str:
+        """What to download, in one sentence: the files and where they come from."""
+        return f"{self.name} is built from {self.files}: {self.download}"
+
+    def folder(self, shared: str | os.PathLike[str] | None = None) -> Path:
+        """The cache folder holding the variant folders: built from the shared folder on first use, else the
+        build recorded by :meth:`build_from` (or by an earlier build from the shared folder)."""
+        if shared is not None:
+            data = Path(shared) / "data"
+            files = self._located([data], lambda missing: f"collection {self.name} is built from the shared folder, "
+                                                          f"but {data / missing} is missing")
+        else:
+            files = self._find([default_shared() / "data"])
+            if files is None:
+                built = self.recorded()
+                if built is not None:
+                    return built
+                raise ClirkitError(
+                    f"collection {self.name} is not built yet: build it once with `clirkit datasets build "
+                    f"{self.name} --from DIR` (in Python datasets.build(NAME, DIR)), DIR holding its downloaded files; "
+                    f"{self.needs()} (or set CLIRKIT_SHARED to a folder whose data/ holds them)")
+        return build_cached(self.name, [files[s] for s in self.sources], lambda: self.build(files))
+
+    def build_from(self, folders: Iterable[str | os.PathLike[str]]) -> Path:
+        """Build (or find already built) the collection from the source files found in ``folders``."""
+        folders = [Path(f) for f in folders]
+        if not folders:
+            raise ClirkitError(f"give the folder(s) holding the source files; {self.needs()}")
+        for f in folders:
+            if not f.is_dir():
+                raise ClirkitError(f"{f}: no such folder; {self.needs()}")
+        where = " or ".join(map(str, folders))
+        files = self._located(folders, lambda missing: f"{where}: no {_inside(missing)}")
+        return build_cached(self.name, [files[s] for s in self.sources], lambda: self.build(files))
+
+    def status(self) -> str:
+        """``built`` (a build is in the cache), ``shared`` (the shared folder holds the sources: built on first
+        use) or ``to build``."""
+        if self.recorded() is not None:
+            return "built"
+        return "shared" if self._find([default_shared() / "data"]) is not None else "to build"
+
+    def recorded(self) -> Path | None:
+        """The cache folder of the last build, if it is complete and made by this builder version."""
+        try:
+            record = json.loads((cache_dir() / "collections" / self.name / RECORD).read_text(encoding="utf-8"))
+            digest = str(record["fingerprint"])
+            version = record["builder_version"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        folder = cache_dir() / "collections" / self.name / digest
+        ok = version == BUILDER_VERSION and "/" not in digest and (folder / "done").is_file()
+        return folder if ok else None
+
+    def _find_each(self, folders: list[Path]) -> dict[str, Path | None]:
+        """``{source: path}``, the path None for a source file found in none of ``folders``."""
+        return {s: next((p for f in folders for p in _candidates(f, s) if p.is_file()), None) for s in self.sources}
+
+    def _find(self, folders: list[Path]) -> dict[str, Path] | None:
+        """``{source: path}`` of the source files found in ``folders``, or None if one is missing."""
+        files = self._find_each(folders)
+        return None if None in files.values() else files
+
+    def _located(self, folders: list[Path], says: Callable[[str], str]) -> dict[str, Path]:
+        """:meth:`_find`, or a ClirkitError ``says(first missing source)`` with the count and what to download."""
+        files = self._find_each(folders)
+        missing = [s for s, p in files.items() if p is None]
+        if missing:
+            raise ClirkitError(f"{says(missing[0])} ({len(missing)} of {len(files)} source files missing); "
+                               f"{self.needs()}")
+        return files
+
+
+def _inside(source: str) -> str:
+    """A source's path inside its own folder (``multi30k/data/task1/...`` -> ``data/task1/...``)."""
+    return source.split("/", 1)[1]
+
+
+def _candidates(folder: Path, source: str) -> list[Path]:
+    """Where ``source`` may lie under ``folder``: a folder laid out as the shared data folder, as the shared
+    folder (``data/`` inside), or as the source's own folder."""
+    return [folder / source, folder / "data" / source, folder / _inside(source)]
 
 
 def _fingerprint(name: str, sources: list[Path]) -> str:
@@ -51,27 +163,46 @@ def _fingerprint(name: str, sources: list[Path]) -> str:
     return h.hexdigest()[:16]
 
 
+def _record(name: str, digest: str) -> None:
+    """Remember ``digest`` as the build of ``name`` that :meth:`Recipe.recorded` finds."""
+    from clirkit.fileio import atomic_writer
+
+    path = cache_dir() / "collections" / name / RECORD
+    record = {"fingerprint": digest, "builder_version": BUILDER_VERSION}
+    try:
+        if json.loads(path.read_text(encoding="utf-8")) == record:
+            return
+    except (OSError, ValueError):
+        pass
+    with atomic_writer(path) as out:
+        out.write(json.dumps(record) + "\n")
+
+
 def build_cached(name: str, sources: list[Path], build: Callable[[], dict[str, VariantData]]) -> Path:
     """The cache folder holding ``name``'s variant folders, running ``build`` only if it is not there yet.
 
     The folder is keyed by a digest of the source files' contents and the
     builder version, and appears atomically (built in a temporary folder,
     then renamed), so concurrent or interrupted builds never leave a half one.
+    The folder is recorded as the collection's build (:meth:`Recipe.recorded`).
     """
-    final = cache_dir() / "collections" / name / _fingerprint(name, sources)
-    if (final / "done").is_file():
-        return final
-    final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=final.parent))
-    try:
-        for variant, data in build().items():
-            write_variant(data, tmp / variant, compress=False)
-        (tmp / "done").write_text("ok\n")
+    from clirkit.datasets._store import write_variant
+
+    digest = _fingerprint(name, sources)
+    final = cache_dir() / "collections" / name / digest
+    if not (final / "done").is_file():
+        final.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=final.parent))
         try:
-            os.replace(tmp, final)
-        except OSError:
-            if not (final / "done").is_file():
-                raise
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+            for variant, data in build().items():
+                write_variant(data, tmp / variant, compress=False)
+            (tmp / "done").write_text("ok\n")
+            try:
+                os.replace(tmp, final)
+            except OSError:
+                if not (final / "done").is_file():
+                    raise
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    _record(name, digest)
     return final

@@ -1,9 +1,10 @@
-"""Collection ``bible-verse-es-en`` (BENCHMARKS.md C2), built at run time from the shared folder.
+"""Collection ``bible-verse-es-en`` (BENCHMARKS.md C2), built at run time from third-party files, never bundled.
 
 Spanish Reina-Valera 1909 New Testament verses are the queries; the English
 World English Bible verses of the 66-book canon are the documents; relevance
 comes from the crowd-voted OpenBible.info cross references (CC-BY, read from
-``shared/data/openbible_crossrefs``, never bundled):
+``shared/data/openbible_crossrefs``, or from the folders given to ``clirkit datasets build
+bible-verse-es-en --from DIR``; see :data:`RECIPE`):
 
 - grade 3: the query verse's own English translation (same OSIS id);
 - grade 2: a cross-reference target with >= 5 votes; grade 1: 1-4 votes
@@ -41,7 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from clirkit.datasets._bible import NT_BOOKS, VerseIndex, book_of, read_verses
-from clirkit.datasets._runtime import build_cached, require
+from clirkit.datasets._runtime import Recipe
 from clirkit.datasets._store import VariantData
 from clirkit.errors import located
 from clirkit.fileio import display_name, iter_lines
@@ -54,7 +55,8 @@ SPLIT_BOOKS = {
     "dev": "1Thess 2Thess 1Tim 2Tim Titus Phlm Heb Jas".split(),
     "test": "1Pet 2Pet 1John 2John 3John Jude Rev".split(),
 }
-SOURCES = ["bible/spaRV1909eb.tsv", "bible/engWEB2015eb.tsv", "openbible_crossrefs/cross_references.txt"]
+SOURCES = ("bible/spaRV1909eb.tsv", "bible/engWEB2015eb.tsv", "openbible_crossrefs/cross_references.txt")
+DESCRIPTION = "Spanish RV1909 NT verses -> English WEB verses"
 
 
 def read_crossrefs(path: str | os.PathLike[str]) -> list[tuple[str, str, int]]:
@@ -75,12 +77,11 @@ def read_crossrefs(path: str | os.PathLike[str]) -> list[tuple[str, str, int]]:
     return rows
 
 
-def build(shared: Path) -> dict[str, VariantData]:
-    """Both variants in memory from ``shared/data``."""
-    data = shared / "data"
-    es_ids, es_texts = read_verses(data / SOURCES[0])
-    web_ids, web_texts = read_verses(data / SOURCES[1])
-    crossrefs = read_crossrefs(data / SOURCES[2])
+def build(files: dict[str, Path]) -> dict[str, VariantData]:
+    """Both variants in memory from the source files (``{source: path}``, the sources of :data:`SOURCES`)."""
+    es_ids, es_texts = read_verses(files[SOURCES[0]])
+    web_ids, web_texts = read_verses(files[SOURCES[1]])
+    crossrefs = read_crossrefs(files[SOURCES[2]])
 
     canon = {book_of(v) for v in es_ids}
     keep = [i for i, v in enumerate(web_ids) if book_of(v) in canon]
@@ -148,7 +149,7 @@ def build(shared: Path) -> dict[str, VariantData]:
             excluded[split] = Qrels(np.asarray(kept), np.asarray(kept), np.zeros(len(kept), dtype=np.int64))
         return VariantData(
             name=NAME, variant=name, source_lang="es", target_lang="en",
-            description=("Spanish RV1909 NT verses -> English WEB verses; 3 = own translation, 2 = "
+            description=(f"{DESCRIPTION}; 3 = own translation, 2 = "
                          "OpenBible cross-reference with >= 5 votes, 1 = 1-4 votes"
                          + ("; own translations removed (see excluded)" if topical else "")),
             docids=en_ids, doc_texts=en_texts,
@@ -162,7 +163,12 @@ def build(shared: Path) -> dict[str, VariantData]:
     return {v: variant(v) for v in VARIANTS}
 
 
-def folder(shared: str | os.PathLike[str] | None = None) -> Path:
-    """The cache folder with one sub-folder per variant, built on first use."""
-    root, sources = require(shared, SOURCES, NAME)
-    return build_cached(NAME, sources, lambda: build(root))
+RECIPE = Recipe(
+    NAME, SOURCES,
+    files="spaRV1909eb.tsv and engWEB2015eb.tsv (Reina-Valera 1909 and World English Bible verses, "
+          "'osis_id TAB text' lines) and cross_references.txt",
+    download="the verse files are exported from the Debian packages sword-text-sparv and sword-text-web (public "
+             "domain) with libsword-utils' mod2osis, markup and footnotes stripped, one verse per line; "
+             "cross_references.txt is OpenBible.info's cross-reference data (CC-BY), "
+             "https://www.openbible.info/labs/cross-references/ (cross-references.zip, unzipped)",
+    description=DESCRIPTION, build=build)

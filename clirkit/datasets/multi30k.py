@@ -1,7 +1,8 @@
-"""Collection ``multi30k-de-en`` (BENCHMARKS.md C3), built at run time from the shared folder.
+"""Collection ``multi30k-de-en`` (BENCHMARKS.md C3), built at run time from third-party files, never bundled.
 
-From Multi30K (``shared/data/multi30k``, non-commercial research use, never
-bundled). Task 2 gives, per image, 5 German and 5 English descriptions
+From Multi30K (``shared/data/multi30k``, or a clone of its repository given to
+``clirkit datasets build multi30k-de-en --from DIR``; non-commercial research
+use; see :data:`RECIPE`). Task 2 gives, per image, 5 German and 5 English descriptions
 written independently (not translations):
 
 - documents: the images outside the translation training set, i.e. the task 2
@@ -24,12 +25,11 @@ Counts (a test checks them against a fresh build)::
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 
 import numpy as np
 
-from clirkit.datasets._runtime import build_cached, require
+from clirkit.datasets._runtime import Recipe
 from clirkit.datasets._store import VariantData
 from clirkit.errors import ClirkitError, located
 from clirkit.fileio import display_name, iter_lines
@@ -38,11 +38,13 @@ from clirkit.run import Qrels
 NAME = "multi30k-de-en"
 _T2 = "multi30k/data/task2"
 _T1 = "multi30k/data/task1"
-SOURCES = (
+SOURCES = tuple(
     [f"{_T2}/image_splits/{s}_images.txt" for s in ("val", "test_2016")]
     + [f"{_T2}/raw/{s}.{k}.{lang}.gz" for s in ("val", "test_2016") for k in range(1, 6) for lang in ("de", "en")]
     + [f"{_T1}/image_splits/train.txt", f"{_T1}/raw/train.de.gz", f"{_T1}/raw/train.en.gz"]
 )
+DESCRIPTION = ("Multi30K task 2: a German image description -> the images' 5 English descriptions "
+               "(written independently)")
 
 
 def _lines(path: Path) -> list[str]:
@@ -74,16 +76,16 @@ def val_split(image: str) -> str:
     return "train" if bucket < 80 else "dev"
 
 
-def build(shared: Path) -> dict[str, VariantData]:
-    """The ``standard`` variant in memory from ``shared/data/multi30k``."""
-    data = shared / "data"
+def build(files: dict[str, Path]) -> dict[str, VariantData]:
+    """The ``standard`` variant in memory from the source files (``{source: path}``, the sources of
+    :data:`SOURCES`)."""
     docids: list[str] = []
     doc_texts: list[str] = []
     queries: dict[str, dict[str, str]] = {"train": {}, "dev": {}, "test": {}}
     for part in ("val", "test_2016"):
-        images = _images(data / _T2 / "image_splits" / f"{part}_images.txt")
-        en = _aligned([data / _T2 / "raw" / f"{part}.{k}.en.gz" for k in range(1, 6)], len(images))
-        (de1,) = _aligned([data / _T2 / "raw" / f"{part}.1.de.gz"], len(images))
+        images = _images(files[f"{_T2}/image_splits/{part}_images.txt"])
+        en = _aligned([files[f"{_T2}/raw/{part}.{k}.en.gz"] for k in range(1, 6)], len(images))
+        (de1,) = _aligned([files[f"{_T2}/raw/{part}.1.de.gz"]], len(images))
         for i, image in enumerate(images):
             docids.append(image)
             doc_texts.append(" ".join(caps[i] for caps in en if caps[i]))
@@ -91,26 +93,29 @@ def build(shared: Path) -> dict[str, VariantData]:
             if de1[i]:
                 queries[split][image] = de1[i]
     if len(set(docids)) != len(docids):
-        raise ClirkitError(f"{data / _T2}: an image is both in val and test_2016")
-    train_images = _images(data / _T1 / "image_splits" / "train.txt")
-    de, en = _aligned([data / _T1 / "raw" / "train.de.gz", data / _T1 / "raw" / "train.en.gz"], len(train_images))
+        raise ClirkitError(f"{files[SOURCES[0]].parent}: an image is both in val and test_2016")
+    train_split = files[f"{_T1}/image_splits/train.txt"]
+    train_images = _images(train_split)
+    de, en = _aligned([files[f"{_T1}/raw/train.de.gz"], files[f"{_T1}/raw/train.en.gz"]], len(train_images))
     overlap = set(train_images) & set(docids)
     if overlap:
-        raise ClirkitError(f"{data / _T1}: {len(overlap)} training images are also documents")
+        raise ClirkitError(f"{train_split}: {len(overlap)} training images are also documents")
     pairs = [i for i in range(len(train_images)) if de[i] and en[i]]
     qrels = {s: Qrels(np.asarray(list(q)), np.asarray(list(q)), np.ones(len(q), dtype=np.int64))
              for s, q in queries.items()}
     return {"standard": VariantData(
         name=NAME, variant="standard", source_lang="de", target_lang="en",
-        description=("Multi30K task 2: a German image description -> the images' 5 English descriptions "
-                     "(written independently); relevant = its own image"),
+        description=f"{DESCRIPTION}; relevant = its own image",
         docids=docids, doc_texts=doc_texts,
         pair_ids=[train_images[i] for i in pairs], pair_sources=[de[i] for i in pairs],
         pair_targets=[en[i] for i in pairs], queries=queries, qrels=qrels,
     )}
 
 
-def folder(shared: str | os.PathLike[str] | None = None) -> Path:
-    """The cache folder with the ``standard`` variant, built on first use."""
-    root, sources = require(shared, SOURCES, NAME)
-    return build_cached(NAME, sources, lambda: build(root))
+RECIPE = Recipe(
+    NAME, SOURCES,
+    files="Multi30K's data/task1 (image_splits/train.txt, raw/train.de.gz, raw/train.en.gz) and data/task2 "
+          "(image_splits/{val,test_2016}_images.txt, raw/{val,test_2016}.{1..5}.{de,en}.gz)",
+    download="a clone of the Multi30K repository, https://github.com/multi30k/dataset (non-commercial research "
+             "and educational use; give the clone as DIR)",
+    description=DESCRIPTION, build=build)
