@@ -7,10 +7,29 @@ messages naming the parameter, the allowed range and the value), learns in ``fit
 self; learned state in attributes ending with ``_``) and makes runs with
 ``search(topics) -> Run``. The command-line verbs and the experiment runner only build systems
 and call them, so the same settings give the same run whichever way it was asked for.
+
+One call fits every system: ``system.fit(resources)``, where :class:`Resources` holds what any system may
+read (documents, index, translation tables, topics and qrels by split, the documents each query must not
+return, known-item pairs of a parallel corpus, the runs of other systems) and each system takes what it needs.
+DT, PSQ, the boosted ranker, SCS and fusions keep their convenient forms too (``DT().fit(index, table)``).
+Beside ``fit`` and ``search``, a system tells the experiment runner what it needs to record and report,
+so the runner has no branch on a system's kind:
+
+- ``inputs(resources)``: a JSON record of what ``fit`` reads (beyond the parameters): a rerun whose
+  record is unchanged reuses the system's runs and model;
+- ``keeps_model``: True when fitting is worth saving (``save``) and reading back (``restore(path,
+  resources)``, the one load) on a rerun;
+- ``notes(name)`` and ``curves(name)``: lines and training curves for the report;
+- ``params_from(resources, given)``: parameters an experiment sets when its file does not (languages, seed);
+- ``file_keys`` and ``system_keys``: the keys of an experiment file's system that are not parameters (the
+  table files a DT or PSQ reads) and the parameters that name other systems (a boosted ranker's ``base``,
+  a fusion's ``systems``);
+- ``search_split(resources, split)``: the run of a split's topics (a fusion fuses its systems' runs).
 """
 from __future__ import annotations
 
-from typing import Mapping
+import copy
+from typing import Any, Mapping
 
 from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import InvalidParameterError
@@ -22,11 +41,164 @@ SYSTEM_KIND = "clirkit-system"
 SYSTEM_VERSION = 1
 
 
+class Resources:
+    """What a system's ``fit(resources)`` may read; each system takes what it needs (module docstring).
+
+    Args:
+        documents: the searched documents (:class:`~clirkit.documents.Documents` or ``(docids, texts)``).
+        index: the target-language index (:class:`~clirkit.index.Index` or a sharded one).
+        table, table2: translation tables p(e|f) (PSQ interpolates the second with the first).
+        topics, qrels: ``{split: {qid: text}}`` and ``{split: Qrels}``, splits named ``train``, ``dev``,
+            ``test``.
+        excluded: ``{split: {qid: docids}}``, documents a query must not return (e.g. its translation mate).
+        known_items: ``(topics, qrels)`` made of a parallel corpus (a source sentence finds its aligned
+            document), added to a boosted ranker's training tuples when its file says ``parallel_tuples``.
+        options: the experiment-file keys of one system that are not parameters (its table files).
+        source_lang, target_lang, seed, quiet, jobs: the languages, the seed, progress and worker processes.
+
+    This class holds values given in Python. The experiment runner's subclass makes each value on first use
+    from the collection and the experiment file, keeps it for every system, keeps the runs it made, and says
+    what made each value (:meth:`record`).
+    """
+
+    def __init__(self, *, documents=None, index=None, table=None, table2=None,
+                 topics: Mapping[str, Mapping[str, str]] | None = None, qrels: Mapping[str, Any] | None = None,
+                 excluded: Mapping[str, Mapping[str, set[str]]] | None = None, known_items=None,
+                 options: Mapping[str, Any] | None = None, source_lang: str | None = None,
+                 target_lang: str | None = None, seed: int = 0, quiet: bool = True, jobs: int = 1) -> None:
+        self._documents, self._index = documents, index
+        self._tables = {"table": table, "table2": table2}
+        self._topics = {s: dict(t) for s, t in (topics or {}).items()}
+        self._qrels = dict(qrels or {})
+        self._excluded = {s: dict(e) for s, e in (excluded or {}).items()}
+        self._known_items = known_items
+        self.options = dict(options or {})
+        self.source_lang, self.target_lang = source_lang, target_lang
+        self.seed, self.quiet, self.jobs = seed, quiet, jobs
+
+    def _missing(self, what: str, example: str) -> ClirkitError:
+        return ClirkitError(f"the resources have no {what} (give {example})")
+
+    @property
+    def splits(self) -> list[str]:
+        """The splits with topics, e.g. ``["train", "dev", "test"]``."""
+        return list(self._topics)
+
+    def documents(self):
+        """The searched documents, as :class:`~clirkit.documents.Documents`."""
+        from clirkit.documents import Documents
+
+        if self._documents is None:
+            raise self._missing("documents", "documents=(docids, texts)")
+        self._documents = Documents.of(self._documents)
+        return self._documents
+
+    def index(self):
+        """The target-language index."""
+        if self._index is None:
+            raise self._missing("index", "index=Index...")
+        return self._index
+
+    def table(self, key: str = "table"):
+        """The translation table ``key`` (``"table"``, or ``"table2"``: None when there is none)."""
+        table = self._tables.get(key)
+        if table is None and key == "table":
+            raise self._missing("translation table", "table=...")
+        return table
+
+    def topics(self, split: str) -> dict[str, str]:
+        """``{qid: text}`` of ``split``."""
+        if split not in self._topics:
+            raise self._missing(f"{split} topics", f"topics={{{split!r}: {{qid: text}}}}")
+        return self._topics[split]
+
+    def qrels(self, split: str):
+        """The judgments of ``split``'s topics."""
+        if split not in self._qrels:
+            raise self._missing(f"{split} qrels", f"qrels={{{split!r}: Qrels}}")
+        return self._qrels[split]
+
+    def excluded(self, *splits: str) -> dict[str, set[str]]:
+        """``{qid: docids}`` a query must not return, over ``splits`` (the ones there are)."""
+        out: dict[str, set[str]] = {}
+        for split in splits:
+            out.update(self._excluded.get(split, {}))
+        return out
+
+    def known_items(self):
+        """``(topics, qrels)`` of known-item queries made of the parallel corpus."""
+        if self._known_items is None:
+            raise self._missing("known-item pairs", "known_items=(topics, qrels)")
+        return self._known_items
+
+    def option(self, key: str, default=None):
+        """The system's experiment-file key ``key`` that is not a parameter (e.g. its ``table`` file)."""
+        return self.options.get(key, default)
+
+    def run(self, system: "System", split: str):
+        """The run of ``system`` over ``split`` (the runner's subclass returns the one it made)."""
+        return system.search_split(self, split)
+
+    def record(self, what: str) -> dict | None:
+        """A JSON record of what made the resource ``what`` (``index``, ``table``, ``table2``, ``train``,
+        ``dev``), None when there is no such resource; values given in Python are not recorded: ``{}``."""
+        there = {"index": self._index is not None, "table": self._tables["table"] is not None,
+                 "table2": self._tables["table2"] is not None, "train": "train" in self._topics,
+                 "dev": "dev" in self._topics}
+        return {} if there.get(what, True) else None
+
+    def for_system(self, options: Mapping[str, Any]) -> "Resources":
+        """The same resources (shared, not copied) with one system's ``options``."""
+        view = copy.copy(self)
+        view.options = dict(options)
+        return view
+
+
 class System(BaseEstimator):
     """Base class of DT, PSQ, the boosted ranker, SCS and fusions (see the module docstring)."""
 
     _parameter_constraints: dict = {}
     default_tag = "run"
+    keeps_model = False
+    file_keys: dict[str, tuple[type, str]] = {}  # experiment-file keys that are not parameters: (type, what it is)
+    system_keys: tuple[str, ...] = ()  # parameters that hold other systems (named in experiment files)
+
+    def fit(self, resources: Resources) -> "System":
+        """Learn from ``resources`` (what the system needs of them); returns self."""
+        raise NotImplementedError  # pragma: no cover
+
+    @classmethod
+    def params_from(cls, resources: Resources, given: Mapping[str, Any]) -> dict:
+        """Parameters an experiment sets from its collection and settings when its file does not give them
+        (``given``: the file's): none by default."""
+        return {}
+
+    def inputs(self, resources: Resources) -> dict:
+        """A JSON record of what :meth:`fit` reads of ``resources``; nothing by default."""
+        return {}
+
+    def search_split(self, resources: Resources, split: str, *, tag: str | None = None):
+        """The run of the topics of ``split``, without the documents they exclude."""
+        return self.search(resources.topics(split), excluded=resources.excluded(split), tag=tag,
+                           quiet=resources.quiet)
+
+    def restore(self, path, resources: Resources) -> "System":
+        """Take the learned state saved at ``path`` by :meth:`save` as this system's (the one load of the
+        experiment runner, for systems that keep a model); returns self."""
+        loaded = type(self).load(path, **{k: getattr(self, k) for k in self.system_keys})
+        if loaded.get_params(deep=False) != self.get_params(deep=False):
+            raise ClirkitError(f"{path}: saved with other hyper-parameters than this {type(self).__name__}'s")
+        self.restore_state(loaded.learned_state())
+        return self
+
+    def notes(self, name: str) -> list[str]:
+        """Lines on what was learned, for the report (``name``: the system's name there)."""
+        return []
+
+    def curves(self, name: str) -> dict[str, dict]:
+        """Training curves for the report's figures: ``{title: {"curves": {label: (xs, ys)}, "xlabel": ...,
+        "ylabel": ...}}``."""
+        return {}
 
     def check_params(self) -> None:
         """Check every hyper-parameter against ``_parameter_constraints``; ClirkitError if one is off."""
@@ -58,9 +230,10 @@ class System(BaseEstimator):
         save_npz(path, SYSTEM_KIND, SYSTEM_VERSION, {**self.describe(), "state": self.learned_state()}, {})
 
     @classmethod
-    def load(cls, path, **params) -> "System":
+    def load(cls, path, resources: Resources | None = None, **params) -> "System":
         """Read a system written by :meth:`save` (``params`` set the ones not saved, e.g. a fusion's
-        ``systems``); it must be of this class. DT and PSQ then need ``fit(index, table)``."""
+        ``systems``); it must be of this class. A system saved without learned state (DT, PSQ) is fitted on
+        ``resources`` when given (else it needs ``fit(index, table)``)."""
         from clirkit.npzio import load_npz
 
         header, _ = load_npz(path, SYSTEM_KIND, (SYSTEM_VERSION,), ())
@@ -75,7 +248,10 @@ class System(BaseEstimator):
         except TypeError as exc:
             raise ClirkitError(f"{path}: corrupt system file ({exc})") from None
         system.check_params()
-        system.restore_state(header.get("state") or {})
+        state = header.get("state") or {}
+        system.restore_state(state)
+        if resources is not None and not state:  # nothing learned (DT, PSQ): bound to the resources
+            system.fit(resources)
         return system
 
     def describe(self) -> dict:

@@ -8,8 +8,9 @@ experiments").
 - :class:`SCS` (:class:`clirkit.scs.SCSModel`): the smooth-cosine neural model;
 - :class:`Fusion`: interpolation (weights tuned on dev) or Borda of systems' runs (SPEC §6).
 
-DT and PSQ learn nothing themselves: ``fit(index, table)`` binds them to a target index and a
-translation table (:func:`clirkit.translation.train_table` learns one). The query analyzer is the
+DT and PSQ learn nothing themselves: ``fit(index, table)`` (or ``fit(resources)``, the call every system
+takes: :class:`clirkit.estimator.Resources`) binds them to a target index and a translation table
+(:func:`clirkit.translation.train_table` learns one). The query analyzer is the
 table's source-side analyzer (Snowball stemming by default, no stopword list: :class:`clirkit.analysis.Analyzer`).
 Two corpus-frequency stoplists are options, off by default: ``source_stopwords_top`` drops the N most
 frequent source terms of the table's training corpus from the queries (recorded in the table), and PSQ's
@@ -27,9 +28,9 @@ from typing import Mapping, Sequence
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from clirkit.errors import ClirkitError
-from clirkit.estimator import DEPTH, System, drop_excluded
+from clirkit.estimator import DEPTH, Resources, System, drop_excluded
 
-__all__ = ["DT", "PSQ", "Boost", "SCS", "Fusion", "System", "query_analyzer"]
+__all__ = ["DT", "PSQ", "Boost", "SCS", "Fusion", "Resources", "System", "query_analyzer"]
 
 STOPWORDS_TOP = 0  # default size of the corpus-derived stoplists (source terms, target index terms): off
 
@@ -155,6 +156,17 @@ class _CrossLanguageBM25(System):
         self.source_stopwords = source_stopwords
         self.source_stopwords_top = source_stopwords_top
 
+    file_keys = {"table": (str, 'a table or dictionary file, or "ibm1"'),  # ibm1: IBM Model 1 on the parallel corpus
+                 "table_format": (str, "the format of the table files (as ttable convert --format)")}
+
+    def inputs(self, resources: Resources) -> dict:
+        """The index and the table(s) it is bound to."""
+        return {k: v for k, v in (("index", resources.record("index")), ("table", resources.record("table")),
+                                  *self._more_inputs(resources)) if v is not None}
+
+    def _more_inputs(self, resources: Resources) -> tuple:
+        return ()
+
     def _bind(self, index, table, quiet: bool) -> None:
         from clirkit.shards import bm25_of
 
@@ -228,9 +240,11 @@ class DT(_CrossLanguageBM25):
     _parameter_constraints = dict(_BM25_CONSTRAINTS)
     default_tag = "DT"
 
-    def fit(self, index, table, *, quiet: bool = True) -> "DT":
+    def fit(self, index, table=None, *, quiet: bool = True) -> "DT":
         """Bind to the target ``index`` (an Index or a :class:`~clirkit.shards.ShardedIndex`) and the translation
-        ``table`` p(e|f); returns self."""
+        ``table`` p(e|f), or to the index and table of :class:`~clirkit.estimator.Resources`; returns self."""
+        if isinstance(index, Resources):
+            return self.fit(index.index(), index.table(), quiet=index.quiet)
         self._bind(index, table, quiet)
         self.table_ = table
         return self
@@ -301,12 +315,19 @@ class PSQ(_CrossLanguageBM25):
         self.unknown = unknown
         self.mode = mode
 
-    def fit(self, index, table, table2=None, *, quiet: bool = True) -> "PSQ":
-        """Bind to the target ``index`` and ``table`` p(e|f) (interpolated with ``table2`` if given),
-        interpolating and pruning the table once; sets ``table_`` (the prepared table); returns self."""
+    file_keys = {**_CrossLanguageBM25.file_keys,
+                 "table2": (str, 'a second table interpolated with the first (lam * table + (1 - lam) * table2): '
+                                 'a file, or "ibm1"')}
+
+    def fit(self, index, table=None, table2=None, *, quiet: bool = True) -> "PSQ":
+        """Bind to the target ``index`` and ``table`` p(e|f) (interpolated with ``table2`` if given), or to those
+        of :class:`~clirkit.estimator.Resources`, interpolating and pruning the table once; sets ``table_``
+        (the prepared table); returns self."""
         from clirkit.psq import prepare_table
         from clirkit.shards import frequent_terms
 
+        if isinstance(index, Resources):
+            return self.fit(index.index(), index.table(), index.table("table2"), quiet=index.quiet)
         self._bind(index, table, quiet)
         listed = self.target_stopwords or ()
         if isinstance(listed, str):
@@ -321,6 +342,9 @@ class PSQ(_CrossLanguageBM25):
         dictionary = table.params.get("model") == "dictionary" and table2 is None
         self.mode_ = self.mode if self.mode != "auto" else ("pirkola" if dictionary else "psq")
         return self
+
+    def _more_inputs(self, resources: Resources) -> tuple:
+        return (("table2", resources.record("table2")),)
 
     def structured_from_tokens(self, qids: Sequence[str], tokens: Sequence[Sequence[str]]):
         from clirkit.psq import psq_queries
@@ -349,6 +373,9 @@ class Fusion(System):
 
     Learned: ``weights_``, ``transforms_``, ``dev_score_`` (over ``dev_queries_`` queries) and ``sweep_``
     (every weight vector tried with its dev score; None when the weights were given).
+
+    ``fit(resources)`` tunes on the systems' dev runs (:meth:`Resources.run`, the runs the experiment runner
+    made) and the dev qrels; given weights (or Borda) need no dev split.
     """
 
     _parameter_constraints = {
@@ -360,6 +387,7 @@ class Fusion(System):
         "transform": [list, tuple, str],
     }
     default_tag = "fusion"
+    system_keys = ("systems",)
 
     def __init__(self, systems: Sequence[System] = (), *, method: str = "interpolation",
                  weights: Sequence[float] | None = None, step: float = 0.1, measure: str = "AP",
@@ -371,31 +399,52 @@ class Fusion(System):
         self.measure = measure
         self.transform = transform
 
-    def fit(self, dev_topics: Mapping[str, str], dev_qrels, *, excluded: Mapping[str, set[str]] | None = None,
+    def fit(self, dev_topics, dev_qrels=None, *, excluded: Mapping[str, set[str]] | None = None,
             quiet: bool = True) -> "Fusion":
-        """Tune the weights on the systems' runs of ``dev_topics``; returns self."""
+        """Tune the weights on the systems' runs of ``dev_topics`` (or on their dev runs of
+        :class:`~clirkit.estimator.Resources`: none needed when the weights are given); returns self."""
+        if isinstance(dev_topics, Resources):
+            resources = dev_topics
+            if "dev" not in resources.splits:
+                return self.fit_runs(None, None, n=len(self.systems))
+            return self.fit_runs([resources.run(s, "dev") for s in self.systems], resources.qrels("dev"))
         return self.fit_runs([s.search(dev_topics, excluded=excluded, quiet=quiet) for s in self.systems], dev_qrels)
 
-    def fit_runs(self, dev_runs: Sequence, dev_qrels) -> "Fusion":
+    def inputs(self, resources: Resources) -> dict:
+        """The dev topics its weights are tuned on (the systems' records are the runner's); ClirkitError when
+        the weights are to be tuned and there is no dev split."""
+        dev = resources.record("dev")
+        if dev is None and self.weights is None and self.method != "borda":
+            raise ClirkitError("its weights are tuned on dev, and there is no dev split: give the weights (one per "
+                               "system, e.g. weights = [0.5, 0.5]) or a dev split")
+        return {} if dev is None else {"dev": dev}
+
+    def fit_runs(self, dev_runs: Sequence | None, dev_qrels, *, n: int | None = None) -> "Fusion":
         """Tune the weights on the systems' dev runs (in the order of ``systems``); returns self.
 
         The dev measure is averaged over the judged queries the dev runs cover
         (:func:`clirkit.tuning.covered_queries`), so dev runs made for part of the dev queries are not
-        scored 0 on the rest. With ``weights`` given (or Borda), ``dev_qrels`` may be None."""
+        scored 0 on the rest. With ``weights`` given (or Borda), ``dev_qrels`` may be None, and so may
+        ``dev_runs`` (give ``n``, the number of systems): a transform ``auto`` is then chosen on each run
+        fused."""
         from clirkit.tuning import covered_queries, evaluator, tune_weights
 
         self.check_params()
-        if len(dev_runs) < 2:
-            raise ClirkitError(f"a fusion needs at least two runs, got {len(dev_runs)}")
-        self.transforms_ = self._transforms(dev_runs)
+        n = len(dev_runs) if dev_runs is not None else n
+        if n is None or n < 2:
+            raise ClirkitError(f"a fusion needs at least two runs, got {n or 0}")
+        if dev_runs is None and self.weights is None and self.method != "borda":
+            raise ClirkitError("tuning the fusion weights needs dev runs and qrels (or give the weights)")
+        self.transforms_ = self._transforms(dev_runs) if dev_runs is not None else [
+            "none" if t == "auto" else t for t in self._given_transforms(n)]
         self.sweep_ = self.dev_score_ = None
         self.dev_queries_ = 0
         if self.weights is not None:
-            if len(self.weights) != len(dev_runs):
-                raise ClirkitError(f"{len(self.weights)} weights for {len(dev_runs)} systems")
+            if len(self.weights) != n:
+                raise ClirkitError(f"{len(self.weights)} weights for {n} systems")
             self.weights_ = [float(w) for w in self.weights]
         elif self.method == "borda":
-            self.weights_ = [1.0] * len(dev_runs)
+            self.weights_ = [1.0] * n
         else:
             if dev_qrels is None:
                 raise ClirkitError("tuning the fusion weights needs the dev qrels (or give the weights)")
@@ -409,6 +458,17 @@ class Fusion(System):
             self.dev_queries_ = len(queries)
             self.sweep_ = sweep
         return self
+
+    def notes(self, name: str) -> list[str]:
+        """The weights (and the dev score they reached, when tuned)."""
+        if not hasattr(self, "weights_"):
+            return []
+        dev = f" (dev {self.measure} {self.dev_score_:.4f})" if self.dev_score_ is not None else ""
+        return [f"{name}: weights {', '.join(f'{w:g}' for w in self.weights_)}{dev}"]
+
+    def search_split(self, resources: Resources, split: str, *, tag: str | None = None):
+        """The fusion of its systems' runs of ``split`` (:meth:`Resources.run`: the runner's, not made again)."""
+        return self.fuse([resources.run(s, split) for s in self.systems], tag=tag)
 
     def learned_state(self) -> dict:
         if not hasattr(self, "weights_"):

@@ -13,7 +13,7 @@ from clirkit.estimator import drop_excluded
 from clirkit.formats import read_run, write_run
 from clirkit.fusion import interpolate
 from clirkit.run import Qrels, Run
-from clirkit.systems import DT, PSQ, Fusion, corpus_stopterms, query_analyzer
+from clirkit.systems import DT, PSQ, Fusion, Resources, corpus_stopterms, query_analyzer
 from clirkit.translation import TranslationTable, save_table
 
 TABLE = TranslationTable.from_triples(
@@ -161,3 +161,37 @@ def test_systems_save_and_load_their_parameters_and_learned_state(tmp_path, inde
     assert np.array_equal(back.fuse([a, b]).scores, fusion.fuse([a, b]).scores)
     with pytest.raises(ClirkitError, match="holds a 'Fusion' system, not a DT"):
         DT.load(tmp_path / "fusion.npz")
+
+
+def test_every_system_fits_on_resources_as_on_its_own_arguments(index):
+    second = TranslationTable.from_triples(["light", "waters"], ["luz", "aguas"], [1.0, 1.0],
+                                           params={"source_lang": "en", "target_lang": "es"})
+    resources = Resources(index=index, table=TABLE, table2=second, topics={"test": TOPICS})
+    for system, own in ((DT(), DT().fit(index, TABLE)), (PSQ(lam=0.7), PSQ(lam=0.7).fit(index, TABLE, second))):
+        assert system.fit(resources) is system
+        run, expected = system.search(TOPICS), own.search(TOPICS)
+        assert run.docids.tolist() == expected.docids.tolist() and np.array_equal(run.scores, expected.scores)
+        made = system.search_split(resources, "test", tag="x")
+        assert made.tag == "x" and np.array_equal(made.scores, expected.scores)
+    with pytest.raises(ClirkitError, match=r"the resources have no translation table \(give table=...\)"):
+        DT().fit(Resources(index=index))
+
+
+def test_a_fusion_fits_on_the_dev_runs_of_resources_and_needs_no_dev_with_given_weights(index):
+    dev = {"q1": "the light of God", "q2": "God and the waters"}
+    qrels = Qrels(["q1", "q2"], ["Gen.1.3", "Gen.1.6"], [1, 1])
+    dt, psq = DT().fit(index, TABLE), PSQ().fit(index, TABLE)
+    resources = Resources(index=index, table=TABLE, topics={"dev": dev, "test": TOPICS}, qrels={"dev": qrels})
+    tuned = Fusion([dt, psq], step=0.5).fit(resources)
+    same = Fusion([dt, psq], step=0.5).fit_runs([dt.search(dev), psq.search(dev)], qrels)
+    assert tuned.weights_ == same.weights_ and tuned.dev_score_ == same.dev_score_
+    assert tuned.notes("F") == [f"F: weights {', '.join(f'{w:g}' for w in same.weights_)} (dev AP "
+                                f"{same.dev_score_:.4f})"]
+    fused = tuned.search_split(resources, "test", tag="F")
+    expected = same.fuse([dt.search(TOPICS), psq.search(TOPICS)], tag="F")
+    assert fused.docids.tolist() == expected.docids.tolist() and np.array_equal(fused.scores, expected.scores)
+    no_dev = Resources(topics={"test": TOPICS})
+    fixed = Fusion([dt, psq], weights=[0.5, 0.5]).fit(no_dev)
+    assert fixed.weights_ == [0.5, 0.5] and fixed.transforms_ == ["none", "none"] and fixed.inputs(no_dev) == {}
+    with pytest.raises(ClirkitError, match="its weights are tuned on dev, and there is no dev split: give the weights"):
+        Fusion([dt, psq]).inputs(no_dev)

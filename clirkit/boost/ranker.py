@@ -24,7 +24,7 @@ from clirkit.boost.tuples import WEIGHTINGS, Tuples, make_tuples
 from clirkit.boost.weighting import idf_weights, weigh_documents
 from clirkit.documents import Documents
 from clirkit.errors import ClirkitError
-from clirkit.estimator import DEPTH, System, drop_excluded
+from clirkit.estimator import DEPTH, Resources, System, drop_excluded
 from clirkit.progress import say
 from clirkit.run import Qrels, Run
 
@@ -122,6 +122,10 @@ class BoostRanker(System):
         "quiet": ["boolean"],
     }
     default_tag = "Boost"
+    keeps_model = True
+    file_keys = {"parallel_tuples": (bool, "true: the parallel corpus's pairs are added as known-item training "
+                                           "queries (a source sentence finds its aligned document)")}
+    system_keys = ("base",)
 
     def __init__(self, *, ngram: int = 1, rounds: int = 1000, rule: str = "exact", bits: int = 30,
                  hash_seed: int = 0, eps: float | None = None, negatives: int = 1, min_grade: int = 1,
@@ -190,18 +194,35 @@ class BoostRanker(System):
             return self.candidate_depth
         return 1000 if self.base is None else 100
 
-    def fit(self, topics: Mapping[str, str], qrels: Qrels, documents, *,
+    @classmethod
+    def params_from(cls, resources: Resources, given) -> dict:
+        """The collection's languages, the experiment's seed, progress, and its jobs when there are bags."""
+        return {"source_lang": resources.source_lang, "target_lang": resources.target_lang,
+                "random_state": resources.seed, "quiet": resources.quiet,
+                "jobs": resources.jobs if given.get("bags", 1) > 1 else 1}
+
+    def inputs(self, resources: Resources) -> dict:
+        """The training and dev topics (and whether the parallel corpus's pairs are added)."""
+        return {"train": resources.record("train")}
+
+    def fit(self, topics: Mapping[str, str] | Resources, qrels: Qrels | None = None, documents=None, *,
             dev_topics: Mapping[str, str] | None = None, dev_qrels: Qrels | None = None,
             candidates: Run | None = None, extra_topics: Mapping[str, str] | None = None,
             extra_qrels: Qrels | None = None, excluded: Mapping[str, set[str]] | None = None,
             base_made_by: dict | None = None) -> "BoostRanker":
         """Learn from texts: ``topics`` ``{qid: text}`` and their ``qrels``, ``documents`` (a
         :class:`~clirkit.documents.Documents` or ``(docids, texts)``), analyzed with the
-        ``source_lang``/``target_lang`` analyzers, then :meth:`fit_tokens`.
+        ``source_lang``/``target_lang`` analyzers, then :meth:`fit_tokens`. Or from
+        :class:`~clirkit.estimator.Resources`: its train topics and qrels, documents, dev topics and qrels
+        (if any), the train and dev exclusions, and its known-item pairs with the option ``parallel_tuples``.
 
         With a base *system*, it first searches the training topics (``BASE_BATCH`` at a time) and the
         dev topics, without each query's ``excluded`` documents; its run is the base run.
         """
+        if isinstance(topics, Resources):
+            return self.fit(*_training(topics), **_tuning(topics))
+        if qrels is None or documents is None:
+            raise ClirkitError("fit(topics, qrels, documents) or fit(resources)")
         src, tgt = Analyzer(self.source_lang), Analyzer(self.target_lang)
         documents = Documents.of(documents)
 
@@ -269,12 +290,39 @@ class BoostRanker(System):
     @classmethod
     def load(cls, path, documents=None, **params) -> "BoostRanker":
         """A ranker with ``params`` (e.g. ``base=`` a fitted base system) whose learned model is the one saved
-        at ``path``; ``documents`` are what :meth:`search` ranks (or give them to ``search``)."""
+        at ``path``; ``documents`` (or the documents of :class:`~clirkit.estimator.Resources`) are what
+        :meth:`search` ranks (or give them to ``search``)."""
         ranker = cls(**params)
+        if isinstance(documents, Resources):
+            return ranker.restore(path, documents)
         if documents is not None:
             return ranker.load_model(path, documents)
         ranker.model_ = BoostModel.load(path)
         return ranker
+
+    def restore(self, path, resources: Resources) -> "BoostRanker":
+        """The model saved at ``path``, searching the documents of ``resources``; returns self."""
+        return self.load_model(path, resources.documents())
+
+    def notes(self, name: str) -> list[str]:
+        """Beta and the dev MAP of each beta tried (boosted from a base), the rounds kept, the table's size."""
+        model = self.model_
+        params = model.params
+        if model.from_base:
+            return [f"{name}: beta {model.beta:g} (dev MAP by beta: " + ", ".join(
+                f"{b} {m:.4f}" for b, m in params["beta_dev_map"].items()) +
+                f"), {params['bag_rounds'][0]} rounds, {len(model)} phrase-table entries"]
+        return [f"{name}: {', '.join(map(str, params['bag_rounds']))} rounds kept, {len(model)} phrase-table entries"]
+
+    def curves(self, name: str) -> dict[str, dict]:
+        """Dev MAP by boosting round, one curve per bag."""
+        dev_curves = self.model_.params["dev_curves"]
+        curves = {f"{name} bag {i + 1}" if len(dev_curves) > 1 else name: (c["rounds"], c["map"])
+                  for i, c in enumerate(dev_curves) if c["rounds"]}
+        if not curves:
+            return {}
+        return {f"{name} (dev MAP by boosting round)": {"curves": curves, "xlabel": "boosting rounds",
+                                                        "ylabel": "dev MAP"}}
 
     def load_model(self, path, documents) -> "BoostRanker":
         """Take the model saved at ``path`` as the learned state, searching ``documents`` (a
@@ -451,6 +499,22 @@ class BoostRanker(System):
     def _dev_evaluator(self, dev_queries, dev_qrels: Qrels, src_vocab: NgramVocabulary, docids, Dm):
         dqids, Qdev, judged = self._dev_matrices(dev_queries, dev_qrels, src_vocab)
         return DevEvaluator(Qdev, Dm, dqids, docids, judged, depth=self.eval_depth)
+
+
+def _training(resources: Resources) -> tuple:
+    """``(topics, qrels, documents)`` of the train split of ``resources``."""
+    return resources.topics("train"), resources.qrels("train"), resources.documents()
+
+
+def _tuning(resources: Resources) -> dict:
+    """The keywords of :meth:`BoostRanker.fit` from ``resources``: the dev topics and qrels (if any), the
+    train and dev exclusions, the known-item pairs (option ``parallel_tuples``)."""
+    out: dict = {"excluded": resources.excluded("train", "dev")}
+    if "dev" in resources.splits:
+        out.update(dev_topics=resources.topics("dev"), dev_qrels=resources.qrels("dev"))
+    if resources.option("parallel_tuples"):
+        out["extra_topics"], out["extra_qrels"] = resources.known_items()
+    return out
 
 
 def _bagged_dev_score(results, dev) -> float:

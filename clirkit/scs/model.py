@@ -27,7 +27,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from clirkit.documents import Documents
 from clirkit.errors import ClirkitError
-from clirkit.estimator import DEPTH, System, drop_excluded
+from clirkit.estimator import DEPTH, Resources, System, drop_excluded
 from clirkit.npzio import load_npz, save_npz
 from clirkit.progress import progress, say
 from clirkit.run import Qrels, Run
@@ -173,6 +173,31 @@ class SCSModel(System):
         "random_state": [Interval(Integral, 0, None, closed="left")],
     }
     default_tag = "SCS"
+    keeps_model = True
+
+    @classmethod
+    def params_from(cls, resources: Resources, given) -> dict:
+        """The collection's languages and the experiment's seed."""
+        return {"source_lang": resources.source_lang, "target_lang": resources.target_lang,
+                "random_state": resources.seed}
+
+    def inputs(self, resources: Resources) -> dict:
+        """The training topics."""
+        return {"train": resources.record("train")}
+
+    def restore(self, path, resources: Resources) -> "SCSModel":
+        """The model saved at ``path``, ranking the documents of ``resources``; returns self."""
+        return self.load_model(path, resources.documents())
+
+    def curves(self, name: str) -> dict[str, dict]:
+        """The mean training loss by epoch."""
+        history = getattr(self, "history_", [])
+        if not history:
+            return {}
+        losses = [h["loss"] if isinstance(h, dict) else h[0] for h in history]
+        return {f"{name} (training loss by epoch)": {"curves": {name: (list(range(1, len(losses) + 1)), losses)},
+                                                     "xlabel": "epochs", "ylabel": "mean training loss",
+                                                     "best": "min"}}
 
     def _validate(self) -> None:
         self.check_params()
@@ -186,7 +211,7 @@ class SCSModel(System):
 
     # training -----------------------------------------------------------------------------------
 
-    def fit(self, topics: Mapping[str, str], qrels: Qrels, documents, *,
+    def fit(self, topics: Mapping[str, str] | Resources, qrels: Qrels | None = None, documents=None, *,
             query_vectors: tuple[np.ndarray, np.ndarray] | None = None,
             doc_vectors: tuple[np.ndarray, np.ndarray] | None = None,
             quiet: bool = True, jobs: int = 1) -> "SCSModel":
@@ -195,9 +220,17 @@ class SCSModel(System):
         ``topics``: training queries ``{qid: text}``; ``qrels``: their graded judgments;
         ``documents``: a :class:`~clirkit.documents.Documents` or ``(docids, texts)``, the
         collection negatives are sampled from. ``*_vectors``: optional ``(words, vectors)``
-        initializations (:func:`~clirkit.scs.encoding.read_word_vectors`).
+        initializations (:func:`~clirkit.scs.encoding.read_word_vectors`). Or ``fit(resources)``
+        (:class:`~clirkit.estimator.Resources`): its train topics and qrels and its documents.
         """
         from clirkit.analysis import Analyzer
+
+        if isinstance(topics, Resources):
+            return self.fit(topics.topics("train"), topics.qrels("train"), topics.documents(),
+                            query_vectors=query_vectors, doc_vectors=doc_vectors, quiet=topics.quiet,
+                            jobs=topics.jobs)
+        if qrels is None or documents is None:
+            raise ClirkitError("fit(topics, qrels, documents) or fit(resources)")
 
         qa, da = Analyzer(self.source_lang), Analyzer(self.target_lang)
         documents = Documents.of(documents)
@@ -557,8 +590,9 @@ class SCSModel(System):
         return self
 
     @classmethod
-    def load(cls, path) -> "SCSModel":
-        """Read a model written by :meth:`save`, checking every value before use.
+    def load(cls, path, resources: Resources | None = None) -> "SCSModel":
+        """Read a model written by :meth:`save`, checking every value before use; with ``resources``
+        (:class:`~clirkit.estimator.Resources`), it ranks their documents by default.
 
         Header: ``params`` an object of this class's hyper-parameters, each within its constraints
         (``eps`` a finite number >= 0, ``dim`` an integer >= 1, thresholds and MSE targets lists of
@@ -616,6 +650,8 @@ class SCSModel(System):
         model.query_analyzer_, model.doc_analyzer_ = analyzers
         model.history_ = history
         model.training_stats_ = stats
+        if resources is not None:
+            model.documents_ = resources.documents()
         return model
 
 
