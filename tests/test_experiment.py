@@ -303,7 +303,8 @@ def test_a_psq_system_may_interpolate_its_own_table_file_with_the_trained_one(ra
     assert record["table"]["file"] == str(muse.resolve()) and record["table2"]["iterations"] == 5
     bad = tmp_path / "bad.toml"
     bad.write_text(f'collection = "{mini}"\n[systems.D]\nkind = "dt"\ntable2 = "ibm1"\n', encoding="utf-8")
-    with pytest.raises(ClirkitError, match="table2 belongs to a dt or psq system"):
+    with pytest.raises(ClirkitError, match=r"unknown key .table2. \(it belongs to a psq system; a dt system.s keys: kind, "
+                                           r"table, table_format, k1"):
         Experiment.read(bad)
 
 
@@ -416,3 +417,80 @@ def test_a_nul_byte_in_an_experiment_file_is_named_with_its_line(tmp_path):
         Experiment.read(path)
     assert str(info.value) == (f"{path}:2: a NUL byte (column 9): an experiment file is TOML text; remove the NUL "
                                f"bytes (is it a binary file?)")
+
+
+def _overlap_class():
+    """A toy system kind, registered by the test only: documents ranked by the words they share with the query
+    (no translation), less the ``top`` most frequent words of the documents, which it learns and keeps."""
+    from clirkit.estimator import DEPTH, System, drop_excluded
+    from clirkit.run import Run
+
+    class Overlap(System):
+        _parameter_constraints = {"top": [int]}
+        default_tag = "Overlap"
+        keeps_model = True
+
+        def __init__(self, *, top: int = 10) -> None:
+            self.top = top
+
+        def fit(self, resources):
+            from collections import Counter
+
+            self.documents_ = resources.documents()
+            counts = Counter(w for t in self.documents_.texts for w in t.lower().split())
+            self.stopwords_ = sorted(w for w, _ in counts.most_common(self.top))
+            return self
+
+        def inputs(self, resources):
+            return {"documents": resources.record("index")}
+
+        def learned_state(self):
+            return {"stopwords": self.stopwords_} if hasattr(self, "stopwords_") else {}
+
+        def restore_state(self, state):
+            self.stopwords_ = list(state.get("stopwords", []))
+
+        def restore(self, path, resources):
+            super().restore(path, resources)
+            self.documents_ = resources.documents()
+            return self
+
+        def notes(self, name):
+            return [f"{name}: {len(self.stopwords_)} stopwords"]
+
+        def search(self, topics, *, depth=DEPTH, excluded=None, tag=None, quiet=True):
+            stop = set(self.stopwords_)
+            words = [set(t.lower().split()) - stop for t in self.documents_.texts]
+            rows = [(q, d, float(len(set(text.lower().split()) & w))) for q, text in topics.items()
+                    for d, w in zip(self.documents_.docids, words) if set(text.lower().split()) & w]
+            q, d, s = zip(*rows)
+            return drop_excluded(Run.ranked(list(q), list(d), list(s), tag=tag or self.default_tag, depth=depth),
+                                 excluded)
+
+    return Overlap
+
+
+def test_a_new_system_kind_runs_through_the_runner_with_no_change_to_it(mini, tmp_path, monkeypatch, capsys):
+    from clirkit.estimator import Resources
+    from clirkit.experiment import KINDS
+
+    toy = _overlap_class()
+    monkeypatch.setitem(KINDS, "toy", toy)
+    path = tmp_path / "toy.toml"
+    path.write_text(f'collection = "{mini}"\nmeasures = ["AP"]\nbaseline = "Toy"\n[systems.Toy]\nkind = "toy"\n'
+                    'top = 5\n[systems.DT]\nkind = "dt"\n[fusions."Toy+DT"]\nsystems = ["Toy", "DT"]\nstep = 0.5\n',
+                    encoding="utf-8")
+    result = run_experiment(Experiment.read(path), tmp_path / "out", quiet=True)
+    c = datasets.load(str(mini))
+    own = toy(top=5).fit(Resources(documents=c.documents()))
+    write_run(own.search(c.queries("test"), tag="Toy"), tmp_path / "api.run")
+    assert (tmp_path / "out" / "runs" / "toy.test.run").read_bytes() == (tmp_path / "api.run").read_bytes()
+    assert [line.split()[0] for line in result.text.split("\n")[3:6]] == ["Toy", "DT", "Toy+DT"]
+    assert "  Toy: 5 stopwords" in result.text and (tmp_path / "out" / "models" / "toy.npz").exists()
+    model = (tmp_path / "out" / "models" / "toy.npz").stat().st_mtime_ns
+    again = run_experiment(Experiment.read(path), tmp_path / "out", quiet=True)  # the model is read back
+    assert again.text == result.text and (tmp_path / "out" / "models" / "toy.npz").stat().st_mtime_ns == model
+    path.write_text(path.read_text().replace("top = 5", "tops = 5"), encoding="utf-8")
+    assert main(["run", str(path), "-o", str(tmp_path / "bad"), "-q"]) == 2
+    assert capsys.readouterr().err == (f"clirkit: error: {path}: system 'Toy': unknown key 'tops' (did you mean "
+                                       "'top'?; a toy system's keys: kind, top)\n")

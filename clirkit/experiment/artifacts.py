@@ -1,0 +1,259 @@
+"""The runner's resources: made from the collection and the experiment file on first use, kept for every
+system, saved in the output folder with the record of what made them (a rerun reads them back).
+
+:class:`Artifacts` is the :class:`~clirkit.estimator.Resources` every system of an experiment is fitted
+on. The values are shared by the per-system views (:meth:`~clirkit.estimator.Resources.for_system`, which
+carry a system's ``table``/``table2``/``parallel_tuples`` keys), through one :class:`_Made` object.
+"""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from clirkit.errors import ClirkitError
+from clirkit.estimator import Resources
+
+
+def digest(values) -> str:
+    """A short digest of strings (e.g. a split's query ids): what the records compare."""
+    return hashlib.sha256("\n".join(values).encode("utf-8")).hexdigest()[:16]
+
+
+def collection_record(c) -> dict:
+    """The record of a collection: its name, variant and the digest of its manifest."""
+    manifest = (c.folder / "manifest.json").read_bytes()
+    return {"name": c.name, "variant": c.variant, "manifest": hashlib.sha256(manifest).hexdigest()[:16]}
+
+
+def sample(topics, n: int, *, seed: int = 0) -> dict[str, str]:
+    """``n`` of ``topics`` drawn without replacement with ``seed``, in their original order (all of them when
+    ``n`` is 0 or at least their number): the dev sample an experiment tunes on."""
+    import numpy as np
+
+    ids = list(topics)
+    if not 0 < n < len(ids):
+        return dict(topics)
+    picked = np.sort(np.random.default_rng(seed).choice(len(ids), n, replace=False))
+    return {ids[i]: topics[ids[i]] for i in picked.tolist()}
+
+
+class _Made:
+    """What the views of one experiment's resources share: the values made so far and the runs."""
+
+    def __init__(self) -> None:
+        self.values: dict[Any, Any] = {}
+        self.runs: dict[str, dict[str, Any]] = {}  # split -> {system name: Run}
+        self.names: dict[int, str] = {}  # id(system) -> its name in the file
+
+
+class Artifacts(Resources):
+    """The resources of experiment ``exp`` on collection ``c``, made on first use into the folder of ``out``
+    (a :class:`~clirkit.experiment.store.Store`), timed in ``steps``.
+
+    Topics: ``train`` (the first ``train_queries``), ``dev`` (a seeded sample of ``dev_queries``), ``test``;
+    qrels: the judgments of those topics (all of train's). Tables: a system's ``table``/``table2`` file, or
+    ``"ibm1"``, or (no ``table``) the file's ``[table]``: its ``file``, else IBM Model 1 on the parallel
+    corpus, trained once as ``table.npz``. The index (``index.npz``) is of the documents with the file's
+    ``[analysis]``.
+    """
+
+    def __init__(self, exp, c, out, steps, quiet: bool) -> None:
+        super().__init__(source_lang=c.source_lang, target_lang=c.target_lang, seed=exp.seed, quiet=quiet,
+                         jobs=exp.jobs)
+        self.exp, self.c, self.out, self.steps = exp, c, out, steps
+        self.where = exp.source or "experiment"
+        self.collection = collection_record(c)
+        self.made = _Made()
+
+    def _once(self, key, make):
+        if key not in self.made.values:
+            self.made.values[key] = make()
+        return self.made.values[key]
+
+    # topics, qrels, exclusions ------------------------------------------------------------------
+
+    @property
+    def splits(self) -> list[str]:
+        return list(self.c.splits)
+
+    def topics(self, split: str) -> dict[str, str]:
+        if split not in self.c.splits:
+            raise ClirkitError(f"{self.c.name} has no {split} split (its splits: {', '.join(self.c.splits)})")
+
+        def make():
+            topics = self.c.queries(split)
+            if split == "train" and self.exp.train_queries:
+                return dict(list(topics.items())[:self.exp.train_queries])
+            if split == "dev":
+                return sample(topics, self.exp.dev_queries, seed=self.exp.seed)
+            return topics
+
+        return self._once(("topics", split), make)
+
+    def qrels(self, split: str):
+        if split == "train":
+            return self.c.qrels(split)
+        return self._once(("qrels", split), lambda: self.c.qrels(split).subset(self.topics(split)))
+
+    def excluded(self, *splits: str) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        for split in splits:
+            if split in self.c.splits:
+                out.update(self._once(("excluded", split), lambda: self.c.excluded(split)))
+        return out
+
+    # documents, index, tables -------------------------------------------------------------------
+
+    def documents(self):
+        from clirkit.documents import Documents
+
+        return self._once("documents", lambda: Documents(*self.c.documents(), jobs=self.exp.jobs))
+
+    def documents_read(self) -> bool:
+        """Whether the documents were read (the report counts them then, else takes the manifest's count)."""
+        return "documents" in self.made.values
+
+    def analyzer(self, lang: str):
+        """The analyzer of the file's ``[analysis]`` for language ``lang``."""
+        from clirkit.analysis import Analyzer
+
+        stop = self.exp.analysis.get("stopwords", "none")
+        stemmer = self.exp.analysis.get("stemmer", "snowball")
+        try:
+            return Analyzer(lang, stemmer=None if stemmer == "none" else stemmer,
+                            stopwords=None if stop == "none" else stop)
+        except ClirkitError as exc:
+            raise ClirkitError(f"{self.where}: [analysis]: {exc}") from None
+
+    def _analysis_record(self) -> dict:
+        return {"analysis": {side: self.analyzer(lang).to_dict() for side, lang in
+                             (("source", self.c.source_lang), ("target", self.c.target_lang))}}
+
+    def _index_record(self) -> dict:
+        return {"collection": self.collection, "lang": self.c.target_lang,
+                "analyzer": self.analyzer(self.c.target_lang).to_dict()}
+
+    def index(self):
+        return self._once("index", self._make_index)
+
+    def _make_index(self):
+        from clirkit.index import Index
+        from clirkit.progress import say
+
+        path, record = self.out.folder / "index.npz", self._index_record()
+        if self.out.fresh(path, record):
+            return Index.load(path)
+        with self.steps.time("index"):
+            analyzer = self.analyzer(self.c.target_lang)
+            documents = self.documents()
+            say(f"indexing {len(documents)} documents", quiet=self.quiet)
+            index = Index.from_tokens(documents.docids, documents.tokens(analyzer, quiet=self.quiet), analyzer)
+            index.save(path)
+            self.out.remember(path, record)
+        return index
+
+    def _table_file(self, given: str | None) -> str | None:
+        """The table file ``given`` names (``"ibm1"``: none; None: the file's ``[table] file``), relative to the
+        experiment file's folder."""
+        if given in (None, "ibm1"):
+            given = None if given == "ibm1" else self.exp.table.get("file")
+        if given is None:
+            return None
+        path = Path(given)
+        if not path.is_absolute() and self.exp.source:
+            path = Path(self.exp.source).parent / path
+        return str(path)
+
+    def _table_record(self, given: str | None) -> dict:
+        """What a table is made from: a file, or IBM Model 1 on the collection's parallel corpus."""
+        from clirkit.fileio import file_digest
+
+        fmt = self.option("table_format") or self.exp.table.get("format", "auto")
+        path = self._table_file(given)
+        if path is not None:
+            if not Path(path).is_file():
+                raise ClirkitError(f"{self.where}: table file {path}: no such file")
+            return {"file": str(Path(path).resolve()), "sha256": file_digest(path), "format": fmt,
+                    **self._analysis_record()}
+        return {"collection": self.collection, "iterations": int(self.exp.table.get("iterations", 5)),
+                **self._analysis_record()}
+
+    def table(self, key: str = "table"):
+        given = self.option(key)
+        if key != "table" and given is None:
+            return None
+        path = self._table_file(given)
+        if path is None:
+            return self._once("ibm1", self._trained_table)
+        fmt = self.option("table_format") or self.exp.table.get("format", "auto")
+
+        def read():
+            from clirkit.translation import load_table
+
+            return load_table(path, fmt, stemmer=self.analyzer(self.c.target_lang).stemmer)
+
+        return self._once(("table", path, fmt), read)
+
+    def _trained_table(self):
+        from clirkit.progress import say
+        from clirkit.translation import load_table, save_table, train_table
+
+        path, record = self.out.folder / "table.npz", self._table_record("ibm1")
+        if self.out.fresh(path, record):
+            return load_table(path)
+        with self.steps.time("IBM Model 1"):
+            source, target = self.c.parallel()
+            analyzers = self.analyzer(self.c.source_lang), self.analyzer(self.c.target_lang)
+            tokens = [analyzer.tokenize_many(texts, quiet=self.quiet, jobs=self.exp.jobs, desc=f"tokenizing {side}")
+                      for analyzer, texts, side in zip(analyzers, (source, target), ("source", "target"))]
+            say(f"training IBM Model 1 on {len(source)} sentence pairs, {record['iterations']} iterations",
+                quiet=self.quiet)
+            table = train_table(*tokens, *analyzers, iterations=record["iterations"], quiet=self.quiet)
+            save_table(table, path)
+            self.out.remember(path, record)
+        return table
+
+    def known_items(self):
+        def make():
+            from clirkit.boost.parallel import known_item_queries
+
+            documents = self.documents()
+            sources, targets = self.c.parallel()
+            return known_item_queries(sources, self.c.parallel_ids(), documents.docids, target_texts=targets,
+                                      doc_texts=documents.texts)
+
+        return self._once("known_items", make)
+
+    # records and runs ---------------------------------------------------------------------------
+
+    def record(self, what: str) -> dict | None:
+        if what == "index":
+            return self._index_record()
+        if what in ("table", "table2"):
+            given = self.option(what)
+            return None if what == "table2" and given is None else self._table_record(given)
+        if what == "train":
+            return {"queries": digest(self.topics("train")),
+                    "dev": digest(self.topics("dev") if "dev" in self.splits else {}),
+                    "parallel_tuples": bool(self.option("parallel_tuples", False))}
+        if what == "dev":
+            return {"queries": digest(self.topics("dev"))} if "dev" in self.splits else None
+        raise ValueError(f"no record of {what!r}")  # pragma: no cover
+
+    def keep(self, name: str, system, split: str | None = None, run=None) -> None:
+        """Remember that ``system`` is called ``name`` (and its run of ``split``)."""
+        self.made.names[id(system)] = name
+        if split is not None:
+            self.made.runs.setdefault(split, {})[name] = run
+
+    def run(self, system, split: str):
+        name = self.made.names.get(id(system))
+        runs = self.made.runs.get(split, {})
+        if name in runs:
+            return runs[name]
+        return system.search_split(self, split)
+
+    def runs(self, split: str) -> dict[str, Any]:
+        """``{name: Run}`` of ``split``, in the order they were made."""
+        return self.made.runs.get(split, {})

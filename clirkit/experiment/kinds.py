@@ -1,0 +1,44 @@
+"""The kinds of system an experiment file names, and the class of each: the one table the runner reads.
+
+A kind is a :class:`clirkit.estimator.System` subclass; everything the runner and the file checks need of it
+is asked of the class (its parameters, ``file_keys``, ``system_keys``, ``params_from``, ``inputs``,
+``keeps_model``, ``restore``, ``notes``, ``curves``, ``search_split``), so adding a kind is one entry here.
+A test may add one (``monkeypatch.setitem(KINDS, "toy", Toy)``). Classes are named by import path so that
+reading a file imports only the systems it uses.
+"""
+from __future__ import annotations
+
+import importlib
+
+from clirkit.errors import ClirkitError
+
+KINDS: dict[str, str | type] = {
+    "dt": "clirkit.systems:DT",
+    "psq": "clirkit.systems:PSQ",
+    "boost": "clirkit.boost:BoostRanker",
+    "scs": "clirkit.scs:SCSModel",
+}
+"""``kind = "..."`` of a ``[systems.NAME]`` table -> its class (or ``"module:Class"``)."""
+
+FUSION = "clirkit.systems:Fusion"
+"""The class of every ``[fusions.NAME]`` table."""
+
+
+def system_class(kind: str) -> type:
+    """The class of ``kind`` (a key of :data:`KINDS`, or ``"fusion"``)."""
+    entry = FUSION if kind == "fusion" else KINDS.get(kind)
+    if entry is None:
+        raise ClirkitError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
+    if isinstance(entry, str):
+        module, _, name = entry.partition(":")
+        entry = getattr(importlib.import_module(module), name)
+    return entry
+
+
+def keys_of(cls: type) -> list[str]:
+    """The keys of a system of class ``cls`` in an experiment file, after ``kind``: its file keys, the
+    parameters naming other systems, then its other parameters, in their order."""
+    params = cls._get_param_names()
+    ordered = [k for k in cls.__init__.__code__.co_varnames if k in params]  # __init__ order, not sorted
+    ordered += [k for k in params if k not in ordered]
+    return [*cls.file_keys, *cls.system_keys, *(k for k in ordered if k not in cls.system_keys)]

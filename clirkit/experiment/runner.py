@@ -1,0 +1,159 @@
+"""Running an experiment: every system and fusion built from the table of kinds, recorded, fitted on the
+same resources and searched on each split, in file order, with no step that depends on a system's kind."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from clirkit.errors import ClirkitError
+from clirkit.experiment.artifacts import Artifacts, digest
+from clirkit.experiment.kinds import system_class
+from clirkit.experiment.spec import Experiment
+from clirkit.experiment.store import Store
+
+EXECUTION = ("quiet", "jobs")  # parameters that change how a system runs, not what it makes: not recorded
+
+
+@dataclass
+class Result:
+    """What :func:`run_experiment` made: the test runs by name, the report text, the folder."""
+
+    runs: dict
+    text: str
+    folder: Path
+    seconds: dict[str, float]
+
+
+def file_name(name: str) -> str:
+    """A run or model name as a file name: lowercase, ``+`` as ``_``, runs of other unsafe characters as one
+    ``-`` (``"DT+PSQ(Borda)"`` -> ``dt_psq-borda``)."""
+    import re
+
+    safe = re.sub(r"[^a-z0-9_.+-]+", "-", name.lower()).replace("+", "_").strip("-")
+    return safe or "run"
+
+
+def load_collection(exp: Experiment):
+    """The collection the experiment names."""
+    from clirkit import datasets
+
+    return datasets.load(exp.collection, variant=exp.variant)
+
+
+def run_experiment(exp: Experiment, folder: str | os.PathLike[str], *, quiet: bool = False) -> Result:
+    """Run ``exp`` into ``folder`` (see :mod:`clirkit.experiment`); returns the test runs and the report."""
+    from clirkit.analysis import cached_tokens
+    from clirkit.experiment.report import write_report
+    from clirkit.progress import Steps, say
+
+    out = Store(Path(folder))
+    steps = Steps()
+    c = load_collection(exp)
+    say(f"{exp.name}: {c.name} ({c.variant}), {c.source_lang} queries -> {c.target_lang} documents", quiet=quiet)
+    runner = Runner(exp, Artifacts(exp, c, out, steps, quiet))
+    runner.build_all()
+    with cached_tokens():  # every text tokenized once, whichever table, index or model reads it first
+        for name in exp.run_names():
+            runner.make(name)
+    text = write_report(runner)
+    say("time: " + ", ".join(f"{k} {v:.1f} s" for k, v in steps.seconds.items()), quiet=quiet)
+    say(f"runs, models and the report in {out.folder}/", quiet=quiet)
+    return Result(dict(runner.resources.runs("test")), text, out.folder, dict(steps.seconds))
+
+
+class Runner:
+    """The systems of one experiment on its resources: built, recorded, fitted (or read back), searched."""
+
+    def __init__(self, exp: Experiment, resources: Artifacts) -> None:
+        self.exp, self.resources = exp, resources
+        self.where = exp.source or "experiment"
+        self.splits = [s for s in ("dev", "test") if s in resources.splits] or ["test"]
+        self.systems: dict[str, Any] = {}
+        self.views: dict[str, Artifacts] = {}
+        self.records: dict[str, dict] = {}
+        self.notes: list[str] = []
+        self.curves: dict[str, dict] = {}
+        self.sweeps: dict[str, Any] = {}
+
+    def build_all(self) -> None:
+        """Build and record every system and fusion before anything is fitted: a missing table file, a split
+        a system needs and the collection lacks, or a bad parameter stops the run before it starts."""
+        for name in self.exp.run_names():
+            try:
+                self.build(name)
+            except ClirkitError as exc:
+                what = "fusion" if name in self.exp.fusions else "system"
+                message = str(exc).removeprefix(f"{self.where}: ")
+                raise ClirkitError(f"{self.where}: {what} {name!r}: {message}") from None
+
+    def build(self, name: str) -> None:
+        """The system ``name`` of the file, unfitted, with the parameters the experiment sets, and its record."""
+        kind, spec = self.exp.spec_of(name)
+        cls = system_class(kind)
+        view = self.resources.for_system({k: spec[k] for k in cls.file_keys if k in spec})
+        given = {k: tuple(v) if isinstance(v, list) else v for k, v in spec.items()
+                 if k != "kind" and k not in cls.file_keys and k not in cls.system_keys}
+        named = {k: spec[k] for k in cls.system_keys if k in spec}  # parameters holding other systems, by name
+        given.update({k: self.systems[v] if isinstance(v, str) else [self.systems[n] for n in v]
+                      for k, v in named.items()})
+        system = cls(**{**cls.params_from(view, given), **given})
+        system.check_params()
+        described = system.describe()
+        described["params"] = {k: v for k, v in described["params"].items()
+                               if k not in EXECUTION and k not in cls.system_keys}
+        record = {"collection": self.resources.collection, "system": described, **system.inputs(view)}
+        record.update({k: self.records[v] if isinstance(v, str) else [self.records[n] for n in v]
+                       for k, v in named.items()})
+        from clirkit.estimator import jsonable
+
+        self.systems[name], self.views[name], self.records[name] = system, view, jsonable(record)
+        self.resources.keep(name, system)
+
+    def make(self, name: str) -> None:
+        """Fit system ``name`` (or read its model back), then make (or read back) its run of each split."""
+        from clirkit.formats import read_run, write_run
+        from clirkit.progress import say
+
+        system, view, record = self.systems[name], self.views[name], self.records[name]
+        out = self.resources.out
+        self.fit(name, system, view, record)
+        for split in self.splits:
+            path = out.folder / "runs" / f"{file_name(name)}.{split}.run"
+            made_by = {**record, "split": split, "queries": digest(view.topics(split))}
+            if out.fresh(path, made_by):
+                run = read_run(path)
+            else:
+                with self.resources.steps.time(f"{name} retrieval"):
+                    say(f"{name}: searching {len(view.topics(split))} {split} queries", quiet=view.quiet)
+                    run = system.search_split(view, split, tag=name)
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    write_run(run, path)
+                    out.remember(path, made_by)
+            self.resources.keep(name, system, split, run)
+        self.notes += system.notes(name)
+        self.curves.update(system.curves(name))
+        sweep = getattr(system, "sweep_", None)
+        if sweep is not None:
+            self.sweeps[name] = sweep
+
+    def fit(self, name: str, system, view: Artifacts, record: dict) -> None:
+        """Fit ``system`` on ``view``; one that keeps a model reads it back when its record is unchanged."""
+        from clirkit.progress import say
+
+        out = self.resources.out
+        if not system.keeps_model:
+            with self.resources.steps.time(f"{name} fit"):
+                system.fit(view)
+            return
+        path = out.folder / "models" / f"{file_name(name)}.npz"
+        if out.fresh(path, record):
+            system.restore(path, view)
+            return
+        with self.resources.steps.time(f"{name} training"):
+            say(f"{name}: training", quiet=view.quiet)
+            system.fit(view)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        system.save(path)
+        out.remember(path, record)

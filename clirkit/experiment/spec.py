@@ -1,0 +1,327 @@
+"""Experiment files: reading one and checking every key before anything runs (:class:`Experiment`).
+
+The keys and what they take are listed in :mod:`clirkit.experiment` and by ``clirkit run --keys``. A system's
+keys are asked of its class (:mod:`clirkit.experiment.kinds`): its parameters, its ``file_keys`` and the
+parameters naming other systems (``system_keys``), so no kind is special here.
+"""
+from __future__ import annotations
+
+import difflib
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from clirkit.errors import ClirkitError
+from clirkit.experiment.kinds import KINDS, keys_of, system_class
+
+TOP_KEYS = {"name", "collection", "variant", "measures", "baseline", "gains", "seed", "jobs", "dev_queries",
+            "train_queries", "analysis", "table", "systems", "fusions", "figures"}
+DEFAULT_MEASURES = ("AP", "PRES@1000", "nDCG@10", "P@10")
+SHIPPED = Path(__file__).parent.parent / "experiments"
+
+
+@dataclass
+class Experiment:
+    """An experiment file, checked.
+
+    Attributes:
+        name: the experiment's name (default: the file's stem).
+        collection, variant: a known collection name (or a collection folder) and its variant.
+        measures, baseline, gains: the report's measures, the run the others are tested against, and the
+            measures whose differences to the baseline are listed in points.
+        seed, jobs: the seed of every system (unless one sets ``random_state``) and worker processes.
+        dev_queries, train_queries: seeded samples of the dev split (tuning) and the first N training
+            queries (0: all).
+        analysis: ``stemmer`` (``snowball``, ``none``) and ``stopwords`` (``none``, ``snowball``) of the index,
+            the trained table and a dictionary's words (:class:`clirkit.analysis.Analyzer`).
+        table: IBM Model 1 settings (``iterations``), or a table file to use instead of training one on the
+            collection's parallel corpus (``file``, ``format``: a converted dictionary, a table made elsewhere).
+        systems: ``{name: {"kind": ..., parameters...}}`` in file order.
+        fusions: ``{name: {"systems": [...], "step": ..., "method": ...}}`` in file order.
+        figures: write the PNG figures.
+        source: the file it was read from (None for a dict).
+    """
+
+    name: str
+    collection: str
+    variant: str | None = None
+    measures: tuple[str, ...] = DEFAULT_MEASURES
+    baseline: str | None = None
+    gains: tuple[str, ...] = ()
+    seed: int = 0
+    jobs: int = 1
+    dev_queries: int = 0
+    train_queries: int = 0
+    analysis: dict = field(default_factory=dict)
+    table: dict = field(default_factory=dict)
+    systems: dict[str, dict] = field(default_factory=dict)
+    fusions: dict[str, dict] = field(default_factory=dict)
+    figures: bool = True
+    source: str | None = None
+
+    @classmethod
+    def read(cls, path: str | os.PathLike[str], **overrides) -> "Experiment":
+        """Read and check an experiment file (ClirkitError naming the file and the problem);
+        ``overrides``: ``collection``/``variant`` (see :func:`with_overrides`)."""
+        try:
+            with open(path, "rb") as fh:
+                data = tomllib.load(fh)
+        except FileNotFoundError:
+            raise ClirkitError(f"{path}: no such experiment file") from None
+        except IsADirectoryError:
+            raise ClirkitError(f"{path}: is a directory, expected an experiment file (TOML)") from None
+        except OSError as exc:
+            raise ClirkitError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        except RecursionError:
+            raise ClirkitError(f"{path}: not a valid TOML file (nested too deeply)") from None
+        except ValueError as exc:  # bad TOML or UTF-8, integers of more than 4,300 digits
+            _no_nul_bytes(path)
+            problem = " ".join(str(exc).split())
+            if "integer string conversion" in problem:
+                problem = "an integer of more than 4,300 digits"
+            raise ClirkitError(f"{path}: not a valid TOML file ({problem[:200]})") from None
+        return cls.from_dict(with_overrides(data, **overrides), source=str(path), name=Path(path).stem)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, source: str | None = None, name: str = "experiment") -> "Experiment":
+        """Check ``data`` (a parsed experiment file) and build the experiment."""
+        where = source or "experiment"
+        unknown = sorted(set(data) - TOP_KEYS)
+        if unknown:
+            raise ClirkitError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(TOP_KEYS))})")
+        if "collection" not in data:
+            raise ClirkitError(f"{where}: no collection (e.g. collection = \"nave-en-es\")")
+
+        def section(key: str) -> dict:
+            value = data.get(key, {})
+            if not isinstance(value, dict):
+                raise ClirkitError(f"{where}: [{key}] must be a table of keys, got {repr(value)[:40]}")
+            return dict(value)
+
+        def entry(what: str, name: str, value) -> dict:  # [systems.NAME] or [fusions.NAME]
+            if not isinstance(value, dict):
+                example = 'kind = "psq"' if what == "system" else 'systems = ["DT", "PSQ"]'
+                raise ClirkitError(f"{where}: {what} {name!r} must be a table of its keys ([{what}s.{name}] with "
+                                   f"{example}, ...), got {repr(value)[:40]}")
+            return dict(value)
+
+        def text(key: str, default, what: str):  # a string, or the default (None: no default)
+            value = data.get(key, default)
+            if value is not default and not isinstance(value, str):
+                raise ClirkitError(f"{where}: {key} must be a string ({what}), got {repr(value)[:40]}")
+            return value
+
+        for key, what in (("collection", "a collection name or folder"), ("variant", "a variant name"),
+                          ("name", "the experiment's name"), ("baseline", "a system or fusion name")):
+            text(key, None, what)
+        systems = {str(k): entry("system", k, v) for k, v in section("systems").items()}
+        fusions = {str(k): entry("fusion", k, v) for k, v in section("fusions").items()}
+        if not systems:
+            raise ClirkitError(f"{where}: no [systems.NAME] table")
+        for i, (sname, spec) in enumerate(systems.items()):
+            _check_system(f"{where}: system {sname!r}", spec, list(systems)[:i])
+        for fname, spec in fusions.items():
+            members = spec.get("systems")
+            if not isinstance(members, list) or len(members) < 2 or not all(isinstance(m, str) for m in members):
+                raise ClirkitError(f"{where}: fusion {fname!r}: systems must list at least two systems (e.g. "
+                                   f"systems = [\"DT\", \"PSQ\"]), got {repr(members)[:40]}")
+            missing = [m for m in members if m not in systems]
+            if missing:
+                raise ClirkitError(f"{where}: fusion {fname!r}: unknown system {missing[0]!r}")
+            _check_keys(f"{where}: fusion {fname!r}", spec, keys_of(system_class("fusion")), "a fusion's")
+            _check_fusion(spec, f"{where}: fusion {fname!r}")
+        spaced = [n for n in (*systems, *fusions) if not n or any(ch.isspace() for ch in n)]
+        if spaced:  # a name is the run tag of its runs, and TREC run tags have no whitespace
+            raise ClirkitError(f"{where}: {spaced[0]!r}: system and fusion names are run tags: no spaces "
+                               f"(e.g. {''.join(spaced[0].split()) or 'PSQ'!r})")
+        clash = set(systems) & set(fusions)
+        if clash:
+            raise ClirkitError(f"{where}: {sorted(clash)[0]!r} names both a system and a fusion")
+
+        def integer(key: str, default: int, least: int) -> int:
+            value = data.get(key, default)
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ClirkitError(f"{where}: {key} must be an integer >= {least}, got {value!r}")
+            return value
+
+        measures = data.get("measures", list(DEFAULT_MEASURES))
+        if not isinstance(measures, list) or not measures or not all(isinstance(m, str) for m in measures):
+            raise ClirkitError(f"{where}: measures must be a list of measure names, got {measures!r}")
+        from clirkit.measures import parse_measures
+
+        try:
+            parse_measures(measures)  # an unknown name is an error now, not after training
+        except ClirkitError as exc:
+            raise ClirkitError(f"{where}: {exc}") from None
+        gains = data.get("gains", [])
+        if not isinstance(gains, list) or not all(isinstance(m, str) for m in gains):
+            raise ClirkitError(f"{where}: gains must be a list of measure names (e.g. gains = [\"AP\"]), got "
+                               f"{repr(gains)[:40]}")
+        figures = data.get("figures", True)
+        if not isinstance(figures, bool):
+            raise ClirkitError(f"{where}: figures must be true or false (a TOML boolean, without quotes), got "
+                               f"{repr(figures)[:40]}")
+        exp = cls(name=str(data.get("name", name)), collection=str(data["collection"]), variant=data.get("variant"),
+                  measures=tuple(measures), baseline=data.get("baseline"),
+                  gains=tuple(gains), seed=integer("seed", 0, 0), jobs=integer("jobs", 1, 1),
+                  dev_queries=integer("dev_queries", 0, 0), train_queries=integer("train_queries", 0, 0),
+                  analysis=section("analysis"), table=section("table"), systems=systems, fusions=fusions,
+                  figures=figures, source=source)
+        names = list(systems) + list(fusions)
+        if exp.baseline is not None and exp.baseline not in names:
+            raise ClirkitError(f"{where}: baseline {exp.baseline!r} is not a system or fusion of the file")
+        bad = [m for m in exp.gains if m not in exp.measures]
+        if bad:
+            raise ClirkitError(f"{where}: gains measure {bad[0]!r} is not one of the measures "
+                               f"({', '.join(exp.measures)}): add it to measures or remove it from gains")
+        unknown = sorted(set(exp.analysis) - {"stemmer", "stopwords"})
+        if unknown:
+            raise ClirkitError(f"{where}: [analysis]: unknown key {unknown[0]!r} (known: stemmer, stopwords)")
+        for key, allowed in (("stemmer", ("snowball", "none")), ("stopwords", ("none", "snowball"))):
+            if exp.analysis.get(key, allowed[0]) not in allowed:
+                raise ClirkitError(f"{where}: [analysis]: {key} must be {' or '.join(map(repr, allowed))}, "
+                                   f"got {repr(exp.analysis[key])[:40]}")
+        unknown_table = sorted(set(exp.table) - {"iterations", "file", "format"})
+        if unknown_table:
+            raise ClirkitError(f"{where}: [table]: unknown key {unknown_table[0]!r}")
+        iterations = exp.table.get("iterations", 5)
+        if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
+            raise ClirkitError(f"{where}: [table]: iterations must be an integer >= 0, got {repr(iterations)[:40]}")
+        for key in ("file", "format"):
+            if not isinstance(exp.table.get(key, ""), str):
+                raise ClirkitError(f"{where}: [table]: {key} must be a string, got {repr(exp.table[key])[:40]}")
+        return exp
+
+    def run_names(self) -> list[str]:
+        """Systems then fusions, in file order: the rows of the report."""
+        return list(self.systems) + list(self.fusions)
+
+    def spec_of(self, name: str) -> tuple[str, dict]:
+        """``(kind, keys)`` of the system or fusion ``name`` (a fusion's kind is ``"fusion"``)."""
+        if name in self.fusions:
+            return "fusion", self.fusions[name]
+        return self.systems[name]["kind"], self.systems[name]
+
+
+def _no_nul_bytes(path: str | os.PathLike[str]) -> None:
+    """Name the first NUL byte of an experiment file that is not valid TOML (tomllib calls it "Expected newline
+    or end of document" or the like)."""
+    data = Path(path).read_bytes()
+    at = data.find(b"\0")
+    if at >= 0:
+        line, column = data.count(b"\n", 0, at) + 1, at - data.rfind(b"\n", 0, at)
+        raise ClirkitError(f"{path}:{line}: a NUL byte (column {column}): an experiment file is TOML text; remove "
+                           f"the NUL bytes (is it a binary file?)")
+
+
+def _check_keys(where: str, spec: Mapping[str, Any], allowed: list[str], whose: str, owners=None) -> None:
+    """ClirkitError ``where: unknown key 'x' (did you mean 'y'?; <whose> keys: ...)`` for a key of ``spec`` not
+    in ``allowed``; ``owners(key)`` names the kinds that have it."""
+    for key in spec:
+        if key in allowed:
+            continue
+        others = owners(key) if owners else []
+        close = difflib.get_close_matches(key, allowed, n=1)
+        hint = (f"it belongs to a {' or '.join(others)} system" if others else
+                f"did you mean {close[0]!r}?" if close else "")
+        raise ClirkitError(f"{where}: unknown key {key!r} ({hint + '; ' if hint else ''}{whose} keys: "
+                           f"{', '.join(allowed)})")
+
+
+def _check_system(where: str, spec: Mapping[str, Any], before: list[str]) -> None:
+    """The kind of a ``[systems.NAME]`` table, its keys (those of its class: :func:`keys_of`), the types of its
+    file keys, the systems it names (``before``: the systems declared before it) and its parameters' values
+    (the constraints its class declares), before anything runs."""
+    kind = spec.get("kind")
+    if not isinstance(kind, str) or kind not in KINDS:
+        raise ClirkitError(f"{where}: kind must be one of {', '.join(KINDS)}, got {kind!r}")
+    cls = system_class(kind)
+    _check_keys(where, spec, ["kind", *keys_of(cls)], f"a {kind} system's",
+                lambda key: [k for k in KINDS if k != kind and key in keys_of(system_class(k))])
+    for key, (kind_of_value, what) in cls.file_keys.items():
+        value = spec.get(key)
+        if value is not None and not (isinstance(value, kind_of_value) and
+                                      (kind_of_value is bool or not isinstance(value, bool))):
+            shape = {str: "a string", bool: "true or false (a TOML boolean, without quotes)"}.get(
+                kind_of_value, kind_of_value.__name__)
+            raise ClirkitError(f"{where}: {key} must be {shape} ({what}), got {repr(value)[:40]}")
+    for key in cls.system_keys:
+        if key not in spec:
+            continue
+        names = spec[key]
+        if not (isinstance(names, str) or isinstance(names, list) and names and all(isinstance(n, str) for n in names)):
+            raise ClirkitError(f"{where}: {key} must be a string (the name of a system declared before it), got "
+                               f"{repr(names)[:40]}")
+        for name in [names] if isinstance(names, str) else names:
+            if name not in before:
+                raise ClirkitError(f"{where}: {key} {name!r} must be a system declared before it")
+    params = {k: tuple(v) if isinstance(v, list) else v for k, v in spec.items()
+              if k != "kind" and k not in cls.file_keys and k not in cls.system_keys}
+    try:
+        cls(**params).check_params()
+    except ClirkitError as exc:
+        raise ClirkitError(f"{where}: {exc}") from None
+
+
+def _check_fusion(spec: Mapping[str, Any], where: str) -> None:
+    """The types and values of a fusion's ``step``, ``weights``, ``method``, ``measure`` and ``transform``
+    (``where``: the file and the fusion, for the message)."""
+    import math
+
+    from clirkit.fusion.interpolation import TRANSFORMS
+
+    def number(value) -> bool:
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+    n = len(spec["systems"])
+    step = spec.get("step", 0.1)
+    if not number(step) or not 0 < step <= 1:
+        raise ClirkitError(f"{where}: step must be a number in (0, 1] (e.g. step = 0.1), got {repr(step)[:40]}")
+    weights = spec.get("weights")
+    if weights is not None and not (isinstance(weights, list) and len(weights) == n and all(map(number, weights))):
+        raise ClirkitError(f"{where}: weights must list {n} numbers, one per system (or be left out to tune them "
+                           f"on dev), got {repr(weights)[:40]}")
+    method = spec.get("method", "interpolation")
+    if not isinstance(method, str) or method not in ("interpolation", "borda"):
+        raise ClirkitError(f"{where}: method must be \"interpolation\" or \"borda\", got {repr(method)[:40]}")
+    measure = spec.get("measure", "AP")
+    if not isinstance(measure, str):
+        raise ClirkitError(f"{where}: measure must be a measure name (e.g. measure = \"AP\"), got {repr(measure)[:40]}")
+    from clirkit.measures import parse_measures
+
+    try:
+        parse_measures([measure])
+    except ClirkitError as exc:
+        raise ClirkitError(f"{where}: measure: {exc}") from None
+    allowed = ("auto", *TRANSFORMS)
+    transform = spec.get("transform", "auto")
+    if not (transform in allowed if isinstance(transform, str) else isinstance(transform, list) and len(transform) == n
+            and all(isinstance(t, str) and t in allowed for t in transform)):
+        raise ClirkitError(f"{where}: transform must be one of {', '.join(map(repr, allowed))} or a list of {n} of "
+                           f"them (one per system), got {repr(transform)[:40]}")
+
+
+def with_overrides(data: Mapping[str, Any], *, collection: str | None = None, variant: str | None = None,
+                   jobs: int | None = None) -> dict:
+    """A parsed experiment file run on another ``collection`` (its default variant unless ``variant``) or
+    with other ``jobs``."""
+    data = dict(data)
+    if jobs is not None:
+        data["jobs"] = jobs
+    if collection:
+        data["collection"] = collection
+        data.pop("variant", None)
+    if variant:
+        data["variant"] = variant
+    return data
+
+
+def shipped(name: str) -> Path:
+    """The experiment file ``name`` shipped with clirkit (e.g. ``demo``)."""
+    path = SHIPPED / f"{name}.toml"
+    if not path.is_file():
+        known = sorted(p.stem for p in SHIPPED.glob("*.toml"))
+        raise ClirkitError(f"no shipped experiment {name!r} (shipped: {', '.join(known)})")
+    return path
