@@ -1,10 +1,12 @@
 """Random mutation fuzzing of clirkit's readers and ``.npz`` loaders.
 
-Every text reader (documents TSV/JSONL, queries TSV/JSONL/TREC topics, qrels, runs, parallel TSV,
-stopword files, translation tables in the Moses, pairs, MUSE, Ding and FreeDict formats, word
-vectors), the collection manifest and every ``.npz`` loader (index, translation table, boost model,
-SCS model) is fed mutated copies of real files: small slices of the bundled ``nave-en-es``
-collection and small artifacts trained on them. The promise checked, per input:
+Every text reader (documents TSV/JSONL, queries TSV/JSONL, topic files in TREC SGML, CLEF XML and SGML,
+NTCIR XML and HC4/NeuCLIR JSONL, qrels, runs, parallel TSV, stopword files, translation tables in the Moses
+(``source target p`` and phrase tables), HLTCOE PSQ json, pairs, MUSE (named and told by content), Ding and
+FreeDict formats, Pharaoh word alignments with their parallel text, word vectors), the collection manifest
+and every ``.npz`` loader (index, translation table, boost model, SCS model) is fed mutated copies of real
+files: small slices of the bundled ``nave-en-es`` collection and small artifacts trained on them. The promise
+checked, per input:
 
 - the reader returns a result that passes basic invariants (ids non-empty without whitespace,
   arrays aligned, scores finite, vocabularies sorted, matrices canonical; see the ``check_*``
@@ -43,6 +45,7 @@ import argparse
 import contextlib
 import dataclasses
 import gzip
+import html
 import io
 import json
 import math
@@ -255,6 +258,19 @@ def build_targets(folder: str | os.PathLike[str]) -> dict[str, Target]:
         " ".join([w] + [repr(float(x)) for x in row]) for w, row in zip(scs.doc_vocab_.tolist(), scs.doc_embeddings_)]
     seeds["vectors"] = [{"vectors.txt": as_lines(vectors[:25])}]
 
+    # topic files in every markup dialect and HC4/NeuCLIR JSONL, read with all three fields
+    seeds["topics"] = [{"topics.txt": topic_files(queries, dialect).encode("utf-8")}
+                       for dialect in ("trec-closed", "clef", "clef-sgml", "ntcir")]
+    seeds["topics_hc4"] = [{"topics.jsonl": topic_files(queries, "hc4").encode("utf-8")}]
+
+    # a Moses phrase table and an HLTCOE PSQ json table made from the small table, a MUSE text file (its
+    # translations in an order that is not alphabetical), word alignments of the verse pairs
+    rows = [(w, e, p) for w in small.source_vocab.tolist() for e, p in small.translations(w)][:60]
+    seeds["phrase_table"] = [{"en-es.phrase-table": phrase_table(rows)}]
+    seeds["psq_json"] = [{"en-es.json": psq_json(rows, indent=1)}, {"en-es.json": psq_json(rows)}]
+    seeds["muse_text"] = [{"en-es.0-5000.txt": muse_text(options)}]
+    seeds["alignments"] = [alignment_files(pairs)]
+
     # a collection folder: its manifest is mutated, the files it names are not
     mini = folder / "collection"
     datasets.write_collection(datasets.CollectionData(
@@ -286,6 +302,14 @@ def build_targets(folder: str | os.PathLike[str]) -> dict[str, Target]:
         Target("ding", "text", seeds["ding"], _read_table, check_table, use_table),
         Target("freedict", "text", seeds["freedict"], _read_table, check_table, use_table, mutable=2),
         Target("vectors", "text", seeds["vectors"], lambda p: _read_vectors(p, dim), lambda r: check_vectors(r, dim)),
+        Target("topics", "text", seeds["topics"], _read_topics, check_queries),
+        Target("topics_hc4", "json", seeds["topics_hc4"], _read_topics, check_queries),
+        Target("phrase_table", "text", seeds["phrase_table"], _read_table, check_table, use_table),
+        Target("psq_json", "json", seeds["psq_json"], _read_table, check_table, use_table,
+               neutral=("gzip", "crlf", "blank_lines", "bom")),  # one JSON text: a lone CR is not a line end
+        Target("muse_text", "text", seeds["muse_text"], _read_table, check_table, use_table),
+        Target("alignments", "text", seeds["alignments"], _read_alignments, check_table, use_table, mutable=3,
+               neutral=("gzip", "crlf", "cr", "bom")),  # blank lines are empty sentences
         Target("manifest", "json", seeds["manifest"], _read_collection, check_collection,
                neutral=("crlf", "cr", "blank_lines", "bom")),  # read as one JSON text, never gzipped
         Target("index_npz", "npz", seeds["index_npz"], _load_index, check_index, lambda r: use_index(r, context)),
@@ -307,7 +331,77 @@ def build_targets(folder: str | os.PathLike[str]) -> dict[str, Target]:
 
 TARGET_NAMES = ("documents", "documents_jsonl", "queries", "queries_jsonl", "qrels", "run", "parallel", "stopwords",
                 "moses", "pairs", "muse", "ding", "freedict", "vectors", "manifest",
+                "topics", "topics_hc4", "phrase_table", "psq_json", "muse_text", "alignments",
                 "index_npz", "table_npz", "boost_npz", "scs_npz")
+
+
+def topic_files(queries: list[tuple[str, str]], dialect: str) -> str:
+    """``(qid, text)`` queries as a topic file of ``dialect``: ``trec-closed`` (TREC SGML, tags closed), ``clef``
+    (CLEF XML), ``clef-sgml`` (CLEF 2000-2003, language-prefixed tags, some unclosed), ``ntcir`` (NTCIR XML) or
+    ``hc4`` (HC4/NeuCLIR JSONL, an English original and a Spanish translation); the title is the text before its
+    first colon, the description the text, the narrative a sentence naming the title."""
+    def parts(text: str) -> tuple[str, str, str]:
+        title = text.split(":")[0].strip() or text
+        return title, text, f"A relevant verse tells of {title}."
+
+    if dialect == "hc4":
+        return "".join(json.dumps({"topic_id": qid, "topics": [
+            {"lang": "spa", "source": "human translation", "topic_title": "t " + title,
+             "topic_description": "d " + desc},
+            {"lang": "eng", "source": "original", "topic_title": title, "topic_description": desc,
+             "topic_narrative": narr}]}, ensure_ascii=False) + "\n" for qid, (title, desc, narr) in
+                       ((qid, parts(text)) for qid, text in queries))
+    head, topic, tail = _TOPIC_MARKUP[dialect]
+    return head + "".join(topic.format(qid=qid, title=title, desc=desc, narr=narr) for qid, (title, desc, narr) in
+                          ((qid, [html.escape(x, quote=False) for x in parts(text)]) for qid, text in queries)) + tail
+
+
+# dialect -> (the file's start, one topic, the file's end)
+_TOPIC_MARKUP = {
+    "trec-closed": ("", "<top>\n<num>Number: {qid}</num>\n<title>{title}</title>\n<desc>Description: {desc}</desc>\n"
+                        "<narr>Narrative: {narr}</narr>\n</top>\n", ""),
+    "clef": ('<?xml version="1.0" encoding="UTF-8"?>\n<topics>\n',
+             '<topic lang="en">\n<identifier>{qid}</identifier>\n<title>{title}</title>\n'
+             "<description>{desc}</description>\n<narrative>{narr}</narrative>\n</topic>\n", "</topics>\n"),
+    "clef-sgml": ("", "<top>\n<num> {qid} </num>\n<EN-title> {title} </EN-title>\n<EN-desc> {desc}\n"
+                      "<EN-narr> {narr}\n</top>\n", ""),
+    "ntcir": ("<TOPICS>\n", "<TOPIC>\n<NUM>{qid}</NUM>\n<TITLE>{title}</TITLE>\n<DESC>{desc}</DESC>\n"
+                            "<NARR><BACK>{narr}</BACK><RELE>{narr}</RELE></NARR>\n<CONC>{title}</CONC>\n</TOPIC>\n",
+              "</TOPICS>\n"),
+}
+
+
+def phrase_table(rows: list[tuple[str, str, float]]) -> bytes:
+    """``(source, target, p)`` rows as a Moses phrase table: p(t|s) = p in the third of four scores."""
+    return as_lines(f"{w} ||| {e} ||| {p / 2:.4f} {p / 3:.4f} {p:.6f} {p / 4:.4f} ||| 0-0 ||| {k + 2} {k + 1} 1"
+                    for k, (w, e, p) in enumerate(rows))
+
+
+def psq_json(rows: list[tuple[str, str, float]], **options) -> bytes:
+    """``(source, target, p)`` rows as an HLTCOE PSQ json table (``json.dumps`` ``options``)."""
+    table: dict[str, dict[str, float]] = {}
+    for w, e, p in rows:
+        table.setdefault(w, {})[e] = round(p, 6)
+    return json.dumps(table, ensure_ascii=False, **options).encode("utf-8")
+
+
+def muse_text(options: dict[str, list[str]]) -> bytes:
+    """A MUSE text file (``source target`` lines) of each word's translations, in an order that is not
+    alphabetical (so its content tells it from plain pairs)."""
+    return as_lines(f"{w} {e}" for w, o in options.items() for e in sorted(o, reverse=True))
+
+
+def alignment_files(pairs: list[tuple[str, str, str]]) -> dict[str, bytes]:
+    """The verse pairs as an aligner sees them (``src.en``, ``tgt.es``: whitespace-separated tokens, one
+    sentence a line) and Pharaoh ``i-j`` links (``links.align``, read first) pairing token i with token
+    ``i * len(target) // len(source)``, as a diagonal alignment would."""
+    src, tgt, links = [], [], []
+    for _, s, t in pairs:
+        a, b = s.split(), t.split()
+        src.append(" ".join(a))
+        tgt.append(" ".join(b))
+        links.append(" ".join(f"{i}-{i * len(b) // len(a)}" for i in range(len(a))) if a and b else "")
+    return {"links.align": as_lines(links), "src.en": as_lines(src), "tgt.es": as_lines(tgt)}
 
 
 def _write_files(folder: Path, files: dict[str, bytes]) -> Path:
@@ -355,6 +449,18 @@ def _read_stopwords(path):
 def _read_table(path):
     from clirkit.translation import load_table
     return load_table(path)
+
+
+def _read_topics(path):
+    from clirkit.formats import read_queries
+    return read_queries(path, fields="title,desc,narr", lang="en")
+
+
+def _read_alignments(path):
+    from clirkit.translation.alignments import table_from_alignments
+
+    folder = Path(path).parent
+    return table_from_alignments(folder / "src.en", folder / "tgt.es", path, "en", "es")
 
 
 def _read_vectors(path, dim):

@@ -1,9 +1,10 @@
 """Mutated real files fed to every reader and loader: each gives a valid result, the clean file's own when
 the change is neutral, or raises ClirkitError; never another exception, never a hang.
 
-The targets (documents, queries, qrels, runs, parallel text, stopwords, translation tables in the Moses,
-pairs, MUSE, Ding and FreeDict formats, word vectors, the collection manifest, and the index, table,
-boost and SCS ``.npz`` files), their seeds (slices of the bundled nave-en-es collection and small
+The targets (documents, queries, topic files in TREC SGML, CLEF XML and SGML, NTCIR XML and HC4 JSONL, qrels,
+runs, parallel text, stopwords, translation tables in the Moses (lines and phrase tables), HLTCOE PSQ json, pairs,
+MUSE (named and told by content), Ding and FreeDict formats, Pharaoh word alignments, word vectors, the
+collection manifest, and the index, table, boost and SCS ``.npz`` files), their seeds (slices of the bundled nave-en-es collection and small
 artifacts trained on them), the mutations and the invariants are those of ``eval/fuzz.py``, which fuzzes
 them for minutes; here hypothesis draws the mutations, derandomized so that every run sees the same inputs.
 """
