@@ -28,6 +28,7 @@ from __future__ import annotations
 import bisect
 import codecs
 import html
+import json
 import re
 from typing import Iterable, Sequence
 
@@ -386,6 +387,9 @@ def read_hc4_topics(name: str, records: Iterable[tuple[int, dict]], fields: Sequ
         for e in entries:
             if not isinstance(e, dict) or not isinstance(e.get("lang"), str):
                 raise located(name, lineno, f'topic {qid}: each entry of "topics" must be an object with a "lang"')
+            if not e["lang"] or not e["lang"].isprintable() or any(c.isspace() for c in e["lang"]):
+                raise located(name, lineno, f'topic {qid}: "lang" must be a language code such as "eng", got '
+                                            f'{json.dumps(e["lang"])[:40]}')
         present = list(dict.fromkeys(e["lang"] for e in entries))
         if not present:
             raise located(name, lineno, f'topic {qid} has an empty "topics" list')

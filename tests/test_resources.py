@@ -199,11 +199,18 @@ def test_a_psq_json_table_end_to_end_through_convert_and_psq(indexed_dir, capsys
     ('{\n "light": {"luz": 0.5},\n "light": {"lumbrera": 0.5}\n}', 3, "source word 'light' given twice"),
     ('{\n "light": {\n  "luz": "0.5"\n }\n}', 3, "the probability of 'light' -> 'luz' is a string, not a number"),
     ('{\n "light": {"luz": 0.5}\n "dark": {}\n}', 3, "invalid JSON: Expecting ',' delimiter"),
+    # found by eval/fuzz.py: each was a traceback (OverflowError, ValueError, RecursionError)
+    ('{\n "light": {\n  "luz": ' + "7" * 400 + '\n }\n}', 3,
+     "the probability of 'light' -> 'luz' is 7777777777777777777777777777777777777..., not in [0, 1]"),
+    ('{\n "light": {\n  "luz": ' + "7" * 5000 + '\n }\n}', None,
+     "invalid JSON for a PSQ table: a number of thousands of digits"),
+    ('{"light": ' + "[" * 100_000 + "]" * 100_000 + '}', None, "invalid JSON for a PSQ table: nested too deep"),
 ])
 def test_a_bad_psq_json_table_is_one_error_naming_the_line_of_the_entry(tmp_path, capsys, text, line, problem):
     path = write(tmp_path / "en-es.json", text)
     assert main(["ttable", "convert", str(path), "-o", str(tmp_path / "t.npz")]) == 2
-    assert one_error(capsys).startswith(f"clirkit: error: {path}:{line}: {problem}")
+    where = path if line is None else f"{path}:{line}"
+    assert one_error(capsys).startswith(f"clirkit: error: {where}: {problem}")
 
 
 def test_a_psq_json_table_cannot_be_reversed(tmp_path):

@@ -328,6 +328,10 @@ def test_hc4_with_one_language_needs_no_choice_and_any_name(tmp_path):
     (hc4_record("104", []), 'topic 104 has an empty "topics" list'),
     ('{"qid": "q1", "text": "luz"}',
      'expected an HC4/NeuCLIR topic like the first line ("topic_id" and a "topics" list), found keys: qid, text'),
+    # found by eval/fuzz.py: a "lang" holding a line break was printed, making the message two lines
+    (hc4_record("105", [hc4_entry("spa", "a", "b"), hc4_entry("\n", "a", "b")]),
+     'topic 105: "lang" must be a language code such as "eng", got "\\n"'),
+    (hc4_record("106", [hc4_entry("", "a", "b")]), 'topic 106: "lang" must be a language code such as "eng", got ""'),
 ])
 def test_malformed_hc4_topics_name_file_line_and_problem(tmp_path, line, problem):
     path = write(tmp_path / "topics.jsonl", hc4_record("101", [hc4_entry("eng", "light", "the light")]) + "\n"

@@ -119,6 +119,10 @@ def psq_json_entries(path: str | os.PathLike[str]) -> Iterator[tuple[str, str, f
         data = json.loads(text, object_pairs_hook=_Object)   # pairs in file order, repeated keys kept
     except json.JSONDecodeError as exc:
         raise _format_error(name, exc.lineno, f"invalid JSON: {exc.msg} (column {exc.colno})") from None
+    except (ValueError, RecursionError) as exc:  # an integer of thousands of digits; arrays nested thousands deep
+        problem = "nested too deep" if isinstance(exc, RecursionError) else "a number of thousands of digits"
+        raise _format_error(name, None, f"invalid JSON for a PSQ table: {problem} (it holds {{source word: "
+                                        f"{{target word: probability}}}})") from None
     if not isinstance(data, _Object):
         raise _format_error(name, 1, "expected a JSON object {source word: {target word: probability}} "
                                      f"(HLTCOE PSQ table), found {_json_type(data)}")
@@ -146,8 +150,9 @@ def psq_json_entries(path: str | os.PathLike[str]) -> Iterator[tuple[str, str, f
             if isinstance(p, bool) or not isinstance(p, (int, float)):
                 raise bad(i, j, f"the probability of {_cut(source)!r} -> {_cut(target)!r} is "
                                 f"{_json_type(p)}, not a number")
-            if not (math.isfinite(p) and 0.0 <= p <= 1.0):
-                raise bad(i, j, f"the probability of {_cut(source)!r} -> {_cut(target)!r} is {p}, not in [0, 1]")
+            if not (0 <= p <= 1 if isinstance(p, int) else math.isfinite(p) and 0.0 <= p <= 1.0):  # ints exactly
+                raise bad(i, j, f"the probability of {_cut(source)!r} -> {_cut(target)!r} is {_cut(str(p))}, not "
+                                f"in [0, 1]")
             try:
                 check_words(name, None, source, target)
             except TableFormatError as exc:
