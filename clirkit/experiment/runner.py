@@ -50,17 +50,23 @@ def run_experiment(exp: Experiment, folder: str | os.PathLike[str], *, quiet: bo
 
     out = Store(Path(folder))
     steps = Steps()
-    c = load_collection(exp)
-    say(f"{exp.name}: {c.name} ({c.variant}), {c.source_lang} queries -> {c.target_lang} documents", quiet=quiet)
-    runner = Runner(exp, Artifacts(exp, c, out, steps, quiet))
-    runner.build_all()
-    with cached_tokens():  # every text tokenized once, whichever table, index or model reads it first
-        for name in exp.run_names():
-            runner.make(name)
-    text = write_report(runner)
+    try:
+        c = load_collection(exp)
+        say(f"{exp.name}: {c.name} ({c.variant}), {c.source_lang} queries -> {c.target_lang} documents",
+            quiet=quiet)
+        runner = Runner(exp, Artifacts(exp, c, out, steps, quiet))
+        runner.build_all()
+        with cached_tokens():  # every text tokenized once, whichever table, index or model reads it first
+            for name in exp.run_names():
+                runner.make(name)
+        text = write_report(runner)
+    except BaseException:
+        out.abandon()
+        raise
+    folder = out.commit()
     say("time: " + ", ".join(f"{k} {v:.1f} s" for k, v in steps.seconds.items()), quiet=quiet)
-    say(f"runs, models and the report in {out.folder}/", quiet=quiet)
-    return Result(dict(runner.resources.runs("test")), text, out.folder, dict(steps.seconds))
+    say(f"runs, models and the report in {folder}/", quiet=quiet)
+    return Result(dict(runner.resources.runs("test")), text, folder, dict(steps.seconds))
 
 
 class Runner:

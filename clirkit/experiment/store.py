@@ -1,36 +1,181 @@
-"""The output folder of an experiment: each artifact beside a ``.json`` record of what made it."""
+"""The output folder of an experiment, replaced as a whole: each artifact beside a ``.json`` record of what
+made it, and no moment at which the folder holds a mix of two runs.
+
+A run writes into a staging folder beside the output, ``.NAME.partial`` (``NAME``: the output folder's name).
+An artifact whose record is unchanged is taken from the staging folder (what an interrupted run had made) or
+from the output folder (the previous run's, hard-linked: artifacts are never written in place, so the link
+cannot change under the previous folder). When the report is written, the staging folder and the output
+folder are exchanged in one atomic rename (``renameat2(RENAME_EXCHANGE)``; where the system has none, two
+renames with Ctrl-C and SIGTERM held off between them, and a leftover ``.NAME.old`` is put back by the next
+run), then the previous folder is removed. So a rerun interrupted at any moment leaves the previous results
+whole and readable, and the next run resumes from what the interrupted one made. The output folder ends up
+holding exactly what this run made: runs of systems no longer in the file are gone. The staging folder of an
+interrupted run holds ``.owner`` (the process id: two runs never write one folder at once); one without it is
+what a switch left of the previous output, removed by the next run.
+
+A folder holding anything an experiment does not write (``-o .`` by mistake) is refused, not replaced.
+"""
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import shutil
+import signal
+import threading
 from pathlib import Path
 
 from clirkit.errors import ClirkitError
 
+OWNER = ".owner"  # in the staging folder: the id of the process writing it
+WRITTEN = {"table.npz", "table.npz.json", "index.npz", "index.npz.json", "models", "runs", "report.md",
+           "results.txt", "collection", "collection.json"}  # and *.png: what an experiment folder holds
+
+
+def _is_ours(name: str) -> bool:
+    return name in WRITTEN or name.endswith(".png") or (name.startswith(".") and name.endswith(".tmp"))
+
 
 class Store:
-    """Artifacts of one experiment folder, each beside a ``.json`` record of what made it."""
+    """The output folder ``target`` of one run, made in its staging folder (:attr:`folder`) and switched in
+    by :meth:`commit` (see the module docstring)."""
 
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        if folder.exists() and not folder.is_dir():
-            raise ClirkitError(f"{folder}: exists and is not a folder; give a folder for the output")
+    def __init__(self, target: Path) -> None:
+        from clirkit.fileio import _alive
+
+        self.target = Path(target)
+        name = self.target.name
+        if not name or name in (".", ".."):
+            raise ClirkitError(f"{target}: give a folder name for the output (e.g. -o results)")
+        self.folder = self.target.with_name(f".{name}.partial")
+        self.old = self.target.with_name(f".{name}.old")
+        if self.target.exists() and not self.target.is_dir():
+            raise ClirkitError(f"{target}: exists and is not a folder; give a folder for the output")
+        self._recover()
+        if self.target.is_dir():
+            strange = sorted(n for n in os.listdir(self.target) if not _is_ours(n))
+            if strange:
+                raise ClirkitError(f"{target}: holds {strange[0]!r}, which is not an experiment's output; the "
+                                   f"folder would be replaced as a whole: give a new or empty folder, or an "
+                                   f"experiment's")
         try:
-            folder.mkdir(parents=True, exist_ok=True)
+            self.folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:  # a file on the way, no permission, a read-only place
-            raise ClirkitError(f"{folder}: cannot make the output folder ({exc.strerror or exc})") from None
+            raise ClirkitError(f"{target}: cannot make the output folder ({exc.strerror or exc})") from None
+        owner = self.folder / OWNER
+        if not owner.exists() and any(self.folder.iterdir()):  # a previous output a finished switch left
+            shutil.rmtree(self.folder)
+            self.folder.mkdir()
+        with contextlib.suppress(OSError, ValueError):
+            pid = int(owner.read_text(encoding="ascii"))
+            if pid != os.getpid() and _alive(pid):
+                raise ClirkitError(f"{target}: another clirkit run (process {pid}) is writing this folder; wait "
+                                   f"for it, or give another folder")
+        owner.write_text(str(os.getpid()), encoding="ascii")
+
+    def _recover(self) -> None:
+        """Put back the previous folder a switch by two renames left as ``.NAME.old`` (killed between them), or
+        remove it if the switch was done."""
+        if self.old.is_dir():
+            if self.target.exists():
+                shutil.rmtree(self.old, ignore_errors=True)
+            else:
+                os.rename(self.old, self.target)
 
     def fresh(self, path: Path, record: dict) -> bool:
-        """True if ``path`` exists and was made from ``record``."""
-        meta = path.with_name(path.name + ".json")
-        if not (path.exists() and meta.exists()):
+        """True if ``path`` (in :attr:`folder`) was made from ``record``, by this run, an interrupted one, or the
+        previous one in the output folder (then linked in)."""
+        if _made_from(path, record):
+            return True
+        previous = self.target / path.relative_to(self.folder)
+        if not _made_from(previous, record):
             return False
-        try:
-            return json.loads(meta.read_text(encoding="utf-8")) == json.loads(json.dumps(record))
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            return False
+        path.parent.mkdir(parents=True, exist_ok=True)
+        for source, copy in ((previous, path), (_meta(previous), _meta(path))):
+            if copy.is_dir():
+                shutil.rmtree(copy)
+            copy.unlink(missing_ok=True)
+            if source.is_dir():
+                shutil.copytree(source, copy, copy_function=_link)
+            else:
+                _link(source, copy)
+        return True
 
     def remember(self, path: Path, record: dict) -> None:
+        """Write the record of what made ``path``."""
         from clirkit.fileio import atomic_writer
 
-        with atomic_writer(path.with_name(path.name + ".json")) as out:
+        with atomic_writer(_meta(path)) as out:
             out.write(json.dumps(record, indent=1, sort_keys=True) + "\n")
+
+    def commit(self) -> Path:
+        """Switch the staging folder in as the output folder (one atomic exchange), remove the previous one;
+        returns the output folder."""
+        (self.folder / OWNER).unlink(missing_ok=True)
+        with _signals_held():
+            if not self.target.exists():
+                os.rename(self.folder, self.target)
+                return self.target
+            if not _exchange(self.folder, self.target):
+                os.rename(self.target, self.old)
+                os.rename(self.folder, self.target)
+                self.folder = self.old
+        shutil.rmtree(self.folder, ignore_errors=True)  # the previous output, now under the staging name
+        return self.target
+
+    def abandon(self) -> None:
+        """After a failed or interrupted run: keep what it made for the next one, or remove the staging folder
+        if it made nothing."""
+        with contextlib.suppress(OSError):
+            if [p.name for p in self.folder.iterdir()] == [OWNER]:
+                (self.folder / OWNER).unlink()
+                self.folder.rmdir()
+
+
+def _meta(path: Path) -> Path:
+    return path.with_name(path.name + ".json")
+
+
+def _made_from(path: Path, record: dict) -> bool:
+    meta = _meta(path)
+    if not (path.exists() and meta.exists()):
+        return False
+    try:
+        return json.loads(meta.read_text(encoding="utf-8")) == json.loads(json.dumps(record))
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return False
+
+
+def _link(source, target) -> None:
+    """A hard link (a copy where the file system has none)."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two folders in one atomic rename (Linux ``renameat2``); False where that is not available."""
+    import ctypes
+
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (AttributeError, OSError):
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    at_cwd, exchange = -100, 2
+    return renameat2(at_cwd, os.fsencode(a), at_cwd, os.fsencode(b), exchange) == 0
+
+
+@contextlib.contextmanager
+def _signals_held():
+    """Ctrl-C and SIGTERM delivered after the block, not inside it (main thread only)."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, held)

@@ -1,0 +1,121 @@
+"""The experiment's output folder is replaced as a whole (clirkit.experiment.store): a rerun killed or interrupted
+at any point leaves the previous results byte for byte, the next run resumes and finishes, and a folder that is
+not an experiment's is never replaced."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from clirkit.errors import ClirkitError
+from clirkit.experiment import Experiment, run_experiment
+from clirkit.experiment.store import Store
+
+FILE = 'collection = "{mini}"\nmeasures = ["AP"]\n[systems.DT]\nkind = "dt"\n[systems.PSQ]\nkind = "psq"\n{more}'
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def previous(mini, tmp_path_factory):
+    """An experiment folder of DT and PSQ, and its files."""
+    work = tmp_path_factory.mktemp("store")
+    (work / "a.toml").write_text(FILE.format(mini=mini, more=""), encoding="utf-8")
+    run_experiment(Experiment.read(work / "a.toml"), work / "first", quiet=True)
+    return work, _tree(work / "first")
+
+
+def _interrupted(work: Path, out: Path, toml: Path, stage: str, sig: int) -> int | None:
+    """Start ``clirkit run TOML -o OUT``, send ``sig`` as soon as ``stage`` appears in its staging folder; its
+    exit status (None if it had finished first)."""
+    staged = out.with_name(f".{out.name}.partial") / stage
+    proc = subprocess.Popen([sys.executable, "-m", "clirkit", "run", str(toml), "-o", str(out), "-q"], cwd=work,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    while proc.poll() is None and not staged.exists():
+        time.sleep(0.002)
+    if proc.poll() is not None:
+        return None
+    proc.send_signal(sig)
+    proc.wait(timeout=60)
+    return proc.returncode
+
+
+@pytest.mark.parametrize("stage, sig", [("index.npz", signal.SIGKILL), ("runs/dt.test.run", signal.SIGINT),
+                                        ("runs/psq.dev.run", signal.SIGKILL), ("results.txt", signal.SIGINT),
+                                        ("report.md", signal.SIGKILL)])
+def test_a_rerun_killed_at_any_point_leaves_the_previous_results_whole(previous, mini, stage, sig):
+    import shutil
+
+    work, files = previous
+    out = work / f"out-{stage.replace('/', '-')}-{sig}"
+    shutil.copytree(work / "first", out)
+    changed = work / f"b-{out.name}.toml"  # other PSQ settings and one more system: every run made again
+    changed.write_text(FILE.format(mini=mini, more='k1 = 0.9\n[systems.PSQ2]\nkind = "psq"\nlam = 0.3\n'),
+                       encoding="utf-8")
+    status = _interrupted(work, out, changed, stage, sig)
+    after = _tree(out)
+    if status is None or (stage in ("results.txt", "report.md") and after != files):
+        # finished (or switched) before the signal: then the folder is the new run's, whole
+        assert "runs/psq2.test.run" in after and b"\nPSQ2 " in after["results.txt"]
+    else:
+        assert status in (130, -signal.SIGKILL, -signal.SIGINT), status
+        assert after == files  # the previous results, byte for byte
+    run_experiment(Experiment.read(changed), out, quiet=True)  # the next run resumes and finishes
+    fresh = work / f"fresh-{out.name}"
+    run_experiment(Experiment.read(changed), fresh, quiet=True)
+    assert _tree(out) == _tree(fresh) and not out.with_name(f".{out.name}.partial").exists()
+
+
+def test_the_folder_holds_exactly_what_the_last_run_made(previous, mini):
+    work, files = previous
+    out = work / "shrinks"
+    (work / "c.toml").write_text(FILE.format(mini=mini, more=""), encoding="utf-8")
+    run_experiment(Experiment.read(work / "c.toml"), out, quiet=True)
+    (work / "d.toml").write_text(f'collection = "{mini}"\nmeasures = ["AP"]\n[systems.DT]\nkind = "dt"\n',
+                                 encoding="utf-8")
+    run_experiment(Experiment.read(work / "d.toml"), out, quiet=True)
+    assert sorted(p.name for p in (out / "runs").iterdir()) == ["dt.dev.run", "dt.dev.run.json", "dt.test.run",
+                                                                "dt.test.run.json"]
+
+
+def test_a_folder_that_is_not_an_experiments_is_refused_not_replaced(tmp_path):
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "thesis.tex").write_text("keep me", encoding="utf-8")
+    with pytest.raises(ClirkitError, match=r"mine: holds 'thesis.tex', which is not an experiment's output; the "
+                                           r"folder would be replaced as a whole: give a new or empty folder"):
+        Store(tmp_path / "mine")
+    assert (tmp_path / "mine" / "thesis.tex").read_text() == "keep me"
+    with pytest.raises(ClirkitError, match="give a folder name for the output"):
+        Store(Path("."))
+
+
+def test_two_runs_never_write_one_folder_at_once(tmp_path):
+    (tmp_path / ".out.partial").mkdir()
+    (tmp_path / ".out.partial" / ".owner").write_text("1", encoding="ascii")  # process 1 is always alive
+    with pytest.raises(ClirkitError, match=r"out: another clirkit run \(process 1\) is writing this folder"):
+        Store(tmp_path / "out")
+
+
+def test_a_switch_cut_between_its_two_renames_is_put_back_by_the_next_run(tmp_path, monkeypatch):
+    from clirkit.experiment import store
+
+    monkeypatch.setattr(store, "_exchange", lambda a, b: False)  # a system without renameat2
+    first = Store(tmp_path / "out")
+    (first.folder / "results.txt").write_text("first\n", encoding="utf-8")
+    first.commit()
+    second = Store(tmp_path / "out")
+    (second.folder / "results.txt").write_text("second\n", encoding="utf-8")
+    os.rename(tmp_path / "out", tmp_path / ".out.old")  # killed after the first rename
+    third = Store(tmp_path / "out")
+    assert (tmp_path / "out" / "results.txt").read_text() == "first\n" and not (tmp_path / ".out.old").exists()
+    assert (third.folder / "results.txt").read_text() == "second\n"  # what the cut run made is resumed
+    third.commit()
+    assert (tmp_path / "out" / "results.txt").read_text() == "second\n"
+    assert sorted(os.listdir(tmp_path)) == ["out"]
