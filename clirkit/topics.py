@@ -149,10 +149,19 @@ def decode_markup(name: str, data: bytes, *, say=None) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        if say is not None:
-            say(f"{name}: not valid UTF-8 (line {line}, byte {data[exc.start]:#04x}): read as Latin-1 "
-                f"(ISO-8859-1), the encoding of old TREC and CLEF topic files")
-        return data.decode("latin-1")
+        text = _Latin1(data.decode("latin-1"))
+        text.notice = (f"not valid UTF-8 (line {line}, byte {data[exc.start]:#04x}): read as Latin-1 (ISO-8859-1), "
+                       f"the encoding of old TREC and CLEF topic files")
+        text.say = say
+        return text
+
+
+class _Latin1(str):
+    """Markup text read as Latin-1, with what to say about it once its topics are read (``say(notice)``), or to
+    add to the error they raise: the user sees one line either way."""
+
+    notice: str = ""
+    say = None
 
 
 # --------------------------------------------------------------------------- markup (TREC, CLEF, NTCIR)
@@ -212,7 +221,22 @@ def markup_dialect(text: str) -> str:
 
 def read_markup_topics(name: str, text: str, fields: Sequence[str], *, lang: str | None = None,
                        label: str | None = None) -> dict[str, str]:
-    """``{qid: text}`` of the topics of the markup ``text`` (TREC, CLEF or NTCIR; see the module doc)."""
+    """``{qid: text}`` of the topics of the markup ``text`` (TREC, CLEF or NTCIR; see the module doc). Text that
+    :func:`decode_markup` read as Latin-1 is said so once the topics are read, or in the error they raise."""
+    notice = getattr(text, "notice", "")
+    try:
+        queries = _read_markup_topics(name, str(text), fields, lang=lang, label=label)
+    except ClirkitError as exc:
+        if notice:
+            raise ClirkitError(f"{exc} (the file is {notice})") from None
+        raise
+    if notice and text.say is not None:
+        text.say(f"{name}: {notice}")
+    return queries
+
+
+def _read_markup_topics(name: str, text: str, fields: Sequence[str], *, lang: str | None,
+                        label: str | None) -> dict[str, str]:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     label = label or markup_dialect(text)
     spell = _SPELLING[label]
@@ -363,7 +387,7 @@ def read_hc4_topics(name: str, records: Iterable[tuple[int, dict]], fields: Sequ
     language, the original or a human translation before a machine translation. ``narr`` is the entry's
     ``topic_narrative``, else the record's ``narratives`` for that language (a text, or a mapping of
     texts joined in order)."""
-    from clirkit.formats import check_id
+    from clirkit.formats import _json_string, check_id
 
     queries: dict[str, str] = {}
     where: dict[str, int] = {}
@@ -380,7 +404,7 @@ def read_hc4_topics(name: str, records: Iterable[tuple[int, dict]], fields: Sequ
             tid = str(tid)
         if not isinstance(tid, str):
             raise located(name, lineno, f'"topic_id" must be a string, got {type(tid).__name__}')
-        qid = check_id(name, lineno, tid.strip(), "topic_id")
+        qid = check_id(name, lineno, _json_string(name, lineno, tid.strip(), "topic_id", True), "topic_id")
         if qid in where:
             raise located(name, lineno, f"query id {qid} appears twice (first at line {where[qid]})")
         entries = obj["topics"]
@@ -415,7 +439,7 @@ def read_hc4_topics(name: str, records: Iterable[tuple[int, dict]], fields: Sequ
                 raise located(name, lineno, f'topic {qid} ({entry["lang"]}) has no "{key}"{hint}')
             if not isinstance(value, str):
                 raise located(name, lineno, f'topic {qid}: "{key}" must be a string, got {type(value).__name__}')
-            texts.append(" ".join(value.split()))
+            texts.append(" ".join(_json_string(name, lineno, value, key, False).split()))
         where[qid] = lineno
         queries[qid] = " ".join(t for t in texts if t)
     if not queries:

@@ -197,6 +197,27 @@ def test_a_latin1_trec_file_is_read_as_latin1_and_said_on_stderr(tmp_path, capsy
     assert f"{path}: not valid UTF-8 (line 3, byte 0xed): read as Latin-1" in err
 
 
+def test_a_latin1_file_whose_topics_are_malformed_is_one_error_line_that_says_it_was_read_as_latin1(tmp_path,
+                                                                                                    capsys):
+    # found by eval/malformed_matrix.py: the notice and the error were two lines on stderr
+    text = "<topics>\n<topic>\n<title> versículos de la creación</title>\n</topic>\n</topics>\n"
+    path = write(tmp_path / "topics.xml", text, encoding="latin-1")
+    message = error_of(read_queries, path)
+    assert message.startswith(f"{path}:2: topic has no <identifier> or <num>")
+    assert message.endswith("(the file is not valid UTF-8 (line 3, byte 0xed): read as Latin-1 (ISO-8859-1), the "
+                            "encoding of old TREC and CLEF topic files)")
+    assert capsys.readouterr().err == ""  # said in the error line only
+
+
+def test_an_hc4_topic_with_a_lone_surrogate_is_refused_not_written_into_a_run(tmp_path):
+    # found by eval/malformed_matrix.py: the id reached write_run, which could not encode it (a traceback)
+    path = write(tmp_path / "t.jsonl", json.dumps({"topic_id": "Q\ud800", "topics": [hc4_entry("eng", "l", "d")]}))
+    assert error_of(read_queries, path, lang="en") == \
+        f"{path}:1: \"topic_id\" holds an unpaired surrogate '\\ud800' (not valid Unicode)"
+    path = write(tmp_path / "t.jsonl", json.dumps({"topic_id": "7", "topics": [hc4_entry("eng", "l\ud800", "d")]}))
+    assert error_of(read_queries, path, lang="en").startswith(f"{path}:1: \"topic_title\" holds an unpaired")
+
+
 def test_a_utf8_topic_file_says_nothing_on_stderr(tmp_path, capsys):
     read_queries(write(tmp_path / "topics", CLEF))
     assert capsys.readouterr().err == ""
