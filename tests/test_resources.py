@@ -205,6 +205,11 @@ def test_a_psq_json_table_end_to_end_through_convert_and_psq(indexed_dir, capsys
     ('{\n "light": {\n  "luz": ' + "7" * 5000 + '\n }\n}', None,
      "invalid JSON for a PSQ table: a number of thousands of digits"),
     ('{"light": ' + "[" * 100_000 + "]" * 100_000 + '}', None, "invalid JSON for a PSQ table: nested too deep"),
+    # found by eval/malformed_matrix.py: read as a pairs dictionary, and a word dropped, each with exit 0
+    ("[1, 2]\n", 1, "expected a JSON object {source word: {target word: probability}} (HLTCOE PSQ table), found a "
+                    "list"),
+    ('{\n "light": {\n  "luz": 0.5,\n  "Q\\ud800": 0.5\n }\n}', 4,
+     r"'Q\ud800' holds an unpaired surrogate (not valid Unicode)"),
 ])
 def test_a_bad_psq_json_table_is_one_error_naming_the_line_of_the_entry(tmp_path, capsys, text, line, problem):
     path = write(tmp_path / "en-es.json", text)

@@ -71,12 +71,17 @@ MAX_WORD_LENGTH = 1000
 def check_words(name: str, lineno: int | None, *words: str) -> None:
     """Raise ``TableFormatError("name:lineno: ...")`` if one of ``words`` (a table's or dictionary's words or
     entries) holds a NUL character (numpy string arrays drop trailing NULs: ``"casa\\0"`` would silently
-    become ``"casa"``) or is longer than :data:`MAX_WORD_LENGTH`."""
+    become ``"casa"``), is longer than :data:`MAX_WORD_LENGTH` or holds an unpaired surrogate."""
     for word in words:
         if "\0" in word:
             raise _format_error(name, lineno, f"{word[:50]!r} contains a NUL character")
         if len(word) > MAX_WORD_LENGTH:
             raise _format_error(name, lineno, f"an entry of {len(word):,} characters (at most {MAX_WORD_LENGTH:,})")
+        try:
+            word.encode("utf-8")
+        except UnicodeEncodeError:  # a JSON escape such as \ud800: not text, and no file could hold it
+            raise _format_error(name, lineno, f"{word[:50]!r} holds an unpaired surrogate (not valid Unicode)") \
+                from None
 
 
 # ----------------------------------------------------------------------------------------------

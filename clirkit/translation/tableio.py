@@ -68,13 +68,13 @@ def guess_format(path: str | os.PathLike[str]) -> tuple[str, str]:
 
     1. ``npz`` by its zip bytes; ``psq-json`` by its first character, ``{`` (a JSON object; ``.gz`` read);
     2. ``freedict`` for a ``.index`` or ``.dict.dz`` file, or a ``.dict`` beside a ``.index`` whose lines
-       are not MUSE's;
+       are not MUSE's; ``psq-json`` for a ``.json(.gz)`` file that does not start with ``{`` (an error then);
     3. from the content of the first :data:`SNIFF_LINES` lines, when they all fit one layout:
        ``phrase-table`` (``... ||| ... ||| ...``), ``ding`` (``... :: ...``; ``#`` comments), ``muse``
        (``target @ source``), ``moses`` (3 fields, the last a probability), and for 2 fields ``muse`` or
        ``pairs`` as :func:`_muse_or_pairs` tells them (or a ClirkitError naming ``--format muse|pairs``
        when nothing tells them);
-    4. from the name: ``.npz`` npz, ``.json(.gz)`` psq-json, ``.dict`` muse, anything else (and stdin) moses.
+    4. from the name: ``.npz`` npz, ``.dict`` muse, anything else (and stdin) moses.
     """
     p = str(path)
     if p == "-":
@@ -87,6 +87,8 @@ def guess_format(path: str | os.PathLike[str]) -> tuple[str, str]:
             return "psq-json", "its content (a JSON object)"
     if p.endswith(".index") or p.endswith(".dict.dz"):
         return "freedict", "the name"
+    if p.endswith(".json") or p.endswith(".json.gz"):  # whatever its lines look like: the reader says what is wrong
+        return "psq-json", "the name"
     sniffed, seen = _sniff(p) if os.path.isfile(p) else (None, "")
     if p.endswith(".dict") and sniffed != "muse" and os.path.isfile(freedict_index_path(p)):
         return "freedict", "the name"
@@ -97,8 +99,6 @@ def guess_format(path: str | os.PathLike[str]) -> tuple[str, str]:
     how = f"the name; its first lines fit no one format: {seen}" if seen else "the name"
     if p.endswith(".npz"):
         return "npz", how
-    if p.endswith(".json") or p.endswith(".json.gz"):
-        return "psq-json", how
     if p.endswith(".dict") or p.endswith(".dict.gz"):
         return "muse", how
     return "moses", how
