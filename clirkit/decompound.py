@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numbers
 from collections import Counter
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -62,10 +62,14 @@ class CompoundSplitter:
         fillers: the linking elements allowed between two parts, each a str; ``""`` lets two parts meet
             directly. The default is German's (:data:`GERMAN_FILLERS`); Dutch: :data:`DUTCH_FILLERS`.
         min_count: the least count of a lexicon word (>= 1).
+        key: what of a part (or of the word) is looked up in the lexicon: None, the part itself; or a
+            function of it, e.g. a stemmer's, so that the lexicon can be the stemmed terms of a translation
+            table (a part is known when its stem is a term of the table).
     """
 
     def __init__(self, counts: Mapping[str, int], *, min_part: int = 4, max_parts: int = 3,
-                 fillers: Sequence[str] = GERMAN_FILLERS, min_count: int = 1) -> None:
+                 fillers: Sequence[str] = GERMAN_FILLERS, min_count: int = 1,
+                 key: Callable[[str], str] | None = None) -> None:
         if not isinstance(counts, Mapping):
             raise TypeError(f"CompoundSplitter expects a mapping word -> count, got {type(counts).__name__}")
         self.min_part = _positive_int("min_part", min_part)
@@ -83,6 +87,7 @@ class CompoundSplitter:
             if count >= self.min_count and word.isalpha():
                 lexicon[word] = int(count)
         self._lexicon = lexicon
+        self._key = key
         self._longest = max(map(len, lexicon), default=0)
 
     @classmethod
@@ -152,7 +157,11 @@ class CompoundSplitter:
         n, lo, parts_max = len(word), self.min_part, self.max_parts
         if parts_max < 2 or n < 2 * lo or not word.isalpha():
             return (word,)
-        lexicon, fillers, hi = self._lexicon, self.fillers, self._longest
+        fillers, key = self.fillers, self._key
+        if key is None:
+            lexicon, hi = self._lexicon, self._longest
+        else:  # a part's key may be shorter than the part (a stem): every length is tried
+            lexicon, hi = _KeyedLexicon(self._lexicon, key), n
         # best[i][k - 1]: (product of counts, parts) of the best split of word[i:] into exactly k parts, or
         # None; filled from the end, so a part's successors are known when the part is tried
         best: list[list[tuple[int, tuple[str, ...]] | None]] = [[None] * parts_max for _ in range(n + 1)]
@@ -176,7 +185,7 @@ class CompoundSplitter:
                             _better(row, k + 1, count * product, (part,) + tail)
         # the word unsplit (its own count, 0 when unknown) against the best split of each size: the highest
         # geometric mean, compared exactly (a ** (1/k) > b ** (1/m)  <=>  a ** m > b ** k); ties: fewer parts
-        chosen, chosen_product, chosen_size = (word,), self._lexicon.get(word, 0), 1
+        chosen, chosen_product, chosen_size = (word,), lexicon.get(word) or 0, 1
         for k, candidate in enumerate(best[0][1:], start=2):
             if candidate is not None and candidate[0] ** chosen_size > chosen_product ** k:
                 chosen_product, chosen, chosen_size = candidate[0], candidate[1], k
@@ -201,6 +210,19 @@ class CompoundSplitter:
         return cls(dict(zip(words.tolist(), counts.tolist())), **params)
 
 
+class _KeyedLexicon:
+    """The counts of a lexicon looked up by ``key(word)`` (``get`` as a dict's), each key computed once."""
+
+    def __init__(self, lexicon: Mapping[str, int], key: Callable[[str], str]) -> None:
+        self._lexicon, self._key, self._keys = lexicon, key, {}
+
+    def get(self, word: str) -> int | None:
+        k = self._keys.get(word)
+        if k is None:
+            k = self._keys[word] = self._key(word)
+        return self._lexicon.get(k)
+
+
 def _better(row: list, k: int, product: int, parts: tuple[str, ...]) -> None:
     """Keep (product, parts) in ``row[k]`` if it beats what is there: a higher product, or the same
     product and lexicographically smaller parts."""
@@ -213,3 +235,37 @@ def _positive_int(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         raise ClirkitError(f"{name}: expected an integer >= 1, got {value!r}")
     return int(value)
+
+
+#: the linking elements of each language whose compounds :func:`table_splitter` splits under ``"auto"``
+COMPOUNDING = {"de": GERMAN_FILLERS, "nl": DUTCH_FILLERS}
+#: the settings of :attr:`clirkit.systems.DT.decompound` (and PSQ's)
+DECOMPOUND_CHOICES = ("auto", "table", "none")
+
+
+def table_splitter(mode: str, table_terms: Iterable[str], analyzer) -> "CompoundSplitter | None":
+    """The splitter of a query analyzed by ``analyzer`` against a translation table's source terms (None: the
+    queries are not split).
+
+    ``mode``: ``none``; ``table``: a query word that is not a term of the table (``table_terms``, stemmed as
+    ``analyzer`` stems) is split into parts whose stems are terms of it (each term counts 1, so a word the
+    table knows stays whole, and of the splits into known parts the one with the fewest parts wins); ``auto``:
+    ``table`` for the languages of :data:`COMPOUNDING` (German, Dutch), ``none`` for the others. The linking
+    elements are the language's (none for a language not in :data:`COMPOUNDING`)."""
+    if mode not in DECOMPOUND_CHOICES:
+        raise ClirkitError(f"decompound must be one of {', '.join(DECOMPOUND_CHOICES)}, got {mode!r}")
+    if mode == "none" or (mode == "auto" and analyzer.lang not in COMPOUNDING):
+        return None
+    bare = analyzer.without_stopwords()
+
+    def stem(word: str) -> str:
+        return bare.finish([word])[0]
+
+    return CompoundSplitter(dict.fromkeys(table_terms, 1), fillers=COMPOUNDING.get(analyzer.lang, ("",)), key=stem)
+
+
+def split_texts(analyzer, splitter: "CompoundSplitter", texts: Sequence[str], *, quiet: bool = True) -> list[list[str]]:
+    """The terms of ``texts`` as ``analyzer.tokenize_many`` makes them, each surface word first replaced by its
+    compound parts (``splitter``): tokenized, case-folded, split, then stopwords dropped and stems taken."""
+    surface = analyzer.replace(stopwords=None, stemmer=None).tokenize_many(texts, quiet=quiet)
+    return [analyzer.finish(parts) for parts in splitter.split_many(surface)]

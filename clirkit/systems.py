@@ -43,6 +43,7 @@ _BM25_CONSTRAINTS = {
     "source_lang": [None, str],
     "source_stopwords": [None, StrOptions({"snowball"}), list, tuple, set, frozenset],
     "source_stopwords_top": [Interval(Integral, 0, None, closed="left")],
+    "decompound": [StrOptions({"auto", "table", "none"})],
 }
 
 
@@ -146,7 +147,8 @@ class _CrossLanguageBM25(System):
 
     def __init__(self, *, k1: float = 1.2, b: float = 0.75, k3: float | None = None, idf: str = "lucene",
                  precision: str = "float64", source_lang: str | None = None,
-                 source_stopwords: Sequence[str] | None = None, source_stopwords_top: int = STOPWORDS_TOP) -> None:
+                 source_stopwords: Sequence[str] | None = None, source_stopwords_top: int = STOPWORDS_TOP,
+                 decompound: str = "none") -> None:
         self.k1 = k1
         self.b = b
         self.k3 = k3
@@ -155,6 +157,7 @@ class _CrossLanguageBM25(System):
         self.source_lang = source_lang
         self.source_stopwords = source_stopwords
         self.source_stopwords_top = source_stopwords_top
+        self.decompound = decompound
 
     file_keys = {"table": (str, 'a table or dictionary file, or "ibm1"'),  # ibm1: IBM Model 1 on the parallel corpus
                  "table_format": (str, "the format of the table files (as ttable convert --format)")}
@@ -172,6 +175,7 @@ class _CrossLanguageBM25(System):
 
         self.check_params()
         check_languages(table, index, self.source_lang)
+        self.__dict__.pop("splitter_", None)  # made from the new table when first needed (_tokenize)
         self.index_ = index
         self.analyzer_ = query_analyzer(table, lang=self.source_lang, stopwords=self.source_stopwords, quiet=quiet)
         self.stopterms_ = corpus_stopterms(table, self.source_stopwords_top, quiet=quiet)
@@ -185,7 +189,7 @@ class _CrossLanguageBM25(System):
         from clirkit.progress import say
 
         texts = list(topics.values())
-        tokens = self.analyzer_.tokenize_many(texts, quiet=quiet)
+        tokens = self._tokenize(texts, quiet=quiet)
         if self.stopterms_:
             tokens = [[t for t in ts if t not in self.stopterms_] for ts in tokens]
         emptied = [i for i, ts in enumerate(tokens) if not ts]
@@ -198,6 +202,16 @@ class _CrossLanguageBM25(System):
                 say(f"{len(refilled)} of {len(texts)} queries had only stopwords: searched with all their terms",
                     quiet=quiet)
         return tokens
+
+    def _tokenize(self, texts: Sequence[str], *, quiet: bool) -> list[list[str]]:
+        """The query analyzer's terms of ``texts``, compound words split as ``decompound`` says."""
+        from clirkit.decompound import split_texts, table_splitter
+
+        if not hasattr(self, "splitter_"):  # made once, from the table the fit bound (PSQ's prepared table)
+            self.splitter_ = table_splitter(self.decompound, self.table_.source_vocab.tolist(), self.analyzer_)
+        if self.splitter_ is None:
+            return self.analyzer_.tokenize_many(texts, quiet=quiet)
+        return split_texts(self.analyzer_, self.splitter_, texts, quiet=quiet)
 
     def structured_from_tokens(self, qids: Sequence[str], tokens: Sequence[Sequence[str]]):
         """Tokenized queries as :class:`~clirkit.query.StructuredQueries` over the index vocabulary."""
@@ -235,6 +249,9 @@ class DT(_CrossLanguageBM25):
         source_lang: the query language (None: the table's source analyzer).
         source_stopwords: extra source words to drop, or ``"snowball"`` (the Snowball list of the query language).
         source_stopwords_top: drop the N most frequent source words of the table's corpus.
+        decompound: ``table``: a query word the table lacks is split into compound parts whose stems it has
+            (:func:`clirkit.decompound.table_splitter`); ``auto``: so for German and Dutch queries, not for
+            others; ``none``: never.
     """
 
     _parameter_constraints = dict(_BM25_CONSTRAINTS)
@@ -245,8 +262,13 @@ class DT(_CrossLanguageBM25):
         ``table`` p(e|f), or to the index and table of :class:`~clirkit.estimator.Resources`; returns self."""
         if isinstance(index, Resources):
             return self.fit(index.index(), index.table(), quiet=index.quiet)
+        from clirkit.progress import say
+
         self._bind(index, table, quiet)
         self.table_ = table
+        if table.params.get("model") == "dictionary":
+            say("note: DT keeps one translation of each query word; over a dictionary alone PSQ (clirkit psq, "
+                "Pirkola's synonym sets) was better on 10 of 10 collections (baselines/README.md)", quiet=quiet)
         return self
 
     def structured_from_tokens(self, qids: Sequence[str], tokens: Sequence[Sequence[str]]):
@@ -260,7 +282,7 @@ class PSQ(_CrossLanguageBM25):
     second table if given, pruned), scored by BM25 with fractional tf and df (SPEC §4).
 
     Args:
-        k1, b, k3, idf, precision, source_lang, source_stopwords, source_stopwords_top: as :class:`DT`.
+        k1, b, k3, idf, precision, source_lang, source_stopwords, source_stopwords_top, decompound: as :class:`DT`.
         lam: weight of the table when interpolating with a second one (0.5: IBM Model 1 and a dictionary
             weighed equally, chosen across collection kinds over 0.6; baselines/README.md).
         min_prob: L, drop options with p < L (a row whose every option is below L keeps its most probable
@@ -302,9 +324,11 @@ class PSQ(_CrossLanguageBM25):
                  lam: float = 0.5, min_prob: float = 0.1,
                  cumulative: float = 0.95, max_options: int | None = None,
                  target_stopwords: Sequence[str] | None = None, target_stopwords_top: int = STOPWORDS_TOP,
-                 renormalize_in_vocabulary: bool = False, unknown: str = "pass", mode: str = "auto") -> None:
+                 renormalize_in_vocabulary: bool = False, unknown: str = "pass", mode: str = "auto",
+                 decompound: str = "none") -> None:
         super().__init__(k1=k1, b=b, k3=k3, idf=idf, precision=precision, source_lang=source_lang,
-                         source_stopwords=source_stopwords, source_stopwords_top=source_stopwords_top)
+                         source_stopwords=source_stopwords, source_stopwords_top=source_stopwords_top,
+                         decompound=decompound)
         self.lam = lam
         self.min_prob = min_prob
         self.cumulative = cumulative

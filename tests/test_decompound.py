@@ -191,3 +191,76 @@ def test_bad_settings_and_inputs_are_rejected():
         CompoundSplitter(COUNTS).split_tokens("verwaltungsprogramm")
     with pytest.raises(TypeError, match="got a str"):
         CompoundSplitter.from_tokens(["daten", "dateien"])
+
+
+# -- splitting queries against a translation table (DT and PSQ's decompound) ------------------------------------
+
+def german_table():
+    """A German -> English table over stemmed terms (Snowball), that knows the parts but not the compounds."""
+    from clirkit.translation import TranslationTable
+
+    de = Analyzer("de")
+    words = {"verwaltung": "management", "programm": "program", "arbeit": "work", "platz": "place"}
+    table = TranslationTable.from_triples([de.tokenize(w)[0] for w in words], list(words.values()),
+                                          [1.0] * len(words))
+    table.params.update(source_lang="de", target_lang="en", model="dictionary",
+                        source_analyzer=de.to_dict(), target_analyzer=Analyzer("en").to_dict())
+    return table
+
+
+def english_index():
+    from clirkit.index import Index
+
+    en = Analyzer("en")
+    texts = {"d1": "a management program", "d2": "a place of work", "d3": "nothing here"}
+    return Index.from_tokens(list(texts), en.tokenize_many(list(texts.values())), en)
+
+
+def test_the_table_splitter_splits_only_words_the_table_lacks_into_parts_whose_stems_it_has():
+    from clirkit.decompound import table_splitter
+
+    table, de = german_table(), Analyzer("de")
+    splitter = table_splitter("table", table.source_vocab.tolist(), de)
+    assert splitter.split("verwaltungsprogramm") == ["verwaltung", "programm"]
+    assert splitter.split("arbeitsplatz") == ["arbeit", "platz"]          # the linking s dropped
+    assert splitter.split("programme") == ["programme"]                   # its stem is a term: kept whole
+    assert splitter.split("kriegsführung") == ["kriegsführung"]           # no known parts
+    assert table_splitter("auto", table.source_vocab.tolist(), de) is not None
+    assert table_splitter("auto", table.source_vocab.tolist(), Analyzer("es")) is None   # not a compounding language
+    assert table_splitter("none", table.source_vocab.tolist(), de) is None
+
+
+@pytest.mark.parametrize("kind", ["DT", "PSQ"])
+def test_dt_and_psq_find_the_parts_of_a_compound_query_word_with_decompound(kind):
+    from clirkit import systems
+
+    cls = getattr(systems, kind)
+    topics = {"q1": "Verwaltungsprogramm", "q2": "Arbeitsplatz"}
+    plain = cls().fit(english_index(), german_table())
+    assert plain.search(topics).docids.tolist() == []                     # the compounds pass through unmatched
+    split = cls(decompound="table").fit(english_index(), german_table())
+    assert split.query_tokens(topics) == [["verwalt", "programm"], ["arbeit", "platz"]]
+    run = split.search(topics)
+    assert run.qids.tolist() == ["q1", "q2"] and run.docids.tolist() == ["d1", "d2"]
+
+
+def test_the_decompound_option_of_the_dt_verb(tmp_path, capsys):
+    from clirkit.cli import main
+    from clirkit.formats import read_run
+    from clirkit.translation import save_table
+
+    index = tmp_path / "en.npz"
+    english_index().save(index)
+    save_table(german_table(), tmp_path / "de-en.npz")
+    (tmp_path / "q.tsv").write_text("q1\tVerwaltungsprogramm\n", encoding="utf-8")
+    for option in ("none", "auto"):
+        out = tmp_path / f"{option}.run"
+        assert main(["dt", "--index", str(index), "--queries", str(tmp_path / "q.tsv"), "--table",
+                     str(tmp_path / "de-en.npz"), "--decompound", option, "-o", str(out), "--quiet"]) == 0
+    assert (tmp_path / "none.run").read_text() == ""                      # the compound matched nothing
+    assert read_run(tmp_path / "auto.run").docids.tolist() == ["d1"]
+    with pytest.raises(SystemExit) as refused:
+        main(["dt", "--index", str(index), "--queries", str(tmp_path / "q.tsv"), "--table",
+              str(tmp_path / "de-en.npz"), "--decompound", "yes", "-o", str(tmp_path / "x.run")])
+    assert refused.value.code == 2
+    assert "--decompound" in capsys.readouterr().err

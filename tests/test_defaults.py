@@ -177,3 +177,14 @@ def test_psq_treats_a_dictionary_alone_as_pirkola_synonyms_and_a_learned_table_a
     pirkola = PSQ(mode="pirkola").fit(index, dictionary).search(topics)
     auto = PSQ().fit(index, dictionary).search(topics)
     assert auto.docids.tolist() == pirkola.docids.tolist() and auto.scores.tolist() == pirkola.scores.tolist()
+
+
+def test_dt_over_a_dictionary_alone_says_that_psq_is_the_recipe(verses_es, tmp_path, capsys):
+    index = indexed(verses_es)
+    path = tmp_path / "en-es.txt"
+    path.write_text("light luz\nlight lumbrera\ndarkness tinieblas\n", encoding="utf-8")
+    DT().fit(index, load_table(path, "pairs"), quiet=False)
+    assert "over a dictionary alone PSQ" in capsys.readouterr().err
+    DT().fit(index, load_table(path, "pairs"))                      # quiet: nothing said
+    DT().fit(index, small_table(verses_es), quiet=False)           # a learned table: nothing said
+    assert capsys.readouterr().err == ""

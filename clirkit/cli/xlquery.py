@@ -21,6 +21,9 @@ def add_query_options(p: argparse.ArgumentParser, cls) -> None:
                    help="source-language stopwords to drop: snowball (the Snowball project's list of the query "
                         "language) or a FILE of words (one per line); a query left with no word is searched with "
                         "all its words")
+    add_param(g, cls, "decompound", "--decompound", choices=("auto", "table", "none"),
+              help="table: a query word the table lacks is split into compound parts whose stems it has "
+                   "(Verwaltungsprogramm -> verwaltung programm); auto: so for German and Dutch queries; none: never")
     add_param(g, cls, "source_stopwords_top", "--source-stopwords-top", type=param_type(cls, "source_stopwords_top"),
               metavar="N",
               help="drop the N most frequent source words of the table's training corpus (a corpus-derived "
