@@ -8,11 +8,12 @@ IBM Model 1 tables in npz and Moses text, DT and PSQ runs, a boost model, an SCS
 reading one input kind with its other inputs clean; each slot is run once clean (its output is the reference)
 and then once per malformed class of that input:
 
-- text inputs (documents TSV/JSONL, queries TSV/JSONL, TREC topics, qrels, runs, parallel text by line and by
-  id, stopwords, Moses tables, pairs/MUSE/Ding/FreeDict dictionaries, word vectors, extra tuples, experiment
-  TOML, collection manifests and the files they name): missing file, a folder, empty, binary garbage, wrong
-  encoding, lone surrogates (bytes and JSON/TOML escapes), gzip with deflate damage, truncated gzip, 20 MB
-  ids, NUL in ids, duplicate ids, grades >= 2^63, 5,000-digit integers, NaN/inf/negative numbers, missing
+- text inputs (documents TSV/JSONL, queries TSV/JSONL, TREC SGML, CLEF XML, NTCIR XML and HC4 JSONL topics,
+  qrels, runs, parallel text by line and by id, stopwords, Moses tables and phrase tables, HLTCOE PSQ json
+  tables, pairs/MUSE (named, and told by content)/Ding/FreeDict dictionaries, Pharaoh word alignments, word
+  vectors, extra tuples, experiment TOML, collection manifests and the files they name): missing file, a folder,
+  empty, binary garbage, wrong encoding, lone surrogates (bytes and JSON/TOML escapes), gzip with deflate
+  damage, truncated gzip, 20 MB ids, NUL in ids, duplicate ids, grades >= 2^63, 5,000-digit integers, NaN/inf/negative numbers, missing
   fields, deep JSON nesting, values of another type, ...; and neutral changes (CR-only line ends; gzip of
   CRLF lines with a byte-order mark) that must give the clean result;
 - ``.npz`` inputs (index, translation table, boost and SCS models): empty, garbage, truncated or damaged
@@ -50,6 +51,10 @@ written or left behind by a failed run) and ``refused valid`` (an error for a ne
     python eval/malformed_matrix.py --verbs index psq
     python eval/malformed_matrix.py --match "CR-only" --keep matrix-cases   # keep the folders of failing cases
 
+``--sample 30`` lists 30 clean error messages drawn at random from the cases run, each marked by whether it says
+what to do (a first cut by pattern, to be read by eye), and ``--sample-from m.json --sample 30`` runs again only
+the 30 cases drawn from an earlier ``--json`` report (the same draw: to see the same messages after a change).
+
 The report has one table of counts per malformed class and one per verb, the total line
 ``N cases: ok-error X, accepted-equal Y, ..., tracebacks 0, silent wrong 0, hangs 0, uncaught 0, ...``,
 then each failure with its command (run it in the case folder kept by ``--keep`` to reproduce it), and on
@@ -64,6 +69,7 @@ import io
 import json
 import os
 import random
+import re
 import resource
 import shutil
 import signal
@@ -79,7 +85,7 @@ from typing import Callable
 
 import numpy as np
 
-from fuzz import as_lines, freedict  # eval/fuzz.py, beside this script
+from fuzz import alignment_files, as_lines, freedict, muse_text, phrase_table, psq_json, topic_files  # eval/fuzz.py
 
 HEADER_KEY = "__header__"  # where clirkit's npz files keep their JSON header
 SPLITS = {"train": 16, "dev": 6, "test": 8}  # queries per split of the slice
@@ -214,6 +220,17 @@ def make_inputs(base: Path, env: dict[str, str] | None = None) -> dict[str, Path
     index_bytes, dict_bytes = freedict(list(options.items()), title="English-Spanish matrix seed")
     put("freedict-eng-spa.index", index_bytes)
     put("freedict-eng-spa.dict", dict_bytes)
+
+    # the readers added since: topic files, weighted tables, a MUSE file told by content, word alignments
+    for dialect, name in (("clef", "topics.test.clef.xml"), ("ntcir", "topics.test.ntcir.xml"),
+                          ("hc4", "topics.test.hc4.jsonl")):
+        put(name, topic_files(list(test.items()), dialect).encode("utf-8"))
+    rows = [(w, e, q) for w in words for e, q in table.translations(w)[:3]]
+    put("en-es.phrase-table", phrase_table(rows))
+    put("en-es.json", psq_json(rows, indent=1))
+    put("en-es.0-5000.txt", muse_text(options))
+    for name, data in alignment_files(pairs).items():
+        put(name, data)
     return p
 
 
@@ -230,7 +247,8 @@ ID_AT = {
     "muse": ("field", " ", 0), "ding": ("field", " ", 0), "freedict_index": ("field", "\t", 0),
     "vectors": ("field", " ", 0), "extra_tuples": ("field", "\t", 1),
     "parallel_tsv": ("field", "\t", 0), "documents_jsonl": "json docid", "queries_jsonl": "json qid",
-    "topics": "topics",
+    "topics": "topics", "topics_clef": ("tag", "identifier"), "topics_ntcir": ("tag", "NUM"),
+    "hc4_jsonl": "json topic_id", "phrase_table": ("field", " ||| ", 0), "muse_text": ("field", " ", 0),
 }
 # input kind -> (field separator, [(class, field index, value)]): hostile values in one field of a record
 VALUES = {
@@ -247,9 +265,15 @@ VALUES = {
                             ("non-numeric grade", 2, "x"), ("unknown document id", 1, "Nowhere.1.1")]),
     "freedict_index": ("\t", [("offset past the end", 1, "/////"), ("non-base64 offset", 1, "!!"),
                               ("5000-digit length", 2, "B" * 5000)]),
+    "phrase_table": (" ||| ", [("NaN probability", 2, "0.5 0.5 nan 0.5"), ("probability > 1", 2, "0.5 0.5 2.5 0.5"),
+                               ("5000-digit probability", 2, f"0.5 0.5 {BIG_DIGITS} 0.5"),
+                               ("too few scores", 2, "0.5 0.5"), ("empty target phrase", 1, " ")]),
+    "links": (" ", [("link past the line's tokens", 0, "999-0"), ("not an i-j link", 0, "a-b"),
+                    ("negative link", 0, "-1-0"), ("5000-digit link", 0, f"{BIG_DIGITS}-0")]),
 }
 NO_EMPTY = {"stopwords"}  # kinds for which an empty file is a valid input (not checked as malformed)
 ONE_TEXT = {"toml", "manifest"}  # kinds read as one text (never gzipped by the user)
+JSON_TEXT = {"psq_json"}  # kinds read as one JSON text (gzipped or not)
 
 
 def _first_record(kind: str, lines: list[str]) -> int:
@@ -259,8 +283,8 @@ def _first_record(kind: str, lines: list[str]) -> int:
             continue
         if kind == "vectors" and i == 0:
             continue
-        if kind == "topics":
-            if line.startswith("<num>"):
+        if kind in ("topics", "topics_clef", "topics_ntcir"):
+            if line.startswith(("<num>", "<identifier>", "<NUM>")):
                 return i
             continue
         if kind == "freedict_index" and line.startswith("00database"):
@@ -276,7 +300,12 @@ def _edit_id(kind: str, text: str, new) -> str | None:
         return None
     lines = text.split("\n")
     i = _first_record(kind, lines)
-    if isinstance(at, tuple):
+    if isinstance(at, tuple) and at[0] == "tag":
+        start, end = f"<{at[1]}>", f"</{at[1]}>"
+        head, rest = lines[i].split(start, 1)
+        ident, tail = rest.split(end, 1)
+        lines[i] = f"{head}{start}{new(ident)}{end}{tail}"
+    elif isinstance(at, tuple):
         _, sep, k = at
         fields = lines[i].split(sep)
         fields[k] = new(fields[k])
@@ -299,8 +328,17 @@ def _duplicate(kind: str, text: str) -> str | None:
     if kind in ("documents_tsv", "queries_tsv", "parallel_id", "parallel_tsv"):
         first = lines[_first_record(kind, lines)]
         return text + first.split("\t")[0] + "\tanother text\n"
-    if kind in ("documents_jsonl", "queries_jsonl"):
+    if kind in ("documents_jsonl", "queries_jsonl", "hc4_jsonl"):
         return text + lines[_first_record(kind, lines)] + "\n"
+    if kind in ("topics_clef", "topics_ntcir"):
+        tag = "topic" if kind == "topics_clef" else "TOPIC"
+        first = text[text.index(f"<{tag}"):text.index(f"</{tag}>") + len(f"</{tag}>")]
+        close = "</topics>" if kind == "topics_clef" else "</TOPICS>"
+        return text.replace(close, first.replace("<title>", "<title>another ").replace("<TITLE>", "<TITLE>another ")
+                            + "\n" + close)
+    if kind == "links":
+        first = lines[_first_record(kind, lines)]
+        return text.replace(first, f"{first} {first.split()[0]}", 1)
     if kind == "topics":
         end = text.index("</top>") + len("</top>")
         return text + "\n" + text[:end].replace("<title> ", "<title> another ") + "\n"
@@ -394,8 +432,30 @@ def text_mutations(kind: str, data: bytes) -> list[tuple[str, str, bytes | None]
                "queries_tsv": 1, "parallel_id": 1, "parallel_tsv": 2, "freedict_index": 2}[kind]
         out.append(("missing field", "error", "\n".join(lines[:j] + [short[kind].join(fields[:cut])]
                                                         + lines[j + 1:]).encode("utf-8")))
-    if kind == "parallel_line":
+    if kind in ("parallel_line", "links"):
         out.append(("misaligned (a line less)", "error", "\n".join(lines[:-2] + [""]).encode("utf-8")))
+    if kind == "muse_text":  # alphabetical translations: MUSE's order or plain pairs? the user says which
+        out.append(("alphabetical translations (MUSE or pairs?)", "error", "".join(
+            f"{line}\n" for line in sorted(line for line in lines if line)).encode("utf-8")))
+    if kind == "psq_json":
+        table = json.loads(text)
+        word = next(iter(table))
+        target = next(iter(table[word]))
+
+        def first_p(value) -> str:
+            return json.dumps({word: {**table[word], target: value}, **{w: t for w, t in table.items() if w != word}},
+                              indent=1, ensure_ascii=False)
+        for cls, raw in (("not an object", "[1, 2]"), ("deep nesting", "[" * 100_000 + "]" * 100_000),
+                         ("invalid JSON", text[: len(text) // 2]), ("NaN probability", first_p(float("nan"))),
+                         ("infinite probability", first_p(float("inf"))), ("probability > 1", first_p(2.5)),
+                         ("negative probability", first_p(-0.5)), ("probability of another type", first_p("high")),
+                         ("translations of another type", json.dumps({**table, word: [target]})),
+                         ("5000-digit probability", first_p(0.125).replace("0.125", BIG_DIGITS, 1)),
+                         ("lone surrogate (JSON escape)", first_p(0.5).replace(json.dumps(target, ensure_ascii=False),
+                                                                               '"Q\\ud800"', 1)),
+                         ("empty source word", json.dumps({"": {target: 1.0}, **table})),
+                         ("duplicate source word", "{" + json.dumps(word) + ': {"x": 1.0},' + text.lstrip()[1:])):
+            out.append((cls, "error", raw.encode("utf-8")))
     if kind == "vectors":
         head = lines[0].split()
         for cls, header in (("dimension mismatch", f"{head[0]} 9"), ("5000-digit header", f"{BIG_DIGITS} 8")):
@@ -677,6 +737,20 @@ def make_slots(p: dict[str, Path]) -> list[Slot]:
     add("psq", "second table (MUSE)", ["psq", *xl, "--table2", "IN"], "en-es.dict", "muse", out="out.run")
     add("psq", "target stopwords", ["psq", *xl, "--target-stopwords", "IN"], "stop.es.txt", "stopwords",
         out="out.run")
+    # the readers added since: topic files, weighted tables, MUSE told by content, word alignments
+    for label, name, kind in (("CLEF XML topics", "topics.test.clef.xml", "topics_clef"),
+                              ("NTCIR XML topics", "topics.test.ntcir.xml", "topics_ntcir"),
+                              ("HC4 JSONL topics", "topics.test.hc4.jsonl", "hc4_jsonl")):
+        add("dt", label, ["dt", *_swap(xl, "--queries"), "--query-fields", "title,desc"], name, kind, out="out.run")
+    for label, name, kind in (("Moses phrase table", "en-es.phrase-table", "phrase_table"),
+                              ("HLTCOE PSQ json", "en-es.json", "psq_json"),
+                              ("MUSE text (told by content)", "en-es.0-5000.txt", "muse_text")):
+        add("ttable convert", label, ["ttable", "convert", "IN", "-o", "OUT", "-q"], name, kind, out="out.e2f")
+    fa = ["ttable", "from-alignments", "--source", P["src.en"], "--target", P["tgt.es"], "--alignments",
+          P["links.align"], "--source-lang", "en", "--target-lang", "es", "-o", "OUT", "-q"]
+    add("ttable from-alignments", "Pharaoh links", _swap(fa, "--alignments"), "links.align", "links", out="out.npz")
+    add("ttable from-alignments", "source sentences", _swap(fa, "--source"), "src.en", "parallel_line",
+        out="out.npz")
     # eval and aggregate
     ev = ["eval", "--qrels", P["qrels.test.txt"], P["dt.test.run"], P["psq.test.run"], "--permutations", "200",
           "-o", "OUT", "--quiet"]
@@ -827,6 +901,7 @@ BAD_OPTIONS = {
     "ttable prune": [["--min-prob", "nan"], ["--cumulative", "nan"], ["--cumulative", "0"], ["--max-options", "0"],
                      ["--min-prob", "-0.1"]],
     "ttable convert": [["--source-lang", "xx"], ["--weights", "other"]],
+    "ttable from-alignments": [["--source-lang", "xx"], ["--stemmer", "porter"], ["--stopwords", "nowhere.txt"]],
     "dt": [["--k1", "nan"], ["--b", "-0.5"], ["--depth", "-1"], ["--source-stopwords-top", "-1"],
            ["--k3", "inf"]],
     "psq": [["--cumulative", "nan"], ["--min-prob", "1"], ["--lambda", "nan"], ["--max-options", "0"],
@@ -1200,14 +1275,16 @@ def _env(work: Path) -> dict[str, str]:
     return env
 
 
-def run_matrix(work: Path, *, jobs: int, timeout: float, verbs: list[str] | None, match: str | None,
-               keep: bool, full: bool = False) -> tuple[list[Result], dict]:
-    """Make the inputs in ``work``, run every clean slot, then every case; returns the results and facts."""
+def run_matrix(work: Path, *, jobs: int, timeout: float, verbs: list[str] | None, match: list[str] | None,
+               keep: bool, full: bool = False, only: set[str] | None = None) -> tuple[list[Result], dict]:
+    """Make the inputs in ``work``, run every clean slot, then every case (``only``: the cases of these
+    :attr:`Case.what`, with ``full``'s selection); returns the results and facts."""
     t0 = time.monotonic()
     env = _env(work)
     paths = make_inputs(work / "inputs", env)
     slots = [s for s in make_slots(paths)
-             if not verbs or s.verb in verbs or s.verb.split()[0] in verbs]
+             if (not verbs or s.verb in verbs or s.verb.split()[0] in verbs)
+             and (only is None or any(w.startswith(f"{s.verb} / ") for w in only))]
     facts = {"inputs_seconds": round(time.monotonic() - t0, 1)}
     print(f"matrix: inputs made in {facts['inputs_seconds']} s; {len(slots)} verb/input slots", file=sys.stderr)
     counter = iter(range(10**9))
@@ -1236,7 +1313,9 @@ def run_matrix(work: Path, *, jobs: int, timeout: float, verbs: list[str] | None
     facts["clean_seconds"] = round(time.monotonic() - t0 - facts["inputs_seconds"], 1)
     cases = build_cases(slots, _can_mknod(work), full)
     if match:
-        cases = [c for c in cases if match.lower() in c.what.lower()]
+        cases = [c for c in cases if any(m.lower() in c.what.lower() for m in match)]
+    if only is not None:
+        cases = [c for c in cases if c.what in only]
     print(f"matrix: clean runs done in {facts['clean_seconds']} s; {len(cases)} cases", file=sys.stderr)
     results: list[Result] = []
     lock = threading.Lock()
@@ -1309,12 +1388,54 @@ def total_line(results: list[Result]) -> str:
             f"partial outputs {n['partial output']}, refused valid inputs {n['refused valid']}")
 
 
+# what a message says to do: an instruction (give, use, rebuild, ...), an option or command to use, a choice
+_REMEDY = re.compile(r"\b(give|use|pass|choose|check|rebuild|make|train|write|get the file|decompress|remove|"
+                     r"rename|create|convert|add|set|quote|escape|save|run|index them|one of|choose one of|"
+                     r"expected|must be|should be|needs?|is required|allowed|supported)\b|`clirkit |--[a-z]",
+                     re.IGNORECASE)
+
+
+def says_what_to_do(line: str) -> bool:
+    """Whether an error line says what to do (or what is expected instead, which tells the fix): a first cut that
+    the sample's reader then checks by eye."""
+    problem = line.split(": error: ", 1)[-1]
+    return bool(_REMEDY.search(problem))
+
+
+def sample_text(results: list[Result], n: int, seed: int = 0) -> str:
+    """``n`` clean error messages drawn at random (``seed``) from the results, each marked by
+    :func:`says_what_to_do`, and how many of them say what to do."""
+    errors = sorted((r for r in results if r.outcome == "ok-error"), key=lambda r: r.case.what)
+    chosen = random.Random(seed).sample(errors, min(n, len(errors)))
+    out = []
+    for k, r in enumerate(chosen, 1):
+        line = r.detail.splitlines()[0]
+        out.append(f"{k}. [{'says what to do' if says_what_to_do(line) else 'NO FIX SAID'}] {r.case.what}\n"
+                   f"   `{line[:400]}`")
+    said = sum(says_what_to_do(r.detail.splitlines()[0]) for r in chosen)
+    return "\n".join([f"## {len(chosen)} error messages drawn at random (seed {seed}): {said} say what to do", "",
+                      *out])
+
+
 def failures_text(results: list[Result]) -> str:
     out = []
     for r in results:
         if r.outcome in FAILURES:
             out += ["", f"### {r.outcome}: {r.case.what}", f"    {r.command}", "```", r.detail.rstrip()[-2500:], "```"]
     return "\n".join(out)
+
+
+def sampled_cases(report: str, n: int, seed: int = 0) -> list[str]:
+    """The ``what`` of ``n`` clean errors drawn at random (``seed``) from an earlier ``--json`` report: the same
+    draw as :func:`sample_text` made on that run."""
+    with open(report, encoding="utf-8") as fh:
+        rows = json.load(fh)["results"]
+    def what(r: dict) -> str:  # as Case.what says it
+        where = r["input"] if r["group"] == "input" else r["group"]
+        return f"{r['verb']} / {where}{' (' + r['file'] + ')' if r['file'] else ''} / {r['class']}"
+
+    whats = sorted(what(r) for r in rows if r["outcome"] == "ok-error")
+    return random.Random(seed).sample(whats, min(n, len(whats)))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1325,10 +1446,16 @@ def main(argv: list[str] | None = None) -> int:
                     help="seconds after which a case is a hang (at least 4x its clean run's time)")
     ap.add_argument("--verbs", nargs="+", default=None, metavar="VERB",
                     help="only these verbs (e.g. index 'ttable show'; ttable = all its actions)")
-    ap.add_argument("--match", default=None, help="only the cases whose 'verb / input / class' holds this text")
+    ap.add_argument("--match", nargs="+", default=None, metavar="TEXT",
+                    help="only the cases whose 'verb / input / class' holds one of these texts")
     ap.add_argument("--full", action="store_true",
                     help="every class on every slot and every option and output case (1,622 cases, ~30 min)")
     ap.add_argument("--json", default=None, metavar="FILE", help="also write every case and the counts here")
+    ap.add_argument("--sample", type=int, default=0, metavar="N",
+                    help="list N clean error messages drawn at random from the cases run, and how many say what to do")
+    ap.add_argument("--sample-from", default=None, metavar="JSON",
+                    help="run only the N cases of --sample drawn from this earlier --json report (the same draw)")
+    ap.add_argument("--sample-seed", type=int, default=0, help="seed of the --sample draw")
     ap.add_argument("--keep", default=None, metavar="DIR",
                     help="work in DIR and keep the folders of failing cases (default: a temporary folder)")
     args = ap.parse_args(argv)
@@ -1343,14 +1470,20 @@ def main(argv: list[str] | None = None) -> int:
         if args.keep:
             shutil.rmtree(work / "cases", ignore_errors=True)
         try:
+            only = None
+            if args.sample_from:
+                only = set(sampled_cases(args.sample_from, args.sample or 30, args.sample_seed))
             results, facts = run_matrix(work, jobs=args.jobs, timeout=args.timeout, verbs=args.verbs,
-                                        match=args.match, keep=bool(args.keep), full=args.full)
+                                        match=args.match, keep=bool(args.keep), full=args.full or only is not None,
+                                        only=only)
         except RuntimeError as exc:  # a clean input or a clean run failed: nothing to compare with
             print(f"matrix: cannot run: {exc}", file=sys.stderr)
             return 2
     seconds = time.monotonic() - start
     print(tables(results))
     print(failures_text(results))
+    if args.sample or args.sample_from:
+        print("\n" + sample_text(results, args.sample or 30, args.sample_seed))
     print(f"\nwall time {seconds / 60:.1f} min with --jobs {args.jobs}; the clirkit processes used "
           f"{facts['cpu_seconds'] / 60:.1f} min of CPU ({facts['cpu_seconds'] / 60 / args.jobs:.1f} min per job)",
           file=sys.stderr)
