@@ -88,7 +88,7 @@ def _write_all(collection, folder: Path) -> tuple[list[str], int]:
     src, tgt = collection.source_lang, collection.target_lang
     lines = [f"{collection.name} (variant {collection.variant}): {collection.description}",
              f"Queries in {src}, documents in {tgt}. Written by `clirkit datasets export`; the tour in clirkit's "
-             f"README runs on these files.", ""]
+             f"README runs on such files (its commands are written for nave-en-es, English -> Spanish).", ""]
     entries: list[tuple[str, str]] = []
 
     docids, texts = collection.documents()
