@@ -36,6 +36,8 @@ BASE = {
     "boost-rank": ["none.npz", "--queries", "none.tsv", "--documents", "none.tsv", "-o", "OUT"],
     "boost-show": ["none.npz"],
     "run": ["none.toml", "-o", "OUT"],
+    "collection": ["--documents", "none.tsv", "--queries", "none.tsv", "--qrels", "none.qrels", "--source-lang", "en",
+                   "--target-lang", "es", "-o", "OUT"],
     "demo": ["-o", "OUT"],
 }
 
@@ -112,6 +114,7 @@ TABLE = {
     "boost-rank": [("--depth", ["0"], ">= 1"), ("--batch", ["0", "nan"], ">= 1")],
     "boost-show": [("-n", ["0", "x"], ">= 1"), ("--bag", ["0"], ">= 1")],
     "run": [("--jobs", ["0"], ">= 1")],
+    "collection": [("--split-seed", ["-1", "1.5", "x"], ">= 0")],
     "demo": [("--jobs", ["0"], ">= 1")],
 }
 

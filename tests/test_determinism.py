@@ -46,7 +46,7 @@ step = 0.25
 VERBS = {
     "index": True, "ttable train": True, "ttable prune": False, "ttable convert": False, "search": False,
     "dt": False, "psq": False, "eval": False, "aggregate": False, "scs-train": True, "scs-score": True,
-    "boost-train": True, "boost-rank": False, "run": True,
+    "boost-train": True, "boost-rank": False, "run": True, "collection": False,
 }
 
 
@@ -124,6 +124,9 @@ def _pipeline(m: Path, work: Path) -> dict[str, dict]:
     experiment = work / "twice.toml"
     experiment.write_text(EXPERIMENT.format(folder=m.as_posix()), encoding="utf-8")
     run("run", "exp", [str(experiment), "-o", "OUT", "-q"])
+    run("collection", "coll", ["--documents", str(m / "documents.tsv"), "--queries", test, "--qrels",
+                               str(m / "qrels.test.txt"), "--source-lang", "en", "--target-lang", "es", "--split",
+                               "dev=0.5,test=0.5", "-o", "OUT", "-q"])
     return done
 
 

@@ -263,13 +263,18 @@ def test_qrels_subset_keeps_the_split_queries_only(mini):
     ('seed = "a"\n', "seed must be an integer >= 0, got 'a'"),
     ('measures = ["APX"]\n', "unknown measure 'APX' (did you mean AP?)"),
     ('jobs = 0\n', "jobs must be an integer >= 1, got 0"),
+    ('report_splits = ["dev", "tset"]\n', "report_splits must list some of 'dev', 'test', 'all' (e.g. report_splits"),
+    ('report_splits = "all"\n', "report_splits must list some of"),
+    ('[table]\niteration = 3\n', "[table]: unknown key 'iteration' (did you mean 'iterations'?; its keys: iterations, "
+                                 "file, format)"),
+    ('fusions_ = 1\n', "unknown key 'fusions_' (did you mean 'fusions'?; the top-level keys: "),
 ])
 def test_bad_top_level_values_are_errors_naming_the_file(tmp_path, extra, message):
     path = tmp_path / "bad.toml"
     path.write_text('collection = "x"\n' + extra + '[systems.A]\nkind = "dt"\n', encoding="utf-8")
     with pytest.raises(ClirkitError) as err:
         Experiment.read(path)
-    assert str(err.value).startswith(f"{path}: ") and message in str(err.value)
+    assert str(err.value).startswith(f"{path}: ") and message in str(err.value) and "\n" not in str(err.value)
 
 
 def test_a_table_file_replaces_training_on_the_parallel_corpus(ran, mini, tmp_path):
@@ -303,8 +308,8 @@ def test_a_psq_system_may_interpolate_its_own_table_file_with_the_trained_one(ra
     assert record["table"]["file"] == str(muse.resolve()) and record["table2"]["iterations"] == 5
     bad = tmp_path / "bad.toml"
     bad.write_text(f'collection = "{mini}"\n[systems.D]\nkind = "dt"\ntable2 = "ibm1"\n', encoding="utf-8")
-    with pytest.raises(ClirkitError, match=r"unknown key .table2. \(it belongs to a psq system; a dt system.s keys: kind, "
-                                           r"table, table_format, k1"):
+    with pytest.raises(ClirkitError, match=r"unknown key .table2. \(it belongs to a psq system; a dt system.s keys: "
+                                           r"kind, table, table_format, k1"):
         Experiment.read(bad)
 
 
@@ -494,3 +499,18 @@ def test_a_new_system_kind_runs_through_the_runner_with_no_change_to_it(mini, tm
     assert main(["run", str(path), "-o", str(tmp_path / "bad"), "-q"]) == 2
     assert capsys.readouterr().err == (f"clirkit: error: {path}: system 'Toy': unknown key 'tops' (did you mean "
                                        "'top'?; a toy system's keys: kind, top)\n")
+
+
+def test_a_report_split_the_collection_lacks_is_an_error_before_anything_runs(mini, tmp_path, capsys):
+    from clirkit.datasets import CollectionData, write_collection
+
+    c = datasets.load(str(mini))
+    docids, texts = c.documents()
+    write_collection(CollectionData("only-test", "standard", "en", "es", "", docids, texts, [], [], [],
+                                    {"test": c.queries("test")}, {"test": c.qrels("test")}), tmp_path / "c")
+    path = tmp_path / "e.toml"
+    path.write_text(f'collection = "{tmp_path / "c"}"\nreport_splits = ["test", "all"]\n[systems.A]\nkind = "dt"\n',
+                    encoding="utf-8")
+    assert main(["run", str(path), "-o", str(tmp_path / "out"), "-q"]) == 2
+    assert capsys.readouterr().err == (f"clirkit: error: {path}: report_splits: only-test has no dev split (its "
+                                       f"splits: test)\n")

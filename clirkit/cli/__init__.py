@@ -16,6 +16,7 @@ import sys
 VERBS = {
     "demo": ("demo", "the whole pipeline on the bundled collection (the shipped experiment file)"),
     "run": ("run", "run an experiment file (TOML): train, tune on dev, test, report"),
+    "collection": ("collection", "a collection folder from plain files (documents, topics, qrels): checked, written"),
     "datasets": ("datasets", "collections: list them, export one as plain files, build one from downloads"),
     "index": ("index", "index documents (sparse term x document counts)"),
     "search": ("search", "monolingual BM25 search of an index"),

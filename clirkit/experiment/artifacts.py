@@ -21,9 +21,15 @@ def digest(values) -> str:
 
 
 def collection_record(c) -> dict:
-    """The record of a collection: its name, variant and the digest of its manifest."""
+    """The record of a collection: its name, variant and the digest of its manifest (and of the record of the
+    plain files it was made of, :mod:`clirkit.datasets.plain`: their digests, which its counts alone are not)."""
+    from clirkit.datasets.plain import SOURCES
+
     manifest = (c.folder / "manifest.json").read_bytes()
-    return {"name": c.name, "variant": c.variant, "manifest": hashlib.sha256(manifest).hexdigest()[:16]}
+    record = {"name": c.name, "variant": c.variant, "manifest": hashlib.sha256(manifest).hexdigest()[:16]}
+    if (c.folder / SOURCES).is_file():
+        record["sources"] = hashlib.sha256((c.folder / SOURCES).read_bytes()).hexdigest()[:16]
+    return record
 
 
 def sample(topics, n: int, *, seed: int = 0) -> dict[str, str]:
@@ -166,7 +172,8 @@ class Artifacts(Resources):
         return str(path)
 
     def _table_record(self, given: str | None) -> dict:
-        """What a table is made from: a file, or IBM Model 1 on the collection's parallel corpus."""
+        """What a table is made from: a file, or IBM Model 1 on the collection's parallel corpus (ClirkitError
+        when it has none)."""
         from clirkit.fileio import file_digest
 
         fmt = self.option("table_format") or self.exp.table.get("format", "auto")
@@ -176,8 +183,14 @@ class Artifacts(Resources):
                 raise ClirkitError(f"{self.where}: table file {path}: no such file")
             return {"file": str(Path(path).resolve()), "sha256": file_digest(path), "format": fmt,
                     **self._analysis_record()}
+        self._need_parallel("IBM Model 1 trains on it; or give a table file: [table] file = FILE, or the "
+                            "system's table = FILE")
         return {"collection": self.collection, "iterations": int(self.exp.table.get("iterations", 5)),
                 **self._analysis_record()}
+
+    def _need_parallel(self, why: str) -> None:
+        if self.c.counts.get("parallel_pairs", 1) == 0:
+            raise ClirkitError(f"{self.c.name} has no parallel corpus ([collection] parallel = ...): {why}")
 
     def table(self, key: str = "table"):
         given = self.option(key)
@@ -191,7 +204,8 @@ class Artifacts(Resources):
         def read():
             from clirkit.translation import load_table
 
-            return load_table(path, fmt, stemmer=self.analyzer(self.c.target_lang).stemmer)
+            return load_table(path, fmt, stemmer=self.analyzer(self.c.target_lang).stemmer,
+                              source_lang=self.c.source_lang, target_lang=self.c.target_lang)
 
         return self._once(("table", path, fmt), read)
 
@@ -234,6 +248,8 @@ class Artifacts(Resources):
             given = self.option(what)
             return None if what == "table2" and given is None else self._table_record(given)
         if what == "train":
+            if self.option("parallel_tuples"):
+                self._need_parallel("parallel_tuples adds its pairs to the training tuples")
             return {"queries": digest(self.topics("train")),
                     "dev": digest(self.topics("dev") if "dev" in self.splits else {}),
                     "parallel_tuples": bool(self.option("parallel_tuples", False))}

@@ -1,26 +1,34 @@
 """The report of an experiment: ``results.txt`` (what ``clirkit run`` prints), ``report.md`` and the figures."""
 from __future__ import annotations
 
+from clirkit.errors import ClirkitError
 from clirkit.experiment.runner import Runner, file_name
 
 
 def write_report(runner: Runner) -> str:
-    """Write report.md, results.txt and the figures; return the text the command prints."""
+    """Write report.md, results.txt and the figures; return the text the command prints: a table for each of
+    the file's ``report_splits`` (the test split's first), the systems' dev scores and what was learned."""
     from clirkit.fileio import atomic_writer
-    from clirkit.metrics import evaluate
-    from clirkit.report import Report, score_table
+    from clirkit.report import score_table
 
     res = runner.resources
     exp, c, folder = runner.exp, res.c, res.out.folder
     names = exp.run_names()
     baseline = exp.baseline or names[0]
-    test_runs = {n: res.runs("test")[n] for n in names}
-    qrels = res.qrels("test")
     n_docs = len(res.documents()) if res.documents_read() else c.counts.get("documents", "?")
-    head = f"{c.name} ({c.variant}), test split: {len(res.topics('test'))} queries, {n_docs} documents"
-    table = score_table(test_runs, qrels, exp.measures, baseline=baseline, seed=exp.seed,
-                        qrels_label=f"{c.name} test", gains=exp.gains)
-    lines = [head, "", table]
+    lines: list[str] = []
+    md = [f"# {exp.name}", ""]
+    reports = {}
+    for split in exp.report_splits:
+        runs, qrels, n_queries = _split(runner, split, names)
+        what = "all queries (dev and test)" if split == "all" else f"{split} split"
+        head = f"{c.name} ({c.variant}), {what}: {n_queries} queries, {n_docs} documents"
+        label = f"{c.name} {'dev+test' if split == 'all' else split}"
+        table = score_table(runs, qrels, exp.measures, baseline=baseline, seed=exp.seed, qrels_label=label,
+                            gains=exp.gains)
+        lines += ([""] if lines else []) + [head, "", table]
+        reports[split] = _report(runs, qrels, names, baseline, runner, label)
+        md += [head, "", reports[split][1].markdown()]
     dev_line = _dev_scores(runner)
     if dev_line:
         lines += ["", dev_line]
@@ -30,10 +38,10 @@ def write_report(runner: Runner) -> str:
     text = "\n".join(lines)  # step timings go to stderr (run_experiment), so the files are byte-identical
     with atomic_writer(folder / "results.txt") as fh:
         fh.write(text + "\n")
-    evaluations = [evaluate(run, qrels, list(exp.measures), names="given") for run in test_runs.values()]
-    report = Report(names, evaluations, baseline=names.index(baseline), seed=exp.seed, qrels=f"{c.name} test")
-    figures = _figures(runner, names, baseline, evaluations, report) if exp.figures else []
-    md = [f"# {exp.name}", "", head, "", report.markdown()] + ([dev_line, ""] if dev_line else [])
+    if exp.figures and "test" not in reports:
+        reports["test"] = _report(res.runs("test"), res.qrels("test"), names, baseline, runner, f"{c.name} test")
+    figures = _figures(runner, names, baseline, *reports["test"]) if exp.figures else []
+    md += [dev_line, ""] if dev_line else []
     if runner.notes:
         md += ["## Tuned and learned", ""] + [f"- {n}" for n in runner.notes] + [""]
     if figures:
@@ -41,6 +49,40 @@ def write_report(runner: Runner) -> str:
     with atomic_writer(folder / "report.md") as fh:
         fh.write("\n".join(md))
     return text
+
+
+def _report(runs, qrels, names: list[str], baseline: str, runner: Runner, label: str):
+    """``(evaluations, Report)`` of ``runs`` (by name) against ``qrels``."""
+    from clirkit.metrics import evaluate
+    from clirkit.report import Report
+
+    exp = runner.exp
+    evaluations = [evaluate(runs[n], qrels, list(exp.measures), names="given") for n in names]
+    return evaluations, Report(names, evaluations, baseline=names.index(baseline), seed=exp.seed, qrels=label)
+
+
+def _split(runner: Runner, split: str, names: list[str]):
+    """``({name: Run}, qrels, number of queries)`` of ``split``; ``all``: dev and test together."""
+    import numpy as np
+
+    from clirkit.run import Qrels, Run
+
+    res = runner.resources
+    if split != "all":
+        return {n: res.runs(split)[n] for n in names}, res.qrels(split), len(res.topics(split))
+    dev, test = res.topics("dev"), res.topics("test")
+    shared = sorted(set(dev) & set(test))
+    if shared:
+        raise ClirkitError(f"report_splits: the dev and test splits share query {shared[0]}: no table of all "
+                           f"queries")
+    runs = {}
+    for n in names:
+        parts = [res.runs("dev")[n], res.runs("test")[n]]
+        runs[n] = Run(np.concatenate([r.qids for r in parts]), np.concatenate([r.docids for r in parts]),
+                      np.concatenate([r.scores for r in parts]), tag=parts[1].tag)
+    parts = [res.qrels("dev"), res.qrels("test")]
+    qrels = Qrels(*(np.concatenate([getattr(q, a) for q in parts]) for a in ("qids", "docids", "rels")))
+    return runs, qrels, len(dev) + len(test)
 
 
 def _dev_scores(runner: Runner) -> str:
@@ -59,7 +101,8 @@ def _dev_scores(runner: Runner) -> str:
 
 
 def _figures(runner: Runner, names: list[str], baseline: str, evaluations, report) -> list:
-    """The PNG figures: per-query differences against the baseline (first measure), kappa sweeps, curves."""
+    """The PNG figures: per-query differences against the baseline on the test split (first measure), kappa
+    sweeps, curves."""
     from clirkit import plots
 
     folder, out = runner.resources.out.folder, []

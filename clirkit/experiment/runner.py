@@ -35,11 +35,27 @@ def file_name(name: str) -> str:
     return safe or "run"
 
 
-def load_collection(exp: Experiment):
-    """The collection the experiment names."""
+def load_collection(exp: Experiment, out: Store, steps, quiet: bool):
+    """The collection the experiment names, or its ``[collection]`` of plain files written as the folder
+    ``collection/`` of the output (again only when a file or a setting changed)."""
     from clirkit import datasets
+    from clirkit.datasets import Collection
 
-    return datasets.load(exp.collection, variant=exp.variant)
+    if exp.plain is None:
+        return datasets.load(exp.collection, variant=exp.variant)
+    import shutil
+
+    from clirkit.progress import say
+
+    folder, record = out.folder / "collection", exp.plain.record()
+    if not out.fresh(folder, record):
+        with steps.time("collection"):
+            say(f"reading the [collection] files into {folder.name}/", quiet=quiet)
+            if folder.exists():
+                shutil.rmtree(folder)
+            exp.plain.write(folder, quiet=quiet, record=record)
+            out.remember(folder, record)
+    return Collection(folder)
 
 
 def run_experiment(exp: Experiment, folder: str | os.PathLike[str], *, quiet: bool = False) -> Result:
@@ -51,7 +67,7 @@ def run_experiment(exp: Experiment, folder: str | os.PathLike[str], *, quiet: bo
     out = Store(Path(folder))
     steps = Steps()
     try:
-        c = load_collection(exp)
+        c = load_collection(exp, out, steps, quiet)
         say(f"{exp.name}: {c.name} ({c.variant}), {c.source_lang} queries -> {c.target_lang} documents",
             quiet=quiet)
         runner = Runner(exp, Artifacts(exp, c, out, steps, quiet))
@@ -86,6 +102,10 @@ class Runner:
     def build_all(self) -> None:
         """Build and record every system and fusion before anything is fitted: a missing table file, a split
         a system needs and the collection lacks, or a bad parameter stops the run before it starts."""
+        wanted = [s for s in self.exp.report_splits if s not in self.splits and s != "all"]
+        if wanted or ("all" in self.exp.report_splits and "dev" not in self.splits):
+            raise ClirkitError(f"{self.where}: report_splits: {self.resources.c.name} has no "
+                               f"{(wanted or ['dev'])[0]} split (its splits: {', '.join(self.resources.splits)})")
         for name in self.exp.run_names():
             try:
                 self.build(name)

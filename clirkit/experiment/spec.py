@@ -8,17 +8,61 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from clirkit.datasets.plain import KEYS as PLAIN_KEYS
 from clirkit.errors import ClirkitError
 from clirkit.experiment.kinds import KINDS, keys_of, system_class
 
-TOP_KEYS = {"name", "collection", "variant", "measures", "baseline", "gains", "seed", "jobs", "dev_queries",
-            "train_queries", "analysis", "table", "systems", "fusions", "figures"}
 DEFAULT_MEASURES = ("AP", "PRES@1000", "nDCG@10", "P@10")
+REPORT_SPLITS = ("dev", "test", "all")
+KEYS: dict[str, dict[str, str]] = {
+    "": {
+        "name": "the experiment's name (default: the file's name without .toml)",
+        "collection": 'a known collection ("nave-en-es"), a collection folder, "irds:ID", or a [collection] '
+                      "table of plain files",
+        "variant": "the known collection's variant (default: its first)",
+        "measures": "the report's measures (default: [" + ", ".join(f'"{m}"' for m in DEFAULT_MEASURES) + "])",
+        "baseline": "the system or fusion the others are tested against (default: the first)",
+        "gains": "measures whose differences to the baseline are listed in points, with p-values",
+        "seed": "the seed of the systems, the dev sample and the significance tests (default 0)",
+        "jobs": "worker processes (default 1)",
+        "dev_queries": "tune on a seeded sample of this many dev queries (default 0: all)",
+        "train_queries": "train on the first N training queries (default 0: all)",
+        "report_splits": 'the splits the report has a table for, among "dev", "test" and "all" (dev and test '
+                         'together) (default ["test"])',
+        "figures": "write the PNG figures: true or false (default true)",
+    },
+    "analysis": {
+        "stemmer": '"snowball" (the default) or "none": of the index, the trained table and dictionary words',
+        "stopwords": '"none" (the default) or "snowball" (each language\'s Snowball list)',
+    },
+    "table": {
+        "iterations": "IBM Model 1 iterations on the collection's parallel corpus (default 5)",
+        "file": "a table or dictionary file to use instead (a path relative to the experiment file)",
+        "format": "the format of that file (default auto; as ttable convert --format)",
+    },
+    "collection": {},  # the keys of clirkit.datasets.plain (filled below)
+    "systems.NAME": {
+        "kind": "dt, psq, boost or scs; the other keys are the kind's (clirkit run --keys KIND): its parameters, "
+                "and table/table2/table_format (dt, psq), base/parallel_tuples (boost)",
+    },
+    "fusions.NAME": {
+        "systems": 'the fused systems, at least two (e.g. ["DT", "PSQ"])',
+        "method": '"interpolation" (the default) or "borda"',
+        "weights": "one weight per system (default: tuned on dev; Borda: equal); given weights need no dev split",
+        "step": "grid step of the tuned weights, in (0, 1] (default 0.1)",
+        "measure": 'the dev measure the weights maximize (default "AP")',
+        "transform": '"auto" (the default), "none", "shift" or "minmax", or one per system',
+    },
+}
+"""Every key of an experiment file, by table ("": the top level), with what it takes (``clirkit run --keys``)."""
+KEYS["collection"] = dict(PLAIN_KEYS)
+TOP_KEYS = {*KEYS[""], "analysis", "table", "systems", "fusions"}
 SHIPPED = Path(__file__).parent.parent / "experiments"
 
 
@@ -28,7 +72,8 @@ class Experiment:
 
     Attributes:
         name: the experiment's name (default: the file's stem).
-        collection, variant: a known collection name (or a collection folder) and its variant.
+        collection, variant: a known collection name (or a collection folder) and its variant, or the
+            ``[collection]`` table of plain files (then ``plain`` is that collection, checked).
         measures, baseline, gains: the report's measures, the run the others are tested against, and the
             measures whose differences to the baseline are listed in points.
         seed, jobs: the seed of every system (unless one sets ``random_state``) and worker processes.
@@ -40,12 +85,13 @@ class Experiment:
             collection's parallel corpus (``file``, ``format``: a converted dictionary, a table made elsewhere).
         systems: ``{name: {"kind": ..., parameters...}}`` in file order.
         fusions: ``{name: {"systems": [...], "step": ..., "method": ...}}`` in file order.
+        report_splits: the splits the report has a table for (``dev``, ``test``, ``all``).
         figures: write the PNG figures.
         source: the file it was read from (None for a dict).
     """
 
     name: str
-    collection: str
+    collection: str | dict
     variant: str | None = None
     measures: tuple[str, ...] = DEFAULT_MEASURES
     baseline: str | None = None
@@ -60,6 +106,8 @@ class Experiment:
     fusions: dict[str, dict] = field(default_factory=dict)
     figures: bool = True
     source: str | None = None
+    report_splits: tuple[str, ...] = ("test",)
+    plain: Any = None
 
     @classmethod
     def read(cls, path: str | os.PathLike[str], **overrides) -> "Experiment":
@@ -88,9 +136,7 @@ class Experiment:
     def from_dict(cls, data: Mapping[str, Any], *, source: str | None = None, name: str = "experiment") -> "Experiment":
         """Check ``data`` (a parsed experiment file) and build the experiment."""
         where = source or "experiment"
-        unknown = sorted(set(data) - TOP_KEYS)
-        if unknown:
-            raise ClirkitError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(TOP_KEYS))})")
+        _check_keys(where, data, sorted(TOP_KEYS), "the top-level")
         if "collection" not in data:
             raise ClirkitError(f"{where}: no collection (e.g. collection = \"nave-en-es\")")
 
@@ -113,9 +159,20 @@ class Experiment:
                 raise ClirkitError(f"{where}: {key} must be a string ({what}), got {repr(value)[:40]}")
             return value
 
-        for key, what in (("collection", "a collection name or folder"), ("variant", "a variant name"),
-                          ("name", "the experiment's name"), ("baseline", "a system or fusion name")):
-            text(key, None, what)
+        plain = None
+        if isinstance(data["collection"], dict):  # [collection]: plain files, relative to the experiment file
+            from clirkit.datasets.plain import PlainCollection
+
+            if "variant" in data:
+                raise ClirkitError(f"{where}: variant applies to a known collection, not to a [collection] table")
+            plain = PlainCollection.from_dict(data["collection"], where=f"{where}: [collection] ",
+                                              base=Path(source).parent if source else None,
+                                              name=re.sub(r"[^\w.+-]+", "-", str(data.get("name", name))))
+        for key, what in (("collection", "a collection name or folder, or a [collection] table"),
+                          ("variant", "a variant name"), ("name", "the experiment's name"),
+                          ("baseline", "a system or fusion name")):
+            if key != "collection" or plain is None:
+                text(key, None, what)
         systems = {str(k): entry("system", k, v) for k, v in section("systems").items()}
         fusions = {str(k): entry("fusion", k, v) for k, v in section("fusions").items()}
         if not systems:
@@ -163,7 +220,14 @@ class Experiment:
         if not isinstance(figures, bool):
             raise ClirkitError(f"{where}: figures must be true or false (a TOML boolean, without quotes), got "
                                f"{repr(figures)[:40]}")
-        exp = cls(name=str(data.get("name", name)), collection=str(data["collection"]), variant=data.get("variant"),
+        splits = data.get("report_splits", ["test"])
+        if not (isinstance(splits, list) and splits and all(s in REPORT_SPLITS for s in splits)
+                and len(set(splits)) == len(splits)):
+            raise ClirkitError(f"{where}: report_splits must list some of {', '.join(map(repr, REPORT_SPLITS))} "
+                               f"(e.g. report_splits = [\"dev\", \"test\", \"all\"]), got {repr(splits)[:40]}")
+        collection = data["collection"] if plain else str(data["collection"])
+        exp = cls(name=str(data.get("name", name)), collection=collection, variant=data.get("variant"),
+                  report_splits=tuple(splits), plain=plain,
                   measures=tuple(measures), baseline=data.get("baseline"),
                   gains=tuple(gains), seed=integer("seed", 0, 0), jobs=integer("jobs", 1, 1),
                   dev_queries=integer("dev_queries", 0, 0), train_queries=integer("train_queries", 0, 0),
@@ -176,16 +240,12 @@ class Experiment:
         if bad:
             raise ClirkitError(f"{where}: gains measure {bad[0]!r} is not one of the measures "
                                f"({', '.join(exp.measures)}): add it to measures or remove it from gains")
-        unknown = sorted(set(exp.analysis) - {"stemmer", "stopwords"})
-        if unknown:
-            raise ClirkitError(f"{where}: [analysis]: unknown key {unknown[0]!r} (known: stemmer, stopwords)")
+        _check_keys(f"{where}: [analysis]", exp.analysis, list(KEYS["analysis"]), "its")
         for key, allowed in (("stemmer", ("snowball", "none")), ("stopwords", ("none", "snowball"))):
             if exp.analysis.get(key, allowed[0]) not in allowed:
                 raise ClirkitError(f"{where}: [analysis]: {key} must be {' or '.join(map(repr, allowed))}, "
                                    f"got {repr(exp.analysis[key])[:40]}")
-        unknown_table = sorted(set(exp.table) - {"iterations", "file", "format"})
-        if unknown_table:
-            raise ClirkitError(f"{where}: [table]: unknown key {unknown_table[0]!r}")
+        _check_keys(f"{where}: [table]", exp.table, list(KEYS["table"]), "its")
         iterations = exp.table.get("iterations", 5)
         if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
             raise ClirkitError(f"{where}: [table]: iterations must be an integer >= 0, got {repr(iterations)[:40]}")
@@ -325,3 +385,38 @@ def shipped(name: str) -> Path:
         known = sorted(p.stem for p in SHIPPED.glob("*.toml"))
         raise ClirkitError(f"no shipped experiment {name!r} (shipped: {', '.join(known)})")
     return path
+
+
+def keys_text(kind: str | None = None) -> str:
+    """Every key of an experiment file with what it takes (``clirkit run --keys``), or the keys of a system of
+    ``kind`` (or ``fusion``) with their defaults."""
+    import textwrap
+
+    if kind is not None:
+        if kind != "fusion" and kind not in KINDS:
+            raise ClirkitError(f"--keys: no system kind {kind!r} (kinds: {', '.join(KINDS)}, or fusion)")
+        cls = system_class(kind)
+        defaults = {k: v.default for k, v in __import__("inspect").signature(cls).parameters.items()}
+        lines = [f"[{'fusions' if kind == 'fusion' else 'systems'}.NAME] of kind {kind} ({cls.__module__}."
+                 f"{cls.__name__}; its docstring says what each parameter does):"]
+        lines += [f"  {k:<25} {what} ({'a string' if kind_of is str else 'true or false'})"
+                  for k, (kind_of, what) in cls.file_keys.items()]
+        lines += [f"  {k:<25} the name of a system declared before it" for k in cls.system_keys]
+        from clirkit.estimator import Resources
+
+        set_by_run = cls.params_from(Resources(), {})
+        lines += [f"  {k:<25} default {defaults[k]!r}" + (" (an experiment sets it: collection's languages, seed, "
+                                                          "progress, jobs)" if k in set_by_run else "")
+                  for k in keys_of(cls) if k not in cls.file_keys and k not in cls.system_keys]
+        return "\n".join(lines)
+    out = ["Experiment-file keys (README, \"Experiment-file keys\"); clirkit run --keys KIND lists a system "
+           "kind's keys with their defaults."]
+    for table, keys in KEYS.items():
+        out += ["", "top level:" if not table else f"[{table}]:"]
+        for key, what in keys.items():
+            out += textwrap.wrap(what, 116, initial_indent=f"  {key:<15} ", subsequent_indent=" " * 18)
+        if table == "systems.NAME":
+            for name in KINDS:
+                out += textwrap.wrap(", ".join(keys_of(system_class(name))), 116,
+                                     initial_indent=f"  kind {name + ':':<10} ", subsequent_indent=" " * 18)
+    return "\n".join(out)

@@ -38,9 +38,11 @@ def _is_ours(name: str) -> bool:
 
 class Store:
     """The output folder ``target`` of one run, made in its staging folder (:attr:`folder`) and switched in
-    by :meth:`commit` (see the module docstring)."""
+    by :meth:`commit` (see the module docstring). ``ours(name)`` says which names a folder it may replace holds
+    (``what`` it is, for the message); ``resume=False`` starts from an empty staging folder."""
 
-    def __init__(self, target: Path) -> None:
+    def __init__(self, target: Path, *, ours=_is_ours, what: str = "an experiment's output",
+                 resume: bool = True) -> None:
         from clirkit.fileio import _alive
 
         self.target = Path(target)
@@ -53,24 +55,23 @@ class Store:
             raise ClirkitError(f"{target}: exists and is not a folder; give a folder for the output")
         self._recover()
         if self.target.is_dir():
-            strange = sorted(n for n in os.listdir(self.target) if not _is_ours(n))
+            strange = sorted(n for n in os.listdir(self.target) if not ours(n))
             if strange:
-                raise ClirkitError(f"{target}: holds {strange[0]!r}, which is not an experiment's output; the "
-                                   f"folder would be replaced as a whole: give a new or empty folder, or an "
-                                   f"experiment's")
+                raise ClirkitError(f"{target}: holds {strange[0]!r}, which is not {what}; the folder would be "
+                                   f"replaced as a whole: give a new or empty folder (or one holding {what})")
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:  # a file on the way, no permission, a read-only place
             raise ClirkitError(f"{target}: cannot make the output folder ({exc.strerror or exc})") from None
         owner = self.folder / OWNER
-        if not owner.exists() and any(self.folder.iterdir()):  # a previous output a finished switch left
-            shutil.rmtree(self.folder)
-            self.folder.mkdir()
         with contextlib.suppress(OSError, ValueError):
             pid = int(owner.read_text(encoding="ascii"))
             if pid != os.getpid() and _alive(pid):
                 raise ClirkitError(f"{target}: another clirkit run (process {pid}) is writing this folder; wait "
                                    f"for it, or give another folder")
+        if (not resume or not owner.exists()) and any(self.folder.iterdir()):  # no owner: a switch's leftover
+            shutil.rmtree(self.folder)
+            self.folder.mkdir()
         owner.write_text(str(os.getpid()), encoding="ascii")
 
     def _recover(self) -> None:

@@ -1,0 +1,279 @@
+"""A collection of plain files (documents, topics, TREC qrels, an optional parallel corpus), written as a
+collection folder: the same :class:`~clirkit.datasets.collection.Collection` the bundled ones are.
+
+The files are read, checked and split once, and written with :func:`clirkit.datasets._store.write_variant`
+(``documents.tsv``, ``queries.SPLIT.tsv``, ``qrels.SPLIT.txt``, ``parallel.tsv``, ``manifest.json``) plus
+``sources.json``: the settings and the SHA-256 of every file read, which the experiment runner records (a
+changed file makes the index, tables and runs again). Writing a folder rather than adapting the files on
+every read gives one reader for every collection, a split drawn once and kept (the folder shows which
+query is in which split), topics in any format read once into ``queries.SPLIT.tsv``, and the same folder
+from ``clirkit collection -o DIR`` and from an experiment file's ``[collection]`` table (which the runner
+writes as ``collection/`` in its output folder).
+
+Keys (:data:`KEYS`; ``[collection]`` in an experiment file, ``--documents``... for ``clirkit collection``):
+
+- ``documents``: ``docid TAB text`` (TSV, a header line allowed) or JSONL (``.jsonl``/``.json``), ``.gz`` fine;
+- ``queries``: one file, or one per split (``{dev = "dev.xml", test = "test.xml"}``): ``qid TAB text``, JSONL,
+  TREC SGML, CLEF XML, NTCIR XML or HC4/NeuCLIR JSONL topics (detected, :func:`clirkit.formats.read_queries`);
+- ``query_fields``: the topic fields making a query (``"title,desc"``; default title);
+- ``qrels``: TREC qrels (``qid 0 docid grade``), one file or one per split;
+- ``source_lang``, ``target_lang``: ISO 639-1 codes of the queries and of the documents;
+- ``parallel`` (optional): ``id TAB source TAB target`` lines, or two files aligned line by line
+  (``["europarl.en", "europarl.de"]``); needed to train IBM Model 1, not when a table file is given;
+- ``split`` (one queries file): fractions per split, e.g. ``{dev = 0.5, test = 0.5}``: the query ids are
+  sorted, shuffled with ``split_seed`` (default 0) and cut in that order (train, dev, test); without it, every
+  query is a test query;
+- ``name``: the collection's name in reports (default: the experiment's, or the documents file's).
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from clirkit.errors import ClirkitError
+
+SPLITS = ("train", "dev", "test")
+KEYS = {
+    "documents": "the documents: docid TAB text (TSV) or JSONL, .gz fine",
+    "queries": "the topics: one file, or one per split ({dev = FILE, test = FILE}); TSV, JSONL, TREC, CLEF, "
+               "NTCIR or HC4 (detected)",
+    "query_fields": 'the topic fields that make a query, e.g. "title,desc" (default: title)',
+    "qrels": "TREC qrels (qid 0 docid grade): one file, or one per split",
+    "source_lang": "the queries' language (ISO 639-1, e.g. en)",
+    "target_lang": "the documents' language (ISO 639-1)",
+    "parallel": "a parallel corpus: id TAB source TAB target, or [source file, target file] aligned by line "
+                "(needed for IBM Model 1, not with a table file)",
+    "split": "with one queries file: fractions per split, e.g. {dev = 0.5, test = 0.5} (default: all test)",
+    "split_seed": "the seed of that split (default 0)",
+    "name": "the collection's name in reports (default: the experiment's)",
+}
+SOURCES = "sources.json"
+
+
+@dataclass
+class PlainCollection:
+    """The plain files of one collection, checked (:meth:`from_dict`), then read (:meth:`read`) or written as a
+    collection folder (:meth:`write`)."""
+
+    name: str
+    documents: Path
+    queries: dict[str, Path] | Path
+    qrels: dict[str, Path] | Path
+    source_lang: str
+    target_lang: str
+    parallel: tuple[Path, ...] = ()
+    split: dict[str, float] | None = None
+    split_seed: int = 0
+    query_fields: str | None = None
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, where: str, base: Path | None = None,
+                  label: Callable[[str], str] = str, name: str = "collection") -> "PlainCollection":
+        """Check the keys (:data:`KEYS`) of ``data``; paths are relative to ``base`` (None: the current folder).
+        ClirkitError ``where: KEY ...`` (``label(key)``: the key as the user wrote it) otherwise."""
+        from clirkit.languages import check_language
+        from clirkit.topics import split_field_names
+
+        def bad(key: str, expected: str, value) -> ClirkitError:
+            return ClirkitError(f"{where}{label(key)} must be {expected}, got {repr(value)[:60]}")
+
+        unknown = [k for k in data if k not in KEYS]
+        if unknown:
+            import difflib
+
+            close = difflib.get_close_matches(unknown[0], KEYS, n=1)
+            hint = f"did you mean {label(close[0])!r}?; " if close else ""
+            raise ClirkitError(f"{where}unknown key {label(unknown[0])!r} ({hint}the keys: "
+                               f"{', '.join(map(label, KEYS))})")
+        for key in ("documents", "queries", "qrels", "source_lang", "target_lang"):
+            if key not in data:
+                raise ClirkitError(f"{where}{label(key)} is missing (the collection's {KEYS[key].split(':')[0]})")
+
+        def path(key: str, value) -> Path:
+            if not isinstance(value, (str, os.PathLike)) or not str(value).strip() or "\0" in str(value):
+                raise bad(key, "a file name", value)
+            found = Path(value) if base is None or Path(value).is_absolute() else base / value
+            if not found.is_file():
+                raise ClirkitError(f"{where}{label(key)}: {found}: no such file")
+            return found
+
+        def by_split(key: str):
+            value = data[key]
+            if isinstance(value, Mapping):
+                if not value or any(s not in SPLITS for s in value):
+                    raise bad(key, f"a file, or a table of files by split ({', '.join(SPLITS)})", value)
+                if "test" not in value:
+                    raise ClirkitError(f"{where}{label(key)} names no test split (the split an experiment "
+                                       f"reports): give test = FILE")
+                return {s: path(f"{key}.{s}", value[s]) for s in SPLITS if s in value}
+            return path(key, value)
+
+        languages = {}
+        for key in ("source_lang", "target_lang"):
+            try:
+                languages[key] = check_language(data[key])
+            except ValueError as exc:
+                raise ClirkitError(f"{where}{label(key)}: {exc}") from None
+        queries, qrels = by_split("queries"), by_split("qrels")
+        if isinstance(qrels, dict) and not (isinstance(queries, dict) and set(qrels) == set(queries)):
+            raise ClirkitError(f"{where}{label('qrels')} by split needs {label('queries')} by the same splits "
+                               f"({', '.join(qrels)}); or give one qrels file for every split")
+        parallel = data.get("parallel")
+        if parallel is None:
+            pair: tuple[Path, ...] = ()
+        elif isinstance(parallel, list) and len(parallel) == 2:
+            pair = (path("parallel", parallel[0]), path("parallel", parallel[1]))
+        elif isinstance(parallel, list):
+            raise bad("parallel", "a file (id TAB source TAB target), or two files (source, target)", parallel)
+        else:
+            pair = (path("parallel", parallel),)
+        split = data.get("split")
+        if split is not None:
+            if isinstance(queries, dict):
+                raise ClirkitError(f"{where}{label('split')} divides one queries file; queries given by split "
+                                   f"need no split rule")
+            if not (isinstance(split, Mapping) and split and all(s in SPLITS for s in split) and all(
+                    isinstance(f, (int, float)) and not isinstance(f, bool) and 0 < f <= 1 for f in split.values())
+                    and math.isclose(sum(split.values()), 1.0) and "test" in split):
+                raise bad("split", "fractions of the queries by split summing to 1, with a test split (e.g. "
+                                   "{dev = 0.5, test = 0.5})", split)
+            split = {s: float(split[s]) for s in SPLITS if s in split}
+        seed = data.get("split_seed", 0)
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise bad("split_seed", "an integer >= 0", seed)
+        fields = data.get("query_fields")
+        if fields is not None:
+            try:
+                fields = ",".join(split_field_names(fields))
+            except ClirkitError as exc:
+                raise ClirkitError(f"{where}{label('query_fields')}: {exc}") from None
+        given = data.get("name", name)
+        if not isinstance(given, str) or not re.fullmatch(r"[\w.+-]+", given):
+            raise bad("name", "a name (letters, digits, '.', '_', '+' or '-')", given)
+        return cls(name=given, documents=path("documents", data["documents"]), queries=queries, qrels=qrels,
+                   parallel=pair, split=split, split_seed=seed, query_fields=fields, **languages)
+
+    def files(self) -> list[Path]:
+        """Every file it reads."""
+        def listed(value):
+            return list(value.values()) if isinstance(value, dict) else [value]
+
+        return [self.documents, *listed(self.queries), *listed(self.qrels), *self.parallel]
+
+    def record(self) -> dict:
+        """The settings and the SHA-256 of every file: what makes the folder (``sources.json``)."""
+        from clirkit.fileio import file_digest
+
+        def shown(value):
+            return {s: str(p) for s, p in value.items()} if isinstance(value, dict) else str(value)
+
+        return {"name": self.name, "source_lang": self.source_lang, "target_lang": self.target_lang,
+                "documents": str(self.documents), "queries": shown(self.queries), "qrels": shown(self.qrels),
+                "parallel": [str(p) for p in self.parallel], "split": self.split, "split_seed": self.split_seed,
+                "query_fields": self.query_fields,
+                "sha256": {str(p): file_digest(p) for p in self.files()}}
+
+    def read(self, *, quiet: bool = True):
+        """Every file read and checked, the queries split: a
+        :class:`~clirkit.datasets._store.VariantData`."""
+        from clirkit.datasets._store import VariantData
+        from clirkit.formats import read_documents, read_qrels
+        from clirkit.progress import say
+
+        docids, texts = read_documents(self.documents)
+        queries = self._split_queries()
+        if isinstance(self.qrels, dict):
+            qrels = {s: read_qrels(self.qrels[s]).subset(queries[s]) for s in queries}
+        else:
+            judged = read_qrels(self.qrels)
+            qrels = {s: judged.subset(queries[s]) for s in queries}
+            known = set().union(*map(set, queries.values()))
+            unknown = set(judged.query_ids) - known
+            if unknown:
+                say(f"{self.qrels}: {len(unknown)} judged queries are not in the queries (e.g. "
+                    f"{sorted(unknown)[0]}): left out", quiet=quiet)
+        for s in queries:
+            unjudged = len(set(queries[s]) - set(qrels[s].query_ids))
+            if unjudged:
+                say(f"{self.name}: {unjudged} of the {len(queries[s])} {s} queries have no judgment (trec_eval "
+                    f"leaves them out)", quiet=quiet)
+        ids, sources, targets = self._parallel()
+        description = (f"plain files: documents {self.documents.name}, queries "
+                       f"{', '.join(p.name for p in self._listed(self.queries))}, qrels "
+                       f"{', '.join(p.name for p in self._listed(self.qrels))}")
+        return VariantData(name=self.name, variant="standard", source_lang=self.source_lang,
+                           target_lang=self.target_lang, description=description, docids=docids, doc_texts=texts,
+                           pair_ids=ids, pair_sources=sources, pair_targets=targets, queries=queries, qrels=qrels)
+
+    @staticmethod
+    def _listed(value) -> list[Path]:
+        return list(value.values()) if isinstance(value, dict) else [value]
+
+    def _read_queries(self, path: Path) -> dict[str, str]:
+        from clirkit.formats import read_queries
+
+        return read_queries(path, fields=self.query_fields, lang=self.source_lang)
+
+    def _split_queries(self) -> dict[str, dict[str, str]]:
+        """``{split: {qid: text}}``: one file per split (a query in two is an error), or one file split by the
+        rule (or all test)."""
+        import numpy as np
+
+        if isinstance(self.queries, dict):
+            out: dict[str, dict[str, str]] = {}
+            seen: dict[str, tuple[str, Path]] = {}
+            for s, path in self.queries.items():
+                out[s] = self._read_queries(path)
+                for qid in out[s]:
+                    if qid in seen:
+                        raise ClirkitError(f"{path}: query {qid} is also in {seen[qid][1]} (the {seen[qid][0]} "
+                                           f"split): a query belongs to one split")
+                    seen[qid] = (s, path)
+            return out
+        topics = self._read_queries(self.queries)
+        if self.split is None:
+            return {"test": topics}
+        ids = sorted(topics)
+        order = np.random.default_rng(self.split_seed).permutation(len(ids))
+        cuts = np.round(np.cumsum(list(self.split.values())) * len(ids)).astype(int)
+        chosen, start = {}, 0
+        for s, end in zip(self.split, cuts.tolist()):
+            members = {ids[i] for i in order[start:end].tolist()}
+            if not members:
+                raise ClirkitError(f"{self.queries}: the split {dict(self.split)} leaves the {s} split empty "
+                                   f"({len(ids)} queries)")
+            chosen[s] = {q: t for q, t in topics.items() if q in members}  # file order in each split
+            start = end
+        return chosen
+
+    def _parallel(self) -> tuple[list[str], list[str], list[str]]:
+        from clirkit.datasets.parallel import read_parallel
+        from clirkit.fileio import iter_lines
+
+        if not self.parallel:
+            return [], [], []
+        if len(self.parallel) == 1:
+            return read_parallel(self.parallel[0])
+        sides = [[text.replace("\t", " ") for _, text in iter_lines(p, skip_blank=False)] for p in self.parallel]
+        if len(sides[0]) != len(sides[1]):
+            raise ClirkitError(f"{self.parallel[0]} has {len(sides[0])} lines but {self.parallel[1]} has "
+                               f"{len(sides[1])}: the two sides of a parallel corpus are aligned line by line")
+        return [str(i + 1) for i in range(len(sides[0]))], sides[0], sides[1]
+
+    def write(self, folder: str | os.PathLike[str], *, quiet: bool = True, record: dict | None = None) -> dict:
+        """Read the files and write them into ``folder`` as a collection folder with ``sources.json``; returns the
+        manifest (its counts). Nothing is written if a file is bad."""
+        from clirkit.datasets._store import write_variant
+        from clirkit.fileio import atomic_writer
+
+        data = self.read(quiet=quiet)
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        with atomic_writer(folder / SOURCES) as out:
+            out.write(json.dumps(record or self.record(), indent=1, sort_keys=True) + "\n")
+        return write_variant(data, folder, compress=False)
