@@ -116,6 +116,7 @@ TABLE = {
     "run": [("--jobs", ["0"], ">= 1")],
     "collection": [("--split-seed", ["-1", "1.5", "x"], ">= 0")],
     "demo": [("--jobs", ["0"], ">= 1")],
+    "datasets list": [], "datasets export": [], "datasets build": [],
 }
 
 # checks that involve several options or a value's relation to the others, and non-numeric values
