@@ -252,3 +252,39 @@ def test_the_seeded_split_is_by_query_id_whatever_the_file_order(files, tmp_path
         PlainCollection.from_dict({"documents": "docs.tsv", "queries": "topics.tsv", "qrels": "all.qrels",
                                    "source_lang": "en", "target_lang": "es", "split_seed": -1}, where="", base=work)
 
+
+MUSE = ("god dios\nlord señor\nlove amor\nman hombre\nking rey\nheaven cielo\nearth tierra\nwater agua\n"
+        "light luz\nfaith fe\nsin pecado\ndeath muerte\nlife vida\nprayer oración\nspirit espíritu\nson hijo\n"
+        "father padre\npeople pueblo\nhouse casa\nword palabra\n")
+
+
+def test_the_readme_experiment_runs_as_written_on_files_of_those_names(files, tmp_path, capsys):
+    """README "Your own collection": its TOML, verbatim, on CLEF topics, JSONL documents, TREC qrels and a MUSE
+    dictionary of the names it gives."""
+    import re
+    import shutil
+
+    work, _ = files
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Your own collection", 1)[1].split("\n## ", 1)[0]
+    toml = re.search(r"```toml\n(.*?)```", section, re.S).group(1)
+    command = re.search(r"```sh\n(clirkit run my\.toml -o my-run)", section).group(1)
+    (tmp_path / "my.toml").write_text(toml, encoding="utf-8")
+    shutil.copy(work / "docs.jsonl.gz", tmp_path / "docs.jsonl.gz")
+    shutil.copy(work / "topics.clef", tmp_path / "topics.xml")
+    shutil.copy(work / "all.qrels", tmp_path / "qrels.txt")
+    (tmp_path / "en-es.txt").write_text(MUSE, encoding="utf-8")
+    capsys.readouterr()
+    import os
+
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        assert main(command.split()[1:] + ["-q"]) == 0, capsys.readouterr().err
+    finally:
+        os.chdir(cwd)
+    out = capsys.readouterr().out
+    assert [line.split(": ")[0] for line in out.split("\n") if line.startswith("my ")] == [
+        "my (standard), dev split", "my (standard), test split", "my (standard), all queries (dev and test)"]
+    assert "\nDT+PSQ " in out and (tmp_path / "my-run" / "report.md").exists()
+    assert readme.count("clirkit collection --documents docs.jsonl.gz --queries topics.xml") == 1

@@ -501,6 +501,25 @@ def test_a_new_system_kind_runs_through_the_runner_with_no_change_to_it(mini, tm
                                        "'top'?; a toy system's keys: kind, top)\n")
 
 
+def test_every_key_is_listed_by_run_keys_and_documented_in_the_readme(capsys):
+    from clirkit.experiment.spec import KEYS
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Experiment-file keys", 1)[1].split("\n## ", 1)[0]
+    assert main(["run", "--keys"]) == 0
+    listed = capsys.readouterr().out
+    for table, keys in KEYS.items():
+        assert (f"[{table}]" if table else "top level") in listed
+        for key in keys:
+            assert f"| `{key}` |" in section and f"\n  {key} " in listed, (table, key)
+    for kind in ("dt", "psq", "boost", "scs", "fusion"):
+        assert main(["run", "--keys", kind]) == 0
+        assert capsys.readouterr().out.startswith(f"[{'fusions' if kind == 'fusion' else 'systems'}.NAME] of kind")
+    assert main(["run", "--keys", "bm25"]) == 2
+    assert capsys.readouterr().err == ("clirkit: error: --keys: no system kind 'bm25' (kinds: dt, psq, boost, scs, or "
+                                       "fusion)\n")
+
+
 def test_a_report_split_the_collection_lacks_is_an_error_before_anything_runs(mini, tmp_path, capsys):
     from clirkit.datasets import CollectionData, write_collection
 
