@@ -533,3 +533,27 @@ def test_a_report_split_the_collection_lacks_is_an_error_before_anything_runs(mi
     assert main(["run", str(path), "-o", str(tmp_path / "out"), "-q"]) == 2
     assert capsys.readouterr().err == (f"clirkit: error: {path}: report_splits: only-test has no dev split (its "
                                        f"splits: test)\n")
+
+
+def test_every_system_is_fitted_saved_and_loaded_with_the_same_calls(ran, mini, tmp_path):
+    """fit(resources), save(path), Class.load(path, resources): the same three calls for DT, PSQ, the boosted
+    ranker and SCS, giving the runner's runs byte for byte."""
+    from clirkit.estimator import Resources
+    from clirkit.systems import DT, PSQ, SCS, Boost
+
+    _, out, _ = ran
+    c, table, index, documents = _api_resources(mini)
+    splits = ("train", "dev", "test")
+    resources = Resources(documents=documents, index=index, table=table, topics={s: c.queries(s) for s in splits},
+                          qrels={s: c.qrels(s) for s in splits}, source_lang="en", target_lang="es", seed=3)
+    psq = PSQ(target_stopwords_top=20)
+    systems = {"DT": DT(), "PSQ": psq, "PSQ-Boost": Boost(base=psq, rounds=30, eval_every=10, beta_grid=(2.0, 5.0),
+                                                          random_state=3, quiet=True),
+               "SCS": SCS(epochs=1, dim=16, random_state=3)}
+    for name, system in systems.items():
+        assert system.fit(resources) is system
+        system.save(tmp_path / f"{name}.npz")
+        loaded = type(system).load(tmp_path / f"{name}.npz", resources, **({"base": psq} if name == "PSQ-Boost"
+                                                                            else {}))
+        write_run(loaded.search(c.queries("test"), tag=name), tmp_path / f"{name}.run")
+        assert (tmp_path / f"{name}.run").read_bytes() == (out / "runs" / f"{name.lower()}.test.run").read_bytes()

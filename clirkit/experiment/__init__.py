@@ -4,7 +4,7 @@ An experiment file names a collection, the systems (:mod:`clirkit.systems`) with
 hyper-parameters, the fusions whose weights are tuned on the dev split, the measures and the
 baseline (every key: ``clirkit run --keys``, README "Experiment-file keys")::
 
-    collection = "nave-en-es"          # a known collection, or a collection folder (manifest.json)
+    collection = "nave-en-es"          # a known collection, a collection folder, or a [collection] table
     variant = "standard"
     measures = ["AP", "PRES@1000", "nDCG@10", "P@10"]
     baseline = "PSQ"
@@ -36,11 +36,23 @@ baseline (every key: ``clirkit run --keys``, README "Experiment-file keys")::
     systems = ["PSQ", "PSQ-Boost"]     # interpolation weights tuned on dev MAP
     step = 0.1
 
+Your own files make a collection with a ``[collection]`` table (:mod:`clirkit.datasets.plain`)::
+
+    [collection]
+    documents = "docs.jsonl.gz"        # paths relative to the experiment file
+    queries = "topics.xml"             # TSV, JSONL, TREC, CLEF, NTCIR or HC4 topics; or {dev = ..., test = ...}
+    query_fields = "title,desc"
+    qrels = "qrels.txt"
+    source_lang = "en"
+    target_lang = "es"
+    split = {dev = 0.5, test = 0.5}    # seeded, by query id
+
 :func:`run_experiment` writes into one folder: ``table.npz`` and ``index.npz``, ``models/NAME.npz``,
 ``runs/NAME.SPLIT.run``, each with a ``.json`` record of what made it (no timings: the same file and seed
 give the same bytes; step times are said on stderr) (a rerun whose record is
-unchanged reads the artifact instead of making it again), and the report: ``report.md`` (the test
-table with significance marks, tuned weights, training notes), ``results.txt`` (the same as text,
+unchanged reads the artifact instead of making it again), ``collection/`` for a ``[collection]``, and the report:
+``report.md`` (a table per split of ``report_splits``, test by default, with significance marks; tuned
+weights, training notes), ``results.txt`` (the same as text,
 what ``clirkit run`` prints) and PNG figures (kappa sweeps, training curves, per-query differences
 against the baseline). Each text is tokenized once per analyzer, whichever of the table, the index and the
 models reads it first (:func:`clirkit.analysis.cached_tokens`).
@@ -66,6 +78,14 @@ Design: one fit for every system, a runner without per-kind branches
 - **Kinds -> classes**: one table, :data:`clirkit.experiment.kinds.KINDS`; a new kind is one entry (a test adds
   a toy one), the runner (:mod:`~clirkit.experiment.runner`) builds every system and fusion from it, in
   file order, and has no branch on a kind.
+- **Plain files -> the same Collection**: a ``[collection]`` is read, checked and split once and *written* as a
+  collection folder (``collection/`` in the output, with :func:`clirkit.datasets._store.write_variant`) rather
+  than adapted on every read: one reader serves every collection (the runner, ``--collection`` on every
+  verb), topics in any format are parsed once, the drawn split is kept and visible, ``clirkit collection``
+  writes the very same folder, and the folder is an artifact like the index (``sources.json`` records the
+  files' digests, so a changed file makes it, and everything after it, again).
+- **The output folder** (:mod:`~clirkit.experiment.store`) is made beside it and switched in whole at the end,
+  so an interrupted rerun leaves the previous results readable and consistent.
 - **Modules**: :mod:`~clirkit.experiment.spec` (the file and its checks), :mod:`~clirkit.experiment.kinds`,
   :mod:`~clirkit.experiment.artifacts` (the runner's resources), :mod:`~clirkit.experiment.runner`,
   :mod:`~clirkit.experiment.report` and :mod:`~clirkit.experiment.store` (the output folder).
