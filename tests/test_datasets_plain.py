@@ -172,6 +172,8 @@ def test_what_a_collection_lacks_is_said_before_anything_runs(files, capsys, col
      "[collection] qrels is missing"),
     ('documents = "nope.tsv"\nqueries = "topics.trec"\nqrels = "all.qrels"\nsource_lang = "en"\ntarget_lang = "es"',
      "[collection] documents: {work}/nope.tsv: no such file"),
+    ('documents = "."\nqueries = "topics.trec"\nqrels = "all.qrels"\nsource_lang = "en"\ntarget_lang = "es"',
+     "[collection] documents: {work}: is a folder; give a file"),
     ('documents = "docs.tsv"\nqueries = "topics.trec"\nqrels = "all.qrels"\nsource_lang = "english"\n'
      'target_lang = "es"', "[collection] source_lang: 'english' is not an ISO 639-1 language code"),
     ('documents = "docs.tsv"\nqueries = "topics.trec"\nqrels = "all.qrels"\nsource_lang = "en"\ntarget_lang = "es"\n'
@@ -206,6 +208,10 @@ def test_a_bad_line_in_a_file_is_named_and_nothing_is_written(files, tmp_path, c
     err = capsys.readouterr().err
     assert err.startswith(f"clirkit: error: {tmp_path / 'q.tsv'}:2: ") and err.count("\n") == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["e.toml", "q.tsv"]
+    path.write_text(path.read_text().replace('queries = "q.tsv"', f'queries = "{work / "pairs.tsv"}"'))
+    assert main(["run", str(path), "-o", str(tmp_path / "out"), "-q"]) == 2  # not these topics' qrels
+    assert capsys.readouterr().err == (f"clirkit: error: {work / 'all.qrels'}: judges none of the 450 test queries "
+                                       "(e.g. Gen.1.1): are these the qrels of those topics?\n")
 
 
 def test_the_collection_verb_writes_the_folder_the_runner_makes(files, tmp_path, capsys, monkeypatch):

@@ -98,6 +98,8 @@ class PlainCollection:
             if not isinstance(value, (str, os.PathLike)) or not str(value).strip() or "\0" in str(value):
                 raise bad(key, "a file name", value)
             found = Path(value) if base is None or Path(value).is_absolute() else base / value
+            if found.is_dir():
+                raise ClirkitError(f"{where}{label(key)}: {found}: is a folder; give a file")
             if not found.is_file():
                 raise ClirkitError(f"{where}{label(key)}: {found}: no such file")
             return found
@@ -198,6 +200,10 @@ class PlainCollection:
                 say(f"{self.qrels}: {len(unknown)} judged queries are not in the queries (e.g. "
                     f"{sorted(unknown)[0]}): left out", quiet=quiet)
         for s in queries:
+            if not len(qrels[s]):
+                source = self.qrels[s] if isinstance(self.qrels, dict) else self.qrels
+                raise ClirkitError(f"{source}: judges none of the {len(queries[s])} {s} queries (e.g. "
+                                   f"{next(iter(queries[s]))}): are these the qrels of those topics?")
             unjudged = len(set(queries[s]) - set(qrels[s].query_ids))
             if unjudged:
                 say(f"{self.name}: {unjudged} of the {len(queries[s])} {s} queries have no judgment (trec_eval "
