@@ -92,7 +92,7 @@ class PlainCollection:
                                f"{', '.join(map(label, KEYS))})")
         for key in ("documents", "queries", "qrels", "source_lang", "target_lang"):
             if key not in data:
-                raise ClirkitError(f"{where}{label(key)} is missing (the collection's {KEYS[key].split(':')[0]})")
+                raise ClirkitError(f"{where}{label(key)} is missing: {KEYS[key]}")
 
         def path(key: str, value) -> Path:
             if not isinstance(value, (str, os.PathLike)) or not str(value).strip() or "\0" in str(value):

@@ -172,7 +172,7 @@ def _exchange(a: Path, b: Path) -> bool:
 def _signals_held():
     """Ctrl-C and SIGTERM delivered after the block, not inside it (main thread only)."""
     held = {signal.SIGINT, signal.SIGTERM}
-    if threading.current_thread() is not threading.main_thread():
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
         yield
         return
     signal.pthread_sigmask(signal.SIG_BLOCK, held)
