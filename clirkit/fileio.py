@@ -136,7 +136,7 @@ def check_output_folder(path: str | os.PathLike[str]) -> Path:
     if not parent.exists():
         raise ClirkitError(f"{path}: the folder {parent} does not exist (create it, or write elsewhere)")
     if not parent.is_dir():
-        raise ClirkitError(f"{path}: {parent} is not a folder")
+        raise ClirkitError(f"{path}: {parent} is not a folder (it is a file): give an output path inside a folder")
     return target
 
 

@@ -372,10 +372,9 @@ class ShardedIndex:
 
 def _check_output(path: str | os.PathLike[str]) -> None:
     """The checks of :func:`clirkit.fileio.atomic_writer`, made before any shard is written."""
-    folder = Path(path).parent
-    if not folder.is_dir():
-        raise ClirkitError(f"{path}: the folder {folder} does not exist" if not folder.exists() else
-                           f"{path}: {folder} is not a folder")
+    from clirkit.fileio import check_output_folder
+
+    check_output_folder(path)
     if Path(path).is_dir():
         raise ClirkitError(f"{path}: is a folder; give a file name to write")
 
