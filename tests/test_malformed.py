@@ -235,3 +235,45 @@ def test_an_index_header_of_deeply_nested_json_is_one_error_line(indexed_dir, ca
     assert main(["search", "--index", str(bad), "--queries", str(queries), "-o", str(indexed_dir / "r"), "-q"]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"clirkit: error: {bad}") and err.count("\n") == 1
+
+
+def _matrix_module():
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parent.parent / "eval"
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))  # the matrix imports its inputs' helpers from eval/fuzz.py
+    spec = importlib.util.spec_from_file_location("clirkit_eval_matrix", folder / "malformed_matrix.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("line, says", [
+    ("clirkit: error: ix.npz: corrupt index: docids is empty; rebuild the index with `clirkit index`", True),
+    ("clirkit: error: t.dict: could be MUSE or pairs: pass --format muse or --format pairs", True),
+    ("clirkit: error: q.tsv:3: query id q1 appears twice (first at line 1)", False),
+    ("clirkit: error: docs.tsv:1: invalid UTF-8 (byte 1 of the line)", False),
+])
+def test_the_sample_of_messages_tells_those_that_say_what_to_do(line, says):
+    assert _matrix_module().says_what_to_do(line) is says
+
+
+def test_the_sample_drawn_again_from_a_report_is_the_same_draw(tmp_path):
+    import json
+
+    m = _matrix_module()
+    slot = m.Slot("index", "documents TSV", [], {}, {})
+    results = [m.Result(m.Case(slot, "input", f"class {k}", "error", [], {}, []), "ok-error" if k % 3 else "traceback",
+                        f"clirkit: error: docs.tsv:{k}: problem {k}", 0.1, "") for k in range(60)]
+    report = tmp_path / "m.json"
+    report.write_text(json.dumps({"results": [{"verb": r.case.slot.verb, "input": r.case.slot.label, "group": "input",
+                                               "file": "", "class": r.case.cls, "outcome": r.outcome}
+                                              for r in results]}), encoding="utf-8")
+    drawn = m.sampled_cases(str(report), 10, seed=3)
+    text = m.sample_text(results, 10, seed=3)
+    assert len(drawn) == 10 and [w for w in drawn if f"] {w}\n" in text] == drawn
+    assert text.startswith("## 10 error messages drawn at random (seed 3): 0 say what to do")
