@@ -53,6 +53,9 @@ class Resources:
         excluded: ``{split: {qid: docids}}``, documents a query must not return (e.g. its translation mate).
         known_items: ``(topics, qrels)`` made of a parallel corpus (a source sentence finds its aligned
             document), added to a boosted ranker's training tuples when its file says ``parallel_tuples``.
+        reverse_table: p(query-language word | document-language word), the table of PSQ over translated
+            documents (:meth:`reverse_table` trains one on ``parallel`` when none is given).
+        parallel: ``(source sentences, target sentences)``, the aligned parallel corpus (:meth:`parallel`).
         options: the experiment-file keys of one system that are not parameters (its table files).
         source_lang, target_lang, seed, quiet, jobs: the languages, the seed, progress and worker processes.
 
@@ -65,9 +68,11 @@ class Resources:
                  topics: Mapping[str, Mapping[str, str]] | None = None, qrels: Mapping[str, Any] | None = None,
                  excluded: Mapping[str, Mapping[str, set[str]]] | None = None, known_items=None,
                  options: Mapping[str, Any] | None = None, source_lang: str | None = None,
-                 target_lang: str | None = None, seed: int = 0, quiet: bool = True, jobs: int = 1) -> None:
+                 target_lang: str | None = None, seed: int = 0, quiet: bool = True, jobs: int = 1,
+                 reverse_table=None, parallel=None) -> None:
         self._documents, self._index = documents, index
-        self._tables = {"table": table, "table2": table2}
+        self._tables = {"table": table, "table2": table2, "reverse": reverse_table}  # shared by the views
+        self._parallel = parallel
         self._topics = {s: dict(t) for s, t in (topics or {}).items()}
         self._qrels = dict(qrels or {})
         self._excluded = {s: dict(e) for s, e in (excluded or {}).items()}
@@ -130,6 +135,58 @@ class Resources:
         if self._known_items is None:
             raise self._missing("known-item pairs", "known_items=(topics, qrels)")
         return self._known_items
+
+    def parallel(self) -> tuple[list[str], list[str]]:
+        """``(source sentences, target sentences)`` of the parallel corpus, aligned: the one given, else the
+        experiment runner's collection's (its ``c``)."""
+        if self._parallel is not None:
+            return self._parallel
+        collection = getattr(self, "c", None)
+        if collection is None:
+            raise self._missing("parallel corpus", "parallel=(source sentences, target sentences)")
+        return collection.parallel()
+
+    def reverse_table(self):
+        """p(query-language word | document-language word), the table of ``PSQ(translate="documents")``: the one
+        given, else IBM Model 1 trained once from the target (documents') side of :meth:`parallel` to its source
+        (queries') side, with the analysis and iterations the table of ``table = "ibm1"`` records (else the
+        index's analysis and clirkit's defaults). A system's ``table`` file is a query-side table: refused."""
+        if self._tables.get("reverse") is None:
+            given = self.option("table")
+            if given not in (None, "ibm1"):
+                raise ClirkitError(f"table = {given!r} translates the queries; translate = documents trains its table "
+                                   f"the other way on the parallel corpus (leave table out, or use clirkit psq "
+                                   f"--translate documents --table FILE with a table from the documents' language)")
+            self._tables["reverse"] = self._trained_reverse()
+        return self._tables["reverse"]
+
+    def reverse_record(self) -> dict | None:
+        """A JSON record of what :meth:`reverse_table` is made from: the record of ``table = "ibm1"`` (the
+        corpus, the analysis, the iterations), reversed; ``{}`` for values given in Python."""
+        record = self.for_system({**self.options, "table": "ibm1"}).record("table")
+        return {"reversed": record} if record else {}
+
+    def _trained_reverse(self):
+        from clirkit.analysis import Analyzer
+        from clirkit.progress import say
+        from clirkit.translation import train_table
+
+        record = self.for_system({**self.options, "table": "ibm1"}).record("table") or {}
+        analysis = record.get("analysis") or {}
+        documents = (Analyzer.from_dict(analysis["target"]) if "target" in analysis else self.index().analyzer)
+        if "source" in analysis:
+            queries = Analyzer.from_dict(analysis["source"])
+        elif self.source_lang is not None:
+            queries = Analyzer(self.source_lang)
+        else:
+            raise self._missing("query language", "source_lang=...")
+        source, target = self.parallel()
+        tokens = [a.tokenize_many(texts, quiet=self.quiet, jobs=self.jobs, desc=f"tokenizing {side}")
+                  for a, texts, side in ((documents, target, "target"), (queries, source, "source"))]
+        iterations = int(record.get("iterations", 5))
+        say(f"training IBM Model 1 the other way ({documents.lang} -> {queries.lang}) on {len(source)} sentence pairs, "
+            f"{iterations} iterations", quiet=self.quiet)
+        return train_table(*tokens, documents, queries, iterations=iterations, quiet=self.quiet)
 
     def option(self, key: str, default=None):
         """The system's experiment-file key ``key`` that is not a parameter (e.g. its ``table`` file)."""

@@ -113,22 +113,28 @@ def check_languages(table, index, source_lang: str | None = None) -> None:
     """ClirkitError when the table's target language is not the index's, its target terms are not analyzed as
     the index's (stemming, case, bigrams), or its source language is not ``source_lang`` (when known): a
     mismatch would silently tokenize with the wrong analyzer or match no term."""
-    from clirkit.analysis import Analyzer
-
     target = table_language(table, "target")
     if target is not None and target != index.analyzer.lang:
         raise ClirkitError(f"the table translates into {target!r} but the index is in {index.analyzer.lang!r}")
-    settings = table.params.get("target_analyzer")
-    if isinstance(settings, dict):
-        made = Analyzer.from_dict(settings, where="the table's target analyzer")
-        if not made.same_terms_as(index.analyzer):
-            raise ClirkitError(f"the table's target words were analyzed as {describe_terms(made)} but the index's "
-                               f"terms as {describe_terms(index.analyzer)}: rebuild one of them with the "
-                               f"other's analysis (--stemmer, --keep-case)")
+    check_index_side(table, "target", index, "target words")
     source = table_language(table, "source")
     if source is not None and source_lang is not None and source != source_lang:
         raise ClirkitError(f"the queries are in {source_lang!r} (source_lang) but the table translates from "
                            f"{source!r}")
+
+
+def check_index_side(table, side: str, index, words: str) -> None:
+    """ClirkitError when the ``side`` analyzer a table records (its settings) does not make the index's terms;
+    ``words`` names that side's words in the message (e.g. ``target words``)."""
+    from clirkit.analysis import Analyzer
+
+    settings = table.params.get(f"{side}_analyzer")
+    if isinstance(settings, dict):
+        made = Analyzer.from_dict(settings, where=f"the table's {side} analyzer")
+        if not made.same_terms_as(index.analyzer):
+            raise ClirkitError(f"the table's {words} were analyzed as {describe_terms(made)} but the index's "
+                               f"terms as {describe_terms(index.analyzer)}: rebuild one of them with the "
+                               f"other's analysis (--stemmer, --keep-case)")
 
 
 def describe_terms(analyzer) -> str:
@@ -302,6 +308,20 @@ class PSQ(_CrossLanguageBM25):
             dictionary baseline), or ``auto`` (the default): ``pirkola`` for a dictionary alone (its p are
             not learned: ``table.params["model"] == "dictionary"`` and no second table), ``psq`` otherwise;
             the mode used is ``mode_``. See :func:`clirkit.psq.psq_queries`.
+        translate: ``queries`` (the default: each query word -> p(e|f) over the index's terms) or ``documents``
+            (the reference implementation's way, :mod:`clirkit.docpsq`: the index is translated at ``fit``
+            through the reverse table p(query word | document word), pruned by the same rules (min_prob,
+            cumulative, max_options, target_stopwords: query-language words here), and searched as a monolingual
+            index; ``unknown`` then applies to document words). ``fit`` then takes the reverse table, or an index
+            translated before (:class:`~clirkit.docpsq.ProjectedIndex`, made with the same pruning) and no table;
+            table2, the Pirkola and bag modes, renormalize_in_vocabulary and the corpus stoplists are query-side
+            only.
+        scoring: ``bm25`` or ``lm``: the smoothed query likelihood of the reference (:mod:`clirkit.lm`).
+        alpha: the background model's weight in ``lm`` scoring (0.1, the reference's).
+        background: the background model of ``lm`` scoring: ``collection`` (the searched index's term
+            frequencies), ``parallel`` (the query-language side of the parallel corpus, ``fit(resources)``) or a
+            term-count file (``COUNT TOKEN`` lines, as the reference's ``eng.cnt``); the last two for
+            translate = documents, whose index terms are query-language terms.
     """
 
     _parameter_constraints = {
@@ -315,6 +335,10 @@ class PSQ(_CrossLanguageBM25):
         "renormalize_in_vocabulary": ["boolean"],
         "unknown": [StrOptions({"pass", "drop"})],
         "mode": [StrOptions({"auto", "psq", "pirkola", "all"})],
+        "translate": [StrOptions({"queries", "documents"})],
+        "scoring": [StrOptions({"bm25", "lm"})],
+        "alpha": [Interval(Real, 0, 1, closed="neither")],
+        "background": [str],
     }
     default_tag = "PSQ"
 
@@ -325,7 +349,8 @@ class PSQ(_CrossLanguageBM25):
                  cumulative: float = 0.95, max_options: int | None = None,
                  target_stopwords: Sequence[str] | None = None, target_stopwords_top: int = STOPWORDS_TOP,
                  renormalize_in_vocabulary: bool = False, unknown: str = "pass", mode: str = "auto",
-                 decompound: str = "none") -> None:
+                 decompound: str = "none", translate: str = "queries", scoring: str = "bm25", alpha: float = 0.1,
+                 background: str = "collection") -> None:
         super().__init__(k1=k1, b=b, k3=k3, idf=idf, precision=precision, source_lang=source_lang,
                          source_stopwords=source_stopwords, source_stopwords_top=source_stopwords_top,
                          decompound=decompound)
@@ -338,20 +363,31 @@ class PSQ(_CrossLanguageBM25):
         self.renormalize_in_vocabulary = renormalize_in_vocabulary
         self.unknown = unknown
         self.mode = mode
+        self.translate = translate
+        self.scoring = scoring
+        self.alpha = alpha
+        self.background = background
 
     file_keys = {**_CrossLanguageBM25.file_keys,
                  "table2": (str, 'a second table interpolated with the first (lam * table + (1 - lam) * table2): '
                                  'a file, or "ibm1"')}
 
-    def fit(self, index, table=None, table2=None, *, quiet: bool = True) -> "PSQ":
+    def fit(self, index, table=None, table2=None, *, quiet: bool = True, background_texts=None) -> "PSQ":
         """Bind to the target ``index`` and ``table`` p(e|f) (interpolated with ``table2`` if given), or to those
         of :class:`~clirkit.estimator.Resources`, interpolating and pruning the table once; sets ``table_``
-        (the prepared table); returns self."""
+        (the prepared table); returns self. With translate = documents, ``table`` is the reverse table (the
+        resources' :meth:`~clirkit.estimator.Resources.reverse_table`) and ``index_`` the translated index;
+        ``background_texts``: the query-language texts of background = parallel."""
         from clirkit.psq import prepare_table
         from clirkit.shards import frequent_terms
 
         if isinstance(index, Resources):
-            return self.fit(index.index(), index.table(), index.table("table2"), quiet=index.quiet)
+            documents = self.translate == "documents"
+            texts = index.parallel()[0] if documents and self.background == "parallel" else None
+            return self.fit(index.index(), index.reverse_table() if documents else index.table(),
+                            None if documents else index.table("table2"), quiet=index.quiet, background_texts=texts)
+        if self.translate == "documents":
+            return self._fit_documents(index, table, table2, quiet, background_texts)
         self._bind(index, table, quiet)
         listed = self.target_stopwords or ()
         if isinstance(listed, str):
@@ -365,14 +401,61 @@ class PSQ(_CrossLanguageBM25):
             raise ClirkitError(str(exc)) from None
         dictionary = table.params.get("model") == "dictionary" and table2 is None
         self.mode_ = self.mode if self.mode != "auto" else ("pirkola" if dictionary else "psq")
+        if self.scoring == "lm":
+            self.bm25_ = self._language_model(index, None)
         return self
 
+    def _fit_documents(self, index, table, table2, quiet: bool, texts) -> "PSQ":
+        """fit with translate = documents: ``index`` translated through the reverse ``table`` (or translated
+        before), searched monolingually."""
+        from clirkit.decompound import table_splitter
+        from clirkit.docpsq import queries_view, translated
+        from clirkit.shards import bm25_of
+
+        self.check_params()
+        query_side = [k for k, off in (("table2", table2 is None), ("mode", self.mode in ("auto", "psq")),
+                                       ("renormalize_in_vocabulary", not self.renormalize_in_vocabulary),
+                                       ("target_stopwords_top", not self.target_stopwords_top),
+                                       ("source_stopwords_top", not self.source_stopwords_top)) if not off]
+        if query_side:
+            raise ClirkitError(f"{', '.join(query_side)}: for translate = queries only (translate = documents "
+                               f"searches the translated documents as a monolingual index)")
+        self.__dict__.pop("splitter_", None)
+        self.index_ = translated(index, table, lang=self.source_lang, min_prob=self.min_prob,
+                                 cumulative=self.cumulative if self.cumulative < 1 else None,
+                                 max_options=self.max_options, target_stopwords=self.target_stopwords,
+                                 unknown=self.unknown)
+        self.table_, self.mode_, self.stopterms_ = table, "psq", frozenset()
+        self.analyzer_ = query_analyzer(queries_view(self.index_), stopwords=self.source_stopwords, quiet=quiet)
+        self.splitter_ = table_splitter(self.decompound, self.index_.terms.tolist(), self.analyzer_)
+        self.bm25_ = (self._language_model(self.index_, texts) if self.scoring == "lm" else
+                      bm25_of(self.index_, k1=self.k1, b=self.b, k3=self.k3, idf=self.idf, precision=self.precision))
+        return self
+
+    def _language_model(self, index, texts):
+        """The smoothed query likelihood over ``index`` (:class:`clirkit.lm.QueryLikelihood`)."""
+        from clirkit.docpsq import background
+        from clirkit.lm import QueryLikelihood
+
+        if self.translate == "queries" and self.background != "collection":
+            raise ClirkitError(f"background = {self.background!r}: a model of query-language words, for translate = "
+                               f"documents; translated queries are smoothed with the collection's")
+        if not hasattr(index, "tf"):
+            raise ClirkitError("scoring = lm searches an index in one file, not a sharded index")
+        return QueryLikelihood(index, background(self.background, index, texts=texts), alpha=self.alpha,
+                               lengths=getattr(index, "source_lengths", None), precision=self.precision)
+
     def _more_inputs(self, resources: Resources) -> tuple:
+        if self.translate == "documents":
+            return (("table2", resources.record("table2")), ("reverse_table", resources.reverse_record()))
         return (("table2", resources.record("table2")),)
 
     def structured_from_tokens(self, qids: Sequence[str], tokens: Sequence[Sequence[str]]):
         from clirkit.psq import psq_queries
+        from clirkit.query import StructuredQueries
 
+        if self.translate == "documents":  # the index is in the queries' language
+            return StructuredQueries.from_tokens(list(qids), tokens, self.index_.vocabulary)
         return psq_queries(list(qids), tokens, self.table_, self.index_.vocabulary,
                            renormalize_in_vocabulary=self.renormalize_in_vocabulary, unknown=self.unknown,
                            mode=self.mode_)

@@ -1,0 +1,298 @@
+"""PSQ over translated documents: the index projected at index time into the query language (the way of the
+reference PSQ implementation, ``fast-psq``; Yang et al., SIGIR 2024), then searched as a monolingual one.
+
+With a reverse table p(e|f), e a query-language word and f a document-language word (pruned by the rules of
+query-side PSQ, :func:`clirkit.psq.prepare_table`), a document's expected count of e is
+
+    tf~(e, d) = sum_f p(e|f) tf(f, d)
+
+one sparse product for the whole collection (query-language terms x documents = P^T tf, P the table's rows
+re-indexed to the index's terms). A document word the table does not know passes through as itself with
+p = 1 (names, numbers), or is dropped (``unknown="drop"``), as a query word is on the query side. The result
+is a :class:`ProjectedIndex`: an :class:`~clirkit.index.Index` whose counts are fractional, whose terms are
+query-language terms (its analyzer is the table's target-side analyzer, the one queries go through) and whose
+document lengths are the projected ones (the sum of each document's expected counts), with the documents'
+own lengths kept for the language model (:mod:`clirkit.lm`). BM25 (:class:`~clirkit.bm25.BM25`) serves it
+as it serves any index: a query is one-to-one, a sparse row sum over precomputed posting weights.
+
+A projected index is saved as its own npz kind (``projected-index``), memory-mappable like an index, with the
+table's parameters (its pruning) in the header, so a search can check it was made as the system asks.
+"""
+from __future__ import annotations
+
+import os
+from itertools import repeat
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from clirkit.errors import ClirkitError, located
+from clirkit.index import Index, _aligned
+from clirkit.npzio import (Corrupt, check_csr_rows, checking, load_npz, require_analyzer, require_array, require_csr,
+                           require_field, save_npz, stored_as)
+from clirkit.translation.table import NULL, TranslationTable
+
+KIND = "projected-index"
+FORMAT_VERSION = 1
+UNKNOWN = ("pass", "drop")
+BACKGROUNDS = ("collection", "parallel")  # or a term-count file (:func:`read_counts`)
+
+
+@dataclass
+class ProjectedIndex(Index):
+    """An index of documents translated into the query language (module docstring).
+
+    Attributes (beside :class:`~clirkit.index.Index`'s, whose ``tf`` holds float64 expected counts and whose
+    ``doc_lengths`` are their sums per document):
+        source_lengths: float64 (n_docs,): tokens per document in its own language, before translation.
+        translation: how it was made: ``table`` (the pruned table's parameters), ``unknown``,
+            ``source_analyzer`` (the documents' analysis) and ``source_stats`` (the document index's counts).
+    """
+
+    source_lengths: np.ndarray | None = None
+    translation: dict = field(default_factory=dict)
+
+    def check_rows(self, terms: np.ndarray) -> None:
+        """:meth:`Index.check_rows` for expected counts: values > 0, not >= 1."""
+        if self._unchecked is None or len(terms) == 0:
+            return
+        terms = np.unique(np.asarray(terms, dtype=np.int64))
+        todo = terms[self._unchecked[terms]]
+        if len(todo):
+            with checking(self._source, "index", remedy=True):
+                check_csr_rows(self.tf, todo, ("tf_data", "tf_indices"), min=np.finfo(np.float64).tiny)
+            self._unchecked[todo] = False
+
+    def _write(self, path: str | os.PathLike[str]) -> None:
+        header = {"analyzer": self.analyzer.to_dict(), "stats": self.stats(), "translation": self.translation}
+        save_npz(path, KIND, FORMAT_VERSION, header, {
+            "docids": self.docids, "terms": self.terms, "doc_lengths": self.doc_lengths,
+            "source_lengths": self.source_lengths, "tf_data": self.tf.data, "tf_indices": self.tf.indices,
+            "tf_indptr": self.tf.indptr})
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], *, mmap: bool = False) -> "ProjectedIndex":
+        """Read a projected index written by :meth:`save`, checked as :meth:`Index.load` checks an index (the
+        counts: positive numbers; each document length the sum of its counts, to 1e-9 relative)."""
+        required = ("docids", "terms", "doc_lengths", "source_lengths", "tf_data", "tf_indices", "tf_indptr")
+        header, a = load_npz(path, KIND, (FORMAT_VERSION,), required, mmap=mmap)
+        with checking(path, "index", remedy=True):
+            analyzer = require_analyzer(header, "analyzer")
+            translation = require_field(header, "translation", "object")
+            docids = require_array(a, "docids", "str", sorted=True, unique=True)
+            terms = require_array(a, "terms", "str", sorted=True, unique=True)
+            _aligned(a, docids, terms)
+            n = (len(docids),)
+            doc_lengths = require_array(a, "doc_lengths", "number", shape=n, min=0, dtype=np.float64)
+            source_lengths = require_array(a, "source_lengths", "number", shape=n, min=0, dtype=np.float64)
+            lazy = mmap and stored_as(a, "tf_data", np.float64) and stored_as(a, "tf_indices", np.int32)
+            tf = require_csr(a, ("tf_data", "tf_indices", "tf_indptr"), (len(terms), len(docids)), "number",
+                             min=np.finfo(np.float64).tiny, dtype=np.float64, entries=not lazy)
+            made = dict(translation=translation, source_lengths=source_lengths)
+            if lazy:
+                return cls(docids, terms, tf, doc_lengths, analyzer, _unchecked=np.ones(len(terms), dtype=bool),
+                           _source=str(path), **made)
+            counted = np.bincount(tf.indices, weights=tf.data, minlength=len(docids))
+            off = np.flatnonzero(~np.isclose(counted, doc_lengths, rtol=1e-9, atol=0))
+            if len(off):
+                j = int(off[0])
+                raise Corrupt(f"doc_lengths has {doc_lengths[j]:g} at {j} but document {str(docids[j])!r} "
+                              f"counts {counted[j]:g} expected tokens")
+        return cls(docids, terms, tf, doc_lengths, analyzer, **made)
+
+
+def project(index: Index, table: TranslationTable, *, unknown: str = "pass",
+            analyzer=None) -> ProjectedIndex:
+    """``index`` translated through ``table`` p(e|f) (f: the index's terms, e: query-language terms; prune it
+    first: :func:`clirkit.psq.prepare_table`) into a :class:`ProjectedIndex` of expected counts.
+
+    ``unknown``: a term of the index the table does not know passes through as itself with p = 1 (``pass``),
+    or is dropped (``drop``); a term the table knows but whose every option was pruned is dropped. The new
+    index's terms are the query-language terms with a count in some document, sorted; ``analyzer`` (default:
+    :func:`table_query_analyzer`) is the analysis of its terms, the one queries go through.
+    """
+    if unknown not in UNKNOWN:
+        raise ValueError(f"unknown must be 'pass' or 'drop', got {unknown!r}")
+    if not isinstance(index, Index):
+        raise ClirkitError("translating the documents needs an index in one file, not a sharded index: index the "
+                           "documents without --shards")
+    row_of = table.source_index
+    rows = np.fromiter((row_of.get(t, -1) if t != NULL else -1 for t in index.terms.tolist()), dtype=np.int64,
+                       count=index.n_terms)
+    known = rows >= 0
+    passing = np.flatnonzero(~known) if unknown == "pass" else np.zeros(0, dtype=np.int64)
+    out_terms = np.union1d(table.target_vocab, index.terms[passing])
+    options = table.probs[np.where(known, rows, 0)]
+    options = sp.csr_matrix(sp.diags(known.astype(np.float64)) @ options)
+    # both vocabularies are sorted, so the re-indexed columns stay sorted within each row
+    options = sp.csr_matrix((options.data, np.searchsorted(out_terms, table.target_vocab)[options.indices],
+                             options.indptr), shape=(index.n_terms, len(out_terms)))
+    passed = sp.csr_matrix((np.ones(len(passing)), (passing, np.searchsorted(out_terms, index.terms[passing]))),
+                           shape=options.shape)
+    expected = ((options + passed).T.tocsr() @ index.tf.astype(np.float64)).tocsr()
+    expected.eliminate_zeros()
+    used = np.flatnonzero(np.diff(expected.indptr) > 0)
+    expected = expected[used]
+    expected.sort_indices()
+    lengths = np.bincount(expected.indices, weights=expected.data, minlength=index.n_docs)
+    translation = {"table": table.params, "unknown": unknown, "source_analyzer": index.analyzer.to_dict(),
+                   "source_stats": index.stats()}
+    return ProjectedIndex(index.docids, out_terms[used], expected, lengths,
+                          analyzer if analyzer is not None else table_query_analyzer(table),
+                          source_lengths=np.asarray(index.doc_lengths, dtype=np.float64), translation=translation)
+
+
+def reversed_view(table: TranslationTable) -> SimpleNamespace:
+    """An object whose ``params`` are ``table``'s with the two sides swapped (source <-> target): what the
+    query-side helpers of :mod:`clirkit.systems` read (``query_analyzer``, ``table_language``) see a reverse
+    table's query-language side as its source side."""
+    swap = {"source": "target", "target": "source"}
+    params = {}
+    for key, value in table.params.items():
+        side, _, rest = key.partition("_")
+        params[f"{swap[side]}_{rest}" if side in swap and rest in ("lang", "analyzer") else key] = value
+    return SimpleNamespace(params=params)
+
+
+def queries_view(index: ProjectedIndex) -> SimpleNamespace:
+    """What :func:`clirkit.systems.query_analyzer` reads of a table, for the queries of ``index``: its analyzer
+    as the source side."""
+    return SimpleNamespace(params={"source_analyzer": index.analyzer.to_dict(), "source_lang": index.analyzer.lang})
+
+
+def translated(index: Index, table: TranslationTable | None, *, lang: str | None = None, min_prob: float,
+               cumulative: float | None, max_options: int | None, target_stopwords=None,
+               unknown: str = "pass") -> ProjectedIndex:
+    """``index`` translated into the query language ``lang`` through the reverse ``table``, pruned as
+    :func:`clirkit.psq.prepare_table` prunes (``target_stopwords``: query-language words, or ``"snowball"``; the
+    query analyzer's stopwords are always dropped), then projected (:func:`project`); or, with no table, ``index`` itself
+    when it is a :class:`ProjectedIndex` made with these settings (:func:`check_projection`)."""
+    from clirkit.psq import prepare_table
+    from clirkit.systems import snowball_terms
+
+    if isinstance(index, ProjectedIndex):
+        if table is not None:
+            raise ClirkitError("the index is already translated into the queries' language: give no table, or the "
+                               "index of the documents in their own language")
+        analyzer = index.analyzer
+    elif table is None:
+        raise ClirkitError("translate = documents needs the table from the documents' language into the queries' "
+                           "(or an index translated before)")
+    else:
+        check_reverse(table, index, lang)
+        analyzer = table_query_analyzer(table, lang)
+    if lang is not None and lang != analyzer.lang:
+        raise ClirkitError(f"the queries are in {lang!r} (source_lang) but the index is translated into "
+                           f"{analyzer.lang!r}")
+    listed = snowball_terms(analyzer) if target_stopwords == "snowball" else set(target_stopwords or ())
+    stopwords = set(analyzer.stopwords) | set(listed)
+    if isinstance(index, ProjectedIndex):
+        check_projection(index, {"min_prob": min_prob, "cumulative": cumulative, "max_options": max_options,
+                                 "n_target_stopwords": len(stopwords), "renormalized": True}, unknown)
+        return index
+    try:
+        pruned = prepare_table(table, min_prob=min_prob, cumulative=cumulative, max_options=max_options,
+                               target_stopwords=stopwords)
+    except ValueError as exc:
+        raise ClirkitError(str(exc)) from None
+    return project(index, pruned, unknown=unknown, analyzer=analyzer)
+
+
+def table_query_analyzer(table: TranslationTable, lang: str | None = None):
+    """The analyzer of queries searching documents translated by ``table``: its target-side analyzer
+    (:func:`clirkit.systems.query_analyzer` of the swapped sides)."""
+    from clirkit.systems import query_analyzer
+
+    return query_analyzer(reversed_view(table), lang=lang)
+
+
+def check_reverse(table: TranslationTable, index: Index, query_lang: str | None = None) -> None:
+    """ClirkitError unless ``table`` translates from the index's language and analysis into ``query_lang``
+    (when known): a table in the query-side direction (from the queries' language into the documents') is
+    named as such, with what to do."""
+    from clirkit.systems import check_index_side, table_language
+
+    source, target, docs = table_language(table, "source"), table_language(table, "target"), index.analyzer.lang
+    if source is not None and source != docs:
+        turned = " (the queries' direction: give the table trained the other way, from the documents' language)" \
+            if target == docs else ""
+        raise ClirkitError(f"translate = documents needs a table from the documents' language ({docs!r}) into the "
+                           f"queries'; this one translates {source!r} -> {target!r}{turned}")
+    if query_lang is not None and target is not None and target != query_lang:
+        raise ClirkitError(f"the queries are in {query_lang!r} (source_lang) but the table translates the documents "
+                           f"into {target!r}")
+    check_index_side(table, "source", index, "document-language words")
+
+
+def check_projection(index: ProjectedIndex, pruning: Mapping, unknown: str) -> None:
+    """ClirkitError unless the projected ``index`` was made with ``pruning`` (the keys of the ``pruning`` record
+    of :func:`clirkit.translation.prune`) and ``unknown``: a search must not silently use other settings than
+    the ones it was given."""
+    made = dict(index.translation.get("table", {}).get("pruning") or {})
+    made["unknown"] = index.translation.get("unknown")
+    wanted = {**pruning, "unknown": unknown}
+    differ = [k for k in sorted(wanted) if made.get(k) != wanted[k]]
+    if differ:
+        shown = ", ".join(f"{k} {made.get(k)!r} (asked: {wanted[k]!r})" for k in differ)
+        raise ClirkitError(f"the index was translated with other settings: {shown}: give the same ones, or translate "
+                           f"the document index again (with its table)")
+
+
+# background models of the language-model scoring ------------------------------------------------------
+
+
+def read_counts(path: str | os.PathLike[str], analyzer) -> tuple[dict[str, int], int]:
+    """A term-count file (the reference's ``COUNT TOKEN`` lines, e.g. its ``eng.cnt``) as ``({term: count},
+    total)``: each token analyzed by ``analyzer`` (its terms share the count; a stopword adds nothing), total
+    the sum of every line's count. A malformed line is ``FILE:LINE: problem``."""
+    from clirkit.fileio import display_name, iter_lines
+
+    name = display_name(path)
+    tokens, counts, total = [], [], 0
+    for lineno, line in iter_lines(path):
+        fields = line.split()
+        if len(fields) != 2 or not fields[0].isdigit():
+            raise located(name, lineno, f"expected COUNT TOKEN (a count, a space, a word), got {line[:40]!r}")
+        tokens.append(fields[1])
+        counts.append(int(fields[0]))
+        total += int(fields[0])
+    if not tokens:
+        raise ClirkitError(f"{name}: no COUNT TOKEN line: a term-count file holds one line per word")
+    return count_terms(analyzer.tokenize_many(tokens), counts), total
+
+
+def count_terms(token_lists: Iterable[Sequence[str]], weights: Iterable[int] | None = None) -> dict[str, int]:
+    """``{term: occurrences}`` over ``token_lists`` (each list weighted by ``weights``, default 1)."""
+    counts: dict[str, int] = {}
+    for tokens, w in zip(token_lists, weights if weights is not None else repeat(1)):
+        for t in tokens:
+            counts[t] = counts.get(t, 0) + w
+    return counts
+
+
+def background(spec: str, index: Index, *, texts: Sequence[str] | None = None) -> np.ndarray:
+    """p_bg(t) for each term t of ``index`` (float64, > 0), the background of the language-model scoring.
+
+    ``spec``: ``collection``: the index's own term frequencies, cf(t) / sum cf (of a projected index, the
+    expected counts); ``parallel``: the query-language ``texts`` (the parallel corpus's query side), analyzed
+    by the index's analyzer; otherwise a term-count file (:func:`read_counts`). From texts or a file, p_bg(t) =
+    (1 + c(t)) / (1 + N), N every counted token, as the reference computes it (so a term the counts lack is
+    not impossible)."""
+    if spec == "collection":
+        cf = np.asarray(index.tf.sum(axis=1, dtype=np.float64)).ravel()
+        return cf / cf.sum() if cf.sum() > 0 else np.ones(index.n_terms)
+    if spec == "parallel":
+        if texts is None:
+            raise ClirkitError("background = 'parallel' needs the parallel corpus (fit on resources that have one), "
+                               "or give a term-count file")
+        tokens = index.analyzer.tokenize_many(list(texts))
+        counts, total = count_terms(tokens), sum(len(t) for t in tokens)
+    else:
+        if not os.path.isfile(spec):
+            raise ClirkitError(f"background: {spec}: no such file (collection, parallel, or a COUNT TOKEN file)")
+        counts, total = read_counts(spec, index.analyzer)
+    c = np.fromiter((counts.get(t, 0) for t in index.terms.tolist()), dtype=np.float64, count=index.n_terms)
+    return (1.0 + c) / (1.0 + total)

@@ -1,0 +1,172 @@
+"""PSQ over translated documents (clirkit.docpsq) and the smoothed query likelihood (clirkit.lm): the projection
+and its pruning by hand, LM scores against the query likelihood by hand, one-to-one tables giving monolingual
+BM25 from either side, the projected index's file, the resources that train the reverse table."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from clirkit.analysis import Analyzer
+from clirkit.bm25 import BM25
+from clirkit.docpsq import ProjectedIndex, background, project, read_counts, translated
+from clirkit.errors import ClirkitError
+from clirkit.estimator import Resources
+from clirkit.lm import QueryLikelihood
+from clirkit.psq import prepare_table
+from clirkit.query import StructuredQueries
+from clirkit.systems import PSQ
+from clirkit.translation import TranslationTable, save_table
+
+# Spanish -> English p(e|f), the reverse of a query-side table
+REVERSE = TranslationTable.from_triples(
+    ["luz", "luz", "luz", "dios", "dios", "la", "tinieblas"],
+    ["light", "lamp", "fire", "god", "gods", "the", "darkness"],
+    [0.6, 0.3, 0.1, 0.9, 0.1, 1.0, 1.0], params={"source_lang": "es", "target_lang": "en"})
+IDENTITY = ["dios", "luz", "tinieblas", "aguas", "la", "y", "tierra"]  # es words -> English words one to one
+ENGLISH = ["god", "light", "darkness", "waters", "the", "and", "earth"]
+# King James Version, Genesis 1:1-8 and John 1:1, 1:5: the English of the fixture's verses (public domain)
+GENESIS_EN = {
+    "Gen.1.1": "In the beginning God created the heaven and the earth.",
+    "Gen.1.2": "And the earth was without form, and void; and darkness was upon the face of the deep. And the Spirit "
+               "of God moved upon the face of the waters.",
+    "Gen.1.3": "And God said, Let there be light: and there was light.",
+    "Gen.1.4": "And God saw the light, that it was good: and God divided the light from the darkness.",
+    "Gen.1.5": "And God called the light Day, and the darkness he called Night. And the evening and the morning were "
+               "the first day.",
+    "Gen.1.6": "And God said, Let there be a firmament in the midst of the waters, and let it divide the waters from "
+               "the waters.",
+    "Gen.1.7": "And God made the firmament, and divided the waters which were under the firmament from the waters "
+               "which were above the firmament: and it was so.",
+    "Gen.1.8": "And God called the firmament Heaven. And the evening and the morning were the second day.",
+    "John.1.1": "In the beginning was the Word, and the Word was with God, and the Word was God.",
+    "John.1.5": "And the light shineth in darkness; and the darkness comprehended it not.",
+}
+
+
+def counts(index, docid: str) -> dict[str, float]:
+    col = index.tf[:, int(np.searchsorted(index.docids, docid))].tocoo()
+    return {str(index.terms[r]): float(v) for r, v in zip(col.row, col.data)}
+
+
+def test_projection_by_hand_with_the_pruning_of_query_side_psq(index):
+    # L .2 drops fire (.1) and gods (.1); C .95: light .6 then lamp (.6 before it) kept; rows renormalized
+    pruned = prepare_table(REVERSE, min_prob=0.2, cumulative=0.95)
+    projected = project(index, pruned)
+    # Gen.1.3 "Y dijo Dios: Sea la luz: y fué la luz.": y 2, dijo, dios, sea, la 2, luz 2, fué
+    assert counts(projected, "Gen.1.3") == pytest.approx({
+        "light": 2 * 0.6 / 0.9, "lamp": 2 * 0.3 / 0.9, "god": 1.0, "the": 2.0,
+        "y": 2.0, "dijo": 1.0, "sea": 1.0, "fué": 1.0})  # words the table lacks pass through
+    assert projected.doc_lengths[2] == pytest.approx(index.doc_lengths[2])  # rows sum to 1: every token kept
+    assert projected.source_lengths.tolist() == index.doc_lengths.tolist()
+    assert projected.analyzer.lang == "en" and list(projected.terms) == sorted(projected.terms)
+
+
+def test_unknown_drop_and_pruned_stopwords_leave_only_translated_mass(index):
+    pruned = prepare_table(REVERSE, min_prob=0.2, cumulative=0.95, target_stopwords=["the"])
+    projected = project(index, pruned, unknown="drop")
+    assert counts(projected, "Gen.1.3") == pytest.approx({"light": 2 * 0.6 / 0.9, "lamp": 2 * 0.3 / 0.9, "god": 1.0})
+    assert projected.doc_lengths[2] == pytest.approx(3.0)  # luz 2 + dios 1: la emptied, the unknown words dropped
+    assert projected.df[projected.vocabulary["light"]] == 4  # the verses holding luz
+
+
+def test_cumulative_keeps_the_crossing_option_and_max_options_cuts_after_it(index):
+    table = TranslationTable.from_triples(["luz"] * 3, ["light", "lamp", "fire"], [0.5, 0.3, 0.2],
+                                          params={"source_lang": "es", "target_lang": "en"})
+    keep = lambda **kw: set(project(index, prepare_table(table, **kw), unknown="drop").terms.tolist())  # noqa: E731
+    assert keep(min_prob=0.0, cumulative=0.7) == {"light", "lamp"}  # .5 < .7, lamp crosses it: kept
+    assert keep(min_prob=0.0, cumulative=0.95, max_options=1) == {"light"}
+
+
+def test_lm_scores_are_the_query_likelihood_by_hand(index):
+    alpha = 0.3
+    lm = QueryLikelihood(index, background("collection", index), alpha=alpha)
+    query = ["luz", "tinieblas", "luz"]
+    run = lm.search(StructuredQueries.from_tokens(["q"], [query], index.vocabulary), depth=100)
+    cf = {t: float(index.tf[i].sum()) for t, i in index.vocabulary.items()}
+    total = sum(cf.values())
+    for docid, score in zip(run.docids.tolist(), run.scores.tolist()):
+        tf, length = counts(index, docid), index.doc_lengths[int(np.searchsorted(index.docids, docid))]
+        # log P(q|d) with the mixture, less the part that does not depend on d: sum log(alpha p_bg)
+        likelihood = sum(math.log((1 - alpha) * tf.get(t, 0) / length + alpha * cf[t] / total) for t in query)
+        assert score == pytest.approx(likelihood - sum(math.log(alpha * cf[t] / total) for t in query))
+    assert set(run.docids.tolist()) == {d for d in index.docids.tolist() if {"luz", "tinieblas"} & set(counts(index, d))}
+
+
+def test_lm_over_a_translated_query_mixes_the_options_by_hand(index):
+    alpha = 0.1
+    table = TranslationTable.from_triples(["light", "light"], ["luz", "día"], [0.75, 0.25])
+    system = PSQ(scoring="lm", alpha=alpha, min_prob=0.0, source_lang="en").fit(index, table)
+    run = system.search({"q": "light"})
+    cf = {t: float(index.tf[i].sum()) for t, i in index.vocabulary.items()}
+    total = sum(cf.values())
+    p_bg = (0.75 * cf["luz"] + 0.25 * cf["día"]) / total
+    for docid, score in zip(run.docids.tolist(), run.scores.tolist()):
+        tf, length = counts(index, docid), index.doc_lengths[int(np.searchsorted(index.docids, docid))]
+        p = (0.75 * tf.get("luz", 0) + 0.25 * tf.get("día", 0)) / length
+        assert score == pytest.approx(math.log1p((1 - alpha) * p / (alpha * p_bg)))
+
+
+def test_a_one_to_one_table_gives_monolingual_bm25_from_either_side(index):
+    forward = TranslationTable.from_triples(ENGLISH, IDENTITY, [1.0] * 7)
+    reverse = TranslationTable.from_triples(IDENTITY, ENGLISH, [1.0] * 7)
+    english, spanish = {"q1": "light darkness", "q2": "god waters earth"}, [["luz", "tinieblas"], ["dios", "aguas", "tierra"]]
+    mono = BM25(index).search(StructuredQueries.from_tokens(["q1", "q2"], spanish, index.vocabulary), tag="PSQ")
+    for side, table in (("queries", forward), ("documents", reverse)):
+        run = PSQ(translate=side, source_lang="en").fit(index, table).search(english)
+        assert run.qids.tolist() == mono.qids.tolist() and run.docids.tolist() == mono.docids.tolist(), side
+        np.testing.assert_allclose(run.scores, mono.scores, rtol=1e-12)
+
+
+def test_the_projected_index_file_is_byte_identical_and_memory_mappable(index, tmp_path):
+    projected = project(index, prepare_table(REVERSE, min_prob=0.2))
+    projected.save(tmp_path / "a.npz")
+    project(index, prepare_table(REVERSE, min_prob=0.2)).save(tmp_path / "b.npz")
+    assert (tmp_path / "a.npz").read_bytes() == (tmp_path / "b.npz").read_bytes()
+    for mmap in (False, True):
+        loaded = ProjectedIndex.load(tmp_path / "a.npz", mmap=mmap)
+        assert loaded.lazy is mmap and loaded.translation["unknown"] == "pass"
+        queries = StructuredQueries.from_tokens(["q"], [["light", "god"]], loaded.vocabulary)
+        assert BM25(loaded).search(queries).scores.tolist() == BM25(projected).search(queries).scores.tolist()
+
+
+def test_a_projected_index_is_searched_only_with_the_settings_that_made_it(index):
+    made = translated(index, REVERSE, min_prob=0.2, cumulative=0.95, max_options=None)
+    assert PSQ(translate="documents", min_prob=0.2).fit(made).search({"q": "light"}).docids.size == 4
+    with pytest.raises(ClirkitError, match=r"translated with other settings: min_prob 0.2 \(asked: 0.1\)"):
+        PSQ(translate="documents").fit(made)
+
+
+def test_a_table_in_the_queries_direction_is_refused_with_what_to_do(index):
+    forward = TranslationTable.from_triples(["light"], ["luz"], [1.0], params={"source_lang": "en", "target_lang": "es"})
+    with pytest.raises(ClirkitError, match="this one translates 'en' -> 'es' .the queries' direction"):
+        PSQ(translate="documents").fit(index, forward)
+    with pytest.raises(ClirkitError, match="table2, mode: for translate = queries only"):
+        PSQ(translate="documents", mode="pirkola").fit(index, REVERSE, REVERSE)
+    with pytest.raises(ClirkitError, match="background = 'x.cnt': a model of query-language words"):
+        PSQ(scoring="lm", background="x.cnt").fit(index, forward)
+
+
+def test_a_count_file_background_is_the_references_add_one_estimate(index, tmp_path):
+    path = tmp_path / "en.cnt"
+    path.write_text("6 light\n3 Lights\n1 god\n", encoding="utf-8")
+    projected = project(index, prepare_table(REVERSE, min_prob=0.2))
+    p_bg = background(str(path), projected)
+    assert p_bg[projected.vocabulary["light"]] == pytest.approx((1 + 6) / (1 + 10))  # Lights is not light unstemmed
+    assert p_bg[projected.vocabulary["lamp"]] == pytest.approx(1 / 11)
+    assert read_counts(path, Analyzer("en"))[0]["light"] == 9  # stemmed: light and Lights share the count
+    path.write_text("6 light\nmany lights\n", encoding="utf-8")
+    with pytest.raises(ClirkitError, match=r"en.cnt:2: expected COUNT TOKEN"):
+        background(str(path), projected)
+
+
+def test_the_resources_train_the_reverse_table_on_the_parallel_corpus(index, verses_es):
+    ids = sorted(verses_es)
+    resources = Resources(index=index, parallel=([GENESIS_EN[d] for d in ids], [verses_es[d] for d in ids]),
+                          source_lang="en")
+    system = PSQ(translate="documents", scoring="lm", background="parallel").fit(resources)
+    assert resources.reverse_table() is system.table_  # trained once, kept
+    assert (system.table_.params["source_lang"], system.table_.params["target_lang"]) == ("es", "en")
+    assert system.index_.analyzer.lang == "en" and system.search({"q": "the light"}).docids.size > 0
+    assert system.inputs(resources) == {"index": {}, "reverse_table": {}}
