@@ -1,6 +1,7 @@
 """PSQ over translated documents (clirkit.docpsq) and the smoothed query likelihood (clirkit.lm): the projection
 and its pruning by hand, LM scores against the query likelihood by hand, one-to-one tables giving monolingual
-BM25 from either side, the projected index's file, the resources that train the reverse table."""
+BM25 from either side, the projected index's file, the resources that train the reverse table, the runner and
+the command."""
 from __future__ import annotations
 
 import math
@@ -10,6 +11,7 @@ import pytest
 
 from clirkit.analysis import Analyzer
 from clirkit.bm25 import BM25
+from clirkit.cli import main
 from clirkit.docpsq import ProjectedIndex, background, project, read_counts, translated
 from clirkit.errors import ClirkitError
 from clirkit.estimator import Resources
@@ -170,3 +172,66 @@ def test_the_resources_train_the_reverse_table_on_the_parallel_corpus(index, ver
     assert (system.table_.params["source_lang"], system.table_.params["target_lang"]) == ("es", "en")
     assert system.index_.analyzer.lang == "en" and system.search({"q": "the light"}).docids.size > 0
     assert system.inputs(resources) == {"index": {}, "reverse_table": {}}
+
+
+EXPERIMENT = """collection = "{mini}"
+measures = ["AP"]
+[systems.PSQ-docs]
+kind = "psq"
+translate = "documents"
+[systems.PSQ-docs-lm]
+kind = "psq"
+translate = "documents"
+scoring = "lm"
+background = "parallel"
+"""
+
+
+def test_the_runner_trains_the_reverse_table_and_the_command_gives_the_same_run(mini, tmp_path):
+    from clirkit import datasets
+    from clirkit.experiment import Experiment, run_experiment
+    from clirkit.formats import read_run, write_run
+    from clirkit.translation import train_table
+
+    path = tmp_path / "docs.toml"
+    path.write_text(EXPERIMENT.format(mini=mini), encoding="utf-8")
+    run_experiment(Experiment.read(path), tmp_path / "out", quiet=True)
+    runs = sorted((tmp_path / "out").rglob("psq-docs.test.run"))
+    assert runs, sorted(p.name for p in (tmp_path / "out").rglob("*"))
+    c = datasets.load(str(mini))
+    source, target = c.parallel()
+    en, es = Analyzer("en"), Analyzer("es")
+    save_table(train_table(es.tokenize_many(target), en.tokenize_many(source), es, en), tmp_path / "rev.npz")
+    docs = tmp_path / "docs.tsv"
+    docs.write_text("".join(f"{d}\t{t}\n" for d, t in zip(*c.documents())), encoding="utf-8")
+    queries = tmp_path / "q.tsv"
+    queries.write_text("".join(f"{q}\t{t}\n" for q, t in c.queries("test").items()), encoding="utf-8")
+    assert main(["index", str(docs), "--lang", "es", "-o", str(tmp_path / "ix.npz"), "-q"]) == 0
+    assert main(["psq", "--translate", "documents", "--table", str(tmp_path / "rev.npz"), "--index",
+                 str(tmp_path / "ix.npz"), "--queries", str(queries), "--tag", "PSQ-docs", "-o",
+                 str(tmp_path / "cli.run"), "-q"]) == 0
+    write_run(read_run(str(runs[0])), tmp_path / "runner.run")
+    assert (tmp_path / "cli.run").read_bytes() == (tmp_path / "runner.run").read_bytes()
+
+
+def test_command_round_trip_through_a_saved_translated_index(indexed_dir, verses_es, capsys):
+    d = indexed_dir
+    ids = sorted(verses_es)
+    (d / "en.txt").write_text("".join(GENESIS_EN[i] + "\n" for i in ids), encoding="utf-8")
+    (d / "es.txt").write_text("".join(verses_es[i] + "\n" for i in ids), encoding="utf-8")
+    (d / "q.tsv").write_text("q1\tlight and darkness\nq2\tthe waters\n", encoding="utf-8")
+    for src, tgt, out in (("es", "en", "rev.npz"), ("en", "es", "fwd.npz")):
+        assert main(["ttable", "train", "--source", str(d / f"{src}.txt"), "--target", str(d / f"{tgt}.txt"),
+                     "--source-lang", src, "--target-lang", tgt, "-o", str(d / out), "-q"]) == 0
+    common = ["psq", "--translate", "documents", "--queries", str(d / "q.tsv"), "-q"]
+    assert main(common + ["--table", str(d / "rev.npz"), "--index", str(d / "ix.npz"), "--save-index",
+                          str(d / "tix.npz"), "-o", str(d / "a.run")]) == 0
+    assert main(common + ["--index", str(d / "tix.npz"), "--mmap", "-o", str(d / "b.run")]) == 0
+    assert (d / "a.run").read_bytes() == (d / "b.run").read_bytes() and (d / "a.run").stat().st_size > 0
+    assert main(common + ["--scoring", "lm", "--index", str(d / "tix.npz"), "-o", str(d / "c.run")]) == 0
+    capsys.readouterr()
+    assert main(common + ["--table", str(d / "fwd.npz"), "--index", str(d / "ix.npz"), "-o", str(d / "x.run")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "the queries' direction" in err
+    assert main(common + ["--index", str(d / "tix.npz"), "--min-prob", "0.2", "-o", str(d / "x.run")]) == 2
+    assert "translated with other settings" in capsys.readouterr().err

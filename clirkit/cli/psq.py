@@ -16,7 +16,10 @@ def add_parser(sub) -> None:
     p = add_verb(sub, "psq", "PSQ: each query word -> p(e|f) over target words (interpolated, pruned), "
                              "scored by BM25 with fractional tf and df", run)
     add_query_options(p, PSQ)
-    p.add_argument("--table", required=True, help="translation table p(e|f)")
+    p.add_argument("--table", default=None,
+                   help="translation table p(e|f), from the queries' language into the documents' (required); with "
+                        "--translate documents, the other way: p(query word | document word), from the documents' "
+                        "language (checked against the index), or none when --index was translated before")
     p.add_argument("--table2", default=None, help="a second table, interpolated with --lambda")
     add_param(p, PSQ, "lam", "--lambda", type=param_type(PSQ, "lam"),
               help="weight of --table when interpolating with --table2")
@@ -35,6 +38,21 @@ def add_parser(sub) -> None:
                    "pirkola for a dictionary alone (its p are not learned), psq otherwise")
     add_param(p, PSQ, "unknown", "--unknown", choices=("pass", "drop"),
               help="a query word absent from the table: pass through as itself with p = 1, or drop it")
+    g = p.add_argument_group("translated documents and language-model scoring")
+    add_param(g, PSQ, "translate", "--translate", choices=("queries", "documents"),
+              help="queries: each query word -> p(e|f) over the index's terms; documents: the index is translated "
+                   "into the queries' language through --table (the reverse table, pruned by the same options) and "
+                   "searched as a monolingual index (the reference implementation's way)")
+    g.add_argument("--save-index", default=None, metavar="FILE",
+                   help="with --translate documents: write the translated index to FILE (npz), to search it again "
+                        "with --index FILE and no --table")
+    add_param(g, PSQ, "scoring", "--scoring", choices=("bm25", "lm"),
+              help="bm25, or lm: the smoothed query likelihood of the reference (log(1 + (1-alpha) p(t|d) / "
+                   "(alpha p_bg(t))) per query term)")
+    add_param(g, PSQ, "alpha", "--alpha", type=param_type(PSQ, "alpha"), help="weight of the background in lm scoring")
+    add_param(g, PSQ, "background", "--background", metavar="collection|FILE",
+              help="background of lm scoring: collection (the searched index's term frequencies) or, with "
+                   "--translate documents, a term-count file of query-language words (COUNT TOKEN lines)")
     add_bm25_options(p, PSQ)
     add_query_fields(p)
     add_shard_options(p)
@@ -45,22 +63,46 @@ def run(args) -> int:
     from clirkit.analysis import read_stopwords
     from clirkit.cli.search import open_index
     from clirkit.cli.xlquery import checked_system, query_language, search_and_write, source_stopwords
+    from clirkit.docpsq import KIND, ProjectedIndex
+    from clirkit.errors import ClirkitError
     from clirkit.formats import read_queries
     from clirkit.progress import say
-    from clirkit.systems import PSQ
+    from clirkit.shards import index_kind
+    from clirkit.systems import PSQ, table_language
     from clirkit.translation import load_table
 
     psq = checked_system(PSQ, args)
-    index = open_index(args)
-    table = load_table(args.table, args.table_format)
+    documents = psq.translate == "documents"
+    if args.save_index and not documents:
+        raise ClirkitError("--save-index writes the translated index of --translate documents")
+    translated = index_kind(args.index) == KIND
+    if translated and not documents:
+        raise ClirkitError(f"{args.index}: an index translated into the queries' language: search it with "
+                           f"--translate documents (and no --table)")
+    if args.table is None and not translated:
+        raise ClirkitError("--table is required (with --translate documents, unless --index was translated before)")
+    index = ProjectedIndex.load(args.index, mmap=args.mmap) if translated else open_index(args)
+    table = load_table(args.table, args.table_format) if args.table else None
     table2 = load_table(args.table2, args.table_format) if args.table2 else None
-    queries = read_queries(args.queries, **query_fields(args, lang=query_language(args, table, table2)))
+    if documents:  # the queries are in the reverse table's target language
+        lang = query_language(args) or (table_language(table, "target") if table else index.analyzer.lang)
+    else:
+        lang = query_language(args, table, table2)
+    queries = read_queries(args.queries, **query_fields(args, lang=lang))
     target = args.target_stopwords if args.target_stopwords in (None, "snowball") else read_stopwords(args.target_stopwords)
     psq.set_params(source_stopwords=source_stopwords(args), target_stopwords=target)
     psq.fit(index, table, table2, quiet=args.quiet)
+    if args.save_index:
+        psq.index_.save(args.save_index)
     sq = psq.structured_queries(queries, quiet=args.quiet)
-    known = sum(t in psq.table_.source_index for t in sq.source_terms)
-    say(f"PSQ: {known} of {len(sq.source_terms)} query terms found in the table "
-        f"({psq.table_.nnz} options after pruning)", quiet=args.quiet)
+    if documents:
+        known = sum(t in psq.index_.vocabulary for t in sq.source_terms)
+        say(f"PSQ over translated documents: {known} of {len(sq.source_terms)} query terms found in the "
+            f"{psq.index_.n_terms} terms of the translated index ({psq.index_.tf.nnz} expected counts)",
+            quiet=args.quiet)
+    else:
+        known = sum(t in psq.table_.source_index for t in sq.source_terms)
+        say(f"PSQ: {known} of {len(sq.source_terms)} query terms found in the table "
+            f"({psq.table_.nnz} options after pruning)", quiet=args.quiet)
     search_and_write(psq, args, sq)
     return 0
