@@ -394,3 +394,22 @@ def test_a_damaged_gzip_table_or_dictionary_is_called_so_with_what_to_do(tmp_pat
     err = capsys.readouterr().err
     assert err.startswith(f"clirkit: error: {culprit}") and err.count("\n") == 1
     assert ": damaged gzip file (" in err and "get the file again, or decompress what is left" in err
+
+
+def test_a_freedict_body_whose_bytes_moved_against_its_index_is_refused_not_read_shifted(tmp_path, capsys):
+    # found by eval/malformed_matrix.py: 3 bytes inserted in the first entry shifted every later entry, whose
+    # translations were read from the wrong bytes (exit 0, another table)
+    from pathlib import Path
+
+    data = Path(__file__).parent / "data" / "dictionaries"
+    index = tmp_path / "f.index"
+    index.write_bytes((data / "freedict-spa-eng.index").read_bytes())
+    body = (data / "freedict-spa-eng.dict").read_bytes()
+    (tmp_path / "f.dict").write_bytes(body)
+    assert main(["ttable", "show", str(index), "casa", "-q"]) == 0
+    capsys.readouterr()
+    (tmp_path / "f.dict").write_bytes(body[:2] + "\ud800".encode("utf-8", "surrogatepass") + body[2:])
+    assert main(["ttable", "show", str(index), "casa", "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"clirkit: error: {index}:") and err.count("\n") == 1
+    assert "does not start and end at line ends of f.dict: the index and the body do not match" in err

@@ -346,6 +346,12 @@ def freedict_entries(index_path: str | os.PathLike[str]) -> Iterator[tuple[str, 
             raise _format_error(name, lineno, "offset or length is not dictd base64") from None
         if start + size > len(body):
             raise _format_error(name, lineno, f"entry runs past the end of {Path(dict_path).name}")
+        end = start + size
+        if (start and body[start - 1:start] != b"\n") or (size and end < len(body) and body[end - 1:end] != b"\n"):
+            # dictd entries are whole lines: an entry cut mid-line means the index does not match the body
+            raise _format_error(name, lineno, f"the entry of {headword[:50]!r} does not start and end at line "
+                                              f"ends of {Path(dict_path).name}: the index and the body do not match "
+                                              f"(one was damaged or edited); get the dictionary again")
         if headword.startswith("00database") or headword.startswith("00-database"):
             continue
         try:
