@@ -92,10 +92,12 @@ Design: one fit for every system, a runner without per-kind branches
 """
 from __future__ import annotations
 
-from clirkit.experiment.artifacts import sample
+from clirkit.experiment.artifacts import collection_record, sample
 from clirkit.experiment.kinds import KINDS
 from clirkit.experiment.runner import Result, run_experiment
 from clirkit.experiment.spec import DEFAULT_MEASURES, Experiment, shipped, with_overrides
 
-__all__ = ["DEFAULT_MEASURES", "Experiment", "KINDS", "Result", "run_experiment", "sample", "shipped",
-           "with_overrides"]
+__all__ = ["DEFAULT_MEASURES", "Experiment", "KINDS", "Result", "collection_record", "run_experiment", "sample",
+           "shipped", "with_overrides"]
+
+_collection_record = collection_record  # its name when this package was one module (tests/test_irds.py)
