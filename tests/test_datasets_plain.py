@@ -294,3 +294,16 @@ def test_the_readme_experiment_runs_as_written_on_files_of_those_names(files, tm
         "my (standard), dev split", "my (standard), test split", "my (standard), all queries (dev and test)"]
     assert "\nDT+PSQ " in out and (tmp_path / "my-run" / "report.md").exists()
     assert readme.count("clirkit collection --documents docs.jsonl.gz --queries topics.xml") == 1
+
+
+def test_a_moses_phrase_table_is_read_as_the_table_of_a_collection_of_hc4_topics(files, capsys):
+    work, _ = files
+    with gzip.open(work / "phrase-table.gz", "wt", encoding="utf-8") as fh:  # src ||| tgt ||| 4 scores (p(t|s) 3rd)
+        fh.write("light ||| luz ||| 0.5 0.4 0.8 0.3\nlight ||| lumbre ||| 0.2 0.1 0.2 0.1\n"
+                 "god ||| dios ||| 0.9 0.9 0.9 0.9\nwaters ||| aguas ||| 0.9 0.9 0.9 0.9\n")
+    out = _run(work, "moses", 'documents = "docs.tsv"\nqueries = "topics.hc4"\nquery_fields = "title,desc"\n'
+               'qrels = "all.qrels"\nsource_lang = "en"\ntarget_lang = "es"\nsplit = {dev = 0.5, test = 0.5}',
+               capsys, top='[table]\nfile = "phrase-table.gz"')
+    record = json.loads((work / "moses" / "runs" / "psq.test.run.json").read_text(encoding="utf-8"))
+    assert record["table"]["file"].endswith("phrase-table.gz") and "tuned and learned (dev: 12 queries)" in out
+    assert not (work / "moses" / "table.npz").exists() and "\nDT+PSQ " in out
