@@ -132,10 +132,13 @@ def project(index: Index, table: TranslationTable, *, unknown: str = "pass",
                              options.indptr), shape=(index.n_terms, len(out_terms)))
     passed = sp.csr_matrix((np.ones(len(passing)), (passing, np.searchsorted(out_terms, index.terms[passing]))),
                            shape=options.shape)
-    expected = ((options + passed).T.tocsr() @ index.tf.astype(np.float64)).tocsr()
-    expected.eliminate_zeros()
-    used = np.flatnonzero(np.diff(expected.indptr) > 0)
-    expected = expected[used]
+    options = (options + passed).tocsr()
+    # every index term occurs in a document, so the terms with a count are the columns the options use: kept
+    # before the product, which then needs no copy to drop empty rows
+    used = np.unique(options.indices)
+    options = sp.csr_matrix((options.data, np.searchsorted(used, options.indices), options.indptr),
+                            shape=(index.n_terms, len(used)))
+    expected = (options.T.tocsr() @ index.tf.astype(np.float64)).tocsr()
     expected.sort_indices()
     lengths = np.bincount(expected.indices, weights=expected.data, minlength=index.n_docs)
     translation = {"table": table.params, "unknown": unknown, "source_analyzer": index.analyzer.to_dict(),

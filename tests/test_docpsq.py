@@ -184,10 +184,20 @@ kind = "psq"
 translate = "documents"
 scoring = "lm"
 background = "parallel"
+[systems.Boost-docs]
+kind = "boost"
+base = "PSQ-docs"
+rounds = 10
+eval_every = 5
+[fusions."docs+lm"]
+systems = ["PSQ-docs", "PSQ-docs-lm"]
+weights = [0.5, 0.5]
 """
 
 
 def test_the_runner_trains_the_reverse_table_and_the_command_gives_the_same_run(mini, tmp_path):
+    """The runner trains the reverse table on the collection's parallel corpus; a boosted ranker and a fusion
+    take document-side systems as their base and members; the command gives the runner's run."""
     from clirkit import datasets
     from clirkit.experiment import Experiment, run_experiment
     from clirkit.formats import read_run, write_run
@@ -197,7 +207,8 @@ def test_the_runner_trains_the_reverse_table_and_the_command_gives_the_same_run(
     path.write_text(EXPERIMENT.format(mini=mini), encoding="utf-8")
     run_experiment(Experiment.read(path), tmp_path / "out", quiet=True)
     runs = sorted((tmp_path / "out").rglob("psq-docs.test.run"))
-    assert runs, sorted(p.name for p in (tmp_path / "out").rglob("*"))
+    made = sorted(p.name for p in (tmp_path / "out").rglob("*.test.run"))
+    assert runs and {"boost-docs.test.run", "docs_lm.test.run"} <= set(made), made
     c = datasets.load(str(mini))
     source, target = c.parallel()
     en, es = Analyzer("en"), Analyzer("es")
