@@ -46,7 +46,7 @@ step = 0.25
 VERBS = {
     "index": True, "ttable train": True, "ttable prune": False, "ttable convert": False, "search": False,
     "dt": False, "psq": False, "eval": False, "aggregate": False, "scs-train": True, "scs-score": True,
-    "boost-train": True, "boost-rank": False, "run": True, "collection": False,
+    "boost-train": True, "boost-rank": False, "run": True, "collection": False, "datasets export": False,
 }
 
 
@@ -127,6 +127,7 @@ def _pipeline(m: Path, work: Path) -> dict[str, dict]:
     run("collection", "coll", ["--documents", str(m / "documents.tsv"), "--queries", test, "--qrels",
                                str(m / "qrels.test.txt"), "--source-lang", "en", "--target-lang", "es", "--split",
                                "dev=0.5,test=0.5", "-o", "OUT", "-q"])
+    run("datasets export", "exported", [str(m), "-o", "OUT", "-q"])
     return done
 
 
@@ -147,6 +148,6 @@ def test_two_runs_of_a_verb_write_byte_identical_files(twice, verb, capsys):
 def test_the_pipeline_covers_every_verb_that_writes_a_file():
     from clirkit.cli import VERBS as ALL
 
-    writes = {v for v in ALL if v not in ("ttable", "boost-show", "demo")} | {"ttable train", "ttable prune",
-                                                                              "ttable convert"}
+    writes = {v for v in ALL if v not in ("ttable", "boost-show", "demo", "datasets")} | {
+        "ttable train", "ttable prune", "ttable convert", "datasets export"}
     assert writes == set(VERBS)
