@@ -88,6 +88,8 @@ def load_npz(path: str | os.PathLike[str], kind: str, versions: tuple[int, ...],
     what = f"a clirkit {kind} file"
     if not os.path.exists(path):
         raise ClirkitError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise ClirkitError(f"{path}: is a directory, expected {what}: check the path")
     try:
         with open(path, "rb") as fh:  # np.load reads any other bytes as a pickle (and advises loading it unsafely)
             magic = fh.read(4)

@@ -114,8 +114,8 @@ def test_a_truncated_npz_is_a_clirkit_error(saved):
         load_npz(saved, "index", (1,), ())
 
 
-def test_a_directory_is_a_clirkit_error(tmp_path):
-    with pytest.raises(ClirkitError, match="not a clirkit index file or corrupt"):
+def test_a_directory_is_a_clirkit_error_that_says_so(tmp_path):
+    with pytest.raises(ClirkitError, match=r": is a directory, expected a clirkit index file: check the path$"):
         load_npz(tmp_path, "index", (1,), ())
 
 

@@ -413,3 +413,25 @@ def test_a_freedict_body_whose_bytes_moved_against_its_index_is_refused_not_read
     err = capsys.readouterr().err
     assert err.startswith(f"clirkit: error: {index}:") and err.count("\n") == 1
     assert "does not start and end at line ends of f.dict: the index and the body do not match" in err
+
+
+def test_a_dictionary_unreadable_in_its_first_lines_says_why_not_that_its_guessed_format_does_not_fit(tmp_path,
+                                                                                                       capsys):
+    # found by the matrix's message sample: a Latin-1 pairs file was guessed Moses by its name (the sniffer could
+    # not read it) and reported as "expected 3 fields 'e f p', got 2"
+    path = tmp_path / "en-es.pairs.tsv"
+    path.write_bytes("light\tluz\ncreation\tcreación\n".encode("latin-1"))
+    assert main(["ttable", "show", str(path), "light", "-q"]) == 2
+    assert one_error(capsys).startswith(f"clirkit: error: {path}:2: invalid UTF-8")
+
+
+def test_a_nul_in_a_word_names_no_other_format_to_try(tmp_path, capsys):
+    # found by the matrix's message sample: the error said "give --format ding|muse|pairs|...", no help for a NUL
+    path = write(tmp_path / "table.e2f", "luz light 0.5\ntinieblas\x00 darkness 0.5\n")
+    assert main(["ttable", "show", str(path), "light", "-q"]) == 2
+    err = one_error(capsys)
+    assert err.rstrip().endswith("contains a NUL character") and "--format" not in err
+    path = write(tmp_path / "en-es.json", '{"light": {"luz\\u0000": 1.0}}')
+    assert main(["ttable", "show", str(path), "light", "-q"]) == 2
+    err = one_error(capsys)
+    assert err.startswith(f"clirkit: error: {path}:1: 'luz\\x00' contains a NUL") and "--format" not in err

@@ -59,8 +59,8 @@ DISPLAY = {"pairs": "pairs", "muse": "MUSE", "freedict": "FreeDict", "ding": "Di
            "npz": "npz", "phrase-table": "Moses phrase table", "psq-json": "PSQ json"}
 
 
-def _format_error(name: str, lineno: int | None, problem: str) -> TableFormatError:
-    return TableFormatError(f"{name}:{lineno}: {problem}" if lineno is not None else f"{name}: {problem}")
+def _format_error(name: str, lineno: int | None, problem: str, error: type = TableFormatError) -> TableFormatError:
+    return error(f"{name}:{lineno}: {problem}" if lineno is not None else f"{name}: {problem}")
 
 
 #: The longest word or dictionary entry read, in characters: vocabularies are fixed-width numpy string
@@ -68,20 +68,28 @@ def _format_error(name: str, lineno: int | None, problem: str) -> TableFormatErr
 MAX_WORD_LENGTH = 1000
 
 
+class EntryError(TableFormatError):
+    """A word or entry that no table format allows (a NUL, a lone surrogate, a runaway length): the error names
+    no other format to try."""
+
+
 def check_words(name: str, lineno: int | None, *words: str) -> None:
-    """Raise ``TableFormatError("name:lineno: ...")`` if one of ``words`` (a table's or dictionary's words or
+    """Raise :class:`EntryError` (``"name:lineno: ..."``) if one of ``words`` (a table's or dictionary's words or
     entries) holds a NUL character (numpy string arrays drop trailing NULs: ``"casa\\0"`` would silently
     become ``"casa"``), is longer than :data:`MAX_WORD_LENGTH` or holds an unpaired surrogate."""
     for word in words:
+        problem = None
         if "\0" in word:
-            raise _format_error(name, lineno, f"{word[:50]!r} contains a NUL character")
-        if len(word) > MAX_WORD_LENGTH:
-            raise _format_error(name, lineno, f"an entry of {len(word):,} characters (at most {MAX_WORD_LENGTH:,})")
-        try:
-            word.encode("utf-8")
-        except UnicodeEncodeError:  # a JSON escape such as \ud800: not text, and no file could hold it
-            raise _format_error(name, lineno, f"{word[:50]!r} holds an unpaired surrogate (not valid Unicode)") \
-                from None
+            problem = f"{word[:50]!r} contains a NUL character"
+        elif len(word) > MAX_WORD_LENGTH:
+            problem = f"an entry of {len(word):,} characters (at most {MAX_WORD_LENGTH:,})"
+        else:
+            try:
+                word.encode("utf-8")
+            except UnicodeEncodeError:  # a JSON escape such as \ud800: not text, and no file could hold it
+                problem = f"{word[:50]!r} holds an unpaired surrogate (not valid Unicode)"
+        if problem is not None:
+            raise _format_error(name, lineno, problem, EntryError)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -40,8 +40,8 @@ import scipy.sparse as sp
 
 from clirkit.errors import ClirkitError
 from clirkit.fileio import atomic_writer, display_name, iter_lines, open_binary
-from clirkit.translation.dictionaries import (DICTIONARY_FORMATS, DISPLAY, MAX_WORD_LENGTH, check_words,
-                                              freedict_index_path, load_dictionary)
+from clirkit.translation.dictionaries import (DICTIONARY_FORMATS, DISPLAY, MAX_WORD_LENGTH, EntryError,
+                                              check_words, freedict_index_path, load_dictionary)
 from clirkit.translation.table import TableFormatError, TranslationTable
 
 KIND = "translation-table"
@@ -198,17 +198,14 @@ def _sniff(path: str) -> tuple[str | None, str]:
     and when they fit none or several, what the first lines looked like (``line 1 ding, line 2 other``)."""
     kinds: dict[str, int] = {}
     seen = 0
-    try:
-        for lineno, line in iter_lines(path):
-            kind = _line_kind(line)
-            if kind is None:
-                continue
-            kinds.setdefault(kind, lineno)
-            seen += 1
-            if len(kinds) > 1 or seen >= SNIFF_LINES:
-                break
-    except ClirkitError:
-        return None, ""                               # unreadable: the reader will say where
+    for lineno, line in iter_lines(path):  # invalid UTF-8 or a damaged gzip stream here: no reader gets past it
+        kind = _line_kind(line)
+        if kind is None:
+            continue
+        kinds.setdefault(kind, lineno)
+        seen += 1
+        if len(kinds) > 1 or seen >= SNIFF_LINES:
+            break
     if len(kinds) == 1 and next(iter(kinds)) in ("phrase-table", "ding", "muse", "moses", "pairs"):
         return next(iter(kinds)), ""
     names = {"other": "no known layout", "freedict-index": "a dictd index line"}
@@ -258,7 +255,7 @@ def load_table(path: str | os.PathLike[str], format: str = "auto", *, lowercase:
                                  stemmer=stemmer, score_column=score_column)
         table = load_npz_table(path) if format == "npz" else load_moses(path)
     except TableFormatError as exc:
-        if how is None:
+        if how is None or isinstance(exc, EntryError):  # no other format would read that entry
             raise
         others = "|".join(f for f in ("ding", "muse", "pairs", "freedict", "moses", "phrase-table", "psq-json")
                           if f != format)

@@ -39,8 +39,8 @@ import numpy as np
 
 from clirkit.errors import ClirkitError
 from clirkit.fileio import GZIP_ERRORS, damaged_gzip, display_name, iter_lines, open_binary
-from clirkit.translation.dictionaries import (MULTIWORD_TARGET, PHRASE_JOINER, _format_error, _term_maker,
-                                              check_words, multiword_report, resolve_languages)
+from clirkit.translation.dictionaries import (MULTIWORD_TARGET, PHRASE_JOINER, EntryError, _format_error,
+                                              _term_maker, check_words, multiword_report, resolve_languages)
 from clirkit.translation.table import TableFormatError, TranslationTable, normalize_rows
 
 WEIGHTED_FORMATS = ("phrase-table", "psq-json")
@@ -155,8 +155,8 @@ def psq_json_entries(path: str | os.PathLike[str]) -> Iterator[tuple[str, str, f
                                 f"in [0, 1]")
             try:
                 check_words(name, None, source, target)
-            except TableFormatError as exc:
-                raise bad(i, j, str(exc)[len(name) + 2:]) from None
+            except EntryError as exc:  # named at the entry's line, still an error no other format would avoid
+                raise EntryError(str(bad(i, j, str(exc)[len(name) + 2:]))) from None
             yield source, target, float(p)
 
 
