@@ -39,7 +39,6 @@ KIND = "projected-index"
 FORMAT_VERSION = 1
 UNKNOWN = ("pass", "drop")
 BACKGROUNDS = ("collection", "parallel")  # or a term-count file (:func:`read_counts`)
-_PRODUCT_BLOCK = 4_000_000  # entries of a block of the projection's product (a bound, before merging)
 
 
 @dataclass
@@ -140,43 +139,18 @@ def project(index: Index, table: TranslationTable, *, unknown: str = "pass",
     options = sp.csr_matrix((options.data, np.searchsorted(used, options.indices), options.indptr),
                             shape=(index.n_terms, len(used)))
     tf = index.tf
-    expected = _product(options.T.tocsr(), sp.csr_matrix((tf.data.astype(np.float64), tf.indices, tf.indptr),
-                                                         shape=tf.shape))
-    lengths = np.bincount(expected.indices, weights=expected.data, minlength=index.n_docs)
+    # one product: scipy allocates its bound of the entries but writes (and so holds) only the entries made
+    expected = (options.T.tocsr() @ sp.csr_matrix((tf.data.astype(np.float64), tf.indices, tf.indptr),
+                                                  shape=tf.shape)).tocsr()
+    expected.sort_indices()
+    # each document's expected tokens: its counts times their rows' mass (no pass over the expected counts,
+    # whose bincount would copy their indices to int64)
+    lengths = tf.T @ np.asarray(options.sum(axis=1)).ravel()
     translation = {"table": table.params, "unknown": unknown, "source_analyzer": index.analyzer.to_dict(),
                    "source_stats": index.stats()}
     return ProjectedIndex(index.docids, out_terms[used], expected, lengths,
                           analyzer if analyzer is not None else table_query_analyzer(table),
                           source_lengths=np.asarray(index.doc_lengths, dtype=np.float64), translation=translation)
-
-
-def _product(left: sp.csr_matrix, right: sp.csr_matrix, budget: int = _PRODUCT_BLOCK) -> sp.csr_matrix:
-    """``left @ right`` as a CSR matrix with sorted indices, made a block of ``left``'s rows at a time (each
-    block's product bounded by ``budget`` entries) and copied block by block into the result: the memory of the
-    result and of one block, where one product would hold its entries twice (scipy trims an oversized result
-    by a copy)."""
-    pattern = sp.csr_matrix((np.ones(left.nnz), left.indices, left.indptr), shape=left.shape)
-    bound = np.cumsum(pattern @ np.diff(right.indptr).astype(np.float64))  # entries of each row, at most
-    cuts = np.unique(np.searchsorted(bound, np.arange(budget, bound[-1] if len(bound) else 0, budget)))
-    edges = [0, *[int(c) + 1 for c in cuts if 0 <= c < left.shape[0] - 1], left.shape[0]]
-    parts = []
-    for lo, hi in zip(edges[:-1], edges[1:]):
-        part = (left[lo:hi] @ right).tocsr()
-        part.sort_indices()
-        parts.append(part)
-    nnz = sum(p.nnz for p in parts)
-    index_type = np.int32 if nnz < 2**31 else np.int64
-    data, indices = np.empty(nnz), np.empty(nnz, dtype=index_type)
-    indptr = np.zeros(left.shape[0] + 1, dtype=index_type)
-    at, row = 0, 0
-    parts.reverse()
-    while parts:  # each part freed once copied
-        part = parts.pop()
-        data[at:at + part.nnz], indices[at:at + part.nnz] = part.data, part.indices
-        indptr[row + 1:row + 1 + part.shape[0]] = at + part.indptr[1:]
-        at, row = at + part.nnz, row + part.shape[0]
-        del part
-    return sp.csr_matrix((data, indices, indptr), shape=(left.shape[0], right.shape[1]), copy=False)
 
 
 def reversed_view(table: TranslationTable) -> SimpleNamespace:

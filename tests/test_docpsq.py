@@ -246,3 +246,18 @@ def test_command_round_trip_through_a_saved_translated_index(indexed_dir, verses
     assert err.count("\n") == 1 and "the queries' direction" in err
     assert main(common + ["--index", str(d / "tix.npz"), "--min-prob", "0.2", "-o", str(d / "x.run")]) == 2
     assert "translated with other settings" in capsys.readouterr().err
+
+
+def test_the_reference_implementations_table_format_translates_the_documents(tmp_path, verses_es, capsys):
+    docs = tmp_path / "docs.tsv"
+    docs.write_text("".join(f"{d}\t{t}\n" for d, t in verses_es.items()), encoding="utf-8")
+    assert main(["index", str(docs), "--lang", "es", "--stemmer", "none", "-o", str(tmp_path / "ix.npz"), "-q"]) == 0
+    # fast-psq's .json(.gz): document word -> query word -> p
+    (tmp_path / "t.json").write_text('{"luz": {"light": 0.75, "lamp": 0.25}, "tinieblas": {"darkness": 1.0}}',
+                                     encoding="utf-8")
+    (tmp_path / "q.tsv").write_text("q1\tlamp\n", encoding="utf-8")
+    assert main(["psq", "--translate", "documents", "--table", str(tmp_path / "t.json"), "--source-lang", "en",
+                 "--index", str(tmp_path / "ix.npz"), "--queries", str(tmp_path / "q.tsv"), "--min-prob", "0.2",
+                 "-o", str(tmp_path / "r.run"), "-q"]) == 0
+    found = {line.split()[2] for line in (tmp_path / "r.run").read_text().splitlines()}
+    assert found == {d for d, t in verses_es.items() if " luz" in t.lower()}
