@@ -435,3 +435,17 @@ def test_a_nul_in_a_word_names_no_other_format_to_try(tmp_path, capsys):
     assert main(["ttable", "show", str(path), "light", "-q"]) == 2
     err = one_error(capsys)
     assert err.startswith(f"clirkit: error: {path}:1: 'luz\\x00' contains a NUL") and "--format" not in err
+
+
+def test_an_error_in_a_table_whose_content_named_its_format_suggests_no_other_format(tmp_path, capsys):
+    # the matrix's message sample: "choose the column of p(t|s) with --score-column ...; give --format ding|muse|..."
+    path = write(tmp_path / "en-es.phrase-table", "light ||| luz ||| 0.5 0.5 2.5 0.5\n")
+    assert main(["ttable", "show", str(path), "light", "-q"]) == 2
+    err = one_error(capsys)
+    assert err.endswith("with --score-column (Moses writes p(s|t) lex(s|t) p(t|s) lex(t|s))") and "--format" not in err
+    path = write(tmp_path / "en-es.txt", '{"light": {"luz": 2.5}}')
+    assert main(["ttable", "show", str(path), "light", "-q"]) == 2
+    assert "--format" not in one_error(capsys)
+    path = write(tmp_path / "en-es.e2f", "luz light 0.5\ntinieblas darkness\n")  # told by its name: say which
+    assert main(["ttable", "show", str(path), "light", "-q"]) == 2
+    assert "give --format" in one_error(capsys)

@@ -257,11 +257,17 @@ def load_table(path: str | os.PathLike[str], format: str = "auto", *, lowercase:
     except TableFormatError as exc:
         if how is None or isinstance(exc, EntryError):  # no other format would read that entry
             raise
+        if format in _SELF_EVIDENT and not how.startswith("the name"):  # its content said what it is
+            raise
         others = "|".join(f for f in ("ding", "muse", "pairs", "freedict", "moses", "phrase-table", "psq-json")
                           if f != format)
         raise TableFormatError(f"{exc} ({DISPLAY[format]} format, guessed from {how}); give --format {others} "
                                f"(dt, psq: --table-format)") from None
     return _with_languages(table, display_name(path), source_lang, target_lang)
+
+
+# formats whose content names them (``|||`` columns, a JSON object, a zip): told by it, they need no other --format
+_SELF_EVIDENT = ("phrase-table", "psq-json", "npz")
 
 
 def _with_languages(table: TranslationTable, name: str, source_lang: str | None,
