@@ -38,7 +38,6 @@ from clirkit.translation.table import NULL, TranslationTable
 KIND = "projected-index"
 FORMAT_VERSION = 1
 UNKNOWN = ("pass", "drop")
-BACKGROUNDS = ("collection", "parallel")  # or a term-count file (:func:`read_counts`)
 
 
 @dataclass
@@ -176,8 +175,8 @@ def translated(index: Index, table: TranslationTable | None, *, lang: str | None
                unknown: str = "pass") -> ProjectedIndex:
     """``index`` translated into the query language ``lang`` through the reverse ``table``, pruned as
     :func:`clirkit.psq.prepare_table` prunes (``target_stopwords``: query-language words, or ``"snowball"``; the
-    query analyzer's stopwords are always dropped), then projected (:func:`project`); or, with no table, ``index`` itself
-    when it is a :class:`ProjectedIndex` made with these settings (:func:`check_projection`)."""
+    query analyzer's stopwords are always dropped), then projected (:func:`project`); or, with no table,
+    ``index`` itself when it is a :class:`ProjectedIndex` made with these settings (:func:`check_projection`)."""
     from clirkit.psq import prepare_table
     from clirkit.systems import snowball_terms
 

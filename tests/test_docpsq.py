@@ -93,7 +93,8 @@ def test_lm_scores_are_the_query_likelihood_by_hand(index):
         # log P(q|d) with the mixture, less the part that does not depend on d: sum log(alpha p_bg)
         likelihood = sum(math.log((1 - alpha) * tf.get(t, 0) / length + alpha * cf[t] / total) for t in query)
         assert score == pytest.approx(likelihood - sum(math.log(alpha * cf[t] / total) for t in query))
-    assert set(run.docids.tolist()) == {d for d in index.docids.tolist() if {"luz", "tinieblas"} & set(counts(index, d))}
+    holding = {d for d in index.docids.tolist() if {"luz", "tinieblas"} & set(counts(index, d))}
+    assert set(run.docids.tolist()) == holding
 
 
 def test_lm_over_a_translated_query_mixes_the_options_by_hand(index):
@@ -113,7 +114,8 @@ def test_lm_over_a_translated_query_mixes_the_options_by_hand(index):
 def test_a_one_to_one_table_gives_monolingual_bm25_from_either_side(index):
     forward = TranslationTable.from_triples(ENGLISH, IDENTITY, [1.0] * 7)
     reverse = TranslationTable.from_triples(IDENTITY, ENGLISH, [1.0] * 7)
-    english, spanish = {"q1": "light darkness", "q2": "god waters earth"}, [["luz", "tinieblas"], ["dios", "aguas", "tierra"]]
+    english = {"q1": "light darkness", "q2": "god waters earth"}
+    spanish = [["luz", "tinieblas"], ["dios", "aguas", "tierra"]]
     mono = BM25(index).search(StructuredQueries.from_tokens(["q1", "q2"], spanish, index.vocabulary), tag="PSQ")
     for side, table in (("queries", forward), ("documents", reverse)):
         run = PSQ(translate=side, source_lang="en").fit(index, table).search(english)
@@ -141,7 +143,8 @@ def test_a_projected_index_is_searched_only_with_the_settings_that_made_it(index
 
 
 def test_a_table_in_the_queries_direction_is_refused_with_what_to_do(index):
-    forward = TranslationTable.from_triples(["light"], ["luz"], [1.0], params={"source_lang": "en", "target_lang": "es"})
+    forward = TranslationTable.from_triples(["light"], ["luz"], [1.0],
+                                            params={"source_lang": "en", "target_lang": "es"})
     with pytest.raises(ClirkitError, match="this one translates 'en' -> 'es' .the queries' direction"):
         PSQ(translate="documents").fit(index, forward)
     with pytest.raises(ClirkitError, match="table2, mode: for translate = queries only"):
