@@ -62,6 +62,8 @@ def open_binary(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
             yield raw
 
 
+TO_UTF8 = "; convert the file to UTF-8 (from Latin-1: `iconv -f latin1 -t utf-8 FILE > NEW`)"
+"""What to do about a text file that is not UTF-8, ending the messages that say so."""
 GZIP_ERRORS = (EOFError, gzip.BadGzipFile, zlib.error)  # what a truncated or damaged gzip stream raises
 
 
@@ -90,7 +92,8 @@ def iter_lines(path: str | os.PathLike[str], *, skip_blank: bool = True) -> Iter
                 try:
                     text = raw.decode("utf-8")
                 except UnicodeDecodeError as exc:
-                    raise located(name, lineno + 1, f"invalid UTF-8 (byte {exc.start + 1} of the line)") from None
+                    raise located(name, lineno + 1,
+                                  f"invalid UTF-8 (byte {exc.start + 1} of the line){TO_UTF8}") from None
                 text = text.rstrip("\r\n")
                 for part in text.split("\r") if "\r" in text else (text,):
                     lineno += 1

@@ -65,11 +65,12 @@ def test_gzip_is_detected_by_its_magic_bytes_not_by_the_name(tmp_path):
     assert [text for _, text in iter_lines(plain)] == LINES
 
 
-def test_invalid_utf8_is_reported_with_file_line_and_byte(tmp_path):
+def test_invalid_utf8_is_reported_with_file_line_byte_and_how_to_convert(tmp_path):
     path = tmp_path / "docs.tsv"
     # line 2 in Latin-1: the é of "fué" is the byte 0xe9, byte 38 of "Gen.1.3\tY dijo Dios: Sea la luz: y fué"
     path.write_bytes(_bytes([LINES[0]]) + LINES[1].encode("latin-1") + b"\n")
-    expected = rf"^{re.escape(str(path))}:2: invalid UTF-8 \(byte 38 of the line\)$"
+    expected = (rf"^{re.escape(str(path))}:2: invalid UTF-8 \(byte 38 of the line\); convert the file to UTF-8 "
+                r"\(from Latin-1: `iconv -f latin1 -t utf-8 FILE > NEW`\)$")
     with pytest.raises(ClirkitError, match=expected):
         list(iter_lines(path))
 
