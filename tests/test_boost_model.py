@@ -378,7 +378,7 @@ def test_term_arrays_shuffled_against_the_phrase_table_are_refused_not_ranked_as
     bad = tamper(good, tmp_path / "bad.npz", **{name: _swapped(terms, i, j)})
     with pytest.raises(ClirkitError) as info:
         BoostModel.load(bad)
-    assert str(info.value) == f"{bad}: corrupt boost model: {problem}"
+    assert str(info.value) == f"{bad}: corrupt boost model: {problem}; train the model again with `clirkit boost-train`"
 
 
 def test_a_model_given_its_terms_in_any_order_ranks_as_given_and_saves_them_sorted(tmp_path):

@@ -382,6 +382,7 @@ def test_a_tampered_scs_model_is_a_one_line_error_naming_the_file_and_the_proble
     with pytest.raises(ClirkitError) as info:
         SCSModel.load(bad)
     assert re.fullmatch(re.escape(f"{bad}: corrupt SCS model: {problem}") + ".*", str(info.value))
+    assert str(info.value).endswith("; train the model again with `clirkit scs-train`")
     assert "\n" not in str(info.value)
 
 

@@ -187,13 +187,13 @@ class BoostModel:
         within each bag (bags in order), its steps finite, its offsets increasing from 0 to the
         number of pairs, its pairs inside the term arrays; ``tgt_idf`` (needed by the idf schemes)
         holds one value in [0, 1] per target term. Anything else raises ClirkitError
-        ``FILE: corrupt boost model: problem``.
+        ``FILE: corrupt boost model: problem; train the model again with `clirkit boost-train```.
         """
         hist_keys = ("bag", "round", "bucket", "alpha", "ptr", "pair_src", "pair_tgt")
         required = ("src_terms", "tgt_terms", "W_indptr", "W_indices", "W_data") + tuple(
             f"history_{k}" for k in hist_keys)
         meta, arr = load_npz(path, KIND, (FORMAT_VERSION, BASE_FORMAT_VERSION), required)
-        with checking(path, "boost model"):
+        with checking(path, "boost model", remedy=True):
             ngram = require_field(meta, "ngram", "int", choices=(1, 2, 3))
             source_analyzer = require_analyzer(meta, "source_analyzer")
             target_analyzer = require_analyzer(meta, "target_analyzer")

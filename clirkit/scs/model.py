@@ -599,13 +599,13 @@ class SCSModel(System):
         finite numbers), both analyzers' settings (or null), ``history`` a list of epoch records
         with a numeric ``loss``, ``training_stats`` an object. Arrays: both vocabularies strictly
         increasing strings, both embedding tables finite floats of ``len(vocab) x dim``. Anything
-        else raises ClirkitError ``FILE: corrupt SCS model: problem``.
+        else raises ClirkitError ``FILE: corrupt SCS model: problem; train the model again with `clirkit scs-train```.
         """
         from clirkit.npzio import Corrupt, checking, require_analyzer, require_array, require_field, show
 
         header, a = load_npz(path, KIND, (FORMAT_VERSION,),
                              ("query_vocab", "doc_vocab", "query_embeddings", "doc_embeddings"))
-        with checking(path, "SCS model"):
+        with checking(path, "SCS model", remedy=True):
             params = dict(require_field(header, "params", "object"))
             for old, new in (("query_lang", "source_lang"), ("doc_lang", "target_lang")):  # version-1 spelling
                 if old in params and new in params:
