@@ -192,17 +192,20 @@ def test_an_experiment_file_that_is_a_folder_is_one_error_line(tmp_path, capsys)
 
 
 @pytest.mark.parametrize("verb", [["run", "EXP"], ["demo", "--baselines-only"]])
-@pytest.mark.parametrize("place, problem", [("afile", "exists and is not a folder"),
-                                            ("afile/out", "cannot make the output folder (Not a directory)")])
+@pytest.mark.parametrize("place, problem", [
+    ("afile", "exists and is not a folder; give a folder for the output"),
+    ("afile/out", "AFILE is not a folder (it is a file): give an output path inside a folder"),
+    ("afile/sub/out", "AFILE is not a folder (it is a file): give an output path inside a folder")])
 def test_an_output_folder_that_cannot_be_made_is_one_error_line(tmp_path, capsys, verb, place, problem):
-    # FileExistsError and NotADirectoryError tracebacks from the experiment's folder
+    # FileExistsError and NotADirectoryError tracebacks from the experiment's folder; a file where a folder of
+    # the path should be is named (it was "cannot make the output folder (Not a directory)")
     exp = tmp_path / "exp.toml"
     exp.write_text(EXPERIMENT, encoding="utf-8")
     (tmp_path / "afile").write_bytes(b"keep me\n")
     argv = [str(exp) if a == "EXP" else a for a in verb]
     assert main([*argv, "-o", str(tmp_path / place), "-q"]) == 2
-    assert capsys.readouterr().err == f"clirkit: error: {tmp_path / place}: {problem}" + (
-        "; give a folder for the output\n" if place == "afile" else "\n")
+    problem = problem.replace("AFILE", str(tmp_path / "afile"))
+    assert capsys.readouterr().err == f"clirkit: error: {tmp_path / place}: {problem}\n"
     assert (tmp_path / "afile").read_bytes() == b"keep me\n"
 
 

@@ -32,6 +32,14 @@ WRITTEN = {"table.npz", "table.npz.json", "index.npz", "index.npz.json", "models
            "results.txt", "collection", "collection.json"}  # and *.png: what an experiment folder holds
 
 
+def _file_on_the_way(target: Path) -> Path | None:
+    """The nearest of ``target``'s parents that exists, if it is not a folder (``-o FILE/x``); else None."""
+    for parent in target.parents:
+        if parent.exists():
+            return None if parent.is_dir() else parent
+    return None
+
+
 def _is_ours(name: str) -> bool:
     return name in WRITTEN or name.endswith(".png") or (name.startswith(".") and name.endswith(".tmp"))
 
@@ -62,6 +70,10 @@ class Store:
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:  # a file on the way, no permission, a read-only place
+            blocking = _file_on_the_way(self.target)
+            if blocking is not None:
+                raise ClirkitError(f"{target}: {blocking} is not a folder (it is a file): give an output path "
+                                   f"inside a folder") from None
             raise ClirkitError(f"{target}: cannot make the output folder ({exc.strerror or exc})") from None
         owner = self.folder / OWNER
         with contextlib.suppress(OSError, ValueError):
