@@ -22,7 +22,6 @@ import json
 import math
 import os
 import re
-import zlib
 from operator import itemgetter
 from typing import Iterable, Iterator, Mapping, NamedTuple, Sequence
 
@@ -30,7 +29,7 @@ import numpy as np
 
 from clirkit import topics
 from clirkit.errors import ClirkitError, located
-from clirkit.fileio import atomic_writer, display_name, iter_lines, open_binary
+from clirkit.fileio import GZIP_ERRORS, atomic_writer, damaged_gzip, display_name, iter_lines, open_binary
 from clirkit.run import Qrels, Run
 
 _JSON_SUFFIXES = (".jsonl", ".json", ".jsonl.gz", ".json.gz")
@@ -470,10 +469,11 @@ def _open_queries(path: str | os.PathLike[str], name: str, fmt: str
             if kind != "markup":
                 return kind, None, iter_lines(path)
             return kind, raw + fh.read(), None
-    except (EOFError, OSError, zlib.error) as exc:  # a damaged gzip stream
-        problem = " ".join(str(exc).split()) or type(exc).__name__
+    except (*GZIP_ERRORS, OSError) as exc:  # a damaged gzip stream
         if forced == "markup" or (raw and _kind_of(raw.removeprefix(b"\xef\xbb\xbf").decode("latin-1"), by_name) == "markup"):
-            raise located(name, None, f"cannot read: {problem}; get the file again") from None
+            if isinstance(exc, GZIP_ERRORS):
+                raise damaged_gzip(name, None, exc) from None
+            raise located(name, None, f"cannot read: {' '.join(str(exc).split()) or type(exc).__name__}") from None
         return forced or by_name, None, iter_lines(path)  # which says where the stream breaks
 
 

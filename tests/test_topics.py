@@ -245,6 +245,21 @@ def test_trec_topics_from_gzip_and_stdin(tmp_path, monkeypatch):
     assert read_queries("-") == {"0001": "light", "0002": "waters"}
 
 
+@pytest.mark.parametrize("fmt", ["auto", "trec"])
+@pytest.mark.parametrize("damage", ["truncated", "flipped"])
+def test_a_damaged_gzip_topic_file_is_called_a_damaged_gzip_file_with_what_to_do(tmp_path, damage, fmt):
+    import gzip
+    import re
+
+    data = gzip.compress((TREC * 40).encode())
+    half = len(data) // 2
+    data = data[:half] if damage == "truncated" else data[:half] + bytes([data[half] ^ 0xFF]) + data[half + 1:]
+    path = tmp_path / "topics.gz"
+    path.write_bytes(data)
+    assert re.fullmatch(rf"{re.escape(str(path))}(:1)?: cannot read: damaged gzip file \(.+\); get the file again, "
+                        r"or decompress what is left with `gzip -dc` and use that", error_of(read_queries, path, fmt=fmt))
+
+
 def test_stdin_errors_keep_their_line_numbers(monkeypatch):
     text = "\n<top>\n<num> 1\n<title> luz\n</top>\nstray\n"
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode()), encoding="utf-8"))
