@@ -1,8 +1,8 @@
 """The columnar (numpy) readers of runs and qrels read every file exactly as the line parser does.
 
-Oracle: the line-by-line parser of :mod:`clirkit.formats` (forced by making the columnar path
-decline), on the same bytes. Each case is read both ways: the same Run/Qrels (bit-identical scores),
-or the same ClirkitError message.
+Oracle: the line-by-line parsers of :mod:`clirkit.formats.runs` and :mod:`clirkit.formats.qrels` (forced
+by making the columnar path decline), on the same bytes. Each case is read both ways: the same Run/Qrels
+(bit-identical scores), or the same ClirkitError message.
 """
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from clirkit import columnar, formats
+from clirkit.formats import qrels as qrels_format, runs as run_format
 from clirkit.errors import ClirkitError
 
 RUN = ("q1 Q0 d3 1 12.5 tag\n"
@@ -24,8 +25,8 @@ QRELS = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d9 2\nq3 0 d4 -1\n"
 
 def _line_parsed(monkeypatch, reader, path, **kwargs):
     with monkeypatch.context() as m:
-        m.setattr(formats, "_read_run_columns", lambda *a: None)
-        m.setattr(formats, "_read_qrels_columns", lambda *a: None)
+        m.setattr(run_format, "_read_run_columns", lambda *a: None)
+        m.setattr(qrels_format, "_read_qrels_columns", lambda *a: None)
         return _outcome(reader, path, **kwargs)
 
 
@@ -132,8 +133,8 @@ def test_the_plain_run_takes_the_columnar_path_and_the_odd_one_does_not(tmp_path
     plain, odd = tmp_path / "a.run", tmp_path / "b.run"
     plain.write_text(RUN)
     odd.write_text(RUN_VARIANTS["two spaces"])
-    assert formats._read_run_columns(plain, None) is not None
-    assert formats._read_run_columns(odd, None) is None
+    assert run_format._read_run_columns(plain, None) is not None
+    assert run_format._read_run_columns(odd, None) is None
 
 
 QRELS_VARIANTS = {
@@ -175,7 +176,7 @@ def test_many_blocks_and_queries_in_any_order_read_as_one(tmp_path, monkeypatch)
     for depth in (None, 1, 5, 100):
         kind, *rest = _same(monkeypatch, formats.read_run, path, depth=depth)
         assert kind == "run"
-        assert formats._read_run_columns(path, depth) is not None
+        assert run_format._read_run_columns(path, depth) is not None
 
 
 def test_a_pair_repeated_in_another_block_below_the_depth_is_reported_as_the_line_parser_does(tmp_path, monkeypatch):
@@ -207,7 +208,7 @@ def test_scores_read_back_bit_for_bit(tmp_path):
     path = tmp_path / "a.run"
     formats.write_run(run, path, tag="t")
     back = formats.read_run(path)
-    assert formats._read_run_columns(path, None) is not None
+    assert run_format._read_run_columns(path, None) is not None
     order = np.argsort(-values, kind="stable")
     assert (back.scores.view(np.uint64) == values[order].view(np.uint64)).all()
 
@@ -253,7 +254,7 @@ def test_a_run_of_decimal_scores_is_read_without_pyarrow(tmp_path):
 
     path = tmp_path / "a.run"
     path.write_text(RUN.replace("12.5", "-1.2500e-1"))
-    code = ("import sys; from clirkit import formats; run = formats._read_run_columns(sys.argv[1], None); "
+    code = ("import sys; from clirkit.formats import runs; run = runs._read_run_columns(sys.argv[1], None); "
             "assert run is not None; print('pyarrow' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -447,9 +447,12 @@ def test_a_large_run_round_trips_through_the_fast_path(tmp_path):
 
 def test_fast_and_line_by_line_run_parsers_agree_on_good_input(tmp_path):
     path = write_text(tmp_path / "a.run", RUN_TEXT)
-    rows = list(formats.iter_lines(path))
-    fast = formats._parse_run_fast(rows)
-    checked = formats._parse_run_checked(str(path), rows)
+    from clirkit.fileio import iter_lines
+    from clirkit.formats import runs
+
+    rows = list(iter_lines(path))
+    fast = runs._parse_run_fast(rows)
+    checked = runs._parse_run_checked(str(path), rows)
     assert fast is not None
     for (codes, ids), (codes2, ids2) in zip(fast[:2], checked[:2]):
         assert codes.tolist() == codes2.tolist() and ids == ids2
@@ -464,7 +467,9 @@ def test_run_from_stdin(monkeypatch):
 # --------------------------------------------------------------------------- atomicity
 
 def test_a_writer_failing_midway_leaves_no_file_and_no_temp_file(tmp_path, monkeypatch):
-    monkeypatch.setattr(formats, "_WRITE_CHUNK", 1)  # the first record is written before the failure
+    from clirkit.formats import ids
+
+    monkeypatch.setattr(ids, "WRITE_CHUNK", 1)  # the first record is written before the failure
 
     class Exploding(dict):
         def items(self):

@@ -1,4 +1,4 @@
-"""Topic files read as queries (clirkit.topics through clirkit.formats.read_queries): TREC SGML, CLEF XML,
+"""Topic files read as queries (clirkit.formats.topics through clirkit.formats.read_queries): TREC SGML, CLEF XML,
 NTCIR XML and HC4/NeuCLIR JSONL, detected from the content; --query-fields on the command line.
 
 The samples follow the published layouts (TREC ad hoc topics, CLEF ad hoc topics 2000-2003 in SGML and
@@ -257,7 +257,8 @@ def test_a_damaged_gzip_topic_file_is_called_a_damaged_gzip_file_with_what_to_do
     path = tmp_path / "topics.gz"
     path.write_bytes(data)
     assert re.fullmatch(rf"{re.escape(str(path))}(:1)?: cannot read: damaged gzip file \(.+\); get the file again, "
-                        r"or decompress what is left with `gzip -dc` and use that", error_of(read_queries, path, fmt=fmt))
+                        r"or decompress what is left with `gzip -dc` and use that",
+                        error_of(read_queries, path, fmt=fmt))
 
 
 def test_stdin_errors_keep_their_line_numbers(monkeypatch):

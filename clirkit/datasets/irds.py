@@ -262,7 +262,7 @@ class IrdsCollection:
         """``{qid: text}`` of one split, in ir_datasets' order."""
         dataset = self._split(split)
         if split not in self._queries:
-            from clirkit.formats import _check_id, join_text
+            from clirkit.formats import check_id, join_text
 
             dataset_id = self.split_ids[split]
             id_key, text_keys = self._query_fields[split]
@@ -273,7 +273,7 @@ class IrdsCollection:
             def make() -> dict[str, str]:
                 out: dict[str, str] = {}
                 for n, q in enumerate(dataset.queries_iter(), 1):
-                    qid = _check_id(where, n, _text(where, n, q[id_pos], id_key), id_key)
+                    qid = check_id(where, n, _text(where, n, q[id_pos], id_key), id_key)
                     if qid in out:
                         raise located(where, n, f"query id {qid} appears twice")
                     out[qid] = join_text([_text(where, n, q[i], k) for i, k in zip(text_pos, text_keys)])
@@ -322,7 +322,7 @@ class IrdsCollection:
     def documents(self) -> tuple[list[str], list[str]]:
         """``(docids, texts)`` of the searched documents, in ir_datasets' order."""
         if self._documents is None:
-            from clirkit.formats import _check_id, join_text
+            from clirkit.formats import check_id, join_text
 
             docs_id = _safe(lambda: self._docs.dataset_id(), self.dataset_id)
             fields = self._docs.docs_cls()._fields
@@ -336,7 +336,7 @@ class IrdsCollection:
                 first: dict[str, int] = {}
                 single = text_pos[0] if len(text_pos) == 1 else None
                 for n, doc in enumerate(self._docs.docs_iter(), 1):
-                    docid = _check_id(where, n, _text(where, n, doc[id_pos], id_key), id_key)
+                    docid = check_id(where, n, _text(where, n, doc[id_pos], id_key), id_key)
                     if first.setdefault(docid, n) != n:
                         raise located(where, n, f"document id {docid} appears twice (first at {first[docid]})")
                     if single is not None:

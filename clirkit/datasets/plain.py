@@ -77,7 +77,7 @@ class PlainCollection:
         """Check the keys (:data:`KEYS`) of ``data``; paths are relative to ``base`` (None: the current folder).
         ClirkitError ``where: KEY ...`` (``label(key)``: the key as the user wrote it) otherwise."""
         from clirkit.languages import check_language
-        from clirkit.topics import split_field_names
+        from clirkit.formats.topics import split_field_names
 
         def bad(key: str, expected: str, value) -> ClirkitError:
             return ClirkitError(f"{where}{label(key)} must be {expected}, got {repr(value)[:60]}")

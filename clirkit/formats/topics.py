@@ -33,6 +33,8 @@ import re
 from typing import Iterable, Sequence
 
 from clirkit.errors import ClirkitError, located
+from clirkit.formats.ids import check_id
+from clirkit.formats.records import json_string
 
 TOPIC_FIELDS = ("title", "desc", "narr")
 """The fields of a topic a query's text can be made of, in the order they appear in topics."""
@@ -237,32 +239,121 @@ def read_markup_topics(name: str, text: str, fields: Sequence[str], *, lang: str
 
 def _read_markup_topics(name: str, text: str, fields: Sequence[str], *, lang: str | None,
                         label: str | None) -> dict[str, str]:
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    label = label or markup_dialect(text)
-    spell = _SPELLING[label]
-    newlines = [m.start() for m in re.finditer("\n", text)]
+    return _MarkupReader(name, text.replace("\r\n", "\n").replace("\r", "\n"), fields, lang, label).read()
 
-    def line_of(pos: int) -> int:
-        return bisect.bisect_left(newlines, pos) + 1
 
-    tokens = [_Tag(m) for m in _TOKEN.finditer(text)]
-    if not any(t.container for t in tokens):
-        raise located(name, None, _NO_TOPICS)
-    queries: dict[str, str] = {}
-    where: dict[str, int] = {}
-    topic: _Tag | None = None
-    top_line = 0
-    parts: dict[tuple[str, str | None], list[str]] = {}  # (field, language prefix) -> text pieces
-    nums: list[tuple[int, list[str], _Tag]] = []
-    current: list[str] | None = None  # the pieces of the field receiving text
-    current_tag: _Tag | None = None
-    closed = False  # the current field ends at its closing tag (nested tags are part of it)
+class _MarkupReader:
+    """One pass over the tags and text of a markup topic file (:func:`read_markup_topics`): the text between
+    tokens goes to the field being read; a topic's fields are joined into its query when it closes."""
 
-    def closes_later(i: int) -> bool:
+    def __init__(self, name: str, text: str, fields: Sequence[str], lang: str | None, label: str | None) -> None:
+        self.name, self.text, self.fields, self.lang = name, text, fields, lang
+        self.label = label or markup_dialect(text)
+        self.spell = _SPELLING[self.label]
+        self.newlines = [m.start() for m in re.finditer("\n", text)]
+        self.tokens = [_Tag(m) for m in _TOKEN.finditer(text)]
+        self.queries: dict[str, str] = {}
+        self.where: dict[str, int] = {}
+        self.topic: _Tag | None = None
+        self.top_line = 0
+        self.parts: dict[tuple[str, str | None], list[str]] = {}  # (field, language prefix) -> text pieces
+        self.nums: list[tuple[int, list[str], _Tag]] = []
+        self.current: list[str] | None = None  # the pieces of the field receiving text
+        self.current_tag: _Tag | None = None
+        self.closed = False  # the current field ends at its closing tag (nested tags are part of it)
+
+    def line_of(self, pos: int) -> int:
+        return bisect.bisect_left(self.newlines, pos) + 1
+
+    def read(self) -> dict[str, str]:
+        name, text, tokens = self.name, self.text, self.tokens
+        if not any(t.container for t in tokens):
+            raise located(name, None, _NO_TOPICS)
+        pos = 0
+        for i, tok in enumerate([*tokens, None]):
+            chunk = text[pos:tok.start] if tok is not None else text[pos:]
+            if chunk.strip():
+                self._text(chunk, pos)
+            if tok is None:
+                break
+            pos = tok.end
+            if not tok.is_tag:
+                if tok.text is not None and self.current is not None:
+                    self.current.append(tok.text)
+            elif tok.container:
+                self._container(tok)
+            elif self.topic is None:
+                if tok.key is not None and not tok.closing:
+                    tag = _TOPIC_TAG[self.label]
+                    raise located(name, self.line_of(tok.start), f"{tok.shown()} outside <{tag}> ... </{tag}>")
+                # else a container of topics (<topics>, <TOPICS>) or a closing tag
+            else:
+                self._field_tag(i, tok)
+        if self.topic is not None:
+            raise located(name, self.top_line, f"{self.topic.shown()} is never closed by </{self.topic.name}>")
+        if not self.queries:
+            raise located(name, None, _NO_TOPICS)
+        return self.queries
+
+    def _text(self, chunk: str, pos: int) -> None:
+        """Text (not blank) between two tokens, starting at ``pos``: part of the current field, if any."""
+        if self.topic is None:
+            at = pos + len(chunk) - len(chunk.lstrip())
+            shown = html.unescape(chunk.strip())[:40]
+            tag = _TOPIC_TAG[self.label]
+            raise located(self.name, self.line_of(at), f"text outside <{tag}> ... </{tag}>: {shown!r}")
+        if self.current is not None:
+            self.current.append(html.unescape(chunk))
+
+    def _container(self, tok: _Tag) -> None:
+        """A topic opened or closed."""
+        if not tok.closing:
+            if self.topic is not None:
+                raise located(self.name, self.line_of(tok.start), f"{tok.shown()} inside the topic opened at line "
+                                                                  f"{self.top_line} (missing </{self.topic.name}>)")
+            self.topic, self.top_line, self.parts, self.nums = tok, self.line_of(tok.start), {}, []
+            self.current, self.current_tag = None, None
+            if tok.empty:
+                raise located(self.name, self.top_line, f"empty {tok.shown()} element: a topic holds its fields")
+            return
+        if self.topic is None:
+            raise located(self.name, self.line_of(tok.start), f"{tok.shown()} without <{tok.name}>")
+        self._close_topic()
+        self.topic, self.current, self.current_tag = None, None, None
+
+    def _field_tag(self, i: int, tok: _Tag) -> None:
+        """A tag inside a topic (``tokens[i]``): a field opened or closed, or an unknown tag."""
+        if tok.closing:
+            current_tag = self.current_tag
+            if self.current is not None and (not self.closed or (tok.key == current_tag.key
+                                                                 and tok.lang == current_tag.lang)):
+                self.current, self.current_tag = None, None
+            return
+        if tok.key is None:  # an unknown tag: part of a closed field (NTCIR's <BACK>), else the end of one
+            if self.current is not None and not self.closed:
+                self.current, self.current_tag = None, None
+            return
+        pieces: list[str] = []
+        if tok.key == "num":
+            if self.nums:
+                raise located(self.name, self.line_of(tok.start), f"second {tok.shown()} in the topic opened at "
+                                                                  f"line {self.top_line}")
+            self.nums.append((self.line_of(tok.start), pieces, tok))
+        else:
+            if (tok.key, tok.lang) in self.parts:
+                raise located(self.name, self.line_of(tok.start), f"second {tok.shown()} in the topic opened at "
+                                                                  f"line {self.top_line}")
+            self.parts[(tok.key, tok.lang)] = pieces
+        if tok.empty:
+            self.current, self.current_tag = None, None
+        else:
+            self.current, self.current_tag, self.closed = pieces, tok, self._closes_later(i)
+
+    def _closes_later(self, i: int) -> bool:
         """Whether the field opened by tokens[i] has its closing tag before the next field or topic tag."""
-        t = tokens[i]
-        for j in range(i + 1, len(tokens)):
-            u = tokens[j]
+        t = self.tokens[i]
+        for j in range(i + 1, len(self.tokens)):
+            u = self.tokens[j]
             if not u.is_tag:
                 continue
             if u.container or (u.key is not None and not u.closing):
@@ -271,101 +362,37 @@ def _read_markup_topics(name: str, text: str, fields: Sequence[str], *, lang: st
                 return True
         return False
 
-    def close_topic() -> None:
-        if not nums:
-            raise located(name, top_line, f"topic has no <{spell['num']}>")
-        num_line, pieces, num_tag = nums[0]
+    def _close_topic(self) -> None:
+        """The query of the topic read: its number and the fields asked for, in the chosen language."""
+        name, top_line, parts = self.name, self.top_line, self.parts
+        if not self.nums:
+            raise located(name, top_line, f"topic has no <{self.spell['num']}>")
+        num_line, pieces, num_tag = self.nums[0]
         qid = " ".join(_LABELS["num"].sub("", " ".join(pieces), count=1).split())
         if not qid:
             raise located(name, num_line, f"empty topic number in {num_tag.shown()}")
-        from clirkit.formats import check_id
-
         check_id(name, num_line, qid, "topic number")
-        if qid in where:
-            raise located(name, num_line, f"query id {qid} appears twice (first at line {where[qid]})")
+        if qid in self.where:
+            raise located(name, num_line, f"query id {qid} appears twice (first at line {self.where[qid]})")
         langs = list(dict.fromkeys(k[1] for k in parts))
         chosen = langs[0] if langs else None
         if len(langs) > 1:
-            want = [p for p in langs if p is not None and p.lower() in lang_codes(lang)]
+            want = [p for p in langs if p is not None and p.lower() in lang_codes(self.lang)]
             if not want:
                 present = ", ".join(p or "no prefix" for p in langs)
-                asked = f"; the source language {lang} is not among them" if lang else ""
+                asked = f"; the source language {self.lang} is not among them" if self.lang else ""
                 raise located(name, top_line, f"topic {qid} is given in several languages ({present}){asked}: "
                                               f"{_LANG_HINT}")
             chosen = want[0]
         texts = []
-        for f in fields:
+        for f in self.fields:
             if (f, chosen) not in parts:
-                tag = f"{chosen}-{spell[f]}" if chosen else spell[f]
+                tag = f"{chosen}-{self.spell[f]}" if chosen else self.spell[f]
                 hint = "" if f == "title" else "; ask for fields every topic has with --query-fields, e.g. title"
                 raise located(name, top_line, f"topic {qid} has no <{tag}>{hint}")
             texts.append(" ".join(_LABELS[f].sub("", " ".join(parts[(f, chosen)]), count=1).split()))
-        where[qid] = num_line
-        queries[qid] = " ".join(t for t in texts if t)
-
-    pos = 0
-    for i, tok in enumerate([*tokens, None]):
-        chunk = text[pos:tok.start] if tok is not None else text[pos:]
-        if chunk.strip():
-            if topic is None:
-                at = pos + len(chunk) - len(chunk.lstrip())
-                shown = html.unescape(chunk.strip())[:40]
-                raise located(name, line_of(at), f"text outside <{_TOPIC_TAG[label]}> ... </{_TOPIC_TAG[label]}>: "
-                                                 f"{shown!r}")
-            if current is not None:
-                current.append(html.unescape(chunk))
-        if tok is None:
-            break
-        pos = tok.end
-        if not tok.is_tag:
-            if tok.text is not None and current is not None:
-                current.append(tok.text)
-            continue
-        if tok.container:
-            if not tok.closing:
-                if topic is not None:
-                    raise located(name, line_of(tok.start), f"{tok.shown()} inside the topic opened at line "
-                                                             f"{top_line} (missing </{topic.name}>)")
-                topic, top_line, parts, nums, current, current_tag = tok, line_of(tok.start), {}, [], None, None
-                if tok.empty:
-                    raise located(name, top_line, f"empty {tok.shown()} element: a topic holds its fields")
-            else:
-                if topic is None:
-                    raise located(name, line_of(tok.start), f"{tok.shown()} without <{tok.name}>")
-                close_topic()
-                topic, current, current_tag = None, None, None
-            continue
-        if topic is None:
-            if tok.key is not None and not tok.closing:
-                raise located(name, line_of(tok.start), f"{tok.shown()} outside <{_TOPIC_TAG[label]}> ... "
-                                                         f"</{_TOPIC_TAG[label]}>")
-            continue  # a container of topics (<topics>, <TOPICS>) or a closing tag
-        if tok.closing:
-            if current is not None and (not closed or (tok.key == current_tag.key and tok.lang == current_tag.lang)):
-                current, current_tag = None, None
-            continue
-        if tok.key is None:  # an unknown tag: part of a closed field (NTCIR's <BACK>), else the end of one
-            if current is not None and not closed:
-                current, current_tag = None, None
-            continue
-        pieces: list[str] = []
-        if tok.key == "num":
-            if nums:
-                raise located(name, line_of(tok.start), f"second {tok.shown()} in the topic opened at line {top_line}")
-            nums.append((line_of(tok.start), pieces, tok))
-        else:
-            if (tok.key, tok.lang) in parts:
-                raise located(name, line_of(tok.start), f"second {tok.shown()} in the topic opened at line {top_line}")
-            parts[(tok.key, tok.lang)] = pieces
-        if tok.empty:
-            current, current_tag = None, None
-        else:
-            current, current_tag, closed = pieces, tok, closes_later(i)
-    if topic is not None:
-        raise located(name, top_line, f"{topic.shown()} is never closed by </{topic.name}>")
-    if not queries:
-        raise located(name, None, _NO_TOPICS)
-    return queries
+        self.where[qid] = num_line
+        self.queries[qid] = " ".join(t for t in texts if t)
 
 
 # --------------------------------------------------------------------------- HC4 / NeuCLIR JSONL
@@ -387,8 +414,6 @@ def read_hc4_topics(name: str, records: Iterable[tuple[int, dict]], fields: Sequ
     language, the original or a human translation before a machine translation. ``narr`` is the entry's
     ``topic_narrative``, else the record's ``narratives`` for that language (a text, or a mapping of
     texts joined in order)."""
-    from clirkit.formats import _json_string, check_id
-
     queries: dict[str, str] = {}
     where: dict[str, int] = {}
     codes = lang_codes(lang)
@@ -404,7 +429,7 @@ def read_hc4_topics(name: str, records: Iterable[tuple[int, dict]], fields: Sequ
             tid = str(tid)
         if not isinstance(tid, str):
             raise located(name, lineno, f'"topic_id" must be a string, got {type(tid).__name__}')
-        qid = check_id(name, lineno, _json_string(name, lineno, tid.strip(), "topic_id", True), "topic_id")
+        qid = check_id(name, lineno, json_string(name, lineno, tid.strip(), "topic_id", True), "topic_id")
         if qid in where:
             raise located(name, lineno, f"query id {qid} appears twice (first at line {where[qid]})")
         entries = obj["topics"]
@@ -439,7 +464,7 @@ def read_hc4_topics(name: str, records: Iterable[tuple[int, dict]], fields: Sequ
                 raise located(name, lineno, f'topic {qid} ({entry["lang"]}) has no "{key}"{hint}')
             if not isinstance(value, str):
                 raise located(name, lineno, f'topic {qid}: "{key}" must be a string, got {type(value).__name__}')
-            texts.append(" ".join(_json_string(name, lineno, value, key, False).split()))
+            texts.append(" ".join(json_string(name, lineno, value, key, False).split()))
         where[qid] = lineno
         queries[qid] = " ".join(t for t in texts if t)
     if not queries:

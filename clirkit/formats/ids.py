@@ -1,0 +1,125 @@
+"""Ids in text files, shared by every format: what an id may be when read (:func:`check_id`) and when
+written (:func:`check_ids`), ids coded by their first appearance (the columns of qrels and runs), the
+integer columns beside them, the line parsing qrels and runs share (:func:`parse_lines`), and the chunks
+writers join rows in.
+
+The lowest layer of :mod:`clirkit.formats`: it imports no other of its modules.
+"""
+from __future__ import annotations
+
+import itertools
+import os
+import re
+from typing import Callable, Iterator, TypeVar
+
+import numpy as np
+
+from clirkit.errors import ClirkitError, located
+from clirkit.fileio import display_name, iter_lines
+
+MAX_ID_LENGTH = 1000  # characters; ids live in fixed-width numpy string arrays
+WRITE_CHUNK = 100_000  # rows joined into one string per write
+INT = re.compile(r"[+-]?[0-9]+")
+INTS = re.compile(r"[+-]?[0-9]+(?: [+-]?[0-9]+)*")  # space-separated integers
+
+_SPACE = re.compile(r"\s")
+_SPACE_CODES = np.array([c for c in range(0x3001) if chr(c).isspace()], dtype=np.uint32)  # all are below 0x3001
+
+
+def has_space(s: str) -> bool:
+    return _SPACE.search(s) is not None
+
+
+def check_id(name: str, lineno: int | None, value: str, key: str) -> str:
+    """``value`` if it can be an id (a docid, a qid, a word): non-empty, without whitespace, without NUL (numpy
+    string arrays drop trailing NULs, so ``"d\\0"`` would silently become ``"d"``), at most
+    :data:`MAX_ID_LENGTH` characters; else ``ClirkitError("name:lineno: problem")`` naming ``key``."""
+    if not value:
+        raise located(name, lineno, f"empty {key}")
+    if has_space(value):
+        raise located(name, lineno, f"{key} {value[:50]!r} contains whitespace")
+    if "\0" in value:
+        raise located(name, lineno, f"{key} {value[:50]!r} contains a NUL character")
+    if len(value) > MAX_ID_LENGTH:
+        raise located(name, lineno, f"{key} of {len(value):,} characters (at most {MAX_ID_LENGTH:,})")
+    return value
+
+
+def plain_ids(ids: list[str]) -> bool:
+    """Whether whitespace-split ``ids`` all pass :func:`check_id` (no NUL, not too long), checked at once."""
+    return "\0" not in "".join(ids) and max(map(len, ids), default=0) <= MAX_ID_LENGTH
+
+
+def check_ids(ids: np.ndarray, what: str) -> None:
+    """Ids written into whitespace-separated files must be non-empty and space-free (checked on the code
+    points, slice by slice: no Python string per id)."""
+    ids = np.ascontiguousarray(ids if ids.dtype.kind == "U" else ids.astype(str))
+    width = ids.dtype.itemsize // 4
+    if not len(ids) or not width:
+        if len(ids):
+            raise ClirkitError(f"cannot write an empty {what}")
+        return
+    chars = ids.view(np.uint32).reshape(len(ids), width)
+    for lo in range(0, len(ids), WRITE_CHUNK):
+        part = chars[lo:lo + WRITE_CHUNK]
+        if (part[:, 0] == 0).any():
+            raise ClirkitError(f"cannot write an empty {what}")
+        spaced = np.isin(part, _SPACE_CODES).any(axis=1)
+        if spaced.any():
+            bad = str(ids[lo + int(np.flatnonzero(spaced)[0])])
+            raise ClirkitError(f"cannot write {what} {bad!r}: it contains whitespace")
+
+
+def chunks(rows: Iterator) -> Iterator[list]:
+    """``rows`` in lists of :data:`WRITE_CHUNK` (joined into one string per write)."""
+    while chunk := list(itertools.islice(rows, WRITE_CHUNK)):
+        yield chunk
+
+
+Coded = tuple[np.ndarray, list[str]]
+
+
+def first_appearance(values: list[str]) -> Coded:
+    """Code each value by the order of its first appearance; also return the distinct values."""
+    distinct = list(dict.fromkeys(values))
+    code = {v: i for i, v in enumerate(distinct)}
+    return np.fromiter(map(code.__getitem__, values), dtype=np.int64, count=len(values)), distinct
+
+
+def first_appearance_codes(ids: np.ndarray) -> np.ndarray:
+    """Code of each id of ``ids`` (a str array): the order of its first appearance (int64), computed
+    from the runs of equal consecutive ids, so the cost is in the number of runs, not of rows."""
+    change = np.flatnonzero(ids[1:] != ids[:-1]) + 1
+    starts = np.concatenate(([0], change))
+    distinct, first, inverse = np.unique(ids[starts], return_index=True, return_inverse=True)
+    code_of_distinct = np.empty(len(distinct), dtype=np.int64)
+    code_of_distinct[np.argsort(first, kind="stable")] = np.arange(len(distinct))
+    return np.repeat(code_of_distinct[inverse.reshape(-1)], np.diff(np.append(starts, len(ids))))
+
+
+def repeats_a_pair(codes: np.ndarray, docids: np.ndarray) -> bool:
+    """Whether two rows may hold the same (code, docid) pair: equal 64-bit keys (a real repeat, or
+    almost never a hash collision; the line parser then decides)."""
+    from clirkit.hashing import pair_keys
+
+    keys = pair_keys(codes, docids)
+    keys.sort()
+    return bool((keys[1:] == keys[:-1]).any())
+
+
+Parsed = TypeVar("Parsed")
+
+
+def parse_lines(path: str | os.PathLike[str], what: str, fast: Callable[[list[tuple[int, str]]], Parsed | None],
+                checked: Callable[[str, list[tuple[int, str]]], Parsed]) -> Parsed:
+    """The non-blank lines of ``path`` parsed by ``fast`` (C-level passes over well-formed lines), or by
+    ``checked`` (line by line, raising ``file:line: problem`` at the first bad one) when ``fast`` declines;
+    a file without lines is ``file: empty: no WHAT found``."""
+    name = display_name(path)
+    rows = list(iter_lines(path))
+    if not rows:
+        raise located(name, None, f"empty: no {what} found")
+    parsed = fast(rows)
+    if parsed is None:  # something is wrong: find and report the first bad line
+        parsed = checked(name, rows)
+    return parsed

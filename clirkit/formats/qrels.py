@@ -1,0 +1,112 @@
+"""Relevance judgments: TREC ``qid iter docid rel`` or the 3-column ``qid docid rel``; and their writer.
+
+A file in the plain layout is read by :mod:`clirkit.columnar` (numpy passes over blocks of bytes); any
+other, or one with a problem, by the line parser, which names the first bad line.
+"""
+from __future__ import annotations
+
+import os
+from operator import itemgetter
+
+import numpy as np
+
+from clirkit.errors import located
+from clirkit.fileio import atomic_writer
+from clirkit.formats.ids import (INT, INTS, MAX_ID_LENGTH, check_id, check_ids, chunks, first_appearance,
+                                 first_appearance_codes, parse_lines, plain_ids, repeats_a_pair)
+from clirkit.run import Qrels
+
+
+def read_qrels(path: str | os.PathLike[str]) -> Qrels:
+    """Read judgments: TREC ``qid iter docid rel`` or ``qid docid rel``.
+
+    Columns are whitespace-separated; the first line decides between 4 and 3
+    columns and every later line must match. ``rel`` is an integer grade
+    (<= 0 means not relevant); ``iter`` is ignored. Rows keep file order.
+    """
+    qrels = _read_qrels_columns(path)
+    if qrels is not None:
+        return qrels
+    qids, docids, rels = parse_lines(path, "judgments", _parse_qrels_fast, _parse_qrels_checked)
+    return Qrels(np.array(qids), np.array(docids), np.array(rels, dtype=np.int64))
+
+
+def _read_qrels_columns(path: str | os.PathLike[str]) -> Qrels | None:
+    """The qrels of a file in the plain layout read by :mod:`clirkit.columnar`; None when it is not
+    (or judges a pair twice), for the line parser to read or to report."""
+    from clirkit.columnar import GRADE, ID, TOKEN, NotPlain, iter_column_batches, strings
+
+    blocks = []
+    try:
+        for columns in iter_column_batches(path, ((ID, TOKEN, ID, GRADE), (ID, ID, GRADE)), max_id=MAX_ID_LENGTH):
+            blocks.append([c for c in columns if c is not None])
+    except NotPlain:
+        return None
+    if not sum(len(b[2]) for b in blocks):
+        return None
+    qids, docids = strings([b[0] for b in blocks]), strings([b[1] for b in blocks])
+    rels = np.concatenate([b[2] for b in blocks])
+    if repeats_a_pair(first_appearance_codes(qids), docids):
+        return None
+    return Qrels(qids, docids, rels)
+
+
+def _parse_qrels_fast(rows: list[tuple[int, str]]) -> tuple[list[str], list[str], list[int]] | None:
+    """Parse well-formed qrels lines with C-level passes; None if any line is not."""
+    lines = list(map(itemgetter(1), rows))
+    widths = set(map(len, map(str.split, lines)))
+    if widths not in ({3}, {4}):
+        return None
+    (ncols,) = widths
+    tokens = " ".join(lines).split()
+    qids, docids, grades = tokens[0::ncols], tokens[ncols - 2::ncols], tokens[ncols - 1::ncols]
+    if not INTS.fullmatch(" ".join(grades)) or max(map(len, grades), default=0) > 9:
+        return None
+    (q_codes, q_distinct), (d_codes, d_distinct) = first_appearance(qids), first_appearance(docids)
+    if not plain_ids(q_distinct + d_distinct):
+        return None
+    keys = np.sort(q_codes * len(d_distinct) + d_codes)
+    if (keys[1:] == keys[:-1]).any():  # a (qid, docid) pair judged twice
+        return None
+    return qids, docids, list(map(int, grades))
+
+
+def _parse_qrels_checked(name: str, rows: list[tuple[int, str]]) -> tuple[list[str], list[str], list[int]]:
+    """Parse qrels lines one by one, raising ``file:line: problem`` at the first bad one."""
+    qids: list[str] = []
+    docids: list[str] = []
+    rels: list[int] = []
+    where: dict[tuple[str, str], int] = {}
+    ncols = 0
+    for lineno, line in rows:
+        cols = line.split()
+        if ncols == 0:
+            if len(cols) not in (3, 4):
+                raise located(name, lineno, f"expected 4 columns (qid iter docid rel) or 3, got {len(cols)}")
+            ncols = len(cols)
+        elif len(cols) != ncols:
+            layout = "qid iter docid rel" if ncols == 4 else "qid docid rel"
+            raise located(name, lineno, f"expected {ncols} columns ({layout}) like line 1, got {len(cols)}")
+        qid, docid, rel = check_id(name, lineno, cols[0], "qid"), check_id(name, lineno, cols[-2], "docid"), cols[-1]
+        if not INT.fullmatch(rel):
+            raise located(name, lineno, f"relevance grade {rel[:40]!r} is not an integer")
+        if len(rel.lstrip("+-")) > 9:
+            raise located(name, lineno, f"relevance grade {rel[:20]!r} is out of range (|grade| < 10^9)")
+        first = where.setdefault((qid, docid), lineno)
+        if first != lineno:
+            raise located(name, lineno, f"docid {docid} appears twice for query {qid} (first at line {first})")
+        qids.append(qid)
+        docids.append(docid)
+        rels.append(int(rel))
+    return qids, docids, rels
+
+
+
+def write_qrels(qrels: Qrels, path: str | os.PathLike[str]) -> None:
+    """Write judgments as TREC 4 columns ``qid 0 docid rel``, in the Qrels' row order."""
+    check_ids(qrels.qids, "query id")
+    check_ids(qrels.docids, "document id")
+    rows = zip(qrels.qids.tolist(), qrels.docids.tolist(), qrels.rels.tolist())
+    with atomic_writer(path) as out:
+        for chunk in chunks(rows):
+            out.write("".join([f"{q} 0 {d} {r}\n" for q, d, r in chunk]))

@@ -1,0 +1,254 @@
+"""Runs: TREC ``qid Q0 docid rank score tag``, read (optionally cut to a depth while reading) and written
+bit-exactly.
+
+A file in the plain layout is read by :mod:`clirkit.columnar` (numpy passes over blocks of bytes); any
+other, or one with a problem, by the line parser, which names the first bad line.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import os
+from operator import itemgetter
+
+import numpy as np
+
+from clirkit.errors import ClirkitError, located
+from clirkit.fileio import atomic_writer
+from clirkit.formats.ids import (INT, INTS, MAX_ID_LENGTH, WRITE_CHUNK, Coded, check_id, check_ids,
+                                 first_appearance, first_appearance_codes, has_space, parse_lines, plain_ids,
+                                 repeats_a_pair)
+from clirkit.run import Run
+
+
+def read_run(path: str | os.PathLike[str], *, depth: int | None = None) -> Run:
+    """Read a TREC run ``qid Q0 docid rank score tag``.
+
+    Queries keep the order of their first line; a query's rows need not be
+    contiguous. Within a query rows are ordered by score descending, ties in
+    file order (the rank column must be an integer but does not decide the
+    order, as in trec_eval). The tag of the first line becomes ``Run.tag``.
+    Scores must be finite numbers; a docid may appear once per query.
+
+    With ``depth``, only what can be in a query's top ``depth`` in any order of
+    ties is kept: the rows whose score, as a 32-bit float (trec_eval compares
+    scores so), is at least the query's ``depth``-th best, ties at the cut
+    included. It is applied while reading, block by block, so a deep run read
+    for a shallow evaluation costs the memory of the shallow one; cut the
+    result to exactly ``depth`` rows in the order you rank by (``Run.top``, or
+    the evaluation's own depth).
+    """
+    if depth is not None and depth < 1:
+        raise ClirkitError(f"depth must be at least 1, got {depth}")
+    run = _read_run_columns(path, depth)
+    if run is not None:
+        return run
+    (qpos, query_ids), (dcode, doc_ids), scores, tag = parse_lines(path, "results", _parse_run_fast,
+                                                                    _parse_run_checked)
+    if depth is not None:
+        keep = _top_rows(qpos, scores, depth)
+        qpos, dcode, scores = qpos[keep], dcode[keep], scores[keep]
+    order = np.lexsort((np.arange(len(scores)), -scores, qpos))
+    # build the string arrays from the distinct ids, which is much cheaper than from every row
+    return Run(np.array(query_ids)[qpos[order]], np.array(doc_ids)[dcode[order]], scores[order], tag=tag)
+
+
+def _read_run_columns(path: str | os.PathLike[str], depth: int | None) -> Run | None:
+    """The run of a file in the plain layout read by :mod:`clirkit.columnar` (``depth`` as in
+    :func:`read_run`); None when it is not (or lists a document twice for a query, or may: then the
+    line parser reads it and reports the line)."""
+    from clirkit.columnar import NotPlain, strings
+
+    try:
+        blocks, tag, pairs = _run_blocks(path, depth)
+    except NotPlain:
+        return None
+    if tag is None or (pairs is not None and _repeats_a_hash(np.concatenate(pairs))):
+        return None
+    checked, pairs = pairs is not None, None
+    qids = strings([b[0] for b in blocks])
+    blocks = [(None, d, s) for _, d, s in blocks]  # each column's blocks freed once joined
+    docids = strings([b[1] for b in blocks])
+    scores = np.concatenate([b[2] for b in blocks])
+    del blocks
+    qpos = first_appearance_codes(qids)
+    if not checked and repeats_a_pair(qpos, docids):  # (with a depth, every row's pair was checked above)
+        return None
+    if depth is not None:
+        keep = _top_rows(qpos, scores, depth)
+        if not keep.all():  # (a copy of every column otherwise)
+            qids, docids, scores, qpos = qids[keep], docids[keep], scores[keep], qpos[keep]
+    in_order = (np.diff(qpos) >= 0).all() and not ((np.diff(scores) > 0) & (np.diff(qpos) == 0)).any()
+    if not in_order:
+        order = np.lexsort((np.arange(len(scores)), -scores, qpos))
+        qids, docids, scores = qids[order], docids[order], scores[order]
+    return Run(qids, docids, scores, tag=tag)._with_unique_pairs()  # checked above
+
+
+def _run_blocks(path: str | os.PathLike[str], depth: int | None
+                ) -> tuple[list[tuple[np.ndarray, np.ndarray, np.ndarray]], str | None, list[np.ndarray] | None]:
+    """Read a run file in the plain layout block by block of lines (:func:`clirkit.columnar.iter_column_batches`).
+
+    Returns:
+        the blocks, each (qid byte matrix, docid byte matrix, float64 scores), with ``depth`` cut to
+        what can be in the top ``depth`` of each run of consecutive rows of a query; the tag (None
+        if the file has no row); and, with ``depth``, the :func:`_pair_hashes` of every row of the
+        file, cut or not, so that a repeated pair is found even when a copy falls below the depth
+        (None without ``depth``: all rows are kept and checked).
+
+    Raises:
+        NotPlain: the file is not in the plain layout.
+    """
+    from clirkit.columnar import FLOAT, HEAD, ID, INTEGER, TOKEN, iter_column_batches
+
+    blocks, tag = [], None
+    pairs: list[np.ndarray] | None = None if depth is None else []
+    for qids, _, docids, _, scores, head in iter_column_batches(path, ((ID, TOKEN, ID, INTEGER, FLOAT, HEAD),),
+                                                                 max_id=MAX_ID_LENGTH):
+        tag = tag if tag is not None or not len(head) else str(head[0])
+        if depth is not None:  # per block of lines: a query's runs of consecutive rows, each cut alone
+            pairs.append(_pair_hashes(qids, docids))
+            new_query = (qids[1:] != qids[:-1]).any(axis=1)
+            keep = _top_rows(np.cumsum(np.concatenate(([0], new_query))), scores, depth)
+            if not keep.all():
+                qids, docids, scores = qids[keep], docids[keep], scores[keep]
+        blocks.append((qids, docids, scores))
+    return blocks, tag, pairs
+
+
+_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
+_FNV_PRIME = np.uint64(0x100000001B3)
+_FNV_STEP = np.where(np.arange(256) == 0, np.uint64(1), _FNV_PRIME)  # a padding byte (0) is no step
+
+
+def _pair_hashes(qids: np.ndarray, docids: np.ndarray) -> np.ndarray:
+    """64-bit FNV-1a hash (uint64, one per row) of the bytes ``qid SPACE docid`` of each row of a block,
+    given as the zero-padded id byte matrices of :func:`clirkit.columnar.iter_column_batches`. The
+    padding is skipped, so a pair hashes alike in blocks of any width; computed a byte position at a
+    time over all rows."""
+    hashes = np.full(len(qids), _FNV_OFFSET, dtype=np.uint64)
+    for i, matrix in enumerate((qids, docids)):
+        if i:
+            hashes ^= np.uint64(0x20)  # the space between: no id holds one, so qid and docid cannot blur
+            hashes *= _FNV_PRIME
+        for byte in matrix.T:
+            hashes ^= byte
+            hashes *= _FNV_STEP.take(byte)
+    return hashes
+
+
+def _repeats_a_hash(hashes: np.ndarray) -> bool:
+    """Whether two rows share a hash (uint64, sorted in place): a repeated pair, or almost never a
+    collision (the line parser then decides)."""
+    hashes.sort()
+    return bool((hashes[1:] == hashes[:-1]).any())
+
+
+def _top_rows(groups: np.ndarray, scores: np.ndarray, depth: int) -> np.ndarray:
+    """Mask of the rows that may be in their group's top ``depth`` in any order of ties: score as
+    float32 >= the group's ``depth``-th best float32 score (``groups``: int64 codes, any order)."""
+    sizes = np.bincount(groups)
+    if not len(sizes) or sizes.max() <= depth:
+        return np.ones(len(scores), dtype=bool)
+    score32 = scores.astype(np.float32)
+    order = np.lexsort((-score32, groups))
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    cut = np.full(len(sizes), -np.inf, dtype=np.float32)
+    deep = np.flatnonzero(sizes > depth)
+    cut[deep] = score32[order[starts[deep] + depth - 1]]
+    return score32 >= cut[groups]
+
+
+
+_RunColumns = tuple[Coded, Coded, np.ndarray, str]  # (qid codes, ids), (docid codes, ids), scores, tag
+
+
+def _parse_run_fast(rows: list[tuple[int, str]]) -> _RunColumns | None:
+    """Parse well-formed run lines with C-level passes; None if any line is not."""
+    lines = list(map(itemgetter(1), rows))
+    if set(map(len, map(str.split, lines))) != {6}:
+        return None
+    tokens = " ".join(lines).split()
+    qids, docids, ranks, score_text = tokens[0::6], tokens[2::6], tokens[3::6], tokens[4::6]
+    try:
+        scores = np.fromiter(map(float, score_text), dtype=np.float64, count=len(score_text))
+    except ValueError:
+        return None
+    if not np.isfinite(scores).all() or "_" in "".join(score_text) or not INTS.fullmatch(" ".join(ranks)):
+        return None
+    queries = first_appearance(qids)
+    docs = first_appearance(docids)
+    if not plain_ids(queries[1] + docs[1] + tokens[5:6]):
+        return None
+    keys = np.sort(queries[0] * len(docs[1]) + docs[0])
+    if (keys[1:] == keys[:-1]).any():
+        return None
+    return queries, docs, scores, tokens[5]
+
+
+def _parse_run_checked(name: str, rows: list[tuple[int, str]]) -> _RunColumns:
+    """Parse run lines one by one, raising ``file:line: problem`` at the first bad one."""
+    qids: list[str] = []
+    docids: list[str] = []
+    scores: list[float] = []
+    where: dict[tuple[str, str], int] = {}
+    tag = ""
+    for lineno, line in rows:
+        cols = line.split()
+        if len(cols) != 6:
+            raise located(name, lineno, f"expected 6 columns (qid Q0 docid rank score tag), got {len(cols)}")
+        qid, _, docid, rank, score, line_tag = cols
+        check_id(name, lineno, qid, "qid")
+        check_id(name, lineno, docid, "docid")
+        if not tag:
+            check_id(name, lineno, line_tag, "run tag")
+        try:
+            value = float(score)
+        except ValueError:
+            value = None
+        if value is None or "_" in score:
+            raise located(name, lineno, f"score {score[:40]!r} is not a number")
+        if not math.isfinite(value):
+            raise located(name, lineno, f"score {score[:40]!r} is not a finite number")
+        if not INT.fullmatch(rank):
+            raise located(name, lineno, f"rank {rank[:40]!r} is not an integer")
+        first = where.setdefault((qid, docid), lineno)
+        if first != lineno:
+            raise located(name, lineno, f"docid {docid} appears twice for query {qid} (first at line {first})")
+        tag = tag or line_tag
+        qids.append(qid)
+        docids.append(docid)
+        scores.append(value)
+    return first_appearance(qids), first_appearance(docids), np.array(scores, dtype=np.float64), tag
+
+
+def write_run(run: Run, path: str | os.PathLike[str], *, depth: int | None = None, tag: str | None = None) -> None:
+    """Write a run as TREC 6 columns ``qid Q0 docid rank score tag``.
+
+    Rows are written in the Run's order with rank 1..K per query (K <= depth
+    if given). Scores are written as ``repr(float)``, the shortest string
+    that reads back to the same float64, so write -> read is bit-exact.
+    ``tag`` defaults to ``run.tag``.
+    """
+    tag = run.tag if tag is None else tag
+    if not tag or has_space(tag):
+        raise ClirkitError(f"run tag {tag!r} must be non-empty and contain no whitespace")
+    if depth is not None:
+        if depth < 1:
+            raise ClirkitError(f"depth must be at least 1, got {depth}")
+        run = run.top(depth)
+    if not np.isfinite(run.scores).all():
+        bad = int(np.flatnonzero(~np.isfinite(run.scores))[0])
+        raise ValueError(f"run score of query {run.qids[bad]}, document {run.docids[bad]} is {run.scores[bad]}")
+    check_ids(run.qids, "query id")
+    check_ids(run.docids, "document id")
+    all_ranks = run.ranks()
+    with atomic_writer(path) as out:
+        for lo in range(0, len(run), WRITE_CHUNK):
+            sl = slice(lo, lo + WRITE_CHUNK)
+            # repr of a whole list formats every float with repr() in one C call
+            ranks = repr(all_ranks[sl].tolist())[1:-1].split(", ")
+            scores = repr(run.scores[sl].tolist())[1:-1].split(", ")
+            fields = zip(run.qids[sl].tolist(), itertools.repeat("Q0"), run.docids[sl].tolist(), ranks, scores,
+                         itertools.repeat(f"{tag}\n"))
+            out.write("".join(map(" ".join, fields)))
