@@ -12,17 +12,20 @@ BM25 weights are precomputed once and a query is a sparse row sum (bm25s's
 trick). Only documents that match at least one query term are ranked; top-k
 ties are broken by docid ascending (documents are stored in docid order).
 Each query's sums and top k are computed by the compiled kernel of
-:mod:`clirkit.kernels` when numba is installed, else by numpy: the same runs.
+:mod:`clirkit.kernels` when numba is installed, else by its numpy twin
+(:mod:`clirkit.topk`): the same runs.
+
+The parameters' defaults (:data:`K1`, :data:`B`, ...) and ranges (:data:`RANGES`) are stated here once.
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 import scipy.sparse as sp
 
+from clirkit import topk
 from clirkit.errors import ClirkitError
 from clirkit.index import Index
 from clirkit.query import StructuredQueries
@@ -30,21 +33,26 @@ from clirkit.run import Run, take_strings
 
 IDF_VARIANTS = ("lucene", "rsj", "bm25okapi")
 PRECISIONS = ("float64", "float32")
+# The defaults of BM25's parameters, stated once: BM25, the sharded search and the systems read them.
+K1 = 1.2  # term frequency saturation (cclir, Sokolov 2013)
+B = 0.75  # document length normalization
+K3 = None  # query tf saturation: None keeps the raw query tf
+IDF = "lucene"  # never negative
+EPSILON = 0.25  # rank-bm25's floor factor for negative idfs (bm25okapi)
+PRECISION = "float64"
+# parameter -> (low, high, None allowed): the ranges DT and PSQ declare as scikit-learn constraints
+RANGES = {"k1": (0.0, None, False), "b": (0.0, 1.0, False), "k3": (0.0, None, True), "epsilon": (0.0, None, False)}
 _POSTINGS_PER_BATCH = 20_000_000  # bounds the intermediate sparse products
 _QUERIES_PER_STEP = 250  # a step of the progress shown when nothing bounds a batch
-_DENSE_CELLS_PER_BATCH = 16_000_000  # bounds the (queries x docs) block of top_k's densified slices (128 MB)
 # a unit matching this share of the documents is added as a dense vector, a vectorized pass over the
 # documents (about 0.5 ns each, either precision and either path), where a scatter-add costs per posting
 # 1.4 ns compiled and 3 ns in numpy (measured on the Zipf benchmark: 0.3 is the fastest of 0.1-0.5)
 _DENSE_FRACTION = 0.3
 _DENSE_BYTES = 256 * 2**20  # memory for such dense vectors
 _WEIGHT_CHUNK = 4_000_000  # postings weighted at once
-_GROUP_BYTES = 16 * 2**20  # float32 rows ranked together (_top_k_block): they stay in the last-level cache
-_ROW_BITS, _VALUE_BITS, _COLUMN_BITS = 9, 31, 24  # the 64-bit sort key of such a group
-_ranker: Callable | bool | None = None  # compiled_ranker's answer once asked (False: numpy ranks)
 
 
-def idf(df: np.ndarray, n_docs: int, variant: str = "lucene", *, okapi_epsilon: float = 0.25,
+def idf(df: np.ndarray, n_docs: int, variant: str = IDF, *, okapi_epsilon: float = EPSILON,
         okapi_mean_idf: float | None = None) -> np.ndarray:
     """Inverse document frequency of (possibly fractional) document frequencies.
 
@@ -65,10 +73,6 @@ def idf(df: np.ndarray, n_docs: int, variant: str = "lucene", *, okapi_epsilon: 
             raise ValueError("bm25okapi idf needs the collection's mean idf")
         return np.where(raw < 0, okapi_epsilon * okapi_mean_idf, raw)
     raise ClirkitError(f"unknown idf variant {variant!r}; choose one of {', '.join(IDF_VARIANTS)}")
-
-
-# parameter -> (low, high, None allowed): the ranges DT and PSQ declare as scikit-learn constraints
-RANGES = {"k1": (0.0, None, False), "b": (0.0, 1.0, False), "k3": (0.0, None, True), "epsilon": (0.0, None, False)}
 
 
 def describe_range(name: str) -> str:
@@ -95,6 +99,16 @@ def check_params(**params) -> None:
             shown = repr(float(value)) if isinstance(value, Real) and not isinstance(value, bool) else repr(value)
             raise ClirkitError(f"The {name!r} parameter of BM25 must be {describe_range(name)}. Got {shown} instead "
                                f"(out of range).")
+
+
+def check_settings(*, k1: float, b: float, k3: float | None, idf: str, epsilon: float, precision: str) -> None:
+    """ClirkitError unless ``idf`` is one of :data:`IDF_VARIANTS`, ``precision`` one of :data:`PRECISIONS` and
+    the numbers are in their ranges (:func:`check_params`): every setting of a BM25 search."""
+    if idf not in IDF_VARIANTS:
+        raise ClirkitError(f"unknown idf variant {idf!r}; choose one of {', '.join(IDF_VARIANTS)}")
+    if precision not in PRECISIONS:
+        raise ClirkitError(f"unknown precision {precision!r}; choose one of {', '.join(PRECISIONS)}")
+    check_params(k1=k1, b=b, k3=k3, epsilon=epsilon)
 
 
 @dataclass(frozen=True)
@@ -150,14 +164,9 @@ class BM25:
             (documents whose scores differ by less may swap places).
     """
 
-    def __init__(self, index: Index, *, k1: float = 1.2, b: float = 0.75, k3: float | None = None,
-                 idf: str = "lucene", epsilon: float = 0.25, stats: CollectionStats | None = None,
-                 precision: str = "float64") -> None:
-        if idf not in IDF_VARIANTS:
-            raise ClirkitError(f"unknown idf variant {idf!r}; choose one of {', '.join(IDF_VARIANTS)}")
-        if precision not in PRECISIONS:
-            raise ClirkitError(f"unknown precision {precision!r}; choose one of {', '.join(PRECISIONS)}")
-        check_params(k1=k1, b=b, k3=k3, epsilon=epsilon)
+    def __init__(self, index: Index, *, k1: float = K1, b: float = B, k3: float | None = K3, idf: str = IDF,
+                 epsilon: float = EPSILON, stats: CollectionStats | None = None, precision: str = PRECISION) -> None:
+        check_settings(k1=k1, b=b, k3=k3, idf=idf, epsilon=epsilon, precision=precision)
         self.index, self.k1, self.b, self.k3, self.idf_variant, self.epsilon = index, k1, b, k3, idf, epsilon
         self.precision, self._dtype = precision, np.dtype(precision)
         self.stats = stats
@@ -336,7 +345,7 @@ class BM25:
 
         A query's scores are the sums of its source terms' weighted unit rows, added in source order into
         one dense row of the documents, and its top cells are taken before the next query: by the compiled
-        kernel (:mod:`clirkit.kernels`) when numba is installed, else by numpy (:meth:`_top_rows_numpy`),
+        kernel (:mod:`clirkit.kernels`) when numba is installed, else by numpy (:func:`clirkit.topk.rank_sums`),
         the same sums either way. A cell matching no term is 0 when every contribution is positive (a match
         is > 0), else it is skipped by a flag.
         """
@@ -355,84 +364,19 @@ class BM25:
         term_weights = weights[sources].astype(self._dtype)
         # dense vectors add 0 to the cells they do not match: unless positive, the flags would miss them
         dense, slots = self._dense_units(units, units_used) if positive else self._no_dense(len(units_used))
-        rank = compiled_ranker()
+        args = (bounds.astype(np.int64), units.indptr[units_used].astype(np.int64),
+                units.indptr[units_used + 1].astype(np.int64), term_weights, slots.astype(np.int64), units.indices,
+                units.data, dense, self.index.n_docs, depth, positive)
+        rank = topk.compiled_ranker()
         if rank is not None:
             try:
-                counts, cols, values = rank(bounds.astype(np.int64), units.indptr[units_used].astype(np.int64),
-                                            units.indptr[units_used + 1].astype(np.int64), term_weights,
-                                            slots.astype(np.int64), units.indices, units.data, dense,
-                                            self.index.n_docs, depth, positive)
+                counts, cols, values = rank(*args)
                 return counts, cols, values.astype(np.float64, copy=False)
             except Exception as error:
                 if not type(error).__module__.startswith("numba"):
                     raise
-                _without_numba(error)  # it could not compile the kernel here
-        return self._top_rows_numpy(queries, depth, units, units_used, bounds, term_weights, dense, slots,
-                                    positive)
-
-    def _top_rows_numpy(self, queries: StructuredQueries, depth: int, units: sp.csr_matrix,
-                        units_used: np.ndarray, bounds: np.ndarray, term_weights: np.ndarray, dense: np.ndarray,
-                        slots: np.ndarray, positive: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """:meth:`_top_rows` in numpy, given the query terms' unit rows (``units_used``, query q's being
-        ``bounds[q]:bounds[q + 1]``), their w_q, the dense vectors of common rows and each term's row in
-        them (-1: none), and whether every contribution is positive.
-
-        A dense vector is added in one vectorized add, an order of magnitude cheaper per posting than a
-        scatter-add; positive float32 rows are ranked a group at a time (_top_k_block), others one by one.
-        """
-        n_docs = self.index.n_docs
-        unmatched = 0.0 if positive else -np.inf
-        grouped = positive and self._dtype == np.float32 and n_docs < 2**_COLUMN_BITS
-        group = max(1, min(2**_ROW_BITS, _GROUP_BYTES // max(4 * n_docs, 1))) if grouped else 1
-        block = np.empty((min(group, queries.n_queries), n_docs), dtype=self._dtype)
-        hit = None if positive else np.empty(n_docs, dtype=bool)
-        pending: list[int] = []  # the queries whose rows fill the block
-        indptr, indices, data = units.indptr, units.indices, units.data
-        bounds = bounds.tolist()
-        terms = list(zip(slots.tolist(), indptr[units_used].tolist(), indptr[units_used + 1].tolist(),
-                         term_weights.tolist()))
-        out_rows, out_cols, out_values = [], [], []
-
-        def rank_pending() -> None:  # the top cells of the rows in the block, at once
-            rows, cols, values = _top_k_block(block[:len(pending)], depth)
-            out_rows.append(np.asarray(pending, dtype=np.int64)[rows])
-            out_cols.append(cols)
-            out_values.append(values)
-            pending.clear()
-
-        for q in range(queries.n_queries):
-            if bounds[q] == bounds[q + 1]:
-                continue
-            row = block[len(pending)]
-            row.fill(0.0)
-            if hit is not None:
-                hit.fill(False)
-            for slot, lo, hi, w in terms[bounds[q]:bounds[q + 1]]:
-                if slot >= 0:
-                    row += dense[slot] if w == 1.0 else self._dtype.type(w) * dense[slot]
-                    continue
-                docs, values = indices[lo:hi], data[lo:hi]
-                np.add.at(row, docs, values if w == 1.0 else self._dtype.type(w) * values)
-                if hit is not None:
-                    hit[docs] = True
-            if hit is not None:
-                row[~hit] = -np.inf
-            if not grouped:
-                cols, values = _top_k_row(row, unmatched, depth)
-                out_rows.append(np.full(len(cols), q, dtype=np.int64))
-                out_cols.append(cols)
-                out_values.append(values)
-                continue
-            pending.append(q)
-            if len(pending) == len(block):
-                rank_pending()
-        if pending:
-            rank_pending()
-        sizes = np.zeros(queries.n_queries, dtype=np.int64)
-        if not out_rows:
-            return sizes, np.zeros(0, dtype=np.int64), np.zeros(0)
-        sizes += np.bincount(np.concatenate(out_rows), minlength=queries.n_queries)
-        return sizes, np.concatenate(out_cols).astype(np.int64), np.concatenate(out_values).astype(np.float64)
+                topk.without_numba(error)  # it could not compile the kernel here
+        return topk.rank_sums(*args)
 
     def _scoring_units(self, queries: StructuredQueries) -> tuple[sp.csr_matrix, np.ndarray]:
         """Rows of idf(df~) * saturated tf~ per document, and the row of each source term (-1: none).
@@ -554,35 +498,6 @@ def _fill_dense(units: sp.csr_matrix, chosen: np.ndarray, out: np.ndarray) -> No
         out[i, units.indices[lo:hi]] = units.data[lo:hi]
 
 
-def compiled_ranker() -> Callable | None:
-    """:func:`clirkit.kernels.rank_sums` when numba is installed, else None (numpy ranks); None also when the
-    environment variable ``CLIRKIT_NUMBA`` is ``0``. Imported once, on the first search."""
-    global _ranker
-    if _ranker is None:
-        _ranker = False
-        if os.environ.get("CLIRKIT_NUMBA", "1") != "0":
-            try:
-                from clirkit.kernels import rank_sums
-            except ImportError:
-                pass
-            except Exception as error:  # a numba that imports but fails (an incompatible numpy or llvmlite)
-                _without_numba(error)
-            else:
-                _ranker = rank_sums
-    return _ranker or None
-
-
-def _without_numba(error: BaseException) -> None:
-    """Rank with numpy from now on, numba having failed with ``error``; say so once on stderr."""
-    global _ranker
-    import sys
-
-    _ranker = False
-    message = " ".join(str(error).split())[:200]
-    print(f"clirkit: numba failed ({type(error).__name__}: {message}); ranking with numpy, the same runs",
-          file=sys.stderr)
-
-
 def row_key(m: sp.csr_matrix, r: int) -> tuple[bytes, bytes]:
     """The content of row ``r`` of the CSR ``m`` (its columns and values), as a hashable key."""
     lo, hi = m.indptr[r], m.indptr[r + 1]
@@ -614,152 +529,3 @@ def _slice_queries(queries: StructuredQueries, lo: int, hi: int) -> StructuredQu
     return StructuredQueries(queries.qids[lo:hi], queries.source_query[rows] - lo,
                              queries.source_weight[rows], queries.translations[rows],
                              [queries.source_terms[i] for i in rows.tolist()], df_union=queries.df_union)
-
-
-def accumulate(rows: np.ndarray, cols: np.ndarray, values: np.ndarray, n_rows: int,
-               n_cols: int) -> np.ndarray:
-    """Sum ``values`` into a dense (n_rows x n_cols) block; cells with no entry are -inf."""
-    keys = rows.astype(np.int64) * n_cols + cols
-    # with no entry at all bincount returns integers, which cannot hold -inf
-    dense = np.bincount(keys, weights=values, minlength=n_rows * n_cols).astype(np.float64, copy=False)
-    hit = np.zeros(n_rows * n_cols, dtype=bool)
-    hit[keys] = True
-    dense[~hit] = -np.inf
-    return dense.reshape(n_rows, n_cols)
-
-
-def top_k_dense(dense: np.ndarray, unmatched: float, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The top ``k`` cells of each row of a dense score block, skipping cells equal to ``unmatched``.
-
-    ``unmatched`` marks documents that match no query term: -inf, or 0 when
-    every match scores > 0. Returns ``(rows, cols, values)`` ordered by row,
-    then value descending, then column ascending (columns are docids in sorted
-    order, so ties go to the smaller docid, also at the cut-off).
-    """
-    out_cols, out_values = [], []
-    for row in dense:
-        cols, values = _top_k_row(row, unmatched, k)
-        out_cols.append(cols)
-        out_values.append(values)
-    if not out_cols:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)
-    counts = [len(c) for c in out_cols]
-    return (np.repeat(np.arange(len(counts)), counts), np.concatenate(out_cols).astype(np.int64),
-            np.concatenate(out_values))
-
-
-def _top_k_row(row: np.ndarray, unmatched: float, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """The top ``k`` cells of one row as ``(columns, values)``, value descending then column ascending,
-    skipping cells equal to ``unmatched`` (:func:`top_k_dense`)."""
-    kk = min(k, len(row))
-    candidates, bound = _candidates(row, kk, unmatched)
-    values = row[candidates]
-    if len(values) > kk:
-        threshold = np.partition(values, len(values) - kk)[len(values) - kk]  # the row's k-th largest
-        above = values > threshold
-        tied = np.flatnonzero(values == threshold)[:kk - int(np.count_nonzero(above))]  # smallest docids
-        above[tied] = True
-        candidates, values = candidates[above], values[above]
-        bound = threshold
-    if not bound > unmatched:  # cells that match nothing may be among the candidates
-        matched = values != unmatched
-        candidates, values = candidates[matched], values[matched]
-    if unmatched == 0.0 and len(values) > 1:  # positive values: one sort of (float32 value, column) keys
-        rounded = values.astype(np.float32)  # rounding keeps the order (ties may appear)
-        keys = (~rounded.view(np.uint32)).astype(np.uint64) << np.uint64(32) | candidates.astype(np.uint64)
-        keys.sort()
-        ordered = (keys & np.uint64(0xFFFFFFFF)).astype(np.int64)
-        exact = row[ordered]
-        if values.dtype == np.float32:
-            return ordered, exact
-        bucket = exact.astype(np.float32)  # two values in one float32 bucket: their order is the columns'
-        if not np.any((bucket[1:] == bucket[:-1]) & (exact[1:] != exact[:-1])):
-            return ordered, exact
-    order = np.argsort(-values, kind="stable")  # candidates ascend, so ties keep docid order
-    return candidates[order], values[order]
-
-
-def _top_k_block(block: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`top_k_dense` of a float32 block whose matched cells are > 0 and unmatched ones 0, with at most
-    2**_ROW_BITS rows and 2**_COLUMN_BITS columns, in a fixed number of numpy calls whatever its rows.
-
-    A strided 1/8 sample of each row bounds its k-th largest cell from below (about 1.5k cells reach the
-    bound); the cells reaching it are sorted at once as 64-bit keys (row, value descending, column), and the
-    first k of each row kept. A row where fewer than k cells reach the bound is redone with all its matched
-    cells.
-    """
-    g, n = block.shape
-    kk = min(k, n)
-    smallest = np.float32(np.finfo(np.float32).tiny)
-    bound = np.full(g, smallest, dtype=np.float32)
-    if n >= 8 * kk:
-        sample = block[:, ::8]
-        width = sample.shape[1]
-        rank = min(width - 1, max(1, (3 * kk) // 16))
-        # unmatched cells become distinct tiny negatives: numpy's introselect is 15x slower on equal values
-        # (matched ones do not change: the bound is checked by counting anyway)
-        sample = sample - np.arange(1, width + 1, dtype=np.float32) * np.float32(1e-30)
-        sample.partition(width - rank, axis=1)
-        bound = np.maximum(sample[:, width - rank], smallest)
-    flat = block.reshape(-1)  # 2-D nonzero and fancy indexing are 5-10x slower than 1-D
-    cells = np.flatnonzero(block >= bound[:, None])
-    rows, cols = np.divmod(cells, n)
-    short = np.flatnonzero((np.bincount(rows, minlength=g) < kk) & (bound > smallest))
-    if len(short):  # the sample's bound was above the k-th cell: take every matched cell of those rows
-        redo = np.isin(rows, short, invert=True)
-        more_rows, more_cols = np.divmod(np.flatnonzero(block[short] > 0), n)
-        rows = np.concatenate([rows[redo], short[more_rows]])
-        cols = np.concatenate([cols[redo], more_cols])
-        cells = rows * n + cols
-    values = flat[cells]
-    keys = rows.astype(np.uint64) << np.uint64(_VALUE_BITS + _COLUMN_BITS)
-    keys |= (np.uint32(0x7FFFFFFF) - values.view(np.uint32)).astype(np.uint64) << np.uint64(_COLUMN_BITS)
-    keys |= cols.astype(np.uint64)
-    keys.sort()
-    rows = (keys >> np.uint64(_VALUE_BITS + _COLUMN_BITS)).astype(np.int64)
-    cols = (keys & np.uint64(2**_COLUMN_BITS - 1)).astype(np.int64)
-    counts = np.bincount(rows, minlength=g)
-    rank = np.arange(len(rows)) - np.repeat(np.cumsum(counts) - counts, counts)
-    keep = rank < kk
-    rows, cols = rows[keep], cols[keep]
-    return rows, cols, flat[rows * n + cols]
-
-
-def _candidates(row: np.ndarray, k: int, unmatched: float) -> tuple[np.ndarray, float]:
-    """Ascending columns of a superset of the row's top ``k`` matched cells, and a value all of them reach.
-
-    A strided sample (1/8, or 1/3 to 1/7 of a row shorter than 8k) of the matched cells (> ``unmatched``)
-    gives a value with about 2k cells above; keeping the cells >= that value is one comparison pass instead
-    of a full selection. If fewer than k cells qualify, the bound was too high: take every matched cell.
-    Unmatched cells never enter a selection (numpy's introselect is 15x slower on an array of mostly equal
-    values).
-    """
-    n = len(row)
-    stride = min(8, n // max(k, 1))
-    if stride >= 3:
-        sample = row[::stride]
-        sample = sample[sample > unmatched]
-        rank = min(len(sample) - 1, max(1, (2 * k) // stride))
-        if rank >= 1:
-            sample.partition(len(sample) - rank)
-            bound = sample[len(sample) - rank]
-            candidates = np.flatnonzero(row >= bound)
-            if len(candidates) >= k:
-                return candidates, float(bound)
-    return np.flatnonzero(row > unmatched), unmatched
-
-
-def top_k(scores: sp.csr_matrix, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`top_k_dense` of a CSR score matrix whose stored entries are the candidates
-    (columns are the tie order), densified in row slices of bounded size."""
-    scores = scores.tocsr()
-    n_rows, n_cols = scores.shape
-    step = max(1, _DENSE_CELLS_PER_BATCH // max(n_cols, 1))
-    parts = []
-    for lo in range(0, n_rows, step):
-        block = scores[lo:lo + step].tocoo()
-        rows, cols, values = top_k_dense(accumulate(block.row, block.col, block.data, *block.shape), -np.inf, k)
-        parts.append((rows + lo, cols, values))
-    if not parts:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)
-    return tuple(np.concatenate(arrays) for arrays in zip(*parts))

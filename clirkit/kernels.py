@@ -7,7 +7,7 @@ same bytes whichever path ranks them. A strided sample of the row gives a bound 
 reach; one pass moves those cells out (zeroing the row for the next query) and they are sorted exactly.
 No numpy call per query term, no selection pass over the row.
 
-Imported only by :func:`clirkit.bm25.compiled_ranker`, which falls back to numpy without numba or with the
+Imported only by :func:`clirkit.topk.compiled_ranker`, which falls back to numpy without numba or with the
 environment variable ``CLIRKIT_NUMBA=0``. numba compiles each precision once, on first use (about 10 s),
 and caches the machine code on disk (next to this file, or in its user-wide cache); loading it costs a
 process about 0.7 s, which the compiled ranking repays on searches reading some 10^8 postings.

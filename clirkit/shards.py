@@ -47,7 +47,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from clirkit.analysis import Analyzer
-from clirkit.bm25 import IDF_VARIANTS, PRECISIONS, BM25, CollectionStats, check_params, row_key, union_counts
+from clirkit.bm25 import (B, EPSILON, IDF, K1, K3, PRECISION, BM25, CollectionStats, check_settings, row_key,
+                          union_counts)
 from clirkit.errors import ClirkitError
 from clirkit.index import Index
 from clirkit.npzio import HEADER_KEY, Corrupt, checking, load_npz, require_analyzer, require_array, require_field, \
@@ -574,13 +575,9 @@ class ShardedBM25:
     """BM25 over a :class:`ShardedIndex`: the same parameters and :meth:`search` as :class:`~clirkit.bm25.BM25`,
     the same run as over the unsharded index."""
 
-    def __init__(self, index: ShardedIndex, *, k1: float = 1.2, b: float = 0.75, k3: float | None = None,
-                 idf: str = "lucene", epsilon: float = 0.25, precision: str = "float64") -> None:
-        if idf not in IDF_VARIANTS:
-            raise ClirkitError(f"unknown idf variant {idf!r}; choose one of {', '.join(IDF_VARIANTS)}")
-        if precision not in PRECISIONS:
-            raise ClirkitError(f"unknown precision {precision!r}; choose one of {', '.join(PRECISIONS)}")
-        check_params(k1=k1, b=b, k3=k3, epsilon=epsilon)
+    def __init__(self, index: ShardedIndex, *, k1: float = K1, b: float = B, k3: float | None = K3, idf: str = IDF,
+                 epsilon: float = EPSILON, precision: str = PRECISION) -> None:
+        check_settings(k1=k1, b=b, k3=k3, idf=idf, epsilon=epsilon, precision=precision)
         self.index = index
         self.bm25_params = {"k1": k1, "b": b, "k3": k3, "idf": idf, "epsilon": epsilon, "precision": precision}
 

@@ -21,8 +21,9 @@ import scipy.sparse as sp
 from rank_bm25 import BM25Okapi
 
 import clirkit.bm25 as bm25_module
+import clirkit.topk as topk_module
 from clirkit.analysis import Analyzer
-from clirkit.bm25 import BM25, idf_mean_rsj, top_k
+from clirkit.bm25 import BM25, idf_mean_rsj
 from clirkit.datasets import BUNDLED
 from clirkit.errors import ClirkitError
 from clirkit.formats import iter_documents
@@ -42,9 +43,9 @@ def ranking_path(request, monkeypatch):
     if request.param == "compiled":
         pytest.importorskip("numba")
         from clirkit.kernels import rank_sums
-        monkeypatch.setattr(bm25_module, "_ranker", rank_sums)
+        monkeypatch.setattr(topk_module, "_ranker", rank_sums)
     else:
-        monkeypatch.setattr(bm25_module, "_ranker", False)
+        monkeypatch.setattr(topk_module, "_ranker", False)
     return request.param
 
 
@@ -252,16 +253,6 @@ def test_one_to_one_fast_path_equals_the_general_path(corpus, monkeypatch):
     np.testing.assert_allclose(fast, general, rtol=1e-13, atol=1e-13)
 
 
-def test_top_k_breaks_ties_by_docid_and_keeps_only_stored_entries():
-    scores = sp.csr_matrix(np.array([[0.0, 2.0, 1.0, 2.0, 1.0, 1.0],
-                                     [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
-                                     [3.0, -1.0, 0.0, 0.0, 0.0, 3.0]]))
-    rows, cols, values = top_k(scores, 3)
-    assert rows.tolist() == [0, 0, 0, 2, 2, 2]
-    assert cols.tolist() == [1, 3, 2, 0, 5, 1]
-    assert values.tolist() == [2.0, 2.0, 1.0, 3.0, 3.0, -1.0]
-
-
 def test_search_ranks_by_score_then_docid_and_cuts_at_depth(corpus):
     _, _, index = corpus
     sq, _ = structured(index, QUERIES)
@@ -298,32 +289,6 @@ def test_bad_parameters_are_user_errors(corpus):
         BM25(index, idf="tfidf")
     with pytest.raises(ClirkitError, match="out of range"):
         BM25(index, b=1.5)
-
-
-@pytest.mark.parametrize("unmatched", [0.0, -np.inf])
-def test_top_k_dense_on_wide_rows_equals_a_full_sort(unmatched):
-    # wide rows take the sampled-candidate path; scores drawn from few values force ties at the cut-off
-    rng = np.random.default_rng(7)
-    k, n = 50, 50 * 40
-    dense = rng.integers(1, 6, size=(6, n)).astype(float)
-    dense[rng.random(dense.shape) < 0.5] = unmatched
-    dense[1, :] = unmatched
-    dense[1, [5, 9]] = [2.0, 3.0]  # fewer matches than k
-    dense[2] = np.where(dense[2] == unmatched, unmatched, 1.0)  # one value only
-    rows, cols, values = bm25_module.top_k_dense(dense, unmatched, k)
-    for i in range(len(dense)):
-        matched = [(-dense[i, j], j) for j in range(n) if dense[i, j] != unmatched]
-        expected = sorted(matched)[:k]
-        assert cols[rows == i].tolist() == [j for _, j in expected]
-        assert values[rows == i].tolist() == [-v for v, _ in expected]
-
-
-def test_accumulate_of_no_entries_is_a_block_of_minus_infinity():
-    from clirkit.bm25 import accumulate
-
-    empty = np.zeros(0, dtype=np.int64)
-    block = accumulate(empty, empty, np.zeros(0), 2, 3)
-    assert block.dtype == np.float64 and block.shape == (2, 3) and np.all(block == -np.inf)
 
 
 def test_a_boost_query_sharing_no_ngram_with_the_table_has_no_rows():
@@ -387,29 +352,6 @@ def test_the_first_search_needs_no_warm_up_the_dense_rows_are_made_with_the_weig
     assert model._dense_slot.tolist() == before.tolist()
 
 
-@pytest.mark.parametrize("k", [1, 7, 50])
-def test_grouped_float32_top_k_equals_the_row_by_row_top_k(k):
-    # _top_k_block ranks positive float32 rows a group at a time; few distinct values force ties at the
-    # cut-off; rows with fewer matches than k, no match, and all cells matched
-    rng = np.random.default_rng(11)
-    n = 8 * 50 * 3
-    block = rng.integers(1, 6, size=(9, n)).astype(np.float32) * np.float32(0.37)
-    block[rng.random(block.shape) < 0.6] = 0
-    block[1] = 0
-    block[1, [5, 9]] = [2.0, 3.0]
-    block[2] = 0
-    block[3] = np.where(block[3] > 0, np.float32(1.5), 0)
-    block[4] = rng.random(n).astype(np.float32) + np.float32(0.5)
-    block[5, :] = 0
-    block[5, rng.choice(n, 3 * k + 1, replace=False)] = np.float32(2.0)  # one value above the sample's bound
-    block[6] = np.where(np.arange(n) % 8 == 1, np.float32(1.0), 0)  # the sample sees only the 12 high cells:
-    block[6, 0:8 * 12:8] = np.float32(4.0)  # its bound is too high, and the row is redone with every match
-    rows, cols, values = bm25_module._top_k_block(block.copy(), k)
-    er, ec, ev = bm25_module.top_k_dense(block.astype(np.float64), 0.0, k)
-    assert rows.tolist() == er.tolist() and cols.tolist() == ec.tolist()
-    assert values.astype(np.float64).tolist() == ev.tolist()
-
-
 # the compiled kernel and numpy ranking ----------------------------------------------------------------
 
 def random_structured(index, n_queries, seed, *, one_to_one):
@@ -457,7 +399,7 @@ def test_the_compiled_kernel_and_numpy_rank_the_same_bytes(genesis_400, tmp_path
                                df_union=True)
     runs = {}
     for path, ranker in (("compiled", rank_sums), ("numpy", False)):
-        monkeypatch.setattr(bm25_module, "_ranker", ranker)
+        monkeypatch.setattr(topk_module, "_ranker", ranker)
         model = BM25(index, idf=idf, precision=precision, k3=8.0)
         runs[path] = [model.search_positions(sq, depth=depth) for depth in (1, 10, 1000)]
     for compiled, numpy_ in zip(runs["compiled"], runs["numpy"]):
@@ -479,13 +421,13 @@ def test_a_kernel_numba_cannot_compile_falls_back_to_numpy_once_with_one_line(ge
         pytest.skip("sets the ranker itself")
     _, _, index = genesis_400
     sq, _ = structured(index, ["y dijo dios", "la luz"])
-    monkeypatch.setattr(bm25_module, "_ranker", False)
+    monkeypatch.setattr(topk_module, "_ranker", False)
     expected = BM25(index).search(sq)
 
     def failing(*args):
         raise _CompileError("Failed in nopython mode pipeline\n(step: nopython frontend)")
 
-    monkeypatch.setattr(bm25_module, "_ranker", failing)
+    monkeypatch.setattr(topk_module, "_ranker", failing)
     model = BM25(index)
     for _ in range(2):
         run = model.search(sq)
@@ -493,7 +435,7 @@ def test_a_kernel_numba_cannot_compile_falls_back_to_numpy_once_with_one_line(ge
     err = capsys.readouterr().err
     assert err == ("clirkit: numba failed (_CompileError: Failed in nopython mode pipeline (step: nopython "
                    "frontend)); ranking with numpy, the same runs\n")
-    assert bm25_module.compiled_ranker() is None
+    assert topk_module.compiled_ranker() is None
 
 
 def test_an_error_of_the_kernel_that_is_not_numbas_is_raised(genesis_400, monkeypatch, ranking_path):
@@ -505,7 +447,7 @@ def test_an_error_of_the_kernel_that_is_not_numbas_is_raised(genesis_400, monkey
     def failing(*args):
         raise MemoryError
 
-    monkeypatch.setattr(bm25_module, "_ranker", failing)
+    monkeypatch.setattr(topk_module, "_ranker", failing)
     with pytest.raises(MemoryError):
         BM25(index).search(sq)
 

@@ -42,6 +42,7 @@ def add_bm25_options(p, cls=None) -> None:
     """BM25 options (defaults: those of ``cls``, a system or :class:`~clirkit.bm25.BM25`) and the output
     options shared by search, dt and psq. The values are parsed here and range-checked by ``cls``
     (:func:`check_bm25` or the system's ``check_params``) before any input is read."""
+    from clirkit.bm25 import IDF_VARIANTS, PRECISIONS
     from clirkit.cli.common import add_depth, param_type, parsed_number, run_tag
     from clirkit.cli.params import add_param
 
@@ -57,8 +58,8 @@ def add_bm25_options(p, cls=None) -> None:
     add_param(g, cls, "k1", "--k1", type=number("k1"), help="term frequency saturation")
     add_param(g, cls, "b", "--b", type=number("b"), help="document length normalization")
     add_param(g, cls, "k3", "--k3", type=number("k3"), help="query tf saturation (none: raw query tf)")
-    add_param(g, cls, "idf", "--idf", choices=("lucene", "rsj", "bm25okapi"), help="idf variant")
-    add_param(g, cls, "precision", "--precision", choices=("float64", "float32"),
+    add_param(g, cls, "idf", "--idf", choices=IDF_VARIANTS, help="idf variant")
+    add_param(g, cls, "precision", "--precision", choices=PRECISIONS,
               help="float64: exact (rank-bm25's scores to 1e-9); float32: posting weights and sums in float32, "
                    "faster and half the memory, scores within ~1e-6 relative")
     add_depth(p)
