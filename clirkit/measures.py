@@ -16,6 +16,11 @@ Names (case-insensitive), as users write them:
   cutoff after ``_`` or ``.``: ``P_10``, ``P.10``, ``ndcg_cut_10``,
   ``ndcg_cut.10``, ``map_cut_100``, ``recall_1000``, ``success_10``.
 
+ir_measures' measure objects (``from ir_measures import AP, nDCG, R``: ``AP``, ``nDCG@10``, ``R@1000``,
+``P(rel=2)@10``; PyTerrier's ``pyterrier.measures`` are the same objects) are read by their name, which is the
+ir_measures spelling above; a parameter clirkit's measures do not have (``nDCG(dcg='exp-log2')``,
+``judged_only=True``) is an error, not ignored.
+
 ``(rel=N)`` overrides the relevance level of one measure: a document counts
 when its grade is >= N, whatever ``rel_threshold`` (or, for ``P_mr`` and
 ``MRR_mr``, ``main_grade``) says. Measures that use the raw grades (nDCG) or
@@ -305,7 +310,7 @@ def parse_measure(name: str | Measure) -> Measure:
     """
     if isinstance(name, Measure):
         return name
-    text = str(name).strip()
+    text = (_ir_measures_name(name) or str(name)).strip()
     m = _AT_NAME.fullmatch(text)
     if m:
         entry = _AT_SPELLINGS.get(m.group("base").lower())
@@ -336,6 +341,8 @@ def parse_measure(name: str | Measure) -> Measure:
 def _parse_rel(text: str, d: MeasureDef, params: str) -> int:
     """The N of ``(rel=N)``, checked against the measure's definition."""
     m = _PARAM.fullmatch(params)
+    if (not m or m.group("key").lower() != "rel") and d.level is None:
+        raise ClirkitError(f"measure {text!r}: clirkit's {d.name} takes no parameter; write {d.spelling()}")
     if not m or m.group("key").lower() != "rel":
         raise ClirkitError(f"measure {text!r}: clirkit's measures take one parameter, rel=N "
                            f"(the minimum relevant grade), e.g. {d.name}(rel=2)")
@@ -383,17 +390,25 @@ def _unknown(text: str, base: str, tail: str | None) -> ClirkitError:
     return ClirkitError(f"unknown measure {text!r}{hint}; known measures: {', '.join(REGISTRY)}")
 
 
+def _ir_measures_name(value) -> str | None:
+    """The name of an ir_measures measure object (``nDCG@10``, ``P(rel=2)@10``), None for anything else: such an
+    object has a ``NAME`` and ``params`` and writes itself in ir_measures' spelling (read without importing it)."""
+    if isinstance(value, str) or not (hasattr(value, "NAME") and isinstance(getattr(value, "params", None), dict)):
+        return None
+    return str(value)
+
+
 def split_measure_list(names: Iterable[str] | str) -> list[str]:
     """The measure names in ``names``: a string or strings, each possibly a comma-separated list.
 
     Commas inside parentheses (``X(a=1,b=2)``) do not split; empty items are dropped.
     """
-    if isinstance(names, str):
+    if isinstance(names, str) or _ir_measures_name(names) is not None:
         names = [names]
     out: list[str] = []
     for item in names:
         depth, start = 0, 0
-        item = str(item)
+        item = _ir_measures_name(item) or str(item)
         for i, ch in enumerate(item + ","):
             if ch == "(":
                 depth += 1
@@ -407,7 +422,7 @@ def split_measure_list(names: Iterable[str] | str) -> list[str]:
 
 
 def parse_measures(names: Iterable[str | Measure] | str) -> list[Measure]:
-    """Parse several names (a list, one comma-separated string, or a mixture).
+    """Parse several names (a list, one comma-separated string, or a mixture; ir_measures objects too).
 
     A measure given twice (in any spelling: ``P@10`` and ``P_10``) is kept
     once, with the first spelling as its label.
@@ -415,7 +430,7 @@ def parse_measures(names: Iterable[str | Measure] | str) -> list[Measure]:
     Raises:
         ClirkitError: a bad name (see :func:`parse_measure`) or no name at all.
     """
-    if isinstance(names, (str, Measure)):
+    if isinstance(names, (str, Measure)) or _ir_measures_name(names) is not None:
         names = [names]
     out: list[Measure] = []
     for item in names:

@@ -103,6 +103,21 @@ class Evaluation:
         """``{qid: {measure: value}}``."""
         return {q: dict(zip(self.measures, row)) for q, row in zip(self.qids.tolist(), self.values.tolist())}
 
+    def to_frame(self, layout: str = "wide"):
+        """The per-query values as a pandas DataFrame (pandas is optional): ``layout="wide"``: a ``qid`` column and
+        one column per measure, a row per query (:attr:`average` says which); ``"long"``: columns ``qid, measure,
+        value``, a row per query and measure (ir_measures' ``iter_calc`` and ``pt.Experiment(perquery=True)``)."""
+        import pandas as pd
+
+        if layout == "long":
+            n, m = self.values.shape
+            return pd.DataFrame({"qid": np.repeat(self.qids, m).astype(object),
+                                 "measure": np.tile(np.asarray(self.measures, dtype=object), n),
+                                 "value": self.values.ravel()})
+        if layout != "wide":
+            raise ClirkitError(f"layout must be wide or long, got {layout!r}")
+        return pd.DataFrame({"qid": self.qids.astype(object), **dict(zip(self.measures, self.values.T))})
+
     def describe(self) -> str:
         """One line saying what the mean is over."""
         if self.average == "qrels":
@@ -127,8 +142,9 @@ def evaluate(run: Run, qrels: Qrels, measures: Iterable[str | Measure] | str = D
         run: the ranked results (any number of queries).
         qrels: graded judgments; a grade >= ``rel_threshold`` is relevant.
         measures: names as accepted by :func:`~clirkit.measures.parse_measures`
-            (a list, comma-separated, any registered spelling) or parsed
-            :class:`~clirkit.measures.Measure` objects.
+            (a list, comma-separated, any registered spelling), parsed
+            :class:`~clirkit.measures.Measure` objects, or ir_measures' measure
+            objects (``AP``, ``nDCG@10``, ``R@1000``).
         rel_threshold: minimum grade of a relevant document (trec_eval ``-l``),
             for the measures without their own ``(rel=N)``.
         main_grade: minimum grade of a "main relevant" document (P_mr, MRR_mr).

@@ -5,13 +5,30 @@ document ids and scores, grouped by query (queries in first-appearance order)
 and, within a query, in rank order. :class:`Qrels` holds graded judgments the
 same way. Both are plain data; reading and writing them is in
 :mod:`clirkit.formats`.
+
+Both go to and come from the other libraries' shapes: pandas frames (``to_frame``/``from_frame``, in clirkit's
+column names or PyTerrier's: a result frame ``qid, docno, score, rank`` with ranks from 0, a qrels frame ``qid,
+docno, label``) and namedtuples (``to_records``/``from_records``: :data:`ScoredDoc` and :data:`Qrel`, the fields of
+ir_datasets' ``scoreddocs_iter()`` and ``qrels_iter()`` and of ir_measures' inputs).
 """
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Iterable, Iterator
 
 import numpy as np
+
+from clirkit.errors import ClirkitError
+
+ScoredDoc = namedtuple("ScoredDoc", ["query_id", "doc_id", "score"])
+ScoredDoc.__doc__ = "One row of a run, fields named as ir_datasets' GenericScoredDoc and ir_measures' ScoredDoc."
+Qrel = namedtuple("Qrel", ["query_id", "doc_id", "relevance"])
+Qrel.__doc__ = "One judgment, fields named as ir_measures' Qrel and ir_datasets' TrecQrel (less its iteration)."
+
+FRAME_STYLES = ("clirkit", "pyterrier")
+"""Column names of ``to_frame``: clirkit's (``docid``, ``rank`` from 1, ``rel``) or PyTerrier's (``docno``, ``rank``
+from 0, ``label``)."""
 
 
 def _str_array(values) -> np.ndarray:
@@ -192,17 +209,42 @@ class Run:
         scores = [float(s) for docs in run.values() for s in docs.values()]
         return cls.ranked(qids, docids, scores, tag=tag, depth=depth, query_order=list(run))
 
-    def to_frame(self):
-        """A pandas DataFrame with columns ``qid, docid, rank, score`` (pandas is optional)."""
+    def to_frame(self, style: str = "clirkit"):
+        """A pandas DataFrame of the rows in run order (pandas is optional): ``style="clirkit"``: columns ``qid,
+        docid, rank, score``, ranks from 1; ``"pyterrier"``: PyTerrier's result frame, ``qid, docno, score, rank``,
+        ranks from 0 as PyTerrier numbers them. :meth:`from_frame` reads either back to this run."""
         import pandas as pd
 
+        if _style(style) == "pyterrier":
+            return pd.DataFrame({"qid": self.qids.astype(object), "docno": self.docids.astype(object),
+                                 "score": self.scores, "rank": self.ranks() - 1})
         return pd.DataFrame({"qid": self.qids, "docid": self.docids, "rank": self.ranks(), "score": self.scores})
 
     @classmethod
     def from_frame(cls, frame, *, tag: str = "clirkit", depth: int | None = None) -> "Run":
-        """A run from a DataFrame with columns ``qid, docid, score`` (any row order), ranked by :meth:`ranked`."""
-        return cls.ranked(frame["qid"].astype(str).to_numpy(), frame["docid"].astype(str).to_numpy(),
-                          frame["score"].to_numpy(dtype=np.float64), tag=tag, depth=depth)
+        """A run from a DataFrame with columns ``qid``, ``docno`` (PyTerrier's) or ``docid`` and ``score``, in any
+        row order, ranked by :meth:`ranked` (score descending, ties by docid; a ``rank`` column is not read: a
+        PyTerrier re-ranker may leave it stale). With both ``docno`` and ``docid`` (a frame of Terrier's, whose
+        ``docid`` is its internal number), ``docno`` is the document id."""
+        qids, docids = _frame_ids(frame, "a run frame", "score")
+        return cls.ranked(qids, docids, frame["score"].to_numpy(dtype=np.float64), tag=tag, depth=depth)
+
+    def to_records(self) -> list[ScoredDoc]:
+        """The rows in run order as :data:`ScoredDoc` namedtuples ``(query_id, doc_id, score)``, the shape of
+        ir_datasets' ``scoreddocs_iter()`` and of ir_measures' run input."""
+        return list(map(ScoredDoc, self.qids.tolist(), self.docids.tolist(), self.scores.tolist()))
+
+    @classmethod
+    def from_records(cls, records: Iterable, *, tag: str = "clirkit", depth: int | None = None) -> "Run":
+        """A run from records with ``query_id``, ``doc_id`` and ``score`` attributes (ir_datasets'
+        ``dataset.scoreddocs_iter()``, ir_measures' ScoredDoc, :meth:`to_records`), ranked by :meth:`ranked`."""
+        qids, docids, scores = _record_columns(records, ("query_id", "doc_id", "score"), "a run record",
+                                               "an ir_datasets ScoredDoc")
+        try:
+            values = np.asarray(scores, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ClirkitError("a run record's score is not a number") from None
+        return cls.ranked(qids, docids, values, tag=tag, depth=depth)
 
     def with_tag(self, tag: str) -> "Run":
         return Run(self.qids, self.docids, self.scores, tag=tag)
@@ -250,3 +292,83 @@ class Qrels:
         """The judgments of the given queries only."""
         keep = np.isin(self.qids, _str_array(list(qids)))
         return Qrels(self.qids[keep], self.docids[keep], self.rels[keep])
+
+    def to_frame(self, style: str = "clirkit"):
+        """A pandas DataFrame of the judgments: columns ``qid, docid, rel`` (``style="clirkit"``) or PyTerrier's
+        ``qid, docno, label`` (``"pyterrier"``, what ``pt.Experiment`` takes as qrels)."""
+        import pandas as pd
+
+        if _style(style) == "pyterrier":
+            return pd.DataFrame({"qid": self.qids.astype(object), "docno": self.docids.astype(object),
+                                 "label": self.rels})
+        return pd.DataFrame({"qid": self.qids, "docid": self.docids, "rel": self.rels})
+
+    @classmethod
+    def from_frame(cls, frame) -> "Qrels":
+        """Judgments from a DataFrame with columns ``qid``, ``docno`` or ``docid``, and ``label`` (PyTerrier's) or
+        ``rel`` (whole-number grades)."""
+        grade = next((c for c in ("label", "rel") if c in frame.columns), "label")
+        qids, docids = _frame_ids(frame, "a qrels frame", grade)
+        return cls(qids, docids, _grades(frame[grade].to_numpy(), "a qrels frame's " + grade))
+
+    def to_records(self) -> list[Qrel]:
+        """The judgments as :data:`Qrel` namedtuples ``(query_id, doc_id, relevance)`` (ir_measures' qrels input)."""
+        return list(map(Qrel, self.qids.tolist(), self.docids.tolist(), self.rels.tolist()))
+
+    @classmethod
+    def from_records(cls, records: Iterable) -> "Qrels":
+        """Judgments from records with ``query_id``, ``doc_id`` and ``relevance`` attributes (ir_datasets'
+        ``dataset.qrels_iter()``, ir_measures' Qrel, :meth:`to_records`)."""
+        qids, docids, rels = _record_columns(records, ("query_id", "doc_id", "relevance"), "a qrels record",
+                                             "an ir_datasets TrecQrel")
+        return cls(qids, docids, _grades(rels, "a qrels record's relevance"))
+
+
+def _style(style: str) -> str:
+    if style not in FRAME_STYLES:
+        raise ClirkitError(f"style must be one of {', '.join(FRAME_STYLES)}, got {style!r}")
+    return style
+
+
+def _frame_ids(frame, what: str, value: str) -> tuple[np.ndarray, np.ndarray]:
+    """The query ids and document ids (``docno``, else ``docid``) of ``frame`` as str arrays; ClirkitError naming
+    the columns it lacks (``value``: the other column it needs)."""
+    columns = getattr(frame, "columns", None)
+    if columns is None:
+        raise ClirkitError(f"{what}: expected a pandas DataFrame, got {type(frame).__name__}")
+    doc = "docno" if "docno" in columns else "docid"
+    missing = [c for c in ("qid", doc, value) if c not in columns]
+    if missing:
+        wanted = " or ".join(("docno", "docid")) if doc in missing else doc
+        names = [wanted if c == doc else c for c in missing]
+        raise ClirkitError(f"{what}: no {', no '.join(names)} column (its columns: "
+                           f"{', '.join(map(str, columns)) or 'none'})")
+    return _str_array(frame["qid"].astype(str).to_numpy()), _str_array(frame[doc].astype(str).to_numpy())
+
+
+def _record_columns(records: Iterable, fields: tuple[str, ...], what: str, example: str) -> tuple[list, ...]:
+    """The values of ``fields`` over ``records``, one list per field; ClirkitError naming the first record without
+    one of them."""
+    columns: tuple[list, ...] = tuple([] for _ in fields)
+    for n, record in enumerate(records, 1):
+        try:
+            for column, name in zip(columns, fields):
+                column.append(getattr(record, name))
+        except AttributeError:
+            raise ClirkitError(f"{what} (number {n}) has no {name} field: expected {', '.join(fields)} "
+                               f"(e.g. {example}), got {type(record).__name__}") from None
+    return columns
+
+
+def _grades(values, what: str) -> np.ndarray:
+    """``values`` as int64 grades; ClirkitError for a value that is not a whole number."""
+    try:
+        grades = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ClirkitError(f"{what} is not a number") from None
+    with np.errstate(invalid="ignore"):
+        bad = np.flatnonzero(~np.isfinite(grades) | (grades != np.round(grades)))
+    if len(bad):
+        value = list(values)[bad[0]]
+        raise ClirkitError(f"{what} must be whole numbers (grades), got {getattr(value, 'item', lambda: value)()!r}")
+    return grades.astype(np.int64)
