@@ -136,6 +136,21 @@ def test_dev_map_used_for_early_stopping_is_the_map_of_the_ranked_run():
     assert best == max(res.eval_scores)
 
 
+@pytest.mark.parametrize("sizes", [[5, 1, 7, 3], [1, 1, 1], [60, 1, 1, 1, 1]])  # the last: mostly padding, lexsort
+def test_rerank_order_of_the_dev_rows_is_the_lexsort_of_query_score_and_tie_key(sizes):
+    from clirkit.boost.scoring import _QuerySlots
+
+    rng = np.random.default_rng(len(sizes))
+    qrow = np.repeat(np.arange(len(sizes)), sizes)
+    tie = rng.permutation(len(qrow))
+    slots = _QuerySlots(qrow, tie)
+    assert slots.table == (sizes[0] != 60)
+    for _ in range(5):
+        scores = rng.integers(-2, 3, len(qrow)) / 4  # many equal scores, -0.0 among them
+        scores[rng.random(len(qrow)) < 0.2] *= -1
+        np.testing.assert_array_equal(slots.order(scores), np.lexsort((tie, -scores, qrow)))
+
+
 def test_top_k_returns_nonzero_scores_in_order_with_ties_at_the_cut_to_smaller_keys():
     from clirkit.boost.scoring import top_k
 

