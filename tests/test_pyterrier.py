@@ -239,3 +239,18 @@ def test_without_pyterrier_clirkit_pyterrier_says_what_to_install():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == ("ClirkitError clirkit.pyterrier needs PyTerrier and pandas (pyterrier is not installed): "
                            "pip install 'clirkit[pyterrier]'")
+
+
+def test_the_readmes_pyterrier_example_runs_on_an_experiment_folder(saved, capsys):
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## From PyTerrier", 1)[1].split("\n## ", 1)[0]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    call = 'cpt.from_experiment("demo", "clirkit-demo")'
+    assert call in code  # the demo's folder there, this test's experiment here
+    exec(code.replace(call, f"cpt.from_experiment({saved.experiment.source!r}, {str(saved.folder)!r})"), {})
+    table = capsys.readouterr().out
+    for name in ("DT", "PSQ", "PSQ-Boost", "PSQ % 100 >> longer", "PSQ >> PSQ-Boost"):
+        assert f" {name} " in table
