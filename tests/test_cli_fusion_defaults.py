@@ -103,7 +103,7 @@ def test_kappa_and_borda_fuse_every_pair_with_no_other_flag_as_the_runner_does(f
         assert main(["aggregate", *argv, "-o", str(out)]) == 0, capsys.readouterr().err
         # the runner's way: Fusion(systems, **spec) with the system's defaults, fitted on the dev runs,
         # fusing the test runs
-        expected = Fusion([None, None], **params).fit_runs(dev, None).fuse(test)  # fixed weights: no qrels
+        expected = Fusion(**params).fit_runs(dev, None).fuse(test)  # fixed weights: no qrels
         write_run(expected, tmp_path / "expected.run")
         assert out.read_bytes() == (tmp_path / "expected.run").read_bytes(), argv
         if "borda" not in argv:

@@ -192,7 +192,7 @@ def test_a_fusion_gives_the_same_run_from_runner_python_and_command(ran, mini, t
     c = datasets.load(str(mini))
     dev = [read_run(out / "runs" / f"{n}.dev.run") for n in ("psq", "scs")]
     test = [read_run(out / "runs" / f"{n}.test.run") for n in ("psq", "scs")]
-    fusion = Fusion([None, None], step=0.25, transform="auto").fit_runs(dev, c.qrels("dev"))
+    fusion = Fusion(step=0.25, transform="auto").fit_runs(dev, c.qrels("dev"))  # a fusion of runs: no systems
     write_run(fusion.fuse(test, tag="PSQ+SCS"), tmp_path / "api.run")
     expected = (out / "runs" / "psq_scs.test.run").read_bytes()
     assert (tmp_path / "api.run").read_bytes() == expected

@@ -207,3 +207,55 @@ def test_ids_of_several_arrays_are_coded_as_one_without_the_exact_fallback(monke
         assert uniques[code].tolist() == part.tolist()
     first_seen = list(dict.fromkeys(joined.tolist()))
     assert [first_seen.index(u) for u in uniques.tolist()] == appearance.tolist()
+
+
+def test_a_method_added_to_the_table_is_fused_by_the_fusion_system_by_its_name(monkeypatch):
+    # a new method is one function and one entry of METHODS: the Fusion system accepts its name, weighs each
+    # run 1 (an untuned method) and calls it with one weight and one transform per run
+    from clirkit.fusion import METHODS, Method
+    from clirkit.systems import Fusion
+
+    calls = []
+
+    def first_run(runs, weights, *, transforms, depth, tag):
+        calls.append((list(weights), list(transforms), depth, tag))
+        return runs[0]
+
+    monkeypatch.setitem(METHODS, "first", Method(first_run, tuned=False, weights_sum_to_one=False))
+    fusion = Fusion(method="first").fit_runs([A, B], None)
+    fusion.check_runs(2)
+    assert fusion.fuse([A, B], depth=5, tag="t") is A
+    assert calls == [([1.0, 1.0], ["none", "none"], 5, "t")]
+
+
+def test_the_fusion_system_fuses_run_files_without_systems():
+    from clirkit.systems import Fusion
+
+    fused = Fusion(weights=[0.3, 0.7]).fit_runs([A, B], None).fuse([A, B], depth=1000)
+    expected = interpolate([A, B], kappa=0.3, tag=fused.tag)
+    assert as_dict(fused) == as_dict(expected) and fused.tag == "interp:w=0.3,0.7:t=none,none"
+
+
+@pytest.mark.parametrize("params, n, says", [
+    ({}, 1, "a fusion needs at least two runs, got 1"),
+    ({"weights": [1.0]}, 2, "The 'weights' parameter of Fusion must be one weight per run (1 weights for 2 runs)"),
+    ({"weights": [0.5, 0.6]}, 2, "The 'weights' parameter of Fusion must be numbers that sum to 1 (interpolation)"),
+    ({"step": 0.3}, 2, "The 'step' parameter of Fusion must be the step of a grid of weights: weight step must "
+                       "divide 1, got 0.3"),
+    ({"measure": "MAP@x"}, 2, "The 'measure' parameter of Fusion must be a measure of `clirkit eval`: unknown "
+                              "measure 'MAP@x'"),
+    ({"transform": ["none"] * 3}, 2, "3 transforms for 2 systems"),
+])
+def test_the_parameters_of_a_fusion_are_checked_for_its_runs_before_any_is_read(params, n, says):
+    from clirkit.systems import Fusion
+
+    with pytest.raises(ClirkitError) as info:
+        Fusion(**params).check_runs(n)
+    assert str(info.value).startswith(says)
+
+
+def test_borda_takes_weights_that_do_not_sum_to_one_and_tunes_none():
+    from clirkit.systems import Fusion
+
+    Fusion(method="borda", weights=[1.0, 2.0]).check_runs(2)
+    Fusion(method="borda", step=0.3).check_runs(2)  # no grid: Borda's weights are not tuned

@@ -12,25 +12,23 @@ stderr), so dev runs made for part of the dev queries are not scored 0 on the re
 """
 from __future__ import annotations
 
-import sys
-
 from clirkit.cli.common import add_depth, add_quiet, add_verb, finite_float, param_type, run_tag
 
 
 def add_parser(sub) -> None:
     from clirkit.cli.params import add_param
-    from clirkit.fusion import TRANSFORMS
+    from clirkit.fusion import METHODS, TRANSFORMS
     from clirkit.systems import Fusion
 
     p = add_verb(sub, "aggregate", "combine runs: interpolation of sum-normalized scores, or Borda count", run)
     p.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files to combine (the test runs with --tune)")
     p.add_argument("-o", "--output", required=True, help="run file to write (- for stdout)")
-    add_param(p, Fusion, "method", "--method", choices=("interpolation", "borda"), help="aggregation method")
+    add_param(p, Fusion, "method", "--method", choices=tuple(METHODS), help="aggregation method")
     p.add_argument("--kappa", type=finite_float(0, 1), default=None,
                    help="interpolation of two runs: weight of RUN1, RUN2 gets 1 - kappa")
-    p.add_argument("--weights", type=finite_float(0), nargs="+", metavar="W",
-                   help="one weight per run (interpolation: >= 0 and summing to 1; borda: >= 0; none given and no "
-                        "--tune: equal)")
+    add_param(p, Fusion, "weights", "--weights", type=finite_float(0), nargs="+", metavar="W",
+              help="one weight per run (interpolation: >= 0 and summing to 1; borda: >= 0; none given and no "
+                   "--tune: equal)")
     add_param(p, Fusion, "transform", "--transform", nargs="+", choices=(*TRANSFORMS, "auto"), metavar="T",
               help=f"per-query score transform before sum normalization: auto shifts a run with negative "
                    f"scores (boosted and SCS runs) and leaves the others as they are, or one of "
@@ -51,61 +49,20 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from clirkit.cli.params import params_of
     from clirkit.errors import ClirkitError
-    from clirkit.fileio import atomic_writer
     from clirkit.formats import read_qrels, read_run, write_run
-    from clirkit.measures import parse_measure
     from clirkit.progress import say
-    from clirkit.systems import Fusion
-    from clirkit.tuning import grid_points
 
-    params = params_of(args)
-    if len(args.runs) < 2:
-        raise ClirkitError("aggregate needs at least two runs")
-    if args.kappa is not None and (args.weights is not None or len(args.runs) != 2):
-        raise ClirkitError("--kappa weighs exactly two runs; give --weights for more, not both")
-    if args.tune and (args.kappa is not None or args.weights is not None or params["method"] == "borda"):
-        raise ClirkitError("--tune chooses the interpolation weights; drop --kappa/--weights/--method borda")
-    weights = [args.kappa, 1 - args.kappa] if args.kappa is not None else args.weights
-    if weights is None and not args.tune and params["method"] == "interpolation":
-        weights = [1 / len(args.runs)] * len(args.runs)
-    transform = params.pop("transform")
-    transform = transform if isinstance(transform, str) else (transform[0] if len(transform) == 1 else transform)
-    fusion = Fusion([None] * len(args.runs), weights=weights, transform=transform, **params)
-    fusion.check_params()
-    if args.weights is not None and len(args.weights) != len(args.runs):
-        raise ClirkitError(f"--weights: {len(args.weights)} weights for {len(args.runs)} runs; give one weight per run")
-    if args.weights is not None and params["method"] == "interpolation" and abs(sum(args.weights) - 1.0) > 1e-6:
-        raise ClirkitError(f"--weights must sum to 1 (interpolation), got {' '.join(f'{w:g}' for w in args.weights)} "
-                           f"(sum {sum(args.weights):g})")
+    fusion = _fusion(args)
     if args.tune:
         if not args.qrels or not args.dev_runs:
             raise ClirkitError("--tune needs --dev-qrels DEVQRELS and --dev-runs DEV...")
         if len(args.dev_runs) != len(args.runs):
             raise ClirkitError(f"{len(args.dev_runs)} dev runs for {len(args.runs)} runs: give one dev run per RUN")
-        try:
-            grid_points(len(args.runs), fusion.step)
-        except ClirkitError as exc:
-            raise ClirkitError(f"--step: {exc}") from None
-        try:
-            parse_measure(fusion.measure)
-        except ClirkitError as exc:
-            raise ClirkitError(f"--measure: {exc}") from None
     runs = [read_run(path, depth=args.depth) for path in args.runs]  # cut while reading: memory of the depth
     if args.tune:
         fusion.fit_runs([read_run(path, depth=args.depth) for path in args.dev_runs], read_qrels(args.qrels))
-        print(f"aggregate --tune: {fusion.measure} averaged over {fusion.dev_queries_} dev queries, the judged "
-              f"queries the dev runs cover", file=sys.stderr)
-        table = fusion.sweep_.to_csv()
-        out = sys.stderr if args.output == "-" else sys.stdout
-        print(table.replace(",", "\t"), end="", file=out)
-        print(f"best weights {', '.join(f'{w:g}' for w in fusion.weights_)} ({fusion.measure} "
-              f"{fusion.dev_score_:.4f} on {fusion.dev_queries_} dev queries; ties go to the first in grid order)",
-              file=out)
-        if args.sweep_csv:
-            with atomic_writer(args.sweep_csv) as fh:
-                fh.write(table)
+        _report_sweep(fusion, args)
     else:
         fusion.fit_runs(runs, None)
     fused = fusion.fuse(runs, depth=args.depth, tag=args.tag)
@@ -113,3 +70,48 @@ def run(args) -> int:
         quiet=args.quiet)
     write_run(fused, args.output)
     return 0
+
+
+def _fusion(args):
+    """The :class:`~clirkit.systems.Fusion` of the options, checked for the RUNs (:meth:`Fusion.check_runs`):
+    ``--kappa`` as the weights of two runs, equal weights when none are given and none are tuned."""
+    from clirkit.cli.params import params_of
+    from clirkit.errors import ClirkitError
+    from clirkit.fusion import METHODS
+    from clirkit.systems import Fusion
+
+    params, n = params_of(args), len(args.runs)
+    if args.kappa is not None:
+        if params["weights"] is not None or n != 2:
+            raise ClirkitError("--kappa weighs exactly two runs; give --weights for more, not both")
+        params["weights"] = [args.kappa, 1 - args.kappa]
+    tuned = METHODS[params["method"]].tuned
+    if args.tune and (params["weights"] is not None or not tuned):
+        raise ClirkitError("--tune chooses the interpolation weights; drop --kappa/--weights/--method borda")
+    if params["weights"] is None and not args.tune and tuned:
+        params["weights"] = [1 / n] * n
+    transform = params.pop("transform")  # the default, or one per run given
+    transform = transform if isinstance(transform, str) else (transform[0] if len(transform) == 1 else transform)
+    fusion = Fusion(transform=transform, **params)
+    fusion.check_runs(n)
+    return fusion
+
+
+def _report_sweep(fusion, args) -> None:
+    """The tuned weights: the dev queries on stderr, the sweep and the best weights on stdout (stderr when the
+    run goes to stdout), the sweep as CSV in ``--sweep-csv``."""
+    import sys
+
+    from clirkit.fileio import atomic_writer
+
+    print(f"aggregate --tune: {fusion.measure} averaged over {fusion.dev_queries_} dev queries, the judged "
+          f"queries the dev runs cover", file=sys.stderr)
+    table = fusion.sweep_.to_csv()
+    out = sys.stderr if args.output == "-" else sys.stdout
+    print(table.replace(",", "\t"), end="", file=out)
+    print(f"best weights {', '.join(f'{w:g}' for w in fusion.weights_)} ({fusion.measure} "
+          f"{fusion.dev_score_:.4f} on {fusion.dev_queries_} dev queries; ties go to the first in grid order)",
+          file=out)
+    if args.sweep_csv:
+        with atomic_writer(args.sweep_csv) as fh:
+            fh.write(table)

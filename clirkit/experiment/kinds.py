@@ -20,7 +20,7 @@ KINDS: dict[str, str | type] = {
 }
 """``kind = "..."`` of a ``[systems.NAME]`` table -> its class (or ``"module:Class"``)."""
 
-FUSION = "clirkit.systems:Fusion"
+FUSION = "clirkit.fusion.system:Fusion"
 """The class of every ``[fusions.NAME]`` table."""
 
 

@@ -330,7 +330,7 @@ def _check_fusion(spec: Mapping[str, Any], where: str) -> None:
     (``where``: the file and the fusion, for the message)."""
     import math
 
-    from clirkit.fusion.interpolation import TRANSFORMS
+    from clirkit.fusion import METHODS, TRANSFORMS
 
     def number(value) -> bool:
         return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
@@ -344,8 +344,9 @@ def _check_fusion(spec: Mapping[str, Any], where: str) -> None:
         raise ClirkitError(f"{where}: weights must list {n} numbers, one per system (or be left out to tune them "
                            f"on dev), got {repr(weights)[:40]}")
     method = spec.get("method", "interpolation")
-    if not isinstance(method, str) or method not in ("interpolation", "borda"):
-        raise ClirkitError(f"{where}: method must be \"interpolation\" or \"borda\", got {repr(method)[:40]}")
+    if not isinstance(method, str) or method not in METHODS:
+        names = " or ".join(f'"{m}"' for m in METHODS)
+        raise ClirkitError(f"{where}: method must be {names}, got {repr(method)[:40]}")
     measure = spec.get("measure", "AP")
     if not isinstance(measure, str):
         raise ClirkitError(f"{where}: measure must be a measure name (e.g. measure = \"AP\"), got {repr(measure)[:40]}")

@@ -8,10 +8,41 @@
 All take and return :class:`clirkit.run.Run` objects. Both put their input
 rows on a common (query, document) index with :func:`clirkit.fusion.align.align`.
 Choosing kappa or weights on dev queries is kept apart, in :mod:`clirkit.tuning`.
+
+:data:`METHODS` is the table the :class:`~clirkit.systems.Fusion` system and ``clirkit aggregate`` dispatch
+through, by name: a new method is one module with a ``fuse`` function and one entry here.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable
+
+from clirkit.fusion import borda_count, interpolation
 from clirkit.fusion.borda_count import borda
 from clirkit.fusion.interpolation import TRANSFORMS, interpolate, transform_scores
+from clirkit.run import Run
 
-__all__ = ["TRANSFORMS", "borda", "interpolate", "transform_scores"]
+
+@dataclass(frozen=True)
+class Method:
+    """A fusion method of :data:`METHODS`.
+
+    Attributes:
+        fuse: ``fuse(runs, weights, *, transforms, depth, tag) -> Run``: one weight and one score transform
+            name (:data:`TRANSFORMS`) per run, the depth of the lists, the run tag (None: the method's own).
+        tuned: whether weights that are not given are tuned on dev (else each run weighs 1).
+        weights_sum_to_one: whether given weights must sum to 1.
+    """
+
+    fuse: Callable[..., Run]
+    tuned: bool
+    weights_sum_to_one: bool
+
+
+METHODS = {
+    "interpolation": Method(interpolation.fuse, tuned=True, weights_sum_to_one=True),
+    "borda": Method(borda_count.fuse, tuned=False, weights_sum_to_one=False),
+}
+"""Fusion method name -> :class:`Method`."""
+
+__all__ = ["METHODS", "TRANSFORMS", "Method", "borda", "interpolate", "transform_scores"]

@@ -52,3 +52,9 @@ def borda(runs: Sequence[Run], weights: Sequence[float] | None = None, *, depth:
     if tag is None:
         tag = f"borda:K={depth}" + ("" if weights is None else ":w=" + ",".join(f"{x:g}" for x in w))
     return aligned.ranked(points, depth, tag)
+
+
+def fuse(runs: Sequence[Run], weights: Sequence[float], *, transforms: Sequence[str], depth: int,
+         tag: str | None) -> Run:
+    """:func:`borda` as an entry of :data:`clirkit.fusion.METHODS` (score transforms do not apply to ranks)."""
+    return borda(runs, weights, depth=depth, tag=tag)

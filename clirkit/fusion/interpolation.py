@@ -10,7 +10,7 @@ score itself, ``shift``: score minus the query's minimum, ``minmax``: (score
 ``depth`` rows), and a document missing from list i gets 0 there. With two
 runs and ``kappa``, the weights are ``(kappa, 1 - kappa)``.
 
-:func:`interpolate` is the method; :func:`sum_normalized` and
+:func:`interpolate` is the method (:func:`fuse` in the table of methods); :func:`sum_normalized` and
 :func:`weighted_sum` are its two halves over :func:`clirkit.fusion.align.align`'d
 runs, so that :mod:`clirkit.tuning` normalizes once and re-weights per grid point.
 """
@@ -181,3 +181,9 @@ def interpolate(runs: Sequence[Run], weights: Sequence[float] | None = None, *,
     aligned = align(runs, depth)
     fused = _combined(aligned, sum_normalized(aligned, names), w)  # (the normalized scores freed before ranking)
     return aligned.ranked(fused, depth, _tag(w, names, tag))
+
+
+def fuse(runs: Sequence[Run], weights: Sequence[float], *, transforms: Sequence[str], depth: int,
+         tag: str | None) -> Run:
+    """:func:`interpolate` as an entry of :data:`clirkit.fusion.METHODS`."""
+    return interpolate(runs, weights, transform=transforms, depth=depth, tag=tag)

@@ -1,0 +1,212 @@
+"""The :class:`Fusion` system: the runs of several systems fused into one by a method of
+:data:`clirkit.fusion.METHODS` (SPEC §6), its weights given or tuned on dev (:mod:`clirkit.tuning`); also the
+fusion of runs made elsewhere (``clirkit aggregate``). One of :mod:`clirkit.systems`, importable from there.
+"""
+from __future__ import annotations
+
+from numbers import Real
+from typing import Mapping, Sequence
+
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from clirkit.errors import ClirkitError
+from clirkit.estimator import DEPTH, Resources, System
+from clirkit.fusion import METHODS
+
+
+class Fusion(System):
+    """Runs of several systems fused into one (SPEC §6).
+
+    Args:
+        systems: the fused systems (fitted before :meth:`fit`); none for a fusion of runs made elsewhere
+            (:meth:`fit_runs` and :meth:`fuse`, as ``clirkit aggregate`` fuses run files).
+        method: a name of :data:`clirkit.fusion.METHODS`: ``interpolation`` (weighted sum of sum-normalized
+            scores) or ``borda``.
+        weights: the systems' weights; None tunes them on the dev MAP (``measure``) over a grid of
+            ``step`` (interpolation), or weighs them equally (Borda).
+        step: grid step of the tuned weights.
+        measure: the dev measure the weights maximize.
+        transform: score transform before sum normalization (SPEC §6), one for all systems or one per
+            system: ``auto`` (the default): ``shift`` for a system whose dev run (or, at search time, whose
+            run) has a negative score, ``none`` otherwise, so every pair of clirkit's own runs (PSQ-Boost
+            and SCS scores can be negative) fuses without a choice; ``none`` (the formula as written;
+            negative scores are an error), ``shift`` (per query, minus the minimum) or ``minmax``. The
+            transforms chosen are recorded in ``transforms_`` and in the fused run's default tag.
+
+    Learned: ``weights_``, ``transforms_``, ``dev_score_`` (over ``dev_queries_`` queries) and ``sweep_``
+    (every weight vector tried with its dev score; None when the weights were given).
+
+    ``fit(resources)`` tunes on the systems' dev runs (:meth:`Resources.run`, the runs the experiment runner
+    made) and the dev qrels; given weights (or Borda) need no dev split.
+    """
+
+    _parameter_constraints = {
+        "systems": [list, tuple],
+        "method": [StrOptions(METHODS.keys())],  # a live view: every method of the table
+        "weights": [None, list, tuple],
+        "step": [Interval(Real, 0, 1, closed="right")],
+        "measure": [str],
+        "transform": [list, tuple, str],
+    }
+    default_tag = "fusion"
+    system_keys = ("systems",)
+    _tuning = {"step": "the step of a grid of weights", "measure": "a measure of `clirkit eval`"}
+
+    def __init__(self, systems: Sequence[System] = (), *, method: str = "interpolation",
+                 weights: Sequence[float] | None = None, step: float = 0.1, measure: str = "AP",
+                 transform: str | Sequence[str] = "auto") -> None:
+        self.systems = systems
+        self.method = method
+        self.weights = weights
+        self.step = step
+        self.measure = measure
+        self.transform = transform
+
+    def fit(self, dev_topics, dev_qrels=None, *, excluded: Mapping[str, set[str]] | None = None,
+            quiet: bool = True) -> "Fusion":
+        """Tune the weights on the systems' runs of ``dev_topics`` (or on their dev runs of
+        :class:`~clirkit.estimator.Resources`: none needed when the weights are given); returns self."""
+        if isinstance(dev_topics, Resources):
+            resources = dev_topics
+            if "dev" not in resources.splits:
+                return self.fit_runs(None, None, n=len(self.systems))
+            return self.fit_runs([resources.run(s, "dev") for s in self.systems], resources.qrels("dev"))
+        return self.fit_runs([s.search(dev_topics, excluded=excluded, quiet=quiet) for s in self.systems], dev_qrels)
+
+    def inputs(self, resources: Resources) -> dict:
+        """The dev topics its weights are tuned on (the systems' records are the runner's); ClirkitError when
+        the weights are to be tuned and there is no dev split."""
+        dev = resources.record("dev")
+        if dev is None and self._tuned():
+            raise ClirkitError("its weights are tuned on dev, and there is no dev split: give the weights (one per "
+                               "system, e.g. weights = [0.5, 0.5]) or a dev split")
+        return {} if dev is None else {"dev": dev}
+
+    def fit_runs(self, dev_runs: Sequence | None, dev_qrels, *, n: int | None = None) -> "Fusion":
+        """Tune the weights on the systems' dev runs (in the order of ``systems``); returns self.
+
+        The dev measure is averaged over the judged queries the dev runs cover
+        (:func:`clirkit.tuning.covered_queries`), so dev runs made for part of the dev queries are not
+        scored 0 on the rest. With ``weights`` given (or Borda), ``dev_qrels`` may be None, and so may
+        ``dev_runs`` (give ``n``, the number of systems): a transform ``auto`` is then chosen on each run
+        fused."""
+        from clirkit.tuning import covered_queries, evaluator, tune_weights
+
+        self.check_params()
+        n = len(dev_runs) if dev_runs is not None else n
+        if n is None or n < 2:
+            raise ClirkitError(f"a fusion needs at least two runs, got {n or 0}")
+        if dev_runs is None and self._tuned():
+            raise ClirkitError("tuning the fusion weights needs dev runs and qrels (or give the weights)")
+        self.transforms_ = self._transforms(dev_runs) if dev_runs is not None else [
+            "none" if t == "auto" else t for t in self._given_transforms(n)]
+        self.sweep_ = self.dev_score_ = None
+        self.dev_queries_ = 0
+        if self.weights is not None:
+            if len(self.weights) != n:
+                raise ClirkitError(f"{len(self.weights)} weights for {n} systems")
+            self.weights_ = [float(w) for w in self.weights]
+        elif not METHODS[self.method].tuned:
+            self.weights_ = [1.0] * n
+        else:
+            if dev_qrels is None:
+                raise ClirkitError("tuning the fusion weights needs the dev qrels (or give the weights)")
+            queries = covered_queries(dev_runs, dev_qrels)
+            if not queries:
+                raise ClirkitError("the dev qrels judge none of the dev runs' queries: are they the dev qrels?")
+            score = evaluator(dev_qrels, self.measure, queries=queries)
+            sweep = tune_weights(dev_runs, score, measure=self.measure, step=self.step, transform=self.transforms_)
+            self.weights_ = [float(w) for w in sweep.best]
+            self.dev_score_ = float(sweep.best_score)
+            self.dev_queries_ = len(queries)
+            self.sweep_ = sweep
+        return self
+
+    def notes(self, name: str) -> list[str]:
+        """The weights (and the dev score they reached, when tuned)."""
+        if not hasattr(self, "weights_"):
+            return []
+        dev = f" (dev {self.measure} {self.dev_score_:.4f})" if self.dev_score_ is not None else ""
+        return [f"{name}: weights {', '.join(f'{w:g}' for w in self.weights_)}{dev}"]
+
+    def search_split(self, resources: Resources, split: str, *, tag: str | None = None):
+        """The fusion of its systems' runs of ``split`` (:meth:`Resources.run`: the runner's, not made again)."""
+        return self.fuse([resources.run(s, split) for s in self.systems], tag=tag)
+
+    def learned_state(self) -> dict:
+        if not hasattr(self, "weights_"):
+            return {}
+        return {"weights": self.weights_, "transforms": self.transforms_, "dev_score": self.dev_score_,
+                "dev_queries": self.dev_queries_}
+
+    def restore_state(self, state: dict) -> None:
+        if state:
+            try:
+                self.weights_ = [float(w) for w in state["weights"]]
+                self.transforms_ = [str(t) for t in state["transforms"]]
+            except (KeyError, TypeError, ValueError):
+                raise ClirkitError("corrupt fusion state (weights and transforms)") from None
+            if len(self.weights_) != len(self.transforms_):
+                raise ClirkitError("corrupt fusion state: as many weights as transforms expected")
+            self.dev_score_, self.dev_queries_, self.sweep_ = state.get("dev_score"), state.get("dev_queries", 0), None
+
+    def check_runs(self, n: int) -> None:
+        """Check, before any run is read, that these parameters can fuse ``n`` runs: the constraints
+        (:meth:`check_params`), at least two runs, one transform or one per run, given weights one per run
+        (summing to 1 where the method's do: interpolation), and weights to tune a grid ``step`` that divides 1
+        into a grid of bounded size and a known ``measure``. ClirkitError naming the parameter otherwise."""
+        from clirkit.measures import parse_measure
+        from clirkit.tuning import grid_points
+
+        self.check_params()
+        if n < 2:
+            raise ClirkitError(f"a fusion needs at least two runs, got {n}")
+        self._given_transforms(n)
+        method = METHODS[self.method]
+        if self.weights is not None:
+            shown = " ".join(f"{w:g}" for w in self.weights)
+            if len(self.weights) != n:
+                raise ClirkitError(f"The 'weights' parameter of Fusion must be one weight per run ({len(self.weights)} "
+                                   f"weights for {n} runs).")
+            if method.weights_sum_to_one and abs(sum(self.weights) - 1.0) > 1e-6:
+                raise ClirkitError(f"The 'weights' parameter of Fusion must be numbers that sum to 1 ({self.method}), "
+                                   f"got {shown} (sum {sum(self.weights):g}).")
+        elif method.tuned:
+            for name, check in (("step", lambda: grid_points(n, self.step)),
+                                ("measure", lambda: parse_measure(self.measure))):
+                try:
+                    check()
+                except ClirkitError as exc:
+                    raise ClirkitError(f"The {name!r} parameter of Fusion must be {self._tuning[name]}: {exc}") from None
+
+    def _tuned(self) -> bool:
+        """Whether the weights are to be tuned on dev (not given, and the method tunes them)."""
+        method = METHODS.get(self.method)
+        return self.weights is None and (method is None or method.tuned)
+
+    def _given_transforms(self, n: int) -> list[str]:
+        given = [self.transform] * n if isinstance(self.transform, str) else list(self.transform)
+        if len(given) != n:
+            raise ClirkitError(f"{len(given)} transforms for {n} systems: give one, or one per system")
+        return given
+
+    def _transforms(self, runs: Sequence) -> list[str]:
+        return [("shift" if run.scores.min(initial=0.0) < 0 else "none") if t == "auto" else t
+                for t, run in zip(self._given_transforms(len(runs)), runs)]
+
+    def fuse(self, runs: Sequence, *, depth: int = DEPTH, tag: str | None = None):
+        """Fuse the systems' runs (in the order of ``systems``) with the learned weights, keeping ``depth``
+        documents per query; ``tag`` None records the method and weights."""
+        if not hasattr(self, "weights_"):
+            raise ClirkitError("the fusion is not fitted: call fit (or fit_runs) first")
+        if len(runs) != len(self.weights_):
+            raise ClirkitError(f"{len(runs)} runs for a fusion of {len(self.weights_)} systems")
+        transforms = [("shift" if given == "auto" and run.scores.min(initial=0.0) < 0 else t)
+                      for given, t, run in zip(self._given_transforms(len(runs)), self.transforms_, runs)]
+        return METHODS[self.method].fuse(list(runs), self.weights_, transforms=transforms, depth=depth, tag=tag)
+
+    def search(self, topics: Mapping[str, str], *, depth: int = DEPTH, excluded: Mapping[str, set[str]] | None = None,
+               tag: str | None = None, quiet: bool = True):
+        """The fused run of the systems' runs of ``topics``."""
+        runs = [s.search(topics, depth=depth, excluded=excluded, quiet=quiet) for s in self.systems]
+        return self.fuse(runs, depth=depth, tag=tag or self.default_tag)
