@@ -508,11 +508,10 @@ def test_every_verb_reading_queries_has_query_fields(verb, capsys):
     assert "--queries" in out and "--query-fields FIELDS" in out
 
 
-def test_file_loaders_of_the_training_verbs_pass_query_fields_and_source_lang(tmp_path, verses_es):
+def test_the_file_loader_of_the_training_verbs_passes_query_fields_and_source_lang(tmp_path, verses_es):
     import argparse
 
-    from clirkit.cli.boost_train import _load
-    from clirkit.cli.scs_train import load_data
+    from clirkit.cli.data import load_data
 
     topics = write(tmp_path / "topics.jsonl", HC4)
     docs = write(tmp_path / "docs.tsv", "".join(f"{d}\t{t}\n" for d, t in verses_es.items()))
@@ -521,9 +520,9 @@ def test_file_loaders_of_the_training_verbs_pass_query_fields_and_source_lang(tm
                               dev_queries=str(topics), dev_qrels=str(qrels), source_lang="es", target_lang="es",
                               query_fields="title,desc", query_id_field=None)
     want = {"101": "la luz Dios crea la luz", "102": "las aguas las aguas sobre la expansión"}
-    loaded = _load(args)
-    assert loaded[0] == want and loaded[3] == want
-    assert load_data(args, need_qrels=True)[0] == want
+    loaded = load_data(args, qrels=True, dev=True)  # boost-train's
+    assert loaded.queries == want and loaded.dev_queries == want
+    assert load_data(args, qrels=True).queries == want  # scs-train's
 
 
 def test_a_byte_order_mark_before_the_first_tag_is_not_taken_for_a_tsv_line(tmp_path):

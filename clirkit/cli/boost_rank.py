@@ -5,20 +5,15 @@ A model boosted from a base ranker (``boost-train --base-run``) re-ranks that ba
 """
 from __future__ import annotations
 
-from clirkit.cli.common import add_depth, add_query_fields, add_quiet, add_verb, positive_int, run_tag
+from clirkit.cli.common import add_depth, add_quiet, add_verb, positive_int, run_tag
+from clirkit.cli.data import add_data_options, load_data
 
 
 def add_parser(sub) -> None:
     p = add_verb(sub, "boost-rank", "rank documents with a BoostCLIR phrase table (sparse products), or "
                                     "re-rank a candidate run", run)
     p.add_argument("model", help="model file written by boost-train")
-    d = p.add_argument_group("data (a collection, or files)")
-    d.add_argument("--collection", help="a known collection (e.g. nave-en-es) or a collection folder")
-    d.add_argument("--variant", default=None, help="collection variant (default: the collection's first)")
-    d.add_argument("--split", default="test", help="collection split of the queries")
-    d.add_argument("--queries", help="queries (qid TAB text, JSONL, or TREC, CLEF, NTCIR or HC4/NeuCLIR topics)")
-    d.add_argument("--documents", help="documents (docid TAB text or JSONL)")
-    add_query_fields(p)
+    add_data_options(p, "test")
     p.add_argument("--candidates", help="re-rank this run's (query, document) rows instead of the whole collection "
                                         "(required for a model boosted from a base ranker: the base system's run)")
     p.add_argument("-o", "--output", default="-", help="run file to write (TREC 6 columns; - for stdout)")
@@ -30,10 +25,10 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from clirkit.boost import BoostModel
-    from clirkit.cli.common import check_query_fields_unused, query_fields
+    from clirkit.cli.common import check_query_fields_unused
     from clirkit.cli.params import tokenize_jobs
     from clirkit.errors import ClirkitError
-    from clirkit.formats import read_documents, read_queries, read_run, write_run
+    from clirkit.formats import read_run, write_run
     from clirkit.progress import say
 
     check_query_fields_unused(args)
@@ -41,18 +36,8 @@ def run(args) -> int:
     if model.from_base and not args.candidates:
         raise ClirkitError(f"{args.model} was boosted from a base ranker ({model.base.get('tag', '?')}): give its run "
                            "over these queries with --candidates")
-    if args.collection:
-        if args.queries or args.documents:
-            raise ClirkitError("give either --collection or --queries/--documents files, not both")
-        from clirkit import datasets
-
-        c = datasets.load(args.collection, variant=args.variant)
-        queries, (docids, texts) = c.queries(args.split), c.documents()
-    else:
-        if not (args.queries and args.documents):
-            raise ClirkitError("give --collection, or both --queries and --documents")
-        queries, (docids, texts) = (read_queries(args.queries, **query_fields(args, lang=model.source_analyzer.lang)),
-                                   read_documents(args.documents))
+    data = load_data(args, lang=model.source_analyzer.lang)
+    queries, (docids, texts) = data.queries, data.documents
     q_tok = dict(zip(queries, model.source_analyzer.tokenize_many(list(queries.values()), quiet=True)))
     d_tok = model.target_analyzer.tokenize_many(list(texts), quiet=args.quiet, jobs=tokenize_jobs(),
                                                 desc="tokenizing documents")

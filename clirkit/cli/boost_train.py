@@ -11,8 +11,9 @@ margins; the model then re-ranks that system's runs (``boost-rank --candidates``
 from __future__ import annotations
 
 
-from clirkit.cli.common import (add_jobs, add_language_options, add_query_fields, add_quiet, add_seed, add_verb,
-                                finite_float, param_type)
+from clirkit.cli.common import (add_jobs, add_language_options, add_quiet, add_seed, add_verb, finite_float,
+                                param_type)
+from clirkit.cli.data import add_data_options, load_data
 
 
 def add_parser(sub) -> None:
@@ -22,20 +23,8 @@ def add_parser(sub) -> None:
 
     p = add_verb(sub, "boost-train", "train the boosted ranker over hashed bilingual n-gram pairs (BoostCLIR)",
                  run)
-    d = p.add_argument_group("data (a collection, or files)")
-    d.add_argument("--collection",
-                   help="a known collection (e.g. nave-en-es) or a collection folder (train split + dev split)")
-    d.add_argument("--variant", default=None, help="collection variant (default: the collection's first)")
-    d.add_argument("--split", default="train", help="collection split giving the training queries and qrels")
-    d.add_argument("--dev-split", default="dev", help="collection split for early stopping ('none': no dev set)")
-    d.add_argument("--queries",
-                   help="training queries (qid TAB text, JSONL, or TREC, CLEF, NTCIR or HC4/NeuCLIR topics)")
-    d.add_argument("--qrels", help="graded judgments of the training queries")
-    d.add_argument("--documents", help="documents (docid TAB text or JSONL)")
-    d.add_argument("--dev-queries", help="dev queries for early stopping on MAP")
-    d.add_argument("--dev-qrels", help="dev judgments")
+    d = add_data_options(p, "train", qrels="graded judgments of the training queries", dev=True)
     add_language_options(d, files_only=True)
-    add_query_fields(p)
     d.add_argument("--candidates", help="standalone boosting: a run whose top --candidate-depth non-relevant "
                                         "documents replace the uniform negatives")
     base = p.add_argument_group("boosting from a base ranker")
@@ -122,35 +111,6 @@ def _extra(args, collection, docids, texts):
     return merge_queries(parts) if parts else (None, None)
 
 
-def _load(args):
-    """``(queries, qrels, (docids, texts), dev_queries, dev_qrels, source_lang, target_lang, collection)``."""
-    from clirkit.cli.common import check_query_fields_unused, query_fields
-    from clirkit.errors import ClirkitError
-    from clirkit.formats import read_documents, read_qrels, read_queries
-
-    check_query_fields_unused(args)
-    if args.collection:
-        if args.queries or args.documents or args.qrels or args.dev_queries or args.dev_qrels:
-            raise ClirkitError("give either --collection or --queries/--qrels/--documents files, not both")
-        from clirkit import datasets
-
-        c = datasets.load(args.collection, variant=args.variant)
-        dev = args.dev_split if args.dev_split != "none" else None
-        return (c.queries(args.split), c.qrels(args.split), c.documents(),
-                c.queries(dev) if dev else None, c.qrels(dev) if dev else None, c.source_lang, c.target_lang, c)
-    missing = [n for n, v in (("--queries", args.queries), ("--qrels", args.qrels),
-                              ("--documents", args.documents)) if not v]
-    if missing:
-        raise ClirkitError(f"give --collection, or {', '.join(missing)}")
-    if bool(args.dev_queries) != bool(args.dev_qrels):
-        raise ClirkitError("give both --dev-queries and --dev-qrels, or neither")
-    fields = query_fields(args, lang=args.source_lang)
-    return (read_queries(args.queries, **fields), read_qrels(args.qrels), read_documents(args.documents),
-            read_queries(args.dev_queries, **fields) if args.dev_queries else None,
-            read_qrels(args.dev_qrels) if args.dev_qrels else None, args.source_lang or "en",
-            args.target_lang or "es", None)
-
-
 def run(args) -> int:
     from clirkit.boost import BoostRanker
     from clirkit.cli.params import params_of, tokenize_jobs
@@ -171,19 +131,20 @@ def run(args) -> int:
         raise ClirkitError("--beta weighs a base ranker's scores: give --base-run too")
     if args.parallel_tuples and not args.collection:
         raise ClirkitError("--parallel-tuples needs --collection (its parallel corpus); with files use --extra-tuples")
-    queries, qrels, documents, dev_queries, dev_qrels, src_lang, tgt_lang, collection = _load(args)
+    data = load_data(args, qrels=True, dev=True)
+    documents = data.documents
     candidates = read_run(args.candidates) if args.candidates else None
     base = None
     if args.base_run:
         from clirkit.boost.base import CompactRun
 
         base = CompactRun.from_runs(read_run(path) for path in args.base_run)
-    extra_queries, extra_qrels = _extra(args, collection, *documents)
-    ranker = BoostRanker(**params, source_lang=src_lang, target_lang=tgt_lang, base=base, jobs=args.jobs,
-                         random_state=args.seed, quiet=args.quiet)
+    extra_queries, extra_qrels = _extra(args, data.collection, *documents)
+    ranker = BoostRanker(**params, source_lang=data.source_lang or "en", target_lang=data.target_lang or "es",
+                         base=base, jobs=args.jobs, random_state=args.seed, quiet=args.quiet)
     documents = Documents(*documents, jobs=tokenize_jobs())  # tokenized in 2 processes (the same tokens)
-    ranker.fit(queries, qrels, documents, dev_topics=dev_queries, dev_qrels=dev_qrels, candidates=candidates,
-               extra_topics=extra_queries, extra_qrels=extra_qrels,
+    ranker.fit(data.queries, data.qrels, documents, dev_topics=data.dev_queries, dev_qrels=data.dev_qrels,
+               candidates=candidates, extra_topics=extra_queries, extra_qrels=extra_qrels,
                base_made_by={"runs": [str(p) for p in args.base_run]} if base else None)
     model = ranker.model_
     model.save(args.output)

@@ -6,7 +6,7 @@ with ``--rerank RUN``, re-scores the rows of an existing run.
 from __future__ import annotations
 
 from clirkit.cli.common import add_depth, add_jobs, add_quiet, add_verb, run_tag
-from clirkit.cli.scs_train import add_data_options, load_data
+from clirkit.cli.data import add_data_options, load_data
 
 
 def add_parser(sub) -> None:
@@ -31,7 +31,8 @@ def run(args) -> int:
     if model.query_analyzer_ is None:
         raise ClirkitError(f"{args.model}: this SCS model was trained on tokens (its file has no analyzers): "
                            f"scs-score needs a model trained on texts, by `clirkit scs-train`")
-    queries, documents, _, _, _ = load_data(args, need_qrels=False, lang=model.query_analyzer_.get("lang"))
+    data = load_data(args, lang=model.query_analyzer_.get("lang"))
+    queries, documents = data.queries, data.documents
     rerank = read_run(args.rerank) if args.rerank else None
     run_ = model.search(queries, documents=documents, depth=args.depth, rerank=rerank, tag=args.tag,
                         quiet=args.quiet, jobs=args.jobs)

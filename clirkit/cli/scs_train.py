@@ -5,47 +5,9 @@ Training data is either a bundled/known collection (``--collection``, its
 """
 from __future__ import annotations
 
-from clirkit.cli.common import (add_jobs, add_language_options, add_query_fields, add_quiet, add_seed, add_verb,
-                                finite_float, int_range, param_type)
-
-
-def add_data_options(p, split_default: str) -> None:
-    """``--collection/--variant/--split`` or ``--queries/--documents`` (shared by scs-train and scs-score)."""
-    g = p.add_argument_group("data (a collection, or files)")
-    g.add_argument("--collection",
-                   help="a known collection (e.g. nave-en-es) or a collection folder (see clirkit.datasets)")
-    g.add_argument("--variant", default=None, help="collection variant (default: the collection's first)")
-    g.add_argument("--split", default=split_default, help="collection split of the queries (and qrels)")
-    g.add_argument("--queries", help="queries file (qid TAB text, JSONL, or TREC, CLEF, NTCIR or HC4/NeuCLIR topics)")
-    g.add_argument("--documents", help="documents file (docid TAB text or JSONL)")
-    add_query_fields(p)
-
-
-def load_data(args, *, need_qrels: bool, lang: str | None = None):
-    """``(queries, (docids, texts), qrels or None, source_lang, target_lang)`` from the options (the languages
-    are None for files; ``lang``, the queries' language if known, chooses a topic's version in HC4 files)."""
-    from clirkit.cli.common import check_query_fields_unused, query_fields
-    from clirkit.errors import ClirkitError
-
-    check_query_fields_unused(args)
-
-    if args.collection:
-        if args.queries or args.documents or getattr(args, "qrels", None):
-            raise ClirkitError("give either --collection or --queries/--documents files, not both")
-        from clirkit import datasets
-
-        c = datasets.load(args.collection, variant=args.variant)
-        return (c.queries(args.split), c.documents(), c.qrels(args.split) if need_qrels else None,
-                c.source_lang, c.target_lang)
-    missing = [name for name, value in (("--queries", args.queries), ("--documents", args.documents),
-                                        ("--qrels", getattr(args, "qrels", True))) if not value]
-    if missing:
-        raise ClirkitError(f"give --collection, or {', '.join(missing)}")
-    from clirkit.formats import read_documents, read_qrels, read_queries
-
-    qrels = read_qrels(args.qrels) if need_qrels else None
-    queries = read_queries(args.queries, **query_fields(args, lang=lang or getattr(args, "source_lang", None)))
-    return queries, read_documents(args.documents), qrels, None, None
+from clirkit.cli.common import (add_jobs, add_language_options, add_quiet, add_seed, add_verb, finite_float,
+                                int_range, param_type)
+from clirkit.cli.data import add_data_options, load_data
 
 
 def add_parser(sub) -> None:
@@ -53,8 +15,7 @@ def add_parser(sub) -> None:
     from clirkit.scs import SCSModel as S
 
     p = add_verb(sub, "scs-train", "train the SCS model (smooth cosine, SOSL) on graded judgments", run)
-    add_data_options(p, "train")
-    p.add_argument("--qrels", help="graded judgments of the training queries (qid iter docid rel)")
+    add_data_options(p, "train", qrels="graded judgments of the training queries (qid iter docid rel)")
     p.add_argument("-o", "--output", required=True, help="model file to write (.npz)")
     m = p.add_argument_group("model")
     add_param(m, S, "dim", "--dim", type=param_type(S, "dim"), help="embedding dimension")
@@ -106,14 +67,13 @@ def run(args) -> int:
     if model.mse_targets is not None and len(model.mse_targets) != grades:
         raise ClirkitError(f"--mse-targets: give one target per grade ({grades}: one more than --thresholds), "
                            f"got {len(model.mse_targets)}")
-    queries, documents, qrels, source_lang, target_lang = load_data(args, need_qrels=True)
-    train = queries
-    model.set_params(source_lang=source_lang or args.source_lang or "en",
-                     target_lang=target_lang or args.target_lang or "es")
+    data = load_data(args, qrels=True)
+    train, documents = data.queries, data.documents
+    model.set_params(source_lang=data.source_lang or "en", target_lang=data.target_lang or "es")
     qv = read_word_vectors(args.query_vectors, model.dim) if args.query_vectors else None
     dv = read_word_vectors(args.doc_vectors, model.dim) if args.doc_vectors else None
     say(f"scs-train: {len(train)} training queries, {len(documents[0])} documents", quiet=args.quiet)
-    model.fit(train, qrels, documents, query_vectors=qv, doc_vectors=dv, quiet=args.quiet, jobs=args.jobs)
+    model.fit(train, data.qrels, documents, query_vectors=qv, doc_vectors=dv, quiet=args.quiet, jobs=args.jobs)
     model.save(args.output)
     stats = model.training_stats_
     say(f"scs-train: {stats['units']} training units, vocabularies {stats['query_vocabulary']} / "

@@ -1,0 +1,88 @@
+"""The data of the verbs that train or rank from texts (boost-train, boost-rank, scs-train, scs-score): a
+collection (``--collection``, one of its splits), or files (``--queries``, ``--documents``, and ``--qrels``
+where the verb learns): :func:`add_data_options` declares the options, :func:`load_data` reads them.
+"""
+from __future__ import annotations
+
+import argparse
+from typing import NamedTuple
+
+from clirkit.cli.common import add_query_fields
+
+
+class Data(NamedTuple):
+    """What :func:`load_data` read; None for what the verb did not ask for (qrels, dev) or the files do not say
+    (the languages: ``--source-lang``/``--target-lang``, when the verb has them)."""
+
+    queries: dict[str, str]
+    qrels: object | None  # clirkit.run.Qrels
+    documents: tuple[list[str], list[str]]
+    dev_queries: dict[str, str] | None
+    dev_qrels: object | None
+    source_lang: str | None
+    target_lang: str | None
+    collection: object | None  # the clirkit.datasets collection, when one was given
+
+
+def add_data_options(p: argparse.ArgumentParser, split: str, *, qrels: str | None = None,
+                     dev: bool = False) -> argparse._ArgumentGroup:
+    """``--collection/--variant/--split`` or ``--queries/--documents`` (and ``--qrels`` with ``qrels``, its help;
+    ``--dev-split`` or ``--dev-queries/--dev-qrels`` with ``dev``), then the query fields. Returns the group,
+    for the verb's other data options."""
+    g = p.add_argument_group("data (a collection, or files)")
+    g.add_argument("--collection",
+                   help="a known collection (e.g. nave-en-es) or a collection folder (see clirkit.datasets)")
+    g.add_argument("--variant", default=None, help="collection variant (default: the collection's first)")
+    g.add_argument("--split", default=split,
+                   help=f"collection split of the queries{' and qrels' if qrels else ''}")
+    if dev:
+        g.add_argument("--dev-split", default="dev", help="collection split for early stopping ('none': no dev set)")
+    g.add_argument("--queries", help="queries file (qid TAB text, JSONL, or TREC, CLEF, NTCIR or HC4/NeuCLIR topics)")
+    if qrels:
+        g.add_argument("--qrels", help=qrels)
+    g.add_argument("--documents", help="documents file (docid TAB text or JSONL)")
+    if dev:
+        g.add_argument("--dev-queries", help="dev queries for early stopping on MAP")
+        g.add_argument("--dev-qrels", help="dev judgments")
+    add_query_fields(p)
+    return g
+
+
+def load_data(args: argparse.Namespace, *, qrels: bool = False, dev: bool = False,
+              lang: str | None = None) -> Data:
+    """The queries, documents (and qrels, dev queries and qrels, as asked) of :func:`add_data_options`'
+    options, from the collection or from the files; ``lang``, the queries' language when the verb knows it
+    (else ``--source-lang``), chooses a topic's version in HC4 files. ClirkitError for a collection given
+    with files, or files missing."""
+    from clirkit.cli.common import check_query_fields_unused, query_fields
+    from clirkit.errors import ClirkitError
+
+    check_query_fields_unused(args)
+    files = {"--queries": args.queries, **({"--qrels": args.qrels} if qrels else {}), "--documents": args.documents}
+    dev_files = (args.dev_queries, args.dev_qrels) if dev else (None, None)
+    if args.collection:
+        if any(files.values()) or any(dev_files):
+            raise ClirkitError(f"give either --collection or {'/'.join(files)} files, not both")
+        return _collection_data(args, qrels, dev)
+    missing = [name for name, value in files.items() if not value]
+    if missing:
+        raise ClirkitError(f"give --collection, or {', '.join(missing)}")
+    if bool(dev_files[0]) != bool(dev_files[1]):
+        raise ClirkitError("give both --dev-queries and --dev-qrels, or neither")
+    from clirkit.formats import read_documents, read_qrels, read_queries
+
+    fields = query_fields(args, lang=lang or getattr(args, "source_lang", None))
+    return Data(read_queries(args.queries, **fields), read_qrels(args.qrels) if qrels else None,
+                read_documents(args.documents), read_queries(dev_files[0], **fields) if dev_files[0] else None,
+                read_qrels(dev_files[1]) if dev_files[1] else None, getattr(args, "source_lang", None),
+                getattr(args, "target_lang", None), None)
+
+
+def _collection_data(args: argparse.Namespace, qrels: bool, dev: bool) -> Data:
+    from clirkit import datasets
+
+    c = datasets.load(args.collection, variant=args.variant)
+    dev_split = args.dev_split if dev and args.dev_split != "none" else None
+    return Data(c.queries(args.split), c.qrels(args.split) if qrels else None, c.documents(),
+                c.queries(dev_split) if dev_split else None, c.qrels(dev_split) if dev_split else None,
+                c.source_lang, c.target_lang, c)
