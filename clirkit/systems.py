@@ -155,7 +155,7 @@ class _CrossLanguageBM25(System):
     def __init__(self, *, k1: float = 1.2, b: float = 0.75, k3: float | None = None, idf: str = "lucene",
                  precision: str = "float64", source_lang: str | None = None,
                  source_stopwords: Sequence[str] | None = None, source_stopwords_top: int = STOPWORDS_TOP,
-                 decompound: str = "none") -> None:
+                 decompound: str = "auto") -> None:
         self.k1 = k1
         self.b = b
         self.k3 = k3
@@ -257,8 +257,9 @@ class DT(_CrossLanguageBM25):
         source_stopwords: extra source words to drop, or ``"snowball"`` (the Snowball list of the query language).
         source_stopwords_top: drop the N most frequent source words of the table's corpus.
         decompound: ``table``: a query word the table lacks is split into compound parts whose stems it has
-            (:func:`clirkit.decompound.table_splitter`); ``auto``: so for German and Dutch queries, not for
-            others; ``none``: never.
+            (:func:`clirkit.decompound.table_splitter`); ``auto`` (the default): so for German queries, chosen
+            across collections (baselines/README.md: better with every resource on every German collection);
+            ``none``: never.
     """
 
     _parameter_constraints = dict(_BM25_CONSTRAINTS)
@@ -350,7 +351,7 @@ class PSQ(_CrossLanguageBM25):
                  cumulative: float = 0.95, max_options: int | None = None,
                  target_stopwords: Sequence[str] | None = None, target_stopwords_top: int = STOPWORDS_TOP,
                  renormalize_in_vocabulary: bool = False, unknown: str = "pass", mode: str = "auto",
-                 decompound: str = "none", translate: str = "queries", scoring: str = "bm25", alpha: float = 0.1,
+                 decompound: str = "auto", translate: str = "queries", scoring: str = "bm25", alpha: float = 0.1,
                  background: str = "collection") -> None:
         super().__init__(k1=k1, b=b, k3=k3, idf=idf, precision=precision, source_lang=source_lang,
                          source_stopwords=source_stopwords, source_stopwords_top=source_stopwords_top,

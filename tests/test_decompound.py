@@ -227,6 +227,8 @@ def test_the_table_splitter_splits_only_words_the_table_lacks_into_parts_whose_s
     assert splitter.split("kriegsführung") == ["kriegsführung"]           # no known parts
     assert table_splitter("auto", table.source_vocab.tolist(), de) is not None
     assert table_splitter("auto", table.source_vocab.tolist(), Analyzer("es")) is None   # not a compounding language
+    assert table_splitter("auto", table.source_vocab.tolist(), Analyzer("nl")) is None   # split only when asked
+    assert table_splitter("table", table.source_vocab.tolist(), Analyzer("nl")) is not None
     assert table_splitter("none", table.source_vocab.tolist(), de) is None
 
 
@@ -236,9 +238,9 @@ def test_dt_and_psq_find_the_parts_of_a_compound_query_word_with_decompound(kind
 
     cls = getattr(systems, kind)
     topics = {"q1": "Verwaltungsprogramm", "q2": "Arbeitsplatz"}
-    plain = cls().fit(english_index(), german_table())
+    plain = cls(decompound="none").fit(english_index(), german_table())
     assert plain.search(topics).docids.tolist() == []                     # the compounds pass through unmatched
-    split = cls(decompound="table").fit(english_index(), german_table())
+    split = cls().fit(english_index(), german_table())                   # auto: German queries are split
     assert split.query_tokens(topics) == [["verwalt", "programm"], ["arbeit", "platz"]]
     run = split.search(topics)
     assert run.qids.tolist() == ["q1", "q2"] and run.docids.tolist() == ["d1", "d2"]

@@ -23,7 +23,7 @@ def add_query_options(p: argparse.ArgumentParser, cls) -> None:
                         "all its words")
     add_param(g, cls, "decompound", "--decompound", choices=("auto", "table", "none"),
               help="table: a query word the table lacks is split into compound parts whose stems it has "
-                   "(Verwaltungsprogramm -> verwaltung programm); auto: so for German and Dutch queries; none: never")
+                   "(Verwaltungsprogramm -> verwaltung programm); auto: so for German queries; none: never")
     add_param(g, cls, "source_stopwords_top", "--source-stopwords-top", type=param_type(cls, "source_stopwords_top"),
               metavar="N",
               help="drop the N most frequent source words of the table's training corpus (a corpus-derived "
