@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 from clirkit.boost.features import NgramVocabulary, hash_strings, pair_buckets
-from clirkit.boost.rounds import PairBooster
+from clirkit.boost.rounds import PairBooster, PairCache
 from clirkit.boost.tuples import Tuples
 
 
@@ -177,6 +177,26 @@ def test_set_up_in_small_slices_equals_set_up_in_one(monkeypatch):
     assert np.all(np.diff(buckets) >= 0)
     for a, b in zip(whole.bucket_ptr[:-1], whole.bucket_ptr[1:]):
         assert np.all(np.diff(keys[a:b]) > 0)
+
+
+@pytest.mark.parametrize("bits", [24, 5])
+def test_tuples_boosted_again_with_other_weights_take_the_pair_grouping_from_the_cache(bits):
+    """A second beta's booster: the cached grouping (shared, not copied) and every array and round as made afresh."""
+    Q, D, t, sh, th = random_problem(seed=7)
+    cache = PairCache()
+    first = PairBooster(Q, D, t, src_hash=sh, tgt_hash=th, bits=bits, rule="exact", cache=cache)
+    again = Tuples.from_arrays(t.query, t.pos, t.neg, t.weight * np.exp(-np.random.default_rng(1).random(len(t))))
+    fresh = PairBooster(Q, D, again, src_hash=sh, tgt_hash=th, bits=bits, rule="exact")
+    cached = PairBooster(Q, D, again, src_hash=sh, tgt_hash=th, bits=bits, rule="exact", cache=cache)
+    assert cached.pair_keys is first.pair_keys and cached.index is first.index
+    for name in ("pair_keys", "bucket_ids", "bucket_ptr", "Wp", "Wm", "_gain", "_block_max"):
+        np.testing.assert_array_equal(getattr(cached, name), getattr(fresh, name))
+    a, b = fresh.run(12, quiet=True), cached.run(12, quiet=True)
+    for name in ("buckets", "alphas", "pair_ptr", "pair_src", "pair_tgt", "loss"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    other = PairBooster(Q, D, t.subset(np.arange(len(t) // 2)), src_hash=sh, tgt_hash=th, bits=bits, rule="exact",
+                        cache=cache)
+    assert other.pair_keys is not first.pair_keys  # other tuples, other pairs: grouped afresh
 
 
 @pytest.mark.parametrize("rule", ["exact", "r"])

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from clirkit.boost.rounds import BoostResult, PairBooster
+from clirkit.boost.rounds import BoostResult, PairBooster, PairCache
 from clirkit.boost.scoring import DevEvaluator
 from clirkit.boost.tuples import Tuples
 from clirkit.errors import ClirkitError
@@ -30,6 +30,8 @@ class BoostData:
         tuples: all training tuples (sorted by query).
         src_hash, tgt_hash: uint32 MurmurHash3 of each n-gram string.
         dev: dev-set evaluator for early stopping, or None.
+        pair_cache: where the pairs' grouping by bucket is kept when the same tuples are boosted again with
+            other weights (the betas of a ranker boosted from a base), or None.
     """
 
     Qm: sp.csr_matrix
@@ -38,6 +40,7 @@ class BoostData:
     src_hash: np.ndarray
     tgt_hash: np.ndarray
     dev: DevEvaluator | None = None
+    pair_cache: PairCache | None = None
 
 
 @dataclass(frozen=True)
@@ -72,7 +75,7 @@ def train_bag(data: BoostData, params: BoostParams, rows: np.ndarray, *, quiet: 
     """Boost on the tuples ``rows`` and keep the rounds up to the best dev MAP."""
     booster = PairBooster(data.Qm, data.Dm, data.tuples.subset(rows), src_hash=data.src_hash,
                           tgt_hash=data.tgt_hash, hash_seed=params.hash_seed, bits=params.bits,
-                          rule=params.rule, eps=params.eps)
+                          rule=params.rule, eps=params.eps, cache=data.pair_cache)
     result = booster.run(params.rounds, evaluate=data.dev, eval_every=params.eval_every,
                          patience=params.patience, quiet=quiet, desc=desc)
     return result.truncated(result.best_round)

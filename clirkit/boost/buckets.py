@@ -11,23 +11,30 @@ from __future__ import annotations
 
 import numpy as np
 
+_SLICE = 1 << 22  # ids counted into the directory at a time (a whole bincount held 8 bytes a slot)
+
 
 class BucketIndex:
     """Position of each present bucket id in ``ids``.
 
     Args:
-        ids: sorted unique bucket ids (int64, each in ``[0, 2**bits)``).
+        ids: sorted unique bucket ids (an integer array, uint32 or int64, each in ``[0, 2**bits)``; kept, not
+            copied).
         bits: the hash width the ids were reduced to.
     """
 
     def __init__(self, ids: np.ndarray, bits: int) -> None:
-        self.ids = np.asarray(ids, dtype=np.int64)
+        self.ids = np.asarray(ids)
+        if self.ids.dtype.kind not in "iu":
+            self.ids = self.ids.astype(np.int64)
         slots_log2 = min(bits, max(0, int(np.ceil(np.log2(max(len(self.ids), 1))))))
         self.shift = bits - slots_log2
         dtype = np.int32 if len(self.ids) < 2**31 else np.int64
-        per_slot = np.bincount(self.ids >> self.shift, minlength=1 << slots_log2)
         self.directory = np.zeros((1 << slots_log2) + 1, dtype=dtype)
-        np.cumsum(per_slot, out=self.directory[1:])
+        for a in range(0, len(self.ids), _SLICE):  # the ids are sorted: a slice's slots are a short range
+            slots = (self.ids[a:a + _SLICE] >> self.shift).astype(np.int64)
+            self.directory[1 + slots[0]:2 + slots[-1]] += np.bincount(slots - slots[0]).astype(dtype)
+        np.cumsum(self.directory, out=self.directory)
 
     def __len__(self) -> int:
         return len(self.ids)

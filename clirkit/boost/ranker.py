@@ -19,6 +19,7 @@ from clirkit.boost.bagging import BoostData, BoostParams, train_bags
 from clirkit.boost.base import MAX_BETA, NORMALIZATION, BaseRun, BaseScores, compact
 from clirkit.boost.features import NgramVocabulary, hash_strings
 from clirkit.boost.model import BoostModel
+from clirkit.boost.rounds import PairCache
 from clirkit.boost.scoring import DevEvaluator, RerankEvaluator
 from clirkit.boost.tuples import WEIGHTINGS, Tuples, make_tuples
 from clirkit.boost.weighting import idf_weights, weigh_documents
@@ -422,8 +423,11 @@ class BoostRanker(System):
         params = BoostParams(rounds=self.rounds, rule=self.rule, bits=self.bits, hash_seed=self.hash_seed,
                              eps=self.eps, eval_every=self.eval_every, patience=self.patience)
 
+        # the betas boost the same tuples from other weights: their pairs are grouped by bucket once
+        pair_cache = PairCache() if self.base is not None and len(self._tried_betas) > 1 and self.bags == 1 else None
+
         def boost(tuples_, dev):
-            data = BoostData(Qm, Dm, tuples_, src_hash, tgt_hash, dev)
+            data = BoostData(Qm, Dm, tuples_, src_hash, tgt_hash, dev, pair_cache)
             return train_bags(data, params, bags=self.bags, fraction=self.bag_fraction, replace=self.bootstrap,
                               seed=self.random_state, jobs=self.jobs, backend=self.backend,
                               scheduler=self.scheduler, quiet=self.quiet)

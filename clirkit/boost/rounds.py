@@ -101,6 +101,72 @@ def _concat_ranges(starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
     return np.repeat(starts - offsets, lens) + np.arange(total, dtype=np.int64)
 
 
+def _concatenated(parts: list, dtype) -> np.ndarray:
+    """``np.concatenate(parts)``, each part let go as soon as it is copied (``parts`` is emptied): the
+    whole is never held twice."""
+    out = np.empty(sum(len(p) for p in parts), dtype=dtype)
+    at = 0
+    for i in range(len(parts)):
+        part, parts[i] = parts[i], None
+        out[at:at + len(part)] = part
+        at += len(part)
+        del part
+    parts.clear()
+    return out
+
+
+def _segment_sums(values: np.ndarray, order: np.ndarray, ptr: np.ndarray) -> np.ndarray:
+    """``np.add.reduceat(values[order], ptr[:-1])``, a slice of segments at a time (the same sums: each
+    segment is reduced on its own), so that ``values[order]`` is never made whole."""
+    n = len(ptr) - 1
+    out = np.empty(n)
+    for a in range(0, n, _HASH_SLICE):
+        b = min(a + _HASH_SLICE, n)
+        lo, hi = int(ptr[a]), int(ptr[b])
+        out[a:b] = np.add.reduceat(values[order[lo:hi]], ptr[a:b] - lo)
+    return out
+
+
+@dataclass
+class PairGroups:
+    """The distinct training pairs of a set of tuples grouped by hash bucket (see :class:`PairCache`).
+
+    Attributes:
+        pair_keys: ``source id * T + target id`` (int64) of each pair, bucket after bucket (ascending ids),
+            in key order within a bucket.
+        bucket_ids: the non-empty buckets, ascending (uint32).
+        bucket_ptr: bucket ``k`` holds ``pair_keys[bucket_ptr[k]:bucket_ptr[k + 1]]`` (int32 when it fits).
+        index: :class:`BucketIndex` over ``bucket_ids``.
+        order: the position of each pair of ``pair_keys`` among the keys in ascending order, which sums each
+            bucket's statistics in the set-up; kept only in a cache.
+    """
+
+    pair_keys: np.ndarray
+    bucket_ids: np.ndarray
+    bucket_ptr: np.ndarray
+    index: BucketIndex
+    order: np.ndarray | None = None
+
+
+class PairCache:
+    """Pair groupings kept for boosting the same tuples again with other weights.
+
+    :class:`~clirkit.boost.BoostRanker` boosted from a base ranker boosts the same tuples once per beta
+    tried, each time from other starting weights; the distinct pairs, their buckets and the order that groups
+    them by bucket do not change, so :class:`PairBooster` makes them once and takes them from here after.
+    A grouping is found by a digest of the pairs, the hashes, the seed and the bits.
+    """
+
+    def __init__(self) -> None:
+        self._groups: dict[bytes, PairGroups] = {}
+
+    def get(self, digest: bytes) -> PairGroups | None:
+        return self._groups.get(digest)
+
+    def put(self, digest: bytes, groups: PairGroups) -> None:
+        self._groups[digest] = groups
+
+
 class PairBooster:
     """Boosting state over one set of tuples.
 
@@ -113,11 +179,13 @@ class PairBooster:
         rule: ``"exact"`` or ``"r"`` (SPEC §5).
         eps: smoothing of the exact step (default 1 / number of tuples); for
             the r rule |r| is clipped to ``1 - eps`` so steps stay finite.
+        cache: a :class:`PairCache` to take the grouping of the pairs by bucket from, when these tuples were
+            boosted before with other weights, and to leave it in otherwise.
     """
 
     def __init__(self, Qm: sp.csr_matrix, Dm: sp.csr_matrix, tuples: Tuples, *, src_hash: np.ndarray,
                  tgt_hash: np.ndarray, hash_seed: int = 0, bits: int = 30, rule: str = "exact",
-                 eps: float | None = None) -> None:
+                 eps: float | None = None, cache: "PairCache | None" = None) -> None:
         if rule not in RULES:
             raise ValueError(f"unknown step rule {rule!r}; choose one of {RULES}")
         if len(tuples) == 0:
@@ -143,22 +211,31 @@ class PairBooster:
 
         self.src_hash, self.tgt_hash = src_hash, tgt_hash
         self.hash_seed, self.bits = hash_seed, bits
+        # each array is freed as soon as what it makes is made (the standalone bigram model has ~10^8 pairs)
         keys, wp, wm = self._pair_stats(np.arange(self.n), self.w)
-        order = self._bucket_order(keys)
-        bucket_of = order >> np.uint64(32)
-        order &= np.uint64(0xFFFFFFFF)
-        order = order.view(np.int64)
-        self.pair_keys = keys[order]
-        del keys
-        starts = np.flatnonzero(np.concatenate(([True], bucket_of[1:] != bucket_of[:-1])))
-        self.bucket_ids = bucket_of[starts].astype(np.int64)
-        del bucket_of
-        self.bucket_ptr = np.append(starts, len(order))
-        self.index = BucketIndex(self.bucket_ids, bits)
-        self.Wp = np.add.reduceat(wp[order], starts) if len(starts) else np.zeros(0)
-        self.Wm = np.add.reduceat(wm[order], starts) if len(starts) else np.zeros(0)
+        digest = self._digest(keys) if cache is not None else None
+        groups = cache.get(digest) if cache is not None else None
+        if groups is None:
+            order, ptr, bucket_ids = self._bucket_order(keys)
+        else:
+            order, ptr = groups.order, groups.bucket_ptr
+        self.Wp = _segment_sums(wp, order, ptr)
+        del wp
+        self.Wm = _segment_sums(wm, order, ptr)
+        del wm
+        if groups is None:
+            pair_keys = np.empty(len(keys), dtype=np.int64)
+            for a in range(0, len(keys), _HASH_SLICE):
+                pair_keys[a:a + _HASH_SLICE] = keys[order[a:a + _HASH_SLICE]]
+            del keys
+            groups = PairGroups(pair_keys, bucket_ids, ptr, BucketIndex(bucket_ids, bits),
+                                order if cache is not None else None)
+            if cache is not None:
+                cache.put(digest, groups)
+        del order
+        self.pair_keys, self.bucket_ids, self.bucket_ptr = groups.pair_keys, groups.bucket_ids, groups.bucket_ptr
+        self.index = groups.index
         nb = len(self.bucket_ids)
-        del order, starts, wp, wm
         self.wsum = 1.0  # true weights / statistics = stored ones / wsum
         n_blocks = -(-nb // _BLOCK)
         self._gain = np.full(n_blocks * _BLOCK, -np.inf)
@@ -168,22 +245,53 @@ class PairBooster:
         self._block_max = self._gain.reshape(n_blocks, _BLOCK).max(axis=1)
         self._block_stale = np.zeros(n_blocks, dtype=bool)
 
-    def _bucket_order(self, keys: np.ndarray) -> np.ndarray:
-        """``(bucket << 32) | position`` of each pair key, sorted (uint64): the pairs grouped by bucket.
+    def _bucket_order(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The pairs grouped by bucket: ``(order, ptr, bucket_ids)``.
 
-        Keys are sorted and fewer than 2**32, so the position breaks ties in key
-        order. Hashed in slices, so the hashing temporaries stay small.
+        ``keys[order]`` lists the pairs bucket after bucket (ascending bucket ids, key order within a bucket:
+        the keys are sorted and one sort of ``(bucket << 32) | position`` orders both), bucket ``k`` holding
+        ``order[ptr[k]:ptr[k + 1]]``. ``order`` and ``ptr`` are int32 when they fit, ``bucket_ids`` uint32
+        (``bits <= 32``). Hashed and split in slices, so the temporaries stay small.
         """
-        order = np.empty(len(keys), dtype=np.uint64)
-        for a in range(0, len(keys), _HASH_SLICE):
+        n = len(keys)
+        packed = np.empty(n, dtype=np.uint64)
+        for a in range(0, n, _HASH_SLICE):
             part = keys[a:a + _HASH_SLICE]
-            out = order[a:a + len(part)]
+            out = packed[a:a + len(part)]
             out[:] = pair_buckets(self.src_hash, self.tgt_hash, part // self.T, part % self.T,
                                   seed=self.hash_seed, bits=self.bits)
             out <<= np.uint64(32)
             out |= np.arange(a, a + len(part), dtype=np.uint64)
-        order.sort()
-        return order
+        packed.sort()
+        index_type = np.int32 if n < 2**31 else np.int64
+        starts, ids = [], []
+        previous = None
+        for a in range(0, n, _HASH_SLICE):
+            bucket = packed[a:a + _HASH_SLICE] >> np.uint64(32)
+            first = np.empty(len(bucket), dtype=bool)
+            first[0] = previous is None or bucket[0] != previous
+            np.not_equal(bucket[1:], bucket[:-1], out=first[1:])
+            at = np.flatnonzero(first)
+            starts.append((at + a).astype(index_type)), ids.append(bucket[at].astype(np.uint32))
+            previous = bucket[-1]
+        ptr = np.concatenate(starts + [np.array([n], dtype=index_type)])
+        bucket_ids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.uint32)
+        del starts, ids
+        order = np.empty(n, dtype=index_type)
+        for a in range(0, n, _HASH_SLICE):
+            order[a:a + _HASH_SLICE] = packed[a:a + _HASH_SLICE] & np.uint64(0xFFFFFFFF)
+        return order, ptr, bucket_ids
+
+    def _digest(self, keys: np.ndarray) -> bytes:
+        """What the grouping of the pairs ``keys`` by bucket depends on, digested (the :class:`PairCache` key)."""
+        import hashlib
+
+        h = hashlib.blake2b(digest_size=20)
+        h.update(np.array([self.T, self.hash_seed, self.bits, len(keys)], dtype=np.int64).tobytes())
+        for array in (np.ascontiguousarray(keys, dtype=np.int64), np.ascontiguousarray(self.src_hash),
+                      np.ascontiguousarray(self.tgt_hash)):
+            h.update(array)
+        return h.digest()
 
     # -- statistics -------------------------------------------------------------------------------
 
@@ -264,9 +372,8 @@ class PairBooster:
             wm[pair[minus]] = prod.data[minus]
             keys_l.append(keys[first]), p_l.append(wp), m_l.append(wm)
             del prod, rows_of, keys, first, pair, plus, minus
-        if not keys_l:
-            return np.zeros(0, np.int64), np.zeros(0), np.zeros(0)
-        return np.concatenate(keys_l), np.concatenate(p_l), np.concatenate(m_l)
+        del QtT, delta
+        return _concatenated(keys_l, np.int64), _concatenated(p_l, np.float64), _concatenated(m_l, np.float64)
 
     def full_statistics(self) -> tuple[np.ndarray, np.ndarray]:
         """W+ and W- per kept bucket recomputed from scratch (stored units: divide by ``wsum`` for true values)."""
