@@ -132,8 +132,8 @@ class Retriever(pt.Transformer):
         self.system, self.resources, self.depth, self.excluded = system, resources, depth, excluded
         self.name, self.quiet = name or system.default_tag, quiet
 
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.name})"
+    def __repr__(self) -> str:  # a learner's too: Retriever(PSQ-Boost), not LearningRetriever(...)
+        return f"{'Reranker' if isinstance(self, Reranker) else 'Retriever'}({self.name})"
 
     def _check_input(self, inp) -> None:
         if not isinstance(inp, pd.DataFrame):
