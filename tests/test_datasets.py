@@ -322,6 +322,7 @@ def test_parallel_pairs_are_english_web_and_spanish_rv1909(nave):
     assert es[0] == "EN el principio crió Dios los cielos y la tierra."
 
 
+@pytest.mark.slow
 @needs_shared
 def test_rebuild_from_shared_gives_the_committed_bytes(tmp_path):
     assert build_nave.main(["--shared", str(SHARED), "-o", str(tmp_path), "--quiet"]) == 0

@@ -47,6 +47,7 @@ def _interrupted(work: Path, out: Path, toml: Path, stage: str, sig: int) -> int
     return proc.returncode
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stage, sig", [("index.npz", signal.SIGKILL), ("runs/dt.test.run", signal.SIGINT),
                                         ("runs/psq.dev.run", signal.SIGKILL), ("results.txt", signal.SIGINT),
                                         ("report.md", signal.SIGKILL)])

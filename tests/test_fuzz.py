@@ -4,17 +4,16 @@ the change is neutral, or raises ClirkitError; never another exception, never a 
 The targets (documents, queries, topic files in TREC SGML, CLEF XML and SGML, NTCIR XML and HC4 JSONL, qrels,
 runs, parallel text, stopwords, translation tables in the Moses (lines and phrase tables), HLTCOE PSQ json, pairs,
 MUSE (named and told by content), Ding and FreeDict formats, Pharaoh word alignments, word vectors, the
-collection manifest, and the index, table, boost and SCS ``.npz`` files), their seeds (slices of the bundled nave-en-es collection and small
-artifacts trained on them), the mutations and the invariants are those of ``eval/fuzz.py``, which fuzzes
-them for minutes; here hypothesis draws the mutations, derandomized so that every run sees the same inputs.
+collection manifest, and the index, table, boost and SCS ``.npz`` files), their seeds (slices of the bundled
+nave-en-es collection and small artifacts trained on them), the mutations and the invariants are those of
+``tests/hardening/fuzz.py``, which fuzzes them for minutes (``python -m tests.hardening.fuzz``); here
+hypothesis draws the mutations, derandomized so that every run sees the same inputs.
 """
 from __future__ import annotations
 
 import contextlib
 import gzip
-import importlib.util
 import signal
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -23,18 +22,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from clirkit.errors import ClirkitError
+from hardening import fuzz  # tests/hardening/fuzz.py (pytest puts tests/ on the path)
 
-
-def _load_fuzz():
-    path = Path(__file__).resolve().parent.parent / "eval" / "fuzz.py"
-    spec = importlib.util.spec_from_file_location("clirkit_eval_fuzz", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclass needs the module registered
-    spec.loader.exec_module(module)
-    return module
-
-
-fuzz = _load_fuzz()
+pytestmark = pytest.mark.slow  # hypothesis over every reader and loader: about 40 s
 
 TEXT_TARGETS = [n for n in fuzz.TARGET_NAMES if not n.endswith("_npz")]
 NPZ_TARGETS = [n for n in fuzz.TARGET_NAMES if n.endswith("_npz")]

@@ -1,5 +1,5 @@
-"""Regressions found by ``eval/malformed_matrix.py`` (every verb x every input kind x every malformed class):
-each case here is one that failed there, run through ``clirkit.cli.main`` on small real inputs."""
+"""Regressions found by ``tests/hardening/malformed_matrix.py`` (every verb x every input kind x every malformed
+class): each case here is one that failed there, run through ``clirkit.cli.main`` on small real inputs."""
 from __future__ import annotations
 
 import os
@@ -241,18 +241,9 @@ def test_an_index_header_of_deeply_nested_json_is_one_error_line(indexed_dir, ca
 
 
 def _matrix_module():
-    import importlib.util
-    import sys
-    from pathlib import Path
+    from hardening import malformed_matrix  # tests/hardening/malformed_matrix.py (pytest puts tests/ on the path)
 
-    folder = Path(__file__).resolve().parent.parent / "eval"
-    if str(folder) not in sys.path:
-        sys.path.insert(0, str(folder))  # the matrix imports its inputs' helpers from eval/fuzz.py
-    spec = importlib.util.spec_from_file_location("clirkit_eval_matrix", folder / "malformed_matrix.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return malformed_matrix
 
 
 @pytest.mark.parametrize("line, says", [

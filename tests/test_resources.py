@@ -199,13 +199,13 @@ def test_a_psq_json_table_end_to_end_through_convert_and_psq(indexed_dir, capsys
     ('{\n "light": {"luz": 0.5},\n "light": {"lumbrera": 0.5}\n}', 3, "source word 'light' given twice"),
     ('{\n "light": {\n  "luz": "0.5"\n }\n}', 3, "the probability of 'light' -> 'luz' is a string, not a number"),
     ('{\n "light": {"luz": 0.5}\n "dark": {}\n}', 3, "invalid JSON: Expecting ',' delimiter"),
-    # found by eval/fuzz.py: each was a traceback (OverflowError, ValueError, RecursionError)
+    # found by tests/hardening/fuzz.py: each was a traceback (OverflowError, ValueError, RecursionError)
     ('{\n "light": {\n  "luz": ' + "7" * 400 + '\n }\n}', 3,
      "the probability of 'light' -> 'luz' is 7777777777777777777777777777777777777..., not in [0, 1]"),
     ('{\n "light": {\n  "luz": ' + "7" * 5000 + '\n }\n}', None,
      "invalid JSON for a PSQ table: a number of thousands of digits"),
     ('{"light": ' + "[" * 100_000 + "]" * 100_000 + '}', None, "invalid JSON for a PSQ table: nested too deep"),
-    # found by eval/malformed_matrix.py: read as a pairs dictionary, and a word dropped, each with exit 0
+    # found by tests/hardening/malformed_matrix.py: read as a pairs dictionary, and a word dropped, each with exit 0
     ("[1, 2]\n", 1, "expected a JSON object {source word: {target word: probability}} (HLTCOE PSQ table), found a "
                     "list"),
     ('{\n "light": {\n  "luz": 0.5,\n  "Q\\ud800": 0.5\n }\n}', 4,
@@ -397,7 +397,7 @@ def test_a_damaged_gzip_table_or_dictionary_is_called_so_with_what_to_do(tmp_pat
 
 
 def test_a_freedict_body_whose_bytes_moved_against_its_index_is_refused_not_read_shifted(tmp_path, capsys):
-    # found by eval/malformed_matrix.py: 3 bytes inserted in the first entry shifted every later entry, whose
+    # found by tests/hardening/malformed_matrix.py: 3 bytes inserted in the first entry shifted every later entry, whose
     # translations were read from the wrong bytes (exit 0, another table)
     from pathlib import Path
 

@@ -271,6 +271,7 @@ def _search(folder, queries, name="ix.npz") -> bytes:
     return out.read_bytes()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("extra", [[], ["--stopwords-top", "2"]], ids=["one-shard-at-a-time", "split-in-memory"])
 def test_a_rebuild_killed_or_interrupted_anywhere_leaves_the_old_index_searching_byte_for_byte(nave, tmp_path,
                                                                                                extra):

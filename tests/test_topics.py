@@ -199,7 +199,7 @@ def test_a_latin1_trec_file_is_read_as_latin1_and_said_on_stderr(tmp_path, capsy
 
 def test_a_latin1_file_whose_topics_are_malformed_is_one_error_line_that_says_it_was_read_as_latin1(tmp_path,
                                                                                                     capsys):
-    # found by eval/malformed_matrix.py: the notice and the error were two lines on stderr
+    # found by tests/hardening/malformed_matrix.py: the notice and the error were two lines on stderr
     text = "<topics>\n<topic>\n<title> versículos de la creación</title>\n</topic>\n</topics>\n"
     path = write(tmp_path / "topics.xml", text, encoding="latin-1")
     message = error_of(read_queries, path)
@@ -210,7 +210,7 @@ def test_a_latin1_file_whose_topics_are_malformed_is_one_error_line_that_says_it
 
 
 def test_an_hc4_topic_with_a_lone_surrogate_is_refused_not_written_into_a_run(tmp_path):
-    # found by eval/malformed_matrix.py: the id reached write_run, which could not encode it (a traceback)
+    # found by tests/hardening/malformed_matrix.py: the id reached write_run, which could not encode it (a traceback)
     path = write(tmp_path / "t.jsonl", json.dumps({"topic_id": "Q\ud800", "topics": [hc4_entry("eng", "l", "d")]}))
     assert error_of(read_queries, path, lang="en") == \
         f"{path}:1: \"topic_id\" holds an unpaired surrogate '\\ud800' (not valid Unicode)"
@@ -365,7 +365,7 @@ def test_hc4_with_one_language_needs_no_choice_and_any_name(tmp_path):
     (hc4_record("104", []), 'topic 104 has an empty "topics" list'),
     ('{"qid": "q1", "text": "luz"}',
      'expected an HC4/NeuCLIR topic like the first line ("topic_id" and a "topics" list), found keys: qid, text'),
-    # found by eval/fuzz.py: a "lang" holding a line break was printed, making the message two lines
+    # found by tests/hardening/fuzz.py: a "lang" holding a line break was printed, making the message two lines
     (hc4_record("105", [hc4_entry("spa", "a", "b"), hc4_entry("\n", "a", "b")]),
      'topic 105: "lang" must be a language code such as "eng", got "\\n"'),
     (hc4_record("106", [hc4_entry("", "a", "b")]), 'topic 106: "lang" must be a language code such as "eng", got ""'),

@@ -46,10 +46,12 @@ replaced), ``hang`` (no exit within ``--timeout`` or 4x the clean run's time), `
 status), ``bad message`` (several lines, warnings, no name of the culprit), ``partial output`` (something
 written or left behind by a failed run) and ``refused valid`` (an error for a neutral change).
 
-    python eval/malformed_matrix.py --jobs 2                  # tables on stdout, exit 1 on any failure
-    python eval/malformed_matrix.py --jobs 2 --full --json m.json   # every class on every slot
-    python eval/malformed_matrix.py --verbs index psq
-    python eval/malformed_matrix.py --match "CR-only" --keep matrix-cases   # keep the folders of failing cases
+    python -m tests.hardening.malformed_matrix --jobs 2        # tables on stdout, exit 1 on any failure
+    python -m tests.hardening.malformed_matrix --jobs 2 --full --json m.json   # every class on every slot
+    python -m tests.hardening.malformed_matrix --verbs index psq
+    python -m tests.hardening.malformed_matrix --match "CR-only" --keep matrix-cases   # keep failing cases' folders
+
+(from the repository's root: it is part of the hardening harness kept with the tests, ``tests/hardening``).
 
 ``--sample 30`` lists 30 clean error messages drawn at random from the cases run, each marked by whether it says
 what to do (a first cut by pattern, to be read by eye), and ``--sample-from m.json --sample 30`` runs again only
@@ -85,7 +87,7 @@ from typing import Callable
 
 import numpy as np
 
-from fuzz import alignment_files, as_lines, freedict, muse_text, phrase_table, psq_json, topic_files  # eval/fuzz.py
+from .fuzz import alignment_files, as_lines, freedict, muse_text, phrase_table, psq_json, topic_files
 
 HEADER_KEY = "__header__"  # where clirkit's npz files keep their JSON header
 SPLITS = {"train": 16, "dev": 6, "test": 8}  # queries per split of the slice
@@ -1268,7 +1270,7 @@ def _can_mknod(folder: Path) -> bool:
 
 def _env(work: Path) -> dict[str, str]:
     env = dict(os.environ)
-    repo = str(Path(__file__).resolve().parent.parent)
+    repo = str(Path(__file__).resolve().parents[2])
     env.update({"CLIRKIT_CACHE": str(work / "cache"), "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1",
                 "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                 "PYTHONPATH": os.pathsep.join(filter(None, [repo, env.get("PYTHONPATH")]))})

@@ -25,8 +25,10 @@ replaced, removed or retyped, arrays with NaN, negatives, huge values, other dty
 bytes, bool, complex, big-endian, pickled objects), other shapes, reversed, shuffled, truncated,
 removed or swapped, and damage to the zip bytes.
 
-    python eval/fuzz.py --minutes 10               # all targets, report on stdout, exit 1 if any failure
-    python eval/fuzz.py --minutes 1 --targets qrels run --jobs 2 --json fuzz.json
+    python -m tests.hardening.fuzz --minutes 10     # all targets, report on stdout, exit 1 if any failure
+    python -m tests.hardening.fuzz --minutes 1 --targets qrels run --jobs 2 --json fuzz.json
+
+(from the repository's root: it is part of the hardening harness kept with the tests, ``tests/hardening``).
 
 The report counts, per target, the inputs tried and their outcomes: ``ok`` (a valid result),
 ``ClirkitError``, ``neutral`` (how many inputs were neutral changes, counted in the others too), and
@@ -220,7 +222,7 @@ def build_targets(folder: str | os.PathLike[str]) -> dict[str, Target]:
                      {"en-es.txt": as_lines(f"{w} {e}" for w, o in options.items() for e in o)}]
     seeds["ding"] = [{"en-es.ding.txt": as_lines(["# Version :: fuzz seed in Ding's layout"] + ding)}]
     seeds["freedict"] = [{"freedict-eng-spa.index": index_bytes, "freedict-eng-spa.dict": dict_bytes}]
-    hand_made = Path(__file__).resolve().parent.parent / "tests" / "data" / "dictionaries"
+    hand_made = Path(__file__).resolve().parents[1] / "data" / "dictionaries"
     if hand_made.is_dir():  # the test suite's slices of real dictionaries, with their markup
         for name, key in (("es-en.pairs.tsv", "pairs"), ("es-en.dict", "muse"), ("de-en.ding.txt", "ding")):
             seeds[key].append({name: (hand_made / name).read_bytes()})
