@@ -1,4 +1,5 @@
-"""Token lists to sparse averaging matrices, and word-vector files.
+"""Token lists to sparse averaging matrices, the encoders' pieces over them (:class:`Rows`, :func:`unit_norm`),
+and word-vector files.
 
 A text becomes one row of a CSR matrix over the vocabulary whose entries are
 ``count(word) / number of known tokens``, so ``A @ E`` is the mean embedding
@@ -104,3 +105,37 @@ def read_word_vectors(path: str | os.PathLike[str], dim: int) -> tuple[np.ndarra
         row = int(np.flatnonzero(~np.isfinite(vectors).all(axis=1))[0])
         raise located(name, lines[row], f"the vector of {words[row]!r} holds inf or nan")
     return np.asarray(words, dtype=str), vectors
+
+
+class Rows:
+    """Rows ``rows`` of a CSR averaging matrix, restricted to the words they use.
+
+    ``words`` are the distinct columns of those rows and ``M`` is the
+    ``len(rows) x len(words)`` sub-matrix, so the forward pass is
+    ``M @ E[words]`` and the backward pass ``M^T @ grad``: sparse products
+    over the batch's words only. Gathered with numpy indexing.
+    """
+
+    def __init__(self, A: sp.csr_matrix, rows: np.ndarray) -> None:
+        starts, ends = A.indptr[rows], A.indptr[rows + 1]
+        lengths = ends - starts
+        indptr = np.concatenate(([0], np.cumsum(lengths)))
+        take = np.repeat(starts - indptr[:-1], lengths) + np.arange(indptr[-1])
+        self.words, local = np.unique(A.indices[take], return_inverse=True)
+        self.M = sp.csr_matrix((A.data[take], local, indptr), shape=(len(rows), len(self.words)))
+
+    def mean(self, E: np.ndarray) -> np.ndarray:
+        """``A[rows] @ E`` (``n x dim``)."""
+        return self.M @ E[self.words]
+
+    def back(self, grad_mean: np.ndarray) -> np.ndarray:
+        """``A[rows]^T @ grad_mean`` restricted to ``words`` (``len(words) x dim``)."""
+        return self.M.T @ grad_mean
+
+
+def unit_norm(F: np.ndarray, eps: float) -> np.ndarray:
+    """``F / (|F| + eps)`` row-wise, zero rows staying zero."""
+    norm = np.linalg.norm(F, axis=1) + eps
+    out = np.zeros_like(F)
+    np.divide(F, norm[:, None], out=out, where=norm[:, None] > 0)
+    return out

@@ -17,12 +17,10 @@ and symmetrically for documents.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Mapping, Sequence
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from clirkit.documents import Documents
@@ -32,73 +30,13 @@ from clirkit.npzio import load_npz, save_npz
 from clirkit.progress import progress, say
 from clirkit.run import Qrels, Run
 from clirkit.scs import losses
-from clirkit.scs.encoding import averaging_matrix, vocabulary_of
+from clirkit.scs.encoding import Rows, averaging_matrix, unit_norm, vocabulary_of
+from clirkit.scs.training import TrainingData, lookup, sample_negatives
 from clirkit.scs.optim import Adam
 
 FORMAT_VERSION = 1
 KIND = "scs-model"
 PAIR_WEIGHTS = ("uniform", "grade")
-
-
-@dataclass
-class TrainingData:
-    """Training units built by :meth:`SCSModel.prepare`.
-
-    Pointwise losses use ``(query, doc, grade)`` rows; pairwise losses use
-    ``(query, pos, neg, weight)`` triplets. Indices point into the training
-    queries' and the documents' averaging matrices ``A_q`` and ``A_d``.
-    """
-
-    A_q: sp.csr_matrix
-    A_d: sp.csr_matrix
-    query: np.ndarray
-    doc: np.ndarray | None = None
-    grade: np.ndarray | None = None
-    pos: np.ndarray | None = None
-    neg: np.ndarray | None = None
-    weight: np.ndarray | None = None
-
-    def __len__(self) -> int:
-        return len(self.query)
-
-    def take(self, idx: np.ndarray) -> "TrainingData":
-        pick = lambda a: None if a is None else a[idx]  # noqa: E731
-        return TrainingData(self.A_q, self.A_d, self.query[idx], pick(self.doc), pick(self.grade),
-                            pick(self.pos), pick(self.neg), pick(self.weight))
-
-
-class _Rows:
-    """Rows ``rows`` of a CSR averaging matrix, restricted to the words they use.
-
-    ``words`` are the distinct columns of those rows and ``M`` is the
-    ``len(rows) x len(words)`` sub-matrix, so the forward pass is
-    ``M @ E[words]`` and the backward pass ``M^T @ grad``: sparse products
-    over the batch's words only. Gathered with numpy indexing.
-    """
-
-    def __init__(self, A: sp.csr_matrix, rows: np.ndarray) -> None:
-        starts, ends = A.indptr[rows], A.indptr[rows + 1]
-        lengths = ends - starts
-        indptr = np.concatenate(([0], np.cumsum(lengths)))
-        take = np.repeat(starts - indptr[:-1], lengths) + np.arange(indptr[-1])
-        self.words, local = np.unique(A.indices[take], return_inverse=True)
-        self.M = sp.csr_matrix((A.data[take], local, indptr), shape=(len(rows), len(self.words)))
-
-    def mean(self, E: np.ndarray) -> np.ndarray:
-        """``A[rows] @ E`` (``n x dim``)."""
-        return self.M @ E[self.words]
-
-    def back(self, grad_mean: np.ndarray) -> np.ndarray:
-        """``A[rows]^T @ grad_mean`` restricted to ``words`` (``len(words) x dim``)."""
-        return self.M.T @ grad_mean
-
-
-def _unit_norm(F: np.ndarray, eps: float) -> np.ndarray:
-    """``F / (|F| + eps)`` row-wise, zero rows staying zero."""
-    norm = np.linalg.norm(F, axis=1) + eps
-    out = np.zeros_like(F)
-    np.divide(F, norm[:, None], out=out, where=norm[:, None] > 0)
-    return out
 
 
 class SCSModel(System):
@@ -276,8 +214,8 @@ class SCSModel(System):
 
         qids = np.asarray(query_ids, dtype=str)
         dids = np.asarray(doc_ids, dtype=str)
-        q_of, q_ok = _lookup(qids, qrels.qids)
-        d_of, d_ok = _lookup(dids, qrels.docids)
+        q_of, q_ok = lookup(qids, qrels.qids)
+        d_of, d_ok = lookup(dids, qrels.docids)
         dropped = int((~(q_ok & d_ok) & np.isin(qrels.qids, qids)).sum())
         if dropped:
             say(f"scs: {dropped} judgments name documents not in the collection; ignored", quiet=quiet)
@@ -298,7 +236,7 @@ class SCSModel(System):
         first[1:] = key[order][1:] != key[order][:-1]
         jq, jd, jg = jq[order][first], jd[order][first], jg[order][first]
         judged_queries = np.unique(jq)
-        nq_neg, nd_neg = _sample_negatives(rng, judged_queries, jq.astype(np.int64) * nd + jd, nd,
+        nq_neg, nd_neg = sample_negatives(rng, judged_queries, jq.astype(np.int64) * nd + jd, nd,
                                            self.negatives)
         uq = np.concatenate([jq, nq_neg])
         ud = np.concatenate([jd, nd_neg])
@@ -325,7 +263,7 @@ class SCSModel(System):
             values = np.asarray(values, dtype=np.float64)
             if values.ndim != 2 or values.shape[1] != self.dim:
                 raise ClirkitError(f"{what} word vectors have dimension {values.shape[-1]}, the model {self.dim}")
-            pos, ok = _lookup(vocab, np.asarray(words, dtype=str))
+            pos, ok = lookup(vocab, np.asarray(words, dtype=str))
             table[pos[ok]] = values[ok]
         return table
 
@@ -406,7 +344,7 @@ class SCSModel(System):
             d = np.concatenate([batch.pos, batch.neg])
         uq, qinv = np.unique(q, return_inverse=True)
         ud, dinv = np.unique(d, return_inverse=True)
-        Rq, Rd = _Rows(batch.A_q, uq), _Rows(batch.A_d, ud)
+        Rq, Rd = Rows(batch.A_q, uq), Rows(batch.A_d, ud)
         Fq = np.tanh(Rq.mean(self.query_embeddings_))
         Fd = np.tanh(Rd.mean(self.doc_embeddings_))
         F, G = Fq[qinv], Fd[dinv]
@@ -457,13 +395,13 @@ class SCSModel(System):
         """``(f_q / (|f_q| + eps), known)`` per query; ``known`` is False for queries with no known word."""
         self._check_fitted()
         A = averaging_matrix(token_lists, self.query_vocab_)
-        return _unit_norm(np.tanh(A @ self.query_embeddings_), self.eps), np.diff(A.indptr) > 0
+        return unit_norm(np.tanh(A @ self.query_embeddings_), self.eps), np.diff(A.indptr) > 0
 
     def encode_documents(self, token_lists: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray]:
         """``(f_d / (|f_d| + eps), known)`` per document."""
         self._check_fitted()
         A = averaging_matrix(token_lists, self.doc_vocab_)
-        return _unit_norm(np.tanh(A @ self.doc_embeddings_), self.eps), np.diff(A.indptr) > 0
+        return unit_norm(np.tanh(A @ self.doc_embeddings_), self.eps), np.diff(A.indptr) > 0
 
     def similarity(self, query_tokens, doc_tokens) -> np.ndarray:
         """Smooth cosine ``r`` of every query with every document (``n_queries x n_docs``)."""
@@ -521,8 +459,8 @@ class SCSModel(System):
         V, d_known = self.encode_documents(doc_tokens)
         qids, dids = np.asarray(query_ids, dtype=str), np.asarray(doc_ids, dtype=str)
         if rerank is not None:
-            qi, q_ok = _lookup(qids, rerank.qids)
-            di, d_ok = _lookup(dids, rerank.docids)
+            qi, q_ok = lookup(qids, rerank.qids)
+            di, d_ok = lookup(dids, rerank.docids)
             if not q_ok.all():
                 raise ClirkitError(f"the run to re-rank has query {str(rerank.qids[~q_ok][0])!r}, absent from the queries")
             if not d_ok.all():
@@ -653,42 +591,3 @@ class SCSModel(System):
         if resources is not None:
             model.documents_ = resources.documents()
         return model
-
-
-def _lookup(ids: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Positions of ``values`` in the id array ``ids`` and whether each was found."""
-    position = {v: i for i, v in enumerate(ids.tolist())}
-    pos = np.fromiter((position.get(v, -1) for v in np.asarray(values).tolist()), dtype=np.int64,
-                      count=len(values))
-    return np.maximum(pos, 0), pos >= 0
-
-
-def _sample_negatives(rng: np.random.Generator, queries: np.ndarray, judged_keys: np.ndarray, n_docs: int,
-                      k: int) -> tuple[np.ndarray, np.ndarray]:
-    """``k`` distinct unjudged documents per query, uniformly (fewer if the collection runs out).
-
-    Keys are ``query * n_docs + doc``. Draws ``2k`` candidates per query at once,
-    drops judged and repeated ones, keeps the first ``k``; the rare query left
-    short is completed from its exact complement.
-    """
-    if k == 0 or len(queries) == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    judged_keys = np.unique(judged_keys)
-    draw = rng.integers(0, n_docs, size=(len(queries), 2 * k))
-    keys = queries[:, None].astype(np.int64) * n_docs + draw
-    flat = keys.ravel()
-    _, first = np.unique(flat, return_index=True)
-    fresh = np.zeros(flat.size, dtype=bool)
-    fresh[first] = True
-    valid = (fresh & ~np.isin(flat, judged_keys)).reshape(keys.shape)
-    valid &= np.cumsum(valid, axis=1) <= k
-    out_q = [np.repeat(queries, valid.sum(axis=1))]
-    out_d = [draw[valid]]
-    for row in np.flatnonzero(valid.sum(axis=1) < k).tolist():
-        q = int(queries[row])
-        taken = np.concatenate([judged_keys[(judged_keys // n_docs) == q] % n_docs, draw[row][valid[row]]])
-        rest = np.setdiff1d(np.arange(n_docs), taken)
-        extra = rng.permutation(rest)[:k - int(valid[row].sum())]
-        out_q.append(np.full(len(extra), q))
-        out_d.append(extra)
-    return np.concatenate(out_q), np.concatenate(out_d)
