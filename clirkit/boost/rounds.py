@@ -29,6 +29,7 @@ buckets reads per-block upper bounds that are refreshed lazily.
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -264,23 +265,38 @@ class PairBooster:
             out |= np.arange(a, a + len(part), dtype=np.uint64)
         packed.sort()
         index_type = np.int32 if n < 2**31 else np.int64
-        starts, ids = [], []
-        previous = None
-        for a in range(0, n, _HASH_SLICE):
+
+        def firsts(a: int) -> tuple[np.ndarray, np.ndarray]:  # the buckets starting in slice a, and where
             bucket = packed[a:a + _HASH_SLICE] >> np.uint64(32)
             first = np.empty(len(bucket), dtype=bool)
-            first[0] = previous is None or bucket[0] != previous
+            first[0] = a == 0 or bucket[0] != packed[a - 1] >> np.uint64(32)
             np.not_equal(bucket[1:], bucket[:-1], out=first[1:])
             at = np.flatnonzero(first)
-            starts.append((at + a).astype(index_type)), ids.append(bucket[at].astype(np.uint32))
-            previous = bucket[-1]
-        ptr = np.concatenate(starts + [np.array([n], dtype=index_type)])
-        bucket_ids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.uint32)
-        del starts, ids
-        order = np.empty(n, dtype=index_type)
+            return at + a, bucket[at]
+
+        # counted first, then written into arrays of that size: no list of parts to concatenate
+        nb = sum(len(firsts(a)[0]) for a in range(0, n, _HASH_SLICE))
+        ptr = np.empty(nb + 1, dtype=index_type)
+        bucket_ids = np.empty(nb, dtype=np.uint32)
+        k = 0
         for a in range(0, n, _HASH_SLICE):
-            order[a:a + _HASH_SLICE] = packed[a:a + _HASH_SLICE] & np.uint64(0xFFFFFFFF)
-        return order, ptr, bucket_ids
+            at, ids = firsts(a)
+            ptr[k:k + len(at)], bucket_ids[k:k + len(at)] = at, ids
+            k += len(at)
+        ptr[nb] = n
+        if index_type is np.int64:
+            packed &= np.uint64(0xFFFFFFFF)
+            return packed.view(np.int64), ptr, bucket_ids
+        # the positions (the low halves) moved to the front of the same buffer, whose back half is then given
+        # back: a slice is written over halves that earlier slices have read (numpy buffers the first one)
+        halves = packed.view(np.uint32)
+        low = halves[0::2] if sys.byteorder == "little" else halves[1::2]
+        for a in range(0, n, _HASH_SLICE):
+            b = min(a + _HASH_SLICE, n)
+            halves[a:b] = low[a:b]
+        del halves, low
+        packed.resize((n + 1) // 2, refcheck=False)  # no view of it is left
+        return packed.view(np.int32)[:n], ptr, bucket_ids
 
     def _digest(self, keys: np.ndarray) -> bytes:
         """What the grouping of the pairs ``keys`` by bucket depends on, digested (the :class:`PairCache` key)."""
