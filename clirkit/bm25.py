@@ -432,7 +432,7 @@ class BM25:
     def search_positions(self, queries: StructuredQueries, *, depth: int = 1000,
                          quiet: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`search` as ``(query position, document position, score)`` arrays in run order (int64,
-        int64, float64): what a shard of :mod:`clirkit.shards` sends back to be merged."""
+        int64, float64): what a shard of :mod:`clirkit.shardsearch` sends back to be merged."""
         sizes, cols, scores = self._search_sizes(queries, depth, quiet)
         return np.repeat(np.arange(queries.n_queries, dtype=np.int64), sizes), cols, scores
 

@@ -88,7 +88,7 @@ def worker(args, folder: Path, name: str) -> dict:
         t0 = time.perf_counter()
         cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None)
         client = Client(cluster)
-        client.run(lambda: __import__("clirkit.shards"))
+        client.run(lambda: __import__("clirkit.shardsearch"))
         start_workers = time.perf_counter() - t0
     elif backend == "loky" and jobs > 1:
         from joblib import Parallel, delayed
