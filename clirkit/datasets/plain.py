@@ -76,8 +76,8 @@ class PlainCollection:
                   label: Callable[[str], str] = str, name: str = "collection") -> "PlainCollection":
         """Check the keys (:data:`KEYS`) of ``data``; paths are relative to ``base`` (None: the current folder).
         ClirkitError ``where: KEY ...`` (``label(key)``: the key as the user wrote it) otherwise."""
-        from clirkit.languages import check_language
         from clirkit.formats.topics import split_field_names
+        from clirkit.languages import check_language
 
         def bad(key: str, expected: str, value) -> ClirkitError:
             return ClirkitError(f"{where}{label(key)} must be {expected}, got {repr(value)[:60]}")
@@ -134,17 +134,7 @@ class PlainCollection:
             raise bad("parallel", "a file (id TAB source TAB target), or two files (source, target)", parallel)
         else:
             pair = (path("parallel", parallel),)
-        split = data.get("split")
-        if split is not None:
-            if isinstance(queries, dict):
-                raise ClirkitError(f"{where}{label('split')} divides one queries file; queries given by split "
-                                   f"need no split rule")
-            if not (isinstance(split, Mapping) and split and all(s in SPLITS for s in split) and all(
-                    isinstance(f, (int, float)) and not isinstance(f, bool) and 0 < f <= 1 for f in split.values())
-                    and math.isclose(sum(split.values()), 1.0) and "test" in split):
-                raise bad("split", "fractions of the queries by split summing to 1, with a test split (e.g. "
-                                   "{dev = 0.5, test = 0.5})", split)
-            split = {s: float(split[s]) for s in SPLITS if s in split}
+        split = _split_rule(data.get("split"), queries, where, label, bad)
         seed = data.get("split_seed", 0)
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise bad("split_seed", "an integer >= 0", seed)
@@ -283,3 +273,19 @@ class PlainCollection:
         with atomic_writer(folder / SOURCES) as out:
             out.write(json.dumps(record or self.record(), indent=1, sort_keys=True) + "\n")
         return write_variant(data, folder, compress=False)
+
+
+def _split_rule(split, queries, where: str, label: Callable[[str], str], bad) -> dict[str, float] | None:
+    """The ``split`` key of a [collection] table: fractions of its one queries file by split, summing to 1, with a
+    test split (None: no rule). ``bad(key, expected, value)`` makes the error of a value of the wrong kind."""
+    if split is None:
+        return None
+    if isinstance(queries, dict):
+        raise ClirkitError(f"{where}{label('split')} divides one queries file; queries given by split "
+                           f"need no split rule")
+    if not (isinstance(split, Mapping) and split and all(s in SPLITS for s in split) and all(
+            isinstance(f, (int, float)) and not isinstance(f, bool) and 0 < f <= 1 for f in split.values())
+            and math.isclose(sum(split.values()), 1.0) and "test" in split):
+        raise bad("split", "fractions of the queries by split summing to 1, with a test split (e.g. "
+                           "{dev = 0.5, test = 0.5})", split)
+    return {s: float(split[s]) for s in SPLITS if s in split}

@@ -140,19 +140,6 @@ class Experiment:
         if "collection" not in data:
             raise ClirkitError(f"{where}: no collection (e.g. collection = \"nave-en-es\")")
 
-        def section(key: str) -> dict:
-            value = data.get(key, {})
-            if not isinstance(value, dict):
-                raise ClirkitError(f"{where}: [{key}] must be a table of keys, got {repr(value)[:40]}")
-            return dict(value)
-
-        def entry(what: str, name: str, value) -> dict:  # [systems.NAME] or [fusions.NAME]
-            if not isinstance(value, dict):
-                example = 'kind = "psq"' if what == "system" else 'systems = ["DT", "PSQ"]'
-                raise ClirkitError(f"{where}: {what} {name!r} must be a table of its keys ([{what}s.{name}] with "
-                                   f"{example}, ...), got {repr(value)[:40]}")
-            return dict(value)
-
         def text(key: str, default, what: str):  # a string, or the default (None: no default)
             value = data.get(key, default)
             if value is not default and not isinstance(value, str):
@@ -173,29 +160,7 @@ class Experiment:
                           ("baseline", "a system or fusion name")):
             if key != "collection" or plain is None:
                 text(key, None, what)
-        systems = {str(k): entry("system", k, v) for k, v in section("systems").items()}
-        fusions = {str(k): entry("fusion", k, v) for k, v in section("fusions").items()}
-        if not systems:
-            raise ClirkitError(f"{where}: no [systems.NAME] table")
-        for i, (sname, spec) in enumerate(systems.items()):
-            _check_system(f"{where}: system {sname!r}", spec, list(systems)[:i])
-        for fname, spec in fusions.items():
-            members = spec.get("systems")
-            if not isinstance(members, list) or len(members) < 2 or not all(isinstance(m, str) for m in members):
-                raise ClirkitError(f"{where}: fusion {fname!r}: systems must list at least two systems (e.g. "
-                                   f"systems = [\"DT\", \"PSQ\"]), got {repr(members)[:40]}")
-            missing = [m for m in members if m not in systems]
-            if missing:
-                raise ClirkitError(f"{where}: fusion {fname!r}: unknown system {missing[0]!r}")
-            _check_keys(f"{where}: fusion {fname!r}", spec, keys_of(system_class("fusion")), "a fusion's")
-            _check_fusion(spec, f"{where}: fusion {fname!r}")
-        spaced = [n for n in (*systems, *fusions) if not n or any(ch.isspace() for ch in n)]
-        if spaced:  # a name is the run tag of its runs, and TREC run tags have no whitespace
-            raise ClirkitError(f"{where}: {spaced[0]!r}: system and fusion names are run tags: no spaces "
-                               f"(e.g. {''.join(spaced[0].split()) or 'PSQ'!r})")
-        clash = set(systems) & set(fusions)
-        if clash:
-            raise ClirkitError(f"{where}: {sorted(clash)[0]!r} names both a system and a fusion")
+        systems, fusions = _systems_and_fusions(where, data)
 
         def integer(key: str, default: int, least: int) -> int:
             value = data.get(key, default)
@@ -203,36 +168,15 @@ class Experiment:
                 raise ClirkitError(f"{where}: {key} must be an integer >= {least}, got {value!r}")
             return value
 
-        measures = data.get("measures", list(DEFAULT_MEASURES))
-        if not isinstance(measures, list) or not measures or not all(isinstance(m, str) for m in measures):
-            raise ClirkitError(f"{where}: measures must be a list of measure names, got {measures!r}")
-        from clirkit.measures import parse_measures
-
-        try:
-            parse_measures(measures)  # an unknown name is an error now, not after training
-        except ClirkitError as exc:
-            raise ClirkitError(f"{where}: {exc}") from None
-        gains = data.get("gains", [])
-        if not isinstance(gains, list) or not all(isinstance(m, str) for m in gains):
-            raise ClirkitError(f"{where}: gains must be a list of measure names (e.g. gains = [\"AP\"]), got "
-                               f"{repr(gains)[:40]}")
-        figures = data.get("figures", True)
-        if not isinstance(figures, bool):
-            raise ClirkitError(f"{where}: figures must be true or false (a TOML boolean, without quotes), got "
-                               f"{repr(figures)[:40]}")
-        splits = data.get("report_splits", ["test"])
-        if not (isinstance(splits, list) and splits and all(s in REPORT_SPLITS for s in splits)
-                and len(set(splits)) == len(splits)):
-            raise ClirkitError(f"{where}: report_splits must list some of {', '.join(map(repr, REPORT_SPLITS))} "
-                               f"(e.g. report_splits = [\"dev\", \"test\", \"all\"]), got {repr(splits)[:40]}")
+        measures, gains, figures, splits = _report_options(where, data)
         collection = data["collection"] if plain else str(data["collection"])
         exp = cls(name=str(data.get("name", name)), collection=collection, variant=data.get("variant"),
                   report_splits=tuple(splits), plain=plain,
                   measures=tuple(measures), baseline=data.get("baseline"),
                   gains=tuple(gains), seed=integer("seed", 0, 0), jobs=integer("jobs", 1, 1),
                   dev_queries=integer("dev_queries", 0, 0), train_queries=integer("train_queries", 0, 0),
-                  analysis=section("analysis"), table=section("table"), systems=systems, fusions=fusions,
-                  figures=figures, source=source)
+                  analysis=_section(where, data, "analysis"), table=_section(where, data, "table"), systems=systems,
+                  fusions=fusions, figures=figures, source=source)
         names = list(systems) + list(fusions)
         if exp.baseline is not None and exp.baseline not in names:
             raise ClirkitError(f"{where}: baseline {exp.baseline!r} is not a system or fusion of the file")
@@ -240,18 +184,7 @@ class Experiment:
         if bad:
             raise ClirkitError(f"{where}: gains measure {bad[0]!r} is not one of the measures "
                                f"({', '.join(exp.measures)}): add it to measures or remove it from gains")
-        _check_keys(f"{where}: [analysis]", exp.analysis, list(KEYS["analysis"]), "its")
-        for key, allowed in (("stemmer", ("snowball", "none")), ("stopwords", ("none", "snowball"))):
-            if exp.analysis.get(key, allowed[0]) not in allowed:
-                raise ClirkitError(f"{where}: [analysis]: {key} must be {' or '.join(map(repr, allowed))}, "
-                                   f"got {repr(exp.analysis[key])[:40]}")
-        _check_keys(f"{where}: [table]", exp.table, list(KEYS["table"]), "its")
-        iterations = exp.table.get("iterations", 5)
-        if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
-            raise ClirkitError(f"{where}: [table]: iterations must be an integer >= 0, got {repr(iterations)[:40]}")
-        for key in ("file", "format"):
-            if not isinstance(exp.table.get(key, ""), str):
-                raise ClirkitError(f"{where}: [table]: {key} must be a string, got {repr(exp.table[key])[:40]}")
+        _check_analysis_and_table(where, exp)
         return exp
 
     def run_names(self) -> list[str]:
@@ -323,6 +256,95 @@ def _check_system(where: str, spec: Mapping[str, Any], before: list[str]) -> Non
         cls(**params).check_params()
     except ClirkitError as exc:
         raise ClirkitError(f"{where}: {exc}") from None
+
+
+def _section(where: str, data: Mapping[str, Any], key: str) -> dict:
+    """The table ``[key]`` of an experiment file (empty if absent)."""
+    value = data.get(key, {})
+    if not isinstance(value, dict):
+        raise ClirkitError(f"{where}: [{key}] must be a table of keys, got {repr(value)[:40]}")
+    return dict(value)
+
+
+def _entry(where: str, what: str, name: str, value) -> dict:
+    """The keys of ``[systems.NAME]`` or ``[fusions.NAME]`` (``what``: system or fusion)."""
+    if not isinstance(value, dict):
+        example = 'kind = "psq"' if what == "system" else 'systems = ["DT", "PSQ"]'
+        raise ClirkitError(f"{where}: {what} {name!r} must be a table of its keys ([{what}s.{name}] with "
+                           f"{example}, ...), got {repr(value)[:40]}")
+    return dict(value)
+
+
+def _systems_and_fusions(where: str, data: Mapping[str, Any]) -> tuple[dict, dict]:
+    """The ``[systems.NAME]`` and ``[fusions.NAME]`` tables, each checked, their names run tags."""
+    systems = {str(k): _entry(where, "system", k, v) for k, v in _section(where, data, "systems").items()}
+    fusions = {str(k): _entry(where, "fusion", k, v) for k, v in _section(where, data, "fusions").items()}
+    if not systems:
+        raise ClirkitError(f"{where}: no [systems.NAME] table")
+    for i, (sname, spec) in enumerate(systems.items()):
+        _check_system(f"{where}: system {sname!r}", spec, list(systems)[:i])
+    for fname, spec in fusions.items():
+        members = spec.get("systems")
+        if not isinstance(members, list) or len(members) < 2 or not all(isinstance(m, str) for m in members):
+            raise ClirkitError(f"{where}: fusion {fname!r}: systems must list at least two systems (e.g. "
+                               f"systems = [\"DT\", \"PSQ\"]), got {repr(members)[:40]}")
+        missing = [m for m in members if m not in systems]
+        if missing:
+            raise ClirkitError(f"{where}: fusion {fname!r}: unknown system {missing[0]!r}")
+        _check_keys(f"{where}: fusion {fname!r}", spec, keys_of(system_class("fusion")), "a fusion's")
+        _check_fusion(spec, f"{where}: fusion {fname!r}")
+    spaced = [n for n in (*systems, *fusions) if not n or any(ch.isspace() for ch in n)]
+    if spaced:  # a name is the run tag of its runs, and TREC run tags have no whitespace
+        raise ClirkitError(f"{where}: {spaced[0]!r}: system and fusion names are run tags: no spaces "
+                           f"(e.g. {''.join(spaced[0].split()) or 'PSQ'!r})")
+    clash = set(systems) & set(fusions)
+    if clash:
+        raise ClirkitError(f"{where}: {sorted(clash)[0]!r} names both a system and a fusion")
+    return systems, fusions
+
+
+def _report_options(where: str, data: Mapping[str, Any]) -> tuple[list, list, bool, list]:
+    """``measures``, ``gains``, ``figures`` and ``report_splits``, checked (an unknown measure now, not after
+    training)."""
+    measures = data.get("measures", list(DEFAULT_MEASURES))
+    if not isinstance(measures, list) or not measures or not all(isinstance(m, str) for m in measures):
+        raise ClirkitError(f"{where}: measures must be a list of measure names, got {measures!r}")
+    from clirkit.measures import parse_measures
+
+    try:
+        parse_measures(measures)
+    except ClirkitError as exc:
+        raise ClirkitError(f"{where}: {exc}") from None
+    gains = data.get("gains", [])
+    if not isinstance(gains, list) or not all(isinstance(m, str) for m in gains):
+        raise ClirkitError(f"{where}: gains must be a list of measure names (e.g. gains = [\"AP\"]), got "
+                           f"{repr(gains)[:40]}")
+    figures = data.get("figures", True)
+    if not isinstance(figures, bool):
+        raise ClirkitError(f"{where}: figures must be true or false (a TOML boolean, without quotes), got "
+                           f"{repr(figures)[:40]}")
+    splits = data.get("report_splits", ["test"])
+    if not (isinstance(splits, list) and splits and all(s in REPORT_SPLITS for s in splits)
+            and len(set(splits)) == len(splits)):
+        raise ClirkitError(f"{where}: report_splits must list some of {', '.join(map(repr, REPORT_SPLITS))} "
+                           f"(e.g. report_splits = [\"dev\", \"test\", \"all\"]), got {repr(splits)[:40]}")
+    return measures, gains, figures, splits
+
+
+def _check_analysis_and_table(where: str, exp: "Experiment") -> None:
+    """The keys and values of the experiment's ``[analysis]`` and ``[table]``."""
+    _check_keys(f"{where}: [analysis]", exp.analysis, list(KEYS["analysis"]), "its")
+    for key, allowed in (("stemmer", ("snowball", "none")), ("stopwords", ("none", "snowball"))):
+        if exp.analysis.get(key, allowed[0]) not in allowed:
+            raise ClirkitError(f"{where}: [analysis]: {key} must be {' or '.join(map(repr, allowed))}, "
+                               f"got {repr(exp.analysis[key])[:40]}")
+    _check_keys(f"{where}: [table]", exp.table, list(KEYS["table"]), "its")
+    iterations = exp.table.get("iterations", 5)
+    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
+        raise ClirkitError(f"{where}: [table]: iterations must be an integer >= 0, got {repr(iterations)[:40]}")
+    for key in ("file", "format"):
+        if not isinstance(exp.table.get(key, ""), str):
+            raise ClirkitError(f"{where}: [table]: {key} must be a string, got {repr(exp.table[key])[:40]}")
 
 
 def _check_fusion(spec: Mapping[str, Any], where: str) -> None:
