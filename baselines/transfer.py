@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections import Counter
 import sys
 import time
 from pathlib import Path
@@ -36,7 +37,7 @@ from clirkit.index import Index
 from clirkit.metrics import evaluate
 from clirkit.query import StructuredQueries
 from clirkit.significance import paired_test
-from clirkit.systems import DT, PSQ
+from clirkit.systems import DT, PSQ, Fusion
 from clirkit.translation import TranslationTable, load_table, train_table
 
 MEASURES = ["AP", "R@1000"]
@@ -83,9 +84,11 @@ def psq(**params) -> PSQ:
     return PSQ(**{**MEASURED, **params})
 
 
-def defaults_systems(index, tables: dict) -> dict:
+def defaults_systems(index, tables: dict, counts: dict | None = None) -> dict:
     """DT and PSQ with clirkit's defaults over each table (PSQ over a corpus table also interpolated with the
-    dictionary), and over the dictionary the bag of every translation, unpruned."""
+    dictionary), and over the dictionary the bag of every translation, unpruned; with ``counts`` (the source
+    word counts of each corpus table's parallel text, ``{kind: Counter}``) also the variants measured for
+    the defaults of 2026-11-26 (:func:`variant_systems`)."""
     systems = {}
     for kind, table in tables.items():
         if kind != "dictu":
@@ -100,7 +103,118 @@ def defaults_systems(index, tables: dict) -> dict:
             unranked = TranslationTable(table.source_vocab, table.target_vocab, table.probs, table.params)
             systems["DT-rarest[dict]"] = DT().fit(index, unranked)
             systems["DT-first[dict]"] = DT().fit(index, table)
+    if counts is not None:
+        systems.update(variant_systems(index, tables, counts, systems))
     return systems
+
+
+COVERAGE_MUS = (10, 100)  # coverage-weighted interpolation: lam * n / (n + mu), n the word's corpus count
+KAPPAS = (0.3, 0.5, 0.7)  # fixed fusion weights of the first system
+
+
+def variant_systems(index, tables: dict, counts: dict, defaults: dict) -> dict:
+    """The variants measured against the defaults (all with clirkit's defaults otherwise):
+
+    - ``bag[kind]``: the every-translation bag over the table pruned as before the study (L .005), the
+      comparison of every cell (as ``stem:bag``);
+    - ``DT-sw`` / ``PSQ-sw``: the Snowball stopword lists at query time (DT: the query's; PSQ: the query's
+      and the options'), with L .1;
+    - ``PSQ-cov{mu}[kind+dict]``: a corpus table interpolated with the dictionary, each source word weighted
+      ``0.5 n / (n + mu)`` by its count n in the parallel text (a rare or unseen word leans on the dictionary);
+    - fusions of runs (sum-normalized interpolation, :class:`~clirkit.systems.Fusion`): ``DT+PSQ`` of a table
+      and ``PSQ+dict`` (PSQ over a corpus table with PSQ over the dictionary alone, i.e. Pirkola), each with
+      the first system's weight fixed (``k.3``, ``k.5``, ``k.7``) or tuned on the dev MAP (``tuned``, step .1).
+    """
+    from clirkit.systems import Fusion
+    from clirkit.translation.prune import coverage_weights, interpolate
+
+    systems = {}
+    listed = index.analyzer.lang in SNOWBALL_STOPWORDS
+    for kind, table in tables.items():
+        if kind == "dictu":
+            continue
+        systems[f"bag[{kind}]"] = psq(mode="all").fit(index, table)
+        source_listed = table.params.get("source_lang") in SNOWBALL_STOPWORDS
+        if listed and source_listed:
+            systems[f"DT-sw[{kind}]"] = DT(source_stopwords="snowball").fit(index, table)
+            systems[f"PSQ-sw[{kind}]"] = PSQ(source_stopwords="snowball", target_stopwords="snowball").fit(index, table)
+        if listed:
+            systems[f"PSQ-tsw[{kind}]"] = PSQ(target_stopwords="snowball").fit(index, table)
+        for k in KAPPAS:
+            systems[f"DT+PSQ-k{k}[{kind}]"] = Fusion([defaults[f"DT[{kind}]"], defaults[f"PSQ[{kind}]"]],
+                                                     weights=[k, 1 - k])
+        systems[f"DT+PSQ-tuned[{kind}]"] = Fusion([defaults[f"DT[{kind}]"], defaults[f"PSQ[{kind}]"]])
+        if kind in ("corpus", "ood") and "dict" in tables:
+            for mu in COVERAGE_MUS:
+                weights = coverage_weights(table, counts[kind], lam=0.5, mu=mu)
+                systems[f"PSQ-cov{mu}[{kind}+dict]"] = PSQ().fit(index, interpolate(table, tables["dict"], weights))
+            pair = [defaults[f"PSQ[{kind}]"], defaults["PSQ[dict]"]]
+            for k in KAPPAS:
+                systems[f"PSQ+dict-k{k}[{kind}]"] = Fusion(pair, weights=[k, 1 - k])
+            systems[f"PSQ+dict-tuned[{kind}]"] = Fusion(pair)
+    return systems
+
+
+DECOMPOUNDED = ("de", "nl")  # languages whose queries are also measured decompounded
+CORPUS_MIN_COUNT = 3  # a part must occur this often in the parallel text (rarer ones are mostly junk)
+
+
+def stemmer_of(analyzer):
+    """The analyzer's stemming of one word (the word itself when its stopwords drop it)."""
+    return lambda word: (analyzer.finish([word]) or [word])[0]
+
+
+def decompounded_runs(src, tgt, index, resources: dict, topics: dict, qrels: dict, defaults: dict,
+                      plain: dict) -> dict:
+    """``{split: {label: scores}}`` of DT and PSQ (defaults) over each resource with the queries, and the
+    corpus's source side, split into compound parts (:class:`clirkit.decompound.CompoundSplitter`, Koehn and
+    Knight's frequency rule) before stemming. The splitter's lexicon is the resource's own source side: the
+    parallel text's words occurring at least :data:`CORPUS_MIN_COUNT` times (a word of a corpus is split when
+    its parts are more frequent than it), or a dictionary's headwords (count 1 each: a word the dictionary
+    lacks is split into headwords it has). ``resources``: ``{kind: (source texts, target texts)}`` for a
+    corpus, ``{"dict": path}`` for the dictionary. Also (``qdcn``) that rule on the queries only, over the
+    counts of the corpus's stemmed source terms, with the tables ``plain`` made without splitting; and
+    (``qdc``) every DT and PSQ of ``defaults`` with the queries split on their own table's terms."""
+    from clirkit.decompound import CompoundSplitter
+
+    surface = src.replace(stemmer=None, stopwords=None)
+    query_surface = {s: surface.tokenize_many(list(topics[s].values()), jobs=2) for s in SPLITS}
+    out: dict[str, dict] = {s: {} for s in SPLITS}
+    for kind, resource in resources.items():
+        if kind == "dict":
+            words = load_table(resource, source_lang=src.lang, target_lang=tgt.lang, stemmer=None).source_vocab
+            splitter = CompoundSplitter({w: 1 for w in words.tolist()})
+            table = load_table(resource, source_lang=src.lang, target_lang=tgt.lang)
+        else:
+            source_surface = surface.tokenize_many(resource[0], jobs=2)
+            splitter = CompoundSplitter.from_tokens(source_surface, min_count=CORPUS_MIN_COUNT)
+            table = train_table([src.finish(ts) for ts in splitter.split_many(source_surface)],
+                                tgt.tokenize_many(resource[1], jobs=2), src, tgt)
+        for system in (DT().fit(index, table), PSQ().fit(index, table)):
+            for s in SPLITS:
+                tokens = [src.finish(ts) for ts in splitter.split_many(query_surface[s])]
+                run = system.search_structured(system.structured_from_tokens(list(topics[s]), tokens))
+                out[s][f"new:{type(system).__name__}-dc[{kind}]"] = scores(run, qrels[s])
+        if kind != "dict":  # Koehn and Knight's rule on the queries only, over the stemmed corpus's counts
+            stem = stemmer_of(src)
+            counts = Counter(t for ts in src.tokenize_many(resource[0], jobs=2) for t in ts)
+            splits = CompoundSplitter(counts, min_count=CORPUS_MIN_COUNT, key=stem)
+            for system in (DT().fit(index, plain[kind]), PSQ().fit(index, plain[kind])):
+                for s in SPLITS:
+                    tokens = [src.finish(ts) for ts in splits.split_many(query_surface[s])]
+                    run = system.search_structured(system.structured_from_tokens(list(topics[s]), tokens))
+                    out[s][f"new:{type(system).__name__}-qdcn[{kind}]"] = scores(run, qrels[s])
+    # the queries only, every default system as it is: a query word its table lacks is split into parts whose
+    # stems the table has (the table's source terms are the lexicon, count 1 each)
+    for label, system in defaults.items():
+        if label.split("[")[0] in ("DT", "PSQ") and "[dictu]" not in label:
+            table = system.table_
+            splits = CompoundSplitter({t: 1 for t in table.source_vocab.tolist()}, key=stemmer_of(src))
+            for s in SPLITS:
+                tokens = [src.finish(ts) for ts in splits.split_many(query_surface[s])]
+                run = system.search_structured(system.structured_from_tokens(list(topics[s]), tokens))
+                out[s][f"new:{label.replace('[', '-qdc[', 1)}"] = scores(run, qrels[s])
+    return out
 
 
 def say(text: str) -> None:
@@ -122,9 +236,11 @@ def scores(run, qrels) -> dict[str, dict[str, float]]:
     return {m: dict(zip(qids, table.column(m).tolist())) for m in MEASURES}
 
 
-def collection_runs(name: str, shared: str | None, analyses: list[str], resources: list[str]) -> dict:
+def collection_runs(name: str, shared: str | None, analyses: list[str], resources: list[str],
+                    variants: bool = False) -> dict:
     """Every run of one collection: ``{split: {system: {measure: {qid: value}}}}``, over the ``resources``
-    (``corpus``, ``ood``, ``dict``) it has."""
+    (``corpus``, ``ood``, ``dict``) it has; ``variants``: also :func:`variant_systems` (analysis ``new``); the
+    fusions' weights are kept under ``"weights"``."""
     c = datasets.load(name, shared=shared)
     res = RESOURCES.get(name, {})
     out: dict[str, dict] = {s: {} for s in SPLITS}
@@ -140,13 +256,12 @@ def collection_runs(name: str, shared: str | None, analyses: list[str], resource
         src, tgt = analyzer(c.source_lang, analysis), analyzer(c.target_lang, analysis)
         top = ANALYSES[analysis][2]
         index = Index.from_tokens(docids, tgt.tokenize_many(texts, jobs=2), tgt)
-        tables = {}
-        if "corpus" in resources:
-            tables["corpus"] = train_table(src.tokenize_many(source, jobs=2), tgt.tokenize_many(target, jobs=2),
-                                           src, tgt)
-        if ood is not None:
-            tables["ood"] = train_table(src.tokenize_many(ood[0], jobs=2), tgt.tokenize_many(ood[1], jobs=2),
-                                        src, tgt)
+        tables, counts = {}, {}
+        for kind, pair in (("corpus", (source, target) if "corpus" in resources else None), ("ood", ood)):
+            if pair is not None:
+                source_tokens = src.tokenize_many(pair[0], jobs=2)
+                tables[kind] = train_table(source_tokens, tgt.tokenize_many(pair[1], jobs=2), src, tgt)
+                counts[kind] = Counter(t for ts in source_tokens for t in ts)
         if muse is not None:
             tables["dict"] = load_table(muse, source_lang=c.source_lang, target_lang=c.target_lang,
                                         stemmer=ANALYSES[analysis][0])
@@ -154,8 +269,9 @@ def collection_runs(name: str, shared: str | None, analyses: list[str], resource
                 tables["dictu"] = load_table(muse, source_lang=c.source_lang, target_lang=c.target_lang,
                                              stemmer=ANALYSES[analysis][0], weighting="uniform")
         systems = {}
+        made = dict(tables)
         if analysis == "new":
-            systems = defaults_systems(index, tables)
+            systems = defaults_systems(index, tables, counts if variants else None)
             tables = {}
         listed = analysis in ("plain", "stem") and c.target_lang in SNOWBALL_STOPWORDS
         for kind, table in tables.items():
@@ -182,7 +298,15 @@ def collection_runs(name: str, shared: str | None, analyses: list[str], resource
                 if listed:
                     systems[f"PSQ-tsw[{kind}+dict]"] = psq(target_stopwords="snowball", lam=0.5).fit(
                         index, table, tables["dict"])
+        if analysis == "new" and variants and c.source_lang in DECOMPOUNDED:
+            parts = {k: v for k, v in (("corpus", (source, target) if "corpus" in resources else None),
+                                       ("ood", ood), ("dict", muse)) if v is not None}
+            for s, runs in decompounded_runs(src, tgt, index, parts, topics, qrels, systems, made).items():
+                out[s].update(runs)
         for label, system in systems.items():
+            if isinstance(system, Fusion):  # weights tuned on (or, given, checked against) the dev topics
+                system.fit(topics["dev"], qrels["dev"])
+                out.setdefault("weights", {})[f"{analysis}:{label}"] = system.weights_
             for s in SPLITS:
                 out[s][f"{analysis}:{label}"] = scores(system.search(topics[s]), qrels[s])
         if analysis in ("plain", "stem") and "english-queries" in datasets.variants(name) and "corpus" in resources:
@@ -243,11 +367,43 @@ TABLES = [
 ]
 
 
-def report(folder: Path, split: str, tables=TABLES) -> str:
+# the bags of the study of 2026-11-26 (analysis "new" with --variants): each resource's, pruned as before
+BAGS_NEW = {"corpus": ["new:bag[corpus]"], "ood": ["new:bag[ood]"], "dict": ["new:bag[dict]", "new:bag-all[dict]"]}
+
+# the tables of that study in baselines/README.md ("Defaults across collections, round 2")
+TABLES_VARIANTS = [
+    ("the collection's own parallel corpus (IBM Model 1)", "corpus", [
+        ("bag", "new:bag[corpus]"), ("DT", "new:DT[corpus]"), ("PSQ", "new:PSQ[corpus]"),
+        ("DT+PSQ k .5", "new:DT+PSQ-k0.5[corpus]"), ("DT+PSQ tuned", "new:DT+PSQ-tuned[corpus]"),
+        ("PSQ, Snowball lists", "new:PSQ-sw[corpus]"), ("PSQ + MUSE", "new:PSQ[corpus+dict]"),
+        ("PSQ + MUSE, coverage", "new:PSQ-cov10[corpus+dict]"), ("DT split", "new:DT-qdc[corpus]"),
+        ("PSQ split", "new:PSQ-qdc[corpus]"), ("PSQ + MUSE split", "new:PSQ-qdc[corpus+dict]")]),
+    ("a dictionary only (MUSE)", "dict", [
+        ("bag", "new:bag[dict]"), ("DT", "new:DT[dict]"), ("PSQ (Pirkola)", "new:PSQ[dict]"),
+        ("DT+PSQ k .5", "new:DT+PSQ-k0.5[dict]"), ("DT+PSQ tuned", "new:DT+PSQ-tuned[dict]"),
+        ("PSQ, Snowball lists", "new:PSQ-sw[dict]"), ("DT split", "new:DT-qdc[dict]"),
+        ("PSQ split", "new:PSQ-qdc[dict]")]),
+    ("an out-of-domain parallel corpus (es: Bible verses, de: Multi30k captions) and MUSE", "ood", [
+        ("bag", "new:bag[ood]"), ("MUSE bag", "new:bag[dict]"), ("PSQ", "new:PSQ[ood]"),
+        ("PSQ MUSE", "new:PSQ[dict]"), ("PSQ + MUSE", "new:PSQ[ood+dict]"),
+        ("PSQ + MUSE, coverage", "new:PSQ-cov10[ood+dict]"), ("PSQ, PSQ MUSE tuned", "new:PSQ+dict-tuned[ood]"),
+        ("PSQ MUSE split", "new:PSQ-qdc[dict]"), ("PSQ + MUSE split", "new:PSQ-qdc[ood+dict]")]),
+]
+
+
+def report(folder: Path, split: str, tables=TABLES, bags: dict = BAGS) -> str:
     """Markdown tables of ``split``: per collection, each column's MAP and R@1000, marked + / - where a paired
-    randomization test puts it significantly above / below the bag(s) of the resource (p < 0.05; :func:`cell`);
-    the last row is each column's mean MAP over the collections that have it (how many, when not all)."""
+    randomization test puts it significantly above / below the bag(s) of the resource (``bags``; a column
+    using the dictionary also against its bags; p < 0.05; :func:`cell`); the last row is each column's mean
+    MAP over the collections that have it (how many, when not all)."""
     results = load_results(folder)
+
+    def against(kind: str, key: str) -> list[str] | None:
+        if "bag" in key or "mono" in key:
+            return None
+        extra = bags["dict"] if kind != "dict" and "dict" in key.split(":", 1)[1] else []
+        return bags[kind] + extra
+
     lines = []
     for title, kind, columns in tables:
         lines += [f"**{title}**, {split} split: MAP / R@1000", "",
@@ -256,10 +412,9 @@ def report(folder: Path, split: str, tables=TABLES) -> str:
         column_maps: list[list[float]] = [[] for _ in columns]
         for name, res in results.items():
             runs = res[split]
-            if BAGS[kind][0] not in runs:
+            if bags[kind][0] not in runs:
                 continue
-            cells = [" / ".join(cell(runs, key, None if "bag" in key or "mono" in key else BAGS[kind], m)
-                                for m in MEASURES) for _, key in columns]
+            cells = [" / ".join(cell(runs, key, against(kind, key), m) for m in MEASURES) for _, key in columns]
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
             for values, (_, key) in zip(column_maps, columns):
                 if key in runs:
@@ -288,8 +443,11 @@ def choices(folder: Path, split: str = "dev") -> str:
             below = []
             for n in have:
                 runs = results[n][split]
-                bag = f"{'plain' if key.startswith(('plain', 'old')) else 'stem'}:bag[{base}]"
-                if bag in runs and cell(runs, key, bag).endswith("-"):
+                bags = [f"{'plain' if key.startswith(('plain', 'old')) else 'stem'}:bag[{base}]", f"new:bag[{base}]"]
+                if "dict" in key.split(":", 1)[1]:  # a system using the dictionary: its bag too
+                    bags.append("new:bag[dict]")
+                bags = [b for b in bags if b in runs and b != key]
+                if bags and cell(runs, key, bags).endswith("-"):
                     below.append(n)
             rows.append((sum(values) / len(values), key, len(have), below))
         lines.append(f"{kind}:")
@@ -306,6 +464,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--resources", nargs="*", default=["corpus", "ood", "dict"], choices=["corpus", "ood", "dict"],
                     help="the translation resources to run (the runs are merged into an existing file)")
     ap.add_argument("--shared", default=None, help="the shared data folder (default: clirkit's own search)")
+    ap.add_argument("--variants", action="store_true",
+                    help="with the analysis new, also the variants measured on 2026-11-26 (variant_systems); with "
+                         "--report, their tables")
     ap.add_argument("--force", action="store_true", help="redo collections already in the output folder")
     ap.add_argument("--merge", action="store_true", help="add these runs to a collection's existing file")
     ap.add_argument("--report", action="store_true", help="print the tables from the output folder")
@@ -315,7 +476,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     folder = Path(args.output)
     if args.report:
-        print(report(folder, args.split))
+        print(report(folder, args.split, *((TABLES_VARIANTS, BAGS_NEW) if args.variants else ())))
         return 0
     if args.choices:
         print(choices(folder, args.split))
@@ -328,14 +489,14 @@ def main(argv: list[str] | None = None) -> int:
             if path.exists() and not (args.force or partial):
                 continue
             try:
-                runs = collection_runs(name, args.shared, args.analyses, args.resources)
+                runs = collection_runs(name, args.shared, args.analyses, args.resources, args.variants)
             except ClirkitError as exc:
                 say(f"{name}: skipped ({exc})")
                 continue
             if partial and path.exists():  # merge these resources' runs into the file's
                 kept = json.loads(path.read_text())
                 for split in runs:
-                    kept[split].update(runs[split])
+                    kept.setdefault(split, {}).update(runs[split])
                 runs = kept
             path.write_text(json.dumps(runs))
     return 0
