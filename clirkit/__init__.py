@@ -28,5 +28,5 @@ if _os.path.basename(_sys.argv[0] if _sys.argv else "") == "clirkit" or \
 
 from clirkit.errors import ClirkitError  # noqa: E402
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 __all__ = ["ClirkitError", "__version__"]
