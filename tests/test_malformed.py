@@ -271,3 +271,19 @@ def test_the_sample_drawn_again_from_a_report_is_the_same_draw(tmp_path):
     text = m.sample_text(results, 10, seed=3)
     assert len(drawn) == 10 and [w for w in drawn if f"] {w}\n" in text] == drawn
     assert text.startswith("## 10 error messages drawn at random (seed 3): 0 say what to do")
+
+
+def test_datasets_export_into_an_unwritable_place_is_one_error_line(tmp_path, capsys):
+    # the staging folder's mkdtemp raised PermissionError through to a traceback (-o /sys/x as root)
+    target = "/sys/clirkit-unwritable-export" if os.geteuid() == 0 else None
+    if target is None:
+        ro = tmp_path / "ro"
+        ro.mkdir()
+        os.chmod(ro, 0o500)
+        target = str(ro / "out")
+        if os.access(ro, os.W_OK):
+            pytest.skip("this user can write in a read-only folder")
+    assert main(["datasets", "export", "nave-en-es", "-o", target, "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"clirkit: error: {target}: cannot write in") and err.count("\n") == 1
+    assert "give a folder you can write in" in err

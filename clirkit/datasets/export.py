@@ -55,8 +55,12 @@ def export(name: str, folder: str | os.PathLike[str], *, variant: str | None = N
 
     folder = check_output(folder, force=force)
     collection = datasets.load(name, variant=variant, shared=shared)
-    staging = Path(tempfile.mkdtemp(prefix=f".{folder.absolute().name}.", suffix=".tmp",
-                                    dir=folder.absolute().parent))
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=f".{folder.absolute().name}.", suffix=".tmp",
+                                        dir=folder.absolute().parent))
+    except OSError as exc:  # a read-only or special place (/sys, a folder without the write right)
+        raise ClirkitError(f"{folder}: cannot write in {folder.absolute().parent} ({exc.strerror}); give a folder "
+                           f"you can write in") from None
     try:
         mask = os.umask(0)
         os.umask(mask)
