@@ -186,6 +186,11 @@ def make_inputs(base: Path, env: dict[str, str] | None = None) -> dict[str, Path
                      f'baseline = "PSQ"\nseed = 1\njobs = 1\n\n[table]\niterations = 2\n\n'
                      f'[systems.DT]\nkind = "dt"\n\n[systems.PSQ]\nkind = "psq"\n').encode("utf-8"))
 
+    # a [collection] of plain files in an experiment (paths relative to it) and for `clirkit collection`
+    put("plain.queries.tsv", p["queries.dev.tsv"].read_bytes() + p["queries.test.tsv"].read_bytes())
+    put("plain.qrels.txt", p["qrels.dev.txt"].read_bytes() + p["qrels.test.txt"].read_bytes())
+    put("plain.toml", PLAIN_TOML.encode("utf-8"))
+
     # artifacts, made by the verbs
     def made(name: str, argv: list[str]) -> None:
         p[name] = base / name
@@ -195,6 +200,9 @@ def make_inputs(base: Path, env: dict[str, str] | None = None) -> dict[str, Path
     made("table.npz", ["ttable", "train", "--source", str(p["src.en.tsv"]), "--target", str(p["tgt.es.tsv"]),
                        "--aligned-by", "id", "--source-lang", "en", "--target-lang", "es", "--iterations", "3",
                        "-o", "OUT", "-q"])
+    made("table.rev.npz", ["ttable", "train", "--source", str(p["tgt.es.tsv"]), "--target", str(p["src.en.tsv"]),
+                           "--aligned-by", "id", "--source-lang", "es", "--target-lang", "en", "--iterations", "3",
+                           "-o", "OUT", "-q"])  # p(query word | document word): for psq --translate documents
     made("table.e2f", ["ttable", "prune", str(p["table.npz"]), "--min-prob", "0.05", "--max-options", "5",
                        "-o", "OUT", "-q"])
     for split in SPLITS:
@@ -234,6 +242,53 @@ def make_inputs(base: Path, env: dict[str, str] | None = None) -> dict[str, Path
     for name, data in alignment_files(pairs).items():
         put(name, data)
     return p
+
+
+PLAIN_TOML = """name = "plain"
+measures = ["AP"]
+seed = 1
+jobs = 1
+
+[collection]
+documents = "docs.tsv"
+queries = "plain.queries.tsv"
+qrels = "plain.qrels.txt"
+source_lang = "en"
+target_lang = "es"
+split = {dev = 0.5, test = 0.5}
+
+[table]
+file = "table.npz"
+
+[systems.DT]
+kind = "dt"
+"""
+# [collection] mistakes: (class, old text of PLAIN_TOML, new text)
+PLAIN_MISTAKES = [
+    ("[collection] unknown key", 'qrels = "plain.qrels.txt"', 'qrels = "plain.qrels.txt"\nqrel = "x.txt"'),
+    ("[collection] queries of another type", 'queries = "plain.queries.tsv"', "queries = 5"),
+    ("[collection] language of another type", 'source_lang = "en"', "source_lang = 5"),
+    ("[collection] unknown language", 'target_lang = "es"', 'target_lang = "xx"'),
+    ("[collection] a key missing", 'source_lang = "en"\n', ""),
+    ("[collection] qrels path to a missing file", 'qrels = "plain.qrels.txt"', 'qrels = "nothing.txt"'),
+    ("[collection] documents path empty", 'documents = "docs.tsv"', 'documents = ""'),
+    ("[collection] queries by an unknown split", 'queries = "plain.queries.tsv"',
+     'queries = {valid = "plain.queries.tsv"}'),
+    ("[collection] split not summing to 1", "split = {dev = 0.5, test = 0.5}", "split = {dev = 0.5, test = 0.7}"),
+    ("[collection] split without test", "split = {dev = 0.5, test = 0.5}", "split = {train = 0.5, dev = 0.5}"),
+    ("[collection] split of an unknown name", "split = {dev = 0.5, test = 0.5}", "split = {valid = 0.5, test = 0.5}"),
+    ("[collection] split NaN fraction", "split = {dev = 0.5, test = 0.5}", "split = {dev = nan, test = 0.5}"),
+    ("[collection] split a string", "split = {dev = 0.5, test = 0.5}", 'split = "dev=0.5,test=0.5"'),
+    ("[collection] split leaving dev empty", "split = {dev = 0.5, test = 0.5}", "split = {dev = 0.01, test = 0.99}"),
+    ("[collection] split with queries by split", 'queries = "plain.queries.tsv"',
+     'queries = {test = "plain.queries.tsv"}'),
+    ("[collection] split_seed negative", "split = {", "split_seed = -1\nsplit = {"),
+    ("[collection] split_seed a string", "split = {", 'split_seed = "x"\nsplit = {'),
+    ("[collection] variant with a [collection]", 'name = "plain"', 'name = "plain"\nvariant = "standard"'),
+    ("[collection] a table and a collection name", "[collection]\n", "collection = \"nave-en-es\"\n[collection]\n"),
+]
+MANIFEST_BROKEN = ("invalid JSON", "files missing", "path out of the folder", "a file that is not there",
+                   "not an object")  # the manifest classes a collection folder is given to `run` and `collection`
 
 
 # ================================================================================================
@@ -666,6 +721,9 @@ class Slot:
     output: str = "file"
     out_name: str = "out"
     name: str = ""  # what IN stands for
+    # classes of this slot alone (the new surfaces' own mistakes): (class, expect, {relative path: bytes,
+    # MISSING or DIRECTORY} put over the slot's files, extra arguments or None); always run, as a kind's first slot
+    extra: list[tuple[str, str, dict[str, bytes | None], list[str] | None]] = dataclasses.field(default_factory=list)
 
 
 def make_slots(p: dict[str, Path]) -> list[Slot]:
@@ -679,8 +737,8 @@ def make_slots(p: dict[str, Path]) -> list[Slot]:
     def add(verb: str, label: str, argv: list[str], name: str, kind: str, *, output: str = "file", out: str = "out",
             files: dict[str, bytes] | None = None, targets: dict[str, str] | None = None) -> None:
         files = files if files is not None else {name: p[name].read_bytes()}
-        slots.append(Slot(verb, label, [name if a == "IN" else a for a in argv], files, targets or {name: kind},
-                          output, out, name))
+        slots.append(Slot(verb, label, [name if a == "IN" else a for a in argv], files,
+                          targets if targets is not None else {name: kind}, output, out, name))
 
     def add_coll(verb: str, argv: list[str], extra: dict[str, str] | None = None, **kw) -> None:
         add(verb, "collection folder", argv, "coll", "", files=coll,
@@ -812,6 +870,50 @@ def make_slots(p: dict[str, Path]) -> list[Slot]:
     add("run", "experiment TOML", ["run", "IN", "-o", "OUT", "-q"], "exp.toml", "toml", output="dir")
     add_coll("run", ["run", P["exp.toml"], "--collection", "IN", "-o", "OUT", "-q"],
              {"coll/parallel.tsv": "parallel_tsv"}, output="dir")
+    manifest = p["coll"] / "manifest.json"
+    broken = [(f"broken manifest: {cls}", "error", {"coll/manifest.json": data}, None)
+              for cls, _, data in text_mutations("manifest", manifest.read_bytes()) if cls in MANIFEST_BROKEN]
+    slots[-1].extra += broken
+    # the new surfaces: [collection] in an experiment, `clirkit collection`, `datasets export`, psq --translate
+    # documents (their readers' classes are run on the first slots above; here the mistakes of their own)
+    plain = {n: p[n].read_bytes() for n in ("plain.toml", "docs.tsv", "plain.queries.tsv", "plain.qrels.txt",
+                                            "table.npz")}
+    add("run", "experiment TOML with [collection]", ["run", "IN", "-o", "OUT", "-q"], "plain.toml", "",
+        output="dir", files=plain, targets={})
+    slots[-1].extra += [(cls, "error", {"plain.toml": PLAIN_TOML.replace(old, new, 1).encode("utf-8")}, None)
+                        for cls, old, new in PLAIN_MISTAKES]
+    slots[-1].extra += [("[collection] documents a folder", "error", {"docs.tsv": DIRECTORY}, None),
+                        ("[collection] qrels missing", "error", {"plain.qrels.txt": MISSING}, None)]
+    co = ["collection", "--documents", "IN", "--queries", "plain.queries.tsv", "--qrels", "plain.qrels.txt",
+          "--source-lang", "en", "--target-lang", "es", "--split", "dev=0.5,test=0.5", "-o", "OUT", "-q"]
+    add("collection", "documents TSV", co, "docs.tsv", "documents_tsv", output="dir",
+        files={n: plain[n] for n in ("docs.tsv", "plain.queries.tsv", "plain.qrels.txt")})
+    slots[-1].extra += [
+        ("--split not summing to 1", "error", {}, ["--split", "dev=0.5,test=0.7"]),
+        ("--split of an unknown name", "error", {}, ["--split", "valid=0.5,test=0.5"]),
+        ("--split not SPLIT=FRACTION", "error", {}, ["--split", "dev:0.5"]),
+        ("--split NaN fraction", "error", {}, ["--split", "dev=nan,test=0.5"]),
+        ("--queries by an unknown split", "error", {}, ["--queries", "valid=plain.queries.tsv"]),
+        ("--query-fields unknown", "error", {}, ["--query-fields", "nofield"]),
+        ("--source-lang unknown", "error", {}, ["--source-lang", "xx"]),
+        ("-o a collection folder with a broken manifest", "either",
+         {"out/manifest.json": b"{", "out/documents.tsv": b"x\ty\n"}, None),
+        ("-o a non-empty folder that is not a collection", "error", {"out/notes.txt": b"keep me\n"}, None),
+        ("a collection folder as --documents", "error", {f"coll/{f.name}": f.read_bytes()
+                                                         for f in sorted(p["coll"].iterdir())},
+         ["--documents", "coll"]),
+        ("a collection folder with a broken manifest as --documents", "error",
+         {"coll/manifest.json": b"{", "coll/documents.tsv": b"x\ty\n"}, ["--documents", "coll"])]
+    add_coll("datasets export", ["datasets", "export", "IN", "-o", "OUT", "-q"], output="dir")
+    slots[-1].extra += broken + [("-o a non-empty folder", "error", {"out/keep.txt": b"keep me\n"}, None)]
+    add("psq", "translate documents: table npz", ["psq", *_swap(xl, "--table"), "--translate", "documents"],
+        "table.rev.npz", "table_npz", out="out.run")
+    slots[-1].extra += [("table in the wrong direction (queries' to documents' language)", "error",
+                         {"table.rev.npz": p["table.npz"].read_bytes()}, None),
+                        ("Moses table in the wrong direction", "error", {"table.rev.npz": MISSING},
+                         ["--table", "table.e2f", "--source-lang", "en"]),
+                        ("--decompound with a bad value", "error", {}, ["--decompound", "yes"])]
+    slots[-1].files["table.e2f"] = p["table.e2f"].read_bytes()
     add_coll("demo", ["demo", "--collection", "IN", "--baselines-only", "-o", "OUT", "-q"], output="dir")
     return slots
 
@@ -890,6 +992,11 @@ def input_cases(slot: Slot, covered: set[str] | None = None) -> list[Case]:
             files = {**slot.files, target: data}
             cases.append(Case(slot, "input", cls, expect, list(slot.argv), files, [Path(target).name, slot.name],
                               target=Path(target).name if len(slot.targets) > 1 else ""))
+    for cls, expect, changed, more in slot.extra:
+        names = [Path(k).name for k in changed] + [slot.name] + list(more or [])  # the file, option or value
+        names += [slot.out_name] if any(k.startswith(f"{slot.out_name}/") for k in changed) else []
+        cases.append(Case(slot, "input", cls, expect, list(slot.argv) + list(more or []), {**slot.files, **changed},
+                          names))
     return cases
 
 
@@ -904,9 +1011,9 @@ BAD_OPTIONS = {
                      ["--min-prob", "-0.1"]],
     "ttable convert": [["--source-lang", "xx"], ["--weights", "other"]],
     "ttable from-alignments": [["--source-lang", "xx"], ["--stemmer", "porter"], ["--stopwords", "nowhere.txt"]],
-    "dt": [["--k1", "nan"], ["--b", "-0.5"], ["--depth", "-1"], ["--source-stopwords-top", "-1"],
+    "dt": [["--decompound", "yes"], ["--k1", "nan"], ["--b", "-0.5"], ["--depth", "-1"], ["--source-stopwords-top", "-1"],
            ["--k3", "inf"]],
-    "psq": [["--cumulative", "nan"], ["--min-prob", "1"], ["--lambda", "nan"], ["--max-options", "0"],
+    "psq": [["--decompound", "yes"], ["--cumulative", "nan"], ["--min-prob", "1"], ["--lambda", "nan"], ["--max-options", "0"],
             ["--k1", "nan"], ["--target-stopwords-top", "-1"], ["--cumulative", "-0.5"]],
     "eval": [["--alpha", "nan"], ["--permutations", "0"], ["--seed", "-1"], ["--depth", "-1"],
              ["--rel-threshold", "0"], ["-m", "XYZ"], ["--main-grade", "nan"]],
