@@ -66,13 +66,16 @@ VARIANTS = {  # clirkit's PSQ variants: name -> parameters
     "D-bm25": {"translate": "documents"},
     "D-lm": {"translate": "documents", "scoring": "lm"},
     "D-lm-par": {"translate": "documents", "scoring": "lm", "background": "parallel"},
+    "D-lm-ref": {"translate": "documents", "scoring": "lm", **REFERENCE},
+    "Q-lm-ref": {"scoring": "lm", **REFERENCE},
     "D-bm25-ref": {"translate": "documents", **REFERENCE},
     "D-lm-par-ref": {"translate": "documents", "scoring": "lm", "background": "parallel", **REFERENCE},
     # the reference's model as it has it: document words the table lacks dropped, not passed through
     "D-lm-par-ref-drop": {"translate": "documents", "scoring": "lm", "background": "parallel", "unknown": "drop",
                           **REFERENCE},
 }
-SWEEP = ("Q-bm25", "D-bm25", "Q-bm25-ref", "D-bm25-ref", "Q-lm", "D-lm", "D-lm-par-ref")
+SWEEP = ("Q-bm25", "D-bm25", "Q-bm25-ref", "D-bm25-ref", "Q-lm", "D-lm", "D-lm-par", "Q-lm-ref", "D-lm-ref",
+         "D-lm-par-ref")
 DEV_COLLECTIONS = ("nave-en-es", "bible-verse-es-en", "multi30k-de-en", "debian-desc-de-en", "debian-desc-es-en",
                    "debian-desc-fr-en", "debian-desc-ru-en", "gettext-de-en", "gettext-es-en", "gettext-ru-en",
                    "gettext-zh-en", "manpages-de-en", "manpages-es-en", "manpages-ru-en")
@@ -370,27 +373,40 @@ def cost_table(results: dict) -> str:
             rows.append(f"| {name} | clirkit {label} | {i['index_seconds']} | {i['index_peak_mb']} | "
                         f"{i['index_bytes'] / 2**20:.1f} | {s['first']} / {s['best']} | {s['best'] / mono:.2f}x | "
                         f"{s['postings'] / 1e6:.1f}M |")
-        for label in sorted({"D-lm", r["best"]} - {"D-bm25", "D-bm25-ref", "Q-bm25"}) + ["mono-BM25"]:
+        for label in sorted({"D-lm", "D-lm-ref", r["best"]} - {"D-bm25", "D-bm25-ref", "Q-bm25"}) + ["mono-BM25"]:
             s = r["search"][label]
             rows.append(f"| {name} | clirkit {label} | | | | {s['first']} / {s['best']} | {s['best'] / mono:.2f}x | "
                         f"{s['postings'] / 1e6:.1f}M |")
     return "\n".join(rows)
 
 
-def sweep_table(folder: Path) -> str:
+def _mark(runs: dict, variant: str, baseline: str = "Q-bm25", measure: str = "AP") -> str:
+    """``+`` / ``-`` when ``variant`` is significantly above / below ``baseline`` (paired randomization test,
+    p < 0.05), else nothing."""
+    if variant == baseline:
+        return ""
+    qids = sorted(runs[baseline][measure])
+    r = paired_test([runs[baseline][measure][q] for q in qids], [runs[variant][measure][q] for q in qids], seed=0)
+    return ("+" if r.mean_difference > 0 else "-") if r.p_value < 0.05 else ""
+
+
+def sweep_table(folder: Path, variants=SWEEP) -> str:
+    """Dev and test MAP of each variant on each dev collection and their means; a test value marked ``+`` / ``-``
+    is significantly above / below query-side PSQ's (Q-bm25, clirkit's default)."""
     results = {p.stem: json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))}
-    head = "| collection | " + " | ".join(f"{v} dev / test MAP" for v in SWEEP) + " |"
-    rows = [head, "|---|" + "---:|" * len(SWEEP)]
+    shown = [v for v in variants if all(v in r["dev"] for r in results.values())]  # measured everywhere
+    head = "| collection | " + " | ".join(f"{v} dev / test MAP" for v in shown) + " |"
+    rows = [head, "|---|" + "---:|" * len(shown)]
     for name in DEV_COLLECTIONS:
         if name in results:
             r = results[name]
             rows.append(f"| {name} | " + " | ".join(f"{mean(r['dev'][v]['AP']):.4f} / {mean(r['test'][v]['AP']):.4f}"
-                                                     for v in SWEEP) + " |")
+                                                     f"{_mark(r['test'], v)}" for v in shown) + " |")
     done = [results[n] for n in DEV_COLLECTIONS if n in results]
     rows.append(f"| mean ({len(done)}) | " + " | ".join(
         f"{np.mean([mean(r['dev'][v]['AP']) for r in done]):.4f} / "
-        f"{np.mean([mean(r['test'][v]['AP']) for r in done]):.4f}" for v in SWEEP) + " |")
-    wins = {v: sum(mean(r["dev"][v]["AP"]) > mean(r["dev"]["Q-bm25"]["AP"]) for r in done) for v in SWEEP[1:]}
+        f"{np.mean([mean(r['test'][v]['AP']) for r in done]):.4f}" for v in shown) + " |")
+    wins = {v: sum(mean(r["dev"][v]["AP"]) > mean(r["dev"]["Q-bm25"]["AP"]) for r in done) for v in shown[1:]}
     return "\n".join(rows) + "\n\ndev wins over Q-bm25: " + ", ".join(f"{v} {n} of {len(done)}"
                                                                   for v, n in wins.items())
 
@@ -401,20 +417,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--collections", nargs="+", default=["nave-en-es", "debian-desc-es-en"])
     parser.add_argument("--fast-psq", default=None, metavar="PYTHON", help="the Python of a venv with fast-psq")
     parser.add_argument("--sweep", action="store_true", help="query- vs document-side over the 14 dev collections")
+    parser.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=None,
+                        help="with --sweep: the variants to add to what is there (default: the sweep's)")
     args = parser.parse_args(argv)
     out = Path(args.output)
     if args.sweep:
         folder = out / "sweep"
         folder.mkdir(parents=True, exist_ok=True)
+        wanted = args.variants or list(SWEEP)
         for name in DEV_COLLECTIONS:
-            if (folder / f"{name}.json").exists():
+            path = folder / f"{name}.json"
+            runs = json.loads(path.read_text()) if path.exists() else {"dev": {}, "test": {}, "fit_seconds": {}}
+            todo = [v for v in wanted if v not in runs["dev"]]
+            if not todo:
                 continue
             say(f"{name}")
             with cached_tokens():
                 p = prepared(name, out / "work" / name)
-                runs = clirkit_runs(p, SWEEP, ("dev", "test"))
-            runs["index_terms"] = {"documents": int(p["index"].n_terms), "postings": int(p["index"].tf.nnz)}
-            (folder / f"{name}.json").write_text(json.dumps(runs), encoding="utf-8")
+                made = clirkit_runs(p, todo, ("dev", "test"))
+            for key in ("dev", "test", "fit_seconds"):
+                runs[key].update(made[key])
+            path.write_text(json.dumps(runs), encoding="utf-8")
             del p
         print(sweep_table(folder))
         return 0
@@ -430,7 +453,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.fast_psq:
             result["fast_psq"] = fast_psq(p, args.fast_psq, work / "fastpsq")
             result["index"] = clirkit_index(p, work / "fastpsq")
-        result["search"] = search_times(p, sorted({"Q-bm25", "D-bm25", "D-bm25-ref", "D-lm", best}))
+        result["search"] = search_times(p, sorted({"Q-bm25", "D-bm25", "D-bm25-ref", "D-lm", "D-lm-ref", best}))
         results[name] = result
         (out / f"{name}.json").write_text(json.dumps(result), encoding="utf-8")
         print(compare_table(name, result) + "\n", flush=True)
