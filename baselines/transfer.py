@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections import Counter
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 from clirkit import datasets
@@ -452,7 +452,8 @@ def choices(folder: Path, split: str = "dev") -> str:
             rows.append((sum(values) / len(values), key, len(have), below))
         lines.append(f"{kind}:")
         for value, key, n, below in sorted(rows, reverse=True):
-            lines.append(f"  {value:.4f}  {key:30s} ({n} collections){'  below bag: ' + ', '.join(below) if below else ''}")
+            marks = "  below bag: " + ", ".join(below) if below else ""
+            lines.append(f"  {value:.4f}  {key:30s} ({n} collections){marks}")
     return "\n".join(lines)
 
 
@@ -460,7 +461,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("-o", "--output", required=True, help="folder of per-collection JSON results")
     ap.add_argument("--collections", nargs="*", default=list(RESOURCES))
-    ap.add_argument("--analyses", nargs="*", default=["old", "plain", "stem", "stem+stop", "new"], choices=list(ANALYSES))
+    ap.add_argument("--analyses", nargs="*", default=["old", "plain", "stem", "stem+stop", "new"],
+                    choices=list(ANALYSES))
     ap.add_argument("--resources", nargs="*", default=["corpus", "ood", "dict"], choices=["corpus", "ood", "dict"],
                     help="the translation resources to run (the runs are merged into an existing file)")
     ap.add_argument("--shared", default=None, help="the shared data folder (default: clirkit's own search)")

@@ -15,9 +15,9 @@ import sys
 from pathlib import Path
 
 from clirkit import datasets
+from clirkit.estimator import drop_excluded
 from clirkit.formats import read_run
 from clirkit.metrics import evaluate
-from clirkit.estimator import drop_excluded
 from clirkit.significance import randomization_test
 
 HERE = Path(__file__).resolve().parent

@@ -59,7 +59,8 @@ def iter_column_batches(path: str | os.PathLike[str], layouts: Sequence[Sequence
         per block, a list with one entry per column: a uint8 matrix (``id``: one row per line,
         the id's ASCII bytes padded with zeros; :func:`strings` turns blocks of them into a str
         array), a one-element str array (``head``, in the first block; empty later), an int64
-        array (``grade``), a float64 array (``float``) or None (``token``, ``integer``). Blank lines are skipped; line ends
+        array (``grade``), a float64 array (``float``) or None (``token``, ``integer``). Blank lines are skipped; line
+        ends
         may be LF, CRLF or CR, and a UTF-8 byte-order mark is skipped, as the line reader does.
 
     Raises:

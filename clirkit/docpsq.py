@@ -21,8 +21,8 @@ table's parameters (its pruning) in the header, so a search can check it was mad
 from __future__ import annotations
 
 import os
-from itertools import repeat
 from dataclasses import dataclass, field
+from itertools import repeat
 from types import SimpleNamespace
 from typing import Iterable, Mapping, Sequence
 
@@ -31,8 +31,18 @@ import scipy.sparse as sp
 
 from clirkit.errors import ClirkitError, located
 from clirkit.index import Index, _aligned
-from clirkit.npzio import (Corrupt, check_csr_rows, checking, load_npz, require_analyzer, require_array, require_csr,
-                           require_field, save_npz, stored_as)
+from clirkit.npzio import (
+    Corrupt,
+    check_csr_rows,
+    checking,
+    load_npz,
+    require_analyzer,
+    require_array,
+    require_csr,
+    require_field,
+    save_npz,
+    stored_as,
+)
 from clirkit.translation.table import NULL, TranslationTable
 
 KIND = "projected-index"

@@ -16,8 +16,18 @@ import scipy.sparse as sp
 
 from clirkit.analysis import Analyzer
 from clirkit.errors import ClirkitError, located
-from clirkit.npzio import (Corrupt, check_csr_rows, checking, load_npz, require_analyzer, require_array, require_csr,
-                           require_field, save_npz, stored_as)
+from clirkit.npzio import (
+    Corrupt,
+    check_csr_rows,
+    checking,
+    load_npz,
+    require_analyzer,
+    require_array,
+    require_csr,
+    require_field,
+    save_npz,
+    stored_as,
+)
 
 FORMAT_VERSION = 1
 _CHUNK_DOCS = 20_000

@@ -37,9 +37,18 @@ from typing import Iterable
 import numpy as np
 
 from clirkit.errors import ClirkitError
-from clirkit.measures import (DEFAULT_MEASURES, MEASURE_NAMES_HELP, REGISTRY, SCS_MEASURES, Measure,
-                              MeasureDef, parse_measure, parse_measures, register)
 from clirkit.hashing import pair_keys
+from clirkit.measures import (
+    DEFAULT_MEASURES,
+    MEASURE_NAMES_HELP,
+    REGISTRY,
+    SCS_MEASURES,
+    Measure,
+    MeasureDef,
+    parse_measure,
+    parse_measures,
+    register,
+)
 from clirkit.run import Qrels, Run
 
 __all__ = ["AVERAGES", "DEFAULT_MEASURES", "MEASURE_NAMES_HELP", "NAMES", "REGISTRY", "SCS_MEASURES", "TIES",

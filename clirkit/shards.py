@@ -34,8 +34,16 @@ from clirkit.analysis import Analyzer
 from clirkit.bm25 import BM25, CollectionStats
 from clirkit.errors import ClirkitError
 from clirkit.index import Index
-from clirkit.npzio import HEADER_KEY, Corrupt, checking, load_npz, require_analyzer, require_array, require_field, \
-    save_npz
+from clirkit.npzio import (
+    HEADER_KEY,
+    Corrupt,
+    checking,
+    load_npz,
+    require_analyzer,
+    require_array,
+    require_field,
+    save_npz,
+)
 
 if TYPE_CHECKING:
     from clirkit.shardsearch import ShardedBM25, _Part, _Shard

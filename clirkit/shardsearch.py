@@ -12,7 +12,8 @@ documents holding any of a term's translations, and give each shard the sums.
 Shards run through joblib: ``loky`` worker processes, ``threading``, or the ``dask`` backend on a
 distributed cluster (the backends of :mod:`clirkit.boost.bagging`; the workers open the shard files, so a
 cluster needs them on a shared file system). Searching in this process (one job, or threads), the
-:class:`~clirkit.shards.ShardedIndex` keeps the shards it opened; a loky or dask worker process keeps the ceil(shards / jobs)
+:class:`~clirkit.shards.ShardedIndex` keeps the shards it opened; a loky or dask worker process keeps the
+ceil(shards / jobs)
 it opened last (keyed by path, size and modification time), and a task there takes a shard its worker holds
 when one is left, so later searches find their shards open.
 """
@@ -29,8 +30,19 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from clirkit.bm25 import (B, EPSILON, IDF, K1, K3, PRECISION, BM25, CollectionStats, check_settings, row_key,
-                          union_counts)
+from clirkit.bm25 import (
+    BM25,
+    EPSILON,
+    IDF,
+    K1,
+    K3,
+    PRECISION,
+    B,
+    CollectionStats,
+    check_settings,
+    row_key,
+    union_counts,
+)
 from clirkit.errors import ClirkitError
 from clirkit.index import Index
 from clirkit.query import StructuredQueries

@@ -15,9 +15,8 @@ with ``average="qrels"``). Both are two-sided.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import math
+from dataclasses import dataclass
 
 import numpy as np
 

@@ -31,7 +31,8 @@ from clirkit.errors import ClirkitError
 from clirkit.estimator import DEPTH, Resources, System, drop_excluded
 from clirkit.fusion.system import Fusion
 
-__all__ = ["DT", "PSQ", "Boost", "SCS", "Fusion", "Resources", "System", "query_analyzer"]
+# Boost and SCS are given by the module's __getattr__ (imported on first use)
+__all__ = ["DT", "PSQ", "Boost", "SCS", "Fusion", "Resources", "System", "query_analyzer"]  # noqa: F822
 
 STOPWORDS_TOP = 0  # default size of the corpus-derived stoplists (source terms, target index terms): off
 
@@ -394,7 +395,8 @@ class PSQ(_CrossLanguageBM25):
         listed = self.target_stopwords or ()
         if isinstance(listed, str):
             listed = snowball_terms(index.analyzer)
-        stopwords = (set(index.analyzer.stopwords) | set(listed) | set(frequent_terms(index, self.target_stopwords_top)))
+        frequent = frequent_terms(index, self.target_stopwords_top)
+        stopwords = set(index.analyzer.stopwords) | set(listed) | set(frequent)
         try:
             self.table_ = prepare_table(table, table2, lam=self.lam, min_prob=self.min_prob,
                                         cumulative=self.cumulative if self.cumulative < 1 else None,

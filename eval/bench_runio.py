@@ -125,7 +125,8 @@ def main() -> None:
         cases = [
             ("eval 1.19M lines", "clirkit", clirkit + ["eval", "--qrels", str(small_qrels)] + measures + [str(small)]),
             ("eval 1.19M lines", "pytrec_eval", [py, str(pytrec), str(small_qrels), str(small)]),
-            ("eval 2 x big", "clirkit", clirkit + ["eval", "--qrels", str(big_qrels)] + measures + [str(big), str(big2)]),
+            ("eval 2 x big", "clirkit",
+             clirkit + ["eval", "--qrels", str(big_qrels)] + measures + [str(big), str(big2)]),
             ("eval 2 x big", "pytrec_eval", [py, str(pytrec), str(big_qrels), str(big), str(big2)]),
             ("fuse 2 x 1.19M lines", "clirkit", clirkit + ["aggregate", str(small), str(small), "--kappa", "0.5",
                                                           "-o", str(folder / "f.run"), "--quiet"]),

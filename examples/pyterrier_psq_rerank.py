@@ -54,4 +54,5 @@ topics, qrels = cpt.topics_frame(c.queries("test")), cpt.qrels_frame(c.qrels("te
 table = pt.Experiment([dt, psq, psq % 100, psq % 100 >> LongerVerses(words)], topics, qrels,
                       eval_metrics=[AP, nDCG@10, R@1000], names=["DT", "PSQ", "PSQ % 100", "PSQ % 100 >> LongerVerses"])
 print(table.to_string(index=False))
-print("clirkit's evaluation of PSQ:", evaluate(psq_system.search(topics), c.qrels("test"), [AP, nDCG@10, R@1000]).mean())
+clirkit_psq = evaluate(psq_system.search(topics), c.qrels("test"), [AP, nDCG@10, R@1000])
+print("clirkit's evaluation of PSQ:", clirkit_psq.mean())

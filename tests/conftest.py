@@ -1,13 +1,11 @@
 """Shared fixtures: small real slices of the Reina-Valera 1909 verses (the bundled collection's documents)."""
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
-import pytest
-
 import numpy as np
-
-import signal
+import pytest
 
 from clirkit import datasets
 from clirkit.analysis import Analyzer

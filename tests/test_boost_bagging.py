@@ -3,13 +3,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_boost_rounds import random_problem
 
+from clirkit.analysis import Analyzer
 from clirkit.boost.bagging import BoostData, BoostParams, bag_rows, train_bags
 from clirkit.boost.model import BoostModel
 from clirkit.boost.rounds import PairBooster
-from clirkit.analysis import Analyzer
-
-from test_boost_rounds import random_problem
 
 
 def data():

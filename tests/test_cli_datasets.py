@@ -9,7 +9,6 @@ import pytest
 
 from clirkit import datasets
 from clirkit.cli import main
-from clirkit.datasets.parallel import read_parallel
 from clirkit.errors import ClirkitError
 from clirkit.formats import read_documents, read_qrels, read_queries, read_run
 

@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from clirkit import columnar, formats
-from clirkit.formats import qrels as qrels_format, runs as run_format
 from clirkit.errors import ClirkitError
+from clirkit.formats import qrels as qrels_format
+from clirkit.formats import runs as run_format
 
 RUN = ("q1 Q0 d3 1 12.5 tag\n"
        "q1 Q0 d1 2 12.25 tag\n"

@@ -17,8 +17,19 @@ from clirkit.cli import main
 from clirkit.datasets._runtime import default_shared
 from clirkit.dt import translate_tokens
 from clirkit.errors import ClirkitError
-from clirkit.translation import (dictionary_table, ding_entries, guess_format, languages_from_name, load_ding,
-                                 load_freedict, load_muse, load_pairs, load_table, save_table, train_ibm1)
+from clirkit.translation import (
+    dictionary_table,
+    ding_entries,
+    guess_format,
+    languages_from_name,
+    load_ding,
+    load_freedict,
+    load_muse,
+    load_pairs,
+    load_table,
+    save_table,
+    train_ibm1,
+)
 
 DATA = Path(__file__).parent / "data" / "dictionaries"
 DING = DATA / "de-en.ding.txt"

@@ -4,8 +4,8 @@ from __future__ import annotations
 import gzip
 import io
 import os
-import stat
 import re
+import stat
 import sys
 
 import pytest

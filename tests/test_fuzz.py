@@ -18,11 +18,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hardening import fuzz  # tests/hardening/fuzz.py (pytest puts tests/ on the path)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from clirkit.errors import ClirkitError
-from hardening import fuzz  # tests/hardening/fuzz.py (pytest puts tests/ on the path)
 
 pytestmark = pytest.mark.slow  # hypothesis over every reader and loader: about 40 s
 

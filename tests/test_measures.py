@@ -9,10 +9,18 @@ import pytest
 
 from clirkit import measures
 from clirkit.errors import ClirkitError
-from clirkit.measures import (MEASURE_NAMES_HELP, REGISTRY, Measure, MeasureDef, names_help, parse_measure,
-                              parse_measures, register, split_measure_list)
+from clirkit.measures import (
+    MEASURE_NAMES_HELP,
+    REGISTRY,
+    Measure,
+    MeasureDef,
+    names_help,
+    parse_measure,
+    parse_measures,
+    register,
+    split_measure_list,
+)
 from clirkit.run import Qrels, Run
-
 
 # --------------------------------------------------------------------------- names
 

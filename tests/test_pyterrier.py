@@ -12,7 +12,7 @@ from clirkit.errors import ClirkitError
 from clirkit.experiment import Experiment, run_experiment
 from clirkit.formats import read_run, write_run
 from clirkit.metrics import evaluate
-from clirkit.run import Qrels, Run
+from clirkit.run import Run
 
 try:
     import pyterrier as pt

@@ -196,7 +196,7 @@ QRELS = Qrels(["q1", "q1", "q2", "q2"], ["Gen.1.2", "Gen.1.7", "Gen.1.3", "Gen.1
 
 
 def test_ir_measures_objects_are_the_measures_their_names_say():
-    from ir_measures import AP, P, R, RR, nDCG
+    from ir_measures import AP, RR, P, R, nDCG
 
     objects = evaluate(RUN, QRELS, [AP, nDCG@10, R@1000, P(rel=2)@10, RR])
     names = evaluate(RUN, QRELS, ["AP", "nDCG@10", "R@1000", "P(rel=2)@10", "RR"])

@@ -8,8 +8,7 @@ import pytest
 
 from clirkit.errors import ClirkitError
 from clirkit.run import Qrels, Run
-from clirkit.scs import SCSModel, read_word_vectors
-from clirkit.scs import losses
+from clirkit.scs import SCSModel, losses, read_word_vectors
 from clirkit.scs.encoding import averaging_matrix, vocabulary_of
 from clirkit.scs.optim import Adam
 

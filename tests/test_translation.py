@@ -11,8 +11,18 @@ import pytest
 import scipy.sparse as sp
 
 from clirkit.errors import ClirkitError
-from clirkit.translation import (NULL, TranslationTable, interpolate, load_moses, load_npz_table, load_table, prune,
-                                 save_moses, save_table, train_ibm1)
+from clirkit.translation import (
+    NULL,
+    TranslationTable,
+    interpolate,
+    load_moses,
+    load_npz_table,
+    load_table,
+    prune,
+    save_moses,
+    save_table,
+    train_ibm1,
+)
 
 # the classic example (Koehn, Statistical Machine Translation, ch. 4), Spanish -> English
 CASA_ES = [["la", "casa"], ["la", "casa", "verde"], ["la", "flor"]]

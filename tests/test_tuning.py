@@ -7,8 +7,16 @@ import pytest
 from clirkit.errors import ClirkitError
 from clirkit.fusion import interpolate
 from clirkit.run import Qrels, Run
-from clirkit.tuning import (KappaSweep, WeightSweep, covered_queries, evaluator, kappa_grid, tune_kappa,
-                            tune_weights, weight_grid)
+from clirkit.tuning import (
+    KappaSweep,
+    WeightSweep,
+    covered_queries,
+    evaluator,
+    kappa_grid,
+    tune_kappa,
+    tune_weights,
+    weight_grid,
+)
 
 
 def run_of(rows, tag="r"):

@@ -28,8 +28,17 @@ from clirkit.boost.rounds import BoostResult
 from clirkit.boost.scoring import docid_tie_key, top_k
 from clirkit.boost.weighting import SCHEMES, check_scheme, weigh_documents
 from clirkit.errors import ClirkitError
-from clirkit.npzio import (Corrupt, checking, load_npz, require_analyzer, require_array, require_csr, require_field,
-                            save_npz, show)
+from clirkit.npzio import (
+    Corrupt,
+    checking,
+    load_npz,
+    require_analyzer,
+    require_array,
+    require_csr,
+    require_field,
+    save_npz,
+    show,
+)
 from clirkit.run import Run
 
 KIND = "boost-model"

@@ -29,7 +29,6 @@ from clirkit.estimator import DEPTH, Resources, System, drop_excluded
 from clirkit.progress import say
 from clirkit.run import Qrels, Run
 
-
 BETA_GRID = (2.0, 5.0, 10.0, 20.0)  # base-score weights tried on dev when beta is not given
 BASE_BATCH = 1000  # training queries a base system searches at a time (its run is kept as integer codes)
 

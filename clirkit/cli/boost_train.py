@@ -10,9 +10,7 @@ margins; the model then re-ranks that system's runs (``boost-rank --candidates``
 """
 from __future__ import annotations
 
-
-from clirkit.cli.common import (add_jobs, add_language_options, add_quiet, add_seed, add_verb, finite_float,
-                                param_type)
+from clirkit.cli.common import add_jobs, add_language_options, add_quiet, add_seed, add_verb, finite_float, param_type
 from clirkit.cli.data import add_data_options, load_data
 
 

@@ -5,8 +5,15 @@ from __future__ import annotations
 import argparse
 import time
 
-from clirkit.cli.common import (add_analysis_options, add_jobs, add_quiet, add_verb, language, nonnegative_int,
-                                positive_int)
+from clirkit.cli.common import (
+    add_analysis_options,
+    add_jobs,
+    add_quiet,
+    add_verb,
+    language,
+    nonnegative_int,
+    positive_int,
+)
 
 
 def add_parser(sub) -> None:

@@ -89,7 +89,9 @@ def run(args) -> int:
     else:
         lang = query_language(args, table, table2)
     queries = read_queries(args.queries, **query_fields(args, lang=lang))
-    target = args.target_stopwords if args.target_stopwords in (None, "snowball") else read_stopwords(args.target_stopwords)
+    target = args.target_stopwords
+    if target not in (None, "snowball"):
+        target = read_stopwords(target)
     psq.set_params(source_stopwords=source_stopwords(args), target_stopwords=target)
     psq.fit(index, table, table2, quiet=args.quiet)
     if args.save_index:

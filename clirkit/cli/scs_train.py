@@ -5,8 +5,16 @@ Training data is either a bundled/known collection (``--collection``, its
 """
 from __future__ import annotations
 
-from clirkit.cli.common import (add_jobs, add_language_options, add_quiet, add_seed, add_verb, finite_float,
-                                int_range, param_type)
+from clirkit.cli.common import (
+    add_jobs,
+    add_language_options,
+    add_quiet,
+    add_seed,
+    add_verb,
+    finite_float,
+    int_range,
+    param_type,
+)
 from clirkit.cli.data import add_data_options, load_data
 
 

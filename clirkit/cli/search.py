@@ -24,10 +24,8 @@ def open_index(args):
     """The index of ``--index``: an :class:`~clirkit.index.Index`, or a sharded index searched as ``--jobs``,
     ``--backend`` and ``--scheduler`` say (ClirkitError for ``--backend dask`` without ``--scheduler``)."""
     from clirkit.errors import ClirkitError
-    from clirkit.shards import load_index
-
     from clirkit.progress import say
-    from clirkit.shards import ShardedIndex
+    from clirkit.shards import ShardedIndex, load_index
 
     if args.backend == "dask" and not args.scheduler:
         raise ClirkitError("--backend dask needs --scheduler ADDRESS")
@@ -47,7 +45,8 @@ def add_bm25_options(p, cls=None) -> None:
     from clirkit.cli.params import add_param
 
     if cls is None:
-        from clirkit.bm25 import BM25 as cls, describe_range
+        from clirkit.bm25 import BM25 as cls
+        from clirkit.bm25 import describe_range
 
         def number(name):
             return parsed_number(describe_range(name).replace("None or ", ""))

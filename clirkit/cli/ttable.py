@@ -4,9 +4,22 @@ from __future__ import annotations
 
 import argparse
 
-from clirkit.cli.common import (HelpFormatter, add_analysis_options, add_jobs, add_language_options, add_quiet,
-                                add_stemmer_option, add_verb, analysis_settings, checked, nonnegative_int,
-                                one_line_errors, param_type, positive_int, stemmer_of)
+from clirkit.cli.common import (
+    HelpFormatter,
+    add_analysis_options,
+    add_jobs,
+    add_language_options,
+    add_quiet,
+    add_stemmer_option,
+    add_verb,
+    analysis_settings,
+    checked,
+    nonnegative_int,
+    one_line_errors,
+    param_type,
+    positive_int,
+    stemmer_of,
+)
 
 TABLE_FORMAT_HELP = ("table format: auto (detected: npz by its bytes, psq-json by its leading '{', freedict by "
                      "its .index/.dict.dz files, else by the first lines' content, else by the name: .dict = muse, "

@@ -75,8 +75,8 @@ def write_variant(data: VariantData, folder: str | Path, *, compress: bool = Tru
 
     ``compress=False`` writes the same files without ``.gz`` (faster; for the local cache).
     """
-    from clirkit.formats import write_documents, write_qrels, write_queries
     from clirkit.datasets.parallel import write_parallel
+    from clirkit.formats import write_documents, write_qrels, write_queries
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)

@@ -9,10 +9,11 @@ from __future__ import annotations
 import difflib
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
+
+import tomllib
 
 from clirkit.datasets.plain import KEYS as PLAIN_KEYS
 from clirkit.errors import ClirkitError

@@ -26,8 +26,16 @@ from clirkit.formats.documents import iter_documents, iter_located_documents, re
 from clirkit.formats.ids import MAX_ID_LENGTH, check_id
 from clirkit.formats.qrels import read_qrels, write_qrels
 from clirkit.formats.queries import read_queries, write_queries
-from clirkit.formats.records import (DOC_ID_FIELDS, DOC_TEXT_FIELDS, QUERY_ID_FIELDS, QUERY_TEXT_FIELDS,
-                                     TEXT_SEPARATOR, choose_fields, join_text, parse_text_fields)
+from clirkit.formats.records import (
+                                     DOC_ID_FIELDS,
+                                     DOC_TEXT_FIELDS,
+                                     QUERY_ID_FIELDS,
+                                     QUERY_TEXT_FIELDS,
+                                     TEXT_SEPARATOR,
+                                     choose_fields,
+                                     join_text,
+                                     parse_text_fields,
+)
 from clirkit.formats.runs import read_run, write_run
 from clirkit.run import Qrels, Run
 

@@ -6,8 +6,15 @@ from typing import Iterable, Iterator, Sequence
 
 from clirkit.errors import located
 from clirkit.fileio import display_name, iter_lines
-from clirkit.formats.records import (DOCUMENT, check_format, check_id_field, is_json_name, parse_text_fields,
-                                     read_records, write_records)
+from clirkit.formats.records import (
+    DOCUMENT,
+    check_format,
+    check_id_field,
+    is_json_name,
+    parse_text_fields,
+    read_records,
+    write_records,
+)
 
 _DOC_FORMATS = ("auto", "tsv", "jsonl")
 

@@ -12,8 +12,19 @@ import numpy as np
 
 from clirkit.errors import located
 from clirkit.fileio import atomic_writer
-from clirkit.formats.ids import (INT, INTS, MAX_ID_LENGTH, check_id, check_ids, chunks, first_appearance,
-                                 first_appearance_codes, parse_lines, plain_ids, repeats_a_pair)
+from clirkit.formats.ids import (
+    INT,
+    INTS,
+    MAX_ID_LENGTH,
+    check_id,
+    check_ids,
+    chunks,
+    first_appearance,
+    first_appearance_codes,
+    parse_lines,
+    plain_ids,
+    repeats_a_pair,
+)
 from clirkit.run import Qrels
 
 

@@ -10,8 +10,16 @@ from typing import Iterator, Mapping, Sequence
 from clirkit.errors import ClirkitError, located
 from clirkit.fileio import GZIP_ERRORS, damaged_gzip, display_name, iter_lines, open_binary
 from clirkit.formats import topics
-from clirkit.formats.records import (QUERY, check_format, check_id_field, is_json_name, json_object,
-                                     parse_text_fields, read_records, write_records)
+from clirkit.formats.records import (
+    QUERY,
+    check_format,
+    check_id_field,
+    is_json_name,
+    json_object,
+    parse_text_fields,
+    read_records,
+    write_records,
+)
 
 _QUERY_FORMATS = ("auto", "tsv", "jsonl", "trec", "clef", "ntcir", "hc4")
 _TOPIC_FIELDS = ("title", "desc", "narr")

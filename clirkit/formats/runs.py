@@ -15,9 +15,21 @@ import numpy as np
 
 from clirkit.errors import ClirkitError, located
 from clirkit.fileio import atomic_writer
-from clirkit.formats.ids import (INT, INTS, MAX_ID_LENGTH, WRITE_CHUNK, Coded, check_id, check_ids,
-                                 first_appearance, first_appearance_codes, has_space, parse_lines, plain_ids,
-                                 repeats_a_pair)
+from clirkit.formats.ids import (
+    INT,
+    INTS,
+    MAX_ID_LENGTH,
+    WRITE_CHUNK,
+    Coded,
+    check_id,
+    check_ids,
+    first_appearance,
+    first_appearance_codes,
+    has_space,
+    parse_lines,
+    plain_ids,
+    repeats_a_pair,
+)
 from clirkit.run import Run
 
 

@@ -177,7 +177,8 @@ class Fusion(System):
                 try:
                     check()
                 except ClirkitError as exc:
-                    raise ClirkitError(f"The {name!r} parameter of Fusion must be {self._tuning[name]}: {exc}") from None
+                    raise ClirkitError(
+                        f"The {name!r} parameter of Fusion must be {self._tuning[name]}: {exc}") from None
 
     def _tuned(self) -> bool:
         """Whether the weights are to be tuned on dev (not given, and the method tunes them)."""

@@ -8,15 +8,38 @@
   FreeDict and Ding;
 - :func:`prune`, :func:`interpolate` (prune.py): SPEC §4 steps 1-2.
 """
-from clirkit.translation.dictionaries import (DICTIONARY_FORMATS, MULTIWORD_TARGET, PHRASE_JOINER, WEIGHTINGS,
-                                              dictionary_report, dictionary_table, ding_entries, freedict_entries,
-                                              languages_from_name, load_dictionary, load_ding, load_freedict,
-                                              load_muse, load_pairs, muse_entries, pairs_entries)
+from clirkit.translation.dictionaries import (
+                                              DICTIONARY_FORMATS,
+                                              MULTIWORD_TARGET,
+                                              PHRASE_JOINER,
+                                              WEIGHTINGS,
+                                              dictionary_report,
+                                              dictionary_table,
+                                              ding_entries,
+                                              freedict_entries,
+                                              languages_from_name,
+                                              load_dictionary,
+                                              load_ding,
+                                              load_freedict,
+                                              load_muse,
+                                              load_pairs,
+                                              muse_entries,
+                                              pairs_entries,
+)
 from clirkit.translation.ibm1 import train_ibm1, train_table
 from clirkit.translation.prune import interpolate, prune
 from clirkit.translation.table import NULL, TableFormatError, TranslationTable, normalize_rows
-from clirkit.translation.tableio import (FORMATS, detect_format, guess_format, load_moses, load_npz_table,
-                                         load_table, save_moses, save_npz_table, save_table)
+from clirkit.translation.tableio import (
+                                              FORMATS,
+                                              detect_format,
+                                              guess_format,
+                                              load_moses,
+                                              load_npz_table,
+                                              load_table,
+                                              save_moses,
+                                              save_npz_table,
+                                              save_table,
+)
 
 __all__ = ["NULL", "TranslationTable", "TableFormatError", "normalize_rows", "train_ibm1", "train_table", "prune",
            "interpolate", "FORMATS", "DICTIONARY_FORMATS", "MULTIWORD_TARGET", "PHRASE_JOINER", "WEIGHTINGS",

@@ -494,7 +494,8 @@ def load_dictionary(path: str | os.PathLike[str], format: str, *, lowercase: boo
     if weighting == "auto":
         weighting = "rank" if format == "muse" else "uniform"
     params = {"model": "dictionary", "format": format, "file": name, "reverse": reverse, "languages_from": how}
-    analyzers = ((Analyzer(src, lowercase=lowercase, stemmer=stemmer), Analyzer(tgt, lowercase=lowercase, stemmer=stemmer))
+    analyzers = ((Analyzer(src, lowercase=lowercase, stemmer=stemmer),
+                  Analyzer(tgt, lowercase=lowercase, stemmer=stemmer))
                  if src is not None and tgt is not None else (None, None))
     table = dictionary_table(pairs, params, lowercase=lowercase, weighting=weighting,
                              multiword_target=multiword_target, source_lang=src, target_lang=tgt,

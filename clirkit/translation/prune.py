@@ -83,7 +83,8 @@ def interpolate(first: TranslationTable, second: TranslationTable, lam: float | 
     then each row renormalized to sum 1 (SPEC §4 step 1). A word known to one table only thus
     keeps that table's distribution (renormalized). ``lam`` is one weight, or one per source word of
     ``first`` (a float array aligned with ``first.source_vocab``, each in [0, 1]: see
-    :func:`coverage_weights`; a word the second table lacks then keeps the first's distribution even at 0). The result keeps ``first``'s parameters
+    :func:`coverage_weights`; a word the second table lacks then keeps the first's distribution even at 0). The
+    result keeps ``first``'s parameters
     (e.g. its analyzers) and records the second table's under ``params["interpolation"]``; its
     languages are the ones either table records (ValueError when they record different ones), and
     its dictionary ranks are the first table's if it has any, else the second's."""

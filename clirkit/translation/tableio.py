@@ -40,8 +40,15 @@ import scipy.sparse as sp
 
 from clirkit.errors import ClirkitError
 from clirkit.fileio import atomic_writer, display_name, iter_lines, open_binary
-from clirkit.translation.dictionaries import (DICTIONARY_FORMATS, DISPLAY, MAX_WORD_LENGTH, EntryError,
-                                              check_words, freedict_index_path, load_dictionary)
+from clirkit.translation.dictionaries import (
+    DICTIONARY_FORMATS,
+    DISPLAY,
+    MAX_WORD_LENGTH,
+    EntryError,
+    check_words,
+    freedict_index_path,
+    load_dictionary,
+)
 from clirkit.translation.table import TableFormatError, TranslationTable
 
 KIND = "translation-table"

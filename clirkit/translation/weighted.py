@@ -39,8 +39,16 @@ import numpy as np
 
 from clirkit.errors import ClirkitError
 from clirkit.fileio import GZIP_ERRORS, damaged_gzip, display_name, iter_lines, open_binary
-from clirkit.translation.dictionaries import (MULTIWORD_TARGET, PHRASE_JOINER, EntryError, _format_error,
-                                              _term_maker, check_words, multiword_report, resolve_languages)
+from clirkit.translation.dictionaries import (
+    MULTIWORD_TARGET,
+    PHRASE_JOINER,
+    EntryError,
+    _format_error,
+    _term_maker,
+    check_words,
+    multiword_report,
+    resolve_languages,
+)
 from clirkit.translation.table import TableFormatError, TranslationTable, normalize_rows
 
 WEIGHTED_FORMATS = ("phrase-table", "psq-json")

@@ -159,8 +159,8 @@ def build_targets(folder: str | os.PathLike[str]) -> dict[str, Target]:
     """Make the seed files (in ``folder``, which also holds the artifacts) and the targets reading them."""
     from clirkit import datasets
     from clirkit.analysis import Analyzer, frequent_terms
-    from clirkit.boost import BoostRanker
     from clirkit.bm25 import BM25
+    from clirkit.boost import BoostRanker
     from clirkit.formats import write_run
     from clirkit.index import Index
     from clirkit.psq import prepare_table, psq_queries
