@@ -38,9 +38,10 @@ from clirkit.query import StructuredQueries
 from clirkit.translation.prune import interpolate, prune
 from clirkit.translation.table import NULL, TranslationTable, normalize_rows
 
-DEFAULT_MIN_PROB = 0.005
+# PSQ's defaults (clirkit.systems.PSQ reads them), chosen across collection kinds (baselines/README.md)
+DEFAULT_MIN_PROB = 0.1
 DEFAULT_CUMULATIVE = 0.95
-DEFAULT_LAMBDA = 0.6
+DEFAULT_LAMBDA = 0.5
 MODES = ("psq", "pirkola", "all")
 
 

@@ -30,6 +30,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from clirkit.errors import ClirkitError
 from clirkit.estimator import DEPTH, Resources, System, drop_excluded
 from clirkit.fusion.system import Fusion
+from clirkit.psq import DEFAULT_CUMULATIVE, DEFAULT_LAMBDA, DEFAULT_MIN_PROB
 
 # Boost and SCS are given by the module's __getattr__ (imported on first use)
 __all__ = ["DT", "PSQ", "Boost", "SCS", "Fusion", "Resources", "System", "query_analyzer"]  # noqa: F822
@@ -348,8 +349,8 @@ class PSQ(_CrossLanguageBM25):
     def __init__(self, *, k1: float = 1.2, b: float = 0.75, k3: float | None = None, idf: str = "lucene",
                  precision: str = "float64", source_lang: str | None = None,
                  source_stopwords: Sequence[str] | None = None, source_stopwords_top: int = STOPWORDS_TOP,
-                 lam: float = 0.5, min_prob: float = 0.1,
-                 cumulative: float = 0.95, max_options: int | None = None,
+                 lam: float = DEFAULT_LAMBDA, min_prob: float = DEFAULT_MIN_PROB,
+                 cumulative: float = DEFAULT_CUMULATIVE, max_options: int | None = None,
                  target_stopwords: Sequence[str] | None = None, target_stopwords_top: int = STOPWORDS_TOP,
                  renormalize_in_vocabulary: bool = False, unknown: str = "pass", mode: str = "auto",
                  decompound: str = "auto", translate: str = "queries", scoring: str = "bm25", alpha: float = 0.1,
