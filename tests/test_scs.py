@@ -432,3 +432,55 @@ def test_training_that_diverges_is_an_error_not_a_nan_model():
         assert "SCS training diverged" in str(exc)
     else:  # a large step that happens to stay finite must leave finite embeddings
         assert np.all(np.isfinite(model.query_embeddings_)) and np.all(np.isfinite(model.doc_embeddings_))
+
+
+# compiled steps (numba) against numpy ---------------------------------------------------------------
+
+def _numpy_only(monkeypatch):
+    import clirkit.scs.compiled as compiled
+
+    monkeypatch.setattr(compiled, "_kernels", False)
+
+
+@pytest.mark.parametrize("lazy", [True, False])
+def test_adam_steps_compiled_and_in_numpy_give_the_same_bits(lazy, monkeypatch):
+    pytest.importorskip("numba")
+    rng = np.random.default_rng(0)
+    tables = {name: rng.normal(size=(30, 5)) for name in ("query", "doc")}
+    steps = [{name: (np.sort(rng.choice(30, 7, replace=False)), rng.normal(size=(7, 5)) * 10 ** rng.uniform(-3, 1))
+              for name in tables} for _ in range(50)]
+    compiled_tables = {k: v.copy() for k, v in tables.items()}
+    adam = Adam(lr=0.05, lazy=lazy)
+    for grads in steps:
+        adam.step(compiled_tables, grads)
+    _numpy_only(monkeypatch)
+    adam = Adam(lr=0.05, lazy=lazy)
+    for grads in steps:
+        adam.step(tables, grads)
+    for name in tables:
+        np.testing.assert_array_equal(compiled_tables[name], tables[name])
+
+
+@pytest.mark.parametrize("loss, lazy_adam", [("sosl", True), ("hinge", True), ("mse", False)])
+def test_training_compiled_and_in_numpy_gives_the_same_model_bit_for_bit(loss, lazy_adam, monkeypatch):
+    """Adam, the batch's averaging rows and their products, and the gradient's row sums: compiled where numba is
+    installed, numpy and scipy otherwise, the same floating-point operations in the same order."""
+    pytest.importorskip("numba")
+    params = dict(epochs=4, batch_size=5, loss=loss, lazy_adam=lazy_adam)
+    fast = small_model(**params).fit_tokens(QIDS, QTOK, DIDS, DTOK, QRELS)
+    _numpy_only(monkeypatch)
+    slow = small_model(**params).fit_tokens(QIDS, QTOK, DIDS, DTOK, QRELS)
+    np.testing.assert_array_equal(fast.query_embeddings_, slow.query_embeddings_)
+    np.testing.assert_array_equal(fast.doc_embeddings_, slow.doc_embeddings_)
+    assert fast.history_ == slow.history_
+
+
+def test_gradient_row_sums_add_in_order_as_add_at_does():
+    from clirkit.scs.encoding import add_rows
+
+    rng = np.random.default_rng(1)
+    index = rng.integers(0, 4, size=40)  # each row summed many times: the order shows in the last bits
+    values = rng.normal(size=(40, 3)) * 10.0 ** rng.integers(-8, 8, size=(40, 1))
+    expected = np.zeros((4, 3))
+    np.add.at(expected, index, values)
+    np.testing.assert_array_equal(add_rows(np.zeros((4, 3)), index, values), expected)

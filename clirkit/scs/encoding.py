@@ -16,6 +16,7 @@ import scipy.sparse as sp
 
 from clirkit.errors import ClirkitError, located
 from clirkit.fileio import display_name, iter_lines
+from clirkit.scs import compiled
 
 
 def _check_token_lists(token_lists: Sequence[Sequence[str]], what: str) -> None:
@@ -113,10 +114,18 @@ class Rows:
     ``words`` are the distinct columns of those rows and ``M`` is the
     ``len(rows) x len(words)`` sub-matrix, so the forward pass is
     ``M @ E[words]`` and the backward pass ``M^T @ grad``: sparse products
-    over the batch's words only. Gathered with numpy indexing.
+    over the batch's words only. Gathered with numpy indexing and multiplied by
+    scipy, or by the compiled kernels where numba is installed (the same sums in
+    the same order: :mod:`clirkit.scs.compiled`); ``M`` is then None.
     """
 
     def __init__(self, A: sp.csr_matrix, rows: np.ndarray) -> None:
+        done, parts = compiled.call("gather_rows", A.indptr, A.indices, A.data, np.asarray(rows, dtype=np.int64),
+                                    A.shape[1])
+        if done:
+            self.words, self._ptr, self._local, self._values = parts
+            self.M = None
+            return
         starts, ends = A.indptr[rows], A.indptr[rows + 1]
         lengths = ends - starts
         indptr = np.concatenate(([0], np.cumsum(lengths)))
@@ -124,13 +133,38 @@ class Rows:
         self.words, local = np.unique(A.indices[take], return_inverse=True)
         self.M = sp.csr_matrix((A.data[take], local, indptr), shape=(len(rows), len(self.words)))
 
+    def _matrix(self) -> sp.csr_matrix:
+        """``M`` (made from the kernel's arrays when it gathered them: numba failed after)."""
+        if self.M is None:
+            self.M = sp.csr_matrix((self._values, self._local, self._ptr),
+                                   shape=(len(self._ptr) - 1, len(self.words)))
+        return self.M
+
     def mean(self, E: np.ndarray) -> np.ndarray:
         """``A[rows] @ E`` (``n x dim``)."""
-        return self.M @ E[self.words]
+        if self.M is None:
+            done, out = compiled.call("mean_rows", self._ptr, self._local, self._values, self.words, E)
+            if done:
+                return out
+        return self._matrix() @ E[self.words]
 
     def back(self, grad_mean: np.ndarray) -> np.ndarray:
         """``A[rows]^T @ grad_mean`` restricted to ``words`` (``len(words) x dim``)."""
-        return self.M.T @ grad_mean
+        if self.M is None:
+            done, out = compiled.call("back_rows", self._ptr, self._local, self._values, len(self.words),
+                                      np.ascontiguousarray(grad_mean, dtype=np.float64))
+            if done:
+                return out
+        return self._matrix().T @ grad_mean
+
+
+def add_rows(out: np.ndarray, index: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``np.add.at(out, index, values)`` (row ``values[e]`` added to ``out[index[e]]``, e ascending), compiled
+    where numba is installed; returns ``out``."""
+    if not compiled.call("add_rows", out, np.asarray(index, dtype=np.int64),
+                         np.ascontiguousarray(values, dtype=np.float64))[0]:
+        np.add.at(out, index, values)
+    return out
 
 
 def unit_norm(F: np.ndarray, eps: float) -> np.ndarray:

@@ -30,7 +30,7 @@ from clirkit.npzio import load_npz, save_npz
 from clirkit.progress import progress, say
 from clirkit.run import Qrels, Run
 from clirkit.scs import losses
-from clirkit.scs.encoding import Rows, averaging_matrix, unit_norm, vocabulary_of
+from clirkit.scs.encoding import Rows, add_rows, averaging_matrix, unit_norm, vocabulary_of
 from clirkit.scs.optim import Adam
 from clirkit.scs.training import TrainingData, lookup, sample_negatives
 
@@ -362,10 +362,8 @@ class SCSModel(System):
         np.divide(r, (nG + self.eps) * nG, out=cg, where=nG > 0)
         gF = g[:, None] * (G * inv_den[:, None] - cf[:, None] * F)
         gG = g[:, None] * (F * inv_den[:, None] - cg[:, None] * G)
-        gFq = np.zeros_like(Fq)
-        np.add.at(gFq, qinv, gF)
-        gFd = np.zeros_like(Fd)
-        np.add.at(gFd, dinv, gG)
+        gFq = add_rows(np.zeros_like(Fq), qinv, gF)
+        gFd = add_rows(np.zeros_like(Fd), dinv, gG)
         grads = {"query": (Rq.words, Rq.back(gFq * (1.0 - Fq * Fq))),
                  "doc": (Rd.words, Rd.back(gFd * (1.0 - Fd * Fd)))}
         return loss, grads
