@@ -231,6 +231,15 @@ def add_verb(sub, name: str, help: str, func) -> argparse.ArgumentParser:
     return parser
 
 
+def add_verb_with_actions(sub, name: str, help: str, actions: list[str]):
+    """Register a verb made of actions (``clirkit ttable train``, ``clirkit datasets export``): the verb alone is
+    a one-line error naming ``actions``; returns the subparsers to add each action to (``dest="action"``)."""
+    named = ", ".join(actions[:-1]) + f" or {actions[-1]}" if len(actions) > 1 else actions[0]
+    p = add_verb(sub, name, help, lambda args: args.parser.error(f"choose an action: {named}"))
+    p.set_defaults(parser=p)
+    return p.add_subparsers(dest="action", metavar="ACTION")
+
+
 def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """``parser`` whose own errors (a missing option, an unknown choice, a missing value) are one line
     ``clirkit VERB: error: PROBLEM (see clirkit VERB --help)`` and exit status 2, without the usage block."""

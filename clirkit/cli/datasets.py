@@ -3,7 +3,7 @@ verbs read (:mod:`clirkit.datasets.export`), and building the collections made f
 (:func:`clirkit.datasets.build`)."""
 from __future__ import annotations
 
-from clirkit.cli.common import HelpFormatter, add_quiet, add_verb, checked, folder_name, one_line_errors
+from clirkit.cli.common import HelpFormatter, add_quiet, add_verb_with_actions, checked, folder_name, one_line_errors
 
 STATUS_NOTES = {
     "to build": "to build: clirkit datasets build NAME --from DIR (see clirkit datasets build --help for the files "
@@ -16,11 +16,8 @@ STATUS_NOTES = {
 def add_parser(sub) -> None:
     from clirkit import datasets
 
-    p = add_verb(sub, "datasets", "the known collections: list them, write one as plain files, build one from "
-                                  "downloaded files",
-                 lambda args: args.parser.error("choose an action: list, export or build"))
-    p.set_defaults(parser=p)
-    actions = p.add_subparsers(dest="action", metavar="ACTION")
+    actions = add_verb_with_actions(sub, "datasets", "the known collections: list them, write one as plain files, "
+                                                     "build one from downloaded files", ["list", "export", "build"])
 
     def action(name: str, help: str, description: str, run):
         a = actions.add_parser(name, help=help, description=description, formatter_class=HelpFormatter)

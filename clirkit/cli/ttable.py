@@ -11,7 +11,7 @@ from clirkit.cli.common import (
     add_language_options,
     add_quiet,
     add_stemmer_option,
-    add_verb,
+    add_verb_with_actions,
     analysis_settings,
     checked,
     nonnegative_int,
@@ -106,11 +106,9 @@ def load_table_args(args, path: str, fmt: str, *, require_languages: bool = Fals
 def add_parser(sub) -> None:
     from clirkit.cli.params import tokenize_jobs
 
-    p = add_verb(sub, "ttable", "translation tables p(e|f): train (IBM Model 1), from-alignments, show, prune, "
-                                "convert",
-                 lambda args: args.parser.error("choose an action: train, from-alignments, show, prune or convert"))
-    p.set_defaults(parser=p)
-    actions = p.add_subparsers(dest="action", metavar="ACTION")
+    actions = add_verb_with_actions(sub, "ttable", "translation tables p(e|f): train (IBM Model 1), from-alignments, "
+                                                   "show, prune, convert",
+                                    ["train", "from-alignments", "show", "prune", "convert"])
 
     t = actions.add_parser("train", help="train p(target|source) with IBM Model 1 on a parallel corpus",
                            description="Train a lexical table with IBM Model 1 (EM from the uniform table, "
