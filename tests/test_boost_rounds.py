@@ -180,6 +180,24 @@ def test_set_up_in_small_slices_equals_set_up_in_one(monkeypatch):
 
 
 @pytest.mark.parametrize("bits", [24, 5])
+def test_a_round_added_in_small_slices_of_pairs_equals_one_slice(bits, monkeypatch):
+    """A round's product entries hashed and added a few at a time: the same statistics, gains and rounds (a
+    bucket's gain recomputed in a later slice ends as if computed once)."""
+    import clirkit.boost.rounds as rounds
+
+    Q, D, t, sh, th = random_problem(seed=8)
+    whole = PairBooster(Q, D, t, src_hash=sh, tgt_hash=th, bits=bits, rule="exact")
+    a = whole.run(15, quiet=True)
+    monkeypatch.setattr(rounds, "_ENTRIES_PER_SLICE", 3)
+    sliced = PairBooster(Q, D, t, src_hash=sh, tgt_hash=th, bits=bits, rule="exact")
+    b = sliced.run(15, quiet=True)
+    for name in ("buckets", "alphas", "pair_src", "pair_tgt", "loss"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    for name in ("Wp", "Wm", "_gain", "w"):
+        np.testing.assert_array_equal(getattr(sliced, name), getattr(whole, name))
+
+
+@pytest.mark.parametrize("bits", [24, 5])
 def test_tuples_boosted_again_with_other_weights_take_the_pair_grouping_from_the_cache(bits):
     """A second beta's booster: the cached grouping (shared, not copied) and every array and round as made afresh."""
     Q, D, t, sh, th = random_problem(seed=7)

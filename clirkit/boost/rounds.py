@@ -45,6 +45,7 @@ RULES = ("exact", "r")
 _PAIRS_PER_CHUNK = 20_000_000  # pair occurrences per sparse product when computing statistics
 _BLOCK = 2048  # buckets per block of the block-maximum index used by choose()
 _HASH_SLICE = 1 << 22  # pairs (buckets) hashed (scored) at a time during set-up
+_ENTRIES_PER_SLICE = 1 << 20  # product entries hashed and added at a time in a round (bounds its temporaries)
 
 
 @dataclass
@@ -340,15 +341,20 @@ class PairBooster:
         return self.Qm[t.query[rows]], delta
 
     def _chunk_products(self, rows: np.ndarray, v: np.ndarray):
-        """(source ids, target ids, values, is_plus) of the pairs of the tuples ``rows`` weighted by ``v``.
+        """(source ids, target ids, values, is_plus) of the pairs of the tuples ``rows`` weighted by ``v``, in
+        slices of at most ``_ENTRIES_PER_SLICE`` pairs (the product's order, one after the other).
 
         An entry adds ``value`` to W+ of the pair when ``is_plus`` and to W-
         otherwise. A pair appears at most once per sign.
         """
         Qt, delta = self._delta(rows, v)
-        prod = (Qt.T.tocsr() @ delta).tocoo()
-        col = prod.col.astype(np.int64)
-        return prod.row.astype(np.int64), col >> 1, prod.data, (col & 1) == 0
+        prod = Qt.T.tocsr() @ delta
+        del Qt, delta
+        for a in range(0, prod.nnz, _ENTRIES_PER_SLICE):
+            b = min(a + _ENTRIES_PER_SLICE, prod.nnz)
+            src = np.searchsorted(prod.indptr, np.arange(a, b), side="right") - 1
+            col = prod.indices[a:b].astype(np.int64)
+            yield src, col >> 1, prod.data[a:b], (col & 1) == 0
 
     def _compact_buckets(self, src: np.ndarray, tgt: np.ndarray) -> np.ndarray:
         """Compact bucket index of each training pair (source id, target id)."""
@@ -475,16 +481,9 @@ class PairBooster:
         self.margin[rows] += alpha * x
         if len(rows):
             change = new - old
-            for sl in self._chunks(rows):
-                src, tgt, vals, is_plus = self._chunk_products(rows[sl], change[sl])
-                cb = self._compact_buckets(src, tgt)
-                np.add.at(self.Wp, cb[is_plus], vals[is_plus])
-                np.add.at(self.Wm, cb[~is_plus], vals[~is_plus])
-                gain = self._gains(self.Wp[cb], self.Wm[cb])
-                dropped = gain < self._gain[cb]
-                self._gain[cb] = gain
-                self._block_stale[cb[dropped] // _BLOCK] = True
-                np.maximum.at(self._block_max, cb // _BLOCK, gain)
+            for sl in self._chunks(rows):  # the gains of a bucket met again in a later slice are recomputed there
+                for src, tgt, vals, is_plus in self._chunk_products(rows[sl], change[sl]):
+                    self._add(src, tgt, vals, is_plus)
         self.w[rows] = new
         z = float(self.w.sum())
         self.loss *= z / self.wsum
@@ -496,6 +495,17 @@ class PairBooster:
             self._gain /= z
             self._block_max /= z
             self.wsum = 1.0
+
+    def _add(self, src: np.ndarray, tgt: np.ndarray, vals: np.ndarray, is_plus: np.ndarray) -> None:
+        """Add the product entries to W+ and W- (in order) and refresh their buckets' gains and blocks."""
+        cb = self._compact_buckets(src, tgt)
+        np.add.at(self.Wp, cb[is_plus], vals[is_plus])
+        np.add.at(self.Wm, cb[~is_plus], vals[~is_plus])
+        gain = self._gains(self.Wp[cb], self.Wm[cb])
+        dropped = gain < self._gain[cb]
+        self._gain[cb] = gain
+        self._block_stale[cb[dropped] // _BLOCK] = True
+        np.maximum.at(self._block_max, cb // _BLOCK, gain)
 
     def training_loss(self) -> float:
         """sum_t D_t exp(-margin_t) / sum_t D_t computed from the margins."""
