@@ -3,9 +3,9 @@ against another checkout of clirkit (e.g. the previous commit) measured in the s
 
 Usage:
     python eval/bench_boost.py prepare                      # once: the demo's inputs into --work
-    python eval/bench_boost.py psq-boost --old /tmp/old     # the demo's PSQ-Boost fit, old and new, --repeat 3
-    python eval/bench_boost.py bigram --old /tmp/old        # boost-train --ngram 2 --rounds 20: peak memory
-    git worktree add /tmp/old HEAD~N                        # a checkout of the code to compare with
+    python eval/bench_boost.py psq-boost --old ../clirkit-old     # the demo's PSQ-Boost fit, old and new, --repeat 3
+    python eval/bench_boost.py bigram --old ../clirkit-old        # boost-train --ngram 2 --rounds 20: peak memory
+    git worktree add ../clirkit-old HEAD~N                        # a checkout of the code to compare with
 
 ``prepare`` runs ``clirkit run`` on a PSQ-only copy of the demo's experiment (nave-en-es, IBM Model 1 with 5
 iterations, 400 dev queries seeded 0) to make the index and table, searches the 10,615 training and the
@@ -178,7 +178,7 @@ def main() -> None:
         fit_once(args.work, args.out)
     elif args.what == "psq-boost":
         if args.old is None:
-            sys.exit("psq-boost: give --old DIR, a checkout to compare with (git worktree add /tmp/old HEAD)")
+            sys.exit("psq-boost: give --old DIR, a checkout to compare with (git worktree add ../clirkit-old HEAD)")
         psq_boost(args.work, args.old, args.repeat)
     else:
         bigram(args.old, args.rounds)

@@ -25,8 +25,8 @@ same length), with the postings each reads.
 collections (baselines/README.md), one collection at a time, keeping ``OUT/sweep/NAME.json`` (a rerun skips
 what is there), then prints the table of mean dev and test MAP.
 
-    python -m venv /tmp/fastpsq-venv && /tmp/fastpsq-venv/bin/pip install fast-psq
-    python eval/bench_docpsq.py --fast-psq /tmp/fastpsq-venv/bin/python -o eval/results/docpsq
+    python -m venv ../fastpsq-venv && ../fastpsq-venv/bin/pip install fast-psq
+    python eval/bench_docpsq.py --fast-psq ../fastpsq-venv/bin/python -o eval/results/docpsq
     python eval/bench_docpsq.py --sweep -o eval/results/docpsq
 
 Not a test: timings vary by machine (and by load).

@@ -1,8 +1,8 @@
 """SCS training speed: this code (numpy, and compiled where numba is installed) against another checkout.
 
 Usage:
-    python eval/bench_scs.py --old /tmp/old            # git worktree add /tmp/old <commit to compare with>
-    python eval/bench_scs.py --old /tmp/old --batches 3000 --repeat 3
+    python eval/bench_scs.py --old ../clirkit-old            # git worktree add ../clirkit-old <commit to compare with>
+    python eval/bench_scs.py --old ../clirkit-old --batches 3000 --repeat 3
 
 The demo's SCS (``SCSModel(epochs=2, eps=0.25)``, otherwise defaults: dim 64, SOSL, batches of 128, 40
 negatives per query, LazyAdam) on the nave-en-es training queries: each variant trains the first
