@@ -41,11 +41,48 @@ def display_name(path: str | os.PathLike[str]) -> str:
     return "<stdin>" if str(path) == "-" else str(path)
 
 
+class _Prefixed(io.RawIOBase):
+    """A stream that gives back ``head`` (bytes already read) and then the rest of ``rest``: how a pipe, which
+    cannot seek, is read from its start after its first bytes were looked at."""
+
+    def __init__(self, head: bytes, rest: IO[bytes]) -> None:
+        self._head = head
+        self._rest = rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[override]
+        if self._head:
+            n = min(len(buffer), len(self._head))
+            buffer[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        return self._rest.readinto(buffer)
+
+
+def _decompressed(raw: IO[bytes]) -> Iterator[IO[bytes]]:
+    """``raw`` read from its start, gunzipped if its first two bytes are gzip's magic number; a pipe or a FIFO
+    (which cannot seek back) as well as a file."""
+    head = raw.read(2)
+    if raw.seekable():
+        raw.seek(-len(head), io.SEEK_CUR)
+        stream: IO[bytes] = raw
+    else:
+        stream = io.BufferedReader(_Prefixed(head, raw), buffer_size=1 << 16)
+    if head == b"\x1f\x8b":
+        with gzip.GzipFile(fileobj=stream) as gz:
+            yield io.BufferedReader(gz, buffer_size=1 << 20)  # 2-3x faster line iteration
+    else:
+        yield stream
+
+
 @contextlib.contextmanager
 def open_binary(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
-    """Open ``path`` for reading bytes; ``-`` is stdin; ``.gz`` is decompressed."""
+    """Open ``path`` for reading bytes; ``-`` is stdin; a gzip stream (``.gz`` or not, a pipe as well as a
+    file) is decompressed."""
     if str(path) == "-":
-        yield sys.stdin.buffer
+        yield from _decompressed(sys.stdin.buffer)
         return
     p = Path(path)
     if not p.exists():
@@ -53,13 +90,7 @@ def open_binary(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
     if p.is_dir():
         raise ClirkitError(f"{p}: is a directory, expected a file")
     with open(p, "rb") as raw:
-        if raw.read(2) == b"\x1f\x8b":
-            raw.seek(0)
-            with gzip.GzipFile(fileobj=raw) as gz:
-                yield io.BufferedReader(gz, buffer_size=1 << 20)  # 2-3x faster line iteration
-        else:
-            raw.seek(0)
-            yield raw
+        yield from _decompressed(raw)
 
 
 TO_UTF8 = "; convert the file to UTF-8 (from Latin-1: `iconv -f latin1 -t utf-8 FILE > NEW`)"

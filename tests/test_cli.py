@@ -76,7 +76,9 @@ def _interrupt(tmp_path, delay: float, between: str = "") -> tuple[int, str]:
 
     script = tmp_path / "clirkit"
     script.write_text(_CONSOLE_SCRIPT.format(between=between), encoding="utf-8")
-    (tmp_path / "docs.tsv").write_text("d1\tel principio\nd2\tla luz\n", encoding="utf-8")
+    # enough documents that the command is still indexing when the last delay is over, on a fast machine too
+    lines = (f"d{i}\tel principio {i} la luz {i % 977} de la tierra {i % 313}\n" for i in range(60_000))
+    (tmp_path / "docs.tsv").write_text("".join(lines), encoding="utf-8")
     child = subprocess.Popen([sys.executable, str(script), "index", str(tmp_path / "docs.tsv"), "-o",
                               str(tmp_path / "ix.npz"), "--lang", "es", "-q"], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)

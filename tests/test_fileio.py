@@ -106,6 +106,30 @@ def test_dash_reads_stdin_and_is_named_stdin_in_errors(monkeypatch):
     assert display_name("-") == "<stdin>" and display_name("runs/psq.run") == "runs/psq.run"
 
 
+@pytest.mark.parametrize("compress", [False, True], ids=["plain", "gzip"])
+def test_a_pipe_that_cannot_seek_is_read_from_its_first_byte(tmp_path, compress):
+    # a FIFO stands for `<(command)` and `command | clirkit ... -`: the first bytes are looked at for gzip's
+    # magic number and must not be lost, since a pipe cannot seek back
+    import threading
+
+    fifo = tmp_path / "docs.fifo"
+    os.mkfifo(fifo)
+    data = gzip.compress(_bytes(LINES), mtime=0) if compress else _bytes(LINES)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(data))
+    writer.start()
+    assert list(iter_lines(fifo)) == [(1, LINES[0]), (2, LINES[1]), (3, LINES[2])]
+    writer.join()
+
+
+def test_gzip_on_stdin_is_decompressed_and_a_seekable_stdin_is_read_from_where_it_stands(monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(gzip.compress(_bytes(LINES[:1]), mtime=0))))
+    assert list(iter_lines("-")) == [(1, LINES[0])]
+    stream = io.BytesIO(_bytes(LINES))
+    stream.seek(len(_bytes(LINES[:1])))
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(stream))
+    assert list(iter_lines("-")) == [(1, LINES[1]), (2, LINES[2])]
+
+
 def test_open_binary_decompresses_gzip(tmp_path):
     path = tmp_path / "docs.tsv.gz"
     path.write_bytes(gzip.compress(_bytes(LINES)))
