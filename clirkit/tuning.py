@@ -5,7 +5,9 @@ Kept apart from the fusion methods (:mod:`clirkit.fusion`), as ranx keeps
 once (:func:`clirkit.fusion.align.align`) and sum-normalizes them once
 (:func:`clirkit.fusion.interpolation.sum_normalized`); each grid point is then
 one weighted sum and one evaluation, giving the same numbers as calling
-:func:`clirkit.fusion.interpolate` at every point.
+:func:`clirkit.fusion.interpolate` at every point. With an :func:`evaluator`'s
+objective no fused run is made: the pairs' grades are looked up once and each
+point is ranked by a per-query top-k on the aligned codes (:class:`_PairGrades`).
 
 - :func:`tune_kappa`: two runs, weights ``(kappa, 1 - kappa)`` over :func:`kappa_grid`;
 - :func:`tune_weights`: any number of runs, weight vectors over :func:`weight_grid`;
@@ -24,9 +26,9 @@ from typing import Callable, Iterable, Iterator, Sequence
 import numpy as np
 
 from clirkit.errors import ClirkitError
-from clirkit.fusion.align import align
-from clirkit.fusion.interpolation import sum_normalized, transform_list, weighted_sum
-from clirkit.run import Qrels, Run
+from clirkit.fusion.align import AlignedRuns, align
+from clirkit.fusion.interpolation import combined, sum_normalized, transform_list, weighted_sum
+from clirkit.run import Qrels, Run, take_strings
 
 
 @dataclass(frozen=True, eq=False)
@@ -198,11 +200,21 @@ def evaluator(qrels: Qrels, measure: str = "AP", *, depth: int = 1000,
             raise ClirkitError(f"{len(unjudged)} of the {len(queries)} queries to average over are not judged "
                                f"in the qrels (e.g. {str(unjudged[0])!r}); average over judged queries only")
         qrels = qrels.subset(queries)
+    return _Evaluator(qrels, name, depth)
 
-    def evaluate(run: Run) -> float:
-        return metrics.evaluate(run, qrels, [name], depth=depth, average="qrels").mean()[name]
 
-    return evaluate
+class _Evaluator:
+    """What :func:`evaluator` returns: ``run -> mean measure``, whose qrels, measure and depth a sweep reads to
+    evaluate its grid points on the aligned pairs (:class:`_PairGrades`) instead of on fused runs."""
+
+    def __init__(self, qrels: Qrels, measure: str, depth: int) -> None:
+        self.qrels, self.measure, self.depth = qrels, measure, depth
+
+    def __call__(self, run: Run) -> float:
+        from clirkit import metrics
+
+        return metrics.evaluate(run, self.qrels, [self.measure], depth=self.depth, average="qrels").mean()[
+            self.measure]
 
 
 def tune_kappa(run1: Run, run2: Run, evaluate: Callable[[Run], float] | Qrels, *, measure: str = "AP",
@@ -278,6 +290,104 @@ def _sweep(cls: type[WeightSweep], runs: list[Run], grid: np.ndarray, evaluate: 
     names = transform_list(transform, len(runs))
     aligned = align(runs, depth)  # once: only the weights change along the grid
     normalized = sum_normalized(aligned, names)
-    scores = np.array([float(evaluate(weighted_sum(aligned, normalized, w, names, depth=depth))) for w in grid],
-                      dtype=np.float64)
+    graded = _PairGrades.of(aligned, evaluate, depth) if isinstance(evaluate, _Evaluator) else None
+    if graded is not None:
+        scores = np.array([graded.mean(combined(aligned, normalized, w)) for w in grid], dtype=np.float64)
+    else:
+        scores = np.array([float(evaluate(weighted_sum(aligned, normalized, w, names, depth=depth)))
+                           for w in grid], dtype=np.float64)
     return cls(grid, scores, measure, tuple(names))
+
+
+class _PairGrades:
+    """The dev evaluation of interpolated runs made on the aligned pairs, for many weight vectors: each pair's
+    grade is looked up once, and a grid point's fused scores are evaluated without making its run.
+
+    The run :meth:`AlignedRuns.ranked` would make holds each query's top ``depth`` pairs (:class:`TopK`); the
+    evaluation (:func:`clirkit.metrics.evaluate`) re-ranks them by score as a 32-bit float, descending, ties by
+    docid descending. Every built-in measure reads only where the rows of positive grade land, so only those
+    are placed: one integer key per kept pair (query, float32 score, docid) sorted, and each positive pair's
+    rank found among them. The measure is then computed on the same rows in the same order as
+    :func:`clirkit.metrics.evaluate` computes it, so each grid point scores the same bits as evaluating its run.
+    """
+
+    def __init__(self, aligned: AlignedRuns, evaluation: _Evaluator, depth: int, judged, group_of: np.ndarray,
+                 group_code: np.ndarray, positive: np.ndarray, grades: np.ndarray) -> None:
+        from clirkit.metrics import parse_measure
+
+        self.top = aligned.top_k(depth)
+        self.judged, self.group_code = judged, group_code
+        spec = parse_measure(evaluation.measure)
+        self.compute, self.cutoff, self.level = spec.definition.compute, spec.cutoff, spec.level(1, 2)
+        self.measured = spec.name
+        n_groups = len(group_code)
+        self.pair_group = group_of[aligned.pair_q]
+        kept = np.minimum(np.bincount(self.pair_group[self.pair_group >= 0], minlength=n_groups), depth)
+        self.kept_before = np.cumsum(kept) - kept  # a group's first place among the kept pairs' sorted keys
+        rows = kept if evaluation.depth is None else np.minimum(kept, evaluation.depth)  # evaluated rows
+        self.group = np.repeat(np.arange(n_groups), rows)
+        self.starts = np.cumsum(rows) - rows
+        self.rank = np.arange(len(self.group), dtype=np.int64) - np.repeat(self.starts, rows) + 1
+        self.rows = rows
+        self.doc_bits = int(len(aligned.ud)).bit_length()
+        self.fixed_key = (np.maximum(self.pair_group, 0) << (32 + self.doc_bits)) | (len(aligned.ud) - aligned.pair_d)
+        unjudged = self.pair_group < 0
+        self.unjudged = unjudged if unjudged.any() else None
+        self.positive, self.grades = positive, grades
+        self.qrels_order = judged.codes_of(np.asarray(evaluation.qrels.query_ids))  # the rows averaged
+
+    @classmethod
+    def of(cls, aligned: AlignedRuns, evaluation: _Evaluator, depth: int) -> _PairGrades | None:
+        """The evaluation of ``evaluation`` on ``aligned`` cut to ``depth``; None where a fused run must be
+        made and evaluated instead: a measure registered outside clirkit (it may read grades below 1), no run
+        query judged (the evaluation's error is then the user's), or keys wider than 64 bits."""
+        from clirkit.metrics import _JudgedQueries, _lookup_grades, parse_measure
+
+        if parse_measure(evaluation.measure).definition.compute.__module__ != "clirkit.measures":
+            return None
+        judged = _JudgedQueries(evaluation.qrels)
+        code = judged.codes_of(aligned.uq)
+        by_rank = np.argsort(aligned.query_rank)  # the fused run's queries: first-appearance order
+        groups = by_rank[code[by_rank] >= 0]  # ... those the qrels judge
+        if not len(groups) or len(groups).bit_length() + 32 + int(len(aligned.ud)).bit_length() > 63:
+            return None
+        group_of = np.full(aligned.n_queries, -1, dtype=np.int64)
+        group_of[groups] = np.arange(len(groups))
+        # the pairs of judged documents of judged queries, looked up once
+        judged_doc = np.isin(aligned.ud, np.unique(evaluation.qrels.docids))
+        candidates = np.flatnonzero((group_of[aligned.pair_q] >= 0) & judged_doc[aligned.pair_d])
+        grades = _lookup_grades(code[aligned.pair_q[candidates]], take_strings(aligned.ud, aligned.pair_d[candidates]),
+                                judged, unique_pairs=True)
+        positive = grades > 0
+        return cls(aligned, evaluation, depth, judged, group_of, code[groups], candidates[positive],
+                   grades[positive])
+
+    def mean(self, fused: np.ndarray) -> float:
+        """The mean measure of the run :meth:`AlignedRuns.ranked` makes of ``fused`` (one score per pair)."""
+        from clirkit.metrics import Evaluation, RankedQueries
+
+        kept = self.top.mask(fused)
+        if self.unjudged is not None:
+            kept &= ~self.unjudged
+        place = np.searchsorted(np.sort(self._keys(fused, np.flatnonzero(kept))), self._keys(fused, self.positive))
+        group = self.pair_group[self.positive]
+        rank = place - self.kept_before[group] + 1  # (a rank among the kept pairs: only those kept are placed)
+        placed = np.flatnonzero(kept[self.positive] & (rank <= self.rows[group]))
+        grades = np.zeros(len(self.group), dtype=np.int64)
+        grades[self.starts[group[placed]] + rank[placed] - 1] = self.grades[placed]
+        ranking = RankedQueries(self.group, self.rank, grades, self.starts, self.judged, self.group_code)
+        values = self.compute(ranking, self.cutoff, self.level).reshape(-1, 1)
+        table = np.zeros((len(self.judged.ids), 1), dtype=np.float64)
+        table[self.group_code] = values
+        return Evaluation((self.measured,), self.judged.ids[self.qrels_order], table[self.qrels_order],
+                          "qrels").mean()[self.measured]
+
+    def _keys(self, fused: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+        """One int64 key per pair of ``pairs`` (of judged queries), ascending in the evaluation's order: group,
+        score as a 32-bit float descending, docid descending."""
+        with np.errstate(over="ignore"):
+            bits = (fused[pairs].astype(np.float32) + np.float32(0)).view(np.uint32)  # (+0: -0.0 is 0.0)
+        ascending = np.where(bits >> 31, ~bits, bits | np.uint32(1 << 31))  # ascending as the float
+        keys = (~ascending).astype(np.int64) << self.doc_bits
+        keys |= self.fixed_key[pairs]
+        return keys

@@ -165,6 +165,21 @@ def test_align_numbers_each_query_document_pair_once_across_runs():
     assert al.query_rank.tolist() == [0, 1, 2]
 
 
+@pytest.mark.parametrize("depth", [1, 3, 8, 50])
+def test_the_top_k_of_the_aligned_pairs_are_the_rows_the_ranking_keeps_ties_at_the_cut_by_docid(depth):
+    rng = np.random.default_rng(depth)
+    q = np.repeat(["q1", "q2", "q3"], [5, 12, 20])
+    d = np.array([f"Gen.1.{i}" for i in range(len(q))])
+    aligned = align([Run(q, d, np.zeros(len(q)))], None)
+    top = aligned.top_k(depth)
+    for _ in range(5):
+        scores = rng.integers(0, 3, size=aligned.n_pairs) / 2  # many ties, at the cut too
+        ranked = aligned.ranked(scores, depth, "t")
+        kept = {(a, b) for a, b in zip(ranked.qids.tolist(), ranked.docids.tolist())}
+        mask = top.mask(scores)
+        assert {(aligned.uq[aligned.pair_q[i]], aligned.ud[aligned.pair_d[i]]) for i in np.flatnonzero(mask)} == kept
+
+
 def test_align_cuts_each_run_to_depth_and_needs_a_run():
     al = align([A, B], depth=1)
     assert [len(r) for r in al.runs] == [2, 2]  # A: q1 top 1, q2; B: q1 top 1, q3

@@ -6,6 +6,8 @@ import pytest
 
 from clirkit.errors import ClirkitError
 from clirkit.fusion import interpolate
+from clirkit.fusion.align import align
+from clirkit.fusion.interpolation import sum_normalized, weighted_sum
 from clirkit.run import Qrels, Run
 from clirkit.tuning import (
     KappaSweep,
@@ -163,3 +165,49 @@ def test_evaluator_over_covered_queries_averages_only_the_judged_queries_the_run
         evaluator(qrels, "AP", queries=["q1", "q9"])
     with pytest.raises(ClirkitError, match="no queries to average over"):
         evaluator(qrels, "AP", queries=[])
+
+
+def _tied_runs(seed: int, n_runs: int = 3, queries: int = 6, per_query: int = 12):
+    """Runs with few distinct scores (ties in float64 and in float32) over overlapping documents."""
+    rng = np.random.default_rng(seed)
+    runs = []
+    for i in range(n_runs):
+        q = np.repeat([f"q{j}" for j in range(queries)], per_query)
+        d = np.array([f"Gen.{k % 5}.{k}" for k in rng.integers(0, 40, size=len(q))])
+        keep = np.unique(np.char.add(np.char.add(q, " "), d), return_index=True)[1]
+        scores = rng.integers(0, 4, size=len(keep)) * (1.0 + 1e-9 * rng.integers(0, 2, size=len(keep)))
+        runs.append(Run.ranked(q[keep], d[keep], scores, tag=f"r{i}"))
+    return runs
+
+
+@pytest.mark.parametrize("measure", ["AP", "nDCG@5", "P@3", "RR", "NumRet", "PRES@10", "Rprec", "R@5", "Success@2",
+                                     "P_mr@1", "AP(rel=2)", "NumRelRet"])
+@pytest.mark.parametrize("fuse_depth, eval_depth", [(7, 1000), (7, 4), (100, 5)])
+def test_the_sweep_scores_each_point_as_evaluating_the_fused_run_does_bit_for_bit(measure, fuse_depth, eval_depth,
+                                                                                   monkeypatch):
+    # the sweep evaluates the aligned pairs' grades, looked up once; the old computation made and evaluated the
+    # fused run of every point: ties at the depth cut and in float32, graded and negative judgments, a judged
+    # query the runs miss and a run query the qrels do not judge
+    runs = _tied_runs(5)
+    rng = np.random.default_rng(6)
+    judged = [f"q{j}" for j in range(5)] + ["q9"]
+    qrels = Qrels(np.repeat(judged, 15), [f"Gen.{k % 5}.{k}" for k in rng.integers(0, 40, size=90)],
+                  rng.integers(-1, 3, size=90))
+    keep = np.unique(np.char.add(np.char.add(qrels.qids, " "), qrels.docids), return_index=True)[1]
+    qrels = Qrels(qrels.qids[np.sort(keep)], qrels.docids[np.sort(keep)], qrels.rels[np.sort(keep)])
+    objective = evaluator(qrels, measure, depth=eval_depth)
+    with monkeypatch.context() as patched:  # no fused run is made
+        patched.setattr("clirkit.tuning.weighted_sum", None)
+        sweep = tune_weights(runs, objective, step=0.25, transform="none", depth=fuse_depth)
+    aligned = align(runs, fuse_depth)
+    normalized = sum_normalized(aligned, ["none"] * 3)
+    old = [objective(weighted_sum(aligned, normalized, w, ["none"] * 3, depth=fuse_depth)) for w in sweep.weights]
+    assert sweep.scores.tolist() == old
+    assert measure == "NumRet" or len(set(old)) > 1  # (the number retrieved does not depend on the weights)
+
+
+def test_a_sweep_with_an_objective_of_its_own_evaluates_each_fused_run():
+    runs = _tied_runs(7, n_runs=2)
+    seen = []
+    sweep = tune_weights(runs, lambda run: seen.append(len(run)) or float(len(seen)), step=0.5)
+    assert sweep.scores.tolist() == [1.0, 2.0, 3.0] and len(seen) == 3

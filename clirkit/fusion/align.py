@@ -6,7 +6,8 @@ integer pair number: ids are grouped by a verified 64-bit hash
 codes. Per-query sums, minima and maxima then become ``bincount``/``reduceat``
 segment reductions and the output ranking is one integer ``lexsort``
 (:meth:`AlignedRuns.ranked`): nothing is looped per document. Tuning aligns
-once and re-weights many times (:mod:`clirkit.tuning`).
+once and re-weights many times (:mod:`clirkit.tuning`), selecting each
+query's top ``depth`` with :class:`TopK` instead of ranking every pair.
 """
 from __future__ import annotations
 
@@ -54,6 +55,10 @@ class AlignedRuns:
         """Number of distinct (query, document) pairs over all runs."""
         return len(self.pair_q)
 
+    def top_k(self, depth: int) -> TopK:
+        """The per-query top ``depth`` of these pairs, for many score vectors (:class:`TopK`)."""
+        return TopK(self.pair_q, self.n_queries, depth)
+
     def ranked(self, scores: np.ndarray, depth: int, tag: str) -> Run:
         """The pairs as a run, top ``depth`` per query.
 
@@ -76,6 +81,55 @@ class AlignedRuns:
         del order, starts
         return Run.from_groups(self.uq[by_rank], np.minimum(sizes, depth), take_strings(self.ud, self.pair_d[keep]),
                                scores[keep], tag=tag)
+
+
+class TopK:
+    """Which pairs are in their query's top ``depth`` in the order of :meth:`AlignedRuns.ranked` (score
+    descending, ties by docid ascending), for many score vectors over the same pairs.
+
+    Made once per alignment and depth (:meth:`AlignedRuns.top_k`): the queries with more than ``depth`` pairs
+    are laid out in a padded (query x pair) matrix; each :meth:`mask` is one ``np.partition`` of its rows (the
+    ``depth``-th best score of each such query) and a few passes over their pairs, where a full ranking is a
+    sort of every pair. On runs aligned at ``depth`` a query has at most (runs x ``depth``) pairs, so the
+    matrix holds at most as many cells per deep query.
+    """
+
+    def __init__(self, pair_q: np.ndarray, n_queries: int, depth: int) -> None:
+        sizes = np.bincount(pair_q, minlength=n_queries)
+        deep = np.flatnonzero(sizes > depth)
+        self.n_pairs, self.depth = len(pair_q), depth
+        self.sizes = sizes[deep]  # pairs of each deep query (pairs of a query are contiguous, by docid)
+        first = (np.cumsum(sizes) - sizes)[deep]
+        self.row = np.repeat(np.arange(len(deep)), self.sizes)  # of each pair of a deep query, in pair order
+        self.starts = np.cumsum(self.sizes) - self.sizes  # where each deep query's pairs begin among them
+        col = np.arange(len(self.row)) - np.repeat(self.starts, self.sizes)
+        self.pairs = np.repeat(first, self.sizes) + col
+        self.width = int(self.sizes.max()) if len(deep) else 0
+        self.cells = self.row * self.width + col  # each pair's place in the padded matrix (row-major)
+        self._matrix: np.ndarray | None = None  # the deep queries' scores, padded with -inf; made on first use
+
+    def mask(self, scores: np.ndarray) -> np.ndarray:
+        """True for the pairs in their query's top ``depth`` by ``scores`` (one finite score per pair),
+        ties at the cut taken in docid order: the rows :meth:`AlignedRuns.ranked` keeps."""
+        if not len(self.sizes):
+            return np.ones(self.n_pairs, dtype=bool)
+        s = scores[self.pairs] if len(self.pairs) < self.n_pairs else scores
+        if self._matrix is None:
+            self._matrix = np.full((len(self.sizes), self.width), -np.inf)
+        self._matrix.ravel()[self.cells] = s  # (the padding stays -inf)
+        cut = np.partition(self._matrix, self.width - self.depth, axis=1)[:, self.width - self.depth][self.row]
+        above = s > cut
+        room = self.depth - np.add.reduceat(above, self.starts, dtype=np.int64)  # places left for the cut's ties
+        tied = np.flatnonzero(s == cut)  # few: at least the cut of each query
+        rows = self.row[tied]
+        first = np.flatnonzero(np.concatenate(([True], rows[1:] != rows[:-1])))
+        nth = np.arange(len(tied)) - np.repeat(first, np.diff(np.append(first, len(tied))))  # in docid order
+        above[tied[nth < room[rows]]] = True
+        if len(self.pairs) == self.n_pairs:
+            return above
+        keep = np.ones(self.n_pairs, dtype=bool)
+        keep[self.pairs] = above
+        return keep
 
 
 def factorize(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

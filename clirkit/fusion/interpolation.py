@@ -123,10 +123,10 @@ def weighted_sum(aligned: AlignedRuns, normalized: Sequence[np.ndarray], weights
     Returns:
         The run over the union of the input lists (ties: docid ascending).
     """
-    return aligned.ranked(_combined(aligned, normalized, weights), depth, _tag(weights, transforms, tag))
+    return aligned.ranked(combined(aligned, normalized, weights), depth, _tag(weights, transforms, tag))
 
 
-def _combined(aligned: AlignedRuns, normalized: Sequence[np.ndarray], weights: Sequence[float]) -> np.ndarray:
+def combined(aligned: AlignedRuns, normalized: Sequence[np.ndarray], weights: Sequence[float]) -> np.ndarray:
     """``sum_i weights[i] * normalized[i]`` over the aligned pairs (float64)."""
     fused = np.zeros(aligned.n_pairs, dtype=np.float64)
     for wi, contribution in zip(weights, normalized):
@@ -179,7 +179,7 @@ def interpolate(runs: Sequence[Run], weights: Sequence[float] | None = None, *,
     w = _check_weights(weights, len(runs))
     names = transform_list(transform, len(runs))
     aligned = align(runs, depth)
-    fused = _combined(aligned, sum_normalized(aligned, names), w)  # (the normalized scores freed before ranking)
+    fused = combined(aligned, sum_normalized(aligned, names), w)  # (the normalized scores freed before ranking)
     return aligned.ranked(fused, depth, _tag(w, names, tag))
 
 
