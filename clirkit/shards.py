@@ -44,13 +44,13 @@ from clirkit.npzio import (
     require_field,
     save_npz,
 )
+from clirkit.parallel import BACKENDS  # noqa: F401  (the backends a sharded index searches with)
 
 if TYPE_CHECKING:
     from clirkit.shardsearch import ShardedBM25, _Part, _Shard
 
 KIND = "sharded-index"
 FORMAT_VERSION = 1
-BACKENDS = ("loky", "threading", "dask")  # clirkit.boost.bagging's (imported from there only when dask runs)
 _RECORD = {"n_docs": ("int", 1), "n_terms": ("int", 0), "n_postings": ("int", 0), "bytes": ("int", 0)}
 
 

@@ -9,9 +9,9 @@ shard order then in the shard's order (docid ascending: shards hold increasing d
 ``depth``: the unsharded run, byte for byte. Pirkola queries (``df_union``) first count, shard by shard, the
 documents holding any of a term's translations, and give each shard the sums.
 
-Shards run through joblib: ``loky`` worker processes, ``threading``, or the ``dask`` backend on a
-distributed cluster (the backends of :mod:`clirkit.boost.bagging`; the workers open the shard files, so a
-cluster needs them on a shared file system). Searching in this process (one job, or threads), the
+Shards run through :func:`clirkit.parallel.run_tasks`: joblib's ``loky`` worker processes, ``threading``, or
+``dask`` on a distributed cluster (the workers open the shard files, so a cluster needs them on a shared file
+system). Searching in this process (one job, or threads), the
 :class:`~clirkit.shards.ShardedIndex` keeps the shards it opened; a loky or dask worker process keeps the
 ceil(shards / jobs)
 it opened last (keyed by path, size and modification time), and a task there takes a shard its worker holds
@@ -45,9 +45,10 @@ from clirkit.bm25 import (
 )
 from clirkit.errors import ClirkitError
 from clirkit.index import Index
+from clirkit.parallel import check_backend, run_tasks
 from clirkit.query import StructuredQueries
 from clirkit.run import Run
-from clirkit.shards import BACKENDS, ShardedIndex
+from clirkit.shards import ShardedIndex
 
 _MERGE_CELLS = 4_000_000  # padded (queries x rows) block of the merge
 
@@ -72,8 +73,7 @@ class ShardedBM25:
         if queries.translations.shape[1] != ix.n_terms:
             raise ValueError(f"structured queries address {queries.translations.shape[1]} target terms, "
                              f"the sharded index has {ix.n_terms}")
-        if ix.backend not in BACKENDS:
-            raise ClirkitError(f"unknown backend {ix.backend!r}; choose one of {', '.join(BACKENDS)}")
+        check_backend(ix.backend)
         union = None
         if queries.df_union and queries.translations.nnz:  # Pirkola: documents holding any translation, summed
             counts = _run(_union_part, (queries.translations,), ix, "counting", quiet)
@@ -101,19 +101,8 @@ def _run(function, args: tuple, index: ShardedIndex, desc: str, quiet: bool) -> 
     else:  # each task ships its own shard only (it may be in memory)
         tasks = [(function, (_Work({i: p}, keep), i, *args), {}) for i, p in enumerate(parts)]
     try:
-        if index.backend == "dask":
-            from clirkit.boost.bagging import _run_dask
-
-            done = _run_dask(tasks, index.scheduler, quiet)
-        elif index.jobs == 1 or len(tasks) == 1:
-            done = [f(*a, **k) for f, a, k in tasks]
-        else:
-            from joblib import Parallel
-
-            from clirkit.progress import progress
-
-            runner = Parallel(n_jobs=index.jobs, backend=index.backend, return_as="generator")
-            done = list(progress(runner(tasks), desc=desc, total=len(tasks), quiet=quiet, unit="shard"))
+        done = run_tasks(tasks, jobs=index.jobs, backend=index.backend, scheduler=index.scheduler, desc=desc,
+                         unit="shard", quiet=quiet)
     finally:
         if claims is not None:
             shutil.rmtree(claims, ignore_errors=True)

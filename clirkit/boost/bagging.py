@@ -1,9 +1,9 @@
-"""Bagging: S bags of tuples boosted independently through joblib, then averaged.
+"""Bagging: S bags of tuples boosted independently (:mod:`clirkit.parallel`), then averaged.
 
 Bag ``s`` is a sample of the tuples drawn with ``numpy.random.default_rng([seed, s])``,
 so its content depends only on (seed, s), never on which worker runs it or on
-how many workers there are. Bags run through ``joblib.Parallel`` with the
-``loky`` (processes), ``threading`` or ``dask`` backend; results come back in
+how many workers there are. Bags run through :func:`clirkit.parallel.run_tasks`
+(joblib's ``loky`` processes or ``threading``, or ``dask``); results come back in
 bag order, so the averaged model is byte-identical across backends.
 """
 from __future__ import annotations
@@ -17,8 +17,7 @@ from clirkit.boost.rounds import BoostResult, PairBooster, PairCache
 from clirkit.boost.scoring import DevEvaluator
 from clirkit.boost.tuples import Tuples
 from clirkit.errors import ClirkitError
-
-BACKENDS = ("loky", "threading", "dask")
+from clirkit.parallel import check_backend, run_tasks
 
 
 @dataclass
@@ -87,49 +86,17 @@ def train_bags(data: BoostData, params: BoostParams, *, bags: int = 1, fraction:
     """Train ``bags`` bags and return their results in bag order.
 
     Args:
-        jobs: parallel workers (joblib ``n_jobs``; ignored by the dask backend,
-            which uses the cluster's workers).
-        backend: ``"loky"``, ``"threading"`` or ``"dask"``.
-        scheduler: for dask, the scheduler address (``"tcp://host:8786"``) or a
-            ``distributed.Client``; required with the dask backend.
+        jobs, backend, scheduler: how the bags run (:func:`clirkit.parallel.run_tasks`: joblib workers,
+            ``"loky"``, ``"threading"`` or ``"dask"``, and for dask the scheduler address or a
+            ``distributed.Client``). One bag runs here, with its rounds' progress, unless on dask.
     """
     if bags < 1:
         raise ClirkitError(f"need at least 1 bag, got {bags}")
-    if backend not in BACKENDS:
-        raise ClirkitError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+    check_backend(backend)
     n = len(data.tuples)
     row_sets = [bag_rows(n, s, seed=seed, fraction=fraction, replace=replace) for s in range(bags)]
     if bags == 1 and (jobs == 1 or backend != "dask"):
         return [train_bag(data, params, row_sets[0], quiet=quiet)]
-    from joblib import Parallel, delayed
-
-    tasks = [delayed(train_bag)(data, params, rows, quiet=True, desc=f"bag {s + 1}")
+    tasks = [(train_bag, (data, params, rows), {"quiet": True, "desc": f"bag {s + 1}"})
              for s, rows in enumerate(row_sets)]
-    if backend == "dask":
-        return _run_dask(tasks, scheduler, quiet)
-    from clirkit.progress import progress
-
-    runner = Parallel(n_jobs=jobs, backend=backend, return_as="generator")
-    return list(progress(runner(tasks), desc="bags", total=bags, quiet=quiet, unit="bag"))
-
-
-def _run_dask(tasks, scheduler, quiet: bool) -> list[BoostResult]:
-    try:
-        from dask.distributed import Client
-    except ImportError:
-        raise ClirkitError("the dask backend needs the optional extra: pip install 'clirkit[dask]'") from None
-    from joblib import Parallel, parallel_config
-
-    if scheduler is None:
-        raise ClirkitError("the dask backend needs --scheduler ADDRESS (e.g. tcp://127.0.0.1:8786)")
-    own = isinstance(scheduler, str)
-    try:
-        client = Client(scheduler, set_as_default=False) if own else scheduler
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise ClirkitError(f"cannot reach the dask scheduler at {scheduler}: {exc}") from None
-    try:
-        with parallel_config(backend="dask", client=client):
-            return list(Parallel()(tasks))
-    finally:
-        if own:
-            client.close()
+    return run_tasks(tasks, jobs=jobs, backend=backend, scheduler=scheduler, desc="bags", unit="bag", quiet=quiet)

@@ -1,0 +1,73 @@
+"""Running independent tasks in parallel: joblib's ``loky`` (worker processes) or ``threading`` backend, or
+``dask`` on a distributed cluster.
+
+A task is a ``(function, args, kwargs)`` triple (what ``joblib.delayed`` makes). :func:`run_tasks` gives
+the results in task order whatever the backend and the number of workers, so what is made of them (a
+bagged model, a merged run) is the same bytes however it ran. Bagging (:mod:`clirkit.boost.bagging`) and
+the sharded search (:mod:`clirkit.shardsearch`) run through it. joblib and dask are imported only when
+tasks run in parallel.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from clirkit.errors import ClirkitError
+
+BACKENDS = ("loky", "threading", "dask")
+
+Task = tuple[Callable[..., Any], tuple, dict]
+
+
+def check_backend(backend: str) -> None:
+    """ClirkitError unless ``backend`` is one of :data:`BACKENDS`."""
+    if backend not in BACKENDS:
+        raise ClirkitError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+
+
+def run_tasks(tasks: Sequence[Task], *, jobs: int = 1, backend: str = "loky", scheduler=None,
+              desc: str = "tasks", unit: str = "task", quiet: bool = True) -> list:
+    """The result of every task, in task order.
+
+    Args:
+        jobs: joblib workers (``n_jobs``, -1 for one per core); with one job, or one task, the tasks run
+            here one after the other. The dask backend uses the cluster's workers whatever ``jobs`` is.
+        backend: ``"loky"``, ``"threading"`` or ``"dask"``.
+        scheduler: for dask, the scheduler's address (``"tcp://host:8786"``) or a ``distributed.Client``.
+        desc, unit, quiet: the progress bar on stderr (none for one task).
+    """
+    check_backend(backend)
+    if backend == "dask":
+        return run_dask(tasks, scheduler)
+    from clirkit.progress import progress
+
+    if jobs == 1 or len(tasks) == 1:
+        done = (function(*args, **kwargs) for function, args, kwargs in tasks)
+    else:
+        from joblib import Parallel
+
+        done = Parallel(n_jobs=jobs, backend=backend, return_as="generator")(tasks)
+    return list(progress(done, desc=desc, total=len(tasks), quiet=quiet or len(tasks) == 1, unit=unit))
+
+
+def run_dask(tasks: Sequence[Task], scheduler) -> list:
+    """The results of ``tasks`` run by the workers of the dask cluster at ``scheduler`` (an address, for which
+    a client is opened and closed here, or a ``distributed.Client``), through joblib's dask backend."""
+    try:
+        from dask.distributed import Client
+    except ImportError:
+        raise ClirkitError("the dask backend needs the optional extra: pip install 'clirkit[dask]'") from None
+    from joblib import Parallel, parallel_config
+
+    if scheduler is None:
+        raise ClirkitError("the dask backend needs --scheduler ADDRESS (e.g. tcp://127.0.0.1:8786)")
+    own = isinstance(scheduler, str)
+    try:
+        client = Client(scheduler, set_as_default=False) if own else scheduler
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise ClirkitError(f"cannot reach the dask scheduler at {scheduler}: {exc}") from None
+    try:
+        with parallel_config(backend="dask", client=client):
+            return list(Parallel()(tasks))
+    finally:
+        if own:
+            client.close()

@@ -1,0 +1,44 @@
+"""clirkit.parallel: tasks run on joblib's loky or threading backend (or dask) and come back in task order."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from clirkit.errors import ClirkitError
+from clirkit.parallel import BACKENDS, check_backend, run_tasks
+
+
+def _square_and_pid(x: int) -> tuple[int, int]:
+    return x * x, os.getpid()
+
+
+def _tasks(n: int) -> list:
+    return [(_square_and_pid, (x,), {}) for x in range(n)]
+
+
+@pytest.mark.parametrize("backend", ["loky", "threading"])
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_results_come_back_in_task_order_whatever_the_backend_and_workers(backend, jobs):
+    done = run_tasks(_tasks(7), jobs=jobs, backend=backend)
+    assert [square for square, _ in done] == [x * x for x in range(7)]
+
+
+def test_one_job_or_one_task_runs_in_this_process():
+    assert {pid for _, pid in run_tasks(_tasks(3), jobs=1, backend="loky")} == {os.getpid()}
+    assert [pid for _, pid in run_tasks(_tasks(1), jobs=2, backend="loky")] == [os.getpid()]
+
+
+def test_an_unknown_backend_names_the_backends():
+    with pytest.raises(ClirkitError, match="unknown backend 'mpi'; choose one of loky, threading, dask"):
+        run_tasks(_tasks(2), backend="mpi")
+    with pytest.raises(ClirkitError, match="unknown backend"):
+        check_backend("processes")
+    for backend in BACKENDS:
+        check_backend(backend)
+
+
+def test_the_dask_backend_needs_a_scheduler():
+    pytest.importorskip("dask.distributed")
+    with pytest.raises(ClirkitError, match="--scheduler ADDRESS"):
+        run_tasks(_tasks(2), backend="dask")
