@@ -30,6 +30,11 @@ from clirkit.formats import (
 )
 from clirkit.run import Qrels, Run
 
+# what the messages say to do (the remedies ending them)
+NUL = "; remove the NUL bytes (is it a binary file?)"
+LONG = "; check the line: an id is a short name (is a line break or a tab missing?)"
+GRADE = "; give an integer grade (0: not relevant; 1, 2, ...: relevant)"
+
 VERSES = {
     "Gen.1.1": "EN el principio crió Dios los cielos y la tierra.",
     "Gen.1.3": "Y dijo Dios: Sea la luz: y fué la luz.",
@@ -106,7 +111,8 @@ def test_tsv_query_line_without_tab_names_file_and_line(tmp_path):
 
 def test_duplicate_query_id_is_an_error_naming_the_first_line(tmp_path):
     path = write_text(tmp_path / "q.tsv", "q1\tluz\nq2\tagua\nq1\ttierra\n")
-    assert error_of(read_queries, path) == f"{path}:3: query id q1 appears twice (first at line 1)"
+    assert error_of(read_queries, path) == (f"{path}:3: query id q1 appears twice (first at line 1): give each query "
+                                            f"its own id, or remove the repeated query")
 
 
 def test_query_id_with_whitespace_is_an_error(tmp_path):
@@ -114,9 +120,10 @@ def test_query_id_with_whitespace_is_an_error(tmp_path):
     assert error_of(read_queries, path) == f"{path}:1: qid 'q 1' contains whitespace"
 
 
-def test_empty_query_file_is_reported_without_a_line(tmp_path):
+def test_empty_query_file_is_reported_without_a_line_with_what_a_queries_file_holds(tmp_path):
     path = write_text(tmp_path / "q.tsv", "\n  \n")
-    assert error_of(read_queries, path) == f"{path}: empty: no queries found"
+    assert error_of(read_queries, path) == (f"{path}: empty: no queries found; check the path (a queries file holds "
+                                            f"qid TAB text lines, JSONL records, or TREC, CLEF, NTCIR or HC4 topics)")
 
 
 def test_invalid_utf8_in_queries_names_file_and_line(tmp_path):
@@ -173,13 +180,15 @@ def test_trec_topics_with_closed_tags_clef_language_prefix_and_ignored_fields(tm
 
 
 @pytest.mark.parametrize("text, line, problem", [
-    ("<top>\n<num> Number: 401\n<title> luz\n", 1, "<top> is never closed by </top>"),
-    ("<top>\n<title> luz\n</top>\n", 1, "topic has no <num>"),
+    ("<top>\n<num> Number: 401\n<title> luz\n", 1, "<top> is never closed by </top>; add </top> at the end of the topic"),
+    ("<top>\n<title> luz\n</top>\n", 1, "topic has no <num>; give each topic its number"),
     ("<top>\n<num> Number: 401\n<desc> luz\n</top>\n", 1, "topic 401 has no <title>"),
     ("<top>\n<num> 401\n<title> a\n</top>\n<top>\n<num> 401\n<title> b\n</top>\n", 6,
-     "query id 401 appears twice (first at line 2)"),
-    ("<top>\n<num> 401\n<title> a\n</top>\nstray words\n", 5, "text outside <top> ... </top>: 'stray words'"),
-    ("<top>\n<num> 401\n<title> a\n<top>\n", 4, "<top> inside the topic opened at line 1 (missing </top>)"),
+     "query id 401 appears twice (first at line 2): give each topic its own id, or remove the repeated topic"),
+    ("<top>\n<num> 401\n<title> a\n</top>\nstray words\n", 5, "text outside <top> ... </top>: 'stray words'; remove it, or put it "
+                                                           "inside a topic's field"),
+    ("<top>\n<num> 401\n<title> a\n<top>\n", 4, "<top> inside the topic opened at line 1 (missing </top>); close that "
+                                            "topic with </top>"),
 ])
 def test_malformed_trec_topics_name_file_and_line(tmp_path, text, line, problem):
     path = write_text(tmp_path / "topics", text)
@@ -253,12 +262,13 @@ def test_document_line_without_tab_and_empty_docid_are_errors(tmp_path):
     path = write_text(tmp_path / "docs.tsv", "Gen.1.1\ta\nGen.1.3 Y dijo Dios\n")
     assert error_of(read_documents, path) == f"{path}:2: expected docid TAB text, found no tab"
     path = write_text(tmp_path / "docs2.tsv", "\tY dijo Dios\n")
-    assert error_of(lambda p: list(iter_documents(p)), path) == f"{path}:1: empty docid"
+    assert error_of(lambda p: list(iter_documents(p)), path) == f"{path}:1: empty docid; give each record its docid"
 
 
-def test_empty_document_file_is_an_error(tmp_path):
+def test_empty_document_file_is_an_error_saying_what_a_documents_file_holds(tmp_path):
     path = write_text(tmp_path / "docs.tsv", "")
-    assert error_of(read_documents, path) == f"{path}: empty: no documents found"
+    assert error_of(read_documents, path) == (f"{path}: empty: no documents found; check the path (a documents file "
+                                              f"holds docid TAB text lines or JSONL records)")
 
 
 def test_documents_round_trip_tsv_jsonl_and_gzip(tmp_path):
@@ -302,18 +312,20 @@ def test_three_column_qrels(tmp_path):
     ("q1 0 Gen.1.1 1 extra\n", "1: expected 4 columns (qid iter docid rel) or 3, got 5"),
     ("q1 0 Gen.1.1 1\nq1 Gen.1.3 1\n", "2: expected 4 columns (qid iter docid rel) like line 1, got 3"),
     ("q1 Gen.1.1 1\nq1 0 Gen.1.3 1\n", "2: expected 3 columns (qid docid rel) like line 1, got 4"),
-    ("q1 0 Gen.1.1 1\nq1 0 Gen.1.3 x\n", "2: relevance grade 'x' is not an integer"),
-    ("q1 0 Gen.1.1 1.5\n", "1: relevance grade '1.5' is not an integer"),
-    ("7 0 D1 1\n7 0 D2 0\n7 0 D1 2\n", "3: docid D1 appears twice for query 7 (first at line 1)"),
+    ("q1 0 Gen.1.1 1\nq1 0 Gen.1.3 x\n", "2: relevance grade 'x' is not an integer" + GRADE),
+    ("q1 0 Gen.1.1 1.5\n", "1: relevance grade '1.5' is not an integer" + GRADE),
+    ("7 0 D1 1\n7 0 D2 0\n7 0 D1 2\n", "3: docid D1 appears twice for query 7 (first at line 1): a document is "
+                                        "judged once per query; remove one of the two lines"),
 ])
 def test_bad_qrels_name_file_line_and_problem(tmp_path, text, problem):
     path = write_text(tmp_path / "qrels", text)
     assert error_of(read_qrels, path) == f"{path}:{problem}"
 
 
-def test_empty_qrels_is_an_error(tmp_path):
+def test_empty_qrels_is_an_error_saying_what_a_qrels_file_holds(tmp_path):
     path = write_text(tmp_path / "qrels", "")
-    assert error_of(read_qrels, path) == f"{path}: empty: no judgments found"
+    assert error_of(read_qrels, path) == (f"{path}: empty: no judgments found; check the path (a qrels file holds "
+                                          f"one judgment per line: qid iter docid rel, or qid docid rel)")
 
 
 def test_qrels_round_trip_writes_four_columns_with_iter_zero(tmp_path):
@@ -387,9 +399,10 @@ def test_run_line_numbers_count_skipped_blank_lines(tmp_path):
     assert error_of(read_run, path) == f"{path}:4: score 'x' is not a number"
 
 
-def test_empty_run_is_an_error(tmp_path):
+def test_empty_run_is_an_error_saying_what_a_run_file_holds(tmp_path):
     path = write_text(tmp_path / "a.run", "\n")
-    assert error_of(read_run, path) == f"{path}: empty: no results found"
+    assert error_of(read_run, path) == (f"{path}: empty: no results found; check the path (a run file holds one "
+                                        f"result per line: qid Q0 docid rank score tag)")
 
 
 def test_run_write_read_round_trip_is_bit_exact(tmp_path):
@@ -631,9 +644,10 @@ def test_naming_tsv_columns_says_line_one_is_a_header(tmp_path):
 
 def test_a_tsv_with_only_a_header_is_empty(tmp_path):
     path = write_text(tmp_path / "docs.tsv", "docid\ttext\n")
-    assert error_of(read_documents, path) == f"{path}: empty: no documents found"
+    assert error_of(read_documents, path).startswith(f"{path}: empty: no documents found; check the path")
     path = write_text(tmp_path / "q.tsv", "qid\ttext\n")
-    assert error_of(read_queries, path) == f"{path}: empty: no queries found (only a header line)"
+    assert error_of(read_queries, path) == (f"{path}: no queries found, only a header line: add the queries below it, "
+                                            f"one per line")
 
 
 def test_header_and_fields_that_do_not_apply_are_errors(tmp_path):
@@ -661,10 +675,10 @@ def test_choose_fields_is_the_rule_shared_with_the_ir_datasets_adapter():
 # --------------------------------------------------------------------------- ids the fuzzer broke (tests/test_fuzz.py)
 
 @pytest.mark.parametrize("text, problem", [
-    ("q1 0 Gen.1.1 1\nq1 0 " + "G" * 1001 + " 1\n", "2: docid of 1,001 characters (at most 1,000)"),
-    ("q1 0 Gen.1.1 1\n" + "q" * 1001 + " 0 Gen.1.3 1\n", "2: qid of 1,001 characters (at most 1,000)"),
-    ("q1 0 Gen.1.1 1\nq1 0 Gen.1.3\x00 1\n", "2: docid 'Gen.1.3\\x00' contains a NUL character"),
-    ("q1\x00 Gen.1.1 1\n", "1: qid 'q1\\x00' contains a NUL character"),
+    ("q1 0 Gen.1.1 1\nq1 0 " + "G" * 1001 + " 1\n", "2: docid of 1,001 characters (at most 1,000)" + LONG),
+    ("q1 0 Gen.1.1 1\n" + "q" * 1001 + " 0 Gen.1.3 1\n", "2: qid of 1,001 characters (at most 1,000)" + LONG),
+    ("q1 0 Gen.1.1 1\nq1 0 Gen.1.3\x00 1\n", "2: docid 'Gen.1.3\\x00' contains a NUL character" + NUL),
+    ("q1\x00 Gen.1.1 1\n", "1: qid 'q1\\x00' contains a NUL character" + NUL),
 ])
 def test_a_qrels_id_too_long_or_with_a_nul_is_an_error_not_a_huge_or_truncated_array(tmp_path, text, problem):
     # numpy string arrays are as wide as their longest id and drop trailing NULs: "Gen.1.3\0" became "Gen.1.3"
@@ -673,9 +687,9 @@ def test_a_qrels_id_too_long_or_with_a_nul_is_an_error_not_a_huge_or_truncated_a
 
 
 @pytest.mark.parametrize("line, problem", [
-    ("401 Q0 " + "G" * 5000 + " 2 1.0 bm25", "docid of 5,000 characters (at most 1,000)"),
-    ("401\x00 Q0 Gen.1.2 2 1.0 bm25", "qid '401\\x00' contains a NUL character"),
-    ("401 Q0 Gen.1.2\x00 2 1.0 bm25", "docid 'Gen.1.2\\x00' contains a NUL character"),
+    ("401 Q0 " + "G" * 5000 + " 2 1.0 bm25", "docid of 5,000 characters (at most 1,000)" + LONG),
+    ("401\x00 Q0 Gen.1.2 2 1.0 bm25", "qid '401\\x00' contains a NUL character" + NUL),
+    ("401 Q0 Gen.1.2\x00 2 1.0 bm25", "docid 'Gen.1.2\\x00' contains a NUL character" + NUL),
 ])
 def test_a_run_id_too_long_or_with_a_nul_is_an_error(tmp_path, line, problem):
     path = write_text(tmp_path / "a.run", "401 Q0 Gen.1.3 1 2.0 bm25\n402 Q0 Gen.1.2 1 1.0 bm25\n" + line + "\n")
@@ -684,13 +698,13 @@ def test_a_run_id_too_long_or_with_a_nul_is_an_error(tmp_path, line, problem):
 
 def test_a_run_tag_too_long_is_an_error_naming_the_first_line(tmp_path):
     path = write_text(tmp_path / "a.run", "401 Q0 Gen.1.3 1 2.0 " + "t" * 1001 + "\n")
-    assert error_of(read_run, path) == f"{path}:1: run tag of 1,001 characters (at most 1,000)"
+    assert error_of(read_run, path) == f"{path}:1: run tag of 1,001 characters (at most 1,000)" + LONG
 
 
 @pytest.mark.parametrize("path_name, text, problem", [
-    ("docs.tsv", "Gen.1.1\x00\tEN el principio\n", "1: docid 'Gen.1.1\\x00' contains a NUL character"),
+    ("docs.tsv", "Gen.1.1\x00\tEN el principio\n", "1: docid 'Gen.1.1\\x00' contains a NUL character" + NUL),
     ("docs.jsonl", '{"docid": "Gen.1.1\\u0000", "text": "EN el principio"}\n',
-     "1: docid 'Gen.1.1\\x00' contains a NUL character"),
+     "1: docid 'Gen.1.1\\x00' contains a NUL character" + NUL),
 ])
 def test_a_document_id_with_a_nul_is_an_error(tmp_path, path_name, text, problem):
     path = write_text(tmp_path / path_name, text)
@@ -699,7 +713,7 @@ def test_a_document_id_with_a_nul_is_an_error(tmp_path, path_name, text, problem
 
 def test_a_trec_topic_number_too_long_is_an_error(tmp_path):
     path = write_text(tmp_path / "topics.txt", "<top>\n<num> Number: " + "4" * 1001 + "\n<title> Aaron\n</top>\n")
-    assert error_of(read_queries, path) == f"{path}:2: topic number of 1,001 characters (at most 1,000)"
+    assert error_of(read_queries, path) == f"{path}:2: topic number of 1,001 characters (at most 1,000)" + LONG
 
 
 def test_nul_bytes_in_a_jsonl_line_are_named_as_nul_bytes(tmp_path):

@@ -213,7 +213,8 @@ def test_an_hc4_topic_with_a_lone_surrogate_is_refused_not_written_into_a_run(tm
     # found by tests/hardening/malformed_matrix.py: the id reached write_run, which could not encode it (a traceback)
     path = write(tmp_path / "t.jsonl", json.dumps({"topic_id": "Q\ud800", "topics": [hc4_entry("eng", "l", "d")]}))
     assert error_of(read_queries, path, lang="en") == \
-        f"{path}:1: \"topic_id\" holds an unpaired surrogate '\\ud800' (not valid Unicode)"
+        f"{path}:1: \"topic_id\" holds an unpaired surrogate '\\ud800' (not valid Unicode); write the character " \
+        f"itself, or a valid pair of \\uD8xx\\uDCxx escapes"
     path = write(tmp_path / "t.jsonl", json.dumps({"topic_id": "7", "topics": [hc4_entry("eng", "l\ud800", "d")]}))
     assert error_of(read_queries, path, lang="en").startswith(f"{path}:1: \"topic_title\" holds an unpaired")
 
@@ -264,7 +265,8 @@ def test_a_damaged_gzip_topic_file_is_called_a_damaged_gzip_file_with_what_to_do
 def test_stdin_errors_keep_their_line_numbers(monkeypatch):
     text = "\n<top>\n<num> 1\n<title> luz\n</top>\nstray\n"
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode()), encoding="utf-8"))
-    assert error_of(read_queries, "-") == "<stdin>:6: text outside <top> ... </top>: 'stray'"
+    assert error_of(read_queries, "-") == ("<stdin>:6: text outside <top> ... </top>: 'stray'; remove it, or put it "
+                                           "inside a topic's field")
 
 
 # --------------------------------------------------------------------------- CLEF
@@ -359,10 +361,12 @@ def test_hc4_with_one_language_needs_no_choice_and_any_name(tmp_path):
 @pytest.mark.parametrize("line, problem", [
     (json.dumps({"topics": [hc4_entry("eng", "a", "b")]}),
      'topic without "topic_id": give each line its id (HC4/NeuCLIR topics are {"topic_id": ..., "topics": [...]})'),
-    (hc4_record("101", [hc4_entry("eng", "a", "b")]), "query id 101 appears twice (first at line 1)"),
+    (hc4_record("101", [hc4_entry("eng", "a", "b")]),
+     "query id 101 appears twice (first at line 1): give each topic its own id, or remove the repeated topic"),
     (hc4_record("103", [{"lang": "eng", "topic_title": "a"}]),
      'topic 103 (eng) has no "topic_description"; ask for other fields with --query-fields, e.g. title'),
-    (hc4_record("104", []), 'topic 104 has an empty "topics" list'),
+    (hc4_record("104", []), 'topic 104 has an empty "topics" list; give its versions, such as [{"lang": "eng", '
+                            '"topic_title": "...", "topic_description": "..."}]'),
     ('{"qid": "q1", "text": "luz"}',
      'expected an HC4/NeuCLIR topic like the first line ("topic_id" and a "topics" list), found keys: qid, text'),
     # found by tests/hardening/fuzz.py: a "lang" holding a line break was printed, making the message two lines
@@ -378,19 +382,22 @@ def test_malformed_hc4_topics_name_file_line_and_problem(tmp_path, line, problem
 
 # --------------------------------------------------------------------------- errors
 
+NUMBER = "; give each topic its number"  # what a topic without its number is told to do
+
 @pytest.mark.parametrize("text, line, problem", [
-    ("<topics><topic>\n<title>luz</title>\n</topic></topics>\n", 1, "topic has no <identifier> or <num>"),
-    ("<TOPICS><TOPIC>\n<TITLE>luz</TITLE>\n</TOPIC></TOPICS>\n", 1, "topic has no <NUM>"),
-    ("<top>\n<num> Number: \n<title> luz\n</top>\n", 2, "empty topic number in <num>"),
+    ("<topics><topic>\n<title>luz</title>\n</topic></topics>\n", 1, "topic has no <identifier> or <num>" + NUMBER),
+    ("<TOPICS><TOPIC>\n<TITLE>luz</TITLE>\n</TOPIC></TOPICS>\n", 1, "topic has no <NUM>" + NUMBER),
+    ("<top>\n<num> Number: \n<title> luz\n</top>\n", 2, "empty topic number in <num>" + NUMBER),
     ("<topics>\n<topic><identifier>1</identifier><title>a</title></topic>\n"
      "<topic><identifier>1</identifier><title>b</title></topic>\n</topics>\n", 3,
-     "query id 1 appears twice (first at line 2)"),
+     "query id 1 appears twice (first at line 2): give each topic its own id, or remove the repeated topic"),
     ("<topics>\n<topic><identifier>1</identifier><title>a</title><title>b</title></topic>\n</topics>\n", 2,
-     "second <title> in the topic opened at line 2"),
+     "second <title> in the topic opened at line 2; a topic has one: remove the other, or close the topic before it "
+     "with </topic>"),
     ("<topics>\n<topic>\n<identifier>1</identifier>\n<title>a</title>\n</topics>\n", 2,
-     "<topic> is never closed by </topic>"),
+     "<topic> is never closed by </topic>; add </topic> at the end of the topic"),
     ("<TOPICS>\n<TOPIC><NUM>1</NUM><TITLE>a</TITLE></TOPIC>\n<TITLE>b</TITLE>\n</TOPICS>\n", 3,
-     "<TITLE> outside <TOPIC> ... </TOPIC>"),
+     "<TITLE> outside <TOPIC> ... </TOPIC>; put each topic's fields inside <TOPIC> ... </TOPIC>"),
 ])
 def test_malformed_topic_markup_names_file_line_and_problem(tmp_path, text, line, problem):
     path = write(tmp_path / "topics.xml", text)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 from typing import Iterable, Iterator, Sequence
 
-from clirkit.errors import located
+from clirkit.errors import empty_file, located
 from clirkit.fileio import display_name, iter_lines
 from clirkit.formats.records import (
     DOCUMENT,
@@ -30,7 +30,7 @@ def _iter_documents_located(path: str | os.PathLike[str], fmt: str, header: bool
     records = read_records(name, iter_lines(path), fmt, DOCUMENT, header, id_field, fields)
     first = next(records, None)
     if first is None:
-        raise located(name, None, "empty: no documents found")
+        raise empty_file(name, "documents", "a documents file holds docid TAB text lines or JSONL records")
     yield first
     yield from records
 

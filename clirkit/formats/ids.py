@@ -14,13 +14,15 @@ from typing import Callable, Iterator, TypeVar
 
 import numpy as np
 
-from clirkit.errors import ClirkitError, located
+from clirkit.errors import REMOVE_NUL, SHORTEN_ID, ClirkitError, empty_file, located
 from clirkit.fileio import display_name, iter_lines
 
 MAX_ID_LENGTH = 1000  # characters; ids live in fixed-width numpy string arrays
 WRITE_CHUNK = 100_000  # rows joined into one string per write
 INT = re.compile(r"[+-]?[0-9]+")
 INTS = re.compile(r"[+-]?[0-9]+(?: [+-]?[0-9]+)*")  # space-separated integers
+_LAYOUTS = {"judgments": "a qrels file holds one judgment per line: qid iter docid rel, or qid docid rel",
+            "results": "a run file holds one result per line: qid Q0 docid rank score tag"}  # what parse_lines reads
 
 _SPACE = re.compile(r"\s")
 _SPACE_CODES = np.array([c for c in range(0x3001) if chr(c).isspace()], dtype=np.uint32)  # all are below 0x3001
@@ -35,13 +37,13 @@ def check_id(name: str, lineno: int | None, value: str, key: str) -> str:
     string arrays drop trailing NULs, so ``"d\\0"`` would silently become ``"d"``), at most
     :data:`MAX_ID_LENGTH` characters; else ``ClirkitError("name:lineno: problem")`` naming ``key``."""
     if not value:
-        raise located(name, lineno, f"empty {key}")
+        raise located(name, lineno, f"empty {key}; give each record its {key}")
     if has_space(value):
         raise located(name, lineno, f"{key} {value[:50]!r} contains whitespace")
     if "\0" in value:
-        raise located(name, lineno, f"{key} {value[:50]!r} contains a NUL character")
+        raise located(name, lineno, f"{key} {value[:50]!r} contains a NUL character; {REMOVE_NUL}")
     if len(value) > MAX_ID_LENGTH:
-        raise located(name, lineno, f"{key} of {len(value):,} characters (at most {MAX_ID_LENGTH:,})")
+        raise located(name, lineno, f"{key} of {len(value):,} characters (at most {MAX_ID_LENGTH:,}); {SHORTEN_ID}")
     return value
 
 
@@ -118,7 +120,7 @@ def parse_lines(path: str | os.PathLike[str], what: str, fast: Callable[[list[tu
     name = display_name(path)
     rows = list(iter_lines(path))
     if not rows:
-        raise located(name, None, f"empty: no {what} found")
+        raise empty_file(name, what, _LAYOUTS.get(what, f"one of the {what} per line"))
     parsed = fast(rows)
     if parsed is None:  # something is wrong: find and report the first bad line
         parsed = checked(name, rows)

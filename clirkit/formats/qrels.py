@@ -27,6 +27,8 @@ from clirkit.formats.ids import (
 )
 from clirkit.run import Qrels
 
+_GRADES = "; give an integer grade (0: not relevant; 1, 2, ...: relevant)"
+
 
 def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     """Read judgments: TREC ``qid iter docid rel`` or ``qid docid rel``.
@@ -100,12 +102,13 @@ def _parse_qrels_checked(name: str, rows: list[tuple[int, str]]) -> tuple[list[s
             raise located(name, lineno, f"expected {ncols} columns ({layout}) like line 1, got {len(cols)}")
         qid, docid, rel = check_id(name, lineno, cols[0], "qid"), check_id(name, lineno, cols[-2], "docid"), cols[-1]
         if not INT.fullmatch(rel):
-            raise located(name, lineno, f"relevance grade {rel[:40]!r} is not an integer")
+            raise located(name, lineno, f"relevance grade {rel[:40]!r} is not an integer{_GRADES}")
         if len(rel.lstrip("+-")) > 9:
-            raise located(name, lineno, f"relevance grade {rel[:20]!r} is out of range (|grade| < 10^9)")
+            raise located(name, lineno, f"relevance grade {rel[:20]!r} is out of range (|grade| < 10^9){_GRADES}")
         first = where.setdefault((qid, docid), lineno)
         if first != lineno:
-            raise located(name, lineno, f"docid {docid} appears twice for query {qid} (first at line {first})")
+            raise located(name, lineno, f"docid {docid} appears twice for query {qid} (first at line {first}): a "
+                                        f"document is judged once per query; remove one of the two lines")
         qids.append(qid)
         docids.append(docid)
         rels.append(int(rel))

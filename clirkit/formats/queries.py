@@ -7,7 +7,7 @@ import itertools
 import os
 from typing import Iterator, Mapping, Sequence
 
-from clirkit.errors import ClirkitError, located
+from clirkit.errors import ClirkitError, empty_file, located, repeated_id
 from clirkit.fileio import GZIP_ERRORS, damaged_gzip, display_name, iter_lines, open_binary
 from clirkit.formats import topics
 from clirkit.formats.records import (
@@ -23,6 +23,7 @@ from clirkit.formats.records import (
 
 _QUERY_FORMATS = ("auto", "tsv", "jsonl", "trec", "clef", "ntcir", "hc4")
 _TOPIC_FIELDS = ("title", "desc", "narr")
+_QUERY_LAYOUTS = "a queries file holds qid TAB text lines, JSONL records, or TREC, CLEF, NTCIR or HC4 topics"
 
 
 def read_queries(path: str | os.PathLike[str], *, fmt: str = "auto", field: str | None = None,
@@ -89,7 +90,7 @@ def read_queries(path: str | os.PathLike[str], *, fmt: str = "auto", field: str 
         return _markup_queries(name, data, fmt, *topic_options)
     first = next(lines, None)
     if first is None:
-        raise located(name, None, "empty: no queries found")
+        raise empty_file(name, "queries", _QUERY_LAYOUTS)
     lines = itertools.chain([first], lines)
     if kind == "jsonl":
         obj = json_object(name, first[0], first[1]) if first[1].lstrip().startswith("{") else None
@@ -130,11 +131,11 @@ def _distinct_queries(name: str, records: Iterator[tuple[int, str, str]]) -> dic
     where: dict[str, int] = {}
     for lineno, qid, text in records:
         if qid in where:
-            raise located(name, lineno, f"query id {qid} appears twice (first at line {where[qid]})")
+            raise repeated_id(name, lineno, "query id", qid, where[qid], "query")
         where[qid] = lineno
         queries[qid] = text
     if not queries:
-        raise located(name, None, "empty: no queries found (only a header line)")
+        raise located(name, None, "no queries found, only a header line: add the queries below it, one per line")
     return queries
 
 

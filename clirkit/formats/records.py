@@ -9,7 +9,7 @@ import json
 import os
 from typing import Iterable, Iterator, NamedTuple, Sequence
 
-from clirkit.errors import ClirkitError, located
+from clirkit.errors import FIX_SURROGATE, REMOVE_NUL, ClirkitError, located
 from clirkit.fileio import atomic_writer
 from clirkit.formats.ids import check_id, chunks, has_space
 
@@ -135,15 +135,18 @@ def json_object(name: str, lineno: int, line: str) -> dict:
     try:
         obj = json.loads(line)
     except RecursionError:
-        raise located(name, lineno, "JSON nested too deeply") from None
+        raise located(name, lineno, "JSON nested too deeply; give one flat JSON object per line, such as "
+                                    '{"id": "d1", "text": "..."}') from None
     except ValueError as exc:
         if not isinstance(exc, json.JSONDecodeError):  # e.g. an integer of thousands of digits
-            raise located(name, lineno, f"invalid JSON: {exc}") from None
+            problem = ("an integer of more than 4,300 digits" if "integer string conversion" in str(exc)
+                       else " ".join(str(exc).split())[:120])  # not Python's advice to raise its digit limit
+            raise located(name, lineno, f"invalid JSON: {problem}; write such a value as a string, in quotes") from None
         if lineno == 1 and line.lstrip().startswith("["):
             raise located(name, lineno, "expected one JSON object per line (JSONL), found a JSON array") from None
         if "\x00" in line:  # json says "Extra data" or "Expecting value" there
-            raise located(name, lineno, f"a NUL byte (column {line.index(chr(0)) + 1}): JSONL is text; remove the "
-                          f"NUL bytes (is it a binary file?)") from None
+            raise located(name, lineno, f"a NUL byte (column {line.index(chr(0)) + 1}): JSONL is text; "
+                                        f"{REMOVE_NUL}") from None
         raise located(name, lineno, f"invalid JSON: {exc.msg} (column {exc.colno})") from None
     if not isinstance(obj, dict):
         raise located(name, lineno, f"expected a JSON object, got {type(obj).__name__}")
@@ -160,7 +163,7 @@ def json_string(name: str, lineno: int, value: object, key: str, is_id: bool) ->
         value.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise located(name, lineno, f'"{key}" holds an unpaired surrogate {value[exc.start]!r} '
-                                    "(not valid Unicode)") from None
+                                    f"(not valid Unicode); {FIX_SURROGATE}") from None
     return value
 
 

@@ -32,7 +32,7 @@ import json
 import re
 from typing import Iterable, Sequence
 
-from clirkit.errors import ClirkitError, located
+from clirkit.errors import ClirkitError, empty_file, located, repeated_id
 from clirkit.formats.ids import check_id
 from clirkit.formats.records import json_string
 
@@ -285,12 +285,14 @@ class _MarkupReader:
             elif self.topic is None:
                 if tok.key is not None and not tok.closing:
                     tag = _TOPIC_TAG[self.label]
-                    raise located(name, self.line_of(tok.start), f"{tok.shown()} outside <{tag}> ... </{tag}>")
+                    raise located(name, self.line_of(tok.start), f"{tok.shown()} outside <{tag}> ... </{tag}>; put "
+                                                                 f"each topic's fields inside <{tag}> ... </{tag}>")
                 # else a container of topics (<topics>, <TOPICS>) or a closing tag
             else:
                 self._field_tag(i, tok)
         if self.topic is not None:
-            raise located(name, self.top_line, f"{self.topic.shown()} is never closed by </{self.topic.name}>")
+            raise located(name, self.top_line, f"{self.topic.shown()} is never closed by </{self.topic.name}>; add "
+                                                f"</{self.topic.name}> at the end of the topic")
         if not self.queries:
             raise located(name, None, _NO_TOPICS)
         return self.queries
@@ -301,7 +303,8 @@ class _MarkupReader:
             at = pos + len(chunk) - len(chunk.lstrip())
             shown = html.unescape(chunk.strip())[:40]
             tag = _TOPIC_TAG[self.label]
-            raise located(self.name, self.line_of(at), f"text outside <{tag}> ... </{tag}>: {shown!r}")
+            raise located(self.name, self.line_of(at), f"text outside <{tag}> ... </{tag}>: {shown!r}; remove it, or "
+                                                       f"put it inside a topic's field")
         if self.current is not None:
             self.current.append(html.unescape(chunk))
 
@@ -310,14 +313,17 @@ class _MarkupReader:
         if not tok.closing:
             if self.topic is not None:
                 raise located(self.name, self.line_of(tok.start), f"{tok.shown()} inside the topic opened at line "
-                                                                  f"{self.top_line} (missing </{self.topic.name}>)")
+                                                                  f"{self.top_line} (missing </{self.topic.name}>); "
+                                                                  f"close that topic with </{self.topic.name}>")
             self.topic, self.top_line, self.parts, self.nums = tok, self.line_of(tok.start), {}, []
             self.current, self.current_tag = None, None
             if tok.empty:
-                raise located(self.name, self.top_line, f"empty {tok.shown()} element: a topic holds its fields")
+                raise located(self.name, self.top_line, f"empty {tok.shown()} element: a topic holds its fields; "
+                                                        f"write them between <{tok.name}> and </{tok.name}>")
             return
         if self.topic is None:
-            raise located(self.name, self.line_of(tok.start), f"{tok.shown()} without <{tok.name}>")
+            raise located(self.name, self.line_of(tok.start), f"{tok.shown()} without <{tok.name}>; remove it, or "
+                                                              f"open the topic with <{tok.name}>")
         self._close_topic()
         self.topic, self.current, self.current_tag = None, None, None
 
@@ -336,13 +342,11 @@ class _MarkupReader:
         pieces: list[str] = []
         if tok.key == "num":
             if self.nums:
-                raise located(self.name, self.line_of(tok.start), f"second {tok.shown()} in the topic opened at "
-                                                                  f"line {self.top_line}")
+                raise self._second(tok)
             self.nums.append((self.line_of(tok.start), pieces, tok))
         else:
             if (tok.key, tok.lang) in self.parts:
-                raise located(self.name, self.line_of(tok.start), f"second {tok.shown()} in the topic opened at "
-                                                                  f"line {self.top_line}")
+                raise self._second(tok)
             self.parts[(tok.key, tok.lang)] = pieces
         if tok.empty:
             self.current, self.current_tag = None, None
@@ -362,18 +366,24 @@ class _MarkupReader:
                 return True
         return False
 
+    def _second(self, tok: _Tag) -> ClirkitError:
+        """The error for a field tag met twice in one topic (its second ``tok``)."""
+        return located(self.name, self.line_of(tok.start), f"second {tok.shown()} in the topic opened at line "
+                                                           f"{self.top_line}; a topic has one: remove the other, or "
+                                                           f"close the topic before it with </{self.topic.name}>")
+
     def _close_topic(self) -> None:
         """The query of the topic read: its number and the fields asked for, in the chosen language."""
         name, top_line, parts = self.name, self.top_line, self.parts
         if not self.nums:
-            raise located(name, top_line, f"topic has no <{self.spell['num']}>")
+            raise located(name, top_line, f"topic has no <{self.spell['num']}>; give each topic its number")
         num_line, pieces, num_tag = self.nums[0]
         qid = " ".join(_LABELS["num"].sub("", " ".join(pieces), count=1).split())
         if not qid:
-            raise located(name, num_line, f"empty topic number in {num_tag.shown()}")
+            raise located(name, num_line, f"empty topic number in {num_tag.shown()}; give each topic its number")
         check_id(name, num_line, qid, "topic number")
         if qid in self.where:
-            raise located(name, num_line, f"query id {qid} appears twice (first at line {self.where[qid]})")
+            raise repeated_id(name, num_line, "query id", qid, self.where[qid], "topic")
         langs = list(dict.fromkeys(k[1] for k in parts))
         chosen = langs[0] if langs else None
         if len(langs) > 1:
@@ -431,7 +441,7 @@ def read_hc4_topics(name: str, records: Iterable[tuple[int, dict]], fields: Sequ
             raise located(name, lineno, f'"topic_id" must be a string, got {type(tid).__name__}')
         qid = check_id(name, lineno, json_string(name, lineno, tid.strip(), "topic_id", True), "topic_id")
         if qid in where:
-            raise located(name, lineno, f"query id {qid} appears twice (first at line {where[qid]})")
+            raise repeated_id(name, lineno, "query id", qid, where[qid], "topic")
         entries = obj["topics"]
         for e in entries:
             if not isinstance(e, dict) or not isinstance(e.get("lang"), str):
@@ -441,7 +451,8 @@ def read_hc4_topics(name: str, records: Iterable[tuple[int, dict]], fields: Sequ
                                             f'{json.dumps(e["lang"])[:40]}')
         present = list(dict.fromkeys(e["lang"] for e in entries))
         if not present:
-            raise located(name, lineno, f'topic {qid} has an empty "topics" list')
+            raise located(name, lineno, f'topic {qid} has an empty "topics" list; give its versions, such as '
+                                        '[{"lang": "eng", "topic_title": "...", "topic_description": "..."}]')
         if lang is None:
             if len(present) > 1:
                 raise located(name, lineno, f"topic {qid} is given in several languages ({', '.join(present)}): "
@@ -468,7 +479,8 @@ def read_hc4_topics(name: str, records: Iterable[tuple[int, dict]], fields: Sequ
         where[qid] = lineno
         queries[qid] = " ".join(t for t in texts if t)
     if not queries:
-        raise located(name, None, "no topics found")
+        raise empty_file(name, "topics", 'an HC4/NeuCLIR topic file holds one JSON object per line, '
+                                         '{"topic_id": ..., "topics": [...]}')
     return queries
 
 
