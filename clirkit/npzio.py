@@ -38,6 +38,12 @@ REMAKE = {"index": "rebuild the index with `clirkit index`",
           "translation-table": "make the table again (`clirkit ttable train`, or `ttable convert` of its source)",
           "boost-model": "train the model again with `clirkit boost-train`",
           "scs-model": "train the model again with `clirkit scs-train`"}
+# the command that makes a file of each kind: said when the file is not there
+MADE_BY = {"index": "an index is made by `clirkit index`",
+           "sharded-index": "a sharded index is made by `clirkit index --shards N`",
+           "translation-table": "a table is made by `clirkit ttable train` or `ttable convert`",
+           "boost-model": "a boosted model is made by `clirkit boost-train`",
+           "scs-model": "an SCS model is made by `clirkit scs-train`"}
 
 
 def remake(kind: str) -> str:
@@ -87,7 +93,8 @@ def load_npz(path: str | os.PathLike[str], kind: str, versions: tuple[int, ...],
     """
     what = f"a clirkit {kind} file"
     if not os.path.exists(path):
-        raise ClirkitError(f"{path}: no such file")
+        made = MADE_BY.get(kind)
+        raise ClirkitError(f"{path}: no such file: check the path{f' ({made})' if made else ''}")
     if os.path.isdir(path):
         raise ClirkitError(f"{path}: is a directory, expected {what}: check the path")
     try:
@@ -95,11 +102,11 @@ def load_npz(path: str | os.PathLike[str], kind: str, versions: tuple[int, ...],
             magic = fh.read(4)
         if magic not in (b"PK\x03\x04", b"PK\x05\x06"):
             raise ClirkitError(f"{path}: not {what} or corrupt (not a zip archive, as every .npz file is): check "
-                               f"the path, or write the file again with clirkit")
+                               f"the path, or {remake(kind)}")
         with np.load(path, allow_pickle=False) as npz:
             if HEADER_KEY not in npz.files:
                 raise ClirkitError(f"{path}: not {what} (no clirkit header): check the path")
-            meta = json.loads(npz[HEADER_KEY].tobytes().decode("utf-8"))
+            meta = _header_of(path, kind, npz[HEADER_KEY].tobytes())
             if not isinstance(meta, dict):
                 raise ClirkitError(f"{path}: not {what} (its header is JSON but not an object): check the path, "
                                    f"or {remake(kind)}")
@@ -127,6 +134,23 @@ def load_npz(path: str | os.PathLike[str], kind: str, versions: tuple[int, ...],
         raise ClirkitError(f"{path}: not {what} or corrupt ({problem[:200]}): check the path, or "
                            f"{remake(kind)}") from None
     return meta, arrays
+
+
+def _header_of(path: str | os.PathLike[str], kind: str, raw: bytes) -> object:
+    """The parsed JSON header ``raw`` of the npz at ``path``, or ClirkitError saying what is wrong with it in the
+    user's words (not the JSON library's advice to raise Python's digit limit)."""
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        problem = "is not UTF-8 text"
+    except json.JSONDecodeError as exc:
+        problem = f"is not valid JSON ({exc.msg} at character {exc.pos + 1})"
+    except RecursionError:
+        problem = "is JSON nested too deeply"
+    except ValueError as exc:  # Python's limit on the digits of an integer read from text
+        problem = ("holds an integer of more than 4,300 digits" if "integer string conversion" in str(exc)
+                   else f"cannot be read ({' '.join(str(exc).split())[:120]})")
+    raise ClirkitError(f"{path}: corrupt {kind} file: its header {problem}; {remake(kind)}")
 
 
 def _mapped_members(path: str | os.PathLike[str], names: Sequence[str]) -> dict[str, np.ndarray]:
