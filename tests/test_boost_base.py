@@ -406,6 +406,43 @@ def test_beta_tuned_on_dev_is_the_first_grid_value_with_the_best_dev_map():
     # the kept model is the one boosted with beta_: re-ranking the dev base run gives its dev MAP
     run = r.model_.rerank(BASE_DEV, DEV_QUERIES, DOCIDS, DOCS)
     assert evaluate(run, DEV_QRELS, ["AP"]).mean()["AP"] == pytest.approx(r.beta_scores_[r.beta_], abs=1e-12)
+    # the sweep: every beta tried, in grid order, with its dev MAP, and the best one
+    sweep = r.beta_sweep_
+    assert sweep.betas == grid and sweep.by_beta() == r.beta_scores_ and sweep.dev_map() == r.model_.params[
+        "beta_dev_map"]
+    assert sweep.best == r.beta_ and sweep.best_score == best and sweep.best_index == grid.index(tied[0])
+
+
+def test_a_beta_sweep_keeps_the_first_best_beta_and_the_first_without_dev_scores():
+    from clirkit.boost.sweep import BetaSweep, betas_to_try
+
+    assert BetaSweep((5.0, 2.0, 0.5), (0.25, 0.5, 0.5)).best == 2.0
+    assert BetaSweep((5.0,), (None,)).best == 5.0 and BetaSweep((5.0,), (None,)).best_score is None
+    assert betas_to_try(None, (2, 5.0, 2.0, 0)) == (2.0, 5.0, 0.0)  # distinct floats, in grid order
+    assert betas_to_try(3, (2.0, 5.0)) == (3.0,)
+
+
+def test_a_standalone_ranker_has_no_beta_sweep():
+    r = BoostRanker(rounds=2, bits=20, quiet=True).fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)
+    assert r.beta_sweep_ is None and not hasattr(r, "beta_")
+
+
+@pytest.mark.parametrize("params, says", [
+    ({"base": BASE, "beta_grid": (1.0, 500.0)}, "The 'beta_grid' parameter of BoostRanker must be a list or tuple, "
+                                                "each a float in the range [0.0, 100.0]. Got (1.0, 500.0)"),
+    ({"base": BASE, "beta_grid": (True,)}, "'beta_grid' parameter"),
+    ({"base": BASE, "beta_grid": 3.0}, "'beta_grid' parameter"),
+    ({"base": BASE, "beta": True}, "The 'beta' parameter of BoostRanker must be None or a float in the range "
+                                   "[0.0, 100.0]. Got True"),
+    ({"base": BASE, "beta": float("nan")}, "'beta' parameter"),
+    ({"base": BASE, "beta_grid": ()}, "beta_grid is empty: give betas to try, or beta"),
+    ({"beta": 1.0}, "beta weighs a base ranker's scores: give a base run too"),
+])
+def test_beta_and_its_grid_are_checked_once_before_any_work(params, says):
+    r = BoostRanker(rounds=2, bits=20, quiet=True, **params)
+    with pytest.raises(ClirkitError) as caught:
+        r.fit_tokens(QUERIES, QRELS, DOCIDS, DOCS, dev_queries=DEV_QUERIES, dev_qrels=DEV_QRELS)
+    assert says in str(caught.value)
 
 
 def test_tuning_beta_without_dev_data_is_refused():

@@ -8,7 +8,8 @@ bag order, so the averaged model is byte-identical across backends.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Mapping
 
 import numpy as np
 import scipy.sparse as sp
@@ -53,6 +54,11 @@ class BoostParams:
     eps: float | None = None
     eval_every: int = 50
     patience: int = 0
+
+    @classmethod
+    def of(cls, params: Mapping) -> "BoostParams":
+        """The boosting hyper-parameters among ``params`` (e.g. a ranker's ``get_params()``)."""
+        return cls(**{f.name: params[f.name] for f in fields(cls)})
 
 
 def bag_rows(n: int, bag: int, *, seed: int, fraction: float = 1.0, replace: bool = False) -> np.ndarray:
@@ -100,3 +106,16 @@ def train_bags(data: BoostData, params: BoostParams, *, bags: int = 1, fraction:
     tasks = [(train_bag, (data, params, rows), {"quiet": True, "desc": f"bag {s + 1}"})
              for s, rows in enumerate(row_sets)]
     return run_tasks(tasks, jobs=jobs, backend=backend, scheduler=scheduler, desc="bags", unit="bag", quiet=quiet)
+
+
+def bagged_dev_score(results: list[BoostResult], dev) -> float:
+    """Dev MAP (``dev``: the evaluator of :attr:`BoostData.dev`) of the bag-averaged model made of ``results``
+    (each cut to its kept rounds); a single bag's is the evaluation it was kept at."""
+    if len(results) == 1:
+        r = results[0]
+        return float(r.eval_scores[r.eval_rounds == r.best_round][0])
+    entries = [r.entries() for r in results]
+    src = np.concatenate([e[0] for e in entries])
+    tgt = np.concatenate([e[1] for e in entries])
+    wts = np.concatenate([e[2] for e in entries]) / len(results)
+    return dev(src, tgt, wts)

@@ -14,15 +14,20 @@ MurmurHash3 (unsigned here, since boosting's weak learners are indicators):
 The outer hash of the 8-byte key is computed vectorized in numpy
 (:func:`murmur3_pairs`) and agrees bit for bit with ``mmh3.hash`` of those
 bytes, so every pair that can occur is hashed without a Python loop.
+
+:class:`PairFeatures` is a training set as boosting sees it: both vocabularies, the query and
+document matrices and the n-grams' hashes.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
 
 from clirkit.analysis import ngrams
+from clirkit.boost.weighting import idf_weights, weigh_documents
 
 _C1 = np.uint32(0xCC9E2D51)
 _C2 = np.uint32(0x1B873593)
@@ -154,3 +159,48 @@ class NgramVocabulary:
         self.terms = [self.terms[i] for i in keep.tolist()]
         self.ids = {t: i for i, t in enumerate(self.terms)}
         return sp.csr_matrix(X[:, keep])
+
+
+@dataclass(eq=False)
+class PairFeatures:
+    """The n-gram features of a training set (the queries and the collection).
+
+    Attributes:
+        ngram: the longest n-grams (1: unigrams; 2: unigrams and bigrams; ...).
+        source, target: the source n-grams of the training queries and the target n-grams of the documents.
+        Qm: training queries x source n-grams, binary CSR.
+        Dm: documents x target n-grams CSR, weighted by ``doc_weighting``
+            (:func:`clirkit.boost.weighting.weigh_documents`).
+        doc_weighting: the document side's scheme; idf: each target n-gram's idf (the idf schemes), or None.
+        src_hash, tgt_hash: uint32 MurmurHash3 of each source and target n-gram (:func:`hash_strings`).
+    """
+
+    ngram: int
+    source: NgramVocabulary
+    target: NgramVocabulary
+    Qm: sp.csr_matrix
+    Dm: sp.csr_matrix
+    doc_weighting: str
+    idf: np.ndarray | None
+    src_hash: np.ndarray
+    tgt_hash: np.ndarray
+
+    @classmethod
+    def fit(cls, query_tokens: Sequence[Sequence[str]], doc_tokens: Sequence[Sequence[str]], *, ngram: int,
+            max_df: float = 1.0, frequent_word_ngrams: bool = True, doc_weighting: str = "binary",
+            hash_seed: int = 0) -> "PairFeatures":
+        """The vocabularies and matrices of the queries' and the documents' 1..``ngram``-grams, each side pruned
+        with ``max_df`` and ``frequent_word_ngrams`` (:meth:`NgramVocabulary.prune`), the documents weighted
+        with ``doc_weighting``, the n-grams hashed with ``hash_seed``."""
+        source, target = NgramVocabulary(), NgramVocabulary()
+        pruning = {"max_df": max_df, "frequent_word_ngrams": frequent_word_ngrams}
+        Qm = source.fit_matrix(query_tokens, ngram, **pruning)
+        Dm = target.fit_matrix(doc_tokens, ngram, **pruning)
+        idf = idf_weights(Dm) if "idf" in doc_weighting else None
+        Dm = weigh_documents(Dm, doc_tokens, doc_weighting, idf)
+        return cls(ngram, source, target, Qm, Dm, doc_weighting, idf, hash_strings(source.terms, hash_seed),
+                   hash_strings(target.terms, hash_seed))
+
+    def queries(self, token_lists: Sequence[Sequence[str]]) -> sp.csr_matrix:
+        """Binary CSR of other queries (e.g. the dev queries) over the training queries' source n-grams."""
+        return self.source.matrix(token_lists, self.ngram, grow=False)

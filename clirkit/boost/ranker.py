@@ -15,14 +15,14 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, Options, StrOptions
 
 from clirkit.analysis import Analyzer
-from clirkit.boost.bagging import BoostData, BoostParams, train_bags
-from clirkit.boost.base import MAX_BETA, NORMALIZATION, BaseRun, BaseScores, compact
-from clirkit.boost.features import NgramVocabulary, hash_strings
+from clirkit.boost.bagging import BoostData, BoostParams, bagged_dev_score, train_bags
+from clirkit.boost.base import MAX_BETA, NORMALIZATION, BaseRun, BaseScores, CompactRun, compact
+from clirkit.boost.features import PairFeatures
 from clirkit.boost.model import BoostModel
 from clirkit.boost.rounds import PairCache
 from clirkit.boost.scoring import DevEvaluator, RerankEvaluator
+from clirkit.boost.sweep import BetaSweep, betas_to_try, sweep_betas
 from clirkit.boost.tuples import WEIGHTINGS, Tuples, make_tuples
-from clirkit.boost.weighting import idf_weights, weigh_documents
 from clirkit.documents import Documents
 from clirkit.errors import ClirkitError
 from clirkit.estimator import DEPTH, Resources, System, drop_excluded
@@ -31,6 +31,12 @@ from clirkit.run import Qrels, Run
 
 BETA_GRID = (2.0, 5.0, 10.0, 20.0)  # base-score weights tried on dev when beta is not given
 BASE_BATCH = 1000  # training queries a base system searches at a time (its run is kept as integer codes)
+# hyper-parameters a model's params leave out: how it ran (jobs, backend, scheduler, quiet), what the model keeps
+# elsewhere (the analyzers' languages, the base, beta; the seed as "seed"), what is recorded only when it matters
+# (doc_weighting, candidate_depth, parallel_weight, hard_negatives), and the depth of the dev evaluations
+_NOT_RECORDED = frozenset({"jobs", "backend", "scheduler", "quiet", "source_lang", "target_lang", "base", "beta",
+                           "beta_grid", "random_state", "doc_weighting", "candidate_depth", "parallel_weight",
+                           "hard_negatives", "eval_depth"})
 
 
 def _positive(cls=Integral):
@@ -39,6 +45,23 @@ def _positive(cls=Integral):
 
 def _at_least_zero(cls=Integral):
     return Interval(cls, 0, None, closed="left")
+
+
+class _Number(Interval):
+    """scikit-learn's ``Interval`` of real numbers, refusing a bool (True is not a beta of 1)."""
+
+    def is_satisfied_by(self, val) -> bool:
+        return not isinstance(val, bool) and super().is_satisfied_by(val)
+
+
+class _Numbers(_Number):
+    """A list or tuple of numbers, each in the interval (scikit-learn has no constraint for a list of numbers)."""
+
+    def is_satisfied_by(self, val) -> bool:
+        return isinstance(val, (list, tuple)) and all(super(_Numbers, self).is_satisfied_by(v) for v in val)
+
+    def __str__(self) -> str:
+        return f"a list or tuple, each {super().__str__()}"
 
 
 class BoostRanker(System):
@@ -113,8 +136,8 @@ class BoostRanker(System):
         "max_df": [Interval(Real, 0, 1, closed="right")],
         "frequent_word_ngrams": ["boolean"],
         "base": "no_validation",
-        "beta": [None, Interval(Real, 0, MAX_BETA, closed="both")],
-        "beta_grid": [list, tuple],
+        "beta": [None, _Number(Real, 0, MAX_BETA, closed="both")],
+        "beta_grid": [_Numbers(Real, 0, MAX_BETA, closed="both")],
         "hard_negatives": [_at_least_zero()],
         "parallel_weight": [Interval(Real, 0, None, closed="neither")],
         "doc_weighting": [None, StrOptions({"binary", "idf", "length", "idf-length"})],
@@ -172,17 +195,13 @@ class BoostRanker(System):
         self.quiet = quiet
 
     def _check(self) -> None:
+        """The hyper-parameters, each against its constraints, then the two that go together: a beta weighs a
+        base's scores, and without beta the betas of ``beta_grid`` are tried."""
         self.check_params()
         if self.beta is not None and self.base is None:
             raise ClirkitError("beta weighs a base ranker's scores: give a base run too")
-        betas = (self.beta,) if self.beta is not None else tuple(self.beta_grid)
-        for b in betas:
-            if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0 <= b <= MAX_BETA:
-                raise ClirkitError(f"beta must be a number in 0..{MAX_BETA:g}, got {b!r} (beta={self.beta}, "
-                                   f"beta_grid={list(betas)})")
-        if not betas:
+        if self.beta is None and not self.beta_grid:
             raise ClirkitError("beta_grid is empty: give betas to try, or beta")
-        self._tried_betas = tuple(dict.fromkeys(float(b) for b in betas))
 
     def _doc_weighting(self) -> str:
         if self.doc_weighting is not None:
@@ -243,8 +262,6 @@ class BoostRanker(System):
 
     def _base_run(self, topics: Mapping[str, str], dev_topics: Mapping[str, str] | None, excluded):
         """The base system's run over the training topics and the dev topics, as integer codes."""
-        from clirkit.boost.base import CompactRun
-
         ids = list(topics)
         say(f"boost: the base system searches {len(ids)} training and {len(dev_topics or ())} dev queries",
             quiet=self.quiet)
@@ -357,151 +374,165 @@ class BoostRanker(System):
 
         Sets ``model_`` (:class:`BoostModel`), ``results_`` (one
         :class:`~clirkit.boost.rounds.BoostResult` per bag), ``tuples_`` (weights D
-        before the base margins' factor) and, when boosting from a base ranker,
-        ``beta_`` and ``beta_scores_`` (dev MAP per beta tried).
+        before the base margins' factor), ``beta_sweep_`` (the
+        :class:`~clirkit.boost.sweep.BetaSweep` when boosting from a base ranker, else
+        None) and, from a base ranker, ``beta_`` and ``beta_scores_`` (its best beta and
+        its ``{beta: dev MAP}``).
         """
+        has_dev = dev_queries is not None and dev_qrels is not None
+        base_run = self._check_fit(queries, docids, doc_tokens, candidates, extra_queries, extra_qrels, has_dev,
+                                   base_run)
+        qids, extra_ids = list(queries), list(extra_queries or ())
+        query_ids = qids + extra_ids
+        features = PairFeatures.fit([queries[q] for q in qids] + [extra_queries[q] for q in extra_ids], doc_tokens,
+                                    ngram=self.ngram, max_df=self.max_df,
+                                    frequent_word_ngrams=self.frequent_word_ngrams,
+                                    doc_weighting=self._doc_weighting(), hash_seed=self.hash_seed)
+        train_base = self._train_base(base_run, query_ids, len(qids), docids)
+        tuples, n_extra = self._tuples(qrels, extra_qrels if extra_ids else None, query_ids, docids, candidates,
+                                       train_base)
+        say(f"boost: {len(tuples)} tuples ({n_extra} extra) from {len(np.unique(tuples.query))} queries; "
+            f"{len(features.source)} source and {len(features.target)} target {self.ngram}-grams", quiet=self.quiet)
+        dev = (dev_queries, dev_qrels) if has_dev else None
+        if self.base is None:
+            sweep, base_info = None, None
+            results = self._bags(features, tuples, self._dev_evaluator(dev, features, docids))
+        else:
+            sweep, results = self._sweep(features, tuples, train_base, base_run, dev, docids)
+            base_info = {"normalization": NORMALIZATION, **base_run.describe(), "made_by": dict(base_made_by or {})}
+        self.model_ = BoostModel.from_results(
+            results, features.source.terms, features.target.terms, ngram=self.ngram,
+            source_analyzer=source_analyzer or Analyzer(self.source_lang),
+            target_analyzer=target_analyzer or Analyzer(self.target_lang),
+            params=self._record(tuples, n_extra, results, sweep, candidates), beta=0.0 if sweep is None else sweep.best,
+            base=base_info, doc_weighting=features.doc_weighting, tgt_idf=features.idf)
+        self.results_, self.tuples_, self.beta_sweep_ = results, tuples, sweep
+        self.docids_, self.doc_tokens_ = list(docids), doc_tokens
+        if sweep is not None:
+            self.beta_, self.beta_scores_ = sweep.best, sweep.by_beta()
+        return self
+
+    def _check_fit(self, queries, docids, doc_tokens, candidates, extra_queries, extra_qrels, has_dev: bool,
+                   base_run) -> CompactRun | None:
+        """The hyper-parameters (:meth:`_check`) and what :meth:`fit_tokens` is given; returns the base run
+        (``base`` itself, or the run of a base system), encoded, or None standalone."""
         self._check()
         if isinstance(self.base, System) and base_run is None:
             raise ClirkitError("fit_tokens with a base system needs its run (base_run); fit makes it")
-        if not isinstance(self.base, System):
-            base_run = self.base
         if len(docids) != len(doc_tokens):
             raise ClirkitError(f"{len(docids)} document ids but {len(doc_tokens)} documents")
         if self.base is not None and candidates is not None:
             raise ClirkitError("give a base run or a candidate run, not both: the base run gives the hard negatives")
         if (extra_queries is None) != (extra_qrels is None):
             raise ClirkitError("extra tuples need both extra queries and their qrels")
-        qids = list(queries)
-        extra_ids = list(extra_queries or ())
-        clash = set(qids) & set(extra_ids)
+        clash = set(queries) & set(extra_queries or ())
         if clash:
             raise ClirkitError(f"extra query id {sorted(clash)[0]!r} is also a training query id")
-        all_tokens = [queries[q] for q in qids] + [extra_queries[q] for q in extra_ids]
-        src_vocab, tgt_vocab = NgramVocabulary(), NgramVocabulary()
-        pruning = {"max_df": self.max_df, "frequent_word_ngrams": self.frequent_word_ngrams}
-        Qm = src_vocab.fit_matrix(all_tokens, self.ngram, **pruning)
-        Dm = tgt_vocab.fit_matrix(doc_tokens, self.ngram, **pruning)
-        doc_weighting = self._doc_weighting()
-        idf = idf_weights(Dm) if "idf" in doc_weighting else None
-        Dm = weigh_documents(Dm, doc_tokens, doc_weighting, idf)
-        query_ids = qids + extra_ids
-        base_run = compact(base_run) if base_run is not None else None
-        train_base = BaseScores(base_run, query_ids, docids) if base_run is not None else None
-        if train_base is not None:
-            if len(train_base) == 0:
-                raise ClirkitError("the base run has no row for a training query and a known document")
-            uncovered = len(set(qids) - set(np.asarray(query_ids)[np.unique(train_base.qrow)].tolist()))
-            if uncovered:
-                say(f"boost: the base run has no row for {uncovered} of the {len(qids)} training queries (their "
-                    "tuples start from margin 0)", quiet=self.quiet)
-        tuples = make_tuples(qrels, query_ids, docids, negatives=self.negatives, min_grade=self.min_grade,
-                             candidates=candidates, base=train_base,
-                             candidate_depth=self._candidate_depth(), grade_pairs=self.grade_pairs,
-                             weighting=self.weighting, max_positives=self.max_positives,
-                             hard_negatives=self.hard_negatives if self.base is not None else 0,
-                             seed=self.random_state)
-        n_extra = 0
-        if extra_ids:
-            try:
-                extra = make_tuples(extra_qrels, query_ids, docids, negatives=max(self.negatives, 1),
-                                    min_grade=self.min_grade, weighting=self.weighting, seed=[self.random_state, 1])
-            except ClirkitError as exc:
-                raise ClirkitError(f"extra tuples: {exc}") from None
-            n_extra = len(extra)
-            tuples = Tuples.from_arrays(np.concatenate([tuples.query, extra.query]),
-                                        np.concatenate([tuples.pos, extra.pos]),
-                                        np.concatenate([tuples.neg, extra.neg]),
-                                        np.concatenate([tuples.weight, self.parallel_weight * extra.weight]))
-        say(f"boost: {len(tuples)} tuples ({n_extra} extra) from {len(np.unique(tuples.query))} queries; "
-            f"{len(src_vocab)} source and {len(tgt_vocab)} target {self.ngram}-grams", quiet=self.quiet)
-        has_dev = dev_queries is not None and dev_qrels is not None
         if self.base is not None and self.beta is None and not has_dev:
             raise ClirkitError("tuning beta needs dev queries and qrels; give them, or give beta")
-        src_hash, tgt_hash = hash_strings(src_vocab.terms, self.hash_seed), hash_strings(tgt_vocab.terms,
-                                                                                         self.hash_seed)
-        params = BoostParams(rounds=self.rounds, rule=self.rule, bits=self.bits, hash_seed=self.hash_seed,
-                             eps=self.eps, eval_every=self.eval_every, patience=self.patience)
+        base_run = base_run if isinstance(self.base, System) else self.base
+        return compact(base_run) if base_run is not None else None
 
-        # the betas boost the same tuples from other weights: their pairs are grouped by bucket once
-        pair_cache = PairCache() if self.base is not None and len(self._tried_betas) > 1 and self.bags == 1 else None
+    def _train_base(self, base_run: CompactRun | None, query_ids: list[str], n_train: int,
+                    docids) -> BaseScores | None:
+        """The base scores of the training queries (the first ``n_train`` of ``query_ids``) and the extra ones."""
+        if base_run is None:
+            return None
+        train_base = BaseScores(base_run, query_ids, docids)
+        if len(train_base) == 0:
+            raise ClirkitError("the base run has no row for a training query and a known document")
+        covered = set(np.asarray(query_ids)[np.unique(train_base.qrow)].tolist())
+        uncovered = len(set(query_ids[:n_train]) - covered)
+        if uncovered:
+            say(f"boost: the base run has no row for {uncovered} of the {n_train} training queries (their "
+                "tuples start from margin 0)", quiet=self.quiet)
+        return train_base
 
-        def boost(tuples_, dev):
-            data = BoostData(Qm, Dm, tuples_, src_hash, tgt_hash, dev, pair_cache)
-            return train_bags(data, params, bags=self.bags, fraction=self.bag_fraction, replace=self.bootstrap,
-                              seed=self.random_state, jobs=self.jobs, backend=self.backend,
-                              scheduler=self.scheduler, quiet=self.quiet)
+    def _tuples(self, qrels: Qrels, extra_qrels: Qrels | None, query_ids: list[str], docids, candidates,
+                base: BaseScores | None) -> tuple[Tuples, int]:
+        """The training tuples (:func:`make_tuples`) joined by the extra queries' (weighing ``parallel_weight``
+        times their grade weight), and how many of them are extra."""
+        tuples = make_tuples(qrels, query_ids, docids, negatives=self.negatives, min_grade=self.min_grade,
+                             candidates=candidates, base=base, candidate_depth=self._candidate_depth(),
+                             grade_pairs=self.grade_pairs, weighting=self.weighting, max_positives=self.max_positives,
+                             hard_negatives=self.hard_negatives if self.base is not None else 0,
+                             seed=self.random_state)
+        if extra_qrels is None:
+            return tuples, 0
+        try:
+            extra = make_tuples(extra_qrels, query_ids, docids, negatives=max(self.negatives, 1),
+                                min_grade=self.min_grade, weighting=self.weighting, seed=[self.random_state, 1])
+        except ClirkitError as exc:
+            raise ClirkitError(f"extra tuples: {exc}") from None
+        return tuples.joined(extra, self.parallel_weight), len(extra)
 
-        base_info, beta_scores = None, {}
-        if self.base is None:
-            dev = self._dev_evaluator(dev_queries, dev_qrels, src_vocab, docids, Dm) if has_dev else None
-            results = boost(tuples, dev)
-            beta = 0.0
-        else:
-            dev_parts = self._dev_matrices(dev_queries, dev_qrels, src_vocab) if has_dev else None
-            dev_base = BaseScores(base_run, dev_parts[0], docids) if has_dev else None
-            if has_dev and len(dev_base) == 0:
+    def _bags(self, features: PairFeatures, tuples: Tuples, dev, cache: PairCache | None = None) -> list:
+        """The bags boosted on ``tuples`` (:func:`~clirkit.boost.bagging.train_bags`), early-stopped by ``dev``."""
+        data = BoostData(features.Qm, features.Dm, tuples, features.src_hash, features.tgt_hash, dev, cache)
+        return train_bags(data, BoostParams.of(self.get_params(deep=False)), bags=self.bags,
+                          fraction=self.bag_fraction, replace=self.bootstrap, seed=self.random_state, jobs=self.jobs,
+                          backend=self.backend, scheduler=self.scheduler, quiet=self.quiet)
+
+    def _sweep(self, features: PairFeatures, tuples: Tuples, train_base: BaseScores, base_run: CompactRun, dev,
+               docids) -> tuple[BetaSweep, list]:
+        """Boosted from the base margins once per beta tried (:func:`~clirkit.boost.sweep.sweep_betas`), each
+        early-stopped by re-ranking the dev queries' base run."""
+        betas = betas_to_try(self.beta, self.beta_grid)
+        rerank = None
+        if dev is not None:
+            dqids, Qdev, judged = self._dev_matrices(*dev, features)
+            dev_base = BaseScores(base_run, dqids, docids)
+            if len(dev_base) == 0:
                 raise ClirkitError("the base run has no row for a dev query: it must cover the training and the "
                                    "dev queries")
-            best = None
-            for b in self._tried_betas:
-                dev = RerankEvaluator(dev_parts[1], Dm, dev_parts[0], docids, dev_parts[2], dev_base, float(b),
-                                      depth=self.eval_depth) if has_dev else None
-                res = boost(train_base.start_tuples(tuples, float(b)), dev)
-                score = _bagged_dev_score(res, dev) if dev is not None else None
-                beta_scores[float(b)] = score
-                if self.beta is None:
-                    say(f"boost: beta {b:g}: dev MAP {score:.4f}", quiet=self.quiet)
-                if best is None or (score is not None and score > best[0]):
-                    best = (score, float(b), res)
-            _, beta, results = best
-            base_info = {"normalization": NORMALIZATION, **base_run.describe(),
-                         "made_by": dict(base_made_by or {})}
-        info = {
-            "ngram": self.ngram, "rounds": self.rounds, "rule": self.rule, "bits": self.bits,
-            "hash_seed": self.hash_seed, "eps": self.eps, "negatives": self.negatives,
-            "min_grade": self.min_grade, "grade_pairs": self.grade_pairs, "weighting": self.weighting,
-            "max_positives": self.max_positives, "bags": self.bags, "bag_fraction": self.bag_fraction,
-            "bootstrap": self.bootstrap, "eval_every": self.eval_every, "patience": self.patience,
-            "max_df": self.max_df, "frequent_word_ngrams": self.frequent_word_ngrams, "seed": self.random_state,
-            "n_tuples": len(tuples),
-            "bag_rounds": [int(r.best_round) for r in results],
-            "bag_pairs": [int(r.n_pairs) for r in results],
-            "bag_buckets": [int(r.n_buckets) for r in results],
-            "dev_curves": [{"rounds": r.eval_rounds.tolist(), "map": r.eval_scores.tolist()} for r in results],
-        }
-        if doc_weighting != "binary":
-            info.update(doc_weighting=doc_weighting)
+
+            def rerank(beta: float) -> RerankEvaluator:
+                return RerankEvaluator(Qdev, features.Dm, dqids, docids, judged, dev_base, beta,
+                                       depth=self.eval_depth)
+
+        # the betas boost the same tuples from other weights: their pairs are grouped by bucket once
+        cache = PairCache() if len(betas) > 1 and self.bags == 1 else None
+
+        def boost(beta: float):
+            evaluator = rerank(beta) if rerank is not None else None
+            results = self._bags(features, train_base.start_tuples(tuples, beta), evaluator, cache)
+            return results, bagged_dev_score(results, evaluator) if evaluator is not None else None
+
+        return sweep_betas(betas, boost, tune=self.beta is None, quiet=self.quiet)
+
+    def _record(self, tuples: Tuples, n_extra: int, results: list, sweep: BetaSweep | None, candidates) -> dict:
+        """The model's ``params``: the hyper-parameters that shape it (:meth:`get_params`, less
+        :data:`_NOT_RECORDED`; the ones a setting makes matter only when it does), the seed, the tuples and
+        what each bag kept (rounds, pairs, buckets, dev curve), and the dev MAP of each beta tried."""
+        info = {k: v for k, v in self.get_params(deep=False).items() if k not in _NOT_RECORDED}
+        info.update(seed=self.random_state, n_tuples=len(tuples), bag_rounds=[int(r.best_round) for r in results],
+                    bag_pairs=[int(r.n_pairs) for r in results], bag_buckets=[int(r.n_buckets) for r in results],
+                    dev_curves=[{"rounds": r.eval_rounds.tolist(), "map": r.eval_scores.tolist()} for r in results])
+        if self._doc_weighting() != "binary":
+            info.update(doc_weighting=self._doc_weighting())
         if candidates is not None or self.base is not None:
             info.update(candidate_depth=self._candidate_depth())
         if n_extra:
             info.update(n_extra_tuples=n_extra, parallel_weight=self.parallel_weight)
-        if self.base is not None:
-            info.update(hard_negatives=self.hard_negatives,
-                        beta_dev_map={f"{b:g}": s for b, s in beta_scores.items()})
-        self.model_ = BoostModel.from_results(results, src_vocab.terms, tgt_vocab.terms, ngram=self.ngram,
-                                              source_analyzer=source_analyzer or Analyzer(self.source_lang),
-                                              target_analyzer=target_analyzer or Analyzer(self.target_lang),
-                                              params=info, beta=beta, base=base_info,
-                                              doc_weighting=doc_weighting, tgt_idf=idf)
-        self.results_ = results
-        self.tuples_ = tuples
-        self.docids_, self.doc_tokens_ = list(docids), doc_tokens
-        if self.base is not None:
-            self.beta_, self.beta_scores_ = beta, beta_scores
-        return self
+        if sweep is not None:
+            info.update(hard_negatives=self.hard_negatives, beta_dev_map=sweep.dev_map())
+        return info
 
-    def _dev_matrices(self, dev_queries, dev_qrels: Qrels, src_vocab: NgramVocabulary):
+    def _dev_matrices(self, dev_queries, dev_qrels: Qrels, features: PairFeatures):
         """``(dev qids, dev query matrix over the training source n-grams, dev qrels of those queries)``."""
         dqids = list(dev_queries)
-        Qdev = src_vocab.matrix([dev_queries[q] for q in dqids], self.ngram, grow=False)
+        Qdev = features.queries([dev_queries[q] for q in dqids])
         judged = dev_qrels.subset(dqids)
         if not np.any(judged.rels >= 1):
             raise ClirkitError("the dev qrels judge no dev query relevant to any document")
         return dqids, Qdev, judged
 
-    def _dev_evaluator(self, dev_queries, dev_qrels: Qrels, src_vocab: NgramVocabulary, docids, Dm):
-        dqids, Qdev, judged = self._dev_matrices(dev_queries, dev_qrels, src_vocab)
-        return DevEvaluator(Qdev, Dm, dqids, docids, judged, depth=self.eval_depth)
+    def _dev_evaluator(self, dev, features: PairFeatures, docids) -> DevEvaluator | None:
+        """Standalone early stopping: the dev queries ranked over the whole collection (None without dev)."""
+        if dev is None:
+            return None
+        dqids, Qdev, judged = self._dev_matrices(*dev, features)
+        return DevEvaluator(Qdev, features.Dm, dqids, docids, judged, depth=self.eval_depth)
 
 
 def _training(resources: Resources) -> tuple:
@@ -519,15 +550,3 @@ def _tuning(resources: Resources) -> dict:
         out["extra_topics"], out["extra_qrels"] = resources.known_items()
     return out
 
-
-def _bagged_dev_score(results, dev) -> float:
-    """Dev MAP of the bag-averaged model made of ``results`` (each cut to its kept rounds); a single bag's
-    is the evaluation it was kept at."""
-    if len(results) == 1:
-        r = results[0]
-        return float(r.eval_scores[r.eval_rounds == r.best_round][0])
-    entries = [r.entries() for r in results]
-    src = np.concatenate([e[0] for e in entries])
-    tgt = np.concatenate([e[1] for e in entries])
-    wts = np.concatenate([e[2] for e in entries]) / len(results)
-    return dev(src, tgt, wts)

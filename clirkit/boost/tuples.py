@@ -53,6 +53,12 @@ class Tuples:
         """The tuples at ``rows`` (an index array, kept in the given order)."""
         return Tuples(self.query[rows], self.pos[rows], self.neg[rows], self.weight[rows])
 
+    def joined(self, other: "Tuples", weight: float = 1.0) -> "Tuples":
+        """These tuples and ``other`` (its weights times ``weight``), sorted into (query, d+, d-) order."""
+        return Tuples.from_arrays(np.concatenate([self.query, other.query]), np.concatenate([self.pos, other.pos]),
+                                  np.concatenate([self.neg, other.neg]),
+                                  np.concatenate([self.weight, weight * other.weight]))
+
     @classmethod
     def from_arrays(cls, query, pos, neg, weight=None) -> "Tuples":
         """Tuples from plain sequences, sorted into (query, d+, d-) order."""
