@@ -450,6 +450,33 @@ def test_moses_bad_line_reports_file_and_line(tmp_path, line, problem):
     assert str(err.value).startswith(f"{path}:3: ") and problem in str(err.value)
 
 
+@pytest.mark.parametrize("line, problem", [
+    ("luz light 0.5", "pair luz light repeats line 1: a table gives each pair one probability; remove one of the two "
+                      "lines"),
+    ("tinieblas darkness 1.5", "probability 1.5 is not in [0, 1]; give p(e|f) as a number from 0 to 1 (e.g. 0.25)"),
+    ("tinieblas darkness " + "7" * 5000, "probability 7777777777777777777777777777777777777... is not in [0, 1]; give "
+                                         "p(e|f) as a number from 0 to 1 (e.g. 0.25)"),
+])
+def test_a_bad_entry_after_good_lines_of_a_moses_table_says_what_to_do_and_no_other_format(tmp_path, line, problem):
+    # the matrix's message sample: a repeated pair and a 5,000-digit probability were told to give --format
+    path = tmp_path / "table.e2f"
+    path.write_text(f"luz light 0.5\nla the 1.0\n{line}\n", encoding="utf-8")
+    with pytest.raises(ClirkitError) as err:
+        load_table(path)
+    assert str(err.value) == f"{path}:3: {problem}"
+
+
+def test_random_bytes_named_npz_are_not_a_zip_archive_not_text_to_convert_to_utf8(tmp_path):
+    # the matrix's message sample: random bytes given as table.npz were read as text ("convert the file to UTF-8")
+    path = tmp_path / "table.npz"
+    path.write_bytes(bytes(range(128, 256)) * 8)
+    with pytest.raises(ClirkitError) as err:
+        load_table(path)
+    assert str(err.value) == (f"{path}: not a clirkit translation-table file or corrupt (not a zip archive, as every "
+                              f".npz file is): check the path, or make the table again (`clirkit ttable train`, or "
+                              f"`ttable convert` of its source)")
+
+
 def test_moses_empty_file_and_words_with_spaces_are_errors(tmp_path):
     (tmp_path / "empty").write_text("\n", encoding="utf-8")
     with pytest.raises(ClirkitError, match="empty translation table"):

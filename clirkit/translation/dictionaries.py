@@ -44,7 +44,7 @@ from typing import Iterable, Iterator
 import numpy as np
 import scipy.sparse as sp
 
-from clirkit.errors import ClirkitError
+from clirkit.errors import FIX_SURROGATE, ClirkitError
 from clirkit.fileio import GZIP_ERRORS, damaged_gzip, display_name, iter_lines
 from clirkit.translation.table import TableFormatError, TranslationTable
 
@@ -82,12 +82,13 @@ def check_words(name: str, lineno: int | None, *words: str) -> None:
         if "\0" in word:
             problem = f"{word[:50]!r} contains a NUL character"
         elif len(word) > MAX_WORD_LENGTH:
-            problem = f"an entry of {len(word):,} characters (at most {MAX_WORD_LENGTH:,})"
+            problem = (f"an entry of {len(word):,} characters (at most {MAX_WORD_LENGTH:,}); check the line: an "
+                       f"entry is a word or a short phrase (is a line break missing?)")
         else:
             try:
                 word.encode("utf-8")
             except UnicodeEncodeError:  # a JSON escape such as \ud800: not text, and no file could hold it
-                problem = f"{word[:50]!r} holds an unpaired surrogate (not valid Unicode)"
+                problem = f"{word[:50]!r} holds an unpaired surrogate (not valid Unicode); {FIX_SURROGATE}"
         if problem is not None:
             raise _format_error(name, lineno, problem, EntryError)
 
@@ -501,9 +502,11 @@ def load_dictionary(path: str | os.PathLike[str], format: str, *, lowercase: boo
                              multiword_target=multiword_target, source_lang=src, target_lang=tgt,
                              source_analyzer=analyzers[0], target_analyzer=analyzers[1])
     if table.nnz == 0:
-        raise ClirkitError(f"{name}: no usable translation pairs in this dictionary "
-                           f"({table.params['n_pairs_read']} pairs read, "
-                           f"{table.params['n_multiword_source_dropped']} with a multi-word source side)")
+        read = table.params["n_pairs_read"]
+        fix = ("check the path (an empty file?)" if not read else
+               "check that its source side, the queries' language, holds single words")
+        raise ClirkitError(f"{name}: no usable translation pairs in this dictionary ({read} pairs read, "
+                           f"{table.params['n_multiword_source_dropped']} with a multi-word source side); {fix}")
     return table
 
 

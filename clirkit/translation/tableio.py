@@ -75,13 +75,14 @@ def guess_format(path: str | os.PathLike[str]) -> tuple[str, str]:
 
     1. ``npz`` by its zip bytes; ``psq-json`` by its first character, ``{`` (a JSON object; ``.gz`` read);
     2. ``freedict`` for a ``.index`` or ``.dict.dz`` file, or a ``.dict`` beside a ``.index`` whose lines
-       are not MUSE's; ``psq-json`` for a ``.json(.gz)`` file that does not start with ``{`` (an error then);
+       are not MUSE's; ``psq-json`` for a ``.json(.gz)`` file that does not start with ``{`` and ``npz`` for a
+       ``.npz`` file that is not a zip (errors then: the reader of that format says what is wrong);
     3. from the content of the first :data:`SNIFF_LINES` lines, when they all fit one layout:
        ``phrase-table`` (``... ||| ... ||| ...``), ``ding`` (``... :: ...``; ``#`` comments), ``muse``
        (``target @ source``), ``moses`` (3 fields, the last a probability), and for 2 fields ``muse`` or
        ``pairs`` as :func:`_muse_or_pairs` tells them (or a ClirkitError naming ``--format muse|pairs``
        when nothing tells them);
-    4. from the name: ``.npz`` npz, ``.dict`` muse, anything else (and stdin) moses.
+    4. from the name: ``.dict`` muse, anything else (and stdin) moses.
     """
     p = str(path)
     if p == "-":
@@ -96,6 +97,8 @@ def guess_format(path: str | os.PathLike[str]) -> tuple[str, str]:
         return "freedict", "the name"
     if p.endswith(".json") or p.endswith(".json.gz"):  # whatever its lines look like: the reader says what is wrong
         return "psq-json", "the name"
+    if p.endswith(".npz"):  # not a zip (checked above): the npz reader says so, rather than read it as text
+        return "npz", "the name"
     sniffed, seen = _sniff(p) if os.path.isfile(p) else (None, "")
     if p.endswith(".dict") and sniffed != "muse" and os.path.isfile(freedict_index_path(p)):
         return "freedict", "the name"
@@ -104,8 +107,6 @@ def guess_format(path: str | os.PathLike[str]) -> tuple[str, str]:
     if sniffed is not None:
         return sniffed, "the content of its first lines"
     how = f"the name; its first lines fit no one format: {seen}" if seen else "the name"
-    if p.endswith(".npz"):
-        return "npz", how
     if p.endswith(".dict") or p.endswith(".dict.gz"):
         return "muse", how
     return "moses", how
@@ -418,13 +419,15 @@ def load_moses(path: str | os.PathLike[str]) -> TranslationTable:
     for lineno, line in iter_lines(path):
         fields = line.split()
         if len(fields) != 3:
-            raise _located(name, lineno, f"expected 3 fields 'e f p', got {len(fields)}")
+            raise _located(name, lineno, f"expected 3 fields 'e f p', got {len(fields)}", after=False)
         try:
             p = float(fields[2])
         except ValueError:
-            raise _located(name, lineno, f"probability {_cut(fields[2])!r} is not a number") from None
+            raise _located(name, lineno, f"probability {_cut(fields[2])!r} is not a number{_P_RANGE}",
+                           after=bool(probs)) from None
         if not (math.isfinite(p) and 0.0 <= p <= 1.0):
-            raise _located(name, lineno, f"probability {_cut(fields[2])} is not in [0, 1]")
+            raise _located(name, lineno, f"probability {_cut(fields[2])} is not in [0, 1]{_P_RANGE}",
+                           after=bool(probs))
         targets.append(fields[0])
         sources.append(fields[1])
         probs.append(p)
@@ -446,7 +449,8 @@ def load_moses(path: str | os.PathLike[str]) -> TranslationTable:
         repeat_pos = np.flatnonzero(~starts)
         k = repeat_pos[np.argmin(order[repeat_pos])]      # the earliest line that repeats a pair
         i, j = int(order[k]), int(group_first[k])
-        raise _located(name, linenos[i], f"pair {targets[i]} {sources[i]} repeats line {linenos[j]}")
+        raise _located(name, linenos[i], f"pair {targets[i]} {sources[i]} repeats line {linenos[j]}: a table gives "
+                                         f"each pair one probability; remove one of the two lines", after=True)
     matrix = sp.csr_matrix((np.asarray(probs, dtype=np.float64), (src_ids, tgt_ids)),
                            shape=(len(src_vocab), len(tgt_vocab)))
     return TranslationTable(src_vocab, tgt_vocab, matrix, {"model": "moses", "file": name, "source_lang": None,
@@ -458,7 +462,13 @@ def _cut(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def _located(name: str, lineno: int, problem: str) -> TableFormatError:
-    return TableFormatError(f"{name}:{lineno}: {problem}")
+_P_RANGE = "; give p(e|f) as a number from 0 to 1 (e.g. 0.25)"
+
+
+def _located(name: str, lineno: int, problem: str, *, after: bool) -> TableFormatError:
+    """The error for line ``lineno`` of a Moses table; ``after``: the line has the format's fields and lines before
+    it were read as entries, so the format is right and the line wrong (an :class:`EntryError`: no other
+    ``--format`` to try)."""
+    return (EntryError if after else TableFormatError)(f"{name}:{lineno}: {problem}")
 
 

@@ -38,7 +38,7 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from clirkit.errors import ClirkitError
-from clirkit.fileio import GZIP_ERRORS, damaged_gzip, display_name, iter_lines, open_binary
+from clirkit.fileio import GZIP_ERRORS, TO_UTF8, damaged_gzip, display_name, iter_lines, open_binary
 from clirkit.translation.dictionaries import (
     MULTIWORD_TARGET,
     PHRASE_JOINER,
@@ -89,7 +89,8 @@ def phrase_table_entries(path: str | os.PathLike[str], score_column: int = 3) ->
                                               f"found {len(fields) - 1} '|||' separators")
         source, target = " ".join(fields[0].split()), " ".join(fields[1].split())
         if not source or not target:
-            raise _format_error(name, lineno, f"empty {'source' if not source else 'target'} phrase")
+            raise _format_error(name, lineno, f"empty {'source' if not source else 'target'} phrase; remove the line "
+                                              f"or give the phrase")
         scores = fields[2].split()
         if len(scores) <= k:
             raise _format_error(name, lineno, f"{len(scores)} scores, no column {score_column} (--score-column; "
@@ -122,15 +123,15 @@ def psq_json_entries(path: str | os.PathLike[str]) -> Iterator[tuple[str, str, f
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise _format_error(name, raw.count(b"\n", 0, exc.start) + 1, "invalid UTF-8") from None
+        raise _format_error(name, raw.count(b"\n", 0, exc.start) + 1, f"invalid UTF-8{TO_UTF8}", EntryError) from None
     try:
         data = json.loads(text, object_pairs_hook=_Object)   # pairs in file order, repeated keys kept
     except json.JSONDecodeError as exc:
-        raise _format_error(name, exc.lineno, f"invalid JSON: {exc.msg} (column {exc.colno})") from None
+        raise _format_error(name, exc.lineno, f"invalid JSON: {exc.msg} (column {exc.colno}); {_PSQ_FIX}") from None
     except (ValueError, RecursionError) as exc:  # an integer of thousands of digits; arrays nested thousands deep
-        problem = "nested too deep" if isinstance(exc, RecursionError) else "a number of thousands of digits"
-        raise _format_error(name, None, f"invalid JSON for a PSQ table: {problem} (it holds {{source word: "
-                                        f"{{target word: probability}}}})") from None
+        problem = (f"nested too deep; {_PSQ_FIX}" if isinstance(exc, RecursionError) else
+                   "a number of thousands of digits; write it with fewer digits")
+        raise _format_error(name, None, f"invalid JSON for a PSQ table: {problem}") from None
     if not isinstance(data, _Object):
         raise _format_error(name, 1, "expected a JSON object {source word: {target word: probability}} "
                                      f"(HLTCOE PSQ table), found {_json_type(data)}")
@@ -141,9 +142,9 @@ def psq_json_entries(path: str | os.PathLike[str]) -> Iterator[tuple[str, str, f
     seen_sources: set[str] = set()
     for i, (source, translations) in enumerate(data):
         if not source.strip():
-            raise bad(i, None, "an empty source word")
+            raise bad(i, None, "an empty source word; remove the entry or give its word")
         if source in seen_sources:
-            raise bad(i, None, f"source word {_cut(source)!r} given twice")
+            raise bad(i, None, f"source word {_cut(source)!r} given twice; give all its translations in one object")
         seen_sources.add(source)
         if not isinstance(translations, _Object):
             raise bad(i, None, f"the translations of {_cut(source)!r} must be an object {{target word: "
@@ -151,21 +152,25 @@ def psq_json_entries(path: str | os.PathLike[str]) -> Iterator[tuple[str, str, f
         seen: set[str] = set()
         for j, (target, p) in enumerate(translations):
             if not target.strip():
-                raise bad(i, j, f"an empty target word among the translations of {_cut(source)!r}")
+                raise bad(i, j, f"an empty target word among the translations of {_cut(source)!r}; remove it")
             if target in seen:
-                raise bad(i, j, f"{_cut(source)!r} -> {_cut(target)!r} given twice")
+                raise bad(i, j, f"{_cut(source)!r} -> {_cut(target)!r} given twice; keep one of the two")
             seen.add(target)
             if isinstance(p, bool) or not isinstance(p, (int, float)):
                 raise bad(i, j, f"the probability of {_cut(source)!r} -> {_cut(target)!r} is "
-                                f"{_json_type(p)}, not a number")
+                                f"{_json_type(p)}, not a number{_P_FIX}")
             if not (0 <= p <= 1 if isinstance(p, int) else math.isfinite(p) and 0.0 <= p <= 1.0):  # ints exactly
                 raise bad(i, j, f"the probability of {_cut(source)!r} -> {_cut(target)!r} is {_cut(str(p))}, not "
-                                f"in [0, 1]")
+                                f"in [0, 1]{_P_FIX}")
             try:
                 check_words(name, None, source, target)
             except EntryError as exc:  # named at the entry's line, still an error no other format would avoid
                 raise EntryError(str(bad(i, j, str(exc)[len(name) + 2:]))) from None
             yield source, target, float(p)
+
+
+_PSQ_FIX = "fix the JSON: a PSQ table is one object {source word: {target word: probability}}"
+_P_FIX = "; give a number from 0 to 1"
 
 
 class _Object(list):
