@@ -148,62 +148,79 @@ def make_tuples(qrels: Qrels, query_ids: Sequence[str], docids: Sequence[str], *
     Returns:
         :class:`Tuples`, sorted by (query, d+, d-); duplicates are kept.
     """
+    _check_sampling(weighting, negatives, grade_pairs, hard_negatives, base)
+    rng = np.random.default_rng(seed)
+    judged = _Judged(qrels, query_ids, docids, min_grade)
+    pq, pd, pr = judged.positives(rng, max_positives)
+    parts = _Parts(weighting, judged)
+    if negatives > 0:
+        negs = _uniform_negatives(rng, pq, judged.n_docs, judged.relevant_keys, negatives)
+        if candidates is not None:
+            negs = _hard_negatives(rng, _candidate_keys(candidates, query_ids, docids, candidate_depth),
+                                   judged.n_docs, judged.relevant_keys, pq, negs)
+        parts.against(pq, pd, pr, negs)
+    if grade_pairs > 0:
+        parts.add(*judged.lower_grade_pairs(rng, pq, pd, pr, grade_pairs, min_grade))
+    if hard_negatives > 0:
+        listed = base.retrieved(pq, pd)
+        hq, hd, hr = pq[listed], pd[listed], pr[listed]
+        negs = _hard_negatives(rng, base.candidate_keys(candidate_depth), judged.n_docs, judged.relevant_keys, hq,
+                               np.full((len(hq), hard_negatives), -1, dtype=np.int64))
+        parts.against(hq, hd, hr, negs)  # a query whose candidates are all relevant gives no hard tuple (-1)
+    return parts.tuples()
+
+
+def _check_sampling(weighting: str, negatives: int, grade_pairs: int, hard_negatives: int, base) -> None:
     if weighting not in WEIGHTINGS:
         raise ClirkitError(f"unknown tuple weighting {weighting!r}; choose one of {', '.join(WEIGHTINGS)}")
     if negatives < 0 or grade_pairs < 0 or hard_negatives < 0 or negatives + grade_pairs + hard_negatives == 0:
         raise ClirkitError("need negatives, grade_pairs and hard_negatives >= 0 and at least one of them > 0")
     if hard_negatives > 0 and base is None:
         raise ClirkitError("hard negatives need the base system's run")
-    rng = np.random.default_rng(seed)
-    n_docs = len(docids)
-    qi = index_of(qrels.qids, query_ids)
-    di = index_of(qrels.docids, docids)
-    keep = (qi >= 0) & (di >= 0)
-    qi, di, rel = qi[keep], di[keep], qrels.rels[keep]
-    is_rel = rel >= min_grade
-    order = np.lexsort((di, -rel, qi))
-    qi, di, rel, is_rel = qi[order], di[order], rel[order], is_rel[order]
-    relevant_keys = np.unique(qi[is_rel] * n_docs + di[is_rel])
 
-    pq, pd, pr = qi[is_rel], di[is_rel], rel[is_rel]
-    if max_positives > 0 and len(pq):
-        shuffled = np.lexsort((rng.random(len(pq)), pq))
-        starts = np.searchsorted(pq[shuffled], pq[shuffled], side="left")
-        rank_in_query = np.arange(len(pq)) - starts
-        chosen = np.sort(shuffled[rank_in_query < max_positives])
-        pq, pd, pr = pq[chosen], pd[chosen], pr[chosen]
-    if len(pq) == 0:
-        raise ClirkitError("no relevant (query, document) pair of the qrels is in the training queries "
-                           "and the collection: check the query and document ids")
 
-    parts_q, parts_p, parts_n, parts_w = [], [], [], []
+class _Judged:
+    """The qrels' rows over the caller's queries and documents: ``qi``, ``di``, ``rel`` (query row, document
+    row, grade) sorted by query, grade descending, document; ``is_rel`` (grade >= ``min_grade``), the sorted
+    ``query * n_docs + document`` keys of the relevant pairs, and every judged pair's grade by its key."""
 
-    def add(q, p, pgrade, n, ngrade):
-        w = {"difference": pgrade - np.maximum(ngrade, 0), "one": np.ones(len(q)),
-             "positive": pgrade}[weighting].astype(np.float64)
-        ok = w > 0
-        parts_q.append(q[ok]), parts_p.append(p[ok]), parts_n.append(n[ok]), parts_w.append(w[ok])
+    def __init__(self, qrels: Qrels, query_ids: Sequence[str], docids: Sequence[str], min_grade: int) -> None:
+        n_docs = self.n_docs = len(docids)
+        qi, di = index_of(qrels.qids, query_ids), index_of(qrels.docids, docids)
+        keep = (qi >= 0) & (di >= 0)
+        qi, di, rel = qi[keep], di[keep], qrels.rels[keep]
+        order = np.lexsort((di, -rel, qi))
+        self.qi, self.di, self.rel = qi[order], di[order], rel[order]
+        self.is_rel = self.rel >= min_grade
+        self.relevant_keys = np.unique(self.qi[self.is_rel] * n_docs + self.di[self.is_rel])
+        jorder = np.argsort(self.qi * n_docs + self.di, kind="stable")
+        self._keys, self._grades = (self.qi * n_docs + self.di)[jorder], self.rel[jorder]
 
-    jorder = np.argsort(qi * n_docs + di, kind="stable")
-    judged_keys, judged_grades = (qi * n_docs + di)[jorder], rel[jorder]
+    def grade_of(self, q: np.ndarray, d: np.ndarray) -> np.ndarray:
+        """Judged grade of each (q, d) (0 when unjudged)."""
+        return values_at(self._keys, self._grades, q * self.n_docs + d)
 
-    def grade_of(q, d):
-        """Judged grade of (q, d) (0 when unjudged)."""
-        return values_at(judged_keys, judged_grades, q * n_docs + d)
+    def positives(self, rng: np.random.Generator, max_positives: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(query, document, grade)`` of the relevant pairs: at most ``max_positives`` per query (a uniform
+        sample) when it is > 0."""
+        pq, pd, pr = self.qi[self.is_rel], self.di[self.is_rel], self.rel[self.is_rel]
+        if max_positives > 0 and len(pq):
+            shuffled = np.lexsort((rng.random(len(pq)), pq))
+            starts = np.searchsorted(pq[shuffled], pq[shuffled], side="left")
+            rank_in_query = np.arange(len(pq)) - starts
+            chosen = np.sort(shuffled[rank_in_query < max_positives])
+            pq, pd, pr = pq[chosen], pd[chosen], pr[chosen]
+        if len(pq) == 0:
+            raise ClirkitError("no relevant (query, document) pair of the qrels is in the training queries "
+                               "and the collection: check the query and document ids")
+        return pq, pd, pr
 
-    if negatives > 0:
-        negs = _uniform_negatives(rng, pq, n_docs, relevant_keys, negatives)
-        if candidates is not None:
-            negs = _hard_negatives(rng, _candidate_keys(candidates, query_ids, docids, candidate_depth), n_docs,
-                                   relevant_keys, pq, negs)
-        q_rep = np.repeat(pq, negatives)
-        n_flat = negs.reshape(-1)
-        add(q_rep, np.repeat(pd, negatives), np.repeat(pr, negatives).astype(np.float64), n_flat,
-            grade_of(q_rep, n_flat))
-
-    if grade_pairs > 0:
+    def lower_grade_pairs(self, rng: np.random.Generator, pq: np.ndarray, pd: np.ndarray, pr: np.ndarray, m: int,
+                          min_grade: int) -> tuple[np.ndarray, ...]:
+        """``m`` pairs per positive (``pq``, ``pd``, ``pr``) with a judged document of its query of a lower grade
+        (>= ``min_grade``), drawn uniformly: ``(query, d+, grade+, d-, grade-)``."""
         # judged docs sorted by (query, grade ascending) so a positive's lower grades are a prefix range
-        jq, jd, jr = qi[is_rel], di[is_rel], rel[is_rel]
+        jq, jd, jr = self.qi[self.is_rel], self.di[self.is_rel], self.rel[self.is_rel]
         o = np.lexsort((jd, jr, jq))
         jq, jd, jr = jq[o], jd[o], jr[o]
         big = int(jr.max()) + 1
@@ -212,27 +229,40 @@ def make_tuples(qrels: Qrels, query_ids: Sequence[str], docids: Sequence[str], *
         hi = np.searchsorted(combined, pq * big + pr, side="left")
         count = hi - lo
         has = count > 0
-        r = rng.random((len(pq), grade_pairs))
+        r = rng.random((len(pq), m))
         pick = lo[:, None] + np.floor(r * count[:, None]).astype(np.int64)
         pick = pick[has].reshape(-1)
-        add(np.repeat(pq[has], grade_pairs), np.repeat(pd[has], grade_pairs),
-            np.repeat(pr[has], grade_pairs).astype(np.float64), jd[pick], jr[pick].astype(np.float64))
+        return (np.repeat(pq[has], m), np.repeat(pd[has], m), np.repeat(pr[has], m).astype(np.float64), jd[pick],
+                jr[pick].astype(np.float64))
 
-    if hard_negatives > 0:
-        listed = base.retrieved(pq, pd)
-        hq, hd, hr = pq[listed], pd[listed], pr[listed]
-        negs = _hard_negatives(rng, base.candidate_keys(candidate_depth), n_docs, relevant_keys, hq,
-                               np.full((len(hq), hard_negatives), -1, dtype=np.int64)).reshape(-1)
-        q_rep = np.repeat(hq, hard_negatives)
-        found = negs >= 0  # queries whose candidates are all relevant give no hard tuple
-        add(q_rep[found], np.repeat(hd, hard_negatives)[found],
-            np.repeat(hr, hard_negatives).astype(np.float64)[found], negs[found], grade_of(q_rep[found], negs[found]))
 
-    tuples = Tuples.from_arrays(np.concatenate(parts_q), np.concatenate(parts_p), np.concatenate(parts_n),
-                                np.concatenate(parts_w))
-    if len(tuples) == 0:
-        raise ClirkitError("the qrels gave no training tuple with a positive weight")
-    return tuples
+class _Parts:
+    """The tuples sampled so far, with their ``weighting``'s weights; those of weight <= 0 are left out."""
+
+    def __init__(self, weighting: str, judged: _Judged) -> None:
+        self.weighting, self.judged = weighting, judged
+        self.parts: list[tuple[np.ndarray, ...]] = []
+
+    def add(self, q: np.ndarray, p: np.ndarray, pgrade: np.ndarray, n: np.ndarray, ngrade: np.ndarray) -> None:
+        w = {"difference": pgrade - np.maximum(ngrade, 0), "one": np.ones(len(q)),
+             "positive": pgrade}[self.weighting].astype(np.float64)
+        ok = w > 0
+        self.parts.append((q[ok], p[ok], n[ok], w[ok]))
+
+    def against(self, q: np.ndarray, p: np.ndarray, pgrade: np.ndarray, negs: np.ndarray) -> None:
+        """Each positive ``(q, p, pgrade)`` against each document of its row of ``negs`` (-1: none)."""
+        m = negs.shape[1]
+        q_rep, n_flat = np.repeat(q, m), negs.reshape(-1)
+        found = n_flat >= 0
+        q_rep, n_flat = q_rep[found], n_flat[found]
+        self.add(q_rep, np.repeat(p, m)[found], np.repeat(pgrade, m).astype(np.float64)[found], n_flat,
+                 self.judged.grade_of(q_rep, n_flat))
+
+    def tuples(self) -> Tuples:
+        tuples = Tuples.from_arrays(*(np.concatenate([part[i] for part in self.parts]) for i in range(4)))
+        if len(tuples) == 0:
+            raise ClirkitError("the qrels gave no training tuple with a positive weight")
+        return tuples
 
 
 def _candidate_keys(candidates: Run, query_ids, docids, depth: int | None) -> np.ndarray:
