@@ -169,8 +169,10 @@ EXPERIMENT = 'collection = "nowhere"\n\n[table]\niterations = 2\n\n[systems.DT]\
 
 
 @pytest.mark.parametrize("text, problem", [
-    ("deep = " + "[" * 100_000 + "]" * 100_000 + "\n" + EXPERIMENT, "not a valid TOML file (nested too deeply)"),
-    (f"seed = {'7' * 5000}\n" + EXPERIMENT, "not a valid TOML file (an integer of more than 4,300 digits)"),
+    ("deep = " + "[" * 100_000 + "]" * 100_000 + "\n" + EXPERIMENT,
+     "not a valid TOML file (nested too deeply); nest arrays and tables less deeply"),
+    (f"seed = {'7' * 5000}\n" + EXPERIMENT,
+     "not a valid TOML file (an integer of more than 4,300 digits); write it with fewer digits"),
     (EXPERIMENT.replace("iterations = 2", "iterations = -2"), "[table]: iterations must be an integer >= 0, got -2"),
     (EXPERIMENT.replace("iterations = 2", 'iterations = "two"'),
      "[table]: iterations must be an integer >= 0, got 'two'"),
@@ -287,3 +289,133 @@ def test_datasets_export_into_an_unwritable_place_is_one_error_line(tmp_path, ca
     err = capsys.readouterr().err
     assert err.startswith(f"clirkit: error: {target}: cannot write in") and err.count("\n") == 1
     assert "give a folder you can write in" in err
+
+
+# --------------------------------------------------------------------------------------------------------------
+# messages that said no fix in the matrix's sample of 30 (issue 25): each names the file (and line), the problem
+# and what to do, is one line and exits 2
+
+HC4_TOPIC = '{"topic_id": "101", "topics": [{"lang": "spa", "topic_title": "luz", "topic_description": "la luz"}]}\n'
+TO_UTF8 = "; convert the file to UTF-8 (from Latin-1: `iconv -f latin1 -t utf-8 FILE > NEW`)"
+
+
+@pytest.mark.parametrize("name, data, argv, message", [
+    ("qrels.txt", b"Gen.1 0 Gen.1.3 1\nGen.1 0 Gen.1.4 0\nGen.1 0 Gen.1.3 2\n", ["eval", "--qrels", "IN", "RUN", "--quiet"],
+     ":3: docid Gen.1.3 appears twice for query Gen.1 (first at line 1): a document is judged once per query; remove "
+     "one of the two lines"),
+    ("qrels.txt", b"\n", ["eval", "--qrels", "IN", "RUN", "--quiet"],
+     ": empty: no judgments found; check the path (a qrels file holds one judgment per line: qid iter docid rel, or "
+     "qid docid rel)"),
+    ("topics.jsonl", (HC4_TOPIC * 2).encode(), ["search", "--index", "IX", "--queries", "IN", "-o", "OUT", "-q"],
+     ":2: query id 101 appears twice (first at line 1): give each topic its own id, or remove the repeated topic"),
+    ("topics.ntcir.xml", b"", ["search", "--index", "IX", "--queries", "IN", "-o", "OUT", "-q"],
+     ": empty: no queries found; check the path (a queries file holds qid TAB text lines, JSONL records, or TREC, "
+     "CLEF, NTCIR or HC4 topics)"),
+    ("none.npz", None, ["search", "--index", "IN", "--queries", "Q", "-o", "OUT", "-q"],
+     ": no such file: check the path (an index is made by `clirkit index`)"),
+    ("table.npz", bytes(range(128, 256)) * 8, ["ttable", "show", "IN", "light", "-q"],
+     ": not a clirkit translation-table file or corrupt (not a zip archive, as every .npz file is): check the path, "
+     "or make the table again (`clirkit ttable train`, or `ttable convert` of its source)"),
+    ("table.e2f", b"luz light 0.5\nla the 1.0\nluz light 0.25\n", ["ttable", "show", "IN", "light", "-q"],
+     ":3: pair luz light repeats line 1: a table gives each pair one probability; remove one of the two lines"),
+    ("table.e2f", b"luz light 0.5\ntinieblas darkness " + b"7" * 5000 + b"\n", ["ttable", "show", "IN", "light", "-q"],
+     ":2: probability 7777777777777777777777777777777777777... is not in [0, 1]; give p(e|f) as a number from 0 to 1 "
+     "(e.g. 0.25)"),
+    ("en-es.json", b'{"light": {"luz": 0.5, "lumbrera": 0.5},\n "dark\xe9": {"tinieblas": 1.0}}',
+     ["ttable", "show", "IN", "light", "-q"], ":2: invalid UTF-8" + TO_UTF8),
+    ("en-es.json", b'{"light": {"luz": 1.0},\n "light": {"lumbrera": 1.0}}', ["ttable", "show", "IN", "light", "-q"],
+     ":2: source word 'light' given twice; give all its translations in one object"),
+    ("en-es.phrase-table", b"light ||| luz ||| 0.5 0.5 0.5 0.5\ndark |||  ||| 0.5 0.5 0.5 0.5\n",
+     ["ttable", "show", "IN", "light", "-q"], ":2: empty target phrase; remove the line or give the phrase"),
+    ("en-es.dict", b"\n", ["ttable", "show", "IN", "light", "-q"],
+     ": no usable translation pairs in this dictionary (0 pairs read, 0 with a multi-word source side); check the "
+     "path (an empty file?)"),
+])
+def test_a_message_of_the_sample_names_the_place_the_problem_and_what_to_do(indexed_dir, capsys, name, data, argv,
+                                                                            message):
+    path = indexed_dir / name
+    if data is not None:
+        path.write_bytes(data)
+    (indexed_dir / "a.run").write_text("Gen.1 Q0 Gen.1.3 1 2.0 t\nGen.1 Q0 Gen.1.4 2 1.0 t\n", encoding="utf-8")
+    (indexed_dir / "q.tsv").write_text("q1\tluz\n", encoding="utf-8")
+    places = {"IN": path, "RUN": indexed_dir / "a.run", "IX": indexed_dir / "ix.npz", "Q": indexed_dir / "q.tsv",
+              "OUT": indexed_dir / "out.run"}
+    assert main([str(places.get(a, a)) for a in argv]) == 2
+    assert capsys.readouterr().err == f"clirkit: error: {path}{message}\n"
+    assert not (indexed_dir / "out.run").exists()
+
+
+@pytest.mark.parametrize("text, message", [
+    ('\ufeffcollection = "nowhere"\n', ":1: starts with a byte-order mark, which TOML does not allow; save the file as "
+                                      "UTF-8 without it"),
+    ('collection = "nowhere"\r[systems.DT]\rkind = "dt"\r', ": its lines end with CR only (an old Mac file), which TOML "
+                                                          "does not allow; convert them to LF (`tr '\\r' '\\n' < FILE > "
+                                                          "NEW`)"),
+    ('collection = "nowhere"\nseed = 1\nseed = 2\n', ":3: not a valid TOML file (a key or table given twice, column "
+                                                    "9); keep one of them"),
+    ('collection = "nowhere"\nseed = \n', ":2: not a valid TOML file (Invalid value, column 8); correct the line "
+                                          '(TOML: key = value, strings in "quotes", tables under [name] headers)'),
+    ('collection = "Q\\ud800"\n', ':1: not a valid TOML file (an escape that is half a character, column 22); write '
+                                  "the character itself, or a valid pair of \\uD8xx\\uDCxx escapes"),
+    ('name = "x"\n', ': no collection: add one (e.g. collection = "nave-en-es")'),
+])
+def test_an_experiment_file_that_is_not_valid_toml_says_where_and_what_to_do(tmp_path, capsys, text, message):
+    exp = tmp_path / "exp.toml"
+    exp.write_bytes(text.encode("utf-8", "surrogatepass"))
+    assert main(["run", str(exp), "-o", str(tmp_path / "out"), "-q"]) == 2
+    assert capsys.readouterr().err == f"clirkit: error: {exp}{message}\n"
+    assert not (tmp_path / "out").exists()
+
+
+def _plain_experiment(folder, verses_es, split: str):
+    """An experiment file with a [collection] of plain files in ``folder``: the verses, 5 queries and their qrels,
+    split by the rule ``split``."""
+    (folder / "docs.tsv").write_text("".join(f"{d}\t{t}\n" for d, t in verses_es.items()), encoding="utf-8")
+    docids = list(verses_es)
+    (folder / "q.tsv").write_text("".join(f"q{i}\tlight\n" for i in range(5)), encoding="utf-8")
+    (folder / "qrels.txt").write_text("".join(f"q{i} 0 {docids[i]} 1\n" for i in range(5)), encoding="utf-8")
+    exp = folder / "exp.toml"
+    exp.write_text(f'[collection]\ndocuments = "docs.tsv"\nqueries = "q.tsv"\nqrels = "qrels.txt"\nsource_lang = "en"\n'
+                   f'target_lang = "es"\nsplit = {split}\n\n[systems.DT]\nkind = "dt"\n', encoding="utf-8")
+    return exp
+
+
+@pytest.mark.parametrize("split, message", [
+    ("{dev = 0.05, test = 0.95}", "split = {dev = 0.05, test = 0.95} leaves the dev split empty: 0.05 of the 5 queries "
+                                  "of q.tsv rounds to none; give dev a larger fraction (one query is 0.2 of them), or "
+                                  "give the dev queries a file of their own (queries = {dev = FILE, test = FILE})"),
+    ("{train = 0.05, dev = 0.45, test = 0.5}", "split = {train = 0.05, dev = 0.45, test = 0.5} leaves the train split "
+                                               "empty: 0.05 of the 5 queries of q.tsv rounds to none; give train a "
+                                               "larger fraction (one query is 0.2 of them), or give the train queries "
+                                               "a file of their own (queries = {train = FILE, test = FILE})"),
+])
+def test_a_collection_split_rule_leaving_a_split_empty_names_the_experiment_file_and_what_to_do(
+        tmp_path, capsys, verses_es, split, message):
+    # the message was "q.tsv: the split {'dev': 0.05, 'test': 0.95} leaves the dev split empty (5 queries)", said
+    # once the collection was being written: it named neither the experiment file nor what to do
+    exp = _plain_experiment(tmp_path, verses_es, split)
+    assert main(["run", str(exp), "-o", str(tmp_path / "out"), "-q"]) == 2
+    assert capsys.readouterr().err == f"clirkit: error: {exp}: [collection] {message}\n"
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("name, data, argv, message", [
+    ("qrels.txt", b"Gen.1 0 Gen.1.3 1\nGen.1 0 Gen.1.3 2\n", ["eval", "--qrels", "IN", "RUN", "--quiet"],
+     ":2: docid Gen.1.3 appears twice for query Gen.1 (first at line 1): a document is judged once per query; remove "
+     "one of the two lines"),
+    ("table.npz", bytes(range(128, 256)) * 8, ["ttable", "show", "IN", "light", "-q"],
+     ": not a clirkit translation-table file or corrupt (not a zip archive, as every .npz file is): check the path, "
+     "or make the table again (`clirkit ttable train`, or `ttable convert` of its source)"),
+])
+def test_from_the_command_line_a_fixed_message_is_exit_2_and_one_line_without_a_traceback(tmp_path, name, data, argv,
+                                                                                         message):
+    import subprocess
+    import sys
+
+    path = tmp_path / name
+    path.write_bytes(data)
+    (tmp_path / "a.run").write_text("Gen.1 Q0 Gen.1.3 1 2.0 t\n", encoding="utf-8")
+    places = {"IN": str(path), "RUN": str(tmp_path / "a.run")}
+    done = subprocess.run([sys.executable, "-m", "clirkit", *[places.get(a, a) for a in argv]], capture_output=True,
+                          text=True, timeout=120)
+    assert (done.returncode, done.stdout, done.stderr) == (2, "", f"clirkit: error: {path}{message}\n")

@@ -16,7 +16,7 @@ from typing import Any, Mapping
 import tomllib
 
 from clirkit.datasets.plain import KEYS as PLAIN_KEYS
-from clirkit.errors import ClirkitError
+from clirkit.errors import FIX_SURROGATE, REMOVE_NUL, ClirkitError
 from clirkit.experiment.kinds import KINDS, keys_of, system_class
 
 DEFAULT_MEASURES = ("AP", "PRES@1000", "nDCG@10", "P@10")
@@ -118,19 +118,16 @@ class Experiment:
             with open(path, "rb") as fh:
                 data = tomllib.load(fh)
         except FileNotFoundError:
-            raise ClirkitError(f"{path}: no such experiment file") from None
+            raise ClirkitError(f"{path}: no such experiment file: check the path") from None
         except IsADirectoryError:
             raise ClirkitError(f"{path}: is a directory, expected an experiment file (TOML)") from None
         except OSError as exc:
             raise ClirkitError(f"{path}: cannot read: {exc.strerror or exc}") from None
         except RecursionError:
-            raise ClirkitError(f"{path}: not a valid TOML file (nested too deeply)") from None
+            raise ClirkitError(f"{path}: not a valid TOML file (nested too deeply); nest arrays and tables less "
+                               f"deeply") from None
         except ValueError as exc:  # bad TOML or UTF-8, integers of more than 4,300 digits
-            _no_nul_bytes(path)
-            problem = " ".join(str(exc).split())
-            if "integer string conversion" in problem:
-                problem = "an integer of more than 4,300 digits"
-            raise ClirkitError(f"{path}: not a valid TOML file ({problem[:200]})") from None
+            raise _not_toml(path, exc) from None
         return cls.from_dict(with_overrides(data, **overrides), source=str(path), name=Path(path).stem)
 
     @classmethod
@@ -139,7 +136,7 @@ class Experiment:
         where = source or "experiment"
         _check_keys(where, data, sorted(TOP_KEYS), "the top-level")
         if "collection" not in data:
-            raise ClirkitError(f"{where}: no collection (e.g. collection = \"nave-en-es\")")
+            raise ClirkitError(f"{where}: no collection: add one (e.g. collection = \"nave-en-es\")")
 
         def text(key: str, default, what: str):  # a string, or the default (None: no default)
             value = data.get(key, default)
@@ -152,7 +149,8 @@ class Experiment:
             from clirkit.datasets.plain import PlainCollection
 
             if "variant" in data:
-                raise ClirkitError(f"{where}: variant applies to a known collection, not to a [collection] table")
+                raise ClirkitError(f"{where}: variant applies to a known collection, not to a [collection] table; "
+                                   f"remove variant")
             plain = PlainCollection.from_dict(data["collection"], where=f"{where}: [collection] ",
                                               base=Path(source).parent if source else None,
                                               name=re.sub(r"[^\w.+-]+", "-", str(data.get("name", name))))
@@ -186,6 +184,8 @@ class Experiment:
             raise ClirkitError(f"{where}: gains measure {bad[0]!r} is not one of the measures "
                                f"({', '.join(exp.measures)}): add it to measures or remove it from gains")
         _check_analysis_and_table(where, exp)
+        if plain is not None:
+            _check_split_sizes(where, plain)
         return exp
 
     def run_names(self) -> list[str]:
@@ -199,15 +199,70 @@ class Experiment:
         return self.systems[name]["kind"], self.systems[name]
 
 
-def _no_nul_bytes(path: str | os.PathLike[str]) -> None:
-    """Name the first NUL byte of an experiment file that is not valid TOML (tomllib calls it "Expected newline
-    or end of document" or the like)."""
+def _check_split_sizes(where: str, plain) -> None:
+    """A ``[collection]`` split rule that leaves a split without queries (``split = {dev = 0.01, test = 0.99}`` of
+    14 queries), said before anything runs: the fractions cut the sorted, shuffled query ids as
+    :class:`~clirkit.datasets.plain.PlainCollection` cuts them (rounded cumulative fractions), so a split is empty
+    here exactly when it would be there."""
+    if plain.split is None or isinstance(plain.queries, dict):
+        return
+    import numpy as np
+
+    from clirkit.formats import read_queries
+
+    n = len(read_queries(plain.queries, fields=plain.query_fields, lang=plain.source_lang))
+    sizes = np.diff(np.round(np.cumsum(list(plain.split.values())) * n).astype(int), prepend=0)
+    for (split, fraction), size in zip(plain.split.items(), sizes.tolist()):
+        if size < 1:
+            rule = ", ".join(f"{s} = {f}" for s, f in plain.split.items())
+            raise ClirkitError(f"{where}: [collection] split = {{{rule}}} leaves the {split} split empty: {fraction} "
+                               f"of the {n} queries of {plain.queries.name} rounds to none; give {split} a larger "
+                               f"fraction (one query is {1 / n:.2g} of them), or give the {split} queries a file of "
+                               f"their own (queries = {{{split} = FILE, test = FILE}})")
+
+
+_TOML_AT = re.compile(r"^(.*) \(at line (\d+), column (\d+)\)$")
+
+
+def _not_toml(path: str | os.PathLike[str], exc: ValueError) -> ClirkitError:
+    """The error for an experiment file that tomllib refused with ``exc``: a NUL byte, bytes that are not UTF-8 or a
+    byte-order mark named as such (tomllib says "Expected newline" or "Invalid statement"), a TOML error at the
+    line it names, with what to do."""
+    from clirkit.fileio import TO_UTF8
+
     data = Path(path).read_bytes()
     at = data.find(b"\0")
     if at >= 0:
         line, column = data.count(b"\n", 0, at) + 1, at - data.rfind(b"\n", 0, at)
-        raise ClirkitError(f"{path}:{line}: a NUL byte (column {column}): an experiment file is TOML text; remove "
-                           f"the NUL bytes (is it a binary file?)")
+        return ClirkitError(f"{path}:{line}: a NUL byte (column {column}): an experiment file is TOML text; "
+                            f"{REMOVE_NUL}")
+    if isinstance(exc, UnicodeDecodeError):
+        line = data.count(b"\n", 0, exc.start) + 1
+        return ClirkitError(f"{path}:{line}: not valid UTF-8 (byte {data[exc.start]:#04x}), as TOML must be{TO_UTF8}")
+    if data.startswith(b"\xef\xbb\xbf"):
+        return ClirkitError(f"{path}:1: starts with a byte-order mark, which TOML does not allow; save the file as "
+                            f"UTF-8 without it")
+    problem = " ".join(str(exc).split())
+    if "integer string conversion" in problem:
+        return ClirkitError(f"{path}: not a valid TOML file (an integer of more than 4,300 digits); write it with "
+                            f"fewer digits")
+    m = _TOML_AT.match(problem)
+    if m is None:
+        return ClirkitError(f"{path}: not a valid TOML file ({problem[:200]}); {_TOML_FIX}")
+    what, line, column = m.groups()
+    if b"\r" in data and b"\n" not in data:
+        return ClirkitError(f"{path}: its lines end with CR only (an old Mac file), which TOML does not allow; "
+                            f"convert them to LF (`tr '\\r' '\\n' < FILE > NEW`)")
+    if "Unicode scalar" in what:
+        return ClirkitError(f"{path}:{line}: not a valid TOML file (an escape that is half a character, column "
+                            f"{column}); {FIX_SURROGATE}")
+    if what.startswith(("Cannot overwrite", "Cannot declare")):
+        return ClirkitError(f"{path}:{line}: not a valid TOML file (a key or table given twice, column {column}); "
+                            f"keep one of them")
+    return ClirkitError(f"{path}:{line}: not a valid TOML file ({what[:200]}, column {column}); {_TOML_FIX}")
+
+
+_TOML_FIX = 'correct the line (TOML: key = value, strings in "quotes", tables under [name] headers)'
 
 
 def _check_keys(where: str, spec: Mapping[str, Any], allowed: list[str], whose: str, owners=None) -> None:
