@@ -3,7 +3,8 @@
 - :mod:`clirkit.boost.tuples`: training tuples (q, d+, d-) sampled from graded qrels;
 - :mod:`clirkit.boost.features`: n-gram vocabularies, binary matrices, MurmurHash3 pair buckets;
 - :mod:`clirkit.boost.rounds`: RankBoost rounds with incremental W+/W- updates;
-- :mod:`clirkit.boost.bagging`: bags trained through joblib (loky, threading, dask) and averaged;
+- :mod:`clirkit.boost.bagging`: bags trained through :mod:`clirkit.parallel` (loky, threading, dask) and averaged;
+- :mod:`clirkit.boost.base`, :mod:`clirkit.boost.sweep`: boosting from a base ranker's scores, beta chosen on dev;
 - :mod:`clirkit.boost.model`: the phrase table (save/load, ranking, re-ranking, display);
 - :mod:`clirkit.boost.ranker`: the estimator tying them together.
 """

@@ -23,9 +23,11 @@ from clirkit.boost.rounds import PairCache
 from clirkit.boost.scoring import DevEvaluator, RerankEvaluator
 from clirkit.boost.sweep import BetaSweep, betas_to_try, sweep_betas
 from clirkit.boost.tuples import WEIGHTINGS, Tuples, make_tuples
+from clirkit.boost.weighting import SCHEMES
 from clirkit.documents import Documents
 from clirkit.errors import ClirkitError
 from clirkit.estimator import DEPTH, Resources, System, drop_excluded
+from clirkit.parallel import BACKENDS
 from clirkit.progress import say
 from clirkit.run import Qrels, Run
 
@@ -129,7 +131,7 @@ class BoostRanker(System):
         "patience": [_at_least_zero()],
         "eval_depth": [_positive()],
         "jobs": [Interval(Integral, 1, None, closed="left"), Options(Integral, {-1})],
-        "backend": [StrOptions({"loky", "threading", "dask"})],
+        "backend": [StrOptions(set(BACKENDS))],
         "scheduler": "no_validation",
         "source_lang": [str],
         "target_lang": [str],
@@ -140,7 +142,7 @@ class BoostRanker(System):
         "beta_grid": [_Numbers(Real, 0, MAX_BETA, closed="both")],
         "hard_negatives": [_at_least_zero()],
         "parallel_weight": [Interval(Real, 0, None, closed="neither")],
-        "doc_weighting": [None, StrOptions({"binary", "idf", "length", "idf-length"})],
+        "doc_weighting": [None, StrOptions(set(SCHEMES))],
         "random_state": [_at_least_zero()],
         "quiet": ["boolean"],
     }
