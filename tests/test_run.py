@@ -213,3 +213,47 @@ def test_a_run_goes_to_a_pandas_frame_with_ranks_and_back():
     assert isinstance(shuffled, pd.DataFrame)
     back = Run.from_frame(shuffled)
     assert back.docids.tolist() == run.docids.tolist() and back.scores.tolist() == run.scores.tolist()
+
+
+def _lines_by_hand(run: Run, tag: str) -> bytes:
+    """The TREC lines of ``run`` as the format says: ``qid Q0 docid rank repr(score) tag``."""
+    return "".join(f"{q} Q0 {d} {r} {s!r} {tag}\n" for q, d, r, s in
+                   zip(run.qids.tolist(), run.docids.tolist(), run.ranks().tolist(), run.scores.tolist())).encode()
+
+
+@pytest.mark.parametrize("docid", ["Num.16.2", "Núm.16.2", "Num\x0016.2"])  # ASCII: assembled by numpy; else joined
+def test_a_written_run_is_the_lines_of_the_format_byte_for_byte(tmp_path, docid):
+    from clirkit.formats import read_run, write_run
+    from clirkit.formats.runs import WRITE_CHUNK
+
+    rng = np.random.default_rng(0)
+    n = WRITE_CHUNK + 1234  # two chunks
+    special = [0.0, -0.0, 1e-05, 1e16, 5e-324, 1.7976931348623157e308, 0.1, 100.0, -2.5, 123456789.0, 1e22]
+    scores = np.concatenate([special, rng.normal(size=n // 2), rng.integers(0, 5, size=n - n // 2 - 11) / 4])
+    qids = np.repeat([f"ABIRAM.{i}" for i in range(n // 1000 + 1)], 1000)[:n]
+    docids = np.array([f"Gen.{i % 50}.{i}" for i in range(n)])
+    docids[7] = docid
+    run = Run.ranked(qids, docids, scores, tag="PSQ")
+    write_run(run, tmp_path / "a.run")
+    assert (tmp_path / "a.run").read_bytes() == _lines_by_hand(run, "PSQ")
+    write_run(run, tmp_path / "a.run.gz", depth=10, tag="x")
+    import gzip
+
+    assert gzip.decompress((tmp_path / "a.run.gz").read_bytes()) == _lines_by_hand(run.top(10), "x")
+    if "\x00" not in docid:
+        back = read_run(tmp_path / "a.run")
+        assert back.scores.tobytes() == run.scores.tobytes()
+
+
+@pytest.mark.parametrize("qid, docid, says", [("ABIRAM.1", "Gen 1", "document id 'Gen 1'"),
+                                              ("ABIRAM\t1", "Gen.1", "query id 'ABIRAM\\t1'"),
+                                              ("ABIRAM.1", "Gen.1\x1f", "whitespace"),
+                                              ("", "Gen.1", "empty query id"), ("ABIRAM.1", "", "empty document id")])
+def test_writing_a_run_refuses_an_empty_id_or_one_with_whitespace_as_the_line_joiner_did(tmp_path, qid, docid, says):
+    from clirkit.errors import ClirkitError
+    from clirkit.formats import write_run
+
+    run = Run(["ABIRAM.2", qid], ["Num.16.1", docid], [2.0, 1.0])
+    with pytest.raises(ClirkitError, match=says.replace("\\", "\\\\").replace(".", "\\.")):
+        write_run(run, tmp_path / "a.run")
+    assert not (tmp_path / "a.run").exists()

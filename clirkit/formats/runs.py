@@ -241,6 +241,10 @@ def write_run(run: Run, path: str | os.PathLike[str], *, depth: int | None = Non
     if given). Scores are written as ``repr(float)``, the shortest string
     that reads back to the same float64, so write -> read is bit-exact.
     ``tag`` defaults to ``run.tag``.
+
+    The lines are assembled as bytes by numpy, :data:`WRITE_CHUNK` rows at a time (:func:`_ascii_lines`): the
+    ids' code points, the ranks' digits and the scores' ``repr`` (one C call per chunk: most of the time left)
+    side by side; a run with an id beyond ASCII (or holding a NUL) is joined as Python strings, the same bytes.
     """
     tag = run.tag if tag is None else tag
     if not tag or has_space(tag):
@@ -252,15 +256,86 @@ def write_run(run: Run, path: str | os.PathLike[str], *, depth: int | None = Non
     if not np.isfinite(run.scores).all():
         bad = int(np.flatnonzero(~np.isfinite(run.scores))[0])
         raise ValueError(f"run score of query {run.qids[bad]}, document {run.docids[bad]} is {run.scores[bad]}")
-    check_ids(run.qids, "query id")
-    check_ids(run.docids, "document id")
+    heads = np.flatnonzero(np.concatenate(([True], run.qids[1:] != run.qids[:-1]))) if len(run) else []
+    check_ids(run.qids[heads], "query id")  # (one per query: a query's rows are contiguous)
+    ascii_ids = "\0" not in tag and _is_ascii(run.qids) and _is_ascii(run.docids)
+    if not ascii_ids:
+        check_ids(run.docids, "document id")
     all_ranks = run.ranks()
-    with atomic_writer(path) as out:
+    suffix = f" {tag}\n"
+    if ascii_ids:  # a score repeated on consecutive rows (ties: a third of a BM25 run's rows) formatted once
+        bits = run.scores.view(np.int64)  # (-0.0 is not 0.0)
+        new_score = np.concatenate(([True], bits[1:] != bits[:-1])) if len(bits) else np.zeros(0, dtype=bool)
+        reprs, which = _repr_matrix(run.scores[new_score]), np.cumsum(new_score) - 1
+    with atomic_writer(path, binary=True) as out:
         for lo in range(0, len(run), WRITE_CHUNK):
             sl = slice(lo, lo + WRITE_CHUNK)
+            if ascii_ids:
+                out.write(_ascii_lines(run.qids[sl], run.docids[sl], all_ranks[sl], reprs[which[sl]], suffix))
+                continue
             # repr of a whole list formats every float with repr() in one C call
             ranks = repr(all_ranks[sl].tolist())[1:-1].split(", ")
             scores = repr(run.scores[sl].tolist())[1:-1].split(", ")
             fields = zip(run.qids[sl].tolist(), itertools.repeat("Q0"), run.docids[sl].tolist(), ranks, scores,
                          itertools.repeat(f"{tag}\n"))
-            out.write("".join(map(" ".join, fields)))
+            out.write("".join(map(" ".join, fields)).encode("utf-8"))
+
+
+_ASCII_SPACE = np.array([chr(c).isspace() for c in range(256)])  # indexed by the code points below 128
+
+
+def _is_ascii(ids: np.ndarray) -> bool:
+    """Whether every id of a str array is ASCII and without NUL (each id's characters are the non-zero
+    code points of its row)."""
+    ids = np.ascontiguousarray(ids)
+    if ids.dtype.kind != "U" or not len(ids) or not ids.dtype.itemsize:
+        return False
+    chars = ids.view(np.uint32)
+    return not (chars >= 128).any() and int(np.count_nonzero(chars)) == int(np.char.str_len(ids).sum())
+
+
+def _id_matrix(ids: np.ndarray, what: str) -> np.ndarray:
+    """ASCII ids without NUL (:func:`_is_ascii`) as a (row, character) uint8 matrix padded with zeros, checked as
+    :func:`clirkit.formats.ids.check_ids` checks them (non-empty, no whitespace)."""
+    ids = np.ascontiguousarray(ids)
+    chars = ids.view(np.uint32).reshape(len(ids), ids.dtype.itemsize // 4).astype(np.uint8)
+    if not chars[:, 0].all():
+        raise ClirkitError(f"cannot write an empty {what}")
+    spaced = _ASCII_SPACE[chars].any(axis=1)
+    if spaced.any():
+        raise ClirkitError(f"cannot write {what} {str(ids[int(np.flatnonzero(spaced)[0])])!r}: it contains whitespace")
+    return chars
+
+
+def _digit_matrix(values: np.ndarray) -> np.ndarray:
+    """The decimal digits of positive integers as a (row, digit) uint8 matrix padded with zeros."""
+    lengths = np.searchsorted(_POWERS_OF_TEN[1:], values, side="right") + 1
+    places = lengths[:, None] - 1 - np.arange(int(lengths.max(initial=1)))  # each digit's power of ten; < 0: past
+    digits = (values[:, None] // _POWERS_OF_TEN[np.maximum(places, 0)] % 10 + 48).astype(np.uint8)
+    digits[places < 0] = 0
+    return digits
+
+
+_POWERS_OF_TEN = 10 ** np.arange(19, dtype=np.int64)
+
+
+def _repr_matrix(values: np.ndarray) -> np.ndarray:
+    """``repr`` of each float (one ``repr`` of a list per :data:`WRITE_CHUNK`, a C call) as a (row, character)
+    uint8 matrix padded with zeros."""
+    reprs = np.array([r for lo in range(0, len(values), WRITE_CHUNK)
+                      for r in repr(values[lo:lo + WRITE_CHUNK].tolist())[1:-1].split(", ")] if len(values) else [""])
+    return reprs.view(np.uint32).reshape(len(reprs), reprs.dtype.itemsize // 4).astype(np.uint8)[:len(values)]
+
+
+def _ascii_lines(qids: np.ndarray, docids: np.ndarray, ranks: np.ndarray, scores: np.ndarray, suffix: str) -> bytes:
+    """The lines ``qid Q0 docid rank score`` + ``suffix`` of rows with ASCII ids and no NUL (``scores``: the
+    scores' :func:`_repr_matrix`): the columns side by side in one (row, byte) matrix, each padded with zeros,
+    and the zeros dropped."""
+    n = len(qids)
+
+    def constant(text: str) -> np.ndarray:
+        return np.broadcast_to(np.frombuffer(text.encode("utf-8"), dtype=np.uint8), (n, len(text.encode("utf-8"))))
+
+    matrix = np.hstack([_id_matrix(qids, "query id"), constant(" Q0 "), _id_matrix(docids, "document id"),
+                        constant(" "), _digit_matrix(ranks), constant(" "), scores, constant(suffix)])
+    return matrix[matrix != 0].tobytes()
