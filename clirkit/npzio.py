@@ -46,6 +46,21 @@ MADE_BY = {"index": "an index is made by `clirkit index`",
            "scs-model": "an SCS model is made by `clirkit scs-train`"}
 
 
+_IN_A_FOLDER = {"index": "index.npz", "translation-table": "table.npz"}  # the names an experiment folder gives them
+
+
+def check_file(path: str | os.PathLike[str], kind: str, what: str) -> None:
+    """ClirkitError if ``path``, where ``what`` (a file of ``kind``) is expected, names nothing (said with the command
+    that makes one) or a folder (an experiment folder: said with the file in it)."""
+    if not os.path.exists(path):
+        made = MADE_BY.get(kind)
+        raise ClirkitError(f"{path}: no such file: check the path{f' ({made})' if made else ''}")
+    if os.path.isdir(path):
+        inside = os.path.join(path, _IN_A_FOLDER.get(kind, ""))
+        hint = f" (an experiment folder? give {inside})" if kind in _IN_A_FOLDER and os.path.isfile(inside) else ""
+        raise ClirkitError(f"{path}: is a directory, expected {what}: check the path{hint}")
+
+
 def remake(kind: str) -> str:
     """What to do about a damaged or unsupported file of ``kind`` (``index``, ``translation table``, ...)."""
     return REMAKE.get(kind.lower().replace(" ", "-"), "write the file again with clirkit")
@@ -92,11 +107,7 @@ def load_npz(path: str | os.PathLike[str], kind: str, versions: tuple[int, ...],
     naming the file when it is missing, not an npz, of another kind or version, or lacks an array.
     """
     what = f"a clirkit {kind} file"
-    if not os.path.exists(path):
-        made = MADE_BY.get(kind)
-        raise ClirkitError(f"{path}: no such file: check the path{f' ({made})' if made else ''}")
-    if os.path.isdir(path):
-        raise ClirkitError(f"{path}: is a directory, expected {what}: check the path")
+    check_file(path, kind, what)
     try:
         with open(path, "rb") as fh:  # np.load reads any other bytes as a pickle (and advises loading it unsafely)
             magic = fh.read(4)

@@ -387,3 +387,12 @@ def test_a_file_of_another_version_or_missing_arrays_says_what_to_do(saved):
         load_npz(saved, "index", (1,), ("tf_data",))
     with pytest.raises(ClirkitError, match=r"\(it holds a 'index'\): check the path$"):
         load_npz(saved, "translation-table", (1,), ())
+
+
+@pytest.mark.parametrize("kind, inside", [("index", "index.npz"), ("translation-table", "table.npz")])
+def test_an_experiment_folder_given_for_its_index_or_table_names_the_file_in_it(tmp_path, kind, inside):
+    (tmp_path / inside).write_bytes(b"")
+    with pytest.raises(ClirkitError) as info:
+        load_npz(tmp_path, kind, (1,), ())
+    assert str(info.value) == (f"{tmp_path}: is a directory, expected a clirkit {kind} file: check the path (an "
+                               f"experiment folder? give {tmp_path / inside})")

@@ -477,6 +477,19 @@ def test_random_bytes_named_npz_are_not_a_zip_archive_not_text_to_convert_to_utf
                               f"`ttable convert` of its source)")
 
 
+def test_a_missing_table_or_a_folder_says_so_whatever_the_format_guessed_from_its_name(tmp_path):
+    # was "nothing.e2f: no such file" (no fix) and "FOLDER: is a directory, expected a file"
+    with pytest.raises(ClirkitError) as err:
+        load_table(tmp_path / "nothing.e2f")
+    assert str(err.value) == (f"{tmp_path / 'nothing.e2f'}: no such file: check the path (a table is made by `clirkit "
+                              f"ttable train` or `ttable convert`)")
+    (tmp_path / "table.npz").write_bytes(b"")
+    with pytest.raises(ClirkitError) as err:
+        load_table(tmp_path)
+    assert str(err.value) == (f"{tmp_path}: is a directory, expected a table or dictionary file: check the path (an "
+                              f"experiment folder? give {tmp_path / 'table.npz'})")
+
+
 def test_moses_empty_file_and_words_with_spaces_are_errors(tmp_path):
     (tmp_path / "empty").write_text("\n", encoding="utf-8")
     with pytest.raises(ClirkitError, match="empty translation table"):

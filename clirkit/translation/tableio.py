@@ -240,6 +240,10 @@ def load_table(path: str | os.PathLike[str], format: str = "auto", *, lowercase:
 
     if format not in FORMATS:
         raise ClirkitError(f"unknown table format {format!r} (choose from {', '.join(FORMATS)})")
+    if str(path) != "-":
+        from clirkit.npzio import check_file
+
+        check_file(path, KIND, "a table or dictionary file")
     how = None
     if format == "auto":
         format, how = guess_format(path)
