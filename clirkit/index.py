@@ -263,7 +263,7 @@ class _Builder:
         counts built without a copy of the postings beyond the two an O(postings) transpose needs (each
         block is freed as it is joined; term ids are renumbered in place of a column permutation)."""
         if not self.docids:
-            raise ClirkitError("no documents to index")
+            raise ClirkitError("no documents to index: give at least one document")
         n_terms, n_docs = len(self.vocabulary), len(self.docids)
         docids = np.asarray(self.docids)
         doc_order = np.argsort(docids, kind="stable")
@@ -317,7 +317,7 @@ class _Builder:
             raise located(self.source, self.lines[second],
                           f"document id {docid} appears twice (first at line {self.lines[first]})")
         raise ClirkitError(f"document id {docid!r} appears more than once (documents {first + 1} and {second + 1} "
-                           f"in input order)")
+                           f"in input order): give each document its own id, or remove the repeated document")
 
 
 def drop_terms(index: Index, terms: Sequence[str]) -> Index:

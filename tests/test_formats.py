@@ -255,7 +255,8 @@ def test_read_documents_returns_parallel_lists(tmp_path):
 
 def test_duplicate_docid_is_an_error_in_read_documents(tmp_path):
     path = write_text(tmp_path / "docs.tsv", "Gen.1.1\ta\nGen.1.3\tb\nGen.1.1\tc\n")
-    assert error_of(read_documents, path) == f"{path}:3: document id Gen.1.1 appears twice (first at line 1)"
+    assert error_of(read_documents, path) == (f"{path}:3: document id Gen.1.1 appears twice (first at line 1): give "
+                                              f"each document its own id, or remove the repeated document")
 
 
 def test_document_line_without_tab_and_empty_docid_are_errors(tmp_path):

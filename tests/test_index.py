@@ -158,9 +158,17 @@ def test_loading_a_corrupt_file_fails_clearly(index, tmp_path):
         Index.load(path)
 
 
-def test_duplicate_docids_are_rejected():
-    with pytest.raises(ClirkitError, match="'Gen.1.1' appears more than once"):
+def test_duplicate_docids_are_rejected_saying_what_to_do():
+    with pytest.raises(ClirkitError) as err:
         Index.build([("Gen.1.1", "luz"), ("Gen.1.1", "aguas")], Analyzer("es"))
+    assert str(err.value) == ("document id 'Gen.1.1' appears more than once (documents 1 and 2 in input order): give "
+                              "each document its own id, or remove the repeated document")
+
+
+def test_no_documents_to_index_says_what_to_do():
+    with pytest.raises(ClirkitError) as err:
+        Index.build([], Analyzer("es"))
+    assert str(err.value) == "no documents to index: give at least one document"
 
 
 def test_empty_collection_is_rejected():

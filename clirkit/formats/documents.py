@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 from typing import Iterable, Iterator, Sequence
 
-from clirkit.errors import empty_file, located
+from clirkit.errors import empty_file, repeated_id
 from clirkit.fileio import display_name, iter_lines
 from clirkit.formats.records import (
     DOCUMENT,
@@ -88,7 +88,7 @@ def read_documents(path: str | os.PathLike[str], *, fmt: str = "auto", id_field:
     for lineno, docid, text in _iter_documents_located(path, fmt, header, id_field, text_fields):
         first = where.setdefault(docid, lineno)
         if first != lineno:
-            raise located(name, lineno, f"document id {docid} appears twice (first at line {first})")
+            raise repeated_id(name, lineno, "document id", docid, first, "document")
         docids.append(docid)
         texts.append(text)
     return docids, texts
