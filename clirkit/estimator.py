@@ -243,6 +243,20 @@ class Resources:
             self._tables["reverse"] = self._trained_reverse()
         return self._tables["reverse"]
 
+    def translates_documents(self) -> bool:
+        """Whether ``PSQ(translate="auto")`` translates the documents with these resources: a reverse table was
+        given, or the table is learned from the parallel corpus (IBM Model 1, trained the other way as well:
+        no table file or table object given, a parallel corpus there) and there is no second table. A
+        dictionary or a table file is a query-side table: then the queries are translated."""
+        if self._tables.get("reverse") is not None:
+            return True
+        if self.record("table2") is not None:
+            return False
+        record = self.record("table")
+        if record is None:  # no table given: IBM Model 1 on the parallel corpus given in Python, if any
+            return self._parallel is not None
+        return bool(record) and "file" not in record and self.option("table") in (None, "ibm1")
+
     def reverse_record(self) -> dict | None:
         """A JSON record of what :meth:`reverse_table` is made from: the record of ``table = "ibm1"`` (the
         corpus, the analysis, the iterations), reversed; ``{}`` for values given in Python."""

@@ -42,6 +42,15 @@ from clirkit.translation.table import NULL, TranslationTable, normalize_rows
 DEFAULT_MIN_PROB = 0.1
 DEFAULT_CUMULATIVE = 0.95
 DEFAULT_LAMBDA = 0.5
+SIDE_DEFAULTS = {
+    "queries": {"min_prob": DEFAULT_MIN_PROB, "cumulative": DEFAULT_CUMULATIVE, "max_options": None,
+                "scoring": "bm25"},
+    "documents": {"min_prob": 1e-4, "cumulative": 0.99, "max_options": 64, "scoring": "lm"},
+}
+"""What PSQ's ``"auto"`` pruning and scoring mean on each side it can translate (``translate``): the query side's
+chosen across collection kinds (baselines/README.md, "Defaults across collections"); the document side's the
+reference implementation's loose pruning with its smoothed query likelihood, which together were best on dev on
+all 14 collections (baselines/README.md, "PSQ over translated documents")."""
 MODES = ("psq", "pirkola", "all")
 
 

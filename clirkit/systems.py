@@ -30,7 +30,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from clirkit.errors import ClirkitError
 from clirkit.estimator import DEPTH, Resources, System, drop_excluded
 from clirkit.fusion.system import Fusion
-from clirkit.psq import DEFAULT_CUMULATIVE, DEFAULT_LAMBDA, DEFAULT_MIN_PROB
+from clirkit.psq import DEFAULT_LAMBDA, SIDE_DEFAULTS
 
 # Boost and SCS are given by the module's __getattr__ (imported on first use)
 __all__ = ["DT", "PSQ", "Boost", "SCS", "Fusion", "Resources", "System", "query_analyzer"]  # noqa: F822
@@ -110,6 +110,21 @@ def table_language(table, side: str) -> str | None:
     if lang is None and isinstance(analyzer, dict):
         lang = analyzer.get("lang")
     return lang if isinstance(lang, str) else None
+
+
+def side_of(index, table, table2) -> str:
+    """The side ``PSQ(translate="auto").fit(index, table, table2)`` translates: ``documents`` for an index
+    translated before, or a table (and no second one) from the index's language into another; ``queries``
+    otherwise (a table into the index's language, or one that does not say its languages)."""
+    from clirkit.docpsq import ProjectedIndex
+
+    if isinstance(index, ProjectedIndex):
+        return "documents"
+    if table is None or table2 is not None:
+        return "queries"
+    source, target = table_language(table, "source"), table_language(table, "target")
+    lang = index.analyzer.lang
+    return "documents" if source == lang and target not in (None, lang) else "queries"
 
 
 def check_languages(table, index, source_lang: str | None = None) -> None:
@@ -296,10 +311,13 @@ class PSQ(_CrossLanguageBM25):
         lam: weight of the table when interpolating with a second one (0.5: IBM Model 1 and a dictionary
             weighed equally, chosen across collection kinds over 0.6; baselines/README.md).
         min_prob: L, drop options with p < L (a row whose every option is below L keeps its most probable
-            ones). 0.1 was chosen across collection kinds (baselines/README.md): it drops the long tail that
-            IBM Model 1 spreads over frequent words, which inflates a content word's expected df.
-        cumulative: C, keep the most probable options until their sum reaches C (1 keeps all).
-        max_options: M, at most M options per word (None: no limit).
+            ones). ``auto`` (the default): 0.1 translating the queries, chosen across collection kinds
+            (baselines/README.md): it drops the long tail that IBM Model 1 spreads over frequent words, which
+            inflates a content word's expected df; 1e-4 translating the documents (:data:`clirkit.psq.SIDE_DEFAULTS`).
+        cumulative: C, keep the most probable options until their sum reaches C (1 keeps all); ``auto``: .95
+            translating the queries, .99 the documents.
+        max_options: M, at most M options per word (None: no limit); ``auto``: no limit translating the queries,
+            64 the documents.
         target_stopwords: target terms dropped from the options (besides the index analyzer's stopwords), or
             ``"snowball"``: the Snowball list of the index's language, as the index's analyzer makes its terms
             (stemmed): IBM Model 1 gives function words mass in every row, and this drops them from the
@@ -312,15 +330,23 @@ class PSQ(_CrossLanguageBM25):
             dictionary baseline), or ``auto`` (the default): ``pirkola`` for a dictionary alone (its p are
             not learned: ``table.params["model"] == "dictionary"`` and no second table), ``psq`` otherwise;
             the mode used is ``mode_``. See :func:`clirkit.psq.psq_queries`.
-        translate: ``queries`` (the default: each query word -> p(e|f) over the index's terms) or ``documents``
-            (the reference implementation's way, :mod:`clirkit.docpsq`: the index is translated at ``fit``
-            through the reverse table p(query word | document word), pruned by the same rules (min_prob,
-            cumulative, max_options, target_stopwords: query-language words here), and searched as a monolingual
-            index; ``unknown`` then applies to document words). ``fit`` then takes the reverse table, or an index
-            translated before (:class:`~clirkit.docpsq.ProjectedIndex`, made with the same pruning) and no table;
-            table2, the Pirkola and bag modes, renormalize_in_vocabulary and the corpus stoplists are query-side
-            only.
-        scoring: ``bm25`` or ``lm``: the smoothed query likelihood of the reference (:mod:`clirkit.lm`).
+        translate: ``queries`` (each query word -> p(e|f) over the index's terms), ``documents`` (the
+            reference implementation's way, :mod:`clirkit.docpsq`: the index is translated at ``fit`` through
+            the reverse table p(query word | document word), pruned by the same rules (min_prob, cumulative,
+            max_options, target_stopwords: query-language words here), and searched as a monolingual index;
+            ``unknown`` then applies to document words), or ``auto`` (the default; the side used is
+            ``translate_``): ``documents`` when the table is learned from a parallel corpus the other way too
+            (:meth:`~clirkit.estimator.Resources.translates_documents`: ``fit(resources)`` with IBM Model 1 on
+            the parallel corpus and no second table, or a reverse table given), or when ``fit(index, table)``
+            is given a table from the index's language (a reverse table) or an index translated before;
+            ``queries`` otherwise (a dictionary or a table file for the queries, a second table). Translating
+            the documents, with its defaults, was better on dev on all 14 collections measured
+            (baselines/README.md, "PSQ over translated documents"). With ``documents``, ``fit`` takes the
+            reverse table, or an index translated before (:class:`~clirkit.docpsq.ProjectedIndex`, made with
+            the same pruning) and no table; table2, the Pirkola and bag modes, renormalize_in_vocabulary and the
+            corpus stoplists are query-side only.
+        scoring: ``bm25``, ``lm`` (the smoothed query likelihood of the reference, :mod:`clirkit.lm`) or ``auto``
+            (the default): ``lm`` translating the documents, ``bm25`` translating the queries.
         alpha: the background model's weight in ``lm`` scoring (0.1, the reference's).
         background: the background model of ``lm`` scoring: ``collection`` (the searched index's term
             frequencies), ``parallel`` (the query-language side of the parallel corpus, ``fit(resources)``) or a
@@ -331,16 +357,16 @@ class PSQ(_CrossLanguageBM25):
     _parameter_constraints = {
         **_BM25_CONSTRAINTS,
         "lam": [Interval(Real, 0, 1, closed="both")],
-        "min_prob": [Interval(Real, 0, 1, closed="left")],
-        "cumulative": [Interval(Real, 0, 1, closed="right")],
-        "max_options": [None, Interval(Integral, 1, None, closed="left")],
+        "min_prob": [Interval(Real, 0, 1, closed="left"), StrOptions({"auto"})],
+        "cumulative": [Interval(Real, 0, 1, closed="right"), StrOptions({"auto"})],
+        "max_options": [None, Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "target_stopwords": [None, StrOptions({"snowball"}), list, tuple, set, frozenset],
         "target_stopwords_top": [Interval(Integral, 0, None, closed="left")],
         "renormalize_in_vocabulary": ["boolean"],
         "unknown": [StrOptions({"pass", "drop"})],
         "mode": [StrOptions({"auto", "psq", "pirkola", "all"})],
-        "translate": [StrOptions({"queries", "documents"})],
-        "scoring": [StrOptions({"bm25", "lm"})],
+        "translate": [StrOptions({"auto", "queries", "documents"})],
+        "scoring": [StrOptions({"auto", "bm25", "lm"})],
         "alpha": [Interval(Real, 0, 1, closed="neither")],
         "background": [str],
     }
@@ -349,11 +375,11 @@ class PSQ(_CrossLanguageBM25):
     def __init__(self, *, k1: float = 1.2, b: float = 0.75, k3: float | None = None, idf: str = "lucene",
                  precision: str = "float64", source_lang: str | None = None,
                  source_stopwords: Sequence[str] | None = None, source_stopwords_top: int = STOPWORDS_TOP,
-                 lam: float = DEFAULT_LAMBDA, min_prob: float = DEFAULT_MIN_PROB,
-                 cumulative: float = DEFAULT_CUMULATIVE, max_options: int | None = None,
+                 lam: float = DEFAULT_LAMBDA, min_prob: float | str = "auto", cumulative: float | str = "auto",
+                 max_options: int | str | None = "auto",
                  target_stopwords: Sequence[str] | None = None, target_stopwords_top: int = STOPWORDS_TOP,
                  renormalize_in_vocabulary: bool = False, unknown: str = "pass", mode: str = "auto",
-                 decompound: str = "auto", translate: str = "queries", scoring: str = "bm25", alpha: float = 0.1,
+                 decompound: str = "auto", translate: str = "auto", scoring: str = "auto", alpha: float = 0.1,
                  background: str = "collection") -> None:
         super().__init__(k1=k1, b=b, k3=k3, idf=idf, precision=precision, source_lang=source_lang,
                          source_stopwords=source_stopwords, source_stopwords_top=source_stopwords_top,
@@ -382,16 +408,49 @@ class PSQ(_CrossLanguageBM25):
         (the prepared table); returns self. With translate = documents, ``table`` is the reverse table (the
         resources' :meth:`~clirkit.estimator.Resources.reverse_table`) and ``index_`` the translated index;
         ``background_texts``: the query-language texts of background = parallel."""
+        if isinstance(index, Resources):
+            documents = self.side(index) == "documents"
+            texts = index.parallel()[0] if documents and self.background == "parallel" else None
+            self.translate_ = "documents" if documents else "queries"
+            return self._fit_side(index.index(), index.reverse_table() if documents else index.table(),
+                                  None if documents else index.table("table2"), index.quiet, texts)
+        self.translate_ = self.translate
+        if self.translate == "auto":
+            self.translate_ = "queries" if self.query_side_only() else side_of(index, table, table2)
+        return self._fit_side(index, table, table2, quiet, background_texts)
+
+    def side(self, resources: Resources) -> str:
+        """The side ``fit(resources)`` translates: ``translate``, or for ``auto`` ``documents`` when the
+        resources can translate the documents (:meth:`~clirkit.estimator.Resources.translates_documents`) and
+        no query-side-only parameter is set (:meth:`query_side_only`)."""
+        if self.translate != "auto":
+            return self.translate
+        return "documents" if not self.query_side_only() and resources.translates_documents() else "queries"
+
+    def query_side_only(self) -> list[str]:
+        """The parameters set away from their defaults that only translating the queries has (the Pirkola and
+        bag modes, renormalize_in_vocabulary, the corpus stoplists): with ``translate = "auto"`` they choose
+        the query side."""
+        return [k for k, off in (("mode", self.mode in ("auto", "psq")),
+                                 ("renormalize_in_vocabulary", not self.renormalize_in_vocabulary),
+                                 ("target_stopwords_top", not self.target_stopwords_top),
+                                 ("source_stopwords_top", not self.source_stopwords_top)) if not off]
+
+    def _fit_side(self, index, table, table2, quiet: bool, background_texts) -> "PSQ":
+        """fit on the side ``translate_`` says, with that side's pruning and scoring for those left ``auto``."""
+        defaults = SIDE_DEFAULTS[self.translate_]
+        for key in ("min_prob", "cumulative", "max_options", "scoring"):
+            value = getattr(self, key)
+            setattr(self, f"{key}_", defaults[key] if value == "auto" else value)
+        if self.translate_ == "documents":
+            return self._fit_documents(index, table, table2, quiet, background_texts)
+        return self._fit_queries(index, table, table2, quiet)
+
+    def _fit_queries(self, index, table, table2, quiet: bool) -> "PSQ":
+        """fit with translate = queries: the table (interpolated with ``table2``) pruned once."""
         from clirkit.psq import prepare_table
         from clirkit.shards import frequent_terms
 
-        if isinstance(index, Resources):
-            documents = self.translate == "documents"
-            texts = index.parallel()[0] if documents and self.background == "parallel" else None
-            return self.fit(index.index(), index.reverse_table() if documents else index.table(),
-                            None if documents else index.table("table2"), quiet=index.quiet, background_texts=texts)
-        if self.translate == "documents":
-            return self._fit_documents(index, table, table2, quiet, background_texts)
         self._bind(index, table, quiet)
         listed = self.target_stopwords or ()
         if isinstance(listed, str):
@@ -399,14 +458,14 @@ class PSQ(_CrossLanguageBM25):
         frequent = frequent_terms(index, self.target_stopwords_top)
         stopwords = set(index.analyzer.stopwords) | set(listed) | set(frequent)
         try:
-            self.table_ = prepare_table(table, table2, lam=self.lam, min_prob=self.min_prob,
-                                        cumulative=self.cumulative if self.cumulative < 1 else None,
-                                        max_options=self.max_options, target_stopwords=stopwords)
+            self.table_ = prepare_table(table, table2, lam=self.lam, min_prob=self.min_prob_,
+                                        cumulative=self.cumulative_ if self.cumulative_ < 1 else None,
+                                        max_options=self.max_options_, target_stopwords=stopwords)
         except ValueError as exc:
             raise ClirkitError(str(exc)) from None
         dictionary = table.params.get("model") == "dictionary" and table2 is None
         self.mode_ = self.mode if self.mode != "auto" else ("pirkola" if dictionary else "psq")
-        if self.scoring == "lm":
+        if self.scoring_ == "lm":
             self.bm25_ = self._language_model(index, None)
         return self
 
@@ -418,22 +477,19 @@ class PSQ(_CrossLanguageBM25):
         from clirkit.shards import bm25_of
 
         self.check_params()
-        query_side = [k for k, off in (("table2", table2 is None), ("mode", self.mode in ("auto", "psq")),
-                                       ("renormalize_in_vocabulary", not self.renormalize_in_vocabulary),
-                                       ("target_stopwords_top", not self.target_stopwords_top),
-                                       ("source_stopwords_top", not self.source_stopwords_top)) if not off]
+        query_side = ["table2"] * (table2 is not None) + self.query_side_only()
         if query_side:
             raise ClirkitError(f"{', '.join(query_side)}: for translate = queries only (translate = documents "
                                f"searches the translated documents as a monolingual index)")
         self.__dict__.pop("splitter_", None)
-        self.index_ = translated(index, table, lang=self.source_lang, min_prob=self.min_prob,
-                                 cumulative=self.cumulative if self.cumulative < 1 else None,
-                                 max_options=self.max_options, target_stopwords=self.target_stopwords,
+        self.index_ = translated(index, table, lang=self.source_lang, min_prob=self.min_prob_,
+                                 cumulative=self.cumulative_ if self.cumulative_ < 1 else None,
+                                 max_options=self.max_options_, target_stopwords=self.target_stopwords,
                                  unknown=self.unknown)
         self.table_, self.mode_, self.stopterms_ = table, "psq", frozenset()
         self.analyzer_ = query_analyzer(queries_view(self.index_), stopwords=self.source_stopwords, quiet=quiet)
         self.splitter_ = table_splitter(self.decompound, self.index_.terms.tolist(), self.analyzer_)
-        self.bm25_ = (self._language_model(self.index_, texts) if self.scoring == "lm" else
+        self.bm25_ = (self._language_model(self.index_, texts) if self.scoring_ == "lm" else
                       bm25_of(self.index_, k1=self.k1, b=self.b, k3=self.k3, idf=self.idf, precision=self.precision))
         return self
 
@@ -442,7 +498,7 @@ class PSQ(_CrossLanguageBM25):
         from clirkit.docpsq import background
         from clirkit.lm import QueryLikelihood
 
-        if self.translate == "queries" and self.background != "collection":
+        if self.translate_ == "queries" and self.background != "collection":
             raise ClirkitError(f"background = {self.background!r}: a model of query-language words, for translate = "
                                f"documents; translated queries are smoothed with the collection's")
         if not hasattr(index, "tf"):
@@ -451,7 +507,7 @@ class PSQ(_CrossLanguageBM25):
                                lengths=getattr(index, "source_lengths", None), precision=self.precision)
 
     def _more_inputs(self, resources: Resources) -> tuple:
-        if self.translate == "documents":
+        if self.side(resources) == "documents":
             return (("table2", resources.record("table2")), ("reverse_table", resources.reverse_record()))
         return (("table2", resources.record("table2")),)
 
@@ -459,7 +515,7 @@ class PSQ(_CrossLanguageBM25):
         from clirkit.psq import psq_queries
         from clirkit.query import StructuredQueries
 
-        if self.translate == "documents":  # the index is in the queries' language
+        if self.translate_ == "documents":  # the index is in the queries' language
             return StructuredQueries.from_tokens(list(qids), tokens, self.index_.vocabulary)
         return psq_queries(list(qids), tokens, self.table_, self.index_.vocabulary,
                            renormalize_in_vocabulary=self.renormalize_in_vocabulary, unknown=self.unknown,

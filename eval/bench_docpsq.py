@@ -59,20 +59,22 @@ from clirkit.translation import NULL, load_table, save_table, train_table
 
 MEASURES = ["AP", "PRES@1000", "nDCG@10", "R@1000"]
 REFERENCE = {"min_prob": 1e-4, "max_options": 64, "cumulative": 0.99}  # fast_psq's README pruning
-VARIANTS = {  # clirkit's PSQ variants: name -> parameters
-    "Q-bm25": {},
-    "Q-bm25-ref": {**REFERENCE},
-    "Q-lm": {"scoring": "lm"},
-    "D-bm25": {"translate": "documents"},
-    "D-lm": {"translate": "documents", "scoring": "lm"},
-    "D-lm-par": {"translate": "documents", "scoring": "lm", "background": "parallel"},
-    "D-lm-ref": {"translate": "documents", "scoring": "lm", **REFERENCE},
-    "Q-lm-ref": {"scoring": "lm", **REFERENCE},
-    "D-bm25-ref": {"translate": "documents", **REFERENCE},
-    "D-lm-par-ref": {"translate": "documents", "scoring": "lm", "background": "parallel", **REFERENCE},
+QUERY_SIDE = {"min_prob": 0.1, "max_options": None, "cumulative": 0.95}  # PSQ's pruning translating the queries
+Q, D = {"translate": "queries"}, {"translate": "documents"}
+BY_BM25, BY_LM = {"scoring": "bm25"}, {"scoring": "lm"}
+VARIANTS = {  # clirkit's PSQ variants: name -> parameters, every one given (PSQ()'s "auto" chooses by side)
+    "Q-bm25": {**Q, **BY_BM25, **QUERY_SIDE},
+    "Q-bm25-ref": {**Q, **BY_BM25, **REFERENCE},
+    "Q-lm": {**Q, **BY_LM, **QUERY_SIDE},
+    "D-bm25": {**D, **BY_BM25, **QUERY_SIDE},
+    "D-lm": {**D, **BY_LM, **QUERY_SIDE},
+    "D-lm-par": {**D, **BY_LM, "background": "parallel", **QUERY_SIDE},
+    "D-lm-ref": {**D, **BY_LM, **REFERENCE},  # PSQ()'s default given a table from the documents' language
+    "Q-lm-ref": {**Q, **BY_LM, **REFERENCE},
+    "D-bm25-ref": {**D, **BY_BM25, **REFERENCE},
+    "D-lm-par-ref": {**D, **BY_LM, "background": "parallel", **REFERENCE},
     # the reference's model as it has it: document words the table lacks dropped, not passed through
-    "D-lm-par-ref-drop": {"translate": "documents", "scoring": "lm", "background": "parallel", "unknown": "drop",
-                          **REFERENCE},
+    "D-lm-par-ref-drop": {**D, **BY_LM, "background": "parallel", "unknown": "drop", **REFERENCE},
 }
 SWEEP = ("Q-bm25", "D-bm25", "Q-bm25-ref", "D-bm25-ref", "Q-lm", "D-lm", "D-lm-par", "Q-lm-ref", "D-lm-ref",
          "D-lm-par-ref")

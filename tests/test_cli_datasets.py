@@ -79,12 +79,19 @@ def test_the_tour_chain_runs_on_exported_files_index_ttable_psq_eval(tmp_path, m
         ["index", f"{d}/docs.tsv", "-o", f"{tmp_path}/es.npz", "--lang", "es", "-j", "1"],
         ["ttable", "train", "--source", f"{d}/parallel.en.txt", "--target", f"{d}/parallel.es.txt",
          "--source-lang", "en", "--target-lang", "es", "-o", f"{tmp_path}/en-es.npz", "-j", "1"],
+        ["ttable", "train", "--source", f"{d}/parallel.es.txt", "--target", f"{d}/parallel.en.txt",
+         "--source-lang", "es", "--target-lang", "en", "-o", f"{tmp_path}/es-en.npz", "-j", "1"],
         ["psq", "--index", f"{tmp_path}/es.npz", "--queries", f"{d}/queries.test.tsv", "--table",
-         f"{tmp_path}/en-es.npz", "-o", f"{tmp_path}/psq.run"],
+         f"{tmp_path}/es-en.npz", "--save-index", f"{tmp_path}/es.en.npz", "-o", f"{tmp_path}/psq.run"],
+        ["psq", "--index", f"{tmp_path}/es.en.npz", "--queries", f"{d}/queries.test.tsv", "-o",
+         f"{tmp_path}/again.run"],
+        ["psq", "--index", f"{tmp_path}/es.npz", "--queries", f"{d}/queries.test.tsv", "--table",
+         f"{tmp_path}/en-es.npz", "-o", f"{tmp_path}/psq-q.run"],
         ["eval", "--qrels", f"{d}/test.qrels", f"{tmp_path}/psq.run", "-m", "AP,P@10"],
     ]
     for argv in steps:
         assert main(argv + ["--quiet"]) == 0, argv
+    assert (tmp_path / "again.run").read_bytes() == (tmp_path / "psq.run").read_bytes()
     run = read_run(tmp_path / "psq.run")
     assert set(run.query_ids) <= set(read_queries(d / "queries.test.tsv")) and len(run.query_ids) >= 10
     out = capsys.readouterr().out

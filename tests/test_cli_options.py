@@ -249,7 +249,8 @@ def test_a_system_parameter_type_names_the_range_of_the_constraint():
 
     bad = param_type(PSQ, "max_options")("two")
     assert isinstance(bad, BadValue) and bad.message("--max-options") == (
-        "--max-options must be an int in the range [1, inf), got two")
+        "--max-options must be an int in the range [1, inf) or 'auto', got two")
+    assert param_type(PSQ, "max_options")(" auto") == "auto" and param_type(PSQ, "max_options")("7") == 7
     assert math.isnan(param_type(PSQ, "lam")("nan"))  # NaN parses: PSQ's check refuses it with its range
 
 

@@ -152,13 +152,14 @@ def test_ttable_show_looks_a_word_up_as_dt_and_psq_analyze_it(capsys):
 def test_psq_prunes_options_below_a_tenth_but_never_empties_a_row():
     import scipy.sparse as sp
 
+    from clirkit.psq import SIDE_DEFAULTS
     from clirkit.translation import TranslationTable, prune
 
     # row 0: IBM Model 1-like, a tail below L; row 1: a uniform dictionary word with 12 translations
     probs = sp.csr_matrix(np.array([[0.6, 0.3, 0.06, 0.04] + [0.0] * 8, [1 / 12] * 12]))
     table = TranslationTable(np.array(["f", "g"]), np.array([f"e{i:02d}" for i in range(12)]), probs, {})
-    pruned = prune(table, min_prob=PSQ().min_prob, cumulative=None)
-    assert PSQ().min_prob == 0.1
+    assert PSQ().min_prob == "auto" and SIDE_DEFAULTS["queries"]["min_prob"] == 0.1
+    pruned = prune(table, min_prob=SIDE_DEFAULTS["queries"]["min_prob"], cumulative=None)
     assert dict(pruned.translations("f")) == pytest.approx({"e00": 2 / 3, "e01": 1 / 3})
     assert len(pruned.translations("g")) == 12  # all below L, all tied: kept
 

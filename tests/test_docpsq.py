@@ -118,7 +118,7 @@ def test_a_one_to_one_table_gives_monolingual_bm25_from_either_side(index):
     spanish = [["luz", "tinieblas"], ["dios", "aguas", "tierra"]]
     mono = BM25(index).search(StructuredQueries.from_tokens(["q1", "q2"], spanish, index.vocabulary), tag="PSQ")
     for side, table in (("queries", forward), ("documents", reverse)):
-        run = PSQ(translate=side, source_lang="en").fit(index, table).search(english)
+        run = PSQ(translate=side, scoring="bm25", source_lang="en").fit(index, table).search(english)
         assert run.qids.tolist() == mono.qids.tolist() and run.docids.tolist() == mono.docids.tolist(), side
         np.testing.assert_allclose(run.scores, mono.scores, rtol=1e-12)
 
@@ -137,9 +137,10 @@ def test_the_projected_index_file_is_byte_identical_and_memory_mappable(index, t
 
 def test_a_projected_index_is_searched_only_with_the_settings_that_made_it(index):
     made = translated(index, REVERSE, min_prob=0.2, cumulative=0.95, max_options=None)
-    assert PSQ(translate="documents", min_prob=0.2).fit(made).search({"q": "light"}).docids.size == 4
-    with pytest.raises(ClirkitError, match=r"translated with other settings: min_prob 0.2 \(asked: 0.1\)"):
-        PSQ(translate="documents").fit(made)
+    searched = PSQ(translate="documents", min_prob=0.2, cumulative=0.95, max_options=None).fit(made)
+    assert searched.search({"q": "light"}).docids.size == 4
+    with pytest.raises(ClirkitError, match=r"translated with other settings: .*min_prob 0.2 \(asked: 0.0001\)"):
+        PSQ().fit(made)  # auto: an index translated before is searched translating the documents
 
 
 def test_a_table_in_the_queries_direction_is_refused_with_what_to_do(index):
@@ -151,6 +152,43 @@ def test_a_table_in_the_queries_direction_is_refused_with_what_to_do(index):
         PSQ(translate="documents", mode="pirkola").fit(index, REVERSE, REVERSE)
     with pytest.raises(ClirkitError, match="background = 'x.cnt': a model of query-language words"):
         PSQ(scoring="lm", background="x.cnt").fit(index, forward)
+
+
+def test_auto_translates_the_documents_given_a_table_from_the_index_language_with_their_defaults(index):
+    forward = TranslationTable.from_triples(["light", "darkness"], ["luz", "tinieblas"], [1.0, 1.0],
+                                            params={"source_lang": "en", "target_lang": "es"})
+    psq = PSQ(source_lang="en").fit(index, REVERSE)
+    assert (psq.translate_, psq.min_prob_, psq.cumulative_, psq.max_options_, psq.scoring_) == \
+        ("documents", 1e-4, 0.99, 64, "lm")
+    explicit = PSQ(translate="documents", scoring="lm", min_prob=1e-4, cumulative=0.99, max_options=64,
+                   source_lang="en").fit(index, REVERSE)
+    topics = {"q1": "light and darkness", "q2": "the light of god"}
+    assert psq.search(topics).scores.tolist() == explicit.search(topics).scores.tolist()
+    psq = PSQ().fit(index, forward)  # a table into the index's language: the queries, PSQ's own pruning
+    assert (psq.translate_, psq.min_prob_, psq.cumulative_, psq.max_options_, psq.scoring_) == \
+        ("queries", 0.1, 0.95, None, "bm25")
+    assert PSQ().fit(index, forward, forward).translate_ == "queries"  # a second table: the query side's
+    unsaid = TranslationTable.from_triples(["luz"], ["light"], [1.0])  # no languages: as before, the queries
+    assert PSQ(source_lang="en").fit(index, unsaid).translate_ == "queries"
+    assert PSQ(target_stopwords_top=5).fit(index, forward).translate_ == "queries"  # a query-side-only parameter
+    with pytest.raises(ClirkitError, match="the table translates into 'en' but the index is in 'es'"):
+        PSQ(target_stopwords_top=5, source_lang="en").fit(index, REVERSE)  # ... chooses the queries' side
+    with pytest.raises(ClirkitError, match="target_stopwords_top: for translate = queries only"):
+        PSQ(translate="documents", target_stopwords_top=5, source_lang="en").fit(index, REVERSE)
+    # a value given is kept on either side
+    assert PSQ(min_prob=0.3, scoring="bm25", source_lang="en").fit(index, REVERSE).min_prob_ == 0.3
+
+
+def test_resources_translate_the_documents_when_the_table_is_learned_from_their_parallel_corpus(index):
+    parallel = (["the light"], ["la luz"])
+    assert Resources(index=index, parallel=parallel).translates_documents()
+    assert Resources(index=index, reverse_table=REVERSE).translates_documents()
+    assert not Resources(index=index, table=REVERSE).translates_documents()  # a table given: the queries'
+    assert not Resources(index=index, table2=REVERSE, parallel=parallel).translates_documents()  # interpolated
+    assert not Resources(index=index).translates_documents()
+    assert PSQ().side(Resources(index=index, parallel=parallel)) == "documents"
+    assert PSQ(translate="queries").side(Resources(index=index, parallel=parallel)) == "queries"
+    assert PSQ(mode="pirkola").side(Resources(index=index, parallel=parallel)) == "queries"
 
 
 def test_a_count_file_background_is_the_references_add_one_estimate(index, tmp_path):
@@ -242,6 +280,12 @@ def test_command_round_trip_through_a_saved_translated_index(indexed_dir, verses
                           str(d / "tix.npz"), "-o", str(d / "a.run")]) == 0
     assert main(common + ["--index", str(d / "tix.npz"), "--mmap", "-o", str(d / "b.run")]) == 0
     assert (d / "a.run").read_bytes() == (d / "b.run").read_bytes() and (d / "a.run").stat().st_size > 0
+    auto = ["psq", "--queries", str(d / "q.tsv"), "-q", "--index", str(d / "ix.npz")]  # --translate auto
+    assert main(auto + ["--table", str(d / "rev.npz"), "-o", str(d / "auto.run")]) == 0
+    assert (d / "auto.run").read_bytes() == (d / "a.run").read_bytes()
+    assert main(auto + ["--table", str(d / "fwd.npz"), "-o", str(d / "q.run")]) == 0  # the queries' table
+    assert main(auto + ["--table", str(d / "fwd.npz"), "--translate", "queries", "-o", str(d / "q2.run")]) == 0
+    assert (d / "q.run").read_bytes() == (d / "q2.run").read_bytes() != (d / "a.run").read_bytes()
     assert main(common + ["--scoring", "lm", "--index", str(d / "tix.npz"), "-o", str(d / "c.run")]) == 0
     capsys.readouterr()
     assert main(common + ["--table", str(d / "fwd.npz"), "--index", str(d / "ix.npz"), "-o", str(d / "x.run")]) == 2

@@ -156,12 +156,23 @@ def param_type(cls, name: str) -> Callable[[str], object]:
     names the option (:func:`clirkit.cli.params.option_message`)."""
     from numbers import Integral
 
-    from sklearn.utils._param_validation import Interval
+    from sklearn.utils._param_validation import Interval, StrOptions
 
-    intervals = [c for c in cls._parameter_constraints[name] if isinstance(c, Interval)]
+    constraints = cls._parameter_constraints[name]
+    intervals = [c for c in constraints if isinstance(c, Interval)]
     if not intervals:
         raise TypeError(f"{cls.__name__}.{name} has no numeric interval constraint")
-    return parsed_number(str(intervals[0]), integer=issubclass(intervals[0].type, Integral))
+    words = {w for c in constraints if isinstance(c, StrOptions) for w in c.options}  # e.g. "auto"
+    number = parsed_number(str(intervals[0]) + "".join(f" or {w!r}" for w in sorted(words)),
+                           integer=issubclass(intervals[0].type, Integral))
+    if not words:
+        return number
+
+    def parse(text: str):
+        return text.strip() if str(text).strip() in words else number(text)
+
+    parse.__name__ = number.__name__
+    return parse
 
 
 def bad_values(args: argparse.Namespace, parser: argparse.ArgumentParser) -> list[str]:

@@ -17,9 +17,10 @@ def add_parser(sub) -> None:
                              "scored by BM25 with fractional tf and df", run)
     add_query_options(p, PSQ)
     p.add_argument("--table", default=None,
-                   help="translation table p(e|f), from the queries' language into the documents' (required); with "
-                        "--translate documents, the other way: p(query word | document word), from the documents' "
-                        "language (checked against the index), or none when --index was translated before")
+                   help="translation table (required): from the documents' language into the queries', p(query "
+                        "word | document word), to translate the documents (the default, --translate auto, does "
+                        "then), or from the queries' language into the documents', p(e|f), to translate the "
+                        "queries; none when --index was translated before")
     p.add_argument("--table2", default=None, help="a second table, interpolated with --lambda")
     add_param(p, PSQ, "lam", "--lambda", type=param_type(PSQ, "lam"),
               help="weight of --table when interpolating with --table2")
@@ -39,16 +40,17 @@ def add_parser(sub) -> None:
     add_param(p, PSQ, "unknown", "--unknown", choices=("pass", "drop"),
               help="a query word absent from the table: pass through as itself with p = 1, or drop it")
     g = p.add_argument_group("translated documents and language-model scoring")
-    add_param(g, PSQ, "translate", "--translate", choices=("queries", "documents"),
+    add_param(g, PSQ, "translate", "--translate", choices=("auto", "queries", "documents"),
               help="queries: each query word -> p(e|f) over the index's terms; documents: the index is translated "
                    "into the queries' language through --table (the reverse table, pruned by the same options) and "
-                   "searched as a monolingual index (the reference implementation's way)")
+                   "searched as a monolingual index (the reference implementation's way); auto: documents when "
+                   "--table translates from the index's language (or --index was translated before), else queries")
     g.add_argument("--save-index", default=None, metavar="FILE",
                    help="with --translate documents: write the translated index to FILE (npz), to search it again "
                         "with --index FILE and no --table")
-    add_param(g, PSQ, "scoring", "--scoring", choices=("bm25", "lm"),
+    add_param(g, PSQ, "scoring", "--scoring", choices=("auto", "bm25", "lm"),
               help="bm25, or lm: the smoothed query likelihood of the reference (log(1 + (1-alpha) p(t|d) / "
-                   "(alpha p_bg(t))) per query term)")
+                   "(alpha p_bg(t))) per query term); auto: lm translating the documents, bm25 the queries")
     add_param(g, PSQ, "alpha", "--alpha", type=param_type(PSQ, "alpha"), help="weight of the background in lm scoring")
     add_param(g, PSQ, "background", "--background", metavar="collection|FILE",
               help="background of lm scoring: collection (the searched index's term frequencies) or, with "
@@ -68,22 +70,25 @@ def run(args) -> int:
     from clirkit.formats import read_queries
     from clirkit.progress import say
     from clirkit.shards import index_kind
-    from clirkit.systems import PSQ, table_language
+    from clirkit.systems import PSQ, side_of, table_language
     from clirkit.translation import load_table
 
     psq = checked_system(PSQ, args)
-    documents = psq.translate == "documents"
-    if args.save_index and not documents:
+    if args.save_index and psq.translate == "queries":
         raise ClirkitError("--save-index writes the translated index of --translate documents")
     translated = index_kind(args.index) == KIND
-    if translated and not documents:
+    if translated and psq.translate == "queries":
         raise ClirkitError(f"{args.index}: an index translated into the queries' language: search it with "
-                           f"--translate documents (and no --table)")
+                           f"--translate documents or auto (and no --table)")
     if args.table is None and not translated:
-        raise ClirkitError("--table is required (with --translate documents, unless --index was translated before)")
+        raise ClirkitError("--table is required (unless --index was translated before)")
     index = ProjectedIndex.load(args.index, mmap=args.mmap) if translated else open_index(args)
     table = load_table(args.table, args.table_format) if args.table else None
     table2 = load_table(args.table2, args.table_format) if args.table2 else None
+    documents = (psq.translate if psq.translate != "auto" else side_of(index, table, table2)) == "documents"
+    if args.save_index and not documents:
+        raise ClirkitError(f"--save-index writes a translated index: {args.table} translates the queries (into the "
+                           f"index's language); give a table from the documents' language, or --translate documents")
     if documents:  # the queries are in the reverse table's target language
         lang = query_language(args) or (table_language(table, "target") if table else index.analyzer.lang)
     else:

@@ -203,11 +203,14 @@ def add_prune_options(p: argparse.ArgumentParser):
     from clirkit.systems import PSQ
 
     g = p.add_argument_group("pruning (as PSQ prunes its table)")
-    add_param(g, PSQ, "min_prob", "--min-prob", type=param_type(PSQ, "min_prob"), help="L: drop options with p < L")
+    add_param(g, PSQ, "min_prob", "--min-prob", type=param_type(PSQ, "min_prob"),
+              help="L: drop options with p < L (auto: 0.1 for a table of the queries, 1e-4 for a table of the "
+                   "documents)")
     add_param(g, PSQ, "cumulative", "--cumulative", type=param_type(PSQ, "cumulative"),
-              help="C: keep the most probable options until their sum reaches C (1 keeps all)")
+              help="C: keep the most probable options until their sum reaches C (1 keeps all; auto: 0.95 for the "
+                   "queries, 0.99 for the documents)")
     add_param(g, PSQ, "max_options", "--max-options", type=param_type(PSQ, "max_options"),
-              help="M: at most M options per word")
+              help="M: at most M options per word (auto: no limit for the queries, 64 for the documents)")
     g.add_argument("--target-stopwords", metavar="LIST", default=None,
                    help="target terms to drop from the options: a FILE (one per line), or, for psq, snowball (the "
                         "Snowball list of the index's language, stemmed as the index is)")
@@ -319,11 +322,13 @@ def run_prune(args) -> int:
     from clirkit.analysis import read_stopwords
     from clirkit.cli.params import params_of
     from clirkit.errors import ClirkitError
+    from clirkit.psq import SIDE_DEFAULTS
     from clirkit.systems import PSQ
     from clirkit.translation import prune
 
     p = params_of(args)
     PSQ(**p).check_params()
+    p = {k: SIDE_DEFAULTS["queries"][k] if v == "auto" else v for k, v in p.items()}  # a table of the queries
     table = load_table_args(args, args.table, args.format, require_languages=True)
     stop = read_stopwords(args.target_stopwords) if args.target_stopwords else None
     try:
