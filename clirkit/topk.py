@@ -13,16 +13,18 @@ matched cells. Ties go to the smaller column (documents are stored in docid orde
 """
 from __future__ import annotations
 
-import os
 from typing import Callable
 
 import numpy as np
 import scipy.sparse as sp
 
+from clirkit import jit
+
 _DENSE_CELLS_PER_BATCH = 16_000_000  # bounds the (queries x docs) block of top_k's densified slices (128 MB)
 _GROUP_BYTES = 16 * 2**20  # float32 rows ranked together (_top_k_block): they stay in the last-level cache
 _ROW_BITS, _VALUE_BITS, _COLUMN_BITS = 9, 31, 24  # the 64-bit sort key of such a group
 _ranker: Callable | bool | None = None  # compiled_ranker's answer once asked (False: numpy ranks)
+_KERNELS, _FALLBACK = "clirkit.kernels", "ranking with numpy, the same runs"
 
 
 def rank_sums(bounds: np.ndarray, starts: np.ndarray, ends: np.ndarray, weights: np.ndarray,
@@ -93,31 +95,20 @@ def rank_sums(bounds: np.ndarray, starts: np.ndarray, ends: np.ndarray, weights:
 
 def compiled_ranker() -> Callable | None:
     """:func:`clirkit.kernels.rank_sums` when numba is installed, else None (:func:`rank_sums` ranks); None also
-    when the environment variable ``CLIRKIT_NUMBA`` is ``0``. Imported once, on the first search."""
+    when the environment variable ``CLIRKIT_NUMBA`` is ``0``. Loaded once, on the first search
+    (:func:`clirkit.jit.kernels`)."""
     global _ranker
     if _ranker is None:
-        _ranker = False
-        if os.environ.get("CLIRKIT_NUMBA", "1") != "0":
-            try:
-                from clirkit.kernels import rank_sums
-            except ImportError:
-                pass
-            except Exception as error:  # a numba that imports but fails (an incompatible numpy or llvmlite)
-                without_numba(error)
-            else:
-                _ranker = rank_sums
+        compiled = jit.kernels(_KERNELS, _FALLBACK)
+        _ranker = compiled.rank_sums if compiled is not None else False
     return _ranker or None
 
 
 def without_numba(error: BaseException) -> None:
     """Rank with numpy from now on, numba having failed with ``error``; say so once on stderr."""
     global _ranker
-    import sys
-
     _ranker = False
-    message = " ".join(str(error).split())[:200]
-    print(f"clirkit: numba failed ({type(error).__name__}: {message}); ranking with numpy, the same runs",
-          file=sys.stderr)
+    jit.without_numba(_KERNELS, error, _FALLBACK)
 
 
 

@@ -334,3 +334,42 @@ def test_select_on_all_equal_values(n):
     a = np.full(n, 0.25)
     for kth in {0, n // 2, n - 1}:
         assert _select(a, n, kth) == 0.25
+
+
+def test_the_jit_loader_imports_a_module_of_kernels_once_and_falls_back_once_with_one_line(monkeypatch, capsys):
+    import types
+
+    from clirkit import jit
+
+    class _NumbaError(Exception):
+        pass
+
+    _NumbaError.__module__ = "numba.core.errors"
+    calls = []
+
+    def failing(x):
+        calls.append(x)
+        raise _NumbaError("Failed in nopython mode pipeline\n(step: nopython frontend)")
+
+    fake = types.ModuleType("fake_kernels")
+    fake.double, fake.failing = (lambda x: 2 * x), failing
+    monkeypatch.setattr(jit, "_modules", {"fake_kernels": fake})
+    assert jit.call("fake_kernels", "numpy instead", "double", 21) == (True, 42)
+    assert jit.call("fake_kernels", "numpy instead", "failing", 1) == (False, None)
+    assert jit.call("fake_kernels", "numpy instead", "double", 21) == (False, None) and calls == [1]
+    assert capsys.readouterr().err == ("clirkit: numba failed (_NumbaError: Failed in nopython mode pipeline (step: "
+                                       "nopython frontend)); numpy instead\n")
+    monkeypatch.setenv("CLIRKIT_NUMBA", "0")
+    assert jit.kernels("clirkit.kernels", "numpy") is None  # not imported: numba is not loaded
+
+
+def test_an_error_of_a_kernel_that_is_not_numbas_is_raised_by_the_jit_loader(monkeypatch):
+    import types
+
+    from clirkit import jit
+
+    fake = types.ModuleType("fake_kernels")
+    fake.broken = lambda: 1 / 0
+    monkeypatch.setattr(jit, "_modules", {"fake_kernels": fake})
+    with pytest.raises(ZeroDivisionError):
+        jit.call("fake_kernels", "numpy", "broken")
