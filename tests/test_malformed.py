@@ -419,3 +419,13 @@ def test_from_the_command_line_a_fixed_message_is_exit_2_and_one_line_without_a_
     done = subprocess.run([sys.executable, "-m", "clirkit", *[places.get(a, a) for a in argv]], capture_output=True,
                           text=True, timeout=120)
     assert (done.returncode, done.stdout, done.stderr) == (2, "", f"clirkit: error: {path}{message}\n")
+
+
+def test_loading_an_scs_model_into_one_of_other_hyper_parameters_names_one_and_what_to_do(scs_files):
+    from clirkit.errors import ClirkitError
+    from clirkit.scs.model import SCSModel
+
+    with pytest.raises(ClirkitError) as err:
+        SCSModel(dim=8).load_model(scs_files["model"])
+    assert str(err.value) == (f"{scs_files['model']}: saved with other hyper-parameters than this SCS model's (dim: 4, "
+                              f"not 8); load it with SCSModel.load(path), which takes the file's")

@@ -518,8 +518,12 @@ class SCSModel(System):
         """Take the learned state of the model saved at ``path`` (its hyper-parameters must equal this
         model's), searching ``documents`` by default; returns self."""
         loaded = type(self).load(path)
-        if loaded.get_params() != {k: (tuple(v) if isinstance(v, list) else v) for k, v in self.get_params().items()}:
-            raise ClirkitError(f"{path}: saved with other hyper-parameters than this SCS model's")
+        own = {k: (tuple(v) if isinstance(v, list) else v) for k, v in self.get_params().items()}
+        if loaded.get_params() != own:
+            other = next(k for k in own if loaded.get_params().get(k) != own[k])
+            raise ClirkitError(f"{path}: saved with other hyper-parameters than this SCS model's ({other}: "
+                               f"{loaded.get_params().get(other)!r}, not {own[other]!r}); load it with "
+                               f"SCSModel.load(path), which takes the file's")
         for name, value in vars(loaded).items():
             if name.endswith("_"):
                 setattr(self, name, value)
