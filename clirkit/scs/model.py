@@ -520,9 +520,9 @@ class SCSModel(System):
         loaded = type(self).load(path)
         own = {k: (tuple(v) if isinstance(v, list) else v) for k, v in self.get_params().items()}
         if loaded.get_params() != own:
-            other = next(k for k in own if loaded.get_params().get(k) != own[k])
-            raise ClirkitError(f"{path}: saved with other hyper-parameters than this SCS model's ({other}: "
-                               f"{loaded.get_params().get(other)!r}, not {own[other]!r}); load it with "
+            saved = loaded.get_params()
+            other = next((f" ({k}: {saved.get(k)!r}, not {own[k]!r})" for k in own if saved.get(k) != own[k]), "")
+            raise ClirkitError(f"{path}: saved with other hyper-parameters than this SCS model's{other}; load it with "
                                f"SCSModel.load(path), which takes the file's")
         for name, value in vars(loaded).items():
             if name.endswith("_"):
