@@ -553,7 +553,11 @@ def load_index(path: str | os.PathLike[str], *, jobs: int = 1, backend: str = "l
 
 
 def bm25_of(index: Index | ShardedIndex, **params) -> BM25 | "ShardedBM25":
-    """BM25 with ``params`` over ``index``, sharded or not (both have ``search(queries, depth=, quiet=, tag=)``)."""
+    """BM25 with ``params`` over ``index``, sharded or not (both have ``search(queries, depth=, quiet=, tag=)``).
+
+    With this and :func:`frequent_terms`, what the systems use of an index is the same for both kinds; they
+    switch on the kind only because :class:`~clirkit.index.Index` has no ``bm25()`` nor
+    ``most_frequent_terms()`` method of its own as :class:`ShardedIndex` has."""
     return index.bm25(**params) if isinstance(index, ShardedIndex) else BM25(index, **params)
 
 
