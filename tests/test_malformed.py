@@ -253,6 +253,10 @@ def _matrix_module():
     ("clirkit: error: t.dict: could be MUSE or pairs: pass --format muse or --format pairs", True),
     ("clirkit: error: q.tsv:3: query id q1 appears twice (first at line 1)", False),
     ("clirkit: error: docs.tsv:1: invalid UTF-8 (byte 1 of the line)", False),
+    ("clirkit: error: x.toml: unknown key 'colection' (did you mean 'collection'?; the top-level keys: name)", True),
+    ("clirkit: error: t.e2f:3: pair a b repeats line 1: a table gives each pair one probability; keep one", True),
+    ("clirkit: error: x.toml:2: not a valid TOML file (Invalid value, column 8); correct the line", True),
+    ("clirkit: error: run.txt:4: score 'x' is not a number", False),
 ])
 def test_the_sample_of_messages_tells_those_that_say_what_to_do(line, says):
     assert _matrix_module().says_what_to_do(line) is says

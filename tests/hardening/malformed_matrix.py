@@ -1515,6 +1515,7 @@ def total_line(results: list[Result]) -> str:
 # what a message says to do: an instruction (give, use, rebuild, ...), an option or command to use, a choice
 _REMEDY = re.compile(r"\b(give|use|pass|choose|check|rebuild|make|train|write|get the file|decompress|remove|"
                      r"rename|create|convert|add|set|quote|escape|save|run|index them|one of|choose one of|"
+                     r"keep|fix|correct|put|close|nest|load it|did you mean|"
                      r"expected|must be|should be|needs?|is required|allowed|supported)\b|`clirkit |--[a-z]",
                      re.IGNORECASE)
 
@@ -1522,7 +1523,7 @@ _REMEDY = re.compile(r"\b(give|use|pass|choose|check|rebuild|make|train|write|ge
 def says_what_to_do(line: str) -> bool:
     """Whether an error line says what to do (or what is expected instead, which tells the fix): a first cut that
     the sample's reader then checks by eye."""
-    problem = line.split(": error: ", 1)[-1]
+    problem = re.sub(r"^\S+: ", "", line.split(": error: ", 1)[-1], count=1)  # not the file's name ("run.txt:4: ")
     return bool(_REMEDY.search(problem))
 
 
