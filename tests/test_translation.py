@@ -434,36 +434,30 @@ def test_a_moses_word_with_a_nul_or_too_long_names_its_line(tmp_path, line, prob
         load_moses(tmp_path / "t.e2f")
 
 
-@pytest.mark.parametrize("line,problem", [
-    ("casa house", "expected 3 fields 'e f p', got 2"),
-    ("casa house 0.5 x", "expected 3 fields 'e f p', got 4"),
-    ("casa house half", "probability 'half' is not a number"),
-    ("casa house 1.5", "probability 1.5 is not in [0, 1]"),
-    ("casa house nan", "is not in [0, 1]"),
-    ("casa house 0.5", "pair casa house repeats line 1"),
+P_FIX = "; give p(e|f) as a number from 0 to 1 (e.g. 0.25)"
+
+
+@pytest.mark.parametrize("line, problem, other_format", [
+    ("casa house", "expected 3 fields 'e f p', got 2", True),
+    ("casa house 0.5 x", "expected 3 fields 'e f p', got 4", True),
+    # the matrix's message sample: a repeated pair and a 5,000-digit probability were told to give --format
+    ("casa house half", "probability 'half' is not a number" + P_FIX, False),
+    ("casa house 1.5", "probability 1.5 is not in [0, 1]" + P_FIX, False),
+    ("casa house nan", "probability nan is not in [0, 1]" + P_FIX, False),
+    ("casa house " + "7" * 5000, "probability 7777777777777777777777777777777777777... is not in [0, 1]" + P_FIX, False),
+    ("casa house 0.5", "pair casa house repeats line 1: a table gives each pair one probability; remove one of the two "
+                       "lines", False),
 ])
-def test_moses_bad_line_reports_file_and_line(tmp_path, line, problem):
+def test_moses_bad_line_reports_file_line_and_what_to_do_and_another_format_only_for_a_line_of_another_shape(
+        tmp_path, line, problem, other_format):
     path = tmp_path / "bad.e2f"
     path.write_text(f"casa house 0.5\nla the 1.0\n{line}\n", encoding="utf-8")
     with pytest.raises(ClirkitError) as err:
-        load_moses(path)
-    assert str(err.value).startswith(f"{path}:3: ") and problem in str(err.value)
-
-
-@pytest.mark.parametrize("line, problem", [
-    ("luz light 0.5", "pair luz light repeats line 1: a table gives each pair one probability; remove one of the two "
-                      "lines"),
-    ("tinieblas darkness 1.5", "probability 1.5 is not in [0, 1]; give p(e|f) as a number from 0 to 1 (e.g. 0.25)"),
-    ("tinieblas darkness " + "7" * 5000, "probability 7777777777777777777777777777777777777... is not in [0, 1]; give "
-                                         "p(e|f) as a number from 0 to 1 (e.g. 0.25)"),
-])
-def test_a_bad_entry_after_good_lines_of_a_moses_table_says_what_to_do_and_no_other_format(tmp_path, line, problem):
-    # the matrix's message sample: a repeated pair and a 5,000-digit probability were told to give --format
-    path = tmp_path / "table.e2f"
-    path.write_text(f"luz light 0.5\nla the 1.0\n{line}\n", encoding="utf-8")
-    with pytest.raises(ClirkitError) as err:
         load_table(path)
-    assert str(err.value) == f"{path}:3: {problem}"
+    message = str(err.value)
+    assert (message.startswith(f"{path}:3: {problem}"), "--format" in message) == (True, other_format)
+    if not other_format:
+        assert message == f"{path}:3: {problem}"
 
 
 def test_random_bytes_named_npz_are_not_a_zip_archive_not_text_to_convert_to_utf8(tmp_path):
