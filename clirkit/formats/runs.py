@@ -263,15 +263,11 @@ def write_run(run: Run, path: str | os.PathLike[str], *, depth: int | None = Non
         check_ids(run.docids, "document id")
     all_ranks = run.ranks()
     suffix = f" {tag}\n"
-    if ascii_ids:  # a score repeated on consecutive rows (ties: a third of a BM25 run's rows) formatted once
-        bits = run.scores.view(np.int64)  # (-0.0 is not 0.0)
-        new_score = np.concatenate(([True], bits[1:] != bits[:-1])) if len(bits) else np.zeros(0, dtype=bool)
-        reprs, which = _repr_matrix(run.scores[new_score]), np.cumsum(new_score) - 1
     with atomic_writer(path, binary=True) as out:
         for lo in range(0, len(run), WRITE_CHUNK):
             sl = slice(lo, lo + WRITE_CHUNK)
             if ascii_ids:
-                out.write(_ascii_lines(run.qids[sl], run.docids[sl], all_ranks[sl], reprs[which[sl]], suffix))
+                out.write(_ascii_lines(run.qids[sl], run.docids[sl], all_ranks[sl], run.scores[sl], suffix))
                 continue
             # repr of a whole list formats every float with repr() in one C call
             ranks = repr(all_ranks[sl].tolist())[1:-1].split(", ")
@@ -320,22 +316,23 @@ _POWERS_OF_TEN = 10 ** np.arange(19, dtype=np.int64)
 
 
 def _repr_matrix(values: np.ndarray) -> np.ndarray:
-    """``repr`` of each float (one ``repr`` of a list per :data:`WRITE_CHUNK`, a C call) as a (row, character)
-    uint8 matrix padded with zeros."""
-    reprs = np.array([r for lo in range(0, len(values), WRITE_CHUNK)
-                      for r in repr(values[lo:lo + WRITE_CHUNK].tolist())[1:-1].split(", ")] if len(values) else [""])
-    return reprs.view(np.uint32).reshape(len(reprs), reprs.dtype.itemsize // 4).astype(np.uint8)[:len(values)]
+    """``repr`` of each float as a (row, character) uint8 matrix padded with zeros: one ``repr`` of the list (a C
+    call) of the scores that differ from the row before (ties: a third of a BM25 run's rows), repeated."""
+    bits = values.view(np.int64)  # (-0.0 is not 0.0)
+    new_score = np.concatenate(([True], bits[1:] != bits[:-1]))
+    reprs = np.array(repr(values[new_score].tolist())[1:-1].split(", "))
+    matrix = reprs.view(np.uint32).reshape(len(reprs), reprs.dtype.itemsize // 4).astype(np.uint8)
+    return matrix[np.cumsum(new_score) - 1]
 
 
 def _ascii_lines(qids: np.ndarray, docids: np.ndarray, ranks: np.ndarray, scores: np.ndarray, suffix: str) -> bytes:
-    """The lines ``qid Q0 docid rank score`` + ``suffix`` of rows with ASCII ids and no NUL (``scores``: the
-    scores' :func:`_repr_matrix`): the columns side by side in one (row, byte) matrix, each padded with zeros,
-    and the zeros dropped."""
+    """The lines ``qid Q0 docid rank score`` + ``suffix`` of rows with ASCII ids and no NUL (at least one): the
+    columns side by side in one (row, byte) matrix, each padded with zeros, and the zeros dropped."""
     n = len(qids)
 
     def constant(text: str) -> np.ndarray:
         return np.broadcast_to(np.frombuffer(text.encode("utf-8"), dtype=np.uint8), (n, len(text.encode("utf-8"))))
 
     matrix = np.hstack([_id_matrix(qids, "query id"), constant(" Q0 "), _id_matrix(docids, "document id"),
-                        constant(" "), _digit_matrix(ranks), constant(" "), scores, constant(suffix)])
+                        constant(" "), _digit_matrix(ranks), constant(" "), _repr_matrix(scores), constant(suffix)])
     return matrix[matrix != 0].tobytes()
