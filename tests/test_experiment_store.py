@@ -120,3 +120,29 @@ def test_a_switch_cut_between_its_two_renames_is_put_back_by_the_next_run(tmp_pa
     third.commit()
     assert (tmp_path / "out" / "results.txt").read_text() == "second\n"
     assert sorted(os.listdir(tmp_path)) == ["out"]
+
+
+def test_a_gzip_run_artifact_is_the_same_bytes_each_time_and_is_taken_from_the_previous_folder(tmp_path):
+    # runs kept as NAME.SPLIT.run.gz: written with a zero mtime (the same run, the same bytes), read back
+    # transparently, and linked in from the previous output when its record is unchanged
+    from clirkit.formats import read_run, write_run
+    from clirkit.run import Run
+
+    run = Run(["ABIRAM.1"] * 3, ["Num.16.1", "Num.16.2", "Deut.11.6"], [7.25, 3.5, 0.5], tag="PSQ")
+    record = {"system": "PSQ", "split": "test"}
+    first = Store(tmp_path / "out")
+    path = first.folder / "runs" / "psq.test.run.gz"
+    path.parent.mkdir()
+    write_run(run, path)
+    first.remember(path, record)
+    made = path.read_bytes()
+    assert made[:2] == b"\x1f\x8b" and made[4:8] == b"\0\0\0\0"  # gzip, mtime 0
+    first.commit()
+    again = Store(tmp_path / "out")
+    write_run(run, again.folder / "x.run.gz")
+    assert (again.folder / "x.run.gz").read_bytes() == made
+    (again.folder / "x.run.gz").unlink()
+    assert again.fresh(again.folder / "runs" / "psq.test.run.gz", record)
+    back = read_run(again.folder / "runs" / "psq.test.run.gz")
+    assert back.docids.tolist() == run.docids.tolist() and back.scores.tolist() == run.scores.tolist()
+    assert not again.fresh(again.folder / "runs" / "psq.test.run.gz", {**record, "split": "dev"})
