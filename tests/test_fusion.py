@@ -166,18 +166,22 @@ def test_align_numbers_each_query_document_pair_once_across_runs():
 
 
 @pytest.mark.parametrize("depth", [1, 3, 8, 50])
-def test_the_top_k_of_the_aligned_pairs_are_the_rows_the_ranking_keeps_ties_at_the_cut_by_docid(depth):
+def test_the_top_k_of_the_aligned_pairs_and_their_ranking_are_a_sort_by_score_then_docid_cut_at_depth(depth):
     rng = np.random.default_rng(depth)
-    q = np.repeat(["q1", "q2", "q3"], [5, 12, 20])
-    d = np.array([f"Gen.1.{i}" for i in range(len(q))])
+    q = np.repeat(["q2", "q1", "q3"], [5, 12, 20])
+    d = np.array([f"Gen.1.{i}" for i in rng.permutation(len(q))])
     aligned = align([Run(q, d, np.zeros(len(q)))], None)
     top = aligned.top_k(depth)
     for _ in range(5):
         scores = rng.integers(0, 3, size=aligned.n_pairs) / 2  # many ties, at the cut too
-        ranked = aligned.ranked(scores, depth, "t")
-        kept = {(a, b) for a, b in zip(ranked.qids.tolist(), ranked.docids.tolist())}
+        rows = sorted(zip(aligned.uq[aligned.pair_q].tolist(), aligned.ud[aligned.pair_d].tolist(), scores.tolist()),
+                      key=lambda row: (["q2", "q1", "q3"].index(row[0]), -row[2], row[1]))
+        expected = [row for i, row in enumerate(rows) if sum(r[0] == row[0] for r in rows[:i]) < depth]
         mask = top.mask(scores)
-        assert {(aligned.uq[aligned.pair_q[i]], aligned.ud[aligned.pair_d[i]]) for i in np.flatnonzero(mask)} == kept
+        assert sorted(zip(aligned.uq[aligned.pair_q[mask]].tolist(), aligned.ud[aligned.pair_d[mask]].tolist(),
+                          scores[mask].tolist())) == sorted(expected)
+        ranked = aligned.ranked(scores, depth, "t")
+        assert list(zip(ranked.qids.tolist(), ranked.docids.tolist(), ranked.scores.tolist())) == expected
 
 
 def test_align_cuts_each_run_to_depth_and_needs_a_run():

@@ -70,17 +70,17 @@ class AlignedRuns:
         Returns:
             A run with queries in first-appearance order, scores descending,
             ties by docid ascending.
+
+        Each query's top ``depth`` pairs are chosen first (:class:`TopK`, scores finite), then only those sorted.
         """
+        kept = np.flatnonzero(TopK(self.pair_q, self.n_queries, depth).mask(scores))
         # pairs are numbered in (query, docid) order and lexsort is stable: equal scores keep docid order
-        order = np.lexsort((-scores, self.query_rank[self.pair_q]))
+        kept = kept[np.lexsort((-scores[kept], self.query_rank[self.pair_q[kept]]))]
         by_rank = np.empty_like(self.query_rank)  # the query codes in first-appearance order
         by_rank[self.query_rank] = np.arange(len(by_rank))
         sizes = np.bincount(self.pair_q, minlength=self.n_queries)[by_rank]  # pairs of each, in that order
-        starts = np.cumsum(sizes) - sizes
-        keep = order[np.arange(len(order)) - np.repeat(starts, sizes) < depth]
-        del order, starts
-        return Run.from_groups(self.uq[by_rank], np.minimum(sizes, depth), take_strings(self.ud, self.pair_d[keep]),
-                               scores[keep], tag=tag)
+        return Run.from_groups(self.uq[by_rank], np.minimum(sizes, depth), take_strings(self.ud, self.pair_d[kept]),
+                               scores[kept], tag=tag)
 
 
 class TopK:
