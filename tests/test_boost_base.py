@@ -422,6 +422,13 @@ def test_a_beta_sweep_keeps_the_first_best_beta_and_the_first_without_dev_scores
     assert betas_to_try(3, (2.0, 5.0)) == (3.0,)
 
 
+def test_the_notes_of_a_given_beta_without_dev_queries_say_so():
+    r = BoostRanker(base=BASE, beta=5.0, hard_negatives=1, rounds=3, negatives=2, bits=20, quiet=True)
+    r.fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)
+    assert r.notes("B") == [f"B: beta 5 (given, no dev queries), {r.model_.params['bag_rounds'][0]} rounds, "
+                            f"{len(r.model_)} phrase-table entries"]
+
+
 def test_a_standalone_ranker_has_no_beta_sweep():
     r = BoostRanker(rounds=2, bits=20, quiet=True).fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)
     assert r.beta_sweep_ is None and not hasattr(r, "beta_")

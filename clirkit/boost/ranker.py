@@ -328,9 +328,11 @@ class BoostRanker(System):
         model = self.model_
         params = model.params
         if model.from_base:
-            return [f"{name}: beta {model.beta:g} (dev MAP by beta: " + ", ".join(
-                f"{b} {m:.4f}" for b, m in params["beta_dev_map"].items()) +
-                f"), {params['bag_rounds'][0]} rounds, {len(model)} phrase-table entries"]
+            scores = params.get("beta_dev_map", {})
+            tried = "given, no dev queries" if None in scores.values() else "dev MAP by beta: " + ", ".join(
+                f"{b} {m:.4f}" for b, m in scores.items())
+            return [f"{name}: beta {model.beta:g} ({tried}), {params['bag_rounds'][0]} rounds, {len(model)} "
+                    "phrase-table entries"]
         return [f"{name}: {', '.join(map(str, params['bag_rounds']))} rounds kept, {len(model)} phrase-table entries"]
 
     def curves(self, name: str) -> dict[str, dict]:
