@@ -230,16 +230,20 @@ def check_reverse(table: TranslationTable, index: Index, query_lang: str | None 
     """ClirkitError unless ``table`` translates from the index's language and analysis into ``query_lang``
     (when known): a table in the query-side direction (from the queries' language into the documents') is
     named as such, with what to do."""
-    from clirkit.systems import check_index_side, table_language
+    from clirkit.systems import TableMismatch, check_index_side, side_by_words, table_language
 
     source, target, docs = table_language(table, "source"), table_language(table, "target"), index.analyzer.lang
     if source is not None and source != docs:
         turned = " (the queries' direction: give the table trained the other way, from the documents' language)" \
             if target == docs else ""
-        raise ClirkitError(f"translate = documents needs a table from the documents' language ({docs!r}) into the "
+        raise TableMismatch(f"translate = documents needs a table from the documents' language ({docs!r}) into the "
                            f"queries'; this one translates {source!r} -> {target!r}{turned}")
+    if source is None and target is None and side_by_words(index, table) == "queries":
+        raise TableMismatch("the table's target words are the index's terms, not its source words: it translates "
+                           "into the documents' language (the queries' direction); give the table trained the "
+                           "other way, from the documents' language, or translate the queries with this one")
     if query_lang is not None and target is not None and target != query_lang:
-        raise ClirkitError(f"the queries are in {query_lang!r} (source_lang) but the table translates the documents "
+        raise TableMismatch(f"the queries are in {query_lang!r} (source_lang) but the table translates the documents "
                            f"into {target!r}")
     check_index_side(table, "source", index, "document-language words")
 

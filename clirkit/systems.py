@@ -37,6 +37,11 @@ __all__ = ["DT", "PSQ", "Boost", "SCS", "Fusion", "Resources", "System", "query_
 
 STOPWORDS_TOP = 0  # default size of the corpus-derived stoplists (source terms, target index terms): off
 
+
+class TableMismatch(ClirkitError):
+    """A table that does not fit the index or the queries (its direction, languages or analysis): the command
+    line names the table's file before the message."""
+
 _BM25_CONSTRAINTS = {
     "k1": [Interval(Real, 0, None, closed="left")],
     "b": [Interval(Real, 0, 1, closed="both")],
@@ -115,7 +120,8 @@ def table_language(table, side: str) -> str | None:
 def side_of(index, table, table2) -> str:
     """The side ``PSQ(translate="auto").fit(index, table, table2)`` translates: ``documents`` for an index
     translated before, or a table (and no second one) from the index's language into another; ``queries``
-    otherwise (a table into the index's language, or one that does not say its languages)."""
+    otherwise (a table into the index's language). A table that does not say its languages (a Moses or plain
+    file) is placed by its words (:func:`side_by_words`), ``queries`` when they do not tell."""
     from clirkit.docpsq import ProjectedIndex
 
     if isinstance(index, ProjectedIndex):
@@ -124,7 +130,23 @@ def side_of(index, table, table2) -> str:
         return "queries"
     source, target = table_language(table, "source"), table_language(table, "target")
     lang = index.analyzer.lang
+    if source is None and target is None:
+        return side_by_words(index, table) or "queries"
     return "documents" if source == lang and target not in (None, lang) else "queries"
+
+
+def side_by_words(index, table) -> str | None:
+    """Which side a table that does not say its languages translates, from its words: ``documents`` when its
+    source words are index terms at least twice as often as its target words (it translates from the documents'
+    language), ``queries`` for the reverse, None when neither side is twice the other (e.g. a table between two
+    languages that share most words)."""
+    vocabulary = index.vocabulary
+    found = [sum(w in vocabulary for w in words.tolist()) for words in (table.source_vocab, table.target_vocab)]
+    if found[0] > 2 * found[1]:
+        return "documents"
+    if found[1] > 2 * found[0]:
+        return "queries"
+    return None
 
 
 def check_languages(table, index, source_lang: str | None = None) -> None:
@@ -133,11 +155,15 @@ def check_languages(table, index, source_lang: str | None = None) -> None:
     mismatch would silently tokenize with the wrong analyzer or match no term."""
     target = table_language(table, "target")
     if target is not None and target != index.analyzer.lang:
-        raise ClirkitError(f"the table translates into {target!r} but the index is in {index.analyzer.lang!r}")
+        raise TableMismatch(f"the table translates into {target!r} but the index is in {index.analyzer.lang!r}")
+    if target is None and table_language(table, "source") is None and side_by_words(index, table) == "documents":
+        raise TableMismatch("the table's source words are the index's terms, not its target words: it translates "
+                           "from the documents' language; translate the documents with it (--translate documents "
+                           "or auto), or give the table of the other direction")
     check_index_side(table, "target", index, "target words")
     source = table_language(table, "source")
     if source is not None and source_lang is not None and source != source_lang:
-        raise ClirkitError(f"the queries are in {source_lang!r} (source_lang) but the table translates from "
+        raise TableMismatch(f"the queries are in {source_lang!r} (source_lang) but the table translates from "
                            f"{source!r}")
 
 
@@ -150,7 +176,7 @@ def check_index_side(table, side: str, index, words: str) -> None:
     if isinstance(settings, dict):
         made = Analyzer.from_dict(settings, where=f"the table's {side} analyzer")
         if not made.same_terms_as(index.analyzer):
-            raise ClirkitError(f"the table's {words} were analyzed as {describe_terms(made)} but the index's "
+            raise TableMismatch(f"the table's {words} were analyzed as {describe_terms(made)} but the index's "
                                f"terms as {describe_terms(index.analyzer)}: rebuild one of them with the "
                                f"other's analysis (--stemmer, --keep-case)")
 

@@ -18,7 +18,7 @@ from clirkit.estimator import Resources
 from clirkit.lm import QueryLikelihood
 from clirkit.psq import prepare_table
 from clirkit.query import StructuredQueries
-from clirkit.systems import PSQ
+from clirkit.systems import DT, PSQ
 from clirkit.translation import TranslationTable, save_table
 
 # Spanish -> English p(e|f), the reverse of a query-side table
@@ -168,8 +168,6 @@ def test_auto_translates_the_documents_given_a_table_from_the_index_language_wit
     assert (psq.translate_, psq.min_prob_, psq.cumulative_, psq.max_options_, psq.scoring_) == \
         ("queries", 0.1, 0.95, None, "bm25")
     assert PSQ().fit(index, forward, forward).translate_ == "queries"  # a second table: the query side's
-    unsaid = TranslationTable.from_triples(["luz"], ["light"], [1.0])  # no languages: as before, the queries
-    assert PSQ(source_lang="en").fit(index, unsaid).translate_ == "queries"
     assert PSQ(target_stopwords_top=5).fit(index, forward).translate_ == "queries"  # a query-side-only parameter
     with pytest.raises(ClirkitError, match="the table translates into 'en' but the index is in 'es'"):
         PSQ(target_stopwords_top=5, source_lang="en").fit(index, REVERSE)  # ... chooses the queries' side
@@ -177,6 +175,24 @@ def test_auto_translates_the_documents_given_a_table_from_the_index_language_wit
         PSQ(translate="documents", target_stopwords_top=5, source_lang="en").fit(index, REVERSE)
     # a value given is kept on either side
     assert PSQ(min_prob=0.3, scoring="bm25", source_lang="en").fit(index, REVERSE).min_prob_ == 0.3
+
+
+def test_a_table_without_languages_is_placed_by_its_words_and_a_wrong_direction_is_an_error(index):
+    # Moses or plain-pair files say no language: their words say which side is the index's
+    reverse = TranslationTable.from_triples(["luz", "dios", "tinieblas"], ["light", "god", "darkness"], [1.0] * 3)
+    forward = TranslationTable.from_triples(["light", "god", "darkness"], ["luz", "dios", "tinieblas"], [1.0] * 3)
+    assert PSQ(source_lang="en").fit(index, reverse).translate_ == "documents"
+    assert PSQ(source_lang="en").fit(index, forward).translate_ == "queries"
+    topics = {"q": "light"}
+    assert PSQ(source_lang="en").fit(index, reverse).search(topics).docids.size > 0
+    with pytest.raises(ClirkitError, match="translates into the documents' language .the queries' direction."):
+        PSQ(translate="documents", source_lang="en").fit(index, forward)
+    with pytest.raises(ClirkitError, match="it translates from the documents' language; translate the documents"):
+        PSQ(translate="queries", source_lang="en").fit(index, reverse)
+    with pytest.raises(ClirkitError, match="it translates from the documents' language"):
+        DT(source_lang="en").fit(index, reverse)
+    shared = TranslationTable.from_triples(["luz", "god"], ["light", "dios"], [1.0, 1.0])  # one word each: no sign
+    assert PSQ(source_lang="en").fit(index, shared).translate_ == "queries"
 
 
 def test_resources_translate_the_documents_when_the_table_is_learned_from_their_parallel_corpus(index):
@@ -290,7 +306,11 @@ def test_command_round_trip_through_a_saved_translated_index(indexed_dir, verses
     capsys.readouterr()
     assert main(common + ["--table", str(d / "fwd.npz"), "--index", str(d / "ix.npz"), "-o", str(d / "x.run")]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "the queries' direction" in err
+    assert err.count("\n") == 1 and "the queries' direction" in err and f"error: {d / 'fwd.npz'}: " in err
+    assert main(["dt", "--queries", str(d / "q.tsv"), "--table", str(d / "rev.npz"), "--index", str(d / "ix.npz"),
+                 "-o", str(d / "x.run"), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"error: {d / 'rev.npz'}: the table translates into 'en'" in err
     assert main(common + ["--index", str(d / "tix.npz"), "--min-prob", "0.2", "-o", str(d / "x.run")]) == 2
     assert "translated with other settings" in capsys.readouterr().err
 

@@ -29,8 +29,9 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from clirkit.cli.search import open_index
     from clirkit.cli.xlquery import checked_system, query_language, search_and_write, source_stopwords
+    from clirkit.errors import ClirkitError
     from clirkit.formats import read_queries
-    from clirkit.systems import DT
+    from clirkit.systems import DT, TableMismatch
 
     dt = checked_system(DT, args)
     from clirkit.progress import say
@@ -41,7 +42,10 @@ def run(args) -> int:
     queries = read_queries(args.queries, **query_fields(args, lang=query_language(args, table)))
     if args.translated:
         return _search_translated(args, index, queries)
-    dt.set_params(source_stopwords=source_stopwords(args)).fit(index, table, quiet=args.quiet)
+    try:
+        dt.set_params(source_stopwords=source_stopwords(args)).fit(index, table, quiet=args.quiet)
+    except TableMismatch as exc:  # the message says what is wrong with the table: named first
+        raise ClirkitError(f"{args.table}: {exc}") from None
     tokens = dt.query_tokens(queries, quiet=args.quiet)
     known = sum(t in table for ts in tokens for t in set(ts))
     say(f"DT: {known} of {sum(len(set(ts)) for ts in tokens)} query terms translated, the others passed through",

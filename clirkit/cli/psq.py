@@ -70,7 +70,7 @@ def run(args) -> int:
     from clirkit.formats import read_queries
     from clirkit.progress import say
     from clirkit.shards import index_kind
-    from clirkit.systems import PSQ, side_of, table_language
+    from clirkit.systems import PSQ, TableMismatch, side_of, table_language
     from clirkit.translation import load_table
 
     psq = checked_system(PSQ, args)
@@ -98,7 +98,10 @@ def run(args) -> int:
     if target not in (None, "snowball"):
         target = read_stopwords(target)
     psq.set_params(source_stopwords=source_stopwords(args), target_stopwords=target)
-    psq.fit(index, table, table2, quiet=args.quiet)
+    try:
+        psq.fit(index, table, table2, quiet=args.quiet)
+    except TableMismatch as exc:  # the message says what is wrong with the table: named first
+        raise ClirkitError(f"{args.table}: {exc}") from None
     if args.save_index:
         psq.index_.save(args.save_index)
     sq = psq.structured_queries(queries, quiet=args.quiet)
