@@ -18,6 +18,7 @@ def add_parser(sub) -> None:
     from clirkit.boost import BoostRanker as B
     from clirkit.boost.base import MAX_BETA
     from clirkit.cli.params import add_param
+    from clirkit.parallel import BACKENDS
 
     p = add_verb(sub, "boost-train", "train the boosted ranker over hashed bilingual n-gram pairs (BoostCLIR)",
                  run)
@@ -83,7 +84,7 @@ def add_parser(sub) -> None:
     add_param(b, B, "bag_fraction", "--bag-fraction", type=param_type(B, "bag_fraction"),
               help="fraction of the tuples in each bag")
     add_param(b, B, "bootstrap", "--bootstrap", action="store_true", help="draw bags with replacement")
-    add_param(b, B, "backend", "--backend", choices=("loky", "threading", "dask"), help="joblib backend")
+    add_param(b, B, "backend", "--backend", choices=BACKENDS, help="joblib backend")
     add_param(b, B, "scheduler", "--scheduler",
               help="dask scheduler address (with --backend dask), e.g. tcp://host:8786")
     add_jobs(b)
