@@ -571,9 +571,9 @@ def test_named_id_and_text_fields_are_read_and_must_be_present(tmp_path):
     assert read_documents(path, id_field="pid", text_fields="head+body") == (["Gen.1.1"], ["Génesis luz"])
     assert read_documents(path, id_field="pid", text_fields=["body"]) == (["Gen.1.1"], ["luz"])
     assert error_of(read_documents, path, id_field="docid", text_fields="body") == (
-        f'{path}:1: no document id key "docid" (found: pid, head, body)')
+        f'{path}:1: no document id key "docid" (found: pid, head, body); name one of those found')
     assert error_of(read_documents, path, id_field="pid", text_fields="body+text") == (
-        f'{path}:1: no document text key "text" (found: pid, head, body)')
+        f'{path}:1: no document text key "text" (found: pid, head, body); name one of those found')
     assert "expected field names" in error_of(read_documents, path, text_fields="title++text")
 
 

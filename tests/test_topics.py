@@ -427,7 +427,7 @@ def test_query_fields_on_plain_jsonl_are_keys_and_desc_finds_description(tmp_pat
     assert read_queries(path, fields="title,desc") == {"1": "luz la luz"}
     assert read_queries(path, fields="description") == {"1": "la luz"}
     assert error_of(read_queries, path, fields="summary") == (
-        f'{path}:1: no query text key "summary" (found: query_id, title, description)')
+        f'{path}:1: no query text key "summary" (found: query_id, title, description); name one of those found')
 
 
 def test_a_tsv_query_whose_id_looks_like_a_tag_stays_a_tsv_query(tmp_path):

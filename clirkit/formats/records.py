@@ -84,7 +84,7 @@ def check_id_field(id_field: str | None) -> None:
 def choose_fields(names: Sequence[str], kind: str, *, id_field: str | None = None,
                   text_fields: str | Sequence[str] | None = None, noun: str = "key",
                   id_hint: str = "name it with --id-field",
-                  text_hint: str = "name it with --text-fields") -> tuple[str, tuple[str, ...]]:
+                  text_hint: str = "name it with --text-fields", named_hint: str = "") -> tuple[str, tuple[str, ...]]:
     """Which of a record's field ``names`` hold the id and the text of a ``kind`` (``"document"``, ``"query"``).
 
     A named ``id_field`` or ``text_fields`` must be among ``names``. Otherwise the id is the first of
@@ -95,7 +95,8 @@ def choose_fields(names: Sequence[str], kind: str, *, id_field: str | None = Non
     Returns ``(id_name, text_names)``. Raises ClirkitError (without a file or line: the caller adds them)
     naming what was looked for and what was found, e.g. ``no document id key (looked for docid, doc_id,
     id, _id; found: pid, body); name it with --id-field``. ``noun`` ("key", "column", "field") and the
-    hints (what to do when nothing is found) word it for the caller.
+    hints (what to do when nothing is found; ``named_hint``: when a field named by ``id_field`` or ``text_fields``
+    is not there) word it for the caller.
     """
     k = _KINDS[kind]
     check_id_field(id_field)
@@ -103,7 +104,7 @@ def choose_fields(names: Sequence[str], kind: str, *, id_field: str | None = Non
     present = set(names)
     if id_field is not None:
         if id_field not in present:
-            raise ClirkitError(f'no {k.what} id {noun} "{id_field}" (found: {_found(names)})')
+            raise ClirkitError(f'no {k.what} id {noun} "{id_field}" (found: {_found(names)}){named_hint}')
     else:
         id_field = next((f for f in k.ids if f in present), None)
         if id_field is None:
@@ -114,7 +115,7 @@ def choose_fields(names: Sequence[str], kind: str, *, id_field: str | None = Non
             texts = tuple(_QUERY_KEY_ALIASES.get(f, f) if f not in present else f for f in texts)
         missing = [f for f in texts if f not in present]
         if missing:
-            raise ClirkitError(f'no {k.what} text {noun} "{missing[0]}" (found: {_found(names)})')
+            raise ClirkitError(f'no {k.what} text {noun} "{missing[0]}" (found: {_found(names)}){named_hint}')
     else:
         texts = next((t for t in k.texts if all(f in present for f in t)), None)
         if texts is None:
@@ -122,6 +123,9 @@ def choose_fields(names: Sequence[str], kind: str, *, id_field: str | None = Non
             raise ClirkitError(f"no {k.what} text {noun} (looked for {looked}; found: {_found(names)}); "
                                f"{text_hint}")
     return id_field, texts
+
+
+_NAME_ONE = "; name one of those found"  # what to do when a field named by the caller is not in the file
 
 
 def join_text(parts: Iterable[str]) -> str:
@@ -175,7 +179,8 @@ def _json_records(name: str, lines: Iterator[tuple[int, str]], kind: _Kind, id_f
         obj = json_object(name, lineno, line)
         if not wanted:
             try:
-                id_key, text_keys = choose_fields(list(obj), kind.what, id_field=id_field, text_fields=text_fields)
+                id_key, text_keys = choose_fields(list(obj), kind.what, id_field=id_field, text_fields=text_fields,
+                                                  named_hint=_NAME_ONE)
             except ClirkitError as exc:
                 raise located(name, lineno, str(exc)) from None
             wanted = (id_key, *text_keys)
@@ -210,7 +215,7 @@ def _header_columns(name: str, lineno: int, columns: list[str], kind: _Kind, id_
         text_fields = tuple(c for c in columns if c != id_field) or None  # id TAB text: the other column
     try:
         id_key, text_keys = choose_fields(columns, kind.what, id_field=id_field, text_fields=text_fields,
-                                          noun="column")
+                                          noun="column", named_hint=_NAME_ONE)
     except ClirkitError as exc:
         raise located(name, lineno, f"{exc} (header line)") from None
     return columns.index(id_key), tuple(columns.index(k) for k in text_keys)
