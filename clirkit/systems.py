@@ -1,6 +1,7 @@
 """The systems: every way clirkit makes a run, with one set of defaults each (DESIGN.md, "Systems and
 experiments").
 
+- :class:`BM25Search`: BM25 with the queries untranslated, analyzed as the index (``clirkit search``);
 - :class:`DT`: each query word -> its most probable translation, then BM25 (SPEC §3);
 - :class:`PSQ`: each query word -> p(e|f) over target words, BM25 with fractional tf/df (SPEC §4);
 - :class:`Boost` (:class:`clirkit.boost.BoostRanker`): the boosted bilinear ranker, standalone or
@@ -33,7 +34,7 @@ from clirkit.fusion.system import Fusion
 from clirkit.psq import DEFAULT_LAMBDA, SIDE_DEFAULTS
 
 # Boost and SCS are given by the module's __getattr__ (imported on first use)
-__all__ = ["DT", "PSQ", "Boost", "SCS", "Fusion", "Resources", "System", "query_analyzer"]  # noqa: F822
+__all__ = ["BM25Search", "DT", "PSQ", "Boost", "SCS", "Fusion", "Resources", "System", "query_analyzer"]  # noqa: F822
 
 STOPWORDS_TOP = 0  # default size of the corpus-derived stoplists (source terms, target index terms): off
 
@@ -42,12 +43,15 @@ class TableMismatch(ClirkitError):
     """A table that does not fit the index or the queries (its direction, languages or analysis): the command
     line names the table's file before the message."""
 
-_BM25_CONSTRAINTS = {
+_SCORING_CONSTRAINTS = {  # BM25's own parameters: every system of this module has them
     "k1": [Interval(Real, 0, None, closed="left")],
     "b": [Interval(Real, 0, 1, closed="both")],
     "k3": [None, Interval(Real, 0, None, closed="left")],
     "idf": [StrOptions({"lucene", "rsj", "bm25okapi"})],
     "precision": [StrOptions({"float64", "float32"})],
+}
+_BM25_CONSTRAINTS = {  # and the query analysis of DT and PSQ
+    **_SCORING_CONSTRAINTS,
     "source_lang": [None, str],
     "source_stopwords": [None, StrOptions({"snowball"}), list, tuple, set, frozenset],
     "source_stopwords_top": [Interval(Integral, 0, None, closed="left")],
@@ -192,8 +196,97 @@ def describe_terms(analyzer) -> str:
     return ", ".join(parts)
 
 
-class _CrossLanguageBM25(System):
-    """What DT and PSQ share: BM25 parameters, the query analyzer, search over a structured query."""
+class _BM25System(System):
+    """What every system of this module shares: the topics' texts -> query tokens (:meth:`query_tokens`) ->
+    structured queries over the index (:meth:`structured_from_tokens`) -> the BM25 run (``bm25_``, set by ``fit``)."""
+
+    fit_call = "fit(index)"  # named when search is called before fit
+
+    def query_tokens(self, topics: Mapping[str, str], *, quiet: bool = True) -> list[list[str]]:
+        """The topics' texts tokenized as the system analyzes queries, in topic order."""
+        raise NotImplementedError  # pragma: no cover
+
+    def structured_from_tokens(self, qids: Sequence[str], tokens: Sequence[Sequence[str]]):
+        """Tokenized queries (:meth:`query_tokens`) as :class:`~clirkit.query.StructuredQueries` over the index
+        vocabulary."""
+        raise NotImplementedError  # pragma: no cover
+
+    def structured_queries(self, topics: Mapping[str, str], *, quiet: bool = True):
+        """The topics as :class:`~clirkit.query.StructuredQueries` over the index vocabulary."""
+        return self.structured_from_tokens(list(topics), self.query_tokens(topics, quiet=quiet))
+
+    def search(self, topics: Mapping[str, str], *, depth: int = DEPTH, excluded: Mapping[str, set[str]] | None = None,
+               tag: str | None = None, quiet: bool = True):
+        """The BM25 run of the structured queries of ``topics`` (see :meth:`System.search`)."""
+        self._check_fitted()
+        queries = self.structured_queries(topics, quiet=quiet)
+        return self.search_structured(queries, depth=depth, excluded=excluded, tag=tag, quiet=quiet)
+
+    def search_structured(self, queries, *, depth: int = DEPTH, excluded: Mapping[str, set[str]] | None = None,
+                          tag: str | None = None, quiet: bool = True):
+        """:meth:`search` of queries already structured (by :meth:`structured_queries`)."""
+        self._check_fitted()
+        run = self.bm25_.search(queries, depth=depth, quiet=quiet, tag=tag or self.default_tag)
+        return drop_excluded(run, excluded)
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "bm25_"):
+            raise ClirkitError(f"{type(self).__name__} is not fitted: call {self.fit_call} first")
+
+
+class BM25Search(_BM25System):
+    """BM25 over the index with the queries as they are: analyzed by the index's own analyzer, untranslated (the
+    system of ``clirkit search``). Over a target-language index it is the floor of a CLIR experiment (the words
+    queries and documents share: names, numbers, cognates); over an index in the queries' language, monolingual
+    retrieval.
+
+    Args:
+        k1, b, k3, idf, precision: BM25 (:class:`~clirkit.bm25.BM25`), with its defaults.
+    """
+
+    _parameter_constraints = dict(_SCORING_CONSTRAINTS)
+    default_tag = "BM25"
+
+    def __init__(self, *, k1: float = 1.2, b: float = 0.75, k3: float | None = None, idf: str = "lucene",
+                 precision: str = "float64") -> None:
+        self.k1 = k1
+        self.b = b
+        self.k3 = k3
+        self.idf = idf
+        self.precision = precision
+
+    def fit(self, index, *, quiet: bool = True) -> "BM25Search":
+        """Bind to ``index`` (an Index or a :class:`~clirkit.shards.ShardedIndex`), or to the index of
+        :class:`~clirkit.estimator.Resources`; its analyzer becomes the query analyzer (``analyzer_``); returns
+        self."""
+        from clirkit.shards import bm25_of
+
+        if isinstance(index, Resources):
+            return self.fit(index.index(), quiet=index.quiet)
+        self.check_params()
+        self.index_, self.analyzer_ = index, index.analyzer
+        self.bm25_ = bm25_of(index, k1=self.k1, b=self.b, k3=self.k3, idf=self.idf, precision=self.precision)
+        return self
+
+    def inputs(self, resources: Resources) -> dict:
+        """The index it is bound to."""
+        record = resources.record("index")
+        return {} if record is None else {"index": record}
+
+    def query_tokens(self, topics: Mapping[str, str], *, quiet: bool = True) -> list[list[str]]:
+        """The topics' texts tokenized by the index's analyzer, in topic order."""
+        return self.analyzer_.tokenize_many(list(topics.values()), quiet=quiet)
+
+    def structured_from_tokens(self, qids: Sequence[str], tokens: Sequence[Sequence[str]]):
+        from clirkit.query import StructuredQueries
+
+        return StructuredQueries.from_tokens(list(qids), tokens, self.index_.vocabulary)
+
+
+class _CrossLanguageBM25(_BM25System):
+    """What DT and PSQ share: BM25 parameters, the query analyzer and the translation table."""
+
+    fit_call = "fit(index, table)"
 
     def __init__(self, *, k1: float = 1.2, b: float = 0.75, k3: float | None = None, idf: str = "lucene",
                  precision: str = "float64", source_lang: str | None = None,
@@ -262,33 +355,6 @@ class _CrossLanguageBM25(System):
         if self.splitter_ is None:
             return self.analyzer_.tokenize_many(texts, quiet=quiet)
         return split_texts(self.analyzer_, self.splitter_, texts, quiet=quiet)
-
-    def structured_from_tokens(self, qids: Sequence[str], tokens: Sequence[Sequence[str]]):
-        """Tokenized queries as :class:`~clirkit.query.StructuredQueries` over the index vocabulary."""
-        raise NotImplementedError  # pragma: no cover
-
-    def structured_queries(self, topics: Mapping[str, str], *, quiet: bool = True):
-        """The topics as :class:`~clirkit.query.StructuredQueries` over the index vocabulary."""
-        return self.structured_from_tokens(list(topics), self.query_tokens(topics, quiet=quiet))
-
-    def search(self, topics: Mapping[str, str], *, depth: int = DEPTH, excluded: Mapping[str, set[str]] | None = None,
-               tag: str | None = None, quiet: bool = True):
-        """The BM25 run of the structured queries of ``topics`` (see :meth:`System.search`)."""
-        self._check_fitted()
-        queries = self.structured_queries(topics, quiet=quiet)
-        return self.search_structured(queries, depth=depth, excluded=excluded, tag=tag, quiet=quiet)
-
-    def search_structured(self, queries, *, depth: int = DEPTH, excluded: Mapping[str, set[str]] | None = None,
-                          tag: str | None = None, quiet: bool = True):
-        """:meth:`search` of queries already structured (by :meth:`structured_queries`)."""
-        self._check_fitted()
-        run = self.bm25_.search(queries, depth=depth, quiet=quiet, tag=tag or self.default_tag)
-        return drop_excluded(run, excluded)
-
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "bm25_"):
-            raise ClirkitError(f"{type(self).__name__} is not fitted: call fit(index, table) first")
-
 
 class DT(_CrossLanguageBM25):
     """Direct translation: each query word -> its most probable target word in the table (a word with

@@ -221,7 +221,7 @@ def test_the_shipped_demo_file_is_a_valid_experiment():
 
 
 @pytest.mark.parametrize("text, message", [
-    ('collection = "x"\n[systems.A]\nkind = "bm25"\n', "system 'A': kind must be one of dt, psq, boost, scs"),
+    ('collection = "x"\n[systems.A]\nkind = "lucene"\n', "system 'A': kind must be one of dt, psq, boost, scs, bm25,"),
     ('collection = "x"\nbogus = 1\n[systems.A]\nkind = "dt"\n', "unknown key 'bogus'"),
     ('collection = "x"\n[systems.B]\nkind = "boost"\nbase = "A"\n[systems.A]\nkind = "psq"\n',
      "base 'A' must be a system declared before it"),
@@ -512,12 +512,12 @@ def test_every_key_is_listed_by_run_keys_and_documented_in_the_readme(capsys):
         assert (f"[{table}]" if table else "top level") in listed
         for key in keys:
             assert f"| `{key}` |" in section and f"\n  {key} " in listed, (table, key)
-    for kind in ("dt", "psq", "boost", "scs", "fusion"):
+    for kind in ("dt", "psq", "boost", "scs", "bm25", "fusion"):
         assert main(["run", "--keys", kind]) == 0
         assert capsys.readouterr().out.startswith(f"[{'fusions' if kind == 'fusion' else 'systems'}.NAME] of kind")
-    assert main(["run", "--keys", "bm25"]) == 2
-    assert capsys.readouterr().err == ("clirkit: error: --keys: no system kind 'bm25' (kinds: dt, psq, boost, scs, or "
-                                       "fusion)\n")
+    assert main(["run", "--keys", "lucene"]) == 2
+    assert capsys.readouterr().err == ("clirkit: error: --keys: no system kind 'lucene' (kinds: dt, psq, boost, scs, "
+                                       "bm25, or fusion)\n")
 
 
 def test_a_report_split_the_collection_lacks_is_an_error_before_anything_runs(mini, tmp_path, capsys):

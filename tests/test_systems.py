@@ -13,7 +13,7 @@ from clirkit.estimator import drop_excluded
 from clirkit.formats import read_run, write_run
 from clirkit.fusion import interpolate
 from clirkit.run import Qrels, Run
-from clirkit.systems import DT, PSQ, Fusion, Resources, corpus_stopterms, query_analyzer
+from clirkit.systems import DT, PSQ, BM25Search, Fusion, Resources, corpus_stopterms, query_analyzer
 from clirkit.translation import TranslationTable, save_table
 
 TABLE = TranslationTable.from_triples(
@@ -105,6 +105,59 @@ def test_the_verb_writes_the_systems_run_byte_for_byte(indexed_dir, index, verb,
     write_run(system.search(TOPICS), tmp_path / "api.run")
     assert (tmp_path / "cli.run").read_bytes() == (tmp_path / "api.run").read_bytes()
     assert read_run(tmp_path / "cli.run").tag == verb.upper() and len(read_run(tmp_path / "cli.run")) > 0
+
+
+def test_bm25search_scores_the_index_analyzers_terms_of_the_untranslated_query_by_the_bm25_formula(index):
+    import math
+
+    run = BM25Search().fit(index).search({"q": "La LUZ"})  # "la": in every verse but Gen.1.6 and John.1.1 (df 8)
+    lengths = dict(zip(index.docids.tolist(), np.asarray(index.doc_lengths, dtype=float).tolist()))
+    n, avgdl = len(lengths), sum(lengths.values()) / len(lengths)
+
+    def term(tf, df, dl):  # lucene idf, k1 = 1.2, b = 0.75, raw query tf
+        return math.log(1 + (n - df + 0.5) / (df + 0.5)) * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * dl / avgdl))
+
+    expected = term(2, 8, lengths["Gen.1.3"]) + term(2, 4, lengths["Gen.1.3"])  # "Sea la luz: y fué la luz."
+    assert run.docids[0] == "Gen.1.3" and run.scores[0] == pytest.approx(expected, rel=1e-12)
+    assert run.tag == "BM25" and sorted(run.docids) == sorted(set(lengths) - {"Gen.1.6", "John.1.1"})
+
+
+def test_bm25search_has_the_engines_defaults_checks_them_and_fits_on_resources(index):
+    from clirkit import bm25
+
+    assert BM25Search().get_params() == {"k1": bm25.K1, "b": bm25.B, "k3": bm25.K3, "idf": bm25.IDF,
+                                         "precision": bm25.PRECISION}
+    with pytest.raises(ClirkitError, match=r"The 'b' parameter of BM25Search must be a float in the range "
+                                           r"\[0.0, 1.0\]. Got 2 instead"):
+        BM25Search(b=2).fit(index)
+    with pytest.raises(ClirkitError, match=r"^BM25Search is not fitted: call fit\(index\) first$"):
+        BM25Search().search("luz")
+    with pytest.raises(ClirkitError, match=r"^DT is not fitted: call fit\(index, table\) first$"):
+        DT().search("luz")
+    resources = Resources(index=index, topics={"test": {"q1": "la luz", "q2": "las aguas"}})
+    fitted = BM25Search(k1=0.9).fit(resources)
+    made, own = fitted.search_split(resources, "test"), BM25Search(k1=0.9).fit(index).search(resources.topics("test"))
+    assert made.docids.tolist() == own.docids.tolist() and np.array_equal(made.scores, own.scores)
+    assert fitted.inputs(resources) == {"index": {}} and BM25Search().inputs(Resources()) == {}
+
+
+def test_bm25search_is_the_search_verb_and_the_bm25_kind_byte_for_byte(mini, tmp_path):
+    from clirkit import datasets
+    from clirkit.experiment import Experiment, run_experiment
+    from clirkit.index import Index
+
+    path = tmp_path / "bm25.toml"
+    path.write_text(f'collection = "{mini}"\nmeasures = ["AP"]\n[systems.BM25]\nkind = "bm25"\nk1 = 0.9\n',
+                    encoding="utf-8")
+    run_experiment(Experiment.read(path), tmp_path / "out", quiet=True)
+    topics = datasets.load(str(mini)).queries("test")
+    (tmp_path / "q.tsv").write_text("".join(f"{q}\t{t}\n" for q, t in topics.items()), encoding="utf-8")
+    assert main(["search", "--index", str(tmp_path / "out" / "index.npz"), "--queries", str(tmp_path / "q.tsv"),
+                 "--k1", "0.9", "-o", str(tmp_path / "cli.run"), "-q"]) == 0
+    write_run(BM25Search(k1=0.9).fit(Index.load(tmp_path / "out" / "index.npz")).search(topics), tmp_path / "api.run")
+    made = (tmp_path / "out" / "runs" / "bm25.test.run").read_bytes()
+    assert made == (tmp_path / "cli.run").read_bytes() == (tmp_path / "api.run").read_bytes()
+    assert len(read_run(tmp_path / "cli.run")) > 0 and read_run(tmp_path / "cli.run").tag == "BM25"
 
 
 def test_search_leaves_out_the_excluded_documents(index):

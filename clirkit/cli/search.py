@@ -1,4 +1,5 @@
-"""``clirkit search --index I --queries Q -o RUN``: monolingual BM25 search."""
+"""``clirkit search --index I --queries Q -o RUN``: BM25 with the queries untranslated, analyzed as the index
+(:class:`clirkit.systems.BM25Search`)."""
 from __future__ import annotations
 
 from clirkit.cli.common import add_jobs, add_query_fields, add_quiet, add_verb, query_fields
@@ -7,7 +8,7 @@ from clirkit.cli.common import add_jobs, add_query_fields, add_quiet, add_verb, 
 def add_shard_options(p) -> None:
     """``--jobs``, ``--backend`` and ``--scheduler``: how the shards of a sharded index (``clirkit index
     --shards``) are searched, with the vocabulary of ``boost-train``; shared by search, dt and psq."""
-    from clirkit.shards import BACKENDS
+    from clirkit.parallel import BACKENDS
 
     g = p.add_argument_group("sharded index")
     add_jobs(g)
@@ -36,43 +37,23 @@ def open_index(args):
     return index
 
 
-def add_bm25_options(p, cls=None) -> None:
-    """BM25 options (defaults: those of ``cls``, a system or :class:`~clirkit.bm25.BM25`) and the output
-    options shared by search, dt and psq. The values are parsed here and range-checked by ``cls``
-    (:func:`check_bm25` or the system's ``check_params``) before any input is read."""
+def add_bm25_options(p, cls) -> None:
+    """BM25 options (defaults: those of the system ``cls``) and the output options shared by search, dt and psq.
+    The values are parsed here and range-checked by the system's ``check_params`` before any input is read."""
     from clirkit.bm25 import IDF_VARIANTS, PRECISIONS
-    from clirkit.cli.common import add_depth, param_type, parsed_number, run_tag
+    from clirkit.cli.common import add_depth, param_type, run_tag
     from clirkit.cli.params import add_param
 
-    if cls is None:
-        from clirkit.bm25 import BM25 as cls
-        from clirkit.bm25 import describe_range
-
-        def number(name):
-            return parsed_number(describe_range(name).replace("None or ", ""))
-    else:
-        def number(name):
-            return param_type(cls, name)
     g = p.add_argument_group("BM25")
-    add_param(g, cls, "k1", "--k1", type=number("k1"), help="term frequency saturation")
-    add_param(g, cls, "b", "--b", type=number("b"), help="document length normalization")
-    add_param(g, cls, "k3", "--k3", type=number("k3"), help="query tf saturation (none: raw query tf)")
+    add_param(g, cls, "k1", "--k1", type=param_type(cls, "k1"), help="term frequency saturation")
+    add_param(g, cls, "b", "--b", type=param_type(cls, "b"), help="document length normalization")
+    add_param(g, cls, "k3", "--k3", type=param_type(cls, "k3"), help="query tf saturation (none: raw query tf)")
     add_param(g, cls, "idf", "--idf", choices=IDF_VARIANTS, help="idf variant")
     add_param(g, cls, "precision", "--precision", choices=PRECISIONS,
               help="float64: exact (rank-bm25's scores to 1e-9); float32: posting weights and sums in float32, "
                    "faster and half the memory, scores within ~1e-6 relative")
     add_depth(p)
     p.add_argument("--tag", type=run_tag, default=None, help="run tag (6th column; default: the method's name)")
-
-
-def check_bm25(args) -> dict:
-    """The BM25 options of ``args`` (search), range-checked; ClirkitError naming the option otherwise."""
-    from clirkit.bm25 import check_params
-    from clirkit.cli.params import params_of
-
-    params = params_of(args)
-    check_params(**{k: v for k, v in params.items() if k not in ("idf", "precision")})
-    return params
 
 
 def report_unmatched(qids, run, quiet: bool) -> None:
@@ -87,28 +68,30 @@ def report_unmatched(qids, run, quiet: bool) -> None:
 
 
 def add_parser(sub) -> None:
-    p = add_verb(sub, "search", "BM25 search of an index with queries in the index's language", run)
+    from clirkit.systems import BM25Search
+
+    p = add_verb(sub, "search", "BM25 search of an index with the queries untranslated, analyzed as the index's "
+                                "documents (the BM25Search system; kind = \"bm25\" in an experiment file)", run)
     p.add_argument("--index", required=True, help="index file made by `clirkit index` (sharded or not)")
     p.add_argument("--queries", required=True,
                    help="queries file (qid TAB text, JSONL, or TREC, CLEF, NTCIR or HC4/NeuCLIR topics)")
     p.add_argument("-o", "--output", required=True, help="run file to write (TREC 6 columns; - for stdout)")
-    add_bm25_options(p)
+    add_bm25_options(p, BM25Search)
     add_query_fields(p)
     add_shard_options(p)
     add_quiet(p)
 
 
 def run(args) -> int:
+    from clirkit.cli.params import params_of
     from clirkit.formats import read_queries, write_run
-    from clirkit.query import StructuredQueries
-    from clirkit.shards import bm25_of
+    from clirkit.systems import BM25Search
 
-    params = check_bm25(args)
+    system = BM25Search(**params_of(args))
+    system.check_params()  # before any input is read
     index = open_index(args)
-    queries = read_queries(args.queries, **query_fields(args, lang=index.analyzer.lang))  # monolingual
-    tokens = index.analyzer.tokenize_many(list(queries.values()), quiet=args.quiet)
-    sq = StructuredQueries.from_tokens(list(queries), tokens, index.vocabulary)
-    run_ = bm25_of(index, **params).search(sq, depth=args.depth, quiet=args.quiet, tag=args.tag or "BM25")
+    queries = read_queries(args.queries, **query_fields(args, lang=index.analyzer.lang))  # the index's language
+    run_ = system.fit(index, quiet=args.quiet).search(queries, depth=args.depth, tag=args.tag, quiet=args.quiet)
     report_unmatched(list(queries), run_, args.quiet)
     write_run(run_, args.output)
     return 0

@@ -17,6 +17,7 @@ KINDS: dict[str, str | type] = {
     "psq": "clirkit.systems:PSQ",
     "boost": "clirkit.boost:BoostRanker",
     "scs": "clirkit.scs:SCSModel",
+    "bm25": "clirkit.systems:BM25Search",  # the queries untranslated (clirkit search): the floor
 }
 """``kind = "..."`` of a ``[systems.NAME]`` table -> its class (or ``"module:Class"``)."""
 
