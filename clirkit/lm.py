@@ -56,12 +56,17 @@ class QueryLikelihood(BM25):
     def params(self) -> dict:
         return {"scoring": "lm", "alpha": self.alpha, "precision": self.precision}
 
-    def _row_weights(self, tf_rows: sp.csr_matrix, background: np.ndarray) -> np.ndarray:
-        """log(1 + (1 - alpha) tf / (|d| alpha p_bg)) for each posting of ``tf_rows`` (one p_bg per row)."""
-        p = tf_rows.data.astype(np.float64) / self._lengths[tf_rows.indices]
+    def _per_row(self, background: np.ndarray) -> np.ndarray:
+        """The value of each row a posting's weight is made with (BM25's :meth:`~clirkit.bm25.BM25._row_weights`
+        computes them a chunk of postings at a time): its term's p_bg."""
+        return np.asarray(background, dtype=np.float64)
+
+    def _chunk_weights(self, tf: np.ndarray, docs: np.ndarray, background: np.ndarray) -> np.ndarray:
+        """log(1 + (1 - alpha) tf / (|d| alpha p_bg)) of postings of counts ``tf`` in documents ``docs``, each
+        with its row's p_bg."""
+        p = tf / self._lengths[docs]
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            out = np.log1p(self._ratio * p / np.repeat(background, np.diff(tf_rows.indptr)))
-        return self._finite(out, "term weights").astype(self._dtype)
+            return np.log1p(self._ratio * p / background)
 
     def _scoring_units(self, queries: StructuredQueries) -> tuple[sp.csr_matrix, np.ndarray]:
         """The posting weights for one-to-one queries (BM25's); for translated ones, a row per distinct

@@ -47,7 +47,7 @@ import numpy as np
 from clirkit import datasets
 from clirkit.analysis import Analyzer, cached_tokens
 from clirkit.bm25 import BM25
-from clirkit.docpsq import count_terms, translated
+from clirkit.docpsq import count_terms
 from clirkit.dt import dt_queries
 from clirkit.estimator import Resources, drop_excluded
 from clirkit.formats import read_run
@@ -265,37 +265,40 @@ def fast_psq(p: dict, python: str, folder: Path) -> dict:
 
 def clirkit_index(p: dict, folder: Path) -> dict:
     """clirkit's indexing as its commands do it, each step in its own process: the document index of fast_psq's
-    document file (tokens as they are), saved (query-side PSQ's whole indexing); then that index translated
-    through the reverse table with PSQ's default pruning and with the reference's, saved. A document-side
-    index costs both steps: their times are added, its peak is the larger of theirs."""
-    made = measured([sys.executable, __file__, "_index", str(folder / "docs.jsonl"), p["c"].target_lang,
+    document file (tokens as they are), saved, importing what ``clirkit index`` imports (query-side PSQ's whole
+    indexing); then that index translated through the reverse table by ``clirkit psq --save-index FILE`` itself
+    (no queries: the translated index only), with PSQ's query-side pruning and with its default (the
+    reference's). A document-side index costs both steps: their times are added, its peak is the larger of
+    theirs."""
+    made = measured([sys.executable, "-c", INDEX_STEP, str(folder / "docs.jsonl"), p["c"].target_lang,
                      str(folder / "clirkit-queries.npz")])
     out = {"queries": {"index_seconds": made["seconds"], "index_peak_mb": made["peak_mb"],
                        "index_bytes": (folder / "clirkit-queries.npz").stat().st_size}}
-    for side, pruning in (("documents", {}), ("documents-ref", REFERENCE)):
+    for side, pruning in (("documents", QUERY_SIDE), ("documents-ref", {})):  # {}: the command's defaults
         target = folder / f"clirkit-{side}.npz"
-        step = measured([sys.executable, __file__, "_translate", str(folder / "clirkit-queries.npz"),
-                         str(folder.parent / "rev.npz"), json.dumps(pruning), str(target)])
+        options = [f"--{k.replace('_', '-')}={v if v is not None else 10 ** 9}" for k, v in pruning.items()]
+        step = measured([sys.executable, "-m", "clirkit", "psq", "--index", str(folder / "clirkit-queries.npz"),
+                         "--table", str(folder.parent / "rev.npz"), "--save-index", str(target), "-q", *options])
         out[side] = {"index_seconds": round(made["seconds"] + step["seconds"], 2),
                      "index_peak_mb": max(made["peak_mb"], step["peak_mb"]), "translate_seconds": step["seconds"],
                      "translate_peak_mb": step["peak_mb"], "index_bytes": target.stat().st_size}
     return out
 
 
-def _index(docs: str, lang: str, target: str) -> None:
-    docids, tokens = [], []
-    with open(docs, encoding="utf-8") as fh:
-        for line in fh:
-            record = json.loads(line)
-            docids.append(record["docno"])
-            tokens.append([sys.intern(t) for t in record["body"].split()])  # one str object per distinct token
-    Index.from_tokens(docids, tokens, Analyzer(lang)).save(target)
-
-
-def _translate(index: str, table: str, params: str, target: str) -> None:
-    pruning = {"min_prob": 0.1, "cumulative": 0.95, "max_options": None, **json.loads(params)}
-    translated(Index.load(index), load_table(table), min_prob=pruning["min_prob"], max_options=pruning["max_options"],
-               cumulative=pruning["cumulative"] if pruning["cumulative"] < 1 else None).save(target)
+# the document index of the token file, with the imports of `clirkit index` (not this script's)
+INDEX_STEP = """
+import json, sys
+from clirkit.analysis import Analyzer
+from clirkit.index import Index
+docs, lang, target = sys.argv[1:]
+docids, tokens = [], []
+with open(docs, encoding="utf-8") as fh:
+    for line in fh:
+        record = json.loads(line)
+        docids.append(record["docno"])
+        tokens.append([sys.intern(t) for t in record["body"].split()])  # one str object per distinct token
+Index.from_tokens(docids, tokens, Analyzer(lang)).save(target)
+"""
 
 
 def search_times(p: dict, names, rounds: int = 7) -> dict:
@@ -466,7 +469,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] in ("_index", "_translate"):  # a measured step (clirkit_index)
-        (_index if sys.argv[1] == "_index" else _translate)(*sys.argv[2:])
-        sys.exit(0)
     sys.exit(main())

@@ -296,6 +296,14 @@ def test_command_round_trip_through_a_saved_translated_index(indexed_dir, verses
                           str(d / "tix.npz"), "-o", str(d / "a.run")]) == 0
     assert main(common + ["--index", str(d / "tix.npz"), "--mmap", "-o", str(d / "b.run")]) == 0
     assert (d / "a.run").read_bytes() == (d / "b.run").read_bytes() and (d / "a.run").stat().st_size > 0
+    # the translated index alone: no queries, no run
+    assert main(["psq", "--table", str(d / "rev.npz"), "--index", str(d / "ix.npz"), "--save-index",
+                 str(d / "only.npz"), "-q"]) == 0
+    assert (d / "only.npz").read_bytes() == (d / "tix.npz").read_bytes()
+    for missing in (["--queries", str(d / "q.tsv")], ["-o", str(d / "y.run")], []):
+        assert main(["psq", "--table", str(d / "rev.npz"), "--index", str(d / "ix.npz"), "-q", *missing]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "required" in err and not (d / "y.run").exists()
     auto = ["psq", "--queries", str(d / "q.tsv"), "-q", "--index", str(d / "ix.npz")]  # --translate auto
     assert main(auto + ["--table", str(d / "rev.npz"), "-o", str(d / "auto.run")]) == 0
     assert (d / "auto.run").read_bytes() == (d / "a.run").read_bytes()

@@ -15,7 +15,7 @@ def add_parser(sub) -> None:
 
     p = add_verb(sub, "psq", "PSQ: each query word -> p(e|f) over target words (interpolated, pruned), "
                              "scored by BM25 with fractional tf and df", run)
-    add_query_options(p, PSQ)
+    add_query_options(p, PSQ, search_optional="--save-index")
     p.add_argument("--table", default=None,
                    help="translation table (required): from the documents' language into the queries', p(query "
                         "word | document word), to translate the documents (the default, --translate auto, does "
@@ -74,6 +74,12 @@ def run(args) -> int:
     from clirkit.translation import load_table
 
     psq = checked_system(PSQ, args)
+    if (args.queries is None) != (args.output is None):
+        raise ClirkitError(f"{'-o' if args.output is None else '--queries'} is required with "
+                           f"{'--queries' if args.output is None else '-o'}: give both to search")
+    if args.queries is None and not args.save_index:
+        raise ClirkitError("--queries and -o are required (without them, --save-index FILE translates the documents "
+                           "and writes their index only)")
     if args.save_index and psq.translate == "queries":
         raise ClirkitError("--save-index writes the translated index of --translate documents")
     translated = index_kind(args.index) == KIND
@@ -93,7 +99,7 @@ def run(args) -> int:
         lang = query_language(args) or (table_language(table, "target") if table else index.analyzer.lang)
     else:
         lang = query_language(args, table, table2)
-    queries = read_queries(args.queries, **query_fields(args, lang=lang))
+    queries = read_queries(args.queries, **query_fields(args, lang=lang)) if args.queries is not None else None
     target = args.target_stopwords
     if target not in (None, "snowball"):
         target = read_stopwords(target)
@@ -104,6 +110,8 @@ def run(args) -> int:
         raise ClirkitError(f"{args.table}: {exc}") from None
     if args.save_index:
         psq.index_.save(args.save_index)
+    if queries is None:  # the translated index only (the document side's indexing)
+        return 0
     sq = psq.structured_queries(queries, quiet=args.quiet)
     if documents:
         known = sum(t in psq.index_.vocabulary for t in sq.source_terms)

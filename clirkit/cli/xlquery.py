@@ -5,15 +5,19 @@ from __future__ import annotations
 import argparse
 
 
-def add_query_options(p: argparse.ArgumentParser, cls) -> None:
-    """Inputs, output and the query-analysis options of system ``cls`` (DT or PSQ)."""
+def add_query_options(p: argparse.ArgumentParser, cls, *, search_optional: str | None = None) -> None:
+    """Inputs, output and the query-analysis options of system ``cls`` (DT or PSQ); ``search_optional``: the
+    option without which --queries and -o are required (the verb checks), e.g. PSQ's ``--save-index``."""
     from clirkit.cli.common import language, param_type
     from clirkit.cli.params import add_param
 
+    unless = f" (required unless {search_optional})" if search_optional else ""
     p.add_argument("--index", required=True, help="target-language index made by `clirkit index`")
-    p.add_argument("--queries", required=True, help="source-language queries (qid TAB text, JSONL, or TREC, CLEF, "
-                                                    "NTCIR or HC4/NeuCLIR topics)")
-    p.add_argument("-o", "--output", required=True, help="run file to write (TREC 6 columns; - for stdout)")
+    p.add_argument("--queries", required=not search_optional,
+                   help=f"source-language queries (qid TAB text, JSONL, or TREC, CLEF, NTCIR or HC4/NeuCLIR topics)"
+                        f"{unless}")
+    p.add_argument("-o", "--output", required=not search_optional,
+                   help=f"run file to write (TREC 6 columns; - for stdout){unless}")
     g = p.add_argument_group("query analysis")
     add_param(g, cls, "source_lang", "--source-lang", type=language, metavar="LANG",
               help="query language, ISO 639-1 (none: the table's source analyzer)")
