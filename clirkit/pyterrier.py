@@ -13,10 +13,10 @@ A clirkit system becomes a ``pt.Transformer`` and takes part in ``pt.Experiment`
     pt.Experiment([saved.retriever("DT"), psq, saved.retriever("PSQ-Boost"), rerank],
                   saved.topics("test"), saved.qrels("test"), eval_metrics=[AP, nDCG@10, R@1000])
 
-- :func:`retriever` (:class:`Retriever`): any fitted system (DT, PSQ, PSQ-Boost, SCS, a fusion: ``clirkit.systems``)
-  as a first stage: a queries frame (``qid``, ``query``) -> its run as a results frame (``qid``, ``docno``, ``score``,
-  ``rank`` from 0, and the input's query columns). The run is the system's ``search``: the same run, byte for byte,
-  as ``clirkit run``, the command and Python give.
+- :func:`retriever` (:class:`Retriever`): any fitted system (BM25 of the untranslated queries, DT, PSQ, PSQ-Boost,
+  SCS, a fusion: ``clirkit.systems``) as a first stage: a queries frame (``qid``, ``query``) -> its run as a results
+  frame (``qid``, ``docno``, ``score``, ``rank`` from 0, and the input's query columns). The run is the system's
+  ``search``: the same run, byte for byte, as ``clirkit run``, the command and Python give.
 - :func:`reranker` (:class:`Reranker`): a system that re-scores given (query, document) rows (a boosted ranker, as
   ``clirkit boost-rank --candidates``: with a model boosted from a base ranker, beta times the input's ``score``
   over its query's largest plus q^T W d; SCS, as ``clirkit scs-score --rerank``) re-ranks a results frame.
@@ -87,7 +87,7 @@ def _as_qrels(qrels, what: str) -> Qrels:
 
 def _learns(system) -> bool:
     """Whether ``system`` learns from queries and judgments: what its ``fit(resources)`` reads includes the train or
-    dev split (:meth:`~clirkit.estimator.System.inputs`: a boosted ranker, SCS, a fusion; not DT or PSQ)."""
+    dev split (:meth:`~clirkit.estimator.System.inputs`: a boosted ranker, SCS, a fusion; not BM25, DT or PSQ)."""
     _check_system(system)
     probe = Resources(topics={"train": {}, "dev": {}}, qrels={})
     try:
@@ -107,7 +107,7 @@ def _check_system(system) -> None:
     from clirkit.estimator import System
 
     if not isinstance(system, System):
-        raise ClirkitError(f"expected a clirkit system (clirkit.systems: DT, PSQ, Boost, SCS, Fusion), got "
+        raise ClirkitError(f"expected a clirkit system (clirkit.systems: BM25Search, DT, PSQ, Boost, SCS, Fusion), got "
                            f"{type(system).__name__}")
 
 
@@ -344,7 +344,7 @@ def shipped_path(name: str) -> Path | None:
 
 class ExperimentFolder:
     """The systems of an experiment, read back from the folder ``clirkit run FILE -o FOLDER`` wrote (made by
-    :func:`from_experiment`). Each system is made as the runner makes it on a rerun: DT and PSQ bound to the
+    :func:`from_experiment`). Each system is made as the runner makes it on a rerun: BM25, DT and PSQ bound to the
     folder's index and table, a boosted ranker's and SCS's models read back with the collection's documents, a
     fusion's weights tuned again on its systems' saved dev runs. Systems are made on first use."""
 

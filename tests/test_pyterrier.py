@@ -28,6 +28,9 @@ measures = ["AP", "nDCG@10", "R@1000"]
 baseline = "PSQ"
 seed = 3
 
+[systems.BM25]
+kind = "bm25"
+
 [systems.DT]
 kind = "dt"
 
@@ -45,7 +48,7 @@ beta_grid = [2.0, 5.0]
 systems = ["PSQ", "PSQ-Boost"]
 step = 0.25
 """
-NAMES = ["DT", "PSQ", "PSQ-Boost", "PSQ+PSQ-Boost"]
+NAMES = ["BM25", "DT", "PSQ", "PSQ-Boost", "PSQ+PSQ-Boost"]
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +89,7 @@ def _file(name: str) -> str:
     return file_name(name)
 
 
-def test_pt_experiment_gives_clirkit_evals_numbers_for_dt_psq_psq_boost_and_a_fusion(saved, tmp_path):
+def test_pt_experiment_gives_clirkit_evals_numbers_for_bm25_dt_psq_psq_boost_and_a_fusion(saved, tmp_path):
     from pyterrier.measures import AP, R, nDCG
 
     table = pt.Experiment([saved.retriever(n) for n in NAMES], saved.topics("test"), saved.qrels("test"),
@@ -97,7 +100,7 @@ def test_pt_experiment_gives_clirkit_evals_numbers_for_dt_psq_psq_boost_and_a_fu
         for measure in MEASURES:
             assert row[measure] == pytest.approx(means[measure], abs=1e-9), (row["name"], measure)
     made = {(saved.folder / "runs" / f"{_file(name)}.test.run").read_bytes() for name in NAMES}
-    assert len(made) == len(NAMES) and table["AP"].nunique() > 1  # four different runs, not one run four times
+    assert len(made) == len(NAMES) and table["AP"].nunique() > 1  # different runs, not one run five times
 
 
 def test_psq_is_the_first_stage_of_a_reranker_written_in_pyterrier(saved):
@@ -145,6 +148,16 @@ def test_scs_reranks_a_results_frame_as_scs_score_rerank_does(saved):
     assert reranked["score"].tolist() == expected.scores.tolist()
     scored = cpt.retriever(scs)(saved.topics("test"))  # and SCS as a first stage over every document
     assert Run.from_frame(scored).docids.tolist() == scs.search(c.queries("test")).docids.tolist()
+
+
+def test_bm25_of_the_untranslated_queries_is_a_first_stage_built_from_an_index(saved, tmp_path):
+    from clirkit.systems import BM25Search
+
+    bm25 = cpt.retriever(BM25Search().fit(saved.resources.index()))
+    assert repr(bm25) == "Retriever(BM25)" and not isinstance(bm25, pt.Estimator)
+    made = Run.from_frame(bm25(saved.topics("test")), tag="BM25")
+    assert _bytes(made, tmp_path / "made.run") == (saved.folder / "runs" / "bm25.test.run").read_bytes()
+    assert _one_line_error(lambda: cpt.reranker(BM25Search())).startswith("a BM25Search cannot re-rank given results")
 
 
 def test_a_boosted_ranker_fits_as_a_pyterrier_estimator_and_gives_the_runners_model(saved, tmp_path):
@@ -236,7 +249,7 @@ def test_an_experiment_folder_missing_or_made_by_other_settings_says_to_run_the_
     message = _one_line_error(lambda: other.system("PSQ-Boost"))
     assert message.startswith(f"{saved.folder / 'models' / 'psq-boost.npz'}: was made by other settings: run "
                               f"clirkit run {path} -o {saved.folder} first")
-    assert "has no system 'BM25'" in _one_line_error(lambda: saved.system("BM25"))
+    assert "has no system 'SCS'" in _one_line_error(lambda: saved.system("SCS"))
 
 
 def test_without_pyterrier_clirkit_pyterrier_says_what_to_install():
