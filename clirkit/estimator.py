@@ -235,13 +235,17 @@ class Resources:
         (queries') side, with the analysis and iterations the table of ``table = "ibm1"`` records (else the
         index's analysis and clirkit's defaults). A system's ``table`` file is a query-side table: refused."""
         if self._tables.get("reverse") is None:
-            given = self.option("table")
-            if given not in (None, "ibm1"):
-                raise ClirkitError(f"table = {given!r} translates the queries; translate = documents trains its table "
-                                   f"the other way on the parallel corpus (leave table out, or use clirkit psq "
-                                   f"--translate documents --table FILE with a table from the documents' language)")
+            self._check_reverse_given()
             self._tables["reverse"] = self._trained_reverse()
         return self._tables["reverse"]
+
+    def _check_reverse_given(self) -> None:
+        """ClirkitError when the system's ``table`` is a file: a query-side table, not trained the other way."""
+        given = self.option("table")
+        if given not in (None, "ibm1"):
+            raise ClirkitError(f"table = {given!r} translates the queries; translate = documents trains its table "
+                               f"the other way on the parallel corpus (leave table out, or use clirkit psq "
+                               f"--translate documents --table FILE with a table from the documents' language)")
 
     def translates_documents(self) -> bool:
         """Whether ``PSQ(translate="auto")`` translates the documents with these resources: a reverse table was

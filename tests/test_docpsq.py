@@ -266,6 +266,18 @@ def test_the_runner_trains_the_reverse_table_and_the_command_gives_the_same_run(
     runs = sorted((tmp_path / "out").rglob("psq-docs.test.run"))
     made = sorted(p.name for p in (tmp_path / "out").rglob("*.test.run"))
     assert runs and {"boost-docs.test.run", "docs_lm.test.run"} <= set(made), made
+    kept = (tmp_path / "out" / "table.reverse.npz").read_bytes()
+    from clirkit.estimator import Resources as Base
+
+    def trained_again(self):
+        raise AssertionError("the reverse table was trained again")
+
+    original, Base._trained_reverse = Base._trained_reverse, trained_again
+    try:  # a rerun reads the kept reverse table back, and gives the same runs
+        run_experiment(Experiment.read(path), tmp_path / "out", quiet=True)
+    finally:
+        Base._trained_reverse = original
+    assert (tmp_path / "out" / "table.reverse.npz").read_bytes() == kept
     c = datasets.load(str(mini))
     source, target = c.parallel()
     en, es = Analyzer("en"), Analyzer("es")

@@ -47,7 +47,8 @@ Your own files make a collection with a ``[collection]`` table (:mod:`clirkit.da
     target_lang = "es"
     split = {dev = 0.5, test = 0.5}    # seeded, by query id
 
-:func:`run_experiment` writes into one folder: ``table.npz`` and ``index.npz``, ``models/NAME.npz``,
+:func:`run_experiment` writes into one folder: ``table.npz`` (and ``table.reverse.npz``, the table the other way,
+when PSQ translates the documents) and ``index.npz``, ``models/NAME.npz``,
 ``runs/NAME.SPLIT.run``, each with a ``.json`` record of what made it (no timings: the same file and seed
 give the same bytes; step times are said on stderr) (a rerun whose record is
 unchanged reads the artifact instead of making it again), ``collection/`` for a ``[collection]``, and the report:

@@ -60,7 +60,8 @@ class Artifacts(Resources):
     Topics: ``train`` (the first ``train_queries``), ``dev`` (a seeded sample of ``dev_queries``), ``test``;
     qrels: the judgments of those topics (all of train's). Tables: a system's ``table``/``table2`` file, or
     ``"ibm1"``, or (no ``table``) the file's ``[table]``: its ``file``, else IBM Model 1 on the parallel
-    corpus, trained once as ``table.npz``. The index (``index.npz``) is of the documents with the file's
+    corpus, trained once as ``table.npz`` (and the other way, for PSQ translating the documents, as
+    ``table.reverse.npz``). The index (``index.npz``) is of the documents with the file's
     ``[analysis]``.
     """
 
@@ -224,6 +225,26 @@ class Artifacts(Resources):
             say(f"training IBM Model 1 on {len(source)} sentence pairs, {record['iterations']} iterations",
                 quiet=self.quiet)
             table = train_table(*tokens, *analyzers, iterations=record["iterations"], quiet=self.quiet)
+            save_table(table, path)
+            self.out.remember(path, record)
+        return table
+
+    def reverse_table(self):
+        """The table of PSQ translating the documents: :meth:`Resources.reverse_table`'s, trained once into
+        ``table.reverse.npz`` (reused on a rerun whose record, the forward table's, is unchanged)."""
+        if self._tables.get("reverse") is None:
+            super()._check_reverse_given()
+            self._tables["reverse"] = self._once("ibm1-reverse", self._trained_reverse_kept)
+        return self._tables["reverse"]
+
+    def _trained_reverse_kept(self):
+        from clirkit.translation import load_table, save_table
+
+        path, record = self.out.folder / "table.reverse.npz", {"reversed": self._table_record("ibm1")}
+        if self.out.fresh(path, record):
+            return load_table(path)
+        with self.steps.time("IBM Model 1, the other way"):
+            table = self._trained_reverse()
             save_table(table, path)
             self.out.remember(path, record)
         return table

@@ -28,7 +28,8 @@ from pathlib import Path
 from clirkit.errors import ClirkitError
 
 OWNER = ".owner"  # in the staging folder: the id of the process writing it
-WRITTEN = {"table.npz", "table.npz.json", "index.npz", "index.npz.json", "models", "runs", "report.md",
+WRITTEN = {"table.npz", "table.npz.json", "table.reverse.npz", "table.reverse.npz.json", "index.npz",
+           "index.npz.json", "models", "runs", "report.md",
            "results.txt", "collection", "collection.json"}  # and *.png: what an experiment folder holds
 
 
