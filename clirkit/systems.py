@@ -26,8 +26,7 @@ from __future__ import annotations
 from numbers import Integral, Real
 from typing import Mapping, Sequence
 
-from sklearn.utils._param_validation import Interval, StrOptions
-
+from clirkit.constraints import Interval, StrOptions
 from clirkit.errors import ClirkitError
 from clirkit.estimator import DEPTH, Resources, System, drop_excluded
 from clirkit.fusion.system import Fusion
@@ -197,10 +196,19 @@ def describe_terms(analyzer) -> str:
 
 
 class _BM25System(System):
-    """What every system of this module shares: the topics' texts -> query tokens (:meth:`query_tokens`) ->
-    structured queries over the index (:meth:`structured_from_tokens`) -> the BM25 run (``bm25_``, set by ``fit``)."""
+    """What every system of this module shares: BM25's parameters (those of :class:`BM25Search`), and the topics'
+    texts -> query tokens (:meth:`query_tokens`) -> structured queries over the index (:meth:`structured_from_tokens`)
+    -> the BM25 run (``bm25_``, set by ``fit``)."""
 
     fit_call = "fit(index)"  # named when search is called before fit
+
+    def __init__(self, *, k1: float = 1.2, b: float = 0.75, k3: float | None = None, idf: str = "lucene",
+                 precision: str = "float64") -> None:
+        self.k1 = k1
+        self.b = b
+        self.k3 = k3
+        self.idf = idf
+        self.precision = precision
 
     def query_tokens(self, topics: Mapping[str, str], *, quiet: bool = True) -> list[list[str]]:
         """The topics' texts tokenized as the system analyzes queries, in topic order."""
@@ -247,14 +255,6 @@ class BM25Search(_BM25System):
     _parameter_constraints = dict(_SCORING_CONSTRAINTS)
     default_tag = "BM25"
 
-    def __init__(self, *, k1: float = 1.2, b: float = 0.75, k3: float | None = None, idf: str = "lucene",
-                 precision: str = "float64") -> None:
-        self.k1 = k1
-        self.b = b
-        self.k3 = k3
-        self.idf = idf
-        self.precision = precision
-
     def fit(self, index, *, quiet: bool = True) -> "BM25Search":
         """Bind to ``index`` (an Index or a :class:`~clirkit.shards.ShardedIndex`), or to the index of
         :class:`~clirkit.estimator.Resources`; its analyzer becomes the query analyzer (``analyzer_``); returns
@@ -292,11 +292,7 @@ class _CrossLanguageBM25(_BM25System):
                  precision: str = "float64", source_lang: str | None = None,
                  source_stopwords: Sequence[str] | None = None, source_stopwords_top: int = STOPWORDS_TOP,
                  decompound: str = "auto") -> None:
-        self.k1 = k1
-        self.b = b
-        self.k3 = k3
-        self.idf = idf
-        self.precision = precision
+        super().__init__(k1=k1, b=b, k3=k3, idf=idf, precision=precision)
         self.source_lang = source_lang
         self.source_stopwords = source_stopwords
         self.source_stopwords_top = source_stopwords_top
