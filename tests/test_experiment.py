@@ -501,7 +501,8 @@ def test_a_new_system_kind_runs_through_the_runner_with_no_change_to_it(mini, tm
                                        "'top'?; a toy system's keys: kind, top)\n")
 
 
-def test_every_key_is_listed_by_run_keys_and_documented_in_the_readme(capsys):
+def test_every_key_and_kind_is_listed_by_run_keys_and_documented_in_the_readme(capsys):
+    from clirkit.experiment.kinds import KINDS
     from clirkit.experiment.spec import KEYS
 
     readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
@@ -512,7 +513,8 @@ def test_every_key_is_listed_by_run_keys_and_documented_in_the_readme(capsys):
         assert (f"[{table}]" if table else "top level") in listed
         for key in keys:
             assert f"| `{key}` |" in section and f"\n  {key} " in listed, (table, key)
-    for kind in ("dt", "psq", "boost", "scs", "bm25", "fusion"):
+    for kind in (*KINDS, "fusion"):
+        assert kind == "fusion" or (f"| kind `{kind}` |" in section and f"\n  kind {kind}:" in listed), kind
         assert main(["run", "--keys", kind]) == 0
         assert capsys.readouterr().out.startswith(f"[{'fusions' if kind == 'fusion' else 'systems'}.NAME] of kind")
     assert main(["run", "--keys", "lucene"]) == 2
