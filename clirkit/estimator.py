@@ -1,9 +1,10 @@
 """The contract of every way of making a run (DESIGN.md, "Systems and experiments").
 
-A *system* has its hyper-parameters and their defaults in ``__init__`` (scikit-learn's
-``BaseEstimator``: ``get_params``/``set_params``/``clone`` for free), declares their constraints
-once in ``_parameter_constraints`` (checked by :meth:`System.check_params` at ``fit``, with
-messages naming the parameter, the allowed range and the value), learns in ``fit`` (returns
+A *system* has its hyper-parameters and their defaults in ``__init__`` (scikit-learn's estimator
+convention: ``get_params``/``set_params``, and ``sklearn.base.clone`` works on it), declares their constraints
+once in ``_parameter_constraints`` (scikit-learn's vocabulary, :mod:`clirkit.constraints`; checked by
+:meth:`System.check_params` at ``fit``, with messages naming the parameter, the allowed range and the value),
+learns in ``fit`` (returns
 self; learned state in attributes ending with ``_``) and makes runs with
 ``search(topics) -> Run``. The command-line verbs and the experiment runner only build systems
 and call them, so the same settings give the same run whichever way it was asked for.
@@ -37,9 +38,7 @@ import copy
 import functools
 from typing import Any, Iterable, Mapping
 
-from sklearn.base import BaseEstimator
-from sklearn.utils._param_validation import InvalidParameterError
-
+from clirkit.constraints import InvalidParameterError, validate
 from clirkit.errors import ClirkitError
 
 DEPTH = 1000  # results per query of every system's search
@@ -312,10 +311,78 @@ class Resources:
         return view
 
 
-class System(BaseEstimator):
-    """Base class of DT, PSQ, the boosted ranker, SCS and fusions (see the module docstring)."""
+class Parameters:
+    """The hyper-parameters of an object that takes them all as keywords of ``__init__`` and keeps each under its
+    name: scikit-learn's ``BaseEstimator`` protocol (``get_params``, ``set_params``, a repr of the changed ones),
+    without importing scikit-learn (:mod:`clirkit.constraints` says why); ``sklearn.base.clone`` works on it."""
 
     _parameter_constraints: dict = {}
+
+    @classmethod
+    def _get_param_names(cls) -> list[str]:
+        """The names of ``__init__``'s parameters, sorted."""
+        import inspect
+
+        if cls.__init__ is object.__init__:
+            return []
+        found = [p for p in inspect.signature(cls.__init__).parameters.values()
+                 if p.name != "self" and p.kind != p.VAR_KEYWORD]
+        if any(p.kind == p.VAR_POSITIONAL for p in found):
+            raise RuntimeError(f"{cls.__name__}.__init__ takes *args: give every parameter its name")
+        return sorted(p.name for p in found)
+
+    def get_params(self, deep: bool = True) -> dict:
+        """``{name: value}`` of the parameters (``deep``: with ``name__sub`` for those of nested objects)."""
+        out = {}
+        for key in self._get_param_names():
+            value = getattr(self, key)
+            if deep and hasattr(value, "get_params") and not isinstance(value, type):
+                out.update((f"{key}__{k}", v) for k, v in value.get_params().items())
+            out[key] = value
+        return out
+
+    def set_params(self, **params) -> "Parameters":
+        """Set parameters by name (``name__sub`` sets one of a nested object's); returns self."""
+        if not params:
+            return self
+        valid = self.get_params(deep=True)
+        nested: dict[str, dict] = {}
+        for key, value in params.items():
+            key, delim, sub = key.partition("__")
+            if key not in valid:
+                raise ValueError(f"Invalid parameter {key!r} for estimator {self}. Valid parameters are: "
+                                 f"{self._get_param_names()!r}.")
+            if delim:
+                nested.setdefault(key, {})[sub] = value
+            else:
+                setattr(self, key, value)
+                valid[key] = value
+        for key, sub_params in nested.items():
+            valid[key].set_params(**sub_params)
+        return self
+
+    def _validate_params(self) -> None:
+        validate(self._parameter_constraints, self.get_params(deep=False), type(self).__name__)
+
+    def __repr__(self) -> str:
+        import inspect
+
+        defaults = {p.name: p.default for p in inspect.signature(type(self).__init__).parameters.values()}
+        changed = []
+        for key, value in self.get_params(deep=False).items():
+            default = defaults.get(key, inspect.Parameter.empty)
+            try:
+                same = value is default or bool(value == default)
+            except (TypeError, ValueError):  # e.g. arrays
+                same = False
+            if not same:
+                changed.append(f"{key}={value!r}")
+        return f"{type(self).__name__}({', '.join(changed)})"
+
+
+class System(Parameters):
+    """Base class of DT, PSQ, the boosted ranker, SCS and fusions (see the module docstring)."""
+
     default_tag = "run"
     keeps_model = False
     file_keys: dict[str, tuple[type, str]] = {}  # experiment-file keys that are not parameters: (type, what it is)

@@ -12,7 +12,6 @@ from numbers import Integral, Real
 from typing import Mapping, Sequence
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, Options, StrOptions
 
 from clirkit.analysis import Analyzer
 from clirkit.boost.bagging import BoostData, BoostParams, bagged_dev_score, train_bags
@@ -24,6 +23,7 @@ from clirkit.boost.scoring import DevEvaluator, RerankEvaluator
 from clirkit.boost.sweep import BetaSweep, betas_to_try, sweep_betas
 from clirkit.boost.tuples import WEIGHTINGS, Tuples, make_tuples
 from clirkit.boost.weighting import SCHEMES
+from clirkit.constraints import Interval, Options, StrOptions
 from clirkit.documents import Documents
 from clirkit.errors import ClirkitError
 from clirkit.estimator import DEPTH, Resources, System, drop_excluded

@@ -156,7 +156,7 @@ def param_type(cls, name: str) -> Callable[[str], object]:
     names the option (:func:`clirkit.cli.params.option_message`)."""
     from numbers import Integral
 
-    from sklearn.utils._param_validation import Interval, StrOptions
+    from clirkit.constraints import Interval, StrOptions
 
     constraints = cls._parameter_constraints[name]
     intervals = [c for c in constraints if isinstance(c, Interval)]

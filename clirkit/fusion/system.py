@@ -7,8 +7,7 @@ from __future__ import annotations
 from numbers import Real
 from typing import Mapping, Sequence
 
-from sklearn.utils._param_validation import Interval, StrOptions
-
+from clirkit.constraints import Interval, StrOptions
 from clirkit.errors import ClirkitError
 from clirkit.estimator import DEPTH, Resources, System
 from clirkit.fusion import METHODS

@@ -21,8 +21,8 @@ from numbers import Integral, Real
 from typing import Mapping, Sequence
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
 
+from clirkit.constraints import Interval, StrOptions
 from clirkit.documents import Documents
 from clirkit.errors import ClirkitError
 from clirkit.estimator import DEPTH, Resources, System, drop_excluded

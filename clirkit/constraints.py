@@ -1,0 +1,148 @@
+"""Hyper-parameter constraints and the check of a system's parameters against them.
+
+The vocabulary and the messages are scikit-learn's (``sklearn.utils._param_validation``): a parameter's
+constraints are a list, satisfied by one of an :class:`Interval` of numbers, an :class:`Options` or
+:class:`StrOptions` set, ``None``, a type (an instance of it), or ``"boolean"``; a value that satisfies none is
+refused with ``The 'k1' parameter of PSQ must be a float in the range [0.0, inf). Got -1 instead.``. They are
+stated here, not imported, because importing scikit-learn costs every command about 0.9 s and 125 MB of
+memory (its package imports scipy.stats and pandas; eval/README.md, "Fixed costs") for a check of a few
+numbers; ``tests/test_constraints.py`` checks every constraint clirkit's systems declare against
+scikit-learn's own on the same values, messages included.
+"""
+from __future__ import annotations
+
+import math
+import operator
+from numbers import Integral, Real
+from typing import Any, Mapping
+
+import numpy as np
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A hyper-parameter whose value satisfies none of its constraints (scikit-learn's class of the same name)."""
+
+
+class Constraint:
+    """A set of allowed values: :meth:`is_satisfied_by` a value, and its description in words (``str``)."""
+
+    hidden = False
+
+    def is_satisfied_by(self, val: Any) -> bool:  # pragma: no cover - every constraint has its own
+        raise NotImplementedError
+
+
+class Interval(Constraint):
+    """The numbers of ``type`` (``Integral`` or ``Real``) between ``left`` and ``right`` (None: unbounded),
+    ``closed`` on the ``left``, the ``right``, ``both`` sides or ``neither``. NaN is in no interval."""
+
+    def __init__(self, type: type, left: float | None, right: float | None, *, closed: str) -> None:
+        if type not in (Integral, Real):
+            raise ValueError(f"type must be numbers.Integral or numbers.Real, got {type}")
+        if closed not in ("left", "right", "both", "neither"):
+            raise ValueError(f"closed must be 'left', 'right', 'both' or 'neither', got {closed!r}")
+        self.type, self.left, self.right, self.closed = type, left, right, closed
+
+    def __contains__(self, val) -> bool:
+        if not isinstance(val, Integral) and math.isnan(val):
+            return False
+        below = operator.lt if self.closed in ("left", "both") else operator.le
+        above = operator.gt if self.closed in ("right", "both") else operator.ge
+        left = -np.inf if self.left is None else self.left
+        right = np.inf if self.right is None else self.right
+        return not below(val, left) and not above(val, right)
+
+    def is_satisfied_by(self, val) -> bool:
+        return isinstance(val, self.type) and val in self
+
+    def __str__(self) -> str:
+        integers = self.type is Integral
+        left = "-inf" if self.left is None else (self.left if integers else float(self.left))
+        right = "inf" if self.right is None else (self.right if integers else float(self.right))
+        return (f"{'an int' if integers else 'a float'} in the range {'[' if self.closed in ('left', 'both') else '('}"
+                f"{left}, {right}{']' if self.closed in ('right', 'both') else ')'}")
+
+
+class Options(Constraint):
+    """The values of ``options``, instances of ``type``."""
+
+    def __init__(self, type: type, options: set) -> None:
+        self.type, self.options = type, options
+
+    def is_satisfied_by(self, val) -> bool:
+        return isinstance(val, self.type) and val in self.options
+
+    def __str__(self) -> str:
+        return f"a {_type_name(self.type)} among {{{', '.join(repr(o) for o in self.options)}}}"
+
+
+class StrOptions(Options):
+    """The strings of ``options``."""
+
+    def __init__(self, options: set[str]) -> None:
+        super().__init__(str, options)
+
+
+class _InstancesOf(Constraint):
+    def __init__(self, type: type) -> None:
+        self.type = type
+
+    def is_satisfied_by(self, val) -> bool:
+        return isinstance(val, self.type)
+
+    def __str__(self) -> str:
+        return f"an instance of {_type_name(self.type)!r}"
+
+
+class _NoneConstraint(Constraint):
+    def is_satisfied_by(self, val) -> bool:
+        return val is None
+
+    def __str__(self) -> str:
+        return "None"
+
+
+class _Booleans(Constraint):
+    def is_satisfied_by(self, val) -> bool:
+        return isinstance(val, (bool, np.bool_))
+
+    def __str__(self) -> str:
+        return "an instance of 'bool' or an instance of 'numpy.bool'"
+
+
+def _type_name(t: type) -> str:
+    if t.__module__ == "builtins":
+        return t.__qualname__
+    if t is Real:
+        return "float"
+    if t is Integral:
+        return "int"
+    return f"{t.__module__}.{t.__qualname__}"
+
+
+def make_constraint(constraint) -> Constraint:
+    """The :class:`Constraint` a list entry stands for: itself, ``None``, a type or ``"boolean"``."""
+    if isinstance(constraint, Constraint):
+        return constraint
+    if constraint is None:
+        return _NoneConstraint()
+    if isinstance(constraint, type):
+        return _InstancesOf(constraint)
+    if constraint == "boolean":
+        return _Booleans()
+    raise ValueError(f"unknown constraint {constraint!r}")
+
+
+def validate(constraints: Mapping[str, list], params: Mapping[str, Any], caller: str) -> None:
+    """InvalidParameterError naming the first of ``params`` (name -> value) whose value satisfies none of its
+    ``constraints`` (name -> list; a parameter without any, or with ``"no_validation"``, is not checked);
+    ``caller``: the system's name."""
+    for name, value in params.items():
+        if name not in constraints or constraints[name] == "no_validation":
+            continue
+        made = [make_constraint(c) for c in constraints[name]]
+        if any(c.is_satisfied_by(value) for c in made):
+            continue
+        shown = [c for c in made if not c.hidden]
+        allowed = str(shown[0]) if len(shown) == 1 else f"{', '.join(str(c) for c in shown[:-1])} or {shown[-1]}"
+        raise InvalidParameterError(f"The {name!r} parameter of {caller} must be {allowed}. Got {value!r} instead.")
