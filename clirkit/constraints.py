@@ -4,10 +4,10 @@ The vocabulary and the messages are scikit-learn's (``sklearn.utils._param_valid
 constraints are a list, satisfied by one of an :class:`Interval` of numbers, an :class:`Options` or
 :class:`StrOptions` set, ``None``, a type (an instance of it), or ``"boolean"``; a value that satisfies none is
 refused with ``The 'k1' parameter of PSQ must be a float in the range [0.0, inf). Got -1 instead.``. They are
-stated here, not imported, because importing scikit-learn costs every command about 0.9 s and 125 MB of
-memory (its package imports scipy.stats and pandas; eval/README.md, "Fixed costs") for a check of a few
-numbers; ``tests/test_constraints.py`` checks every constraint clirkit's systems declare against
-scikit-learn's own on the same values, messages included.
+stated here, not imported, because importing scikit-learn costs every command about 0.7 s and 127 MB of
+memory (its package imports scipy.stats and pandas; eval/README.md, "the fixed cost of importing the
+systems") for a check of a few numbers; ``tests/test_constraints.py`` checks every constraint clirkit's systems
+declare against scikit-learn's own on the same values, messages included.
 """
 from __future__ import annotations
 
