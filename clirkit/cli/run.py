@@ -11,8 +11,8 @@ def add_parser(sub) -> None:
     p.add_argument("experiment", metavar="FILE", nargs="?",
                    help="experiment file (TOML; see `clirkit demo --show` and --keys)")
     p.add_argument("--keys", nargs="?", const="", default=None, metavar="KIND",
-                   help="print every key of an experiment file, or a system kind's keys with their defaults (dt, "
-                        "psq, boost, scs, fusion), and stop")
+                   help="print every key of an experiment file, or a system kind's keys with their defaults (bm25, "
+                        "dt, psq, boost, scs, fusion), and stop")
     p.add_argument("-o", "--output-dir", type=folder_name, default=None,
                    help="folder for runs, models and the report (default: the file's name without .toml), replaced "
                         "as a whole when the run ends; a rerun reuses what is already there")
