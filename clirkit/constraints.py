@@ -18,9 +18,27 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from clirkit.errors import ClirkitError
 
-class InvalidParameterError(ValueError, TypeError):
-    """A hyper-parameter whose value satisfies none of its constraints (scikit-learn's class of the same name)."""
+
+class InvalidParameterError(ClirkitError, ValueError, TypeError):
+    """A hyper-parameter whose value satisfies none of its constraints (scikit-learn's class of the same name), made
+    of its fields: the ``parameter``'s name, the ``caller`` (the system's name), the ``allowed`` values in words and
+    the ``value``; ``got`` shows the value after the allowed words (default: ``. Got VALUE instead.``). The message
+    is scikit-learn's, ``The 'k1' parameter of PSQ must be ALLOWED. Got -1 instead.``; :meth:`worded` says the same
+    of another subject (the command line's ``--k1 (PSQ's k1)``). A user mistake, so a :class:`ClirkitError`."""
+
+    def __init__(self, parameter: str, caller: str, allowed: str, value: Any, *, got: str | None = None) -> None:
+        self.parameter, self.caller, self.allowed, self.value = parameter, caller, allowed, value
+        self.got = f". Got {value!r} instead." if got is None else got
+        super().__init__(self.worded(f"The {parameter!r} parameter of {caller}"))
+
+    def __reduce__(self):  # the fields, not the message, rebuild it (e.g. raised in a worker process)
+        return type(self), (self.parameter, self.caller, self.allowed, self.value), {"got": self.got}
+
+    def worded(self, subject: str) -> str:
+        """The message with ``subject`` in place of ``The 'k1' parameter of PSQ``."""
+        return f"{subject} must be {self.allowed}{self.got}"
 
 
 class Constraint:
@@ -145,4 +163,4 @@ def validate(constraints: Mapping[str, list], params: Mapping[str, Any], caller:
             continue
         shown = [c for c in made if not c.hidden]
         allowed = str(shown[0]) if len(shown) == 1 else f"{', '.join(str(c) for c in shown[:-1])} or {shown[-1]}"
-        raise InvalidParameterError(f"The {name!r} parameter of {caller} must be {allowed}. Got {value!r} instead.")
+        raise InvalidParameterError(name, caller, allowed, value)

@@ -38,7 +38,7 @@ import copy
 import functools
 from typing import Any, Iterable, Mapping
 
-from clirkit.constraints import InvalidParameterError, validate
+from clirkit.constraints import validate
 from clirkit.errors import ClirkitError
 
 DEPTH = 1000  # results per query of every system's search
@@ -438,11 +438,9 @@ class System(Parameters):
         return {}
 
     def check_params(self) -> None:
-        """Check every hyper-parameter against ``_parameter_constraints``; ClirkitError if one is off."""
-        try:
-            self._validate_params()
-        except InvalidParameterError as exc:
-            raise ClirkitError(str(exc)) from None
+        """Check every hyper-parameter against ``_parameter_constraints``; if one is off, an InvalidParameterError:
+        a ClirkitError whose fields name the parameter, the system, the allowed values and the value."""
+        self._validate_params()
 
     def search(self, topics: Mapping[str, str], *, depth: int = DEPTH,
                excluded: Mapping[str, set[str]] | None = None, tag: str | None = None, quiet: bool = True):

@@ -254,6 +254,19 @@ def test_a_system_parameter_type_names_the_range_of_the_constraint():
     assert math.isnan(param_type(PSQ, "lam")("nan"))  # NaN parses: PSQ's check refuses it with its range
 
 
+def test_a_parameter_error_names_the_option_that_set_it_from_its_fields_and_keeps_other_text():
+    from clirkit.cli.params import option_message
+    from clirkit.constraints import InvalidParameterError
+
+    build_parser(["psq"])  # registers --lambda for PSQ's lam
+    error = InvalidParameterError("lam", "PSQ", "a float in the range [0.0, 1.0]", 1.5)
+    set_by_option = argparse.Namespace(param__lam=1.5)
+    assert option_message(error, set_by_option) == "--lambda (PSQ's lam) must be a float in the range [0.0, 1.0]. " \
+                                                    "Got 1.5 instead."
+    assert option_message(error, argparse.Namespace()) == str(error)  # no such option: scikit-learn's words
+    assert option_message("a.tsv:3: expected 4 columns, got 3", set_by_option) == "a.tsv:3: expected 4 columns, got 3"
+
+
 def test_argparse_errors_of_a_verb_are_one_line_too(capsys):
     with pytest.raises(SystemExit) as done:
         main(["ttable", "prune", "none.npz"])

@@ -84,3 +84,19 @@ def test_importing_the_systems_and_building_one_imports_no_scikit_learn():
             "print(any(m == 'sklearn' or m.startswith('sklearn.') for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_the_error_is_made_of_parameter_system_allowed_and_value_and_is_a_clirkit_error():
+    import pickle
+
+    from clirkit.errors import ClirkitError
+
+    with pytest.raises(ours.InvalidParameterError) as caught:
+        PSQ(lam=1.5).check_params()
+    exc = caught.value
+    assert (exc.parameter, exc.caller, exc.allowed, exc.value) == ("lam", "PSQ", "a float in the range [0.0, 1.0]", 1.5)
+    assert str(exc) == "The 'lam' parameter of PSQ must be a float in the range [0.0, 1.0]. Got 1.5 instead."
+    assert exc.worded("--lambda") == "--lambda must be a float in the range [0.0, 1.0]. Got 1.5 instead."
+    assert isinstance(exc, ClirkitError) and isinstance(exc, ValueError)
+    again = pickle.loads(pickle.dumps(exc))
+    assert (str(again), again.parameter, again.value) == (str(exc), "lam", 1.5)

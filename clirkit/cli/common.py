@@ -153,7 +153,7 @@ def param_type(cls, name: str) -> Callable[[str], object]:
     parse as the number its constraint (``cls._parameter_constraints``) names, an int or a float; the
     range itself is checked by the system (``check_params``, before the verb reads its inputs, and again at
     ``fit``), whose message
-    names the option (:func:`clirkit.cli.params.option_message`)."""
+    names the option (:func:`checked`)."""
     from numbers import Integral
 
     from clirkit.constraints import Interval, StrOptions
@@ -191,10 +191,12 @@ def bad_values(args: argparse.Namespace, parser: argparse.ArgumentParser) -> lis
 def checked(func, parser: argparse.ArgumentParser):
     """``func`` (a verb's run function) preceded by the check of the option values: a value refused by
     its type, or an empty ``-o/--output``, is a ClirkitError naming the option, before any input is read.
-    Running out of memory (options asking for huge arrays) is a ClirkitError too."""
+    Running out of memory (options asking for huge arrays) is a ClirkitError too. A hyper-parameter's error names
+    the option that set it (:func:`clirkit.cli.params.option_message`)."""
 
     @functools.wraps(func)
     def run(args):
+        from clirkit.cli.params import option_message
         from clirkit.errors import ClirkitError
 
         bad = bad_values(args, parser)
@@ -207,6 +209,11 @@ def checked(func, parser: argparse.ArgumentParser):
             return func(args)
         except MemoryError as exc:  # e.g. numpy asked for 800 TiB by --dim 10**12: a user error, not a bug
             raise ClirkitError(f"out of memory: {str(exc) or 'MemoryError'}; ask for smaller sizes") from None
+        except ClirkitError as exc:  # a hyper-parameter's error names the option that set it
+            named = option_message(exc, args)
+            if named == str(exc):
+                raise
+            raise ClirkitError(named) from None
 
     return run
 

@@ -14,6 +14,7 @@ import re
 
 _PREFIX = "param__"
 _OPTION_OF: dict[str, str] = {}  # hyper-parameter name -> the option that sets it, in this process
+# a parameter's error as text, from the modules that word it themselves (see option_message)
 _PARAMETER_MESSAGE = re.compile(r"The '(\w+)' parameter of (\w+) must be")
 
 
@@ -50,17 +51,24 @@ def add_param(group, cls, name: str, *flags: str, **kwargs) -> argparse.Action:
     return group.add_argument(*flags, dest=_PREFIX + name, **kwargs)
 
 
-def option_message(message: str, args: argparse.Namespace) -> str:
-    """A parameter-validation message with the option of the parsed ``args`` in place of the parameter,
-    e.g. "The 'lam' parameter of PSQ must be ..." -> "--lambda (PSQ's lam) must be ..."."""
+def option_message(error: BaseException | str, args: argparse.Namespace) -> str:
+    """The command line's message of ``error``: a parameter's error (:class:`clirkit.constraints.InvalidParameterError`)
+    set by an option of the parsed ``args`` names the option and the parameter, e.g. "--lambda (PSQ's lam) must be
+    a float in the range [0.0, 1.0]. Got 1.5 instead."; any other error keeps its text. Text worded as a parameter's
+    error by a module that does not raise one yet (``bm25.check_params``, ``Fusion.check_runs``) is reworded."""
+    from clirkit.constraints import InvalidParameterError
+
     given = {key[len(_PREFIX):] for key in vars(args) if key.startswith(_PREFIX)}
+    if isinstance(error, InvalidParameterError):
+        option = _OPTION_OF.get(error.parameter) if error.parameter in given else None
+        return error.worded(f"{option} ({error.caller}'s {error.parameter})") if option else str(error)
 
     def replace(match: re.Match) -> str:
         name, system = match.groups()
         option = _OPTION_OF.get(name) if name in given else None
         return f"{option} ({system}'s {name}) must be" if option else match.group(0)
 
-    return _PARAMETER_MESSAGE.sub(replace, message)
+    return _PARAMETER_MESSAGE.sub(replace, str(error))
 
 
 def params_of(args: argparse.Namespace, *, convert: dict | None = None) -> dict:
