@@ -173,6 +173,42 @@ def evaluate(run: Run, qrels: Qrels, measures: Iterable[str | Measure] | str = D
             query, no run query in the qrels, bad options or measure names.
     """
     specs = parse_measures(measures)
+    _check_evaluation(run, qrels, ties=ties, average=average, names=names, depth=depth, rel_threshold=rel_threshold,
+                      main_grade=main_grade)
+    judged = _JudgedQueries(qrels)
+    run_queries = np.asarray(run.query_ids)
+    group_code = judged.codes_of(run_queries)
+    in_qrels = group_code >= 0
+    if not in_qrels.any():
+        raise ClirkitError(
+            f"none of the run's {len(run_queries)} queries (e.g. {str(run_queries[0])!r}) is in the qrels "
+            f"({len(judged.ids)} queries, e.g. {str(judged.ids[0])!r}): are these the qrels of this run?")
+    ignored = tuple(run_queries[~in_qrels].tolist())
+
+    ranking = _ranked_queries(run, judged, group_code, ties=ties, depth=depth)
+    group_code = group_code[in_qrels]
+    values = np.empty((len(group_code), len(specs)), dtype=np.float64)
+    for j, spec in enumerate(specs):
+        values[:, j] = spec.definition.compute(ranking, spec.cutoff, spec.level(rel_threshold, main_grade))
+
+    qrels_order = judged.codes_of(np.asarray(qrels.query_ids))
+    present = np.zeros(len(judged.ids), dtype=bool)
+    present[group_code] = True
+    missing = tuple(judged.ids[qrels_order[~present[qrels_order]]].tolist())
+    if average == "qrels":
+        table = np.zeros((len(judged.ids), len(specs)), dtype=np.float64)
+        table[group_code] = values
+        qids, values = judged.ids[qrels_order], table[qrels_order]
+    else:
+        qids = run_queries[in_qrels]
+    columns = tuple(s.label if names == "given" else s.name for s in specs)
+    return Evaluation(columns, qids, values, average, run.tag, missing, ignored)
+
+
+def _check_evaluation(run: Run, qrels: Qrels, *, ties: str, average: str, names: str, depth: int | None,
+                      rel_threshold: int, main_grade: int) -> None:
+    """ClirkitError unless the options of :func:`evaluate` are known and in range, and the run and qrels are
+    non-empty and the run's scores are numbers."""
     if ties not in TIES:
         raise ClirkitError(f"ties must be one of {', '.join(TIES)}, got {ties!r}")
     if average not in AVERAGES:
@@ -195,17 +231,13 @@ def evaluate(run: Run, qrels: Qrels, measures: Iterable[str | Measure] | str = D
         i = int(np.flatnonzero(nan)[0])
         raise ClirkitError(f"the run's score for query {run.qids[i]}, document {run.docids[i]} is NaN")
 
-    judged = _JudgedQueries(qrels)
-    run_queries = np.asarray(run.query_ids)
-    counts = run.query_sizes()
-    group_code = judged.codes_of(run_queries)
-    in_qrels = group_code >= 0
-    if not in_qrels.any():
-        raise ClirkitError(
-            f"none of the run's {len(run_queries)} queries (e.g. {str(run_queries[0])!r}) is in the qrels "
-            f"({len(judged.ids)} queries, e.g. {str(judged.ids[0])!r}): are these the qrels of this run?")
-    ignored = tuple(run_queries[~in_qrels].tolist())
 
+def _ranked_queries(run: Run, judged: _JudgedQueries, group_code: np.ndarray, *, ties: str,
+                    depth: int | None) -> RankedQueries:
+    """The rows of ``run`` whose query is judged (``group_code``: each run query's code in ``judged``, -1 if
+    none), with their grades, in final rank order (``ties``) and cut at ``depth``."""
+    counts = run.query_sizes()
+    in_qrels = group_code >= 0
     row_code = np.repeat(group_code, counts)
     keep = row_code >= 0
     docids, scores = run.docids, run.scores
@@ -215,8 +247,7 @@ def evaluate(run: Run, qrels: Qrels, measures: Iterable[str | Measure] | str = D
     del row_code
 
     group_code = group_code[in_qrels]
-    n_groups = len(group_code)
-    group = np.repeat(np.arange(n_groups), counts[in_qrels])
+    group = np.repeat(np.arange(len(group_code)), counts[in_qrels])
     if ties == "trec_eval":
         order = _trec_eval_order(group, scores, docids, grades)
         if order is not None:
@@ -227,24 +258,7 @@ def evaluate(run: Run, qrels: Qrels, measures: Iterable[str | Measure] | str = D
         cut = rank <= depth
         group, rank, grades = group[cut], rank[cut], grades[cut]
         starts = np.flatnonzero(rank == 1)
-
-    ranking = RankedQueries(group, rank, grades, starts, judged, group_code)
-    values = np.empty((n_groups, len(specs)), dtype=np.float64)
-    for j, spec in enumerate(specs):
-        values[:, j] = spec.definition.compute(ranking, spec.cutoff, spec.level(rel_threshold, main_grade))
-
-    qrels_order = judged.codes_of(np.asarray(qrels.query_ids))
-    present = np.zeros(len(judged.ids), dtype=bool)
-    present[group_code] = True
-    missing = tuple(judged.ids[qrels_order[~present[qrels_order]]].tolist())
-    if average == "qrels":
-        table = np.zeros((len(judged.ids), len(specs)), dtype=np.float64)
-        table[group_code] = values
-        qids, values = judged.ids[qrels_order], table[qrels_order]
-    else:
-        qids = run_queries[in_qrels]
-    columns = tuple(s.label if names == "given" else s.name for s in specs)
-    return Evaluation(columns, qids, values, average, run.tag, missing, ignored)
+    return RankedQueries(group, rank, grades, starts, judged, group_code)
 
 
 class RankedQueries:
