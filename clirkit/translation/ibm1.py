@@ -97,6 +97,82 @@ def _sort_incidences(keys: np.ndarray, slots: np.ndarray, nf: np.ndarray, key_ma
     return keys, slots, nf
 
 
+class _WordPairs:
+    """The layout EM runs over: the incidences (a sentence pair k, a distinct target word e of k, a distinct source
+    word f of k) grouped by word pair (f, e), ascending by f then e, each group in slot order (a slot: a pair k and a
+    distinct e of k).
+
+    Attributes:
+        M: CSR word pairs x slots, an entry per incidence (its values a work space, n_k(f) t(e|f)).
+        pair_f, pair_e: each word pair's source and target word; pair_len: its number of incidences.
+        inc_nf: each incidence's n_k(f), in M's order; n_inc: their number.
+        slot_m: each slot's m_k(e); slot_len: each slot's l_k (+1 with NULL).
+    """
+
+    def __init__(self, S: sp.csr_matrix, T: sp.csr_matrix) -> None:
+        n_src, n_tgt, n_slots = S.shape[1], T.shape[1], T.nnz
+        # incidences in slot order: for each target slot (pair k, distinct e), every distinct source word of k
+        slot_pair = np.repeat(np.arange(S.shape[0]), np.diff(T.indptr))
+        reps = np.diff(S.indptr)[slot_pair]
+        slot_start = np.cumsum(reps) - reps
+        n_inc = int(reps.sum())
+        src_entry = np.repeat(S.indptr[:-1][slot_pair] - slot_start, reps)
+        src_entry += np.arange(n_inc)
+        inc_nf = S.data.astype(np.min_scalar_type(int(S.data.max(initial=0))))[src_entry]   # n_k(f): exact
+        keys = S.indices[src_entry].astype(np.int64)
+        del src_entry
+        keys *= n_tgt
+        inc_slot = np.repeat(np.arange(n_slots, dtype=_index_dtype(n_inc)), reps)   # (n_inc >= n_slots)
+        keys += T.indices[inc_slot]                                       # f * n_tgt + e
+        # grouped by word pair (the distinct keys, ascending: by f, then e), each group in slot order
+        keys, inc_slot, self.inc_nf = _sort_incidences(keys, inc_slot, inc_nf, n_src * n_tgt, n_slots)
+        del inc_nf
+        first = np.empty(n_inc, dtype=bool)
+        first[:1] = True
+        np.not_equal(keys[1:], keys[:-1], out=first[1:])
+        pair_start = np.flatnonzero(first)
+        pair_keys = keys[pair_start]
+        del keys, first
+        self.n_inc = n_inc
+        self.pair_len = np.diff(np.append(pair_start, n_inc))
+        self.M = sp.csr_matrix((np.empty(n_inc), inc_slot, np.append(pair_start, n_inc).astype(inc_slot.dtype)),
+                               shape=(len(pair_keys), n_slots))            # word pairs x slots
+        del inc_slot
+        self.pair_f = pair_keys // n_tgt
+        self.pair_e = pair_keys % n_tgt
+        self.slot_m = T.data                                              # m_k(e)
+        self.slot_len = np.asarray(S.sum(axis=1)).ravel()[slot_pair]      # l_k (+1 with NULL)
+
+    def slot_mass(self, t: np.ndarray) -> np.ndarray:
+        """Z_k(e) = sum_f n_k(f) t(e|f) for every slot, leaving n_k(f) t(e|f) in M's values."""
+        np.multiply(np.repeat(t, self.pair_len), self.inc_nf, out=self.M.data)
+        return self.M.T @ np.ones(len(self.pair_f))
+
+    def log_likelihood_of(self, z: np.ndarray) -> float:
+        return float(np.sum(self.slot_m * np.log(z / self.slot_len)))
+
+
+def _em(pairs: _WordPairs, n_src: int, iterations: int, quiet: bool) -> tuple[np.ndarray, list[float]]:
+    """t(e|f) of every word pair after ``iterations`` of EM from the uniform start, and the corpus log-likelihood
+    after each iteration (none for 0 iterations: t is then uniform over each f's co-occurring e)."""
+    pair_f = pairs.pair_f
+    t = np.ones(len(pair_f))                          # uniform start (the constant cancels)
+    log_likelihood = []
+    for it in progress(range(iterations), desc="IBM Model 1 EM", total=iterations, quiet=quiet,
+                       unit="iter"):
+        z = pairs.slot_mass(t)
+        if it:
+            log_likelihood.append(pairs.log_likelihood_of(z))
+        counts = pairs.M @ (pairs.slot_m / z)         # sum_k c_k(e, f) for every word pair
+        totals = np.bincount(pair_f, weights=counts, minlength=n_src)
+        t = counts / totals[pair_f]
+    if iterations == 0:
+        t = 1.0 / np.bincount(pair_f, minlength=n_src).astype(np.float64)[pair_f]
+    else:
+        log_likelihood.append(pairs.log_likelihood_of(pairs.slot_mass(t)))
+    return t, log_likelihood
+
+
 def train_ibm1(source: Sequence[Sequence[str]], target: Sequence[Sequence[str]], *,
                iterations: int = 5, null: bool = True, quiet: bool = True) -> TranslationTable:
     """Train t(e|f) (target word e given source word f) with IBM Model 1.
@@ -131,62 +207,11 @@ def train_ibm1(source: Sequence[Sequence[str]], target: Sequence[Sequence[str]],
 
     src_vocab, S = _count_matrix(src, NULL if null else None)
     tgt_vocab, T = _count_matrix(tgt)
-    n_src, n_tgt, n_slots = len(src_vocab), len(tgt_vocab), T.nnz
-
-    # incidences in slot order: for each target slot (pair k, distinct e), every distinct source word of k
-    slot_pair = np.repeat(np.arange(len(src)), np.diff(T.indptr))
-    reps = np.diff(S.indptr)[slot_pair]
-    slot_start = np.cumsum(reps) - reps
-    n_inc = int(reps.sum())
-    src_entry = np.repeat(S.indptr[:-1][slot_pair] - slot_start, reps)
-    src_entry += np.arange(n_inc)
-    inc_nf = S.data.astype(np.min_scalar_type(int(S.data.max(initial=0))))[src_entry]   # n_k(f): exact
-    keys = S.indices[src_entry].astype(np.int64)
-    del src_entry
-    keys *= n_tgt
-    inc_slot = np.repeat(np.arange(n_slots, dtype=_index_dtype(n_inc)), reps)   # (n_inc >= n_slots)
-    keys += T.indices[inc_slot]                                       # f * n_tgt + e
-    # grouped by word pair (the distinct keys, ascending: by f, then e), each group in slot order
-    keys, inc_slot, inc_nf = _sort_incidences(keys, inc_slot, inc_nf, n_src * n_tgt, n_slots)
-    first = np.empty(n_inc, dtype=bool)
-    first[:1] = True
-    np.not_equal(keys[1:], keys[:-1], out=first[1:])
-    pair_start = np.flatnonzero(first)
-    pair_keys = keys[pair_start]
-    del keys, first
-    n_pairs = len(pair_keys)
-    pair_len = np.diff(np.append(pair_start, n_inc))
-    M = sp.csr_matrix((np.empty(n_inc), inc_slot, np.append(pair_start, n_inc).astype(inc_slot.dtype)),
-                      shape=(n_pairs, n_slots))                        # word pairs x slots
-    del inc_slot
-    pair_f = pair_keys // n_tgt
-    pair_e = pair_keys % n_tgt
-    slot_m = T.data                                                   # m_k(e)
-    slot_len = np.asarray(S.sum(axis=1)).ravel()[slot_pair]           # l_k (+1 with NULL)
-    ones = np.ones(n_pairs)
-
-    def slot_mass(t: np.ndarray) -> np.ndarray:
-        """Z_k(e) = sum_f n_k(f) t(e|f) for every slot, leaving n_k(f) t(e|f) in M's values."""
-        np.multiply(np.repeat(t, pair_len), inc_nf, out=M.data)
-        return M.T @ ones
-
-    def log_likelihood_of(z: np.ndarray) -> float:
-        return float(np.sum(slot_m * np.log(z / slot_len)))
-
-    t = np.ones(n_pairs)                              # uniform start (the constant cancels)
-    log_likelihood = []
-    for it in progress(range(iterations), desc="IBM Model 1 EM", total=iterations, quiet=quiet,
-                       unit="iter"):
-        z = slot_mass(t)
-        if it:
-            log_likelihood.append(log_likelihood_of(z))
-        counts = M @ (slot_m / z)                     # sum_k c_k(e, f) for every word pair
-        totals = np.bincount(pair_f, weights=counts, minlength=n_src)
-        t = counts / totals[pair_f]
-    if iterations == 0:
-        t = 1.0 / np.bincount(pair_f, minlength=n_src).astype(np.float64)[pair_f]
-    else:
-        log_likelihood.append(log_likelihood_of(slot_mass(t)))
+    n_src, n_tgt = len(src_vocab), len(tgt_vocab)
+    pairs = _WordPairs(S, T)
+    t, log_likelihood = _em(pairs, n_src, iterations, quiet)
+    pair_f, pair_e, n_inc, n_pairs = pairs.pair_f, pairs.pair_e, pairs.n_inc, len(pairs.pair_f)
+    del pairs
 
     indptr = np.concatenate([[0], np.cumsum(np.bincount(pair_f, minlength=n_src))])
     probs = sp.csr_matrix((t, pair_e, indptr), shape=(n_src, n_tgt))
