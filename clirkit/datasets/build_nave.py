@@ -92,56 +92,62 @@ def _source_paths(shared: str | os.PathLike[str]) -> dict[str, Path]:
     return paths
 
 
-def build(shared: str | os.PathLike[str], *, quiet: bool = False) -> dict[str, VariantData]:
-    """Build both variants in memory from ``shared/data``; returns ``{"standard": ..., "strict": ...}``."""
-    paths = _source_paths(shared)
-    es_ids, es_texts = read_verses(paths["spanish"])
-    en_ids, en_texts = read_verses(paths["english"])
-    topics = read_nave(paths["nave"])
-    say(f"read {len(es_ids):,} Spanish and {len(en_ids):,} English verses, {len(topics):,} Nave topics", quiet=quiet)
-    verses = VerseIndex(es_ids)
-    casing = Casing(en_texts, heading_texts(topics))
+class _CitedSubtopics:
+    """The queries, one per Nave subtopic citing at least one RV1909 verse, in topic order: ``qids``, ``texts``,
+    ``splits``, each one's ``topic`` (its position in ``topics``) and cited verse ``positions`` (sorted, distinct);
+    and the counts of the references read (``n_refs``), ``dropped`` (covering no verse), the subtopics citing
+    (``n_citing``) and those left without a verse (``n_lost_subtopics``)."""
 
-    n_refs = 0
-    dropped: list[str] = []
-    n_lost_subtopics = 0
-    n_citing = 0
-    qids: list[str] = []
-    texts: list[str] = []
-    splits: list[str] = []
-    q_topic: list[int] = []
-    q_positions: list[np.ndarray] = []
-    slugs: dict[str, str] = {}
-    for t, topic in enumerate(topics):
-        slug = topic_slug(topic.key)
-        if slugs.setdefault(slug, topic.key) != topic.key:
-            raise ClirkitError(f"topics {slugs[slug]!r} and {topic.key!r} give the same query-id prefix {slug}")
-        title = title_case(topic.key)
-        split = topic_split(topic.key)
-        for sub in topic.subtopics:
-            if not sub.refs:
-                continue
-            n_citing += 1
-            found: list[int] = []
-            for ref in sub.refs:
-                n_refs += 1
-                pos = verses.expand(ref)
-                if pos is None:
-                    raise ClirkitError(f"{paths['nave']}: topic {topic.key}: malformed reference {ref!r}")
-                if not pos:
-                    dropped.append(ref)
-                found.extend(pos)
-            if not found:
-                n_lost_subtopics += 1
-                continue
-            heading = clean_heading(sub.heading, casing)
-            qids.append(f"{slug}.{sub.number}")
-            texts.append(f"{title}: {heading}" if heading else title)
-            splits.append(split)
-            q_topic.append(t)
-            q_positions.append(np.array(sorted(set(found)), dtype=np.int64))
+    def __init__(self, topics: list, verses: VerseIndex, casing: Casing, nave_path: Path) -> None:
+        self.n_refs = 0
+        self.dropped: list[str] = []
+        self.n_lost_subtopics = 0
+        self.n_citing = 0
+        self.qids: list[str] = []
+        self.texts: list[str] = []
+        self.splits: list[str] = []
+        self.topic: list[int] = []
+        self.positions: list[np.ndarray] = []
+        slugs: dict[str, str] = {}
+        for t, topic in enumerate(topics):
+            slug = topic_slug(topic.key)
+            if slugs.setdefault(slug, topic.key) != topic.key:
+                raise ClirkitError(f"topics {slugs[slug]!r} and {topic.key!r} give the same query-id prefix {slug}")
+            title = title_case(topic.key)
+            split = topic_split(topic.key)
+            for sub in topic.subtopics:
+                if not sub.refs:
+                    continue
+                self.n_citing += 1
+                found = self._cited(sub.refs, verses, f"{nave_path}: topic {topic.key}")
+                if not found:
+                    self.n_lost_subtopics += 1
+                    continue
+                heading = clean_heading(sub.heading, casing)
+                self.qids.append(f"{slug}.{sub.number}")
+                self.texts.append(f"{title}: {heading}" if heading else title)
+                self.splits.append(split)
+                self.topic.append(t)
+                self.positions.append(np.array(sorted(set(found)), dtype=np.int64))
 
-    # grade 1 = the topic's other cited verses; rows per query in verse order
+    def _cited(self, refs: list[str], verses: VerseIndex, where: str) -> list[int]:
+        """The verse positions ``refs`` cover, counting the references and keeping those covering none."""
+        found: list[int] = []
+        for ref in refs:
+            self.n_refs += 1
+            pos = verses.expand(ref)
+            if pos is None:
+                raise ClirkitError(f"{where}: malformed reference {ref!r}")
+            if not pos:
+                self.dropped.append(ref)
+            found.extend(pos)
+        return found
+
+
+def _judgments(q_topic: list[int], q_positions: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The judgment rows ``(query, verse position, grade)``, rows per query in verse order: grade 2 = a verse the
+    query cites, 1 = one its topic's other queries cite (none in a topic citing more than
+    :data:`GRADE1_MAX_TOPIC_VERSES` verses); and the number of such broad topics."""
     q_topic_arr = np.asarray(q_topic)
     bounds = np.flatnonzero(np.diff(np.concatenate(([-1], q_topic_arr, [-1])))).tolist()
     row_q: list[np.ndarray] = []
@@ -163,9 +169,22 @@ def build(shared: str | os.PathLike[str], *, quiet: bool = False) -> dict[str, V
             row_q.append(np.full(len(pos), q, dtype=np.int64))
             row_pos.append(pos)
             row_rel.append(rel)
-    r_q = np.concatenate(row_q)
-    r_pos = np.concatenate(row_pos)
-    r_rel = np.concatenate(row_rel).astype(np.int64)
+    return np.concatenate(row_q), np.concatenate(row_pos), np.concatenate(row_rel).astype(np.int64), n_broad_topics
+
+
+def build(shared: str | os.PathLike[str], *, quiet: bool = False) -> dict[str, VariantData]:
+    """Build both variants in memory from ``shared/data``; returns ``{"standard": ..., "strict": ...}``."""
+    paths = _source_paths(shared)
+    es_ids, es_texts = read_verses(paths["spanish"])
+    en_ids, en_texts = read_verses(paths["english"])
+    topics = read_nave(paths["nave"])
+    say(f"read {len(es_ids):,} Spanish and {len(en_ids):,} English verses, {len(topics):,} Nave topics", quiet=quiet)
+    verses = VerseIndex(es_ids)
+    casing = Casing(en_texts, heading_texts(topics))
+
+    cited = _CitedSubtopics(topics, verses, casing, paths["nave"])
+    qids, texts, splits, q_topic = cited.qids, cited.texts, cited.splits, cited.topic
+    r_q, r_pos, r_rel, n_broad_topics = _judgments(q_topic, cited.positions)
 
     qid_arr = np.asarray(qids)
     split_arr = np.asarray(splits)
@@ -178,11 +197,11 @@ def build(shared: str | os.PathLike[str], *, quiet: bool = False) -> dict[str, V
     pair_nt = np.fromiter((book_of(v) in NT_BOOKS for v in shared_ids), dtype=bool, count=len(shared_ids))
 
     extra = {
-        "subtopics_citing": n_citing,
-        "references": n_refs,
-        "references_dropped": len(dropped),
-        "dropped": sorted(set(dropped)),
-        "subtopics_without_verse": n_lost_subtopics,
+        "subtopics_citing": cited.n_citing,
+        "references": cited.n_refs,
+        "references_dropped": len(cited.dropped),
+        "dropped": sorted(set(cited.dropped)),
+        "subtopics_without_verse": cited.n_lost_subtopics,
         "topics": len(set(q_topic)),
         "broad_topics_without_grade1": n_broad_topics,
     }
