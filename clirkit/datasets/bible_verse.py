@@ -77,20 +77,11 @@ def read_crossrefs(path: str | os.PathLike[str]) -> list[tuple[str, str, int]]:
     return rows
 
 
-def build(files: dict[str, Path]) -> dict[str, VariantData]:
-    """Both variants in memory from the source files (``{source: path}``, the sources of :data:`SOURCES`)."""
-    es_ids, es_texts = read_verses(files[SOURCES[0]])
-    web_ids, web_texts = read_verses(files[SOURCES[1]])
-    crossrefs = read_crossrefs(files[SOURCES[2]])
-
-    canon = {book_of(v) for v in es_ids}
-    keep = [i for i, v in enumerate(web_ids) if book_of(v) in canon]
-    en_ids = [web_ids[i] for i in keep]
-    en_texts = [web_texts[i] for i in keep]
-    en = VerseIndex(en_ids)
-    es_pos = {v: i for i, v in enumerate(es_ids)}
-
-    # best grade per (query verse, document position)
+def _grades(crossrefs: list[tuple[str, str, int]], es_pos: dict[str, int],
+            en: VerseIndex) -> tuple[dict[str, dict[int, int]], int, int, int]:
+    """The best grade per (query verse, document position) of the NT cross references (3: the verse's own
+    translation), and the numbers of rows used, with votes <= 0 (dropped), and unresolved (source or target not
+    in both Bibles)."""
     grades: dict[str, dict[int, int]] = {}
     n_nonpositive = n_unresolved = n_used = 0
     for src, dst, votes in crossrefs:
@@ -111,7 +102,23 @@ def build(files: dict[str, Path]) -> dict[str, VariantData]:
                 row[t] = g
     for src, row in grades.items():
         row[en.position[src]] = 3
+    return grades, n_used, n_nonpositive, n_unresolved
 
+
+def build(files: dict[str, Path]) -> dict[str, VariantData]:
+    """Both variants in memory from the source files (``{source: path}``, the sources of :data:`SOURCES`)."""
+    es_ids, es_texts = read_verses(files[SOURCES[0]])
+    web_ids, web_texts = read_verses(files[SOURCES[1]])
+    crossrefs = read_crossrefs(files[SOURCES[2]])
+
+    canon = {book_of(v) for v in es_ids}
+    keep = [i for i, v in enumerate(web_ids) if book_of(v) in canon]
+    en_ids = [web_ids[i] for i in keep]
+    en_texts = [web_texts[i] for i in keep]
+    en = VerseIndex(en_ids)
+    es_pos = {v: i for i, v in enumerate(es_ids)}
+
+    grades, n_used, n_nonpositive, n_unresolved = _grades(crossrefs, es_pos, en)
     query_ids = sorted(grades, key=es_pos.__getitem__)
     book_split = {b: s for s, books in SPLIT_BOOKS.items() for b in books}
     en_id_arr = np.asarray(en_ids)
