@@ -104,11 +104,18 @@ def load_table_args(args, path: str, fmt: str, *, require_languages: bool = Fals
 
 
 def add_parser(sub) -> None:
-    from clirkit.cli.params import tokenize_jobs
-
     actions = add_verb_with_actions(sub, "ttable", "translation tables p(e|f): train (IBM Model 1), from-alignments, "
                                                    "show, prune, convert",
                                     ["train", "from-alignments", "show", "prune", "convert"])
+    _add_train(actions)
+    _add_from_alignments(actions)
+    _add_show(actions)
+    _add_prune(actions)
+    _add_convert(actions)
+
+
+def _add_train(actions) -> None:
+    from clirkit.cli.params import tokenize_jobs
 
     t = actions.add_parser("train", help="train p(target|source) with IBM Model 1 on a parallel corpus",
                            description="Train a lexical table with IBM Model 1 (EM from the uniform table, "
@@ -134,6 +141,8 @@ def add_parser(sub) -> None:
     one_line_errors(t)
     t.set_defaults(func=checked(run_train, t))
 
+
+def _add_from_alignments(actions) -> None:
     a = actions.add_parser("from-alignments", help="make p(target|source) from word alignments (eflomal, "
                                                    "fast_align) and the text they align",
                            description="Count word alignments: p(e|f) = count(f aligned to e) / count(f aligned). "
@@ -158,6 +167,8 @@ def add_parser(sub) -> None:
     one_line_errors(a)
     a.set_defaults(func=checked(run_from_alignments, a))
 
+
+def _add_show(actions) -> None:
     s = actions.add_parser("show", help="print a word's translations with their probabilities",
                            formatter_class=HelpFormatter)
     s.add_argument("table", help="table file")
@@ -169,6 +180,8 @@ def add_parser(sub) -> None:
     one_line_errors(s)
     s.set_defaults(func=checked(run_show, s))
 
+
+def _add_prune(actions) -> None:
     r = actions.add_parser("prune", help="prune a table as PSQ does (minimum probability, cumulative mass, "
                                          "at most M options)",
                            formatter_class=HelpFormatter)
@@ -181,6 +194,8 @@ def add_parser(sub) -> None:
     one_line_errors(r)
     r.set_defaults(func=checked(run_prune, r))
 
+
+def _add_convert(actions) -> None:
     c = actions.add_parser("convert", help="convert between table formats (or a dictionary into a table)",
                            description="Convert a table or a dictionary. A dictionary's counts (pairs read, "
                                        "multi-word sides dropped or split) are said on stderr; its languages "
