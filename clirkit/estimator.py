@@ -333,7 +333,7 @@ class Parameters:
 
     def get_params(self, deep: bool = True) -> dict:
         """``{name: value}`` of the parameters (``deep``: with ``name__sub`` for those of nested objects)."""
-        out = {}
+        out: dict[str, Any] = {}
         for key in self._get_param_names():
             value = getattr(self, key)
             if deep and hasattr(value, "get_params") and not isinstance(value, type):
@@ -397,8 +397,8 @@ class System(Parameters):
             def search_any_topics(self, topics, *args, **kw):
                 return search(self, as_topics(topics), *args, **kw)
 
-            search_any_topics.takes_topics_of_any_form = True
-            cls.search = search_any_topics
+            setattr(search_any_topics, "takes_topics_of_any_form", True)
+            setattr(cls, "search", search_any_topics)  # setattr: mypy refuses a method assigned
 
     def fit(self, resources: Resources) -> "System":
         """Learn from ``resources`` (what the system needs of them); returns self."""
