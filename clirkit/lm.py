@@ -27,6 +27,17 @@ from clirkit.query import StructuredQueries
 DEFAULT_ALPHA = 0.1  # the reference's default
 
 
+def checked_background(background: np.ndarray, alpha: float, n_terms: int) -> np.ndarray:
+    """``background`` as float64, checked with ``alpha`` for an index of ``n_terms`` terms (ClirkitError for an
+    alpha out of (0, 1); ValueError unless one p_bg > 0 per term)."""
+    if not 0.0 < alpha < 1.0:
+        raise ClirkitError(f"alpha must be in (0, 1), got {alpha}")
+    background = np.asarray(background, dtype=np.float64)
+    if background.shape != (n_terms,) or not np.all(background > 0):
+        raise ValueError(f"background must hold one probability > 0 per index term ({n_terms})")
+    return background
+
+
 class QueryLikelihood(BM25):
     """Smoothed query likelihood (module docstring) over ``index``, with :class:`~clirkit.bm25.BM25`'s search.
 
@@ -41,11 +52,7 @@ class QueryLikelihood(BM25):
 
     def __init__(self, index, background: np.ndarray, *, alpha: float = DEFAULT_ALPHA,
                  lengths: np.ndarray | None = None, precision: str = "float64") -> None:
-        if not 0.0 < alpha < 1.0:
-            raise ClirkitError(f"alpha must be in (0, 1), got {alpha}")
-        background = np.asarray(background, dtype=np.float64)
-        if background.shape != (index.n_terms,) or not np.all(background > 0):
-            raise ValueError(f"background must hold one probability > 0 per index term ({index.n_terms})")
+        background = checked_background(background, alpha, index.n_terms)
         super().__init__(index, precision=precision)
         self.alpha = alpha
         # BM25 hands the per-term values it keeps as df to _row_weights: here they are the background

@@ -50,6 +50,8 @@ if TYPE_CHECKING:
     from clirkit.shardsearch import ShardedBM25, _Part, _Shard
 
 KIND = "sharded-index"
+PROJECTED_KIND = "sharded-projected-index"  # documents translated into the queries' language (clirkit.docpsq)
+MANIFESTS = (KIND, PROJECTED_KIND)  # the kinds of a manifest file
 FORMAT_VERSION = 1
 _RECORD = {"n_docs": ("int", 1), "n_terms": ("int", 0), "n_postings": ("int", 0), "bytes": ("int", 0)}
 
@@ -100,6 +102,10 @@ class ShardedIndex:
     _open: dict = field(default_factory=dict, repr=False, compare=False)  # shard number -> _Shard opened here
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
     _names: dict = field(default_factory=dict, repr=False, compare=False)  # shard number -> docids read here
+
+    kind = KIND  # the manifest's npz kind
+    shard_type = Index  # the class of its shards (their files' kind)
+    remedy = "rebuild the index with `clirkit index --shards`"  # what to do about a missing or damaged shard
 
     @property
     def n_terms(self) -> int:
@@ -159,11 +165,16 @@ class ShardedIndex:
             rows = np.flatnonzero(np.diff(tf.indptr) > 0)
             tf = tf[rows]
             tf.sort_indices()
-            parts.append(Index(_narrow(index.docids[lo:hi]), _narrow(index.terms[rows]), tf, index.doc_lengths[lo:hi],
-                               index.analyzer))
+            parts.append(cls._cut(index, lo, hi, rows, tf))
         cf = np.asarray(index.tf.sum(axis=1, dtype=np.int64)).ravel()
         return cls(index.terms, index.df, cf, n, index.avgdl, index.analyzer, [_record(p) for p in parts],
                    shards=parts)
+
+    @classmethod
+    def _cut(cls, index: Index, lo: int, hi: int, rows: np.ndarray, tf) -> Index:
+        """The shard of ``index``'s documents ``lo:hi``, holding its terms ``rows`` (their counts ``tf``)."""
+        return Index(_narrow(index.docids[lo:hi]), _narrow(index.terms[rows]), tf, index.doc_lengths[lo:hi],
+                     index.analyzer)
 
     @classmethod
     def from_shards(cls, shards: Sequence[Index]) -> "ShardedIndex":
@@ -186,7 +197,7 @@ class ShardedIndex:
         """The sharded index of shards summarized by ``parts`` (in docid order): the union of their terms, df
         and cf summed, avgdl over all their documents; ``fields`` as the constructor's."""
         terms = np.unique(np.concatenate([p.terms for p in parts]))
-        df, cf = np.zeros(len(terms), dtype=np.int64), np.zeros(len(terms), dtype=np.int64)
+        df, cf = np.zeros(len(terms), dtype=np.int64), np.zeros(len(terms), dtype=parts[0].cf.dtype)
         for p in parts:
             rows = np.searchsorted(terms, p.terms)
             df[rows] += p.df
@@ -248,9 +259,19 @@ class ShardedIndex:
 
     def _write_manifest(self, path: str | os.PathLike[str]) -> None:
         _checkpoint("shards")
-        header = {"analyzer": self.analyzer.to_dict(), "stats": self.stats(), "shards": self.records}
-        save_npz(path, KIND, FORMAT_VERSION, header, {"terms": self.terms, "df": self.df, "cf": self.cf})
+        header = {"analyzer": self.analyzer.to_dict(), "stats": self.stats(), "shards": self.records,
+                  **self._more_header()}
+        save_npz(path, self.kind, FORMAT_VERSION, header, {"terms": self.terms, "df": self.df, "cf": self.cf})
         self.path = str(path)
+
+    def _more_header(self) -> dict:
+        """What a kind of sharded index adds to the manifest's header."""
+        return {}
+
+    @classmethod
+    def _more_fields(cls, header: Mapping) -> dict:
+        """The constructor's fields read from what :meth:`_more_header` wrote (in a :func:`checking` block)."""
+        return {}
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], *, jobs: int = 1, backend: str = "loky",
@@ -258,8 +279,8 @@ class ShardedIndex:
         """Read the manifest written by :meth:`save`, checking it and that each shard file is there with its
         recorded size (the shards themselves are checked when a worker opens them). ``jobs``, ``backend``
         and ``scheduler`` set how searches run. A damaged manifest or a missing shard is a ClirkitError."""
-        header, a = load_npz(path, KIND, (FORMAT_VERSION,), ("terms", "df", "cf"))
-        with checking(path, KIND, remedy=True):
+        header, a = load_npz(path, cls.kind, (FORMAT_VERSION,), ("terms", "df", "cf"))
+        with checking(path, cls.kind, remedy=True):
             analyzer = require_analyzer(header, "analyzer")
             n_docs = require_field(header, ("stats", "n_docs"), "int", min=1)
             avgdl = float(require_field(header, ("stats", "avgdl"), "number", min=0))
@@ -275,20 +296,22 @@ class ShardedIndex:
                     raise Corrupt(f"the docid ranges of shards {i - 1} and {i} are not increasing")
             terms = require_array(a, "terms", "str", sorted=True, unique=True)
             df = require_array(a, "df", "int", shape=(len(terms),), min=0, max=n_docs, dtype=np.int64)
-            cf = require_array(a, "cf", "int", shape=(len(terms),), min=0, dtype=np.int64)
-            if np.any(cf < df):
+            counts = cls.shard_type is Index  # whole tokens, or expected counts (fractional, below df)
+            cf = require_array(a, "cf", "int" if counts else "number", shape=(len(terms),), min=0,
+                               dtype=np.int64 if counts else np.float64)
+            if counts and np.any(cf < df):
                 raise Corrupt(f"cf is below df at {int(np.argmax(cf < df))}")
+            more = cls._more_fields(header)
         folder = Path(path).parent
         for i, r in enumerate(records):
             file = folder / r["file"]
             if not file.is_file():
-                raise ClirkitError(f"{path}: shard {i} ({r['file']}) is missing: rebuild the index with "
-                                   f"`clirkit index --shards`")
+                raise ClirkitError(f"{path}: shard {i} ({r['file']}) is missing: {cls.remedy}")
             if file.stat().st_size != r["bytes"]:
                 raise ClirkitError(f"{path}: shard {i} ({r['file']}) has {file.stat().st_size} bytes, the "
-                                   f"manifest records {r['bytes']}: it was damaged or replaced; rebuild the index")
+                                   f"manifest records {r['bytes']}: it was damaged or replaced; {cls.remedy}")
         return cls(terms, df, cf, n_docs, avgdl, analyzer, records, path=str(path), jobs=jobs, backend=backend,
-                   scheduler=scheduler)
+                   scheduler=scheduler, **more)
 
     def shard(self, number: int) -> Index:
         """Shard ``number`` as saved (its own vocabulary), from memory or read and checked against its record."""
@@ -299,7 +322,7 @@ class ShardedIndex:
     def _read_shard(self, number: int) -> Index:
         record = self.records[number]
         file = Path(self.path).parent / record["file"]
-        shard = Index.load(file)
+        shard = self.shard_type.load(file)
         where = f"{self.path}: shard {number} ({record['file']})"
         got = _record(shard)
         for key in ("n_docs", "n_terms", "n_postings", "first_docid", "last_docid"):
@@ -435,7 +458,7 @@ def replacing_shards(path: str | os.PathLike[str]) -> Iterator[None]:
 
 def _referenced(path: str | os.PathLike[str]) -> set[str]:
     """The shard file names the manifest at ``path`` records (none if there is none or it cannot be read)."""
-    if index_kind(path) != KIND:
+    if index_kind(path) not in MANIFESTS:
         return set()
     try:
         with np.load(path, allow_pickle=False) as npz:
@@ -463,7 +486,7 @@ def _tidy(path: str | os.PathLike[str], keep: set[str] | None) -> None:
         found = temporary.match(entry.name)
         stale = (found is not None and int(found.group(1)) != os.getpid() and not _alive(int(found.group(1)))) or (
             keep is not None and shard.fullmatch(entry.name) is not None and entry.name not in keep
-            and index_kind(entry.path) != KIND)
+            and index_kind(entry.path) not in MANIFESTS)
         if stale:
             try:
                 os.unlink(entry.path)
@@ -509,7 +532,8 @@ class _Summary:
 
     @classmethod
     def of(cls, shard: Index, file: str | None = None, size: int | None = None) -> "_Summary":
-        cf = np.asarray(shard.tf.sum(axis=1, dtype=np.int64)).ravel()
+        whole = shard.tf.dtype.kind in "iu"  # token counts, or expected counts (a translated index)
+        cf = np.asarray(shard.tf.sum(axis=1, dtype=np.int64 if whole else np.float64)).ravel()
         saved = {} if file is None else {"file": file, "bytes": size}
         return cls(shard.terms, shard.df, cf, shard.doc_lengths, {**_record(shard), **saved})
 
@@ -546,9 +570,14 @@ def index_kind(path: str | os.PathLike[str]) -> str | None:
 def load_index(path: str | os.PathLike[str], *, jobs: int = 1, backend: str = "loky",
                scheduler=None, mmap: bool = False) -> Index | ShardedIndex:
     """The index at ``path``: a :class:`ShardedIndex` (searched with ``jobs``, ``backend``, ``scheduler``)
-    if it is a manifest, else an :class:`~clirkit.index.Index` (memory-mapped with ``mmap``)."""
-    if index_kind(path) == KIND:
-        return ShardedIndex.load(path, jobs=jobs, backend=backend, scheduler=scheduler)
+    if it is a manifest (of a translated index: a :class:`~clirkit.docpsq.ShardedProjectedIndex`), else an
+    :class:`~clirkit.index.Index` (memory-mapped with ``mmap``)."""
+    kind = index_kind(path)
+    if kind in MANIFESTS:
+        from clirkit.docpsq import ShardedProjectedIndex
+
+        manifest = ShardedIndex if kind == KIND else ShardedProjectedIndex
+        return manifest.load(path, jobs=jobs, backend=backend, scheduler=scheduler)
     return Index.load(path, mmap=mmap)
 
 

@@ -48,7 +48,7 @@ from clirkit.index import Index
 from clirkit.parallel import check_backend, run_tasks
 from clirkit.query import StructuredQueries
 from clirkit.run import Run
-from clirkit.shards import ShardedIndex
+from clirkit.shards import ShardedIndex, load_index
 
 _MERGE_CELLS = 4_000_000  # padded (queries x rows) block of the merge
 
@@ -80,6 +80,23 @@ class ShardedBM25:
             union = _UnionDf(queries.translations, np.sum(counts, axis=0))
         found = _run(_search_part, (self.bm25_params, queries, depth, union), ix, "searching shards", quiet)
         return _merge(found, [ix._docids(i) for i in range(ix.n_shards)], queries.qids, depth, tag)
+
+
+class ShardedQueryLikelihood(ShardedBM25):
+    """The smoothed query likelihood (:class:`~clirkit.lm.QueryLikelihood`) over a :class:`ShardedIndex`: each
+    shard scored with the whole collection's ``background`` (one p_bg per term of the whole vocabulary) and its
+    documents' own lengths, the same run as over the unsharded index."""
+
+    def __init__(self, index: ShardedIndex, background: np.ndarray, *, alpha: float,
+                 precision: str = PRECISION) -> None:
+        from clirkit.lm import checked_background
+
+        self.index = index
+        self.bm25_params = {"scoring": "lm", "alpha": alpha, "precision": precision,
+                            "background": checked_background(background, alpha, index.n_terms)}
+
+    def params(self) -> dict:
+        return {"scoring": "lm", "alpha": self.bm25_params["alpha"], "precision": self.bm25_params["precision"]}
 
 
 def _run(function, args: tuple, index: ShardedIndex, desc: str, quiet: bool) -> list:
@@ -215,7 +232,7 @@ class _Shard:
         indptr = np.concatenate(([0], np.cumsum(counts))).astype(shard.tf.indptr.dtype)
         tf = sp.csr_matrix((shard.tf.data, shard.tf.indices, indptr), shape=(len(terms), shard.n_docs))
         tf.has_sorted_indices = True
-        self.index = Index(shard.docids, terms, tf, shard.doc_lengths, shard.analyzer)
+        self.index = replace(shard, terms=terms, tf=tf, _vocabulary=None)  # a translated shard keeps its lengths
         self.stats, self.where = stats, where
         self._bm25: tuple[dict, BM25] | None = None
         self.lock = threading.Lock()
@@ -229,9 +246,19 @@ class _Shard:
     def bm25(self, params: dict, union: "_UnionDf | None" = None) -> BM25:
         if union is not None:  # a Pirkola batch's own counts: a BM25 for this search only
             return BM25(self.index, **params, stats=replace(self.stats, union_df=union))
-        if self._bm25 is None or self._bm25[0] != params:
-            self._bm25 = (dict(params), BM25(self.index, **params, stats=self.stats))
+        if self._bm25 is None or not _same_params(self._bm25[0], params):
+            self._bm25 = (dict(params), self._model(params))
         return self._bm25[1]
+
+    def _model(self, params: dict) -> BM25:
+        """BM25 over this shard with the collection's statistics, or the query likelihood (``scoring = lm``)
+        with the collection's background and the documents' own lengths (a translated shard's)."""
+        if params.get("scoring") != "lm":
+            return BM25(self.index, **params, stats=self.stats)
+        from clirkit.lm import QueryLikelihood
+
+        return QueryLikelihood(self.index, params["background"], alpha=params["alpha"],
+                               lengths=getattr(self.index, "source_lengths", None), precision=params["precision"])
 
     def search(self, params: dict, queries: StructuredQueries, depth: int,
                union: "_UnionDf | None") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -240,6 +267,13 @@ class _Shard:
         with self.lock:
             rows, cols, scores = self.bm25(params, union).search_positions(queries, depth=depth)
         return rows.astype(np.int32), cols.astype(np.int32), scores
+
+
+def _same_params(a: dict, b: dict) -> bool:
+    """Whether two scorings' parameters (values may be arrays: a background) are the same."""
+    return a.keys() == b.keys() and all(
+        np.array_equal(a[k], b[k]) if isinstance(a[k], np.ndarray) or isinstance(b[k], np.ndarray) else a[k] == b[k]
+        for k in a)
 
 
 class _UnionDf:
@@ -319,7 +353,7 @@ def _opened(part: _Part, keep: int) -> _Shard:
             _SHARDS.popitem(last=False)
         manifest = _MANIFESTS.get(part.manifest)
     if manifest is None:
-        manifest = ShardedIndex.load(part.manifest[0])
+        manifest = load_index(part.manifest[0])  # a ShardedIndex, or a ShardedProjectedIndex
         if _identity(part.manifest[0]) != part.manifest:
             raise ClirkitError(f"{part.manifest[0]}: the sharded index changed during the search")
     shard = manifest._read_shard(part.number)
