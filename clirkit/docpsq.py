@@ -17,10 +17,18 @@ as it serves any index: a query is one-to-one, a sparse row sum over precomputed
 
 A projected index is saved as its own npz kind (``projected-index``), memory-mappable like an index, with the
 table's parameters (its pruning) in the header, so a search can check it was made as the system asks.
+
+Sharded (:class:`ShardedProjectedIndex`, a manifest of kind ``sharded-projected-index`` beside projected-index
+shards, written as :mod:`clirkit.shards` writes a sharded index): a sharded document index is translated shard by
+shard through the same pruned table (:func:`project_shards`), or a projected index split (``split``). A document's
+expected counts do not depend on the other documents, so the shards are the split projected index's, file for
+file; the manifest holds the collection's vocabulary, df, avgdl and collection frequencies (summed in document
+order, as :func:`background` sums them unsharded), so BM25 and the language model rank as over one file.
 """
 from __future__ import annotations
 
 import os
+from abc import ABCMeta
 from dataclasses import dataclass, field
 from itertools import repeat
 from types import SimpleNamespace
@@ -43,6 +51,7 @@ from clirkit.npzio import (
     save_npz,
     stored_as,
 )
+from clirkit.shards import PROJECTED_KIND, ShardedIndex, _narrow
 from clirkit.translation.table import NULL, TranslationTable
 
 KIND = "projected-index"
@@ -51,7 +60,7 @@ UNKNOWN = ("pass", "drop")
 
 
 @dataclass
-class ProjectedIndex(Index):
+class ProjectedIndex(Index, metaclass=ABCMeta):
     """An index of documents translated into the query language (module docstring).
 
     Attributes (beside :class:`~clirkit.index.Index`'s, whose ``tf`` holds float64 expected counts and whose
@@ -63,6 +72,9 @@ class ProjectedIndex(Index):
 
     source_lengths: np.ndarray | None = None
     translation: dict = field(default_factory=dict)
+
+    # a ShardedProjectedIndex is registered as a virtual subclass (below): "is the index translated?" is
+    # isinstance(index, ProjectedIndex) for both; what reads the counts asks for a ShardedIndex first
 
     def check_rows(self, terms: np.ndarray) -> None:
         """:meth:`Index.check_rows` for expected counts: values > 0, not >= 1."""
@@ -113,6 +125,74 @@ class ProjectedIndex(Index):
         return cls(docids, terms, tf, doc_lengths, analyzer, **made)
 
 
+@dataclass(eq=False)
+class ShardedProjectedIndex(ShardedIndex):
+    """A projected index in shards (module docstring): a :class:`~clirkit.shards.ShardedIndex` whose shards are
+    :class:`ProjectedIndex` es and whose ``cf`` are float64 expected counts, with the ``translation`` record
+    of :class:`ProjectedIndex`. Searched by :class:`~clirkit.shardsearch.ShardedBM25` or
+    :class:`~clirkit.shardsearch.ShardedQueryLikelihood` (the documents' own lengths are in the shards)."""
+
+    translation: dict = field(default_factory=dict)
+
+    kind = PROJECTED_KIND
+    shard_type = ProjectedIndex
+    remedy = "translate the documents again (clirkit psq --save-index)"
+
+    @classmethod
+    def split(cls, index: ProjectedIndex, shards: int | None = None, *,
+              starts: Sequence[int] | None = None) -> "ShardedProjectedIndex":
+        """:meth:`ShardedIndex.split` of a projected index."""
+        if not isinstance(index, Index):
+            raise ClirkitError("only a translated index in one file can be split into shards")
+        split = super().split(index, shards, starts=starts)
+        return cls._of(split.shards, index.translation)
+
+    @classmethod
+    def _cut(cls, index: ProjectedIndex, lo: int, hi: int, rows: np.ndarray, tf) -> ProjectedIndex:
+        return ProjectedIndex(_narrow(index.docids[lo:hi]), _narrow(index.terms[rows]), tf, index.doc_lengths[lo:hi],
+                              index.analyzer, source_lengths=index.source_lengths[lo:hi],
+                              translation=index.translation)
+
+    @classmethod
+    def _of(cls, parts: Sequence[ProjectedIndex], translation: dict) -> "ShardedProjectedIndex":
+        """The sharded index of projected ``parts`` (in docid order) with the collection's ``translation``."""
+        from clirkit.shards import _Summary
+
+        made = cls._merged([_Summary.of(p) for p in parts], parts[0].analyzer, shards=list(parts),
+                           translation=translation)
+        made.cf = ordered_cf(made.terms, parts)
+        return made
+
+    def _more_header(self) -> dict:
+        return {"translation": self.translation}
+
+    @classmethod
+    def _more_fields(cls, header: Mapping) -> dict:
+        return {"translation": require_field(header, "translation", "object")}
+
+
+ProjectedIndex.register(ShardedProjectedIndex)
+
+
+def ordered_cf(terms: np.ndarray, parts: Sequence[Index]) -> np.ndarray:
+    """Each of ``terms``' collection frequency over the documents of ``parts`` (indexes of increasing docid
+    ranges, their terms among ``terms``), summed one document after the other as :func:`cf` sums one index, so
+    the shards give the sums of the index in one file to the last bit."""
+    total = np.zeros(len(terms), dtype=np.float64)
+    for part in parts:
+        rows = np.searchsorted(terms, part.terms)
+        # the sum so far as a first column: the row sums go on from it, in document order
+        start = sp.csr_matrix(total[rows][:, None])
+        total[rows] = sp.hstack([start, part.tf], format="csr") @ np.ones(part.n_docs + 1)
+    return total
+
+
+def cf(index: Index) -> np.ndarray:
+    """Each term's collection frequency (float64), summed one document after the other (a shard goes on from
+    the sums of the shards before it: :func:`ordered_cf`)."""
+    return index.tf @ np.ones(index.n_docs)
+
+
 def project(index: Index, table: TranslationTable, *, unknown: str = "pass",
             analyzer=None) -> ProjectedIndex:
     """``index`` translated through ``table`` p(e|f) (f: the index's terms, e: query-language terms; prune it
@@ -126,8 +206,8 @@ def project(index: Index, table: TranslationTable, *, unknown: str = "pass",
     if unknown not in UNKNOWN:
         raise ValueError(f"unknown must be 'pass' or 'drop', got {unknown!r}")
     if not isinstance(index, Index):
-        raise ClirkitError("translating the documents needs an index in one file, not a sharded index: index the "
-                           "documents without --shards")
+        raise ClirkitError("project translates an index in one file: translate a sharded index with "
+                           "project_shards")
     row_of = table.source_index
     rows = np.fromiter((row_of.get(t, -1) if t != NULL else -1 for t in index.terms.tolist()), dtype=np.int64,
                        count=index.n_terms)
@@ -155,11 +235,33 @@ def project(index: Index, table: TranslationTable, *, unknown: str = "pass",
     # each document's expected tokens: its counts times their rows' mass (no pass over the expected counts,
     # whose bincount would copy their indices to int64)
     lengths = tf.T @ np.asarray(options.sum(axis=1)).ravel()
-    translation = {"table": table.params, "unknown": unknown, "source_analyzer": index.analyzer.to_dict(),
-                   "source_stats": index.stats()}
     return ProjectedIndex(index.docids, out_terms[used], expected, lengths,
                           analyzer if analyzer is not None else table_query_analyzer(table),
-                          source_lengths=np.asarray(index.doc_lengths, dtype=np.float64), translation=translation)
+                          source_lengths=np.asarray(index.doc_lengths, dtype=np.float64),
+                          translation=_translation(table, unknown, index))
+
+
+def project_shards(index: ShardedIndex, table: TranslationTable, *, unknown: str = "pass",
+                   analyzer=None, quiet: bool = True) -> ShardedProjectedIndex:
+    """The sharded document ``index`` translated shard by shard through ``table`` (as :func:`project`), into a
+    :class:`ShardedProjectedIndex` of as many shards, held in memory (``save`` writes it): the shards of the
+    index :func:`project` makes of the same documents in one file, and the same statistics."""
+    from clirkit.progress import say
+
+    made = analyzer if analyzer is not None else table_query_analyzer(table)
+    translation, parts = _translation(table, unknown, index), []
+    for i in range(index.n_shards):
+        part = project(index.shard(i), table, unknown=unknown, analyzer=made)
+        part.terms, part.translation = _narrow(part.terms), translation  # the collection's record, as split
+        parts.append(part)
+        say(f"translated shard {i + 1} of {index.n_shards}: {part.n_docs} documents", quiet=quiet)
+    return ShardedProjectedIndex._of(parts, translation)
+
+
+def _translation(table: TranslationTable, unknown: str, index: Index | ShardedIndex) -> dict:
+    """The ``translation`` record of a projected index (:class:`ProjectedIndex`)."""
+    return {"table": table.params, "unknown": unknown, "source_analyzer": index.analyzer.to_dict(),
+            "source_stats": index.stats()}
 
 
 def reversed_view(table: TranslationTable) -> SimpleNamespace:
@@ -180,13 +282,14 @@ def queries_view(index: ProjectedIndex) -> SimpleNamespace:
     return SimpleNamespace(params={"source_analyzer": index.analyzer.to_dict(), "source_lang": index.analyzer.lang})
 
 
-def translated(index: Index, table: TranslationTable | None, *, lang: str | None = None, min_prob: float,
-               cumulative: float | None, max_options: int | None, target_stopwords=None,
-               unknown: str = "pass") -> ProjectedIndex:
+def translated(index: Index | ShardedIndex, table: TranslationTable | None, *, lang: str | None = None,
+               min_prob: float, cumulative: float | None, max_options: int | None, target_stopwords=None,
+               unknown: str = "pass", quiet: bool = True) -> ProjectedIndex | ShardedProjectedIndex:
     """``index`` translated into the query language ``lang`` through the reverse ``table``, pruned as
     :func:`clirkit.psq.prepare_table` prunes (``target_stopwords``: query-language words, or ``"snowball"``; the
-    query analyzer's stopwords are always dropped), then projected (:func:`project`); or, with no table,
-    ``index`` itself when it is a :class:`ProjectedIndex` made with these settings (:func:`check_projection`)."""
+    query analyzer's stopwords are always dropped), then projected (:func:`project`; a sharded index shard by
+    shard, :func:`project_shards`); or, with no table, ``index`` itself when it is a :class:`ProjectedIndex` or a
+    :class:`ShardedProjectedIndex` made with these settings (:func:`check_projection`)."""
     from clirkit.psq import prepare_table
     from clirkit.systems import snowball_terms
 
@@ -215,6 +318,8 @@ def translated(index: Index, table: TranslationTable | None, *, lang: str | None
                                target_stopwords=stopwords)
     except ValueError as exc:
         raise ClirkitError(str(exc)) from None
+    if isinstance(index, ShardedIndex):
+        return project_shards(index, pruned, unknown=unknown, analyzer=analyzer, quiet=quiet)
     return project(index, pruned, unknown=unknown, analyzer=analyzer)
 
 
@@ -248,7 +353,7 @@ def check_reverse(table: TranslationTable, index: Index, query_lang: str | None 
     check_index_side(table, "source", index, "document-language words")
 
 
-def check_projection(index: ProjectedIndex, pruning: Mapping, unknown: str) -> None:
+def check_projection(index: ProjectedIndex | ShardedProjectedIndex, pruning: Mapping, unknown: str) -> None:
     """ClirkitError unless the projected ``index`` was made with ``pruning`` (the keys of the ``pruning`` record
     of :func:`clirkit.translation.prune`) and ``unknown``: a search must not silently use other settings than
     the ones it was given."""
@@ -294,17 +399,17 @@ def count_terms(token_lists: Iterable[Sequence[str]], weights: Iterable[int] | N
     return counts
 
 
-def background(spec: str, index: Index, *, texts: Sequence[str] | None = None) -> np.ndarray:
+def background(spec: str, index: Index | ShardedIndex, *, texts: Sequence[str] | None = None) -> np.ndarray:
     """p_bg(t) for each term t of ``index`` (float64, > 0), the background of the language-model scoring.
 
     ``spec``: ``collection``: the index's own term frequencies, cf(t) / sum cf (of a projected index, the
-    expected counts); ``parallel``: the query-language ``texts`` (the parallel corpus's query side), analyzed
-    by the index's analyzer; otherwise a term-count file (:func:`read_counts`). From texts or a file, p_bg(t) =
-    (1 + c(t)) / (1 + N), N every counted token, as the reference computes it (so a term the counts lack is
-    not impossible)."""
+    expected counts; of a sharded index, the collection's, from its manifest); ``parallel``: the query-language
+    ``texts`` (the parallel corpus's query side), analyzed by the index's analyzer; otherwise a term-count file
+    (:func:`read_counts`). From texts or a file, p_bg(t) = (1 + c(t)) / (1 + N), N every counted token, as the
+    reference computes it (so a term the counts lack is not impossible)."""
     if spec == "collection":
-        cf = np.asarray(index.tf.sum(axis=1, dtype=np.float64)).ravel()
-        return cf / cf.sum() if cf.sum() > 0 else np.ones(index.n_terms)
+        counts = index.cf.astype(np.float64) if isinstance(index, ShardedIndex) else cf(index)
+        return counts / counts.sum() if counts.sum() > 0 else np.ones(index.n_terms)
     if spec == "parallel":
         if texts is None:
             raise ClirkitError("background = 'parallel' needs the parallel corpus (fit on resources that have one), "

@@ -573,7 +573,7 @@ class PSQ(_CrossLanguageBM25):
         self.index_ = translated(index, table, lang=self.source_lang, min_prob=self.min_prob_,
                                  cumulative=self.cumulative_ if self.cumulative_ < 1 else None,
                                  max_options=self.max_options_, target_stopwords=self.target_stopwords,
-                                 unknown=self.unknown)
+                                 unknown=self.unknown, quiet=quiet)
         self.table_, self.mode_, self.stopterms_ = table, "psq", frozenset()
         self.analyzer_ = query_analyzer(queries_view(self.index_), stopwords=self.source_stopwords, quiet=quiet)
         self.splitter_ = table_splitter(self.decompound, self.index_.terms.tolist(), self.analyzer_)
@@ -582,17 +582,22 @@ class PSQ(_CrossLanguageBM25):
         return self
 
     def _language_model(self, index, texts):
-        """The smoothed query likelihood over ``index`` (:class:`clirkit.lm.QueryLikelihood`)."""
+        """The smoothed query likelihood over ``index`` (:class:`clirkit.lm.QueryLikelihood`; over a sharded index,
+        :class:`clirkit.shardsearch.ShardedQueryLikelihood`)."""
         from clirkit.docpsq import background
         from clirkit.lm import QueryLikelihood
+        from clirkit.shards import ShardedIndex
 
         if self.translate_ == "queries" and self.background != "collection":
             raise ClirkitError(f"background = {self.background!r}: a model of query-language words, for translate = "
                                f"documents; translated queries are smoothed with the collection's")
-        if not hasattr(index, "tf"):
-            raise ClirkitError("scoring = lm searches an index in one file, not a sharded index")
-        return QueryLikelihood(index, background(self.background, index, texts=texts), alpha=self.alpha,
-                               lengths=getattr(index, "source_lengths", None), precision=self.precision)
+        p_bg = background(self.background, index, texts=texts)
+        if isinstance(index, ShardedIndex):
+            from clirkit.shardsearch import ShardedQueryLikelihood
+
+            return ShardedQueryLikelihood(index, p_bg, alpha=self.alpha, precision=self.precision)
+        return QueryLikelihood(index, p_bg, alpha=self.alpha, lengths=getattr(index, "source_lengths", None),
+                               precision=self.precision)
 
     def _more_inputs(self, resources: Resources) -> tuple:
         if self.side(resources) == "documents":

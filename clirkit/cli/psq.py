@@ -6,7 +6,7 @@ from clirkit.cli.common import add_query_fields, add_quiet, add_verb, query_fiel
 
 
 def add_parser(sub) -> None:
-    from clirkit.cli.common import param_type
+    from clirkit.cli.common import param_type, positive_int
     from clirkit.cli.params import add_param
     from clirkit.cli.search import add_bm25_options, add_shard_options
     from clirkit.cli.ttable import add_prune_options, add_table_format
@@ -48,6 +48,10 @@ def add_parser(sub) -> None:
     g.add_argument("--save-index", default=None, metavar="FILE",
                    help="with --translate documents: write the translated index to FILE (npz), to search it again "
                         "with --index FILE and no --table")
+    g.add_argument("--shards", metavar="N", type=positive_int, default=None,
+                   help="with --save-index: write the translated index in N shards (FILE.shard-000.DIGEST.npz, ... "
+                        "beside FILE, as `clirkit index --shards`); default: as many as --index has (a sharded "
+                        "--index is translated shard by shard)")
     add_param(g, PSQ, "scoring", "--scoring", choices=("auto", "bm25", "lm"),
               help="bm25, or lm: the smoothed query likelihood of the reference (log(1 + (1-alpha) p(t|d) / "
                    "(alpha p_bg(t))) per query term); auto: lm translating the documents, bm25 the queries")
@@ -65,11 +69,11 @@ def run(args) -> int:
     from clirkit.analysis import read_stopwords
     from clirkit.cli.search import open_index
     from clirkit.cli.xlquery import checked_system, query_language, search_and_write, source_stopwords
-    from clirkit.docpsq import KIND, ProjectedIndex
+    from clirkit.docpsq import KIND, ProjectedIndex, ShardedProjectedIndex
     from clirkit.errors import ClirkitError
     from clirkit.formats import read_queries
     from clirkit.progress import say
-    from clirkit.shards import index_kind
+    from clirkit.shards import PROJECTED_KIND, ShardedIndex, index_kind
     from clirkit.systems import PSQ, TableMismatch, side_of, table_language
     from clirkit.translation import load_table
 
@@ -82,13 +86,19 @@ def run(args) -> int:
                            "and writes their index only)")
     if args.save_index and psq.translate == "queries":
         raise ClirkitError("--save-index writes the translated index of --translate documents")
-    translated = index_kind(args.index) == KIND
+    if args.shards is not None and not args.save_index:
+        raise ClirkitError("--shards N writes the translated index of --save-index in N shards: give --save-index")
+    translated = index_kind(args.index) in (KIND, PROJECTED_KIND)
     if translated and psq.translate == "queries":
         raise ClirkitError(f"{args.index}: an index translated into the queries' language: search it with "
                            f"--translate documents or auto (and no --table)")
     if args.table is None and not translated:
         raise ClirkitError("--table is required (unless --index was translated before)")
-    index = ProjectedIndex.load(args.index, mmap=args.mmap) if translated else open_index(args)
+    index = ProjectedIndex.load(args.index, mmap=args.mmap) if index_kind(args.index) == KIND else open_index(args)
+    shards = index.n_shards if isinstance(index, ShardedIndex) else 1
+    if args.shards not in (None, shards) and shards > 1:
+        raise ClirkitError(f"{args.index} is in {shards} shards, so is its translation: give --shards {shards} or "
+                           f"none (or index the documents with --shards {args.shards})")
     table = load_table(args.table, args.table_format) if args.table else None
     table2 = load_table(args.table2, args.table_format) if args.table2 else None
     documents = (psq.translate if psq.translate != "auto" else side_of(index, table, table2)) == "documents"
@@ -109,14 +119,15 @@ def run(args) -> int:
     except TableMismatch as exc:  # the message says what is wrong with the table: named first
         raise ClirkitError(f"{args.table}: {exc}") from None
     if args.save_index:
-        psq.index_.save(args.save_index)
+        split = args.shards is not None and args.shards > 1 and not isinstance(psq.index_, ShardedIndex)
+        (ShardedProjectedIndex.split(psq.index_, args.shards) if split else psq.index_).save(args.save_index)
     if queries is None:  # the translated index only (the document side's indexing)
         return 0
     sq = psq.structured_queries(queries, quiet=args.quiet)
     if documents:
         known = sum(t in psq.index_.vocabulary for t in sq.source_terms)
         say(f"PSQ over translated documents: {known} of {len(sq.source_terms)} query terms found in the "
-            f"{psq.index_.n_terms} terms of the translated index ({psq.index_.tf.nnz} expected counts)",
+            f"{psq.index_.n_terms} terms of the translated index ({psq.index_.stats()['n_postings']} expected counts)",
             quiet=args.quiet)
     else:
         known = sum(t in psq.table_.source_index for t in sq.source_terms)
