@@ -83,11 +83,13 @@ def describe_range(name: str) -> str:
 
 
 def check_params(**params) -> None:
-    """ClirkitError unless each BM25 parameter given (k1, b, k3, epsilon) is a finite number in its range,
-    worded as scikit-learn words a system's parameter ("The 'k1' parameter of BM25 must be ... Got nan
-    instead."), which the command turns into the option's name."""
+    """:class:`~clirkit.constraints.InvalidParameterError` unless each BM25 parameter given (k1, b, k3, epsilon) is
+    a finite number in its range ("The 'k1' parameter of BM25 must be ... Got nan instead (out of range)."; the
+    command line names the option)."""
     import math
     from numbers import Real
+
+    from clirkit.constraints import InvalidParameterError
 
     for name, value in params.items():
         low, high, none = RANGES[name]
@@ -97,8 +99,8 @@ def check_params(**params) -> None:
               and (high is None or value <= high))
         if not ok:
             shown = repr(float(value)) if isinstance(value, Real) and not isinstance(value, bool) else repr(value)
-            raise ClirkitError(f"The {name!r} parameter of BM25 must be {describe_range(name)}. Got {shown} instead "
-                               f"(out of range).")
+            raise InvalidParameterError(name, "BM25", describe_range(name), value,
+                                        got=f". Got {shown} instead (out of range).")
 
 
 def check_settings(*, k1: float, b: float, k3: float | None, idf: str, epsilon: float, precision: str) -> None:

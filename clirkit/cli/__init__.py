@@ -114,7 +114,7 @@ def _call(args) -> int:
     except ClirkitError as exc:
         from clirkit.cli.params import option_message
 
-        message = option_message(" ".join(str(exc).split("\n")), args)
+        message = " ".join(option_message(exc, args).split("\n"))
         print(f"clirkit: error: {message}", file=sys.stderr)
         return 2
     except BrokenPipeError:

@@ -10,12 +10,9 @@ from __future__ import annotations
 import argparse
 import inspect
 import os
-import re
 
 _PREFIX = "param__"
 _OPTION_OF: dict[str, str] = {}  # hyper-parameter name -> the option that sets it, in this process
-# a parameter's error as text, from the modules that word it themselves (see option_message)
-_PARAMETER_MESSAGE = re.compile(r"The '(\w+)' parameter of (\w+) must be")
 
 
 def tokenize_jobs() -> int:
@@ -54,21 +51,14 @@ def add_param(group, cls, name: str, *flags: str, **kwargs) -> argparse.Action:
 def option_message(error: BaseException | str, args: argparse.Namespace) -> str:
     """The command line's message of ``error``: a parameter's error (:class:`clirkit.constraints.InvalidParameterError`)
     set by an option of the parsed ``args`` names the option and the parameter, e.g. "--lambda (PSQ's lam) must be
-    a float in the range [0.0, 1.0]. Got 1.5 instead."; any other error keeps its text. Text worded as a parameter's
-    error by a module that does not raise one yet (``bm25.check_params``, ``Fusion.check_runs``) is reworded."""
+    a float in the range [0.0, 1.0]. Got 1.5 instead."; any other error keeps its text."""
     from clirkit.constraints import InvalidParameterError
 
     given = {key[len(_PREFIX):] for key in vars(args) if key.startswith(_PREFIX)}
     if isinstance(error, InvalidParameterError):
         option = _OPTION_OF.get(error.parameter) if error.parameter in given else None
         return error.worded(f"{option} ({error.caller}'s {error.parameter})") if option else str(error)
-
-    def replace(match: re.Match) -> str:
-        name, system = match.groups()
-        option = _OPTION_OF.get(name) if name in given else None
-        return f"{option} ({system}'s {name}) must be" if option else match.group(0)
-
-    return _PARAMETER_MESSAGE.sub(replace, str(error))
+    return str(error)
 
 
 def params_of(args: argparse.Namespace, *, convert: dict | None = None) -> dict:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from numbers import Real
 from typing import Mapping, Sequence
 
-from clirkit.constraints import Interval, StrOptions
+from clirkit.constraints import Interval, InvalidParameterError, StrOptions
 from clirkit.errors import ClirkitError
 from clirkit.estimator import DEPTH, Resources, System
 from clirkit.fusion import METHODS
@@ -165,19 +165,19 @@ class Fusion(System):
         if self.weights is not None:
             shown = " ".join(f"{w:g}" for w in self.weights)
             if len(self.weights) != n:
-                raise ClirkitError(f"The 'weights' parameter of Fusion must be one weight per run ({len(self.weights)} "
-                                   f"weights for {n} runs).")
+                raise InvalidParameterError("weights", "Fusion", "one weight per run", self.weights,
+                                            got=f" ({len(self.weights)} weights for {n} runs).")
             if method.weights_sum_to_one and abs(sum(self.weights) - 1.0) > 1e-6:
-                raise ClirkitError(f"The 'weights' parameter of Fusion must be numbers that sum to 1 ({self.method}), "
-                                   f"got {shown} (sum {sum(self.weights):g}).")
+                raise InvalidParameterError("weights", "Fusion", f"numbers that sum to 1 ({self.method})",
+                                            self.weights, got=f", got {shown} (sum {sum(self.weights):g}).")
         elif method.tuned:
             for name, check in (("step", lambda: grid_points(n, self.step)),
                                 ("measure", lambda: parse_measure(self.measure))):
                 try:
                     check()
                 except ClirkitError as exc:
-                    raise ClirkitError(
-                        f"The {name!r} parameter of Fusion must be {self._tuning[name]}: {exc}") from None
+                    raise InvalidParameterError(name, "Fusion", self._tuning[name], getattr(self, name),
+                                                got=f": {exc}") from None
 
     def _tuned(self) -> bool:
         """Whether the weights are to be tuned on dev (not given, and the method tunes them)."""
