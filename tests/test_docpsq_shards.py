@@ -34,14 +34,11 @@ def nave(mini):
     """The test slice of nave-en-es: its Spanish verses indexed, the table p(en|es) trained on its verse pairs (the
     documents' direction) and its English queries (every split)."""
     c = datasets.load(str(mini))
-    en, es = Analyzer("en"), Analyzer("es")
-    docids, texts = c.documents()
-    order = np.argsort(docids, kind="stable")
-    index = Index.from_tokens([docids[i] for i in order], es.tokenize_many([texts[i] for i in order]), es)
+    en, es, texts = Analyzer("en"), Analyzer("es"), dict(zip(*c.documents()))
     sources, targets = c.parallel()
     reverse = train_table(es.tokenize_many(targets), en.tokenize_many(sources), es, en, iterations=3)
     topics = {q: t for split in ("train", "dev", "test") for q, t in c.queries(split).items()}
-    return index, reverse, topics, dict(zip(docids, texts))
+    return Index.build(texts.items(), es), reverse, topics, texts
 
 
 def run_bytes(run, path) -> bytes:
