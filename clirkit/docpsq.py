@@ -28,7 +28,6 @@ order, as :func:`background` sums them unsharded), so BM25 and the language mode
 from __future__ import annotations
 
 import os
-from abc import ABCMeta
 from dataclasses import dataclass, field
 from itertools import repeat
 from types import SimpleNamespace
@@ -60,7 +59,7 @@ UNKNOWN = ("pass", "drop")
 
 
 @dataclass
-class ProjectedIndex(Index, metaclass=ABCMeta):
+class ProjectedIndex(Index):
     """An index of documents translated into the query language (module docstring).
 
     Attributes (beside :class:`~clirkit.index.Index`'s, whose ``tf`` holds float64 expected counts and whose
@@ -72,9 +71,6 @@ class ProjectedIndex(Index, metaclass=ABCMeta):
 
     source_lengths: np.ndarray | None = None
     translation: dict = field(default_factory=dict)
-
-    # a ShardedProjectedIndex is registered as a virtual subclass (below): "is the index translated?" is
-    # isinstance(index, ProjectedIndex) for both; what reads the counts asks for a ShardedIndex first
 
     def check_rows(self, terms: np.ndarray) -> None:
         """:meth:`Index.check_rows` for expected counts: values > 0, not >= 1."""
@@ -171,7 +167,8 @@ class ShardedProjectedIndex(ShardedIndex):
         return {"translation": require_field(header, "translation", "object")}
 
 
-ProjectedIndex.register(ShardedProjectedIndex)
+TRANSLATED = (ProjectedIndex, ShardedProjectedIndex)
+"""The classes of an index translated into the queries' language, in one file or in shards."""
 
 
 def ordered_cf(terms: np.ndarray, parts: Sequence[Index]) -> np.ndarray:
@@ -293,7 +290,7 @@ def translated(index: Index | ShardedIndex, table: TranslationTable | None, *, l
     from clirkit.psq import prepare_table
     from clirkit.systems import snowball_terms
 
-    if isinstance(index, ProjectedIndex):
+    if isinstance(index, TRANSLATED):
         if table is not None:
             raise ClirkitError("the index is already translated into the queries' language: give no table, or the "
                                "index of the documents in their own language")
@@ -309,7 +306,7 @@ def translated(index: Index | ShardedIndex, table: TranslationTable | None, *, l
                            f"{analyzer.lang!r}")
     listed = snowball_terms(analyzer) if target_stopwords == "snowball" else set(target_stopwords or ())
     stopwords = set(analyzer.stopwords) | set(listed)
-    if isinstance(index, ProjectedIndex):
+    if isinstance(index, TRANSLATED):
         check_projection(index, {"min_prob": min_prob, "cumulative": cumulative, "max_options": max_options,
                                  "n_target_stopwords": len(stopwords), "renormalized": True}, unknown)
         return index

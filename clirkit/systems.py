@@ -125,9 +125,9 @@ def side_of(index, table, table2) -> str:
     translated before, or a table (and no second one) from the index's language into another; ``queries``
     otherwise (a table into the index's language). A table that does not say its languages (a Moses or plain
     file) is placed by its words (:func:`side_by_words`), ``queries`` when they do not tell."""
-    from clirkit.docpsq import ProjectedIndex
+    from clirkit.docpsq import TRANSLATED
 
-    if isinstance(index, ProjectedIndex):
+    if isinstance(index, TRANSLATED):
         return "documents"
     if table is None or table2 is not None:
         return "queries"
