@@ -288,7 +288,7 @@ def translated(index: Index | ShardedIndex, table: TranslationTable | None, *, l
     shard, :func:`project_shards`); or, with no table, ``index`` itself when it is a :class:`ProjectedIndex` or a
     :class:`ShardedProjectedIndex` made with these settings (:func:`check_projection`)."""
     from clirkit.psq import prepare_table
-    from clirkit.systems import snowball_terms
+    from clirkit.tablefit import snowball_terms
 
     if isinstance(index, TRANSLATED):
         if table is not None:
@@ -323,7 +323,7 @@ def translated(index: Index | ShardedIndex, table: TranslationTable | None, *, l
 def table_query_analyzer(table: TranslationTable, lang: str | None = None):
     """The analyzer of queries searching documents translated by ``table``: its target-side analyzer
     (:func:`clirkit.systems.query_analyzer` of the swapped sides)."""
-    from clirkit.systems import query_analyzer
+    from clirkit.tablefit import query_analyzer
 
     return query_analyzer(reversed_view(table), lang=lang)
 
@@ -332,7 +332,7 @@ def check_reverse(table: TranslationTable, index: Index, query_lang: str | None 
     """ClirkitError unless ``table`` translates from the index's language and analysis into ``query_lang``
     (when known): a table in the query-side direction (from the queries' language into the documents') is
     named as such, with what to do."""
-    from clirkit.systems import TableMismatch, check_index_side, side_by_words, table_language
+    from clirkit.tablefit import TableMismatch, check_index_side, side_by_words, table_language
 
     source, target, docs = table_language(table, "source"), table_language(table, "target"), index.analyzer.lang
     if source is not None and source != docs:

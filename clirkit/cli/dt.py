@@ -31,7 +31,8 @@ def run(args) -> int:
     from clirkit.cli.xlquery import checked_system, query_language, search_and_write, source_stopwords
     from clirkit.errors import ClirkitError
     from clirkit.formats import read_queries
-    from clirkit.systems import DT, TableMismatch
+    from clirkit.systems import DT
+    from clirkit.tablefit import TableMismatch
 
     dt = checked_system(DT, args)
     from clirkit.progress import say

@@ -74,7 +74,8 @@ def run(args) -> int:
     from clirkit.formats import read_queries
     from clirkit.progress import say
     from clirkit.shards import PROJECTED_KIND, ShardedIndex, index_kind
-    from clirkit.systems import PSQ, TableMismatch, side_of, table_language
+    from clirkit.systems import PSQ
+    from clirkit.tablefit import TableMismatch, side_of, table_language
     from clirkit.translation import load_table
 
     psq = checked_system(PSQ, args)

@@ -1,0 +1,150 @@
+"""Whether a translation table fits an index and its queries: the query analyzer a table gives, its languages and
+the analysis of its words, the side PSQ translates with it (the queries, or the documents when it translates from
+the index's language), and the errors of a table that does not fit (:class:`TableMismatch`, named by the command
+line with the table's file). Used by the systems (:mod:`clirkit.systems`) and the document translation
+(:mod:`clirkit.docpsq`)."""
+from __future__ import annotations
+
+from clirkit.errors import ClirkitError
+
+
+class TableMismatch(ClirkitError):
+    """A table that does not fit the index or the queries (its direction, languages or analysis): the command
+    line names the table's file before the message."""
+
+
+def query_analyzer(table, *, lang: str | None = None, stopwords=None, quiet: bool = True):
+    """The analyzer of source-language queries for ``table``.
+
+    Its settings are the table's source-side analyzer (``lang`` overrides the language; a table without
+    one, e.g. a dictionary converted before analysis was recorded or a Moses file, gets the analyzer of
+    ``lang``, else of the table's source language, without stemming: its words were not stemmed; a table
+    that says no language needs ``lang``); its stopwords are the analyzer's and ``stopwords`` (words, or
+    ``"snowball"``: the Snowball list of the query language).
+    """
+    from clirkit.analysis import Analyzer, snowball_stopwords
+
+    settings = table.params.get("source_analyzer")
+    made = Analyzer.from_dict(settings) if settings else None
+    if made is not None and lang in (None, made.lang):
+        base = made
+    else:
+        lang = lang or table_language(table, "source")
+        if lang is None:
+            raise ClirkitError("the table does not say its source language: give source_lang (--source-lang)")
+        base = Analyzer(lang, stemmer=None)
+    if not stopwords:
+        return base
+    if isinstance(stopwords, str):
+        stopwords = snowball_stopwords(base.lang)
+    return base.replace(stopwords=set(base.stopwords) | set(stopwords))
+
+
+def snowball_terms(analyzer) -> set[str]:
+    """The terms ``analyzer`` (without its stopwords) makes of the Snowball stopword list of its language:
+    the list as an index of that analysis holds it (e.g. stemmed)."""
+    from clirkit.analysis import snowball_stopwords
+
+    try:
+        words = snowball_stopwords(analyzer.lang)
+    except ClirkitError as exc:
+        raise ClirkitError(f"target_stopwords: {exc}") from None
+    bare = analyzer.without_stopwords()
+    return {t for w in words for t in bare.tokenize(w)}
+
+
+def corpus_stopterms(table, top: int, *, quiet: bool = True) -> frozenset[str]:
+    """The ``top`` most frequent source terms of the table's training corpus (``params["source_frequent"]``,
+    analyzed terms), the corpus-derived query stoplist; empty (said on stderr) for a table without that list."""
+    from clirkit.progress import say
+
+    frequent = list(table.params.get("source_frequent") or [])
+    if top and not frequent:
+        say(f"the table records no source-word frequencies: no corpus-derived source stoplist (top {top})",
+            quiet=quiet)
+    return frozenset(frequent[:top])
+
+
+def table_language(table, side: str) -> str | None:
+    """The ``side`` ("source" or "target") language a table records: ``params[side + "_lang"]``, else its
+    analyzer's, else None (a table that says nothing, e.g. an old Moses text file)."""
+    lang = table.params.get(f"{side}_lang")
+    analyzer = table.params.get(f"{side}_analyzer")
+    if lang is None and isinstance(analyzer, dict):
+        lang = analyzer.get("lang")
+    return lang if isinstance(lang, str) else None
+
+
+def side_of(index, table, table2) -> str:
+    """The side ``PSQ(translate="auto").fit(index, table, table2)`` translates: ``documents`` for an index
+    translated before, or a table (and no second one) from the index's language into another; ``queries``
+    otherwise (a table into the index's language). A table that does not say its languages (a Moses or plain
+    file) is placed by its words (:func:`side_by_words`), ``queries`` when they do not tell."""
+    from clirkit.docpsq import TRANSLATED
+
+    if isinstance(index, TRANSLATED):
+        return "documents"
+    if table is None or table2 is not None:
+        return "queries"
+    source, target = table_language(table, "source"), table_language(table, "target")
+    lang = index.analyzer.lang
+    if source is None and target is None:
+        return side_by_words(index, table) or "queries"
+    return "documents" if source == lang and target not in (None, lang) else "queries"
+
+
+def side_by_words(index, table) -> str | None:
+    """Which side a table that does not say its languages translates, from its words: ``documents`` when its
+    source words are index terms at least twice as often as its target words (it translates from the documents'
+    language), ``queries`` for the reverse, None when neither side is twice the other (e.g. a table between two
+    languages that share most words)."""
+    vocabulary = index.vocabulary
+    found = [sum(w in vocabulary for w in words.tolist()) for words in (table.source_vocab, table.target_vocab)]
+    if found[0] > 2 * found[1]:
+        return "documents"
+    if found[1] > 2 * found[0]:
+        return "queries"
+    return None
+
+
+def check_languages(table, index, source_lang: str | None = None) -> None:
+    """ClirkitError when the table's target language is not the index's, its target terms are not analyzed as
+    the index's (stemming, case, bigrams), or its source language is not ``source_lang`` (when known): a
+    mismatch would silently tokenize with the wrong analyzer or match no term."""
+    target = table_language(table, "target")
+    if target is not None and target != index.analyzer.lang:
+        raise TableMismatch(f"the table translates into {target!r} but the index is in {index.analyzer.lang!r}")
+    if target is None and table_language(table, "source") is None and side_by_words(index, table) == "documents":
+        raise TableMismatch("the table's source words are the index's terms, not its target words: it translates "
+                           "from the documents' language; translate the documents with it (--translate documents "
+                           "or auto), or give the table of the other direction")
+    check_index_side(table, "target", index, "target words")
+    source = table_language(table, "source")
+    if source is not None and source_lang is not None and source != source_lang:
+        raise TableMismatch(f"the queries are in {source_lang!r} (source_lang) but the table translates from "
+                           f"{source!r}")
+
+
+def check_index_side(table, side: str, index, words: str) -> None:
+    """ClirkitError when the ``side`` analyzer a table records (its settings) does not make the index's terms;
+    ``words`` names that side's words in the message (e.g. ``target words``)."""
+    from clirkit.analysis import Analyzer
+
+    settings = table.params.get(f"{side}_analyzer")
+    if isinstance(settings, dict):
+        made = Analyzer.from_dict(settings, where=f"the table's {side} analyzer")
+        if not made.same_terms_as(index.analyzer):
+            raise TableMismatch(f"the table's {words} were analyzed as {describe_terms(made)} but the index's "
+                               f"terms as {describe_terms(index.analyzer)}: rebuild one of them with the "
+                               f"other's analysis (--stemmer, --keep-case)")
+
+
+def describe_terms(analyzer) -> str:
+    """The term-making settings of ``analyzer`` in words, e.g. ``es, Snowball stems, lowercased``."""
+    parts = [analyzer.lang, "Snowball stems" if analyzer.stemmer else "no stemming",
+             "lowercased" if analyzer.lowercase else "case kept"]
+    if analyzer.cjk_bigrams:
+        parts.append("CJK bigrams")
+    if not analyzer.strip_punctuation:
+        parts.append("punctuation kept")
+    return ", ".join(parts)
