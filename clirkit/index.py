@@ -101,6 +101,16 @@ class Index:
                 check_csr_rows(self.tf, todo, ("tf_data", "tf_indices"), min=1)
             self._unchecked[todo] = False
 
+    def bm25(self, **params):
+        """BM25 with ``params`` over this index (:class:`~clirkit.bm25.BM25`; a sharded index has the same call)."""
+        from clirkit.bm25 import BM25
+
+        return BM25(self, **params)
+
+    def most_frequent_terms(self, n: int) -> list[str]:
+        """The ``n`` most frequent terms (:func:`most_frequent_terms`; a sharded index has the same call)."""
+        return most_frequent_terms(self, n)
+
     def stats(self) -> dict:
         """Counts describing the index (for headers and messages)."""
         return {"n_docs": self.n_docs, "n_terms": self.n_terms, "n_postings": int(self.tf.nnz),

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Iterator, Mapping, Sequence
 import numpy as np
 
 from clirkit.analysis import Analyzer
-from clirkit.bm25 import BM25, CollectionStats
+from clirkit.bm25 import CollectionStats
 from clirkit.errors import ClirkitError
 from clirkit.index import Index
 from clirkit.npzio import (
@@ -579,21 +579,3 @@ def load_index(path: str | os.PathLike[str], *, jobs: int = 1, backend: str = "l
         manifest = ShardedIndex if kind == KIND else ShardedProjectedIndex
         return manifest.load(path, jobs=jobs, backend=backend, scheduler=scheduler)
     return Index.load(path, mmap=mmap)
-
-
-def bm25_of(index: Index | ShardedIndex, **params) -> BM25 | "ShardedBM25":
-    """BM25 with ``params`` over ``index``, sharded or not (both have ``search(queries, depth=, quiet=, tag=)``).
-
-    With this and :func:`frequent_terms`, what the systems use of an index is the same for both kinds; they
-    switch on the kind only because :class:`~clirkit.index.Index` has no ``bm25()`` nor
-    ``most_frequent_terms()`` method of its own as :class:`ShardedIndex` has."""
-    return index.bm25(**params) if isinstance(index, ShardedIndex) else BM25(index, **params)
-
-
-def frequent_terms(index: Index | ShardedIndex, n: int) -> list[str]:
-    """The ``n`` most frequent terms of ``index``, sharded or not (:func:`clirkit.index.most_frequent_terms`)."""
-    if isinstance(index, ShardedIndex):
-        return index.most_frequent_terms(n)
-    from clirkit.index import most_frequent_terms
-
-    return most_frequent_terms(index, n)

@@ -130,13 +130,11 @@ class BM25Search(_BM25System):
         """Bind to ``index`` (an Index or a :class:`~clirkit.shards.ShardedIndex`), or to the index of
         :class:`~clirkit.estimator.Resources`; its analyzer becomes the query analyzer (``analyzer_``); returns
         self."""
-        from clirkit.shards import bm25_of
-
         if isinstance(index, Resources):
             return self.fit(index.index(), quiet=index.quiet)
         self.check_params()
         self.index_, self.analyzer_ = index, index.analyzer
-        self.bm25_ = bm25_of(index, k1=self.k1, b=self.b, k3=self.k3, idf=self.idf, precision=self.precision)
+        self.bm25_ = index.bm25(k1=self.k1, b=self.b, k3=self.k3, idf=self.idf, precision=self.precision)
         return self
 
     def inputs(self, resources: Resources) -> dict:
@@ -181,15 +179,13 @@ class _CrossLanguageBM25(_BM25System):
         return ()
 
     def _bind(self, index, table, quiet: bool) -> None:
-        from clirkit.shards import bm25_of
-
         self.check_params()
         check_languages(table, index, self.source_lang)
         self.__dict__.pop("splitter_", None)  # made from the new table when first needed (_tokenize)
         self.index_ = index
         self.analyzer_ = query_analyzer(table, lang=self.source_lang, stopwords=self.source_stopwords, quiet=quiet)
         self.stopterms_ = corpus_stopterms(table, self.source_stopwords_top, quiet=quiet)
-        self.bm25_ = bm25_of(index, k1=self.k1, b=self.b, k3=self.k3, idf=self.idf, precision=self.precision)
+        self.bm25_ = index.bm25(k1=self.k1, b=self.b, k3=self.k3, idf=self.idf, precision=self.precision)
 
     def query_tokens(self, topics: Mapping[str, str], *, quiet: bool = True) -> list[list[str]]:
         """The topics' texts tokenized by the query analyzer, less the corpus stoplist, in topic order.
@@ -408,13 +404,12 @@ class PSQ(_CrossLanguageBM25):
     def _fit_queries(self, index, table, table2, quiet: bool) -> "PSQ":
         """fit with translate = queries: the table (interpolated with ``table2``) pruned once."""
         from clirkit.psq import prepare_table
-        from clirkit.shards import frequent_terms
 
         self._bind(index, table, quiet)
         listed = self.target_stopwords or ()
         if isinstance(listed, str):
             listed = snowball_terms(index.analyzer)
-        frequent = frequent_terms(index, self.target_stopwords_top)
+        frequent = index.most_frequent_terms(self.target_stopwords_top)
         stopwords = set(index.analyzer.stopwords) | set(listed) | set(frequent)
         try:
             self.table_ = prepare_table(table, table2, lam=self.lam, min_prob=self.min_prob_,
@@ -433,8 +428,6 @@ class PSQ(_CrossLanguageBM25):
         before), searched monolingually."""
         from clirkit.decompound import table_splitter
         from clirkit.docpsq import queries_view, translated
-        from clirkit.shards import bm25_of
-
         self.check_params()
         query_side = ["table2"] * (table2 is not None) + self.query_side_only()
         if query_side:
@@ -449,7 +442,7 @@ class PSQ(_CrossLanguageBM25):
         self.analyzer_ = query_analyzer(queries_view(self.index_), stopwords=self.source_stopwords, quiet=quiet)
         self.splitter_ = table_splitter(self.decompound, self.index_.terms.tolist(), self.analyzer_)
         self.bm25_ = (self._language_model(self.index_, texts) if self.scoring_ == "lm" else
-                      bm25_of(self.index_, k1=self.k1, b=self.b, k3=self.k3, idf=self.idf, precision=self.precision))
+                      self.index_.bm25(k1=self.k1, b=self.b, k3=self.k3, idf=self.idf, precision=self.precision))
         return self
 
     def _language_model(self, index, texts):

@@ -75,7 +75,7 @@ def worker(args, folder: Path, name: str) -> dict:
     """Open the index of configuration ``name`` and search all queries ``--repeat`` times; write the run."""
     from clirkit.formats import write_run
     from clirkit.query import StructuredQueries
-    from clirkit.shards import bm25_of, load_index
+    from clirkit.shards import load_index
 
     file, jobs, backend = CONFIGS[name]
     queries = json.loads((folder / "queries.json").read_text())
@@ -101,7 +101,7 @@ def worker(args, folder: Path, name: str) -> dict:
     t0, c0 = time.perf_counter(), _cpu_seconds()
     index = load_index(folder / file, jobs=jobs, backend=backend or "loky", scheduler=client)
     sq = StructuredQueries.from_tokens(qids, queries, index.vocabulary)
-    searcher = bm25_of(index)
+    searcher = index.bm25()
     for _ in range(args.repeat + 1):
         run = searcher.search(sq, depth=1000)
         times.append(time.perf_counter() - t0)

@@ -17,7 +17,7 @@ from clirkit.formats import write_run
 from clirkit.index import Index, most_frequent_terms
 from clirkit.npzio import HEADER_KEY, encode_header
 from clirkit.query import StructuredQueries
-from clirkit.shards import ShardedIndex, bm25_of, frequent_terms, load_index, shard_name
+from clirkit.shards import ShardedIndex, load_index, shard_name
 from clirkit.systems import DT, PSQ
 from clirkit.translation import save_table, train_table
 
@@ -46,7 +46,7 @@ def run_bytes(run, tmp_path, name="run.txt") -> bytes:
 def bm25_run(index, topics, **params):
     tokens = index.analyzer.tokenize_many(list(topics.values()))
     queries = StructuredQueries.from_tokens(list(topics), tokens, index.vocabulary)
-    return bm25_of(index, **params).search(queries, depth=50, tag="BM25")
+    return index.bm25(**params).search(queries, depth=50, tag="BM25")
 
 
 SPLITS = [{"shards": 1}, {"shards": 2}, {"shards": 3}, {"starts": [0, 5, 300]}]
@@ -61,8 +61,8 @@ def test_a_sharded_index_offers_what_the_systems_read_of_an_index_with_its_value
     assert (sharded.n_docs, sharded.n_terms, sharded.avgdl, sharded.analyzer) == (index.n_docs, index.n_terms,
                                                                                     index.avgdl, index.analyzer)
     assert sharded.vocabulary == index.vocabulary and sharded.stats() == index.stats()
-    assert frequent_terms(sharded, 25) == frequent_terms(index, 25) == most_frequent_terms(index, 25)
-    assert isinstance(bm25_of(index), BM25) and type(bm25_of(sharded)).__name__ == "ShardedBM25"
+    assert sharded.most_frequent_terms(25) == index.most_frequent_terms(25) == most_frequent_terms(index, 25)
+    assert isinstance(index.bm25(), BM25) and type(sharded.bm25()).__name__ == "ShardedBM25"
 
 
 @pytest.mark.parametrize("split", SPLITS, ids=["1", "2", "3", "uneven"])

@@ -62,7 +62,6 @@ def _search_translated(args, index, queries) -> int:
     from clirkit.dt import translated_queries
     from clirkit.errors import ClirkitError
     from clirkit.formats import read_queries, write_run
-    from clirkit.shards import bm25_of
 
     translated = read_queries(args.translated, **query_fields(args, lang=index.analyzer.lang))
     missing = [q for q in queries if q not in translated]
@@ -71,7 +70,7 @@ def _search_translated(args, index, queries) -> int:
                            f"queries of {args.queries} (first: {missing[0]})")
     sq = translated_queries({q: translated[q] for q in queries}, index.analyzer, index.vocabulary, quiet=args.quiet)
     bm25 = {k: v for k, v in params_of(args).items() if k in ("k1", "b", "k3", "idf", "precision")}
-    run = bm25_of(index, **bm25).search(sq, depth=args.depth, quiet=args.quiet, tag=args.tag or "DT")
+    run = index.bm25(**bm25).search(sq, depth=args.depth, quiet=args.quiet, tag=args.tag or "DT")
     report_unmatched(list(queries), run, args.quiet)
     write_run(run, args.output)
     return 0
