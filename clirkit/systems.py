@@ -26,6 +26,7 @@ from __future__ import annotations
 from numbers import Integral, Real
 from typing import Mapping, Sequence
 
+from clirkit.bm25 import IDF, IDF_VARIANTS, K1, K3, PRECISIONS, RANGES, B
 from clirkit.constraints import Interval, StrOptions
 from clirkit.errors import ClirkitError
 from clirkit.estimator import DEPTH, Resources, System, drop_excluded
@@ -50,12 +51,20 @@ __all__ = ["BM25Search", "DT", "PSQ", "Boost", "SCS", "Fusion", "Resources", "Sy
 STOPWORDS_TOP = 0  # default size of the corpus-derived stoplists (source terms, target index terms): off
 
 
+def _bm25_range(name: str) -> list:
+    """The constraint of BM25 parameter ``name`` from its range in :data:`clirkit.bm25.RANGES` (stated there
+    once): at least its low bound, at most its high one (if any), None if the range allows it."""
+    low, high, none = RANGES[name]
+    interval = Interval(Real, low, high, closed="left" if high is None else "both")
+    return [None, interval] if none else [interval]
+
+
 _SCORING_CONSTRAINTS = {  # BM25's own parameters: every system of this module has them
-    "k1": [Interval(Real, 0, None, closed="left")],
-    "b": [Interval(Real, 0, 1, closed="both")],
-    "k3": [None, Interval(Real, 0, None, closed="left")],
-    "idf": [StrOptions({"lucene", "rsj", "bm25okapi"})],
-    "precision": [StrOptions({"float64", "float32"})],
+    "k1": _bm25_range("k1"),
+    "b": _bm25_range("b"),
+    "k3": _bm25_range("k3"),
+    "idf": [StrOptions(set(IDF_VARIANTS))],
+    "precision": [StrOptions(set(PRECISIONS))],
 }
 _BM25_CONSTRAINTS = {  # and the query analysis of DT and PSQ
     **_SCORING_CONSTRAINTS,
@@ -73,7 +82,7 @@ class _BM25System(System):
 
     fit_call = "fit(index)"  # named when search is called before fit
 
-    def __init__(self, *, k1: float = 1.2, b: float = 0.75, k3: float | None = None, idf: str = "lucene",
+    def __init__(self, *, k1: float = K1, b: float = B, k3: float | None = K3, idf: str = IDF,
                  precision: str = "float64") -> None:
         self.k1 = k1
         self.b = b
@@ -157,7 +166,7 @@ class _CrossLanguageBM25(_BM25System):
 
     fit_call = "fit(index, table)"
 
-    def __init__(self, *, k1: float = 1.2, b: float = 0.75, k3: float | None = None, idf: str = "lucene",
+    def __init__(self, *, k1: float = K1, b: float = B, k3: float | None = K3, idf: str = IDF,
                  precision: str = "float64", source_lang: str | None = None,
                  source_stopwords: Sequence[str] | None = None, source_stopwords_top: int = STOPWORDS_TOP,
                  decompound: str = "auto") -> None:
@@ -327,7 +336,7 @@ class PSQ(_CrossLanguageBM25):
     }
     default_tag = "PSQ"
 
-    def __init__(self, *, k1: float = 1.2, b: float = 0.75, k3: float | None = None, idf: str = "lucene",
+    def __init__(self, *, k1: float = K1, b: float = B, k3: float | None = K3, idf: str = IDF,
                  precision: str = "float64", source_lang: str | None = None,
                  source_stopwords: Sequence[str] | None = None, source_stopwords_top: int = STOPWORDS_TOP,
                  lam: float = DEFAULT_LAMBDA, min_prob: float | str = "auto", cumulative: float | str = "auto",
