@@ -86,15 +86,18 @@ def open_binary(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
         return
     p = Path(path)
     if not p.exists():
-        raise ClirkitError(f"{p}: no such file")
+        raise ClirkitError(f"{p}: no such file: check the path")
     if p.is_dir():
-        raise ClirkitError(f"{p}: is a directory, expected a file")
+        raise ClirkitError(f"{p}: is a directory, expected a file: check the path (a folder was given where a file "
+                           f"is expected)")
     with open(p, "rb") as raw:
         yield from _decompressed(raw)
 
 
 TO_UTF8 = "; convert the file to UTF-8 (from Latin-1: `iconv -f latin1 -t utf-8 FILE > NEW`)"
 """What to do about a text file that is not UTF-8, ending the messages that say so."""
+FROM_UTF16 = "; convert it to UTF-8: `iconv -f utf-16 -t utf-8 FILE > NEW`"
+"""What to do about a UTF-16 text file, ending the messages that say so."""
 GZIP_ERRORS = (EOFError, gzip.BadGzipFile, zlib.error)  # what a truncated or damaged gzip stream raises
 
 
@@ -105,6 +108,42 @@ def damaged_gzip(name: object, lineno: int | None, exc: BaseException, what: str
     problem = " ".join(str(exc).split()) or type(exc).__name__
     return located(name, lineno, f"cannot read{' ' + what if what else ''}: damaged gzip file ({problem}); get the "
                                  f"file again, or decompress what is left with `gzip -dc` and use that")
+
+
+def _utf16(head: bytes, first: bool) -> bool:
+    """Whether bytes read from a line on look like UTF-16 text: a byte-order mark opening the file (``first``)
+    followed by text that decodes (nearly all of it printable), or NUL bytes in every other byte (the high bytes of
+    Latin letters) and none in the others."""
+    body = head.replace(b"\r", b"").replace(b"\n", b"")
+    if first and body[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        tail = head[2:]  # with its line ends: they are half of a UTF-16 character
+        codec = "utf-16-le" if body[:2] == b"\xff\xfe" else "utf-16-be"
+        text = tail[:len(tail) - len(tail) % 2].decode(codec, errors="replace")
+        return sum(c.isprintable() or c in "\t\r\n" for c in text) >= 0.95 * len(text)
+    for parity in (0, 1):
+        units = head[parity::2]
+        if len(units) >= 2 and units.count(0) >= 0.5 * len(units) and 0 not in head[1 - parity::2]:
+            return True
+    return False
+
+
+def undecodable(head: bytes, start: int, first: bool) -> str:
+    """What is wrong with a line that is not UTF-8 (``head``: its bytes and maybe some that follow; ``start``: its
+    first bad byte; ``first``: the file's first line) and what to do: UTF-16 (convert it), NUL bytes (a binary
+    file?), or another encoding (convert it)."""
+    if _utf16(head, first):
+        return f"the file is UTF-16, not UTF-8 (a byte-order mark or NUL bytes between the letters){FROM_UTF16}"
+    if b"\0" in head:
+        return "NUL bytes: not a UTF-8 text file (is it a binary file?); check the path"
+    return f"invalid UTF-8 (byte {start + 1} of the line){TO_UTF8}"
+
+
+def _more(fh: IO[bytes], raw: bytes) -> bytes:
+    """``raw`` and up to 4 KiB that follow it in ``fh`` (what can be read): a longer look at a bad line."""
+    try:
+        return raw + fh.read(4096)
+    except (*GZIP_ERRORS, OSError):
+        return raw
 
 
 def iter_lines(path: str | os.PathLike[str], *, skip_blank: bool = True) -> Iterator[tuple[int, str]]:
@@ -123,8 +162,9 @@ def iter_lines(path: str | os.PathLike[str], *, skip_blank: bool = True) -> Iter
                 try:
                     text = raw.decode("utf-8")
                 except UnicodeDecodeError as exc:
-                    raise located(name, lineno + 1,
-                                  f"invalid UTF-8 (byte {exc.start + 1} of the line){TO_UTF8}") from None
+                    raise located(name, lineno + 1, undecodable(_more(fh, raw), exc.start, lineno == 0)) from None
+                if lineno == 0 and "\0" in text and _utf16(raw, False):  # UTF-16 of ASCII text is valid UTF-8
+                    raise located(name, 1, undecodable(raw, 0, False))
                 text = text.rstrip("\r\n")
                 for part in text.split("\r") if "\r" in text else (text,):
                     lineno += 1

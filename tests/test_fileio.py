@@ -90,11 +90,60 @@ def test_a_truncated_gzip_is_a_clirkit_error_naming_the_next_line(tmp_path):
         list(iter_lines(path))
 
 
-def test_missing_file_and_directory_are_clirkit_errors(tmp_path):
-    with pytest.raises(ClirkitError, match=rf"^{re.escape(str(tmp_path / 'nope.tsv'))}: no such file$"):
+def test_missing_file_and_directory_are_clirkit_errors_that_say_to_check_the_path(tmp_path):
+    # were "X: no such file" and "X: is a directory, expected a file", with no fix
+    with pytest.raises(ClirkitError) as err:
         list(iter_lines(tmp_path / "nope.tsv"))
-    with pytest.raises(ClirkitError, match="is a directory, expected a file"):
+    assert str(err.value) == f"{tmp_path / 'nope.tsv'}: no such file: check the path"
+    with pytest.raises(ClirkitError) as err:
         list(iter_lines(tmp_path))
+    assert str(err.value) == (f"{tmp_path}: is a directory, expected a file: check the path (a folder was given "
+                              f"where a file is expected)")
+
+
+UTF16 = ("the file is UTF-16, not UTF-8 (a byte-order mark or NUL bytes between the letters); convert it to UTF-8: "
+         "`iconv -f utf-16 -t utf-8 FILE > NEW`")
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-le", "utf-16-be"], ids=["byte-order mark", "LE", "BE"])
+@pytest.mark.parametrize("compress", [False, True], ids=["plain", "gzip"])
+def test_a_utf16_file_is_named_utf16_with_iconv_from_utf16_not_latin1(tmp_path, codec, compress):
+    # was "invalid UTF-8 (byte 1 of the line); convert the file to UTF-8 (from Latin-1: ...)", or, without a
+    # byte-order mark, lines read with a NUL between every two letters
+    data = "".join(line + "\n" for line in LINES).encode(codec)
+    path = tmp_path / "docs.tsv"
+    path.write_bytes(gzip.compress(data) if compress else data)
+    with pytest.raises(ClirkitError) as err:
+        list(iter_lines(path))
+    assert str(err.value) == f"{path}:1: {UTF16}"
+
+
+def test_utf16_met_on_a_later_line_by_its_nul_bytes_is_named_utf16(tmp_path):
+    path = tmp_path / "docs.tsv"
+    path.write_bytes(_bytes(LINES[:1]) + "Gen.1.3\tY dijo Dios: Sea la luz: y fué la luz.\n".encode("utf-16-le"))
+    with pytest.raises(ClirkitError) as err:
+        list(iter_lines(path))
+    assert str(err.value) == f"{path}:2: {UTF16}"
+
+
+def test_binary_bytes_with_nul_are_said_to_be_no_text_file_not_latin1(tmp_path):
+    # was "invalid UTF-8 (byte 1 of the line); convert the file to UTF-8 (from Latin-1: ...)" for an npz, a
+    # picture, random bytes (a byte-order mark followed by garbage is not UTF-16 either)
+    import random
+
+    rng = random.Random(4)
+    for data in (b"PK\x03\x04\x14\x00\x00\x00\x08\x00\xff\x81", b"\xff\xfe\x00" + rng.randbytes(4000)):
+        path = tmp_path / "docs.tsv"
+        path.write_bytes(data)
+        with pytest.raises(ClirkitError) as err:
+            list(iter_lines(path))
+        assert str(err.value) == f"{path}:1: NUL bytes: not a UTF-8 text file (is it a binary file?); check the path"
+
+
+def test_a_nul_in_valid_utf8_text_is_left_to_the_reader_of_the_format(tmp_path):
+    path = tmp_path / "docs.tsv"
+    path.write_bytes(b"Gen.1.1\tEN el\x00 principio\n")
+    assert list(iter_lines(path)) == [(1, "Gen.1.1\tEN el\x00 principio")]
 
 
 def test_dash_reads_stdin_and_is_named_stdin_in_errors(monkeypatch):
