@@ -364,15 +364,20 @@ def test_run_score_ties_keep_file_order_not_docid_or_rank_order(tmp_path):
     assert run.docids.tolist() == ["Gen.1.3", "Gen.1.1", "Gen.1.2"]
 
 
+# were "score 'abc' is not a number", "score 'nan' is not a finite number", "rank 'two' is not an integer": no fix
+SCORE_FIX = "; give each result a finite score such as 12.5 (column 5: qid Q0 docid rank score tag)"
+RANK_FIX = "; give the result's rank as a whole number (1, 2, ...) in column 4"
+
+
 @pytest.mark.parametrize("line, problem", [
     ("401 Q0 Gen.1.2 2 1.0", "expected 6 columns (qid Q0 docid rank score tag), got 5"),
     ("401 Q0 Gen.1.2 2 1.0 bm25 x", "expected 6 columns (qid Q0 docid rank score tag), got 7"),
-    ("401 Q0 Gen.1.2 2 abc bm25", "score 'abc' is not a number"),
-    ("401 Q0 Gen.1.2 2 1_0 bm25", "score '1_0' is not a number"),
-    ("401 Q0 Gen.1.2 2 nan bm25", "score 'nan' is not a finite number"),
-    ("401 Q0 Gen.1.2 2 -inf bm25", "score '-inf' is not a finite number"),
-    ("401 Q0 Gen.1.2 two 1.0 bm25", "rank 'two' is not an integer"),
-    ("401 Q0 Gen.1.2 2.0 1.0 bm25", "rank '2.0' is not an integer"),
+    ("401 Q0 Gen.1.2 2 abc bm25", "score 'abc' is not a number" + SCORE_FIX),
+    ("401 Q0 Gen.1.2 2 1_0 bm25", "score '1_0' is not a number" + SCORE_FIX),
+    ("401 Q0 Gen.1.2 2 nan bm25", "score 'nan' is not a finite number" + SCORE_FIX),
+    ("401 Q0 Gen.1.2 2 -inf bm25", "score '-inf' is not a finite number" + SCORE_FIX),
+    ("401 Q0 Gen.1.2 two 1.0 bm25", "rank 'two' is not an integer" + RANK_FIX),
+    ("401 Q0 Gen.1.2 2.0 1.0 bm25", "rank '2.0' is not an integer" + RANK_FIX),
     ("401 Q0 Gen.1.3 2 1.0 bm25", "docid Gen.1.3 appears twice for query 401 (first at line 1)"),
 ])
 def test_bad_run_line_names_file_line_and_problem(tmp_path, line, problem):
@@ -397,7 +402,7 @@ def test_same_docid_under_two_queries_is_not_a_duplicate(tmp_path):
 
 def test_run_line_numbers_count_skipped_blank_lines(tmp_path):
     path = write_text(tmp_path / "a.run", "401 Q0 D1 1 2 t\n\n\n401 Q0 D2 2 x t\n")
-    assert error_of(read_run, path) == f"{path}:4: score 'x' is not a number"
+    assert error_of(read_run, path) == f"{path}:4: score 'x' is not a number{SCORE_FIX}"
 
 
 def test_empty_run_is_an_error_saying_what_a_run_file_holds(tmp_path):

@@ -172,6 +172,7 @@ def _top_rows(groups: np.ndarray, scores: np.ndarray, depth: int) -> np.ndarray:
 
 
 
+_SCORE = "; give each result a finite score such as 12.5 (column 5: qid Q0 docid rank score tag)"
 _RunColumns = tuple[Coded, Coded, np.ndarray, str]  # (qid codes, ids), (docid codes, ids), scores, tag
 
 
@@ -219,11 +220,12 @@ def _parse_run_checked(name: str, rows: list[tuple[int, str]]) -> _RunColumns:
         except ValueError:
             value = None
         if value is None or "_" in score:
-            raise located(name, lineno, f"score {score[:40]!r} is not a number")
+            raise located(name, lineno, f"score {score[:40]!r} is not a number{_SCORE}")
         if not math.isfinite(value):
-            raise located(name, lineno, f"score {score[:40]!r} is not a finite number")
+            raise located(name, lineno, f"score {score[:40]!r} is not a finite number{_SCORE}")
         if not INT.fullmatch(rank):
-            raise located(name, lineno, f"rank {rank[:40]!r} is not an integer")
+            raise located(name, lineno, f"rank {rank[:40]!r} is not an integer; give the result's rank as a whole "
+                                        f"number (1, 2, ...) in column 4")
         first = where.setdefault((qid, docid), lineno)
         if first != lineno:
             raise located(name, lineno, f"docid {docid} appears twice for query {qid} (first at line {first})")
