@@ -181,6 +181,48 @@ def test_collection_folder_with_other_format_version_is_refused(tmp_path):
         Collection(tmp_path)
 
 
+def test_a_folder_that_is_no_collection_or_a_broken_manifest_says_what_to_do(tmp_path):
+    # were "X/manifest.json: no such file; X is not a clirkit collection folder", "not a valid manifest (Expecting
+    # value: ...)" and "not a clirkit collection manifest", with no fix
+    manifest = tmp_path / "manifest.json"
+    with pytest.raises(ClirkitError) as err:
+        Collection(tmp_path)
+    assert str(err.value) == (f"{manifest}: no such file; {tmp_path} is not a clirkit collection folder: check the "
+                              f"path (a collection folder is made by `clirkit collection`)")
+    remake = "restore the folder's manifest.json, or make the folder again with `clirkit collection`"
+    manifest.write_text('{"format": ', encoding="utf-8")
+    with pytest.raises(ClirkitError) as err:
+        Collection(tmp_path)
+    assert str(err.value) == (f"{manifest}: not a valid manifest (Expecting value: line 1 column 12 (char 11)); "
+                              f"{remake}")
+    manifest.write_text('{"format": "clirkit-irds"}', encoding="utf-8")
+    with pytest.raises(ClirkitError) as err:
+        Collection(tmp_path)
+    assert str(err.value) == (f"{manifest}: not a clirkit collection manifest (a JSON object whose format is "
+                              f"'clirkit-collection'): check the path, or {remake}")
+
+
+def test_a_file_the_manifest_names_missing_says_the_folder_is_incomplete(tmp_path):
+    # was "X: no such file" (from the reader, no fix), and for a books subset "X: no such file (needed by ...)"
+    import shutil
+
+    folder = tmp_path / "c"
+    shutil.copytree(datasets.load().folder, folder)
+    (folder / "qrels.dev.txt.gz").unlink()
+    collection = Collection(folder)
+    assert len(collection.queries("dev")) == collection.counts["dev"]["queries"]  # the other files are read
+    with pytest.raises(ClirkitError) as err:
+        collection.qrels("dev")
+    assert str(err.value) == (f"{folder / 'qrels.dev.txt.gz'}: no such file, named by {folder / 'manifest.json'}: "
+                              f"the collection folder is incomplete; put the file back, or make the folder again "
+                              f"with `clirkit collection`")
+    (folder / "documents.tsv.gz").unlink()
+    (folder / "documents.tsv.gz").mkdir()
+    with pytest.raises(ClirkitError, match=r"documents\.tsv\.gz: a folder, named by .*manifest\.json: the collection "
+                                           r"folder is incomplete; put the file back"):
+        Collection(folder).documents()
+
+
 def test_load_refuses_unknown_collection_split_and_variant():
     assert datasets.names()[:3] == ["nave-en-es", "bible-verse-es-en", "multi30k-de-en"]
     assert {"debian-desc-es-en", "gettext-zh-en", "manpages-ru-en"} <= set(datasets.names())

@@ -17,6 +17,8 @@ from clirkit.run import Qrels
 
 MANIFEST = "manifest.json"
 FORMAT = "clirkit-collection"
+REMAKE = "restore the folder's manifest.json, or make the folder again with `clirkit collection`"
+"""What to do about a collection folder whose manifest cannot be read."""
 VERSION = 1
 
 
@@ -103,13 +105,15 @@ class Collection:
         self.folder = Path(folder)
         path = self.folder / MANIFEST
         if not path.is_file():
-            raise ClirkitError(f"{path}: no such file; {self.folder} is not a clirkit collection folder")
+            raise ClirkitError(f"{path}: no such file; {self.folder} is not a clirkit collection folder: check the "
+                               f"path (a collection folder is made by `clirkit collection`)")
         try:
             manifest = json.loads(path.read_text(encoding="utf-8-sig"))
         except (ValueError, RecursionError, OSError) as exc:  # bad JSON or UTF-8, too deep, huge numbers
-            raise ClirkitError(f"{path}: not a valid manifest ({' '.join(str(exc).split())[:200]})") from None
+            raise ClirkitError(f"{path}: not a valid manifest ({' '.join(str(exc).split())[:200]}); {REMAKE}") from None
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-            raise ClirkitError(f"{path}: not a clirkit collection manifest")
+            raise ClirkitError(f"{path}: not a clirkit collection manifest (a JSON object whose format is "
+                               f"{FORMAT!r}): check the path, or {REMAKE}")
         if not (manifest.get("version") == VERSION and type(manifest.get("version")) is int):
             raise ClirkitError(f"{path}: collection format version {repr(manifest.get('version'))[:40]}, "
                                f"this clirkit reads version {VERSION}; rebuild the collection")
@@ -137,7 +141,8 @@ class Collection:
         if isinstance(entry, dict) and "subset_of" in entry:
             source = (self.folder / entry["subset_of"]).resolve()
             if not source.is_file():
-                raise ClirkitError(f"{source}: no such file (needed by {self.folder / MANIFEST})")
+                raise ClirkitError(f"{source}: no such file, needed by {self.folder / MANIFEST}: the collection "
+                                   f"folder is incomplete; put the file back, or make the folder again")
             # kept uncompressed: a local, quickly rebuilt copy
             target = (cache_dir() / "derived" / self.name / self.variant / file_digest(source) /
                       Path(entry["subset_of"]).name.removesuffix(".gz"))
@@ -145,6 +150,15 @@ class Collection:
                 _derive_subset(source, list(entry["books"]), target)
             return target
         raise ClirkitError(f"{self.folder / MANIFEST}: unreadable file entry {entry!r}")
+
+    def _named(self, path: object) -> Path:
+        """``path``, a file the manifest names, if it is there; else what to do about the incomplete folder."""
+        path = Path(str(path))
+        if not path.is_file():
+            raise ClirkitError(f"{path}: {'a folder' if path.is_dir() else 'no such file'}, named by "
+                               f"{self.folder / MANIFEST}: the collection folder is incomplete; put the file back, "
+                               f"or make the folder again with `clirkit collection`")
+        return path
 
     def _split_file(self, kind: str, split: str) -> Path:
         if split not in self.splits:
@@ -170,7 +184,7 @@ class Collection:
         if split not in self._queries:
             from clirkit.formats import read_queries
 
-            self._queries[split] = read_queries(self._split_file("queries", split), fmt="tsv")
+            self._queries[split] = read_queries(self._named(self._split_file("queries", split)), fmt="tsv")
         return self._queries[split]
 
     def qrels(self, split: str = "test") -> Qrels:
@@ -178,7 +192,7 @@ class Collection:
         if split not in self._qrels:
             from clirkit.formats import read_qrels
 
-            self._qrels[split] = read_qrels(self._split_file("qrels", split))
+            self._qrels[split] = read_qrels(self._named(self._split_file("qrels", split)))
         return self._qrels[split]
 
     def excluded(self, split: str = "test") -> dict[str, set[str]]:
@@ -191,7 +205,7 @@ class Collection:
         if split not in self._excluded:
             from clirkit.formats import read_qrels
 
-            self._excluded[split] = read_qrels(self._split_file("excluded", split))
+            self._excluded[split] = read_qrels(self._named(self._split_file("excluded", split)))
         pairs = self._excluded[split]
         out: dict[str, set[str]] = {}
         for q, d in zip(pairs.qids.tolist(), pairs.docids.tolist()):
@@ -202,7 +216,7 @@ class Collection:
     def _documents(self) -> tuple[list[str], list[str]]:
         from clirkit.formats import read_documents
 
-        return read_documents(self.paths["documents"], fmt="tsv")
+        return read_documents(self._named(self.paths["documents"]), fmt="tsv")
 
     def documents(self) -> tuple[list[str], list[str]]:
         """``(docids, texts)`` of the searched documents, in file order."""
@@ -213,7 +227,7 @@ class Collection:
     def _parallel(self) -> tuple[list[str], list[str], list[str]]:
         from clirkit.datasets.parallel import read_parallel
 
-        return read_parallel(self.paths["parallel"])
+        return read_parallel(self._named(self.paths["parallel"]))
 
     def parallel(self) -> tuple[list[str], list[str]]:
         """``(source_texts, target_texts)``: aligned pairs for translation tables, source = query language."""
