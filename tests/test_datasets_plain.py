@@ -241,6 +241,38 @@ def test_the_collection_verb_writes_the_folder_the_runner_makes(files, tmp_path,
     assert datasets.load(str(tmp_path / "mine")).splits == ["test"]  # replaced as a whole
 
 
+def test_the_collection_verb_says_what_to_do_of_a_split_left_empty(files, tmp_path, capsys, monkeypatch):
+    # was "topics.trec: the split {'dev': 0.001, 'test': 0.999} leaves the dev split empty (24 queries)": the
+    # words of the experiment file's check (clirkit.experiment.spec) now, with what to do
+    work, _ = files
+    monkeypatch.chdir(work)
+    assert main(["collection", "--documents", "docs.tsv", "--queries", "topics.trec", "--qrels", "all.qrels",
+                 "--source-lang", "en", "--target-lang", "es", "--split", "dev=0.001,test=0.999", "-q"]) == 2
+    assert capsys.readouterr().err == ("clirkit: error: topics.trec: the split {dev = 0.001, test = 0.999} leaves the "
+                                       "dev split empty: 0.001 of the 24 queries rounds to none; give dev a larger "
+                                       "fraction (one query is 0.042 of them), or give the dev queries a file of "
+                                       "their own\n")
+
+
+def test_a_missing_file_or_key_of_a_collection_table_says_what_to_give(files, capsys):
+    # were "[collection] qrels: X: no such file" and "[collection] source_lang is missing: the queries' language
+    # (ISO 639-1, e.g. en)", with no fix
+    work, _ = files
+    path = work / "missing.toml"
+    table = 'documents = "docs.tsv"\nqueries = "topics.trec"\nqrels = "nope.qrels"\ntarget_lang = "es"\n'
+    for collection, message in (
+            (table + 'source_lang = "en"', f"[collection] qrels: {work / 'nope.qrels'}: no such file: check the path "
+                                           f"(a relative path is read from {work})"),
+            (table.replace("nope.qrels", "all.qrels"), "[collection] source_lang is missing: give the queries' "
+                                                        "language (ISO 639-1, e.g. en)")):
+        path.write_text(f'measures = ["AP"]\n[collection]\n{collection}\n{SYSTEMS}', encoding="utf-8")
+        assert main(["run", str(path), "-o", str(work / "missing"), "-q"]) == 2
+        assert capsys.readouterr().err == f"clirkit: error: {path}: {message}\n"
+    assert main(["collection", "--documents", str(work / "docs.tsv"), "--queries", str(work / "topics.trec"),
+                 "--qrels", "nope.qrels", "--source-lang", "en", "--target-lang", "es", "-q"]) == 2
+    assert capsys.readouterr().err == "clirkit: error: --qrels: nope.qrels: no such file: check the path\n"
+
+
 def test_the_seeded_split_is_by_query_id_whatever_the_file_order(files, tmp_path):
     work, _ = files
     lines = (work / "topics.tsv").read_text(encoding="utf-8").splitlines(keepends=True)

@@ -92,7 +92,7 @@ class PlainCollection:
                                f"{', '.join(map(label, KEYS))})")
         for key in ("documents", "queries", "qrels", "source_lang", "target_lang"):
             if key not in data:
-                raise ClirkitError(f"{where}{label(key)} is missing: {KEYS[key]}")
+                raise ClirkitError(f"{where}{label(key)} is missing: give {KEYS[key]}")
 
         def path(key: str, value) -> Path:
             if not isinstance(value, (str, os.PathLike)) or not str(value).strip() or "\0" in str(value):
@@ -101,7 +101,8 @@ class PlainCollection:
             if found.is_dir():
                 raise ClirkitError(f"{where}{label(key)}: {found}: is a folder; give a file")
             if not found.is_file():
-                raise ClirkitError(f"{where}{label(key)}: {found}: no such file")
+                relative = f" (a relative path is read from {base})" if found != Path(value) else ""
+                raise ClirkitError(f"{where}{label(key)}: {found}: no such file: check the path{relative}")
             return found
 
         def by_split(key: str):
@@ -241,8 +242,11 @@ class PlainCollection:
         for s, end in zip(self.split, cuts.tolist()):
             members = {ids[i] for i in order[start:end].tolist()}
             if not members:
-                raise ClirkitError(f"{self.queries}: the split {dict(self.split)} leaves the {s} split empty "
-                                   f"({len(ids)} queries)")
+                rule = ", ".join(f"{k} = {f}" for k, f in self.split.items())
+                fraction, n = self.split[s], len(ids)
+                raise ClirkitError(f"{self.queries}: the split {{{rule}}} leaves the {s} split empty: {fraction} of "
+                                   f"the {n} queries rounds to none; give {s} a larger fraction (one query is "
+                                   f"{1 / n:.2g} of them), or give the {s} queries a file of their own")
             chosen[s] = {q: t for q, t in topics.items() if q in members}  # file order in each split
             start = end
         return chosen
