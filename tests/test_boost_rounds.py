@@ -170,7 +170,7 @@ def test_set_up_in_small_slices_equals_set_up_in_one(monkeypatch):
     monkeypatch.setattr(rounds, "_HASH_SLICE", 7)
     sliced = PairBooster(Q, D, t, src_hash=sh, tgt_hash=th, bits=5, rule="exact")
     assert len(whole.pair_keys) > 10 * 7
-    for name in ("pair_keys", "bucket_ids", "bucket_ptr", "Wp", "Wm", "_gain", "_block_max"):
+    for name in ("pair_keys", "bucket_ids", "bucket_ptr", "Wp", "Wm", "_block_max"):
         np.testing.assert_array_equal(getattr(sliced, name), getattr(whole, name))
     keys = whole.pair_keys
     buckets = pair_buckets(sh, th, keys // D.shape[1], keys % D.shape[1], seed=0, bits=5)
@@ -193,8 +193,33 @@ def test_a_round_added_in_small_slices_of_pairs_equals_one_slice(bits, monkeypat
     b = sliced.run(15, quiet=True)
     for name in ("buckets", "alphas", "pair_src", "pair_tgt", "loss"):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
-    for name in ("Wp", "Wm", "_gain", "w"):
+    for name in ("Wp", "Wm", "_block_max", "w"):
         np.testing.assert_array_equal(getattr(sliced, name), getattr(whole, name))
+
+
+@pytest.mark.parametrize("rule", ["exact", "r"])
+@pytest.mark.parametrize("renormalize", [False, True])
+def test_gains_made_on_demand_equal_gains_stored_from_the_start(rule, renormalize, monkeypatch):
+    """Gains made from W+/W- where they are read (the default) choose the same buckets, with the same bits, as
+    every gain stored and kept up to date (as before), also when each round renormalizes the weights (the
+    stored gains are then divided by the sum, which on-demand gains would not reproduce)."""
+    import clirkit.boost.rounds as rounds
+
+    monkeypatch.setattr(rounds, "_BLOCK", 4)
+    if renormalize:
+        monkeypatch.setattr(rounds, "_WSUM_RANGE", (0.999999, 1.000001))
+    Q, D, t, sh, th = random_problem(seed=9)
+    lazy = PairBooster(Q, D, t, src_hash=sh, tgt_hash=th, bits=6, rule=rule)
+    stored = PairBooster(Q, D, t, src_hash=sh, tgt_hash=th, bits=6, rule=rule)
+    gains = np.full(len(stored._block_max) * 4, -np.inf)
+    gains[:len(stored.Wp)] = stored._gains(stored.Wp, stored.Wm)
+    stored._gain = gains
+    a, b = lazy.run(30, quiet=True), stored.run(30, quiet=True)
+    assert (lazy._gain is not None) == renormalize
+    for name in ("buckets", "alphas", "pair_src", "pair_tgt", "loss"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    for name in ("Wp", "Wm", "_block_max", "w"):
+        np.testing.assert_array_equal(getattr(lazy, name), getattr(stored, name))
 
 
 @pytest.mark.parametrize("bits", [24, 5])
@@ -207,7 +232,7 @@ def test_tuples_boosted_again_with_other_weights_take_the_pair_grouping_from_the
     fresh = PairBooster(Q, D, again, src_hash=sh, tgt_hash=th, bits=bits, rule="exact")
     cached = PairBooster(Q, D, again, src_hash=sh, tgt_hash=th, bits=bits, rule="exact", cache=cache)
     assert cached.pair_keys is first.pair_keys and cached.index is first.index
-    for name in ("pair_keys", "bucket_ids", "bucket_ptr", "Wp", "Wm", "_gain", "_block_max"):
+    for name in ("pair_keys", "bucket_ids", "bucket_ptr", "Wp", "Wm", "_block_max"):
         np.testing.assert_array_equal(getattr(cached, name), getattr(fresh, name))
     a, b = fresh.run(12, quiet=True), cached.run(12, quiet=True)
     for name in ("buckets", "alphas", "pair_ptr", "pair_src", "pair_tgt", "loss"):

@@ -46,6 +46,7 @@ _PAIRS_PER_CHUNK = 20_000_000  # pair occurrences per sparse product when comput
 _BLOCK = 2048  # buckets per block of the block-maximum index used by choose()
 _HASH_SLICE = 1 << 22  # pairs (buckets) hashed (scored) at a time during set-up
 _ENTRIES_PER_SLICE = 1 << 20  # product entries hashed and added at a time in a round (bounds its temporaries)
+_WSUM_RANGE = (1e-150, 1e150)  # the weights and statistics are divided by their sum when it leaves this range
 
 
 @dataclass
@@ -237,15 +238,12 @@ class PairBooster:
         del order
         self.pair_keys, self.bucket_ids, self.bucket_ptr = groups.pair_keys, groups.bucket_ids, groups.bucket_ptr
         self.index = groups.index
-        nb = len(self.bucket_ids)
         self.wsum = 1.0  # true weights / statistics = stored ones / wsum
-        n_blocks = -(-nb // _BLOCK)
-        self._gain = np.full(n_blocks * _BLOCK, -np.inf)
-        for a in range(0, nb, _HASH_SLICE):  # in slices: _gains makes several temporaries
-            b = min(a + _HASH_SLICE, nb)
-            self._gain[a:b] = self._gains(self.Wp[a:b], self.Wm[a:b])
-        self._block_max = self._gain.reshape(n_blocks, _BLOCK).max(axis=1)
-        self._block_stale = np.zeros(n_blocks, dtype=bool)
+        # a bucket's gain is computed from its W+/W- where it is read (8 bytes a bucket less); stored only after a
+        # renormalization (see update), where the stored gains divided by the sum are not the sums' gains
+        self._gain: np.ndarray | None = None
+        self._block_max = self._gain_maxima()
+        self._block_stale = np.zeros(len(self._block_max), dtype=bool)
 
     def _bucket_order(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The pairs grouped by bucket: ``(order, ptr, bucket_ids)``.
@@ -414,6 +412,28 @@ class PairBooster:
             return (np.sqrt(wp) - np.sqrt(wm)) ** 2
         return np.abs(wp - wm)
 
+    def _bucket_gains(self, a: int, b: int) -> np.ndarray:
+        """Gains of compact buckets ``a:b`` (stored units): the stored ones after a renormalization, else made
+        from W+ and W- (the same values: each is made by the same element-wise operations)."""
+        if self._gain is not None:
+            return self._gain[a:b]
+        return self._gains(self.Wp[a:b], self.Wm[a:b])
+
+    def _gain_maxima(self) -> np.ndarray:
+        """The maximum gain of each block of ``_BLOCK`` buckets (the last one padded with -inf), a slice at a
+        time (``_gains`` makes several temporaries)."""
+        nb = len(self.Wp)
+        n_blocks = -(-nb // _BLOCK)
+        out = np.empty(n_blocks)
+        step = max(1, _HASH_SLICE // _BLOCK)
+        for c in range(0, n_blocks, step):
+            d = min(c + step, n_blocks)
+            gains = np.full((d - c) * _BLOCK, -np.inf)
+            a, b = c * _BLOCK, min(d * _BLOCK, nb)
+            gains[:b - a] = self._bucket_gains(a, b)
+            out[c:d] = gains.reshape(d - c, _BLOCK).max(axis=1)
+        return out
+
     @property
     def weights(self) -> np.ndarray:
         """Normalized tuple weights w_t (sum 1)."""
@@ -431,9 +451,11 @@ class PairBooster:
             block = int(np.argmax(self._block_max))
             if not self._block_stale[block]:
                 break
-            self._block_max[block] = self._gain[block * _BLOCK:(block + 1) * _BLOCK].max()
+            self._block_max[block] = self._bucket_gains(block * _BLOCK, (block + 1) * _BLOCK).max()
             self._block_stale[block] = False
-        k = block * _BLOCK + int(np.argmax(self._gain[block * _BLOCK:(block + 1) * _BLOCK]))
+        gains = self._bucket_gains(block * _BLOCK, (block + 1) * _BLOCK)
+        j = int(np.argmax(gains))
+        k = block * _BLOCK + j
         wp = max(float(self.Wp[k]), 0.0) / self.wsum
         wm = max(float(self.Wm[k]), 0.0) / self.wsum
         if self.rule == "exact":
@@ -441,7 +463,7 @@ class PairBooster:
         else:
             rk = float(np.clip(wp - wm, -1.0 + self.eps, 1.0 - self.eps))
             alpha = 0.5 * np.log((1.0 + rk) / (1.0 - rk))
-        return k, float(alpha), float(self._gain[k] / self.wsum)
+        return k, float(alpha), float(gains[j] / self.wsum)
 
     def pairs_of(self, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Source and target ids of the training pairs in compact bucket ``k``."""
@@ -488,7 +510,13 @@ class PairBooster:
         z = float(self.w.sum())
         self.loss *= z / self.wsum
         self.wsum = z
-        if not 1e-150 < z < 1e150:
+        if not _WSUM_RANGE[0] < z < _WSUM_RANGE[1]:
+            if self._gain is None:  # the gains divided by z, as they were before the gains were made on demand
+                nb = len(self.Wp)
+                self._gain = np.full(len(self._block_max) * _BLOCK, -np.inf)
+                for a in range(0, nb, _HASH_SLICE):
+                    b = min(a + _HASH_SLICE, nb)
+                    self._gain[a:b] = self._gains(self.Wp[a:b], self.Wm[a:b])
             self.w /= z
             self.Wp /= z
             self.Wm /= z
@@ -499,11 +527,13 @@ class PairBooster:
     def _add(self, src: np.ndarray, tgt: np.ndarray, vals: np.ndarray, is_plus: np.ndarray) -> None:
         """Add the product entries to W+ and W- (in order) and refresh their buckets' gains and blocks."""
         cb = self._compact_buckets(src, tgt)
+        before = self._gains(self.Wp[cb], self.Wm[cb]) if self._gain is None else self._gain[cb]
         np.add.at(self.Wp, cb[is_plus], vals[is_plus])
         np.add.at(self.Wm, cb[~is_plus], vals[~is_plus])
         gain = self._gains(self.Wp[cb], self.Wm[cb])
-        dropped = gain < self._gain[cb]
-        self._gain[cb] = gain
+        dropped = gain < before
+        if self._gain is not None:
+            self._gain[cb] = gain
         self._block_stale[cb[dropped] // _BLOCK] = True
         np.maximum.at(self._block_max, cb // _BLOCK, gain)
 
