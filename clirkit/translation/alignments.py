@@ -81,7 +81,8 @@ def read_links(path: str | os.PathLike[str], source_lengths: np.ndarray, target_
                 if not _LINK.fullmatch(t):
                     shown = t if len(t) <= 30 else t[:27] + "..."
                     raise ClirkitError(f"{name}:{k + 1}: {shown!r} is not a link 'i-j' (Pharaoh format: the "
-                                       f"0-based indices of a source and a target token)")
+                                       f"0-based indices of a source and a target token, e.g. 0-1); give the "
+                                       f"aligner's output (fast_align's, eflomal's) as the alignments file")
     numbers = np.array(joined.replace("-", " ").split(), dtype=np.int64).reshape(-1, 2)
     line = np.repeat(np.arange(n, dtype=np.int64), per_line)
     i, j = numbers[:, 0], numbers[:, 1]
@@ -99,14 +100,15 @@ def read_links(path: str | os.PathLike[str], source_lengths: np.ndarray, target_
     repeats = np.flatnonzero(keys[order][1:] == keys[order][:-1])
     if len(repeats):
         k = int(order[1:][repeats].min())
-        raise ClirkitError(f"{name}:{line[k] + 1}: link {i[k]}-{j[k]} given twice")
+        raise ClirkitError(f"{name}:{line[k] + 1}: link {i[k]}-{j[k]} given twice: remove the repeated link")
     return line, i, j
 
 
 def _count_error(first: tuple[str, int], second: tuple[str, int]) -> None:
     (longer, n_long), (shorter, n_short) = sorted((first, second), key=lambda x: -x[1])
     raise ClirkitError(f"{longer}:{n_short + 1}: {shorter} has only {n_short} lines: the source, the target and "
-                       f"the alignments must have one line per sentence pair")
+                       f"the alignments must have one line per sentence pair; give the three files of one corpus "
+                       f"(an empty sentence as an empty line)")
 
 
 def table_from_alignments(source: str | os.PathLike[str], target: str | os.PathLike[str],
@@ -131,7 +133,7 @@ def table_from_alignments(source: str | os.PathLike[str], target: str | os.PathL
     if len(src_tokens) != len(tgt_tokens):
         _count_error((names[0], len(src_tokens)), (names[1], len(tgt_tokens)))
     if not src_tokens:
-        raise ClirkitError(f"{names[0]}: empty parallel corpus")
+        raise ClirkitError(f"{names[0]}: empty parallel corpus: check the path (one sentence a line)")
     n = len(src_tokens)
     src_len = np.fromiter(map(len, src_tokens), dtype=np.int64, count=n)
     tgt_len = np.fromiter(map(len, tgt_tokens), dtype=np.int64, count=n)
@@ -161,5 +163,7 @@ def table_from_alignments(source: str | os.PathLike[str], target: str | os.PathL
               "n_source_tokens_unaligned": n_unaligned[1 if reverse else 0],
               "n_target_tokens_unaligned": n_unaligned[0 if reverse else 1]}
     if terms.nnz == 0:
-        raise ClirkitError(f"{names[2]}: no link between two words with terms ({len(line)} links read)")
+        raise ClirkitError(f"{names[2]}: no link between two words with terms ({len(line)} links read): check that "
+                           f"the alignments belong to these files and that the languages are theirs (stopwords "
+                           f"and stems are chosen by language)")
     return TranslationTable(f_vocab, e_vocab, normalize_rows(terms), params)

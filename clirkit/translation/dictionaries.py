@@ -44,7 +44,7 @@ from typing import Iterable, Iterator
 import numpy as np
 import scipy.sparse as sp
 
-from clirkit.errors import FIX_SURROGATE, ClirkitError
+from clirkit.errors import FIX_SURROGATE, REMOVE_NUL, ClirkitError
 from clirkit.fileio import GZIP_ERRORS, damaged_gzip, display_name, iter_lines
 from clirkit.translation.table import TableFormatError, TranslationTable
 
@@ -80,7 +80,7 @@ def check_words(name: str, lineno: int | None, *words: str) -> None:
     for word in words:
         problem = None
         if "\0" in word:
-            problem = f"{word[:50]!r} contains a NUL character"
+            problem = f"{word[:50]!r} contains a NUL character; {REMOVE_NUL}"
         elif len(word) > MAX_WORD_LENGTH:
             problem = (f"an entry of {len(word):,} characters (at most {MAX_WORD_LENGTH:,}); check the line: an "
                        f"entry is a word or a short phrase (is a line break missing?)")
