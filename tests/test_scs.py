@@ -146,6 +146,32 @@ def test_word_vector_file_is_read_with_or_without_word2vec_header(tmp_path):
         read_word_vectors(path, 3)
 
 
+@pytest.mark.parametrize("text, where, problem", [
+    ("luz 0.1 0.2\n", ":1", "expected a word and 3 numbers, got 3 fields (the model's --dim is 3); give vectors of "
+                            "--dim numbers, or set --dim to the vectors' size (word v1 ... v_dim, separated by single "
+                            "spaces)"),
+    (" 0.1 0.2 0.3\n", ":1", "empty word (the line starts with a space); remove the space, or give the line its word"),
+    ("luz\x00 0.1 0.2 0.3\n", ":1", "word 'luz\\x00' contains a NUL character; remove the NUL bytes (is it a binary "
+                                    "file?)"),
+    ("l" * 1001 + " 0.1 0.2 0.3\n", ":1", "word of 1,001 characters (at most 1,000); check the line: a word is short "
+                                         "(is a line break missing?)"),
+    ("luz 0.1 x 0.3\n", ":1", "vector component 'x' is not a number; give the word, then 3 numbers such as 0.25"),
+    ("luz 0.1 0.2 0.3\nluz 1 2 3\n", ":2", "word 'luz' already given on line 1; give each word one vector (remove "
+                                          "one of the two lines)"),
+    ("luz 0.1 nan 0.3\n", ":1", "the vector of 'luz' holds inf or nan; give finite numbers (make or export the "
+                               "vectors again)"),
+    ("2 3\n", "", "no word vectors in the file: check the path (word2vec or GloVe text: a word and its 3 numbers a "
+                  "line)"),
+])
+def test_a_bad_word_vector_file_says_where_what_and_what_to_do(tmp_path, text, where, problem):
+    # said no fix before (the fields, the empty word, the NUL, the length, the repeat, the value, an empty file)
+    path = tmp_path / "vec.txt"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ClirkitError) as err:
+        read_word_vectors(path, 3)
+    assert str(err.value) == f"{path}{where}: {problem}"
+
+
 # gradients --------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("loss, eps", [("sosl", 1.0), ("sosl", 0.0), ("mse", 1.0), ("mse", 0.3),

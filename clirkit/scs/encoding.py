@@ -14,7 +14,7 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from clirkit.errors import ClirkitError, located
+from clirkit.errors import REMOVE_NUL, ClirkitError, located
 from clirkit.fileio import display_name, iter_lines
 from clirkit.scs import compiled
 
@@ -56,6 +56,14 @@ def averaging_matrix(token_lists: Sequence[Sequence[str]], vocabulary: np.ndarra
     return matrix
 
 
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def read_word_vectors(path: str | os.PathLike[str], dim: int) -> tuple[np.ndarray, np.ndarray]:
     """Read a word-vector text file: lines ``word v1 ... v_dim`` (word2vec/GloVe text).
 
@@ -81,30 +89,38 @@ def read_word_vectors(path: str | os.PathLike[str], dim: int) -> tuple[np.ndarra
         first = False
         if len(parts) != dim + 1:
             raise located(name, lineno, f"expected a word and {dim} numbers, got {len(parts)} fields "
-                                        f"(the model's --dim is {dim})")
+                                        f"(the model's --dim is {dim}); give vectors of --dim numbers, or set "
+                                        f"--dim to the vectors' size (word v1 ... v_dim, separated by single spaces)")
         word = parts[0]
         if not word:
-            raise located(name, lineno, "empty word (the line starts with a space)")
+            raise located(name, lineno, "empty word (the line starts with a space); remove the space, or give the "
+                                        "line its word")
         if "\0" in word:
-            raise located(name, lineno, f"word {word[:50]!r} contains a NUL character")
+            raise located(name, lineno, f"word {word[:50]!r} contains a NUL character; {REMOVE_NUL}")
         if len(word) > MAX_WORD_LENGTH:
-            raise located(name, lineno, f"word of {len(word):,} characters (at most {MAX_WORD_LENGTH:,})")
+            raise located(name, lineno, f"word of {len(word):,} characters (at most {MAX_WORD_LENGTH:,}); check the "
+                                        f"line: a word is short (is a line break missing?)")
         try:
             values = [float(x) for x in parts[1:]]
         except ValueError:
-            raise located(name, lineno, "a vector component is not a number") from None
+            bad = next(x for x in parts[1:] if not _is_number(x))
+            raise located(name, lineno, f"vector component {bad[:40]!r} is not a number; give the word, then "
+                                        f"{dim} numbers such as 0.25") from None
         if parts[0] in seen:
-            raise located(name, lineno, f"word {parts[0]!r} already given on line {seen[parts[0]]}")
+            raise located(name, lineno, f"word {parts[0]!r} already given on line {seen[parts[0]]}; give each word "
+                                        f"one vector (remove one of the two lines)")
         seen[parts[0]] = lineno
         lines.append(lineno)
         words.append(parts[0])
         rows.append(values)
     if not words:
-        raise ClirkitError(f"{name}: no word vectors in the file")
+        raise ClirkitError(f"{name}: no word vectors in the file: check the path (word2vec or GloVe text: a word "
+                           f"and its {dim} numbers a line)")
     vectors = np.asarray(rows, dtype=np.float64)
     if not np.all(np.isfinite(vectors)):
         row = int(np.flatnonzero(~np.isfinite(vectors).all(axis=1))[0])
-        raise located(name, lines[row], f"the vector of {words[row]!r} holds inf or nan")
+        raise located(name, lines[row], f"the vector of {words[row]!r} holds inf or nan; give finite numbers (make "
+                                        f"or export the vectors again)")
     return np.asarray(words, dtype=str), vectors
 
 
