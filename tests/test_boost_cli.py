@@ -1,6 +1,8 @@
 """``clirkit boost-train``, ``boost-rank`` and ``boost-show`` end to end on small real verses."""
 from __future__ import annotations
 
+import pytest
+
 from clirkit.cli import main
 from clirkit.formats import read_run
 
@@ -154,3 +156,40 @@ def test_extra_tuples_file_and_base_run_errors(tmp_path, capsys):
     assert main(["boost-train", *common, "--parallel-weight", "2", "-o", str(tmp_path / "n.npz")]) == 2
     assert "--parallel-weight weighs" in capsys.readouterr().err
     assert not (tmp_path / "n.npz").exists()
+
+
+LAYOUT = "give one tuple a line: query text TAB document id TAB grade"
+GRADES = "; give an integer grade (0: not relevant; 1, 2, ...: relevant)"
+
+
+@pytest.mark.parametrize("lines, problem", [
+    (["light\tGen.1.4"], ":1: expected 3 tab-separated fields 'query text, document id, grade', got 2; " + LAYOUT),
+    (["\tGen.1.4\t1"], ":1: empty query text or document id; " + LAYOUT),
+    (["light\tNowhere.1.1\t1"], ":1: document id 'Nowhere.1.1' is not among the documents; give the id of one of the "
+                                "training documents (are these tuples of another collection?)"),
+    (["light\tGen.1.4\ttwo"], ":1: grade 'two' is not an integer" + GRADES),
+    (["light\tGen.1.4\t5000"], ":1: grade 5000 is out of range (-1000..1000)" + GRADES),
+    (["light\tGen.1.4\t1", "darkness\tGen.1.3\t1", "light\tGen.1.4\t2"],
+     ":3: query and document 'Gen.1.4' already judged on line 1; keep one of the two lines"),
+    ([], ": no (query text, document id, grade) line: check the path (" + LAYOUT + ")"),
+])
+def test_a_bad_extra_tuples_file_says_where_what_and_what_to_do(tmp_path, capsys, lines, problem):
+    # said no fix before: the fields, an empty field, an unknown document, the grade, a repeat, an empty file
+    q, qrels, docs = write_files(tmp_path)
+    extra = tmp_path / "extra.tsv"
+    extra.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    assert main(["boost-train", "--queries", q, "--qrels", qrels, "--documents", docs, "--extra-tuples", str(extra),
+                 "--rounds", "2", "--bits", "12", "-o", str(tmp_path / "m.npz"), "-q"]) == 2
+    assert capsys.readouterr().err == f"clirkit: error: {extra}{problem}\n"
+    assert not (tmp_path / "m.npz").exists()
+
+
+def test_parallel_tuples_on_a_collection_whose_documents_are_no_corpus_side_say_to_leave_them_out():
+    from clirkit.boost.parallel import known_item_queries
+    from clirkit.errors import ClirkitError
+
+    with pytest.raises(ClirkitError) as err:  # said no fix
+        known_item_queries(["light"], ["p1"], list(DOCS))
+    assert str(err.value) == ("no parallel pair is aligned to a document of the collection (known-item tuples need "
+                              "documents that are the corpus's target side); leave out --parallel-tuples for this "
+                              "collection")

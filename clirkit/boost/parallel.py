@@ -41,10 +41,15 @@ def known_item_queries(source_texts: Sequence[str], pair_ids: Sequence[str], doc
             and (text_of is None or target_texts is None or text_of[pid].strip() == target_texts[i].strip())]
     if not keep:
         raise ClirkitError("no parallel pair is aligned to a document of the collection "
-                           "(known-item tuples need documents that are the corpus's target side)")
+                           "(known-item tuples need documents that are the corpus's target side); leave out "
+                           "--parallel-tuples for this collection")
     queries = {prefix + pair_ids[i]: source_texts[i] for i in keep}
     ids = [pair_ids[i] for i in keep]
     return queries, Qrels([prefix + d for d in ids], ids, [grade] * len(ids))
+
+
+_LAYOUT = "give one tuple a line: query text TAB document id TAB grade"
+_GRADES = "; give an integer grade (0: not relevant; 1, 2, ...: relevant)"
 
 
 def read_triples(path: str, known: Container[str] | None = None) -> tuple[dict[str, str], Qrels]:
@@ -61,34 +66,36 @@ def read_triples(path: str, known: Container[str] | None = None) -> tuple[dict[s
     queries: dict[str, str] = {}
     qid_of: dict[str, str] = {}
     qids, dids, grades = [], [], []
-    seen: set[tuple[str, str]] = set()
+    first: dict[tuple[str, str], int] = {}  # the line of each (query, document) judged
     for lineno, line in iter_lines(path):
         if not line.strip():
             continue
         fields = line.split("\t")
         if len(fields) != 3:
             raise ClirkitError(f"{path}:{lineno}: expected 3 tab-separated fields 'query text, document id, "
-                               f"grade', got {len(fields)}")
+                               f"grade', got {len(fields)}; {_LAYOUT}")
         text, docid, grade = fields[0].strip(), fields[1].strip(), fields[2].strip()
         if not text or not docid:
-            raise ClirkitError(f"{path}:{lineno}: empty query text or document id")
+            raise ClirkitError(f"{path}:{lineno}: empty query text or document id; {_LAYOUT}")
         check_id(path, lineno, docid, "document id")
         if known is not None and docid not in known:
-            raise ClirkitError(f"{path}:{lineno}: document id {docid!r} is not among the documents")
+            raise ClirkitError(f"{path}:{lineno}: document id {docid!r} is not among the documents; give the id of "
+                               f"one of the training documents (are these tuples of another collection?)")
         try:
             g = int(grade)
         except ValueError:
-            raise ClirkitError(f"{path}:{lineno}: grade {grade[:40]!r} is not an integer") from None
+            raise ClirkitError(f"{path}:{lineno}: grade {grade[:40]!r} is not an integer{_GRADES}") from None
         if not -1000 <= g <= 1000:
-            raise ClirkitError(f"{path}:{lineno}: grade {g} is out of range (-1000..1000)")
+            raise ClirkitError(f"{path}:{lineno}: grade {g} is out of range (-1000..1000){_GRADES}")
         qid = qid_of.setdefault(text, f"triples:{lineno}")
         queries[qid] = text
-        if (qid, docid) in seen:
-            raise ClirkitError(f"{path}:{lineno}: query and document {docid!r} already judged on an earlier line")
-        seen.add((qid, docid))
+        if (qid, docid) in first:
+            raise ClirkitError(f"{path}:{lineno}: query and document {docid!r} already judged on line "
+                               f"{first[(qid, docid)]}; keep one of the two lines")
+        first[(qid, docid)] = lineno
         qids.append(qid), dids.append(docid), grades.append(g)
     if not qids:
-        raise ClirkitError(f"{path}: no (query text, document id, grade) line")
+        raise ClirkitError(f"{path}: no (query text, document id, grade) line: check the path ({_LAYOUT})")
     return queries, Qrels(qids, dids, grades)
 
 
