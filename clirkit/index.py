@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from clirkit.analysis import Analyzer
-from clirkit.errors import ClirkitError, located
+from clirkit.errors import ClirkitError, repeated_id
 from clirkit.npzio import (
     Corrupt,
     check_csr_rows,
@@ -125,7 +125,8 @@ class Index:
 
         With ``source`` (the name of the file they were read from), ``documents`` are ``(lineno, docid,
         text)`` records and a repeated docid is the error ``SOURCE:LINE: document id X appears twice (first
-        at line N)``, LINE being the second occurrence; without it, the error gives the documents' positions.
+        at line N): give each document its own id, ...``, LINE being the second occurrence; without it, the error
+        gives the documents' positions.
         """
         from clirkit.progress import counter
 
@@ -324,8 +325,7 @@ class _Builder:
         second, first = int(doc_order[at]), int(doc_order[at - 1])
         docid = str(self.docids[second])
         if self.source is not None and len(self.lines) == len(self.docids):
-            raise located(self.source, self.lines[second],
-                          f"document id {docid} appears twice (first at line {self.lines[first]})")
+            raise repeated_id(self.source, self.lines[second], "document id", docid, self.lines[first], "document")
         raise ClirkitError(f"document id {docid!r} appears more than once (documents {first + 1} and {second + 1} "
                            f"in input order): give each document its own id, or remove the repeated document")
 

@@ -283,7 +283,8 @@ def test_a_repeated_docid_names_the_file_and_the_line_of_its_second_occurrence(t
                     "Gen.1.2\tY vió Dios\nGen.1.1\tY llamó Dios\n", encoding="utf-8")
     assert main(["index", str(docs), "-o", str(tmp_path / "ix.npz"), "--lang", "es", "-q"]) == 2
     assert capsys.readouterr().err == (f"clirkit: error: {docs}:5: document id Gen.1.2 appears twice "
-                                       f"(first at line 3)\n")
+                                       f"(first at line 3): give each document its own id, or remove the repeated "
+                                       f"document\n")  # it said no fix
     assert not (tmp_path / "ix.npz").exists()
 
 

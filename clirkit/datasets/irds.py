@@ -273,7 +273,7 @@ class IrdsCollection:
             def make() -> dict[str, str]:
                 out: dict[str, str] = {}
                 for n, q in enumerate(dataset.queries_iter(), 1):
-                    qid = check_id(where, n, _text(where, n, q[id_pos], id_key), id_key)
+                    qid = check_id(where, n, _id(where, n, q[id_pos], id_key), id_key)
                     if qid in out:
                         raise located(where, n, f"query id {qid} appears twice")
                     out[qid] = join_text([_text(where, n, q[i], k) for i, k in zip(text_pos, text_keys)])
@@ -336,7 +336,7 @@ class IrdsCollection:
                 first: dict[str, int] = {}
                 single = text_pos[0] if len(text_pos) == 1 else None
                 for n, doc in enumerate(self._docs.docs_iter(), 1):
-                    docid = check_id(where, n, _text(where, n, doc[id_pos], id_key), id_key)
+                    docid = check_id(where, n, _id(where, n, doc[id_pos], id_key), id_key)
                     if first.setdefault(docid, n) != n:
                         raise located(where, n, f"document id {docid} appears twice (first at {first[docid]})")
                     if single is not None:
@@ -393,6 +393,17 @@ class IrdsCollection:
                     out.write(text)
             self._folder = folder
         return self._folder
+
+
+def _id(where: str, n: int, value: object, key: str) -> str:
+    """The id in field ``key`` of record ``n``, as text; one with whitespace is refused with what to do (the user
+    cannot correct the dataset's ids in place)."""
+    text = _text(where, n, value, key)
+    if re.search(r"\s", text):
+        raise located(where, n, f"{key} {text[:50]!r} contains whitespace: runs and qrels separate their columns by "
+                                f"whitespace, so an id is one token; export the dataset with the spaces of its ids "
+                                f"replaced (e.g. by '_') and make a collection of those files (`clirkit collection`)")
+    return text
 
 
 def _text(where: str, n: int, value: object, key: str) -> str:
