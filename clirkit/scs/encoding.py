@@ -56,12 +56,15 @@ def averaging_matrix(token_lists: Sequence[Sequence[str]], vocabulary: np.ndarra
     return matrix
 
 
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+def _leading_numbers(texts: list[str]) -> list[float]:
+    """The numbers that ``texts`` start with, up to the first text that is not one."""
+    out: list[float] = []
+    for text in texts:
+        try:
+            out.append(float(text))
+        except ValueError:
+            break
+    return out
 
 
 def read_word_vectors(path: str | os.PathLike[str], dim: int) -> tuple[np.ndarray, np.ndarray]:
@@ -103,7 +106,7 @@ def read_word_vectors(path: str | os.PathLike[str], dim: int) -> tuple[np.ndarra
         try:
             values = [float(x) for x in parts[1:]]
         except ValueError:
-            bad = next(x for x in parts[1:] if not _is_number(x))
+            bad = parts[1 + len(_leading_numbers(parts[1:]))]
             raise located(name, lineno, f"vector component {bad[:40]!r} is not a number; give the word, then "
                                         f"{dim} numbers such as 0.25") from None
         if parts[0] in seen:
