@@ -276,3 +276,15 @@ def test_early_stopping_keeps_the_best_dev_round():
     assert res.best_round == 2
     assert res.eval_rounds.tolist() == [1, 2, 3, 4]
     assert res.truncated(res.best_round).alphas.tolist() == res.alphas[:2].tolist()
+
+
+def test_source_ids_of_any_slice_of_pairs_listed_source_after_source():
+    """``_sources(src_ptr, a, b)`` equals the slice ``a:b`` of every pair's source id, empty sources included."""
+    from clirkit.boost.rounds import _sources
+
+    counts = np.array([0, 3, 0, 0, 1, 2, 0, 5, 0])
+    src_ptr = np.concatenate(([0], np.cumsum(counts)))
+    every = np.repeat(np.arange(len(counts)), counts)
+    for a in range(len(every) + 1):
+        for b in range(a, len(every) + 1):
+            np.testing.assert_array_equal(_sources(src_ptr, a, b), every[a:b])

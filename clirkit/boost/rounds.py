@@ -118,6 +118,14 @@ def _concatenated(parts: list, dtype) -> np.ndarray:
     return out
 
 
+def _sources(src_ptr: np.ndarray, a: int, b: int) -> np.ndarray:
+    """Source ids (int64) of the pairs ``a:b`` of pairs listed source after source, source ``s`` holding the pairs
+    ``src_ptr[s]:src_ptr[s + 1]``."""
+    s0 = int(np.searchsorted(src_ptr, a, side="right")) - 1
+    s1 = int(np.searchsorted(src_ptr, b, side="left"))
+    return np.repeat(np.arange(s0, s1, dtype=np.int64), np.diff(np.clip(src_ptr[s0:s1 + 1], a, b)))
+
+
 def _segment_sums(values: np.ndarray, order: np.ndarray, ptr: np.ndarray) -> np.ndarray:
     """``np.add.reduceat(values[order], ptr[:-1])``, a slice of segments at a time (the same sums: each
     segment is reduced on its own), so that ``values[order]`` is never made whole."""
@@ -215,11 +223,11 @@ class PairBooster:
         self.src_hash, self.tgt_hash = src_hash, tgt_hash
         self.hash_seed, self.bits = hash_seed, bits
         # each array is freed as soon as what it makes is made (the standalone bigram model has ~10^8 pairs)
-        keys, wp, wm = self._pair_stats(np.arange(self.n), self.w)
-        digest = self._digest(keys) if cache is not None else None
+        src_ptr, tgt, wp, wm = self._pair_stats(np.arange(self.n), self.w)
+        digest = self._digest(src_ptr, tgt) if cache is not None else None
         groups = cache.get(digest) if cache is not None else None
         if groups is None:
-            order, ptr, bucket_ids = self._bucket_order(keys)
+            order, ptr, bucket_ids = self._bucket_order(src_ptr, tgt)
         else:
             order, ptr = groups.order, groups.bucket_ptr
         self.Wp = _segment_sums(wp, order, ptr)
@@ -227,10 +235,8 @@ class PairBooster:
         self.Wm = _segment_sums(wm, order, ptr)
         del wm
         if groups is None:
-            pair_keys = np.empty(len(keys), dtype=np.int64)
-            for a in range(0, len(keys), _HASH_SLICE):
-                pair_keys[a:a + _HASH_SLICE] = keys[order[a:a + _HASH_SLICE]]
-            del keys
+            pair_keys = self._keys_in_bucket_order(src_ptr, tgt, order)
+            del tgt
             groups = PairGroups(pair_keys, bucket_ids, ptr, BucketIndex(bucket_ids, bits),
                                 order if cache is not None else None)
             if cache is not None:
@@ -245,23 +251,24 @@ class PairBooster:
         self._block_max = self._gain_maxima()
         self._block_stale = np.zeros(len(self._block_max), dtype=bool)
 
-    def _bucket_order(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The pairs grouped by bucket: ``(order, ptr, bucket_ids)``.
+    def _bucket_order(self, src_ptr: np.ndarray, tgt: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The pairs ``(src_ptr, tgt)`` (as :meth:`_pair_stats` lists them: in key order) grouped by bucket:
+        ``(order, ptr, bucket_ids)``.
 
         ``keys[order]`` lists the pairs bucket after bucket (ascending bucket ids, key order within a bucket:
         the keys are sorted and one sort of ``(bucket << 32) | position`` orders both), bucket ``k`` holding
         ``order[ptr[k]:ptr[k + 1]]``. ``order`` and ``ptr`` are int32 when they fit, ``bucket_ids`` uint32
         (``bits <= 32``). Hashed and split in slices, so the temporaries stay small.
         """
-        n = len(keys)
+        n = len(tgt)
         packed = np.empty(n, dtype=np.uint64)
         for a in range(0, n, _HASH_SLICE):
-            part = keys[a:a + _HASH_SLICE]
-            out = packed[a:a + len(part)]
-            out[:] = pair_buckets(self.src_hash, self.tgt_hash, part // self.T, part % self.T,
+            b = min(a + _HASH_SLICE, n)
+            out = packed[a:b]
+            out[:] = pair_buckets(self.src_hash, self.tgt_hash, _sources(src_ptr, a, b), tgt[a:b],
                                   seed=self.hash_seed, bits=self.bits)
             out <<= np.uint64(32)
-            out |= np.arange(a, a + len(part), dtype=np.uint64)
+            out |= np.arange(a, b, dtype=np.uint64)
         packed.sort()
         index_type = np.int32 if n < 2**31 else np.int64
 
@@ -297,14 +304,35 @@ class PairBooster:
         packed.resize((n + 1) // 2, refcheck=False)  # no view of it is left
         return packed.view(np.int32)[:n], ptr, bucket_ids
 
-    def _digest(self, keys: np.ndarray) -> bytes:
-        """What the grouping of the pairs ``keys`` by bucket depends on, digested (the :class:`PairCache` key)."""
+    def _keys_in_bucket_order(self, src_ptr: np.ndarray, tgt: np.ndarray, order: np.ndarray) -> np.ndarray:
+        """``source id * T + target id`` (int64) of the pairs ``order`` (in key order: ``src_ptr``, ``tgt``).
+
+        The target ids are gathered first; ``tgt`` then takes where each pair went (its buffer is overwritten),
+        and the source ids, made a slice at a time in key order, are added there: no whole array of keys in
+        key order is held beside the one in bucket order.
+        """
+        n = len(tgt)
+        keys = np.empty(n, dtype=np.int64)
+        for a in range(0, n, _HASH_SLICE):
+            keys[a:a + _HASH_SLICE] = tgt[order[a:a + _HASH_SLICE]]
+        where = tgt if np.iinfo(tgt.dtype).max >= n else np.empty(n, dtype=np.int64)
+        for a in range(0, n, _HASH_SLICE):
+            b = min(a + _HASH_SLICE, n)
+            where[order[a:b]] = np.arange(a, b, dtype=where.dtype)
+        for a in range(0, n, _HASH_SLICE):
+            b = min(a + _HASH_SLICE, n)
+            keys[where[a:b]] += _sources(src_ptr, a, b) * self.T  # each position once: no repeated index
+        return keys
+
+    def _digest(self, src_ptr: np.ndarray, tgt: np.ndarray) -> bytes:
+        """What the grouping of the pairs ``(src_ptr, tgt)`` by bucket depends on, digested (the
+        :class:`PairCache` key)."""
         import hashlib
 
         h = hashlib.blake2b(digest_size=20)
-        h.update(np.array([self.T, self.hash_seed, self.bits, len(keys)], dtype=np.int64).tobytes())
-        for array in (np.ascontiguousarray(keys, dtype=np.int64), np.ascontiguousarray(self.src_hash),
-                      np.ascontiguousarray(self.tgt_hash)):
+        h.update(np.array([self.T, self.hash_seed, self.bits, len(tgt), len(src_ptr)], dtype=np.int64).tobytes())
+        for array in (np.ascontiguousarray(src_ptr, dtype=np.int64), np.ascontiguousarray(tgt, dtype=np.int64),
+                      np.ascontiguousarray(self.src_hash), np.ascontiguousarray(self.tgt_hash)):
             h.update(array)
         return h.digest()
 
@@ -360,9 +388,11 @@ class PairBooster:
                                               bits=self.bits))
 
     def _pair_stats(self, rows: np.ndarray, v: np.ndarray):
-        """Pair statistics of tuples ``rows`` with weights ``v``: (sorted unique keys, W+, W-).
+        """Pair statistics of tuples ``rows`` with weights ``v``: ``(src_ptr, tgt, W+, W-)``.
 
-        A key is ``source_id * T + target_id``. The product Qt^T diag(v) Delta is
+        The distinct pairs are listed in key order (key ``source_id * T + target_id``): source ``s`` holds the
+        pairs ``src_ptr[s]:src_ptr[s + 1]`` (int64, S + 1 offsets), ``tgt`` their target ids (int32 when ``T``
+        fits, half the bytes of the keys). The product Qt^T diag(v) Delta is
         taken in blocks of source n-grams (rows of the product), so each block's
         pairs are final and the blocks' keys follow one another in order.
         """
@@ -372,7 +402,9 @@ class PairBooster:
         cost = np.cumsum(QtT @ np.diff(delta.indptr).astype(np.float64))
         cuts = np.searchsorted(cost, np.arange(_PAIRS_PER_CHUNK, cost[-1] if len(cost) else 0, _PAIRS_PER_CHUNK))
         bounds = np.unique(np.concatenate(([0], cuts, [QtT.shape[0]])))
-        keys_l, p_l, m_l = [], [], []
+        tgt_type = np.int32 if self.T < 2**31 else np.int64
+        counts = np.zeros(QtT.shape[0], dtype=np.int64)
+        tgt_l, p_l, m_l = [], [], []
         for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
             prod = QtT[a:b] @ delta
             prod.sort_indices()
@@ -390,16 +422,20 @@ class PairBooster:
             wm = np.zeros(len(wp))
             wp[pair[plus]] = prod.data[plus]
             wm[pair[minus]] = prod.data[minus]
-            keys_l.append(keys[first]), p_l.append(wp), m_l.append(wm)
+            counts[a:b] = np.bincount(rows_of[first] - a, minlength=b - a)
+            tgt_l.append((prod.indices[first] >> 1).astype(tgt_type)), p_l.append(wp), m_l.append(wm)
             del prod, rows_of, keys, first, pair, plus, minus
         del QtT, delta
-        return _concatenated(keys_l, np.int64), _concatenated(p_l, np.float64), _concatenated(m_l, np.float64)
+        src_ptr = np.zeros(len(counts) + 1, dtype=np.int64)
+        np.cumsum(counts, out=src_ptr[1:])
+        return (src_ptr, _concatenated(tgt_l, tgt_type), _concatenated(p_l, np.float64),
+                _concatenated(m_l, np.float64))
 
     def full_statistics(self) -> tuple[np.ndarray, np.ndarray]:
         """W+ and W- per kept bucket recomputed from scratch (stored units: divide by ``wsum`` for true values)."""
         nb = len(self.bucket_ids)
-        keys, wp, wm = self._pair_stats(np.arange(self.n), self.w)
-        cb = self._compact_buckets(keys // self.T, keys % self.T)
+        src_ptr, tgt, wp, wm = self._pair_stats(np.arange(self.n), self.w)
+        cb = self._compact_buckets(_sources(src_ptr, 0, len(tgt)), tgt)
         return np.bincount(cb, wp, minlength=nb), np.bincount(cb, wm, minlength=nb)
 
     # -- one round --------------------------------------------------------------------------------
