@@ -237,8 +237,10 @@ class PairBooster:
         if groups is None:
             pair_keys = self._keys_in_bucket_order(src_ptr, tgt, order)
             del tgt
-            groups = PairGroups(pair_keys, bucket_ids, ptr, BucketIndex(bucket_ids, bits),
-                                order if cache is not None else None)
+            if cache is None:
+                del order  # before the directory is made
+                order = None
+            groups = PairGroups(pair_keys, bucket_ids, ptr, BucketIndex(bucket_ids, bits), order)
             if cache is not None:
                 cache.put(digest, groups)
         del order
