@@ -113,7 +113,7 @@ def damaged_gzip(name: object, lineno: int | None, exc: BaseException, what: str
 def _utf16(head: bytes, first: bool) -> bool:
     """Whether bytes read from a line on look like UTF-16 text: a byte-order mark opening the file (``first``)
     followed by text that decodes (nearly all of it printable), or NUL bytes in every other byte (the high bytes of
-    Latin letters) and none in the others."""
+    Latin letters: at least 3 in 4 of them) and none in the others."""
     body = head.replace(b"\r", b"").replace(b"\n", b"")
     if first and body[:2] in (b"\xff\xfe", b"\xfe\xff"):
         tail = head[2:]  # with its line ends: they are half of a UTF-16 character
@@ -122,7 +122,7 @@ def _utf16(head: bytes, first: bool) -> bool:
         return sum(c.isprintable() or c in "\t\r\n" for c in text) >= 0.95 * len(text)
     for parity in (0, 1):
         units = head[parity::2]
-        if len(units) >= 2 and units.count(0) >= 0.5 * len(units) and 0 not in head[1 - parity::2]:
+        if len(units) >= 2 and units.count(0) >= 0.75 * len(units) and 0 not in head[1 - parity::2]:
             return True
     return False
 

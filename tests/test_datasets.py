@@ -202,6 +202,18 @@ def test_a_folder_that_is_no_collection_or_a_broken_manifest_says_what_to_do(tmp
                               f"'clirkit-collection'): check the path, or {remake}")
 
 
+def test_a_manifest_in_utf16_is_named_so_with_iconv(tmp_path):
+    # was "not a valid manifest ('utf-8' codec can't decode byte 0xff in position 0: invalid start byte)"
+    manifest = tmp_path / "manifest.json"
+    manifest.write_bytes('{"format": "clirkit-collection"}\n'.encode("utf-16"))
+    with pytest.raises(ClirkitError) as err:
+        Collection(tmp_path)
+    assert str(err.value) == (f"{manifest}:1: not a valid manifest: the file is UTF-16, not UTF-8 (a byte-order mark "
+                              f"or NUL bytes between the letters); convert it to UTF-8: `iconv -f utf-16 -t utf-8 FILE "
+                              f"> NEW`; or restore the folder's manifest.json, or make the folder again with `clirkit "
+                              f"collection`")
+
+
 def test_a_file_the_manifest_names_missing_says_the_folder_is_incomplete(tmp_path):
     # was "X: no such file" (from the reader, no fix), and for a books subset "X: no such file (needed by ...)"
     import shutil

@@ -132,7 +132,8 @@ def test_binary_bytes_with_nul_are_said_to_be_no_text_file_not_latin1(tmp_path):
     import random
 
     rng = random.Random(4)
-    for data in (b"PK\x03\x04\x14\x00\x00\x00\x08\x00\xff\x81", b"\xff\xfe\x00" + rng.randbytes(4000)):
+    for data in (b"PK\x03\x04\x14\x00\x00\x00\x08\x00\xff\x81", b"\xff\xfe\x00" + rng.randbytes(4000),
+                 b"\x00\x01\x02\xff"):
         path = tmp_path / "docs.tsv"
         path.write_bytes(data)
         with pytest.raises(ClirkitError) as err:

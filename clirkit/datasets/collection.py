@@ -11,8 +11,8 @@ import re
 from functools import cached_property
 from pathlib import Path
 
-from clirkit.errors import ClirkitError
-from clirkit.fileio import atomic_writer, file_digest, iter_lines
+from clirkit.errors import ClirkitError, located
+from clirkit.fileio import atomic_writer, file_digest, iter_lines, undecodable
 from clirkit.run import Qrels
 
 MANIFEST = "manifest.json"
@@ -108,8 +108,14 @@ class Collection:
             raise ClirkitError(f"{path}: no such file; {self.folder} is not a clirkit collection folder: check the "
                                f"path (a collection folder is made by `clirkit collection`)")
         try:
-            manifest = json.loads(path.read_text(encoding="utf-8-sig"))
-        except (ValueError, RecursionError, OSError) as exc:  # bad JSON or UTF-8, too deep, huge numbers
+            data = path.read_bytes()
+            manifest = json.loads(data.decode("utf-8-sig"))
+        except UnicodeDecodeError as exc:  # UTF-16, binary, Latin-1: said as the text readers say it
+            line = data.count(b"\n", 0, exc.start) + 1
+            start = data.rfind(b"\n", 0, exc.start) + 1
+            raise located(path, line, f"not a valid manifest: {undecodable(data[start:], exc.start - start, line == 1)}"
+                                      f"; or {REMAKE}") from None
+        except (ValueError, RecursionError, OSError) as exc:  # bad JSON, too deep, huge numbers
             raise ClirkitError(f"{path}: not a valid manifest ({' '.join(str(exc).split())[:200]}); {REMAKE}") from None
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
             raise ClirkitError(f"{path}: not a clirkit collection manifest (a JSON object whose format is "
