@@ -279,7 +279,8 @@ def test_from_alignments_end_to_end_through_psq(aligned, indexed_dir, capsys):
 @pytest.mark.parametrize("links,es,where,problem", [
     ("0-0\n0-0\n", None, "links:3", None),
     ("0-0 1-2 2-1 3-3 7-6 7-5\n0-0 1-9\n0-0\n", None, "links:2",
-     "link 1-9: target index 9 is out of range (line 2 of {es} has 5 tokens, indices from 0)"),
+     "link 1-9: target index 9 is out of range (line 2 of {es} has 5 tokens, indices from 0); check that the text "
+     "is tokenized as the aligner saw it and the sides are in the aligner's order (source-target)\n"),
     ("0-0 1-2 2-1 3-3 8-6\n0-0\n0-0\n", None, "links:1",
      "link 8-6: source index 8 is out of range (line 1 of {en} has 8 tokens, indices from 0)"),
     ("0-0\n0-0 1:1\n0-0\n", None, "links:2", "'1:1' is not a link 'i-j' (Pharaoh format: the 0-based indices of a "

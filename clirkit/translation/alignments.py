@@ -92,8 +92,9 @@ def read_links(path: str | os.PathLike[str], source_lengths: np.ndarray, target_
         if bad.any():
             k = int(np.argmax(bad))
             raise ClirkitError(f"{name}:{line[k] + 1}: link {i[k]}-{j[k]}: {side} index {index[k]} is out of range "
-                               f"(line {line[k] + 1} of {other} has {lengths[line[k]]} tokens, indices from 0); is "
-                               f"the text tokenized as the aligner saw it, and are the sides in the aligner's order?")
+                               f"(line {line[k] + 1} of {other} has {lengths[line[k]]} tokens, indices from 0); check "
+                               f"that the text is tokenized as the aligner saw it and the sides are in the aligner's "
+                               f"order (source-target)")
     width = int(target_lengths.max(initial=0)) + 1
     keys = (line * (int(source_lengths.max(initial=0)) + 1) + i) * width + j
     order = np.argsort(keys, kind="stable")
