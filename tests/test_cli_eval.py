@@ -137,7 +137,7 @@ def test_a_docid_repeated_below_the_depth_exits_2_naming_file_and_line(files, ca
                                              "Gen.1 Q0 Gen.1.1 3 1.0 t"])
     status, out, err = _run(capsys, "--qrels", files["qrels"], bad, "--depth", depth, "--quiet")
     assert status == 2 and out == ""
-    assert err == f"clirkit: error: {bad}:3: docid Gen.1.1 appears twice for query Gen.1 (first at line 1)\n"
+    assert err == f"clirkit: error: {bad}:3: docid Gen.1.1 appears twice for query Gen.1 (first at line 1): a run lists a document once per query; remove one of the two lines\n"
 
 
 def test_bad_options_exit_2(files, capsys):

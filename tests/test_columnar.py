@@ -188,7 +188,7 @@ def test_a_pair_repeated_in_another_block_below_the_depth_is_reported_as_the_lin
     monkeypatch.setattr(columnar.iter_column_batches, "__kwdefaults__", {"block_bytes": 256})
     for depth in (None, 1, 10):
         assert _same(monkeypatch, formats.read_run, path, depth=depth) == (
-            "error", f"{path}:301: docid doc5 appears twice for query q1 (first at line 6)")
+            "error", f"{path}:301: docid doc5 appears twice for query q1 (first at line 6): a run lists a document once per query; remove one of the two lines")
 
 
 def test_depth_keeps_every_row_that_may_be_in_the_top_in_any_order_of_ties(tmp_path):

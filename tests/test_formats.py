@@ -378,7 +378,8 @@ RANK_FIX = "; give the result's rank as a whole number (1, 2, ...) in column 4"
     ("401 Q0 Gen.1.2 2 -inf bm25", "score '-inf' is not a finite number" + SCORE_FIX),
     ("401 Q0 Gen.1.2 two 1.0 bm25", "rank 'two' is not an integer" + RANK_FIX),
     ("401 Q0 Gen.1.2 2.0 1.0 bm25", "rank '2.0' is not an integer" + RANK_FIX),
-    ("401 Q0 Gen.1.3 2 1.0 bm25", "docid Gen.1.3 appears twice for query 401 (first at line 1)"),
+    ("401 Q0 Gen.1.3 2 1.0 bm25", "docid Gen.1.3 appears twice for query 401 (first at line 1): a run lists a "
+                                  "document once per query; remove one of the two lines"),
 ])
 def test_bad_run_line_names_file_line_and_problem(tmp_path, line, problem):
     path = write_text(tmp_path / "a.run", "401 Q0 Gen.1.3 1 2.0 bm25\n402 Q0 Gen.1.2 1 1.0 bm25\n" + line + "\n")
@@ -392,7 +393,7 @@ def test_bad_run_line_names_file_line_and_problem(tmp_path, line, problem):
 @pytest.mark.parametrize("depth", [None, 1, 2, 3])
 def test_a_repeated_docid_is_reported_whatever_the_depth_keeps(tmp_path, text, depth):
     path = write_text(tmp_path / "a.run", text)
-    assert error_of(read_run, path, depth=depth) == f"{path}:3: docid D3 appears twice for query 401 (first at line 1)"
+    assert error_of(read_run, path, depth=depth) == f"{path}:3: docid D3 appears twice for query 401 (first at line 1): a run lists a document once per query; remove one of the two lines"
 
 
 def test_same_docid_under_two_queries_is_not_a_duplicate(tmp_path):

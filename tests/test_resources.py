@@ -475,3 +475,19 @@ def test_an_error_in_a_table_whose_content_named_its_format_suggests_no_other_fo
     path = write(tmp_path / "en-es.e2f", "luz light 0.5\ntinieblas darkness\n")  # told by its name: say which
     assert main(["ttable", "show", str(path), "light", "-q"]) == 2
     assert "give --format" in one_error(capsys)
+
+
+def test_parallel_files_that_do_not_pair_up_say_what_to_give(tmp_path, capsys):
+    (tmp_path / "en.txt").write_text("the light\nthe darkness\n", encoding="utf-8")
+    (tmp_path / "es.txt").write_text("la luz\n", encoding="utf-8")
+    common = ["ttable", "train", "--source-lang", "en", "--target-lang", "es", "-o", str(tmp_path / "t.npz"), "-q"]
+    assert main(common + ["--source", str(tmp_path / "en.txt"), "--target", str(tmp_path / "es.txt")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "has 2 lines but" in err and "give the two sides of one corpus" in err
+    (tmp_path / "en.tsv").write_text("a\tthe light\n", encoding="utf-8")
+    (tmp_path / "es.tsv").write_text("b\tla luz\n", encoding="utf-8")
+    assert main(common + ["--source", str(tmp_path / "en.tsv"), "--target", str(tmp_path / "es.tsv"),
+                          "--aligned-by", "id"]) == 2
+    err = capsys.readouterr().err
+    assert "share no id: give the two sides of one corpus, their lines id TAB text with the same ids" in err
+    assert not (tmp_path / "t.npz").exists()

@@ -251,13 +251,15 @@ def _read_parallel(args) -> tuple[list[str], list[str]]:
         target = dict(zip(tgt_ids, tgt_texts))
         pairs = [(s, target[i]) for i, s in zip(src_ids, src_texts) if i in target]
         if not pairs:
-            raise ClirkitError(f"{args.source} and {args.target} share no id")
+            raise ClirkitError(f"{args.source} and {args.target} share no id: give the two sides of one corpus, "
+                               f"their lines id TAB text with the same ids")
         return [p[0] for p in pairs], [p[1] for p in pairs]
     source = [text for _, text in iter_lines(args.source, skip_blank=False)]
     target = [text for _, text in iter_lines(args.target, skip_blank=False)]
     if len(source) != len(target):
         raise ClirkitError(f"{args.source} has {len(source)} lines but {args.target} has {len(target)}; "
-                           f"line-aligned files must have the same number of lines")
+                           f"line-aligned files must have the same number of lines: give the two sides of one "
+                           f"corpus (or --aligned-by id with id TAB text lines)")
     if not source:
         raise ClirkitError(f"{args.source}: empty parallel corpus")
     return source, target

@@ -113,7 +113,8 @@ def load(name: str = DEFAULT, *, variant: str | None = None,
     if name not in _REGISTRY and os.path.isdir(name):
         collection = Collection(name)
         if variant is not None and variant != collection.variant:
-            raise ClirkitError(f"{name}: holds variant {collection.variant!r}, not {variant!r}")
+            raise ClirkitError(f"{name}: holds variant {collection.variant!r}, not {variant!r}: leave out the variant "
+                               f"(--variant), or give the folder of that variant")
         return collection
     known = variants(name)
     variant = known[0] if variant is None else variant

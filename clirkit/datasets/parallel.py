@@ -58,5 +58,6 @@ def read_parallel(path: str | os.PathLike[str]) -> tuple[list[str], list[str], l
         sources.append(fields[1])
         targets.append(fields[2])
     if not ids:
-        raise located(name, None, "empty: no sentence pairs found")
+        raise located(name, None, "empty: no sentence pairs found; check the path (a parallel file holds id TAB "
+                                  "source TAB target lines)")
     return ids, sources, targets

@@ -228,7 +228,8 @@ def _parse_run_checked(name: str, rows: list[tuple[int, str]]) -> _RunColumns:
                                         f"number (1, 2, ...) in column 4")
         first = where.setdefault((qid, docid), lineno)
         if first != lineno:
-            raise located(name, lineno, f"docid {docid} appears twice for query {qid} (first at line {first})")
+            raise located(name, lineno, f"docid {docid} appears twice for query {qid} (first at line {first}): a run "
+                                        f"lists a document once per query; remove one of the two lines")
         tag = tag or line_tag
         qids.append(qid)
         docids.append(docid)
