@@ -110,7 +110,7 @@ def damaged_gzip(name: object, lineno: int | None, exc: BaseException, what: str
                                  f"file again, or decompress what is left with `gzip -dc` and use that")
 
 
-def _utf16(head: bytes, first: bool) -> bool:
+def looks_utf16(head: bytes, first: bool) -> bool:
     """Whether bytes read from a line on look like UTF-16 text: a byte-order mark opening the file (``first``)
     followed by text that decodes (nearly all of it printable), or NUL bytes in every other byte (the high bytes of
     Latin letters: at least 3 in 4 of them) and none in the others."""
@@ -131,7 +131,7 @@ def undecodable(head: bytes, start: int, first: bool) -> str:
     """What is wrong with a line that is not UTF-8 (``head``: its bytes and maybe some that follow; ``start``: its
     first bad byte; ``first``: the file's first line) and what to do: UTF-16 (convert it), NUL bytes (a binary
     file?), or another encoding (convert it)."""
-    if _utf16(head, first):
+    if looks_utf16(head, first):
         return f"the file is UTF-16, not UTF-8 (a byte-order mark or NUL bytes between the letters){FROM_UTF16}"
     if b"\0" in head:
         return "NUL bytes: not a UTF-8 text file (is it a binary file?); check the path"
@@ -163,7 +163,7 @@ def iter_lines(path: str | os.PathLike[str], *, skip_blank: bool = True) -> Iter
                     text = raw.decode("utf-8")
                 except UnicodeDecodeError as exc:
                     raise located(name, lineno + 1, undecodable(_more(fh, raw), exc.start, lineno == 0)) from None
-                if lineno == 0 and "\0" in text and _utf16(raw, False):  # UTF-16 of ASCII text is valid UTF-8
+                if lineno == 0 and "\0" in text and looks_utf16(raw, False):  # UTF-16 of ASCII text is valid UTF-8
                     raise located(name, 1, undecodable(raw, 0, False))
                 text = text.rstrip("\r\n")
                 for part in text.split("\r") if "\r" in text else (text,):

@@ -328,7 +328,7 @@ TO_UTF8 = "; convert the file to UTF-8 (from Latin-1: `iconv -f latin1 -t utf-8 
      ":2: probability 7777777777777777777777777777777777777... is not in [0, 1]; give p(e|f) as a number from 0 to 1 "
      "(e.g. 0.25)"),
     ("en-es.json", b'{"light": {"luz": 0.5, "lumbrera": 0.5},\n "dark\xe9": {"tinieblas": 1.0}}',
-     ["ttable", "show", "IN", "light", "-q"], ":2: invalid UTF-8" + TO_UTF8),
+     ["ttable", "show", "IN", "light", "-q"], ":2: invalid UTF-8 (byte 7 of the line)" + TO_UTF8),
     ("en-es.json", b'{"light": {"luz": 1.0},\n "light": {"lumbrera": 1.0}}', ["ttable", "show", "IN", "light", "-q"],
      ":2: source word 'light' given twice; give all its translations in one object"),
     ("en-es.phrase-table", b"light ||| luz ||| 0.5 0.5 0.5 0.5\ndark |||  ||| 0.5 0.5 0.5 0.5\n",

@@ -491,3 +491,16 @@ def test_parallel_files_that_do_not_pair_up_say_what_to_give(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "share no id: give the two sides of one corpus, their lines id TAB text with the same ids" in err
     assert not (tmp_path / "t.npz").exists()
+
+
+def test_a_utf16_psq_table_and_experiment_file_are_named_utf16(tmp_path, capsys):
+    from clirkit.experiment import Experiment
+
+    table = tmp_path / "t.json"
+    table.write_bytes('{"luz": {"light": 1.0}}\n'.encode("utf-16"))
+    with pytest.raises(ClirkitError, match=r"t.json:1: the file is UTF-16, not UTF-8 .*iconv -f utf-16 -t utf-8"):
+        load_table(str(table), "psq-json")
+    toml = tmp_path / "e.toml"
+    toml.write_bytes('collection = "nave-en-es"\n'.encode("utf-16"))
+    with pytest.raises(ClirkitError, match=r"e.toml:1: the file is UTF-16, not UTF-8 as TOML must be; convert"):
+        Experiment.read(toml)

@@ -228,9 +228,12 @@ def _not_toml(path: str | os.PathLike[str], exc: ValueError) -> ClirkitError:
     """The error for an experiment file that tomllib refused with ``exc``: a NUL byte, bytes that are not UTF-8 or a
     byte-order mark named as such (tomllib says "Expected newline" or "Invalid statement"), a TOML error at the
     line it names, with what to do."""
-    from clirkit.fileio import TO_UTF8
+    from clirkit.fileio import looks_utf16
 
     data = Path(path).read_bytes()
+    if looks_utf16(data[:4096], True):
+        return ClirkitError(f"{path}:1: the file is UTF-16, not UTF-8 as TOML must be; convert it to UTF-8: "
+                            f"`iconv -f utf-16 -t utf-8 FILE > NEW`")
     at = data.find(b"\0")
     if at >= 0:
         line, column = data.count(b"\n", 0, at) + 1, at - data.rfind(b"\n", 0, at)
@@ -238,6 +241,8 @@ def _not_toml(path: str | os.PathLike[str], exc: ValueError) -> ClirkitError:
                             f"{REMOVE_NUL}")
     if isinstance(exc, UnicodeDecodeError):
         line = data.count(b"\n", 0, exc.start) + 1
+        from clirkit.fileio import TO_UTF8
+
         return ClirkitError(f"{path}:{line}: not valid UTF-8 (byte {data[exc.start]:#04x}), as TOML must be{TO_UTF8}")
     if data.startswith(b"\xef\xbb\xbf"):
         return ClirkitError(f"{path}:1: starts with a byte-order mark, which TOML does not allow; save the file as "

@@ -38,7 +38,7 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from clirkit.errors import ClirkitError
-from clirkit.fileio import GZIP_ERRORS, TO_UTF8, damaged_gzip, display_name, iter_lines, open_binary
+from clirkit.fileio import GZIP_ERRORS, damaged_gzip, display_name, iter_lines, open_binary, undecodable
 from clirkit.translation.dictionaries import (
     MULTIWORD_TARGET,
     PHRASE_JOINER,
@@ -123,7 +123,10 @@ def psq_json_entries(path: str | os.PathLike[str]) -> Iterator[tuple[str, str, f
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise _format_error(name, raw.count(b"\n", 0, exc.start) + 1, f"invalid UTF-8{TO_UTF8}", EntryError) from None
+        line = raw.count(b"\n", 0, exc.start) + 1
+        start = raw.rfind(b"\n", 0, exc.start) + 1
+        problem = undecodable(raw[start:start + 4096], exc.start - start, line == 1)
+        raise _format_error(name, line, problem, EntryError) from None
     try:
         data = json.loads(text, object_pairs_hook=_Object)   # pairs in file order, repeated keys kept
     except json.JSONDecodeError as exc:
