@@ -5,6 +5,7 @@ Usage:
     python eval/bench_boost.py prepare                      # once: the demo's inputs into --work
     python eval/bench_boost.py psq-boost --old ../clirkit-old     # the demo's PSQ-Boost fit, old and new, --repeat 3
     python eval/bench_boost.py bigram --old ../clirkit-old        # boost-train --ngram 2 --rounds 20: peak memory
+    python eval/bench_boost.py bigram --old ../clirkit-old --files --rounds 2000   # the README's command
     git worktree add ../clirkit-old HEAD~N                        # a checkout of the code to compare with
 
 ``prepare`` runs ``clirkit run`` on a PSQ-only copy of the demo's experiment (nave-en-es, IBM Model 1 with 5
@@ -18,7 +19,10 @@ fit, the two code versions taking turns, and prints each fit's seconds, the mode
 process's peak RSS; then the medians and the ratio old / new. Models must be byte-identical.
 
 ``bigram`` runs ``clirkit boost-train --collection nave-en-es --ngram 2 --rounds 20 --quiet`` under
-``/usr/bin/time -v`` once per version (the set-up's peak does not depend on the rounds).
+``/usr/bin/time -v`` once per version (the set-up's peak does not depend on the rounds); with ``--files``, the
+README's command instead: the collection exported into ``--work``/export (``clirkit datasets export``, once) and
+``boost-train --queries ... --dev-queries ... --ngram 2 --rounds R``, whose dev evaluations add to the peak.
+The peak is printed in GiB and GB (issue 28's bar: 5 GB).
 
 The machine is shared: the load average is printed with every number.
 """
@@ -146,20 +150,33 @@ def psq_boost(work: Path, old: Path, repeat: int) -> None:
           f"models {'byte-identical' if len(hashes) == 1 else 'DIFFER'} ({len(hashes)} distinct)")
 
 
-def bigram(old: Path | None, rounds: int) -> None:
+def readme_inputs(work: Path) -> list[str]:
+    """The README's ``$train $dev`` over the collection exported into ``work/export`` (made once)."""
+    d = work / "export"
+    if not (d / "docs.tsv").exists():
+        work.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, "-m", "clirkit", "datasets", "export", "nave-en-es", "-o", str(d)],
+                       check=True)
+    return ["--queries", f"{d}/queries.train.tsv", "--qrels", f"{d}/train.qrels", "--documents",
+            f"{d}/docs.tsv", "--source-lang", "en", "--target-lang", "es",
+            "--dev-queries", f"{d}/queries.dev.tsv", "--dev-qrels", f"{d}/dev.qrels"]
+
+
+def bigram(old: Path | None, rounds: int, files: Path | None = None) -> None:
     versions = ([("old", old)] if old else []) + [("new", ROOT)]
+    inputs = readme_inputs(files) if files else ["--collection", "nave-en-es"]
     with tempfile.TemporaryDirectory() as tmp:
         for name, code in versions:
             before = load()
             out = Path(tmp) / f"{name}.npz"
-            cmd = ["/usr/bin/time", "-v", sys.executable, "-m", "clirkit", "boost-train", "--collection",
-                   "nave-en-es", "--ngram", "2", "--rounds", str(rounds), "--quiet", "-o", str(out)]
+            cmd = ["/usr/bin/time", "-v", sys.executable, "-m", "clirkit", "boost-train", *inputs, "--ngram", "2",
+                   "--rounds", str(rounds), "--quiet", "-o", str(out)]
             res = subprocess.run(cmd, env=_env(code), capture_output=True, text=True, cwd=code)
             if res.returncode:
                 sys.exit(res.stderr)
             peak = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", res.stderr).group(1))
             wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", res.stderr).group(1)
-            print(f"{name}: peak {peak / 2**20:.2f} GiB, wall {wall}, sha256 "
+            print(f"{name}: peak {peak / 2**20:.2f} GiB = {peak * 1024 / 1e9:.2f} GB, wall {wall}, sha256 "
                   f"{hashlib.sha256(out.read_bytes()).hexdigest()[:16]} (load {before} -> {load()})", flush=True)
 
 
@@ -170,6 +187,7 @@ def main() -> None:
     p.add_argument("--old", type=Path, default=None, help="a checkout of the code to compare with")
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--rounds", type=int, default=20, help="bigram: boosting rounds")
+    p.add_argument("--files", action="store_true", help="bigram: the README's command, on exported files")
     p.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.what == "prepare":
@@ -181,7 +199,7 @@ def main() -> None:
             sys.exit("psq-boost: give --old DIR, a checkout to compare with (git worktree add ../clirkit-old HEAD)")
         psq_boost(args.work, args.old, args.repeat)
     else:
-        bigram(args.old, args.rounds)
+        bigram(args.old, args.rounds, args.work if args.files else None)
 
 
 if __name__ == "__main__":
