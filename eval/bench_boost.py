@@ -81,7 +81,8 @@ def prepare(work: Path) -> None:
                    check=True)
     c = datasets.load("nave-en-es")
     train, dev = c.queries("train"), sample(c.queries("dev"), 400, seed=0)
-    psq = PSQ().fit(Index.load(work / "exp" / "index.npz"), TranslationTable.load(work / "exp" / "table.npz"))
+    table = next(p for p in (work / "exp" / "table.npz", work / "exp" / "table.reverse.npz") if p.exists())
+    psq = PSQ().fit(Index.load(work / "exp" / "index.npz"), TranslationTable.load(table))  # the runner's table
     ids = list(train)
     parts = [psq.search({q: train[q] for q in ids[a:a + 1000]}) for a in range(0, len(ids), 1000)]
     base = CompactRun.from_runs(parts + [psq.search(dev)])
