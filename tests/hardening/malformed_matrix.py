@@ -641,7 +641,9 @@ NPZ_TAMPER = {
          ("decreasing history_ptr", "history_ptr", lambda a: _changed(a, 2, 0)),
          ("history pair out of range", "history_pair_src", lambda a: _changed(a, 0, 10**6)),
          ("string dtype", "W_indptr", lambda a: a.astype(str)), ("duplicate source terms", "src_terms",
-                                                                  lambda a: _changed(a, 1, a[0]))]),
+                                                                  lambda a: _changed(a, 1, a[0])),
+         ("unsorted source terms", "src_terms", _swapped), ("unsorted target terms", "tgt_terms", _swapped),
+         ("duplicate target terms", "tgt_terms", lambda a: _changed(a, 1, a[0]))]),
     "scs_npz": (
         [('eps "x"', "params.eps", "x"), ("eps NaN", "params.eps", float("nan")), ("eps negative", "params.eps", -1),
          ("dim wrong", "params.dim", 9), ("loss unknown", "params.loss", "xx"),
@@ -651,6 +653,8 @@ NPZ_TAMPER = {
          ("embedding width wrong", "doc_embeddings", lambda a: a[:, :7].copy()),
          ("unsorted vocabulary", "doc_vocab", _swapped), ("rows fewer than words", "query_embeddings",
                                                           lambda a: a[:-2].copy()),
+         ("unsorted query vocabulary", "query_vocab", _swapped),
+         ("duplicate vocabulary word", "doc_vocab", lambda a: _changed(a, 1, a[0])),
          ("string dtype", "doc_embeddings", lambda a: a.astype(str))]),
 }
 
