@@ -378,10 +378,16 @@ class PSQ(_CrossLanguageBM25):
             self.translate_ = "documents" if documents else "queries"
             return self._fit_side(index.index(), index.reverse_table() if documents else index.table(),
                                   None if documents else index.table("table2"), index.quiet, texts)
-        self.translate_ = self.translate
-        if self.translate == "auto":
-            self.translate_ = "queries" if self.query_side_only() else side_of(index, table, table2)
+        self.translate_ = self.side_given(index, table, table2)
         return self._fit_side(index, table, table2, quiet, background_texts)
+
+    def side_given(self, index, table=None, table2=None) -> str:
+        """The side ``fit(index, table, table2)`` translates: ``translate``, or for ``auto`` the queries when a
+        query-side-only parameter is set (:meth:`query_side_only`), else the side the table's direction allows
+        (:func:`~clirkit.tablefit.side_of`)."""
+        if self.translate != "auto":
+            return self.translate
+        return "queries" if self.query_side_only() else side_of(index, table, table2)
 
     def side(self, resources: Resources) -> str:
         """The side ``fit(resources)`` translates: ``translate``, or for ``auto`` ``documents`` when the

@@ -75,7 +75,7 @@ def run(args) -> int:
     from clirkit.progress import say
     from clirkit.shards import PROJECTED_KIND, ShardedIndex, index_kind
     from clirkit.systems import PSQ
-    from clirkit.tablefit import TableMismatch, side_of, table_language
+    from clirkit.tablefit import TableMismatch, table_language
     from clirkit.translation import load_table
 
     psq = checked_system(PSQ, args)
@@ -102,7 +102,7 @@ def run(args) -> int:
                            f"none (or index the documents with --shards {args.shards})")
     table = load_table(args.table, args.table_format) if args.table else None
     table2 = load_table(args.table2, args.table_format) if args.table2 else None
-    documents = (psq.translate if psq.translate != "auto" else side_of(index, table, table2)) == "documents"
+    documents = psq.side_given(index, table, table2) == "documents"
     if args.save_index and not documents:
         raise ClirkitError(f"--save-index writes a translated index: {args.table} translates the queries (into the "
                            f"index's language); give a table from the documents' language, or --translate documents")
