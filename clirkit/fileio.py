@@ -215,10 +215,10 @@ def check_output_folder(path: str | os.PathLike[str]) -> Path:
 
 
 @contextlib.contextmanager
-def atomic_writer(path: str | os.PathLike[str], *, binary: bool = False) -> Iterator[IO]:
+def atomic_writer(path: str | os.PathLike[str], *, binary: bool = False, compresslevel: int = 9) -> Iterator[IO]:
     """Open a temporary file beside ``path``; rename it onto ``path`` on success.
 
-    ``-`` writes to stdout. A name ending in ``.gz`` is gzip-compressed (with a
+    ``-`` writes to stdout. A name ending in ``.gz`` is gzip-compressed at ``compresslevel`` (1-9, with a
     zero mtime, so identical content gives identical bytes). On an exception
     the temporary file is removed and ``path`` is left untouched.
     """
@@ -252,7 +252,8 @@ def atomic_writer(path: str | os.PathLike[str], *, binary: bool = False) -> Iter
             with contextlib.ExitStack() as stack:
                 sink: IO[bytes] = raw
                 if target.name.endswith(".gz"):
-                    sink = stack.enter_context(gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0))
+                    sink = stack.enter_context(gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0,
+                                                                    compresslevel=compresslevel))
                 if binary:
                     yield sink
                 else:

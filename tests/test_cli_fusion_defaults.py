@@ -77,12 +77,12 @@ def folder(mini, tmp_path_factory):
         queries = work / f"{split}.tsv"
         queries.write_text("".join(f"{q}\t{t}\n" for q, t in c.queries(split).items()), encoding="utf-8")
         assert main(["search", "--index", str(work / "out" / "index.npz"), "--queries", str(queries),
-                     "-o", str(work / "out" / "runs" / f"bm25.{split}.run"), "--tag", "BM25", "-q"]) == 0
+                     "-o", str(work / "out" / "runs" / f"bm25.{split}.run.gz"), "--tag", "BM25", "-q"]) == 0
     return work / "out"
 
 
 def run_file(folder, name: str, split: str = "test") -> str:
-    return str(folder / "runs" / f"{name.lower()}.{split}.run")
+    return str(folder / "runs" / f"{name.lower()}.{split}.run.gz")
 
 
 def test_the_slice_has_runs_with_negative_scores_and_runs_without(folder):
@@ -120,7 +120,7 @@ def test_the_command_gives_the_runners_own_fusion_run(folder, fused, first, seco
     out = tmp_path / "out.run"
     assert main(["aggregate", run_file(folder, first), run_file(folder, second), *argv, "-o", str(out)]) == 0
     got = read_run(out)
-    ran = read_run(str(folder / "runs" / f"{fused}.test.run"))  # the fixed-weight fusions of EXPERIMENT
+    ran = read_run(str(folder / "runs" / f"{fused}.test.run.gz"))  # the fixed-weight fusions of EXPERIMENT
     assert len(got) == len(ran) > 0
     assert got.qids.tolist() == ran.qids.tolist() and got.docids.tolist() == ran.docids.tolist()
     np.testing.assert_array_equal(got.scores, ran.scores)

@@ -115,9 +115,9 @@ def test_each_topic_format_runs_through_clirkit_run_as_the_same_queries(files, c
     assert heads == [f"fmt-{fmt} (standard), {what}: {n} queries, 450 documents"
                      for what, n in (("dev split", 12), ("test split", 12), ("all queries (dev and test)", 24))]
     assert "tuned and learned (dev: 12 queries):\n  DT+PSQ: weights" in out
-    assert (work / f"fmt-{fmt}" / "runs" / "dt_psq.test.run").exists()
+    assert (work / f"fmt-{fmt}" / "runs" / "dt_psq.test.run.gz").exists()
     if fmt != "tsv":  # every format gives the queries, the split and so the runs of the TSV
-        for run in ("psq.test.run", "dt_psq.dev.run"):
+        for run in ("psq.test.run.gz", "dt_psq.dev.run.gz"):
             assert (work / f"fmt-{fmt}" / "runs" / run).read_bytes() == (work / "fmt-tsv" / "runs" / run).read_bytes()
 
 
@@ -141,8 +141,8 @@ def test_one_topics_file_without_a_split_is_all_test_with_a_dictionary_and_fixed
                systems=SYSTEMS.replace("step = 0.5", "weights = [0.5, 0.5]"))
     assert out.startswith("no-dev (standard), test split: 24 queries") and "DT+PSQ" in out
     assert not (work / "no-dev" / "table.npz").exists()
-    assert sorted(p.name for p in (work / "no-dev" / "runs").glob("*.run")) == ["dt.test.run", "dt_psq.test.run",
-                                                                                "psq.test.run"]
+    assert sorted(p.name for p in (work / "no-dev" / "runs").glob("*.run.gz")) == [
+        "dt.test.run.gz", "dt_psq.test.run.gz", "psq.test.run.gz"]
 
 
 @pytest.mark.parametrize("collection, systems, message", [
@@ -336,6 +336,6 @@ def test_a_moses_phrase_table_is_read_as_the_table_of_a_collection_of_hc4_topics
     out = _run(work, "moses", 'documents = "docs.tsv"\nqueries = "topics.hc4"\nquery_fields = "title,desc"\n'
                'qrels = "all.qrels"\nsource_lang = "en"\ntarget_lang = "es"\nsplit = {dev = 0.5, test = 0.5}',
                capsys, top='[table]\nfile = "phrase-table.gz"')
-    record = json.loads((work / "moses" / "runs" / "psq.test.run.json").read_text(encoding="utf-8"))
+    record = json.loads((work / "moses" / "runs" / "psq.test.run.gz.json").read_text(encoding="utf-8"))
     assert record["table"]["file"].endswith("phrase-table.gz") and "tuned and learned (dev: 12 queries)" in out
     assert not (work / "moses" / "table.npz").exists() and "\nDT+PSQ " in out

@@ -263,9 +263,9 @@ def test_the_runner_trains_the_reverse_table_and_the_command_gives_the_same_run(
     path = tmp_path / "docs.toml"
     path.write_text(EXPERIMENT.format(mini=mini), encoding="utf-8")
     run_experiment(Experiment.read(path), tmp_path / "out", quiet=True)
-    runs = sorted((tmp_path / "out").rglob("psq-docs.test.run"))
-    made = sorted(p.name for p in (tmp_path / "out").rglob("*.test.run"))
-    assert runs and {"boost-docs.test.run", "docs_lm.test.run"} <= set(made), made
+    runs = sorted((tmp_path / "out").rglob("psq-docs.test.run.gz"))
+    made = sorted(p.name for p in (tmp_path / "out").rglob("*.test.run.gz"))
+    assert runs and {"boost-docs.test.run.gz", "docs_lm.test.run.gz"} <= set(made), made
     kept = (tmp_path / "out" / "table.reverse.npz").read_bytes()
     from clirkit.estimator import Resources as Base
 

@@ -3,6 +3,7 @@ gives the same run byte for byte from the runner, from Python and from its comma
 report and figures are written; bad files are clean errors."""
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -54,6 +55,11 @@ transform = "auto"
 """
 
 
+def kept_run(path) -> bytes:
+    """The text of a run the experiment runner kept (``runs/NAME.SPLIT.run.gz``)."""
+    return gzip.decompress(path.read_bytes())
+
+
 @pytest.fixture(scope="module")
 def ran(mini, tmp_path_factory):
     """The experiment file, its output folder and the runner's result."""
@@ -86,10 +92,10 @@ def _api_resources(mini):
 def test_the_runner_writes_runs_models_report_and_figures(ran):
     _, out, result = ran
     for name in ("dt", "psq", "psq-boost", "scs"):
-        assert (out / "runs" / f"{name}.dev.run").exists() and (out / "runs" / f"{name}.test.run").exists()
-    assert (out / "runs" / "psq_scs.test.run").exists()
+        assert (out / "runs" / f"{name}.dev.run.gz").exists() and (out / "runs" / f"{name}.test.run.gz").exists()
+    assert (out / "runs" / "psq_scs.test.run.gz").exists()
     assert (out / "models" / "psq-boost.npz").exists() and (out / "models" / "scs.npz").exists()
-    record = json.loads((out / "runs" / "psq.test.run.json").read_text())
+    record = json.loads((out / "runs" / "psq.test.run.gz.json").read_text())
     assert record["system"]["params"]["target_stopwords_top"] == 20 and record["split"] == "test"
     report = (out / "report.md").read_text()
     assert "| PSQ+SCS |" in report and "![" in report
@@ -110,7 +116,7 @@ def test_dt_and_psq_give_the_same_run_from_runner_python_and_command(ran, mini, 
     test = c.queries("test")
     for name, system in (("DT", DT()), ("PSQ", PSQ(target_stopwords_top=20))):
         write_run(system.fit(index, table).search(test, tag=name), tmp_path / f"{name}.api.run")
-        assert (tmp_path / f"{name}.api.run").read_bytes() == (out / "runs" / f"{name.lower()}.test.run").read_bytes()
+        assert (tmp_path / f"{name}.api.run").read_bytes() == kept_run(out / "runs" / f"{name.lower()}.test.run.gz")
     # the command line, from the collection's files: table, index, then each verb
     docs = tmp_path / "docs.tsv"
     docs.write_text("".join(f"{d}\t{t}\n" for d, t in zip(*c.documents())), encoding="utf-8")
@@ -123,8 +129,8 @@ def test_dt_and_psq_give_the_same_run_from_runner_python_and_command(ran, mini, 
     common = ["--index", str(tmp_path / "ix.npz"), "--table", str(tmp_path / "t.npz"), "--queries", q, "-q"]
     assert main(["dt", *common, "-o", str(tmp_path / "dt.cli.run")]) == 0
     assert main(["psq", *common, "--target-stopwords-top", "20", "-o", str(tmp_path / "psq.cli.run")]) == 0
-    assert (tmp_path / "dt.cli.run").read_bytes() == (out / "runs" / "dt.test.run").read_bytes()
-    assert (tmp_path / "psq.cli.run").read_bytes() == (out / "runs" / "psq.test.run").read_bytes()
+    assert (tmp_path / "dt.cli.run").read_bytes() == kept_run(out / "runs" / "dt.test.run.gz")
+    assert (tmp_path / "psq.cli.run").read_bytes() == kept_run(out / "runs" / "psq.test.run.gz")
 
 
 def test_boost_from_psq_gives_the_same_run_from_runner_python_and_command(ran, mini, tmp_path):
@@ -136,7 +142,7 @@ def test_boost_from_psq_gives_the_same_run_from_runner_python_and_command(ran, m
     boost = Boost(base=psq, rounds=30, eval_every=10, beta_grid=(2.0, 5.0), random_state=3, quiet=True)
     boost.fit(c.queries("train"), c.qrels("train"), documents, dev_topics=c.queries("dev"), dev_qrels=c.qrels("dev"))
     write_run(boost.search(c.queries("test"), tag="PSQ-Boost"), tmp_path / "api.run")
-    expected = (out / "runs" / "psq-boost.test.run").read_bytes()
+    expected = kept_run(out / "runs" / "psq-boost.test.run.gz")
     assert (tmp_path / "api.run").read_bytes() == expected
     # the command line: PSQ's runs over the train and dev queries are the base run, then re-rank PSQ's test run
     runs = {s: tmp_path / f"psq.{s}.run" for s in ("train", "dev", "test")}
@@ -159,7 +165,7 @@ def test_standalone_boost_gives_the_same_run_from_runner_python_and_command(ran,
     boost.fit(c.queries("train"), c.qrels("train"), c.documents(), dev_topics=c.queries("dev"),
               dev_qrels=c.qrels("dev"))
     write_run(boost.search(c.queries("test"), tag="Boost-1g"), tmp_path / "api.run")
-    expected = (out / "runs" / "boost-1g.test.run").read_bytes()
+    expected = kept_run(out / "runs" / "boost-1g.test.run.gz")
     assert (tmp_path / "api.run").read_bytes() == expected and len(expected) > 0
     assert main(["boost-train", "--collection", str(mini), "--rounds", "20", "--eval-every", "10", "--seed", "3",
                  "-o", str(tmp_path / "m.npz"), "-q"]) == 0
@@ -175,7 +181,7 @@ def test_scs_gives_the_same_run_from_runner_python_and_command(ran, mini, tmp_pa
     c = datasets.load(str(mini))
     scs = SCS(epochs=1, dim=16, random_state=3).fit(c.queries("train"), c.qrels("train"), c.documents())
     write_run(scs.search(c.queries("test"), tag="SCS"), tmp_path / "api.run")
-    expected = (out / "runs" / "scs.test.run").read_bytes()
+    expected = kept_run(out / "runs" / "scs.test.run.gz")
     assert (tmp_path / "api.run").read_bytes() == expected
     assert main(["scs-train", "--collection", str(mini), "--epochs", "1", "--dim", "16", "--seed", "3",
                  "-o", str(tmp_path / "m.npz"), "-q"]) == 0
@@ -190,16 +196,16 @@ def test_a_fusion_gives_the_same_run_from_runner_python_and_command(ran, mini, t
 
     _, out, _ = ran
     c = datasets.load(str(mini))
-    dev = [read_run(out / "runs" / f"{n}.dev.run") for n in ("psq", "scs")]
-    test = [read_run(out / "runs" / f"{n}.test.run") for n in ("psq", "scs")]
+    dev = [read_run(out / "runs" / f"{n}.dev.run.gz") for n in ("psq", "scs")]
+    test = [read_run(out / "runs" / f"{n}.test.run.gz") for n in ("psq", "scs")]
     fusion = Fusion(step=0.25, transform="auto").fit_runs(dev, c.qrels("dev"))  # a fusion of runs: no systems
     write_run(fusion.fuse(test, tag="PSQ+SCS"), tmp_path / "api.run")
-    expected = (out / "runs" / "psq_scs.test.run").read_bytes()
+    expected = kept_run(out / "runs" / "psq_scs.test.run.gz")
     assert (tmp_path / "api.run").read_bytes() == expected
     (tmp_path / "dev.qrels").write_text("".join(f"{q} 0 {d} {r}\n" for q, d, r in zip(
         c.qrels("dev").qids, c.qrels("dev").docids, c.qrels("dev").rels)), encoding="utf-8")
-    assert main(["aggregate", str(out / "runs" / "psq.test.run"), str(out / "runs" / "scs.test.run"), "--tune",
-                 "--dev-runs", str(out / "runs" / "psq.dev.run"), str(out / "runs" / "scs.dev.run"),
+    assert main(["aggregate", str(out / "runs" / "psq.test.run.gz"), str(out / "runs" / "scs.test.run.gz"),
+                 "--tune", "--dev-runs", str(out / "runs" / "psq.dev.run.gz"), str(out / "runs" / "scs.dev.run.gz"),
                  "--dev-qrels", str(tmp_path / "dev.qrels"), "--step", "0.25", "--transform", "auto", "--tag", "PSQ+SCS",
                  "-o", str(tmp_path / "cli.run"), "-q"]) == 0
     assert (tmp_path / "cli.run").read_bytes() == expected
@@ -208,9 +214,9 @@ def test_a_fusion_gives_the_same_run_from_runner_python_and_command(ran, mini, t
 def test_a_rerun_reuses_what_is_there_and_gives_the_same_report(ran):
     path, out, result = ran
     model = out / "models" / "psq-boost.npz"
-    before = model.stat().st_mtime_ns, (out / "runs" / "psq.test.run").stat().st_mtime_ns
+    before = model.stat().st_mtime_ns, (out / "runs" / "psq.test.run.gz").stat().st_mtime_ns
     again = run_experiment(Experiment.read(path), out, quiet=True)
-    assert (model.stat().st_mtime_ns, (out / "runs" / "psq.test.run").stat().st_mtime_ns) == before
+    assert (model.stat().st_mtime_ns, (out / "runs" / "psq.test.run.gz").stat().st_mtime_ns) == before
     assert again.text == result.text and "time:" not in result.text
 
 
@@ -284,7 +290,7 @@ def test_a_table_file_replaces_training_on_the_parallel_corpus(ran, mini, tmp_pa
                     '[systems.PSQ]\nkind = "psq"\ntarget_stopwords_top = 20\n', encoding="utf-8")
     run_experiment(Experiment.read(path), tmp_path / "o", quiet=True)
     assert not (tmp_path / "o" / "table.npz").exists()
-    assert (tmp_path / "o" / "runs" / "psq.test.run").read_bytes() == (out / "runs" / "psq.test.run").read_bytes()
+    assert kept_run(tmp_path / "o" / "runs" / "psq.test.run.gz") == kept_run(out / "runs" / "psq.test.run.gz")
 
 
 def test_a_psq_system_may_interpolate_its_own_table_file_with_the_trained_one(ran, mini, tmp_path):
@@ -300,11 +306,11 @@ def test_a_psq_system_may_interpolate_its_own_table_file_with_the_trained_one(ra
                     f'[systems.PSQ-dict]\nkind = "psq"\ntable = "{muse}"\ntable2 = "ibm1"\nlam = 0.5\n'
                     'target_stopwords_top = 20\n', encoding="utf-8")
     run_experiment(Experiment.read(path), tmp_path / "o", quiet=True)
-    plain = (tmp_path / "o" / "runs" / "psq.test.run").read_bytes()
-    assert plain == (out / "runs" / "psq.test.run").read_bytes()
-    mixed = read_run(tmp_path / "o" / "runs" / "psq-dict.test.run")
-    assert len(mixed) > 0 and (tmp_path / "o" / "runs" / "psq-dict.test.run").read_bytes() != plain
-    record = json.loads((tmp_path / "o" / "runs" / "psq-dict.test.run.json").read_text())
+    plain = kept_run(tmp_path / "o" / "runs" / "psq.test.run.gz")
+    assert plain == kept_run(out / "runs" / "psq.test.run.gz")
+    mixed = read_run(tmp_path / "o" / "runs" / "psq-dict.test.run.gz")
+    assert len(mixed) > 0 and kept_run(tmp_path / "o" / "runs" / "psq-dict.test.run.gz") != plain
+    record = json.loads((tmp_path / "o" / "runs" / "psq-dict.test.run.gz.json").read_text())
     assert record["table"]["file"] == str(muse.resolve()) and record["table2"]["iterations"] == 5
     bad = tmp_path / "bad.toml"
     bad.write_text(f'collection = "{mini}"\n[systems.D]\nkind = "dt"\ntable2 = "ibm1"\n', encoding="utf-8")
@@ -489,7 +495,7 @@ def test_a_new_system_kind_runs_through_the_runner_with_no_change_to_it(mini, tm
     c = datasets.load(str(mini))
     own = toy(top=5).fit(Resources(documents=c.documents()))
     write_run(own.search(c.queries("test"), tag="Toy"), tmp_path / "api.run")
-    assert (tmp_path / "out" / "runs" / "toy.test.run").read_bytes() == (tmp_path / "api.run").read_bytes()
+    assert kept_run(tmp_path / "out" / "runs" / "toy.test.run.gz") == (tmp_path / "api.run").read_bytes()
     assert [line.split()[0] for line in result.text.split("\n")[3:6]] == ["Toy", "DT", "Toy+DT"]
     assert "  Toy: 5 stopwords" in result.text and (tmp_path / "out" / "models" / "toy.npz").exists()
     model = (tmp_path / "out" / "models" / "toy.npz").stat().st_mtime_ns
@@ -558,4 +564,49 @@ def test_every_system_is_fitted_saved_and_loaded_with_the_same_calls(ran, mini, 
         loaded = type(system).load(tmp_path / f"{name}.npz", resources, **({"base": psq} if name == "PSQ-Boost"
                                                                             else {}))
         write_run(loaded.search(c.queries("test"), tag=name), tmp_path / f"{name}.run")
-        assert (tmp_path / f"{name}.run").read_bytes() == (out / "runs" / f"{name.lower()}.test.run").read_bytes()
+        assert (tmp_path / f"{name}.run").read_bytes() == kept_run(out / "runs" / f"{name.lower()}.test.run.gz")
+
+
+KEEP = """collection = "{mini}"
+measures = ["AP"]
+{keep}
+[systems.DT]
+kind = "dt"
+
+[systems.PSQ]
+kind = "psq"
+
+[fusions."DT+PSQ"]
+systems = ["DT", "PSQ"]
+step = 0.5
+"""
+
+
+def test_keep_runs_keeps_the_runs_it_names_gzipped_and_the_rest_are_made_in_memory(mini, tmp_path):
+    for name, keep in (("all", ""), ("test", 'keep_runs = ["*.test"]'), ("none", "keep_runs = []")):
+        (tmp_path / f"{name}.toml").write_text(KEEP.format(mini=mini, keep=keep), encoding="utf-8")
+        run_experiment(Experiment.read(tmp_path / f"{name}.toml"), tmp_path / name, quiet=True)
+    every = sorted(p.name for p in (tmp_path / "all" / "runs").glob("*.run.gz"))
+    assert every == [f"{n}.{s}.run.gz" for n in ("dt", "dt_psq", "psq") for s in ("dev", "test")]
+    kept = sorted(p.name for p in (tmp_path / "test" / "runs").glob("*"))
+    assert kept == [f"{n}.test.run.gz{j}" for n in ("dt", "dt_psq", "psq") for j in ("", ".json")]
+    assert not (tmp_path / "none" / "runs").exists()
+    for name in ("dt", "dt_psq", "psq"):  # the fusion tuned on dev runs that were not kept: the same weights
+        assert kept_run(tmp_path / "test" / "runs" / f"{name}.test.run.gz") == kept_run(
+            tmp_path / "all" / "runs" / f"{name}.test.run.gz")
+    assert (tmp_path / "none" / "results.txt").read_bytes() == (tmp_path / "all" / "results.txt").read_bytes()
+    with gzip.open(tmp_path / "all" / "runs" / "psq.test.run.gz", "rt") as fh:  # plain TREC lines inside
+        assert fh.readline().split()[1::2] == ["Q0", "1", "PSQ"]
+
+
+@pytest.mark.parametrize("keep, message", [
+    ('keep_runs = ["PSQ.tset"]', "keep_runs: 'PSQ.tset' matches none of the runs (DT.dev, DT.test, PSQ.dev, "),
+    ('keep_runs = "*.test"', "keep_runs must be a list of patterns of NAME.SPLIT (e.g. keep_runs = [\"*.test\"]"),
+])
+def test_a_keep_runs_pattern_that_matches_no_run_is_one_error_before_the_work(mini, tmp_path, capsys, keep, message):
+    path = tmp_path / "k.toml"
+    path.write_text(KEEP.format(mini=mini, keep=keep), encoding="utf-8")
+    assert main(["run", str(path), "-o", str(tmp_path / "out"), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"clirkit: error: {path}: {message}") and err.count("\n") == 1
+    assert not (tmp_path / "out").exists() and not (tmp_path / "out" / "index.npz").exists()

@@ -48,8 +48,8 @@ def _interrupted(work: Path, out: Path, toml: Path, stage: str, sig: int) -> int
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("stage, sig", [("index.npz", signal.SIGKILL), ("runs/dt.test.run", signal.SIGINT),
-                                        ("runs/psq.dev.run", signal.SIGKILL), ("results.txt", signal.SIGINT),
+@pytest.mark.parametrize("stage, sig", [("index.npz", signal.SIGKILL), ("runs/dt.test.run.gz", signal.SIGINT),
+                                        ("runs/psq.dev.run.gz", signal.SIGKILL), ("results.txt", signal.SIGINT),
                                         ("report.md", signal.SIGKILL)])
 def test_a_rerun_killed_at_any_point_leaves_the_previous_results_whole(previous, mini, stage, sig):
     import shutil
@@ -64,7 +64,7 @@ def test_a_rerun_killed_at_any_point_leaves_the_previous_results_whole(previous,
     after = _tree(out)
     if status is None or (stage in ("results.txt", "report.md") and after != files):
         # finished (or switched) before the signal: then the folder is the new run's, whole
-        assert "runs/psq2.test.run" in after and b"\nPSQ2 " in after["results.txt"]
+        assert "runs/psq2.test.run.gz" in after and b"\nPSQ2 " in after["results.txt"]
     else:
         assert status in (130, -signal.SIGKILL, -signal.SIGINT), status
         assert after == files  # the previous results, byte for byte
@@ -82,8 +82,8 @@ def test_the_folder_holds_exactly_what_the_last_run_made(previous, mini):
     (work / "d.toml").write_text(f'collection = "{mini}"\nmeasures = ["AP"]\n[systems.DT]\nkind = "dt"\n',
                                  encoding="utf-8")
     run_experiment(Experiment.read(work / "d.toml"), out, quiet=True)
-    assert sorted(p.name for p in (out / "runs").iterdir()) == ["dt.dev.run", "dt.dev.run.json", "dt.test.run",
-                                                                "dt.test.run.json"]
+    assert sorted(p.name for p in (out / "runs").iterdir()) == ["dt.dev.run.gz", "dt.dev.run.gz.json", "dt.test.run.gz",
+                                                                "dt.test.run.gz.json"]
 
 
 def test_a_folder_that_is_not_an_experiments_is_refused_not_replaced(tmp_path):

@@ -3,6 +3,7 @@ runner's runs byte for byte, pt.Experiment's own evaluation gives clirkit's numb
 PyTerrier re-rankers, the learners fit as pt.Estimators, and bad input is a one-line ClirkitError."""
 from __future__ import annotations
 
+import gzip
 import subprocess
 import sys
 
@@ -51,6 +52,11 @@ step = 0.25
 NAMES = ["BM25", "DT", "PSQ", "PSQ-Boost", "PSQ+PSQ-Boost"]
 
 
+def kept_run(path) -> bytes:
+    """The text of a run the experiment runner kept (``runs/NAME.SPLIT.run.gz``)."""
+    return gzip.decompress(path.read_bytes())
+
+
 @pytest.fixture(scope="module")
 def saved(mini, tmp_path_factory):
     """The experiment run by clirkit's runner on a slice of nave-en-es, read back as transformers."""
@@ -80,7 +86,7 @@ def test_each_systems_transformer_gives_the_runners_run_byte_for_byte(saved, tmp
         results = saved.retriever(name)(topics)
         assert {"qid", "docno", "score", "rank", "query"} <= set(results.columns)
         made = Run.from_frame(results, tag=name)
-        assert _bytes(made, tmp_path / "made.run") == (saved.folder / "runs" / f"{_file(name)}.test.run").read_bytes()
+        assert _bytes(made, tmp_path / "made.run") == kept_run(saved.folder / "runs" / f"{_file(name)}.test.run.gz")
 
 
 def _file(name: str) -> str:
@@ -96,10 +102,10 @@ def test_pt_experiment_gives_clirkit_evals_numbers_for_bm25_dt_psq_psq_boost_and
                           eval_metrics=[AP, nDCG@10, R@1000], names=NAMES)
     qrels = saved.resources.qrels("test")
     for _, row in table.iterrows():  # clirkit's evaluation of the runs the runner wrote (what `clirkit eval` reads)
-        means = evaluate(read_run(saved.folder / "runs" / f"{_file(row['name'])}.test.run"), qrels, MEASURES).mean()
+        means = evaluate(read_run(saved.folder / "runs" / f"{_file(row['name'])}.test.run.gz"), qrels, MEASURES).mean()
         for measure in MEASURES:
             assert row[measure] == pytest.approx(means[measure], abs=1e-9), (row["name"], measure)
-    made = {(saved.folder / "runs" / f"{_file(name)}.test.run").read_bytes() for name in NAMES}
+    made = {kept_run(saved.folder / "runs" / f"{_file(name)}.test.run.gz") for name in NAMES}
     assert len(made) == len(NAMES) and table["AP"].nunique() > 1  # different runs, not one run five times
 
 
@@ -156,7 +162,7 @@ def test_bm25_of_the_untranslated_queries_is_a_first_stage_built_from_an_index(s
     bm25 = cpt.retriever(BM25Search().fit(saved.resources.index()))
     assert repr(bm25) == "Retriever(BM25)" and not isinstance(bm25, pt.Estimator)
     made = Run.from_frame(bm25(saved.topics("test")), tag="BM25")
-    assert _bytes(made, tmp_path / "made.run") == (saved.folder / "runs" / "bm25.test.run").read_bytes()
+    assert _bytes(made, tmp_path / "made.run") == kept_run(saved.folder / "runs" / "bm25.test.run.gz")
     assert _one_line_error(lambda: cpt.reranker(BM25Search())).startswith("a BM25Search cannot re-rank given results")
 
 
@@ -168,7 +174,7 @@ def test_a_boosted_ranker_fits_as_a_pyterrier_estimator_and_gives_the_runners_mo
     assert isinstance(boost, pt.Estimator) and not isinstance(saved.retriever("PSQ"), pt.Estimator)
     boost.fit(saved.topics("train"), saved.qrels("train"), saved.topics("dev"), saved.qrels("dev"))
     made = Run.from_frame(boost(saved.topics("test")), tag="PSQ-Boost")
-    assert _bytes(made, tmp_path / "made.run") == (saved.folder / "runs" / "psq-boost.test.run").read_bytes()
+    assert _bytes(made, tmp_path / "made.run") == kept_run(saved.folder / "runs" / "psq-boost.test.run.gz")
 
 
 def test_a_pipeline_fits_its_reranker_on_the_first_stages_results(saved, tmp_path):
@@ -180,7 +186,7 @@ def test_a_pipeline_fits_its_reranker_on_the_first_stages_results(saved, tmp_pat
     pipeline = psq >> rerank
     pipeline.fit(saved.topics("train"), saved.qrels("train"), saved.topics("dev"), saved.qrels("dev"))
     made = Run.from_frame(pipeline(saved.topics("test")), tag="PSQ-Boost")
-    assert _bytes(made, tmp_path / "made.run") == (saved.folder / "runs" / "psq-boost.test.run").read_bytes()
+    assert _bytes(made, tmp_path / "made.run") == kept_run(saved.folder / "runs" / "psq-boost.test.run.gz")
 
 
 def test_a_fusion_tunes_its_weights_on_the_validation_topics(saved, tmp_path):
@@ -190,7 +196,7 @@ def test_a_fusion_tunes_its_weights_on_the_validation_topics(saved, tmp_path):
                            resources=saved.resources, name="PSQ+PSQ-Boost")
     fusion.fit(saved.topics("train"), saved.qrels("train"), saved.topics("dev"), saved.qrels("dev"))
     made = Run.from_frame(fusion(saved.topics("test")), tag="PSQ+PSQ-Boost")
-    assert _bytes(made, tmp_path / "made.run") == (saved.folder / "runs" / "psq_psq-boost.test.run").read_bytes()
+    assert _bytes(made, tmp_path / "made.run") == kept_run(saved.folder / "runs" / "psq_psq-boost.test.run.gz")
 
 
 def test_pyterriers_search_of_one_text_runs_the_system(saved):

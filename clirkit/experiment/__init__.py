@@ -49,9 +49,10 @@ Your own files make a collection with a ``[collection]`` table (:mod:`clirkit.da
 
 :func:`run_experiment` writes into one folder: ``table.npz`` (and ``table.reverse.npz``, the table the other way,
 when PSQ translates the documents) and ``index.npz``, ``models/NAME.npz``,
-``runs/NAME.SPLIT.run``, each with a ``.json`` record of what made it (no timings: the same file and seed
-give the same bytes; step times are said on stderr) (a rerun whose record is
-unchanged reads the artifact instead of making it again), ``collection/`` for a ``[collection]``, and the report:
+``runs/NAME.SPLIT.run.gz`` (TREC runs, gzip-compressed; ``keep_runs`` chooses which are kept), each with a
+``.json`` record of what made it (no timings: the same file and seed give the same bytes; step times are said
+on stderr) (a rerun whose record is unchanged reads the artifact instead of making it again), ``collection/``
+for a ``[collection]``, and the report:
 ``report.md`` (a table per split of ``report_splits``, test by default, with significance marks; tuned
 weights, training notes), ``results.txt`` (the same as text,
 what ``clirkit run`` prints) and PNG figures (kappa sweeps, training curves, per-query differences

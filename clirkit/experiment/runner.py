@@ -106,6 +106,7 @@ class Runner:
         if wanted or ("all" in self.exp.report_splits and "dev" not in self.splits):
             raise ClirkitError(f"{self.where}: report_splits: {self.resources.c.name} has no "
                                f"{(wanted or ['dev'])[0]} split (its splits: {', '.join(self.resources.splits)})")
+        self.check_keep_runs()
         for name in self.exp.run_names():
             try:
                 self.build(name)
@@ -113,6 +114,23 @@ class Runner:
                 what = "fusion" if name in self.exp.fusions else "system"
                 message = str(exc).removeprefix(f"{self.where}: ")
                 raise ClirkitError(f"{self.where}: {what} {name!r}: {message}") from None
+
+    def check_keep_runs(self) -> None:
+        """Each pattern of ``keep_runs`` matches a run of the experiment (a typo would silently keep none)."""
+        from fnmatch import fnmatchcase
+
+        made = [f"{name}.{split}" for name in self.exp.run_names() for split in self.splits]
+        for pattern in self.exp.keep_runs:
+            if not any(fnmatchcase(run, pattern) for run in made):
+                raise ClirkitError(f"{self.where}: keep_runs: {pattern!r} matches none of the runs "
+                                   f"({', '.join(made[:6])}{', ...' if len(made) > 6 else ''}); give patterns of "
+                                   f"NAME.SPLIT (e.g. \"*.test\")")
+
+    def kept(self, name: str, split: str) -> bool:
+        """Whether the run of ``name`` on ``split`` is written to the folder (``keep_runs``)."""
+        from fnmatch import fnmatchcase
+
+        return any(fnmatchcase(f"{name}.{split}", pattern) for pattern in self.exp.keep_runs)
 
     def build(self, name: str) -> None:
         """The system ``name`` of the file, unfitted, with the parameters the experiment sets, and its record."""
@@ -146,17 +164,19 @@ class Runner:
         out = self.resources.out
         self.fit(name, system, view, record)
         for split in self.splits:
-            path = out.folder / "runs" / f"{file_name(name)}.{split}.run"
+            path = out.folder / "runs" / f"{file_name(name)}.{split}.run.gz"
             made_by = {**record, "split": split, "queries": digest(view.topics(split))}
-            if out.fresh(path, made_by):
+            kept = self.kept(name, split)
+            if kept and out.fresh(path, made_by):
                 run = read_run(path)
             else:
                 with self.resources.steps.time(f"{name} retrieval"):
                     say(f"{name}: searching {len(view.topics(split))} {split} queries", quiet=view.quiet)
                     run = system.search_split(view, split, tag=name)
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    write_run(run, path)
-                    out.remember(path, made_by)
+                    if kept:
+                        path.parent.mkdir(parents=True, exist_ok=True)
+                        write_run(run, path)
+                        out.remember(path, made_by)
             self.resources.keep(name, system, split, run)
         self.notes += system.notes(name)
         self.curves.update(system.curves(name))

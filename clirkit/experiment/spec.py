@@ -37,6 +37,8 @@ KEYS: dict[str, dict[str, str]] = {
         "report_splits": 'the splits the report has a table for, among "dev", "test" and "all" (dev and test '
                          'together) (default ["test"])',
         "figures": "write the PNG figures: true or false (default true)",
+        "keep_runs": 'the runs the folder keeps (runs/NAME.SPLIT.run.gz), as patterns of "NAME.SPLIT" (e.g. '
+                     '["*.test"], ["PSQ.*"]; [] keeps none) (default ["*"]: every run of every system and fusion)',
     },
     "analysis": {
         "stemmer": '"snowball" (the default) or "none": of the index, the trained table and dictionary words',
@@ -88,6 +90,8 @@ class Experiment:
         fusions: ``{name: {"systems": [...], "step": ..., "method": ...}}`` in file order.
         report_splits: the splits the report has a table for (``dev``, ``test``, ``all``).
         figures: write the PNG figures.
+        keep_runs: the runs written to ``runs/``, as ``fnmatch`` patterns of ``NAME.SPLIT`` (the others are
+            made in memory only, and made again by a rerun).
         source: the file it was read from (None for a dict).
     """
 
@@ -108,6 +112,7 @@ class Experiment:
     figures: bool = True
     source: str | None = None
     report_splits: tuple[str, ...] = ("test",)
+    keep_runs: tuple[str, ...] = ("*",)
     plain: Any = None
 
     @classmethod
@@ -168,9 +173,13 @@ class Experiment:
             return value
 
         measures, gains, figures, splits = _report_options(where, data)
+        keep_runs = data.get("keep_runs", ["*"])
+        if not isinstance(keep_runs, list) or not all(isinstance(k, str) and k for k in keep_runs):
+            raise ClirkitError(f"{where}: keep_runs must be a list of patterns of NAME.SPLIT (e.g. keep_runs = "
+                               f"[\"*.test\"]; [] keeps no run), got {repr(keep_runs)[:40]}")
         collection = data["collection"] if plain else str(data["collection"])
         exp = cls(name=str(data.get("name", name)), collection=collection, variant=data.get("variant"),
-                  report_splits=tuple(splits), plain=plain,
+                  report_splits=tuple(splits), keep_runs=tuple(keep_runs), plain=plain,
                   measures=tuple(measures), baseline=data.get("baseline"),
                   gains=tuple(gains), seed=integer("seed", 0, 0), jobs=integer("jobs", 1, 1),
                   dev_queries=integer("dev_queries", 0, 0), train_queries=integer("train_queries", 0, 0),
