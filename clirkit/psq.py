@@ -82,7 +82,8 @@ def project_to_vocabulary(table: TranslationTable, vocabulary: Mapping[str, int]
 
 def psq_queries(qids: Sequence[str], token_lists: Sequence[Sequence[str]], table: TranslationTable,
                 vocabulary: Mapping[str, int], *, renormalize_in_vocabulary: bool = False,
-                unknown: str = "pass", mode: str = "psq") -> StructuredQueries:
+                unknown: str = "pass", mode: str = "psq", unfiltered: TranslationTable | None = None,
+                quiet: bool = True) -> StructuredQueries:
     """Structured queries for tokenized source queries from a (prepared) table.
 
     Args:
@@ -95,6 +96,10 @@ def psq_queries(qids: Sequence[str], token_lists: Sequence[Sequence[str]], table
             are synonyms, tf~ = sum_e tf(e,d) and df~ = the documents holding any of them, whatever p)
             or ``all`` (every translation its own query term with the source term's query tf: the
             naive dictionary baseline).
+        unfiltered: the table prepared as ``table`` but without the target stoplists: a query that ``table`` leaves
+            with no option at all (every translation of every word a target stopword) and that has some in
+            ``unfiltered`` is translated by ``unfiltered`` instead, never silently emptied; the number of such
+            queries is said on stderr, unless ``quiet``.
 
     Returns:
         One row per distinct source term of each query (in order of first occurrence), with
@@ -106,8 +111,6 @@ def psq_queries(qids: Sequence[str], token_lists: Sequence[Sequence[str]], table
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
     if len(qids) != len(token_lists):
         raise ValueError(f"{len(qids)} query ids but {len(token_lists)} token lists")
-    matrix = project_to_vocabulary(table, vocabulary, renormalize=renormalize_in_vocabulary)
-    rows_of = table.source_index
     terms, weights, owners = [], [], []
     for qi, tokens in enumerate(token_lists):
         if isinstance(tokens, str):
@@ -116,6 +119,29 @@ def psq_queries(qids: Sequence[str], token_lists: Sequence[Sequence[str]], table
         terms.extend(counts)
         weights.extend(counts.values())
         owners.extend([qi] * len(counts))
+    owners, weights = np.asarray(owners, dtype=np.int64), np.asarray(weights, dtype=np.float64)
+    translated = _translated(terms, table, vocabulary, renormalize_in_vocabulary, unknown)
+    if unfiltered is not None:
+        translated = _refilled(translated, terms, owners, len(qids), unfiltered, vocabulary,
+                               renormalize_in_vocabulary, unknown, quiet)
+    if mode == "pirkola":
+        translated.data[:] = 1.0
+    elif mode == "all":  # one row per (source term, translation), each a one-to-one term of its own
+        counts = np.diff(translated.indptr)
+        rows = np.repeat(np.arange(len(terms)), counts)
+        one_each = sp.csr_matrix((np.ones(translated.nnz), translated.indices, np.arange(translated.nnz + 1)),
+                                 shape=(translated.nnz, translated.shape[1]))
+        names = [f"{terms[r]}->{i}" for r, i in zip(rows.tolist(), translated.indices.tolist())]
+        return StructuredQueries(list(qids), owners[rows], weights[rows], one_each, names)
+    return StructuredQueries(list(qids), owners, weights, translated, terms, df_union=mode == "pirkola")
+
+
+def _translated(terms: Sequence[str], table: TranslationTable, vocabulary: Mapping[str, int], renormalize: bool,
+                unknown: str) -> sp.csr_matrix:
+    """One row per term: its options in ``table`` over the ``vocabulary``'s ids (a term unknown to the table
+    matching itself with p = 1 when ``unknown`` is ``pass``), sorted, no explicit zeros."""
+    matrix = project_to_vocabulary(table, vocabulary, renormalize=renormalize)
+    rows_of = table.source_index
     table_row = np.fromiter((rows_of.get(t, -1) if t != NULL else -1 for t in terms), dtype=np.int64,
                             count=len(terms))
     known = table_row >= 0
@@ -129,14 +155,27 @@ def psq_queries(qids: Sequence[str], token_lists: Sequence[Sequence[str]], table
     translated = sp.csr_matrix(translated)
     translated.eliminate_zeros()
     translated.sort_indices()
-    owners, weights = np.asarray(owners, dtype=np.int64), np.asarray(weights, dtype=np.float64)
-    if mode == "pirkola":
-        translated.data[:] = 1.0
-    elif mode == "all":  # one row per (source term, translation), each a one-to-one term of its own
-        counts = np.diff(translated.indptr)
-        rows = np.repeat(np.arange(len(terms)), counts)
-        one_each = sp.csr_matrix((np.ones(translated.nnz), translated.indices, np.arange(translated.nnz + 1)),
-                                 shape=(translated.nnz, translated.shape[1]))
-        names = [f"{terms[r]}->{i}" for r, i in zip(rows.tolist(), translated.indices.tolist())]
-        return StructuredQueries(list(qids), owners[rows], weights[rows], one_each, names)
-    return StructuredQueries(list(qids), owners, weights, translated, terms, df_union=mode == "pirkola")
+    return translated
+
+
+def _refilled(translated: sp.csr_matrix, terms: Sequence[str], owners: np.ndarray, n_queries: int,
+              unfiltered: TranslationTable, vocabulary: Mapping[str, int], renormalize: bool, unknown: str,
+              quiet: bool) -> sp.csr_matrix:
+    """``translated`` with the rows of each query it leaves empty (no option for any of its terms) made again from
+    ``unfiltered``; the number of queries that gains options so is said on stderr (unless ``quiet``)."""
+    from clirkit.progress import say
+
+    options = np.bincount(owners, weights=np.diff(translated.indptr), minlength=n_queries)
+    rows = np.flatnonzero(options[owners] == 0)
+    if not len(rows):
+        return translated
+    again = _translated([terms[i] for i in rows], unfiltered, vocabulary, renormalize, unknown)
+    refilled = np.unique(owners[rows][np.diff(again.indptr) > 0])
+    if not len(refilled):
+        return translated
+    place = sp.csr_matrix((np.ones(len(rows)), (rows, np.arange(len(rows)))), shape=(len(terms), len(rows)))
+    merged = sp.csr_matrix(translated + place @ again)  # the rows replaced were empty
+    merged.sort_indices()
+    say(f"{len(refilled)} of {n_queries} queries had only target stopwords among their translations: searched with "
+        f"all their translations", quiet=quiet)
+    return merged

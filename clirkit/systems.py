@@ -286,7 +286,9 @@ class PSQ(_CrossLanguageBM25):
             ``"snowball"``: the Snowball list of the index's language, as the index's analyzer makes its terms
             (stemmed): IBM Model 1 gives function words mass in every row, and this drops them from the
             options without touching the queries or the documents.
-        target_stopwords_top: also drop the N most frequent index terms from the options.
+        target_stopwords_top: also drop the N most frequent index terms from the options. A query whose every
+            translation the target stoplists drop is translated without them (the number of such queries is said
+            on stderr), never silently emptied.
         renormalize_in_vocabulary: rescale each word's in-index options to sum 1 (Ivory).
         unknown: a query word absent from the table: ``pass`` (matches itself, p = 1) or ``drop``.
         mode: ``psq`` (weights p(e|f)), ``pirkola`` (a word's translations are synonyms: tf summed over
@@ -418,6 +420,8 @@ class PSQ(_CrossLanguageBM25):
 
     def _fit_queries(self, index, table, table2, quiet: bool) -> "PSQ":
         """fit with translate = queries: the table (interpolated with ``table2``) pruned once."""
+        from functools import partial
+
         from clirkit.psq import prepare_table
 
         self._bind(index, table, quiet)
@@ -426,10 +430,12 @@ class PSQ(_CrossLanguageBM25):
             listed = snowball_terms(index.analyzer)
         frequent = index.most_frequent_terms(self.target_stopwords_top)
         stopwords = set(index.analyzer.stopwords) | set(listed) | set(frequent)
+        prepare = partial(prepare_table, table, table2, lam=self.lam, min_prob=self.min_prob_,
+                          cumulative=self.cumulative_ if self.cumulative_ < 1 else None, max_options=self.max_options_)
         try:
-            self.table_ = prepare_table(table, table2, lam=self.lam, min_prob=self.min_prob_,
-                                        cumulative=self.cumulative_ if self.cumulative_ < 1 else None,
-                                        max_options=self.max_options_, target_stopwords=stopwords)
+            self.table_ = prepare(target_stopwords=stopwords)
+            # a query whose every translation the target stoplists drop is translated without them (psq_queries)
+            self.unfiltered_ = prepare(target_stopwords=index.analyzer.stopwords) if listed or frequent else None
         except ValueError as exc:
             raise ClirkitError(str(exc)) from None
         dictionary = table.params.get("model") == "dictionary" and table2 is None
@@ -483,7 +489,12 @@ class PSQ(_CrossLanguageBM25):
             return (("table2", resources.record("table2")), ("reverse_table", resources.reverse_record()))
         return (("table2", resources.record("table2")),)
 
-    def structured_from_tokens(self, qids: Sequence[str], tokens: Sequence[Sequence[str]]):
+    def structured_queries(self, topics: Mapping[str, str], *, quiet: bool = True):
+        """The topics as :class:`~clirkit.query.StructuredQueries` (a query emptied by a stoplist, counted on stderr
+        unless ``quiet``, is searched without it)."""
+        return self.structured_from_tokens(list(topics), self.query_tokens(topics, quiet=quiet), quiet=quiet)
+
+    def structured_from_tokens(self, qids: Sequence[str], tokens: Sequence[Sequence[str]], *, quiet: bool = True):
         from clirkit.psq import psq_queries
         from clirkit.query import StructuredQueries
 
@@ -491,7 +502,7 @@ class PSQ(_CrossLanguageBM25):
             return StructuredQueries.from_tokens(list(qids), tokens, self.index_.vocabulary)
         return psq_queries(list(qids), tokens, self.table_, self.index_.vocabulary,
                            renormalize_in_vocabulary=self.renormalize_in_vocabulary, unknown=self.unknown,
-                           mode=self.mode_)
+                           mode=self.mode_, unfiltered=self.unfiltered_, quiet=quiet)
 
 
 def __getattr__(name: str):

@@ -73,8 +73,31 @@ def test_a_35_term_collection_gets_a_non_empty_psq_run(verses_es):
     for system in (PSQ(), DT()):
         run = system.fit(index, table).search(topics)
         assert set(run.qids.tolist()) == {"q1", "q2"}
-    # the old default (the 100 most frequent index terms dropped from PSQ's options) emptied every query
-    assert len(PSQ(target_stopwords_top=100).fit(index, table).search(topics)) == 0
+    # the old default (the 100 most frequent index terms dropped from PSQ's options) emptied every query; such a
+    # query is searched with all its translations now (test_a_query_the_target_stoplist_empties_...)
+    assert len(PSQ(target_stopwords_top=100).fit(index, table).search(topics)) > 0
+
+
+def test_a_query_the_target_stoplist_empties_is_searched_with_all_its_translations_and_counted(verses_es, capsys):
+    index, table = indexed(verses_es), small_table(verses_es)
+    topics = {"q1": "God divided the light from the darkness", "q2": "God", "q3": "zzz"}
+    frequent = set(index.most_frequent_terms(5))
+    psq = PSQ(target_stopwords_top=5).fit(index, table)
+    god = dict(psq.unfiltered_.translations("god"))
+    assert god and set(god) <= frequent  # every translation of "god" is one of the 5 most frequent terms
+    assert not psq.table_.translations("god")
+    sq = psq.structured_queries(topics, quiet=False)
+    assert "1 of 3 queries had only target stopwords among their translations: searched with all their " \
+           "translations" in capsys.readouterr().err
+    rows = {t: sq.translations[i] for i, t in enumerate(sq.source_terms) if sq.source_query[i] == 1}
+    assert {str(index.terms[c]) for c in rows["god"].indices} == set(god)
+    # q1 keeps its other words' options and none of the stoplist's; q3 (no translation at all) stays empty
+    q1 = [sq.translations[i] for i in range(len(sq.source_terms)) if sq.source_query[i] == 0]
+    assert not any(frequent & {str(index.terms[c]) for c in row.indices} for row in q1)
+    assert set(psq.search(topics).qids.tolist()) == {"q1", "q2"}
+    # the Snowball list on the options falls back the same way; quiet by default
+    psq = PSQ(target_stopwords=list(god)).fit(index, table)
+    assert set(psq.search({"q2": "God"}).qids.tolist()) == {"q2"} and capsys.readouterr().err == ""
 
 
 def test_a_query_of_stopwords_only_is_searched_with_all_its_terms_and_counted(verses_es, capsys):

@@ -58,6 +58,22 @@ def test_known_term_whose_options_are_all_pruned_contributes_nothing(index):
     assert row(sq, 1, index) == pytest.approx({"luz": 0.5 / 0.75})
 
 
+def test_a_query_the_target_stopwords_empty_is_translated_by_the_unfiltered_table_and_counted(index, capsys):
+    prepared = prepare_table(TABLE, target_stopwords=["la", "las"])
+    unfiltered = prepare_table(TABLE)
+    qids, tokens = ["q1", "q2", "q3"], [["the"], ["the", "light"], ["zzz"]]
+    sq = psq_queries(qids, tokens, prepared, index.vocabulary, unfiltered=unfiltered, quiet=False)
+    assert "1 of 3 queries had only target stopwords among their translations" in capsys.readouterr().err
+    assert row(sq, 0, index) == {"la": 0.5, "las": 0.5}  # q1: "the" with its stopwords again
+    assert row(sq, 1, index) == {}                    # q2 keeps an option (luz): filtered as before
+    assert row(sq, 2, index) == pytest.approx({"luz": 0.5 / 0.75})
+    assert row(sq, 3, index) == {}                    # q3 has no option either way: not counted
+    plain = psq_queries(qids, tokens, prepared, index.vocabulary)  # without the unfiltered table: emptied
+    assert row(plain, 0, index) == {} and (plain.translations[1:] != sq.translations[1:]).nnz == 0
+    psq_queries(qids, tokens, prepared, index.vocabulary, unfiltered=unfiltered)  # quiet by default
+    assert capsys.readouterr().err == ""
+
+
 def test_two_tables_are_interpolated_with_lambda_then_pruned():
     second = TranslationTable.from_triples(["light"], ["lumbre"], [1.0])
     prepared = prepare_table(TABLE, second, lam=0.6, min_prob=0.005, cumulative=0.95)
