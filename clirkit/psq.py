@@ -2,15 +2,19 @@
 
 Each source query term f becomes a distribution p(e|f) over target terms, and BM25 runs on
 tf~(f,d) = sum_e p(e|f) tf(e,d) and df~(f) = sum_e p(e|f) df(e), weighted by f's query tf.
-The steps, in order:
+This module translates the queries; :mod:`clirkit.docpsq` translates the documents instead (the reference
+implementation's way, and :class:`clirkit.systems.PSQ`'s default whenever the table comes from the documents'
+language). Each side has its own pruning and scoring, :data:`SIDE_DEFAULTS` (the document side's: L = 1e-4,
+C = 0.99, at most 64 options, the smoothed query likelihood of :mod:`clirkit.lm`). The steps here, in order:
 
-1. :func:`prepare_table`: optional interpolation of two tables with ``lam`` (then renormalized),
-   then pruning (min probability L = 0.005, target stopwords, cumulative C = 0.95 keeping the
-   option that crosses C, optionally at most M options, renormalized);
+1. :func:`prepare_table`: optional interpolation of two tables with ``lam`` (0.5), then each row renormalized,
+   then pruning (the query side's defaults: min probability L = 0.1, the target stoplists if any, cumulative
+   C = 0.95 keeping the option that crosses C, no limit on the number of options; renormalized);
 2. :func:`psq_queries`: for each distinct source term of a query, the table row restricted to the
    target index's vocabulary. A source term that is not a source word of the table passes through
    as itself with p = 1 (names, numbers; ``unknown="drop"`` drops it instead). A known term whose
-   options were all pruned contributes nothing.
+   options were all pruned contributes nothing; a query left with no option at all by the target
+   stoplists is translated without them (``unfiltered``), never silently emptied.
 
 Translations absent from the index contribute nothing. By default their probability mass is *kept*
 (cclir's choice, clirkit's default): p(e|f) is the model's belief, and when f's likely translations
@@ -19,12 +23,14 @@ renormalizing over the in-vocabulary options (Ivory's choice, ``renormalize_in_v
 would instead inflate rare, often noisy options to full weight (an option of p = 0.01 alone in the
 vocabulary becomes p = 1).
 
-Target stopwords matter with IBM Model 1 tables: a content word's row typically gives 5-15% of its
-mass to target function words (English "house": casa .85, la .07, de .04), whose huge df inflate
-df~ (flattening the idf of the term) and whose tf adds to tf~ in nearly every document. On nave-en-es
-(test) PSQ without a target stoplist scores below DT; dropping the 200 most frequent index terms
-from the options (``clirkit psq --target-stopwords-top 200``) puts it above (see the report of
-``eval/bench_ibm1.py``).
+IBM Model 1 tables give target function words mass in every row (English "house": casa .85, la .07, de
+.04); kept as options, their huge df inflate df~ (flattening the idf of the term) and their tf adds to tf~ in
+nearly every document. The query side's L = 0.1 drops most of that tail: across the 14 dev collections it tied
+C = 0.6 for the best mean and was the most even across resources (baselines/README.md, "Defaults across
+collections"), and the target stoplists
+(``target_stopwords="snowball"``, or the N most frequent index terms, ``--target-stopwords-top N``) are options,
+off by default: the top 100 index terms, on by default until 2026-11-25, hold content words on the Bible and on
+short sentences, and every term of a small collection.
 """
 from __future__ import annotations
 
