@@ -177,7 +177,10 @@ class _CrossLanguageBM25(_BM25System):
         self.decompound = decompound
 
     file_keys = {"table": (str, 'a table or dictionary file, or "ibm1"'),  # ibm1: IBM Model 1 on the parallel corpus
-                 "table_format": (str, "the format of the table files (as ttable convert --format)")}
+                 "table_format": (str, "the format of the table files (as ttable convert --format)"),
+                 "score_column": (int, "which score of a Moses phrase table is the translation probability, "
+                                       "counted from 1 (default 3, p(target given source); as ttable convert "
+                                       "--score-column)")}
 
     def inputs(self, resources: Resources) -> dict:
         """The index and the table(s) it is bound to."""

@@ -272,7 +272,7 @@ def test_qrels_subset_keeps_the_split_queries_only(mini):
     ('report_splits = ["dev", "tset"]\n', "report_splits must list some of 'dev', 'test', 'all' (e.g. report_splits"),
     ('report_splits = "all"\n', "report_splits must list some of"),
     ('[table]\niteration = 3\n', "[table]: unknown key 'iteration' (did you mean 'iterations'?; its keys: iterations, "
-                                 "file, format)"),
+                                 "file, format, score_column)"),
     ('fusions_ = 1\n', "unknown key 'fusions_' (did you mean 'fusions'?; the top-level keys: "),
 ])
 def test_bad_top_level_values_are_errors_naming_the_file(tmp_path, extra, message):

@@ -149,6 +149,93 @@ def test_phrase_table_options_are_refused_where_they_do_not_apply(tmp_path, caps
     assert main(["ttable", "convert", str(path), "--score-column", "0", "-o", str(tmp_path / "t.npz")]) == 2
 
 
+# a table whose columns disagree: p(t|s) (column 3) says light -> luz, p(s|t) (column 1) light -> aguas
+DISAGREE = """\
+light ||| luz ||| 0.2 0.5 0.8 0.5 ||| 0-0 ||| 5 2 2
+light ||| aguas ||| 0.9 0.5 0.2 0.5 ||| 0-0 ||| 9 2 2
+darkness ||| tinieblas ||| 1 1 1 1 ||| 0-0 ||| 5 5 5
+"""
+
+
+@pytest.mark.parametrize("verb", ["dt", "psq"])
+def test_dt_and_psq_score_column_give_the_run_of_converting_with_it_first(indexed_dir, capsys, verb):
+    path = write(indexed_dir / "en-es.phrase-table", DISAGREE)
+    write(indexed_dir / "q.tsv", QUERIES)
+
+    def run(table, *options) -> str:
+        out = indexed_dir / f"{verb}.run"
+        assert main([verb, "--index", str(indexed_dir / "ix.npz"), "--queries", str(indexed_dir / "q.tsv"),
+                     "--table", str(table), "-o", str(out), "-q", *options]) == 0, capsys.readouterr().err
+        return out.read_text(encoding="utf-8")
+
+    for column in ("1", "3"):
+        npz = indexed_dir / f"pt{column}.npz"
+        assert main(["ttable", "convert", str(path), "--score-column", column, "-o", str(npz), "-q"]) == 0
+        assert run(path, "--score-column", column) == run(npz)
+    assert run(path) == run(indexed_dir / "pt3.npz") != run(indexed_dir / "pt1.npz")  # 3 is the default
+    first = {line.split()[0]: line.split()[2] for line in reversed(run(path, "--score-column", "1").splitlines())}
+    assert first["q1"] in {"Gen.1.6", "Gen.1.7"}                 # light -> aguas: the verses of the waters
+    assert run(path, "--score-column", "1", "--table-format", "phrase-table") == run(indexed_dir / "pt1.npz")
+
+
+def test_score_column_of_dt_and_psq_is_refused_without_a_phrase_table(indexed_dir, capsys):
+    write(indexed_dir / "q.tsv", QUERIES)
+    npz = indexed_dir / "pt.npz"
+    assert main(["ttable", "convert", str(write(indexed_dir / "en-es.phrase-table", DISAGREE)), "-o", str(npz),
+                 "-q"]) == 0
+    base = ["--index", str(indexed_dir / "ix.npz"), "--queries", str(indexed_dir / "q.tsv"), "-o",
+            str(indexed_dir / "x.run"), "--score-column", "1", "-q"]
+    for verb in ("dt", "psq"):
+        assert main([verb, "--table", str(npz), *base]) == 2
+        assert one_error(capsys) == (f"clirkit: error: {npz}: --score-column applies to Moses phrase tables, not "
+                                     f"to a npz file")
+    assert main(["dt", "--translated", str(indexed_dir / "q.tsv"), *base]) == 2
+    assert one_error(capsys) == "clirkit: error: --score-column applies to a --table that is a Moses phrase table"
+    # with two tables it applies to the one that is a phrase table
+    assert main(["psq", "--table", str(npz), "--table2", str(indexed_dir / "en-es.phrase-table"), *base]) == 0
+    assert main(["ttable", "convert", str(indexed_dir / "en-es.phrase-table"), "--score-column", "1", "-o",
+                 str(indexed_dir / "pt1.npz"), "-q"]) == 0
+    assert main(["psq", "--table", str(npz), "--table2", str(indexed_dir / "pt1.npz"), "--index",
+                 str(indexed_dir / "ix.npz"), "--queries", str(indexed_dir / "q.tsv"), "-o", str(indexed_dir / "y.run"),
+                 "-q"]) == 0
+    assert (indexed_dir / "x.run").read_bytes() == (indexed_dir / "y.run").read_bytes()
+
+
+def test_an_experiments_score_column_reads_the_phrase_table_as_converting_with_it_does(indexed_dir, capsys):
+    """[table] score_column and a system's score_column give the runs of the table converted with
+    --score-column; given with a table that is not a phrase table, it is an error before anything runs."""
+    work = indexed_dir
+    write(work / "en-es.phrase-table", DISAGREE)
+    write(work / "q.tsv", QUERIES)
+    write(work / "test.qrels", "q1 0 Gen.1.3 1\nq2 0 Gen.1.2 1\n")
+    assert main(["ttable", "convert", str(work / "en-es.phrase-table"), "--score-column", "1", "-o",
+                 str(work / "pt1.npz"), "-q"]) == 0
+    collection = ('[collection]\ndocuments = "docs.tsv"\nqueries = "q.tsv"\nqrels = "test.qrels"\n'
+                  'source_lang = "en"\ntarget_lang = "es"\n')
+
+    def runs(name: str, table: str, systems: str) -> dict[str, bytes]:
+        write(work / f"{name}.toml", f'measures = ["AP"]\n{table}\n{collection}{systems}')
+        assert main(["run", str(work / f"{name}.toml"), "-o", str(work / name), "-q"]) == 0, capsys.readouterr().err
+        return {p.name: p.read_bytes() for p in sorted((work / name / "runs").glob("*.run.gz"))}
+
+    systems = '[systems.DT]\nkind = "dt"\n[systems.PSQ]\nkind = "psq"\n'
+    converted = runs("npz", '[table]\nfile = "pt1.npz"', systems)
+    assert runs("column", '[table]\nfile = "en-es.phrase-table"\nscore_column = 1', systems) == converted
+    own = systems.replace('kind = "dt"', 'kind = "dt"\ntable = "en-es.phrase-table"\nscore_column = 1')
+    own = own.replace('kind = "psq"', 'kind = "psq"\ntable = "en-es.phrase-table"\nscore_column = 1')
+    assert runs("own", "", own) == converted
+    assert runs("default", '[table]\nfile = "en-es.phrase-table"', systems) != converted
+    write(work / "bad.toml", f'measures = ["AP"]\n[table]\nfile = "pt1.npz"\nscore_column = 1\n{collection}{systems}')
+    assert main(["run", str(work / "bad.toml"), "-o", str(work / "bad"), "-q"]) == 2
+    assert one_error(capsys) == (f"clirkit: error: {work / 'bad.toml'}: system 'DT': score_column applies to a table "
+                                 f"file that is a Moses phrase table, not to {work / 'pt1.npz'} (remove score_column, "
+                                 f"or give the phrase table)")
+    assert not (work / "bad").exists()
+    write(work / "bad.toml", f'measures = ["AP"]\n[table]\nscore_column = 0\n{collection}{systems}')
+    assert main(["run", str(work / "bad.toml"), "-o", str(work / "bad"), "-q"]) == 2
+    assert "[table]: score_column must be an integer >= 1" in one_error(capsys)
+
+
 # ---------------------------------------------------------------------------------------------
 # Moses lex files
 

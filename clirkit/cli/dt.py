@@ -7,7 +7,7 @@ from clirkit.cli.common import add_query_fields, add_quiet, add_verb, query_fiel
 
 def add_parser(sub) -> None:
     from clirkit.cli.search import add_bm25_options, add_shard_options
-    from clirkit.cli.ttable import add_table_format
+    from clirkit.cli.ttable import add_score_column, add_table_format
     from clirkit.cli.xlquery import add_query_options
     from clirkit.systems import DT
 
@@ -20,6 +20,7 @@ def add_parser(sub) -> None:
     source.add_argument("--translated", help="the queries already translated by an MT system (qid TAB text "
                                              "in the target language); --queries is then only checked for ids")
     add_table_format(p)
+    add_score_column(p)
     add_bm25_options(p, DT)
     add_query_fields(p)
     add_shard_options(p)
@@ -28,6 +29,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from clirkit.cli.search import open_index
+    from clirkit.cli.ttable import load_tables
     from clirkit.cli.xlquery import checked_system, query_language, search_and_write, source_stopwords
     from clirkit.errors import ClirkitError
     from clirkit.formats import read_queries
@@ -36,10 +38,9 @@ def run(args) -> int:
 
     dt = checked_system(DT, args)
     from clirkit.progress import say
-    from clirkit.translation import load_table
 
     index = open_index(args)
-    table = load_table(args.table, args.table_format) if args.table else None
+    table, = load_tables(args, args.table)
     queries = read_queries(args.queries, **query_fields(args, lang=query_language(args, table)))
     if args.translated:
         return _search_translated(args, index, queries)

@@ -9,7 +9,7 @@ def add_parser(sub) -> None:
     from clirkit.cli.common import param_type, positive_int
     from clirkit.cli.params import add_param
     from clirkit.cli.search import add_bm25_options, add_shard_options
-    from clirkit.cli.ttable import add_prune_options, add_table_format
+    from clirkit.cli.ttable import add_prune_options, add_score_column, add_table_format
     from clirkit.cli.xlquery import add_query_options
     from clirkit.systems import PSQ
 
@@ -25,6 +25,7 @@ def add_parser(sub) -> None:
     add_param(p, PSQ, "lam", "--lambda", type=param_type(PSQ, "lam"),
               help="weight of --table when interpolating with --table2")
     add_table_format(p)
+    add_score_column(p)
     g = add_prune_options(p)
     add_param(g, PSQ, "target_stopwords_top", "--target-stopwords-top", type=param_type(PSQ, "target_stopwords_top"),
               metavar="N",
@@ -68,6 +69,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from clirkit.analysis import read_stopwords
     from clirkit.cli.search import open_index
+    from clirkit.cli.ttable import load_tables
     from clirkit.cli.xlquery import checked_system, query_language, search_and_write, source_stopwords
     from clirkit.docpsq import KIND, ProjectedIndex, ShardedProjectedIndex
     from clirkit.errors import ClirkitError
@@ -76,7 +78,6 @@ def run(args) -> int:
     from clirkit.shards import PROJECTED_KIND, ShardedIndex, index_kind
     from clirkit.systems import PSQ
     from clirkit.tablefit import TableMismatch, table_language
-    from clirkit.translation import load_table
 
     psq = checked_system(PSQ, args)
     if (args.queries is None) != (args.output is None):
@@ -100,8 +101,7 @@ def run(args) -> int:
     if args.shards not in (None, shards) and shards > 1:
         raise ClirkitError(f"{args.index} is in {shards} shards, so is its translation: give --shards {shards} or "
                            f"none (or index the documents with --shards {args.shards})")
-    table = load_table(args.table, args.table_format) if args.table else None
-    table2 = load_table(args.table2, args.table_format) if args.table2 else None
+    table, table2 = load_tables(args, args.table, args.table2)
     documents = psq.side_given(index, table, table2) == "documents"
     if args.save_index and not documents:
         raise ClirkitError(f"--save-index writes a translated index: {args.table} translates the queries (into the "

@@ -38,6 +38,36 @@ def add_table_format(p: argparse.ArgumentParser, flag: str = "--table-format") -
     p.add_argument(flag, choices=FORMATS, default="auto", help=TABLE_FORMAT_HELP)
 
 
+def add_score_column(p) -> None:
+    """``--score-column`` of dt and psq: the score of a Moses phrase table read as p (as ``ttable convert``'s)."""
+    from clirkit.translation.weighted import MOSES_SCORES
+
+    p.add_argument("--score-column", type=positive_int, default=None, metavar="N",
+                   help=f"a phrase-table's score read as p(target|source), counted from 1; Moses writes "
+                        f"{' '.join(MOSES_SCORES)} (default: 3, p(t|s)); as ttable convert --score-column, so "
+                        f"converting first gives the same run")
+
+
+def load_tables(args, *paths: str | None) -> list:
+    """The tables at ``paths`` (None: no table) read as dt and psq read them: ``args.table_format``, and
+    ``args.score_column`` for each that is a Moses phrase table (an error when none is)."""
+    from clirkit.errors import ClirkitError
+    from clirkit.fileio import display_name
+    from clirkit.translation import guess_format, load_table
+    from clirkit.translation.tableio import DISPLAY
+
+    column, fmt = getattr(args, "score_column", None), args.table_format
+    formats = {p: fmt if fmt != "auto" else guess_format(p)[0] for p in paths if p is not None and column}
+    if column is not None and "phrase-table" not in formats.values():
+        if not formats:
+            raise ClirkitError("--score-column applies to a --table that is a Moses phrase table")
+        path, found = next(iter(formats.items()))
+        raise ClirkitError(f"{display_name(path)}: --score-column applies to Moses phrase tables, not to a "
+                           f"{DISPLAY[found]} file")
+    return [None if p is None else
+            load_table(p, fmt, score_column=column if formats.get(p) == "phrase-table" else None) for p in paths]
+
+
 def add_dictionary_options(p: argparse.ArgumentParser, *, languages: bool = True):
     """How a dictionary file becomes a table (:func:`clirkit.translation.load_dictionary`), and
     ``--source-lang``/``--target-lang`` (``languages``); returns the group."""

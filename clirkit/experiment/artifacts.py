@@ -182,12 +182,38 @@ class Artifacts(Resources):
         if path is not None:
             if not Path(path).is_file():
                 raise ClirkitError(f"{self.where}: table file {path}: no such file")
+            column = self._score_column(path, fmt)
             return {"file": str(Path(path).resolve()), "sha256": file_digest(path), "format": fmt,
-                    **self._analysis_record()}
+                    **({"score_column": column} if column is not None else {}), **self._analysis_record()}
         self._need_parallel("IBM Model 1 trains on it; or give a table file: [table] file = FILE, or the "
                             "system's table = FILE")
         return {"collection": self.collection, "iterations": int(self.exp.table.get("iterations", 5)),
                 **self._analysis_record()}
+
+    def _score_column(self, path: str, fmt: str) -> int | None:
+        """The ``score_column`` (the system's, else ``[table]``'s) that applies to the table file at ``path``: None
+        unless it is a Moses phrase table."""
+        column = self.option("score_column") or self.exp.table.get("score_column")
+        if column is None:
+            return None
+        from clirkit.translation import guess_format
+
+        return column if (fmt if fmt != "auto" else guess_format(path)[0]) == "phrase-table" else None
+
+    def _check_score_column(self) -> None:
+        """ClirkitError when a ``score_column`` is given and none of the system's table files is a phrase table."""
+        column = self.option("score_column") or self.exp.table.get("score_column")
+        if column is None:
+            return
+        fmt = self.option("table_format") or self.exp.table.get("format", "auto")
+        paths = [self._table_file(self.option("table"))]
+        if self.option("table2") is not None:
+            paths.append(self._table_file(self.option("table2")))
+        paths = [p for p in paths if p is not None and Path(p).is_file()]
+        if not any(self._score_column(p, fmt) is not None for p in paths):
+            what = f"not to {', '.join(paths)}" if paths else "and the table is IBM Model 1's"
+            raise ClirkitError(f"{self.where}: score_column applies to a table file that is a Moses phrase table, "
+                               f"{what} (remove score_column, or give the phrase table)")
 
     def _need_parallel(self, why: str) -> None:
         if self.c.counts.get("parallel_pairs", 1) == 0:
@@ -201,14 +227,15 @@ class Artifacts(Resources):
         if path is None:
             return self._once("ibm1", self._trained_table)
         fmt = self.option("table_format") or self.exp.table.get("format", "auto")
+        column = self._score_column(path, fmt)
 
         def read():
             from clirkit.translation import load_table
 
             return load_table(path, fmt, stemmer=self.analyzer(self.c.target_lang).stemmer,
-                              source_lang=self.c.source_lang, target_lang=self.c.target_lang)
+                              source_lang=self.c.source_lang, target_lang=self.c.target_lang, score_column=column)
 
-        return self._once(("table", path, fmt), read)
+        return self._once(("table", path, fmt, column), read)
 
     def _trained_table(self):
         from clirkit.progress import say
@@ -266,6 +293,7 @@ class Artifacts(Resources):
         if what == "index":
             return self._index_record()
         if what in ("table", "table2"):
+            self._check_score_column()
             given = self.option(what)
             return None if what == "table2" and given is None else self._table_record(given)
         if what == "train":

@@ -48,11 +48,13 @@ KEYS: dict[str, dict[str, str]] = {
         "iterations": "IBM Model 1 iterations on the collection's parallel corpus (default 5)",
         "file": "a table or dictionary file to use instead (a path relative to the experiment file)",
         "format": "the format of that file (default auto; as ttable convert --format)",
+        "score_column": "which score of a Moses phrase table is the translation probability, counted from 1 "
+                        "(default 3, p(target given source); as ttable convert --score-column)",
     },
     "collection": {},  # the keys of clirkit.datasets.plain (filled below)
     "systems.NAME": {
         "kind": "dt, psq, boost or scs; the other keys are the kind's (clirkit run --keys KIND): its parameters, "
-                "and table/table2/table_format (dt, psq), base/parallel_tuples (boost)",
+                "and table/table2/table_format/score_column (dt, psq), base/parallel_tuples (boost)",
     },
     "fusions.NAME": {
         "systems": 'the fused systems, at least two (e.g. ["DT", "PSQ"])',
@@ -307,9 +309,11 @@ def _check_system(where: str, spec: Mapping[str, Any], before: list[str]) -> Non
         value = spec.get(key)
         if value is not None and not (isinstance(value, kind_of_value) and
                                       (kind_of_value is bool or not isinstance(value, bool))):
-            shape = {str: "a string", bool: "true or false (a TOML boolean, without quotes)"}.get(
-                kind_of_value, kind_of_value.__name__)
+            shape = {str: "a string", bool: "true or false (a TOML boolean, without quotes)",
+                     int: "an integer >= 1"}.get(kind_of_value, kind_of_value.__name__)
             raise ClirkitError(f"{where}: {key} must be {shape} ({what}), got {repr(value)[:40]}")
+        if kind_of_value is int and value is not None and value < 1:
+            raise ClirkitError(f"{where}: {key} must be an integer >= 1 ({what}), got {value!r}")
     for key in cls.system_keys:
         if key not in spec:
             continue
@@ -415,6 +419,10 @@ def _check_analysis_and_table(where: str, exp: "Experiment") -> None:
     for key in ("file", "format"):
         if not isinstance(exp.table.get(key, ""), str):
             raise ClirkitError(f"{where}: [table]: {key} must be a string, got {repr(exp.table[key])[:40]}")
+    column = exp.table.get("score_column", 1)
+    if isinstance(column, bool) or not isinstance(column, int) or column < 1:
+        raise ClirkitError(f"{where}: [table]: score_column must be an integer >= 1 (3 = p(t|s) in Moses's order), "
+                           f"got {repr(column)[:40]}")
 
 
 def _check_fusion(spec: Mapping[str, Any], where: str) -> None:
@@ -492,7 +500,8 @@ def keys_text(kind: str | None = None) -> str:
         defaults = {k: v.default for k, v in __import__("inspect").signature(cls).parameters.items()}
         lines = [f"[{'fusions' if kind == 'fusion' else 'systems'}.NAME] of kind {kind} ({cls.__module__}."
                  f"{cls.__name__}; its docstring says what each parameter does):"]
-        lines += [f"  {k:<25} {what} ({'a string' if kind_of is str else 'true or false'})"
+        shapes = {str: "a string", bool: "true or false", int: "an integer"}
+        lines += [f"  {k:<25} {what} ({shapes[kind_of]})"
                   for k, (kind_of, what) in cls.file_keys.items()]
         lines += [f"  {k:<25} the name of a system declared before it" for k in cls.system_keys]
         from clirkit.estimator import Resources
