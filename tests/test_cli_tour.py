@@ -1,0 +1,77 @@
+"""The README's tour, as written: every command parses with its verb's own options, every file a command reads is
+one of the export's or made by a command above it, and the aggregate line fuses PSQ with the model boosted from
+PSQ (the demo's PSQ+PSQ-Boost(k=0.5) fusion), not with the standalone model."""
+from __future__ import annotations
+
+import shlex
+import tomllib
+from pathlib import Path
+
+from clirkit.cli import build_parser
+
+README = Path(__file__).parent.parent / "README.md"
+SHIPPED = Path(__file__).parent.parent / "clirkit" / "experiments" / "demo.toml"
+EXPORTED = ["docs.tsv", "queries.train.tsv", "queries.dev.tsv", "queries.test.tsv", "train.qrels", "dev.qrels",
+            "test.qrels", "parallel.en.txt", "parallel.es.txt", "README.txt"]  # test_cli_datasets checks the export
+FILES = (".run", ".npz", ".tsv", ".qrels", ".txt")
+
+
+def tour() -> list[list[str]]:
+    """The tour block's commands as argument lists: continuation lines joined, comments dropped, the shell
+    variables it sets ($train, $dev) expanded."""
+    section = README.read_text(encoding="utf-8").split("## A tour", 1)[1]
+    block = section.split("every command below runs as written", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    commands, variables, current = [], {}, ""
+    for raw in block.splitlines():
+        if raw.rstrip().endswith("\\"):
+            current += raw.rstrip()[:-1] + " "
+            continue
+        words, current = shlex.split(current + raw, comments=True), ""
+        if len(words) == 1 and "=" in words[0] and not words[0].startswith("-"):
+            name, value = words[0].split("=", 1)
+            variables[name] = shlex.split(value)
+        elif words:
+            commands.append([w for word in words for w in (variables[word[1:]] if word.startswith("$") else [word])])
+    return commands
+
+
+def made_by() -> dict[str, list[str]]:
+    """``{file: the command that wrote it}`` over the tour, each command parsed by its verb's parser and checked to
+    read only files written above it."""
+    made: dict[str, list[str]] = {}
+    commands = tour()
+    assert commands[0][:3] == ["clirkit", "datasets", "export"] and len(commands) >= 15
+    for argv in commands:
+        assert argv[0] == "clirkit", argv
+        args = build_parser(argv[1:]).parse_args(argv[1:])
+        outputs = [o for o in (getattr(args, "output", None), getattr(args, "save_index", None)) if o]
+        if argv[1:3] == ["datasets", "export"]:
+            made.update({f"{args.output}/{name}": argv for name in EXPORTED})
+            continue
+        read = [w for w in argv[2:] if w.endswith(FILES) and w not in outputs]
+        assert [w for w in read if w not in made] == [], argv
+        made.update({o: argv for o in outputs})
+    return made
+
+
+def test_every_tour_command_parses_and_reads_only_files_made_above_it():
+    made = made_by()
+    assert {"psq.run", "psq-boost.run", "agg.run", "boost-2g.npz"} <= set(made)
+
+
+def test_the_tour_fuses_psq_with_the_model_boosted_from_it_as_the_demo_does():
+    made = made_by()
+    aggregate = next(argv for argv in tour() if argv[1] == "aggregate")
+    args = build_parser(aggregate[1:]).parse_args(aggregate[1:])
+    runs = [r for r in aggregate[2:] if r.endswith(".run") and r != args.output]
+    assert len(runs) == 2 and args.kappa == 0.5
+    psq, boosted = (made[r] for r in runs)
+    assert psq[1] == "psq" and boosted[1] == "boost-rank"
+    model = boosted[2]
+    trained = made[model]
+    assert trained[1] == "boost-train" and "--base-run" in trained, "the standalone model, not PSQ-Boost"
+    bases = trained[trained.index("--base-run") + 1:trained.index("--base-run") + 3]
+    assert all(made[b][1] == "psq" for b in bases)  # boosted from PSQ's train and dev runs
+    demo = tomllib.loads(SHIPPED.read_text(encoding="utf-8"))
+    fusion = demo["fusions"]["PSQ+PSQ-Boost(k=0.5)"]
+    assert fusion["weights"] == [0.5, 0.5] and demo["systems"][fusion["systems"][1]]["base"] == fusion["systems"][0]
