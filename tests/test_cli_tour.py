@@ -1,6 +1,7 @@
 """The README's tour, as written: every command parses with its verb's own options, every file a command reads is
 one of the export's or made by a command above it, and the aggregate line fuses PSQ with the model boosted from
-PSQ (the demo's PSQ+PSQ-Boost(k=0.5) fusion), not with the standalone model."""
+PSQ (the demo's PSQ+PSQ-Boost(k=0.5) fusion), not with the standalone model; boosting/README.md gives the tour's
+BoostCLIR recipe, the demo's settings."""
 from __future__ import annotations
 
 import shlex
@@ -17,10 +18,15 @@ FILES = (".run", ".npz", ".tsv", ".qrels", ".txt")
 
 
 def tour() -> list[list[str]]:
-    """The tour block's commands as argument lists: continuation lines joined, comments dropped, the shell
-    variables it sets ($train, $dev) expanded."""
+    """The tour block's commands as argument lists."""
     section = README.read_text(encoding="utf-8").split("## A tour", 1)[1]
-    block = section.split("every command below runs as written", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    return commands_of(section.split("every command below runs as written", 1)[1].split("```sh\n", 1)[1])
+
+
+def commands_of(text: str) -> list[list[str]]:
+    """The commands of the code block ``text`` starts (up to its closing fence) as argument lists: continuation
+    lines joined, comments dropped, the shell variables it sets ($train, $dev) expanded."""
+    block = text.split("```", 1)[0]
     commands, variables, current = [], {}, ""
     for raw in block.splitlines():
         if raw.rstrip().endswith("\\"):
@@ -75,3 +81,24 @@ def test_the_tour_fuses_psq_with_the_model_boosted_from_it_as_the_demo_does():
     demo = tomllib.loads(SHIPPED.read_text(encoding="utf-8"))
     fusion = demo["fusions"]["PSQ+PSQ-Boost(k=0.5)"]
     assert fusion["weights"] == [0.5, 0.5] and demo["systems"][fusion["systems"][1]]["base"] == fusion["systems"][0]
+
+
+def _settings(argv: list[str]) -> dict:
+    """The hyper-parameters a boost-train command gives (its data, output and base runs apart)."""
+    from clirkit.cli.params import params_of
+
+    return params_of(build_parser(argv[1:]).parse_args(argv[1:]))
+
+
+def test_boosting_readme_gives_the_tours_boostclir_recipe_with_the_demos_settings():
+    text = (README.parent / "boosting" / "README.md").read_text(encoding="utf-8")
+    recipe = commands_of(text.split("The recipe, from the command line", 1)[1].split("```\n", 1)[1])
+    tour_trains = [argv for argv in tour() if argv[1] == "boost-train"]
+    recipe_trains = [argv for argv in recipe if argv[1] == "boost-train"]
+    assert len(tour_trains) == len(recipe_trains) == 2
+    for ours, theirs in zip(sorted(tour_trains, key=lambda a: a[-1]), sorted(recipe_trains, key=lambda a: a[-1])):
+        assert ours[-1] == theirs[-1] and _settings(ours) == _settings(theirs), (ours, theirs)
+    from_psq = next(_settings(a) for a in tour_trains if "--base-run" in a)
+    demo = tomllib.loads(SHIPPED.read_text(encoding="utf-8"))["systems"]["PSQ-Boost"]
+    assert (from_psq["rounds"], from_psq["max_df"], demo["base"]) == (demo["rounds"], demo["max_df"], "PSQ")
+    assert next(_settings(a) for a in tour_trains if "--base-run" not in a)["ngram"] == 2
