@@ -5,8 +5,9 @@ BoostCLIR recipe, the demo's settings."""
 from __future__ import annotations
 
 import shlex
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 from clirkit.cli import build_parser
 

@@ -1,19 +1,24 @@
 """Bible verse files and OSIS references, shared by the Bible-based collections.
 
 A verse file is the ``osis_id TAB text`` export in ``shared/data/bible``
-(a header line ``osis_id TAB text`` first). OSIS ids look like ``Gen.1.1``;
-a reference is a verse (``Exod.4.14``), a whole chapter (``1Chr.24``) or a
-range within a book (``Exod.4.14-Exod.4.16``).
+(a header line ``osis_id TAB text`` first), or the OSIS XML that SWORD's ``mod2osis`` writes of a module
+(``NAME.osis.xml``, ``.gz`` fine), from which those files were made: :func:`osis_verses` gives the same verses
+(the shared folder's Reina-Valera 1909 and KJV exports convert to their verse files byte for byte). OSIS ids look
+like ``Gen.1.1``; a reference is a verse (``Exod.4.14``), a whole chapter (``1Chr.24``) or a range within a book
+(``Exod.4.14-Exod.4.16``).
 """
 from __future__ import annotations
 
 import bisect
+import hashlib
+import html
 import os
 import re
 from dataclasses import dataclass, field
+from typing import Iterator
 
 from clirkit.errors import located
-from clirkit.fileio import iter_lines
+from clirkit.fileio import display_name, iter_lines
 
 # the 27 New Testament books, by their OSIS names
 NT_BOOKS = frozenset(
@@ -30,13 +35,77 @@ def book_of(osis_id: str) -> str:
     return osis_id.split(".", 1)[0]
 
 
+OSIS_SUFFIXES = (".osis.xml", ".osis.xml.gz")
+"""The names of mod2osis exports, which :func:`read_verses` reads with :func:`osis_verses`."""
+
+_OSIS_VERSE = re.compile(r"<verse\b([^>]*[^/])>(.*?)</verse>", re.S)  # a container: <verse osisID=...>...</verse>
+_OSIS_OPEN = re.compile(r"<verse\b[^>]*[^/]>")
+_OSIS_ID = re.compile(r'\bosisID="([^"]*)"')
+_OSIS_DROPPED = re.compile(r"<(note|title)\b.*?</\1>", re.S)  # footnotes; headings such as a psalm's title
+# the end of a chapter or book: what a verse holds after it (a glossary glued onto Rev.22.21) is not the verse's
+_OSIS_END = re.compile(r'<chapter\b[^>]*\beID=|<div\b(?=[^>]*\beID=)(?=[^>]*\btype="book")')
+_OSIS_TAG = re.compile(r"<[^>]*>")
+
+
+def osis_verses(path: str | os.PathLike[str]) -> Iterator[tuple[str, str]]:
+    """``(osis_id, text)`` of each verse of the OSIS XML that SWORD's ``mod2osis`` writes of a Bible module, as
+    the verse files of ``shared/data/bible`` were made of it: footnotes (``<note>``) and headings (``<title>``)
+    dropped, what follows the end of a chapter or book in a verse dropped, markup removed, entities decoded,
+    whitespace collapsed to single spaces; a verse left empty (one numbered in the module's versification that
+    the translation lacks) is skipped. The file is read as text (mod2osis does not always write well-formed XML:
+    a footnote may hold an unclosed tag), each ``<verse osisID="Book.C.V">...</verse>`` by itself.
+    ClirkitError("file:line: ...") for a verse element that is not closed or whose id is not a verse's."""
+    name = display_name(path)
+    text = "\n".join(line for _, line in iter_lines(path, skip_blank=False))
+
+    def unclosed(at: int, where: str = ""):
+        return located(name, text.count("\n", 0, at) + 1, f"a <verse> element that is not closed (</verse>){where}: "
+                                                           f"a truncated or damaged export")
+
+    found = end_of_last = 0
+    for m in _OSIS_VERSE.finditer(text):
+        found, end_of_last = found + 1, m.end()
+        if _OSIS_OPEN.search(m.group(2)):  # this verse's </verse> or the next one's is missing
+            raise unclosed(m.start(), " before the next one")
+        osis = _OSIS_ID.search(m.group(1))
+        if osis is None or not _VERSE_ID.fullmatch(osis.group(1)):
+            got = osis.group(1) if osis else "none"
+            raise located(name, text.count("\n", 0, m.start()) + 1,
+                          f"a <verse> whose osisID is not one verse's Book.C.V (got {got[:40]!r}): not a mod2osis "
+                          f"export of a Bible module")
+        body = _OSIS_DROPPED.sub("", m.group(2))
+        end = _OSIS_END.search(body)
+        verse = " ".join(html.unescape(_OSIS_TAG.sub("", body[:end.start()] if end else body)).split())
+        if verse:
+            yield osis.group(1), verse
+    left = _OSIS_OPEN.search(text, end_of_last)
+    if left is not None:
+        raise unclosed(left.start())
+    if not found:
+        raise located(name, None, "no <verse osisID=...>...</verse> element: not the OSIS export of a Bible module "
+                                  "that mod2osis writes (mod2osis MODULE > MODULE.osis.xml)")
+
+
+def verses_digest(ids: list[str], texts: list[str]) -> str:
+    """A short digest of a Bible's verses as a verse file holds them (``id TAB text`` lines)."""
+    return hashlib.sha256("".join(f"{i}\t{t}\n" for i, t in zip(ids, texts)).encode("utf-8")).hexdigest()[:16]
+
+
 def read_verses(path: str | os.PathLike[str]) -> tuple[list[str], list[str]]:
     """Read a verse file as ``(osis_ids, texts)`` in file (canonical) order.
 
     The first line must be the header ``osis_id TAB text``; every other line
     ``Book.C.V TAB text``. A malformed line or a repeated id raises
-    ``ClirkitError("file:line: ...")``.
+    ``ClirkitError("file:line: ...")``. A mod2osis export (a name ending in one of :data:`OSIS_SUFFIXES`) is read
+    with :func:`osis_verses` (a repeated id is an error there too).
     """
+    if str(path).endswith(OSIS_SUFFIXES):
+        verses: dict[str, str] = {}
+        for osis, text in osis_verses(path):
+            if osis in verses:
+                raise located(display_name(path), None, f"verse {osis} appears twice")
+            verses[osis] = text
+        return list(verses), list(verses.values())
     ids: list[str] = []
     texts: list[str] = []
     seen: dict[str, int] = {}

@@ -21,9 +21,9 @@ import json
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
 import clirkit
 from clirkit.datasets.collection import cache_dir
@@ -60,6 +60,9 @@ class Recipe:
         download: where a user downloads them (upstream project and page, licence).
         description: one line on what the queries, documents and grades are.
         build: the variants in memory from ``{source: path}``.
+        alternatives: other files a source may be given as, beside it (``{source: (path, ...)}``, paths as
+            ``sources`` names them; e.g. the OSIS export a verse file was made of): the first found of the
+            source and its alternatives is the one ``build`` gets.
     """
 
     name: str
@@ -68,6 +71,7 @@ class Recipe:
     download: str
     description: str
     build: Callable[[dict[str, Path]], dict[str, VariantData]]
+    alternatives: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def needs(self) -> str:
         """What to download, in one sentence: the files and where they come from."""
@@ -101,7 +105,8 @@ class Recipe:
             if not f.is_dir():
                 raise ClirkitError(f"{f}: no such folder; {self.needs()}")
         where = " or ".join(map(str, folders))
-        files = self._located(folders, lambda missing: f"{where}: no {_inside(missing)}")
+        files = self._located(folders, lambda missing: f"{where}: no " + " or ".join(
+            _inside(n) for n in (missing, *self.alternatives.get(missing, ()))))
         return build_cached(self.name, [files[s] for s in self.sources], lambda: self.build(files))
 
     def status(self) -> str:
@@ -125,7 +130,8 @@ class Recipe:
 
     def _find_each(self, folders: list[Path]) -> dict[str, Path | None]:
         """``{source: path}``, the path None for a source file found in none of ``folders``."""
-        return {s: next((p for f in folders for p in _candidates(f, s) if p.is_file()), None) for s in self.sources}
+        return {s: next((p for name in (s, *self.alternatives.get(s, ())) for f in folders for p in _candidates(f, name)
+                         if p.is_file()), None) for s in self.sources}
 
     def _find(self, folders: list[Path]) -> dict[str, Path] | None:
         """``{source: path}`` of the source files found in ``folders``, or None if one is missing."""

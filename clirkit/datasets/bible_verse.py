@@ -4,7 +4,8 @@ Spanish Reina-Valera 1909 New Testament verses are the queries; the English
 World English Bible verses of the 66-book canon are the documents; relevance
 comes from the crowd-voted OpenBible.info cross references (CC-BY, read from
 ``shared/data/openbible_crossrefs``, or from the folders given to ``clirkit datasets build
-bible-verse-es-en --from DIR``; see :data:`RECIPE`):
+bible-verse-es-en --from DIR``; see :data:`RECIPE`: the Bibles as verse files, or as the OSIS XML that
+mod2osis writes of their SWORD modules, converted to the same verses):
 
 - grade 3: the query verse's own English translation (same OSIS id);
 - grade 2: a cross-reference target with >= 5 votes; grade 1: 1-4 votes
@@ -41,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-from clirkit.datasets._bible import NT_BOOKS, VerseIndex, book_of, read_verses
+from clirkit.datasets._bible import NT_BOOKS, OSIS_SUFFIXES, VerseIndex, book_of, read_verses, verses_digest
 from clirkit.datasets._runtime import Recipe
 from clirkit.datasets._store import VariantData
 from clirkit.errors import located
@@ -56,6 +57,13 @@ SPLIT_BOOKS = {
     "test": "1Pet 2Pet 1John 2John 3John Jude Rev".split(),
 }
 SOURCES = ("bible/spaRV1909eb.tsv", "bible/engWEB2015eb.tsv", "openbible_crossrefs/cross_references.txt")
+# each Bible may be given as the OSIS XML of its SWORD module, as mod2osis writes it: the export the verse files
+# were made of (clirkit.datasets._bible.osis_verses makes the same verses of it)
+ALTERNATIVES = {f"bible/{module}.tsv": tuple(f"bible/{module}{suffix}" for suffix in OSIS_SUFFIXES)
+                for module in ("spaRV1909eb", "engWEB2015eb")}
+# the digests of the verses of the shared folder's files (verses_digest): what an OSIS export must give for the
+# collection to be the published one, byte for byte
+REFERENCE_VERSES = {SOURCES[0]: "de865d7ff3496a95", SOURCES[1]: "fa0c348d1af247e3"}
 DESCRIPTION = "Spanish RV1909 NT verses -> English WEB verses"
 
 
@@ -105,10 +113,22 @@ def _grades(crossrefs: list[tuple[str, str, int]], es_pos: dict[str, int],
     return grades, n_used, n_nonpositive, n_unresolved
 
 
+def _verses(path: Path, source: str) -> tuple[list[str], list[str]]:
+    """The verses of the Bible file ``path`` given for ``source``; an OSIS export whose verses are not the published
+    build's is said on stderr (the collection built from it is then another one)."""
+    ids, texts = read_verses(path)
+    if str(path).endswith(OSIS_SUFFIXES) and verses_digest(ids, texts) != REFERENCE_VERSES[source]:
+        from clirkit.progress import say
+
+        say(f"datasets build: {display_name(path)}: its {len(ids):,} verses are not those of the published build "
+            f"(another version of the module?): the collection built from it differs from the documented one")
+    return ids, texts
+
+
 def build(files: dict[str, Path]) -> dict[str, VariantData]:
     """Both variants in memory from the source files (``{source: path}``, the sources of :data:`SOURCES`)."""
-    es_ids, es_texts = read_verses(files[SOURCES[0]])
-    web_ids, web_texts = read_verses(files[SOURCES[1]])
+    es_ids, es_texts = _verses(files[SOURCES[0]], SOURCES[0])
+    web_ids, web_texts = _verses(files[SOURCES[1]], SOURCES[1])
     crossrefs = read_crossrefs(files[SOURCES[2]])
 
     canon = {book_of(v) for v in es_ids}
@@ -172,10 +192,14 @@ def build(files: dict[str, Path]) -> dict[str, VariantData]:
 
 RECIPE = Recipe(
     NAME, SOURCES,
-    files="spaRV1909eb.tsv and engWEB2015eb.tsv (Reina-Valera 1909 and World English Bible verses, "
-          "'osis_id TAB text' lines) and cross_references.txt",
-    download="the verse files are exported from the Debian packages sword-text-sparv and sword-text-web (public "
-             "domain) with libsword-utils' mod2osis, markup and footnotes stripped, one verse per line; "
-             "cross_references.txt is OpenBible.info's cross-reference data (CC-BY), "
-             "https://www.openbible.info/labs/cross-references/ (cross-references.zip, unzipped)",
-    description=DESCRIPTION, build=build)
+    files="the Reina-Valera 1909 and World English Bible verses (the SWORD modules spaRV1909eb and engWEB2015eb "
+          "exported by mod2osis: spaRV1909eb.osis.xml and engWEB2015eb.osis.xml, .gz fine; or verse files "
+          "spaRV1909eb.tsv and engWEB2015eb.tsv, 'osis_id TAB text' lines, made of them) and cross_references.txt",
+    download="the modules are the Debian and Ubuntu packages sword-text-sparv and sword-text-web (public domain; the "
+             "documented build: Debian bookworm's 2.60-1 and 426.0-1), exported with libsword-utils' mod2osis: "
+             "`apt-get install libsword-utils sword-text-sparv sword-text-web`, then `mod2osis spaRV1909eb > "
+             "spaRV1909eb.osis.xml` and `mod2osis engWEB2015eb > engWEB2015eb.osis.xml` (the build reads them as "
+             "they are, and says if their verses are not the documented build's); cross_references.txt is "
+             "OpenBible.info's cross-reference data (CC-BY), https://www.openbible.info/labs/cross-references/ "
+             "(cross-references.zip, unzipped)",
+    description=DESCRIPTION, build=build, alternatives=ALTERNATIVES)
