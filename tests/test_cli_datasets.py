@@ -260,3 +260,17 @@ def test_a_build_recorded_by_an_older_builder_is_not_used(tmp_path):
     record.write_text(json.dumps({"fingerprint": folder.name, "builder_version": _runtime.BUILDER_VERSION - 1}))
     with pytest.raises(ClirkitError, match="not built yet"):
         datasets.load("multi30k-de-en")
+
+
+def test_the_readme_layout_says_how_a_collection_that_is_not_bundled_arrives(monkeypatch):
+    from pathlib import Path
+
+    from clirkit.datasets.collection import cache_dir
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    layout = " ".join(readme.split("\n## Layout", 1)[1].split())
+    assert "`clirkit datasets build NAME --from DIR`" in layout and "../shared/data" in layout
+    monkeypatch.delenv("CLIRKIT_CACHE")
+    assert "the cache (`$CLIRKIT_CACHE`, default `~/.cache/clirkit`)" in layout
+    assert cache_dir() == Path.home() / ".cache" / "clirkit"
+    assert "at run time" not in layout  # they are built once, not read from ../shared by every run
