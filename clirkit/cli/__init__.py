@@ -89,7 +89,10 @@ def main(argv: list[str] | None = None) -> int:
             if signal.getsignal(signal.SIGINT) is _interrupted_early:
                 signal.signal(signal.SIGINT, _interrupt)
         argv = sys.argv[1:] if argv is None else list(argv)
-        args = build_parser(argv).parse_args(argv)
+        parser = build_parser(argv)
+        args, unknown = parser.parse_known_args(argv)
+        if unknown:  # said by the verb's own parser: "clirkit dt: error: ... (see clirkit dt --help)"
+            _verb_parser(parser, args).error(f"unrecognized arguments: {' '.join(unknown)}")
         return _call(args)
     except KeyboardInterrupt:
         print("clirkit: interrupted", file=sys.stderr)
@@ -99,6 +102,16 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print("clirkit: interrupted", file=sys.stderr)
         return 130
+
+
+def _verb_parser(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The parser of the verb (and action, ``ttable convert``) that ``args`` were parsed by."""
+    while True:
+        sub = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+        chosen = getattr(args, sub.dest, None) if sub is not None else None
+        if chosen not in (sub.choices if sub is not None else {}):
+            return parser
+        parser = sub.choices[chosen]
 
 
 def _call(args) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import os
+import re
 
 _PREFIX = "param__"
 _OPTION_OF: dict[str, str] = {}  # hyper-parameter name -> the option that sets it, in this process
@@ -45,20 +46,39 @@ def add_param(group, cls, name: str, *flags: str, **kwargs) -> argparse.Action:
         if "metavar" not in kwargs and "choices" not in kwargs:  # argparse would show the dest, PARAM__NAME
             kwargs["metavar"] = max(flags, key=len).lstrip("-").replace("-", "_").upper()
     _OPTION_OF[name] = max(flags, key=len)
-    return group.add_argument(*flags, dest=_PREFIX + name, **kwargs)
+    action = group.add_argument(*flags, dest=_PREFIX + name, **kwargs)
+    action.system = cls  # whose default it shows (tests/test_cli_help_defaults.py reads it back from --help)
+    return action
+
+
+# what the readers of :mod:`clirkit.formats` say in their Python keywords, in the words of a verb that reads its
+# queries with --query-fields and --query-id-field (:func:`clirkit.cli.common.add_query_fields`)
+_QUERY_OPTION_WORDS = (
+    (re.compile(r"id_field, text_fields and header apply to TSV and JSONL queries; the text of (\S+) topics is "
+                r"chosen with field= \(--query-fields on the command line\)"),
+     r"--query-id-field applies to TSV and JSONL queries (\1 topics have their own ids); their text is chosen with "
+     r"--query-fields"),
+    (re.compile(r"(: no query id key \(.*\)); name it with --id-field$"), r"\1; name it with --query-id-field"),
+)
 
 
 def option_message(error: BaseException | str, args: argparse.Namespace) -> str:
     """The command line's message of ``error``: a parameter's error (:class:`clirkit.constraints.InvalidParameterError`)
     set by an option of the parsed ``args`` names the option and the parameter, e.g. "--lambda (PSQ's lam) must be
-    a float in the range [0.0, 1.0]. Got 1.5 instead."; any other error keeps its text."""
+    a float in the range [0.0, 1.0]. Got 1.5 instead."; a queries reader's error that names its Python keywords
+    names the verb's options instead ("--query-id-field applies to TSV and JSONL queries ..."); any other error
+    keeps its text."""
     from clirkit.constraints import InvalidParameterError
 
     given = {key[len(_PREFIX):] for key in vars(args) if key.startswith(_PREFIX)}
     if isinstance(error, InvalidParameterError):
         option = _OPTION_OF.get(error.parameter) if error.parameter in given else None
         return error.worded(f"{option} ({error.caller}'s {error.parameter})") if option else str(error)
-    return str(error)
+    message = str(error)
+    if hasattr(args, "query_id_field"):
+        for words, options in _QUERY_OPTION_WORDS:
+            message = words.sub(options, message)
+    return message
 
 
 def params_of(args: argparse.Namespace, *, convert: dict | None = None) -> dict:
