@@ -25,7 +25,8 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
     def _get_help_string(self, action: argparse.Action) -> str:
         help_text = action.help or ""
         if (action.required or not action.option_strings or action.nargs == 0  # a flag: its help says it
-                or action.default in (None, False, argparse.SUPPRESS) or "%(default)" in help_text):
+                or any(action.default is v for v in (None, False, argparse.SUPPRESS))  # not ==: 0 is a default
+                or "%(default)" in help_text):
             return help_text
         return super()._get_help_string(action)
 
