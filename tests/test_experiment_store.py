@@ -146,3 +146,59 @@ def test_a_gzip_run_artifact_is_the_same_bytes_each_time_and_is_taken_from_the_p
     back = read_run(again.folder / "runs" / "psq.test.run.gz")
     assert back.docids.tolist() == run.docids.tolist() and back.scores.tolist() == run.scores.tolist()
     assert not again.fresh(again.folder / "runs" / "psq.test.run.gz", {**record, "split": "dev"})
+
+
+PLAIN = ('measures = ["AP"]\n[collection]\ndocuments = "docs.tsv"\nqueries = "q.tsv"\nqrels = "q.qrels"\n'
+         'source_lang = "en"\ntarget_lang = "es"\n[systems.DT]\nkind = "dt"\ntable = "{table}"\n')
+
+
+@pytest.fixture
+def plain(tmp_path):
+    """A [collection] of two verses and two queries, and a dictionary: the checks read the files into collection/
+    before a system's missing table file is found."""
+    (tmp_path / "docs.tsv").write_text("d1\tla luz\nd2\tlas tinieblas\n", encoding="utf-8")
+    (tmp_path / "q.tsv").write_text("q1\tlight\nq2\tdarkness\n", encoding="utf-8")
+    (tmp_path / "q.qrels").write_text("q1 0 d1 1\nq2 0 d2 1\n", encoding="utf-8")
+    (tmp_path / "en-es.txt").write_text("light luz\ndarkness tinieblas\n", encoding="utf-8")
+    return tmp_path
+
+
+def test_a_check_failing_before_the_work_leaves_no_staging_folder_of_its_own(plain, capsys):
+    from clirkit.cli import main
+
+    (plain / "e.toml").write_text(PLAIN.format(table="nope.txt"), encoding="utf-8")
+    assert main(["run", str(plain / "e.toml"), "-o", str(plain / "out"), "-q"]) == 2
+    assert capsys.readouterr().err == f"clirkit: error: {plain / 'e.toml'}: system 'DT': table file " \
+                                      f"{plain / 'nope.txt'}: no such file\n"
+    assert not (plain / "out").exists() and not (plain / ".out.partial").exists()
+    (plain / "e.toml").write_text(PLAIN.format(table="en-es.txt") + 'table_format = "pairs"\n', encoding="utf-8")
+    assert main(["run", str(plain / "e.toml"), "-o", str(plain / "out"), "-q"]) == 0  # corrected: it runs
+    assert (plain / "out" / "runs" / "dt.test.run.gz").is_file() and not (plain / ".out.partial").exists()
+
+
+def test_an_interrupted_runs_staging_folder_is_kept_when_a_check_fails(plain):
+    """What an interrupted run made (its collection, an index) stays for the next run to resume from, though this
+    run stops at a check."""
+    staging = plain / ".out.partial"
+    staging.mkdir()
+    (staging / ".owner").write_text("999999999", encoding="ascii")  # a process that is gone
+    (staging / "index.npz").write_bytes(b"made by the interrupted run")
+    (staging / "index.npz.json").write_text("{}\n", encoding="utf-8")
+    (plain / "e.toml").write_text(PLAIN.format(table="nope.txt"), encoding="utf-8")
+    with pytest.raises(ClirkitError, match="table file .*nope.txt: no such file"):
+        run_experiment(Experiment.read(plain / "e.toml"), plain / "out", quiet=True)
+    assert (staging / "index.npz").read_bytes() == b"made by the interrupted run"
+    assert (staging / "collection").is_dir()  # and what this run read, for the resumed run
+
+
+def test_a_run_interrupted_before_the_work_keeps_what_it_made_for_the_next(plain, monkeypatch):
+    from clirkit.experiment import runner
+
+    def interrupted(self):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner.Runner, "build_all", interrupted)  # Ctrl-C after the [collection] was read
+    (plain / "e.toml").write_text(PLAIN.format(table="en-es.txt") + 'table_format = "pairs"\n', encoding="utf-8")
+    with pytest.raises(KeyboardInterrupt):
+        run_experiment(Experiment.read(plain / "e.toml"), plain / "out", quiet=True)
+    assert (plain / ".out.partial" / "collection" / "manifest.json").is_file()

@@ -66,18 +66,20 @@ def run_experiment(exp: Experiment, folder: str | os.PathLike[str], *, quiet: bo
 
     out = Store(Path(folder))
     steps = Steps()
+    checked = False  # every system built and its inputs found: the work starts
     try:
         c = load_collection(exp, out, steps, quiet)
         say(f"{exp.name}: {c.name} ({c.variant}), {c.source_lang} queries -> {c.target_lang} documents",
             quiet=quiet)
         runner = Runner(exp, Artifacts(exp, c, out, steps, quiet))
         runner.build_all()
+        checked = True
         with cached_tokens():  # every text tokenized once, whichever table, index or model reads it first
             for name in exp.run_names():
                 runner.make(name)
         text = write_report(runner)
-    except BaseException:
-        out.abandon()
+    except BaseException as exc:
+        out.abandon(checks_failed=not checked and isinstance(exc, ClirkitError))
         raise
     folder = out.commit()
     say("time: " + ", ".join(f"{k} {v:.1f} s" for k, v in steps.seconds.items()), quiet=quiet)

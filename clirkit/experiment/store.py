@@ -11,7 +11,9 @@ run), then the previous folder is removed. So a rerun interrupted at any moment 
 whole and readable, and the next run resumes from what the interrupted one made. The output folder ends up
 holding exactly what this run made: runs of systems no longer in the file are gone. The staging folder of an
 interrupted run holds ``.owner`` (the process id: two runs never write one folder at once); one without it is
-what a switch left of the previous output, removed by the next run.
+what a switch left of the previous output, removed by the next run. A run that stops at a check before its work
+(a wrong key or file, found after the ``[collection]`` files were read) leaves no staging folder it created
+(:meth:`Store.abandon`); an interrupted run's is kept for the next one.
 
 A folder holding anything an experiment does not write (``-o .`` by mistake) is refused, not replaced.
 """
@@ -63,6 +65,7 @@ class Store:
         if self.target.exists() and not self.target.is_dir():
             raise ClirkitError(f"{target}: exists and is not a folder; give a folder for the output")
         self._recover()
+        created = not self.folder.exists()
         if self.target.is_dir():
             strange = sorted(n for n in os.listdir(self.target) if not ours(n))
             if strange:
@@ -85,6 +88,8 @@ class Store:
         if (not resume or not owner.exists()) and any(self.folder.iterdir()):  # no owner: a switch's leftover
             shutil.rmtree(self.folder)
             self.folder.mkdir()
+            created = True
+        self.created = created  # made by this run: it holds nothing an interrupted run made (see abandon)
         owner.write_text(str(os.getpid()), encoding="ascii")
 
     def _recover(self) -> None:
@@ -137,9 +142,16 @@ class Store:
         shutil.rmtree(self.folder, ignore_errors=True)  # the previous output, now under the staging name
         return self.target
 
-    def abandon(self) -> None:
+    def abandon(self, *, checks_failed: bool = False) -> None:
         """After a failed or interrupted run: keep what it made for the next one, or remove the staging folder
-        if it made nothing."""
+        if it made nothing. ``checks_failed``: the run stopped at a check before its work (a key, a file, a split
+        the experiment needs), which the user corrects before running again: a staging folder this run created is
+        then removed with what the checks made in it (the ``[collection]`` files read into ``collection/``), so no
+        ``.NAME.partial`` of the failed run is left; one found at the start, an interrupted run's, is kept, with
+        what that run made, for the next run to resume from."""
+        if checks_failed and self.created:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            return
         with contextlib.suppress(OSError):
             if [p.name for p in self.folder.iterdir()] == [OWNER]:
                 (self.folder / OWNER).unlink()
