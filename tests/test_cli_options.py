@@ -3,17 +3,22 @@ option, the allowed range and the value, with no traceback and no output written
 
 The input files named here do not exist: a verb that read its inputs before checking its options would fail
 on them instead, and the message would name a file, not the option.
+
+And every default a verb's --help shows is the real one: the "(default: X)" of each option that sets a system's
+hyper-parameter, read from the help text as printed, is that parameter's default in the system's class.
 """
 from __future__ import annotations
 
 import argparse
 import math
+import re
 import time
 
 import pytest
 
 from clirkit.cli import VERBS, build_parser, main
 from clirkit.cli.common import BadValue, finite_float, int_range, param_type, positive_int
+from clirkit.cli.params import default_of
 
 # verb -> its arguments with inputs that do not exist; OUT is the output file
 BASE = {
@@ -307,3 +312,62 @@ def test_help_names_values_as_words_and_shows_no_default_for_a_flag(verb, capsys
     text = capsys.readouterr().out
     assert "PARAM__" not in text  # a metavar is the option's name (K1, MIN_PROB), not the parameter's dest
     assert "(default: True)" not in text and "(default: False)" not in text
+
+
+# --------------------------------------------------------------------------- the defaults --help shows
+
+def shown_defaults(parser: argparse.ArgumentParser, monkeypatch) -> dict[str, str]:
+    """``{option: X}`` of the "(default: X)" the --help text shows, each option's entry read as printed (one
+    wide line, or its invocation line and the help lines indented below it)."""
+    monkeypatch.setenv("COLUMNS", "2000")  # no wrapping inside an entry's help
+    entries: list[list[str]] = []
+    for line in parser.format_help().splitlines():
+        if re.match(r"  -", line):
+            entries.append([line])
+        elif entries and line.startswith(" " * 8) and line.strip():
+            entries[-1].append(line)
+        else:
+            entries.append([])
+    shown = {}
+    for entry in filter(None, entries):
+        text = " ".join(part.strip() for part in entry)
+        invocation = re.split(r"\s{2,}", entry[0].strip())[0]
+        found = re.search(r"\(default: (.*)\)$", text)
+        for option in re.findall(r"(?:^|, )(--?[\w-]+)", invocation):
+            shown[option] = found.group(1) if found else None
+    return shown
+
+
+CASES = list(_verb_parsers())
+
+
+@pytest.mark.parametrize("label, parser", CASES, ids=[label for label, _ in CASES])
+def test_each_help_default_of_a_parameter_is_the_systems(label, parser, monkeypatch):
+    shown = shown_defaults(parser, monkeypatch)
+    checked = 0
+    for action in parser._actions:
+        cls = getattr(action, "system", None)
+        if cls is None:
+            continue
+        option = max(action.option_strings, key=len)
+        default = default_of(cls, action.dest.removeprefix("param__"))
+        expected = list(default) if isinstance(default, tuple) else default
+        if action.nargs == 0:  # a flag: its help says what it changes, never "(default: True)" for its parameter
+            assert shown[option] not in ("True", "False"), (label, option)
+            continue
+        if expected is None:  # the help says what none means
+            assert shown[option] is None, (label, option)
+            continue
+        assert shown[option] == str(expected), (label, option, shown[option], expected)
+        checked += 1
+    if label in ("dt", "psq", "search", "boost-train", "scs-train", "aggregate"):
+        assert checked >= 3, label  # the verbs of the systems show their parameters' defaults
+
+
+def test_the_help_shows_numbers_that_are_zero_as_defaults(monkeypatch):
+    from clirkit.datasets.plain import PlainCollection
+
+    parser = dict(CASES)["collection"]
+    assert shown_defaults(parser, monkeypatch)["--split-seed"] == str(PlainCollection.__dataclass_fields__[
+        "split_seed"].default) == "0"
+    assert shown_defaults(dict(CASES)["dt"], monkeypatch)["--source-stopwords-top"] == "0"
