@@ -315,7 +315,7 @@ def test_a_psq_system_may_interpolate_its_own_table_file_with_the_trained_one(ra
     bad = tmp_path / "bad.toml"
     bad.write_text(f'collection = "{mini}"\n[systems.D]\nkind = "dt"\ntable2 = "ibm1"\n', encoding="utf-8")
     with pytest.raises(ClirkitError, match=r"unknown key .table2. \(it belongs to a psq system; a dt system.s keys: "
-                                           r"kind, table, table_format, k1"):
+                                           r"kind, table, table_format, score_column, k1"):
         Experiment.read(bad)
 
 
