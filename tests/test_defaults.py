@@ -169,7 +169,7 @@ def test_ttable_show_looks_a_word_up_as_dt_and_psq_analyze_it(capsys):
 
     dictionary = Path(__file__).parent / "data" / "dictionaries" / "es-en.dict"
     assert main(["ttable", "show", str(dictionary), "casa", "-n", "1", "-q"]) == 0
-    assert capsys.readouterr().out.splitlines()[:2] == ["casa -> cas\t(2 translations)", "  hous\t0.666667"]
+    assert capsys.readouterr().out.splitlines()[:2] == ["casa -> cas\t(2 translations)", "  hous\t0.500000"]
 
 
 def test_psq_prunes_options_below_a_tenth_but_never_empties_a_row():

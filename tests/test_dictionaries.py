@@ -112,8 +112,8 @@ def test_ding_bad_line_reports_file_and_line(tmp_path, line, problem):
 # ---------------------------------------------------------------------------------------------
 # MUSE
 
-def test_muse_keeps_the_file_order_as_rank_and_weighs_by_normalized_inverse_rank(tmp_path):
-    table = load_muse(MUSE, stemmer=None)
+def test_muse_keeps_the_file_order_as_rank_and_weighs_by_normalized_inverse_rank_when_asked(tmp_path):
+    table = load_muse(MUSE, weighting="rank", stemmer=None)
     # jugador: player, gambler, gamer: p = (1/r) / (1 + 1/2 + 1/3) = 6/11, 3/11, 2/11
     assert table.translations("jugador") == [("player", pytest.approx(6 / 11)), ("gambler", pytest.approx(3 / 11)),
                                              ("gamer", pytest.approx(2 / 11))]
@@ -127,17 +127,22 @@ def test_muse_keeps_the_file_order_as_rank_and_weighs_by_normalized_inverse_rank
     (tmp_path / "es-en.dict").write_text("\n".join(reversed(lines)) + "\n", encoding="utf-8")
     backwards = load_muse(tmp_path / "es-en.dict", stemmer=None)
     assert translate_tokens(backwards, [["casa", "jugador", "puntos"]]) == [["home", "gamer", "stitches"]]
-    # uniform weights: every translation ties, and the rank still decides
-    uniform = load_muse(MUSE, weighting="uniform", stemmer=None)
+    # uniform weights, the default (chosen across collections, baselines/README.md): every translation ties, and
+    # the rank still decides
+    uniform = load_muse(MUSE, stemmer=None)
+    assert uniform.params["weighting"] == "uniform" and load_muse(MUSE, weighting="uniform", stemmer=None).params == \
+        uniform.params
     assert uniform.translations("jugador") == [("player", pytest.approx(1 / 3)), ("gambler", pytest.approx(1 / 3)),
                                                ("gamer", pytest.approx(1 / 3))]
-    assert translate_tokens(uniform, [["casa", "jugador"]]) == [["house", "player"]]
+    assert translate_tokens(uniform, [["casa", "jugador", "puntos"]]) == [["house", "player", "dots"]]
+    assert translate_tokens(load_muse(tmp_path / "es-en.dict", stemmer=None), [["casa", "jugador", "puntos"]]) == \
+        [["home", "gamer", "stitches"]]
 
 
 def test_muse_reads_its_own_text_form_and_reports_bad_lines(tmp_path):
     (tmp_path / "es-en.txt").write_text("casa house\ncasa home\n", encoding="utf-8")
     table = load_table(tmp_path / "es-en.txt", "muse", stemmer=None)
-    assert table.translations("casa") == [("house", pytest.approx(2 / 3)), ("home", pytest.approx(1 / 3))]
+    assert table.translations("casa") == [("house", pytest.approx(1 / 2)), ("home", pytest.approx(1 / 2))]
     (tmp_path / "bad.dict").write_text("that @ que\nthe los\n", encoding="utf-8")
     with pytest.raises(ClirkitError, match=r"bad.dict:2: expected 'target @ source'"):
         load_muse(tmp_path / "bad.dict")
@@ -392,4 +397,4 @@ def test_every_ttable_verb_is_silent_with_q(parallel, capsys, verb):
     captured = capsys.readouterr()
     assert captured.err == ""
     if verb == "show":
-        assert captured.out.startswith("casa\t(2 translations)\n  house\t0.666667\n")
+        assert captured.out.startswith("casa\t(2 translations)\n  house\t0.500000\n  home\t0.500000\n")

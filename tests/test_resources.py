@@ -430,13 +430,15 @@ def test_from_alignments_needs_both_languages(aligned, capsys):
 MUSE_TEXT = "light luz\nlight lumbrera\ndarkness tinieblas\nand y\nwaters aguas\nwaters agua\n"
 
 
-def test_a_muse_text_file_is_told_by_its_consecutive_unsorted_translations_and_rank_weighted(tmp_path):
+def test_a_muse_text_file_is_told_by_its_consecutive_unsorted_translations_and_weighted_uniformly(tmp_path):
     path = write(tmp_path / "en-es.txt", MUSE_TEXT)
     fmt, how = guess_format(path)
     assert fmt == "muse" and "consecutive lines, not in alphabetical order" in how
     table = load_table(path, stemmer=None)
-    assert table.params["weighting"] == "rank"
-    assert table.translations("light") == [("luz", pytest.approx(2 / 3)), ("lumbrera", pytest.approx(1 / 3))]
+    assert table.params["weighting"] == "uniform"
+    assert table.translations("light") == [("luz", pytest.approx(1 / 2)), ("lumbrera", pytest.approx(1 / 2))]
+    ranked = load_table(path, stemmer=None, weighting="rank")
+    assert ranked.translations("light") == [("luz", pytest.approx(2 / 3)), ("lumbrera", pytest.approx(1 / 3))]
     tabbed = write(tmp_path / "en-es.tsv", MUSE_TEXT.replace(" ", "\t"))         # MUSE's tab-separated files
     assert guess_format(tabbed)[0] == "muse"
     # a word's translations apart, or a multi-word side, or one translation per word: plain pairs
@@ -450,7 +452,7 @@ def test_a_file_that_could_be_muse_or_pairs_is_refused_naming_both_formats(tmp_p
     assert main(["ttable", "convert", str(path), "-o", str(tmp_path / "t.npz")]) == 2
     error = one_error(capsys)
     assert "a MUSE dictionary (ranked, likeliest first) or plain pairs?" in error
-    assert "Give --format muse (rank weights) or --format pairs (uniform weights)" in error
+    assert "Give --format muse or --format pairs" in error
     assert main(["ttable", "convert", str(path), "--format", "pairs", "-o", str(tmp_path / "t.npz"), "-q",
                  "--stemmer", "none"]) == 0
     assert load_table(tmp_path / "t.npz").translations("light") == [("lumbrera", 0.5), ("luz", 0.5)]

@@ -81,7 +81,8 @@ def add_dictionary_options(p: argparse.ArgumentParser, *, languages: bool = True
                         "(a query token is one word) and counted")
     g.add_argument("--weights", choices=WEIGHTINGS, default="auto",
                    help="p of a word's n translations: uniform = 1/n, rank = (1/r) / (1 + 1/2 + ... + 1/n) for "
-                        "the r-th listed; auto = rank for muse (MUSE lists the likeliest first), else uniform")
+                        "the r-th listed (MUSE lists the likeliest first); auto = uniform for every format, "
+                        "chosen across collections (baselines/README.md)")
     g.add_argument("--reverse", action="store_true",
                    help="read each pair the other way round (the dictionary's or phrase table's target side "
                         "becomes the source; a phrase table's p is then --score-column 1, p(s|t), by default)")

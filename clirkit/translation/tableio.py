@@ -166,8 +166,8 @@ def _muse_or_pairs(path: str) -> tuple[str, str]:
                         f"as MUSE lists them (likeliest first)")
     raise ClirkitError(f"{display_name(path)}: 'source target' lines that list each word's translations on "
                        f"consecutive lines in alphabetical order: a MUSE dictionary (ranked, likeliest first) or "
-                       f"plain pairs? Give --format muse (rank weights) or --format pairs (uniform weights) "
-                       f"(dt, psq: --table-format)")
+                       f"plain pairs? Give --format muse or --format pairs (dt, psq: --table-format; both weigh a "
+                       f"word's translations uniformly unless --weights rank)")
 
 
 def _is_probability(text: str) -> bool:
