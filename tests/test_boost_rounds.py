@@ -200,11 +200,14 @@ def test_a_round_added_in_small_slices_of_pairs_equals_one_slice(bits, monkeypat
 @pytest.mark.parametrize("rule", ["exact", "r"])
 @pytest.mark.parametrize("renormalize", [False, True])
 def test_gains_made_on_demand_equal_gains_stored_from_the_start(rule, renormalize, monkeypatch):
-    """Gains made from W+/W- where they are read (the default) choose the same buckets, with the same bits, as
-    every gain stored and kept up to date (as before), also when each round renormalizes the weights (the
-    stored gains are then divided by the sum, which on-demand gains would not reproduce)."""
+    """Gains made from W+/W- where they are read (the default from the product) choose the same buckets, with the
+    same bits, as every gain stored and kept up to date (as before, and as the compiled rounds of mapped pairs
+    keep them), also when each round renormalizes the weights (the stored gains are then divided by the sum,
+    which on-demand gains would not reproduce)."""
+    import clirkit.boost.pairmap as pairmap
     import clirkit.boost.rounds as rounds
 
+    monkeypatch.setattr(pairmap, "_MAPPED", False)  # the rounds from the product, whose gains are made on demand
     monkeypatch.setattr(rounds, "_BLOCK", 4)
     if renormalize:
         monkeypatch.setattr(rounds, "_WSUM_RANGE", (0.999999, 1.000001))

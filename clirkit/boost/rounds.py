@@ -26,6 +26,14 @@ Only buckets that hold at least one training pair are kept (compact arrays
 indexed by the sorted bucket ids, found through :class:`BucketIndex`), so memory
 grows with the number of distinct pairs, not with 2**bits. The argmax over
 buckets reads per-block upper bounds that are refreshed lazily.
+
+Where numba is installed, and the tuples' pair occurrences are at most
+:data:`~clirkit.boost.pairmap.MAP_LIMIT`, each tuple's pairs are mapped once to
+their buckets (:class:`~clirkit.boost.pairmap.PairMap`, kept in a
+:class:`PairCache` for the next beta) and a round is one compiled loop
+(:func:`clirkit.boost.kernels.round_update`): the product made source by source in
+a dense row, as scipy makes it, each sum added to its bucket, whose W+, W- and gain
+sit in one cache line. The same additions in the same order: the same models.
 """
 from __future__ import annotations
 
@@ -36,8 +44,10 @@ from typing import Callable
 import numpy as np
 import scipy.sparse as sp
 
+from clirkit.boost import pairmap
 from clirkit.boost.buckets import BucketIndex
 from clirkit.boost.features import pair_buckets
+from clirkit.boost.pairmap import PairMap
 from clirkit.boost.tuples import Tuples
 from clirkit.progress import progress, say
 
@@ -94,6 +104,11 @@ class BoostResult:
         return self.pair_src[:end], self.pair_tgt[:end], np.repeat(self.alphas[:rounds], counts)
 
 
+def _round_lists(n: int) -> tuple:
+    """The compiled round's lists, ``n`` entries each (:func:`clirkit.boost.kernels.round_update`)."""
+    return np.empty(n, np.int64), np.empty(n), np.empty(n), np.empty(n, np.int64), np.empty(n)
+
+
 def _concat_ranges(starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
     """Concatenation of ``arange(starts[i], stops[i])`` over i, vectorized."""
     lens = stops - starts
@@ -138,6 +153,82 @@ def _segment_sums(values: np.ndarray, order: np.ndarray, ptr: np.ndarray) -> np.
     return out
 
 
+def _bucket_order(src_ptr: np.ndarray, tgt: np.ndarray, src_hash: np.ndarray, tgt_hash: np.ndarray, seed: int,
+                  bits: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pairs ``(src_ptr, tgt)`` (as :meth:`PairBooster._pair_stats` lists them: in key order) grouped by bucket:
+    ``(order, ptr, bucket_ids)``.
+
+    ``keys[order]`` lists the pairs bucket after bucket (ascending bucket ids, key order within a bucket:
+    the keys are sorted and one sort of ``(bucket << 32) | position`` orders both), bucket ``k`` holding
+    ``order[ptr[k]:ptr[k + 1]]``. ``order`` and ``ptr`` are int32 when they fit, ``bucket_ids`` uint32
+    (``bits <= 32``). Hashed and split in slices, so the temporaries stay small.
+    """
+    n = len(tgt)
+    packed = np.empty(n, dtype=np.uint64)
+    for a in range(0, n, _HASH_SLICE):
+        b = min(a + _HASH_SLICE, n)
+        out = packed[a:b]
+        out[:] = pair_buckets(src_hash, tgt_hash, _sources(src_ptr, a, b), tgt[a:b], seed=seed,
+                              bits=bits)
+        out <<= np.uint64(32)
+        out |= np.arange(a, b, dtype=np.uint64)
+    packed.sort()
+    index_type = np.int32 if n < 2**31 else np.int64
+
+    def firsts(a: int) -> tuple[np.ndarray, np.ndarray]:  # the buckets starting in slice a, and where
+        bucket = packed[a:a + _HASH_SLICE] >> np.uint64(32)
+        first = np.empty(len(bucket), dtype=bool)
+        first[0] = a == 0 or bucket[0] != packed[a - 1] >> np.uint64(32)
+        np.not_equal(bucket[1:], bucket[:-1], out=first[1:])
+        at = np.flatnonzero(first)
+        return at + a, bucket[at]
+
+    # counted first, then written into arrays of that size: no list of parts to concatenate
+    nb = sum(len(firsts(a)[0]) for a in range(0, n, _HASH_SLICE))
+    ptr = np.empty(nb + 1, dtype=index_type)
+    bucket_ids = np.empty(nb, dtype=np.uint32)
+    k = 0
+    for a in range(0, n, _HASH_SLICE):
+        at, ids = firsts(a)
+        ptr[k:k + len(at)], bucket_ids[k:k + len(at)] = at, ids
+        k += len(at)
+    ptr[nb] = n
+    if index_type is np.int64:
+        packed &= np.uint64(0xFFFFFFFF)
+        return packed.view(np.int64), ptr, bucket_ids
+    # the positions (the low halves) moved to the front of the same buffer, whose back half is then given
+    # back: a slice is written over halves that earlier slices have read (numpy buffers the first one)
+    halves = packed.view(np.uint32)
+    low = halves[0::2] if sys.byteorder == "little" else halves[1::2]
+    for a in range(0, n, _HASH_SLICE):
+        b = min(a + _HASH_SLICE, n)
+        halves[a:b] = low[a:b]
+    del halves, low
+    packed.resize((n + 1) // 2, refcheck=False)  # no view of it is left
+    return packed.view(np.int32)[:n], ptr, bucket_ids
+
+
+def _keys_in_bucket_order(src_ptr: np.ndarray, tgt: np.ndarray, order: np.ndarray, T: int) -> np.ndarray:
+    """``source id * T + target id`` (int64) of the pairs ``order`` (in key order: ``src_ptr``, ``tgt``).
+
+    The target ids are gathered first; ``tgt`` then takes where each pair went (its buffer is overwritten),
+    and the source ids, made a slice at a time in key order, are added there: no whole array of keys in
+    key order is held beside the one in bucket order.
+    """
+    n = len(tgt)
+    keys = np.empty(n, dtype=np.int64)
+    for a in range(0, n, _HASH_SLICE):
+        keys[a:a + _HASH_SLICE] = tgt[order[a:a + _HASH_SLICE]]
+    where = tgt if np.iinfo(tgt.dtype).max >= n else np.empty(n, dtype=np.int64)
+    for a in range(0, n, _HASH_SLICE):
+        b = min(a + _HASH_SLICE, n)
+        where[order[a:b]] = np.arange(a, b, dtype=where.dtype)
+    for a in range(0, n, _HASH_SLICE):
+        b = min(a + _HASH_SLICE, n)
+        keys[where[a:b]] += _sources(src_ptr, a, b) * T  # each position once: no repeated index
+    return keys
+
+
 @dataclass
 class PairGroups:
     """The distinct training pairs of a set of tuples grouped by hash bucket (see :class:`PairCache`).
@@ -164,18 +255,51 @@ class PairCache:
 
     :class:`~clirkit.boost.BoostRanker` boosted from a base ranker boosts the same tuples once per beta
     tried, each time from other starting weights; the distinct pairs, their buckets and the order that groups
-    them by bucket do not change, so :class:`PairBooster` makes them once and takes them from here after.
-    A grouping is found by a digest of the pairs, the hashes, the seed and the bits.
+    them by bucket do not change, so :class:`PairBooster` makes them once and takes them from here after, and
+    so is the tuples' :class:`~clirkit.boost.pairmap.PairMap`. A grouping is found by a digest of the pairs,
+    the hashes, the seed and the bits; a map by a digest of the matrices and the tuples' rows.
     """
 
     def __init__(self) -> None:
         self._groups: dict[bytes, PairGroups] = {}
+        self._maps: dict[bytes, PairMap | None] = {}
 
     def get(self, digest: bytes) -> PairGroups | None:
         return self._groups.get(digest)
 
     def put(self, digest: bytes, groups: PairGroups) -> None:
         self._groups[digest] = groups
+
+    def pair_map(self, Qm: sp.csr_matrix, Dm: sp.csr_matrix, tuples: Tuples, src_hash: np.ndarray,
+                 tgt_hash: np.ndarray, hash_seed: int, bits: int) -> PairMap | None:
+        """:func:`mapped_pairs` of these (``Qm``, ``Dm``: float64 CSR), made the first time and kept (found by a
+        digest of the matrices, the tuples' rows, the hashes, the seed and the bits)."""
+        import hashlib
+
+        h = hashlib.blake2b(digest_size=20)
+        h.update(np.array([*Qm.shape, *Dm.shape, len(tuples), hash_seed, bits], dtype=np.int64))
+        for array in (Qm.indptr, Qm.indices, Dm.indptr, Dm.indices, Dm.data, tuples.query, tuples.pos,
+                      tuples.neg, src_hash, tgt_hash):
+            h.update(np.ascontiguousarray(array))
+        digest = h.digest()
+        if digest not in self._maps:
+            self._maps[digest] = mapped_pairs(Qm, Dm, tuples, src_hash, tgt_hash, hash_seed, bits)
+        return self._maps[digest]
+
+
+def mapped_pairs(Qm: sp.csr_matrix, Dm: sp.csr_matrix, tuples: Tuples, src_hash: np.ndarray, tgt_hash: np.ndarray,
+                 hash_seed: int, bits: int) -> PairMap | None:
+    """The pairs of ``tuples`` mapped once (:class:`~clirkit.boost.pairmap.PairMap`) and grouped by bucket (its
+    ``groups``, coded by bucket), or None when there may be more than
+    :data:`~clirkit.boost.pairmap.MAP_LIMIT` pair occurrences."""
+    m = PairMap.build(Qm, Dm, tuples, limit=pairmap.MAP_LIMIT)
+    if m is None:
+        return None
+    order, ptr, bucket_ids = _bucket_order(m.src_ptr, m.tgt, src_hash, tgt_hash, hash_seed, bits)
+    pair_keys = _keys_in_bucket_order(m.src_ptr, m.tgt, order, Dm.shape[1])  # writes over tgt
+    m.coded(order, ptr)
+    m.groups = PairGroups(pair_keys, bucket_ids, ptr, BucketIndex(bucket_ids, bits))
+    return m
 
 
 class PairBooster:
@@ -222,12 +346,29 @@ class PairBooster:
 
         self.src_hash, self.tgt_hash = src_hash, tgt_hash
         self.hash_seed, self.bits = hash_seed, bits
+        # a bucket's gain is computed from its W+/W- where it is read (8 bytes a bucket less); stored only after a
+        # renormalization (see update), where the stored gains divided by the sum are not the sums' gains, or
+        # from the start beside W+/W- when the pairs are mapped (the same values)
+        self._gain: np.ndarray | None = None
         # each array is freed as soon as what it makes is made (the standalone bigram model has ~10^8 pairs)
+        self._map = self._pair_map(cache)
+        if self._map is not None:
+            self._mapped_statistics()
+        if self._map is None:
+            self._product_statistics(cache)
+        self.wsum = 1.0  # true weights / statistics = stored ones / wsum
+        self._block_max = self._gain_maxima()
+        self._block_stale = np.zeros(len(self._block_max), dtype=bool)
+
+    def _product_statistics(self, cache: "PairCache | None") -> None:
+        """W+ and W- of every bucket, the pairs grouped by bucket (from ``cache`` when it has them), from the
+        product of all the tuples (:meth:`_pair_stats`)."""
         src_ptr, tgt, wp, wm = self._pair_stats(np.arange(self.n), self.w)
         digest = self._digest(src_ptr, tgt) if cache is not None else None
         groups = cache.get(digest) if cache is not None else None
         if groups is None:
-            order, ptr, bucket_ids = self._bucket_order(src_ptr, tgt)
+            order, ptr, bucket_ids = _bucket_order(src_ptr, tgt, self.src_hash, self.tgt_hash, self.hash_seed,
+                                                   self.bits)
         else:
             order, ptr = groups.order, groups.bucket_ptr
         self.Wp = _segment_sums(wp, order, ptr)
@@ -235,96 +376,46 @@ class PairBooster:
         self.Wm = _segment_sums(wm, order, ptr)
         del wm
         if groups is None:
-            pair_keys = self._keys_in_bucket_order(src_ptr, tgt, order)
+            pair_keys = _keys_in_bucket_order(src_ptr, tgt, order, self.T)
             del tgt
             if cache is None:
                 del order  # before the directory is made
                 order = None
-            groups = PairGroups(pair_keys, bucket_ids, ptr, BucketIndex(bucket_ids, bits), order)
+            groups = PairGroups(pair_keys, bucket_ids, ptr, BucketIndex(bucket_ids, self.bits), order)
             if cache is not None:
                 cache.put(digest, groups)
-        del order
+        self._groups(groups)
+
+    def _mapped_statistics(self) -> None:
+        """W+, W- and the gain of every bucket, from the pair map's sums (:meth:`PairMap.code_sums`), side by side
+        in the rows of ``_W`` (32 bytes, so a round reads and writes a bucket in one cache line; ``Wp``, ``Wm``
+        and the stored gains ``_gain`` are its columns); the map is let go when a pair's sums are both 0 (the
+        product would not list it: only an underflow of the positive weights could do that)."""
+        m = self._map
+        wp, wm = m.code_sums(self.w)
+        if np.any((wp == 0) & (wm == 0)):
+            self._map = None
+            return
+        groups = m.groups
+        ptr = groups.bucket_ptr
+        nb = len(ptr) - 1
+        self._W = np.zeros((nb, 4))
+        self._W[:, 0] = _segment_sums(wp, m.order_code, ptr)
+        del wp
+        self._W[:, 1] = _segment_sums(wm, m.order_code, ptr)
+        del wm
+        self.Wp, self.Wm, self._gain = self._W[:, 0], self._W[:, 1], self._W[:, 2]
+        for a in range(0, nb, _HASH_SLICE):
+            self._gain[a:a + _HASH_SLICE] = self._gains(self.Wp[a:a + _HASH_SLICE], self.Wm[a:a + _HASH_SLICE])
+        # the compiled round's dense row of the product (sums, first delta entries, codes, columns) and its lists
+        self._row = (np.zeros(2 * self.T), np.full(2 * self.T, -1, dtype=np.int64), np.zeros(2 * self.T, np.int64),
+                     np.zeros(2 * self.T, np.int64))
+        self._lists = _round_lists(1 << 16)
+        self._groups(groups)
+
+    def _groups(self, groups: PairGroups) -> None:
         self.pair_keys, self.bucket_ids, self.bucket_ptr = groups.pair_keys, groups.bucket_ids, groups.bucket_ptr
         self.index = groups.index
-        self.wsum = 1.0  # true weights / statistics = stored ones / wsum
-        # a bucket's gain is computed from its W+/W- where it is read (8 bytes a bucket less); stored only after a
-        # renormalization (see update), where the stored gains divided by the sum are not the sums' gains
-        self._gain: np.ndarray | None = None
-        self._block_max = self._gain_maxima()
-        self._block_stale = np.zeros(len(self._block_max), dtype=bool)
-
-    def _bucket_order(self, src_ptr: np.ndarray, tgt: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The pairs ``(src_ptr, tgt)`` (as :meth:`_pair_stats` lists them: in key order) grouped by bucket:
-        ``(order, ptr, bucket_ids)``.
-
-        ``keys[order]`` lists the pairs bucket after bucket (ascending bucket ids, key order within a bucket:
-        the keys are sorted and one sort of ``(bucket << 32) | position`` orders both), bucket ``k`` holding
-        ``order[ptr[k]:ptr[k + 1]]``. ``order`` and ``ptr`` are int32 when they fit, ``bucket_ids`` uint32
-        (``bits <= 32``). Hashed and split in slices, so the temporaries stay small.
-        """
-        n = len(tgt)
-        packed = np.empty(n, dtype=np.uint64)
-        for a in range(0, n, _HASH_SLICE):
-            b = min(a + _HASH_SLICE, n)
-            out = packed[a:b]
-            out[:] = pair_buckets(self.src_hash, self.tgt_hash, _sources(src_ptr, a, b), tgt[a:b],
-                                  seed=self.hash_seed, bits=self.bits)
-            out <<= np.uint64(32)
-            out |= np.arange(a, b, dtype=np.uint64)
-        packed.sort()
-        index_type = np.int32 if n < 2**31 else np.int64
-
-        def firsts(a: int) -> tuple[np.ndarray, np.ndarray]:  # the buckets starting in slice a, and where
-            bucket = packed[a:a + _HASH_SLICE] >> np.uint64(32)
-            first = np.empty(len(bucket), dtype=bool)
-            first[0] = a == 0 or bucket[0] != packed[a - 1] >> np.uint64(32)
-            np.not_equal(bucket[1:], bucket[:-1], out=first[1:])
-            at = np.flatnonzero(first)
-            return at + a, bucket[at]
-
-        # counted first, then written into arrays of that size: no list of parts to concatenate
-        nb = sum(len(firsts(a)[0]) for a in range(0, n, _HASH_SLICE))
-        ptr = np.empty(nb + 1, dtype=index_type)
-        bucket_ids = np.empty(nb, dtype=np.uint32)
-        k = 0
-        for a in range(0, n, _HASH_SLICE):
-            at, ids = firsts(a)
-            ptr[k:k + len(at)], bucket_ids[k:k + len(at)] = at, ids
-            k += len(at)
-        ptr[nb] = n
-        if index_type is np.int64:
-            packed &= np.uint64(0xFFFFFFFF)
-            return packed.view(np.int64), ptr, bucket_ids
-        # the positions (the low halves) moved to the front of the same buffer, whose back half is then given
-        # back: a slice is written over halves that earlier slices have read (numpy buffers the first one)
-        halves = packed.view(np.uint32)
-        low = halves[0::2] if sys.byteorder == "little" else halves[1::2]
-        for a in range(0, n, _HASH_SLICE):
-            b = min(a + _HASH_SLICE, n)
-            halves[a:b] = low[a:b]
-        del halves, low
-        packed.resize((n + 1) // 2, refcheck=False)  # no view of it is left
-        return packed.view(np.int32)[:n], ptr, bucket_ids
-
-    def _keys_in_bucket_order(self, src_ptr: np.ndarray, tgt: np.ndarray, order: np.ndarray) -> np.ndarray:
-        """``source id * T + target id`` (int64) of the pairs ``order`` (in key order: ``src_ptr``, ``tgt``).
-
-        The target ids are gathered first; ``tgt`` then takes where each pair went (its buffer is overwritten),
-        and the source ids, made a slice at a time in key order, are added there: no whole array of keys in
-        key order is held beside the one in bucket order.
-        """
-        n = len(tgt)
-        keys = np.empty(n, dtype=np.int64)
-        for a in range(0, n, _HASH_SLICE):
-            keys[a:a + _HASH_SLICE] = tgt[order[a:a + _HASH_SLICE]]
-        where = tgt if np.iinfo(tgt.dtype).max >= n else np.empty(n, dtype=np.int64)
-        for a in range(0, n, _HASH_SLICE):
-            b = min(a + _HASH_SLICE, n)
-            where[order[a:b]] = np.arange(a, b, dtype=where.dtype)
-        for a in range(0, n, _HASH_SLICE):
-            b = min(a + _HASH_SLICE, n)
-            keys[where[a:b]] += _sources(src_ptr, a, b) * self.T  # each position once: no repeated index
-        return keys
 
     def _digest(self, src_ptr: np.ndarray, tgt: np.ndarray) -> bytes:
         """What the grouping of the pairs ``(src_ptr, tgt)`` by bucket depends on, digested (the
@@ -337,6 +428,15 @@ class PairBooster:
                       np.ascontiguousarray(self.src_hash), np.ascontiguousarray(self.tgt_hash)):
             h.update(array)
         return h.digest()
+
+    def _pair_map(self, cache: "PairCache | None") -> PairMap | None:
+        """The tuples' pairs mapped once and grouped by bucket (:func:`mapped_pairs`), from ``cache`` when it has
+        them; None when the rounds are not compiled (numba), or when there may be more than
+        :data:`~clirkit.boost.pairmap.MAP_LIMIT` pair occurrences."""
+        if not pairmap.mapped():
+            return None
+        args = (self.Qm, self.Dm, self.tuples, self.src_hash, self.tgt_hash, self.hash_seed, self.bits)
+        return cache.pair_map(*args) if cache is not None else mapped_pairs(*args)
 
     # -- statistics -------------------------------------------------------------------------------
 
@@ -509,8 +609,15 @@ class PairBooster:
         return keys // self.T, keys % self.T
 
     def tuples_with(self, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """Tuples t with x_k(t) != 0 (sorted) and their x_k(t) (float64)."""
+        """Tuples t with x_k(t) != 0 (sorted) and their x_k(t) (float64); compiled where numba is."""
         t = self.tuples
+        if pairmap.kernels() is not None:
+            i, j = self.pairs_of(k)
+            done, out = pairmap.call("tuples_with", i, j, self.Qcsc.indptr, self.Qcsc.indices, self.qptr,
+                                     self.Dcsc.indptr, self.Dcsc.indices, self.Dcsc.data, t.pos, t.neg,
+                                     self._docval)
+            if done:
+                return out
         ts_l, x_l = [], []
         for i, j in zip(*self.pairs_of(k)):
             queries = self.Qcsc.indices[self.Qcsc.indptr[i]:self.Qcsc.indptr[i + 1]]
@@ -542,6 +649,9 @@ class PairBooster:
         if len(rows):
             change = new - old
             for sl in self._chunks(rows):  # the gains of a bucket met again in a later slice are recomputed there
+                if self._map is not None:
+                    self._add_mapped(rows[sl], change[sl])
+                    continue
                 for src, tgt, vals, is_plus in self._chunk_products(rows[sl], change[sl]):
                     self._add(src, tgt, vals, is_plus)
         self.w[rows] = new
@@ -574,6 +684,59 @@ class PairBooster:
             self._gain[cb] = gain
         self._block_stale[cb[dropped] // _BLOCK] = True
         np.maximum.at(self._block_max, cb // _BLOCK, gain)
+
+    def _add_mapped(self, rows: np.ndarray, change: np.ndarray) -> None:
+        """:meth:`_add` of the product of the tuples ``rows`` weighted by ``change`` (one chunk), from the pair
+        map: each pair's sum added to its bucket's W+ or W-, the sums of a bucket of several pairs in the
+        product's order (source, then the delta entry that first had the pair, descending), each bucket's gain
+        and block refreshed once (the same choices as slice by slice). Compiled where numba is, else numpy."""
+        m, exact = self._map, self.rule == "exact"
+        while True:
+            done, more = pairmap.call("round_update", *m.arrays(), rows, change, self._W, m.extra_bucket,
+                                      self._block_max, self._block_stale, _BLOCK, exact, self.Qm.shape[1],
+                                      *self._row, *self._lists)
+            if not done or more == 0:
+                break
+            self._lists = _round_lists(-2 * more)  # too short for this chunk: nothing was done
+        if done:
+            return
+        bucket, sign, sums, first, src, before = self._update_numpy(rows, change)
+        if len(bucket) == 0:
+            return
+        at = np.lexsort((-first, src, sign, bucket))  # a shared bucket's sums in the product's order
+        for s, W in ((0, self.Wp), (1, self.Wm)):
+            np.add.at(W, bucket[at[sign[at] == s]], sums[at[sign[at] == s]])
+        self._refresh(bucket, before)
+
+    def _refresh(self, bucket: np.ndarray, before: np.ndarray) -> None:
+        """The gains of ``bucket`` after a chunk (``before``: before it), stored, their blocks' maxima raised, a
+        block where one fell marked stale."""
+        gain = self._gains(self.Wp[bucket], self.Wm[bucket])
+        self._gain[bucket] = gain
+        self._block_stale[bucket[gain < before] // _BLOCK] = True
+        np.maximum.at(self._block_max, bucket // _BLOCK, gain)
+
+    def _update_numpy(self, rows: np.ndarray, change: np.ndarray) -> tuple:
+        """The compiled ``round_update`` with numpy (:meth:`PairMap.round_sums`): the unshared buckets updated,
+        the shared buckets' entries returned."""
+        m = self._map
+        ids, sums, first = m.round_sums(rows, change)
+        keep = sums != 0  # the product lists no entry whose sum is 0
+        ids, sums, first = ids[keep], sums[keep], first[keep]
+        code, sign = ids >> 1, ids & 1
+        bucket = code.copy()
+        extra = code >= m.n_buckets
+        bucket[extra] = m.extra_bucket[code[extra] - m.n_buckets]
+        before = self._gain[bucket]
+        shared = m.shared[bucket]
+        alone = ~shared
+        self._W[bucket[alone], sign[alone]] += sums[alone]  # one sum a bucket
+        self._refresh(bucket[alone], before[alone])
+        at = np.flatnonzero(shared)
+        code = code[at]
+        pos = np.where(code < m.n_buckets, self.bucket_ptr[np.minimum(code, m.n_buckets)],
+                       m.extra_pos[np.maximum(code - m.n_buckets, 0)])
+        return bucket[at], sign[at], sums[at], first[at], self.pair_keys[pos] // self.T, before[at]
 
     def training_loss(self) -> float:
         """sum_t D_t exp(-margin_t) / sum_t D_t computed from the margins."""

@@ -1,0 +1,288 @@
+"""Compiled boosting rounds (numba), used when numba is installed (``pip install 'clirkit[fast]'``).
+
+Each loop makes the same floating-point operations in the same order as the sparse product and the numpy
+code it replaces (a pair's sum runs over the tuples in ascending order, from 0, each term ``v_t * |x|``; a bucket
+adds its pairs' sums; a gain is ``(sqrt(max(W+, 0)) - sqrt(max(W-, 0)))**2`` or ``|max(W+, 0) - max(W-, 0)|``),
+so the statistics, and the models, are the same bits whichever path makes them. Imported only through
+:func:`clirkit.boost.pairmap.kernels`; the arrays are those of :class:`~clirkit.boost.pairmap.PairMap` and of
+:class:`~clirkit.boost.rounds.PairBooster` (``W``: each bucket's W+ and W- side by side, one cache line).
+"""
+from __future__ import annotations
+
+import numba
+import numpy as np
+from llvmlite import ir
+from numba.core import cgutils, types
+from numba.extending import intrinsic
+
+_PREFETCH = 16  # W rows asked for this many entries ahead of their update
+
+
+@intrinsic
+def _prefetch(typingctx, array, row):
+    """Ask for the cache line of ``array[row]`` (of ``array[row, 0]`` if 2-d): LLVM's prefetch, for reading and
+    writing. The rounds update W's rows at random; a prefetch leaves no load waiting in the pipeline."""
+    def codegen(context, builder, signature, args):
+        kind, row_kind = signature.args
+        data = context.make_array(kind)(context, builder, args[0])
+        index = [args[1]] + [context.get_constant(row_kind, 0)] * (kind.ndim - 1)
+        at = cgutils.get_item_pointer(context, builder, kind, data, index, wraparound=False)
+        byte = ir.IntType(8).as_pointer()
+        int32 = ir.IntType(32)
+        signature = ir.FunctionType(ir.VoidType(), [byte, int32, int32, int32])
+        fn = cgutils.get_or_insert_function(builder.module, signature, "llvm.prefetch.p0i8")
+        # (address, 1: for a write, 3: keep in all cache levels, 1: data)
+        builder.call(fn, [builder.bitcast(at, byte), ir.Constant(int32, 1), ir.Constant(int32, 3),
+                          ir.Constant(int32, 1)])
+        return context.get_dummy_value()
+
+    return types.void(array, row), codegen
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _gain(wp, wm, exact):
+    if wp < 0.0:  # np.maximum(w, 0.0) keeps -0.0
+        wp = 0.0
+    if wm < 0.0:
+        wm = 0.0
+    if exact:
+        d = np.sqrt(wp) - np.sqrt(wm)
+        return d * d
+    return abs(wp - wm)
+
+
+@numba.njit(cache=True, nogil=True)
+def _by_source(query, qptr, qsrc, rows, n_sources):
+    """The (tuple, source) entries of the tuples ``rows`` grouped by source, tuples ascending (a counting sort):
+    ``(start, entry_row, entry_a)``, source i's entries at ``start[i]:start[i + 1]``, each the position of its
+    tuple in ``rows`` and of the source in the tuple's query."""
+    start = np.zeros(n_sources + 1, np.int64)
+    for r in range(len(rows)):
+        q = query[rows[r]]
+        for a in range(qptr[q], qptr[q + 1]):
+            start[qsrc[a] + 1] += 1
+    for i in range(n_sources):
+        start[i + 1] += start[i]
+    fill = start[:-1].copy()
+    entry_row = np.empty(start[-1], np.int64)
+    entry_a = np.empty(start[-1], np.int64)
+    for r in range(len(rows)):
+        q = query[rows[r]]
+        for a in range(qptr[q], qptr[q + 1]):
+            i = qsrc[a]
+            entry_row[fill[i]] = r
+            entry_a[fill[i]] = a - qptr[q]
+            fill[i] += 1
+    return start, entry_row, entry_a
+
+
+@numba.njit(cache=True, nogil=True)
+def code_sums(query, qptr, qsrc, dptr, du, dcol, dval, qb, nu, code, weights, n_codes, n_sources, n_targets):
+    """W+ and W- of every pair (by code) over all the tuples, tuple t weighing ``weights[t]``: the product made
+    as :func:`round_update` makes it, source after source (a pair's sums are final when its source's row is)."""
+    wp = np.zeros(n_codes)
+    wm = np.zeros(n_codes)
+    rows = np.arange(len(query))
+    start, entry_row, entry_a = _by_source(query, qptr, qsrc, rows, n_sources)
+    sums = np.zeros(2 * n_targets)
+    seen = np.zeros(n_targets, np.bool_)
+    row_code = np.empty(n_targets, np.int64)
+    cols = np.empty(n_targets, np.int64)
+    for i in range(n_sources):
+        n = 0
+        for k in range(start[i], start[i + 1]):
+            t = entry_row[k]
+            q = query[t]
+            v = weights[t]
+            base = qb[q] + entry_a[k] * nu[q]
+            for e in range(dptr[t], dptr[t + 1]):
+                x = dval[e]
+                j = np.int64(dcol[e])
+                col = 2 * j
+                if x < 0:
+                    col += 1
+                    x = -x
+                if not seen[j]:
+                    seen[j] = True
+                    row_code[j] = code[base + du[e]]
+                    cols[n] = j
+                    n += 1
+                sums[col] += v * x
+        for k in range(n):
+            j = cols[k]
+            c = row_code[j]
+            if c < 0:
+                c = -1 - c
+            wp[c] = sums[2 * j]
+            wm[c] = sums[2 * j + 1]
+            sums[2 * j] = 0.0
+            sums[2 * j + 1] = 0.0
+            seen[j] = False
+    return wp, wm
+
+
+@numba.njit(cache=True, nogil=True)
+def round_update(query, qptr, qsrc, dptr, du, dcol, dval, qb, nu, code, rows, change, W, extra_bucket,
+                 block_max, block_stale, block, exact, n_sources, sums, first, row_code, cols, add_c, add_p, add_m,
+                 out_b, out_g):
+    """One chunk of a round: the product of the tuples ``rows`` (ascending) weighted by ``change``, added to W.
+
+    As ``scipy.sparse`` multiplies ``Qt^T`` by ``Delta``: source after source, each source's tuples in ascending
+    order summed into a dense row of the columns ``2 j + (x < 0)``, each column's sum started from 0. Every
+    column with a non-zero sum is a pair's W+ or W- entry, added to its bucket's row of ``W`` (W+, W-, the
+    stored gain); the bucket's gain before the chunk and after are compared as :meth:`PairBooster._add` does
+    (its block marked stale where the gain fell, its block maximum raised). The sums of a bucket of two pairs or
+    more (code ``-1 - c`` in the table) are added in the product's order: by source, and within a source by the
+    delta entry that first had the pair, descending (the order scipy's product lists a row); their gains are
+    made when all are in. ``sums`` (0.0), ``first`` (-1), ``row_code`` and ``cols``, ``2 T`` entries each, hold
+    the dense row; they are left as found. ``add_c``, ``add_p``, ``add_m``, ``out_b`` and ``out_g`` are scratch
+    arrays of one entry a pair occurrence of the chunk at least: with fewer, nothing is done and minus that
+    number is returned (0 otherwise).
+    """
+    nb = W.shape[0]
+    total = 0
+    for r in range(len(rows)):
+        t = rows[r]
+        total += (qptr[query[t] + 1] - qptr[query[t]]) * (dptr[t + 1] - dptr[t])
+    if total > min(len(add_c), len(out_b)):
+        return -total
+    start, entry_row, entry_a = _by_source(query, qptr, qsrc, rows, n_sources)
+    # each source's row of the product; then a pair of an unshared bucket (code >= 0) updates its bucket, both
+    # signs together (the gain before either sum is added); the others' sums (code -1 - c) are added in the
+    # product's order and listed, with their bucket's gain before the chunk (stored gains change only at the end)
+    n_out = 0
+    # the unshared buckets' sums, (bucket, W+ sum, W- sum), added after the rows, W's rows asked for ahead
+    n_add = 0
+    for i in range(n_sources):
+        if start[i] == start[i + 1]:
+            continue
+        n = 0
+        for k in range(start[i], start[i + 1]):
+            r = entry_row[k]
+            t = rows[r]
+            q = query[t]
+            v = change[r]
+            base = qb[q] + entry_a[k] * nu[q]
+            for e in range(dptr[t], dptr[t + 1]):
+                x = dval[e]
+                col = 2 * np.int64(dcol[e])
+                if x < 0:
+                    col += 1
+                    x = -x
+                if first[col] < 0:
+                    first[col] = e
+                    row_code[col] = code[base + du[e]]
+                    cols[n] = col
+                    n += 1
+                sums[col] += v * x
+        for k in range(n):
+            col = cols[k]
+            if first[col] < 0:  # done with its other sign
+                continue
+            c = row_code[col]
+            if c >= 0:
+                pair = col & ~1
+                sp = sums[pair]
+                sm = sums[pair + 1]
+                if sp != 0.0 or sm != 0.0:  # the product lists no entry whose sum is 0
+                    add_c[n_add] = c
+                    add_p[n_add] = sp
+                    add_m[n_add] = sm
+                    n_add += 1
+                sums[pair] = 0.0
+                sums[pair + 1] = 0.0
+                first[pair] = -1
+                first[pair + 1] = -1
+        for k in range(n - 1, -1, -1):  # the shared buckets' columns, the latest first met first
+            col = cols[k]
+            if first[col] >= 0:
+                value = sums[col]
+                if value != 0.0:
+                    c = -1 - row_code[col]
+                    b = c if c < nb else extra_bucket[c - nb]
+                    W[b, col & 1] += value
+                    out_b[n_out] = b
+                    out_g[n_out] = W[b, 2]
+                    n_out += 1
+                sums[col] = 0.0
+                first[col] = -1
+    for k in range(n_add):
+        if k + _PREFETCH < n_add:
+            _prefetch(W, add_c[k + _PREFETCH])
+        c = add_c[k]
+        wp = W[c, 0]
+        wm = W[c, 1]
+        g0 = W[c, 2]
+        sp = add_p[k]
+        sm = add_m[k]
+        if sp != 0.0:
+            wp += sp
+            W[c, 0] = wp
+        if sm != 0.0:
+            wm += sm
+            W[c, 1] = wm
+        g = _gain(wp, wm, exact)
+        W[c, 2] = g
+        _refresh(c, g, g0, block_max, block_stale, block)
+    for k in range(n_out):  # the shared buckets' gains, all their sums in
+        b = out_b[k]
+        g = _gain(W[b, 0], W[b, 1], exact)
+        W[b, 2] = g
+        _refresh(b, g, out_g[k], block_max, block_stale, block)
+    return 0
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _refresh(b, g, before, block_max, block_stale, block):
+    """Bucket ``b``'s gain is ``g`` now (``before`` before the chunk): its block stale if it fell, its block
+    maximum raised (branch-free: the outcomes are unpredictable)."""
+    j = b // block
+    block_stale[j] = block_stale[j] | (g < before)
+    m = block_max[j]
+    block_max[j] = g if g > m else m
+
+
+@numba.njit(cache=True, nogil=True)
+def tuples_with(src, tgt, qc_ptr, qc_idx, qptr, dc_ptr, dc_idx, dc_data, pos, neg, docval):
+    """The tuples t whose x_k(t) = sum over the bucket's pairs (``src``, ``tgt``) of d+_j - d-_j (for a query with
+    source i) is not 0, ascending, and x_k(t): as :meth:`PairBooster.tuples_with` makes them (a pair's non-zero
+    values, summed per tuple from 0 in the pairs' order). ``docval`` (0.0, one a document) is left as found."""
+    total = 0
+    for p in range(len(src)):
+        for k in range(qc_ptr[src[p]], qc_ptr[src[p] + 1]):
+            total += qptr[qc_idx[k] + 1] - qptr[qc_idx[k]]
+    rows = np.empty(total, np.int64)
+    xs = np.empty(total)
+    n = 0
+    for p in range(len(src)):
+        j = tgt[p]
+        for k in range(dc_ptr[j], dc_ptr[j + 1]):
+            docval[dc_idx[k]] = dc_data[k]
+        for k in range(qc_ptr[src[p]], qc_ptr[src[p] + 1]):
+            q = qc_idx[k]
+            for t in range(qptr[q], qptr[q + 1]):
+                x = docval[pos[t]] - docval[neg[t]]
+                if x != 0:
+                    rows[n] = t
+                    xs[n] = x
+                    n += 1
+        for k in range(dc_ptr[j], dc_ptr[j + 1]):
+            docval[dc_idx[k]] = 0.0
+    if len(src) == 1:  # ascending already: a source's queries are, and their tuples
+        return rows[:n], xs[:n]
+    order = np.argsort(rows[:n], kind="mergesort")  # stable: a tuple's values in the pairs' order
+    out_rows = np.empty(n, np.int64)
+    out_x = np.empty(n)
+    m = 0
+    k = 0
+    while k < n:
+        t = rows[order[k]]
+        x = 0.0
+        while k < n and rows[order[k]] == t:
+            x += xs[order[k]]
+            k += 1
+        if x != 0:
+            out_rows[m] = t
+            out_x[m] = x
+            m += 1
+    return out_rows[:m], out_x[:m]

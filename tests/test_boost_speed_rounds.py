@@ -1,0 +1,172 @@
+"""The pairs mapped once (clirkit.boost.pairmap) and the compiled rounds (clirkit.boost.kernels): every round, and
+every model, the same bits as the rounds made from the sparse product."""
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import clirkit.boost.pairmap as pairmap
+import clirkit.boost.rounds as rounds
+from clirkit.boost import BoostRanker
+from clirkit.boost.features import hash_strings
+from clirkit.boost.rounds import PairBooster, PairCache
+from clirkit.boost.tuples import Tuples
+from clirkit.run import Run
+
+needs_numba = pytest.mark.skipif(pairmap.kernels() is None, reason="numba is not installed")
+PATHS = ["compiled", "numpy"]  # the mapped pairs' rounds with the kernels, and with their numpy twin
+
+
+def problem(seed=0, n_queries=30, n_docs=60, n_tuples=400, S=25, T=40, weighted=True):
+    """Queries and documents as random sparse rows (documents weighted in (0, 1], as the length weighting makes
+    them, or binary), tuples of random queries and documents: most pairs occur in several tuples, with both
+    signs."""
+    rng = np.random.default_rng(seed)
+    Q = sp.random(n_queries, S, density=0.15, random_state=rng, format="csr")
+    D = sp.random(n_docs, T, density=0.12, random_state=rng, format="csr")
+    Q.data[:] = 1
+    D.data[:] = rng.choice([0.25, 0.5, 1.0], D.nnz) if weighted else 1
+    q = rng.integers(0, n_queries, n_tuples)
+    p = rng.integers(0, n_docs, n_tuples)
+    n = (p + 1 + rng.integers(0, n_docs - 1, n_tuples)) % n_docs
+    t = Tuples.from_arrays(q, p, n, rng.integers(1, 3, n_tuples) * np.exp(-rng.random(n_tuples)))
+    return Q, D, t, hash_strings([f"s{i}" for i in range(S)], 0), hash_strings([f"t{j}" for j in range(T)], 0)
+
+
+def boosted(monkeypatch, path, problem_args, rounds_n=40, **kw):
+    """``(booster, result)``: ``rounds_n`` rounds on ``path``: "product" (the rounds from the sparse product),
+    "compiled" or "numpy" (from the pair map)."""
+    with monkeypatch.context() as m:
+        m.setattr(pairmap, "_MAPPED", path != "product")
+        if path == "numpy":
+            m.setattr(pairmap, "_kernels", False)
+        Q, D, t, sh, th = problem(**problem_args)
+        b = PairBooster(Q, D, t, src_hash=sh, tgt_hash=th, **kw)
+        assert (b._map is not None) == (path != "product")
+        return b, b.run(rounds_n, quiet=True)
+
+
+def assert_same(a, b):
+    (ba, ra), (bb, rb) = a, b
+    for name in ("buckets", "alphas", "pair_ptr", "pair_src", "pair_tgt", "loss"):
+        np.testing.assert_array_equal(getattr(ra, name), getattr(rb, name))
+    for name in ("Wp", "Wm", "_block_max", "_block_stale", "w", "margin"):
+        np.testing.assert_array_equal(getattr(ba, name), getattr(bb, name))
+    assert ba.wsum == bb.wsum and ba.loss == bb.loss
+
+
+@pytest.mark.parametrize("path", [pytest.param("compiled", marks=needs_numba), "numpy"])
+@pytest.mark.parametrize("rule", ["exact", "r"])
+@pytest.mark.parametrize("bits, weighted", [(24, True), (24, False), (5, True), (3, False)])
+def test_rounds_of_the_mapped_pairs_are_the_products_bit_for_bit(monkeypatch, path, rule, bits, weighted):
+    """W+/W- summed pair by pair in the product's order (a bucket of several pairs, at 2**5 or 2**3 buckets, adds
+    its pairs' sums in the order scipy lists them), the gains stored and the block maxima as the product's rounds
+    leave them: the same buckets, steps, losses and weights."""
+    monkeypatch.setattr(rounds, "_BLOCK", 4)  # many blocks, so some go stale
+    args = {"seed": bits, "weighted": weighted}
+    assert_same(boosted(monkeypatch, "product", args, bits=bits, rule=rule),
+                boosted(monkeypatch, path, args, bits=bits, rule=rule))
+
+
+@pytest.mark.parametrize("path", [pytest.param("compiled", marks=needs_numba), "numpy"])
+def test_mapped_rounds_in_several_chunks_and_renormalized_are_the_products(monkeypatch, path):
+    """A round's changed tuples taken in chunks (each chunk's sums added before the next), and the weights
+    divided by their sum every round (the stored gains divided with them): the same bits."""
+    monkeypatch.setattr(rounds, "_PAIRS_PER_CHUNK", 50)
+    monkeypatch.setattr(rounds, "_WSUM_RANGE", (0.999999, 1.000001))
+    args = {"seed": 4}
+    assert_same(boosted(monkeypatch, "product", args, bits=6), boosted(monkeypatch, path, args, bits=6))
+
+
+@needs_numba
+def test_compiled_and_numpy_code_sums_and_tuples_with_agree(monkeypatch):
+    """The set-up's sums of every pair and the tuples of a bucket of several pairs, compiled and with numpy."""
+    monkeypatch.setattr(pairmap, "_MAPPED", True)
+    Q, D, t, sh, th = problem(seed=3)
+    b = PairBooster(Q, D, t, src_hash=sh, tgt_hash=th, bits=4)
+    compiled = b._map.code_sums(b.w)
+    shared = int(np.argmax(np.diff(b.bucket_ptr)))
+    assert np.diff(b.bucket_ptr)[shared] > 1
+    rows, x = b.tuples_with(shared)
+    monkeypatch.setattr(pairmap, "_kernels", False)
+    for c, n in zip(compiled, b._map.code_sums(b.w)):
+        np.testing.assert_array_equal(c, n)
+    numpy_rows, numpy_x = b.tuples_with(shared)
+    np.testing.assert_array_equal(rows, numpy_rows)
+    np.testing.assert_array_equal(x, numpy_x)
+
+
+def test_boosters_of_the_same_tuples_share_one_map(monkeypatch):
+    """The betas' boosters (other weights, the same tuples) take the map made for the first from the cache."""
+    monkeypatch.setattr(pairmap, "_MAPPED", True)
+    Q, D, t, sh, th = problem(seed=7)
+    cache = PairCache()
+    first = PairBooster(Q, D, t, src_hash=sh, tgt_hash=th, bits=24, cache=cache)
+    again = Tuples.from_arrays(t.query, t.pos, t.neg, t.weight * np.exp(-np.random.default_rng(1).random(len(t))))
+    cached = PairBooster(Q, D, again, src_hash=sh, tgt_hash=th, bits=24, cache=cache)
+    fresh = PairBooster(Q, D, again, src_hash=sh, tgt_hash=th, bits=24)
+    assert cached._map is first._map and fresh._map is not first._map
+    assert_same((fresh, fresh.run(20, quiet=True)), (cached, cached.run(20, quiet=True)))
+
+
+def test_tuples_with_more_pair_occurrences_than_the_limit_are_boosted_from_the_product(monkeypatch):
+    monkeypatch.setattr(pairmap, "_MAPPED", True)
+    monkeypatch.setattr(pairmap, "MAP_LIMIT", 100)
+    Q, D, t, sh, th = problem(seed=2)
+    assert PairBooster(Q, D, t, src_hash=sh, tgt_hash=th)._map is None
+
+
+# -- the ranker: the map and the compiled rounds give the same model -----------------------------------------
+
+def base_problem(mini):
+    """The mini collection's train and dev queries, tokenized, a base run over them (the judged verses and some
+    others, with seeded scores)."""
+    from clirkit import datasets
+    from clirkit.analysis import Analyzer
+
+    c = datasets.load(str(mini))
+    src, tgt = Analyzer(c.source_lang), Analyzer(c.target_lang)
+    docids, texts = c.documents()
+    train, dev = c.queries("train"), c.queries("dev")
+    tokens = {split: dict(zip(qs, src.tokenize_many(list(qs.values())))) for split, qs in (("train", train),
+                                                                                             ("dev", dev))}
+    rng = np.random.default_rng(0)
+    qids, docs, scores = [], [], []
+    for split in ("train", "dev"):
+        judged = c.qrels(split)
+        for q in tokens[split]:
+            listed = sorted(set(judged.docids[judged.qids == q].tolist()) | set(rng.choice(docids, 40).tolist()))
+            qids += [q] * len(listed)
+            docs += listed
+            scores += sorted(rng.random(len(listed)) * 10, reverse=True)
+    base = Run(qids, docs, scores, tag="base")
+    return (tokens["train"], c.qrels("train"), docids, tgt.tokenize_many(texts)), tokens["dev"], c.qrels("dev"), base
+
+
+def model_bytes(tmp_path, name, ranker, data, dev_queries, dev_qrels):
+    ranker.fit_tokens(*data, dev_queries=dev_queries, dev_qrels=dev_qrels)
+    path = tmp_path / f"{name}.npz"
+    ranker.save(path)
+    return hashlib.sha256(path.read_bytes()).hexdigest(), ranker
+
+
+@pytest.mark.parametrize("path, jobs, backend", [
+    pytest.param("compiled", 1, "loky", marks=needs_numba), ("numpy", 1, "loky")])
+def test_a_ranker_boosted_from_a_base_is_the_same_model_from_the_mapped_pairs(monkeypatch, tmp_path, mini, path,
+                                                                              jobs, backend):
+    """The model file of a ranker tuning beta on dev (4 betas, 60 rounds, dev MAP every 10) is the same bytes
+    from the product's rounds and from the mapped pairs (compiled or numpy)."""
+    data, dev_queries, dev_qrels, base = base_problem(mini)
+    params = {"base": base, "rounds": 60, "eval_every": 10, "max_df": 0.3, "bits": 16, "quiet": True}
+    monkeypatch.setattr(pairmap, "_MAPPED", False)
+    reference, r = model_bytes(tmp_path, "product", BoostRanker(**params), data, dev_queries, dev_qrels)
+    assert len(r.beta_scores_) == 4 and r.model_.params["bag_rounds"][0] > 0
+    monkeypatch.setattr(pairmap, "_MAPPED", path != "product")
+    if path == "numpy":
+        monkeypatch.setattr(pairmap, "_kernels", False)
+    digest, _ = model_bytes(tmp_path, path, BoostRanker(jobs=jobs, backend=backend, **params), data, dev_queries,
+                            dev_qrels)
+    assert digest == reference
