@@ -139,6 +139,9 @@ class RerankEvaluator:
         self.qrels = qrels
         self.depth = depth
         self._slots = _QuerySlots(self.qrow, self.tie)
+        # no query cut at depth: AP needs only where the relevant rows land, found once the rows are sorted
+        self._ap = None if self.cut else _CandidateAP.of(self.qrow, self.drow, self.qids, self.docids, self.tie,
+                                                          qrels)
 
     def scores(self, src: np.ndarray, tgt: np.ndarray, weights: np.ndarray) -> np.ndarray:
         """beta * f0 + q^T W d of every candidate row, W made of the weighted pairs (src, tgt)."""
@@ -154,10 +157,84 @@ class RerankEvaluator:
         from clirkit.run import Run
 
         s = self.scores(src, tgt, weights)
+        if self._ap is not None:
+            return self._ap(s)
         order = self._slots.order(s)
         run = Run(self.row_qids, self.docids[self.drow[order]], s[order])
         run = run.top(self.depth) if self.cut else run
         return float(evaluate(run, self.qrels, ["AP"], depth=self.depth).mean()["AP"])
+
+
+class _CandidateAP:
+    """Mean AP of scores over fixed candidate rows, the number :func:`clirkit.metrics.evaluate` gives (AP,
+    trec_eval ties, average over the qrels' queries) for the run of those rows ranked by the scores, when no
+    query has more rows than the depth.
+
+    trec_eval ranks a query's rows by float32 score descending, then docid descending, and AP reads only the
+    ranks of the relevant rows: one sort of 64-bit keys ``(query, float32 score descending, docid descending)``
+    gives them (about 6 ms for 400 dev queries x 1,000 rows, against 40 for the run of strings and its
+    evaluation). Each query's AP is then summed as :mod:`clirkit.measures` sums it: ``k / rank`` over its k-th
+    relevant row in rank order, from 0, divided by its judged relevant count, and the queries' values averaged
+    as an :class:`~clirkit.metrics.Evaluation` averages them (``mean(axis=0)`` of the qrels' queries in their
+    order, 0 for a query without rows).
+
+    Args:
+        qrow, drow: each candidate's query and document (rows grouped by query); tie: each row's docid rank in
+            ascending order; qids, docids: the ids the rows index; qrels: the judgments.
+    """
+
+    def __init__(self, qrow, tie, relevant, n_queries, tie_bits, judged_rows, n_judged) -> None:
+        self.qrow, self.tie, self.relevant = qrow, tie, relevant
+        self.shift_q, self.tie_bits = 32 + tie_bits, tie_bits
+        self.starts = np.searchsorted(qrow, np.arange(n_queries))  # rows sorted by key keep the queries' bounds
+        self.judged_rows, self.n_judged = judged_rows, n_judged
+
+    @classmethod
+    def of(cls, qrow: np.ndarray, drow: np.ndarray, qids: np.ndarray, docids: np.ndarray, tie: np.ndarray,
+           qrels) -> "_CandidateAP | None":
+        """The evaluator, or None when the keys do not fit 64 bits (queries x documents > 2**32) or a query
+        lists a document twice (:func:`~clirkit.metrics.evaluate` refuses that run)."""
+        from clirkit.boost.tuples import index_of
+
+        n_queries, n_docs = len(qids), len(docids)
+        tie_bits = max(1, int(n_docs - 1).bit_length())
+        if max(1, int(n_queries - 1).bit_length()) + 32 + tie_bits > 63 or np.any(np.diff(qrow) < 0):
+            return None
+        keys = qrow.astype(np.int64) * n_docs + drow
+        if len(np.unique(keys)) != len(keys):
+            return None
+        qi, di = index_of(qrels.qids, qids), index_of(qrels.docids, docids)
+        judged = (qrels.rels >= 1) & (qi >= 0) & (di >= 0)
+        relevant = np.flatnonzero(np.isin(keys, qi[judged] * n_docs + di[judged]))
+        order = qrels.query_ids  # the qrels' queries in their order (a row each); those not in qids count 0
+        at = index_of(qids, order)  # the row of each of qids, -1 if the qrels do not judge it
+        n_judged = np.zeros(len(order), dtype=np.int64)  # judged relevant documents of each qrels query
+        np.add.at(n_judged, index_of(qrels.qids[qrels.rels >= 1], order), 1)
+        return cls(qrow, tie, relevant, n_queries, tie_bits, at, n_judged)
+
+    def __call__(self, scores: np.ndarray) -> float:
+        with np.errstate(over="ignore"):
+            s32 = scores.astype(np.float32)  # as trec_eval: beyond float32's range becomes +-inf
+        s32 += np.float32(0.0)  # -0.0 ties +0.0
+        bits = s32.view(np.uint32).astype(np.uint64)
+        negative = bits >= np.uint64(1 << 31)
+        ascending = np.where(negative, ~bits & np.uint64(0xFFFFFFFF), bits | np.uint64(1 << 31))  # float order
+        keys = (self.qrow.astype(np.uint64) << np.uint64(self.shift_q)) | \
+            ((np.uint64(0xFFFFFFFF) - ascending) << np.uint64(self.tie_bits)) | \
+            (np.uint64((1 << self.tie_bits) - 1) - self.tie.astype(np.uint64))
+        ranked = np.sort(keys)
+        rel = self.relevant
+        rank = np.searchsorted(ranked, keys[rel]) - self.starts[self.qrow[rel]] + 1
+        hits = np.lexsort((rank, self.qrow[rel]))  # by query, then rank
+        query, rank = self.qrow[rel][hits], rank[hits]
+        first = np.flatnonzero(np.concatenate(([True], query[1:] != query[:-1]))) if len(query) else query
+        nth = np.arange(1, len(query) + 1) - np.repeat(first, np.diff(np.append(first, len(query))))
+        sums = np.bincount(query, weights=nth / rank, minlength=len(self.starts))
+        ap = np.zeros((len(self.n_judged), 1))
+        mine = self.judged_rows >= 0
+        den = self.n_judged[self.judged_rows[mine]].astype(np.float64)
+        ap[self.judged_rows[mine], 0] = np.divide(sums[mine], den, out=np.zeros(len(den)), where=den > 0)
+        return float(ap.mean(axis=0)[0])
 
 
 class _QuerySlots:
