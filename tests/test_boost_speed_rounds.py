@@ -1,5 +1,6 @@
 """The pairs mapped once (clirkit.boost.pairmap) and the compiled rounds (clirkit.boost.kernels): every round, and
-every model, the same bits as the rounds made from the sparse product."""
+every model, the same bits as the rounds made from the sparse product; the betas boosted in parallel the same
+model as one after the other."""
 from __future__ import annotations
 
 import hashlib
@@ -119,7 +120,7 @@ def test_tuples_with_more_pair_occurrences_than_the_limit_are_boosted_from_the_p
     assert PairBooster(Q, D, t, src_hash=sh, tgt_hash=th)._map is None
 
 
-# -- the ranker: the map and the compiled rounds give the same model -----------------------------------------
+# -- the ranker: the map and the compiled rounds, and the betas in parallel, give the same model ---------------
 
 def base_problem(mini):
     """The mini collection's train and dev queries, tokenized, a base run over them (the judged verses and some
@@ -154,11 +155,13 @@ def model_bytes(tmp_path, name, ranker, data, dev_queries, dev_qrels):
 
 
 @pytest.mark.parametrize("path, jobs, backend", [
-    pytest.param("compiled", 1, "loky", marks=needs_numba), ("numpy", 1, "loky")])
-def test_a_ranker_boosted_from_a_base_is_the_same_model_from_the_mapped_pairs(monkeypatch, tmp_path, mini, path,
-                                                                              jobs, backend):
+    pytest.param("compiled", 1, "loky", marks=needs_numba), ("numpy", 1, "loky"),
+    pytest.param("compiled", 2, "loky", marks=needs_numba), ("product", 2, "threading")])
+def test_a_ranker_boosted_from_a_base_is_the_same_model_mapped_compiled_and_with_its_betas_in_parallel(
+        monkeypatch, tmp_path, mini, path, jobs, backend):
     """The model file of a ranker tuning beta on dev (4 betas, 60 rounds, dev MAP every 10) is the same bytes
-    from the product's rounds and from the mapped pairs (compiled or numpy)."""
+    from the product's rounds one beta after the other, from the mapped pairs (compiled or numpy), and with the
+    betas boosted by 2 workers."""
     data, dev_queries, dev_qrels, base = base_problem(mini)
     params = {"base": base, "rounds": 60, "eval_every": 10, "max_df": 0.3, "bits": 16, "quiet": True}
     monkeypatch.setattr(pairmap, "_MAPPED", False)
@@ -170,3 +173,15 @@ def test_a_ranker_boosted_from_a_base_is_the_same_model_from_the_mapped_pairs(mo
     digest, _ = model_bytes(tmp_path, path, BoostRanker(jobs=jobs, backend=backend, **params), data, dev_queries,
                             dev_qrels)
     assert digest == reference
+
+
+def test_an_experiment_gives_its_jobs_to_a_ranker_with_bags_or_betas_to_try():
+    """The demo's PSQ-Boost (a base, beta tuned) tries its betas with the experiment's jobs; one bag boosted
+    standalone or with a given beta has nothing to run in parallel."""
+    from types import SimpleNamespace
+
+    resources = SimpleNamespace(source_lang="en", target_lang="es", seed=0, quiet=True, jobs=2)
+    assert BoostRanker.params_from(resources, {"base": "PSQ"})["jobs"] == 2
+    assert BoostRanker.params_from(resources, {"bags": 4})["jobs"] == 2
+    assert BoostRanker.params_from(resources, {"base": "PSQ", "beta": 5.0})["jobs"] == 1
+    assert BoostRanker.params_from(resources, {})["jobs"] == 1

@@ -108,6 +108,14 @@ def train_bags(data: BoostData, params: BoostParams, *, bags: int = 1, fraction:
     return run_tasks(tasks, jobs=jobs, backend=backend, scheduler=scheduler, desc="bags", unit="bag", quiet=quiet)
 
 
+def boost_scored(data: BoostData, params: BoostParams, *, fraction: float = 1.0, replace: bool = False,
+                 seed: int = 0) -> tuple[list[BoostResult], float | None]:
+    """One bag (:func:`train_bags`, here, without progress) and its dev MAP (None without ``data.dev``): the task
+    of one beta when a ranker boosted from a base tries its betas in parallel."""
+    results = train_bags(data, params, bags=1, fraction=fraction, replace=replace, seed=seed, quiet=True)
+    return results, bagged_dev_score(results, data.dev) if data.dev is not None else None
+
+
 def bagged_dev_score(results: list[BoostResult], dev) -> float:
     """Dev MAP (``dev``: the evaluator of :attr:`BoostData.dev`) of the bag-averaged model made of ``results``
     (each cut to its kept rounds); a single bag's is the evaluation it was kept at."""

@@ -12,9 +12,11 @@ from numbers import Integral, Real
 from typing import Mapping, Sequence
 
 import numpy as np
+import scipy.sparse as sp
 
 from clirkit.analysis import Analyzer
-from clirkit.boost.bagging import BoostData, BoostParams, bagged_dev_score, train_bags
+from clirkit.boost import pairmap
+from clirkit.boost.bagging import BoostData, BoostParams, bag_rows, bagged_dev_score, boost_scored, train_bags
 from clirkit.boost.base import MAX_BETA, NORMALIZATION, BaseRun, BaseScores, CompactRun, compact
 from clirkit.boost.features import PairFeatures
 from clirkit.boost.model import BoostModel
@@ -27,7 +29,7 @@ from clirkit.constraints import Interval, Options, StrOptions
 from clirkit.documents import Documents
 from clirkit.errors import ClirkitError
 from clirkit.estimator import DEPTH, Resources, System, drop_excluded
-from clirkit.parallel import BACKENDS
+from clirkit.parallel import BACKENDS, run_tasks
 from clirkit.progress import say
 from clirkit.run import Qrels, Run
 
@@ -82,8 +84,9 @@ class BoostRanker(System):
             negatives (None: 100 with ``base``, 1000 otherwise).
         bags, bag_fraction, bootstrap: bagging (1 bag of all tuples = plain boosting).
         eval_every, patience, eval_depth: early stopping on the dev set's MAP.
-        jobs, backend, scheduler: joblib parallelism over bags (``loky``,
-            ``threading`` or ``dask`` with a scheduler address or Client).
+        jobs, backend, scheduler: joblib parallelism over bags, or over the betas
+            tried when one bag is boosted from a base (``loky``, ``threading``
+            or ``dask`` with a scheduler address or Client); the same models.
         source_lang, target_lang: analyzer languages (used by :meth:`fit`).
         max_df: drop source n-grams in more than this fraction of the training
             queries and target n-grams in more than this fraction of the documents.
@@ -217,10 +220,12 @@ class BoostRanker(System):
 
     @classmethod
     def params_from(cls, resources: Resources, given) -> dict:
-        """The collection's languages, the experiment's seed, progress, and its jobs when there are bags."""
+        """The collection's languages, the experiment's seed, progress, and its jobs when there are bags or betas
+        to try (boosted from a base without a beta)."""
+        parallel = given.get("bags", 1) > 1 or (given.get("base") is not None and given.get("beta") is None)
         return {"source_lang": resources.source_lang, "target_lang": resources.target_lang,
                 "random_state": resources.seed, "quiet": resources.quiet,
-                "jobs": resources.jobs if given.get("bags", 1) > 1 else 1}
+                "jobs": resources.jobs if parallel else 1}
 
     def inputs(self, resources: Resources) -> dict:
         """The training and dev topics (and whether the parallel corpus's pairs are added)."""
@@ -494,7 +499,7 @@ class BoostRanker(System):
                 return RerankEvaluator(Qdev, features.Dm, dqids, docids, judged, dev_base, beta,
                                        depth=self.eval_depth)
 
-        # the betas boost the same tuples from other weights: their pairs are grouped by bucket once
+        # the betas boost the same tuples from other weights: their pairs are mapped and grouped by bucket once
         cache = PairCache() if len(betas) > 1 and self.bags == 1 else None
 
         def boost(beta: float):
@@ -502,7 +507,29 @@ class BoostRanker(System):
             results = self._bags(features, train_base.start_tuples(tuples, beta), evaluator, cache)
             return results, bagged_dev_score(results, evaluator) if evaluator is not None else None
 
-        return sweep_betas(betas, boost, tune=self.beta is None, quiet=self.quiet)
+        def boost_all(betas: tuple[float, ...]) -> list:
+            """The betas boosted by ``jobs`` workers (:func:`~clirkit.parallel.run_tasks`), the pairs mapped here
+            first (the workers take the map with the cache); the results in the betas' order."""
+            params = BoostParams.of(self.get_params(deep=False))
+            rows = bag_rows(len(tuples), 0, seed=self.random_state, fraction=self.bag_fraction,
+                            replace=self.bootstrap)
+            if pairmap.mapped():
+                cache.pair_map(sp.csr_matrix(features.Qm, dtype=np.float64),
+                               sp.csr_matrix(features.Dm, dtype=np.float64), tuples.subset(rows), features.src_hash,
+                               features.tgt_hash, params.hash_seed, params.bits)
+            tasks = []
+            for beta in betas:
+                evaluator = rerank(beta) if rerank is not None else None
+                data = BoostData(features.Qm, features.Dm, train_base.start_tuples(tuples, beta), features.src_hash,
+                                 features.tgt_hash, evaluator, cache)
+                tasks.append((boost_scored, (data, params), {"fraction": self.bag_fraction,
+                                                             "replace": self.bootstrap, "seed": self.random_state}))
+            return run_tasks(tasks, jobs=self.jobs, backend=self.backend, scheduler=self.scheduler, desc="betas",
+                             unit="beta", quiet=self.quiet)
+
+        parallel = cache is not None and self.jobs != 1
+        return sweep_betas(betas, boost, tune=self.beta is None, quiet=self.quiet,
+                           boost_all=boost_all if parallel else None)
 
     def _record(self, tuples: Tuples, n_extra: int, results: list, sweep: BetaSweep | None, candidates) -> dict:
         """The model's ``params``: the hyper-parameters that shape it (:meth:`get_params`, less

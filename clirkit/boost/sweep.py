@@ -61,14 +61,17 @@ def betas_to_try(beta: float | None, grid: Sequence[float]) -> tuple[float, ...]
 
 
 def sweep_betas(betas: Sequence[float], boost: Callable[[float], tuple[list[BoostResult], float | None]], *,
-                tune: bool, quiet: bool = False) -> tuple[BetaSweep, list[BoostResult]]:
+                tune: bool, quiet: bool = False,
+                boost_all: Callable[[Sequence[float]], list] | None = None) -> tuple[BetaSweep, list[BoostResult]]:
     """Boost once per beta of ``betas`` (``boost(beta)`` gives the bags' results and their dev MAP, or None
     without dev queries); ``(the sweep, the best beta's results)``. With ``tune``, each beta's dev MAP is
-    said on stderr (unless ``quiet``)."""
+    said on stderr (unless ``quiet``). ``boost_all(betas)``, when given, gives every beta's ``boost(beta)``
+    at once, in order (the betas boosted in parallel); else they are boosted one after the other, only the
+    best so far kept in memory."""
     scores: list[float | None] = []
     kept: list[BoostResult] = []
-    for i, beta in enumerate(betas):
-        results, score = boost(beta)
+    done = iter(boost_all(betas)) if boost_all is not None else (boost(beta) for beta in betas)
+    for i, (beta, (results, score)) in enumerate(zip(betas, done)):
         scores.append(score)
         if tune:
             say(f"boost: beta {beta:g}: dev MAP {score:.4f}", quiet=quiet)
