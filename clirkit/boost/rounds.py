@@ -338,6 +338,7 @@ class PairBooster:
         self.Dcsc = self.Dm.tocsc()
         self.qptr = np.searchsorted(tuples.query, np.arange(self.Qm.shape[0] + 1)).astype(np.int64)
         self._docval = np.zeros(self.Dm.shape[0])  # one target n-gram's document values, scattered
+        self._cost: np.ndarray | None = None  # each tuple's pair occurrences at most (_chunks)
         self.binary = bool(np.all(self.Dm.data == 1.0))
         self.D = tuples.weight.astype(np.float64)
         self.w = self.D / self.D.sum()
@@ -441,10 +442,16 @@ class PairBooster:
     # -- statistics -------------------------------------------------------------------------------
 
     def _chunks(self, rows: np.ndarray):
-        """Slices of ``rows`` whose tuples hold about ``_PAIRS_PER_CHUNK`` pair occurrences each."""
-        q_nnz = np.diff(self.Qm.indptr)[self.tuples.query[rows]]
-        d_nnz = (np.diff(self.Dm.indptr)[self.tuples.pos[rows]] + np.diff(self.Dm.indptr)[self.tuples.neg[rows]])
-        cost = np.cumsum(q_nnz * d_nnz)
+        """Slices of ``rows`` whose tuples hold about ``_PAIRS_PER_CHUNK`` pair occurrences each (one slice, the
+        rounds' usual case, found from the total alone)."""
+        if self._cost is None:  # each tuple's bound: |q| x (|d+| + |d-|)
+            q_nnz, d_nnz = np.diff(self.Qm.indptr), np.diff(self.Dm.indptr)
+            self._cost = q_nnz[self.tuples.query] * (d_nnz[self.tuples.pos] + d_nnz[self.tuples.neg])
+        cost = self._cost[rows]
+        if len(rows) and int(cost.sum()) <= _PAIRS_PER_CHUNK:
+            yield slice(0, len(rows))
+            return
+        cost = np.cumsum(cost)
         cuts = np.searchsorted(cost, np.arange(_PAIRS_PER_CHUNK, cost[-1] if len(cost) else 0, _PAIRS_PER_CHUNK))
         bounds = np.unique(np.concatenate(([0], cuts, [len(rows)])))
         for a, b in zip(bounds[:-1], bounds[1:]):
