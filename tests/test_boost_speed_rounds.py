@@ -83,6 +83,23 @@ def test_mapped_rounds_in_several_chunks_and_renormalized_are_the_products(monke
 
 
 @needs_numba
+@pytest.mark.parametrize("weighted", [True, False])
+def test_the_compiled_map_is_numpys(monkeypatch, weighted):
+    """The tuples' deltas, target lists and table made by the compiled loops are numpy's, array for array."""
+    from clirkit.boost.pairmap import PairMap
+
+    Q, D, t, _, _ = problem(seed=5, weighted=weighted)
+    Q, D = sp.csr_matrix(Q, dtype=np.float64), sp.csr_matrix(D, dtype=np.float64)
+    compiled = PairMap.build(Q, D, t)
+    monkeypatch.setattr(pairmap, "_kernels", False)
+    numpy = PairMap.build(Q, D, t)
+    for name in ("query", "qptr", "qsrc", "dptr", "dcol", "du", "dval", "qb", "nu", "code", "src_ptr", "tgt"):
+        a, b = getattr(compiled, name), getattr(numpy, name)
+        assert a.dtype == b.dtype and np.array_equal(a, b), name
+    assert compiled.n_pairs == numpy.n_pairs > 0
+
+
+@needs_numba
 def test_compiled_and_numpy_code_sums_and_tuples_with_agree(monkeypatch):
     """The set-up's sums of every pair and the tuples of a bucket of several pairs, compiled and with numpy."""
     monkeypatch.setattr(pairmap, "_MAPPED", True)

@@ -286,3 +286,127 @@ def tuples_with(src, tgt, qc_ptr, qc_idx, qptr, dc_ptr, dc_idx, dc_data, pos, ne
             out_x[m] = x
             m += 1
     return out_rows[:m], out_x[:m]
+
+
+@numba.njit(cache=True, nogil=True)
+def pair_table(qbound, dptr, dcol, qptr, qsrc, n_sources, n_targets):
+    """The map's lists, as :meth:`PairMap.build` makes them with numpy (the same arrays): ``(du, nu, qb,
+    table, src_ptr, tgt)``. Query q's tuples are ``qbound[q]:qbound[q + 1]``; its target list (``nu[q]``
+    n-grams) is the sorted distinct targets of their deltas; the pairs (source, target of a query of that
+    source) are numbered in key order, source after source, and ``table[qb[q] + a * nu[q] + u]`` is the id of
+    (the query's a-th source, its u-th target)."""
+    n_queries = len(qbound) - 1
+    du = np.empty(len(dcol), np.int32)
+    nu = np.zeros(n_queries, np.int64)
+    uptr = np.zeros(n_queries + 1, np.int64)
+    targets = np.empty(len(dcol), np.int32)
+    at = np.full(n_targets, -1, np.int64)  # a target's position in the list being made, or -1
+    n = 0
+    for q in range(n_queries):
+        first = n
+        for e in range(dptr[qbound[q]], dptr[qbound[q + 1]]):
+            j = dcol[e]
+            if at[j] < 0:
+                at[j] = 0
+                targets[n] = j
+                n += 1
+        targets[first:n].sort()
+        for k in range(first, n):
+            at[targets[k]] = k - first
+        for e in range(dptr[qbound[q]], dptr[qbound[q + 1]]):
+            du[e] = at[dcol[e]]
+        for k in range(first, n):
+            at[targets[k]] = -1
+        nu[q] = n - first
+        uptr[q + 1] = n
+    qb = np.zeros(n_queries + 1, np.int64)
+    for q in range(n_queries):
+        qb[q + 1] = qb[q] + (qptr[q + 1] - qptr[q]) * nu[q]
+    # each source's (query, a) entries, queries ascending (a counting sort of Qm's entries)
+    sstart = np.zeros(n_sources + 1, np.int64)
+    for k in range(qptr[n_queries]):
+        sstart[qsrc[k] + 1] += 1
+    for i in range(n_sources):
+        sstart[i + 1] += sstart[i]
+    fill = sstart[:-1].copy()
+    entry_q = np.empty(qptr[n_queries], np.int64)
+    entry_a = np.empty(qptr[n_queries], np.int64)
+    for q in range(n_queries):
+        for k in range(qptr[q], qptr[q + 1]):
+            i = qsrc[k]
+            entry_q[fill[i]] = q
+            entry_a[fill[i]] = k - qptr[q]
+            fill[i] += 1
+    table = np.empty(qb[n_queries], np.int64)
+    tgt = np.empty(qb[n_queries], np.int32)
+    src_ptr = np.zeros(n_sources + 1, np.int64)
+    n_pairs = 0
+    for i in range(n_sources):
+        first = n_pairs
+        for k in range(sstart[i], sstart[i + 1]):
+            q = entry_q[k]
+            for u in range(uptr[q], uptr[q + 1]):
+                j = targets[u]
+                if at[j] < 0:
+                    at[j] = 0
+                    tgt[n_pairs] = j
+                    n_pairs += 1
+        tgt[first:n_pairs].sort()
+        for p in range(first, n_pairs):
+            at[tgt[p]] = p
+        for k in range(sstart[i], sstart[i + 1]):
+            q = entry_q[k]
+            base = qb[q] + entry_a[k] * nu[q]
+            for u in range(nu[q]):
+                table[base + u] = at[targets[uptr[q] + u]]
+        for p in range(first, n_pairs):
+            at[tgt[p]] = -1
+        src_ptr[i + 1] = n_pairs
+    return du, nu, qb, table, src_ptr, tgt[:n_pairs].copy()
+
+
+@numba.njit(cache=True, nogil=True)
+def tuple_deltas(pos, neg, indptr, indices, data):
+    """``Dm[pos] - Dm[neg]`` of a canonical CSR ``Dm`` (sorted, distinct columns), as scipy's subtraction makes it:
+    each row the columns of either row ascending, ``a - b`` (``a`` or ``-b`` where one row lacks the column), the
+    zero results left out: ``(indptr, indices, data)``."""
+    n = len(pos)
+    ptr = np.zeros(n + 1, np.int64)
+    for t in range(n):
+        a, a_end = indptr[pos[t]], indptr[pos[t] + 1]
+        b, b_end = indptr[neg[t]], indptr[neg[t] + 1]
+        k = 0
+        while a < a_end or b < b_end:
+            if b == b_end or (a < a_end and indices[a] < indices[b]):
+                k += data[a] != 0
+                a += 1
+            elif a == a_end or indices[b] < indices[a]:
+                k += data[b] != 0
+                b += 1
+            else:
+                k += data[a] - data[b] != 0
+                a += 1
+                b += 1
+        ptr[t + 1] = ptr[t] + k
+    cols = np.empty(ptr[n], indices.dtype)
+    values = np.empty(ptr[n])
+    for t in range(n):
+        a, a_end = indptr[pos[t]], indptr[pos[t] + 1]
+        b, b_end = indptr[neg[t]], indptr[neg[t] + 1]
+        k = ptr[t]
+        while a < a_end or b < b_end:
+            if b == b_end or (a < a_end and indices[a] < indices[b]):
+                j, x = indices[a], data[a] - 0.0
+                a += 1
+            elif a == a_end or indices[b] < indices[a]:
+                j, x = indices[b], 0.0 - data[b]
+                b += 1
+            else:
+                j, x = indices[a], data[a] - data[b]
+                a += 1
+                b += 1
+            if x != 0:
+                cols[k] = j
+                values[k] = x
+                k += 1
+    return ptr, cols, values

@@ -138,12 +138,20 @@ class PairMap:
                            (dlen[tuples.pos] + dlen[tuples.neg]).astype(np.float64)))
         if bound > limit or T >= 2**31 or len(tuples) == 0:
             return None
-        delta = (Dm[tuples.pos] - Dm[tuples.neg]).tocsr()  # as PairBooster._delta makes it, row by row
-        delta.eliminate_zeros()
+        delta = _deltas(Dm, tuples)
         dptr = delta.indptr.astype(np.int64)
         n_queries = Qm.shape[0]
-        # each query's target list: the distinct target n-grams of its tuples' deltas (tuples come by query)
         qbound = np.searchsorted(tuples.query, np.arange(n_queries + 1))
+        qptr, qsrc = Qm.indptr.astype(np.int64), Qm.indices.astype(np.int64)
+        dcol = delta.indices.astype(np.int32)
+        done, lists = call("pair_table", qbound, dptr, dcol, qptr, qsrc, Qm.shape[1], T)
+        if done:
+            du, nu, qb, table, src_ptr, tgt = lists
+            if len(tgt) < 2**31:
+                table = table.astype(np.int32)
+            return cls(np.asarray(tuples.query, dtype=np.int64), qptr, qsrc, dptr, dcol, du,
+                       delta.data.astype(np.float64), qb[:-1], nu, table, src_ptr, tgt, len(tgt), Qm.shape[1], T)
+        # each query's target list: the distinct target n-grams of its tuples' deltas (tuples come by query)
         du = np.empty(delta.nnz, dtype=np.int32)
         targets, nu = [], np.zeros(n_queries, dtype=np.int64)
         for a, b in _blocks(np.diff(dptr[qbound]), _BLOCK_ENTRIES):  # queries a:b
@@ -160,8 +168,7 @@ class PairMap:
         qb = np.zeros(n_queries + 1, dtype=np.int64)
         np.cumsum(qlen * nu, out=qb[1:])
         src_ptr, tgt, table = _pair_table(Qm, T, targets, ustart, nu, qb)
-        return cls(np.asarray(tuples.query, dtype=np.int64), Qm.indptr.astype(np.int64),
-                   Qm.indices.astype(np.int64), dptr, delta.indices.astype(np.int32), du,
+        return cls(np.asarray(tuples.query, dtype=np.int64), qptr, qsrc, dptr, dcol, du,
                    delta.data.astype(np.float64), qb[:-1], nu, table, src_ptr, tgt, len(tgt), Qm.shape[1], T)
 
     def coded(self, order: np.ndarray, ptr: np.ndarray) -> None:
@@ -256,6 +263,18 @@ class PairMap:
         group = np.empty(n, dtype=np.int64)
         group[pos] = np.cumsum(new) - 1
         return keys[new], np.bincount(group, values), e[pos[new]]
+
+
+def _deltas(Dm: sp.csr_matrix, tuples: Tuples) -> sp.csr_matrix:
+    """``Dm[pos] - Dm[neg]`` of every tuple without its zeros, as :meth:`PairBooster._delta` makes it row by row
+    (compiled where numba is and ``Dm`` is canonical: the same rows)."""
+    if Dm.has_canonical_format:
+        done, parts = call("tuple_deltas", tuples.pos, tuples.neg, Dm.indptr, Dm.indices, Dm.data)
+        if done:
+            return sp.csr_matrix(parts[::-1], shape=(len(tuples), Dm.shape[1]))
+    delta = (Dm[tuples.pos] - Dm[tuples.neg]).tocsr()
+    delta.eliminate_zeros()
+    return delta
 
 
 def _pair_table(Qm: sp.csr_matrix, T: int, targets: np.ndarray, ustart: np.ndarray, nu: np.ndarray,
