@@ -9,14 +9,19 @@ Usage:
     git worktree add ../clirkit-old HEAD~N                        # a checkout of the code to compare with
 
 ``prepare`` runs ``clirkit run`` on a PSQ-only copy of the demo's experiment (nave-en-es, IBM Model 1 with 5
-iterations, 400 dev queries seeded 0) to make the index and table, searches the 10,615 training and the
-400 dev queries with PSQ (1,000 at a time, as ``Boost(base=PSQ())`` does) into a CompactRun, tokenizes
-queries and documents, and pickles all of it in ``--work``.
+iterations, 400 dev queries seeded 0) to make the index and the table the runner makes for PSQ: PSQ translates
+the documents by default (issue 29), so that is the reverse table (``table.reverse.npz``, p(query word |
+document word)), and ``PSQ().fit(index, reverse table)`` translates the index through it, as the runner's
+``PSQ.fit(resources)`` does (its dev run is the runner's ``psq.dev.run``, row for row). It searches the 10,615
+training and the 400 dev queries with that PSQ (1,000 at a time, as ``Boost(base=PSQ())`` does) into a
+CompactRun, tokenizes queries and documents, and pickles all of it in ``--work``.
 
-``psq-boost`` fits ``BoostRanker(base=<that run>, rounds=3000, max_df=0.05, eval_every=100)`` with
-``fit_tokens`` (the demo's PSQ-Boost: beta tuned on the dev MAP over 2, 5, 10, 20) in a fresh process per
-fit, the two code versions taking turns, and prints each fit's seconds, the model file's sha256 and the
-process's peak RSS; then the medians and the ratio old / new. Models must be byte-identical.
+``psq-boost`` fits ``BoostRanker(base=<that run>, rounds=3000, max_df=0.05, eval_every=100, jobs=2)`` with
+``fit_tokens`` (the demo's PSQ-Boost: beta tuned on the dev MAP over 2, 5, 10, 20, with the demo's jobs = 2,
+which the code since issue 28 gives such a ranker, and code before it ignored with one bag; ``--jobs 1`` for
+one worker) in a fresh process per fit, the two code versions taking turns, and prints each fit's seconds,
+the model file's sha256 and the process's peak RSS (the workers' are not counted); then the medians and the
+ratio old / new. Models must be byte-identical.
 
 ``bigram`` runs ``clirkit boost-train --collection nave-en-es --ngram 2 --rounds 20 --quiet`` under
 ``/usr/bin/time -v`` once per version (the set-up's peak does not depend on the rounds); with ``--files``, the
@@ -99,7 +104,7 @@ def prepare(work: Path) -> None:
           f"{len(base):,} base rows")
 
 
-def fit_once(work: Path, out: Path) -> None:
+def fit_once(work: Path, out: Path, jobs: int) -> None:
     """One PSQ-Boost fit in this process (whichever clirkit it imports): prints a JSON line."""
     import resource
 
@@ -109,7 +114,7 @@ def fit_once(work: Path, out: Path) -> None:
     with open(work / "inputs.pkl", "rb") as f:
         inp = pickle.load(f)
     source_lang, target_lang = inp["langs"]
-    ranker = BoostRanker(base=inp["base"], source_lang=source_lang, target_lang=target_lang, quiet=True,
+    ranker = BoostRanker(base=inp["base"], source_lang=source_lang, target_lang=target_lang, quiet=True, jobs=jobs,
                          **PSQ_BOOST)
     start = time.perf_counter()
     ranker.fit_tokens(inp["queries"], inp["qrels"], inp["docids"], inp["doc_tokens"],
@@ -130,14 +135,15 @@ def _env(code: Path) -> dict:
     return env
 
 
-def psq_boost(work: Path, old: Path, repeat: int) -> None:
+def psq_boost(work: Path, old: Path, repeat: int, jobs: int) -> None:
     rows: dict[str, list[dict]] = {"old": [], "new": []}
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(repeat):
             for name, code in (("old", old), ("new", ROOT)):
                 before = load()
                 out = Path(tmp) / f"{name}-{i}.npz"
-                res = subprocess.run([sys.executable, __file__, "fit-once", "--work", str(work), "--out", str(out)],
+                res = subprocess.run([sys.executable, __file__, "fit-once", "--work", str(work), "--out", str(out),
+                                      "--jobs", str(jobs)],
                                      env=_env(code), check=True, capture_output=True, text=True, cwd=code)
                 row = json.loads(res.stdout.strip().splitlines()[-1])
                 row["load_before"], row["load_after"] = before, load()
@@ -187,6 +193,7 @@ def main() -> None:
     p.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "clirkit-bench-boost")
     p.add_argument("--old", type=Path, default=None, help="a checkout of the code to compare with")
     p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--jobs", type=int, default=2, help="psq-boost: workers (the demo's jobs = 2)")
     p.add_argument("--rounds", type=int, default=20, help="bigram: boosting rounds")
     p.add_argument("--files", action="store_true", help="bigram: the README's command, on exported files")
     p.add_argument("--out", type=Path, help=argparse.SUPPRESS)
@@ -194,11 +201,11 @@ def main() -> None:
     if args.what == "prepare":
         prepare(args.work)
     elif args.what == "fit-once":
-        fit_once(args.work, args.out)
+        fit_once(args.work, args.out, args.jobs)
     elif args.what == "psq-boost":
         if args.old is None:
             sys.exit("psq-boost: give --old DIR, a checkout to compare with (git worktree add ../clirkit-old HEAD)")
-        psq_boost(args.work, args.old, args.repeat)
+        psq_boost(args.work, args.old, args.repeat, args.jobs)
     else:
         bigram(args.old, args.rounds, args.work if args.files else None)
 
