@@ -76,6 +76,34 @@ def _by_source(query, qptr, qsrc, rows, n_sources):
     return start, entry_row, entry_a
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _source_row(k0, k1, entry_row, entry_a, rows, change, query, qb, nu, dptr, du, dcol, dval, code, sums, first,
+                row_code, cols):
+    """One source's row of the product, its entries ``k0:k1`` (tuples ascending): each column ``2 j + (x < 0)``
+    summed from 0 in ``sums``, the delta entry that first had it in ``first`` and its code in ``row_code``; the
+    columns listed in ``cols`` as first met; returns how many."""
+    n = 0
+    for k in range(k0, k1):
+        r = entry_row[k]
+        t = rows[r]
+        q = query[t]
+        v = change[r]
+        base = qb[q] + entry_a[k] * nu[q]
+        for e in range(dptr[t], dptr[t + 1]):
+            x = dval[e]
+            col = 2 * np.int64(dcol[e])
+            if x < 0:
+                col += 1
+                x = -x
+            if first[col] < 0:
+                first[col] = e
+                row_code[col] = code[base + du[e]]
+                cols[n] = col
+                n += 1
+            sums[col] += v * x
+    return n
+
+
 @numba.njit(cache=True, nogil=True)
 def code_sums(query, qptr, qsrc, dptr, du, dcol, dval, qb, nu, code, weights, n_codes, n_sources, n_targets):
     """W+ and W- of every pair (by code) over all the tuples, tuple t weighing ``weights[t]``: the product made
@@ -85,39 +113,23 @@ def code_sums(query, qptr, qsrc, dptr, du, dcol, dval, qb, nu, code, weights, n_
     rows = np.arange(len(query))
     start, entry_row, entry_a = _by_source(query, qptr, qsrc, rows, n_sources)
     sums = np.zeros(2 * n_targets)
-    seen = np.zeros(n_targets, np.bool_)
-    row_code = np.empty(n_targets, np.int64)
-    cols = np.empty(n_targets, np.int64)
+    first = np.full(2 * n_targets, -1, np.int64)
+    row_code = np.empty(2 * n_targets, np.int64)
+    cols = np.empty(2 * n_targets, np.int64)
     for i in range(n_sources):
-        n = 0
-        for k in range(start[i], start[i + 1]):
-            t = entry_row[k]
-            q = query[t]
-            v = weights[t]
-            base = qb[q] + entry_a[k] * nu[q]
-            for e in range(dptr[t], dptr[t + 1]):
-                x = dval[e]
-                j = np.int64(dcol[e])
-                col = 2 * j
-                if x < 0:
-                    col += 1
-                    x = -x
-                if not seen[j]:
-                    seen[j] = True
-                    row_code[j] = code[base + du[e]]
-                    cols[n] = j
-                    n += 1
-                sums[col] += v * x
+        n = _source_row(start[i], start[i + 1], entry_row, entry_a, rows, weights, query, qb, nu, dptr, du, dcol,
+                        dval, code, sums, first, row_code, cols)
         for k in range(n):
-            j = cols[k]
-            c = row_code[j]
+            col = cols[k]
+            c = row_code[col]
             if c < 0:
                 c = -1 - c
-            wp[c] = sums[2 * j]
-            wm[c] = sums[2 * j + 1]
-            sums[2 * j] = 0.0
-            sums[2 * j + 1] = 0.0
-            seen[j] = False
+            if col & 1:
+                wm[c] = sums[col]
+            else:
+                wp[c] = sums[col]
+            sums[col] = 0.0
+            first[col] = -1
     return wp, wm
 
 
@@ -156,25 +168,8 @@ def round_update(query, qptr, qsrc, dptr, du, dcol, dval, qb, nu, code, rows, ch
     for i in range(n_sources):
         if start[i] == start[i + 1]:
             continue
-        n = 0
-        for k in range(start[i], start[i + 1]):
-            r = entry_row[k]
-            t = rows[r]
-            q = query[t]
-            v = change[r]
-            base = qb[q] + entry_a[k] * nu[q]
-            for e in range(dptr[t], dptr[t + 1]):
-                x = dval[e]
-                col = 2 * np.int64(dcol[e])
-                if x < 0:
-                    col += 1
-                    x = -x
-                if first[col] < 0:
-                    first[col] = e
-                    row_code[col] = code[base + du[e]]
-                    cols[n] = col
-                    n += 1
-                sums[col] += v * x
+        n = _source_row(start[i], start[i + 1], entry_row, entry_a, rows, change, query, qb, nu, dptr, du, dcol,
+                        dval, code, sums, first, row_code, cols)
         for k in range(n):
             col = cols[k]
             if first[col] < 0:  # done with its other sign
