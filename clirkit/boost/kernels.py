@@ -283,24 +283,6 @@ def tuples_with(src, tgt, qc_ptr, qc_idx, qptr, dc_ptr, dc_idx, dc_data, pos, ne
     return out_rows[:m], out_x[:m]
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
-def _listed(j, at, out, n):
-    """``j`` put at ``out[n]`` unless marked in ``at`` (then marked); the new count."""
-    if at[j] < 0:
-        at[j] = 0
-        out[n] = j
-        n += 1
-    return n
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _numbered(out, first, n, at, shift):
-    """``out[first:n]`` sorted, each value's position plus ``shift`` in ``at``."""
-    out[first:n].sort()
-    for k in range(first, n):
-        at[out[k]] = k + shift
-
-
 @numba.njit(cache=True, nogil=True)
 def pair_table(qbound, dptr, dcol, qptr, qsrc, n_sources, n_targets):
     """The map's lists, as :meth:`PairMap.build` makes them with numpy (the same arrays): ``(du, nu, qb,
@@ -318,11 +300,18 @@ def pair_table(qbound, dptr, dcol, qptr, qsrc, n_sources, n_targets):
     for q in range(n_queries):
         first = n
         for e in range(dptr[qbound[q]], dptr[qbound[q + 1]]):
-            n = _listed(dcol[e], at, targets, n)
-        _numbered(targets, first, n, at, -first)
+            j = dcol[e]
+            if at[j] < 0:
+                at[j] = 0
+                targets[n] = j
+                n += 1
+        targets[first:n].sort()
+        for k in range(first, n):
+            at[targets[k]] = k - first
         for e in range(dptr[qbound[q]], dptr[qbound[q + 1]]):
             du[e] = at[dcol[e]]
-        at[targets[first:n]] = -1
+        for k in range(first, n):
+            at[targets[k]] = -1
         nu[q] = n - first
         uptr[q + 1] = n
     qb = np.zeros(n_queries + 1, np.int64)
@@ -334,19 +323,26 @@ def pair_table(qbound, dptr, dcol, qptr, qsrc, n_sources, n_targets):
     tgt = np.empty(qb[n_queries], np.int32)
     src_ptr = np.zeros(n_sources + 1, np.int64)
     n_pairs = 0
-    for i in range(n_sources):
+    for i in range(n_sources):  # (the query loop's marking written out again: as helpers they took 2x the time)
         first = n_pairs
         for k in range(sstart[i], sstart[i + 1]):
             q = entry_q[k]
             for u in range(uptr[q], uptr[q + 1]):
-                n_pairs = _listed(targets[u], at, tgt, n_pairs)
-        _numbered(tgt, first, n_pairs, at, 0)
+                j = targets[u]
+                if at[j] < 0:
+                    at[j] = 0
+                    tgt[n_pairs] = j
+                    n_pairs += 1
+        tgt[first:n_pairs].sort()
+        for p in range(first, n_pairs):
+            at[tgt[p]] = p
         for k in range(sstart[i], sstart[i + 1]):
             q = entry_q[k]
             base = qb[q] + entry_a[k] * nu[q]
             for u in range(nu[q]):
                 table[base + u] = at[targets[uptr[q] + u]]
-        at[tgt[first:n_pairs]] = -1
+        for p in range(first, n_pairs):
+            at[tgt[p]] = -1
         src_ptr[i + 1] = n_pairs
     return du, nu, qb, table, src_ptr, tgt[:n_pairs].copy()
 
