@@ -1,10 +1,11 @@
 """Compiled kernels (numba), where numba is installed: the one loader of clirkit's modules of kernels.
 
-:mod:`clirkit.kernels` (BM25 ranking) and :mod:`clirkit.scs.kernels` (SCS training steps) each have a numpy
-twin that gives the same bits. :func:`kernels` imports such a module on its first use in a process, so numba
-and the module's cached machine code are loaded then, once, and only in a process that calls a kernel (one
-that ranks with numpy or trains no SCS never imports numba); :func:`call` runs one kernel and falls back to
-numpy when numba cannot compile it; :func:`without_numba` turns a module's kernels off for the rest of the
+:mod:`clirkit.kernels` (BM25 ranking), :mod:`clirkit.scs.kernels` (SCS training steps) and
+:mod:`clirkit.boost.kernels` (boosting rounds) each have a numpy twin that gives the same bits. :func:`kernels`
+imports such a module on its first use in a process, so numba and the module's cached machine code are loaded
+then, once, and only in a process that calls a kernel (one that ranks with numpy or trains no SCS never imports
+numba); :func:`call` runs one kernel and falls back to numpy when numba cannot compile it (:class:`Kernels` holds
+a module's name and fallback for both); :func:`without_numba` turns a module's kernels off for the rest of the
 process and says why, once. ``pip install 'clirkit[fast]'`` brings numba; the environment variable
 ``CLIRKIT_NUMBA=0`` keeps numpy.
 """
@@ -47,6 +48,20 @@ def call(module: str, fallback: str, name: str, *args) -> tuple[bool, object]:
             raise
         without_numba(module, error, fallback)
         return False, None
+
+
+class Kernels:
+    """One module of kernels and what numpy does without it: :meth:`kernels` and :meth:`call` are
+    :func:`kernels` and :func:`call` of that module, unless :attr:`off` (set by tests) keeps numpy."""
+
+    def __init__(self, module: str, fallback: str) -> None:
+        self.module, self.fallback, self.off = module, fallback, False
+
+    def kernels(self) -> ModuleType | None:
+        return None if self.off else kernels(self.module, self.fallback)
+
+    def call(self, name: str, *args) -> tuple[bool, object]:
+        return (False, None) if self.off else call(self.module, self.fallback, name, *args)
 
 
 def is_numba_error(error: BaseException) -> bool:

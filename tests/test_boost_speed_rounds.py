@@ -43,7 +43,7 @@ def boosted(monkeypatch, path, problem_args, rounds_n=40, **kw):
     with monkeypatch.context() as m:
         m.setattr(pairmap, "_MAPPED", path != "product")
         if path == "numpy":
-            m.setattr(pairmap, "_kernels", False)
+            m.setattr(pairmap.COMPILED, "off", True)
         Q, D, t, sh, th = problem(**problem_args)
         b = PairBooster(Q, D, t, src_hash=sh, tgt_hash=th, **kw)
         assert (b._map is not None) == (path != "product")
@@ -91,7 +91,7 @@ def test_the_compiled_map_is_numpys(monkeypatch, weighted):
     Q, D, t, _, _ = problem(seed=5, weighted=weighted)
     Q, D = sp.csr_matrix(Q, dtype=np.float64), sp.csr_matrix(D, dtype=np.float64)
     compiled = PairMap.build(Q, D, t)
-    monkeypatch.setattr(pairmap, "_kernels", False)
+    monkeypatch.setattr(pairmap.COMPILED, "off", True)
     numpy = PairMap.build(Q, D, t)
     for name in ("query", "qptr", "qsrc", "dptr", "dcol", "du", "dval", "qb", "nu", "code", "src_ptr", "tgt"):
         a, b = getattr(compiled, name), getattr(numpy, name)
@@ -109,7 +109,7 @@ def test_compiled_and_numpy_code_sums_and_tuples_with_agree(monkeypatch):
     shared = int(np.argmax(np.diff(b.bucket_ptr)))
     assert np.diff(b.bucket_ptr)[shared] > 1
     rows, x = b.tuples_with(shared)
-    monkeypatch.setattr(pairmap, "_kernels", False)
+    monkeypatch.setattr(pairmap.COMPILED, "off", True)
     for c, n in zip(compiled, b._map.code_sums(b.w)):
         np.testing.assert_array_equal(c, n)
     numpy_rows, numpy_x = b.tuples_with(shared)
@@ -186,7 +186,7 @@ def test_a_ranker_boosted_from_a_base_is_the_same_model_mapped_compiled_and_with
     assert len(r.beta_scores_) == 4 and r.model_.params["bag_rounds"][0] > 0
     monkeypatch.setattr(pairmap, "_MAPPED", path != "product")
     if path == "numpy":
-        monkeypatch.setattr(pairmap, "_kernels", False)
+        monkeypatch.setattr(pairmap.COMPILED, "off", True)
     digest, _ = model_bytes(tmp_path, path, BoostRanker(jobs=jobs, backend=backend, **params), data, dev_queries,
                             dev_qrels)
     assert digest == reference

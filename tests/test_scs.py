@@ -465,7 +465,7 @@ def test_training_that_diverges_is_an_error_not_a_nan_model():
 def _numpy_only(monkeypatch):
     import clirkit.scs.compiled as compiled
 
-    monkeypatch.setattr(compiled, "_kernels", False)
+    monkeypatch.setattr(compiled.COMPILED, "off", True)
 
 
 @pytest.mark.parametrize("lazy", [True, False])

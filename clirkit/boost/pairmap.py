@@ -35,19 +35,14 @@ from clirkit.boost.tuples import Tuples
 
 MAP_LIMIT = 1 << 28  # at most this many pair occurrences (sum over tuples of |q| x |d+ u d-|) to map the pairs
 _BLOCK_ENTRIES = 1 << 22  # keys sorted at a time while the map is made
-KERNELS = "clirkit.boost.kernels"
-FALLBACK = "boosting rounds add with numpy, the same models"
-_kernels = None  # clirkit.boost.kernels once asked, False: numpy (tests set it)
+COMPILED = jit.Kernels("clirkit.boost.kernels", "boosting rounds add with numpy, the same models")  # .off: numpy
 _MAPPED = None  # None: the pairs are mapped where the rounds are compiled; True / False: always / never (tests)
 
 
 def kernels():
     """:mod:`clirkit.boost.kernels`, or None without numba, with ``CLIRKIT_NUMBA=0`` or after numba failed
     (imported once, on first use: :func:`clirkit.jit.kernels`)."""
-    global _kernels
-    if _kernels is None:
-        _kernels = jit.kernels(KERNELS, FALLBACK) or False
-    return _kernels or None
+    return COMPILED.kernels()
 
 
 def mapped() -> bool:
@@ -59,13 +54,7 @@ def mapped() -> bool:
 def call(name: str, *args) -> tuple[bool, object]:
     """``(True, kernels().name(*args))``, or ``(False, None)``: no kernel, or numba failed to compile it (said
     once; numpy then does this work and every later call's, to the same bits)."""
-    global _kernels
-    if kernels() is None:
-        return False, None
-    done, result = jit.call(KERNELS, FALLBACK, name, *args)
-    if not done:
-        _kernels = False
-    return done, result
+    return COMPILED.call(name, *args)
 
 
 def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:

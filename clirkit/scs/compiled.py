@@ -10,27 +10,16 @@ from __future__ import annotations
 
 from clirkit import jit
 
-MODULE = "clirkit.scs.kernels"
-FALLBACK = "SCS trains with numpy, the same models"
-_kernels = None  # clirkit.scs.kernels once asked, False: numpy (tests set it)
+COMPILED = jit.Kernels("clirkit.scs.kernels", "SCS trains with numpy, the same models")  # .off: numpy (tests)
 
 
 def kernels():
     """:mod:`clirkit.scs.kernels`, or None without numba, with ``CLIRKIT_NUMBA=0`` or after numba failed.
     Imported once, on first use (:func:`clirkit.jit.kernels`)."""
-    global _kernels
-    if _kernels is None:
-        _kernels = jit.kernels(MODULE, FALLBACK) or False
-    return _kernels or None
+    return COMPILED.kernels()
 
 
 def call(name: str, *args) -> tuple[bool, object]:
     """``(True, kernels().name(*args))``, or ``(False, None)`` when there is no kernel or numba fails to compile
     it (said once; numpy then does the work, and every later call's, to the same bits)."""
-    global _kernels
-    if kernels() is None:
-        return False, None
-    done, result = jit.call(MODULE, FALLBACK, name, *args)
-    if not done:
-        _kernels = False
-    return done, result
+    return COMPILED.call(name, *args)
