@@ -94,14 +94,14 @@ class _BM25System(System):
         """The topics' texts tokenized as the system analyzes queries, in topic order."""
         raise NotImplementedError  # pragma: no cover
 
-    def structured_from_tokens(self, qids: Sequence[str], tokens: Sequence[Sequence[str]]):
+    def structured_from_tokens(self, qids: Sequence[str], tokens: Sequence[Sequence[str]], *, quiet: bool = True):
         """Tokenized queries (:meth:`query_tokens`) as :class:`~clirkit.query.StructuredQueries` over the index
-        vocabulary."""
+        vocabulary (what is said of them on stderr, unless ``quiet``)."""
         raise NotImplementedError  # pragma: no cover
 
     def structured_queries(self, topics: Mapping[str, str], *, quiet: bool = True):
         """The topics as :class:`~clirkit.query.StructuredQueries` over the index vocabulary."""
-        return self.structured_from_tokens(list(topics), self.query_tokens(topics, quiet=quiet))
+        return self.structured_from_tokens(list(topics), self.query_tokens(topics, quiet=quiet), quiet=quiet)
 
     def search(self, topics: Mapping[str, str], *, depth: int = DEPTH, excluded: Mapping[str, set[str]] | None = None,
                tag: str | None = None, quiet: bool = True):
@@ -155,7 +155,7 @@ class BM25Search(_BM25System):
         """The topics' texts tokenized by the index's analyzer, in topic order."""
         return self.analyzer_.tokenize_many(list(topics.values()), quiet=quiet)
 
-    def structured_from_tokens(self, qids: Sequence[str], tokens: Sequence[Sequence[str]]):
+    def structured_from_tokens(self, qids: Sequence[str], tokens: Sequence[Sequence[str]], *, quiet: bool = True):
         from clirkit.query import StructuredQueries
 
         return StructuredQueries.from_tokens(list(qids), tokens, self.index_.vocabulary)
@@ -263,7 +263,7 @@ class DT(_CrossLanguageBM25):
                 "Pirkola's synonym sets) was better on 10 of 10 collections (baselines/README.md)", quiet=quiet)
         return self
 
-    def structured_from_tokens(self, qids: Sequence[str], tokens: Sequence[Sequence[str]]):
+    def structured_from_tokens(self, qids: Sequence[str], tokens: Sequence[Sequence[str]], *, quiet: bool = True):
         from clirkit.dt import dt_queries
 
         return dt_queries(list(qids), tokens, self.table_, self.index_.vocabulary, frequency=self.index_.df)
@@ -491,11 +491,6 @@ class PSQ(_CrossLanguageBM25):
         if self.side(resources) == "documents":
             return (("table2", resources.record("table2")), ("reverse_table", resources.reverse_record()))
         return (("table2", resources.record("table2")),)
-
-    def structured_queries(self, topics: Mapping[str, str], *, quiet: bool = True):
-        """The topics as :class:`~clirkit.query.StructuredQueries` (a query emptied by a stoplist, counted on stderr
-        unless ``quiet``, is searched without it)."""
-        return self.structured_from_tokens(list(topics), self.query_tokens(topics, quiet=quiet), quiet=quiet)
 
     def structured_from_tokens(self, qids: Sequence[str], tokens: Sequence[Sequence[str]], *, quiet: bool = True):
         from clirkit.psq import psq_queries

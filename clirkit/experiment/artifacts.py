@@ -190,10 +190,14 @@ class Artifacts(Resources):
         return {"collection": self.collection, "iterations": int(self.exp.table.get("iterations", 5)),
                 **self._analysis_record()}
 
+    def _score_column_given(self) -> int | None:
+        """The system's ``score_column``, else ``[table]``'s, else None."""
+        return self.option("score_column") or self.exp.table.get("score_column")
+
     def _score_column(self, path: str, fmt: str) -> int | None:
         """The ``score_column`` (the system's, else ``[table]``'s) that applies to the table file at ``path``: None
         unless it is a Moses phrase table."""
-        column = self.option("score_column") or self.exp.table.get("score_column")
+        column = self._score_column_given()
         if column is None:
             return None
         from clirkit.translation import guess_format
@@ -202,8 +206,7 @@ class Artifacts(Resources):
 
     def _check_score_column(self) -> None:
         """ClirkitError when a ``score_column`` is given and none of the system's table files is a phrase table."""
-        column = self.option("score_column") or self.exp.table.get("score_column")
-        if column is None:
+        if self._score_column_given() is None:
             return
         fmt = self.option("table_format") or self.exp.table.get("format", "auto")
         paths = [self._table_file(self.option("table"))]
