@@ -72,21 +72,46 @@ def encode_header(meta: Mapping) -> np.ndarray:
 
 
 def save_npz(path: str | os.PathLike[str], kind: str, version: int, header: Mapping,
-             arrays: Mapping[str, np.ndarray]) -> None:
-    """Write ``arrays`` and a JSON header ``{"kind", "format_version", **header}`` atomically."""
+             arrays: Mapping[str, np.ndarray], *, deflate: bool = False) -> None:
+    """Write ``arrays`` and a JSON header ``{"kind", "format_version", **header}`` atomically.
+
+    With ``deflate`` (tables and models, which are read whole, never memory-mapped), the members
+    that are not floating-point numbers (vocabularies, indices, the header) are stored deflated
+    (zlib level :data:`DEFLATE_LEVEL`): they shrink 2-20x, where probabilities and embeddings
+    shrink 3-4% for most of the writing time. Without it every member is stored as ``np.savez``
+    stores it (the same bytes), so that ``load_npz(mmap=True)`` can map them.
+    """
     payload = {HEADER_KEY: encode_header({"kind": kind, "format_version": version, **header})}
     for name, arr in arrays.items():
         arr = np.asarray(arr)
         if arr.dtype == object:
             raise TypeError(f"array {name!r} has dtype object; store str arrays as fixed-width unicode")
         payload[name] = arr
+    deflated = {name for name, arr in payload.items() if deflate and arr.dtype.kind not in "fc"}
     with atomic_writer(path, binary=True) as fh:
         if _regular_file(fh):
-            np.savez(fh, **payload)
+            _write_members(fh, payload, deflated)
         else:  # a device or FIFO written in place: zipfile must not seek or trust tell() (/dev/null says 0)
             buffer = io.BytesIO()
-            np.savez(buffer, **payload)
+            _write_members(buffer, payload, deflated)
             fh.write(buffer.getvalue())
+
+
+DEFLATE_LEVEL = 1  # a table's indices: 7.4 MB -> 3.2 MB in 0.08 s (level 6: 2.8 MB in 0.35 s)
+
+
+def _write_members(fh, payload: Mapping[str, np.ndarray], deflated: set[str]) -> None:
+    """Write ``payload`` as an npz into ``fh``: member ``NAME.npy`` for each array, deflated if its name is in
+    ``deflated``, else stored; dated 1980 (zipfile's default), so the same arrays give the same bytes, and
+    with nothing deflated the bytes ``np.savez`` writes."""
+    with zipfile.ZipFile(fh, mode="w", compression=zipfile.ZIP_DEFLATED if deflated else zipfile.ZIP_STORED,
+                         compresslevel=DEFLATE_LEVEL if deflated else None, allowZip64=True) as zf:
+        for name, arr in payload.items():
+            member: str | zipfile.ZipInfo = f"{name}.npy"
+            if deflated and name not in deflated:
+                member = zipfile.ZipInfo(member)  # stored (ZipInfo's default), in a file that deflates the others
+            with zf.open(member, "w", force_zip64=True) as out:
+                np.lib.format.write_array(out, arr, allow_pickle=False)
 
 
 def _regular_file(fh) -> bool:

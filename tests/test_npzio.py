@@ -56,11 +56,11 @@ def test_object_arrays_are_refused_and_the_old_file_stays(saved):
 
 
 def test_a_save_failing_midway_leaves_the_previous_file_loadable(saved, monkeypatch):
-    def broken_savez(fh, **payload):
+    def broken_write(fh, payload, deflated):
         fh.write(b"PK\x03\x04 half a zip")
         raise OSError("No space left on device")
 
-    monkeypatch.setattr(npzio.np, "savez", broken_savez)
+    monkeypatch.setattr(npzio, "_write_members", broken_write)
     with pytest.raises(OSError, match="No space left"):
         save_npz(saved, "index", 1, PARAMS, {"docids": np.array(["Gen.1.2"])})
     monkeypatch.undo()
@@ -396,3 +396,34 @@ def test_an_experiment_folder_given_for_its_index_or_table_names_the_file_in_it(
         load_npz(tmp_path, kind, (1,), ())
     assert str(info.value) == (f"{tmp_path}: is a directory, expected a clirkit {kind} file: check the path (an "
                                f"experiment folder? give {tmp_path / inside})")
+
+
+def test_without_deflate_the_file_is_the_bytes_np_savez_writes(tmp_path):
+    """Indexes are saved without deflate so that every member can be memory-mapped: their bytes stay np.savez's."""
+    arrays = {"ints": np.arange(1000, dtype=np.int32), "floats": np.linspace(0, 1, 300),
+              "words": np.array(["a", "bc"])}
+    save_npz(tmp_path / "f.npz", "index", 1, PARAMS, arrays)
+    expected = io.BytesIO()
+    np.savez(expected, **{npzio.HEADER_KEY: npzio.encode_header({"kind": "index", "format_version": 1, **PARAMS}),
+                          **arrays})
+    assert (tmp_path / "f.npz").read_bytes() == expected.getvalue()
+
+
+def test_deflate_stores_the_floats_deflates_the_rest_and_reads_back_the_same_arrays(tmp_path):
+    import zipfile
+
+    arrays = {"indices": np.arange(100_000, dtype=np.int32) % 77, "data": np.linspace(0, 1, 50_000),
+              "vocab": np.array(["palabra%d" % i for i in range(5_000)])}
+    for name in ("a.npz", "b.npz"):
+        save_npz(tmp_path / name, "translation-table", 1, PARAMS, arrays, deflate=True)
+    assert (tmp_path / "a.npz").read_bytes() == (tmp_path / "b.npz").read_bytes()  # dated 1980, not now
+    methods = {i.filename: i.compress_type for i in zipfile.ZipFile(tmp_path / "a.npz").infolist()}
+    assert methods == {"__header__.npy": zipfile.ZIP_DEFLATED, "indices.npy": zipfile.ZIP_DEFLATED,
+                       "data.npy": zipfile.ZIP_STORED, "vocab.npy": zipfile.ZIP_DEFLATED}
+    save_npz(tmp_path / "stored.npz", "translation-table", 1, PARAMS, arrays)
+    assert (tmp_path / "a.npz").stat().st_size < 0.75 * (tmp_path / "stored.npz").stat().st_size
+    for mmap in (False, True):
+        header, read = load_npz(tmp_path / "a.npz", "translation-table", (1,), tuple(arrays), mmap=mmap)
+        assert header == {"kind": "translation-table", "format_version": 1, **PARAMS}
+        for name, arr in arrays.items():
+            assert read[name].dtype == arr.dtype and np.array_equal(read[name], arr)

@@ -183,7 +183,7 @@ class BoostModel:
             if self.tgt_idf is not None:
                 arrays["tgt_idf"] = self.tgt_idf
             version = BASE_FORMAT_VERSION
-        save_npz(path, KIND, version, header, arrays)
+        save_npz(path, KIND, version, header, arrays, deflate=True)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> "BoostModel":

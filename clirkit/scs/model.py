@@ -512,7 +512,7 @@ class SCSModel(System):
                   "training_stats": getattr(self, "training_stats_", {})}
         save_npz(path, KIND, FORMAT_VERSION, header, {
             "query_vocab": self.query_vocab_, "doc_vocab": self.doc_vocab_,
-            "query_embeddings": self.query_embeddings_, "doc_embeddings": self.doc_embeddings_})
+            "query_embeddings": self.query_embeddings_, "doc_embeddings": self.doc_embeddings_}, deflate=True)
 
     def load_model(self, path, documents=None) -> "SCSModel":
         """Take the learned state of the model saved at ``path`` (its hyper-parameters must equal this

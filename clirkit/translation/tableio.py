@@ -322,7 +322,7 @@ def save_npz_table(table: TranslationTable, path: str | os.PathLike[str]) -> Non
                                                                            else np.int64),
         "data": p.data.astype(np.float64),
         **({"ranks": np.minimum(table.entry_ranks(), np.iinfo(np.int32).max).astype(np.int32)}
-           if table.ranks is not None else {})})
+           if table.ranks is not None else {})}, deflate=True)
 
 
 def load_npz_table(path: str | os.PathLike[str]) -> TranslationTable:
