@@ -2,7 +2,8 @@
 `clirkit aggregate --weights` (the same test runs fused with the weights given), on the runs of `clirkit demo`.
 
 Usage:
-    clirkit demo -o clirkit-demo                                 # once: the demo's runs (runs/NAME.SPLIT.run.gz)
+    clirkit demo --show | sed 's/^keep_runs = .*/keep_runs = ["*"]/' > demo-all.toml
+    clirkit run demo-all.toml -o clirkit-demo                    # once: all the demo's runs (runs/NAME.SPLIT.run.gz)
     python eval/bench_fusion.py --runs clirkit-demo/runs --repeat 3
     python eval/bench_fusion.py --runs clirkit-demo/runs --old ../clirkit-old   # also the tuning of another checkout
 

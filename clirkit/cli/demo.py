@@ -36,6 +36,7 @@ def run(args) -> int:
     if args.baselines_only:
         data["systems"] = {n: s for n, s in data["systems"].items() if s["kind"] in ("dt", "psq")}
         data["fusions"] = {}
+        data["keep_runs"] = [k for k in data.get("keep_runs", ["*"]) if k.rpartition(".")[0] in data["systems"]]
     exp = Experiment.from_dict(data, source=str(path), name="demo")
     print(run_experiment(exp, args.output_dir, quiet=args.quiet).text)
     return 0
