@@ -4,7 +4,8 @@ One call ranks every query of a batch: each query's contributions are summed int
 documents, in the order numpy's path adds them (term after term; a very common term's dense vector, else
 its postings as stored) and in the postings' own precision, so the sums, and therefore the runs, are the
 same bytes whichever path ranks them. A strided sample of the row gives a bound that about 2 k cells
-reach; one pass moves those cells out (zeroing the row for the next query) and they are sorted exactly.
+reach; one pass moves those cells out (zeroing the row for the next query) and the first k of them are sorted
+exactly.
 No numpy call per query term, no selection pass over the row.
 
 Imported only by :func:`clirkit.topk.compiled_ranker`, which falls back to numpy without numba or with the
@@ -19,6 +20,9 @@ import numpy as np
 
 _SAMPLE_STRIDE = 64  # every 64th cell of a row bounds its k-th largest from below ...
 _SAMPLE_ABOVE = 2  # ... with about 2 k cells reaching the bound (fewer than k in about 1 row in 300)
+_FEW = 64  # the r-th largest of a sample is found by insertion up to r = _FEW, else by selection
+_SIGN = np.uint64(2**63)  # the sign bit of a float64
+_NO_BITS = np.uint64(2**64 - 1)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -52,6 +56,8 @@ def rank_sums(bounds, starts, ends, weights, dense_slots, indices, data, dense, 
     candidate_values = np.empty(n_docs, dtype=data.dtype)
     keys, spare_keys = np.empty(n_docs, dtype=np.uint32), np.empty(n_docs, dtype=np.uint32)
     order, spare_order = np.empty(n_docs, dtype=np.int64), np.empty(n_docs, dtype=np.int64)
+    histograms = np.empty((4, 256), dtype=np.int64)
+    top = np.empty(_FEW, dtype=data.dtype)
     counts = np.zeros(n_queries, dtype=np.int64)
     cols = np.empty(n_queries * kk, dtype=np.int64)
     values = np.empty(n_queries * kk, dtype=data.dtype)
@@ -72,14 +78,14 @@ def rank_sums(bounds, starts, ends, weights, dense_slots, indices, data, dense, 
         rank = max(1, int(_SAMPLE_ABOVE * kk) // max(stride, 1))
         while True:
             everything = rank >= n_sample
-            bound = 0.0 if everything else _select(sample, n_sample, n_sample - rank)
+            bound = 0.0 if everything else _largest(sample, n_sample, rank, top)
             n = _scan(row, hit, bound, everything, positive, candidate_cols, candidate_values)
             if n >= kk or everything:
                 break
             _add_terms(row, hit, bounds[q], bounds[q + 1], starts, ends, weights, dense_slots, indices, data,
                        dense, positive)
             rank *= 4
-        ranked = _sort_descending(candidate_values, n, keys, spare_keys, order, spare_order)
+        ranked = _sort_top(candidate_values, n, kk, keys, spare_keys, order, spare_order, histograms)
         m = min(n, kk)
         for i in range(m):
             cols[out + i] = candidate_cols[ranked[i]]
@@ -137,49 +143,87 @@ def _scan(row, hit, bound, everything, positive, candidate_cols, candidate_value
 
 @numba.njit(cache=True, nogil=True)
 def _sort_descending(values, n, keys, spare_keys, order, spare_order):
-    """The positions of ``values[:n]`` by value descending, equal values in position order: a stable radix
-    sort of the values rounded to float32 (one counting pass, then one pass per byte of the 32-bit key that
-    differs), then each run of values sharing a float32 put in order by exact value (:func:`_shell_sort`)
-    unless it already is (a run of equal values always is).
-    Returns ``order`` or ``spare_order`` (all four arrays are work space, each at least ``n`` long)."""
-    # + 0.0 makes -0.0 equal to 0.0; rounding to float32 keeps the order (ties may appear)
-    rounded = (values[:n] + 0.0).astype(np.float32).view(np.uint32)
+    """The positions of ``values[:n]`` by value descending, equal values in position order (:func:`_sort_top`
+    of all of them). Returns ``order`` or ``spare_order`` (all four arrays are work space, each at least ``n``
+    long)."""
+    return _sort_top(values, n, n, keys, spare_keys, order, spare_order, np.empty((4, 256), dtype=np.int64))
+
+
+@numba.njit(cache=True, nogil=True)
+def _sort_top(values, n, k, keys, spare_keys, order, spare_order, histograms):
+    """The positions of the first ``min(n, k)`` of ``values[:n]`` in run order (value descending, equal values
+    in position order), first in the array returned (``order`` or ``spare_order``; the four arrays are work
+    space, each at least ``n`` long; ``histograms`` is (4, 256) int64 work space).
+
+    Each value's key is its float64's bits ordered as unsigned integers (descending), less the smallest key,
+    shifted right until the largest fits in 32 bits: in value order, and distinct for distinct values unless
+    shifted. Keys whose top byte is past the k-th key's are dropped, the rest put in order by a stable radix
+    sort (one counting pass, then one pass per byte that differs), and each run of equal keys holding distinct
+    values (only if shifted) put in order by exact value (:func:`_shell_sort`) unless it already is."""
+    m = min(n, k)
+    if m == 0:
+        return order
+    wide, bits = spare_order.view(np.float64), spare_order.view(np.uint64)  # (work space until the keys)
+    lowest, highest = _NO_BITS, np.uint64(0)
     for i in range(n):
-        bits = rounded[i]
-        keys[i] = ~bits & np.uint32(0x7FFFFFFF) if bits < np.uint32(0x80000000) else bits  # descending
-        order[i] = i
-    histograms = np.zeros((4, 256), dtype=np.int64)  # of each byte: the same in any order of the keys
+        wide[i] = values[i] + 0.0  # float32 widens exactly; + 0.0 makes -0.0 equal to 0.0
+        u = bits[i]
+        u = u if u & _SIGN else ~(u | _SIGN)  # descending: negative values as they are, others flipped
+        bits[i] = u
+        lowest = min(lowest, u)
+        highest = max(highest, u)
+    shift = np.uint64(0)
+    while (highest - lowest) >> shift > np.uint64(0xFFFFFFFF):
+        shift += np.uint64(1)
+    histograms[:] = 0
+    top = histograms[3]
     for i in range(n):
+        key = np.uint32((bits[i] - lowest) >> shift)
+        keys[i] = key
+        top[key >> 24] += 1
+    cut, above = 0, top[0]  # the top byte of the m-th key
+    while above < m:
+        cut += 1
+        above += top[cut]
+    kept = 0
+    for i in range(n):  # (no branch: half the keys go, in no order)
+        key = keys[i]
+        keys[kept] = key
+        order[kept] = i
+        kept += (key >> 24) <= cut
+    top[:] = 0
+    for i in range(kept):  # histograms of each byte: the same in any order of the keys
         key = keys[i]
         histograms[0, key & 255] += 1
         histograms[1, (key >> 8) & 255] += 1
         histograms[2, (key >> 16) & 255] += 1
         histograms[3, key >> 24] += 1
     for byte in range(4):
-        shift = 8 * byte
+        at_shift = 8 * byte
         histogram = histograms[byte]
-        if n == 0 or histogram[(keys[0] >> shift) & 255] == n:  # every key has this byte: nothing moves
+        if histogram[(keys[0] >> at_shift) & 255] == kept:  # every key has this byte: nothing moves
             continue
         start = 0
         for b in range(256):
             start, histogram[b] = start + histogram[b], start
-        for i in range(n):  # the slot is taken before the stores: equal bytes in a row do not wait on them
+        for i in range(kept):  # the slot is taken before the stores: equal bytes in a row do not wait on them
             key = keys[i]
-            b = (key >> shift) & 255
+            b = (key >> at_shift) & 255
             at = histogram[b]
             histogram[b] = at + 1
             spare_keys[at] = key
             spare_order[at] = order[i]
         keys, spare_keys = spare_keys, keys
         order, spare_order = spare_order, order
-    lo = 0
-    while lo < n:
-        hi = lo + 1
-        while hi < n and keys[hi] == keys[lo]:
-            hi += 1
-        if hi - lo > 1 and not _in_order(order, lo, hi, values):  # (runs of equal values already are)
-            _shell_sort(order, lo, hi, values)
-        lo = hi
+    if shift > 0:  # distinct values may share a key
+        lo = 0
+        while lo < m:
+            hi = lo + 1
+            while hi < kept and keys[hi] == keys[lo]:
+                hi += 1
+            if hi - lo > 1 and not _in_order(order, lo, hi, values):  # (runs of equal values already are)
+                _shell_sort(order, lo, hi, values)
+            lo = hi
     return order
 
 
@@ -210,6 +254,31 @@ def _shell_sort(order, lo, hi, values):
                 order[j] = order[j - gap]
                 j -= gap
             order[j] = p
+
+
+@numba.njit(cache=True, nogil=True)
+def _largest(a, n, r, top):
+    """The ``r``-th largest of ``a[:n]`` (1 <= r <= n): for ``r`` up to ``len(top)``, the smallest of the ``r``
+    largest kept in ascending order in ``top`` while ``a`` is read once (most values are below it: one
+    comparison each); else :func:`_select`, which reorders ``a``."""
+    if r > len(top):
+        return _select(a, n, n - r)
+    for i in range(r):  # the first r, by insertion
+        v = a[i]
+        j = i
+        while j > 0 and top[j - 1] > v:
+            top[j] = top[j - 1]
+            j -= 1
+        top[j] = v
+    for i in range(r, n):
+        v = a[i]
+        if v > top[0]:  # it joins the r largest, top[0] leaves
+            j = 1
+            while j < r and top[j] < v:
+                top[j - 1] = top[j]
+                j += 1
+            top[j - 1] = v
+    return top[0]
 
 
 @numba.njit(cache=True, nogil=True)
