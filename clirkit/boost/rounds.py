@@ -55,6 +55,8 @@ RULES = ("exact", "r")
 _PAIRS_PER_CHUNK = 20_000_000  # pair occurrences per sparse product when computing statistics
 _BLOCK = 2048  # buckets per block of the block-maximum index used by choose()
 _HASH_SLICE = 1 << 22  # pairs (buckets) hashed (scored) at a time during set-up
+_KEPT_DIFFS = 1 << 25  # entries of the tuples' document rows up to which their differences are kept (<= 400 MB)
+_SIDE_BY_SIDE = 1 << 25  # buckets up to which W+ and W- share rows (512 MB; the standalone bigram's 10^8 do not)
 _ENTRIES_PER_SLICE = 1 << 20  # product entries hashed and added at a time in a round (bounds its temporaries)
 _WSUM_RANGE = (1e-150, 1e150)  # the weights and statistics are divided by their sum when it leaves this range
 
@@ -141,11 +143,11 @@ def _sources(src_ptr: np.ndarray, a: int, b: int) -> np.ndarray:
     return np.repeat(np.arange(s0, s1, dtype=np.int64), np.diff(np.clip(src_ptr[s0:s1 + 1], a, b)))
 
 
-def _segment_sums(values: np.ndarray, order: np.ndarray, ptr: np.ndarray) -> np.ndarray:
+def _segment_sums(values: np.ndarray, order: np.ndarray, ptr: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """``np.add.reduceat(values[order], ptr[:-1])``, a slice of segments at a time (the same sums: each
-    segment is reduced on its own), so that ``values[order]`` is never made whole."""
+    segment is reduced on its own), so that ``values[order]`` is never made whole; into ``out`` if given."""
     n = len(ptr) - 1
-    out = np.empty(n)
+    out = np.empty(n) if out is None else out
     for a in range(0, n, _HASH_SLICE):
         b = min(a + _HASH_SLICE, n)
         lo, hi = int(ptr[a]), int(ptr[b])
@@ -339,6 +341,8 @@ class PairBooster:
         self.qptr = np.searchsorted(tuples.query, np.arange(self.Qm.shape[0] + 1)).astype(np.int64)
         self._docval = np.zeros(self.Dm.shape[0])  # one target n-gram's document values, scattered
         self._cost: np.ndarray | None = None  # each tuple's pair occurrences at most (_chunks)
+        # every tuple's |d+ - d-| in its sign's column (Delta's pattern, see _delta) when small: a round takes rows
+        self._signed: sp.csr_matrix | None = None
         self.binary = bool(np.all(self.Dm.data == 1.0))
         self.D = tuples.weight.astype(np.float64)
         self.w = self.D / self.D.sum()
@@ -372,9 +376,17 @@ class PairBooster:
                                                    self.bits)
         else:
             order, ptr = groups.order, groups.bucket_ptr
-        self.Wp = _segment_sums(wp, order, ptr)
-        del wp
-        self.Wm = _segment_sums(wm, order, ptr)
+        nb = len(ptr) - 1
+        if nb <= _SIDE_BY_SIDE:  # a bucket's W+ and W- in one 16-byte row: a round's reads miss once, not twice
+            W = np.empty((nb, 2))
+            self.Wp, self.Wm = W[:, 0], W[:, 1]
+            _segment_sums(wp, order, ptr, out=self.Wp)
+            del wp
+            _segment_sums(wm, order, ptr, out=self.Wm)
+        else:  # apart, each freed value made before the next array (the standalone bigram model's set-up)
+            self.Wp = _segment_sums(wp, order, ptr)
+            del wp
+            self.Wm = _segment_sums(wm, order, ptr)
         del wm
         if groups is None:
             pair_keys = _keys_in_bucket_order(src_ptr, tgt, order, self.T)
@@ -441,6 +453,11 @@ class PairBooster:
 
     # -- statistics -------------------------------------------------------------------------------
 
+    def _cost_bound(self) -> int:
+        """The entries of every tuple's d+ and d- rows (a bound on the entries of their differences)."""
+        d_nnz = np.diff(self.Dm.indptr)
+        return int(d_nnz[self.tuples.pos].sum() + d_nnz[self.tuples.neg].sum())
+
     def _chunks(self, rows: np.ndarray):
         """Slices of ``rows`` whose tuples hold about ``_PAIRS_PER_CHUNK`` pair occurrences each (one slice, the
         rounds' usual case, found from the total alone)."""
@@ -466,13 +483,20 @@ class PairBooster:
         W- of a pair side by side.
         """
         t = self.tuples
-        diff = (self.Dm[t.pos[rows]] - self.Dm[t.neg[rows]]).tocsr()
-        diff.eliminate_zeros()
-        values = np.repeat(np.asarray(v, dtype=np.float64), np.diff(diff.indptr))
+        if self._signed is not None:
+            signed = self._signed[rows]
+        else:
+            diff = (self.Dm[t.pos[rows]] - self.Dm[t.neg[rows]]).tocsr()
+            diff.eliminate_zeros()
+            signed = sp.csr_matrix((np.abs(diff.data), 2 * diff.indices + (diff.data < 0), diff.indptr),
+                                   shape=(len(rows), 2 * self.T))
+            del diff
+            if len(rows) == self.n and self._cost_bound() <= _KEPT_DIFFS:  # the set-up's: kept for the rounds
+                self._signed = signed
+        values = np.repeat(np.asarray(v, dtype=np.float64), np.diff(signed.indptr))
         if not self.binary:
-            values *= np.abs(diff.data)
-        delta = sp.csr_matrix((values, 2 * diff.indices + (diff.data < 0), diff.indptr),
-                              shape=(len(rows), 2 * self.T))
+            values *= signed.data
+        delta = sp.csr_matrix((values, signed.indices, signed.indptr), shape=(len(rows), 2 * self.T))
         return self.Qm[t.query[rows]], delta
 
     def _chunk_products(self, rows: np.ndarray, v: np.ndarray):
@@ -487,7 +511,9 @@ class PairBooster:
         del Qt, delta
         for a in range(0, prod.nnz, _ENTRIES_PER_SLICE):
             b = min(a + _ENTRIES_PER_SLICE, prod.nnz)
-            src = np.searchsorted(prod.indptr, np.arange(a, b), side="right") - 1
+            first, last = np.searchsorted(prod.indptr, [a, b - 1], side="right") - 1  # the rows of entries a:b
+            counts = np.diff(np.clip(prod.indptr[first:last + 2], a, b))
+            src = np.repeat(np.arange(first, last + 1, dtype=np.int64), counts)
             col = prod.indices[a:b].astype(np.int64)
             yield src, col >> 1, prod.data[a:b], (col & 1) == 0
 
