@@ -202,3 +202,32 @@ def test_an_experiment_gives_its_jobs_to_a_ranker_with_bags_or_betas_to_try():
     assert BoostRanker.params_from(resources, {"bags": 4})["jobs"] == 2
     assert BoostRanker.params_from(resources, {"base": "PSQ", "beta": 5.0})["jobs"] == 1
     assert BoostRanker.params_from(resources, {})["jobs"] == 1
+
+
+@pytest.mark.parametrize("rule", ["exact", "r"])
+@pytest.mark.parametrize("bits, weighted, slice_entries", [(24, True, 1 << 20), (5, False, 7), (3, True, 3)])
+def test_product_rounds_with_w_plus_and_minus_side_by_side_are_those_kept_apart(monkeypatch, rule, bits, weighted,
+                                                                               slice_entries):
+    """The rounds from the product keep W+ and W- in one (buckets x 2) array up to ``_SIDE_BY_SIDE`` buckets, in
+    two arrays past it, and list a slice's sources from the product's row pointers: the same bits both ways,
+    with a round's entries in one slice or in many."""
+    monkeypatch.setattr(rounds, "_ENTRIES_PER_SLICE", slice_entries)
+    args = {"seed": 3, "weighted": weighted}
+    together = boosted(monkeypatch, "product", args, rule=rule, bits=bits)
+    assert together[0].Wp.base is not None and together[0].Wp.base is together[0].Wm.base
+    monkeypatch.setattr(rounds, "_SIDE_BY_SIDE", 0)
+    apart = boosted(monkeypatch, "product", args, rule=rule, bits=bits)
+    assert apart[0].Wp.base is None and apart[0].Wm.base is None
+    assert_same(together, apart)
+
+
+@pytest.mark.parametrize("n, jobs, backend, expected", [
+    (4, 2, "loky", [[0, 1], [2, 3]]), (5, 2, "loky", [[0, 1], [2, 3, 4]]), (3, 8, "loky", [[0], [1], [2]]),
+    (4, 1, "threading", [[0, 1, 2, 3]]), (2, 4, "dask", [[0], [1]])])
+def test_the_betas_go_to_as_many_tasks_as_workers_in_order(n, jobs, backend, expected):
+    """A worker boosts a group of consecutive betas (making the pairs' grouping once for them); dask's workers
+    are the cluster's, so one beta a task there."""
+    from clirkit.boost.bagging import beta_groups
+
+    assert [list(group) for group in beta_groups(n, jobs, backend)] == expected
+    assert [list(group) for group in beta_groups(n, -1, "loky")][0][0] == 0
