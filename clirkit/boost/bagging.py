@@ -9,7 +9,7 @@ bag order, so the averaged model is byte-identical across backends.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Mapping
+from typing import Mapping, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -114,6 +114,26 @@ def boost_scored(data: BoostData, params: BoostParams, *, fraction: float = 1.0,
     of one beta when a ranker boosted from a base tries its betas in parallel."""
     results = train_bags(data, params, bags=1, fraction=fraction, replace=replace, seed=seed, quiet=True)
     return results, bagged_dev_score(results, data.dev) if data.dev is not None else None
+
+
+def boost_scored_each(data: Sequence[BoostData], params: BoostParams, **kwargs) -> list:
+    """:func:`boost_scored` of each of ``data`` in turn, in one task: betas boosting the same tuples take the
+    pairs' grouping the first made from their shared :class:`~clirkit.boost.rounds.PairCache` (shipped once, as
+    one object, with the task)."""
+    return [boost_scored(d, params, **kwargs) for d in data]
+
+
+def beta_groups(n: int, jobs: int, backend: str) -> list[range]:
+    """The betas ``0..n-1`` in consecutive groups, one task each: as many groups as workers (``jobs``, -1 for
+    one a core), so that a worker makes the pairs' grouping once for its betas; one beta a group on dask, whose
+    workers are the cluster's."""
+    if backend == "dask":
+        return [range(i, i + 1) for i in range(n)]
+    from joblib import effective_n_jobs
+
+    k = max(1, min(n, effective_n_jobs(jobs)))
+    cuts = [n * i // k for i in range(k + 1)]
+    return [range(a, b) for a, b in zip(cuts[:-1], cuts[1:])]
 
 
 def bagged_dev_score(results: list[BoostResult], dev) -> float:

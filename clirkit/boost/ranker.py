@@ -16,7 +16,8 @@ import scipy.sparse as sp
 
 from clirkit.analysis import Analyzer
 from clirkit.boost import pairmap
-from clirkit.boost.bagging import BoostData, BoostParams, bag_rows, bagged_dev_score, boost_scored, train_bags
+from clirkit.boost.bagging import (BoostData, BoostParams, bag_rows, bagged_dev_score, beta_groups,
+                                   boost_scored_each, train_bags)
 from clirkit.boost.base import MAX_BETA, NORMALIZATION, BaseRun, BaseScores, CompactRun, compact
 from clirkit.boost.features import PairFeatures
 from clirkit.boost.model import BoostModel
@@ -517,15 +518,17 @@ class BoostRanker(System):
                 cache.pair_map(sp.csr_matrix(features.Qm, dtype=np.float64),
                                sp.csr_matrix(features.Dm, dtype=np.float64), tuples.subset(rows), features.src_hash,
                                features.tgt_hash, params.hash_seed, params.bits)
-            tasks = []
+            data = []
             for beta in betas:
                 evaluator = rerank(beta) if rerank is not None else None
-                data = BoostData(features.Qm, features.Dm, train_base.start_tuples(tuples, beta), features.src_hash,
-                                 features.tgt_hash, evaluator, cache)
-                tasks.append((boost_scored, (data, params), {"fraction": self.bag_fraction,
-                                                             "replace": self.bootstrap, "seed": self.random_state}))
-            return run_tasks(tasks, jobs=self.jobs, backend=self.backend, scheduler=self.scheduler, desc="betas",
-                             unit="beta", quiet=self.quiet)
+                data.append(BoostData(features.Qm, features.Dm, train_base.start_tuples(tuples, beta),
+                                      features.src_hash, features.tgt_hash, evaluator, cache))
+            kw = {"fraction": self.bag_fraction, "replace": self.bootstrap, "seed": self.random_state}
+            groups = beta_groups(len(betas), self.jobs, self.backend)
+            done = run_tasks([(boost_scored_each, ([data[i] for i in group], params), kw) for group in groups],
+                             jobs=self.jobs, backend=self.backend, scheduler=self.scheduler,
+                             desc=f"betas ({len(betas)})", unit="group", quiet=self.quiet)
+            return [result for results in done for result in results]
 
         parallel = cache is not None and self.jobs != 1
         return sweep_betas(betas, boost, tune=self.beta is None, quiet=self.quiet,
