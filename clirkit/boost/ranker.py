@@ -16,8 +16,15 @@ import scipy.sparse as sp
 
 from clirkit.analysis import Analyzer
 from clirkit.boost import pairmap
-from clirkit.boost.bagging import (BoostData, BoostParams, bag_rows, bagged_dev_score, beta_groups,
-                                   boost_scored_each, train_bags)
+from clirkit.boost.bagging import (
+    BoostData,
+    BoostParams,
+    bag_rows,
+    bagged_dev_score,
+    beta_groups,
+    boost_scored_each,
+    train_bags,
+)
 from clirkit.boost.base import MAX_BETA, NORMALIZATION, BaseRun, BaseScores, CompactRun, compact
 from clirkit.boost.features import PairFeatures
 from clirkit.boost.model import BoostModel
