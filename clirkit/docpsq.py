@@ -281,17 +281,20 @@ def queries_view(index: ProjectedIndex) -> SimpleNamespace:
 
 def translated(index: Index | ShardedIndex, table: TranslationTable | None, *, lang: str | None = None,
                min_prob: float, cumulative: float | None, max_options: int | None, target_stopwords=None,
-               unknown: str = "pass", quiet: bool = True) -> ProjectedIndex | ShardedProjectedIndex:
-    """``index`` translated into the query language ``lang`` through the reverse ``table``, pruned as
-    :func:`clirkit.psq.prepare_table` prunes (``target_stopwords``: query-language words, or ``"snowball"``; the
-    query analyzer's stopwords are always dropped), then projected (:func:`project`; a sharded index shard by
-    shard, :func:`project_shards`); or, with no table, ``index`` itself when it is a :class:`ProjectedIndex` or a
-    :class:`ShardedProjectedIndex` made with these settings (:func:`check_projection`)."""
+               unknown: str = "pass", quiet: bool = True, table2: TranslationTable | None = None,
+               lam: float = 0.5) -> ProjectedIndex | ShardedProjectedIndex:
+    """``index`` translated into the query language ``lang`` through the reverse ``table`` (interpolated with a
+    second reverse table ``table2`` if given, weight ``lam`` on ``table``: e.g. a corpus's table and a
+    dictionary read the other way), pruned as :func:`clirkit.psq.prepare_table` prunes (``target_stopwords``:
+    query-language words, or ``"snowball"``; the query analyzer's stopwords are always dropped), then projected
+    (:func:`project`; a sharded index shard by shard, :func:`project_shards`); or, with no table, ``index`` itself
+    when it is a :class:`ProjectedIndex` or a :class:`ShardedProjectedIndex` made with these settings
+    (:func:`check_projection`)."""
     from clirkit.psq import prepare_table
-    from clirkit.tablefit import snowball_terms
+    from clirkit.tablefit import SecondTableMismatch, TableMismatch, snowball_terms
 
     if isinstance(index, TRANSLATED):
-        if table is not None:
+        if table is not None or table2 is not None:
             raise ClirkitError("the index is already translated into the queries' language: give no table, or the "
                                "index of the documents in their own language")
         analyzer = index.analyzer
@@ -300,6 +303,11 @@ def translated(index: Index | ShardedIndex, table: TranslationTable | None, *, l
                            "(or an index translated before)")
     else:
         check_reverse(table, index, lang)
+        if table2 is not None:
+            try:
+                check_reverse(table2, index, lang)
+            except TableMismatch as exc:
+                raise SecondTableMismatch(str(exc)) from None
         analyzer = table_query_analyzer(table, lang)
     if lang is not None and lang != analyzer.lang:
         raise ClirkitError(f"the queries are in {lang!r} (source_lang) but the index is translated into "
@@ -311,8 +319,8 @@ def translated(index: Index | ShardedIndex, table: TranslationTable | None, *, l
                                  "n_target_stopwords": len(stopwords), "renormalized": True}, unknown)
         return index
     try:
-        pruned = prepare_table(table, min_prob=min_prob, cumulative=cumulative, max_options=max_options,
-                               target_stopwords=stopwords)
+        pruned = prepare_table(table, table2, lam=lam, min_prob=min_prob, cumulative=cumulative,
+                               max_options=max_options, target_stopwords=stopwords)
     except ValueError as exc:
         raise ClirkitError(str(exc)) from None
     if isinstance(index, ShardedIndex):

@@ -311,9 +311,11 @@ class PSQ(_CrossLanguageBM25):
             ``queries`` otherwise (a dictionary or a table file for the queries, a second table). Translating
             the documents, with its defaults, was better on dev on all 14 collections measured
             (baselines/README.md, "PSQ over translated documents"). With ``documents``, ``fit`` takes the
-            reverse table, or an index translated before (:class:`~clirkit.docpsq.ProjectedIndex`, made with
-            the same pruning) and no table; table2, the Pirkola and bag modes, renormalize_in_vocabulary and the
-            corpus stoplists are query-side only.
+            reverse table (interpolated with a second reverse table if given: ``fit(index, table, table2)``,
+            both from the documents' language, e.g. a corpus's table and a dictionary read the other way), or an
+            index translated before (:class:`~clirkit.docpsq.ProjectedIndex`, made with the same pruning) and no
+            table; the Pirkola and bag modes, renormalize_in_vocabulary and the corpus stoplists are query-side
+            only, and so is ``table2`` in ``fit(resources)`` (an experiment's ``table2`` translates the queries).
         scoring: ``bm25``, ``lm`` (the smoothed query likelihood of the reference, :mod:`clirkit.lm`) or ``auto``
             (the default): ``lm`` translating the documents, ``bm25`` translating the queries.
         alpha: the background model's weight in ``lm`` scoring (0.1, the reference's).
@@ -453,7 +455,7 @@ class PSQ(_CrossLanguageBM25):
         from clirkit.decompound import table_splitter
         from clirkit.docpsq import queries_view, translated
         self.check_params()
-        query_side = ["table2"] * (table2 is not None) + self.query_side_only()
+        query_side = self.query_side_only()
         if query_side:
             raise ClirkitError(f"{', '.join(query_side)}: for translate = queries only (translate = documents "
                                f"searches the translated documents as a monolingual index)")
@@ -461,7 +463,7 @@ class PSQ(_CrossLanguageBM25):
         self.index_ = translated(index, table, lang=self.source_lang, min_prob=self.min_prob_,
                                  cumulative=self.cumulative_ if self.cumulative_ < 1 else None,
                                  max_options=self.max_options_, target_stopwords=self.target_stopwords,
-                                 unknown=self.unknown, quiet=quiet)
+                                 unknown=self.unknown, quiet=quiet, table2=table2, lam=self.lam)
         self.table_, self.mode_, self.stopterms_ = table, "psq", frozenset()
         self.analyzer_ = query_analyzer(queries_view(self.index_), stopwords=self.source_stopwords, quiet=quiet)
         self.splitter_ = table_splitter(self.decompound, self.index_.terms.tolist(), self.analyzer_)

@@ -13,6 +13,10 @@ class TableMismatch(ClirkitError):
     line names the table's file before the message."""
 
 
+class SecondTableMismatch(TableMismatch):
+    """The second table (``table2``, ``--table2``) does not fit: the command line names its file."""
+
+
 def query_analyzer(table, *, lang: str | None = None, stopwords=None, quiet: bool = True):
     """The analyzer of source-language queries for ``table``.
 
@@ -77,19 +81,20 @@ def table_language(table, side: str) -> str | None:
 
 def side_of(index, table, table2) -> str:
     """The side ``PSQ(translate="auto").fit(index, table, table2)`` translates: ``documents`` for an index
-    translated before, or a table (and no second one) from the index's language into another; ``queries``
-    otherwise (a table into the index's language). A table that does not say its languages (a Moses or plain
-    file) is placed by its words (:func:`side_by_words`), ``queries`` when they do not tell."""
+    translated before, or a table from the index's language into another; ``queries`` otherwise (a table into
+    the index's language). A table that does not say its languages (a Moses or plain file) is placed by its
+    words (:func:`side_by_words`), ``queries`` when they do not tell, or when a second table is given (the
+    second table then follows the first: both translate the documents only when the first says it does)."""
     from clirkit.docpsq import TRANSLATED
 
     if isinstance(index, TRANSLATED):
         return "documents"
-    if table is None or table2 is not None:
+    if table is None:
         return "queries"
     source, target = table_language(table, "source"), table_language(table, "target")
     lang = index.analyzer.lang
     if source is None and target is None:
-        return side_by_words(index, table) or "queries"
+        return (side_by_words(index, table) or "queries") if table2 is None else "queries"
     return "documents" if source == lang and target not in (None, lang) else "queries"
 
 

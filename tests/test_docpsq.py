@@ -19,7 +19,7 @@ from clirkit.lm import QueryLikelihood
 from clirkit.psq import prepare_table
 from clirkit.query import StructuredQueries
 from clirkit.systems import DT, PSQ
-from clirkit.translation import TranslationTable, save_table
+from clirkit.translation import TranslationTable, interpolate, load_table, save_table
 
 # Spanish -> English p(e|f), the reverse of a query-side table
 REVERSE = TranslationTable.from_triples(
@@ -148,7 +148,7 @@ def test_a_table_in_the_queries_direction_is_refused_with_what_to_do(index):
                                             params={"source_lang": "en", "target_lang": "es"})
     with pytest.raises(ClirkitError, match="this one translates 'en' -> 'es' .the queries' direction"):
         PSQ(translate="documents").fit(index, forward)
-    with pytest.raises(ClirkitError, match="table2, mode: for translate = queries only"):
+    with pytest.raises(ClirkitError, match="mode: for translate = queries only"):
         PSQ(translate="documents", mode="pirkola").fit(index, REVERSE, REVERSE)
     with pytest.raises(ClirkitError, match="background = 'x.cnt': a model of query-language words"):
         PSQ(scoring="lm", background="x.cnt").fit(index, forward)
@@ -175,6 +175,28 @@ def test_auto_translates_the_documents_given_a_table_from_the_index_language_wit
         PSQ(translate="documents", target_stopwords_top=5, source_lang="en").fit(index, REVERSE)
     # a value given is kept on either side
     assert PSQ(min_prob=0.3, scoring="bm25", source_lang="en").fit(index, REVERSE).min_prob_ == 0.3
+
+
+def test_a_second_reverse_table_is_interpolated_with_the_first_and_the_documents_translated_through_both(index):
+    """fit(index, reverse, reverse2): the documents translated through lam * reverse + (1 - lam) * reverse2 (a
+    corpus's table and a dictionary read the other way), as through that table made first; a second table in the
+    queries' direction is named as the second."""
+    from clirkit.tablefit import SecondTableMismatch
+
+    second = TranslationTable.from_triples(["luz", "luz", "tierra", "aguas"], ["light", "day", "earth", "waters"],
+                                           [0.5, 0.5, 1.0, 1.0], params={"source_lang": "es", "target_lang": "en"})
+    topics = {"q1": "light and darkness", "q2": "the day of god", "q3": "earth and waters"}
+    for lam in (0.5, 0.3):
+        both = PSQ(source_lang="en", lam=lam).fit(index, REVERSE, second)
+        assert both.translate_ == "documents"
+        made = PSQ(source_lang="en", lam=lam).fit(index, interpolate(REVERSE, second, lam))
+        a, b = both.search(topics), made.search(topics)
+        assert a.docids.tolist() == b.docids.tolist() and a.scores.tolist() == b.scores.tolist()
+    alone = PSQ(source_lang="en").fit(index, REVERSE).search(topics)
+    assert (alone.qids.tolist(), alone.scores.tolist()) != (a.qids.tolist(), a.scores.tolist())
+    forward = TranslationTable.from_triples(["light"], ["luz"], [1.0], params={"source_lang": "en", "target_lang": "es"})
+    with pytest.raises(SecondTableMismatch, match="this one translates 'en' -> 'es' .the queries' direction"):
+        PSQ(translate="documents", source_lang="en").fit(index, REVERSE, forward)
 
 
 def test_a_table_without_languages_is_placed_by_its_words_and_a_wrong_direction_is_an_error(index):
@@ -323,6 +345,19 @@ def test_command_round_trip_through_a_saved_translated_index(indexed_dir, verses
     assert main(auto + ["--table", str(d / "fwd.npz"), "--translate", "queries", "-o", str(d / "q2.run")]) == 0
     assert (d / "q.run").read_bytes() == (d / "q2.run").read_bytes() != (d / "a.run").read_bytes()
     assert main(common + ["--scoring", "lm", "--index", str(d / "tix.npz"), "-o", str(d / "c.run")]) == 0
+    # a second reverse table (here IBM Model 1 after one iteration): the documents translated through both, as
+    # through the interpolated table made first
+    assert main(["ttable", "train", "--source", str(d / "es.txt"), "--target", str(d / "en.txt"), "--source-lang",
+                 "es", "--target-lang", "en", "--iterations", "1", "-o", str(d / "rev1.npz"), "-q"]) == 0
+    save_table(interpolate(load_table(str(d / "rev.npz")), load_table(str(d / "rev1.npz")), 0.3), str(d / "i.npz"))
+    assert main(auto + ["--table", str(d / "rev.npz"), "--table2", str(d / "rev1.npz"), "--lambda", "0.3", "-o",
+                        str(d / "two.run")]) == 0
+    assert main(auto + ["--table", str(d / "i.npz"), "-o", str(d / "made.run")]) == 0
+    assert (d / "two.run").read_bytes() == (d / "made.run").read_bytes() != (d / "auto.run").read_bytes()
+    capsys.readouterr()
+    assert main(auto + ["--table", str(d / "rev.npz"), "--table2", str(d / "fwd.npz"), "-o", str(d / "x.run")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"error: {d / 'fwd.npz'}: " in err and "the queries' direction" in err
     capsys.readouterr()
     assert main(common + ["--table", str(d / "fwd.npz"), "--index", str(d / "ix.npz"), "-o", str(d / "x.run")]) == 2
     err = capsys.readouterr().err

@@ -21,7 +21,10 @@ def add_parser(sub) -> None:
                         "word | document word), to translate the documents (the default, --translate auto, does "
                         "then), or from the queries' language into the documents', p(e|f), to translate the "
                         "queries; none when --index was translated before")
-    p.add_argument("--table2", default=None, help="a second table, interpolated with --lambda")
+    p.add_argument("--table2", default=None,
+                   help="a second table, interpolated with --lambda, in --table's direction: with a table from the "
+                        "documents' language, the documents are translated through both (e.g. a corpus's reverse "
+                        "table and a dictionary read the other way, `ttable convert --reverse`)")
     add_param(p, PSQ, "lam", "--lambda", type=param_type(PSQ, "lam"),
               help="weight of --table when interpolating with --table2")
     add_table_format(p)
@@ -77,7 +80,7 @@ def run(args) -> int:
     from clirkit.progress import say
     from clirkit.shards import PROJECTED_KIND, ShardedIndex, index_kind
     from clirkit.systems import PSQ
-    from clirkit.tablefit import TableMismatch, table_language
+    from clirkit.tablefit import SecondTableMismatch, TableMismatch, table_language
 
     psq = checked_system(PSQ, args)
     if (args.queries is None) != (args.output is None):
@@ -118,7 +121,7 @@ def run(args) -> int:
     try:
         psq.fit(index, table, table2, quiet=args.quiet)
     except TableMismatch as exc:  # the message says what is wrong with the table: named first
-        raise ClirkitError(f"{args.table}: {exc}") from None
+        raise ClirkitError(f"{args.table2 if isinstance(exc, SecondTableMismatch) else args.table}: {exc}") from None
     if args.save_index:
         split = args.shards is not None and args.shards > 1 and not isinstance(psq.index_, ShardedIndex)
         (ShardedProjectedIndex.split(psq.index_, args.shards) if split else psq.index_).save(args.save_index)
