@@ -12,7 +12,7 @@ Usage:
 iterations, 400 dev queries seeded 0) to make the index and the table the runner makes for PSQ: PSQ translates
 the documents by default (issue 29), so that is the reverse table (``table.reverse.npz``, p(query word |
 document word)), and ``PSQ().fit(index, reverse table)`` translates the index through it, as the runner's
-``PSQ.fit(resources)`` does (its dev run is the runner's ``psq.dev.run``, row for row). It searches the 10,615
+``PSQ.fit(resources)`` does (its dev run is the runner's ``psq.dev.run.gz``, row for row). It searches the 10,615
 training and the 400 dev queries with that PSQ (1,000 at a time, as ``Boost(base=PSQ())`` does) into a
 CompactRun, tokenizes queries and documents, and pickles all of it in ``--work``.
 
