@@ -353,7 +353,11 @@ class BM25:
     def _top_rows(self, queries: StructuredQueries, depth: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The top ``depth`` documents of each query of a batch as ``(sizes, documents, scores)``: how many
         each query keeps (int64, one per query, 0 for a query matching nothing), then the kept documents
-        (int64) and scores (float64) in run order.
+        (int64) and scores (float64) in run order (:meth:`_ranking_arguments`, then :meth:`_rank`)."""
+        return self._rank(self._ranking_arguments(queries), depth, 0, queries.n_queries)
+
+    def _ranking_arguments(self, queries: StructuredQueries) -> tuple:
+        """The arguments of the ranking kernel for a batch of queries, less ``k`` (:meth:`_rank`).
 
         A query's scores are the sums of its source terms' weighted unit rows, added in source order into
         one dense row of the documents, and its top cells are taken before the next query: by the compiled
@@ -376,9 +380,16 @@ class BM25:
         term_weights = weights[sources].astype(self._dtype)
         # dense vectors add 0 to the cells they do not match: unless positive, the flags would miss them
         dense, slots = self._dense_units(units, units_used) if positive else self._no_dense(len(units_used))
-        args = (bounds.astype(np.int64), units.indptr[units_used].astype(np.int64),
+        return (bounds.astype(np.int64), units.indptr[units_used].astype(np.int64),
                 units.indptr[units_used + 1].astype(np.int64), term_weights, slots.astype(np.int64), units.indices,
-                units.data, dense, self.index.n_docs, depth, positive)
+                units.data, dense, self.index.n_docs, positive)
+
+    def _rank(self, arguments: tuple, depth: int, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`_top_rows` of the queries ``lo:hi`` of the batch whose :meth:`_ranking_arguments` are
+        ``arguments`` (a query's terms are found from its bounds alone: a range needs no arguments of its
+        own)."""
+        bounds, *terms, n_docs, positive = arguments
+        args = (bounds[lo:hi + 1], *terms, n_docs, depth, positive)
         rank = topk.compiled_ranker()
         if rank is not None:
             try:
@@ -458,10 +469,14 @@ class BM25:
             raise ClirkitError(f"depth must be >= 1, got {depth}")
         parts = []
         batches = list(self._batches(queries))
+        # over the precomputed weights every batch ranks with the same units: their arguments made once
+        whole = self._ranking_arguments(queries) if self._shared_units(queries) else None
         for lo, hi in progress(batches, desc="searching", quiet=quiet, unit="batch"):
-            batch = _slice_queries(queries, lo, hi)
             with np.errstate(over="ignore", invalid="ignore"):
-                sizes, cols, scores = self._top_rows(batch, depth)
+                if whole is not None:
+                    sizes, cols, scores = self._rank(whole, depth, lo, hi)
+                else:
+                    sizes, cols, scores = self._top_rows(_slice_queries(queries, lo, hi), depth)
             self._finite(scores, "scores")
             parts.append((sizes, cols, scores))
         if not parts:
@@ -473,12 +488,17 @@ class BM25:
             raise ValueError(f"structured queries address {queries.translations.shape[1]} target terms, "
                              f"the index has {self.index.n_terms}")
 
+    def _shared_units(self, queries: StructuredQueries) -> bool:
+        """Whether every batch of ``queries`` ranks with the same scoring units: one-to-one queries over the
+        precomputed posting weights (an index not memory-mapped)."""
+        return queries.is_one_to_one() and not self.index.lazy
+
     def _batches(self, queries: StructuredQueries):
         """Query ranges [lo, hi) whose distinct translation rows (each projected once per batch) hold at most
         the budget of postings of the intermediate products; for one-to-one queries over precomputed
         weights (nothing is projected), ranges of a fixed number of queries. The scores are summed one query
         at a time, whatever the batch."""
-        if queries.is_one_to_one() and not self.index.lazy:  # batches only for the progress shown
+        if self._shared_units(queries):  # batches only for the progress shown
             yield from ((lo, min(lo + _QUERIES_PER_STEP, queries.n_queries))
                         for lo in range(0, queries.n_queries, _QUERIES_PER_STEP))
             return

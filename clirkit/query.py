@@ -8,7 +8,6 @@ tf~ = sum_e p(e|f) tf(e,d) and df~ = sum_e p(e|f) df(e) (SPEC §2, §4).
 """
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -77,21 +76,31 @@ class StructuredQueries:
 
         Tokens absent from ``vocabulary`` get an empty row (they match nothing).
         """
-        source_query, source_weight, source_terms = [], [], []
-        for qi, tokens in enumerate(token_lists):
+        flat: list = []
+        ends = []
+        for tokens in token_lists:
             if isinstance(tokens, str):
                 raise TypeError("StructuredQueries.from_tokens expects lists of tokens, got a str")
-            counts = Counter(tokens)  # keys in order of first occurrence
-            source_terms.extend(counts)
-            source_weight.extend(counts.values())
-            source_query.extend([qi] * len(counts))
-        targets = np.array([vocabulary[t] if t in vocabulary else -1 for t in source_terms], dtype=np.int64)
+            flat.extend(tokens)
+            ends.append(len(flat))
+        # each query's distinct tokens in order of first occurrence, with their counts, at once: the tokens
+        # numbered over the batch, then the (query, number) pairs made unique
+        numbers = {t: i for i, t in enumerate(dict.fromkeys(flat))}
+        number = np.fromiter(map(numbers.__getitem__, flat), dtype=np.int64, count=len(flat))
+        sizes = np.diff(np.asarray(ends, dtype=np.int64), prepend=0)
+        query = np.repeat(np.arange(len(ends), dtype=np.int64), sizes)
+        _, first, counts = np.unique(query * max(len(numbers), 1) + number, return_index=True, return_counts=True)
+        by_position = np.argsort(first, kind="stable")
+        first, counts = first[by_position], counts[by_position]
+        source_terms = [flat[i] for i in first.tolist()]
+        target_of = np.fromiter((vocabulary[t] if t in vocabulary else -1 for t in numbers), dtype=np.int64,
+                                count=len(numbers))
+        targets = target_of[number[first]]
         known = targets >= 0
         translations = sp.csr_matrix(
             (np.ones(int(known.sum())), targets[known], np.concatenate(([0], np.cumsum(known, dtype=np.int64)))),
             shape=(len(source_terms), len(vocabulary)))
-        return cls(list(qids), np.asarray(source_query, dtype=np.int64),
-                   np.asarray(source_weight, dtype=np.float64), translations, source_terms)
+        return cls(list(qids), query[first], counts.astype(np.float64), translations, source_terms)
 
     def is_one_to_one(self) -> bool:
         """True when every source term has at most one target term, with weight 1."""

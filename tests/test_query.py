@@ -4,6 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from clirkit.errors import ClirkitError
 from clirkit.query import StructuredQueries
@@ -73,3 +75,47 @@ def test_arrays_of_different_lengths_are_rejected(index):
 def test_from_tokens_rejects_a_string_in_place_of_a_token_list(index):
     with pytest.raises((ClirkitError, TypeError)):
         StructuredQueries.from_tokens(["Gen.1.3"], ["luz"], index.vocabulary)
+
+
+def _from_tokens_one_query_at_a_time(qids, token_lists, vocabulary) -> StructuredQueries:
+    """from_tokens as it was written first: a Counter per query (the reference of the batched one)."""
+    from collections import Counter
+
+    source_query, source_weight, source_terms = [], [], []
+    for qi, tokens in enumerate(token_lists):
+        counts = Counter(tokens)
+        source_terms.extend(counts)
+        source_weight.extend(counts.values())
+        source_query.extend([qi] * len(counts))
+    targets = np.array([vocabulary[t] if t in vocabulary else -1 for t in source_terms], dtype=np.int64)
+    known = targets >= 0
+    translations = sp.csr_matrix(
+        (np.ones(int(known.sum())), targets[known], np.concatenate(([0], np.cumsum(known, dtype=np.int64)))),
+        shape=(len(source_terms), len(vocabulary)))
+    return StructuredQueries(list(qids), np.asarray(source_query, dtype=np.int64),
+                             np.asarray(source_weight, dtype=np.float64), translations, source_terms)
+
+
+@settings(max_examples=200, deadline=None)
+@given(token_lists=st.lists(st.lists(st.sampled_from(["a", "b", "c", "d", "x", "y", "zz", ""]), max_size=8),
+                            max_size=6))
+def test_from_tokens_equals_a_counter_per_query(token_lists):
+    vocabulary = {"a": 0, "b": 3, "c": 1, "d": 2, "": 4}  # "x", "y", "zz" unknown
+    qids = [f"q{i}" for i in range(len(token_lists))]
+    got = StructuredQueries.from_tokens(qids, token_lists, vocabulary)
+    want = _from_tokens_one_query_at_a_time(qids, token_lists, vocabulary)
+    assert got.qids == want.qids and got.source_terms == want.source_terms
+    for name in ("source_query", "source_weight"):
+        a, b = getattr(got, name), getattr(want, name)
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+    for name in ("data", "indices", "indptr"):
+        a, b = getattr(got.translations, name), getattr(want.translations, name)
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
+    assert got.translations.shape == want.translations.shape
+
+
+def test_from_tokens_takes_tuples_and_arrays_of_tokens(index):
+    v = index.vocabulary
+    sq = StructuredQueries.from_tokens(["a", "b"], [("luz", "dios", "luz"), np.array(["aguas"])], v)
+    assert sq.source_terms == ["luz", "dios", "aguas"] and sq.source_weight.tolist() == [2.0, 1.0, 1.0]
+    assert sq.translations.indices.tolist() == [v["luz"], v["dios"], v["aguas"]]
