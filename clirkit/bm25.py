@@ -388,8 +388,10 @@ class BM25:
         """:meth:`_top_rows` of the queries ``lo:hi`` of the batch whose :meth:`_ranking_arguments` are
         ``arguments`` (a query's terms are found from its bounds alone: a range needs no arguments of its
         own)."""
-        bounds, *terms, n_docs, positive = arguments
-        args = (bounds[lo:hi + 1], *terms, n_docs, depth, positive)
+        bounds, starts, ends, weights, slots, indices, data, dense, n_docs, positive = arguments
+        a, b = int(bounds[lo]), int(bounds[hi])  # the range's terms only (numpy's ranker lists what it is given)
+        args = (bounds[lo:hi + 1] - a, starts[a:b], ends[a:b], weights[a:b], slots[a:b], indices, data, dense,
+                n_docs, depth, positive)
         rank = topk.compiled_ranker()
         if rank is not None:
             try:

@@ -283,6 +283,20 @@ def test_small_batches_give_the_same_run(corpus, monkeypatch):
     assert np.array_equal(whole.scores, batched.scores)
 
 
+@pytest.mark.parametrize("per_step", [1, 2, 4])
+def test_progress_steps_over_the_shared_arguments_give_the_same_run(corpus, monkeypatch, per_step):
+    """One-to-one queries over the precomputed weights make the ranking's arguments once and rank a range of
+    them per progress step: every step its own queries, the run of one step."""
+    _, _, index = corpus
+    sq, _ = structured(index, QUERIES)
+    assert BM25(index)._shared_units(sq)
+    whole = BM25(index).search(sq, depth=5)
+    monkeypatch.setattr(bm25_module, "_QUERIES_PER_STEP", per_step)
+    stepped = BM25(index).search(sq, depth=5)
+    assert whole.qids.tolist() == stepped.qids.tolist() and whole.docids.tolist() == stepped.docids.tolist()
+    assert np.array_equal(whole.scores, stepped.scores) and len(set(whole.qids.tolist())) > per_step
+
+
 def test_bad_parameters_are_user_errors(corpus):
     _, _, index = corpus
     with pytest.raises(ClirkitError, match="unknown idf variant"):
