@@ -208,17 +208,24 @@ def test_an_experiment_gives_its_jobs_to_a_ranker_with_bags_or_betas_to_try():
 @pytest.mark.parametrize("bits, weighted, slice_entries", [(24, True, 1 << 20), (5, False, 7), (3, True, 3)])
 def test_product_rounds_with_w_plus_and_minus_side_by_side_are_those_kept_apart(monkeypatch, rule, bits, weighted,
                                                                                slice_entries):
-    """The rounds from the product keep W+ and W- in one (buckets x 2) array up to ``_SIDE_BY_SIDE`` buckets, in
-    two arrays past it, and list a slice's sources from the product's row pointers: the same bits both ways,
-    with a round's entries in one slice or in many."""
+    """The rounds from the product keep W+ and W- in one (buckets x 2) array up to ``_SIDE_BY_SIDE`` buckets and
+    the tuples' differences from the set-up (up to ``_KEPT_DIFFS`` entries and ``_SIDE_BY_SIDE`` pairs), else W+
+    and W- in two arrays and each round's differences made from the documents' rows; a slice's sources come
+    from the product's row pointers: the same bits every way, with a round's entries in one slice or in many."""
     monkeypatch.setattr(rounds, "_ENTRIES_PER_SLICE", slice_entries)
     args = {"seed": 3, "weighted": weighted}
     together = boosted(monkeypatch, "product", args, rule=rule, bits=bits)
     assert together[0].Wp.base is not None and together[0].Wp.base is together[0].Wm.base
-    monkeypatch.setattr(rounds, "_SIDE_BY_SIDE", 0)
+    assert together[0]._signed is not None
+    monkeypatch.setattr(rounds, "_SIDE_BY_SIDE", 0)  # many pairs and buckets: apart, the differences let go
     apart = boosted(monkeypatch, "product", args, rule=rule, bits=bits)
-    assert apart[0].Wp.base is None and apart[0].Wm.base is None
+    assert apart[0].Wp.base is None and apart[0].Wm.base is None and apart[0]._signed is None
     assert_same(together, apart)
+    monkeypatch.setattr(rounds, "_SIDE_BY_SIDE", 1 << 25)
+    monkeypatch.setattr(rounds, "_KEPT_DIFFS", 0)  # long document rows: the differences never kept
+    unkept = boosted(monkeypatch, "product", args, rule=rule, bits=bits)
+    assert unkept[0]._signed is None and unkept[0].Wp.base is not None
+    assert_same(together, unkept)
 
 
 @pytest.mark.parametrize("n, jobs, backend, expected", [

@@ -55,7 +55,9 @@ RULES = ("exact", "r")
 _PAIRS_PER_CHUNK = 20_000_000  # pair occurrences per sparse product when computing statistics
 _BLOCK = 2048  # buckets per block of the block-maximum index used by choose()
 _HASH_SLICE = 1 << 22  # pairs (buckets) hashed (scored) at a time during set-up
-_KEPT_DIFFS = 1 << 25  # entries of the tuples' document rows up to which their differences are kept (<= 400 MB)
+# entries of the tuples' document rows up to which their differences are kept for the rounds (<= 400 MB), when
+# the distinct pairs are at most _SIDE_BY_SIDE too (past it, the set-up's peak is still ahead: freed before it)
+_KEPT_DIFFS = 1 << 25
 _SIDE_BY_SIDE = 1 << 25  # buckets up to which W+ and W- share rows (512 MB; the standalone bigram's 10^8 do not)
 _ENTRIES_PER_SLICE = 1 << 20  # product entries hashed and added at a time in a round (bounds its temporaries)
 _WSUM_RANGE = (1e-150, 1e150)  # the weights and statistics are divided by their sum when it leaves this range
@@ -369,6 +371,8 @@ class PairBooster:
         """W+ and W- of every bucket, the pairs grouped by bucket (from ``cache`` when it has them), from the
         product of all the tuples (:meth:`_pair_stats`)."""
         src_ptr, tgt, wp, wm = self._pair_stats(np.arange(self.n), self.w)
+        if len(tgt) > _SIDE_BY_SIDE:  # many pairs: the set-up's peak is ahead, so the rounds subtract their rows
+            self._signed = None
         digest = self._digest(src_ptr, tgt) if cache is not None else None
         groups = cache.get(digest) if cache is not None else None
         if groups is None:
