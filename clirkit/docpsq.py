@@ -316,7 +316,7 @@ def translated(index: Index | ShardedIndex, table: TranslationTable | None, *, l
     stopwords = set(analyzer.stopwords) | set(listed)
     if isinstance(index, TRANSLATED):
         check_projection(index, {"min_prob": min_prob, "cumulative": cumulative, "max_options": max_options,
-                                 "n_target_stopwords": len(stopwords), "renormalized": True}, unknown)
+                                 "n_target_stopwords": len(stopwords), "renormalized": True}, unknown, lam)
         return index
     try:
         pruned = prepare_table(table, table2, lam=lam, min_prob=min_prob, cumulative=cumulative,
@@ -358,13 +358,19 @@ def check_reverse(table: TranslationTable, index: Index, query_lang: str | None 
     check_index_side(table, "source", index, "document-language words")
 
 
-def check_projection(index: ProjectedIndex | ShardedProjectedIndex, pruning: Mapping, unknown: str) -> None:
+def check_projection(index: ProjectedIndex | ShardedProjectedIndex, pruning: Mapping, unknown: str,
+                     lam: float | None = None) -> None:
     """ClirkitError unless the projected ``index`` was made with ``pruning`` (the keys of the ``pruning`` record
-    of :func:`clirkit.translation.prune`) and ``unknown``: a search must not silently use other settings than
-    the ones it was given."""
-    made = dict(index.translation.get("table", {}).get("pruning") or {})
+    of :func:`clirkit.translation.prune`) and ``unknown``, and, when it was translated through two tables
+    interpolated, with the weight ``lam`` on the first: a search must not silently use other settings than the
+    ones it was given."""
+    table = index.translation.get("table", {})
+    made = dict(table.get("pruning") or {})
     made["unknown"] = index.translation.get("unknown")
     wanted = {**pruning, "unknown": unknown}
+    interpolation = table.get("interpolation")
+    if isinstance(interpolation, dict) and lam is not None:
+        made["lambda"], wanted["lambda"] = interpolation.get("lambda"), float(lam)
     differ = [k for k in sorted(wanted) if made.get(k) != wanted[k]]
     if differ:
         shown = ", ".join(f"{k} {made.get(k)!r} (asked: {wanted[k]!r})" for k in differ)

@@ -177,10 +177,12 @@ def test_auto_translates_the_documents_given_a_table_from_the_index_language_wit
     assert PSQ(min_prob=0.3, scoring="bm25", source_lang="en").fit(index, REVERSE).min_prob_ == 0.3
 
 
-def test_a_second_reverse_table_is_interpolated_with_the_first_and_the_documents_translated_through_both(index):
+def test_a_second_reverse_table_is_interpolated_with_the_first_and_the_documents_translated_through_both(index,
+                                                                                                         tmp_path):
     """fit(index, reverse, reverse2): the documents translated through lam * reverse + (1 - lam) * reverse2 (a
-    corpus's table and a dictionary read the other way), as through that table made first; a second table in the
-    queries' direction is named as the second."""
+    corpus's table and a dictionary read the other way), as through that table made first; the translated index
+    saved is searched again only with the same weight; a second table in the queries' direction is named as the
+    second."""
     from clirkit.tablefit import SecondTableMismatch
 
     second = TranslationTable.from_triples(["luz", "luz", "tierra", "aguas"], ["light", "day", "earth", "waters"],
@@ -192,6 +194,11 @@ def test_a_second_reverse_table_is_interpolated_with_the_first_and_the_documents
         made = PSQ(source_lang="en", lam=lam).fit(index, interpolate(REVERSE, second, lam))
         a, b = both.search(topics), made.search(topics)
         assert a.docids.tolist() == b.docids.tolist() and a.scores.tolist() == b.scores.tolist()
+    both.index_.save(tmp_path / "tix.npz")  # translated with lam .3: searched again only with lam .3
+    again = PSQ(source_lang="en", lam=0.3).fit(ProjectedIndex.load(tmp_path / "tix.npz")).search(topics)
+    assert again.docids.tolist() == a.docids.tolist() and again.scores.tolist() == a.scores.tolist()
+    with pytest.raises(ClirkitError, match=r"other settings: lambda 0.3 \(asked: 0.9\)"):
+        PSQ(source_lang="en", lam=0.9).fit(ProjectedIndex.load(tmp_path / "tix.npz"))
     alone = PSQ(source_lang="en").fit(index, REVERSE).search(topics)
     assert (alone.qids.tolist(), alone.scores.tolist()) != (a.qids.tolist(), a.scores.tolist())
     forward = TranslationTable.from_triples(["light"], ["luz"], [1.0], params={"source_lang": "en", "target_lang": "es"})
