@@ -17,3 +17,12 @@ def test_demo_baselines_only_on_another_collection_runs_dt_and_psq(mini, tmp_pat
     assert [line.split()[0] for line in out[3:5]] == ["DT", "PSQ"] and out[5].startswith("#")
     # the file keeps PSQ's and PSQ-Boost's test runs; without PSQ-Boost, its pattern is dropped (not an error)
     assert sorted(p.name for p in (tmp_path / "d" / "runs").glob("*.run.gz")) == ["psq.test.run.gz"]
+
+
+def test_baselines_only_keeps_the_run_patterns_that_still_match_a_run():
+    """--baselines-only leaves DT and PSQ: a pattern of keep_runs matching none of their runs is dropped (it would
+    be an error), whether a name or a wildcard."""
+    from clirkit.cli.demo import kept_runs
+
+    patterns = ["PSQ.test", "PSQ-Boost.test", "*", "*.test", "PSQ*.dev", "SCS.*", "?T.dev"]
+    assert kept_runs(patterns, {"DT": {}, "PSQ": {}}) == ["PSQ.test", "*", "*.test", "PSQ*.dev", "?T.dev"]

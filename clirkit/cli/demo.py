@@ -22,6 +22,15 @@ def add_parser(sub) -> None:
     add_quiet(p)
 
 
+def kept_runs(patterns: list[str], systems) -> list[str]:
+    """The ``keep_runs`` patterns that still match a run of ``systems`` (the names left by --baselines-only),
+    on either split: the others would be an error (a pattern matching no run)."""
+    from fnmatch import fnmatchcase
+
+    return [p for p in patterns if any(fnmatchcase(f"{name}.{split}", p) for name in systems
+                                       for split in ("dev", "test"))]
+
+
 def run(args) -> int:
     import tomllib
 
@@ -36,7 +45,7 @@ def run(args) -> int:
     if args.baselines_only:
         data["systems"] = {n: s for n, s in data["systems"].items() if s["kind"] in ("dt", "psq")}
         data["fusions"] = {}
-        data["keep_runs"] = [k for k in data.get("keep_runs", ["*"]) if k.rpartition(".")[0] in data["systems"]]
+        data["keep_runs"] = kept_runs(data.get("keep_runs", ["*"]), data["systems"])
     exp = Experiment.from_dict(data, source=str(path), name="demo")
     print(run_experiment(exp, args.output_dir, quiet=args.quiet).text)
     return 0
