@@ -315,7 +315,8 @@ class PSQ(_CrossLanguageBM25):
             both from the documents' language, e.g. a corpus's table and a dictionary read the other way), or an
             index translated before (:class:`~clirkit.docpsq.ProjectedIndex`, made with the same pruning) and no
             table; the Pirkola and bag modes, renormalize_in_vocabulary and the corpus stoplists are query-side
-            only, and so is ``table2`` in ``fit(resources)`` (an experiment's ``table2`` translates the queries).
+            only, and so is the resources' ``table2`` in ``fit(resources)`` (an experiment's ``table2`` translates
+            the queries; with a reverse table given too, it is an error, not dropped).
         scoring: ``bm25``, ``lm`` (the smoothed query likelihood of the reference, :mod:`clirkit.lm`) or ``auto``
             (the default): ``lm`` translating the documents, ``bm25`` translating the queries.
         alpha: the background model's weight in ``lm`` scoring (0.1, the reference's).
@@ -381,6 +382,10 @@ class PSQ(_CrossLanguageBM25):
         ``background_texts``: the query-language texts of background = parallel."""
         if isinstance(index, Resources):
             documents = self.side(index) == "documents"
+            if documents and index.record("table2") is not None:
+                raise ClirkitError("table2: the resources' second table is the query side's (interpolated with the "
+                                   "table into the documents' language); translating the documents, give the two "
+                                   "reverse tables to fit(index, reverse, reverse2), or translate = 'queries'")
             texts = index.parallel()[0] if documents and self.background == "parallel" else None
             self.translate_ = "documents" if documents else "queries"
             return self._fit_side(index.index(), index.reverse_table() if documents else index.table(),

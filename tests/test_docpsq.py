@@ -204,6 +204,10 @@ def test_a_second_reverse_table_is_interpolated_with_the_first_and_the_documents
     forward = TranslationTable.from_triples(["light"], ["luz"], [1.0], params={"source_lang": "en", "target_lang": "es"})
     with pytest.raises(SecondTableMismatch, match="this one translates 'en' -> 'es' .the queries' direction"):
         PSQ(translate="documents", source_lang="en").fit(index, REVERSE, forward)
+    # the resources' second table is the query side's: translating the documents with it is an error, not a
+    # silent drop
+    with pytest.raises(ClirkitError, match="table2: the resources' second table is the query side's"):
+        PSQ(source_lang="en").fit(Resources(index=index, reverse_table=REVERSE, table2=second))
 
 
 def test_a_table_without_languages_is_placed_by_its_words_and_a_wrong_direction_is_an_error(index):
