@@ -291,7 +291,7 @@ def translated(index: Index | ShardedIndex, table: TranslationTable | None, *, l
     when it is a :class:`ProjectedIndex` or a :class:`ShardedProjectedIndex` made with these settings
     (:func:`check_projection`)."""
     from clirkit.psq import prepare_table
-    from clirkit.tablefit import SecondTableMismatch, TableMismatch, snowball_terms
+    from clirkit.tablefit import SecondTableMismatch, TableMismatch, describe_terms, snowball_terms
 
     if isinstance(index, TRANSLATED):
         if table is not None or table2 is not None:
@@ -303,12 +303,17 @@ def translated(index: Index | ShardedIndex, table: TranslationTable | None, *, l
                            "(or an index translated before)")
     else:
         check_reverse(table, index, lang)
+        analyzer = table_query_analyzer(table, lang)
         if table2 is not None:
             try:
                 check_reverse(table2, index, lang)
             except TableMismatch as exc:
                 raise SecondTableMismatch(str(exc)) from None
-        analyzer = table_query_analyzer(table, lang)
+            second = table_query_analyzer(table2, lang)
+            if not second.same_terms_as(analyzer):  # query words analyzed otherwise would never match
+                raise SecondTableMismatch(f"its query-language words were analyzed as {describe_terms(second)} but "
+                                          f"the first table's as {describe_terms(analyzer)}: make both with the same "
+                                          f"analysis (--stemmer, --keep-case)")
     if lang is not None and lang != analyzer.lang:
         raise ClirkitError(f"the queries are in {lang!r} (source_lang) but the index is translated into "
                            f"{analyzer.lang!r}")

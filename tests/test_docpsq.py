@@ -204,6 +204,11 @@ def test_a_second_reverse_table_is_interpolated_with_the_first_and_the_documents
     forward = TranslationTable.from_triples(["light"], ["luz"], [1.0], params={"source_lang": "en", "target_lang": "es"})
     with pytest.raises(SecondTableMismatch, match="this one translates 'en' -> 'es' .the queries' direction"):
         PSQ(translate="documents", source_lang="en").fit(index, REVERSE, forward)
+    unstemmed = TranslationTable.from_triples(["luz"], ["Light"], [1.0], params={
+        "source_lang": "es", "target_lang": "en",
+        "target_analyzer": {**Analyzer("en").to_dict(), "stemmer": None, "lowercase": False}})
+    with pytest.raises(SecondTableMismatch, match="query-language words were analyzed as en, no stemming, case kept"):
+        PSQ(translate="documents", source_lang="en").fit(index, REVERSE, unstemmed)
     # the resources' second table is the query side's: translating the documents with it is an error, not a
     # silent drop
     with pytest.raises(ClirkitError, match="table2: the resources' second table is the query side's"):
