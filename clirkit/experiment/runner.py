@@ -87,6 +87,14 @@ def run_experiment(exp: Experiment, folder: str | os.PathLike[str], *, quiet: bo
     return Result(dict(runner.resources.runs("test")), text, folder, dict(steps.seconds))
 
 
+def matches_a_run(pattern: str, names, splits=("dev", "test")) -> bool:
+    """Whether the ``keep_runs`` pattern (``fnmatch``, case-sensitive) matches a run ``NAME.SPLIT`` of these
+    system or fusion ``names`` on these ``splits``."""
+    from fnmatch import fnmatchcase
+
+    return any(fnmatchcase(f"{name}.{split}", pattern) for name in names for split in splits)
+
+
 class Runner:
     """The systems of one experiment on its resources: built, recorded, fitted (or read back), searched."""
 
@@ -119,11 +127,9 @@ class Runner:
 
     def check_keep_runs(self) -> None:
         """Each pattern of ``keep_runs`` matches a run of the experiment (a typo would silently keep none)."""
-        from fnmatch import fnmatchcase
-
         made = [f"{name}.{split}" for name in self.exp.run_names() for split in self.splits]
         for pattern in self.exp.keep_runs:
-            if not any(fnmatchcase(run, pattern) for run in made):
+            if not matches_a_run(pattern, self.exp.run_names(), self.splits):
                 raise ClirkitError(f"{self.where}: keep_runs: {pattern!r} matches none of the runs "
                                    f"({', '.join(made[:6])}{', ...' if len(made) > 6 else ''}); give patterns of "
                                    f"NAME.SPLIT (e.g. \"*.test\")")
