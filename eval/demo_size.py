@@ -36,7 +36,8 @@ def sizes(folder: Path) -> dict[str, int]:
     """Bytes of each kind of file under ``folder``."""
     out: dict[str, int] = {}
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        out[kind(path, folder)] = out.get(kind(path, folder), 0) + path.stat().st_size
+        name = kind(path, folder)
+        out[name] = out.get(name, 0) + path.stat().st_size
     return out
 
 
