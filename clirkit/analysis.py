@@ -22,23 +22,34 @@ import functools
 import json
 import os
 import re
+import unicodedata
 from collections import Counter
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Iterable, Iterator, Sequence
 
 from clirkit.errors import ClirkitError
+from clirkit.segmenters import (
+    CHINESE_SCRIPTS,
+    CJK,
+    COMPLEX,
+    SEGMENTED,
+    SEGMENTERS,
+    check_chinese_script,
+    check_segmenter,
+    runs,
+    script_converter,
+    unigrams_and_bigrams,
+    word_segmenter,
+)
 
 _WORD_CHAR = re.compile(r"\w")
-# Han (with extensions and compatibility ideographs), Hiragana, Katakana, Hangul: the scripts Lucene's CJK
-# bigram filter pairs
-_CJK = ("\u2e80-\u2fdf\u3005\u3007\u3021-\u3029\u3038-\u303b\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff"
-        "\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\uff66-\uff9f"
-        "\U00020000-\U0003134f")
+_CJK = CJK
 _CJK_CHAR = re.compile(f"[{_CJK}]")
 _CJK_SPLIT = re.compile(f"[{_CJK}]+|[^{_CJK}]+")
+_COMPLEX_CHAR = re.compile(f"[{COMPLEX}]")
 _WORD_IN_RUN = re.compile(r"\w(?:[\w.,'-]*\w)?")  # a word within a non-CJK run next to CJK text
-CJK_LANGUAGES = frozenset({"zh", "ja", "ko"})  # bigrams on by default
+CJK_LANGUAGES = frozenset({"zh", "ja", "ko"})
 # ISO 639-1 -> the name of its Snowball stemmer (PyStemmer) and stopword list (clirkit/resources/stopwords)
 SNOWBALL_STEMMERS = {
     "ar": "arabic", "ca": "catalan", "cs": "czech", "da": "danish", "de": "german", "el": "greek",
@@ -59,24 +70,34 @@ _CACHE: ContextVar[dict | None] = ContextVar("clirkit_token_cache", default=None
 class Analyzer:
     """Turns text into index terms for one language.
 
-    A text becomes terms in this order: Moses tokens; lowercased; tokens with no letter or digit dropped;
-    runs of CJK characters cut into overlapping bigrams (a lone character stays a unigram); stopwords
-    dropped (compared with the lowercased token); the rest stemmed.
+    A text becomes terms in this order: Chinese converted to one script (``chinese_script``); runs of the scripts
+    a word segmenter handles cut into its words, the rest into Moses tokens (runs of Thai, Lao, Khmer and Burmese
+    are never given to Moses: without a segmenter each stays whole); lowercased; tokens with no letter, digit or
+    combining mark dropped; CJK runs cut into character bigrams (``bigrams``, ``unigrams+bigrams``); stopwords
+    dropped (compared with the lowercased token); the rest stemmed (a word whose stem would be empty is kept as
+    it is).
 
     Args:
         lang: ISO 639-1 code given to the Moses tokenizer and naming the stemmer and stopword list
             (e.g. "en", "es", "de").
         lowercase: lowercase every token.
-        strip_punctuation: drop tokens with no letter or digit.
+        strip_punctuation: drop tokens with no letter, digit or combining mark.
         stopwords: ``"snowball"`` (the Snowball project's list of ``lang``: :func:`snowball_stopwords`),
             terms to drop, or None.
         stemmer: ``"snowball"``: the Snowball stemmer of ``lang`` where Snowball has one (the languages of
             :data:`SNOWBALL_STEMMERS`; others are not stemmed and :attr:`stemmer` is None), or None.
-        cjk_bigrams: cut CJK runs into bigrams; None: for zh, ja and ko only.
+        segmenter: how scripts written without spaces become terms (:mod:`clirkit.segmenters`): ``"auto"``
+            (the language's default, :data:`clirkit.segmenters.DEFAULT_SEGMENTERS`: ICU words for Chinese,
+            Japanese, Thai, Lao, Khmer and Burmese, bigrams for Korean, none for others), ``"bigrams"``,
+            ``"unigrams+bigrams"``, ``"icu"``, ``"jieba"`` or None.
+        chinese_script: ``"auto"`` (simplified for Chinese, none for other languages), ``"simplified"``,
+            ``"traditional"`` or None: the script Chinese text is converted to (OpenCC) before tokenizing.
+        cjk_bigrams: the settings of old files: True is ``segmenter="bigrams"``, False no segmenter.
     """
 
     def __init__(self, lang: str = "en", *, lowercase: bool = True, strip_punctuation: bool = True,
                  stopwords: str | Iterable[str] | None = None, stemmer: str | None = "snowball",
+                 segmenter: str | None = "auto", chinese_script: str | None = "auto",
                  cjk_bigrams: bool | None = None) -> None:
         from clirkit.languages import check_language
 
@@ -95,20 +116,32 @@ class Analyzer:
             stopwords = snowball_stopwords(lang)
         self.stopwords = frozenset(stopwords) if stopwords else frozenset()
         self.stemmer = stemmer if stemmer is not None and lang in SNOWBALL_STEMMERS else None
-        self.cjk_bigrams = lang in CJK_LANGUAGES if cjk_bigrams is None else bool(cjk_bigrams)
+        if cjk_bigrams is not None:
+            if segmenter not in ("auto", "bigrams" if cjk_bigrams else None):
+                raise ClirkitError(f"segmenter {segmenter!r} and cjk_bigrams={cjk_bigrams}: give one of them")
+            segmenter = "bigrams" if cjk_bigrams else None
+        self.segmenter = check_segmenter(segmenter, lang)
+        self.chinese_script = check_chinese_script(chinese_script, lang)
         self._moses = None
         self._stem = None
+        self._words = None
+
+    @property
+    def cjk_bigrams(self) -> bool:
+        """Whether CJK runs are cut into overlapping bigrams alone (``segmenter == "bigrams"``)."""
+        return self.segmenter == "bigrams"
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
         state["_moses"] = None
         state["_stem"] = None
+        state["_words"] = None
         return state
 
     def __repr__(self) -> str:
         return (f"Analyzer(lang={self.lang!r}, lowercase={self.lowercase}, "
                 f"strip_punctuation={self.strip_punctuation}, stopwords={len(self.stopwords)} terms, "
-                f"stemmer={self.stemmer!r}, cjk_bigrams={self.cjk_bigrams})")
+                f"stemmer={self.stemmer!r}, segmenter={self.segmenter!r}, chinese_script={self.chinese_script!r})")
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Analyzer) and self.to_dict() == other.to_dict()
@@ -118,40 +151,63 @@ class Analyzer:
         return self.finish(self.surface_tokens(text))
 
     def surface_tokens(self, text: str) -> list[str]:
-        """The tokens of ``text`` before stopwords and stemming: tokenized, case-folded, punctuation
-        dropped, CJK runs cut into bigrams."""
+        """The tokens of ``text`` before stopwords and stemming: converted to one Chinese script, segmented or
+        tokenized, case-folded, punctuation dropped, CJK runs cut into bigrams."""
         if not isinstance(text, str):
             raise TypeError(f"Analyzer.tokenize expects a str, got {type(text).__name__}")
-        if (text.isalpha() or text.isdecimal()) and not _CJK_CHAR.search(text):  # one word: Moses keeps it whole
-            tokens = [text]
+        if self.chinese_script is not None:
+            text = script_converter(self.chinese_script)(text)
+        chars = SEGMENTED.get(self.segmenter)
+        if chars is None:
+            tokens = self._moses_tokens(text)
         else:
-            if self._moses is None:
-                self._moses = _moses_class()(lang=self.lang)
-            for curly, straight in _QUOTES:  # str.replace: ~10x faster than str.translate with a dict
-                text = text.replace(curly, straight)
-            tokens = self._moses.tokenize(text, escape=False)
+            if self._words is None:
+                self._words = word_segmenter(self.segmenter, self.lang)
+            tokens = []
+            for inside, run in runs(text, chars):
+                tokens.extend(self._words(run) if inside else self._moses_tokens(run))
         if self.lowercase:
             tokens = [t.lower() for t in tokens]
         if self.strip_punctuation:
-            tokens = [t for t in tokens if _WORD_CHAR.search(t)]
-        if self.cjk_bigrams and any(_CJK_CHAR.search(t) for t in tokens):
-            tokens = [b for t in tokens for b in cjk_bigrams(t, self.strip_punctuation)]
+            tokens = [t for t in tokens if _WORD_CHAR.search(t) or _has_mark(t)]
+        if chars is None and self.segmenter is not None and any(_CJK_CHAR.search(t) for t in tokens):
+            unigrams = self.segmenter == "unigrams+bigrams"
+            tokens = [b for t in tokens for b in cjk_bigrams(t, self.strip_punctuation, unigrams=unigrams)]
         return tokens
 
+    def _moses_tokens(self, text: str) -> list[str]:
+        """The Moses tokens of ``text``, each run of Thai, Lao, Khmer or Burmese kept whole (Moses would cut it
+        at its marks)."""
+        if (text.isalpha() or text.isdecimal()) and not _CJK_CHAR.search(text):  # one word: Moses keeps it whole
+            return [text]
+        if _COMPLEX_CHAR.search(text):
+            tokens: list[str] = []
+            for inside, run in runs(text, COMPLEX):
+                tokens.extend([run] if inside else self._moses_tokens(run))
+            return tokens
+        if self._moses is None:
+            self._moses = _moses_class()(lang=self.lang)
+        for curly, straight in _QUOTES:  # str.replace: ~10x faster than str.translate with a dict
+            text = text.replace(curly, straight)
+        return self._moses.tokenize(text, escape=False)
+
     def finish(self, tokens: list[str]) -> list[str]:
-        """``tokens`` (from :meth:`surface_tokens`) less the stopwords, stemmed: the index terms."""
+        """``tokens`` (from :meth:`surface_tokens`) less the stopwords, stemmed (a word whose stem would be empty
+        kept as it is): the index terms."""
         if self.stopwords:
             tokens = [t for t in tokens if t not in self.stopwords]
         if self.stemmer is not None and tokens:
             if self._stem is None:
                 self._stem = _snowball(SNOWBALL_STEMMERS[self.lang])
-            tokens = self._stem.stemWords(tokens)
+            stems = self._stem.stemWords(tokens)
+            tokens = stems if all(stems) else [s or t for s, t in zip(stems, tokens)]
         return tokens
 
     def replace(self, **changes) -> "Analyzer":
         """This analyzer with the settings in ``changes`` (keywords of :class:`Analyzer` but ``lang``) changed."""
         settings = {"lowercase": self.lowercase, "strip_punctuation": self.strip_punctuation,
-                    "stopwords": self.stopwords or None, "stemmer": self.stemmer, "cjk_bigrams": self.cjk_bigrams}
+                    "stopwords": self.stopwords or None, "stemmer": self.stemmer, "segmenter": self.segmenter,
+                    "chinese_script": self.chinese_script}
         return Analyzer(self.lang, **{**settings, **changes})
 
     def without_stopwords(self) -> "Analyzer":
@@ -160,10 +216,9 @@ class Analyzer:
 
     def same_terms_as(self, other: "Analyzer") -> bool:
         """Whether ``other`` makes the same terms of a word as this analyzer does (the same language, case,
-        punctuation, bigram and stemming settings; stopwords may differ): a table and an index, or a query
-        analyzer and an index, must agree on these."""
-        mine, theirs = self.to_dict(), other.to_dict()
-        return all(mine[k] == theirs[k] for k in _TERM_SETTINGS)
+        punctuation, segmentation, script and stemming settings; stopwords may differ): a table and an index,
+        or a query analyzer and an index, must agree on these."""
+        return all(getattr(self, k) == getattr(other, k) for k in _TERM_SETTINGS)
 
     def tokenize_many(self, texts: Sequence[str], *, quiet: bool = True, jobs: int = 1,
                       desc: str = "tokenizing") -> list[list[str]]:
@@ -208,10 +263,17 @@ class Analyzer:
         return out
 
     def to_dict(self) -> dict:
-        """The settings as JSON-ready data (stopwords sorted)."""
-        return {"lang": self.lang, "lowercase": self.lowercase,
-                "strip_punctuation": self.strip_punctuation, "stopwords": sorted(self.stopwords),
-                "stemmer": self.stemmer, "cjk_bigrams": self.cjk_bigrams}
+        """The settings as JSON-ready data (stopwords sorted). ``cjk_bigrams`` is true for the bigram segmenter
+        (as files written before the other segmenters say it); ``segmenter`` is written for the others and
+        ``chinese_script`` when there is one, so that the settings of every other analyzer read as before."""
+        out = {"lang": self.lang, "lowercase": self.lowercase,
+               "strip_punctuation": self.strip_punctuation, "stopwords": sorted(self.stopwords),
+               "stemmer": self.stemmer, "cjk_bigrams": self.cjk_bigrams}
+        if self.segmenter not in (None, "bigrams"):
+            out["segmenter"] = self.segmenter
+        if self.chinese_script is not None:
+            out["chinese_script"] = self.chinese_script
+        return out
 
     @classmethod
     def from_dict(cls, settings: dict, *, where: str = "analyzer settings") -> "Analyzer":
@@ -219,11 +281,14 @@ class Analyzer:
 
         Malformed settings (not an object, a key missing or unknown, a value of the wrong type, an
         unknown language) raise ClirkitError ``WHERE: problem`` (``where`` names the settings). Settings
-        written before stemming and bigrams existed (no ``stemmer``, no ``cjk_bigrams``) mean neither.
+        written before stemming and bigrams existed (no ``stemmer``, no ``cjk_bigrams``) mean neither; without
+        ``segmenter`` the segmenter is ``bigrams`` or none as ``cjk_bigrams`` says, without ``chinese_script``
+        no script conversion.
         """
         from clirkit.languages import check_language
 
-        known = ("lang", "lowercase", "strip_punctuation", "stopwords", "stemmer", "cjk_bigrams")
+        known = ("lang", "lowercase", "strip_punctuation", "stopwords", "stemmer", "cjk_bigrams", "segmenter",
+                 "chinese_script")
 
         def bad(problem: str) -> ClirkitError:
             return ClirkitError(f"{where}: {problem}")
@@ -254,9 +319,15 @@ class Analyzer:
         if stopwords is not None and (not isinstance(stopwords, (list, tuple, set, frozenset))
                                       or not all(isinstance(w, str) for w in stopwords)):
             raise bad(f"stopwords must be a list of strings, got {shown(stopwords)}")
+        segmenter = settings.get("segmenter", "bigrams" if settings.get("cjk_bigrams", False) else None)
+        if segmenter is not None and segmenter not in SEGMENTERS:
+            raise bad(f"segmenter must be one of {', '.join(SEGMENTERS)} or null, got {shown(segmenter)}")
+        script = settings.get("chinese_script")
+        if script is not None and script not in CHINESE_SCRIPTS:
+            raise bad(f"chinese_script must be one of {', '.join(CHINESE_SCRIPTS)} or null, got {shown(script)}")
         return cls(settings["lang"], lowercase=settings["lowercase"], strip_punctuation=settings["strip_punctuation"],
-                   stopwords=list(stopwords) if stopwords else None, stemmer=stemmer,
-                   cjk_bigrams=settings.get("cjk_bigrams", False))
+                   stopwords=list(stopwords) if stopwords else None, stemmer=stemmer, segmenter=segmenter,
+                   chinese_script=script)
 
 
 @contextmanager
@@ -304,7 +375,13 @@ def _moses_class() -> type:
     return Moses
 
 
-_TERM_SETTINGS = ("lang", "lowercase", "strip_punctuation", "stemmer", "cjk_bigrams")
+_TERM_SETTINGS = ("lang", "lowercase", "strip_punctuation", "stemmer", "segmenter", "chinese_script")
+
+
+def _has_mark(token: str) -> bool:
+    """Whether ``token`` holds a combining mark (Unicode category M: Thai vowels and tones, Devanagari signs), which
+    Python's ``\\w`` does not match: such a token is a word, not punctuation."""
+    return any(unicodedata.category(c)[0] == "M" for c in token)
 
 
 @functools.cache
@@ -314,14 +391,17 @@ def _snowball(name: str):
     return Stemmer.Stemmer(name)
 
 
-def cjk_bigrams(token: str, strip_punctuation: bool = True) -> list[str]:
+def cjk_bigrams(token: str, strip_punctuation: bool = True, *, unigrams: bool = False) -> list[str]:
     """``token`` with each run of CJK characters replaced by its overlapping bigrams (a run of one character
-    stays whole) and each other run by its words (``strip_punctuation``; else kept whole):
-    ``"東京都庁、ab"`` -> ``["東京", "京都", "都庁", "ab"]``."""
+    stays whole; with ``unigrams`` each character precedes its bigram) and each other run by its words
+    (``strip_punctuation``; else kept whole): ``"東京都庁、ab"`` -> ``["東京", "京都", "都庁", "ab"]``."""
     out: list[str] = []
     for run in _CJK_SPLIT.findall(token):
         if _CJK_CHAR.match(run):
-            out.extend([run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)])
+            if unigrams:
+                out.extend(unigrams_and_bigrams(run))
+            else:
+                out.extend([run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)])
         elif strip_punctuation:
             out.extend(_WORD_IN_RUN.findall(run))
         else:

@@ -28,6 +28,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from clirkit.query import StructuredQueries
+from clirkit.translation.phrases import join_phrases
 from clirkit.translation.table import NULL, TranslationTable
 
 
@@ -56,7 +57,8 @@ def best_translation_map(table: TranslationTable, target_frequency: np.ndarray |
 def translate_tokens(table: TranslationTable, token_lists: Sequence[Sequence[str]], *,
                      vocabulary: Mapping[str, int] | None = None,
                      frequency: Sequence[float] | np.ndarray | None = None) -> list[list[str]]:
-    """Translate each token 1-best (see module docstring); one output token per input token.
+    """Translate each token 1-best (see module docstring); one output token per input token, the terms of a phrase
+    of the table in a row taken as one token (:func:`clirkit.translation.phrases.join_phrases`).
 
     ``vocabulary`` (the index's term -> id) and ``frequency`` (per term id) break ties that probability
     and rank leave (:func:`target_frequencies`); without ``vocabulary`` that step is skipped."""
@@ -65,12 +67,9 @@ def translate_tokens(table: TranslationTable, token_lists: Sequence[Sequence[str
     target_frequency = None if vocabulary is None else target_frequencies(table, vocabulary, frequency)
     best = best_translation_map(table, target_frequency)
     best.pop(NULL, None)
-    out = []
-    for tokens in token_lists:
-        if isinstance(tokens, str):
-            raise TypeError("translate_tokens expects lists of tokens, got a str")
-        out.append([best.get(t, t) for t in tokens])
-    return out
+    if any(isinstance(tokens, str) for tokens in token_lists):
+        raise TypeError("translate_tokens expects lists of tokens, got a str")
+    return [[best.get(t, t) for t in tokens] for tokens in join_phrases(token_lists, table.source_vocab.tolist())]
 
 
 def dt_queries(qids: Sequence[str], token_lists: Sequence[Sequence[str]], table: TranslationTable,

@@ -41,6 +41,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from clirkit.query import StructuredQueries
+from clirkit.translation.phrases import join_phrases
 from clirkit.translation.prune import interpolate, prune
 from clirkit.translation.table import NULL, TranslationTable, normalize_rows
 
@@ -93,7 +94,8 @@ def psq_queries(qids: Sequence[str], token_lists: Sequence[Sequence[str]], table
     """Structured queries for tokenized source queries from a (prepared) table.
 
     Args:
-        qids, token_lists: the queries, tokenized with the table's source-side analyzer.
+        qids, token_lists: the queries, tokenized with the table's source-side analyzer; the terms of a phrase
+            of the table in a row become one term (:func:`clirkit.translation.phrases.join_phrases`).
         table: p(e|f), already interpolated/pruned by :func:`prepare_table`.
         vocabulary: the target index's term -> id.
         renormalize_in_vocabulary: rescale each term's in-vocabulary options to sum 1 (Ivory).
@@ -117,10 +119,11 @@ def psq_queries(qids: Sequence[str], token_lists: Sequence[Sequence[str]], table
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
     if len(qids) != len(token_lists):
         raise ValueError(f"{len(qids)} query ids but {len(token_lists)} token lists")
+    if any(isinstance(tokens, str) for tokens in token_lists):
+        raise TypeError("psq_queries expects lists of tokens, got a str")
+    token_lists = join_phrases(token_lists, table.source_vocab.tolist())
     terms, weights, owners = [], [], []
     for qi, tokens in enumerate(token_lists):
-        if isinstance(tokens, str):
-            raise TypeError("psq_queries expects lists of tokens, got a str")
         counts = Counter(tokens)  # keys in order of first occurrence
         terms.extend(counts)
         weights.extend(counts.values())

@@ -141,15 +141,17 @@ def check_index_side(table, side: str, index, words: str) -> None:
         if not made.same_terms_as(index.analyzer):
             raise TableMismatch(f"the table's {words} were analyzed as {describe_terms(made)} but the index's "
                                f"terms as {describe_terms(index.analyzer)}: rebuild one of them with the "
-                               f"other's analysis (--stemmer, --keep-case)")
+                               f"other's analysis (--stemmer, --segmenter, --chinese-script, --keep-case)")
 
 
 def describe_terms(analyzer) -> str:
     """The term-making settings of ``analyzer`` in words, e.g. ``es, Snowball stems, lowercased``."""
     parts = [analyzer.lang, "Snowball stems" if analyzer.stemmer else "no stemming",
              "lowercased" if analyzer.lowercase else "case kept"]
-    if analyzer.cjk_bigrams:
-        parts.append("CJK bigrams")
+    if analyzer.segmenter is not None:
+        parts.append(f"{analyzer.segmenter} segmenter")
+    if analyzer.chinese_script is not None:
+        parts.append(f"{analyzer.chinese_script} Chinese")
     if not analyzer.strip_punctuation:
         parts.append("punctuation kept")
     return ", ".join(parts)

@@ -190,12 +190,15 @@ def test_snowball_stopwords_are_the_snowball_projects_list_with_its_comments_rem
 
 
 def test_cjk_runs_become_overlapping_bigrams_as_lucenes_cjk_analyzer_makes_them():
-    assert Analyzer("zh").tokenize("我爱北京天安门。") == ["我爱", "爱北", "北京", "京天", "天安", "安门"]
-    assert Analyzer("zh").tokenize("用Python写代码，很好！") == ["用", "python", "写代", "代码", "很好"]
-    assert Analyzer("ja").tokenize("東京都庁") == ["東京", "京都", "都庁"]
-    assert Analyzer("ko").tokenize("서울 한국어") == ["서울", "한국", "국어"]
-    assert Analyzer("zh").tokenize("水") == ["水"]  # a lone character stays a unigram
-    assert Analyzer("en").cjk_bigrams is False and Analyzer("zh").cjk_bigrams is True
+    zh, ja, ko = (Analyzer(lang, segmenter="bigrams") for lang in ("zh", "ja", "ko"))
+    assert zh.tokenize("我爱北京天安门。") == ["我爱", "爱北", "北京", "京天", "天安", "安门"]
+    assert zh.tokenize("用Python写代码，很好！") == ["用", "python", "写代", "代码", "很好"]
+    assert ja.tokenize("東京都庁") == ["東京", "京都", "都庁"]
+    assert ko.tokenize("서울 한국어") == ["서울", "한국", "국어"]
+    assert zh.tokenize("水") == ["水"]  # a lone character stays a unigram
+    assert Analyzer("en").cjk_bigrams is False and zh.cjk_bigrams is True and Analyzer("ko").cjk_bigrams is True
+    # with unigrams (Lucene's CJKBigramFilter outputUnigrams): each character before its bigram
+    assert Analyzer("ja", segmenter="unigrams+bigrams").tokenize("東京都") == ["東", "東京", "京", "京都", "都"]
 
 
 def test_settings_written_before_stemming_mean_no_stemming_and_no_bigrams():
@@ -225,4 +228,4 @@ def test_replace_changes_only_the_settings_given():
     a = Analyzer("es", lowercase=False, stopwords=["la"], stemmer=None)
     assert a.replace(stemmer="snowball") == Analyzer("es", lowercase=False, stopwords=["la"])
     assert a.without_stopwords() == Analyzer("es", lowercase=False, stemmer=None)
-    assert Analyzer("zh").replace(stopwords=["的"]).cjk_bigrams is True
+    assert Analyzer("zh").replace(stopwords=["的"]).segmenter == Analyzer("zh").segmenter

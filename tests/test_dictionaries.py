@@ -59,16 +59,19 @@ def test_ding_alternatives_pair_in_order_synonyms_cross_and_markup_goes(tmp_path
     assert [t for _, t, _ in ding_entries(path, english_right=False)] == ["to go", "to collect", "Go"]
 
 
-def test_ding_file_counts_pairs_drops_multiword_sources_splits_multiword_targets():
+def test_ding_file_counts_pairs_keeps_multiword_sources_as_phrases_splits_multiword_targets():
     table = load_ding(DING, stemmer=None)
     p = table.params
     # pairs per line: Anstalt 2x2 + 2x2 = 8; Haus 1 + 1 + 1 = 3; gehen 4; Licht 2; abholen 1x2 + 1x2 = 4
     assert p["n_pairs_read"] == 21
-    assert p["n_multiword_source_dropped"] == 3      # ein Haus bauen, nach Hause gehen, Licht machen
-    assert p["n_multiword_target"] == 2              # abholen -> pick up, abholend -> picking up
+    assert p["n_multiword_source"] == 3 and p["n_multiword_source_dropped"] == 0  # ein Haus bauen, nach Hause
+    # gehen, Licht machen; multi-word targets: abholen -> pick up, abholend -> picking up and the 3 phrases' own
+    assert p["n_multiword_target"] == 5
     assert (p["format"], p["weighting"], p["multiword_target"]) == ("ding", "uniform", "split")
     assert (p["source_lang"], p["target_lang"]) == ("de", "en") and p["languages_from"] == "the file name"
-    assert "ein" not in table and "licht machen" not in table.source_index
+    assert "ein" not in table and "licht machen" in table.source_index and "ein haus bauen" in table.source_index
+    dropped = load_ding(DING, stemmer=None, multiword_source="drop")
+    assert dropped.params["n_multiword_source_dropped"] == 3 and "licht machen" not in dropped.source_index
     # uniform p; the entry where haus is the headword ranks first, then file order
     assert table.translations("haus") == [("house", pytest.approx(1 / 3)), ("establishment", pytest.approx(1 / 3)),
                                           ("institution", pytest.approx(1 / 3))]
@@ -84,7 +87,7 @@ def test_ding_multiword_targets_kept_as_phrases_or_dropped_by_option():
     assert phrase.translations("abholen") == [("collect", 0.5), ("pick up", 0.5)]
     dropped = load_ding(DING, multiword_target="drop", stemmer=None)
     assert dropped.translations("abholen") == [("collect", 1.0)]
-    assert dropped.params["n_multiword_target"] == 2 and dropped.params["multiword_target"] == "drop"
+    assert dropped.params["n_multiword_target"] == 5 and dropped.params["multiword_target"] == "drop"
 
 
 def test_ding_reversed_reads_english_to_german():
@@ -170,14 +173,14 @@ def test_real_muse_slice_lines_are_target_at_source(tmp_path):
 # ---------------------------------------------------------------------------------------------
 # plain pairs and FreeDict
 
-def test_pairs_are_uniform_ranked_by_line_with_phrases_split_and_sources_dropped(tmp_path):
+def test_pairs_are_uniform_ranked_by_line_with_phrases_split_and_sources_kept_as_phrases(tmp_path):
     table = load_pairs(PAIRS, stemmer=None)
     assert table.translations("luz") == [("light", 0.5), ("lamp", 0.5)]           # line order breaks the tie
     # tierra: earth, land, "dry land" (1/3 each); dry land split: land 1/3 + 1/6, dry 1/6 (rank 3)
     assert table.translations("tierra") == [("land", pytest.approx(0.5)), ("earth", pytest.approx(1 / 3)),
                                             ("dry", pytest.approx(1 / 6))]
-    assert table.params["n_multiword_source_dropped"] == 1 and table.params["n_multiword_target"] == 1
-    assert "a" not in table and table.params["n_pairs_read"] == 7
+    assert table.params["n_multiword_source"] == 1 and table.params["n_multiword_target"] == 2  # a bordo, dry land
+    assert "a" not in table and "a bordo" in table.source_index and table.params["n_pairs_read"] == 7
     path = tmp_path / "dict.txt"
     path.write_text("luz\tlight\nluz light\nluz\tLamp\nDios God\n", encoding="utf-8")
     table = load_pairs(path, stemmer=None)
@@ -190,8 +193,9 @@ def test_pairs_are_uniform_ranked_by_line_with_phrases_split_and_sources_dropped
     with pytest.raises(ClirkitError, match=r"dict.txt:2: expected 2 fields"):
         load_pairs(path)
     path.write_text("a bordo\ton board\n", encoding="utf-8")
+    assert sorted(load_pairs(path, stemmer=None).translations("a bordo")) == [("board", 0.5), ("on", 0.5)]
     with pytest.raises(ClirkitError, match="no usable translation pairs .* 1 with a multi-word source side"):
-        load_pairs(path)
+        load_pairs(path, multiword_source="drop")
 
 
 def test_freedict_fixture_senses_labels_examples_and_phrases():
@@ -199,7 +203,7 @@ def test_freedict_fixture_senses_labels_examples_and_phrases():
     # casa: house, home, household, "family home" (1/4 each; the phrase split: home gets 1/4 + 1/8)
     assert table.translations("casa") == [("home", 0.375), ("house", 0.25), ("household", 0.25), ("family", 0.125)]
     assert table.translations("luz") == [("light", 0.5), ("lamp", 0.5)]   # quoted example and [lit.] label gone
-    assert table.params["n_pairs_read"] == 7 and table.params["n_multiword_source_dropped"] == 1   # a bordo
+    assert table.params["n_pairs_read"] == 7 and table.params["n_multiword_source"] == 1   # a bordo: a phrase
     assert (table.params["source_lang"], table.params["target_lang"]) == ("es", "en")   # freedict-spa-eng
     assert not any(w.startswith("00database") for w in table.source_vocab.tolist())
     body = load_freedict(FREEDICT.with_suffix(".dict"), stemmer=None)    # named by its body: the same
@@ -256,7 +260,7 @@ def test_real_freedict_entries_are_parsed_into_translations():
     table = load_freedict(SHARED / "freedict" / "freedict-spa-eng.index", stemmer=None)
     # entry: "único /ˈuniko/\n1. alone, only, sole, solitary\n2. unique\n"
     assert table.translations("único") == [(e, 0.2) for e in ("alone", "only", "sole", "solitary", "unique")]
-    assert "a bordo" not in table.source_index and table.params["n_multiword_source_dropped"] > 0
+    assert "a bordo" in table.source_index and table.params["n_multiword_source"] > 0
     french = load_freedict(SHARED / "freedict" / "freedict-fra-eng.index", stemmer=None)
     # "abattis ... 2.  [cul] giblets": the [cul] label is not a translation
     assert set(words(french, "abattis")) == {"debris", "rubbish", "rubble", "giblets"}
@@ -343,13 +347,15 @@ def test_ttable_convert_ding_counts_on_stderr_and_stores_languages_and_ranks(tmp
     assert main(["ttable", "convert", str(DING), "-o", str(out), "--stemmer", "none"]) == 0
     err = capsys.readouterr().err
     assert f"ttable convert: {DING}: 21 Ding pairs -> " in err
-    assert "ttable convert: 3 of 21 Ding pairs have a multi-word source side: dropped" in err
-    assert "ttable convert: 2 of 21 Ding pairs have a multi-word target side: split into their words" in err
+    assert ("ttable convert: 3 of 21 Ding pairs have a source side of several terms once analyzed: kept as phrases, "
+            "which a query matches where their terms stand in a row") in err
+    assert "ttable convert: of 21 pairs: 21 (100.0%) kept, 0 (0.0%) merged" in err
+    assert "ttable convert: 5 of 21 Ding pairs have a multi-word target side: split into their words" in err
     assert "languages de -> en (the file name)" in err
     table = load_table(out)
     assert (table.params["source_lang"], table.params["target_lang"]) == ("de", "en")
     assert translate_tokens(table, [["haus"]]) == [["house"]]                   # the rank survived the npz
-    assert table.params["n_multiword_source_dropped"] == 3
+    assert table.params["n_multiword_source"] == 3 and table.params["n_multiword_source_dropped"] == 0
 
 
 def test_ttable_convert_needs_languages_a_dictionary_cannot_tell(tmp_path, capsys):

@@ -392,7 +392,9 @@ def _tampered_table(tmp_path, header=None, **arrays):
     ({}, {"source_vocab": np.array(["b", "a", "c"])}, r"source_vocab is not strictly increasing at 1 \('b' then 'a'\)"),
     ({}, {"target_vocab": np.array(["q", "w", "x", "x", "z"])}, r"target_vocab is not strictly increasing at 3"),
     ({}, {"source_vocab": np.array(["", "b", "c"])}, "source_vocab holds an empty word at 0"),
-    ({}, {"source_vocab": np.array(["a", "b c", "d"])}, r'source_vocab holds a word with whitespace at 1: "b c"'),
+    # a phrase's terms are joined by one space (dictionary phrases); other whitespace is corruption
+    ({}, {"source_vocab": np.array(["a", "b  c", "d"])}, r'source_vocab holds a word with whitespace at 1: "b  c"'),
+    ({}, {"source_vocab": np.array(["a", "b\tc", "d"])}, r'source_vocab holds a word with whitespace at 1'),
     ({}, {"target_vocab": np.array(["q", "w", "x", "y\x00z", "z"])},
      "target_vocab holds a word with a NUL character at 3"),
     ({}, {"target_vocab": np.array(["q", "w", "x", "y", "z\ud800"])}, r"target_vocab holds a string that is not valid "

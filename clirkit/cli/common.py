@@ -326,11 +326,28 @@ def check_query_fields_unused(args: argparse.Namespace) -> None:
 
 
 def add_stemmer_option(parser, what: str = "") -> None:
-    """``--stemmer snowball|none`` (:class:`Analyzer`'s ``stemmer``; read with :func:`stemmer_of`); ``what``
-    says what is stemmed, if not the text the verb reads."""
+    """``--stemmer snowball|none`` (:class:`Analyzer`'s ``stemmer``; read with :func:`stemmer_of`), with
+    ``--segmenter`` and ``--chinese-script`` (read with :func:`segmentation_of`); ``what`` says what is analyzed,
+    if not the text the verb reads."""
+    from clirkit.segmenters import CHINESE_SCRIPTS, SEGMENTERS
+
     parser.add_argument("--stemmer", choices=("snowball", "none"), default="snowball",
                         help=f"{what}snowball = the language's Snowball stemmer (PyStemmer; languages without one "
                              f"are not stemmed), none = whole words")
+    parser.add_argument("--segmenter", choices=("auto", "none", *SEGMENTERS), default="auto",
+                        help="how text written without spaces becomes terms: auto = the language's default (ICU "
+                             "words for zh, ja, th, lo, km, my; bigrams for ko; none for other languages), "
+                             "bigrams / unigrams+bigrams = CJK character n-grams, icu = ICU's word break iterator, "
+                             "jieba = jieba's Chinese words (pip install jieba)")
+    parser.add_argument("--chinese-script", choices=("auto", "none", *CHINESE_SCRIPTS), default="auto",
+                        help="the script Chinese text is converted to before tokenizing (OpenCC): auto = simplified "
+                             "for zh, none for other languages")
+
+
+def segmentation_of(args) -> dict:
+    """The Analyzer keywords ``segmenter`` and ``chinese_script`` of :func:`add_stemmer_option`'s options (auto when
+    the verb has none)."""
+    return {"segmenter": getattr(args, "segmenter", "auto"), "chinese_script": getattr(args, "chinese_script", "auto")}
 
 
 def stemmer_of(args) -> str | None:
@@ -359,4 +376,4 @@ def analysis_settings(args, *, stopword_files: bool = True) -> dict:
         if not stopword_files:
             raise ClirkitError(f"--stopwords must be none or snowball, got {stopwords}")
         stopwords = read_stopwords(stopwords) or None
-    return {"stemmer": stemmer_of(args), "stopwords": stopwords}
+    return {"stemmer": stemmer_of(args), "stopwords": stopwords, **segmentation_of(args)}

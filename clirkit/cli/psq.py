@@ -127,15 +127,19 @@ def run(args) -> int:
         (ShardedProjectedIndex.split(psq.index_, args.shards) if split else psq.index_).save(args.save_index)
     if queries is None:  # the translated index only (the document side's indexing)
         return 0
-    sq = psq.structured_queries(queries, quiet=args.quiet)
+    tokens = psq.query_tokens(queries, quiet=args.quiet)
+    sq = psq.structured_from_tokens(list(queries), tokens, quiet=args.quiet)
     if documents:
         known = sum(t in psq.index_.vocabulary for t in sq.source_terms)
         say(f"PSQ over translated documents: {known} of {len(sq.source_terms)} query terms found in the "
             f"{psq.index_.n_terms} terms of the translated index ({psq.index_.stats()['n_postings']} expected counts)",
             quiet=args.quiet)
     else:
-        known = sum(t in psq.table_.source_index for t in sq.source_terms)
-        say(f"PSQ: {known} of {len(sq.source_terms)} query terms found in the table "
+        from clirkit.translation.phrases import join_phrases
+
+        terms = [t for q in join_phrases(tokens, psq.table_.source_vocab.tolist()) for t in dict.fromkeys(q)]
+        known = sum(t in psq.table_.source_index for t in terms)  # each query's distinct terms (any --mode)
+        say(f"PSQ: {known} of {len(terms)} query terms found in the table "
             f"({psq.table_.nnz} options after pruning)", quiet=args.quiet)
     search_and_write(psq, args, sq)
     return 0

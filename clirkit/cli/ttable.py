@@ -18,6 +18,7 @@ from clirkit.cli.common import (
     one_line_errors,
     param_type,
     positive_int,
+    segmentation_of,
     stemmer_of,
 )
 
@@ -114,7 +115,7 @@ def load_table_args(args, path: str, fmt: str, *, require_languages: bool = Fals
                        source_lang=getattr(args, "source_lang", None), target_lang=getattr(args, "target_lang", None),
                        multiword_target=getattr(args, "multiword_target", "split"),
                        weighting=getattr(args, "weights", "auto"), reverse=getattr(args, "reverse", False),
-                       stemmer=stemmer_of(args),
+                       stemmer=stemmer_of(args), **segmentation_of(args),
                        score_column=getattr(args, "score_column", None))
     verb = f"ttable {args.action}"
     if (fmt if fmt != "auto" else guess_format(path)[0]) in DICTIONARY_FORMATS:

@@ -129,7 +129,9 @@ class Artifacts(Resources):
         stemmer = self.exp.analysis.get("stemmer", "snowball")
         try:
             return Analyzer(lang, stemmer=None if stemmer == "none" else stemmer,
-                            stopwords=None if stop == "none" else stop)
+                            stopwords=None if stop == "none" else stop,
+                            segmenter=self.exp.analysis.get("segmenter", "auto"),
+                            chinese_script=self.exp.analysis.get("chinese_script", "auto"))
         except ClirkitError as exc:
             raise ClirkitError(f"{self.where}: [analysis]: {exc}") from None
 
@@ -235,7 +237,10 @@ class Artifacts(Resources):
         def read():
             from clirkit.translation import load_table
 
+            analysis = self.exp.analysis
             return load_table(path, fmt, stemmer=self.analyzer(self.c.target_lang).stemmer,
+                              segmenter=analysis.get("segmenter", "auto"),
+                              chinese_script=analysis.get("chinese_script", "auto"),
                               source_lang=self.c.source_lang, target_lang=self.c.target_lang, score_column=column)
 
         return self._once(("table", path, fmt, column), read)

@@ -43,6 +43,9 @@ KEYS: dict[str, dict[str, str]] = {
     "analysis": {
         "stemmer": '"snowball" (the default) or "none": of the index, the trained table and dictionary words',
         "stopwords": '"none" (the default) or "snowball" (each language\'s Snowball list)',
+        "segmenter": '"auto" (the default: each language\'s, ICU words for zh, ja, th; bigrams for ko), "none", '
+                     '"bigrams", "unigrams+bigrams", "icu" or "jieba": how text written without spaces becomes terms',
+        "chinese_script": '"auto" (the default: simplified for zh), "none", "simplified" or "traditional"',
     },
     "table": {
         "iterations": "IBM Model 1 iterations on the collection's parallel corpus (default 5)",
@@ -408,7 +411,11 @@ def _report_options(where: str, data: Mapping[str, Any]) -> tuple[list, list, bo
 def _check_analysis_and_table(where: str, exp: "Experiment") -> None:
     """The keys and values of the experiment's ``[analysis]`` and ``[table]``."""
     _check_keys(f"{where}: [analysis]", exp.analysis, list(KEYS["analysis"]), "its")
-    for key, allowed in (("stemmer", ("snowball", "none")), ("stopwords", ("none", "snowball"))):
+    from clirkit.segmenters import CHINESE_SCRIPTS, SEGMENTERS
+
+    for key, allowed in (("stemmer", ("snowball", "none")), ("stopwords", ("none", "snowball")),
+                         ("segmenter", ("auto", "none", *SEGMENTERS)),
+                         ("chinese_script", ("auto", "none", *CHINESE_SCRIPTS))):
         if exp.analysis.get(key, allowed[0]) not in allowed:
             raise ClirkitError(f"{where}: [analysis]: {key} must be {' or '.join(map(repr, allowed))}, "
                                f"got {repr(exp.analysis[key])[:40]}")

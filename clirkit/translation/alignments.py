@@ -115,11 +115,13 @@ def _count_error(first: tuple[str, int], second: tuple[str, int]) -> None:
 def table_from_alignments(source: str | os.PathLike[str], target: str | os.PathLike[str],
                           alignments: str | os.PathLike[str], source_lang: str, target_lang: str, *,
                           lowercase: bool = True, stemmer: str | None = "snowball", stopwords=None,
+                          segmenter: str | None = "auto", chinese_script: str | None = "auto",
                           reverse: bool = False) -> TranslationTable:
     """The table p(e|f) of word-aligned parallel text (module docstring): ``source`` and ``target`` the two
     sides as the aligner saw them (one sentence a line, tokens separated by whitespace), ``alignments`` its
     ``i-j`` links (i a source token, j a target token). Each side's tokens are analyzed by
-    ``Analyzer(lang, lowercase=lowercase, stemmer=stemmer, stopwords=stopwords)``.
+    ``Analyzer(lang, lowercase=lowercase, stemmer=stemmer, stopwords=stopwords, segmenter=segmenter,
+    chinese_script=chinese_script)``.
 
     ``reverse=True`` makes the table the other way round, p(source word | target word): its source language
     is then ``target_lang``. Files whose line counts differ, and links that are not ``i-j``, point past their
@@ -127,8 +129,9 @@ def table_from_alignments(source: str | os.PathLike[str], target: str | os.PathL
     from clirkit.analysis import Analyzer
 
     names = display_name(source), display_name(target), display_name(alignments)
-    analyzers = (Analyzer(source_lang, lowercase=lowercase, stemmer=stemmer, stopwords=stopwords),
-                 Analyzer(target_lang, lowercase=lowercase, stemmer=stemmer, stopwords=stopwords))
+    settings = {"lowercase": lowercase, "stemmer": stemmer, "stopwords": stopwords, "segmenter": segmenter,
+                "chinese_script": chinese_script}
+    analyzers = (Analyzer(source_lang, **settings), Analyzer(target_lang, **settings))
     src_tokens = [line.split() for line in _lines(source)]
     tgt_tokens = [line.split() for line in _lines(target)]
     if len(src_tokens) != len(tgt_tokens):

@@ -7,8 +7,13 @@ Every reader yields the dictionary's pairs in file order; :func:`dictionary_tabl
    the table: tokenized, lowercased, Snowball-stemmed, so "houses" and "house" are one entry and a translation
    matches the stemmed index); without analyzers (languages unknown) it lowercases both sides (unless
    ``lowercase=False``) and splits them at spaces;
-2. drops the pairs whose *source* side has several terms (a query token is one term, so they can never
-   be used) and counts them (``params["n_multiword_source_dropped"]``);
+2. keeps a *source* side that the analysis makes several terms as one phrase, its terms joined by a space
+   (``multiword_source="phrase"``, the default: a query whose terms hold the phrase's in a row meets it,
+   :func:`clirkit.translation.phrases.join_phrases`; a Chinese word of three characters cut into bigrams, a Thai
+   compound the segmenter splits, a Spanish "a menudo"), or drops it (``"drop"``); counted
+   (``params["n_multiword_source"]``, and ``n_multiword_source_dropped`` of them dropped); a pair that the
+   analysis leaves no term on one side is dropped and counted (``n_empty_dropped``), and a pair whose terms are
+   those of an earlier pair (e.g. "houses" and "house", once stemmed) is merged into it (``n_merged``);
 3. keeps each distinct translation of a source word f once, in the order the file first gives it
    (for Ding, the entries where f is the headword first: :func:`ding_entries`): its **rank** (1 = listed
    first), stored in the table (:attr:`TranslationTable.ranks`) and used by DT among equal p;
@@ -29,8 +34,9 @@ Every reader yields the dictionary's pairs in file order; :func:`dictionary_tabl
    - ``drop``: dropped (counted), then each word weighs its remaining translations.
 
 ``params`` records the format, file, options, languages and counts: ``n_pairs_read`` (all pairs of the
-file), ``n_multiword_source_dropped``, ``n_multiword_target`` (pairs with a one-word source and a
-multi-word target: split, kept or dropped as said),
+file), ``n_multiword_source``, ``n_multiword_source_dropped``, ``n_empty_dropped``, ``n_merged``,
+``n_multiword_target`` (pairs with a multi-word target: split, kept or
+dropped as said),
 ``n_entries`` (distinct (f, translation) entries kept) and ``n_pairs`` (stored options).
 
 The languages (``params["source_lang"]``, ``["target_lang"]``) come from the caller, else from the
@@ -50,6 +56,7 @@ import scipy.sparse as sp
 
 from clirkit.errors import FIX_SURROGATE, REMOVE_NUL, ClirkitError
 from clirkit.fileio import GZIP_ERRORS, damaged_gzip, display_name, iter_lines
+from clirkit.translation.phrases import PHRASE_JOINER
 from clirkit.translation.table import TableFormatError, TranslationTable
 
 DICTIONARY_FORMATS = ("pairs", "muse", "freedict", "ding")
@@ -57,8 +64,8 @@ DICTIONARY_FORMATS = ("pairs", "muse", "freedict", "ding")
 MULTIWORD_TARGET = ("split", "phrase", "drop")
 #: Weights of a word's translations: ``auto`` is ``uniform`` (every format; see the module docstring).
 WEIGHTINGS = ("auto", "uniform", "rank")
-#: The joiner of a phrase kept whole (``multiword_target="phrase"``): one space, as clirkit's n-grams.
-PHRASE_JOINER = " "
+#: How a source side of several terms becomes a table entry: kept as a phrase (matched in queries), or dropped.
+MULTIWORD_SOURCE = ("phrase", "drop")
 DISPLAY = {"pairs": "pairs", "muse": "MUSE", "freedict": "FreeDict", "ding": "Ding", "moses": "Moses",
            "npz": "npz", "phrase-table": "Moses phrase table", "psq-json": "PSQ json"}
 
@@ -155,8 +162,9 @@ def resolve_languages(path, fmt: str, source_lang: str | None, target_lang: str 
 # pairs -> table
 
 def dictionary_table(pairs: Iterable[tuple], params: dict | None = None, *, lowercase: bool = True,
-                     weighting: str = "uniform", multiword_target: str = "split", source_lang: str | None = None,
-                     target_lang: str | None = None, source_analyzer=None, target_analyzer=None) -> TranslationTable:
+                     weighting: str = "uniform", multiword_target: str = "split", multiword_source: str = "phrase",
+                     source_lang: str | None = None, target_lang: str | None = None, source_analyzer=None,
+                     target_analyzer=None) -> TranslationTable:
     """The table p(e|f) of dictionary ``pairs`` (source, target) given in file order: the steps of the
     module docstring. ``weighting`` is ``uniform`` or ``rank``; ``params`` is merged into the table's.
     ``source_analyzer``/``target_analyzer`` (Analyzers, both or neither) make each side's terms and are
@@ -170,8 +178,10 @@ def dictionary_table(pairs: Iterable[tuple], params: dict | None = None, *, lowe
         raise ValueError(f"weighting must be 'uniform' or 'rank', got {weighting!r}")
     if multiword_target not in MULTIWORD_TARGET:
         raise ValueError(f"multiword_target must be one of {', '.join(MULTIWORD_TARGET)}, got {multiword_target!r}")
+    if multiword_source not in MULTIWORD_SOURCE:
+        raise ValueError(f"multiword_source must be one of {', '.join(MULTIWORD_SOURCE)}, got {multiword_source!r}")
     entries: dict[str, dict[str, int]] = {}
-    n_read = n_multi_source = n_multi_target = 0
+    n_read = n_multi_source = n_multi_target = n_empty = n_merged = 0
     prioritized = False
     source_terms = _term_maker(source_analyzer, lowercase)
     target_terms = _term_maker(target_analyzer, lowercase)
@@ -181,20 +191,23 @@ def dictionary_table(pairs: Iterable[tuple], params: dict | None = None, *, lowe
         n_read += 1
         f_words, e_words = source_terms(f), target_terms(e)
         if not f_words or not e_words:
+            n_empty += 1
             continue
         if len(f_words) > 1:
             n_multi_source += 1
-            continue
+            if multiword_source == "drop":
+                continue
         if len(e_words) > 1:
             n_multi_target += 1
             if multiword_target == "drop":
                 continue
-        translations = entries.setdefault(f_words[0], {})
+        translations = entries.setdefault(PHRASE_JOINER.join(f_words), {})
         e = PHRASE_JOINER.join(e_words)
         if e not in translations:
             translations[e] = priority
-        elif priority < translations[e]:
-            translations[e] = priority
+        else:
+            n_merged += 1
+            translations[e] = min(priority, translations[e])
         prioritized = prioritized or priority != 0
     sources: list[str] = []
     targets: list[str] = []
@@ -218,8 +231,11 @@ def dictionary_table(pairs: Iterable[tuple], params: dict | None = None, *, lowe
         params = {**(params or {}), "source_analyzer": source_analyzer.to_dict(),
                   "target_analyzer": target_analyzer.to_dict()}
     params = {**(params or {}), "lowercase": lowercase, "weighting": weighting,
-              "multiword_target": multiword_target, "source_lang": source_lang, "target_lang": target_lang,
-              "n_pairs_read": n_read, "n_multiword_source_dropped": n_multi_source,
+              "multiword_target": multiword_target, "multiword_source": multiword_source,
+              "source_lang": source_lang, "target_lang": target_lang, "n_pairs_read": n_read,
+              "n_multiword_source": n_multi_source,
+              "n_multiword_source_dropped": n_multi_source if multiword_source == "drop" else 0,
+              "n_empty_dropped": n_empty, "n_merged": n_merged,
               "n_multiword_target": n_multi_target, "n_entries": sum(len(t) for t in entries.values())}
     if not sources:
         return TranslationTable(np.array([], dtype=str), np.array([], dtype=str), sp.csr_matrix((0, 0)),
@@ -236,12 +252,19 @@ def multiword_report(p: dict, n: int, what: str, weight: str) -> list[str]:
     if p.get("n_multiword_source_dropped"):
         out.append(f"{p['n_multiword_source_dropped']:,} of {n:,} {what} have a multi-word source side: "
                    f"dropped (a query token is one word)")
+    elif p.get("n_multiword_source"):
+        out.append(f"{p['n_multiword_source']:,} of {n:,} {what} have a source side of several terms once analyzed: "
+                   f"kept as phrases, which a query matches where their terms stand in a row")
     if p.get("n_multiword_target"):
         how = {"split": f"split into their words, {weight} shared (--multiword-target phrase keeps them whole)",
                "phrase": f"kept whole, words joined by {PHRASE_JOINER!r} (they match only an index of n-grams)",
                "drop": "dropped"}[p.get("multiword_target", "split")]
         out.append(f"{p['n_multiword_target']:,} of {n:,} {what} have a multi-word target side: {how}")
     return out
+
+
+def _share(n: int, total: int) -> str:
+    return f"{n:,} ({100 * n / total:.1f}%)" if total else f"{n:,}"
 
 
 def dictionary_report(table: TranslationTable) -> list[str]:
@@ -253,6 +276,13 @@ def dictionary_report(table: TranslationTable) -> list[str]:
     n_read = p.get("n_pairs_read", 0)
     out = [f"{p.get('file')}: {n_read:,} {fmt} pairs -> {p.get('n_entries', 0):,} entries, "
            f"{table.n_source:,} source words, {p.get('n_pairs', table.nnz):,} options ({p.get('weighting')} weights)"]
+    if "n_merged" in p:
+        dropped = p.get("n_empty_dropped", 0) + p.get("n_multiword_source_dropped", 0) + (
+            p.get("n_multiword_target", 0) if p.get("multiword_target") == "drop" else 0)
+        kept = n_read - dropped - p["n_merged"]
+        out.append(f"of {n_read:,} pairs: {_share(kept, n_read)} kept, {_share(p['n_merged'], n_read)} merged (the "
+                   f"same terms as an earlier pair once analyzed), {_share(dropped, n_read)} dropped "
+                   f"({p.get('n_empty_dropped', 0):,} with no term left by the analysis on a side)")
     out += multiword_report(p, n_read, f"{fmt} pairs", "the pair's weight")
     if p.get("source_lang") or p.get("target_lang"):
         out.append(f"languages {p.get('source_lang')} -> {p.get('target_lang')} ({p.get('languages_from')})")
@@ -466,15 +496,15 @@ def ding_entries(path: str | os.PathLike[str], *, english_right: bool = True,
 # loaders
 
 def load_dictionary(path: str | os.PathLike[str], format: str, *, lowercase: bool = True, weighting: str = "auto",
-                    multiword_target: str = "split", source_lang: str | None = None,
-                    target_lang: str | None = None, reverse: bool = False,
-                    stemmer: str | None = "snowball") -> TranslationTable:
+                    multiword_target: str = "split", multiword_source: str = "phrase", source_lang: str | None = None,
+                    target_lang: str | None = None, reverse: bool = False, stemmer: str | None = "snowball",
+                    segmenter: str | None = "auto", chinese_script: str | None = "auto") -> TranslationTable:
     """Read a dictionary in ``format`` (one of :data:`DICTIONARY_FORMATS`) as a table (module docstring).
 
     ``reverse`` reads each pair the other way round (target side -> source side: e.g. Ding's English
     side as the source); ``weighting="auto"`` is ``uniform`` (``rank`` weighs the r-th listed 1/r). When both
-    languages are known, each side is analyzed by ``Analyzer(lang, lowercase=lowercase, stemmer=stemmer)``,
-    the analysis clirkit gives text by default."""
+    languages are known, each side is analyzed by ``Analyzer(lang, lowercase=lowercase, stemmer=stemmer,
+    segmenter=segmenter, chinese_script=chinese_script)``, the analysis clirkit gives text by default."""
     from clirkit.analysis import Analyzer
 
     if format not in DICTIONARY_FORMATS:
@@ -499,11 +529,12 @@ def load_dictionary(path: str | os.PathLike[str], format: str, *, lowercase: boo
     if weighting == "auto":
         weighting = "uniform"
     params = {"model": "dictionary", "format": format, "file": name, "reverse": reverse, "languages_from": how}
-    analyzers = ((Analyzer(src, lowercase=lowercase, stemmer=stemmer),
-                  Analyzer(tgt, lowercase=lowercase, stemmer=stemmer))
+    settings = {"lowercase": lowercase, "stemmer": stemmer, "segmenter": segmenter, "chinese_script": chinese_script}
+    analyzers = ((Analyzer(src, **settings), Analyzer(tgt, **settings))
                  if src is not None and tgt is not None else (None, None))
     table = dictionary_table(pairs, params, lowercase=lowercase, weighting=weighting,
-                             multiword_target=multiword_target, source_lang=src, target_lang=tgt,
+                             multiword_target=multiword_target, multiword_source=multiword_source,
+                             source_lang=src, target_lang=tgt,
                              source_analyzer=analyzers[0], target_analyzer=analyzers[1])
     if table.nnz == 0:
         read = table.params["n_pairs_read"]

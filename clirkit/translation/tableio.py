@@ -223,6 +223,7 @@ def _sniff(path: str) -> tuple[str | None, str]:
 def load_table(path: str | os.PathLike[str], format: str = "auto", *, lowercase: bool = True,
                source_lang: str | None = None, target_lang: str | None = None, multiword_target: str = "split",
                weighting: str = "auto", reverse: bool = False, stemmer: str | None = "snowball",
+               segmenter: str | None = "auto", chinese_script: str | None = "auto",
                score_column: int | None = None) -> TranslationTable:
     """Load a table or dictionary in any of the :data:`FORMATS` (``auto``: :func:`guess_format`).
 
@@ -232,7 +233,8 @@ def load_table(path: str | os.PathLike[str], format: str = "auto", *, lowercase:
     records other languages they are an error. The other options apply to dictionaries
     (:func:`clirkit.translation.dictionaries.load_dictionary`): ``lowercase``, ``multiword_target``
     (``split``, ``phrase``, ``drop``), ``weighting`` (``auto``, ``uniform``, ``rank``), ``reverse``,
-    ``stemmer`` (the analysis of both sides: ``snowball`` or None); and, but for ``weighting``, to phrase tables
+    ``stemmer``, ``segmenter`` and ``chinese_script`` (the analysis of both sides, :class:`clirkit.analysis.Analyzer`'s
+    keywords); and, but for ``weighting``, to phrase tables
     and PSQ tables (:func:`clirkit.translation.weighted.load_weighted`), with ``score_column`` for phrase
     tables (from 1; default 3, p(t|s) in Moses's order).
     """
@@ -260,11 +262,13 @@ def load_table(path: str | os.PathLike[str], format: str = "auto", *, lowercase:
         if format in DICTIONARY_FORMATS:
             return load_dictionary(path, format, lowercase=lowercase, weighting=weighting,
                                    multiword_target=multiword_target, source_lang=source_lang,
-                                   target_lang=target_lang, reverse=reverse, stemmer=stemmer)
+                                   target_lang=target_lang, reverse=reverse, stemmer=stemmer,
+                                   segmenter=segmenter, chinese_script=chinese_script)
         if format in WEIGHTED_FORMATS:
             return load_weighted(path, format, lowercase=lowercase, multiword_target=multiword_target,
                                  source_lang=source_lang, target_lang=target_lang, reverse=reverse,
-                                 stemmer=stemmer, score_column=score_column)
+                                 stemmer=stemmer, segmenter=segmenter, chinese_script=chinese_script,
+                                 score_column=score_column)
         table = load_npz_table(path) if format == "npz" else load_moses(path)
     except TableFormatError as exc:
         if how is None or isinstance(exc, EntryError):  # no other format would read that entry
@@ -344,7 +348,7 @@ def load_npz_table(path: str | os.PathLike[str]) -> TranslationTable:
     with checking(path, "translation table", remedy=True):
         src = require_array(a, "source_vocab", "str", sorted=True, unique=True)
         tgt = require_array(a, "target_vocab", "str", sorted=True, unique=True)
-        _check_vocabulary(src, "source_vocab", phrases=False)
+        _check_vocabulary(src, "source_vocab", phrases=True)
         _check_vocabulary(tgt, "target_vocab", phrases=True)
         for key, n, vocab in (("n_source", len(src), "source_vocab"), ("n_target", len(tgt), "target_vocab")):
             if require_field(header, key, "int", min=0) != n:

@@ -280,11 +280,12 @@ def weighted_table(entries: Iterable[tuple[str, str, float]], params: dict | Non
 
 def load_weighted(path: str | os.PathLike[str], format: str, *, lowercase: bool = True,
                   multiword_target: str = "split", source_lang: str | None = None, target_lang: str | None = None,
-                  reverse: bool = False, stemmer: str | None = "snowball",
-                  score_column: int | None = None) -> TranslationTable:
+                  reverse: bool = False, stemmer: str | None = "snowball", segmenter: str | None = "auto",
+                  chinese_script: str | None = "auto", score_column: int | None = None) -> TranslationTable:
     """Read a Moses phrase table (``format="phrase-table"``) or an HLTCOE PSQ table (``"psq-json"``) as a table
     (module docstring). The languages are the given ones, else the file name's (``en-es.phrase-table.gz``);
-    when both are known each side is analyzed by ``Analyzer(lang, lowercase=lowercase, stemmer=stemmer)``.
+    when both are known each side is analyzed by ``Analyzer(lang, lowercase=lowercase, stemmer=stemmer,
+    segmenter=segmenter, chinese_script=chinese_script)``.
     ``score_column`` (phrase tables: default 3, p(t|s); 1, p(s|t), with ``reverse``) and ``reverse`` (the
     target phrases as the source) apply to phrase tables only."""
     from clirkit.analysis import Analyzer
@@ -309,8 +310,8 @@ def load_weighted(path: str | os.PathLike[str], format: str, *, lowercase: bool 
     params = {"model": format, "format": format, "file": name, "reverse": reverse, "languages_from": how}
     if format == "phrase-table":
         params["score_column"] = score_column
-    analyzers = ((Analyzer(src, lowercase=lowercase, stemmer=stemmer), Analyzer(tgt, lowercase=lowercase,
-                                                                                stemmer=stemmer))
+    settings = {"lowercase": lowercase, "stemmer": stemmer, "segmenter": segmenter, "chinese_script": chinese_script}
+    analyzers = ((Analyzer(src, **settings), Analyzer(tgt, **settings))
                  if src is not None and tgt is not None else (None, None))
     table = weighted_table(entries, params, lowercase=lowercase, multiword_target=multiword_target,
                            source_lang=src, target_lang=tgt, source_analyzer=analyzers[0],

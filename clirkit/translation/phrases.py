@@ -1,0 +1,45 @@
+"""Source entries of several terms (phrases) matched in queries.
+
+A dictionary entry that the analysis makes several terms (a Spanish "a menudo", a Chinese word of three characters
+cut into bigrams, a Thai compound the segmenter splits) is kept in a table as one source word, its terms joined by
+:data:`PHRASE_JOINER`. A query meets it through :func:`join_phrases`: wherever the query's terms hold a phrase's
+terms in a row, the longest such phrase starting there (from the left) becomes one query term.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+#: The joiner of a phrase's terms in a table's vocabulary: one space, as clirkit's n-grams.
+PHRASE_JOINER = " "
+
+
+def phrase_set(words: Iterable[str]) -> tuple[frozenset[tuple[str, ...]], int]:
+    """The phrases among ``words`` (a table's source words) as tuples of terms, and the most terms of one (0 when
+    there is no phrase)."""
+    phrases = frozenset(tuple(w.split(PHRASE_JOINER)) for w in words if PHRASE_JOINER in w)
+    return phrases, max(map(len, phrases), default=0)
+
+
+def join_phrases(token_lists: Sequence[Sequence[str]], words: Iterable[str]) -> list[list[str]]:
+    """``token_lists`` with every run of terms that is a phrase of ``words`` (a table's source words) made one term
+    (the phrase), the longest phrase first, scanning each list from the left; lists without a phrase come back as
+    they are (copied). A table without phrases leaves every list as it is."""
+    phrases, longest = phrase_set(words)
+    if not phrases:
+        return [list(tokens) for tokens in token_lists]
+    out = []
+    for tokens in token_lists:
+        tokens = list(tokens)
+        joined: list[str] = []
+        i, n = 0, len(tokens)
+        while i < n:
+            for length in range(min(longest, n - i), 1, -1):
+                if tuple(tokens[i:i + length]) in phrases:
+                    joined.append(PHRASE_JOINER.join(tokens[i:i + length]))
+                    i += length
+                    break
+            else:
+                joined.append(tokens[i])
+                i += 1
+        out.append(joined)
+    return out
