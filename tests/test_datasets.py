@@ -238,6 +238,9 @@ def test_a_file_the_manifest_names_missing_says_the_folder_is_incomplete(tmp_pat
 def test_load_refuses_unknown_collection_split_and_variant():
     assert datasets.names()[:3] == ["nave-en-es", "bible-verse-es-en", "multi30k-de-en"]
     assert {"debian-desc-es-en", "gettext-zh-en", "manpages-ru-en"} <= set(datasets.names())
+    assert {"debian-desc-ja-en", "debian-desc-ko-en", "gettext-ja-en", "gettext-ko-en", "gettext-th-en"} <= set(
+        datasets.names())
+    assert datasets.variants("gettext-zh-en") == ["standard", "traditional"]
     with pytest.raises(ClirkitError, match="unknown collection 'nave'"):
         datasets.load("nave")
     with pytest.raises(ClirkitError, match="no variant 'topical'"):

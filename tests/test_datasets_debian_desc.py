@@ -17,7 +17,7 @@ from clirkit.datasets.parallel import read_parallel
 from clirkit.errors import ClirkitError
 
 DATA = Path(datasets.__file__).parent / "data"
-LANGS = ("de", "es", "ru", "fr")
+LANGS = ("de", "es", "ru", "fr", "ja", "ko")
 SPLITS = ("train", "dev", "test")
 VARIANTS = ("standard", "english-queries")
 
@@ -158,6 +158,9 @@ def test_coreutils_and_bash_entries_as_read_in_the_raw_files(loaded, documents):
     assert ru["train"]["bash"] == "GNU Bourne Again SHell: оболочка командной строки"
     _, es, _ = loaded["es", "standard"]
     assert es["train"]["tar"] == "Versión de GNU de la utilidad de archivado tar"
+    # Translation-ja / Translation-ko, package 0ad: "Description-ja: 古代戦争のリアルタイム戦略ゲーム"
+    assert loaded["ja", "standard"][1]["test"]["0ad"] == "古代戦争のリアルタイム戦略ゲーム"
+    assert loaded["ko", "standard"][1]["test"]["0ad"] == "고대 전쟁 실시간 전략 게임"
 
 
 def test_source_md_quotes_the_manifest_counts():
@@ -182,6 +185,15 @@ def test_clean_paragraphs_splits_on_dot_lines_and_drops_bullets():
         "to exist on every operating system.",
         "Specifically, this package includes: arch base64 basename cat",
         "Accelerometers OCamlbuild"]
+
+
+def test_clean_paragraphs_joins_a_line_break_between_chinese_or_japanese_characters_without_space():
+    # Translation-ja, package 2048-qt: a line wrapped inside a sentence; Korean and Latin text keep the space
+    lines = [" 格子上のタイルをスライドさせて", " 合体させ、数字を 2048 にしてください。", " .",
+             " 고대 전쟁", " 실시간 전략 게임", " .", " Play chess", " across 3 boards"]
+    assert debian_desc.clean_paragraphs(lines) == [
+        "格子上のタイルをスライドさせて合体させ、数字を 2048 にしてください。", "고대 전쟁 실시간 전략 게임",
+        "Play chess across 3 boards"]
 
 
 def test_split_keys_group_packages_by_source_and_by_shared_long_description():

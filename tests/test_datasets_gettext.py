@@ -1,7 +1,8 @@
 """The committed ``gettext-XX-en`` collections and their builder (clirkit.datasets.gettext_catalogs).
 
-Tests of the committed folders need nothing else; those that read the Debian packages skip unless
-the ``.deb`` files are in ``$CLIRKIT_GETTEXT_DEBS`` (default ``gettext-debs`` in the system's temporary folder).
+Tests of the committed folders (the four first collections and the later languages' NEW) need nothing else;
+those that read the Debian packages skip unless the ``.deb`` files are in ``$CLIRKIT_GETTEXT_DEBS`` (default
+``gettext-debs`` in the system's temporary folder).
 """
 from __future__ import annotations
 
@@ -23,6 +24,9 @@ from clirkit.errors import ClirkitError
 
 DATA = Path(g.__file__).parent / "data"
 NAMES = [f"gettext-{lang}-en" for lang in g.LANGUAGES]
+# the later languages: (name, variant), their documents in gettext-ja-en
+NEW = [(name, variant) for name, variant, _ in g.NEW_LANGUAGES.values()]
+FOLDERS = [(name, "standard") for name in NAMES] + NEW
 DEBS = Path(os.environ.get("CLIRKIT_GETTEXT_DEBS", Path(tempfile.gettempdir()) / "gettext-debs"))
 
 
@@ -47,6 +51,23 @@ def collections():
 def documents(collections):
     docids, texts = collections["gettext-de-en"].documents()
     return dict(zip(docids, texts))
+
+
+@pytest.fixture(scope="module")
+def new_collections():
+    return {key: datasets.load(key[0], variant=key[1]) for key in NEW}
+
+
+@pytest.fixture(scope="module")
+def new_documents(new_collections):
+    docids, texts = new_collections["gettext-ja-en", "standard"].documents()
+    return dict(zip(docids, texts))
+
+
+@pytest.fixture(scope="module")
+def every(collections, documents, new_collections, new_documents):
+    """``[(collection, its documents)]`` for all the committed folders."""
+    return [(c, documents) for c in collections.values()] + [(c, new_documents) for c in new_collections.values()]
 
 
 # ------------------------------------------------------------------------------------------ cleaning
@@ -92,6 +113,17 @@ def test_usable_filters():
 def test_singular_and_context():
     assert g.singular("menu\x04Open file\x00Open files", "Datei öffnen\x00Dateien öffnen") == (
         "Open file", "Datei öffnen")
+
+
+def test_thai_marks_count_as_letters_and_stay():
+    # U+0E48 MAI EK and U+0E49 MAI THO are category Mn: no \\w, no isalpha, yet they tell words apart
+    assert not "\u0e48".isalpha() and g.text_key("ก่า") != g.text_key("ก้า") == "ก้า"
+    assert g.word_count("ไม่มี ใหญ่") == 2
+    assert g.usable("Add a new empty item", "เพิ่มรายการเปล่ารายการใหม่")
+    # a hyphen after a tone mark is not an option (evolution th: "ตัวพิมพ์ใหญ่-เล็ก", upper and lower case)
+    assert g.clean_message("ตัวพิมพ์ใหญ่-เล็ก") == "ตัวพิมพ์ใหญ่-เล็ก"
+    assert g.clean_message("--admindir=<ไดเรกทอรี> ใช้") == "ใช้"  # dpkg th: the option with its Thai argument
+    assert g.clean_message("เพิ่มความยาวโดย_อัตโนมัติ") == "เพิ่มความยาวโดยอัตโนมัติ"  # xfce4-panel th accelerator
 
 
 def test_text_key_and_splits():
@@ -153,9 +185,9 @@ def test_missing_debs_named(tmp_path):
 
 # ------------------------------------------------------------------------------------------ committed folders
 
-def test_counts_match_manifest(collections, documents):
-    for name, c in collections.items():
-        assert c.name == name and c.variant == "standard" and c.target_lang == "en"
+def test_counts_match_manifest(every):
+    for c, documents in every:
+        assert (c.name, c.variant) in FOLDERS and c.target_lang == "en"
         assert c.splits == ["train", "dev", "test"]
         assert c.counts["documents"] == len(documents)
         sources, targets = c.parallel()
@@ -172,10 +204,26 @@ def test_docstring_counts(collections):
     block = g.describe(manifests)
     assert "".join("    " + line + "\n" for line in block.splitlines()) in g.__doc__
     assert block in (DATA / "gettext-de-en" / "SOURCE.md").read_text(encoding="utf-8").replace("\n    ", "\n")
+    new = {f"{n}/{v}": json.loads((DATA / n / v / "manifest.json").read_text()) for n, v in NEW}
+    block = g.describe(new)
+    assert block.startswith("gettext-ja-en: ") and "\ntraditional: documents " in block
+    assert "".join("    " + line + "\n" for line in block.splitlines()) in g.__doc__
+    assert block in (DATA / "gettext-ja-en" / "SOURCE.md").read_text(encoding="utf-8").replace("\n    ", "\n")
 
 
-def test_splits_disjoint_and_judged(collections, documents):
-    for c in collections.values():
+def test_new_documents_are_the_shared_ones_then_more(collections, new_collections):
+    shared = collections["gettext-de-en"].documents()
+    docids, texts = new_collections["gettext-ja-en", "standard"].documents()
+    assert (docids[:len(shared[0])], texts[:len(shared[1])]) == (list(shared[0]), list(shared[1]))
+    assert len(set(docids)) == len(docids) > len(shared[0])
+    for c in new_collections.values():
+        assert c.counts["documents_shared_with_gettext-de-en"] == len(shared[0])
+        assert Path(c.paths["documents"]).resolve() == DATA / "gettext-ja-en" / "standard" / "documents.tsv.gz"
+    assert new_collections["gettext-zh-en", "traditional"].source_lang == "zh"
+
+
+def test_splits_disjoint_and_judged(every):
+    for c, documents in every:
         seen: dict[str, str] = {}
         domain_splits: dict[str, set[str]] = {}
         for s in c.splits:
@@ -191,8 +239,8 @@ def test_splits_disjoint_and_judged(collections, documents):
         assert all(len(v) == 1 for v in domain_splits.values())
 
 
-def test_dev_test_documents_not_in_parallel(collections, documents):
-    for c in collections.values():
+def test_dev_test_documents_not_in_parallel(every):
+    for c, documents in every:
         _, english = c.parallel()
         train_english = {g.text_key(e) for e in english}
         for s in ("dev", "test"):
@@ -200,8 +248,8 @@ def test_dev_test_documents_not_in_parallel(collections, documents):
                 assert g.text_key(documents[d]) not in train_english
 
 
-def test_query_texts_distinct(collections):
-    for c in collections.values():
+def test_query_texts_distinct(every):
+    for c, _ in every:
         keys = [g.text_key(t) for s in c.splits for t in c.queries(s).values()]
         assert len(keys) == len(set(keys))
 
@@ -234,6 +282,38 @@ def test_hand_checked_entries(collections, documents, name, split, msgid, query,
     assert docid in _rels(c, split, qid)
 
 
+@pytest.mark.parametrize("key, split, domain, msgid, query, document", [
+    # gedit 44.2 th.po
+    (("gettext-th-en", "standard"), "test", "gedit",
+     "A file with the same name already exists. Please use a different name.",
+     "มีแฟ้มชื่อเดียวกันอยู่ก่อนแล้ว กรุณาใช้ชื่ออื่น",
+     "A file with the same name already exists. Please use a different name."),
+    # xfce4-panel 4.18.2 th.po: msgid "A_utomatically increase the length"
+    (("gettext-th-en", "standard"), "test", "xfce4-panel", "A_utomatically increase the length",
+     "เพิ่มความยาวโดยอัตโนมัติ", "Automatically increase the length"),
+    # grep 3.8 ko.po and zh_TW.po: msgid "%s: binary file matches"
+    (("gettext-ko-en", "standard"), "train", "grep", "%s: binary file matches", "바이너리 파일 일치함",
+     "binary file matches"),
+    (("gettext-zh-en", "traditional"), "train", "grep", "%s: binary file matches", "二進位檔案符合",
+     "binary file matches"),
+    # grep 3.8 ja.po: msgid "\nMiscellaneous:\n  -s, --no-messages         suppress error messages\n..."
+    (("gettext-ja-en", "standard"), "train", "grep",
+     "\nMiscellaneous:\n  -s, --no-messages         suppress error messages\n  -v, --invert-match        select "
+     "non-matching lines\n  -V, --version             display version information and exit\n      --help      "
+     "          display this help text and exit\n",
+     "その他: エラーメッセージを抑止する 一致しない行を選択する バージョン情報を表示して終了する このヘルプを表示して終了する",
+     "Miscellaneous: suppress error messages select non-matching lines display version information and exit "
+     "display this help text and exit"),
+])
+def test_hand_checked_new_entries(new_collections, new_documents, key, split, domain, msgid, query, document):
+    qid = f"{domain}.{hashlib.sha256(msgid.encode()).hexdigest()[:10]}"
+    c = new_collections[key]
+    assert c.queries(split)[qid] == query
+    docid = "en." + hashlib.sha256(g.text_key(document).encode()).hexdigest()[:12]
+    assert new_documents[docid] == document
+    assert docid in _rels(c, split, qid)
+
+
 def test_english_in_train_dropped(collections):
     # coreutils (test) "cannot create directory %s" -> "das Verzeichnis %s kann nicht angelegt werden" is
     # not a test query: util-linux (train) has the same English, so it is in the parallel corpus
@@ -261,9 +341,9 @@ def test_catalog_read_matches_stdlib_gettext():
 @needs_debs
 def test_rebuild_is_byte_identical(tmp_path):
     assert g.main(["--debs", str(DEBS), "-o", str(tmp_path), "--quiet"]) == 0
-    for name in NAMES:
-        committed = DATA / name / "standard"
-        built = tmp_path / name / "standard"
+    for name, variant in FOLDERS:
+        committed = DATA / name / variant
+        built = tmp_path / name / variant
         names = sorted(p.name for p in committed.iterdir())
         assert names == sorted(p.name for p in built.iterdir())
         for f in names:

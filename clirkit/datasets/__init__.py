@@ -16,10 +16,11 @@ Collections:
 - ``multi30k-de-en`` (C3; ``standard``): a German image description -> the
   image's English descriptions.
 
-- ``debian-desc-{de,es,fr,ru}-en`` (``standard``, ``english-queries``): a Debian
+- ``debian-desc-{de,es,fr,ru,ja,ko}-en`` (``standard``, ``english-queries``): a Debian
   package's translated short description -> English long descriptions (topics
   to paragraphs); bundled, :mod:`clirkit.datasets.debian_desc`.
-- ``gettext-{de,es,ru,zh}-en`` (``standard``): a translated user-interface
+- ``gettext-{de,es,ru,zh,ja,ko,th}-en`` (``standard``; ``gettext-zh-en`` also
+  ``traditional``, the zh_TW catalogs): a translated user-interface
   message -> English messages (sentences to their translations); bundled,
   :mod:`clirkit.datasets.gettext_catalogs`.
 - ``manpages-{de,es,ru}-en`` (``standard``, ``english-queries``): a translated
@@ -70,8 +71,9 @@ _REGISTRY: dict[str, tuple[tuple[str, ...], Callable[[str | os.PathLike[str] | N
     "bible-verse-es-en": (("standard", "topical"), _built("bible-verse-es-en")),
     "multi30k-de-en": (("standard",), _built("multi30k-de-en")),
     **{f"debian-desc-{lang}-en": (("standard", "english-queries"), _bundled(f"debian-desc-{lang}-en"))
-       for lang in ("de", "es", "fr", "ru")},
-    **{f"gettext-{lang}-en": (("standard",), _bundled(f"gettext-{lang}-en")) for lang in ("de", "es", "ru", "zh")},
+       for lang in ("de", "es", "fr", "ru", "ja", "ko")},
+    **{f"gettext-{lang}-en": (("standard", "traditional") if lang == "zh" else ("standard",),
+                              _bundled(f"gettext-{lang}-en")) for lang in ("de", "es", "ru", "zh", "ja", "ko", "th")},
     **{f"manpages-{lang}-en": (("standard", "english-queries"), _bundled(f"manpages-{lang}-en"))
        for lang in ("de", "es", "ru")},
 }

@@ -5,7 +5,7 @@ Usage (after enabling the languages with ``Acquire::Languages`` and running ``ap
     python -m clirkit.datasets.debian_desc -o clirkit/datasets/data
 
 Inputs, read from the apt list folder (``--lists``, default ``/var/lib/apt/lists``): Debian
-bookworm ``main``'s ``i18n/Translation-{en,de,es,ru,fr}`` (the DDTP translations, matched to the
+bookworm ``main``'s ``i18n/Translation-{en,de,es,ru,fr,ja,ko}`` (the DDTP translations, matched to the
 English original by ``Description-md5``) and ``binary-amd64/Packages`` (the ``Source`` of each
 binary package, for the splits). Output: ``OUT/debian-desc-XX-en/{standard,english-queries}/``
 in the layout of :mod:`clirkit.datasets._store`, one collection per language ``XX``.
@@ -60,7 +60,7 @@ from clirkit.run import Qrels
 LISTS_DIR = "/var/lib/apt/lists"
 SUITE = "bookworm"
 # collection language -> the suffix of its Translation file (as apt names it, zh_CN -> zh%5fCN)
-LANGUAGES = {"de": "de", "es": "es", "ru": "ru", "fr": "fr"}
+LANGUAGES = {"de": "de", "es": "es", "ru": "ru", "fr": "fr", "ja": "ja", "ko": "ko"}
 SPLITS = ("train", "dev", "test")
 MIN_DOC_WORDS = 5
 APT_HELPER = "/usr/lib/apt/apt-helper"
@@ -178,18 +178,33 @@ def squeeze(text: str) -> str:
 def clean_paragraphs(lines: list[str]) -> list[str]:
     """The paragraphs of a long description (its lines after the short one, each with its leading
     space): `` .`` separates paragraphs; a bullet marker (``*``, ``-``, ``+``, ``•``, ``o``, ``1.``)
-    at the start of a line is dropped; lines are joined with spaces. Empty paragraphs are dropped."""
+    at the start of a line is dropped; lines are joined with spaces, except a line break between two
+    Chinese or Japanese characters (scripts written without spaces). Empty paragraphs are dropped."""
     paragraphs: list[str] = []
     current: list[str] = []
     for line in lines:
         body = line[1:] if line[:1] in (" ", "\t") else line
         if body.strip() == ".":
-            paragraphs.append(squeeze(" ".join(current)))
+            paragraphs.append(_join_lines(current))
             current = []
             continue
         current.append(_BULLET.sub("", body.strip()))
-    paragraphs.append(squeeze(" ".join(current)))
+    paragraphs.append(_join_lines(current))
     return [p for p in paragraphs if p]
+
+
+# Han, kana and CJK punctuation (full-width forms included): a line break between two of them is no space
+_UNSPACED = re.compile("[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uff65]")
+
+
+def _join_lines(lines: list[str]) -> str:
+    """The lines of a paragraph as one line: joined with a space, or with nothing between two
+    characters of :data:`_UNSPACED`."""
+    out = ""
+    for line in filter(None, (squeeze(x) for x in lines)):
+        glue = "" if not out or (_UNSPACED.match(out[-1]) and _UNSPACED.match(line[0])) else " "
+        out += glue + line
+    return out
 
 
 @dataclass(frozen=True)
@@ -452,7 +467,8 @@ def describe(manifests: dict[str, dict]) -> str:
     return "\n".join([head] + [describe_counts(v, m["counts"]) for v, m in manifests.items()])
 
 
-_LANGUAGE_NAMES = {"de": "German", "es": "Spanish", "ru": "Russian", "fr": "French"}
+_LANGUAGE_NAMES = {"de": "German", "es": "Spanish", "ru": "Russian", "fr": "French", "ja": "Japanese",
+                   "ko": "Korean"}
 
 
 def source_md(name: str, lang: str, manifests: dict[str, dict]) -> str:

@@ -6,10 +6,10 @@ Usage::
     python -m clirkit.datasets.gettext_catalogs --debs gettext-debs -o clirkit/datasets/data
 
 (the ``apt-get download`` line with every package is :func:`download_command`, also in
-``data/gettext-de-en/SOURCE.md``). Input: the ``.deb`` files of :data:`PACKAGES`; their compiled
-catalogs ``usr/share/locale/LL/LC_MESSAGES/DOMAIN.mo`` for ``LL`` in de, es, ru, zh_CN are read
-straight from the archives (ar + tar.xz, no ``dpkg-deb`` needed). Output: one folder per language,
-``gettext-XX-en/standard/``, in the layout of :mod:`clirkit.datasets._store`.
+``data/gettext-ja-en/SOURCE.md``). Input: the ``.deb`` files of :data:`PACKAGES` (and :data:`EXTRA_PACKAGES`);
+their compiled catalogs ``usr/share/locale/LL/LC_MESSAGES/DOMAIN.mo`` for ``LL`` in de, es, ru, zh_CN (and
+ja, ko, th, zh_TW) are read straight from the archives (ar + tar.xz, no ``dpkg-deb`` needed). Output: one
+folder per language, ``gettext-XX-en/VARIANT/``, in the layout of :mod:`clirkit.datasets._store`.
 
 - Messages: one per catalog entry; a plural entry gives its singular msgid with ``msgstr[0]``, a
   ``msgctxt`` is dropped. Both sides are cleaned by :func:`clean_message` (format directives,
@@ -30,8 +30,13 @@ straight from the archives (ar + tar.xz, no ``dpkg-deb`` needed). Output: one fo
 - Parallel corpus (query language -> English): the train domains' (translation, msgid) pairs,
   distinct pairs once. Dev and test queries whose relevant document's text is the English side of a
   train pair are dropped (counted in the manifest as ``queries_dropped_english_in_train``).
+- Later languages, :data:`NEW_LANGUAGES` (``gettext-ja-en``, ``-ko-en``, ``-th-en``, and ``gettext-zh-en``
+  variant ``traditional`` from ``zh_TW``): the same rules over :data:`PACKAGES` and :data:`EXTRA_PACKAGES`
+  (read for these only, so the four first collections stay as they were). Their documents (stored in
+  ``gettext-ja-en``): the shared file as it is, then their English keys not in it (:func:`extended_documents`).
+  Combining marks (Thai vowel and tone marks) count as letters, in words, keys and options alike.
 
-Counts of the committed build (also in each ``manifest.json``; a test checks them)::
+Counts of the committed build (also in each ``manifest.json``; tests check them)::
 
     gettext-de-en: 38,089 usable messages in 64 domains (train 41, dev 9, test 14);
       dropped as English in train: dev 1,751, test 591
@@ -57,6 +62,31 @@ Counts of the committed build (also in each ``manifest.json``; a test checks the
       train 23,227 queries; grade 1: 23,577
       dev 3,650 queries; grade 1: 3,687
       test 5,936 queries; grade 1: 6,003
+
+    gettext-ja-en: 36,802 usable messages in 96 domains (train 53, dev 23, test 20);
+      dropped as English in train: dev 1,246, test 679
+    standard: documents 54,165; parallel pairs 19,335
+      train 18,689 queries; grade 1: 18,954
+      dev 6,452 queries; grade 1: 6,504
+      test 7,546 queries; grade 1: 7,605
+    gettext-ko-en: 33,393 usable messages in 82 domains (train 45, dev 20, test 17);
+      dropped as English in train: dev 1,223, test 638
+    standard: documents 54,165; parallel pairs 18,334
+      train 17,694 queries; grade 1: 17,951
+      dev 6,395 queries; grade 1: 6,483
+      test 5,523 queries; grade 1: 5,562
+    gettext-th-en: 14,243 usable messages in 56 domains (train 26, dev 16, test 14);
+      dropped as English in train: dev 186, test 462
+    standard: documents 54,165; parallel pairs 6,015
+      train 5,863 queries; grade 1: 5,950
+      dev 4,068 queries; grade 1: 4,105
+      test 3,089 queries; grade 1: 3,113
+    gettext-zh-en: 38,020 usable messages in 94 domains (train 51, dev 21, test 22);
+      dropped as English in train: dev 1,245, test 720
+    traditional: documents 54,165; parallel pairs 21,103
+      train 20,434 queries; grade 1: 20,725
+      dev 6,800 queries; grade 1: 6,886
+      test 6,824 queries; grade 1: 6,886
 """
 from __future__ import annotations
 
@@ -68,6 +98,7 @@ import re
 import struct
 import sys
 import tarfile
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,6 +111,10 @@ SPLITS = ("train", "dev", "test")
 # query language -> (collection language code, locale folder under usr/share/locale)
 LANGUAGES = {"de": "de", "es": "es", "ru": "ru", "zh": "zh_CN"}
 DOCS_FOLDER = "gettext-de-en"  # the collection whose folder stores the shared English documents
+# the later languages, read from PACKAGES + EXTRA_PACKAGES: key -> (collection, variant, locale folder)
+NEW_LANGUAGES = {"ja": ("gettext-ja-en", "standard", "ja"), "ko": ("gettext-ko-en", "standard", "ko"),
+                 "th": ("gettext-th-en", "standard", "th"), "zh_TW": ("gettext-zh-en", "traditional", "zh_TW")}
+NEW_DOCS_FOLDER = "gettext-ja-en"  # stores the later languages' documents: the shared ones, then the new
 # domains read but not used, and why
 EXCLUDED_DOMAINS = {"gnome-control-center-2.0-timezones": "time zone and city names, not sentences"}
 MIN_WORDS = 3
@@ -143,11 +178,27 @@ PACKAGES: tuple[tuple[str, str], ...] = (
     ("wget", "1.21.3-1+deb12u1"),
     ("xfce4-panel", "4.18.2-1"),
 )
+# bookworm (main) packages read for NEW_LANGUAGES only (chosen for their Thai catalogs), so the four
+# first collections stay as they were
+EXTRA_PACKAGES: tuple[tuple[str, str], ...] = (
+    ("baobab", "43.0-1"), ("brasero-common", "3.12.3-2"), ("eog", "43.2-1+deb12u1"),
+    ("evolution-common", "3.46.4-2+deb12u1"), ("file-roller", "43.0-1"), ("gdm3", "43.0-3"),
+    ("gnome-calculator", "1:43.0.1-2"), ("gnome-disk-utility", "43.0-1"), ("gnome-keyring", "42.1-1+b2"),
+    ("gnome-shell-common", "43.9-0+deb12u2"), ("gnome-system-monitor", "42.0-2"), ("gnome-terminal-data", "3.46.8-1"),
+    ("gucharmap", "1:15.0.2-1"), ("gvfs-common", "1.50.3-1+deb12u1"), ("libapt-pkg6.0", "2.6.2"),
+    ("libgnomekbd-common", "3.28.1-1"), ("libsoup-3.0-common", "3.2.3-0+deb12u2"), ("libxfce4ui-common", "4.18.2-2"),
+    ("mousepad", "0.5.10-2"), ("mutter-common", "43.8-0+deb12u1"), ("rhythmbox-data", "3.4.6-2"),
+    ("ristretto", "0.12.4-1"), ("seahorse", "43.0-1"), ("thunar-data", "4.18.4-1"), ("totem-common", "43.0-2"),
+    ("tumbler-common", "4.18.0-1"), ("xfce4-appfinder", "4.18.0-1"), ("xfce4-notifyd", "0.7.3-1"),
+    ("xfce4-power-manager-data", "4.18.1-1"), ("xfce4-screenshooter", "1.10.3-1"), ("xfce4-session", "4.18.1-1"),
+    ("xfce4-settings", "4.18.2-1"), ("xfce4-terminal", "1.0.4-1"), ("xfdesktop4-data", "4.18.1-1"),
+    ("xfwm4", "4.18.0-1"), ("zenity-common", "3.44.0-1"),
+)
 
 
 def download_command() -> str:
-    """The shell line that fetches :data:`PACKAGES` into the current folder."""
-    return "apt-get download " + " ".join(f"{n}={v}" for n, v in PACKAGES)
+    """The shell line that fetches :data:`PACKAGES` and :data:`EXTRA_PACKAGES` into the current folder."""
+    return "apt-get download " + " ".join(f"{n}={v}" for n, v in PACKAGES + EXTRA_PACKAGES)
 
 
 # ------------------------------------------------------------------------------------------ reading
@@ -227,6 +278,17 @@ def singular(msgid: str, msgstr: str) -> tuple[str, str]:
 
 # ------------------------------------------------------------------------------------------ cleaning
 
+def _mark_ranges() -> str:
+    """A character class body of every combining mark (Unicode M*: Thai vowel and tone marks, ...)."""
+    marks = [c for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c))[0] == "M"]
+    starts = [c for i, c in enumerate(marks) if i == 0 or marks[i - 1] != c - 1]
+    ends = [c for i, c in enumerate(marks) if i + 1 == len(marks) or marks[i + 1] != c + 1]
+    return "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in zip(starts, ends))
+
+
+# combining marks are parts of words, though \w and str.isalpha leave them out
+_MARKS = _mark_ranges()
+
 _PRINTF = re.compile(
     r"%(?:\d+\$)?[-+#0']*(?:\d+|\*(?:\d+\$)?)?(?:\.(?:\d+|\*(?:\d+\$)?))?"
     r"(?:<PRI\w+>|p[A-Z]|(?:hh|ll|[hlLqjzZt])?[diouxXeEfFgGaAcCsSpm])")
@@ -237,8 +299,8 @@ _BRACES = re.compile(r"\{\w*(?:\.\w+)*(?:![rsa])?(?::[^{}]*)?\}")
 _MARKUP = re.compile(r"</?(?:b|i|u|s|tt|big|small|span|a|sub|sup|br|p|em|strong|markup)(?:\s[^<>]*)?/?>", re.I)
 _PAREN_ACCEL = re.compile(r"\s?[(\uff08][_&][^\W_][)\uff09]")
 _AMP_ACCEL = re.compile(r"&(?!(?:amp|lt|gt|quot|apos|#\d+);)(?=[^\W_])")
-_WORD_UNDERSCORE = re.compile(r"(?<!\w)_(?=[^\W_])")
-_ONE_OPTION = r"(?<![\w-])--?[^\W\d_][\w-]*(?:\[?=[\w<>\[\].-]*\]?)?"
+_WORD_UNDERSCORE = re.compile(rf"(?<![\w{_MARKS}])_(?=[^\W_])")
+_ONE_OPTION = rf"(?<![\w{_MARKS}-])--?[^\W\d_][\w{_MARKS}-]*(?:\[?=[\w{_MARKS}<>\[\].-]*\]?)?"
 # options with the commas between and after them: "-B, --before-context=NUM, "
 _OPTION = re.compile(rf"{_ONE_OPTION}(?:\s*,\s*{_ONE_OPTION})*(?:\s*,)?")
 _TRAILING = re.compile(r"[\s:\uff1a]+$")
@@ -280,13 +342,16 @@ def clean_message(text: str) -> str:
     return _TRAILING.sub("", _LEADING.sub("", text))
 
 
-_LETTERS = re.compile(r"[^\W\d_]")
+# a letter: one of \w's letters, or a combining mark
+_LETTERS = re.compile(rf"[^\W\d_]|[{_MARKS}]")
+_WORD = re.compile(rf"(?:[^\W\d_]|[{_MARKS}])+")
+_NOT_KEY = re.compile(rf"(?:[^\w{_MARKS}]|_)+")
 _E2FSCK_CODE = re.compile(r"(?<!\w)@[a-zA-Z](?!\w)")  # e2fsck's abbreviations (@i = inode), expanded at run time
 
 
 def word_count(text: str) -> int:
-    """Number of words (runs of letters) in ``text``."""
-    return len(re.findall(r"[^\W\d_]+", text))
+    """Number of words (runs of letters and combining marks) in ``text``."""
+    return len(_WORD.findall(text))
 
 
 def usable(english: str, translation: str) -> bool:
@@ -306,8 +371,9 @@ def usable(english: str, translation: str) -> bool:
 
 
 def text_key(text: str) -> str:
-    """The form under which two messages are the same text: case folded, punctuation folded to spaces."""
-    return " ".join(re.sub(r"[\W_]+", " ", text.casefold()).split())
+    """The form under which two messages are the same text: case folded, punctuation folded to spaces
+    (combining marks kept: Thai tone marks tell words apart)."""
+    return " ".join(_NOT_KEY.sub(" ", text.casefold()).split())
 
 
 def hex_id(text: str, n: int) -> str:
@@ -335,7 +401,7 @@ class Message:
 
 
 def find_debs(debs_dir: str | Path) -> dict[str, Path]:
-    """``{package: path}`` of the ``.deb`` of every entry of :data:`PACKAGES` in ``debs_dir``.
+    """``{package: path}`` of the ``.deb`` of every entry of :data:`PACKAGES` and :data:`EXTRA_PACKAGES`.
 
     Raises ClirkitError naming the first package whose file (``NAME_VERSION_ARCH.deb``, ``:`` as
     ``%3a``) is missing, with the command that fetches them all.
@@ -344,7 +410,7 @@ def find_debs(debs_dir: str | Path) -> dict[str, Path]:
     if not folder.is_dir():
         raise ClirkitError(f"{folder}: no such folder (give --debs the folder holding the .deb files)")
     out: dict[str, Path] = {}
-    for name, version in PACKAGES:
+    for name, version in PACKAGES + EXTRA_PACKAGES:
         found = sorted(folder.glob(f"{name}_{version.replace(':', '%3a')}_*.deb"))
         if not found:
             raise ClirkitError(f"{folder}: no {name}_{version}_*.deb; fetch the packages there with: "
@@ -354,13 +420,16 @@ def find_debs(debs_dir: str | Path) -> dict[str, Path]:
 
 
 def read_messages(debs_dir: str | Path, *, quiet: bool = False) -> dict[str, list[Message]]:
-    """The usable messages of every language of :data:`LANGUAGES`: ``{lang: [Message]}``, in package,
-    domain and catalog order. Raises ClirkitError if two packages ship the same domain."""
-    locales = {loc: lang for lang, loc in LANGUAGES.items()}
-    out: dict[str, list[Message]] = {lang: [] for lang in LANGUAGES}
+    """The usable messages of every language of :data:`LANGUAGES` (read from :data:`PACKAGES`) and of
+    :data:`NEW_LANGUAGES` (also from :data:`EXTRA_PACKAGES`): ``{lang: [Message]}``, in package, domain
+    and catalog order. Raises ClirkitError if two packages ship the same domain."""
+    new = {loc: key for key, (_, _, loc) in NEW_LANGUAGES.items()}
+    locales = {**{loc: lang for lang, loc in LANGUAGES.items()}, **new}
+    out: dict[str, list[Message]] = {lang: [] for lang in locales.values()}
     owner: dict[str, str] = {}
+    extra = {name for name, _ in EXTRA_PACKAGES}
     for package, path in find_debs(debs_dir).items():
-        catalogs = deb_catalogs(path, set(locales))
+        catalogs = deb_catalogs(path, set(new) if package in extra else set(locales))
         for (locale, domain), data in sorted(catalogs.items()):
             if domain in EXCLUDED_DOMAINS:
                 continue
@@ -370,7 +439,7 @@ def read_messages(debs_dir: str | Path, *, quiet: bool = False) -> dict[str, lis
                 english, translation = (clean_message(s) for s in singular(msgid, msgstr))
                 if usable(english, translation):
                     out[locales[locale]].append(Message(package, domain, msgid, english, translation))
-    say(f"read {len(owner)} domains of {len(PACKAGES)} packages: "
+    say(f"read {len(owner)} domains of {len(PACKAGES) + len(EXTRA_PACKAGES)} packages: "
         + ", ".join(f"{lang} {len(m):,}" for lang, m in out.items()) + " usable messages", quiet=quiet)
     return out
 
@@ -396,9 +465,23 @@ def english_documents(messages: dict[str, list[Message]]) -> tuple[list[str], li
     return [docid_of[k] for k in order], [first[k][1] for k in order], docid_of
 
 
-def language_variant(lang: str, msgs: list[Message], docid_of: dict[str, str],
-                     docids: list[str], doc_texts: list[str]) -> VariantData:
-    """The collection ``gettext-LANG-en`` (variant ``standard``) from one language's messages."""
+def extended_documents(docids: list[str], doc_texts: list[str], docid_of: dict[str, str],
+                       messages: dict[str, list[Message]]) -> tuple[list[str], list[str], dict[str, str]]:
+    """The documents of :data:`NEW_LANGUAGES`: the shared ones as they are, then each English key of
+    ``messages`` not among them, ordered as :func:`english_documents` orders its own."""
+    ids, texts, new_of = english_documents({k: [m for m in msgs if text_key(m.english) not in docid_of]
+                                            for k, msgs in messages.items()})
+    if set(ids) & set(docids):
+        raise ClirkitError(f"document ids {sorted(set(ids) & set(docids))} given to two texts")
+    return docids + ids, doc_texts + texts, {**docid_of, **new_of}
+
+
+def language_variant(lang: str, msgs: list[Message], docid_of: dict[str, str], docids: list[str],
+                     doc_texts: list[str], *, name: str = "", variant: str = "standard", script: str = "",
+                     docs_folder: str = DOCS_FOLDER, extra_counts: dict | None = None) -> VariantData:
+    """The collection ``name`` (default ``gettext-LANG-en``), ``variant``, from one language's messages;
+    its documents are stored in ``docs_folder``'s ``standard`` variant (``script``: said in the description)."""
+    name = name or f"gettext-{lang}-en"
     by_split: dict[str, list[Message]] = {s: [] for s in SPLITS}
     for m in msgs:
         by_split[domain_split(m.domain)].append(m)
@@ -446,37 +529,48 @@ def language_variant(lang: str, msgs: list[Message], docid_of: dict[str, str],
         "usable_messages": len(msgs),
         "queries_dropped_english_in_train": {s: dropped_train_english[s] for s in ("dev", "test")},
         "queries_merged_same_translation": dropped_duplicate,
+        **(extra_counts or {}),
     }
     return VariantData(
-        name=f"gettext-{lang}-en", variant="standard", source_lang=lang, target_lang="en",
-        description=(f"{lang} translation of a program message (Debian gettext catalogs) -> its English "
+        name=name, variant=variant, source_lang=lang, target_lang="en",
+        description=(f"{lang}{script} translation of a program message (Debian gettext catalogs) -> its English "
                      "original among the English messages of all the catalogs; grade 1 = the original"),
         docids=docids, doc_texts=doc_texts,
         pair_ids=list(pairs.values()), pair_sources=[t for t, _ in pairs], pair_targets=[e for _, e in pairs],
         queries=queries, qrels=qrels, extra_counts=extra,
-        subsets={} if f"gettext-{lang}-en" == DOCS_FOLDER else
-        {"documents": f"../../{DOCS_FOLDER}/standard/documents.tsv.gz"},
+        subsets={} if (name, variant) == (docs_folder, "standard") else
+        {"documents": f"../../{docs_folder}/standard/documents.tsv.gz"},
     )
 
 
-def build(debs_dir: str | Path, *, quiet: bool = False) -> dict[str, VariantData]:
-    """Build every collection in memory: ``{"gettext-de-en": VariantData, ...}``."""
+def build(debs_dir: str | Path, *, quiet: bool = False) -> dict[tuple[str, str], VariantData]:
+    """Build every collection in memory: ``{("gettext-de-en", "standard"): VariantData, ...}``."""
     messages = read_messages(debs_dir, quiet=quiet)
-    docids, doc_texts, docid_of = english_documents(messages)
-    return {f"gettext-{lang}-en": language_variant(lang, msgs, docid_of, docids, doc_texts)
-            for lang, msgs in messages.items()}
+    docids, doc_texts, docid_of = english_documents({lang: messages[lang] for lang in LANGUAGES})
+    out = {(f"gettext-{lang}-en", "standard"): language_variant(lang, messages[lang], docid_of, docids, doc_texts)
+           for lang in LANGUAGES}
+    shared = len(docids)
+    docids, doc_texts, docid_of = extended_documents(docids, doc_texts, docid_of,
+                                                     {key: messages[key] for key in NEW_LANGUAGES})
+    for key, (name, variant, _) in NEW_LANGUAGES.items():
+        lang = key.split("_")[0]
+        out[name, variant] = language_variant(
+            lang, messages[key], docid_of, docids, doc_texts, name=name, variant=variant,
+            script=" (traditional script)" if variant == "traditional" else "", docs_folder=NEW_DOCS_FOLDER,
+            extra_counts={"documents_shared_with_" + DOCS_FOLDER: shared})
+    return out
 
 
 def describe(manifests: dict[str, dict]) -> str:
-    """The counts block quoted in this module's docstring and in ``SOURCE.md``."""
+    """The counts block quoted in this module's docstring and in ``SOURCE.md`` (``manifests``: any keys)."""
     lines = []
-    for name, manifest in manifests.items():
-        c = manifest["counts"]
+    for manifest in manifests.values():
+        name, c = manifest["name"], manifest["counts"]
         d, dropped = c["domains"], c["queries_dropped_english_in_train"]
         lines.append(f"{name}: {c['usable_messages']:,} usable messages in {sum(d.values())} domains "
                      f"(train {d['train']}, dev {d['dev']}, test {d['test']});")
         lines.append(f"  dropped as English in train: dev {dropped['dev']:,}, test {dropped['test']:,}")
-        lines.append(describe_counts("standard", c))
+        lines.append(describe_counts(manifest["variant"], c))
     return "\n".join(lines)
 
 
@@ -490,9 +584,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         collections = build(args.debs, quiet=args.quiet)
-        manifests = {name: write_variant(data, Path(args.output) / name / "standard")
-                     for name, data in collections.items()}
-        say(describe(manifests), quiet=args.quiet)
+        manifests = {key: write_variant(data, Path(args.output).joinpath(*key)) for key, data in collections.items()}
+        first = [(f"gettext-{lang}-en", "standard") for lang in LANGUAGES]
+        say(describe({k: manifests[k] for k in first}), quiet=args.quiet)
+        say(describe({k: m for k, m in manifests.items() if k not in first}), quiet=args.quiet)
     except ClirkitError as exc:
         print(f"gettext_catalogs: error: {exc}", file=sys.stderr)
         return 2
