@@ -52,13 +52,13 @@ SEGMENTED = {"icu": CJK + _CJK_PUNCTUATION + COMPLEX, "jieba": _HAN + _CJK_PUNCT
 def runs(text: str, chars: str) -> list[tuple[bool, str]]:
     """``text`` cut into maximal runs of the characters ``chars`` (a regex class body) and of the others, in
     order: ``(True, run)`` for a run of ``chars``."""
-    inside = re.compile(f"[{chars}]")
-    return [(bool(inside.match(run)), run) for run in _splitter(chars).findall(text)]
+    splitter, inside = _patterns(chars)
+    return [(bool(inside.match(run)), run) for run in splitter.findall(text)]
 
 
 @functools.cache
-def _splitter(chars: str) -> re.Pattern:
-    return re.compile(f"[{chars}]+|[^{chars}]+")
+def _patterns(chars: str) -> tuple[re.Pattern, re.Pattern]:
+    return re.compile(f"[{chars}]+|[^{chars}]+"), re.compile(f"[{chars}]")
 
 
 def check_segmenter(name: object, lang: str) -> str | None:

@@ -625,9 +625,9 @@ def check_table(t) -> None:
     _check_str_array(t.source_vocab, "source word", sorted_unique=True)
     _check_str_array(t.target_vocab, "target word", sorted_unique=True)
     for side, vocab in (("source", t.source_vocab), ("target", t.target_vocab)):
-        for w in vocab.tolist():  # a target "word" may be a phrase (words joined by single spaces)
+        for w in vocab.tolist():  # a word of either side may be a phrase (words joined by single spaces)
             _require(w != "" and "\0" not in w, f"{side} word {w[:40]!r}")
-            joined = ("".join if side == "source" else " ".join)(w.split())
+            joined = " ".join(w.split())
             _require(joined == w, f"{side} word {w[:40]!r} has whitespace")
     _check_csr(t.probs, (t.n_source, t.n_target), "probs")
     _require(t.probs.dtype == np.float64 and bool(np.all((t.probs.data > 0) & (t.probs.data <= 1 + 1e-9))),
