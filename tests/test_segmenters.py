@@ -143,6 +143,21 @@ def test_a_greek_dictionary_converts_and_psq_runs_on_it(tmp_path):
     assert set(read_run(run_path).docids.tolist()) == {"d1", "d2"}
 
 
+def test_psq_mode_all_counts_the_query_terms_found_in_the_table(tmp_path, capsys):
+    (tmp_path / "es-en.txt").write_text("casa house\ncasa home\nluz light\n", encoding="utf-8")
+    (tmp_path / "docs.tsv").write_text("d1\tthe house\nd2\tthe light\n", encoding="utf-8")
+    (tmp_path / "q.tsv").write_text("q1\tcasa luz perro\n", encoding="utf-8")
+    table, index = tmp_path / "t.npz", tmp_path / "en.npz"
+    assert main(["ttable", "convert", str(tmp_path / "es-en.txt"), "--format", "muse", "--source-lang", "es",
+                 "--target-lang", "en", "-o", str(table), "-q"]) == 0
+    assert main(["index", str(tmp_path / "docs.tsv"), "--lang", "en", "-o", str(index), "-q"]) == 0
+    for mode in ("psq", "all"):
+        capsys.readouterr()
+        assert main(["psq", "--index", str(index), "--queries", str(tmp_path / "q.tsv"), "--table", str(table),
+                     "--mode", mode, "-o", str(tmp_path / f"{mode}.run")]) == 0
+        assert "PSQ: 2 of 3 query terms found in the table" in capsys.readouterr().err, mode
+
+
 def test_ttable_convert_reports_kept_merged_and_dropped_and_segmenter_mismatch_is_one_line(
         tmp_path, zh_dictionary, capsys):
     out, index_path = tmp_path / "t.npz", tmp_path / "zh.npz"
