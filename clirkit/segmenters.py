@@ -9,7 +9,11 @@ other run to the Moses tokenizer. The segmenters (``segmenter=`` of the analyzer
   (Lucene's ``CJKBigramFilter`` with ``outputUnigrams``): a one-character word then matches too;
 - ``icu``: ICU's word break iterator (icu4py, the ICU4C library; Lucene's ICUTokenizer): dictionary-based words
   for Chinese, Japanese, Thai, Lao, Khmer and Burmese, and the runs between spaces for Korean;
-- ``jieba``: jieba's dictionary and HMM segmentation of Chinese (``pip install jieba``), applied to Han runs.
+- ``jieba``: jieba's dictionary and HMM segmentation of Chinese (``pip install jieba``), applied to Han runs;
+- ``sudachi``: Sudachi's shortest units of Japanese in their dictionary forms (``pip install sudachipy
+  sudachidict_core``; Lucene's Kuromoji with its base-form filter), applied to Han and kana runs;
+- ``kiwi``: Kiwi's Korean morphemes less endings, particles and affixes (``pip install kiwipiepy``; Lucene's Nori),
+  applied to Hangul text.
 
 ``chinese_script`` converts Chinese text to one script before anything else (OpenCC: ``simplified`` is
 traditional -> simplified, ``traditional`` the reverse), so that a dictionary written in one script meets
@@ -25,7 +29,7 @@ import re
 
 from clirkit.errors import ClirkitError
 
-SEGMENTERS = ("bigrams", "unigrams+bigrams", "icu", "jieba")
+SEGMENTERS = ("bigrams", "unigrams+bigrams", "icu", "jieba", "sudachi", "kiwi")
 CHINESE_SCRIPTS = ("simplified", "traditional")
 #: Each language's segmenter when the analyzer's is ``"auto"`` (languages not named: none), chosen on the dev
 #: splits of the collections of the language (baselines/README.md, "Languages written without spaces").
@@ -46,7 +50,10 @@ _HAN = "\u2e80-\u2fdf\u3005\u3007\u3021-\u3029\u3038-\u303b\u3400-\u4dbf\u4e00-\
        "\U00020000-\U0003134f"
 _CJK_PUNCTUATION = "\u3000-\u303f\uff00-\uffef"  # ideographic punctuation, full- and half-width forms
 #: The characters each word segmenter is given (in runs); the rest of a text goes to the Moses tokenizer.
-SEGMENTED = {"icu": CJK + _CJK_PUNCTUATION + COMPLEX, "jieba": _HAN + _CJK_PUNCTUATION}
+_KANA = "\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f"
+_HANGUL = "\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\uac00-\ud7ff"
+SEGMENTED = {"icu": CJK + _CJK_PUNCTUATION + COMPLEX, "jieba": _HAN + _CJK_PUNCTUATION,
+             "sudachi": _HAN + _KANA + _CJK_PUNCTUATION, "kiwi": _HANGUL + " "}
 
 
 def runs(text: str, chars: str) -> list[tuple[bool, str]]:
@@ -100,7 +107,38 @@ def word_segmenter(name: str, lang: str):
         return icu_words
     if name == "jieba":
         return _jieba().lcut
+    if name == "sudachi":
+        return _sudachi()
+    if name == "kiwi":
+        return _kiwi()
     raise ValueError(f"no word segmenter {name!r}")
+
+
+def _sudachi():
+    """Sudachi's shortest units (mode A) of its core dictionary, each as its dictionary form (Lucene's Kuromoji with
+    its base-form filter): 行きました -> 行く, ます, た."""
+    try:
+        from sudachipy import Dictionary, SplitMode
+    except ImportError:
+        raise ClirkitError("the sudachi segmenter needs SudachiPy and its dictionary: "
+                           "pip install sudachipy sudachidict_core") from None
+    tokenizer = Dictionary(dict="core").create(SplitMode.A)
+    return lambda run: [m.dictionary_form() for m in tokenizer.tokenize(run)]
+
+
+#: Kiwi's part-of-speech tags (Sejong) of the morphemes the kiwi segmenter drops, as Lucene's Nori drops them by
+#: default: endings, particles, suffixes and prefixes, interjections, adverbs, determiners, punctuation
+KIWI_DROPPED = ("E", "J", "XS", "XP", "IC", "MAG", "MAJ", "MM", "SF", "SP", "SS", "SE", "SO", "SW")
+
+
+def _kiwi():
+    """Kiwi's morphemes (kiwipiepy, Korean), less those of :data:`KIWI_DROPPED` (Lucene's Nori)."""
+    try:
+        from kiwipiepy import Kiwi
+    except ImportError:
+        raise ClirkitError("the kiwi segmenter needs kiwipiepy: pip install kiwipiepy") from None
+    kiwi = Kiwi()
+    return lambda run: [t.form for t in kiwi.tokenize(run) if not t.tag.startswith(KIWI_DROPPED)]
 
 
 @functools.cache

@@ -43,6 +43,25 @@ def test_jieba_segmentation_is_jiebas_own_cut():
         assert analyzer.tokenize(text) == words_only(jieba.lcut(text))
 
 
+def test_sudachi_segmentation_is_sudachis_own_shortest_units_in_dictionary_form():
+    sudachipy = pytest.importorskip("sudachipy")
+    pytest.importorskip("sudachidict_core")
+    tokenizer = sudachipy.Dictionary(dict="core").create(sudachipy.SplitMode.A)
+    analyzer = Analyzer("ja", segmenter="sudachi")
+    for text in JAPANESE:
+        assert analyzer.tokenize(text) == words_only([m.dictionary_form() for m in tokenizer.tokenize(text)])
+
+
+def test_kiwi_segmentation_is_kiwis_own_morphemes_less_noris_stop_tags():
+    kiwipiepy = pytest.importorskip("kiwipiepy")
+    from clirkit.segmenters import KIWI_DROPPED
+
+    kiwi, analyzer = kiwipiepy.Kiwi(), Analyzer("ko", segmenter="kiwi")
+    for text in ("나는 학교에 갑니다", "파일을 열 수 없습니다"):
+        assert analyzer.tokenize(text) == [t.form for t in kiwi.tokenize(text) if not t.tag.startswith(KIWI_DROPPED)]
+    assert analyzer.tokenize("학교에 갑니다") == ["학교", "가"]
+
+
 def test_defaults_segment_by_language_and_leave_languages_with_spaces_alone():
     assert Analyzer("zh").tokenize("我们今天去北京大学") == ["我们", "今天", "去", "北京", "大学"]
     assert (Analyzer("zh").segmenter, Analyzer("th").segmenter, Analyzer("ko").segmenter) == ("icu", "icu", "bigrams")

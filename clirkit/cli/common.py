@@ -338,7 +338,8 @@ def add_stemmer_option(parser, what: str = "") -> None:
                         help="how text written without spaces becomes terms: auto = the language's default (ICU "
                              "words for zh, ja, th, lo, km, my; bigrams for ko; none for other languages), "
                              "bigrams / unigrams+bigrams = CJK character n-grams, icu = ICU's word break iterator, "
-                             "jieba = jieba's Chinese words (pip install jieba)")
+                             "jieba = jieba's Chinese words (pip install 'clirkit[zh]'), sudachi = Sudachi's Japanese "
+                             "words in dictionary form (clirkit[ja]), kiwi = Kiwi's Korean morphemes (clirkit[ko])")
     parser.add_argument("--chinese-script", choices=("auto", "none", *CHINESE_SCRIPTS), default="auto",
                         help="the script Chinese text is converted to before tokenizing (OpenCC): auto = simplified "
                              "for zh, none for other languages")

@@ -44,7 +44,8 @@ KEYS: dict[str, dict[str, str]] = {
         "stemmer": '"snowball" (the default) or "none": of the index, the trained table and dictionary words',
         "stopwords": '"none" (the default) or "snowball" (each language\'s Snowball list)',
         "segmenter": '"auto" (the default: each language\'s, ICU words for zh, ja, th; bigrams for ko), "none", '
-                     '"bigrams", "unigrams+bigrams", "icu" or "jieba": how text written without spaces becomes terms',
+                     '"bigrams", "unigrams+bigrams", "icu", "jieba", "sudachi" or "kiwi": how text written without '
+                     'spaces becomes terms',
         "chinese_script": '"auto" (the default: simplified for zh), "none", "simplified" or "traditional"',
     },
     "table": {
