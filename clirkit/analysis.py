@@ -22,7 +22,6 @@ import functools
 import json
 import os
 import re
-import unicodedata
 from collections import Counter
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -44,12 +43,10 @@ from clirkit.segmenters import (
 )
 
 _WORD_CHAR = re.compile(r"\w")
-_CJK = CJK
-_CJK_CHAR = re.compile(f"[{_CJK}]")
-_CJK_SPLIT = re.compile(f"[{_CJK}]+|[^{_CJK}]+")
+_CJK_CHAR = re.compile(f"[{CJK}]")
+_CJK_SPLIT = re.compile(f"[{CJK}]+|[^{CJK}]+")
 _COMPLEX_CHAR = re.compile(f"[{COMPLEX}]")
 _WORD_IN_RUN = re.compile(r"\w(?:[\w.,'-]*\w)?")  # a word within a non-CJK run next to CJK text
-CJK_LANGUAGES = frozenset({"zh", "ja", "ko"})
 # ISO 639-1 -> the name of its Snowball stemmer (PyStemmer) and stopword list (clirkit/resources/stopwords)
 SNOWBALL_STEMMERS = {
     "ar": "arabic", "ca": "catalan", "cs": "czech", "da": "danish", "de": "german", "el": "greek",
@@ -73,7 +70,7 @@ class Analyzer:
     A text becomes terms in this order: Chinese converted to one script (``chinese_script``); runs of the scripts
     a word segmenter handles cut into its words, the rest into Moses tokens (runs of Thai, Lao, Khmer and Burmese
     are never given to Moses: without a segmenter each stays whole); lowercased; tokens with no letter, digit or
-    combining mark dropped; CJK runs cut into character bigrams (``bigrams``, ``unigrams+bigrams``); stopwords
+    digit dropped; CJK runs cut into character bigrams (``bigrams``, ``unigrams+bigrams``); stopwords
     dropped (compared with the lowercased token); the rest stemmed (a word whose stem would be empty is kept as
     it is).
 
@@ -81,7 +78,7 @@ class Analyzer:
         lang: ISO 639-1 code given to the Moses tokenizer and naming the stemmer and stopword list
             (e.g. "en", "es", "de").
         lowercase: lowercase every token.
-        strip_punctuation: drop tokens with no letter, digit or combining mark.
+        strip_punctuation: drop tokens with no letter or digit (a Thai word with its marks has letters).
         stopwords: ``"snowball"`` (the Snowball project's list of ``lang``: :func:`snowball_stopwords`),
             terms to drop, or None.
         stemmer: ``"snowball"``: the Snowball stemmer of ``lang`` where Snowball has one (the languages of
@@ -169,7 +166,7 @@ class Analyzer:
         if self.lowercase:
             tokens = [t.lower() for t in tokens]
         if self.strip_punctuation:
-            tokens = [t for t in tokens if _WORD_CHAR.search(t) or _has_mark(t)]
+            tokens = [t for t in tokens if _WORD_CHAR.search(t)]
         if chars is None and self.segmenter is not None and any(_CJK_CHAR.search(t) for t in tokens):
             unigrams = self.segmenter == "unigrams+bigrams"
             tokens = [b for t in tokens for b in cjk_bigrams(t, self.strip_punctuation, unigrams=unigrams)]
@@ -376,12 +373,6 @@ def _moses_class() -> type:
 
 
 _TERM_SETTINGS = ("lang", "lowercase", "strip_punctuation", "stemmer", "segmenter", "chinese_script")
-
-
-def _has_mark(token: str) -> bool:
-    """Whether ``token`` holds a combining mark (Unicode category M: Thai vowels and tones, Devanagari signs), which
-    Python's ``\\w`` does not match: such a token is a word, not punctuation."""
-    return any(unicodedata.category(c)[0] == "M" for c in token)
 
 
 @functools.cache

@@ -328,9 +328,23 @@ def translated(index: Index | ShardedIndex, table: TranslationTable | None, *, l
                                max_options=max_options, target_stopwords=stopwords)
     except ValueError as exc:
         raise ClirkitError(str(exc)) from None
+    _say_phrases_unused(pruned, quiet)
     if isinstance(index, ShardedIndex):
         return project_shards(index, pruned, unknown=unknown, analyzer=analyzer, quiet=quiet)
     return project(index, pruned, unknown=unknown, analyzer=analyzer)
+
+
+def _say_phrases_unused(table: TranslationTable, quiet: bool) -> None:
+    """Say on stderr (unless ``quiet``) how many of the table's source words are phrases: an index holds term counts,
+    not the terms' order, so translating the documents cannot find a phrase (its terms are translated by their own
+    rows, or passed through)."""
+    from clirkit.progress import say
+    from clirkit.translation.phrases import phrase_set
+
+    phrases, _ = phrase_set(table.source_vocab.tolist())
+    if phrases:
+        say(f"{len(phrases):,} of the table's {table.n_source:,} source words are phrases of several terms, which "
+            f"translating the documents does not use (an index keeps no word order)", quiet=quiet)
 
 
 def table_query_analyzer(table: TranslationTable, lang: str | None = None):

@@ -22,7 +22,8 @@ def query_analyzer(table, *, lang: str | None = None, stopwords=None, quiet: boo
 
     Its settings are the table's source-side analyzer (``lang`` overrides the language; a table without
     one, e.g. a dictionary converted before analysis was recorded or a Moses file, gets the analyzer of
-    ``lang``, else of the table's source language, without stemming: its words were not stemmed; a table
+    ``lang``, else of the table's source language, without stemming and without Chinese script conversion: its
+    words were neither stemmed nor converted; a table
     that says no language needs ``lang``); its stopwords are the analyzer's and ``stopwords`` (words, or
     ``"snowball"``: the Snowball list of the query language).
     """
@@ -36,7 +37,7 @@ def query_analyzer(table, *, lang: str | None = None, stopwords=None, quiet: boo
         lang = lang or table_language(table, "source")
         if lang is None:
             raise ClirkitError("the table does not say its source language: give source_lang (--source-lang)")
-        base = Analyzer(lang, stemmer=None)
+        base = Analyzer(lang, stemmer=None, chinese_script=None)
     if not stopwords:
         return base
     if isinstance(stopwords, str):

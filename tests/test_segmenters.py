@@ -198,3 +198,58 @@ def test_ttable_convert_reports_kept_merged_and_dropped_and_segmenter_mismatch_i
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "bigrams segmenter" in err and "icu segmenter" in err
     assert not (tmp_path / "run").exists()
+
+
+def test_phrases_are_shown_kept_from_psq_tables_and_left_out_of_moses_text_with_a_notice(tmp_path, zh_dictionary,
+                                                                                           capsys):
+    npz, lex = tmp_path / "t.npz", tmp_path / "t.lex"
+    args = ["ttable", "convert", str(zh_dictionary), "--format", "muse", "--source-lang", "zh", "--target-lang", "en",
+            "--segmenter", "bigrams"]
+    assert main([*args, "-o", str(npz), "-q"]) == 0
+    capsys.readouterr()
+    assert main(["ttable", "show", str(npz), "北京大學"]) == 0
+    assert "北京大學 -> 北京 京大 大学\t(1 translations)\n  peke\t1.0" in capsys.readouterr().out  # as DT, PSQ match it
+    assert main([*args, "-o", str(lex)]) == 0
+    assert "t.lex is Moses text, which holds single words: 2 source phrases not written" in capsys.readouterr().err
+    assert "北京" not in lex.read_text(encoding="utf-8") and "book 书" in lex.read_text(encoding="utf-8")
+    psq_json = tmp_path / "zh-en.psq.json"
+    psq_json.write_text('{"耗尽": {"exhaust": 1.0}, "错误": {"error": 1.0}}', encoding="utf-8")
+    table = load_table(psq_json, "psq-json", source_lang="zh", target_lang="en", segmenter="bigrams")
+    assert table.translations("耗尽") == [("exhaust", 1.0)]
+    table = load_table(psq_json, "psq-json", source_lang="zh", target_lang="en", segmenter="unigrams+bigrams")
+    assert table.params["n_multiword_source"] == 2 and table.translations("耗 耗尽 尽") == [("exhaust", 1.0)]
+
+
+def test_dt_counts_phrases_as_one_term_and_an_unanalyzed_table_meets_unconverted_queries(tmp_path, zh_dictionary,
+                                                                                       capsys):
+    en = Analyzer("en")
+    docs = {"d1": "computer network", "d2": "peking university"}
+    index_path = tmp_path / "en.npz"
+    Index.from_tokens(list(docs), en.tokenize_many(list(docs.values())), en).save(index_path)
+    queries = tmp_path / "q.tsv"
+    queries.write_text("q1\t北京大学\n", encoding="utf-8")
+    table = tmp_path / "t.npz"
+    assert main(["ttable", "convert", str(zh_dictionary), "--format", "muse", "--source-lang", "zh", "--target-lang",
+                 "en", "--segmenter", "bigrams", "-o", str(table), "-q"]) == 0
+    assert main(["dt", "--index", str(index_path), "--queries", str(queries), "--table", str(table), "-o",
+                 str(tmp_path / "dt.run")]) == 0
+    assert "DT: 1 of 1 query terms translated" in capsys.readouterr().err
+    lex = tmp_path / "tw.lex"  # Moses text records no analysis: its traditional words stay as they are written
+    lex.write_text("computer 電腦 1.0\nnetwork 網路 1.0\n", encoding="utf-8")
+    queries.write_text("q1\t電腦網路\n", encoding="utf-8")
+    assert main(["psq", "--index", str(index_path), "--queries", str(queries), "--table", str(lex), "--table-format",
+                 "moses", "--source-lang", "zh", "-o", str(tmp_path / "psq.run")]) == 0
+    assert "PSQ: 2 of 2 query terms found in the table" in capsys.readouterr().err
+    assert read_run(tmp_path / "psq.run").docids.tolist() == ["d1"]
+
+
+def test_translating_the_documents_says_the_tables_phrases_are_not_used(tmp_path, capsys):
+    es = Analyzer("es")
+    docs = {"d1": "a menudo llueve", "d2": "la casa"}
+    index = Index.from_tokens(list(docs), es.tokenize_many(list(docs.values())), es)
+    path = tmp_path / "es-en.txt"
+    path.write_text("a menudo\toften\ncasa\thouse\nllueve\trains\n", encoding="utf-8")
+    table = load_table(path, "pairs", source_lang="es", target_lang="en")
+    run = PSQ().fit(index, table, quiet=False).search({"q": "house"})
+    assert "1 of the table's 3 source words are phrases of several terms" in capsys.readouterr().err
+    assert run.docids.tolist() == ["d2"]

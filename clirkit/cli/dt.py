@@ -38,6 +38,7 @@ def run(args) -> int:
 
     dt = checked_system(DT, args)
     from clirkit.progress import say
+    from clirkit.translation.phrases import terms_found
 
     index = open_index(args)
     table, = load_tables(args, args.table)
@@ -49,9 +50,8 @@ def run(args) -> int:
     except TableMismatch as exc:  # the message says what is wrong with the table: named first
         raise ClirkitError(f"{args.table}: {exc}") from None
     tokens = dt.query_tokens(queries, quiet=args.quiet)
-    known = sum(t in table for ts in tokens for t in set(ts))
-    say(f"DT: {known} of {sum(len(set(ts)) for ts in tokens)} query terms translated, the others passed through",
-        quiet=args.quiet)
+    known, total = terms_found(tokens, table)
+    say(f"DT: {known} of {total} query terms translated, the others passed through", quiet=args.quiet)
     search_and_write(dt, args, dt.structured_from_tokens(list(queries), tokens))
     return 0
 

@@ -135,11 +135,10 @@ def run(args) -> int:
             f"{psq.index_.n_terms} terms of the translated index ({psq.index_.stats()['n_postings']} expected counts)",
             quiet=args.quiet)
     else:
-        from clirkit.translation.phrases import join_phrases
+        from clirkit.translation.phrases import terms_found
 
-        terms = [t for q in join_phrases(tokens, psq.table_.source_vocab.tolist()) for t in dict.fromkeys(q)]
-        known = sum(t in psq.table_.source_index for t in terms)  # each query's distinct terms (any --mode)
-        say(f"PSQ: {known} of {len(terms)} query terms found in the table "
+        known, total = terms_found(tokens, psq.table_)  # each query's distinct terms, whatever the --mode
+        say(f"PSQ: {known} of {total} query terms found in the table "
             f"({psq.table_.nnz} options after pruning)", quiet=args.quiet)
     search_and_write(psq, args, sq)
     return 0

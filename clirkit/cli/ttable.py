@@ -348,13 +348,14 @@ def run_from_alignments(args) -> int:
 
 def run_show(args) -> int:
     from clirkit.analysis import Analyzer
+    from clirkit.translation.phrases import PHRASE_JOINER
 
     table = load_table_args(args, args.table, args.format)
     settings = table.params.get("source_analyzer")
     analyzer = Analyzer.from_dict(settings).without_stopwords() if settings else None
     for word in args.words:
         terms = analyzer.tokenize(word) if analyzer is not None else [word]
-        term = terms[0] if len(terms) == 1 else word  # as DT and PSQ analyze a query word
+        term = PHRASE_JOINER.join(terms) if terms else word  # as DT and PSQ analyze a query word (a phrase)
         shown = word if term == word else f"{word} -> {term}"
         options = table.translations(term, args.n)
         total = len(table.translations(term))
@@ -399,6 +400,13 @@ def _save(args, table) -> None:
     from clirkit.progress import say
     from clirkit.translation import save_table
 
+    if not str(args.output).endswith(".npz"):
+        from clirkit.translation.phrases import without_phrases
+
+        table, phrases = without_phrases(table)
+        if phrases:
+            say(f"ttable {args.action}: {args.output} is Moses text, which holds single words: {phrases:,} source "
+                f"phrases not written (write .npz to keep them)", quiet=args.quiet)
     save_table(table, args.output)
     if not str(args.output).endswith(".npz"):
         languages = table.params.get("source_lang") or table.params.get("target_lang")

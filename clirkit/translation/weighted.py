@@ -17,15 +17,19 @@ weights, which are the file's (not uniform or rank weights): :func:`weighted_tab
 1. analyzes both sides with the Analyzer of each language when the languages are known (given, or from the
    file name), so entries that analyze alike ("house", "houses") merge and their probabilities add up;
    without languages, both sides are lowercased (unless ``lowercase=False``) and split at spaces;
-2. drops (and counts) the entries whose source side has several terms, and those with a side left without
-   terms (punctuation);
+2. keeps a source side of several terms as a phrase, terms joined by one space (a PSQ table's words that the
+   analysis cuts: a Chinese word split by the segmenter; matched in queries, :mod:`clirkit.translation.phrases`),
+   or drops it (a Moses phrase table, whose multi-word sources are most of it and match what Model 1 tables already
+   give) (``multiword_source``; counted either way), and drops the entries with a side left without terms
+   (punctuation);
 3. splits a multi-word target into its words, each with an equal share of the entry's p (``multiword_target``:
    ``split``; ``phrase`` keeps it whole, words joined by one space; ``drop`` drops it), as for dictionaries;
 4. renormalizes every row that does not sum to 1 (a phrase table loses the mass of what step 2 or 3 dropped;
    a pruned table never had it), and counts them (``params["n_rows_renormalized"]``).
 
 ``params`` records the format, the file, the options, the languages and the counts: ``n_entries_read``,
-``n_multiword_source_dropped``, ``n_multiword_target``, ``n_without_terms``, ``n_rows_renormalized``.
+``n_multiword_source``, ``n_multiword_source_dropped``, ``n_multiword_target``, ``n_without_terms``,
+``n_rows_renormalized``.
 """
 from __future__ import annotations
 
@@ -227,8 +231,8 @@ def _json_line(text: str, i: int, j: int | None) -> int:
 # entries -> table
 
 def weighted_table(entries: Iterable[tuple[str, str, float]], params: dict | None = None, *, lowercase: bool = True,
-                   multiword_target: str = "split", source_lang: str | None = None, target_lang: str | None = None,
-                   source_analyzer=None, target_analyzer=None) -> TranslationTable:
+                   multiword_target: str = "split", multiword_source: str = "drop", source_lang: str | None = None,
+                   target_lang: str | None = None, source_analyzer=None, target_analyzer=None) -> TranslationTable:
     """The table p(e|f) of weighted ``entries`` (source, target, p): the steps of the module docstring.
     ``source_analyzer``/``target_analyzer`` (both or neither) make each side's terms and are recorded; without
     them a side is lowercased (``lowercase``) and split at spaces. ``params`` is merged into the table's."""
@@ -243,9 +247,11 @@ def weighted_table(entries: Iterable[tuple[str, str, float]], params: dict | Non
     for f, e, p in entries:
         n_read += 1
         f_words = source_terms(f)
-        if len(f_words) > 1:                      # most of a phrase table: its target is not analyzed
+        if len(f_words) > 1:
             n_multi_source += 1
-            continue
+            if multiword_source == "drop":        # most of a phrase table: its target is not analyzed
+                continue
+            f_words = [PHRASE_JOINER.join(f_words)]
         e_words = target_terms(e) if f_words else []
         if not e_words:
             n_empty += 1
@@ -266,7 +272,9 @@ def weighted_table(entries: Iterable[tuple[str, str, float]], params: dict | Non
                   "target_analyzer": target_analyzer.to_dict()}
     params = {**(params or {}), "lowercase": lowercase, "multiword_target": multiword_target,
               "source_lang": source_lang, "target_lang": target_lang, "n_entries_read": n_read,
-              "n_multiword_source_dropped": n_multi_source, "n_multiword_target": n_multi_target,
+              "multiword_source": multiword_source, "n_multiword_source": n_multi_source,
+              "n_multiword_source_dropped": n_multi_source if multiword_source == "drop" else 0,
+              "n_multiword_target": n_multi_target,
               "n_without_terms": n_empty}
     table = TranslationTable.from_triples(sources, targets, probs, params)
     sums = table.row_sums()
@@ -314,6 +322,7 @@ def load_weighted(path: str | os.PathLike[str], format: str, *, lowercase: bool 
     analyzers = ((Analyzer(src, **settings), Analyzer(tgt, **settings))
                  if src is not None and tgt is not None else (None, None))
     table = weighted_table(entries, params, lowercase=lowercase, multiword_target=multiword_target,
+                           multiword_source="phrase" if format == "psq-json" else "drop",
                            source_lang=src, target_lang=tgt, source_analyzer=analyzers[0],
                            target_analyzer=analyzers[1])
     if table.nnz == 0:
