@@ -342,7 +342,7 @@ class BoostRanker(System):
         params = model.params
         if model.from_base:
             scores = params.get("beta_dev_map", {})
-            tried = "given, no dev queries" if None in scores.values() else "dev MAP by beta: " + ", ".join(
+            tried = "given, no dev queries" if not scores else "dev MAP by beta: " + ", ".join(
                 f"{b} {m:.4f}" for b, m in scores.items())
             return [f"{name}: beta {model.beta:g} ({tried}), {params['bag_rounds'][0]} rounds, {len(model)} "
                     "phrase-table entries"]
@@ -555,8 +555,9 @@ class BoostRanker(System):
             info.update(candidate_depth=self._candidate_depth())
         if n_extra:
             info.update(n_extra_tuples=n_extra, parallel_weight=self.parallel_weight)
-        if sweep is not None:
-            info.update(hard_negatives=self.hard_negatives, beta_dev_map=sweep.dev_map())
+        if sweep is not None:  # a beta given without dev queries has no dev MAP: recorded as none (an empty map)
+            info.update(hard_negatives=self.hard_negatives,
+                        beta_dev_map={b: m for b, m in sweep.dev_map().items() if m is not None})
         return info
 
     def _dev_matrices(self, dev_queries, dev_qrels: Qrels, features: PairFeatures):

@@ -60,11 +60,15 @@ def _fractions(text: str | None):
 
     if text is None:
         return None
-    out = {}
+    out: dict[str, float] = {}
     for part in text.split(","):
         split, _, fraction = part.partition("=")
+        split = split.strip()
+        if split in out:  # a dict would keep the last: dev=0.3,test=0.5,dev=0.5 read as dev 0.5, test 0.5
+            raise ClirkitError(f"--split {text}: names the split {split!r} twice; give each split once, e.g. "
+                               f"dev=0.5,test=0.5")
         try:
-            out[split.strip()] = float(fraction)
+            out[split] = float(fraction)
         except ValueError:
             raise ClirkitError(f"--split {text}: expected SPLIT=FRACTION,... such as dev=0.5,test=0.5") from None
     return out
