@@ -29,8 +29,9 @@ A clirkit system becomes a ``pt.Transformer`` and takes part in ``pt.Experiment`
   index, table and models, and the runs a fusion is tuned on, through the experiment runner itself (nothing is
   trained or written; a stale or missing artifact is an error saying to run the experiment first).
 
-Bad input (a frame without ``qid``/``query``, a results frame given to a first stage, a system that cannot re-rank)
-is a :class:`~clirkit.errors.ClirkitError` of one line.
+Bad input (a frame without ``qid``/``query``, a row without a qid (NaN, None) or with a score that is not a number,
+a results frame given to a first stage, a system that cannot re-rank) is a :class:`~clirkit.errors.ClirkitError` of
+one line naming what is wrong (and the row).
 """
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ from typing import Mapping
 
 from clirkit.errors import ClirkitError
 from clirkit.estimator import DEPTH, Resources, as_topics
-from clirkit.run import Qrels, Run
+from clirkit.run import Qrels, Run, check_frame_ids, frame_scores
 
 INSTALL = "pip install 'clirkit[pyterrier]'"
 
@@ -60,7 +61,7 @@ DOCUMENT_COLUMNS = ("docno", "docid", "score", "rank")  # of a results frame's r
 def topics_frame(topics) -> pd.DataFrame:
     """PyTerrier's queries frame (``qid``, ``query``) of ``topics`` in any form a system's ``search`` takes
     (``{qid: text}``, texts, ir_datasets queries; :func:`clirkit.estimator.as_topics`)."""
-    topics = as_topics(topics)
+    topics = _as_topics(topics, "topics")
     return pd.DataFrame({"qid": pd.Series(list(topics), dtype=object),
                          "query": pd.Series(list(topics.values()), dtype=object)})
 
@@ -83,6 +84,14 @@ def _as_qrels(qrels, what: str) -> Qrels:
         raise ClirkitError(f"{what}: expected Qrels, a frame with qid, docno and label, or ir_datasets qrels; got "
                            f"{type(qrels).__name__}")
     return Qrels.from_records(qrels)
+
+
+def _as_topics(topics, what: str):
+    """:func:`~clirkit.estimator.as_topics` of ``topics``, a queries or results frame's missing qid (NaN, None)
+    refused first, naming its row (it would become the query ``nan``)."""
+    if hasattr(topics, "columns") and hasattr(topics, "isna") and "qid" in topics.columns:
+        check_frame_ids(topics, ["qid"], what)
+    return as_topics(topics, what=what)
 
 
 def _learns(system) -> bool:
@@ -148,6 +157,7 @@ class Retriever(pt.Transformer):
             raise ClirkitError(f"{self!r}: the input has a {refused[0]} column (a results frame): this transformer "
                                f"retrieves from a queries frame; to re-rank results, use reranker(system) "
                                f"(a boosted ranker or SCS)")
+        check_frame_ids(inp, [c for c in ("qid", "docno") if c in self.needs], f"{self!r}: the input frame")
 
     def transform_outputs(self, input_columns: list[str]) -> list[str]:
         """The output columns for ``input_columns`` (PyTerrier's inspection, without running the system)."""
@@ -193,6 +203,7 @@ class Reranker(Retriever):
             row = inp[twice].iloc[0]
             raise ClirkitError(f"{self!r}: document {row['docno']} appears twice for query {row['qid']}")
         if "score" in inp.columns:
+            frame_scores(inp, f"{self!r}: the input frame")  # a text or missing score: the row named
             candidates = Run.from_frame(inp)
         elif self._uses_scores():
             raise ClirkitError(f"{self!r}: the input frame has no score column: a model boosted from a base ranker "
@@ -234,7 +245,7 @@ class _Learner(pt.Estimator):
         splits = {"train": (topics_or_res_tr, qrels_tr)}
         if topics_or_res_va is not None:
             splits["dev"] = (topics_or_res_va, qrels_va)
-        topics = {s: as_topics(t, what=f"{self!r}: {s} topics") for s, (t, _) in splits.items()}
+        topics = {s: _as_topics(t, f"{self!r}: {s} topics") for s, (t, _) in splits.items()}
         qrels = {s: _as_qrels(q, f"{self!r}: {s} qrels") for s, (_, q) in splits.items()}
         self.system.fit(_GivenTopics(self.resources, topics, qrels, self.excluded))
         return self

@@ -225,9 +225,10 @@ class Run:
         """A run from a DataFrame with columns ``qid``, ``docno`` (PyTerrier's) or ``docid`` and ``score``, in any
         row order, ranked by :meth:`ranked` (score descending, ties by docid; a ``rank`` column is not read: a
         PyTerrier re-ranker may leave it stale). With both ``docno`` and ``docid`` (a frame of Terrier's, whose
-        ``docid`` is its internal number), ``docno`` is the document id."""
+        ``docid`` is its internal number), ``docno`` is the document id. ClirkitError naming the row for a missing
+        id (NaN, None) or a score that is not a finite number."""
         qids, docids = _frame_ids(frame, "a run frame", "score")
-        return cls.ranked(qids, docids, frame["score"].to_numpy(dtype=np.float64), tag=tag, depth=depth)
+        return cls.ranked(qids, docids, frame_scores(frame, "a run frame"), tag=tag, depth=depth)
 
     def to_records(self) -> list[ScoredDoc]:
         """The rows in run order as :data:`ScoredDoc` namedtuples ``(query_id, doc_id, score)``, the shape of
@@ -343,7 +344,57 @@ def _frame_ids(frame, what: str, value: str) -> tuple[np.ndarray, np.ndarray]:
         names = [wanted if c == doc else c for c in missing]
         raise ClirkitError(f"{what}: no {', no '.join(names)} column (its columns: "
                            f"{', '.join(map(str, columns)) or 'none'})")
+    check_frame_ids(frame, ("qid", doc), what)
     return _str_array(frame["qid"].astype(str).to_numpy()), _str_array(frame[doc].astype(str).to_numpy())
+
+
+def check_frame_ids(frame, columns: Iterable[str], what: str) -> None:
+    """ClirkitError naming the first row of the DataFrame ``frame`` whose id in one of ``columns`` is missing (NaN,
+    None, NA), which would otherwise become the id ``nan`` or ``None``: ``WHAT: row 3 has no qid (nan); give every
+    row its id``, the row named by its index label."""
+    for column in columns:
+        missing = frame[column].isna().to_numpy()
+        if missing.any():
+            pos = int(np.flatnonzero(missing)[0])
+            raise ClirkitError(f"{what}: row {_row_label(frame, pos)} has no {column} "
+                               f"({_shown(frame[column].iloc[pos])}); give every row its {column}")
+
+
+def _row_label(frame, pos: int) -> str:
+    """The index label of row ``pos`` of ``frame``, as the user sees it (``3``, ``'a'``)."""
+    return _shown(frame.index[pos])
+
+
+def _shown(value) -> str:
+    """``value`` as the user wrote it: a numpy scalar as its Python value (``nan``, not ``np.float64(nan)``)."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
+def frame_scores(frame, what: str) -> np.ndarray:
+    """The ``score`` column of ``frame`` as float64; ClirkitError naming the first row whose score is not a finite
+    number (a text, a missing value, an infinity) and its value."""
+    column = frame["score"]
+    try:
+        scores = column.to_numpy(dtype=np.float64)
+    except (TypeError, ValueError):
+        values = column.tolist()
+        pos = next((i for i, v in enumerate(values) if not _is_number(v)), None)
+        if pos is None:  # pragma: no cover (numpy refused a value float() takes)
+            raise ClirkitError(f"{what}: the score column is not numbers") from None
+    else:
+        bad = np.flatnonzero(~np.isfinite(scores))
+        if not len(bad):
+            return scores
+        pos = int(bad[0])
+    raise ClirkitError(f"{what}: row {_row_label(frame, pos)} has score {_shown(column.iloc[pos])}, not a finite "
+                       f"number; give every row a number such as 12.5")
+
+
+def _is_number(value) -> bool:
+    try:
+        return bool(np.isfinite(float(value)))
+    except (TypeError, ValueError, OverflowError):
+        return False
 
 
 def _record_columns(records: Iterable, fields: tuple[str, ...], what: str, example: str) -> tuple[list, ...]:

@@ -299,9 +299,12 @@ def test_clef_topics_in_two_languages_are_chosen_by_the_source_language(tmp_path
         f"choose one with --source-lang (lang= in Python)")
 
 
-def test_a_monolingual_prefixed_file_is_read_whatever_the_source_language(tmp_path):
+def test_a_monolingual_prefixed_file_is_read_in_its_language_and_refused_in_another(tmp_path):
+    # issue 40 item 2: reading <ES-title> as the English queries was a silent wrong result (HC4 refuses it too)
     path = write(tmp_path / "topics.sgml", CLEF_SGML)
-    assert read_queries(path, lang="en") == {"C041": "la luz"}
+    assert read_queries(path, lang="es") == read_queries(path) == {"C041": "la luz"}
+    assert error_of(read_queries, path, lang="en") == (
+        f"{path}:1: topic C041 has no version in en (languages: ES); choose one with --source-lang (lang= in Python)")
 
 
 # --------------------------------------------------------------------------- NTCIR

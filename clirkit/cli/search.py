@@ -1,8 +1,9 @@
 """``clirkit search --index I --queries Q -o RUN``: BM25 with the queries untranslated, analyzed as the index
-(:class:`clirkit.systems.BM25Search`)."""
+(:class:`clirkit.systems.BM25Search`); ``--source-lang`` chooses the version of topics given in several languages
+(HC4/NeuCLIR, CLEF), by default the index's language."""
 from __future__ import annotations
 
-from clirkit.cli.common import add_jobs, add_query_fields, add_quiet, add_verb, query_fields
+from clirkit.cli.common import add_jobs, add_query_fields, add_quiet, add_verb, language, query_fields
 
 
 def add_shard_options(p) -> None:
@@ -78,6 +79,10 @@ def add_parser(sub) -> None:
     p.add_argument("-o", "--output", required=True, help="run file to write (TREC 6 columns; - for stdout)")
     add_bm25_options(p, BM25Search)
     add_query_fields(p)
+    p.add_argument("--source-lang", type=language, default=None, metavar="LANG",
+                   help="the queries' language, ISO 639-1: which version of topics given in several languages "
+                        "(HC4/NeuCLIR, CLEF) is read and searched untranslated, e.g. en for HC4's English topics "
+                        "over a Persian index (default: the index's language)")
     add_shard_options(p)
     add_quiet(p)
 
@@ -90,7 +95,8 @@ def run(args) -> int:
     system = BM25Search(**params_of(args))
     system.check_params()  # before any input is read
     index = open_index(args)
-    queries = read_queries(args.queries, **query_fields(args, lang=index.analyzer.lang))  # the index's language
+    lang = args.source_lang or index.analyzer.lang  # by default, the queries are in the index's language
+    queries = read_queries(args.queries, **query_fields(args, lang=lang))
     run_ = system.fit(index, quiet=args.quiet).search(queries, depth=args.depth, tag=args.tag, quiet=args.quiet)
     report_unmatched(list(queries), run_, args.quiet)
     write_run(run_, args.output)

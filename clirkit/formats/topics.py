@@ -13,15 +13,18 @@
   "topic_title": ..., "topic_description": ..., "topic_narrative": ...}, ...]}``, one line per topic;
   the version in the query language is read (original or human translation before machine translation).
 
-One tolerant reader serves the three markup dialects (tags matched case-insensitively, closed or not;
-comments, ``<?xml ...?>``, ``<!DOCTYPE ...>`` and unknown tags such as ``<dom>`` or ``<CONC>`` skipped;
+One tolerant reader serves the three markup dialects (tags matched case-insensitively, closed or not, ``<t/>`` as
+``<t />``; comments, ``<?xml ...?>``, ``<!DOCTYPE ...>`` and unknown tags such as ``<dom>`` or ``<CONC>`` skipped,
+but a comment or CDATA section never closed is an error naming its line, not the rest of the file hidden;
 entities such as ``&amp;``, ``&eacute;``, ``&#233;`` decoded; whitespace collapsed). A markup file
 that is not valid UTF-8 (and declares no other encoding in ``<?xml ... encoding=...?>``) is read as
 Latin-1, the encoding of old TREC and CLEF topic files, and said on stderr.
 
 A query's text is the fields asked for (:data:`TOPIC_FIELDS`; ``title`` by default) joined by a space.
 When a topic is given in several languages (HC4's ``topics`` list, CLEF files with ``<EN-title>`` and
-``<ES-title>``), the caller's source language chooses; without it, the error names the languages present.
+``<ES-title>``), the caller's source language chooses; without it, the error names the languages present. A topic
+given only in another language than the caller's (``<ES-title>`` alone, asked for ``en``) is an error too, as it is
+in HC4 files: it is not read as if it were in the caller's language.
 """
 from __future__ import annotations
 
@@ -169,10 +172,10 @@ class _Latin1(str):
 # --------------------------------------------------------------------------- markup (TREC, CLEF, NTCIR)
 
 _TOKEN = re.compile(
-    r"<!--.*?(?:-->|\Z)"  # a comment
-    r"|<!\[CDATA\[(?P<cdata>.*?)(?:\]\]>|\Z)"
+    r"<!--(?:.*?-->|(?P<open_comment>))"  # a comment (one never closed is an error, not the rest of the file)
+    r"|<!\[CDATA\[(?:(?P<cdata>.*?)\]\]>|(?P<open_cdata>))"
     r"|<[?!][^<>]*>"  # <?xml ...?>, <!DOCTYPE ...>, <!ENTITY ...>
-    r"|<(?P<close>/?)\s*(?:(?P<lang>[A-Za-z]{2})-)?(?P<name>[A-Za-z][\w.:-]*)(?:\s[^<>]*)?>",
+    r"|<(?P<close>/?)\s*(?:(?P<lang>[A-Za-z]{2})-)?(?P<name>[A-Za-z][\w.:-]*)(?:\s[^<>]*|/)?>",  # <t/> as <t />
     re.S)
 _CONTAINERS = ("top", "topic")
 _NO_TOPICS = ("no topics found: expected <top> (TREC), <topic> (CLEF) or <TOPIC> (NTCIR) elements, or give queries "
@@ -251,7 +254,11 @@ class _MarkupReader:
         self.label = label or markup_dialect(text)
         self.spell = _SPELLING[self.label]
         self.newlines = [m.start() for m in re.finditer("\n", text)]
-        self.tokens = [_Tag(m) for m in _TOKEN.finditer(text)]
+        self.tokens = []
+        for m in _TOKEN.finditer(text):
+            if m.group("open_comment") is not None or m.group("open_cdata") is not None:
+                raise self._never_closed(m)
+            self.tokens.append(_Tag(m))
         self.queries: dict[str, str] = {}
         self.where: dict[str, int] = {}
         self.topic: _Tag | None = None
@@ -264,6 +271,14 @@ class _MarkupReader:
 
     def line_of(self, pos: int) -> int:
         return bisect.bisect_left(self.newlines, pos) + 1
+
+    def _never_closed(self, m: re.Match) -> ClirkitError:
+        """The error for a comment (``<!--``) or CDATA section (``<![CDATA[``) that ``m`` opens and nothing closes:
+        read to the end of the file, it would hide every later topic."""
+        opened, closer = ("<!--", "-->") if m.group("open_comment") is not None else ("<![CDATA[", "]]>")
+        what = "comment" if opened == "<!--" else "CDATA section"
+        return located(self.name, self.line_of(m.start()), f"{what} {opened} is never closed by {closer} (it would "
+                                                           f"hide the rest of the file); close it with {closer}")
 
     def read(self) -> dict[str, str]:
         name, text, tokens = self.name, self.text, self.tokens
@@ -386,6 +401,9 @@ class _MarkupReader:
             raise repeated_id(name, num_line, "query id", qid, self.where[qid], "topic")
         langs = list(dict.fromkeys(k[1] for k in parts))
         chosen = langs[0] if langs else None
+        if len(langs) == 1 and chosen is not None and self.lang and chosen.lower() not in lang_codes(self.lang):
+            raise located(name, top_line, f"topic {qid} has no version in {self.lang} (languages: {chosen}); "
+                                          f"{_LANG_HINT}")
         if len(langs) > 1:
             want = [p for p in langs if p is not None and p.lower() in lang_codes(self.lang)]
             if not want:
