@@ -15,16 +15,27 @@ def _interrupted_early(signum, frame) -> None:  # pragma: no cover (a subprocess
     _os._exit(130)
 
 
-# The command (the console script ``clirkit`` or ``python -m clirkit``) imports this module first: a Ctrl-C from
-# here until clirkit.cli.main takes over is one line, not a traceback from an import. Imported as a library, this
-# changes nothing.
-if _os.path.basename(_sys.argv[0] if _sys.argv else "") == "clirkit" or \
-        (_sys.argv[0] if _sys.argv else "").endswith(_os.path.join("clirkit", "__main__.py")):
-    import signal as _signal
-    import threading as _threading
+def _is_the_command() -> bool:
+    """Whether this process is the command: the console script ``clirkit``, ``python -m clirkit`` (whose package
+    import sees ``-m`` as sys.argv[0]; sys.orig_argv names the module) or clirkit/__main__.py run as a file."""
+    argv0 = _sys.argv[0] if _sys.argv else ""
+    if _os.path.basename(argv0) == "clirkit" or argv0.endswith(_os.path.join("clirkit", "__main__.py")):
+        return True
+    orig = getattr(_sys, "orig_argv", [])
+    return argv0 == "-m" and any(a == "-m" and b == "clirkit" for a, b in zip(orig, orig[1:]))
 
-    if _threading.current_thread() is _threading.main_thread():
-        _signal.signal(_signal.SIGINT, _interrupted_early)
+
+# The command imports this module first: a Ctrl-C from here until clirkit.cli.main takes over is one line, not a
+# traceback from an import. ``_signal`` (the signal module without its enums) is set up at once, so the window before
+# is short; a SIGINT ignored by the caller (a background job) stays ignored. Imported as a library, nothing changes.
+if _is_the_command():
+    import _signal
+
+    try:
+        if _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
+            _signal.signal(_signal.SIGINT, _interrupted_early)
+    except ValueError:  # pragma: no cover (not the main thread: the caller's signals, as they are)
+        pass
 
 from clirkit.errors import ClirkitError  # noqa: E402
 

@@ -407,14 +407,21 @@ def read_counts(path: str | os.PathLike[str], analyzer) -> tuple[dict[str, int],
     from clirkit.fileio import display_name, iter_lines
 
     name = display_name(path)
+    largest = 2**63 - 1  # a count fits int64
     tokens, counts, total = [], [], 0
     for lineno, line in iter_lines(path):
         fields = line.split()
-        if len(fields) != 2 or not fields[0].isdigit():
-            raise located(name, lineno, f"expected COUNT TOKEN (a count, a space, a word), got {line[:40]!r}")
+        if len(fields) != 2 or not (fields[0].isascii() and fields[0].isdigit()):
+            raise located(name, lineno, f"expected COUNT TOKEN (a count in ASCII digits 0-9, a space, a word), "
+                                        f"got {line[:40]!r}")
+        digits = fields[0].lstrip("0") or "0"
+        if len(digits) > 19 or int(digits) > largest:  # the length first: int() refuses 4,300 digits and more
+            raise located(name, lineno, f"count {fields[0][:20]}{'...' if len(fields[0]) > 20 else ''} is too "
+                                        f"large (at most {largest}, a 64-bit integer)")
+        count = int(digits)
         tokens.append(fields[1])
-        counts.append(int(fields[0]))
-        total += int(fields[0])
+        counts.append(count)
+        total += count
     if not tokens:
         raise ClirkitError(f"{name}: no COUNT TOKEN line: a term-count file holds one line per word")
     return count_terms(analyzer.tokenize_many(tokens), counts), total

@@ -6,10 +6,18 @@ the results in task order whatever the backend and the number of workers, so wha
 bagged model, a merged run) is the same bytes however it ran. Bagging (:mod:`clirkit.boost.bagging`) and
 the sharded search (:mod:`clirkit.shardsearch`) run through it. joblib and dask are imported only when
 tasks run in parallel.
+
+Worker processes end with the process that started them: loky's workers (and so its resource trackers, which
+end when their last client does) would otherwise outlive a parent killed by SIGKILL, idle for minutes.
+:func:`loky_backend` gives joblib's loky backend with :func:`end_with_parent` as the workers' initializer;
+:func:`run_tasks` uses it, and the command makes it joblib's backend for the whole run
+(:func:`workers_end_with_parent`), so the tokenizing workers that other modules start through joblib end too.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+import os
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Sequence
 
 from clirkit.errors import ClirkitError
 
@@ -45,8 +53,48 @@ def run_tasks(tasks: Sequence[Task], *, jobs: int = 1, backend: str = "loky", sc
     else:
         from joblib import Parallel
 
-        done = Parallel(n_jobs=jobs, backend=backend, return_as="generator")(tasks)
+        done = Parallel(n_jobs=jobs, backend=loky_backend() if backend == "loky" else backend,
+                        return_as="generator")(tasks)
     return list(progress(done, desc=desc, total=len(tasks), quiet=quiet or len(tasks) == 1, unit=unit))
+
+
+PARENT_POLL = 0.5  # seconds between a worker's looks at its parent process
+
+
+def end_with_parent(parent: int) -> None:
+    """The initializer of a worker process started by process ``parent``: the worker ends (status 1) as soon as
+    it is no longer ``parent``'s child, which is when ``parent`` has ended, however (even by SIGKILL, which leaves
+    no time for the executor's own shutdown). A daemon thread looks at the parent every :data:`PARENT_POLL`
+    seconds; it changes nothing of what the worker computes."""
+    import threading
+    import time
+
+    if os.getppid() != parent:  # the parent ended while this worker was starting
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="clirkit-end-with-parent", daemon=True).start()
+
+
+def loky_backend():
+    """joblib's loky backend whose workers end with this process (:func:`end_with_parent`)."""
+    from joblib._parallel_backends import LokyBackend
+
+    return LokyBackend(initializer=end_with_parent, initargs=(os.getpid(),))
+
+
+@contextmanager
+def workers_end_with_parent() -> Iterator[None]:
+    """Within the block, joblib's default backend (a ``Parallel`` given no backend) is :func:`loky_backend`, so
+    the worker processes started by any module end with this process. Imports joblib."""
+    from joblib import parallel_config
+
+    with parallel_config(backend=loky_backend()):
+        yield
 
 
 def run_dask(tasks: Sequence[Task], scheduler) -> list:

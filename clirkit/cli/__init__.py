@@ -56,22 +56,63 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
 
 def _terminated(signum, frame):
+    if _ended:  # the work is over: Python is exiting, where an exception would only be printed
+        _exit_interrupted()
     raise KeyboardInterrupt  # so writers remove their temporary files, as on Ctrl-C
 
 
 _interrupted = False  # a Ctrl-C reached the command's handler (_interrupt)
+_ended = False  # the command's work is over (main is returning or has returned): a Ctrl-C now only ends the process
+_reported = False  # "clirkit: interrupted" was said
 
 
 def _interrupt(signum, frame):
     """The command's Ctrl-C: a KeyboardInterrupt, as Python's own handler raises, remembered, because an import
     of a compiled module that it interrupts may turn it into another error (numpy: "PyCapsule_Import could
-    not import module")."""
+    not import module"). Once the work is over (:func:`main` returning, the script exiting, atexit callbacks
+    such as the workers' shutdown), status 130 at once instead (:func:`_exit_interrupted`)."""
     global _interrupted
     _interrupted = True
+    if _ended:
+        _exit_interrupted()
     raise KeyboardInterrupt
 
 
+def _exit_interrupted() -> None:
+    """End the process with status 130 and at most one line on stderr ("clirkit: interrupted" unless said)."""
+    import os
+
+    for stream in (sys.stdout, sys.stderr):  # what the finished work printed, as a normal exit would
+        try:
+            stream.flush()
+        except BaseException:  # a closed pipe, a flush this signal interrupted
+            pass
+    if not _reported:
+        os.write(2, b"clirkit: interrupted\n")
+    os._exit(130)
+
+
+def _stopped() -> int:
+    """The status of a command that a Ctrl-C (or SIGTERM) stopped, after saying so once."""
+    global _ended, _reported
+    _ended = _command  # from here a second Ctrl-C ends the command at once, without a traceback
+    _reported = True  # before the line: a Ctrl-C while printing it must not print a second one
+    print("clirkit: interrupted", file=sys.stderr)
+    return 130
+
+
+_command = False  # main runs as the command (the script or python -m clirkit): it owns SIGINT to the end
+
+
 def main(argv: list[str] | None = None) -> int:
+    """The command: parse ``argv`` (default ``sys.argv[1:]``), run the verb, return the exit status.
+
+    Run as the command (the ``clirkit`` script or ``python -m clirkit``, which set the early Ctrl-C handler of
+    :mod:`clirkit` before importing this module), a Ctrl-C at any point gives status 130 and at most one line on
+    stderr: during the work a KeyboardInterrupt (writers remove their temporary files), caught here; after it
+    (the status set, Python exiting) the process ends at once with 130. Called from Python, SIGINT keeps its
+    handler."""
+    global _command, _ended
     import os
     import signal
 
@@ -79,15 +120,16 @@ def main(argv: list[str] | None = None) -> int:
     # for clirkit's own process only, before pyarrow is imported
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "jemalloc")
 
-    if threading_is_main():
-        signal.signal(signal.SIGTERM, _terminated)
-        sys.unraisablehook = _keeping_interrupts(sys.unraisablehook)
     try:
-        if threading_is_main():  # from here a Ctrl-C is a KeyboardInterrupt, so writers remove their temporaries
+        if threading_is_main():
             from clirkit import _interrupted_early
 
+            # from here a Ctrl-C is a KeyboardInterrupt, so writers remove their temporaries
             if signal.getsignal(signal.SIGINT) is _interrupted_early:
+                _command, _ended = True, False
                 signal.signal(signal.SIGINT, _interrupt)
+            signal.signal(signal.SIGTERM, _terminated)
+            sys.unraisablehook = _keeping_interrupts(sys.unraisablehook)
         argv = sys.argv[1:] if argv is None else list(argv)
         parser = build_parser(argv)
         args, unknown = parser.parse_known_args(argv)
@@ -95,13 +137,13 @@ def main(argv: list[str] | None = None) -> int:
             _verb_parser(parser, args).error(f"unrecognized arguments: {' '.join(unknown)}")
         return _call(args)
     except KeyboardInterrupt:
-        print("clirkit: interrupted", file=sys.stderr)
-        return 130
+        return _stopped()
     except Exception:
         if not _interrupted:
             raise
-        print("clirkit: interrupted", file=sys.stderr)
-        return 130
+        return _stopped()
+    finally:  # the status is set (or a SystemExit, a real bug's exception is on its way)
+        _ended = _command
 
 
 def _verb_parser(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
@@ -123,7 +165,13 @@ def _call(args) -> int:
             from clirkit.fileio import check_output_folder
 
             check_output_folder(output)
-        status = args.func(args)
+        if getattr(args, "jobs", 1) != 1:  # worker processes (any module's, through joblib) end with this one
+            from clirkit.parallel import workers_end_with_parent
+
+            with workers_end_with_parent():
+                status = args.func(args)
+        else:
+            status = args.func(args)
     except ClirkitError as exc:
         from clirkit.cli.params import option_message
 
