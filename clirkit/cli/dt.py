@@ -30,7 +30,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from clirkit.cli.search import open_index
     from clirkit.cli.ttable import load_tables
-    from clirkit.cli.xlquery import checked_system, query_language, search_and_write, source_stopwords
+    from clirkit.cli.xlquery import checked_system, query_language, say_language, search_and_write, source_stopwords
     from clirkit.errors import ClirkitError
     from clirkit.formats import read_queries
     from clirkit.systems import DT
@@ -43,6 +43,8 @@ def run(args) -> int:
     index = open_index(args)
     table, = load_tables(args, args.table)
     queries = read_queries(args.queries, **query_fields(args, lang=query_language(args, table)))
+    if query_language(args, table):
+        say_language(queries, query_language(args, table), args)
     if args.translated:
         return _search_translated(args, index, queries)
     try:

@@ -73,7 +73,7 @@ def run(args) -> int:
     from clirkit.analysis import read_stopwords
     from clirkit.cli.search import open_index
     from clirkit.cli.ttable import load_tables
-    from clirkit.cli.xlquery import checked_system, query_language, search_and_write, source_stopwords
+    from clirkit.cli.xlquery import checked_system, query_language, say_language, search_and_write, source_stopwords
     from clirkit.docpsq import KIND, ProjectedIndex, ShardedProjectedIndex
     from clirkit.errors import ClirkitError
     from clirkit.formats import read_queries
@@ -114,6 +114,8 @@ def run(args) -> int:
     else:
         lang = query_language(args, table, table2)
     queries = read_queries(args.queries, **query_fields(args, lang=lang)) if args.queries is not None else None
+    if queries and lang:
+        say_language(queries, lang, args)
     target = args.target_stopwords
     if target not in (None, "snowball"):
         target = read_stopwords(target)

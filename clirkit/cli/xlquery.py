@@ -72,3 +72,14 @@ def source_stopwords(args) -> str | list[str] | None:
     if args.source_stopwords == "snowball":
         return "snowball"
     return read_stopwords(args.source_stopwords) if args.source_stopwords else None
+
+
+def say_language(queries: dict, lang: str, args) -> None:
+    """Say on stderr (unless ``--quiet``) when the queries' words read as another language than ``lang``, the
+    language the table or ``--source-lang`` gives them (:func:`clirkit.langcheck.language_notice`)."""
+    from clirkit.langcheck import language_notice
+    from clirkit.progress import say
+
+    notice = language_notice(list(queries.values()), lang, f"the queries of {args.queries}")
+    if notice:
+        say(notice, quiet=args.quiet)

@@ -204,12 +204,28 @@ class PlainCollection:
                 say(f"{self.name}: {unjudged} of the {len(queries[s])} {s} queries have no judgment (trec_eval "
                     f"leaves them out)", quiet=quiet)
         ids, sources, targets = self._parallel()
+        self._say_languages(texts, queries, sources, targets, quiet)
         description = (f"plain files: documents {self.documents.name}, queries "
                        f"{', '.join(p.name for p in self._listed(self.queries))}, qrels "
                        f"{', '.join(p.name for p in self._listed(self.qrels))}")
         return VariantData(name=self.name, variant="standard", source_lang=self.source_lang,
                            target_lang=self.target_lang, description=description, docids=docids, doc_texts=texts,
                            pair_ids=ids, pair_sources=sources, pair_targets=targets, queries=queries, qrels=qrels)
+
+    def _say_languages(self, texts, queries, sources, targets, quiet: bool) -> None:
+        """Say on stderr when the documents, the queries or a side of the parallel text read as another language
+        than the one given (:func:`clirkit.langcheck.language_notice`: swapped source_lang and target_lang)."""
+        from clirkit.langcheck import language_notice
+        from clirkit.progress import say
+
+        sides = ((texts, self.target_lang, f"the documents of {self.name}"),
+                 ([t for s in queries.values() for t in s.values()], self.source_lang, f"the queries of {self.name}"),
+                 (sources, self.source_lang, f"the parallel text's source side of {self.name}"),
+                 (targets, self.target_lang, f"the parallel text's target side of {self.name}"))
+        for side_texts, lang, what in sides:
+            notice = language_notice(list(side_texts or ()), lang, what) if lang else None
+            if notice:
+                say(notice, quiet=quiet)
 
     def _qrels_file(self, split: str) -> Path:
         """The qrels file judging ``split``'s queries."""
