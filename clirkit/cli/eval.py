@@ -100,6 +100,10 @@ def run(args) -> int:
         baseline = labels.index(args.baseline)
 
     qrels = read_qrels(args.qrels)
+    # the table's notes say which queries were ignored or missing: said on stderr only when the table on the
+    # terminal does not carry them (a CSV or JSON report, or a report written to a file)
+    noted = args.format in ("text", "markdown") and str(args.output) == "-"
+    quiet = args.quiet or noted
     evaluations = []
     for path, label in zip(args.runs, labels):
         run_ = read_run(path, depth=args.depth or None)  # cut while reading: rows past the depth never count
@@ -111,10 +115,10 @@ def run(args) -> int:
         del run_  # one run in memory at a time
         if ev.ignored_queries:
             say(f"{label}: {len(ev.ignored_queries)} run queries are not in the qrels and were ignored "
-                f"(e.g. {ev.ignored_queries[0]})", quiet=args.quiet)
+                f"(e.g. {ev.ignored_queries[0]})", quiet=quiet)
         if ev.missing_queries and args.average == "qrels":
             say(f"{label}: {len(ev.missing_queries)} qrels queries have no run line and score 0 "
-                f"(e.g. {ev.missing_queries[0]})", quiet=args.quiet)
+                f"(e.g. {ev.missing_queries[0]})", quiet=quiet)
         evaluations.append(ev)
 
     report = Report(labels, evaluations, baseline=baseline, alpha=args.alpha, test=args.test,
