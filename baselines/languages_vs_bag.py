@@ -27,9 +27,9 @@ public API are used, so the numbers follow changes to clirkit's analysis and tra
 Per-query values in ``OUT/NAME.SPLIT.json``; the exported collection, index, tables, bag queries, runs and every
 command's stderr in ``OUT/work/NAME`` (kept: a rerun reuses the index and tables, ``--rebuild`` remakes them).
 
-    python baselines/languages_vs_bag.py -o /tmp/lang-bag                                  # dev, every collection
-    python baselines/languages_vs_bag.py -o /tmp/lang-bag --collections gettext-zh-en,gettext-ja-en --split test
-    python baselines/languages_vs_bag.py -o /tmp/lang-bag --report                         # tables from OUT/*.json
+    python baselines/languages_vs_bag.py -o OUT                                  # dev, every collection
+    python baselines/languages_vs_bag.py -o OUT --collections gettext-zh-en,gettext-ja-en --split test
+    python baselines/languages_vs_bag.py -o OUT --report                         # tables from OUT/*.json
 """
 from __future__ import annotations
 

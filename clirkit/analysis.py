@@ -34,17 +34,16 @@ from clirkit.segmenters import (
     COMPLEX,
     SEGMENTED,
     SEGMENTERS,
+    character_bigrams,
     check_chinese_script,
     check_segmenter,
     runs,
     script_converter,
-    unigrams_and_bigrams,
     word_segmenter,
 )
 
 _WORD_CHAR = re.compile(r"\w")
 _CJK_CHAR = re.compile(f"[{CJK}]")
-_CJK_SPLIT = re.compile(f"[{CJK}]+|[^{CJK}]+")
 _COMPLEX_CHAR = re.compile(f"[{COMPLEX}]")
 _WORD_IN_RUN = re.compile(r"\w(?:[\w.,'-]*\w)?")  # a word within a non-CJK run next to CJK text
 # ISO 639-1 -> the name of its Snowball stemmer (PyStemmer) and stopword list (clirkit/resources/stopwords)
@@ -69,8 +68,8 @@ class Analyzer:
 
     A text becomes terms in this order: Chinese converted to one script (``chinese_script``); runs of the scripts
     a word segmenter handles cut into its words, the rest into Moses tokens (runs of Thai, Lao, Khmer and Burmese
-    are never given to Moses: without a segmenter each stays whole); lowercased; tokens with no letter, digit or
-    digit dropped; CJK runs cut into character bigrams (``bigrams``, ``unigrams+bigrams``); stopwords
+    are never given to Moses: without a segmenter each stays whole); lowercased; tokens with no letter or digit
+    dropped; CJK runs cut into character bigrams (``bigrams``, ``unigrams+bigrams``); stopwords
     dropped (compared with the lowercased token); the rest stemmed (a word whose stem would be empty is kept as
     it is).
 
@@ -387,12 +386,9 @@ def cjk_bigrams(token: str, strip_punctuation: bool = True, *, unigrams: bool = 
     stays whole; with ``unigrams`` each character precedes its bigram) and each other run by its words
     (``strip_punctuation``; else kept whole): ``"東京都庁、ab"`` -> ``["東京", "京都", "都庁", "ab"]``."""
     out: list[str] = []
-    for run in _CJK_SPLIT.findall(token):
-        if _CJK_CHAR.match(run):
-            if unigrams:
-                out.extend(unigrams_and_bigrams(run))
-            else:
-                out.extend([run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)])
+    for inside, run in runs(token, CJK):
+        if inside:
+            out.extend(character_bigrams(run, unigrams))
         elif strip_punctuation:
             out.extend(_WORD_IN_RUN.findall(run))
         else:

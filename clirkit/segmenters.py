@@ -38,22 +38,21 @@ DEFAULT_SEGMENTERS = {"zh": "icu", "ja": "icu", "ko": "bigrams", "th": "icu", "l
 #: Chinese text is converted to this script when the analyzer's ``chinese_script`` is ``"auto"``.
 DEFAULT_CHINESE_SCRIPT = "simplified"
 
-# Han (with extensions and compatibility ideographs), Hiragana, Katakana, Hangul: the scripts Lucene's CJK
-# bigram filter pairs
-CJK = ("\u2e80-\u2fdf\u3005\u3007\u3021-\u3029\u3038-\u303b\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff"
-       "\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\uff66-\uff9f"
-       "\U00020000-\U0003134f")
+# Han (with extensions and compatibility ideographs), kana, Hangul syllables and compatibility jamo (regex class
+# bodies)
+_HAN = "\u2e80-\u2fdf\u3005\u3007\u3021-\u3029\u3038-\u303b\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff" \
+       "\U00020000-\U0003134f"
+_KANA = "\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f"
+_HANGUL_SYLLABLES = "\u3130-\u318f\ua960-\ua97f\uac00-\ud7ff"
+#: The scripts Lucene's CJK bigram filter pairs: Han, Hiragana, Katakana, Hangul.
+CJK = _HAN + _KANA + _HANGUL_SYLLABLES
 # Thai, Lao, Myanmar, Khmer (with the Khmer symbols and Myanmar extensions): written without spaces between words,
 # with combining vowel and tone marks that the Moses tokenizer takes for punctuation
 COMPLEX = "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff\ua9e0-\ua9ff\uaa60-\uaa7f"
-_HAN = "\u2e80-\u2fdf\u3005\u3007\u3021-\u3029\u3038-\u303b\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff" \
-       "\U00020000-\U0003134f"
 _CJK_PUNCTUATION = "\u3000-\u303f\uff00-\uffef"  # ideographic punctuation, full- and half-width forms
 #: The characters each word segmenter is given (in runs); the rest of a text goes to the Moses tokenizer.
-_KANA = "\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f"
-_HANGUL = "\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\uac00-\ud7ff"
 SEGMENTED = {"icu": CJK + _CJK_PUNCTUATION + COMPLEX, "jieba": _HAN + _CJK_PUNCTUATION,
-             "sudachi": _HAN + _KANA + _CJK_PUNCTUATION, "kiwi": _HANGUL + " "}
+             "sudachi": _HAN + _KANA + _CJK_PUNCTUATION, "kiwi": "\u1100-\u11ff" + _HANGUL_SYLLABLES + " "}
 
 
 def runs(text: str, chars: str) -> list[tuple[bool, str]]:
@@ -114,6 +113,7 @@ def word_segmenter(name: str, lang: str):
     raise ValueError(f"no word segmenter {name!r}")
 
 
+@functools.cache
 def _sudachi():
     """Sudachi's shortest units (mode A) of its core dictionary, each as its dictionary form (Lucene's Kuromoji with
     its base-form filter): 行きました -> 行く, ます, た."""
@@ -131,6 +131,7 @@ def _sudachi():
 KIWI_DROPPED = ("E", "J", "XS", "XP", "IC", "MAG", "MAJ", "MM", "SF", "SP", "SS", "SE", "SO", "SW")
 
 
+@functools.cache
 def _kiwi():
     """Kiwi's morphemes (kiwipiepy, Korean), less those of :data:`KIWI_DROPPED` (Lucene's Nori)."""
     try:
@@ -166,9 +167,12 @@ def script_converter(script: str):
     return opencc.OpenCC("t2s" if script == "simplified" else "s2t").convert
 
 
-def unigrams_and_bigrams(run: str) -> list[str]:
-    """Each character of ``run`` followed by its bigram with the next character (Lucene's CJKBigramFilter with
-    unigrams): ``"東京都"`` -> ``["東", "東京", "京", "京都", "都"]``."""
+def character_bigrams(run: str, unigrams: bool = False) -> list[str]:
+    """The overlapping bigrams of ``run`` (a run of one character stays whole; Lucene's CJKBigramFilter), or with
+    ``unigrams`` each character followed by its bigram with the next (the filter's ``outputUnigrams``):
+    ``"東京都"`` -> ``["東京", "京都"]``, with unigrams ``["東", "東京", "京", "京都", "都"]``."""
+    if not unigrams:
+        return [run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)]
     out: list[str] = []
     for i, char in enumerate(run):
         out.append(char)

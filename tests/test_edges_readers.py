@@ -11,9 +11,9 @@ import json
 
 import numpy as np
 import pytest
+from test_topics import error_of, write
 
 from clirkit.cli import main
-from clirkit.errors import ClirkitError
 from clirkit.formats import read_queries, read_run
 from clirkit.run import Qrels, Run
 
@@ -32,19 +32,6 @@ def topics_file(dialect: str, titles: list[str], between: str = "") -> str:
     """A topic file of ``dialect`` with topics 1, 2, ... titled ``titles``, ``between`` after the first topic."""
     tops = [TOPIC[dialect].format(n=n, title=TITLE[dialect].format(text=t)) for n, t in enumerate(titles, 1)]
     return WRAP[dialect].format(tops[0] + between + "".join(tops[1:]))
-
-
-def write(path, text: str):
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def error_of(func, *args, **kwargs) -> str:
-    with pytest.raises(ClirkitError) as err:
-        func(*args, **kwargs)
-    message = str(err.value)
-    assert "\n" not in message
-    return message
 
 
 def line_of(text: str, needle: str) -> int:

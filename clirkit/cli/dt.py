@@ -42,9 +42,10 @@ def run(args) -> int:
 
     index = open_index(args)
     table, = load_tables(args, args.table)
-    queries = read_queries(args.queries, **query_fields(args, lang=query_language(args, table)))
-    if query_language(args, table):
-        say_language(queries, query_language(args, table), args)
+    lang = query_language(args, table)
+    queries = read_queries(args.queries, **query_fields(args, lang=lang))
+    if lang:
+        say_language(queries, lang, args)
     if args.translated:
         return _search_translated(args, index, queries)
     try:
