@@ -75,7 +75,7 @@ def run_experiment(exp: Experiment, folder: str | os.PathLike[str], *, quiet: bo
         runner.build_all()
         checked = True
         with cached_tokens():  # every text tokenized once, whichever table, index or model reads it first
-            for name in exp.run_names():
+            for name in exp.make_order():
                 runner.make(name)
         text = write_report(runner)
     except BaseException as exc:
@@ -117,7 +117,7 @@ class Runner:
             raise ClirkitError(f"{self.where}: report_splits: {self.resources.c.name} has no "
                                f"{(wanted or ['dev'])[0]} split (its splits: {', '.join(self.resources.splits)})")
         self.check_keep_runs()
-        for name in self.exp.run_names():
+        for name in self.exp.make_order():
             try:
                 self.build(name)
             except ClirkitError as exc:

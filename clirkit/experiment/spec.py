@@ -41,7 +41,8 @@ KEYS: dict[str, dict[str, str]] = {
                      '["*.test"], ["PSQ.*"]; [] keeps none) (default ["*"]: every run of every system and fusion)',
     },
     "analysis": {
-        "stemmer": '"snowball" (the default) or "none": of the index, the trained table and dictionary words',
+        "stemmer": '"snowball" (the default) or "none": of the index, the trained table, dictionary words and '
+                   'the texts boost and scs learn from',
         "stopwords": '"none" (the default) or "snowball" (each language\'s Snowball list)',
         "segmenter": '"auto" (the default: each language\'s, ICU words for zh, ja, th; bigrams for ko), "none", '
                      '"bigrams", "unigrams+bigrams", "icu", "jieba", "sudachi" or "kiwi": how text written without '
@@ -58,7 +59,8 @@ KEYS: dict[str, dict[str, str]] = {
     "collection": {},  # the keys of clirkit.datasets.plain (filled below)
     "systems.NAME": {
         "kind": "dt, psq, boost or scs; the other keys are the kind's (clirkit run --keys KIND): its parameters, "
-                "and table/table2/table_format/score_column (dt, psq), base/parallel_tuples (boost)",
+                "and table/table2/table_format/score_column (dt, psq), base/parallel_tuples (boost); a boost's base names a "
+                "system declared before it, or a fusion of such systems (e.g. base = \"DT+PSQ\")",
     },
     "fusions.NAME": {
         "systems": 'the fused systems, at least two (e.g. ["DT", "PSQ"])',
@@ -207,6 +209,18 @@ class Experiment:
         """Systems then fusions, in file order: the rows of the report."""
         return list(self.systems) + list(self.fusions)
 
+    def make_order(self) -> list[str]:
+        """The systems and fusions in the order they are made: file order, but a fusion a system names (a
+        boosted ranker's ``base``) just before that system."""
+        order: list[str] = []
+        for name, spec in self.systems.items():
+            for key in system_class(spec["kind"]).system_keys:
+                named = spec.get(key, [])
+                order += [n for n in ([named] if isinstance(named, str) else named)
+                          if n in self.fusions and n not in order]
+            order.append(name)
+        return order + [n for n in self.fusions if n not in order]
+
     def spec_of(self, name: str) -> tuple[str, dict]:
         """``(kind, keys)`` of the system or fusion ``name`` (a fusion's kind is ``"fusion"``)."""
         if name in self.fusions:
@@ -299,10 +313,11 @@ def _check_keys(where: str, spec: Mapping[str, Any], allowed: list[str], whose: 
                            f"{', '.join(allowed)})")
 
 
-def _check_system(where: str, spec: Mapping[str, Any], before: list[str]) -> None:
+def _check_system(where: str, spec: Mapping[str, Any], before: list[str], fusions: list[str] = ()) -> None:
     """The kind of a ``[systems.NAME]`` table, its keys (those of its class: :func:`keys_of`), the types of its
-    file keys, the systems it names (``before``: the systems declared before it) and its parameters' values
-    (the constraints its class declares), before anything runs."""
+    file keys, the systems it names (``before``: the systems declared before it, or ``fusions``: the fusions
+    of those systems) and its parameters' values (the constraints its
+    class declares), before anything runs."""
     kind = spec.get("kind")
     if not isinstance(kind, str) or kind not in KINDS:
         raise ClirkitError(f"{where}: kind must be one of {', '.join(KINDS)}, got {kind!r}")
@@ -326,8 +341,9 @@ def _check_system(where: str, spec: Mapping[str, Any], before: list[str]) -> Non
             raise ClirkitError(f"{where}: {key} must be a string (the name of a system declared before it), got "
                                f"{repr(names)[:40]}")
         for name in [names] if isinstance(names, str) else names:
-            if name not in before:
-                raise ClirkitError(f"{where}: {key} {name!r} must be a system declared before it")
+            if name not in before and name not in fusions:
+                raise ClirkitError(f"{where}: {key} {name!r} must be a system declared before it (or a fusion "
+                                   f"of such systems)")
     params = {k: tuple(v) if isinstance(v, list) else v for k, v in spec.items()
               if k != "kind" and k not in cls.file_keys and k not in cls.system_keys}
     try:
@@ -359,8 +375,6 @@ def _systems_and_fusions(where: str, data: Mapping[str, Any]) -> tuple[dict, dic
     fusions = {str(k): _entry(where, "fusion", k, v) for k, v in _section(where, data, "fusions").items()}
     if not systems:
         raise ClirkitError(f"{where}: no [systems.NAME] table")
-    for i, (sname, spec) in enumerate(systems.items()):
-        _check_system(f"{where}: system {sname!r}", spec, list(systems)[:i])
     for fname, spec in fusions.items():
         members = spec.get("systems")
         if not isinstance(members, list) or len(members) < 2 or not all(isinstance(m, str) for m in members):
@@ -371,6 +385,10 @@ def _systems_and_fusions(where: str, data: Mapping[str, Any]) -> tuple[dict, dic
             raise ClirkitError(f"{where}: fusion {fname!r}: unknown system {missing[0]!r}")
         _check_keys(f"{where}: fusion {fname!r}", spec, keys_of(system_class("fusion")), "a fusion's")
         _check_fusion(spec, f"{where}: fusion {fname!r}")
+    for i, (sname, spec) in enumerate(systems.items()):
+        before = list(systems)[:i]
+        fusions_before = [f for f, fspec in fusions.items() if all(m in before for m in fspec["systems"])]
+        _check_system(f"{where}: system {sname!r}", spec, before, fusions_before)
     spaced = [n for n in (*systems, *fusions) if not n or any(ch.isspace() for ch in n)]
     if spaced:  # a name is the run tag of its runs, and TREC run tags have no whitespace
         raise ClirkitError(f"{where}: {spaced[0]!r}: system and fusion names are run tags: no spaces "
@@ -511,7 +529,8 @@ def keys_text(kind: str | None = None) -> str:
         shapes = {str: "a string", bool: "true or false", int: "an integer"}
         lines += [f"  {k:<25} {what} ({shapes[kind_of]})"
                   for k, (kind_of, what) in cls.file_keys.items()]
-        lines += [f"  {k:<25} the name of a system declared before it" for k in cls.system_keys]
+        named = "the names of systems" if kind == "fusion" else "the name of a system declared before it, or of a fusion of such systems"
+        lines += [f"  {k:<25} {named}" for k in cls.system_keys]
         from clirkit.estimator import Resources
 
         set_by_run = cls.params_from(Resources(), {})
