@@ -186,6 +186,30 @@ class Resources:
             raise self._missing("index", "index=Index...")
         return self._index
 
+    def analyzer(self, lang: str):
+        """The analysis of text in ``lang`` (an :class:`~clirkit.analysis.Analyzer`): clirkit's defaults here,
+        the experiment file's ``[analysis]`` in the runner's subclass."""
+        from clirkit.analysis import Analyzer
+
+        return Analyzer(lang)
+
+    def analyzers(self) -> tuple:
+        """``(query analyzer, document analyzer)``: :meth:`analyzer` of the source and target languages."""
+        if self.source_lang is None or self.target_lang is None:
+            raise self._missing("languages", "source_lang=..., target_lang=...")
+        return self.analyzer(self.source_lang), self.analyzer(self.target_lang)
+
+    def analysis_record(self) -> dict:
+        """``{"analysis": {"source": ..., "target": ...}}`` when :meth:`analyzers` are not clirkit's defaults,
+        else ``{}``: part of the record of a system that analyzes text itself (a boosted ranker, SCS), so that
+        a change of ``[analysis]`` makes it again and records made before it stay valid."""
+        from clirkit.analysis import Analyzer
+
+        analyzers = self.analyzers()
+        if all(a.to_dict() == Analyzer(a.lang).to_dict() for a in analyzers):
+            return {}
+        return {"analysis": {side: a.to_dict() for side, a in zip(("source", "target"), analyzers)}}
+
     def table(self, key: str = "table"):
         """The translation table ``key`` (``"table"``, or ``"table2"``: None when there is none)."""
         table = self._tables.get(key)

@@ -236,19 +236,20 @@ class BoostRanker(System):
                 "jobs": resources.jobs if parallel else 1}
 
     def inputs(self, resources: Resources) -> dict:
-        """The training and dev topics (and whether the parallel corpus's pairs are added)."""
-        return {"train": resources.record("train")}
+        """The training topics (and the analysis, when not the default)."""
+        return {"train": resources.record("train"), **resources.analysis_record()}
 
     def fit(self, topics: Mapping[str, str] | Resources, qrels: Qrels | None = None, documents=None, *,
             dev_topics: Mapping[str, str] | None = None, dev_qrels: Qrels | None = None,
             candidates: Run | None = None, extra_topics: Mapping[str, str] | None = None,
             extra_qrels: Qrels | None = None, excluded: Mapping[str, set[str]] | None = None,
-            base_made_by: dict | None = None) -> "BoostRanker":
+            base_made_by: dict | None = None, analyzers: tuple[Analyzer, Analyzer] | None = None) -> "BoostRanker":
         """Learn from texts: ``topics`` ``{qid: text}`` and their ``qrels``, ``documents`` (a
         :class:`~clirkit.documents.Documents` or ``(docids, texts)``), analyzed with the
-        ``source_lang``/``target_lang`` analyzers, then :meth:`fit_tokens`. Or from
-        :class:`~clirkit.estimator.Resources`: its train topics and qrels, documents, dev topics and qrels
-        (if any), the train and dev exclusions, and its known-item pairs with the option ``parallel_tuples``.
+        ``analyzers`` ``(queries', documents')`` (None: the defaults of ``source_lang``/``target_lang``), then
+        :meth:`fit_tokens`. Or from :class:`~clirkit.estimator.Resources`: its train topics and qrels, documents,
+        dev topics and qrels (if any), the train and dev exclusions, its analyzers, and its known-item pairs
+        with the option ``parallel_tuples``.
 
         With a base *system*, it first searches the training topics (``BASE_BATCH`` at a time) and the
         dev topics, without each query's ``excluded`` documents; its run is the base run.
@@ -257,7 +258,7 @@ class BoostRanker(System):
             return self.fit(*_training(topics), **_tuning(topics))
         if qrels is None or documents is None:
             raise ClirkitError("fit(topics, qrels, documents) or fit(resources)")
-        src, tgt = Analyzer(self.source_lang), Analyzer(self.target_lang)
+        src, tgt = analyzers or (Analyzer(self.source_lang), Analyzer(self.target_lang))
         documents = Documents.of(documents)
 
         def tokens(qs, quiet=True, desc="tokenizing queries"):
@@ -585,7 +586,7 @@ def _training(resources: Resources) -> tuple:
 def _tuning(resources: Resources) -> dict:
     """The keywords of :meth:`BoostRanker.fit` from ``resources``: the dev topics and qrels (if any), the
     train and dev exclusions, the known-item pairs (option ``parallel_tuples``)."""
-    out: dict = {"excluded": resources.excluded("train", "dev")}
+    out: dict = {"excluded": resources.excluded("train", "dev"), "analyzers": resources.analyzers()}
     if "dev" in resources.splits:
         out.update(dev_topics=resources.topics("dev"), dev_qrels=resources.qrels("dev"))
     if resources.option("parallel_tuples"):

@@ -10,7 +10,17 @@ margins; the model then re-ranks that system's runs (``boost-rank --candidates``
 """
 from __future__ import annotations
 
-from clirkit.cli.common import add_jobs, add_language_options, add_quiet, add_seed, add_verb, finite_float, param_type
+from clirkit.cli.common import (
+    add_analysis_options,
+    add_jobs,
+    add_language_options,
+    add_quiet,
+    add_seed,
+    add_verb,
+    analyzers_of,
+    finite_float,
+    param_type,
+)
 from clirkit.cli.data import add_data_options, load_data
 
 
@@ -24,6 +34,7 @@ def add_parser(sub) -> None:
                  run)
     d = add_data_options(p, "train", qrels="graded judgments of the training queries", dev=True)
     add_language_options(d, files_only=True)
+    add_analysis_options(p.add_argument_group("analysis of the queries and documents"), stopword_files=False)
     d.add_argument("--candidates", help="standalone boosting: a run whose top --candidate-depth non-relevant "
                                         "documents replace the uniform negatives")
     base = p.add_argument_group("boosting from a base ranker")
@@ -144,7 +155,8 @@ def run(args) -> int:
     documents = Documents(*documents, jobs=tokenize_jobs())  # tokenized in 2 processes (the same tokens)
     ranker.fit(data.queries, data.qrels, documents, dev_topics=data.dev_queries, dev_qrels=data.dev_qrels,
                candidates=candidates, extra_topics=extra_queries, extra_qrels=extra_qrels,
-               base_made_by={"runs": [str(p) for p in args.base_run]} if base else None)
+               base_made_by={"runs": [str(p) for p in args.base_run]} if base else None,
+               analyzers=analyzers_of(args, ranker.source_lang, ranker.target_lang))
     model = ranker.model_
     model.save(args.output)
     rounds = model.params["bag_rounds"]

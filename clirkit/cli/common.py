@@ -351,6 +351,15 @@ def segmentation_of(args) -> dict:
     return {"segmenter": getattr(args, "segmenter", "auto"), "chinese_script": getattr(args, "chinese_script", "auto")}
 
 
+def analyzers_of(args, source_lang: str, target_lang: str) -> tuple:
+    """``(query analyzer, document analyzer)`` of :func:`add_analysis_options`'s options (stopword lists by name
+    only), for a verb that analyzes both sides itself (boost-train, scs-train)."""
+    from clirkit.analysis import Analyzer
+
+    settings = analysis_settings(args, stopword_files=False)
+    return Analyzer(source_lang, **settings), Analyzer(target_lang, **settings)
+
+
 def stemmer_of(args) -> str | None:
     """The Analyzer ``stemmer`` of ``--stemmer`` (snowball when the verb has no such option)."""
     return None if getattr(args, "stemmer", "snowball") == "none" else "snowball"

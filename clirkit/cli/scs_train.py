@@ -6,11 +6,13 @@ Training data is either a bundled/known collection (``--collection``, its
 from __future__ import annotations
 
 from clirkit.cli.common import (
+    add_analysis_options,
     add_jobs,
     add_language_options,
     add_quiet,
     add_seed,
     add_verb,
+    analyzers_of,
     finite_float,
     int_range,
     param_type,
@@ -43,6 +45,7 @@ def add_parser(sub) -> None:
     add_param(m, S, "init_scale", "--init-scale", type=param_type(S, "init_scale"),
               help="std of the random embedding initialization")
     add_language_options(m, files_only=True)
+    add_analysis_options(p.add_argument_group("analysis of the queries and documents"), stopword_files=False)
     t = p.add_argument_group("training")
     add_param(t, S, "epochs", "--epochs", type=param_type(S, "epochs"), help="passes over the training pairs")
     add_param(t, S, "lr", "--lr", type=param_type(S, "lr"), help="Adam learning rate")
@@ -81,7 +84,8 @@ def run(args) -> int:
     qv = read_word_vectors(args.query_vectors, model.dim) if args.query_vectors else None
     dv = read_word_vectors(args.doc_vectors, model.dim) if args.doc_vectors else None
     say(f"scs-train: {len(train)} training queries, {len(documents[0])} documents", quiet=args.quiet)
-    model.fit(train, data.qrels, documents, query_vectors=qv, doc_vectors=dv, quiet=args.quiet, jobs=args.jobs)
+    model.fit(train, data.qrels, documents, query_vectors=qv, doc_vectors=dv, quiet=args.quiet, jobs=args.jobs,
+              analyzers=analyzers_of(args, model.source_lang, model.target_lang))
     model.save(args.output)
     stats = model.training_stats_
     say(f"scs-train: {stats['units']} training units, vocabularies {stats['query_vocabulary']} / "

@@ -120,8 +120,8 @@ class SCSModel(System):
                 "random_state": resources.seed}
 
     def inputs(self, resources: Resources) -> dict:
-        """The training topics."""
-        return {"train": resources.record("train")}
+        """The training topics (and the analysis, when not the default)."""
+        return {"train": resources.record("train"), **resources.analysis_record()}
 
     def restore(self, path, resources: Resources) -> "SCSModel":
         """The model saved at ``path``, ranking the documents of ``resources``; returns self."""
@@ -152,25 +152,26 @@ class SCSModel(System):
     def fit(self, topics: Mapping[str, str] | Resources, qrels: Qrels | None = None, documents=None, *,
             query_vectors: tuple[np.ndarray, np.ndarray] | None = None,
             doc_vectors: tuple[np.ndarray, np.ndarray] | None = None,
-            quiet: bool = True, jobs: int = 1) -> "SCSModel":
-        """Tokenize texts with the languages' analyzers, then :meth:`fit_tokens`.
+            quiet: bool = True, jobs: int = 1, analyzers: tuple | None = None) -> "SCSModel":
+        """Tokenize texts with ``analyzers`` ``(queries', documents')`` (None: the languages' defaults), then
+        :meth:`fit_tokens`.
 
         ``topics``: training queries ``{qid: text}``; ``qrels``: their graded judgments;
         ``documents``: a :class:`~clirkit.documents.Documents` or ``(docids, texts)``, the
         collection negatives are sampled from. ``*_vectors``: optional ``(words, vectors)``
         initializations (:func:`~clirkit.scs.encoding.read_word_vectors`). Or ``fit(resources)``
-        (:class:`~clirkit.estimator.Resources`): its train topics and qrels and its documents.
+        (:class:`~clirkit.estimator.Resources`): its train topics and qrels, its documents and analyzers.
         """
         from clirkit.analysis import Analyzer
 
         if isinstance(topics, Resources):
             return self.fit(topics.topics("train"), topics.qrels("train"), topics.documents(),
                             query_vectors=query_vectors, doc_vectors=doc_vectors, quiet=topics.quiet,
-                            jobs=topics.jobs)
+                            jobs=topics.jobs, analyzers=topics.analyzers())
         if qrels is None or documents is None:
             raise ClirkitError("fit(topics, qrels, documents) or fit(resources)")
 
-        qa, da = Analyzer(self.source_lang), Analyzer(self.target_lang)
+        qa, da = analyzers or (Analyzer(self.source_lang), Analyzer(self.target_lang))
         documents = Documents.of(documents)
         qids = list(topics)
         q_tokens = qa.tokenize_many([topics[q] for q in qids], quiet=quiet, jobs=jobs, desc="queries")
