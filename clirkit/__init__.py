@@ -17,11 +17,12 @@ def _interrupted_early(signum, frame) -> None:  # pragma: no cover (a subprocess
 
 def _is_the_command() -> bool:
     """Whether this process is the command: the console script ``clirkit``, ``python -m clirkit`` (whose package
-    import sees ``-m`` as sys.argv[0]; sys.orig_argv names the module) or clirkit/__main__.py run as a file."""
+    import sees ``-m`` as sys.argv[0]; sys.orig_argv names the module) or clirkit/__main__.py run as a file; not
+    one of its worker processes, which import clirkit with the command's sys.argv (a Ctrl-C reaches them too)."""
     argv0 = _sys.argv[0] if _sys.argv else ""
-    if _os.path.basename(argv0) == "clirkit" or argv0.endswith(_os.path.join("clirkit", "__main__.py")):
-        return True
     orig = getattr(_sys, "orig_argv", [])
+    if _os.path.basename(argv0) == "clirkit" or argv0.endswith(_os.path.join("clirkit", "__main__.py")):
+        return argv0 in orig  # a worker process (loky, spawn) is given its parent's sys.argv, not its orig_argv
     return argv0 == "-m" and any(a == "-m" and b == "clirkit" for a, b in zip(orig, orig[1:]))
 
 

@@ -97,6 +97,7 @@ AT_IMPORT = """
     sys.meta_path.insert(0, Interrupt())
     if entry == "script":
         sys.argv[0] = "clirkit"
+        sys.orig_argv = [sys.executable, *sys.argv]  # as the console script is started
         from clirkit.cli import main
         sys.exit(main())
     sys.argv[0] = "-m"
@@ -124,6 +125,7 @@ AFTER_WORK = """
 
     when = sys.argv.pop(1)
     sys.argv[0] = "clirkit"
+    sys.orig_argv = [sys.executable, *sys.argv]  # as the console script is started
     from clirkit.cli import main
 
     if when == "atexit":
@@ -261,3 +263,48 @@ def test_workers_end_with_an_index_killed_by_sigkill(tmp_path):
                 os.kill(p, signal.SIGKILL)
             except OSError:
                 pass
+
+
+# 14. Ctrl-C reaches the whole process group: the workers stay silent, the one line says what was kept -----------
+
+WORKER = """
+    import os, signal, sys
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # Python's own, which the command replaces
+    sys.argv[0] = os.environ["ARGV0"]  # a worker process (loky, spawn) is given the command's sys.argv
+    import clirkit
+
+    print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+"""
+
+
+@pytest.mark.parametrize("argv0", ["/venv/bin/clirkit", "/site-packages/clirkit/__main__.py"])
+def test_a_worker_given_the_commands_argv_keeps_the_default_sigint_handler(tmp_path, monkeypatch, argv0):
+    monkeypatch.setenv("ARGV0", argv0)
+    done = _child(WORKER, cwd=tmp_path)
+    assert done.stdout == "True\n", done.stderr
+
+
+def test_an_interrupted_run_says_it_kept_the_work_for_the_next_run(mini, tmp_path, monkeypatch, capsys):
+    from clirkit.experiment import runner
+
+    made = []
+
+    def make(self, name):
+        if made:
+            raise KeyboardInterrupt
+        made.append(name)
+        return real(self, name)
+
+    real = runner.Runner.make
+    monkeypatch.setattr(runner.Runner, "make", make)
+    path = tmp_path / "exp.toml"
+    path.write_text(f'collection = "{mini}"\n[systems.DT]\nkind = "dt"\n[systems.PSQ]\nkind = "psq"\n',
+                    encoding="utf-8")
+    assert main(["run", str(path), "-o", str(tmp_path / "out"), "-q"]) == 130
+    partial = tmp_path / ".out.partial"
+    assert capsys.readouterr().err == (f"clirkit: interrupted; the work done so far is kept in {partial}; the same "
+                                       f"command resumes it\n")
+    assert (partial / "runs" / "dt.test.run.gz").exists() and not (tmp_path / "out").exists()
+    monkeypatch.setattr(runner.Runner, "make", real)
+    assert main(["run", str(path), "-o", str(tmp_path / "out"), "-q"]) == 0 and not partial.exists()

@@ -64,6 +64,13 @@ def _terminated(signum, frame):
 _interrupted = False  # a Ctrl-C reached the command's handler (_interrupt)
 _ended = False  # the command's work is over (main is returning or has returned): a Ctrl-C now only ends the process
 _reported = False  # "clirkit: interrupted" was said
+_interrupt_note = ""  # said on the same line after "clirkit: interrupted" (where partial work was kept)
+
+
+def note_on_interrupt(note: str) -> None:
+    """Say ``note`` on the one line a Ctrl-C of the running verb prints ("clirkit: interrupted; NOTE")."""
+    global _interrupt_note
+    _interrupt_note = note
 
 
 def _interrupt(signum, frame):
@@ -97,7 +104,7 @@ def _stopped() -> int:
     global _ended, _reported
     _ended = _command  # from here a second Ctrl-C ends the command at once, without a traceback
     _reported = True  # before the line: a Ctrl-C while printing it must not print a second one
-    print("clirkit: interrupted", file=sys.stderr)
+    print("clirkit: interrupted" + (f"; {_interrupt_note}" if _interrupt_note else ""), file=sys.stderr)
     return 130
 
 

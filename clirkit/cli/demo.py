@@ -33,7 +33,8 @@ def kept_runs(patterns: list[str], systems) -> list[str]:
 def run(args) -> int:
     import tomllib
 
-    from clirkit.experiment import Experiment, run_experiment, shipped, with_overrides
+    from clirkit.cli.run import run_resumable
+    from clirkit.experiment import Experiment, shipped, with_overrides
 
     path = shipped("demo")
     if args.show:
@@ -46,5 +47,5 @@ def run(args) -> int:
         data["fusions"] = {}
         data["keep_runs"] = kept_runs(data.get("keep_runs", ["*"]), data["systems"])
     exp = Experiment.from_dict(data, source=str(path), name="demo")
-    print(run_experiment(exp, args.output_dir, quiet=args.quiet).text)
+    print(run_resumable(exp, args.output_dir, quiet=args.quiet).text)
     return 0

@@ -27,7 +27,7 @@ def run(args) -> int:
     from pathlib import Path
 
     from clirkit.errors import ClirkitError
-    from clirkit.experiment import Experiment, run_experiment
+    from clirkit.experiment import Experiment
 
     if args.keys is not None:
         from clirkit.experiment.spec import keys_text
@@ -38,6 +38,20 @@ def run(args) -> int:
         raise ClirkitError("give an experiment file (clirkit run FILE), or --keys to list what it may hold")
     exp = Experiment.read(args.experiment, collection=args.collection, variant=args.variant, jobs=args.jobs)
     folder = args.output_dir if args.output_dir is not None else Path(args.experiment).stem
-    result = run_experiment(exp, folder, quiet=args.quiet)
-    print(result.text)
+    print(run_resumable(exp, folder, quiet=args.quiet).text)
     return 0
+
+
+def run_resumable(exp, folder, *, quiet: bool):
+    """:func:`~clirkit.experiment.run_experiment`; a Ctrl-C's line says where the work made so far is kept for
+    the next run of the same command to resume from."""
+    from clirkit.cli import note_on_interrupt
+    from clirkit.experiment import run_experiment
+    from clirkit.experiment.store import staging
+
+    try:
+        return run_experiment(exp, folder, quiet=quiet)
+    except KeyboardInterrupt:
+        if staging(folder).is_dir():
+            note_on_interrupt(f"the work done so far is kept in {staging(folder)}; the same command resumes it")
+        raise

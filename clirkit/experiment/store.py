@@ -47,6 +47,12 @@ def _is_ours(name: str) -> bool:
     return name in WRITTEN or name.endswith(".png") or (name.startswith(".") and name.endswith(".tmp"))
 
 
+def staging(target) -> Path:
+    """The staging folder of the output folder ``target``: ``.NAME.partial`` beside it."""
+    target = Path(target)
+    return target.with_name(f".{target.name}.partial")
+
+
 class Store:
     """The output folder ``target`` of one run, made in its staging folder (:attr:`folder`) and switched in
     by :meth:`commit` (see the module docstring). ``ours(name)`` says which names a folder it may replace holds
@@ -60,7 +66,7 @@ class Store:
         name = self.target.name
         if not name or name in (".", ".."):
             raise ClirkitError(f"{target}: give a folder name for the output (e.g. -o results)")
-        self.folder = self.target.with_name(f".{name}.partial")
+        self.folder = staging(self.target)
         self.old = self.target.with_name(f".{name}.old")
         if self.target.exists() and not self.target.is_dir():
             raise ClirkitError(f"{target}: exists and is not a folder; give a folder for the output")
