@@ -247,7 +247,7 @@ def test_a_fusion_fits_on_the_dev_runs_of_resources_and_needs_no_dev_with_given_
     same = Fusion([dt, psq], step=0.5).fit_runs([dt.search(dev), psq.search(dev)], qrels)
     assert tuned.weights_ == same.weights_ and tuned.dev_score_ == same.dev_score_
     assert tuned.notes("F") == [f"F: weights {', '.join(f'{w:g}' for w in same.weights_)} (dev AP "
-                                f"{same.dev_score_:.4f})"]
+                                f"{same.dev_score_:.4f} over the 2 judged dev queries its systems' runs cover)"]
     fused = tuned.search_split(resources, "test", tag="F")
     expected = same.fuse([dt.search(TOPICS), psq.search(TOPICS)], tag="F")
     assert fused.docids.tolist() == expected.docids.tolist() and np.array_equal(fused.scores, expected.scores)

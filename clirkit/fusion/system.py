@@ -122,10 +122,12 @@ class Fusion(System):
         return self
 
     def notes(self, name: str) -> list[str]:
-        """The weights (and the dev score they reached, when tuned)."""
+        """The weights (and the dev score they reached, when tuned, labelled with the queries it averages: a
+        report's dev table averages over every judged dev query, a query without run lines counted 0)."""
         if not hasattr(self, "weights_"):
             return []
-        dev = f" (dev {self.measure} {self.dev_score_:.4f})" if self.dev_score_ is not None else ""
+        dev = (f" (dev {self.measure} {self.dev_score_:.4f} over the {self.dev_queries_} judged dev queries its "
+               f"systems' runs cover)" if self.dev_score_ is not None else "")
         return [f"{name}: weights {', '.join(f'{w:g}' for w in self.weights_)}{dev}"]
 
     def search_split(self, resources: Resources, split: str, *, tag: str | None = None):
