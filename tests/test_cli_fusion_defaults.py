@@ -141,10 +141,10 @@ def test_fusion_defaults_to_the_auto_transform():
     assert Fusion().transform == "auto"
 
 
-def test_the_demo_fuses_psq_and_psq_boost_untuned_at_kappa_0_5_beside_the_tuned_fusion():
+def test_the_demo_fuses_psq_and_boost_untuned_at_kappa_0_5_beside_the_tuned_fusion():
     from clirkit.experiment import shipped
 
     fusions = Experiment.read(shipped("demo")).fusions
-    assert fusions["PSQ+PSQ-Boost(k=0.5)"] == {"systems": ["PSQ", "PSQ-Boost"], "weights": [0.5, 0.5]}
-    assert fusions["PSQ+PSQ-Boost"]["systems"] == ["PSQ", "PSQ-Boost"] and "weights" not in fusions["PSQ+PSQ-Boost"]
+    assert fusions["PSQ+Boost(k=0.5)"] == {"systems": ["PSQ", "Boost"], "weights": [0.5, 0.5]}
+    assert fusions["PSQ+Boost"]["systems"] == ["PSQ", "Boost"] and "weights" not in fusions["PSQ+Boost"]
     assert not any("transform" in spec for spec in fusions.values())  # all take the one default, auto

@@ -1,7 +1,7 @@
 """The README's tour, as written: every command parses with its verb's own options, every file a command reads is
-one of the export's or made by a command above it, and the aggregate line fuses PSQ with the model boosted from
-PSQ (the demo's PSQ+PSQ-Boost(k=0.5) fusion), not with the standalone model; boosting/README.md gives the tour's
-BoostCLIR recipe, the demo's settings."""
+one of the export's or made by a command above it, and the kappa line fuses PSQ with the model boosted from the
+DT+PSQ fusion (the demo's PSQ+Boost(k=0.5) fusion), not with the standalone model; boosting/README.md gives the
+tour's BoostCLIR recipe, the demo's settings."""
 from __future__ import annotations
 
 import shlex
@@ -63,25 +63,30 @@ def made_by() -> dict[str, list[str]]:
 
 def test_every_tour_command_parses_and_reads_only_files_made_above_it():
     made = made_by()
-    assert {"psq.run", "psq-boost.run", "agg.run", "boost-2g.npz"} <= set(made)
+    assert {"psq.run", "boost.run", "agg.run", "boost-2g.npz"} <= set(made)
 
 
-def test_the_tour_fuses_psq_with_the_model_boosted_from_it_as_the_demo_does():
+def test_the_tour_boosts_from_the_tuned_dt_psq_fusion_and_fuses_psq_with_it_as_the_demo_does():
     made = made_by()
-    aggregate = next(argv for argv in tour() if argv[1] == "aggregate")
-    args = build_parser(aggregate[1:]).parse_args(aggregate[1:])
-    runs = [r for r in aggregate[2:] if r.endswith(".run") and r != args.output]
+    kappa = next(argv for argv in tour() if argv[1] == "aggregate" and "--kappa" in argv)
+    args = build_parser(kappa[1:]).parse_args(kappa[1:])
+    runs = [r for r in kappa[2:] if r.endswith(".run") and r != args.output]
     assert len(runs) == 2 and args.kappa == 0.5
     psq, boosted = (made[r] for r in runs)
     assert psq[1] == "psq" and boosted[1] == "boost-rank"
-    model = boosted[2]
-    trained = made[model]
-    assert trained[1] == "boost-train" and "--base-run" in trained, "the standalone model, not PSQ-Boost"
+    trained = made[boosted[2]]
+    assert trained[1] == "boost-train" and "--base-run" in trained, "the standalone model, not the boosted one"
     bases = trained[trained.index("--base-run") + 1:trained.index("--base-run") + 3]
-    assert all(made[b][1] == "psq" for b in bases)  # boosted from PSQ's train and dev runs
+    candidates = boosted[boosted.index("--candidates") + 1]
+    for fused in (*bases, candidates):  # DT's and PSQ's runs of one split fused with the weights tuned on dev
+        argv = made[fused]
+        parsed = build_parser(argv[1:]).parse_args(argv[1:])
+        assert argv[1] == "aggregate" and parsed.tune and [made[r][1] for r in parsed.runs] == ["dt", "psq"]
+        assert [made[r][1] for r in parsed.dev_runs] == ["dt", "psq"]
     demo = tomllib.loads(SHIPPED.read_text(encoding="utf-8"))
-    fusion = demo["fusions"]["PSQ+PSQ-Boost(k=0.5)"]
-    assert fusion["weights"] == [0.5, 0.5] and demo["systems"][fusion["systems"][1]]["base"] == fusion["systems"][0]
+    fusion = demo["fusions"]["PSQ+Boost(k=0.5)"]
+    assert fusion["weights"] == [0.5, 0.5] and demo["systems"][fusion["systems"][1]]["base"] == "DT+PSQ"
+    assert demo["fusions"]["DT+PSQ"]["systems"] == ["DT", "PSQ"]
 
 
 def _settings(argv: list[str]) -> dict:
@@ -99,7 +104,7 @@ def test_boosting_readme_gives_the_tours_boostclir_recipe_with_the_demos_setting
     assert len(tour_trains) == len(recipe_trains) == 2
     for ours, theirs in zip(sorted(tour_trains, key=lambda a: a[-1]), sorted(recipe_trains, key=lambda a: a[-1])):
         assert ours[-1] == theirs[-1] and _settings(ours) == _settings(theirs), (ours, theirs)
-    from_psq = next(_settings(a) for a in tour_trains if "--base-run" in a)
-    demo = tomllib.loads(SHIPPED.read_text(encoding="utf-8"))["systems"]["PSQ-Boost"]
-    assert (from_psq["rounds"], from_psq["max_df"], demo["base"]) == (demo["rounds"], demo["max_df"], "PSQ")
+    from_base = next(_settings(a) for a in tour_trains if "--base-run" in a)
+    demo = tomllib.loads(SHIPPED.read_text(encoding="utf-8"))["systems"]["Boost"]
+    assert (from_base["rounds"], from_base["max_df"], demo["base"]) == (demo["rounds"], demo["max_df"], "DT+PSQ")
     assert next(_settings(a) for a in tour_trains if "--base-run" not in a)["ngram"] == 2

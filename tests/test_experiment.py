@@ -223,7 +223,8 @@ def test_a_rerun_reuses_what_is_there_and_gives_the_same_report(ran):
 def test_the_shipped_demo_file_is_a_valid_experiment():
     exp = Experiment.read(shipped("demo"))
     assert exp.collection == "nave-en-es" and exp.baseline == "PSQ"
-    assert list(exp.systems) == ["DT", "PSQ", "PSQ-Boost", "SCS"] and "PSQ+PSQ-Boost+SCS" in exp.fusions
+    assert list(exp.systems) == ["DT", "PSQ", "Boost", "SCS"] and "PSQ+Boost+SCS" in exp.fusions
+    assert exp.systems["Boost"]["base"] == "DT+PSQ" and exp.make_order()[:4] == ["DT", "PSQ", "DT+PSQ", "Boost"]
 
 
 @pytest.mark.parametrize("text, message", [

@@ -45,11 +45,22 @@ rounds = 30
 eval_every = 10
 beta_grid = [2.0, 5.0]
 
+[systems.Boost]
+kind = "boost"
+base = "DT+PSQ"
+rounds = 30
+eval_every = 10
+beta_grid = [2.0, 5.0]
+
 [fusions."PSQ+PSQ-Boost"]
 systems = ["PSQ", "PSQ-Boost"]
 step = 0.25
+
+[fusions."DT+PSQ"]
+systems = ["DT", "PSQ"]
+step = 0.25
 """
-NAMES = ["BM25", "DT", "PSQ", "PSQ-Boost", "PSQ+PSQ-Boost"]
+NAMES = ["BM25", "DT", "PSQ", "PSQ-Boost", "Boost", "PSQ+PSQ-Boost", "DT+PSQ"]
 
 
 def kept_run(path) -> bytes:
@@ -277,5 +288,5 @@ def test_the_readmes_pyterrier_example_runs_on_an_experiment_folder(saved, capsy
     assert call in code  # the demo's folder there, this test's experiment here
     exec(code.replace(call, f"cpt.from_experiment({saved.experiment.source!r}, {str(saved.folder)!r})"), {})
     table = capsys.readouterr().out
-    for name in ("DT", "PSQ", "PSQ-Boost", "PSQ % 100 >> longer", "PSQ >> PSQ-Boost"):
+    for name in ("DT", "PSQ", "DT+PSQ", "Boost", "PSQ % 100 >> longer", "DT+PSQ >> Boost"):
         assert f" {name} " in table
