@@ -26,6 +26,11 @@ Collections:
 - ``manpages-{de,es,ru}-en`` (``standard``, ``english-queries``): a translated
   manual page's NAME description -> English manual pages (longer technical
   documents); bundled, :mod:`clirkit.datasets.manpages`.
+- ``debian-deps-en-fr`` (``standard``): a Debian package's English description -> the
+  French descriptions of the packages it depends on or recommends (a training
+  collection for learned rankers: 18,756 training queries, relevance beyond
+  translation, the query's own translation excluded); bundled,
+  :mod:`clirkit.datasets.debian_deps`.
 
 C2 and C3 are never bundled: they are built once from their third-party files,
 either downloaded by the user (:func:`build`, ``clirkit datasets build NAME --from
@@ -76,6 +81,7 @@ _REGISTRY: dict[str, tuple[tuple[str, ...], Callable[[str | os.PathLike[str] | N
                               _bundled(f"gettext-{lang}-en")) for lang in ("de", "es", "ru", "zh", "ja", "ko", "th")},
     **{f"manpages-{lang}-en": (("standard", "english-queries"), _bundled(f"manpages-{lang}-en"))
        for lang in ("de", "es", "ru")},
+    "debian-deps-en-fr": (("standard",), _bundled("debian-deps-en-fr")),
 }
 
 
