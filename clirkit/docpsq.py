@@ -341,7 +341,7 @@ def _say_phrases_unused(table: TranslationTable, quiet: bool) -> None:
     from clirkit.progress import say
     from clirkit.translation.phrases import phrase_set
 
-    phrases, _ = phrase_set(table.source_vocab.tolist())
+    phrases, _ = phrase_set(table.source_vocab)
     if phrases:
         say(f"{len(phrases):,} of the table's {table.n_source:,} source words are phrases of several terms, which "
             f"translating the documents does not use (an index keeps no word order)", quiet=quiet)

@@ -69,7 +69,7 @@ def translate_tokens(table: TranslationTable, token_lists: Sequence[Sequence[str
     best.pop(NULL, None)
     if any(isinstance(tokens, str) for tokens in token_lists):
         raise TypeError("translate_tokens expects lists of tokens, got a str")
-    return [[best.get(t, t) for t in tokens] for tokens in join_phrases(token_lists, table.source_vocab.tolist())]
+    return [[best.get(t, t) for t in tokens] for tokens in join_phrases(token_lists, table.source_vocab)]
 
 
 def dt_queries(qids: Sequence[str], token_lists: Sequence[Sequence[str]], table: TranslationTable,

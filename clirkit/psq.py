@@ -121,7 +121,7 @@ def psq_queries(qids: Sequence[str], token_lists: Sequence[Sequence[str]], table
         raise ValueError(f"{len(qids)} query ids but {len(token_lists)} token lists")
     if any(isinstance(tokens, str) for tokens in token_lists):
         raise TypeError("psq_queries expects lists of tokens, got a str")
-    token_lists = join_phrases(token_lists, table.source_vocab.tolist())
+    token_lists = join_phrases(token_lists, table.source_vocab)
     terms, weights, owners = [], [], []
     for qi, tokens in enumerate(token_lists):
         counts = Counter(tokens)  # keys in order of first occurrence

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
+import numpy as np
+
 #: The joiner of a phrase's terms in a table's vocabulary: one space, as clirkit's n-grams.
 PHRASE_JOINER = " "
 
 
-def phrase_set(words: Iterable[str]) -> tuple[frozenset[tuple[str, ...]], int]:
-    """The phrases among ``words`` (a table's source words) as tuples of terms, and the most terms of one (0 when
-    there is no phrase)."""
+def phrase_set(words: Iterable[str] | np.ndarray) -> tuple[frozenset[tuple[str, ...]], int]:
+    """The phrases among ``words`` (a table's source words; a numpy string array is scanned without a Python loop
+    over its words) as tuples of terms, and the most terms of one (0 when there is no phrase)."""
+    if isinstance(words, np.ndarray):
+        words = words[np.char.find(words.astype(str), PHRASE_JOINER) >= 0].tolist() if words.size else []
     phrases = frozenset(tuple(w.split(PHRASE_JOINER)) for w in words if PHRASE_JOINER in w)
     return phrases, max(map(len, phrases), default=0)
 
@@ -37,12 +41,12 @@ def without_phrases(table):
 def terms_found(token_lists: Sequence[Sequence[str]], table) -> tuple[int, int]:
     """How many of the queries' terms ``table`` (a TranslationTable) translates, and how many there are: each query's
     distinct terms once its phrases are joined (:func:`join_phrases`), as DT and PSQ look them up."""
-    joined = join_phrases(token_lists, table.source_vocab.tolist())
+    joined = join_phrases(token_lists, table.source_vocab)
     distinct = [t for tokens in joined for t in dict.fromkeys(tokens)]
     return sum(t in table.source_index for t in distinct), len(distinct)
 
 
-def join_phrases(token_lists: Sequence[Sequence[str]], words: Iterable[str]) -> list[list[str]]:
+def join_phrases(token_lists: Sequence[Sequence[str]], words: Iterable[str] | np.ndarray) -> list[list[str]]:
     """``token_lists`` with every run of terms that is a phrase of ``words`` (a table's source words) made one term
     (the phrase), the longest phrase first, scanning each list from the left; lists without a phrase come back as
     they are (copied). A table without phrases leaves every list as it is."""
