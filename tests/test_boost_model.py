@@ -66,6 +66,26 @@ def test_rerank_rescores_every_candidate_row():
     assert run.scores.tolist() == [1.5, 0.0, 0.0]
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_rerank_orders_as_run_ranked_does_on_random_runs_with_ties(seed):
+    """The re-ranked run is Run.ranked of the candidates' rows with the model's scores (the oracle: clirkit's
+    order by query, score descending, docid ascending), each query's rows kept in the candidates' query order."""
+    rng = np.random.default_rng(seed)
+    model = small_model()
+    queries = {f"q{i}": rng.choice(["light", "god", "word", "unknown"], size=2).tolist() for i in range(6)}
+    order = rng.permutation(list(queries)).tolist()
+    rows = [(q, d) for q in order for d in rng.choice(DOCIDS, size=rng.integers(1, len(DOCIDS) + 1),
+                                                      replace=False).tolist()]
+    cand = Run([q for q, _ in rows], [d for _, d in rows], rng.integers(0, 3, len(rows)).astype(float))
+    run = model.rerank(cand, queries, DOCIDS, DOCS)
+    rescored = model.rerank(cand, queries, DOCIDS, DOCS, batch_rows=3)
+    assert run.qids.tolist() == rescored.qids.tolist() and run.docids.tolist() == rescored.docids.tolist()
+    expected = Run.ranked(run.qids[::-1], run.docids[::-1], run.scores[::-1], query_order=cand.query_ids)
+    assert run.query_ids == cand.query_ids and sorted(zip(run.qids, run.docids)) == sorted(rows)
+    assert run.qids.tolist() == expected.qids.tolist() and run.docids.tolist() == expected.docids.tolist()
+    assert run.scores.tobytes() == expected.scores.tobytes()
+
+
 def test_save_load_round_trip(tmp_path):
     model = small_model()
     path = tmp_path / "m.npz"

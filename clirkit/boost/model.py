@@ -293,22 +293,24 @@ class BoostModel:
 
         qids = list(queries)
         qpos = {q: i for i, q in enumerate(qids)}
-        dpos = {d: i for i, d in enumerate(docids)}
         missing_q = sorted(set(candidates.query_ids) - set(qpos))
         if missing_q:
             raise ClirkitError(f"the candidate run has queries with no text, e.g. {str(missing_q[0])!r}")
-        qrow = np.fromiter((qpos[q] for q in candidates.qids.tolist()), np.int64, len(candidates))
-        try:
-            drow = np.fromiter((dpos[d] for d in candidates.docids.tolist()), np.int64, len(candidates))
-        except KeyError as exc:
-            raise ClirkitError(f"the candidate run names document {str(exc.args[0])!r}, absent from the documents") \
-                from None
+        sizes = candidates.query_sizes()  # the run's rows are grouped by query: one id look-up per query
+        qrow = np.repeat(np.fromiter((qpos[q] for q in candidates.query_ids), np.int64, len(sizes)), sizes)
+        drow = _document_rows(candidates.docids, docids, batch_rows)
         QW = (self.encode_queries([queries[q] for q in qids]) @ self.W).tocsr()
         scores = pair_scores(QW, self.encode_documents(doc_tokens), qrow, drow, batch_rows=batch_rows)
         if self.from_base:
             scores = self.beta * normalized_scores(candidates) + scores
-        return Run.ranked(candidates.qids, candidates.docids, scores, tag=tag, depth=depth,
-                          query_order=candidates.query_ids)
+        del qrow
+        # Run.ranked's order (score descending, ties by docid) within each query's rows, sorted on integers: the
+        # rows stay in their query's block, so the qids column is the candidates' as it is
+        group = np.repeat(np.arange(len(sizes)), sizes)
+        order = np.lexsort((docid_tie_key(docids)[drow], -scores, group))
+        del drow, group
+        run = Run(candidates.qids, candidates.docids[order], scores[order], tag=tag)
+        return run.top(depth) if depth is not None else run
 
     # -- display ----------------------------------------------------------------------------------
 
@@ -386,3 +388,22 @@ def _checked_history(arr: Mapping[str, np.ndarray], shape: tuple[int, int]) -> d
             raise Corrupt(f"history_round has {int(h['round'][i])} at {i}, expected round {int(expected[i])} "
                           f"of bag {int(h['bag'][i])}")
     return h
+
+
+def _document_rows(run_docids: np.ndarray, docids: Sequence[str], batch_rows: int = 200_000) -> np.ndarray:
+    """The row in ``docids`` of each of ``run_docids`` (int64), by a binary search of the sorted ids, ``batch_rows``
+    at a time (no Python loop over the run's rows, no copy of its ids); ClirkitError naming a run document absent
+    from ``docids``."""
+    known = np.asarray(docids, dtype=str)
+    order = np.argsort(known, kind="stable")
+    ordered = known[order]
+    rows = np.empty(len(run_docids), dtype=np.int64)
+    for a in range(0, len(run_docids), batch_rows):
+        chunk = run_docids[a:a + batch_rows]
+        pos = np.minimum(np.searchsorted(ordered, chunk), max(len(ordered) - 1, 0))
+        absent = np.flatnonzero(ordered[pos] != chunk) if len(ordered) else np.arange(len(chunk))
+        if len(absent):
+            raise ClirkitError(f"the candidate run names document {str(chunk[absent[0]])!r}, absent from the "
+                               f"documents")
+        rows[a:a + batch_rows] = order[pos]
+    return rows

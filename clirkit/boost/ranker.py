@@ -42,7 +42,7 @@ from clirkit.progress import say
 from clirkit.run import Qrels, Run
 
 BETA_GRID = (2.0, 5.0, 10.0, 20.0)  # base-score weights tried on dev when beta is not given
-BASE_BATCH = 1000  # training queries a base system searches at a time (its run is kept as integer codes)
+BASE_BATCH = 250  # training queries a base system searches at a time (its run is kept as integer codes)
 # hyper-parameters a model's params leave out: how it ran (jobs, backend, scheduler, quiet), what the model keeps
 # elsewhere (the analyzers' languages, the base, beta; the seed as "seed"), what is recorded only when it matters
 # (doc_weighting, candidate_depth, parallel_weight, hard_negatives), and the depth of the dev evaluations
@@ -255,7 +255,7 @@ class BoostRanker(System):
         dev topics, without each query's ``excluded`` documents; its run is the base run.
         """
         if isinstance(topics, Resources):
-            return self.fit(*_training(topics), **_tuning(topics))
+            return self.fit(topics.topics("train"), topics.qrels("train"), topics.documents(), **_tuning(topics))
         if qrels is None or documents is None:
             raise ClirkitError("fit(topics, qrels, documents) or fit(resources)")
         src, tgt = analyzers or (Analyzer(self.source_lang), Analyzer(self.target_lang))
@@ -291,11 +291,19 @@ class BoostRanker(System):
 
         return CompactRun.from_runs(runs())
 
+    def search_split(self, resources: Resources, split: str, *, tag: str | None = None) -> Run:
+        """:meth:`search` of the split's topics; boosted from a base system, the base's run of ``split`` that
+        ``resources`` hold (the runner's) is re-ranked, not searched again."""
+        if not (hasattr(self, "model_") and self.model_.from_base and isinstance(self.base, System)):
+            return super().search_split(resources, split, tag=tag)
+        return self.search(resources.topics(split), tag=tag, quiet=resources.quiet,
+                           candidates=resources.run(self.base, split))
+
     def search(self, topics: Mapping[str, str], *, depth: int = DEPTH, excluded: Mapping[str, set[str]] | None = None,
-               tag: str | None = None, quiet: bool = True, documents=None) -> Run:
+               tag: str | None = None, quiet: bool = True, documents=None, candidates: Run | None = None) -> Run:
         """The run of ``topics`` ``{qid: text}`` over the documents of :meth:`fit` (or ``documents``): with a
-        base system, its run re-ranked by beta f0 + q^T W d (every row kept); standalone, the top
-        ``depth`` documents by q^T W d. ``excluded`` documents are left out of both."""
+        base system, its run (or ``candidates``, that run made before) re-ranked by beta f0 + q^T W d (every row
+        kept); standalone, the top ``depth`` documents by q^T W d. ``excluded`` documents are left out of both."""
         if not hasattr(self, "model_"):
             raise ClirkitError("the boosted ranker is not fitted: call fit first")
         model = self.model_
@@ -310,7 +318,8 @@ class BoostRanker(System):
             if not isinstance(self.base, System):
                 raise ClirkitError("searching with a ranker boosted from a base ranker needs the base system "
                                    "(set base to a fitted system), or use model_.rerank on its run")
-            candidates = self.base.search(topics, depth=depth, excluded=excluded, quiet=quiet)
+            if candidates is None:
+                candidates = self.base.search(topics, depth=depth, excluded=excluded, quiet=quiet)
             return model.rerank(candidates, queries, docids, doc_tokens, tag=tag)
         return drop_excluded(model.rank(queries, docids, doc_tokens, depth=depth, tag=tag), excluded)
 
@@ -504,9 +513,10 @@ class BoostRanker(System):
                 raise ClirkitError("the base run has no row for a dev query: it must cover the training and the "
                                    "dev queries")
 
+            shared = RerankEvaluator(Qdev, features.Dm, dqids, docids, judged, dev_base, 0.0, depth=self.eval_depth)
+
             def rerank(beta: float) -> RerankEvaluator:
-                return RerankEvaluator(Qdev, features.Dm, dqids, docids, judged, dev_base, beta,
-                                       depth=self.eval_depth)
+                return shared.with_beta(beta)
 
         # the betas boost the same tuples from other weights: their pairs are mapped and grouped by bucket once
         cache = PairCache() if len(betas) > 1 and self.bags == 1 else None
@@ -576,11 +586,6 @@ class BoostRanker(System):
             return None
         dqids, Qdev, judged = self._dev_matrices(*dev, features)
         return DevEvaluator(Qdev, features.Dm, dqids, docids, judged, depth=self.eval_depth)
-
-
-def _training(resources: Resources) -> tuple:
-    """``(topics, qrels, documents)`` of the train split of ``resources``."""
-    return resources.topics("train"), resources.qrels("train"), resources.documents()
 
 
 def _tuning(resources: Resources) -> dict:

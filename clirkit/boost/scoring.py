@@ -132,7 +132,8 @@ class RerankEvaluator:
         grouped = np.argsort(base.qrow, kind="stable")  # rows grouped by query, once
         self.qrow, self.drow = base.qrow[grouped], base.drow[grouped]
         self.row_qids = self.qids[self.qrow]  # stays right after any within-query re-ordering
-        self.base_part = beta * base.f0[grouped]
+        self._f0 = base.f0[grouped]
+        self.base_part = beta * self._f0
         self.tie = docid_tie_key(self.docids)[self.drow]
         per_query = np.bincount(self.qrow) if len(self.qrow) else np.zeros(1, np.int64)
         self.cut = int(per_query.max()) > depth
@@ -142,6 +143,15 @@ class RerankEvaluator:
         # no query cut at depth: AP needs only where the relevant rows land, found once the rows are sorted
         self._ap = None if self.cut else _CandidateAP.of(self.qrow, self.drow, self.qids, self.docids, self.tie,
                                                           qrels)
+
+    def with_beta(self, beta: float) -> "RerankEvaluator":
+        """This evaluator for another ``beta``: every array shared with this one but the base part, beta * f0
+        (the betas of one sweep hold the dev candidates once)."""
+        import copy
+
+        other = copy.copy(self)
+        other.base_part = beta * self._f0
+        return other
 
     def scores(self, src: np.ndarray, tgt: np.ndarray, weights: np.ndarray) -> np.ndarray:
         """beta * f0 + q^T W d of every candidate row, W made of the weighted pairs (src, tgt)."""
