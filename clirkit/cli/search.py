@@ -52,7 +52,7 @@ def add_bm25_options(p, cls) -> None:
     add_param(g, cls, "idf", "--idf", choices=IDF_VARIANTS, help="idf variant")
     add_param(g, cls, "precision", "--precision", choices=PRECISIONS,
               help="float64: exact (rank-bm25's scores to 1e-9); float32: posting weights and sums in float32, "
-                   "faster and half the memory, scores within ~1e-6 relative")
+                   "half the weight memory (not reliably faster), scores within ~1e-6 relative")
     add_depth(p)
     p.add_argument("--tag", type=run_tag, default=None, help="run tag (6th column; default: the method's name)")
 
