@@ -224,12 +224,14 @@ class _CrossLanguageBM25(_BM25System):
     def _tokenize(self, texts: Sequence[str], *, quiet: bool) -> list[list[str]]:
         """The query analyzer's terms of ``texts``, compound words split as ``decompound`` says."""
         from clirkit.decompound import split_texts, table_splitter
+        from clirkit.translation.phrases import tokenize_with_phrases
 
         if not hasattr(self, "splitter_"):  # made once, from the table the fit bound (PSQ's prepared table)
             self.splitter_ = table_splitter(self.decompound, self.table_.source_vocab.tolist(), self.analyzer_)
         if self.splitter_ is None:
-            return self.analyzer_.tokenize_many(texts, quiet=quiet)
+            return tokenize_with_phrases(self.analyzer_, texts, self.table_.source_vocab, quiet=quiet)
         return split_texts(self.analyzer_, self.splitter_, texts, quiet=quiet)
+
 
 class DT(_CrossLanguageBM25):
     """Direct translation: each query word -> its most probable target word in the table (a word with

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import unicodedata
 
+import numpy as np
+
 import pytest
 
 from clirkit.analysis import SNOWBALL_STEMMERS, SNOWBALL_STOPWORDS, Analyzer, snowball_stopwords
@@ -253,3 +255,33 @@ def test_translating_the_documents_says_the_tables_phrases_are_not_used(tmp_path
     run = PSQ().fit(index, table, quiet=False).search({"q": "house"})
     assert "1 of the table's 3 source words are phrases of several terms" in capsys.readouterr().err
     assert run.docids.tolist() == ["d2"]
+
+
+@pytest.mark.parametrize("verb", ["dt", "psq"])
+def test_a_phrase_holding_a_stopword_is_found_when_the_query_drops_stopwords(tmp_path, capsys, verb):
+    """"a menudo" (often): "a" is a Snowball stopword of Spanish; the phrase is joined before the stopwords drop, and
+    the stopwords outside it ("lo") still drop."""
+    (tmp_path / "es-en.json").write_text('{"a menudo": {"often": 1.0}, "vemos": {"see": 1.0}}', encoding="utf-8")
+    (tmp_path / "docs.tsv").write_text("d1\twe see it often\nd2\twe see it\n", encoding="utf-8")
+    (tmp_path / "q.tsv").write_text("q1\tlo vemos a menudo\n", encoding="utf-8")
+    table, index = tmp_path / "t.npz", tmp_path / "en.npz"
+    assert main(["ttable", "convert", str(tmp_path / "es-en.json"), "--format", "psq-json", "--source-lang", "es",
+                 "--target-lang", "en", "-o", str(table), "-q"]) == 0
+    assert main(["index", str(tmp_path / "docs.tsv"), "--lang", "en", "-o", str(index), "-q"]) == 0
+    capsys.readouterr()
+    assert main([verb, "--index", str(index), "--queries", str(tmp_path / "q.tsv"), "--table", str(table),
+                 "--source-stopwords", "snowball", "-o", str(tmp_path / "run")]) == 0
+    assert "2 of 2 query terms " in capsys.readouterr().err  # vemos, a menudo ("lo" dropped)
+    assert read_run(tmp_path / "run").docids.tolist()[0] == "d1"
+
+
+def test_tokenize_with_phrases_drops_the_stopwords_outside_phrases_as_the_analyzer_does():
+    from clirkit.analysis import Analyzer
+    from clirkit.translation.phrases import tokenize_with_phrases
+
+    es = Analyzer("es", stopwords="snowball")
+    texts = ["lo vemos a menudo en la casa", "a la casa", ""]
+    words = np.array(["a menud", "cas", "en la cas"])
+    assert tokenize_with_phrases(es, texts, words) == [["vem", "a menud", "en la cas"], ["cas"], []]
+    assert tokenize_with_phrases(es, texts, np.array(["cas"])) == es.tokenize_many(texts)
+    assert tokenize_with_phrases(es.without_stopwords(), texts, words) == es.without_stopwords().tokenize_many(texts)

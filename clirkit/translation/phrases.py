@@ -53,19 +53,47 @@ def join_phrases(token_lists: Sequence[Sequence[str]], words: Iterable[str] | np
     phrases, longest = phrase_set(words)
     if not phrases:
         return [list(tokens) for tokens in token_lists]
+    return [_joined(list(tokens), phrases, longest)[0] for tokens in token_lists]
+
+
+def _joined(tokens: list[str], phrases, longest: int) -> tuple[list[str], list[bool]]:
+    """``tokens`` with their phrases joined (the longest first, from the left), and whether each output term is a
+    phrase."""
+    joined: list[str] = []
+    is_phrase: list[bool] = []
+    i, n = 0, len(tokens)
+    while i < n:
+        for length in range(min(longest, n - i), 1, -1):
+            if tuple(tokens[i:i + length]) in phrases:
+                joined.append(PHRASE_JOINER.join(tokens[i:i + length]))
+                is_phrase.append(True)
+                i += length
+                break
+        else:
+            joined.append(tokens[i])
+            is_phrase.append(False)
+            i += 1
+    return joined, is_phrase
+
+
+def tokenize_with_phrases(analyzer, texts: Sequence[str], words: Iterable[str] | np.ndarray, *,
+                          quiet: bool = True) -> list[list[str]]:
+    """The terms of ``texts`` by ``analyzer`` (an Analyzer with stopwords), the phrases of ``words`` (a table's
+    source words) joined before the stopwords are dropped: a phrase holding a stopword (Spanish "a menudo") is
+    one term, and a stopword outside a phrase is dropped as the analyzer drops it. Without phrases, or without
+    stopwords, the analyzer's own terms."""
+    phrases, longest = phrase_set(words)
+    if not phrases or not analyzer.stopwords:
+        return analyzer.tokenize_many(texts, quiet=quiet)
+    terms = analyzer.without_stopwords().tokenize_many(texts, quiet=quiet)
+    surface = analyzer.replace(stopwords=None, stemmer=None).tokenize_many(texts)  # aligned with terms, 1 to 1
     out = []
-    for tokens in token_lists:
-        tokens = list(tokens)
-        joined: list[str] = []
-        i, n = 0, len(tokens)
-        while i < n:
-            for length in range(min(longest, n - i), 1, -1):
-                if tuple(tokens[i:i + length]) in phrases:
-                    joined.append(PHRASE_JOINER.join(tokens[i:i + length]))
-                    i += length
-                    break
-            else:
-                joined.append(tokens[i])
-                i += 1
-        out.append(joined)
+    for ts, words_of in zip(terms, surface):
+        joined, is_phrase = _joined(ts, phrases, longest)
+        kept, i = [], 0
+        for term, phrase in zip(joined, is_phrase):
+            if phrase or words_of[i] not in analyzer.stopwords:
+                kept.append(term)
+            i += term.count(PHRASE_JOINER) + 1 if phrase else 1
+        out.append(kept)
     return out
