@@ -101,7 +101,7 @@ def test_each_systems_transformer_gives_the_runners_run_byte_for_byte(saved, tmp
 
 
 def _file(name: str) -> str:
-    from clirkit.experiment.runner import file_name
+    from clirkit.experiment.store import file_name
 
     return file_name(name)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import unicodedata
 
 import numpy as np
-
 import pytest
 
 from clirkit.analysis import SNOWBALL_STEMMERS, SNOWBALL_STOPWORDS, Analyzer, snowball_stopwords

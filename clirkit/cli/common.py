@@ -240,9 +240,9 @@ def add_depth(parser: argparse.ArgumentParser, default: int = 1000, help: str = 
 
 def add_verb(sub, name: str, help: str, func) -> argparse.ArgumentParser:
     """Register a verb with clirkit's help formatter and its run function: ``help`` describes it in
-    ``clirkit VERB --help``, the one-line summary of :data:`clirkit.cli.VERBS` lists it in ``clirkit --help``.
+    ``clirkit VERB --help``, the one-line summary of :data:`clirkit.cli.verbs.VERBS` lists it in ``clirkit --help``.
     The run function first checks the option values (:func:`checked`)."""
-    from clirkit.cli import VERBS
+    from clirkit.cli.verbs import VERBS
 
     parser = one_line_errors(sub.add_parser(name, help=VERBS[name][1], description=help,
                                             formatter_class=HelpFormatter))

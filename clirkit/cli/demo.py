@@ -33,7 +33,7 @@ def kept_runs(patterns: list[str], systems) -> list[str]:
 def run(args) -> int:
     import tomllib
 
-    from clirkit.cli.run import run_resumable
+    from clirkit.cli.experiments import run_resumable
     from clirkit.experiment import Experiment, shipped, with_overrides
 
     path = shipped("demo")

@@ -6,8 +6,8 @@ from clirkit.cli.common import add_query_fields, add_quiet, add_verb, query_fiel
 
 
 def add_parser(sub) -> None:
-    from clirkit.cli.search import add_bm25_options, add_shard_options
-    from clirkit.cli.ttable import add_score_column, add_table_format
+    from clirkit.cli.indexes import add_bm25_options, add_shard_options
+    from clirkit.cli.tables import add_score_column, add_table_format
     from clirkit.cli.xlquery import add_query_options
     from clirkit.systems import DT
 
@@ -28,8 +28,8 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from clirkit.cli.search import open_index
-    from clirkit.cli.ttable import load_tables
+    from clirkit.cli.indexes import open_index
+    from clirkit.cli.tables import load_tables
     from clirkit.cli.xlquery import checked_system, query_language, say_language, search_and_write, source_stopwords
     from clirkit.errors import ClirkitError
     from clirkit.formats import read_queries
@@ -61,8 +61,8 @@ def run(args) -> int:
 
 def _search_translated(args, index, queries) -> int:
     """BM25 over the MT system's translations of ``queries`` (read from ``--translated``)."""
+    from clirkit.cli.indexes import report_unmatched
     from clirkit.cli.params import params_of
-    from clirkit.cli.search import report_unmatched
     from clirkit.dt import translated_queries
     from clirkit.errors import ClirkitError
     from clirkit.formats import read_queries, write_run

@@ -7,9 +7,9 @@ from clirkit.cli.common import add_query_fields, add_quiet, add_verb, query_fiel
 
 def add_parser(sub) -> None:
     from clirkit.cli.common import param_type, positive_int
+    from clirkit.cli.indexes import add_bm25_options, add_shard_options
     from clirkit.cli.params import add_param
-    from clirkit.cli.search import add_bm25_options, add_shard_options
-    from clirkit.cli.ttable import add_prune_options, add_score_column, add_table_format
+    from clirkit.cli.tables import add_prune_options, add_score_column, add_table_format
     from clirkit.cli.xlquery import add_query_options
     from clirkit.systems import PSQ
 
@@ -71,8 +71,8 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from clirkit.analysis import read_stopwords
-    from clirkit.cli.search import open_index
-    from clirkit.cli.ttable import load_tables
+    from clirkit.cli.indexes import open_index
+    from clirkit.cli.tables import load_tables
     from clirkit.cli.xlquery import checked_system, query_language, say_language, search_and_write, source_stopwords
     from clirkit.docpsq import KIND, ProjectedIndex, ShardedProjectedIndex
     from clirkit.errors import ClirkitError

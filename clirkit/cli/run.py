@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from clirkit.cli.common import add_quiet, add_verb, folder_name, positive_int
+from clirkit.cli.experiments import run_resumable
 
 
 def add_parser(sub) -> None:
@@ -41,17 +42,3 @@ def run(args) -> int:
     print(run_resumable(exp, folder, quiet=args.quiet).text)
     return 0
 
-
-def run_resumable(exp, folder, *, quiet: bool):
-    """:func:`~clirkit.experiment.run_experiment`; a Ctrl-C's line says where the work made so far is kept for
-    the next run of the same command to resume from."""
-    from clirkit.cli import note_on_interrupt
-    from clirkit.experiment import run_experiment
-    from clirkit.experiment.store import staging
-
-    try:
-        return run_experiment(exp, folder, quiet=quiet)
-    except KeyboardInterrupt:
-        if staging(folder).is_dir():
-            note_on_interrupt(f"the work done so far is kept in {staging(folder)}; the same command resumes it")
-        raise

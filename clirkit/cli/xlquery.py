@@ -46,7 +46,7 @@ def checked_system(cls, args):
 
 def search_and_write(system, args, queries) -> None:
     """Search the structured ``queries`` with the fitted ``system`` and write the run to ``-o``."""
-    from clirkit.cli.search import report_unmatched
+    from clirkit.cli.indexes import report_unmatched
     from clirkit.formats import write_run
 
     run = system.search_structured(queries, depth=args.depth, tag=args.tag, quiet=args.quiet)

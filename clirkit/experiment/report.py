@@ -1,8 +1,13 @@
 """The report of an experiment: ``results.txt`` (what ``clirkit run`` prints), ``report.md`` and the figures."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from clirkit.errors import ClirkitError
-from clirkit.experiment.runner import Runner, file_name
+from clirkit.experiment.store import file_name
+
+if TYPE_CHECKING:
+    from clirkit.experiment.runner import Runner
 
 
 def write_report(runner: Runner) -> str:

@@ -11,7 +11,7 @@ from clirkit.errors import ClirkitError
 from clirkit.experiment.artifacts import Artifacts, digest
 from clirkit.experiment.kinds import system_class
 from clirkit.experiment.spec import Experiment
-from clirkit.experiment.store import Store
+from clirkit.experiment.store import Store, file_name
 
 EXECUTION = ("quiet", "jobs")  # parameters that change how a system runs, not what it makes: not recorded
 
@@ -24,15 +24,6 @@ class Result:
     text: str
     folder: Path
     seconds: dict[str, float]
-
-
-def file_name(name: str) -> str:
-    """A run or model name as a file name: lowercase, ``+`` as ``_``, runs of other unsafe characters as one
-    ``-`` (``"DT+PSQ(Borda)"`` -> ``dt_psq-borda``)."""
-    import re
-
-    safe = re.sub(r"[^a-z0-9_.+-]+", "-", name.lower()).replace("+", "_").strip("-")
-    return safe or "run"
 
 
 def load_collection(exp: Experiment, out: Store, steps, quiet: bool):

@@ -59,8 +59,8 @@ KEYS: dict[str, dict[str, str]] = {
     "collection": {},  # the keys of clirkit.datasets.plain (filled below)
     "systems.NAME": {
         "kind": "dt, psq, boost or scs; the other keys are the kind's (clirkit run --keys KIND): its parameters, "
-                "and table/table2/table_format/score_column (dt, psq), base/parallel_tuples (boost); a boost's base names a "
-                "system declared before it, or a fusion of such systems (e.g. base = \"DT+PSQ\")",
+                "and table/table2/table_format/score_column (dt, psq), base/parallel_tuples (boost); a boost's "
+                "base names a system declared before it, or a fusion of such systems (e.g. base = \"DT+PSQ\")",
     },
     "fusions.NAME": {
         "systems": 'the fused systems, at least two (e.g. ["DT", "PSQ"])',
@@ -529,7 +529,8 @@ def keys_text(kind: str | None = None) -> str:
         shapes = {str: "a string", bool: "true or false", int: "an integer"}
         lines += [f"  {k:<25} {what} ({shapes[kind_of]})"
                   for k, (kind_of, what) in cls.file_keys.items()]
-        named = "the names of systems" if kind == "fusion" else "the name of a system declared before it, or of a fusion of such systems"
+        named = ("the names of systems" if kind == "fusion" else
+                 "the name of a system declared before it, or of a fusion of such systems")
         lines += [f"  {k:<25} {named}" for k in cls.system_keys]
         from clirkit.estimator import Resources
 

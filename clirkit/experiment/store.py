@@ -47,6 +47,15 @@ def _is_ours(name: str) -> bool:
     return name in WRITTEN or name.endswith(".png") or (name.startswith(".") and name.endswith(".tmp"))
 
 
+def file_name(name: str) -> str:
+    """A run or model name as a file name: lowercase, ``+`` as ``_``, runs of other unsafe characters as one
+    ``-`` (``"DT+PSQ(Borda)"`` -> ``dt_psq-borda``)."""
+    import re
+
+    safe = re.sub(r"[^a-z0-9_.+-]+", "-", name.lower()).replace("+", "_").strip("-")
+    return safe or "run"
+
+
 def staging(target) -> Path:
     """The staging folder of the output folder ``target``: ``.NAME.partial`` beside it."""
     target = Path(target)

@@ -1,0 +1,17 @@
+"""The experiment runner as the verbs that run experiment files call it (run, demo)."""
+from __future__ import annotations
+
+
+def run_resumable(exp, folder, *, quiet: bool):
+    """:func:`~clirkit.experiment.run_experiment`; a Ctrl-C's line says where the work made so far is kept for
+    the next run of the same command to resume from."""
+    from clirkit.cli import note_on_interrupt
+    from clirkit.experiment import run_experiment
+    from clirkit.experiment.store import staging
+
+    try:
+        return run_experiment(exp, folder, quiet=quiet)
+    except KeyboardInterrupt:
+        if staging(folder).is_dir():
+            note_on_interrupt(f"the work done so far is kept in {staging(folder)}; the same command resumes it")
+        raise

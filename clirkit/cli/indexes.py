@@ -1,0 +1,67 @@
+"""Command-line options and steps shared by the verbs that search an index (search, dt, psq): the index opened
+as ``--jobs``/``--backend``/``--mmap`` say, the BM25 options, the queries that matched nothing."""
+from __future__ import annotations
+
+from clirkit.cli.common import add_jobs
+
+
+def add_shard_options(p) -> None:
+    """``--jobs``, ``--backend`` and ``--scheduler``: how the shards of a sharded index (``clirkit index
+    --shards``) are searched, with the vocabulary of ``boost-train``; shared by search, dt and psq."""
+    from clirkit.parallel import BACKENDS
+
+    g = p.add_argument_group("sharded index")
+    add_jobs(g)
+    g.add_argument("--backend", choices=BACKENDS, default="loky",
+                   help="joblib backend searching the shards: loky (processes), threading, or dask (a cluster)")
+    g.add_argument("--scheduler", default=None,
+                   help="dask scheduler address (with --backend dask), e.g. tcp://host:8786")
+    p.add_argument("--mmap", action="store_true",
+                   help="memory-map an unsharded index instead of reading it: it opens at once and the search "
+                        "reads (and checks) only the postings of the query terms")
+
+
+def open_index(args):
+    """The index of ``--index``: an :class:`~clirkit.index.Index`, or a sharded index searched as ``--jobs``,
+    ``--backend`` and ``--scheduler`` say (ClirkitError for ``--backend dask`` without ``--scheduler``)."""
+    from clirkit.errors import ClirkitError
+    from clirkit.progress import say
+    from clirkit.shards import ShardedIndex, load_index
+
+    if args.backend == "dask" and not args.scheduler:
+        raise ClirkitError("--backend dask needs --scheduler ADDRESS")
+    index = load_index(args.index, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler, mmap=args.mmap)
+    if not isinstance(index, ShardedIndex) and (args.jobs > 1 or args.backend != "loky"):
+        say(f"note: {args.index} is not sharded, so it is searched in this process (--jobs and --backend apply "
+            f"to an index made by `clirkit index --shards N`)", quiet=args.quiet)
+    return index
+
+
+def add_bm25_options(p, cls) -> None:
+    """BM25 options (defaults: those of the system ``cls``) and the output options shared by search, dt and psq.
+    The values are parsed here and range-checked by the system's ``check_params`` before any input is read."""
+    from clirkit.bm25 import IDF_VARIANTS, PRECISIONS
+    from clirkit.cli.common import add_depth, param_type, run_tag
+    from clirkit.cli.params import add_param
+
+    g = p.add_argument_group("BM25")
+    add_param(g, cls, "k1", "--k1", type=param_type(cls, "k1"), help="term frequency saturation")
+    add_param(g, cls, "b", "--b", type=param_type(cls, "b"), help="document length normalization")
+    add_param(g, cls, "k3", "--k3", type=param_type(cls, "k3"), help="query tf saturation (none: raw query tf)")
+    add_param(g, cls, "idf", "--idf", choices=IDF_VARIANTS, help="idf variant")
+    add_param(g, cls, "precision", "--precision", choices=PRECISIONS,
+              help="float64: exact (rank-bm25's scores to 1e-9); float32: posting weights and sums in float32, "
+                   "half the weight memory (not reliably faster), scores within ~1e-6 relative")
+    add_depth(p)
+    p.add_argument("--tag", type=run_tag, default=None, help="run tag (6th column; default: the method's name)")
+
+
+def report_unmatched(qids, run, quiet: bool) -> None:
+    """Say on stderr which of the queries ``qids`` matched no document (they have no lines in the run)."""
+    from clirkit.progress import say
+
+    found = set(run.query_ids)
+    missing = [q for q in qids if q not in found]
+    if missing:
+        shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
+        say(f"{len(missing)} of {len(qids)} queries matched no document: {shown}", quiet=quiet)
