@@ -609,11 +609,10 @@ def test_ttable_train_aligned_by_id_joins_the_shared_ids(parallel_files):
     assert {e for e, _ in table.translations("luz")} == {"god", "said", "let", "there", "be", "light", "saw", "the"}
 
 
-def test_translation_table_load_and_save_are_the_file_functions(tmp_path):
-    from clirkit.translation import TranslationTable, load_table
+def test_a_table_is_written_and_read_by_the_file_functions(tmp_path):
+    from clirkit.translation import TranslationTable, load_table, save_table
 
     table = TranslationTable.from_triples(["light", "light"], ["luz", "lumbre"], [0.75, 0.25])
-    table.save(tmp_path / "t.npz")
-    loaded = TranslationTable.load(tmp_path / "t.npz")
-    assert loaded.translations("light") == load_table(tmp_path / "t.npz").translations("light") == \
-        [("luz", 0.75), ("lumbre", 0.25)]
+    save_table(table, tmp_path / "t.npz")
+    assert load_table(tmp_path / "t.npz").translations("light") == [("luz", 0.75), ("lumbre", 0.25)]
+    assert not hasattr(TranslationTable, "load") and not hasattr(TranslationTable, "save")  # no I/O in the class

@@ -335,9 +335,7 @@ def _save(args, table) -> None:
     from clirkit.translation import save_table
 
     if not str(args.output).endswith(".npz"):
-        from clirkit.translation.phrases import without_phrases
-
-        table, phrases = without_phrases(table)
+        table, phrases = table.without_phrases()
         if phrases:
             say(f"ttable {args.action}: {args.output} is Moses text, which holds single words: {phrases:,} source "
                 f"phrases not written (write .npz to keep them)", quiet=args.quiet)

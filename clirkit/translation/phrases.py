@@ -24,20 +24,6 @@ def phrase_set(words: Iterable[str] | np.ndarray) -> tuple[frozenset[tuple[str, 
     return phrases, max(map(len, phrases), default=0)
 
 
-def without_phrases(table):
-    """``table`` (a TranslationTable) less its phrase rows (source words of several terms), and how many rows went:
-    what a format of single words (Moses text) can hold."""
-    from clirkit.translation.table import TranslationTable
-
-    words = table.source_vocab.tolist()
-    keep = [i for i, w in enumerate(words) if PHRASE_JOINER not in w]
-    if len(keep) == len(words):
-        return table, 0
-    ranks = None if table.ranks is None else table.ranks[keep]
-    return TranslationTable(table.source_vocab[keep], table.target_vocab, table.probs[keep], dict(table.params),
-                            ranks), len(words) - len(keep)
-
-
 def terms_found(token_lists: Sequence[Sequence[str]], table) -> tuple[int, int]:
     """How many of the queries' terms ``table`` (a TranslationTable) translates, and how many there are: each query's
     distinct terms once its phrases are joined (:func:`join_phrases`), as DT and PSQ look them up."""

@@ -212,19 +212,17 @@ class TranslationTable:
         """sum_e p(e|f) for each source word, float64 (n_source,)."""
         return np.asarray(self.probs.sum(axis=1)).ravel()
 
-    @classmethod
-    def load(cls, path, format: str = "auto", **options) -> "TranslationTable":
-        """Read a table file (:func:`clirkit.translation.load_table`: npz, Moses, or a dictionary:
-        pairs, MUSE, FreeDict, Ding; ``options`` as that function's)."""
-        from clirkit.translation.tableio import load_table
+    def without_phrases(self) -> tuple["TranslationTable", int]:
+        """This table less its phrase rows (source words of several terms, :mod:`clirkit.translation.phrases`), and
+        how many rows went: what a format of single words (Moses text) can hold."""
+        from clirkit.translation.phrases import PHRASE_JOINER
 
-        return load_table(path, format, **options)
-
-    def save(self, path, format: str = "auto") -> None:
-        """Write the table (:func:`clirkit.translation.save_table`: ``.npz`` compact, else Moses lines)."""
-        from clirkit.translation.tableio import save_table
-
-        save_table(self, path, format)
+        keep = np.flatnonzero(np.char.find(self.source_vocab.astype(str), PHRASE_JOINER) < 0)
+        if len(keep) == len(self.source_vocab):
+            return self, 0
+        ranks = None if self.ranks is None else self.ranks[keep]
+        return (TranslationTable(self.source_vocab[keep], self.target_vocab, self.probs[keep], dict(self.params),
+                                 ranks), len(self.source_vocab) - len(keep))
 
     def normalized(self) -> "TranslationTable":
         """A copy whose non-empty rows sum to 1 (ranks kept)."""
