@@ -229,7 +229,8 @@ class _CrossLanguageBM25(_BM25System):
         if not hasattr(self, "splitter_"):  # made once, from the table the fit bound (PSQ's prepared table)
             self.splitter_ = table_splitter(self.decompound, self.table_.source_vocab.tolist(), self.analyzer_)
         if self.splitter_ is None:
-            return tokenize_with_phrases(self.analyzer_, texts, self.table_.source_vocab, quiet=quiet)
+            words = () if self.table_ is None else self.table_.source_vocab  # (an index translated before: none)
+            return tokenize_with_phrases(self.analyzer_, texts, words, quiet=quiet)
         return split_texts(self.analyzer_, self.splitter_, texts, quiet=quiet)
 
 
