@@ -82,7 +82,7 @@ def prepare(work: Path) -> None:
     from clirkit.experiment.artifacts import sample
     from clirkit.index import Index
     from clirkit.systems import PSQ
-    from clirkit.translation import TranslationTable
+    from clirkit.translation import load_table
 
     work.mkdir(parents=True, exist_ok=True)
     (work / "psq.toml").write_text(EXPERIMENT)
@@ -91,7 +91,7 @@ def prepare(work: Path) -> None:
     c = datasets.load("nave-en-es")
     train, dev = c.queries("train"), sample(c.queries("dev"), 400, seed=0)
     table = next(p for p in (work / "exp" / "table.npz", work / "exp" / "table.reverse.npz") if p.exists())
-    psq = PSQ().fit(Index.load(work / "exp" / "index.npz"), TranslationTable.load(table))  # the runner's table
+    psq = PSQ().fit(Index.load(work / "exp" / "index.npz"), load_table(table))  # the runner's table
     ids = list(train)
     parts = [psq.search({q: train[q] for q in ids[a:a + 1000]}) for a in range(0, len(ids), 1000)]
     base = CompactRun.from_runs(parts + [psq.search(dev)])

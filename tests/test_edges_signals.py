@@ -43,11 +43,11 @@ def test_a_count_beyond_ascii_digits_or_int64_is_a_located_error(tmp_path, count
 
 @pytest.mark.parametrize("count", ["\u00b2", "9" * 400], ids=["superscript two", "400 digits"])
 def test_psq_background_with_a_bad_count_is_one_line_and_status_2(indexed_dir, capsys, count):
-    from clirkit.translation.table import TranslationTable
+    from clirkit.translation import TranslationTable, save_table
 
     table = TranslationTable.from_triples(["luz", "luz", "dios"], ["light", "lamp", "god"], [0.7, 0.3, 1.0],
                                           params={"source_lang": "es", "target_lang": "en"})
-    table.save(str(indexed_dir / "es2en.npz"))
+    save_table(table, str(indexed_dir / "es2en.npz"))
     (indexed_dir / "q.tsv").write_text("q1\tgod light\n", encoding="utf-8")
     (indexed_dir / "bg.cnt").write_text(f"5 light\n{count} god\n", encoding="utf-8")
     argv = ["psq", "--index", str(indexed_dir / "ix.npz"), "--queries", str(indexed_dir / "q.tsv"), "--table",
