@@ -296,12 +296,12 @@ def test_a_table_file_replaces_training_on_the_parallel_corpus(ran, mini, tmp_pa
 
 def test_a_psq_system_may_interpolate_its_own_table_file_with_the_trained_one(ran, mini, tmp_path):
     from clirkit.formats import read_run
-    from clirkit.translation import TranslationTable
+    from clirkit.translation import TranslationTable, save_table
 
     _, out, _ = ran
     muse = tmp_path / "light.npz"
-    TranslationTable.from_triples(["light", "god"], ["luz", "dios"], [1.0, 1.0],
-                                  params={"source_lang": "en", "target_lang": "es"}).save(muse)
+    save_table(TranslationTable.from_triples(["light", "god"], ["luz", "dios"], [1.0, 1.0],
+                                             params={"source_lang": "en", "target_lang": "es"}), muse)
     path = tmp_path / "interp.toml"
     path.write_text(f'collection = "{mini}"\nmeasures = ["AP"]\n[systems.PSQ]\nkind = "psq"\ntarget_stopwords_top = 20\n'
                     f'[systems.PSQ-dict]\nkind = "psq"\ntable = "{muse}"\ntable2 = "ibm1"\nlam = 0.5\n'
