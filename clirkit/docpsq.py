@@ -71,6 +71,7 @@ class ProjectedIndex(Index):
 
     source_lengths: np.ndarray | None = None
     translation: dict = field(default_factory=dict)
+    translated = True  # documents translated into the queries' language (clirkit.tablefit.side_of)
 
     def check_rows(self, terms: np.ndarray) -> None:
         """:meth:`Index.check_rows` for expected counts: values > 0, not >= 1."""
@@ -130,6 +131,7 @@ class ShardedProjectedIndex(ShardedIndex):
 
     translation: dict = field(default_factory=dict)
 
+    translated = True  # documents translated into the queries' language (clirkit.tablefit.side_of)
     kind = PROJECTED_KIND
     shard_type = ProjectedIndex
     remedy = "translate the documents again (clirkit psq --save-index)"

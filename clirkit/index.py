@@ -102,10 +102,11 @@ class Index:
             self._unchecked[todo] = False
 
     def bm25(self, **params):
-        """BM25 with ``params`` over this index (:class:`~clirkit.bm25.BM25`; a sharded index has the same call)."""
-        from clirkit.bm25 import BM25
+        """BM25 with ``params`` over this index (:class:`~clirkit.bm25.BM25`; a sharded index has the same call:
+        :func:`clirkit.indexkinds.bm25`)."""
+        from clirkit.indexkinds import bm25
 
-        return BM25(self, **params)
+        return bm25(self, **params)
 
     def most_frequent_terms(self, n: int) -> list[str]:
         """The ``n`` most frequent terms (:func:`most_frequent_terms`; a sharded index has the same call)."""
@@ -154,7 +155,7 @@ class Index:
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the index as one ``.npz`` with a JSON header (atomic). Written over a sharded index's manifest,
         it replaces that index whole: the shards are removed once the new file is in place."""
-        from clirkit.shards import replacing_shards
+        from clirkit.shardfiles import replacing_shards
 
         with replacing_shards(path):
             self._write(path)

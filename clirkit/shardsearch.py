@@ -110,7 +110,7 @@ def _run(function, args: tuple, index: ShardedIndex, desc: str, quiet: bool) -> 
 
     single = index.backend == "threading" or (index.jobs == 1 and index.backend != "dask")
     keep = index.n_shards if single else math.ceil(index.n_shards / index.jobs)
-    parts = [index._part(i, single) for i in range(index.n_shards)]
+    parts = [_part(index, i, single) for i in range(index.n_shards)]
     claims = None if single or index.shards is not None else _claims_folder(index)
     if claims is not None:
         work = _Work(dict(enumerate(parts)), keep, claims)
@@ -212,7 +212,7 @@ class _Part:
     def open(self, keep: int) -> "_Shard":
         """The shard, opened if needed (a worker process keeps at most ``keep`` open)."""
         if self.owner is not None:
-            return self.owner._opened_here(self.number)
+            return _opened_here(self.owner, self.number)
         return self.shard if self.shard is not None else _opened(self, keep)
 
 
@@ -333,6 +333,30 @@ def _held_is_no_leak() -> None:
 _LOCK = threading.Lock()
 _MANIFESTS: OrderedDict = OrderedDict()  # manifest identity -> ShardedIndex, in a worker process
 _SHARDS: OrderedDict = OrderedDict()  # (manifest identity, shard file identity) -> _Shard, in a worker process
+
+
+def _part(index: ShardedIndex, number: int, here: bool) -> _Part:
+    """What a task needs to search shard ``number`` of ``index``: in this process (``here``), the index, which
+    keeps the shards it opens; in a worker process, the shard itself (built in memory) or where to open it."""
+    if here:
+        return _Part(owner=index, number=number)
+    if index.shards is not None:
+        return _Part(shard=_opened_here(index, number))
+    file = Path(index.path).parent / index.records[number]["file"]
+    return _Part(manifest=_identity(index.path), number=number, file=_identity(file))
+
+
+def _opened_here(index: ShardedIndex, number: int) -> _Shard:
+    """Shard ``number`` of ``index`` ready to search in this process, opened once (and kept by the index)."""
+    with index._lock:
+        opened = index._open.get(number)
+    if opened is None:
+        where = f"shard {number}" if index.path is None else \
+            f"{index.path}: shard {number} ({index.records[number]['file']})"
+        opened = _Shard(index.shard(number), index.terms, index.collection_stats(), where)
+        with index._lock:
+            opened = index._open.setdefault(number, opened)
+    return opened
 
 
 def _identity(path: str | os.PathLike[str]) -> tuple:

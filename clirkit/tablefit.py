@@ -86,9 +86,7 @@ def side_of(index, table, table2) -> str:
     the index's language). A table that does not say its languages (a Moses or plain file) is placed by its
     words (:func:`side_by_words`), ``queries`` when they do not tell, or when a second table is given (the
     second table then follows the first: both translate the documents only when the first says it does)."""
-    from clirkit.docpsq import TRANSLATED
-
-    if isinstance(index, TRANSLATED):
+    if getattr(index, "translated", False):  # an index of documents translated before (clirkit.docpsq)
         return "documents"
     if table is None:
         return "queries"

@@ -1,0 +1,41 @@
+"""The kinds of index and the scorer of each: one table, by import path, so that no index module imports a
+scorer and no scorer module a kind it does not search (a new kind, e.g. a translated index, is one entry).
+
+- :data:`MANIFESTS`: the ``kind`` a manifest file's header names -> the class that reads it
+  (:func:`clirkit.shards.load_index`);
+- :data:`BM25`: an index class -> the class of its BM25 scorer (``index.bm25(**params)``); a subclass takes its
+  closest base class's entry.
+"""
+from __future__ import annotations
+
+import importlib
+
+MANIFESTS: dict[str, str] = {
+    "sharded-index": "clirkit.shards:ShardedIndex",
+    "sharded-projected-index": "clirkit.docpsq:ShardedProjectedIndex",  # documents translated (clirkit.docpsq)
+}
+
+BM25: dict[str, str] = {
+    "clirkit.index:Index": "clirkit.bm25:BM25",
+    "clirkit.shards:ShardedIndex": "clirkit.shardsearch:ShardedBM25",
+}
+
+
+def resolve(entry: str):
+    """The object ``"module:name"`` names (its module imported on first use)."""
+    module, _, name = entry.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def manifest_class(kind: str):
+    """The class that reads a manifest of ``kind`` (a key of :data:`MANIFESTS`)."""
+    return resolve(MANIFESTS[kind])
+
+
+def bm25(index, **params):
+    """BM25 with ``params`` over ``index``, by the scorer :data:`BM25` names for its class."""
+    for cls in type(index).__mro__:
+        entry = BM25.get(f"{cls.__module__}:{cls.__qualname__}")
+        if entry is not None:
+            return resolve(entry)(index, **params)
+    raise TypeError(f"no BM25 scorer for an index of type {type(index).__name__}")

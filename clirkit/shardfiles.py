@@ -1,0 +1,164 @@
+"""The files of a sharded index on disk: the shards' names, their atomic writing beside the manifest, the
+removal of what a replaced or killed build left, and the kind a file's header names. No index is read here
+(:mod:`clirkit.shards` holds :class:`~clirkit.shards.ShardedIndex`), so the one-file index can replace a
+sharded one without importing it."""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import zipfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterator
+
+import numpy as np
+
+from clirkit.errors import ClirkitError
+from clirkit.npzio import HEADER_KEY
+
+if TYPE_CHECKING:
+    from clirkit.index import Index
+
+KIND = "sharded-index"
+PROJECTED_KIND = "sharded-projected-index"  # documents translated into the queries' language (clirkit.docpsq)
+MANIFESTS = (KIND, PROJECTED_KIND)  # the kinds of a manifest file
+
+
+def shard_name(manifest: str | os.PathLike[str], number: int, digest: str | None = None) -> str:
+    """File name of shard ``number`` (from 0) of the manifest ``NAME.npz``: ``NAME.shard-000.DIGEST.npz``, DIGEST
+    the first 12 hex digits of the SHA-256 of the shard's bytes (``NAME.shard-000.npz`` without ``digest``, as
+    builds before the digest named them). The manifest records each shard's name."""
+    return f"{_stem(manifest)}.shard-{number:03d}{'' if digest is None else '.' + digest}.npz"
+
+
+def _stem(manifest: str | os.PathLike[str]) -> str:
+    name = Path(manifest).name
+    return name[:-4] if name.endswith(".npz") else name
+
+
+def _check_output(path: str | os.PathLike[str]) -> None:
+    """The checks of :func:`clirkit.fileio.atomic_writer`, made before any shard is written."""
+    from clirkit.fileio import check_output_folder
+
+    check_output_folder(path)
+    if Path(path).is_dir():
+        raise ClirkitError(f"{path}: is a folder; give a file name to write")
+
+
+def _write_shard(shard: Index, path: str | os.PathLike[str], number: int, written: list[str]) -> tuple[str, int]:
+    """Save shard ``number`` of the manifest ``path`` beside it under a temporary name, then rename it to its
+    name (:func:`shard_name`, with the digest of its bytes); returns ``(name, bytes)``. A name already there
+    holds the same bytes (the digest says so), so the rename never changes a shard another manifest reads."""
+    from clirkit.fileio import file_digest
+
+    folder = Path(path).parent
+    part = folder / f".{_stem(path)}.shard-{number:03d}.{os.getpid()}.part"
+    try:
+        shard._write(part)
+        _checkpoint(f"part-{number}")
+        name, size = shard_name(path, number, file_digest(part)[:12]), part.stat().st_size
+        written.append(name)
+        os.replace(part, folder / name)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
+    _checkpoint(f"shard-{number}")
+    return name, size
+
+
+class _replacing:
+    """Around the writing of the shards and manifest of ``path``: the temporaries of killed writes are removed
+    first; on an error or interruption before the manifest is switched, the shards written (``written``, names)
+    that the manifest at ``path`` does not name are removed; once it is switched, the shard files it does not
+    name (the previous index's, those of killed builds) are removed."""
+
+    def __init__(self, path: str | os.PathLike[str], written: list[str]) -> None:
+        self.path, self.written = path, written
+
+    def __enter__(self) -> None:
+        _tidy(self.path, None)
+
+    def __exit__(self, kind, value, traceback) -> None:
+        folder, named = Path(self.path).parent, _referenced(self.path)
+        if kind is not None:
+            for name in self.written:
+                if name not in named:
+                    (folder / name).unlink(missing_ok=True)
+            return
+        _checkpoint("manifest")
+        _tidy(self.path, named)
+
+
+@contextlib.contextmanager
+def replacing_shards(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Around the (atomic) writing of one file at ``path`` (a plain index) over what may be a sharded index: once
+    the file is in place, the shard files of ``path``'s name are removed (those of the index it replaced, and
+    strays of killed builds); on an error or interruption before, the old index is left whole."""
+    yield
+    if str(path) != "-" and os.path.isfile(path) and not os.path.islink(path):  # not stdout, a device or a link
+        _checkpoint("plain")
+        _tidy(path, set())
+
+
+def _referenced(path: str | os.PathLike[str]) -> set[str]:
+    """The shard file names the manifest at ``path`` records (none if there is none or it cannot be read)."""
+    if index_kind(path) not in MANIFESTS:
+        return set()
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            shards = json.loads(npz[HEADER_KEY].tobytes().decode("utf-8")).get("shards")
+    except (OSError, ValueError, KeyError, EOFError, AttributeError, RecursionError, zipfile.BadZipFile,
+            UnicodeDecodeError):
+        return set()
+    return {r["file"] for r in shards if isinstance(r, dict) and isinstance(r.get("file"), str)} \
+        if isinstance(shards, list) else set()
+
+
+def _tidy(path: str | os.PathLike[str], keep: set[str] | None) -> None:
+    """Remove beside the manifest ``path`` the temporaries of shard writes whose process is gone and, unless
+    ``keep`` is None, the shard files of ``path`` not in ``keep`` (a file that is itself a manifest is kept)."""
+    from clirkit.fileio import _alive
+
+    folder, stem = Path(path).parent, re.escape(_stem(path))
+    shard = re.compile(rf"{stem}\.shard-\d{{3,}}(\.[0-9a-f]{{12}})?\.npz")
+    temporary = re.compile(rf"\.\.?{stem}\.shard-\d{{3,}}\.(\d+)\.part")
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        found = temporary.match(entry.name)
+        stale = (found is not None and int(found.group(1)) != os.getpid() and not _alive(int(found.group(1)))) or (
+            keep is not None and shard.fullmatch(entry.name) is not None and entry.name not in keep
+            and index_kind(entry.path) not in MANIFESTS)
+        if stale:
+            try:
+                os.unlink(entry.path)
+            except OSError:
+                pass
+
+
+def _checkpoint(point: str) -> None:
+    """For tests only: with ``CLIRKIT_TEST_SIGNAL="POINT SIGNAL"`` in the environment (``"shard-0 SIGKILL"``),
+    the process sends itself SIGNAL at POINT of a sharded write (``part-N``: shard N written under its temporary
+    name; ``shard-N``: renamed; ``shards``: all written, the manifest not yet; ``manifest``: the manifest switched,
+    the old shards still there; ``plain``: a plain index written over a sharded one, the old shards still there)."""
+    wanted = os.environ.get("CLIRKIT_TEST_SIGNAL", "").split()
+    if len(wanted) == 2 and wanted[0] == point:
+        import signal
+
+        signal.raise_signal(getattr(signal, wanted[1]))
+
+
+def index_kind(path: str | os.PathLike[str]) -> str | None:
+    """The ``kind`` a clirkit npz file's header names (``index``, ``sharded-index``, ...), or None when it
+    cannot be read (the loader then says why). Reads the header only."""
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            if HEADER_KEY not in npz.files:
+                return None
+            kind = json.loads(npz[HEADER_KEY].tobytes().decode("utf-8")).get("kind")
+    except (OSError, ValueError, EOFError, AttributeError, RecursionError, zipfile.BadZipFile, UnicodeDecodeError):
+        return None
+    return kind if isinstance(kind, str) else None
