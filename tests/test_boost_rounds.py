@@ -8,7 +8,8 @@ import pytest
 import scipy.sparse as sp
 
 from clirkit.boost.features import NgramVocabulary, hash_strings, pair_buckets
-from clirkit.boost.rounds import PairBooster, PairCache
+from clirkit.boost.pairgroups import PairCache
+from clirkit.boost.rounds import PairBooster
 from clirkit.boost.tuples import Tuples
 
 
@@ -283,7 +284,7 @@ def test_early_stopping_keeps_the_best_dev_round():
 
 def test_source_ids_of_any_slice_of_pairs_listed_source_after_source():
     """``_sources(src_ptr, a, b)`` equals the slice ``a:b`` of every pair's source id, empty sources included."""
-    from clirkit.boost.rounds import _sources
+    from clirkit.boost.pairgroups import _sources
 
     counts = np.array([0, 3, 0, 0, 1, 2, 0, 5, 0])
     src_ptr = np.concatenate(([0], np.cumsum(counts)))

@@ -13,7 +13,8 @@ import clirkit.boost.pairmap as pairmap
 import clirkit.boost.rounds as rounds
 from clirkit.boost import BoostRanker
 from clirkit.boost.features import hash_strings
-from clirkit.boost.rounds import PairBooster, PairCache
+from clirkit.boost.pairgroups import PairCache
+from clirkit.boost.rounds import PairBooster
 from clirkit.boost.tuples import Tuples
 from clirkit.run import Run
 

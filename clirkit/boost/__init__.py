@@ -10,7 +10,8 @@
 """
 from clirkit.boost.model import BoostModel
 from clirkit.boost.ranker import BoostRanker
-from clirkit.boost.rounds import BoostResult, PairBooster
+from clirkit.boost.result import BoostResult
+from clirkit.boost.rounds import PairBooster
 from clirkit.boost.tuples import Tuples, make_tuples
 
 __all__ = ["BoostModel", "BoostRanker", "BoostResult", "PairBooster", "Tuples", "make_tuples"]

@@ -14,7 +14,9 @@ from typing import Mapping, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from clirkit.boost.rounds import BoostResult, PairBooster, PairCache
+from clirkit.boost.pairgroups import PairCache
+from clirkit.boost.result import BoostResult
+from clirkit.boost.rounds import PairBooster
 from clirkit.boost.scoring import DevEvaluator
 from clirkit.boost.tuples import Tuples
 from clirkit.errors import ClirkitError

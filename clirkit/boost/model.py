@@ -24,7 +24,7 @@ import scipy.sparse as sp
 
 from clirkit.analysis import Analyzer
 from clirkit.boost.features import NgramVocabulary
-from clirkit.boost.rounds import BoostResult
+from clirkit.boost.result import BoostResult
 from clirkit.boost.scoring import docid_tie_key, top_k
 from clirkit.boost.weighting import SCHEMES, check_scheme, weigh_documents
 from clirkit.errors import ClirkitError

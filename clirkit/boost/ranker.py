@@ -28,7 +28,7 @@ from clirkit.boost.bagging import (
 from clirkit.boost.base import MAX_BETA, NORMALIZATION, BaseRun, BaseScores, CompactRun, compact
 from clirkit.boost.features import PairFeatures
 from clirkit.boost.model import BoostModel
-from clirkit.boost.rounds import PairCache
+from clirkit.boost.pairgroups import PairCache
 from clirkit.boost.scoring import DevEvaluator, RerankEvaluator
 from clirkit.boost.sweep import BetaSweep, betas_to_try, sweep_betas
 from clirkit.boost.tuples import WEIGHTINGS, Tuples, make_tuples

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from clirkit.boost.rounds import BoostResult
+from clirkit.boost.result import BoostResult
 from clirkit.progress import say
 
 
