@@ -456,3 +456,28 @@ def test_tuning_beta_without_dev_data_is_refused():
     r = BoostRanker(base=BASE, beta=None, rounds=2, bits=20, quiet=True)
     with pytest.raises(ClirkitError, match="dev"):
         r.fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)
+
+
+def test_rounds_that_do_not_beat_the_base_alone_on_dev_are_not_kept(tmp_path):
+    """The dev run of a perfect base (every relevant document first): no round can score above it, so none is kept
+    and the ranker re-ranks into the base's own order; the same data with a base that misses keeps rounds."""
+    from clirkit.metrics import evaluate
+
+    perfect = Run(["dev1"] * 3 + ["dev2"] * 3, ["John.1.5", "Gen.1.3", "Gen.1.1", "John.1.1", "Gen.1.1", "Gen.1.3"],
+                  [3.0, 2.0, 1.0, 3.0, 2.0, 1.0], tag="bm25")
+    base = Run(np.concatenate([BASE.qids, perfect.qids]), np.concatenate([BASE.docids, perfect.docids]),
+               np.concatenate([BASE.scores, perfect.scores]), tag="bm25")
+    r = BoostRanker(base=base, beta=2.0, hard_negatives=1, rounds=4, negatives=2, bits=20, eval_every=1,
+                    doc_weighting="binary", quiet=True)
+    r.fit_tokens(QUERIES, QRELS, DOCIDS, DOCS, dev_queries=DEV_QUERIES, dev_qrels=DEV_QRELS)
+    assert r.results_[0].best_round == 0 and len(r.model_) == 0 and r.model_.params["bag_rounds"] == [0]
+    run = r.model_.rerank(perfect, DEV_QUERIES, DOCIDS, DOCS)
+    assert run.docids.tolist() == perfect.docids.tolist()
+    assert evaluate(run, DEV_QRELS, ["AP"]).mean()["AP"] == 1.0
+    r.model_.save(tmp_path / "none.npz")  # a model of no entry is written and read back
+    assert BoostModel.load(tmp_path / "none.npz").rerank(perfect, DEV_QUERIES, DOCIDS, DOCS).docids.tolist() == \
+        perfect.docids.tolist()
+    missing = BoostRanker(base=BASE_WITH_DEV, beta=2.0, hard_negatives=1, rounds=4, negatives=2, bits=20,
+                          eval_every=1, doc_weighting="binary", quiet=True)
+    missing.fit_tokens(QUERIES, QRELS, DOCIDS, DOCS, dev_queries=DEV_QUERIES, dev_qrels=DEV_QRELS)
+    assert missing.results_[0].best_round > 0

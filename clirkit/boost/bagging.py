@@ -79,13 +79,19 @@ def bag_rows(n: int, bag: int, *, seed: int, fraction: float = 1.0, replace: boo
 
 def train_bag(data: BoostData, params: BoostParams, rows: np.ndarray, *, quiet: bool = True,
               desc: str = "boosting") -> BoostResult:
-    """Boost on the tuples ``rows`` and keep the rounds up to the best dev MAP."""
+    """Boost on the tuples ``rows`` and keep the rounds up to the best dev MAP; boosted from a base ranker, none
+    when the base alone (no round) scores at least as well on dev, so the ranker is then the base."""
     booster = PairBooster(data.Qm, data.Dm, data.tuples.subset(rows), src_hash=data.src_hash,
                           tgt_hash=data.tgt_hash, hash_seed=params.hash_seed, bits=params.bits,
                           rule=params.rule, eps=params.eps, cache=data.pair_cache)
     result = booster.run(params.rounds, evaluate=data.dev, eval_every=params.eval_every,
                          patience=params.patience, quiet=quiet, desc=desc)
-    return result.truncated(result.best_round)
+    kept = result.best_round
+    if getattr(data.dev, "from_base", False) and len(result.eval_scores):
+        nothing = np.zeros(0, np.int64)
+        if data.dev(nothing, nothing, np.zeros(0)) >= result.eval_scores.max():
+            kept = 0
+    return result.truncated(kept)
 
 
 def train_bags(data: BoostData, params: BoostParams, *, bags: int = 1, fraction: float = 1.0,
@@ -140,8 +146,9 @@ def beta_groups(n: int, jobs: int, backend: str) -> list[range]:
 
 def bagged_dev_score(results: list[BoostResult], dev) -> float:
     """Dev MAP (``dev``: the evaluator of :attr:`BoostData.dev`) of the bag-averaged model made of ``results``
-    (each cut to its kept rounds); a single bag's is the evaluation it was kept at."""
-    if len(results) == 1:
+    (each cut to its kept rounds); a single bag's is the evaluation it was kept at (none for no round kept: the
+    base alone is evaluated)."""
+    if len(results) == 1 and np.any(results[0].eval_rounds == results[0].best_round):
         r = results[0]
         return float(r.eval_scores[r.eval_rounds == r.best_round][0])
     entries = [r.entries() for r in results]

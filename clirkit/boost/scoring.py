@@ -109,7 +109,8 @@ def pair_scores(QW: sp.csr_matrix, Dm: sp.csr_matrix, qrow: np.ndarray, drow: np
 
 
 class RerankEvaluator:
-    """Dev-set MAP of a base run re-ranked with beta * f0 + q^T W d (boosting from a base ranker).
+    """Dev-set MAP of a base run re-ranked with beta * f0 + q^T W d (boosting from a base ranker; with no pair,
+    the base run's own order).
 
     Scores each dev candidate row of ``base`` as :meth:`clirkit.boost.BoostModel.rerank`
     does, orders each query's rows by score (ties by docid), keeps ``depth`` and
@@ -122,6 +123,8 @@ class RerankEvaluator:
         base: :class:`clirkit.boost.base.BaseScores` of the base run over the dev queries.
         beta: weight of the base scores.
     """
+
+    from_base = True  # rounds that do not beat the base alone on dev are not kept (clirkit.boost.bagging.train_bag)
 
     def __init__(self, Qm: sp.csr_matrix, Dm: sp.csr_matrix, qids, docids, qrels, base, beta: float, *,
                  depth: int = 1000) -> None:
