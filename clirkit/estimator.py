@@ -316,8 +316,9 @@ class Resources:
         """The system's experiment-file key ``key`` that is not a parameter (e.g. its ``table`` file)."""
         return self.options.get(key, default)
 
-    def run(self, system: "System", split: str):
-        """The run of ``system`` over ``split`` (the runner's subclass returns the one it made)."""
+    def run(self, system: "System", split: str, *, packed: bool = False):
+        """The run of ``system`` over ``split`` (the runner's subclass returns the one it made; with ``packed``,
+        as the :class:`~clirkit.run.PackedRun` it keeps, which a boosted ranker re-ranks without unpacking)."""
         return system.search_split(self, split)
 
     def record(self, what: str) -> dict | None:

@@ -190,7 +190,8 @@ def score_table(runs, qrels, measures: Sequence[str], *, baseline: str | None = 
     from clirkit.metrics import evaluate
 
     names = list(runs)
-    evaluations = [evaluate(run, qrels, list(measures), names="given") for run in runs.values()]
+    # each run read by name: none is held while the next is read (the runner's are unpacked when read)
+    evaluations = [evaluate(runs[name], qrels, list(measures), names="given") for name in names]
     base = names.index(baseline or names[0])
     report = Report(names, evaluations, baseline=base, seed=seed, qrels=qrels_label)
     text = report.text().rstrip("\n")

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from clirkit.analysis import Analyzer
 from clirkit.boost import BoostModel, BoostRanker
 from clirkit.errors import ClirkitError
-from clirkit.run import Qrels, Run
+from clirkit.run import PackedRun, Qrels, Run
 
 DOCIDS = ["Gen.1.1", "Gen.1.3", "John.1.1", "John.1.5"]
 DOCS = [["en", "el", "principio", "crió", "dios", "los", "cielos"],
@@ -80,6 +80,9 @@ def test_rerank_orders_as_run_ranked_does_on_random_runs_with_ties(seed):
     run = model.rerank(cand, queries, DOCIDS, DOCS)
     rescored = model.rerank(cand, queries, DOCIDS, DOCS, batch_rows=3)
     assert run.qids.tolist() == rescored.qids.tolist() and run.docids.tolist() == rescored.docids.tolist()
+    packed = model.rerank(PackedRun(cand), queries, DOCIDS, DOCS)  # the runner's kept runs: the same run
+    for name in ("qids", "docids", "scores"):
+        assert np.array_equal(getattr(packed, name), getattr(run, name)), name
     expected = Run.ranked(run.qids[::-1], run.docids[::-1], run.scores[::-1], query_order=cand.query_ids)
     assert run.query_ids == cand.query_ids and sorted(zip(run.qids, run.docids)) == sorted(rows)
     assert run.qids.tolist() == expected.qids.tolist() and run.docids.tolist() == expected.docids.tolist()

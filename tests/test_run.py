@@ -257,3 +257,31 @@ def test_writing_a_run_refuses_an_empty_id_or_one_with_whitespace_as_the_line_jo
     with pytest.raises(ClirkitError, match=says.replace("\\", "\\\\").replace(".", "\\.")):
         write_run(run, tmp_path / "a.run")
     assert not (tmp_path / "a.run").exists()
+
+
+def test_a_packed_run_unpacks_to_the_same_arrays_values_and_dtypes():
+    from clirkit.run import PackedRun
+
+    rng = np.random.default_rng(0)
+    docids = np.array([f"doc-{i}" + "x" * (i % 7) for i in range(50)])
+    sizes = rng.integers(1, 20, 30)
+    run = Run.from_groups([f"q{i}" for i in range(30)], sizes, docids[rng.integers(0, 50, int(sizes.sum()))],
+                          rng.random(int(sizes.sum())), tag="T")
+    back = PackedRun(run).unpack()
+    for name in ("qids", "docids", "scores"):
+        got, want = getattr(back, name), getattr(run, name)
+        assert got.dtype == want.dtype and np.array_equal(got, want), name
+    assert back.tag == "T" and back.query_ids == run.query_ids and len(PackedRun(run)) == len(run)
+    empty = PackedRun(Run([], [], [])).unpack()
+    assert len(empty) == 0 and empty.query_ids == []
+
+
+def test_the_runners_runs_are_read_in_their_order_each_unpacked_when_read():
+    from clirkit.experiment.artifacts import PackedRuns
+
+    runs = PackedRuns()
+    runs["B"] = Run(["q1"], ["d1"], [1.0], tag="B")
+    runs["A"] = Run(["q1", "q2"], ["d2", "d1"], [2.0, 1.0], tag="A")
+    assert list(runs) == ["B", "A"] and len(runs) == 2 and runs["A"].docids.tolist() == ["d2", "d1"]
+    assert runs["A"] is not runs["A"]  # a new Run each time: none is held unpacked
+    assert list(runs.ordered(["A", "B"])) == ["A", "B"] and runs.ordered(["A"])["A"].tag == "A"

@@ -39,7 +39,7 @@ from clirkit.npzio import (
     save_npz,
     show,
 )
-from clirkit.run import Run
+from clirkit.run import PackedRun, Run
 
 KIND = "boost-model"
 FORMAT_VERSION = 1
@@ -277,7 +277,7 @@ class BoostModel:
         return self.rank_matrices(qids, self.encode_queries([queries[q] for q in qids]), docids,
                                   self.encode_documents(doc_tokens), **kwargs)
 
-    def rerank(self, candidates: Run, queries: Mapping[str, Sequence[str]], docids: Sequence[str],
+    def rerank(self, candidates: Run | PackedRun, queries: Mapping[str, Sequence[str]], docids: Sequence[str],
                doc_tokens: Sequence[Sequence[str]], *, depth: int | None = None, tag: str = "boost",
                batch_rows: int = 200_000) -> Run:
         """Re-score a candidate run's (query, document) rows with the model and re-sort them.
@@ -285,8 +285,9 @@ class BoostModel:
         The score is q^T W d, plus beta * f0 for a model boosted from a base
         ranker (f0: the candidate score divided by its query's largest, see
         :func:`clirkit.boost.base.normalized_scores`; ``candidates`` is then the
-        base system's run). Every candidate row is kept; rows of queries or
-        documents unknown to ``queries``/``docids`` raise ClirkitError.
+        base system's run; a :class:`~clirkit.run.PackedRun` is re-ranked as the run it holds, without unpacking
+        it). Every candidate row is kept; rows of queries or documents unknown to ``queries``/``docids`` raise
+        ClirkitError.
         """
         from clirkit.boost.base import normalized_scores
         from clirkit.boost.scoring import pair_scores
@@ -298,7 +299,9 @@ class BoostModel:
             raise ClirkitError(f"the candidate run has queries with no text, e.g. {str(missing_q[0])!r}")
         sizes = candidates.query_sizes()  # the run's rows are grouped by query: one id look-up per query
         qrow = np.repeat(np.fromiter((qpos[q] for q in candidates.query_ids), np.int64, len(sizes)), sizes)
-        drow = _document_rows(candidates.docids, docids, batch_rows)
+        packed = isinstance(candidates, PackedRun)  # documents as codes: each distinct one looked up once
+        drow = (_document_rows(candidates.documents, docids)[candidates.codes] if packed else
+                _document_rows(candidates.docids, docids, batch_rows))
         QW = (self.encode_queries([queries[q] for q in qids]) @ self.W).tocsr()
         scores = pair_scores(QW, self.encode_documents(doc_tokens), qrow, drow, batch_rows=batch_rows)
         if self.from_base:
@@ -309,7 +312,11 @@ class BoostModel:
         group = np.repeat(np.arange(len(sizes)), sizes)
         order = np.lexsort((docid_tie_key(docids)[drow], -scores, group))
         del drow, group
-        run = Run(candidates.qids, candidates.docids[order], scores[order], tag=tag)
+        if packed:
+            run = Run.from_groups(candidates.query_order, sizes, candidates.documents[candidates.codes[order]],
+                                  scores[order], tag=tag)
+        else:
+            run = Run(candidates.qids, candidates.docids[order], scores[order], tag=tag)
         return run.top(depth) if depth is not None else run
 
     # -- display ----------------------------------------------------------------------------------

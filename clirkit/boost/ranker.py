@@ -297,10 +297,10 @@ class BoostRanker(System):
         if not (hasattr(self, "model_") and self.model_.from_base and isinstance(self.base, System)):
             return super().search_split(resources, split, tag=tag)
         return self.search(resources.topics(split), tag=tag, quiet=resources.quiet,
-                           candidates=resources.run(self.base, split))
+                           candidates=resources.run(self.base, split, packed=True))
 
     def search(self, topics: Mapping[str, str], *, depth: int = DEPTH, excluded: Mapping[str, set[str]] | None = None,
-               tag: str | None = None, quiet: bool = True, documents=None, candidates: Run | None = None) -> Run:
+               tag: str | None = None, quiet: bool = True, documents=None, candidates=None) -> Run:
         """The run of ``topics`` ``{qid: text}`` over the documents of :meth:`fit` (or ``documents``): with a
         base system, its run (or ``candidates``, that run made before) re-ranked by beta f0 + q^T W d (every row
         kept); standalone, the top ``depth`` documents by q^T W d. ``excluded`` documents are left out of both."""

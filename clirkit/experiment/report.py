@@ -44,7 +44,8 @@ def write_report(runner: Runner) -> str:
     with atomic_writer(folder / "results.txt") as fh:
         fh.write(text + "\n")
     if exp.figures and "test" not in reports:
-        reports["test"] = _report(res.runs("test"), res.qrels("test"), names, baseline, runner, f"{c.name} test")
+        reports["test"] = _report(res.runs("test").ordered(names), res.qrels("test"), names, baseline, runner,
+                                  f"{c.name} test")
     figures = _figures(runner, names, baseline, *reports["test"]) if exp.figures else []
     md += [dev_line, ""] if dev_line else []
     if runner.notes:
@@ -74,7 +75,7 @@ def _split(runner: Runner, split: str, names: list[str]):
 
     res = runner.resources
     if split != "all":
-        return {n: res.runs(split)[n] for n in names}, res.qrels(split), len(res.topics(split))
+        return res.runs(split).ordered(names), res.qrels(split), len(res.topics(split))  # each read when used
     dev, test = res.topics("dev"), res.topics("test")
     shared = sorted(set(dev) & set(test))
     if shared:
@@ -96,12 +97,13 @@ def _dev_scores(runner: Runner) -> str:
     from clirkit.metrics import evaluate
 
     res = runner.resources
-    runs = {n: r for n, r in res.runs("dev").items() if n in runner.exp.systems}
-    if not runs:
+    runs = res.runs("dev")
+    names = [n for n in runs if n in runner.exp.systems]
+    if not names:
         return ""
     measure = runner.exp.measures[0]
-    scores = [f"{name} {evaluate(run, res.qrels('dev'), [measure], names='given').mean()[measure]:.4f}"
-              for name, run in runs.items()]
+    scores = [f"{name} {evaluate(runs[name], res.qrels('dev'), [measure], names='given').mean()[measure]:.4f}"
+              for name in names]
     return f"dev {measure} ({len(res.topics('dev'))} queries): " + ", ".join(scores)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from clirkit.errors import ClirkitError
 from clirkit.experiment.artifacts import Artifacts, digest
@@ -18,9 +18,10 @@ EXECUTION = ("quiet", "jobs")  # parameters that change how a system runs, not w
 
 @dataclass
 class Result:
-    """What :func:`run_experiment` made: the test runs by name, the report text, the folder."""
+    """What :func:`run_experiment` made: the test runs by name (a mapping that gives each Run when read), the
+    report text, the folder."""
 
-    runs: dict
+    runs: Mapping
     text: str
     folder: Path
     seconds: dict[str, float]
@@ -75,7 +76,7 @@ def run_experiment(exp: Experiment, folder: str | os.PathLike[str], *, quiet: bo
     folder = out.commit()
     say("time: " + ", ".join(f"{k} {v:.1f} s" for k, v in steps.seconds.items()), quiet=quiet)
     say(f"runs, models and the report in {folder}/", quiet=quiet)
-    return Result(dict(runner.resources.runs("test")), text, folder, dict(steps.seconds))
+    return Result(runner.resources.runs("test"), text, folder, dict(steps.seconds))
 
 
 def matches_a_run(pattern: str, names, splits=("dev", "test")) -> bool:
