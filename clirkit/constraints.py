@@ -164,3 +164,30 @@ def validate(constraints: Mapping[str, list], params: Mapping[str, Any], caller:
         shown = [c for c in made if not c.hidden]
         allowed = str(shown[0]) if len(shown) == 1 else f"{', '.join(str(c) for c in shown[:-1])} or {shown[-1]}"
         raise InvalidParameterError(name, caller, allowed, value)
+
+
+def positive(cls=Integral) -> Interval:
+    """An ``Interval`` of ``cls`` from 1 up."""
+    return Interval(cls, 1, None, closed="left")
+
+
+def at_least_zero(cls=Integral) -> Interval:
+    """An ``Interval`` of ``cls`` from 0 up."""
+    return Interval(cls, 0, None, closed="left")
+
+
+class Number(Interval):
+    """scikit-learn's ``Interval`` of real numbers, refusing a bool (True is not a beta of 1)."""
+
+    def is_satisfied_by(self, val) -> bool:
+        return not isinstance(val, bool) and super().is_satisfied_by(val)
+
+
+class Numbers(Number):
+    """A list or tuple of numbers, each in the interval (scikit-learn has no constraint for a list of numbers)."""
+
+    def is_satisfied_by(self, val) -> bool:
+        return isinstance(val, (list, tuple)) and all(super(Numbers, self).is_satisfied_by(v) for v in val)
+
+    def __str__(self) -> str:
+        return f"a list or tuple, each {super().__str__()}"

@@ -394,7 +394,7 @@ def test_beta_tuned_on_dev_is_the_first_grid_value_with_the_best_dev_map():
 
     grid = (10.0, 2.0, 0.5, 20.0)  # on this data 2.0 and 0.5 tie for the best dev MAP
     r = BoostRanker(base=BASE_WITH_DEV, beta=None, beta_grid=grid, hard_negatives=1, rounds=4, negatives=2,
-                    bits=20, eval_every=1, doc_weighting="binary", quiet=True)
+                    bits=20, eval_every=1, doc_weighting="binary", significance=None, quiet=True)
     r.fit_tokens(QUERIES, QRELS, DOCIDS, DOCS, dev_queries=DEV_QUERIES, dev_qrels=DEV_QRELS)
     assert list(r.beta_scores_) == list(grid)
     best = max(r.beta_scores_.values())
@@ -478,6 +478,33 @@ def test_rounds_that_do_not_beat_the_base_alone_on_dev_are_not_kept(tmp_path):
     assert BoostModel.load(tmp_path / "none.npz").rerank(perfect, DEV_QUERIES, DOCIDS, DOCS).docids.tolist() == \
         perfect.docids.tolist()
     missing = BoostRanker(base=BASE_WITH_DEV, beta=2.0, hard_negatives=1, rounds=4, negatives=2, bits=20,
-                          eval_every=1, doc_weighting="binary", quiet=True)
+                          eval_every=1, doc_weighting="binary", significance=None, quiet=True)
     missing.fit_tokens(QUERIES, QRELS, DOCIDS, DOCS, dev_queries=DEV_QUERIES, dev_qrels=DEV_QRELS)
     assert missing.results_[0].best_round > 0
+    # two dev queries cannot make a gain significant: with the default level, no round is kept
+    guarded = BoostRanker(base=BASE_WITH_DEV, beta=2.0, hard_negatives=1, rounds=4, negatives=2, bits=20,
+                          eval_every=1, doc_weighting="binary", quiet=True)
+    guarded.fit_tokens(QUERIES, QRELS, DOCIDS, DOCS, dev_queries=DEV_QUERIES, dev_qrels=DEV_QRELS)
+    assert guarded.model_.params["bag_rounds"] == [0] and len(guarded.model_) == 0
+
+
+class _PerQuery:
+    """A dev evaluator whose per-query AP is ``base`` with no pair and ``boosted`` with pairs."""
+
+    def __init__(self, base, boosted):
+        self.base, self.boosted = np.asarray(base, float), np.asarray(boosted, float)
+
+    def per_query(self, src, tgt, weights):
+        return self.boosted if len(src) else self.base
+
+
+@pytest.mark.parametrize("boosted, kept", [([0.5] * 30, True), ([0.1] * 15 + [0.3] * 15, False),
+                                           ([0.0] * 30, False)])
+def test_rounds_are_kept_only_when_significantly_above_the_base_on_dev(boosted, kept):
+    from clirkit.boost.bagging import kept_if_significant
+    from clirkit.boost.result import BoostResult
+
+    result = BoostResult(np.array([7]), np.array([0.5]), np.array([0, 1]), np.array([0]), np.array([0]),
+                         np.array([0.9]), np.array([1]), np.array([0.3]), 1)
+    out = kept_if_significant([result], _PerQuery([0.2] * 30, boosted), 0.05)  # base 0.2 on each of 30 queries
+    assert out[0].best_round == (1 if kept else 0)

@@ -156,3 +156,24 @@ def bagged_dev_score(results: list[BoostResult], dev) -> float:
     tgt = np.concatenate([e[1] for e in entries])
     wts = np.concatenate([e[2] for e in entries]) / len(results)
     return dev(src, tgt, wts)
+
+
+def kept_if_significant(results: list[BoostResult], dev, level: float, *, seed: int = 0) -> list[BoostResult]:
+    """``results`` (the bags of the beta kept), or each cut to no round when the model they make is not
+    significantly above the base alone on the dev queries of ``dev`` (a :class:`~clirkit.boost.scoring.
+    RerankEvaluator`): the per-query AP of both, two-sided paired randomization test (10,000 sign flips,
+    ``seed``) at ``level``, and a positive mean difference. A gain the dev queries cannot tell from
+    noise is not kept: the ranker is then the base (the same dev queries chose the rounds and beta, so the test
+    is a guard, not an estimate)."""
+    from clirkit.significance import randomization_test
+
+    if not any(r.best_round for r in results):
+        return results
+    entries = [r.entries() for r in results]
+    boosted = dev.per_query(np.concatenate([e[0] for e in entries]), np.concatenate([e[1] for e in entries]),
+                            np.concatenate([e[2] for e in entries]) / len(results))
+    nothing = np.zeros(0, np.int64)
+    base = dev.per_query(nothing, nothing, np.zeros(0))
+    if boosted.mean() > base.mean() and randomization_test(base, boosted, seed=seed).p_value < level:
+        return results
+    return [r.truncated(0) for r in results]

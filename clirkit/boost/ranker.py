@@ -23,6 +23,7 @@ from clirkit.boost.bagging import (
     bagged_dev_score,
     beta_groups,
     boost_scored_each,
+    kept_if_significant,
     train_bags,
 )
 from clirkit.boost.base import MAX_BETA, NORMALIZATION, BaseRun, BaseScores, CompactRun, compact
@@ -33,7 +34,7 @@ from clirkit.boost.scoring import DevEvaluator, RerankEvaluator
 from clirkit.boost.sweep import BetaSweep, betas_to_try, sweep_betas
 from clirkit.boost.tuples import WEIGHTINGS, Tuples, make_tuples
 from clirkit.boost.weighting import SCHEMES
-from clirkit.constraints import Interval, Options, StrOptions
+from clirkit.constraints import Interval, Number, Numbers, Options, StrOptions, at_least_zero, positive
 from clirkit.documents import Documents
 from clirkit.errors import ClirkitError
 from clirkit.estimator import DEPTH, Resources, System, drop_excluded
@@ -48,32 +49,7 @@ BASE_BATCH = 250  # training queries a base system searches at a time (its run i
 # (doc_weighting, candidate_depth, parallel_weight, hard_negatives), and the depth of the dev evaluations
 _NOT_RECORDED = frozenset({"jobs", "backend", "scheduler", "quiet", "source_lang", "target_lang", "base", "beta",
                            "beta_grid", "random_state", "doc_weighting", "candidate_depth", "parallel_weight",
-                           "hard_negatives", "eval_depth"})
-
-
-def _positive(cls=Integral):
-    return Interval(cls, 1, None, closed="left")
-
-
-def _at_least_zero(cls=Integral):
-    return Interval(cls, 0, None, closed="left")
-
-
-class _Number(Interval):
-    """scikit-learn's ``Interval`` of real numbers, refusing a bool (True is not a beta of 1)."""
-
-    def is_satisfied_by(self, val) -> bool:
-        return not isinstance(val, bool) and super().is_satisfied_by(val)
-
-
-class _Numbers(_Number):
-    """A list or tuple of numbers, each in the interval (scikit-learn has no constraint for a list of numbers)."""
-
-    def is_satisfied_by(self, val) -> bool:
-        return isinstance(val, (list, tuple)) and all(super(_Numbers, self).is_satisfied_by(v) for v in val)
-
-    def __str__(self) -> str:
-        return f"a list or tuple, each {super().__str__()}"
+                           "hard_negatives", "eval_depth", "significance"})
 
 
 class BoostRanker(System):
@@ -112,6 +88,10 @@ class BoostRanker(System):
             ``candidate_depth`` (only for a d+ the base run retrieves), in
             addition to the ``negatives`` uniform ones (3: best of 1, 2, 3 on
             the nave-en-es dev split, boosting/README.md).
+        significance: with ``base`` and dev queries, the level of the paired randomization test the boosted
+            model must reach on dev against the base alone to keep its rounds; otherwise it keeps none and ranks
+            as the base (:func:`~clirkit.boost.bagging.kept_if_significant`). None keeps the rounds early
+            stopping chose.
         doc_weighting: document side of the bilinear scorer: ``binary`` (the
             paper), ``idf``, ``length`` or ``idf-length`` (:mod:`clirkit.boost.weighting`).
             None: ``binary`` standalone, ``length`` with ``base`` (the best of
@@ -124,23 +104,23 @@ class BoostRanker(System):
 
     _parameter_constraints = {
         "ngram": [Interval(Integral, 1, 3, closed="both")],
-        "rounds": [_positive()],
+        "rounds": [positive()],
         "rule": [StrOptions({"exact", "r"})],
         "bits": [Interval(Integral, 1, 32, closed="both")],
         "hash_seed": [Interval(Integral, 0, 2**32 - 1, closed="both")],
         "eps": [None, Interval(Real, 1e-12, 1, closed="both")],
-        "negatives": [_at_least_zero()],
-        "min_grade": [_at_least_zero()],
-        "grade_pairs": [_at_least_zero()],
+        "negatives": [at_least_zero()],
+        "min_grade": [at_least_zero()],
+        "grade_pairs": [at_least_zero()],
         "weighting": [StrOptions(set(WEIGHTINGS))],
-        "max_positives": [_at_least_zero()],
-        "candidate_depth": [None, _positive()],
-        "bags": [_positive()],
+        "max_positives": [at_least_zero()],
+        "candidate_depth": [None, positive()],
+        "bags": [positive()],
         "bag_fraction": [Interval(Real, 0, 1, closed="right")],
         "bootstrap": ["boolean"],
-        "eval_every": [_positive()],
-        "patience": [_at_least_zero()],
-        "eval_depth": [_positive()],
+        "eval_every": [positive()],
+        "patience": [at_least_zero()],
+        "eval_depth": [positive()],
         "jobs": [Interval(Integral, 1, None, closed="left"), Options(Integral, {-1})],
         "backend": [StrOptions(set(BACKENDS))],
         "scheduler": "no_validation",
@@ -149,12 +129,13 @@ class BoostRanker(System):
         "max_df": [Interval(Real, 0, 1, closed="right")],
         "frequent_word_ngrams": ["boolean"],
         "base": "no_validation",
-        "beta": [None, _Number(Real, 0, MAX_BETA, closed="both")],
-        "beta_grid": [_Numbers(Real, 0, MAX_BETA, closed="both")],
-        "hard_negatives": [_at_least_zero()],
+        "beta": [None, Number(Real, 0, MAX_BETA, closed="both")],
+        "beta_grid": [Numbers(Real, 0, MAX_BETA, closed="both")],
+        "significance": [None, Number(Real, 0, 1, closed="right")],
+        "hard_negatives": [at_least_zero()],
         "parallel_weight": [Interval(Real, 0, None, closed="neither")],
         "doc_weighting": [None, StrOptions(set(SCHEMES))],
-        "random_state": [_at_least_zero()],
+        "random_state": [at_least_zero()],
         "quiet": ["boolean"],
     }
     default_tag = "Boost"
@@ -171,6 +152,7 @@ class BoostRanker(System):
                  backend: str = "loky", scheduler=None, source_lang: str = "en", target_lang: str = "es",
                  max_df: float = 1.0, frequent_word_ngrams: bool = True, base: BaseRun | None = None,
                  beta: float | None = None, beta_grid: Sequence[float] = BETA_GRID, hard_negatives: int = 3,
+                 significance: float | None = 0.05,
                  parallel_weight: float = 1.0, doc_weighting: str | None = None, random_state: int = 0,
                  quiet: bool = False) -> None:
         self.ngram = ngram
@@ -201,6 +183,7 @@ class BoostRanker(System):
         self.base = base
         self.beta = beta
         self.beta_grid = beta_grid
+        self.significance = significance
         self.hard_negatives = hard_negatives
         self.parallel_weight = parallel_weight
         self.doc_weighting = doc_weighting
@@ -513,10 +496,8 @@ class BoostRanker(System):
                 raise ClirkitError("the base run has no row for a dev query: it must cover the training and the "
                                    "dev queries")
 
-            shared = RerankEvaluator(Qdev, features.Dm, dqids, docids, judged, dev_base, 0.0, depth=self.eval_depth)
-
-            def rerank(beta: float) -> RerankEvaluator:
-                return shared.with_beta(beta)
+            rerank = RerankEvaluator(Qdev, features.Dm, dqids, docids, judged, dev_base, 0.0,
+                                     depth=self.eval_depth).with_beta  # the dev candidates held once, for every beta
 
         # the betas boost the same tuples from other weights: their pairs are mapped and grouped by bucket once
         cache = PairCache() if len(betas) > 1 and self.bags == 1 else None
@@ -549,8 +530,11 @@ class BoostRanker(System):
             return [result for results in done for result in results]
 
         parallel = cache is not None and self.jobs != 1
-        return sweep_betas(betas, boost, tune=self.beta is None, quiet=self.quiet,
-                           boost_all=boost_all if parallel else None)
+        sweep, results = sweep_betas(betas, boost, tune=self.beta is None, quiet=self.quiet,
+                                     boost_all=boost_all if parallel else None)
+        if rerank is None or self.significance is None:
+            return sweep, results
+        return sweep, kept_if_significant(results, rerank(sweep.best), self.significance, seed=self.random_state)
 
     def _record(self, tuples: Tuples, n_extra: int, results: list, sweep: BetaSweep | None, candidates) -> dict:
         """The model's ``params``: the hyper-parameters that shape it (:meth:`get_params`, less
