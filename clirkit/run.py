@@ -284,6 +284,11 @@ class PackedRun:
         starts = np.cumsum(self.sizes) - self.sizes
         return np.arange(1, len(self.codes) + 1, dtype=np.int64) - np.repeat(starts, self.sizes)
 
+    def top(self, depth: int) -> "PackedRun | Run":
+        """The first ``depth`` rows of every query: this packed run when no query has more (as :meth:`Run.top`),
+        else the unpacked run's."""
+        return self if len(self.sizes) == 0 or self.sizes.max() <= depth else self.unpack().top(depth)
+
     def unpack(self) -> Run:
         """The run this was made of."""
         return Run.from_groups(self.query_order, self.sizes, self.documents[self.codes], self.scores, tag=self.tag)

@@ -181,7 +181,8 @@ def test_a_ranker_boosted_from_a_base_is_the_same_model_mapped_compiled_and_with
     from the product's rounds one beta after the other, from the mapped pairs (compiled or numpy), and with the
     betas boosted by 2 workers."""
     data, dev_queries, dev_qrels, base = base_problem(mini)
-    params = {"base": base, "rounds": 60, "eval_every": 10, "max_df": 0.3, "bits": 16, "quiet": True}
+    params = {"base": base, "rounds": 60, "eval_every": 10, "max_df": 0.3, "bits": 16, "quiet": True,
+              "significance": None}  # the rounds kept whatever the dev queries say: the same bytes to compare
     monkeypatch.setattr(pairmap, "_MAPPED", False)
     reference, r = model_bytes(tmp_path, "product", BoostRanker(**params), data, dev_queries, dev_qrels)
     assert len(r.beta_scores_) == 4 and r.model_.params["bag_rounds"][0] > 0

@@ -36,6 +36,7 @@ base = "PSQ"
 rounds = 60
 eval_every = 20
 beta = 0.5
+significance = 0        # the rounds early stopping chose: a run with negative scores
 
 [systems.Boost]
 kind = "boost"

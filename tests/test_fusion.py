@@ -278,3 +278,25 @@ def test_borda_takes_weights_that_do_not_sum_to_one_and_tunes_none():
 
     Fusion(method="borda", weights=[1.0, 2.0]).check_runs(2)
     Fusion(method="borda", step=0.3).check_runs(2)  # no grid: Borda's weights are not tuned
+
+
+@pytest.mark.parametrize("method", ["interpolation", "borda"])
+def test_packed_runs_fuse_into_the_run_their_runs_fuse_into(method):
+    """The experiment runner fuses the runs it keeps packed (clirkit.run.PackedRun) without unpacking them."""
+    from clirkit.fusion import METHODS
+    from clirkit.run import PackedRun
+
+    rng = np.random.default_rng(7)
+    docs = np.array([f"d{i:03d}" for i in range(40)])
+    runs = []
+    for r in range(3):
+        qids = [f"q{q}" for q in rng.permutation(6)]
+        rows = [(q, d) for q in qids for d in rng.choice(docs, size=rng.integers(1, 25), replace=False)]
+        scores = rng.integers(0, 5, len(rows)).astype(float) - (1.0 if r == 2 else 0.0)  # ties; run 2 negative
+        runs.append(Run.ranked([q for q, _ in rows], [d for _, d in rows], scores, tag=f"r{r}"))
+    kw = {"transforms": ["shift"] * 3, "depth": 10, "tag": None}
+    expected = METHODS[method].fuse(runs, [0.2, 0.3, 0.5], **kw)
+    got = METHODS[method].fuse([PackedRun(r) for r in runs[:2]] + runs[2:], [0.2, 0.3, 0.5], **kw)
+    for name in ("qids", "docids", "scores"):
+        assert np.array_equal(getattr(got, name), getattr(expected, name)), name
+    assert got.tag == expected.tag

@@ -56,6 +56,7 @@ class BoostParams:
     eps: float | None = None
     eval_every: int = 50
     patience: int = 0
+    significance: float | None = 0.05  # None or 0: the rounds early stopping chose, even below a base
 
     @classmethod
     def of(cls, params: Mapping) -> "BoostParams":
@@ -79,15 +80,16 @@ def bag_rows(n: int, bag: int, *, seed: int, fraction: float = 1.0, replace: boo
 
 def train_bag(data: BoostData, params: BoostParams, rows: np.ndarray, *, quiet: bool = True,
               desc: str = "boosting") -> BoostResult:
-    """Boost on the tuples ``rows`` and keep the rounds up to the best dev MAP; boosted from a base ranker, none
-    when the base alone (no round) scores at least as well on dev, so the ranker is then the base."""
+    """Boost on the tuples ``rows`` and keep the rounds up to the best dev MAP; boosted from a base ranker (and a
+    ``significance`` set), none when the base alone (no round) scores at least as well on dev: the ranker is then
+    the base."""
     booster = PairBooster(data.Qm, data.Dm, data.tuples.subset(rows), src_hash=data.src_hash,
                           tgt_hash=data.tgt_hash, hash_seed=params.hash_seed, bits=params.bits,
                           rule=params.rule, eps=params.eps, cache=data.pair_cache)
     result = booster.run(params.rounds, evaluate=data.dev, eval_every=params.eval_every,
                          patience=params.patience, quiet=quiet, desc=desc)
     kept = result.best_round
-    if getattr(data.dev, "from_base", False) and len(result.eval_scores):
+    if params.significance and getattr(data.dev, "from_base", False) and len(result.eval_scores):
         nothing = np.zeros(0, np.int64)
         if data.dev(nothing, nothing, np.zeros(0)) >= result.eval_scores.max():
             kept = 0

@@ -90,8 +90,8 @@ class BoostRanker(System):
             the nave-en-es dev split, boosting/README.md).
         significance: with ``base`` and dev queries, the level of the paired randomization test the boosted
             model must reach on dev against the base alone to keep its rounds; otherwise it keeps none and ranks
-            as the base (:func:`~clirkit.boost.bagging.kept_if_significant`). None keeps the rounds early
-            stopping chose.
+            as the base (:func:`~clirkit.boost.bagging.kept_if_significant`), and no round that scores below the
+            base alone on dev is kept. None or 0 (an experiment file's way) keeps the rounds early stopping chose.
         doc_weighting: document side of the bilinear scorer: ``binary`` (the
             paper), ``idf``, ``length`` or ``idf-length`` (:mod:`clirkit.boost.weighting`).
             None: ``binary`` standalone, ``length`` with ``base`` (the best of
@@ -131,7 +131,7 @@ class BoostRanker(System):
         "base": "no_validation",
         "beta": [None, Number(Real, 0, MAX_BETA, closed="both")],
         "beta_grid": [Numbers(Real, 0, MAX_BETA, closed="both")],
-        "significance": [None, Number(Real, 0, 1, closed="right")],
+        "significance": [None, Number(Real, 0, 1, closed="both")],
         "hard_negatives": [at_least_zero()],
         "parallel_weight": [Interval(Real, 0, None, closed="neither")],
         "doc_weighting": [None, StrOptions(set(SCHEMES))],
@@ -532,7 +532,7 @@ class BoostRanker(System):
         parallel = cache is not None and self.jobs != 1
         sweep, results = sweep_betas(betas, boost, tune=self.beta is None, quiet=self.quiet,
                                      boost_all=boost_all if parallel else None)
-        if rerank is None or self.significance is None:
+        if rerank is None or not self.significance:
             return sweep, results
         return sweep, kept_if_significant(results, rerank(sweep.best), self.significance, seed=self.random_state)
 

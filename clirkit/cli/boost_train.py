@@ -47,8 +47,8 @@ def add_parser(sub) -> None:
               help="betas tried on dev without --beta")
     add_param(base, B, "significance", "--significance", type=param_type(B, "significance"),
               help="the level of the paired randomization test the boosted model must reach on the dev queries "
-                   "against the base alone to keep its rounds, else it ranks as the base (none: keep the rounds "
-                   "early stopping chose)")
+                   "against the base alone to keep its rounds, else it ranks as the base (none or 0: keep the "
+                   "rounds early stopping chose)")
     add_param(base, B, "hard_negatives", "--hard-negatives", type=param_type(B, "hard_negatives"),
               help="d- per d+ drawn from the base run's top --candidate-depth, for a d+ the base run retrieves, "
                    "added to the --negatives uniform ones")

@@ -18,7 +18,7 @@ import numpy as np
 
 from clirkit.errors import ClirkitError
 from clirkit.hashing import string_hash
-from clirkit.run import Run, take_strings
+from clirkit.run import PackedRun, Run, take_strings
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,7 @@ class AlignedRuns:
     """All runs' rows on a common index of (query, document) pairs.
 
     Attributes:
-        runs: the input runs, each cut to its top ``depth`` rows.
+        runs: the input runs (a :class:`~clirkit.run.PackedRun` as it is), each cut to its top ``depth`` rows.
         pair: for run i, ``pair[i]`` maps its rows to pair numbers (one per row; these codes, and those
             of the next two, are int32 when the runs hold fewer than 2^31 rows, else int64).
         row_query: for run i, ``row_query[i]`` maps its rows to query codes (one per row).
@@ -200,12 +200,18 @@ def _gather(parts: Sequence[np.ndarray], bounds: np.ndarray, rows: np.ndarray) -
 _CHECK_ROWS = 1 << 20
 
 
-def query_starts(run: Run) -> np.ndarray:
+def query_starts(run: Run | PackedRun) -> np.ndarray:
     """Row offsets where each query's rows begin (int64, one per query; rows of a query are contiguous)."""
-    if len(run) == 0:
-        return np.zeros(0, dtype=np.int64)
-    change = np.flatnonzero(run.qids[1:] != run.qids[:-1]) + 1
-    return np.concatenate(([0], change)).astype(np.int64)
+    sizes = run.query_sizes()
+    return (np.cumsum(sizes) - sizes).astype(np.int64)
+
+
+def _ids(run: Run | PackedRun) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """``(query ids in run order, document strings, each row's index into them or None: one per row)``: a
+    packed run's documents are its distinct ids, so they are factorized, not its rows."""
+    if isinstance(run, PackedRun):
+        return run.query_order, run.documents, run.codes
+    return run.qids[query_starts(run)], run.docids, None
 
 
 def align(runs: Sequence[Run], depth: int | None) -> AlignedRuns:
@@ -225,14 +231,14 @@ def align(runs: Sequence[Run], depth: int | None) -> AlignedRuns:
         raise ClirkitError("aggregation needs at least one run")
     cut = [run.top(depth) if depth is not None else run for run in runs]
     # a run's rows are grouped by query: factorize one id per group, then repeat it over the group
-    starts = [query_starts(r) for r in cut]
-    heads = np.concatenate([r.qids[s] for r, s in zip(cut, starts)])
-    sizes = np.concatenate([np.diff(np.append(s, len(r))) for r, s in zip(cut, starts)])
+    ids = [_ids(r) for r in cut]
+    heads = np.concatenate([i[0] for i in ids])
+    sizes = np.concatenate([r.query_sizes() for r in cut])
     uq, head_code, query_rank = factorize(heads)
     qinv = np.repeat(head_code, sizes)
-    ud, dinvs, _ = factorize_parts([r.docids for r in cut])
-    dinv = np.concatenate(dinvs)
-    del dinvs
+    ud, dinvs, _ = factorize_parts([i[1] for i in ids])
+    dinv = np.concatenate([d if i[2] is None else d[i[2]] for d, i in zip(dinvs, ids)])
+    del dinvs, ids
     width = max(len(ud), 1)
     keys = qinv.astype(np.int64) * width + dinv
     del dinv

@@ -131,8 +131,9 @@ class Fusion(System):
         return [f"{name}: weights {', '.join(f'{w:g}' for w in self.weights_)}{dev}"]
 
     def search_split(self, resources: Resources, split: str, *, tag: str | None = None):
-        """The fusion of its systems' runs of ``split`` (:meth:`Resources.run`: the runner's, not made again)."""
-        return self.fuse([resources.run(s, split) for s in self.systems], tag=tag)
+        """The fusion of its systems' runs of ``split`` (:meth:`Resources.run`: the runner's, not made again, fused
+        as they are kept)."""
+        return self.fuse([resources.run(s, split, packed=True) for s in self.systems], tag=tag)
 
     def learned_state(self) -> dict:
         if not hasattr(self, "weights_"):

@@ -1,0 +1,113 @@
+"""The learning curve of the boosted ranker on debian-deps-en-fr (issue 37): the standalone table and the ranker
+boosted from the DT+PSQ fusion, trained on the first N training queries, against DT, PSQ and DT+PSQ.
+
+One experiment file per N (``OUT/nN.toml``, run into ``OUT/nN/``; ``train_queries = N``): DT, PSQ, the DT+PSQ
+fusion tuned on 400 dev queries, ``Boost`` (boosted from DT+PSQ, the demo's settings) and ``Boost-1g`` (the
+paper's standalone table: unigram pairs, max-df .05, 6,000 rounds, dev every 200). Queries are taken in the
+collection's order (sorted package names). The report's baseline is DT+PSQ.
+
+    python boosting/learning_curve.py -o boosting/results/curve                # N = full, 1/2, 1/4, 1/8
+    python boosting/learning_curve.py -o boosting/results/curve --report       # the Markdown table
+
+A size whose folder holds ``results.txt`` is not run again.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+COLLECTION = "debian-deps-en-fr"
+SIZES = (18756, 9378, 4689, 2345)
+SYSTEMS = ("DT", "PSQ", "DT+PSQ", "Boost", "Boost-1g")
+
+EXPERIMENT = """name = "curve-n{n}"
+collection = "{collection}"
+measures = ["AP", "PRES@1000", "nDCG@10"]
+baseline = "DT+PSQ"
+gains = ["AP", "PRES@1000", "nDCG@10"]
+report_splits = ["dev", "test"]
+figures = false
+seed = 0
+jobs = 2
+dev_queries = 400
+train_queries = {n}
+keep_runs = []
+
+[systems.DT]
+kind = "dt"
+
+[systems.PSQ]
+kind = "psq"
+
+[systems.Boost]
+kind = "boost"
+base = "DT+PSQ"
+rounds = 6000
+max_df = 0.05
+eval_every = 100
+
+[systems.Boost-1g]
+kind = "boost"
+rounds = 6000
+max_df = 0.05
+eval_every = 200
+
+[fusions."DT+PSQ"]
+systems = ["DT", "PSQ"]
+step = 0.1
+"""
+
+
+def run(n: int, out: Path, quiet: bool) -> None:
+    """The experiment trained on the first ``n`` training queries, into ``out/nN``."""
+    from clirkit.experiment import Experiment, run_experiment
+
+    folder = out / f"n{n}"
+    if (folder / "results.txt").exists():
+        return
+    path = out / f"n{n}.toml"
+    path.write_text(EXPERIMENT.format(n=n, collection=COLLECTION), encoding="utf-8")
+    print(f"n = {n}: running {path}", file=sys.stderr, flush=True)
+    run_experiment(Experiment.read(path), folder, quiet=quiet)
+
+
+def report(out: Path) -> str:
+    """AP (test, and dev) of each system by the number of training queries; * = p < .05 against DT+PSQ."""
+    rows = ["| training queries | split | " + " | ".join(SYSTEMS) + " |", "|---" * (2 + len(SYSTEMS)) + "|"]
+    for n in sorted(SIZES):
+        path = out / f"n{n}" / "results.txt"
+        if not path.exists():
+            continue
+        split, values = None, {}
+        for line in path.read_text(encoding="utf-8").splitlines():
+            head = re.match(r"\S+ \(\S+\), (\w+) split", line)
+            if head:
+                split = head.group(1)
+            cells = line.split()
+            if split and cells and cells[0] in SYSTEMS and len(cells) >= 3 and cells[1].isdigit():
+                values[split, cells[0]] = cells[2]
+        for s in ("dev", "test"):
+            rows.append(f"| {n:,} | {s} | " + " | ".join(values.get((s, name), "") for name in SYSTEMS) + " |")
+    return "\n".join(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("-o", "--output", type=Path, required=True, help="folder of the experiments and results")
+    parser.add_argument("--sizes", type=int, nargs="+", default=SIZES, help="numbers of training queries")
+    parser.add_argument("--report", action="store_true", help="print the Markdown table of what was run")
+    parser.add_argument("-q", "--quiet", action="store_true")
+    args = parser.parse_args(argv)
+    if args.report:
+        print(report(args.output))
+        return 0
+    args.output.mkdir(parents=True, exist_ok=True)
+    for n in args.sizes:
+        run(n, args.output, args.quiet)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
