@@ -58,8 +58,9 @@ def test_the_fusion_is_made_before_the_system_that_boosts_from_it_and_reported_a
 
 
 def test_boost_from_a_fusion_gives_the_same_run_from_runner_python_and_command(ran, mini, tmp_path):
-    from clirkit.systems import DT, PSQ, Boost, Fusion
     from test_experiment import _api_resources
+
+    from clirkit.systems import DT, PSQ, Boost, Fusion
 
     out, _ = ran
     c, table, index, documents = _api_resources(mini)
