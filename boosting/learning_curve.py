@@ -9,7 +9,8 @@ collection's order (sorted package names). The report's baseline is DT+PSQ.
     python boosting/learning_curve.py -o boosting/results/curve                # N = full, 1/2, 1/4, 1/8
     python boosting/learning_curve.py -o boosting/results/curve --report       # the Markdown table
 
-A size whose folder holds ``results.txt`` is not run again.
+A size whose folder holds ``results.txt`` is not run again. ``boosting/results/curve/`` keeps each size's experiment
+file and its ``results.txt`` (as ``nN.txt``).
 """
 from __future__ import annotations
 
@@ -78,6 +79,7 @@ def report(out: Path) -> str:
     rows = ["| training queries | split | " + " | ".join(SYSTEMS) + " |", "|---" * (2 + len(SYSTEMS)) + "|"]
     for n in sorted(SIZES):
         path = out / f"n{n}" / "results.txt"
+        path = path if path.exists() else out / f"n{n}.txt"  # as kept in boosting/results/curve/
         if not path.exists():
             continue
         split, values = None, {}
