@@ -73,18 +73,6 @@ class DevEvaluator:
         self.depth = depth
         self.batch = batch
 
-    def per_query(self, src: np.ndarray, tgt: np.ndarray, weights: np.ndarray) -> np.ndarray:
-        """AP of each query of the dev qrels (in their order; 0 for a query without candidates) for the
-        candidates re-ranked with the weighted pairs (none: the base run's order)."""
-        from clirkit.metrics import evaluate
-        from clirkit.run import Run
-
-        s = self.scores(src, tgt, weights)
-        order = self._slots.order(s)
-        run = Run(self.row_qids, self.docids[self.drow[order]], s[order])
-        run = run.top(self.depth) if self.cut else run
-        return np.asarray(evaluate(run, self.qrels, ["AP"], depth=self.depth).column("AP"), dtype=np.float64)
-
     def __call__(self, src: np.ndarray, tgt: np.ndarray, weights: np.ndarray) -> float:
         from clirkit.metrics import evaluate
         from clirkit.run import Run
