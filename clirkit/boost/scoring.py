@@ -168,26 +168,27 @@ class RerankEvaluator:
         """AP of each query of the dev qrels (in their order; 0 for a query without candidates) for the
         candidates re-ranked with the weighted pairs (none: the base run's order)."""
         from clirkit.metrics import evaluate
+
+        run = self._run(self.scores(src, tgt, weights))
+        return np.asarray(evaluate(run, self.qrels, ["AP"], depth=self.depth).column("AP"), dtype=np.float64)
+
+    def _run(self, s: np.ndarray):
+        """The candidates ranked by the scores ``s`` (one per row): each query's rows by score, ties by docid,
+        cut at ``depth``."""
         from clirkit.run import Run
 
-        s = self.scores(src, tgt, weights)
         order = self._slots.order(s)
         run = Run(self.row_qids, self.docids[self.drow[order]], s[order])
-        run = run.top(self.depth) if self.cut else run
-        return np.asarray(evaluate(run, self.qrels, ["AP"], depth=self.depth).column("AP"), dtype=np.float64)
+        return run.top(self.depth) if self.cut else run
 
     def __call__(self, src: np.ndarray, tgt: np.ndarray, weights: np.ndarray) -> float:
         """Dev MAP (AP over the dev qrels' queries) of the candidates re-ranked with the weighted pairs."""
         from clirkit.metrics import evaluate
-        from clirkit.run import Run
 
         s = self.scores(src, tgt, weights)
         if self._ap is not None:
             return self._ap(s)
-        order = self._slots.order(s)
-        run = Run(self.row_qids, self.docids[self.drow[order]], s[order])
-        run = run.top(self.depth) if self.cut else run
-        return float(evaluate(run, self.qrels, ["AP"], depth=self.depth).mean()["AP"])
+        return float(evaluate(self._run(s), self.qrels, ["AP"], depth=self.depth).mean()["AP"])
 
 
 class _CandidateAP:
