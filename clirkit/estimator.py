@@ -205,10 +205,13 @@ class Resources:
         a change of ``[analysis]`` makes it again and records made before it stay valid."""
         from clirkit.analysis import Analyzer
 
-        analyzers = self.analyzers()
-        if all(a.to_dict() == Analyzer(a.lang).to_dict() for a in analyzers):
+        if all(a.to_dict() == Analyzer(a.lang).to_dict() for a in self.analyzers()):
             return {}
-        return {"analysis": {side: a.to_dict() for side, a in zip(("source", "target"), analyzers)}}
+        return {"analysis": self.analysis()}
+
+    def analysis(self) -> dict:
+        """``{"source": ..., "target": ...}``: the settings of :meth:`analyzers` (``Analyzer.to_dict``)."""
+        return {side: a.to_dict() for side, a in zip(("source", "target"), self.analyzers())}
 
     def table(self, key: str = "table"):
         """The translation table ``key`` (``"table"``, or ``"table2"``: None when there is none)."""

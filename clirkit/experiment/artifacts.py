@@ -168,10 +168,6 @@ class Artifacts(Resources):
         except ClirkitError as exc:
             raise ClirkitError(f"{self.where}: [analysis]: {exc}") from None
 
-    def _analysis_record(self) -> dict:
-        return {"analysis": {side: self.analyzer(lang).to_dict() for side, lang in
-                             (("source", self.c.source_lang), ("target", self.c.target_lang))}}
-
     def _index_record(self) -> dict:
         return {"collection": self.collection, "lang": self.c.target_lang,
                 "analyzer": self.analyzer(self.c.target_lang).to_dict()}
@@ -219,11 +215,11 @@ class Artifacts(Resources):
                 raise ClirkitError(f"{self.where}: table file {path}: no such file")
             column = self._score_column(path, fmt)
             return {"file": str(Path(path).resolve()), "sha256": file_digest(path), "format": fmt,
-                    **({"score_column": column} if column is not None else {}), **self._analysis_record()}
+                    **({"score_column": column} if column is not None else {}), "analysis": self.analysis()}
         self._need_parallel("IBM Model 1 trains on it; or give a table file: [table] file = FILE, or the "
                             "system's table = FILE")
         return {"collection": self.collection, "iterations": int(self.exp.table.get("iterations", 5)),
-                **self._analysis_record()}
+                "analysis": self.analysis()}
 
     def _score_column_given(self) -> int | None:
         """The system's ``score_column``, else ``[table]``'s, else None."""
