@@ -30,8 +30,7 @@ SYSTEMS = ("PSQ", "DT+PSQ", "Boost")
 
 EXPERIMENT = """name = "{name}"
 collection = "{collection}"
-variant = "{variant}"
-measures = ["AP", "PRES@1000", "nDCG@10"]
+{variant}measures = ["AP", "PRES@1000", "nDCG@10"]
 baseline = "DT+PSQ"
 gains = ["AP", "PRES@1000", "nDCG@10"]
 report_splits = ["dev", "test"]
@@ -39,7 +38,7 @@ figures = false
 seed = 0
 jobs = 2
 dev_queries = 400
-keep_runs = []
+{train}keep_runs = []
 
 [systems.DT]
 kind = "dt"
@@ -53,28 +52,43 @@ base = "DT+PSQ"
 rounds = 6000
 max_df = 0.05
 eval_every = 100
-
+{systems}
 [fusions."DT+PSQ"]
 systems = ["DT", "PSQ"]
 step = 0.1
 """
 
 
+def experiment_text(name: str, collection: str, *, variant: str | None = None, train_queries: int = 0,
+                    systems: str = "") -> str:
+    """The experiment file of the study: DT, PSQ, DT+PSQ and Boost from it (and ``systems``, more tables of TOML),
+    on ``collection`` (its ``variant``), trained on the first ``train_queries`` (0: all)."""
+    return EXPERIMENT.format(name=name, collection=collection,
+                             variant=f'variant = "{variant}"\n' if variant else "",
+                             train=f"train_queries = {train_queries}\n" if train_queries else "",
+                             systems=f"\n{systems}" if systems else "")
+
+
+def run_file(text: str, path: Path, folder: Path, quiet: bool) -> None:
+    """Write the experiment ``text`` to ``path`` and run it into ``folder``, unless ``folder`` holds its
+    ``results.txt``."""
+    from clirkit.experiment import Experiment, run_experiment
+
+    if (folder / "results.txt").exists():
+        return
+    path.write_text(text, encoding="utf-8")
+    print(f"running {path}", file=sys.stderr, flush=True)
+    run_experiment(Experiment.read(path), folder, quiet=quiet)
+
+
 def run(entry: str, out: Path, quiet: bool) -> None:
     """Run the experiment of collection ``entry`` (``NAME`` or ``NAME:VARIANT``) into ``out/NAME``."""
     from clirkit import datasets
-    from clirkit.experiment import Experiment, run_experiment
 
     name, _, variant = entry.partition(":")
-    variant = variant or datasets.variants(name)[0]
-    folder = out / entry.replace(":", "-")
-    if (folder / "results.txt").exists():
-        return
-    path = out / f"{entry.replace(':', '-')}.toml"
-    path.write_text(EXPERIMENT.format(name=entry.replace(":", "-"), collection=name, variant=variant),
-                    encoding="utf-8")
-    print(f"{entry}: running {path}", file=sys.stderr, flush=True)
-    run_experiment(Experiment.read(path), folder, quiet=quiet)
+    stem = entry.replace(":", "-")
+    run_file(experiment_text(stem, name, variant=variant or datasets.variants(name)[0]), out / f"{stem}.toml",
+             out / stem, quiet)
 
 
 def parse(text: str) -> dict:

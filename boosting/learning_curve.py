@@ -23,55 +23,21 @@ COLLECTION = "debian-deps-en-fr"
 SIZES = (18756, 9378, 4689, 2345)
 SYSTEMS = ("DT", "PSQ", "DT+PSQ", "Boost", "Boost-1g")
 
-EXPERIMENT = """name = "curve-n{n}"
-collection = "{collection}"
-measures = ["AP", "PRES@1000", "nDCG@10"]
-baseline = "DT+PSQ"
-gains = ["AP", "PRES@1000", "nDCG@10"]
-report_splits = ["dev", "test"]
-figures = false
-seed = 0
-jobs = 2
-dev_queries = 400
-train_queries = {n}
-keep_runs = []
-
-[systems.DT]
-kind = "dt"
-
-[systems.PSQ]
-kind = "psq"
-
-[systems.Boost]
-kind = "boost"
-base = "DT+PSQ"
-rounds = 6000
-max_df = 0.05
-eval_every = 100
-
-[systems.Boost-1g]
+STANDALONE = """[systems.Boost-1g]
 kind = "boost"
 rounds = 6000
 max_df = 0.05
 eval_every = 200
-
-[fusions."DT+PSQ"]
-systems = ["DT", "PSQ"]
-step = 0.1
 """
 
 
 def run(n: int, out: Path, quiet: bool) -> None:
-    """The experiment trained on the first ``n`` training queries, into ``out/nN``."""
-    from clirkit.experiment import Experiment, run_experiment
+    """The experiment trained on the first ``n`` training queries, into ``out/nN``: boosting/across.py's systems
+    and the standalone table."""
+    from across import experiment_text, run_file
 
-    folder = out / f"n{n}"
-    if (folder / "results.txt").exists():
-        return
-    path = out / f"n{n}.toml"
-    path.write_text(EXPERIMENT.format(n=n, collection=COLLECTION), encoding="utf-8")
-    print(f"n = {n}: running {path}", file=sys.stderr, flush=True)
-    run_experiment(Experiment.read(path), folder, quiet=quiet)
+    run_file(experiment_text(f"curve-n{n}", COLLECTION, train_queries=n, systems=STANDALONE), out / f"n{n}.toml",
+             out / f"n{n}", quiet)
 
 
 def report(out: Path) -> str:
