@@ -10,7 +10,8 @@ PSQ's) against the system it boosts; dev and test are both reported (settings we
     python boosting/across.py -o boosting/results/across --collections gettext-de-en
     python boosting/across.py -o boosting/results/across --report        # the Markdown table of boosting/README.md
 
-``boosting/results/across/`` keeps each collection's experiment file and its ``results.txt`` (as ``NAME.txt``).
+``boosting/results/across/`` keeps each collection's experiment file and its ``results.txt`` (as ``NAME.txt``), but
+multi30k-de-en's (built from third-party data, never committed).
 
 A collection whose folder holds ``results.txt`` is not run again (delete the folder to redo it).
 """
