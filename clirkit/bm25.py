@@ -350,11 +350,12 @@ class BM25:
         sources = np.flatnonzero(unit_of_source >= 0)
         return unit_rows[unit_of_source[sources]], sources, self.query_weights(queries.source_weight[sources])
 
-    def _top_rows(self, queries: StructuredQueries, depth: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _top_rows(self, queries: StructuredQueries, depth: int,
+                  floors: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The top ``depth`` documents of each query of a batch as ``(sizes, documents, scores)``: how many
         each query keeps (int64, one per query, 0 for a query matching nothing), then the kept documents
         (int64) and scores (float64) in run order (:meth:`_ranking_arguments`, then :meth:`_rank`)."""
-        return self._rank(self._ranking_arguments(queries), depth, 0, queries.n_queries)
+        return self._rank(self._ranking_arguments(queries), depth, 0, queries.n_queries, floors)
 
     def _ranking_arguments(self, queries: StructuredQueries) -> tuple:
         """The arguments of the ranking kernel for a batch of queries, less ``k`` (:meth:`_rank`).
@@ -384,14 +385,16 @@ class BM25:
                 units.indptr[units_used + 1].astype(np.int64), term_weights, slots.astype(np.int64), units.indices,
                 units.data, dense, self.index.n_docs, positive)
 
-    def _rank(self, arguments: tuple, depth: int, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _rank(self, arguments: tuple, depth: int, lo: int, hi: int,
+              floors: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`_top_rows` of the queries ``lo:hi`` of the batch whose :meth:`_ranking_arguments` are
         ``arguments`` (a query's terms are found from its bounds alone: a range needs no arguments of its
-        own)."""
+        own); with ``floors`` (of the range's queries), only the documents scoring above their query's."""
         bounds, starts, ends, weights, slots, indices, data, dense, n_docs, positive = arguments
         a, b = int(bounds[lo]), int(bounds[hi])  # the range's terms only (numpy's ranker lists what it is given)
+        floors = np.full(hi - lo, -np.inf) if floors is None else np.asarray(floors, dtype=np.float64)
         args = (bounds[lo:hi + 1] - a, starts[a:b], ends[a:b], weights[a:b], slots[a:b], indices, data, dense,
-                n_docs, depth, positive)
+                n_docs, depth, positive, floors)
         rank = topk.compiled_ranker()
         if rank is not None:
             try:
@@ -454,15 +457,17 @@ class BM25:
         sizes, cols, scores = self._search_sizes(queries, depth, quiet)
         return Run.from_groups(queries.qids, sizes, take_strings(self.index.docids, cols), scores, tag=tag)
 
-    def search_positions(self, queries: StructuredQueries, *, depth: int = 1000,
-                         quiet: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """:meth:`search` as ``(query position, document position, score)`` arrays in run order (int64,
-        int64, float64): what a shard of :mod:`clirkit.shardsearch` sends back to be merged."""
-        sizes, cols, scores = self._search_sizes(queries, depth, quiet)
-        return np.repeat(np.arange(queries.n_queries, dtype=np.int64), sizes), cols, scores
+    def search_sizes(self, queries: StructuredQueries, *, depth: int = 1000, quiet: bool = True,
+                     floors: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`search` as ``(sizes, document position, score)``: how many rows each query has (int64, one
+        per query), then the rows' documents (int64) and scores (float64) in run order: what a shard of
+        :mod:`clirkit.shardsearch` gives to be merged. With ``floors`` (float64, one per query), a query keeps
+        only the documents scoring above its floor (a shard searched after others: the score at which the
+        query's merged list is full)."""
+        return self._search_sizes(queries, depth, quiet, floors)
 
-    def _search_sizes(self, queries: StructuredQueries, depth: int,
-                      quiet: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _search_sizes(self, queries: StructuredQueries, depth: int, quiet: bool,
+                      floors: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`search` as ``(sizes, document position, score)``: how many rows each query has (int64, one
         per query), then the rows' documents (int64) and scores (float64) in run order."""
         from clirkit.progress import progress
@@ -475,10 +480,11 @@ class BM25:
         whole = self._ranking_arguments(queries) if self._shared_units(queries) else None
         for lo, hi in progress(batches, desc="searching", quiet=quiet, unit="batch"):
             with np.errstate(over="ignore", invalid="ignore"):
+                floor = None if floors is None else floors[lo:hi]
                 if whole is not None:
-                    sizes, cols, scores = self._rank(whole, depth, lo, hi)
+                    sizes, cols, scores = self._rank(whole, depth, lo, hi, floor)
                 else:
-                    sizes, cols, scores = self._top_rows(_slice_queries(queries, lo, hi), depth)
+                    sizes, cols, scores = self._top_rows(_slice_queries(queries, lo, hi), depth, floor)
             self._finite(scores, "scores")
             parts.append((sizes, cols, scores))
         if not parts:

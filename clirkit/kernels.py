@@ -34,8 +34,8 @@ _FUSED = 4
 
 
 @numba.njit(cache=True, nogil=True)
-def rank_sums(bounds, starts, ends, weights, dense_slots, indices, data, dense, n_docs, k, positive):
-    """The top ``k`` documents of each query from its weighted posting rows.
+def rank_sums(bounds, starts, ends, weights, dense_slots, indices, data, dense, n_docs, k, positive, floors):
+    """The top ``k`` documents of each query from its weighted posting rows, of those scoring above its floor.
 
     Args:
         bounds: (n_queries + 1,) int64; query q's terms are ``bounds[q]:bounds[q + 1]`` of the next four.
@@ -48,6 +48,9 @@ def rank_sums(bounds, starts, ends, weights, dense_slots, indices, data, dense, 
         n_docs: the number of documents; k: how many to keep per query (>= 1).
         positive: every contribution is > 0, so a document matching no term is the one whose sum is 0;
             else matched documents are those with a posting (flagged), whatever their sum.
+        floors: (n_queries,) float64; query q keeps only documents whose sum is > ``floors[q]`` (-inf: all):
+            a shard searched after others passes the score its query's list already holds ``k`` documents
+            at, so that only documents that enter the list are selected and sorted.
 
     Returns:
         ``(counts, cols, values)``: how many documents each query keeps (int64), then each query's
@@ -93,11 +96,17 @@ def rank_sums(bounds, starts, ends, weights, dense_slots, indices, data, dense, 
                         sample[n_sample] = row[d]
                         n_sample += 1
             rank = max(1, int(_SAMPLE_ABOVE * kk) // max(stride, 1))
+            floor = floors[q]
             while True:
                 everything = rank >= n_sample
                 bound = 0.0 if everything else _largest(sample, n_sample, rank, top)
+                if floor > -np.inf and (everything or floor >= bound):  # every cell above the floor, at once
+                    n = _above(candidate_cols, candidate_values,
+                               _scan(row, hit, floor, False, positive, candidate_cols, candidate_values), floor)
+                    break
                 n = _scan(row, hit, bound, everything, positive, candidate_cols, candidate_values)
                 if n >= kk or everything:
+                    n = _above(candidate_cols, candidate_values, n, floor)
                     break
                 _add_terms(row, hit, bounds[q], bounds[q + 1], starts, ends, weights, dense_slots, indices, data,
                            dense, positive)
@@ -232,6 +241,20 @@ def _scan(row, hit, bound, everything, positive, candidate_cols, candidate_value
             n += 1
         hit[d] = False
     return n
+
+
+@numba.njit(cache=True, nogil=True)
+def _above(candidate_cols, candidate_values, n, floor):
+    """Keep the candidates whose value is > ``floor`` (in order, at the front); returns how many."""
+    if not floor > -np.inf:
+        return n
+    kept = 0
+    for i in range(n):
+        if candidate_values[i] > floor:
+            candidate_cols[kept] = candidate_cols[i]
+            candidate_values[kept] = candidate_values[i]
+            kept += 1
+    return kept
 
 
 @numba.njit(cache=True, nogil=True)
@@ -405,3 +428,33 @@ def _select(a, n, kth):
         else:
             return a[kth]
     return a[kth]
+
+
+@numba.njit(cache=True, nogil=True)
+def merge_ranked(sizes_a, parts_a, cols_a, scores_a, sizes_b, parts_b, cols_b, scores_b, depth):
+    """The twin of :func:`clirkit.rankmerge.merge_ranked` (its arguments: the arrays of two ranked lists, then
+    ``depth``; the same result): per query, one pass over the two lists' rows, the higher score first and a's
+    row first on a tie."""
+    n_queries = len(sizes_a)
+    total = 0
+    for q in range(n_queries):
+        total += min(depth, sizes_a[q] + sizes_b[q])
+    sizes = np.empty(n_queries, dtype=np.int64)
+    parts = np.empty(total, dtype=parts_a.dtype)
+    cols = np.empty(total, dtype=cols_a.dtype)
+    scores = np.empty(total, dtype=np.float64)
+    a = b = out = 0
+    for q in range(n_queries):
+        end_a, end_b = a + sizes_a[q], b + sizes_b[q]
+        m = min(depth, sizes_a[q] + sizes_b[q])
+        for i in range(out, out + m):
+            if b >= end_b or (a < end_a and scores_a[a] >= scores_b[b]):
+                parts[i], cols[i], scores[i] = parts_a[a], cols_a[a], scores_a[a]
+                a += 1
+            else:
+                parts[i], cols[i], scores[i] = parts_b[b], cols_b[b], scores_b[b]
+                b += 1
+        sizes[q] = m
+        out += m
+        a, b = end_a, end_b
+    return sizes, parts, cols, scores

@@ -4,25 +4,27 @@ Search (:class:`ShardedBM25`): the queries are structured once over the whole vo
 shard with its terms placed at their rows of the whole vocabulary (a longer ``indptr``, the postings
 untouched) and scores it with :class:`~clirkit.bm25.BM25` given the whole collection's n_docs, avgdl and df
 (:class:`~clirkit.bm25.CollectionStats`), so every document gets the float64 score it gets in the unsharded
-index. Each shard returns its top ``depth`` per query; the merge orders them by score descending, ties in
-shard order then in the shard's order (docid ascending: shards hold increasing docid ranges), and cuts at
-``depth``: the unsharded run, byte for byte. Pirkola queries (``df_union``) first count, shard by shard, the
-documents holding any of a term's translations, and give each shard the sums.
+index. The shards are cut into one group of consecutive shards per worker (:func:`shard_groups`); a task
+searches its group's shards one after the other and merges each shard's top ``depth`` per query into the
+group's as it comes (:func:`clirkit.rankmerge.merge_ranked`: score descending, ties to the earlier shard, whose
+docids are smaller, then in the shard's order), so a worker pays its fixed costs once and sends back one ranked
+list; the groups' lists are merged the same way, in group order: the unsharded run, byte for byte. Pirkola
+queries (``df_union``) first count, group by group, the documents holding any of a term's translations, and give
+each shard the sums.
 
-Shards run through :func:`clirkit.parallel.run_tasks`: joblib's ``loky`` worker processes, ``threading``, or
-``dask`` on a distributed cluster (the workers open the shard files, so a cluster needs them on a shared file
-system). Searching in this process (one job, or threads), the
+Groups run through :func:`clirkit.parallel.run_tasks`: joblib's ``loky`` worker processes, ``threading``, or
+``dask`` on a distributed cluster (one group per shard: the workers open the shard files, so a cluster needs them
+on a shared file system). Searching in this process (one job, or threads), the
 :class:`~clirkit.shards.ShardedIndex` keeps the shards it opened; a loky or dask worker process keeps the
-ceil(shards / jobs)
-it opened last (keyed by path, size and modification time), and a task there takes a shard its worker holds
-when one is left, so later searches find their shards open.
+ceil(shards / groups) it opened last (keyed by path, size and modification time), and a task there takes a group
+whose shards its worker holds when one is left, so later searches find their shards open.
 """
 from __future__ import annotations
 
-import math
 import os
 import threading
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
@@ -47,10 +49,9 @@ from clirkit.errors import ClirkitError
 from clirkit.index import Index
 from clirkit.parallel import check_backend, run_tasks
 from clirkit.query import StructuredQueries
-from clirkit.run import Run
+from clirkit.rankmerge import Ranked, merge_ranked, warm_merge
+from clirkit.run import Run, take_strings
 from clirkit.shards import ShardedIndex, load_index
-
-_MERGE_CELLS = 4_000_000  # padded (queries x rows) block of the merge
 
 
 class ShardedBM25:
@@ -78,8 +79,14 @@ class ShardedBM25:
         if queries.df_union and queries.translations.nnz:  # Pirkola: documents holding any translation, summed
             counts = _run(_union_part, (queries.translations,), ix, "counting", quiet)
             union = _UnionDf(queries.translations, np.sum(counts, axis=0))
-        found = _run(_search_part, (self.bm25_params, queries, depth, union), ix, "searching shards", quiet)
-        return _merge(found, [ix._docids(i) for i in range(ix.n_shards)], queries.qids, depth, tag)
+        with ThreadPoolExecutor(1) as pool:  # while worker processes search, this one readies the merge
+            docids = pool.submit(_ready_to_merge, ix) if not _in_process(ix) else None
+            found = _run(_search_part, (self.bm25_params, queries, depth, union), ix, "searching shards", quiet)
+            docids = [ix._docids(i) for i in range(ix.n_shards)] if docids is None else docids.result()
+        merged = found[0]
+        for more in found[1:]:  # groups in shard order: ties go to the earlier group, the smaller docids
+            merged = merge_ranked(merged, more, depth)
+        return _named(merged, docids, queries.qids, tag)
 
 
 class ShardedQueryLikelihood(ShardedBM25):
@@ -99,27 +106,63 @@ class ShardedQueryLikelihood(ShardedBM25):
         return {"scoring": "lm", "alpha": self.bm25_params["alpha"], "precision": self.bm25_params["precision"]}
 
 
-def _run(function, args: tuple, index: ShardedIndex, desc: str, quiet: bool) -> list:
-    """``function(work, i, *args)`` for every shard i, in shard order, on the index's backend.
+def _ready_to_merge(index: ShardedIndex) -> list[np.ndarray]:
+    """The docids of every shard (read from the shard files), the merge's compiled kernel loaded."""
+    warm_merge()
+    return [index._docids(i) for i in range(index.n_shards)]
 
-    Searching in this process (one job, threads), the index keeps the shards it opened; a loky or dask
-    worker process keeps the ceil(shards / jobs) it opened last, and a task there takes a shard its worker
-    holds if one is left (claimed by creating a file, :func:`_claims_folder`), so later searches find their
-    shards open."""
+
+def _in_process(index: ShardedIndex) -> bool:
+    """Whether the shards are searched in this process (one job, or threads), not by worker processes."""
+    return index.backend == "threading" or (index.jobs == 1 and index.backend != "dask")
+
+
+def shard_groups(n_shards: int, workers: int) -> list[list[int]]:
+    """The shards' numbers cut into ``min(n_shards, workers)`` runs of consecutive shards, as equal as can be
+    (the first ones one longer): the shards one task searches, one after the other."""
+    n_groups = max(1, min(n_shards, workers))
+    bounds = [n_shards * g // n_groups for g in range(n_groups + 1)]
+    return [list(range(bounds[g], bounds[g + 1])) for g in range(n_groups)]
+
+
+def _workers(index: ShardedIndex) -> int:
+    """How many tasks share the shards: one per shard on dask (its cluster has as many workers as it has),
+    else the joblib workers ``jobs`` stands for (-1: one per core)."""
+    if index.backend == "dask":
+        return index.n_shards
+    if index.jobs == 1:
+        return 1
+    from joblib import effective_n_jobs
+
+    return effective_n_jobs(index.jobs)
+
+
+def _run(function, args: tuple, index: ShardedIndex, desc: str, quiet: bool) -> list:
+    """``function(work, g, *args)`` for every group g of consecutive shards (:func:`shard_groups`, one per
+    worker), in group order, on the index's backend.
+
+    A task searches its group's shards one after the other and merges their results as it goes, so a worker
+    pays its fixed costs once and sends back one ranked list. Searching in this process (one job, threads),
+    the index keeps the shards it opened; a loky or dask worker process keeps the ceil(shards / groups) it
+    opened last, and a task there takes a group its worker holds if one is left (claimed by creating a file,
+    :func:`_claims_folder`), so later searches find their shards open."""
     import shutil
 
-    single = index.backend == "threading" or (index.jobs == 1 and index.backend != "dask")
-    keep = index.n_shards if single else math.ceil(index.n_shards / index.jobs)
-    parts = [_part(index, i, single) for i in range(index.n_shards)]
+    single = _in_process(index)
+    groups = shard_groups(index.n_shards, _workers(index))
+    keep = index.n_shards if single else max(len(g) for g in groups)
+    parts = [[_part(index, i, single) for i in group] for group in groups]
     claims = None if single or index.shards is not None else _claims_folder(index)
+    here = single and len(groups) == 1
     if claims is not None:
-        work = _Work(dict(enumerate(parts)), keep, claims)
-        tasks = [(function, (work, i, *args), {}) for i in range(len(parts))]
-    else:  # each task ships its own shard only (it may be in memory)
-        tasks = [(function, (_Work({i: p}, keep), i, *args), {}) for i, p in enumerate(parts)]
+        work = _Work(dict(enumerate(parts)), dict(enumerate(groups)), keep, claims, quiet=quiet or not here)
+        tasks = [(function, (work, g, *args), {}) for g in range(len(groups))]
+    else:  # each task ships its own group only (its shards may be in memory)
+        tasks = [(function, (_Work({g: p}, {g: groups[g]}, keep, quiet=quiet or not here), g, *args), {})
+                 for g, p in enumerate(parts)]
     try:
         done = run_tasks(tasks, jobs=index.jobs, backend=index.backend, scheduler=index.scheduler, desc=desc,
-                         unit="shard", quiet=quiet)
+                         unit="group", quiet=quiet)
     finally:
         if claims is not None:
             shutil.rmtree(claims, ignore_errors=True)
@@ -139,56 +182,35 @@ def _claims_folder(index: ShardedIndex) -> str | None:
         return None
 
 
-def _merge(found: list[tuple[np.ndarray, np.ndarray, np.ndarray]], docids: Sequence[np.ndarray], qids: Sequence[str],
-           depth: int, tag: str) -> Run:
-    """One run of the shards' ``(query position, document position, score)`` rows (in shard order, each in
-    rank order; ``docids``: each shard's): by query, score descending, ties in shard order then rank order
-    (docid ascending), ``depth`` per query.
-
-    The rows of a query are its shards' ranked lists one after the other; a stable sort of each query's
-    row of -scores (padded with +inf, in blocks of queries) merges them, in about linear time."""
-    qidx = np.concatenate([f[0] for f in found]).astype(np.int64)
-    scores = np.concatenate([f[2] for f in found])
-    by_query = np.argsort(qidx, kind="stable")  # interleaves the shards' runs; keeps shard order within a query
-    counts = np.bincount(qidx, minlength=len(qids))
-    starts = np.cumsum(counts) - counts
-    picked = []
-    step = max(1, _MERGE_CELLS // max(int(counts.max(initial=1)), 1))
-    for lo in range(0, len(qids), step):
-        n, width = counts[lo:lo + step], int(counts[lo:lo + step].max(initial=0))
-        rows = np.repeat(np.arange(len(n)), n)
-        first = by_query[starts[lo]:starts[lo] + int(n.sum())]
-        key = np.full((len(n), width), np.inf)
-        key[rows, np.arange(len(rows)) - np.repeat(np.cumsum(n) - n, n)] = -scores[first]
-        top = np.argsort(key, axis=1, kind="stable")[:, :depth]
-        picked.append(by_query[(starts[lo:lo + step, None] + top)[top < n[:, None]]])
-    order = np.concatenate(picked) if picked else np.zeros(0, dtype=np.int64)
-    shard_of = np.repeat(np.arange(len(found)), [len(f[0]) for f in found])[order]
-    cols = np.concatenate([f[1] for f in found])[order]
-    names = np.zeros(len(order), dtype=np.result_type(*docids) if docids else "<U1")
-    for s, ids in enumerate(docids):  # the kept rows' docids, shard by shard
-        mine = shard_of == s
-        names[mine] = ids[cols[mine]]
-    return Run(np.asarray(list(qids))[qidx[order]], names, scores[order], tag=tag)
+def _named(merged: Ranked, docids: Sequence[np.ndarray], qids: Sequence[str], tag: str) -> Run:
+    """The run of the merged rows: each row's document named by its shard's ``docids``."""
+    names = np.concatenate(docids) if docids else np.zeros(0, dtype="<U1")
+    offsets = np.cumsum([0] + [len(ids) for ids in docids])
+    positions = offsets[merged.parts] + merged.cols
+    return Run.from_groups(np.asarray(list(qids)), merged.sizes, take_strings(names, positions), merged.scores,
+                           tag=tag)
 
 
 @dataclass
 class _Work:
-    """What a task searches: shards by number (task i: shard i, unless it claims one), how many shards a
-    process keeps open, and the folder where tasks claim shards (None: no claims)."""
+    """What a task searches: groups of shards by number (task g: group g, unless it claims another), the
+    shards' numbers of each group, how many shards a process keeps open, the folder where tasks claim groups
+    (None: no claims), and whether progress over the shards stays quiet."""
 
-    parts: dict[int, "_Part"]
+    parts: dict[int, list["_Part"]]
+    numbers: dict[int, list[int]]
     keep: int
     claims: str | None = None
+    quiet: bool = True
 
-    def take(self, number: int) -> tuple[int, "_Shard"]:
-        """``(shard number, open shard)`` of task ``number``: with claims, the first shard left among those
-        this process holds, else among all."""
+    def take(self, number: int) -> tuple[int, list[tuple[int, "_Part"]]]:
+        """``(group number, [(shard number, part), ...])`` of task ``number``: with claims, the first group
+        left among those whose shards this process holds, else among all."""
         if self.claims is not None:
             with _LOCK:
-                held = [i for i, p in self.parts.items() if (p.manifest, p.file) in _SHARDS]
-            number = next(i for i in held + list(self.parts) if self._claim(i))
-        return number, self.parts[number].open(self.keep)
+                held = [g for g, ps in self.parts.items() if all((p.manifest, p.file) in _SHARDS for p in ps)]
+            number = next(g for g in held + list(self.parts) if self._claim(g))
+        return number, list(zip(self.numbers[number], self.parts[number]))
 
     def _claim(self, number: int) -> bool:
         try:
@@ -260,13 +282,13 @@ class _Shard:
         return QueryLikelihood(self.index, params["background"], alpha=params["alpha"],
                                lengths=getattr(self.index, "source_lengths", None), precision=params["precision"])
 
-    def search(self, params: dict, queries: StructuredQueries, depth: int,
-               union: "_UnionDf | None") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(query position, document position in the shard, score)`` of the shard's top ``depth`` per query,
-        in query then rank order (positions as int32: a quarter of the bytes of docids to send back)."""
+    def search(self, params: dict, queries: StructuredQueries, depth: int, union: "_UnionDf | None",
+               floors: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(sizes, document position in the shard, score)`` of the shard's top ``depth`` per query scoring
+        above its ``floors`` cell (None: no floor): how many rows each query has, then the rows in query then
+        rank order."""
         with self.lock:
-            rows, cols, scores = self.bm25(params, union).search_positions(queries, depth=depth)
-        return rows.astype(np.int32), cols.astype(np.int32), scores
+            return self.bm25(params, union).search_sizes(queries, depth=depth, floors=floors)
 
 
 def _same_params(a: dict, b: dict) -> bool:
@@ -295,16 +317,35 @@ class _UnionDf:
 
 
 def _search_part(work: _Work, number: int, params: dict, queries: StructuredQueries, depth: int,
-                 union: _UnionDf | None) -> tuple[int, tuple]:
-    number, shard = work.take(number)
-    found = shard.search(params, queries, depth, union)
+                 union: _UnionDf | None) -> tuple[int, Ranked]:
+    """The group's shards searched one after the other, their top ``depth`` rows merged as each comes.
+
+    A shard after the first keeps only the documents that enter the merged list: those scoring above the
+    score at which a query's list is full (a document scoring the same ranks after the list's, which come
+    from earlier shards, whose docids are smaller)."""
+    from clirkit.progress import progress
+
+    number, shards = work.take(number)
+    merged = None
+    for shard_number, part in progress(shards, desc="searching shards", quiet=work.quiet, unit="shard"):
+        floors = None if merged is None else _full_at(merged, depth)
+        found = Ranked.of_part(shard_number, *part.open(work.keep).search(params, queries, depth, union, floors))
+        merged = found if merged is None else merge_ranked(merged, found, depth)
     _held_is_no_leak()
-    return number, found
+    return number, merged
+
+
+def _full_at(ranked: Ranked, depth: int) -> np.ndarray:
+    """Per query, the score of its ``depth``-th row, or -inf if it has fewer rows."""
+    floors = np.full(len(ranked.sizes), -np.inf)
+    full = ranked.sizes >= depth
+    floors[full] = ranked.scores[(np.cumsum(ranked.sizes) - 1)[full]]
+    return floors
 
 
 def _union_part(work: _Work, number: int, translations: sp.csr_matrix) -> tuple[int, np.ndarray]:
-    number, shard = work.take(number)
-    counts = union_counts(translations, shard.index.tf).astype(np.int64)
+    number, shards = work.take(number)
+    counts = sum(union_counts(translations, part.open(work.keep).index.tf).astype(np.int64) for _, part in shards)
     _held_is_no_leak()
     return number, counts
 

@@ -29,11 +29,12 @@ _KERNELS, _FALLBACK = "clirkit.kernels", "ranking with numpy, the same runs"
 
 def rank_sums(bounds: np.ndarray, starts: np.ndarray, ends: np.ndarray, weights: np.ndarray,
               dense_slots: np.ndarray, indices: np.ndarray, data: np.ndarray, dense: np.ndarray, n_docs: int,
-              k: int, positive: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+              k: int, positive: bool, floors: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The top ``k`` documents of each query from its weighted posting rows, in numpy: the arguments and
     the result of :func:`clirkit.kernels.rank_sums` (query q's terms are ``bounds[q]:bounds[q + 1]`` of
     ``starts``, ``ends``, ``weights`` and ``dense_slots``; a term with a dense slot >= 0 is added as that
-    row of ``dense``, read only when ``positive``), except that the scores are float64.
+    row of ``dense``, read only when ``positive``; a query keeps only the documents scoring above its
+    ``floors`` cell), except that the scores are float64.
 
     Returns ``(counts, documents, scores)``: how many documents each query keeps (int64, 0 for a query
     matching nothing), then the documents (int64) and scores (float64) in run order. Positive float32 rows
@@ -89,8 +90,10 @@ def rank_sums(bounds: np.ndarray, starts: np.ndarray, ends: np.ndarray, weights:
     sizes = np.zeros(n_queries, dtype=np.int64)
     if not out_rows:
         return sizes, np.zeros(0, dtype=np.int64), np.zeros(0)
-    sizes += np.bincount(np.concatenate(out_rows), minlength=n_queries)
-    return sizes, np.concatenate(out_cols).astype(np.int64), np.concatenate(out_values).astype(np.float64)
+    rows, values = np.concatenate(out_rows), np.concatenate(out_values).astype(np.float64)
+    above = values > np.asarray(floors, dtype=np.float64)[rows]  # the top k, less those at or below the floor
+    sizes += np.bincount(rows[above], minlength=n_queries)
+    return sizes, np.concatenate(out_cols).astype(np.int64)[above], values[above]
 
 
 def compiled_ranker() -> Callable | None:

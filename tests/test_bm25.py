@@ -415,9 +415,13 @@ def test_the_compiled_kernel_and_numpy_rank_the_same_bytes(genesis_400, tmp_path
     for path, ranker in (("compiled", rank_sums), ("numpy", False)):
         monkeypatch.setattr(topk_module, "_ranker", ranker)
         model = BM25(index, idf=idf, precision=precision, k3=8.0)
-        runs[path] = [model.search_positions(sq, depth=depth) for depth in (1, 10, 1000)]
+        runs[path] = [model.search_sizes(sq, depth=depth) for depth in (1, 10, 1000)]
+        # floors (a shard searched after others): each query's 3rd score, so that ties at the floor occur
+        sizes, _, scores = runs[path][-1]
+        third = np.where(sizes >= 3, scores[np.minimum(np.cumsum(sizes) - sizes + 2, len(scores) - 1)], -np.inf)
+        runs[path].append(model.search_sizes(sq, depth=10, floors=third))
     for compiled, numpy_ in zip(runs["compiled"], runs["numpy"]):
-        assert len(compiled[0]) > 0
+        assert len(compiled[1]) > 0
         for a, b in zip(compiled, numpy_):
             assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
 
@@ -473,7 +477,7 @@ def test_weights_computed_a_chunk_of_postings_at_a_time_are_the_same(genesis_400
         index.save(tmp_path / "index.npz")
         index = Index.load(tmp_path / "index.npz", mmap=True)
     sq, _ = structured(index, ["y dijo dios", "la luz y las tinieblas", "Abram y Sarai su mujer"])
-    whole = BM25(index).search_positions(sq, depth=50)
+    whole = BM25(index).search_sizes(sq, depth=50)
     weights = None if mapped else BM25(index).posting_weights().data.tobytes()
     assert len(whole[0])
     for chunk in (1, 7, 1000):  # a row longer than a chunk is weighted alone
@@ -481,4 +485,4 @@ def test_weights_computed_a_chunk_of_postings_at_a_time_are_the_same(genesis_400
         model = BM25(index)
         if not mapped:
             assert model.posting_weights().data.tobytes() == weights
-        assert all(a.tobytes() == b.tobytes() for a, b in zip(model.search_positions(sq, depth=50), whole))
+        assert all(a.tobytes() == b.tobytes() for a, b in zip(model.search_sizes(sq, depth=50), whole))

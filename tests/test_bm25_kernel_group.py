@@ -35,7 +35,8 @@ def shared_rank(pool, dense_rows, queries, n_docs: int, k: int, dtype):
     dense = np.zeros((len(slot_of), n_docs), dtype=dtype)
     for r, i in slot_of.items():
         dense[i, pool[r][0]] = pool[r][1].astype(dtype)
-    return kernels.rank_sums(bounds, starts, ends, weights, slots, indices, data, dense, int(n_docs), int(k), True)
+    return kernels.rank_sums(bounds, starts, ends, weights, slots, indices, data, dense, int(n_docs), int(k), True,
+                             np.full(len(queries), -np.inf))
 
 
 @st.composite

@@ -57,7 +57,7 @@ def oracle_rank(queries: list[list[tuple[np.ndarray, np.ndarray, float]]], n_doc
             np.concatenate(values + [np.zeros(0, dtype)]).astype(dtype))
 
 
-def kernel_rank(queries, n_docs: int, k: int, dtype, positive: bool, dense_terms=frozenset()):
+def kernel_rank(queries, n_docs: int, k: int, dtype, positive: bool, dense_terms=frozenset(), floors=None):
     """:func:`rank_sums` of ``queries`` (as :func:`oracle_rank` takes them), given in the layout
     ``BM25._top_rows`` passes: the postings of every query term one after the other in ``indices``/``data``,
     and the terms numbered in ``dense_terms`` (positions in the flattened query terms) also as dense rows."""
@@ -74,8 +74,17 @@ def kernel_rank(queries, n_docs: int, k: int, dtype, positive: bool, dense_terms
     for slot, t in enumerate(sorted(dense_terms)):
         slots[t] = slot
         dense[slot, flat[t][0]] = flat[t][1].astype(dtype)
+    floors = np.full(len(queries), -np.inf) if floors is None else np.asarray(floors, dtype=np.float64)
     return rank_sums(bounds, starts, ends, weights, slots, indices, data, dense, int(n_docs), int(k),
-                     bool(positive))
+                     bool(positive), floors)
+
+
+def above_floors(ranked, floors):
+    """``(counts, cols, values)`` less the rows whose value is not above their query's floor."""
+    counts, cols, values = ranked
+    query = np.repeat(np.arange(len(counts)), counts)
+    kept = values.astype(np.float64) > np.asarray(floors)[query]
+    return np.bincount(query[kept], minlength=len(counts)).astype(np.int64), cols[kept], values[kept]
 
 
 def assert_same_bytes(got, expected):
@@ -152,6 +161,23 @@ def test_rank_sums_equals_the_oracle_on_rows_long_enough_to_be_sampled(n_docs, k
             terms.append((docs, rng.choice(values, size=len(docs)), float(rng.choice(weights))))
         queries.append(terms)
     assert_same_bytes(kernel_rank(queries, n_docs, k, dtype, positive), oracle_rank(queries, n_docs, k, dtype))
+
+
+@settings(max_examples=150, deadline=None)
+@given(batch=batches(), seed=st.integers(0, 2**32 - 1))
+def test_a_floor_keeps_exactly_the_oracles_rows_above_it(batch, seed):
+    # floors drawn among the oracle's own sums (ties with the floor abound), below them all, above them all,
+    # and -inf: the kernel keeps the oracle's top k less the rows at or below their query's floor
+    queries, n_docs, k, dtype, positive, dense_terms = batch
+    expected = oracle_rank(queries, n_docs, k, dtype)
+    rng = np.random.default_rng(seed)
+    floors = []
+    for q, count in enumerate(expected[0].tolist()):
+        start = int(expected[0][:q].sum())
+        sums = expected[2][start:start + count].astype(np.float64).tolist()
+        floors.append(rng.choice(sums + [-np.inf, -1e9, 1e9]))
+    assert_same_bytes(kernel_rank(queries, n_docs, k, dtype, positive, dense_terms, floors),
+                      above_floors(expected, floors))
 
 
 # ---------------------------------------------------------------- hand-made rows
