@@ -73,3 +73,20 @@ def test_loky_threading_and_dask_give_identical_bags():
         for a, b in zip(loky1, other):
             same(a, b)
     assert not np.array_equal(loky1[0].buckets, loky1[1].buckets)
+
+
+@pytest.mark.parametrize("extra", [{}, {"bag_fraction": 1.0}])
+def test_several_bags_that_would_all_be_the_same_are_refused_before_any_work(extra, tmp_path, capsys):
+    from clirkit.boost import BoostRanker
+    from clirkit.cli import main
+    from clirkit.errors import ClirkitError
+
+    with pytest.raises(ClirkitError, match="would all be the same bag"):
+        BoostRanker(bags=3, **extra).check_params()
+    BoostRanker(bags=3, bag_fraction=0.5).check_params()
+    BoostRanker(bags=3, bootstrap=True).check_params()
+    BoostRanker(bags=1).check_params()
+    assert main(["boost-train", "--collection", "nave-en-es", "--bags", "4", "-o", str(tmp_path / "m.npz"),
+                 "-q"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--bag-fraction" in err[0] and not (tmp_path / "m.npz").exists()

@@ -236,7 +236,7 @@ def test_product_rounds_with_w_plus_and_minus_side_by_side_are_those_kept_apart(
 def test_the_betas_go_to_as_many_tasks_as_workers_in_order(n, jobs, backend, expected):
     """A worker boosts a group of consecutive betas (making the pairs' grouping once for them); dask's workers
     are the cluster's, so one beta a task there."""
-    from clirkit.boost.bagging import beta_groups
+    from clirkit.boost.bagging import worker_groups
 
-    assert [list(group) for group in beta_groups(n, jobs, backend)] == expected
-    assert [list(group) for group in beta_groups(n, -1, "loky")][0][0] == 0
+    assert [list(group) for group in worker_groups(n, jobs, backend)] == expected
+    assert [list(group) for group in worker_groups(n, -1, "loky")][0][0] == 0

@@ -35,6 +35,7 @@ kind = "psq"
 kind = "boost"
 rounds = 10
 bags = 2
+bag_fraction = 0.8
 eval_every = 5
 
 [fusions."DT+PSQ"]

@@ -113,9 +113,17 @@ def train_bags(data: BoostData, params: BoostParams, *, bags: int = 1, fraction:
     row_sets = [bag_rows(n, s, seed=seed, fraction=fraction, replace=replace) for s in range(bags)]
     if bags == 1 and (jobs == 1 or backend != "dask"):
         return [train_bag(data, params, row_sets[0], quiet=quiet)]
-    tasks = [(train_bag, (data, params, rows), {"quiet": True, "desc": f"bag {s + 1}"})
-             for s, rows in enumerate(row_sets)]
-    return run_tasks(tasks, jobs=jobs, backend=backend, scheduler=scheduler, desc="bags", unit="bag", quiet=quiet)
+    groups = worker_groups(bags, jobs, backend)
+    tasks = [(train_bags_each, (data, params, [row_sets[s] for s in group]), {}) for group in groups]
+    done = run_tasks(tasks, jobs=jobs, backend=backend, scheduler=scheduler, desc="bags", unit="worker",
+                     quiet=quiet)
+    return [result for results in done for result in results]
+
+
+def train_bags_each(data: BoostData, params: BoostParams, row_sets: Sequence[np.ndarray]) -> list[BoostResult]:
+    """:func:`train_bag` of each of ``row_sets`` in turn, in one task: a worker is sent the data once for all
+    its bags."""
+    return [train_bag(data, params, rows, quiet=True) for rows in row_sets]
 
 
 def boost_scored(data: BoostData, params: BoostParams, *, fraction: float = 1.0, replace: bool = False,
@@ -133,10 +141,10 @@ def boost_scored_each(data: Sequence[BoostData], params: BoostParams, **kwargs) 
     return [boost_scored(d, params, **kwargs) for d in data]
 
 
-def beta_groups(n: int, jobs: int, backend: str) -> list[range]:
-    """The betas ``0..n-1`` in consecutive groups, one task each: as many groups as workers (``jobs``, -1 for
-    one a core), so that a worker makes the pairs' grouping once for its betas; one beta a group on dask, whose
-    workers are the cluster's."""
+def worker_groups(n: int, jobs: int, backend: str) -> list[range]:
+    """The tasks ``0..n-1`` (bags, betas) in consecutive groups, one task each: as many groups as workers (``jobs``,
+    -1 for one a core), so that a worker is sent the data once (and makes the pairs' grouping once for its
+    betas); one a group on dask, whose workers are the cluster's."""
     if backend == "dask":
         return [range(i, i + 1) for i in range(n)]
     from joblib import effective_n_jobs

@@ -21,10 +21,10 @@ from clirkit.boost.bagging import (
     BoostParams,
     bag_rows,
     bagged_dev_score,
-    beta_groups,
     boost_scored_each,
     kept_if_significant,
     train_bags,
+    worker_groups,
 )
 from clirkit.boost.base import MAX_BETA, NORMALIZATION, BaseRun, BaseScores, CompactRun, compact
 from clirkit.boost.features import PairFeatures
@@ -190,6 +190,14 @@ class BoostRanker(System):
         self.random_state = random_state
         self.quiet = quiet
 
+    def check_params(self) -> None:
+        """Each hyper-parameter against its constraints, and bags that can differ: bags of every tuple drawn
+        without replacement would be the same bag trained again."""
+        super().check_params()
+        if self.bags > 1 and self.bag_fraction >= 1 and not self.bootstrap:
+            raise ClirkitError(f"{self.bags} bags of every tuple without replacement would all be the same bag: "
+                               f"give bag_fraction < 1 (--bag-fraction) or bootstrap (--bootstrap)")
+
     def _check(self) -> None:
         """The hyper-parameters, each against its constraints, then the two that go together: a beta weighs a
         base's scores, and without beta the betas of ``beta_grid`` are tried."""
@@ -244,9 +252,9 @@ class BoostRanker(System):
         src, tgt = analyzers or (Analyzer(self.source_lang), Analyzer(self.target_lang))
         documents = Documents.of(documents)
 
-        def tokens(qs, quiet=True, desc="tokenizing queries"):
+        def tokens(qs, quiet=True, desc="tokenizing queries"):  # in the documents' tokenizing processes
             return None if qs is None else dict(zip(qs, src.tokenize_many(list(qs.values()), quiet=quiet,
-                                                                          desc=desc)))
+                                                                          jobs=documents.jobs, desc=desc)))
 
         base_run = None
         if isinstance(self.base, System):
@@ -523,7 +531,7 @@ class BoostRanker(System):
                 data.append(BoostData(features.Qm, features.Dm, train_base.start_tuples(tuples, beta),
                                       features.src_hash, features.tgt_hash, evaluator, cache))
             kw = {"fraction": self.bag_fraction, "replace": self.bootstrap, "seed": self.random_state}
-            groups = beta_groups(len(betas), self.jobs, self.backend)
+            groups = worker_groups(len(betas), self.jobs, self.backend)
             done = run_tasks([(boost_scored_each, ([data[i] for i in group], params), kw) for group in groups],
                              jobs=self.jobs, backend=self.backend, scheduler=self.scheduler,
                              desc=f"betas ({len(betas)})", unit="group", quiet=self.quiet)
