@@ -25,7 +25,7 @@ import re
 from collections import Counter
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from clirkit.errors import ClirkitError
 from clirkit.segmenters import (
@@ -239,6 +239,19 @@ class Analyzer:
         if new:
             known.update(zip(new, bare._tokenize_all(new, quiet=quiet, jobs=jobs, desc=desc)))
         return [self.finish(list(known[t])) for t in texts]
+
+    def tokenize_stream(self, items: Iterable, texts: Callable[[Any], Sequence[str]], *,
+                        jobs: int = 1) -> Iterator[tuple[Any, list[list[str]]]]:
+        """``(item, token lists of texts(item))`` for each of ``items`` (chunks of documents, say), in order, as
+        :meth:`tokenize_many` gives them: with ``jobs > 1`` the next items are tokenized by worker processes
+        while the caller works on one (:func:`clirkit.parallel.ordered_stream`). Within a
+        :func:`cached_tokens` block, :meth:`tokenize_many` of each item in turn (its cache kept)."""
+        from clirkit.parallel import ordered_stream
+
+        if _CACHE.get() is not None:
+            yield from ((item, self.tokenize_many(texts(item), jobs=jobs)) for item in items)
+            return
+        yield from ordered_stream(functools.partial(_tokenize_chunk, self), items, jobs=jobs, argument=texts)
 
     def _tokenize_all(self, texts: Sequence[str], *, quiet: bool, jobs: int, desc: str) -> list[list[str]]:
         from clirkit.progress import progress

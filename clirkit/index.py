@@ -31,6 +31,7 @@ from clirkit.npzio import (
 
 FORMAT_VERSION = 1
 _CHUNK_DOCS = 20_000
+TASK_DOCS = 2_000  # documents a tokenizing worker is sent at a time by build
 _CHECK_POSTINGS = 1 << 23
 
 
@@ -122,19 +123,39 @@ class Index:
     @classmethod
     def build(cls, documents: Iterable[tuple[str, str]] | Iterable[tuple[int, str, str]], analyzer: Analyzer, *,
               quiet: bool = True, jobs: int = 1, source: str | None = None) -> "Index":
-        """Index ``(docid, text)`` pairs, tokenized by ``analyzer`` in chunks (``jobs`` processes).
+        """Index ``(docid, text)`` pairs, tokenized by ``analyzer`` in chunks (``jobs`` processes, tokenizing
+        the next chunks while this one adds a chunk's tokens).
 
         With ``source`` (the name of the file they were read from), ``documents`` are ``(lineno, docid,
         text)`` records and a repeated docid is the error ``SOURCE:LINE: document id X appears twice (first
         at line N): give each document its own id, ...``, LINE being the second occurrence; without it, the error
         gives the documents' positions.
         """
+        chunks = _chunks(documents, located=source is not None, size=TASK_DOCS if jobs != 1 else _CHUNK_DOCS)
+        tokenized = ((lines, ids, tokens) for (lines, ids, _), tokens in analyzer.tokenize_stream(chunks, _texts,
+                                                                                                   jobs=jobs))
+        return cls.from_tokenized(tokenized, analyzer, source=source, quiet=quiet)
+
+    @classmethod
+    def from_tokenized(cls, chunks: Iterable[tuple[Sequence[int] | None, Sequence[str], Sequence[Sequence[str]]]],
+                       analyzer: Analyzer, *, source: str | None = None, quiet: bool = True) -> "Index":
+        """Index chunks of ``(line numbers or None, docids, token lists)`` made by ``analyzer`` (see
+        :meth:`build`: ``source`` names the file the line numbers are of)."""
         from clirkit.progress import counter
 
         builder = _Builder(source)
         with counter("indexing", quiet=quiet, unit=" documents") as bar:
-            for lines, ids, texts in _chunks(documents, located=source is not None):
-                builder.add(ids, analyzer.tokenize_many(texts, jobs=jobs), lines=lines)
+            lines: list[int] = []
+            ids: list[str] = []
+            tokens: list[Sequence[str]] = []
+            for more_lines, more_ids, more_tokens in chunks:
+                lines.extend(more_lines or ()), ids.extend(more_ids), tokens.extend(more_tokens)
+                if len(ids) >= _CHUNK_DOCS:  # the counts are kept in blocks of that many documents
+                    builder.add(ids, tokens, lines=lines if source is not None else None)
+                    bar.update(len(ids))
+                    lines, ids, tokens = [], [], []
+            if ids:
+                builder.add(ids, tokens, lines=lines if source is not None else None)
                 bar.update(len(ids))
         return builder.finish(analyzer)
 
@@ -222,9 +243,15 @@ def _aligned(arrays: dict, docids: np.ndarray, terms: np.ndarray) -> None:
             raise Corrupt(per.format(n=len(docids), m=len(terms), got=len(arr)) + ": one of them was cut or edited")
 
 
-def _chunks(documents, *, located: bool = False) -> Iterator[tuple[list[int] | None, list[str], list[str]]]:
-    """``(line numbers or None, ids, texts)`` chunks of ``(docid, text)`` pairs, or of ``(lineno, docid,
-    text)`` records (``located``)."""
+def _texts(chunk: tuple) -> list[str]:
+    """The texts of a chunk of :func:`_chunks`."""
+    return chunk[2]
+
+
+def _chunks(documents, *, located: bool = False,
+            size: int = _CHUNK_DOCS) -> Iterator[tuple[list[int] | None, list[str], list[str]]]:
+    """``(line numbers or None, ids, texts)`` chunks of ``size`` ``(docid, text)`` pairs, or of ``(lineno,
+    docid, text)`` records (``located``)."""
     lines: list[int] = []
     ids: list[str] = []
     texts: list[str] = []
@@ -236,7 +263,7 @@ def _chunks(documents, *, located: bool = False) -> Iterator[tuple[list[int] | N
             docid, text = record
         ids.append(docid)
         texts.append(text)
-        if len(ids) == _CHUNK_DOCS:
+        if len(ids) == size:
             yield (lines if located else None), ids, texts
             lines, ids, texts = [], [], []
     if ids:

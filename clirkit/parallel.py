@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from clirkit.errors import ClirkitError
 
@@ -87,14 +87,65 @@ def loky_backend():
     return LokyBackend(initializer=end_with_parent, initargs=(os.getpid(),))
 
 
+def ordered_stream(function: Callable, items: Iterable, *, jobs: int, argument: Callable = lambda item: item,
+                   ahead: int = 2) -> Iterator[tuple[Any, Any]]:
+    """``(item, function(argument(item)))`` for each of ``items``, in order, ``function`` run by ``jobs`` loky
+    worker processes (ending with this one, :func:`loky_backend`) on up to ``ahead * jobs`` items beyond the one
+    given last: while the caller works on a result, the workers go on with the next items. Only
+    ``argument(item)`` is sent to a worker; an error reading ``items`` is raised to the caller. With one job, or
+    one item, everything runs here."""
+    from collections import deque
+    from itertools import chain, islice
+
+    items = iter(items)
+    first = list(islice(items, 2))
+    items = chain(first, items)
+    if jobs == 1 or len(first) < 2:  # one item: no worker to start
+        yield from ((item, function(argument(item))) for item in items)
+        return
+    from joblib import Parallel, delayed
+
+    given: deque = deque()  # the items sent, in order (joblib may read the tasks from one of its threads)
+
+    def tasks():
+        for item in items:
+            given.append(item)
+            yield delayed(function)(argument(item))
+
+    results = Parallel(n_jobs=jobs, backend=loky_backend(), return_as="generator", batch_size=1,
+                       pre_dispatch=f"{ahead}*n_jobs")(tasks())
+    for result in results:
+        yield given.popleft(), result
+
+
 @contextmanager
 def workers_end_with_parent() -> Iterator[None]:
     """Within the block, joblib's default backend (a ``Parallel`` given no backend) is :func:`loky_backend`, so
-    the worker processes started by any module end with this process. Imports joblib."""
+    the worker processes started by any module end with this process; after it (or a ClirkitError),
+    :func:`end_workers`. Imports joblib."""
     from joblib import parallel_config
 
     with parallel_config(backend=loky_backend()):
-        yield
+        try:
+            yield
+        except ClirkitError:
+            end_workers()
+            raise
+    end_workers()
+
+
+def end_workers() -> None:
+    """Stop the idle worker processes joblib keeps for reuse, if any were started, and remove their temporary
+    folder: a command that ends (or is interrupted after its work) leaves no process or resource behind it."""
+    import sys
+
+    executor = getattr(sys.modules.get("joblib.externals.loky.reusable_executor"), "_executor", None)
+    if executor is None:
+        return
+    if hasattr(executor, "terminate"):  # joblib's MemmappingExecutor: its temporary folder too
+        executor.terminate(kill_workers=False)
+    else:
+        executor.shutdown(wait=True)
 
 
 def run_dask(tasks: Sequence[Task], scheduler) -> list:

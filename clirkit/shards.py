@@ -23,14 +23,14 @@ import zipfile
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterator, Mapping, Sequence
 
 import numpy as np
 
 from clirkit.analysis import Analyzer
 from clirkit.bm25 import CollectionStats
 from clirkit.errors import ClirkitError
-from clirkit.index import Index
+from clirkit.index import TASK_DOCS, Index
 from clirkit.npzio import (
     Corrupt,
     checking,
@@ -206,7 +206,8 @@ class ShardedIndex:
 
         ``read_documents()`` gives a fresh iterator of ``(lineno, docid, text)`` records each time it is
         called (a file read again): once for the document ids, which set the shards' docid ranges as
-        :meth:`split` would, then once per shard, indexing only the documents of its range. The files are
+        :meth:`split` would, then once more if the file lists its documents by increasing docid (each shard's
+        documents are the next ones), else once per shard, indexing only the documents of its range. The files are
         byte for byte those of ``split(Index.build(...), shards).save(path)``, and written as :meth:`save`
         writes them (atomically as a whole). ``source`` names the file in errors (:meth:`Index.build`). If a
         shard fails (a duplicate document id, Ctrl-C, ...), the shard files written are removed and the index
@@ -214,19 +215,17 @@ class ShardedIndex:
         from clirkit.progress import say
 
         _check_output(path)
-        ids = np.sort(np.fromiter((docid for _, docid, _ in read_documents()), dtype=object))
+        ids = np.fromiter((docid for _, docid, _ in read_documents()), dtype=object)
+        in_order = bool(np.all(ids[1:] > ids[:-1]))  # the file lists its documents by increasing docid
+        ids = ids if in_order else np.sort(ids)
         if not 1 <= shards <= len(ids):
             raise ClirkitError(f"cannot split {len(ids)} documents into {shards} shards: give 1 to {len(ids)}")
         firsts = [ids[(i * len(ids)) // shards] for i in range(shards)] + [None]
         del ids
         written, parts = [], []
         with _replacing(path, written):
-            for i in range(shards):
-                lo, hi = firsts[i], firsts[i + 1]
-                records = (r for r in read_documents() if lo <= r[1] and (hi is None or r[1] < hi))
-                if source is None:  # Index.build takes (docid, text) pairs then
-                    records = ((docid, text) for _, docid, text in records)
-                shard = Index.build(records, analyzer, quiet=True, jobs=jobs, source=source)
+            for i, shard in enumerate(_in_order_shards(read_documents(), firsts, analyzer, jobs, source) if in_order
+                                      else _shard_by_shard(read_documents, firsts, analyzer, jobs, source)):
                 name, size = _write_shard(shard, path, i, written)
                 parts.append(_Summary.of(shard, name, size))
                 say(f"shard {i + 1} of {shards}: {shard.n_docs} documents -> {name}", quiet=quiet)
@@ -357,6 +356,43 @@ class ShardedIndex:
 
 
 # writing as a whole ----------------------------------------------------------------------------------
+
+
+def _shard_by_shard(read_documents, firsts: list, analyzer: Analyzer, jobs: int,
+                    source: str | None) -> Iterator[Index]:
+    """Each shard's index (docid ranges from ``firsts``, None after the last), the file read once per shard."""
+    for lo, hi in zip(firsts[:-1], firsts[1:]):
+        records = (r for r in read_documents() if lo <= r[1] and (hi is None or r[1] < hi))
+        if source is None:  # Index.build takes (docid, text) pairs then
+            records = ((docid, text) for _, docid, text in records)
+        yield Index.build(records, analyzer, quiet=True, jobs=jobs, source=source)
+
+
+def _in_order_shards(records: Iterator[tuple], firsts: list, analyzer: Analyzer, jobs: int,
+                     source: str | None) -> Iterator[Index]:
+    """Each shard's index from ``(lineno, docid, text)`` records in increasing docid order, read once: one
+    stream of chunks, none across two shards, tokenized by ``jobs`` workers without a pause between shards."""
+    from itertools import groupby
+
+    def chunks() -> Iterator[tuple]:  # (shard, line numbers, docids, texts)
+        shard, lines, ids, texts = 0, [], [], []
+        for lineno, docid, text in records:
+            while firsts[shard + 1] is not None and not docid < firsts[shard + 1]:
+                if ids:
+                    yield shard, lines, ids, texts
+                    lines, ids, texts = [], [], []
+                shard += 1
+            lines.append(lineno), ids.append(docid), texts.append(text)
+            if len(ids) == TASK_DOCS:
+                yield shard, lines, ids, texts
+                lines, ids, texts = [], [], []
+        if ids:
+            yield shard, lines, ids, texts
+
+    stream = analyzer.tokenize_stream(chunks(), lambda chunk: chunk[3], jobs=jobs)
+    for _, group in groupby(stream, key=lambda done: done[0][0]):
+        yield Index.from_tokenized(((lines if source is not None else None, ids, tokens)
+                                    for (_, lines, ids, _), tokens in group), analyzer, source=source)
 
 
 def _dense(index: Index) -> Index:

@@ -42,3 +42,19 @@ def test_the_dask_backend_needs_a_scheduler():
     pytest.importorskip("dask.distributed")
     with pytest.raises(ClirkitError, match="--scheduler ADDRESS"):
         run_tasks(_tasks(2), backend="dask")
+
+
+def _items_then_error(n: int):
+    yield from range(n)
+    raise ClirkitError("items.tsv:9: bad line")
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_an_ordered_stream_gives_each_item_with_its_result_in_order_reading_items_here(jobs):
+    from clirkit.parallel import ordered_stream
+
+    got = list(ordered_stream(_square_and_pid, range(11), jobs=jobs, argument=lambda x: x + 1))
+    assert [(item, square) for item, (square, _) in got] == [(x, (x + 1) ** 2) for x in range(11)]
+    assert ({pid for _, (_, pid) in got} == {os.getpid()}) == (jobs == 1)
+    with pytest.raises(ClirkitError, match="items.tsv:9"):  # an error reading the items is raised to the caller
+        list(ordered_stream(_square_and_pid, _items_then_error(5), jobs=jobs))

@@ -233,15 +233,19 @@ def test_search_dt_psq_over_a_memory_mapped_index_write_the_same_runs(nave, tmp_
         assert runs[0] and runs[1] == runs[0], verb
 
 
-def test_shards_built_one_at_a_time_are_the_split_index_byte_for_byte(nave, tmp_path):
+@pytest.mark.parametrize("order,jobs", [("reversed", 1), ("by docid", 1), ("by docid", 2)])
+def test_shards_built_one_at_a_time_are_the_split_index_byte_for_byte(nave, tmp_path, order, jobs):
+    # a file by increasing docid is read once for the shards (one after the other), any other once per shard
     from clirkit.formats import iter_located_documents
 
     index, table, topics, spanish, texts = nave
     docs = tmp_path / "docs.tsv"
-    docs.write_text("".join(f"{d}\t{t}\n" for d, t in reversed(list(texts.items()))), encoding="utf-8")
+    rows = sorted(texts.items()) if order == "by docid" else list(reversed(list(texts.items())))
+    docs.write_text("".join(f"{d}\t{t}\n" for d, t in rows), encoding="utf-8")
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    built = ShardedIndex.build(lambda: iter_located_documents(docs), 3, index.analyzer, tmp_path / "a" / "ix.npz")
+    built = ShardedIndex.build(lambda: iter_located_documents(docs), 3, index.analyzer, tmp_path / "a" / "ix.npz",
+                               jobs=jobs)
     whole = Index.build(iter_located_documents(docs), index.analyzer, source=str(docs))
     ShardedIndex.split(whole, 3).save(tmp_path / "b" / "ix.npz")
     names = sorted(p.name for p in (tmp_path / "a").iterdir())

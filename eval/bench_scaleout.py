@@ -1,0 +1,274 @@
+"""Benchmark: scale-out (issue 39): sharded search, parallel indexing and bagging, as speed-up against 1 worker.
+
+A synthetic collection (``--docs`` documents of 20-120 words drawn from Zipf(1.1) over 200,000 words ``w0``,
+``w1``, ..., in docid order; ``--queries`` queries of 4 such words; seed 0) is written as a TSV file, as
+``bench_scale.py``'s corpus is pre-tokenized (the words pass the English analyzer unchanged), and every step is
+the command a user runs, in its own process, timed whole (process start, reading, writing; wall seconds and the
+peak resident memory of the process, by ``/usr/bin/time``):
+
+- index: ``clirkit index`` into one file and into ``--shards`` shards, at each number of jobs;
+- search: ``clirkit search`` (BM25, top 1,000) over the one-file index (1 job) and over the shards at each number
+  of jobs; then in one process (this script's ``--worker``): open + first search, and the best of ``--repeat``
+  later searches (shards kept open by their workers: the search alone);
+- bound: the machine's own scaling, J independent processes each searching the shards with 1 worker at the
+  same time (their throughput over one process's): no parallel search can beat it here;
+- document-side PSQ: the one-file and the sharded index translated (``psq --translate documents --save-index``)
+  through a table of two translations a word (p(w_i | w_i) = .7, p(w_{i+1} | w_i) = .3), then ``clirkit psq``
+  over the translated shards at each number of jobs;
+- bags: ``clirkit boost-train --collection nave-en-es --bags 4 --bag-fraction 0.5 --rounds 200`` at each number of
+  jobs (real text).
+
+Each run file and model is compared with the 1-job one (byte-identical). A model of where the time goes: each
+command's time at ``--docs`` and at a quarter of it gives a fixed part (the intercept: start-up, queries,
+writing) and a part per million documents (the slope), so that the time at other sizes, and the best a larger
+machine could do (the fixed part plus the per-document part over its workers), can be read off.
+
+    python eval/bench_scaleout.py --docs 1000000 --queries 5000 --folder /tmp/scale   # about 40 minutes here
+    python eval/bench_scaleout.py --docs 200000 --parts search bound                  # a quick look
+
+Not a test: timings vary by machine and by load (the load average is printed with each table).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PARTS = ("index", "search", "bound", "docpsq", "bags")
+
+
+def write_corpus(folder: Path, n_docs: int, n_queries: int) -> None:
+    """``docs.tsv``, ``queries.tsv`` and ``table.txt`` (Moses ``e f p`` lines) in ``folder``, unless there."""
+    import numpy as np
+
+    if (folder / "docs.tsv").exists():
+        return
+    rng = np.random.default_rng(0)
+    vocab = 200_000
+    p = 1.0 / np.arange(1, vocab + 1) ** 1.1
+    cdf = np.cumsum(p / p.sum())
+    words = np.array([f"w{i}" for i in range(vocab)])
+    lengths = rng.integers(20, 121, n_docs)
+    with open(folder / "docs.tsv", "w", encoding="utf-8") as out:
+        for lo in range(0, n_docs, 50_000):
+            part = lengths[lo:lo + 50_000]
+            flat = words[np.minimum(np.searchsorted(cdf, rng.random(part.sum())), vocab - 1)]
+            bounds = np.concatenate(([0], np.cumsum(part)))
+            out.write("".join(f"d{lo + i:07d}\t{' '.join(flat[bounds[i]:bounds[i + 1]])}\n"
+                              for i in range(len(part))))
+    flat = words[np.minimum(np.searchsorted(cdf, rng.random(4 * n_queries)), vocab - 1)]
+    (folder / "queries.tsv").write_text("".join(f"q{i}\t{' '.join(flat[4 * i:4 * i + 4])}\n"
+                                                for i in range(n_queries)), encoding="utf-8")
+    (folder / "table.txt").write_text("".join(f"w{i} w{i} 0.7\nw{i + 1} w{i} 0.3\n" for i in range(vocab)),
+                                      encoding="utf-8")  # p(query word | document word)
+
+
+def timed(command: list[str], cwd: Path) -> dict:
+    """Run ``command`` in ``cwd`` under ``/usr/bin/time``: wall seconds and peak RSS (MB); exits on failure."""
+    clirkit = str(Path(sys.executable).with_name("clirkit"))
+    command = [clirkit if c == "clirkit" else c for c in command]
+    out = subprocess.run(["/usr/bin/time", "-f", "%e %M", *command], cwd=cwd, capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"failed ({out.returncode}): {' '.join(command)}\n{out.stderr[-2000:]}")
+    wall, rss = out.stderr.strip().splitlines()[-1].split()
+    return {"s": float(wall), "mb": int(rss) / 1024}
+
+
+def same_files(folder: Path, a: str, b: str) -> bool:
+    """Whether two outputs (an index with its shards, a run, a model) hold the same bytes."""
+    def files(name: str) -> list[bytes]:
+        stem = name[:-4] if name.endswith(".npz") else name
+        return [p.read_bytes() for p in sorted(folder.glob(f"{stem}.shard-*"))] + [(folder / name).read_bytes()]
+    return files(a) == files(b)
+
+
+def load() -> str:
+    return "load {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
+
+
+def index_part(folder: Path, jobs: list[int], shards: int, docs: str) -> list[dict]:
+    rows = []
+    for kind, extra in (("one file", []), (f"{shards} shards", ["--shards", str(shards)])):
+        for j in jobs:
+            name = f"ix-{'one' if not extra else 'sh'}-{docs}-{j}.npz"
+            r = timed(["clirkit", "index", docs, "-o", name, "--lang", "en", "--jobs", str(j), "-q", *extra], folder)
+            first = f"ix-{'one' if not extra else 'sh'}-{docs}-{jobs[0]}.npz"
+            rows.append({"part": "index", "what": kind, "docs": docs, "jobs": j, **r,
+                         "same": same_files(folder, first, name)})
+    return rows
+
+
+def search_part(folder: Path, jobs: list[int], docs: str, repeat: int) -> list[dict]:
+    rows = []
+    configs = [("one file", f"ix-one-{docs}-{jobs[0]}.npz", 1)] + [
+        ("shards", f"ix-sh-{docs}-{jobs[0]}.npz", j) for j in jobs]
+    for what, index, j in configs:
+        run = f"run-{docs}-{what.replace(' ', '')}-{j}.txt"
+        r = timed(["clirkit", "search", "--index", index, "--queries", "queries.tsv", "-o", run, "--jobs", str(j),
+                   "-q"], folder)
+        inside = json.loads(subprocess.run([sys.executable, __file__, "--worker", index, str(j), str(repeat)],
+                                           cwd=folder, capture_output=True, text=True, check=True).stdout)
+        rows.append({"part": "search", "what": what, "docs": docs, "jobs": j, **r, **inside,
+                     "same": same_files(folder, f"run-{docs}-onefile-1.txt", run)})
+    return rows
+
+
+def bound_part(folder: Path, jobs: list[int], docs: str, repeat: int) -> list[dict]:
+    """J processes at once, each searching the shards with 1 worker: the best search of the slowest."""
+    rows = []
+    for j in jobs:
+        procs = [subprocess.Popen([sys.executable, __file__, "--worker", f"ix-sh-{docs}-{jobs[0]}.npz", "1",
+                                   str(repeat)], cwd=folder, stdout=subprocess.PIPE, text=True) for _ in range(j)]
+        searches = [json.loads(p.communicate()[0])["search_s"] for p in procs]
+        rows.append({"part": "bound", "what": f"{j} processes, 1 worker each", "docs": docs, "jobs": j,
+                     "search_s": max(searches)})
+    return rows
+
+
+def docpsq_part(folder: Path, jobs: list[int], docs: str, shards: int) -> list[dict]:
+    """The indexes translated into the queries' words, then PSQ over them."""
+    rows = []
+    if not (folder / "table.npz").exists():
+        timed(["clirkit", "ttable", "convert", "table.txt", "--format", "moses", "--source-lang", "en",
+               "--target-lang", "de", "-o", "table.npz", "-q"], folder)
+    for what, kind in (("translate one file", "one"), (f"translate {shards} shards", "sh")):
+        name = f"tr-{kind}-{docs}.npz"  # the shards are translated shard by shard into as many
+        r = timed(["clirkit", "psq", "--index", f"ix-{kind}-{docs}-{jobs[0]}.npz", "--table", "table.npz",
+                   "--translate", "documents", "--save-index", name, "--jobs", str(jobs[-1]), "-q"], folder)
+        rows.append({"part": "docpsq", "what": what, "docs": docs, "jobs": jobs[-1], **r})
+    configs = [("one file", f"tr-one-{docs}.npz", 1)] + [("shards", f"tr-sh-{docs}.npz", j) for j in jobs]
+    for what, index, j in configs:
+        run = f"psq-{docs}-{what.replace(' ', '')}-{j}.txt"
+        r = timed(["clirkit", "psq", "--index", index, "--queries", "queries.tsv", "-o", run, "--jobs", str(j),
+                   "-q"], folder)
+        rows.append({"part": "docpsq", "what": what, "docs": docs, "jobs": j, **r,
+                     "same": same_files(folder, f"psq-{docs}-onefile-1.txt", run)})
+    return rows
+
+
+def bags_part(folder: Path, jobs: list[int]) -> list[dict]:
+    rows = []
+    for j in jobs:
+        name = f"bags-{j}.npz"
+        r = timed(["clirkit", "boost-train", "--collection", "nave-en-es", "--bags", "4", "--bag-fraction", "0.5",
+                   "--rounds", "200", "--jobs", str(j), "-o", name, "-q"], folder)
+        rows.append({"part": "bags", "what": "4 bags, nave-en-es", "docs": "-", "jobs": j, **r,
+                     "same": same_files(folder, f"bags-{jobs[0]}.npz", name)})
+    return rows
+
+
+def worker(index: str, jobs: int, repeat: int) -> None:
+    """Print JSON: the seconds to open ``index`` and search the queries once, then the best later search."""
+    start = time.perf_counter()
+    from clirkit.shards import load_index
+    from clirkit.systems import BM25Search
+
+    topics = dict(line.rstrip("\n").split("\t", 1) for line in open("queries.tsv", encoding="utf-8"))
+    system = BM25Search().fit(load_index(index, jobs=jobs))
+    queries = system.structured_queries(topics)
+    system.search_structured(queries)
+    first = time.perf_counter() - start
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        system.search_structured(queries)
+        best = min(best, time.perf_counter() - t)
+    print(json.dumps({"open_first_s": first, "search_s": best}))
+
+
+def fit(rows: list[dict], small: str, large: str, n_small: int, n_large: int) -> list[dict]:
+    """Per (part, what, jobs) measured at both sizes: the fixed seconds and the seconds per million documents."""
+    out = []
+    for r in rows:
+        if r["docs"] != large:
+            continue
+        twin = next((s for s in rows if s["docs"] == small and (s["part"], s["what"], s["jobs"]) ==
+                     (r["part"], r["what"], r["jobs"]) and "s" in s), None)
+        if twin is None or "s" not in r:
+            continue
+        slope = (r["s"] - twin["s"]) / (n_large - n_small) * 1e6
+        out.append({**r, "fixed_s": r["s"] - slope * n_large / 1e6, "per_1m_s": slope})
+    return out
+
+
+def table(rows: list[dict]) -> str:
+    header = ["part", "configuration", "jobs", "docs", "s", "speed-up vs 1 job", "MB", "open + first search s",
+              "search s", "search speed-up", "fixed s", "s per 1M docs", "identical"]
+    lines = [f"({load()})", "", "| " + " | ".join(header) + " |",
+             "|---|---|" + "---:|" * (len(header) - 4) + "---|---|"]
+    for r in rows:
+        ref = next((x for x in rows if x["part"] == r["part"] and x["docs"] == r["docs"] and x["jobs"] == 1 and
+                    x["what"] == ("shards" if r["what"] == "one file" and r["part"] in ("search", "docpsq")
+                                  else r["what"])), None)
+        speed = f"{ref['s'] / r['s']:.2f}x" if ref and "s" in r and "s" in ref else "-"
+        sspeed = f"{ref['search_s'] / r['search_s']:.2f}x" if ref and "search_s" in ref and "search_s" in r else "-"
+        cells = [r["part"], r["what"], r["jobs"], r["docs"], f"{r['s']:.1f}" if "s" in r else "-", speed,
+                 f"{r['mb']:.0f}" if "mb" in r else "-", f"{r['open_first_s']:.2f}" if "open_first_s" in r else "-",
+                 f"{r['search_s']:.2f}" if "search_s" in r else "-", sspeed,
+                 f"{r['fixed_s']:.1f}" if "fixed_s" in r else "-", f"{r['per_1m_s']:.1f}" if "per_1m_s" in r else "-",
+                 {True: "yes", False: "NO"}.get(r.get("same"), "-")]
+        lines.append("| " + " | ".join(str(c) for c in cells) + " |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--docs", type=int, default=1_000_000)
+    ap.add_argument("--queries", type=int, default=5000)
+    ap.add_argument("--shards", type=int, default=16)
+    ap.add_argument("--jobs", type=int, nargs="+", help="numbers of jobs (default: 1, 2, 4, ... up to the cores)")
+    ap.add_argument("--repeat", type=int, default=3, help="later searches in one process (the best is reported)")
+    ap.add_argument("--parts", nargs="+", default=list(PARTS), choices=PARTS)
+    ap.add_argument("--no-fit", action="store_true", help="skip the quarter-size runs of the time model")
+    ap.add_argument("--folder", help="work folder, kept (its corpus and indexes are reused)")
+    ap.add_argument("--json", help="also write the rows here")
+    ap.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.worker:
+        return worker(args.worker[0], int(args.worker[1]), int(args.worker[2]))
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    jobs = args.jobs or [j for j in (1, 2, 4, 8, 16, 32, 64) if j <= cores]
+    folder = Path(args.folder or "bench-scaleout")
+    folder.mkdir(parents=True, exist_ok=True)
+    write_corpus(folder, args.docs, args.queries)
+    sizes = ["docs.tsv"]
+    if not args.no_fit:
+        quarter = folder / "docs-quarter.tsv"
+        if not quarter.exists():
+            with open(folder / "docs.tsv", encoding="utf-8") as src, open(quarter, "w", encoding="utf-8") as dst:
+                for i, line in enumerate(src):
+                    if i == args.docs // 4:
+                        break
+                    dst.write(line)
+        sizes = ["docs-quarter.tsv", "docs.tsv"]
+    rows: list[dict] = []
+    for docs in sizes:
+        if "index" in args.parts or not (folder / f"ix-sh-{docs}-{jobs[0]}.npz").exists():
+            rows += index_part(folder, jobs, args.shards, docs)
+        if "search" in args.parts:
+            rows += search_part(folder, jobs, docs, args.repeat)
+        if "bound" in args.parts and docs == "docs.tsv":
+            rows += bound_part(folder, jobs, docs, args.repeat)
+        if "docpsq" in args.parts:
+            rows += docpsq_part(folder, jobs, docs, args.shards)
+    if "bags" in args.parts:
+        rows += bags_part(folder, jobs)
+    if len(sizes) == 2:
+        fitted = {id(r): f for r in rows for f in fit(rows, sizes[0], sizes[1], args.docs // 4, args.docs)
+                  if (f["part"], f["what"], f["jobs"], f["docs"]) == (r["part"], r["what"], r["jobs"], r["docs"])}
+        rows = [fitted.get(id(r), r) for r in rows]
+    print(table(rows))
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1), encoding="utf-8")
+    if not args.folder:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
