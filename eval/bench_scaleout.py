@@ -81,11 +81,20 @@ def timed(command: list[str], cwd: Path) -> dict:
 
 
 def same_files(folder: Path, a: str, b: str) -> bool:
-    """Whether two outputs (an index with its shards, a run, a model) hold the same bytes."""
-    def files(name: str) -> list[bytes]:
-        stem = name[:-4] if name.endswith(".npz") else name
-        return [p.read_bytes() for p in sorted(folder.glob(f"{stem}.shard-*"))] + [(folder / name).read_bytes()]
-    return files(a) == files(b)
+    """Whether two outputs (a run, a model, an index) hold the same bytes; a sharded index's shards, and its
+    manifest's arrays (its header names the shard files, whose names hold the manifest's)."""
+    import numpy as np
+
+    def shards(name: str) -> list[bytes]:
+        return [p.read_bytes() for p in sorted(folder.glob(f"{name[:-4]}.shard-*"))]
+
+    if not shards(a):
+        return (folder / a).read_bytes() == (folder / b).read_bytes()
+    with np.load(folder / a) as x, np.load(folder / b) as y:
+        arrays = sorted(k for k in x.files if not k.startswith("__")) == sorted(k for k in y.files if
+                                                                              not k.startswith("__")) and \
+            all(np.array_equal(x[k], y[k]) for k in x.files if not k.startswith("__"))
+    return arrays and shards(a) == shards(b)
 
 
 def load() -> str:
