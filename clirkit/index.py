@@ -131,7 +131,7 @@ class Index:
         at line N): give each document its own id, ...``, LINE being the second occurrence; without it, the error
         gives the documents' positions.
         """
-        chunks = _chunks(documents, located=source is not None, size=TASK_DOCS if jobs != 1 else _CHUNK_DOCS)
+        chunks = document_chunks(documents, located=source is not None, size=TASK_DOCS if jobs != 1 else _CHUNK_DOCS)
         tokenized = ((lines, ids, tokens) for (lines, ids, _), tokens in analyzer.tokenize_stream(chunks, _texts,
                                                                                                    jobs=jobs))
         return cls.from_tokenized(tokenized, analyzer, source=source, quiet=quiet)
@@ -244,12 +244,12 @@ def _aligned(arrays: dict, docids: np.ndarray, terms: np.ndarray) -> None:
 
 
 def _texts(chunk: tuple) -> list[str]:
-    """The texts of a chunk of :func:`_chunks`."""
+    """The texts of a chunk of :func:`document_chunks`."""
     return chunk[2]
 
 
-def _chunks(documents, *, located: bool = False,
-            size: int = _CHUNK_DOCS) -> Iterator[tuple[list[int] | None, list[str], list[str]]]:
+def document_chunks(documents, *, located: bool = False,
+                    size: int = _CHUNK_DOCS) -> Iterator[tuple[list[int] | None, list[str], list[str]]]:
     """``(line numbers or None, ids, texts)`` chunks of ``size`` ``(docid, text)`` pairs, or of ``(lineno,
     docid, text)`` records (``located``)."""
     lines: list[int] = []

@@ -30,7 +30,7 @@ import numpy as np
 from clirkit.analysis import Analyzer
 from clirkit.bm25 import CollectionStats
 from clirkit.errors import ClirkitError
-from clirkit.index import TASK_DOCS, Index
+from clirkit.index import TASK_DOCS, Index, document_chunks
 from clirkit.npzio import (
     Corrupt,
     checking,
@@ -372,27 +372,17 @@ def _in_order_shards(records: Iterator[tuple], firsts: list, analyzer: Analyzer,
                      source: str | None) -> Iterator[Index]:
     """Each shard's index from ``(lineno, docid, text)`` records in increasing docid order, read once: one
     stream of chunks, none across two shards, tokenized by ``jobs`` workers without a pause between shards."""
-    from itertools import groupby
+    from bisect import bisect_right
+    from itertools import chain, groupby
 
-    def chunks() -> Iterator[tuple]:  # (shard, line numbers, docids, texts)
-        shard, lines, ids, texts = 0, [], [], []
-        for lineno, docid, text in records:
-            while firsts[shard + 1] is not None and not docid < firsts[shard + 1]:
-                if ids:
-                    yield shard, lines, ids, texts
-                    lines, ids, texts = [], [], []
-                shard += 1
-            lines.append(lineno), ids.append(docid), texts.append(text)
-            if len(ids) == TASK_DOCS:
-                yield shard, lines, ids, texts
-                lines, ids, texts = [], [], []
-        if ids:
-            yield shard, lines, ids, texts
-
-    stream = analyzer.tokenize_stream(chunks(), lambda chunk: chunk[3], jobs=jobs)
-    for _, group in groupby(stream, key=lambda done: done[0][0]):
-        yield Index.from_tokenized(((lines if source is not None else None, ids, tokens)
-                                    for (_, lines, ids, _), tokens in group), analyzer, source=source)
+    starts = firsts[1:-1]  # the first docid of each shard after the first
+    by_shard = groupby(records, key=lambda record: bisect_right(starts, record[1]))
+    chunks = chain.from_iterable(((shard, chunk) for chunk in document_chunks(group, located=True, size=TASK_DOCS))
+                                 for shard, group in by_shard)
+    stream = analyzer.tokenize_stream(chunks, lambda item: item[1][2], jobs=jobs)
+    for _, done in groupby(stream, key=lambda item: item[0][0]):
+        yield Index.from_tokenized(((lines, ids, tokens) for (_, (lines, ids, _)), tokens in done), analyzer,
+                                   source=source)
 
 
 def _dense(index: Index) -> Index:
