@@ -80,9 +80,9 @@ class ShardedBM25:
             counts = _run(_union_part, (queries.translations,), ix, "counting", quiet)
             union = _UnionDf(queries.translations, np.sum(counts, axis=0))
         with ThreadPoolExecutor(1) as pool:  # while worker processes search, this one readies the merge
-            docids = pool.submit(_ready_to_merge, ix) if not _in_process(ix) else None
+            ready = pool.submit(_ready_to_merge, ix) if not _in_process(ix) else None
             found = _run(_search_part, (self.bm25_params, queries, depth, union), ix, "searching shards", quiet)
-            docids = [ix._docids(i) for i in range(ix.n_shards)] if docids is None else docids.result()
+            docids = _ready_to_merge(ix) if ready is None else ready.result()  # here: from the shards opened
         merged = found[0]
         for more in found[1:]:  # groups in shard order: ties go to the earlier group, the smaller docids
             merged = merge_ranked(merged, more, depth)
@@ -107,7 +107,8 @@ class ShardedQueryLikelihood(ShardedBM25):
 
 
 def _ready_to_merge(index: ShardedIndex) -> list[np.ndarray]:
-    """The docids of every shard (read from the shard files), the merge's compiled kernel loaded."""
+    """The docids of every shard (from the shards opened in this process, else read from the shard files), the
+    merge's compiled kernel loaded."""
     warm_merge()
     return [index._docids(i) for i in range(index.n_shards)]
 
