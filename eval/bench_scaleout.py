@@ -23,7 +23,7 @@ command's time at ``--docs`` and at a quarter of it gives a fixed part (the inte
 writing) and a part per million documents (the slope), so that the time at other sizes, and the best a larger
 machine could do (the fixed part plus the per-document part over its workers), can be read off.
 
-    python eval/bench_scaleout.py --docs 1000000 --queries 5000 --folder /tmp/scale   # about 40 minutes here
+    python eval/bench_scaleout.py --docs 1000000 --queries 5000 --folder WORK   # about 30 minutes on 2 cores
     python eval/bench_scaleout.py --docs 200000 --parts search bound                  # a quick look
 
 Not a test: timings vary by machine and by load (the load average is printed with each table).
