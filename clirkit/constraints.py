@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import operator
 from numbers import Integral, Real
-from typing import Any, Mapping
+from typing import AbstractSet, Any, Mapping
 
 import numpy as np
 
@@ -84,7 +84,7 @@ class Interval(Constraint):
 class Options(Constraint):
     """The values of ``options``, instances of ``type``."""
 
-    def __init__(self, type: type, options: set) -> None:
+    def __init__(self, type: type, options: AbstractSet) -> None:
         self.type, self.options = type, options
 
     def is_satisfied_by(self, val) -> bool:
@@ -95,9 +95,9 @@ class Options(Constraint):
 
 
 class StrOptions(Options):
-    """The strings of ``options``."""
+    """The strings of ``options`` (a set, or a live view such as a dict's keys)."""
 
-    def __init__(self, options: set[str]) -> None:
+    def __init__(self, options: AbstractSet[str]) -> None:
         super().__init__(str, options)
 
 

@@ -201,9 +201,9 @@ class CompoundSplitter:
     @classmethod
     def from_arrays(cls, arrays: Mapping[str, np.ndarray], **params) -> "CompoundSplitter":
         """The splitter of :meth:`to_arrays`'s ``arrays`` (checked: a damaged pair raises
-        :class:`clirkit.npzio.Corrupt` naming the array and position) with ``params``, the keywords of
+        :class:`clirkit.npzchecks.Corrupt` naming the array and position) with ``params``, the keywords of
         :class:`CompoundSplitter` (:meth:`get_params`)."""
-        from clirkit.npzio import require_array
+        from clirkit.npzchecks import require_array
 
         words = require_array(arrays, "words", "str", sorted=True, unique=True)
         counts = require_array(arrays, "counts", "int", shape=(len(words),), min=0, dtype=np.int64)

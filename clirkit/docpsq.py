@@ -38,18 +38,17 @@ import scipy.sparse as sp
 
 from clirkit.errors import ClirkitError, located
 from clirkit.index import Index, _aligned
-from clirkit.npzio import (
+from clirkit.npzchecks import (
     Corrupt,
     check_csr_rows,
     checking,
-    load_npz,
     require_analyzer,
     require_array,
     require_csr,
     require_field,
-    save_npz,
     stored_as,
 )
+from clirkit.npzio import load_npz, save_npz
 from clirkit.shards import PROJECTED_KIND, ShardedIndex, _narrow
 from clirkit.translation.table import NULL, TranslationTable
 

@@ -27,102 +27,26 @@ so the runner has no branch on a system's kind:
   a fusion's ``systems``);
 - ``search_split(resources, split)``: the run of a split's topics (a fusion fuses its systems' runs).
 
-Every system's ``search`` takes the queries in any form a user has them in (:func:`as_topics`: a text, a list of
-texts, a ``{qid: text}`` dict, a DataFrame with ``qid`` and ``query`` columns, ir_datasets query namedtuples), and
-its own ``search`` receives them as ``{qid: text}``: :class:`System` wraps the ``search`` of each subclass, so no
-system repeats the conversion and a ``{qid: text}`` dict reaches it unchanged (the same run from every form).
+Every system's ``search`` takes the queries in any form a user has them in
+(:func:`clirkit.topicforms.as_topics`: a text, a list of texts, a ``{qid: text}`` dict, a DataFrame with ``qid``
+and ``query`` columns, ir_datasets query namedtuples), and its own ``search`` receives them as ``{qid: text}``:
+:class:`System` wraps the ``search`` of each subclass, so no system repeats the conversion and a ``{qid: text}``
+dict reaches it unchanged (the same run from every form).
 """
 from __future__ import annotations
 
 import copy
 import functools
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping, TypeVar
 
 from clirkit.constraints import validate
 from clirkit.errors import ClirkitError
+from clirkit.topicforms import as_topics
 
 DEPTH = 1000  # results per query of every system's search
 SYSTEM_KIND = "clirkit-system"
 SYSTEM_VERSION = 1
-TOPIC_FORMS = ("a text, a list of texts, a {qid: text} dict, a DataFrame with qid and query columns, or ir_datasets "
-               "queries (namedtuples with query_id and title or text)")
-
-
-def as_topics(topics, *, what: str = "topics") -> Mapping[str, str]:
-    """The queries ``topics`` as ``{qid: text}``, from any of :data:`TOPIC_FORMS`:
-
-    - a ``{qid: text}`` mapping: itself (every text must be a str);
-    - one text: query ``"1"``; a list or tuple of texts: queries ``"1"``, ``"2"``, ... in order;
-    - a pandas DataFrame with ``qid`` and ``query`` columns (PyTerrier's queries frame; a results frame's rows of one
-      query, which repeat its text, give it once); a pandas Series ``{qid: text}``;
-    - an iterable of ir_datasets query namedtuples (``dataset.queries_iter()``): the id ``query_id`` and the text as
-      :func:`clirkit.datasets.load` reads ir_datasets queries (``title``, else ``description``, else ``text``).
-
-    ClirkitError (one line, ``what`` naming the input) for anything else, a query id given twice with two texts, or a
-    text that is not a str (a token list, a missing value)."""
-    if isinstance(topics, str):
-        return {"1": topics}
-    if isinstance(topics, Mapping):
-        _check_texts(topics.items(), what)
-        return topics
-    if hasattr(topics, "columns") and hasattr(topics, "itertuples"):  # a pandas DataFrame
-        return _frame_topics(topics, what)
-    if hasattr(topics, "index") and hasattr(topics, "items") and hasattr(topics, "dtype"):  # a pandas Series
-        return _unique_topics(((str(q), t) for q, t in topics.items()), what)
-    if isinstance(topics, bytes) or not isinstance(topics, Iterable):
-        raise ClirkitError(f"{what}: expected {TOPIC_FORMS}; got {type(topics).__name__}")
-    items = list(topics)
-    if all(isinstance(t, str) for t in items):
-        return {str(i): t for i, t in enumerate(items, 1)}
-    if all(isinstance(t, tuple) and hasattr(t, "_fields") for t in items):
-        return _record_topics(items, what)
-    odd = next(t for t in items if not isinstance(t, str))
-    raise ClirkitError(f"{what}: expected {TOPIC_FORMS}; got a {type(topics).__name__} of {type(odd).__name__}")
-
-
-def _check_texts(pairs: Iterable[tuple[Any, Any]], what: str) -> None:
-    for qid, text in pairs:
-        if not isinstance(text, str):
-            raise ClirkitError(f"{what}: the text of query {qid!r} is a {type(text).__name__}, not a str "
-                               f"(give each query's text)")
-
-
-def _unique_topics(pairs: Iterable[tuple[str, Any]], what: str) -> dict[str, str]:
-    """``{qid: text}`` of ``(qid, text)`` pairs; a qid repeated with the same text is kept once."""
-    out: dict[str, str] = {}
-    for qid, text in pairs:
-        _check_texts([(qid, text)], what)
-        if out.setdefault(qid, text) != text:
-            raise ClirkitError(f"{what}: query {qid!r} appears twice with two texts ({out[qid]!r}, {text!r})")
-    return out
-
-
-def _frame_topics(frame, what: str) -> dict[str, str]:
-    missing = [c for c in ("qid", "query") if c not in frame.columns]
-    if missing:
-        raise ClirkitError(f"{what}: the DataFrame has no {' and no '.join(missing)} column (its columns: "
-                           f"{', '.join(map(str, frame.columns)) or 'none'}); a queries frame has qid and query")
-    return _unique_topics(zip(frame["qid"].astype(str).tolist(), frame["query"].tolist()), what)
-
-
-def _record_topics(records: list, what: str) -> dict[str, str]:
-    from clirkit.formats import choose_fields, join_text
-
-    kinds = {type(r) for r in records}
-    if len(kinds) > 1:
-        raise ClirkitError(f"{what}: records of {len(kinds)} kinds ({', '.join(sorted(k.__name__ for k in kinds))})")
-    fields = records[0]._fields
-    try:
-        id_field, text_fields = choose_fields(fields, "query", noun="field", id_hint="give {qid: text} instead",
-                                              text_hint="give {qid: text} instead")
-    except ClirkitError as exc:
-        raise ClirkitError(f"{what}: {exc}") from None
-    pairs = [(str(getattr(r, id_field)), [getattr(r, f) for f in text_fields]) for r in records]
-    for qid, parts in pairs:
-        _check_texts([(qid, p) for p in parts], what)
-    return _unique_topics(((q, join_text(parts)) for q, parts in pairs), what)
-
-
+_R = TypeVar("_R", bound="Resources")
 class Resources:
     """What a system's ``fit(resources)`` may read; each system takes what it needs (module docstring).
 
@@ -332,8 +256,8 @@ class Resources:
                  "dev": "dev" in self._topics}
         return {} if there.get(what, True) else None
 
-    def for_system(self, options: Mapping[str, Any]) -> "Resources":
-        """The same resources (shared, not copied) with one system's ``options``."""
+    def for_system(self: _R, options: Mapping[str, Any]) -> _R:
+        """The same resources (shared, not copied) with one system's ``options``, of the same class."""
         view = copy.copy(self)
         view.options = dict(options)
         return view
@@ -417,7 +341,8 @@ class System(Parameters):
     system_keys: tuple[str, ...] = ()  # parameters that hold other systems (named in experiment files)
 
     def __init_subclass__(cls, **kwargs) -> None:
-        """A subclass's own ``search`` is wrapped to take any of :data:`TOPIC_FORMS` (:func:`as_topics`)."""
+        """A subclass's own ``search`` is wrapped to take any of :data:`~clirkit.topicforms.TOPIC_FORMS`
+        (:func:`~clirkit.topicforms.as_topics`)."""
         super().__init_subclass__(**kwargs)
         search = cls.__dict__.get("search")
         if search is not None and not hasattr(search, "takes_topics_of_any_form"):

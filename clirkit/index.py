@@ -16,18 +16,17 @@ import scipy.sparse as sp
 
 from clirkit.analysis import Analyzer
 from clirkit.errors import ClirkitError, repeated_id
-from clirkit.npzio import (
+from clirkit.npzchecks import (
     Corrupt,
     check_csr_rows,
     checking,
-    load_npz,
     require_analyzer,
     require_array,
     require_csr,
     require_field,
-    save_npz,
     stored_as,
 )
+from clirkit.npzio import load_npz, save_npz
 
 FORMAT_VERSION = 1
 _CHUNK_DOCS = 20_000

@@ -39,8 +39,9 @@ from pathlib import Path
 from typing import Mapping
 
 from clirkit.errors import ClirkitError
-from clirkit.estimator import DEPTH, Resources, as_topics
+from clirkit.estimator import DEPTH, Resources
 from clirkit.run import Qrels, Run, check_frame_ids, frame_scores
+from clirkit.topicforms import as_topics
 
 INSTALL = "pip install 'clirkit[pyterrier]'"
 
@@ -60,7 +61,7 @@ DOCUMENT_COLUMNS = ("docno", "docid", "score", "rank")  # of a results frame's r
 
 def topics_frame(topics) -> pd.DataFrame:
     """PyTerrier's queries frame (``qid``, ``query``) of ``topics`` in any form a system's ``search`` takes
-    (``{qid: text}``, texts, ir_datasets queries; :func:`clirkit.estimator.as_topics`)."""
+    (``{qid: text}``, texts, ir_datasets queries; :func:`clirkit.topicforms.as_topics`)."""
     topics = _as_topics(topics, "topics")
     return pd.DataFrame({"qid": pd.Series(list(topics), dtype=object),
                          "query": pd.Series(list(topics.values()), dtype=object)})
@@ -87,7 +88,7 @@ def _as_qrels(qrels, what: str) -> Qrels:
 
 
 def _as_topics(topics, what: str):
-    """:func:`~clirkit.estimator.as_topics` of ``topics``, a queries or results frame's missing qid (NaN, None)
+    """:func:`~clirkit.topicforms.as_topics` of ``topics``, a queries or results frame's missing qid (NaN, None)
     refused first, naming its row (it would become the query ``nan``)."""
     if hasattr(topics, "columns") and hasattr(topics, "isna") and "qid" in topics.columns:
         check_frame_ids(topics, ["qid"], what)

@@ -365,7 +365,7 @@ class Qrels:
         ``dataset.qrels_iter()``, ir_measures' Qrel, :meth:`to_records`)."""
         qids, docids, rels = _record_columns(records, ("query_id", "doc_id", "relevance"), "a qrels record",
                                              "an ir_datasets TrecQrel")
-        return cls(qids, docids, _grades(rels, "a qrels record's relevance"))
+        return cls(_str_array(qids), _str_array(docids), _grades(rels, "a qrels record's relevance"))
 
 
 def _style(style: str) -> str:

@@ -31,15 +31,8 @@ from clirkit.analysis import Analyzer
 from clirkit.bm25 import CollectionStats
 from clirkit.errors import ClirkitError
 from clirkit.index import TASK_DOCS, Index, document_chunks
-from clirkit.npzio import (
-    Corrupt,
-    checking,
-    load_npz,
-    require_analyzer,
-    require_array,
-    require_field,
-    save_npz,
-)
+from clirkit.npzchecks import Corrupt, checking, require_analyzer, require_array, require_field
+from clirkit.npzio import load_npz, save_npz
 from clirkit.parallel import BACKENDS  # noqa: F401  (the backends a sharded index searches with)
 from clirkit.shardfiles import (  # noqa: F401  (PROJECTED_KIND, index_kind, shard_name, replacing_shards: here too)
     KIND,

@@ -32,19 +32,8 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from clirkit.bm25 import (
-    BM25,
-    EPSILON,
-    IDF,
-    K1,
-    K3,
-    PRECISION,
-    B,
-    CollectionStats,
-    check_settings,
-    row_key,
-    union_counts,
-)
+from clirkit.bm25 import BM25, CollectionStats, row_key, union_counts
+from clirkit.bm25params import EPSILON, IDF, K1, K3, PRECISION, B, check_settings
 from clirkit.errors import ClirkitError
 from clirkit.index import Index
 from clirkit.parallel import check_backend, run_tasks

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from clirkit import datasets
+from clirkit.datasets import _apt_lists as apt_lists
 from clirkit.datasets import debian_desc
 from clirkit.datasets.parallel import read_parallel
 from clirkit.errors import ClirkitError
@@ -24,17 +25,17 @@ VARIANTS = ("standard", "english-queries")
 
 def _have_lists() -> bool:
     try:
-        debian_desc.find_list(debian_desc.LISTS_DIR, "main_i18n_Translation-de")
-        debian_desc.find_list(debian_desc.LISTS_DIR, "main_i18n_Translation-en")
-        debian_desc.find_list(debian_desc.LISTS_DIR, "main_binary-amd64_Packages")
-        debian_desc.find_list(debian_desc.LISTS_DIR, "InRelease")
+        apt_lists.find_list(apt_lists.LISTS_DIR, "main_i18n_Translation-de")
+        apt_lists.find_list(apt_lists.LISTS_DIR, "main_i18n_Translation-en")
+        apt_lists.find_list(apt_lists.LISTS_DIR, "main_binary-amd64_Packages")
+        apt_lists.find_list(apt_lists.LISTS_DIR, "InRelease")
     except ClirkitError:
         return False
-    return Path(debian_desc.APT_HELPER).is_file()
+    return Path(apt_lists.APT_HELPER).is_file()
 
 
 needs_lists = pytest.mark.skipif(not _have_lists(), reason=(
-    f"apt list files not found in {debian_desc.LISTS_DIR} (enable Acquire::Languages de and run apt-get update)"))
+    f"apt list files not found in {apt_lists.LISTS_DIR} (enable Acquire::Languages de and run apt-get update)"))
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -213,9 +214,9 @@ def test_package_split_is_a_stable_sha256_bucket():
 
 def test_missing_apt_list_is_a_clirkit_error(tmp_path):
     with pytest.raises(ClirkitError, match="Acquire::Languages"):
-        debian_desc.find_list(tmp_path, "main_i18n_Translation-de")
+        apt_lists.find_list(tmp_path, "main_i18n_Translation-de")
     with pytest.raises(ClirkitError, match="no such folder"):
-        debian_desc.find_list(tmp_path / "absent", "main_i18n_Translation-de")
+        apt_lists.find_list(tmp_path / "absent", "main_i18n_Translation-de")
     with pytest.raises(ClirkitError, match="unknown language"):
         debian_desc.build(tmp_path, ["xx"])
 
@@ -235,8 +236,8 @@ def test_rebuild_gives_the_committed_german_folders_byte_for_byte(tmp_path):
 
 @needs_lists
 def test_no_source_package_has_queries_in_two_splits(loaded):
-    text = debian_desc.read_list(debian_desc.find_list(debian_desc.LISTS_DIR, "main_binary-amd64_Packages"))
-    source_of = debian_desc.read_sources(text.decode("utf-8"))
+    text = apt_lists.read_list(apt_lists.find_list(apt_lists.LISTS_DIR, "main_binary-amd64_Packages"))
+    source_of = apt_lists.read_sources(text.decode("utf-8"))
     assert source_of["libgcc-s1"] == "gcc-12" and source_of["bash"] == "bash"
     for lang in LANGS:
         _, queries, _ = loaded[lang, "standard"]

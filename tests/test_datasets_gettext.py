@@ -19,6 +19,8 @@ import numpy as np
 import pytest
 
 from clirkit import datasets
+from clirkit.datasets import _gettext_cleaning as cleaning
+from clirkit.datasets import _gettext_mo as gettext_mo
 from clirkit.datasets import gettext_catalogs as g
 from clirkit.errors import ClirkitError
 
@@ -96,38 +98,38 @@ def every(collections, documents, new_collections, new_documents):
     ("passphrase not changed%0Asince %s", "passphrase not changed since"),
 ])
 def test_clean_message(raw, clean):
-    assert g.clean_message(raw) == clean
+    assert cleaning.clean_message(raw) == clean
 
 
 def test_usable_filters():
-    assert g.usable("cannot create directory", "das Verzeichnis kann nicht angelegt werden")
-    assert not g.usable("cannot remove", "das Entfernen ist nicht möglich")  # 2 words
-    assert not g.usable(" ".join(["word"] * 61), "x" * 10)  # > 60 words
-    assert not g.usable("Open the file", "open the file")  # untranslated
-    assert not g.usable("Open the file", "")  # empty
-    assert not g.usable("a b c 0x1234 0x5678 0x9abc ++ -- ||", "a b c")  # mostly not letters
-    assert not g.usable("is an FIFO. @i is bad", "ist ein FIFO")  # e2fsck abbreviation code
-    assert g.word_count("dir_name: 3 files, a-b") == 5
+    assert cleaning.usable("cannot create directory", "das Verzeichnis kann nicht angelegt werden")
+    assert not cleaning.usable("cannot remove", "das Entfernen ist nicht möglich")  # 2 words
+    assert not cleaning.usable(" ".join(["word"] * 61), "x" * 10)  # > 60 words
+    assert not cleaning.usable("Open the file", "open the file")  # untranslated
+    assert not cleaning.usable("Open the file", "")  # empty
+    assert not cleaning.usable("a b c 0x1234 0x5678 0x9abc ++ -- ||", "a b c")  # mostly not letters
+    assert not cleaning.usable("is an FIFO. @i is bad", "ist ein FIFO")  # e2fsck abbreviation code
+    assert cleaning.word_count("dir_name: 3 files, a-b") == 5
 
 
 def test_singular_and_context():
-    assert g.singular("menu\x04Open file\x00Open files", "Datei öffnen\x00Dateien öffnen") == (
+    assert gettext_mo.singular("menu\x04Open file\x00Open files", "Datei öffnen\x00Dateien öffnen") == (
         "Open file", "Datei öffnen")
 
 
 def test_thai_marks_count_as_letters_and_stay():
     # U+0E48 MAI EK and U+0E49 MAI THO are category Mn: no \\w, no isalpha, yet they tell words apart
-    assert not "\u0e48".isalpha() and g.text_key("ก่า") != g.text_key("ก้า") == "ก้า"
-    assert g.word_count("ไม่มี ใหญ่") == 2
-    assert g.usable("Add a new empty item", "เพิ่มรายการเปล่ารายการใหม่")
+    assert not "\u0e48".isalpha() and cleaning.text_key("ก่า") != cleaning.text_key("ก้า") == "ก้า"
+    assert cleaning.word_count("ไม่มี ใหญ่") == 2
+    assert cleaning.usable("Add a new empty item", "เพิ่มรายการเปล่ารายการใหม่")
     # a hyphen after a tone mark is not an option (evolution th: "ตัวพิมพ์ใหญ่-เล็ก", upper and lower case)
-    assert g.clean_message("ตัวพิมพ์ใหญ่-เล็ก") == "ตัวพิมพ์ใหญ่-เล็ก"
-    assert g.clean_message("--admindir=<ไดเรกทอรี> ใช้") == "ใช้"  # dpkg th: the option with its Thai argument
-    assert g.clean_message("เพิ่มความยาวโดย_อัตโนมัติ") == "เพิ่มความยาวโดยอัตโนมัติ"  # xfce4-panel th accelerator
+    assert cleaning.clean_message("ตัวพิมพ์ใหญ่-เล็ก") == "ตัวพิมพ์ใหญ่-เล็ก"
+    assert cleaning.clean_message("--admindir=<ไดเรกทอรี> ใช้") == "ใช้"  # dpkg th: the option with its Thai argument
+    assert cleaning.clean_message("เพิ่มความยาวโดย_อัตโนมัติ") == "เพิ่มความยาวโดยอัตโนมัติ"  # xfce4-panel th accelerator
 
 
 def test_text_key_and_splits():
-    assert g.text_key("Open File.") == g.text_key("open file") == "open file"
+    assert cleaning.text_key("Open File.") == cleaning.text_key("open file") == "open file"
     assert g.domain_split("coreutils") == "test" and g.domain_split("grep") == "train"
     assert g.domain_split("gnupg2") == "dev"
 
@@ -153,10 +155,10 @@ def _mo(entries: list[tuple[str, str]]) -> bytes:
 def test_read_mo_and_deb(tmp_path):
     mo = _mo([("cannot create directory %s", "Verzeichnis %s kann nicht angelegt werden"),
               ("%d file\x00%d files", "%d Datei\x00%d Dateien")])
-    assert g.read_mo(mo) == [("%d file\x00%d files", "%d Datei\x00%d Dateien"),
+    assert gettext_mo.read_mo(mo) == [("%d file\x00%d files", "%d Datei\x00%d Dateien"),
                              ("cannot create directory %s", "Verzeichnis %s kann nicht angelegt werden")]
     with pytest.raises(ClirkitError, match="bad magic"):
-        g.read_mo(b"\0" * 40)
+        gettext_mo.read_mo(b"\0" * 40)
     # a .deb is an ar archive whose data.tar.xz holds the catalogs
     tar_bytes = io.BytesIO()
     with tarfile.open(fileobj=tar_bytes, mode="w:xz") as tar:
@@ -170,10 +172,10 @@ def test_read_mo_and_deb(tmp_path):
         for name, data in members)
     deb = tmp_path / "demo_1.0_all.deb"
     deb.write_bytes(ar)
-    assert g.deb_catalogs(deb, {"de", "es"}) == {("de", "demo"): mo}
+    assert gettext_mo.deb_catalogs(deb, {"de", "es"}) == {("de", "demo"): mo}
     (tmp_path / "bad.deb").write_bytes(b"not an archive")
     with pytest.raises(ClirkitError, match="not a Debian package"):
-        g.deb_catalogs(tmp_path / "bad.deb", {"de"})
+        gettext_mo.deb_catalogs(tmp_path / "bad.deb", {"de"})
 
 
 def test_missing_debs_named(tmp_path):
@@ -242,15 +244,15 @@ def test_splits_disjoint_and_judged(every):
 def test_dev_test_documents_not_in_parallel(every):
     for c, documents in every:
         _, english = c.parallel()
-        train_english = {g.text_key(e) for e in english}
+        train_english = {cleaning.text_key(e) for e in english}
         for s in ("dev", "test"):
             for d in set(c.qrels(s).docids.tolist()):
-                assert g.text_key(documents[d]) not in train_english
+                assert cleaning.text_key(documents[d]) not in train_english
 
 
 def test_query_texts_distinct(every):
     for c, _ in every:
-        keys = [g.text_key(t) for s in c.splits for t in c.queries(s).values()]
+        keys = [cleaning.text_key(t) for s in c.splits for t in c.queries(s).values()]
         assert len(keys) == len(set(keys))
 
 
@@ -277,7 +279,7 @@ def test_hand_checked_entries(collections, documents, name, split, msgid, query,
     qid = f"{domain}.{hashlib.sha256(msgid.encode()).hexdigest()[:10]}"
     c = collections[name]
     assert c.queries(split)[qid] == query
-    docid = "en." + hashlib.sha256(g.text_key(document).encode()).hexdigest()[:12]
+    docid = "en." + hashlib.sha256(cleaning.text_key(document).encode()).hexdigest()[:12]
     assert documents[docid] == document
     assert docid in _rels(c, split, qid)
 
@@ -309,7 +311,7 @@ def test_hand_checked_new_entries(new_collections, new_documents, key, split, do
     qid = f"{domain}.{hashlib.sha256(msgid.encode()).hexdigest()[:10]}"
     c = new_collections[key]
     assert c.queries(split)[qid] == query
-    docid = "en." + hashlib.sha256(g.text_key(document).encode()).hexdigest()[:12]
+    docid = "en." + hashlib.sha256(cleaning.text_key(document).encode()).hexdigest()[:12]
     assert new_documents[docid] == document
     assert docid in _rels(c, split, qid)
 
@@ -329,8 +331,8 @@ def test_english_in_train_dropped(collections):
 def test_catalog_read_matches_stdlib_gettext():
     import gettext
 
-    data = g.deb_catalogs(g.find_debs(DEBS)["grep"], {"de"})[("de", "grep")]
-    ours = dict(g.read_mo(data))
+    data = gettext_mo.deb_catalogs(g.find_debs(DEBS)["grep"], {"de"})[("de", "grep")]
+    ours = dict(gettext_mo.read_mo(data))
     theirs = gettext.GNUTranslations(io.BytesIO(data))
     assert ours["%s: binary file matches"] == "%s: Übereinstimmungen in Binärdatei"
     for msgid, msgstr in ours.items():

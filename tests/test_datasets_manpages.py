@@ -10,6 +10,7 @@ import pytest
 
 import clirkit.datasets
 from clirkit import datasets
+from clirkit.datasets import _manpage_text as manpage_text
 from clirkit.datasets import manpages
 from clirkit.errors import ClirkitError
 
@@ -79,7 +80,7 @@ def test_english_queries_share_qids_qrels_and_files(lang):
         assert list(std.queries(split)) == list(eng.queries(split))
         assert std.qrels(split).to_dict() == eng.qrels(split).to_dict()
         for qid, text in std.queries(split).items():
-            assert not manpages.same_text(text, eng.queries(split)[qid])  # untranslated ones dropped
+            assert not manpage_text.same_text(text, eng.queries(split)[qid])  # untranslated ones dropped
 
 
 def _query(c, qid: str) -> tuple[str, str, dict]:
@@ -103,49 +104,49 @@ def test_hand_checked_entries():
     assert docs["ls.1"].startswith("ls [OPTION]... [FILE]... List information about the FILEs")
     assert "list directory contents" not in docs["ls.1"]  # NAME dropped
     assert "Written by" not in docs["ls.1"] and "GNU coreutils online help" not in docs["ls.1"]  # boilerplate
-    assert max(len(t.split()) for t in docs.values()) == manpages.MAX_WORDS
+    assert max(len(t.split()) for t in docs.values()) == manpage_text.MAX_WORDS
     pairs = dict(zip(de.parallel_ids(), zip(*de.parallel())))
     assert pairs["open.2#name"] == ("eine Datei öffnen und möglicherweise erzeugen", "open and possibly create a file")
 
 
 def test_strip_names():
-    assert manpages.strip_names("ls, dir, vdir - list directory contents") == "list directory contents"
-    assert manpages.strip_names("printf, fprintf, dprintf, sprintf - formatted output conversion") == \
+    assert manpage_text.strip_names("ls, dir, vdir - list directory contents") == "list directory contents"
+    assert manpage_text.strip_names("printf, fprintf, dprintf, sprintf - formatted output conversion") == \
         "formatted output conversion"
-    assert manpages.strip_names("open, openat, creat — открывает и, возможно, создаёт файл") == \
+    assert manpage_text.strip_names("open, openat, creat — открывает и, возможно, создаёт файл") == \
         "открывает и, возможно, создаёт файл"
-    assert manpages.strip_names("file \u2212 determine file type") == "determine file type"
-    assert manpages.strip_names("bzip2, bunzip2 - a block-sorting file compressor, v1.0.8\n"
+    assert manpage_text.strip_names("file \u2212 determine file type") == "determine file type"
+    assert manpage_text.strip_names("bzip2, bunzip2 - a block-sorting file compressor, v1.0.8\n"
                                 "bzcat - decompresses files to stdout") == \
         "a block-sorting file compressor, v1.0.8; decompresses files to stdout"
-    assert manpages.strip_names("test - check file types\n  and compare values") == \
+    assert manpage_text.strip_names("test - check file types\n  and compare values") == \
         "check file types and compare values"
-    assert manpages.strip_names("grep, egrep, fgrep - rgrep - muestran líneas") == "muestran líneas"
-    assert manpages.strip_names("systemd-journald.service, systemd-journald@.socket - Journal service") == \
+    assert manpage_text.strip_names("grep, egrep, fgrep - rgrep - muestran líneas") == "muestran líneas"
+    assert manpage_text.strip_names("systemd-journald.service, systemd-journald@.socket - Journal service") == \
         "Journal service"
-    assert manpages.strip_names("x-y") == ""
-    assert manpages.strip_names("") == ""
+    assert manpage_text.strip_names("x-y") == ""
+    assert manpage_text.strip_names("") == ""
 
 
 def test_parse_sections_and_document_text():
     text = ("LS(1)          User Commands          LS(1)\n\n\n\nNAME\n       ls - list directory contents\n\n"
             "DESCRIPTION\n       List information\n       about the FILEs.\n\n       -a, --all\n"
             "              do not ignore\n\nSEE ALSO\n       dir(1)\n\nGNU coreutils 9.1    September 2022    LS(1)\n")
-    page = manpages.parse_sections(text)
+    page = manpage_text.parse_sections(text)
     assert page.sections == [("NAME", [["ls - list directory contents"]]),
                              ("DESCRIPTION", [["List information", "about the FILEs."], ["-a, --all", "do not ignore"]]),
                              ("SEE ALSO", [["dir(1)"]])]
-    assert manpages.name_description(page) == "list directory contents"
-    assert manpages.document_text(page) == "List information about the FILEs. -a, --all do not ignore"
+    assert manpage_text.name_description(page) == "list directory contents"
+    assert manpage_text.document_text(page) == "List information about the FILEs. -a, --all do not ignore"
     # a translated mdoc page has no header nor footer: nothing is lost
-    tr = manpages.parse_sections("\nBEZEICHNUNG\n     ls — auflisten\n\nBESCHREIBUNG\n     Auflistung.\n\n"
+    tr = manpage_text.parse_sections("\nBEZEICHNUNG\n     ls — auflisten\n\nBESCHREIBUNG\n     Auflistung.\n\n"
                                  "     -a\n     nicht ignorieren\n\nSIEHE AUCH\n     dir(1)\n\n"
                                  "ÜBERSETZUNG\n     Die deutsche Übersetzung\n")
     assert [h for h, _ in tr.sections] == ["BEZEICHNUNG", "BESCHREIBUNG", "SIEHE AUCH", "ÜBERSETZUNG"]
-    assert manpages.aligned_pairs(tr, page) == [
+    assert manpage_text.aligned_pairs(tr, page) == [
         ("s2p1", "Auflistung.", "List information about the FILEs."),
         ("s2p2", "-a nicht ignorieren", "-a, --all do not ignore")]
-    assert manpages.aligned_pairs(manpages.Rendered(tr.sections[:2]), page) is None
+    assert manpage_text.aligned_pairs(manpage_text.Rendered(tr.sections[:2]), page) is None
 
 
 def test_page_split_is_by_name():
@@ -173,10 +174,10 @@ def test_raw_pages_give_the_committed_entries():
     de = manpages.read_pages(_deb("manpages-de_4.18.1-1_all.deb"), "manpages-de")["de"]
     en = manpages.read_pages(_deb("coreutils_9.1-1_*.deb"), "coreutils")["en"]
     assert de["ls.1"].alias is None and en["vdir.1"].alias is None
-    page_de, page_en = (manpages.parse_sections(manpages.render(p["ls.1"].roff)) for p in (de, en))
-    assert manpages.name_description(page_de) == "Verzeichnisinhalte auflisten"
+    page_de, page_en = (manpage_text.parse_sections(manpage_text.render(p["ls.1"].roff)) for p in (de, en))
+    assert manpage_text.name_description(page_de) == "Verzeichnisinhalte auflisten"
     docs = dict(zip(*_load("de", "standard").documents()))
-    assert manpages.document_text(page_en) == docs["ls.1"]
+    assert manpage_text.document_text(page_en) == docs["ls.1"]
     dev = manpages.read_pages(_deb("manpages-dev_6.03-2_all.deb"), "manpages-dev")["en"]
     assert manpages.resolve("creat.2", dev) == "open.2"  # a .so stub
 

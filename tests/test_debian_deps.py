@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from clirkit import datasets
+from clirkit.datasets import _apt_lists as apt_lists
 from clirkit.datasets import debian_deps, debian_desc
 from clirkit.datasets.debian_deps import hub_documents, parse_relations, read_packages, relation_grades, resolve
 from clirkit.errors import ClirkitError
@@ -102,7 +103,7 @@ def _sources(world=WORLD) -> tuple[debian_desc.Sources, dict]:
     french = debian_desc.read_translations(_translation_text("fr", world), "fr", Path("Translation-fr"))
     text = _packages_text(world)
     sha = {k: "0" * 64 for k in (debian_deps.PACKAGES, "main/i18n/Translation-en", "main/i18n/Translation-fr")}
-    src = debian_desc.Sources(english, {"fr": french}, debian_desc.read_sources(text), "Sat, 10 Jun 2023", sha)
+    src = debian_desc.Sources(english, {"fr": french}, apt_lists.read_sources(text), "Sat, 10 Jun 2023", sha)
     return src, read_packages(text)[0]
 
 
@@ -275,14 +276,14 @@ def _have_lists() -> bool:
     try:
         for suffix in ("main_i18n_Translation-fr", "main_i18n_Translation-en", "main_binary-amd64_Packages",
                        "InRelease"):
-            debian_desc.find_list(debian_desc.LISTS_DIR, suffix)
+            apt_lists.find_list(apt_lists.LISTS_DIR, suffix)
     except ClirkitError:
         return False
-    return Path(debian_desc.APT_HELPER).is_file()
+    return Path(apt_lists.APT_HELPER).is_file()
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not _have_lists(), reason=f"apt list files not found in {debian_desc.LISTS_DIR}")
+@pytest.mark.skipif(not _have_lists(), reason=f"apt list files not found in {apt_lists.LISTS_DIR}")
 def test_rebuild_gives_the_committed_folder_byte_for_byte(tmp_path):
     assert debian_deps.main(["--quiet", "-o", str(tmp_path)]) == 0
     built, committed = tmp_path / debian_deps.NAME, DATA / debian_deps.NAME

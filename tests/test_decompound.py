@@ -11,7 +11,7 @@ from clirkit import datasets
 from clirkit.analysis import Analyzer
 from clirkit.decompound import DUTCH_FILLERS, CompoundSplitter
 from clirkit.errors import ClirkitError
-from clirkit.npzio import Corrupt
+from clirkit.npzchecks import Corrupt
 
 # Counts of lowercased surface tokens (Analyzer("de", stemmer=None).surface_tokens) in the German queries of the
 # bundled debian-desc-de-en collection, all splits (pinned by test_lexicon_counts_are_those_of_the_bundled_queries)

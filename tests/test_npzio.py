@@ -9,6 +9,7 @@ import re
 import numpy as np
 import pytest
 
+import clirkit.npzchecks as npzchecks
 import clirkit.npzio as npzio
 from clirkit.errors import ClirkitError
 from clirkit.npzio import HEADER_KEY, load_npz, save_npz
@@ -168,16 +169,16 @@ def test_encode_header_is_what_save_npz_stores(saved):
 
 def test_checking_names_the_file_and_what_it_should_hold_in_one_line():
     with pytest.raises(ClirkitError) as info:
-        with npzio.checking("ix.npz", "index"):
-            npzio.require_array(ARRAYS, "doc_lengths", "number", min=0)
-            npzio.require_array({**ARRAYS, "doc_lengths": np.array([10.0, np.nan, 13.0])}, "doc_lengths", "number")
+        with npzchecks.checking("ix.npz", "index"):
+            npzchecks.require_array(ARRAYS, "doc_lengths", "number", min=0)
+            npzchecks.require_array({**ARRAYS, "doc_lengths": np.array([10.0, np.nan, 13.0])}, "doc_lengths", "number")
     assert str(info.value) == "ix.npz: corrupt index: doc_lengths has NaN at 1"
     assert type(info.value) is ClirkitError
 
 
 def test_checking_lets_other_exceptions_through():
     with pytest.raises(ZeroDivisionError):
-        with npzio.checking("ix.npz", "index"):
+        with npzchecks.checking("ix.npz", "index"):
             1 / 0
 
 
@@ -201,16 +202,16 @@ def test_checking_lets_other_exceptions_through():
     (np.array(["tinieblas", "luz", "tinieblas"]), {"kind": "str", "unique": True}, "x holds 'tinieblas' more than once"),
 ])
 def test_require_array_names_the_array_the_problem_and_the_first_place(array, checks, problem):
-    with pytest.raises(npzio.Corrupt, match=f"^{problem}$"):
-        npzio.require_array({"x": array}, "x", **checks)
+    with pytest.raises(npzchecks.Corrupt, match=f"^{problem}$"):
+        npzchecks.require_array({"x": array}, "x", **checks)
 
 
 def test_require_array_returns_native_byte_order_and_the_asked_dtype():
-    got = npzio.require_array({"x": np.array([3, 1, 2], dtype=">i8")}, "x", "int", min=0, dtype=np.int32)
+    got = npzchecks.require_array({"x": np.array([3, 1, 2], dtype=">i8")}, "x", "int", min=0, dtype=np.int32)
     assert got.dtype == np.int32 and got.dtype.isnative and got.tolist() == [3, 1, 2]
-    assert npzio.require_array({}, "x", "int", optional=True) is None
-    with pytest.raises(npzio.Corrupt, match="^x is missing$"):
-        npzio.require_array({}, "x", "int")
+    assert npzchecks.require_array({}, "x", "int", optional=True) is None
+    with pytest.raises(npzchecks.Corrupt, match="^x is missing$"):
+        npzchecks.require_array({}, "x", "int")
 
 
 HEADER = {"ngram": 2, "beta": 5.0, "doc_weighting": "idf", "shape": [4, 5], "base": None,
@@ -232,19 +233,19 @@ HEADER = {"ngram": 2, "beta": 5.0, "doc_weighting": "idf", "shape": [4, 5], "bas
     ("params", "object", {}, None, "header params must be an object, got null"),
 ])
 def test_require_field_says_what_the_header_value_must_be_and_what_it_is(name, kind, checks, value, problem):
-    assert npzio.require_field(HEADER, name, kind, **checks) == HEADER[name]
-    with pytest.raises(npzio.Corrupt, match=f"^{problem}$"):
-        npzio.require_field({**HEADER, name: value}, name, kind, **checks)
+    assert npzchecks.require_field(HEADER, name, kind, **checks) == HEADER[name]
+    with pytest.raises(npzchecks.Corrupt, match=f"^{problem}$"):
+        npzchecks.require_field({**HEADER, name: value}, name, kind, **checks)
 
 
 def test_require_field_follows_paths_into_objects_and_lists():
-    assert npzio.require_field(HEADER, ("params", "eps"), "number", min=0) == 1.0
-    assert npzio.require_field(HEADER, ("history", 0, "loss"), "number") == 0.13
-    assert npzio.require_field(HEADER, ("params", "margin"), "number", default=0.2) == 0.2
-    with pytest.raises(npzio.Corrupt, match=r"^header history\[1\].loss is missing$"):
-        npzio.require_field(HEADER, ("history", 1, "loss"), "number")
-    with pytest.raises(npzio.Corrupt, match=r'^header params.thresholds must be a list of finite numbers, got \["a"\]$'):
-        npzio.require_field({"params": {"thresholds": ["a"]}}, ("params", "thresholds"), "list", items="number")
+    assert npzchecks.require_field(HEADER, ("params", "eps"), "number", min=0) == 1.0
+    assert npzchecks.require_field(HEADER, ("history", 0, "loss"), "number") == 0.13
+    assert npzchecks.require_field(HEADER, ("params", "margin"), "number", default=0.2) == 0.2
+    with pytest.raises(npzchecks.Corrupt, match=r"^header history\[1\].loss is missing$"):
+        npzchecks.require_field(HEADER, ("history", 1, "loss"), "number")
+    with pytest.raises(npzchecks.Corrupt, match=r'^header params.thresholds must be a list of finite numbers, got \["a"\]$'):
+        npzchecks.require_field({"params": {"thresholds": ["a"]}}, ("params", "thresholds"), "list", items="number")
 
 
 @pytest.mark.parametrize("settings, problem", [
@@ -263,12 +264,12 @@ def test_require_field_follows_paths_into_objects_and_lists():
      "header analyzer: cjk_bigrams must be true or false, got 'yes'"),
 ])
 def test_require_analyzer_turns_malformed_settings_into_one_line(settings, problem):
-    old = npzio.require_analyzer({"analyzer": {"lang": "es", "lowercase": True, "strip_punctuation": True}}, "analyzer")
+    old = npzchecks.require_analyzer({"analyzer": {"lang": "es", "lowercase": True, "strip_punctuation": True}}, "analyzer")
     assert old.lang == "es" and old.stemmer is None and not old.cjk_bigrams  # written before stemming: whole words
     stemmed = {"lang": "es", "lowercase": True, "strip_punctuation": True, "stemmer": "snowball", "cjk_bigrams": False}
-    assert npzio.require_analyzer({"analyzer": stemmed}, "analyzer").stemmer == "snowball"
-    with pytest.raises(npzio.Corrupt, match=f"^{re.escape(problem)}"):
-        npzio.require_analyzer({"analyzer": settings}, "analyzer")
+    assert npzchecks.require_analyzer({"analyzer": stemmed}, "analyzer").stemmer == "snowball"
+    with pytest.raises(npzchecks.Corrupt, match=f"^{re.escape(problem)}"):
+        npzchecks.require_analyzer({"analyzer": settings}, "analyzer")
 
 
 # a 3 x 4 matrix: rows [0 1 . 2], [. . . .], [3 . . 4]
@@ -276,7 +277,7 @@ CSR = {"d": np.array([1.0, 1.0, 2.0, 3.0, 4.0]), "i": np.array([0, 1, 3, 0, 3]),
 
 
 def test_require_csr_builds_the_canonical_matrix():
-    m = npzio.require_csr(CSR, ("d", "i", "p"), (3, 4), "float")
+    m = npzchecks.require_csr(CSR, ("d", "i", "p"), (3, 4), "float")
     assert m.has_canonical_format and m.toarray().tolist() == [[1, 1, 0, 2], [0, 0, 0, 0], [3, 0, 0, 4]]
 
 
@@ -291,8 +292,8 @@ def test_require_csr_builds_the_canonical_matrix():
     ({"d": np.array([1.0, 1.0, 2.0, np.nan, 4.0])}, "d has NaN at 3"),
 ])
 def test_require_csr_refuses_what_scipy_would_take_or_crash_on(change, problem):
-    with pytest.raises(npzio.Corrupt, match=f"^{problem}$"):
-        npzio.require_csr({**CSR, **change}, ("d", "i", "p"), (3, 4), "float")
+    with pytest.raises(npzchecks.Corrupt, match=f"^{problem}$"):
+        npzchecks.require_csr({**CSR, **change}, ("d", "i", "p"), (3, 4), "float")
 
 
 # found by fuzzing (tests/test_fuzz.py) ---------------------------------------------------------------------
@@ -303,13 +304,13 @@ def test_require_csr_refuses_what_scipy_would_take_or_crash_on(change, problem):
 ])
 def test_require_array_refuses_strings_that_cannot_be_written_as_utf8(array, problem):
     # accepted before, they failed much later: UnicodeEncodeError when a run or a table was written
-    with pytest.raises(npzio.Corrupt, match=f"^{problem}$"):
-        npzio.require_array({"x": array}, "x", "str", array.ndim)
+    with pytest.raises(npzchecks.Corrupt, match=f"^{problem}$"):
+        npzchecks.require_array({"x": array}, "x", "str", array.ndim)
 
 
 def test_require_array_takes_big_endian_strings():
     big_endian = np.array(["luz", "tierra"]).astype(">U6")
-    assert npzio.require_array({"x": big_endian}, "x", "str").tolist() == ["luz", "tierra"]
+    assert npzchecks.require_array({"x": big_endian}, "x", "str").tolist() == ["luz", "tierra"]
 
 
 @pytest.mark.parametrize("version, shown", [(True, "true"), ("1\n", '"1\\n"'), (1.0, "1.0")])
@@ -374,8 +375,8 @@ def test_a_file_that_is_not_a_zip_archive_is_called_so_never_pickled_data_to_loa
                                        ("SCS model", "train the model again with `clirkit scs-train`")])
 def test_checking_with_a_remedy_says_how_to_make_the_file_again(what, fix):
     with pytest.raises(ClirkitError) as info:
-        with npzio.checking("f.npz", what, remedy=True):
-            npzio.require_array({**ARRAYS, "doc_lengths": np.array([10.0, np.nan])}, "doc_lengths", "number")
+        with npzchecks.checking("f.npz", what, remedy=True):
+            npzchecks.require_array({**ARRAYS, "doc_lengths": np.array([10.0, np.nan])}, "doc_lengths", "number")
     assert str(info.value).startswith(f"f.npz: corrupt {what}: doc_lengths has NaN at 1; {fix}")
 
 

@@ -1,4 +1,4 @@
-"""The Python API on text and DataFrames (clirkit.estimator.as_topics, clirkit.run, clirkit.metrics): every system's
+"""The Python API on text and DataFrames (clirkit.topicforms.as_topics, clirkit.run, clirkit.metrics): every system's
 search takes a text, texts, a dict, a queries frame or ir_datasets queries and gives the dict's run; runs and qrels
 go to PyTerrier's frames and ir_datasets' namedtuples and back; ir_measures' measure objects are measures; bad input
 is a one-line ClirkitError."""
@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from clirkit.errors import ClirkitError
-from clirkit.estimator import as_topics
 from clirkit.metrics import evaluate
 from clirkit.run import Qrels, Run
 from clirkit.systems import DT, PSQ, Fusion, Resources
+from clirkit.topicforms import as_topics
 from clirkit.translation import TranslationTable
 
 pd = pytest.importorskip("pandas")

@@ -28,17 +28,8 @@ from clirkit.boost.result import BoostResult
 from clirkit.boost.scoring import docid_tie_key, top_k
 from clirkit.boost.weighting import SCHEMES, check_scheme, weigh_documents
 from clirkit.errors import ClirkitError
-from clirkit.npzio import (
-    Corrupt,
-    checking,
-    load_npz,
-    require_analyzer,
-    require_array,
-    require_csr,
-    require_field,
-    save_npz,
-    show,
-)
+from clirkit.npzchecks import Corrupt, checking, require_analyzer, require_array, require_csr, require_field
+from clirkit.npzio import load_npz, save_npz, show
 from clirkit.run import PackedRun, Run
 
 KIND = "boost-model"
@@ -347,7 +338,7 @@ class BoostModel:
 
 def _checked_params(meta: Mapping) -> dict:
     """The header's ``params``: an object, whose entries read after loading (the rounds kept per bag, the
-    dev curves, the dev MAP by beta), when present, have their types (raises :class:`~clirkit.npzio.Corrupt`)."""
+    dev curves, the dev MAP by beta), when present, have their types (raises :class:`~clirkit.npzchecks.Corrupt`)."""
     params = require_field(meta, "params", "object", default={})
     require_field(meta, ("params", "bag_rounds"), "list", items="int", min=0, default=None)
     for i in range(len(require_field(meta, ("params", "dev_curves"), "list", items="object", default=[]))):
@@ -371,7 +362,7 @@ def _sorted_terms(arr: Mapping[str, np.ndarray], name: str) -> np.ndarray:
 
 
 def _checked_history(arr: Mapping[str, np.ndarray], shape: tuple[int, int]) -> dict[str, np.ndarray]:
-    """The per-round history arrays of a loaded model, checked (raises :class:`~clirkit.npzio.Corrupt`)."""
+    """The per-round history arrays of a loaded model, checked (raises :class:`~clirkit.npzchecks.Corrupt`)."""
     R = len(require_array(arr, "history_round", "int"))
     P = len(require_array(arr, "history_pair_src", "int"))
     h = {"bag": require_array(arr, "history_bag", "int", shape=(R,), min=0, sorted=True, dtype=np.int64),

@@ -201,6 +201,20 @@ class PairCache:
         return self._maps[digest]
 
 
+def grouping_key(src_ptr: np.ndarray, tgt: np.ndarray, src_hash: np.ndarray, tgt_hash: np.ndarray, T: int,
+                 seed: int, bits: int) -> bytes:
+    """What the grouping of the pairs ``(src_ptr, tgt)`` by bucket depends on, digested (the :class:`PairCache`
+    key): the pairs, the n-grams' hashes, the target n-grams ``T`` and the hashing's ``seed`` and ``bits``."""
+    import hashlib
+
+    h = hashlib.blake2b(digest_size=20)
+    h.update(np.array([T, seed, bits, len(tgt), len(src_ptr)], dtype=np.int64).tobytes())
+    for array in (np.ascontiguousarray(src_ptr, dtype=np.int64), np.ascontiguousarray(tgt, dtype=np.int64),
+                  np.ascontiguousarray(src_hash), np.ascontiguousarray(tgt_hash)):
+        h.update(array)
+    return h.digest()
+
+
 def mapped_pairs(Qm: sp.csr_matrix, Dm: sp.csr_matrix, tuples: Tuples, src_hash: np.ndarray, tgt_hash: np.ndarray,
                  hash_seed: int, bits: int) -> PairMap | None:
     """The pairs of ``tuples`` mapped once (:class:`~clirkit.boost.pairmap.PairMap`) and grouped by bucket (its

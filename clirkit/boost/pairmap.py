@@ -298,3 +298,8 @@ def _pair_table(Qm: sp.csr_matrix, T: int, targets: np.ndarray, ustart: np.ndarr
     src_ptr = np.zeros(S + 1, dtype=np.int64)
     np.cumsum(counts, out=src_ptr[1:])
     return src_ptr, np.concatenate(tgt_l) if tgt_l else np.zeros(0, dtype=np.int32), qpid
+
+
+def round_lists(n: int) -> tuple:
+    """The compiled round's lists, ``n`` entries each (:func:`clirkit.boost.kernels.round_update`)."""
+    return np.empty(n, np.int64), np.empty(n), np.empty(n), np.empty(n, np.int64), np.empty(n)

@@ -11,45 +11,22 @@ from __future__ import annotations
 from numbers import Integral, Real
 from typing import Mapping, Sequence
 
-import numpy as np
-import scipy.sparse as sp
-
 from clirkit.analysis import Analyzer
-from clirkit.boost import pairmap
-from clirkit.boost.bagging import (
-    BoostData,
-    BoostParams,
-    bag_rows,
-    bagged_dev_score,
-    boost_scored_each,
-    kept_if_significant,
-    train_bags,
-    worker_groups,
-)
-from clirkit.boost.base import MAX_BETA, NORMALIZATION, BaseRun, BaseScores, CompactRun, compact
-from clirkit.boost.features import PairFeatures
+from clirkit.boost.base import MAX_BETA, BaseRun, CompactRun
 from clirkit.boost.model import BoostModel
-from clirkit.boost.pairgroups import PairCache
-from clirkit.boost.scoring import DevEvaluator, RerankEvaluator
-from clirkit.boost.sweep import BetaSweep, betas_to_try, sweep_betas
-from clirkit.boost.tuples import WEIGHTINGS, Tuples, make_tuples
+from clirkit.boost.training import fit_tokens
+from clirkit.boost.tuples import WEIGHTINGS
 from clirkit.boost.weighting import SCHEMES
 from clirkit.constraints import Interval, Number, Numbers, Options, StrOptions, at_least_zero, positive
 from clirkit.documents import Documents
 from clirkit.errors import ClirkitError
 from clirkit.estimator import DEPTH, Resources, System, drop_excluded
-from clirkit.parallel import BACKENDS, run_tasks
+from clirkit.parallel import BACKENDS
 from clirkit.progress import say
 from clirkit.run import Qrels, Run
 
 BETA_GRID = (2.0, 5.0, 10.0, 20.0)  # base-score weights tried on dev when beta is not given
 BASE_BATCH = 250  # training queries a base system searches at a time (its run is kept as integer codes)
-# hyper-parameters a model's params leave out: how it ran (jobs, backend, scheduler, quiet), what the model keeps
-# elsewhere (the analyzers' languages, the base, beta; the seed as "seed"), what is recorded only when it matters
-# (doc_weighting, candidate_depth, parallel_weight, hard_negatives), and the depth of the dev evaluations
-_NOT_RECORDED = frozenset({"jobs", "backend", "scheduler", "quiet", "source_lang", "target_lang", "base", "beta",
-                           "beta_grid", "random_state", "doc_weighting", "candidate_depth", "parallel_weight",
-                           "hard_negatives", "eval_depth", "significance"})
 
 
 class BoostRanker(System):
@@ -397,188 +374,10 @@ class BoostRanker(System):
         None) and, from a base ranker, ``beta_`` and ``beta_scores_`` (its best beta and
         its ``{beta: dev MAP}``).
         """
-        has_dev = dev_queries is not None and dev_qrels is not None
-        base_run = self._check_fit(queries, docids, doc_tokens, candidates, extra_queries, extra_qrels, has_dev,
-                                   base_run)
-        qids, extra_ids = list(queries), list(extra_queries or ())
-        query_ids = qids + extra_ids
-        features = PairFeatures.fit([queries[q] for q in qids] + [extra_queries[q] for q in extra_ids], doc_tokens,
-                                    ngram=self.ngram, max_df=self.max_df,
-                                    frequent_word_ngrams=self.frequent_word_ngrams,
-                                    doc_weighting=self._doc_weighting(), hash_seed=self.hash_seed)
-        train_base = self._train_base(base_run, query_ids, len(qids), docids)
-        tuples, n_extra = self._tuples(qrels, extra_qrels if extra_ids else None, query_ids, docids, candidates,
-                                       train_base)
-        say(f"boost: {len(tuples)} tuples ({n_extra} extra) from {len(np.unique(tuples.query))} queries; "
-            f"{len(features.source)} source and {len(features.target)} target {self.ngram}-grams", quiet=self.quiet)
-        dev = (dev_queries, dev_qrels) if has_dev else None
-        if self.base is None:
-            sweep, base_info = None, None
-            results = self._bags(features, tuples, self._dev_evaluator(dev, features, docids))
-        else:
-            sweep, results = self._sweep(features, tuples, train_base, base_run, dev, docids)
-            base_info = {"normalization": NORMALIZATION, **base_run.describe(), "made_by": dict(base_made_by or {})}
-        self.model_ = BoostModel.from_results(
-            results, features.source.terms, features.target.terms, ngram=self.ngram,
-            source_analyzer=source_analyzer or Analyzer(self.source_lang),
-            target_analyzer=target_analyzer or Analyzer(self.target_lang),
-            params=self._record(tuples, n_extra, results, sweep, candidates), beta=0.0 if sweep is None else sweep.best,
-            base=base_info, doc_weighting=features.doc_weighting, tgt_idf=features.idf)
-        self.results_, self.tuples_, self.beta_sweep_ = results, tuples, sweep
-        self.docids_, self.doc_tokens_ = list(docids), doc_tokens
-        if sweep is not None:
-            self.beta_, self.beta_scores_ = sweep.best, sweep.by_beta()
+        fit_tokens(self, queries, qrels, docids, doc_tokens, dev_queries=dev_queries, dev_qrels=dev_qrels,
+                   candidates=candidates, source_analyzer=source_analyzer, target_analyzer=target_analyzer,
+                   extra_queries=extra_queries, extra_qrels=extra_qrels, base_made_by=base_made_by, base_run=base_run)
         return self
-
-    def _check_fit(self, queries, docids, doc_tokens, candidates, extra_queries, extra_qrels, has_dev: bool,
-                   base_run) -> CompactRun | None:
-        """The hyper-parameters (:meth:`_check`) and what :meth:`fit_tokens` is given; returns the base run
-        (``base`` itself, or the run of a base system), encoded, or None standalone."""
-        self._check()
-        if isinstance(self.base, System) and base_run is None:
-            raise ClirkitError("fit_tokens with a base system needs its run (base_run); fit makes it")
-        if len(docids) != len(doc_tokens):
-            raise ClirkitError(f"{len(docids)} document ids but {len(doc_tokens)} documents")
-        if self.base is not None and candidates is not None:
-            raise ClirkitError("give a base run or a candidate run, not both: the base run gives the hard negatives")
-        if (extra_queries is None) != (extra_qrels is None):
-            raise ClirkitError("extra tuples need both extra queries and their qrels")
-        clash = set(queries) & set(extra_queries or ())
-        if clash:
-            raise ClirkitError(f"extra query id {sorted(clash)[0]!r} is also a training query id")
-        if self.base is not None and self.beta is None and not has_dev:
-            raise ClirkitError("tuning beta needs dev queries and qrels; give them, or give beta")
-        base_run = base_run if isinstance(self.base, System) else self.base
-        return compact(base_run) if base_run is not None else None
-
-    def _train_base(self, base_run: CompactRun | None, query_ids: list[str], n_train: int,
-                    docids) -> BaseScores | None:
-        """The base scores of the training queries (the first ``n_train`` of ``query_ids``) and the extra ones."""
-        if base_run is None:
-            return None
-        train_base = BaseScores(base_run, query_ids, docids)
-        if len(train_base) == 0:
-            raise ClirkitError("the base run has no row for a training query and a known document")
-        covered = set(np.asarray(query_ids)[np.unique(train_base.qrow)].tolist())
-        uncovered = len(set(query_ids[:n_train]) - covered)
-        if uncovered:
-            say(f"boost: the base run has no row for {uncovered} of the {n_train} training queries (their "
-                "tuples start from margin 0)", quiet=self.quiet)
-        return train_base
-
-    def _tuples(self, qrels: Qrels, extra_qrels: Qrels | None, query_ids: list[str], docids, candidates,
-                base: BaseScores | None) -> tuple[Tuples, int]:
-        """The training tuples (:func:`make_tuples`) joined by the extra queries' (weighing ``parallel_weight``
-        times their grade weight), and how many of them are extra."""
-        tuples = make_tuples(qrels, query_ids, docids, negatives=self.negatives, min_grade=self.min_grade,
-                             candidates=candidates, base=base, candidate_depth=self._candidate_depth(),
-                             grade_pairs=self.grade_pairs, weighting=self.weighting, max_positives=self.max_positives,
-                             hard_negatives=self.hard_negatives if self.base is not None else 0,
-                             seed=self.random_state)
-        if extra_qrels is None:
-            return tuples, 0
-        try:
-            extra = make_tuples(extra_qrels, query_ids, docids, negatives=max(self.negatives, 1),
-                                min_grade=self.min_grade, weighting=self.weighting, seed=[self.random_state, 1])
-        except ClirkitError as exc:
-            raise ClirkitError(f"extra tuples: {exc}") from None
-        return tuples.joined(extra, self.parallel_weight), len(extra)
-
-    def _bags(self, features: PairFeatures, tuples: Tuples, dev, cache: PairCache | None = None) -> list:
-        """The bags boosted on ``tuples`` (:func:`~clirkit.boost.bagging.train_bags`), early-stopped by ``dev``."""
-        data = BoostData(features.Qm, features.Dm, tuples, features.src_hash, features.tgt_hash, dev, cache)
-        return train_bags(data, BoostParams.of(self.get_params(deep=False)), bags=self.bags,
-                          fraction=self.bag_fraction, replace=self.bootstrap, seed=self.random_state, jobs=self.jobs,
-                          backend=self.backend, scheduler=self.scheduler, quiet=self.quiet)
-
-    def _sweep(self, features: PairFeatures, tuples: Tuples, train_base: BaseScores, base_run: CompactRun, dev,
-               docids) -> tuple[BetaSweep, list]:
-        """Boosted from the base margins once per beta tried (:func:`~clirkit.boost.sweep.sweep_betas`), each
-        early-stopped by re-ranking the dev queries' base run."""
-        betas = betas_to_try(self.beta, self.beta_grid)
-        rerank = None
-        if dev is not None:
-            dqids, Qdev, judged = self._dev_matrices(*dev, features)
-            dev_base = BaseScores(base_run, dqids, docids)
-            if len(dev_base) == 0:
-                raise ClirkitError("the base run has no row for a dev query: it must cover the training and the "
-                                   "dev queries")
-
-            rerank = RerankEvaluator(Qdev, features.Dm, dqids, docids, judged, dev_base, 0.0,
-                                     depth=self.eval_depth).with_beta  # the dev candidates held once, for every beta
-
-        # the betas boost the same tuples from other weights: their pairs are mapped and grouped by bucket once
-        cache = PairCache() if len(betas) > 1 and self.bags == 1 else None
-
-        def boost(beta: float):
-            evaluator = rerank(beta) if rerank is not None else None
-            results = self._bags(features, train_base.start_tuples(tuples, beta), evaluator, cache)
-            return results, bagged_dev_score(results, evaluator) if evaluator is not None else None
-
-        def boost_all(betas: tuple[float, ...]) -> list:
-            """The betas boosted by ``jobs`` workers (:func:`~clirkit.parallel.run_tasks`), the pairs mapped here
-            first (the workers take the map with the cache); the results in the betas' order."""
-            params = BoostParams.of(self.get_params(deep=False))
-            rows = bag_rows(len(tuples), 0, seed=self.random_state, fraction=self.bag_fraction,
-                            replace=self.bootstrap)
-            if pairmap.mapped():
-                cache.pair_map(sp.csr_matrix(features.Qm, dtype=np.float64),
-                               sp.csr_matrix(features.Dm, dtype=np.float64), tuples.subset(rows), features.src_hash,
-                               features.tgt_hash, params.hash_seed, params.bits)
-            data = []
-            for beta in betas:
-                evaluator = rerank(beta) if rerank is not None else None
-                data.append(BoostData(features.Qm, features.Dm, train_base.start_tuples(tuples, beta),
-                                      features.src_hash, features.tgt_hash, evaluator, cache))
-            kw = {"fraction": self.bag_fraction, "replace": self.bootstrap, "seed": self.random_state}
-            groups = worker_groups(len(betas), self.jobs, self.backend)
-            done = run_tasks([(boost_scored_each, ([data[i] for i in group], params), kw) for group in groups],
-                             jobs=self.jobs, backend=self.backend, scheduler=self.scheduler,
-                             desc=f"betas ({len(betas)})", unit="group", quiet=self.quiet)
-            return [result for results in done for result in results]
-
-        parallel = cache is not None and self.jobs != 1
-        sweep, results = sweep_betas(betas, boost, tune=self.beta is None, quiet=self.quiet,
-                                     boost_all=boost_all if parallel else None)
-        if rerank is None or not self.significance:
-            return sweep, results
-        return sweep, kept_if_significant(results, rerank(sweep.best), self.significance, seed=self.random_state)
-
-    def _record(self, tuples: Tuples, n_extra: int, results: list, sweep: BetaSweep | None, candidates) -> dict:
-        """The model's ``params``: the hyper-parameters that shape it (:meth:`get_params`, less
-        :data:`_NOT_RECORDED`; the ones a setting makes matter only when it does), the seed, the tuples and
-        what each bag kept (rounds, pairs, buckets, dev curve), and the dev MAP of each beta tried."""
-        info = {k: v for k, v in self.get_params(deep=False).items() if k not in _NOT_RECORDED}
-        info.update(seed=self.random_state, n_tuples=len(tuples), bag_rounds=[int(r.best_round) for r in results],
-                    bag_pairs=[int(r.n_pairs) for r in results], bag_buckets=[int(r.n_buckets) for r in results],
-                    dev_curves=[{"rounds": r.eval_rounds.tolist(), "map": r.eval_scores.tolist()} for r in results])
-        if self._doc_weighting() != "binary":
-            info.update(doc_weighting=self._doc_weighting())
-        if candidates is not None or self.base is not None:
-            info.update(candidate_depth=self._candidate_depth())
-        if n_extra:
-            info.update(n_extra_tuples=n_extra, parallel_weight=self.parallel_weight)
-        if sweep is not None:  # a beta given without dev queries has no dev MAP: recorded as none (an empty map)
-            info.update(hard_negatives=self.hard_negatives,
-                        beta_dev_map={b: m for b, m in sweep.dev_map().items() if m is not None})
-        return info
-
-    def _dev_matrices(self, dev_queries, dev_qrels: Qrels, features: PairFeatures):
-        """``(dev qids, dev query matrix over the training source n-grams, dev qrels of those queries)``."""
-        dqids = list(dev_queries)
-        Qdev = features.queries([dev_queries[q] for q in dqids])
-        judged = dev_qrels.subset(dqids)
-        if not np.any(judged.rels >= 1):
-            raise ClirkitError("the dev qrels judge no dev query relevant to any document")
-        return dqids, Qdev, judged
-
-    def _dev_evaluator(self, dev, features: PairFeatures, docids) -> DevEvaluator | None:
-        """Standalone early stopping: the dev queries ranked over the whole collection (None without dev)."""
-        if dev is None:
-            return None
-        dqids, Qdev, judged = self._dev_matrices(*dev, features)
-        return DevEvaluator(Qdev, features.Dm, dqids, docids, judged, depth=self.eval_depth)
-
 
 def _tuning(resources: Resources) -> dict:
     """The keywords of :meth:`BoostRanker.fit` from ``resources``: the dev topics and qrels (if any), the

@@ -50,13 +50,13 @@ from clirkit.boost.pairgroups import (
     _keys_in_bucket_order,
     _segment_sums,
     _sources,
+    grouping_key,
     mapped_pairs,
 )
-from clirkit.boost.pairmap import PairMap
+from clirkit.boost.pairmap import PairMap, round_lists
 from clirkit.boost.result import BoostResult
 from clirkit.boost.rules import RULES, gains, step
 from clirkit.boost.tuples import Tuples
-from clirkit.progress import progress, say
 
 _PAIRS_PER_CHUNK = 20_000_000  # pair occurrences per sparse product when computing statistics
 _BLOCK = 2048  # buckets per block of the block-maximum index used by choose()
@@ -66,11 +66,6 @@ _KEPT_DIFFS = 1 << 25
 _SIDE_BY_SIDE = 1 << 25  # buckets up to which W+ and W- share rows (512 MB; the standalone bigram's 10^8 do not)
 _ENTRIES_PER_SLICE = 1 << 20  # product entries hashed and added at a time in a round (bounds its temporaries)
 _WSUM_RANGE = (1e-150, 1e150)  # the weights and statistics are divided by their sum when it leaves this range
-
-
-def _round_lists(n: int) -> tuple:
-    """The compiled round's lists, ``n`` entries each (:func:`clirkit.boost.kernels.round_update`)."""
-    return np.empty(n, np.int64), np.empty(n), np.empty(n), np.empty(n, np.int64), np.empty(n)
 
 
 class PairBooster:
@@ -140,7 +135,8 @@ class PairBooster:
         src_ptr, tgt, wp, wm = self._pair_stats(np.arange(self.n), self.w)
         if len(tgt) > _SIDE_BY_SIDE:  # many pairs: the set-up's peak is ahead, so the rounds subtract their rows
             self._signed = None
-        digest = self._digest(src_ptr, tgt) if cache is not None else None
+        digest = (grouping_key(src_ptr, tgt, self.src_hash, self.tgt_hash, self.T, self.hash_seed, self.bits)
+                  if cache is not None else None)
         groups = cache.get(digest) if cache is not None else None
         if groups is None:
             order, ptr, bucket_ids = _bucket_order(src_ptr, tgt, self.src_hash, self.tgt_hash, self.hash_seed,
@@ -194,24 +190,12 @@ class PairBooster:
         # the compiled round's dense row of the product (sums, first delta entries, codes, columns) and its lists
         self._row = (np.zeros(2 * self.T), np.full(2 * self.T, -1, dtype=np.int64), np.zeros(2 * self.T, np.int64),
                      np.zeros(2 * self.T, np.int64))
-        self._lists = _round_lists(1 << 16)
+        self._lists = round_lists(1 << 16)
         self._groups(groups)
 
     def _groups(self, groups: PairGroups) -> None:
         self.pair_keys, self.bucket_ids, self.bucket_ptr = groups.pair_keys, groups.bucket_ids, groups.bucket_ptr
         self.index = groups.index
-
-    def _digest(self, src_ptr: np.ndarray, tgt: np.ndarray) -> bytes:
-        """What the grouping of the pairs ``(src_ptr, tgt)`` by bucket depends on, digested (the
-        :class:`PairCache` key)."""
-        import hashlib
-
-        h = hashlib.blake2b(digest_size=20)
-        h.update(np.array([self.T, self.hash_seed, self.bits, len(tgt), len(src_ptr)], dtype=np.int64).tobytes())
-        for array in (np.ascontiguousarray(src_ptr, dtype=np.int64), np.ascontiguousarray(tgt, dtype=np.int64),
-                      np.ascontiguousarray(self.src_hash), np.ascontiguousarray(self.tgt_hash)):
-            h.update(array)
-        return h.digest()
 
     def _pair_map(self, cache: "PairCache | None") -> PairMap | None:
         """The tuples' pairs mapped once and grouped by bucket (:func:`mapped_pairs`), from ``cache`` when it has
@@ -492,7 +476,7 @@ class PairBooster:
                                       *self._row, *self._lists)
             if not done or more == 0:
                 break
-            self._lists = _round_lists(-2 * more)  # too short for this chunk: nothing was done
+            self._lists = round_lists(-2 * more)  # too short for this chunk: nothing was done
         if done:
             return
         bucket, sign, sums, first, src, before = self._update_numpy(rows, change)
@@ -541,60 +525,8 @@ class PairBooster:
 
     def run(self, rounds: int, *, evaluate: Callable[[np.ndarray, np.ndarray, np.ndarray], float] | None = None,
             eval_every: int = 50, patience: int = 0, quiet: bool = False, desc: str = "boosting") -> BoostResult:
-        """Boost for up to ``rounds`` rounds.
+        """Boost for up to ``rounds`` rounds (:func:`clirkit.boost.loop.boost`)."""
+        from clirkit.boost.loop import boost
 
-        ``evaluate(src_ids, tgt_ids, weights)`` scores the model made of the
-        pairs chosen so far (repeated pairs listed once per round) and returns
-        its dev MAP; it is called every ``eval_every`` rounds and after the last
-        round. With ``patience > 0`` training stops after that many evaluations
-        without improvement. The result keeps the rounds up to the best score.
-        """
-        import time
-
-        buckets, alphas, ptr, src_l, tgt_l, losses = [], [], [0], [], [], []
-        eval_rounds, eval_scores = [], []
-        best, best_round, since_best = -np.inf, 0, 0
-        start = time.perf_counter()
-
-        def do_eval(t):
-            nonlocal best, best_round, since_best
-            src = np.concatenate(src_l) if src_l else np.zeros(0, np.int64)
-            tgt = np.concatenate(tgt_l) if tgt_l else np.zeros(0, np.int64)
-            wts = np.repeat(np.asarray(alphas), np.diff(ptr))
-            score = float(evaluate(src, tgt, wts))
-            eval_rounds.append(t), eval_scores.append(score)
-            say(f"{desc}: round {t}: dev MAP {score:.4f}", quiet=quiet)
-            if score > best:
-                best, best_round, since_best = score, t, 0
-            else:
-                since_best += 1
-
-        t = 0
-        for t in progress(range(1, rounds + 1), desc=desc, total=rounds, quiet=quiet, unit="round"):
-            k, alpha, gain = self.choose()
-            if gain <= 1e-15 or alpha == 0.0:
-                break
-            rows, x = self.tuples_with(k)
-            self.update(rows, x, alpha)
-            i, j = self.pairs_of(k)
-            buckets.append(int(self.bucket_ids[k])), alphas.append(alpha), losses.append(self.loss)
-            src_l.append(i), tgt_l.append(j), ptr.append(ptr[-1] + len(i))
-            if evaluate is not None and eval_every > 0 and t % eval_every == 0:
-                do_eval(t)
-                if patience and since_best >= patience:
-                    break
-        elapsed = time.perf_counter() - start
-        done = len(buckets)
-        if evaluate is not None and (not eval_rounds or eval_rounds[-1] != done):
-            do_eval(done)
-        if evaluate is None:
-            best_round = done
-        result = BoostResult(
-            np.asarray(buckets, dtype=np.int64), np.asarray(alphas, dtype=np.float64),
-            np.asarray(ptr, dtype=np.int64),
-            np.concatenate(src_l).astype(np.int64) if src_l else np.zeros(0, np.int64),
-            np.concatenate(tgt_l).astype(np.int64) if tgt_l else np.zeros(0, np.int64),
-            np.asarray(losses, dtype=np.float64), np.asarray(eval_rounds, dtype=np.int64),
-            np.asarray(eval_scores, dtype=np.float64), int(best_round), self.n, len(self.pair_keys),
-            len(self.bucket_ids), elapsed / max(done, 1))
-        return result
+        return boost(self, rounds, evaluate=evaluate, eval_every=eval_every, patience=patience, quiet=quiet,
+                     desc=desc)

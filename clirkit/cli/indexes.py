@@ -40,7 +40,7 @@ def open_index(args):
 def add_bm25_options(p, cls) -> None:
     """BM25 options (defaults: those of the system ``cls``) and the output options shared by search, dt and psq.
     The values are parsed here and range-checked by the system's ``check_params`` before any input is read."""
-    from clirkit.bm25 import IDF_VARIANTS, PRECISIONS
+    from clirkit.bm25params import IDF_VARIANTS, PRECISIONS
     from clirkit.cli.common import add_depth, param_type, run_tag
     from clirkit.cli.params import add_param
 

@@ -31,7 +31,7 @@ def run(args) -> int:
     from clirkit.experiment import Experiment
 
     if args.keys is not None:
-        from clirkit.experiment.spec import keys_text
+        from clirkit.experiment.keyshelp import keys_text
 
         print(keys_text(args.keys or None))
         return 0

@@ -6,13 +6,13 @@ Usage (after enabling French with ``Acquire::Languages`` and running ``apt-get u
     python -m clirkit.datasets.debian_deps -o clirkit/datasets/data
 
 A collection of the boosted ranker's kind (Sokolov et al. 2013 learn from about 100,000 patent
-queries): long queries, relevance beyond translation, tens of thousands of training queries.
-Inputs, read from the apt list folder (``--lists``, default ``/var/lib/apt/lists``) with
-:mod:`clirkit.datasets.debian_desc`'s readers: Debian bookworm ``main``'s
-``i18n/Translation-{en,fr}`` (the DDTP translations, matched to the English original by
-``Description-md5``) and ``binary-amd64/Packages`` (``Depends``, ``Pre-Depends``, ``Recommends``,
-``Provides``, ``Source``). Output: ``OUT/debian-deps-en-fr/standard/`` in the layout of
-:mod:`clirkit.datasets._store`, with ``excluded`` files as ``bible-verse-es-en`` ``topical``.
+queries): long queries, relevance beyond translation, tens of thousands of training queries. Inputs,
+read from the apt list folder (``--lists``, default ``/var/lib/apt/lists``) with
+:mod:`clirkit.datasets._apt_lists` and :mod:`clirkit.datasets.debian_desc`'s readers: Debian
+bookworm ``main``'s ``i18n/Translation-{en,fr}`` (the DDTP translations, matched to the English
+original by ``Description-md5``) and ``binary-amd64/Packages`` (``Depends``, ``Pre-Depends``,
+``Recommends``, ``Provides``, ``Source``). Output: ``OUT/debian-deps-en-fr/standard/`` in the layout
+of :mod:`clirkit.datasets._store`, with ``excluded`` files as ``bible-verse-es-en`` ``topical``.
 
 - Direction and language: queries in English, documents in French. French has the most DDTP
   translations of bookworm (21,420 packages; German 13,869), and English queries can be every amd64
@@ -71,6 +71,7 @@ from pathlib import Path
 import numpy as np
 
 from clirkit.datasets import debian_desc as dd
+from clirkit.datasets._apt_lists import LISTS_DIR, find_list, iter_stanzas, read_list
 from clirkit.datasets._store import VariantData, describe_counts, write_variant
 from clirkit.errors import ClirkitError
 from clirkit.fileio import atomic_writer
@@ -117,7 +118,7 @@ def read_packages(text: str) -> tuple[dict[str, Package], int]:
     name is kept (bookworm's amd64 list repeats 4 names with a second version)."""
     out: dict[str, Package] = {}
     repeated = 0
-    for stanza in dd.iter_stanzas(text):
+    for stanza in iter_stanzas(text):
         name = stanza.get("Package")
         if name is None:
             continue
@@ -324,10 +325,10 @@ def build_collection(src: dd.Sources, packages: dict[str, Package], *, share: fl
         queries=queries, qrels=qrels, excluded=excluded, extra_counts=counts)
 
 
-def build(lists_dir: str | Path = dd.LISTS_DIR, *, share: float = HUB_SHARE, quiet: bool = False) -> VariantData:
+def build(lists_dir: str | Path = LISTS_DIR, *, share: float = HUB_SHARE, quiet: bool = False) -> VariantData:
     """Read the apt lists of ``lists_dir`` and build the collection in memory."""
     src = dd.read_sources_from_lists(lists_dir, [LANG], quiet=quiet)
-    raw = dd.read_list(dd.find_list(lists_dir, "main_binary-amd64_Packages"))
+    raw = read_list(find_list(lists_dir, "main_binary-amd64_Packages"))
     if hashlib.sha256(raw).hexdigest() != src.sha256[PACKAGES]:
         raise ClirkitError(f"{lists_dir}: the amd64 Packages file changed while it was read; run the build again")
     packages, repeated = read_packages(raw.decode("utf-8"))
@@ -424,7 +425,7 @@ paragraphs, without texts shared with dev/test packages.
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m clirkit.datasets.debian_deps", description=__doc__.split("\n")[0])
-    parser.add_argument("--lists", default=dd.LISTS_DIR, help="the apt list folder (default: %(default)s)")
+    parser.add_argument("--lists", default=LISTS_DIR, help="the apt list folder (default: %(default)s)")
     parser.add_argument("-o", "--output", required=True, help=f"output folder (gets {NAME}/{VARIANT})")
     parser.add_argument("--hub-share", type=float, default=HUB_SHARE,
                         help="drop documents judged for more than this share of the queries (default: %(default)s)")

@@ -4,11 +4,12 @@ Usage (after enabling the languages with ``Acquire::Languages`` and running ``ap
 
     python -m clirkit.datasets.debian_desc -o clirkit/datasets/data
 
-Inputs, read from the apt list folder (``--lists``, default ``/var/lib/apt/lists``): Debian
-bookworm ``main``'s ``i18n/Translation-{en,de,es,ru,fr,ja,ko}`` (the DDTP translations, matched to the
-English original by ``Description-md5``) and ``binary-amd64/Packages`` (the ``Source`` of each
-binary package, for the splits). Output: ``OUT/debian-desc-XX-en/{standard,english-queries}/``
-in the layout of :mod:`clirkit.datasets._store`, one collection per language ``XX``.
+Inputs, read from the apt list folder (``--lists``, default ``/var/lib/apt/lists``) by
+:mod:`clirkit.datasets._apt_lists`: Debian bookworm ``main``'s
+``i18n/Translation-{en,de,es,ru,fr,ja,ko}`` (the DDTP translations, matched to the English original
+by ``Description-md5``) and ``binary-amd64/Packages`` (the ``Source`` of each binary package, for
+the splits). Output: ``OUT/debian-desc-XX-en/{standard,english-queries}/`` in the layout of
+:mod:`clirkit.datasets._store`, one collection per language ``XX``.
 
 - Documents: every distinct English long description (the paragraphs after the short
   description, cleaned by :func:`clean_paragraphs` and joined with spaces) of every package in
@@ -45,25 +46,21 @@ import argparse
 import hashlib
 import re
 import shutil
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
+from clirkit.datasets._apt_lists import LISTS_DIR, find_list, inrelease_sha256, iter_stanzas, read_list, read_sources
 from clirkit.datasets._store import VariantData, describe_counts, write_variant
 from clirkit.errors import ClirkitError
 from clirkit.fileio import atomic_writer
 from clirkit.progress import say
 from clirkit.run import Qrels
 
-LISTS_DIR = "/var/lib/apt/lists"
-SUITE = "bookworm"
 # collection language -> the suffix of its Translation file (as apt names it, zh_CN -> zh%5fCN)
 LANGUAGES = {"de": "de", "es": "es", "ru": "ru", "fr": "fr", "ja": "ja", "ko": "ko"}
 SPLITS = ("train", "dev", "test")
 MIN_DOC_WORDS = 5
-APT_HELPER = "/usr/lib/apt/apt-helper"
 _BULLET = re.compile(r"^(?:[-*+•o]|\d{1,2}[.)])\s+")
 
 
@@ -107,68 +104,7 @@ def split_keys(packages: list[tuple[str, str]], source_of: dict[str, str]) -> di
     return {package: find(source[package]) for package, _ in packages}
 
 
-# --------------------------------------------------------------------------- reading apt lists
-
-def find_list(lists_dir: str | Path, suffix: str) -> Path:
-    """The one file of ``lists_dir`` for ``SUITE``'s ``suffix`` (e.g. ``main_i18n_Translation-de``),
-    compressed or not. Raises ClirkitError when there is none or more than one."""
-    folder = Path(lists_dir)
-    if not folder.is_dir():
-        raise ClirkitError(f"{folder}: no such folder (give --lists, the apt list folder)")
-    found = sorted(p for p in folder.glob(f"*_dists_{SUITE}_{suffix}*")
-                   if re.fullmatch(rf".*_dists_{SUITE}_{re.escape(suffix)}(\.(lz4|gz|xz|bz2|zst))?", p.name))
-    if len(found) != 1:
-        what = "no file" if not found else f"{len(found)} files ({', '.join(p.name for p in found)})"
-        raise ClirkitError(f"{folder}: {what} matching *_dists_{SUITE}_{suffix}; enable the language with "
-                           f"Acquire::Languages and run apt-get update")
-    return found[0]
-
-
-def read_list(path: Path) -> bytes:
-    """The decompressed bytes of an apt list file (``apt-helper cat-file`` for compressed ones)."""
-    if not path.name.endswith((".lz4", ".gz", ".xz", ".bz2", ".zst")):
-        return path.read_bytes()
-    if not Path(APT_HELPER).is_file():
-        raise ClirkitError(f"{path}: cannot decompress without {APT_HELPER} (install apt)")
-    done = subprocess.run([APT_HELPER, "cat-file", str(path)], capture_output=True, check=False)
-    if done.returncode != 0:
-        raise ClirkitError(f"{path}: apt-helper cat-file failed: {done.stderr.decode(errors='replace').strip()}")
-    return done.stdout
-
-
-def inrelease_sha256(lists_dir: str | Path) -> tuple[str, dict[str, str]]:
-    """``(Date, {path in the archive: SHA-256})`` from ``SUITE``'s ``InRelease`` file."""
-    text = read_list(find_list(lists_dir, "InRelease")).decode("utf-8")
-    date = re.search(r"^Date: (.*)$", text, re.M)
-    block = re.search(r"^SHA256:\n((?: .*\n)+)", text, re.M)
-    if date is None or block is None:
-        raise ClirkitError(f"{lists_dir}: the {SUITE} InRelease file has no Date or SHA256 field")
-    sums = {}
-    for line in block.group(1).splitlines():
-        digest, _size, name = line.split()
-        sums[name] = digest
-    return date.group(1), sums
-
-
-def iter_stanzas(text: str) -> Iterator[dict[str, str]]:
-    """deb822 paragraphs as ``{field: value}``; a multi-line value keeps its continuation lines
-    (with their leading space) after a ``\\n``."""
-    stanza: dict[str, str] = {}
-    key = None
-    for line in text.split("\n"):
-        if not line.strip():
-            if stanza:
-                yield stanza
-            stanza, key = {}, None
-        elif line[0] in " \t":
-            if key is not None:
-                stanza[key] += "\n" + line
-        else:
-            key, _, value = line.partition(":")
-            stanza[key] = value.strip()
-    if stanza:
-        yield stanza
-
+# --------------------------------------------------------------------------- reading descriptions
 
 def squeeze(text: str) -> str:
     """Whitespace (tabs included) collapsed to single spaces, ends stripped."""
@@ -233,22 +169,6 @@ def read_translations(text: str, lang: str, path: Path) -> list[Description]:
         short, *rest = stanza[field].split("\n")
         out.append(Description(stanza["Package"], stanza["Description-md5"], squeeze(short),
                                tuple(clean_paragraphs(rest))))
-    return out
-
-
-def read_sources(text: str) -> dict[str, str]:
-    """``{binary package: source package}`` from a Packages file (``Source`` without its version;
-    the package's own name when absent)."""
-    out: dict[str, str] = {}
-    package = None
-    for line in text.split("\n"):
-        if line.startswith("Package:"):
-            package = line[8:].strip()
-            out.setdefault(package, package)
-        elif line.startswith("Source:") and package is not None:
-            out[package] = line[7:].split("(")[0].strip()
-        elif not line.strip():
-            package = None
     return out
 
 

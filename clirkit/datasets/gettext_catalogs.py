@@ -7,17 +7,19 @@ Usage::
 
 (the ``apt-get download`` line with every package is :func:`download_command`, also in
 ``data/gettext-ja-en/SOURCE.md``). Input: the ``.deb`` files of :data:`PACKAGES` (and :data:`EXTRA_PACKAGES`);
-their compiled catalogs ``usr/share/locale/LL/LC_MESSAGES/DOMAIN.mo`` for ``LL`` in de, es, ru, zh_CN (and
-ja, ko, th, zh_TW) are read straight from the archives (ar + tar.xz, no ``dpkg-deb`` needed). Output: one
-folder per language, ``gettext-XX-en/VARIANT/``, in the layout of :mod:`clirkit.datasets._store`.
+their compiled catalogs ``usr/share/locale/LL/LC_MESSAGES/DOMAIN.mo`` for ``LL`` in de, es, ru, zh_CN (and ja,
+ko, th, zh_TW) are read straight from the archives by :mod:`clirkit.datasets._gettext_mo` (ar + tar.xz, no
+``dpkg-deb`` needed). Output: one folder per language, ``gettext-XX-en/VARIANT/``, in the layout of
+:mod:`clirkit.datasets._store`.
 
 - Messages: one per catalog entry; a plural entry gives its singular msgid with ``msgstr[0]``, a
-  ``msgctxt`` is dropped. Both sides are cleaned by :func:`clean_message` (format directives,
-  accelerators, markup, command-line options, line breaks, trailing colons removed) and kept when
-  :func:`usable` (3 to 60 English words, mostly letters, translated, not equal to the English).
-  Fuzzy and untranslated entries are never compiled into a ``.mo``, so none are read. The domains
-  in :data:`EXCLUDED_DOMAINS` (time-zone names) are skipped. ``usable_messages`` in the manifest
-  counts the kept entries before the merging and dropping below.
+  ``msgctxt`` is dropped. Both sides are cleaned by :func:`clean_message` (of
+  :mod:`clirkit.datasets._gettext_cleaning`: format directives, accelerators, markup, command-line
+  options, line breaks, trailing colons removed) and kept when :func:`usable` (3 to 60 English words,
+  mostly letters, translated, not equal to the English). Fuzzy and untranslated entries are never
+  compiled into a ``.mo``, so none are read. The domains in :data:`EXCLUDED_DOMAINS` (time-zone names)
+  are skipped. ``usable_messages`` in the manifest counts the kept entries before the merging and
+  dropping below.
 - Documents (one file for all languages, stored in ``gettext-de-en``): every distinct cleaned English
   msgid kept in any of the four languages, merged by :func:`text_key` (case and punctuation
   folded); docid = ``en.`` + 12 hex digits of SHA-256 of the key; text = its first form in domain order.
@@ -92,16 +94,12 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import html
-import io
-import re
-import struct
 import sys
-import tarfile
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+from clirkit.datasets._gettext_cleaning import clean_message, text_key, usable
+from clirkit.datasets._gettext_mo import deb_catalogs, read_mo, singular
 from clirkit.datasets._store import VariantData, describe_counts, write_variant
 from clirkit.errors import ClirkitError
 from clirkit.progress import say
@@ -117,9 +115,6 @@ NEW_LANGUAGES = {"ja": ("gettext-ja-en", "standard", "ja"), "ko": ("gettext-ko-e
 NEW_DOCS_FOLDER = "gettext-ja-en"  # stores the later languages' documents: the shared ones, then the new
 # domains read but not used, and why
 EXCLUDED_DOMAINS = {"gnome-control-center-2.0-timezones": "time zone and city names, not sentences"}
-MIN_WORDS = 3
-MAX_WORDS = 60
-MIN_LETTER_SHARE = 0.5
 
 # Debian bookworm (main) binary packages read, as (name, version); all DFSG-free
 PACKAGES: tuple[tuple[str, str], ...] = (
@@ -201,180 +196,7 @@ def download_command() -> str:
     return "apt-get download " + " ".join(f"{n}={v}" for n, v in PACKAGES + EXTRA_PACKAGES)
 
 
-# ------------------------------------------------------------------------------------------ reading
-
-def read_ar(data: bytes, path: object = "<deb>") -> dict[str, bytes]:
-    """The members of an ``ar`` archive (a ``.deb``): ``{name: bytes}``. Raises ClirkitError if not one."""
-    if not data.startswith(b"!<arch>\n"):
-        raise ClirkitError(f"{path}: not a Debian package (no ar header)")
-    members: dict[str, bytes] = {}
-    pos = 8
-    while pos + 60 <= len(data):
-        header = data[pos:pos + 60]
-        name = header[:16].decode("ascii").strip().rstrip("/")
-        size = int(header[48:58].decode("ascii").strip())
-        members[name] = data[pos + 60:pos + 60 + size]
-        pos += 60 + size + (size & 1)
-    return members
-
-
-_MO_PATH = re.compile(r"(?:\./)?usr/share/locale/([^/]+)/LC_MESSAGES/([^/]+)\.mo")
-
-
-def deb_catalogs(path: Path, locales: set[str]) -> dict[tuple[str, str], bytes]:
-    """The compiled catalogs in one ``.deb``: ``{(locale, domain): .mo bytes}`` for ``locales``."""
-    members = read_ar(path.read_bytes(), path)
-    name = next((m for m in members if m.startswith("data.tar")), None)
-    if name is None:
-        raise ClirkitError(f"{path}: no data.tar member")
-    out: dict[tuple[str, str], bytes] = {}
-    with tarfile.open(fileobj=io.BytesIO(members[name]), mode="r:*") as tar:
-        for member in tar:
-            m = _MO_PATH.fullmatch(member.name)
-            if m and m.group(1) in locales and member.isfile():
-                out[(m.group(1), m.group(2))] = tar.extractfile(member).read()
-    return out
-
-
-def read_mo(data: bytes, path: object = "<mo>") -> list[tuple[str, str]]:
-    """The entries of a compiled catalog as ``(msgid, msgstr)`` in file order, header dropped.
-
-    ``msgid`` keeps a context as ``CONTEXT\\x04MSGID`` and a plural as ``SINGULAR\\x00PLURAL``;
-    ``msgstr`` of a plural holds its forms separated by ``\\x00``. Raises ClirkitError if not a catalog.
-    """
-    if len(data) < 28:
-        raise ClirkitError(f"{path}: not a gettext catalog (too short)")
-    magic = struct.unpack("<I", data[:4])[0]
-    order = "<" if magic == 0x950412DE else ">" if magic == 0xDE120495 else None
-    if order is None:
-        raise ClirkitError(f"{path}: not a gettext catalog (bad magic)")
-    _, n, ids_at, strs_at = struct.unpack(order + "4I", data[4:20])
-    raw: list[tuple[bytes, bytes]] = []
-    for i in range(n):
-        ilen, ioff = struct.unpack(order + "2I", data[ids_at + 8 * i:ids_at + 8 * i + 8])
-        slen, soff = struct.unpack(order + "2I", data[strs_at + 8 * i:strs_at + 8 * i + 8])
-        raw.append((data[ioff:ioff + ilen], data[soff:soff + slen]))
-    charset = "utf-8"
-    for mid, mstr in raw:
-        if mid == b"":
-            m = re.search(rb"charset=([\w-]+)", mstr)
-            if m and m.group(1).lower() != b"charset":  # "charset=CHARSET": an unfilled template
-                charset = m.group(1).decode("ascii")
-    out = []
-    for mid, mstr in raw:
-        if mid == b"":
-            continue
-        try:
-            out.append((mid.decode(charset), mstr.decode(charset)))
-        except (UnicodeDecodeError, LookupError) as exc:
-            raise ClirkitError(f"{path}: cannot decode an entry as {charset} ({exc})") from None
-    return out
-
-
-def singular(msgid: str, msgstr: str) -> tuple[str, str]:
-    """``(msgid, msgstr)`` of an entry without its context, a plural reduced to msgid and msgstr[0]."""
-    return msgid.split("\x04", 1)[-1].split("\x00", 1)[0], msgstr.split("\x00", 1)[0]
-
-
-# ------------------------------------------------------------------------------------------ cleaning
-
-def _mark_ranges() -> str:
-    """A character class body of every combining mark (Unicode M*: Thai vowel and tone marks, ...)."""
-    marks = [c for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c))[0] == "M"]
-    starts = [c for i, c in enumerate(marks) if i == 0 or marks[i - 1] != c - 1]
-    ends = [c for i, c in enumerate(marks) if i + 1 == len(marks) or marks[i + 1] != c + 1]
-    return "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in zip(starts, ends))
-
-
-# combining marks are parts of words, though \w and str.isalpha leave them out
-_MARKS = _mark_ranges()
-
-_PRINTF = re.compile(
-    r"%(?:\d+\$)?[-+#0']*(?:\d+|\*(?:\d+\$)?)?(?:\.(?:\d+|\*(?:\d+\$)?))?"
-    r"(?:<PRI\w+>|p[A-Z]|(?:hh|ll|[hlLqjzZt])?[diouxXeEfFgGaAcCsSpm])")
-# BFD's %B, e2fsck's %Q, ...: another letter after the %, not followed by a letter
-_OTHER_DIRECTIVE = re.compile(r"%[A-Za-z](?![A-Za-z])")
-_PYFORMAT = re.compile(r"%\(\w+\)[-+#0 ]*\d*(?:\.\d+)?[diouxXeEfFgGcrsa]")
-_BRACES = re.compile(r"\{\w*(?:\.\w+)*(?:![rsa])?(?::[^{}]*)?\}")
-_MARKUP = re.compile(r"</?(?:b|i|u|s|tt|big|small|span|a|sub|sup|br|p|em|strong|markup)(?:\s[^<>]*)?/?>", re.I)
-_PAREN_ACCEL = re.compile(r"\s?[(\uff08][_&][^\W_][)\uff09]")
-_AMP_ACCEL = re.compile(r"&(?!(?:amp|lt|gt|quot|apos|#\d+);)(?=[^\W_])")
-_WORD_UNDERSCORE = re.compile(rf"(?<![\w{_MARKS}])_(?=[^\W_])")
-_ONE_OPTION = rf"(?<![\w{_MARKS}-])--?[^\W\d_][\w{_MARKS}-]*(?:\[?=[\w{_MARKS}<>\[\].-]*\]?)?"
-# options with the commas between and after them: "-B, --before-context=NUM, "
-_OPTION = re.compile(rf"{_ONE_OPTION}(?:\s*,\s*{_ONE_OPTION})*(?:\s*,)?")
-_TRAILING = re.compile(r"[\s:\uff1a]+$")
-_LEADING = re.compile(r"^[\s:,;\uff1a\uff0c\uff1b\u3001]+")
-_HOLE = "\x01"  # where a directive was, until the quotes around it are removed
-_QUOTE_PAIRS = ["''", '""', "`'", "\u00ab\u00bb", "\u00bb\u00ab", "\u201e\u201c", "\u201c\u201d", "\u2018\u2019",
-                "\u201a\u2018", "\u300c\u300d", "\u300e\u300f", "\u300a\u300b", "\u3010\u3011", "\uff08\uff09", "()",
-                "[]", "<>", "\u2039\u203a", "\u203a\u2039"]
-_EMPTY_QUOTES = re.compile("|".join(f"{re.escape(a)}[\\s\\x01]*\\x01[\\s\\x01]*{re.escape(b)}"
-                                    for a, b in _QUOTE_PAIRS))
-
-
-def clean_message(text: str) -> str:
-    """One message as plain words: ``"Cannot open '%s': %m\\n"`` -> ``"Cannot open"``.
-
-    Removes printf directives (``%s``, ``%-10lu``, ``%1$s``, ``%<PRIu64>``, BFD's ``%B`` and
-    ``%pA``; ``%%`` becomes ``%``), Python ``%(name)s`` and ``{name}`` fields and command-line options
-    with the commas between them (``-a, --all``, ``--block-size=SIZE``), each with the quotes or
-    brackets left empty around it (``'%s'``, ``»%s«``, ``“%s”``, ``(%d)``, ``'--help'``); accelerator
-    marks (``_File``, ``Ö_ffnen`` when the message has one ``_``, ``&File``, ``文件(_F)``); Pango/HTML
-    markup tags and entities; then folds line breaks, tabs and runs of spaces into one space and strips
-    leading spaces, colons and commas and trailing spaces and colons.
-    """
-    text = _PYFORMAT.sub(_HOLE, text.replace("%0A", " "))  # GnuPG's escaped line break
-    text = text.replace("%%", "\0")
-    text = _OTHER_DIRECTIVE.sub(_HOLE, _PRINTF.sub(_HOLE, text)).replace("\0", "%")
-    text = _BRACES.sub(_HOLE, text)
-    text = _OPTION.sub(_HOLE, text)
-    text = _EMPTY_QUOTES.sub(" ", text).replace(_HOLE, " ")
-    text = _MARKUP.sub("", text)
-    text = _PAREN_ACCEL.sub("", text)
-    text = _AMP_ACCEL.sub("", text).replace("&&", "&")
-    text = html.unescape(text) if "&" in text else text
-    if text.count("_") == 1:
-        text = re.sub(r"_(?=[^\W_])", "", text)
-    else:
-        text = _WORD_UNDERSCORE.sub("", text)
-    text = " ".join(text.split())
-    return _TRAILING.sub("", _LEADING.sub("", text))
-
-
-# a letter: one of \w's letters, or a combining mark
-_LETTERS = re.compile(rf"[^\W\d_]|[{_MARKS}]")
-_WORD = re.compile(rf"(?:[^\W\d_]|[{_MARKS}])+")
-_NOT_KEY = re.compile(rf"(?:[^\w{_MARKS}]|_)+")
-_E2FSCK_CODE = re.compile(r"(?<!\w)@[a-zA-Z](?!\w)")  # e2fsck's abbreviations (@i = inode), expanded at run time
-
-
-def word_count(text: str) -> int:
-    """Number of words (runs of letters and combining marks) in ``text``."""
-    return len(_WORD.findall(text))
-
-
-def usable(english: str, translation: str) -> bool:
-    """Whether a cleaned (msgid, msgstr) pair is kept: the English has 3 to 60 words, at least half
-    of its non-space characters are letters, and the translation is non-empty, has a letter and differs
-    from the English (case folded); e2fsck's messages with abbreviation codes (``@i``) are not kept."""
-    if not MIN_WORDS <= word_count(english) <= MAX_WORDS:
-        return False
-    compact = english.replace(" ", "")
-    if len(_LETTERS.findall(compact)) < MIN_LETTER_SHARE * len(compact):
-        return False
-    if _E2FSCK_CODE.search(english):
-        return False
-    if not _LETTERS.search(translation):
-        return False
-    return translation.casefold() != english.casefold()
-
-
-def text_key(text: str) -> str:
-    """The form under which two messages are the same text: case folded, punctuation folded to spaces
-    (combining marks kept: Thai tone marks tell words apart)."""
-    return " ".join(_NOT_KEY.sub(" ", text.casefold()).split())
-
+# ------------------------------------------------------------------------------------------ ids and splits
 
 def hex_id(text: str, n: int) -> str:
     """The first ``n`` hex digits of SHA-256 of ``text`` (UTF-8)."""

@@ -13,23 +13,24 @@ in the layout of :mod:`clirkit.datasets._store`.
   ``groff -K utf-8 -t -mandoc -Tutf8 -rLL=2000n -rHY=0 -P-cbou`` (groff 1.22.4,
   ``LC_ALL=C.UTF-8``, a clean environment): lines 2000 ens wide and no
   hyphenation, so each paragraph is one output line; no formatting codes.
-  The page header and footer are dropped (see :func:`parse_sections`), a
-  line at column 0 starts a section, blank lines separate paragraphs.
+  The page header and footer are dropped (see
+  :func:`~clirkit.datasets._manpage_text.parse_sections`), a line at column 0
+  starts a section, blank lines separate paragraphs.
 - Aliases: a symbolic link or a ``.so`` stub is not a page; it resolves to its target.
-- Documents: every English page (``usr/share/man/manN/``) of every package,
-  translated or not; docid = file name without ``.gz`` (``ls.1``); text = all
-  sections but NAME (dropped entirely, so the page name does not give the
-  match away) and the boilerplate ones (:data:`BOILERPLATE`: SEE ALSO,
-  AUTHOR, COPYRIGHT, REPORTING BUGS, ...), section headings left out,
-  whitespace collapsed, cut after :data:`MAX_WORDS` words. Shared by the
-  three collections (stored once, in ``manpages-de-en/standard``).
-- Queries (``standard``): one per translated page (a real file in
-  ``usr/share/man/XX/manN/`` of ``manpages-XX``/``manpages-XX-dev``, else of
-  the English package that ships its own translation, e.g. ``dpkg``, ``apt``)
-  with an English original; qid = its file name (``ls.1``); text = the
-  translated NAME line(s) without the page names (:func:`strip_names`).
-  Dropped: pages whose translated or English description is empty, and
-  those whose translated description equals the English one (untranslated).
+- Documents: every English page (``usr/share/man/manN/``) of every package, translated or not; docid
+  = file name without ``.gz`` (``ls.1``); text = all sections but NAME (dropped entirely, so the
+  page name does not give the match away) and the boilerplate ones
+  (:data:`~clirkit.datasets._manpage_text.BOILERPLATE`: SEE ALSO, AUTHOR, COPYRIGHT, REPORTING BUGS,
+  ...), section headings left out, whitespace collapsed, cut after
+  :data:`~clirkit.datasets._manpage_text.MAX_WORDS` words. Shared by the three collections (stored
+  once, in ``manpages-de-en/standard``).
+- Queries (``standard``): one per translated page (a real file in ``usr/share/man/XX/manN/`` of
+  ``manpages-XX``/``manpages-XX-dev``, else of the English package that ships its own translation,
+  e.g. ``dpkg``, ``apt``) with an English original; qid = its file name (``ls.1``); text = the
+  translated NAME line(s) without the page names
+  (:func:`~clirkit.datasets._manpage_text.strip_names`). Dropped: pages whose translated or English
+  description is empty, and those whose translated description equals the English one
+  (untranslated).
 - Judgment: grade 1 for the English page of the same name (after aliases).
 - ``english-queries``: the same qids and judgments, query = the English NAME
   description (the monolingual ceiling); documents and parallel corpus are
@@ -37,12 +38,11 @@ in the layout of :mod:`clirkit.datasets._store`.
 - Splits by page name (qid without its section): first 8 bytes of SHA-256
   of the UTF-8 name mod 100, < 40 train, < 70 dev, else test (40/30/30
   rather than 50/25/25, so that dev and test of ``manpages-ru-en`` reach 250 queries).
-- Parallel corpus (XX -> English), train pages only: the NAME descriptions,
-  and paragraph pairs of sections that align (same number of sections once
-  the translator's last section is dropped; same number of paragraphs in the
-  section; not NAME nor boilerplate); identical pairs and pairs longer
-  than :data:`MAX_PAIR_WORDS` words are skipped. Pair id ``qid#name`` or
-  ``qid#sIpJ`` (section I, paragraph J, from 1).
+- Parallel corpus (XX -> English), train pages only: the NAME descriptions, and paragraph pairs of
+  sections that align (same number of sections once the translator's last section is dropped; same
+  number of paragraphs in the section; not NAME nor boilerplate); identical pairs and pairs longer
+  than :data:`~clirkit.datasets._manpage_text.MAX_PAIR_WORDS` words are skipped. Pair id
+  ``qid#name`` or ``qid#sIpJ`` (section I, paragraph J, from 1).
 
 Counts of the committed build are in ``data/MANPAGES-SOURCE.md`` and each ``manifest.json``.
 """
@@ -59,9 +59,19 @@ import subprocess
 import sys
 import tarfile
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
+from clirkit.datasets._manpage_text import (
+    MAX_WORDS,
+    Rendered,
+    aligned_pairs,
+    document_text,
+    name_description,
+    parse_sections,
+    render,
+    same_text,
+)
 from clirkit.datasets._store import VariantData, describe_counts, write_variant
 from clirkit.errors import ClirkitError
 from clirkit.progress import progress, say
@@ -69,8 +79,6 @@ from clirkit.run import Qrels
 
 LANGS = ("de", "es", "ru")
 SPLITS = ("train", "dev", "test")
-MAX_WORDS = 1500
-MAX_PAIR_WORDS = 200
 DOCS_HOME = "manpages-de-en"  # the collection folder holding the shared documents file
 
 # the translated pages: manpages-l10n 4.18.1 (GPL-3+)
@@ -112,18 +120,8 @@ ENGLISH: tuple[str, ...] = (
     "vorbis-tools=1.4.2-1+b1", "wdiff=1.2.2-5", "wodim=9:1.1.11-3.4", "xz-utils=5.4.1-1+deb12u2",
     "zstd=1.5.4+dfsg2-5",
 )
-GROFF = ["groff", "-K", "utf-8", "-t", "-mandoc", "-Tutf8", "-rLL=2000n", "-rHY=0", "-P-cbou"]
-# English section headings left out of documents and of the parallel corpus
-BOILERPLATE = frozenset({
-    "SEE ALSO", "AUTHOR", "AUTHORS", "COPYRIGHT", "REPORTING BUGS", "COLOPHON", "AVAILABILITY",
-    "LICENSE", "LICENCE", "COPYRIGHT AND LICENSE", "ACKNOWLEDGMENTS", "ACKNOWLEDGEMENTS", "THANKS",
-    "MAINTAINER", "MAINTAINERS", "AUTHOR AND COPYRIGHT", "AUTHORS AND COPYRIGHT", "COPYING",
-})
 _PAGE_FILE = re.compile(r"[^/]+\.[0-9][^/.]*\.gz")
 _SO = re.compile(r"\.so\s+(\S+)")
-# one NAME entry: page names (comma-separated, no spaces), a dash, the description
-_NAME_ENTRY = re.compile(r"^\s*[^\s,]+(?:\s*,\s*[^\s,]+)*,?\s+[-\u2010-\u2015\u2212]{1,2}\s+(.*\S)\s*$")
-_FIRST_DASH = re.compile(r"\s[-\u2010-\u2015\u2212]{1,2}\s")
 
 
 @dataclass
@@ -135,13 +133,6 @@ class Page:
     package: str
     roff: bytes | None = None
     alias: str | None = None
-
-
-@dataclass
-class Rendered:
-    """A page as text: ``sections`` = [(heading, paragraphs)], each paragraph a list of lines."""
-
-    sections: list[tuple[str, list[list[str]]]] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------------------- reading the packages
@@ -221,124 +212,7 @@ def resolve(docid: str, pages: dict[str, Page]) -> str | None:
     return docid if page is not None and page.alias is None else None
 
 
-# ---------------------------------------------------------------------------- rendering and parsing
-
-
-def render(roff: bytes) -> str:
-    """Plain text of a roff page (see the module docstring for the exact groff command)."""
-    try:
-        text = roff.decode("utf-8")
-    except UnicodeDecodeError:
-        text = roff.decode("latin-1")
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C.UTF-8"}
-    out = subprocess.run(GROFF, input=text.encode("utf-8"), capture_output=True, env=env, timeout=120)
-    return out.stdout.decode("utf-8", errors="replace")
-
-
-def parse_sections(text: str) -> Rendered:
-    """Rendered page text -> sections: a line at column 0 is a heading, blank lines separate
-    paragraphs, lines are stripped; the page header (a column-0 line followed by another one) and
-    footer (a column-0 line ending the text) are dropped."""
-    lines = [ln.rstrip() for ln in text.replace("\t", " ").splitlines()]
-    top = [i for i, ln in enumerate(lines) if ln and not ln[0].isspace()]
-    if len(top) >= 2 and not any(lines[top[0] + 1:top[1]]):
-        lines[top[0]] = ""  # the header: a column-0 line right before another (translated mdoc pages have none)
-    if top and top[-1] > 0 and not any(lines[top[-1] + 1:]):
-        lines[top[-1]] = ""  # the footer: a column-0 line ending the text
-    sections: list[tuple[str, list[list[str]]]] = []
-    fresh = True
-    for ln in lines:
-        if not ln:
-            fresh = True
-        elif not ln[0].isspace():
-            sections.append((" ".join(ln.split()), []))
-            fresh = True
-        elif sections:
-            paras = sections[-1][1]
-            if fresh or not paras:
-                paras.append([])
-            paras[-1].append(" ".join(ln.split()))
-            fresh = False
-    return Rendered(sections)
-
-
-def strip_names(name_section: str) -> str:
-    """The description part of a NAME section, page names removed.
-
-    Each line ``names - description`` (names comma-separated; the dash may be
-    ``-``, ``--``, ``\u2010``-``\u2015`` or ``\u2212``) gives its description; other lines continue the
-    previous description; several entries are joined with ``"; "``. A description that itself
-    starts with ``names - `` (a translator's slip) loses that too. Without any such line,
-    the text after the first spaced dash, else "".
-
-    >>> strip_names("bzip2, bunzip2 - a block-sorting file compressor\\nbzcat - decompresses files to stdout")
-    'a block-sorting file compressor; decompresses files to stdout'
-    """
-    entries: list[str] = []
-    for line in name_section.splitlines():
-        m = _NAME_ENTRY.match(line)
-        if m:
-            desc = m.group(1)
-            while (again := _NAME_ENTRY.match(desc)) is not None:  # "grep, egrep - rgrep - muestran ..."
-                desc = again.group(1)
-            entries.append(desc)
-        elif entries and line.strip():
-            entries[-1] += " " + line.strip()
-    if not entries:
-        m = _FIRST_DASH.search(name_section)
-        entries = [name_section[m.end():]] if m else []
-    return "; ".join(" ".join(e.split()) for e in entries if e.split())
-
-
-def name_description(page: Rendered) -> str:
-    """The NAME description of a page (its first section), "" if none."""
-    if not page.sections:
-        return ""
-    return strip_names("\n".join(ln for para in page.sections[0][1] for ln in para))
-
-
-def _paragraph(lines: list[str]) -> str:
-    return " ".join(" ".join(lines).split())
-
-
-def document_text(page: Rendered) -> str:
-    """The document of an English page: every section but NAME (the first) and :data:`BOILERPLATE`,
-    headings left out, whitespace collapsed, cut after :data:`MAX_WORDS` words."""
-    words: list[str] = []
-    for heading, paras in page.sections[1:]:
-        if heading.upper() in BOILERPLATE:
-            continue
-        for para in paras:
-            words.extend(_paragraph(para).split())
-            if len(words) >= MAX_WORDS:
-                return " ".join(words[:MAX_WORDS])
-    return " ".join(words)
-
-
-def same_text(a: str, b: str) -> bool:
-    """Equal up to case and whitespace."""
-    return " ".join(a.casefold().split()) == " ".join(b.casefold().split())
-
-
-def aligned_pairs(translated: Rendered, english: Rendered) -> list[tuple[str, str, str]] | None:
-    """(id suffix ``sIpJ``, translated paragraph, English paragraph) for the sections that align
-    (see the module docstring); None when the pages' section counts differ."""
-    tr = translated.sections
-    en = english.sections
-    if len(tr) == len(en) + 1:
-        tr = tr[:-1]  # the translators' section manpages-l10n appends
-    if len(tr) != len(en):
-        return None
-    out = []
-    for i, ((_, t_paras), (heading, e_paras)) in enumerate(zip(tr, en)):
-        if i == 0 or heading.upper() in BOILERPLATE or len(t_paras) != len(e_paras):
-            continue
-        for j, (tp, ep) in enumerate(zip(t_paras, e_paras)):
-            s, t = _paragraph(tp), _paragraph(ep)
-            if same_text(s, t) or len(s.split()) > MAX_PAIR_WORDS or len(t.split()) > MAX_PAIR_WORDS:
-                continue
-            out.append((f"s{i + 1}p{j + 1}", s, t))
-    return out
+# ---------------------------------------------------------------------------- splits and rendering
 
 
 def page_split(docid: str) -> str:

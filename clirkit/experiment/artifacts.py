@@ -243,9 +243,9 @@ class Artifacts(Resources):
         paths = [self._table_file(self.option("table"))]
         if self.option("table2") is not None:
             paths.append(self._table_file(self.option("table2")))
-        paths = [p for p in paths if p is not None and Path(p).is_file()]
-        if not any(self._score_column(p, fmt) is not None for p in paths):
-            what = f"not to {', '.join(paths)}" if paths else "and the table is IBM Model 1's"
+        files: list[str] = [p for p in paths if p is not None and Path(p).is_file()]
+        if not any(self._score_column(p, fmt) is not None for p in files):
+            what = f"not to {', '.join(files)}" if files else "and the table is IBM Model 1's"
             raise ClirkitError(f"{self.where}: score_column applies to a table file that is a Moses phrase table, "
                                f"{what} (remove score_column, or give the phrase table)")
 
@@ -352,10 +352,10 @@ class Artifacts(Resources):
     def run(self, system, split: str, *, packed: bool = False):
         name = self.made.names.get(id(system))
         runs = self.made.runs.get(split, PackedRuns())
-        if name in runs:
+        if name is not None and name in runs:
             return runs.packed(name) if packed else runs[name]
         return system.search_split(self, split)
 
-    def runs(self, split: str) -> Mapping[str, Any]:
+    def runs(self, split: str) -> "PackedRuns":
         """``{name: Run}`` of ``split``, in the order they were made (each unpacked when read: :class:`PackedRuns`)."""
         return self.made.runs.get(split, PackedRuns())

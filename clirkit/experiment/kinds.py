@@ -9,12 +9,17 @@ reading a file imports only the systems it uses.
 from __future__ import annotations
 
 import importlib
+import inspect
+from typing import TYPE_CHECKING
 
 from clirkit.errors import ClirkitError
 
-KINDS: dict[str, str | type] = {
+if TYPE_CHECKING:
+    from clirkit.estimator import System
+
+KINDS: dict[str, "str | type[System]"] = {
     "dt": "clirkit.systems:DT",
-    "psq": "clirkit.systems:PSQ",
+    "psq": "clirkit.psqsystem:PSQ",
     "boost": "clirkit.boost:BoostRanker",
     "scs": "clirkit.scs:SCSModel",
     "bm25": "clirkit.systems:BM25Search",  # the queries untranslated (clirkit search): the floor
@@ -25,21 +30,21 @@ FUSION = "clirkit.fusion.system:Fusion"
 """The class of every ``[fusions.NAME]`` table."""
 
 
-def system_class(kind: str) -> type:
+def system_class(kind: str) -> "type[System]":
     """The class of ``kind`` (a key of :data:`KINDS`, or ``"fusion"``)."""
     entry = FUSION if kind == "fusion" else KINDS.get(kind)
     if entry is None:
         raise ClirkitError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
     if isinstance(entry, str):
         module, _, name = entry.partition(":")
-        entry = getattr(importlib.import_module(module), name)
+        return getattr(importlib.import_module(module), name)
     return entry
 
 
-def keys_of(cls: type) -> list[str]:
+def keys_of(cls: "type[System]") -> list[str]:
     """The keys of a system of class ``cls`` in an experiment file, after ``kind``: its file keys, the
     parameters naming other systems, then its other parameters, in their order."""
     params = cls._get_param_names()
-    ordered = [k for k in cls.__init__.__code__.co_varnames if k in params]  # __init__ order, not sorted
+    ordered = [k for k in inspect.signature(cls).parameters if k in params]  # __init__ order, not sorted
     ordered += [k for k in params if k not in ordered]
     return [*cls.file_keys, *cls.system_keys, *(k for k in ordered if k not in cls.system_keys)]

@@ -33,7 +33,8 @@ def load_collection(exp: Experiment, out: Store, steps, quiet: bool):
     from clirkit import datasets
     from clirkit.datasets import Collection
 
-    if exp.plain is None:
+    if exp.plain is None:  # the collection is a name (a [collection] table is plain files)
+        assert isinstance(exp.collection, str)
         return datasets.load(exp.collection, variant=exp.variant)
     import shutil
 

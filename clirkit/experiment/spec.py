@@ -11,13 +11,14 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import tomllib
 
 from clirkit.datasets.plain import KEYS as PLAIN_KEYS
-from clirkit.errors import FIX_SURROGATE, REMOVE_NUL, ClirkitError
+from clirkit.errors import ClirkitError
 from clirkit.experiment.kinds import KINDS, keys_of, system_class
+from clirkit.experiment.tomlerrors import not_toml
 
 DEFAULT_MEASURES = ("AP", "PRES@1000", "nDCG@10", "P@10")
 REPORT_SPLITS = ("dev", "test", "all")
@@ -140,7 +141,7 @@ class Experiment:
             raise ClirkitError(f"{path}: not a valid TOML file (nested too deeply); nest arrays and tables less "
                                f"deeply") from None
         except ValueError as exc:  # bad TOML or UTF-8, integers of more than 4,300 digits
-            raise _not_toml(path, exc) from None
+            raise not_toml(path, exc) from None
         return cls.from_dict(with_overrides(data, **overrides), source=str(path), name=Path(path).stem)
 
     @classmethod
@@ -250,53 +251,6 @@ def _check_split_sizes(where: str, plain) -> None:
                                f"their own (queries = {{{split} = FILE, test = FILE}})")
 
 
-_TOML_AT = re.compile(r"^(.*) \(at line (\d+), column (\d+)\)$")
-
-
-def _not_toml(path: str | os.PathLike[str], exc: ValueError) -> ClirkitError:
-    """The error for an experiment file that tomllib refused with ``exc``: a NUL byte, bytes that are not UTF-8 or a
-    byte-order mark named as such (tomllib says "Expected newline" or "Invalid statement"), a TOML error at the
-    line it names, with what to do."""
-    from clirkit.fileio import looks_utf16
-
-    data = Path(path).read_bytes()
-    if looks_utf16(data[:4096], True):
-        return ClirkitError(f"{path}:1: the file is UTF-16, not UTF-8 as TOML must be; convert it to UTF-8: "
-                            f"`iconv -f utf-16 -t utf-8 FILE > NEW`")
-    at = data.find(b"\0")
-    if at >= 0:
-        line, column = data.count(b"\n", 0, at) + 1, at - data.rfind(b"\n", 0, at)
-        return ClirkitError(f"{path}:{line}: a NUL byte (column {column}): an experiment file is TOML text; "
-                            f"{REMOVE_NUL}")
-    if isinstance(exc, UnicodeDecodeError):
-        line = data.count(b"\n", 0, exc.start) + 1
-        from clirkit.fileio import TO_UTF8
-
-        return ClirkitError(f"{path}:{line}: not valid UTF-8 (byte {data[exc.start]:#04x}), as TOML must be{TO_UTF8}")
-    if data.startswith(b"\xef\xbb\xbf"):
-        return ClirkitError(f"{path}:1: starts with a byte-order mark, which TOML does not allow; save the file as "
-                            f"UTF-8 without it")
-    problem = " ".join(str(exc).split())
-    if "integer string conversion" in problem:
-        return ClirkitError(f"{path}: not a valid TOML file (an integer of more than 4,300 digits); write it with "
-                            f"fewer digits")
-    m = _TOML_AT.match(problem)
-    if m is None:
-        return ClirkitError(f"{path}: not a valid TOML file ({problem[:200]}); {_TOML_FIX}")
-    what, line, column = m.groups()
-    if b"\r" in data and b"\n" not in data:
-        return ClirkitError(f"{path}: its lines end with CR only (an old Mac file), which TOML does not allow; "
-                            f"convert them to LF (`tr '\\r' '\\n' < FILE > NEW`)")
-    if "Unicode scalar" in what:
-        return ClirkitError(f"{path}:{line}: not a valid TOML file (an escape that is half a character, column "
-                            f"{column}); {FIX_SURROGATE}")
-    if what.startswith(("Cannot overwrite", "Cannot declare")):
-        return ClirkitError(f"{path}:{line}: not a valid TOML file (a key or table given twice, column {column}); "
-                            f"keep one of them")
-    return ClirkitError(f"{path}:{line}: not a valid TOML file ({what[:200]}, column {column}); {_TOML_FIX}")
-
-
-_TOML_FIX = 'correct the line (TOML: key = value, strings in "quotes", tables under [name] headers)'
 
 
 def _check_keys(where: str, spec: Mapping[str, Any], allowed: list[str], whose: str, owners=None) -> None:
@@ -313,7 +267,7 @@ def _check_keys(where: str, spec: Mapping[str, Any], allowed: list[str], whose: 
                            f"{', '.join(allowed)})")
 
 
-def _check_system(where: str, spec: Mapping[str, Any], before: list[str], fusions: list[str] = ()) -> None:
+def _check_system(where: str, spec: Mapping[str, Any], before: list[str], fusions: Sequence[str] = ()) -> None:
     """The kind of a ``[systems.NAME]`` table, its keys (those of its class: :func:`keys_of`), the types of its
     file keys, the systems it names (``before``: the systems declared before it, or ``fusions``: the fusions
     of those systems) and its parameters' values (the constraints its
@@ -331,7 +285,7 @@ def _check_system(where: str, spec: Mapping[str, Any], before: list[str], fusion
             shape = {str: "a string", bool: "true or false (a TOML boolean, without quotes)",
                      int: "an integer >= 1"}.get(kind_of_value, kind_of_value.__name__)
             raise ClirkitError(f"{where}: {key} must be {shape} ({what}), got {repr(value)[:40]}")
-        if kind_of_value is int and value is not None and value < 1:
+        if kind_of_value is int and isinstance(value, int) and value < 1:
             raise ClirkitError(f"{where}: {key} must be an integer >= 1 ({what}), got {value!r}")
     for key in cls.system_keys:
         if key not in spec:
@@ -512,41 +466,3 @@ def shipped(name: str) -> Path:
         known = sorted(p.stem for p in SHIPPED.glob("*.toml"))
         raise ClirkitError(f"no shipped experiment {name!r} (shipped: {', '.join(known)})")
     return path
-
-
-def keys_text(kind: str | None = None) -> str:
-    """Every key of an experiment file with what it takes (``clirkit run --keys``), or the keys of a system of
-    ``kind`` (or ``fusion``) with their defaults."""
-    import textwrap
-
-    if kind is not None:
-        if kind != "fusion" and kind not in KINDS:
-            raise ClirkitError(f"--keys: no system kind {kind!r} (kinds: {', '.join(KINDS)}, or fusion)")
-        cls = system_class(kind)
-        defaults = {k: v.default for k, v in __import__("inspect").signature(cls).parameters.items()}
-        lines = [f"[{'fusions' if kind == 'fusion' else 'systems'}.NAME] of kind {kind} ({cls.__module__}."
-                 f"{cls.__name__}; its docstring says what each parameter does):"]
-        shapes = {str: "a string", bool: "true or false", int: "an integer"}
-        lines += [f"  {k:<25} {what} ({shapes[kind_of]})"
-                  for k, (kind_of, what) in cls.file_keys.items()]
-        named = ("the names of systems" if kind == "fusion" else
-                 "the name of a system declared before it, or of a fusion of such systems")
-        lines += [f"  {k:<25} {named}" for k in cls.system_keys]
-        from clirkit.estimator import Resources
-
-        set_by_run = cls.params_from(Resources(), {})
-        lines += [f"  {k:<25} default {defaults[k]!r}" + (" (an experiment sets it: collection's languages, seed, "
-                                                          "progress, jobs)" if k in set_by_run else "")
-                  for k in keys_of(cls) if k not in cls.file_keys and k not in cls.system_keys]
-        return "\n".join(lines)
-    out = ["Experiment-file keys (README, \"Experiment-file keys\"); clirkit run --keys KIND lists a system "
-           "kind's keys with their defaults."]
-    for table, keys in KEYS.items():
-        out += ["", "top level:" if not table else f"[{table}]:"]
-        for key, what in keys.items():
-            out += textwrap.wrap(what, 116, initial_indent=f"  {key:<15} ", subsequent_indent=" " * 18)
-        if table == "systems.NAME":
-            for name in KINDS:
-                out += textwrap.wrap(", ".join(keys_of(system_class(name))), 116,
-                                     initial_indent=f"  kind {name + ':':<10} ", subsequent_indent=" " * 18)
-    return "\n".join(out)

@@ -1,7 +1,8 @@
 """Reading and writing the text formats of IR experiments (SPEC §1), one module per artifact:
 
 - :mod:`~clirkit.formats.queries`: ``qid TAB text``, JSONL ``{"qid": ..., "text": ...}``, and topic files
-  (:mod:`~clirkit.formats.topics`: TREC ``<top>``, CLEF and NTCIR XML, HC4/NeuCLIR JSONL) told by content;
+  (:mod:`~clirkit.formats.topics`: TREC ``<top>``, CLEF and NTCIR XML; :mod:`~clirkit.formats.hc4_topics`:
+  HC4/NeuCLIR JSONL) told by content;
 - :mod:`~clirkit.formats.documents`: ``docid TAB text`` or JSONL ``{"docid": ..., "text": ...}``, streamed;
 - the field names other tools use (ir_datasets ``doc_id``/``query_id``, Pyserini
   ``id``/``contents``, BEIR ``_id``/``title``/``text``) are detected (:func:`choose_fields`)

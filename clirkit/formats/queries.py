@@ -1,5 +1,6 @@
 """Queries: ``qid TAB text`` and JSONL records (:mod:`clirkit.formats.records`), and topic files (TREC, CLEF,
-NTCIR markup and HC4/NeuCLIR JSONL: :mod:`clirkit.formats.topics`), told apart by their content; and their writer.
+NTCIR markup: :mod:`clirkit.formats.topics`; HC4/NeuCLIR JSONL: :mod:`clirkit.formats.hc4_topics`), told apart by
+their content; and their writer.
 """
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Iterator, Mapping, Sequence
 
 from clirkit.errors import ClirkitError, empty_file, located, repeated_id
 from clirkit.fileio import GZIP_ERRORS, damaged_gzip, display_name, iter_lines, open_binary
-from clirkit.formats import topics
+from clirkit.formats import hc4_topics, topics
 from clirkit.formats.records import (
     QUERY,
     check_format,
@@ -94,7 +95,7 @@ def read_queries(path: str | os.PathLike[str], *, fmt: str = "auto", field: str 
     lines = itertools.chain([first], lines)
     if kind == "jsonl":
         obj = json_object(name, first[0], first[1]) if first[1].lstrip().startswith("{") else None
-        if fmt == "hc4" or (obj is not None and topics.is_hc4(obj)):
+        if fmt == "hc4" or (obj is not None and hc4_topics.is_hc4(obj)):
             return _hc4_queries(name, lines, *topic_options)
     if field is not None:
         raise ClirkitError(f"{name}: field={field!r} applies to TREC topics only; this file is read as {kind.upper()}")
@@ -122,7 +123,7 @@ def _hc4_queries(name: str, lines: Iterator[tuple[int, str]], fields, lang, id_f
     _topic_only_options(name, "HC4", id_field, text_fields, header)
     parts = topics.topic_fields(fields, name, "HC4")
     records = ((n, json_object(name, n, line)) for n, line in lines)
-    return topics.read_hc4_topics(name, records, parts, lang=lang)
+    return hc4_topics.read_hc4_topics(name, records, parts, lang=lang)
 
 
 def _distinct_queries(name: str, records: Iterator[tuple[int, str, str]]) -> dict[str, str]:

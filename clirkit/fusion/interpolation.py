@@ -126,7 +126,8 @@ def weighted_sum(aligned: AlignedRuns, normalized: Sequence[np.ndarray], weights
     return aligned.ranked(combined(aligned, normalized, weights), depth, _tag(weights, transforms, tag))
 
 
-def combined(aligned: AlignedRuns, normalized: Sequence[np.ndarray], weights: Sequence[float]) -> np.ndarray:
+def combined(aligned: AlignedRuns, normalized: Sequence[np.ndarray], weights: Sequence[float] | np.ndarray
+             ) -> np.ndarray:
     """``sum_i weights[i] * normalized[i]`` over the aligned pairs (float64)."""
     fused = np.zeros(aligned.n_pairs, dtype=np.float64)
     for wi, contribution in zip(weights, normalized):
@@ -134,7 +135,7 @@ def combined(aligned: AlignedRuns, normalized: Sequence[np.ndarray], weights: Se
     return fused
 
 
-def _tag(weights: Sequence[float], transforms: Sequence[str], tag: str | None) -> str:
+def _tag(weights: Sequence[float] | np.ndarray, transforms: Sequence[str], tag: str | None) -> str:
     """``tag``, or by default one recording the weights and transforms."""
     if tag is not None:
         return tag

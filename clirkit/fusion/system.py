@@ -110,6 +110,7 @@ class Fusion(System):
         else:
             if dev_qrels is None:
                 raise ClirkitError("tuning the fusion weights needs the dev qrels (or give the weights)")
+            assert dev_runs is not None  # refused above when the weights are tuned
             queries = covered_queries(dev_runs, dev_qrels)
             if not queries:
                 raise ClirkitError("the dev qrels judge none of the dev runs' queries: are they the dev qrels?")

@@ -77,3 +77,22 @@ def pairwise(kind: str, r_pos: np.ndarray, r_neg: np.ndarray, *, margin: float =
         e = np.exp(delta)
         return e, e
     raise ClirkitError(f"unknown pairwise loss {kind!r}; choose one of {', '.join(PAIRWISE)}")
+
+
+def batch_loss(kind: str, r: np.ndarray, batch, *, thresholds, mse_targets=None, margin: float = 0.2
+               ) -> tuple[float, np.ndarray]:
+    """Mean loss of kind ``kind`` and dL/dr for every scored pair of ``batch`` (a
+    :class:`~clirkit.scs.training.TrainingData`; ``r``: the pointwise pairs' scores, or the (query, pos) then the
+    (query, neg) scores); ``thresholds``, ``mse_targets`` and ``margin`` as the model's."""
+    if kind == "sosl":
+        values, g = sosl(r, batch.grade, thresholds)
+        return float(values.mean()), g / len(r)
+    if kind == "mse":
+        targets = (segment_midpoints(thresholds) if mse_targets is None
+                   else np.asarray(mse_targets, dtype=np.float64))
+        values, g = mse(r, targets[batch.grade])
+        return float(values.mean()), g / len(r)
+    m = len(batch.query)
+    values, g = pairwise(kind, r[:m], r[m:], margin=margin)
+    w = batch.weight
+    return float(np.sum(w * values) / m), np.concatenate([-w * g, w * g]) / m

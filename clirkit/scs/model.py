@@ -16,6 +16,7 @@ and symmetrically for documents.
 """
 from __future__ import annotations
 
+import functools
 import time
 from numbers import Integral, Real
 from typing import Mapping, Sequence
@@ -26,16 +27,15 @@ from clirkit.constraints import Interval, StrOptions
 from clirkit.documents import Documents
 from clirkit.errors import ClirkitError
 from clirkit.estimator import DEPTH, Resources, System, drop_excluded
-from clirkit.npzio import load_npz, save_npz
 from clirkit.progress import progress, say
 from clirkit.run import Qrels, Run
 from clirkit.scs import losses
-from clirkit.scs.encoding import Rows, add_rows, averaging_matrix, unit_norm, vocabulary_of
+from clirkit.scs.encoding import averaging_matrix, unit_norm, vocabulary_of
+from clirkit.scs.gradient import loss_and_gradient
+from clirkit.scs.modelfile import read_model, write_model
 from clirkit.scs.optim import Adam
-from clirkit.scs.training import TrainingData, lookup, sample_negatives
+from clirkit.scs.training import TrainingData, judged_units, lookup, triplets
 
-FORMAT_VERSION = 1
-KIND = "scs-model"
 PAIR_WEIGHTS = ("uniform", "grade")
 
 
@@ -213,45 +213,15 @@ class SCSModel(System):
         A_q = averaging_matrix(query_tokens, self.query_vocab_)
         A_d = averaging_matrix(doc_tokens, self.doc_vocab_)
 
-        qids = np.asarray(query_ids, dtype=str)
-        dids = np.asarray(doc_ids, dtype=str)
-        q_of, q_ok = lookup(qids, qrels.qids)
-        d_of, d_ok = lookup(dids, qrels.docids)
-        dropped = int((~(q_ok & d_ok) & np.isin(qrels.qids, qids)).sum())
-        if dropped:
-            say(f"scs: {dropped} judgments name documents not in the collection; ignored", quiet=quiet)
-        keep = q_ok & d_ok
-        jq, jd = q_of[keep], d_of[keep]
-        jg = np.maximum(qrels.rels[keep], 0)
-        if jg.size and jg.max() >= self.n_grades:
-            raise ClirkitError(f"qrels have grade {jg.max()} but the model has {self.n_grades} grades "
-                               f"(thresholds {' '.join(map(str, self.thresholds))}); give one more threshold "
-                               "per extra grade")
-        if not jq.size:
-            raise ClirkitError("no judgment of the training queries names a document of the collection")
-        nd = len(dids)
-        # one judgment per (query, doc): the highest grade
-        key = jq.astype(np.int64) * nd + jd
-        order = np.lexsort((-jg, key))
-        first = np.ones(len(order), dtype=bool)
-        first[1:] = key[order][1:] != key[order][:-1]
-        jq, jd, jg = jq[order][first], jd[order][first], jg[order][first]
-        judged_queries = np.unique(jq)
-        nq_neg, nd_neg = sample_negatives(rng, judged_queries, jq.astype(np.int64) * nd + jd, nd,
-                                           self.negatives)
-        uq = np.concatenate([jq, nq_neg])
-        ud = np.concatenate([jd, nd_neg])
-        ug = np.concatenate([jg, np.zeros(len(nq_neg), dtype=np.int64)])
-        order = np.lexsort((ud, -ug, uq))
-        uq, ud, ug = uq[order], ud[order], ug[order]
-        self.training_stats_ = {"queries": int(len(judged_queries)), "documents": int(nd),
-                                "judged_pairs": int(len(jq)), "sampled_negatives": int(len(nq_neg)),
-                                "query_vocabulary": int(len(self.query_vocab_)),
+        uq, ud, ug, counts = judged_units(query_ids, doc_ids, qrels, n_grades=self.n_grades,
+                                          thresholds=self.thresholds, negatives=self.negatives, rng=rng, quiet=quiet)
+        self.training_stats_ = {**counts, "query_vocabulary": int(len(self.query_vocab_)),
                                 "doc_vocabulary": int(len(self.doc_vocab_))}
         if self.loss in losses.POINTWISE:
             data = TrainingData(A_q, A_d, uq, doc=ud, grade=ug)
         else:
-            data = self._triplets(rng, A_q, A_d, uq, ud, ug)
+            data = triplets(rng, A_q, A_d, uq, ud, ug, max_pairs=self.max_pairs_per_query,
+                            pair_weight=self.pair_weight)
             if not len(data):
                 raise ClirkitError("no (relevant, less relevant) document pair to train a pairwise loss on")
         self.training_stats_["units"] = int(len(data))
@@ -267,30 +237,6 @@ class SCSModel(System):
             pos, ok = lookup(vocab, np.asarray(words, dtype=str))
             table[pos[ok]] = values[ok]
         return table
-
-    def _triplets(self, rng, A_q, A_d, uq, ud, ug) -> TrainingData:
-        """All (query, d+, d-) with grade(d+) > grade(d-) among each query's units (optionally sampled)."""
-        starts = np.flatnonzero(np.r_[True, uq[1:] != uq[:-1]])
-        ends = np.r_[starts[1:], len(uq)]
-        parts_q, parts_p, parts_n, parts_w = [], [], [], []
-        for s, e in zip(starts.tolist(), ends.tolist()):
-            g = ug[s:e]
-            i, j = np.nonzero(g[:, None] > g[None, :])
-            if not len(i):
-                continue
-            if self.max_pairs_per_query is not None and len(i) > self.max_pairs_per_query:
-                pick = np.sort(rng.choice(len(i), size=self.max_pairs_per_query, replace=False))
-                i, j = i[pick], j[pick]
-            parts_q.append(np.full(len(i), uq[s]))
-            parts_p.append(ud[s + i])
-            parts_n.append(ud[s + j])
-            parts_w.append((g[i] - g[j]).astype(np.float64) if self.pair_weight == "grade"
-                           else np.ones(len(i)))
-        if not parts_q:
-            empty = np.zeros(0, dtype=np.int64)
-            return TrainingData(A_q, A_d, empty, pos=empty, neg=empty, weight=np.zeros(0))
-        return TrainingData(A_q, A_d, np.concatenate(parts_q), pos=np.concatenate(parts_p),
-                            neg=np.concatenate(parts_n), weight=np.concatenate(parts_w))
 
     def train(self, data: TrainingData, *, quiet: bool = True, on_epoch=None) -> "SCSModel":
         """Run ``epochs`` passes of shuffled mini-batch Adam over ``data``.
@@ -333,56 +279,12 @@ class SCSModel(System):
         return self
 
     def loss_and_gradient(self, batch: TrainingData) -> tuple[float, dict[str, tuple[np.ndarray, np.ndarray]]]:
-        """Mean loss of ``batch`` and its gradient ``{"query"|"doc": (rows, values)}``.
-
-        Pointwise: mean over pairs of ``l(r, grade)``. Pairwise: ``sum(w l) /
-        n_triplets``. ``rows`` are the embedding rows the batch touches.
-        """
-        if self.loss in losses.POINTWISE:
-            q, d = batch.query, batch.doc
-        else:
-            q = np.concatenate([batch.query, batch.query])
-            d = np.concatenate([batch.pos, batch.neg])
-        uq, qinv = np.unique(q, return_inverse=True)
-        ud, dinv = np.unique(d, return_inverse=True)
-        Rq, Rd = Rows(batch.A_q, uq), Rows(batch.A_d, ud)
-        Fq = np.tanh(Rq.mean(self.query_embeddings_))
-        Fd = np.tanh(Rd.mean(self.doc_embeddings_))
-        F, G = Fq[qinv], Fd[dinv]
-        nF, nG = np.linalg.norm(F, axis=1), np.linalg.norm(G, axis=1)
-        den = (nF + self.eps) * (nG + self.eps)
-        r = np.zeros(len(q))
-        np.divide(np.einsum("ij,ij->i", F, G), den, out=r, where=den > 0)
-
-        loss, g = self._loss_of(r, batch)
-        inv_den = np.zeros_like(den)
-        np.divide(1.0, den, out=inv_den, where=den > 0)
-        cf = np.zeros_like(nF)
-        np.divide(r, (nF + self.eps) * nF, out=cf, where=nF > 0)
-        cg = np.zeros_like(nG)
-        np.divide(r, (nG + self.eps) * nG, out=cg, where=nG > 0)
-        gF = g[:, None] * (G * inv_den[:, None] - cf[:, None] * F)
-        gG = g[:, None] * (F * inv_den[:, None] - cg[:, None] * G)
-        gFq = add_rows(np.zeros_like(Fq), qinv, gF)
-        gFd = add_rows(np.zeros_like(Fd), dinv, gG)
-        grads = {"query": (Rq.words, Rq.back(gFq * (1.0 - Fq * Fq))),
-                 "doc": (Rd.words, Rd.back(gFd * (1.0 - Fd * Fd)))}
-        return loss, grads
-
-    def _loss_of(self, r: np.ndarray, batch: TrainingData) -> tuple[float, np.ndarray]:
-        """Mean loss and dL/dr for every scored pair of the batch."""
-        if self.loss == "sosl":
-            values, g = losses.sosl(r, batch.grade, self.thresholds)
-            return float(values.mean()), g / len(r)
-        if self.loss == "mse":
-            targets = (losses.segment_midpoints(self.thresholds) if self.mse_targets is None
-                       else np.asarray(self.mse_targets, dtype=np.float64))
-            values, g = losses.mse(r, targets[batch.grade])
-            return float(values.mean()), g / len(r)
-        m = len(batch.query)
-        values, g = losses.pairwise(self.loss, r[:m], r[m:], margin=self.margin)
-        w = batch.weight
-        return float(np.sum(w * values) / m), np.concatenate([-w * g, w * g]) / m
+        """Mean loss of ``batch`` and its gradient ``{"query"|"doc": (rows, values)}``
+        (:func:`clirkit.scs.gradient.loss_and_gradient` with this model's tables, eps and loss)."""
+        return loss_and_gradient(self.query_embeddings_, self.doc_embeddings_, batch, eps=self.eps,
+                                 pointwise=self.loss in losses.POINTWISE,
+                                 loss_of=functools.partial(losses.batch_loss, self.loss, thresholds=self.thresholds,
+                                                           mse_targets=self.mse_targets, margin=self.margin))
 
     # scoring ------------------------------------------------------------------------------------
 
@@ -499,21 +401,12 @@ class SCSModel(System):
     # files --------------------------------------------------------------------------------------
 
     def save(self, path) -> None:
-        """Write the model as ``.npz`` arrays plus a JSON header (atomic; no pickle).
+        """Write the model as ``.npz`` arrays plus a JSON header (atomic; no pickle; :mod:`clirkit.scs.modelfile`).
 
         Identical models give identical bytes (no timestamps are stored).
         """
         self._check_fitted()
-        from clirkit.estimator import jsonable
-
-        header = {"params": jsonable(self.get_params()),
-                  "query_analyzer": getattr(self, "query_analyzer_", None),
-                  "doc_analyzer": getattr(self, "doc_analyzer_", None),
-                  "history": getattr(self, "history_", []),
-                  "training_stats": getattr(self, "training_stats_", {})}
-        save_npz(path, KIND, FORMAT_VERSION, header, {
-            "query_vocab": self.query_vocab_, "doc_vocab": self.doc_vocab_,
-            "query_embeddings": self.query_embeddings_, "doc_embeddings": self.doc_embeddings_}, deflate=True)
+        write_model(self, path)
 
     def load_model(self, path, documents=None) -> "SCSModel":
         """Take the learned state of the model saved at ``path`` (its hyper-parameters must equal this
@@ -533,65 +426,10 @@ class SCSModel(System):
 
     @classmethod
     def load(cls, path, resources: Resources | None = None) -> "SCSModel":
-        """Read a model written by :meth:`save`, checking every value before use; with ``resources``
-        (:class:`~clirkit.estimator.Resources`), it ranks their documents by default.
-
-        Header: ``params`` an object of this class's hyper-parameters, each within its constraints
-        (``eps`` a finite number >= 0, ``dim`` an integer >= 1, thresholds and MSE targets lists of
-        finite numbers), both analyzers' settings (or null), ``history`` a list of epoch records
-        with a numeric ``loss``, ``training_stats`` an object. Arrays: both vocabularies strictly
-        increasing strings, both embedding tables finite floats of ``len(vocab) x dim``. Anything
-        else raises ClirkitError ``FILE: corrupt SCS model: problem; train the model again with `clirkit scs-train```.
-        """
-        from clirkit.npzio import Corrupt, checking, require_analyzer, require_array, require_field, show
-
-        header, a = load_npz(path, KIND, (FORMAT_VERSION,),
-                             ("query_vocab", "doc_vocab", "query_embeddings", "doc_embeddings"))
-        with checking(path, "SCS model", remedy=True):
-            params = dict(require_field(header, "params", "object"))
-            for old, new in (("query_lang", "source_lang"), ("doc_lang", "target_lang")):  # version-1 spelling
-                if old in params and new in params:
-                    raise Corrupt(f"header params has both {old} and {new}")
-                if old in params:
-                    params[new] = params.pop(old)
-            unknown = sorted(set(params) - set(cls._get_param_names()))
-            if unknown:
-                raise Corrupt(f"header params has an unknown hyper-parameter {show(unknown[0])}")
-            header = {**header, "params": params}  # checked under the current names
-            require_field(header, ("params", "dim"), "int", min=1, default=None)
-            require_field(header, ("params", "eps"), "number", min=0, default=None)
-            for name in ("thresholds", "mse_targets"):
-                if require_field(header, ("params", name), "list", items="number", nullable=name == "mse_targets",
-                                 default=None) is not None:
-                    params[name] = tuple(params[name])
-            model = cls(**params)
-            try:
-                model._validate()  # the constraints every hyper-parameter declares
-            except ClirkitError as exc:
-                raise Corrupt(f"header params: {exc}") from None
-            analyzers = []
-            for name in ("query_analyzer", "doc_analyzer"):  # null: trained on tokens
-                settings = require_field(header, name, "object", nullable=True, default=None)
-                if settings is not None:
-                    require_analyzer(header, name)
-                analyzers.append(settings)
-            if (analyzers[0] is None) != (analyzers[1] is None):
-                raise Corrupt("query_analyzer and doc_analyzer must both be set, or both null (a model trained "
-                              "on tokens)")
-            history = require_field(header, "history", "list", items="object", default=[])
-            for i in range(len(history)):  # one record per epoch
-                require_field(header, ("history", i, "loss"), "number")
-            stats = require_field(header, "training_stats", "object", default={})
-            vocab, E = {}, {}
-            for side in ("query", "doc"):
-                vocab[side] = require_array(a, f"{side}_vocab", "str", sorted=True, unique=True)
-                E[side] = require_array(a, f"{side}_embeddings", "float", 2, shape=(len(vocab[side]), model.dim),
-                                        dtype=np.float64, label=f"{side} embeddings")
-        model.query_vocab_, model.doc_vocab_ = vocab["query"], vocab["doc"]
-        model.query_embeddings_, model.doc_embeddings_ = E["query"].copy(), E["doc"].copy()
-        model.query_analyzer_, model.doc_analyzer_ = analyzers
-        model.history_ = history
-        model.training_stats_ = stats
+        """Read a model written by :meth:`save`, checking every value before use
+        (:func:`clirkit.scs.modelfile.read_model`); with ``resources`` (:class:`~clirkit.estimator.Resources`), it
+        ranks their documents by default."""
+        model = read_model(cls, path)
         if resources is not None:
             model.documents_ = resources.documents()
         return model

@@ -1,11 +1,16 @@
-"""What SCS trains on: the training units (:class:`TrainingData`, made by :meth:`SCSModel.prepare`), ids
-looked up in id arrays, and unjudged documents sampled as negatives."""
+"""What SCS trains on: the training units (:class:`TrainingData`, made by :meth:`SCSModel.prepare` from the judged
+units and sampled negatives, :func:`judged_units`, and the pairwise losses' :func:`triplets`), ids looked up in id
+arrays, and unjudged documents sampled as negatives."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+
+from clirkit.errors import ClirkitError
+from clirkit.progress import say
+from clirkit.run import Qrels
 
 
 @dataclass
@@ -72,3 +77,73 @@ def sample_negatives(rng: np.random.Generator, queries: np.ndarray, judged_keys:
         out_q.append(np.full(len(extra), q))
         out_d.append(extra)
     return np.concatenate(out_q), np.concatenate(out_d)
+
+
+def triplets(rng: np.random.Generator, A_q, A_d, uq: np.ndarray, ud: np.ndarray, ug: np.ndarray, *,
+             max_pairs: int | None, pair_weight: str) -> TrainingData:
+    """All (query, d+, d-) with grade(d+) > grade(d-) among each query's units ``(uq, ud, ug)``, sorted by query
+    (at most ``max_pairs`` a query, sampled with ``rng``; None: all), weighted 1 or by the grades' difference
+    (``pair_weight`` ``"uniform"`` or ``"grade"``)."""
+    starts = np.flatnonzero(np.r_[True, uq[1:] != uq[:-1]])
+    ends = np.r_[starts[1:], len(uq)]
+    parts_q, parts_p, parts_n, parts_w = [], [], [], []
+    for s, e in zip(starts.tolist(), ends.tolist()):
+        g = ug[s:e]
+        i, j = np.nonzero(g[:, None] > g[None, :])
+        if not len(i):
+            continue
+        if max_pairs is not None and len(i) > max_pairs:
+            pick = np.sort(rng.choice(len(i), size=max_pairs, replace=False))
+            i, j = i[pick], j[pick]
+        parts_q.append(np.full(len(i), uq[s]))
+        parts_p.append(ud[s + i])
+        parts_n.append(ud[s + j])
+        parts_w.append((g[i] - g[j]).astype(np.float64) if pair_weight == "grade"
+                       else np.ones(len(i)))
+    if not parts_q:
+        empty = np.zeros(0, dtype=np.int64)
+        return TrainingData(A_q, A_d, empty, pos=empty, neg=empty, weight=np.zeros(0))
+    return TrainingData(A_q, A_d, np.concatenate(parts_q), pos=np.concatenate(parts_p),
+                        neg=np.concatenate(parts_n), weight=np.concatenate(parts_w))
+
+
+def judged_units(query_ids, doc_ids, qrels: Qrels, *, n_grades: int, thresholds, negatives: int,
+                 rng: np.random.Generator, quiet: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
+    """The pointwise training units ``(query, document, grade)`` (positions in ``query_ids`` and ``doc_ids``):
+    each judged pair once at its highest grade (negative grades as 0), and ``negatives`` unjudged documents a judged
+    query sampled with ``rng`` as grade 0; sorted by query, grade descending, document. Also the counts of the
+    training statistics (queries, documents, judged pairs, sampled negatives). ClirkitError for a grade the
+    model's ``n_grades`` (``thresholds``) cannot hold, or no judgment naming a document of the collection."""
+    qids = np.asarray(query_ids, dtype=str)
+    dids = np.asarray(doc_ids, dtype=str)
+    q_of, q_ok = lookup(qids, qrels.qids)
+    d_of, d_ok = lookup(dids, qrels.docids)
+    dropped = int((~(q_ok & d_ok) & np.isin(qrels.qids, qids)).sum())
+    if dropped:
+        say(f"scs: {dropped} judgments name documents not in the collection; ignored", quiet=quiet)
+    keep = q_ok & d_ok
+    jq, jd = q_of[keep], d_of[keep]
+    jg = np.maximum(qrels.rels[keep], 0)
+    if jg.size and jg.max() >= n_grades:
+        raise ClirkitError(f"qrels have grade {jg.max()} but the model has {n_grades} grades "
+                           f"(thresholds {' '.join(map(str, thresholds))}); give one more threshold "
+                           "per extra grade")
+    if not jq.size:
+        raise ClirkitError("no judgment of the training queries names a document of the collection")
+    nd = len(dids)
+    # one judgment per (query, doc): the highest grade
+    key = jq.astype(np.int64) * nd + jd
+    order = np.lexsort((-jg, key))
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = key[order][1:] != key[order][:-1]
+    jq, jd, jg = jq[order][first], jd[order][first], jg[order][first]
+    judged_queries = np.unique(jq)
+    nq_neg, nd_neg = sample_negatives(rng, judged_queries, jq.astype(np.int64) * nd + jd, nd,
+                                       negatives)
+    uq = np.concatenate([jq, nq_neg])
+    ud = np.concatenate([jd, nd_neg])
+    ug = np.concatenate([jg, np.zeros(len(nq_neg), dtype=np.int64)])
+    order = np.lexsort((ud, -ug, uq))
+    uq, ud, ug = uq[order], ud[order], ug[order]
+    return uq, ud, ug, {"queries": int(len(judged_queries)), "documents": int(nd), "judged_pairs": int(len(jq)),
+                        "sampled_negatives": int(len(nq_neg))}

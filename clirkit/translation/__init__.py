@@ -4,8 +4,8 @@
   (``params["source_lang"]``, ``["target_lang"]``) and, for dictionaries, the translations' ranks;
 - :func:`train_ibm1`, :func:`train_table` (ibm1.py): IBM Model 1 by EM, vectorized;
 - :func:`load_table`, :func:`save_table`, :func:`guess_format` and the Moses / npz readers (tableio.py);
-- dictionaries (dictionaries.py): :func:`dictionary_table` and the readers of plain pairs, MUSE,
-  FreeDict and Ding;
+- dictionaries: :func:`dictionary_table` (dictionaries.py) and the readers of plain pairs, MUSE, FreeDict and
+  Ding, :func:`load_dictionary` (dictionary_readers.py);
 - :func:`prune`, :func:`interpolate` (prune.py): SPEC §4 steps 1-2.
 """
 from clirkit.translation.dictionaries import (
@@ -15,9 +15,11 @@ from clirkit.translation.dictionaries import (
                                               WEIGHTINGS,
                                               dictionary_report,
                                               dictionary_table,
+                                              languages_from_name,
+)
+from clirkit.translation.dictionary_readers import (
                                               ding_entries,
                                               freedict_entries,
-                                              languages_from_name,
                                               load_dictionary,
                                               load_ding,
                                               load_freedict,

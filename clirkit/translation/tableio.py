@@ -16,7 +16,8 @@ Formats (``format=`` names):
 - ``phrase-table`` (Moses phrase tables, ``src ||| tgt ||| scores ...``) and ``psq-json`` (HLTCOE's PSQ
   tables, a JSON object source -> target -> p): resources with their own probabilities
   (:mod:`clirkit.translation.weighted`, which says how phrases become p(e|f)).
-- dictionaries (:mod:`clirkit.translation.dictionaries`, which says how pairs become p(e|f)):
+- dictionaries (:mod:`clirkit.translation.dictionary_readers`; :mod:`clirkit.translation.dictionaries` says how
+  pairs become p(e|f)):
   ``pairs`` (``source target`` lines), ``muse`` (MUSE's own ``source target`` lines, a word's translations on
   consecutive lines, likeliest first; or the hunalign copies' ``TARGET @ SOURCE`` lines; rank-weighted),
   ``freedict`` (dictd ``.index`` beside ``.dict.dz``), ``ding`` (``German :: English`` lines with ``|``
@@ -46,9 +47,8 @@ from clirkit.translation.dictionaries import (
     MAX_WORD_LENGTH,
     EntryError,
     check_words,
-    freedict_index_path,
-    load_dictionary,
 )
+from clirkit.translation.dictionary_readers import freedict_index_path, load_dictionary
 from clirkit.translation.table import TableFormatError, TranslationTable
 
 KIND = "translation-table"
@@ -231,7 +231,7 @@ def load_table(path: str | os.PathLike[str], format: str = "auto", *, lowercase:
     ``source_lang``/``target_lang`` set them: for a dictionary, a phrase table or a PSQ table they take
     precedence over its name or format; for a Moses file they are the only source; for an npz table that
     records other languages they are an error. The other options apply to dictionaries
-    (:func:`clirkit.translation.dictionaries.load_dictionary`): ``lowercase``, ``multiword_target``
+    (:func:`clirkit.translation.dictionary_readers.load_dictionary`): ``lowercase``, ``multiword_target``
     (``split``, ``phrase``, ``drop``), ``weighting`` (``auto``, ``uniform``, ``rank``), ``reverse``,
     ``stemmer``, ``segmenter`` and ``chinese_script`` (the analysis of both sides, :class:`clirkit.analysis.Analyzer`'s
     keywords); and, but for ``weighting``, to phrase tables
@@ -341,7 +341,8 @@ def load_npz_table(path: str | os.PathLike[str]) -> TranslationTable:
     is a list of strings. Anything else raises ClirkitError ``FILE: corrupt translation table: problem``.
     """
     from clirkit.languages import check_language
-    from clirkit.npzio import Corrupt, checking, load_npz, require_analyzer, require_array, require_csr, require_field
+    from clirkit.npzchecks import Corrupt, checking, require_analyzer, require_array, require_csr, require_field
+    from clirkit.npzio import load_npz
 
     header, a = load_npz(path, KIND, (FORMAT_VERSION,),
                          ("source_vocab", "target_vocab", "indptr", "indices", "data"))
@@ -380,9 +381,10 @@ def load_npz_table(path: str | os.PathLike[str]) -> TranslationTable:
 
 
 def _check_vocabulary(words: np.ndarray, name: str, *, phrases: bool) -> None:
-    """Raise :class:`~clirkit.npzio.Corrupt` for a word that is empty, holds NUL, or whitespace (with
+    """Raise :class:`~clirkit.npzchecks.Corrupt` for a word that is empty, holds NUL, or whitespace (with
     ``phrases``: other than single spaces between words), naming the first one."""
-    from clirkit.npzio import Corrupt, show
+    from clirkit.npzchecks import Corrupt
+    from clirkit.npzio import show
 
     values = words.tolist()
     chars = set("".join(values))

@@ -1,0 +1,368 @@
+"""The training of a :class:`~clirkit.boost.ranker.BoostRanker` from token lists (its ``fit_tokens``): the pair
+features, the tuples (joined by the extra known-item queries'), the bags boosted standalone or the beta sweep
+boosted from the base ranker's margins (early-stopped on dev), and the model's record of how it was made."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Mapping, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from clirkit.analysis import Analyzer
+from clirkit.boost import pairmap
+from clirkit.boost.bagging import (
+    BoostData,
+    BoostParams,
+    bag_rows,
+    bagged_dev_score,
+    boost_scored_each,
+    kept_if_significant,
+    train_bags,
+    worker_groups,
+)
+from clirkit.boost.base import NORMALIZATION, BaseScores, CompactRun, compact
+from clirkit.boost.features import PairFeatures
+from clirkit.boost.model import BoostModel
+from clirkit.boost.pairgroups import PairCache
+from clirkit.boost.scoring import DevEvaluator, RerankEvaluator
+from clirkit.boost.sweep import BetaSweep, betas_to_try, sweep_betas
+from clirkit.boost.tuples import Tuples, make_tuples
+from clirkit.errors import ClirkitError
+from clirkit.estimator import System
+from clirkit.parallel import run_tasks
+from clirkit.progress import say
+from clirkit.run import Qrels, Run
+
+if TYPE_CHECKING:
+    from clirkit.boost.ranker import BoostRanker
+
+# hyper-parameters a model's params leave out: how it ran (jobs, backend, scheduler, quiet), what the model keeps
+# elsewhere (the analyzers' languages, the base, beta; the seed as "seed"), what is recorded only when it matters
+# (doc_weighting, candidate_depth, parallel_weight, hard_negatives), and the depth of the dev evaluations
+_NOT_RECORDED = frozenset(
+    {
+        "jobs",
+        "backend",
+        "scheduler",
+        "quiet",
+        "source_lang",
+        "target_lang",
+        "base",
+        "beta",
+        "beta_grid",
+        "random_state",
+        "doc_weighting",
+        "candidate_depth",
+        "parallel_weight",
+        "hard_negatives",
+        "eval_depth",
+        "significance",
+    }
+)
+
+
+def fit_tokens(
+    ranker: "BoostRanker",
+    queries: Mapping[str, Sequence[str]],
+    qrels: Qrels,
+    docids: Sequence[str],
+    doc_tokens: Sequence[Sequence[str]],
+    *,
+    dev_queries: Mapping[str, Sequence[str]] | None,
+    dev_qrels: Qrels | None,
+    candidates: Run | None,
+    source_analyzer: Analyzer | None,
+    target_analyzer: Analyzer | None,
+    extra_queries: Mapping[str, Sequence[str]] | None,
+    extra_qrels: Qrels | None,
+    base_made_by: dict | None,
+    base_run,
+) -> None:
+    """:meth:`BoostRanker.fit_tokens <clirkit.boost.ranker.BoostRanker.fit_tokens>` on ``ranker``: the pair
+    features, the tuples, the bags (standalone) or the beta sweep from the base's margins, and the model and the
+    fitted attributes it sets."""
+    has_dev = dev_queries is not None and dev_qrels is not None
+    base_run = check_fit(ranker, queries, docids, doc_tokens, candidates, extra_queries, extra_qrels, has_dev, base_run)
+    qids, extra_ids = list(queries), list(extra_queries or ())
+    query_ids = qids + extra_ids
+    features = PairFeatures.fit(
+        [queries[q] for q in qids] + [extra_queries[q] for q in extra_ids],
+        doc_tokens,
+        ngram=ranker.ngram,
+        max_df=ranker.max_df,
+        frequent_word_ngrams=ranker.frequent_word_ngrams,
+        doc_weighting=ranker._doc_weighting(),
+        hash_seed=ranker.hash_seed,
+    )
+    train_base = train_base_scores(ranker, base_run, query_ids, len(qids), docids)
+    tuples, n_extra = training_tuples(
+        ranker, qrels, extra_qrels if extra_ids else None, query_ids, docids, candidates, train_base
+    )
+    say(
+        f"boost: {len(tuples)} tuples ({n_extra} extra) from {len(np.unique(tuples.query))} queries; "
+        f"{len(features.source)} source and {len(features.target)} target {ranker.ngram}-grams",
+        quiet=ranker.quiet,
+    )
+    dev = (dev_queries, dev_qrels) if has_dev else None
+    if ranker.base is None:
+        sweep, base_info = None, None
+        results = boost_bags(ranker, features, tuples, dev_evaluator(ranker, dev, features, docids))
+    else:
+        sweep, results = boost_from_base(ranker, features, tuples, train_base, base_run, dev, docids)
+        base_info = {"normalization": NORMALIZATION, **base_run.describe(), "made_by": dict(base_made_by or {})}
+    ranker.model_ = BoostModel.from_results(
+        results,
+        features.source.terms,
+        features.target.terms,
+        ngram=ranker.ngram,
+        source_analyzer=source_analyzer or Analyzer(ranker.source_lang),
+        target_analyzer=target_analyzer or Analyzer(ranker.target_lang),
+        params=model_record(ranker, tuples, n_extra, results, sweep, candidates),
+        beta=0.0 if sweep is None else sweep.best,
+        base=base_info,
+        doc_weighting=features.doc_weighting,
+        tgt_idf=features.idf,
+    )
+    ranker.results_, ranker.tuples_, ranker.beta_sweep_ = results, tuples, sweep
+    ranker.docids_, ranker.doc_tokens_ = list(docids), doc_tokens
+    if sweep is not None:
+        ranker.beta_, ranker.beta_scores_ = sweep.best, sweep.by_beta()
+
+
+def check_fit(
+    ranker: "BoostRanker", queries, docids, doc_tokens, candidates, extra_queries, extra_qrels, has_dev: bool, base_run
+) -> CompactRun | None:
+    """The hyper-parameters (:meth:`_check`) and what :meth:`fit_tokens` is given; returns the base run
+    (``base`` itself, or the run of a base system), encoded, or None standalone."""
+    ranker._check()
+    if isinstance(ranker.base, System) and base_run is None:
+        raise ClirkitError("fit_tokens with a base system needs its run (base_run); fit makes it")
+    if len(docids) != len(doc_tokens):
+        raise ClirkitError(f"{len(docids)} document ids but {len(doc_tokens)} documents")
+    if ranker.base is not None and candidates is not None:
+        raise ClirkitError("give a base run or a candidate run, not both: the base run gives the hard negatives")
+    if (extra_queries is None) != (extra_qrels is None):
+        raise ClirkitError("extra tuples need both extra queries and their qrels")
+    clash = set(queries) & set(extra_queries or ())
+    if clash:
+        raise ClirkitError(f"extra query id {sorted(clash)[0]!r} is also a training query id")
+    if ranker.base is not None and ranker.beta is None and not has_dev:
+        raise ClirkitError("tuning beta needs dev queries and qrels; give them, or give beta")
+    base_run = base_run if isinstance(ranker.base, System) else ranker.base
+    return compact(base_run) if base_run is not None else None
+
+
+def train_base_scores(
+    ranker: "BoostRanker", base_run: CompactRun | None, query_ids: list[str], n_train: int, docids
+) -> BaseScores | None:
+    """The base scores of the training queries (the first ``n_train`` of ``query_ids``) and the extra ones."""
+    if base_run is None:
+        return None
+    train_base = BaseScores(base_run, query_ids, docids)
+    if len(train_base) == 0:
+        raise ClirkitError("the base run has no row for a training query and a known document")
+    covered = set(np.asarray(query_ids)[np.unique(train_base.qrow)].tolist())
+    uncovered = len(set(query_ids[:n_train]) - covered)
+    if uncovered:
+        say(
+            f"boost: the base run has no row for {uncovered} of the {n_train} training queries (their "
+            "tuples start from margin 0)",
+            quiet=ranker.quiet,
+        )
+    return train_base
+
+
+def training_tuples(
+    ranker: "BoostRanker",
+    qrels: Qrels,
+    extra_qrels: Qrels | None,
+    query_ids: list[str],
+    docids,
+    candidates,
+    base: BaseScores | None,
+) -> tuple[Tuples, int]:
+    """The training tuples (:func:`make_tuples`) joined by the extra queries' (weighing ``parallel_weight``
+    times their grade weight), and how many of them are extra."""
+    tuples = make_tuples(
+        qrels,
+        query_ids,
+        docids,
+        negatives=ranker.negatives,
+        min_grade=ranker.min_grade,
+        candidates=candidates,
+        base=base,
+        candidate_depth=ranker._candidate_depth(),
+        grade_pairs=ranker.grade_pairs,
+        weighting=ranker.weighting,
+        max_positives=ranker.max_positives,
+        hard_negatives=ranker.hard_negatives if ranker.base is not None else 0,
+        seed=ranker.random_state,
+    )
+    if extra_qrels is None:
+        return tuples, 0
+    try:
+        extra = make_tuples(
+            extra_qrels,
+            query_ids,
+            docids,
+            negatives=max(ranker.negatives, 1),
+            min_grade=ranker.min_grade,
+            weighting=ranker.weighting,
+            seed=[ranker.random_state, 1],
+        )
+    except ClirkitError as exc:
+        raise ClirkitError(f"extra tuples: {exc}") from None
+    return tuples.joined(extra, ranker.parallel_weight), len(extra)
+
+
+def boost_bags(
+    ranker: "BoostRanker", features: PairFeatures, tuples: Tuples, dev, cache: PairCache | None = None
+) -> list:
+    """The bags boosted on ``tuples`` (:func:`~clirkit.boost.bagging.train_bags`), early-stopped by ``dev``."""
+    data = BoostData(features.Qm, features.Dm, tuples, features.src_hash, features.tgt_hash, dev, cache)
+    return train_bags(
+        data,
+        BoostParams.of(ranker.get_params(deep=False)),
+        bags=ranker.bags,
+        fraction=ranker.bag_fraction,
+        replace=ranker.bootstrap,
+        seed=ranker.random_state,
+        jobs=ranker.jobs,
+        backend=ranker.backend,
+        scheduler=ranker.scheduler,
+        quiet=ranker.quiet,
+    )
+
+
+def boost_from_base(
+    ranker: "BoostRanker",
+    features: PairFeatures,
+    tuples: Tuples,
+    train_base: BaseScores,
+    base_run: CompactRun,
+    dev,
+    docids,
+) -> tuple[BetaSweep, list]:
+    """Boosted from the base margins once per beta tried (:func:`~clirkit.boost.sweep.sweep_betas`), each
+    early-stopped by re-ranking the dev queries' base run."""
+    betas = betas_to_try(ranker.beta, ranker.beta_grid)
+    rerank = None
+    if dev is not None:
+        dqids, Qdev, judged = dev_matrices(ranker, *dev, features)
+        dev_base = BaseScores(base_run, dqids, docids)
+        if len(dev_base) == 0:
+            raise ClirkitError(
+                "the base run has no row for a dev query: it must cover the training and the dev queries"
+            )
+
+        rerank = RerankEvaluator(
+            Qdev, features.Dm, dqids, docids, judged, dev_base, 0.0, depth=ranker.eval_depth
+        ).with_beta  # the dev candidates held once, for every beta
+
+    # the betas boost the same tuples from other weights: their pairs are mapped and grouped by bucket once
+    cache = PairCache() if len(betas) > 1 and ranker.bags == 1 else None
+
+    def boost(beta: float):
+        evaluator = rerank(beta) if rerank is not None else None
+        results = boost_bags(ranker, features, train_base.start_tuples(tuples, beta), evaluator, cache)
+        return results, bagged_dev_score(results, evaluator) if evaluator is not None else None
+
+    def boost_all(betas: tuple[float, ...]) -> list:
+        """The betas boosted by ``jobs`` workers (:func:`~clirkit.parallel.run_tasks`), the pairs mapped here
+        first (the workers take the map with the cache); the results in the betas' order."""
+        params = BoostParams.of(ranker.get_params(deep=False))
+        rows = bag_rows(
+            len(tuples), 0, seed=ranker.random_state, fraction=ranker.bag_fraction, replace=ranker.bootstrap
+        )
+        if pairmap.mapped():
+            cache.pair_map(
+                sp.csr_matrix(features.Qm, dtype=np.float64),
+                sp.csr_matrix(features.Dm, dtype=np.float64),
+                tuples.subset(rows),
+                features.src_hash,
+                features.tgt_hash,
+                params.hash_seed,
+                params.bits,
+            )
+        data = []
+        for beta in betas:
+            evaluator = rerank(beta) if rerank is not None else None
+            data.append(
+                BoostData(
+                    features.Qm,
+                    features.Dm,
+                    train_base.start_tuples(tuples, beta),
+                    features.src_hash,
+                    features.tgt_hash,
+                    evaluator,
+                    cache,
+                )
+            )
+        kw = {"fraction": ranker.bag_fraction, "replace": ranker.bootstrap, "seed": ranker.random_state}
+        groups = worker_groups(len(betas), ranker.jobs, ranker.backend)
+        done = run_tasks(
+            [(boost_scored_each, ([data[i] for i in group], params), kw) for group in groups],
+            jobs=ranker.jobs,
+            backend=ranker.backend,
+            scheduler=ranker.scheduler,
+            desc=f"betas ({len(betas)})",
+            unit="group",
+            quiet=ranker.quiet,
+        )
+        return [result for results in done for result in results]
+
+    parallel = cache is not None and ranker.jobs != 1
+    sweep, results = sweep_betas(
+        betas, boost, tune=ranker.beta is None, quiet=ranker.quiet, boost_all=boost_all if parallel else None
+    )
+    if rerank is None or not ranker.significance:
+        return sweep, results
+    return sweep, kept_if_significant(results, rerank(sweep.best), ranker.significance, seed=ranker.random_state)
+
+
+def model_record(
+    ranker: "BoostRanker", tuples: Tuples, n_extra: int, results: list, sweep: BetaSweep | None, candidates
+) -> dict:
+    """The model's ``params``: the hyper-parameters that shape it (:meth:`get_params`, less
+    :data:`_NOT_RECORDED`; the ones a setting makes matter only when it does), the seed, the tuples and
+    what each bag kept (rounds, pairs, buckets, dev curve), and the dev MAP of each beta tried."""
+    info = {k: v for k, v in ranker.get_params(deep=False).items() if k not in _NOT_RECORDED}
+    info.update(
+        seed=ranker.random_state,
+        n_tuples=len(tuples),
+        bag_rounds=[int(r.best_round) for r in results],
+        bag_pairs=[int(r.n_pairs) for r in results],
+        bag_buckets=[int(r.n_buckets) for r in results],
+        dev_curves=[{"rounds": r.eval_rounds.tolist(), "map": r.eval_scores.tolist()} for r in results],
+    )
+    if ranker._doc_weighting() != "binary":
+        info.update(doc_weighting=ranker._doc_weighting())
+    if candidates is not None or ranker.base is not None:
+        info.update(candidate_depth=ranker._candidate_depth())
+    if n_extra:
+        info.update(n_extra_tuples=n_extra, parallel_weight=ranker.parallel_weight)
+    if sweep is not None:  # a beta given without dev queries has no dev MAP: recorded as none (an empty map)
+        info.update(
+            hard_negatives=ranker.hard_negatives,
+            beta_dev_map={b: m for b, m in sweep.dev_map().items() if m is not None},
+        )
+    return info
+
+
+def dev_matrices(ranker: "BoostRanker", dev_queries, dev_qrels: Qrels, features: PairFeatures):
+    """``(dev qids, dev query matrix over the training source n-grams, dev qrels of those queries)``."""
+    dqids = list(dev_queries)
+    Qdev = features.queries([dev_queries[q] for q in dqids])
+    judged = dev_qrels.subset(dqids)
+    if not np.any(judged.rels >= 1):
+        raise ClirkitError("the dev qrels judge no dev query relevant to any document")
+    return dqids, Qdev, judged
+
+
+def dev_evaluator(ranker: "BoostRanker", dev, features: PairFeatures, docids) -> DevEvaluator | None:
+    """Standalone early stopping: the dev queries ranked over the whole collection (None without dev)."""
+    if dev is None:
+        return None
+    dqids, Qdev, judged = dev_matrices(ranker, *dev, features)
+    return DevEvaluator(Qdev, features.Dm, dqids, docids, judged, depth=ranker.eval_depth)
