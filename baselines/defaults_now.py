@@ -31,6 +31,7 @@ randomization tests, 10,000 sign flips, seed 0, p < 0.05).
     python baselines/defaults_now.py -o baselines/results/defaults --groups core fusion --collections nave-en-es
     python baselines/defaults_now.py -o baselines/results/defaults --report
 """
+
 from __future__ import annotations
 
 import argparse
@@ -63,8 +64,17 @@ GROUPS = ("core", "fusion", "muse", "ood")
 KAPPAS = (0.3, 0.5, 0.7)
 LAM = 0.5
 # the defaults before issue 23 (baselines/README.md, "Parameters of that time"), every parameter that changed since
-OLD = {"translate": "queries", "scoring": "bm25", "min_prob": 0.005, "cumulative": 0.95, "max_options": None,
-       "mode": "psq", "source_stopwords_top": 100, "target_stopwords_top": 100, "decompound": "none"}
+OLD = {
+    "translate": "queries",
+    "scoring": "bm25",
+    "min_prob": 0.005,
+    "cumulative": 0.95,
+    "max_options": None,
+    "mode": "psq",
+    "source_stopwords_top": 100,
+    "target_stopwords_top": 100,
+    "decompound": "none",
+}
 MUSE = Path(__file__).resolve().parents[2] / "shared" / "data" / "muse"
 
 
@@ -88,9 +98,14 @@ class Collection:
         self.topics = {s: self.p["topics"][s] for s in SPLITS}
         self.qrels = {s: self.c.qrels(s) for s in SPLITS}
         self.kept: dict[str, dict] = {}
-        self.resources = Resources(index=self.p["index"], table=self.p["tables"]["fwd"],
-                                   reverse_table=self.p["tables"]["rev"], parallel=self.p["parallel"],
-                                   source_lang=self.c.source_lang, target_lang=self.c.target_lang)
+        self.resources = Resources(
+            index=self.p["index"],
+            table=self.p["tables"]["fwd"],
+            reverse_table=self.p["tables"]["rev"],
+            parallel=self.p["parallel"],
+            source_lang=self.c.source_lang,
+            target_lang=self.c.target_lang,
+        )
 
     def runs(self, system, keep: str | None = None) -> dict:
         """``{split: per-query values}`` of a fitted system (a run of many queries is large: scored at once), its
@@ -106,8 +121,12 @@ class Collection:
         path = self.work / f"{key}.npz"
         if not path.exists():
             t0 = time.time()
-            save_table(train_table(source.tokenize_many(pair[0], jobs=2), target.tokenize_many(pair[1], jobs=2),
-                                   source, target), path)
+            save_table(
+                train_table(
+                    source.tokenize_many(pair[0], jobs=2), target.tokenize_many(pair[1], jobs=2), source, target
+                ),
+                path,
+            )
             say(f"  {key}: trained in {time.time() - t0:.0f} s")
         return load_table(path)
 
@@ -196,9 +215,11 @@ def ood(col: Collection) -> dict:
     pair = datasets.load(name).parallel()
     fwd = col.table(f"ood-{name}-fwd", src, tgt, pair)
     rev = col.table(f"ood-{name}-rev", tgt, src, pair[::-1])
-    out = {"D[ood]": col.runs(PSQ(translate="documents").fit(index, rev)),
-           "Q[ood]": col.runs(PSQ().fit(index, fwd)),
-           "bag[ood]": col.runs(PSQ(**BAG).fit(index, fwd))}
+    out = {
+        "D[ood]": col.runs(PSQ(translate="documents").fit(index, rev)),
+        "Q[ood]": col.runs(PSQ().fit(index, fwd)),
+        "bag[ood]": col.runs(PSQ(**BAG).fit(index, fwd)),
+    }
     for w, tag in (("rank", "rank"), ("uniform", "uni")):
         muse, reverse = col.muse(w), col.muse(w, reverse=True)
         if muse is None:
@@ -277,8 +298,11 @@ def cell(runs: dict, key: str, against: str | None, measures=("AP", "R@1000")) -
 
 def done_when(results: dict, split: str) -> str:
     """The table of issue 23's Done-when for today's defaults."""
-    lines = [f"| collection ({split} queries) | old | bag | **new** | mono | new - old, MAP points | "
-             f"new - bag, MAP points |", "|---|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        f"| collection ({split} queries) | old | bag | **new** | mono | new - old, MAP points | "
+        f"new - bag, MAP points |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     gains, counts = [], {"above bag": 0, "below bag": 0, "above old": 0, "below old": 0}
     for name, res in results.items():
         runs = res[split]
@@ -288,21 +312,31 @@ def done_when(results: dict, split: str) -> str:
         for label, d, p in (("old", d_old, p_old), ("bag", d_bag, p_bag)):
             if p < 0.05:
                 counts[f"{'above' if d > 0 else 'below'} {label}"] += 1
-        lines.append(f"| {name} ({len(runs['new']['AP']):,}) | {cell(runs, 'old', 'bag')} | "
-                     f"{cell(runs, 'bag', None)} | {cell(runs, 'new', 'bag')} | {cell(runs, 'mono', None)} | "
-                     f"{100 * d_old:+.1f} (p {p_old:.4f}) | {100 * d_bag:+.1f} (p {p_bag:.4f}) |")
-    means = {k: [mean(r[split][k]["AP"]) for r in results.values() if k in r[split]]
-             for k in ("old", "bag", "new", "mono")}
+        lines.append(
+            f"| {name} ({len(runs['new']['AP']):,}) | {cell(runs, 'old', 'bag')} | "
+            f"{cell(runs, 'bag', None)} | {cell(runs, 'new', 'bag')} | {cell(runs, 'mono', None)} | "
+            f"{100 * d_old:+.1f} (p {p_old:.4f}) | {100 * d_bag:+.1f} (p {p_bag:.4f}) |"
+        )
+    means = {
+        k: [mean(r[split][k]["AP"]) for r in results.values() if k in r[split]] for k in ("old", "bag", "new", "mono")
+    }
     recall = {k: [mean(r[split][k]["R@1000"]) for r in results.values() if k in r[split]] for k in means}
     n = len(results)
-    lines.append(f"| mean of {n} | " + " | ".join(
-        f"{np.mean(v):.3f} / {np.mean(recall[k]):.3f}" + ("" if len(v) == n else f" ({len(v)})")
-        for k, v in means.items())
-        + f" | {100 * np.mean(gains):+.1f} | {100 * (np.mean(means['new']) - np.mean(means['bag'])):+.1f} |")
+    lines.append(
+        f"| mean of {n} | "
+        + " | ".join(
+            f"{np.mean(v):.3f} / {np.mean(recall[k]):.3f}" + ("" if len(v) == n else f" ({len(v)})")
+            for k, v in means.items()
+        )
+        + f" | {100 * np.mean(gains):+.1f} | {100 * (np.mean(means['new']) - np.mean(means['bag'])):+.1f} |"
+    )
     pres = {k: np.mean([mean(r[split][k]["PRES@1000"]) for r in results.values()]) for k in ("old", "bag", "new")}
-    lines += ["", f"{split}: new significantly above / below the bag on MAP on {counts['above bag']} / "
-                  f"{counts['below bag']} of {n}; above / below old on {counts['above old']} / {counts['below old']}; "
-                  f"mean PRES@1000 old {pres['old']:.3f}, bag {pres['bag']:.3f}, new {pres['new']:.3f}"]
+    lines += [
+        "",
+        f"{split}: new significantly above / below the bag on MAP on {counts['above bag']} / "
+        f"{counts['below bag']} of {n}; above / below old on {counts['above old']} / {counts['below old']}; "
+        f"mean PRES@1000 old {pres['old']:.3f}, bag {pres['bag']:.3f}, new {pres['new']:.3f}",
+    ]
     return "\n".join(lines)
 
 
@@ -310,20 +344,24 @@ def summary(results: dict, rows: list[tuple[str, str]], against: str, name: str)
     """One row per system (label, key) over the collections that have it: its mean dev and test MAP (with, when it
     lacks some collections, the mean of ``against`` over the same ones), and on how many collections it is
     significantly above / below ``against`` (called ``name``) on each split (paired test, p < 0.05)."""
-    lines = [f"| system | collections | dev MAP | test MAP | dev: above / below {name} | "
-             f"test: above / below {name} |", "|---|---:|---:|---:|---:|---:|"]
+    lines = [
+        f"| system | collections | dev MAP | test MAP | dev: above / below {name} | test: above / below {name} |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
     for label, key in rows:
         have = [r for r in results.values() if key in r["dev"]]
         counts = {}
         for split in SPLITS:
-            signs = [np.sign(d) for d, p in (test(r[split], key, against) for r in have if against in r[split])
-                     if p < 0.05 and key != against]
+            signs = [
+                np.sign(d)
+                for d, p in (test(r[split], key, against) for r in have if against in r[split])
+                if p < 0.05 and key != against
+            ]
             counts[split] = f"{signs.count(1)} / {signs.count(-1)}" if key != against else ""
         maps = {s: f"{np.mean([mean(r[s][key]['AP']) for r in have]):.3f}" for s in SPLITS}
         if len(have) < sum(against in r["dev"] for r in results.values()):
             maps = {s: f"{v} ({np.mean([mean(r[s][against]['AP']) for r in have]):.3f})" for s, v in maps.items()}
-        lines.append(f"| {label} | {len(have)} | {maps['dev']} | {maps['test']} | {counts['dev']} | "
-                     f"{counts['test']} |")
+        lines.append(f"| {label} | {len(have)} | {maps['dev']} | {maps['test']} | {counts['dev']} | {counts['test']} |")
     return "\n".join(lines)
 
 
@@ -335,40 +373,83 @@ def means_table(results: dict, keys: list[tuple[str, str]], split: str, against:
     for name, res in have.items():
         lines.append(f"| {name} | " + " | ".join(cell(res[split], k, against) for _, k in keys) + " |")
     for s in dict.fromkeys((split, "dev")):
-        lines.append(f"| mean MAP, {s} | " + " | ".join(
-            f"{np.mean([mean(r[s][k]['AP']) for r in have.values() if k in r[s]]):.3f}" for _, k in keys) + " |")
+        lines.append(
+            f"| mean MAP, {s} | "
+            + " | ".join(f"{np.mean([mean(r[s][k]['AP']) for r in have.values() if k in r[s]]):.3f}" for _, k in keys)
+            + " |"
+        )
     return "\n".join(lines)
 
 
-FUSIONS = [("PSQ (the default)", "new"), ("DT", "DT"), ("DT+PSQ, weights tuned on dev", "DT+PSQ-tuned")] + [
-    (f"DT+PSQ, kappa {k}", f"DT+PSQ-k{k}") for k in KAPPAS] + [("PSQ, Snowball lists", "PSQ-sw")]
-WITH_MUSE = [("PSQ (the default)", "new"), ("query side, IBM1 + MUSE (table2), rank", "Q[corpus+dict]-rank"),
-             ("query side, IBM1 + MUSE (table2), uniform", "Q[corpus+dict]-uni"),
-             ("MUSE alone (Pirkola), rank", "Q[dict]-rank"), ("MUSE alone (Pirkola), uniform", "Q[dict]-uni"),
-             ("document side, reverse IBM1 + reverse MUSE, rank", "D[corpus+rdict]-rank"),
-             ("document side, reverse IBM1 + reverse MUSE, uniform", "D[corpus+rdict]-uni")]
-OUT_OF_DOMAIN = [("bag", "bag[ood]"), ("MUSE bag", "bag[dict]"), ("PSQ, queries", "Q[ood]"),
-                 ("PSQ, documents", "D[ood]"), ("MUSE alone, uniform", "Q[dict]-uni"),
-                 ("+ MUSE, queries, uniform", "Q[ood+dict]-uni"), ("+ MUSE, documents, rank", "D[ood+rdict]-rank")]
+FUSIONS = (
+    [("PSQ (the default)", "new"), ("DT", "DT"), ("DT+PSQ, weights tuned on dev", "DT+PSQ-tuned")]
+    + [(f"DT+PSQ, kappa {k}", f"DT+PSQ-k{k}") for k in KAPPAS]
+    + [("PSQ, Snowball lists", "PSQ-sw")]
+)
+WITH_MUSE = [
+    ("PSQ (the default)", "new"),
+    ("query side, IBM1 + MUSE (table2), rank", "Q[corpus+dict]-rank"),
+    ("query side, IBM1 + MUSE (table2), uniform", "Q[corpus+dict]-uni"),
+    ("MUSE alone (Pirkola), rank", "Q[dict]-rank"),
+    ("MUSE alone (Pirkola), uniform", "Q[dict]-uni"),
+    ("document side, reverse IBM1 + reverse MUSE, rank", "D[corpus+rdict]-rank"),
+    ("document side, reverse IBM1 + reverse MUSE, uniform", "D[corpus+rdict]-uni"),
+]
+OUT_OF_DOMAIN = [
+    ("bag", "bag[ood]"),
+    ("MUSE bag", "bag[dict]"),
+    ("PSQ, queries", "Q[ood]"),
+    ("PSQ, documents", "D[ood]"),
+    ("MUSE alone, uniform", "Q[dict]-uni"),
+    ("+ MUSE, queries, uniform", "Q[ood+dict]-uni"),
+    ("+ MUSE, documents, rank", "D[ood+rdict]-rank"),
+]
 
 
 def report(results: dict) -> str:
     """The tables of baselines/README.md, "Today's defaults"."""
     ood = {n: r for n, r in results.items() if "D[ood]" in r["dev"]}
     weights = [f"{n} {r['weights']['DT+PSQ-tuned']}" for n, r in results.items() if "DT+PSQ-tuned" in r["weights"]]
-    return "\n".join([
-        "### The table: today's defaults, the old ones, the bag and the ceiling (test split, MAP / R@1000)", "",
-        done_when(results, "test"), "", "dev split:", "", done_when(results, "dev"), "",
-        "### DT fused with PSQ translating the documents; the Snowball lists", "",
-        summary(results, FUSIONS, "new", "PSQ"), "", "weights (DT, PSQ) tuned on dev: " + ", ".join(weights), "",
-        "### A parallel corpus and MUSE; MUSE's weights", "",
-        summary({n: r for n, r in results.items() if "Q[dict]-rank" in r["dev"]}, WITH_MUSE, "new", "PSQ"), "",
-        "An out-of-domain corpus and MUSE, against MUSE's bag:", "",
-        summary(ood, [(label, key) for label, key in OUT_OF_DOMAIN if "dict]" in key]
-                + [("+ MUSE, queries, rank", "Q[ood+dict]-rank"), ("+ MUSE, documents, uniform", "D[ood+rdict]-uni"),
-                   ("MUSE alone, rank", "Q[dict]-rank")], "bag[dict]", "the MUSE bag"), "",
-        "### An out-of-domain corpus (test split, MAP / R@1000, + / -: against the MUSE bag)", "",
-        means_table(ood, OUT_OF_DOMAIN, "test", "bag[dict]"), ""])
+    return "\n".join(
+        [
+            "### The table: today's defaults, the old ones, the bag and the ceiling (test split, MAP / R@1000)",
+            "",
+            done_when(results, "test"),
+            "",
+            "dev split:",
+            "",
+            done_when(results, "dev"),
+            "",
+            "### DT fused with PSQ translating the documents; the Snowball lists",
+            "",
+            summary(results, FUSIONS, "new", "PSQ"),
+            "",
+            "weights (DT, PSQ) tuned on dev: " + ", ".join(weights),
+            "",
+            "### A parallel corpus and MUSE; MUSE's weights",
+            "",
+            summary({n: r for n, r in results.items() if "Q[dict]-rank" in r["dev"]}, WITH_MUSE, "new", "PSQ"),
+            "",
+            "An out-of-domain corpus and MUSE, against MUSE's bag:",
+            "",
+            summary(
+                ood,
+                [(label, key) for label, key in OUT_OF_DOMAIN if "dict]" in key]
+                + [
+                    ("+ MUSE, queries, rank", "Q[ood+dict]-rank"),
+                    ("+ MUSE, documents, uniform", "D[ood+rdict]-uni"),
+                    ("MUSE alone, rank", "Q[dict]-rank"),
+                ],
+                "bag[dict]",
+                "the MUSE bag",
+            ),
+            "",
+            "### An out-of-domain corpus (test split, MAP / R@1000, + / -: against the MUSE bag)",
+            "",
+            means_table(ood, OUT_OF_DOMAIN, "test", "bag[dict]"),
+            "",
+        ]
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,6 +7,7 @@ mean AP and a two-sided paired randomization test (10,000 sign flips, seed 0).
 
 Prints the Markdown table of baselines/README.md ("PSQ over translated documents").
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,8 +25,14 @@ from clirkit.estimator import Resources  # noqa: E402
 from clirkit.significance import paired_test  # noqa: E402
 from clirkit.systems import PSQ  # noqa: E402
 
-BAG = {"translate": "queries", "mode": "all", "min_prob": 0.005, "cumulative": 0.95, "max_options": None,
-       "scoring": "bm25"}
+BAG = {
+    "translate": "queries",
+    "mode": "all",
+    "min_prob": 0.005,
+    "cumulative": 0.95,
+    "max_options": None,
+    "scoring": "bm25",
+}
 
 
 def compare(name: str, work: Path) -> dict:
@@ -33,20 +40,31 @@ def compare(name: str, work: Path) -> dict:
     with cached_tokens():
         p = bench.prepared(name, work / name)
         c = p["c"]
-        resources = Resources(index=p["index"], table=p["tables"]["fwd"], reverse_table=p["tables"]["rev"],
-                              parallel=p["parallel"], source_lang=c.source_lang, target_lang=c.target_lang)
+        resources = Resources(
+            index=p["index"],
+            table=p["tables"]["fwd"],
+            reverse_table=p["tables"]["rev"],
+            parallel=p["parallel"],
+            source_lang=c.source_lang,
+            target_lang=c.target_lang,
+        )
         ap = {}
         for label, params in (("bag", BAG), ("default", {})):
             system = PSQ(**params).fit(resources)
-            ap[label] = {s: bench.per_query(system.search(p["topics"][s], excluded=c.excluded(s)), c.qrels(s))["AP"]
-                         for s in ("dev", "test")}
+            ap[label] = {
+                s: bench.per_query(system.search(p["topics"][s], excluded=c.excluded(s)), c.qrels(s))["AP"]
+                for s in ("dev", "test")
+            }
     out = {}
     for split in ("dev", "test"):
         qids = sorted(ap["bag"][split])
         default = np.array([ap["default"][split].get(q, 0.0) for q in qids])
         bag = np.array([ap["bag"][split][q] for q in qids])
-        out[split] = {"default": float(default.mean()), "bag": float(bag.mean()),
-                      "p": float(paired_test(default, bag).p_value)}
+        out[split] = {
+            "default": float(default.mean()),
+            "bag": float(bag.mean()),
+            "p": float(paired_test(default, bag).p_value),
+        }
     return out
 
 
@@ -57,10 +75,14 @@ def table(results: dict) -> str:
 
     lines = ["| collection | dev: default / bag | test: default / bag |", "|---|---:|---:|"]
     lines += [f"| {n} | {cell(r['dev'])} | {cell(r['test'])} |" for n, r in results.items()]
-    means = {s: (np.mean([r[s]["default"] for r in results.values()]), np.mean([r[s]["bag"] for r in results.values()]))
-             for s in ("dev", "test")}
-    lines.append(f"| mean of {len(results)} | {means['dev'][0]:.3f} / {means['dev'][1]:.3f} | "
-                 f"{means['test'][0]:.3f} / {means['test'][1]:.3f} |")
+    means = {
+        s: (np.mean([r[s]["default"] for r in results.values()]), np.mean([r[s]["bag"] for r in results.values()]))
+        for s in ("dev", "test")
+    }
+    lines.append(
+        f"| mean of {len(results)} | {means['dev'][0]:.3f} / {means['dev'][1]:.3f} | "
+        f"{means['test'][0]:.3f} / {means['test'][1]:.3f} |"
+    )
     return "\n".join(lines)
 
 

@@ -31,6 +31,7 @@ command's stderr in ``OUT/work/NAME`` (kept: a rerun reuses the index and tables
     python baselines/languages_vs_bag.py -o OUT --collections gettext-zh-en,gettext-ja-en --split test
     python baselines/languages_vs_bag.py -o OUT --report                         # tables from OUT/*.json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -58,8 +59,10 @@ MEASURES = ["AP", "R@1000", "PRES@1000"]
 SYSTEMS = ("bag", "psq-dict", "psq-table", "dt-dict")
 SHARED = Path(os.environ.get("CLIRKIT_SHARED") or Path(__file__).resolve().parents[2] / "shared")
 # scripts written without spaces between words (and Hangul, whose eojeol often begin with a dictionary word)
-UNSPACED = re.compile("([\u0e00-\u0e7f\u1100-\u11ff\u3005\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
-                      "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0002ffff]+)")
+UNSPACED = re.compile(
+    "([\u0e00-\u0e7f\u1100-\u11ff\u3005\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
+    "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0002ffff]+)"
+)
 FOUND = re.compile(r"(\d+) of (\d+) query terms (?:found|translated)")
 EMPTY = re.compile(r"(\d+) of (\d+) queries matched no document")
 QUIET = False
@@ -73,8 +76,7 @@ def say(text: str) -> None:
 def default_collections() -> list[str]:
     """The bundled collections of :data:`LANGS`, each variant but the first (and English queries) as NAME:VARIANT."""
     names = [n for n in datasets.names() if re.fullmatch(rf"({'|'.join(FAMILIES)})-({'|'.join(LANGS)})-en", n)]
-    return [f"{n}:{v}" if k else n for n in names for k, v in enumerate(datasets.variants(n))
-            if v != "english-queries"]
+    return [f"{n}:{v}" if k else n for n in names for k, v in enumerate(datasets.variants(n)) if v != "english-queries"]
 
 
 # the bag ----------------------------------------------------------------------------------------------------
@@ -127,8 +129,8 @@ def segment(text: str, dictionary: dict, longest: int) -> tuple[list[str], int]:
             i = 0
             while i < len(run):
                 for n in range(min(longest, len(run) - i), 0, -1):
-                    if run[i:i + n] in dictionary:
-                        found.append(run[i:i + n])
+                    if run[i : i + n] in dictionary:
+                        found.append(run[i : i + n])
                         i += n
                         break
                 else:
@@ -221,11 +223,42 @@ def measure(name: str, split: str, out: Path, rebuild: bool) -> dict | None:
     chosen = ["--variant", variant] if variant else []
     step("export", ["datasets", "export", base, *chosen, "-o", d, "--force"], d / "README.txt")
     step("index", ["index", d / "docs.tsv", "-o", work / "en.npz", "--lang", "en"], work / "en.npz")
-    converted = step("convert", ["ttable", "convert", muse, "--format", "muse", "--source-lang", lang,
-                                 "--target-lang", "en", "-o", work / f"{lang}-en.npz"], work / f"{lang}-en.npz")
+    converted = step(
+        "convert",
+        [
+            "ttable",
+            "convert",
+            muse,
+            "--format",
+            "muse",
+            "--source-lang",
+            lang,
+            "--target-lang",
+            "en",
+            "-o",
+            work / f"{lang}-en.npz",
+        ],
+        work / f"{lang}-en.npz",
+    )
     reverse = work / f"en-{lang}.npz"
-    step("train", ["ttable", "train", "--source", d / "parallel.en.txt", "--target", d / f"parallel.{lang}.txt",
-                   "--source-lang", "en", "--target-lang", lang, "-o", reverse], reverse)
+    step(
+        "train",
+        [
+            "ttable",
+            "train",
+            "--source",
+            d / "parallel.en.txt",
+            "--target",
+            d / f"parallel.{lang}.txt",
+            "--source-lang",
+            "en",
+            "--target-lang",
+            lang,
+            "-o",
+            reverse,
+        ],
+        reverse,
+    )
     topics, qrels = c.queries(split), c.qrels(split)
     queries = d / f"queries.{split}.tsv"
     t0 = time.time()
@@ -236,7 +269,8 @@ def measure(name: str, split: str, out: Path, rebuild: bool) -> dict | None:
         "bag": ["search", "--index", work / "en.npz", "--queries", work / f"bag.{split}.tsv"],
         "psq-dict": ["psq", "--index", work / "en.npz", "--queries", queries, "--table", work / f"{lang}-en.npz"],
         "psq-table": ["psq", "--index", work / "en.npz", "--queries", queries, "--table", reverse],
-        "dt-dict": ["dt", "--index", work / "en.npz", "--queries", queries, "--table", work / f"{lang}-en.npz"]}
+        "dt-dict": ["dt", "--index", work / "en.npz", "--queries", queries, "--table", work / f"{lang}-en.npz"],
+    }
     systems, said = {}, {"bag": coverage}
     for label, args in commands.items():
         run = work / f"{label}.{split}.run.gz"
@@ -249,10 +283,20 @@ def measure(name: str, split: str, out: Path, rebuild: bool) -> dict | None:
         except ClirkitError as exc:  # e.g. an empty run
             failures[label] = f"evaluating {run}: {exc}"
             say(f"  FAILED: {failures[label]}")
-    result = {"collection": name, "split": split, "lang": lang, "queries": len(topics), "systems": systems,
-              "when": time.strftime("%Y-%m-%d %H:%M:%S"), "clirkit": clirkit_version,
-              "said": said, "convert": converted, "failures": failures, "seconds": seconds,
-              "total_seconds": round(time.time() - t_all, 1)}
+    result = {
+        "collection": name,
+        "split": split,
+        "lang": lang,
+        "queries": len(topics),
+        "systems": systems,
+        "when": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "clirkit": clirkit_version,
+        "said": said,
+        "convert": converted,
+        "failures": failures,
+        "seconds": seconds,
+        "total_seconds": round(time.time() - t_all, 1),
+    }
     (out / f"{name}.{split}.json").write_text(json.dumps(result), encoding="utf-8")
     say(f"{name} ({split}): {result['total_seconds']} s")
     return result
@@ -271,8 +315,9 @@ def test(systems: dict, a: str, b: str, m: str = "AP") -> tuple[float, float]:
     qids = sorted(y)
     if set(x) != set(y):
         raise SystemExit(f"{a} and {b} were measured on different queries")
-    return mean(x) - mean(y), paired_test([x[q] for q in qids], [y[q] for q in qids], permutations=10_000,
-                                          seed=0).p_value
+    return mean(x) - mean(y), paired_test(
+        [x[q] for q in qids], [y[q] for q in qids], permutations=10_000, seed=0
+    ).p_value
 
 
 def cell(systems: dict, key: str) -> str:
@@ -299,10 +344,17 @@ def report(results: list[dict], split: str) -> str:
     if not results:
         return f"(no results for the {split} split)"
     others = [s for s in SYSTEMS if s != "bag"]
-    lines = [f"{split} split, MAP / R@1000 (+ / -: significantly above / below the bag, paired randomization test, "
-             "10,000 permutations, seed 0, p < 0.05)", "",
-             "| collection (queries) | bag | " + " | ".join(others) + " | " +
-             " | ".join(f"{s} - bag, MAP points (p)" for s in others) + " |", "|---|" + "---:|" * 7]
+    lines = [
+        f"{split} split, MAP / R@1000 (+ / -: significantly above / below the bag, paired randomization test, "
+        "10,000 permutations, seed 0, p < 0.05)",
+        "",
+        "| collection (queries) | bag | "
+        + " | ".join(others)
+        + " | "
+        + " | ".join(f"{s} - bag, MAP points (p)" for s in others)
+        + " |",
+        "|---|" + "---:|" * 7,
+    ]
     for r in results:
         systems = r["systems"]
         diffs = []
@@ -312,27 +364,43 @@ def report(results: list[dict], split: str) -> str:
                 diffs.append(f"{100 * d:+.1f} (p {p:.4f})")
             else:
                 diffs.append("-")
-        lines.append(f"| {r['collection']} ({r['queries']:,}) | {cell(systems, 'bag')} | "
-                     + " | ".join(cell(systems, s) for s in others) + " | " + " | ".join(diffs) + " |")
-    lines += ["", f"{split} split, query units found (bag: its dictionary words against words and skipped "
-                  "characters; psq/dt: PSQ's analyzed query terms found in the table, from stderr), and queries "
-                  "without a match (bag: no word found; psq/dt: matched no document); PRES@1000; seconds", "",
-              "| collection | bag found | bag no word / no doc | psq-dict found | psq-dict no doc | psq-table found | "
-              "psq-table no doc | PRES@1000 bag / psq-dict / psq-table / dt-dict | seconds |",
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        lines.append(
+            f"| {r['collection']} ({r['queries']:,}) | {cell(systems, 'bag')} | "
+            + " | ".join(cell(systems, s) for s in others)
+            + " | "
+            + " | ".join(diffs)
+            + " |"
+        )
+    lines += [
+        "",
+        f"{split} split, query units found (bag: its dictionary words against words and skipped "
+        "characters; psq/dt: PSQ's analyzed query terms found in the table, from stderr), and queries "
+        "without a match (bag: no word found; psq/dt: matched no document); PRES@1000; seconds",
+        "",
+        "| collection | bag found | bag no word / no doc | psq-dict found | psq-dict no doc | psq-table found | "
+        "psq-table no doc | PRES@1000 bag / psq-dict / psq-table / dt-dict | seconds |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for r in results:
         said, systems = r["said"], r["systems"]
         pres = " / ".join(f"{mean(systems[s]['PRES@1000']):.3f}" if s in systems else "-" for s in SYSTEMS)
         no_doc = {s: f"{said[s]['no_document']:,}" if "no_document" in said.get(s, {}) else "-" for s in SYSTEMS}
-        cells = [r["collection"], share(said.get("bag", {})), f"{said['bag']['no_match']:,} / {no_doc['bag']}",
-                 share(said.get("psq-dict", {})), no_doc["psq-dict"], share(said.get("psq-table", {})),
-                 no_doc["psq-table"], pres, f"{r['total_seconds']:.0f}"]
+        cells = [
+            r["collection"],
+            share(said.get("bag", {})),
+            f"{said['bag']['no_match']:,} / {no_doc['bag']}",
+            share(said.get("psq-dict", {})),
+            no_doc["psq-dict"],
+            share(said.get("psq-table", {})),
+            no_doc["psq-table"],
+            pres,
+            f"{r['total_seconds']:.0f}",
+        ]
         lines.append("| " + " | ".join(cells) + " |")
     for r in results:
         said_convert = (r["convert"] or "(nothing)").splitlines()
         stamp = f"measured {r.get('when', '?')}, clirkit {r.get('clirkit', '?')}"
-        lines += ["", f"{r['collection']} ({stamp}): `ttable convert` said:", "",
-                  *(f"    {x}" for x in said_convert)]
+        lines += ["", f"{r['collection']} ({stamp}): `ttable convert` said:", "", *(f"    {x}" for x in said_convert)]
         for key, message in r["failures"].items():
             lines += ["", f"{r['collection']}: {key} FAILED:", "", *(f"    {x}" for x in message.splitlines())]
     return "\n".join(lines)
@@ -342,9 +410,12 @@ def main(argv: list[str] | None = None) -> int:
     global QUIET
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("-o", "--output", required=True, help="folder of the results (work files in OUT/work)")
-    parser.add_argument("--collections", help="comma-separated names, NAME:VARIANT for a variant (default: every "
-                                              f"bundled gettext-XX-en and debian-desc-XX-en, XX in {','.join(LANGS)}"
-                                              ", and their variants but english-queries)")
+    parser.add_argument(
+        "--collections",
+        help="comma-separated names, NAME:VARIANT for a variant (default: every "
+        f"bundled gettext-XX-en and debian-desc-XX-en, XX in {','.join(LANGS)}"
+        ", and their variants but english-queries)",
+    )
     parser.add_argument("--split", default="dev", choices=("dev", "test"), help="the queries (default: dev)")
     parser.add_argument("--report", action="store_true", help="print the tables from OUT/*.json, computing nothing")
     parser.add_argument("--rebuild", action="store_true", help="remake the exported files, index and tables")
@@ -358,8 +429,12 @@ def main(argv: list[str] | None = None) -> int:
         found += [p for p in sorted(out.glob(f"*.{args.split}.json")) if not args.collections and p not in found]
         print(report([json.loads(p.read_text(encoding="utf-8")) for p in found if p.exists()], args.split))
         return 0
-    unknown = [n for n in names if n.partition(":")[0] not in datasets.names()
-               or n.partition(":")[2] not in ("", *datasets.variants(n.partition(":")[0]))]
+    unknown = [
+        n
+        for n in names
+        if n.partition(":")[0] not in datasets.names()
+        or n.partition(":")[2] not in ("", *datasets.variants(n.partition(":")[0]))
+    ]
     if unknown:
         parser.error(f"unknown collections {', '.join(unknown)} (clirkit datasets list)")
     out.mkdir(parents=True, exist_ok=True)

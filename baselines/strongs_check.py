@@ -33,6 +33,7 @@ Protocol (all of it is in this script):
 
 Reads ``../shared/data/bible`` (or ``--bible DIR``); exits with a message if it is absent.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -153,23 +154,38 @@ def main(argv: list[str] | None = None) -> int:
         cooc_hits += cooc_top[s] in gold
         occurrence_scores.append(link_counts[s].get(t, 0) / n)
     result = {
-        "pairs": len(ids), "iterations": args.iterations, "train_seconds": round(train_seconds, 2),
-        "words": len(evaluated), "words_scored": len(scored), "words_never_linked": len(evaluated) - len(scored),
-        "precision_at_1": hits / len(scored), "occurrence_precision": float(np.mean(occurrence_scores)),
-        "cooccurrence_baseline_precision": cooc_hits / len(scored), "min_share": args.min_share,
+        "pairs": len(ids),
+        "iterations": args.iterations,
+        "train_seconds": round(train_seconds, 2),
+        "words": len(evaluated),
+        "words_scored": len(scored),
+        "words_never_linked": len(evaluated) - len(scored),
+        "precision_at_1": hits / len(scored),
+        "occurrence_precision": float(np.mean(occurrence_scores)),
+        "cooccurrence_baseline_precision": cooc_hits / len(scored),
+        "min_share": args.min_share,
         "seconds": round(time.perf_counter() - started, 1),
     }
-    print(f"IBM Model 1 p(en|es) on {len(ids)} RV1909->KJV verse pairs, {args.iterations} iterations "
-          f"({train_seconds:.1f} s)")
-    print(f"{len(scored)} of the {len(evaluated)} most frequent Spanish words have Strong's links "
-          f"({result['words_never_linked']} never linked, left out)")
+    print(
+        f"IBM Model 1 p(en|es) on {len(ids)} RV1909->KJV verse pairs, {args.iterations} iterations "
+        f"({train_seconds:.1f} s)"
+    )
+    print(
+        f"{len(scored)} of the {len(evaluated)} most frequent Spanish words have Strong's links "
+        f"({result['words_never_linked']} never linked, left out)"
+    )
     print(f"precision@1 of the top-1 translation against the Strong's-linked words: {result['precision_at_1']:.4f}")
-    print(f"occurrence-level (mean share of linked occurrences where top-1 is linked): "
-          f"{result['occurrence_precision']:.4f}")
+    print(
+        f"occurrence-level (mean share of linked occurrences where top-1 is linked): "
+        f"{result['occurrence_precision']:.4f}"
+    )
     print(f"reference: most co-occurring English word: precision@1 {result['cooccurrence_baseline_precision']:.4f}")
-    misses = [(s, top1.get(s)) for s in scored
-              if top1.get(s) not in {e for e, c in link_counts[s].items()
-                                     if c >= max(2, args.min_share * linked_occurrences[s])}]
+    misses = [
+        (s, top1.get(s))
+        for s in scored
+        if top1.get(s)
+        not in {e for e, c in link_counts[s].items() if c >= max(2, args.min_share * linked_occurrences[s])}
+    ]
     print("first misses (word -> top-1):", ", ".join(f"{s}->{t}" for s, t in misses[:15]))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:

@@ -20,6 +20,7 @@ there; ``--force`` redoes them); ``--report`` prints the Markdown tables of base
     python baselines/transfer.py -o baselines/results/transfer            # all collections (about 40 min)
     python baselines/transfer.py -o baselines/results/transfer --report   # the tables
 """
+
 from __future__ import annotations
 
 import argparse
@@ -141,8 +142,9 @@ def variant_systems(index, tables: dict, counts: dict, defaults: dict) -> dict:
         if listed:
             systems[f"PSQ-tsw[{kind}]"] = PSQ(target_stopwords="snowball").fit(index, table)
         for k in KAPPAS:
-            systems[f"DT+PSQ-k{k}[{kind}]"] = Fusion([defaults[f"DT[{kind}]"], defaults[f"PSQ[{kind}]"]],
-                                                     weights=[k, 1 - k])
+            systems[f"DT+PSQ-k{k}[{kind}]"] = Fusion(
+                [defaults[f"DT[{kind}]"], defaults[f"PSQ[{kind}]"]], weights=[k, 1 - k]
+            )
         systems[f"DT+PSQ-tuned[{kind}]"] = Fusion([defaults[f"DT[{kind}]"], defaults[f"PSQ[{kind}]"]])
         if kind in ("corpus", "ood") and "dict" in tables:
             for mu in COVERAGE_MUS:
@@ -164,8 +166,7 @@ def stemmer_of(analyzer):
     return lambda word: (analyzer.finish([word]) or [word])[0]
 
 
-def decompounded_runs(src, tgt, index, resources: dict, topics: dict, qrels: dict, defaults: dict,
-                      plain: dict) -> dict:
+def decompounded_runs(src, tgt, index, resources: dict, topics: dict, qrels: dict, defaults: dict, plain: dict) -> dict:
     """``{split: {label: scores}}`` of DT and PSQ (defaults) over each resource with the queries, and the
     corpus's source side, split into compound parts (:class:`clirkit.decompound.CompoundSplitter`, Koehn and
     Knight's frequency rule) before stemming. The splitter's lexicon is the resource's own source side: the
@@ -188,8 +189,12 @@ def decompounded_runs(src, tgt, index, resources: dict, topics: dict, qrels: dic
         else:
             source_surface = surface.tokenize_many(resource[0], jobs=2)
             splitter = CompoundSplitter.from_tokens(source_surface, min_count=CORPUS_MIN_COUNT)
-            table = train_table([src.finish(ts) for ts in splitter.split_many(source_surface)],
-                                tgt.tokenize_many(resource[1], jobs=2), src, tgt)
+            table = train_table(
+                [src.finish(ts) for ts in splitter.split_many(source_surface)],
+                tgt.tokenize_many(resource[1], jobs=2),
+                src,
+                tgt,
+            )
         for system in (DT().fit(index, table), PSQ().fit(index, table)):
             for s in SPLITS:
                 tokens = [src.finish(ts) for ts in splitter.split_many(query_surface[s])]
@@ -236,8 +241,9 @@ def scores(run, qrels) -> dict[str, dict[str, float]]:
     return {m: dict(zip(qids, table.column(m).tolist())) for m in MEASURES}
 
 
-def collection_runs(name: str, shared: str | None, analyses: list[str], resources: list[str],
-                    variants: bool = False) -> dict:
+def collection_runs(
+    name: str, shared: str | None, analyses: list[str], resources: list[str], variants: bool = False
+) -> dict:
     """Every run of one collection: ``{split: {system: {measure: {qid: value}}}}``, over the ``resources``
     (``corpus``, ``ood``, ``dict``) it has; ``variants``: also :func:`variant_systems` (analysis ``new``); the
     fusions' weights are kept under ``"weights"``."""
@@ -249,8 +255,9 @@ def collection_runs(name: str, shared: str | None, analyses: list[str], resource
     qrels = {s: c.qrels(s) for s in SPLITS}
     source, target = c.parallel()
     ood = datasets.load(res["ood"], shared=shared).parallel() if "ood" in res and "ood" in resources else None
-    muse = (Path(shared or "../shared") / "data" / "muse" / res["dict"]
-            if "dict" in res and "dict" in resources else None)
+    muse = (
+        Path(shared or "../shared") / "data" / "muse" / res["dict"] if "dict" in res and "dict" in resources else None
+    )
     for analysis in analyses:
         t0 = time.time()
         src, tgt = analyzer(c.source_lang, analysis), analyzer(c.target_lang, analysis)
@@ -263,11 +270,17 @@ def collection_runs(name: str, shared: str | None, analyses: list[str], resource
                 tables[kind] = train_table(source_tokens, tgt.tokenize_many(pair[1], jobs=2), src, tgt)
                 counts[kind] = Counter(t for ts in source_tokens for t in ts)
         if muse is not None:
-            tables["dict"] = load_table(muse, source_lang=c.source_lang, target_lang=c.target_lang,
-                                        stemmer=ANALYSES[analysis][0])
+            tables["dict"] = load_table(
+                muse, source_lang=c.source_lang, target_lang=c.target_lang, stemmer=ANALYSES[analysis][0]
+            )
             if analysis in ("plain", "stem", "new"):  # the dictionary's other weighting, and Pirkola's query
-                tables["dictu"] = load_table(muse, source_lang=c.source_lang, target_lang=c.target_lang,
-                                             stemmer=ANALYSES[analysis][0], weighting="uniform")
+                tables["dictu"] = load_table(
+                    muse,
+                    source_lang=c.source_lang,
+                    target_lang=c.target_lang,
+                    stemmer=ANALYSES[analysis][0],
+                    weighting="uniform",
+                )
         systems = {}
         made = dict(tables)
         if analysis == "new":
@@ -282,8 +295,9 @@ def collection_runs(name: str, shared: str | None, analyses: list[str], resource
             if listed:  # the Snowball list on the translation options only (tsw), or on the queries too (sw)
                 systems[f"PSQ-tsw[{kind}]"] = psq(target_stopwords="snowball").fit(index, table)
                 if c.source_lang in SNOWBALL_STOPWORDS:
-                    systems[f"PSQ-sw[{kind}]"] = psq(target_stopwords="snowball",
-                                                     source_stopwords="snowball").fit(index, table)
+                    systems[f"PSQ-sw[{kind}]"] = psq(target_stopwords="snowball", source_stopwords="snowball").fit(
+                        index, table
+                    )
             if analysis == "stem":  # PSQ's pruning: cumulative mass C (default .95), minimum probability L (.005)
                 for label, pruning in PRUNINGS.items():
                     systems[f"PSQ-{label}[{kind}]"] = psq(**pruning).fit(index, table)
@@ -293,14 +307,23 @@ def collection_runs(name: str, shared: str | None, analyses: list[str], resource
                 systems[f"pirkola[{kind}]"] = psq(mode="pirkola", min_prob=0.005).fit(index, table)
                 systems[f"pirkola-L.1[{kind}]"] = psq(mode="pirkola", min_prob=0.1).fit(index, table)
             if kind in ("corpus", "ood") and "dict" in tables:
-                systems[f"PSQ[{kind}+dict]"] = psq(source_stopwords_top=top, target_stopwords_top=top,
-                                                   lam=0.5).fit(index, table, tables["dict"])
+                systems[f"PSQ[{kind}+dict]"] = psq(source_stopwords_top=top, target_stopwords_top=top, lam=0.5).fit(
+                    index, table, tables["dict"]
+                )
                 if listed:
                     systems[f"PSQ-tsw[{kind}+dict]"] = psq(target_stopwords="snowball", lam=0.5).fit(
-                        index, table, tables["dict"])
+                        index, table, tables["dict"]
+                    )
         if analysis == "new" and variants and c.source_lang in DECOMPOUNDED:
-            parts = {k: v for k, v in (("corpus", (source, target) if "corpus" in resources else None),
-                                       ("ood", ood), ("dict", muse)) if v is not None}
+            parts = {
+                k: v
+                for k, v in (
+                    ("corpus", (source, target) if "corpus" in resources else None),
+                    ("ood", ood),
+                    ("dict", muse),
+                )
+                if v is not None
+            }
             for s, runs in decompounded_runs(src, tgt, index, parts, topics, qrels, systems, made).items():
                 out[s].update(runs)
         for label, system in systems.items():
@@ -353,17 +376,44 @@ BAGS = {"corpus": ["stem:bag[corpus]"], "ood": ["stem:bag[ood]"], "dict": ["stem
 
 # the tables of baselines/README.md: (title, resource, [(column label, system key)])
 TABLES = [
-    ("the collection's own parallel corpus (IBM Model 1)", "corpus", [
-        ("bag", "stem:bag[corpus]"), ("DT old", "old:DT[corpus]"), ("PSQ old", "old:PSQ[corpus]"),
-        ("DT new", "new:DT[corpus]"), ("PSQ new", "new:PSQ[corpus]"), ("PSQ new + MUSE", "new:PSQ[corpus+dict]"),
-        ("mono", "stem:mono")]),
-    ("a dictionary only (MUSE)", "dict", [
-        ("bag", "stem:bag[dict]"), ("bag, unpruned", "new:bag-all[dict]"), ("DT old", "old:DT[dict]"),
-        ("PSQ old", "old:PSQ[dict]"), ("DT new", "new:DT[dict]"), ("PSQ new (Pirkola)", "new:PSQ[dict]")]),
-    ("an out-of-domain parallel corpus (es: Bible verses, de: Multi30k captions)", "ood", [
-        ("bag", "stem:bag[ood]"), ("DT old", "old:DT[ood]"), ("PSQ old", "old:PSQ[ood]"),
-        ("DT new", "new:DT[ood]"), ("PSQ new", "new:PSQ[ood]"), ("PSQ old + MUSE", "old:PSQ[ood+dict]"),
-        ("PSQ new + MUSE", "new:PSQ[ood+dict]")]),
+    (
+        "the collection's own parallel corpus (IBM Model 1)",
+        "corpus",
+        [
+            ("bag", "stem:bag[corpus]"),
+            ("DT old", "old:DT[corpus]"),
+            ("PSQ old", "old:PSQ[corpus]"),
+            ("DT new", "new:DT[corpus]"),
+            ("PSQ new", "new:PSQ[corpus]"),
+            ("PSQ new + MUSE", "new:PSQ[corpus+dict]"),
+            ("mono", "stem:mono"),
+        ],
+    ),
+    (
+        "a dictionary only (MUSE)",
+        "dict",
+        [
+            ("bag", "stem:bag[dict]"),
+            ("bag, unpruned", "new:bag-all[dict]"),
+            ("DT old", "old:DT[dict]"),
+            ("PSQ old", "old:PSQ[dict]"),
+            ("DT new", "new:DT[dict]"),
+            ("PSQ new (Pirkola)", "new:PSQ[dict]"),
+        ],
+    ),
+    (
+        "an out-of-domain parallel corpus (es: Bible verses, de: Multi30k captions)",
+        "ood",
+        [
+            ("bag", "stem:bag[ood]"),
+            ("DT old", "old:DT[ood]"),
+            ("PSQ old", "old:PSQ[ood]"),
+            ("DT new", "new:DT[ood]"),
+            ("PSQ new", "new:PSQ[ood]"),
+            ("PSQ old + MUSE", "old:PSQ[ood+dict]"),
+            ("PSQ new + MUSE", "new:PSQ[ood+dict]"),
+        ],
+    ),
 ]
 
 
@@ -372,22 +422,52 @@ BAGS_NEW = {"corpus": ["new:bag[corpus]"], "ood": ["new:bag[ood]"], "dict": ["ne
 
 # the tables of that study in baselines/README.md ("Defaults across collections, round 2")
 TABLES_VARIANTS = [
-    ("the collection's own parallel corpus (IBM Model 1)", "corpus", [
-        ("bag", "new:bag[corpus]"), ("DT", "new:DT[corpus]"), ("PSQ", "new:PSQ[corpus]"),
-        ("DT+PSQ k .5", "new:DT+PSQ-k0.5[corpus]"), ("DT+PSQ tuned", "new:DT+PSQ-tuned[corpus]"),
-        ("PSQ, Snowball lists", "new:PSQ-sw[corpus]"), ("PSQ + MUSE", "new:PSQ[corpus+dict]"),
-        ("PSQ + MUSE, coverage", "new:PSQ-cov10[corpus+dict]"), ("DT split", "new:DT-qdc[corpus]"),
-        ("PSQ split", "new:PSQ-qdc[corpus]"), ("PSQ + MUSE split", "new:PSQ-qdc[corpus+dict]")]),
-    ("a dictionary only (MUSE)", "dict", [
-        ("bag", "new:bag[dict]"), ("DT", "new:DT[dict]"), ("PSQ (Pirkola)", "new:PSQ[dict]"),
-        ("DT+PSQ k .5", "new:DT+PSQ-k0.5[dict]"), ("DT+PSQ tuned", "new:DT+PSQ-tuned[dict]"),
-        ("PSQ, Snowball lists", "new:PSQ-sw[dict]"), ("DT split", "new:DT-qdc[dict]"),
-        ("PSQ split", "new:PSQ-qdc[dict]")]),
-    ("an out-of-domain parallel corpus (es: Bible verses, de: Multi30k captions) and MUSE", "ood", [
-        ("bag", "new:bag[ood]"), ("MUSE bag", "new:bag[dict]"), ("PSQ", "new:PSQ[ood]"),
-        ("PSQ MUSE", "new:PSQ[dict]"), ("PSQ + MUSE", "new:PSQ[ood+dict]"),
-        ("PSQ + MUSE, coverage", "new:PSQ-cov10[ood+dict]"), ("PSQ, PSQ MUSE tuned", "new:PSQ+dict-tuned[ood]"),
-        ("PSQ MUSE split", "new:PSQ-qdc[dict]"), ("PSQ + MUSE split", "new:PSQ-qdc[ood+dict]")]),
+    (
+        "the collection's own parallel corpus (IBM Model 1)",
+        "corpus",
+        [
+            ("bag", "new:bag[corpus]"),
+            ("DT", "new:DT[corpus]"),
+            ("PSQ", "new:PSQ[corpus]"),
+            ("DT+PSQ k .5", "new:DT+PSQ-k0.5[corpus]"),
+            ("DT+PSQ tuned", "new:DT+PSQ-tuned[corpus]"),
+            ("PSQ, Snowball lists", "new:PSQ-sw[corpus]"),
+            ("PSQ + MUSE", "new:PSQ[corpus+dict]"),
+            ("PSQ + MUSE, coverage", "new:PSQ-cov10[corpus+dict]"),
+            ("DT split", "new:DT-qdc[corpus]"),
+            ("PSQ split", "new:PSQ-qdc[corpus]"),
+            ("PSQ + MUSE split", "new:PSQ-qdc[corpus+dict]"),
+        ],
+    ),
+    (
+        "a dictionary only (MUSE)",
+        "dict",
+        [
+            ("bag", "new:bag[dict]"),
+            ("DT", "new:DT[dict]"),
+            ("PSQ (Pirkola)", "new:PSQ[dict]"),
+            ("DT+PSQ k .5", "new:DT+PSQ-k0.5[dict]"),
+            ("DT+PSQ tuned", "new:DT+PSQ-tuned[dict]"),
+            ("PSQ, Snowball lists", "new:PSQ-sw[dict]"),
+            ("DT split", "new:DT-qdc[dict]"),
+            ("PSQ split", "new:PSQ-qdc[dict]"),
+        ],
+    ),
+    (
+        "an out-of-domain parallel corpus (es: Bible verses, de: Multi30k captions) and MUSE",
+        "ood",
+        [
+            ("bag", "new:bag[ood]"),
+            ("MUSE bag", "new:bag[dict]"),
+            ("PSQ", "new:PSQ[ood]"),
+            ("PSQ MUSE", "new:PSQ[dict]"),
+            ("PSQ + MUSE", "new:PSQ[ood+dict]"),
+            ("PSQ + MUSE, coverage", "new:PSQ-cov10[ood+dict]"),
+            ("PSQ, PSQ MUSE tuned", "new:PSQ+dict-tuned[ood]"),
+            ("PSQ MUSE split", "new:PSQ-qdc[dict]"),
+            ("PSQ + MUSE split", "new:PSQ-qdc[ood+dict]"),
+        ],
+    ),
 ]
 
 
@@ -406,9 +486,12 @@ def report(folder: Path, split: str, tables=TABLES, bags: dict = BAGS) -> str:
 
     lines = []
     for title, kind, columns in tables:
-        lines += [f"**{title}**, {split} split: MAP / R@1000", "",
-                  "| collection | " + " | ".join(label for label, _ in columns) + " |",
-                  "|---|" + "---:|" * len(columns)]
+        lines += [
+            f"**{title}**, {split} split: MAP / R@1000",
+            "",
+            "| collection | " + " | ".join(label for label, _ in columns) + " |",
+            "|---|" + "---:|" * len(columns),
+        ]
         column_maps: list[list[float]] = [[] for _ in columns]
         for name, res in results.items():
             runs = res[split]
@@ -420,9 +503,13 @@ def report(folder: Path, split: str, tables=TABLES, bags: dict = BAGS) -> str:
                 if key in runs:
                     values.append(mean(runs[key]["AP"]))
         rows = max(map(len, column_maps))
-        lines.append("| mean MAP | " + " | ".join(
-            f"{sum(v) / len(v):.3f}" + ("" if len(v) == rows else f" ({len(v)})") if v else "" for v in column_maps)
-            + " |")
+        lines.append(
+            "| mean MAP | "
+            + " | ".join(
+                f"{sum(v) / len(v):.3f}" + ("" if len(v) == rows else f" ({len(v)})") if v else "" for v in column_maps
+            )
+            + " |"
+        )
         lines.append("")
     return "\n".join(lines)
 
@@ -461,19 +548,29 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("-o", "--output", required=True, help="folder of per-collection JSON results")
     ap.add_argument("--collections", nargs="*", default=list(RESOURCES))
-    ap.add_argument("--analyses", nargs="*", default=["old", "plain", "stem", "stem+stop", "new"],
-                    choices=list(ANALYSES))
-    ap.add_argument("--resources", nargs="*", default=["corpus", "ood", "dict"], choices=["corpus", "ood", "dict"],
-                    help="the translation resources to run (the runs are merged into an existing file)")
+    ap.add_argument(
+        "--analyses", nargs="*", default=["old", "plain", "stem", "stem+stop", "new"], choices=list(ANALYSES)
+    )
+    ap.add_argument(
+        "--resources",
+        nargs="*",
+        default=["corpus", "ood", "dict"],
+        choices=["corpus", "ood", "dict"],
+        help="the translation resources to run (the runs are merged into an existing file)",
+    )
     ap.add_argument("--shared", default=None, help="the shared data folder (default: clirkit's own search)")
-    ap.add_argument("--variants", action="store_true",
-                    help="with the analysis new, also the variants measured on 2026-11-26 (variant_systems); with "
-                         "--report, their tables")
+    ap.add_argument(
+        "--variants",
+        action="store_true",
+        help="with the analysis new, also the variants measured on 2026-11-26 (variant_systems); with "
+        "--report, their tables",
+    )
     ap.add_argument("--force", action="store_true", help="redo collections already in the output folder")
     ap.add_argument("--merge", action="store_true", help="add these runs to a collection's existing file")
     ap.add_argument("--report", action="store_true", help="print the tables from the output folder")
-    ap.add_argument("--choices", action="store_true",
-                    help="print each system variant's mean AP over the collections, per resource")
+    ap.add_argument(
+        "--choices", action="store_true", help="print each system variant's mean AP over the collections, per resource"
+    )
     ap.add_argument("--split", default="test", choices=SPLITS)
     args = ap.parse_args(argv)
     folder = Path(args.output)

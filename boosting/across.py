@@ -15,6 +15,7 @@ multi30k-de-en's (built from third-party data, never committed).
 
 A collection whose folder holds ``results.txt`` is not run again (delete the folder to redo it).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,10 +23,28 @@ import re
 import sys
 from pathlib import Path
 
-COLLECTIONS = ["nave-en-es", "bible-verse-es-en:topical", "debian-desc-de-en", "gettext-de-en", "multi30k-de-en",
-               "manpages-de-en", "debian-deps-en-fr", "debian-desc-es-en", "debian-desc-fr-en", "debian-desc-ru-en",
-               "debian-desc-ja-en", "debian-desc-ko-en", "gettext-es-en", "gettext-ru-en", "gettext-zh-en",
-               "gettext-ja-en", "gettext-ko-en", "gettext-th-en", "manpages-es-en", "manpages-ru-en"]
+COLLECTIONS = [
+    "nave-en-es",
+    "bible-verse-es-en:topical",
+    "debian-desc-de-en",
+    "gettext-de-en",
+    "multi30k-de-en",
+    "manpages-de-en",
+    "debian-deps-en-fr",
+    "debian-desc-es-en",
+    "debian-desc-fr-en",
+    "debian-desc-ru-en",
+    "debian-desc-ja-en",
+    "debian-desc-ko-en",
+    "gettext-es-en",
+    "gettext-ru-en",
+    "gettext-zh-en",
+    "gettext-ja-en",
+    "gettext-ko-en",
+    "gettext-th-en",
+    "manpages-es-en",
+    "manpages-ru-en",
+]
 MEASURES = ["AP", "PRES@1000", "nDCG@10"]
 SYSTEMS = ("PSQ", "DT+PSQ", "Boost")
 
@@ -60,14 +79,18 @@ step = 0.1
 """
 
 
-def experiment_text(name: str, collection: str, *, variant: str | None = None, train_queries: int = 0,
-                    systems: str = "") -> str:
+def experiment_text(
+    name: str, collection: str, *, variant: str | None = None, train_queries: int = 0, systems: str = ""
+) -> str:
     """The experiment file of the study: DT, PSQ, DT+PSQ and Boost from it (and ``systems``, more tables of TOML),
     on ``collection`` (its ``variant``), trained on the first ``train_queries`` (0: all)."""
-    return EXPERIMENT.format(name=name, collection=collection,
-                             variant=f'variant = "{variant}"\n' if variant else "",
-                             train=f"train_queries = {train_queries}\n" if train_queries else "",
-                             systems=f"\n{systems}" if systems else "")
+    return EXPERIMENT.format(
+        name=name,
+        collection=collection,
+        variant=f'variant = "{variant}"\n' if variant else "",
+        train=f"train_queries = {train_queries}\n" if train_queries else "",
+        systems=f"\n{systems}" if systems else "",
+    )
 
 
 def run_file(text: str, path: Path, folder: Path, quiet: bool) -> None:
@@ -88,8 +111,12 @@ def run(entry: str, out: Path, quiet: bool) -> None:
 
     name, _, variant = entry.partition(":")
     stem = entry.replace(":", "-")
-    run_file(experiment_text(stem, name, variant=variant or datasets.variants(name)[0]), out / f"{stem}.toml",
-             out / stem, quiet)
+    run_file(
+        experiment_text(stem, name, variant=variant or datasets.variants(name)[0]),
+        out / f"{stem}.toml",
+        out / stem,
+        quiet,
+    )
 
 
 def parse(text: str) -> dict:
@@ -106,19 +133,24 @@ def parse(text: str) -> dict:
             continue
         cells = line.split()
         if split and cells and cells[0] in SYSTEMS and len(cells) == 2 + len(MEASURES) and cells[1].isdigit():
-            tables[split][cells[0]] = {m: (float(c.lstrip("*")), c.startswith("*"))
-                                       for m, c in zip(MEASURES, cells[2:])}
+            tables[split][cells[0]] = {
+                m: (float(c.lstrip("*")), c.startswith("*")) for m, c in zip(MEASURES, cells[2:])
+            }
         gain = re.match(r"(\S+) vs DT\+PSQ: (.*)", line)
         if split and gain:
-            gains[split][gain.group(1)] = {m: (float(d), float(p)) for m, d, p in
-                                           re.findall(r"(\S+) ([+-][\d.]+) \(p ([\d.]+)\)", gain.group(2))}
+            gains[split][gain.group(1)] = {
+                m: (float(d), float(p)) for m, d, p in re.findall(r"(\S+) ([+-][\d.]+) \(p ([\d.]+)\)", gain.group(2))
+            }
     return {"tables": tables, "p": gains}
 
 
 def report(out: Path) -> str:
     """The Markdown table: per collection and split, PSQ, DT+PSQ and Boost, Boost's gain over DT+PSQ with p."""
-    rows = ["| collection | split | PSQ AP | DT+PSQ AP | Boost AP | Boost - DT+PSQ AP (p) | PRES@1000 (p) | "
-            "nDCG@10 (p) | dev: beta, rounds |", "|---|---|---|---|---|---|---|---|---|"]
+    rows = [
+        "| collection | split | PSQ AP | DT+PSQ AP | Boost AP | Boost - DT+PSQ AP (p) | PRES@1000 (p) | "
+        "nDCG@10 (p) | dev: beta, rounds |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for entry in COLLECTIONS:
         name = entry.replace(":", "-")
         path = out / name / "results.txt"
@@ -133,9 +165,12 @@ def report(out: Path) -> str:
             if not all(s in t for s in SYSTEMS):
                 continue
             gain = [f"{p[m][0]:+.2f} ({p[m][1]:.4f})" if m in p else "" for m in MEASURES]
-            rows.append(f"| {entry} | {split} | {t['PSQ']['AP'][0]:.4f} | {t['DT+PSQ']['AP'][0]:.4f} | "
-                        f"{t['Boost']['AP'][0]:.4f} | " + " | ".join(gain) +
-                        f" | {learned.group(1) + ', ' + learned.group(2) if learned and split == 'dev' else ''} |")
+            rows.append(
+                f"| {entry} | {split} | {t['PSQ']['AP'][0]:.4f} | {t['DT+PSQ']['AP'][0]:.4f} | "
+                f"{t['Boost']['AP'][0]:.4f} | "
+                + " | ".join(gain)
+                + f" | {learned.group(1) + ', ' + learned.group(2) if learned and split == 'dev' else ''} |"
+            )
     return "\n".join(rows)
 
 

@@ -11,6 +11,7 @@ seeded sample of 1,000,000 is the largest size. Results are appended as JSON
 lines to ``boosting/results/benchmark.jsonl``. The machine has 2 cores shared
 with other jobs, so wall times are upper bounds; rerun on an idle machine.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -68,12 +69,22 @@ def scale_one(n: int, rounds: int, ngram: int, max_df: float, content: bool) -> 
     t0 = time.perf_counter()
     res = b.run(rounds, quiet=True)
     t_rounds = time.perf_counter() - t0
-    _record({"bench": "scale", "tuples": len(sub), "ngram": ngram, "max_df": max_df, "content_ngrams": content,
-             "rounds": len(res.alphas),
-             "distinct_pairs": int(res.n_pairs), "buckets": int(res.n_buckets),
-             "init_seconds": round(t_init, 2), "seconds_per_round": round(t_rounds / max(len(res.alphas), 1), 4),
-             "peak_rss_gb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6, 2),
-             "rss_before_boosting_gb": round(rss0 / 1e6, 2)})
+    _record(
+        {
+            "bench": "scale",
+            "tuples": len(sub),
+            "ngram": ngram,
+            "max_df": max_df,
+            "content_ngrams": content,
+            "rounds": len(res.alphas),
+            "distinct_pairs": int(res.n_pairs),
+            "buckets": int(res.n_buckets),
+            "init_seconds": round(t_init, 2),
+            "seconds_per_round": round(t_rounds / max(len(res.alphas), 1), 4),
+            "peak_rss_gb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6, 2),
+            "rss_before_boosting_gb": round(rss0 / 1e6, 2),
+        }
+    )
 
 
 def bagging(rounds: int, ngram: int, max_df: float, fraction: float, content: bool) -> None:
@@ -86,17 +97,31 @@ def bagging(rounds: int, ngram: int, max_df: float, fraction: float, content: bo
     control_before = _machine_parallelism()
     for jobs in (1, 2):
         t0 = time.perf_counter()
-        results[jobs] = train_bags(data, params, bags=2, fraction=fraction, seed=0, jobs=jobs, backend="loky",
-                                   quiet=True)
+        results[jobs] = train_bags(
+            data, params, bags=2, fraction=fraction, seed=0, jobs=jobs, backend="loky", quiet=True
+        )
         times[jobs] = time.perf_counter() - t0
     control = round((control_before + _machine_parallelism()) / 2, 2)
-    identical = all(np.array_equal(a.buckets, b.buckets) and np.array_equal(a.alphas, b.alphas)
-                    for a, b in zip(results[1], results[2]))
-    _record({"bench": "bagging", "bags": 2, "tuples_per_bag": int(round(fraction * len(tuples))),
-             "rounds": rounds, "ngram": ngram, "content_ngrams": content, "seconds_1_worker": round(times[1], 1),
-             "seconds_2_workers": round(times[2], 1), "speedup": round(times[1] / times[2], 2),
-             "identical_models": bool(identical),
-             "control_two_processes_speedup": control, "load_average": [round(x, 2) for x in os.getloadavg()]})
+    identical = all(
+        np.array_equal(a.buckets, b.buckets) and np.array_equal(a.alphas, b.alphas)
+        for a, b in zip(results[1], results[2])
+    )
+    _record(
+        {
+            "bench": "bagging",
+            "bags": 2,
+            "tuples_per_bag": int(round(fraction * len(tuples))),
+            "rounds": rounds,
+            "ngram": ngram,
+            "content_ngrams": content,
+            "seconds_1_worker": round(times[1], 1),
+            "seconds_2_workers": round(times[2], 1),
+            "speedup": round(times[1] / times[2], 2),
+            "identical_models": bool(identical),
+            "control_two_processes_speedup": control,
+            "load_average": [round(x, 2) for x in os.getloadavg()],
+        }
+    )
 
 
 def _machine_parallelism() -> float:
@@ -128,9 +153,19 @@ def rank(model_path: str) -> None:
     t0 = time.perf_counter()
     run = model.rank(q_tok, docids, d_tok, depth=1000)
     t_rank = time.perf_counter() - t0
-    _record({"bench": "rank", "model": Path(model_path).name, "entries": len(model), "queries": len(queries),
-             "documents": len(docids), "run_rows": len(run), "tokenize_seconds": round(t_tok, 1),
-             "rank_seconds": round(t_rank, 2), "queries_per_second": round(len(queries) / t_rank, 1)})
+    _record(
+        {
+            "bench": "rank",
+            "model": Path(model_path).name,
+            "entries": len(model),
+            "queries": len(queries),
+            "documents": len(docids),
+            "run_rows": len(run),
+            "tokenize_seconds": round(t_tok, 1),
+            "rank_seconds": round(t_rank, 2),
+            "queries_per_second": round(len(queries) / t_rank, 1),
+        }
+    )
 
 
 def main(argv=None) -> int:
@@ -146,9 +181,23 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     if a.what == "scale":
         for n in a.tuples:
-            subprocess.run([sys.executable, __file__, "scale-one", "--tuples", str(n), "--rounds", str(a.rounds),
-                            "--ngram", str(a.ngram), "--max-df", str(a.max_df)]
-                           + (["--content-ngrams"] if a.content_ngrams else []), check=True)
+            subprocess.run(
+                [
+                    sys.executable,
+                    __file__,
+                    "scale-one",
+                    "--tuples",
+                    str(n),
+                    "--rounds",
+                    str(a.rounds),
+                    "--ngram",
+                    str(a.ngram),
+                    "--max-df",
+                    str(a.max_df),
+                ]
+                + (["--content-ngrams"] if a.content_ngrams else []),
+                check=True,
+            )
     elif a.what == "scale-one":
         scale_one(a.tuples[0], a.rounds, a.ngram, a.max_df, a.content_ngrams)
     elif a.what == "bagging":

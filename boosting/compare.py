@@ -8,6 +8,7 @@ PSQ's and its combinations'), removes the variant's excluded documents, and prin
 nDCG@10, P@10 and RR with the two-sided paired randomization test (10,000 sign flips, seed 0) of
 each run against ``--baseline``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,20 +32,25 @@ def main(argv=None) -> int:
     p.add_argument("--baseline", default="PSQ", help="run name the others are tested against")
     a = p.parse_args(argv)
     c = datasets.load(a.collection, variant=a.variant)
-    runs = {f.name[:-len("-test.run.gz")]: read_run(f)
-            for f in sorted((HERE / "out" / a.collection / a.variant).glob("*-test.run.gz"))}
+    runs = {
+        f.name[: -len("-test.run.gz")]: read_run(f)
+        for f in sorted((HERE / "out" / a.collection / a.variant).glob("*-test.run.gz"))
+    }
     if a.baseline not in runs:
         sys.exit(f"compare.py: no run named {a.baseline!r} among {', '.join(runs) or 'none'}")
-    evs = {name: evaluate(drop_excluded(run, c.excluded("test")), c.qrels("test"), MEASURES)
-           for name, run in runs.items()}
+    evs = {
+        name: evaluate(drop_excluded(run, c.excluded("test")), c.qrels("test"), MEASURES) for name, run in runs.items()
+    }
     base = evs[a.baseline]
     print(f"\n{a.collection} ({a.variant}), test, {base.describe()}; p: paired randomization test vs {a.baseline}\n")
     print("| system | " + " | ".join(MEASURES) + " | " + " | ".join(f"p {m}" for m in MEASURES[:2]) + " |")
     print("|---" * (1 + len(MEASURES) + 2) + "|")
     for name, ev in evs.items():
         means = ev.mean()
-        ps = ["" if name == a.baseline else
-              f"{randomization_test(base.column(m), ev.column(m), seed=0).p_value:.4f}" for m in MEASURES[:2]]
+        ps = [
+            "" if name == a.baseline else f"{randomization_test(base.column(m), ev.column(m), seed=0).p_value:.4f}"
+            for m in MEASURES[:2]
+        ]
         print(f"| {name} | " + " | ".join(f"{means[m]:.4f}" for m in MEASURES) + " | " + " | ".join(ps) + " |")
     return 0
 

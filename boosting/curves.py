@@ -6,6 +6,7 @@ Boosting is sequential, so the model cut after R rounds (``BoostModel.truncated`
 model trained for R rounds. Writes ``boosting/results/<model>-rounds.tsv``. The test
 columns are for reading only; the recipe picks the number of rounds on dev.
 """
+
 from __future__ import annotations
 
 import argparse

@@ -12,6 +12,7 @@ collection's order (sorted package names). The report's baseline is DT+PSQ.
 A size whose folder holds ``results.txt`` is not run again. ``boosting/results/curve/`` keeps each size's experiment
 file and its ``results.txt`` (as ``nN.txt``).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,8 +37,12 @@ def run(n: int, out: Path, quiet: bool) -> None:
     and the standalone table."""
     from across import experiment_text, run_file
 
-    run_file(experiment_text(f"curve-n{n}", COLLECTION, train_queries=n, systems=STANDALONE), out / f"n{n}.toml",
-             out / f"n{n}", quiet)
+    run_file(
+        experiment_text(f"curve-n{n}", COLLECTION, train_queries=n, systems=STANDALONE),
+        out / f"n{n}.toml",
+        out / f"n{n}",
+        quiet,
+    )
 
 
 def report(out: Path) -> str:

@@ -3,6 +3,7 @@
 Importing the package is cheap: heavy modules (scipy, sacremoses, joblib) are
 imported by the submodules that need them, not here.
 """
+
 from __future__ import annotations
 
 import os as _os

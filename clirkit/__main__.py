@@ -1,4 +1,5 @@
 """``python -m clirkit``: the command, as the ``clirkit`` script runs it."""
+
 import _signal  # the signal module without its enum classes: set up in no time, so the window before is short
 import sys
 

@@ -16,6 +16,7 @@ Tokenizing is the slow part of building a table or an index (sacremoses is pure 
 :func:`cached_tokens` block (the experiment runner's) a text is tokenized once per
 analyzer settings however many tables, indexes and models read it.
 """
+
 from __future__ import annotations
 
 import functools
@@ -48,15 +49,45 @@ _COMPLEX_CHAR = re.compile(f"[{COMPLEX}]")
 _WORD_IN_RUN = re.compile(r"\w(?:[\w.,'-]*\w)?")  # a word within a non-CJK run next to CJK text
 # ISO 639-1 -> the name of its Snowball stemmer (PyStemmer) and stopword list (clirkit/resources/stopwords)
 SNOWBALL_STEMMERS = {
-    "ar": "arabic", "ca": "catalan", "cs": "czech", "da": "danish", "de": "german", "el": "greek",
-    "en": "english", "eo": "esperanto", "es": "spanish", "et": "estonian", "eu": "basque", "fa": "persian",
-    "fi": "finnish", "fr": "french", "ga": "irish", "hi": "hindi", "hu": "hungarian", "hy": "armenian",
-    "id": "indonesian", "it": "italian", "lt": "lithuanian", "nb": "norwegian", "ne": "nepali", "nl": "dutch",
-    "no": "norwegian", "pl": "polish", "pt": "portuguese", "ro": "romanian", "ru": "russian", "sr": "serbian",
-    "st": "sesotho", "sv": "swedish", "ta": "tamil", "tr": "turkish", "yi": "yiddish",
+    "ar": "arabic",
+    "ca": "catalan",
+    "cs": "czech",
+    "da": "danish",
+    "de": "german",
+    "el": "greek",
+    "en": "english",
+    "eo": "esperanto",
+    "es": "spanish",
+    "et": "estonian",
+    "eu": "basque",
+    "fa": "persian",
+    "fi": "finnish",
+    "fr": "french",
+    "ga": "irish",
+    "hi": "hindi",
+    "hu": "hungarian",
+    "hy": "armenian",
+    "id": "indonesian",
+    "it": "italian",
+    "lt": "lithuanian",
+    "nb": "norwegian",
+    "ne": "nepali",
+    "nl": "dutch",
+    "no": "norwegian",
+    "pl": "polish",
+    "pt": "portuguese",
+    "ro": "romanian",
+    "ru": "russian",
+    "sr": "serbian",
+    "st": "sesotho",
+    "sv": "swedish",
+    "ta": "tamil",
+    "tr": "turkish",
+    "yi": "yiddish",
 }
-SNOWBALL_STOPWORDS = frozenset({"da", "de", "en", "es", "fi", "fr", "ga", "hu", "id", "it", "nb", "nl", "no", "pt",
-                                "ru", "st", "sv"})
+SNOWBALL_STOPWORDS = frozenset(
+    {"da", "de", "en", "es", "fi", "fr", "ga", "hu", "id", "it", "nb", "nl", "no", "pt", "ru", "st", "sv"}
+)
 STEMMERS = ("snowball",)
 _QUOTES = (("\u2019", "'"), ("\u2018", "'"), ("\u201c", '"'), ("\u201d", '"'))  # curly -> straight quotes
 _CHUNK = 2000  # texts per worker task in tokenize_many
@@ -91,10 +122,18 @@ class Analyzer:
         cjk_bigrams: the settings of old files: True is ``segmenter="bigrams"``, False no segmenter.
     """
 
-    def __init__(self, lang: str = "en", *, lowercase: bool = True, strip_punctuation: bool = True,
-                 stopwords: str | Iterable[str] | None = None, stemmer: str | None = "snowball",
-                 segmenter: str | None = "auto", chinese_script: str | None = "auto",
-                 cjk_bigrams: bool | None = None) -> None:
+    def __init__(
+        self,
+        lang: str = "en",
+        *,
+        lowercase: bool = True,
+        strip_punctuation: bool = True,
+        stopwords: str | Iterable[str] | None = None,
+        stemmer: str | None = "snowball",
+        segmenter: str | None = "auto",
+        chinese_script: str | None = "auto",
+        cjk_bigrams: bool | None = None,
+    ) -> None:
         from clirkit.languages import check_language
 
         try:
@@ -135,9 +174,11 @@ class Analyzer:
         return state
 
     def __repr__(self) -> str:
-        return (f"Analyzer(lang={self.lang!r}, lowercase={self.lowercase}, "
-                f"strip_punctuation={self.strip_punctuation}, stopwords={len(self.stopwords)} terms, "
-                f"stemmer={self.stemmer!r}, segmenter={self.segmenter!r}, chinese_script={self.chinese_script!r})")
+        return (
+            f"Analyzer(lang={self.lang!r}, lowercase={self.lowercase}, "
+            f"strip_punctuation={self.strip_punctuation}, stopwords={len(self.stopwords)} terms, "
+            f"stemmer={self.stemmer!r}, segmenter={self.segmenter!r}, chinese_script={self.chinese_script!r})"
+        )
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Analyzer) and self.to_dict() == other.to_dict()
@@ -201,9 +242,14 @@ class Analyzer:
 
     def replace(self, **changes) -> "Analyzer":
         """This analyzer with the settings in ``changes`` (keywords of :class:`Analyzer` but ``lang``) changed."""
-        settings = {"lowercase": self.lowercase, "strip_punctuation": self.strip_punctuation,
-                    "stopwords": self.stopwords or None, "stemmer": self.stemmer, "segmenter": self.segmenter,
-                    "chinese_script": self.chinese_script}
+        settings = {
+            "lowercase": self.lowercase,
+            "strip_punctuation": self.strip_punctuation,
+            "stopwords": self.stopwords or None,
+            "stemmer": self.stemmer,
+            "segmenter": self.segmenter,
+            "chinese_script": self.chinese_script,
+        }
         return Analyzer(self.lang, **{**settings, **changes})
 
     def without_stopwords(self) -> "Analyzer":
@@ -216,8 +262,9 @@ class Analyzer:
         or a query analyzer and an index, must agree on these."""
         return all(getattr(self, k) == getattr(other, k) for k in _TERM_SETTINGS)
 
-    def tokenize_many(self, texts: Sequence[str], *, quiet: bool = True, jobs: int = 1,
-                      desc: str = "tokenizing") -> list[list[str]]:
+    def tokenize_many(
+        self, texts: Sequence[str], *, quiet: bool = True, jobs: int = 1, desc: str = "tokenizing"
+    ) -> list[list[str]]:
         """The token lists of ``texts`` (str; any iterable but a str itself), in order, as
         ``[self.tokenize(t) for t in texts]``.
 
@@ -240,8 +287,9 @@ class Analyzer:
             known.update(zip(new, bare._tokenize_all(new, quiet=quiet, jobs=jobs, desc=desc)))
         return [self.finish(list(known[t])) for t in texts]
 
-    def tokenize_stream(self, items: Iterable, texts: Callable[[Any], Sequence[str]], *,
-                        jobs: int = 1) -> Iterator[tuple[Any, list[list[str]]]]:
+    def tokenize_stream(
+        self, items: Iterable, texts: Callable[[Any], Sequence[str]], *, jobs: int = 1
+    ) -> Iterator[tuple[Any, list[list[str]]]]:
         """``(item, token lists of texts(item))`` for each of ``items`` (chunks of documents, say), in order, as
         :meth:`tokenize_many` gives them: with ``jobs > 1`` the next items are tokenized by worker processes
         while the caller works on one (:func:`clirkit.parallel.ordered_stream`). Within a
@@ -256,7 +304,7 @@ class Analyzer:
     def _tokenize_all(self, texts: Sequence[str], *, quiet: bool, jobs: int, desc: str) -> list[list[str]]:
         from clirkit.progress import progress
 
-        chunks = [texts[i:i + _CHUNK] for i in range(0, len(texts), _CHUNK)]
+        chunks = [texts[i : i + _CHUNK] for i in range(0, len(texts), _CHUNK)]
         if jobs == 1 or len(chunks) <= 1:
             out: list[list[str]] = []
             for chunk in progress(chunks, desc=desc, quiet=quiet, unit="chunk"):
@@ -265,7 +313,8 @@ class Analyzer:
         from joblib import Parallel, delayed
 
         results = Parallel(n_jobs=jobs, return_as="generator")(
-            delayed(_tokenize_chunk)(self, chunk) for chunk in chunks)
+            delayed(_tokenize_chunk)(self, chunk) for chunk in chunks
+        )
         out = []
         for part in progress(results, desc=desc, total=len(chunks), quiet=quiet, unit="chunk"):
             out.extend(part)
@@ -275,9 +324,14 @@ class Analyzer:
         """The settings as JSON-ready data (stopwords sorted). ``cjk_bigrams`` is true for the bigram segmenter
         (as files written before the other segmenters say it); ``segmenter`` is written for the others and
         ``chinese_script`` when there is one, so that the settings of every other analyzer read as before."""
-        out = {"lang": self.lang, "lowercase": self.lowercase,
-               "strip_punctuation": self.strip_punctuation, "stopwords": sorted(self.stopwords),
-               "stemmer": self.stemmer, "cjk_bigrams": self.cjk_bigrams}
+        out = {
+            "lang": self.lang,
+            "lowercase": self.lowercase,
+            "strip_punctuation": self.strip_punctuation,
+            "stopwords": sorted(self.stopwords),
+            "stemmer": self.stemmer,
+            "cjk_bigrams": self.cjk_bigrams,
+        }
         if self.segmenter not in (None, "bigrams"):
             out["segmenter"] = self.segmenter
         if self.chinese_script is not None:
@@ -296,8 +350,16 @@ class Analyzer:
         """
         from clirkit.languages import check_language
 
-        known = ("lang", "lowercase", "strip_punctuation", "stopwords", "stemmer", "cjk_bigrams", "segmenter",
-                 "chinese_script")
+        known = (
+            "lang",
+            "lowercase",
+            "strip_punctuation",
+            "stopwords",
+            "stemmer",
+            "cjk_bigrams",
+            "segmenter",
+            "chinese_script",
+        )
 
         def bad(problem: str) -> ClirkitError:
             return ClirkitError(f"{where}: {problem}")
@@ -325,8 +387,9 @@ class Analyzer:
         if stemmer is not None and stemmer not in STEMMERS:
             raise bad(f"stemmer must be one of {', '.join(map(repr, STEMMERS))} or null, got {shown(stemmer)}")
         stopwords = settings.get("stopwords")
-        if stopwords is not None and (not isinstance(stopwords, (list, tuple, set, frozenset))
-                                      or not all(isinstance(w, str) for w in stopwords)):
+        if stopwords is not None and (
+            not isinstance(stopwords, (list, tuple, set, frozenset)) or not all(isinstance(w, str) for w in stopwords)
+        ):
             raise bad(f"stopwords must be a list of strings, got {shown(stopwords)}")
         segmenter = settings.get("segmenter", "bigrams" if settings.get("cjk_bigrams", False) else None)
         if segmenter is not None and segmenter not in SEGMENTERS:
@@ -334,9 +397,15 @@ class Analyzer:
         script = settings.get("chinese_script")
         if script is not None and script not in CHINESE_SCRIPTS:
             raise bad(f"chinese_script must be one of {', '.join(CHINESE_SCRIPTS)} or null, got {shown(script)}")
-        return cls(settings["lang"], lowercase=settings["lowercase"], strip_punctuation=settings["strip_punctuation"],
-                   stopwords=list(stopwords) if stopwords else None, stemmer=stemmer, segmenter=segmenter,
-                   chinese_script=script)
+        return cls(
+            settings["lang"],
+            lowercase=settings["lowercase"],
+            strip_punctuation=settings["strip_punctuation"],
+            stopwords=list(stopwords) if stopwords else None,
+            stemmer=stemmer,
+            segmenter=segmenter,
+            chinese_script=script,
+        )
 
 
 @contextmanager
@@ -422,8 +491,10 @@ def snowball_stopwords(lang: str) -> list[str]:
     """The Snowball project's stopword list of ``lang`` (``clirkit/resources/stopwords``, their ``stop.txt``
     files: `|` starts a comment); ClirkitError for a language Snowball has no list of."""
     if lang not in SNOWBALL_STOPWORDS:
-        raise ClirkitError(f"stopwords: Snowball has no stopword list for {lang!r} "
-                           f"(lists: {', '.join(sorted(SNOWBALL_STOPWORDS))}); give a file of words instead")
+        raise ClirkitError(
+            f"stopwords: Snowball has no stopword list for {lang!r} "
+            f"(lists: {', '.join(sorted(SNOWBALL_STOPWORDS))}); give a file of words instead"
+        )
     return list(_snowball_list(lang))
 
 
@@ -437,7 +508,7 @@ def ngrams(tokens: Sequence[str], n: int) -> list[str]:
         raise ValueError(f"n-gram order must be >= 1, got {n}")
     out = list(tokens)
     for k in range(2, n + 1):
-        out.extend(" ".join(tokens[i:i + k]) for i in range(len(tokens) - k + 1))
+        out.extend(" ".join(tokens[i : i + k]) for i in range(len(tokens) - k + 1))
     return out
 
 

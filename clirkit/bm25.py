@@ -18,6 +18,7 @@ Each query's sums and top k are computed by the compiled kernel of
 The parameters' defaults (:data:`K1`, :data:`B`, ...), ranges and checks, and the idf variants, are stated once in
 :mod:`clirkit.bm25params`.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -75,8 +76,10 @@ def _used_rows(translations: sp.csr_matrix, tf: sp.csr_matrix) -> tuple[sp.csr_m
     """``translations`` over only the target terms it uses, and those rows of ``tf``: the same product
     (summed in the same order) without converting the whole index."""
     used = np.unique(translations.indices)
-    compact = sp.csr_matrix((translations.data, np.searchsorted(used, translations.indices), translations.indptr),
-                            shape=(translations.shape[0], len(used)))
+    compact = sp.csr_matrix(
+        (translations.data, np.searchsorted(used, translations.indices), translations.indptr),
+        shape=(translations.shape[0], len(used)),
+    )
     return compact, tf[used]
 
 
@@ -96,8 +99,18 @@ class BM25:
             (documents whose scores differ by less may swap places).
     """
 
-    def __init__(self, index: Index, *, k1: float = K1, b: float = B, k3: float | None = K3, idf: str = IDF,
-                 epsilon: float = EPSILON, stats: CollectionStats | None = None, precision: str = PRECISION) -> None:
+    def __init__(
+        self,
+        index: Index,
+        *,
+        k1: float = K1,
+        b: float = B,
+        k3: float | None = K3,
+        idf: str = IDF,
+        epsilon: float = EPSILON,
+        stats: CollectionStats | None = None,
+        precision: str = PRECISION,
+    ) -> None:
         check_settings(k1=k1, b=b, k3=k3, idf=idf, epsilon=epsilon, precision=precision)
         self.index, self.k1, self.b, self.k3, self.idf_variant, self.epsilon = index, k1, b, k3, idf, epsilon
         self.precision, self._dtype = precision, np.dtype(precision)
@@ -117,13 +130,18 @@ class BM25:
         self._lazy_units: tuple[sp.csr_matrix, np.ndarray] | None = None  # the last rows made of them, terms
 
     def params(self) -> dict:
-        return {"k1": self.k1, "b": self.b, "k3": self.k3, "idf": self.idf_variant, "epsilon": self.epsilon,
-                "precision": self.precision}
+        return {
+            "k1": self.k1,
+            "b": self.b,
+            "k3": self.k3,
+            "idf": self.idf_variant,
+            "epsilon": self.epsilon,
+            "precision": self.precision,
+        }
 
     def idf(self, df: np.ndarray) -> np.ndarray:
         """This model's idf of (fractional) document frequencies."""
-        return idf(df, self._n_docs, self.idf_variant, okapi_epsilon=self.epsilon,
-                   okapi_mean_idf=self._mean_rsj)
+        return idf(df, self._n_docs, self.idf_variant, okapi_epsilon=self.epsilon, okapi_mean_idf=self._mean_rsj)
 
     def query_weights(self, qtf: np.ndarray) -> np.ndarray:
         """w_q of each source term from its query tf (k3-saturated if k3 is set)."""
@@ -141,8 +159,10 @@ class BM25:
         """``values``, or ClirkitError if a parameter so large made one overflow (inf or NaN): a run with such
         scores would be silently wrong."""
         if not np.isfinite(values).all():
-            raise ClirkitError(f"BM25 {what} overflow the float range with k1={self.k1:g}, b={self.b:g}, k3="
-                               f"{'none' if self.k3 is None else format(self.k3, 'g')}: take smaller parameters")
+            raise ClirkitError(
+                f"BM25 {what} overflow the float range with k1={self.k1:g}, b={self.b:g}, k3="
+                f"{'none' if self.k3 is None else format(self.k3, 'g')}: take smaller parameters"
+            )
         return values
 
     def posting_weights(self) -> sp.csr_matrix:
@@ -167,8 +187,11 @@ class BM25:
             hi = max(lo + 1, int(np.searchsorted(indptr, indptr[lo] + _WEIGHT_CHUNK, side="right")) - 1)
             hi = min(hi, len(indptr) - 1)
             a, b = indptr[lo], indptr[hi]
-            out[a:b] = self._chunk_weights(tf_rows.data[a:b].astype(np.float64), tf_rows.indices[a:b],
-                                           np.repeat(per_row[lo:hi], np.diff(indptr[lo:hi + 1])))
+            out[a:b] = self._chunk_weights(
+                tf_rows.data[a:b].astype(np.float64),
+                tf_rows.indices[a:b],
+                np.repeat(per_row[lo:hi], np.diff(indptr[lo : hi + 1])),
+            )
             lo = hi
         return self._finite(out, "term weights")
 
@@ -194,17 +217,25 @@ class BM25:
         chunk_of = np.cumsum(lengths) // _WEIGHT_CHUNK  # terms weighted together: bounded temporaries
         for chunk in np.split(todo, np.flatnonzero(np.diff(chunk_of)) + 1) if len(todo) else []:
             rows = tf[chunk]
-            rows = sp.csr_matrix((self._row_weights(rows, self._df[chunk]), rows.indices, rows.indptr),
-                                 shape=rows.shape)
+            rows = sp.csr_matrix(
+                (self._row_weights(rows, self._df[chunk]), rows.indices, rows.indptr), shape=rows.shape
+            )
             for i, term in enumerate(chunk.tolist()):  # the docids read where they are mapped, not copied
-                self._lazy[term] = (tf.indices[tf.indptr[term]:tf.indptr[term + 1]],
-                                    rows.data[rows.indptr[i]:rows.indptr[i + 1]])
+                self._lazy[term] = (
+                    tf.indices[tf.indptr[term] : tf.indptr[term + 1]],
+                    rows.data[rows.indptr[i] : rows.indptr[i + 1]],
+                )
             self._keep_dense(rows, chunk)
         parts = [self._lazy[t] for t in terms.tolist()]
         indptr = np.concatenate(([0], np.cumsum([len(p[0]) for p in parts], dtype=np.int64)))
-        units = sp.csr_matrix((np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, self._dtype),
-                               np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, np.int32), indptr),
-                              shape=(len(terms), self.index.n_docs))
+        units = sp.csr_matrix(
+            (
+                np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, self._dtype),
+                np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, np.int32),
+                indptr,
+            ),
+            shape=(len(terms), self.index.n_docs),
+        )
         self._lazy_units = (units, terms)
         return units
 
@@ -224,7 +255,7 @@ class BM25:
             self._dense = np.empty((min(self._dense_capacity(), self.index.n_terms), n_docs), dtype=self._dtype)
             self._dense_slot = np.full(self.index.n_terms, -1, dtype=np.int64)
         wide = self._wide(rows, np.arange(rows.shape[0]), len(self._dense) - self._n_dense)
-        _fill_dense(rows, wide, self._dense[self._n_dense:self._n_dense + len(wide)])
+        _fill_dense(rows, wide, self._dense[self._n_dense : self._n_dense + len(wide)])
         self._dense_slot[terms[wide]] = np.arange(self._n_dense, self._n_dense + len(wide))
         self._n_dense += len(wide)
 
@@ -241,7 +272,7 @@ class BM25:
         longest first, at most ``max_rows``."""
         lengths = np.diff(units.indptr)
         wide = candidates[lengths[candidates] >= _DENSE_FRACTION * max(self.index.n_docs, 1)]
-        return wide[np.argsort(-lengths[wide], kind="stable")][:max(max_rows, 0)]
+        return wide[np.argsort(-lengths[wide], kind="stable")][: max(max_rows, 0)]
 
     def _dense_units(self, units: sp.csr_matrix, units_used: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Dense vectors of very common unit rows and the row of each of ``units_used`` in them (-1: none):
@@ -251,7 +282,7 @@ class BM25:
             terms = units_used if units is self._weights else self._lazy_units[1][units_used]
             if self._dense is None:  # (no term was queried yet)
                 return self._no_dense(len(units_used))
-            return self._dense[:self._n_dense], self._dense_slot[terms]
+            return self._dense[: self._n_dense], self._dense_slot[terms]
         shared = np.flatnonzero(np.bincount(units_used, minlength=units.shape[0]) >= 2)
         wide = self._wide(units, shared, self._dense_capacity())
         dense = np.empty((len(wide), self.index.n_docs), dtype=self._dtype)
@@ -270,8 +301,11 @@ class BM25:
         """
         per_source, sources, weights = self._gathered(queries)
         counts = np.diff(per_source.indptr)
-        return (np.repeat(queries.source_query[sources], counts), per_source.indices,
-                per_source.data * np.repeat(weights, counts))
+        return (
+            np.repeat(queries.source_query[sources], counts),
+            per_source.indices,
+            per_source.data * np.repeat(weights, counts),
+        )
 
     def _gathered(self, queries: StructuredQueries) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray]:
         """The scoring-unit row of every source term that has one, the source ids, and their w_q."""
@@ -280,8 +314,9 @@ class BM25:
         sources = np.flatnonzero(unit_of_source >= 0)
         return unit_rows[unit_of_source[sources]], sources, self.query_weights(queries.source_weight[sources])
 
-    def _top_rows(self, queries: StructuredQueries, depth: int,
-                  floors: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _top_rows(
+        self, queries: StructuredQueries, depth: int, floors: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The top ``depth`` documents of each query of a batch as ``(sizes, documents, scores)``: how many
         each query keeps (int64, one per query, 0 for a query matching nothing), then the kept documents
         (int64) and scores (float64) in run order (:meth:`_ranking_arguments`, then :meth:`_rank`)."""
@@ -311,20 +346,42 @@ class BM25:
         term_weights = weights[sources].astype(self._dtype)
         # dense vectors add 0 to the cells they do not match: unless positive, the flags would miss them
         dense, slots = self._dense_units(units, units_used) if positive else self._no_dense(len(units_used))
-        return (bounds.astype(np.int64), units.indptr[units_used].astype(np.int64),
-                units.indptr[units_used + 1].astype(np.int64), term_weights, slots.astype(np.int64), units.indices,
-                units.data, dense, self.index.n_docs, positive)
+        return (
+            bounds.astype(np.int64),
+            units.indptr[units_used].astype(np.int64),
+            units.indptr[units_used + 1].astype(np.int64),
+            term_weights,
+            slots.astype(np.int64),
+            units.indices,
+            units.data,
+            dense,
+            self.index.n_docs,
+            positive,
+        )
 
-    def _rank(self, arguments: tuple, depth: int, lo: int, hi: int,
-              floors: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _rank(
+        self, arguments: tuple, depth: int, lo: int, hi: int, floors: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`_top_rows` of the queries ``lo:hi`` of the batch whose :meth:`_ranking_arguments` are
         ``arguments`` (a query's terms are found from its bounds alone: a range needs no arguments of its
         own); with ``floors`` (of the range's queries), only the documents scoring above their query's."""
         bounds, starts, ends, weights, slots, indices, data, dense, n_docs, positive = arguments
         a, b = int(bounds[lo]), int(bounds[hi])  # the range's terms only (numpy's ranker lists what it is given)
         floors = np.full(hi - lo, -np.inf) if floors is None else np.asarray(floors, dtype=np.float64)
-        args = (bounds[lo:hi + 1] - a, starts[a:b], ends[a:b], weights[a:b], slots[a:b], indices, data, dense,
-                n_docs, depth, positive, floors)
+        args = (
+            bounds[lo : hi + 1] - a,
+            starts[a:b],
+            ends[a:b],
+            weights[a:b],
+            slots[a:b],
+            indices,
+            data,
+            dense,
+            n_docs,
+            depth,
+            positive,
+            floors,
+        )
         rank = topk.compiled_ranker()
         if rank is not None:
             try:
@@ -377,8 +434,7 @@ class BM25:
         rows, cols, values = self.contributions(queries)
         return sp.csr_matrix((values, (rows, cols)), shape=(queries.n_queries, self.index.n_docs))
 
-    def search(self, queries: StructuredQueries, *, depth: int = 1000, quiet: bool = True,
-               tag: str = "clirkit") -> Run:
+    def search(self, queries: StructuredQueries, *, depth: int = 1000, quiet: bool = True, tag: str = "clirkit") -> Run:
         """Rank the top ``depth`` documents of every query (score desc, ties by docid asc).
 
         Queries are processed in batches sized to bound memory; a query that
@@ -387,8 +443,9 @@ class BM25:
         sizes, cols, scores = self._search_sizes(queries, depth, quiet)
         return Run.from_groups(queries.qids, sizes, take_strings(self.index.docids, cols), scores, tag=tag)
 
-    def search_sizes(self, queries: StructuredQueries, *, depth: int = 1000, quiet: bool = True,
-                     floors: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def search_sizes(
+        self, queries: StructuredQueries, *, depth: int = 1000, quiet: bool = True, floors: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`search` as ``(sizes, document position, score)``: how many rows each query has (int64, one
         per query), then the rows' documents (int64) and scores (float64) in run order: what a shard of
         :mod:`clirkit.shardsearch` gives to be merged. With ``floors`` (float64, one per query), a query keeps
@@ -396,8 +453,9 @@ class BM25:
         query's merged list is full)."""
         return self._search_sizes(queries, depth, quiet, floors)
 
-    def _search_sizes(self, queries: StructuredQueries, depth: int, quiet: bool,
-                      floors: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _search_sizes(
+        self, queries: StructuredQueries, depth: int, quiet: bool, floors: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`search` as ``(sizes, document position, score)``: how many rows each query has (int64, one
         per query), then the rows' documents (int64) and scores (float64) in run order."""
         from clirkit.progress import progress
@@ -423,8 +481,10 @@ class BM25:
 
     def _check(self, queries: StructuredQueries) -> None:
         if queries.translations.shape[1] != self.index.n_terms:
-            raise ValueError(f"structured queries address {queries.translations.shape[1]} target terms, "
-                             f"the index has {self.index.n_terms}")
+            raise ValueError(
+                f"structured queries address {queries.translations.shape[1]} target terms, "
+                f"the index has {self.index.n_terms}"
+            )
 
     def _shared_units(self, queries: StructuredQueries) -> bool:
         """Whether every batch of ``queries`` ranks with the same scoring units: one-to-one queries over the
@@ -437,8 +497,10 @@ class BM25:
         weights (nothing is projected), ranges of a fixed number of queries. The scores are summed one query
         at a time, whatever the batch."""
         if self._shared_units(queries):  # batches only for the progress shown
-            yield from ((lo, min(lo + _QUERIES_PER_STEP, queries.n_queries))
-                        for lo in range(0, queries.n_queries, _QUERIES_PER_STEP))
+            yield from (
+                (lo, min(lo + _QUERIES_PER_STEP, queries.n_queries))
+                for lo in range(0, queries.n_queries, _QUERIES_PER_STEP)
+            )
             return
         t = queries.translations
         cost = (t != 0).astype(np.float64) @ self.index.df.astype(np.float64)  # postings of each source's row
@@ -447,7 +509,7 @@ class BM25:
         bounds = np.searchsorted(queries.source_query[order], np.arange(queries.n_queries + 1)).tolist()
         lo, acc, seen = 0, 0.0, set()
         for q in range(queries.n_queries):
-            rows = set(first[order[bounds[q]:bounds[q + 1]]].tolist())
+            rows = set(first[order[bounds[q] : bounds[q + 1]]].tolist())
             added = sum(cost[r] for r in rows - seen)
             if q > lo and acc + added > _POSTINGS_PER_BATCH:
                 yield lo, q
@@ -496,6 +558,11 @@ def _mean_rsj(df: np.ndarray, n_docs: int) -> float:
 def _slice_queries(queries: StructuredQueries, lo: int, hi: int) -> StructuredQueries:
     keep = (queries.source_query >= lo) & (queries.source_query < hi)
     rows = np.flatnonzero(keep)
-    return StructuredQueries(queries.qids[lo:hi], queries.source_query[rows] - lo,
-                             queries.source_weight[rows], queries.translations[rows],
-                             [queries.source_terms[i] for i in rows.tolist()], df_union=queries.df_union)
+    return StructuredQueries(
+        queries.qids[lo:hi],
+        queries.source_query[rows] - lo,
+        queries.source_weight[rows],
+        queries.translations[rows],
+        [queries.source_terms[i] for i in rows.tolist()],
+        df_union=queries.df_union,
+    )

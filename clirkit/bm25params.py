@@ -1,5 +1,6 @@
 """BM25's parameters, stated once: their defaults (:data:`K1`, :data:`B`, ...), ranges (:data:`RANGES`) and checks
 (:func:`check_settings`), and the idf variants (:func:`idf`). BM25, the sharded search and the systems read them."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,8 +20,14 @@ PRECISION = "float64"
 RANGES = {"k1": (0.0, None, False), "b": (0.0, 1.0, False), "k3": (0.0, None, True), "epsilon": (0.0, None, False)}
 
 
-def idf(df: np.ndarray, n_docs: int, variant: str = IDF, *, okapi_epsilon: float = EPSILON,
-        okapi_mean_idf: float | None = None) -> np.ndarray:
+def idf(
+    df: np.ndarray,
+    n_docs: int,
+    variant: str = IDF,
+    *,
+    okapi_epsilon: float = EPSILON,
+    okapi_mean_idf: float | None = None,
+) -> np.ndarray:
     """Inverse document frequency of (possibly fractional) document frequencies.
 
     ``rsj`` = ln((N-df+0.5)/(df+0.5)) (negative for df > N/2); ``lucene`` =
@@ -62,12 +69,18 @@ def check_params(**params) -> None:
         low, high, none = RANGES[name]
         if value is None and none:
             continue
-        ok = (isinstance(value, Real) and not isinstance(value, bool) and math.isfinite(value) and value >= low
-              and (high is None or value <= high))
+        ok = (
+            isinstance(value, Real)
+            and not isinstance(value, bool)
+            and math.isfinite(value)
+            and value >= low
+            and (high is None or value <= high)
+        )
         if not ok:
             shown = repr(float(value)) if isinstance(value, Real) and not isinstance(value, bool) else repr(value)
-            raise InvalidParameterError(name, "BM25", describe_range(name), value,
-                                        got=f". Got {shown} instead (out of range).")
+            raise InvalidParameterError(
+                name, "BM25", describe_range(name), value, got=f". Got {shown} instead (out of range)."
+            )
 
 
 def check_settings(*, k1: float, b: float, k3: float | None, idf: str, epsilon: float, precision: str) -> None:

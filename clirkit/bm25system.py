@@ -2,6 +2,7 @@
 :class:`~clirkit.psqsystem.PSQ`): BM25's parameters and their constraints, the topics' texts -> query tokens ->
 structured queries -> run path they share, and the cross-language base that binds a target index and a
 translation table and analyzes the queries as the table's source side."""
+
 from __future__ import annotations
 
 from numbers import Integral, Real
@@ -51,8 +52,9 @@ class BM25System(System):
 
     fit_call = "fit(index)"  # named when search is called before fit
 
-    def __init__(self, *, k1: float = K1, b: float = B, k3: float | None = K3, idf: str = IDF,
-                 precision: str = "float64") -> None:
+    def __init__(
+        self, *, k1: float = K1, b: float = B, k3: float | None = K3, idf: str = IDF, precision: str = "float64"
+    ) -> None:
         self.k1 = k1
         self.b = b
         self.k3 = k3
@@ -72,15 +74,29 @@ class BM25System(System):
         """The topics as :class:`~clirkit.query.StructuredQueries` over the index vocabulary."""
         return self.structured_from_tokens(list(topics), self.query_tokens(topics, quiet=quiet), quiet=quiet)
 
-    def search(self, topics: Mapping[str, str], *, depth: int = DEPTH, excluded: Mapping[str, set[str]] | None = None,
-               tag: str | None = None, quiet: bool = True):
+    def search(
+        self,
+        topics: Mapping[str, str],
+        *,
+        depth: int = DEPTH,
+        excluded: Mapping[str, set[str]] | None = None,
+        tag: str | None = None,
+        quiet: bool = True,
+    ):
         """The BM25 run of the structured queries of ``topics`` (see :meth:`System.search`)."""
         self._check_fitted()
         queries = self.structured_queries(topics, quiet=quiet)
         return self.search_structured(queries, depth=depth, excluded=excluded, tag=tag, quiet=quiet)
 
-    def search_structured(self, queries, *, depth: int = DEPTH, excluded: Mapping[str, set[str]] | None = None,
-                          tag: str | None = None, quiet: bool = True):
+    def search_structured(
+        self,
+        queries,
+        *,
+        depth: int = DEPTH,
+        excluded: Mapping[str, set[str]] | None = None,
+        tag: str | None = None,
+        quiet: bool = True,
+    ):
         """:meth:`search` of queries already structured (by :meth:`structured_queries`)."""
         self._check_fitted()
         run = self.bm25_.search(queries, depth=depth, quiet=quiet, tag=tag or self.default_tag)
@@ -96,26 +112,47 @@ class CrossLanguageBM25(BM25System):
 
     fit_call = "fit(index, table)"
 
-    def __init__(self, *, k1: float = K1, b: float = B, k3: float | None = K3, idf: str = IDF,
-                 precision: str = "float64", source_lang: str | None = None,
-                 source_stopwords: Sequence[str] | None = None, source_stopwords_top: int = STOPWORDS_TOP,
-                 decompound: str = "auto") -> None:
+    def __init__(
+        self,
+        *,
+        k1: float = K1,
+        b: float = B,
+        k3: float | None = K3,
+        idf: str = IDF,
+        precision: str = "float64",
+        source_lang: str | None = None,
+        source_stopwords: Sequence[str] | None = None,
+        source_stopwords_top: int = STOPWORDS_TOP,
+        decompound: str = "auto",
+    ) -> None:
         super().__init__(k1=k1, b=b, k3=k3, idf=idf, precision=precision)
         self.source_lang = source_lang
         self.source_stopwords = source_stopwords
         self.source_stopwords_top = source_stopwords_top
         self.decompound = decompound
 
-    file_keys = {"table": (str, 'a table or dictionary file, or "ibm1"'),  # ibm1: IBM Model 1 on the parallel corpus
-                 "table_format": (str, "the format of the table files (as ttable convert --format)"),
-                 "score_column": (int, "which score of a Moses phrase table is the translation probability, "
-                                       "counted from 1 (default 3, p(target given source); as ttable convert "
-                                       "--score-column)")}
+    file_keys = {
+        "table": (str, 'a table or dictionary file, or "ibm1"'),  # ibm1: IBM Model 1 on the parallel corpus
+        "table_format": (str, "the format of the table files (as ttable convert --format)"),
+        "score_column": (
+            int,
+            "which score of a Moses phrase table is the translation probability, "
+            "counted from 1 (default 3, p(target given source); as ttable convert "
+            "--score-column)",
+        ),
+    }
 
     def inputs(self, resources: Resources) -> dict:
         """The index and the table(s) it is bound to."""
-        return {k: v for k, v in (("index", resources.record("index")), ("table", resources.record("table")),
-                                  *self._more_inputs(resources)) if v is not None}
+        return {
+            k: v
+            for k, v in (
+                ("index", resources.record("index")),
+                ("table", resources.record("table")),
+                *self._more_inputs(resources),
+            )
+            if v is not None
+        }
 
     def _more_inputs(self, resources: Resources) -> tuple:
         return ()
@@ -147,8 +184,10 @@ class CrossLanguageBM25(BM25System):
             for i, ts in zip(emptied, bare):
                 tokens[i] = ts
             if refilled:
-                say(f"{len(refilled)} of {len(texts)} queries had only stopwords: searched with all their terms",
-                    quiet=quiet)
+                say(
+                    f"{len(refilled)} of {len(texts)} queries had only stopwords: searched with all their terms",
+                    quiet=quiet,
+                )
         return tokens
 
     def _tokenize(self, texts: Sequence[str], *, quiet: bool) -> list[list[str]]:

@@ -20,6 +20,7 @@ caller parses the file line by line instead: that parser accepts exactly the sam
 same result) and reports the first bad line as ``FILE:LINE: problem``. So the fast path decides
 nothing on its own: it is an optimisation of the line parser, never a second reading of the format.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -44,8 +45,9 @@ class NotPlain(Exception):
     """The file is not in the plain layout: parse it line by line."""
 
 
-def iter_column_batches(path: str | os.PathLike[str], layouts: Sequence[Sequence[str]], *, max_id: int,
-                        block_bytes: int = BLOCK_BYTES) -> Iterator[list[np.ndarray | None]]:
+def iter_column_batches(
+    path: str | os.PathLike[str], layouts: Sequence[Sequence[str]], *, max_id: int, block_bytes: int = BLOCK_BYTES
+) -> Iterator[list[np.ndarray | None]]:
     """Yield, block by block of lines, one value per column of the file at ``path``.
 
     Args:
@@ -215,7 +217,7 @@ def _check_long_integers(text: np.ndarray, starts: np.ndarray, lengths: np.ndarr
         raise NotPlain
 
 
-_POWERS = np.array([float(10 ** e) for e in range(23)])  # exact doubles
+_POWERS = np.array([float(10**e) for e in range(23)])  # exact doubles
 _EXACT = 1 << 53  # every integer up to this is an exact double
 _WIDEST_FAST_FLOAT = 40  # longer scores go to the general parser
 
@@ -257,8 +259,16 @@ def _floats(text: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.nda
     has_dot = n_dots > 0
     at_dot = np.where(has_dot, (dot * position).sum(axis=0, dtype=np.int64), at_e)
     mantissa_digits = at_e - lead - has_dot
-    if (~long & ((n_dots > 1) | (sign.sum(axis=0, dtype=np.int16) != lead + exp_sign) | (at_dot > at_e)
-                 | (mantissa_digits < 1) | (exp_digits < 1))).any():
+    if (
+        ~long
+        & (
+            (n_dots > 1)
+            | (sign.sum(axis=0, dtype=np.int16) != lead + exp_sign)
+            | (at_dot > at_e)
+            | (mantissa_digits < 1)
+            | (exp_digits < 1)
+        )
+    ).any():
         raise NotPlain  # two dots, a sign elsewhere, a dot in the exponent, no digit before or after the e
     in_mantissa = is_digit & (position < at_e) if has_exp.any() else is_digit
     # Horner's rule over the digit positions; rows of more than 19 digits wrap around: not fast (below)
@@ -301,8 +311,9 @@ def _parse_floats(text: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> 
     if offsets[-1] >= 1 << 31:
         raise NotPlain
     chars = text[np.repeat(starts - offsets[:-1], lengths) + np.arange(offsets[-1])]
-    strings_ = pa.Array.from_buffers(pa.string(), len(lengths),
-                                     [None, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(chars)])
+    strings_ = pa.Array.from_buffers(
+        pa.string(), len(lengths), [None, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(chars)]
+    )
     try:
         parsed = pc.cast(strings_, pa.float64())
     except pa.ArrowException:
@@ -330,6 +341,6 @@ def strings(blocks: Sequence[np.ndarray]) -> np.ndarray:
     chars = np.zeros((sum(len(b) for b in blocks), width), dtype=np.uint32)
     row = 0
     for block in blocks:
-        chars[row:row + len(block), :block.shape[1]] = block
+        chars[row : row + len(block), : block.shape[1]] = block
         row += len(block)
     return chars.view(f"<U{width}").reshape(len(chars))

@@ -9,6 +9,7 @@ memory (its package imports scipy.stats and pandas; eval/README.md, "the fixed c
 systems") for a check of a few numbers; ``tests/test_constraints.py`` checks every constraint clirkit's systems
 declare against scikit-learn's own on the same values, messages included.
 """
+
 from __future__ import annotations
 
 import math
@@ -77,8 +78,10 @@ class Interval(Constraint):
         integers = self.type is Integral
         left = "-inf" if self.left is None else (self.left if integers else float(self.left))
         right = "inf" if self.right is None else (self.right if integers else float(self.right))
-        return (f"{'an int' if integers else 'a float'} in the range {'[' if self.closed in ('left', 'both') else '('}"
-                f"{left}, {right}{']' if self.closed in ('right', 'both') else ')'}")
+        return (
+            f"{'an int' if integers else 'a float'} in the range {'[' if self.closed in ('left', 'both') else '('}"
+            f"{left}, {right}{']' if self.closed in ('right', 'both') else ')'}"
+        )
 
 
 class Options(Constraint):

@@ -16,6 +16,7 @@ from counts or from token lists, and stored as two arrays (:meth:`CompoundSplitt
 ``.npz`` file. Words are compared exactly as given: pass lowercased surface tokens (as
 :meth:`clirkit.analysis.Analyzer.surface_tokens` makes them), before stopwords and stemming.
 """
+
 from __future__ import annotations
 
 import numbers
@@ -67,9 +68,16 @@ class CompoundSplitter:
             table (a part is known when its stem is a term of the table).
     """
 
-    def __init__(self, counts: Mapping[str, int], *, min_part: int = 4, max_parts: int = 3,
-                 fillers: Sequence[str] = GERMAN_FILLERS, min_count: int = 1,
-                 key: Callable[[str], str] | None = None) -> None:
+    def __init__(
+        self,
+        counts: Mapping[str, int],
+        *,
+        min_part: int = 4,
+        max_parts: int = 3,
+        fillers: Sequence[str] = GERMAN_FILLERS,
+        min_count: int = 1,
+        key: Callable[[str], str] | None = None,
+    ) -> None:
         if not isinstance(counts, Mapping):
             raise TypeError(f"CompoundSplitter expects a mapping word -> count, got {type(counts).__name__}")
         self.min_part = _positive_int("min_part", min_part)
@@ -108,14 +116,20 @@ class CompoundSplitter:
         return len(self._lexicon)
 
     def __repr__(self) -> str:
-        return (f"CompoundSplitter({len(self)} words, min_part={self.min_part}, max_parts={self.max_parts}, "
-                f"fillers={self.fillers!r}, min_count={self.min_count})")
+        return (
+            f"CompoundSplitter({len(self)} words, min_part={self.min_part}, max_parts={self.max_parts}, "
+            f"fillers={self.fillers!r}, min_count={self.min_count})"
+        )
 
     def get_params(self) -> dict:
         """The keywords that, with :meth:`to_arrays`, remake this splitter (:meth:`from_arrays`): plain
         JSON data, for a file's header."""
-        return {"min_part": self.min_part, "max_parts": self.max_parts, "fillers": list(self.fillers),
-                "min_count": self.min_count}
+        return {
+            "min_part": self.min_part,
+            "max_parts": self.max_parts,
+            "fillers": list(self.fillers),
+            "min_count": self.min_count,
+        }
 
     def count(self, word: str) -> int:
         """The lexicon count of ``word`` (0 when it is not in the lexicon)."""
@@ -187,7 +201,7 @@ class CompoundSplitter:
         # geometric mean, compared exactly (a ** (1/k) > b ** (1/m)  <=>  a ** m > b ** k); ties: fewer parts
         chosen, chosen_product, chosen_size = (word,), lexicon.get(word) or 0, 1
         for k, candidate in enumerate(best[0][1:], start=2):
-            if candidate is not None and candidate[0] ** chosen_size > chosen_product ** k:
+            if candidate is not None and candidate[0] ** chosen_size > chosen_product**k:
                 chosen_product, chosen, chosen_size = candidate[0], candidate[1], k
         return chosen
 
@@ -195,8 +209,10 @@ class CompoundSplitter:
         """The lexicon as arrays for an ``.npz`` file: ``words`` (fixed-width unicode, sorted by code point,
         unique) and ``counts`` (int64, aligned); the other settings are :meth:`get_params`."""
         words = sorted(self._lexicon)
-        return {"words": np.array(words, dtype=str),
-                "counts": np.array([self._lexicon[w] for w in words], dtype=np.int64)}
+        return {
+            "words": np.array(words, dtype=str),
+            "counts": np.array([self._lexicon[w] for w in words], dtype=np.int64),
+        }
 
     @classmethod
     def from_arrays(cls, arrays: Mapping[str, np.ndarray], **params) -> "CompoundSplitter":

@@ -25,6 +25,7 @@ expected counts do not depend on the other documents, so the shards are the spli
 file; the manifest holds the collection's vocabulary, df, avgdl and collection frequencies (summed in document
 order, as :func:`background` sums them unsharded), so BM25 and the language model rank as over one file.
 """
+
 from __future__ import annotations
 
 import os
@@ -85,10 +86,21 @@ class ProjectedIndex(Index):
 
     def _write(self, path: str | os.PathLike[str]) -> None:
         header = {"analyzer": self.analyzer.to_dict(), "stats": self.stats(), "translation": self.translation}
-        save_npz(path, KIND, FORMAT_VERSION, header, {
-            "docids": self.docids, "terms": self.terms, "doc_lengths": self.doc_lengths,
-            "source_lengths": self.source_lengths, "tf_data": self.tf.data, "tf_indices": self.tf.indices,
-            "tf_indptr": self.tf.indptr})
+        save_npz(
+            path,
+            KIND,
+            FORMAT_VERSION,
+            header,
+            {
+                "docids": self.docids,
+                "terms": self.terms,
+                "doc_lengths": self.doc_lengths,
+                "source_lengths": self.source_lengths,
+                "tf_data": self.tf.data,
+                "tf_indices": self.tf.indices,
+                "tf_indptr": self.tf.indptr,
+            },
+        )
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], *, mmap: bool = False) -> "ProjectedIndex":
@@ -106,18 +118,35 @@ class ProjectedIndex(Index):
             doc_lengths = require_array(a, "doc_lengths", "number", shape=n, min=0, dtype=np.float64)
             source_lengths = require_array(a, "source_lengths", "number", shape=n, min=0, dtype=np.float64)
             lazy = mmap and stored_as(a, "tf_data", np.float64) and stored_as(a, "tf_indices", np.int32)
-            tf = require_csr(a, ("tf_data", "tf_indices", "tf_indptr"), (len(terms), len(docids)), "number",
-                             min=np.finfo(np.float64).tiny, dtype=np.float64, entries=not lazy)
+            tf = require_csr(
+                a,
+                ("tf_data", "tf_indices", "tf_indptr"),
+                (len(terms), len(docids)),
+                "number",
+                min=np.finfo(np.float64).tiny,
+                dtype=np.float64,
+                entries=not lazy,
+            )
             made = dict(translation=translation, source_lengths=source_lengths)
             if lazy:
-                return cls(docids, terms, tf, doc_lengths, analyzer, _unchecked=np.ones(len(terms), dtype=bool),
-                           _source=str(path), **made)
+                return cls(
+                    docids,
+                    terms,
+                    tf,
+                    doc_lengths,
+                    analyzer,
+                    _unchecked=np.ones(len(terms), dtype=bool),
+                    _source=str(path),
+                    **made,
+                )
             counted = np.bincount(tf.indices, weights=tf.data, minlength=len(docids))
             off = np.flatnonzero(~np.isclose(counted, doc_lengths, rtol=1e-9, atol=0))
             if len(off):
                 j = int(off[0])
-                raise Corrupt(f"doc_lengths has {doc_lengths[j]:g} at {j} but document {str(docids[j])!r} "
-                              f"counts {counted[j]:g} expected tokens")
+                raise Corrupt(
+                    f"doc_lengths has {doc_lengths[j]:g} at {j} but document {str(docids[j])!r} "
+                    f"counts {counted[j]:g} expected tokens"
+                )
         return cls(docids, terms, tf, doc_lengths, analyzer, **made)
 
 
@@ -136,8 +165,9 @@ class ShardedProjectedIndex(ShardedIndex):
     remedy = "translate the documents again (clirkit psq --save-index)"
 
     @classmethod
-    def split(cls, index: ProjectedIndex, shards: int | None = None, *,
-              starts: Sequence[int] | None = None) -> "ShardedProjectedIndex":
+    def split(
+        cls, index: ProjectedIndex, shards: int | None = None, *, starts: Sequence[int] | None = None
+    ) -> "ShardedProjectedIndex":
         """:meth:`ShardedIndex.split` of a projected index."""
         if not isinstance(index, Index):
             raise ClirkitError("only a translated index in one file can be split into shards")
@@ -146,17 +176,24 @@ class ShardedProjectedIndex(ShardedIndex):
 
     @classmethod
     def _cut(cls, index: ProjectedIndex, lo: int, hi: int, rows: np.ndarray, tf) -> ProjectedIndex:
-        return ProjectedIndex(_narrow(index.docids[lo:hi]), _narrow(index.terms[rows]), tf, index.doc_lengths[lo:hi],
-                              index.analyzer, source_lengths=index.source_lengths[lo:hi],
-                              translation=index.translation)
+        return ProjectedIndex(
+            _narrow(index.docids[lo:hi]),
+            _narrow(index.terms[rows]),
+            tf,
+            index.doc_lengths[lo:hi],
+            index.analyzer,
+            source_lengths=index.source_lengths[lo:hi],
+            translation=index.translation,
+        )
 
     @classmethod
     def _of(cls, parts: Sequence[ProjectedIndex], translation: dict) -> "ShardedProjectedIndex":
         """The sharded index of projected ``parts`` (in docid order) with the collection's ``translation``."""
         from clirkit.shards import _Summary
 
-        made = cls._merged([_Summary.of(p) for p in parts], parts[0].analyzer, shards=list(parts),
-                           translation=translation)
+        made = cls._merged(
+            [_Summary.of(p) for p in parts], parts[0].analyzer, shards=list(parts), translation=translation
+        )
         made.cf = ordered_cf(made.terms, parts)
         return made
 
@@ -191,8 +228,7 @@ def cf(index: Index) -> np.ndarray:
     return index.tf @ np.ones(index.n_docs)
 
 
-def project(index: Index, table: TranslationTable, *, unknown: str = "pass",
-            analyzer=None) -> ProjectedIndex:
+def project(index: Index, table: TranslationTable, *, unknown: str = "pass", analyzer=None) -> ProjectedIndex:
     """``index`` translated through ``table`` p(e|f) (f: the index's terms, e: query-language terms; prune it
     first: :func:`clirkit.psq.prepare_table`) into a :class:`ProjectedIndex` of expected counts.
 
@@ -204,43 +240,54 @@ def project(index: Index, table: TranslationTable, *, unknown: str = "pass",
     if unknown not in UNKNOWN:
         raise ValueError(f"unknown must be 'pass' or 'drop', got {unknown!r}")
     if not isinstance(index, Index):
-        raise ClirkitError("project translates an index in one file: translate a sharded index with "
-                           "project_shards")
+        raise ClirkitError("project translates an index in one file: translate a sharded index with project_shards")
     row_of = table.source_index
-    rows = np.fromiter((row_of.get(t, -1) if t != NULL else -1 for t in index.terms.tolist()), dtype=np.int64,
-                       count=index.n_terms)
+    rows = np.fromiter(
+        (row_of.get(t, -1) if t != NULL else -1 for t in index.terms.tolist()), dtype=np.int64, count=index.n_terms
+    )
     known = rows >= 0
     passing = np.flatnonzero(~known) if unknown == "pass" else np.zeros(0, dtype=np.int64)
     out_terms = np.union1d(table.target_vocab, index.terms[passing])
     options = table.probs[np.where(known, rows, 0)]
     options = sp.csr_matrix(sp.diags(known.astype(np.float64)) @ options)
     # both vocabularies are sorted, so the re-indexed columns stay sorted within each row
-    options = sp.csr_matrix((options.data, np.searchsorted(out_terms, table.target_vocab)[options.indices],
-                             options.indptr), shape=(index.n_terms, len(out_terms)))
-    passed = sp.csr_matrix((np.ones(len(passing)), (passing, np.searchsorted(out_terms, index.terms[passing]))),
-                           shape=options.shape)
+    options = sp.csr_matrix(
+        (options.data, np.searchsorted(out_terms, table.target_vocab)[options.indices], options.indptr),
+        shape=(index.n_terms, len(out_terms)),
+    )
+    passed = sp.csr_matrix(
+        (np.ones(len(passing)), (passing, np.searchsorted(out_terms, index.terms[passing]))), shape=options.shape
+    )
     options = (options + passed).tocsr()
     # every index term occurs in a document, so the terms with a count are the columns the options use: kept
     # before the product, which then needs no copy to drop empty rows
     used = np.unique(options.indices)
-    options = sp.csr_matrix((options.data, np.searchsorted(used, options.indices), options.indptr),
-                            shape=(index.n_terms, len(used)))
+    options = sp.csr_matrix(
+        (options.data, np.searchsorted(used, options.indices), options.indptr), shape=(index.n_terms, len(used))
+    )
     tf = index.tf
     # one product: scipy allocates its bound of the entries but writes (and so holds) only the entries made
-    expected = (options.T.tocsr() @ sp.csr_matrix((tf.data.astype(np.float64), tf.indices, tf.indptr),
-                                                  shape=tf.shape)).tocsr()
+    expected = (
+        options.T.tocsr() @ sp.csr_matrix((tf.data.astype(np.float64), tf.indices, tf.indptr), shape=tf.shape)
+    ).tocsr()
     expected.sort_indices()
     # each document's expected tokens: its counts times their rows' mass (no pass over the expected counts,
     # whose bincount would copy their indices to int64)
     lengths = tf.T @ np.asarray(options.sum(axis=1)).ravel()
-    return ProjectedIndex(index.docids, out_terms[used], expected, lengths,
-                          analyzer if analyzer is not None else table_query_analyzer(table),
-                          source_lengths=np.asarray(index.doc_lengths, dtype=np.float64),
-                          translation=_translation(table, unknown, index))
+    return ProjectedIndex(
+        index.docids,
+        out_terms[used],
+        expected,
+        lengths,
+        analyzer if analyzer is not None else table_query_analyzer(table),
+        source_lengths=np.asarray(index.doc_lengths, dtype=np.float64),
+        translation=_translation(table, unknown, index),
+    )
 
 
-def project_shards(index: ShardedIndex, table: TranslationTable, *, unknown: str = "pass",
-                   analyzer=None, quiet: bool = True) -> ShardedProjectedIndex:
+def project_shards(
+    index: ShardedIndex, table: TranslationTable, *, unknown: str = "pass", analyzer=None, quiet: bool = True
+) -> ShardedProjectedIndex:
     """The sharded document ``index`` translated shard by shard through ``table`` (as :func:`project`), into a
     :class:`ShardedProjectedIndex` of as many shards, held in memory (``save`` writes it): the shards of the
     index :func:`project` makes of the same documents in one file, and the same statistics."""
@@ -258,8 +305,12 @@ def project_shards(index: ShardedIndex, table: TranslationTable, *, unknown: str
 
 def _translation(table: TranslationTable, unknown: str, index: Index | ShardedIndex) -> dict:
     """The ``translation`` record of a projected index (:class:`ProjectedIndex`)."""
-    return {"table": table.params, "unknown": unknown, "source_analyzer": index.analyzer.to_dict(),
-            "source_stats": index.stats()}
+    return {
+        "table": table.params,
+        "unknown": unknown,
+        "source_analyzer": index.analyzer.to_dict(),
+        "source_stats": index.stats(),
+    }
 
 
 def reversed_view(table: TranslationTable) -> SimpleNamespace:
@@ -280,10 +331,20 @@ def queries_view(index: ProjectedIndex) -> SimpleNamespace:
     return SimpleNamespace(params={"source_analyzer": index.analyzer.to_dict(), "source_lang": index.analyzer.lang})
 
 
-def translated(index: Index | ShardedIndex, table: TranslationTable | None, *, lang: str | None = None,
-               min_prob: float, cumulative: float | None, max_options: int | None, target_stopwords=None,
-               unknown: str = "pass", quiet: bool = True, table2: TranslationTable | None = None,
-               lam: float = 0.5) -> ProjectedIndex | ShardedProjectedIndex:
+def translated(
+    index: Index | ShardedIndex,
+    table: TranslationTable | None,
+    *,
+    lang: str | None = None,
+    min_prob: float,
+    cumulative: float | None,
+    max_options: int | None,
+    target_stopwords=None,
+    unknown: str = "pass",
+    quiet: bool = True,
+    table2: TranslationTable | None = None,
+    lam: float = 0.5,
+) -> ProjectedIndex | ShardedProjectedIndex:
     """``index`` translated into the query language ``lang`` through the reverse ``table`` (interpolated with a
     second reverse table ``table2`` if given, weight ``lam`` on ``table``: e.g. a corpus's table and a
     dictionary read the other way), pruned as :func:`clirkit.psq.prepare_table` prunes (``target_stopwords``:
@@ -296,12 +357,16 @@ def translated(index: Index | ShardedIndex, table: TranslationTable | None, *, l
 
     if isinstance(index, TRANSLATED):
         if table is not None or table2 is not None:
-            raise ClirkitError("the index is already translated into the queries' language: give no table, or the "
-                               "index of the documents in their own language")
+            raise ClirkitError(
+                "the index is already translated into the queries' language: give no table, or the "
+                "index of the documents in their own language"
+            )
         analyzer = index.analyzer
     elif table is None:
-        raise ClirkitError("translate = documents needs the table from the documents' language into the queries' "
-                           "(or an index translated before)")
+        raise ClirkitError(
+            "translate = documents needs the table from the documents' language into the queries' "
+            "(or an index translated before)"
+        )
     else:
         check_reverse(table, index, lang)
         analyzer = table_query_analyzer(table, lang)
@@ -312,21 +377,41 @@ def translated(index: Index | ShardedIndex, table: TranslationTable | None, *, l
                 raise SecondTableMismatch(str(exc)) from None
             second = table_query_analyzer(table2, lang)
             if not second.same_terms_as(analyzer):  # query words analyzed otherwise would never match
-                raise SecondTableMismatch(f"its query-language words were analyzed as {describe_terms(second)} but "
-                                          f"the first table's as {describe_terms(analyzer)}: make both with the same "
-                                          f"analysis (--stemmer, --keep-case)")
+                raise SecondTableMismatch(
+                    f"its query-language words were analyzed as {describe_terms(second)} but "
+                    f"the first table's as {describe_terms(analyzer)}: make both with the same "
+                    f"analysis (--stemmer, --keep-case)"
+                )
     if lang is not None and lang != analyzer.lang:
-        raise ClirkitError(f"the queries are in {lang!r} (source_lang) but the index is translated into "
-                           f"{analyzer.lang!r}")
+        raise ClirkitError(
+            f"the queries are in {lang!r} (source_lang) but the index is translated into {analyzer.lang!r}"
+        )
     listed = snowball_terms(analyzer) if target_stopwords == "snowball" else set(target_stopwords or ())
     stopwords = set(analyzer.stopwords) | set(listed)
     if isinstance(index, TRANSLATED):
-        check_projection(index, {"min_prob": min_prob, "cumulative": cumulative, "max_options": max_options,
-                                 "n_target_stopwords": len(stopwords), "renormalized": True}, unknown, lam)
+        check_projection(
+            index,
+            {
+                "min_prob": min_prob,
+                "cumulative": cumulative,
+                "max_options": max_options,
+                "n_target_stopwords": len(stopwords),
+                "renormalized": True,
+            },
+            unknown,
+            lam,
+        )
         return index
     try:
-        pruned = prepare_table(table, table2, lam=lam, min_prob=min_prob, cumulative=cumulative,
-                               max_options=max_options, target_stopwords=stopwords)
+        pruned = prepare_table(
+            table,
+            table2,
+            lam=lam,
+            min_prob=min_prob,
+            cumulative=cumulative,
+            max_options=max_options,
+            target_stopwords=stopwords,
+        )
     except ValueError as exc:
         raise ClirkitError(str(exc)) from None
     _say_phrases_unused(pruned, quiet)
@@ -344,8 +429,11 @@ def _say_phrases_unused(table: TranslationTable, quiet: bool) -> None:
 
     phrases, _ = phrase_set(table.source_vocab)
     if phrases:
-        say(f"{len(phrases):,} of the table's {table.n_source:,} source words are phrases of several terms, which "
-            f"translating the documents does not use (an index keeps no word order)", quiet=quiet)
+        say(
+            f"{len(phrases):,} of the table's {table.n_source:,} source words are phrases of several terms, which "
+            f"translating the documents does not use (an index keeps no word order)",
+            quiet=quiet,
+        )
 
 
 def table_query_analyzer(table: TranslationTable, lang: str | None = None):
@@ -364,22 +452,31 @@ def check_reverse(table: TranslationTable, index: Index, query_lang: str | None 
 
     source, target, docs = table_language(table, "source"), table_language(table, "target"), index.analyzer.lang
     if source is not None and source != docs:
-        turned = " (the queries' direction: give the table trained the other way, from the documents' language)" \
-            if target == docs else ""
-        raise TableMismatch(f"translate = documents needs a table from the documents' language ({docs!r}) into the "
-                           f"queries'; this one translates {source!r} -> {target!r}{turned}")
+        turned = (
+            " (the queries' direction: give the table trained the other way, from the documents' language)"
+            if target == docs
+            else ""
+        )
+        raise TableMismatch(
+            f"translate = documents needs a table from the documents' language ({docs!r}) into the "
+            f"queries'; this one translates {source!r} -> {target!r}{turned}"
+        )
     if source is None and target is None and side_by_words(index, table) == "queries":
-        raise TableMismatch("the table's target words are the index's terms, not its source words: it translates "
-                           "into the documents' language (the queries' direction); give the table trained the "
-                           "other way, from the documents' language, or translate the queries with this one")
+        raise TableMismatch(
+            "the table's target words are the index's terms, not its source words: it translates "
+            "into the documents' language (the queries' direction); give the table trained the "
+            "other way, from the documents' language, or translate the queries with this one"
+        )
     if query_lang is not None and target is not None and target != query_lang:
-        raise TableMismatch(f"the queries are in {query_lang!r} (source_lang) but the table translates the documents "
-                           f"into {target!r}")
+        raise TableMismatch(
+            f"the queries are in {query_lang!r} (source_lang) but the table translates the documents into {target!r}"
+        )
     check_index_side(table, "source", index, "document-language words")
 
 
-def check_projection(index: ProjectedIndex | ShardedProjectedIndex, pruning: Mapping, unknown: str,
-                     lam: float | None = None) -> None:
+def check_projection(
+    index: ProjectedIndex | ShardedProjectedIndex, pruning: Mapping, unknown: str, lam: float | None = None
+) -> None:
     """ClirkitError unless the projected ``index`` was made with ``pruning`` (the keys of the ``pruning`` record
     of :func:`clirkit.translation.prune`) and ``unknown``, and, when it was translated through two tables
     interpolated, with the weight ``lam`` on the first: a search must not silently use other settings than the
@@ -394,8 +491,10 @@ def check_projection(index: ProjectedIndex | ShardedProjectedIndex, pruning: Map
     differ = [k for k in sorted(wanted) if made.get(k) != wanted[k]]
     if differ:
         shown = ", ".join(f"{k} {made.get(k)!r} (asked: {wanted[k]!r})" for k in differ)
-        raise ClirkitError(f"the index was translated with other settings: {shown}: give the same ones, or translate "
-                           f"the document index again (with its table)")
+        raise ClirkitError(
+            f"the index was translated with other settings: {shown}: give the same ones, or translate "
+            f"the document index again (with its table)"
+        )
 
 
 # background models of the language-model scoring ------------------------------------------------------
@@ -413,12 +512,17 @@ def read_counts(path: str | os.PathLike[str], analyzer) -> tuple[dict[str, int],
     for lineno, line in iter_lines(path):
         fields = line.split()
         if len(fields) != 2 or not (fields[0].isascii() and fields[0].isdigit()):
-            raise located(name, lineno, f"expected COUNT TOKEN (a count in ASCII digits 0-9, a space, a word), "
-                                        f"got {line[:40]!r}")
+            raise located(
+                name, lineno, f"expected COUNT TOKEN (a count in ASCII digits 0-9, a space, a word), got {line[:40]!r}"
+            )
         digits = fields[0].lstrip("0") or "0"
         if len(digits) > 19 or int(digits) > largest:  # the length first: int() refuses 4,300 digits and more
-            raise located(name, lineno, f"count {fields[0][:20]}{'...' if len(fields[0]) > 20 else ''} is too "
-                                        f"large (at most {largest}, a 64-bit integer)")
+            raise located(
+                name,
+                lineno,
+                f"count {fields[0][:20]}{'...' if len(fields[0]) > 20 else ''} is too "
+                f"large (at most {largest}, a 64-bit integer)",
+            )
         count = int(digits)
         tokens.append(fields[1])
         counts.append(count)
@@ -450,8 +554,10 @@ def background(spec: str, index: Index | ShardedIndex, *, texts: Sequence[str] |
         return counts / counts.sum() if counts.sum() > 0 else np.ones(index.n_terms)
     if spec == "parallel":
         if texts is None:
-            raise ClirkitError("background = 'parallel' needs the parallel corpus (fit on resources that have one), "
-                               "or give a term-count file")
+            raise ClirkitError(
+                "background = 'parallel' needs the parallel corpus (fit on resources that have one), "
+                "or give a term-count file"
+            )
         tokens = index.analyzer.tokenize_many(list(texts))
         counts, total = count_terms(tokens), sum(len(t) for t in tokens)
     else:

@@ -4,6 +4,7 @@ The index, the boosted ranker and the SCS model all read the target-language doc
 same analyzer; :class:`Documents` keeps the token lists it made so an experiment tokenizes a
 collection once however many systems use it.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,9 +24,15 @@ class Documents:
         jobs: worker processes for tokenization.
     """
 
-    def __init__(self, docids: Sequence[str], texts: Sequence[str] | None = None, *,
-                 tokens: Sequence[Sequence[str]] | None = None, analyzer: Analyzer | None = None,
-                 jobs: int = 1) -> None:
+    def __init__(
+        self,
+        docids: Sequence[str],
+        texts: Sequence[str] | None = None,
+        *,
+        tokens: Sequence[Sequence[str]] | None = None,
+        analyzer: Analyzer | None = None,
+        jobs: int = 1,
+    ) -> None:
         self.docids = list(docids)
         self.texts = None if texts is None else list(texts)
         self.jobs = jobs
@@ -58,10 +65,12 @@ class Documents:
         key = _key(analyzer)
         if key not in self._tokens:
             if self.texts is None:
-                raise ClirkitError(f"these documents were given as tokens of another analyzer ({analyzer!r} "
-                                   "needs their texts)")
-            self._tokens[key] = analyzer.tokenize_many(self.texts, quiet=quiet, jobs=self.jobs,
-                                                       desc="tokenizing documents")
+                raise ClirkitError(
+                    f"these documents were given as tokens of another analyzer ({analyzer!r} needs their texts)"
+                )
+            self._tokens[key] = analyzer.tokenize_many(
+                self.texts, quiet=quiet, jobs=self.jobs, desc="tokenizing documents"
+            )
         return self._tokens[key]
 
 

@@ -21,6 +21,7 @@ Two sources of the translation:
 Both give :class:`~clirkit.query.StructuredQueries` over the target index's vocabulary (each
 distinct target token with weight 1 and its query tf), ready for :class:`~clirkit.bm25.BM25`.
 """
+
 from __future__ import annotations
 
 from typing import Mapping, Sequence
@@ -32,8 +33,9 @@ from clirkit.translation.phrases import join_phrases
 from clirkit.translation.table import NULL, TranslationTable
 
 
-def target_frequencies(table: TranslationTable, vocabulary: Mapping[str, int],
-                       frequency: Sequence[float] | np.ndarray | None = None) -> np.ndarray:
+def target_frequencies(
+    table: TranslationTable, vocabulary: Mapping[str, int], frequency: Sequence[float] | np.ndarray | None = None
+) -> np.ndarray:
     """Each target word of ``table``'s frequency in a collection whose index ``vocabulary`` maps terms to
     ids: ``frequency[id]`` (e.g. ``index.df``), or 1 for every word in the vocabulary when ``frequency``
     is None; 0 for a word not in the vocabulary. float64 (n_target,)."""
@@ -54,9 +56,13 @@ def best_translation_map(table: TranslationTable, target_frequency: np.ndarray |
     return dict(zip(table.source_vocab[has].tolist(), table.target_vocab[best[has]].tolist()))
 
 
-def translate_tokens(table: TranslationTable, token_lists: Sequence[Sequence[str]], *,
-                     vocabulary: Mapping[str, int] | None = None,
-                     frequency: Sequence[float] | np.ndarray | None = None) -> list[list[str]]:
+def translate_tokens(
+    table: TranslationTable,
+    token_lists: Sequence[Sequence[str]],
+    *,
+    vocabulary: Mapping[str, int] | None = None,
+    frequency: Sequence[float] | np.ndarray | None = None,
+) -> list[list[str]]:
     """Translate each token 1-best (see module docstring); one output token per input token, the terms of a phrase
     of the table in a row taken as one token (:func:`clirkit.translation.phrases.join_phrases`).
 
@@ -72,9 +78,14 @@ def translate_tokens(table: TranslationTable, token_lists: Sequence[Sequence[str
     return [[best.get(t, t) for t in tokens] for tokens in join_phrases(token_lists, table.source_vocab)]
 
 
-def dt_queries(qids: Sequence[str], token_lists: Sequence[Sequence[str]], table: TranslationTable,
-               vocabulary: Mapping[str, int], *,
-               frequency: Sequence[float] | np.ndarray | None = None) -> StructuredQueries:
+def dt_queries(
+    qids: Sequence[str],
+    token_lists: Sequence[Sequence[str]],
+    table: TranslationTable,
+    vocabulary: Mapping[str, int],
+    *,
+    frequency: Sequence[float] | np.ndarray | None = None,
+) -> StructuredQueries:
     """Structured queries of the 1-best table translation of tokenized source queries.
 
     Among tied translations a word of the index ``vocabulary`` wins over an absent one, and with
@@ -83,8 +94,9 @@ def dt_queries(qids: Sequence[str], token_lists: Sequence[Sequence[str]], table:
     return StructuredQueries.from_tokens(list(qids), tokens, vocabulary)
 
 
-def translated_queries(queries: Mapping[str, str], analyzer, vocabulary: Mapping[str, int], *,
-                       quiet: bool = True) -> StructuredQueries:
+def translated_queries(
+    queries: Mapping[str, str], analyzer, vocabulary: Mapping[str, int], *, quiet: bool = True
+) -> StructuredQueries:
     """Structured queries from queries already translated into the target language (qid -> text),
     tokenized with ``analyzer`` (the target index's)."""
     tokens = analyzer.tokenize_many(list(queries.values()), quiet=quiet)

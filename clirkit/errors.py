@@ -1,4 +1,5 @@
 """The one error type for user mistakes."""
+
 from __future__ import annotations
 
 
@@ -26,8 +27,12 @@ def repeated_id(path: object, lineno: int, key: str, value: str, first: int, wha
     """The error for ``key`` (``query id``) ``value`` given again at line ``lineno`` of ``path``, first given at
     line ``first``, ``what`` being what the file holds one of per id (``topic``): ``path:lineno: query id 7
     appears twice (first at line 3): give each topic its own id, or remove the repeated topic``."""
-    return located(path, lineno, f"{key} {value} appears twice (first at line {first}): give each {what} its own "
-                                 f"id, or remove the repeated {what}")
+    return located(
+        path,
+        lineno,
+        f"{key} {value} appears twice (first at line {first}): give each {what} its own "
+        f"id, or remove the repeated {what}",
+    )
 
 
 # what to do, ending the messages of problems met in many formats

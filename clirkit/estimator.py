@@ -33,6 +33,7 @@ and ``query`` columns, ir_datasets query namedtuples), and its own ``search`` re
 :class:`System` wraps the ``search`` of each subclass, so no system repeats the conversion and a ``{qid: text}``
 dict reaches it unchanged (the same run from every form).
 """
+
 from __future__ import annotations
 
 import copy
@@ -47,6 +48,8 @@ DEPTH = 1000  # results per query of every system's search
 SYSTEM_KIND = "clirkit-system"
 SYSTEM_VERSION = 1
 _R = TypeVar("_R", bound="Resources")
+
+
 class Resources:
     """What a system's ``fit(resources)`` may read; each system takes what it needs (module docstring).
 
@@ -70,12 +73,26 @@ class Resources:
     what made each value (:meth:`record`).
     """
 
-    def __init__(self, *, documents=None, index=None, table=None, table2=None,
-                 topics: Mapping[str, Mapping[str, str]] | None = None, qrels: Mapping[str, Any] | None = None,
-                 excluded: Mapping[str, Mapping[str, set[str]]] | None = None, known_items=None,
-                 options: Mapping[str, Any] | None = None, source_lang: str | None = None,
-                 target_lang: str | None = None, seed: int = 0, quiet: bool = True, jobs: int = 1,
-                 reverse_table=None, parallel=None) -> None:
+    def __init__(
+        self,
+        *,
+        documents=None,
+        index=None,
+        table=None,
+        table2=None,
+        topics: Mapping[str, Mapping[str, str]] | None = None,
+        qrels: Mapping[str, Any] | None = None,
+        excluded: Mapping[str, Mapping[str, set[str]]] | None = None,
+        known_items=None,
+        options: Mapping[str, Any] | None = None,
+        source_lang: str | None = None,
+        target_lang: str | None = None,
+        seed: int = 0,
+        quiet: bool = True,
+        jobs: int = 1,
+        reverse_table=None,
+        parallel=None,
+    ) -> None:
         self._documents, self._index = documents, index
         self._tables = {"table": table, "table2": table2, "reverse": reverse_table}  # shared by the views
         self._parallel = parallel
@@ -193,9 +210,11 @@ class Resources:
         """ClirkitError when the system's ``table`` is a file: a query-side table, not trained the other way."""
         given = self.option("table")
         if given not in (None, "ibm1"):
-            raise ClirkitError(f"table = {given!r} translates the queries; translate = documents trains its table "
-                               f"the other way on the parallel corpus (leave table out, or use clirkit psq "
-                               f"--translate documents --table FILE with a table from the documents' language)")
+            raise ClirkitError(
+                f"table = {given!r} translates the queries; translate = documents trains its table "
+                f"the other way on the parallel corpus (leave table out, or use clirkit psq "
+                f"--translate documents --table FILE with a table from the documents' language)"
+            )
 
     def translates_documents(self) -> bool:
         """Whether ``PSQ(translate="auto")`` translates the documents with these resources: a reverse table was
@@ -224,7 +243,7 @@ class Resources:
 
         record = self.for_system({**self.options, "table": "ibm1"}).record("table") or {}
         analysis = record.get("analysis") or {}
-        documents = (Analyzer.from_dict(analysis["target"]) if "target" in analysis else self.index().analyzer)
+        documents = Analyzer.from_dict(analysis["target"]) if "target" in analysis else self.index().analyzer
         if "source" in analysis:
             queries = Analyzer.from_dict(analysis["source"])
         elif self.source_lang is not None:
@@ -232,11 +251,16 @@ class Resources:
         else:
             raise self._missing("query language", "source_lang=...")
         source, target = self.parallel()
-        tokens = [a.tokenize_many(texts, quiet=self.quiet, jobs=self.jobs, desc=f"tokenizing {side}")
-                  for a, texts, side in ((documents, target, "target"), (queries, source, "source"))]
+        tokens = [
+            a.tokenize_many(texts, quiet=self.quiet, jobs=self.jobs, desc=f"tokenizing {side}")
+            for a, texts, side in ((documents, target, "target"), (queries, source, "source"))
+        ]
         iterations = int(record.get("iterations", 5))
-        say(f"training IBM Model 1 the other way ({documents.lang} -> {queries.lang}) on {len(source)} sentence pairs, "
-            f"{iterations} iterations", quiet=self.quiet)
+        say(
+            f"training IBM Model 1 the other way ({documents.lang} -> {queries.lang}) on {len(source)} sentence pairs, "
+            f"{iterations} iterations",
+            quiet=self.quiet,
+        )
         return train_table(*tokens, documents, queries, iterations=iterations, quiet=self.quiet)
 
     def option(self, key: str, default=None):
@@ -251,9 +275,13 @@ class Resources:
     def record(self, what: str) -> dict | None:
         """A JSON record of what made the resource ``what`` (``index``, ``table``, ``table2``, ``train``,
         ``dev``), None when there is no such resource; values given in Python are not recorded: ``{}``."""
-        there = {"index": self._index is not None, "table": self._tables["table"] is not None,
-                 "table2": self._tables["table2"] is not None, "train": "train" in self._topics,
-                 "dev": "dev" in self._topics}
+        there = {
+            "index": self._index is not None,
+            "table": self._tables["table"] is not None,
+            "table2": self._tables["table2"] is not None,
+            "train": "train" in self._topics,
+            "dev": "dev" in self._topics,
+        }
         return {} if there.get(what, True) else None
 
     def for_system(self: _R, options: Mapping[str, Any]) -> _R:
@@ -277,8 +305,11 @@ class Parameters:
 
         if cls.__init__ is object.__init__:
             return []
-        found = [p for p in inspect.signature(cls.__init__).parameters.values()
-                 if p.name != "self" and p.kind != p.VAR_KEYWORD]
+        found = [
+            p
+            for p in inspect.signature(cls.__init__).parameters.values()
+            if p.name != "self" and p.kind != p.VAR_KEYWORD
+        ]
         if any(p.kind == p.VAR_POSITIONAL for p in found):
             raise RuntimeError(f"{cls.__name__}.__init__ takes *args: give every parameter its name")
         return sorted(p.name for p in found)
@@ -302,8 +333,10 @@ class Parameters:
         for key, value in params.items():
             key, delim, sub = key.partition("__")
             if key not in valid:
-                raise ValueError(f"Invalid parameter {key!r} for estimator {self}. Valid parameters are: "
-                                 f"{self._get_param_names()!r}.")
+                raise ValueError(
+                    f"Invalid parameter {key!r} for estimator {self}. Valid parameters are: "
+                    f"{self._get_param_names()!r}."
+                )
             if delim:
                 nested.setdefault(key, {})[sub] = value
             else:
@@ -346,6 +379,7 @@ class System(Parameters):
         super().__init_subclass__(**kwargs)
         search = cls.__dict__.get("search")
         if search is not None and not hasattr(search, "takes_topics_of_any_form"):
+
             @functools.wraps(search)
             def search_any_topics(self, topics, *args, **kw):
                 return search(self, as_topics(topics), *args, **kw)
@@ -369,8 +403,7 @@ class System(Parameters):
 
     def search_split(self, resources: Resources, split: str, *, tag: str | None = None):
         """The run of the topics of ``split``, without the documents they exclude."""
-        return self.search(resources.topics(split), excluded=resources.excluded(split), tag=tag,
-                           quiet=resources.quiet)
+        return self.search(resources.topics(split), excluded=resources.excluded(split), tag=tag, quiet=resources.quiet)
 
     def restore(self, path, resources: Resources) -> "System":
         """Take the learned state saved at ``path`` by :meth:`save` as this system's (the one load of the
@@ -395,8 +428,15 @@ class System(Parameters):
         a ClirkitError whose fields name the parameter, the system, the allowed values and the value."""
         self._validate_params()
 
-    def search(self, topics: Mapping[str, str], *, depth: int = DEPTH,
-               excluded: Mapping[str, set[str]] | None = None, tag: str | None = None, quiet: bool = True):
+    def search(
+        self,
+        topics: Mapping[str, str],
+        *,
+        depth: int = DEPTH,
+        excluded: Mapping[str, set[str]] | None = None,
+        tag: str | None = None,
+        quiet: bool = True,
+    ):
         """The run of ``topics`` (``{qid: text}``, or any form :func:`as_topics` takes: a text, a list of texts, a
         DataFrame with ``qid`` and ``query`` columns, ir_datasets queries): the top ``depth`` documents per query,
         without the ``excluded`` documents of each query (e.g. the translation mates of a topical task), tagged
@@ -478,6 +518,9 @@ def drop_excluded(run, excluded: Mapping[str, set[str]] | None):
 
     if not excluded:
         return run
-    keep = np.fromiter((d not in excluded.get(q, ()) for q, d in zip(run.qids.tolist(), run.docids.tolist())),
-                       dtype=bool, count=len(run))
+    keep = np.fromiter(
+        (d not in excluded.get(q, ()) for q, d in zip(run.qids.tolist(), run.docids.tolist())),
+        dtype=bool,
+        count=len(run),
+    )
     return Run(run.qids[keep], run.docids[keep], run.scores[keep], tag=run.tag)

@@ -4,6 +4,7 @@ Every reader in clirkit goes through :func:`iter_lines`, so undecodable bytes
 are reported with the file and line, and every writer goes through
 :func:`atomic_writer`, so a failed run never leaves a half-written output.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -88,8 +89,9 @@ def open_binary(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
     if not p.exists():
         raise ClirkitError(f"{p}: no such file: check the path")
     if p.is_dir():
-        raise ClirkitError(f"{p}: is a directory, expected a file: check the path (a folder was given where a file "
-                           f"is expected)")
+        raise ClirkitError(
+            f"{p}: is a directory, expected a file: check the path (a folder was given where a file is expected)"
+        )
     with open(p, "rb") as raw:
         yield from _decompressed(raw)
 
@@ -106,8 +108,12 @@ def damaged_gzip(name: object, lineno: int | None, exc: BaseException, what: str
     ``exc`` being what the decompressor raised (one of :data:`GZIP_ERRORS`): named so, with what to do; ``what``:
     the part of the file that cannot be read (``the dictionary body``)."""
     problem = " ".join(str(exc).split()) or type(exc).__name__
-    return located(name, lineno, f"cannot read{' ' + what if what else ''}: damaged gzip file ({problem}); get the "
-                                 f"file again, or decompress what is left with `gzip -dc` and use that")
+    return located(
+        name,
+        lineno,
+        f"cannot read{' ' + what if what else ''}: damaged gzip file ({problem}); get the "
+        f"file again, or decompress what is left with `gzip -dc` and use that",
+    )
 
 
 def looks_utf16(head: bytes, first: bool) -> bool:
@@ -118,11 +124,11 @@ def looks_utf16(head: bytes, first: bool) -> bool:
     if first and body[:2] in (b"\xff\xfe", b"\xfe\xff"):
         tail = head[2:]  # with its line ends: they are half of a UTF-16 character
         codec = "utf-16-le" if body[:2] == b"\xff\xfe" else "utf-16-be"
-        text = tail[:len(tail) - len(tail) % 2].decode(codec, errors="replace")
+        text = tail[: len(tail) - len(tail) % 2].decode(codec, errors="replace")
         return sum(c.isprintable() or c in "\t\r\n" for c in text) >= 0.95 * len(text)
     for parity in (0, 1):
         units = head[parity::2]
-        if len(units) >= 2 and units.count(0) >= 0.75 * len(units) and 0 not in head[1 - parity::2]:
+        if len(units) >= 2 and units.count(0) >= 0.75 * len(units) and 0 not in head[1 - parity :: 2]:
             return True
     return False
 
@@ -186,7 +192,7 @@ def _remove_stale_temporaries(folder: Path, name: str) -> None:
     for entry in os.scandir(folder):
         if not (entry.name.startswith(prefix) and entry.name.endswith(".tmp")):
             continue
-        pid = entry.name[len(prefix):].split(".", 1)[0]
+        pid = entry.name[len(prefix) :].split(".", 1)[0]
         if pid.isdigit() and not _alive(int(pid)):
             with contextlib.suppress(OSError):
                 os.unlink(entry.path)
@@ -252,8 +258,9 @@ def atomic_writer(path: str | os.PathLike[str], *, binary: bool = False, compres
             with contextlib.ExitStack() as stack:
                 sink: IO[bytes] = raw
                 if target.name.endswith(".gz"):
-                    sink = stack.enter_context(gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0,
-                                                                    compresslevel=compresslevel))
+                    sink = stack.enter_context(
+                        gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=compresslevel)
+                    )
                 if binary:
                     yield sink
                 else:

@@ -3,6 +3,7 @@
 Used to join a run with its qrels (:mod:`clirkit.metrics`) and to find a document listed twice for a
 query (:mod:`clirkit.formats`). Equal keys are always checked against the strings themselves.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -34,11 +35,11 @@ def string_hash(docids: np.ndarray) -> np.ndarray:
     mult = _splitmix64(np.arange((width + 1) // 2)) | np.uint64(1)
     out = np.empty(len(arr), dtype=np.uint64)
     for lo in range(0, len(arr), _ROWS_PER_PASS):  # bounds the padded copy below
-        part = chars[lo:lo + _ROWS_PER_PASS]
+        part = chars[lo : lo + _ROWS_PER_PASS]
         if width % 2:
             part = np.concatenate((part, np.zeros((len(part), 1), dtype=np.uint32)), axis=1)
         with np.errstate(over="ignore"):
-            out[lo:lo + _ROWS_PER_PASS] = part.view(np.uint64) @ mult  # two code points a word; wraps mod 2^64
+            out[lo : lo + _ROWS_PER_PASS] = part.view(np.uint64) @ mult  # two code points a word; wraps mod 2^64
     return out
 
 

@@ -5,6 +5,7 @@ same documents give the same index (and the same file bytes) whatever order
 they came in. Building streams the documents in chunks: token strings are
 mapped to integer ids chunk by chunk, so memory holds ids, not strings.
 """
+
 from __future__ import annotations
 
 import os
@@ -114,14 +115,26 @@ class Index:
 
     def stats(self) -> dict:
         """Counts describing the index (for headers and messages)."""
-        return {"n_docs": self.n_docs, "n_terms": self.n_terms, "n_postings": int(self.tf.nnz),
-                "n_tokens": int(self.doc_lengths.sum()), "avgdl": self.avgdl}
+        return {
+            "n_docs": self.n_docs,
+            "n_terms": self.n_terms,
+            "n_postings": int(self.tf.nnz),
+            "n_tokens": int(self.doc_lengths.sum()),
+            "avgdl": self.avgdl,
+        }
 
     # building ---------------------------------------------------------------------------------
 
     @classmethod
-    def build(cls, documents: Iterable[tuple[str, str]] | Iterable[tuple[int, str, str]], analyzer: Analyzer, *,
-              quiet: bool = True, jobs: int = 1, source: str | None = None) -> "Index":
+    def build(
+        cls,
+        documents: Iterable[tuple[str, str]] | Iterable[tuple[int, str, str]],
+        analyzer: Analyzer,
+        *,
+        quiet: bool = True,
+        jobs: int = 1,
+        source: str | None = None,
+    ) -> "Index":
         """Index ``(docid, text)`` pairs, tokenized by ``analyzer`` in chunks (``jobs`` processes, tokenizing
         the next chunks while this one adds a chunk's tokens).
 
@@ -131,13 +144,20 @@ class Index:
         gives the documents' positions.
         """
         chunks = document_chunks(documents, located=source is not None, size=TASK_DOCS if jobs != 1 else _CHUNK_DOCS)
-        tokenized = ((lines, ids, tokens) for (lines, ids, _), tokens in analyzer.tokenize_stream(chunks, _texts,
-                                                                                                   jobs=jobs))
+        tokenized = (
+            (lines, ids, tokens) for (lines, ids, _), tokens in analyzer.tokenize_stream(chunks, _texts, jobs=jobs)
+        )
         return cls.from_tokenized(tokenized, analyzer, source=source, quiet=quiet)
 
     @classmethod
-    def from_tokenized(cls, chunks: Iterable[tuple[Sequence[int] | None, Sequence[str], Sequence[Sequence[str]]]],
-                       analyzer: Analyzer, *, source: str | None = None, quiet: bool = True) -> "Index":
+    def from_tokenized(
+        cls,
+        chunks: Iterable[tuple[Sequence[int] | None, Sequence[str], Sequence[Sequence[str]]]],
+        analyzer: Analyzer,
+        *,
+        source: str | None = None,
+        quiet: bool = True,
+    ) -> "Index":
         """Index chunks of ``(line numbers or None, docids, token lists)`` made by ``analyzer`` (see
         :meth:`build`: ``source`` names the file the line numbers are of)."""
         from clirkit.progress import counter
@@ -159,15 +179,16 @@ class Index:
         return builder.finish(analyzer)
 
     @classmethod
-    def from_tokens(cls, docids: Sequence[str], token_lists: Iterable[Sequence[str]],
-                    analyzer: Analyzer | None = None) -> "Index":
+    def from_tokens(
+        cls, docids: Sequence[str], token_lists: Iterable[Sequence[str]], analyzer: Analyzer | None = None
+    ) -> "Index":
         """Index documents that are already lists of terms (``analyzer`` is recorded, not applied)."""
         builder = _Builder()
         token_lists = list(token_lists) if not isinstance(token_lists, list) else token_lists
         if len(token_lists) != len(docids):
             raise ValueError(f"{len(docids)} docids but {len(token_lists)} token lists")
         for start in range(0, len(docids), _CHUNK_DOCS):
-            builder.add(list(docids[start:start + _CHUNK_DOCS]), token_lists[start:start + _CHUNK_DOCS])
+            builder.add(list(docids[start : start + _CHUNK_DOCS]), token_lists[start : start + _CHUNK_DOCS])
         return builder.finish(analyzer or Analyzer("en"))
 
     # files ------------------------------------------------------------------------------------
@@ -183,9 +204,20 @@ class Index:
     def _write(self, path: str | os.PathLike[str]) -> None:
         """Write the index's file at ``path`` (atomic), leaving anything beside it alone (a shard's write)."""
         header = {"analyzer": self.analyzer.to_dict(), "stats": self.stats()}
-        save_npz(path, "index", FORMAT_VERSION, header, {
-            "docids": self.docids, "terms": self.terms, "doc_lengths": self.doc_lengths,
-            "tf_data": self.tf.data, "tf_indices": self.tf.indices, "tf_indptr": self.tf.indptr})
+        save_npz(
+            path,
+            "index",
+            FORMAT_VERSION,
+            header,
+            {
+                "docids": self.docids,
+                "terms": self.terms,
+                "doc_lengths": self.doc_lengths,
+                "tf_data": self.tf.data,
+                "tf_indices": self.tf.indices,
+                "tf_indptr": self.tf.indptr,
+            },
+        )
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], *, mmap: bool = False) -> "Index":
@@ -211,11 +243,25 @@ class Index:
             _aligned(a, docids, terms)
             doc_lengths = require_array(a, "doc_lengths", "number", shape=(len(docids),), min=0, dtype=np.float64)
             lazy = mmap and stored_as(a, "tf_data", np.int32) and stored_as(a, "tf_indices", np.int32)
-            tf = require_csr(a, ("tf_data", "tf_indices", "tf_indptr"), (len(terms), len(docids)), "int", min=1,
-                             dtype=np.int32, entries=not lazy)
+            tf = require_csr(
+                a,
+                ("tf_data", "tf_indices", "tf_indptr"),
+                (len(terms), len(docids)),
+                "int",
+                min=1,
+                dtype=np.int32,
+                entries=not lazy,
+            )
             if lazy:
-                return cls(docids, terms, tf, doc_lengths, analyzer, _unchecked=np.ones(len(terms), dtype=bool),
-                           _source=str(path))
+                return cls(
+                    docids,
+                    terms,
+                    tf,
+                    doc_lengths,
+                    analyzer,
+                    _unchecked=np.ones(len(terms), dtype=bool),
+                    _source=str(path),
+                )
             counted = np.zeros(len(docids))
             for lo in range(0, tf.nnz, _CHECK_POSTINGS):  # in slices: no float copy of every count
                 hi = lo + _CHECK_POSTINGS
@@ -223,8 +269,10 @@ class Index:
             off = np.flatnonzero(counted != doc_lengths)
             if len(off):  # a document's length is the sum of its counts
                 j = int(off[0])
-                raise Corrupt(f"doc_lengths has {doc_lengths[j]:g} at {j} but document {str(docids[j])!r} "
-                              f"counts {counted[j]:g} tokens")
+                raise Corrupt(
+                    f"doc_lengths has {doc_lengths[j]:g} at {j} but document {str(docids[j])!r} "
+                    f"counts {counted[j]:g} tokens"
+                )
         return cls(docids, terms, tf, doc_lengths, analyzer)
 
 
@@ -233,10 +281,10 @@ def _aligned(arrays: dict, docids: np.ndarray, terms: np.ndarray) -> None:
     one), saying which array disagrees with which, before their own checks would name one of them only."""
     if not len(docids):
         raise Corrupt("docids is empty: an index holds at least one document")
-    for name, n, per in (("doc_lengths", len(docids), "docids holds {n} document ids but doc_lengths {got} lengths "
-                                                        "(one per document)"),
-                         ("tf_indptr", len(terms) + 1, "terms holds {m} terms but tf_indptr {got} row starts (one per "
-                                                       "term, plus one)")):
+    for name, n, per in (
+        ("doc_lengths", len(docids), "docids holds {n} document ids but doc_lengths {got} lengths (one per document)"),
+        ("tf_indptr", len(terms) + 1, "terms holds {m} terms but tf_indptr {got} row starts (one per term, plus one)"),
+    ):
         arr = arrays[name]
         if arr.ndim == 1 and len(arr) != n:
             raise Corrupt(per.format(n=len(docids), m=len(terms), got=len(arr)) + ": one of them was cut or edited")
@@ -247,8 +295,9 @@ def _texts(chunk: tuple) -> list[str]:
     return chunk[2]
 
 
-def document_chunks(documents, *, located: bool = False,
-                    size: int = _CHUNK_DOCS) -> Iterator[tuple[list[int] | None, list[str], list[str]]]:
+def document_chunks(
+    documents, *, located: bool = False, size: int = _CHUNK_DOCS
+) -> Iterator[tuple[list[int] | None, list[str], list[str]]]:
     """``(line numbers or None, ids, texts)`` chunks of ``size`` ``(docid, text)`` pairs, or of ``(lineno,
     docid, text)`` records (``located``)."""
     lines: list[int] = []
@@ -284,11 +333,15 @@ class _Builder:
     def add(self, docids: list[str], token_lists: Sequence[Sequence[str]], lines: Sequence[int] | None = None) -> None:
         vocab = self.vocabulary
         lengths = np.fromiter((len(toks) for toks in token_lists), dtype=np.int64, count=len(token_lists))
-        ids = np.fromiter((vocab.setdefault(t, len(vocab)) for toks in token_lists for t in toks),
-                          dtype=np.int32, count=int(lengths.sum()))
+        ids = np.fromiter(
+            (vocab.setdefault(t, len(vocab)) for toks in token_lists for t in toks),
+            dtype=np.int32,
+            count=int(lengths.sum()),
+        )
         indptr = np.concatenate(([0], np.cumsum(lengths)))
-        block = sp.csr_matrix((np.ones(len(ids), dtype=np.int32), ids, indptr),
-                              shape=(len(token_lists), max(len(vocab), 1)))
+        block = sp.csr_matrix(
+            (np.ones(len(ids), dtype=np.int32), ids, indptr), shape=(len(token_lists), max(len(vocab), 1))
+        )
         block.sum_duplicates()
         self.blocks.append(block)
         self.lengths.append(lengths)
@@ -337,9 +390,9 @@ class _Builder:
         self.blocks.reverse()
         while self.blocks:
             block = self.blocks.pop()
-            counts[at:at + block.nnz] = block.data
-            columns[at:at + block.nnz] = term_rank[block.indices]
-            indptr[row + 1:row + 1 + block.shape[0]] = at + block.indptr[1:]
+            counts[at : at + block.nnz] = block.data
+            columns[at : at + block.nnz] = term_rank[block.indices]
+            indptr[row + 1 : row + 1 + block.shape[0]] = at + block.indptr[1:]
             at, row = at + block.nnz, row + block.shape[0]
         if nnz < 2**31:
             indptr = indptr.astype(np.int32)
@@ -353,8 +406,10 @@ class _Builder:
         docid = str(self.docids[second])
         if self.source is not None and len(self.lines) == len(self.docids):
             raise repeated_id(self.source, self.lines[second], "document id", docid, self.lines[first], "document")
-        raise ClirkitError(f"document id {docid!r} appears more than once (documents {first + 1} and {second + 1} "
-                           f"in input order): give each document its own id, or remove the repeated document")
+        raise ClirkitError(
+            f"document id {docid!r} appears more than once (documents {first + 1} and {second + 1} "
+            f"in input order): give each document its own id, or remove the repeated document"
+        )
 
 
 def drop_terms(index: Index, terms: Sequence[str]) -> Index:
@@ -364,8 +419,9 @@ def drop_terms(index: Index, terms: Sequence[str]) -> Index:
     drop = np.asarray(sorted({vocab[t] for t in terms if t in vocab}), dtype=np.int64)
     keep = np.setdiff1d(np.arange(index.n_terms), drop)
     removed = np.asarray(index.tf[drop].sum(axis=0)).ravel() if len(drop) else 0
-    analyzer = Analyzer.from_dict({**index.analyzer.to_dict(),
-                                   "stopwords": sorted(set(index.analyzer.stopwords) | set(terms))})
+    analyzer = Analyzer.from_dict(
+        {**index.analyzer.to_dict(), "stopwords": sorted(set(index.analyzer.stopwords) | set(terms))}
+    )
     tf = index.tf[keep].tocsr()
     return Index(index.docids, index.terms[keep], tf, index.doc_lengths - removed, analyzer)
 

@@ -6,6 +6,7 @@ scorer and no scorer module a kind it does not search (a new kind, e.g. a transl
 - :data:`BM25`: an index class -> the class of its BM25 scorer (``index.bm25(**params)``); a subclass takes its
   closest base class's entry.
 """
+
 from __future__ import annotations
 
 import importlib

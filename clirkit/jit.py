@@ -9,6 +9,7 @@ a module's name and fallback for both); :func:`without_numba` turns a module's k
 process and says why, once. ``pip install 'clirkit[fast]'`` brings numba; the environment variable
 ``CLIRKIT_NUMBA=0`` keeps numpy.
 """
+
 from __future__ import annotations
 
 import importlib

@@ -14,6 +14,7 @@ environment variable ``CLIRKIT_NUMBA=0``. numba compiles each precision once, on
 and caches the machine code on disk (next to this file, or in its user-wide cache); loading it costs a
 process about 0.7 s, which the compiled ranking repays on searches reading some 10^8 postings.
 """
+
 from __future__ import annotations
 
 import numba
@@ -78,15 +79,26 @@ def rank_sums(bounds, starts, ends, weights, dense_slots, indices, data, dense, 
     for first in range(0, n_queries, group):
         n_rows = min(group, n_queries - first)
         if positive:
-            _add_group(rows, first, n_rows, at, stop, bounds, starts, ends, weights, dense_slots, indices, data,
-                       dense)
+            _add_group(rows, first, n_rows, at, stop, bounds, starts, ends, weights, dense_slots, indices, data, dense)
         for q in range(first, first + n_rows):
             if bounds[q] == bounds[q + 1]:
                 continue
             row = rows[q - first]
             if not positive:
-                _add_terms(row, hit, bounds[q], bounds[q + 1], starts, ends, weights, dense_slots, indices, data,
-                           dense, positive)
+                _add_terms(
+                    row,
+                    hit,
+                    bounds[q],
+                    bounds[q + 1],
+                    starts,
+                    ends,
+                    weights,
+                    dense_slots,
+                    indices,
+                    data,
+                    dense,
+                    positive,
+                )
             # a bound about 2 k cells reach, from a strided sample of the matched cells; if fewer reach it, the
             # row is made again (the scan zeroes it as it reads it) and scanned with a lower bound
             n_sample = 0
@@ -101,15 +113,31 @@ def rank_sums(bounds, starts, ends, weights, dense_slots, indices, data, dense, 
                 everything = rank >= n_sample
                 bound = 0.0 if everything else _largest(sample, n_sample, rank, top)
                 if floor > -np.inf and (everything or floor >= bound):  # every cell above the floor, at once
-                    n = _above(candidate_cols, candidate_values,
-                               _scan(row, hit, floor, False, positive, candidate_cols, candidate_values), floor)
+                    n = _above(
+                        candidate_cols,
+                        candidate_values,
+                        _scan(row, hit, floor, False, positive, candidate_cols, candidate_values),
+                        floor,
+                    )
                     break
                 n = _scan(row, hit, bound, everything, positive, candidate_cols, candidate_values)
                 if n >= kk or everything:
                     n = _above(candidate_cols, candidate_values, n, floor)
                     break
-                _add_terms(row, hit, bounds[q], bounds[q + 1], starts, ends, weights, dense_slots, indices, data,
-                           dense, positive)
+                _add_terms(
+                    row,
+                    hit,
+                    bounds[q],
+                    bounds[q + 1],
+                    starts,
+                    ends,
+                    weights,
+                    dense_slots,
+                    indices,
+                    data,
+                    dense,
+                    positive,
+                )
                 rank *= 4
             ranked = _sort_top(candidate_values, n, kk, keys, spare_keys, order, spare_order, histograms)
             m = min(n, kk)

@@ -7,6 +7,7 @@ and says so in one line when another fits far better (a collection whose ``sourc
 swapped, queries given to a table of another language). It never decides for the user: a language without a list,
 or texts too few or too short to tell, give no notice.
 """
+
 from __future__ import annotations
 
 import re
@@ -46,5 +47,7 @@ def language_notice(texts: Sequence[str], declared: str, what: str) -> str | Non
     own = shares.get("no" if declared == "nb" else declared, 0.0)
     if best == declared or shares[best] < MIN_SHARE or shares[best] < RATIO * own:
         return None
-    return (f"{what} read as {best!r}, not {declared!r}: {100 * shares[best]:.0f}% of their words are {best!r} "
-            f"stopwords, {100 * own:.0f}% {declared!r} ones (are the languages swapped?)")
+    return (
+        f"{what} read as {best!r}, not {declared!r}: {100 * shares[best]:.0f}% of their words are {best!r} "
+        f"stopwords, {100 * own:.0f}% {declared!r} ones (are the languages swapped?)"
+    )

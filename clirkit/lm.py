@@ -15,6 +15,7 @@ projected index (:mod:`clirkit.docpsq`) tf is the expected count and |d| the doc
 translated query (query-side PSQ) the term is a query word f with p(f|d) = sum_e p(e|f) tf(e,d) / |d| and
 p_bg(f) = sum_e p(e|f) p_bg(e).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -50,8 +51,15 @@ class QueryLikelihood(BM25):
         precision: ``float64`` or ``float32``, as BM25's.
     """
 
-    def __init__(self, index, background: np.ndarray, *, alpha: float = DEFAULT_ALPHA,
-                 lengths: np.ndarray | None = None, precision: str = "float64") -> None:
+    def __init__(
+        self,
+        index,
+        background: np.ndarray,
+        *,
+        alpha: float = DEFAULT_ALPHA,
+        lengths: np.ndarray | None = None,
+        precision: str = "float64",
+    ) -> None:
         background = checked_background(background, alpha, index.n_terms)
         super().__init__(index, precision=precision)
         self.alpha = alpha

@@ -39,6 +39,7 @@ those, so this module imports without numpy.
 ``cutoff`` is the rank cutoff (None: the whole ranking, within ``depth``) and
 ``level`` the minimum relevant grade (None for measures without a level).
 """
+
 from __future__ import annotations
 
 import difflib
@@ -48,9 +49,21 @@ from typing import Any, Callable, Iterable
 
 from clirkit.errors import ClirkitError
 
-__all__ = ["CUTOFF_RULES", "DEFAULT_MEASURES", "LEVELS", "MEASURE_NAMES_HELP", "REGISTRY", "SCS_MEASURES",
-           "Measure", "MeasureDef", "names_help", "parse_measure", "parse_measures", "register",
-           "split_measure_list"]
+__all__ = [
+    "CUTOFF_RULES",
+    "DEFAULT_MEASURES",
+    "LEVELS",
+    "MEASURE_NAMES_HELP",
+    "REGISTRY",
+    "SCS_MEASURES",
+    "Measure",
+    "MeasureDef",
+    "names_help",
+    "parse_measure",
+    "parse_measures",
+    "register",
+    "split_measure_list",
+]
 
 CUTOFF_RULES = ("none", "required", "optional")
 LEVELS = ("rel", "main")
@@ -135,7 +148,7 @@ class Measure:
 # --------------------------------------------------------------------------- the registry
 
 REGISTRY: dict[str, MeasureDef] = {}
-_AT_SPELLINGS: dict[str, tuple[MeasureDef, str]] = {}     # lowercase spelling -> (definition, spelling)
+_AT_SPELLINGS: dict[str, tuple[MeasureDef, str]] = {}  # lowercase spelling -> (definition, spelling)
 _TREC_CUT_SPELLINGS: dict[str, tuple[MeasureDef, str]] = {}  # lowercase prefix of "prefix_{k}"
 
 
@@ -174,6 +187,7 @@ def register(definition: MeasureDef) -> MeasureDef:
 
 
 # --------------------------------------------------------------------------- the measures
+
 
 def _average_precision(r, k, level):
     """Sum of P@rank at each relevant row within the cutoff, over the judged relevant count."""
@@ -245,50 +259,120 @@ def _num_rel_ret(r, k, level):
     return r.count_rows(r.hits(level))
 
 
-register(MeasureDef(
-    "AP", _average_precision, "average precision: sum of P@k at each relevant retrieved rank k within the "
-    "cutoff, divided by the number of relevant judged documents (trec_eval map, map_cut_k)",
-    aliases=("MAP", "map"), trec_names=("map_cut_{k}",), cutoff="optional"))
-register(MeasureDef(
-    "PRES", _pres, "Magdy & Jones' patent retrieval evaluation score, browsing depth N = the cutoff",
-    cutoff="optional", default_cutoff=1000))
-register(MeasureDef(
-    "nDCG", _ndcg, "trec_eval's ndcg_cut_k: gain = grade, discount log2(rank+1), ideal ranking from all "
-    "judged documents; no cutoff = trec_eval's ndcg", trec_names=("ndcg_cut_{k}",), cutoff="optional",
-    level=None))
-register(MeasureDef(
-    "P", _precision, "precision in the top k, always divided by k (trec_eval P_k)", trec_names=("P_{k}",),
-    cutoff="required"))
-register(MeasureDef(
-    "R", _recall, "recall in the top k: relevant retrieved over relevant judged (trec_eval recall_k)",
-    aliases=("recall",), trec_names=("recall_{k}",), cutoff="optional"))
-register(MeasureDef(
-    "RR", _reciprocal_rank, "reciprocal rank of the first relevant document (trec_eval recip_rank)",
-    aliases=("MRR", "recip_rank"), cutoff="optional"))
-register(MeasureDef(
-    "Rprec", _r_precision, "precision in the top R, R = number of relevant judged documents (trec_eval Rprec)"))
-register(MeasureDef(
-    "Success", _success, "1 if a relevant document is in the top k, else 0 (trec_eval success_k)",
-    trec_names=("success_{k}",), cutoff="required"))
-register(MeasureDef(
-    "NumRet", _num_ret, "number of documents retrieved, within depth (trec_eval num_ret)",
-    aliases=("num_ret",), level=None))
-register(MeasureDef(
-    "NumRel", _num_rel, "number of relevant judged documents, retrieved or not (trec_eval num_rel)",
-    aliases=("num_rel",)))
-register(MeasureDef(
-    "NumRelRet", _num_rel_ret, "number of relevant documents retrieved, within depth (trec_eval num_rel_ret)",
-    aliases=("num_rel_ret",)))
-register(MeasureDef(
-    "P_mr", _success, "SCS paper: 1 if a main-relevant document (grade >= main_grade) is in the top k, "
-    "else 0 (not divided by k)", cutoff="required", level="main"))
-register(MeasureDef(
-    "P_r", _precision, "SCS paper: precision at k of relevant documents", cutoff="required"))
-register(MeasureDef(
-    "MRR_mr", _reciprocal_rank, "SCS paper: reciprocal rank of the first main-relevant document",
-    level="main"))
-register(MeasureDef(
-    "MRR_r", _reciprocal_rank, "SCS paper: reciprocal rank of the first relevant document"))
+register(
+    MeasureDef(
+        "AP",
+        _average_precision,
+        "average precision: sum of P@k at each relevant retrieved rank k within the "
+        "cutoff, divided by the number of relevant judged documents (trec_eval map, map_cut_k)",
+        aliases=("MAP", "map"),
+        trec_names=("map_cut_{k}",),
+        cutoff="optional",
+    )
+)
+register(
+    MeasureDef(
+        "PRES",
+        _pres,
+        "Magdy & Jones' patent retrieval evaluation score, browsing depth N = the cutoff",
+        cutoff="optional",
+        default_cutoff=1000,
+    )
+)
+register(
+    MeasureDef(
+        "nDCG",
+        _ndcg,
+        "trec_eval's ndcg_cut_k: gain = grade, discount log2(rank+1), ideal ranking from all "
+        "judged documents; no cutoff = trec_eval's ndcg",
+        trec_names=("ndcg_cut_{k}",),
+        cutoff="optional",
+        level=None,
+    )
+)
+register(
+    MeasureDef(
+        "P",
+        _precision,
+        "precision in the top k, always divided by k (trec_eval P_k)",
+        trec_names=("P_{k}",),
+        cutoff="required",
+    )
+)
+register(
+    MeasureDef(
+        "R",
+        _recall,
+        "recall in the top k: relevant retrieved over relevant judged (trec_eval recall_k)",
+        aliases=("recall",),
+        trec_names=("recall_{k}",),
+        cutoff="optional",
+    )
+)
+register(
+    MeasureDef(
+        "RR",
+        _reciprocal_rank,
+        "reciprocal rank of the first relevant document (trec_eval recip_rank)",
+        aliases=("MRR", "recip_rank"),
+        cutoff="optional",
+    )
+)
+register(
+    MeasureDef(
+        "Rprec", _r_precision, "precision in the top R, R = number of relevant judged documents (trec_eval Rprec)"
+    )
+)
+register(
+    MeasureDef(
+        "Success",
+        _success,
+        "1 if a relevant document is in the top k, else 0 (trec_eval success_k)",
+        trec_names=("success_{k}",),
+        cutoff="required",
+    )
+)
+register(
+    MeasureDef(
+        "NumRet",
+        _num_ret,
+        "number of documents retrieved, within depth (trec_eval num_ret)",
+        aliases=("num_ret",),
+        level=None,
+    )
+)
+register(
+    MeasureDef(
+        "NumRel",
+        _num_rel,
+        "number of relevant judged documents, retrieved or not (trec_eval num_rel)",
+        aliases=("num_rel",),
+    )
+)
+register(
+    MeasureDef(
+        "NumRelRet",
+        _num_rel_ret,
+        "number of relevant documents retrieved, within depth (trec_eval num_rel_ret)",
+        aliases=("num_rel_ret",),
+    )
+)
+register(
+    MeasureDef(
+        "P_mr",
+        _success,
+        "SCS paper: 1 if a main-relevant document (grade >= main_grade) is in the top k, else 0 (not divided by k)",
+        cutoff="required",
+        level="main",
+    )
+)
+register(MeasureDef("P_r", _precision, "SCS paper: precision at k of relevant documents", cutoff="required"))
+register(
+    MeasureDef(
+        "MRR_mr", _reciprocal_rank, "SCS paper: reciprocal rank of the first main-relevant document", level="main"
+    )
+)
+register(MeasureDef("MRR_r", _reciprocal_rank, "SCS paper: reciprocal rank of the first relevant document"))
 
 
 # --------------------------------------------------------------------------- names
@@ -322,7 +406,7 @@ def parse_measure(name: str | Measure) -> Measure:
         entry = _TREC_CUT_SPELLINGS.get(m.group("base").lower()) if m else None
         if entry is None:
             if m:
-                raise _unknown(text, m.group("base"), text[len(m.group("base")):])
+                raise _unknown(text, m.group("base"), text[len(m.group("base")) :])
             raise _unknown(text, re.match(r"[A-Za-z_]*", text).group(0), None)
         cutoff_text, params = m.group("cutoff"), None
     d = entry[0]
@@ -344,8 +428,10 @@ def _parse_rel(text: str, d: MeasureDef, params: str) -> int:
     if (not m or m.group("key").lower() != "rel") and d.level is None:
         raise ClirkitError(f"measure {text!r}: clirkit's {d.name} takes no parameter; write {d.spelling()}")
     if not m or m.group("key").lower() != "rel":
-        raise ClirkitError(f"measure {text!r}: clirkit's measures take one parameter, rel=N "
-                           f"(the minimum relevant grade), e.g. {d.name}(rel=2)")
+        raise ClirkitError(
+            f"measure {text!r}: clirkit's measures take one parameter, rel=N "
+            f"(the minimum relevant grade), e.g. {d.name}(rel=2)"
+        )
     if d.level is None:
         leveled = ", ".join(x.name for x in REGISTRY.values() if x.level is not None)
         raise ClirkitError(f"measure {text!r}: {d.name} takes no relevance level; (rel=N) is for {leveled}")
@@ -364,8 +450,10 @@ def _unknown(text: str, base: str, tail: str | None) -> ClirkitError:
     low = base.lower()
     if tail is None and low in _AT_SPELLINGS:
         d, spelling = _AT_SPELLINGS[low]
-        return ClirkitError(f"unknown measure {text!r}: expected NAME, NAME@k or NAME(rel=N)@k with k and N "
-                            f"whole numbers, e.g. {spelling}{'@10' if d.cutoff != 'none' else ''}")
+        return ClirkitError(
+            f"unknown measure {text!r}: expected NAME, NAME@k or NAME(rel=N)@k with k and N "
+            f"whole numbers, e.g. {spelling}{'@10' if d.cutoff != 'none' else ''}"
+        )
     trec_style = tail is not None and tail[:1] in ("_", ".")
     k = tail[1:] if tail is not None and re.fullmatch(r"[_.@]\d+", tail) else None
     suggestions: dict[str, list[tuple[MeasureDef, str]]] = {}
@@ -453,8 +541,10 @@ def names_help() -> str:
             others.insert(0, f"default @{d.default_cutoff}")
         items.append(f"{text} ({', '.join(others)})" if others else text)
     leveled = [d.name for d in REGISTRY.values() if d.level is not None]
-    return (", ".join(items) + "; trec_eval's _k may be written .k (P.10); (rel=N) sets the minimum relevant "
-            f"grade of one measure, e.g. P(rel=2)@10 ({', '.join(leveled)})")
+    return (
+        ", ".join(items) + "; trec_eval's _k may be written .k (P.10); (rel=N) sets the minimum relevant "
+        f"grade of one measure, e.g. P(rel=2)@10 ({', '.join(leveled)})"
+    )
 
 
 # the built-in measures, as at import; names_help() also lists measures registered later

@@ -29,6 +29,7 @@ Semantics follow trec_eval 9 (checked against pytrec_eval in the tests):
 - Summaries are means over the rows, the counts (NumRet, NumRel, NumRelRet)
   included; trec_eval and ir_measures print the sums of those three.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -51,9 +52,23 @@ from clirkit.measures import (
 )
 from clirkit.run import Qrels, Run
 
-__all__ = ["AVERAGES", "DEFAULT_MEASURES", "MEASURE_NAMES_HELP", "NAMES", "REGISTRY", "SCS_MEASURES", "TIES",
-           "Evaluation", "Measure", "MeasureDef", "RankedQueries", "evaluate", "parse_measure", "parse_measures",
-           "register"]
+__all__ = [
+    "AVERAGES",
+    "DEFAULT_MEASURES",
+    "MEASURE_NAMES_HELP",
+    "NAMES",
+    "REGISTRY",
+    "SCS_MEASURES",
+    "TIES",
+    "Evaluation",
+    "Measure",
+    "MeasureDef",
+    "RankedQueries",
+    "evaluate",
+    "parse_measure",
+    "parse_measures",
+    "register",
+]
 
 AVERAGES = ("qrels", "run")
 TIES = ("trec_eval", "run")
@@ -61,6 +76,7 @@ NAMES = ("canonical", "given")
 
 
 # --------------------------------------------------------------------------- result
+
 
 @dataclass(frozen=True)
 class Evaluation:
@@ -120,9 +136,13 @@ class Evaluation:
 
         if layout == "long":
             n, m = self.values.shape
-            return pd.DataFrame({"qid": np.repeat(self.qids, m).astype(object),
-                                 "measure": np.tile(np.asarray(self.measures, dtype=object), n),
-                                 "value": self.values.ravel()})
+            return pd.DataFrame(
+                {
+                    "qid": np.repeat(self.qids, m).astype(object),
+                    "measure": np.tile(np.asarray(self.measures, dtype=object), n),
+                    "value": self.values.ravel(),
+                }
+            )
         if layout != "wide":
             raise ClirkitError(f"layout must be wide or long, got {layout!r}")
         return pd.DataFrame({"qid": self.qids.astype(object), **dict(zip(self.measures, self.values.T))})
@@ -142,9 +162,19 @@ class Evaluation:
 
 # --------------------------------------------------------------------------- evaluation
 
-def evaluate(run: Run, qrels: Qrels, measures: Iterable[str | Measure] | str = DEFAULT_MEASURES, *,
-             rel_threshold: int = 1, main_grade: int = 2, depth: int | None = 1000,
-             ties: str = "trec_eval", average: str = "qrels", names: str = "canonical") -> Evaluation:
+
+def evaluate(
+    run: Run,
+    qrels: Qrels,
+    measures: Iterable[str | Measure] | str = DEFAULT_MEASURES,
+    *,
+    rel_threshold: int = 1,
+    main_grade: int = 2,
+    depth: int | None = 1000,
+    ties: str = "trec_eval",
+    average: str = "qrels",
+    names: str = "canonical",
+) -> Evaluation:
     """Evaluate a run against graded judgments.
 
     Args:
@@ -173,8 +203,16 @@ def evaluate(run: Run, qrels: Qrels, measures: Iterable[str | Measure] | str = D
             query, no run query in the qrels, bad options or measure names.
     """
     specs = parse_measures(measures)
-    _check_evaluation(run, qrels, ties=ties, average=average, names=names, depth=depth, rel_threshold=rel_threshold,
-                      main_grade=main_grade)
+    _check_evaluation(
+        run,
+        qrels,
+        ties=ties,
+        average=average,
+        names=names,
+        depth=depth,
+        rel_threshold=rel_threshold,
+        main_grade=main_grade,
+    )
     judged = _JudgedQueries(qrels)
     run_queries = np.asarray(run.query_ids)
     group_code = judged.codes_of(run_queries)
@@ -182,7 +220,8 @@ def evaluate(run: Run, qrels: Qrels, measures: Iterable[str | Measure] | str = D
     if not in_qrels.any():
         raise ClirkitError(
             f"none of the run's {len(run_queries)} queries (e.g. {str(run_queries[0])!r}) is in the qrels "
-            f"({len(judged.ids)} queries, e.g. {str(judged.ids[0])!r}): are these the qrels of this run?")
+            f"({len(judged.ids)} queries, e.g. {str(judged.ids[0])!r}): are these the qrels of this run?"
+        )
     ignored = tuple(run_queries[~in_qrels].tolist())
 
     ranking = _ranked_queries(run, judged, group_code, ties=ties, depth=depth)
@@ -205,8 +244,17 @@ def evaluate(run: Run, qrels: Qrels, measures: Iterable[str | Measure] | str = D
     return Evaluation(columns, qids, values, average, run.tag, missing, ignored)
 
 
-def _check_evaluation(run: Run, qrels: Qrels, *, ties: str, average: str, names: str, depth: int | None,
-                      rel_threshold: int, main_grade: int) -> None:
+def _check_evaluation(
+    run: Run,
+    qrels: Qrels,
+    *,
+    ties: str,
+    average: str,
+    names: str,
+    depth: int | None,
+    rel_threshold: int,
+    main_grade: int,
+) -> None:
     """ClirkitError unless the options of :func:`evaluate` are known and in range, and the run and qrels are
     non-empty and the run's scores are numbers."""
     if ties not in TIES:
@@ -232,8 +280,9 @@ def _check_evaluation(run: Run, qrels: Qrels, *, ties: str, average: str, names:
         raise ClirkitError(f"the run's score for query {run.qids[i]}, document {run.docids[i]} is NaN")
 
 
-def _ranked_queries(run: Run, judged: _JudgedQueries, group_code: np.ndarray, *, ties: str,
-                    depth: int | None) -> RankedQueries:
+def _ranked_queries(
+    run: Run, judged: _JudgedQueries, group_code: np.ndarray, *, ties: str, depth: int | None
+) -> RankedQueries:
     """The rows of ``run`` whose query is judged (``group_code``: each run query's code in ``judged``, -1 if
     none), with their grades, in final rank order (``ties``) and cut at ``depth``."""
     counts = run.query_sizes()
@@ -277,8 +326,15 @@ class RankedQueries:
         n_queries: number of groups.
     """
 
-    def __init__(self, group: np.ndarray, rank: np.ndarray, grades: np.ndarray, starts: np.ndarray,
-                 judged: _JudgedQueries, group_code: np.ndarray) -> None:
+    def __init__(
+        self,
+        group: np.ndarray,
+        rank: np.ndarray,
+        grades: np.ndarray,
+        starts: np.ndarray,
+        judged: _JudgedQueries,
+        group_code: np.ndarray,
+    ) -> None:
         self.group, self.rank, self.grades, self._starts = group, rank, grades, starts
         self.n_queries = len(group_code)
         self._judged, self._code = judged, group_code
@@ -409,8 +465,10 @@ class _JudgedQueries:
 
 # --------------------------------------------------------------------------- ordering
 
-def _trec_eval_order(group: np.ndarray, scores: np.ndarray, docids: np.ndarray,
-                     grades: np.ndarray) -> np.ndarray | None:
+
+def _trec_eval_order(
+    group: np.ndarray, scores: np.ndarray, docids: np.ndarray, grades: np.ndarray
+) -> np.ndarray | None:
     """Row permutation giving trec_eval's ranking within each group, or None if already in it.
 
     Rows are grouped by ``group`` (contiguous). Within a group: score as
@@ -443,12 +501,14 @@ def _trec_eval_order(group: np.ndarray, scores: np.ndarray, docids: np.ndarray,
 
 # --------------------------------------------------------------------------- joining run and qrels
 
+
 class _HashCollision(Exception):
     """Two different (query, docid) pairs hashed alike: use the exact path."""
 
 
-def _lookup_grades(row_code: np.ndarray, docids: np.ndarray, judged: _JudgedQueries,
-                   unique_pairs: bool = False) -> np.ndarray:
+def _lookup_grades(
+    row_code: np.ndarray, docids: np.ndarray, judged: _JudgedQueries, unique_pairs: bool = False
+) -> np.ndarray:
     """Grade of each run row (0 if unjudged); raises ClirkitError on duplicate pairs (the run's are not
     looked for when ``unique_pairs`` says its reader did)."""
     try:
@@ -457,8 +517,9 @@ def _lookup_grades(row_code: np.ndarray, docids: np.ndarray, judged: _JudgedQuer
         return _lookup_grades_exact(row_code, docids, judged)
 
 
-def _lookup_grades_hashed(row_code: np.ndarray, docids: np.ndarray, judged: _JudgedQueries,
-                          unique_pairs: bool = False) -> np.ndarray:
+def _lookup_grades_hashed(
+    row_code: np.ndarray, docids: np.ndarray, judged: _JudgedQueries, unique_pairs: bool = False
+) -> np.ndarray:
     qkeys = pair_keys(judged.row_code, judged.docids)
     qorder = np.argsort(qkeys)
     sorted_q = qkeys[qorder]
@@ -466,8 +527,9 @@ def _lookup_grades_hashed(row_code: np.ndarray, docids: np.ndarray, judged: _Jud
     for i in same.tolist():
         a, b = qorder[i], qorder[i + 1]
         if judged.row_code[a] == judged.row_code[b] and judged.docids[a] == judged.docids[b]:
-            raise ClirkitError(f"the qrels judge document {judged.docids[a]} twice for query "
-                               f"{judged.ids[judged.row_code[a]]}")
+            raise ClirkitError(
+                f"the qrels judge document {judged.docids[a]} twice for query {judged.ids[judged.row_code[a]]}"
+            )
         raise _HashCollision
 
     rkeys = pair_keys(row_code, docids)
@@ -477,8 +539,7 @@ def _lookup_grades_hashed(row_code: np.ndarray, docids: np.ndarray, judged: _Jud
     if len(dup):
         a, b = np.flatnonzero(rkeys == dup[0])[:2]
         if row_code[a] == row_code[b] and docids[a] == docids[b]:
-            raise ClirkitError(f"the run lists document {docids[a]} more than once for query "
-                               f"{judged.ids[row_code[a]]}")
+            raise ClirkitError(f"the run lists document {docids[a]} more than once for query {judged.ids[row_code[a]]}")
         raise _HashCollision
 
     # a bitmap of the judged keys' low bits picks the few candidate rows, which are then looked up

@@ -2,6 +2,7 @@
 :func:`require_analyzer`) and arrays (:func:`require_array`, :func:`require_csr`, :func:`check_csr_rows`), each
 raising :class:`Corrupt` with the problem, which :func:`checking` turns into one line naming the file
 (``FILE: corrupt index: doc_lengths has NaN at 17``). Vectorized: no Python loop per element."""
+
 from __future__ import annotations
 
 import builtins
@@ -23,6 +24,7 @@ _min, _max = builtins.min, builtins.max  # the checks below name their bounds mi
 # ``with checking(path, "index"):``. The checks raise Corrupt("problem"); checking turns it into one
 # line, ``FILE: corrupt index: problem``. Array checks are vectorized (no Python loop per element).
 
+
 class Corrupt(ClirkitError):
     """A problem found by the checks below; :func:`checking` adds the file and what it should hold."""
 
@@ -38,10 +40,22 @@ def checking(path: str | os.PathLike[str], what: str, *, remedy: bool = False) -
         raise ClirkitError(f"{path}: corrupt {what}: {exc}{fix}") from None
 
 
-_JSON_KINDS = {"int": "an integer", "number": "a finite number", "str": "a string", "bool": "true or false",
-               "object": "an object", "list": "a list"}
-_PLURAL = {"int": "integers", "number": "finite numbers", "str": "strings", "bool": "booleans",
-           "object": "objects", "list": "lists"}
+_JSON_KINDS = {
+    "int": "an integer",
+    "number": "a finite number",
+    "str": "a string",
+    "bool": "true or false",
+    "object": "an object",
+    "list": "a list",
+}
+_PLURAL = {
+    "int": "integers",
+    "number": "finite numbers",
+    "str": "strings",
+    "bool": "booleans",
+    "object": "objects",
+    "list": "lists",
+}
 
 
 def _is_json_kind(value: object, kind: str) -> bool:
@@ -87,9 +101,19 @@ def _bounds(lo: float | None, hi: float | None) -> str:
 _MISSING = object()
 
 
-def require_field(header: Mapping, name: str | tuple[str | int, ...], kind: str, *, choices: Sequence | None = None,
-                  min: float | None = None, max: float | None = None, items: str | None = None,
-                  length: int | None = None, nullable: bool = False, default: object = _MISSING) -> object:
+def require_field(
+    header: Mapping,
+    name: str | tuple[str | int, ...],
+    kind: str,
+    *,
+    choices: Sequence | None = None,
+    min: float | None = None,
+    max: float | None = None,
+    items: str | None = None,
+    length: int | None = None,
+    nullable: bool = False,
+    default: object = _MISSING,
+) -> object:
     """The header value ``name`` (a key, or a path of keys and list positions into nested values), checked.
 
     ``kind`` is its JSON type: ``int``, ``number`` (finite; an int or a float, never a bool),
@@ -125,8 +149,9 @@ def require_field(header: Mapping, name: str | tuple[str | int, ...], kind: str,
         expected += " or null"
     ok = _is_json_kind(value, kind)
     if ok and kind == "list":
-        ok = ((length is None or len(value) == length)
-              and (items is None or all(_in_range(v, items, choices, min, max) for v in value)))
+        ok = (length is None or len(value) == length) and (
+            items is None or all(_in_range(v, items, choices, min, max) for v in value)
+        )
     elif ok:
         ok = _in_range(value, kind, choices, min, max)
     if not ok:
@@ -156,8 +181,12 @@ def require_analyzer(header: Mapping, name: str, *, label: str | None = None):
         raise Corrupt(str(exc)) from None
 
 
-_ARRAY_KINDS = {"str": ("U", "strings"), "int": ("iu", "integers"), "float": ("f", "floats"),
-                "number": ("fiu", "numbers")}
+_ARRAY_KINDS = {
+    "str": ("U", "strings"),
+    "int": ("iu", "integers"),
+    "float": ("f", "floats"),
+    "number": ("fiu", "numbers"),
+}
 
 
 def _at(arr: np.ndarray, flat: int) -> str:
@@ -171,11 +200,22 @@ def _value(x: object) -> str:
     return repr(x.item() if hasattr(x, "item") else x)
 
 
-def require_array(arrays: Mapping[str, np.ndarray], name: str, kind: str, ndim: int = 1, *,
-                  shape: tuple[int | None, ...] | None = None, finite: bool = True, min: float | None = None,
-                  max: float | None = None, sorted: bool = False, unique: bool = False,
-                  dtype: np.dtype | type | str | None = None, optional: bool = False,
-                  label: str | None = None) -> np.ndarray | None:
+def require_array(
+    arrays: Mapping[str, np.ndarray],
+    name: str,
+    kind: str,
+    ndim: int = 1,
+    *,
+    shape: tuple[int | None, ...] | None = None,
+    finite: bool = True,
+    min: float | None = None,
+    max: float | None = None,
+    sorted: bool = False,
+    unique: bool = False,
+    dtype: np.dtype | type | str | None = None,
+    optional: bool = False,
+    label: str | None = None,
+) -> np.ndarray | None:
     """The array ``name`` of a loaded file, checked before use (in native byte order, cast to ``dtype``).
 
     ``kind``: ``str`` (unicode), ``int`` (signed or unsigned), ``float`` or ``number`` (any of
@@ -205,8 +245,9 @@ def require_array(arrays: Mapping[str, np.ndarray], name: str, kind: str, ndim: 
         codes = np.ascontiguousarray(arr).view(np.uint32).reshape(arr.size, -1)
         bad = ((codes >= 0xD800) & (codes <= 0xDFFF)).any(axis=1)
         if bad.any():
-            raise Corrupt(f"{name} holds a string that is not valid Unicode (a lone surrogate) "
-                          f"{_at(arr, int(np.argmax(bad)))}")
+            raise Corrupt(
+                f"{name} holds a string that is not valid Unicode (a lone surrogate) {_at(arr, int(np.argmax(bad)))}"
+            )
     if arr.size and arr.dtype.kind == "f" and finite:
         bad = ~np.isfinite(arr)
         if bad.any():
@@ -241,9 +282,17 @@ def require_array(arrays: Mapping[str, np.ndarray], name: str, kind: str, ndim: 
     return arr if dtype is None else arr.astype(dtype, copy=False)
 
 
-def require_csr(arrays: Mapping[str, np.ndarray], names: tuple[str, str, str], shape: tuple[int, int], kind: str,
-                *, min: float | None = None, max: float | None = None, dtype: np.dtype | type | str | None = None,
-                entries: bool = True):
+def require_csr(
+    arrays: Mapping[str, np.ndarray],
+    names: tuple[str, str, str],
+    shape: tuple[int, int],
+    kind: str,
+    *,
+    min: float | None = None,
+    max: float | None = None,
+    dtype: np.dtype | type | str | None = None,
+    entries: bool = True,
+):
     """The CSR matrix of ``shape`` stored as the arrays ``names = (data, indices, indptr)``, checked.
 
     ``data`` holds ``kind`` values (finite, within ``min``/``max``, cast to ``dtype``); ``indptr``
@@ -269,8 +318,9 @@ def require_csr(arrays: Mapping[str, np.ndarray], names: tuple[str, str, str], s
     else:
         data, indices = arrays[data_name], arrays[indices_name]
     if len(data) != nnz or len(indices) != nnz:
-        raise Corrupt(f"{indptr_name} ends at {nnz} but {data_name} holds {len(data)} and {indices_name} "
-                      f"{len(indices)} entries")
+        raise Corrupt(
+            f"{indptr_name} ends at {nnz} but {data_name} holds {len(data)} and {indices_name} {len(indices)} entries"
+        )
     unsorted = _first_unsorted(indices, indptr) if entries else None
     if unsorted is not None:
         row, k = unsorted
@@ -319,11 +369,13 @@ def check_csr_rows(matrix, rows: np.ndarray, names: tuple[str, str], *, min: flo
 
     bad = (indices < 0) | (indices >= matrix.shape[1])
     if bad.any():
-        raise Corrupt(f"{indices_name} of row {row_of(int(np.argmax(bad)))} has a column outside "
-                      f"[0, {matrix.shape[1] - 1}]")
+        raise Corrupt(
+            f"{indices_name} of row {row_of(int(np.argmax(bad)))} has a column outside [0, {matrix.shape[1] - 1}]"
+        )
     if min is not None and len(data) and data.min() < min:
-        raise Corrupt(f"{data_name} of row {row_of(int(np.argmax(data < min)))} has a value below the minimum "
-                      f"{_num(min)}")
+        raise Corrupt(
+            f"{data_name} of row {row_of(int(np.argmax(data < min)))} has a value below the minimum {_num(min)}"
+        )
     unsorted = _first_unsorted(indices, offsets)
     if unsorted is not None:
         raise Corrupt(f"{indices_name} of row {int(rows[unsorted[0]])} are not strictly increasing")

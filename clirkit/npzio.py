@@ -10,6 +10,7 @@ with the helpers of :mod:`clirkit.npzchecks` (:func:`require_field`, :func:`requ
 or damaged file is one line, ``FILE: corrupt index: doc_lengths has NaN at 17``,
 never a traceback and never a silently wrong result.
 """
+
 from __future__ import annotations
 
 import io
@@ -30,17 +31,21 @@ from clirkit.fileio import atomic_writer
 
 HEADER_KEY = "__header__"
 # what to do about a damaged, edited or unsupported file of each kind: the loaders' messages end with it
-REMAKE = {"index": "rebuild the index with `clirkit index`",
-          "sharded-index": "rebuild the index with `clirkit index --shards N`",
-          "translation-table": "make the table again (`clirkit ttable train`, or `ttable convert` of its source)",
-          "boost-model": "train the model again with `clirkit boost-train`",
-          "scs-model": "train the model again with `clirkit scs-train`"}
+REMAKE = {
+    "index": "rebuild the index with `clirkit index`",
+    "sharded-index": "rebuild the index with `clirkit index --shards N`",
+    "translation-table": "make the table again (`clirkit ttable train`, or `ttable convert` of its source)",
+    "boost-model": "train the model again with `clirkit boost-train`",
+    "scs-model": "train the model again with `clirkit scs-train`",
+}
 # the command that makes a file of each kind: said when the file is not there
-MADE_BY = {"index": "an index is made by `clirkit index`",
-           "sharded-index": "a sharded index is made by `clirkit index --shards N`",
-           "translation-table": "a table is made by `clirkit ttable train` or `ttable convert`",
-           "boost-model": "a boosted model is made by `clirkit boost-train`",
-           "scs-model": "an SCS model is made by `clirkit scs-train`"}
+MADE_BY = {
+    "index": "an index is made by `clirkit index`",
+    "sharded-index": "a sharded index is made by `clirkit index --shards N`",
+    "translation-table": "a table is made by `clirkit ttable train` or `ttable convert`",
+    "boost-model": "a boosted model is made by `clirkit boost-train`",
+    "scs-model": "an SCS model is made by `clirkit scs-train`",
+}
 
 
 _IN_A_FOLDER = {"index": "index.npz", "translation-table": "table.npz"}  # the names an experiment folder gives them
@@ -68,8 +73,15 @@ def encode_header(meta: Mapping) -> np.ndarray:
     return np.frombuffer(json.dumps(meta, sort_keys=True).encode("utf-8"), dtype=np.uint8)
 
 
-def save_npz(path: str | os.PathLike[str], kind: str, version: int, header: Mapping,
-             arrays: Mapping[str, np.ndarray], *, deflate: bool = False) -> None:
+def save_npz(
+    path: str | os.PathLike[str],
+    kind: str,
+    version: int,
+    header: Mapping,
+    arrays: Mapping[str, np.ndarray],
+    *,
+    deflate: bool = False,
+) -> None:
     """Write ``arrays`` and a JSON header ``{"kind", "format_version", **header}`` atomically.
 
     With ``deflate`` (tables and models, which are read whole, never memory-mapped), the members
@@ -101,8 +113,13 @@ def _write_members(fh, payload: Mapping[str, np.ndarray], deflated: set[str]) ->
     """Write ``payload`` as an npz into ``fh``: member ``NAME.npy`` for each array, deflated if its name is in
     ``deflated``, else stored; dated 1980 (zipfile's default), so the same arrays give the same bytes, and
     with nothing deflated the bytes ``np.savez`` writes."""
-    with zipfile.ZipFile(fh, mode="w", compression=zipfile.ZIP_DEFLATED if deflated else zipfile.ZIP_STORED,
-                         compresslevel=DEFLATE_LEVEL if deflated else None, allowZip64=True) as zf:
+    with zipfile.ZipFile(
+        fh,
+        mode="w",
+        compression=zipfile.ZIP_DEFLATED if deflated else zipfile.ZIP_STORED,
+        compresslevel=DEFLATE_LEVEL if deflated else None,
+        allowZip64=True,
+    ) as zf:
         for name, arr in payload.items():
             member: str | zipfile.ZipInfo = f"{name}.npy"
             if deflated and name not in deflated:
@@ -119,8 +136,9 @@ def _regular_file(fh) -> bool:
         return False
 
 
-def load_npz(path: str | os.PathLike[str], kind: str, versions: tuple[int, ...],
-             required: tuple[str, ...], *, mmap: bool = False) -> tuple[dict, dict[str, np.ndarray]]:
+def load_npz(
+    path: str | os.PathLike[str], kind: str, versions: tuple[int, ...], required: tuple[str, ...], *, mmap: bool = False
+) -> tuple[dict, dict[str, np.ndarray]]:
     """Read a file written by :func:`save_npz`, checking its kind, version and arrays.
 
     Returns ``(header, arrays)``. With ``mmap``, the arrays stored uncompressed (as :func:`save_npz`
@@ -134,22 +152,27 @@ def load_npz(path: str | os.PathLike[str], kind: str, versions: tuple[int, ...],
         with open(path, "rb") as fh:  # np.load reads any other bytes as a pickle (and advises loading it unsafely)
             magic = fh.read(4)
         if magic not in (b"PK\x03\x04", b"PK\x05\x06"):
-            raise ClirkitError(f"{path}: not {what} or corrupt (not a zip archive, as every .npz file is): check "
-                               f"the path, or {remake(kind)}")
+            raise ClirkitError(
+                f"{path}: not {what} or corrupt (not a zip archive, as every .npz file is): check "
+                f"the path, or {remake(kind)}"
+            )
         with np.load(path, allow_pickle=False) as npz:
             if HEADER_KEY not in npz.files:
                 raise ClirkitError(f"{path}: not {what} (no clirkit header): check the path")
             meta = _header_of(path, kind, npz[HEADER_KEY].tobytes())
             if not isinstance(meta, dict):
-                raise ClirkitError(f"{path}: not {what} (its header is JSON but not an object): check the path, "
-                                   f"or {remake(kind)}")
+                raise ClirkitError(
+                    f"{path}: not {what} (its header is JSON but not an object): check the path, or {remake(kind)}"
+                )
             if meta.get("kind") != kind:
                 raise ClirkitError(f"{path}: not {what} (it holds a {repr(meta.get('kind'))[:60]}): check the path")
             version = meta.get("format_version")
             if not any(version == v and type(version) is type(v) for v in versions):
-                raise ClirkitError(f"{path}: {kind} format version {show(version)} is not supported by this "
-                                   f"clirkit (supported: {', '.join(map(str, versions))}): {remake(kind)} of "
-                                   f"this version, or use the clirkit that wrote it")
+                raise ClirkitError(
+                    f"{path}: {kind} format version {show(version)} is not supported by this "
+                    f"clirkit (supported: {', '.join(map(str, versions))}): {remake(kind)} of "
+                    f"this version, or use the clirkit that wrote it"
+                )
             missing = [name for name in required if name not in npz.files]
             if missing:
                 raise ClirkitError(f"{path}: corrupt {kind} file: missing {', '.join(missing)}; {remake(kind)}")
@@ -158,14 +181,29 @@ def load_npz(path: str | os.PathLike[str], kind: str, versions: tuple[int, ...],
             arrays = {name: mapped[name] if name in mapped else npz[name] for name in names}
     except ClirkitError:
         raise
-    except (OSError, ValueError, zipfile.BadZipFile, json.JSONDecodeError, UnicodeDecodeError, EOFError,
-            RuntimeError, MemoryError, zlib.error, struct.error, NotImplementedError, OverflowError, TypeError,
-            SyntaxError, tokenize.TokenError) as exc:
+    except (
+        OSError,
+        ValueError,
+        zipfile.BadZipFile,
+        json.JSONDecodeError,
+        UnicodeDecodeError,
+        EOFError,
+        RuntimeError,
+        MemoryError,
+        zlib.error,
+        struct.error,
+        NotImplementedError,
+        OverflowError,
+        TypeError,
+        SyntaxError,
+        tokenize.TokenError,
+    ) as exc:
         # deep JSON, encrypted members or unknown compression methods, damaged deflate streams, huge shapes,
         # array headers numpy cannot parse (it tries them as Python literals, then tokenizes them)
         problem = " ".join(str(exc).split())  # one line, whatever the library said
-        raise ClirkitError(f"{path}: not {what} or corrupt ({problem[:200]}): check the path, or "
-                           f"{remake(kind)}") from None
+        raise ClirkitError(
+            f"{path}: not {what} or corrupt ({problem[:200]}): check the path, or {remake(kind)}"
+        ) from None
     return meta, arrays
 
 
@@ -181,8 +219,11 @@ def _header_of(path: str | os.PathLike[str], kind: str, raw: bytes) -> object:
     except RecursionError:
         problem = "is JSON nested too deeply"
     except ValueError as exc:  # Python's limit on the digits of an integer read from text
-        problem = ("holds an integer of more than 4,300 digits" if "integer string conversion" in str(exc)
-                   else f"cannot be read ({' '.join(str(exc).split())[:120]})")
+        problem = (
+            "holds an integer of more than 4,300 digits"
+            if "integer string conversion" in str(exc)
+            else f"cannot be read ({' '.join(str(exc).split())[:120]})"
+        )
     raise ClirkitError(f"{path}: corrupt {kind} file: its header {problem}; {remake(kind)}")
 
 
@@ -203,8 +244,10 @@ def _mapped_members(path: str | os.PathLike[str], names: Sequence[str]) -> dict[
             start = info.header_offset + 30 + name_len + extra_len
             fh.seek(start)
             version = np.lib.format.read_magic(fh)
-            read_header = {(1, 0): np.lib.format.read_array_header_1_0,
-                           (2, 0): np.lib.format.read_array_header_2_0}.get(version)
+            read_header = {
+                (1, 0): np.lib.format.read_array_header_1_0,
+                (2, 0): np.lib.format.read_array_header_2_0,
+            }.get(version)
             if read_header is None:
                 continue
             shape, fortran, dtype = read_header(fh)
@@ -226,4 +269,4 @@ def show(value: object, limit: int = 40) -> str:
     except (TypeError, ValueError):
         text = repr(value)
     text = text.encode("utf-8", "backslashreplace").decode("utf-8")  # a lone surrogate is shown, not printed
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."

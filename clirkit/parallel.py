@@ -13,6 +13,7 @@ end when their last client does) would otherwise outlive a parent killed by SIGK
 :func:`run_tasks` uses it, and the command makes it joblib's backend for the whole run
 (:func:`workers_end_with_parent`), so the tokenizing workers that other modules start through joblib end too.
 """
+
 from __future__ import annotations
 
 import os
@@ -32,8 +33,16 @@ def check_backend(backend: str) -> None:
         raise ClirkitError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
 
 
-def run_tasks(tasks: Sequence[Task], *, jobs: int = 1, backend: str = "loky", scheduler=None,
-              desc: str = "tasks", unit: str = "task", quiet: bool = True) -> list:
+def run_tasks(
+    tasks: Sequence[Task],
+    *,
+    jobs: int = 1,
+    backend: str = "loky",
+    scheduler=None,
+    desc: str = "tasks",
+    unit: str = "task",
+    quiet: bool = True,
+) -> list:
     """The result of every task, in task order.
 
     Args:
@@ -53,8 +62,9 @@ def run_tasks(tasks: Sequence[Task], *, jobs: int = 1, backend: str = "loky", sc
     else:
         from joblib import Parallel
 
-        done = Parallel(n_jobs=jobs, backend=loky_backend() if backend == "loky" else backend,
-                        return_as="generator")(tasks)
+        done = Parallel(n_jobs=jobs, backend=loky_backend() if backend == "loky" else backend, return_as="generator")(
+            tasks
+        )
     return list(progress(done, desc=desc, total=len(tasks), quiet=quiet or len(tasks) == 1, unit=unit))
 
 
@@ -87,8 +97,9 @@ def loky_backend():
     return LokyBackend(initializer=end_with_parent, initargs=(os.getpid(),))
 
 
-def ordered_stream(function: Callable, items: Iterable, *, jobs: int, argument: Callable = lambda item: item,
-                   ahead: int = 2) -> Iterator[tuple[Any, Any]]:
+def ordered_stream(
+    function: Callable, items: Iterable, *, jobs: int, argument: Callable = lambda item: item, ahead: int = 2
+) -> Iterator[tuple[Any, Any]]:
     """``(item, function(argument(item)))`` for each of ``items``, in order, ``function`` run by ``jobs`` loky
     worker processes (ending with this one, :func:`loky_backend`) on up to ``ahead * jobs`` items beyond the one
     given last: while the caller works on a result, the workers go on with the next items. Only
@@ -112,8 +123,9 @@ def ordered_stream(function: Callable, items: Iterable, *, jobs: int, argument: 
             given.append(item)
             yield delayed(function)(argument(item))
 
-    results = Parallel(n_jobs=jobs, backend=loky_backend(), return_as="generator", batch_size=1,
-                       pre_dispatch=f"{ahead}*n_jobs")(tasks())
+    results = Parallel(
+        n_jobs=jobs, backend=loky_backend(), return_as="generator", batch_size=1, pre_dispatch=f"{ahead}*n_jobs"
+    )(tasks())
     for result in results:
         yield given.popleft(), result
 

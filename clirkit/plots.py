@@ -24,6 +24,7 @@ inputs give the same bytes with the same matplotlib.
 difference plot draws (positions, sorted differences, counts, title text)
 without matplotlib, so it can be checked directly.
 """
+
 from __future__ import annotations
 
 import math
@@ -51,8 +52,11 @@ WORSE_COLOR = "#D55E00"
 TIED_COLOR = "#9a9a9a"
 
 _FORMATS = {".png": "png", ".pdf": "pdf", ".svg": "svg"}
-_METADATA = {"png": {"Software": None}, "pdf": {"Creator": None, "Producer": None, "CreationDate": None},
-             "svg": {"Creator": None, "Date": None}}
+_METADATA = {
+    "png": {"Software": None},
+    "pdf": {"Creator": None, "Producer": None, "CreationDate": None},
+    "svg": {"Creator": None, "Date": None},
+}
 _TEST_NAMES = {"randomization": "paired randomization", "t-test": "paired t-test"}
 
 
@@ -120,8 +124,10 @@ def difference_layout(qids, values, baseline_values) -> DifferenceLayout:
     a = np.asarray(baseline_values, dtype=np.float64).ravel()
     b = np.asarray(values, dtype=np.float64).ravel()
     if not (len(qids) == len(a) == len(b)):
-        raise ClirkitError(f"per-query difference: {len(qids)} query ids, {len(b)} values and "
-                           f"{len(a)} baseline values; expected one value of each per query")
+        raise ClirkitError(
+            f"per-query difference: {len(qids)} query ids, {len(b)} values and "
+            f"{len(a)} baseline values; expected one value of each per query"
+        )
     if len(qids) == 0:
         raise ClirkitError("per-query difference: no queries")
     if not (np.isfinite(a).all() and np.isfinite(b).all()):
@@ -138,13 +144,22 @@ def difference_layout(qids, values, baseline_values) -> DifferenceLayout:
     start = 0
     groups = [g for g in (better, tied, worse) if g > 0]
     for k, size in enumerate(groups):
-        x[start:start + size] += shift
+        x[start : start + size] += shift
         if k + 1 < len(groups):
             boundaries.append(start + size + shift - 0.5 + gap / 2)
             shift += gap
         start += size
-    return DifferenceLayout(qids=qids[order], differences=d, x=x, better=better, worse=worse, tied=tied,
-                            mean=float(np.mean(b - a)), gap=gap, boundaries=tuple(boundaries))
+    return DifferenceLayout(
+        qids=qids[order],
+        differences=d,
+        x=x,
+        better=better,
+        worse=worse,
+        tied=tied,
+        mean=float(np.mean(b - a)),
+        gap=gap,
+        boundaries=tuple(boundaries),
+    )
 
 
 def _signed(x: float) -> str:
@@ -166,8 +181,15 @@ def _p_text(p_value: float | None, test: str | None) -> str:
     return f"p = {p_value:.2g}{suffix}"
 
 
-def difference_title(layout: DifferenceLayout, *, name: str, baseline: str, measure: str,
-                     p_value: float | None, test: str | None = "randomization") -> str:
+def difference_title(
+    layout: DifferenceLayout,
+    *,
+    name: str,
+    baseline: str,
+    measure: str,
+    p_value: float | None,
+    test: str | None = "randomization",
+) -> str:
     """The two-line title of the difference plot.
 
     Example: ``"PSQ-Boost − PSQ, AP: mean +0.0430, p = 0.0001 (paired randomization)"`` then
@@ -177,8 +199,7 @@ def difference_title(layout: DifferenceLayout, *, name: str, baseline: str, meas
     any text to show in the parentheses, None for none.
     """
     first = f"{name} \u2212 {baseline}, {measure}: mean {_signed(layout.mean)}, {_p_text(p_value, test)}"
-    second = (f"{layout.n:,} queries: {layout.better:,} better, {layout.worse:,} worse, "
-              f"{layout.tied:,} tied")
+    second = f"{layout.n:,} queries: {layout.better:,} better, {layout.worse:,} worse, {layout.tied:,} tied"
     return f"{first}\n{second}"
 
 
@@ -198,16 +219,26 @@ def _difference_figure(layout: DifferenceLayout, *, title: str, measure: str) ->
     ax.axhline(0.0, color="black", linewidth=0.8, zorder=1)
     for b in layout.boundaries:
         ax.axvline(b, color="0.6", linewidth=0.8, linestyle=":", zorder=1)
-    mean_line = ax.axhline(layout.mean, color="black", linewidth=1.0, linestyle="--", zorder=2,
-                           label=f"mean {_signed(layout.mean)}")
+    mean_line = ax.axhline(
+        layout.mean, color="black", linewidth=1.0, linestyle="--", zorder=2, label=f"mean {_signed(layout.mean)}"
+    )
     for group in ("better", "worse"):
         s = groups[group]
         ax.vlines(x[s], 0.0, d[s], colors=colors[group], linewidth=stem_width, zorder=2)
     dots = {}
     for group, z in (("tied", 3), ("better", 4), ("worse", 4)):  # tied under the others: never covers a gain/loss
         s = groups[group]
-        (dots[group],) = ax.plot(x[s], d[s], linestyle="none", marker="o", markersize=marker, markeredgewidth=0,
-                                 color=colors[group], zorder=z, label=f"{s.stop - s.start:,} {group}")
+        (dots[group],) = ax.plot(
+            x[s],
+            d[s],
+            linestyle="none",
+            marker="o",
+            markersize=marker,
+            markeredgewidth=0,
+            color=colors[group],
+            zorder=z,
+            label=f"{s.stop - s.start:,} {group}",
+        )
     handles = [dots[g] for g in ("better", "tied", "worse") if groups[g].stop > groups[g].start] + [mean_line]
 
     m = float(np.max(np.abs(d)))
@@ -219,8 +250,7 @@ def _difference_figure(layout: DifferenceLayout, *, title: str, measure: str) ->
         ax.set_xticklabels([str(q) for q in layout.qids.tolist()], rotation=90, fontsize=7)
     else:
         ax.set_xticks([])
-    parts = [f"{c:,} {g}" for g, c in (("better", layout.better), ("tied", layout.tied),
-                                       ("worse", layout.worse)) if c]
+    parts = [f"{c:,} {g}" for g, c in (("better", layout.better), ("tied", layout.tied), ("worse", layout.worse)) if c]
     ax.set_xlabel("queries, sorted by difference: " + " | ".join(parts))
     ax.set_ylabel(f"{measure} difference")
     ax.set_title(title, fontsize=10)
@@ -234,9 +264,18 @@ def _difference_figure(layout: DifferenceLayout, *, title: str, measure: str) ->
     return fig
 
 
-def per_query_difference(qids, values, baseline_values, *, name: str, baseline: str, measure: str,
-                         p_value: float | None, path: str | os.PathLike[str],
-                         test: str | None = "randomization") -> Path:
+def per_query_difference(
+    qids,
+    values,
+    baseline_values,
+    *,
+    name: str,
+    baseline: str,
+    measure: str,
+    p_value: float | None,
+    path: str | os.PathLike[str],
+    test: str | None = "randomization",
+) -> Path:
     """Plot one run's per-query difference against the baseline and write it to ``path``.
 
     Each query is a stem from 0 to ``values - baseline_values`` with a dot at its end, the queries
@@ -299,9 +338,15 @@ def _pairs(curves: Mapping[str, tuple], what: str) -> dict[str, tuple[np.ndarray
     return out
 
 
-def kappa_sweep(sweeps: Mapping[str, tuple], *, measure: str, path: str | os.PathLike[str],
-                title: str | None = None, xlabel: str = "kappa (weight of the first run)",
-                xlabels: Mapping[str, Sequence[str]] | None = None) -> Path:
+def kappa_sweep(
+    sweeps: Mapping[str, tuple],
+    *,
+    measure: str,
+    path: str | os.PathLike[str],
+    title: str | None = None,
+    xlabel: str = "kappa (weight of the first run)",
+    xlabels: Mapping[str, Sequence[str]] | None = None,
+) -> Path:
     """Plot the dev measure of each fusion against its interpolation weight and write it to ``path``.
 
     One line per fusion, named in the legend with its chosen point; the chosen point (the first x
@@ -341,8 +386,17 @@ def kappa_sweep(sweeps: Mapping[str, tuple], *, measure: str, path: str | os.Pat
         best = int(np.argmax(y))
         where = xlabels[label][best] if label in xlabels else f"{x[best]:g}"
         (line,) = ax.plot(x, y, marker=".", label=f"{label} (best at {where}: {y[best]:.4f})")
-        ax.plot([x[best]], [y[best]], marker="*", markersize=12, color=line.get_color(),
-                markeredgecolor="black", markeredgewidth=0.6, linestyle="none", zorder=3)
+        ax.plot(
+            [x[best]],
+            [y[best]],
+            marker="*",
+            markersize=12,
+            color=line.get_color(),
+            markeredgecolor="black",
+            markeredgewidth=0.6,
+            linestyle="none",
+            zorder=3,
+        )
     ax.set_xlabel(xlabel)
     ax.set_ylabel(f"{measure} (mean over queries)")
     ax.set_title(title if title is not None else f"dev {measure} by interpolation weight", fontsize=10)
@@ -365,9 +419,16 @@ def _best_direction(best: str | None, ylabel: str) -> str:
     return best
 
 
-def training_curves(curves: Mapping[str, tuple], *, xlabel: str, ylabel: str, path: str | os.PathLike[str],
-                    title: str | None = None, best: str | None = None,
-                    reference: tuple[str, float] | None = None) -> Path:
+def training_curves(
+    curves: Mapping[str, tuple],
+    *,
+    xlabel: str,
+    ylabel: str,
+    path: str | os.PathLike[str],
+    title: str | None = None,
+    best: str | None = None,
+    reference: tuple[str, float] | None = None,
+) -> Path:
     """Plot one or more training curves and write them to ``path``, the best point of each marked.
 
     Args:
@@ -398,14 +459,25 @@ def training_curves(curves: Mapping[str, tuple], *, xlabel: str, ylabel: str, pa
             ax.plot(x, y, marker="." if len(x) <= 100 else None, label=label)
             continue
         i = int(np.argmax(y) if direction == "max" else np.argmin(y))
-        (line,) = ax.plot(x, y, marker="." if len(x) <= 100 else None,
-                          label=f"{label} (best {_number(y[i])} at {x[i]:g})")
-        ax.plot([x[i]], [y[i]], marker="*", markersize=12, color=line.get_color(), markeredgecolor="black",
-                markeredgewidth=0.6, linestyle="none", zorder=3)
+        (line,) = ax.plot(
+            x, y, marker="." if len(x) <= 100 else None, label=f"{label} (best {_number(y[i])} at {x[i]:g})"
+        )
+        ax.plot(
+            [x[i]],
+            [y[i]],
+            marker="*",
+            markersize=12,
+            color=line.get_color(),
+            markeredgecolor="black",
+            markeredgewidth=0.6,
+            linestyle="none",
+            zorder=3,
+        )
     if reference is not None:
         ref_label, ref_y = reference
-        ax.axhline(float(ref_y), color="0.4", linestyle="--", linewidth=1.0,
-                   label=f"{ref_label} ({_number(float(ref_y))})")
+        ax.axhline(
+            float(ref_y), color="0.4", linestyle="--", linewidth=1.0, label=f"{ref_label} ({_number(float(ref_y))})"
+        )
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if title is not None:

@@ -1,4 +1,5 @@
 """Progress on stderr (tqdm bars and one-line messages, silenced by ``quiet``) and step timings."""
+
 from __future__ import annotations
 
 import sys
@@ -9,16 +10,18 @@ from typing import Iterable, Iterator, TypeVar
 T = TypeVar("T")
 
 
-def progress(iterable: Iterable[T], *, desc: str, total: int | None = None,
-             quiet: bool = False, unit: str = "it") -> Iterator[T]:
+def progress(
+    iterable: Iterable[T], *, desc: str, total: int | None = None, quiet: bool = False, unit: str = "it"
+) -> Iterator[T]:
     """Wrap ``iterable`` in a tqdm bar on stderr unless ``quiet``."""
     if quiet:
         yield from iterable
         return
     from tqdm import tqdm
 
-    yield from tqdm(iterable, desc=desc, total=total, unit=unit, file=sys.stderr,
-                    dynamic_ncols=True, leave=False, mininterval=0.5)
+    yield from tqdm(
+        iterable, desc=desc, total=total, unit=unit, file=sys.stderr, dynamic_ncols=True, leave=False, mininterval=0.5
+    )
 
 
 class _Silent:
@@ -35,8 +38,9 @@ def counter(desc: str, *, quiet: bool = False, unit: str = "it", total: int | No
         return
     from tqdm import tqdm
 
-    with tqdm(desc=desc, total=total, unit=unit, file=sys.stderr, dynamic_ncols=True, leave=True,
-              mininterval=0.5) as bar:
+    with tqdm(
+        desc=desc, total=total, unit=unit, file=sys.stderr, dynamic_ncols=True, leave=True, mininterval=0.5
+    ) as bar:
         yield bar
 
 

@@ -32,6 +32,7 @@ collections"), and the target stoplists
 off by default: the top 100 index terms, on by default until 2026-11-25, hold content words on the Bible and on
 short sentences, and every term of a small collection.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -50,8 +51,7 @@ DEFAULT_MIN_PROB = 0.1
 DEFAULT_CUMULATIVE = 0.95
 DEFAULT_LAMBDA = 0.5
 SIDE_DEFAULTS = {
-    "queries": {"min_prob": DEFAULT_MIN_PROB, "cumulative": DEFAULT_CUMULATIVE, "max_options": None,
-                "scoring": "bm25"},
+    "queries": {"min_prob": DEFAULT_MIN_PROB, "cumulative": DEFAULT_CUMULATIVE, "max_options": None, "scoring": "bm25"},
     "documents": {"min_prob": 1e-4, "cumulative": 0.99, "max_options": 64, "scoring": "lm"},
 }
 """What PSQ's ``"auto"`` pruning and scoring mean on each side it can translate (``translate``): the query side's
@@ -61,24 +61,33 @@ all 14 collections (baselines/README.md, "PSQ over translated documents")."""
 MODES = ("psq", "pirkola", "all")
 
 
-def prepare_table(table: TranslationTable, table2: TranslationTable | None = None, *,
-                  lam: float = DEFAULT_LAMBDA, min_prob: float = DEFAULT_MIN_PROB,
-                  cumulative: float | None = DEFAULT_CUMULATIVE, max_options: int | None = None,
-                  target_stopwords: Iterable[str] | None = None) -> TranslationTable:
+def prepare_table(
+    table: TranslationTable,
+    table2: TranslationTable | None = None,
+    *,
+    lam: float = DEFAULT_LAMBDA,
+    min_prob: float = DEFAULT_MIN_PROB,
+    cumulative: float | None = DEFAULT_CUMULATIVE,
+    max_options: int | None = None,
+    target_stopwords: Iterable[str] | None = None,
+) -> TranslationTable:
     """SPEC §4 steps 1-2: interpolate ``table`` (weight ``lam``) with ``table2`` if given, then prune."""
     if table2 is not None:
         table = interpolate(table, table2, lam)
-    return prune(table, min_prob=min_prob, cumulative=cumulative, max_options=max_options,
-                 target_stopwords=target_stopwords)
+    return prune(
+        table, min_prob=min_prob, cumulative=cumulative, max_options=max_options, target_stopwords=target_stopwords
+    )
 
 
-def project_to_vocabulary(table: TranslationTable, vocabulary: Mapping[str, int], *,
-                          renormalize: bool = False) -> sp.csr_matrix:
+def project_to_vocabulary(
+    table: TranslationTable, vocabulary: Mapping[str, int], *, renormalize: bool = False
+) -> sp.csr_matrix:
     """The table's p(e|f) with columns re-indexed to ``vocabulary`` ids (n_source x len(vocabulary));
     options whose target word is not in ``vocabulary`` are dropped, and with ``renormalize``
     each row is rescaled to sum 1 over the options that remain."""
-    col_map = np.fromiter((vocabulary.get(w, -1) for w in table.target_vocab.tolist()), dtype=np.int64,
-                          count=table.n_target)
+    col_map = np.fromiter(
+        (vocabulary.get(w, -1) for w in table.target_vocab.tolist()), dtype=np.int64, count=table.n_target
+    )
     p = table.probs
     rows = np.repeat(np.arange(table.n_source), np.diff(p.indptr))
     cols = col_map[p.indices]
@@ -87,10 +96,18 @@ def project_to_vocabulary(table: TranslationTable, vocabulary: Mapping[str, int]
     return normalize_rows(matrix) if renormalize else matrix
 
 
-def psq_queries(qids: Sequence[str], token_lists: Sequence[Sequence[str]], table: TranslationTable,
-                vocabulary: Mapping[str, int], *, renormalize_in_vocabulary: bool = False,
-                unknown: str = "pass", mode: str = "psq", unfiltered: TranslationTable | None = None,
-                quiet: bool = True) -> StructuredQueries:
+def psq_queries(
+    qids: Sequence[str],
+    token_lists: Sequence[Sequence[str]],
+    table: TranslationTable,
+    vocabulary: Mapping[str, int],
+    *,
+    renormalize_in_vocabulary: bool = False,
+    unknown: str = "pass",
+    mode: str = "psq",
+    unfiltered: TranslationTable | None = None,
+    quiet: bool = True,
+) -> StructuredQueries:
     """Structured queries for tokenized source queries from a (prepared) table.
 
     Args:
@@ -131,45 +148,57 @@ def psq_queries(qids: Sequence[str], token_lists: Sequence[Sequence[str]], table
     owners, weights = np.asarray(owners, dtype=np.int64), np.asarray(weights, dtype=np.float64)
     translated = _translated(terms, table, vocabulary, renormalize_in_vocabulary, unknown)
     if unfiltered is not None:
-        translated = _refilled(translated, terms, owners, len(qids), unfiltered, vocabulary,
-                               renormalize_in_vocabulary, unknown, quiet)
+        translated = _refilled(
+            translated, terms, owners, len(qids), unfiltered, vocabulary, renormalize_in_vocabulary, unknown, quiet
+        )
     if mode == "pirkola":
         translated.data[:] = 1.0
     elif mode == "all":  # one row per (source term, translation), each a one-to-one term of its own
         counts = np.diff(translated.indptr)
         rows = np.repeat(np.arange(len(terms)), counts)
-        one_each = sp.csr_matrix((np.ones(translated.nnz), translated.indices, np.arange(translated.nnz + 1)),
-                                 shape=(translated.nnz, translated.shape[1]))
+        one_each = sp.csr_matrix(
+            (np.ones(translated.nnz), translated.indices, np.arange(translated.nnz + 1)),
+            shape=(translated.nnz, translated.shape[1]),
+        )
         names = [f"{terms[r]}->{i}" for r, i in zip(rows.tolist(), translated.indices.tolist())]
         return StructuredQueries(list(qids), owners[rows], weights[rows], one_each, names)
     return StructuredQueries(list(qids), owners, weights, translated, terms, df_union=mode == "pirkola")
 
 
-def _translated(terms: Sequence[str], table: TranslationTable, vocabulary: Mapping[str, int], renormalize: bool,
-                unknown: str) -> sp.csr_matrix:
+def _translated(
+    terms: Sequence[str], table: TranslationTable, vocabulary: Mapping[str, int], renormalize: bool, unknown: str
+) -> sp.csr_matrix:
     """One row per term: its options in ``table`` over the ``vocabulary``'s ids (a term unknown to the table
     matching itself with p = 1 when ``unknown`` is ``pass``), sorted, no explicit zeros."""
     matrix = project_to_vocabulary(table, vocabulary, renormalize=renormalize)
     rows_of = table.source_index
-    table_row = np.fromiter((rows_of.get(t, -1) if t != NULL else -1 for t in terms), dtype=np.int64,
-                            count=len(terms))
+    table_row = np.fromiter((rows_of.get(t, -1) if t != NULL else -1 for t in terms), dtype=np.int64, count=len(terms))
     known = table_row >= 0
     translated = matrix[np.where(known, table_row, 0)]
     translated = sp.diags(known.astype(np.float64)) @ translated
     if unknown == "pass":
         self_ids = np.fromiter((vocabulary.get(t, -1) for t in terms), dtype=np.int64, count=len(terms))
         passing = np.flatnonzero(~known & (self_ids >= 0))
-        translated = translated + sp.csr_matrix((np.ones(len(passing)), (passing, self_ids[passing])),
-                                                shape=translated.shape)
+        translated = translated + sp.csr_matrix(
+            (np.ones(len(passing)), (passing, self_ids[passing])), shape=translated.shape
+        )
     translated = sp.csr_matrix(translated)
     translated.eliminate_zeros()
     translated.sort_indices()
     return translated
 
 
-def _refilled(translated: sp.csr_matrix, terms: Sequence[str], owners: np.ndarray, n_queries: int,
-              unfiltered: TranslationTable, vocabulary: Mapping[str, int], renormalize: bool, unknown: str,
-              quiet: bool) -> sp.csr_matrix:
+def _refilled(
+    translated: sp.csr_matrix,
+    terms: Sequence[str],
+    owners: np.ndarray,
+    n_queries: int,
+    unfiltered: TranslationTable,
+    vocabulary: Mapping[str, int],
+    renormalize: bool,
+    unknown: str,
+    quiet: bool,
+) -> sp.csr_matrix:
     """``translated`` with the rows of each query it leaves empty (no option for any of its terms) made again from
     ``unfiltered``; the number of queries that gains options so is said on stderr (unless ``quiet``)."""
     from clirkit.progress import say
@@ -185,6 +214,9 @@ def _refilled(translated: sp.csr_matrix, terms: Sequence[str], owners: np.ndarra
     place = sp.csr_matrix((np.ones(len(rows)), (rows, np.arange(len(rows)))), shape=(len(terms), len(rows)))
     merged = sp.csr_matrix(translated + place @ again)  # the rows replaced were empty
     merged.sort_indices()
-    say(f"{len(refilled)} of {n_queries} queries had only target stopwords among their translations: searched with "
-        f"all their translations", quiet=quiet)
+    say(
+        f"{len(refilled)} of {n_queries} queries had only target stopwords among their translations: searched with "
+        f"all their translations",
+        quiet=quiet,
+    )
     return merged

@@ -1,6 +1,7 @@
 """Probabilistic structured queries as a system (SPEC §4): :class:`PSQ`, translating the queries through p(e|f)
 or the documents through the reverse table (:mod:`clirkit.docpsq`), scored by BM25 or the smoothed query
 likelihood (:mod:`clirkit.lm`)."""
+
 from __future__ import annotations
 
 from numbers import Integral, Real
@@ -94,18 +95,43 @@ class PSQ(CrossLanguageBM25):
     }
     default_tag = "PSQ"
 
-    def __init__(self, *, k1: float = K1, b: float = B, k3: float | None = K3, idf: str = IDF,
-                 precision: str = "float64", source_lang: str | None = None,
-                 source_stopwords: Sequence[str] | None = None, source_stopwords_top: int = STOPWORDS_TOP,
-                 lam: float = DEFAULT_LAMBDA, min_prob: float | str = "auto", cumulative: float | str = "auto",
-                 max_options: int | str | None = "auto",
-                 target_stopwords: Sequence[str] | None = None, target_stopwords_top: int = STOPWORDS_TOP,
-                 renormalize_in_vocabulary: bool = False, unknown: str = "pass", mode: str = "auto",
-                 decompound: str = "auto", translate: str = "auto", scoring: str = "auto", alpha: float = 0.1,
-                 background: str = "collection") -> None:
-        super().__init__(k1=k1, b=b, k3=k3, idf=idf, precision=precision, source_lang=source_lang,
-                         source_stopwords=source_stopwords, source_stopwords_top=source_stopwords_top,
-                         decompound=decompound)
+    def __init__(
+        self,
+        *,
+        k1: float = K1,
+        b: float = B,
+        k3: float | None = K3,
+        idf: str = IDF,
+        precision: str = "float64",
+        source_lang: str | None = None,
+        source_stopwords: Sequence[str] | None = None,
+        source_stopwords_top: int = STOPWORDS_TOP,
+        lam: float = DEFAULT_LAMBDA,
+        min_prob: float | str = "auto",
+        cumulative: float | str = "auto",
+        max_options: int | str | None = "auto",
+        target_stopwords: Sequence[str] | None = None,
+        target_stopwords_top: int = STOPWORDS_TOP,
+        renormalize_in_vocabulary: bool = False,
+        unknown: str = "pass",
+        mode: str = "auto",
+        decompound: str = "auto",
+        translate: str = "auto",
+        scoring: str = "auto",
+        alpha: float = 0.1,
+        background: str = "collection",
+    ) -> None:
+        super().__init__(
+            k1=k1,
+            b=b,
+            k3=k3,
+            idf=idf,
+            precision=precision,
+            source_lang=source_lang,
+            source_stopwords=source_stopwords,
+            source_stopwords_top=source_stopwords_top,
+            decompound=decompound,
+        )
         self.lam = lam
         self.min_prob = min_prob
         self.cumulative = cumulative
@@ -120,9 +146,13 @@ class PSQ(CrossLanguageBM25):
         self.alpha = alpha
         self.background = background
 
-    file_keys = {**CrossLanguageBM25.file_keys,
-                 "table2": (str, 'a second table interpolated with the first (lam * table + (1 - lam) * table2): '
-                                 'a file, or "ibm1"')}
+    file_keys = {
+        **CrossLanguageBM25.file_keys,
+        "table2": (
+            str,
+            'a second table interpolated with the first (lam * table + (1 - lam) * table2): a file, or "ibm1"',
+        ),
+    }
 
     def fit(self, index, table=None, table2=None, *, quiet: bool = True, background_texts=None) -> "PSQ":
         """Bind to the target ``index`` and ``table`` p(e|f) (interpolated with ``table2`` if given), or to those
@@ -133,13 +163,20 @@ class PSQ(CrossLanguageBM25):
         if isinstance(index, Resources):
             documents = self.side(index) == "documents"
             if documents and index.record("table2") is not None:
-                raise ClirkitError("table2: the resources' second table is the query side's (interpolated with the "
-                                   "table into the documents' language); translating the documents, give the two "
-                                   "reverse tables to fit(index, reverse, reverse2), or translate = 'queries'")
+                raise ClirkitError(
+                    "table2: the resources' second table is the query side's (interpolated with the "
+                    "table into the documents' language); translating the documents, give the two "
+                    "reverse tables to fit(index, reverse, reverse2), or translate = 'queries'"
+                )
             texts = index.parallel()[0] if documents and self.background == "parallel" else None
             self.translate_ = "documents" if documents else "queries"
-            return self._fit_side(index.index(), index.reverse_table() if documents else index.table(),
-                                  None if documents else index.table("table2"), index.quiet, texts)
+            return self._fit_side(
+                index.index(),
+                index.reverse_table() if documents else index.table(),
+                None if documents else index.table("table2"),
+                index.quiet,
+                texts,
+            )
         self.translate_ = self.side_given(index, table, table2)
         return self._fit_side(index, table, table2, quiet, background_texts)
 
@@ -163,10 +200,16 @@ class PSQ(CrossLanguageBM25):
         """The parameters set away from their defaults that only translating the queries has (the Pirkola and
         bag modes, renormalize_in_vocabulary, the corpus stoplists): with ``translate = "auto"`` they choose
         the query side."""
-        return [k for k, off in (("mode", self.mode in ("auto", "psq")),
-                                 ("renormalize_in_vocabulary", not self.renormalize_in_vocabulary),
-                                 ("target_stopwords_top", not self.target_stopwords_top),
-                                 ("source_stopwords_top", not self.source_stopwords_top)) if not off]
+        return [
+            k
+            for k, off in (
+                ("mode", self.mode in ("auto", "psq")),
+                ("renormalize_in_vocabulary", not self.renormalize_in_vocabulary),
+                ("target_stopwords_top", not self.target_stopwords_top),
+                ("source_stopwords_top", not self.source_stopwords_top),
+            )
+            if not off
+        ]
 
     def _fit_side(self, index, table, table2, quiet: bool, background_texts) -> "PSQ":
         """fit on the side ``translate_`` says, with that side's pruning and scoring for those left ``auto``."""
@@ -190,8 +233,15 @@ class PSQ(CrossLanguageBM25):
             listed = snowball_terms(index.analyzer)
         frequent = index.most_frequent_terms(self.target_stopwords_top)
         stopwords = set(index.analyzer.stopwords) | set(listed) | set(frequent)
-        prepare = partial(prepare_table, table, table2, lam=self.lam, min_prob=self.min_prob_,
-                          cumulative=self.cumulative_ if self.cumulative_ < 1 else None, max_options=self.max_options_)
+        prepare = partial(
+            prepare_table,
+            table,
+            table2,
+            lam=self.lam,
+            min_prob=self.min_prob_,
+            cumulative=self.cumulative_ if self.cumulative_ < 1 else None,
+            max_options=self.max_options_,
+        )
         try:
             self.table_ = prepare(target_stopwords=stopwords)
             # a query whose every translation the target stoplists drop is translated without them (psq_queries)
@@ -209,21 +259,36 @@ class PSQ(CrossLanguageBM25):
         before), searched monolingually."""
         from clirkit.decompound import table_splitter
         from clirkit.docpsq import queries_view, translated
+
         self.check_params()
         query_side = self.query_side_only()
         if query_side:
-            raise ClirkitError(f"{', '.join(query_side)}: for translate = queries only (translate = documents "
-                               f"searches the translated documents as a monolingual index)")
+            raise ClirkitError(
+                f"{', '.join(query_side)}: for translate = queries only (translate = documents "
+                f"searches the translated documents as a monolingual index)"
+            )
         self.__dict__.pop("splitter_", None)
-        self.index_ = translated(index, table, lang=self.source_lang, min_prob=self.min_prob_,
-                                 cumulative=self.cumulative_ if self.cumulative_ < 1 else None,
-                                 max_options=self.max_options_, target_stopwords=self.target_stopwords,
-                                 unknown=self.unknown, quiet=quiet, table2=table2, lam=self.lam)
+        self.index_ = translated(
+            index,
+            table,
+            lang=self.source_lang,
+            min_prob=self.min_prob_,
+            cumulative=self.cumulative_ if self.cumulative_ < 1 else None,
+            max_options=self.max_options_,
+            target_stopwords=self.target_stopwords,
+            unknown=self.unknown,
+            quiet=quiet,
+            table2=table2,
+            lam=self.lam,
+        )
         self.table_, self.mode_, self.stopterms_ = table, "psq", frozenset()
         self.analyzer_ = query_analyzer(queries_view(self.index_), stopwords=self.source_stopwords, quiet=quiet)
         self.splitter_ = table_splitter(self.decompound, self.index_.terms.tolist(), self.analyzer_)
-        self.bm25_ = (self._language_model(self.index_, texts) if self.scoring_ == "lm" else
-                      self.index_.bm25(k1=self.k1, b=self.b, k3=self.k3, idf=self.idf, precision=self.precision))
+        self.bm25_ = (
+            self._language_model(self.index_, texts)
+            if self.scoring_ == "lm"
+            else self.index_.bm25(k1=self.k1, b=self.b, k3=self.k3, idf=self.idf, precision=self.precision)
+        )
         return self
 
     def _language_model(self, index, texts):
@@ -234,15 +299,18 @@ class PSQ(CrossLanguageBM25):
         from clirkit.shards import ShardedIndex
 
         if self.translate_ == "queries" and self.background != "collection":
-            raise ClirkitError(f"background = {self.background!r}: a model of query-language words, for translate = "
-                               f"documents; translated queries are smoothed with the collection's")
+            raise ClirkitError(
+                f"background = {self.background!r}: a model of query-language words, for translate = "
+                f"documents; translated queries are smoothed with the collection's"
+            )
         p_bg = background(self.background, index, texts=texts)
         if isinstance(index, ShardedIndex):
             from clirkit.shardsearch import ShardedQueryLikelihood
 
             return ShardedQueryLikelihood(index, p_bg, alpha=self.alpha, precision=self.precision)
-        return QueryLikelihood(index, p_bg, alpha=self.alpha, lengths=getattr(index, "source_lengths", None),
-                               precision=self.precision)
+        return QueryLikelihood(
+            index, p_bg, alpha=self.alpha, lengths=getattr(index, "source_lengths", None), precision=self.precision
+        )
 
     def _more_inputs(self, resources: Resources) -> tuple:
         if self.side(resources) == "documents":
@@ -255,6 +323,14 @@ class PSQ(CrossLanguageBM25):
 
         if self.translate_ == "documents":  # the index is in the queries' language
             return StructuredQueries.from_tokens(list(qids), tokens, self.index_.vocabulary)
-        return psq_queries(list(qids), tokens, self.table_, self.index_.vocabulary,
-                           renormalize_in_vocabulary=self.renormalize_in_vocabulary, unknown=self.unknown,
-                           mode=self.mode_, unfiltered=self.unfiltered_, quiet=quiet)
+        return psq_queries(
+            list(qids),
+            tokens,
+            self.table_,
+            self.index_.vocabulary,
+            renormalize_in_vocabulary=self.renormalize_in_vocabulary,
+            unknown=self.unknown,
+            mode=self.mode_,
+            unfiltered=self.unfiltered_,
+            quiet=quiet,
+        )

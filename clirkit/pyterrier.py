@@ -33,6 +33,7 @@ Bad input (a frame without ``qid``/``query``, a row without a qid (NaN, None) or
 a results frame given to a first stage, a system that cannot re-rank) is a :class:`~clirkit.errors.ClirkitError` of
 one line naming what is wrong (and the row).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -49,11 +50,21 @@ try:
     import pandas as pd
     import pyterrier as pt
 except ImportError as _missing:
-    raise ClirkitError(f"clirkit.pyterrier needs PyTerrier and pandas ({_missing.name} is not installed): "
-                       f"{INSTALL}") from None
+    raise ClirkitError(
+        f"clirkit.pyterrier needs PyTerrier and pandas ({_missing.name} is not installed): {INSTALL}"
+    ) from None
 
-__all__ = ["INSTALL", "ExperimentFolder", "Reranker", "Retriever", "from_experiment", "qrels_frame", "reranker",
-           "retriever", "topics_frame"]
+__all__ = [
+    "INSTALL",
+    "ExperimentFolder",
+    "Reranker",
+    "Retriever",
+    "from_experiment",
+    "qrels_frame",
+    "reranker",
+    "retriever",
+    "topics_frame",
+]
 
 RESULT_COLUMNS = ("qid", "docno", "score", "rank")
 DOCUMENT_COLUMNS = ("docno", "docid", "score", "rank")  # of a results frame's rows, not of its queries
@@ -63,8 +74,9 @@ def topics_frame(topics) -> pd.DataFrame:
     """PyTerrier's queries frame (``qid``, ``query``) of ``topics`` in any form a system's ``search`` takes
     (``{qid: text}``, texts, ir_datasets queries; :func:`clirkit.topicforms.as_topics`)."""
     topics = _as_topics(topics, "topics")
-    return pd.DataFrame({"qid": pd.Series(list(topics), dtype=object),
-                         "query": pd.Series(list(topics.values()), dtype=object)})
+    return pd.DataFrame(
+        {"qid": pd.Series(list(topics), dtype=object), "query": pd.Series(list(topics.values()), dtype=object)}
+    )
 
 
 def qrels_frame(qrels) -> pd.DataFrame:
@@ -82,8 +94,10 @@ def _as_qrels(qrels, what: str) -> Qrels:
     if hasattr(qrels, "columns"):
         return Qrels.from_frame(qrels)
     if isinstance(qrels, (str, bytes)) or not hasattr(qrels, "__iter__"):
-        raise ClirkitError(f"{what}: expected Qrels, a frame with qid, docno and label, or ir_datasets qrels; got "
-                           f"{type(qrels).__name__}")
+        raise ClirkitError(
+            f"{what}: expected Qrels, a frame with qid, docno and label, or ir_datasets qrels; got "
+            f"{type(qrels).__name__}"
+        )
     return Qrels.from_records(qrels)
 
 
@@ -117,8 +131,10 @@ def _check_system(system) -> None:
     from clirkit.estimator import System
 
     if not isinstance(system, System):
-        raise ClirkitError(f"expected a clirkit system (clirkit.systems: BM25Search, DT, PSQ, Boost, SCS, Fusion), got "
-                           f"{type(system).__name__}")
+        raise ClirkitError(
+            f"expected a clirkit system (clirkit.systems: BM25Search, DT, PSQ, Boost, SCS, Fusion), got "
+            f"{type(system).__name__}"
+        )
 
 
 class Retriever(pt.Transformer):
@@ -136,8 +152,16 @@ class Retriever(pt.Transformer):
     needs: tuple[str, ...] = ("qid", "query")
     refuses: tuple[str, ...] = ("docno",)
 
-    def __init__(self, system, *, resources: Resources | None = None, depth: int = DEPTH,
-                 excluded: Mapping[str, set[str]] | None = None, name: str | None = None, quiet: bool = True) -> None:
+    def __init__(
+        self,
+        system,
+        *,
+        resources: Resources | None = None,
+        depth: int = DEPTH,
+        excluded: Mapping[str, set[str]] | None = None,
+        name: str | None = None,
+        quiet: bool = True,
+    ) -> None:
         _check_system(system)
         self.system, self.resources, self.depth, self.excluded = system, resources, depth, excluded
         self.name, self.quiet = name or system.default_tag, quiet
@@ -147,17 +171,23 @@ class Retriever(pt.Transformer):
 
     def _check_input(self, inp) -> None:
         if not isinstance(inp, pd.DataFrame):
-            raise ClirkitError(f"{self!r}: expected a DataFrame with columns {', '.join(self.needs)}, got "
-                               f"{type(inp).__name__} (for one text: .search(text))")
+            raise ClirkitError(
+                f"{self!r}: expected a DataFrame with columns {', '.join(self.needs)}, got "
+                f"{type(inp).__name__} (for one text: .search(text))"
+            )
         missing = [c for c in self.needs if c not in inp.columns]
         if missing:
-            raise ClirkitError(f"{self!r}: the input frame has no {' and no '.join(missing)} column (its columns: "
-                               f"{', '.join(map(str, inp.columns)) or 'none'})")
+            raise ClirkitError(
+                f"{self!r}: the input frame has no {' and no '.join(missing)} column (its columns: "
+                f"{', '.join(map(str, inp.columns)) or 'none'})"
+            )
         refused = [c for c in self.refuses if c in inp.columns]
         if refused:
-            raise ClirkitError(f"{self!r}: the input has a {refused[0]} column (a results frame): this transformer "
-                               f"retrieves from a queries frame; to re-rank results, use reranker(system) "
-                               f"(a boosted ranker or SCS)")
+            raise ClirkitError(
+                f"{self!r}: the input has a {refused[0]} column (a results frame): this transformer "
+                f"retrieves from a queries frame; to re-rank results, use reranker(system) "
+                f"(a boosted ranker or SCS)"
+            )
         check_frame_ids(inp, [c for c in ("qid", "docno") if c in self.needs], f"{self!r}: the input frame")
 
     def transform_outputs(self, input_columns: list[str]) -> list[str]:
@@ -169,8 +199,11 @@ class Retriever(pt.Transformer):
         """The results frame of the queries of ``inp`` (``qid``, ``query``): the system's run."""
         self._check_input(inp)
         topics = as_topics(inp, what=repr(self))
-        run = self.system.search(topics, depth=self.depth, excluded=self.excluded, tag=self.name,
-                                 quiet=self.quiet) if topics else _empty_run()
+        run = (
+            self.system.search(topics, depth=self.depth, excluded=self.excluded, tag=self.name, quiet=self.quiet)
+            if topics
+            else _empty_run()
+        )
         return _with_columns(run, inp, on=["qid"])
 
 
@@ -185,8 +218,10 @@ class Reranker(Retriever):
     def __init__(self, system, **kwargs) -> None:
         _check_system(system)
         if not isinstance(system, _rerankers()):
-            raise ClirkitError(f"a {type(system).__name__} cannot re-rank given results (a boosted ranker and SCS "
-                               f"can): use retriever(system) as a first stage")
+            raise ClirkitError(
+                f"a {type(system).__name__} cannot re-rank given results (a boosted ranker and SCS "
+                f"can): use retriever(system) as a first stage"
+            )
         super().__init__(system, **kwargs)
 
     def transform_outputs(self, input_columns: list[str]) -> list[str]:
@@ -207,8 +242,10 @@ class Reranker(Retriever):
             frame_scores(inp, f"{self!r}: the input frame")  # a text or missing score: the row named
             candidates = Run.from_frame(inp)
         elif self._uses_scores():
-            raise ClirkitError(f"{self!r}: the input frame has no score column: a model boosted from a base ranker "
-                               f"adds beta times the first stage's score")
+            raise ClirkitError(
+                f"{self!r}: the input frame has no score column: a model boosted from a base ranker "
+                f"adds beta times the first stage's score"
+            )
         else:
             candidates = Run.from_frame(inp.assign(score=0.0))
         return _with_columns(self._rerank(topics, candidates), inp, on=["qid", "docno"])
@@ -227,8 +264,10 @@ class Reranker(Retriever):
         if not hasattr(system, "model_"):
             raise ClirkitError("the boosted ranker is not fitted: call fit first")
         if not hasattr(system, "docids_"):
-            raise ClirkitError("the boosted ranker has no documents: load it with its documents (Boost.load(path, "
-                               "documents)) to re-rank")
+            raise ClirkitError(
+                "the boosted ranker has no documents: load it with its documents (Boost.load(path, "
+                "documents)) to re-rank"
+            )
         model = system.model_
         queries = dict(zip(topics, model.source_analyzer.tokenize_many(list(topics.values()), quiet=True)))
         return model.rerank(candidates, queries, system.docids_, system.doc_tokens_, tag=self.name)
@@ -240,9 +279,11 @@ class _Learner(pt.Estimator):
 
     def fit(self, topics_or_res_tr, qrels_tr, topics_or_res_va=None, qrels_va=None):
         if self.resources is None:
-            raise ClirkitError(f"{self!r}: fit needs the resources the system learns with beside the topics (the "
-                               f"documents, index and tables): give retriever() or reranker() "
-                               f"resources=Resources(...), or use from_experiment")
+            raise ClirkitError(
+                f"{self!r}: fit needs the resources the system learns with beside the topics (the "
+                f"documents, index and tables): give retriever() or reranker() "
+                f"resources=Resources(...), or use from_experiment"
+            )
         splits = {"train": (topics_or_res_tr, qrels_tr)}
         if topics_or_res_va is not None:
             splits["dev"] = (topics_or_res_va, qrels_va)
@@ -260,16 +301,21 @@ class LearningReranker(_Learner, Reranker):
     """A :class:`Reranker` of a system that learns: a ``pt.Estimator``."""
 
 
-def retriever(system, *, resources: Resources | None = None, depth: int = DEPTH,
-              excluded: Mapping[str, set[str]] | None = None, name: str | None = None,
-              quiet: bool = True) -> Retriever:
+def retriever(
+    system,
+    *,
+    resources: Resources | None = None,
+    depth: int = DEPTH,
+    excluded: Mapping[str, set[str]] | None = None,
+    name: str | None = None,
+    quiet: bool = True,
+) -> Retriever:
     """``system`` as a first-stage transformer (:class:`Retriever`; a ``pt.Estimator`` when it learns)."""
     cls = LearningRetriever if _learns(system) else Retriever
     return cls(system, resources=resources, depth=depth, excluded=excluded, name=name, quiet=quiet)
 
 
-def reranker(system, *, resources: Resources | None = None, name: str | None = None,
-             quiet: bool = True) -> Reranker:
+def reranker(system, *, resources: Resources | None = None, name: str | None = None, quiet: bool = True) -> Reranker:
     """``system`` (a boosted ranker or SCS) as a re-ranker of results frames (:class:`Reranker`; a
     ``pt.Estimator``)."""
     cls = LearningReranker if _learns(system) else Reranker
@@ -299,9 +345,17 @@ class _GivenTopics(Resources):
     corpus, options, languages and seed of ``base`` (made by it on first use)."""
 
     def __init__(self, base: Resources, topics: dict, qrels: dict, excluded: Mapping[str, set[str]] | None) -> None:
-        super().__init__(topics=topics, qrels=qrels, excluded={s: dict(excluded or {}) for s in topics},
-                         options=base.options, source_lang=base.source_lang, target_lang=base.target_lang,
-                         seed=base.seed, quiet=base.quiet, jobs=base.jobs)
+        super().__init__(
+            topics=topics,
+            qrels=qrels,
+            excluded={s: dict(excluded or {}) for s in topics},
+            options=base.options,
+            source_lang=base.source_lang,
+            target_lang=base.target_lang,
+            seed=base.seed,
+            quiet=base.quiet,
+            jobs=base.jobs,
+        )
         self._base = base
 
     def documents(self):
@@ -324,6 +378,7 @@ class _GivenTopics(Resources):
 
 
 # --------------------------------------------------------------------------- experiment folders
+
 
 class _SavedArtifacts:
     """An experiment's output folder as the runner's store, read only: an artifact is used when its record says
@@ -373,8 +428,11 @@ class ExperimentFolder:
         else:  # a shipped experiment: "demo", which `clirkit demo` runs into clirkit-demo/
             exp, default = Experiment.read(shipped(str(experiment))), f"clirkit-{experiment}"
         self.folder = Path(folder if folder is not None else default)
-        command = (f"clirkit {exp.name} -o {self.folder}" if exp.source == str(shipped_path(exp.name)) else
-                   f"clirkit run {exp.source or 'FILE'} -o {self.folder}")
+        command = (
+            f"clirkit {exp.name} -o {self.folder}"
+            if exp.source == str(shipped_path(exp.name))
+            else f"clirkit run {exp.source or 'FILE'} -o {self.folder}"
+        )
         if not self.folder.is_dir():
             raise ClirkitError(f"{self.folder}: no such experiment folder: run {command} first")
         store, steps = _SavedArtifacts(self.folder, command), Steps()
@@ -404,8 +462,10 @@ class ExperimentFolder:
         from clirkit.experiment.kinds import system_class
 
         if name not in self.names:
-            raise ClirkitError(f"{self.experiment.source or 'the experiment'} has no system {name!r} (its systems: "
-                               f"{', '.join(self.names)})")
+            raise ClirkitError(
+                f"{self.experiment.source or 'the experiment'} has no system {name!r} (its systems: "
+                f"{', '.join(self.names)})"
+            )
         if name not in self._made:
             kind, spec = self.experiment.spec_of(name)
             for key in system_class(kind).system_keys:
@@ -426,8 +486,11 @@ class ExperimentFolder:
     def retriever(self, name: str, **kwargs) -> Retriever:
         """System ``name`` as a first stage (:func:`retriever`), named and tagged ``name``, excluding what the
         experiment excludes; a learner refits on the experiment's documents, index and tables."""
-        return retriever(self.system(name), resources=self._runner.views[name],
-                         **{"excluded": self._excluded(), "name": name, **kwargs})
+        return retriever(
+            self.system(name),
+            resources=self._runner.views[name],
+            **{"excluded": self._excluded(), "name": name, **kwargs},
+        )
 
     def reranker(self, name: str, **kwargs) -> Reranker:
         """System ``name`` (a boosted ranker or SCS) as a re-ranker of results frames (:func:`reranker`)."""

@@ -6,6 +6,7 @@ vocabulary. DT is the special case of one target term with weight 1 per
 source term; PSQ uses p(e|f). The BM25 engine turns these into fractional
 tf~ = sum_e p(e|f) tf(e,d) and df~ = sum_e p(e|f) df(e) (SPEC §2, §4).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -47,9 +48,9 @@ class StructuredQueries:
         return len(self.qids)
 
     @classmethod
-    def from_rows(cls, qids: Sequence[str],
-                  rows: Sequence[Sequence[tuple[str, float, Mapping[int, float]]]],
-                  n_targets: int) -> "StructuredQueries":
+    def from_rows(
+        cls, qids: Sequence[str], rows: Sequence[Sequence[tuple[str, float, Mapping[int, float]]]], n_targets: int
+    ) -> "StructuredQueries":
         """Build from per-query lists of ``(source_term, query_tf, {target_id: weight})``."""
         source_query, source_weight, source_terms = [], [], []
         indptr, indices, data = [0], [], []
@@ -63,15 +64,25 @@ class StructuredQueries:
                 data.extend(targets[i] for i in ids)
                 indptr.append(len(indices))
         translations = sp.csr_matrix(
-            (np.asarray(data, dtype=np.float64), np.asarray(indices, dtype=np.int64),
-             np.asarray(indptr, dtype=np.int64)),
-            shape=(len(source_terms), n_targets))
-        return cls(list(qids), np.asarray(source_query, dtype=np.int64),
-                   np.asarray(source_weight, dtype=np.float64), translations, source_terms)
+            (
+                np.asarray(data, dtype=np.float64),
+                np.asarray(indices, dtype=np.int64),
+                np.asarray(indptr, dtype=np.int64),
+            ),
+            shape=(len(source_terms), n_targets),
+        )
+        return cls(
+            list(qids),
+            np.asarray(source_query, dtype=np.int64),
+            np.asarray(source_weight, dtype=np.float64),
+            translations,
+            source_terms,
+        )
 
     @classmethod
-    def from_tokens(cls, qids: Sequence[str], token_lists: Sequence[Sequence[str]],
-                    vocabulary: Mapping[str, int]) -> "StructuredQueries":
+    def from_tokens(
+        cls, qids: Sequence[str], token_lists: Sequence[Sequence[str]], vocabulary: Mapping[str, int]
+    ) -> "StructuredQueries":
         """Monolingual (and DT) queries: each distinct token maps to itself with weight 1.
 
         Tokens absent from ``vocabulary`` get an empty row (they match nothing).
@@ -93,13 +104,15 @@ class StructuredQueries:
         by_position = np.argsort(first, kind="stable")
         first, counts = first[by_position], counts[by_position]
         source_terms = [flat[i] for i in first.tolist()]
-        target_of = np.fromiter((vocabulary[t] if t in vocabulary else -1 for t in numbers), dtype=np.int64,
-                                count=len(numbers))
+        target_of = np.fromiter(
+            (vocabulary[t] if t in vocabulary else -1 for t in numbers), dtype=np.int64, count=len(numbers)
+        )
         targets = target_of[number[first]]
         known = targets >= 0
         translations = sp.csr_matrix(
             (np.ones(int(known.sum())), targets[known], np.concatenate(([0], np.cumsum(known, dtype=np.int64)))),
-            shape=(len(source_terms), len(vocabulary)))
+            shape=(len(source_terms), len(vocabulary)),
+        )
         return cls(list(qids), query[first], counts.astype(np.float64), translations, source_terms)
 
     def is_one_to_one(self) -> bool:

@@ -7,6 +7,7 @@ descending, ties to the first list (whose parts come first in docid order), so t
 in shard order gives, byte for byte, the run of the unsharded index. The compiled twin
 (:func:`clirkit.kernels.merge_ranked`, numba) merges in one pass per query; numpy sorts each query's rows.
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -31,8 +32,12 @@ class Ranked(NamedTuple):
     @classmethod
     def of_part(cls, part: int, sizes: np.ndarray, cols: np.ndarray, scores: np.ndarray) -> "Ranked":
         """The ranked rows of one part (number ``part``), with the given sizes, positions and scores."""
-        return cls(np.asarray(sizes, dtype=np.int64), np.full(len(cols), part, dtype=np.int32),
-                   np.asarray(cols, dtype=np.int32), np.asarray(scores, dtype=np.float64))
+        return cls(
+            np.asarray(sizes, dtype=np.int64),
+            np.full(len(cols), part, dtype=np.int32),
+            np.asarray(cols, dtype=np.int32),
+            np.asarray(scores, dtype=np.float64),
+        )
 
 
 def merge_ranked(a: Ranked, b: Ranked, depth: int) -> Ranked:

@@ -5,6 +5,7 @@ queries; :class:`Report` lays the evaluations out as text, markdown, csv or
 json (the output of ``clirkit eval``). A mean that differs from the
 baseline's at ``alpha`` is marked with ``*`` (as in the BoostCLIR slides).
 """
+
 from __future__ import annotations
 
 import csv
@@ -22,8 +23,14 @@ FORMATS = ("text", "markdown", "csv", "json")
 TESTS = ("randomization", "t-test", "none")
 
 
-def significance(evaluations: Sequence[Evaluation], baseline: int = 0, *, test: str = "randomization",
-                 permutations: int = 10_000, seed: int = 0) -> dict[tuple[int, str], TestResult]:
+def significance(
+    evaluations: Sequence[Evaluation],
+    baseline: int = 0,
+    *,
+    test: str = "randomization",
+    permutations: int = 10_000,
+    seed: int = 0,
+) -> dict[tuple[int, str], TestResult]:
     """Paired ``test`` of every evaluation against ``evaluations[baseline]``, per measure, over the
     queries the two have in common.
 
@@ -41,8 +48,7 @@ def significance(evaluations: Sequence[Evaluation], baseline: int = 0, *, test: 
         if len(common) == 0:
             continue
         for m in ev.measures:
-            out[(i, m)] = paired_test(base.column(m)[bi], ev.column(m)[ei], test,
-                                      permutations=permutations, seed=seed)
+            out[(i, m)] = paired_test(base.column(m)[bi], ev.column(m)[ei], test, permutations=permutations, seed=seed)
     return out
 
 
@@ -61,10 +67,23 @@ class Report:
             words the notes, all four are echoed in the json.
     """
 
-    def __init__(self, labels: Sequence[str], evaluations: Sequence[Evaluation], *, baseline: int = 0,
-                 alpha: float = 0.05, test: str = "randomization", permutations: int = 10_000, seed: int = 0,
-                 per_query: bool = False, qrels: str = "qrels", average: str = "qrels", depth: int | None = 1000,
-                 rel_threshold: int = 1, ties: str = "trec_eval") -> None:
+    def __init__(
+        self,
+        labels: Sequence[str],
+        evaluations: Sequence[Evaluation],
+        *,
+        baseline: int = 0,
+        alpha: float = 0.05,
+        test: str = "randomization",
+        permutations: int = 10_000,
+        seed: int = 0,
+        per_query: bool = False,
+        qrels: str = "qrels",
+        average: str = "qrels",
+        depth: int | None = 1000,
+        rel_threshold: int = 1,
+        ties: str = "trec_eval",
+    ) -> None:
         self.labels, self.evs, self.baseline = list(labels), list(evaluations), baseline
         self.alpha, self.test, self.permutations, self.seed = alpha, test, permutations, seed
         self.per_query, self.qrels, self.average = per_query, qrels, average
@@ -88,8 +107,11 @@ class Report:
             over = "mean over each run's queries that the qrels judge"
         notes = [f"qrels {self.qrels}: {over}"]
         if self.tests:
-            test = (f"paired randomization test, {self.permutations} permutations, seed {self.seed}"
-                    if self.test == "randomization" else "paired t-test")
+            test = (
+                f"paired randomization test, {self.permutations} permutations, seed {self.seed}"
+                if self.test == "randomization"
+                else "paired t-test"
+            )
             notes.append(f"* = p < {self.alpha:g} against {self.labels[self.baseline]} ({test}, two-sided)")
         for label, ev in zip(self.labels, self.evs):
             if ev.missing_queries:
@@ -122,8 +144,10 @@ class Report:
     def text(self) -> str:
         header, rows = self._table()
         widths = [max(len(r[j]) for r in [header] + rows) for j in range(len(header))]
-        lines = ["  ".join(c.ljust(w) if j < 2 else c.rjust(w) for j, (c, w) in enumerate(zip(r, widths))).rstrip()
-                 for r in [header] + rows]
+        lines = [
+            "  ".join(c.ljust(w) if j < 2 else c.rjust(w) for j, (c, w) in enumerate(zip(r, widths))).rstrip()
+            for r in [header] + rows
+        ]
         return "\n".join(lines + [f"# {n}" for n in self._notes()]) + "\n"
 
     def markdown(self) -> str:
@@ -153,21 +177,44 @@ class Report:
     def json(self) -> str:
         runs = []
         for i, (label, ev) in enumerate(zip(self.labels, self.evs)):
-            item = {"run": label, "tag": ev.tag, "queries": ev.n_queries, "mean": ev.mean(),
-                    "missing_queries": list(ev.missing_queries), "ignored_queries": list(ev.ignored_queries)}
+            item = {
+                "run": label,
+                "tag": ev.tag,
+                "queries": ev.n_queries,
+                "mean": ev.mean(),
+                "missing_queries": list(ev.missing_queries),
+                "ignored_queries": list(ev.ignored_queries),
+            }
             if i != self.baseline and self.tests:
                 item["significance"] = {
-                    m: {"test": t.method, "p_value": _json_float(t.p_value), "mean_difference": t.mean_difference,
-                        "queries": t.n, "significant": t.p_value < self.alpha}
-                    for m in self.measures if (t := self.tests.get((i, m))) is not None}
+                    m: {
+                        "test": t.method,
+                        "p_value": _json_float(t.p_value),
+                        "mean_difference": t.mean_difference,
+                        "queries": t.n,
+                        "significant": t.p_value < self.alpha,
+                    }
+                    for m in self.measures
+                    if (t := self.tests.get((i, m))) is not None
+                }
             if self.per_query:
                 item["per_query"] = ev.per_query()
             runs.append(item)
-        doc = {"qrels": self.qrels, "average": self.average, "description": self.evs[0].describe(),
-               "measures": self.measures, "baseline": self.labels[self.baseline],
-               "test": self.test if len(self.evs) > 1 else "none", "alpha": self.alpha,
-               "permutations": self.permutations, "seed": self.seed, "depth": self.depth,
-               "rel_threshold": self.rel_threshold, "ties": self.ties, "runs": runs}
+        doc = {
+            "qrels": self.qrels,
+            "average": self.average,
+            "description": self.evs[0].describe(),
+            "measures": self.measures,
+            "baseline": self.labels[self.baseline],
+            "test": self.test if len(self.evs) > 1 else "none",
+            "alpha": self.alpha,
+            "permutations": self.permutations,
+            "seed": self.seed,
+            "depth": self.depth,
+            "rel_threshold": self.rel_threshold,
+            "ties": self.ties,
+            "runs": runs,
+        }
         return json.dumps(doc, indent=2) + "\n"
 
 
@@ -179,8 +226,16 @@ def _json_float(x: float) -> float | None:
     return None if math.isnan(x) else x
 
 
-def score_table(runs, qrels, measures: Sequence[str], *, baseline: str | None = None, seed: int = 0,
-                qrels_label: str = "qrels", gains: Sequence[str] = ()) -> str:
+def score_table(
+    runs,
+    qrels,
+    measures: Sequence[str],
+    *,
+    baseline: str | None = None,
+    seed: int = 0,
+    qrels_label: str = "qrels",
+    gains: Sequence[str] = (),
+) -> str:
     """The ``clirkit eval`` text table of ``runs`` (``{name: Run}``): one row per run (name, queries, mean of
     each measure over the qrels' queries), ``*`` on means that differ from ``baseline``'s (default: the
     first run) at p < 0.05 in the paired randomization test with ``seed``, then ``#`` notes naming the
@@ -201,7 +256,11 @@ def score_table(runs, qrels, measures: Sequence[str], *, baseline: str | None = 
     for i, name in enumerate(names):
         if i == base:
             continue
-        parts = [f"{m} {100 * (evaluations[i].mean()[m] - evaluations[base].mean()[m]):+.2f}"
-                 f" (p {report.tests[(i, m)].p_value:.4f})" for m in gains if (i, m) in report.tests]
+        parts = [
+            f"{m} {100 * (evaluations[i].mean()[m] - evaluations[base].mean()[m]):+.2f}"
+            f" (p {report.tests[(i, m)].p_value:.4f})"
+            for m in gains
+            if (i, m) in report.tests
+        ]
         lines.append(f"{name} vs {names[base]}: " + ", ".join(parts))
     return text + "\n\n" + "\n".join(lines)

@@ -11,6 +11,7 @@ column names or PyTerrier's: a result frame ``qid, docno, score, rank`` with ran
 docno, label``) and namedtuples (``to_records``/``from_records``: :data:`ScoredDoc` and :data:`Qrel`, the fields of
 ir_datasets' ``scoreddocs_iter()`` and ``qrels_iter()`` and of ir_measures' inputs).
 """
+
 from __future__ import annotations
 
 from collections import namedtuple
@@ -112,8 +113,10 @@ class Run:
         query_ids, docids = _str_array(query_ids), _str_array(docids)
         sizes, scores = np.asarray(sizes, dtype=np.int64), np.asarray(scores, dtype=np.float64)
         if len(query_ids) != len(sizes) or (sizes < 0).any() or not int(sizes.sum()) == len(docids) == len(scores):
-            raise ValueError(f"Run groups do not match the rows: {len(query_ids)} queries, {len(sizes)} sizes "
-                             f"summing to {int(sizes.sum())}, {len(docids)} documents, {len(scores)} scores")
+            raise ValueError(
+                f"Run groups do not match the rows: {len(query_ids)} queries, {len(sizes)} sizes "
+                f"summing to {int(sizes.sum())}, {len(docids)} documents, {len(scores)} scores"
+            )
         kept = sizes > 0
         order = query_ids[kept]
         if len(set(order.tolist())) != len(order):
@@ -122,15 +125,20 @@ class Run:
             raise ValueError(f"Run rows of one query must be contiguous: query {repeated!r} has two groups of rows")
         run = object.__new__(cls)  # the fields __post_init__ would derive, set from the groups
         starts = np.concatenate(([0], np.cumsum(sizes[kept])))
-        for name, value in (("qids", _str_array(_repeat_strings(order, sizes[kept]))), ("docids", docids),
-                            ("scores", scores), ("tag", tag), ("_starts", starts), ("_query_order", order),
-                            ("_unique_pairs", False)):
+        for name, value in (
+            ("qids", _str_array(_repeat_strings(order, sizes[kept]))),
+            ("docids", docids),
+            ("scores", scores),
+            ("tag", tag),
+            ("_starts", starts),
+            ("_query_order", order),
+            ("_unique_pairs", False),
+        ):
             object.__setattr__(run, name, value)
         return run
 
     @classmethod
-    def ranked(cls, qids, docids, scores, *, tag: str = "clirkit", depth: int | None = None,
-               query_order=None) -> "Run":
+    def ranked(cls, qids, docids, scores, *, tag: str = "clirkit", depth: int | None = None, query_order=None) -> "Run":
         """Sort rows into clirkit's order and keep the top ``depth`` per query.
 
         Queries come in ``query_order`` if given (ids absent from it are
@@ -216,8 +224,14 @@ class Run:
         import pandas as pd
 
         if _style(style) == "pyterrier":
-            return pd.DataFrame({"qid": self.qids.astype(object), "docno": self.docids.astype(object),
-                                 "score": self.scores, "rank": self.ranks() - 1})
+            return pd.DataFrame(
+                {
+                    "qid": self.qids.astype(object),
+                    "docno": self.docids.astype(object),
+                    "score": self.scores,
+                    "rank": self.ranks() - 1,
+                }
+            )
         return pd.DataFrame({"qid": self.qids, "docid": self.docids, "rank": self.ranks(), "score": self.scores})
 
     @classmethod
@@ -239,8 +253,9 @@ class Run:
     def from_records(cls, records: Iterable, *, tag: str = "clirkit", depth: int | None = None) -> "Run":
         """A run from records with ``query_id``, ``doc_id`` and ``score`` attributes (ir_datasets'
         ``dataset.scoreddocs_iter()``, ir_measures' ScoredDoc, :meth:`to_records`), ranked by :meth:`ranked`."""
-        qids, docids, scores = _record_columns(records, ("query_id", "doc_id", "score"), "a run record",
-                                               "an ir_datasets ScoredDoc")
+        qids, docids, scores = _record_columns(
+            records, ("query_id", "doc_id", "score"), "a run record", "an ir_datasets ScoredDoc"
+        )
         try:
             values = np.asarray(scores, dtype=np.float64)
         except (TypeError, ValueError):
@@ -343,8 +358,9 @@ class Qrels:
         import pandas as pd
 
         if _style(style) == "pyterrier":
-            return pd.DataFrame({"qid": self.qids.astype(object), "docno": self.docids.astype(object),
-                                 "label": self.rels})
+            return pd.DataFrame(
+                {"qid": self.qids.astype(object), "docno": self.docids.astype(object), "label": self.rels}
+            )
         return pd.DataFrame({"qid": self.qids, "docid": self.docids, "rel": self.rels})
 
     @classmethod
@@ -363,8 +379,9 @@ class Qrels:
     def from_records(cls, records: Iterable) -> "Qrels":
         """Judgments from records with ``query_id``, ``doc_id`` and ``relevance`` attributes (ir_datasets'
         ``dataset.qrels_iter()``, ir_measures' Qrel, :meth:`to_records`)."""
-        qids, docids, rels = _record_columns(records, ("query_id", "doc_id", "relevance"), "a qrels record",
-                                             "an ir_datasets TrecQrel")
+        qids, docids, rels = _record_columns(
+            records, ("query_id", "doc_id", "relevance"), "a qrels record", "an ir_datasets TrecQrel"
+        )
         return cls(_str_array(qids), _str_array(docids), _grades(rels, "a qrels record's relevance"))
 
 
@@ -385,8 +402,9 @@ def _frame_ids(frame, what: str, value: str) -> tuple[np.ndarray, np.ndarray]:
     if missing:
         wanted = " or ".join(("docno", "docid")) if doc in missing else doc
         names = [wanted if c == doc else c for c in missing]
-        raise ClirkitError(f"{what}: no {', no '.join(names)} column (its columns: "
-                           f"{', '.join(map(str, columns)) or 'none'})")
+        raise ClirkitError(
+            f"{what}: no {', no '.join(names)} column (its columns: {', '.join(map(str, columns)) or 'none'})"
+        )
     check_frame_ids(frame, ("qid", doc), what)
     return _str_array(frame["qid"].astype(str).to_numpy()), _str_array(frame[doc].astype(str).to_numpy())
 
@@ -399,8 +417,10 @@ def check_frame_ids(frame, columns: Iterable[str], what: str) -> None:
         missing = frame[column].isna().to_numpy()
         if missing.any():
             pos = int(np.flatnonzero(missing)[0])
-            raise ClirkitError(f"{what}: row {_row_label(frame, pos)} has no {column} "
-                               f"({_shown(frame[column].iloc[pos])}); give every row its {column}")
+            raise ClirkitError(
+                f"{what}: row {_row_label(frame, pos)} has no {column} "
+                f"({_shown(frame[column].iloc[pos])}); give every row its {column}"
+            )
 
 
 def _row_label(frame, pos: int) -> str:
@@ -429,8 +449,10 @@ def frame_scores(frame, what: str) -> np.ndarray:
         if not len(bad):
             return scores
         pos = int(bad[0])
-    raise ClirkitError(f"{what}: row {_row_label(frame, pos)} has score {_shown(column.iloc[pos])}, not a finite "
-                       f"number; give every row a number such as 12.5")
+    raise ClirkitError(
+        f"{what}: row {_row_label(frame, pos)} has score {_shown(column.iloc[pos])}, not a finite "
+        f"number; give every row a number such as 12.5"
+    )
 
 
 def _is_number(value) -> bool:
@@ -449,8 +471,10 @@ def _record_columns(records: Iterable, fields: tuple[str, ...], what: str, examp
             for column, name in zip(columns, fields):
                 column.append(getattr(record, name))
         except AttributeError:
-            raise ClirkitError(f"{what} (number {n}) has no {name} field: expected {', '.join(fields)} "
-                               f"(e.g. {example}), got {type(record).__name__}") from None
+            raise ClirkitError(
+                f"{what} (number {n}) has no {name} field: expected {', '.join(fields)} "
+                f"(e.g. {example}), got {type(record).__name__}"
+            ) from None
     return columns
 
 

@@ -22,6 +22,7 @@ text written in the other.
 Runs of Thai, Lao, Khmer and Burmese are never handed to the Moses tokenizer, which splits them at every vowel
 and tone mark and drops the marks as punctuation: without a word segmenter each run stays one token.
 """
+
 from __future__ import annotations
 
 import functools
@@ -33,15 +34,13 @@ SEGMENTERS = ("bigrams", "unigrams+bigrams", "icu", "jieba", "sudachi", "kiwi")
 CHINESE_SCRIPTS = ("simplified", "traditional")
 #: Each language's segmenter when the analyzer's is ``"auto"`` (languages not named: none), chosen on the dev
 #: splits of the collections of the language (baselines/README.md, "Languages written without spaces").
-DEFAULT_SEGMENTERS = {"zh": "icu", "ja": "icu", "ko": "bigrams", "th": "icu", "lo": "icu", "km": "icu",
-                      "my": "icu"}
+DEFAULT_SEGMENTERS = {"zh": "icu", "ja": "icu", "ko": "bigrams", "th": "icu", "lo": "icu", "km": "icu", "my": "icu"}
 #: Chinese text is converted to this script when the analyzer's ``chinese_script`` is ``"auto"``.
 DEFAULT_CHINESE_SCRIPT = "simplified"
 
 # Han (with extensions and compatibility ideographs), kana, Hangul syllables and compatibility jamo (regex class
 # bodies)
-_HAN = "\u2e80-\u2fdf\u3005\u3007\u3021-\u3029\u3038-\u303b\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff" \
-       "\U00020000-\U0003134f"
+_HAN = "\u2e80-\u2fdf\u3005\u3007\u3021-\u3029\u3038-\u303b\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
 _KANA = "\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f"
 _HANGUL_SYLLABLES = "\u3130-\u318f\ua960-\ua97f\uac00-\ud7ff"
 #: The scripts Lucene's CJK bigram filter pairs: Han, Hiragana, Katakana, Hangul.
@@ -51,8 +50,12 @@ CJK = _HAN + _KANA + _HANGUL_SYLLABLES
 COMPLEX = "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff\ua9e0-\ua9ff\uaa60-\uaa7f"
 _CJK_PUNCTUATION = "\u3000-\u303f\uff00-\uffef"  # ideographic punctuation, full- and half-width forms
 #: The characters each word segmenter is given (in runs); the rest of a text goes to the Moses tokenizer.
-SEGMENTED = {"icu": CJK + _CJK_PUNCTUATION + COMPLEX, "jieba": _HAN + _CJK_PUNCTUATION,
-             "sudachi": _HAN + _KANA + _CJK_PUNCTUATION, "kiwi": "\u1100-\u11ff" + _HANGUL_SYLLABLES + " "}
+SEGMENTED = {
+    "icu": CJK + _CJK_PUNCTUATION + COMPLEX,
+    "jieba": _HAN + _CJK_PUNCTUATION,
+    "sudachi": _HAN + _KANA + _CJK_PUNCTUATION,
+    "kiwi": "\u1100-\u11ff" + _HANGUL_SYLLABLES + " ",
+}
 
 
 def runs(text: str, chars: str) -> list[tuple[bool, str]]:
@@ -120,8 +123,9 @@ def _sudachi():
     try:
         from sudachipy import Dictionary, SplitMode
     except ImportError:
-        raise ClirkitError("the sudachi segmenter needs SudachiPy and its dictionary: "
-                           "pip install sudachipy sudachidict_core") from None
+        raise ClirkitError(
+            "the sudachi segmenter needs SudachiPy and its dictionary: pip install sudachipy sudachidict_core"
+        ) from None
     tokenizer = Dictionary(dict="core").create(SplitMode.A)
     return lambda run: [m.dictionary_form() for m in tokenizer.tokenize(run)]
 
@@ -172,10 +176,10 @@ def character_bigrams(run: str, unigrams: bool = False) -> list[str]:
     ``unigrams`` each character followed by its bigram with the next (the filter's ``outputUnigrams``):
     ``"東京都"`` -> ``["東京", "京都"]``, with unigrams ``["東", "東京", "京", "京都", "都"]``."""
     if not unigrams:
-        return [run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)]
+        return [run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)]
     out: list[str] = []
     for i, char in enumerate(run):
         out.append(char)
         if i + 1 < len(run):
-            out.append(run[i:i + 2])
+            out.append(run[i : i + 2])
     return out

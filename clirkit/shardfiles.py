@@ -2,6 +2,7 @@
 removal of what a replaced or killed build left, and the kind a file's header names. No index is read here
 (:mod:`clirkit.shards` holds :class:`~clirkit.shards.ShardedIndex`), so the one-file index can replace a
 sharded one without importing it."""
+
 from __future__ import annotations
 
 import contextlib
@@ -108,11 +109,22 @@ def _referenced(path: str | os.PathLike[str]) -> set[str]:
     try:
         with np.load(path, allow_pickle=False) as npz:
             shards = json.loads(npz[HEADER_KEY].tobytes().decode("utf-8")).get("shards")
-    except (OSError, ValueError, KeyError, EOFError, AttributeError, RecursionError, zipfile.BadZipFile,
-            UnicodeDecodeError):
+    except (
+        OSError,
+        ValueError,
+        KeyError,
+        EOFError,
+        AttributeError,
+        RecursionError,
+        zipfile.BadZipFile,
+        UnicodeDecodeError,
+    ):
         return set()
-    return {r["file"] for r in shards if isinstance(r, dict) and isinstance(r.get("file"), str)} \
-        if isinstance(shards, list) else set()
+    return (
+        {r["file"] for r in shards if isinstance(r, dict) and isinstance(r.get("file"), str)}
+        if isinstance(shards, list)
+        else set()
+    )
 
 
 def _tidy(path: str | os.PathLike[str], keep: set[str] | None) -> None:
@@ -130,8 +142,11 @@ def _tidy(path: str | os.PathLike[str], keep: set[str] | None) -> None:
     for entry in entries:
         found = temporary.match(entry.name)
         stale = (found is not None and int(found.group(1)) != os.getpid() and not _alive(int(found.group(1)))) or (
-            keep is not None and shard.fullmatch(entry.name) is not None and entry.name not in keep
-            and index_kind(entry.path) not in MANIFESTS)
+            keep is not None
+            and shard.fullmatch(entry.name) is not None
+            and entry.name not in keep
+            and index_kind(entry.path) not in MANIFESTS
+        )
         if stale:
             try:
                 os.unlink(entry.path)

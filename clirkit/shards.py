@@ -15,6 +15,7 @@ left (temporaries of a process that is gone, shards no manifest names) is remove
 Searching is in :mod:`clirkit.shardsearch` (:class:`~clirkit.shardsearch.ShardedBM25`, from
 :meth:`ShardedIndex.bm25`).
 """
+
 from __future__ import annotations
 
 import os
@@ -110,8 +111,13 @@ class ShardedIndex:
 
     def stats(self) -> dict:
         """Counts describing the whole collection (as :meth:`Index.stats`)."""
-        return {"n_docs": self.n_docs, "n_terms": self.n_terms, "n_postings": int(self.df.sum()),
-                "n_tokens": int(self.cf.sum()), "avgdl": self.avgdl}
+        return {
+            "n_docs": self.n_docs,
+            "n_terms": self.n_terms,
+            "n_postings": int(self.df.sum()),
+            "n_tokens": int(self.cf.sum()),
+            "avgdl": self.avgdl,
+        }
 
     def collection_stats(self) -> CollectionStats:
         """What BM25 takes from the whole collection when it scores one shard."""
@@ -143,8 +149,9 @@ class ShardedIndex:
             starts = [(i * n) // shards for i in range(shards)]
         bounds = np.append(np.asarray(starts, dtype=np.int64), n)
         if len(bounds) < 2 or bounds[0] != 0 or np.any(np.diff(bounds) < 1):
-            raise ClirkitError(f"shard starts must be increasing document positions from 0 below {n}, got "
-                               f"{list(starts)}")
+            raise ClirkitError(
+                f"shard starts must be increasing document positions from 0 below {n}, got {list(starts)}"
+            )
         parts = []
         for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
             tf = index.tf[:, lo:hi].tocsr()
@@ -153,14 +160,14 @@ class ShardedIndex:
             tf.sort_indices()
             parts.append(cls._cut(index, lo, hi, rows, tf))
         cf = np.asarray(index.tf.sum(axis=1, dtype=np.int64)).ravel()
-        return cls(index.terms, index.df, cf, n, index.avgdl, index.analyzer, [_record(p) for p in parts],
-                   shards=parts)
+        return cls(index.terms, index.df, cf, n, index.avgdl, index.analyzer, [_record(p) for p in parts], shards=parts)
 
     @classmethod
     def _cut(cls, index: Index, lo: int, hi: int, rows: np.ndarray, tf) -> Index:
         """The shard of ``index``'s documents ``lo:hi``, holding its terms ``rows`` (their counts ``tf``)."""
-        return Index(_narrow(index.docids[lo:hi]), _narrow(index.terms[rows]), tf, index.doc_lengths[lo:hi],
-                     index.analyzer)
+        return Index(
+            _narrow(index.docids[lo:hi]), _narrow(index.terms[rows]), tf, index.doc_lengths[lo:hi], index.analyzer
+        )
 
     @classmethod
     def from_shards(cls, shards: Sequence[Index]) -> "ShardedIndex":
@@ -174,8 +181,10 @@ class ShardedIndex:
             if a.analyzer != b.analyzer:
                 raise ClirkitError("the shards were made by different analyzers: index them with the same settings")
             if not a.docids[-1] < b.docids[0]:
-                raise ClirkitError(f"the shards' docid ranges overlap ({a.docids[0]!s}..{a.docids[-1]!s} and "
-                                   f"{b.docids[0]!s}..{b.docids[-1]!s}): each shard must hold a docid range")
+                raise ClirkitError(
+                    f"the shards' docid ranges overlap ({a.docids[0]!s}..{a.docids[-1]!s} and "
+                    f"{b.docids[0]!s}..{b.docids[-1]!s}): each shard must hold a docid range"
+                )
         return cls._merged([_Summary.of(p) for p in parts], parts[0].analyzer, shards=parts)
 
     @classmethod
@@ -189,12 +198,20 @@ class ShardedIndex:
             df[rows] += p.df
             cf[rows] += p.cf
         lengths = np.concatenate([p.doc_lengths for p in parts])  # the whole index's doc_lengths
-        return cls(terms, df, cf, len(lengths), float(lengths.mean()), analyzer, [p.record for p in parts],
-                   **fields)
+        return cls(terms, df, cf, len(lengths), float(lengths.mean()), analyzer, [p.record for p in parts], **fields)
 
     @classmethod
-    def build(cls, read_documents, shards: int, analyzer: Analyzer, path: str | os.PathLike[str], *,
-              jobs: int = 1, quiet: bool = True, source: str | None = None) -> "ShardedIndex":
+    def build(
+        cls,
+        read_documents,
+        shards: int,
+        analyzer: Analyzer,
+        path: str | os.PathLike[str],
+        *,
+        jobs: int = 1,
+        quiet: bool = True,
+        source: str | None = None,
+    ) -> "ShardedIndex":
         """Index a collection one shard at a time and save it at ``path``, holding one shard in memory.
 
         ``read_documents()`` gives a fresh iterator of ``(lineno, docid, text)`` records each time it is
@@ -217,8 +234,11 @@ class ShardedIndex:
         del ids
         written, parts = [], []
         with _replacing(path, written):
-            for i, shard in enumerate(_in_order_shards(read_documents(), firsts, analyzer, jobs, source) if in_order
-                                      else _shard_by_shard(read_documents, firsts, analyzer, jobs, source)):
+            for i, shard in enumerate(
+                _in_order_shards(read_documents(), firsts, analyzer, jobs, source)
+                if in_order
+                else _shard_by_shard(read_documents, firsts, analyzer, jobs, source)
+            ):
                 name, size = _write_shard(shard, path, i, written)
                 parts.append(_Summary.of(shard, name, size))
                 say(f"shard {i + 1} of {shards}: {shard.n_docs} documents -> {name}", quiet=quiet)
@@ -237,15 +257,20 @@ class ShardedIndex:
         with _replacing(path, written):
             for i, record in enumerate(self.records):
                 name, size = _write_shard(self.shard(i), path, i, written)
-                records.append({**{k: v for k, v in record.items() if k not in ("file", "bytes")}, "file": name,
-                                "bytes": size})
+                records.append(
+                    {**{k: v for k, v in record.items() if k not in ("file", "bytes")}, "file": name, "bytes": size}
+                )
             self.records = records
             self._write_manifest(path)
 
     def _write_manifest(self, path: str | os.PathLike[str]) -> None:
         _checkpoint("shards")
-        header = {"analyzer": self.analyzer.to_dict(), "stats": self.stats(), "shards": self.records,
-                  **self._more_header()}
+        header = {
+            "analyzer": self.analyzer.to_dict(),
+            "stats": self.stats(),
+            "shards": self.records,
+            **self._more_header(),
+        }
         save_npz(path, self.kind, FORMAT_VERSION, header, {"terms": self.terms, "df": self.df, "cf": self.cf})
         self.path = str(path)
 
@@ -259,8 +284,9 @@ class ShardedIndex:
         return {}
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str], *, jobs: int = 1, backend: str = "loky",
-             scheduler=None) -> "ShardedIndex":
+    def load(
+        cls, path: str | os.PathLike[str], *, jobs: int = 1, backend: str = "loky", scheduler=None
+    ) -> "ShardedIndex":
         """Read the manifest written by :meth:`save`, checking it and that each shard file is there with its
         recorded size (the shards themselves are checked when a worker opens them). ``jobs``, ``backend``
         and ``scheduler`` set how searches run. A damaged manifest or a missing shard is a ClirkitError."""
@@ -274,16 +300,23 @@ class ShardedIndex:
             if not records:
                 raise Corrupt("header shards is empty")
             if sum(r["n_docs"] for r in records) != n_docs:
-                raise Corrupt(f"the shards hold {sum(r['n_docs'] for r in records)} documents, the header "
-                              f"stats {n_docs}")
+                raise Corrupt(
+                    f"the shards hold {sum(r['n_docs'] for r in records)} documents, the header stats {n_docs}"
+                )
             for i in range(1, n_shards):
                 if not records[i - 1]["last_docid"] < records[i]["first_docid"]:
                     raise Corrupt(f"the docid ranges of shards {i - 1} and {i} are not increasing")
             terms = require_array(a, "terms", "str", sorted=True, unique=True)
             df = require_array(a, "df", "int", shape=(len(terms),), min=0, max=n_docs, dtype=np.int64)
             counts = cls.shard_type is Index  # whole tokens, or expected counts (fractional, below df)
-            cf = require_array(a, "cf", "int" if counts else "number", shape=(len(terms),), min=0,
-                               dtype=np.int64 if counts else np.float64)
+            cf = require_array(
+                a,
+                "cf",
+                "int" if counts else "number",
+                shape=(len(terms),),
+                min=0,
+                dtype=np.int64 if counts else np.float64,
+            )
             if counts and np.any(cf < df):
                 raise Corrupt(f"cf is below df at {int(np.argmax(cf < df))}")
             more = cls._more_fields(header)
@@ -293,10 +326,24 @@ class ShardedIndex:
             if not file.is_file():
                 raise ClirkitError(f"{path}: shard {i} ({r['file']}) is missing: {cls.remedy}")
             if file.stat().st_size != r["bytes"]:
-                raise ClirkitError(f"{path}: shard {i} ({r['file']}) has {file.stat().st_size} bytes, the "
-                                   f"manifest records {r['bytes']}: it was damaged or replaced; {cls.remedy}")
-        return cls(terms, df, cf, n_docs, avgdl, analyzer, records, path=str(path), jobs=jobs, backend=backend,
-                   scheduler=scheduler, **more)
+                raise ClirkitError(
+                    f"{path}: shard {i} ({r['file']}) has {file.stat().st_size} bytes, the "
+                    f"manifest records {r['bytes']}: it was damaged or replaced; {cls.remedy}"
+                )
+        return cls(
+            terms,
+            df,
+            cf,
+            n_docs,
+            avgdl,
+            analyzer,
+            records,
+            path=str(path),
+            jobs=jobs,
+            backend=backend,
+            scheduler=scheduler,
+            **more,
+        )
 
     def shard(self, number: int) -> Index:
         """Shard ``number`` as saved (its own vocabulary), from memory or read and checked against its record."""
@@ -312,8 +359,10 @@ class ShardedIndex:
         got = _record(shard)
         for key in ("n_docs", "n_terms", "n_postings", "first_docid", "last_docid"):
             if got[key] != record[key]:
-                raise ClirkitError(f"{where} has {key} {got[key]!r}, the manifest records {record[key]!r}: it was "
-                                   f"replaced; rebuild the index")
+                raise ClirkitError(
+                    f"{where} has {key} {got[key]!r}, the manifest records {record[key]!r}: it was "
+                    f"replaced; rebuild the index"
+                )
         if shard.analyzer != self.analyzer:
             raise ClirkitError(f"{where} was made by another analyzer than the manifest records: rebuild the index")
         return shard
@@ -335,8 +384,12 @@ class ShardedIndex:
                 ids = npz["docids"]
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
             raise ClirkitError(f"{where}: cannot read its docids ({' '.join(str(exc).split())[:200]})") from None
-        if (ids.dtype.kind != "U" or ids.shape != (record["n_docs"],) or str(ids[0]) != record["first_docid"]
-                or str(ids[-1]) != record["last_docid"]):
+        if (
+            ids.dtype.kind != "U"
+            or ids.shape != (record["n_docs"],)
+            or str(ids[0]) != record["first_docid"]
+            or str(ids[-1]) != record["last_docid"]
+        ):
             raise ClirkitError(f"{where}: its docids are not those the manifest records: rebuild the index")
         with self._lock:
             return self._names.setdefault(number, ids)
@@ -351,8 +404,7 @@ class ShardedIndex:
 # writing as a whole ----------------------------------------------------------------------------------
 
 
-def _shard_by_shard(read_documents, firsts: list, analyzer: Analyzer, jobs: int,
-                    source: str | None) -> Iterator[Index]:
+def _shard_by_shard(read_documents, firsts: list, analyzer: Analyzer, jobs: int, source: str | None) -> Iterator[Index]:
     """Each shard's index (docid ranges from ``firsts``, None after the last), the file read once per shard."""
     for lo, hi in zip(firsts[:-1], firsts[1:]):
         records = (r for r in read_documents() if lo <= r[1] and (hi is None or r[1] < hi))
@@ -361,8 +413,9 @@ def _shard_by_shard(read_documents, firsts: list, analyzer: Analyzer, jobs: int,
         yield Index.build(records, analyzer, quiet=True, jobs=jobs, source=source)
 
 
-def _in_order_shards(records: Iterator[tuple], firsts: list, analyzer: Analyzer, jobs: int,
-                     source: str | None) -> Iterator[Index]:
+def _in_order_shards(
+    records: Iterator[tuple], firsts: list, analyzer: Analyzer, jobs: int, source: str | None
+) -> Iterator[Index]:
     """Each shard's index from ``(lineno, docid, text)`` records in increasing docid order, read once: one
     stream of chunks, none across two shards, tokenized by ``jobs`` workers without a pause between shards."""
     from bisect import bisect_right
@@ -370,12 +423,14 @@ def _in_order_shards(records: Iterator[tuple], firsts: list, analyzer: Analyzer,
 
     starts = firsts[1:-1]  # the first docid of each shard after the first
     by_shard = groupby(records, key=lambda record: bisect_right(starts, record[1]))
-    chunks = chain.from_iterable(((shard, chunk) for chunk in document_chunks(group, located=True, size=TASK_DOCS))
-                                 for shard, group in by_shard)
+    chunks = chain.from_iterable(
+        ((shard, chunk) for chunk in document_chunks(group, located=True, size=TASK_DOCS)) for shard, group in by_shard
+    )
     stream = analyzer.tokenize_stream(chunks, lambda item: item[1][2], jobs=jobs)
     for _, done in groupby(stream, key=lambda item: item[0][0]):
-        yield Index.from_tokenized(((lines, ids, tokens) for (_, (lines, ids, _)), tokens in done), analyzer,
-                                   source=source)
+        yield Index.from_tokenized(
+            ((lines, ids, tokens) for (_, (lines, ids, _)), tokens in done), analyzer, source=source
+        )
 
 
 def _dense(index: Index) -> Index:
@@ -411,8 +466,13 @@ class _Summary:
 
 
 def _record(shard: Index) -> dict:
-    return {"n_docs": shard.n_docs, "n_terms": shard.n_terms, "n_postings": int(shard.tf.nnz),
-            "first_docid": str(shard.docids[0]), "last_docid": str(shard.docids[-1])}
+    return {
+        "n_docs": shard.n_docs,
+        "n_terms": shard.n_terms,
+        "n_postings": int(shard.tf.nnz),
+        "first_docid": str(shard.docids[0]),
+        "last_docid": str(shard.docids[-1]),
+    }
 
 
 def _read_record(header: Mapping, i: int) -> dict:
@@ -426,8 +486,9 @@ def _read_record(header: Mapping, i: int) -> dict:
     return record
 
 
-def load_index(path: str | os.PathLike[str], *, jobs: int = 1, backend: str = "loky",
-               scheduler=None, mmap: bool = False) -> Index | ShardedIndex:
+def load_index(
+    path: str | os.PathLike[str], *, jobs: int = 1, backend: str = "loky", scheduler=None, mmap: bool = False
+) -> Index | ShardedIndex:
     """The index at ``path``: a :class:`ShardedIndex` (searched with ``jobs``, ``backend``, ``scheduler``)
     if it is a manifest (of a translated index: a :class:`~clirkit.docpsq.ShardedProjectedIndex`), else an
     :class:`~clirkit.index.Index` (memory-mapped with ``mmap``)."""

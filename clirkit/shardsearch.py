@@ -19,6 +19,7 @@ on a shared file system). Searching in this process (one job, or threads), the
 ceil(shards / groups) it opened last (keyed by path, size and modification time), and a task there takes a group
 whose shards its worker holds when one is left, so later searches find their shards open.
 """
+
 from __future__ import annotations
 
 import os
@@ -47,22 +48,32 @@ class ShardedBM25:
     """BM25 over a :class:`ShardedIndex`: the same parameters and :meth:`search` as :class:`~clirkit.bm25.BM25`,
     the same run as over the unsharded index."""
 
-    def __init__(self, index: ShardedIndex, *, k1: float = K1, b: float = B, k3: float | None = K3, idf: str = IDF,
-                 epsilon: float = EPSILON, precision: str = PRECISION) -> None:
+    def __init__(
+        self,
+        index: ShardedIndex,
+        *,
+        k1: float = K1,
+        b: float = B,
+        k3: float | None = K3,
+        idf: str = IDF,
+        epsilon: float = EPSILON,
+        precision: str = PRECISION,
+    ) -> None:
         check_settings(k1=k1, b=b, k3=k3, idf=idf, epsilon=epsilon, precision=precision)
         self.index = index
         self.bm25_params = {"k1": k1, "b": b, "k3": k3, "idf": idf, "epsilon": epsilon, "precision": precision}
 
-    def search(self, queries: StructuredQueries, *, depth: int = 1000, quiet: bool = True,
-               tag: str = "clirkit") -> Run:
+    def search(self, queries: StructuredQueries, *, depth: int = 1000, quiet: bool = True, tag: str = "clirkit") -> Run:
         """The top ``depth`` documents of every query over all the shards (score desc, ties by docid asc);
         a query that matches no document has no rows."""
         ix = self.index
         if depth < 1:
             raise ClirkitError(f"depth must be >= 1, got {depth}")
         if queries.translations.shape[1] != ix.n_terms:
-            raise ValueError(f"structured queries address {queries.translations.shape[1]} target terms, "
-                             f"the sharded index has {ix.n_terms}")
+            raise ValueError(
+                f"structured queries address {queries.translations.shape[1]} target terms, "
+                f"the sharded index has {ix.n_terms}"
+            )
         check_backend(ix.backend)
         union = None
         if queries.df_union and queries.translations.nnz:  # Pirkola: documents holding any translation, summed
@@ -83,13 +94,18 @@ class ShardedQueryLikelihood(ShardedBM25):
     shard scored with the whole collection's ``background`` (one p_bg per term of the whole vocabulary) and its
     documents' own lengths, the same run as over the unsharded index."""
 
-    def __init__(self, index: ShardedIndex, background: np.ndarray, *, alpha: float,
-                 precision: str = PRECISION) -> None:
+    def __init__(
+        self, index: ShardedIndex, background: np.ndarray, *, alpha: float, precision: str = PRECISION
+    ) -> None:
         from clirkit.lm import checked_background
 
         self.index = index
-        self.bm25_params = {"scoring": "lm", "alpha": alpha, "precision": precision,
-                            "background": checked_background(background, alpha, index.n_terms)}
+        self.bm25_params = {
+            "scoring": "lm",
+            "alpha": alpha,
+            "precision": precision,
+            "background": checked_background(background, alpha, index.n_terms),
+        }
 
     def params(self) -> dict:
         return {"scoring": "lm", "alpha": self.bm25_params["alpha"], "precision": self.bm25_params["precision"]}
@@ -148,11 +164,20 @@ def _run(function, args: tuple, index: ShardedIndex, desc: str, quiet: bool) -> 
         work = _Work(dict(enumerate(parts)), dict(enumerate(groups)), keep, claims, quiet=quiet or not here)
         tasks = [(function, (work, g, *args), {}) for g in range(len(groups))]
     else:  # each task ships its own group only (its shards may be in memory)
-        tasks = [(function, (_Work({g: p}, {g: groups[g]}, keep, quiet=quiet or not here), g, *args), {})
-                 for g, p in enumerate(parts)]
+        tasks = [
+            (function, (_Work({g: p}, {g: groups[g]}, keep, quiet=quiet or not here), g, *args), {})
+            for g, p in enumerate(parts)
+        ]
     try:
-        done = run_tasks(tasks, jobs=index.jobs, backend=index.backend, scheduler=index.scheduler, desc=desc,
-                         unit="group", quiet=quiet)
+        done = run_tasks(
+            tasks,
+            jobs=index.jobs,
+            backend=index.backend,
+            scheduler=index.scheduler,
+            desc=desc,
+            unit="group",
+            quiet=quiet,
+        )
     finally:
         if claims is not None:
             shutil.rmtree(claims, ignore_errors=True)
@@ -166,8 +191,9 @@ def _claims_folder(index: ShardedIndex) -> str | None:
     import tempfile
 
     try:
-        return tempfile.mkdtemp(prefix=".clirkit-claims-", dir=Path(index.path).parent if index.backend == "dask"
-                                else None)
+        return tempfile.mkdtemp(
+            prefix=".clirkit-claims-", dir=Path(index.path).parent if index.backend == "dask" else None
+        )
     except OSError:
         return None
 
@@ -177,8 +203,7 @@ def _named(merged: Ranked, docids: Sequence[np.ndarray], qids: Sequence[str], ta
     names = np.concatenate(docids) if docids else np.zeros(0, dtype="<U1")
     offsets = np.cumsum([0] + [len(ids) for ids in docids])
     positions = offsets[merged.parts] + merged.cols
-    return Run.from_groups(np.asarray(list(qids)), merged.sizes, take_strings(names, positions), merged.scores,
-                           tag=tag)
+    return Run.from_groups(np.asarray(list(qids)), merged.sizes, take_strings(names, positions), merged.scores, tag=tag)
 
 
 @dataclass
@@ -239,8 +264,9 @@ class _Shard:
         counts = np.zeros(len(terms), dtype=np.int64)
         counts[rows] = np.diff(shard.tf.indptr)
         if np.any(counts > stats.df):
-            raise ClirkitError(f"{where} holds more documents of a term than its df in the whole collection: "
-                               f"rebuild the index")
+            raise ClirkitError(
+                f"{where} holds more documents of a term than its df in the whole collection: rebuild the index"
+            )
         indptr = np.concatenate(([0], np.cumsum(counts))).astype(shard.tf.indptr.dtype)
         tf = sp.csr_matrix((shard.tf.data, shard.tf.indices, indptr), shape=(len(terms), shard.n_docs))
         tf.has_sorted_indices = True
@@ -269,11 +295,17 @@ class _Shard:
             return BM25(self.index, **params, stats=self.stats)
         from clirkit.lm import QueryLikelihood
 
-        return QueryLikelihood(self.index, params["background"], alpha=params["alpha"],
-                               lengths=getattr(self.index, "source_lengths", None), precision=params["precision"])
+        return QueryLikelihood(
+            self.index,
+            params["background"],
+            alpha=params["alpha"],
+            lengths=getattr(self.index, "source_lengths", None),
+            precision=params["precision"],
+        )
 
-    def search(self, params: dict, queries: StructuredQueries, depth: int, union: "_UnionDf | None",
-               floors: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def search(
+        self, params: dict, queries: StructuredQueries, depth: int, union: "_UnionDf | None", floors: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(sizes, document position in the shard, score)`` of the shard's top ``depth`` per query scoring
         above its ``floors`` cell (None: no floor): how many rows each query has, then the rows in query then
         rank order."""
@@ -285,7 +317,8 @@ def _same_params(a: dict, b: dict) -> bool:
     """Whether two scorings' parameters (values may be arrays: a background) are the same."""
     return a.keys() == b.keys() and all(
         np.array_equal(a[k], b[k]) if isinstance(a[k], np.ndarray) or isinstance(b[k], np.ndarray) else a[k] == b[k]
-        for k in a)
+        for k in a
+    )
 
 
 class _UnionDf:
@@ -306,8 +339,9 @@ class _UnionDf:
         return np.asarray([self._table[row_key(rows, r)] for r in range(rows.shape[0])], dtype=np.float64)
 
 
-def _search_part(work: _Work, number: int, params: dict, queries: StructuredQueries, depth: int,
-                 union: _UnionDf | None) -> tuple[int, Ranked]:
+def _search_part(
+    work: _Work, number: int, params: dict, queries: StructuredQueries, depth: int, union: _UnionDf | None
+) -> tuple[int, Ranked]:
     """The group's shards searched one after the other, their top ``depth`` rows merged as each comes.
 
     A shard after the first keeps only the documents that enter the merged list: those scoring above the
@@ -382,8 +416,11 @@ def _opened_here(index: ShardedIndex, number: int) -> _Shard:
     with index._lock:
         opened = index._open.get(number)
     if opened is None:
-        where = f"shard {number}" if index.path is None else \
-            f"{index.path}: shard {number} ({index.records[number]['file']})"
+        where = (
+            f"shard {number}"
+            if index.path is None
+            else f"{index.path}: shard {number} ({index.records[number]['file']})"
+        )
         opened = _Shard(index.shard(number), index.terms, index.collection_stats(), where)
         with index._lock:
             opened = index._open.setdefault(number, opened)
@@ -415,8 +452,9 @@ def _opened(part: _Part, keep: int) -> _Shard:
     name = manifest.records[part.number]["file"]
     if _identity(Path(part.manifest[0]).parent / name) != part.file:
         raise ClirkitError(f"{part.manifest[0]}: shard {part.number} ({name}) changed during the search")
-    opened = _Shard(shard, manifest.terms, manifest.collection_stats(), f"{part.manifest[0]}: shard {part.number} "
-                    f"({name})")
+    opened = _Shard(
+        shard, manifest.terms, manifest.collection_stats(), f"{part.manifest[0]}: shard {part.number} ({name})"
+    )
     with _LOCK:
         _MANIFESTS[part.manifest] = manifest
         while len(_MANIFESTS) > 2:

@@ -13,6 +13,7 @@ with ``average="qrels"``). Both are two-sided.
   ``permutations`` all sign vectors are enumerated and the p-value is exact.
 - :func:`paired_t_test`: Student's paired t-test (:func:`scipy.stats.ttest_rel`).
 """
+
 from __future__ import annotations
 
 import math
@@ -138,8 +139,6 @@ def paired_t_test(a, b) -> TestResult:
 
     res = ttest_rel(b, a)
     return TestResult("t-test", mean, float(res.statistic), float(res.pvalue), len(d))
-
-
 
 
 def paired_test(a, b, method: str = "randomization", *, permutations: int = 10_000, seed: int = 0) -> TestResult:

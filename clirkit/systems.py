@@ -22,6 +22,7 @@ israel), on short sentences the words that identify a sentence, on a small index
 (``baselines/README.md``, "Defaults across collections"). A query whose every term a stoplist removes is
 searched with all its terms (the number of such queries is said on stderr), never silently emptied.
 """
+
 from __future__ import annotations
 
 from typing import Mapping, Sequence
@@ -120,8 +121,11 @@ class DT(CrossLanguageBM25):
         self._bind(index, table, quiet)
         self.table_ = table
         if table.params.get("model") == "dictionary":
-            say("note: DT keeps one translation of each query word; over a dictionary alone PSQ (clirkit psq, "
-                "Pirkola's synonym sets) was better on 10 of 10 collections (baselines/README.md)", quiet=quiet)
+            say(
+                "note: DT keeps one translation of each query word; over a dictionary alone PSQ (clirkit psq, "
+                "Pirkola's synonym sets) was better on 10 of 10 collections (baselines/README.md)",
+                quiet=quiet,
+            )
         return self
 
     def structured_from_tokens(self, qids: Sequence[str], tokens: Sequence[Sequence[str]], *, quiet: bool = True):

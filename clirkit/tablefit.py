@@ -3,6 +3,7 @@ the analysis of its words, the side PSQ translates with it (the queries, or the 
 the index's language), and the errors of a table that does not fit (:class:`TableMismatch`, named by the command
 line with the table's file). Used by the systems (:mod:`clirkit.systems`) and the document translation
 (:mod:`clirkit.docpsq`)."""
+
 from __future__ import annotations
 
 from clirkit.errors import ClirkitError
@@ -65,8 +66,7 @@ def corpus_stopterms(table, top: int, *, quiet: bool = True) -> frozenset[str]:
 
     frequent = list(table.params.get("source_frequent") or [])
     if top and not frequent:
-        say(f"the table records no source-word frequencies: no corpus-derived source stoplist (top {top})",
-            quiet=quiet)
+        say(f"the table records no source-word frequencies: no corpus-derived source stoplist (top {top})", quiet=quiet)
     return frozenset(frequent[:top])
 
 
@@ -119,14 +119,17 @@ def check_languages(table, index, source_lang: str | None = None) -> None:
     if target is not None and target != index.analyzer.lang:
         raise TableMismatch(f"the table translates into {target!r} but the index is in {index.analyzer.lang!r}")
     if target is None and table_language(table, "source") is None and side_by_words(index, table) == "documents":
-        raise TableMismatch("the table's source words are the index's terms, not its target words: it translates "
-                           "from the documents' language; translate the documents with it (--translate documents "
-                           "or auto), or give the table of the other direction")
+        raise TableMismatch(
+            "the table's source words are the index's terms, not its target words: it translates "
+            "from the documents' language; translate the documents with it (--translate documents "
+            "or auto), or give the table of the other direction"
+        )
     check_index_side(table, "target", index, "target words")
     source = table_language(table, "source")
     if source is not None and source_lang is not None and source != source_lang:
-        raise TableMismatch(f"the queries are in {source_lang!r} (source_lang) but the table translates from "
-                           f"{source!r}")
+        raise TableMismatch(
+            f"the queries are in {source_lang!r} (source_lang) but the table translates from {source!r}"
+        )
 
 
 def check_index_side(table, side: str, index, words: str) -> None:
@@ -138,15 +141,20 @@ def check_index_side(table, side: str, index, words: str) -> None:
     if isinstance(settings, dict):
         made = Analyzer.from_dict(settings, where=f"the table's {side} analyzer")
         if not made.same_terms_as(index.analyzer):
-            raise TableMismatch(f"the table's {words} were analyzed as {describe_terms(made)} but the index's "
-                               f"terms as {describe_terms(index.analyzer)}: rebuild one of them with the "
-                               f"other's analysis (--stemmer, --segmenter, --chinese-script, --keep-case)")
+            raise TableMismatch(
+                f"the table's {words} were analyzed as {describe_terms(made)} but the index's "
+                f"terms as {describe_terms(index.analyzer)}: rebuild one of them with the "
+                f"other's analysis (--stemmer, --segmenter, --chinese-script, --keep-case)"
+            )
 
 
 def describe_terms(analyzer) -> str:
     """The term-making settings of ``analyzer`` in words, e.g. ``es, Snowball stems, lowercased``."""
-    parts = [analyzer.lang, "Snowball stems" if analyzer.stemmer else "no stemming",
-             "lowercased" if analyzer.lowercase else "case kept"]
+    parts = [
+        analyzer.lang,
+        "Snowball stems" if analyzer.stemmer else "no stemming",
+        "lowercased" if analyzer.lowercase else "case kept",
+    ]
     if analyzer.segmenter is not None:
         parts.append(f"{analyzer.segmenter} segmenter")
     if analyzer.chinese_script is not None:

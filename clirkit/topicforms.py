@@ -1,13 +1,16 @@
 """The forms in which a user may hand queries to a system's ``search`` (a text, texts, a ``{qid: text}`` dict, a
 queries DataFrame, ir_datasets query records), made into one: ``{qid: text}`` (:func:`as_topics`)."""
+
 from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
 from clirkit.errors import ClirkitError
 
-TOPIC_FORMS = ("a text, a list of texts, a {qid: text} dict, a DataFrame with qid and query columns, or ir_datasets "
-               "queries (namedtuples with query_id and title or text)")
+TOPIC_FORMS = (
+    "a text, a list of texts, a {qid: text} dict, a DataFrame with qid and query columns, or ir_datasets "
+    "queries (namedtuples with query_id and title or text)"
+)
 
 
 def as_topics(topics, *, what: str = "topics") -> Mapping[str, str]:
@@ -45,8 +48,9 @@ def as_topics(topics, *, what: str = "topics") -> Mapping[str, str]:
 def _check_texts(pairs: Iterable[tuple[Any, Any]], what: str) -> None:
     for qid, text in pairs:
         if not isinstance(text, str):
-            raise ClirkitError(f"{what}: the text of query {qid!r} is a {type(text).__name__}, not a str "
-                               f"(give each query's text)")
+            raise ClirkitError(
+                f"{what}: the text of query {qid!r} is a {type(text).__name__}, not a str (give each query's text)"
+            )
 
 
 def _unique_topics(pairs: Iterable[tuple[str, Any]], what: str) -> dict[str, str]:
@@ -62,8 +66,10 @@ def _unique_topics(pairs: Iterable[tuple[str, Any]], what: str) -> dict[str, str
 def _frame_topics(frame, what: str) -> dict[str, str]:
     missing = [c for c in ("qid", "query") if c not in frame.columns]
     if missing:
-        raise ClirkitError(f"{what}: the DataFrame has no {' and no '.join(missing)} column (its columns: "
-                           f"{', '.join(map(str, frame.columns)) or 'none'}); a queries frame has qid and query")
+        raise ClirkitError(
+            f"{what}: the DataFrame has no {' and no '.join(missing)} column (its columns: "
+            f"{', '.join(map(str, frame.columns)) or 'none'}); a queries frame has qid and query"
+        )
     return _unique_topics(zip(frame["qid"].astype(str).tolist(), frame["query"].tolist()), what)
 
 
@@ -75,8 +81,9 @@ def _record_topics(records: list, what: str) -> dict[str, str]:
         raise ClirkitError(f"{what}: records of {len(kinds)} kinds ({', '.join(sorted(k.__name__ for k in kinds))})")
     fields = records[0]._fields
     try:
-        id_field, text_fields = choose_fields(fields, "query", noun="field", id_hint="give {qid: text} instead",
-                                              text_hint="give {qid: text} instead")
+        id_field, text_fields = choose_fields(
+            fields, "query", noun="field", id_hint="give {qid: text} instead", text_hint="give {qid: text} instead"
+        )
     except ClirkitError as exc:
         raise ClirkitError(f"{what}: {exc}") from None
     pairs = [(str(getattr(r, id_field)), [getattr(r, f) for f in text_fields]) for r in records]

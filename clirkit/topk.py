@@ -11,6 +11,7 @@ Selection avoids sorting a whole row: a strided sample of the row bounds its k-t
 the cells reaching the bound are sorted, and a row where too few reach it is done again with all its
 matched cells. Ties go to the smaller column (documents are stored in docid order).
 """
+
 from __future__ import annotations
 
 from typing import Callable
@@ -27,9 +28,20 @@ _ranker: Callable | bool | None = None  # compiled_ranker's answer once asked (F
 _KERNELS, _FALLBACK = "clirkit.kernels", "ranking with numpy, the same runs"
 
 
-def rank_sums(bounds: np.ndarray, starts: np.ndarray, ends: np.ndarray, weights: np.ndarray,
-              dense_slots: np.ndarray, indices: np.ndarray, data: np.ndarray, dense: np.ndarray, n_docs: int,
-              k: int, positive: bool, floors: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def rank_sums(
+    bounds: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    weights: np.ndarray,
+    dense_slots: np.ndarray,
+    indices: np.ndarray,
+    data: np.ndarray,
+    dense: np.ndarray,
+    n_docs: int,
+    k: int,
+    positive: bool,
+    floors: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The top ``k`` documents of each query from its weighted posting rows, in numpy: the arguments and
     the result of :func:`clirkit.kernels.rank_sums` (query q's terms are ``bounds[q]:bounds[q + 1]`` of
     ``starts``, ``ends``, ``weights`` and ``dense_slots``; a term with a dense slot >= 0 is added as that
@@ -53,7 +65,7 @@ def rank_sums(bounds: np.ndarray, starts: np.ndarray, ends: np.ndarray, weights:
     out_rows, out_cols, out_values = [], [], []
 
     def rank_pending() -> None:  # the top cells of the rows in the block, at once
-        rows, cols, values = _top_k_block(block[:len(pending)], k)
+        rows, cols, values = _top_k_block(block[: len(pending)], k)
         out_rows.append(np.asarray(pending, dtype=np.int64)[rows])
         out_cols.append(cols)
         out_values.append(values)
@@ -66,7 +78,7 @@ def rank_sums(bounds: np.ndarray, starts: np.ndarray, ends: np.ndarray, weights:
         row.fill(0.0)
         if hit is not None:
             hit.fill(False)
-        for slot, lo, hi, w in terms[bounds[q]:bounds[q + 1]]:
+        for slot, lo, hi, w in terms[bounds[q] : bounds[q + 1]]:
             if slot >= 0:
                 row += dense[slot] if w == 1.0 else dtype.type(w) * dense[slot]
                 continue
@@ -114,9 +126,7 @@ def without_numba(error: BaseException) -> None:
     jit.without_numba(_KERNELS, error, _FALLBACK)
 
 
-
-def accumulate(rows: np.ndarray, cols: np.ndarray, values: np.ndarray, n_rows: int,
-               n_cols: int) -> np.ndarray:
+def accumulate(rows: np.ndarray, cols: np.ndarray, values: np.ndarray, n_rows: int, n_cols: int) -> np.ndarray:
     """Sum ``values`` into a dense (n_rows x n_cols) block; cells with no entry are -inf."""
     keys = rows.astype(np.int64) * n_cols + cols
     # with no entry at all bincount returns integers, which cannot hold -inf
@@ -143,8 +153,11 @@ def top_k_dense(dense: np.ndarray, unmatched: float, k: int) -> tuple[np.ndarray
     if not out_cols:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)
     counts = [len(c) for c in out_cols]
-    return (np.repeat(np.arange(len(counts)), counts), np.concatenate(out_cols).astype(np.int64),
-            np.concatenate(out_values))
+    return (
+        np.repeat(np.arange(len(counts)), counts),
+        np.concatenate(out_cols).astype(np.int64),
+        np.concatenate(out_values),
+    )
 
 
 def _top_k_row(row: np.ndarray, unmatched: float, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -156,7 +169,7 @@ def _top_k_row(row: np.ndarray, unmatched: float, k: int) -> tuple[np.ndarray, n
     if len(values) > kk:
         threshold = np.partition(values, len(values) - kk)[len(values) - kk]  # the row's k-th largest
         above = values > threshold
-        tied = np.flatnonzero(values == threshold)[:kk - int(np.count_nonzero(above))]  # smallest docids
+        tied = np.flatnonzero(values == threshold)[: kk - int(np.count_nonzero(above))]  # smallest docids
         above[tied] = True
         candidates, values = candidates[above], values[above]
         bound = threshold
@@ -256,7 +269,7 @@ def top_k(scores: sp.csr_matrix, k: int) -> tuple[np.ndarray, np.ndarray, np.nda
     step = max(1, _DENSE_CELLS_PER_BATCH // max(n_cols, 1))
     parts = []
     for lo in range(0, n_rows, step):
-        block = scores[lo:lo + step].tocoo()
+        block = scores[lo : lo + step].tocoo()
         rows, cols, values = top_k_dense(accumulate(block.row, block.col, block.data, *block.shape), -np.inf, k)
         parts.append((rows + lo, cols, values))
     if not parts:

@@ -17,6 +17,7 @@ point is ranked by a per-query top-k on the aligned codes (:class:`_PairGrades`)
 Both return the whole sweep (:class:`KappaSweep`, :class:`WeightSweep`):
 every weight vector tried with its dev score, and the best one.
 """
+
 from __future__ import annotations
 
 import math
@@ -74,8 +75,10 @@ class WeightSweep:
     def to_csv(self) -> str:
         """The sweep as CSV text: a header ``w1,...,wn,<measure>``, then one line per grid point."""
         lines = [",".join([f"w{i + 1}" for i in range(self.weights.shape[1])] + [self.measure])]
-        lines += [",".join([f"{x:.4g}" for x in w] + [f"{v:.10g}"])
-                  for w, v in zip(self.weights.tolist(), self.scores.tolist())]
+        lines += [
+            ",".join([f"{x:.4g}" for x in w] + [f"{v:.10g}"])
+            for w, v in zip(self.weights.tolist(), self.scores.tolist())
+        ]
         return "\n".join(lines) + "\n"
 
 
@@ -139,8 +142,10 @@ def grid_points(n_runs: int, step: float) -> int:
     n = int(round(1.0 / step))
     points = math.comb(n + n_runs - 1, n_runs - 1)  # multisets: n steps shared among n_runs weights
     if points > MAX_GRID_POINTS:
-        raise ClirkitError(f"the weight grid of {n_runs} runs at step {step:g} has {points:,} points, more than "
-                           f"{MAX_GRID_POINTS:,}: take a larger step")
+        raise ClirkitError(
+            f"the weight grid of {n_runs} runs at step {step:g} has {points:,} points, more than "
+            f"{MAX_GRID_POINTS:,}: take a larger step"
+        )
     return points
 
 
@@ -168,8 +173,9 @@ def covered_queries(runs: Sequence[Run], qrels: Qrels) -> list[str]:
     return [q for q in qrels.query_ids if q in seen]
 
 
-def evaluator(qrels: Qrels, measure: str = "AP", *, depth: int = 1000,
-              queries: Iterable[str] | None = None) -> Callable[[Run], float]:
+def evaluator(
+    qrels: Qrels, measure: str = "AP", *, depth: int = 1000, queries: Iterable[str] | None = None
+) -> Callable[[Run], float]:
     """A ``run -> mean measure`` function, the objective of :func:`tune_kappa` and :func:`tune_weights`.
 
     Args:
@@ -197,8 +203,10 @@ def evaluator(qrels: Qrels, measure: str = "AP", *, depth: int = 1000,
         judged = set(qrels.query_ids)
         unjudged = [q for q in queries if q not in judged]
         if unjudged:
-            raise ClirkitError(f"{len(unjudged)} of the {len(queries)} queries to average over are not judged "
-                               f"in the qrels (e.g. {str(unjudged[0])!r}); average over judged queries only")
+            raise ClirkitError(
+                f"{len(unjudged)} of the {len(queries)} queries to average over are not judged "
+                f"in the qrels (e.g. {str(unjudged[0])!r}); average over judged queries only"
+            )
         qrels = qrels.subset(queries)
     return _Evaluator(qrels, name, depth)
 
@@ -213,13 +221,19 @@ class _Evaluator:
     def __call__(self, run: Run) -> float:
         from clirkit import metrics
 
-        return metrics.evaluate(run, self.qrels, [self.measure], depth=self.depth, average="qrels").mean()[
-            self.measure]
+        return metrics.evaluate(run, self.qrels, [self.measure], depth=self.depth, average="qrels").mean()[self.measure]
 
 
-def tune_kappa(run1: Run, run2: Run, evaluate: Callable[[Run], float] | Qrels, *, measure: str = "AP",
-               grid: Sequence[float] | None = None, transform: str | Sequence[str] = "none",
-               depth: int = 1000) -> KappaSweep:
+def tune_kappa(
+    run1: Run,
+    run2: Run,
+    evaluate: Callable[[Run], float] | Qrels,
+    *,
+    measure: str = "AP",
+    grid: Sequence[float] | None = None,
+    transform: str | Sequence[str] = "none",
+    depth: int = 1000,
+) -> KappaSweep:
     """Grid-search kappa for ``interpolate([run1, run2], kappa=...)``.
 
     Args:
@@ -248,9 +262,16 @@ def tune_kappa(run1: Run, run2: Run, evaluate: Callable[[Run], float] | Qrels, *
     return _sweep(KappaSweep, [run1, run2], weights, evaluate, measure, transform, depth)
 
 
-def tune_weights(runs: Sequence[Run], evaluate: Callable[[Run], float] | Qrels, *, measure: str = "AP",
-                 step: float = 0.1, grid: np.ndarray | None = None, transform: str | Sequence[str] = "none",
-                 depth: int = 1000) -> WeightSweep:
+def tune_weights(
+    runs: Sequence[Run],
+    evaluate: Callable[[Run], float] | Qrels,
+    *,
+    measure: str = "AP",
+    step: float = 0.1,
+    grid: np.ndarray | None = None,
+    transform: str | Sequence[str] = "none",
+    depth: int = 1000,
+) -> WeightSweep:
     """Grid-search the weights of :func:`clirkit.fusion.interpolate`: the generalization of
     :func:`tune_kappa` to any number of runs.
 
@@ -275,15 +296,24 @@ def tune_weights(runs: Sequence[Run], evaluate: Callable[[Run], float] | Qrels, 
     else:
         grid = np.asarray(grid, dtype=np.float64)
         if grid.ndim != 2 or grid.shape[1] != len(runs) or grid.shape[0] == 0:
-            raise ClirkitError(f"the weight grid must have one column per run ({len(runs)}) and at least one row, "
-                               f"got shape {grid.shape}")
+            raise ClirkitError(
+                f"the weight grid must have one column per run ({len(runs)}) and at least one row, "
+                f"got shape {grid.shape}"
+            )
         if not np.all(np.isfinite(grid)) or np.any(grid < 0) or np.any(np.abs(grid.sum(axis=1) - 1.0) > 1e-6):
             raise ClirkitError("every row of the weight grid must be >= 0 and sum to 1")
     return _sweep(WeightSweep, runs, grid, evaluate, measure, transform, depth)
 
 
-def _sweep(cls: type[WeightSweep], runs: list[Run], grid: np.ndarray, evaluate: Callable[[Run], float] | Qrels,
-           measure: str, transform: str | Sequence[str], depth: int) -> WeightSweep:
+def _sweep(
+    cls: type[WeightSweep],
+    runs: list[Run],
+    grid: np.ndarray,
+    evaluate: Callable[[Run], float] | Qrels,
+    measure: str,
+    transform: str | Sequence[str],
+    depth: int,
+) -> WeightSweep:
     """Evaluate the interpolation of ``runs`` at every row of ``grid``, aligning and normalizing once."""
     if isinstance(evaluate, Qrels):
         evaluate = evaluator(evaluate, measure, depth=depth)
@@ -294,8 +324,9 @@ def _sweep(cls: type[WeightSweep], runs: list[Run], grid: np.ndarray, evaluate: 
     if graded is not None:
         scores = np.array([graded.mean(combined(aligned, normalized, w)) for w in grid], dtype=np.float64)
     else:
-        scores = np.array([float(evaluate(weighted_sum(aligned, normalized, w, names, depth=depth)))
-                           for w in grid], dtype=np.float64)
+        scores = np.array(
+            [float(evaluate(weighted_sum(aligned, normalized, w, names, depth=depth))) for w in grid], dtype=np.float64
+        )
     return cls(grid, scores, measure, tuple(names))
 
 
@@ -311,8 +342,17 @@ class _PairGrades:
     :func:`clirkit.metrics.evaluate` computes it, so each grid point scores the same bits as evaluating its run.
     """
 
-    def __init__(self, aligned: AlignedRuns, evaluation: _Evaluator, depth: int, judged, group_of: np.ndarray,
-                 group_code: np.ndarray, positive: np.ndarray, grades: np.ndarray) -> None:
+    def __init__(
+        self,
+        aligned: AlignedRuns,
+        evaluation: _Evaluator,
+        depth: int,
+        judged,
+        group_of: np.ndarray,
+        group_code: np.ndarray,
+        positive: np.ndarray,
+        grades: np.ndarray,
+    ) -> None:
         from clirkit.metrics import parse_measure
 
         self.top = aligned.top_k(depth)
@@ -356,11 +396,14 @@ class _PairGrades:
         # the pairs of judged documents of judged queries, looked up once
         judged_doc = np.isin(aligned.ud, np.unique(evaluation.qrels.docids))
         candidates = np.flatnonzero((group_of[aligned.pair_q] >= 0) & judged_doc[aligned.pair_d])
-        grades = _lookup_grades(code[aligned.pair_q[candidates]], take_strings(aligned.ud, aligned.pair_d[candidates]),
-                                judged, unique_pairs=True)
+        grades = _lookup_grades(
+            code[aligned.pair_q[candidates]],
+            take_strings(aligned.ud, aligned.pair_d[candidates]),
+            judged,
+            unique_pairs=True,
+        )
         positive = grades > 0
-        return cls(aligned, evaluation, depth, judged, group_of, code[groups], candidates[positive],
-                   grades[positive])
+        return cls(aligned, evaluation, depth, judged, group_of, code[groups], candidates[positive], grades[positive])
 
     def mean(self, fused: np.ndarray) -> float:
         """The mean measure of the run :meth:`AlignedRuns.ranked` makes of ``fused`` (one score per pair)."""
@@ -379,8 +422,9 @@ class _PairGrades:
         values = self.compute(ranking, self.cutoff, self.level).reshape(-1, 1)
         table = np.zeros((len(self.judged.ids), 1), dtype=np.float64)
         table[self.group_code] = values
-        return Evaluation((self.measured,), self.judged.ids[self.qrels_order], table[self.qrels_order],
-                          "qrels").mean()[self.measured]
+        return Evaluation((self.measured,), self.judged.ids[self.qrels_order], table[self.qrels_order], "qrels").mean()[
+            self.measured
+        ]
 
     def _keys(self, fused: np.ndarray, pairs: np.ndarray) -> np.ndarray:
         """One int64 key per pair of ``pairs`` (of judged queries), ascending in the evaluation's order: group,

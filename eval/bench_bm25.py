@@ -23,6 +23,7 @@ frequencies) at 12 bytes a posting (int32 docid + float64 weight) or 8 (float32 
 
 Needs the `bench` extra (bm25s, numba). Not a test: timings vary by machine.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,11 +49,11 @@ def zipf_corpus(n_docs: int, vocab: int, n_queries: int, seed: int = 0):
     lengths = np.maximum(rng.poisson(150, n_docs), 1)
     flat = words[np.minimum(np.searchsorted(cdf, rng.random(lengths.sum())), vocab - 1)]
     bounds = np.concatenate(([0], np.cumsum(lengths)))
-    docs = [flat[bounds[i]:bounds[i + 1]].tolist() for i in range(n_docs)]
+    docs = [flat[bounds[i] : bounds[i + 1]].tolist() for i in range(n_docs)]
     qlen = 1 + rng.poisson(4, n_queries)
     qflat = words[np.minimum(np.searchsorted(cdf, rng.random(qlen.sum())), vocab - 1)]
     qb = np.concatenate(([0], np.cumsum(qlen)))
-    queries = [qflat[qb[i]:qb[i + 1]].tolist() for i in range(n_queries)]
+    queries = [qflat[qb[i] : qb[i + 1]].tolist() for i in range(n_queries)]
     return [f"d{i:07d}" for i in range(n_docs)], docs, queries
 
 
@@ -99,8 +100,7 @@ def worker(system: str, corpus: str, args) -> dict:
         from clirkit.query import StructuredQueries
 
         index = Index.from_tokens(docids, docs)
-        model = BM25(index, k1=1.5, b=0.75, idf="lucene",
-                     precision="float32" if "float32" in system else "float64")
+        model = BM25(index, k1=1.5, b=0.75, idf="lucene", precision="float32" if "float32" in system else "float64")
         model.posting_weights()  # part of indexing, as bm25s precomputes its scores at index time
     elif system.startswith("bm25s"):
         import bm25s
@@ -141,10 +141,20 @@ def worker(system: str, corpus: str, args) -> dict:
         floor = {"postings_read": postings, "floor_s": bandwidth_floor(postings, 8 if "float32" in system else 12)}
         if system == "clirkit" and args.mmap:
             floor.update(mmap_measure(index, qs, run))
-    return {**floor, "system": system, "corpus": corpus, "n_docs": len(docs), "n_queries": len(queries),
-            "index_s": index_s, "index_peak_mb": index_peak_mb, "rank_s": rank_s, "rank_first_s": rank_first_s,
-            "rank_median_s": rank_median_s,
-            "rank_extrapolated_from": n_rank, "top10_first_query": [float(x) for x in first]}
+    return {
+        **floor,
+        "system": system,
+        "corpus": corpus,
+        "n_docs": len(docs),
+        "n_queries": len(queries),
+        "index_s": index_s,
+        "index_peak_mb": index_peak_mb,
+        "rank_s": rank_s,
+        "rank_first_s": rank_first_s,
+        "rank_median_s": rank_median_s,
+        "rank_extrapolated_from": n_rank,
+        "top10_first_query": [float(x) for x in first],
+    }
 
 
 MMAP_CHILD = """
@@ -181,8 +191,12 @@ def mmap_measure(index, queries, run) -> dict:
         index.save(path)
         save_s = time.perf_counter() - t0
         (Path(tmp) / "q.json").write_text(json.dumps(queries))
-        out = subprocess.run([sys.executable, "-c", MMAP_CHILD, str(path), str(Path(tmp) / "q.json")],
-                             capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", MMAP_CHILD, str(path), str(Path(tmp) / "q.json")],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         got = json.loads(out.stdout)
         same = got.pop("mmap_docids") == run.docids.tolist() and got.pop("mmap_scores") == run.scores.tolist()
         return {**got, "mmap_same_run": same, "index_file_mb": path.stat().st_size / 2**20, "save_s": save_s}
@@ -211,25 +225,45 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="ranking runs per system (best and first reported)")
     ap.add_argument("--systems", nargs="+", default=list(SYSTEMS), choices=SYSTEMS)
     ap.add_argument("--json", help="write all results here")
-    ap.add_argument("--mmap", action="store_true", help="clirkit: also save the index and search it memory-mapped "
-                                                          "in a fresh process (open time, peak RSS)")
+    ap.add_argument(
+        "--mmap",
+        action="store_true",
+        help="clirkit: also save the index and search it memory-mapped in a fresh process (open time, peak RSS)",
+    )
     ap.add_argument("--worker", nargs=2, metavar=("SYSTEM", "CORPUS"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
         print(json.dumps(worker(*args.worker, args)))
         return
     corpora = ("zipf", "bible") if args.corpus == "both" else (args.corpus,)
-    passthrough = ["--docs", str(args.docs), "--vocab", str(args.vocab), "--queries", str(args.queries),
-                   "--rank-bm25-queries", str(args.rank_bm25_queries), "--repeat", str(args.repeat)]
+    passthrough = [
+        "--docs",
+        str(args.docs),
+        "--vocab",
+        str(args.vocab),
+        "--queries",
+        str(args.queries),
+        "--rank-bm25-queries",
+        str(args.rank_bm25_queries),
+        "--repeat",
+        str(args.repeat),
+    ]
     passthrough += ["--mmap"] if args.mmap else []
     results = []
     for corpus in corpora:
         for system in args.systems:
-            out = subprocess.run([sys.executable, __file__, "--worker", system, corpus, *passthrough],
-                                 capture_output=True, text=True, check=True)
+            out = subprocess.run(
+                [sys.executable, __file__, "--worker", system, corpus, *passthrough],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             results.append(json.loads(out.stdout.strip().splitlines()[-1]))
-            print(f"# {corpus} {system}: index {results[-1]['index_s']:.2f} s, "
-                  f"+{results[-1]['index_peak_mb']:.0f} MB, rank {results[-1]['rank_s']:.2f} s", file=sys.stderr)
+            print(
+                f"# {corpus} {system}: index {results[-1]['index_s']:.2f} s, "
+                f"+{results[-1]['index_peak_mb']:.0f} MB, rank {results[-1]['rank_s']:.2f} s",
+                file=sys.stderr,
+            )
     print(table(results))
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
@@ -237,29 +271,38 @@ def main() -> None:
 
 def table(results: list[dict]) -> str:
     floors = []
-    lines = ["| corpus | system | index s | index peak MB | rank all queries s (best; first) | "
-             "clirkit rank speed-up | clirkit index speed-up | clirkit memory ratio |",
-             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| corpus | system | index s | index peak MB | rank all queries s (best; first) | "
+        "clirkit rank speed-up | clirkit index speed-up | clirkit memory ratio |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for r in results:
         ours = next(x for x in results if x["corpus"] == r["corpus"] and x["system"] == "clirkit")
         if "mmap_open_s" in r:
-            floors.append(f"- {r['corpus']}, memory-mapped ({r['index_file_mb']:.0f} MB file): open "
-                          f"{r['mmap_open_s']:.3f} s, vocabulary and queries {r['mmap_vocabulary_s']:.2f} s, first "
-                          f"search {r['mmap_search_s']:.2f} s, peak RSS {r['mmap_peak_mb']:.0f} MB, same run: "
-                          f"{r['mmap_same_run']}")
+            floors.append(
+                f"- {r['corpus']}, memory-mapped ({r['index_file_mb']:.0f} MB file): open "
+                f"{r['mmap_open_s']:.3f} s, vocabulary and queries {r['mmap_vocabulary_s']:.2f} s, first "
+                f"search {r['mmap_search_s']:.2f} s, peak RSS {r['mmap_peak_mb']:.0f} MB, same run: "
+                f"{r['mmap_same_run']}"
+            )
         if "floor_s" in r:
-            floors.append(f"- {r['corpus']}, {r['system']}: {r['postings_read'] / 1e6:.1f}M postings read, floor "
-                          f"{r['floor_s']:.3f} s, ranking {r['rank_s']:.3f} s = "
-                          f"{r['rank_s'] / r['floor_s']:.2f}x the floor (median {r['rank_median_s']:.3f} s "
-                          f"= {r['rank_median_s'] / r['floor_s']:.2f}x)")
+            floors.append(
+                f"- {r['corpus']}, {r['system']}: {r['postings_read'] / 1e6:.1f}M postings read, floor "
+                f"{r['floor_s']:.3f} s, ranking {r['rank_s']:.3f} s = "
+                f"{r['rank_s'] / r['floor_s']:.2f}x the floor (median {r['rank_median_s']:.3f} s "
+                f"= {r['rank_median_s'] / r['floor_s']:.2f}x)"
+            )
         extrapolated = f" (extrapolated from {r['rank_extrapolated_from']})" if r["system"] == "rank-bm25" else ""
-        lines.append(f"| {r['corpus']} ({r['n_docs']} docs, {r['n_queries']} q) | {r['system']} | "
-                     f"{r['index_s']:.2f} | {r['index_peak_mb']:.0f} | {r['rank_s']:.2f}; {r['rank_first_s']:.2f}"
-                     f"{extrapolated} | "
-                     f"{r['rank_s'] / ours['rank_s']:.1f}x | {r['index_s'] / ours['index_s']:.2f}x | "
-                     f"{ours['index_peak_mb'] / max(r['index_peak_mb'], 1):.2f} |")
-    return "\n".join(lines + ["", "Memory-bandwidth floor (one streaming pass over the bytes of the postings read):"]
-                     + floors)
+        lines.append(
+            f"| {r['corpus']} ({r['n_docs']} docs, {r['n_queries']} q) | {r['system']} | "
+            f"{r['index_s']:.2f} | {r['index_peak_mb']:.0f} | {r['rank_s']:.2f}; {r['rank_first_s']:.2f}"
+            f"{extrapolated} | "
+            f"{r['rank_s'] / ours['rank_s']:.1f}x | {r['index_s'] / ours['index_s']:.2f}x | "
+            f"{ours['index_peak_mb'] / max(r['index_peak_mb'], 1):.2f} |"
+        )
+    return "\n".join(
+        lines + ["", "Memory-bandwidth floor (one streaming pass over the bytes of the postings read):"] + floors
+    )
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ The peak is printed in GiB and GB (issue 28's bar: 5 GB).
 
 The machine is shared: the load average is printed with every number.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -86,26 +87,31 @@ def prepare(work: Path) -> None:
 
     work.mkdir(parents=True, exist_ok=True)
     (work / "psq.toml").write_text(EXPERIMENT)
-    subprocess.run([sys.executable, "-m", "clirkit", "run", str(work / "psq.toml"), "-o", str(work / "exp"), "-q"],
-                   check=True)
+    subprocess.run(
+        [sys.executable, "-m", "clirkit", "run", str(work / "psq.toml"), "-o", str(work / "exp"), "-q"], check=True
+    )
     c = datasets.load("nave-en-es")
     train, dev = c.queries("train"), sample(c.queries("dev"), 400, seed=0)
     table = next(p for p in (work / "exp" / "table.npz", work / "exp" / "table.reverse.npz") if p.exists())
     psq = PSQ().fit(Index.load(work / "exp" / "index.npz"), load_table(table))  # the runner's table
     ids = list(train)
-    parts = [psq.search({q: train[q] for q in ids[a:a + 1000]}) for a in range(0, len(ids), 1000)]
+    parts = [psq.search({q: train[q] for q in ids[a : a + 1000]}) for a in range(0, len(ids), 1000)]
     base = CompactRun.from_runs(parts + [psq.search(dev)])
     src, tgt = Analyzer(c.source_lang), Analyzer(c.target_lang)
     docids, texts = c.documents()
-    inputs = {"queries": dict(zip(train, src.tokenize_many(list(train.values())))), "qrels": c.qrels("train"),
-              "docids": docids, "doc_tokens": tgt.tokenize_many(texts),
-              "dev_queries": dict(zip(dev, src.tokenize_many(list(dev.values())))),
-              "dev_qrels": c.qrels("dev").subset(dev), "base": base,
-              "langs": (c.source_lang, c.target_lang)}
+    inputs = {
+        "queries": dict(zip(train, src.tokenize_many(list(train.values())))),
+        "qrels": c.qrels("train"),
+        "docids": docids,
+        "doc_tokens": tgt.tokenize_many(texts),
+        "dev_queries": dict(zip(dev, src.tokenize_many(list(dev.values())))),
+        "dev_qrels": c.qrels("dev").subset(dev),
+        "base": base,
+        "langs": (c.source_lang, c.target_lang),
+    }
     with open(work / "inputs.pkl", "wb") as f:
         pickle.dump(inputs, f, protocol=pickle.HIGHEST_PROTOCOL)
-    print(f"prepared {work / 'inputs.pkl'}: {len(train)} training, {len(dev)} dev queries, "
-          f"{len(base):,} base rows")
+    print(f"prepared {work / 'inputs.pkl'}: {len(train)} training, {len(dev)} dev queries, {len(base):,} base rows")
 
 
 def fit_once(work: Path, out: Path, jobs: int) -> None:
@@ -118,19 +124,35 @@ def fit_once(work: Path, out: Path, jobs: int) -> None:
     with open(work / "inputs.pkl", "rb") as f:
         inp = pickle.load(f)
     source_lang, target_lang = inp["langs"]
-    ranker = BoostRanker(base=inp["base"], source_lang=source_lang, target_lang=target_lang, quiet=True, jobs=jobs,
-                         **PSQ_BOOST)
+    ranker = BoostRanker(
+        base=inp["base"], source_lang=source_lang, target_lang=target_lang, quiet=True, jobs=jobs, **PSQ_BOOST
+    )
     start = time.perf_counter()
-    ranker.fit_tokens(inp["queries"], inp["qrels"], inp["docids"], inp["doc_tokens"],
-                      dev_queries=inp["dev_queries"], dev_qrels=inp["dev_qrels"])
+    ranker.fit_tokens(
+        inp["queries"],
+        inp["qrels"],
+        inp["docids"],
+        inp["doc_tokens"],
+        dev_queries=inp["dev_queries"],
+        dev_qrels=inp["dev_qrels"],
+    )
     seconds = time.perf_counter() - start
     ranker.save(out)
-    print(json.dumps({"code": str(Path(clirkit.__file__).parent.parent), "seconds": seconds,
-                      "sha256": content_sha256(out),
-                      "json_sha256": hashlib.sha256(Path(f"{out}.json").read_bytes()).hexdigest()
-                      if Path(f"{out}.json").exists() else None,
-                      "beta": ranker.beta_, "rounds": ranker.model_.params["bag_rounds"],
-                      "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+    print(
+        json.dumps(
+            {
+                "code": str(Path(clirkit.__file__).parent.parent),
+                "seconds": seconds,
+                "sha256": content_sha256(out),
+                "json_sha256": hashlib.sha256(Path(f"{out}.json").read_bytes()).hexdigest()
+                if Path(f"{out}.json").exists()
+                else None,
+                "beta": ranker.beta_,
+                "rounds": ranker.model_.params["bag_rounds"],
+                "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            }
+        )
+    )
 
 
 def content_sha256(path: Path) -> str:
@@ -158,20 +180,29 @@ def psq_boost(work: Path, old: Path, repeat: int, jobs: int) -> None:
             for name, code in (("old", old), ("new", ROOT)):
                 before = load()
                 out = Path(tmp) / f"{name}-{i}.npz"
-                res = subprocess.run([sys.executable, __file__, "fit-once", "--work", str(work), "--out", str(out),
-                                      "--jobs", str(jobs)],
-                                     env=_env(code), check=True, capture_output=True, text=True, cwd=code)
+                res = subprocess.run(
+                    [sys.executable, __file__, "fit-once", "--work", str(work), "--out", str(out), "--jobs", str(jobs)],
+                    env=_env(code),
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                    cwd=code,
+                )
                 row = json.loads(res.stdout.strip().splitlines()[-1])
                 row["load_before"], row["load_after"] = before, load()
                 rows[name].append(row)
-                print(f"{name} #{i + 1}: {row['seconds']:.1f} s, peak {row['peak_mb']:.0f} MB, beta {row['beta']}, "
-                      f"rounds {row['rounds']}, content sha256 {row['sha256'][:16]} "
-                      f"(load {before} -> {row['load_after']})",
-                      flush=True)
+                print(
+                    f"{name} #{i + 1}: {row['seconds']:.1f} s, peak {row['peak_mb']:.0f} MB, beta {row['beta']}, "
+                    f"rounds {row['rounds']}, content sha256 {row['sha256'][:16]} "
+                    f"(load {before} -> {row['load_after']})",
+                    flush=True,
+                )
     hashes = {(r["sha256"], r["json_sha256"]) for rs in rows.values() for r in rs}
     med = {n: statistics.median(r["seconds"] for r in rs) for n, rs in rows.items()}
-    print(f"median old {med['old']:.1f} s, new {med['new']:.1f} s: {med['old'] / med['new']:.2f}x; "
-          f"models {'the same content' if len(hashes) == 1 else 'DIFFER'} ({len(hashes)} distinct)")
+    print(
+        f"median old {med['old']:.1f} s, new {med['new']:.1f} s: {med['old'] / med['new']:.2f}x; "
+        f"models {'the same content' if len(hashes) == 1 else 'DIFFER'} ({len(hashes)} distinct)"
+    )
 
 
 def readme_inputs(work: Path) -> list[str]:
@@ -179,11 +210,23 @@ def readme_inputs(work: Path) -> list[str]:
     d = work / "export"
     if not (d / "docs.tsv").exists():
         work.mkdir(parents=True, exist_ok=True)
-        subprocess.run([sys.executable, "-m", "clirkit", "datasets", "export", "nave-en-es", "-o", str(d)],
-                       check=True)
-    return ["--queries", f"{d}/queries.train.tsv", "--qrels", f"{d}/train.qrels", "--documents",
-            f"{d}/docs.tsv", "--source-lang", "en", "--target-lang", "es",
-            "--dev-queries", f"{d}/queries.dev.tsv", "--dev-qrels", f"{d}/dev.qrels"]
+        subprocess.run([sys.executable, "-m", "clirkit", "datasets", "export", "nave-en-es", "-o", str(d)], check=True)
+    return [
+        "--queries",
+        f"{d}/queries.train.tsv",
+        "--qrels",
+        f"{d}/train.qrels",
+        "--documents",
+        f"{d}/docs.tsv",
+        "--source-lang",
+        "en",
+        "--target-lang",
+        "es",
+        "--dev-queries",
+        f"{d}/queries.dev.tsv",
+        "--dev-qrels",
+        f"{d}/dev.qrels",
+    ]
 
 
 def bigram(old: Path | None, rounds: int, files: Path | None = None) -> None:
@@ -193,15 +236,32 @@ def bigram(old: Path | None, rounds: int, files: Path | None = None) -> None:
         for name, code in versions:
             before = load()
             out = Path(tmp) / f"{name}.npz"
-            cmd = ["/usr/bin/time", "-v", sys.executable, "-m", "clirkit", "boost-train", *inputs, "--ngram", "2",
-                   "--rounds", str(rounds), "--quiet", "-o", str(out)]
+            cmd = [
+                "/usr/bin/time",
+                "-v",
+                sys.executable,
+                "-m",
+                "clirkit",
+                "boost-train",
+                *inputs,
+                "--ngram",
+                "2",
+                "--rounds",
+                str(rounds),
+                "--quiet",
+                "-o",
+                str(out),
+            ]
             res = subprocess.run(cmd, env=_env(code), capture_output=True, text=True, cwd=code)
             if res.returncode:
                 sys.exit(res.stderr)
             peak = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", res.stderr).group(1))
             wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", res.stderr).group(1)
-            print(f"{name}: peak {peak / 2**20:.2f} GiB = {peak * 1024 / 1e9:.2f} GB, wall {wall}, content sha256 "
-                  f"{content_sha256(out)[:16]} (load {before} -> {load()})", flush=True)
+            print(
+                f"{name}: peak {peak / 2**20:.2f} GiB = {peak * 1024 / 1e9:.2f} GB, wall {wall}, content sha256 "
+                f"{content_sha256(out)[:16]} (load {before} -> {load()})",
+                flush=True,
+            )
 
 
 def main() -> None:

@@ -31,6 +31,7 @@ what is there), then prints the table of mean dev and test MAP.
 
 Not a test: timings vary by machine (and by load).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -76,11 +77,34 @@ VARIANTS = {  # clirkit's PSQ variants: name -> parameters, every one given (PSQ
     # the reference's model as it has it: document words the table lacks dropped, not passed through
     "D-lm-par-ref-drop": {**D, **BY_LM, "background": "parallel", "unknown": "drop", **REFERENCE},
 }
-SWEEP = ("Q-bm25", "D-bm25", "Q-bm25-ref", "D-bm25-ref", "Q-lm", "D-lm", "D-lm-par", "Q-lm-ref", "D-lm-ref",
-         "D-lm-par-ref")
-DEV_COLLECTIONS = ("nave-en-es", "bible-verse-es-en", "multi30k-de-en", "debian-desc-de-en", "debian-desc-es-en",
-                   "debian-desc-fr-en", "debian-desc-ru-en", "gettext-de-en", "gettext-es-en", "gettext-ru-en",
-                   "gettext-zh-en", "manpages-de-en", "manpages-es-en", "manpages-ru-en")
+SWEEP = (
+    "Q-bm25",
+    "D-bm25",
+    "Q-bm25-ref",
+    "D-bm25-ref",
+    "Q-lm",
+    "D-lm",
+    "D-lm-par",
+    "Q-lm-ref",
+    "D-lm-ref",
+    "D-lm-par-ref",
+)
+DEV_COLLECTIONS = (
+    "nave-en-es",
+    "bible-verse-es-en",
+    "multi30k-de-en",
+    "debian-desc-de-en",
+    "debian-desc-es-en",
+    "debian-desc-fr-en",
+    "debian-desc-ru-en",
+    "gettext-de-en",
+    "gettext-es-en",
+    "gettext-ru-en",
+    "gettext-zh-en",
+    "manpages-de-en",
+    "manpages-es-en",
+    "manpages-ru-en",
+)
 TIMED_QUERIES = 1000
 
 # run by fast_psq's Python: its tokenizer becomes a whitespace split (the texts are clirkit's tokens), then its
@@ -159,9 +183,19 @@ def prepared(name: str, work: Path) -> dict:
         tables[key] = load_table(path)
     query_side = src.tokenize_many(source, jobs=2)
     index = Index.from_tokens(docids, doc_tokens, tgt)
-    return {"c": c, "src": src, "tgt": tgt, "index": index, "docids": list(docids), "tables": tables,
-            "doc_tokens": doc_tokens,
-            "topics": topics, "query_tokens": query_tokens, "parallel": (source, target), "query_side": query_side}
+    return {
+        "c": c,
+        "src": src,
+        "tgt": tgt,
+        "index": index,
+        "docids": list(docids),
+        "tables": tables,
+        "doc_tokens": doc_tokens,
+        "topics": topics,
+        "query_tokens": query_tokens,
+        "parallel": (source, target),
+        "query_side": query_side,
+    }
 
 
 def per_query(run, qrels) -> dict[str, dict[str, float]]:
@@ -172,8 +206,14 @@ def per_query(run, qrels) -> dict[str, dict[str, float]]:
 def clirkit_runs(p: dict, names, splits) -> dict:
     """``{split: {variant: per-query values}}`` of clirkit's ``names`` variants, with their fit times."""
     c = p["c"]
-    resources = Resources(index=p["index"], table=p["tables"]["fwd"], reverse_table=p["tables"]["rev"],
-                          parallel=p["parallel"], source_lang=c.source_lang, target_lang=c.target_lang)
+    resources = Resources(
+        index=p["index"],
+        table=p["tables"]["fwd"],
+        reverse_table=p["tables"]["rev"],
+        parallel=p["parallel"],
+        source_lang=c.source_lang,
+        target_lang=c.target_lang,
+    )
     out: dict = {s: {} for s in splits}
     out["fit_seconds"] = {}
     for name in names:
@@ -215,8 +255,10 @@ def write_inputs(p: dict, folder: Path) -> dict:
         fh.writelines(f"{n} {t}\n" for t, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
     qids, tokens = timed_queries(p)
     known = set(rev.target_vocab.tolist())
-    for name, (ids, toks) in {"test": (list(p["topics"]["test"]), p["query_tokens"]["test"]),
-                              "timed": (qids, tokens)}.items():
+    for name, (ids, toks) in {
+        "test": (list(p["topics"]["test"]), p["query_tokens"]["test"]),
+        "timed": (qids, tokens),
+    }.items():
         # its query matrix has as many rows as the last query holding a known word: a query without one at the
         # end of the file would be an IndexError, so the query with the most known words goes last
         last = max(range(len(ids)), key=lambda i: sum(t in known for t in toks[i]))
@@ -240,18 +282,62 @@ def fast_psq(p: dict, python: str, folder: Path) -> dict:
     files = write_inputs(p, folder)
     index_dir = folder / "index"
     lang_d, lang_q = p["c"].target_lang, p["c"].source_lang
-    made = measured([python, "-c", FAST_PSQ, "fast_psq.index", "--doc_source", str(files["docs"]), "--lang", lang_d,
-                     "--psq_file", str(files["table"]), "--count_file", str(files["counts"]),
-                     "--min_translation_prob", str(REFERENCE["min_prob"]), "--max_translation_alternatives",
-                     str(REFERENCE["max_options"]), "--max_translation_cdf", str(REFERENCE["cumulative"]),
-                     "--alpha", "0.1", "--docid", "docno", "--title", "title", "--body", "body",
-                     "--output_dir", str(index_dir), "--nworkers", "1"])
-    out = {"index_seconds": made["seconds"], "index_peak_mb": made["peak_mb"],
-           "index_bytes": sum(f.stat().st_size for f in index_dir.iterdir())}
+    made = measured(
+        [
+            python,
+            "-c",
+            FAST_PSQ,
+            "fast_psq.index",
+            "--doc_source",
+            str(files["docs"]),
+            "--lang",
+            lang_d,
+            "--psq_file",
+            str(files["table"]),
+            "--count_file",
+            str(files["counts"]),
+            "--min_translation_prob",
+            str(REFERENCE["min_prob"]),
+            "--max_translation_alternatives",
+            str(REFERENCE["max_options"]),
+            "--max_translation_cdf",
+            str(REFERENCE["cumulative"]),
+            "--alpha",
+            "0.1",
+            "--docid",
+            "docno",
+            "--title",
+            "title",
+            "--body",
+            "body",
+            "--output_dir",
+            str(index_dir),
+            "--nworkers",
+            "1",
+        ]
+    )
+    out = {
+        "index_seconds": made["seconds"],
+        "index_peak_mb": made["peak_mb"],
+        "index_bytes": sum(f.stat().st_size for f in index_dir.iterdir()),
+    }
     for name in ("test", "timed"):
-        searched = measured([python, "-c", FAST_PSQ, "fast_psq.search", "--query_source", str(folder / f"{name}.tsv"),
-                             "--index_dir", str(index_dir), "--query_lang", lang_q, "--output_file",
-                             str(folder / f"{name}.run")])
+        searched = measured(
+            [
+                python,
+                "-c",
+                FAST_PSQ,
+                "fast_psq.search",
+                "--query_source",
+                str(folder / f"{name}.tsv"),
+                "--index_dir",
+                str(index_dir),
+                "--query_lang",
+                lang_q,
+                "--output_file",
+                str(folder / f"{name}.run"),
+            ]
+        )
         line = next(x for x in searched["stdout"].splitlines() if x.startswith("Searching"))
         out[f"{name}_search_seconds"] = float(line.split(" take ")[1].split(" ms")[0]) / 1000
         out[f"{name}_command_seconds"] = searched["seconds"]
@@ -270,18 +356,49 @@ def clirkit_index(p: dict, folder: Path) -> dict:
     (no queries: the translated index only), with PSQ's query-side pruning and with its default (the
     reference's). A document-side index costs both steps: their times are added, its peak is the larger of
     theirs."""
-    made = measured([sys.executable, "-c", INDEX_STEP, str(folder / "docs.jsonl"), p["c"].target_lang,
-                     str(folder / "clirkit-queries.npz")])
-    out = {"queries": {"index_seconds": made["seconds"], "index_peak_mb": made["peak_mb"],
-                       "index_bytes": (folder / "clirkit-queries.npz").stat().st_size}}
+    made = measured(
+        [
+            sys.executable,
+            "-c",
+            INDEX_STEP,
+            str(folder / "docs.jsonl"),
+            p["c"].target_lang,
+            str(folder / "clirkit-queries.npz"),
+        ]
+    )
+    out = {
+        "queries": {
+            "index_seconds": made["seconds"],
+            "index_peak_mb": made["peak_mb"],
+            "index_bytes": (folder / "clirkit-queries.npz").stat().st_size,
+        }
+    }
     for side, pruning in (("documents", QUERY_SIDE), ("documents-ref", {})):  # {}: the command's defaults
         target = folder / f"clirkit-{side}.npz"
-        options = [f"--{k.replace('_', '-')}={v if v is not None else 10 ** 9}" for k, v in pruning.items()]
-        step = measured([sys.executable, "-m", "clirkit", "psq", "--index", str(folder / "clirkit-queries.npz"),
-                         "--table", str(folder.parent / "rev.npz"), "--save-index", str(target), "-q", *options])
-        out[side] = {"index_seconds": round(made["seconds"] + step["seconds"], 2),
-                     "index_peak_mb": max(made["peak_mb"], step["peak_mb"]), "translate_seconds": step["seconds"],
-                     "translate_peak_mb": step["peak_mb"], "index_bytes": target.stat().st_size}
+        options = [f"--{k.replace('_', '-')}={v if v is not None else 10**9}" for k, v in pruning.items()]
+        step = measured(
+            [
+                sys.executable,
+                "-m",
+                "clirkit",
+                "psq",
+                "--index",
+                str(folder / "clirkit-queries.npz"),
+                "--table",
+                str(folder.parent / "rev.npz"),
+                "--save-index",
+                str(target),
+                "-q",
+                *options,
+            ]
+        )
+        out[side] = {
+            "index_seconds": round(made["seconds"] + step["seconds"], 2),
+            "index_peak_mb": max(made["peak_mb"], step["peak_mb"]),
+            "translate_seconds": step["seconds"],
+            "translate_peak_mb": step["peak_mb"],
+            "index_bytes": target.stat().st_size,
+        }
     return out
 
 
@@ -313,15 +430,23 @@ def search_times(p: dict, names, rounds: int = 7) -> dict:
     for s, topics in p["topics"].items():
         texts.update({f"{s}:{q}": t for q, t in topics.items()})
     topics = {q: texts[q] for q in qids}
-    resources = Resources(index=p["index"], table=p["tables"]["fwd"], reverse_table=p["tables"]["rev"],
-                          parallel=p["parallel"], source_lang=c.source_lang, target_lang=c.target_lang)
+    resources = Resources(
+        index=p["index"],
+        table=p["tables"]["fwd"],
+        reverse_table=p["tables"]["rev"],
+        parallel=p["parallel"],
+        source_lang=c.source_lang,
+        target_lang=c.target_lang,
+    )
     engines = {}
     for name in names:
         system = PSQ(**VARIANTS[name]).fit(resources)
         engines[name] = (system.bm25_, system.structured_queries(topics))
     # DT's queries are one-to-one over the documents' index: monolingual BM25
-    engines["mono-BM25"] = (BM25(p["index"]), dt_queries(qids, tokens, p["tables"]["fwd"], p["index"].vocabulary,
-                                                         frequency=p["index"].df))
+    engines["mono-BM25"] = (
+        BM25(p["index"]),
+        dt_queries(qids, tokens, p["tables"]["fwd"], p["index"].vocabulary, frequency=p["index"].df),
+    )
     times: dict[str, list[float]] = {name: [] for name in engines}
     for _ in range(rounds):
         for name, (engine, queries) in engines.items():
@@ -331,8 +456,11 @@ def search_times(p: dict, names, rounds: int = 7) -> dict:
     out = {}
     for name, (engine, queries) in engines.items():
         read = (queries.translations != 0).astype(np.float64) @ engine.index.df.astype(np.float64)
-        out[name] = {"first": round(times[name][0], 3), "best": round(min(times[name][1:]), 3),
-                     "postings": int(read.sum())}
+        out[name] = {
+            "first": round(times[name][0], 3),
+            "best": round(min(times[name][1:]), 3),
+            "postings": int(read.sum()),
+        }
     return out
 
 
@@ -345,8 +473,10 @@ def compare_table(name: str, result: dict) -> str:
     rows = ["| system | dev MAP | test MAP | PRES@1000 | nDCG@10 | R@1000 |", "|---|---:|---:|---:|---:|---:|"]
     ref = result.get("fast_psq", {}).get("test")
     if ref:
-        rows.append(f"| fast_psq (its scripts) | | {mean(ref['AP']):.4f} | {mean(ref['PRES@1000']):.4f} | "
-                    f"{mean(ref['nDCG@10']):.4f} | {mean(ref['R@1000']):.4f} |")
+        rows.append(
+            f"| fast_psq (its scripts) | | {mean(ref['AP']):.4f} | {mean(ref['PRES@1000']):.4f} | "
+            f"{mean(ref['nDCG@10']):.4f} | {mean(ref['R@1000']):.4f} |"
+        )
     for v in test:
         cells = []
         for m in MEASURES:
@@ -356,32 +486,46 @@ def compare_table(name: str, result: dict) -> str:
                 r = paired_test([ref[m][q] for q in qids], [test[v][m][q] for q in qids], seed=0)
                 text += ("+" if r.mean_difference > 0 else "-") if r.p_value < 0.05 else ""
             cells.append(text)
-        rows.append(f"| {v}{' (best on dev)' if v == result['best'] else ''} | {mean(dev[v]['AP']):.4f} | "
-                    + " | ".join(cells) + " |")
-    return f"{name}, test ({len(next(iter(test.values()))['AP'])} queries); +/-: p < 0.05 against fast_psq\n\n" + \
-        "\n".join(rows)
+        rows.append(
+            f"| {v}{' (best on dev)' if v == result['best'] else ''} | {mean(dev[v]['AP']):.4f} | "
+            + " | ".join(cells)
+            + " |"
+        )
+    return (
+        f"{name}, test ({len(next(iter(test.values()))['AP'])} queries); +/-: p < 0.05 against fast_psq\n\n"
+        + "\n".join(rows)
+    )
 
 
 def cost_table(results: dict) -> str:
-    rows = ["| collection | system | index s | index peak MB | index MB | search 1,000 s (first / best) | "
-            "vs mono BM25 | postings read |", "|---|---|---:|---:|---:|---:|---:|---:|"]
+    rows = [
+        "| collection | system | index s | index peak MB | index MB | search 1,000 s (first / best) | "
+        "vs mono BM25 | postings read |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for name, r in results.items():
         mono = r["search"]["mono-BM25"]["best"]
         if "fast_psq" in r:
             f = r["fast_psq"]
-            rows.append(f"| {name} | fast_psq | {f['index_seconds']} | {f['index_peak_mb']} | "
-                        f"{f['index_bytes'] / 2**20:.1f} | {f['timed_search_seconds']:.3f} | "
-                        f"{f['timed_search_seconds'] / mono:.2f}x | |")
+            rows.append(
+                f"| {name} | fast_psq | {f['index_seconds']} | {f['index_peak_mb']} | "
+                f"{f['index_bytes'] / 2**20:.1f} | {f['timed_search_seconds']:.3f} | "
+                f"{f['timed_search_seconds'] / mono:.2f}x | |"
+            )
         for side, label in (("documents", "D-bm25"), ("documents-ref", "D-bm25-ref"), ("queries", "Q-bm25")):
             i = r["index"][side]
             s = r["search"][label]
-            rows.append(f"| {name} | clirkit {label} | {i['index_seconds']} | {i['index_peak_mb']} | "
-                        f"{i['index_bytes'] / 2**20:.1f} | {s['first']} / {s['best']} | {s['best'] / mono:.2f}x | "
-                        f"{s['postings'] / 1e6:.1f}M |")
+            rows.append(
+                f"| {name} | clirkit {label} | {i['index_seconds']} | {i['index_peak_mb']} | "
+                f"{i['index_bytes'] / 2**20:.1f} | {s['first']} / {s['best']} | {s['best'] / mono:.2f}x | "
+                f"{s['postings'] / 1e6:.1f}M |"
+            )
         for label in sorted({"D-lm", "D-lm-ref", r["best"]} - {"D-bm25", "D-bm25-ref", "Q-bm25"}) + ["mono-BM25"]:
             s = r["search"][label]
-            rows.append(f"| {name} | clirkit {label} | | | | {s['first']} / {s['best']} | {s['best'] / mono:.2f}x | "
-                        f"{s['postings'] / 1e6:.1f}M |")
+            rows.append(
+                f"| {name} | clirkit {label} | | | | {s['first']} / {s['best']} | {s['best'] / mono:.2f}x | "
+                f"{s['postings'] / 1e6:.1f}M |"
+            )
     return "\n".join(rows)
 
 
@@ -405,15 +549,28 @@ def sweep_table(folder: Path, variants=SWEEP) -> str:
     for name in DEV_COLLECTIONS:
         if name in results:
             r = results[name]
-            rows.append(f"| {name} | " + " | ".join(f"{mean(r['dev'][v]['AP']):.4f} / {mean(r['test'][v]['AP']):.4f}"
-                                                     f"{_mark(r['test'], v)}" for v in shown) + " |")
+            rows.append(
+                f"| {name} | "
+                + " | ".join(
+                    f"{mean(r['dev'][v]['AP']):.4f} / {mean(r['test'][v]['AP']):.4f}{_mark(r['test'], v)}"
+                    for v in shown
+                )
+                + " |"
+            )
     done = [results[n] for n in DEV_COLLECTIONS if n in results]
-    rows.append(f"| mean ({len(done)}) | " + " | ".join(
-        f"{np.mean([mean(r['dev'][v]['AP']) for r in done]):.4f} / "
-        f"{np.mean([mean(r['test'][v]['AP']) for r in done]):.4f}" for v in shown) + " |")
+    rows.append(
+        f"| mean ({len(done)}) | "
+        + " | ".join(
+            f"{np.mean([mean(r['dev'][v]['AP']) for r in done]):.4f} / "
+            f"{np.mean([mean(r['test'][v]['AP']) for r in done]):.4f}"
+            for v in shown
+        )
+        + " |"
+    )
     wins = {v: sum(mean(r["dev"][v]["AP"]) > mean(r["dev"]["Q-bm25"]["AP"]) for r in done) for v in shown[1:]}
-    return "\n".join(rows) + "\n\ndev wins over Q-bm25: " + ", ".join(f"{v} {n} of {len(done)}"
-                                                                  for v, n in wins.items())
+    return (
+        "\n".join(rows) + "\n\ndev wins over Q-bm25: " + ", ".join(f"{v} {n} of {len(done)}" for v, n in wins.items())
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -422,8 +579,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--collections", nargs="+", default=["nave-en-es", "debian-desc-es-en"])
     parser.add_argument("--fast-psq", default=None, metavar="PYTHON", help="the Python of a venv with fast-psq")
     parser.add_argument("--sweep", action="store_true", help="query- vs document-side over the 14 dev collections")
-    parser.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=None,
-                        help="with --sweep: the variants to add to what is there (default: the sweep's)")
+    parser.add_argument(
+        "--variants",
+        nargs="+",
+        choices=list(VARIANTS),
+        default=None,
+        help="with --sweep: the variants to add to what is there (default: the sweep's)",
+    )
     args = parser.parse_args(argv)
     out = Path(args.output)
     if args.sweep:

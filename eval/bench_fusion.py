@@ -13,6 +13,7 @@ with the load average (on a shared machine the CPU times move less than the wall
 The fixed-weight fusion is given the weights the tuned one chose, so the two write the same bytes (checked).
 The dev qrels are the collection's (the tuning averages over the judged queries the dev runs cover).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -80,8 +81,17 @@ def main() -> None:
     dev = [run_file(args.runs, s, "dev") for s in args.systems]
     test = [run_file(args.runs, s, "test") for s in args.systems]
     clirkit = [sys.executable, "-m", "clirkit", "aggregate", *test]
-    tuned_cmd = clirkit + ["--tune", "--dev-runs", *dev, "--dev-qrels", str(qrels), "--step", args.step,
-                           "-o", str(args.work / "tuned.run")]
+    tuned_cmd = clirkit + [
+        "--tune",
+        "--dev-runs",
+        *dev,
+        "--dev-qrels",
+        str(qrels),
+        "--step",
+        args.step,
+        "-o",
+        str(args.work / "tuned.run"),
+    ]
     _, _, out = timed(tuned_cmd)
     weights = re.search(r"best weights ([-0-9., e]+) \(", out).group(1).replace(",", " ").split()
     fixed_cmd = clirkit + ["--weights", *weights, "-o", str(args.work / "fixed.run")]
@@ -89,8 +99,11 @@ def main() -> None:
     if args.old:
         old_env = {**os.environ, "PYTHONPATH": str(args.old.resolve())}
         variants["tuned (old)"] = (tuned_cmd[:-1] + [str(args.work / "tuned-old.run")], old_env)
-    print(f"{len(args.systems)} runs ({', '.join(args.systems)}), step {args.step}, best weights "
-          f"{' '.join(weights)}; load average {load()} on {os.cpu_count()} cores", flush=True)
+    print(
+        f"{len(args.systems)} runs ({', '.join(args.systems)}), step {args.step}, best weights "
+        f"{' '.join(weights)}; load average {load()} on {os.cpu_count()} cores",
+        flush=True,
+    )
     times: dict[str, list[float]] = {name: [] for name in variants}
     cpu: dict[str, list[float]] = {name: [] for name in variants}
     for i in range(args.repeat):
@@ -98,8 +111,9 @@ def main() -> None:
             seconds, cpu_seconds, _ = timed(command, env)
             times[name].append(seconds)
             cpu[name].append(cpu_seconds)
-            print(f"  {i + 1}/{args.repeat} {name}: {seconds:.2f} s, CPU {cpu_seconds:.2f} s (load {load()})",
-                  flush=True)
+            print(
+                f"  {i + 1}/{args.repeat} {name}: {seconds:.2f} s, CPU {cpu_seconds:.2f} s (load {load()})", flush=True
+            )
     outputs = {name: digest(args.work / name) for name in ("tuned.run", "fixed.run")}
     if args.old:
         outputs["tuned-old.run"] = digest(args.work / "tuned-old.run")
@@ -107,8 +121,10 @@ def main() -> None:
     used = {name: statistics.median(t) for name, t in cpu.items()}
     print("\n| command | median wall s | / fixed | median CPU s | / fixed |\n|---|---:|---:|---:|---:|")
     for name in variants:
-        print(f"| {name} | {wall[name]:.2f} | {wall[name] / wall['fixed']:.2f}x | {used[name]:.2f} | "
-              f"{used[name] / used['fixed']:.2f}x |")
+        print(
+            f"| {name} | {wall[name]:.2f} | {wall[name] / wall['fixed']:.2f}x | {used[name]:.2f} | "
+            f"{used[name] / used['fixed']:.2f}x |"
+        )
     print(f"\noutputs (sha256): {outputs}; same bytes: {len(set(outputs.values())) == 1}; load average {load()}")
 
 

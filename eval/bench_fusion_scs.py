@@ -14,6 +14,7 @@
 Times are wall-clock seconds, best of ``--repeat`` for aggregation. The
 machine's load average is printed with them.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,7 +30,7 @@ from clirkit.run import Run
 def fusion_inputs(n_queries: int, depth: int, n_runs: int, seed: int) -> list[Run]:
     from clirkit import datasets
 
-    pool = np.asarray(datasets.load("nave-en-es").documents()[0])[:2 * depth]
+    pool = np.asarray(datasets.load("nave-en-es").documents()[0])[: 2 * depth]
     rng = np.random.default_rng(seed)
     runs = []
     for i in range(n_runs):
@@ -55,8 +56,7 @@ def bench_fusion(args) -> None:
     from clirkit import fusion
 
     runs = fusion_inputs(args.queries, args.depth, 2, args.seed)
-    print(f"aggregation: 2 runs x {args.queries} queries x {args.depth} documents "
-          f"({sum(len(r) for r in runs):,} rows)")
+    print(f"aggregation: 2 runs x {args.queries} queries x {args.depth} documents ({sum(len(r) for r in runs):,} rows)")
     for name, fn in [
         ("interp kappa=0.5, transform shift", lambda: fusion.interpolate(runs, kappa=0.5, transform="shift")),
         ("interp kappa=0.5, transform minmax", lambda: fusion.interpolate(runs, kappa=0.5, transform="minmax")),
@@ -79,7 +79,7 @@ def bench_scs(args) -> None:
     train_q, test_q = c.queries("train"), c.queries("test")
     train_tok, test_tok = qa.tokenize_many(list(train_q.values())), qa.tokenize_many(list(test_q.values()))
     print(f"scs on nave-en-es: tokenization {time.perf_counter() - start:.1f} s")
-    for lazy in ([True, False] if args.dense_adam else [True]):
+    for lazy in [True, False] if args.dense_adam else [True]:
         model = SCSModel(epochs=args.scs_epochs, lazy_adam=lazy, random_state=args.seed)
         start = time.perf_counter()
         data = model.prepare(list(train_q), train_tok, docids, doc_tokens, c.qrels("train"))
@@ -89,13 +89,16 @@ def bench_scs(args) -> None:
         cpu = (time.process_time() - cpu) / max(args.scs_epochs, 1)
         s = model.training_stats_
         per_epoch = np.mean(model.epoch_seconds_)
-        print(f"  {'lazy' if lazy else 'dense'} Adam: prepare {prep:.1f} s; {s['units']:,} training pairs "
-              f"({-(-s['units'] // model.batch_size):,} batches of {model.batch_size}) -> "
-              f"{per_epoch:.1f} s wall, {cpu:.1f} s CPU per epoch (mean of {len(model.epoch_seconds_)})")
-    wall, cpu, run = best_of(1, lambda: model.score_tokens(list(test_q), test_tok, docids, doc_tokens,
-                                                           depth=1000))
-    print(f"  scoring {len(test_q):,} test queries x {len(docids):,} verses, top 1000: {wall:.1f} s wall "
-          f"{cpu:.1f} s CPU ({len(run):,} rows)")
+        print(
+            f"  {'lazy' if lazy else 'dense'} Adam: prepare {prep:.1f} s; {s['units']:,} training pairs "
+            f"({-(-s['units'] // model.batch_size):,} batches of {model.batch_size}) -> "
+            f"{per_epoch:.1f} s wall, {cpu:.1f} s CPU per epoch (mean of {len(model.epoch_seconds_)})"
+        )
+    wall, cpu, run = best_of(1, lambda: model.score_tokens(list(test_q), test_tok, docids, doc_tokens, depth=1000))
+    print(
+        f"  scoring {len(test_q):,} test queries x {len(docids):,} verses, top 1000: {wall:.1f} s wall "
+        f"{cpu:.1f} s CPU ({len(run):,} rows)"
+    )
 
 
 def main(argv=None) -> int:

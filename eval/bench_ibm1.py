@@ -36,6 +36,7 @@
 
 Not a test: timings depend on the machine and its load (the load average is printed).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -102,17 +103,23 @@ def bench_clirkit(en: list, es: list, iterations: int, repeats: int) -> tuple[di
     setup_times, train_times, train_cpu = [], [], []
     for _ in range(repeats):  # best of each, so that their difference (the EM iterations) is not noise
         t0 = time.perf_counter()
-        train_ibm1(en, es, iterations=0)                    # the one-time layout alone
+        train_ibm1(en, es, iterations=0)  # the one-time layout alone
         setup_times.append(time.perf_counter() - t0)
         t0, c0 = time.perf_counter(), time.process_time()
         table = train_ibm1(en, es, iterations=iterations)
         train_times.append(time.perf_counter() - t0)
         train_cpu.append(time.process_time() - c0)
     peak = _vm("VmHWM")
-    out = {"clirkit_setup_s": min(setup_times), "clirkit_train_s": min(train_times), "clirkit_cpu_s": min(train_cpu),
-           "clirkit_peak_rss_mb": round((peak - rss0) / 2**20, 1) if peak and rss0 else None,
-           "n_source": table.n_source, "n_target": table.n_target, "table_entries": table.nnz,
-           "incidences": table.params["n_incidences"]}
+    out = {
+        "clirkit_setup_s": min(setup_times),
+        "clirkit_train_s": min(train_times),
+        "clirkit_cpu_s": min(train_cpu),
+        "clirkit_peak_rss_mb": round((peak - rss0) / 2**20, 1) if peak and rss0 else None,
+        "n_source": table.n_source,
+        "n_target": table.n_target,
+        "table_entries": table.nnz,
+        "incidences": table.params["n_incidences"],
+    }
     out["clirkit_em_s"] = out["clirkit_train_s"] - out["clirkit_setup_s"]
     return out, table
 
@@ -154,20 +161,37 @@ def bench_eflomal(en: list, es: list, iterations: int, repeats: int) -> dict:
         out["eflomal_prepare_s"] = time.perf_counter() - t0
         prepare_cpu = time.process_time() - c0
         runs = []
-        argv = [binary, "-m", "1", "-n", "1", "-1", str(iterations), "-2", "0", "-3", "0", "-s", src, "-t", tgt,
-                "-f", links]
+        argv = [
+            binary,
+            "-m",
+            "1",
+            "-n",
+            "1",
+            "-1",
+            str(iterations),
+            "-2",
+            "0",
+            "-3",
+            "0",
+            "-s",
+            src,
+            "-t",
+            tgt,
+            "-f",
+            links,
+        ]
         for _ in range(repeats):
             with open(log, "w") as err:
-                helper = subprocess.run([sys.executable, "-c", _SPAWN, *argv], stderr=err, env=env,
-                                        stdout=subprocess.PIPE, text=True)
+                helper = subprocess.run(
+                    [sys.executable, "-c", _SPAWN, *argv], stderr=err, env=env, stdout=subprocess.PIPE, text=True
+                )
             text = open(log).read()
             if helper.returncode:
                 raise SystemExit(f"eflomal failed ({helper.returncode}):\n{text}")
             wall, maxrss_kb, cpu = helper.stdout.split()
             phase = re.search(r"Aligning with model 1 .*\nDone: ([0-9.]+) s", text)
             read = re.search(r"Read texts .*: ([0-9.]+) s", text)
-            runs.append((float(phase.group(1)), float(wall), float(read.group(1)), int(maxrss_kb) / 1024,
-                         float(cpu)))
+            runs.append((float(phase.group(1)), float(wall), float(read.group(1)), int(maxrss_kb) / 1024, float(cpu)))
         out["eflomal_em_s"] = min(r[0] for r in runs)
         out["eflomal_binary_s"] = min(r[1] for r in runs)
         out["eflomal_read_s"] = min(r[2] for r in runs)
@@ -194,7 +218,7 @@ def bench_retrieval(c, table, args) -> tuple[dict, list[str]]:
     qids, qtexts = list(queries), list(queries.values())
     source = Analyzer("en")
     bm25 = BM25(index)
-    bm25.posting_weights()          # precomputed once per index in both cases
+    bm25.posting_weights()  # precomputed once per index in both cases
     stop = most_frequent_terms(index, args.stopwords_top)
 
     def dt():
@@ -206,13 +230,24 @@ def bench_retrieval(c, table, args) -> tuple[dict, list[str]]:
         return psq_queries(qids, source.tokenize_many(qtexts), prepare_table(table, **measured), index.vocabulary)
 
     def psq_stop():
-        return psq_queries(qids, source.tokenize_many(qtexts),
-                           prepare_table(table, target_stopwords=stop, **measured), index.vocabulary)
+        return psq_queries(
+            qids,
+            source.tokenize_many(qtexts),
+            prepare_table(table, target_stopwords=stop, **measured),
+            index.vocabulary,
+        )
 
     out: dict = {"queries": len(qids)}
-    systems = (("dt", "DT (1-best)", dt), ("psq", "PSQ", psq),
-               ("psq_stop", f"PSQ, top {args.stopwords_top} index terms dropped from options"
-                            f"{' (the PSQ system default)' if args.stopwords_top == STOPWORDS_TOP else ''}", psq_stop))
+    systems = (
+        ("dt", "DT (1-best)", dt),
+        ("psq", "PSQ", psq),
+        (
+            "psq_stop",
+            f"PSQ, top {args.stopwords_top} index terms dropped from options"
+            f"{' (the PSQ system default)' if args.stopwords_top == STOPWORDS_TOP else ''}",
+            psq_stop,
+        ),
+    )
     rows = []
     for name, label, build in systems:
         build_times, search_times = [], []
@@ -227,10 +262,12 @@ def bench_retrieval(c, table, args) -> tuple[dict, list[str]]:
         out[f"{name}_s"] = out[f"{name}_build_s"] + out[f"{name}_search_s"]
         means = evaluate(run, qrels, ["AP", "P@10"]).mean()
         out[f"{name}_map"], out[f"{name}_p10"] = means["AP"], means["P@10"]
-        rows.append(f"| {label} | {out[name + '_build_s']:.3f} | {out[name + '_search_s']:.3f} | "
-                    f"{out[name + '_s']:.3f} | {out[name + '_search_s'] / out['dt_search_s']:.2f}x | "
-                    f"{out[name + '_s'] / out['dt_s']:.2f}x | "
-                    f"{out[name + '_map']:.4f} | {out[name + '_p10']:.4f} |")
+        rows.append(
+            f"| {label} | {out[name + '_build_s']:.3f} | {out[name + '_search_s']:.3f} | "
+            f"{out[name + '_s']:.3f} | {out[name + '_search_s'] / out['dt_search_s']:.2f}x | "
+            f"{out[name + '_s'] / out['dt_s']:.2f}x | "
+            f"{out[name + '_map']:.4f} | {out[name + '_p10']:.4f} |"
+        )
     return out, rows
 
 
@@ -242,68 +279,93 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--iterations", type=int, default=5)
     ap.add_argument("--split", default="test", help="query split for the retrieval timing")
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--jobs", type=int, default=tokenize_jobs(),
-                    help="tokenization processes of the parallel measurement (default: ttable train's)")
-    ap.add_argument("--stopwords-top", type=int, default=100,
-                    help="for the third system: drop the N most frequent index terms from PSQ's options "
-                         f"(the PSQ system's default is {STOPWORDS_TOP})")
+    ap.add_argument(
+        "--jobs",
+        type=int,
+        default=tokenize_jobs(),
+        help="tokenization processes of the parallel measurement (default: ttable train's)",
+    )
+    ap.add_argument(
+        "--stopwords-top",
+        type=int,
+        default=100,
+        help="for the third system: drop the N most frequent index terms from PSQ's options "
+        f"(the PSQ system's default is {STOPWORDS_TOP})",
+    )
     ap.add_argument("--no-retrieval", action="store_true", help="only tokenization and IBM Model 1")
     ap.add_argument("--json", default=None, help="also write the numbers as JSON here")
     args = ap.parse_args(argv)
 
     from clirkit import datasets
 
-    out: dict = {"collection": "nave-en-es", "variant": args.variant, "python": platform.python_version(),
-                 "cpus": os.cpu_count(), "load_before": _load(), "iterations": args.iterations, "jobs": args.jobs}
+    out: dict = {
+        "collection": "nave-en-es",
+        "variant": args.variant,
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "load_before": _load(),
+        "iterations": args.iterations,
+        "jobs": args.jobs,
+    }
     c = datasets.load("nave-en-es", variant=args.variant)
     english, spanish = c.parallel()
     out["pairs"] = len(english)
 
     numbers, en, es = bench_tokenize(english, spanish, args.jobs)
     out.update(numbers)
-    keep = [k for k in range(len(en)) if en[k] and es[k]]   # eflomal gets the pairs clirkit trains on
+    keep = [k for k in range(len(en)) if en[k] and es[k]]  # eflomal gets the pairs clirkit trains on
     en, es = [en[k] for k in keep], [es[k] for k in keep]
-    out["positions"] = sum(len(t) * (len(s) + 1) for s, t in zip(en, es))   # (target token, source word or NULL)
+    out["positions"] = sum(len(t) * (len(s) + 1) for s, t in zip(en, es))  # (target token, source word or NULL)
     numbers, table = bench_clirkit(en, es, args.iterations, args.repeats)
     out.update(numbers)
     out.update(bench_eflomal(en, es, args.iterations, args.repeats))
     out["load_after"] = _load()
 
     n = args.iterations
-    print(f"IBM Model 1 on {len(en):,} verse pairs (en -> es), {n} iterations, best of {args.repeats}; "
-          f"load average {out['load_before']} before, {out['load_after']} after\n")
-    print(f"| tokenization (sacremoses), both sides | seconds | speed-up |\n|---|---:|---:|\n"
-          f"| 1 process | {out['tokenize_jobs1_s']:.2f} | 1.00x |\n"
-          f"| {args.jobs} processes (same tokens: {out['tokenize_same_tokens']}) | "
-          f"{out[f'tokenize_jobs{args.jobs}_s']:.2f} | "
-          f"{out['tokenize_jobs1_s'] / out[f'tokenize_jobs{args.jobs}_s']:.2f}x |\n")
+    print(
+        f"IBM Model 1 on {len(en):,} verse pairs (en -> es), {n} iterations, best of {args.repeats}; "
+        f"load average {out['load_before']} before, {out['load_after']} after\n"
+    )
+    print(
+        f"| tokenization (sacremoses), both sides | seconds | speed-up |\n|---|---:|---:|\n"
+        f"| 1 process | {out['tokenize_jobs1_s']:.2f} | 1.00x |\n"
+        f"| {args.jobs} processes (same tokens: {out['tokenize_same_tokens']}) | "
+        f"{out[f'tokenize_jobs{args.jobs}_s']:.2f} | "
+        f"{out['tokenize_jobs1_s'] / out[f'tokenize_jobs{args.jobs}_s']:.2f}x |\n"
+    )
     if "eflomal_em_s" in out:
         out["clirkit_total_s"] = out["clirkit_train_s"]
         ratio = {k: out[f"clirkit_{k}_s"] / out[f"eflomal_{k}_s"] for k in ("setup", "em", "total")}
         out.update({f"ratio_{k}": v for k, v in ratio.items()})
-        print(f"| IBM Model 1 step | clirkit s | eflomal {out['eflomal_version']} s | clirkit / eflomal |\n"
-              f"|---|---:|---:|---:|\n"
-              f"| setup (clirkit: {out['incidences']:,} incidences; eflomal: ids, files, read) | "
-              f"{out['clirkit_setup_s']:.2f} | {out['eflomal_setup_s']:.2f} | {ratio['setup']:.2f} |\n"
-              f"| EM, {n} iterations (eflomal: model-1 sampling over {out['positions']:,} positions) | "
-              f"{out['clirkit_em_s']:.2f} | {out['eflomal_em_s']:.2f} | {ratio['em']:.2f} |\n"
-              f"| per iteration | {out['clirkit_em_s'] / n:.3f} | {out['eflomal_em_s'] / n:.3f} | "
-              f"{ratio['em']:.2f} |\n"
-              f"| total from token lists | {out['clirkit_train_s']:.2f} | {out['eflomal_total_s']:.2f} | "
-              f"{ratio['total']:.2f} |\n"
-              f"| total CPU seconds (user + sys) | {out['clirkit_cpu_s']:.2f} | {out['eflomal_cpu_s']:.2f} | "
-              f"{out['clirkit_cpu_s'] / out['eflomal_cpu_s']:.2f} |\n"
-              f"| peak memory, MB | {out['clirkit_peak_rss_mb']} | {out['eflomal_peak_rss_mb']} | "
-              f"{out['clirkit_peak_rss_mb'] / out['eflomal_peak_rss_mb']:.2f} |\n")
+        print(
+            f"| IBM Model 1 step | clirkit s | eflomal {out['eflomal_version']} s | clirkit / eflomal |\n"
+            f"|---|---:|---:|---:|\n"
+            f"| setup (clirkit: {out['incidences']:,} incidences; eflomal: ids, files, read) | "
+            f"{out['clirkit_setup_s']:.2f} | {out['eflomal_setup_s']:.2f} | {ratio['setup']:.2f} |\n"
+            f"| EM, {n} iterations (eflomal: model-1 sampling over {out['positions']:,} positions) | "
+            f"{out['clirkit_em_s']:.2f} | {out['eflomal_em_s']:.2f} | {ratio['em']:.2f} |\n"
+            f"| per iteration | {out['clirkit_em_s'] / n:.3f} | {out['eflomal_em_s'] / n:.3f} | "
+            f"{ratio['em']:.2f} |\n"
+            f"| total from token lists | {out['clirkit_train_s']:.2f} | {out['eflomal_total_s']:.2f} | "
+            f"{ratio['total']:.2f} |\n"
+            f"| total CPU seconds (user + sys) | {out['clirkit_cpu_s']:.2f} | {out['eflomal_cpu_s']:.2f} | "
+            f"{out['clirkit_cpu_s'] / out['eflomal_cpu_s']:.2f} |\n"
+            f"| peak memory, MB | {out['clirkit_peak_rss_mb']} | {out['eflomal_peak_rss_mb']} | "
+            f"{out['clirkit_peak_rss_mb'] / out['eflomal_peak_rss_mb']:.2f} |\n"
+        )
     else:
-        print(f"| IBM Model 1 step | clirkit s |\n|---|---:|\n| setup | {out['clirkit_setup_s']:.2f} |\n"
-              f"| EM, {n} iterations | {out['clirkit_em_s']:.2f} |\n| total | {out['clirkit_train_s']:.2f} |\n\n"
-              f"(eflomal is not installed: pip install eflomal)\n")
+        print(
+            f"| IBM Model 1 step | clirkit s |\n|---|---:|\n| setup | {out['clirkit_setup_s']:.2f} |\n"
+            f"| EM, {n} iterations | {out['clirkit_em_s']:.2f} |\n| total | {out['clirkit_train_s']:.2f} |\n\n"
+            f"(eflomal is not installed: pip install eflomal)\n"
+        )
     if not args.no_retrieval:
         numbers, rows = bench_retrieval(c, table, args)
         out.update(numbers)
-        print(f"| {out['queries']} {args.split} queries | build s | search s | total s | search vs DT | "
-              f"total vs DT | MAP | P@10 |\n|---|---|---|---|---|---|---|---|\n" + "\n".join(rows))
+        print(
+            f"| {out['queries']} {args.split} queries | build s | search s | total s | search vs DT | "
+            f"total vs DT | MAP | P@10 |\n|---|---|---|---|---|---|---|---|\n" + "\n".join(rows)
+        )
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(out, fh, indent=2)

@@ -19,6 +19,7 @@ ranx compiles with numba on first use: its first call is reported separately as 
 excluded from the best-of timings. The script also prints the largest per-query difference of each
 library from pytrec_eval, so the speed comparison is between equal answers.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,7 +40,7 @@ def make_data(n_queries: int, depth: int, judged: int, seed: int):
     rows = []
     for q in range(n_queries):
         _, first = np.unique(docids_all[q], return_index=True)
-        rows.append(docids_all[q][np.sort(first)[:depth + judged]])
+        rows.append(docids_all[q][np.sort(first)[: depth + judged]])
     pool = np.stack(rows)
     docids = pool[:, :depth].ravel()
     scores = np.round(np.sort(rng.gamma(2.0, 3.0, size=(n_queries, depth)), axis=1)[:, ::-1], 4).ravel()
@@ -49,7 +50,7 @@ def make_data(n_queries: int, depth: int, judged: int, seed: int):
     jq, jd = [], []
     for q in range(n_queries):
         picked = np.unique(pos[q])[:half]
-        jd.append(np.concatenate((pool[q, picked], pool[q, depth:depth + judged - len(picked)])))
+        jd.append(np.concatenate((pool[q, picked], pool[q, depth : depth + judged - len(picked)])))
         jq.append(np.full(len(jd[-1]), f"Q{q:05d}"))
     qrels_q, qrels_d = np.concatenate(jq), np.concatenate(jd)
     grades = rng.choice([0, 1, 2], size=len(qrels_q), p=[0.5, 0.35, 0.15])
@@ -139,11 +140,17 @@ def main() -> None:
     args = ap.parse_args()
 
     run_arrays, qrels_arrays = make_data(args.queries, args.depth, args.judged, args.seed)
-    print(f"data: {args.queries} queries x {args.depth} results = {len(run_arrays[0]):,} run rows, "
-          f"{len(qrels_arrays[0]):,} judgments; measures {', '.join(MEASURES)}")
+    print(
+        f"data: {args.queries} queries x {args.depth} results = {len(run_arrays[0]):,} run rows, "
+        f"{len(qrels_arrays[0]):,} judgments; measures {', '.join(MEASURES)}"
+    )
 
-    benches = {"clirkit": bench_clirkit, "pytrec_eval": bench_pytrec, "ranx": bench_ranx,
-               "ir-measures": bench_ir_measures}
+    benches = {
+        "clirkit": bench_clirkit,
+        "pytrec_eval": bench_pytrec,
+        "ranx": bench_ranx,
+        "ir-measures": bench_ir_measures,
+    }
     results = {}
     for name, fn in benches.items():
         try:
@@ -156,14 +163,20 @@ def main() -> None:
             continue
         results[name] = (min(r[0] for r in runs), min(r[1] for r in runs), runs[0][2])
     total_p, eval_p, ref = results["pytrec_eval"]
-    print(f"\n{'library':<12} {'total s':>8} {'evaluate s':>11} {'total / pytrec':>15} {'eval / pytrec':>14}"
-          f" {'max |diff| vs pytrec':>21}")
+    print(
+        f"\n{'library':<12} {'total s':>8} {'evaluate s':>11} {'total / pytrec':>15} {'eval / pytrec':>14}"
+        f" {'max |diff| vs pytrec':>21}"
+    )
     for name, (total, ev, per_query) in results.items():
-        print(f"{name:<12} {total:8.3f} {ev:11.3f} {total / total_p:15.2f} {ev / eval_p:14.2f} "
-              f"{max_difference(per_query, ref, MEASURES):21.2e}")
+        print(
+            f"{name:<12} {total:8.3f} {ev:11.3f} {total / total_p:15.2f} {ev / eval_p:14.2f} "
+            f"{max_difference(per_query, ref, MEASURES):21.2e}"
+        )
     with_pres = [bench_clirkit(run_arrays, qrels_arrays, MEASURES + ["PRES@1000"]) for _ in range(args.repeat)]
-    print(f"\nclirkit with PRES@1000 as a fifth measure: total {min(r[0] for r in with_pres):.3f} s, "
-          f"evaluate {min(r[1] for r in with_pres):.3f} s (no peer computes PRES)")
+    print(
+        f"\nclirkit with PRES@1000 as a fifth measure: total {min(r[0] for r in with_pres):.3f} s, "
+        f"evaluate {min(r[1] for r in with_pres):.3f} s (no peer computes PRES)"
+    )
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ files, evaluating and writing all count, as they do for a user:
             fuse(norm="sum", method="wsum", params weights 0.5/0.5) + Run.save (trec)
 ranx compiles with numba on first use; one untimed ranx call warms its cache first.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -115,24 +116,40 @@ def main() -> None:
         pytrec.write_text(PYTREC)
         ranx.write_text(RANX)
         mb = {p.name: p.stat().st_size / 2**20 for p in (small, big)}
-        print(f"files: small.run {mb['small.run']:.0f} MB (1,190,000 lines), big.run {mb['big.run']:.0f} MB "
-              f"({args.big_queries * 1000:,} lines) x 2; load average {os.getloadavg()[0]:.2f}")
+        print(
+            f"files: small.run {mb['small.run']:.0f} MB (1,190,000 lines), big.run {mb['big.run']:.0f} MB "
+            f"({args.big_queries * 1000:,} lines) x 2; load average {os.getloadavg()[0]:.2f}"
+        )
         measures = ["-m", "AP", "P@10", "nDCG@10", "RR", "--"]
         rows = []
         if not args.skip_ranx:  # numba compiles ranx's kernels on first use: warm its cache, untimed
-            subprocess.run([py, str(ranx), str(small), str(small), str(folder / "warm.run")], check=True,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            subprocess.run(
+                [py, str(ranx), str(small), str(small), str(folder / "warm.run")],
+                check=True,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
         cases = [
             ("eval 1.19M lines", "clirkit", clirkit + ["eval", "--qrels", str(small_qrels)] + measures + [str(small)]),
             ("eval 1.19M lines", "pytrec_eval", [py, str(pytrec), str(small_qrels), str(small)]),
-            ("eval 2 x big", "clirkit",
-             clirkit + ["eval", "--qrels", str(big_qrels)] + measures + [str(big), str(big2)]),
+            (
+                "eval 2 x big",
+                "clirkit",
+                clirkit + ["eval", "--qrels", str(big_qrels)] + measures + [str(big), str(big2)],
+            ),
             ("eval 2 x big", "pytrec_eval", [py, str(pytrec), str(big_qrels), str(big), str(big2)]),
-            ("fuse 2 x 1.19M lines", "clirkit", clirkit + ["aggregate", str(small), str(small), "--kappa", "0.5",
-                                                          "-o", str(folder / "f.run"), "--quiet"]),
+            (
+                "fuse 2 x 1.19M lines",
+                "clirkit",
+                clirkit
+                + ["aggregate", str(small), str(small), "--kappa", "0.5", "-o", str(folder / "f.run"), "--quiet"],
+            ),
             ("fuse 2 x 1.19M lines", "ranx", [py, str(ranx), str(small), str(small), str(folder / "r.run")]),
-            ("fuse 2 x big", "clirkit", clirkit + ["aggregate", str(big), str(big2), "--kappa", "0.5",
-                                                  "-o", str(folder / "f.run"), "--quiet"]),
+            (
+                "fuse 2 x big",
+                "clirkit",
+                clirkit + ["aggregate", str(big), str(big2), "--kappa", "0.5", "-o", str(folder / "f.run"), "--quiet"],
+            ),
             ("fuse 2 x big", "ranx", [py, str(ranx), str(big), str(big2), str(folder / "r.run")]),
         ]
         cases = [case for case in cases if not (case[1] == "ranx" and args.skip_ranx)]

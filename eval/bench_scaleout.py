@@ -28,6 +28,7 @@ machine could do (the fixed part plus the per-document part over its workers), c
 
 Not a test: timings vary by machine and by load (the load average is printed with each table).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -57,16 +58,19 @@ def write_corpus(folder: Path, n_docs: int, n_queries: int) -> None:
     lengths = rng.integers(20, 121, n_docs)
     with open(folder / "docs.tsv", "w", encoding="utf-8") as out:
         for lo in range(0, n_docs, 50_000):
-            part = lengths[lo:lo + 50_000]
+            part = lengths[lo : lo + 50_000]
             flat = words[np.minimum(np.searchsorted(cdf, rng.random(part.sum())), vocab - 1)]
             bounds = np.concatenate(([0], np.cumsum(part)))
-            out.write("".join(f"d{lo + i:07d}\t{' '.join(flat[bounds[i]:bounds[i + 1]])}\n"
-                              for i in range(len(part))))
+            out.write(
+                "".join(f"d{lo + i:07d}\t{' '.join(flat[bounds[i] : bounds[i + 1]])}\n" for i in range(len(part)))
+            )
     flat = words[np.minimum(np.searchsorted(cdf, rng.random(4 * n_queries)), vocab - 1)]
-    (folder / "queries.tsv").write_text("".join(f"q{i}\t{' '.join(flat[4 * i:4 * i + 4])}\n"
-                                                for i in range(n_queries)), encoding="utf-8")
-    (folder / "table.txt").write_text("".join(f"w{i} w{i} 0.7\nw{i + 1} w{i} 0.3\n" for i in range(vocab)),
-                                      encoding="utf-8")  # p(query word | document word)
+    (folder / "queries.tsv").write_text(
+        "".join(f"q{i}\t{' '.join(flat[4 * i : 4 * i + 4])}\n" for i in range(n_queries)), encoding="utf-8"
+    )
+    (folder / "table.txt").write_text(
+        "".join(f"w{i} w{i} 0.7\nw{i + 1} w{i} 0.3\n" for i in range(vocab)), encoding="utf-8"
+    )  # p(query word | document word)
 
 
 def timed(command: list[str], cwd: Path) -> dict:
@@ -91,9 +95,9 @@ def same_files(folder: Path, a: str, b: str) -> bool:
     if not shards(a):
         return (folder / a).read_bytes() == (folder / b).read_bytes()
     with np.load(folder / a) as x, np.load(folder / b) as y:
-        arrays = sorted(k for k in x.files if not k.startswith("__")) == sorted(k for k in y.files if
-                                                                              not k.startswith("__")) and \
-            all(np.array_equal(x[k], y[k]) for k in x.files if not k.startswith("__"))
+        arrays = sorted(k for k in x.files if not k.startswith("__")) == sorted(
+            k for k in y.files if not k.startswith("__")
+        ) and all(np.array_equal(x[k], y[k]) for k in x.files if not k.startswith("__"))
     return arrays and shards(a) == shards(b)
 
 
@@ -108,23 +112,43 @@ def index_part(folder: Path, jobs: list[int], shards: int, docs: str) -> list[di
             name = f"ix-{'one' if not extra else 'sh'}-{docs}-{j}.npz"
             r = timed(["clirkit", "index", docs, "-o", name, "--lang", "en", "--jobs", str(j), "-q", *extra], folder)
             first = f"ix-{'one' if not extra else 'sh'}-{docs}-{jobs[0]}.npz"
-            rows.append({"part": "index", "what": kind, "docs": docs, "jobs": j, **r,
-                         "same": same_files(folder, first, name)})
+            rows.append(
+                {"part": "index", "what": kind, "docs": docs, "jobs": j, **r, "same": same_files(folder, first, name)}
+            )
     return rows
 
 
 def search_part(folder: Path, jobs: list[int], docs: str, repeat: int) -> list[dict]:
     rows = []
     configs = [("one file", f"ix-one-{docs}-{jobs[0]}.npz", 1)] + [
-        ("shards", f"ix-sh-{docs}-{jobs[0]}.npz", j) for j in jobs]
+        ("shards", f"ix-sh-{docs}-{jobs[0]}.npz", j) for j in jobs
+    ]
     for what, index, j in configs:
         run = f"run-{docs}-{what.replace(' ', '')}-{j}.txt"
-        r = timed(["clirkit", "search", "--index", index, "--queries", "queries.tsv", "-o", run, "--jobs", str(j),
-                   "-q"], folder)
-        inside = json.loads(subprocess.run([sys.executable, __file__, "--worker", index, str(j), str(repeat)],
-                                           cwd=folder, capture_output=True, text=True, check=True).stdout)
-        rows.append({"part": "search", "what": what, "docs": docs, "jobs": j, **r, **inside,
-                     "same": same_files(folder, f"run-{docs}-onefile-1.txt", run)})
+        r = timed(
+            ["clirkit", "search", "--index", index, "--queries", "queries.tsv", "-o", run, "--jobs", str(j), "-q"],
+            folder,
+        )
+        inside = json.loads(
+            subprocess.run(
+                [sys.executable, __file__, "--worker", index, str(j), str(repeat)],
+                cwd=folder,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        )
+        rows.append(
+            {
+                "part": "search",
+                "what": what,
+                "docs": docs,
+                "jobs": j,
+                **r,
+                **inside,
+                "same": same_files(folder, f"run-{docs}-onefile-1.txt", run),
+            }
+        )
     return rows
 
 
@@ -132,11 +156,25 @@ def bound_part(folder: Path, jobs: list[int], docs: str, repeat: int) -> list[di
     """J processes at once, each searching the shards with 1 worker: the best search of the slowest."""
     rows = []
     for j in jobs:
-        procs = [subprocess.Popen([sys.executable, __file__, "--worker", f"ix-sh-{docs}-{jobs[0]}.npz", "1",
-                                   str(repeat)], cwd=folder, stdout=subprocess.PIPE, text=True) for _ in range(j)]
+        procs = [
+            subprocess.Popen(
+                [sys.executable, __file__, "--worker", f"ix-sh-{docs}-{jobs[0]}.npz", "1", str(repeat)],
+                cwd=folder,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(j)
+        ]
         searches = [json.loads(p.communicate()[0])["search_s"] for p in procs]
-        rows.append({"part": "bound", "what": f"{j} processes, 1 worker each", "docs": docs, "jobs": j,
-                     "search_s": max(searches)})
+        rows.append(
+            {
+                "part": "bound",
+                "what": f"{j} processes, 1 worker each",
+                "docs": docs,
+                "jobs": j,
+                "search_s": max(searches),
+            }
+        )
     return rows
 
 
@@ -144,20 +182,61 @@ def docpsq_part(folder: Path, jobs: list[int], docs: str, shards: int) -> list[d
     """The indexes translated into the queries' words, then PSQ over them."""
     rows = []
     if not (folder / "table.npz").exists():
-        timed(["clirkit", "ttable", "convert", "table.txt", "--format", "moses", "--source-lang", "en",
-               "--target-lang", "de", "-o", "table.npz", "-q"], folder)
+        timed(
+            [
+                "clirkit",
+                "ttable",
+                "convert",
+                "table.txt",
+                "--format",
+                "moses",
+                "--source-lang",
+                "en",
+                "--target-lang",
+                "de",
+                "-o",
+                "table.npz",
+                "-q",
+            ],
+            folder,
+        )
     for what, kind in (("translate one file", "one"), (f"translate {shards} shards", "sh")):
         name = f"tr-{kind}-{docs}.npz"  # the shards are translated shard by shard into as many
-        r = timed(["clirkit", "psq", "--index", f"ix-{kind}-{docs}-{jobs[0]}.npz", "--table", "table.npz",
-                   "--translate", "documents", "--save-index", name, "--jobs", str(jobs[-1]), "-q"], folder)
+        r = timed(
+            [
+                "clirkit",
+                "psq",
+                "--index",
+                f"ix-{kind}-{docs}-{jobs[0]}.npz",
+                "--table",
+                "table.npz",
+                "--translate",
+                "documents",
+                "--save-index",
+                name,
+                "--jobs",
+                str(jobs[-1]),
+                "-q",
+            ],
+            folder,
+        )
         rows.append({"part": "docpsq", "what": what, "docs": docs, "jobs": jobs[-1], **r})
     configs = [("one file", f"tr-one-{docs}.npz", 1)] + [("shards", f"tr-sh-{docs}.npz", j) for j in jobs]
     for what, index, j in configs:
         run = f"psq-{docs}-{what.replace(' ', '')}-{j}.txt"
-        r = timed(["clirkit", "psq", "--index", index, "--queries", "queries.tsv", "-o", run, "--jobs", str(j),
-                   "-q"], folder)
-        rows.append({"part": "docpsq", "what": what, "docs": docs, "jobs": j, **r,
-                     "same": same_files(folder, f"psq-{docs}-onefile-1.txt", run)})
+        r = timed(
+            ["clirkit", "psq", "--index", index, "--queries", "queries.tsv", "-o", run, "--jobs", str(j), "-q"], folder
+        )
+        rows.append(
+            {
+                "part": "docpsq",
+                "what": what,
+                "docs": docs,
+                "jobs": j,
+                **r,
+                "same": same_files(folder, f"psq-{docs}-onefile-1.txt", run),
+            }
+        )
     return rows
 
 
@@ -165,10 +244,36 @@ def bags_part(folder: Path, jobs: list[int]) -> list[dict]:
     rows = []
     for j in jobs:
         name = f"bags-{j}.npz"
-        r = timed(["clirkit", "boost-train", "--collection", "nave-en-es", "--bags", "4", "--bag-fraction", "0.5",
-                   "--rounds", "200", "--jobs", str(j), "-o", name, "-q"], folder)
-        rows.append({"part": "bags", "what": "4 bags, nave-en-es", "docs": "-", "jobs": j, **r,
-                     "same": same_files(folder, f"bags-{jobs[0]}.npz", name)})
+        r = timed(
+            [
+                "clirkit",
+                "boost-train",
+                "--collection",
+                "nave-en-es",
+                "--bags",
+                "4",
+                "--bag-fraction",
+                "0.5",
+                "--rounds",
+                "200",
+                "--jobs",
+                str(j),
+                "-o",
+                name,
+                "-q",
+            ],
+            folder,
+        )
+        rows.append(
+            {
+                "part": "bags",
+                "what": "4 bags, nave-en-es",
+                "docs": "-",
+                "jobs": j,
+                **r,
+                "same": same_files(folder, f"bags-{jobs[0]}.npz", name),
+            }
+        )
     return rows
 
 
@@ -197,8 +302,16 @@ def fit(rows: list[dict], small: str, large: str, n_small: int, n_large: int) ->
     for r in rows:
         if r["docs"] != large:
             continue
-        twin = next((s for s in rows if s["docs"] == small and (s["part"], s["what"], s["jobs"]) ==
-                     (r["part"], r["what"], r["jobs"]) and "s" in s), None)
+        twin = next(
+            (
+                s
+                for s in rows
+                if s["docs"] == small
+                and (s["part"], s["what"], s["jobs"]) == (r["part"], r["what"], r["jobs"])
+                and "s" in s
+            ),
+            None,
+        )
         if twin is None or "s" not in r:
             continue
         slope = (r["s"] - twin["s"]) / (n_large - n_small) * 1e6
@@ -207,21 +320,57 @@ def fit(rows: list[dict], small: str, large: str, n_small: int, n_large: int) ->
 
 
 def table(rows: list[dict]) -> str:
-    header = ["part", "configuration", "jobs", "docs", "s", "speed-up vs 1 job", "MB", "open + first search s",
-              "search s", "search speed-up", "fixed s", "s per 1M docs", "identical"]
-    lines = [f"({load()})", "", "| " + " | ".join(header) + " |",
-             "|---|---|" + "---:|" * (len(header) - 4) + "---|---|"]
+    header = [
+        "part",
+        "configuration",
+        "jobs",
+        "docs",
+        "s",
+        "speed-up vs 1 job",
+        "MB",
+        "open + first search s",
+        "search s",
+        "search speed-up",
+        "fixed s",
+        "s per 1M docs",
+        "identical",
+    ]
+    lines = [
+        f"({load()})",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|---|---|" + "---:|" * (len(header) - 4) + "---|---|",
+    ]
     for r in rows:
-        ref = next((x for x in rows if x["part"] == r["part"] and x["docs"] == r["docs"] and x["jobs"] == 1 and
-                    x["what"] == ("shards" if r["what"] == "one file" and r["part"] in ("search", "docpsq")
-                                  else r["what"])), None)
+        ref = next(
+            (
+                x
+                for x in rows
+                if x["part"] == r["part"]
+                and x["docs"] == r["docs"]
+                and x["jobs"] == 1
+                and x["what"]
+                == ("shards" if r["what"] == "one file" and r["part"] in ("search", "docpsq") else r["what"])
+            ),
+            None,
+        )
         speed = f"{ref['s'] / r['s']:.2f}x" if ref and "s" in r and "s" in ref else "-"
         sspeed = f"{ref['search_s'] / r['search_s']:.2f}x" if ref and "search_s" in ref and "search_s" in r else "-"
-        cells = [r["part"], r["what"], r["jobs"], r["docs"], f"{r['s']:.1f}" if "s" in r else "-", speed,
-                 f"{r['mb']:.0f}" if "mb" in r else "-", f"{r['open_first_s']:.2f}" if "open_first_s" in r else "-",
-                 f"{r['search_s']:.2f}" if "search_s" in r else "-", sspeed,
-                 f"{r['fixed_s']:.1f}" if "fixed_s" in r else "-", f"{r['per_1m_s']:.1f}" if "per_1m_s" in r else "-",
-                 {True: "yes", False: "NO"}.get(r.get("same"), "-")]
+        cells = [
+            r["part"],
+            r["what"],
+            r["jobs"],
+            r["docs"],
+            f"{r['s']:.1f}" if "s" in r else "-",
+            speed,
+            f"{r['mb']:.0f}" if "mb" in r else "-",
+            f"{r['open_first_s']:.2f}" if "open_first_s" in r else "-",
+            f"{r['search_s']:.2f}" if "search_s" in r else "-",
+            sspeed,
+            f"{r['fixed_s']:.1f}" if "fixed_s" in r else "-",
+            f"{r['per_1m_s']:.1f}" if "per_1m_s" in r else "-",
+            {True: "yes", False: "NO"}.get(r.get("same"), "-"),
+        ]
         lines.append("| " + " | ".join(str(c) for c in cells) + " |")
     return "\n".join(lines)
 
@@ -269,8 +418,12 @@ def main() -> None:
     if "bags" in args.parts:
         rows += bags_part(folder, jobs)
     if len(sizes) == 2:
-        fitted = {id(r): f for r in rows for f in fit(rows, sizes[0], sizes[1], args.docs // 4, args.docs)
-                  if (f["part"], f["what"], f["jobs"], f["docs"]) == (r["part"], r["what"], r["jobs"], r["docs"])}
+        fitted = {
+            id(r): f
+            for r in rows
+            for f in fit(rows, sizes[0], sizes[1], args.docs // 4, args.docs)
+            if (f["part"], f["what"], f["jobs"], f["docs"]) == (r["part"], r["what"], r["jobs"], r["docs"])
+        }
         rows = [fitted.get(id(r), r) for r in rows]
     print(table(rows))
     if args.json:

@@ -17,6 +17,7 @@ and prints each one's CPU seconds per batch (median), the ratios, and whether th
 the same bits. The inputs (tokens, qrels) are made once into ``--work``. The machine is shared: the load
 average is printed with every number.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -49,9 +50,13 @@ def prepare(work: Path) -> Path:
     c = datasets.load("nave-en-es")
     train = c.queries("train")
     docids, texts = c.documents()
-    inputs = {"qids": list(train), "q_tokens": Analyzer(c.source_lang).tokenize_many(list(train.values())),
-              "docids": docids, "doc_tokens": Analyzer(c.target_lang).tokenize_many(texts),
-              "qrels": c.qrels("train")}
+    inputs = {
+        "qids": list(train),
+        "q_tokens": Analyzer(c.source_lang).tokenize_many(list(train.values())),
+        "docids": docids,
+        "doc_tokens": Analyzer(c.target_lang).tokenize_many(texts),
+        "qrels": c.qrels("train"),
+    }
     with open(path, "wb") as f:
         pickle.dump(inputs, f, protocol=pickle.HIGHEST_PROTOCOL)
     return path
@@ -76,8 +81,16 @@ def train_once(inputs: Path, batches: int) -> None:
     model.train(data)
     seconds = time.process_time() - start
     tables = model.query_embeddings_.tobytes() + model.doc_embeddings_.tobytes()
-    print(json.dumps({"seconds": seconds, "first_batch": first_seconds, "batches": -(-len(data) // model.batch_size),
-                      "sha256": hashlib.sha256(tables).hexdigest()}))
+    print(
+        json.dumps(
+            {
+                "seconds": seconds,
+                "first_batch": first_seconds,
+                "batches": -(-len(data) // model.batch_size),
+                "sha256": hashlib.sha256(tables).hexdigest(),
+            }
+        )
+    )
 
 
 def main() -> None:
@@ -94,6 +107,7 @@ def main() -> None:
     inputs = prepare(args.work)
     try:
         import numba  # noqa: F401
+
         variants = ["old", "numpy", "compiled"]
     except ImportError:
         variants = ["old", "numpy"]
@@ -103,19 +117,40 @@ def main() -> None:
             env = dict(os.environ, PYTHONPATH=str(args.old if name == "old" else ROOT))
             env["CLIRKIT_NUMBA"] = "0" if name == "numpy" else "1"
             before = load()
-            res = subprocess.run([sys.executable, __file__, "--old", str(args.old), "--once", str(inputs),
-                                  "--batches", str(args.batches)], env=env, check=True, capture_output=True, text=True,
-                                 cwd=args.old if name == "old" else ROOT)
+            res = subprocess.run(
+                [
+                    sys.executable,
+                    __file__,
+                    "--old",
+                    str(args.old),
+                    "--once",
+                    str(inputs),
+                    "--batches",
+                    str(args.batches),
+                ],
+                env=env,
+                check=True,
+                capture_output=True,
+                text=True,
+                cwd=args.old if name == "old" else ROOT,
+            )
             row = json.loads(res.stdout.strip().splitlines()[-1])
             rows[name].append(row)
-            print(f"{name} #{i + 1}: {row['seconds'] / row['batches'] * 1e3:.3f} ms/batch CPU over {row['batches']} "
-                  f"batches, first batch {row['first_batch']:.2f} s, sha256 {row['sha256'][:16]} "
-                  f"(load {before} -> {load()})", flush=True)
+            print(
+                f"{name} #{i + 1}: {row['seconds'] / row['batches'] * 1e3:.3f} ms/batch CPU over {row['batches']} "
+                f"batches, first batch {row['first_batch']:.2f} s, sha256 {row['sha256'][:16]} "
+                f"(load {before} -> {load()})",
+                flush=True,
+            )
     med = {n: statistics.median(r["seconds"] / r["batches"] for r in rs) for n, rs in rows.items()}
     same = len({r["sha256"] for rs in rows.values() for r in rs}) == 1
-    print("median ms/batch: " + ", ".join(f"{n} {v * 1e3:.3f}" for n, v in med.items()) + "; "
-          + ", ".join(f"old/{n} {med['old'] / med[n]:.2f}x" for n in variants[1:])
-          + f"; tables {'the same bits' if same else 'DIFFER'}")
+    print(
+        "median ms/batch: "
+        + ", ".join(f"{n} {v * 1e3:.3f}" for n, v in med.items())
+        + "; "
+        + ", ".join(f"old/{n} {med['old'] / med[n]:.2f}x" for n in variants[1:])
+        + f"; tables {'the same bits' if same else 'DIFFER'}"
+    )
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ idle cores.
 
 Not a test: timings vary by machine.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -113,10 +114,19 @@ def worker(args, folder: Path, name: str) -> dict:
         client.close()
         cluster.close()
     best = 1 + min(range(args.repeat), key=lambda i: times[1 + i])
-    return {"config": name, "open_search_s": times[0], "search_s": times[best], "search_max_s": max(times[1:]),
-            "open_search_cpu_s": cpu[0], "search_cpu_s": cpu[best],
-            "start_workers_s": start_workers, "load_before": load_before, "load_after": os.getloadavg()[0],
-            "run": out.name, "rows": len(run)}
+    return {
+        "config": name,
+        "open_search_s": times[0],
+        "search_s": times[best],
+        "search_max_s": max(times[1:]),
+        "open_search_cpu_s": cpu[0],
+        "search_cpu_s": cpu[best],
+        "start_workers_s": start_workers,
+        "load_before": load_before,
+        "load_after": os.getloadavg()[0],
+        "run": out.name,
+        "rows": len(run),
+    }
 
 
 def one_shard(args, folder: Path, number: int) -> dict:
@@ -147,13 +157,29 @@ def pair(args, folder: Path) -> dict:
     for i in range(2):
         (folder / f"ready-{i}").unlink(missing_ok=True)
     load_before = os.getloadavg()[0]
-    procs = [subprocess.Popen([sys.executable, __file__, "--worker", f"shard-{i}", "--folder", str(folder),
-                               "--repeat", str(args.repeat)], stdout=subprocess.PIPE, text=True) for i in range(2)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, __file__, "--worker", f"shard-{i}", "--folder", str(folder), "--repeat", str(args.repeat)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(2)
+    ]
     times = [json.loads(p.communicate()[0].strip().splitlines()[-1])["times"] for p in procs]
     slower = [max(a, b) for a, b in zip(*times)]
-    return {"config": PAIR, "open_search_s": float("nan"), "open_search_cpu_s": float("nan"), "search_s": min(slower),
-            "search_max_s": max(slower), "search_cpu_s": float("nan"), "start_workers_s": 0.0,
-            "load_before": load_before, "load_after": os.getloadavg()[0], "run": None, "rows": 0}
+    return {
+        "config": PAIR,
+        "open_search_s": float("nan"),
+        "open_search_cpu_s": float("nan"),
+        "search_s": min(slower),
+        "search_max_s": max(slower),
+        "search_cpu_s": float("nan"),
+        "start_workers_s": 0.0,
+        "load_before": load_before,
+        "load_after": os.getloadavg()[0],
+        "run": None,
+        "rows": 0,
+    }
 
 
 def _cpu_seconds() -> float:
@@ -178,11 +204,15 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=1000)
     ap.add_argument("--shards", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=3, help="searches after the first (the best is reported)")
-    ap.add_argument("--rounds", type=int, default=1, help="runs of each configuration, interleaved (the best is "
-                                                         "reported)")
+    ap.add_argument(
+        "--rounds", type=int, default=1, help="runs of each configuration, interleaved (the best is reported)"
+    )
     ap.add_argument("--configs", nargs="+", default=[*CONFIGS, PAIR], choices=[*CONFIGS, PAIR])
-    ap.add_argument("--folder", help="work folder, kept, whose corpus and indexes are reused by a later run with the "
-                                     "same --docs, --vocab, --queries and --shards (default: a temporary folder)")
+    ap.add_argument(
+        "--folder",
+        help="work folder, kept, whose corpus and indexes are reused by a later run with the "
+        "same --docs, --vocab, --queries and --shards (default: a temporary folder)",
+    )
     ap.add_argument("--json", help="write all results here")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -204,12 +234,25 @@ def main() -> None:
         folder = Path(args.folder or tmp)
         folder.mkdir(parents=True, exist_ok=True)
         made = {"docs": args.docs, "vocab": args.vocab, "queries": args.queries, "shards": args.shards}
-        passthrough = ["--docs", str(args.docs), "--vocab", str(args.vocab), "--queries", str(args.queries),
-                       "--shards", str(args.shards), "--repeat", str(args.repeat), "--folder", str(folder)]
+        passthrough = [
+            "--docs",
+            str(args.docs),
+            "--vocab",
+            str(args.vocab),
+            "--queries",
+            str(args.queries),
+            "--shards",
+            str(args.shards),
+            "--repeat",
+            str(args.repeat),
+            "--folder",
+            str(folder),
+        ]
 
         def sub(what: str) -> dict:
-            out = subprocess.run([sys.executable, __file__, "--worker", what, *passthrough], capture_output=True,
-                                 text=True)
+            out = subprocess.run(
+                [sys.executable, __file__, "--worker", what, *passthrough], capture_output=True, text=True
+            )
             if out.returncode:
                 sys.exit(f"{what} failed:\n{out.stderr}")
             return json.loads(out.stdout.strip().splitlines()[-1])
@@ -220,9 +263,12 @@ def main() -> None:
         else:
             built = sub("build")
             done.write_text(json.dumps({"made": made, "built": built}))
-        print(f"# {built['n_docs']} documents, {built['n_postings']} postings, {built['n_terms']} terms; corpus "
-              f"{built['corpus_s']:.0f} s, index {built['index_s']:.0f} s, split into {args.shards} shards and saved "
-              f"{built['shard_and_save_s']:.0f} s", file=sys.stderr)
+        print(
+            f"# {built['n_docs']} documents, {built['n_postings']} postings, {built['n_terms']} terms; corpus "
+            f"{built['corpus_s']:.0f} s, index {built['index_s']:.0f} s, split into {args.shards} shards and saved "
+            f"{built['shard_and_save_s']:.0f} s",
+            file=sys.stderr,
+        )
         rounds: dict[str, list[dict]] = {name: [] for name in args.configs}
         reference = None
         for _ in range(args.rounds):
@@ -232,14 +278,23 @@ def main() -> None:
                     reference = (folder / r["run"]).read_bytes() if reference is None else reference
                     r["identical"] = (folder / r["run"]).read_bytes() == reference
                 rounds[name].append(r)
-                print(f"# {name}: open+search {r['open_search_s']:.2f} s, search {r['search_s']:.2f} s "
-                      f"(load {r['load_before']:.2f})", file=sys.stderr)
+                print(
+                    f"# {name}: open+search {r['open_search_s']:.2f} s, search {r['search_s']:.2f} s "
+                    f"(load {r['load_before']:.2f})",
+                    file=sys.stderr,
+                )
         results = []
         for runs in rounds.values():
             cold = min(runs, key=lambda r: r["open_search_s"])
-            results.append({**min(runs, key=lambda r: r["search_s"]), "open_search_s": cold["open_search_s"],
-                            "open_search_cpu_s": cold["open_search_cpu_s"],
-                            "identical": all(r.get("identical") for r in runs), "rounds": runs})
+            results.append(
+                {
+                    **min(runs, key=lambda r: r["search_s"]),
+                    "open_search_s": cold["open_search_s"],
+                    "open_search_cpu_s": cold["open_search_cpu_s"],
+                    "identical": all(r.get("identical") for r in runs),
+                    "rounds": runs,
+                }
+            )
     print(table(built, results, args))
     if args.json:
         Path(args.json).write_text(json.dumps({"build": built, "results": results}, indent=1))
@@ -252,20 +307,25 @@ def _num(x: float, fmt: str, suffix: str = "") -> str:
 
 def table(built: dict, results: list[dict], args) -> str:
     one = next((r for r in results if r["config"] == "shards, 1 worker"), None)
-    lines = [f"Zipf corpus: {built['n_docs']:,} documents, {built['n_postings']:,} postings, {args.queries:,} "
-             f"queries, top 1,000, {args.shards} shards; run identical to the first row's.", "",
-             "| configuration | open + first search s | search s (best; worst) | speed-up vs 1 worker "
-             "(open+search; search) | CPU s (open+search; search) | identical run | workers start s | "
-             "load avg before; after |",
-             "|---|---:|---:|---:|---:|---|---:|---:|"]
+    lines = [
+        f"Zipf corpus: {built['n_docs']:,} documents, {built['n_postings']:,} postings, {args.queries:,} "
+        f"queries, top 1,000, {args.shards} shards; run identical to the first row's.",
+        "",
+        "| configuration | open + first search s | search s (best; worst) | speed-up vs 1 worker "
+        "(open+search; search) | CPU s (open+search; search) | identical run | workers start s | "
+        "load avg before; after |",
+        "|---|---:|---:|---:|---:|---|---:|---:|",
+    ]
     for r in results:
         cold = _num(one["open_search_s"] / r["open_search_s"], ".2f", "x") if one else ""
         speed = f"{cold}; {one['search_s'] / r['search_s']:.2f}x" if one else ""
-        lines.append(f"| {r['config']} | {_num(r['open_search_s'], '.2f')} | {r['search_s']:.2f}; "
-                     f"{r['search_max_s']:.2f} | {speed} | {_num(r['open_search_cpu_s'], '.1f')}; "
-                     f"{_num(r['search_cpu_s'], '.1f')} | "
-                     f"{'-' if r['run'] is None else 'yes' if r['identical'] else 'NO'} | {r['start_workers_s']:.1f} | "
-                     f"{r['load_before']:.2f}; {r['load_after']:.2f} |")
+        lines.append(
+            f"| {r['config']} | {_num(r['open_search_s'], '.2f')} | {r['search_s']:.2f}; "
+            f"{r['search_max_s']:.2f} | {speed} | {_num(r['open_search_cpu_s'], '.1f')}; "
+            f"{_num(r['search_cpu_s'], '.1f')} | "
+            f"{'-' if r['run'] is None else 'yes' if r['identical'] else 'NO'} | {r['start_workers_s']:.1f} | "
+            f"{r['load_before']:.2f}; {r['load_after']:.2f} |"
+        )
     return "\n".join(lines)
 
 

@@ -10,6 +10,7 @@ run is compared with it by a paired test over the qrels' queries and marked ``*`
 p < 0.05. Runs are named by their file names. The table is written with ``clirkit eval
 --format markdown``, so it holds exactly the numbers that command prints.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,16 +26,20 @@ NOT_RUNS = {".md", ".csv", ".json", ".png", ".pdf", ".svg", ".txt~"}
 
 def find_runs(folder: Path, pattern: str) -> list[Path]:
     """Run files of ``folder`` matching ``pattern``, sorted by name."""
-    runs = sorted(p for p in folder.glob(pattern)
-                  if p.is_file() and not p.name.startswith(".") and p.suffix.lower() not in NOT_RUNS)
+    runs = sorted(
+        p
+        for p in folder.glob(pattern)
+        if p.is_file() and not p.name.startswith(".") and p.suffix.lower() not in NOT_RUNS
+    )
     if not runs:
         raise SystemExit(f"compare_runs: no run files matching {pattern!r} in {folder}")
     return runs
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
     ap.add_argument("runs_dir", type=Path, help="folder of TREC run files")
     ap.add_argument("--qrels", required=True, type=Path, help="qrels (4 or 3 columns)")
     ap.add_argument("--baseline", help="file name (in RUNS_DIR) of the baseline run; default: the first by name")
@@ -56,8 +61,24 @@ def main(argv: list[str] | None = None) -> int:
         names.insert(0, args.baseline)
     qrels = str(args.qrels.resolve())
     output = args.output if args.output == "-" else str(Path(args.output).resolve())
-    argv_eval = ["eval", "--qrels", qrels, *names, "--format", "markdown", "-o", output, "--test", args.test,
-                 "--seed", str(args.seed), "--permutations", str(args.permutations), "--average", args.average]
+    argv_eval = [
+        "eval",
+        "--qrels",
+        qrels,
+        *names,
+        "--format",
+        "markdown",
+        "-o",
+        output,
+        "--test",
+        args.test,
+        "--seed",
+        str(args.seed),
+        "--permutations",
+        str(args.permutations),
+        "--average",
+        args.average,
+    ]
     for m in args.measure or [MEASURES]:
         argv_eval += ["-m", m]
     # run from inside the folder so that the table names runs by their file names

@@ -6,6 +6,7 @@
 Prints the bytes of each kind (runs, tables, models, index, report and figures, the rest), the total in MB
 (10^6 bytes) and MiB, as `du -sb` counts them (file sizes, no blocks), and whether the total is within the bar.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,8 +48,11 @@ def main() -> None:
     p.add_argument("--make", action="store_true", help="run `clirkit demo -o FOLDER --quiet` first")
     args = p.parse_args()
     if args.make:
-        subprocess.run([sys.executable, "-m", "clirkit", "demo", "-o", str(args.folder), "--quiet"], check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [sys.executable, "-m", "clirkit", "demo", "-o", str(args.folder), "--quiet"],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
     if not args.folder.is_dir():
         sys.exit(f"{args.folder}: no such folder (run `clirkit demo -o {args.folder}`, or give --make)")
     by_kind = sizes(args.folder)

@@ -18,6 +18,7 @@ the counts better/worse/tied in the title; the runs are named by their file name
 and marks the best point. matplotlib is optional: without it the plot is skipped with a
 message and the CSV output (if any) is still written.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -70,13 +71,23 @@ def cmd_diff(args) -> int:
         p_value = paired_test(a, b, args.test, permutations=args.permutations, seed=args.seed).p_value
     layout = difference_layout(qids, b, a)
     p_text = "" if p_value is None else f", p = {p_value:.4g} ({args.test})"
-    print(f"{name}: {layout.better} queries better, {layout.worse} worse, {layout.tied} equal; "
-          f"mean difference {layout.mean:+.4f}{p_text}")
+    print(
+        f"{name}: {layout.better} queries better, {layout.worse} worse, {layout.tied} equal; "
+        f"mean difference {layout.mean:+.4f}{p_text}"
+    )
     if args.output and _have_matplotlib():
         base_name, run_name = args.names or (_run_name(args.baseline), _run_name(args.run))
-        per_query_difference(qids, b, a, name=run_name, baseline=base_name,
-                             measure=name, p_value=p_value, path=args.output,
-                             test=None if args.test == "none" else args.test)
+        per_query_difference(
+            qids,
+            b,
+            a,
+            name=run_name,
+            baseline=base_name,
+            measure=name,
+            p_value=p_value,
+            path=args.output,
+            test=None if args.test == "none" else args.test,
+        )
     return 0
 
 
@@ -93,8 +104,12 @@ def cmd_kappa(args) -> int:
         from clirkit.plots import kappa_sweep
 
         names = header[1:]
-        kappa_sweep({name: (data[:, 0], data[:, j]) for j, name in enumerate(names, start=1)},
-                    measure=" / ".join(names), path=args.output, title=f"{' / '.join(names)} by kappa")
+        kappa_sweep(
+            {name: (data[:, 0], data[:, j]) for j, name in enumerate(names, start=1)},
+            measure=" / ".join(names),
+            path=args.output,
+            title=f"{' / '.join(names)} by kappa",
+        )
     return 0
 
 
@@ -108,12 +123,21 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("-m", "--measure", default="AP")
     d.add_argument("-o", "--output", help="image file (png, pdf, svg)")
     d.add_argument("--csv", help="write qid, baseline, run, difference as CSV")
-    d.add_argument("--test", choices=("randomization", "t-test", "none"), default="randomization",
-                   help="paired significance test of the mean difference (default: %(default)s)")
-    d.add_argument("--permutations", type=int, default=10_000,
-                   help="sign vectors of the randomization test (default: %(default)s)")
-    d.add_argument("--names", nargs=2, metavar=("BASELINE_NAME", "RUN_NAME"),
-                   help="names of the two runs in the title (default: their file names without suffix)")
+    d.add_argument(
+        "--test",
+        choices=("randomization", "t-test", "none"),
+        default="randomization",
+        help="paired significance test of the mean difference (default: %(default)s)",
+    )
+    d.add_argument(
+        "--permutations", type=int, default=10_000, help="sign vectors of the randomization test (default: %(default)s)"
+    )
+    d.add_argument(
+        "--names",
+        nargs=2,
+        metavar=("BASELINE_NAME", "RUN_NAME"),
+        help="names of the two runs in the title (default: their file names without suffix)",
+    )
     d.add_argument("--seed", type=int, default=0, help="random seed of the randomization test (default: %(default)s)")
     d.set_defaults(func=cmd_diff)
     k = sub.add_parser("kappa", help="plot a kappa sweep CSV")

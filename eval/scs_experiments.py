@@ -14,6 +14,7 @@ gradient stability).
 
     python eval/scs_experiments.py --configs sosl:1 mse:1 sosl:0 --epochs 4 -o eval/scs_experiments.json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -76,13 +77,26 @@ def main(argv=None) -> int:
     results = []
     for config in args.configs:
         loss, eps = config.split(":")
-        model = SCSModel(dim=args.dim, loss=loss, eps=float(eps), epochs=args.epochs, random_state=args.seed,
-                         lazy_adam=not args.dense_adam, init_scale=args.init_scale)
+        model = SCSModel(
+            dim=args.dim,
+            loss=loss,
+            eps=float(eps),
+            epochs=args.epochs,
+            random_state=args.seed,
+            lazy_adam=not args.dense_adam,
+            init_scale=args.init_scale,
+        )
         data = model.prepare(list(train_q), train_tok, docids, doc_tokens, train_qrels)
 
         def on_epoch(m, record, loss=loss, eps=eps):
-            row = {**record, "train_loss": record["loss"], "loss": loss, "eps": float(eps),
-                   "init_scale": args.init_scale, "seconds": m.epoch_seconds_[-1]}
+            row = {
+                **record,
+                "train_loss": record["loss"],
+                "loss": loss,
+                "eps": float(eps),
+                "init_scale": args.init_scale,
+                "seconds": m.epoch_seconds_[-1],
+            }
             if record["epoch"] % args.eval_every == 0 or record["epoch"] == args.epochs:
                 full = m.score_tokens(test_ids, test_tok, docids, doc_tokens, depth=1000)
                 rer = m.score_tokens(test_ids, test_tok, docids, doc_tokens, rerank=cand)
@@ -93,17 +107,20 @@ def main(argv=None) -> int:
 
         model.train(data, quiet=True, on_epoch=on_epoch)
 
-    print("| loss | eps | init | epoch | train loss | |grad| mean | |grad| max | set | " + " | ".join(PAPER)
-          + " | PRES |")
+    print(
+        "| loss | eps | init | epoch | train loss | |grad| mean | |grad| max | set | " + " | ".join(PAPER) + " | PRES |"
+    )
     print("|---" * (len(PAPER) + 9) + "|")
     for row in results:
         for setting in ("cand", "full"):
             if setting in row:
                 vals = [f"{row[setting][m]:.3f}" for m in PAPER]
                 pres = f"{row[setting]['PRES@1000']:.3f}" if setting == "full" else ""
-                print(f"| {row['loss']} | {row['eps']:g} | {row['init_scale']:g} | {row['epoch']} | "
-                      f"{row['train_loss']:.4g} | {row['grad_norm_mean']:.3g} | "
-                      f"{row['grad_norm_max']:.3g} | {setting} | " + " | ".join(vals) + f" | {pres} |")
+                print(
+                    f"| {row['loss']} | {row['eps']:g} | {row['init_scale']:g} | {row['epoch']} | "
+                    f"{row['train_loss']:.4g} | {row['grad_norm_mean']:.3g} | "
+                    f"{row['grad_norm_max']:.3g} | {setting} | " + " | ".join(vals) + f" | {pres} |"
+                )
     if args.output:
         with open(args.output, "w", encoding="utf-8") as fh:
             json.dump(results, fh, indent=1)

@@ -13,6 +13,7 @@ is clirkit's evaluation of PSQ's run with the same measure objects: pt.Experimen
 The re-ranker here is a mild prior for longer verses (score times words ** 0.1, the exponent chosen on the dev
 topics among 0.1, 0.2 and 0.5); it stands for any re-ranker, a neural one included: replace LongerVerses.
 """
+
 from __future__ import annotations
 
 import pyterrier as pt
@@ -54,8 +55,13 @@ class LongerVerses(pt.Transformer):
 
 words = dict(zip(documents.docids, (len(text.split()) for text in documents.texts)))
 topics, qrels = cpt.topics_frame(c.queries("test")), cpt.qrels_frame(c.qrels("test"))
-table = pt.Experiment([dt, psq, psq % 100, psq % 100 >> LongerVerses(words)], topics, qrels,
-                      eval_metrics=[AP, nDCG@10, R@1000], names=["DT", "PSQ", "PSQ % 100", "PSQ % 100 >> LongerVerses"])
+table = pt.Experiment(
+    [dt, psq, psq % 100, psq % 100 >> LongerVerses(words)],
+    topics,
+    qrels,
+    eval_metrics=[AP, nDCG @ 10, R @ 1000],
+    names=["DT", "PSQ", "PSQ % 100", "PSQ % 100 >> LongerVerses"],
+)
 print(table.to_string(index=False))
-clirkit_psq = evaluate(psq_system.search(topics), c.qrels("test"), [AP, nDCG@10, R@1000])
+clirkit_psq = evaluate(psq_system.search(topics), c.qrels("test"), [AP, nDCG @ 10, R @ 1000])
 print("clirkit's evaluation of PSQ:", clirkit_psq.mean())

@@ -1,4 +1,5 @@
 """Shared fixtures: small real slices of the Reina-Valera 1909 verses (the bundled collection's documents)."""
+
 from __future__ import annotations
 
 import signal
@@ -20,13 +21,13 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 GENESIS_ES = {
     "Gen.1.1": "EN el principio crió Dios los cielos y la tierra.",
     "Gen.1.2": "Y la tierra estaba desordenada y vacía, y las tinieblas estaban sobre la haz del abismo, "
-               "y el Espíritu de Dios se movía sobre la haz de las aguas.",
+    "y el Espíritu de Dios se movía sobre la haz de las aguas.",
     "Gen.1.3": "Y dijo Dios: Sea la luz: y fué la luz.",
     "Gen.1.4": "Y vió Dios que la luz era buena: y apartó Dios la luz de las tinieblas.",
     "Gen.1.5": "Y llamó Dios á la luz Día, y á las tinieblas llamó Noche: y fué la tarde y la mañana un día.",
     "Gen.1.6": "Y dijo Dios: Haya expansión en medio de las aguas, y separe las aguas de las aguas.",
     "Gen.1.7": "E hizo Dios la expansión, y apartó las aguas que estaban debajo de la expansión, "
-               "de las aguas que estaban sobre la expansión: y fué así.",
+    "de las aguas que estaban sobre la expansión: y fué así.",
     "Gen.1.8": "Y llamó Dios á la expansión Cielos: y fué la tarde y la mañana el día segundo.",
     "John.1.1": "EN el principio era el Verbo, y el Verbo era con Dios, y el Verbo era Dios.",
     "John.1.5": "Y la luz en las tinieblas resplandece; mas las tinieblas no la comprendieron.",
@@ -79,10 +80,19 @@ def mini(tmp_path_factory) -> Path:
     sources, targets = c.parallel()
     pairs = [i for i, p in enumerate(c.parallel_ids()) if p in wanted]
     data = datasets.CollectionData(
-        name="mini-nave", variant="standard", source_lang="en", target_lang="es", description="a test slice",
-        docids=[docids[i] for i in keep], doc_texts=[texts[i] for i in keep],
-        pair_ids=[c.parallel_ids()[i] for i in pairs], pair_sources=[sources[i] for i in pairs],
-        pair_targets=[targets[i] for i in pairs], queries=queries, qrels=qrels)
+        name="mini-nave",
+        variant="standard",
+        source_lang="en",
+        target_lang="es",
+        description="a test slice",
+        docids=[docids[i] for i in keep],
+        doc_texts=[texts[i] for i in keep],
+        pair_ids=[c.parallel_ids()[i] for i in pairs],
+        pair_sources=[sources[i] for i in pairs],
+        pair_targets=[targets[i] for i in pairs],
+        queries=queries,
+        qrels=qrels,
+    )
     datasets.write_collection(data, folder, compress=False)
     return folder
 

@@ -10,13 +10,33 @@ from clirkit.errors import ClirkitError
 
 
 def test_tokenize_lowercases_and_drops_punctuation_only_tokens(verses_es):
-    assert Analyzer("es", stemmer=None).tokenize(verses_es["Gen.1.3"]) == ["y", "dijo", "dios", "sea", "la", "luz",
-                                                                          "y", "fué", "la", "luz"]
+    assert Analyzer("es", stemmer=None).tokenize(verses_es["Gen.1.3"]) == [
+        "y",
+        "dijo",
+        "dios",
+        "sea",
+        "la",
+        "luz",
+        "y",
+        "fué",
+        "la",
+        "luz",
+    ]
 
 
 def test_the_default_analysis_stems_with_the_languages_snowball_stemmer(verses_es):
-    assert Analyzer("es").tokenize(verses_es["Gen.1.3"]) == ["y", "dij", "dios", "sea", "la", "luz", "y", "fue",
-                                                             "la", "luz"]
+    assert Analyzer("es").tokenize(verses_es["Gen.1.3"]) == [
+        "y",
+        "dij",
+        "dios",
+        "sea",
+        "la",
+        "luz",
+        "y",
+        "fue",
+        "la",
+        "luz",
+    ]
     assert Analyzer("es").stemmer == "snowball" and Analyzer("en").tokenize("the houses") == ["the", "hous"]
 
 
@@ -30,8 +50,12 @@ def test_curly_apostrophe_is_folded_to_the_ascii_one():
 
 
 def test_stopwords_are_removed_after_lowercasing():
-    assert (Analyzer("es", stopwords={"la", "y"}, stemmer=None).tokenize("Y dijo Dios: Sea la luz")
-            == ["dijo", "dios", "sea", "luz"])
+    assert Analyzer("es", stopwords={"la", "y"}, stemmer=None).tokenize("Y dijo Dios: Sea la luz") == [
+        "dijo",
+        "dios",
+        "sea",
+        "luz",
+    ]
 
 
 def test_stopwords_are_compared_with_the_word_before_it_is_stemmed():
@@ -60,7 +84,9 @@ def test_tokenize_many_rejects_a_string_for_its_texts_and_takes_any_iterable():
     with pytest.raises(TypeError, match="expects a sequence of str, got a str"):
         Analyzer("en").tokenize_many("God said")
     assert Analyzer("en").tokenize_many(t for t in ("God said", "Let there be light")) == [
-        ["god", "said"], ["let", "there", "be", "light"]]
+        ["god", "said"],
+        ["let", "there", "be", "light"],
+    ]
 
 
 def test_bad_language_code_is_a_user_error():
@@ -82,13 +108,18 @@ def test_tokens_are_those_of_sacremoses_on_verses_and_topics_with_full_stops():
     c = datasets.load("nave-en-es")
     english, spanish = c.parallel()
     topics = [t for split in ("train", "dev", "test") for t in c.queries(split).values()]
-    texts = {"en": english[:200] + [t for t in english if re.search(r"\.\s+[a-z]", t)]
-             + [t for t in topics if re.search(r"\w\.\s*\w\.", t)], "es": spanish[:200]}
+    texts = {
+        "en": english[:200]
+        + [t for t in english if re.search(r"\.\s+[a-z]", t)]
+        + [t for t in topics if re.search(r"\w\.\s*\w\.", t)],
+        "es": spanish[:200],
+    }
     assert len(texts["en"]) > 200
     for lang, some in texts.items():
         moses = MosesTokenizer(lang=lang)
-        folded = [t.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"')
-                  for t in some]
+        folded = [
+            t.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"').replace("\u201d", '"') for t in some
+        ]
         analyzer = Analyzer(lang, lowercase=False, strip_punctuation=False, stemmer=None)
         assert [analyzer.tokenize(t) for t in some] == [moses.tokenize(t, escape=False) for t in folded]
 
@@ -113,7 +144,7 @@ def test_within_cached_tokens_a_text_is_tokenized_once_per_settings_whatever_the
         assert Analyzer("es", stopwords={"la", "y"}).tokenize_many(texts) == stopped
         assert Analyzer("es", lowercase=False).tokenize_many(texts[:1]) == [cased]
     assert calls == Counter({(True, t): 1 for t in texts} | {(False, texts[0]): 1})
-    assert Analyzer("es").tokenize_many(texts[:1]) == plain[:1] and calls[True, texts[0]] == 2   # block ended
+    assert Analyzer("es").tokenize_many(texts[:1]) == plain[:1] and calls[True, texts[0]] == 2  # block ended
 
 
 def test_analyzer_pickles_without_its_tokenizer_state():
@@ -184,7 +215,10 @@ def test_snowball_stopwords_are_the_snowball_projects_list_with_its_comments_rem
     assert len(snowball_stopwords("en")) == 174 and "the" in snowball_stopwords("en")
     assert "и" in snowball_stopwords("ru") and snowball_stopwords("nb") == snowball_stopwords("no")
     assert Analyzer("es", stopwords="snowball", stemmer=None).tokenize("Y dijo Dios: Sea la luz") == [
-        "dijo", "dios", "luz"]
+        "dijo",
+        "dios",
+        "luz",
+    ]
     with pytest.raises(ClirkitError, match="no stopword list for 'zh'"):
         Analyzer("zh", stopwords="snowball")
 

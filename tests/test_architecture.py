@@ -1,5 +1,6 @@
 """The shape of the code (issue 38): no import cycle among clirkit's modules (imports inside functions count, those
 under ``if TYPE_CHECKING:`` do not), no module over 600 lines, no verb importing another verb."""
+
 from __future__ import annotations
 
 import ast
@@ -42,7 +43,7 @@ def imports_of(name: str, path: Path, known: dict[str, Path]) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
-                up = package.split(".")[:len(package.split(".")) - node.level + 1]
+                up = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join(up + ([base] if base else []))
             if base.split(".")[0] != "clirkit":
                 continue
@@ -104,8 +105,11 @@ def test_no_import_cycle_among_clirkits_modules():
 
 
 def test_no_module_over_600_lines():
-    long = {name: n for name, path in modules().items()
-            if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    long = {
+        name: n
+        for name, path in modules().items()
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
     assert not long, long
 
 

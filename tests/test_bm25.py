@@ -10,6 +10,7 @@ query term (BM25Okapi gives the others 0), score descending, ties by docid ascen
 The verses are analyzed into whole words (``stemmer=None``): the edge cases below are named by the words
 that reach them ("fué", "de", "tinieblas"), and BM25's arithmetic does not depend on the analysis.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -30,8 +31,14 @@ from clirkit.formats import iter_documents
 from clirkit.index import Index
 from clirkit.query import StructuredQueries
 
-QUERIES = ["la luz y las tinieblas", "el espíritu de dios sobre las aguas", "expansión cielos cielos",
-           "el verbo era dios", "principio", "noche día tarde mañana"]
+QUERIES = [
+    "la luz y las tinieblas",
+    "el espíritu de dios sobre las aguas",
+    "expansión cielos cielos",
+    "el verbo era dios",
+    "principio",
+    "noche día tarde mañana",
+]
 # BM25Okapi edge cases: repeated terms, terms in more than half of the verses (floored idf), terms in
 # exactly half of the Genesis verses ("fué", "de": rsj idf 0), an unknown token, only unknown tokens
 OKAPI_QUERIES = QUERIES + ["y fué la tarde", "fué", "dios dios", "de las aguas", "xyzzy luz", "xyzzy plugh"]
@@ -43,6 +50,7 @@ def ranking_path(request, monkeypatch):
     if request.param == "compiled":
         pytest.importorskip("numba")
         from clirkit.kernels import rank_sums
+
         monkeypatch.setattr(topk_module, "_ranker", rank_sums)
     else:
         monkeypatch.setattr(topk_module, "_ranker", False)
@@ -162,8 +170,14 @@ def test_search_depth_on_bundled_verses_keeps_rank_bm25s_top_documents(genesis_4
     # 400 documents: depth 1 and 10 take the sampled-candidate path of top_k_dense; common words ("dios",
     # "y") tie many verses, so the cut-off falls inside ties, which go to the smaller docid
     docids, tokens, index = genesis_400
-    texts = ["la luz y las tinieblas", "Abram y Sarai su mujer", "el arca y las aguas del diluvio",
-             "dios", "y dijo dios", "los hijos de Noé: Sem, Cam y Japhet"]
+    texts = [
+        "la luz y las tinieblas",
+        "Abram y Sarai su mujer",
+        "el arca y las aguas del diluvio",
+        "dios",
+        "y dijo dios",
+        "los hijos de Noé: Sem, Cam y Japhet",
+    ]
     sq, qtokens = structured(index, texts)
     run = BM25(index, k1=1.5, b=0.75, idf="bm25okapi").search(sq, depth=depth)
     assert_run_is_okapi(run, BM25Okapi(tokens, k1=1.5, b=0.75), docids, tokens, qtokens, depth=depth)
@@ -194,10 +208,13 @@ def _hand_score(index, query_terms, doc, k1, b, idf_of):
     return total
 
 
-@pytest.mark.parametrize("variant,idf_of", [
-    ("rsj", lambda N, df: math.log((N - df + 0.5) / (df + 0.5))),
-    ("lucene", lambda N, df: math.log(1 + (N - df + 0.5) / (df + 0.5))),
-])
+@pytest.mark.parametrize(
+    "variant,idf_of",
+    [
+        ("rsj", lambda N, df: math.log((N - df + 0.5) / (df + 0.5))),
+        ("lucene", lambda N, df: math.log(1 + (N - df + 0.5) / (df + 0.5))),
+    ],
+)
 def test_rsj_and_lucene_match_the_hand_formula(corpus, variant, idf_of):
     _, _, index = corpus
     sq, qtokens = structured(index, ["la luz luz de las tinieblas"])
@@ -310,8 +327,11 @@ def test_a_boost_query_sharing_no_ngram_with_the_table_has_no_rows():
     from clirkit.run import Qrels
 
     docids, docs = ["Gen.1.1", "Gen.1.3"], [["en", "el", "principio"], ["sea", "la", "luz"]]
-    model = BoostRanker(rounds=2, bits=20, quiet=True).fit_tokens(
-        {"q1": ["light"], "q2": ["beginning"]}, Qrels(["q1", "q2"], docids[::-1], [1, 1]), docids, docs).model_
+    model = (
+        BoostRanker(rounds=2, bits=20, quiet=True)
+        .fit_tokens({"q1": ["light"], "q2": ["beginning"]}, Qrels(["q1", "q2"], docids[::-1], [1, 1]), docids, docs)
+        .model_
+    )
     assert len(model.rank({"q": ["zzz"]}, docids, docs)) == 0
 
 
@@ -368,6 +388,7 @@ def test_the_first_search_needs_no_warm_up_the_dense_rows_are_made_with_the_weig
 
 # the compiled kernel and numpy ranking ----------------------------------------------------------------
 
+
 def random_structured(index, n_queries, seed, *, one_to_one):
     """Queries of 1-6 source terms, each translated to 1-4 random target terms (weights summing to 1), or
     to one term with weight 1; some source terms repeated across queries, some with no target term."""
@@ -382,7 +403,13 @@ def random_structured(index, n_queries, seed, *, one_to_one):
                 width = 1 if one_to_one else int(rng.integers(0, 5))
                 choice = np.concatenate([common, rng.integers(0, index.n_terms, 40)])
                 targets = np.unique(rng.choice(choice, width, replace=False)) if width else np.zeros(0, int)
-                weights = np.ones(len(targets)) if one_to_one else rng.dirichlet(np.ones(len(targets))) if len(targets) else np.zeros(0)
+                weights = (
+                    np.ones(len(targets))
+                    if one_to_one
+                    else rng.dirichlet(np.ones(len(targets)))
+                    if len(targets)
+                    else np.zeros(0)
+                )
                 pool.append((targets, weights))
             rows.extend([len(source_query)] * len(targets))
             cols.extend(targets.tolist())
@@ -390,15 +417,21 @@ def random_structured(index, n_queries, seed, *, one_to_one):
             source_query.append(q)
     n = len(source_query)
     translations = sp.csr_matrix((vals, (rows, cols)), shape=(n, index.n_terms))
-    return StructuredQueries([f"q{i}" for i in range(n_queries)], np.array(source_query, dtype=np.int64),
-                             rng.integers(1, 3, n).astype(np.float64), translations, [f"s{i}" for i in range(n)])
+    return StructuredQueries(
+        [f"q{i}" for i in range(n_queries)],
+        np.array(source_query, dtype=np.int64),
+        rng.integers(1, 3, n).astype(np.float64),
+        translations,
+        [f"s{i}" for i in range(n)],
+    )
 
 
 @pytest.mark.parametrize("precision", ["float64", "float32"])
 @pytest.mark.parametrize("idf", ["lucene", "rsj"])  # rsj: negative weights, matched cells found by a flag
 @pytest.mark.parametrize("kind", ["one-to-one", "psq", "pirkola", "memory-mapped"])
-def test_the_compiled_kernel_and_numpy_rank_the_same_bytes(genesis_400, tmp_path, monkeypatch, ranking_path,
-                                                           precision, idf, kind):
+def test_the_compiled_kernel_and_numpy_rank_the_same_bytes(
+    genesis_400, tmp_path, monkeypatch, ranking_path, precision, idf, kind
+):
     if ranking_path == "numpy":
         pytest.skip("compares both paths itself")
     from clirkit.kernels import rank_sums
@@ -409,8 +442,9 @@ def test_the_compiled_kernel_and_numpy_rank_the_same_bytes(genesis_400, tmp_path
         index = Index.load(tmp_path / "index.npz", mmap=True)
     sq = random_structured(index, 60, seed=len(kind), one_to_one=kind in ("one-to-one", "memory-mapped"))
     if kind == "pirkola":
-        sq = StructuredQueries(sq.qids, sq.source_query, sq.source_weight, sq.translations, sq.source_terms,
-                               df_union=True)
+        sq = StructuredQueries(
+            sq.qids, sq.source_query, sq.source_weight, sq.translations, sq.source_terms, df_union=True
+        )
     runs = {}
     for path, ranker in (("compiled", rank_sums), ("numpy", False)):
         monkeypatch.setattr(topk_module, "_ranker", ranker)
@@ -433,8 +467,9 @@ class _CompileError(Exception):
 _CompileError.__module__ = "numba.core.errors"
 
 
-def test_a_kernel_numba_cannot_compile_falls_back_to_numpy_once_with_one_line(genesis_400, monkeypatch, capsys,
-                                                                             ranking_path):
+def test_a_kernel_numba_cannot_compile_falls_back_to_numpy_once_with_one_line(
+    genesis_400, monkeypatch, capsys, ranking_path
+):
     if ranking_path == "compiled":
         pytest.skip("sets the ranker itself")
     _, _, index = genesis_400
@@ -451,8 +486,10 @@ def test_a_kernel_numba_cannot_compile_falls_back_to_numpy_once_with_one_line(ge
         run = model.search(sq)
         assert (run.docids.tolist(), run.scores.tolist()) == (expected.docids.tolist(), expected.scores.tolist())
     err = capsys.readouterr().err
-    assert err == ("clirkit: numba failed (_CompileError: Failed in nopython mode pipeline (step: nopython "
-                   "frontend)); ranking with numpy, the same runs\n")
+    assert err == (
+        "clirkit: numba failed (_CompileError: Failed in nopython mode pipeline (step: nopython "
+        "frontend)); ranking with numpy, the same runs\n"
+    )
     assert topk_module.compiled_ranker() is None
 
 

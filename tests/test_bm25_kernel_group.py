@@ -4,6 +4,7 @@ many queries share a few dense posting rows (as the very common terms of a bench
 order, mixed with scattered ones: the counts, documents and sums must be those of the numpy oracle of
 test_kernels (each query's terms added in its order), byte for byte, whatever the group size.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -35,8 +36,20 @@ def shared_rank(pool, dense_rows, queries, n_docs: int, k: int, dtype):
     dense = np.zeros((len(slot_of), n_docs), dtype=dtype)
     for r, i in slot_of.items():
         dense[i, pool[r][0]] = pool[r][1].astype(dtype)
-    return kernels.rank_sums(bounds, starts, ends, weights, slots, indices, data, dense, int(n_docs), int(k), True,
-                             np.full(len(queries), -np.inf))
+    return kernels.rank_sums(
+        bounds,
+        starts,
+        ends,
+        weights,
+        slots,
+        indices,
+        data,
+        dense,
+        int(n_docs),
+        int(k),
+        True,
+        np.full(len(queries), -np.inf),
+    )
 
 
 @st.composite

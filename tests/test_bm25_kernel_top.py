@@ -6,6 +6,7 @@ apart make it shift, so that close values share a key and are put in order by ex
 narrow range are keyed exactly. Both cases, ties, -0.0 and negative values are drawn here; the kernel's
 result must be numpy's stable order (value descending, then position) cut at k.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -28,9 +29,13 @@ def expected_top(values: np.ndarray, k: int) -> list[int]:
 def sort_top(values: np.ndarray, k: int, spare: int = 0) -> list[int]:
     n = len(values)
     padded = np.concatenate([values, np.full(spare, np.nan, dtype=values.dtype)])  # cells past n are not read
-    work = [np.empty(n + spare, np.uint32), np.empty(n + spare, np.uint32), np.empty(n + spare, np.int64),
-            np.empty(n + spare, np.int64)]
-    return _sort_top(padded, n, k, *work, np.empty((4, 256), np.int64))[:min(n, k)].tolist()
+    work = [
+        np.empty(n + spare, np.uint32),
+        np.empty(n + spare, np.uint32),
+        np.empty(n + spare, np.int64),
+        np.empty(n + spare, np.int64),
+    ]
+    return _sort_top(padded, n, k, *work, np.empty((4, 256), np.int64))[: min(n, k)].tolist()
 
 
 @st.composite
@@ -69,8 +74,11 @@ def test_sort_top_keeps_the_tied_cells_of_smaller_position_at_the_cut():
 
 
 @settings(max_examples=300, deadline=None)
-@given(values=st.lists(st.sampled_from([0.25, 0.5, 1.0, 1.0, 2.0, 3.0, 3e38]), min_size=1, max_size=400),
-       dtype=st.sampled_from(DTYPES), data=st.data())
+@given(
+    values=st.lists(st.sampled_from([0.25, 0.5, 1.0, 1.0, 2.0, 3.0, 3e38]), min_size=1, max_size=400),
+    dtype=st.sampled_from(DTYPES),
+    data=st.data(),
+)
 def test_largest_gives_the_rth_largest_as_numpy_sorts_them(values, dtype, data):
     a = np.array(values, dtype=dtype)
     r = data.draw(st.integers(1, len(a)))

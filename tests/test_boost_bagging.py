@@ -1,4 +1,5 @@
 """Bagging: one bag of all tuples is plain boosting; every backend gives the same bags."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -39,12 +40,14 @@ def test_bag_rows_depend_only_on_seed_and_bag_index():
 
 def test_model_is_the_average_of_the_bag_models():
     d = data()
-    results = train_bags(d, BoostParams(rounds=5, bits=20), bags=2, fraction=0.6, seed=2, jobs=1,
-                         backend="threading", quiet=True)
+    results = train_bags(
+        d, BoostParams(rounds=5, bits=20), bags=2, fraction=0.6, seed=2, jobs=1, backend="threading", quiet=True
+    )
     names_s = [f"s{i}" for i in range(d.Qm.shape[1])]
     names_t = [f"t{j}" for j in range(d.Dm.shape[1])]
-    model = BoostModel.from_results(results, names_s, names_t, ngram=1, source_analyzer=Analyzer("en"),
-                                    target_analyzer=Analyzer("es"))
+    model = BoostModel.from_results(
+        results, names_s, names_t, ngram=1, source_analyzer=Analyzer("en"), target_analyzer=Analyzer("es")
+    )
     expected = {}
     for r in results:
         for s, t, w in zip(*r.entries()):
@@ -65,8 +68,10 @@ def test_loky_threading_and_dask_give_identical_bags():
     threads = train_bags(d, params, jobs=2, backend="threading", **kw)
     runs = [loky2, threads]
     distributed = pytest.importorskip("dask.distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         runs.append(train_bags(d, params, backend="dask", scheduler=client, **kw))
     for other in runs:
         assert len(other) == 3
@@ -86,7 +91,6 @@ def test_several_bags_that_would_all_be_the_same_are_refused_before_any_work(ext
     BoostRanker(bags=3, bag_fraction=0.5).check_params()
     BoostRanker(bags=3, bootstrap=True).check_params()
     BoostRanker(bags=1).check_params()
-    assert main(["boost-train", "--collection", "nave-en-es", "--bags", "4", "-o", str(tmp_path / "m.npz"),
-                 "-q"]) == 2
+    assert main(["boost-train", "--collection", "nave-en-es", "--bags", "4", "-o", str(tmp_path / "m.npz"), "-q"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--bag-fraction" in err[0] and not (tmp_path / "m.npz").exists()

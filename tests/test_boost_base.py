@@ -3,6 +3,7 @@
 Hand-computed base margins and first rounds, hard negatives from the base run,
 re-ranking with beta * f0, model files, extra (parallel) tuples and beta tuning.
 """
+
 from __future__ import annotations
 
 import json
@@ -25,25 +26,36 @@ from clirkit.run import Qrels, Run
 # -- a tiny collection (Reina-Valera verses as token lists) and English queries ----------------------
 
 DOCIDS = ["Gen.1.1", "Gen.1.3", "John.1.1", "John.1.5"]
-DOCS = [["en", "el", "principio", "crió", "dios", "los", "cielos"],
-        ["dijo", "dios", "sea", "la", "luz"],
-        ["en", "el", "principio", "era", "el", "verbo"],
-        ["la", "luz", "en", "las", "tinieblas"]]
+DOCS = [
+    ["en", "el", "principio", "crió", "dios", "los", "cielos"],
+    ["dijo", "dios", "sea", "la", "luz"],
+    ["en", "el", "principio", "era", "el", "verbo"],
+    ["la", "luz", "en", "las", "tinieblas"],
+]
 QUERIES = {"q1": ["god"], "q2": ["light"], "q3": ["word"], "q4": ["god", "light"]}
-QRELS = Qrels(["q1", "q1", "q2", "q2", "q3", "q4"],
-              ["Gen.1.1", "Gen.1.3", "Gen.1.3", "John.1.5", "John.1.1", "Gen.1.3"], [2, 1, 2, 2, 2, 1])
+QRELS = Qrels(
+    ["q1", "q1", "q2", "q2", "q3", "q4"],
+    ["Gen.1.1", "Gen.1.3", "Gen.1.3", "John.1.5", "John.1.1", "Gen.1.3"],
+    [2, 1, 2, 2, 2, 1],
+)
 # a BM25-like base run over the training queries: it misses some relevant documents
-BASE = Run(["q1"] * 2 + ["q2"] * 2 + ["q3"] * 2 + ["q4"] * 2,
-           ["Gen.1.1", "John.1.1", "Gen.1.3", "Gen.1.1", "John.1.1", "John.1.5", "Gen.1.3", "John.1.5"],
-           [3.0, 1.0, 2.0, 1.0, 4.0, 2.0, 5.0, 1.0], tag="bm25")
+BASE = Run(
+    ["q1"] * 2 + ["q2"] * 2 + ["q3"] * 2 + ["q4"] * 2,
+    ["Gen.1.1", "John.1.1", "Gen.1.3", "Gen.1.1", "John.1.1", "John.1.5", "Gen.1.3", "John.1.5"],
+    [3.0, 1.0, 2.0, 1.0, 4.0, 2.0, 5.0, 1.0],
+    tag="bm25",
+)
 
 
 # -- normalized base scores ----------------------------------------------------------------------------
 
+
 def test_normalized_scores_divide_each_score_by_its_querys_largest():
-    run = Run(["q1", "q1", "q1", "q2", "q2", "q3", "q3"],
-              ["Gen.1.1", "Gen.1.3", "John.1.1", "John.1.5", "Gen.1.1", "Gen.1.3", "John.1.1"],
-              [4.0, 2.0, 1.0, 0.5, 0.125, 0.0, 0.0])
+    run = Run(
+        ["q1", "q1", "q1", "q2", "q2", "q3", "q3"],
+        ["Gen.1.1", "Gen.1.3", "John.1.1", "John.1.5", "Gen.1.1", "Gen.1.3", "John.1.1"],
+        [4.0, 2.0, 1.0, 0.5, 0.125, 0.0, 0.0],
+    )
     f0 = normalized_scores(run)
     # q1: /4; q2: /0.5; q3's largest score is 0, so f0 = 0 everywhere
     assert f0.tolist() == [4.0 / 4.0, 2.0 / 4.0, 1.0 / 4.0, 0.5 / 0.5, 0.125 / 0.5, 0.0, 0.0]
@@ -68,6 +80,7 @@ def test_base_scores_are_f0_where_the_base_run_lists_the_pair_and_zero_elsewhere
 
 # -- the base margin changes the first round ------------------------------------------------------------
 
+
 def four_tuples():
     """q0 = {god}, q1 = {light}; d0 = {dios}, d1 = {luz}, d2 = {cielos}, d3 = {tinieblas}.
 
@@ -87,8 +100,9 @@ FOUR_BASE = Run(["q0", "q0", "q1", "q1"], ["d0", "d3", "d3", "d1"], [4.0, 2.0, 3
 
 
 def first_choice(Q, D, t, qv, dv):
-    b = PairBooster(Q, D, t, src_hash=hash_strings(qv.terms, 0), tgt_hash=hash_strings(dv.terms, 0),
-                    bits=32, rule="exact")
+    b = PairBooster(
+        Q, D, t, src_hash=hash_strings(qv.terms, 0), tgt_hash=hash_strings(dv.terms, 0), bits=32, rule="exact"
+    )
     assert len(b.bucket_ids) == len(b.pair_keys) == 6  # no two pairs share a bucket
     k, alpha, gain = b.choose()
     src, tgt = b.pairs_of(k)
@@ -97,9 +111,14 @@ def first_choice(Q, D, t, qv, dv):
 
 def hand_gains(w):
     """W+ / W- of each pair from the normalized weights w of t0..t3; gain (sqrt W+ - sqrt W-)^2."""
-    stats = {("god", "dios"): (w[0] + w[1], 0.0), ("god", "cielos"): (0.0, w[0]), ("god", "tinieblas"): (0.0, w[1]),
-             ("light", "luz"): (w[2] + w[3], 0.0), ("light", "cielos"): (0.0, w[2]),
-             ("light", "tinieblas"): (0.0, w[3])}
+    stats = {
+        ("god", "dios"): (w[0] + w[1], 0.0),
+        ("god", "cielos"): (0.0, w[0]),
+        ("god", "tinieblas"): (0.0, w[1]),
+        ("light", "luz"): (w[2] + w[3], 0.0),
+        ("light", "cielos"): (0.0, w[2]),
+        ("light", "tinieblas"): (0.0, w[3]),
+    }
     return stats, {p: (math.sqrt(wp) - math.sqrt(wm)) ** 2 for p, (wp, wm) in stats.items()}
 
 
@@ -109,8 +128,12 @@ def test_start_tuples_multiply_each_weight_by_exp_of_minus_the_base_margin():
     beta = 2.0
     started = base.start_tuples(t, beta)
     # margins beta * (f0+ - f0-): t0 (1 - 0), t1 (1 - 1/2), t2 (1/2 - 0), t3 (1/2 - 1)
-    expected = [2 * math.exp(-beta * (1 - 0)), 1 * math.exp(-beta * (1 - 0.5)),
-                1 * math.exp(-beta * (0.5 - 0)), 1 * math.exp(-beta * (0.5 - 1))]
+    expected = [
+        2 * math.exp(-beta * (1 - 0)),
+        1 * math.exp(-beta * (1 - 0.5)),
+        1 * math.exp(-beta * (0.5 - 0)),
+        1 * math.exp(-beta * (0.5 - 1)),
+    ]
     assert started.weight.tolist() == pytest.approx(expected, rel=1e-14)
     for name in ("query", "pos", "neg"):
         np.testing.assert_array_equal(getattr(started, name), getattr(t, name))
@@ -147,6 +170,7 @@ def test_base_margin_changes_the_first_chosen_pair_and_its_step_as_the_hand_form
 
 # -- beta = 0 is plain boosting --------------------------------------------------------------------------
 
+
 def assert_same_training(a: BoostRanker, b: BoostRanker) -> None:
     ra, rb = a.results_[0], b.results_[0]
     assert np.array_equal(ra.buckets, rb.buckets)
@@ -160,7 +184,9 @@ def assert_same_training(a: BoostRanker, b: BoostRanker) -> None:
 def test_beta_zero_without_hard_negatives_is_plain_boosting_bit_for_bit():
     """The docs: with a base, ``negatives`` stay uniform and hard negatives come in addition; beta 0 is plain."""
     kw = dict(rounds=6, negatives=3, bits=20, quiet=True)
-    from_base = BoostRanker(base=BASE, beta=0.0, hard_negatives=0, doc_weighting="binary", **kw).fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)
+    from_base = BoostRanker(base=BASE, beta=0.0, hard_negatives=0, doc_weighting="binary", **kw).fit_tokens(
+        QUERIES, QRELS, DOCIDS, DOCS
+    )
     plain = BoostRanker(**kw).fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)
     assert from_base.beta_ == 0.0
     for name in ("query", "pos", "neg", "weight"):
@@ -173,7 +199,8 @@ def test_beta_zero_boosts_exactly_like_plain_boosting_from_the_same_tuples():
     only_relevant = Run(QRELS.qids, QRELS.docids, [2.0, 1.0, 2.0, 1.0, 1.0, 1.0])
     kw = dict(rounds=6, negatives=3, bits=20, quiet=True)
     from_base = BoostRanker(base=only_relevant, beta=0.0, hard_negatives=0, doc_weighting="binary", **kw).fit_tokens(
-        QUERIES, QRELS, DOCIDS, DOCS)
+        QUERIES, QRELS, DOCIDS, DOCS
+    )
     plain = BoostRanker(**kw).fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)
     for name in ("query", "pos", "neg", "weight"):
         assert np.array_equal(getattr(from_base.tuples_, name), getattr(plain.tuples_, name)), name
@@ -187,8 +214,11 @@ HARD_DOCS = [f"d{i}" for i in range(20)]
 # q1: d1 (2), d2 (1) relevant, d3 judged non-relevant; q2: d4 (1), d5 (2) relevant
 HARD_QRELS = Qrels(["q1", "q1", "q1", "q2", "q2"], ["d1", "d2", "d3", "d4", "d5"], [2, 1, 0, 1, 2])
 # q1 lists d1 at rank 2 and d2 at rank 5 (beyond depth 3); q2 lists d4 but not d5
-HARD_RUN = Run(["q1"] * 5 + ["q2"] * 4, ["d7", "d1", "d8", "d9", "d2", "d6", "d4", "d10", "d11"],
-               [5.0, 4.0, 3.0, 2.0, 1.0, 3.0, 2.0, 1.0, 0.5])
+HARD_RUN = Run(
+    ["q1"] * 5 + ["q2"] * 4,
+    ["d7", "d1", "d8", "d9", "d2", "d6", "d4", "d10", "d11"],
+    [5.0, 4.0, 3.0, 2.0, 1.0, 3.0, 2.0, 1.0, 0.5],
+)
 
 
 def tuple_counter(t: Tuples) -> Counter:
@@ -224,15 +254,22 @@ def test_hard_negatives_need_the_base_run():
 
 
 def test_ranker_adds_one_hard_tuple_per_listed_positive_from_the_base_runs_top_depth():
-    r = BoostRanker(base=BASE, beta=2.0, hard_negatives=1, candidate_depth=2, rounds=2, negatives=2, bits=20,
-                    quiet=True).fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)
+    r = BoostRanker(
+        base=BASE, beta=2.0, hard_negatives=1, candidate_depth=2, rounds=2, negatives=2, bits=20, quiet=True
+    ).fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)
     t = r.tuples_
     qids = list(QUERIES)
     rows = [(qids[q], DOCIDS[p], DOCIDS[n]) for q, p, n in zip(t.query.tolist(), t.pos.tolist(), t.neg.tolist())]
     per_positive = Counter((q, p) for q, p, _ in rows)
     # BASE lists q1: Gen.1.1 (not Gen.1.3), q2: Gen.1.3 (not John.1.5), q3: John.1.1, q4: Gen.1.3
-    assert per_positive == {("q1", "Gen.1.1"): 2 + 1, ("q1", "Gen.1.3"): 2, ("q2", "Gen.1.3"): 2 + 1,
-                            ("q2", "John.1.5"): 2, ("q3", "John.1.1"): 2 + 1, ("q4", "Gen.1.3"): 2 + 1}
+    assert per_positive == {
+        ("q1", "Gen.1.1"): 2 + 1,
+        ("q1", "Gen.1.3"): 2,
+        ("q2", "Gen.1.3"): 2 + 1,
+        ("q2", "John.1.5"): 2,
+        ("q3", "John.1.1"): 2 + 1,
+        ("q4", "Gen.1.3"): 2 + 1,
+    }
     # each query's top 2 minus its relevant documents holds one document, so that is the hard d-
     hard = {"q1": "John.1.1", "q2": "Gen.1.1", "q3": "John.1.5", "q4": "John.1.5"}
     for (q, p), count in per_positive.items():
@@ -242,8 +279,14 @@ def test_ranker_adds_one_hard_tuple_per_listed_positive_from_the_base_runs_top_d
 
 # -- re-ranking with beta * f0 + q^T W d, and model files --------------------------------------------
 
-TABLE = {("god", "dios"): 1.5, ("light", "luz"): 2.0, ("light", "tinieblas"): -0.5,
-         ("beginning", "principio"): 1.0, ("beginning", "verbo"): 0.25, ("word", "verbo"): 3.0}
+TABLE = {
+    ("god", "dios"): 1.5,
+    ("light", "luz"): 2.0,
+    ("light", "tinieblas"): -0.5,
+    ("beginning", "principio"): 1.0,
+    ("beginning", "verbo"): 0.25,
+    ("word", "verbo"): 3.0,
+}
 
 
 def table_model(beta: float = 2.5, base: dict | None = None) -> BoostModel:
@@ -252,11 +295,27 @@ def table_model(beta: float = 2.5, base: dict | None = None) -> BoostModel:
     W = sp.lil_matrix((len(src), len(tgt)))
     for (s, t_), w in TABLE.items():
         W[src.index(s), tgt.index(t_)] = w
-    history = {"bag": np.array([0, 0]), "round": np.array([1, 2]), "bucket": np.array([7, 9]),
-               "alpha": np.array([2.0, 1.5]), "ptr": np.array([0, 1, 3]),
-               "pair_src": np.array([1, 0, 3]), "pair_tgt": np.array([1, 0, 3])}
-    return BoostModel(src, tgt, W.tocsr(), ngram=1, source_analyzer=Analyzer("en"), target_analyzer=Analyzer("es"),
-                      history=history, params={"rounds": 2}, beta=beta, base=base)
+    history = {
+        "bag": np.array([0, 0]),
+        "round": np.array([1, 2]),
+        "bucket": np.array([7, 9]),
+        "alpha": np.array([2.0, 1.5]),
+        "ptr": np.array([0, 1, 3]),
+        "pair_src": np.array([1, 0, 3]),
+        "pair_tgt": np.array([1, 0, 3]),
+    }
+    return BoostModel(
+        src,
+        tgt,
+        W.tocsr(),
+        ngram=1,
+        source_analyzer=Analyzer("en"),
+        target_analyzer=Analyzer("es"),
+        history=history,
+        params={"rounds": 2},
+        beta=beta,
+        base=base,
+    )
 
 
 def hand_table_score(query, doc):
@@ -264,8 +323,12 @@ def hand_table_score(query, doc):
 
 
 RERANK_QUERIES = {"q1": ["light"], "q2": ["god", "word"]}
-CANDIDATES = Run(["q1"] * 3 + ["q2"] * 2, ["John.1.1", "John.1.5", "Gen.1.1", "Gen.1.3", "John.1.1"],
-                 [4.0, 2.0, 1.0, 0.8, 0.2], tag="bm25")
+CANDIDATES = Run(
+    ["q1"] * 3 + ["q2"] * 2,
+    ["John.1.1", "John.1.5", "Gen.1.1", "Gen.1.3", "John.1.1"],
+    [4.0, 2.0, 1.0, 0.8, 0.2],
+    tag="bm25",
+)
 
 
 def test_rerank_score_is_beta_times_f0_plus_the_table_weights():
@@ -273,11 +336,15 @@ def test_rerank_score_is_beta_times_f0_plus_the_table_weights():
     model = table_model(beta, base={"tag": "bm25"})
     run = model.rerank(CANDIDATES, RERANK_QUERIES, DOCIDS, DOCS)
     doc = dict(zip(DOCIDS, DOCS))
-    f0 = {("q1", "John.1.1"): 4.0 / 4.0, ("q1", "John.1.5"): 2.0 / 4.0, ("q1", "Gen.1.1"): 1.0 / 4.0,
-          ("q2", "Gen.1.3"): 0.8 / 0.8, ("q2", "John.1.1"): 0.2 / 0.8}
+    f0 = {
+        ("q1", "John.1.1"): 4.0 / 4.0,
+        ("q1", "John.1.5"): 2.0 / 4.0,
+        ("q1", "Gen.1.1"): 1.0 / 4.0,
+        ("q2", "Gen.1.3"): 0.8 / 0.8,
+        ("q2", "John.1.1"): 0.2 / 0.8,
+    }
     for qid, toks in RERANK_QUERIES.items():
-        expected = {d: beta * f0[(qid, d)] + hand_table_score(set(toks), set(doc[d]))
-                    for (q, d) in f0 if q == qid}
+        expected = {d: beta * f0[(qid, d)] + hand_table_score(set(toks), set(doc[d])) for (q, d) in f0 if q == qid}
         docs, scores = run.for_query(qid)
         assert dict(zip(docs.tolist(), scores.tolist())) == pytest.approx(expected, rel=1e-12)
         assert list(scores) == sorted(scores, reverse=True)
@@ -329,9 +396,17 @@ def test_a_trained_model_from_a_base_records_beta_and_reranks_with_it():
     assert m.base["tag"] == "bm25" and m.base["made_by"] == {"method": "bm25"} and m.base["rows"] == len(BASE)
     run = m.rerank(BASE, QUERIES, DOCIDS, DOCS)
     f0 = dict(zip(zip(BASE.qids.tolist(), BASE.docids.tolist()), normalized_scores(BASE).tolist()))
-    plain = BoostModel(m.src_terms, m.tgt_terms, m.W, ngram=1, source_analyzer=m.source_analyzer,
-                       target_analyzer=m.target_analyzer, history=m.history, doc_weighting=m.doc_weighting,
-                       tgt_idf=m.tgt_idf)  # q^T W d alone
+    plain = BoostModel(
+        m.src_terms,
+        m.tgt_terms,
+        m.W,
+        ngram=1,
+        source_analyzer=m.source_analyzer,
+        target_analyzer=m.target_analyzer,
+        history=m.history,
+        doc_weighting=m.doc_weighting,
+        tgt_idf=m.tgt_idf,
+    )  # q^T W d alone
     table = plain.rerank(BASE, QUERIES, DOCIDS, DOCS)
     qtwd = dict(zip(zip(table.qids.tolist(), table.docids.tolist()), table.scores.tolist()))
     got = dict(zip(zip(run.qids.tolist(), run.docids.tolist()), run.scores.tolist()))
@@ -341,16 +416,19 @@ def test_a_trained_model_from_a_base_records_beta_and_reranks_with_it():
 # -- extra (parallel) tuples -------------------------------------------------------------------------------
 
 # English verses aligned with the documents: each is a known-item query for its verse
-EXTRA_QUERIES = {"Gen.1.1.en": ["beginning", "god", "created", "heaven", "earth"],
-                 "Gen.1.3.en": ["god", "said", "let", "there", "be", "light"],
-                 "John.1.5.en": ["light", "shineth", "darkness"]}
+EXTRA_QUERIES = {
+    "Gen.1.1.en": ["beginning", "god", "created", "heaven", "earth"],
+    "Gen.1.3.en": ["god", "said", "let", "there", "be", "light"],
+    "John.1.5.en": ["light", "shineth", "darkness"],
+}
 EXTRA_QRELS = Qrels(["Gen.1.1.en", "Gen.1.3.en", "John.1.5.en"], ["Gen.1.1", "Gen.1.3", "John.1.5"], [1, 2, 1])
 
 
 def test_extra_tuples_are_counted_and_weighted_by_parallel_weight():
     negatives, w = 2, 0.25
-    r = BoostRanker(base=BASE, beta=2.0, hard_negatives=1, rounds=4, negatives=negatives, bits=20,
-                    parallel_weight=w, quiet=True)
+    r = BoostRanker(
+        base=BASE, beta=2.0, hard_negatives=1, rounds=4, negatives=negatives, bits=20, parallel_weight=w, quiet=True
+    )
     r.fit_tokens(QUERIES, QRELS, DOCIDS, DOCS, extra_queries=EXTRA_QUERIES, extra_qrels=EXTRA_QRELS)
     n_relevant_extra = 3
     assert r.model_.params["n_extra_tuples"] == n_relevant_extra * negatives
@@ -359,42 +437,65 @@ def test_extra_tuples_are_counted_and_weighted_by_parallel_weight():
     query_ids = list(QUERIES) + list(EXTRA_QUERIES)
     extra = t.query >= len(QUERIES)
     assert int(extra.sum()) == n_relevant_extra * negatives
-    grade = {(q, d): g for q, d, g in zip(EXTRA_QRELS.qids.tolist(), EXTRA_QRELS.docids.tolist(),
-                                          EXTRA_QRELS.rels.tolist())}
+    grade = {
+        (q, d): g for q, d, g in zip(EXTRA_QRELS.qids.tolist(), EXTRA_QRELS.docids.tolist(), EXTRA_QRELS.rels.tolist())
+    }
     for q, p, n, weight in zip(t.query[extra], t.pos[extra], t.neg[extra], t.weight[extra]):
         assert (query_ids[q], DOCIDS[p]) in grade and DOCIDS[n] != DOCIDS[p]
         assert weight == w * grade[(query_ids[q], DOCIDS[p])]
     # the training tuples keep their grade weights
     train_grade = {(q, d): g for q, d, g in zip(QRELS.qids.tolist(), QRELS.docids.tolist(), QRELS.rels.tolist())}
-    assert all(weight >= 1 and (query_ids[q], DOCIDS[p]) in train_grade
-               for q, p, weight in zip(t.query[~extra], t.pos[~extra], t.weight[~extra]))
+    assert all(
+        weight >= 1 and (query_ids[q], DOCIDS[p]) in train_grade
+        for q, p, weight in zip(t.query[~extra], t.pos[~extra], t.weight[~extra])
+    )
     assert r.model_.params["n_tuples"] == len(t)
 
 
 def test_an_extra_query_id_equal_to_a_training_query_id_is_refused():
     r = BoostRanker(base=BASE, beta=2.0, rounds=2, bits=20, quiet=True)
     with pytest.raises(ClirkitError, match="q2"):
-        r.fit_tokens(QUERIES, QRELS, DOCIDS, DOCS, extra_queries={"q2": ["light"]},
-                     extra_qrels=Qrels(["q2"], ["Gen.1.3"], [1]))
+        r.fit_tokens(
+            QUERIES, QRELS, DOCIDS, DOCS, extra_queries={"q2": ["light"]}, extra_qrels=Qrels(["q2"], ["Gen.1.3"], [1])
+        )
 
 
 # -- beta tuned on dev -----------------------------------------------------------------------------------
 
 DEV_QUERIES = {"dev1": ["light", "darkness"], "dev2": ["word", "god"]}
 DEV_QRELS = Qrels(["dev1", "dev1", "dev2"], ["John.1.5", "Gen.1.3", "John.1.1"], [2, 1, 2])
-BASE_DEV = Run(["dev1"] * 3 + ["dev2"] * 3, ["Gen.1.1", "Gen.1.3", "John.1.5", "John.1.1", "Gen.1.1", "Gen.1.3"],
-               [1.0, 1.0, 0.5, 3.0, 2.0, 1.0], tag="bm25")
+BASE_DEV = Run(
+    ["dev1"] * 3 + ["dev2"] * 3,
+    ["Gen.1.1", "Gen.1.3", "John.1.5", "John.1.1", "Gen.1.1", "Gen.1.3"],
+    [1.0, 1.0, 0.5, 3.0, 2.0, 1.0],
+    tag="bm25",
+)
 # the base run covers the training and the dev queries
-BASE_WITH_DEV = Run(np.concatenate([BASE.qids, BASE_DEV.qids]), np.concatenate([BASE.docids, BASE_DEV.docids]),
-                    np.concatenate([BASE.scores, BASE_DEV.scores]), tag="bm25")
+BASE_WITH_DEV = Run(
+    np.concatenate([BASE.qids, BASE_DEV.qids]),
+    np.concatenate([BASE.docids, BASE_DEV.docids]),
+    np.concatenate([BASE.scores, BASE_DEV.scores]),
+    tag="bm25",
+)
 
 
 def test_beta_tuned_on_dev_is_the_first_grid_value_with_the_best_dev_map():
     from clirkit.metrics import evaluate
 
     grid = (10.0, 2.0, 0.5, 20.0)  # on this data 2.0 and 0.5 tie for the best dev MAP
-    r = BoostRanker(base=BASE_WITH_DEV, beta=None, beta_grid=grid, hard_negatives=1, rounds=4, negatives=2,
-                    bits=20, eval_every=1, doc_weighting="binary", significance=None, quiet=True)
+    r = BoostRanker(
+        base=BASE_WITH_DEV,
+        beta=None,
+        beta_grid=grid,
+        hard_negatives=1,
+        rounds=4,
+        negatives=2,
+        bits=20,
+        eval_every=1,
+        doc_weighting="binary",
+        significance=None,
+        quiet=True,
+    )
     r.fit_tokens(QUERIES, QRELS, DOCIDS, DOCS, dev_queries=DEV_QUERIES, dev_qrels=DEV_QRELS)
     assert list(r.beta_scores_) == list(grid)
     best = max(r.beta_scores_.values())
@@ -408,8 +509,9 @@ def test_beta_tuned_on_dev_is_the_first_grid_value_with_the_best_dev_map():
     assert evaluate(run, DEV_QRELS, ["AP"]).mean()["AP"] == pytest.approx(r.beta_scores_[r.beta_], abs=1e-12)
     # the sweep: every beta tried, in grid order, with its dev MAP, and the best one
     sweep = r.beta_sweep_
-    assert sweep.betas == grid and sweep.by_beta() == r.beta_scores_ and sweep.dev_map() == r.model_.params[
-        "beta_dev_map"]
+    assert (
+        sweep.betas == grid and sweep.by_beta() == r.beta_scores_ and sweep.dev_map() == r.model_.params["beta_dev_map"]
+    )
     assert sweep.best == r.beta_ and sweep.best_score == best and sweep.best_index == grid.index(tied[0])
 
 
@@ -425,8 +527,10 @@ def test_a_beta_sweep_keeps_the_first_best_beta_and_the_first_without_dev_scores
 def test_the_notes_of_a_given_beta_without_dev_queries_say_so():
     r = BoostRanker(base=BASE, beta=5.0, hard_negatives=1, rounds=3, negatives=2, bits=20, quiet=True)
     r.fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)
-    assert r.notes("B") == [f"B: beta 5 (given, no dev queries), {r.model_.params['bag_rounds'][0]} rounds, "
-                            f"{len(r.model_)} phrase-table entries"]
+    assert r.notes("B") == [
+        f"B: beta 5 (given, no dev queries), {r.model_.params['bag_rounds'][0]} rounds, "
+        f"{len(r.model_)} phrase-table entries"
+    ]
 
 
 def test_a_standalone_ranker_has_no_beta_sweep():
@@ -434,17 +538,25 @@ def test_a_standalone_ranker_has_no_beta_sweep():
     assert r.beta_sweep_ is None and not hasattr(r, "beta_")
 
 
-@pytest.mark.parametrize("params, says", [
-    ({"base": BASE, "beta_grid": (1.0, 500.0)}, "The 'beta_grid' parameter of BoostRanker must be a list or tuple, "
-                                                "each a float in the range [0.0, 100.0]. Got (1.0, 500.0)"),
-    ({"base": BASE, "beta_grid": (True,)}, "'beta_grid' parameter"),
-    ({"base": BASE, "beta_grid": 3.0}, "'beta_grid' parameter"),
-    ({"base": BASE, "beta": True}, "The 'beta' parameter of BoostRanker must be None or a float in the range "
-                                   "[0.0, 100.0]. Got True"),
-    ({"base": BASE, "beta": float("nan")}, "'beta' parameter"),
-    ({"base": BASE, "beta_grid": ()}, "beta_grid is empty: give betas to try, or beta"),
-    ({"beta": 1.0}, "beta weighs a base ranker's scores: give a base run too"),
-])
+@pytest.mark.parametrize(
+    "params, says",
+    [
+        (
+            {"base": BASE, "beta_grid": (1.0, 500.0)},
+            "The 'beta_grid' parameter of BoostRanker must be a list or tuple, "
+            "each a float in the range [0.0, 100.0]. Got (1.0, 500.0)",
+        ),
+        ({"base": BASE, "beta_grid": (True,)}, "'beta_grid' parameter"),
+        ({"base": BASE, "beta_grid": 3.0}, "'beta_grid' parameter"),
+        (
+            {"base": BASE, "beta": True},
+            "The 'beta' parameter of BoostRanker must be None or a float in the range [0.0, 100.0]. Got True",
+        ),
+        ({"base": BASE, "beta": float("nan")}, "'beta' parameter"),
+        ({"base": BASE, "beta_grid": ()}, "beta_grid is empty: give betas to try, or beta"),
+        ({"beta": 1.0}, "beta weighs a base ranker's scores: give a base run too"),
+    ],
+)
 def test_beta_and_its_grid_are_checked_once_before_any_work(params, says):
     r = BoostRanker(rounds=2, bits=20, quiet=True, **params)
     with pytest.raises(ClirkitError) as caught:
@@ -463,27 +575,65 @@ def test_rounds_that_do_not_beat_the_base_alone_on_dev_are_not_kept(tmp_path):
     and the ranker re-ranks into the base's own order; the same data with a base that misses keeps rounds."""
     from clirkit.metrics import evaluate
 
-    perfect = Run(["dev1"] * 3 + ["dev2"] * 3, ["John.1.5", "Gen.1.3", "Gen.1.1", "John.1.1", "Gen.1.1", "Gen.1.3"],
-                  [3.0, 2.0, 1.0, 3.0, 2.0, 1.0], tag="bm25")
-    base = Run(np.concatenate([BASE.qids, perfect.qids]), np.concatenate([BASE.docids, perfect.docids]),
-               np.concatenate([BASE.scores, perfect.scores]), tag="bm25")
-    r = BoostRanker(base=base, beta=2.0, hard_negatives=1, rounds=4, negatives=2, bits=20, eval_every=1,
-                    doc_weighting="binary", quiet=True)
+    perfect = Run(
+        ["dev1"] * 3 + ["dev2"] * 3,
+        ["John.1.5", "Gen.1.3", "Gen.1.1", "John.1.1", "Gen.1.1", "Gen.1.3"],
+        [3.0, 2.0, 1.0, 3.0, 2.0, 1.0],
+        tag="bm25",
+    )
+    base = Run(
+        np.concatenate([BASE.qids, perfect.qids]),
+        np.concatenate([BASE.docids, perfect.docids]),
+        np.concatenate([BASE.scores, perfect.scores]),
+        tag="bm25",
+    )
+    r = BoostRanker(
+        base=base,
+        beta=2.0,
+        hard_negatives=1,
+        rounds=4,
+        negatives=2,
+        bits=20,
+        eval_every=1,
+        doc_weighting="binary",
+        quiet=True,
+    )
     r.fit_tokens(QUERIES, QRELS, DOCIDS, DOCS, dev_queries=DEV_QUERIES, dev_qrels=DEV_QRELS)
     assert r.results_[0].best_round == 0 and len(r.model_) == 0 and r.model_.params["bag_rounds"] == [0]
     run = r.model_.rerank(perfect, DEV_QUERIES, DOCIDS, DOCS)
     assert run.docids.tolist() == perfect.docids.tolist()
     assert evaluate(run, DEV_QRELS, ["AP"]).mean()["AP"] == 1.0
     r.model_.save(tmp_path / "none.npz")  # a model of no entry is written and read back
-    assert BoostModel.load(tmp_path / "none.npz").rerank(perfect, DEV_QUERIES, DOCIDS, DOCS).docids.tolist() == \
-        perfect.docids.tolist()
-    missing = BoostRanker(base=BASE_WITH_DEV, beta=2.0, hard_negatives=1, rounds=4, negatives=2, bits=20,
-                          eval_every=1, doc_weighting="binary", significance=None, quiet=True)
+    assert (
+        BoostModel.load(tmp_path / "none.npz").rerank(perfect, DEV_QUERIES, DOCIDS, DOCS).docids.tolist()
+        == perfect.docids.tolist()
+    )
+    missing = BoostRanker(
+        base=BASE_WITH_DEV,
+        beta=2.0,
+        hard_negatives=1,
+        rounds=4,
+        negatives=2,
+        bits=20,
+        eval_every=1,
+        doc_weighting="binary",
+        significance=None,
+        quiet=True,
+    )
     missing.fit_tokens(QUERIES, QRELS, DOCIDS, DOCS, dev_queries=DEV_QUERIES, dev_qrels=DEV_QRELS)
     assert missing.results_[0].best_round > 0
     # two dev queries cannot make a gain significant: with the default level, no round is kept
-    guarded = BoostRanker(base=BASE_WITH_DEV, beta=2.0, hard_negatives=1, rounds=4, negatives=2, bits=20,
-                          eval_every=1, doc_weighting="binary", quiet=True)
+    guarded = BoostRanker(
+        base=BASE_WITH_DEV,
+        beta=2.0,
+        hard_negatives=1,
+        rounds=4,
+        negatives=2,
+        bits=20,
+        eval_every=1,
+        doc_weighting="binary",
+        quiet=True,
+    )
     guarded.fit_tokens(QUERIES, QRELS, DOCIDS, DOCS, dev_queries=DEV_QUERIES, dev_qrels=DEV_QRELS)
     assert guarded.model_.params["bag_rounds"] == [0] and len(guarded.model_) == 0
 
@@ -498,13 +648,21 @@ class _PerQuery:
         return self.boosted if len(src) else self.base
 
 
-@pytest.mark.parametrize("boosted, kept", [([0.5] * 30, True), ([0.1] * 15 + [0.3] * 15, False),
-                                           ([0.0] * 30, False)])
+@pytest.mark.parametrize("boosted, kept", [([0.5] * 30, True), ([0.1] * 15 + [0.3] * 15, False), ([0.0] * 30, False)])
 def test_rounds_are_kept_only_when_significantly_above_the_base_on_dev(boosted, kept):
     from clirkit.boost.bagging import kept_if_significant
     from clirkit.boost.result import BoostResult
 
-    result = BoostResult(np.array([7]), np.array([0.5]), np.array([0, 1]), np.array([0]), np.array([0]),
-                         np.array([0.9]), np.array([1]), np.array([0.3]), 1)
+    result = BoostResult(
+        np.array([7]),
+        np.array([0.5]),
+        np.array([0, 1]),
+        np.array([0]),
+        np.array([0]),
+        np.array([0.9]),
+        np.array([1]),
+        np.array([0.3]),
+        1,
+    )
     out = kept_if_significant([result], _PerQuery([0.2] * 30, boosted), 0.05)  # base 0.2 on each of 30 queries
     assert out[0].best_round == (1 if kept else 0)

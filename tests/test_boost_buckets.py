@@ -1,4 +1,5 @@
 """BucketIndex: directory lookup of present bucket ids equals a binary search."""
+
 from __future__ import annotations
 
 import numpy as np

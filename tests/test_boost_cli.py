@@ -1,4 +1,5 @@
 """``clirkit boost-train``, ``boost-rank`` and ``boost-show`` end to end on small real verses."""
+
 from __future__ import annotations
 
 import pytest
@@ -14,10 +15,20 @@ DOCS = {
     "John.1.5": "Y la luz en las tinieblas resplandece; mas las tinieblas no la comprendieron.",
     "Gen.1.6": "Y dijo Dios: Haya expansión en medio de las aguas, y separe las aguas de las aguas.",
 }
-QUERIES = {"LIGHT.1": "Light: created", "DARK.1": "Darkness: separated from light",
-           "WORD.1": "Word: in the beginning", "WATER.1": "Water: divided"}
-QRELS = [("LIGHT.1", "Gen.1.3", 2), ("LIGHT.1", "Gen.1.4", 1), ("DARK.1", "John.1.5", 2),
-         ("DARK.1", "Gen.1.4", 2), ("WORD.1", "John.1.1", 2), ("WATER.1", "Gen.1.6", 2)]
+QUERIES = {
+    "LIGHT.1": "Light: created",
+    "DARK.1": "Darkness: separated from light",
+    "WORD.1": "Word: in the beginning",
+    "WATER.1": "Water: divided",
+}
+QRELS = [
+    ("LIGHT.1", "Gen.1.3", 2),
+    ("LIGHT.1", "Gen.1.4", 1),
+    ("DARK.1", "John.1.5", 2),
+    ("DARK.1", "Gen.1.4", 2),
+    ("WORD.1", "John.1.1", 2),
+    ("WATER.1", "Gen.1.6", 2),
+]
 
 
 def write_files(tmp_path):
@@ -30,9 +41,35 @@ def write_files(tmp_path):
 def test_train_show_rank_round_trip(tmp_path, capsys):
     q, qrels, docs = write_files(tmp_path)
     model = str(tmp_path / "m.npz")
-    assert main(["boost-train", "--queries", q, "--qrels", qrels, "--documents", docs, "--dev-queries", q,
-                 "--dev-qrels", qrels, "--rounds", "8", "--eval-every", "2", "--negatives", "3", "--bits", "20",
-                 "-o", model, "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "boost-train",
+                "--queries",
+                q,
+                "--qrels",
+                qrels,
+                "--documents",
+                docs,
+                "--dev-queries",
+                q,
+                "--dev-qrels",
+                qrels,
+                "--rounds",
+                "8",
+                "--eval-every",
+                "2",
+                "--negatives",
+                "3",
+                "--bits",
+                "20",
+                "-o",
+                model,
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     assert main(["boost-show", model, "-n", "3"]) == 0
     out = capsys.readouterr().out.splitlines()
@@ -41,8 +78,24 @@ def test_train_show_rank_round_trip(tmp_path, capsys):
     assert main(["boost-rank", model, "--queries", q, "--documents", docs, "-o", run_path, "--quiet"]) == 0
     run = read_run(run_path)
     assert set(run.query_ids) <= set(QUERIES) and len(run) > 0
-    assert main(["boost-rank", model, "--queries", q, "--documents", docs, "--candidates", run_path,
-                 "-o", str(tmp_path / "rerank.txt"), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "boost-rank",
+                model,
+                "--queries",
+                q,
+                "--documents",
+                docs,
+                "--candidates",
+                run_path,
+                "-o",
+                str(tmp_path / "rerank.txt"),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     again = read_run(str(tmp_path / "rerank.txt"))
     assert sorted(zip(again.qids, again.docids, again.scores)) == sorted(zip(run.qids, run.docids, run.scores))
 
@@ -55,8 +108,24 @@ def test_missing_inputs_and_bad_model_exit_2(tmp_path, capsys):
     bad.write_text("nope")
     assert main(["boost-show", str(bad)]) == 2
     assert "bad.npz" in capsys.readouterr().err
-    assert main(["boost-train", "--queries", q, "--qrels", qrels, "--documents", docs, "--backend", "dask",
-                 "-o", str(tmp_path / "m.npz")]) == 2
+    assert (
+        main(
+            [
+                "boost-train",
+                "--queries",
+                q,
+                "--qrels",
+                qrels,
+                "--documents",
+                docs,
+                "--backend",
+                "dask",
+                "-o",
+                str(tmp_path / "m.npz"),
+            ]
+        )
+        == 2
+    )
     assert "--scheduler" in capsys.readouterr().err
     assert not (tmp_path / "m.npz").exists()
 
@@ -65,8 +134,23 @@ def test_content_ngrams_keeps_no_bigram_with_a_max_df_word(tmp_path):
     from clirkit.boost import BoostModel
 
     q, qrels, docs = write_files(tmp_path)
-    common = ["--queries", q, "--qrels", qrels, "--documents", docs, "--ngram", "2", "--rounds", "40",
-              "--negatives", "3", "--max-df", "0.5", "--quiet"]
+    common = [
+        "--queries",
+        q,
+        "--qrels",
+        qrels,
+        "--documents",
+        docs,
+        "--ngram",
+        "2",
+        "--rounds",
+        "40",
+        "--negatives",
+        "3",
+        "--max-df",
+        "0.5",
+        "--quiet",
+    ]
     assert main(["boost-train", *common, "-o", str(tmp_path / "all.npz")]) == 0
     assert main(["boost-train", *common, "--content-ngrams", "-o", str(tmp_path / "content.npz")]) == 0
     full, content = BoostModel.load(tmp_path / "all.npz"), BoostModel.load(tmp_path / "content.npz")
@@ -84,8 +168,9 @@ def write_base_run(tmp_path, name="base.run"):
 
     rows = []
     for q in QUERIES:
-        ranked = [d for qq, d, _ in QRELS if qq == q][:1] + [d for d in DOCS if (q, d) not in
-                                                            {(qq, dd) for qq, dd, _ in QRELS}][:3]
+        ranked = [d for qq, d, _ in QRELS if qq == q][:1] + [
+            d for d in DOCS if (q, d) not in {(qq, dd) for qq, dd, _ in QRELS}
+        ][:3]
         rows += [(q, d, 10.0 - i) for i, d in enumerate(ranked)]
     path = tmp_path / name
     write_run(Run(*zip(*rows), tag="PSQ"), path)
@@ -101,27 +186,69 @@ def test_boost_from_a_base_run_reranks_it_with_beta_times_normalized_scores(tmp_
     q, qrels, docs = write_files(tmp_path)
     base = write_base_run(tmp_path)
     model = str(tmp_path / "m.npz")
-    assert main(["boost-train", "--queries", q, "--qrels", qrels, "--documents", docs, "--dev-queries", q,
-                 "--dev-qrels", qrels, "--base-run", base, "--beta-grid", "1", "3", "--rounds", "6",
-                 "--eval-every", "2", "--negatives", "2", "--bits", "20", "-o", model, "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "boost-train",
+                "--queries",
+                q,
+                "--qrels",
+                qrels,
+                "--documents",
+                docs,
+                "--dev-queries",
+                q,
+                "--dev-qrels",
+                qrels,
+                "--base-run",
+                base,
+                "--beta-grid",
+                "1",
+                "3",
+                "--rounds",
+                "6",
+                "--eval-every",
+                "2",
+                "--negatives",
+                "2",
+                "--bits",
+                "20",
+                "-o",
+                model,
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     m = BoostModel.load(model)
     assert m.from_base and m.beta in (1.0, 3.0) and m.base["made_by"]["runs"] == [base]
     assert set(m.params["beta_dev_map"]) == {"1", "3"}
     assert main(["boost-rank", model, "--queries", q, "--documents", docs, "-o", str(tmp_path / "x.run")]) == 2
     out = str(tmp_path / "rerank.run")
-    assert main(["boost-rank", model, "--queries", q, "--documents", docs, "--candidates", base, "-o", out,
-                 "--quiet"]) == 0
+    assert (
+        main(["boost-rank", model, "--queries", q, "--documents", docs, "--candidates", base, "-o", out, "--quiet"])
+        == 0
+    )
     cand, got = read_run(base), read_run(out)
     assert m.doc_weighting == "length"  # the default when boosting from a base ranker
-    plain = BoostModel(m.src_terms, m.tgt_terms, m.W, ngram=m.ngram, source_analyzer=m.source_analyzer,
-                       target_analyzer=m.target_analyzer, history=m.history, doc_weighting=m.doc_weighting,
-                       tgt_idf=m.tgt_idf)
+    plain = BoostModel(
+        m.src_terms,
+        m.tgt_terms,
+        m.W,
+        ngram=m.ngram,
+        source_analyzer=m.source_analyzer,
+        target_analyzer=m.target_analyzer,
+        history=m.history,
+        doc_weighting=m.doc_weighting,
+        tgt_idf=m.tgt_idf,
+    )
     q_tok = {k: m.source_analyzer.tokenize(v) for k, v in QUERIES.items()}
     d_tok = [m.target_analyzer.tokenize(t) for t in DOCS.values()]
     table = plain.rerank(cand, q_tok, list(DOCS), d_tok)
     table_score = {(a, b): s for a, b, s in zip(table.qids, table.docids, table.scores)}
-    expected = {(a, b): m.beta * f + table_score[(a, b)]
-                for a, b, f in zip(cand.qids, cand.docids, normalized_scores(cand))}
+    expected = {
+        (a, b): m.beta * f + table_score[(a, b)] for a, b, f in zip(cand.qids, cand.docids, normalized_scores(cand))
+    }
     assert len(got) == len(cand)
     for a, b, s in zip(got.qids, got.docids, got.scores):
         assert s == expected[(a, b)]
@@ -135,8 +262,21 @@ def test_extra_tuples_file_and_base_run_errors(tmp_path, capsys):
     extra = tmp_path / "extra.tsv"
     extra.write_text("the light is good\tGen.1.4\t1\nlet there be light\tGen.1.3\t1\n", encoding="utf-8")
     model = str(tmp_path / "m.npz")
-    common = ["--queries", q, "--qrels", qrels, "--documents", docs, "--rounds", "5", "--negatives", "2",
-              "--bits", "20", "--quiet"]
+    common = [
+        "--queries",
+        q,
+        "--qrels",
+        qrels,
+        "--documents",
+        docs,
+        "--rounds",
+        "5",
+        "--negatives",
+        "2",
+        "--bits",
+        "20",
+        "--quiet",
+    ]
     assert main(["boost-train", *common, "--extra-tuples", str(extra), "--parallel-weight", "0.5", "-o", model]) == 0
     params = BoostModel.load(model).params
     assert params["n_extra_tuples"] == 4 and params["parallel_weight"] == 0.5
@@ -147,8 +287,10 @@ def test_extra_tuples_file_and_base_run_errors(tmp_path, capsys):
     assert main(["boost-train", *common, "--base-run", base, "-o", str(tmp_path / "n.npz")]) == 2
     assert "tuning beta needs dev queries" in capsys.readouterr().err
     assert main(["boost-train", *common, "--base-run", base, "--beta", "-1", "-o", str(tmp_path / "n.npz")]) == 2
-    assert "--beta (BoostRanker's beta) must be None or a float in the range [0.0, 100.0]. Got -1.0" in \
-        capsys.readouterr().err
+    assert (
+        "--beta (BoostRanker's beta) must be None or a float in the range [0.0, 100.0]. Got -1.0"
+        in capsys.readouterr().err
+    )
     assert main(["boost-train", *common, "--parallel-tuples", "-o", str(tmp_path / "n.npz")]) == 2
     assert "--parallel-tuples needs --collection" in capsys.readouterr().err
     assert main(["boost-train", *common, "--beta", "5", "-o", str(tmp_path / "n.npz")]) == 2
@@ -162,24 +304,53 @@ LAYOUT = "give one tuple a line: query text TAB document id TAB grade"
 GRADES = "; give an integer grade (0: not relevant; 1, 2, ...: relevant)"
 
 
-@pytest.mark.parametrize("lines, problem", [
-    (["light\tGen.1.4"], ":1: expected 3 tab-separated fields 'query text, document id, grade', got 2; " + LAYOUT),
-    (["\tGen.1.4\t1"], ":1: empty query text or document id; " + LAYOUT),
-    (["light\tNowhere.1.1\t1"], ":1: document id 'Nowhere.1.1' is not among the documents; give the id of one of the "
-                                "training documents (are these tuples of another collection?)"),
-    (["light\tGen.1.4\ttwo"], ":1: grade 'two' is not an integer" + GRADES),
-    (["light\tGen.1.4\t5000"], ":1: grade 5000 is out of range (-1000..1000)" + GRADES),
-    (["light\tGen.1.4\t1", "darkness\tGen.1.3\t1", "light\tGen.1.4\t2"],
-     ":3: query and document 'Gen.1.4' already judged on line 1; keep one of the two lines"),
-    ([], ": no (query text, document id, grade) line: check the path (" + LAYOUT + ")"),
-])
+@pytest.mark.parametrize(
+    "lines, problem",
+    [
+        (["light\tGen.1.4"], ":1: expected 3 tab-separated fields 'query text, document id, grade', got 2; " + LAYOUT),
+        (["\tGen.1.4\t1"], ":1: empty query text or document id; " + LAYOUT),
+        (
+            ["light\tNowhere.1.1\t1"],
+            ":1: document id 'Nowhere.1.1' is not among the documents; give the id of one of the "
+            "training documents (are these tuples of another collection?)",
+        ),
+        (["light\tGen.1.4\ttwo"], ":1: grade 'two' is not an integer" + GRADES),
+        (["light\tGen.1.4\t5000"], ":1: grade 5000 is out of range (-1000..1000)" + GRADES),
+        (
+            ["light\tGen.1.4\t1", "darkness\tGen.1.3\t1", "light\tGen.1.4\t2"],
+            ":3: query and document 'Gen.1.4' already judged on line 1; keep one of the two lines",
+        ),
+        ([], ": no (query text, document id, grade) line: check the path (" + LAYOUT + ")"),
+    ],
+)
 def test_a_bad_extra_tuples_file_says_where_what_and_what_to_do(tmp_path, capsys, lines, problem):
     # said no fix before: the fields, an empty field, an unknown document, the grade, a repeat, an empty file
     q, qrels, docs = write_files(tmp_path)
     extra = tmp_path / "extra.tsv"
     extra.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    assert main(["boost-train", "--queries", q, "--qrels", qrels, "--documents", docs, "--extra-tuples", str(extra),
-                 "--rounds", "2", "--bits", "12", "-o", str(tmp_path / "m.npz"), "-q"]) == 2
+    assert (
+        main(
+            [
+                "boost-train",
+                "--queries",
+                q,
+                "--qrels",
+                qrels,
+                "--documents",
+                docs,
+                "--extra-tuples",
+                str(extra),
+                "--rounds",
+                "2",
+                "--bits",
+                "12",
+                "-o",
+                str(tmp_path / "m.npz"),
+                "-q",
+            ]
+        )
+        == 2
+    )
     assert capsys.readouterr().err == f"clirkit: error: {extra}{problem}\n"
     assert not (tmp_path / "m.npz").exists()
 
@@ -190,6 +361,8 @@ def test_parallel_tuples_on_a_collection_whose_documents_are_no_corpus_side_say_
 
     with pytest.raises(ClirkitError) as err:  # said no fix
         known_item_queries(["light"], ["p1"], list(DOCS))
-    assert str(err.value) == ("no parallel pair is aligned to a document of the collection (known-item tuples need "
-                              "documents that are the corpus's target side); leave out --parallel-tuples for this "
-                              "collection")
+    assert str(err.value) == (
+        "no parallel pair is aligned to a document of the collection (known-item tuples need "
+        "documents that are the corpus's target side); leave out --parallel-tuples for this "
+        "collection"
+    )

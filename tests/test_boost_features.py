@@ -1,4 +1,5 @@
 """Pair hashing (MurmurHash3, checked against the mmh3 library) and binary n-gram matrices."""
+
 from __future__ import annotations
 
 import struct
@@ -20,8 +21,10 @@ def test_vectorized_pair_hash_equals_mmh3_of_the_eight_byte_key():
 
 
 def test_string_hash_is_unsigned_mmh3_of_utf8():
-    assert hash_strings(["casa", "señor"], 7).tolist() == [mmh3.hash("casa", 7, signed=False),
-                                                           mmh3.hash("señor".encode("utf-8"), 7, signed=False)]
+    assert hash_strings(["casa", "señor"], 7).tolist() == [
+        mmh3.hash("casa", 7, signed=False),
+        mmh3.hash("señor".encode("utf-8"), 7, signed=False),
+    ]
 
 
 def test_bucket_of_a_pair_is_the_hash_of_both_strings_modulo_two_to_the_bits():
@@ -29,8 +32,10 @@ def test_bucket_of_a_pair_is_the_hash_of_both_strings_modulo_two_to_the_bits():
     sh, th = hash_strings(src, 3), hash_strings(tgt, 3)
     got = pair_buckets(sh, th, np.array([0, 1]), np.array([1, 0]), seed=3, bits=10)
     key = lambda s, t: struct.pack("<II", mmh3.hash(s, 3, signed=False), mmh3.hash(t, 3, signed=False))  # noqa
-    assert got.tolist() == [mmh3.hash(key("house", "roja"), 3, signed=False) % 1024,
-                            mmh3.hash(key("red", "casa"), 3, signed=False) % 1024]
+    assert got.tolist() == [
+        mmh3.hash(key("house", "roja"), 3, signed=False) % 1024,
+        mmh3.hash(key("red", "casa"), 3, signed=False) % 1024,
+    ]
 
 
 def test_ngram_matrix_is_binary_over_unigrams_and_bigrams():

@@ -1,6 +1,7 @@
 """Boosting from a fusion (issue 37): an experiment file's boost names a fusion as its ``base``; the runner makes
 the fusion first, and the same run comes from Python (``Boost(base=Fusion([DT, PSQ]))``) and from the command
 line (the fused train and dev runs of ``clirkit aggregate`` given to ``boost-train --base-run``)."""
+
 from __future__ import annotations
 
 import gzip
@@ -64,7 +65,9 @@ def test_boost_from_a_fusion_gives_the_same_run_from_runner_python_and_command(r
 
     out, _ = ran
     c, table, index, documents = _api_resources(mini)
-    fusion = Fusion([DT().fit(index, table), PSQ(target_stopwords_top=20).fit(index, table)], weights=[0.3, 0.7]).fit_runs(None, None, n=2)
+    fusion = Fusion(
+        [DT().fit(index, table), PSQ(target_stopwords_top=20).fit(index, table)], weights=[0.3, 0.7]
+    ).fit_runs(None, None, n=2)
     boost = Boost(base=fusion, rounds=20, eval_every=10, beta_grid=(2.0, 5.0), random_state=3, quiet=True)
     boost.fit(c.queries("train"), c.qrels("train"), documents, dev_topics=c.queries("dev"), dev_qrels=c.qrels("dev"))
     write_run(boost.search(c.queries("test"), tag="Boost"), tmp_path / "api.run")
@@ -78,23 +81,69 @@ def test_boost_from_a_fusion_gives_the_same_run_from_runner_python_and_command(r
             write_run(system.search(c.queries(split)), path)
         fused[split] = tmp_path / f"fused.{split}.run"
         assert main(["aggregate", *map(str, paths), "--weights", "0.3", "0.7", "-o", str(fused[split]), "-q"]) == 0
-    assert main(["boost-train", "--collection", str(mini), "--base-run", str(fused["train"]), str(fused["dev"]),
-                 "--rounds", "20", "--eval-every", "10", "--beta-grid", "2", "5", "--seed", "3",
-                 "-o", str(tmp_path / "m.npz"), "-q"]) == 0
-    assert main(["boost-rank", str(tmp_path / "m.npz"), "--collection", str(mini), "--candidates",
-                 str(fused["test"]), "--tag", "Boost", "-o", str(tmp_path / "cli.run"), "-q"]) == 0
+    assert (
+        main(
+            [
+                "boost-train",
+                "--collection",
+                str(mini),
+                "--base-run",
+                str(fused["train"]),
+                str(fused["dev"]),
+                "--rounds",
+                "20",
+                "--eval-every",
+                "10",
+                "--beta-grid",
+                "2",
+                "5",
+                "--seed",
+                "3",
+                "-o",
+                str(tmp_path / "m.npz"),
+                "-q",
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "boost-rank",
+                str(tmp_path / "m.npz"),
+                "--collection",
+                str(mini),
+                "--candidates",
+                str(fused["test"]),
+                "--tag",
+                "Boost",
+                "-o",
+                str(tmp_path / "cli.run"),
+                "-q",
+            ]
+        )
+        == 0
+    )
     assert (tmp_path / "cli.run").read_bytes() == expected
 
 
-@pytest.mark.parametrize("systems, fusions, message", [
-    ('[systems.B]\nkind = "boost"\nbase = "F"\n[systems.A]\nkind = "psq"\n[systems.C]\nkind = "dt"\n',
-     '[fusions.F]\nsystems = ["A", "C"]\n', "base 'F' must be a system declared before it (or a fusion of such"),
-    ('[systems.A]\nkind = "psq"\n[systems.B]\nkind = "boost"\nbase = "F"\n',
-     '[fusions.F]\nsystems = ["A", "B"]\n', "base 'F' must be a system declared before it (or a fusion of such"),
-])
+@pytest.mark.parametrize(
+    "systems, fusions, message",
+    [
+        (
+            '[systems.B]\nkind = "boost"\nbase = "F"\n[systems.A]\nkind = "psq"\n[systems.C]\nkind = "dt"\n',
+            '[fusions.F]\nsystems = ["A", "C"]\n',
+            "base 'F' must be a system declared before it (or a fusion of such",
+        ),
+        (
+            '[systems.A]\nkind = "psq"\n[systems.B]\nkind = "boost"\nbase = "F"\n',
+            '[fusions.F]\nsystems = ["A", "B"]\n',
+            "base 'F' must be a system declared before it (or a fusion of such",
+        ),
+    ],
+)
 def test_a_base_fusion_of_later_systems_is_refused(tmp_path, systems, fusions, message):
     path = tmp_path / "bad.toml"
     path.write_text(f'collection = "nave-en-es"\n{systems}{fusions}', encoding="utf-8")
     with pytest.raises(ClirkitError, match=message.replace("(", r"\(")):
         Experiment.read(path)
-

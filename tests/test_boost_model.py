@@ -1,4 +1,5 @@
 """The phrase-table model: scoring by hand, ranking, re-ranking, files, display, and the estimator."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -11,29 +12,48 @@ from clirkit.errors import ClirkitError
 from clirkit.run import PackedRun, Qrels, Run
 
 DOCIDS = ["Gen.1.1", "Gen.1.3", "John.1.1", "John.1.5"]
-DOCS = [["en", "el", "principio", "crió", "dios", "los", "cielos"],
-        ["dijo", "dios", "sea", "la", "luz"],
-        ["en", "el", "principio", "era", "el", "verbo"],
-        ["la", "luz", "en", "las", "tinieblas"]]
+DOCS = [
+    ["en", "el", "principio", "crió", "dios", "los", "cielos"],
+    ["dijo", "dios", "sea", "la", "luz"],
+    ["en", "el", "principio", "era", "el", "verbo"],
+    ["la", "luz", "en", "las", "tinieblas"],
+]
 
 
 def small_model() -> BoostModel:
     src = ["god", "light", "beginning", "word"]
     tgt = ["dios", "luz", "principio", "verbo", "tinieblas"]
-    W = sp.csr_matrix(np.array([[1.5, 0, 0, 0, 0],
-                                [0, 2.0, 0, 0, -0.5],
-                                [0, 0, 1.0, 0.25, 0],
-                                [0, 0, 0, 3.0, 0]]))
-    history = {"bag": np.array([0, 0]), "round": np.array([1, 2]), "bucket": np.array([7, 9]),
-               "alpha": np.array([2.0, 1.5]), "ptr": np.array([0, 1, 3]),
-               "pair_src": np.array([1, 0, 3]), "pair_tgt": np.array([1, 0, 3])}
-    return BoostModel(src, tgt, W, ngram=1, source_analyzer=Analyzer("en"), target_analyzer=Analyzer("es"),
-                      history=history, params={"rounds": 2})
+    W = sp.csr_matrix(np.array([[1.5, 0, 0, 0, 0], [0, 2.0, 0, 0, -0.5], [0, 0, 1.0, 0.25, 0], [0, 0, 0, 3.0, 0]]))
+    history = {
+        "bag": np.array([0, 0]),
+        "round": np.array([1, 2]),
+        "bucket": np.array([7, 9]),
+        "alpha": np.array([2.0, 1.5]),
+        "ptr": np.array([0, 1, 3]),
+        "pair_src": np.array([1, 0, 3]),
+        "pair_tgt": np.array([1, 0, 3]),
+    }
+    return BoostModel(
+        src,
+        tgt,
+        W,
+        ngram=1,
+        source_analyzer=Analyzer("en"),
+        target_analyzer=Analyzer("es"),
+        history=history,
+        params={"rounds": 2},
+    )
 
 
 def hand_score(query, doc):
-    table = {("god", "dios"): 1.5, ("light", "luz"): 2.0, ("light", "tinieblas"): -0.5,
-             ("beginning", "principio"): 1.0, ("beginning", "verbo"): 0.25, ("word", "verbo"): 3.0}
+    table = {
+        ("god", "dios"): 1.5,
+        ("light", "luz"): 2.0,
+        ("light", "tinieblas"): -0.5,
+        ("beginning", "principio"): 1.0,
+        ("beginning", "verbo"): 0.25,
+        ("word", "verbo"): 3.0,
+    }
     return sum(w for (s, t), w in table.items() if s in query and t in doc)
 
 
@@ -43,8 +63,11 @@ def test_scores_are_sums_of_phrase_table_weights():
     run = model.rank(queries, DOCIDS, DOCS)
     for qid, toks in queries.items():
         docs, scores = run.for_query(qid)
-        expected = {d: hand_score(set(toks), set(t)) for d, t in zip(DOCIDS, DOCS)
-                    if any((s, x) for s in toks for x in t if hand_score({s}, {x}) != 0)}
+        expected = {
+            d: hand_score(set(toks), set(t))
+            for d, t in zip(DOCIDS, DOCS)
+            if any((s, x) for s in toks for x in t if hand_score({s}, {x}) != 0)
+        }
         assert dict(zip(docs.tolist(), scores.tolist())) == pytest.approx(expected, rel=1e-12)
         assert list(scores) == sorted(scores, reverse=True)
     # q3: Gen.1.3 has luz (2.0), John.1.5 luz and tinieblas (2.0 - 0.5)
@@ -74,8 +97,9 @@ def test_rerank_orders_as_run_ranked_does_on_random_runs_with_ties(seed):
     model = small_model()
     queries = {f"q{i}": rng.choice(["light", "god", "word", "unknown"], size=2).tolist() for i in range(6)}
     order = rng.permutation(list(queries)).tolist()
-    rows = [(q, d) for q in order for d in rng.choice(DOCIDS, size=rng.integers(1, len(DOCIDS) + 1),
-                                                      replace=False).tolist()]
+    rows = [
+        (q, d) for q in order for d in rng.choice(DOCIDS, size=rng.integers(1, len(DOCIDS) + 1), replace=False).tolist()
+    ]
     cand = Run([q for q, _ in rows], [d for _, d in rows], rng.integers(0, 3, len(rows)).astype(float))
     run = model.rerank(cand, queries, DOCIDS, DOCS)
     rescored = model.rerank(cand, queries, DOCIDS, DOCS, batch_rows=3)
@@ -108,6 +132,7 @@ def test_loading_a_corrupt_or_foreign_file_fails_clearly(tmp_path):
         BoostModel.load(bad)
     other = tmp_path / "other.npz"
     from clirkit.npzio import save_npz
+
     save_npz(other, "index", 1, {}, {"x": np.zeros(2)})
     with pytest.raises(ClirkitError, match="not a clirkit boost-model"):
         BoostModel.load(other)
@@ -121,8 +146,11 @@ def test_rounds_table_prints_t_h_w_like_the_slides():
 
 def test_ranker_learns_translations_from_a_tiny_collection():
     queries = {"q1": ["god"], "q2": ["light"], "q3": ["word"], "q4": ["god", "light"]}
-    qrels = Qrels(["q1", "q1", "q2", "q2", "q3", "q4"],
-                  ["Gen.1.1", "Gen.1.3", "Gen.1.3", "John.1.5", "John.1.1", "Gen.1.3"], [2, 1, 2, 2, 2, 1])
+    qrels = Qrels(
+        ["q1", "q1", "q2", "q2", "q3", "q4"],
+        ["Gen.1.1", "Gen.1.3", "Gen.1.3", "John.1.5", "John.1.1", "Gen.1.3"],
+        [2, 1, 2, 2, 2, 1],
+    )
     r = BoostRanker(rounds=6, negatives=3, bits=20, quiet=True).fit_tokens(queries, qrels, DOCIDS, DOCS)
     top = {(s, t) for s, t, w in r.model_.top_entries(10) if w > 0}
     assert ("light", "luz") in top
@@ -132,14 +160,20 @@ def test_ranker_learns_translations_from_a_tiny_collection():
 
 def test_truncated_model_equals_training_fewer_rounds():
     queries = {"q1": ["god"], "q2": ["light"], "q3": ["word"], "q4": ["god", "light"]}
-    qrels = Qrels(["q1", "q1", "q2", "q2", "q3", "q4"],
-                  ["Gen.1.1", "Gen.1.3", "Gen.1.3", "John.1.5", "John.1.1", "Gen.1.3"], [2, 1, 2, 2, 2, 1])
+    qrels = Qrels(
+        ["q1", "q1", "q2", "q2", "q3", "q4"],
+        ["Gen.1.1", "Gen.1.3", "Gen.1.3", "John.1.5", "John.1.1", "Gen.1.3"],
+        [2, 1, 2, 2, 2, 1],
+    )
     kw = dict(negatives=3, bits=20, quiet=True, bags=2, bag_fraction=0.8, backend="threading")
     long = BoostRanker(rounds=6, **kw).fit_tokens(queries, qrels, DOCIDS, DOCS).model_
     short = BoostRanker(rounds=3, **kw).fit_tokens(queries, qrels, DOCIDS, DOCS).model_
     cut = long.truncated(3)
-    as_dict = lambda m: {(m.src_terms[i], m.tgt_terms[j]): v  # noqa: E731
-                         for i, j, v in zip(*sp.find(m.W)) if v != 0}
+    as_dict = lambda m: {
+        (m.src_terms[i], m.tgt_terms[j]): v  # noqa: E731
+        for i, j, v in zip(*sp.find(m.W))
+        if v != 0
+    }
     assert as_dict(cut) == pytest.approx(as_dict(short), rel=1e-12)
     assert cut.rounds_table(10, bag=1) == short.rounds_table(10, bag=1)
 
@@ -148,8 +182,11 @@ def test_dev_map_used_for_early_stopping_is_the_map_of_the_ranked_run():
     from clirkit.metrics import evaluate
 
     queries = {"q1": ["god"], "q2": ["light"], "q3": ["word"], "q4": ["god", "light"]}
-    qrels = Qrels(["q1", "q1", "q2", "q2", "q3", "q4"],
-                  ["Gen.1.1", "Gen.1.3", "Gen.1.3", "John.1.5", "John.1.1", "Gen.1.3"], [2, 1, 2, 2, 2, 1])
+    qrels = Qrels(
+        ["q1", "q1", "q2", "q2", "q3", "q4"],
+        ["Gen.1.1", "Gen.1.3", "Gen.1.3", "John.1.5", "John.1.1", "Gen.1.3"],
+        [2, 1, 2, 2, 2, 1],
+    )
     r = BoostRanker(rounds=4, negatives=3, bits=20, eval_every=1, quiet=True)
     r.fit_tokens(queries, qrels, DOCIDS, DOCS, dev_queries=queries, dev_qrels=qrels)
     res = r.results_[0]
@@ -199,13 +236,18 @@ def test_top_k_returns_nonzero_scores_in_order_with_ties_at_the_cut_to_smaller_k
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_same_inputs_and_seed_give_a_byte_identical_model_file_whatever_the_workers(tmp_path, jobs):
     queries = {"q1": ["god"], "q2": ["light"], "q3": ["word"], "q4": ["god", "light"]}
-    qrels = Qrels(["q1", "q1", "q2", "q2", "q3", "q4"],
-                  ["Gen.1.1", "Gen.1.3", "Gen.1.3", "John.1.5", "John.1.1", "Gen.1.3"], [2, 1, 2, 2, 2, 1])
+    qrels = Qrels(
+        ["q1", "q1", "q2", "q2", "q3", "q4"],
+        ["Gen.1.1", "Gen.1.3", "Gen.1.3", "John.1.5", "John.1.1", "Gen.1.3"],
+        [2, 1, 2, 2, 2, 1],
+    )
     kw = dict(rounds=5, negatives=3, bits=20, quiet=True, bags=2, bag_fraction=0.8, random_state=3)
-    BoostRanker(jobs=1, **kw).fit_tokens(queries, qrels, DOCIDS, DOCS, dev_queries=queries,
-                                          dev_qrels=qrels).model_.save(tmp_path / "a.npz")
-    BoostRanker(jobs=jobs, **kw).fit_tokens(queries, qrels, DOCIDS, DOCS, dev_queries=queries,
-                                             dev_qrels=qrels).model_.save(tmp_path / "b.npz")
+    BoostRanker(jobs=1, **kw).fit_tokens(
+        queries, qrels, DOCIDS, DOCS, dev_queries=queries, dev_qrels=qrels
+    ).model_.save(tmp_path / "a.npz")
+    BoostRanker(jobs=jobs, **kw).fit_tokens(
+        queries, qrels, DOCIDS, DOCS, dev_queries=queries, dev_qrels=qrels
+    ).model_.save(tmp_path / "b.npz")
     assert (tmp_path / "a.npz").read_bytes() == (tmp_path / "b.npz").read_bytes()
 
 
@@ -229,21 +271,36 @@ def test_a_saved_ranker_loads_back_and_searches_as_before(tmp_path):
 # tampered files: every header value and array is checked before use ---------------------------------
 
 
-
 def based_model() -> BoostModel:
     """small_model boosted from a base ranker, idf-weighted on the document side (format version 2)."""
     m = small_model()
-    return BoostModel(m.src_terms, m.tgt_terms, m.W, ngram=2, source_analyzer=m.source_analyzer,
-                      target_analyzer=m.target_analyzer, history=m.history,
-                      params={"rounds": 2, "bag_rounds": [2], "dev_curves": [{"rounds": [1, 2], "map": [0.5, 0.75]}],
-                              "beta_dev_map": {"2": 0.75, "5": 0.5}},
-                      beta=2.0, base={"tag": "PSQ", "normalization": "max"}, doc_weighting="idf",
-                      tgt_idf=np.array([0.25, 0.5, 0.75, 1.0, 0.0]))
+    return BoostModel(
+        m.src_terms,
+        m.tgt_terms,
+        m.W,
+        ngram=2,
+        source_analyzer=m.source_analyzer,
+        target_analyzer=m.target_analyzer,
+        history=m.history,
+        params={
+            "rounds": 2,
+            "bag_rounds": [2],
+            "dev_curves": [{"rounds": [1, 2], "map": [0.5, 0.75]}],
+            "beta_dev_map": {"2": 0.75, "5": 0.5},
+        },
+        beta=2.0,
+        base={"tag": "PSQ", "normalization": "max"},
+        doc_weighting="idf",
+        tgt_idf=np.array([0.25, 0.5, 0.75, 1.0, 0.0]),
+    )
 
 
 QUERIES = {"q1": ["light", "god"], "q2": ["beginning", "word", "word"], "q3": ["light", "darkness"]}
-CANDIDATES = Run(["q1"] * 4 + ["q2"] * 2, ["Gen.1.1", "Gen.1.3", "John.1.1", "John.1.5", "John.1.1", "Gen.1.1"],
-                 [4.0, 3.0, 2.0, 1.0, 2.0, 1.0])
+CANDIDATES = Run(
+    ["q1"] * 4 + ["q2"] * 2,
+    ["Gen.1.1", "Gen.1.3", "John.1.1", "John.1.5", "John.1.1", "Gen.1.1"],
+    [4.0, 3.0, 2.0, 1.0, 2.0, 1.0],
+)
 
 
 def ranked(model: BoostModel) -> list:
@@ -263,59 +320,149 @@ BOOST_TAMPERING = {
     "ngram a string": (False, {"ngram": "2"}, {}, 'header ngram must be 1, 2 or 3, got "2"'),
     "ngram missing": (False, {"ngram": None}, {}, "header ngram must be 1, 2 or 3, got null"),
     "params not an object": (False, {"params": "x"}, {}, 'header params must be an object, got "x"'),
-    "params dev curves of strings": (True, {"params.dev_curves": [{"rounds": ["1"], "map": [0.5]}]}, {},
-                                     'header params.dev_curves[0].rounds must be a list of integers >= 0, got ["1"]'),
-    "params beta MAP a string": (True, {"params.beta_dev_map": {"2": "x"}}, {},
-                                 'header params.beta_dev_map.2 must be a finite number, got "x"'),
+    "params dev curves of strings": (
+        True,
+        {"params.dev_curves": [{"rounds": ["1"], "map": [0.5]}]},
+        {},
+        'header params.dev_curves[0].rounds must be a list of integers >= 0, got ["1"]',
+    ),
+    "params beta MAP a string": (
+        True,
+        {"params.beta_dev_map": {"2": "x"}},
+        {},
+        'header params.beta_dev_map.2 must be a finite number, got "x"',
+    ),
     "shape of one number": (False, {"shape": [4]}, {}, "header shape must be a list of 2 integers >= 0, got [4]"),
-    "shape off the terms": (False, {"shape": [4, 6]}, {},
-                            "header shape [4, 6] does not match the 4 source and 5 target terms"),
+    "shape off the terms": (
+        False,
+        {"shape": [4, 6]},
+        {},
+        "header shape [4, 6] does not match the 4 source and 5 target terms",
+    ),
     "analyzer null": (False, {"source_analyzer": None}, {}, "header source_analyzer: expected an object"),
-    "analyzer incomplete": (False, {"target_analyzer": {"lang": "es"}}, {},
-                            "header target_analyzer: missing lowercase, strip_punctuation"),
+    "analyzer incomplete": (
+        False,
+        {"target_analyzer": {"lang": "es"}},
+        {},
+        "header target_analyzer: missing lowercase, strip_punctuation",
+    ),
     "beta NaN": (True, {"beta": float("nan")}, {}, "header beta must be a finite number >= 0, got NaN"),
     "beta a string": (True, {"beta": "x"}, {}, 'header beta must be a finite number >= 0, got "x"'),
     "beta negative": (True, {"beta": -1}, {}, "header beta must be a finite number >= 0, got -1"),
-    "doc weighting unknown": (True, {"doc_weighting": "tf"}, {},
-                              'header doc_weighting must be "binary", "idf", "length" or "idf-length", got "tf"'),
+    "doc weighting unknown": (
+        True,
+        {"doc_weighting": "tf"},
+        {},
+        'header doc_weighting must be "binary", "idf", "length" or "idf-length", got "tf"',
+    ),
     "base a list": (True, {"base": [1]}, {}, "header base must be an object or null, got [1]"),
     "idf missing": (True, {}, {"tgt_idf": lambda a: None}, "tgt_idf is missing"),
-    "idf above 1": (True, {}, {"tgt_idf": lambda a: _set(a["tgt_idf"], 1, 2.0)}, "tgt_idf has 2.0 at 1, above the maximum 1"),
+    "idf above 1": (
+        True,
+        {},
+        {"tgt_idf": lambda a: _set(a["tgt_idf"], 1, 2.0)},
+        "tgt_idf has 2.0 at 1, above the maximum 1",
+    ),
     "idf NaN": (True, {}, {"tgt_idf": lambda a: _set(a["tgt_idf"], 4, np.nan)}, "tgt_idf has NaN at 4"),
     "idf one short": (True, {}, {"tgt_idf": lambda a: a["tgt_idf"][:-1]}, "tgt_idf must have shape (5,), got (4,)"),
-    "a repeated source term": (False, {}, {"src_terms": lambda a: _set(a["src_terms"], 2, "god")},
-                               "src_terms holds 'god' more than once"),
-    "integer target terms": (False, {}, {"tgt_terms": lambda a: np.arange(5)}, "tgt_terms must hold strings, got int64"),
+    "a repeated source term": (
+        False,
+        {},
+        {"src_terms": lambda a: _set(a["src_terms"], 2, "god")},
+        "src_terms holds 'god' more than once",
+    ),
+    "integer target terms": (
+        False,
+        {},
+        {"tgt_terms": lambda a: np.arange(5)},
+        "tgt_terms must hold strings, got int64",
+    ),
     "a NaN weight": (False, {}, {"W_data": lambda a: _set(a["W_data"], 2, np.nan)}, "W_data has NaN at 2"),
-    "an infinite weight": (True, {}, {"W_data": lambda a: _set(a["W_data"], 0, -np.inf)},
-                           "W_data has an infinite value at 0"),
+    "an infinite weight": (
+        True,
+        {},
+        {"W_data": lambda a: _set(a["W_data"], 0, -np.inf)},
+        "W_data has an infinite value at 0",
+    ),
     "string weights": (False, {}, {"W_data": lambda a: a["W_data"].astype(str)}, "W_data must hold floats, got <U32"),
-    "negative row pointers": (False, {}, {"W_indptr": lambda a: -a["W_indptr"]},
-                              "W_indptr has -2 at 1, below the minimum 0"),
-    "NaN row pointers": (False, {}, {"W_indptr": lambda a: _set(a["W_indptr"], 2, np.nan, np.float64)},
-                         "W_indptr must hold integers, got float64"),
-    "a target out of range": (False, {}, {"W_indices": lambda a: _set(a["W_indices"], 1, 5)},
-                              "W_indices has 5 at 1, above the maximum 4"),
-    "a row's targets unsorted": (False, {}, {"W_indices": lambda a: _set(a["W_indices"], 1, 2)},
-                                 "W_indices of row 0 are not strictly increasing (at 1)"),
-    "history offsets reversed": (False, {}, {"history_ptr": lambda a: a["history_ptr"][::-1].copy()},
-                                 "history_ptr is not in increasing order at 1 (3 then 1)"),
-    "history offsets short of the pairs": (False, {}, {"history_ptr": lambda a: _set(a["history_ptr"], 2, 2)},
-                                           "history_ptr must run from 0 to the 3 pairs, got 0..2"),
-    "history rounds skipping": (False, {}, {"history_round": lambda a: _set(a["history_round"], 1, 3)},
-                                "history_round has 3 at 1, expected round 2 of bag 0"),
-    "history bags out of order": (False, {}, {"history_bag": lambda a: np.array([1, 0])},
-                                  "history_bag is not in increasing order at 1 (1 then 0)"),
-    "history one round more": (False, {}, {"history_round": lambda a: np.array([1, 2, 3])},
-                               "history_bag must have shape (3,), got (2,)"),
-    "history step infinite": (False, {}, {"history_alpha": lambda a: _set(a["history_alpha"], 0, np.inf)},
-                              "history_alpha has an infinite value at 0"),
-    "history steps strings": (False, {}, {"history_alpha": lambda a: a["history_alpha"].astype(str)},
-                              "history_alpha must hold floats, got <U32"),
-    "history pair out of range": (False, {}, {"history_pair_src": lambda a: _set(a["history_pair_src"], 2, 9)},
-                                  "history_pair_src has 9 at 2, above the maximum 3"),
-    "history pair negative": (True, {}, {"history_pair_tgt": lambda a: _set(a["history_pair_tgt"], 0, -1)},
-                              "history_pair_tgt has -1 at 0, below the minimum 0"),
+    "negative row pointers": (
+        False,
+        {},
+        {"W_indptr": lambda a: -a["W_indptr"]},
+        "W_indptr has -2 at 1, below the minimum 0",
+    ),
+    "NaN row pointers": (
+        False,
+        {},
+        {"W_indptr": lambda a: _set(a["W_indptr"], 2, np.nan, np.float64)},
+        "W_indptr must hold integers, got float64",
+    ),
+    "a target out of range": (
+        False,
+        {},
+        {"W_indices": lambda a: _set(a["W_indices"], 1, 5)},
+        "W_indices has 5 at 1, above the maximum 4",
+    ),
+    "a row's targets unsorted": (
+        False,
+        {},
+        {"W_indices": lambda a: _set(a["W_indices"], 1, 2)},
+        "W_indices of row 0 are not strictly increasing (at 1)",
+    ),
+    "history offsets reversed": (
+        False,
+        {},
+        {"history_ptr": lambda a: a["history_ptr"][::-1].copy()},
+        "history_ptr is not in increasing order at 1 (3 then 1)",
+    ),
+    "history offsets short of the pairs": (
+        False,
+        {},
+        {"history_ptr": lambda a: _set(a["history_ptr"], 2, 2)},
+        "history_ptr must run from 0 to the 3 pairs, got 0..2",
+    ),
+    "history rounds skipping": (
+        False,
+        {},
+        {"history_round": lambda a: _set(a["history_round"], 1, 3)},
+        "history_round has 3 at 1, expected round 2 of bag 0",
+    ),
+    "history bags out of order": (
+        False,
+        {},
+        {"history_bag": lambda a: np.array([1, 0])},
+        "history_bag is not in increasing order at 1 (1 then 0)",
+    ),
+    "history one round more": (
+        False,
+        {},
+        {"history_round": lambda a: np.array([1, 2, 3])},
+        "history_bag must have shape (3,), got (2,)",
+    ),
+    "history step infinite": (
+        False,
+        {},
+        {"history_alpha": lambda a: _set(a["history_alpha"], 0, np.inf)},
+        "history_alpha has an infinite value at 0",
+    ),
+    "history steps strings": (
+        False,
+        {},
+        {"history_alpha": lambda a: a["history_alpha"].astype(str)},
+        "history_alpha must hold floats, got <U32",
+    ),
+    "history pair out of range": (
+        False,
+        {},
+        {"history_pair_src": lambda a: _set(a["history_pair_src"], 2, 9)},
+        "history_pair_src has 9 at 2, above the maximum 3",
+    ),
+    "history pair negative": (
+        True,
+        {},
+        {"history_pair_tgt": lambda a: _set(a["history_pair_tgt"], 0, -1)},
+        "history_pair_tgt has -1 at 0, below the minimum 0",
+    ),
 }
 
 
@@ -338,28 +485,44 @@ def test_a_tampered_model_is_a_one_line_error_naming_the_file_and_the_problem(ta
 # what the writer guarantees about each array, broken: besides its shape and type, its order or its range
 # (the term arrays are sorted, so two terms swapped is an error; weights may be any finite number: a weight
 # changed is another model, not a corrupt one)
-BROKEN = {"src_terms": ["first repeated", "reverse"], "tgt_terms": ["first repeated", "reverse"],
-          "W_data": ["first to NaN"],
-          "W_indices": ["first to -1"], "W_indptr": ["reverse", "first to -1"], "history_bag": ["first to -1"],
-          "history_round": ["reverse", "first to -1"], "history_ptr": ["reverse", "first to -1"],
-          "history_pair_src": ["first to -1"], "tgt_idf": ["first to NaN", "first to -1"]}
+BROKEN = {
+    "src_terms": ["first repeated", "reverse"],
+    "tgt_terms": ["first repeated", "reverse"],
+    "W_data": ["first to NaN"],
+    "W_indices": ["first to -1"],
+    "W_indptr": ["reverse", "first to -1"],
+    "history_bag": ["first to -1"],
+    "history_round": ["reverse", "first to -1"],
+    "history_ptr": ["reverse", "first to -1"],
+    "history_pair_src": ["first to -1"],
+    "tgt_idf": ["first to NaN", "first to -1"],
+}
 
 
 @pytest.mark.parametrize("version2", [False, True])
-@pytest.mark.parametrize("name, mutation", [(name, m) for name, broken in BROKEN.items()
-                                            for m in broken + ["drop last", "as str", "empty", "2-d"]])
-def test_a_mutated_model_array_loads_as_the_same_model_or_is_an_error_never_a_different_ranking(tamper, 
-        tmp_path, version2, name, mutation):
+@pytest.mark.parametrize(
+    "name, mutation",
+    [(name, m) for name, broken in BROKEN.items() for m in broken + ["drop last", "as str", "empty", "2-d"]],
+)
+def test_a_mutated_model_array_loads_as_the_same_model_or_is_an_error_never_a_different_ranking(
+    tamper, tmp_path, version2, name, mutation
+):
     good = tmp_path / "m.npz"
     (based_model() if version2 else small_model()).save(good)
     with np.load(good, allow_pickle=False) as npz:
         if name not in npz.files:  # tgt_idf in a version-1 model
             return
         arr = npz[name]
-    changed = {"reverse": lambda: arr[::-1].copy(), "first repeated": lambda: _set(arr, 1, arr[0]),
-               "drop last": lambda: arr[:-1], "as str": lambda: arr.astype(str), "empty": lambda: arr[:0],
-               "2-d": lambda: arr.reshape(1, -1), "first to NaN": lambda: _set(arr, 0, np.nan, np.float64),
-               "first to -1": lambda: _set(arr, 0, -1)}
+    changed = {
+        "reverse": lambda: arr[::-1].copy(),
+        "first repeated": lambda: _set(arr, 1, arr[0]),
+        "drop last": lambda: arr[:-1],
+        "as str": lambda: arr.astype(str),
+        "empty": lambda: arr[:0],
+        "2-d": lambda: arr.reshape(1, -1),
+        "first to NaN": lambda: _set(arr, 0, np.nan, np.float64),
+        "first to -1": lambda: _set(arr, 0, -1),
+    }
     bad = tamper(good, tmp_path / "bad.npz", **{name: changed[mutation]()})
     expected = ranked(BoostModel.load(good))
     try:
@@ -381,11 +544,18 @@ def test_a_model_boosted_from_a_base_round_trips_with_its_header(tmp_path):
 
 def test_a_trained_two_bag_model_round_trips(tmp_path):
     queries = {"q1": ["god"], "q2": ["light"], "q3": ["word"], "q4": ["god", "light"]}
-    qrels = Qrels(["q1", "q1", "q2", "q2", "q3", "q4"],
-                  ["Gen.1.1", "Gen.1.3", "Gen.1.3", "John.1.5", "John.1.1", "Gen.1.3"], [2, 1, 2, 2, 2, 1])
-    model = BoostRanker(rounds=5, negatives=3, bits=20, quiet=True, bags=2, bag_fraction=0.8, eval_every=1,
-                        backend="threading").fit_tokens(queries, qrels, DOCIDS, DOCS, dev_queries=queries,
-                                                        dev_qrels=qrels).model_
+    qrels = Qrels(
+        ["q1", "q1", "q2", "q2", "q3", "q4"],
+        ["Gen.1.1", "Gen.1.3", "Gen.1.3", "John.1.5", "John.1.1", "Gen.1.3"],
+        [2, 1, 2, 2, 2, 1],
+    )
+    model = (
+        BoostRanker(
+            rounds=5, negatives=3, bits=20, quiet=True, bags=2, bag_fraction=0.8, eval_every=1, backend="threading"
+        )
+        .fit_tokens(queries, qrels, DOCIDS, DOCS, dev_queries=queries, dev_qrels=qrels)
+        .model_
+    )
     model.save(tmp_path / "m.npz")
     back = BoostModel.load(tmp_path / "m.npz")
     assert back.params == model.params and ranked(back) == ranked(model)
@@ -400,13 +570,16 @@ def _swapped(arr, i, j):
 
 
 @pytest.mark.parametrize("version2", [False, True])
-@pytest.mark.parametrize("name, problem", [("src_terms", "src_terms is not in increasing order at 1 ('god' then "
-                                                         "'beginning')"),
-                                           ("tgt_terms", "tgt_terms is not in increasing order at 4 ('verbo' then "
-                                                         "'tinieblas')")])
-def test_term_arrays_shuffled_against_the_phrase_table_are_refused_not_ranked_as_another_model(tamper, tmp_path,
-                                                                                               version2, name,
-                                                                                               problem):
+@pytest.mark.parametrize(
+    "name, problem",
+    [
+        ("src_terms", "src_terms is not in increasing order at 1 ('god' then 'beginning')"),
+        ("tgt_terms", "tgt_terms is not in increasing order at 4 ('verbo' then 'tinieblas')"),
+    ],
+)
+def test_term_arrays_shuffled_against_the_phrase_table_are_refused_not_ranked_as_another_model(
+    tamper, tmp_path, version2, name, problem
+):
     good = tmp_path / "m.npz"
     (based_model() if version2 else small_model()).save(good)
     with np.load(good, allow_pickle=False) as npz:
@@ -423,21 +596,37 @@ def test_a_model_given_its_terms_in_any_order_ranks_as_given_and_saves_them_sort
     src = ["god", "light", "beginning", "word"]  # small_model's terms, in first-seen order
     tgt = ["dios", "luz", "principio", "verbo", "tinieblas"]
     m = small_model()
-    model = BoostModel(src, tgt, sp.csr_matrix(np.array([[1.5, 0, 0, 0, 0], [0, 2.0, 0, 0, -0.5],
-                                                         [0, 0, 1.0, 0.25, 0], [0, 0, 0, 3.0, 0]])),
-                       ngram=2, source_analyzer=m.source_analyzer, target_analyzer=m.target_analyzer,
-                       history={**m.history, "pair_src": np.array([1, 0, 3]), "pair_tgt": np.array([1, 0, 3])},
-                       params={"rounds": 2}, beta=2.0, base={"tag": "PSQ"}, doc_weighting="idf",
-                       tgt_idf=np.array([0.25, 0.5, 0.75, 1.0, 0.0]))
+    model = BoostModel(
+        src,
+        tgt,
+        sp.csr_matrix(np.array([[1.5, 0, 0, 0, 0], [0, 2.0, 0, 0, -0.5], [0, 0, 1.0, 0.25, 0], [0, 0, 0, 3.0, 0]])),
+        ngram=2,
+        source_analyzer=m.source_analyzer,
+        target_analyzer=m.target_analyzer,
+        history={**m.history, "pair_src": np.array([1, 0, 3]), "pair_tgt": np.array([1, 0, 3])},
+        params={"rounds": 2},
+        beta=2.0,
+        base={"tag": "PSQ"},
+        doc_weighting="idf",
+        tgt_idf=np.array([0.25, 0.5, 0.75, 1.0, 0.0]),
+    )
     assert model.src_terms.tolist() == ["beginning", "god", "light", "word"]
     assert model.tgt_terms.tolist() == ["dios", "luz", "principio", "tinieblas", "verbo"]
     pairs = {(str(model.src_terms[i]), str(model.tgt_terms[j])): w for i, j, w in zip(*sp.find(model.W))}
-    assert pairs == {("god", "dios"): 1.5, ("light", "luz"): 2.0, ("light", "tinieblas"): -0.5,
-                     ("beginning", "principio"): 1.0, ("beginning", "verbo"): 0.25, ("word", "verbo"): 3.0}
+    assert pairs == {
+        ("god", "dios"): 1.5,
+        ("light", "luz"): 2.0,
+        ("light", "tinieblas"): -0.5,
+        ("beginning", "principio"): 1.0,
+        ("beginning", "verbo"): 0.25,
+        ("word", "verbo"): 3.0,
+    }
     idf = dict(zip(model.tgt_terms.tolist(), model.tgt_idf.tolist()))
     assert idf == {"dios": 0.25, "luz": 0.5, "principio": 0.75, "verbo": 1.0, "tinieblas": 0.0}
-    history = [(str(model.src_terms[s]), str(model.tgt_terms[t]))
-               for s, t in zip(model.history["pair_src"], model.history["pair_tgt"])]
+    history = [
+        (str(model.src_terms[s]), str(model.tgt_terms[t]))
+        for s, t in zip(model.history["pair_src"], model.history["pair_tgt"])
+    ]
     assert history == [("light", "luz"), ("god", "dios"), ("word", "verbo")]
     model.save(tmp_path / "m.npz")
     assert ranked(BoostModel.load(tmp_path / "m.npz")) == ranked(model)
@@ -445,9 +634,10 @@ def test_a_model_given_its_terms_in_any_order_ranks_as_given_and_saves_them_sort
 
 def test_a_candidate_run_naming_unknown_queries_or_documents_says_the_id_not_a_numpy_repr():
     model = based_model()
-    for run, problem in ((Run(["q9"], ["Gen.1.1"], [1.0]), "the candidate run has queries with no text, e.g. 'q9'"),
-                         (Run(["q1"], ["Rev.1.1"], [1.0]),
-                          "the candidate run names document 'Rev.1.1', absent from the documents")):
+    for run, problem in (
+        (Run(["q9"], ["Gen.1.1"], [1.0]), "the candidate run has queries with no text, e.g. 'q9'"),
+        (Run(["q1"], ["Rev.1.1"], [1.0]), "the candidate run names document 'Rev.1.1', absent from the documents"),
+    ):
         with pytest.raises(ClirkitError) as info:
             model.rerank(run, QUERIES, DOCIDS, DOCS)
         assert str(info.value) == problem

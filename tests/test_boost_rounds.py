@@ -1,4 +1,5 @@
 """RankBoost rounds: hand-computed first rounds, loss, incremental W+/W- statistics."""
+
 from __future__ import annotations
 
 import math
@@ -28,8 +29,9 @@ def tiny():
 
 def booster(rule, bits=24, **kw):
     qv, dv, Q, D, t = tiny()
-    b = PairBooster(Q, D, t, src_hash=hash_strings(qv.terms, 0), tgt_hash=hash_strings(dv.terms, 0),
-                    bits=bits, rule=rule, **kw)
+    b = PairBooster(
+        Q, D, t, src_hash=hash_strings(qv.terms, 0), tgt_hash=hash_strings(dv.terms, 0), bits=bits, rule=rule, **kw
+    )
     return qv, dv, b
 
 
@@ -216,7 +218,7 @@ def test_gains_made_on_demand_equal_gains_stored_from_the_start(rule, renormaliz
     lazy = PairBooster(Q, D, t, src_hash=sh, tgt_hash=th, bits=6, rule=rule)
     stored = PairBooster(Q, D, t, src_hash=sh, tgt_hash=th, bits=6, rule=rule)
     gains = np.full(len(stored._block_max) * 4, -np.inf)
-    gains[:len(stored.Wp)] = stored._gains(stored.Wp, stored.Wm)
+    gains[: len(stored.Wp)] = stored._gains(stored.Wp, stored.Wm)
     stored._gain = gains
     a, b = lazy.run(30, quiet=True), stored.run(30, quiet=True)
     assert (lazy._gain is not None) == renormalize
@@ -241,8 +243,9 @@ def test_tuples_boosted_again_with_other_weights_take_the_pair_grouping_from_the
     a, b = fresh.run(12, quiet=True), cached.run(12, quiet=True)
     for name in ("buckets", "alphas", "pair_ptr", "pair_src", "pair_tgt", "loss"):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
-    other = PairBooster(Q, D, t.subset(np.arange(len(t) // 2)), src_hash=sh, tgt_hash=th, bits=bits, rule="exact",
-                        cache=cache)
+    other = PairBooster(
+        Q, D, t.subset(np.arange(len(t) // 2)), src_hash=sh, tgt_hash=th, bits=bits, rule="exact", cache=cache
+    )
     assert other.pair_keys is not first.pair_keys  # other tuples, other pairs: grouped afresh
 
 

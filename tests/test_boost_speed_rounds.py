@@ -1,6 +1,7 @@
 """The pairs mapped once (clirkit.boost.pairmap) and the compiled rounds (clirkit.boost.kernels): every round, and
 every model, the same bits as the rounds made from the sparse product; the betas boosted in parallel the same
 model as one after the other."""
+
 from __future__ import annotations
 
 import hashlib
@@ -69,8 +70,10 @@ def test_rounds_of_the_mapped_pairs_are_the_products_bit_for_bit(monkeypatch, pa
     leave them: the same buckets, steps, losses and weights."""
     monkeypatch.setattr(rounds, "_BLOCK", 4)  # many blocks, so some go stale
     args = {"seed": bits, "weighted": weighted}
-    assert_same(boosted(monkeypatch, "product", args, bits=bits, rule=rule),
-                boosted(monkeypatch, path, args, bits=bits, rule=rule))
+    assert_same(
+        boosted(monkeypatch, "product", args, bits=bits, rule=rule),
+        boosted(monkeypatch, path, args, bits=bits, rule=rule),
+    )
 
 
 @pytest.mark.parametrize("path", [pytest.param("compiled", marks=needs_numba), "numpy"])
@@ -140,6 +143,7 @@ def test_tuples_with_more_pair_occurrences_than_the_limit_are_boosted_from_the_p
 
 # -- the ranker: the map and the compiled rounds, and the betas in parallel, give the same model ---------------
 
+
 def base_problem(mini):
     """The mini collection's train and dev queries, tokenized, a base run over them (the judged verses and some
     others, with seeded scores)."""
@@ -150,8 +154,9 @@ def base_problem(mini):
     src, tgt = Analyzer(c.source_lang), Analyzer(c.target_lang)
     docids, texts = c.documents()
     train, dev = c.queries("train"), c.queries("dev")
-    tokens = {split: dict(zip(qs, src.tokenize_many(list(qs.values())))) for split, qs in (("train", train),
-                                                                                             ("dev", dev))}
+    tokens = {
+        split: dict(zip(qs, src.tokenize_many(list(qs.values())))) for split, qs in (("train", train), ("dev", dev))
+    }
     rng = np.random.default_rng(0)
     qids, docs, scores = [], [], []
     for split in ("train", "dev"):
@@ -172,25 +177,40 @@ def model_bytes(tmp_path, name, ranker, data, dev_queries, dev_qrels):
     return hashlib.sha256(path.read_bytes()).hexdigest(), ranker
 
 
-@pytest.mark.parametrize("path, jobs, backend", [
-    pytest.param("compiled", 1, "loky", marks=needs_numba), ("numpy", 1, "loky"),
-    pytest.param("compiled", 2, "loky", marks=needs_numba), ("product", 2, "threading")])
+@pytest.mark.parametrize(
+    "path, jobs, backend",
+    [
+        pytest.param("compiled", 1, "loky", marks=needs_numba),
+        ("numpy", 1, "loky"),
+        pytest.param("compiled", 2, "loky", marks=needs_numba),
+        ("product", 2, "threading"),
+    ],
+)
 def test_a_ranker_boosted_from_a_base_is_the_same_model_mapped_compiled_and_with_its_betas_in_parallel(
-        monkeypatch, tmp_path, mini, path, jobs, backend):
+    monkeypatch, tmp_path, mini, path, jobs, backend
+):
     """The model file of a ranker tuning beta on dev (4 betas, 60 rounds, dev MAP every 10) is the same bytes
     from the product's rounds one beta after the other, from the mapped pairs (compiled or numpy), and with the
     betas boosted by 2 workers."""
     data, dev_queries, dev_qrels, base = base_problem(mini)
-    params = {"base": base, "rounds": 60, "eval_every": 10, "max_df": 0.3, "bits": 16, "quiet": True,
-              "significance": None}  # the rounds kept whatever the dev queries say: the same bytes to compare
+    params = {
+        "base": base,
+        "rounds": 60,
+        "eval_every": 10,
+        "max_df": 0.3,
+        "bits": 16,
+        "quiet": True,
+        "significance": None,
+    }  # the rounds kept whatever the dev queries say: the same bytes to compare
     monkeypatch.setattr(pairmap, "_MAPPED", False)
     reference, r = model_bytes(tmp_path, "product", BoostRanker(**params), data, dev_queries, dev_qrels)
     assert len(r.beta_scores_) == 4 and r.model_.params["bag_rounds"][0] > 0
     monkeypatch.setattr(pairmap, "_MAPPED", path != "product")
     if path == "numpy":
         monkeypatch.setattr(pairmap.COMPILED, "off", True)
-    digest, _ = model_bytes(tmp_path, path, BoostRanker(jobs=jobs, backend=backend, **params), data, dev_queries,
-                            dev_qrels)
+    digest, _ = model_bytes(
+        tmp_path, path, BoostRanker(jobs=jobs, backend=backend, **params), data, dev_queries, dev_qrels
+    )
     assert digest == reference
 
 
@@ -208,8 +228,9 @@ def test_an_experiment_gives_its_jobs_to_a_ranker_with_bags_or_betas_to_try():
 
 @pytest.mark.parametrize("rule", ["exact", "r"])
 @pytest.mark.parametrize("bits, weighted, slice_entries", [(24, True, 1 << 20), (5, False, 7), (3, True, 3)])
-def test_product_rounds_with_w_plus_and_minus_side_by_side_are_those_kept_apart(monkeypatch, rule, bits, weighted,
-                                                                               slice_entries):
+def test_product_rounds_with_w_plus_and_minus_side_by_side_are_those_kept_apart(
+    monkeypatch, rule, bits, weighted, slice_entries
+):
     """The rounds from the product keep W+ and W- in one (buckets x 2) array up to ``_SIDE_BY_SIDE`` buckets and
     the tuples' differences from the set-up (up to ``_KEPT_DIFFS`` entries and ``_SIDE_BY_SIDE`` pairs), else W+
     and W- in two arrays and each round's differences made from the documents' rows; a slice's sources come
@@ -230,9 +251,16 @@ def test_product_rounds_with_w_plus_and_minus_side_by_side_are_those_kept_apart(
     assert_same(together, unkept)
 
 
-@pytest.mark.parametrize("n, jobs, backend, expected", [
-    (4, 2, "loky", [[0, 1], [2, 3]]), (5, 2, "loky", [[0, 1], [2, 3, 4]]), (3, 8, "loky", [[0], [1], [2]]),
-    (4, 1, "threading", [[0, 1, 2, 3]]), (2, 4, "dask", [[0], [1]])])
+@pytest.mark.parametrize(
+    "n, jobs, backend, expected",
+    [
+        (4, 2, "loky", [[0, 1], [2, 3]]),
+        (5, 2, "loky", [[0, 1], [2, 3, 4]]),
+        (3, 8, "loky", [[0], [1], [2]]),
+        (4, 1, "threading", [[0, 1, 2, 3]]),
+        (2, 4, "dask", [[0], [1]]),
+    ],
+)
 def test_the_betas_go_to_as_many_tasks_as_workers_in_order(n, jobs, backend, expected):
     """A worker boosts a group of consecutive betas (making the pairs' grouping once for them); dask's workers
     are the cluster's, so one beta a task there."""

@@ -1,5 +1,6 @@
 """The dev MAP of re-ranked candidates from one sort of integer keys (clirkit.boost.scoring._CandidateAP): the
 number clirkit.metrics.evaluate gives for the run of those candidates, bit for bit."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -44,12 +45,14 @@ def test_candidate_ap_is_evaluates_ap_bit_for_bit_ties_and_signed_zeros_included
     ap = _CandidateAP.of(qrow, drow, qids, DOCIDS, docid_tie_key(DOCIDS)[drow], qrels)
     rng = np.random.default_rng(100 + seed)
     n = len(qrow)
-    for scores in (rng.standard_normal(n),
-                   np.round(rng.standard_normal(n), 1),  # float64 ties: broken by docid, descending
-                   1 + rng.standard_normal(n) * 1e-9,  # apart in float64, tied in float32 (trec_eval)
-                   np.where(rng.random(n) < 0.5, -0.0, 0.0),  # -0.0 ties 0.0
-                   rng.standard_normal(n) * 1e39,  # beyond float32: +-inf, tied
-                   np.zeros(n)):
+    for scores in (
+        rng.standard_normal(n),
+        np.round(rng.standard_normal(n), 1),  # float64 ties: broken by docid, descending
+        1 + rng.standard_normal(n) * 1e-9,  # apart in float64, tied in float32 (trec_eval)
+        np.where(rng.random(n) < 0.5, -0.0, 0.0),  # -0.0 ties 0.0
+        rng.standard_normal(n) * 1e39,  # beyond float32: +-inf, tied
+        np.zeros(n),
+    ):
         assert ap(scores) == reference(qrow, drow, qids, qrels, scores)
 
 

@@ -1,4 +1,5 @@
 """Training tuples sampled from graded qrels."""
+
 from __future__ import annotations
 
 import numpy as np

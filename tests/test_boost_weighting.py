@@ -1,4 +1,5 @@
 """Document-side weights of the bilinear scorer: hand values, boosting with real-valued features, model files."""
+
 from __future__ import annotations
 
 import math
@@ -54,8 +55,13 @@ def weighted_booster():
     dv = NgramVocabulary(["x", "y"])
     D = sp.csr_matrix(np.array([[0.5, 0.0], [1.0, 0.0], [0.0, 0.6]]))
     t = Tuples.from_arrays([0, 0], [1, 0], [0, 2], [1, 1])
-    return qv, dv, PairBooster(Q, D, t, src_hash=hash_strings(qv.terms, 0), tgt_hash=hash_strings(dv.terms, 0),
-                               bits=24, rule="exact")
+    return (
+        qv,
+        dv,
+        PairBooster(
+            Q, D, t, src_hash=hash_strings(qv.terms, 0), tgt_hash=hash_strings(dv.terms, 0), bits=24, rule="exact"
+        ),
+    )
 
 
 def test_real_valued_features_weigh_w_plus_and_w_minus_by_x():
@@ -86,7 +92,8 @@ def test_binary_weighting_is_the_plain_model_bit_for_bit():
     docids = ["d0", "d1", "d2", "d3"]
     a = BoostRanker(rounds=5, bits=20, negatives=2, quiet=True).fit_tokens(queries, qrels, docids, docs)
     b = BoostRanker(rounds=5, bits=20, negatives=2, doc_weighting="binary", quiet=True).fit_tokens(
-        queries, qrels, docids, docs)
+        queries, qrels, docids, docs
+    )
     assert np.array_equal(a.model_.W.data, b.model_.W.data)
 
 

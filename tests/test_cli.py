@@ -1,4 +1,5 @@
 """The `clirkit` command itself: the verb list, the light top-level help, one language vocabulary."""
+
 from __future__ import annotations
 
 import subprocess
@@ -10,8 +11,10 @@ from clirkit.cli import VERBS, main
 
 
 def test_top_level_help_lists_every_verb_without_importing_numpy():
-    code = ("import sys\nfrom clirkit.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
-            "print('NUMPY', 'numpy' in sys.modules)")
+    code = (
+        "import sys\nfrom clirkit.cli import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print('NUMPY', 'numpy' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().endswith("NUMPY False")
     for verb in VERBS:
@@ -29,19 +32,52 @@ def test_every_verb_has_help_without_none_defaults(verb, capsys):
 
 def test_an_unknown_language_code_is_refused_by_the_option(tmp_path, capsys):
     with pytest.raises(SystemExit) as done:
-        main(["ttable", "train", "--source", "a", "--target", "b", "--source-lang", "english", "--target-lang", "es",
-              "-o", str(tmp_path / "t.npz")])
+        main(
+            [
+                "ttable",
+                "train",
+                "--source",
+                "a",
+                "--target",
+                "b",
+                "--source-lang",
+                "english",
+                "--target-lang",
+                "es",
+                "-o",
+                str(tmp_path / "t.npz"),
+            ]
+        )
     assert done.value.code == 2
     assert "'english' is not an ISO 639-1 language code" in capsys.readouterr().err
 
 
 def test_ttable_train_twice_gives_byte_identical_tables(tmp_path):
-    (tmp_path / "en.txt").write_text("in the beginning god created\nand god said let there be light\n",
-                                     encoding="utf-8")
+    (tmp_path / "en.txt").write_text(
+        "in the beginning god created\nand god said let there be light\n", encoding="utf-8"
+    )
     (tmp_path / "es.txt").write_text("en el principio crió dios\ny dijo dios sea la luz\n", encoding="utf-8")
     for name in ("a.npz", "b.npz"):
-        assert main(["ttable", "train", "--source", str(tmp_path / "en.txt"), "--target", str(tmp_path / "es.txt"),
-                     "--source-lang", "en", "--target-lang", "es", "-o", str(tmp_path / name), "-q"]) == 0
+        assert (
+            main(
+                [
+                    "ttable",
+                    "train",
+                    "--source",
+                    str(tmp_path / "en.txt"),
+                    "--target",
+                    str(tmp_path / "es.txt"),
+                    "--source-lang",
+                    "en",
+                    "--target-lang",
+                    "es",
+                    "-o",
+                    str(tmp_path / name),
+                    "-q",
+                ]
+            )
+            == 0
+        )
     assert (tmp_path / "a.npz").read_bytes() == (tmp_path / "b.npz").read_bytes()
 
 
@@ -79,9 +115,22 @@ def _interrupt(tmp_path, delay: float, between: str = "") -> tuple[int, str]:
     # enough documents that the command is still indexing when the last delay is over, on a fast machine too
     lines = (f"d{i}\tel principio {i} la luz {i % 977} de la tierra {i % 313}\n" for i in range(60_000))
     (tmp_path / "docs.tsv").write_text("".join(lines), encoding="utf-8")
-    child = subprocess.Popen([sys.executable, str(script), "index", str(tmp_path / "docs.tsv"), "-o",
-                              str(tmp_path / "ix.npz"), "--lang", "es", "-q"], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            str(script),
+            "index",
+            str(tmp_path / "docs.tsv"),
+            "-o",
+            str(tmp_path / "ix.npz"),
+            "--lang",
+            "es",
+            "-q",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert child.stdout.readline() == "imported\n"
     time.sleep(delay)
     child.send_signal(signal.SIGINT)
@@ -97,8 +146,10 @@ def test_a_ctrl_c_while_the_command_starts_is_one_line_and_status_130(tmp_path, 
 
 def test_a_ctrl_c_during_the_imports_before_main_is_one_line_and_status_130(tmp_path):
     # deterministic: the signal lands right after `import clirkit`, while the command imports its modules
-    assert _interrupt(tmp_path, 0, "import signal\nsignal.raise_signal(signal.SIGINT)\nimport argparse, json") == \
-        (130, "clirkit: interrupted\n")
+    assert _interrupt(tmp_path, 0, "import signal\nsignal.raise_signal(signal.SIGINT)\nimport argparse, json") == (
+        130,
+        "clirkit: interrupted\n",
+    )
 
 
 def test_importing_clirkit_as_a_library_leaves_the_sigint_handler_alone():
@@ -132,5 +183,7 @@ def test_an_output_in_a_missing_folder_is_refused_before_the_work(tmp_path, caps
     (tmp_path / "d.tsv").write_text("d1\tla luz\n", encoding="utf-8")
     monkeypatch.setattr(index_verb, "run", lambda args: pytest.fail("the verb ran"))
     assert main(["index", str(tmp_path / "d.tsv"), "-o", str(tmp_path / "nope" / "ix.npz"), "--lang", "es"]) == 2
-    assert capsys.readouterr().err == (f"clirkit: error: {tmp_path / 'nope' / 'ix.npz'}: the folder "
-                                       f"{tmp_path / 'nope'} does not exist (create it, or write elsewhere)\n")
+    assert capsys.readouterr().err == (
+        f"clirkit: error: {tmp_path / 'nope' / 'ix.npz'}: the folder "
+        f"{tmp_path / 'nope'} does not exist (create it, or write elsewhere)\n"
+    )

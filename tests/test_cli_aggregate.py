@@ -1,4 +1,5 @@
 """`clirkit aggregate`: interpolation and Borda of run files, negative scores, kappa tuning on dev runs."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -52,28 +53,77 @@ def test_aggregate_tune_picks_kappa_on_dev_and_applies_it_to_test(tmp_path, caps
     t1 = write_lines(tmp_path / "t1.run", ["t Q0 x 1 5 X"])
     t2 = write_lines(tmp_path / "t2.run", ["t Q0 y 1 5 Y"])
     out, sweep = tmp_path / "test.run", tmp_path / "sweep.csv"
-    assert main(["aggregate", t1, t2, "-o", str(out), "--tune", "--qrels", qrels, "--dev-runs", d1, d2,
-                 "--step", "0.25", "--sweep-csv", str(sweep), "-q"]) == 0
+    assert (
+        main(
+            [
+                "aggregate",
+                t1,
+                t2,
+                "-o",
+                str(out),
+                "--tune",
+                "--qrels",
+                qrels,
+                "--dev-runs",
+                d1,
+                d2,
+                "--step",
+                "0.25",
+                "--sweep-csv",
+                str(sweep),
+                "-q",
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     assert "best weights 0, 1 " in printed
     # at 0.5 good and bad tie; trec_eval breaks ties by docid descending, so good comes first
-    assert sweep.read_text().splitlines() == ["w1,w2,AP", "0,1,1", "0.25,0.75,1", "0.5,0.5,1", "0.75,0.25,0.5",
-                                              "1,0,0.5"]
+    assert sweep.read_text().splitlines() == [
+        "w1,w2,AP",
+        "0,1,1",
+        "0.25,0.75,1",
+        "0.5,0.5,1",
+        "0.75,0.25,0.5",
+        "1,0,0.5",
+    ]
     assert read_run(out).tag == "interp:w=0,1:t=none,none"
 
 
 def test_aggregate_tune_averages_over_the_judged_queries_the_dev_runs_cover(tmp_path, capsys):
     # the dev qrels judge q1..q4, the dev runs cover q1, q2 (and q9, unjudged): MAP is over q1, q2 only
     qrels = write_lines(tmp_path / "dev.qrels", ["q1 0 good 1", "q2 0 rel 1", "q3 0 a 1", "q4 0 b 1"])
-    d1 = write_lines(tmp_path / "d1.run", ["q1 Q0 bad 1 3 X", "q1 Q0 good 2 1 X", "q2 Q0 x 1 2 X",
-                                           "q2 Q0 rel 2 1 X", "q9 Q0 good 1 1 X"])
-    d2 = write_lines(tmp_path / "d2.run", ["q1 Q0 good 1 3 Y", "q1 Q0 bad 2 1 Y", "q2 Q0 x 1 2 Y",
-                                           "q2 Q0 rel 2 1 Y"])
+    d1 = write_lines(
+        tmp_path / "d1.run",
+        ["q1 Q0 bad 1 3 X", "q1 Q0 good 2 1 X", "q2 Q0 x 1 2 X", "q2 Q0 rel 2 1 X", "q9 Q0 good 1 1 X"],
+    )
+    d2 = write_lines(tmp_path / "d2.run", ["q1 Q0 good 1 3 Y", "q1 Q0 bad 2 1 Y", "q2 Q0 x 1 2 Y", "q2 Q0 rel 2 1 Y"])
     t1 = write_lines(tmp_path / "t1.run", ["t Q0 x 1 5 X"])
     t2 = write_lines(tmp_path / "t2.run", ["t Q0 y 1 5 Y"])
     out, sweep = tmp_path / "test.run", tmp_path / "sweep.csv"
-    assert main(["aggregate", t1, t2, "-o", str(out), "--tune", "--qrels", qrels, "--dev-runs", d1, d2,
-                 "--step", "0.25", "--sweep-csv", str(sweep), "-q"]) == 0
+    assert (
+        main(
+            [
+                "aggregate",
+                t1,
+                t2,
+                "-o",
+                str(out),
+                "--tune",
+                "--qrels",
+                qrels,
+                "--dev-runs",
+                d1,
+                d2,
+                "--step",
+                "0.25",
+                "--sweep-csv",
+                str(sweep),
+                "-q",
+            ]
+        )
+        == 0
+    )
     captured = capsys.readouterr()
     assert "AP averaged over 2 dev queries, the judged queries the dev runs cover" in captured.err
     # q1: good first (AP 1) while kappa <= 0.5 (a tie at 0.5 goes to good, docid descending), else second (1/2);

@@ -1,4 +1,5 @@
 """clirkit.cli.data: the one collection-or-files loader of boost-train, boost-rank, scs-train and scs-score."""
+
 from __future__ import annotations
 
 import argparse
@@ -11,20 +12,43 @@ from clirkit.errors import ClirkitError
 
 
 def _args(**given) -> argparse.Namespace:
-    options = dict(collection=None, variant=None, split="test", queries=None, qrels=None, documents=None,
-                   dev_split="dev", dev_queries=None, dev_qrels=None, query_fields=None, query_id_field=None)
+    options = dict(
+        collection=None,
+        variant=None,
+        split="test",
+        queries=None,
+        qrels=None,
+        documents=None,
+        dev_split="dev",
+        dev_queries=None,
+        dev_qrels=None,
+        query_fields=None,
+        query_id_field=None,
+    )
     return argparse.Namespace(**{**options, **given})
 
 
-@pytest.mark.parametrize("given, asked, says", [
-    ({"collection": "nave-en-es", "queries": "q.tsv"}, {}, "give either --collection or --queries/--documents files, "
-                                                           "not both"),
-    ({"collection": "nave-en-es", "dev_qrels": "d.qrels"}, {"qrels": True, "dev": True},
-     "give either --collection or --queries/--qrels/--documents files, not both"),
-    ({"queries": "q.tsv"}, {"qrels": True}, "give --collection, or --qrels, --documents"),
-    ({"queries": "q.tsv", "qrels": "q.qrels", "documents": "d.tsv", "dev_queries": "dq.tsv"},
-     {"qrels": True, "dev": True}, "give both --dev-queries and --dev-qrels, or neither"),
-])
+@pytest.mark.parametrize(
+    "given, asked, says",
+    [
+        (
+            {"collection": "nave-en-es", "queries": "q.tsv"},
+            {},
+            "give either --collection or --queries/--documents files, not both",
+        ),
+        (
+            {"collection": "nave-en-es", "dev_qrels": "d.qrels"},
+            {"qrels": True, "dev": True},
+            "give either --collection or --queries/--qrels/--documents files, not both",
+        ),
+        ({"queries": "q.tsv"}, {"qrels": True}, "give --collection, or --qrels, --documents"),
+        (
+            {"queries": "q.tsv", "qrels": "q.qrels", "documents": "d.tsv", "dev_queries": "dq.tsv"},
+            {"qrels": True, "dev": True},
+            "give both --dev-queries and --dev-qrels, or neither",
+        ),
+    ],
+)
 def test_a_collection_with_files_or_files_missing_are_said_before_anything_is_read(given, asked, says):
     with pytest.raises(ClirkitError) as info:
         load_data(_args(**given), **asked)
@@ -39,12 +63,18 @@ def test_a_collection_gives_its_split_its_dev_split_and_its_languages():
     assert load_data(_args(collection="nave-en-es", dev_split="none"), dev=True).dev_queries is None
 
 
-@pytest.mark.parametrize("verb", [["boost-rank", "MODEL"], ["scs-score", "MODEL", "-o", "OUT"],
-                                  ["scs-train", "-o", "OUT"], ["boost-train", "-o", "OUT"]])
+@pytest.mark.parametrize(
+    "verb",
+    [
+        ["boost-rank", "MODEL"],
+        ["scs-score", "MODEL", "-o", "OUT"],
+        ["scs-train", "-o", "OUT"],
+        ["boost-train", "-o", "OUT"],
+    ],
+)
 def test_every_training_and_ranking_verb_takes_the_same_data_options(verb, tmp_path, capsys):
     argv = [str(tmp_path / "x") if a in ("MODEL", "OUT") else a for a in verb]
     with pytest.raises(SystemExit):
         main([*argv, "--help"])
     out = capsys.readouterr().out
-    assert all(o in out for o in ("--collection", "--variant", "--split", "--queries", "--documents",
-                                  "--query-fields"))
+    assert all(o in out for o in ("--collection", "--variant", "--split", "--queries", "--documents", "--query-fields"))

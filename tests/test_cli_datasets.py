@@ -1,4 +1,5 @@
 """`clirkit datasets`: list the collections, export one as the tour's plain files, build C2 and C3 from downloads."""
+
 from __future__ import annotations
 
 import gzip
@@ -39,8 +40,20 @@ def _same_qrels(a, b) -> None:
 def test_export_writes_the_tour_files_and_each_reads_back_as_the_collection(exported):
     c = datasets.load("nave-en-es")
     names = sorted(p.name for p in exported.iterdir())
-    assert names == sorted(["docs.tsv", "queries.train.tsv", "queries.dev.tsv", "queries.test.tsv", "train.qrels",
-                            "dev.qrels", "test.qrels", "parallel.en.txt", "parallel.es.txt", "README.txt"])
+    assert names == sorted(
+        [
+            "docs.tsv",
+            "queries.train.tsv",
+            "queries.dev.tsv",
+            "queries.test.tsv",
+            "train.qrels",
+            "dev.qrels",
+            "test.qrels",
+            "parallel.en.txt",
+            "parallel.es.txt",
+            "README.txt",
+        ]
+    )
     assert read_documents(exported / "docs.tsv") == c.documents()
     for split in c.splits:
         assert read_queries(exported / f"queries.{split}.tsv") == c.queries(split)
@@ -58,11 +71,20 @@ def test_export_of_a_variant_with_exclusions_writes_them(tmp_path, mini):
     """A collection folder exports as a named one does; excluded pairs (bible-verse-es-en topical) have a file."""
     c = datasets.load(str(mini))
     data = datasets.CollectionData(
-        name="mini", variant="topical", source_lang="en", target_lang="es", description="with exclusions",
-        docids=c.documents()[0], doc_texts=c.documents()[1], pair_ids=c.parallel_ids(),
-        pair_sources=c.parallel()[0], pair_targets=c.parallel()[1],
-        queries={s: c.queries(s) for s in c.splits}, qrels={s: c.qrels(s) for s in c.splits},
-        excluded={s: c.qrels(s).subset(list(c.queries(s))[:2]) for s in c.splits})
+        name="mini",
+        variant="topical",
+        source_lang="en",
+        target_lang="es",
+        description="with exclusions",
+        docids=c.documents()[0],
+        doc_texts=c.documents()[1],
+        pair_ids=c.parallel_ids(),
+        pair_sources=c.parallel()[0],
+        pair_targets=c.parallel()[1],
+        queries={s: c.queries(s) for s in c.splits},
+        qrels={s: c.qrels(s) for s in c.splits},
+        excluded={s: c.qrels(s).subset(list(c.queries(s))[:2]) for s in c.splits},
+    )
     datasets.write_collection(data, tmp_path / "topical", compress=False)
     assert main(["datasets", "export", str(tmp_path / "topical"), "-o", str(tmp_path / "d"), "-q"]) == 0
     for split in c.splits:
@@ -77,16 +99,71 @@ def test_the_tour_chain_runs_on_exported_files_index_ttable_psq_eval(tmp_path, m
     assert main(["datasets", "export", str(mini), "-o", str(d), "-q"]) == 0
     steps = [
         ["index", f"{d}/docs.tsv", "-o", f"{tmp_path}/es.npz", "--lang", "es", "-j", "1"],
-        ["ttable", "train", "--source", f"{d}/parallel.en.txt", "--target", f"{d}/parallel.es.txt",
-         "--source-lang", "en", "--target-lang", "es", "-o", f"{tmp_path}/en-es.npz", "-j", "1"],
-        ["ttable", "train", "--source", f"{d}/parallel.es.txt", "--target", f"{d}/parallel.en.txt",
-         "--source-lang", "es", "--target-lang", "en", "-o", f"{tmp_path}/es-en.npz", "-j", "1"],
-        ["psq", "--index", f"{tmp_path}/es.npz", "--queries", f"{d}/queries.test.tsv", "--table",
-         f"{tmp_path}/es-en.npz", "--save-index", f"{tmp_path}/es.en.npz", "-o", f"{tmp_path}/psq.run"],
-        ["psq", "--index", f"{tmp_path}/es.en.npz", "--queries", f"{d}/queries.test.tsv", "-o",
-         f"{tmp_path}/again.run"],
-        ["psq", "--index", f"{tmp_path}/es.npz", "--queries", f"{d}/queries.test.tsv", "--table",
-         f"{tmp_path}/en-es.npz", "-o", f"{tmp_path}/psq-q.run"],
+        [
+            "ttable",
+            "train",
+            "--source",
+            f"{d}/parallel.en.txt",
+            "--target",
+            f"{d}/parallel.es.txt",
+            "--source-lang",
+            "en",
+            "--target-lang",
+            "es",
+            "-o",
+            f"{tmp_path}/en-es.npz",
+            "-j",
+            "1",
+        ],
+        [
+            "ttable",
+            "train",
+            "--source",
+            f"{d}/parallel.es.txt",
+            "--target",
+            f"{d}/parallel.en.txt",
+            "--source-lang",
+            "es",
+            "--target-lang",
+            "en",
+            "-o",
+            f"{tmp_path}/es-en.npz",
+            "-j",
+            "1",
+        ],
+        [
+            "psq",
+            "--index",
+            f"{tmp_path}/es.npz",
+            "--queries",
+            f"{d}/queries.test.tsv",
+            "--table",
+            f"{tmp_path}/es-en.npz",
+            "--save-index",
+            f"{tmp_path}/es.en.npz",
+            "-o",
+            f"{tmp_path}/psq.run",
+        ],
+        [
+            "psq",
+            "--index",
+            f"{tmp_path}/es.en.npz",
+            "--queries",
+            f"{d}/queries.test.tsv",
+            "-o",
+            f"{tmp_path}/again.run",
+        ],
+        [
+            "psq",
+            "--index",
+            f"{tmp_path}/es.npz",
+            "--queries",
+            f"{d}/queries.test.tsv",
+            "--table",
+            f"{tmp_path}/en-es.npz",
+            "-o",
+            f"{tmp_path}/psq-q.run",
+        ],
         ["eval", "--qrels", f"{d}/test.qrels", f"{tmp_path}/psq.run", "-m", "AP,P@10"],
     ]
     for argv in steps:
@@ -161,11 +238,22 @@ def _text(path, lines) -> None:
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
 
 
-DOGS_EN = ["A dog runs across the grass.", "Two children play in the sand.", "A man rides a red bicycle.",
-           "A woman sings on a stage.", "A cat sleeps on a sofa.", "People wait at a bus stop."]
-DOGS_DE = ["Ein Hund rennt über das Gras.", "Zwei Kinder spielen im Sand.", "Ein Mann fährt ein rotes Fahrrad.",
-           "Eine Frau singt auf einer Bühne.", "Eine Katze schläft auf einem Sofa.",
-           "Menschen warten an einer Bushaltestelle."]
+DOGS_EN = [
+    "A dog runs across the grass.",
+    "Two children play in the sand.",
+    "A man rides a red bicycle.",
+    "A woman sings on a stage.",
+    "A cat sleeps on a sofa.",
+    "People wait at a bus stop.",
+]
+DOGS_DE = [
+    "Ein Hund rennt über das Gras.",
+    "Zwei Kinder spielen im Sand.",
+    "Ein Mann fährt ein rotes Fahrrad.",
+    "Eine Frau singt auf einer Bühne.",
+    "Eine Katze schläft auf einem Sofa.",
+    "Menschen warten an einer Bushaltestelle.",
+]
 
 
 def fake_multi30k(root):
@@ -175,8 +263,8 @@ def fake_multi30k(root):
         _text(root / "data/task2/image_splits" / f"{part}_images.txt", [f"{i}.jpg" for i in images])
         offset = 0 if part == "val" else 4
         for k in range(1, 6):
-            _gz(root / "data/task2/raw" / f"{part}.{k}.en.gz", DOGS_EN[offset:offset + len(images)])
-            _gz(root / "data/task2/raw" / f"{part}.{k}.de.gz", DOGS_DE[offset:offset + len(images)])
+            _gz(root / "data/task2/raw" / f"{part}.{k}.en.gz", DOGS_EN[offset : offset + len(images)])
+            _gz(root / "data/task2/raw" / f"{part}.{k}.de.gz", DOGS_DE[offset : offset + len(images)])
     _text(root / "data/task1/image_splits/train.txt", ["31.jpg", "32.jpg", "33.jpg"])
     _gz(root / "data/task1/raw/train.en.gz", DOGS_EN[:3])
     _gz(root / "data/task1/raw/train.de.gz", DOGS_DE[:3])
@@ -185,14 +273,20 @@ def fake_multi30k(root):
 
 def test_build_multi30k_from_a_clone_then_load_finds_it_without_the_sources(tmp_path, capsys):
     clone = fake_multi30k(tmp_path / "dataset")
-    with pytest.raises(ClirkitError, match=r"collection multi30k-de-en is not built yet: build it once with "
-                                           r"`clirkit datasets build multi30k-de-en --from DIR`.*"
-                                           r"https://github\.com/multi30k/dataset"):
+    with pytest.raises(
+        ClirkitError,
+        match=r"collection multi30k-de-en is not built yet: build it once with "
+        r"`clirkit datasets build multi30k-de-en --from DIR`.*"
+        r"https://github\.com/multi30k/dataset",
+    ):
         datasets.load("multi30k-de-en")
     assert main(["datasets", "build", "multi30k-de-en", "--from", str(clone), "-q"]) == 0
     assert capsys.readouterr().out.splitlines() == [
-        "standard: documents 6; parallel pairs 3", "  train 3 queries; grade 1: 3", "  dev 1 queries; grade 1: 1",
-        "  test 2 queries; grade 1: 2"]
+        "standard: documents 6; parallel pairs 3",
+        "  train 3 queries; grade 1: 3",
+        "  dev 1 queries; grade 1: 1",
+        "  test 2 queries; grade 1: 2",
+    ]
     import shutil
 
     shutil.rmtree(clone)
@@ -201,28 +295,58 @@ def test_build_multi30k_from_a_clone_then_load_finds_it_without_the_sources(tmp_
     assert c.queries("dev") == {"19": DOGS_DE[3]}
     assert c.queries("test") == {"21": DOGS_DE[4], "22": DOGS_DE[5]}
     assert main(["datasets", "list"]) == 0
-    assert any(line.startswith("multi30k-de-en ") and " built " in line for line in capsys.readouterr().out.splitlines())
+    assert any(
+        line.startswith("multi30k-de-en ") and " built " in line for line in capsys.readouterr().out.splitlines()
+    )
 
 
 def test_build_bible_verse_from_one_folder_per_source(tmp_path, capsys):
-    verses = {"Gen.1.1": ("EN el principio crió Dios los cielos y la tierra.",
-                          "In the beginning, God created the heavens and the earth."),
-              "Matt.1.1": ("Libro de la generación de Jesucristo, hijo de David, hijo de Abraham.",
-                           "The book of the genealogy of Jesus Christ, the son of David, the son of Abraham."),
-              "Matt.1.2": ("Abraham engendró á Isaac.", "Abraham became the father of Isaac."),
-              "Heb.11.17": ("Por fe ofreció Abraham á Isaac.", "By faith, Abraham offered up Isaac."),
-              "Rev.22.21": ("La gracia de nuestro Señor sea con todos.", "The grace of the Lord be with all.")}
+    verses = {
+        "Gen.1.1": (
+            "EN el principio crió Dios los cielos y la tierra.",
+            "In the beginning, God created the heavens and the earth.",
+        ),
+        "Matt.1.1": (
+            "Libro de la generación de Jesucristo, hijo de David, hijo de Abraham.",
+            "The book of the genealogy of Jesus Christ, the son of David, the son of Abraham.",
+        ),
+        "Matt.1.2": ("Abraham engendró á Isaac.", "Abraham became the father of Isaac."),
+        "Heb.11.17": ("Por fe ofreció Abraham á Isaac.", "By faith, Abraham offered up Isaac."),
+        "Rev.22.21": ("La gracia de nuestro Señor sea con todos.", "The grace of the Lord be with all."),
+    }
     _text(tmp_path / "bible" / "spaRV1909eb.tsv", ["osis_id\ttext"] + [f"{v}\t{es}" for v, (es, _) in verses.items()])
     _text(tmp_path / "bible" / "engWEB2015eb.tsv", ["osis_id\ttext"] + [f"{v}\t{en}" for v, (_, en) in verses.items()])
-    _text(tmp_path / "openbible" / "cross_references.txt",
-          ["From Verse\tTo Verse\tVotes\t#www.openbible.info CC-BY 2021-05-31", "Matt.1.1\tMatt.1.2\t7",
-           "Matt.1.2\tHeb.11.17\t3", "Heb.11.17\tMatt.1.2-Matt.1.2\t12", "Rev.22.21\tGen.1.1\t0"])
-    assert main(["datasets", "build", "bible-verse-es-en", "--from", str(tmp_path / "bible"),
-                 "--from", str(tmp_path / "openbible"), "-q"]) == 0
+    _text(
+        tmp_path / "openbible" / "cross_references.txt",
+        [
+            "From Verse\tTo Verse\tVotes\t#www.openbible.info CC-BY 2021-05-31",
+            "Matt.1.1\tMatt.1.2\t7",
+            "Matt.1.2\tHeb.11.17\t3",
+            "Heb.11.17\tMatt.1.2-Matt.1.2\t12",
+            "Rev.22.21\tGen.1.1\t0",
+        ],
+    )
+    assert (
+        main(
+            [
+                "datasets",
+                "build",
+                "bible-verse-es-en",
+                "--from",
+                str(tmp_path / "bible"),
+                "--from",
+                str(tmp_path / "openbible"),
+                "-q",
+            ]
+        )
+        == 0
+    )
     assert "standard: documents 5; parallel pairs 1" in capsys.readouterr().out
     c = datasets.load("bible-verse-es-en")
-    assert c.qrels("train").to_dict() == {"Matt.1.1": {"Matt.1.1": 3, "Matt.1.2": 2},
-                                          "Matt.1.2": {"Matt.1.2": 3, "Heb.11.17": 1}}
+    assert c.qrels("train").to_dict() == {
+        "Matt.1.1": {"Matt.1.1": 3, "Matt.1.2": 2},
+        "Matt.1.2": {"Matt.1.2": 3, "Heb.11.17": 1},
+    }
     assert c.qrels("dev").to_dict() == {"Heb.11.17": {"Heb.11.17": 3, "Matt.1.2": 2}}
     assert datasets.load("bible-verse-es-en", variant="topical").excluded("dev") == {"Heb.11.17": {"Heb.11.17"}}
 
@@ -244,9 +368,16 @@ def test_build_help_says_which_files_and_where_to_download_them(capsys):
     with pytest.raises(SystemExit):
         main(["datasets", "build", "--help"])
     text = " ".join(capsys.readouterr().out.split())
-    for needed in ("cross_references.txt", "spaRV1909eb.tsv", "engWEB2015eb.tsv", "sword-text-sparv",
-                   "https://www.openbible.info/labs/cross-references/", "https://github.com/multi30k/dataset",
-                   "data/task1", "data/task2"):
+    for needed in (
+        "cross_references.txt",
+        "spaRV1909eb.tsv",
+        "engWEB2015eb.tsv",
+        "sword-text-sparv",
+        "https://www.openbible.info/labs/cross-references/",
+        "https://github.com/multi30k/dataset",
+        "data/task1",
+        "data/task2",
+    ):
         assert needed in text, needed
 
 

@@ -1,4 +1,5 @@
 """`clirkit demo`: the shipped experiment file, shown, and run (--baselines-only on a small collection)."""
+
 from __future__ import annotations
 
 from clirkit.cli import main

@@ -1,5 +1,6 @@
 """`clirkit eval`: tables in four formats, significance marks, 3-column qrels, error exits, the three -m forms,
 columns named as written, -q refused, pytrec_eval parity through the command."""
+
 from __future__ import annotations
 
 import csv
@@ -34,8 +35,12 @@ def files(tmp_path):
             weak.append(f"{qid} Q0 {d} {rank} {10 - rank} weak")
         for rank, d in enumerate([rel] + others, start=1):
             strong.append(f"{qid} Q0 {d} {rank} {10 - rank} strong")
-    return {"qrels": _write(tmp_path / "qrels.txt", qrels), "weak": _write(tmp_path / "weak.run", weak),
-            "strong": _write(tmp_path / "strong.run", strong), "dir": tmp_path}
+    return {
+        "qrels": _write(tmp_path / "qrels.txt", qrels),
+        "weak": _write(tmp_path / "weak.run", weak),
+        "strong": _write(tmp_path / "strong.run", strong),
+        "dir": tmp_path,
+    }
 
 
 def _run(capsys, *argv):
@@ -77,8 +82,9 @@ def test_markdown_csv_and_json_carry_the_same_numbers(files, capsys):
 
 
 def test_per_query_output_lists_every_qrels_query_and_the_mean(files, capsys):
-    _, out, _ = _run(capsys, "--qrels", files["qrels"], files["weak"], "--per-query", "-m", "RR", "--quiet",
-                     "--format", "csv")
+    _, out, _ = _run(
+        capsys, "--qrels", files["qrels"], files["weak"], "--per-query", "-m", "RR", "--quiet", "--format", "csv"
+    )
     rows = list(csv.DictReader(io.StringIO(out)))
     assert [r["qid"] for r in rows] == [f"Gen.{q + 1}" for q in range(N_QUERIES)] + ["all"]
     assert all(float(r["RR"]) == 0.25 for r in rows)
@@ -96,8 +102,20 @@ def test_three_column_qrels_are_accepted(files, capsys):
 
 def test_baseline_option_and_output_file(files, capsys):
     out_path = files["dir"] / "table.md"
-    status, out, _ = _run(capsys, "--qrels", files["qrels"], files["weak"], files["strong"], "--baseline",
-                          files["strong"], "--format", "markdown", "-o", str(out_path), "--quiet")
+    status, out, _ = _run(
+        capsys,
+        "--qrels",
+        files["qrels"],
+        files["weak"],
+        files["strong"],
+        "--baseline",
+        files["strong"],
+        "--format",
+        "markdown",
+        "-o",
+        str(out_path),
+        "--quiet",
+    )
     assert status == 0 and out == ""
     text = out_path.read_text()
     assert f"against {files['strong']}" in text
@@ -119,13 +137,16 @@ def test_run_queries_missing_from_qrels_are_said_once_in_the_table_or_on_stderr(
     assert status == 0 and "1 run queries are not in the qrels" in err and "not in the qrels" not in out
 
 
-@pytest.mark.parametrize("lines, message", [
-    (["Exod.1 Q0 Gen.1.1 1 2.0 t", "Exod.2 Q0 Gen.1.1 1 2.0 t"], "bad.run: none of the run's 2 queries"),
-    (["Gen.1 Q0 Gen.1.1 1 2.0 t", "Gen.1 Q0 Gen.1.1 2 1.0 t"], "bad.run:2: docid Gen.1.1 appears twice"),
-    (["Gen.1 Q0 Gen.1.1 1 nan t"], "bad.run:1: score 'nan'"),
-    ([], "bad.run: empty"),
-    (["Gen.1 Q0 Gen.1.1 1 t"], "bad.run:1: expected 6 columns"),
-])
+@pytest.mark.parametrize(
+    "lines, message",
+    [
+        (["Exod.1 Q0 Gen.1.1 1 2.0 t", "Exod.2 Q0 Gen.1.1 1 2.0 t"], "bad.run: none of the run's 2 queries"),
+        (["Gen.1 Q0 Gen.1.1 1 2.0 t", "Gen.1 Q0 Gen.1.1 2 1.0 t"], "bad.run:2: docid Gen.1.1 appears twice"),
+        (["Gen.1 Q0 Gen.1.1 1 nan t"], "bad.run:1: score 'nan'"),
+        ([], "bad.run: empty"),
+        (["Gen.1 Q0 Gen.1.1 1 t"], "bad.run:1: expected 6 columns"),
+    ],
+)
 def test_bad_runs_exit_2_with_file_and_line(files, capsys, lines, message):
     bad = _write(files["dir"] / "bad.run", lines)
     status, out, err = _run(capsys, "--qrels", files["qrels"], bad)
@@ -135,16 +156,23 @@ def test_bad_runs_exit_2_with_file_and_line(files, capsys, lines, message):
 
 @pytest.mark.parametrize("depth", ["1", "2", "0"])
 def test_a_docid_repeated_below_the_depth_exits_2_naming_file_and_line(files, capsys, depth):
-    bad = _write(files["dir"] / "bad.run", ["Gen.1 Q0 Gen.1.1 1 3.0 t", "Gen.1 Q0 Gen.1.2 2 2.0 t",
-                                             "Gen.1 Q0 Gen.1.1 3 1.0 t"])
+    bad = _write(
+        files["dir"] / "bad.run", ["Gen.1 Q0 Gen.1.1 1 3.0 t", "Gen.1 Q0 Gen.1.2 2 2.0 t", "Gen.1 Q0 Gen.1.1 3 1.0 t"]
+    )
     status, out, err = _run(capsys, "--qrels", files["qrels"], bad, "--depth", depth, "--quiet")
     assert status == 2 and out == ""
-    assert err == f"clirkit: error: {bad}:3: docid Gen.1.1 appears twice for query Gen.1 (first at line 1): a run lists a document once per query; remove one of the two lines\n"
+    assert (
+        err
+        == f"clirkit: error: {bad}:3: docid Gen.1.1 appears twice for query Gen.1 (first at line 1): a run lists a document once per query; remove one of the two lines\n"
+    )
 
 
 def test_bad_options_exit_2(files, capsys):
-    for extra, message in [(["-m", "MAP@x"], "unknown measure"), (["--baseline", "nope.run"], "--baseline"),
-                           (["--permutations", "0"], "--permutations")]:
+    for extra, message in [
+        (["-m", "MAP@x"], "unknown measure"),
+        (["--baseline", "nope.run"], "--baseline"),
+        (["--permutations", "0"], "--permutations"),
+    ]:
         status, _, err = _run(capsys, "--qrels", files["qrels"], files["weak"], *extra)
         assert status == 2 and message in err
 
@@ -156,8 +184,16 @@ def test_clirkit_eval_equals_library_evaluate_on_the_same_data(files, capsys):
 
     write_run(run, files["dir"] / "x.run")
     write_qrels(qrels, files["dir"] / "x.qrels")
-    _, out, _ = _run(capsys, "--qrels", str(files["dir"] / "x.qrels"), str(files["dir"] / "x.run"),
-                     "--format", "json", "-m", "AP,nDCG@10,PRES@1000,RR")
+    _, out, _ = _run(
+        capsys,
+        "--qrels",
+        str(files["dir"] / "x.qrels"),
+        str(files["dir"] / "x.run"),
+        "--format",
+        "json",
+        "-m",
+        "AP,nDCG@10,PRES@1000,RR",
+    )
     assert json.loads(out)["runs"][0]["mean"] == evaluate(run, qrels, ["AP", "nDCG@10", "PRES@1000", "RR"]).mean()
 
 
@@ -184,9 +220,21 @@ def test_compare_runs_script_writes_the_markdown_table_of_a_folder(files, capsys
 
 # --------------------------------------------------------------------------- -m, names as written, -q
 
+
 def test_per_query_csv_ends_each_run_with_its_mean_as_qid_all(files, capsys):
-    _, out, _ = _run(capsys, "--qrels", files["qrels"], files["weak"], files["strong"], "--per-query", "-m", "RR,AP",
-                     "--quiet", "--format", "csv")
+    _, out, _ = _run(
+        capsys,
+        "--qrels",
+        files["qrels"],
+        files["weak"],
+        files["strong"],
+        "--per-query",
+        "-m",
+        "RR,AP",
+        "--quiet",
+        "--format",
+        "csv",
+    )
     rows = list(csv.DictReader(io.StringIO(out)))
     assert len(rows) == 2 * (N_QUERIES + 1)
     weak_all, strong_all = rows[N_QUERIES], rows[-1]
@@ -201,20 +249,35 @@ def _header(out: str) -> list[str]:
     return out.splitlines()[0].split()
 
 
-@pytest.mark.parametrize("argv", [
-    ["--qrels", "{qrels}", "{weak}", "{strong}", "-m", "AP", "P@10", "nDCG@10"],      # several values
-    ["--qrels", "{qrels}", "{weak}", "{strong}", "-m", "AP", "-m", "P@10", "-m", "nDCG@10"],  # repeated
-    ["--qrels", "{qrels}", "{weak}", "{strong}", "-m", "AP,P@10,nDCG@10"],            # comma list
-    ["--qrels", "{qrels}", "{weak}", "{strong}", "-m", "AP,P@10", "-m", "nDCG@10"],   # mixtures
-    ["--qrels", "{qrels}", "{weak}", "{strong}", "-m", "AP", "P@10,nDCG@10", "--format", "text"],
-    ["-m", "AP,P@10,nDCG@10", "--qrels", "{qrels}", "{weak}", "{strong}"],            # -m first, one value
-    ["--qrels", "{qrels}", "-m", "AP", "P@10", "nDCG@10", "--", "{weak}", "{strong}"],  # -m before, then --
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--qrels", "{qrels}", "{weak}", "{strong}", "-m", "AP", "P@10", "nDCG@10"],  # several values
+        ["--qrels", "{qrels}", "{weak}", "{strong}", "-m", "AP", "-m", "P@10", "-m", "nDCG@10"],  # repeated
+        ["--qrels", "{qrels}", "{weak}", "{strong}", "-m", "AP,P@10,nDCG@10"],  # comma list
+        ["--qrels", "{qrels}", "{weak}", "{strong}", "-m", "AP,P@10", "-m", "nDCG@10"],  # mixtures
+        ["--qrels", "{qrels}", "{weak}", "{strong}", "-m", "AP", "P@10,nDCG@10", "--format", "text"],
+        ["-m", "AP,P@10,nDCG@10", "--qrels", "{qrels}", "{weak}", "{strong}"],  # -m first, one value
+        ["--qrels", "{qrels}", "-m", "AP", "P@10", "nDCG@10", "--", "{weak}", "{strong}"],  # -m before, then --
+    ],
+)
 def test_measures_as_several_values_repeats_or_comma_lists_before_or_after_the_runs(files, capsys, argv):
     status, out, _ = _run(capsys, "--quiet", *[a.format(**files) for a in argv])
     assert status == 0
-    _, reference, _ = _run(capsys, "--qrels", files["qrels"], files["weak"], files["strong"], "-m", "AP",
-                           "-m", "P@10", "-m", "nDCG@10", "--quiet")
+    _, reference, _ = _run(
+        capsys,
+        "--qrels",
+        files["qrels"],
+        files["weak"],
+        files["strong"],
+        "-m",
+        "AP",
+        "-m",
+        "P@10",
+        "-m",
+        "nDCG@10",
+        "--quiet",
+    )
     assert _header(out) == ["run", "queries", "AP", "P@10", "nDCG@10"]
     assert out == reference
 
@@ -224,8 +287,9 @@ def test_the_readme_command_line_works(files, capsys, monkeypatch):
     (files["dir"] / "test.qrels").write_text(open(files["qrels"]).read())
     for name, source in (("dt.run", "weak"), ("psq.run", "weak"), ("agg.run", "strong")):
         (files["dir"] / name).write_text(open(files[source]).read())
-    status, out, _ = _run(capsys, *"--qrels test.qrels dt.run psq.run agg.run -m AP,PRES@1000,nDCG@10,P@10 "
-                                   "--baseline psq.run".split())
+    status, out, _ = _run(
+        capsys, *"--qrels test.qrels dt.run psq.run agg.run -m AP,PRES@1000,nDCG@10,P@10 --baseline psq.run".split()
+    )
     lines = out.splitlines()
     assert status == 0 and lines[0].split() == ["run", "queries", "AP", "PRES@1000", "nDCG@10", "P@10"]
     assert [line.split()[0] for line in lines[1:4]] == ["dt.run", "psq.run", "agg.run"]
@@ -286,8 +350,9 @@ def test_dash_q_on_eval_is_refused_naming_per_query_and_quiet(files, capsys):
         main(["eval", "--qrels", files["qrels"], files["weak"], "-q"])
     _, err = capsys.readouterr()
     assert info.value.code == 2
-    assert ("clirkit eval: error: -q is trec_eval's per-query flag; here use --per-query "
-            "(or --quiet to silence progress)") in err
+    assert (
+        "clirkit eval: error: -q is trec_eval's per-query flag; here use --per-query (or --quiet to silence progress)"
+    ) in err
     run = _write(files["dir"] / "extra.run", open(files["strong"]).read().splitlines() + ["X.1 Q0 d 1 1 s"])
     status, _, err = _run(capsys, "--qrels", files["qrels"], run, "--quiet")
     assert status == 0 and err == ""
@@ -332,23 +397,62 @@ def test_measure_aliases_through_the_command_match_pytrec_eval_on_every_query(fi
     as_dict: dict[str, dict[str, float]] = {}
     for q, d, s in zip(run.qids.tolist(), run.docids.tolist(), run.scores.tolist()):
         as_dict.setdefault(q, {})[d] = s
-    families = {"P", "ndcg_cut", "map_cut", "map", "recip_rank", "Rprec", "num_rel_ret", "num_rel", "num_ret",
-                "success"}
-    oracle = {level: pytrec_eval.RelevanceEvaluator(qrels.to_dict(), families, relevance_level=level).evaluate(as_dict)
-              for level in (1, 2)}
+    families = {
+        "P",
+        "ndcg_cut",
+        "map_cut",
+        "map",
+        "recip_rank",
+        "Rprec",
+        "num_rel_ret",
+        "num_rel",
+        "num_ret",
+        "success",
+    }
+    oracle = {
+        level: pytrec_eval.RelevanceEvaluator(qrels.to_dict(), families, relevance_level=level).evaluate(as_dict)
+        for level in (1, 2)
+    }
     spellings = [  # three lists: two spellings of one measure in one list would share a column
-        {"P.10": ("P_10", 1), "ndcg_cut.10": ("ndcg_cut_10", 1), "map": ("map", 1), "recip_rank": ("recip_rank", 1),
-         "Rprec": ("Rprec", 1), "num_rel_ret": ("num_rel_ret", 1), "num_rel": ("num_rel", 1),
-         "num_ret": ("num_ret", 1), "P(rel=2)@10": ("P_10", 2), "AP@100": ("map_cut_100", 1),
-         "success_5": ("success_5", 1)},
-        {"P_10": ("P_10", 1), "ndcg_cut_10": ("ndcg_cut_10", 1), "map_cut.100": ("map_cut_100", 1),
-         "RR(rel=2)": ("recip_rank", 2), "NumRelRet(rel=2)": ("num_rel_ret", 2)},
+        {
+            "P.10": ("P_10", 1),
+            "ndcg_cut.10": ("ndcg_cut_10", 1),
+            "map": ("map", 1),
+            "recip_rank": ("recip_rank", 1),
+            "Rprec": ("Rprec", 1),
+            "num_rel_ret": ("num_rel_ret", 1),
+            "num_rel": ("num_rel", 1),
+            "num_ret": ("num_ret", 1),
+            "P(rel=2)@10": ("P_10", 2),
+            "AP@100": ("map_cut_100", 1),
+            "success_5": ("success_5", 1),
+        },
+        {
+            "P_10": ("P_10", 1),
+            "ndcg_cut_10": ("ndcg_cut_10", 1),
+            "map_cut.100": ("map_cut_100", 1),
+            "RR(rel=2)": ("recip_rank", 2),
+            "NumRelRet(rel=2)": ("num_rel_ret", 2),
+        },
         {"nDCG@10": ("ndcg_cut_10", 1), "NumRet": ("num_ret", 1), "Success@1": ("success_1", 1)},
     ]
     for group in spellings:
-        status, out, err = _run(capsys, "--qrels", str(files["dir"] / "r.qrels"), str(files["dir"] / "r.run"),
-                              "--per-query", "--format", "json", "--average", "run", "--depth", "0", "--quiet",
-                              "-m", ",".join(group))
+        status, out, err = _run(
+            capsys,
+            "--qrels",
+            str(files["dir"] / "r.qrels"),
+            str(files["dir"] / "r.run"),
+            "--per-query",
+            "--format",
+            "json",
+            "--average",
+            "run",
+            "--depth",
+            "0",
+            "--quiet",
+            "-m",
+            ",".join(group),
+        )
         assert status == 0, err
         per_query = json.loads(out)["runs"][0]["per_query"]
         assert sorted(per_query) == sorted(oracle[1])

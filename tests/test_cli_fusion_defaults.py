@@ -2,6 +2,7 @@
 runs (DT, PSQ, PSQ-Boost, a standalone Boost, SCS, monolingual-style BM25), made for real on a small slice of
 nave-en-es, exactly as the experiment runner fuses them with the same weights (issue 30): the verb and the runner
 read one default transform, :class:`clirkit.systems.Fusion`'s ``auto``."""
+
 from __future__ import annotations
 
 import itertools
@@ -77,8 +78,23 @@ def folder(mini, tmp_path_factory):
     for split in ("dev", "test"):
         queries = work / f"{split}.tsv"
         queries.write_text("".join(f"{q}\t{t}\n" for q, t in c.queries(split).items()), encoding="utf-8")
-        assert main(["search", "--index", str(work / "out" / "index.npz"), "--queries", str(queries),
-                     "-o", str(work / "out" / "runs" / f"bm25.{split}.run.gz"), "--tag", "BM25", "-q"]) == 0
+        assert (
+            main(
+                [
+                    "search",
+                    "--index",
+                    str(work / "out" / "index.npz"),
+                    "--queries",
+                    str(queries),
+                    "-o",
+                    str(work / "out" / "runs" / f"bm25.{split}.run.gz"),
+                    "--tag",
+                    "BM25",
+                    "-q",
+                ]
+            )
+            == 0
+        )
     return work / "out"
 
 
@@ -93,13 +109,14 @@ def test_the_slice_has_runs_with_negative_scores_and_runs_without(folder):
 
 
 @pytest.mark.parametrize("first,second", list(itertools.combinations(SYSTEMS, 2)))
-def test_kappa_and_borda_fuse_every_pair_with_no_other_flag_as_the_runner_does(folder, first, second, tmp_path,
-                                                                                 capsys):
+def test_kappa_and_borda_fuse_every_pair_with_no_other_flag_as_the_runner_does(folder, first, second, tmp_path, capsys):
     a, b = run_file(folder, first), run_file(folder, second)
     dev = [read_run(run_file(folder, n, "dev")) for n in (first, second)]
     test = [read_run(a), read_run(b)]
-    for argv, params in (([a, b, "--kappa", "0.5"], {"weights": [0.5, 0.5]}),
-                         ([a, b, "--method", "borda"], {"method": "borda"})):
+    for argv, params in (
+        ([a, b, "--kappa", "0.5"], {"weights": [0.5, 0.5]}),
+        ([a, b, "--method", "borda"], {"method": "borda"}),
+    ):
         out = tmp_path / "out.run"
         assert main(["aggregate", *argv, "-o", str(out)]) == 0, capsys.readouterr().err
         # the runner's way: Fusion(systems, **spec) with the system's defaults, fitted on the dev runs,
@@ -112,11 +129,14 @@ def test_kappa_and_borda_fuse_every_pair_with_no_other_flag_as_the_runner_does(f
             assert read_run(out).tag == "interp:w=0.5,0.5:t=" + ",".join("shift" if n else "none" for n in negative)
 
 
-@pytest.mark.parametrize("fused,first,second,argv", [
-    ("psq_psq-boost-k-0.5", "PSQ", "PSQ-Boost", ["--kappa", "0.5"]),
-    ("boost_scs-k-0.5", "Boost", "SCS", ["--kappa", "0.5"]),
-    ("psq-boost_scs-borda", "PSQ-Boost", "SCS", ["--method", "borda"]),
-])
+@pytest.mark.parametrize(
+    "fused,first,second,argv",
+    [
+        ("psq_psq-boost-k-0.5", "PSQ", "PSQ-Boost", ["--kappa", "0.5"]),
+        ("boost_scs-k-0.5", "Boost", "SCS", ["--kappa", "0.5"]),
+        ("psq-boost_scs-borda", "PSQ-Boost", "SCS", ["--method", "borda"]),
+    ],
+)
 def test_the_command_gives_the_runners_own_fusion_run(folder, fused, first, second, argv, tmp_path, capsys):
     out = tmp_path / "out.run"
     assert main(["aggregate", run_file(folder, first), run_file(folder, second), *argv, "-o", str(out)]) == 0
@@ -131,8 +151,22 @@ def test_an_explicit_transform_none_on_a_negative_run_is_a_one_line_error(folder
     out = tmp_path / "out.run"
     capsys.readouterr()
     for second in ("PSQ-Boost", "SCS"):
-        assert main(["aggregate", run_file(folder, "PSQ"), run_file(folder, second), "--kappa", "0.5",
-                     "--transform", "none", "-o", str(out)]) == 2
+        assert (
+            main(
+                [
+                    "aggregate",
+                    run_file(folder, "PSQ"),
+                    run_file(folder, second),
+                    "--kappa",
+                    "0.5",
+                    "--transform",
+                    "none",
+                    "-o",
+                    str(out),
+                ]
+            )
+            == 2
+        )
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and err.startswith("clirkit: error: ") and "negative scores" in err
         assert "--transform shift" in err and not out.exists()

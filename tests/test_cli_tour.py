@@ -2,6 +2,7 @@
 one of the export's or made by a command above it, and the kappa line fuses PSQ with the model boosted from the
 DT+PSQ fusion (the demo's PSQ+Boost(k=0.5) fusion), not with the standalone model; boosting/README.md gives the
 tour's BoostCLIR recipe, the demo's settings."""
+
 from __future__ import annotations
 
 import shlex
@@ -13,8 +14,18 @@ from clirkit.cli import build_parser
 
 README = Path(__file__).parent.parent / "README.md"
 SHIPPED = Path(__file__).parent.parent / "clirkit" / "experiments" / "demo.toml"
-EXPORTED = ["docs.tsv", "queries.train.tsv", "queries.dev.tsv", "queries.test.tsv", "train.qrels", "dev.qrels",
-            "test.qrels", "parallel.en.txt", "parallel.es.txt", "README.txt"]  # test_cli_datasets checks the export
+EXPORTED = [
+    "docs.tsv",
+    "queries.train.tsv",
+    "queries.dev.tsv",
+    "queries.test.tsv",
+    "train.qrels",
+    "dev.qrels",
+    "test.qrels",
+    "parallel.en.txt",
+    "parallel.es.txt",
+    "README.txt",
+]  # test_cli_datasets checks the export
 FILES = (".run", ".npz", ".tsv", ".qrels", ".txt")
 
 
@@ -76,7 +87,7 @@ def test_the_tour_boosts_from_the_tuned_dt_psq_fusion_and_fuses_psq_with_it_as_t
     assert psq[1] == "psq" and boosted[1] == "boost-rank"
     trained = made[boosted[2]]
     assert trained[1] == "boost-train" and "--base-run" in trained, "the standalone model, not the boosted one"
-    bases = trained[trained.index("--base-run") + 1:trained.index("--base-run") + 3]
+    bases = trained[trained.index("--base-run") + 1 : trained.index("--base-run") + 3]
     candidates = boosted[boosted.index("--candidates") + 1]
     for fused in (*bases, candidates):  # DT's and PSQ's runs of one split fused with the weights tuned on dev
         argv = made[fused]

@@ -4,6 +4,7 @@ Oracle: the line-by-line parsers of :mod:`clirkit.formats.runs` and :mod:`clirki
 by making the columnar path decline), on the same bytes. Each case is read both ways: the same Run/Qrels
 (bit-identical scores), or the same ClirkitError message.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -16,11 +17,7 @@ from clirkit.errors import ClirkitError
 from clirkit.formats import qrels as qrels_format
 from clirkit.formats import runs as run_format
 
-RUN = ("q1 Q0 d3 1 12.5 tag\n"
-       "q1 Q0 d1 2 12.25 tag\n"
-       "q2 Q0 d1 1 3.0 tag\n"
-       "q1 Q0 d2 3 12.25 tag\n"
-       "q2 Q0 d9 2 7 tag\n")
+RUN = "q1 Q0 d3 1 12.5 tag\nq1 Q0 d1 2 12.25 tag\nq2 Q0 d1 1 3.0 tag\nq1 Q0 d2 3 12.25 tag\nq2 Q0 d9 2 7 tag\n"
 QRELS = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d9 2\nq3 0 d4 -1\n"
 
 
@@ -188,7 +185,9 @@ def test_a_pair_repeated_in_another_block_below_the_depth_is_reported_as_the_lin
     monkeypatch.setattr(columnar.iter_column_batches, "__kwdefaults__", {"block_bytes": 256})
     for depth in (None, 1, 10):
         assert _same(monkeypatch, formats.read_run, path, depth=depth) == (
-            "error", f"{path}:301: docid doc5 appears twice for query q1 (first at line 6): a run lists a document once per query; remove one of the two lines")
+            "error",
+            f"{path}:301: docid doc5 appears twice for query q1 (first at line 6): a run lists a document once per query; remove one of the two lines",
+        )
 
 
 def test_depth_keeps_every_row_that_may_be_in_the_top_in_any_order_of_ties(tmp_path):
@@ -202,8 +201,12 @@ def test_depth_keeps_every_row_that_may_be_in_the_top_in_any_order_of_ties(tmp_p
 
 def test_scores_read_back_bit_for_bit(tmp_path):
     rng = np.random.default_rng(1)
-    values = np.concatenate((rng.standard_normal(2000) * 10.0 ** rng.integers(-300, 300, 2000),
-                             np.frombuffer(rng.bytes(8 * 2000), dtype=np.float64)))
+    values = np.concatenate(
+        (
+            rng.standard_normal(2000) * 10.0 ** rng.integers(-300, 300, 2000),
+            np.frombuffer(rng.bytes(8 * 2000), dtype=np.float64),
+        )
+    )
     values = values[np.isfinite(values)]
     run = formats.Run(np.array(["q"] * len(values)), np.array([f"d{i}" for i in range(len(values))]), values)
     path = tmp_path / "a.run"
@@ -255,8 +258,10 @@ def test_a_run_of_decimal_scores_is_read_without_pyarrow(tmp_path):
 
     path = tmp_path / "a.run"
     path.write_text(RUN.replace("12.5", "-1.2500e-1"))
-    code = ("import sys; from clirkit.formats import runs; run = runs._read_run_columns(sys.argv[1], None); "
-            "assert run is not None; print('pyarrow' in sys.modules)")
+    code = (
+        "import sys; from clirkit.formats import runs; run = runs._read_run_columns(sys.argv[1], None); "
+        "assert run is not None; print('pyarrow' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

@@ -1,6 +1,7 @@
 """clirkit.constraints against scikit-learn's parameter validation (the oracle): every constraint the systems
 declare accepts and refuses the same values, with the same message; and importing the systems imports no
 scikit-learn."""
+
 from __future__ import annotations
 
 import subprocess
@@ -31,9 +32,43 @@ def _sklearns(constraint):
 
 
 def _values(constraint_list) -> list:
-    values = [None, True, False, np.bool_(True), 0, 1, -1, 2, 64, 10 ** 20, 0.0, 0.5, 1.0, -0.5, 1.5, 1e-4, 0.99,
-              float("nan"), float("inf"), -float("inf"), np.int64(3), np.float32(0.25), np.float64(0.1), "auto",
-              "two", "", "queries", "lm", [0.5, 0.5], (1, 2), [], {"a"}, frozenset(), {"k": 1}, np.arange(2)]
+    values = [
+        None,
+        True,
+        False,
+        np.bool_(True),
+        0,
+        1,
+        -1,
+        2,
+        64,
+        10**20,
+        0.0,
+        0.5,
+        1.0,
+        -0.5,
+        1.5,
+        1e-4,
+        0.99,
+        float("nan"),
+        float("inf"),
+        -float("inf"),
+        np.int64(3),
+        np.float32(0.25),
+        np.float64(0.1),
+        "auto",
+        "two",
+        "",
+        "queries",
+        "lm",
+        [0.5, 0.5],
+        (1, 2),
+        [],
+        {"a"},
+        frozenset(),
+        {"k": 1},
+        np.arange(2),
+    ]
     for c in constraint_list:
         if isinstance(c, ours.Interval):
             for bound in (c.left, c.right):
@@ -71,8 +106,14 @@ def test_each_declared_constraint_accepts_refuses_and_says_as_scikit_learn_does(
 
 
 def test_intervals_are_described_and_bounded_as_scikit_learns():
-    for args in [(Integral, 1, None, "left"), (Real, 0, 1, "both"), (Real, 0, 1, "neither"), (Real, None, 0, "right"),
-                 (Integral, -3, 3, "both"), (Real, 0.5, None, "neither")]:
+    for args in [
+        (Integral, 1, None, "left"),
+        (Real, 0, 1, "both"),
+        (Real, 0, 1, "neither"),
+        (Real, None, 0, "right"),
+        (Integral, -3, 3, "both"),
+        (Real, 0.5, None, "neither"),
+    ]:
         mine, theirs = ours.Interval(*args[:3], closed=args[3]), sk.Interval(*args[:3], closed=args[3])
         assert str(mine) == str(theirs)
         for value in (-4, -3, -0.5, 0, 0.5, 1, 3, 4, float("nan"), float("inf"), True):
@@ -80,8 +121,10 @@ def test_intervals_are_described_and_bounded_as_scikit_learns():
 
 
 def test_importing_the_systems_and_building_one_imports_no_scikit_learn():
-    code = ("import sys\nfrom clirkit.systems import PSQ, DT, Fusion\nPSQ(k1=0.9).check_params()\n"
-            "print(any(m == 'sklearn' or m.startswith('sklearn.') for m in sys.modules))")
+    code = (
+        "import sys\nfrom clirkit.systems import PSQ, DT, Fusion\nPSQ(k1=0.9).check_params()\n"
+        "print(any(m == 'sklearn' or m.startswith('sklearn.') for m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
 

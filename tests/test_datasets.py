@@ -1,4 +1,5 @@
 """clirkit.datasets: the bundled nave-en-es files, their builder, and the collections built from ../shared."""
+
 from __future__ import annotations
 
 import gzip
@@ -24,7 +25,8 @@ from clirkit.errors import ClirkitError
 SHARED = default_shared()
 HAVE_SHARED = (SHARED / "data" / "bible").is_dir()
 needs_shared = pytest.mark.skipif(
-    not HAVE_SHARED, reason=f"shared data folder not found at {SHARED} (set CLIRKIT_SHARED to run this test)")
+    not HAVE_SHARED, reason=f"shared data folder not found at {SHARED} (set CLIRKIT_SHARED to run this test)"
+)
 README = Path(datasets.__file__).parent / "README.md"
 
 
@@ -49,10 +51,13 @@ def _counts_from_files(c: Collection) -> dict:
     """Counts recomputed from the raw files (an oracle independent of the readers and the manifest)."""
     out: dict = {"documents": len(_lines(c.paths["documents"])), "parallel_pairs": len(_lines(c.paths["parallel"]))}
     for split in c.splits:
-        grades, n = np.unique(np.array(b" ".join(_lines(c.paths["qrels"][split])).split()[3::4], dtype=int),
-                              return_counts=True)
-        out[split] = {"queries": len(_lines(c.paths["queries"][split])),
-                      "qrels": {str(g): int(k) for g, k in zip(grades.tolist(), n.tolist())}}
+        grades, n = np.unique(
+            np.array(b" ".join(_lines(c.paths["qrels"][split])).split()[3::4], dtype=int), return_counts=True
+        )
+        out[split] = {
+            "queries": len(_lines(c.paths["queries"][split])),
+            "qrels": {str(g): int(k) for g, k in zip(grades.tolist(), n.tolist())},
+        }
         if "excluded" in c.paths:
             out[split]["excluded"] = len(_lines(c.paths["excluded"][split]))
     return out
@@ -97,16 +102,21 @@ def test_verse_file_errors_name_file_and_line(tmp_path):
 CASING = Casing(["And Moses said to the priests of God: he meets them in the wilderness for the house of God."])
 
 
-@pytest.mark.parametrize("raw, expected", [
-    ("→ Meets, Moses in the wilderness and is made spokesman for Moses  ",
-     "meets Moses in the wilderness and is made spokesman for Moses"),
-    ("→ For God' s house ", "for God's house"),
-    ("→ INSTANCES OF <list> <item>Inhabitants</item> <item>Of Heshbon ", "instances of inhabitants of Heshbon"),
-    ("1. A judge of Israel ", "a judge of Israel"),
-    ("→ Consecration of, to the priesthood ", "consecration of, to the priesthood"),
-    ("→ &#8220;Calves of the lips,&#8221; a metaphor ", "“Calves of the lips,” a metaphor"),
-    ("→ ", ""),
-])
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        (
+            "→ Meets, Moses in the wilderness and is made spokesman for Moses  ",
+            "meets Moses in the wilderness and is made spokesman for Moses",
+        ),
+        ("→ For God' s house ", "for God's house"),
+        ("→ INSTANCES OF <list> <item>Inhabitants</item> <item>Of Heshbon ", "instances of inhabitants of Heshbon"),
+        ("1. A judge of Israel ", "a judge of Israel"),
+        ("→ Consecration of, to the priesthood ", "consecration of, to the priesthood"),
+        ("→ &#8220;Calves of the lips,&#8221; a metaphor ", "“Calves of the lips,” a metaphor"),
+        ("→ ", ""),
+    ],
+)
 def test_heading_is_cleaned_to_sentence_case(raw, expected):
     assert clean_heading(raw, CASING) == expected
 
@@ -126,7 +136,9 @@ def test_repeated_topic_entries_merge_and_keep_numbering(tmp_path):
         '<lb/>→ See <ref target="Nave:ZIN">ZIN</ref></def> </entryFree>\n'
         '$$$ABEL\n<entryFree n="ABEL"> <def> <lb/>1. A stone <ref osisRef="1Sam.6.18">1Sa 6:18</ref></def> </entryFree>\n'
         '$$$SIN\n<entryFree n="SIN"> <def> <lb/>→ Degrees in <ref osisRef="Rom.2">Ro 2</ref>; '
-        '<ref osisRef="John.19.11-John.19.12">Joh 19:11,12</ref></def> </entryFree>\n', encoding="utf-8")
+        '<ref osisRef="John.19.11-John.19.12">Joh 19:11,12</ref></def> </entryFree>\n',
+        encoding="utf-8",
+    )
     topics = read_nave(imp)
     assert [t.key for t in topics] == ["SIN", "ABEL"]
     sin = topics[0].subtopics
@@ -152,12 +164,20 @@ def test_topic_split_is_sha256_of_the_name_and_never_changes():
 
 # --------------------------------------------------------------------------- parallel files and manifests
 
+
 def test_parallel_file_round_trips(tmp_path):
     path = tmp_path / "p.tsv.gz"
-    assert write_parallel(["Gen.1.1", "Gen.1.2"], ["In the beginning", "The earth"],
-                          ["En el principio", "Y la tierra"], path) == 2
-    assert read_parallel(path) == (["Gen.1.1", "Gen.1.2"], ["In the beginning", "The earth"],
-                                   ["En el principio", "Y la tierra"])
+    assert (
+        write_parallel(
+            ["Gen.1.1", "Gen.1.2"], ["In the beginning", "The earth"], ["En el principio", "Y la tierra"], path
+        )
+        == 2
+    )
+    assert read_parallel(path) == (
+        ["Gen.1.1", "Gen.1.2"],
+        ["In the beginning", "The earth"],
+        ["En el principio", "Y la tierra"],
+    )
 
 
 def test_parallel_file_errors_name_file_and_line(tmp_path):
@@ -187,19 +207,24 @@ def test_a_folder_that_is_no_collection_or_a_broken_manifest_says_what_to_do(tmp
     manifest = tmp_path / "manifest.json"
     with pytest.raises(ClirkitError) as err:
         Collection(tmp_path)
-    assert str(err.value) == (f"{manifest}: no such file; {tmp_path} is not a clirkit collection folder: check the "
-                              f"path (a collection folder is made by `clirkit collection`)")
+    assert str(err.value) == (
+        f"{manifest}: no such file; {tmp_path} is not a clirkit collection folder: check the "
+        f"path (a collection folder is made by `clirkit collection`)"
+    )
     remake = "restore the folder's manifest.json, or make the folder again with `clirkit collection`"
     manifest.write_text('{"format": ', encoding="utf-8")
     with pytest.raises(ClirkitError) as err:
         Collection(tmp_path)
-    assert str(err.value) == (f"{manifest}: not a valid manifest (Expecting value: line 1 column 12 (char 11)); "
-                              f"{remake}")
+    assert str(err.value) == (
+        f"{manifest}: not a valid manifest (Expecting value: line 1 column 12 (char 11)); {remake}"
+    )
     manifest.write_text('{"format": "clirkit-irds"}', encoding="utf-8")
     with pytest.raises(ClirkitError) as err:
         Collection(tmp_path)
-    assert str(err.value) == (f"{manifest}: not a clirkit collection manifest (a JSON object whose format is "
-                              f"'clirkit-collection'): check the path, or {remake}")
+    assert str(err.value) == (
+        f"{manifest}: not a clirkit collection manifest (a JSON object whose format is "
+        f"'clirkit-collection'): check the path, or {remake}"
+    )
 
 
 def test_a_manifest_in_utf16_is_named_so_with_iconv(tmp_path):
@@ -208,10 +233,12 @@ def test_a_manifest_in_utf16_is_named_so_with_iconv(tmp_path):
     manifest.write_bytes('{"format": "clirkit-collection"}\n'.encode("utf-16"))
     with pytest.raises(ClirkitError) as err:
         Collection(tmp_path)
-    assert str(err.value) == (f"{manifest}:1: not a valid manifest: the file is UTF-16, not UTF-8 (a byte-order mark "
-                              f"or NUL bytes between the letters); convert it to UTF-8: `iconv -f utf-16 -t utf-8 FILE "
-                              f"> NEW`; or restore the folder's manifest.json, or make the folder again with `clirkit "
-                              f"collection`")
+    assert str(err.value) == (
+        f"{manifest}:1: not a valid manifest: the file is UTF-16, not UTF-8 (a byte-order mark "
+        f"or NUL bytes between the letters); convert it to UTF-8: `iconv -f utf-16 -t utf-8 FILE "
+        f"> NEW`; or restore the folder's manifest.json, or make the folder again with `clirkit "
+        f"collection`"
+    )
 
 
 def test_a_file_the_manifest_names_missing_says_the_folder_is_incomplete(tmp_path):
@@ -225,13 +252,18 @@ def test_a_file_the_manifest_names_missing_says_the_folder_is_incomplete(tmp_pat
     assert len(collection.queries("dev")) == collection.counts["dev"]["queries"]  # the other files are read
     with pytest.raises(ClirkitError) as err:
         collection.qrels("dev")
-    assert str(err.value) == (f"{folder / 'qrels.dev.txt.gz'}: no such file, named by {folder / 'manifest.json'}: "
-                              f"the collection folder is incomplete; put the file back, or make the folder again "
-                              f"with `clirkit collection`")
+    assert str(err.value) == (
+        f"{folder / 'qrels.dev.txt.gz'}: no such file, named by {folder / 'manifest.json'}: "
+        f"the collection folder is incomplete; put the file back, or make the folder again "
+        f"with `clirkit collection`"
+    )
     (folder / "documents.tsv.gz").unlink()
     (folder / "documents.tsv.gz").mkdir()
-    with pytest.raises(ClirkitError, match=r"documents\.tsv\.gz: a folder, named by .*manifest\.json: the collection "
-                                           r"folder is incomplete; put the file back"):
+    with pytest.raises(
+        ClirkitError,
+        match=r"documents\.tsv\.gz: a folder, named by .*manifest\.json: the collection "
+        r"folder is incomplete; put the file back",
+    ):
         Collection(folder).documents()
 
 
@@ -239,7 +271,8 @@ def test_load_refuses_unknown_collection_split_and_variant():
     assert datasets.names()[:3] == ["nave-en-es", "bible-verse-es-en", "multi30k-de-en"]
     assert {"debian-desc-es-en", "gettext-zh-en", "manpages-ru-en"} <= set(datasets.names())
     assert {"debian-desc-ja-en", "debian-desc-ko-en", "gettext-ja-en", "gettext-ko-en", "gettext-th-en"} <= set(
-        datasets.names())
+        datasets.names()
+    )
     assert datasets.variants("gettext-zh-en") == ["standard", "traditional"]
     with pytest.raises(ClirkitError, match="unknown collection 'nave'"):
         datasets.load("nave")
@@ -255,8 +288,9 @@ def test_load_irds_without_ir_datasets_says_how_to_install_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "ir_datasets", None)  # import ir_datasets raises ImportError
     with pytest.raises(ClirkitError) as err:
         datasets.load("irds:hc4/fa")
-    assert str(err.value) == ("irds:hc4/fa: reading ir_datasets collections needs the ir_datasets package: "
-                              "pip install 'clirkit[irds]'")
+    assert str(err.value) == (
+        "irds:hc4/fa: reading ir_datasets collections needs the ir_datasets package: pip install 'clirkit[irds]'"
+    )
 
 
 def test_load_irds_names_are_checked_before_ir_datasets_is_needed(monkeypatch):
@@ -280,14 +314,20 @@ def test_collections_from_shared_say_what_is_missing(tmp_path, name):
 # --------------------------------------------------------------------------- the bundled nave-en-es
 
 NAVE_EXPECTED = {
-    "standard": {"documents": 31084, "parallel_pairs": 31077,
-                 "train": {"queries": 10615, "qrels": {"1": 254451, "2": 164407}},
-                 "dev": {"queries": 1611, "qrels": {"1": 39015, "2": 28551}},
-                 "test": {"queries": 1280, "qrels": {"1": 32089, "2": 16024}}},
-    "strict": {"documents": 7955, "parallel_pairs": 23129,
-               "train": {"queries": 5187, "qrels": {"1": 62789, "2": 48703}},
-               "dev": {"queries": 737, "qrels": {"1": 7301, "2": 6464}},
-               "test": {"queries": 596, "qrels": {"1": 8084, "2": 3869}}},
+    "standard": {
+        "documents": 31084,
+        "parallel_pairs": 31077,
+        "train": {"queries": 10615, "qrels": {"1": 254451, "2": 164407}},
+        "dev": {"queries": 1611, "qrels": {"1": 39015, "2": 28551}},
+        "test": {"queries": 1280, "qrels": {"1": 32089, "2": 16024}},
+    },
+    "strict": {
+        "documents": 7955,
+        "parallel_pairs": 23129,
+        "train": {"queries": 5187, "qrels": {"1": 62789, "2": 48703}},
+        "dev": {"queries": 737, "qrels": {"1": 7301, "2": 6464}},
+        "test": {"queries": 596, "qrels": {"1": 8084, "2": 3869}},
+    },
 }
 
 
@@ -392,6 +432,7 @@ def test_rebuild_from_shared_gives_the_committed_bytes(tmp_path):
 
 # --------------------------------------------------------------------------- C2 and C3 from ../shared
 
+
 @needs_shared
 def test_bible_verse_counts_are_the_documented_ones():
     from clirkit.datasets import bible_verse
@@ -409,11 +450,42 @@ def test_bible_verse_counts_are_the_documented_ones():
 def test_bible_verse_grades_follow_votes_and_translation_mate():
     c = datasets.load("bible-verse-es-en")
     grade2 = {"John.14.22", "1Pet.1.5", "1Thess.5.23", "1Pet.2.9", "Rom.1.1"}  # 5+ votes
-    grade1 = {"John.17.19", "John.17.11", "John.17.12", "Eph.5.26", "2Tim.4.18", "John.17.17", "1Pet.1.2",
-              "1Cor.6.11", "John.6.39", "Acts.1.13", "John.12.26", "John.10.28", "John.10.29", "John.10.30",
-              "Rom.6.22", "Acts.27.23", "Rom.9.24", "2Thess.2.13", "2Thess.2.14", "1Cor.1.2", "Rom.8.30",
-              "2Tim.1.9", "2Pet.1.1", "1Pet.5.10", "1Thess.2.12", "Luke.6.16", "Jas.1.1", "Heb.3.1",
-              "John.15.16", "Rom.16.18", "John.17.15", "Mark.3.18", "Acts.20.32", "Matt.10.3"}
+    grade1 = {
+        "John.17.19",
+        "John.17.11",
+        "John.17.12",
+        "Eph.5.26",
+        "2Tim.4.18",
+        "John.17.17",
+        "1Pet.1.2",
+        "1Cor.6.11",
+        "John.6.39",
+        "Acts.1.13",
+        "John.12.26",
+        "John.10.28",
+        "John.10.29",
+        "John.10.30",
+        "Rom.6.22",
+        "Acts.27.23",
+        "Rom.9.24",
+        "2Thess.2.13",
+        "2Thess.2.14",
+        "1Cor.1.2",
+        "Rom.8.30",
+        "2Tim.1.9",
+        "2Pet.1.1",
+        "1Pet.5.10",
+        "1Thess.2.12",
+        "Luke.6.16",
+        "Jas.1.1",
+        "Heb.3.1",
+        "John.15.16",
+        "Rom.16.18",
+        "John.17.15",
+        "Mark.3.18",
+        "Acts.20.32",
+        "Matt.10.3",
+    }
     expected = {"Jude.1.1": 3} | {d: 2 for d in grade2} | {d: 1 for d in grade1}
     assert c.qrels("test").to_dict()["Jude.1.1"] == expected
     assert c.queries("test")["Jude.1.1"].startswith("JUDAS, siervo de Jesucristo")
@@ -434,8 +506,10 @@ def test_multi30k_query_finds_its_own_image_described_in_english():
     assert block in _flat(multi30k.__doc__) and block in _flat(README.read_text(encoding="utf-8"))
     docids, texts = c.documents()
     first = texts[docids.index("1018148011")]
-    assert first.startswith("A group of people stand in the back of a truck filled with cotton. "
-                            "Men are standing on and about a truck carrying a white substance.")
+    assert first.startswith(
+        "A group of people stand in the back of a truck filled with cotton. "
+        "Men are standing on and about a truck carrying a white substance."
+    )
     split = multi30k.val_split("1018148011")
     assert c.queries(split)["1018148011"] == "Baumwolllager mit LKW"
     for s in c.splits:

@@ -4,6 +4,7 @@ Tests of the committed folders need nothing else; tests that rebuild from the ap
 (``/var/lib/apt/lists``: Debian bookworm's Translation-{en,de,...} and amd64 Packages) skip when
 those files are absent.
 """
+
 from __future__ import annotations
 
 import json
@@ -34,8 +35,10 @@ def _have_lists() -> bool:
     return Path(apt_lists.APT_HELPER).is_file()
 
 
-needs_lists = pytest.mark.skipif(not _have_lists(), reason=(
-    f"apt list files not found in {apt_lists.LISTS_DIR} (enable Acquire::Languages de and run apt-get update)"))
+needs_lists = pytest.mark.skipif(
+    not _have_lists(),
+    reason=(f"apt list files not found in {apt_lists.LISTS_DIR} (enable Acquire::Languages de and run apt-get update)"),
+)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -69,6 +72,7 @@ def documents(loaded):
 
 # --------------------------------------------------------------------------- committed folders
 
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_committed_counts_equal_the_manifest(lang, loaded, documents):
     c, queries, qrels = loaded[lang, "standard"]
@@ -87,7 +91,7 @@ def test_committed_counts_equal_the_manifest(lang, loaded, documents):
 def test_no_qid_or_query_text_or_relevant_document_in_two_splits(lang, loaded):
     _, queries, qrels = loaded[lang, "standard"]
     for i, a in enumerate(SPLITS):
-        for b in SPLITS[i + 1:]:
+        for b in SPLITS[i + 1 :]:
             assert not set(queries[a]) & set(queries[b])
             assert not set(queries[a].values()) & set(queries[b].values())
             assert not set(qrels[a].docids.tolist()) & set(qrels[b].docids.tolist())
@@ -149,9 +153,11 @@ def test_coreutils_and_bash_entries_as_read_in_the_raw_files(loaded, documents):
     rows = de_qrels["test"].qids == "coreutils"
     assert de_qrels["test"].docids[rows].tolist() == ["coreutils"]
     text = dict(zip(*documents["de"]))["coreutils"]
-    assert text.startswith("This package contains the basic file, shell and text manipulation utilities "
-                           "which are expected to exist on every operating system. Specifically, this "
-                           "package includes: arch base64 basename cat")
+    assert text.startswith(
+        "This package contains the basic file, shell and text manipulation utilities "
+        "which are expected to exist on every operating system. Specifically, this "
+        "package includes: arch base64 basename cat"
+    )
     assert text.endswith("who whoami yes")
     # bash's German short description is the English one ("GNU Bourne Again SHell"): no German query
     assert all("bash" not in de[s] for s in SPLITS)
@@ -175,37 +181,69 @@ def test_source_md_quotes_the_manifest_counts():
 
 # --------------------------------------------------------------------------- builder pieces
 
+
 def test_clean_paragraphs_splits_on_dot_lines_and_drops_bullets():
     # from Translation-en, package coreutils (shortened) and a bullet list as packages write them
-    lines = [" This package contains the basic file, shell and text manipulation",
-             " utilities which are expected to exist on every operating system.", " .",
-             " Specifically, this package includes:", " arch base64 basename cat", " .",
-             "  * Accelerometers", "  - OCamlbuild", " .", " ."]
+    lines = [
+        " This package contains the basic file, shell and text manipulation",
+        " utilities which are expected to exist on every operating system.",
+        " .",
+        " Specifically, this package includes:",
+        " arch base64 basename cat",
+        " .",
+        "  * Accelerometers",
+        "  - OCamlbuild",
+        " .",
+        " .",
+    ]
     assert debian_desc.clean_paragraphs(lines) == [
         "This package contains the basic file, shell and text manipulation utilities which are expected "
         "to exist on every operating system.",
         "Specifically, this package includes: arch base64 basename cat",
-        "Accelerometers OCamlbuild"]
+        "Accelerometers OCamlbuild",
+    ]
 
 
 def test_clean_paragraphs_joins_a_line_break_between_chinese_or_japanese_characters_without_space():
     # Translation-ja, package 2048-qt: a line wrapped inside a sentence; Korean and Latin text keep the space
-    lines = [" 格子上のタイルをスライドさせて", " 合体させ、数字を 2048 にしてください。", " .",
-             " 고대 전쟁", " 실시간 전략 게임", " .", " Play chess", " across 3 boards"]
+    lines = [
+        " 格子上のタイルをスライドさせて",
+        " 合体させ、数字を 2048 にしてください。",
+        " .",
+        " 고대 전쟁",
+        " 실시간 전략 게임",
+        " .",
+        " Play chess",
+        " across 3 boards",
+    ]
     assert debian_desc.clean_paragraphs(lines) == [
-        "格子上のタイルをスライドさせて合体させ、数字を 2048 にしてください。", "고대 전쟁 실시간 전략 게임",
-        "Play chess across 3 boards"]
+        "格子上のタイルをスライドさせて合体させ、数字を 2048 にしてください。",
+        "고대 전쟁 실시간 전략 게임",
+        "Play chess across 3 boards",
+    ]
 
 
 def test_split_keys_group_packages_by_source_and_by_shared_long_description():
     source_of = {"libgcc-s1": "gcc-12", "lib32gcc-s1": "gcc-12", "fonts-liberation": "fonts-liberation"}
-    keys = debian_desc.split_keys([("libgcc-s1", "GCC support library"), ("lib32gcc-s1", "x"),
-                                   ("lib64gcc-s1", "GCC support library"),  # not on amd64: no Source known
-                                   ("fonts-liberation", "Liberation fonts"), ("fonts-liberation2", "Liberation fonts"),
-                                   ("coreutils", "")], source_of)
-    assert keys == {"libgcc-s1": "gcc-12", "lib32gcc-s1": "gcc-12", "lib64gcc-s1": "gcc-12",
-                    "fonts-liberation": "fonts-liberation", "fonts-liberation2": "fonts-liberation",
-                    "coreutils": "coreutils"}
+    keys = debian_desc.split_keys(
+        [
+            ("libgcc-s1", "GCC support library"),
+            ("lib32gcc-s1", "x"),
+            ("lib64gcc-s1", "GCC support library"),  # not on amd64: no Source known
+            ("fonts-liberation", "Liberation fonts"),
+            ("fonts-liberation2", "Liberation fonts"),
+            ("coreutils", ""),
+        ],
+        source_of,
+    )
+    assert keys == {
+        "libgcc-s1": "gcc-12",
+        "lib32gcc-s1": "gcc-12",
+        "lib64gcc-s1": "gcc-12",
+        "fonts-liberation": "fonts-liberation",
+        "fonts-liberation2": "fonts-liberation",
+        "coreutils": "coreutils",
+    }
 
 
 def test_package_split_is_a_stable_sha256_bucket():
@@ -222,6 +260,7 @@ def test_missing_apt_list_is_a_clirkit_error(tmp_path):
 
 
 # --------------------------------------------------------------------------- from the apt lists
+
 
 @needs_lists
 def test_rebuild_gives_the_committed_german_folders_byte_for_byte(tmp_path):

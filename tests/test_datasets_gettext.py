@@ -4,6 +4,7 @@ Tests of the committed folders (the four first collections and the later languag
 those that read the Debian packages skip unless the ``.deb`` files are in ``$CLIRKIT_GETTEXT_DEBS`` (default
 ``gettext-debs`` in the system's temporary folder).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -40,8 +41,10 @@ def _have_debs() -> bool:
     return True
 
 
-needs_debs = pytest.mark.skipif(not _have_debs(), reason=f"the Debian packages are not in {DEBS} "
-                                "(set CLIRKIT_GETTEXT_DEBS; see data/gettext-de-en/SOURCE.md)")
+needs_debs = pytest.mark.skipif(
+    not _have_debs(),
+    reason=f"the Debian packages are not in {DEBS} (set CLIRKIT_GETTEXT_DEBS; see data/gettext-de-en/SOURCE.md)",
+)
 
 
 @pytest.fixture(scope="module")
@@ -74,29 +77,33 @@ def every(collections, documents, new_collections, new_documents):
 
 # ------------------------------------------------------------------------------------------ cleaning
 
-@pytest.mark.parametrize("raw, clean", [
-    ("Cannot open '%s': %m\n", "Cannot open"),
-    ("%s: binary file matches", "binary file matches"),
-    ("%1$s copied to %2$s (%3$lu bytes)", "copied to ( bytes)"),
-    ("read %<PRIu64> blocks of %-10.3ld, %.*s and %hhd", "read blocks of , and"),
-    ("%d%% done", "% done"),
-    ("%(name)s is {0} or {count:>5}", "is or"),
-    ("%B: error: cannot create veneer for %pA", "error: cannot create veneer for"),
-    ("Ungültiges Argument »%s« für „%s“", "Ungültiges Argument für"),
-    ("路径“%s”不在“%s”中", "路径 不在 中"),
-    ("%s：包含无效的卷编号", "包含无效的卷编号"),
-    ("_Open File", "Open File"),
-    ("Ö_ffnen", "Öffnen"),
-    ("file_name and _Save", "file_name and Save"),
-    ("打开文件(_O)", "打开文件"),
-    ("&Quit now", "Quit now"),
-    ("AT&&T phones", "AT&T phones"),
-    ("<b>Bold</b> &amp; <span weight=\"bold\">more</span>", "Bold & more"),
-    ("  -B, --before-context=NUM  print NUM lines of leading context\n", "print NUM lines of leading context"),
-    ("Try '%s --help' for more information.\n", "Try for more information."),
-    ("a well-known x-ray, then:\t\n", "a well-known x-ray, then"),
-    ("passphrase not changed%0Asince %s", "passphrase not changed since"),
-])
+
+@pytest.mark.parametrize(
+    "raw, clean",
+    [
+        ("Cannot open '%s': %m\n", "Cannot open"),
+        ("%s: binary file matches", "binary file matches"),
+        ("%1$s copied to %2$s (%3$lu bytes)", "copied to ( bytes)"),
+        ("read %<PRIu64> blocks of %-10.3ld, %.*s and %hhd", "read blocks of , and"),
+        ("%d%% done", "% done"),
+        ("%(name)s is {0} or {count:>5}", "is or"),
+        ("%B: error: cannot create veneer for %pA", "error: cannot create veneer for"),
+        ("Ungültiges Argument »%s« für „%s“", "Ungültiges Argument für"),
+        ("路径“%s”不在“%s”中", "路径 不在 中"),
+        ("%s：包含无效的卷编号", "包含无效的卷编号"),
+        ("_Open File", "Open File"),
+        ("Ö_ffnen", "Öffnen"),
+        ("file_name and _Save", "file_name and Save"),
+        ("打开文件(_O)", "打开文件"),
+        ("&Quit now", "Quit now"),
+        ("AT&&T phones", "AT&T phones"),
+        ('<b>Bold</b> &amp; <span weight="bold">more</span>', "Bold & more"),
+        ("  -B, --before-context=NUM  print NUM lines of leading context\n", "print NUM lines of leading context"),
+        ("Try '%s --help' for more information.\n", "Try for more information."),
+        ("a well-known x-ray, then:\t\n", "a well-known x-ray, then"),
+        ("passphrase not changed%0Asince %s", "passphrase not changed since"),
+    ],
+)
 def test_clean_message(raw, clean):
     assert cleaning.clean_message(raw) == clean
 
@@ -114,7 +121,9 @@ def test_usable_filters():
 
 def test_singular_and_context():
     assert gettext_mo.singular("menu\x04Open file\x00Open files", "Datei öffnen\x00Dateien öffnen") == (
-        "Open file", "Datei öffnen")
+        "Open file",
+        "Datei öffnen",
+    )
 
 
 def test_thai_marks_count_as_letters_and_stay():
@@ -153,10 +162,16 @@ def _mo(entries: list[tuple[str, str]]) -> bytes:
 
 
 def test_read_mo_and_deb(tmp_path):
-    mo = _mo([("cannot create directory %s", "Verzeichnis %s kann nicht angelegt werden"),
-              ("%d file\x00%d files", "%d Datei\x00%d Dateien")])
-    assert gettext_mo.read_mo(mo) == [("%d file\x00%d files", "%d Datei\x00%d Dateien"),
-                             ("cannot create directory %s", "Verzeichnis %s kann nicht angelegt werden")]
+    mo = _mo(
+        [
+            ("cannot create directory %s", "Verzeichnis %s kann nicht angelegt werden"),
+            ("%d file\x00%d files", "%d Datei\x00%d Dateien"),
+        ]
+    )
+    assert gettext_mo.read_mo(mo) == [
+        ("%d file\x00%d files", "%d Datei\x00%d Dateien"),
+        ("cannot create directory %s", "Verzeichnis %s kann nicht angelegt werden"),
+    ]
     with pytest.raises(ClirkitError, match="bad magic"):
         gettext_mo.read_mo(b"\0" * 40)
     # a .deb is an ar archive whose data.tar.xz holds the catalogs
@@ -167,9 +182,17 @@ def test_read_mo_and_deb(tmp_path):
         tar.addfile(info, io.BytesIO(mo))
     members = [(b"debian-binary", b"2.0\n"), (b"data.tar.xz", tar_bytes.getvalue())]
     ar = b"!<arch>\n" + b"".join(
-        name.ljust(16) + b"0".ljust(12) + b"0".ljust(6) + b"0".ljust(6) + b"100644".ljust(8)
-        + str(len(data)).encode().ljust(10) + b"`\n" + data + (b"\n" if len(data) % 2 else b"")
-        for name, data in members)
+        name.ljust(16)
+        + b"0".ljust(12)
+        + b"0".ljust(6)
+        + b"0".ljust(6)
+        + b"100644".ljust(8)
+        + str(len(data)).encode().ljust(10)
+        + b"`\n"
+        + data
+        + (b"\n" if len(data) % 2 else b"")
+        for name, data in members
+    )
     deb = tmp_path / "demo_1.0_all.deb"
     deb.write_bytes(ar)
     assert gettext_mo.deb_catalogs(deb, {"de", "es"}) == {("de", "demo"): mo}
@@ -186,6 +209,7 @@ def test_missing_debs_named(tmp_path):
 
 
 # ------------------------------------------------------------------------------------------ committed folders
+
 
 def test_counts_match_manifest(every):
     for c, documents in every:
@@ -216,7 +240,7 @@ def test_docstring_counts(collections):
 def test_new_documents_are_the_shared_ones_then_more(collections, new_collections):
     shared = collections["gettext-de-en"].documents()
     docids, texts = new_collections["gettext-ja-en", "standard"].documents()
-    assert (docids[:len(shared[0])], texts[:len(shared[1])]) == (list(shared[0]), list(shared[1]))
+    assert (docids[: len(shared[0])], texts[: len(shared[1])]) == (list(shared[0]), list(shared[1]))
     assert len(set(docids)) == len(docids) > len(shared[0])
     for c in new_collections.values():
         assert c.counts["documents_shared_with_gettext-de-en"] == len(shared[0])
@@ -261,19 +285,37 @@ def _rels(c, split: str, qid: str) -> list[str]:
     return [d for q, d in zip(qrels.qids.tolist(), qrels.docids.tolist()) if q == qid]
 
 
-@pytest.mark.parametrize("name, split, msgid, query, document", [
-    # grep 3.8 de.po, as msgunfmt prints it: msgid "%s: binary file matches"
-    ("gettext-de-en", "train", "%s: binary file matches", "Übereinstimmungen in Binärdatei", "binary file matches"),
-    # coreutils 9.1 de.po: msgid "      --tag             create a BSD-style checksum\n"
-    ("gettext-de-en", "test", "      --tag             create a BSD-style checksum\n",
-     "Prüfsummen im BSD-Stil erzeugen", "create a BSD-style checksum"),
-    # coreutils 9.1 de.po: msgid "      --skip-chdir           do not change working directory to %s\n"
-    ("gettext-de-en", "test", "      --skip-chdir           do not change working directory to %s\n",
-     "das Arbeitsverzeichnis nicht in ändern", "do not change working directory to"),
-    # coreutils 9.1 de.po: msgid "failed to change group of %s to %s\n"
-    ("gettext-de-en", "test", "failed to change group of %s to %s\n",
-     "der Wechsel der Gruppe von in fehlgeschlagen", "failed to change group of to"),
-])
+@pytest.mark.parametrize(
+    "name, split, msgid, query, document",
+    [
+        # grep 3.8 de.po, as msgunfmt prints it: msgid "%s: binary file matches"
+        ("gettext-de-en", "train", "%s: binary file matches", "Übereinstimmungen in Binärdatei", "binary file matches"),
+        # coreutils 9.1 de.po: msgid "      --tag             create a BSD-style checksum\n"
+        (
+            "gettext-de-en",
+            "test",
+            "      --tag             create a BSD-style checksum\n",
+            "Prüfsummen im BSD-Stil erzeugen",
+            "create a BSD-style checksum",
+        ),
+        # coreutils 9.1 de.po: msgid "      --skip-chdir           do not change working directory to %s\n"
+        (
+            "gettext-de-en",
+            "test",
+            "      --skip-chdir           do not change working directory to %s\n",
+            "das Arbeitsverzeichnis nicht in ändern",
+            "do not change working directory to",
+        ),
+        # coreutils 9.1 de.po: msgid "failed to change group of %s to %s\n"
+        (
+            "gettext-de-en",
+            "test",
+            "failed to change group of %s to %s\n",
+            "der Wechsel der Gruppe von in fehlgeschlagen",
+            "failed to change group of to",
+        ),
+    ],
+)
 def test_hand_checked_entries(collections, documents, name, split, msgid, query, document):
     domain = "grep" if split == "train" else "coreutils"
     qid = f"{domain}.{hashlib.sha256(msgid.encode()).hexdigest()[:10]}"
@@ -284,29 +326,58 @@ def test_hand_checked_entries(collections, documents, name, split, msgid, query,
     assert docid in _rels(c, split, qid)
 
 
-@pytest.mark.parametrize("key, split, domain, msgid, query, document", [
-    # gedit 44.2 th.po
-    (("gettext-th-en", "standard"), "test", "gedit",
-     "A file with the same name already exists. Please use a different name.",
-     "มีแฟ้มชื่อเดียวกันอยู่ก่อนแล้ว กรุณาใช้ชื่ออื่น",
-     "A file with the same name already exists. Please use a different name."),
-    # xfce4-panel 4.18.2 th.po: msgid "A_utomatically increase the length"
-    (("gettext-th-en", "standard"), "test", "xfce4-panel", "A_utomatically increase the length",
-     "เพิ่มความยาวโดยอัตโนมัติ", "Automatically increase the length"),
-    # grep 3.8 ko.po and zh_TW.po: msgid "%s: binary file matches"
-    (("gettext-ko-en", "standard"), "train", "grep", "%s: binary file matches", "바이너리 파일 일치함",
-     "binary file matches"),
-    (("gettext-zh-en", "traditional"), "train", "grep", "%s: binary file matches", "二進位檔案符合",
-     "binary file matches"),
-    # grep 3.8 ja.po: msgid "\nMiscellaneous:\n  -s, --no-messages         suppress error messages\n..."
-    (("gettext-ja-en", "standard"), "train", "grep",
-     "\nMiscellaneous:\n  -s, --no-messages         suppress error messages\n  -v, --invert-match        select "
-     "non-matching lines\n  -V, --version             display version information and exit\n      --help      "
-     "          display this help text and exit\n",
-     "その他: エラーメッセージを抑止する 一致しない行を選択する バージョン情報を表示して終了する このヘルプを表示して終了する",
-     "Miscellaneous: suppress error messages select non-matching lines display version information and exit "
-     "display this help text and exit"),
-])
+@pytest.mark.parametrize(
+    "key, split, domain, msgid, query, document",
+    [
+        # gedit 44.2 th.po
+        (
+            ("gettext-th-en", "standard"),
+            "test",
+            "gedit",
+            "A file with the same name already exists. Please use a different name.",
+            "มีแฟ้มชื่อเดียวกันอยู่ก่อนแล้ว กรุณาใช้ชื่ออื่น",
+            "A file with the same name already exists. Please use a different name.",
+        ),
+        # xfce4-panel 4.18.2 th.po: msgid "A_utomatically increase the length"
+        (
+            ("gettext-th-en", "standard"),
+            "test",
+            "xfce4-panel",
+            "A_utomatically increase the length",
+            "เพิ่มความยาวโดยอัตโนมัติ",
+            "Automatically increase the length",
+        ),
+        # grep 3.8 ko.po and zh_TW.po: msgid "%s: binary file matches"
+        (
+            ("gettext-ko-en", "standard"),
+            "train",
+            "grep",
+            "%s: binary file matches",
+            "바이너리 파일 일치함",
+            "binary file matches",
+        ),
+        (
+            ("gettext-zh-en", "traditional"),
+            "train",
+            "grep",
+            "%s: binary file matches",
+            "二進位檔案符合",
+            "binary file matches",
+        ),
+        # grep 3.8 ja.po: msgid "\nMiscellaneous:\n  -s, --no-messages         suppress error messages\n..."
+        (
+            ("gettext-ja-en", "standard"),
+            "train",
+            "grep",
+            "\nMiscellaneous:\n  -s, --no-messages         suppress error messages\n  -v, --invert-match        select "
+            "non-matching lines\n  -V, --version             display version information and exit\n      --help      "
+            "          display this help text and exit\n",
+            "その他: エラーメッセージを抑止する 一致しない行を選択する バージョン情報を表示して終了する このヘルプを表示して終了する",
+            "Miscellaneous: suppress error messages select non-matching lines display version information and exit "
+            "display this help text and exit",
+        ),
+    ],
+)
 def test_hand_checked_new_entries(new_collections, new_documents, key, split, domain, msgid, query, document):
     qid = f"{domain}.{hashlib.sha256(msgid.encode()).hexdigest()[:10]}"
     c = new_collections[key]
@@ -326,6 +397,7 @@ def test_english_in_train_dropped(collections):
 
 
 # ------------------------------------------------------------------------------------------ from the packages
+
 
 @needs_debs
 def test_catalog_read_matches_stdlib_gettext():

@@ -1,4 +1,5 @@
 """The committed ``manpages-XX-en`` collections and the helpers of their builder."""
+
 from __future__ import annotations
 
 import os
@@ -111,41 +112,59 @@ def test_hand_checked_entries():
 
 def test_strip_names():
     assert manpage_text.strip_names("ls, dir, vdir - list directory contents") == "list directory contents"
-    assert manpage_text.strip_names("printf, fprintf, dprintf, sprintf - formatted output conversion") == \
-        "formatted output conversion"
-    assert manpage_text.strip_names("open, openat, creat — открывает и, возможно, создаёт файл") == \
-        "открывает и, возможно, создаёт файл"
+    assert (
+        manpage_text.strip_names("printf, fprintf, dprintf, sprintf - formatted output conversion")
+        == "formatted output conversion"
+    )
+    assert (
+        manpage_text.strip_names("open, openat, creat — открывает и, возможно, создаёт файл")
+        == "открывает и, возможно, создаёт файл"
+    )
     assert manpage_text.strip_names("file \u2212 determine file type") == "determine file type"
-    assert manpage_text.strip_names("bzip2, bunzip2 - a block-sorting file compressor, v1.0.8\n"
-                                "bzcat - decompresses files to stdout") == \
-        "a block-sorting file compressor, v1.0.8; decompresses files to stdout"
-    assert manpage_text.strip_names("test - check file types\n  and compare values") == \
-        "check file types and compare values"
+    assert (
+        manpage_text.strip_names(
+            "bzip2, bunzip2 - a block-sorting file compressor, v1.0.8\nbzcat - decompresses files to stdout"
+        )
+        == "a block-sorting file compressor, v1.0.8; decompresses files to stdout"
+    )
+    assert (
+        manpage_text.strip_names("test - check file types\n  and compare values")
+        == "check file types and compare values"
+    )
     assert manpage_text.strip_names("grep, egrep, fgrep - rgrep - muestran líneas") == "muestran líneas"
-    assert manpage_text.strip_names("systemd-journald.service, systemd-journald@.socket - Journal service") == \
-        "Journal service"
+    assert (
+        manpage_text.strip_names("systemd-journald.service, systemd-journald@.socket - Journal service")
+        == "Journal service"
+    )
     assert manpage_text.strip_names("x-y") == ""
     assert manpage_text.strip_names("") == ""
 
 
 def test_parse_sections_and_document_text():
-    text = ("LS(1)          User Commands          LS(1)\n\n\n\nNAME\n       ls - list directory contents\n\n"
-            "DESCRIPTION\n       List information\n       about the FILEs.\n\n       -a, --all\n"
-            "              do not ignore\n\nSEE ALSO\n       dir(1)\n\nGNU coreutils 9.1    September 2022    LS(1)\n")
+    text = (
+        "LS(1)          User Commands          LS(1)\n\n\n\nNAME\n       ls - list directory contents\n\n"
+        "DESCRIPTION\n       List information\n       about the FILEs.\n\n       -a, --all\n"
+        "              do not ignore\n\nSEE ALSO\n       dir(1)\n\nGNU coreutils 9.1    September 2022    LS(1)\n"
+    )
     page = manpage_text.parse_sections(text)
-    assert page.sections == [("NAME", [["ls - list directory contents"]]),
-                             ("DESCRIPTION", [["List information", "about the FILEs."], ["-a, --all", "do not ignore"]]),
-                             ("SEE ALSO", [["dir(1)"]])]
+    assert page.sections == [
+        ("NAME", [["ls - list directory contents"]]),
+        ("DESCRIPTION", [["List information", "about the FILEs."], ["-a, --all", "do not ignore"]]),
+        ("SEE ALSO", [["dir(1)"]]),
+    ]
     assert manpage_text.name_description(page) == "list directory contents"
     assert manpage_text.document_text(page) == "List information about the FILEs. -a, --all do not ignore"
     # a translated mdoc page has no header nor footer: nothing is lost
-    tr = manpage_text.parse_sections("\nBEZEICHNUNG\n     ls — auflisten\n\nBESCHREIBUNG\n     Auflistung.\n\n"
-                                 "     -a\n     nicht ignorieren\n\nSIEHE AUCH\n     dir(1)\n\n"
-                                 "ÜBERSETZUNG\n     Die deutsche Übersetzung\n")
+    tr = manpage_text.parse_sections(
+        "\nBEZEICHNUNG\n     ls — auflisten\n\nBESCHREIBUNG\n     Auflistung.\n\n"
+        "     -a\n     nicht ignorieren\n\nSIEHE AUCH\n     dir(1)\n\n"
+        "ÜBERSETZUNG\n     Die deutsche Übersetzung\n"
+    )
     assert [h for h, _ in tr.sections] == ["BEZEICHNUNG", "BESCHREIBUNG", "SIEHE AUCH", "ÜBERSETZUNG"]
     assert manpage_text.aligned_pairs(tr, page) == [
         ("s2p1", "Auflistung.", "List information about the FILEs."),
-        ("s2p2", "-a nicht ignorieren", "-a, --all do not ignore")]
+        ("s2p2", "-a nicht ignorieren", "-a, --all do not ignore"),
+    ]
     assert manpage_text.aligned_pairs(manpage_text.Rendered(tr.sections[:2]), page) is None
 
 
@@ -182,8 +201,10 @@ def test_raw_pages_give_the_committed_entries():
     assert manpages.resolve("creat.2", dev) == "open.2"  # a .so stub
 
 
-@pytest.mark.skipif("CLIRKIT_MANPAGES_DEBS" not in os.environ,
-                    reason="a full rebuild (about 2 minutes) runs only when CLIRKIT_MANPAGES_DEBS names the .deb folder")
+@pytest.mark.skipif(
+    "CLIRKIT_MANPAGES_DEBS" not in os.environ,
+    reason="a full rebuild (about 2 minutes) runs only when CLIRKIT_MANPAGES_DEBS names the .deb folder",
+)
 def test_rebuild_gives_the_committed_bytes(tmp_path):
     assert manpages.main(["--debs", str(DEBS), "-o", str(tmp_path), "--quiet"]) == 0
     for lang in LANGS:

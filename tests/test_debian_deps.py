@@ -5,6 +5,7 @@ shares libmpv2's long description; yt-dlp provides youtube-dl; exim4 and postfix
 mail-transport-agent). Tests of the committed folder need nothing else; the rebuild test skips
 without the apt list files (``/var/lib/apt/lists``: Translation-{en,fr} and amd64 Packages).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -37,39 +38,86 @@ def private_cache(tmp_path_factory):
 # package -> (Source, Depends, Recommends, Provides, English description, French description or None)
 _LIBMPV_LONG = " mpv is a movie player based on MPlayer and mplayer2. It supports a wide variety of formats."
 WORLD = {
-    "haruna": ("haruna", "libmpv2 (>= 0.35), libc6 (>= 2.34), kio | kio-alt", "yt-dlp", "",
-               "video player built with Qt/QML on top of libmpv\n Haruna is an open source video player built "
-               "with Qt/QML on top of libmpv.",
-               "lecteur vidéo construit avec Qt/QML sur libmpv\n Haruna est un lecteur vidéo libre construit "
-               "avec Qt/QML sur libmpv."),
-    "mpv": ("mpv", "libmpv2 (= 0.35.1-4), libc6, mail-transport-agent", "youtube-dl", "",
-            "video player based on MPlayer/mplayer2\n" + _LIBMPV_LONG.replace("movie", "video"),
-            "lecteur vidéo basé sur MPlayer/mplayer2\n mpv est un lecteur vidéo basé sur MPlayer et mplayer2."),
-    "libmpv2": ("mpv", "libc6 (>= 2.34)", "", "",
-                "video player based on MPlayer/mplayer2 (client library)\n" + _LIBMPV_LONG,
-                "lecteur de films basé sur MPlayer/mplayer2 (bibliothèque)\n mpv est un lecteur de films basé "
-                "sur MPlayer et mplayer2. Il gère de nombreux formats."),
-    "libmpv-dev": ("mpv", "libmpv2 (= 0.35.1-4)", "", "",
-                   "video player based on MPlayer/mplayer2 (client library development files)\n" + _LIBMPV_LONG,
-                   None),
-    "kio": ("kio", "libc6", "", "",
-            "resource and network access abstraction\n KDE Input/Output framework provides a single API.",
-            "abstraction d'accès aux ressources et au réseau\n L'infrastructure d'entrée et sortie de KDE "
-            "fournit une API unique."),
-    "yt-dlp": ("yt-dlp", "python3:any, python3-mutagen", "", "youtube-dl (= 2023.03.04)",
-               "downloader of videos from YouTube and other sites\n yt-dlp is a command-line program to download "
-               "videos from YouTube.com and many other sites.",
-               "téléchargeur de vidéos de YouTube et d'autres sites\n yt-dlp est un programme en ligne de commande "
-               "pour télécharger des vidéos de YouTube.com et d'autres sites."),
-    "libc6": ("glibc", "libgcc-s1", "", "",
-              "GNU C Library: Shared libraries\n Contains the standard libraries that are used by nearly all "
-              "programs on the system.",
-              "bibliothèque C de GNU : bibliothèques partagées\n Contient les bibliothèques standard utilisées "
-              "par presque tous les programmes du système."),
-    "exim4": ("exim4", "libc6", "", "mail-transport-agent",
-              "metapackage to ease Exim MTA installation\n Exim is a mail transport agent.", None),
-    "postfix": ("postfix", "libc6", "", "mail-transport-agent",
-                "High-performance mail transport agent\n Postfix is Wietse Venema's mail transport agent.", None),
+    "haruna": (
+        "haruna",
+        "libmpv2 (>= 0.35), libc6 (>= 2.34), kio | kio-alt",
+        "yt-dlp",
+        "",
+        "video player built with Qt/QML on top of libmpv\n Haruna is an open source video player built "
+        "with Qt/QML on top of libmpv.",
+        "lecteur vidéo construit avec Qt/QML sur libmpv\n Haruna est un lecteur vidéo libre construit "
+        "avec Qt/QML sur libmpv.",
+    ),
+    "mpv": (
+        "mpv",
+        "libmpv2 (= 0.35.1-4), libc6, mail-transport-agent",
+        "youtube-dl",
+        "",
+        "video player based on MPlayer/mplayer2\n" + _LIBMPV_LONG.replace("movie", "video"),
+        "lecteur vidéo basé sur MPlayer/mplayer2\n mpv est un lecteur vidéo basé sur MPlayer et mplayer2.",
+    ),
+    "libmpv2": (
+        "mpv",
+        "libc6 (>= 2.34)",
+        "",
+        "",
+        "video player based on MPlayer/mplayer2 (client library)\n" + _LIBMPV_LONG,
+        "lecteur de films basé sur MPlayer/mplayer2 (bibliothèque)\n mpv est un lecteur de films basé "
+        "sur MPlayer et mplayer2. Il gère de nombreux formats.",
+    ),
+    "libmpv-dev": (
+        "mpv",
+        "libmpv2 (= 0.35.1-4)",
+        "",
+        "",
+        "video player based on MPlayer/mplayer2 (client library development files)\n" + _LIBMPV_LONG,
+        None,
+    ),
+    "kio": (
+        "kio",
+        "libc6",
+        "",
+        "",
+        "resource and network access abstraction\n KDE Input/Output framework provides a single API.",
+        "abstraction d'accès aux ressources et au réseau\n L'infrastructure d'entrée et sortie de KDE "
+        "fournit une API unique.",
+    ),
+    "yt-dlp": (
+        "yt-dlp",
+        "python3:any, python3-mutagen",
+        "",
+        "youtube-dl (= 2023.03.04)",
+        "downloader of videos from YouTube and other sites\n yt-dlp is a command-line program to download "
+        "videos from YouTube.com and many other sites.",
+        "téléchargeur de vidéos de YouTube et d'autres sites\n yt-dlp est un programme en ligne de commande "
+        "pour télécharger des vidéos de YouTube.com et d'autres sites.",
+    ),
+    "libc6": (
+        "glibc",
+        "libgcc-s1",
+        "",
+        "",
+        "GNU C Library: Shared libraries\n Contains the standard libraries that are used by nearly all "
+        "programs on the system.",
+        "bibliothèque C de GNU : bibliothèques partagées\n Contient les bibliothèques standard utilisées "
+        "par presque tous les programmes du système.",
+    ),
+    "exim4": (
+        "exim4",
+        "libc6",
+        "",
+        "mail-transport-agent",
+        "metapackage to ease Exim MTA installation\n Exim is a mail transport agent.",
+        None,
+    ),
+    "postfix": (
+        "postfix",
+        "libc6",
+        "",
+        "mail-transport-agent",
+        "High-performance mail transport agent\n Postfix is Wietse Venema's mail transport agent.",
+        None,
+    ),
 }
 
 
@@ -109,7 +157,10 @@ def _sources(world=WORLD) -> tuple[debian_desc.Sources, dict]:
 
 def test_parse_relations_keeps_alternatives_and_drops_versions_qualifiers_and_restrictions():
     assert parse_relations("a (>= 1) | b:any, c [amd64],\n d (<< 2:1.0~) | e | f:amd64") == [
-        ["a", "b"], ["c"], ["d", "e", "f"]]
+        ["a", "b"],
+        ["c"],
+        ["d", "e", "f"],
+    ]
     assert parse_relations("") == []
     assert parse_relations("libstdc++6 (>= 12), python3.11") == [["libstdc++6"], ["python3.11"]]
 
@@ -176,8 +227,10 @@ def _excluded(data) -> dict[str, set[str]]:
 
 def test_documents_are_the_french_full_descriptions(small):
     assert small.docids == ["haruna", "kio", "libc6", "libmpv2", "mpv", "yt-dlp"]
-    assert small.doc_texts[1] == ("abstraction d'accès aux ressources et au réseau L'infrastructure d'entrée et "
-                                  "sortie de KDE fournit une API unique.")
+    assert small.doc_texts[1] == (
+        "abstraction d'accès aux ressources et au réseau L'infrastructure d'entrée et "
+        "sortie de KDE fournit une API unique."
+    )
     assert (small.source_lang, small.target_lang) == ("en", "fr")
 
 
@@ -197,8 +250,10 @@ def test_hub_cut_drops_the_document_and_the_queries_left_without_relevant(small)
     assert judged == {"haruna": {"libmpv2": 2, "kio": 2, "yt-dlp": 1}, "mpv": {"libmpv2": 2, "yt-dlp": 1}}
     queries = {q: t for s in SPLITS for q, t in small.queries[s].items()}
     assert set(queries) == {"haruna", "mpv"}
-    assert queries["haruna"] == ("video player built with Qt/QML on top of libmpv Haruna is an open source video "
-                                 "player built with Qt/QML on top of libmpv.")
+    assert queries["haruna"] == (
+        "video player built with Qt/QML on top of libmpv Haruna is an open source video "
+        "player built with Qt/QML on top of libmpv."
+    )
 
 
 def test_splits_follow_the_source_package_groups_and_parallel_holds_train_only(small):
@@ -221,6 +276,7 @@ def test_splits_follow_the_source_package_groups_and_parallel_holds_train_only(s
 
 
 # --------------------------------------------------------------------------- the committed folder
+
 
 @pytest.fixture(scope="module")
 def committed():
@@ -274,8 +330,12 @@ def test_source_md_quotes_the_manifest_counts():
 
 def _have_lists() -> bool:
     try:
-        for suffix in ("main_i18n_Translation-fr", "main_i18n_Translation-en", "main_binary-amd64_Packages",
-                       "InRelease"):
+        for suffix in (
+            "main_i18n_Translation-fr",
+            "main_i18n_Translation-en",
+            "main_binary-amd64_Packages",
+            "InRelease",
+        ):
             apt_lists.find_list(apt_lists.LISTS_DIR, suffix)
     except ClirkitError:
         return False

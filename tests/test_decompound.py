@@ -1,4 +1,5 @@
 """Tests of clirkit.decompound: Koehn and Knight's frequency-based compound splitting."""
+
 from __future__ import annotations
 
 import math
@@ -16,13 +17,30 @@ from clirkit.npzchecks import Corrupt
 # Counts of lowercased surface tokens (Analyzer("de", stemmer=None).surface_tokens) in the German queries of the
 # bundled debian-desc-de-en collection, all splits (pinned by test_lexicon_counts_are_those_of_the_bundled_queries)
 COUNTS = {
-    "verwaltungsprogramm": 4, "verwaltung": 141, "programm": 143,
-    "entwicklungsdateien": 800, "entwicklung": 135, "dateien": 315,
-    "versionsverwaltungssystem": 1, "versionsverwaltung": 3, "verwaltungssystem": 1, "version": 103, "system": 115,
-    "befehlszeilenschnittstelle": 8, "befehlszeile": 11, "schnittstelle": 64,
-    "spieleentwicklung": 1, "spiele": 8, "spiel": 54,
-    "webserver": 15, "web": 10, "server": 94,
-    "kriegsführung": 3, "hilfswerkzeug": 4, "werkzeug": 186, "hilfe": 35,
+    "verwaltungsprogramm": 4,
+    "verwaltung": 141,
+    "programm": 143,
+    "entwicklungsdateien": 800,
+    "entwicklung": 135,
+    "dateien": 315,
+    "versionsverwaltungssystem": 1,
+    "versionsverwaltung": 3,
+    "verwaltungssystem": 1,
+    "version": 103,
+    "system": 115,
+    "befehlszeilenschnittstelle": 8,
+    "befehlszeile": 11,
+    "schnittstelle": 64,
+    "spieleentwicklung": 1,
+    "spiele": 8,
+    "spiel": 54,
+    "webserver": 15,
+    "web": 10,
+    "server": 94,
+    "kriegsführung": 3,
+    "hilfswerkzeug": 4,
+    "werkzeug": 186,
+    "hilfe": 35,
 }
 
 
@@ -34,8 +52,11 @@ def splitter() -> CompoundSplitter:
 def german_query_tokens() -> list[list[str]]:
     collection = datasets.load("debian-desc-de-en")
     analyzer = Analyzer("de", stemmer=None)
-    return [analyzer.surface_tokens(text) for split in ("train", "dev", "test")
-            for text in collection.queries(split).values()]
+    return [
+        analyzer.surface_tokens(text)
+        for split in ("train", "dev", "test")
+        for text in collection.queries(split).values()
+    ]
 
 
 def test_lexicon_counts_are_those_of_the_bundled_queries():
@@ -81,7 +102,8 @@ def test_only_the_given_fillers_link_parts():
     assert no_fillers.split("verwaltungsprogramm") == ["verwaltungsprogramm"]
     assert no_fillers.split("spieleentwicklung") == ["spiele", "entwicklung"]
     assert CompoundSplitter(COUNTS, fillers=DUTCH_FILLERS).split("befehlszeilenschnittstelle") == [
-        "befehlszeilenschnittstelle"]  # no -n- in Dutch
+        "befehlszeilenschnittstelle"
+    ]  # no -n- in Dutch
 
 
 def test_min_part_keeps_short_parts_out():
@@ -113,9 +135,12 @@ def test_counts_below_min_count_are_unknown():
 def test_equal_geometric_means_go_to_fewer_parts():
     # sqrt(90 * 360) == 180 exactly: the word alone wins
     assert CompoundSplitter({"datendateien": 180, "daten": 90, "dateien": 360}).split("datendateien") == [
-        "datendateien"]
+        "datendateien"
+    ]
     assert CompoundSplitter({"datendateien": 179, "daten": 90, "dateien": 360}).split("datendateien") == [
-        "daten", "dateien"]
+        "daten",
+        "dateien",
+    ]
 
 
 def test_equal_products_go_to_the_lexicographically_smallest_parts():
@@ -195,16 +220,21 @@ def test_bad_settings_and_inputs_are_rejected():
 
 # -- splitting queries against a translation table (DT and PSQ's decompound) ------------------------------------
 
+
 def german_table():
     """A German -> English table over stemmed terms (Snowball), that knows the parts but not the compounds."""
     from clirkit.translation import TranslationTable
 
     de = Analyzer("de")
     words = {"verwaltung": "management", "programm": "program", "arbeit": "work", "platz": "place"}
-    table = TranslationTable.from_triples([de.tokenize(w)[0] for w in words], list(words.values()),
-                                          [1.0] * len(words))
-    table.params.update(source_lang="de", target_lang="en", model="dictionary",
-                        source_analyzer=de.to_dict(), target_analyzer=Analyzer("en").to_dict())
+    table = TranslationTable.from_triples([de.tokenize(w)[0] for w in words], list(words.values()), [1.0] * len(words))
+    table.params.update(
+        source_lang="de",
+        target_lang="en",
+        model="dictionary",
+        source_analyzer=de.to_dict(),
+        target_analyzer=Analyzer("en").to_dict(),
+    )
     return table
 
 
@@ -222,12 +252,12 @@ def test_the_table_splitter_splits_only_words_the_table_lacks_into_parts_whose_s
     table, de = german_table(), Analyzer("de")
     splitter = table_splitter("table", table.source_vocab.tolist(), de)
     assert splitter.split("verwaltungsprogramm") == ["verwaltung", "programm"]
-    assert splitter.split("arbeitsplatz") == ["arbeit", "platz"]          # the linking s dropped
-    assert splitter.split("programme") == ["programme"]                   # its stem is a term: kept whole
-    assert splitter.split("kriegsführung") == ["kriegsführung"]           # no known parts
+    assert splitter.split("arbeitsplatz") == ["arbeit", "platz"]  # the linking s dropped
+    assert splitter.split("programme") == ["programme"]  # its stem is a term: kept whole
+    assert splitter.split("kriegsführung") == ["kriegsführung"]  # no known parts
     assert table_splitter("auto", table.source_vocab.tolist(), de) is not None
-    assert table_splitter("auto", table.source_vocab.tolist(), Analyzer("es")) is None   # not a compounding language
-    assert table_splitter("auto", table.source_vocab.tolist(), Analyzer("nl")) is None   # split only when asked
+    assert table_splitter("auto", table.source_vocab.tolist(), Analyzer("es")) is None  # not a compounding language
+    assert table_splitter("auto", table.source_vocab.tolist(), Analyzer("nl")) is None  # split only when asked
     assert table_splitter("table", table.source_vocab.tolist(), Analyzer("nl")) is not None
     assert table_splitter("none", table.source_vocab.tolist(), de) is None
 
@@ -239,8 +269,8 @@ def test_dt_and_psq_find_the_parts_of_a_compound_query_word_with_decompound(kind
     cls = getattr(systems, kind)
     topics = {"q1": "Verwaltungsprogramm", "q2": "Arbeitsplatz"}
     plain = cls(decompound="none").fit(english_index(), german_table())
-    assert plain.search(topics).docids.tolist() == []                     # the compounds pass through unmatched
-    split = cls().fit(english_index(), german_table())                   # auto: German queries are split
+    assert plain.search(topics).docids.tolist() == []  # the compounds pass through unmatched
+    split = cls().fit(english_index(), german_table())  # auto: German queries are split
     assert split.query_tokens(topics) == [["verwalt", "programm"], ["arbeit", "platz"]]
     run = split.search(topics)
     assert run.qids.tolist() == ["q1", "q2"] and run.docids.tolist() == ["d1", "d2"]
@@ -257,12 +287,42 @@ def test_the_decompound_option_of_the_dt_verb(tmp_path, capsys):
     (tmp_path / "q.tsv").write_text("q1\tVerwaltungsprogramm\n", encoding="utf-8")
     for option in ("none", "auto"):
         out = tmp_path / f"{option}.run"
-        assert main(["dt", "--index", str(index), "--queries", str(tmp_path / "q.tsv"), "--table",
-                     str(tmp_path / "de-en.npz"), "--decompound", option, "-o", str(out), "--quiet"]) == 0
-    assert (tmp_path / "none.run").read_text() == ""                      # the compound matched nothing
+        assert (
+            main(
+                [
+                    "dt",
+                    "--index",
+                    str(index),
+                    "--queries",
+                    str(tmp_path / "q.tsv"),
+                    "--table",
+                    str(tmp_path / "de-en.npz"),
+                    "--decompound",
+                    option,
+                    "-o",
+                    str(out),
+                    "--quiet",
+                ]
+            )
+            == 0
+        )
+    assert (tmp_path / "none.run").read_text() == ""  # the compound matched nothing
     assert read_run(tmp_path / "auto.run").docids.tolist() == ["d1"]
     with pytest.raises(SystemExit) as refused:
-        main(["dt", "--index", str(index), "--queries", str(tmp_path / "q.tsv"), "--table",
-              str(tmp_path / "de-en.npz"), "--decompound", "yes", "-o", str(tmp_path / "x.run")])
+        main(
+            [
+                "dt",
+                "--index",
+                str(index),
+                "--queries",
+                str(tmp_path / "q.tsv"),
+                "--table",
+                str(tmp_path / "de-en.npz"),
+                "--decompound",
+                "yes",
+                "-o",
+                str(tmp_path / "x.run"),
+            ]
+        )
     assert refused.value.code == 2
     assert "--decompound" in capsys.readouterr().err

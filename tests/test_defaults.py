@@ -1,6 +1,7 @@
 """The defaults that transfer beyond the Bible (baselines/README.md, "Defaults across collections"): Snowball
 stemming everywhere text is analyzed, no corpus-frequency stoplists, no query silently emptied, and a table
 whose terms are not the index's is a one-line error."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -21,9 +22,9 @@ ENGLISH = {  # WEB verses beside the Reina-Valera ones of conftest.GENESIS_ES
     "Gen.1.3": "God said, Let there be light, and there was light.",
     "Gen.1.4": "God saw the light, and saw that it was good. God divided the light from the darkness.",
     "Gen.1.5": "God called the light Day, and the darkness he called Night. There was evening and there was "
-               "morning, the first day.",
+    "morning, the first day.",
     "Gen.1.6": "God said, Let there be an expanse in the middle of the waters, and let it divide the waters "
-               "from the waters.",
+    "from the waters.",
     "Gen.1.8": "God called the expanse sky. There was evening and there was morning, a second day.",
 }
 
@@ -31,8 +32,12 @@ ENGLISH = {  # WEB verses beside the Reina-Valera ones of conftest.GENESIS_ES
 def small_table(verses_es, **analysis):
     english, spanish = Analyzer("en", **analysis), Analyzer("es", **analysis)
     ids = sorted(ENGLISH)
-    return train_table(english.tokenize_many([ENGLISH[i] for i in ids]),
-                       spanish.tokenize_many([verses_es[i] for i in ids]), english, spanish)
+    return train_table(
+        english.tokenize_many([ENGLISH[i] for i in ids]),
+        spanish.tokenize_many([verses_es[i] for i in ids]),
+        english,
+        spanish,
+    )
 
 
 def indexed(verses_es, **analysis) -> Index:
@@ -87,8 +92,10 @@ def test_a_query_the_target_stoplist_empties_is_searched_with_all_its_translatio
     assert god and set(god) <= frequent  # every translation of "god" is one of the 5 most frequent terms
     assert not psq.table_.translations("god")
     sq = psq.structured_queries(topics, quiet=False)
-    assert "1 of 3 queries had only target stopwords among their translations: searched with all their " \
-           "translations" in capsys.readouterr().err
+    assert (
+        "1 of 3 queries had only target stopwords among their translations: searched with all their "
+        "translations" in capsys.readouterr().err
+    )
     rows = {t: sq.translations[i] for i, t in enumerate(sq.source_terms) if sq.source_query[i] == 1}
     assert {str(index.terms[c]) for c in rows["god"].indices} == set(god)
     # q1 keeps its other words' options and none of the stoplist's; q3 (no translation at all) stays empty
@@ -126,14 +133,28 @@ def test_a_table_whose_terms_are_not_the_indexs_is_a_one_line_error(verses_es, t
     from clirkit.translation import save_table
 
     index, table = indexed(verses_es), small_table(verses_es, stemmer=None)
-    with pytest.raises(ClirkitError, match="analyzed as es, no stemming, lowercased but the index's terms as "
-                                           "es, Snowball stems, lowercased"):
+    with pytest.raises(
+        ClirkitError,
+        match="analyzed as es, no stemming, lowercased but the index's terms as es, Snowball stems, lowercased",
+    ):
         PSQ().fit(index, table)
     index.save(tmp_path / "ix.npz")
     save_table(table, tmp_path / "t.npz")
     (tmp_path / "q.tsv").write_text("q1\tlight\n", encoding="utf-8")
-    code = main(["psq", "--index", str(tmp_path / "ix.npz"), "--queries", str(tmp_path / "q.tsv"), "--table",
-                 str(tmp_path / "t.npz"), "-o", str(tmp_path / "r.run"), "-q"])
+    code = main(
+        [
+            "psq",
+            "--index",
+            str(tmp_path / "ix.npz"),
+            "--queries",
+            str(tmp_path / "q.tsv"),
+            "--table",
+            str(tmp_path / "t.npz"),
+            "-o",
+            str(tmp_path / "r.run"),
+            "-q",
+        ]
+    )
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "rebuild one of them" in err[0]
     assert not (tmp_path / "r.run").exists()
@@ -157,8 +178,24 @@ def test_the_index_verb_stems_by_default_and_not_with_stemmer_none(tmp_path, ver
     docs = tmp_path / "docs.tsv"
     docs.write_text("".join(f"{d}\t{t}\n" for d, t in verses_es.items()), encoding="utf-8")
     assert main(["index", str(docs), "-o", str(tmp_path / "a.npz"), "--lang", "es", "-q"]) == 0
-    assert main(["index", str(docs), "-o", str(tmp_path / "b.npz"), "--lang", "es", "-q", "--stemmer", "none",
-                 "--stopwords", "snowball"]) == 0
+    assert (
+        main(
+            [
+                "index",
+                str(docs),
+                "-o",
+                str(tmp_path / "b.npz"),
+                "--lang",
+                "es",
+                "-q",
+                "--stemmer",
+                "none",
+                "--stopwords",
+                "snowball",
+            ]
+        )
+        == 0
+    )
     stemmed, plain = Index.load(tmp_path / "a.npz"), Index.load(tmp_path / "b.npz")
     assert "tiniebl" in stemmed.vocabulary and "tinieblas" in plain.vocabulary
     assert stemmed.analyzer == Analyzer("es") and "las" not in plain.vocabulary
@@ -187,8 +224,7 @@ def test_psq_prunes_options_below_a_tenth_but_never_empties_a_row():
     assert len(pruned.translations("g")) == 12  # all below L, all tied: kept
 
 
-def test_psq_treats_a_dictionary_alone_as_pirkola_synonyms_and_a_learned_table_as_probabilities(
-        verses_es, tmp_path):
+def test_psq_treats_a_dictionary_alone_as_pirkola_synonyms_and_a_learned_table_as_probabilities(verses_es, tmp_path):
     index = indexed(verses_es)
     path = tmp_path / "en-es.txt"
     path.write_text("light luz\nlight lumbrera\ndarkness tinieblas\n", encoding="utf-8")
@@ -209,6 +245,6 @@ def test_dt_over_a_dictionary_alone_says_that_psq_is_the_recipe(verses_es, tmp_p
     path.write_text("light luz\nlight lumbrera\ndarkness tinieblas\n", encoding="utf-8")
     DT().fit(index, load_table(path, "pairs"), quiet=False)
     assert "over a dictionary alone PSQ" in capsys.readouterr().err
-    DT().fit(index, load_table(path, "pairs"))                      # quiet: nothing said
-    DT().fit(index, small_table(verses_es), quiet=False)           # a learned table: nothing said
+    DT().fit(index, load_table(path, "pairs"))  # quiet: nothing said
+    DT().fit(index, small_table(verses_es), quiet=False)  # a learned table: nothing said
     assert capsys.readouterr().err == ""

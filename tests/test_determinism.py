@@ -5,6 +5,7 @@ first run and ``--jobs 2`` for the second where the verb has ``--jobs`` (so work
 The pipeline runs once per module: each verb's first output feeds the verbs after it, and each verb runs a
 second time on the very same inputs.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -45,17 +46,32 @@ step = 0.25
 
 # verb -> does it take --jobs (the second run then uses --jobs 2)
 VERBS = {
-    "index": True, "ttable train": True, "ttable prune": False, "ttable convert": False, "search": False,
-    "dt": False, "psq": False, "eval": False, "aggregate": False, "scs-train": True, "scs-score": True,
-    "boost-train": True, "boost-rank": False, "run": True, "collection": False, "datasets export": False,
+    "index": True,
+    "ttable train": True,
+    "ttable prune": False,
+    "ttable convert": False,
+    "search": False,
+    "dt": False,
+    "psq": False,
+    "eval": False,
+    "aggregate": False,
+    "scs-train": True,
+    "scs-score": True,
+    "boost-train": True,
+    "boost-rank": False,
+    "run": True,
+    "collection": False,
+    "datasets export": False,
 }
 
 
 def _sha256(path: Path) -> dict[str, str]:
     """``{relative name: sha256}`` of a file, or of every file under a folder."""
     files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
-    return {str(p.relative_to(path.parent if path.is_file() else path)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in files}
+    return {
+        str(p.relative_to(path.parent if path.is_file() else path)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in files
+    }
 
 
 def _twice(work: Path, name: str, argv: list[str], *, jobs: bool, outputs: tuple[str, ...]) -> dict:
@@ -98,9 +114,29 @@ def _pipeline(m: Path, work: Path) -> dict[str, dict]:
         return done[verb]["a"][0]
 
     index = str(run("index", "ix.npz", [str(m / "documents.tsv"), "-o", "OUT", "--lang", "es", "-q"]))
-    table = str(run("ttable train", "t.npz", ["--source", str(en), "--target", str(es), "--aligned-by", "id",
-                                              "--source-lang", "en", "--target-lang", "es", "--iterations", "3",
-                                              "-o", "OUT", "-q"]))
+    table = str(
+        run(
+            "ttable train",
+            "t.npz",
+            [
+                "--source",
+                str(en),
+                "--target",
+                str(es),
+                "--aligned-by",
+                "id",
+                "--source-lang",
+                "en",
+                "--target-lang",
+                "es",
+                "--iterations",
+                "3",
+                "-o",
+                "OUT",
+                "-q",
+            ],
+        )
+    )
     run("ttable prune", "pruned.npz", [table, "-o", "OUT", "--cumulative", "0.8", "--max-options", "5", "-q"])
     run("ttable convert", "t.txt.gz", [table, "-o", "OUT", "-q"])
     run("search", "bm25.run", ["--index", index, "--queries", str(spanish), "-o", "OUT", "--depth", "50", "-q"])
@@ -110,24 +146,116 @@ def _pipeline(m: Path, work: Path) -> dict[str, dict]:
     for verb in ("dt", "psq"):
         dev_runs.append(str(work / f"{verb}.dev.run"))
         assert main([verb, "--index", index, "--queries", dev, "--table", table, "-o", dev_runs[-1], "-q"]) == 0
-    run("eval", "eval.json", ["--qrels", str(m / "qrels.test.txt"), psq, dt, "--format", "json",
-                              "--permutations", "500", "--seed", "5", "-o", "OUT", "--quiet"])
-    run("aggregate", "fused.run", [dt, psq, "-o", "OUT", "--tune", "--dev-qrels", str(m / "qrels.dev.txt"),
-                                   "--dev-runs", *dev_runs, "--step", "0.25", "--sweep-csv", "OUT.csv", "-q"],
-        outputs=("OUT", "OUT.csv"))
-    scs = str(run("scs-train", "scs.npz", ["--collection", str(m), "--epochs", "2", "--dim", "8", "--negatives", "5",
-                                           "--seed", "7", "-o", "OUT", "-q"]))
+    run(
+        "eval",
+        "eval.json",
+        [
+            "--qrels",
+            str(m / "qrels.test.txt"),
+            psq,
+            dt,
+            "--format",
+            "json",
+            "--permutations",
+            "500",
+            "--seed",
+            "5",
+            "-o",
+            "OUT",
+            "--quiet",
+        ],
+    )
+    run(
+        "aggregate",
+        "fused.run",
+        [
+            dt,
+            psq,
+            "-o",
+            "OUT",
+            "--tune",
+            "--dev-qrels",
+            str(m / "qrels.dev.txt"),
+            "--dev-runs",
+            *dev_runs,
+            "--step",
+            "0.25",
+            "--sweep-csv",
+            "OUT.csv",
+            "-q",
+        ],
+        outputs=("OUT", "OUT.csv"),
+    )
+    scs = str(
+        run(
+            "scs-train",
+            "scs.npz",
+            [
+                "--collection",
+                str(m),
+                "--epochs",
+                "2",
+                "--dim",
+                "8",
+                "--negatives",
+                "5",
+                "--seed",
+                "7",
+                "-o",
+                "OUT",
+                "-q",
+            ],
+        )
+    )
     run("scs-score", "scs.run", [scs, "--collection", str(m), "--depth", "50", "-o", "OUT", "-q"])
-    boost = str(run("boost-train", "boost.npz", ["--collection", str(m), "--rounds", "15", "--eval-every", "5",
-                                                 "--bags", "2", "--bag-fraction", "0.8", "--seed", "4", "-o", "OUT",
-                                                 "-q"]))
+    boost = str(
+        run(
+            "boost-train",
+            "boost.npz",
+            [
+                "--collection",
+                str(m),
+                "--rounds",
+                "15",
+                "--eval-every",
+                "5",
+                "--bags",
+                "2",
+                "--bag-fraction",
+                "0.8",
+                "--seed",
+                "4",
+                "-o",
+                "OUT",
+                "-q",
+            ],
+        )
+    )
     run("boost-rank", "boost.run", [boost, "--collection", str(m), "--depth", "50", "-o", "OUT", "-q"])
     experiment = work / "twice.toml"
     experiment.write_text(EXPERIMENT.format(folder=m.as_posix()), encoding="utf-8")
     run("run", "exp", [str(experiment), "-o", "OUT", "-q"])
-    run("collection", "coll", ["--documents", str(m / "documents.tsv"), "--queries", test, "--qrels",
-                               str(m / "qrels.test.txt"), "--source-lang", "en", "--target-lang", "es", "--split",
-                               "dev=0.5,test=0.5", "-o", "OUT", "-q"])
+    run(
+        "collection",
+        "coll",
+        [
+            "--documents",
+            str(m / "documents.tsv"),
+            "--queries",
+            test,
+            "--qrels",
+            str(m / "qrels.test.txt"),
+            "--source-lang",
+            "en",
+            "--target-lang",
+            "es",
+            "--split",
+            "dev=0.5,test=0.5",
+            "-o",
+            "OUT",
+            "-q",
+        ],
+    )
     run("datasets export", "exported", [str(m), "-o", "OUT", "-q"])
     return done
 
@@ -150,5 +278,9 @@ def test_the_pipeline_covers_every_verb_that_writes_a_file():
     from clirkit.cli import VERBS as ALL
 
     writes = {v for v in ALL if v not in ("ttable", "boost-show", "demo", "datasets")} | {
-        "ttable train", "ttable prune", "ttable convert", "datasets export"}
+        "ttable train",
+        "ttable prune",
+        "ttable convert",
+        "datasets export",
+    }
     assert writes == set(VERBS)

@@ -2,6 +2,7 @@
 and its pruning by hand, LM scores against the query likelihood by hand, one-to-one tables giving monolingual
 BM25 from either side, the projected index's file, the resources that train the reverse table, the runner and
 the command."""
+
 from __future__ import annotations
 
 import math
@@ -25,22 +26,24 @@ from clirkit.translation import TranslationTable, interpolate, load_table, save_
 REVERSE = TranslationTable.from_triples(
     ["luz", "luz", "luz", "dios", "dios", "la", "tinieblas"],
     ["light", "lamp", "fire", "god", "gods", "the", "darkness"],
-    [0.6, 0.3, 0.1, 0.9, 0.1, 1.0, 1.0], params={"source_lang": "es", "target_lang": "en"})
+    [0.6, 0.3, 0.1, 0.9, 0.1, 1.0, 1.0],
+    params={"source_lang": "es", "target_lang": "en"},
+)
 IDENTITY = ["dios", "luz", "tinieblas", "aguas", "la", "y", "tierra"]  # es words -> English words one to one
 ENGLISH = ["god", "light", "darkness", "waters", "the", "and", "earth"]
 # King James Version, Genesis 1:1-8 and John 1:1, 1:5: the English of the fixture's verses (public domain)
 GENESIS_EN = {
     "Gen.1.1": "In the beginning God created the heaven and the earth.",
     "Gen.1.2": "And the earth was without form, and void; and darkness was upon the face of the deep. And the Spirit "
-               "of God moved upon the face of the waters.",
+    "of God moved upon the face of the waters.",
     "Gen.1.3": "And God said, Let there be light: and there was light.",
     "Gen.1.4": "And God saw the light, that it was good: and God divided the light from the darkness.",
     "Gen.1.5": "And God called the light Day, and the darkness he called Night. And the evening and the morning were "
-               "the first day.",
+    "the first day.",
     "Gen.1.6": "And God said, Let there be a firmament in the midst of the waters, and let it divide the waters from "
-               "the waters.",
+    "the waters.",
     "Gen.1.7": "And God made the firmament, and divided the waters which were under the firmament from the waters "
-               "which were above the firmament: and it was so.",
+    "which were above the firmament: and it was so.",
     "Gen.1.8": "And God called the firmament Heaven. And the evening and the morning were the second day.",
     "John.1.1": "In the beginning was the Word, and the Word was with God, and the Word was God.",
     "John.1.5": "And the light shineth in darkness; and the darkness comprehended it not.",
@@ -57,9 +60,18 @@ def test_projection_by_hand_with_the_pruning_of_query_side_psq(index):
     pruned = prepare_table(REVERSE, min_prob=0.2, cumulative=0.95)
     projected = project(index, pruned)
     # Gen.1.3 "Y dijo Dios: Sea la luz: y fué la luz.": y 2, dijo, dios, sea, la 2, luz 2, fué
-    assert counts(projected, "Gen.1.3") == pytest.approx({
-        "light": 2 * 0.6 / 0.9, "lamp": 2 * 0.3 / 0.9, "god": 1.0, "the": 2.0,
-        "y": 2.0, "dijo": 1.0, "sea": 1.0, "fué": 1.0})  # words the table lacks pass through
+    assert counts(projected, "Gen.1.3") == pytest.approx(
+        {
+            "light": 2 * 0.6 / 0.9,
+            "lamp": 2 * 0.3 / 0.9,
+            "god": 1.0,
+            "the": 2.0,
+            "y": 2.0,
+            "dijo": 1.0,
+            "sea": 1.0,
+            "fué": 1.0,
+        }
+    )  # words the table lacks pass through
     assert projected.doc_lengths[2] == pytest.approx(index.doc_lengths[2])  # rows sum to 1: every token kept
     assert projected.source_lengths.tolist() == index.doc_lengths.tolist()
     assert projected.analyzer.lang == "en" and list(projected.terms) == sorted(projected.terms)
@@ -74,8 +86,9 @@ def test_unknown_drop_and_pruned_stopwords_leave_only_translated_mass(index):
 
 
 def test_cumulative_keeps_the_crossing_option_and_max_options_cuts_after_it(index):
-    table = TranslationTable.from_triples(["luz"] * 3, ["light", "lamp", "fire"], [0.5, 0.3, 0.2],
-                                          params={"source_lang": "es", "target_lang": "en"})
+    table = TranslationTable.from_triples(
+        ["luz"] * 3, ["light", "lamp", "fire"], [0.5, 0.3, 0.2], params={"source_lang": "es", "target_lang": "en"}
+    )
     keep = lambda **kw: set(project(index, prepare_table(table, **kw), unknown="drop").terms.tolist())  # noqa: E731
     assert keep(min_prob=0.0, cumulative=0.7) == {"light", "lamp"}  # .5 < .7, lamp crosses it: kept
     assert keep(min_prob=0.0, cumulative=0.95, max_options=1) == {"light"}
@@ -144,8 +157,9 @@ def test_a_projected_index_is_searched_only_with_the_settings_that_made_it(index
 
 
 def test_a_table_in_the_queries_direction_is_refused_with_what_to_do(index):
-    forward = TranslationTable.from_triples(["light"], ["luz"], [1.0],
-                                            params={"source_lang": "en", "target_lang": "es"})
+    forward = TranslationTable.from_triples(
+        ["light"], ["luz"], [1.0], params={"source_lang": "en", "target_lang": "es"}
+    )
     with pytest.raises(ClirkitError, match="this one translates 'en' -> 'es' .the queries' direction"):
         PSQ(translate="documents").fit(index, forward)
     with pytest.raises(ClirkitError, match="mode: for translate = queries only"):
@@ -155,18 +169,30 @@ def test_a_table_in_the_queries_direction_is_refused_with_what_to_do(index):
 
 
 def test_auto_translates_the_documents_given_a_table_from_the_index_language_with_their_defaults(index):
-    forward = TranslationTable.from_triples(["light", "darkness"], ["luz", "tinieblas"], [1.0, 1.0],
-                                            params={"source_lang": "en", "target_lang": "es"})
+    forward = TranslationTable.from_triples(
+        ["light", "darkness"], ["luz", "tinieblas"], [1.0, 1.0], params={"source_lang": "en", "target_lang": "es"}
+    )
     psq = PSQ(source_lang="en").fit(index, REVERSE)
-    assert (psq.translate_, psq.min_prob_, psq.cumulative_, psq.max_options_, psq.scoring_) == \
-        ("documents", 1e-4, 0.99, 64, "lm")
-    explicit = PSQ(translate="documents", scoring="lm", min_prob=1e-4, cumulative=0.99, max_options=64,
-                   source_lang="en").fit(index, REVERSE)
+    assert (psq.translate_, psq.min_prob_, psq.cumulative_, psq.max_options_, psq.scoring_) == (
+        "documents",
+        1e-4,
+        0.99,
+        64,
+        "lm",
+    )
+    explicit = PSQ(
+        translate="documents", scoring="lm", min_prob=1e-4, cumulative=0.99, max_options=64, source_lang="en"
+    ).fit(index, REVERSE)
     topics = {"q1": "light and darkness", "q2": "the light of god"}
     assert psq.search(topics).scores.tolist() == explicit.search(topics).scores.tolist()
     psq = PSQ().fit(index, forward)  # a table into the index's language: the queries, PSQ's own pruning
-    assert (psq.translate_, psq.min_prob_, psq.cumulative_, psq.max_options_, psq.scoring_) == \
-        ("queries", 0.1, 0.95, None, "bm25")
+    assert (psq.translate_, psq.min_prob_, psq.cumulative_, psq.max_options_, psq.scoring_) == (
+        "queries",
+        0.1,
+        0.95,
+        None,
+        "bm25",
+    )
     assert PSQ().fit(index, forward, forward).translate_ == "queries"  # a second table: the query side's
     assert PSQ(target_stopwords_top=5).fit(index, forward).translate_ == "queries"  # a query-side-only parameter
     with pytest.raises(ClirkitError, match="the table translates into 'en' but the index is in 'es'"):
@@ -177,16 +203,21 @@ def test_auto_translates_the_documents_given_a_table_from_the_index_language_wit
     assert PSQ(min_prob=0.3, scoring="bm25", source_lang="en").fit(index, REVERSE).min_prob_ == 0.3
 
 
-def test_a_second_reverse_table_is_interpolated_with_the_first_and_the_documents_translated_through_both(index,
-                                                                                                         tmp_path):
+def test_a_second_reverse_table_is_interpolated_with_the_first_and_the_documents_translated_through_both(
+    index, tmp_path
+):
     """fit(index, reverse, reverse2): the documents translated through lam * reverse + (1 - lam) * reverse2 (a
     corpus's table and a dictionary read the other way), as through that table made first; the translated index
     saved is searched again only with the same weight; a second table in the queries' direction is named as the
     second."""
     from clirkit.tablefit import SecondTableMismatch
 
-    second = TranslationTable.from_triples(["luz", "luz", "tierra", "aguas"], ["light", "day", "earth", "waters"],
-                                           [0.5, 0.5, 1.0, 1.0], params={"source_lang": "es", "target_lang": "en"})
+    second = TranslationTable.from_triples(
+        ["luz", "luz", "tierra", "aguas"],
+        ["light", "day", "earth", "waters"],
+        [0.5, 0.5, 1.0, 1.0],
+        params={"source_lang": "es", "target_lang": "en"},
+    )
     topics = {"q1": "light and darkness", "q2": "the day of god", "q3": "earth and waters"}
     for lam in (0.5, 0.3):
         both = PSQ(source_lang="en", lam=lam).fit(index, REVERSE, second)
@@ -201,12 +232,21 @@ def test_a_second_reverse_table_is_interpolated_with_the_first_and_the_documents
         PSQ(source_lang="en", lam=0.9).fit(ProjectedIndex.load(tmp_path / "tix.npz"))
     alone = PSQ(source_lang="en").fit(index, REVERSE).search(topics)
     assert (alone.qids.tolist(), alone.scores.tolist()) != (a.qids.tolist(), a.scores.tolist())
-    forward = TranslationTable.from_triples(["light"], ["luz"], [1.0], params={"source_lang": "en", "target_lang": "es"})
+    forward = TranslationTable.from_triples(
+        ["light"], ["luz"], [1.0], params={"source_lang": "en", "target_lang": "es"}
+    )
     with pytest.raises(SecondTableMismatch, match="this one translates 'en' -> 'es' .the queries' direction"):
         PSQ(translate="documents", source_lang="en").fit(index, REVERSE, forward)
-    unstemmed = TranslationTable.from_triples(["luz"], ["Light"], [1.0], params={
-        "source_lang": "es", "target_lang": "en",
-        "target_analyzer": {**Analyzer("en").to_dict(), "stemmer": None, "lowercase": False}})
+    unstemmed = TranslationTable.from_triples(
+        ["luz"],
+        ["Light"],
+        [1.0],
+        params={
+            "source_lang": "es",
+            "target_lang": "en",
+            "target_analyzer": {**Analyzer("en").to_dict(), "stemmer": None, "lowercase": False},
+        },
+    )
     with pytest.raises(SecondTableMismatch, match="query-language words were analyzed as en, no stemming, case kept"):
         PSQ(translate="documents", source_lang="en").fit(index, REVERSE, unstemmed)
     # the resources' second table is the query side's: translating the documents with it is an error, not a
@@ -260,8 +300,9 @@ def test_a_count_file_background_is_the_references_add_one_estimate(index, tmp_p
 
 def test_the_resources_train_the_reverse_table_on_the_parallel_corpus(index, verses_es):
     ids = sorted(verses_es)
-    resources = Resources(index=index, parallel=([GENESIS_EN[d] for d in ids], [verses_es[d] for d in ids]),
-                          source_lang="en")
+    resources = Resources(
+        index=index, parallel=([GENESIS_EN[d] for d in ids], [verses_es[d] for d in ids]), source_lang="en"
+    )
     system = PSQ(translate="documents", scoring="lm", background="parallel").fit(resources)
     assert resources.reverse_table() is system.table_  # trained once, kept
     assert (system.table_.params["source_lang"], system.table_.params["target_lang"]) == ("es", "en")
@@ -325,9 +366,27 @@ def test_the_runner_trains_the_reverse_table_and_the_command_gives_the_same_run(
     queries = tmp_path / "q.tsv"
     queries.write_text("".join(f"{q}\t{t}\n" for q, t in c.queries("test").items()), encoding="utf-8")
     assert main(["index", str(docs), "--lang", "es", "-o", str(tmp_path / "ix.npz"), "-q"]) == 0
-    assert main(["psq", "--translate", "documents", "--table", str(tmp_path / "rev.npz"), "--index",
-                 str(tmp_path / "ix.npz"), "--queries", str(queries), "--tag", "PSQ-docs", "-o",
-                 str(tmp_path / "cli.run"), "-q"]) == 0
+    assert (
+        main(
+            [
+                "psq",
+                "--translate",
+                "documents",
+                "--table",
+                str(tmp_path / "rev.npz"),
+                "--index",
+                str(tmp_path / "ix.npz"),
+                "--queries",
+                str(queries),
+                "--tag",
+                "PSQ-docs",
+                "-o",
+                str(tmp_path / "cli.run"),
+                "-q",
+            ]
+        )
+        == 0
+    )
     write_run(read_run(str(runs[0])), tmp_path / "runner.run")
     assert (tmp_path / "cli.run").read_bytes() == (tmp_path / "runner.run").read_bytes()
 
@@ -339,16 +398,61 @@ def test_command_round_trip_through_a_saved_translated_index(indexed_dir, verses
     (d / "es.txt").write_text("".join(verses_es[i] + "\n" for i in ids), encoding="utf-8")
     (d / "q.tsv").write_text("q1\tlight and darkness\nq2\tthe waters\n", encoding="utf-8")
     for src, tgt, out in (("es", "en", "rev.npz"), ("en", "es", "fwd.npz")):
-        assert main(["ttable", "train", "--source", str(d / f"{src}.txt"), "--target", str(d / f"{tgt}.txt"),
-                     "--source-lang", src, "--target-lang", tgt, "-o", str(d / out), "-q"]) == 0
+        assert (
+            main(
+                [
+                    "ttable",
+                    "train",
+                    "--source",
+                    str(d / f"{src}.txt"),
+                    "--target",
+                    str(d / f"{tgt}.txt"),
+                    "--source-lang",
+                    src,
+                    "--target-lang",
+                    tgt,
+                    "-o",
+                    str(d / out),
+                    "-q",
+                ]
+            )
+            == 0
+        )
     common = ["psq", "--translate", "documents", "--queries", str(d / "q.tsv"), "-q"]
-    assert main(common + ["--table", str(d / "rev.npz"), "--index", str(d / "ix.npz"), "--save-index",
-                          str(d / "tix.npz"), "-o", str(d / "a.run")]) == 0
+    assert (
+        main(
+            common
+            + [
+                "--table",
+                str(d / "rev.npz"),
+                "--index",
+                str(d / "ix.npz"),
+                "--save-index",
+                str(d / "tix.npz"),
+                "-o",
+                str(d / "a.run"),
+            ]
+        )
+        == 0
+    )
     assert main(common + ["--index", str(d / "tix.npz"), "--mmap", "-o", str(d / "b.run")]) == 0
     assert (d / "a.run").read_bytes() == (d / "b.run").read_bytes() and (d / "a.run").stat().st_size > 0
     # the translated index alone: no queries, no run
-    assert main(["psq", "--table", str(d / "rev.npz"), "--index", str(d / "ix.npz"), "--save-index",
-                 str(d / "only.npz"), "-q"]) == 0
+    assert (
+        main(
+            [
+                "psq",
+                "--table",
+                str(d / "rev.npz"),
+                "--index",
+                str(d / "ix.npz"),
+                "--save-index",
+                str(d / "only.npz"),
+                "-q",
+            ]
+        )
+        == 0
+    )
     assert (d / "only.npz").read_bytes() == (d / "tix.npz").read_bytes()
     for missing in (["--queries", str(d / "q.tsv")], ["-o", str(d / "y.run")], []):
         assert main(["psq", "--table", str(d / "rev.npz"), "--index", str(d / "ix.npz"), "-q", *missing]) == 2
@@ -363,11 +467,45 @@ def test_command_round_trip_through_a_saved_translated_index(indexed_dir, verses
     assert main(common + ["--scoring", "lm", "--index", str(d / "tix.npz"), "-o", str(d / "c.run")]) == 0
     # a second reverse table (here IBM Model 1 after one iteration): the documents translated through both, as
     # through the interpolated table made first
-    assert main(["ttable", "train", "--source", str(d / "es.txt"), "--target", str(d / "en.txt"), "--source-lang",
-                 "es", "--target-lang", "en", "--iterations", "1", "-o", str(d / "rev1.npz"), "-q"]) == 0
+    assert (
+        main(
+            [
+                "ttable",
+                "train",
+                "--source",
+                str(d / "es.txt"),
+                "--target",
+                str(d / "en.txt"),
+                "--source-lang",
+                "es",
+                "--target-lang",
+                "en",
+                "--iterations",
+                "1",
+                "-o",
+                str(d / "rev1.npz"),
+                "-q",
+            ]
+        )
+        == 0
+    )
     save_table(interpolate(load_table(str(d / "rev.npz")), load_table(str(d / "rev1.npz")), 0.3), str(d / "i.npz"))
-    assert main(auto + ["--table", str(d / "rev.npz"), "--table2", str(d / "rev1.npz"), "--lambda", "0.3", "-o",
-                        str(d / "two.run")]) == 0
+    assert (
+        main(
+            auto
+            + [
+                "--table",
+                str(d / "rev.npz"),
+                "--table2",
+                str(d / "rev1.npz"),
+                "--lambda",
+                "0.3",
+                "-o",
+                str(d / "two.run"),
+            ]
+        )
+        == 0
+    )
     assert main(auto + ["--table", str(d / "i.npz"), "-o", str(d / "made.run")]) == 0
     assert (d / "two.run").read_bytes() == (d / "made.run").read_bytes() != (d / "auto.run").read_bytes()
     capsys.readouterr()
@@ -378,8 +516,23 @@ def test_command_round_trip_through_a_saved_translated_index(indexed_dir, verses
     assert main(common + ["--table", str(d / "fwd.npz"), "--index", str(d / "ix.npz"), "-o", str(d / "x.run")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "the queries' direction" in err and f"error: {d / 'fwd.npz'}: " in err
-    assert main(["dt", "--queries", str(d / "q.tsv"), "--table", str(d / "rev.npz"), "--index", str(d / "ix.npz"),
-                 "-o", str(d / "x.run"), "-q"]) == 2
+    assert (
+        main(
+            [
+                "dt",
+                "--queries",
+                str(d / "q.tsv"),
+                "--table",
+                str(d / "rev.npz"),
+                "--index",
+                str(d / "ix.npz"),
+                "-o",
+                str(d / "x.run"),
+                "-q",
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"error: {d / 'rev.npz'}: the table translates into 'en'" in err
     assert main(common + ["--index", str(d / "tix.npz"), "--min-prob", "0.2", "-o", str(d / "x.run")]) == 2
@@ -391,11 +544,32 @@ def test_the_reference_implementations_table_format_translates_the_documents(tmp
     docs.write_text("".join(f"{d}\t{t}\n" for d, t in verses_es.items()), encoding="utf-8")
     assert main(["index", str(docs), "--lang", "es", "--stemmer", "none", "-o", str(tmp_path / "ix.npz"), "-q"]) == 0
     # fast-psq's .json(.gz): document word -> query word -> p
-    (tmp_path / "t.json").write_text('{"luz": {"light": 0.75, "lamp": 0.25}, "tinieblas": {"darkness": 1.0}}',
-                                     encoding="utf-8")
+    (tmp_path / "t.json").write_text(
+        '{"luz": {"light": 0.75, "lamp": 0.25}, "tinieblas": {"darkness": 1.0}}', encoding="utf-8"
+    )
     (tmp_path / "q.tsv").write_text("q1\tlamp\n", encoding="utf-8")
-    assert main(["psq", "--translate", "documents", "--table", str(tmp_path / "t.json"), "--source-lang", "en",
-                 "--index", str(tmp_path / "ix.npz"), "--queries", str(tmp_path / "q.tsv"), "--min-prob", "0.2",
-                 "-o", str(tmp_path / "r.run"), "-q"]) == 0
+    assert (
+        main(
+            [
+                "psq",
+                "--translate",
+                "documents",
+                "--table",
+                str(tmp_path / "t.json"),
+                "--source-lang",
+                "en",
+                "--index",
+                str(tmp_path / "ix.npz"),
+                "--queries",
+                str(tmp_path / "q.tsv"),
+                "--min-prob",
+                "0.2",
+                "-o",
+                str(tmp_path / "r.run"),
+                "-q",
+            ]
+        )
+        == 0
+    )
     found = {line.split()[2] for line in (tmp_path / "r.run").read_text().splitlines()}
     assert found == {d for d, t in verses_es.items() if " luz" in t.lower()}

@@ -2,6 +2,7 @@
 shard is the translated index split, file for file; searching its shards (BM25 and the language model, one or two
 workers, from Python and the command) writes the run of the translated index in one file byte for byte; a missing
 shard or a shard of another kind is a one-line error."""
+
 from __future__ import annotations
 
 import math
@@ -26,7 +27,9 @@ from clirkit.translation import TranslationTable, save_table, train_table
 REVERSE = TranslationTable.from_triples(
     ["luz", "luz", "luz", "dios", "dios", "la", "tinieblas"],
     ["light", "lamp", "fire", "god", "gods", "the", "darkness"],
-    [0.6, 0.3, 0.1, 0.9, 0.1, 1.0, 1.0], params={"source_lang": "es", "target_lang": "en"})
+    [0.6, 0.3, 0.1, 0.9, 0.1, 1.0, 1.0],
+    params={"source_lang": "es", "target_lang": "en"},
+)
 
 
 @pytest.fixture(scope="module")
@@ -89,8 +92,9 @@ def test_psq_over_a_sharded_translated_index_writes_the_unsharded_run_byte_for_b
 
 
 def test_lm_over_the_shards_of_a_document_index_with_translated_queries_is_the_unsharded_run(tmp_path):
-    english = Index.from_tokens(["d1", "d2", "d3"], [["light", "god"], ["the", "light", "light"], ["god", "darkness"]],
-                                Analyzer("en"))
+    english = Index.from_tokens(
+        ["d1", "d2", "d3"], [["light", "god"], ["the", "light", "light"], ["god", "darkness"]], Analyzer("en")
+    )
     spanish = {"a": "luz dios", "b": "la luz", "c": "tinieblas"}  # REVERSE translates them into English
     expected = run_bytes(PSQ(translate="queries", scoring="lm").fit(english, REVERSE).search(spanish), tmp_path / "a")
     assert expected.count(b"\n") == 6  # a: d1 d3 d2, b: d2 d1, c: d3
@@ -108,8 +112,16 @@ def test_the_shards_statistics_and_lm_scores_by_hand(index):
     luz = index.tf[index.vocabulary["luz"]].toarray().ravel()  # luz per verse
     assert sharded.cf[light] == pytest.approx(luz.sum() * 0.6 / 0.9) and sharded.df[light] == (luz > 0).sum()
     assert sharded.avgdl == pytest.approx(whole.doc_lengths.mean())
-    system = PSQ(translate="documents", scoring="lm", alpha=0.5, min_prob=0.2, cumulative=0.95, max_options=None,
-                 target_stopwords=["the"], unknown="drop").fit(sharded)  # the settings that made it
+    system = PSQ(
+        translate="documents",
+        scoring="lm",
+        alpha=0.5,
+        min_prob=0.2,
+        cumulative=0.95,
+        max_options=None,
+        target_stopwords=["the"],
+        unknown="drop",
+    ).fit(sharded)  # the settings that made it
     run = system.search({"q": "light"})
     p_bg = sharded.cf[light] / sharded.cf.sum()
     j = int(np.searchsorted(index.docids, "Gen.1.3"))  # luz 2 of its 10 tokens
@@ -123,29 +135,105 @@ def test_command_translates_and_searches_shards_as_the_index_in_one_file(nave, t
     (tmp_path / "q.tsv").write_text("".join(f"{q}\t{t}\n" for q, t in topics.items()), encoding="utf-8")
     save_table(reverse, tmp_path / "rev.npz")
     for out, shards in (("ix.npz", "1"), ("sx.npz", "2")):
-        assert main(["index", str(tmp_path / "docs.tsv"), "-o", str(tmp_path / out), "--lang", "es", "--shards",
-                     shards, "-q"]) == 0
+        assert (
+            main(
+                [
+                    "index",
+                    str(tmp_path / "docs.tsv"),
+                    "-o",
+                    str(tmp_path / out),
+                    "--lang",
+                    "es",
+                    "--shards",
+                    shards,
+                    "-q",
+                ]
+            )
+            == 0
+        )
     psq = ["psq", "--queries", str(tmp_path / "q.tsv"), "-q"]
     for scoring in ("bm25", "lm"):
-        assert main(psq + ["--table", str(tmp_path / "rev.npz"), "--index", str(tmp_path / "ix.npz"), "--scoring",
-                           scoring, "--save-index", str(tmp_path / "t1.npz"), "-o", str(tmp_path / "a.run")]) == 0
+        assert (
+            main(
+                psq
+                + [
+                    "--table",
+                    str(tmp_path / "rev.npz"),
+                    "--index",
+                    str(tmp_path / "ix.npz"),
+                    "--scoring",
+                    scoring,
+                    "--save-index",
+                    str(tmp_path / "t1.npz"),
+                    "-o",
+                    str(tmp_path / "a.run"),
+                ]
+            )
+            == 0
+        )
         expected = (tmp_path / "a.run").read_bytes()
         assert expected
         # a sharded document index: translated shard by shard; an index in one file: written in 3 shards
         for source, shards, saved in (("sx.npz", [], "t2.npz"), ("ix.npz", ["--shards", "3"], "t3.npz")):
-            assert main(psq + ["--table", str(tmp_path / "rev.npz"), "--index", str(tmp_path / source), "--scoring",
-                               scoring, "--save-index", str(tmp_path / saved), *shards, "-o",
-                               str(tmp_path / "b.run")]) == 0
+            assert (
+                main(
+                    psq
+                    + [
+                        "--table",
+                        str(tmp_path / "rev.npz"),
+                        "--index",
+                        str(tmp_path / source),
+                        "--scoring",
+                        scoring,
+                        "--save-index",
+                        str(tmp_path / saved),
+                        *shards,
+                        "-o",
+                        str(tmp_path / "b.run"),
+                    ]
+                )
+                == 0
+            )
             assert (tmp_path / "b.run").read_bytes() == expected
             for jobs in ("1", "2"):
-                assert main(psq + ["--index", str(tmp_path / saved), "--scoring", scoring, "--jobs", jobs, "-o",
-                                   str(tmp_path / "c.run")]) == 0
+                assert (
+                    main(
+                        psq
+                        + [
+                            "--index",
+                            str(tmp_path / saved),
+                            "--scoring",
+                            scoring,
+                            "--jobs",
+                            jobs,
+                            "-o",
+                            str(tmp_path / "c.run"),
+                        ]
+                    )
+                    == 0
+                )
                 assert (tmp_path / "c.run").read_bytes() == expected, (saved, jobs)
     assert load_index(tmp_path / "t2.npz").n_shards == 2 and load_index(tmp_path / "t3.npz").n_shards == 3
 
     capsys.readouterr()
-    assert main(psq + ["--table", str(tmp_path / "rev.npz"), "--index", str(tmp_path / "sx.npz"), "--save-index",
-                       str(tmp_path / "x.npz"), "--shards", "3", "-o", str(tmp_path / "x.run")]) == 2
+    assert (
+        main(
+            psq
+            + [
+                "--table",
+                str(tmp_path / "rev.npz"),
+                "--index",
+                str(tmp_path / "sx.npz"),
+                "--save-index",
+                str(tmp_path / "x.npz"),
+                "--shards",
+                "3",
+                "-o",
+                str(tmp_path / "x.run"),
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "in 2 shards, so is its translation" in err and not (tmp_path / "x.run").exists()
     assert main(psq + ["--index", str(tmp_path / "t2.npz"), "--shards", "2", "-o", str(tmp_path / "x.run")]) == 2

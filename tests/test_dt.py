@@ -1,4 +1,5 @@
 """DT: 1-best word translation from a table, MT-translated query files, and the `dt` verb."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -15,12 +16,13 @@ from clirkit.translation import NULL, TranslationTable, save_table
 TABLE = TranslationTable.from_triples(
     ["god", "god", "light", "light", "light", "waters", "the", "the", NULL, "darkness"],
     ["dios", "de", "luz", "lumbre", "la", "aguas", "la", "las", "y", "tinieblas"],
-    [0.9, 0.1, 0.5, 0.25, 0.25, 1.0, 0.5, 0.5, 1.0, 1.0])
+    [0.9, 0.1, 0.5, 0.25, 0.25, 1.0, 0.5, 0.5, 1.0, 1.0],
+)
 
 
 def test_each_token_becomes_its_most_probable_translation_unranked_ties_alphabetical():
     out = translate_tokens(TABLE, [["god", "light", "the", "god"]])
-    assert out == [["dios", "luz", "la", "dios"]]          # "the": la .5 / las .5 -> la
+    assert out == [["dios", "luz", "la", "dios"]]  # "the": la .5 / las .5 -> la
 
 
 # ties: light (p 1/3 each) ranked luz, lumbre, claridad; darkness ranked oscuridad (not in the verses),
@@ -28,7 +30,9 @@ def test_each_token_becomes_its_most_probable_translation_unranked_ties_alphabet
 TIES = TranslationTable.from_triples(
     ["light", "light", "light", "darkness", "darkness", "god", "god", "god", "waters"],
     ["luz", "lumbre", "claridad", "oscuridad", "tinieblas", "deidad", "dios", "verbo", "aguas"],
-    [1 / 3, 1 / 3, 1 / 3, 0.5, 0.5, 1 / 3, 1 / 3, 1 / 3, 1.0], ranks=[1, 2, 3, 1, 2, 0, 0, 0, 0])
+    [1 / 3, 1 / 3, 1 / 3, 0.5, 0.5, 1 / 3, 1 / 3, 1 / 3, 1.0],
+    ranks=[1, 2, 3, 1, 2, 0, 0, 0, 0],
+)
 
 
 def test_tied_translations_follow_probability_rank_collection_frequency_then_word(index):
@@ -51,8 +55,9 @@ def test_tied_translations_follow_probability_rank_collection_frequency_then_wor
 
 def test_dt_with_a_dictionary_takes_its_first_translation_never_the_alphabetical(tmp_path):
     # a hand-made English -> Spanish dictionary whose alphabetically first translations are listed last
-    (tmp_path / "en-es.txt").write_text("light\tluz\nlight\tlumbre\nlight\tclaridad\ngod\tdios\ngod\tdeidad\n",
-                                        encoding="utf-8")
+    (tmp_path / "en-es.txt").write_text(
+        "light\tluz\nlight\tlumbre\nlight\tclaridad\ngod\tdios\ngod\tdeidad\n", encoding="utf-8"
+    )
     from clirkit.translation import load_table
 
     table = load_table(tmp_path / "en-es.txt", "pairs", stemmer=None)  # whole words: the order is tested
@@ -79,7 +84,7 @@ def test_translated_file_queries_use_the_target_analyzer(index):
     sq = translated_queries({"q1": "La LUZ de Dios", "q2": "Moisés"}, index.analyzer, index.vocabulary)
     assert sq.qids == ["q1", "q2"]
     assert sq.source_terms == ["la", "luz", "de", "dios", "moisés"]
-    assert sq.translations[4].nnz == 0                       # not in the collection: matches nothing
+    assert sq.translations[4].nnz == 0  # not in the collection: matches nothing
 
 
 def test_dt_run_equals_bm25_of_the_hand_translated_query(index):
@@ -101,11 +106,28 @@ def test_dt_verb_with_a_table_is_byte_identical_across_invocations(cli_files):
     tmp, queries = cli_files
     outs = []
     for name in ("a", "b"):
-        assert main(["dt", "--index", str(tmp / "ix.npz"), "--queries", str(queries), "--table",
-                     str(tmp / "t.e2f"), "-o", str(tmp / f"{name}.run"), "-q", "--source-lang", "en"]) == 0
+        assert (
+            main(
+                [
+                    "dt",
+                    "--index",
+                    str(tmp / "ix.npz"),
+                    "--queries",
+                    str(queries),
+                    "--table",
+                    str(tmp / "t.e2f"),
+                    "-o",
+                    str(tmp / f"{name}.run"),
+                    "-q",
+                    "--source-lang",
+                    "en",
+                ]
+            )
+            == 0
+        )
         outs.append((tmp / f"{name}.run").read_bytes())
     assert outs[0] == outs[1]
-    assert read_run(tmp / "a.run").query_ids == ["q1", "q2"]       # q3 (unknown, not in the index) matches nothing
+    assert read_run(tmp / "a.run").query_ids == ["q1", "q2"]  # q3 (unknown, not in the index) matches nothing
     assert outs[0].decode().split("\n")[0].split()[5] == "DT"
 
 
@@ -113,10 +135,40 @@ def test_dt_verb_with_translated_queries_equals_search_of_that_text(cli_files):
     tmp, queries = cli_files
     translated = tmp / "mt.tsv"
     translated.write_text("q1\tla luz de Dios\nq2\tDios y las aguas\nq3\tpalabra\n", encoding="utf-8")
-    assert main(["dt", "--index", str(tmp / "ix.npz"), "--queries", str(queries), "--translated",
-                 str(translated), "-o", str(tmp / "dt.run"), "-q"]) == 0
-    assert main(["search", "--index", str(tmp / "ix.npz"), "--queries", str(translated),
-                 "-o", str(tmp / "mono.run"), "-q", "--tag", "DT"]) == 0
+    assert (
+        main(
+            [
+                "dt",
+                "--index",
+                str(tmp / "ix.npz"),
+                "--queries",
+                str(queries),
+                "--translated",
+                str(translated),
+                "-o",
+                str(tmp / "dt.run"),
+                "-q",
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "search",
+                "--index",
+                str(tmp / "ix.npz"),
+                "--queries",
+                str(translated),
+                "-o",
+                str(tmp / "mono.run"),
+                "-q",
+                "--tag",
+                "DT",
+            ]
+        )
+        == 0
+    )
     assert (tmp / "dt.run").read_bytes() == (tmp / "mono.run").read_bytes()
 
 
@@ -124,8 +176,23 @@ def test_dt_verb_missing_translation_exits_2(cli_files, capsys):
     tmp, queries = cli_files
     translated = tmp / "mt.tsv"
     translated.write_text("q1\tla luz de Dios\n", encoding="utf-8")
-    assert main(["dt", "--index", str(tmp / "ix.npz"), "--queries", str(queries), "--translated",
-                 str(translated), "-o", str(tmp / "dt.run"), "-q"]) == 2
+    assert (
+        main(
+            [
+                "dt",
+                "--index",
+                str(tmp / "ix.npz"),
+                "--queries",
+                str(queries),
+                "--translated",
+                str(translated),
+                "-o",
+                str(tmp / "dt.run"),
+                "-q",
+            ]
+        )
+        == 2
+    )
     assert "no translation for 2 of the 3 queries" in capsys.readouterr().err
     assert not (tmp / "dt.run").exists()
 
@@ -133,14 +200,44 @@ def test_dt_verb_missing_translation_exits_2(cli_files, capsys):
 def test_dt_verb_bad_table_line_exits_2_with_file_and_line(cli_files, capsys):
     tmp, queries = cli_files
     (tmp / "bad.e2f").write_text("dios god 0.9\nluz light\n", encoding="utf-8")
-    assert main(["dt", "--index", str(tmp / "ix.npz"), "--queries", str(queries), "--table",
-                 str(tmp / "bad.e2f"), "-o", str(tmp / "dt.run"), "-q"]) == 2
+    assert (
+        main(
+            [
+                "dt",
+                "--index",
+                str(tmp / "ix.npz"),
+                "--queries",
+                str(queries),
+                "--table",
+                str(tmp / "bad.e2f"),
+                "-o",
+                str(tmp / "dt.run"),
+                "-q",
+            ]
+        )
+        == 2
+    )
     assert f"{tmp / 'bad.e2f'}:2: expected 3 fields" in capsys.readouterr().err
 
 
 def test_dt_verb_needs_the_query_language_when_the_table_does_not_say_it(cli_files, capsys):
     tmp, queries = cli_files
-    assert main(["dt", "--index", str(tmp / "ix.npz"), "--queries", str(queries), "--table",
-                 str(tmp / "t.e2f"), "-o", str(tmp / "x.run"), "-q"]) == 2
+    assert (
+        main(
+            [
+                "dt",
+                "--index",
+                str(tmp / "ix.npz"),
+                "--queries",
+                str(queries),
+                "--table",
+                str(tmp / "t.e2f"),
+                "-o",
+                str(tmp / "x.run"),
+                "-q",
+            ]
+        )
+        == 2
+    )
     assert "the table does not say its source language: give source_lang (--source-lang)" in capsys.readouterr().err
     assert not (tmp / "x.run").exists()

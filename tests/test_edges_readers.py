@@ -5,6 +5,7 @@ number). Each is a one-line ClirkitError naming where, never a silent loss or a 
 The topics are Nave's and Reina-Valera's words, as in tests/test_topics.py, so that the command-line tests search
 the Genesis verses of conftest.py.
 """
+
 from __future__ import annotations
 
 import json
@@ -35,22 +36,27 @@ def topics_file(dialect: str, titles: list[str], between: str = "") -> str:
 
 
 def line_of(text: str, needle: str) -> int:
-    return text[:text.index(needle)].count("\n") + 1
+    return text[: text.index(needle)].count("\n") + 1
 
 
 # --------------------------------------------------------------------------- 1. an unterminated <!--
 
+
 @pytest.mark.parametrize("dialect", DIALECTS)
-def test_a_comment_never_closed_between_topics_is_an_error_naming_its_line_not_the_later_topics_lost(tmp_path,
-                                                                                                     dialect):
+def test_a_comment_never_closed_between_topics_is_an_error_naming_its_line_not_the_later_topics_lost(tmp_path, dialect):
     titles = ["luz", "aguas", "tinieblas", "expansión"]
     assert read_queries(write(tmp_path / "ok", topics_file(dialect, titles, "<!-- kept apart -->\n"))) == {
-        "1": "luz", "2": "aguas", "3": "tinieblas", "4": "expansión"}
+        "1": "luz",
+        "2": "aguas",
+        "3": "tinieblas",
+        "4": "expansión",
+    }
     text = topics_file(dialect, titles, "<!-- topics 2-4 are new\n")
     path = write(tmp_path / "topics", text)
     assert error_of(read_queries, path) == (
         f"{path}:{line_of(text, '<!--')}: comment <!-- is never closed by --> (it would hide the rest of the file); "
-        f"close it with -->")
+        f"close it with -->"
+    )
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
@@ -65,7 +71,8 @@ def test_a_cdata_section_never_closed_is_an_error_too(tmp_path):
     path = write(tmp_path / "topics.xml", text)
     assert error_of(read_queries, path) == (
         f"{path}:{line_of(text, '<![CDATA[')}: CDATA section <![CDATA[ is never closed by ]]> (it would hide the rest "
-        f"of the file); close it with ]]>")
+        f"of the file); close it with ]]>"
+    )
     closed = topics_file("CLEF", ["<![CDATA[la luz & más]]>", "aguas"])
     assert read_queries(write(tmp_path / "ok.xml", closed)) == {"1": "la luz & más", "2": "aguas"}
 
@@ -85,26 +92,33 @@ def test_the_command_line_says_the_unclosed_comment_in_one_line_and_exits_2(inde
     out = indexed_dir / "run"
     assert main(["search", "--index", str(indexed_dir / "ix.npz"), "--queries", str(path), "-o", str(out)]) == 2
     err = capsys.readouterr().err
-    assert err == f"clirkit: error: {path}:{line_of(text, '<!--')}: comment <!-- is never closed by --> (it would " \
-                  f"hide the rest of the file); close it with -->\n"
+    assert (
+        err == f"clirkit: error: {path}:{line_of(text, '<!--')}: comment <!-- is never closed by --> (it would "
+        f"hide the rest of the file); close it with -->\n"
+    )
     assert not out.exists()
 
 
 # --------------------------------------------------------------------------- 2. topics only in another language
 
+
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_topics_only_in_another_language_are_refused_naming_the_topic_and_the_languages(tmp_path, dialect):
-    text = WRAP[dialect].format({
-        "TREC": "<top>\n<num> C041\n<ES-title> la luz\n<ES-desc> Dios crea la luz\n</top>\n",
-        "CLEF": "<topic>\n<num>C041</num>\n<ES-title>la luz</ES-title>\n<ES-desc>Dios crea la luz</ES-desc>\n</topic>\n",
-        "NTCIR": "<TOPIC>\n<NUM>C041</NUM>\n<ES-TITLE>la luz</ES-TITLE>\n<ES-DESC>Dios crea la luz</ES-DESC>\n"
-                 "</TOPIC>\n"}[dialect])
+    text = WRAP[dialect].format(
+        {
+            "TREC": "<top>\n<num> C041\n<ES-title> la luz\n<ES-desc> Dios crea la luz\n</top>\n",
+            "CLEF": "<topic>\n<num>C041</num>\n<ES-title>la luz</ES-title>\n<ES-desc>Dios crea la luz</ES-desc>\n</topic>\n",
+            "NTCIR": "<TOPIC>\n<NUM>C041</NUM>\n<ES-TITLE>la luz</ES-TITLE>\n<ES-DESC>Dios crea la luz</ES-DESC>\n"
+            "</TOPIC>\n",
+        }[dialect]
+    )
     path = write(tmp_path / "topics", text)
     top_line = 2 if dialect != "TREC" else 1
     for lang in ("en", "fa"):
         assert error_of(read_queries, path, lang=lang) == (
             f"{path}:{top_line}: topic C041 has no version in {lang} (languages: ES); choose one with --source-lang "
-            f"(lang= in Python)")
+            f"(lang= in Python)"
+        )
     assert read_queries(path, lang="es") == {"C041": "la luz"}  # the language asked for, under either code
     assert read_queries(path, lang="spa") == {"C041": "la luz"}
     assert read_queries(path) == {"C041": "la luz"}  # no language asked: the only one present
@@ -121,14 +135,34 @@ def test_dt_refuses_spanish_only_topics_for_an_english_to_spanish_table(indexed_
     table.write_text("light\tluz\t1.0\n", encoding="utf-8")
     path = write(indexed_dir / "topics", "<top>\n<num> C041\n<ES-title> la luz\n</top>\n")
     out = indexed_dir / "run"
-    assert main(["dt", "--index", str(indexed_dir / "ix.npz"), "--table", str(table), "--queries", str(path),
-                 "--source-lang", "en", "-o", str(out), "-q"]) == 2
-    assert capsys.readouterr().err == (f"clirkit: error: {path}:1: topic C041 has no version in en (languages: ES); "
-                                       f"choose one with --source-lang (lang= in Python)\n")
+    assert (
+        main(
+            [
+                "dt",
+                "--index",
+                str(indexed_dir / "ix.npz"),
+                "--table",
+                str(table),
+                "--queries",
+                str(path),
+                "--source-lang",
+                "en",
+                "-o",
+                str(out),
+                "-q",
+            ]
+        )
+        == 2
+    )
+    assert capsys.readouterr().err == (
+        f"clirkit: error: {path}:1: topic C041 has no version in en (languages: ES); "
+        f"choose one with --source-lang (lang= in Python)\n"
+    )
     assert not out.exists()
 
 
 # --------------------------------------------------------------------------- 13. <title/>, search --source-lang
+
 
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_an_empty_element_is_read_alike_with_and_without_a_space(tmp_path, dialect):
@@ -145,27 +179,50 @@ def test_an_empty_prefixed_field_and_an_empty_topic_without_a_space(tmp_path):
     assert read_queries(write(tmp_path / "t.xml", text), fields="title,desc", lang="es") == {"C041": "la luz"}
     for empty in ("<topic/>", "<topic />"):
         path = write(tmp_path / "e.xml", f"<topics>\n{empty}\n</topics>\n")
-        assert error_of(read_queries, path) == (f"{path}:2: empty <topic> element: a topic holds its fields; write "
-                                                f"them between <topic> and </topic>")
+        assert error_of(read_queries, path) == (
+            f"{path}:2: empty <topic> element: a topic holds its fields; write them between <topic> and </topic>"
+        )
 
 
 def hc4(tid, *entries) -> str:
-    return json.dumps({"topic_id": tid, "topics": [{"lang": lang, "source": "original", "topic_title": title,
-                                                    "topic_description": title} for lang, title in entries]},
-                      ensure_ascii=False) + "\n"
+    return (
+        json.dumps(
+            {
+                "topic_id": tid,
+                "topics": [
+                    {"lang": lang, "source": "original", "topic_title": title, "topic_description": title}
+                    for lang, title in entries
+                ],
+            },
+            ensure_ascii=False,
+        )
+        + "\n"
+    )
 
 
 def search(indexed_dir, queries, *more) -> int:
-    return main(["search", "--index", str(indexed_dir / "ix.npz"), "--queries", str(queries),
-                 "-o", str(indexed_dir / "run"), *more])
+    return main(
+        [
+            "search",
+            "--index",
+            str(indexed_dir / "ix.npz"),
+            "--queries",
+            str(queries),
+            "-o",
+            str(indexed_dir / "run"),
+            *more,
+        ]
+    )
 
 
 def test_search_of_english_only_hc4_topics_names_its_own_source_lang_option_and_runs_with_it(indexed_dir, capsys):
     path = write(indexed_dir / "topics.jsonl", hc4("101", ("eng", "Dios light")) + hc4("102", ("eng", "waters")))
     assert search(indexed_dir, path, "-q") == 2
     err = capsys.readouterr().err
-    assert err == (f"clirkit: error: {path}:1: topic 101 has no version in es (languages: eng); choose one with "
-                   f"--source-lang (lang= in Python)\n")
+    assert err == (
+        f"clirkit: error: {path}:1: topic 101 has no version in es (languages: eng); choose one with "
+        f"--source-lang (lang= in Python)\n"
+    )
     assert search(indexed_dir, path, "--source-lang", "en") == 0  # the untranslated English topics: BM25's floor
     run = read_run(indexed_dir / "run")
     assert run.query_ids == ["101"] and set(run.docids) == {d for d in run.docids if d.startswith(("Gen", "John"))}
@@ -202,17 +259,18 @@ pd = pytest.importorskip("pandas")
 
 @pytest.mark.parametrize("missing", [np.nan, None])
 def test_a_run_frame_with_a_missing_qid_is_refused_naming_the_row(missing):
-    frame = pd.DataFrame({"qid": pd.Series(["q1", missing, "q1"], dtype=object), "docno": ["a", "b", "c"],
-                          "score": [3.0, 2.0, 1.0]}).set_axis([10, 11, 12])
-    assert error_of(Run.from_frame, frame) == (f"a run frame: row 11 has no qid ({missing!r}); give every row its "
-                                               f"qid")
+    frame = pd.DataFrame(
+        {"qid": pd.Series(["q1", missing, "q1"], dtype=object), "docno": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]}
+    ).set_axis([10, 11, 12])
+    assert error_of(Run.from_frame, frame) == (f"a run frame: row 11 has no qid ({missing!r}); give every row its qid")
 
 
 @pytest.mark.parametrize("missing", [np.nan, None])
 def test_a_qrels_frame_with_a_missing_qid_is_refused_naming_the_row(missing):
     frame = pd.DataFrame({"qid": pd.Series([missing, "q1"], dtype=object), "docno": ["a", "b"], "label": [1, 0]})
-    assert error_of(Qrels.from_frame, frame) == (f"a qrels frame: row 0 has no qid ({missing!r}); give every row its "
-                                                 f"qid")
+    assert error_of(Qrels.from_frame, frame) == (
+        f"a qrels frame: row 0 has no qid ({missing!r}); give every row its qid"
+    )
 
 
 def test_a_frame_with_a_missing_qid_in_the_default_string_dtype_is_refused_too():
@@ -225,32 +283,39 @@ def test_a_run_frame_with_a_missing_docno_is_refused_naming_the_row():
     assert error_of(Run.from_frame, frame) == "a run frame: row 1 has no docno (None); give every row its docno"
 
 
-@pytest.mark.parametrize("score, shown", [("high", "'high'"), (None, "None"), (float("nan"), "nan"),
-                                          (float("inf"), "inf"), ([1.0], "[1.0]")])
+@pytest.mark.parametrize(
+    "score, shown", [("high", "'high'"), (None, "None"), (float("nan"), "nan"), (float("inf"), "inf"), ([1.0], "[1.0]")]
+)
 def test_a_run_frame_with_a_score_that_is_not_a_finite_number_names_the_row_and_the_value(score, shown):
-    frame = pd.DataFrame({"qid": ["q1", "q1", "q2"], "docno": ["a", "b", "c"],
-                          "score": pd.Series([1.5, score, 2.0], dtype=object)}).set_axis(["x", "y", "z"])
-    assert error_of(Run.from_frame, frame) == (f"a run frame: row 'y' has score {shown}, not a finite number; give "
-                                               f"every row a number such as 12.5")
+    frame = pd.DataFrame(
+        {"qid": ["q1", "q1", "q2"], "docno": ["a", "b", "c"], "score": pd.Series([1.5, score, 2.0], dtype=object)}
+    ).set_axis(["x", "y", "z"])
+    assert error_of(Run.from_frame, frame) == (
+        f"a run frame: row 'y' has score {shown}, not a finite number; give every row a number such as 12.5"
+    )
 
 
 def test_numpy_values_are_shown_as_written_in_the_message():
     frame = pd.DataFrame({"qid": [1.0, np.nan], "docno": ["a", "b"], "score": [1.0, np.inf]}).set_axis(
-        np.array([4, 5], dtype=np.int64))
+        np.array([4, 5], dtype=np.int64)
+    )
     assert error_of(Run.from_frame, frame) == "a run frame: row 5 has no qid (nan); give every row its qid"
     assert error_of(Run.from_frame, frame.assign(qid=[1, 2])) == (
-        "a run frame: row 5 has score inf, not a finite number; give every row a number such as 12.5")
+        "a run frame: row 5 has score inf, not a finite number; give every row a number such as 12.5"
+    )
 
 
 def test_a_run_frame_of_numbers_is_still_read_as_before():
-    frame = pd.DataFrame({"qid": [1, 1, 2], "docno": ["a", "b", "c"], "score": pd.Series([1, "2.5", 0.5],
-                                                                                         dtype=object)})
+    frame = pd.DataFrame(
+        {"qid": [1, 1, 2], "docno": ["a", "b", "c"], "score": pd.Series([1, "2.5", 0.5], dtype=object)}
+    )
     run = Run.from_frame(frame)
     assert run.qids.tolist() == ["1", "1", "2"] and run.docids.tolist() == ["b", "a", "c"]
     assert run.scores.tolist() == [2.5, 1.0, 0.5]
 
 
 # --------------------------------------------------------------------------- 6, 9. the PyTerrier adapter
+
 
 @pytest.fixture
 def cpt():
@@ -266,8 +331,9 @@ def test_a_pyterrier_first_stage_refuses_a_queries_frame_with_a_missing_qid(cpt,
 
     bm25 = cpt.retriever(BM25Search().fit(index))
     queries = pd.DataFrame({"qid": pd.Series(["1", missing], dtype=object), "query": ["luz", "aguas"]})
-    assert error_of(bm25, queries) == (f"Retriever(BM25): the input frame: row 1 has no qid ({missing!r}); give "
-                                       f"every row its qid")
+    assert error_of(bm25, queries) == (
+        f"Retriever(BM25): the input frame: row 1 has no qid ({missing!r}); give every row its qid"
+    )
     assert error_of(cpt.topics_frame, queries) == f"topics: row 1 has no qid ({missing!r}); give every row its qid"
     good = bm25(queries.assign(qid=["1", "2"]))
     assert set(good["qid"]) == {"1", "2"}
@@ -277,15 +343,25 @@ def test_a_pyterrier_reranker_refuses_a_missing_qid_or_docno_and_a_text_score_na
     from clirkit.systems import SCS
 
     rerank = cpt.reranker(SCS())
-    results = pd.DataFrame({"qid": ["1", "1", "2"], "query": ["luz", "luz", "aguas"],
-                            "docno": ["Gen.1.3", "Gen.1.4", "Gen.1.6"], "score": [3.0, 2.0, 1.0], "rank": [0, 1, 0]})
+    results = pd.DataFrame(
+        {
+            "qid": ["1", "1", "2"],
+            "query": ["luz", "luz", "aguas"],
+            "docno": ["Gen.1.3", "Gen.1.4", "Gen.1.6"],
+            "score": [3.0, 2.0, 1.0],
+            "rank": [0, 1, 0],
+        }
+    )
     assert error_of(rerank, results.assign(score=pd.Series([3.0, "n/a", 1.0], dtype=object))) == (
         "Reranker(SCS): the input frame: row 1 has score 'n/a', not a finite number; give every row a number such as "
-        "12.5")
+        "12.5"
+    )
     assert error_of(rerank, results.assign(qid=pd.Series(["1", None, "2"], dtype=object))) == (
-        "Reranker(SCS): the input frame: row 1 has no qid (None); give every row its qid")
+        "Reranker(SCS): the input frame: row 1 has no qid (None); give every row its qid"
+    )
     assert error_of(rerank, results.assign(docno=pd.Series(["Gen.1.3", "Gen.1.4", np.nan], dtype=object))) == (
-        "Reranker(SCS): the input frame: row 2 has no docno (nan); give every row its docno")
+        "Reranker(SCS): the input frame: row 2 has no docno (nan); give every row its docno"
+    )
 
 
 def test_a_pyterrier_learner_refuses_training_topics_with_a_missing_qid(cpt):
@@ -296,4 +372,5 @@ def test_a_pyterrier_learner_refuses_training_topics_with_a_missing_qid(cpt):
     topics = pd.DataFrame({"qid": pd.Series([None, "2"], dtype=object), "query": ["luz", "aguas"]})
     qrels = pd.DataFrame({"qid": ["1"], "docno": ["Gen.1.3"], "label": [1]})
     assert error_of(learner.fit, topics, qrels) == (
-        "Retriever(SCS): train topics: row 0 has no qid (None); give every row its qid")
+        "Retriever(SCS): train topics: row 0 has no qid (None); give every row its qid"
+    )

@@ -1,6 +1,7 @@
 """Trust at the edges (issue 40, items 8, 10, 11): a term-count file's count beyond ASCII digits or int64 is a
 located one-line error; a SIGINT at any point of a command is status 130 and at most one line, never a traceback;
 worker processes end with a parent killed by SIGKILL."""
+
 from __future__ import annotations
 
 import os
@@ -26,8 +27,13 @@ KILLED_BY_SIGINT = -signal.SIGINT  # Python's own exit for an interrupt it saw (
 
 # 8. psq --background FILE -------------------------------------------------------------------------------------
 
-BAD_COUNTS = {"superscript two": "\u00b2", "arabic-indic digits": "\u0663\u0664", "400 digits": "9" * 400,
-              "5000 digits": "1" * 5000, "2**63": str(2**63)}
+BAD_COUNTS = {
+    "superscript two": "\u00b2",
+    "arabic-indic digits": "\u0663\u0664",
+    "400 digits": "9" * 400,
+    "5000 digits": "1" * 5000,
+    "2**63": str(2**63),
+}
 
 
 @pytest.mark.parametrize("count", BAD_COUNTS.values(), ids=BAD_COUNTS.keys())
@@ -45,14 +51,33 @@ def test_a_count_beyond_ascii_digits_or_int64_is_a_located_error(tmp_path, count
 def test_psq_background_with_a_bad_count_is_one_line_and_status_2(indexed_dir, capsys, count):
     from clirkit.translation import TranslationTable, save_table
 
-    table = TranslationTable.from_triples(["luz", "luz", "dios"], ["light", "lamp", "god"], [0.7, 0.3, 1.0],
-                                          params={"source_lang": "es", "target_lang": "en"})
+    table = TranslationTable.from_triples(
+        ["luz", "luz", "dios"],
+        ["light", "lamp", "god"],
+        [0.7, 0.3, 1.0],
+        params={"source_lang": "es", "target_lang": "en"},
+    )
     save_table(table, str(indexed_dir / "es2en.npz"))
     (indexed_dir / "q.tsv").write_text("q1\tgod light\n", encoding="utf-8")
     (indexed_dir / "bg.cnt").write_text(f"5 light\n{count} god\n", encoding="utf-8")
-    argv = ["psq", "--index", str(indexed_dir / "ix.npz"), "--queries", str(indexed_dir / "q.tsv"), "--table",
-            str(indexed_dir / "es2en.npz"), "--scoring", "lm", "--background", str(indexed_dir / "bg.cnt"),
-            "--source-lang", "en", "-o", str(indexed_dir / "run.txt"), "-q"]
+    argv = [
+        "psq",
+        "--index",
+        str(indexed_dir / "ix.npz"),
+        "--queries",
+        str(indexed_dir / "q.tsv"),
+        "--table",
+        str(indexed_dir / "es2en.npz"),
+        "--scoring",
+        "lm",
+        "--background",
+        str(indexed_dir / "bg.cnt"),
+        "--source-lang",
+        "en",
+        "-o",
+        str(indexed_dir / "run.txt"),
+        "-q",
+    ]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and re.match(r"clirkit: error: \S*bg\.cnt:2: ", err), err
@@ -63,15 +88,22 @@ def test_psq_background_with_a_bad_count_is_one_line_and_status_2(indexed_dir, c
 
 def _documents(folder: Path, n: int = 10) -> Path:
     docs = folder / "docs.tsv"
-    docs.write_text("".join(f"d{i:05d}\tla luz de dios y las aguas {i} sobre la tierra\n" for i in range(n)),
-                    encoding="utf-8")
+    docs.write_text(
+        "".join(f"d{i:05d}\tla luz de dios y las aguas {i} sobre la tierra\n" for i in range(n)), encoding="utf-8"
+    )
     return docs
 
 
 def _child(code: str, *argv: str, cwd: Path) -> subprocess.CompletedProcess:
     """``code`` run as the command would run (SIGINT at Python's default handler, as from a terminal)."""
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code), *argv], cwd=cwd, capture_output=True,
-                          text=True, timeout=120, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code), *argv],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
 
 
 def _interrupted(done, *, finished_ok: bool = False) -> None:
@@ -106,14 +138,24 @@ AT_IMPORT = """
 
 
 # (as the script, threading is imported by clirkit/__init__.py before its early handler is set: not here)
-@pytest.mark.parametrize("entry, module", [("script", "clirkit.cli"), ("-m", "clirkit.cli"), ("-m", "threading"),
-                                           ("script", "clirkit.cli.index"), ("-m", "clirkit.cli.index"),
-                                           ("script", "clirkit.index"), ("-m", "clirkit.index"),
-                                           ("script", "clirkit.parallel")])
+@pytest.mark.parametrize(
+    "entry, module",
+    [
+        ("script", "clirkit.cli"),
+        ("-m", "clirkit.cli"),
+        ("-m", "threading"),
+        ("script", "clirkit.cli.index"),
+        ("-m", "clirkit.cli.index"),
+        ("script", "clirkit.index"),
+        ("-m", "clirkit.index"),
+        ("script", "clirkit.parallel"),
+    ],
+)
 def test_a_sigint_while_the_command_imports_is_130_and_one_line(tmp_path, entry, module):
     docs = _documents(tmp_path)
-    done = _child(AT_IMPORT, module, entry, "index", str(docs), "-o", "ix.npz", "--lang", "es", "--jobs", "2", "-q",
-                  cwd=tmp_path)
+    done = _child(
+        AT_IMPORT, module, entry, "index", str(docs), "-o", "ix.npz", "--lang", "es", "--jobs", "2", "-q", cwd=tmp_path
+    )
     _interrupted(done)
     assert done.stderr == "clirkit: interrupted\n" or done.returncode == KILLED_BY_SIGINT, done.stderr
 
@@ -141,8 +183,9 @@ AFTER_WORK = """
 @pytest.mark.parametrize("when", ["returned", "atexit"])
 def test_a_sigint_after_the_last_step_is_130_and_the_index_whole(tmp_path, when):
     docs = _documents(tmp_path)
-    done = _child(AFTER_WORK, when, "index", str(docs), "-o", "ix.npz", "--lang", "es", "--shards", "2", "-q",
-                  cwd=tmp_path)
+    done = _child(
+        AFTER_WORK, when, "index", str(docs), "-o", "ix.npz", "--lang", "es", "--shards", "2", "-q", cwd=tmp_path
+    )
     assert done.returncode == 130 and done.stderr == "clirkit: interrupted\n", (done.returncode, done.stderr)
     assert main(["index", str(docs), "-o", str(tmp_path / "again.npz"), "--lang", "es", "--shards", "2", "-q"]) == 0
     shards = sorted(tmp_path.glob("ix.shard-*.npz"))  # the index was written whole before the signal
@@ -152,8 +195,14 @@ def test_a_sigint_after_the_last_step_is_130_and_the_index_whole(tmp_path, when)
 
 
 def _send_sigint_after(argv: list[str], delay: float, cwd: Path) -> subprocess.CompletedProcess:
-    child = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    child = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     time.sleep(delay)
     child.send_signal(signal.SIGINT)
     _, err = child.communicate(timeout=120)
@@ -171,8 +220,9 @@ def _outside_the_command(stderr: str) -> str | None:
         return "site"
     frames = [line for line in stderr.splitlines() if line.strip().startswith("File ")]
     ours = [f for f in frames if "/clirkit/" in f and "site-packages" not in f]
-    if all(f.endswith("clirkit/__init__.py\", line 23, in <module>") or "clirkit/__init__.py" in f for f in ours) \
-            and not any("clirkit/__main__.py" in f or "clirkit/cli" in f for f in frames):
+    if all(
+        f.endswith('clirkit/__init__.py", line 23, in <module>') or "clirkit/__init__.py" in f for f in ours
+    ) and not any("clirkit/__main__.py" in f or "clirkit/cli" in f for f in frames):
         return "package"
     return None
 
@@ -238,8 +288,12 @@ def test_workers_end_with_an_index_killed_by_sigkill(tmp_path):
     with open(docs, "w", encoding="utf-8") as f:
         for i in range(40000):
             f.write(f"d{i:06d}\t{' '.join(words[(i * 7 + k * 13) % 3000] for k in range(30))}\n")
-    child = subprocess.Popen([str(SCRIPT), "index", str(docs), "-o", "ix.npz", "--lang", "es", "--shards", "2",
-                              "--jobs", "2", "-q"], cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    child = subprocess.Popen(
+        [str(SCRIPT), "index", str(docs), "-o", "ix.npz", "--lang", "es", "--shards", "2", "--jobs", "2", "-q"],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     workers: list[int] = []
     try:
         deadline = time.monotonic() + 60
@@ -299,12 +353,14 @@ def test_an_interrupted_run_says_it_kept_the_work_for_the_next_run(mini, tmp_pat
     real = runner.Runner.make
     monkeypatch.setattr(runner.Runner, "make", make)
     path = tmp_path / "exp.toml"
-    path.write_text(f'collection = "{mini}"\n[systems.DT]\nkind = "dt"\n[systems.PSQ]\nkind = "psq"\n',
-                    encoding="utf-8")
+    path.write_text(
+        f'collection = "{mini}"\n[systems.DT]\nkind = "dt"\n[systems.PSQ]\nkind = "psq"\n', encoding="utf-8"
+    )
     assert main(["run", str(path), "-o", str(tmp_path / "out"), "-q"]) == 130
     partial = tmp_path / ".out.partial"
-    assert capsys.readouterr().err == (f"clirkit: interrupted; the work done so far is kept in {partial}; the same "
-                                       f"command resumes it\n")
+    assert capsys.readouterr().err == (
+        f"clirkit: interrupted; the work done so far is kept in {partial}; the same command resumes it\n"
+    )
     assert (partial / "runs" / "dt.test.run.gz").exists() and not (tmp_path / "out").exists()
     monkeypatch.setattr(runner.Runner, "make", real)
     assert main(["run", str(path), "-o", str(tmp_path / "out"), "-q"]) == 0 and not partial.exists()

@@ -1,6 +1,7 @@
 """The experiment's output folder is replaced as a whole (clirkit.experiment.store): a rerun killed or interrupted
 at any point leaves the previous results byte for byte, the next run resumes and finishes, and a folder that is
 not an experiment's is never replaced."""
+
 from __future__ import annotations
 
 import os
@@ -36,8 +37,12 @@ def _interrupted(work: Path, out: Path, toml: Path, stage: str, sig: int) -> int
     """Start ``clirkit run TOML -o OUT``, send ``sig`` as soon as ``stage`` appears in its staging folder; its
     exit status (None if it had finished first)."""
     staged = out.with_name(f".{out.name}.partial") / stage
-    proc = subprocess.Popen([sys.executable, "-m", "clirkit", "run", str(toml), "-o", str(out), "-q"], cwd=work,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "clirkit", "run", str(toml), "-o", str(out), "-q"],
+        cwd=work,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     while proc.poll() is None and not staged.exists():
         time.sleep(0.002)
     if proc.poll() is not None:
@@ -48,9 +53,16 @@ def _interrupted(work: Path, out: Path, toml: Path, stage: str, sig: int) -> int
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("stage, sig", [("index.npz", signal.SIGKILL), ("runs/dt.test.run.gz", signal.SIGINT),
-                                        ("runs/psq.dev.run.gz", signal.SIGKILL), ("results.txt", signal.SIGINT),
-                                        ("report.md", signal.SIGKILL)])
+@pytest.mark.parametrize(
+    "stage, sig",
+    [
+        ("index.npz", signal.SIGKILL),
+        ("runs/dt.test.run.gz", signal.SIGINT),
+        ("runs/psq.dev.run.gz", signal.SIGKILL),
+        ("results.txt", signal.SIGINT),
+        ("report.md", signal.SIGKILL),
+    ],
+)
 def test_a_rerun_killed_at_any_point_leaves_the_previous_results_whole(previous, mini, stage, sig):
     import shutil
 
@@ -58,8 +70,9 @@ def test_a_rerun_killed_at_any_point_leaves_the_previous_results_whole(previous,
     out = work / f"out-{stage.replace('/', '-')}-{sig}"
     shutil.copytree(work / "first", out)
     changed = work / f"b-{out.name}.toml"  # other PSQ settings and one more system: every run made again
-    changed.write_text(FILE.format(mini=mini, more='k1 = 0.9\n[systems.PSQ2]\nkind = "psq"\nlam = 0.3\n'),
-                       encoding="utf-8")
+    changed.write_text(
+        FILE.format(mini=mini, more='k1 = 0.9\n[systems.PSQ2]\nkind = "psq"\nlam = 0.3\n'), encoding="utf-8"
+    )
     status = _interrupted(work, out, changed, stage, sig)
     after = _tree(out)
     if status is None or (stage in ("results.txt", "report.md") and after != files):
@@ -79,18 +92,26 @@ def test_the_folder_holds_exactly_what_the_last_run_made(previous, mini):
     out = work / "shrinks"
     (work / "c.toml").write_text(FILE.format(mini=mini, more=""), encoding="utf-8")
     run_experiment(Experiment.read(work / "c.toml"), out, quiet=True)
-    (work / "d.toml").write_text(f'collection = "{mini}"\nmeasures = ["AP"]\n[systems.DT]\nkind = "dt"\n',
-                                 encoding="utf-8")
+    (work / "d.toml").write_text(
+        f'collection = "{mini}"\nmeasures = ["AP"]\n[systems.DT]\nkind = "dt"\n', encoding="utf-8"
+    )
     run_experiment(Experiment.read(work / "d.toml"), out, quiet=True)
-    assert sorted(p.name for p in (out / "runs").iterdir()) == ["dt.dev.run.gz", "dt.dev.run.gz.json", "dt.test.run.gz",
-                                                                "dt.test.run.gz.json"]
+    assert sorted(p.name for p in (out / "runs").iterdir()) == [
+        "dt.dev.run.gz",
+        "dt.dev.run.gz.json",
+        "dt.test.run.gz",
+        "dt.test.run.gz.json",
+    ]
 
 
 def test_a_folder_that_is_not_an_experiments_is_refused_not_replaced(tmp_path):
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "thesis.tex").write_text("keep me", encoding="utf-8")
-    with pytest.raises(ClirkitError, match=r"mine: holds 'thesis.tex', which is not an experiment's output; the "
-                                           r"folder would be replaced as a whole: give a new or empty folder"):
+    with pytest.raises(
+        ClirkitError,
+        match=r"mine: holds 'thesis.tex', which is not an experiment's output; the "
+        r"folder would be replaced as a whole: give a new or empty folder",
+    ):
         Store(tmp_path / "mine")
     assert (tmp_path / "mine" / "thesis.tex").read_text() == "keep me"
     with pytest.raises(ClirkitError, match="give a folder name for the output"):
@@ -148,8 +169,10 @@ def test_a_gzip_run_artifact_is_the_same_bytes_each_time_and_is_taken_from_the_p
     assert not again.fresh(again.folder / "runs" / "psq.test.run.gz", {**record, "split": "dev"})
 
 
-PLAIN = ('measures = ["AP"]\n[collection]\ndocuments = "docs.tsv"\nqueries = "q.tsv"\nqrels = "q.qrels"\n'
-         'source_lang = "en"\ntarget_lang = "es"\n[systems.DT]\nkind = "dt"\ntable = "{table}"\n')
+PLAIN = (
+    'measures = ["AP"]\n[collection]\ndocuments = "docs.tsv"\nqueries = "q.tsv"\nqrels = "q.qrels"\n'
+    'source_lang = "en"\ntarget_lang = "es"\n[systems.DT]\nkind = "dt"\ntable = "{table}"\n'
+)
 
 
 @pytest.fixture
@@ -168,8 +191,10 @@ def test_a_check_failing_before_the_work_leaves_no_staging_folder_of_its_own(pla
 
     (plain / "e.toml").write_text(PLAIN.format(table="nope.txt"), encoding="utf-8")
     assert main(["run", str(plain / "e.toml"), "-o", str(plain / "out"), "-q"]) == 2
-    assert capsys.readouterr().err == f"clirkit: error: {plain / 'e.toml'}: system 'DT': table file " \
-                                      f"{plain / 'nope.txt'}: no such file\n"
+    assert (
+        capsys.readouterr().err == f"clirkit: error: {plain / 'e.toml'}: system 'DT': table file "
+        f"{plain / 'nope.txt'}: no such file\n"
+    )
     assert not (plain / "out").exists() and not (plain / ".out.partial").exists()
     (plain / "e.toml").write_text(PLAIN.format(table="en-es.txt") + 'table_format = "pairs"\n', encoding="utf-8")
     assert main(["run", str(plain / "e.toml"), "-o", str(plain / "out"), "-q"]) == 0  # corrected: it runs

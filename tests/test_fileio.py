@@ -1,4 +1,5 @@
 """clirkit.fileio: line reading (gz, stdin, BOM, CRLF, bad bytes with file:line) and atomic writes."""
+
 from __future__ import annotations
 
 import gzip
@@ -14,9 +15,11 @@ from clirkit.errors import ClirkitError
 from clirkit.fileio import atomic_writer, display_name, iter_lines, open_binary
 
 # three verses of the bundled collection, as docid TAB text lines
-LINES = ["Gen.1.1\tEN el principio crió Dios los cielos y la tierra.",
-         "Gen.1.3\tY dijo Dios: Sea la luz: y fué la luz.",
-         "John.1.5\tY la luz en las tinieblas resplandece; mas las tinieblas no la comprendieron."]
+LINES = [
+    "Gen.1.1\tEN el principio crió Dios los cielos y la tierra.",
+    "Gen.1.3\tY dijo Dios: Sea la luz: y fué la luz.",
+    "John.1.5\tY la luz en las tinieblas resplandece; mas las tinieblas no la comprendieron.",
+]
 
 
 def _bytes(lines, eol="\n") -> bytes:
@@ -29,6 +32,7 @@ def _leftovers(folder, name):
 
 
 # ---------------------------------------------------------------------------- reading
+
 
 def test_iter_lines_numbers_lines_from_one_and_strips_the_line_ends(tmp_path):
     path = tmp_path / "docs.tsv"
@@ -69,8 +73,10 @@ def test_invalid_utf8_is_reported_with_file_line_byte_and_how_to_convert(tmp_pat
     path = tmp_path / "docs.tsv"
     # line 2 in Latin-1: the é of "fué" is the byte 0xe9, byte 38 of "Gen.1.3\tY dijo Dios: Sea la luz: y fué"
     path.write_bytes(_bytes([LINES[0]]) + LINES[1].encode("latin-1") + b"\n")
-    expected = (rf"^{re.escape(str(path))}:2: invalid UTF-8 \(byte 38 of the line\); convert the file to UTF-8 "
-                r"\(from Latin-1: `iconv -f latin1 -t utf-8 FILE > NEW`\)$")
+    expected = (
+        rf"^{re.escape(str(path))}:2: invalid UTF-8 \(byte 38 of the line\); convert the file to UTF-8 "
+        r"\(from Latin-1: `iconv -f latin1 -t utf-8 FILE > NEW`\)$"
+    )
     with pytest.raises(ClirkitError, match=expected):
         list(iter_lines(path))
 
@@ -85,7 +91,7 @@ def test_invalid_utf8_inside_gzip_names_the_line(tmp_path):
 def test_a_truncated_gzip_is_a_clirkit_error_naming_the_next_line(tmp_path):
     path = tmp_path / "docs.tsv.gz"
     data = gzip.compress(_bytes(LINES * 50))
-    path.write_bytes(data[:len(data) // 2])
+    path.write_bytes(data[: len(data) // 2])
     with pytest.raises(ClirkitError, match=rf"^{re.escape(str(path))}:\d+: cannot read"):
         list(iter_lines(path))
 
@@ -97,12 +103,15 @@ def test_missing_file_and_directory_are_clirkit_errors_that_say_to_check_the_pat
     assert str(err.value) == f"{tmp_path / 'nope.tsv'}: no such file: check the path"
     with pytest.raises(ClirkitError) as err:
         list(iter_lines(tmp_path))
-    assert str(err.value) == (f"{tmp_path}: is a directory, expected a file: check the path (a folder was given "
-                              f"where a file is expected)")
+    assert str(err.value) == (
+        f"{tmp_path}: is a directory, expected a file: check the path (a folder was given where a file is expected)"
+    )
 
 
-UTF16 = ("the file is UTF-16, not UTF-8 (a byte-order mark or NUL bytes between the letters); convert it to UTF-8: "
-         "`iconv -f utf-16 -t utf-8 FILE > NEW`")
+UTF16 = (
+    "the file is UTF-16, not UTF-8 (a byte-order mark or NUL bytes between the letters); convert it to UTF-8: "
+    "`iconv -f utf-16 -t utf-8 FILE > NEW`"
+)
 
 
 @pytest.mark.parametrize("codec", ["utf-16", "utf-16-le", "utf-16-be"], ids=["byte-order mark", "LE", "BE"])
@@ -132,8 +141,11 @@ def test_binary_bytes_with_nul_are_said_to_be_no_text_file_not_latin1(tmp_path):
     import random
 
     rng = random.Random(4)
-    for data in (b"PK\x03\x04\x14\x00\x00\x00\x08\x00\xff\x81", b"\xff\xfe\x00" + rng.randbytes(4000),
-                 b"\x00\x01\x02\xff"):
+    for data in (
+        b"PK\x03\x04\x14\x00\x00\x00\x08\x00\xff\x81",
+        b"\xff\xfe\x00" + rng.randbytes(4000),
+        b"\x00\x01\x02\xff",
+    ):
         path = tmp_path / "docs.tsv"
         path.write_bytes(data)
         with pytest.raises(ClirkitError) as err:
@@ -188,6 +200,7 @@ def test_open_binary_decompresses_gzip(tmp_path):
 
 
 # ---------------------------------------------------------------------------- writing
+
 
 def test_atomic_writer_writes_utf8_with_unix_line_ends(tmp_path):
     path = tmp_path / "docs.tsv"
@@ -291,8 +304,11 @@ def test_writing_onto_a_directory_is_a_clirkit_error(tmp_path):
 def test_cr_only_line_ends_are_line_ends(tmp_path):
     path = tmp_path / "mac.tsv"
     path.write_bytes(b"Gen.1.1\tEN el principio\rGen.1.2\tY la tierra\r\rGen.1.3\tY dijo Dios\r")
-    assert list(iter_lines(path)) == [(1, "Gen.1.1\tEN el principio"), (2, "Gen.1.2\tY la tierra"),
-                                      (4, "Gen.1.3\tY dijo Dios")]
+    assert list(iter_lines(path)) == [
+        (1, "Gen.1.1\tEN el principio"),
+        (2, "Gen.1.2\tY la tierra"),
+        (4, "Gen.1.3\tY dijo Dios"),
+    ]
 
 
 def test_a_damaged_deflate_stream_is_a_clirkit_error_not_a_zlib_traceback(tmp_path):
@@ -345,12 +361,18 @@ def test_a_write_removes_the_temporaries_of_killed_writes_but_not_of_running_one
 def test_a_damaged_or_truncated_gzip_is_called_a_damaged_gzip_file_with_what_to_do(tmp_path):
     data = gzip.compress(_bytes(LINES * 50))
     damaged = bytearray(data)
-    damaged[len(data) // 2:len(data) // 2 + 16] = b"\x00" * 16
-    for name, content in (("cut.tsv.gz", data[:len(data) // 2]), ("bad.tsv.gz", bytes(damaged)),
-                          ("crc.tsv.gz", data[:-8] + b"\x00" * 8)):
+    damaged[len(data) // 2 : len(data) // 2 + 16] = b"\x00" * 16
+    for name, content in (
+        ("cut.tsv.gz", data[: len(data) // 2]),
+        ("bad.tsv.gz", bytes(damaged)),
+        ("crc.tsv.gz", data[:-8] + b"\x00" * 8),
+    ):
         path = tmp_path / name
         path.write_bytes(content)
         with pytest.raises(ClirkitError) as info:
             list(iter_lines(path))
-        assert re.fullmatch(rf"{re.escape(str(path))}:\d+: cannot read: damaged gzip file \(.+\); get the file "
-                            r"again, or decompress what is left with `gzip -dc` and use that", str(info.value))
+        assert re.fullmatch(
+            rf"{re.escape(str(path))}:\d+: cannot read: damaged gzip file \(.+\); get the file "
+            r"again, or decompress what is left with `gzip -dc` and use that",
+            str(info.value),
+        )

@@ -3,6 +3,7 @@
 Fixtures are small real slices of the bundled collection: Reina-Valera 1909
 verses with their OSIS ids, Nave's topics as queries, graded qrels.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -40,7 +41,7 @@ VERSES = {
     "Gen.1.3": "Y dijo Dios: Sea la luz: y fué la luz.",
     "Ps.23.1": "Salmo de David. JEHOVÁ es mi pastor; nada me faltará.",
     "John.3.16": "Porque de tal manera amó Dios al mundo, que ha dado á su Hijo unigénito, para que todo "
-                 "aquel que en él cree, no se pierda, mas tenga vida eterna.",
+    "aquel que en él cree, no se pierda, mas tenga vida eterna.",
 }
 QUERIES = {
     "AARON.1": "Aaron: lineage of",
@@ -92,6 +93,7 @@ def leftovers(folder) -> list[str]:
 
 # --------------------------------------------------------------------------- queries
 
+
 def test_tsv_queries_keep_file_order_and_accented_text(tmp_path):
     path = write_text(tmp_path / "q.tsv", "".join(f"{q}\t{t}\n" for q, t in QUERIES.items()))
     got = read_queries(path)
@@ -111,8 +113,10 @@ def test_tsv_query_line_without_tab_names_file_and_line(tmp_path):
 
 def test_duplicate_query_id_is_an_error_naming_the_first_line(tmp_path):
     path = write_text(tmp_path / "q.tsv", "q1\tluz\nq2\tagua\nq1\ttierra\n")
-    assert error_of(read_queries, path) == (f"{path}:3: query id q1 appears twice (first at line 1): give each query "
-                                            f"its own id, or remove the repeated query")
+    assert error_of(read_queries, path) == (
+        f"{path}:3: query id q1 appears twice (first at line 1): give each query "
+        f"its own id, or remove the repeated query"
+    )
 
 
 def test_query_id_with_whitespace_is_an_error(tmp_path):
@@ -122,8 +126,10 @@ def test_query_id_with_whitespace_is_an_error(tmp_path):
 
 def test_empty_query_file_is_reported_without_a_line_with_what_a_queries_file_holds(tmp_path):
     path = write_text(tmp_path / "q.tsv", "\n  \n")
-    assert error_of(read_queries, path) == (f"{path}: empty: no queries found; check the path (a queries file holds "
-                                            f"qid TAB text lines, JSONL records, or TREC, CLEF, NTCIR or HC4 topics)")
+    assert error_of(read_queries, path) == (
+        f"{path}: empty: no queries found; check the path (a queries file holds "
+        f"qid TAB text lines, JSONL records, or TREC, CLEF, NTCIR or HC4 topics)"
+    )
 
 
 def test_invalid_utf8_in_queries_names_file_and_line(tmp_path):
@@ -133,19 +139,24 @@ def test_invalid_utf8_in_queries_names_file_and_line(tmp_path):
 
 
 def test_jsonl_queries_detected_by_name_and_numeric_ids_become_strings(tmp_path):
-    lines = [json.dumps({"qid": 7, "text": "JEHOVÁ es mi pastor"}, ensure_ascii=False),
-             json.dumps({"qid": "AARON.1", "text": "Aaron: lineage of", "lang": "en"})]
+    lines = [
+        json.dumps({"qid": 7, "text": "JEHOVÁ es mi pastor"}, ensure_ascii=False),
+        json.dumps({"qid": "AARON.1", "text": "Aaron: lineage of", "lang": "en"}),
+    ]
     path = write_text(tmp_path / "q.jsonl", "\n".join(lines) + "\n")
     assert read_queries(path) == {"7": "JEHOVÁ es mi pastor", "AARON.1": "Aaron: lineage of"}
 
 
-@pytest.mark.parametrize("line, problem", [
-    ('{"qid": "q1", "text": "luz"', "invalid JSON: Expecting ',' delimiter (column 28)"),
-    ('["q1", "luz"]', "expected a JSON object, got list"),
-    ('{"qid": "q1"}', 'missing key "text"'),
-    ('{"qid": "q1", "text": 3}', '"text" must be a string, got int'),
-    ('{"qid": null, "text": "luz"}', '"qid" must be a string, got NoneType'),
-])
+@pytest.mark.parametrize(
+    "line, problem",
+    [
+        ('{"qid": "q1", "text": "luz"', "invalid JSON: Expecting ',' delimiter (column 28)"),
+        ('["q1", "luz"]', "expected a JSON object, got list"),
+        ('{"qid": "q1"}', 'missing key "text"'),
+        ('{"qid": "q1", "text": 3}', '"text" must be a string, got int'),
+        ('{"qid": null, "text": "luz"}', '"qid" must be a string, got NoneType'),
+    ],
+)
 def test_bad_jsonl_query_line_names_file_line_and_problem(tmp_path, line, problem):
     path = write_text(tmp_path / "q.jsonl", '{"qid": "q0", "text": "agua"}\n' + line + "\n")
     assert error_of(read_queries, path) == f"{path}:2: {problem}"
@@ -164,32 +175,51 @@ def test_trec_topics_detected_and_title_is_the_default_field(tmp_path):
 def test_trec_topic_fields_desc_narr_and_title_plus_desc(tmp_path):
     path = write_text(tmp_path / "topics", TREC_TOPICS)
     desc = read_queries(path, field="desc")
-    assert desc["401"] == ("What language and cultural differences impede the integration "
-                           "of foreign minorities in Germany?")
+    assert desc["401"] == (
+        "What language and cultural differences impede the integration of foreign minorities in Germany?"
+    )
     assert read_queries(path, field="narr")["402"] == "Relevant documents include those on the roles of genetics."
     both = read_queries(path, field="title+desc")
     assert both["402"] == "behavioral genetics What is happening in the field of behavioral genetics?"
 
 
 def test_trec_topics_with_closed_tags_clef_language_prefix_and_ignored_fields(tmp_path):
-    text = ("<top>\n<num>C041</num>\n<ES-title>Pesticidas en alimentos para bebés</ES-title>\n"
-            "<ES-desc>Encontrar informes sobre pesticidas.</ES-desc>\n<dom> Domain: Health\n</top>\n")
+    text = (
+        "<top>\n<num>C041</num>\n<ES-title>Pesticidas en alimentos para bebés</ES-title>\n"
+        "<ES-desc>Encontrar informes sobre pesticidas.</ES-desc>\n<dom> Domain: Health\n</top>\n"
+    )
     path = write_text(tmp_path / "topics.sgml", text)
     assert read_queries(path) == {"C041": "Pesticidas en alimentos para bebés"}
     assert read_queries(path, field="desc") == {"C041": "Encontrar informes sobre pesticidas."}
 
 
-@pytest.mark.parametrize("text, line, problem", [
-    ("<top>\n<num> Number: 401\n<title> luz\n", 1, "<top> is never closed by </top>; add </top> at the end of the topic"),
-    ("<top>\n<title> luz\n</top>\n", 1, "topic has no <num>; give each topic its number"),
-    ("<top>\n<num> Number: 401\n<desc> luz\n</top>\n", 1, "topic 401 has no <title>"),
-    ("<top>\n<num> 401\n<title> a\n</top>\n<top>\n<num> 401\n<title> b\n</top>\n", 6,
-     "query id 401 appears twice (first at line 2): give each topic its own id, or remove the repeated topic"),
-    ("<top>\n<num> 401\n<title> a\n</top>\nstray words\n", 5, "text outside <top> ... </top>: 'stray words'; remove it, or put it "
-                                                           "inside a topic's field"),
-    ("<top>\n<num> 401\n<title> a\n<top>\n", 4, "<top> inside the topic opened at line 1 (missing </top>); close that "
-                                            "topic with </top>"),
-])
+@pytest.mark.parametrize(
+    "text, line, problem",
+    [
+        (
+            "<top>\n<num> Number: 401\n<title> luz\n",
+            1,
+            "<top> is never closed by </top>; add </top> at the end of the topic",
+        ),
+        ("<top>\n<title> luz\n</top>\n", 1, "topic has no <num>; give each topic its number"),
+        ("<top>\n<num> Number: 401\n<desc> luz\n</top>\n", 1, "topic 401 has no <title>"),
+        (
+            "<top>\n<num> 401\n<title> a\n</top>\n<top>\n<num> 401\n<title> b\n</top>\n",
+            6,
+            "query id 401 appears twice (first at line 2): give each topic its own id, or remove the repeated topic",
+        ),
+        (
+            "<top>\n<num> 401\n<title> a\n</top>\nstray words\n",
+            5,
+            "text outside <top> ... </top>: 'stray words'; remove it, or put it inside a topic's field",
+        ),
+        (
+            "<top>\n<num> 401\n<title> a\n<top>\n",
+            4,
+            "<top> inside the topic opened at line 1 (missing </top>); close that topic with </top>",
+        ),
+    ],
+)
 def test_malformed_trec_topics_name_file_and_line(tmp_path, text, line, problem):
     path = write_text(tmp_path / "topics", text)
     assert error_of(read_queries, path, fmt="trec") == f"{path}:{line}: {problem}"
@@ -199,7 +229,8 @@ def test_unknown_topic_field_and_field_on_tsv_are_errors(tmp_path):
     path = write_text(tmp_path / "q.tsv", "q1\tluz\n")
     assert "unknown topic field 'summary'" in error_of(read_queries, path, field="summary")
     assert error_of(read_queries, path, field="desc") == (
-        f"{path}: field='desc' applies to TREC topics only; this file is read as TSV")
+        f"{path}: field='desc' applies to TREC topics only; this file is read as TSV"
+    )
 
 
 def test_queries_from_gzip_and_round_trip_through_gzip(tmp_path):
@@ -240,6 +271,7 @@ def test_stdin_errors_are_located_at_stdin(monkeypatch):
 
 # --------------------------------------------------------------------------- documents
 
+
 def test_documents_stream_in_file_order(tmp_path):
     path = write_text(tmp_path / "docs.tsv", "".join(f"{d}\t{t}\n" for d, t in VERSES.items()))
     stream = iter_documents(path)
@@ -255,8 +287,10 @@ def test_read_documents_returns_parallel_lists(tmp_path):
 
 def test_duplicate_docid_is_an_error_in_read_documents(tmp_path):
     path = write_text(tmp_path / "docs.tsv", "Gen.1.1\ta\nGen.1.3\tb\nGen.1.1\tc\n")
-    assert error_of(read_documents, path) == (f"{path}:3: document id Gen.1.1 appears twice (first at line 1): give "
-                                              f"each document its own id, or remove the repeated document")
+    assert error_of(read_documents, path) == (
+        f"{path}:3: document id Gen.1.1 appears twice (first at line 1): give "
+        f"each document its own id, or remove the repeated document"
+    )
 
 
 def test_document_line_without_tab_and_empty_docid_are_errors(tmp_path):
@@ -268,8 +302,10 @@ def test_document_line_without_tab_and_empty_docid_are_errors(tmp_path):
 
 def test_empty_document_file_is_an_error_saying_what_a_documents_file_holds(tmp_path):
     path = write_text(tmp_path / "docs.tsv", "")
-    assert error_of(read_documents, path) == (f"{path}: empty: no documents found; check the path (a documents file "
-                                              f"holds docid TAB text lines or JSONL records)")
+    assert error_of(read_documents, path) == (
+        f"{path}: empty: no documents found; check the path (a documents file "
+        f"holds docid TAB text lines or JSONL records)"
+    )
 
 
 def test_documents_round_trip_tsv_jsonl_and_gzip(tmp_path):
@@ -296,6 +332,7 @@ def test_gzip_written_documents_are_byte_identical_across_writes(tmp_path):
 
 # --------------------------------------------------------------------------- qrels
 
+
 def test_four_column_qrels_keep_file_order_and_grades(tmp_path):
     path = write_text(tmp_path / "qrels", "AARON.1 0 Exod.6.16 2\nAARON.1 0 Exod.6.17 1\nABDI.1\t0\t2Chr.29.12\t0\n")
     qrels = read_qrels(path)
@@ -309,15 +346,21 @@ def test_three_column_qrels(tmp_path):
     assert read_qrels(path).to_dict() == {"AARON.1": {"Exod.6.16": 2, "Exod.6.17": -1}}
 
 
-@pytest.mark.parametrize("text, problem", [
-    ("q1 0 Gen.1.1 1 extra\n", "1: expected 4 columns (qid iter docid rel) or 3, got 5"),
-    ("q1 0 Gen.1.1 1\nq1 Gen.1.3 1\n", "2: expected 4 columns (qid iter docid rel) like line 1, got 3"),
-    ("q1 Gen.1.1 1\nq1 0 Gen.1.3 1\n", "2: expected 3 columns (qid docid rel) like line 1, got 4"),
-    ("q1 0 Gen.1.1 1\nq1 0 Gen.1.3 x\n", "2: relevance grade 'x' is not an integer" + GRADE),
-    ("q1 0 Gen.1.1 1.5\n", "1: relevance grade '1.5' is not an integer" + GRADE),
-    ("7 0 D1 1\n7 0 D2 0\n7 0 D1 2\n", "3: docid D1 appears twice for query 7 (first at line 1): a document is "
-                                        "judged once per query; remove one of the two lines"),
-])
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("q1 0 Gen.1.1 1 extra\n", "1: expected 4 columns (qid iter docid rel) or 3, got 5"),
+        ("q1 0 Gen.1.1 1\nq1 Gen.1.3 1\n", "2: expected 4 columns (qid iter docid rel) like line 1, got 3"),
+        ("q1 Gen.1.1 1\nq1 0 Gen.1.3 1\n", "2: expected 3 columns (qid docid rel) like line 1, got 4"),
+        ("q1 0 Gen.1.1 1\nq1 0 Gen.1.3 x\n", "2: relevance grade 'x' is not an integer" + GRADE),
+        ("q1 0 Gen.1.1 1.5\n", "1: relevance grade '1.5' is not an integer" + GRADE),
+        (
+            "7 0 D1 1\n7 0 D2 0\n7 0 D1 2\n",
+            "3: docid D1 appears twice for query 7 (first at line 1): a document is "
+            "judged once per query; remove one of the two lines",
+        ),
+    ],
+)
 def test_bad_qrels_name_file_line_and_problem(tmp_path, text, problem):
     path = write_text(tmp_path / "qrels", text)
     assert error_of(read_qrels, path) == f"{path}:{problem}"
@@ -325,8 +368,10 @@ def test_bad_qrels_name_file_line_and_problem(tmp_path, text, problem):
 
 def test_empty_qrels_is_an_error_saying_what_a_qrels_file_holds(tmp_path):
     path = write_text(tmp_path / "qrels", "")
-    assert error_of(read_qrels, path) == (f"{path}: empty: no judgments found; check the path (a qrels file holds "
-                                          f"one judgment per line: qid iter docid rel, or qid docid rel)")
+    assert error_of(read_qrels, path) == (
+        f"{path}: empty: no judgments found; check the path (a qrels file holds "
+        f"one judgment per line: qid iter docid rel, or qid docid rel)"
+    )
 
 
 def test_qrels_round_trip_writes_four_columns_with_iter_zero(tmp_path):
@@ -369,31 +414,44 @@ SCORE_FIX = "; give each result a finite score such as 12.5 (column 5: qid Q0 do
 RANK_FIX = "; give the result's rank as a whole number (1, 2, ...) in column 4"
 
 
-@pytest.mark.parametrize("line, problem", [
-    ("401 Q0 Gen.1.2 2 1.0", "expected 6 columns (qid Q0 docid rank score tag), got 5"),
-    ("401 Q0 Gen.1.2 2 1.0 bm25 x", "expected 6 columns (qid Q0 docid rank score tag), got 7"),
-    ("401 Q0 Gen.1.2 2 abc bm25", "score 'abc' is not a number" + SCORE_FIX),
-    ("401 Q0 Gen.1.2 2 1_0 bm25", "score '1_0' is not a number" + SCORE_FIX),
-    ("401 Q0 Gen.1.2 2 nan bm25", "score 'nan' is not a finite number" + SCORE_FIX),
-    ("401 Q0 Gen.1.2 2 -inf bm25", "score '-inf' is not a finite number" + SCORE_FIX),
-    ("401 Q0 Gen.1.2 two 1.0 bm25", "rank 'two' is not an integer" + RANK_FIX),
-    ("401 Q0 Gen.1.2 2.0 1.0 bm25", "rank '2.0' is not an integer" + RANK_FIX),
-    ("401 Q0 Gen.1.3 2 1.0 bm25", "docid Gen.1.3 appears twice for query 401 (first at line 1): a run lists a "
-                                  "document once per query; remove one of the two lines"),
-])
+@pytest.mark.parametrize(
+    "line, problem",
+    [
+        ("401 Q0 Gen.1.2 2 1.0", "expected 6 columns (qid Q0 docid rank score tag), got 5"),
+        ("401 Q0 Gen.1.2 2 1.0 bm25 x", "expected 6 columns (qid Q0 docid rank score tag), got 7"),
+        ("401 Q0 Gen.1.2 2 abc bm25", "score 'abc' is not a number" + SCORE_FIX),
+        ("401 Q0 Gen.1.2 2 1_0 bm25", "score '1_0' is not a number" + SCORE_FIX),
+        ("401 Q0 Gen.1.2 2 nan bm25", "score 'nan' is not a finite number" + SCORE_FIX),
+        ("401 Q0 Gen.1.2 2 -inf bm25", "score '-inf' is not a finite number" + SCORE_FIX),
+        ("401 Q0 Gen.1.2 two 1.0 bm25", "rank 'two' is not an integer" + RANK_FIX),
+        ("401 Q0 Gen.1.2 2.0 1.0 bm25", "rank '2.0' is not an integer" + RANK_FIX),
+        (
+            "401 Q0 Gen.1.3 2 1.0 bm25",
+            "docid Gen.1.3 appears twice for query 401 (first at line 1): a run lists a "
+            "document once per query; remove one of the two lines",
+        ),
+    ],
+)
 def test_bad_run_line_names_file_line_and_problem(tmp_path, line, problem):
     path = write_text(tmp_path / "a.run", "401 Q0 Gen.1.3 1 2.0 bm25\n402 Q0 Gen.1.2 1 1.0 bm25\n" + line + "\n")
     assert error_of(read_run, path) == f"{path}:3: {problem}"
 
 
-@pytest.mark.parametrize("text", [
-    "401 Q0 D3 1 12.5 t\n401 Q0 D1 2 12.25 t\n401 Q0 D3 3 1.0 t\n402 Q0 D1 1 3.0 t\n",  # the repeat falls below
-    "401 Q0 D3 1 1.0 t\n401 Q0 D1 2 12.25 t\n401 Q0 D3 3 12.5 t\n402 Q0 D1 1 3.0 t\n",  # the first copy does
-], ids=["repeat below", "first copy below"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "401 Q0 D3 1 12.5 t\n401 Q0 D1 2 12.25 t\n401 Q0 D3 3 1.0 t\n402 Q0 D1 1 3.0 t\n",  # the repeat falls below
+        "401 Q0 D3 1 1.0 t\n401 Q0 D1 2 12.25 t\n401 Q0 D3 3 12.5 t\n402 Q0 D1 1 3.0 t\n",  # the first copy does
+    ],
+    ids=["repeat below", "first copy below"],
+)
 @pytest.mark.parametrize("depth", [None, 1, 2, 3])
 def test_a_repeated_docid_is_reported_whatever_the_depth_keeps(tmp_path, text, depth):
     path = write_text(tmp_path / "a.run", text)
-    assert error_of(read_run, path, depth=depth) == f"{path}:3: docid D3 appears twice for query 401 (first at line 1): a run lists a document once per query; remove one of the two lines"
+    assert (
+        error_of(read_run, path, depth=depth)
+        == f"{path}:3: docid D3 appears twice for query 401 (first at line 1): a run lists a document once per query; remove one of the two lines"
+    )
 
 
 def test_same_docid_under_two_queries_is_not_a_duplicate(tmp_path):
@@ -408,8 +466,10 @@ def test_run_line_numbers_count_skipped_blank_lines(tmp_path):
 
 def test_empty_run_is_an_error_saying_what_a_run_file_holds(tmp_path):
     path = write_text(tmp_path / "a.run", "\n")
-    assert error_of(read_run, path) == (f"{path}: empty: no results found; check the path (a run file holds one "
-                                        f"result per line: qid Q0 docid rank score tag)")
+    assert error_of(read_run, path) == (
+        f"{path}: empty: no results found; check the path (a run file holds one "
+        f"result per line: qid Q0 docid rank score tag)"
+    )
 
 
 def test_run_write_read_round_trip_is_bit_exact(tmp_path):
@@ -486,6 +546,7 @@ def test_run_from_stdin(monkeypatch):
 
 # --------------------------------------------------------------------------- atomicity
 
+
 def test_a_writer_failing_midway_leaves_no_file_and_no_temp_file(tmp_path, monkeypatch):
     from clirkit.formats import ids
 
@@ -515,12 +576,15 @@ def test_a_failed_write_keeps_the_previous_file(tmp_path):
     assert target.read_bytes() == before and leftovers(tmp_path) == ["q.tsv"]
 
 
-@pytest.mark.parametrize("line, message", [
-    ('{"qid": "Q\\ud800", "text": "x"}', "unpaired surrogate"),
-    ("[" * 100_000, "JSON nested too deeply"),
-    ('{"qid": 1' + "0" * 5000 + ', "text": "x"}', "invalid JSON"),
-    ('{"qid": "' + "q" * 1001 + '", "text": "x"}', "qid of 1,001 characters (at most 1,000)"),
-])
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ('{"qid": "Q\\ud800", "text": "x"}', "unpaired surrogate"),
+        ("[" * 100_000, "JSON nested too deeply"),
+        ('{"qid": 1' + "0" * 5000 + ', "text": "x"}', "invalid JSON"),
+        ('{"qid": "' + "q" * 1001 + '", "text": "x"}', "qid of 1,001 characters (at most 1,000)"),
+    ],
+)
 def test_hostile_jsonl_lines_are_file_line_errors(tmp_path, line, message):
     path = tmp_path / "q.jsonl"
     path.write_text(line + "\n", encoding="utf-8")
@@ -538,6 +602,7 @@ def test_a_huge_relevance_grade_is_a_file_line_error(tmp_path):
 
 # --------------------------------------------------------------------------- field names and TSV headers
 
+
 def jsonl(path, records) -> str:
     return write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
 
@@ -550,9 +615,13 @@ def test_jsonl_documents_with_ir_datasets_pyserini_and_beir_keys_read_like_docid
 
 
 def test_title_and_text_are_joined_title_first_with_one_space_and_an_empty_title_left_out(tmp_path):
-    path = jsonl(tmp_path / "corpus.jsonl", [
-        {"_id": "Ps.23.1", "title": "Salmo de David.", "text": "JEHOVÁ es mi pastor; nada me faltará."},
-        {"_id": "Gen.1.1", "title": "", "text": VERSES["Gen.1.1"]}])
+    path = jsonl(
+        tmp_path / "corpus.jsonl",
+        [
+            {"_id": "Ps.23.1", "title": "Salmo de David.", "text": "JEHOVÁ es mi pastor; nada me faltará."},
+            {"_id": "Gen.1.1", "title": "", "text": VERSES["Gen.1.1"]},
+        ],
+    )
     assert read_documents(path)[1] == [VERSES["Ps.23.1"], VERSES["Gen.1.1"]]
     assert formats.TEXT_SEPARATOR == " "
 
@@ -565,11 +634,13 @@ def test_the_first_known_key_wins_docid_before_doc_id_before_id(tmp_path):
 def test_unknown_keys_are_an_error_naming_the_keys_looked_for_and_found(tmp_path):
     path = jsonl(tmp_path / "docs.jsonl", [{"pid": "Gen.1.1", "body": "luz"}])
     assert error_of(read_documents, path) == (
-        f"{path}:1: no document id key (looked for docid, doc_id, id, _id; found: pid, body); name it with --id-field")
+        f"{path}:1: no document id key (looked for docid, doc_id, id, _id; found: pid, body); name it with --id-field"
+    )
     path = jsonl(tmp_path / "docs2.jsonl", [{"doc_id": "Gen.1.1", "body": "luz"}])
     assert error_of(read_documents, path) == (
         f"{path}:1: no document text key (looked for title+text, text, contents; found: doc_id, body); "
-        "name it with --text-fields")
+        "name it with --text-fields"
+    )
 
 
 def test_named_id_and_text_fields_are_read_and_must_be_present(tmp_path):
@@ -577,9 +648,11 @@ def test_named_id_and_text_fields_are_read_and_must_be_present(tmp_path):
     assert read_documents(path, id_field="pid", text_fields="head+body") == (["Gen.1.1"], ["Génesis luz"])
     assert read_documents(path, id_field="pid", text_fields=["body"]) == (["Gen.1.1"], ["luz"])
     assert error_of(read_documents, path, id_field="docid", text_fields="body") == (
-        f'{path}:1: no document id key "docid" (found: pid, head, body); name one of those found')
+        f'{path}:1: no document id key "docid" (found: pid, head, body); name one of those found'
+    )
     assert error_of(read_documents, path, id_field="pid", text_fields="body+text") == (
-        f'{path}:1: no document text key "text" (found: pid, head, body); name one of those found')
+        f'{path}:1: no document text key "text" (found: pid, head, body); name one of those found'
+    )
     assert "expected field names" in error_of(read_documents, path, text_fields="title++text")
 
 
@@ -589,17 +662,21 @@ def test_keys_chosen_on_the_first_record_are_required_of_every_later_one(tmp_pat
 
 
 def test_jsonl_queries_with_ir_datasets_topic_keys_use_the_title_or_named_fields(tmp_path):
-    path = jsonl(tmp_path / "topics.jsonl", [
-        {"query_id": "AARON.1", "title": "Aaron: lineage of", "description": "the descendants of Aaron"}])
+    path = jsonl(
+        tmp_path / "topics.jsonl",
+        [{"query_id": "AARON.1", "title": "Aaron: lineage of", "description": "the descendants of Aaron"}],
+    )
     assert read_queries(path) == {"AARON.1": "Aaron: lineage of"}
     assert read_queries(path, text_fields="title+description") == {
-        "AARON.1": "Aaron: lineage of the descendants of Aaron"}
+        "AARON.1": "Aaron: lineage of the descendants of Aaron"
+    }
     assert read_queries(path, text_fields="description") == {"AARON.1": "the descendants of Aaron"}
     path = jsonl(tmp_path / "queries.jsonl", [{"_id": "AARON.1", "text": "Aaron: lineage of", "metadata": {}}])
     assert read_queries(path) == {"AARON.1": "Aaron: lineage of"}
     path = jsonl(tmp_path / "bad.jsonl", [{"num": "401", "topic": "luz"}])
     assert error_of(read_queries, path) == (
-        f"{path}:1: no query id key (looked for qid, query_id, id, _id; found: num, topic); name it with --id-field")
+        f"{path}:1: no query id key (looked for qid, query_id, id, _id; found: num, topic); name it with --id-field"
+    )
 
 
 @pytest.mark.parametrize("head", ["docid\ttext", "doc_id\ttext", "id\ttext", "osis_id\ttext", "id\tcontents"])
@@ -631,8 +708,10 @@ def test_header_false_reads_line_one_as_data_and_true_skips_an_unknown_header(tm
 
 def test_a_wider_tsv_header_names_the_columns_and_every_line_must_match_it(tmp_path):
     # DPR's psgs_w100.tsv layout: id, text, title
-    path = write_text(tmp_path / "psgs.tsv", "id\ttext\ttitle\nPs.23.1\tJEHOVÁ es mi pastor\tSalmo de David.\n"
-                                             "Gen.1.1\tEN el principio\t\n")
+    path = write_text(
+        tmp_path / "psgs.tsv",
+        "id\ttext\ttitle\nPs.23.1\tJEHOVÁ es mi pastor\tSalmo de David.\nGen.1.1\tEN el principio\t\n",
+    )
     assert read_documents(path) == (["Ps.23.1", "Gen.1.1"], ["Salmo de David. JEHOVÁ es mi pastor", "EN el principio"])
     assert read_documents(path, text_fields="text")[1] == ["JEHOVÁ es mi pastor", "EN el principio"]
     bad = write_text(tmp_path / "bad.tsv", "id\ttext\ttitle\nPs.23.1\tJEHOVÁ es mi pastor\n")
@@ -644,23 +723,27 @@ def test_naming_tsv_columns_says_line_one_is_a_header(tmp_path):
     assert read_documents(path, id_field="pid", text_fields="body") == (["Gen.1.1"], ["luz"])
     assert error_of(read_documents, path, header=True) == (
         f"{path}:1: no document text column (looked for title+text, text, contents; found: pid, body, title); "
-        "name it with --text-fields (header line)")
+        "name it with --text-fields (header line)"
+    )
     assert error_of(read_documents, path, header=False, id_field="pid") == (
-        f"{path}: id_field and text_fields name the columns of a TSV header line, and header=False says there is none")
+        f"{path}: id_field and text_fields name the columns of a TSV header line, and header=False says there is none"
+    )
 
 
 def test_a_tsv_with_only_a_header_is_empty(tmp_path):
     path = write_text(tmp_path / "docs.tsv", "docid\ttext\n")
     assert error_of(read_documents, path).startswith(f"{path}: empty: no documents found; check the path")
     path = write_text(tmp_path / "q.tsv", "qid\ttext\n")
-    assert error_of(read_queries, path) == (f"{path}: no queries found, only a header line: add the queries below it, "
-                                            f"one per line")
+    assert error_of(read_queries, path) == (
+        f"{path}: no queries found, only a header line: add the queries below it, one per line"
+    )
 
 
 def test_header_and_fields_that_do_not_apply_are_errors(tmp_path):
     path = jsonl(tmp_path / "docs.jsonl", [{"docid": "Gen.1.1", "text": "luz"}])
     assert error_of(read_documents, path, header=True) == (
-        f"{path}: header=True applies to TSV files; this file is read as JSONL")
+        f"{path}: header=True applies to TSV files; this file is read as JSONL"
+    )
     topics = write_text(tmp_path / "topics", TREC_TOPICS)
     assert "the text of TREC topics is chosen with field=" in error_of(read_queries, topics, text_fields="title")
 
@@ -674,30 +757,40 @@ def test_choose_fields_is_the_rule_shared_with_the_ir_datasets_adapter():
     assert formats.choose_fields(("doc_id", "title", "text", "url"), "document") == ("doc_id", ("title", "text"))
     assert formats.choose_fields(("query_id", "title", "description"), "query") == ("query_id", ("title",))
     assert formats.choose_fields(("query_id", "text"), "query") == ("query_id", ("text",))
-    with pytest.raises(ClirkitError, match=r"^no document text field \(looked for title\+text, text, contents; "
-                                           r"found: doc_id, abstract\); use doc_fields$"):
+    with pytest.raises(
+        ClirkitError,
+        match=r"^no document text field \(looked for title\+text, text, contents; "
+        r"found: doc_id, abstract\); use doc_fields$",
+    ):
         formats.choose_fields(("doc_id", "abstract"), "document", noun="field", text_hint="use doc_fields")
 
 
 # --------------------------------------------------------------------------- ids the fuzzer broke (tests/test_fuzz.py)
 
-@pytest.mark.parametrize("text, problem", [
-    ("q1 0 Gen.1.1 1\nq1 0 " + "G" * 1001 + " 1\n", "2: docid of 1,001 characters (at most 1,000)" + LONG),
-    ("q1 0 Gen.1.1 1\n" + "q" * 1001 + " 0 Gen.1.3 1\n", "2: qid of 1,001 characters (at most 1,000)" + LONG),
-    ("q1 0 Gen.1.1 1\nq1 0 Gen.1.3\x00 1\n", "2: docid 'Gen.1.3\\x00' contains a NUL character" + NUL),
-    ("q1\x00 Gen.1.1 1\n", "1: qid 'q1\\x00' contains a NUL character" + NUL),
-])
+
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("q1 0 Gen.1.1 1\nq1 0 " + "G" * 1001 + " 1\n", "2: docid of 1,001 characters (at most 1,000)" + LONG),
+        ("q1 0 Gen.1.1 1\n" + "q" * 1001 + " 0 Gen.1.3 1\n", "2: qid of 1,001 characters (at most 1,000)" + LONG),
+        ("q1 0 Gen.1.1 1\nq1 0 Gen.1.3\x00 1\n", "2: docid 'Gen.1.3\\x00' contains a NUL character" + NUL),
+        ("q1\x00 Gen.1.1 1\n", "1: qid 'q1\\x00' contains a NUL character" + NUL),
+    ],
+)
 def test_a_qrels_id_too_long_or_with_a_nul_is_an_error_not_a_huge_or_truncated_array(tmp_path, text, problem):
     # numpy string arrays are as wide as their longest id and drop trailing NULs: "Gen.1.3\0" became "Gen.1.3"
     path = write_text(tmp_path / "qrels", text)
     assert error_of(read_qrels, path) == f"{path}:{problem}"
 
 
-@pytest.mark.parametrize("line, problem", [
-    ("401 Q0 " + "G" * 5000 + " 2 1.0 bm25", "docid of 5,000 characters (at most 1,000)" + LONG),
-    ("401\x00 Q0 Gen.1.2 2 1.0 bm25", "qid '401\\x00' contains a NUL character" + NUL),
-    ("401 Q0 Gen.1.2\x00 2 1.0 bm25", "docid 'Gen.1.2\\x00' contains a NUL character" + NUL),
-])
+@pytest.mark.parametrize(
+    "line, problem",
+    [
+        ("401 Q0 " + "G" * 5000 + " 2 1.0 bm25", "docid of 5,000 characters (at most 1,000)" + LONG),
+        ("401\x00 Q0 Gen.1.2 2 1.0 bm25", "qid '401\\x00' contains a NUL character" + NUL),
+        ("401 Q0 Gen.1.2\x00 2 1.0 bm25", "docid 'Gen.1.2\\x00' contains a NUL character" + NUL),
+    ],
+)
 def test_a_run_id_too_long_or_with_a_nul_is_an_error(tmp_path, line, problem):
     path = write_text(tmp_path / "a.run", "401 Q0 Gen.1.3 1 2.0 bm25\n402 Q0 Gen.1.2 1 1.0 bm25\n" + line + "\n")
     assert error_of(read_run, path) == f"{path}:3: {problem}"
@@ -708,11 +801,17 @@ def test_a_run_tag_too_long_is_an_error_naming_the_first_line(tmp_path):
     assert error_of(read_run, path) == f"{path}:1: run tag of 1,001 characters (at most 1,000)" + LONG
 
 
-@pytest.mark.parametrize("path_name, text, problem", [
-    ("docs.tsv", "Gen.1.1\x00\tEN el principio\n", "1: docid 'Gen.1.1\\x00' contains a NUL character" + NUL),
-    ("docs.jsonl", '{"docid": "Gen.1.1\\u0000", "text": "EN el principio"}\n',
-     "1: docid 'Gen.1.1\\x00' contains a NUL character" + NUL),
-])
+@pytest.mark.parametrize(
+    "path_name, text, problem",
+    [
+        ("docs.tsv", "Gen.1.1\x00\tEN el principio\n", "1: docid 'Gen.1.1\\x00' contains a NUL character" + NUL),
+        (
+            "docs.jsonl",
+            '{"docid": "Gen.1.1\\u0000", "text": "EN el principio"}\n',
+            "1: docid 'Gen.1.1\\x00' contains a NUL character" + NUL,
+        ),
+    ],
+)
 def test_a_document_id_with_a_nul_is_an_error(tmp_path, path_name, text, problem):
     path = write_text(tmp_path / path_name, text)
     assert error_of(read_documents, path) == f"{path}:{problem}"
@@ -725,10 +824,11 @@ def test_a_trec_topic_number_too_long_is_an_error(tmp_path):
 
 def test_nul_bytes_in_a_jsonl_line_are_named_as_nul_bytes(tmp_path):
     path = tmp_path / "docs.jsonl"
-    for line in ('{"id": "a", "text": "b"}\x00', '{"id": "a", "text": "b\x00c"}', '\x00\x00'):
+    for line in ('{"id": "a", "text": "b"}\x00', '{"id": "a", "text": "b\x00c"}', "\x00\x00"):
         path.write_text('{"id": "z", "text": "y"}\n' + line + "\n", encoding="utf-8")
         with pytest.raises(ClirkitError) as info:
             list(formats.iter_located_documents(path))
         column = line.index("\x00") + 1
-        assert str(info.value) == (f"{path}:2: a NUL byte (column {column}): JSONL is text; remove the NUL bytes "
-                                   f"(is it a binary file?)")
+        assert str(info.value) == (
+            f"{path}:2: a NUL byte (column {column}): JSONL is text; remove the NUL bytes (is it a binary file?)"
+        )

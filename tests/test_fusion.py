@@ -3,6 +3,7 @@
 Tuning (kappa and weight sweeps on dev) is tested in test_tuning.py, the ``aggregate`` verb in
 test_cli_aggregate.py.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -33,11 +34,11 @@ def test_interpolation_matches_hand_formula_with_documents_missing_from_one_list
     fused = interpolate([A, B], kappa=0.3)
     got = as_dict(fused)
     expected = {
-        ("q1", "Gen.1.1"): 0.3 * 3 / 4,                      # missing from B -> 0 there
+        ("q1", "Gen.1.1"): 0.3 * 3 / 4,  # missing from B -> 0 there
         ("q1", "Gen.1.2"): 0.3 * 1 / 4 + 0.7 * 4 / 5,
-        ("q1", "Gen.1.3"): 0.7 * 1 / 5,                      # missing from A
-        ("q2", "Exod.1.1"): 0.3 * 2 / 2,                     # query only in A
-        ("q3", "Lev.1.1"): 0.7 * 5 / 5,                      # query only in B
+        ("q1", "Gen.1.3"): 0.7 * 1 / 5,  # missing from A
+        ("q2", "Exod.1.1"): 0.3 * 2 / 2,  # query only in A
+        ("q3", "Lev.1.1"): 0.7 * 5 / 5,  # query only in B
     }
     assert got.keys() == expected.keys()
     for key, value in expected.items():
@@ -89,7 +90,7 @@ def test_kappa_one_and_zero_reproduce_each_input_ranking(kappa, which):
     source = runs[which]
     for qid in source.query_ids:
         docs = source.for_query(qid)[0]
-        assert fused.for_query(qid)[0][:len(docs)].tolist() == docs.tolist()
+        assert fused.for_query(qid)[0][: len(docs)].tolist() == docs.tolist()
 
 
 def test_depth_cuts_inputs_before_normalizing_and_the_output():
@@ -153,6 +154,7 @@ def test_borda_rejects_a_depth_below_one_and_bad_weights():
 
 # alignment and the two halves of interpolation (what tuning reuses) ------------------------------
 
+
 def test_align_numbers_each_query_document_pair_once_across_runs():
     al = align([A, B], depth=None)
     pairs = list(zip(al.uq[al.pair_q].tolist(), al.ud[al.pair_d].tolist()))
@@ -174,12 +176,19 @@ def test_the_top_k_of_the_aligned_pairs_and_their_ranking_are_a_sort_by_score_th
     top = aligned.top_k(depth)
     for _ in range(5):
         scores = rng.integers(0, 3, size=aligned.n_pairs) / 2  # many ties, at the cut too
-        rows = sorted(zip(aligned.uq[aligned.pair_q].tolist(), aligned.ud[aligned.pair_d].tolist(), scores.tolist()),
-                      key=lambda row: (["q2", "q1", "q3"].index(row[0]), -row[2], row[1]))
+        rows = sorted(
+            zip(aligned.uq[aligned.pair_q].tolist(), aligned.ud[aligned.pair_d].tolist(), scores.tolist()),
+            key=lambda row: (["q2", "q1", "q3"].index(row[0]), -row[2], row[1]),
+        )
         expected = [row for i, row in enumerate(rows) if sum(r[0] == row[0] for r in rows[:i]) < depth]
         mask = top.mask(scores)
-        assert sorted(zip(aligned.uq[aligned.pair_q[mask]].tolist(), aligned.ud[aligned.pair_d[mask]].tolist(),
-                          scores[mask].tolist())) == sorted(expected)
+        assert sorted(
+            zip(
+                aligned.uq[aligned.pair_q[mask]].tolist(),
+                aligned.ud[aligned.pair_d[mask]].tolist(),
+                scores[mask].tolist(),
+            )
+        ) == sorted(expected)
         ranked = aligned.ranked(scores, depth, "t")
         assert list(zip(ranked.qids.tolist(), ranked.docids.tolist(), ranked.scores.tolist())) == expected
 
@@ -189,7 +198,11 @@ def test_align_cuts_each_run_to_depth_and_needs_a_run():
     assert [len(r) for r in al.runs] == [2, 2]  # A: q1 top 1, q2; B: q1 top 1, q3
     # the rank-2 rows of q1 (A: Gen.1.2, B: Gen.1.3) are cut; Gen.1.2 stays as B's top document
     assert list(zip(al.uq[al.pair_q].tolist(), al.ud[al.pair_d].tolist())) == [
-        ("q1", "Gen.1.1"), ("q1", "Gen.1.2"), ("q2", "Exod.1.1"), ("q3", "Lev.1.1")]
+        ("q1", "Gen.1.1"),
+        ("q1", "Gen.1.2"),
+        ("q2", "Exod.1.1"),
+        ("q3", "Lev.1.1"),
+    ]
     with pytest.raises(ClirkitError, match="at least one run"):
         align([], depth=10)
 
@@ -255,16 +268,25 @@ def test_the_fusion_system_fuses_run_files_without_systems():
     assert as_dict(fused) == as_dict(expected) and fused.tag == "interp:w=0.3,0.7:t=none,none"
 
 
-@pytest.mark.parametrize("params, n, says", [
-    ({}, 1, "a fusion needs at least two runs, got 1"),
-    ({"weights": [1.0]}, 2, "The 'weights' parameter of Fusion must be one weight per run (1 weights for 2 runs)"),
-    ({"weights": [0.5, 0.6]}, 2, "The 'weights' parameter of Fusion must be numbers that sum to 1 (interpolation)"),
-    ({"step": 0.3}, 2, "The 'step' parameter of Fusion must be the step of a grid of weights: weight step must "
-                       "divide 1, got 0.3"),
-    ({"measure": "MAP@x"}, 2, "The 'measure' parameter of Fusion must be a measure of `clirkit eval`: unknown "
-                              "measure 'MAP@x'"),
-    ({"transform": ["none"] * 3}, 2, "3 transforms for 2 systems"),
-])
+@pytest.mark.parametrize(
+    "params, n, says",
+    [
+        ({}, 1, "a fusion needs at least two runs, got 1"),
+        ({"weights": [1.0]}, 2, "The 'weights' parameter of Fusion must be one weight per run (1 weights for 2 runs)"),
+        ({"weights": [0.5, 0.6]}, 2, "The 'weights' parameter of Fusion must be numbers that sum to 1 (interpolation)"),
+        (
+            {"step": 0.3},
+            2,
+            "The 'step' parameter of Fusion must be the step of a grid of weights: weight step must divide 1, got 0.3",
+        ),
+        (
+            {"measure": "MAP@x"},
+            2,
+            "The 'measure' parameter of Fusion must be a measure of `clirkit eval`: unknown measure 'MAP@x'",
+        ),
+        ({"transform": ["none"] * 3}, 2, "3 transforms for 2 systems"),
+    ],
+)
 def test_the_parameters_of_a_fusion_are_checked_for_its_runs_before_any_is_read(params, n, says):
     from clirkit.systems import Fusion
 

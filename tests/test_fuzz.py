@@ -9,6 +9,7 @@ nave-en-es collection and small artifacts trained on them), the mutations and th
 ``tests/hardening/fuzz.py``, which fuzzes them for minutes (``python -m tests.hardening.fuzz``); here
 hypothesis draws the mutations, derandomized so that every run sees the same inputs.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -29,8 +30,9 @@ pytestmark = pytest.mark.slow  # hypothesis over every reader and loader: about 
 TEXT_TARGETS = [n for n in fuzz.TARGET_NAMES if not n.endswith("_npz")]
 NPZ_TARGETS = [n for n in fuzz.TARGET_NAMES if n.endswith("_npz")]
 EXAMPLES = {"text": 150, "npz": 300}  # per target: about 30 s for the whole module
-FUZZ_SETTINGS = settings(max_examples=45, deadline=None, derandomize=True, database=None,
-                         suppress_health_check=list(HealthCheck))
+FUZZ_SETTINGS = settings(
+    max_examples=45, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck)
+)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -71,8 +73,9 @@ def outcome_of(target, files, workdir, *, neutral=False, seed_index=0):
 
 def fuzz_target(target, workdir: Path, ops: list[str], examples: int) -> None:
     @settings(FUZZ_SETTINGS, max_examples=examples)
-    @given(op=st.sampled_from(ops), seed_index=st.integers(0, len(target.seeds) - 1),
-           rnd=st.randoms(use_true_random=False))
+    @given(
+        op=st.sampled_from(ops), seed_index=st.integers(0, len(target.seeds) - 1), rnd=st.randoms(use_true_random=False)
+    )
     def one_input(op, seed_index, rnd):
         _, files, what, _ = fuzz.make_input(target, rnd, op=op, seed_index=seed_index)
         outcome, detail = outcome_of(target, files, workdir)
@@ -94,7 +97,8 @@ def test_a_mutated_npz_file_loads_as_valid_data_or_is_a_clirkit_error(targets, t
 
 
 NEUTRAL = [(name, how) for name in TEXT_TARGETS for how in fuzz.TEXT_NEUTRAL] + [
-    (name, how) for name in NPZ_TARGETS for how in fuzz.NPZ_NEUTRAL]
+    (name, how) for name in NPZ_TARGETS for how in fuzz.NPZ_NEUTRAL
+]
 
 
 @pytest.mark.parametrize("name, how", NEUTRAL)
@@ -105,25 +109,30 @@ def test_a_neutral_change_gives_the_clean_files_result(targets, tmp_path, name, 
     for k, seed in enumerate(target.seeds):
         files = dict(seed)
         first = next(iter(files))
-        files[first] = (fuzz.npz_neutral(files[first], how) if target.kind == "npz"
-                        else fuzz.TEXT_NEUTRAL[how](files[first]))
+        files[first] = (
+            fuzz.npz_neutral(files[first], how) if target.kind == "npz" else fuzz.TEXT_NEUTRAL[how](files[first])
+        )
         outcome, detail = outcome_of(target, files, tmp_path / name, neutral=True, seed_index=k)
         assert outcome == "ok", f"{name}, seed {k}, {how}: {outcome}: {detail}"
 
 
 # regressions found by the fuzzer in readers whose test modules are not about files ------------------------
 
+
 def _write(path: Path, text: str) -> Path:
     path.write_bytes(text.encode("utf-8"))
     return path
 
 
-@pytest.mark.parametrize("line, problem", [
-    ("Gen.1.1\x00\tIn the beginning\tEN el principio", r"parallel.tsv:2: pair id 'Gen.1.1\\x00' contains a NUL"),
-    ("\tIn the beginning\tEN el principio", "parallel.tsv:2: empty pair id"),
-    ("Gen 1\tIn the beginning\tEN el principio", "parallel.tsv:2: pair id 'Gen 1' contains whitespace"),
-    ("G" * 5000 + "\tIn the beginning\tEN el principio", "parallel.tsv:2: pair id of 5,000 characters"),
-])
+@pytest.mark.parametrize(
+    "line, problem",
+    [
+        ("Gen.1.1\x00\tIn the beginning\tEN el principio", r"parallel.tsv:2: pair id 'Gen.1.1\\x00' contains a NUL"),
+        ("\tIn the beginning\tEN el principio", "parallel.tsv:2: empty pair id"),
+        ("Gen 1\tIn the beginning\tEN el principio", "parallel.tsv:2: pair id 'Gen 1' contains whitespace"),
+        ("G" * 5000 + "\tIn the beginning\tEN el principio", "parallel.tsv:2: pair id of 5,000 characters"),
+    ],
+)
 def test_a_parallel_pair_id_must_be_an_id(tmp_path, line, problem):
     from clirkit.datasets.parallel import read_parallel
 
@@ -140,12 +149,15 @@ def test_a_word2vec_header_after_blank_lines_is_still_the_header(tmp_path):
     assert words.tolist() == ["dios", "luz"] and vectors.tolist() == [[0.5, -0.25, 1.0], [0.0, 0.0, 0.125]]
 
 
-@pytest.mark.parametrize("line, problem", [
-    (" 0.5 -0.25 1", "v.txt:2: empty word"),
-    ("luz\x00 0.5 -0.25 1", r"v.txt:2: word 'luz\\x00' contains a NUL character"),
-    ("l" * 1001 + " 0.5 -0.25 1", "v.txt:2: word of 1,001 characters"),
-    ("luz 0.5 1e309 1", "v.txt:2: the vector of 'luz' holds inf or nan"),
-])
+@pytest.mark.parametrize(
+    "line, problem",
+    [
+        (" 0.5 -0.25 1", "v.txt:2: empty word"),
+        ("luz\x00 0.5 -0.25 1", r"v.txt:2: word 'luz\\x00' contains a NUL character"),
+        ("l" * 1001 + " 0.5 -0.25 1", "v.txt:2: word of 1,001 characters"),
+        ("luz 0.5 1e309 1", "v.txt:2: the vector of 'luz' holds inf or nan"),
+    ],
+)
 def test_a_word_vector_line_with_a_bad_word_or_value_names_its_line(tmp_path, line, problem):
     from clirkit.scs.encoding import read_word_vectors
 
@@ -172,16 +184,22 @@ def _manifest(folder: Path, change) -> None:
     path.write_text(json.dumps(manifest), encoding="utf-8")
 
 
-@pytest.mark.parametrize("change, problem", [
-    (lambda m: m.pop("name"), "manifest name must be a name"),
-    (lambda m: m.update(splits="train"), "manifest splits must be a list of distinct split names"),
-    (lambda m: m.update(splits=["train", "\n"]), "manifest splits must be a list of distinct split names"),
-    (lambda m: m["files"].pop("parallel"), "manifest files.parallel must be a file name"),
-    (lambda m: m["files"]["qrels"].pop("dev"), r"manifest files.qrels must be an object naming a file for each split"),
-    (lambda m: m["files"].update(documents={"subset_of": 5}), "manifest files.documents must be a file name"),
-    (lambda m: m.update(counts=None), "manifest counts must be an object, got null"),
-    (lambda m: m.update(version=True), "collection format version True"),
-])
+@pytest.mark.parametrize(
+    "change, problem",
+    [
+        (lambda m: m.pop("name"), "manifest name must be a name"),
+        (lambda m: m.update(splits="train"), "manifest splits must be a list of distinct split names"),
+        (lambda m: m.update(splits=["train", "\n"]), "manifest splits must be a list of distinct split names"),
+        (lambda m: m["files"].pop("parallel"), "manifest files.parallel must be a file name"),
+        (
+            lambda m: m["files"]["qrels"].pop("dev"),
+            r"manifest files.qrels must be an object naming a file for each split",
+        ),
+        (lambda m: m["files"].update(documents={"subset_of": 5}), "manifest files.documents must be a file name"),
+        (lambda m: m.update(counts=None), "manifest counts must be an object, got null"),
+        (lambda m: m.update(version=True), "collection format version True"),
+    ],
+)
 def test_a_manifest_missing_or_mistyping_a_value_is_one_error_naming_it(collection_folder, change, problem):
     from clirkit import datasets
 

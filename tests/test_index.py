@@ -24,8 +24,7 @@ def test_counts_match_a_direct_count_of_the_tokens(index, verses_es):
     for j, docid in enumerate(index.docids):
         tokens = analyzer.tokenize(verses_es[docid])
         column = index.tf[:, j].toarray().ravel()
-        assert {index.terms[i]: column[i] for i in np.flatnonzero(column)} == \
-               {t: tokens.count(t) for t in set(tokens)}
+        assert {index.terms[i]: column[i] for i in np.flatnonzero(column)} == {t: tokens.count(t) for t in set(tokens)}
         assert index.doc_lengths[j] == len(tokens)
 
 
@@ -83,7 +82,7 @@ def test_a_tampered_memory_mapped_index_fails_clearly(index, tmp_path):
     index.save(path)
     data = bytearray(path.read_bytes())
     at = data.index(np.asarray(index.doc_lengths).tobytes()[:16])  # the doc_lengths member's first values
-    data[at:at + 8] = np.float64(np.nan).tobytes()
+    data[at : at + 8] = np.float64(np.nan).tobytes()
     path.write_bytes(bytes(data))
     with pytest.raises(ClirkitError, match="doc_lengths has NaN"):
         Index.load(path, mmap=True)
@@ -100,13 +99,17 @@ def test_a_memory_mapped_open_defers_the_postings_checks_to_the_first_search_of_
     assert checked.tolist() == sorted([index.vocabulary["dios"], index.vocabulary["luz"]])
 
 
-@pytest.mark.parametrize("change,message", [
-    (lambda a: np.where(np.arange(len(a)) == 3, 0, a), "tf_data of row .* below the minimum 1"),
-    (lambda a: np.where(np.arange(len(a)) == 3, 10**6, a), "tf_indices of row .* outside"),
-    (lambda a: a[::-1].copy(), "tf_indices of row .* not strictly increasing"),
-])
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        (lambda a: np.where(np.arange(len(a)) == 3, 0, a), "tf_data of row .* below the minimum 1"),
+        (lambda a: np.where(np.arange(len(a)) == 3, 10**6, a), "tf_indices of row .* outside"),
+        (lambda a: a[::-1].copy(), "tf_indices of row .* not strictly increasing"),
+    ],
+)
 def test_a_memory_mapped_index_with_tampered_postings_fails_at_the_first_search_that_reads_them(
-        index, tmp_path, tamper, change, message):
+    index, tmp_path, tamper, change, message
+):
     path = tmp_path / "ix.npz"
     index.save(path)
     name = "tf_indices" if "indices" in message else "tf_data"
@@ -128,8 +131,9 @@ def test_dt_and_psq_over_a_memory_mapped_index_give_the_same_runs(index, tmp_pat
     path = tmp_path / "ix.npz"
     index.save(path)
     mapped = Index.load(path, mmap=True)
-    table = TranslationTable.from_triples(["light", "light", "god", "earth", "earth"],
-                                          ["luz", "día", "dios", "tierra", "la"], [0.7, 0.3, 1.0, 0.6, 0.4])
+    table = TranslationTable.from_triples(
+        ["light", "light", "god", "earth", "earth"], ["luz", "día", "dios", "tierra", "la"], [0.7, 0.3, 1.0, 0.6, 0.4]
+    )
     tokens = [["light", "god"], ["earth", "light"], ["god"]]
     for mode in ("psq", "pirkola"):
         queries = psq_queries(["a", "b", "c"], tokens, table, index.vocabulary, mode=mode)
@@ -161,8 +165,10 @@ def test_loading_a_corrupt_file_fails_clearly(index, tmp_path):
 def test_duplicate_docids_are_rejected_saying_what_to_do():
     with pytest.raises(ClirkitError) as err:
         Index.build([("Gen.1.1", "luz"), ("Gen.1.1", "aguas")], Analyzer("es"))
-    assert str(err.value) == ("document id 'Gen.1.1' appears more than once (documents 1 and 2 in input order): give "
-                              "each document its own id, or remove the repeated document")
+    assert str(err.value) == (
+        "document id 'Gen.1.1' appears more than once (documents 1 and 2 in input order): give "
+        "each document its own id, or remove the repeated document"
+    )
 
 
 def test_no_documents_to_index_says_what_to_do():
@@ -190,12 +196,12 @@ def test_drop_terms_removes_postings_and_shortens_documents(index, verses_es):
 # tampered files: every header value and array is checked before use ---------------------------------
 
 
-
 def search(index):
     """BM25 runs of a few Genesis queries: (qid, docid, score) rows."""
     texts = ["la luz y las tinieblas", "el espíritu de dios sobre las aguas", "principio", "noche día tarde"]
-    queries = StructuredQueries.from_tokens([f"q{i}" for i in range(len(texts))],
-                                            [index.analyzer.tokenize(t) for t in texts], index.vocabulary)
+    queries = StructuredQueries.from_tokens(
+        [f"q{i}" for i in range(len(texts))], [index.analyzer.tokenize(t) for t in texts], index.vocabulary
+    )
     run = BM25(index).search(queries)
     return list(zip(run.qids.tolist(), run.docids.tolist(), run.scores.tolist()))
 
@@ -215,45 +221,98 @@ def _set(arr, i, value, dtype=None):
 
 # (header changes, array changes as functions of the saved arrays, the problem named)
 INDEX_TAMPERING = {
-    "a NaN document length": ({}, {"doc_lengths": lambda a: _set(a["doc_lengths"], 7, np.nan)},
-                              "doc_lengths has NaN at 7"),
-    "a negative document length": ({}, {"doc_lengths": lambda a: _set(a["doc_lengths"], 0, -10.0)},
-                                   "doc_lengths has -10.0 at 0, below the minimum 0"),
-    "a document length off its counts": ({}, {"doc_lengths": lambda a: _set(a["doc_lengths"], 2, 11.0)},
-                                         "doc_lengths has 11 at 2 but document 'Gen.1.3' counts 10 tokens"),
-    "one length too few": ({}, {"doc_lengths": lambda a: a["doc_lengths"][:-1]},
-                           "docids holds 10 document ids but doc_lengths 9 lengths (one per document): one of "
-                           "them was cut or edited; rebuild the index with `clirkit index`"),
-    "terms reversed": ({}, {"terms": lambda a: a["terms"][::-1]}, "terms is not strictly increasing at 1 ('á' then 'y')"),
-    "a repeated docid": ({}, {"docids": lambda a: _set(a["docids"], 1, "Gen.1.1")},
-                         "docids is not strictly increasing at 1 ('Gen.1.1' then 'Gen.1.1')"),
+    "a NaN document length": (
+        {},
+        {"doc_lengths": lambda a: _set(a["doc_lengths"], 7, np.nan)},
+        "doc_lengths has NaN at 7",
+    ),
+    "a negative document length": (
+        {},
+        {"doc_lengths": lambda a: _set(a["doc_lengths"], 0, -10.0)},
+        "doc_lengths has -10.0 at 0, below the minimum 0",
+    ),
+    "a document length off its counts": (
+        {},
+        {"doc_lengths": lambda a: _set(a["doc_lengths"], 2, 11.0)},
+        "doc_lengths has 11 at 2 but document 'Gen.1.3' counts 10 tokens",
+    ),
+    "one length too few": (
+        {},
+        {"doc_lengths": lambda a: a["doc_lengths"][:-1]},
+        "docids holds 10 document ids but doc_lengths 9 lengths (one per document): one of "
+        "them was cut or edited; rebuild the index with `clirkit index`",
+    ),
+    "terms reversed": (
+        {},
+        {"terms": lambda a: a["terms"][::-1]},
+        "terms is not strictly increasing at 1 ('á' then 'y')",
+    ),
+    "a repeated docid": (
+        {},
+        {"docids": lambda a: _set(a["docids"], 1, "Gen.1.1")},
+        "docids is not strictly increasing at 1 ('Gen.1.1' then 'Gen.1.1')",
+    ),
     "byte-string docids": ({}, {"docids": lambda a: a["docids"].astype(bytes)}, "docids must hold strings, got |S8"),
     "2-d terms": ({}, {"terms": lambda a: a["terms"].reshape(1, -1)}, "terms must be 1-dimensional, got shape (1, 56)"),
-    "negative row pointers": ({}, {"tf_indptr": lambda a: -a["tf_indptr"]}, "tf_indptr has -1 at 1, below the minimum 0"),
-    "float row pointers": ({}, {"tf_indptr": lambda a: _set(a["tf_indptr"], 3, np.nan, np.float64)},
-                           "tf_indptr must hold integers, got float64"),
-    "decreasing row pointers": ({}, {"tf_indptr": lambda a: _set(a["tf_indptr"], 3, 0)},
-                                "tf_indptr is not in increasing order at 3 (4 then 0)"),
+    "negative row pointers": (
+        {},
+        {"tf_indptr": lambda a: -a["tf_indptr"]},
+        "tf_indptr has -1 at 1, below the minimum 0",
+    ),
+    "float row pointers": (
+        {},
+        {"tf_indptr": lambda a: _set(a["tf_indptr"], 3, np.nan, np.float64)},
+        "tf_indptr must hold integers, got float64",
+    ),
+    "decreasing row pointers": (
+        {},
+        {"tf_indptr": lambda a: _set(a["tf_indptr"], 3, 0)},
+        "tf_indptr is not in increasing order at 3 (4 then 0)",
+    ),
     "row pointers not from 0": ({}, {"tf_indptr": lambda a: a["tf_indptr"] + 1}, "tf_indptr must start at 0, got 1"),
-    "a count dropped": ({}, {"tf_data": lambda a: a["tf_data"][:-1]},
-                        "tf_indptr ends at 121 but tf_data holds 120 and tf_indices 121 entries"),
+    "a count dropped": (
+        {},
+        {"tf_data": lambda a: a["tf_data"][:-1]},
+        "tf_indptr ends at 121 but tf_data holds 120 and tf_indices 121 entries",
+    ),
     "string counts": ({}, {"tf_data": lambda a: a["tf_data"].astype(str)}, "tf_data must hold integers, got <U11"),
     "a zero count": ({}, {"tf_data": lambda a: _set(a["tf_data"], 0, 0)}, "tf_data has 0 at 0, below the minimum 1"),
-    "a document id out of range": ({}, {"tf_indices": lambda a: _set(a["tf_indices"], 0, 10)},
-                                   "tf_indices has 10 at 0, above the maximum 9"),
-    "a row's documents unsorted": ({}, {"tf_indices": lambda a: a["tf_indices"][::-1].copy()},
-                                   "tf_indices of row 1 are not strictly increasing (at 3)"),
-    "analyzer null": ({"analyzer": None}, {},
-                      "header analyzer: expected an object with lang, lowercase and strip_punctuation, got None"),
-    "analyzer a string": ({"analyzer": "es"}, {},
-                          "header analyzer: expected an object with lang, lowercase and strip_punctuation, got 'es'"),
+    "a document id out of range": (
+        {},
+        {"tf_indices": lambda a: _set(a["tf_indices"], 0, 10)},
+        "tf_indices has 10 at 0, above the maximum 9",
+    ),
+    "a row's documents unsorted": (
+        {},
+        {"tf_indices": lambda a: a["tf_indices"][::-1].copy()},
+        "tf_indices of row 1 are not strictly increasing (at 3)",
+    ),
+    "analyzer null": (
+        {"analyzer": None},
+        {},
+        "header analyzer: expected an object with lang, lowercase and strip_punctuation, got None",
+    ),
+    "analyzer a string": (
+        {"analyzer": "es"},
+        {},
+        "header analyzer: expected an object with lang, lowercase and strip_punctuation, got 'es'",
+    ),
     "analyzer incomplete": ({"analyzer": {"lang": "es"}}, {}, "header analyzer: missing lowercase, strip_punctuation"),
-    "analyzer lowercase a string": ({"analyzer.lowercase": "false"}, {},
-                                    "header analyzer: lowercase must be true or false, got 'false'"),
-    "analyzer language unknown": ({"analyzer.lang": "xx"}, {},
-                                  "header analyzer: lang: 'xx' is not an ISO 639-1 language code"),
-    "analyzer stopwords a string": ({"analyzer.stopwords": "la"}, {},
-                                    "header analyzer: stopwords must be a list of strings, got 'la'"),
+    "analyzer lowercase a string": (
+        {"analyzer.lowercase": "false"},
+        {},
+        "header analyzer: lowercase must be true or false, got 'false'",
+    ),
+    "analyzer language unknown": (
+        {"analyzer.lang": "xx"},
+        {},
+        "header analyzer: lang: 'xx' is not an ISO 639-1 language code",
+    ),
+    "analyzer stopwords a string": (
+        {"analyzer.stopwords": "la"},
+        {},
+        "header analyzer: stopwords must be a list of strings, got 'la'",
+    ),
     "stats not an object": ({"stats": 3}, {}, "header stats must be an object, got 3"),
 }
 
@@ -274,25 +333,31 @@ STRUCTURAL = ["reverse", "shuffle", "first repeated", "drop last", "as str", "em
 NUMERIC = ["first to NaN", "first to -1", "last doubled", "as float", "as bool"]
 
 
-@pytest.mark.parametrize("name, mutation", [(name, m) for name in ("docids", "terms") for m in STRUCTURAL] + [
-    (name, m) for name in ("doc_lengths", "tf_data", "tf_indices", "tf_indptr") for m in STRUCTURAL + NUMERIC])
-def test_a_mutated_index_array_loads_as_the_same_index_or_is_an_error_never_a_different_run(tamper, 
-        saved_index, tmp_path, name, mutation):
+@pytest.mark.parametrize(
+    "name, mutation",
+    [(name, m) for name in ("docids", "terms") for m in STRUCTURAL]
+    + [(name, m) for name in ("doc_lengths", "tf_data", "tf_indices", "tf_indptr") for m in STRUCTURAL + NUMERIC],
+)
+def test_a_mutated_index_array_loads_as_the_same_index_or_is_an_error_never_a_different_run(
+    tamper, saved_index, tmp_path, name, mutation
+):
     """Mutations that break what the writer guarantees (order, ranges, agreement between arrays);
     a value changed within them (a document renamed, a count moved) is a different index, not a corrupt one."""
     with np.load(saved_index, allow_pickle=False) as npz:
         arr = npz[name]
-    changed = {"reverse": lambda: arr[::-1].copy(),
-               "shuffle": lambda: np.random.default_rng(0).permutation(arr),
-               "first repeated": lambda: _set(arr, 1, arr[0]),
-               "first to NaN": lambda: _set(arr, 0, np.nan, np.float64),
-               "first to -1": lambda: _set(arr, 0, -1),
-               "last doubled": lambda: _set(arr, -1, arr[-1] * 2),
-               "drop last": lambda: arr[:-1],
-               "as float": lambda: arr.astype(np.float64),
-               "as str": lambda: arr.astype(str),
-               "as bool": lambda: arr.astype(bool),
-               "empty": lambda: arr[:0]}[mutation]()
+    changed = {
+        "reverse": lambda: arr[::-1].copy(),
+        "shuffle": lambda: np.random.default_rng(0).permutation(arr),
+        "first repeated": lambda: _set(arr, 1, arr[0]),
+        "first to NaN": lambda: _set(arr, 0, np.nan, np.float64),
+        "first to -1": lambda: _set(arr, 0, -1),
+        "last doubled": lambda: _set(arr, -1, arr[-1] * 2),
+        "drop last": lambda: arr[:-1],
+        "as float": lambda: arr.astype(np.float64),
+        "as str": lambda: arr.astype(str),
+        "as bool": lambda: arr.astype(bool),
+        "empty": lambda: arr[:0],
+    }[mutation]()
     bad = tamper(saved_index, tmp_path / "bad.npz", **{name: changed})
     expected = search(Index.load(saved_index))
     try:
@@ -303,7 +368,9 @@ def test_a_mutated_index_array_loads_as_the_same_index_or_is_an_error_never_a_di
         assert search(loaded) == expected
 
 
-def test_an_index_stored_big_endian_or_with_wider_integers_loads_as_the_same_index(tamper, index, saved_index, tmp_path):
+def test_an_index_stored_big_endian_or_with_wider_integers_loads_as_the_same_index(
+    tamper, index, saved_index, tmp_path
+):
     with np.load(saved_index, allow_pickle=False) as npz:
         arrays = {k: npz[k].astype(npz[k].dtype.newbyteorder(">")) for k in npz.files if k != HEADER_KEY}
     arrays["tf_data"] = arrays["tf_data"].astype(np.int64)
@@ -333,17 +400,30 @@ def test_corpus_stopwords_of_a_memory_mapped_index_check_every_count(index, tmp_
         most_frequent_terms(Index.load(out, mmap=True), 5)
 
 
-@pytest.mark.parametrize("arrays, problem", [
-    ({"docids": lambda a: a[:0]}, "docids is empty: an index holds at least one document"),
-    ({"docids": lambda a: a[:-2]}, "docids holds {n2} document ids but doc_lengths {n} lengths (one per document): "
-                                   "one of them was cut or edited"),
-    ({"doc_lengths": lambda a: a[1:]}, "docids holds {n} document ids but doc_lengths {n1} lengths (one per "
-                                       "document): one of them was cut or edited"),
-    ({"terms": lambda a: a[:-1]}, "terms holds {t1} terms but tf_indptr {t1p} row starts (one per term, plus one): "
-                                  "one of them was cut or edited"),
-])
-def test_an_emptied_or_cut_array_names_the_arrays_that_disagree_and_says_to_rebuild(tamper, saved_index, tmp_path,
-                                                                                    arrays, problem):
+@pytest.mark.parametrize(
+    "arrays, problem",
+    [
+        ({"docids": lambda a: a[:0]}, "docids is empty: an index holds at least one document"),
+        (
+            {"docids": lambda a: a[:-2]},
+            "docids holds {n2} document ids but doc_lengths {n} lengths (one per document): "
+            "one of them was cut or edited",
+        ),
+        (
+            {"doc_lengths": lambda a: a[1:]},
+            "docids holds {n} document ids but doc_lengths {n1} lengths (one per "
+            "document): one of them was cut or edited",
+        ),
+        (
+            {"terms": lambda a: a[:-1]},
+            "terms holds {t1} terms but tf_indptr {t1p} row starts (one per term, plus one): "
+            "one of them was cut or edited",
+        ),
+    ],
+)
+def test_an_emptied_or_cut_array_names_the_arrays_that_disagree_and_says_to_rebuild(
+    tamper, saved_index, tmp_path, arrays, problem
+):
     with np.load(saved_index, allow_pickle=False) as npz:
         changed = {name: change(npz[name]) for name, change in arrays.items()}
         n, t = len(npz["docids"]), len(npz["terms"])

@@ -4,6 +4,7 @@ over ``LocalDownload``): ir_datasets cannot download anything here.
 
 Documents are Reina-Valera 1909 verses (the bundled collection's), queries are fragments of them.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -26,8 +27,14 @@ QUERIES_ES = {
     "AGUAS.1": "las aguas de la expansión",
     "VERBO.1": "el Verbo era Dios",
 }
-QRELS = [("LUZ.1", "Gen.1.4", 2), ("LUZ.1", "John.1.5", 1), ("AGUAS.1", "Gen.1.6", 2), ("AGUAS.1", "Gen.1.7", 1),
-         ("VERBO.1", "John.1.1", 2), ("VERBO.1", "Gen.1.1", 0)]
+QRELS = [
+    ("LUZ.1", "Gen.1.4", 2),
+    ("LUZ.1", "John.1.5", 1),
+    ("AGUAS.1", "Gen.1.6", 2),
+    ("AGUAS.1", "Gen.1.7", 1),
+    ("VERBO.1", "John.1.1", 2),
+    ("VERBO.1", "Gen.1.1", 0),
+]
 
 _ids = itertools.count()
 
@@ -79,13 +86,15 @@ def bm25_run(docids, texts, queries, path) -> bytes:
     """The BM25 run (Spanish analyzer, depth 10) of ``queries`` over the documents, as written bytes."""
     analyzer = Analyzer("es")
     index = Index.from_tokens(docids, analyzer.tokenize_many(texts), analyzer)
-    structured = StructuredQueries.from_tokens(list(queries), analyzer.tokenize_many(list(queries.values())),
-                                               index.vocabulary)
+    structured = StructuredQueries.from_tokens(
+        list(queries), analyzer.tokenize_many(list(queries.values())), index.vocabulary
+    )
     write_run(BM25(index).search(structured, depth=10, tag="BM25"), path)
     return path.read_bytes()
 
 
 # --------------------------------------------------------------------------- one dataset, one split
+
 
 def test_a_dataset_with_queries_is_one_test_split_with_the_languages_ir_datasets_gives(irds, tmp_path, verses_es):
     name = unique("es")
@@ -122,6 +131,7 @@ def test_there_is_no_parallel_corpus(irds, tmp_path, verses_es):
 
 # --------------------------------------------------------------------------- splits from the datasets below
 
+
 def test_splits_are_the_datasets_one_level_below_over_the_same_documents(irds, tmp_path, verses_es):
     name = unique("es")
     docs = docs_tsv(irds, tmp_path, verses_es)
@@ -129,16 +139,25 @@ def test_splits_are_the_datasets_one_level_below_over_the_same_documents(irds, t
     for split in ("test", "dev", "train"):  # registered out of order: the splits still come train, dev, test
         queries = {f"{q}.{split}": t for q, t in QUERIES_ES.items()}
         rows = [(f"{q}.{split}", d, r) for q, d, r in QRELS]
-        register(irds, f"{name}/{split}", docs, queries_tsv(irds, tmp_path, queries, name=f"q.{split}.tsv"),
-                 qrels_trec(irds, tmp_path, rows, name=f"qrels.{split}.txt"))
+        register(
+            irds,
+            f"{name}/{split}",
+            docs,
+            queries_tsv(irds, tmp_path, queries, name=f"q.{split}.tsv"),
+            qrels_trec(irds, tmp_path, rows, name=f"qrels.{split}.txt"),
+        )
     other = docs_tsv(irds, tmp_path, dict(list(verses_es.items())[:3]), name="other.tsv")
     register(irds, f"{name}/filtered", other, queries_tsv(irds, tmp_path), qrels_trec(irds, tmp_path))
     register(irds, f"{name}/2023", docs, queries_tsv(irds, tmp_path), qrels_trec(irds, tmp_path))
     register(irds, f"{name}/train/small", docs, queries_tsv(irds, tmp_path), qrels_trec(irds, tmp_path))
     c = datasets.load(f"irds:{name}")
     assert c.splits == ["train", "dev", "test", "2023"]  # not filtered (other documents), not train/small
-    assert c.split_ids == {"train": f"{name}/train", "dev": f"{name}/dev", "test": f"{name}/test",
-                           "2023": f"{name}/2023"}
+    assert c.split_ids == {
+        "train": f"{name}/train",
+        "dev": f"{name}/dev",
+        "test": f"{name}/test",
+        "2023": f"{name}/2023",
+    }
     assert list(c.queries("dev")) == ["LUZ.1.dev", "AGUAS.1.dev", "VERBO.1.dev"]
     assert c.qrels("train").qids.tolist()[0] == "LUZ.1.train"
     assert len(c.documents()[0]) == 10
@@ -157,20 +176,32 @@ def test_a_parent_that_is_not_a_dataset_takes_the_documents_its_splits_share(ird
     assert c.splits == ["train", "test1"] and len(c.documents()[0]) == 10
     other = unique("es")
     register(irds, f"{other}/train", docs, queries_tsv(irds, tmp_path), qrels_trec(irds, tmp_path))
-    register(irds, f"{other}/test", docs_tsv(irds, tmp_path, verses_es, name="copy.tsv"),
-             queries_tsv(irds, tmp_path), qrels_trec(irds, tmp_path))
-    with pytest.raises(ClirkitError, match=rf"irds:{other}: has no documents, and {other}/train and {other}/test "
-                                           "below it search different ones; name one of them"):
+    register(
+        irds,
+        f"{other}/test",
+        docs_tsv(irds, tmp_path, verses_es, name="copy.tsv"),
+        queries_tsv(irds, tmp_path),
+        qrels_trec(irds, tmp_path),
+    )
+    with pytest.raises(
+        ClirkitError,
+        match=rf"irds:{other}: has no documents, and {other}/train and {other}/test "
+        "below it search different ones; name one of them",
+    ):
         datasets.load(f"irds:{other}")
 
 
 def test_a_dataset_without_judged_queries_below_it_is_an_error_listing_what_is_there(irds, tmp_path, verses_es):
     name = unique("es")
     register(irds, name, docs_tsv(irds, tmp_path, verses_es))
-    register(irds, f"{name}/queries-only", docs_tsv(irds, tmp_path, verses_es, name="d2.tsv"),
-             queries_tsv(irds, tmp_path))
-    with pytest.raises(ClirkitError, match=rf"^irds:{name}: neither it nor the datasets one level below it "
-                                           rf"\({name}/queries-only\) have queries with relevance judgments"):
+    register(
+        irds, f"{name}/queries-only", docs_tsv(irds, tmp_path, verses_es, name="d2.tsv"), queries_tsv(irds, tmp_path)
+    )
+    with pytest.raises(
+        ClirkitError,
+        match=rf"^irds:{name}: neither it nor the datasets one level below it "
+        rf"\({name}/queries-only\) have queries with relevance judgments",
+    ):
         datasets.load(f"irds:{name}")
 
 
@@ -183,14 +214,22 @@ def test_an_unknown_dataset_names_close_ones(irds, tmp_path, verses_es):
 
 # --------------------------------------------------------------------------- languages and fields
 
+
 def test_languages_ir_datasets_does_not_give_must_be_named(irds, tmp_path, verses_es):
     name = unique("es")
-    register(irds, name, docs_tsv(irds, tmp_path, verses_es), queries_tsv(irds, tmp_path, lang=None),
-             qrels_trec(irds, tmp_path))
+    register(
+        irds,
+        name,
+        docs_tsv(irds, tmp_path, verses_es),
+        queries_tsv(irds, tmp_path, lang=None),
+        qrels_trec(irds, tmp_path),
+    )
     with pytest.raises(ClirkitError) as err:
         datasets.load(f"irds:{name}")
-    assert str(err.value) == (f"irds:{name}: ir_datasets does not say the language of the queries; name it: "
-                              f"irds:{name}?source_lang=LANG (an ISO 639-1 code such as en)")
+    assert str(err.value) == (
+        f"irds:{name}: ir_datasets does not say the language of the queries; name it: "
+        f"irds:{name}?source_lang=LANG (an ISO 639-1 code such as en)"
+    )
     c = datasets.load(f"irds:{name}?source_lang=en")
     assert (c.name, c.source_lang, c.target_lang) == (f"irds:{name}?source_lang=en", "en", "es")
     d = datasets.load(f"irds:{name}?source_lang=en&target_lang=pt")
@@ -209,21 +248,31 @@ class TitledDoc(NamedTuple):
 
 def test_title_and_text_joined_and_topic_titles_by_default_other_fields_by_option(irds, tmp_path):
     name = unique("es")
-    path = write_lines(tmp_path / "docs.tsv", ["Ps.23.1\tSalmo de David.\tJEHOVÁ es mi pastor; nada me faltará.\tu1",
-                                               "Gen.1.1\t\tEN el principio crió Dios los cielos y la tierra.\tu2"])
+    path = write_lines(
+        tmp_path / "docs.tsv",
+        [
+            "Ps.23.1\tSalmo de David.\tJEHOVÁ es mi pastor; nada me faltará.\tu1",
+            "Gen.1.1\t\tEN el principio crió Dios los cielos y la tierra.\tu2",
+        ],
+    )
     docs = irds.formats.TsvDocs(local(irds, path), doc_cls=TitledDoc, lang="es")
     topics = write_lines(tmp_path / "topics.tsv", ["PASTOR.1\tpastor\tel Señor es mi pastor\tnarr"])
     queries = irds.formats.TsvQueries(local(irds, topics), query_cls=irds.formats.TrecQuery, lang="es")
     register(irds, name, docs, queries, qrels_trec(irds, tmp_path, [("PASTOR.1", "Ps.23.1", 1)]))
     c = datasets.load(f"irds:{name}")
-    assert c.documents() == (["Ps.23.1", "Gen.1.1"], ["Salmo de David. JEHOVÁ es mi pastor; nada me faltará.",
-                                                      "EN el principio crió Dios los cielos y la tierra."])
+    assert c.documents() == (
+        ["Ps.23.1", "Gen.1.1"],
+        ["Salmo de David. JEHOVÁ es mi pastor; nada me faltará.", "EN el principio crió Dios los cielos y la tierra."],
+    )
     assert c.queries() == {"PASTOR.1": "pastor"}
     d = datasets.load(f"irds:{name}?doc_fields=text&query_fields=title+description")
     assert d.documents()[1][0] == "JEHOVÁ es mi pastor; nada me faltará."
     assert d.queries() == {"PASTOR.1": "pastor el Señor es mi pastor"}
-    with pytest.raises(ClirkitError, match=rf'^irds:{name}: no document text field "body" '
-                                           r"\(found: doc_id, title, text, url\)$"):
+    with pytest.raises(
+        ClirkitError,
+        match=rf'^irds:{name}: no document text field "body" '
+        r"\(found: doc_id, title, text, url\)$",
+    ):
         datasets.load(f"irds:{name}?doc_fields=body")
 
 
@@ -232,45 +281,71 @@ def test_documents_ir_datasets_cannot_read_are_an_error_not_a_traceback(irds, tm
     missing = irds.formats.TsvDocs(local(irds, tmp_path / "not-downloaded.tsv"), lang="es")
     register(irds, name, missing, queries_tsv(irds, tmp_path), qrels_trec(irds, tmp_path))
     c = datasets.load(f"irds:{name}")
-    with pytest.raises(ClirkitError, match=rf"^irds:{name}: ir_datasets could not read the documents "
-                                           r"\(FileNotFoundError: .*not-downloaded.tsv\)"):
+    with pytest.raises(
+        ClirkitError,
+        match=rf"^irds:{name}: ir_datasets could not read the documents "
+        r"\(FileNotFoundError: .*not-downloaded.tsv\)",
+    ):
         c.documents()
 
 
 def test_bad_ids_and_repeated_documents_name_the_record(irds, tmp_path, verses_es):
     name = unique("es")
-    register(irds, name, docs_tsv(irds, tmp_path, {"Gen.1.1": "a", "Gen 1.2": "b"}), queries_tsv(irds, tmp_path),
-             qrels_trec(irds, tmp_path))
+    register(
+        irds,
+        name,
+        docs_tsv(irds, tmp_path, {"Gen.1.1": "a", "Gen 1.2": "b"}),
+        queries_tsv(irds, tmp_path),
+        qrels_trec(irds, tmp_path),
+    )
     with pytest.raises(ClirkitError) as err:  # it said no fix
         datasets.load(f"irds:{name}").documents()
-    assert str(err.value) == (f"irds:{name} documents:2: doc_id 'Gen 1.2' contains whitespace: runs and qrels "
-                              f"separate their columns by whitespace, so an id is one token; export the dataset with "
-                              f"the spaces of its ids replaced (e.g. by '_') and make a collection of those files "
-                              f"(`clirkit collection`)")
+    assert str(err.value) == (
+        f"irds:{name} documents:2: doc_id 'Gen 1.2' contains whitespace: runs and qrels "
+        f"separate their columns by whitespace, so an id is one token; export the dataset with "
+        f"the spaces of its ids replaced (e.g. by '_') and make a collection of those files "
+        f"(`clirkit collection`)"
+    )
     name = unique("es")
     path = write_lines(tmp_path / "dup.tsv", ["Gen.1.1\ta", "Gen.1.2\tb", "Gen.1.1\tc"])
-    register(irds, name, irds.formats.TsvDocs(local(irds, path), lang="es"), queries_tsv(irds, tmp_path),
-             qrels_trec(irds, tmp_path))
+    register(
+        irds,
+        name,
+        irds.formats.TsvDocs(local(irds, path), lang="es"),
+        queries_tsv(irds, tmp_path),
+        qrels_trec(irds, tmp_path),
+    )
     with pytest.raises(ClirkitError, match=rf"^irds:{name} documents:3: document id Gen.1.1 appears twice"):
         datasets.load(f"irds:{name}").documents()
 
 
 def test_a_judgment_given_twice_is_kept_once_at_its_first_grade(irds, tmp_path, verses_es):
     name = unique("es")
-    register(irds, name, docs_tsv(irds, tmp_path, verses_es), queries_tsv(irds, tmp_path),
-             qrels_trec(irds, tmp_path, [("LUZ.1", "Gen.1.4", 2), ("LUZ.1", "Gen.1.4", 1), ("LUZ.1", "Gen.1.3", 1)]))
+    register(
+        irds,
+        name,
+        docs_tsv(irds, tmp_path, verses_es),
+        queries_tsv(irds, tmp_path),
+        qrels_trec(irds, tmp_path, [("LUZ.1", "Gen.1.4", 2), ("LUZ.1", "Gen.1.4", 1), ("LUZ.1", "Gen.1.3", 1)]),
+    )
     qrels = datasets.load(f"irds:{name}").qrels()
     assert qrels.docids.tolist() == ["Gen.1.4", "Gen.1.3"] and qrels.rels.tolist() == [2, 1]
 
 
 # --------------------------------------------------------------------------- the experiment runner's needs
 
+
 def test_folder_holds_a_manifest_that_experiment_records_hash(irds, tmp_path, verses_es):
     from clirkit.experiment import _collection_record
 
     name = unique("es")
-    register(irds, name, docs_tsv(irds, tmp_path, verses_es), queries_tsv(irds, tmp_path, lang=None),
-             qrels_trec(irds, tmp_path))
+    register(
+        irds,
+        name,
+        docs_tsv(irds, tmp_path, verses_es),
+        queries_tsv(irds, tmp_path, lang=None),
+        qrels_trec(irds, tmp_path),
+    )
     c = datasets.load(f"irds:{name}?source_lang=es")
     assert c.folder.parent == tmp_path / "cache" / "irds"
     manifest = json.loads((c.folder / "manifest.json").read_text(encoding="utf-8"))
@@ -284,24 +359,34 @@ def test_folder_holds_a_manifest_that_experiment_records_hash(irds, tmp_path, ve
 
 # --------------------------------------------------------------------------- same collection, four layouts
 
+
 def test_tsv_with_header_jsonl_ir_datasets_jsonl_pyserini_and_the_adapter_give_byte_identical_runs(
-        irds, tmp_path, verses_es):
+    irds, tmp_path, verses_es
+):
     runs = {}
     # 1. TSV with header lines
     docs = write_lines(tmp_path / "docs.tsv", ["docid\ttext"] + [f"{d}\t{t}" for d, t in verses_es.items()])
     queries = write_lines(tmp_path / "queries.tsv", ["qid\ttext"] + [f"{q}\t{t}" for q, t in QUERIES_ES.items()])
     runs["tsv"] = bm25_run(*read_documents(docs), read_queries(queries), tmp_path / "tsv.run")
     # 2. JSONL with ir_datasets' field names
-    docs = write_lines(tmp_path / "irds-docs.jsonl", [json.dumps({"doc_id": d, "text": t}, ensure_ascii=False)
-                                                      for d, t in verses_es.items()])
-    queries = write_lines(tmp_path / "irds-queries.jsonl", [json.dumps({"query_id": q, "text": t}, ensure_ascii=False)
-                                                            for q, t in QUERIES_ES.items()])
+    docs = write_lines(
+        tmp_path / "irds-docs.jsonl",
+        [json.dumps({"doc_id": d, "text": t}, ensure_ascii=False) for d, t in verses_es.items()],
+    )
+    queries = write_lines(
+        tmp_path / "irds-queries.jsonl",
+        [json.dumps({"query_id": q, "text": t}, ensure_ascii=False) for q, t in QUERIES_ES.items()],
+    )
     runs["irds-jsonl"] = bm25_run(*read_documents(docs), read_queries(queries), tmp_path / "irds.run")
     # 3. JSONL with Pyserini's field names
-    docs = write_lines(tmp_path / "pyserini.jsonl", [json.dumps({"id": d, "contents": t}, ensure_ascii=False)
-                                                     for d, t in verses_es.items()])
-    queries = write_lines(tmp_path / "pyserini-queries.jsonl", [json.dumps({"id": q, "text": t}, ensure_ascii=False)
-                                                                for q, t in QUERIES_ES.items()])
+    docs = write_lines(
+        tmp_path / "pyserini.jsonl",
+        [json.dumps({"id": d, "contents": t}, ensure_ascii=False) for d, t in verses_es.items()],
+    )
+    queries = write_lines(
+        tmp_path / "pyserini-queries.jsonl",
+        [json.dumps({"id": q, "text": t}, ensure_ascii=False) for q, t in QUERIES_ES.items()],
+    )
     runs["pyserini-jsonl"] = bm25_run(*read_documents(docs), read_queries(queries), tmp_path / "pyserini.run")
     # 4. the ir_datasets adapter over a registered local dataset
     name = unique("es")

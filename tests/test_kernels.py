@@ -13,6 +13,7 @@ whose strided sample gives a bound fewer than ``k`` cells reach, all-equal sums,
 The two helpers are checked against numpy too: ``_sort_descending`` against a stable ``np.lexsort`` (value
 descending, ties by position), ``_select`` against ``np.sort(a)[kth]``.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -37,6 +38,7 @@ DENSITIES = [0.0, 0.01, 0.1, 0.5, 1.0]  # share of the documents holding a posti
 
 # ---------------------------------------------------------------- the oracle and the kernel's arguments
 
+
 def oracle_rank(queries: list[list[tuple[np.ndarray, np.ndarray, float]]], n_docs: int, k: int, dtype):
     """``(counts, cols, values)`` of ``queries`` (each a list of (documents, posting weights, w_q) terms):
     sums in term order in ``dtype``, matched = holding a posting, sum descending then document ascending,
@@ -53,8 +55,11 @@ def oracle_rank(queries: list[list[tuple[np.ndarray, np.ndarray, float]]], n_doc
         counts.append(len(top))
         cols.append(top)
         values.append(row[top])
-    return (np.array(counts, dtype=np.int64), np.concatenate(cols + [np.zeros(0, np.int64)]).astype(np.int64),
-            np.concatenate(values + [np.zeros(0, dtype)]).astype(dtype))
+    return (
+        np.array(counts, dtype=np.int64),
+        np.concatenate(cols + [np.zeros(0, np.int64)]).astype(np.int64),
+        np.concatenate(values + [np.zeros(0, dtype)]).astype(dtype),
+    )
 
 
 def kernel_rank(queries, n_docs: int, k: int, dtype, positive: bool, dense_terms=frozenset(), floors=None):
@@ -75,8 +80,9 @@ def kernel_rank(queries, n_docs: int, k: int, dtype, positive: bool, dense_terms
         slots[t] = slot
         dense[slot, flat[t][0]] = flat[t][1].astype(dtype)
     floors = np.full(len(queries), -np.inf) if floors is None else np.asarray(floors, dtype=np.float64)
-    return rank_sums(bounds, starts, ends, weights, slots, indices, data, dense, int(n_docs), int(k),
-                     bool(positive), floors)
+    return rank_sums(
+        bounds, starts, ends, weights, slots, indices, data, dense, int(n_docs), int(k), bool(positive), floors
+    )
 
 
 def above_floors(ranked, floors):
@@ -113,6 +119,7 @@ def first_bound_reach(row: np.ndarray, matched: np.ndarray, k: int) -> int:
 
 # ---------------------------------------------------------------- random batches (hypothesis)
 
+
 @st.composite
 def batches(draw):
     """``(queries, n_docs, k, dtype, positive, dense_terms)``: a few queries over a pool of posting rows
@@ -142,13 +149,19 @@ def batches(draw):
 @given(batches())
 def test_rank_sums_equals_the_numpy_oracle_byte_for_byte(batch):
     queries, n_docs, k, dtype, positive, dense_terms = batch
-    assert_same_bytes(kernel_rank(queries, n_docs, k, dtype, positive, dense_terms),
-                      oracle_rank(queries, n_docs, k, dtype))
+    assert_same_bytes(
+        kernel_rank(queries, n_docs, k, dtype, positive, dense_terms), oracle_rank(queries, n_docs, k, dtype)
+    )
 
 
 @settings(max_examples=100, deadline=None)
-@given(n_docs=st.integers(256, 3000), k=st.integers(1, 40), seed=st.integers(0, 2**32 - 1),
-       dtype=st.sampled_from(DTYPES), positive=st.booleans())
+@given(
+    n_docs=st.integers(256, 3000),
+    k=st.integers(1, 40),
+    seed=st.integers(0, 2**32 - 1),
+    dtype=st.sampled_from(DTYPES),
+    positive=st.booleans(),
+)
 def test_rank_sums_equals_the_oracle_on_rows_long_enough_to_be_sampled(n_docs, k, seed, dtype, positive):
     # n_docs >= 4 k throughout: the kernel bounds each row from its strided sample
     rng = np.random.default_rng(seed)
@@ -174,13 +187,15 @@ def test_a_floor_keeps_exactly_the_oracles_rows_above_it(batch, seed):
     floors = []
     for q, count in enumerate(expected[0].tolist()):
         start = int(expected[0][:q].sum())
-        sums = expected[2][start:start + count].astype(np.float64).tolist()
+        sums = expected[2][start : start + count].astype(np.float64).tolist()
         floors.append(rng.choice(sums + [-np.inf, -1e9, 1e9]))
-    assert_same_bytes(kernel_rank(queries, n_docs, k, dtype, positive, dense_terms, floors),
-                      above_floors(expected, floors))
+    assert_same_bytes(
+        kernel_rank(queries, n_docs, k, dtype, positive, dense_terms, floors), above_floors(expected, floors)
+    )
 
 
 # ---------------------------------------------------------------- hand-made rows
+
 
 def unlucky_row(n_docs: int, n_large: int, dtype, signed: bool) -> tuple[np.ndarray, np.ndarray]:
     """A posting in every document: the first ``n_large`` sampled cells (every ``_SAMPLE_STRIDE``-th) large
@@ -190,17 +205,17 @@ def unlucky_row(n_docs: int, n_large: int, dtype, signed: bool) -> tuple[np.ndar
     data = 1.0 + (docs % 7) * 0.125  # small cells, tied in sevens
     if signed:
         data = np.where(docs % 5 == 1, -data, np.where(docs % 5 == 2, 0.0, data))
-    sampled = docs[::kernels._SAMPLE_STRIDE][:n_large]
+    sampled = docs[:: kernels._SAMPLE_STRIDE][:n_large]
     data[sampled] = 1000.0 + np.arange(len(sampled))[::-1]
     return docs, data.astype(dtype)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("positive", [True, False])
-@pytest.mark.parametrize("n_docs,k,n_large", [(10_000, 10, 157), (6_400, 10, 100), (6_400, 10, 3),
-                                              (20_000, 50, 20), (4_096, 16, 1)])
-def test_a_row_whose_sample_bound_fewer_than_k_cells_reach_still_gives_its_top_k(dtype, positive, n_docs, k,
-                                                                                  n_large):
+@pytest.mark.parametrize(
+    "n_docs,k,n_large", [(10_000, 10, 157), (6_400, 10, 100), (6_400, 10, 3), (20_000, 50, 20), (4_096, 16, 1)]
+)
+def test_a_row_whose_sample_bound_fewer_than_k_cells_reach_still_gives_its_top_k(dtype, positive, n_docs, k, n_large):
     docs, data = unlucky_row(n_docs, n_large, dtype, signed=not positive)
     assert first_bound_reach(data, np.ones(n_docs, dtype=bool), k) < k  # the kernel must scan the row again
     queries = [[(docs, data, 1.0)], [(docs[::2], data[::2], 2.0), (docs[::3], data[::3], 0.5)]]
@@ -243,10 +258,12 @@ def test_queries_without_terms_or_postings_keep_no_document(dtype, positive):
     n_docs = 100
     none = np.zeros(0, dtype=np.int32)
     some = np.array([3, 40, 99], dtype=np.int32)
-    queries = [[(none, np.zeros(0), 1.0)],  # a term without postings
-               [],  # no terms
-               [(some, np.array([1.0, 2.0, 1.0]), 1.0), (none, np.zeros(0), 2.0)],
-               [(none, np.zeros(0), 1.0), (none, np.zeros(0), 0.5)]]
+    queries = [
+        [(none, np.zeros(0), 1.0)],  # a term without postings
+        [],  # no terms
+        [(some, np.array([1.0, 2.0, 1.0]), 1.0), (none, np.zeros(0), 2.0)],
+        [(none, np.zeros(0), 1.0), (none, np.zeros(0), 0.5)],
+    ]
     got = kernel_rank(queries, n_docs, 10, dtype, positive)
     assert_same_bytes(got, oracle_rank(queries, n_docs, 10, dtype))
     assert got[0].tolist() == [0, 0, 3, 0]
@@ -260,8 +277,13 @@ def test_a_batch_of_no_queries_keeps_no_document():
 
 def test_a_matched_document_whose_sum_is_0_or_negative_is_kept_when_contributions_are_signed():
     docs = np.array([0, 1, 2, 5], dtype=np.int32)
-    queries = [[(docs, np.array([1.0, 0.0, -2.0, 1.0]), 1.0), (docs[:1], np.array([1.0]), -1.0),
-                (docs[1:2], np.array([0.0]), -1.0)]]
+    queries = [
+        [
+            (docs, np.array([1.0, 0.0, -2.0, 1.0]), 1.0),
+            (docs[:1], np.array([1.0]), -1.0),
+            (docs[1:2], np.array([0.0]), -1.0),
+        ]
+    ]
     got = kernel_rank(queries, 8, 10, np.float64, False)
     assert_same_bytes(got, oracle_rank(queries, 8, 10, np.float64))
     assert got[1].tolist() == [5, 0, 1, 2]  # 1, 1 - 1, 0 + (-1 x 0) and -2; documents 3, 4, 6, 7 unmatched
@@ -294,11 +316,13 @@ def test_the_kernel_zeroes_its_row_between_queries():
 
 # ---------------------------------------------------------------- the helpers
 
+
 def float32_sharing(draw, dtype) -> np.ndarray:
     """Values from a small set (0.0 and -0.0 among them: equal, so they keep their positions), float64 ones
     nudged by a few ulps so that several share a float32 but differ."""
-    base = draw(st.lists(st.sampled_from([-3.0, -1.0, -1e-3, -0.0, 0.0, 1e-40, 1e-3, 0.5, 1.0, 2.0, 3e38]),
-                         max_size=200))
+    base = draw(
+        st.lists(st.sampled_from([-3.0, -1.0, -1e-3, -0.0, 0.0, 1e-40, 1e-3, 0.5, 1.0, 2.0, 3e38]), max_size=200)
+    )
     values = np.array(base, dtype=np.float64)
     if dtype == np.float64:
         steps = np.array(draw(st.lists(st.integers(-3, 3), min_size=len(base), max_size=len(base))))
@@ -314,8 +338,12 @@ def test_sort_descending_orders_by_value_then_position_as_a_stable_numpy_sort(da
     values = float32_sharing(data.draw, dtype)
     n = len(values)
     padded = np.concatenate([values, np.full(spare, np.nan, dtype=dtype)])  # cells past n are not read
-    work = [np.empty(n + spare, np.uint32), np.empty(n + spare, np.uint32), np.empty(n + spare, np.int64),
-            np.empty(n + spare, np.int64)]
+    work = [
+        np.empty(n + spare, np.uint32),
+        np.empty(n + spare, np.uint32),
+        np.empty(n + spare, np.int64),
+        np.empty(n + spare, np.int64),
+    ]
     got = _sort_descending(padded, n, *work)[:n]
     assert got.tolist() == np.lexsort((np.arange(n), -values)).tolist()
 
@@ -326,8 +354,9 @@ def test_sort_descending_separates_values_sharing_a_float32():
     values = np.array([one, above, one, 2.0, above, np.nextafter(one, 0.0), 2.0])
     assert len(set(values.astype(np.float32).tolist())) == 2
     n = len(values)
-    got = _sort_descending(values, n, np.empty(n, np.uint32), np.empty(n, np.uint32), np.empty(n, np.int64),
-                           np.empty(n, np.int64))
+    got = _sort_descending(
+        values, n, np.empty(n, np.uint32), np.empty(n, np.uint32), np.empty(n, np.int64), np.empty(n, np.int64)
+    )
     assert got[:n].tolist() == [3, 6, 1, 4, 0, 2, 5]
 
 
@@ -336,14 +365,19 @@ def test_sort_descending_orders_a_long_run_of_values_sharing_a_float32():
     values = 1.0 + np.arange(5_000) * 2.0**-52
     n = len(values)
     assert len(set(values.astype(np.float32).tolist())) == 1
-    got = _sort_descending(values, n, np.empty(n, np.uint32), np.empty(n, np.uint32), np.empty(n, np.int64),
-                           np.empty(n, np.int64))
+    got = _sort_descending(
+        values, n, np.empty(n, np.uint32), np.empty(n, np.uint32), np.empty(n, np.int64), np.empty(n, np.int64)
+    )
     assert got[:n].tolist() == list(range(n - 1, -1, -1))
 
 
 @settings(max_examples=200, deadline=None)
-@given(values=st.lists(st.sampled_from([-2.0, 0.0, 0.5, 1.0, 1.0, 1.0, 3.0]), min_size=1, max_size=300),
-       dtype=st.sampled_from(DTYPES), spare=st.integers(0, 5), data=st.data())
+@given(
+    values=st.lists(st.sampled_from([-2.0, 0.0, 0.5, 1.0, 1.0, 1.0, 3.0]), min_size=1, max_size=300),
+    dtype=st.sampled_from(DTYPES),
+    spare=st.integers(0, 5),
+    data=st.data(),
+)
 def test_select_gives_the_kth_smallest_as_numpy_sorts_them(values, dtype, spare, data):
     a = np.array(values + [np.nan] * spare, dtype=dtype)  # cells past n are neither read nor moved
     n = len(values)
@@ -383,8 +417,10 @@ def test_the_jit_loader_imports_a_module_of_kernels_once_and_falls_back_once_wit
     assert jit.call("fake_kernels", "numpy instead", "double", 21) == (True, 42)
     assert jit.call("fake_kernels", "numpy instead", "failing", 1) == (False, None)
     assert jit.call("fake_kernels", "numpy instead", "double", 21) == (False, None) and calls == [1]
-    assert capsys.readouterr().err == ("clirkit: numba failed (_NumbaError: Failed in nopython mode pipeline (step: "
-                                       "nopython frontend)); numpy instead\n")
+    assert capsys.readouterr().err == (
+        "clirkit: numba failed (_NumbaError: Failed in nopython mode pipeline (step: "
+        "nopython frontend)); numpy instead\n"
+    )
     monkeypatch.setenv("CLIRKIT_NUMBA", "0")
     assert jit.kernels("clirkit.kernels", "numpy") is None  # not imported: numba is not loaded
 

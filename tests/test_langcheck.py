@@ -1,5 +1,6 @@
 """The languages of texts told by their stopwords: swapped languages of a collection, queries given to a table of
 another language (issue 40, item 7). Real slices of the bundled collection."""
+
 from __future__ import annotations
 
 import pytest
@@ -25,7 +26,7 @@ def test_texts_read_as_their_language_give_no_notice_and_swapped_ones_name_the_l
     assert notice.startswith("the queries read as 'en', not 'es': ") and notice.endswith("(are the languages swapped?)")
     assert language_notice(list(docs.values()), "zh", "docs").startswith("docs read as 'es', not 'zh'")
     assert language_notice(["我们今天去北京大学看书"] * 300, "zh", "zh") is None  # no list: nothing to tell
-    assert language_notice(["la casa"], "en", "few") is None                     # too few words to tell
+    assert language_notice(["la casa"], "en", "few") is None  # too few words to tell
 
 
 def test_a_collection_with_its_languages_swapped_says_so_in_one_line(tmp_path, capsys, nave):
@@ -34,8 +35,17 @@ def test_a_collection_with_its_languages_swapped_says_so_in_one_line(tmp_path, c
     (tmp_path / "q.tsv").write_text("".join(f"{q}\t{t}\n" for q, t in queries.items()), encoding="utf-8")
     first = next(iter(docs))
     (tmp_path / "qrels.txt").write_text("".join(f"{q} 0 {first} 1\n" for q in queries), encoding="utf-8")
-    args = ["collection", "--documents", str(tmp_path / "docs.tsv"), "--queries", str(tmp_path / "q.tsv"),
-            "--qrels", str(tmp_path / "qrels.txt"), "--split", "dev=0.5,test=0.5"]
+    args = [
+        "collection",
+        "--documents",
+        str(tmp_path / "docs.tsv"),
+        "--queries",
+        str(tmp_path / "q.tsv"),
+        "--qrels",
+        str(tmp_path / "qrels.txt"),
+        "--split",
+        "dev=0.5,test=0.5",
+    ]
     assert main([*args, "--source-lang", "en", "--target-lang", "es"]) == 0
     assert "read as" not in capsys.readouterr().err
     assert main([*args, "--source-lang", "es", "--target-lang", "en"]) == 0
@@ -52,10 +62,41 @@ def test_queries_given_to_a_table_of_another_language_say_so(tmp_path, capsys, n
     index, table = tmp_path / "es.npz", tmp_path / "t.npz"
     assert main(["index", str(tmp_path / "docs.tsv"), "--lang", "es", "-o", str(index), "-q"]) == 0
     # a table that says its source words are French, given English queries (and an index of its target language)
-    assert main(["ttable", "convert", str(tmp_path / "en-es.txt"), "--format", "muse", "--source-lang", "fr",
-                 "--target-lang", "es", "-o", str(table), "-q"]) == 0
+    assert (
+        main(
+            [
+                "ttable",
+                "convert",
+                str(tmp_path / "en-es.txt"),
+                "--format",
+                "muse",
+                "--source-lang",
+                "fr",
+                "--target-lang",
+                "es",
+                "-o",
+                str(table),
+                "-q",
+            ]
+        )
+        == 0
+    )
     for verb in ("dt", "psq"):
         capsys.readouterr()
-        assert main([verb, "--index", str(index), "--queries", str(tmp_path / "q.tsv"), "--table", str(table),
-                     "-o", str(tmp_path / f"{verb}.run")]) == 0
+        assert (
+            main(
+                [
+                    verb,
+                    "--index",
+                    str(index),
+                    "--queries",
+                    str(tmp_path / "q.tsv"),
+                    "--table",
+                    str(table),
+                    "-o",
+                    str(tmp_path / f"{verb}.run"),
+                ]
+            )
+            == 0
+        )
         assert f"the queries of {tmp_path / 'q.tsv'} read as 'en', not 'fr'" in capsys.readouterr().err, verb

@@ -1,6 +1,7 @@
 """The analysis reaches the learned systems (issue 36): a boosted ranker and SCS analyze with the experiment file's
 ``[analysis]``, with ``boost-train``/``scs-train --stemmer/--segmenter/...``, and with ``fit(..., analyzers=)``;
 the same model from each, and an experiment makes them again when ``[analysis]`` changes."""
+
 from __future__ import annotations
 
 import json
@@ -65,11 +66,36 @@ def test_boost_train_and_python_give_the_experiments_model(unstemmed, mini, tmp_
     from clirkit.systems import Boost
 
     c = datasets.load(str(mini))
-    assert main(["boost-train", "--collection", str(mini), "--rounds", "10", "--eval-every", "10", "--seed", "3",
-                 "--stemmer", "none", "-o", str(tmp_path / "cli.npz"), "-q"]) == 0
+    assert (
+        main(
+            [
+                "boost-train",
+                "--collection",
+                str(mini),
+                "--rounds",
+                "10",
+                "--eval-every",
+                "10",
+                "--seed",
+                "3",
+                "--stemmer",
+                "none",
+                "-o",
+                str(tmp_path / "cli.npz"),
+                "-q",
+            ]
+        )
+        == 0
+    )
     boost = Boost(rounds=10, eval_every=10, random_state=3, quiet=True)
-    boost.fit(c.queries("train"), c.qrels("train"), c.documents(), dev_topics=c.queries("dev"),
-              dev_qrels=c.qrels("dev"), analyzers=(Analyzer("en", stemmer=None), Analyzer("es", stemmer=None)))
+    boost.fit(
+        c.queries("train"),
+        c.qrels("train"),
+        c.documents(),
+        dev_topics=c.queries("dev"),
+        dev_qrels=c.qrels("dev"),
+        analyzers=(Analyzer("en", stemmer=None), Analyzer("es", stemmer=None)),
+    )
     boost.model_.save(tmp_path / "api.npz")
     made = (unstemmed / "models" / "boost.npz").read_bytes()
     assert (tmp_path / "cli.npz").read_bytes() == made == (tmp_path / "api.npz").read_bytes()
@@ -78,7 +104,26 @@ def test_boost_train_and_python_give_the_experiments_model(unstemmed, mini, tmp_
 def test_scs_train_takes_the_analysis(mini, tmp_path):
     from clirkit.scs import SCSModel
 
-    assert main(["scs-train", "--collection", str(mini), "--epochs", "1", "--dim", "8", "--segmenter", "bigrams",
-                 "--stemmer", "none", "-o", str(tmp_path / "scs.npz"), "-q"]) == 0
+    assert (
+        main(
+            [
+                "scs-train",
+                "--collection",
+                str(mini),
+                "--epochs",
+                "1",
+                "--dim",
+                "8",
+                "--segmenter",
+                "bigrams",
+                "--stemmer",
+                "none",
+                "-o",
+                str(tmp_path / "scs.npz"),
+                "-q",
+            ]
+        )
+        == 0
+    )
     model = SCSModel.load(tmp_path / "scs.npz")
     assert model.query_analyzer_["stemmer"] is None and model.doc_analyzer_["lang"] == "es"

@@ -1,4 +1,5 @@
 """clirkit.measures: the registry, every spelling of every measure, (rel=N), close-match errors, help text."""
+
 from __future__ import annotations
 
 import subprocess
@@ -24,24 +25,60 @@ from clirkit.run import Qrels, Run
 
 # --------------------------------------------------------------------------- names
 
-@pytest.mark.parametrize("name, canonical", [
-    ("AP", "AP"), ("map", "AP"), ("MAP", "AP"), ("map_cut_10", "AP@10"), ("PRES@1000", "PRES@1000"),
-    ("nDCG@10", "nDCG@10"), ("NDCG@5", "nDCG@5"), ("ndcg_cut_10", "nDCG@10"), ("P@10", "P@10"),
-    ("P_10", "P@10"), ("R@1000", "R@1000"), ("recall_1000", "R@1000"), ("RR", "RR"), ("MRR", "RR"),
-    ("recip_rank", "RR"), ("P_mr@5", "P_mr@5"), ("p_r@5", "P_r@5"), ("MRR_mr", "MRR_mr"), ("mrr_r", "MRR_r"),
-])
+
+@pytest.mark.parametrize(
+    "name, canonical",
+    [
+        ("AP", "AP"),
+        ("map", "AP"),
+        ("MAP", "AP"),
+        ("map_cut_10", "AP@10"),
+        ("PRES@1000", "PRES@1000"),
+        ("nDCG@10", "nDCG@10"),
+        ("NDCG@5", "nDCG@5"),
+        ("ndcg_cut_10", "nDCG@10"),
+        ("P@10", "P@10"),
+        ("P_10", "P@10"),
+        ("R@1000", "R@1000"),
+        ("recall_1000", "R@1000"),
+        ("RR", "RR"),
+        ("MRR", "RR"),
+        ("recip_rank", "RR"),
+        ("P_mr@5", "P_mr@5"),
+        ("p_r@5", "P_r@5"),
+        ("MRR_mr", "MRR_mr"),
+        ("mrr_r", "MRR_r"),
+    ],
+)
 def test_measure_names_are_parsed_as_users_write_them(name, canonical):
     assert parse_measure(name).name == canonical
 
 
-@pytest.mark.parametrize("name, canonical", [
-    ("P.10", "P@10"), ("ndcg_cut.10", "nDCG@10"), ("map_cut.100", "AP@100"), ("recall.1000", "R@1000"),
-    ("AP@100", "AP@100"), ("ndcg", "nDCG"), ("Rprec", "Rprec"), ("num_rel_ret", "NumRelRet"),
-    ("NumRelRet", "NumRelRet"), ("num_rel", "NumRel"), ("num_ret", "NumRet"), ("NumRet", "NumRet"),
-    ("success_5", "Success@5"), ("success.10", "Success@10"), ("Success@1", "Success@1"),
-    ("P(rel=2)@10", "P(rel=2)@10"), ("p( REL = 2 )@10", "P(rel=2)@10"), ("RR(rel=3)", "RR(rel=3)"),
-    ("AP(rel=2)@100", "AP(rel=2)@100"), ("P_mr(rel=3)@5", "P_mr(rel=3)@5"),
-])
+@pytest.mark.parametrize(
+    "name, canonical",
+    [
+        ("P.10", "P@10"),
+        ("ndcg_cut.10", "nDCG@10"),
+        ("map_cut.100", "AP@100"),
+        ("recall.1000", "R@1000"),
+        ("AP@100", "AP@100"),
+        ("ndcg", "nDCG"),
+        ("Rprec", "Rprec"),
+        ("num_rel_ret", "NumRelRet"),
+        ("NumRelRet", "NumRelRet"),
+        ("num_rel", "NumRel"),
+        ("num_ret", "NumRet"),
+        ("NumRet", "NumRet"),
+        ("success_5", "Success@5"),
+        ("success.10", "Success@10"),
+        ("Success@1", "Success@1"),
+        ("P(rel=2)@10", "P(rel=2)@10"),
+        ("p( REL = 2 )@10", "P(rel=2)@10"),
+        ("RR(rel=3)", "RR(rel=3)"),
+        ("AP(rel=2)@100", "AP(rel=2)@100"),
+        ("P_mr(rel=3)@5", "P_mr(rel=3)@5"),
+    ],
+)
 def test_trec_eval_and_ir_measures_spellings_are_aliases(name, canonical):
     assert parse_measure(name).name == canonical
 
@@ -72,22 +109,39 @@ def test_rel_sets_the_level_and_otherwise_the_evaluation_decides():
     assert parse_measure("nDCG@10").level(rel_threshold=2, main_grade=4) is None
 
 
-@pytest.mark.parametrize("name, message", [
-    ("foo", "unknown measure 'foo'"), ("P", "needs a cutoff"), ("P@0", "at least 1"),
-    ("MRR_mr@5", "takes no cutoff"), ("Rprec@10", "takes no cutoff"), ("Success", "needs a cutoff"),
-    ("nDCG(rel=2)@10", "nDCG takes no relevance level"), ("NumRet(rel=2)", "(rel=N) is for AP, PRES, P"),
-    ("P(rel=0)@10", "rel must be at least 1"), ("P(gain=2)@10", "take one parameter, rel=N"),
-    ("MAP@x", "unknown measure 'MAP@x': expected NAME, NAME@k or NAME(rel=N)@k"),
-])
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("foo", "unknown measure 'foo'"),
+        ("P", "needs a cutoff"),
+        ("P@0", "at least 1"),
+        ("MRR_mr@5", "takes no cutoff"),
+        ("Rprec@10", "takes no cutoff"),
+        ("Success", "needs a cutoff"),
+        ("nDCG(rel=2)@10", "nDCG takes no relevance level"),
+        ("NumRet(rel=2)", "(rel=N) is for AP, PRES, P"),
+        ("P(rel=0)@10", "rel must be at least 1"),
+        ("P(gain=2)@10", "take one parameter, rel=N"),
+        ("MAP@x", "unknown measure 'MAP@x': expected NAME, NAME@k or NAME(rel=N)@k"),
+    ],
+)
 def test_bad_measure_names_give_a_clear_error(name, message):
     with pytest.raises(ClirkitError, match=message.replace("(", r"\(").replace(")", r"\)")):
         parse_measure(name)
 
 
-@pytest.mark.parametrize("name, suggestion", [
-    ("nDGC@10", "nDCG@10"), ("ndcg_cutt_10", "ndcg_cut_10"), ("recip_rnk", "recip_rank"), ("AP_10", "AP@10"),
-    ("succes.5", "success_5"), ("Rprek", "Rprec"), ("num_rell", "num_rel"),
-])
+@pytest.mark.parametrize(
+    "name, suggestion",
+    [
+        ("nDGC@10", "nDCG@10"),
+        ("ndcg_cutt_10", "ndcg_cut_10"),
+        ("recip_rnk", "recip_rank"),
+        ("AP_10", "AP@10"),
+        ("succes.5", "success_5"),
+        ("Rprek", "Rprec"),
+        ("num_rell", "num_rel"),
+    ],
+)
 def test_unknown_names_list_close_matches_on_one_line(name, suggestion):
     with pytest.raises(ClirkitError) as info:
         parse_measure(name)
@@ -106,6 +160,7 @@ def test_lists_split_on_commas_outside_parentheses_and_duplicates_keep_the_first
 
 
 # --------------------------------------------------------------------------- the registry
+
 
 def test_help_text_is_generated_from_the_registry():
     assert MEASURE_NAMES_HELP == names_help()
@@ -127,9 +182,16 @@ def scratch_registry(monkeypatch):
 
 def test_a_new_measure_is_one_register_call(scratch_registry):
     # relevant documents in the top k, not divided by k
-    register(MeasureDef("Hits", lambda r, k, level: r.count(r.relevant(level) & r.top(k)),
-                        "relevant documents in the top k", aliases=("hits",), trec_names=("hits_{k}",),
-                        cutoff="required"))
+    register(
+        MeasureDef(
+            "Hits",
+            lambda r, k, level: r.count(r.relevant(level) & r.top(k)),
+            "relevant documents in the top k",
+            aliases=("hits",),
+            trec_names=("hits_{k}",),
+            cutoff="required",
+        )
+    )
     from clirkit.metrics import evaluate
 
     run = Run(np.array(["q"] * 4), np.array(["a", "b", "c", "d"]), np.array([4.0, 3, 2, 1]))
@@ -168,6 +230,12 @@ def test_the_registry_imports_without_numpy():
 def test_metrics_re_exports_the_registry_names():
     from clirkit import metrics
 
-    for name in ("parse_measure", "parse_measures", "Measure", "DEFAULT_MEASURES", "MEASURE_NAMES_HELP",
-                 "SCS_MEASURES"):
+    for name in (
+        "parse_measure",
+        "parse_measures",
+        "Measure",
+        "DEFAULT_MEASURES",
+        "MEASURE_NAMES_HELP",
+        "SCS_MEASURES",
+    ):
         assert getattr(metrics, name) is getattr(measures, name)

@@ -1,5 +1,6 @@
 """clirkit.metrics: trec_eval parity (pytrec_eval as the oracle) under trec_eval's and ir_measures' names, PRES, SCS
 measures, bad input."""
+
 from __future__ import annotations
 
 import math
@@ -17,16 +18,21 @@ from clirkit.run import Qrels, Run
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
-PARITY = {"AP": "map", "P@5": "P_5", "P@10": "P_10", "nDCG@10": "ndcg_cut_10", "RR": "recip_rank",
-          "R@1000": "recall_1000"}
+PARITY = {
+    "AP": "map",
+    "P@5": "P_5",
+    "P@10": "P_10",
+    "nDCG@10": "ndcg_cut_10",
+    "RR": "recip_rank",
+    "R@1000": "recall_1000",
+}
 
 
 def _pytrec(run: Run, qrels: Qrels, relevance_level: int = 1) -> dict[str, dict[str, float]]:
     as_dict: dict[str, dict[str, float]] = {}
     for q, d, s in zip(run.qids.tolist(), run.docids.tolist(), run.scores.tolist()):
         as_dict.setdefault(q, {})[d] = s
-    evaluator = pytrec_eval.RelevanceEvaluator(qrels.to_dict(), set(PARITY.values()),
-                                               relevance_level=relevance_level)
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels.to_dict(), set(PARITY.values()), relevance_level=relevance_level)
     return evaluator.evaluate(as_dict)
 
 
@@ -93,8 +99,9 @@ def bm25_runs_on_the_bundled_collection() -> tuple[Run, Qrels]:
     ids, texts = collection.documents()
     judged = set(qrels.docids.tolist())
     rng = np.random.default_rng(0)
-    keep = sorted(set(rng.choice(len(ids), 3000, replace=False).tolist())
-                  | {i for i, d in enumerate(ids) if d in judged})
+    keep = sorted(
+        set(rng.choice(len(ids), 3000, replace=False).tolist()) | {i for i, d in enumerate(ids) if d in judged}
+    )
     ids = [ids[i] for i in keep]
     bm25 = BM25Okapi([texts[i].lower().split() for i in keep])
     qids, docids, scores = [], [], []
@@ -107,8 +114,7 @@ def bm25_runs_on_the_bundled_collection() -> tuple[Run, Qrels]:
     return Run.ranked(qids, docids, scores), qrels
 
 
-def test_matches_pytrec_eval_on_every_query_of_bm25_runs_on_the_bundled_collection(
-        bm25_runs_on_the_bundled_collection):
+def test_matches_pytrec_eval_on_every_query_of_bm25_runs_on_the_bundled_collection(bm25_runs_on_the_bundled_collection):
     run, qrels = bm25_runs_on_the_bundled_collection
     assert _assert_parity(run, qrels) == 40
     assert evaluate(run, qrels, ["AP"]).mean()["AP"] > 0  # names do match: a real, non-empty ranking
@@ -148,6 +154,7 @@ def test_ap_p_r_rr_ndcg_by_hand_formula():
 
 # --------------------------------------------------------------------------- PRES
 
+
 def _run_with_relevant_at(ranks: list[int], n_relevant: int, length: int) -> tuple[Run, Qrels]:
     docids = np.array([f"d{i:04d}" for i in range(1, length + 1)])
     run = Run(np.array(["q"] * length), docids, np.arange(length, 0, -1, dtype=float))
@@ -155,8 +162,9 @@ def _run_with_relevant_at(ranks: list[int], n_relevant: int, length: int) -> tup
     return run, Qrels(np.array(["q"] * len(rel)), np.array(rel), np.ones(len(rel), dtype=int))
 
 
-@pytest.mark.parametrize("ranks, expected", [([1], 0.25), ([50, 51, 53, 54], 0.505), ([1, 2, 3, 4], 1.0),
-                                             ([1, 98, 99, 100], 0.28)])
+@pytest.mark.parametrize(
+    "ranks, expected", [([1], 0.25), ([50, 51, 53, 54], 0.505), ([1, 2, 3, 4], 1.0), ([1, 98, 99, 100], 0.28)]
+)
 def test_pres_reproduces_the_four_spec_vectors_exactly(ranks, expected):
     run, qrels = _run_with_relevant_at(ranks, n_relevant=4, length=120)
     assert evaluate(run, qrels, ["PRES@100"]).mean()["PRES@100"] == expected
@@ -193,6 +201,7 @@ def test_pres_lies_between_n_recall_squared_over_n_max_and_recall(data):
 
 # --------------------------------------------------------------------------- SCS measures
 
+
 def test_scs_graded_measures_on_hand_built_rankings():
     # q1 grades by rank: 1 0 2 1 0 0 ; q2: 0 0 0 0 0 2 ; q3: 2 2 0 1 2 (three MR in the top 5)
     grades = {"q1": [1, 0, 2, 1, 0, 0], "q2": [0, 0, 0, 0, 0, 2], "q3": [2, 2, 0, 1, 2]}
@@ -206,8 +215,12 @@ def test_scs_graded_measures_on_hand_built_rankings():
                 qq.append(q)
                 qd.append(f"{q}-d{r}")
                 qg.append(g)
-    ev = evaluate(Run(np.array(qids), np.array(docids), np.array(scores)), Qrels(np.array(qq), np.array(qd), np.array(qg)),
-                  ["P_mr@1", "P_mr@5", "P_r@5", "MRR_mr", "MRR_r", "nDCG@5"], average="run")
+    ev = evaluate(
+        Run(np.array(qids), np.array(docids), np.array(scores)),
+        Qrels(np.array(qq), np.array(qd), np.array(qg)),
+        ["P_mr@1", "P_mr@5", "P_r@5", "MRR_mr", "MRR_r", "nDCG@5"],
+        average="run",
+    )
     got = ev.per_query()
     assert [got[q]["P_mr@1"] for q in grades] == [0.0, 0.0, 1.0]
     assert [got[q]["P_mr@5"] for q in grades] == [1.0, 0.0, 1.0]  # MR in the top 5, not divided by 5
@@ -227,6 +240,7 @@ def test_main_grade_option_moves_the_main_relevant_level():
 
 
 # --------------------------------------------------------------------------- averaging
+
 
 def test_qrels_average_scores_missing_queries_zero_and_run_average_skips_them():
     run = Run(np.array(["q1", "q9"]), np.array(["a", "a"]), np.array([1.0, 1.0]))
@@ -260,18 +274,49 @@ def test_depth_limits_the_ranks_that_count():
 
 # spelling -> (pytrec_eval measure, relevance level); the spellings' parsing is pinned in test_measures.py
 ALIASES = {
-    "P.10": ("P_10", 1), "P_10": ("P_10", 1), "ndcg_cut.10": ("ndcg_cut_10", 1), "ndcg_cut_10": ("ndcg_cut_10", 1),
-    "nDCG@10": ("ndcg_cut_10", 1), "ndcg": ("ndcg", 1), "map": ("map", 1), "AP@100": ("map_cut_100", 1),
-    "map_cut.5": ("map_cut_5", 1), "recip_rank": ("recip_rank", 1), "recall.100": ("recall_100", 1),
-    "Rprec": ("Rprec", 1), "num_rel_ret": ("num_rel_ret", 1), "NumRelRet": ("num_rel_ret", 1),
-    "num_rel": ("num_rel", 1), "num_ret": ("num_ret", 1), "NumRet": ("num_ret", 1),
-    "success_1": ("success_1", 1), "Success@5": ("success_5", 1), "success.10": ("success_10", 1),
-    "P(rel=2)@10": ("P_10", 2), "P(rel=2)@5": ("P_5", 2), "AP(rel=2)": ("map", 2), "RR(rel=2)": ("recip_rank", 2),
-    "Rprec(rel=2)": ("Rprec", 2), "NumRelRet(rel=2)": ("num_rel_ret", 2), "NumRel(rel=3)": ("num_rel", 3),
+    "P.10": ("P_10", 1),
+    "P_10": ("P_10", 1),
+    "ndcg_cut.10": ("ndcg_cut_10", 1),
+    "ndcg_cut_10": ("ndcg_cut_10", 1),
+    "nDCG@10": ("ndcg_cut_10", 1),
+    "ndcg": ("ndcg", 1),
+    "map": ("map", 1),
+    "AP@100": ("map_cut_100", 1),
+    "map_cut.5": ("map_cut_5", 1),
+    "recip_rank": ("recip_rank", 1),
+    "recall.100": ("recall_100", 1),
+    "Rprec": ("Rprec", 1),
+    "num_rel_ret": ("num_rel_ret", 1),
+    "NumRelRet": ("num_rel_ret", 1),
+    "num_rel": ("num_rel", 1),
+    "num_ret": ("num_ret", 1),
+    "NumRet": ("num_ret", 1),
+    "success_1": ("success_1", 1),
+    "Success@5": ("success_5", 1),
+    "success.10": ("success_10", 1),
+    "P(rel=2)@10": ("P_10", 2),
+    "P(rel=2)@5": ("P_5", 2),
+    "AP(rel=2)": ("map", 2),
+    "RR(rel=2)": ("recip_rank", 2),
+    "Rprec(rel=2)": ("Rprec", 2),
+    "NumRelRet(rel=2)": ("num_rel_ret", 2),
+    "NumRel(rel=3)": ("num_rel", 3),
     "R(rel=2)@100": ("recall_100", 2),
 }
-PYTREC_FAMILIES = {"P", "ndcg_cut", "ndcg", "map", "map_cut", "recip_rank", "recall", "Rprec", "num_rel_ret",
-                   "num_rel", "num_ret", "success"}
+PYTREC_FAMILIES = {
+    "P",
+    "ndcg_cut",
+    "ndcg",
+    "map",
+    "map_cut",
+    "recip_rank",
+    "recall",
+    "Rprec",
+    "num_rel_ret",
+    "num_rel",
+    "num_ret",
+    "success",
+}
 
 
 def pytrec_by_level(run: Run, qrels: Qrels, levels) -> dict[int, dict[str, dict[str, float]]]:
@@ -279,9 +324,10 @@ def pytrec_by_level(run: Run, qrels: Qrels, levels) -> dict[int, dict[str, dict[
     as_dict: dict[str, dict[str, float]] = {}
     for q, d, s in zip(run.qids.tolist(), run.docids.tolist(), run.scores.tolist()):
         as_dict.setdefault(q, {})[d] = s
-    return {level: pytrec_eval.RelevanceEvaluator(qrels.to_dict(), PYTREC_FAMILIES,
-                                                  relevance_level=level).evaluate(as_dict)
-            for level in set(levels)}
+    return {
+        level: pytrec_eval.RelevanceEvaluator(qrels.to_dict(), PYTREC_FAMILIES, relevance_level=level).evaluate(as_dict)
+        for level in set(levels)
+    }
 
 
 def alias_groups() -> list[list[str]]:
@@ -311,8 +357,7 @@ def test_trec_eval_and_ir_measures_spellings_match_pytrec_eval_on_every_query(se
                 assert value == pytest.approx(expected[level][qid][key], abs=1e-6), (qid, name)
 
 
-def test_new_measures_match_pytrec_eval_on_bm25_runs_on_the_bundled_collection(
-        bm25_runs_on_the_bundled_collection):
+def test_new_measures_match_pytrec_eval_on_bm25_runs_on_the_bundled_collection(bm25_runs_on_the_bundled_collection):
     run, qrels = bm25_runs_on_the_bundled_collection
     names = ["Rprec", "num_rel_ret", "num_rel", "num_ret", "success_10", "P(rel=2)@10", "AP@100"]
     expected = pytrec_by_level(run, qrels, [ALIASES.get(n, ("", 1))[1] for n in names])
@@ -327,8 +372,11 @@ def test_counts_and_r_precision_by_hand_formula():
     # ranking grades: 2, 0, 1, 0, 1 ; judged relevant: 4 documents (grades 2, 1, 1, 3), one never retrieved
     run = Run(np.array(["q"] * 5), np.array(["a", "b", "c", "d", "e"]), np.array([5.0, 4, 3, 2, 1]))
     qrels = Qrels(np.array(["q"] * 6), np.array(["a", "b", "c", "e", "z", "n"]), np.array([2, 0, 1, 1, 3, -1]))
-    got = evaluate(run, qrels, ["NumRet", "NumRel", "NumRelRet", "Rprec", "Rprec(rel=2)", "Success@1",
-                                "Success(rel=3)@5", "NumRel(rel=2)"]).mean()
+    got = evaluate(
+        run,
+        qrels,
+        ["NumRet", "NumRel", "NumRelRet", "Rprec", "Rprec(rel=2)", "Success@1", "Success(rel=3)@5", "NumRel(rel=2)"],
+    ).mean()
     assert (got["NumRet"], got["NumRel"], got["NumRelRet"]) == (5.0, 4.0, 3.0)
     assert got["Rprec"] == 2 / 4  # top 4: grades 2, 0, 1, 0
     assert got["Rprec(rel=2)"] == 1 / 2  # R = 2 (grades 2 and 3): top 2 holds one of them
@@ -382,12 +430,16 @@ def test_measures_summed_over_the_relevant_rows_equal_the_per_row_sums_bit_for_b
     for level in (1, 2, 3):
         hit = r.relevant(level)
         same(measures._num_rel_ret(r, None, level), r.count(hit))
-        same(measures._r_precision(r, None, level), r.divide(r.count(hit & (r.rank <= r.per_row(r.n_judged(level)))),
-                                                             r.n_judged(level)))
+        same(
+            measures._r_precision(r, None, level),
+            r.divide(r.count(hit & (r.rank <= r.per_row(r.n_judged(level)))), r.n_judged(level)),
+        )
         for k in (None, 1, 3, 10, 1000):
             top = r.top(k)
-            same(measures._average_precision(r, k, level),
-                 r.divide(r.count(hit * r.hits_so_far(hit) / r.rank * top), r.n_judged(level)))
+            same(
+                measures._average_precision(r, k, level),
+                r.divide(r.count(hit * r.hits_so_far(hit) / r.rank * top), r.n_judged(level)),
+            )
             same(measures._reciprocal_rank(r, k, level), r.divide(1.0, r.first_rank(hit & top)))
             same(measures._recall(r, k, level), r.divide(r.count(hit & top), r.n_judged(level)))
             gains = np.where(top & (r.grades > 0), r.grades / np.log2(r.rank + 1.0), 0.0)
@@ -447,13 +499,15 @@ def test_hash_collisions_fall_back_to_the_exact_join(monkeypatch):
         evaluate(dup, QRELS)
 
 
-@pytest.mark.parametrize("run_docs, judged_docs, expected_rr", [
-    (["b", "cc"], ["a"], 0.0),          # unjudged "b" collides with judged "a": a false hit
-    (["x", "y", "zz"], ["zz"], 1 / 3),  # two different run docids collide: not a duplicate
-    (["a"], ["a", "b"], 1.0),           # two different judged docids collide
-])
-def test_every_kind_of_hash_collision_is_detected_and_resolved_exactly(monkeypatch, run_docs, judged_docs,
-                                                                       expected_rr):
+@pytest.mark.parametrize(
+    "run_docs, judged_docs, expected_rr",
+    [
+        (["b", "cc"], ["a"], 0.0),  # unjudged "b" collides with judged "a": a false hit
+        (["x", "y", "zz"], ["zz"], 1 / 3),  # two different run docids collide: not a duplicate
+        (["a"], ["a", "b"], 1.0),  # two different judged docids collide
+    ],
+)
+def test_every_kind_of_hash_collision_is_detected_and_resolved_exactly(monkeypatch, run_docs, judged_docs, expected_rr):
     monkeypatch.setattr(hashing, "string_hash", lambda docids: np.char.str_len(docids).astype(np.uint64))
     exact_calls = []
     exact = metrics._lookup_grades_exact
@@ -466,7 +520,12 @@ def test_every_kind_of_hash_collision_is_detected_and_resolved_exactly(monkeypat
 
 def test_bad_options_are_errors():
     run = Run(np.array(["q1"]), np.array(["a"]), np.array([1.0]))
-    for kwargs, message in [({"ties": "x"}, "ties"), ({"average": "x"}, "average"), ({"depth": 0}, "depth"),
-                            ({"main_grade": 0}, "main_grade"), ({"rel_threshold": 0}, "rel_threshold")]:
+    for kwargs, message in [
+        ({"ties": "x"}, "ties"),
+        ({"average": "x"}, "average"),
+        ({"depth": 0}, "depth"),
+        ({"main_grade": 0}, "main_grade"),
+        ({"rel_threshold": 0}, "rel_threshold"),
+    ]:
         with pytest.raises(ClirkitError, match=message):
             evaluate(run, QRELS, **kwargs)

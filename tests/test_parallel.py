@@ -1,4 +1,5 @@
 """clirkit.parallel: tasks run on joblib's loky or threading backend (or dask) and come back in task order."""
+
 from __future__ import annotations
 
 import os

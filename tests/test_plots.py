@@ -1,4 +1,5 @@
 """clirkit.plots: valid PNG files written atomically, and a difference plot that hides no non-zero difference."""
+
 from __future__ import annotations
 
 import os
@@ -92,8 +93,7 @@ def test_title_names_runs_and_states_mean_p_value_and_counts():
     title = difference_title(layout, name="PSQ-Boost", baseline="PSQ", measure="AP", p_value=0.0001)
     first, second = title.split("\n")
     assert first == f"PSQ-Boost \u2212 PSQ, AP: mean {layout.mean:+.4f}, p = 0.0001 (paired randomization)"
-    assert second == (f"1,280 queries: {layout.better:,} better, {layout.worse:,} worse, "
-                      f"{layout.tied:,} tied")
+    assert second == (f"1,280 queries: {layout.better:,} better, {layout.worse:,} worse, {layout.tied:,} tied")
     assert "/" not in title and "\\" not in title
 
 
@@ -170,8 +170,9 @@ def test_per_query_difference_writes_a_png_at_50_and_5000_queries(tmp_path):
     for n in (50, 5_000):
         qids, run, base = _many_small_differences(n)
         path = tmp_path / f"diff-{n}.png"
-        out = per_query_difference(qids, run, base, name="PSQ-Boost", baseline="PSQ", measure="AP",
-                                   p_value=0.0123, path=path)
+        out = per_query_difference(
+            qids, run, base, name="PSQ-Boost", baseline="PSQ", measure="AP", p_value=0.0123, path=path
+        )
         assert out == path
         image = _read_png(path)
         assert image.shape[:2] == (round(4.4 * DPI), round(8.0 * DPI))
@@ -234,8 +235,10 @@ def test_kappa_sweep_writes_a_png_with_one_line_per_fusion_and_the_first_best_ka
     from clirkit.plots import kappa_sweep
 
     kappas = np.round(np.linspace(0, 1, 11), 2)
-    sweeps = {"PSQ+SCS": (kappas, 0.30 + 0.1 * kappas * (1 - kappas)),
-              "DT+SCS": (kappas, np.where(kappas >= 0.3, 0.41, 0.40))}  # a plateau: first kappa wins
+    sweeps = {
+        "PSQ+SCS": (kappas, 0.30 + 0.1 * kappas * (1 - kappas)),
+        "DT+SCS": (kappas, np.where(kappas >= 0.3, 0.41, 0.40)),
+    }  # a plateau: first kappa wins
     path = kappa_sweep(sweeps, measure="AP", path=tmp_path / "kappa.png")
     image = _read_png(path)
     assert image.shape[:2] == (round(4.0 * DPI), round(6.4 * DPI))
@@ -253,17 +256,22 @@ def test_kappa_sweep_names_weight_vectors_of_three_run_fusions(tmp_path, monkeyp
 
     figures = _capture_figure(monkeypatch)
     vectors = ["1/0/0", "0.5/0.5/0", "0.4/0.3/0.3"]
-    kappa_sweep({"PSQ+DT+SCS": ([0, 1, 2], [0.30, 0.33, 0.35])}, measure="AP", path=tmp_path / "k.png",
-                xlabel="weight vector (index)", xlabels={"PSQ+DT+SCS": vectors})
+    kappa_sweep(
+        {"PSQ+DT+SCS": ([0, 1, 2], [0.30, 0.33, 0.35])},
+        measure="AP",
+        path=tmp_path / "k.png",
+        xlabel="weight vector (index)",
+        xlabels={"PSQ+DT+SCS": vectors},
+    )
     ax = figures[0].axes[0]
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["PSQ+DT+SCS (best at 0.4/0.3/0.3: 0.3500)"]
     assert ax.get_xlabel() == "weight vector (index)"
     with pytest.raises(ClirkitError, match="2 x labels for 3 points"):
-        kappa_sweep({"F": ([0, 1, 2], [0.3, 0.3, 0.3])}, measure="AP", path=tmp_path / "k.png",
-                    xlabels={"F": vectors[:2]})
+        kappa_sweep(
+            {"F": ([0, 1, 2], [0.3, 0.3, 0.3])}, measure="AP", path=tmp_path / "k.png", xlabels={"F": vectors[:2]}
+        )
     with pytest.raises(ClirkitError, match="not one of the sweeps"):
-        kappa_sweep({"F": ([0, 1], [0.3, 0.3])}, measure="AP", path=tmp_path / "k.png",
-                    xlabels={"G": vectors[:2]})
+        kappa_sweep({"F": ([0, 1], [0.3, 0.3])}, measure="AP", path=tmp_path / "k.png", xlabels={"G": vectors[:2]})
 
 
 def test_training_curves_mark_the_max_of_a_measure_and_the_min_of_a_loss(tmp_path, monkeypatch):
@@ -271,15 +279,25 @@ def test_training_curves_mark_the_max_of_a_measure_and_the_min_of_a_loss(tmp_pat
     from clirkit.plots import training_curves
 
     rounds = np.arange(0, 100, 10)
-    dev_map = 0.3 + 0.01 * rounds - 0.0001 * rounds ** 2  # maximum at round 50
-    path = training_curves({"PSQ-Boost beta 5": (rounds, dev_map)}, xlabel="boosting rounds",
-                           ylabel="dev MAP", path=tmp_path / "rounds.png", reference=("PSQ", 0.31))
+    dev_map = 0.3 + 0.01 * rounds - 0.0001 * rounds**2  # maximum at round 50
+    path = training_curves(
+        {"PSQ-Boost beta 5": (rounds, dev_map)},
+        xlabel="boosting rounds",
+        ylabel="dev MAP",
+        path=tmp_path / "rounds.png",
+        reference=("PSQ", 0.31),
+    )
     _read_png(path)
     _no_temp_files(tmp_path)
 
     figures = _capture_figure(monkeypatch)
-    training_curves({"PSQ-Boost beta 5": (rounds, dev_map)}, xlabel="boosting rounds", ylabel="dev MAP",
-                    path=tmp_path / "x.png", reference=("PSQ", 0.31))
+    training_curves(
+        {"PSQ-Boost beta 5": (rounds, dev_map)},
+        xlabel="boosting rounds",
+        ylabel="dev MAP",
+        path=tmp_path / "x.png",
+        reference=("PSQ", 0.31),
+    )
     epochs, loss = np.arange(1, 6), np.array([0.9, 0.5, 0.4, 0.45, 0.41])
     training_curves({"SCS": (epochs, loss)}, xlabel="epochs", ylabel="training loss", path=tmp_path / "y.png")
     texts = [[t.get_text() for t in f.axes[0].get_legend().get_texts()] for f in figures]

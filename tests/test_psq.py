@@ -1,4 +1,5 @@
 """PSQ: structured queries from (interpolated, pruned) tables, scored by BM25 with fractional tf/df."""
+
 from __future__ import annotations
 
 import math
@@ -18,9 +19,11 @@ from clirkit.translation import TranslationTable, save_table
 TABLE = TranslationTable.from_triples(
     ["light", "light", "light", "god", "god", "the", "the"],
     ["luz", "lumbre", "la", "dios", "de", "la", "las"],
-    [0.5, 0.25, 0.25, 0.9, 0.1, 0.5, 0.5])
-ONE_TO_ONE = TranslationTable.from_triples(["god", "light", "darkness", "waters", "the", "and"],
-                                           ["dios", "luz", "tinieblas", "aguas", "la", "y"], [1.0] * 6)
+    [0.5, 0.25, 0.25, 0.9, 0.1, 0.5, 0.5],
+)
+ONE_TO_ONE = TranslationTable.from_triples(
+    ["god", "light", "darkness", "waters", "the", "and"], ["dios", "luz", "tinieblas", "aguas", "la", "y"], [1.0] * 6
+)
 
 
 def row(sq, i, index):
@@ -44,8 +47,8 @@ def test_renormalize_in_vocabulary_rescales_the_remaining_options(index):
 
 def test_terms_unknown_to_the_table_pass_through_or_are_dropped(index):
     sq = psq_queries(["q"], [["día", "zzz", "light"]], prepare_table(TABLE), index.vocabulary)
-    assert row(sq, 0, index) == {"día": 1.0}          # passes through, found in the index
-    assert row(sq, 1, index) == {}                    # passes through, matches nothing
+    assert row(sq, 0, index) == {"día": 1.0}  # passes through, found in the index
+    assert row(sq, 1, index) == {}  # passes through, matches nothing
     sq = psq_queries(["q"], [["día", "light"]], prepare_table(TABLE), index.vocabulary, unknown="drop")
     assert row(sq, 0, index) == {} and row(sq, 1, index)
 
@@ -53,7 +56,7 @@ def test_terms_unknown_to_the_table_pass_through_or_are_dropped(index):
 def test_known_term_whose_options_are_all_pruned_contributes_nothing(index):
     prepared = prepare_table(TABLE, target_stopwords=["la", "las"])
     sq = psq_queries(["q"], [["the", "light"]], prepared, index.vocabulary)
-    assert row(sq, 0, index) == {}                    # not passed through as "the"
+    assert row(sq, 0, index) == {}  # not passed through as "the"
     # light without "la": luz .5, lumbre .25 renormalized; lumbre is not in the index
     assert row(sq, 1, index) == pytest.approx({"luz": 0.5 / 0.75})
 
@@ -65,9 +68,9 @@ def test_a_query_the_target_stopwords_empty_is_translated_by_the_unfiltered_tabl
     sq = psq_queries(qids, tokens, prepared, index.vocabulary, unfiltered=unfiltered, quiet=False)
     assert "1 of 3 queries had only target stopwords among their translations" in capsys.readouterr().err
     assert row(sq, 0, index) == {"la": 0.5, "las": 0.5}  # q1: "the" with its stopwords again
-    assert row(sq, 1, index) == {}                    # q2 keeps an option (luz): filtered as before
+    assert row(sq, 1, index) == {}  # q2 keeps an option (luz): filtered as before
     assert row(sq, 2, index) == pytest.approx({"luz": 0.5 / 0.75})
-    assert row(sq, 3, index) == {}                    # q3 has no option either way: not counted
+    assert row(sq, 3, index) == {}  # q3 has no option either way: not counted
     plain = psq_queries(qids, tokens, prepared, index.vocabulary)  # without the unfiltered table: emptied
     assert row(plain, 0, index) == {} and (plain.translations[1:] != sq.translations[1:]).nnz == 0
     psq_queries(qids, tokens, prepared, index.vocabulary, unfiltered=unfiltered)  # quiet by default
@@ -120,8 +123,25 @@ def cli_files(indexed_dir):
 
 
 def psq_cli(tmp, queries, out, *extra):
-    return main(["psq", "--index", str(tmp / "ix.npz"), "--queries", str(queries), "--table", str(tmp / "t.npz"),
-                 "-o", str(tmp / out), "-q", "--target-stopwords-top", "0", "--source-lang", "en", *extra])
+    return main(
+        [
+            "psq",
+            "--index",
+            str(tmp / "ix.npz"),
+            "--queries",
+            str(queries),
+            "--table",
+            str(tmp / "t.npz"),
+            "-o",
+            str(tmp / out),
+            "-q",
+            "--target-stopwords-top",
+            "0",
+            "--source-lang",
+            "en",
+            *extra,
+        ]
+    )
 
 
 def test_psq_verb_is_byte_identical_across_invocations(cli_files):
@@ -143,7 +163,10 @@ def test_psq_verb_options_change_the_run(cli_files):
 def test_psq_verb_bad_lambda_exits_2_and_writes_nothing(cli_files, capsys):
     tmp, queries = cli_files
     assert psq_cli(tmp, queries, "x.run", "--table2", str(tmp / "one.e2f"), "--lambda", "1.5") == 2
-    assert "--lambda (PSQ's lam) must be a float in the range [0.0, 1.0]. Got 1.5" in capsys.readouterr().err and not (tmp / "x.run").exists()
+    assert (
+        "--lambda (PSQ's lam) must be a float in the range [0.0, 1.0]. Got 1.5" in capsys.readouterr().err
+        and not (tmp / "x.run").exists()
+    )
 
 
 def test_target_stopwords_top_n_equals_a_stopword_file_of_the_most_frequent_index_terms(cli_files):
@@ -151,7 +174,7 @@ def test_target_stopwords_top_n_equals_a_stopword_file_of_the_most_frequent_inde
 
     tmp, queries = cli_files
     top = most_frequent_terms(Index.load(tmp / "ix.npz"), 3)
-    assert "la" in top                                   # so the option la of "light"/"the" is dropped
+    assert "la" in top  # so the option la of "light"/"the" is dropped
     (tmp / "stop.txt").write_text("\n".join(top) + "\n", encoding="utf-8")
     assert psq_cli(tmp, queries, "top.run", "--target-stopwords-top", "3") == 0
     assert psq_cli(tmp, queries, "file.run", "--target-stopwords", str(tmp / "stop.txt")) == 0
@@ -188,8 +211,9 @@ def test_all_mode_is_every_translation_as_its_own_query_term(index):
     table = TranslationTable.from_triples(["light", "light", "god"], ["luz", "tinieblas", "dios"], [0.9, 0.1, 1.0])
     every = psq_queries(["q"], [["light", "god", "light"]], table, index.vocabulary, mode="all")
     assert every.is_one_to_one() and every.source_weight.tolist() == [2.0, 2.0, 1.0]
-    expected = StructuredQueries.from_tokens(["q"], [["luz", "tinieblas", "dios", "luz", "tinieblas"]],
-                                             index.vocabulary)
+    expected = StructuredQueries.from_tokens(
+        ["q"], [["luz", "tinieblas", "dios", "luz", "tinieblas"]], index.vocabulary
+    )
     a, b = BM25(index).search(every), BM25(index).search(expected)
     assert a.docids.tolist() == b.docids.tolist() and np.array_equal(a.scores, b.scores)
 

@@ -1,6 +1,7 @@
 """clirkit.pyterrier against the real PyTerrier (no Java): an experiment folder's systems as transformers give the
 runner's runs byte for byte, pt.Experiment's own evaluation gives clirkit's numbers, PSQ is the first stage of
 PyTerrier re-rankers, the learners fit as pt.Estimators, and bad input is a one-line ClirkitError."""
+
 from __future__ import annotations
 
 import gzip
@@ -109,8 +110,13 @@ def _file(name: str) -> str:
 def test_pt_experiment_gives_clirkit_evals_numbers_for_bm25_dt_psq_psq_boost_and_a_fusion(saved, tmp_path):
     from pyterrier.measures import AP, R, nDCG
 
-    table = pt.Experiment([saved.retriever(n) for n in NAMES], saved.topics("test"), saved.qrels("test"),
-                          eval_metrics=[AP, nDCG@10, R@1000], names=NAMES)
+    table = pt.Experiment(
+        [saved.retriever(n) for n in NAMES],
+        saved.topics("test"),
+        saved.qrels("test"),
+        eval_metrics=[AP, nDCG @ 10, R @ 1000],
+        names=NAMES,
+    )
     qrels = saved.resources.qrels("test")
     for _, row in table.iterrows():  # clirkit's evaluation of the runs the runner wrote (what `clirkit eval` reads)
         means = evaluate(read_run(saved.folder / "runs" / f"{_file(row['name'])}.test.run.gz"), qrels, MEASURES).mean()
@@ -125,16 +131,27 @@ def test_psq_is_the_first_stage_of_a_reranker_written_in_pyterrier(saved):
     shorter_first = psq >> pt.apply.doc_score(lambda row: row["score"] / len(row["docno"]))
     results = shorter_first(saved.topics("test"))
     expected = saved.run("PSQ")
-    by_row = {(q, d): s / len(d) for q, d, s in zip(expected.qids.tolist(), expected.docids.tolist(),
-                                                    expected.scores.tolist())}
+    by_row = {
+        (q, d): s / len(d)
+        for q, d, s in zip(expected.qids.tolist(), expected.docids.tolist(), expected.scores.tolist())
+    }
     assert len(results) == len(expected)
     assert all(by_row[(q, d)] == s for q, d, s in zip(results["qid"], results["docno"], results["score"]))
-    table = pt.Experiment([psq, shorter_first], saved.topics("test"), saved.qrels("test"), eval_metrics=["map"],
-                          names=["PSQ", "PSQ >> rescored"])
+    table = pt.Experiment(
+        [psq, shorter_first],
+        saved.topics("test"),
+        saved.qrels("test"),
+        eval_metrics=["map"],
+        names=["PSQ", "PSQ >> rescored"],
+    )
     reranked = Run.from_dict({q: {d: s for (qq, d), s in by_row.items() if qq == q} for q in expected.query_ids})
     assert table["map"].tolist() == pytest.approx(
-        [evaluate(expected, saved.resources.qrels("test"), "AP").mean()["AP"],
-         evaluate(reranked, saved.resources.qrels("test"), "AP").mean()["AP"]], abs=1e-9)
+        [
+            evaluate(expected, saved.resources.qrels("test"), "AP").mean()["AP"],
+            evaluate(reranked, saved.resources.qrels("test"), "AP").mean()["AP"],
+        ],
+        abs=1e-9,
+    )
 
 
 def test_psq_then_the_boosted_reranker_is_the_psq_boost_system(saved):
@@ -180,8 +197,10 @@ def test_bm25_of_the_untranslated_queries_is_a_first_stage_built_from_an_index(s
 def test_a_boosted_ranker_fits_as_a_pyterrier_estimator_and_gives_the_runners_model(saved, tmp_path):
     from clirkit.systems import Boost
 
-    boost = cpt.retriever(Boost(base=saved.system("PSQ"), rounds=30, eval_every=10, beta_grid=(2.0, 5.0),
-                                random_state=3, quiet=True), resources=saved.resources)
+    boost = cpt.retriever(
+        Boost(base=saved.system("PSQ"), rounds=30, eval_every=10, beta_grid=(2.0, 5.0), random_state=3, quiet=True),
+        resources=saved.resources,
+    )
     assert isinstance(boost, pt.Estimator) and not isinstance(saved.retriever("PSQ"), pt.Estimator)
     boost.fit(saved.topics("train"), saved.qrels("train"), saved.topics("dev"), saved.qrels("dev"))
     made = Run.from_frame(boost(saved.topics("test")), tag="PSQ-Boost")
@@ -192,8 +211,11 @@ def test_a_pipeline_fits_its_reranker_on_the_first_stages_results(saved, tmp_pat
     from clirkit.systems import Boost
 
     psq = saved.retriever("PSQ")
-    rerank = cpt.reranker(Boost(base=saved.system("PSQ"), rounds=30, eval_every=10, beta_grid=(2.0, 5.0),
-                                random_state=3, quiet=True), resources=saved.resources, name="PSQ-Boost")
+    rerank = cpt.reranker(
+        Boost(base=saved.system("PSQ"), rounds=30, eval_every=10, beta_grid=(2.0, 5.0), random_state=3, quiet=True),
+        resources=saved.resources,
+        name="PSQ-Boost",
+    )
     pipeline = psq >> rerank
     pipeline.fit(saved.topics("train"), saved.qrels("train"), saved.topics("dev"), saved.qrels("dev"))
     made = Run.from_frame(pipeline(saved.topics("test")), tag="PSQ-Boost")
@@ -203,8 +225,11 @@ def test_a_pipeline_fits_its_reranker_on_the_first_stages_results(saved, tmp_pat
 def test_a_fusion_tunes_its_weights_on_the_validation_topics(saved, tmp_path):
     from clirkit.systems import Fusion
 
-    fusion = cpt.retriever(Fusion([saved.system("PSQ"), saved.system("PSQ-Boost")], step=0.25),
-                           resources=saved.resources, name="PSQ+PSQ-Boost")
+    fusion = cpt.retriever(
+        Fusion([saved.system("PSQ"), saved.system("PSQ-Boost")], step=0.25),
+        resources=saved.resources,
+        name="PSQ+PSQ-Boost",
+    )
     fusion.fit(saved.topics("train"), saved.qrels("train"), saved.topics("dev"), saved.qrels("dev"))
     made = Run.from_frame(fusion(saved.topics("test")), tag="PSQ+PSQ-Boost")
     assert _bytes(made, tmp_path / "made.run") == kept_run(saved.folder / "runs" / "psq_psq-boost.test.run.gz")
@@ -221,29 +246,42 @@ def test_pyterrier_inspects_the_transformers_columns_without_running_them(saved)
     psq, boost = saved.retriever("PSQ", depth=3), saved.reranker("PSQ-Boost")
     topics = saved.topics("test").assign(narrative="n")
     first = psq(topics)
-    assert pt.inspect.transformer_outputs(psq, list(topics.columns)) == list(first.columns) == [
-        "qid", "docno", "score", "rank", "query", "narrative"]
+    assert (
+        pt.inspect.transformer_outputs(psq, list(topics.columns))
+        == list(first.columns)
+        == ["qid", "docno", "score", "rank", "query", "narrative"]
+    )
     assert pt.inspect.transformer_outputs(boost, list(first.columns)) == list(boost(first).columns)
     with pytest.raises(pt.validate.InputValidationError):
         pt.inspect.transformer_outputs(psq, ["qid", "text"])
 
 
-@pytest.mark.parametrize("make_input, says", [
-    (lambda s: s.topics("test").rename(columns={"query": "text"}),
-     "Retriever(PSQ): the input frame has no query column (its columns: qid, text)"),
-    (lambda s: s.retriever("PSQ")(s.topics("test").head(2)),
-     "Retriever(PSQ): the input has a docno column (a results frame): this transformer retrieves from a queries "
-     "frame; to re-rank results, use reranker(system)"),
-    (lambda s: "the love of God", "Retriever(PSQ): expected a DataFrame with columns qid, query, got str "
-                                  "(for one text: .search(text))"),
-])
+@pytest.mark.parametrize(
+    "make_input, says",
+    [
+        (
+            lambda s: s.topics("test").rename(columns={"query": "text"}),
+            "Retriever(PSQ): the input frame has no query column (its columns: qid, text)",
+        ),
+        (
+            lambda s: s.retriever("PSQ")(s.topics("test").head(2)),
+            "Retriever(PSQ): the input has a docno column (a results frame): this transformer retrieves from a queries "
+            "frame; to re-rank results, use reranker(system)",
+        ),
+        (
+            lambda s: "the love of God",
+            "Retriever(PSQ): expected a DataFrame with columns qid, query, got str (for one text: .search(text))",
+        ),
+    ],
+)
 def test_bad_input_to_a_transformer_is_a_one_line_error(saved, make_input, says):
     assert says in _one_line_error(lambda: saved.retriever("PSQ").transform(make_input(saved)))
 
 
 def test_a_system_that_cannot_rerank_is_refused_as_a_reranker(saved):
     assert _one_line_error(lambda: saved.reranker("PSQ")) == (
-        "a PSQ cannot re-rank given results (a boosted ranker and SCS can): use retriever(system) as a first stage")
+        "a PSQ cannot re-rank given results (a boosted ranker and SCS can): use retriever(system) as a first stage"
+    )
     assert "expected a clirkit system" in _one_line_error(lambda: cpt.retriever("PSQ"))
 
 
@@ -252,29 +290,38 @@ def test_a_learner_without_resources_says_what_fit_needs(saved):
 
     boost = cpt.retriever(Boost(base=saved.system("PSQ"), rounds=5))
     assert _one_line_error(lambda: boost.fit(saved.topics("train"), saved.qrels("train"))).startswith(
-        "Retriever(Boost): fit needs the resources the system learns with")
+        "Retriever(Boost): fit needs the resources the system learns with"
+    )
 
 
 def test_an_experiment_folder_missing_or_made_by_other_settings_says_to_run_the_experiment(mini, saved, tmp_path):
     path = tmp_path / "other.toml"
     path.write_text(EXPERIMENT.format(folder=mini).replace("rounds = 30", "rounds = 40"), encoding="utf-8")
     message = _one_line_error(lambda: cpt.from_experiment(path, tmp_path / "nowhere"))
-    assert message == f"{tmp_path / 'nowhere'}: no such experiment folder: run clirkit run {path} -o " \
-                      f"{tmp_path / 'nowhere'} first"
+    assert (
+        message == f"{tmp_path / 'nowhere'}: no such experiment folder: run clirkit run {path} -o "
+        f"{tmp_path / 'nowhere'} first"
+    )
     other = cpt.from_experiment(path, saved.folder)
     assert other.system("PSQ") is not None  # the same PSQ: its index and table are the folder's
     message = _one_line_error(lambda: other.system("PSQ-Boost"))
-    assert message.startswith(f"{saved.folder / 'models' / 'psq-boost.npz'}: was made by other settings: run "
-                              f"clirkit run {path} -o {saved.folder} first")
+    assert message.startswith(
+        f"{saved.folder / 'models' / 'psq-boost.npz'}: was made by other settings: run "
+        f"clirkit run {path} -o {saved.folder} first"
+    )
     assert "has no system 'SCS'" in _one_line_error(lambda: saved.system("SCS"))
 
 
 def test_without_pyterrier_clirkit_pyterrier_says_what_to_install():
-    code = ("import sys; sys.modules['pyterrier'] = None\n"
-            "try:\n    import clirkit.pyterrier\nexcept Exception as e:\n    print(type(e).__name__, e)")
+    code = (
+        "import sys; sys.modules['pyterrier'] = None\n"
+        "try:\n    import clirkit.pyterrier\nexcept Exception as e:\n    print(type(e).__name__, e)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == ("ClirkitError clirkit.pyterrier needs PyTerrier and pandas (pyterrier is not installed): "
-                           "pip install 'clirkit[pyterrier]'")
+    assert out.strip() == (
+        "ClirkitError clirkit.pyterrier needs PyTerrier and pandas (pyterrier is not installed): "
+        "pip install 'clirkit[pyterrier]'"
+    )
 
 
 def test_the_readmes_pyterrier_example_runs_on_an_experiment_folder(saved, capsys):

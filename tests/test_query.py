@@ -1,4 +1,5 @@
 """clirkit.query: StructuredQueries, the columnar input of the BM25 engine (DT one-to-one, PSQ distributions)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -91,14 +92,21 @@ def _from_tokens_one_query_at_a_time(qids, token_lists, vocabulary) -> Structure
     known = targets >= 0
     translations = sp.csr_matrix(
         (np.ones(int(known.sum())), targets[known], np.concatenate(([0], np.cumsum(known, dtype=np.int64)))),
-        shape=(len(source_terms), len(vocabulary)))
-    return StructuredQueries(list(qids), np.asarray(source_query, dtype=np.int64),
-                             np.asarray(source_weight, dtype=np.float64), translations, source_terms)
+        shape=(len(source_terms), len(vocabulary)),
+    )
+    return StructuredQueries(
+        list(qids),
+        np.asarray(source_query, dtype=np.int64),
+        np.asarray(source_weight, dtype=np.float64),
+        translations,
+        source_terms,
+    )
 
 
 @settings(max_examples=200, deadline=None)
-@given(token_lists=st.lists(st.lists(st.sampled_from(["a", "b", "c", "d", "x", "y", "zz", ""]), max_size=8),
-                            max_size=6))
+@given(
+    token_lists=st.lists(st.lists(st.sampled_from(["a", "b", "c", "d", "x", "y", "zz", ""]), max_size=8), max_size=6)
+)
 def test_from_tokens_equals_a_counter_per_query(token_lists):
     vocabulary = {"a": 0, "b": 3, "c": 1, "d": 2, "": 4}  # "x", "y", "zz" unknown
     qids = [f"q{i}" for i in range(len(token_lists))]

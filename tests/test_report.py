@@ -4,6 +4,7 @@ The evaluations are written by hand over six test topics of the bundled nave-en-
 every mean and every exact randomization p-value is a hand formula: with n queries whose differences
 all have one sign, only the all-plus and all-minus sign vectors reach |sum d|, so p = 2 / 2^n.
 """
+
 from __future__ import annotations
 
 import csv
@@ -24,7 +25,7 @@ PSQ = {"AP": [0.1, 0.2, 0.3, 0.2, 0.3, 0.4], "P@10": [0.1] * 6, "RR": [1.0, 0.5,
 # AP and P@10 better on every query (p = 2/2^6); RR differences -0.5, +0.5, 0, 0, 0, +0.5: every sign vector
 # reaches |sum| >= 0.5, so p = 1
 BOOST = {"AP": [0.4, 0.5, 0.6, 0.5, 0.4, 0.6], "P@10": [0.3] * 6, "RR": [0.5, 1.0, 1.0, 0.5, 1.0, 1.0]}
-P_ALL_BETTER = 2 / 2 ** 6
+P_ALL_BETTER = 2 / 2**6
 
 
 def _ev(columns, qids=QIDS, *, tag="clirkit", average="qrels", missing=(), ignored=()) -> Evaluation:
@@ -38,6 +39,7 @@ def _report(**kwargs) -> Report:
 
 
 # ---------------------------------------------------------------------------- significance()
+
 
 def test_significance_tests_every_run_but_the_baseline_per_measure():
     tests = significance([_ev(PSQ), _ev(BOOST)])
@@ -71,13 +73,15 @@ def test_significance_against_another_baseline_tests_the_first_run():
 
 # ---------------------------------------------------------------------------- text
 
+
 def test_text_aligns_ids_left_numbers_right_marks_significant_means_and_ends_with_notes():
     assert _report().text() == (
         "run        queries       AP     P@10      RR\n"
         "psq.run    6         0.2500   0.1000  0.7500\n"
         "boost.run  6        *0.5000  *0.3000  0.8333\n"
         "# qrels qrels.test.txt: mean over the 6 queries of the qrels; a query without run lines scores 0\n"
-        "# * = p < 0.05 against psq.run (paired randomization test, 10000 permutations, seed 0, two-sided)\n")
+        "# * = p < 0.05 against psq.run (paired randomization test, 10000 permutations, seed 0, two-sided)\n"
+    )
 
 
 def test_a_mark_needs_p_below_alpha():
@@ -105,19 +109,24 @@ def test_no_test_means_no_marks_and_no_significance_note():
 
 
 def test_t_test_note_and_permutation_settings_in_the_note():
-    assert _report(test="t-test").text().splitlines()[-1] == \
-        "# * = p < 0.05 against psq.run (paired t-test, two-sided)"
-    assert "(paired randomization test, 500 permutations, seed 7, two-sided)" in \
-        _report(permutations=500, seed=7).text()
+    assert _report(test="t-test").text().splitlines()[-1] == "# * = p < 0.05 against psq.run (paired t-test, two-sided)"
+    assert (
+        "(paired randomization test, 500 permutations, seed 7, two-sided)" in _report(permutations=500, seed=7).text()
+    )
 
 
 def test_notes_count_missing_and_ignored_queries_and_word_the_average():
     evs = [_ev(PSQ, missing=["ABDI.1", "ACHOR.1"], average="run"), _ev(BOOST, ignored=["GEN.1"], average="run")]
-    notes = [line for line in Report(["psq.run", "boost.run"], evs, average="run", qrels="q.txt").text()
-             .splitlines() if line.startswith("#")]
+    notes = [
+        line
+        for line in Report(["psq.run", "boost.run"], evs, average="run", qrels="q.txt").text().splitlines()
+        if line.startswith("#")
+    ]
     assert notes[0] == "# qrels q.txt: mean over each run's queries that the qrels judge"
-    assert notes[2:] == ["# psq.run: 2 qrels queries without run lines",
-                         "# boost.run: 1 run queries not in the qrels, ignored"]
+    assert notes[2:] == [
+        "# psq.run: 2 qrels queries without run lines",
+        "# boost.run: 1 run queries not in the qrels, ignored",
+    ]
 
 
 def test_per_query_text_lists_each_query_then_the_mean_as_all():
@@ -132,6 +141,7 @@ def test_per_query_text_lists_each_query_then_the_mean_as_all():
 
 # ---------------------------------------------------------------------------- markdown
 
+
 def test_markdown_table_right_aligns_measures_escapes_stars_and_breaks_note_lines():
     assert _report().markdown() == (
         "| run | queries | AP | P@10 | RR |\n"
@@ -140,7 +150,8 @@ def test_markdown_table_right_aligns_measures_escapes_stars_and_breaks_note_line
         "| boost.run | 6 | \\*0.5000 | \\*0.3000 | 0.8333 |\n"
         "\n"
         "qrels qrels.test.txt: mean over the 6 queries of the qrels; a query without run lines scores 0  \n"
-        "\\* = p < 0.05 against psq.run (paired randomization test, 10000 permutations, seed 0, two-sided)\n")
+        "\\* = p < 0.05 against psq.run (paired randomization test, 10000 permutations, seed 0, two-sided)\n"
+    )
 
 
 def test_per_query_markdown_has_a_qid_column():
@@ -152,6 +163,7 @@ def test_per_query_markdown_has_a_qid_column():
 
 
 # ---------------------------------------------------------------------------- csv
+
 
 def test_csv_keeps_full_precision_and_adds_p_value_columns():
     report = _report()
@@ -188,21 +200,49 @@ def test_per_query_csv_is_tidy_one_row_per_run_and_query_without_a_mean_row():
 
 # ---------------------------------------------------------------------------- json
 
+
 def test_json_echoes_the_settings_and_gives_means_and_significance_per_run():
     doc = json.loads(_report(depth=100, rel_threshold=2, ties="run").json())
-    assert {k: doc[k] for k in ("qrels", "average", "measures", "baseline", "test", "alpha", "permutations",
-                                "seed", "depth", "rel_threshold", "ties")} == {
-        "qrels": "qrels.test.txt", "average": "qrels", "measures": list(MEASURES), "baseline": "psq.run",
-        "test": "randomization", "alpha": 0.05, "permutations": 10_000, "seed": 0, "depth": 100,
-        "rel_threshold": 2, "ties": "run"}
+    assert {
+        k: doc[k]
+        for k in (
+            "qrels",
+            "average",
+            "measures",
+            "baseline",
+            "test",
+            "alpha",
+            "permutations",
+            "seed",
+            "depth",
+            "rel_threshold",
+            "ties",
+        )
+    } == {
+        "qrels": "qrels.test.txt",
+        "average": "qrels",
+        "measures": list(MEASURES),
+        "baseline": "psq.run",
+        "test": "randomization",
+        "alpha": 0.05,
+        "permutations": 10_000,
+        "seed": 0,
+        "depth": 100,
+        "rel_threshold": 2,
+        "ties": "run",
+    }
     assert doc["description"] == "mean over the 6 queries of the qrels"
     psq, boost = doc["runs"]
     assert psq["run"] == "psq.run" and psq["tag"] == "psq" and psq["queries"] == 6
     assert psq["mean"] == _ev(PSQ).mean()
     assert "significance" not in psq and "per_query" not in psq
-    assert boost["significance"]["AP"] == {"test": "randomization", "p_value": P_ALL_BETTER,
-                                           "mean_difference": pytest.approx(0.25), "queries": 6,
-                                           "significant": True}
+    assert boost["significance"]["AP"] == {
+        "test": "randomization",
+        "p_value": P_ALL_BETTER,
+        "mean_difference": pytest.approx(0.25),
+        "queries": 6,
+        "significant": True,
+    }
     assert boost["significance"]["RR"]["p_value"] == 1.0 and boost["significance"]["RR"]["significant"] is False
 
 
@@ -227,6 +267,7 @@ def test_json_of_a_single_run_says_no_test():
 
 # ---------------------------------------------------------------------------- render
 
+
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_render_dispatches_to_the_format_and_ends_with_a_newline(fmt):
     report = _report()
@@ -248,8 +289,14 @@ def test_nan_p_value_never_marks():
 # ---------------------------------------------------------------------------- score_table
 
 # one judged verse per test topic of nave-en-es (the first line of each topic's qrels)
-RELEVANT = {"ABDI.1": "2Chr.29.12", "ABIRAM.1": "Num.16.1", "ABIRAM.2": "Num.16.1", "ABISHAG.1": "1Kgs.1.1",
-            "ABITAL.1": "2Sam.3.4", "ACHOR.1": "Josh.7.26"}
+RELEVANT = {
+    "ABDI.1": "2Chr.29.12",
+    "ABIRAM.1": "Num.16.1",
+    "ABIRAM.2": "Num.16.1",
+    "ABISHAG.1": "1Kgs.1.1",
+    "ABITAL.1": "2Sam.3.4",
+    "ACHOR.1": "Josh.7.26",
+}
 
 
 def _weak_and_strong():
@@ -269,7 +316,8 @@ def test_score_table_is_the_text_report_of_the_evaluated_runs_without_trailing_n
         "weak    6         0.5000   0.0000",
         "strong  6        *1.0000  *1.0000",  # better on all 6 queries: p = 2/2^6
         "# qrels qrels.test.txt: mean over the 6 queries of the qrels; a query without run lines scores 0",
-        "# * = p < 0.05 against weak (paired randomization test, 10000 permutations, seed 0, two-sided)"]
+        "# * = p < 0.05 against weak (paired randomization test, 10000 permutations, seed 0, two-sided)",
+    ]
     flipped = score_table({"weak": weak, "strong": strong}, qrels, ("AP",), baseline="strong")
     assert flipped.split("\n")[1].split() == ["weak", "6", "*0.5000"] and "against strong" in flipped
 
@@ -278,5 +326,7 @@ def test_score_table_gains_are_mean_differences_in_points_with_p_values():
     qrels, weak, strong = _weak_and_strong()
     text = score_table({"weak": weak, "strong": strong}, qrels, ("AP", "P@1"), gains=("AP", "P@1"))
     # AP 1 - 1/2 = +50 points, P@1 1 - 0 = +100 points, p = 2/2^6 = 0.03125 printed to 4 places
-    assert text.split("\n\n")[1].split("\n") == ["gains over weak in points:",
-                                                 "strong vs weak: AP +50.00 (p 0.0312), P@1 +100.00 (p 0.0312)"]
+    assert text.split("\n\n")[1].split("\n") == [
+        "gains over weak in points:",
+        "strong vs weak: AP +50.00 (p 0.0312), P@1 +100.00 (p 0.0312)",
+    ]

@@ -3,6 +3,7 @@
 Ids are real ones from the bundled nave-en-es collection: Nave's subtopics as query ids,
 RV1909 verse ids (OSIS) as document ids.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -166,10 +167,12 @@ def test_take_strings_equals_fancy_indexing_whatever_the_width():
 
 # ---------------------------------------------------------------------------- Qrels
 
+
 def _qrels() -> Qrels:
     # real judgments of the nave-en-es test qrels (grade 2), plus one judged non-relevant verse
-    return Qrels(["ABITAL.1", "ABDI.1", "ABITAL.1", "ABDI.1"],
-                 ["2Sam.3.4", "2Chr.29.12", "1Chr.3.3", "Gen.1.1"], [2, 2, 2, 0])
+    return Qrels(
+        ["ABITAL.1", "ABDI.1", "ABITAL.1", "ABDI.1"], ["2Sam.3.4", "2Chr.29.12", "1Chr.3.3", "Gen.1.1"], [2, 2, 2, 0]
+    )
 
 
 def test_qrels_query_ids_are_in_first_appearance_order():
@@ -177,8 +180,7 @@ def test_qrels_query_ids_are_in_first_appearance_order():
 
 
 def test_qrels_to_dict_nests_grades_by_query_then_docid():
-    assert _qrels().to_dict() == {"ABITAL.1": {"2Sam.3.4": 2, "1Chr.3.3": 2},
-                                  "ABDI.1": {"2Chr.29.12": 2, "Gen.1.1": 0}}
+    assert _qrels().to_dict() == {"ABITAL.1": {"2Sam.3.4": 2, "1Chr.3.3": 2}, "ABDI.1": {"2Chr.29.12": 2, "Gen.1.1": 0}}
 
 
 def test_qrels_subset_keeps_only_the_given_queries():
@@ -217,8 +219,10 @@ def test_a_run_goes_to_a_pandas_frame_with_ranks_and_back():
 
 def _lines_by_hand(run: Run, tag: str) -> bytes:
     """The TREC lines of ``run`` as the format says: ``qid Q0 docid rank repr(score) tag``."""
-    return "".join(f"{q} Q0 {d} {r} {s!r} {tag}\n" for q, d, r, s in
-                   zip(run.qids.tolist(), run.docids.tolist(), run.ranks().tolist(), run.scores.tolist())).encode()
+    return "".join(
+        f"{q} Q0 {d} {r} {s!r} {tag}\n"
+        for q, d, r, s in zip(run.qids.tolist(), run.docids.tolist(), run.ranks().tolist(), run.scores.tolist())
+    ).encode()
 
 
 @pytest.mark.parametrize("docid", ["Num.16.2", "Núm.16.2", "Num\x0016.2"])  # ASCII: assembled by numpy; else joined
@@ -245,10 +249,16 @@ def test_a_written_run_is_the_lines_of_the_format_byte_for_byte(tmp_path, docid)
         assert back.scores.tobytes() == run.scores.tobytes()
 
 
-@pytest.mark.parametrize("qid, docid, says", [("ABIRAM.1", "Gen 1", "document id 'Gen 1'"),
-                                              ("ABIRAM\t1", "Gen.1", "query id 'ABIRAM\\t1'"),
-                                              ("ABIRAM.1", "Gen.1\x1f", "whitespace"),
-                                              ("", "Gen.1", "empty query id"), ("ABIRAM.1", "", "empty document id")])
+@pytest.mark.parametrize(
+    "qid, docid, says",
+    [
+        ("ABIRAM.1", "Gen 1", "document id 'Gen 1'"),
+        ("ABIRAM\t1", "Gen.1", "query id 'ABIRAM\\t1'"),
+        ("ABIRAM.1", "Gen.1\x1f", "whitespace"),
+        ("", "Gen.1", "empty query id"),
+        ("ABIRAM.1", "", "empty document id"),
+    ],
+)
 def test_writing_a_run_refuses_an_empty_id_or_one_with_whitespace_as_the_line_joiner_did(tmp_path, qid, docid, says):
     from clirkit.errors import ClirkitError
     from clirkit.formats import write_run
@@ -265,8 +275,13 @@ def test_a_packed_run_unpacks_to_the_same_arrays_values_and_dtypes():
     rng = np.random.default_rng(0)
     docids = np.array([f"doc-{i}" + "x" * (i % 7) for i in range(50)])
     sizes = rng.integers(1, 20, 30)
-    run = Run.from_groups([f"q{i}" for i in range(30)], sizes, docids[rng.integers(0, 50, int(sizes.sum()))],
-                          rng.random(int(sizes.sum())), tag="T")
+    run = Run.from_groups(
+        [f"q{i}" for i in range(30)],
+        sizes,
+        docids[rng.integers(0, 50, int(sizes.sum()))],
+        rng.random(int(sizes.sum())),
+        tag="T",
+    )
     back = PackedRun(run).unpack()
     for name in ("qids", "docids", "scores"):
         got, want = getattr(back, name), getattr(run, name)

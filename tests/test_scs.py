@@ -1,4 +1,5 @@
 """The SCS model: losses, hand-derived gradients, seeded training, scoring, model files (SPEC §7)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -75,6 +76,7 @@ def numeric_gradient(model, data, h=1e-6):
 
 # losses -----------------------------------------------------------------------------------------
 
+
 def test_sosl_is_zero_inside_the_grade_segment_and_squared_distance_outside():
     th = (0.2, 0.7)  # segments: grade 0 [-1, 0.2], grade 1 [0.2, 0.7], grade 2 [0.7, 1]
     r = np.array([0.2, 0.2, 0.7, 0.7, 0.5, 0.9, 0.1, -0.5])
@@ -126,6 +128,7 @@ def test_mse_default_targets_are_the_middle_of_each_sosl_segment():
 
 # encoding ---------------------------------------------------------------------------------------
 
+
 def test_averaging_matrix_averages_real_tokens_only():
     vocab = vocabulary_of([["luz", "dios"], ["tierra"]])
     A = averaging_matrix([["luz", "luz", "dios", "unknown"], [], ["unknown"]], vocab)
@@ -146,23 +149,49 @@ def test_word_vector_file_is_read_with_or_without_word2vec_header(tmp_path):
         read_word_vectors(path, 3)
 
 
-@pytest.mark.parametrize("text, where, problem", [
-    ("luz 0.1 0.2\n", ":1", "expected a word and 3 numbers, got 3 fields (the model's --dim is 3); give vectors of "
-                            "--dim numbers, or set --dim to the vectors' size (word v1 ... v_dim, separated by single "
-                            "spaces)"),
-    (" 0.1 0.2 0.3\n", ":1", "empty word (the line starts with a space); remove the space, or give the line its word"),
-    ("luz\x00 0.1 0.2 0.3\n", ":1", "word 'luz\\x00' contains a NUL character; remove the NUL bytes (is it a binary "
-                                    "file?)"),
-    ("l" * 1001 + " 0.1 0.2 0.3\n", ":1", "word of 1,001 characters (at most 1,000); check the line: a word is short "
-                                         "(is a line break missing?)"),
-    ("luz 0.1 x 0.3\n", ":1", "vector component 'x' is not a number; give the word, then 3 numbers such as 0.25"),
-    ("luz 0.1 0.2 0.3\nluz 1 2 3\n", ":2", "word 'luz' already given on line 1; give each word one vector (remove "
-                                          "one of the two lines)"),
-    ("luz 0.1 nan 0.3\n", ":1", "the vector of 'luz' holds inf or nan; give finite numbers (make or export the "
-                               "vectors again)"),
-    ("2 3\n", "", "no word vectors in the file: check the path (word2vec or GloVe text: a word and its 3 numbers a "
-                  "line)"),
-])
+@pytest.mark.parametrize(
+    "text, where, problem",
+    [
+        (
+            "luz 0.1 0.2\n",
+            ":1",
+            "expected a word and 3 numbers, got 3 fields (the model's --dim is 3); give vectors of "
+            "--dim numbers, or set --dim to the vectors' size (word v1 ... v_dim, separated by single "
+            "spaces)",
+        ),
+        (
+            " 0.1 0.2 0.3\n",
+            ":1",
+            "empty word (the line starts with a space); remove the space, or give the line its word",
+        ),
+        (
+            "luz\x00 0.1 0.2 0.3\n",
+            ":1",
+            "word 'luz\\x00' contains a NUL character; remove the NUL bytes (is it a binary file?)",
+        ),
+        (
+            "l" * 1001 + " 0.1 0.2 0.3\n",
+            ":1",
+            "word of 1,001 characters (at most 1,000); check the line: a word is short (is a line break missing?)",
+        ),
+        ("luz 0.1 x 0.3\n", ":1", "vector component 'x' is not a number; give the word, then 3 numbers such as 0.25"),
+        (
+            "luz 0.1 0.2 0.3\nluz 1 2 3\n",
+            ":2",
+            "word 'luz' already given on line 1; give each word one vector (remove one of the two lines)",
+        ),
+        (
+            "luz 0.1 nan 0.3\n",
+            ":1",
+            "the vector of 'luz' holds inf or nan; give finite numbers (make or export the vectors again)",
+        ),
+        (
+            "2 3\n",
+            "",
+            "no word vectors in the file: check the path (word2vec or GloVe text: a word and its 3 numbers a line)",
+        ),
+    ],
+)
 def test_a_bad_word_vector_file_says_where_what_and_what_to_do(tmp_path, text, where, problem):
     # said no fix before (the fields, the empty word, the NUL, the length, the repeat, the value, an empty file)
     path = tmp_path / "vec.txt"
@@ -174,8 +203,20 @@ def test_a_bad_word_vector_file_says_where_what_and_what_to_do(tmp_path, text, w
 
 # gradients --------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("loss, eps", [("sosl", 1.0), ("sosl", 0.0), ("mse", 1.0), ("mse", 0.3),
-                                       ("hinge", 1.0), ("logistic", 1.0), ("logistic", 0.0), ("exp", 0.5)])
+
+@pytest.mark.parametrize(
+    "loss, eps",
+    [
+        ("sosl", 1.0),
+        ("sosl", 0.0),
+        ("mse", 1.0),
+        ("mse", 0.3),
+        ("hinge", 1.0),
+        ("logistic", 1.0),
+        ("logistic", 0.0),
+        ("exp", 0.5),
+    ],
+)
 def test_hand_derived_gradient_matches_finite_differences_for_every_parameter(loss, eps):
     model = small_model(loss=loss, eps=eps, margin=0.05, pair_weight="grade", dim=3, negatives=2)
     data = model.prepare(QIDS, QTOK, DIDS, DTOK, QRELS)
@@ -185,7 +226,7 @@ def test_hand_derived_gradient_matches_finite_differences_for_every_parameter(lo
         U, _ = model.encode_queries([QTOK[i] for i in q])
         V, _ = model.encode_documents([DTOK[i] for i in d])
         r = np.einsum("ij,ij->i", U, V)
-        assert np.all(np.abs(0.05 + r[len(data):] - r[:len(data)]) > 1e-4)
+        assert np.all(np.abs(0.05 + r[len(data) :] - r[: len(data)]) > 1e-4)
     loss_value, analytic = dense_gradient(model, data)
     assert loss_value > 0
     numeric = numeric_gradient(model, data)
@@ -207,6 +248,7 @@ def test_gradient_is_bounded_by_eps_but_not_without_it():
 
 
 # training ---------------------------------------------------------------------------------------
+
 
 def test_seeded_training_is_reproducible_byte_for_byte(tmp_path):
     digests = []
@@ -252,6 +294,7 @@ def test_adam_dense_and_lazy_agree_on_the_first_step_and_follow_the_formula():
 
 # scoring and files ------------------------------------------------------------------------------
 
+
 def test_search_scores_are_the_smooth_cosine_and_rerank_rescores_the_same_pairs():
     model = small_model(epochs=2, eps=0.7).fit_tokens(QIDS, QTOK, DIDS, DTOK, QRELS)
     full = model.similarity(QTOK, DTOK)
@@ -287,9 +330,19 @@ def test_save_load_round_trip_gives_the_same_scores_and_bad_files_fail_clearly(t
     with pytest.raises(ClirkitError, match="junk.npz: not a clirkit scs-model file"):
         SCSModel.load(tmp_path / "junk.npz")
     from clirkit.npzio import save_npz
-    save_npz(tmp_path / "bad.npz", "scs-model", 1, {"params": model.get_params()},
-             {"query_vocab": model.query_vocab_, "doc_vocab": model.doc_vocab_,
-              "query_embeddings": model.query_embeddings_[:-1], "doc_embeddings": model.doc_embeddings_})
+
+    save_npz(
+        tmp_path / "bad.npz",
+        "scs-model",
+        1,
+        {"params": model.get_params()},
+        {
+            "query_vocab": model.query_vocab_,
+            "doc_vocab": model.doc_vocab_,
+            "query_embeddings": model.query_embeddings_[:-1],
+            "doc_embeddings": model.doc_embeddings_,
+        },
+    )
     with pytest.raises(ClirkitError, match="bad.npz: corrupt SCS model: query embeddings"):
         SCSModel.load(tmp_path / "bad.npz")
 
@@ -302,18 +355,38 @@ def test_grades_beyond_the_thresholds_are_a_user_error():
 
 # command line -----------------------------------------------------------------------------------
 
+
 def test_scs_train_and_score_commands_write_a_model_and_a_run(tmp_path, capsys):
     from clirkit.cli import main
     from clirkit.formats import read_run
 
     (tmp_path / "q.tsv").write_text("".join(f"{q}\t{t}\n" for q, t in QUERIES.items()), encoding="utf-8")
     (tmp_path / "d.tsv").write_text("".join(f"{d}\t{t}\n" for d, t in VERSES.items()), encoding="utf-8")
-    (tmp_path / "qrels").write_text("".join(f"{q} 0 {d} {r}\n" for q, d, r in
-                                            zip(QRELS.qids, QRELS.docids, QRELS.rels)), encoding="utf-8")
+    (tmp_path / "qrels").write_text(
+        "".join(f"{q} 0 {d} {r}\n" for q, d, r in zip(QRELS.qids, QRELS.docids, QRELS.rels)), encoding="utf-8"
+    )
     files = ["--queries", str(tmp_path / "q.tsv"), "--documents", str(tmp_path / "d.tsv")]
     model = str(tmp_path / "m.npz")
-    assert main(["scs-train", *files, "--qrels", str(tmp_path / "qrels"), "-o", model, "--dim", "8",
-                 "--epochs", "2", "--negatives", "3", "-q"]) == 0
+    assert (
+        main(
+            [
+                "scs-train",
+                *files,
+                "--qrels",
+                str(tmp_path / "qrels"),
+                "-o",
+                model,
+                "--dim",
+                "8",
+                "--epochs",
+                "2",
+                "--negatives",
+                "3",
+                "-q",
+            ]
+        )
+        == 0
+    )
     out = tmp_path / "scs.run"
     assert main(["scs-score", model, *files, "-o", str(out), "--depth", "5", "-q"]) == 0
     run = read_run(out)
@@ -326,7 +399,6 @@ def test_scs_train_and_score_commands_write_a_model_and_a_run(tmp_path, capsys):
 
 
 # tampered files: every header value and array is checked before use ---------------------------------
-
 
 
 @pytest.fixture(scope="module")
@@ -361,38 +433,78 @@ SCS_TAMPERING = {
     "dim off the embeddings": ({"params.dim": 5}, {}, "query embeddings must have shape (13, 5), got (13, 6)"),
     "lr NaN": ({"params.lr": float("nan")}, {}, "header params: The 'lr' parameter of SCSModel must be"),
     "loss unknown": ({"params.loss": "zzz"}, {}, "header params: The 'loss' parameter of SCSModel must be"),
-    "thresholds decreasing": ({"params.thresholds": [0.7, 0.2]}, {},
-                              "header params: SOSL thresholds must increase strictly inside (-1, 1), got 0.7 0.2"),
-    "thresholds of strings": ({"params.thresholds": ["a"]}, {},
-                              'header params.thresholds must be a list of finite numbers, got ["a"]'),
-    "a NaN threshold": ({"params.thresholds": [float("nan")]}, {},
-                        "header params.thresholds must be a list of finite numbers, got [NaN]"),
+    "thresholds decreasing": (
+        {"params.thresholds": [0.7, 0.2]},
+        {},
+        "header params: SOSL thresholds must increase strictly inside (-1, 1), got 0.7 0.2",
+    ),
+    "thresholds of strings": (
+        {"params.thresholds": ["a"]},
+        {},
+        'header params.thresholds must be a list of finite numbers, got ["a"]',
+    ),
+    "a NaN threshold": (
+        {"params.thresholds": [float("nan")]},
+        {},
+        "header params.thresholds must be a list of finite numbers, got [NaN]",
+    ),
     "MSE targets too few": ({"params.mse_targets": [1]}, {}, "header params: give one MSE target per grade (3), got 1"),
     "an unknown hyper-parameter": ({"params.bogus": 1}, {}, 'header params has an unknown hyper-parameter "bogus"'),
-    "both spellings of a language": ({"params.query_lang": "en"}, {}, "header params has both query_lang and source_lang"),
+    "both spellings of a language": (
+        {"params.query_lang": "en"},
+        {},
+        "header params has both query_lang and source_lang",
+    ),
     "params not an object": ({"params": "x"}, {}, 'header params must be an object, got "x"'),
-    "query analyzer incomplete": ({"query_analyzer": {"lang": "en"}}, {},
-                                  "header query_analyzer: missing lowercase, strip_punctuation"),
+    "query analyzer incomplete": (
+        {"query_analyzer": {"lang": "en"}},
+        {},
+        "header query_analyzer: missing lowercase, strip_punctuation",
+    ),
     "doc analyzer a number": ({"doc_analyzer": 4}, {}, "header doc_analyzer must be an object or null, got 4"),
-    "doc analyzer lowercase null": ({"doc_analyzer.lowercase": None}, {},
-                                    "header doc_analyzer: lowercase must be true or false, got None"),
+    "doc analyzer lowercase null": (
+        {"doc_analyzer.lowercase": None},
+        {},
+        "header doc_analyzer: lowercase must be true or false, got None",
+    ),
     "history an object": ({"history": {"a": 1}}, {}, 'header history must be a list of objects, got {"a": 1}'),
     "history without losses": ({"history": [{"epoch": 1}]}, {}, "header history[0].loss is missing"),
     "training stats a list": ({"training_stats": []}, {}, "header training_stats must be an object, got []"),
-    "a NaN embedding": ({}, {"doc_embeddings": lambda a: _set(a["doc_embeddings"], (2, 3), np.nan)},
-                        "doc embeddings has NaN at (2, 3)"),
-    "an infinite embedding": ({}, {"query_embeddings": lambda a: _set(a["query_embeddings"], (0, 0), -np.inf)},
-                              "query embeddings has an infinite value at (0, 0)"),
-    "string embeddings": ({}, {"query_embeddings": lambda a: a["query_embeddings"].astype(str)},
-                          "query embeddings must hold floats, got <U"),
-    "a word too few": ({}, {"doc_vocab": lambda a: a["doc_vocab"][:-1]},
-                       "doc embeddings must have shape (75, 6), got (76, 6)"),
-    "vocabulary reversed": ({}, {"query_vocab": lambda a: a["query_vocab"][::-1].copy()},
-                            "query_vocab is not strictly increasing at 1 ('wilderness' then 'the')"),
-    "a repeated word": ({}, {"doc_vocab": lambda a: _set(a["doc_vocab"], 1, a["doc_vocab"][0])},
-                        "doc_vocab is not strictly increasing at 1"),
-    "integer vocabulary": ({}, {"doc_vocab": lambda a: np.arange(len(a["doc_vocab"]))},
-                           "doc_vocab must hold strings, got int64"),
+    "a NaN embedding": (
+        {},
+        {"doc_embeddings": lambda a: _set(a["doc_embeddings"], (2, 3), np.nan)},
+        "doc embeddings has NaN at (2, 3)",
+    ),
+    "an infinite embedding": (
+        {},
+        {"query_embeddings": lambda a: _set(a["query_embeddings"], (0, 0), -np.inf)},
+        "query embeddings has an infinite value at (0, 0)",
+    ),
+    "string embeddings": (
+        {},
+        {"query_embeddings": lambda a: a["query_embeddings"].astype(str)},
+        "query embeddings must hold floats, got <U",
+    ),
+    "a word too few": (
+        {},
+        {"doc_vocab": lambda a: a["doc_vocab"][:-1]},
+        "doc embeddings must have shape (75, 6), got (76, 6)",
+    ),
+    "vocabulary reversed": (
+        {},
+        {"query_vocab": lambda a: a["query_vocab"][::-1].copy()},
+        "query_vocab is not strictly increasing at 1 ('wilderness' then 'the')",
+    ),
+    "a repeated word": (
+        {},
+        {"doc_vocab": lambda a: _set(a["doc_vocab"], 1, a["doc_vocab"][0])},
+        "doc_vocab is not strictly increasing at 1",
+    ),
+    "integer vocabulary": (
+        {},
+        {"doc_vocab": lambda a: np.arange(len(a["doc_vocab"]))},
+        "doc_vocab must hold strings, got int64",
+    ),
 }
 
 
@@ -411,20 +523,32 @@ def test_a_tampered_scs_model_is_a_one_line_error_naming_the_file_and_the_proble
     assert "\n" not in str(info.value)
 
 
-@pytest.mark.parametrize("name, mutation", [
-    (name, m) for name in ("query_vocab", "doc_vocab") for m in ("reverse", "first repeated", "drop last", "empty")
-] + [(name, m) for name in ("query_embeddings", "doc_embeddings")
-     for m in ("drop last", "as str", "empty", "1-d", "first to NaN", "as int")])
-def test_a_mutated_scs_array_loads_as_the_same_model_or_is_an_error_never_different_scores(tamper, 
-        saved_scs, tmp_path, name, mutation):
+@pytest.mark.parametrize(
+    "name, mutation",
+    [(name, m) for name in ("query_vocab", "doc_vocab") for m in ("reverse", "first repeated", "drop last", "empty")]
+    + [
+        (name, m)
+        for name in ("query_embeddings", "doc_embeddings")
+        for m in ("drop last", "as str", "empty", "1-d", "first to NaN", "as int")
+    ],
+)
+def test_a_mutated_scs_array_loads_as_the_same_model_or_is_an_error_never_different_scores(
+    tamper, saved_scs, tmp_path, name, mutation
+):
     """Mutations that break what the writer guarantees (sorted vocabularies, one finite row per word);
     an embedding value changed is another model, not a corrupt one."""
     with np.load(saved_scs, allow_pickle=False) as npz:
         arr = npz[name]
-    changed = {"reverse": lambda: arr[::-1].copy(), "first repeated": lambda: _set(arr, 1, arr[0]),
-               "drop last": lambda: arr[:-1], "as str": lambda: arr.astype(str), "empty": lambda: arr[:0],
-               "1-d": lambda: arr.reshape(-1), "first to NaN": lambda: _set(arr, (0, 0), np.nan),
-               "as int": lambda: arr.astype(np.int64)}[mutation]()
+    changed = {
+        "reverse": lambda: arr[::-1].copy(),
+        "first repeated": lambda: _set(arr, 1, arr[0]),
+        "drop last": lambda: arr[:-1],
+        "as str": lambda: arr.astype(str),
+        "empty": lambda: arr[:0],
+        "1-d": lambda: arr.reshape(-1),
+        "first to NaN": lambda: _set(arr, (0, 0), np.nan),
+        "as int": lambda: arr.astype(np.int64),
+    }[mutation]()
     bad = tamper(saved_scs, tmp_path / "bad.npz", **{name: changed})
     expected = SCSModel.load(saved_scs).similarity(QTOK, DTOK)
     try:
@@ -439,8 +563,14 @@ def test_a_model_stored_in_float32_big_endian_or_with_version_1_names_loads(tamp
     with np.load(saved_scs, allow_pickle=False) as npz:
         E = npz["query_embeddings"]
     params = trained.get_params()
-    old_names = {"params": {**{k: v for k, v in params.items() if k not in ("source_lang", "target_lang")},
-                            "thresholds": list(params["thresholds"]), "query_lang": "en", "doc_lang": "es"}}
+    old_names = {
+        "params": {
+            **{k: v for k, v in params.items() if k not in ("source_lang", "target_lang")},
+            "thresholds": list(params["thresholds"]),
+            "query_lang": "en",
+            "doc_lang": "es",
+        }
+    }
     loaded = SCSModel.load(tamper(saved_scs, tmp_path / "be.npz", old_names, query_embeddings=E.astype(">f8")))
     assert loaded.get_params() == trained.get_params() and loaded.query_embeddings_.dtype.isnative
     np.testing.assert_array_equal(loaded.similarity(QTOK, DTOK), trained.similarity(QTOK, DTOK))
@@ -462,6 +592,7 @@ def test_training_that_diverges_is_an_error_not_a_nan_model():
 
 # compiled steps (numba) against numpy ---------------------------------------------------------------
 
+
 def _numpy_only(monkeypatch):
     import clirkit.scs.compiled as compiled
 
@@ -473,8 +604,13 @@ def test_adam_steps_compiled_and_in_numpy_give_the_same_bits(lazy, monkeypatch):
     pytest.importorskip("numba")
     rng = np.random.default_rng(0)
     tables = {name: rng.normal(size=(30, 5)) for name in ("query", "doc")}
-    steps = [{name: (np.sort(rng.choice(30, 7, replace=False)), rng.normal(size=(7, 5)) * 10 ** rng.uniform(-3, 1))
-              for name in tables} for _ in range(50)]
+    steps = [
+        {
+            name: (np.sort(rng.choice(30, 7, replace=False)), rng.normal(size=(7, 5)) * 10 ** rng.uniform(-3, 1))
+            for name in tables
+        }
+        for _ in range(50)
+    ]
     compiled_tables = {k: v.copy() for k, v in tables.items()}
     adam = Adam(lr=0.05, lazy=lazy)
     for grads in steps:

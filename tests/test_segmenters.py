@@ -1,5 +1,6 @@
 """Scripts written without spaces: word segmenters, Chinese script conversion, Thai marks, dictionary phrases, no
 empty stems, and the segmentation recorded and checked like the rest of the analysis."""
+
 from __future__ import annotations
 
 import unicodedata
@@ -74,11 +75,21 @@ def test_defaults_segment_by_language_and_leave_languages_with_spaces_alone():
 
 
 def test_settings_round_trip_and_old_files_read_as_bigrams():
-    for analyzer in (Analyzer("zh"), Analyzer("zh", segmenter="unigrams+bigrams", chinese_script="traditional"),
-                     Analyzer("th", segmenter=None), Analyzer("ja", segmenter="bigrams")):
+    for analyzer in (
+        Analyzer("zh"),
+        Analyzer("zh", segmenter="unigrams+bigrams", chinese_script="traditional"),
+        Analyzer("th", segmenter=None),
+        Analyzer("ja", segmenter="bigrams"),
+    ):
         assert Analyzer.from_dict(analyzer.to_dict()) == analyzer
-    old = {"lang": "zh", "lowercase": True, "strip_punctuation": True, "stopwords": [], "stemmer": None,
-           "cjk_bigrams": True}
+    old = {
+        "lang": "zh",
+        "lowercase": True,
+        "strip_punctuation": True,
+        "stopwords": [],
+        "stemmer": None,
+        "cjk_bigrams": True,
+    }
     made = Analyzer.from_dict(old)
     assert made.segmenter == "bigrams" and made.chinese_script is None and made.to_dict() == old
     with pytest.raises(ClirkitError, match="segmenter must be one of"):
@@ -111,7 +122,9 @@ def test_thai_combining_marks_are_never_dropped(segmenter):
 
 
 def test_a_stem_that_would_be_empty_keeps_its_word_in_every_snowball_language():
-    words = ["όταν", "έως", "ίδια", "ότι"] + [w for lang in sorted(SNOWBALL_STOPWORDS) for w in snowball_stopwords(lang)]
+    words = ["όταν", "έως", "ίδια", "ότι"] + [
+        w for lang in sorted(SNOWBALL_STOPWORDS) for w in snowball_stopwords(lang)
+    ]
     for lang in SNOWBALL_STEMMERS:
         tokens = Analyzer(lang).finish(list(words))
         assert len(tokens) == len(words) and all(tokens), lang
@@ -121,7 +134,10 @@ def test_a_stem_that_would_be_empty_keeps_its_word_in_every_snowball_language():
 def test_join_phrases_takes_the_longest_phrase_from_the_left():
     vocab = ["北京 京大 大学", "北京", "大学 学生", "a menudo"]
     assert join_phrases([["在北", "北京", "京大", "大学", "学生"], ["a", "menudo", "va"], ["x"]], vocab) == [
-        ["在北", "北京 京大 大学", "学生"], ["a menudo", "va"], ["x"]]
+        ["在北", "北京 京大 大学", "学生"],
+        ["a menudo", "va"],
+        ["x"],
+    ]
     assert join_phrases([["北京", "京大"]], ["北京"]) == [["北京", "京大"]]  # no phrase in the table
 
 
@@ -129,8 +145,9 @@ def test_join_phrases_takes_the_longest_phrase_from_the_left():
 def zh_dictionary(tmp_path):
     """A small Chinese-English dictionary in MUSE's format, traditional characters as MUSE zh-en writes them."""
     path = tmp_path / "zh-en.txt"
-    path.write_text("北京大學 peking\n大學 university\n我 i\n書 book\n看 read\n咖啡 coffee\n圖書館 library\n",
-                    encoding="utf-8")
+    path.write_text(
+        "北京大學 peking\n大學 university\n我 i\n書 book\n看 read\n咖啡 coffee\n圖書館 library\n", encoding="utf-8"
+    )
     return path
 
 
@@ -144,9 +161,9 @@ def test_dictionary_words_of_three_and_one_characters_are_found_by_queries(zh_di
     psq = PSQ().fit(index, table)
     run = psq.search({"q1": "我在北京大学的图书馆", "q2": "我看书"})
     top = {q: run.docids[run.qids == q].tolist() for q in ("q1", "q2")}
-    assert top["q1"][0] == "d1"                          # 北京大学 (4 characters) and 图书馆 (3) found
-    if segmenter != "bigrams":                           # bigrams cannot hold a one-character word
-        assert top["q2"][0] == "d2"                      # 看 and 书, one character each
+    assert top["q1"][0] == "d1"  # 北京大学 (4 characters) and 图书馆 (3) found
+    if segmenter != "bigrams":  # bigrams cannot hold a one-character word
+        assert top["q2"][0] == "d2"  # 看 and 书, one character each
 
 
 def test_a_greek_dictionary_converts_and_psq_runs_on_it(tmp_path):
@@ -155,11 +172,43 @@ def test_a_greek_dictionary_converts_and_psq_runs_on_it(tmp_path):
     out, index_path, run_path = tmp_path / "el-en.npz", tmp_path / "en.npz", tmp_path / "run"
     (tmp_path / "docs.tsv").write_text("d1\tthe house stood until winter\nd2\twhen it rains\n", encoding="utf-8")
     (tmp_path / "q.tsv").write_text("q1\tσπίτι όταν\n", encoding="utf-8")
-    assert main(["ttable", "convert", str(path), "--format", "muse", "--source-lang", "el", "--target-lang", "en",
-                 "-o", str(out), "-q"]) == 0
+    assert (
+        main(
+            [
+                "ttable",
+                "convert",
+                str(path),
+                "--format",
+                "muse",
+                "--source-lang",
+                "el",
+                "--target-lang",
+                "en",
+                "-o",
+                str(out),
+                "-q",
+            ]
+        )
+        == 0
+    )
     assert main(["index", str(tmp_path / "docs.tsv"), "--lang", "en", "-o", str(index_path), "-q"]) == 0
-    assert main(["psq", "--index", str(index_path), "--queries", str(tmp_path / "q.tsv"), "--table", str(out),
-                 "-o", str(run_path), "-q"]) == 0
+    assert (
+        main(
+            [
+                "psq",
+                "--index",
+                str(index_path),
+                "--queries",
+                str(tmp_path / "q.tsv"),
+                "--table",
+                str(out),
+                "-o",
+                str(run_path),
+                "-q",
+            ]
+        )
+        == 0
+    )
     assert set(read_run(run_path).docids.tolist()) == {"d1", "d2"}
 
 
@@ -168,21 +217,73 @@ def test_psq_mode_all_counts_the_query_terms_found_in_the_table(tmp_path, capsys
     (tmp_path / "docs.tsv").write_text("d1\tthe house\nd2\tthe light\n", encoding="utf-8")
     (tmp_path / "q.tsv").write_text("q1\tcasa luz perro\n", encoding="utf-8")
     table, index = tmp_path / "t.npz", tmp_path / "en.npz"
-    assert main(["ttable", "convert", str(tmp_path / "es-en.txt"), "--format", "muse", "--source-lang", "es",
-                 "--target-lang", "en", "-o", str(table), "-q"]) == 0
+    assert (
+        main(
+            [
+                "ttable",
+                "convert",
+                str(tmp_path / "es-en.txt"),
+                "--format",
+                "muse",
+                "--source-lang",
+                "es",
+                "--target-lang",
+                "en",
+                "-o",
+                str(table),
+                "-q",
+            ]
+        )
+        == 0
+    )
     assert main(["index", str(tmp_path / "docs.tsv"), "--lang", "en", "-o", str(index), "-q"]) == 0
     for mode in ("psq", "all"):
         capsys.readouterr()
-        assert main(["psq", "--index", str(index), "--queries", str(tmp_path / "q.tsv"), "--table", str(table),
-                     "--mode", mode, "-o", str(tmp_path / f"{mode}.run")]) == 0
+        assert (
+            main(
+                [
+                    "psq",
+                    "--index",
+                    str(index),
+                    "--queries",
+                    str(tmp_path / "q.tsv"),
+                    "--table",
+                    str(table),
+                    "--mode",
+                    mode,
+                    "-o",
+                    str(tmp_path / f"{mode}.run"),
+                ]
+            )
+            == 0
+        )
         assert "PSQ: 2 of 3 query terms found in the table" in capsys.readouterr().err, mode
 
 
 def test_ttable_convert_reports_kept_merged_and_dropped_and_segmenter_mismatch_is_one_line(
-        tmp_path, zh_dictionary, capsys):
+    tmp_path, zh_dictionary, capsys
+):
     out, index_path = tmp_path / "t.npz", tmp_path / "zh.npz"
-    assert main(["ttable", "convert", str(zh_dictionary), "--format", "muse", "--source-lang", "zh",
-                 "--target-lang", "en", "--segmenter", "bigrams", "-o", str(out)]) == 0
+    assert (
+        main(
+            [
+                "ttable",
+                "convert",
+                str(zh_dictionary),
+                "--format",
+                "muse",
+                "--source-lang",
+                "zh",
+                "--target-lang",
+                "en",
+                "--segmenter",
+                "bigrams",
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     err = capsys.readouterr().err
     assert "of 7 pairs: 7 (100.0%) kept, 0 (0.0%) merged" in err
     assert "2 of 7 MUSE pairs have a source side of several terms once analyzed: kept as phrases" in err
@@ -191,21 +292,67 @@ def test_ttable_convert_reports_kept_merged_and_dropped_and_segmenter_mismatch_i
     assert main(["index", str(docs), "--lang", "zh", "-o", str(index_path), "-q"]) == 0
     queries = tmp_path / "q.tsv"
     queries.write_text("q1\tpeking\n", encoding="utf-8")
-    assert main(["ttable", "convert", str(zh_dictionary), "--format", "muse", "--source-lang", "en",
-                 "--target-lang", "zh", "--reverse", "--segmenter", "bigrams", "-o", str(out), "-q"]) == 0
+    assert (
+        main(
+            [
+                "ttable",
+                "convert",
+                str(zh_dictionary),
+                "--format",
+                "muse",
+                "--source-lang",
+                "en",
+                "--target-lang",
+                "zh",
+                "--reverse",
+                "--segmenter",
+                "bigrams",
+                "-o",
+                str(out),
+                "-q",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
-    assert main(["dt", "--index", str(index_path), "--queries", str(queries), "--table", str(out),
-                 "-o", str(tmp_path / "run")]) == 2
+    assert (
+        main(
+            [
+                "dt",
+                "--index",
+                str(index_path),
+                "--queries",
+                str(queries),
+                "--table",
+                str(out),
+                "-o",
+                str(tmp_path / "run"),
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "bigrams segmenter" in err and "icu segmenter" in err
     assert not (tmp_path / "run").exists()
 
 
-def test_phrases_are_shown_kept_from_psq_tables_and_left_out_of_moses_text_with_a_notice(tmp_path, zh_dictionary,
-                                                                                           capsys):
+def test_phrases_are_shown_kept_from_psq_tables_and_left_out_of_moses_text_with_a_notice(
+    tmp_path, zh_dictionary, capsys
+):
     npz, lex = tmp_path / "t.npz", tmp_path / "t.lex"
-    args = ["ttable", "convert", str(zh_dictionary), "--format", "muse", "--source-lang", "zh", "--target-lang", "en",
-            "--segmenter", "bigrams"]
+    args = [
+        "ttable",
+        "convert",
+        str(zh_dictionary),
+        "--format",
+        "muse",
+        "--source-lang",
+        "zh",
+        "--target-lang",
+        "en",
+        "--segmenter",
+        "bigrams",
+    ]
     assert main([*args, "-o", str(npz), "-q"]) == 0
     capsys.readouterr()
     assert main(["ttable", "show", str(npz), "北京大學"]) == 0
@@ -221,8 +368,9 @@ def test_phrases_are_shown_kept_from_psq_tables_and_left_out_of_moses_text_with_
     assert table.params["n_multiword_source"] == 2 and table.translations("耗 耗尽 尽") == [("exhaust", 1.0)]
 
 
-def test_dt_counts_phrases_as_one_term_and_an_unanalyzed_table_meets_unconverted_queries(tmp_path, zh_dictionary,
-                                                                                       capsys):
+def test_dt_counts_phrases_as_one_term_and_an_unanalyzed_table_meets_unconverted_queries(
+    tmp_path, zh_dictionary, capsys
+):
     en = Analyzer("en")
     docs = {"d1": "computer network", "d2": "peking university"}
     index_path = tmp_path / "en.npz"
@@ -230,16 +378,67 @@ def test_dt_counts_phrases_as_one_term_and_an_unanalyzed_table_meets_unconverted
     queries = tmp_path / "q.tsv"
     queries.write_text("q1\t北京大学\n", encoding="utf-8")
     table = tmp_path / "t.npz"
-    assert main(["ttable", "convert", str(zh_dictionary), "--format", "muse", "--source-lang", "zh", "--target-lang",
-                 "en", "--segmenter", "bigrams", "-o", str(table), "-q"]) == 0
-    assert main(["dt", "--index", str(index_path), "--queries", str(queries), "--table", str(table), "-o",
-                 str(tmp_path / "dt.run")]) == 0
+    assert (
+        main(
+            [
+                "ttable",
+                "convert",
+                str(zh_dictionary),
+                "--format",
+                "muse",
+                "--source-lang",
+                "zh",
+                "--target-lang",
+                "en",
+                "--segmenter",
+                "bigrams",
+                "-o",
+                str(table),
+                "-q",
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "dt",
+                "--index",
+                str(index_path),
+                "--queries",
+                str(queries),
+                "--table",
+                str(table),
+                "-o",
+                str(tmp_path / "dt.run"),
+            ]
+        )
+        == 0
+    )
     assert "DT: 1 of 1 query terms translated" in capsys.readouterr().err
     lex = tmp_path / "tw.lex"  # Moses text records no analysis: its traditional words stay as they are written
     lex.write_text("computer 電腦 1.0\nnetwork 網路 1.0\n", encoding="utf-8")
     queries.write_text("q1\t電腦網路\n", encoding="utf-8")
-    assert main(["psq", "--index", str(index_path), "--queries", str(queries), "--table", str(lex), "--table-format",
-                 "moses", "--source-lang", "zh", "-o", str(tmp_path / "psq.run")]) == 0
+    assert (
+        main(
+            [
+                "psq",
+                "--index",
+                str(index_path),
+                "--queries",
+                str(queries),
+                "--table",
+                str(lex),
+                "--table-format",
+                "moses",
+                "--source-lang",
+                "zh",
+                "-o",
+                str(tmp_path / "psq.run"),
+            ]
+        )
+        == 0
+    )
     assert "PSQ: 2 of 2 query terms found in the table" in capsys.readouterr().err
     assert read_run(tmp_path / "psq.run").docids.tolist() == ["d1"]
 
@@ -258,18 +457,51 @@ def test_translating_the_documents_says_the_tables_phrases_are_not_used(tmp_path
 
 @pytest.mark.parametrize("verb", ["dt", "psq"])
 def test_a_phrase_holding_a_stopword_is_found_when_the_query_drops_stopwords(tmp_path, capsys, verb):
-    """"a menudo" (often): "a" is a Snowball stopword of Spanish; the phrase is joined before the stopwords drop, and
+    """ "a menudo" (often): "a" is a Snowball stopword of Spanish; the phrase is joined before the stopwords drop, and
     the stopwords outside it ("lo") still drop."""
     (tmp_path / "es-en.json").write_text('{"a menudo": {"often": 1.0}, "vemos": {"see": 1.0}}', encoding="utf-8")
     (tmp_path / "docs.tsv").write_text("d1\twe see it often\nd2\twe see it\n", encoding="utf-8")
     (tmp_path / "q.tsv").write_text("q1\tlo vemos a menudo\n", encoding="utf-8")
     table, index = tmp_path / "t.npz", tmp_path / "en.npz"
-    assert main(["ttable", "convert", str(tmp_path / "es-en.json"), "--format", "psq-json", "--source-lang", "es",
-                 "--target-lang", "en", "-o", str(table), "-q"]) == 0
+    assert (
+        main(
+            [
+                "ttable",
+                "convert",
+                str(tmp_path / "es-en.json"),
+                "--format",
+                "psq-json",
+                "--source-lang",
+                "es",
+                "--target-lang",
+                "en",
+                "-o",
+                str(table),
+                "-q",
+            ]
+        )
+        == 0
+    )
     assert main(["index", str(tmp_path / "docs.tsv"), "--lang", "en", "-o", str(index), "-q"]) == 0
     capsys.readouterr()
-    assert main([verb, "--index", str(index), "--queries", str(tmp_path / "q.tsv"), "--table", str(table),
-                 "--source-stopwords", "snowball", "-o", str(tmp_path / "run")]) == 0
+    assert (
+        main(
+            [
+                verb,
+                "--index",
+                str(index),
+                "--queries",
+                str(tmp_path / "q.tsv"),
+                "--table",
+                str(table),
+                "--source-stopwords",
+                "snowball",
+                "-o",
+                str(tmp_path / "run"),
+            ]
+        )
+        == 0
+    )
     assert "2 of 2 query terms " in capsys.readouterr().err  # vemos, a menudo ("lo" dropped)
     assert read_run(tmp_path / "run").docids.tolist()[0] == "d1"
 

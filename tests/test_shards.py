@@ -1,5 +1,6 @@
 """Sharded indexes (clirkit.shards): the merged run of the shards is the unsharded index's run byte for byte,
 whatever the split, the system, the backend and the number of workers; damaged shards are clean errors."""
+
 from __future__ import annotations
 
 import re
@@ -58,8 +59,12 @@ def test_a_sharded_index_offers_what_the_systems_read_of_an_index_with_its_value
     sharded = ShardedIndex.split(index, **split)
     for name in ("terms", "df"):
         assert np.array_equal(getattr(sharded, name), getattr(index, name)), name
-    assert (sharded.n_docs, sharded.n_terms, sharded.avgdl, sharded.analyzer) == (index.n_docs, index.n_terms,
-                                                                                    index.avgdl, index.analyzer)
+    assert (sharded.n_docs, sharded.n_terms, sharded.avgdl, sharded.analyzer) == (
+        index.n_docs,
+        index.n_terms,
+        index.avgdl,
+        index.analyzer,
+    )
     assert sharded.vocabulary == index.vocabulary and sharded.stats() == index.stats()
     assert sharded.most_frequent_terms(25) == index.most_frequent_terms(25) == most_frequent_terms(index, 25)
     assert isinstance(index.bm25(), BM25) and type(sharded.bm25()).__name__ == "ShardedBM25"
@@ -75,8 +80,13 @@ def test_sharded_bm25_gives_the_unsharded_run_byte_for_byte(nave, tmp_path, spli
     assert expected and run_bytes(bm25_run(sharded, spanish, idf=idf, k1=1.5), tmp_path, "b") == expected
 
 
-SYSTEMS = [(DT, {}), (PSQ, {}), (PSQ, {"mode": "pirkola"}), (PSQ, {"mode": "all", "idf": "rsj"}),
-           (PSQ, {"renormalize_in_vocabulary": True, "k3": 7.0})]
+SYSTEMS = [
+    (DT, {}),
+    (PSQ, {}),
+    (PSQ, {"mode": "pirkola"}),
+    (PSQ, {"mode": "all", "idf": "rsj"}),
+    (PSQ, {"renormalize_in_vocabulary": True, "k3": 7.0}),
+]
 
 
 @pytest.mark.parametrize("cls, params", SYSTEMS, ids=["DT", "PSQ", "pirkola", "all-rsj", "renormalized-k3"])
@@ -91,8 +101,10 @@ def test_dt_and_psq_over_shards_give_the_unsharded_run_byte_for_byte(nave, tmp_p
 def test_shards_indexed_apart_rank_as_one_index(nave, tmp_path):
     index, table, topics, _, _ = nave
     cuts = [0, 100, 180, index.n_docs]
-    parts = [Index(index.docids[lo:hi], index.terms, index.tf[:, lo:hi].tocsr(), index.doc_lengths[lo:hi],
-                   index.analyzer) for lo, hi in zip(cuts[:-1], cuts[1:])]
+    parts = [
+        Index(index.docids[lo:hi], index.terms, index.tf[:, lo:hi].tocsr(), index.doc_lengths[lo:hi], index.analyzer)
+        for lo, hi in zip(cuts[:-1], cuts[1:])
+    ]
     joined = ShardedIndex.from_shards(parts[::-1])  # taken in docid order, whatever order given
     assert np.array_equal(joined.terms, index.terms) and np.array_equal(joined.df, index.df)
     assert joined.avgdl == index.avgdl
@@ -127,7 +139,8 @@ def test_a_dask_local_cluster_gives_the_single_process_run(nave, tmp_path):
         assert run_bytes(PSQ(mode="pirkola").fit(sharded, table).search(topics), tmp_path, "b") == expected
     with pytest.raises(ClirkitError, match="needs --scheduler"):
         ShardedIndex.load(tmp_path / "ix.npz", backend="dask").bm25().search(
-            StructuredQueries.from_tokens(["q"], [["luz"]], sharded.vocabulary))
+            StructuredQueries.from_tokens(["q"], [["luz"]], sharded.vocabulary)
+        )
 
 
 def test_missing_damaged_or_replaced_shards_are_clean_errors(nave, tmp_path, tamper):
@@ -145,7 +158,7 @@ def test_missing_damaged_or_replaced_shards_are_clean_errors(nave, tmp_path, tam
     with pytest.raises(ClirkitError, match=rf"shard 1 \({shard.name}\) has \d+ bytes, the manifest records"):
         load_index(tmp_path / "ix.npz")
     damaged = bytearray(good)  # the same size, bytes changed inside an array
-    damaged[len(good) // 2:len(good) // 2 + 64] = b"\xff" * 64
+    damaged[len(good) // 2 : len(good) // 2 + 64] = b"\xff" * 64
     shard.write_bytes(bytes(damaged))
     sharded = load_index(tmp_path / "ix.npz", jobs=2)
     with pytest.raises(ClirkitError, match=shard.name):
@@ -170,8 +183,10 @@ def _read_npz(path):
     import json
 
     with np.load(path, allow_pickle=False) as npz:
-        return (json.loads(npz[HEADER_KEY].tobytes().decode("utf-8")),
-                {k: npz[k] for k in npz.files if k != HEADER_KEY})
+        return (
+            json.loads(npz[HEADER_KEY].tobytes().decode("utf-8")),
+            {k: npz[k] for k in npz.files if k != HEADER_KEY},
+        )
 
 
 def test_index_shards_then_search_dt_psq_write_the_unsharded_runs(nave, tmp_path):
@@ -182,19 +197,26 @@ def test_index_shards_then_search_dt_psq_write_the_unsharded_runs(nave, tmp_path
     en.write_text("".join(f"{q}\t{t}\n" for q, t in topics.items()), encoding="utf-8")
     save_table(table, tmp_path / "t.npz")
     for shards in ("1", "3"):
-        assert main(["index", str(docs), "-o", str(tmp_path / f"ix{shards}.npz"), "--lang", "es", "-q",
-                     "--shards", shards]) == 0
+        assert (
+            main(
+                ["index", str(docs), "-o", str(tmp_path / f"ix{shards}.npz"), "--lang", "es", "-q", "--shards", shards]
+            )
+            == 0
+        )
     assert main(["index", str(docs), "-o", str(tmp_path / "plain.npz"), "--lang", "es", "-q"]) == 0
     assert (tmp_path / "ix1.npz").read_bytes() == (tmp_path / "plain.npz").read_bytes()
     assert isinstance(load_index(tmp_path / "ix3.npz"), ShardedIndex)
-    for verb, extra in (("search", ["--queries", str(queries)]),
-                        ("dt", ["--queries", str(en), "--table", str(tmp_path / "t.npz")]),
-                        ("psq", ["--queries", str(en), "--table", str(tmp_path / "t.npz")])):
+    for verb, extra in (
+        ("search", ["--queries", str(queries)]),
+        ("dt", ["--queries", str(en), "--table", str(tmp_path / "t.npz")]),
+        ("psq", ["--queries", str(en), "--table", str(tmp_path / "t.npz")]),
+    ):
         outputs = []
         for ix, jobs in (("plain", "1"), ("ix3", "1"), ("ix3", "2")):
             out = tmp_path / f"{verb}-{ix}-{jobs}.run"
-            assert main([verb, "--index", str(tmp_path / f"{ix}.npz"), *extra, "-o", str(out), "-q",
-                         "--jobs", jobs]) == 0
+            assert (
+                main([verb, "--index", str(tmp_path / f"{ix}.npz"), *extra, "-o", str(out), "-q", "--jobs", jobs]) == 0
+            )
             outputs.append(out.read_bytes())
         assert outputs[0] and outputs[1] == outputs[0] and outputs[2] == outputs[0], verb
 
@@ -207,8 +229,22 @@ def test_jobs_on_an_unsharded_index_are_said_not_silently_ignored(nave, tmp_path
     runs = []
     for jobs in ("1", "2"):
         out = tmp_path / f"{jobs}.run"
-        assert main(["search", "--index", str(tmp_path / "plain.npz"), "--queries", str(queries), "-o", str(out),
-                     "--jobs", jobs]) == 0
+        assert (
+            main(
+                [
+                    "search",
+                    "--index",
+                    str(tmp_path / "plain.npz"),
+                    "--queries",
+                    str(queries),
+                    "-o",
+                    str(out),
+                    "--jobs",
+                    jobs,
+                ]
+            )
+            == 0
+        )
         runs.append(out.read_bytes())
         err = capsys.readouterr().err
         assert ("is not sharded" in err) == (jobs == "2")
@@ -222,9 +258,11 @@ def test_search_dt_psq_over_a_memory_mapped_index_write_the_same_runs(nave, tmp_
     queries, en = tmp_path / "q.tsv", tmp_path / "en.tsv"
     queries.write_text("".join(f"{q}\t{t}\n" for q, t in spanish.items()), encoding="utf-8")
     en.write_text("".join(f"{q}\t{t}\n" for q, t in topics.items()), encoding="utf-8")
-    for verb, extra in (("search", ["--queries", str(queries)]),
-                        ("dt", ["--queries", str(en), "--table", str(tmp_path / "t.npz")]),
-                        ("psq", ["--queries", str(en), "--table", str(tmp_path / "t.npz")])):
+    for verb, extra in (
+        ("search", ["--queries", str(queries)]),
+        ("dt", ["--queries", str(en), "--table", str(tmp_path / "t.npz")]),
+        ("psq", ["--queries", str(en), "--table", str(tmp_path / "t.npz")]),
+    ):
         runs = []
         for mmap in ([], ["--mmap"]):
             out = tmp_path / f"{verb}{len(mmap)}.run"
@@ -244,13 +282,18 @@ def test_shards_built_one_at_a_time_are_the_split_index_byte_for_byte(nave, tmp_
     docs.write_text("".join(f"{d}\t{t}\n" for d, t in rows), encoding="utf-8")
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    built = ShardedIndex.build(lambda: iter_located_documents(docs), 3, index.analyzer, tmp_path / "a" / "ix.npz",
-                               jobs=jobs)
+    built = ShardedIndex.build(
+        lambda: iter_located_documents(docs), 3, index.analyzer, tmp_path / "a" / "ix.npz", jobs=jobs
+    )
     whole = Index.build(iter_located_documents(docs), index.analyzer, source=str(docs))
     ShardedIndex.split(whole, 3).save(tmp_path / "b" / "ix.npz")
     names = sorted(p.name for p in (tmp_path / "a").iterdir())
     assert [re.sub(r"\.[0-9a-f]{12}\.npz$", ".DIGEST.npz", n) for n in names] == [
-        "ix.npz", "ix.shard-000.DIGEST.npz", "ix.shard-001.DIGEST.npz", "ix.shard-002.DIGEST.npz"]
+        "ix.npz",
+        "ix.shard-000.DIGEST.npz",
+        "ix.shard-001.DIGEST.npz",
+        "ix.shard-002.DIGEST.npz",
+    ]
     assert names == sorted(p.name for p in (tmp_path / "b").iterdir())
     for name in names:
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
@@ -275,8 +318,9 @@ def _interrupted_rebuilds_setup(nave, tmp_path):
     index, table, topics, spanish, texts = nave
     old, new, queries = tmp_path / "old.tsv", tmp_path / "new.tsv", tmp_path / "q.tsv"
     old.write_text("".join(f"{d}\t{t}\n" for d, t in texts.items()), encoding="utf-8")
-    new.write_text("".join(f"{d}\t{t}\n" for i, (d, t) in enumerate(reversed(list(texts.items()))) if i % 3),
-                   encoding="utf-8")
+    new.write_text(
+        "".join(f"{d}\t{t}\n" for i, (d, t) in enumerate(reversed(list(texts.items()))) if i % 3), encoding="utf-8"
+    )
     queries.write_text("".join(f"{q}\t{t}\n" for q, t in spanish.items()), encoding="utf-8")
     return old, new, queries
 
@@ -289,8 +333,7 @@ def _search(folder, queries, name="ix.npz") -> bytes:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("extra", [[], ["--stopwords-top", "2"]], ids=["one-shard-at-a-time", "split-in-memory"])
-def test_a_rebuild_killed_or_interrupted_anywhere_leaves_the_old_index_searching_byte_for_byte(nave, tmp_path,
-                                                                                               extra):
+def test_a_rebuild_killed_or_interrupted_anywhere_leaves_the_old_index_searching_byte_for_byte(nave, tmp_path, extra):
     import os
     import signal
     import subprocess
@@ -310,8 +353,13 @@ def test_a_rebuild_killed_or_interrupted_anywhere_leaves_the_old_index_searching
 
     def rebuild(point, sig):
         env = {**os.environ, "CLIRKIT_TEST_SIGNAL": f"{point} {sig}"}
-        done = subprocess.run([sys.executable, "-m", "clirkit", *index_argv, str(new)], env=env,
-                              capture_output=True, text=True, timeout=300)
+        done = subprocess.run(
+            [sys.executable, "-m", "clirkit", *index_argv, str(new)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         if sig == "SIGKILL":
             assert done.returncode == -signal.SIGKILL, done.stderr
         else:
@@ -365,8 +413,9 @@ def test_a_plain_index_written_over_a_sharded_one_replaces_it_whole_and_back(nav
     assert len(files) == 3
     for sig in ("SIGINT", "SIGKILL"):  # the plain file in place, the old shards not yet removed
         env = {**os.environ, "CLIRKIT_TEST_SIGNAL": f"plain {sig}"}
-        done = subprocess.run([sys.executable, "-m", "clirkit", *plain, str(new)], env=env, capture_output=True,
-                              text=True, timeout=300)
+        done = subprocess.run(
+            [sys.executable, "-m", "clirkit", *plain, str(new)], env=env, capture_output=True, text=True, timeout=300
+        )
         assert done.returncode in (130, -signal.SIGKILL), done.stderr
         assert len(_npz_files(ix)) == 3  # the plain index is searched; its strays are removed by the next write
         after = _search(ix, queries)
@@ -388,6 +437,5 @@ def test_a_plain_index_saved_over_a_manifest_removes_only_its_own_shards(nave, t
     ShardedIndex.split(index, 3).save(tmp_path / "other.npz")
     (tmp_path / "ix.shard-000.notes.txt").write_text("mine\n", encoding="utf-8")
     index.save(tmp_path / "ix.npz")
-    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("ix")) == ["ix.npz",
-                                                                                    "ix.shard-000.notes.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("ix")) == ["ix.npz", "ix.shard-000.notes.txt"]
     assert load_index(tmp_path / "other.npz").n_shards == 3 and isinstance(load_index(tmp_path / "ix.npz"), Index)

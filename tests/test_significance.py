@@ -1,4 +1,5 @@
 """clirkit.significance: paired randomization test and paired t-test on known answers."""
+
 from __future__ import annotations
 
 import itertools

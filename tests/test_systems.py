@@ -1,5 +1,6 @@
 """The system contract (clirkit.systems, clirkit.estimator): defaults in one place, parameter checks,
 fusion tuned on dev, and the command line giving the library's runs byte for byte."""
+
 from __future__ import annotations
 
 import gzip
@@ -22,15 +23,17 @@ TABLE = TranslationTable.from_triples(
     ["light", "light", "god", "waters", "the", "the", "beginning"],
     ["luz", "la", "dios", "aguas", "la", "el", "principio"],
     [0.8, 0.2, 1.0, 1.0, 0.6, 0.4, 1.0],
-    params={"source_analyzer": {"lang": "en", "lowercase": True, "strip_punctuation": True, "stopwords": []},
-            "source_frequent": ["the", "of", "god"]})
+    params={
+        "source_analyzer": {"lang": "en", "lowercase": True, "strip_punctuation": True, "stopwords": []},
+        "source_frequent": ["the", "of", "god"],
+    },
+)
 TOPICS = {"q1": "the light of God", "q2": "God and the waters", "q3": "in the beginning"}
 
 
 def kept_run(path) -> bytes:
     """The text of a run the experiment runner kept (``runs/NAME.SPLIT.run.gz``)."""
     return gzip.decompress(path.read_bytes())
-
 
 
 def _run(rows, tag):
@@ -61,8 +64,11 @@ def test_the_source_stoplist_drops_the_tables_most_frequent_source_words_when_as
 def test_the_source_stoplist_drops_analyzed_terms_after_the_tables_stemming_analyzer(index):
     # the table's corpus was analyzed with English Snowball stems, so its frequent list holds stems ("water")
     stemmed = TranslationTable.from_triples(
-        ["light", "water"], ["luz", "aguas"], [1.0, 1.0],
-        params={"source_analyzer": Analyzer("en").to_dict(), "source_frequent": ["water", "the"]})
+        ["light", "water"],
+        ["luz", "aguas"],
+        [1.0, 1.0],
+        params={"source_analyzer": Analyzer("en").to_dict(), "source_frequent": ["water", "the"]},
+    )
     dt = DT(source_stopwords_top=1).fit(index, stemmed)
     assert dt.query_tokens({"q": "the lights upon the waters"}) == [["the", "light", "upon", "the"]]
 
@@ -76,12 +82,18 @@ def test_systems_are_scikit_learn_estimators_with_one_set_of_defaults():
     assert DT().set_params(b=0.5).b == 0.5
 
 
-@pytest.mark.parametrize("params, message", [
-    ({"k1": float("nan")}, "The 'k1' parameter of PSQ must be a float in the range [0.0, inf). Got nan instead."),
-    ({"lam": 1.5}, "The 'lam' parameter of PSQ must be a float in the range [0.0, 1.0]. Got 1.5 instead."),
-    ({"unknown": "keep"}, "The 'unknown' parameter of PSQ must be a str among"),
-    ({"source_stopwords_top": -1}, "The 'source_stopwords_top' parameter of PSQ must be an int in the range [0, inf)"),
-])
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"k1": float("nan")}, "The 'k1' parameter of PSQ must be a float in the range [0.0, inf). Got nan instead."),
+        ({"lam": 1.5}, "The 'lam' parameter of PSQ must be a float in the range [0.0, 1.0]. Got 1.5 instead."),
+        ({"unknown": "keep"}, "The 'unknown' parameter of PSQ must be a str among"),
+        (
+            {"source_stopwords_top": -1},
+            "The 'source_stopwords_top' parameter of PSQ must be an int in the range [0, inf)",
+        ),
+    ],
+)
 def test_fit_checks_every_parameter_naming_it_its_range_and_the_value(index, params, message):
     with pytest.raises(ClirkitError) as err:
         PSQ(**params).fit(index, TABLE)
@@ -91,8 +103,24 @@ def test_fit_checks_every_parameter_naming_it_its_range_and_the_value(index, par
 def test_the_cli_option_is_named_in_a_parameter_error(indexed_dir, capsys):
     save_table(TABLE, indexed_dir / "t.npz")
     (indexed_dir / "q.tsv").write_text("q1\tlight\n", encoding="utf-8")
-    assert main(["psq", "--index", str(indexed_dir / "ix.npz"), "--queries", str(indexed_dir / "q.tsv"),
-                 "--table", str(indexed_dir / "t.npz"), "-o", str(indexed_dir / "x.run"), "--k1", "-1"]) == 2
+    assert (
+        main(
+            [
+                "psq",
+                "--index",
+                str(indexed_dir / "ix.npz"),
+                "--queries",
+                str(indexed_dir / "q.tsv"),
+                "--table",
+                str(indexed_dir / "t.npz"),
+                "-o",
+                str(indexed_dir / "x.run"),
+                "--k1",
+                "-1",
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert err.startswith("clirkit: error: --k1 (PSQ's k1) must be a float in the range [0.0, inf). Got -1.0")
     assert not (indexed_dir / "x.run").exists()
@@ -105,9 +133,26 @@ def test_the_verb_writes_the_systems_run_byte_for_byte(indexed_dir, index, verb,
     save_table(TABLE, indexed_dir / "t.npz")
     (indexed_dir / "q.tsv").write_text("".join(f"{q}\t{t}\n" for q, t in TOPICS.items()), encoding="utf-8")
     options = ["--target-stopwords-top", "3"] if verb == "psq" else []
-    assert main([verb, "--index", str(indexed_dir / "ix.npz"), "--queries", str(indexed_dir / "q.tsv"), "--table",
-                 str(indexed_dir / "t.npz"), "-o", str(tmp_path / "cli.run"), "-q", "--source-stopwords-top", "2",
-                 *options]) == 0
+    assert (
+        main(
+            [
+                verb,
+                "--index",
+                str(indexed_dir / "ix.npz"),
+                "--queries",
+                str(indexed_dir / "q.tsv"),
+                "--table",
+                str(indexed_dir / "t.npz"),
+                "-o",
+                str(tmp_path / "cli.run"),
+                "-q",
+                "--source-stopwords-top",
+                "2",
+                *options,
+            ]
+        )
+        == 0
+    )
     params = {"target_stopwords_top": 3} if verb == "psq" else {}
     system = cls(source_stopwords_top=2, **params).fit(Index.load(indexed_dir / "ix.npz"), TABLE)
     write_run(system.search(TOPICS), tmp_path / "api.run")
@@ -133,10 +178,18 @@ def test_bm25search_scores_the_index_analyzers_terms_of_the_untranslated_query_b
 def test_bm25search_has_the_engines_defaults_checks_them_and_fits_on_resources(index):
     from clirkit import bm25
 
-    assert BM25Search().get_params() == {"k1": bm25.K1, "b": bm25.B, "k3": bm25.K3, "idf": bm25.IDF,
-                                         "precision": bm25.PRECISION}
-    with pytest.raises(ClirkitError, match=r"The 'b' parameter of BM25Search must be a float in the range "
-                                           r"\[0.0, 1.0\]. Got 2 instead"):
+    assert BM25Search().get_params() == {
+        "k1": bm25.K1,
+        "b": bm25.B,
+        "k3": bm25.K3,
+        "idf": bm25.IDF,
+        "precision": bm25.PRECISION,
+    }
+    with pytest.raises(
+        ClirkitError,
+        match=r"The 'b' parameter of BM25Search must be a float in the range "
+        r"\[0.0, 1.0\]. Got 2 instead",
+    ):
         BM25Search(b=2).fit(index)
     with pytest.raises(ClirkitError, match=r"^BM25Search is not fitted: call fit\(index\) first$"):
         BM25Search().search("luz")
@@ -155,13 +208,29 @@ def test_bm25search_is_the_search_verb_and_the_bm25_kind_byte_for_byte(mini, tmp
     from clirkit.index import Index
 
     path = tmp_path / "bm25.toml"
-    path.write_text(f'collection = "{mini}"\nmeasures = ["AP"]\n[systems.BM25]\nkind = "bm25"\nk1 = 0.9\n',
-                    encoding="utf-8")
+    path.write_text(
+        f'collection = "{mini}"\nmeasures = ["AP"]\n[systems.BM25]\nkind = "bm25"\nk1 = 0.9\n', encoding="utf-8"
+    )
     run_experiment(Experiment.read(path), tmp_path / "out", quiet=True)
     topics = datasets.load(str(mini)).queries("test")
     (tmp_path / "q.tsv").write_text("".join(f"{q}\t{t}\n" for q, t in topics.items()), encoding="utf-8")
-    assert main(["search", "--index", str(tmp_path / "out" / "index.npz"), "--queries", str(tmp_path / "q.tsv"),
-                 "--k1", "0.9", "-o", str(tmp_path / "cli.run"), "-q"]) == 0
+    assert (
+        main(
+            [
+                "search",
+                "--index",
+                str(tmp_path / "out" / "index.npz"),
+                "--queries",
+                str(tmp_path / "q.tsv"),
+                "--k1",
+                "0.9",
+                "-o",
+                str(tmp_path / "cli.run"),
+                "-q",
+            ]
+        )
+        == 0
+    )
     write_run(BM25Search(k1=0.9).fit(Index.load(tmp_path / "out" / "index.npz")).search(topics), tmp_path / "api.run")
     made = kept_run(tmp_path / "out" / "runs" / "bm25.test.run.gz")
     assert made == (tmp_path / "cli.run").read_bytes() == (tmp_path / "api.run").read_bytes()
@@ -225,8 +294,9 @@ def test_systems_save_and_load_their_parameters_and_learned_state(tmp_path, inde
 
 
 def test_every_system_fits_on_resources_as_on_its_own_arguments(index):
-    second = TranslationTable.from_triples(["light", "waters"], ["luz", "aguas"], [1.0, 1.0],
-                                           params={"source_lang": "en", "target_lang": "es"})
+    second = TranslationTable.from_triples(
+        ["light", "waters"], ["luz", "aguas"], [1.0, 1.0], params={"source_lang": "en", "target_lang": "es"}
+    )
     resources = Resources(index=index, table=TABLE, table2=second, topics={"test": TOPICS})
     for system, own in ((DT(), DT().fit(index, TABLE)), (PSQ(lam=0.7), PSQ(lam=0.7).fit(index, TABLE, second))):
         assert system.fit(resources) is system
@@ -246,8 +316,10 @@ def test_a_fusion_fits_on_the_dev_runs_of_resources_and_needs_no_dev_with_given_
     tuned = Fusion([dt, psq], step=0.5).fit(resources)
     same = Fusion([dt, psq], step=0.5).fit_runs([dt.search(dev), psq.search(dev)], qrels)
     assert tuned.weights_ == same.weights_ and tuned.dev_score_ == same.dev_score_
-    assert tuned.notes("F") == [f"F: weights {', '.join(f'{w:g}' for w in same.weights_)} (dev AP "
-                                f"{same.dev_score_:.4f} over the 2 judged dev queries its systems' runs cover)"]
+    assert tuned.notes("F") == [
+        f"F: weights {', '.join(f'{w:g}' for w in same.weights_)} (dev AP "
+        f"{same.dev_score_:.4f} over the 2 judged dev queries its systems' runs cover)"
+    ]
     fused = tuned.search_split(resources, "test", tag="F")
     expected = same.fuse([dt.search(TOPICS), psq.search(TOPICS)], tag="F")
     assert fused.docids.tolist() == expected.docids.tolist() and np.array_equal(fused.scores, expected.scores)

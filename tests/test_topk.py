@@ -4,6 +4,7 @@ row, score descending then column (docid) ascending, skipping the cells that mat
 (Its :func:`~clirkit.topk.rank_sums` is checked against the compiled kernel through BM25's searches, in
 tests/test_bm25.py.)
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -14,9 +15,9 @@ from clirkit.topk import _top_k_block, accumulate, top_k, top_k_dense
 
 
 def test_top_k_breaks_ties_by_docid_and_keeps_only_stored_entries():
-    scores = sp.csr_matrix(np.array([[0.0, 2.0, 1.0, 2.0, 1.0, 1.0],
-                                     [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
-                                     [3.0, -1.0, 0.0, 0.0, 0.0, 3.0]]))
+    scores = sp.csr_matrix(
+        np.array([[0.0, 2.0, 1.0, 2.0, 1.0, 1.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [3.0, -1.0, 0.0, 0.0, 0.0, 3.0]])
+    )
     rows, cols, values = top_k(scores, 3)
     assert rows.tolist() == [0, 0, 0, 2, 2, 2]
     assert cols.tolist() == [1, 3, 2, 0, 5, 1]
@@ -63,7 +64,7 @@ def test_grouped_float32_top_k_equals_the_row_by_row_top_k(k):
     block[5, :] = 0
     block[5, rng.choice(n, 3 * k + 1, replace=False)] = np.float32(2.0)  # one value above the sample's bound
     block[6] = np.where(np.arange(n) % 8 == 1, np.float32(1.0), 0)  # the sample sees only the 12 high cells:
-    block[6, 0:8 * 12:8] = np.float32(4.0)  # its bound is too high, and the row is redone with every match
+    block[6, 0 : 8 * 12 : 8] = np.float32(4.0)  # its bound is too high, and the row is redone with every match
     rows, cols, values = _top_k_block(block.copy(), k)
     er, ec, ev = top_k_dense(block.astype(np.float64), 0.0, k)
     assert rows.tolist() == er.tolist() and cols.tolist() == ec.tolist()

@@ -1,6 +1,7 @@
 """Translation tables: IBM Model 1 (hand-computed EM and a position-wise oracle), pruning and
 interpolation (hand-computed), dictionary ranks and languages, Moses / npz files, the `ttable` verb
 (dictionary readers and format detection: test_dictionaries.py)."""
+
 from __future__ import annotations
 
 import shutil
@@ -29,14 +30,51 @@ CASA_ES = [["la", "casa"], ["la", "casa", "verde"], ["la", "flor"]]
 CASA_EN = [["the", "house"], ["the", "green", "house"], ["the", "flower"]]
 
 # Gen 1:3-5, RV1909 and WEB, tokenized (repeated words on both sides)
-GEN_ES = [["y", "dijo", "dios", "sea", "la", "luz", "y", "fué", "la", "luz"],
-          ["y", "vió", "dios", "que", "la", "luz", "era", "buena", "y", "apartó", "dios", "la", "luz", "de",
-           "las", "tinieblas"],
-          ["y", "llamó", "dios", "á", "la", "luz", "día", "y", "á", "las", "tinieblas", "llamó", "noche"]]
-GEN_EN = [["god", "said", "let", "there", "be", "light", "and", "there", "was", "light"],
-          ["god", "saw", "the", "light", "and", "saw", "that", "it", "was", "good", "god", "divided", "the",
-           "light", "from", "the", "darkness"],
-          ["god", "called", "the", "light", "day", "and", "the", "darkness", "he", "called", "night"]]
+GEN_ES = [
+    ["y", "dijo", "dios", "sea", "la", "luz", "y", "fué", "la", "luz"],
+    [
+        "y",
+        "vió",
+        "dios",
+        "que",
+        "la",
+        "luz",
+        "era",
+        "buena",
+        "y",
+        "apartó",
+        "dios",
+        "la",
+        "luz",
+        "de",
+        "las",
+        "tinieblas",
+    ],
+    ["y", "llamó", "dios", "á", "la", "luz", "día", "y", "á", "las", "tinieblas", "llamó", "noche"],
+]
+GEN_EN = [
+    ["god", "said", "let", "there", "be", "light", "and", "there", "was", "light"],
+    [
+        "god",
+        "saw",
+        "the",
+        "light",
+        "and",
+        "saw",
+        "that",
+        "it",
+        "was",
+        "good",
+        "god",
+        "divided",
+        "the",
+        "light",
+        "from",
+        "the",
+        "darkness",
+    ],
+    ["god", "called", "the", "light", "day", "and", "the", "darkness", "he", "called", "night"],
+]
 
 
 def naive_ibm1(source, target, iterations):
@@ -59,20 +97,21 @@ def naive_ibm1(source, target, iterations):
 # ---------------------------------------------------------------------------------------------
 # IBM Model 1
 
+
 def test_ibm1_first_iteration_equals_hand_computed_expected_counts():
     table = train_ibm1(CASA_ES, CASA_EN, iterations=1)
     # uniform start: each English word is aligned to each of the l+1 source words (NULL included)
     # with posterior 1/(l+1); pairs have l+1 = 3, 4, 3
-    c_la = {"the": 1/3 + 1/4 + 1/3, "house": 1/3 + 1/4, "green": 1/4, "flower": 1/3}
-    total_la = 2/3 + 3/4 + 2/3
-    c_casa = {"the": 1/3 + 1/4, "house": 1/3 + 1/4, "green": 1/4}
-    total_casa = 2/3 + 3/4
+    c_la = {"the": 1 / 3 + 1 / 4 + 1 / 3, "house": 1 / 3 + 1 / 4, "green": 1 / 4, "flower": 1 / 3}
+    total_la = 2 / 3 + 3 / 4 + 2 / 3
+    c_casa = {"the": 1 / 3 + 1 / 4, "house": 1 / 3 + 1 / 4, "green": 1 / 4}
+    total_casa = 2 / 3 + 3 / 4
     got = {f: dict(table.translations(f)) for f in table.source_vocab.tolist()}
     assert got["la"] == pytest.approx({e: c / total_la for e, c in c_la.items()}, abs=1e-15)
-    assert got[NULL] == got["la"]                      # NULL occurs once per pair, like "la"
+    assert got[NULL] == got["la"]  # NULL occurs once per pair, like "la"
     assert got["casa"] == pytest.approx({e: c / total_casa for e, c in c_casa.items()}, abs=1e-15)
-    assert got["verde"] == pytest.approx({"the": 1/3, "green": 1/3, "house": 1/3}, abs=1e-15)
-    assert got["flor"] == pytest.approx({"the": 1/2, "flower": 1/2}, abs=1e-15)
+    assert got["verde"] == pytest.approx({"the": 1 / 3, "green": 1 / 3, "house": 1 / 3}, abs=1e-15)
+    assert got["flor"] == pytest.approx({"the": 1 / 2, "flower": 1 / 2}, abs=1e-15)
     assert got["la"]["the"] == pytest.approx(11 / 25, abs=1e-15)
 
 
@@ -88,8 +127,7 @@ def test_ibm1_equals_positionwise_oracle_on_verses_with_repeated_words():
 def test_ibm1_converges_to_the_obvious_word_pairs():
     table = train_ibm1(CASA_ES, CASA_EN, iterations=30)
     best = {f: table.translations(f, 1)[0] for f in ("casa", "verde", "flor", "la")}
-    assert {f: e for f, (e, _) in best.items()} == {"casa": "house", "verde": "green", "flor": "flower",
-                                                    "la": "the"}
+    assert {f: e for f, (e, _) in best.items()} == {"casa": "house", "verde": "green", "flor": "flower", "la": "the"}
     assert best["casa"][1] > 0.99 and best["flor"][1] > 0.99 and best["verde"][1] > 0.99
 
 
@@ -127,10 +165,14 @@ def test_ibm1_skips_pairs_with_an_empty_side_and_rejects_strings():
 # ---------------------------------------------------------------------------------------------
 # table lookups
 
+
 def small_table() -> TranslationTable:
     # source word "a": w .5, x .45, y .04, z .01; "b": x .004, y .996; "c": q 1
-    return TranslationTable.from_triples(["a", "a", "a", "a", "b", "b", "c"], ["w", "x", "y", "z", "x", "y", "q"],
-                                         [0.5, 0.45, 0.04, 0.01, 0.004, 0.996, 1.0])
+    return TranslationTable.from_triples(
+        ["a", "a", "a", "a", "b", "b", "c"],
+        ["w", "x", "y", "z", "x", "y", "q"],
+        [0.5, 0.45, 0.04, 0.01, 0.004, 0.996, 1.0],
+    )
 
 
 def test_translations_are_sorted_by_probability_then_word_and_unknown_is_empty():
@@ -139,23 +181,26 @@ def test_translations_are_sorted_by_probability_then_word_and_unknown_is_empty()
     assert table.translations("f", 1) == [("b", 0.5)]
     assert table.translations("unknown") == [] and "unknown" not in table
     tie = TranslationTable.from_triples(["g", "g"], ["zeta", "alfa"], [0.5, 0.5])
-    assert tie.target_vocab[tie.best_targets()[0]] == "alfa"          # no rank, no frequency: alphabetical
+    assert tie.target_vocab[tie.best_targets()[0]] == "alfa"  # no rank, no frequency: alphabetical
 
 
 def ranked_table() -> TranslationTable:
     # casa: house (rank 1), home (rank 2), hut (unranked), all p = 1/3; luz: light .6 (rank 2), lamp .4 (rank 1)
-    return TranslationTable.from_triples(["casa", "casa", "casa", "luz", "luz"],
-                                         ["house", "home", "hut", "light", "lamp"],
-                                         [1 / 3, 1 / 3, 1 / 3, 0.6, 0.4], ranks=[1, 2, 0, 2, 1])
+    return TranslationTable.from_triples(
+        ["casa", "casa", "casa", "luz", "luz"],
+        ["house", "home", "hut", "light", "lamp"],
+        [1 / 3, 1 / 3, 1 / 3, 0.6, 0.4],
+        ranks=[1, 2, 0, 2, 1],
+    )
 
 
 def test_ties_are_ordered_by_rank_with_unranked_options_last_and_probability_first():
     table = ranked_table()
     assert [e for e, _ in table.translations("casa")] == ["house", "home", "hut"]
-    assert [e for e, _ in table.translations("luz")] == ["light", "lamp"]     # p before rank
+    assert [e for e, _ in table.translations("luz")] == ["light", "lamp"]  # p before rank
     best = table.target_vocab[table.best_targets()].tolist()
     assert dict(zip(table.source_vocab.tolist(), best)) == {"casa": "house", "luz": "light"}
-    assert table.entry_ranks().tolist() == [2, 1, 0, 1, 2]       # parallel to probs.data: casa home/house/hut, luz
+    assert table.entry_ranks().tolist() == [2, 1, 0, 1, 2]  # parallel to probs.data: casa home/house/hut, luz
     # a pair given twice keeps its lowest rank; ranks of cells without a probability are ignored
     twice = TranslationTable.from_triples(["f", "f", "f"], ["b", "a", "b"], [0.25, 0.5, 0.25], ranks=[3, 2, 1])
     assert twice.entry_ranks().tolist() == [2, 1] and twice.translations("f") == [("b", 0.5), ("a", 0.5)]
@@ -167,11 +212,11 @@ def test_best_targets_with_frequencies_prefers_present_then_rarest_then_alphabet
     # no ranks: e1..e4 tie at .25; frequencies over the target vocabulary (0 = not in the collection)
     table = TranslationTable.from_triples(["f"] * 4, ["able", "bold", "cold", "dull"], [0.25] * 4)
     pick = lambda freq: table.target_vocab[table.best_targets(np.asarray(freq, dtype=float))[0]]  # noqa: E731
-    assert pick([0, 0, 0, 0]) == "able"                          # nothing known: alphabetical
-    assert pick([0, 7, 3, 0]) == "cold"                          # present before absent, then the rarest
-    assert pick([0, 3, 3, 0]) == "bold"                          # equally rare: alphabetical
+    assert pick([0, 0, 0, 0]) == "able"  # nothing known: alphabetical
+    assert pick([0, 7, 3, 0]) == "cold"  # present before absent, then the rarest
+    assert pick([0, 3, 3, 0]) == "bold"  # equally rare: alphabetical
     ranked = TranslationTable.from_triples(["f"] * 2, ["able", "bold"], [0.5, 0.5], ranks=[2, 1])
-    assert ranked.target_vocab[ranked.best_targets(np.array([9.0, 0.0]))[0]] == "bold"   # rank before frequency
+    assert ranked.target_vocab[ranked.best_targets(np.array([9.0, 0.0]))[0]] == "bold"  # rank before frequency
     with pytest.raises(ValueError, match="shape"):
         table.best_targets(np.ones(3))
 
@@ -179,8 +224,9 @@ def test_best_targets_with_frequencies_prefers_present_then_rarest_then_alphabet
 # ---------------------------------------------------------------------------------------------
 # pruning and interpolation (SPEC §4)
 
+
 def test_prune_defaults_keep_the_option_that_crosses_c_then_renormalize():
-    pruned = prune(small_table())               # L = 0.005, C = 0.95
+    pruned = prune(small_table())  # L = 0.005, C = 0.95
     # a: w (.5) then x (.45) reaches .95 -> stop; b: x (.004) < L dropped; y alone
     assert dict(pruned.translations("a")) == pytest.approx({"w": 0.5 / 0.95, "x": 0.45 / 0.95}, abs=1e-15)
     assert pruned.translations("b") == [("y", 1.0)]
@@ -192,8 +238,9 @@ def test_prune_cumulative_keeps_the_crossing_option():
     # .5 < .9, .5+.45 = .95 crosses .9 -> x is kept, y is not
     assert dict(pruned.translations("a")) == pytest.approx({"w": 0.5 / 0.95, "x": 0.45 / 0.95}, abs=1e-15)
     pruned = prune(small_table(), min_prob=0.0, cumulative=0.99)
-    assert dict(pruned.translations("a")) == pytest.approx({"w": 0.5 / 0.99, "x": 0.45 / 0.99, "y": 0.04 / 0.99},
-                                                           abs=1e-15)
+    assert dict(pruned.translations("a")) == pytest.approx(
+        {"w": 0.5 / 0.99, "x": 0.45 / 0.99, "y": 0.04 / 0.99}, abs=1e-15
+    )
 
 
 def test_prune_stopwords_before_cumulative_and_at_most_m_options():
@@ -214,12 +261,15 @@ def test_prune_row_losing_every_option_stays_known_but_empty():
 def test_prune_equals_a_per_row_python_reference_on_random_tables():
     rng = np.random.default_rng(7)
     dense = rng.dirichlet(np.full(30, 0.3), size=40) * (rng.random((40, 30)) < 0.6)
-    table = TranslationTable(np.array([f"f{i:02d}" for i in range(40)]), np.array([f"e{j:02d}" for j in range(30)]),
-                             sp.csr_matrix(dense))
+    table = TranslationTable(
+        np.array([f"f{i:02d}" for i in range(40)]), np.array([f"e{j:02d}" for j in range(30)]), sp.csr_matrix(dense)
+    )
     pruned = prune(table, min_prob=0.01, cumulative=0.8, max_options=5, target_stopwords=["e03", "e17"])
     for i in range(40):
-        options = sorted(((p, f"e{j:02d}") for j, p in enumerate(dense[i]) if p >= 0.01 and j not in (3, 17)),
-                         key=lambda x: (-x[0], x[1]))
+        options = sorted(
+            ((p, f"e{j:02d}") for j, p in enumerate(dense[i]) if p >= 0.01 and j not in (3, 17)),
+            key=lambda x: (-x[0], x[1]),
+        )
         kept, mass = [], 0.0
         for p, e in options:
             if mass >= 0.8 - 1e-12 or len(kept) == 5:
@@ -238,12 +288,13 @@ def test_interpolate_over_the_union_then_renormalize():
     mixed = interpolate(small_table(), other, 0.6)
     assert mixed.source_vocab.tolist() == ["a", "b", "c", "d"]
     # a: .6 * (.5, .45, .04, .01) + .4 * (w: 1) sums to 1 already
-    assert dict(mixed.translations("a")) == pytest.approx({"w": 0.6 * 0.5 + 0.4, "x": 0.6 * 0.45,
-                                                          "y": 0.6 * 0.04, "z": 0.6 * 0.01}, abs=1e-15)
+    assert dict(mixed.translations("a")) == pytest.approx(
+        {"w": 0.6 * 0.5 + 0.4, "x": 0.6 * 0.45, "y": 0.6 * 0.04, "z": 0.6 * 0.01}, abs=1e-15
+    )
     # words known to one table keep its (renormalized) distribution
     assert mixed.translations("d") == [("v", 1.0)]
     assert dict(mixed.translations("b")) == pytest.approx({"x": 0.004, "y": 0.996}, abs=1e-15)
-    half = TranslationTable.from_triples(["a"], ["u"], [0.5])         # a row summing to .5
+    half = TranslationTable.from_triples(["a"], ["u"], [0.5])  # a row summing to .5
     mixed = interpolate(half, other, 0.5)
     assert dict(mixed.translations("a")) == pytest.approx({"u": 0.25 / 0.75, "w": 0.5 / 0.75}, abs=1e-15)
     with pytest.raises(ValueError):
@@ -252,13 +303,14 @@ def test_interpolate_over_the_union_then_renormalize():
 
 def test_interpolate_with_one_weight_per_source_word_of_the_first_table():
     other = TranslationTable.from_triples(["a", "d"], ["w", "v"], [1.0, 1.0])
-    first = small_table()                                            # words a, b, c
+    first = small_table()  # words a, b, c
     mixed = interpolate(first, other, np.array([0.2, 0.9, 0.0]))
     # a: .2 * (.5, .45, .04, .01) + .8 * (w: 1), a full row already
-    assert dict(mixed.translations("a")) == pytest.approx({"w": 0.2 * 0.5 + 0.8, "x": 0.2 * 0.45,
-                                                          "y": 0.2 * 0.04, "z": 0.2 * 0.01}, abs=1e-15)
-    assert mixed.translations("d") == [("v", 1.0)]                   # unknown to the first table
-    assert mixed.translations("c") == [("q", 1.0)]                   # weight 0 but no other option: renormalized
+    assert dict(mixed.translations("a")) == pytest.approx(
+        {"w": 0.2 * 0.5 + 0.8, "x": 0.2 * 0.45, "y": 0.2 * 0.04, "z": 0.2 * 0.01}, abs=1e-15
+    )
+    assert mixed.translations("d") == [("v", 1.0)]  # unknown to the first table
+    assert mixed.translations("c") == [("q", 1.0)]  # weight 0 but no other option: renormalized
     same = interpolate(first, other, np.full(3, 0.6))
     np.testing.assert_allclose(same.probs.toarray(), interpolate(first, other, 0.6).probs.toarray(), rtol=1e-15)
     assert mixed.params["interpolation"]["lambda"] == "per source word"
@@ -272,16 +324,16 @@ def test_coverage_weights_lean_on_the_second_table_for_rare_words():
     from clirkit.translation.prune import coverage_weights
 
     weights = coverage_weights(small_table(), {"a": 90, "b": 10}, lam=0.5, mu=10)
-    assert weights.tolist() == pytest.approx([0.5 * 90 / 100, 0.5 * 10 / 20, 0.0])   # c unseen: 0
+    assert weights.tolist() == pytest.approx([0.5 * 90 / 100, 0.5 * 10 / 20, 0.0])  # c unseen: 0
     assert coverage_weights(small_table(), {}, lam=0.5, mu=0).tolist() == [0.5, 0.5, 0.5]
 
 
 def test_prune_and_interpolate_keep_ranks_and_languages():
     table = ranked_table()
     table.params.update(source_lang="es", target_lang="en")
-    pruned = prune(table, min_prob=0.0, cumulative=0.5)           # casa: house (rank 1) then home crosses .5
+    pruned = prune(table, min_prob=0.0, cumulative=0.5)  # casa: house (rank 1) then home crosses .5
     assert [e for e, _ in pruned.translations("casa")] == ["house", "home"]
-    assert pruned.translations("luz") == [("light", 1.0)]                    # .6 reaches .5 alone
+    assert pruned.translations("luz") == [("light", 1.0)]  # .6 reaches .5 alone
     assert pruned.entry_ranks().tolist() == [2, 1, 2] and pruned.params["source_lang"] == "es"
     assert prune(table, max_options=1).translations("casa") == [("house", 1.0)]
     ibm = TranslationTable.from_triples(["casa"], ["home"], [1.0], {"source_lang": "es", "target_lang": None})
@@ -297,6 +349,7 @@ def test_prune_and_interpolate_keep_ranks_and_languages():
 
 # ---------------------------------------------------------------------------------------------
 # Moses and npz files
+
 
 def assert_same_table(a: TranslationTable, b: TranslationTable) -> None:
     assert a.source_vocab.tolist() == b.source_vocab.tolist()
@@ -323,9 +376,9 @@ def test_npz_round_trip_keeps_params_and_detects_format(tmp_path):
     back = load_table(tmp_path / "t.npz")
     assert_same_table(table, back)
     assert back.params["iterations"] == 3 and back.params["log_likelihood"] == table.params["log_likelihood"]
-    assert back.ranks is None and back.params["source_lang"] is None      # nothing told the languages
+    assert back.ranks is None and back.params["source_lang"] is None  # nothing told the languages
     shutil.copy(tmp_path / "t.npz", tmp_path / "renamed.bin")
-    assert_same_table(table, load_table(tmp_path / "renamed.bin"))     # detected by content
+    assert_same_table(table, load_table(tmp_path / "renamed.bin"))  # detected by content
 
 
 def test_npz_keeps_ranks_and_languages_moses_text_keeps_probabilities(tmp_path):
@@ -350,8 +403,13 @@ def test_npz_load_rejects_other_kinds_versions_and_inconsistent_shapes(tmp_path)
     from clirkit.npzio import save_npz
 
     table = small_table()
-    arrays = {"source_vocab": table.source_vocab, "target_vocab": table.target_vocab,
-              "indptr": table.probs.indptr, "indices": table.probs.indices, "data": table.probs.data}
+    arrays = {
+        "source_vocab": table.source_vocab,
+        "target_vocab": table.target_vocab,
+        "indptr": table.probs.indptr,
+        "indices": table.probs.indices,
+        "data": table.probs.data,
+    }
     header = {"n_source": 3, "n_target": 5, "nnz": 7, "params": {}}
     save_npz(tmp_path / "v9.npz", "translation-table", 9, header, arrays)
     with pytest.raises(ClirkitError, match="version 9"):
@@ -387,33 +445,47 @@ def _tampered_table(tmp_path, header=None, **arrays):
     return tmp_path / "bad.npz"
 
 
-@pytest.mark.parametrize("header, arrays, problem", [
-    # an unsorted vocabulary loaded, and lookups by bisection (interpolation) found the wrong words
-    ({}, {"source_vocab": np.array(["b", "a", "c"])}, r"source_vocab is not strictly increasing at 1 \('b' then 'a'\)"),
-    ({}, {"target_vocab": np.array(["q", "w", "x", "x", "z"])}, r"target_vocab is not strictly increasing at 3"),
-    ({}, {"source_vocab": np.array(["", "b", "c"])}, "source_vocab holds an empty word at 0"),
-    # a phrase's terms are joined by one space (dictionary phrases); other whitespace is corruption
-    ({}, {"source_vocab": np.array(["a", "b  c", "d"])}, r'source_vocab holds a word with whitespace at 1: "b  c"'),
-    ({}, {"source_vocab": np.array(["a", "b\tc", "d"])}, r'source_vocab holds a word with whitespace at 1'),
-    ({}, {"target_vocab": np.array(["q", "w", "x", "y\x00z", "z"])},
-     "target_vocab holds a word with a NUL character at 3"),
-    ({}, {"target_vocab": np.array(["q", "w", "x", "y", "z\ud800"])}, r"target_vocab holds a string that is not valid "
-                                                                       r"Unicode \(a lone surrogate\) at 4"),
-    ({}, {"source_vocab": np.array([1, 2, 3])}, "source_vocab must hold strings, got int64"),
-    ({}, {"indices": np.array([0.0, 1, 2, 3, 0, 2, 0])}, "indices must hold integers, got float64"),
-    ({}, {"indices": np.array([1, 0, 2, 3, 0, 2, 0])}, r"indices of row 0 are not strictly increasing \(at 1\)"),
-    ({}, {"data": np.array([0.5, 0.45, np.nan, 0.01, 0.004, 0.996, 1.0])}, "data has NaN at 2"),
-    ({}, {"data": np.array([0.5, 0.45, 2.0, 0.01, 0.004, 0.996, 1.0])}, "data has 2.0 at 2, above the maximum 1"),
-    ({}, {"indptr": np.array([[0, 4, 6, 7]])}, r"indptr must be 1-dimensional, got shape \(1, 4\)"),
-    ({}, {"ranks": np.array([1, 2, 3])}, r"ranks must have shape \(7,\), got \(3,\)"),
-    ({}, {"ranks": np.array([1, 2, 3, 4, 1, 2, -1])}, "ranks has -1 at 6, below the minimum 0"),
-    ({"n_source": "3"}, {}, 'header n_source must be an integer >= 0, got "3"'),
-    ({"nnz": 8}, {}, "header nnz is 8 but the table holds 7 entries"),
-    ({"params": "ibm1"}, {}, 'header params must be an object or null, got "ibm1"'),
-    ({"params": {"source_lang": 5}}, {}, "header params.source_lang must be a string or null, got 5"),
-    ({"params": {"source_frequent": "la"}}, {}, 'header params.source_frequent must be a list of strings or null'),
-    ({"params": {"source_analyzer": {"lang": "es"}}}, {}, "header params.source_analyzer: missing lowercase"),
-])
+@pytest.mark.parametrize(
+    "header, arrays, problem",
+    [
+        # an unsorted vocabulary loaded, and lookups by bisection (interpolation) found the wrong words
+        (
+            {},
+            {"source_vocab": np.array(["b", "a", "c"])},
+            r"source_vocab is not strictly increasing at 1 \('b' then 'a'\)",
+        ),
+        ({}, {"target_vocab": np.array(["q", "w", "x", "x", "z"])}, r"target_vocab is not strictly increasing at 3"),
+        ({}, {"source_vocab": np.array(["", "b", "c"])}, "source_vocab holds an empty word at 0"),
+        # a phrase's terms are joined by one space (dictionary phrases); other whitespace is corruption
+        ({}, {"source_vocab": np.array(["a", "b  c", "d"])}, r'source_vocab holds a word with whitespace at 1: "b  c"'),
+        ({}, {"source_vocab": np.array(["a", "b\tc", "d"])}, r"source_vocab holds a word with whitespace at 1"),
+        (
+            {},
+            {"target_vocab": np.array(["q", "w", "x", "y\x00z", "z"])},
+            "target_vocab holds a word with a NUL character at 3",
+        ),
+        (
+            {},
+            {"target_vocab": np.array(["q", "w", "x", "y", "z\ud800"])},
+            r"target_vocab holds a string that is not valid "
+            r"Unicode \(a lone surrogate\) at 4",
+        ),
+        ({}, {"source_vocab": np.array([1, 2, 3])}, "source_vocab must hold strings, got int64"),
+        ({}, {"indices": np.array([0.0, 1, 2, 3, 0, 2, 0])}, "indices must hold integers, got float64"),
+        ({}, {"indices": np.array([1, 0, 2, 3, 0, 2, 0])}, r"indices of row 0 are not strictly increasing \(at 1\)"),
+        ({}, {"data": np.array([0.5, 0.45, np.nan, 0.01, 0.004, 0.996, 1.0])}, "data has NaN at 2"),
+        ({}, {"data": np.array([0.5, 0.45, 2.0, 0.01, 0.004, 0.996, 1.0])}, "data has 2.0 at 2, above the maximum 1"),
+        ({}, {"indptr": np.array([[0, 4, 6, 7]])}, r"indptr must be 1-dimensional, got shape \(1, 4\)"),
+        ({}, {"ranks": np.array([1, 2, 3])}, r"ranks must have shape \(7,\), got \(3,\)"),
+        ({}, {"ranks": np.array([1, 2, 3, 4, 1, 2, -1])}, "ranks has -1 at 6, below the minimum 0"),
+        ({"n_source": "3"}, {}, 'header n_source must be an integer >= 0, got "3"'),
+        ({"nnz": 8}, {}, "header nnz is 8 but the table holds 7 entries"),
+        ({"params": "ibm1"}, {}, 'header params must be an object or null, got "ibm1"'),
+        ({"params": {"source_lang": 5}}, {}, "header params.source_lang must be a string or null, got 5"),
+        ({"params": {"source_frequent": "la"}}, {}, "header params.source_frequent must be a list of strings or null"),
+        ({"params": {"source_analyzer": {"lang": "es"}}}, {}, "header params.source_analyzer: missing lowercase"),
+    ],
+)
 def test_a_tampered_npz_table_is_one_error_naming_the_problem_never_a_wrong_table(tmp_path, header, arrays, problem):
     path = _tampered_table(tmp_path, header, **arrays)
     with pytest.raises(ClirkitError, match=f"^{path}: corrupt translation table: {problem}") as info:
@@ -426,10 +498,13 @@ def test_a_tampered_table_with_null_params_or_no_ranks_still_loads(tmp_path):
     assert table.translations("b") == [("y", 0.996), ("x", 0.004)] and table.params["source_lang"] is None
 
 
-@pytest.mark.parametrize("line, problem", [
-    ("house\x00 casa 0.5", r"t.e2f:2: 'house\\x00' contains a NUL character"),
-    ("house " + "c" * 1001 + " 0.5", "t.e2f:2: an entry of 1,001 characters"),
-])
+@pytest.mark.parametrize(
+    "line, problem",
+    [
+        ("house\x00 casa 0.5", r"t.e2f:2: 'house\\x00' contains a NUL character"),
+        ("house " + "c" * 1001 + " 0.5", "t.e2f:2: an entry of 1,001 characters"),
+    ],
+)
 def test_a_moses_word_with_a_nul_or_too_long_names_its_line(tmp_path, line, problem):
     (tmp_path / "t.e2f").write_text(f"light luz 1.0\n{line}\n", encoding="utf-8")
     with pytest.raises(ClirkitError, match=problem):
@@ -439,19 +514,30 @@ def test_a_moses_word_with_a_nul_or_too_long_names_its_line(tmp_path, line, prob
 P_FIX = "; give p(e|f) as a number from 0 to 1 (e.g. 0.25)"
 
 
-@pytest.mark.parametrize("line, problem, other_format", [
-    ("casa house", "expected 3 fields 'e f p', got 2", True),
-    ("casa house 0.5 x", "expected 3 fields 'e f p', got 4", True),
-    # the matrix's message sample: a repeated pair and a 5,000-digit probability were told to give --format
-    ("casa house half", "probability 'half' is not a number" + P_FIX, False),
-    ("casa house 1.5", "probability 1.5 is not in [0, 1]" + P_FIX, False),
-    ("casa house nan", "probability nan is not in [0, 1]" + P_FIX, False),
-    ("casa house " + "7" * 5000, "probability 7777777777777777777777777777777777777... is not in [0, 1]" + P_FIX, False),
-    ("casa house 0.5", "pair casa house repeats line 1: a table gives each pair one probability; remove one of the two "
-                       "lines", False),
-])
+@pytest.mark.parametrize(
+    "line, problem, other_format",
+    [
+        ("casa house", "expected 3 fields 'e f p', got 2", True),
+        ("casa house 0.5 x", "expected 3 fields 'e f p', got 4", True),
+        # the matrix's message sample: a repeated pair and a 5,000-digit probability were told to give --format
+        ("casa house half", "probability 'half' is not a number" + P_FIX, False),
+        ("casa house 1.5", "probability 1.5 is not in [0, 1]" + P_FIX, False),
+        ("casa house nan", "probability nan is not in [0, 1]" + P_FIX, False),
+        (
+            "casa house " + "7" * 5000,
+            "probability 7777777777777777777777777777777777777... is not in [0, 1]" + P_FIX,
+            False,
+        ),
+        (
+            "casa house 0.5",
+            "pair casa house repeats line 1: a table gives each pair one probability; remove one of the two lines",
+            False,
+        ),
+    ],
+)
 def test_moses_bad_line_reports_file_line_and_what_to_do_and_another_format_only_for_a_line_of_another_shape(
-        tmp_path, line, problem, other_format):
+    tmp_path, line, problem, other_format
+):
     path = tmp_path / "bad.e2f"
     path.write_text(f"casa house 0.5\nla the 1.0\n{line}\n", encoding="utf-8")
     with pytest.raises(ClirkitError) as err:
@@ -468,22 +554,28 @@ def test_random_bytes_named_npz_are_not_a_zip_archive_not_text_to_convert_to_utf
     path.write_bytes(bytes(range(128, 256)) * 8)
     with pytest.raises(ClirkitError) as err:
         load_table(path)
-    assert str(err.value) == (f"{path}: not a clirkit translation-table file or corrupt (not a zip archive, as every "
-                              f".npz file is): check the path, or make the table again (`clirkit ttable train`, or "
-                              f"`ttable convert` of its source)")
+    assert str(err.value) == (
+        f"{path}: not a clirkit translation-table file or corrupt (not a zip archive, as every "
+        f".npz file is): check the path, or make the table again (`clirkit ttable train`, or "
+        f"`ttable convert` of its source)"
+    )
 
 
 def test_a_missing_table_or_a_folder_says_so_whatever_the_format_guessed_from_its_name(tmp_path):
     # was "nothing.e2f: no such file" (no fix) and "FOLDER: is a directory, expected a file"
     with pytest.raises(ClirkitError) as err:
         load_table(tmp_path / "nothing.e2f")
-    assert str(err.value) == (f"{tmp_path / 'nothing.e2f'}: no such file: check the path (a table is made by `clirkit "
-                              f"ttable train` or `ttable convert`)")
+    assert str(err.value) == (
+        f"{tmp_path / 'nothing.e2f'}: no such file: check the path (a table is made by `clirkit "
+        f"ttable train` or `ttable convert`)"
+    )
     (tmp_path / "table.npz").write_bytes(b"")
     with pytest.raises(ClirkitError) as err:
         load_table(tmp_path)
-    assert str(err.value) == (f"{tmp_path}: is a directory, expected a table or dictionary file: check the path (an "
-                              f"experiment folder? give {tmp_path / 'table.npz'})")
+    assert str(err.value) == (
+        f"{tmp_path}: is a directory, expected a table or dictionary file: check the path (an "
+        f"experiment folder? give {tmp_path / 'table.npz'})"
+    )
 
 
 def test_moses_empty_file_and_words_with_spaces_are_errors(tmp_path):
@@ -499,13 +591,13 @@ def test_moses_empty_file_and_words_with_spaces_are_errors(tmp_path):
 def test_ibm1_incidences_sorted_by_a_packed_sort_equal_a_stable_argsort():
     from clirkit.translation.ibm1 import _sort_incidences
 
-    rng = np.random.default_rng(0)   # 300 slots in order, each with distinct word pairs (keys < 50)
+    rng = np.random.default_rng(0)  # 300 slots in order, each with distinct word pairs (keys < 50)
     sizes = rng.integers(1, 8, 300)
     keys = np.concatenate([rng.choice(50, n, replace=False) for n in sizes])
     slots, nf = np.repeat(np.arange(300), sizes), rng.integers(1, 9, len(keys))
     order = np.argsort(keys, kind="stable")
     expected = keys[order], slots[order], nf[order].astype(np.uint8)
-    packed = _sort_incidences(keys.copy(), slots, nf.astype(np.uint8), 50, 300)     # packed into one int64
+    packed = _sort_incidences(keys.copy(), slots, nf.astype(np.uint8), 50, 300)  # packed into one int64
     fallback = _sort_incidences(keys.copy(), slots, nf.astype(np.uint8), 2**60, 300)  # too wide: np.argsort
     for got in (packed, fallback):
         for a, b in zip(got, expected):
@@ -527,12 +619,19 @@ def test_ttable_train_tokenizes_in_two_processes_by_default_one_on_one_core(monk
 # ---------------------------------------------------------------------------------------------
 # the `ttable` verb
 
+
 @pytest.fixture
 def parallel_files(tmp_path):
-    es = ["Y dijo Dios: Sea la luz: y fué la luz.", "Y vió Dios que la luz era buena.",
-          "Y llamó Dios á la luz Día, y á las tinieblas llamó Noche."]
-    en = ["God said, \"Let there be light,\" and there was light.", "God saw the light, and saw that it was good.",
-          "God called the light \"day\", and the darkness he called \"night\"."]
+    es = [
+        "Y dijo Dios: Sea la luz: y fué la luz.",
+        "Y vió Dios que la luz era buena.",
+        "Y llamó Dios á la luz Día, y á las tinieblas llamó Noche.",
+    ]
+    en = [
+        'God said, "Let there be light," and there was light.',
+        "God saw the light, and saw that it was good.",
+        'God called the light "day", and the darkness he called "night".',
+    ]
     (tmp_path / "es.txt").write_text("\n".join(es) + "\n", encoding="utf-8")
     (tmp_path / "en.txt").write_text("\n".join(en) + "\n", encoding="utf-8")
     return tmp_path
@@ -542,9 +641,28 @@ def test_ttable_train_both_directions_then_show(parallel_files, capsys):
     from clirkit.cli import main
 
     tmp = parallel_files
-    assert main(["ttable", "train", "--source", str(tmp / "en.txt"), "--target", str(tmp / "es.txt"),
-                 "-o", str(tmp / "t.npz"), "--direction", "both", "--source-lang", "en", "--target-lang", "es",
-                 "-q"]) == 0
+    assert (
+        main(
+            [
+                "ttable",
+                "train",
+                "--source",
+                str(tmp / "en.txt"),
+                "--target",
+                str(tmp / "es.txt"),
+                "-o",
+                str(tmp / "t.npz"),
+                "--direction",
+                "both",
+                "--source-lang",
+                "en",
+                "--target-lang",
+                "es",
+                "-q",
+            ]
+        )
+        == 0
+    )
     e2f, f2e = load_table(tmp / "t.e2f.npz"), load_table(tmp / "t.f2e.npz")
     assert "god" in e2f.source_index and "dios" in e2f.target_vocab
     assert "dios" in f2e.source_index and "god" in f2e.target_vocab
@@ -565,8 +683,26 @@ def test_ttable_train_refuses_misaligned_files(parallel_files, capsys):
 
     tmp = parallel_files
     (tmp / "short.txt").write_text("uno\n", encoding="utf-8")
-    assert main(["ttable", "train", "--source", str(tmp / "en.txt"), "--target", str(tmp / "short.txt"),
-                 "--source-lang", "en", "--target-lang", "es", "-o", str(tmp / "t.npz"), "-q"]) == 2
+    assert (
+        main(
+            [
+                "ttable",
+                "train",
+                "--source",
+                str(tmp / "en.txt"),
+                "--target",
+                str(tmp / "short.txt"),
+                "--source-lang",
+                "en",
+                "--target-lang",
+                "es",
+                "-o",
+                str(tmp / "t.npz"),
+                "-q",
+            ]
+        )
+        == 2
+    )
     assert "has 3 lines but" in capsys.readouterr().err and not (tmp / "t.npz").exists()
 
 
@@ -574,12 +710,28 @@ def test_ttable_prune_and_convert_write_what_the_library_computes(tmp_path):
     from clirkit.cli import main
 
     save_table(small_table(), tmp_path / "t.e2f")
-    assert main(["ttable", "prune", str(tmp_path / "t.e2f"), "-o", str(tmp_path / "p.npz"),
-                 "--max-options", "1"]) == 0
+    assert main(["ttable", "prune", str(tmp_path / "t.e2f"), "-o", str(tmp_path / "p.npz"), "--max-options", "1"]) == 0
     assert_same_table(load_table(tmp_path / "p.npz"), prune(small_table(), max_options=1))
     (tmp_path / "d.txt").write_text("luz light\nluz lamp\n", encoding="utf-8")
-    assert main(["ttable", "convert", str(tmp_path / "d.txt"), "--format", "pairs", "-o",
-                 str(tmp_path / "d.e2f"), "--source-lang", "es", "--target-lang", "en", "-q"]) == 0
+    assert (
+        main(
+            [
+                "ttable",
+                "convert",
+                str(tmp_path / "d.txt"),
+                "--format",
+                "pairs",
+                "-o",
+                str(tmp_path / "d.e2f"),
+                "--source-lang",
+                "es",
+                "--target-lang",
+                "en",
+                "-q",
+            ]
+        )
+        == 0
+    )
     assert (tmp_path / "d.e2f").read_text(encoding="utf-8") == "lamp luz 0.5\nlight luz 0.5\n"
 
 
@@ -595,17 +747,43 @@ def test_ttable_train_aligned_by_id_joins_the_shared_ids(parallel_files):
     from clirkit.cli import main
 
     tmp = parallel_files
-    (tmp / "es.tsv").write_text("Gen.1.3\tY dijo Dios: Sea la luz.\nGen.1.4\tY vió Dios la luz.\n"
-                                "Gen.1.9\tY dijo Dios: Júntense las aguas.\n", encoding="utf-8")
-    (tmp / "en.tsv").write_text("Gen.1.4\tGod saw the light.\nGen.1.3\tGod said, Let there be light.\n",
-                                encoding="utf-8")
-    assert main(["ttable", "train", "--source", str(tmp / "es.tsv"), "--target", str(tmp / "en.tsv"),
-                 "--aligned-by", "id", "--source-lang", "es", "--target-lang", "en", "-o", str(tmp / "t.e2f"),
-                 "-q"]) == 0
+    (tmp / "es.tsv").write_text(
+        "Gen.1.3\tY dijo Dios: Sea la luz.\nGen.1.4\tY vió Dios la luz.\nGen.1.9\tY dijo Dios: Júntense las aguas.\n",
+        encoding="utf-8",
+    )
+    (tmp / "en.tsv").write_text(
+        "Gen.1.4\tGod saw the light.\nGen.1.3\tGod said, Let there be light.\n", encoding="utf-8"
+    )
+    assert (
+        main(
+            [
+                "ttable",
+                "train",
+                "--source",
+                str(tmp / "es.tsv"),
+                "--target",
+                str(tmp / "en.tsv"),
+                "--aligned-by",
+                "id",
+                "--source-lang",
+                "es",
+                "--target-lang",
+                "en",
+                "-o",
+                str(tmp / "t.e2f"),
+                "-q",
+            ]
+        )
+        == 0
+    )
     table = load_table(tmp / "t.e2f")
-    assert table.params == {"model": "moses", "file": str(tmp / "t.e2f"),     # Moses text keeps no params
-                            "source_lang": None, "target_lang": None}
-    assert "aguas" not in table.source_index and "júntense" not in table.source_index   # Gen.1.9 has no mate
+    assert table.params == {
+        "model": "moses",
+        "file": str(tmp / "t.e2f"),  # Moses text keeps no params
+        "source_lang": None,
+        "target_lang": None,
+    }
+    assert "aguas" not in table.source_index and "júntense" not in table.source_index  # Gen.1.9 has no mate
     assert {e for e, _ in table.translations("luz")} == {"god", "said", "let", "there", "be", "light", "saw", "the"}
 
 

@@ -1,4 +1,5 @@
 """Dev tuning of fusion weights (SPEC §6): kappa and weight grids, sweeps, the dev evaluation."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -29,8 +30,10 @@ def run_of(rows, tag="r"):
 
 def score_of(docid):
     """An evaluation: the fused score of ``docid`` (its only row)."""
+
     def evaluate(run):
         return float(run.scores[run.docids.tolist().index(docid)])
+
     return evaluate
 
 
@@ -180,19 +183,23 @@ def _tied_runs(seed: int, n_runs: int = 3, queries: int = 6, per_query: int = 12
     return runs
 
 
-@pytest.mark.parametrize("measure", ["AP", "nDCG@5", "P@3", "RR", "NumRet", "PRES@10", "Rprec", "R@5", "Success@2",
-                                     "P_mr@1", "AP(rel=2)", "NumRelRet"])
+@pytest.mark.parametrize(
+    "measure",
+    ["AP", "nDCG@5", "P@3", "RR", "NumRet", "PRES@10", "Rprec", "R@5", "Success@2", "P_mr@1", "AP(rel=2)", "NumRelRet"],
+)
 @pytest.mark.parametrize("fuse_depth, eval_depth", [(7, 1000), (7, 4), (100, 5)])
-def test_the_sweep_scores_each_point_as_evaluating_the_fused_run_does_bit_for_bit(measure, fuse_depth, eval_depth,
-                                                                                   monkeypatch):
+def test_the_sweep_scores_each_point_as_evaluating_the_fused_run_does_bit_for_bit(
+    measure, fuse_depth, eval_depth, monkeypatch
+):
     # the sweep evaluates the aligned pairs' grades, looked up once; the old computation made and evaluated the
     # fused run of every point: ties at the depth cut and in float32, graded and negative judgments, a judged
     # query the runs miss and a run query the qrels do not judge
     runs = _tied_runs(5)
     rng = np.random.default_rng(6)
     judged = [f"q{j}" for j in range(5)] + ["q9"]
-    qrels = Qrels(np.repeat(judged, 15), [f"Gen.{k % 5}.{k}" for k in rng.integers(0, 40, size=90)],
-                  rng.integers(-1, 3, size=90))
+    qrels = Qrels(
+        np.repeat(judged, 15), [f"Gen.{k % 5}.{k}" for k in rng.integers(0, 40, size=90)], rng.integers(-1, 3, size=90)
+    )
     keep = np.unique(np.char.add(np.char.add(qrels.qids, " "), qrels.docids), return_index=True)[1]
     qrels = Qrels(qrels.qids[np.sort(keep)], qrels.docids[np.sort(keep)], qrels.rels[np.sort(keep)])
     objective = evaluator(qrels, measure, depth=eval_depth)

@@ -8,6 +8,7 @@
 - :mod:`clirkit.boost.model`: the phrase table (save/load, ranking, re-ranking, display);
 - :mod:`clirkit.boost.ranker`: the estimator tying them together.
 """
+
 from clirkit.boost.model import BoostModel
 from clirkit.boost.ranker import BoostRanker
 from clirkit.boost.result import BoostResult

@@ -6,6 +6,7 @@ how many workers there are. Bags run through :func:`clirkit.parallel.run_tasks`
 (joblib's ``loky`` processes or ``threading``, or ``dask``); results come back in
 bag order, so the averaged model is byte-identical across backends.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
@@ -78,16 +79,27 @@ def bag_rows(n: int, bag: int, *, seed: int, fraction: float = 1.0, replace: boo
     return np.sort(rng.choice(n, size=size, replace=replace)).astype(np.int64)
 
 
-def train_bag(data: BoostData, params: BoostParams, rows: np.ndarray, *, quiet: bool = True,
-              desc: str = "boosting") -> BoostResult:
+def train_bag(
+    data: BoostData, params: BoostParams, rows: np.ndarray, *, quiet: bool = True, desc: str = "boosting"
+) -> BoostResult:
     """Boost on the tuples ``rows`` and keep the rounds up to the best dev MAP; boosted from a base ranker (and a
     ``significance`` set), none when the base alone (no round) scores at least as well on dev: the ranker is then
     the base."""
-    booster = PairBooster(data.Qm, data.Dm, data.tuples.subset(rows), src_hash=data.src_hash,
-                          tgt_hash=data.tgt_hash, hash_seed=params.hash_seed, bits=params.bits,
-                          rule=params.rule, eps=params.eps, cache=data.pair_cache)
-    result = booster.run(params.rounds, evaluate=data.dev, eval_every=params.eval_every,
-                         patience=params.patience, quiet=quiet, desc=desc)
+    booster = PairBooster(
+        data.Qm,
+        data.Dm,
+        data.tuples.subset(rows),
+        src_hash=data.src_hash,
+        tgt_hash=data.tgt_hash,
+        hash_seed=params.hash_seed,
+        bits=params.bits,
+        rule=params.rule,
+        eps=params.eps,
+        cache=data.pair_cache,
+    )
+    result = booster.run(
+        params.rounds, evaluate=data.dev, eval_every=params.eval_every, patience=params.patience, quiet=quiet, desc=desc
+    )
     kept = result.best_round
     if params.significance and getattr(data.dev, "from_base", False) and len(result.eval_scores):
         nothing = np.zeros(0, np.int64)
@@ -96,9 +108,19 @@ def train_bag(data: BoostData, params: BoostParams, rows: np.ndarray, *, quiet: 
     return result.truncated(kept)
 
 
-def train_bags(data: BoostData, params: BoostParams, *, bags: int = 1, fraction: float = 1.0,
-               replace: bool = False, seed: int = 0, jobs: int = 1, backend: str = "loky",
-               scheduler=None, quiet: bool = False) -> list[BoostResult]:
+def train_bags(
+    data: BoostData,
+    params: BoostParams,
+    *,
+    bags: int = 1,
+    fraction: float = 1.0,
+    replace: bool = False,
+    seed: int = 0,
+    jobs: int = 1,
+    backend: str = "loky",
+    scheduler=None,
+    quiet: bool = False,
+) -> list[BoostResult]:
     """Train ``bags`` bags and return their results in bag order.
 
     Args:
@@ -115,8 +137,7 @@ def train_bags(data: BoostData, params: BoostParams, *, bags: int = 1, fraction:
         return [train_bag(data, params, row_sets[0], quiet=quiet)]
     groups = worker_groups(bags, jobs, backend)
     tasks = [(train_bags_each, (data, params, [row_sets[s] for s in group]), {}) for group in groups]
-    done = run_tasks(tasks, jobs=jobs, backend=backend, scheduler=scheduler, desc="bags", unit="worker",
-                     quiet=quiet)
+    done = run_tasks(tasks, jobs=jobs, backend=backend, scheduler=scheduler, desc="bags", unit="worker", quiet=quiet)
     return [result for results in done for result in results]
 
 
@@ -126,8 +147,9 @@ def train_bags_each(data: BoostData, params: BoostParams, row_sets: Sequence[np.
     return [train_bag(data, params, rows, quiet=True) for rows in row_sets]
 
 
-def boost_scored(data: BoostData, params: BoostParams, *, fraction: float = 1.0, replace: bool = False,
-                 seed: int = 0) -> tuple[list[BoostResult], float | None]:
+def boost_scored(
+    data: BoostData, params: BoostParams, *, fraction: float = 1.0, replace: bool = False, seed: int = 0
+) -> tuple[list[BoostResult], float | None]:
     """One bag (:func:`train_bags`, here, without progress) and its dev MAP (None without ``data.dev``): the task
     of one beta when a ranker boosted from a base tries its betas in parallel."""
     results = train_bags(data, params, bags=1, fraction=fraction, replace=replace, seed=seed, quiet=True)
@@ -180,8 +202,11 @@ def kept_if_significant(results: list[BoostResult], dev, level: float, *, seed: 
     if not any(r.best_round for r in results):
         return results
     entries = [r.entries() for r in results]
-    boosted = dev.per_query(np.concatenate([e[0] for e in entries]), np.concatenate([e[1] for e in entries]),
-                            np.concatenate([e[2] for e in entries]) / len(results))
+    boosted = dev.per_query(
+        np.concatenate([e[0] for e in entries]),
+        np.concatenate([e[1] for e in entries]),
+        np.concatenate([e[2] for e in entries]) / len(results),
+    )
     nothing = np.zeros(0, np.int64)
     base = dev.per_query(nothing, nothing, np.zeros(0))
     if boosted.mean() > base.mean() and randomization_test(base, boosted, seed=seed).p_value < level:

@@ -13,6 +13,7 @@ A base run may come in parts (e.g. one Run per batch of queries, each query in
 one part) encoded one after the other (:class:`CompactRun`), so a large run never
 has to be held as one Run of strings.
 """
+
 from __future__ import annotations
 
 from typing import Iterable, Sequence, Union
@@ -25,7 +26,6 @@ from clirkit.run import Run
 
 NORMALIZATION = "query-max"  # how f0 is made from the base scores (recorded in models)
 MAX_BETA = 100.0  # exp(beta) must stay a float64 with room: f0 differences are in [-1, 1]
-
 
 
 class CompactRun:
@@ -100,8 +100,10 @@ def normalized_scores(run: Run) -> np.ndarray:
     if not np.all(np.isfinite(scores)):
         raise ClirkitError(f"the base run {run.tag!r} has a score that is not a finite number")
     if scores.min() < 0:
-        raise ClirkitError(f"the base run {run.tag!r} has negative scores; a base ranker's scores must be "
-                           "non-negative (e.g. BM25, DT or PSQ)")
+        raise ClirkitError(
+            f"the base run {run.tag!r} has negative scores; a base ranker's scores must be "
+            "non-negative (e.g. BM25, DT or PSQ)"
+        )
     starts = np.flatnonzero(run.ranks() == 1)
     top = np.maximum.reduceat(scores, starts)
     top = np.repeat(top, np.diff(np.append(starts, len(scores))))

@@ -7,6 +7,7 @@ sorted ids with a directory over the top bits of the id: bucket ids are hash
 values, hence uniform, so each directory slot holds one or two ids and a
 lookup costs two random reads instead of a binary search's ~25.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -32,8 +33,8 @@ class BucketIndex:
         dtype = np.int32 if len(self.ids) < 2**31 else np.int64
         self.directory = np.zeros((1 << slots_log2) + 1, dtype=dtype)
         for a in range(0, len(self.ids), _SLICE):  # the ids are sorted: a slice's slots are a short range
-            slots = (self.ids[a:a + _SLICE] >> self.shift).astype(np.int64)
-            self.directory[1 + slots[0]:2 + slots[-1]] += np.bincount(slots - slots[0]).astype(dtype)
+            slots = (self.ids[a : a + _SLICE] >> self.shift).astype(np.int64)
+            self.directory[1 + slots[0] : 2 + slots[-1]] += np.bincount(slots - slots[0]).astype(dtype)
         np.cumsum(self.directory, out=self.directory)
 
     def __len__(self) -> int:

@@ -18,6 +18,7 @@ bytes, so every pair that can occur is hashed without a Python loop.
 :class:`PairFeatures` is a training set as boosting sees it: both vocabularies, the query and
 document matrices and the n-grams' hashes.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -70,12 +71,12 @@ def hash_strings(strings: Sequence[str], seed: int) -> np.ndarray:
     """Unsigned 32-bit MurmurHash3 of each string's UTF-8 bytes (uint32 array)."""
     import mmh3
 
-    return np.fromiter((mmh3.hash(s, seed, signed=False) for s in strings),
-                       dtype=np.uint32, count=len(strings))
+    return np.fromiter((mmh3.hash(s, seed, signed=False) for s in strings), dtype=np.uint32, count=len(strings))
 
 
-def pair_buckets(src_hash: np.ndarray, tgt_hash: np.ndarray, rows: np.ndarray, cols: np.ndarray,
-                 *, seed: int, bits: int) -> np.ndarray:
+def pair_buckets(
+    src_hash: np.ndarray, tgt_hash: np.ndarray, rows: np.ndarray, cols: np.ndarray, *, seed: int, bits: int
+) -> np.ndarray:
     """Buckets in ``[0, 2**bits)`` of the pairs (source id ``rows``, target id ``cols``).
 
     ``src_hash``/``tgt_hash`` are the per-n-gram hashes from :func:`hash_strings`.
@@ -129,11 +130,14 @@ class NgramVocabulary:
             indices.extend(row)
             indptr.append(len(indices))
         data = np.ones(len(indices), dtype=np.float64)
-        return sp.csr_matrix((data, np.asarray(indices, dtype=np.int32), np.asarray(indptr, dtype=np.int64)),
-                             shape=(len(token_lists), len(self.terms)))
+        return sp.csr_matrix(
+            (data, np.asarray(indices, dtype=np.int32), np.asarray(indptr, dtype=np.int64)),
+            shape=(len(token_lists), len(self.terms)),
+        )
 
-    def fit_matrix(self, token_lists: Sequence[Sequence[str]], n: int, *, max_df: float = 1.0,
-                   frequent_word_ngrams: bool = True) -> sp.csr_matrix:
+    def fit_matrix(
+        self, token_lists: Sequence[Sequence[str]], n: int, *, max_df: float = 1.0, frequent_word_ngrams: bool = True
+    ) -> sp.csr_matrix:
         """:meth:`matrix` growing the vocabulary from ``token_lists``, then :meth:`prune` with these settings."""
         return self.prune(self.matrix(token_lists, n, grow=True), max_df, frequent_word_ngrams=frequent_word_ngrams)
 
@@ -186,9 +190,17 @@ class PairFeatures:
     tgt_hash: np.ndarray
 
     @classmethod
-    def fit(cls, query_tokens: Sequence[Sequence[str]], doc_tokens: Sequence[Sequence[str]], *, ngram: int,
-            max_df: float = 1.0, frequent_word_ngrams: bool = True, doc_weighting: str = "binary",
-            hash_seed: int = 0) -> "PairFeatures":
+    def fit(
+        cls,
+        query_tokens: Sequence[Sequence[str]],
+        doc_tokens: Sequence[Sequence[str]],
+        *,
+        ngram: int,
+        max_df: float = 1.0,
+        frequent_word_ngrams: bool = True,
+        doc_weighting: str = "binary",
+        hash_seed: int = 0,
+    ) -> "PairFeatures":
         """The vocabularies and matrices of the queries' and the documents' 1..``ngram``-grams, each side pruned
         with ``max_df`` and ``frequent_word_ngrams`` (:meth:`NgramVocabulary.prune`), the documents weighted
         with ``doc_weighting``, the n-grams hashed with ``hash_seed``."""
@@ -198,8 +210,17 @@ class PairFeatures:
         Dm = target.fit_matrix(doc_tokens, ngram, **pruning)
         idf = idf_weights(Dm) if "idf" in doc_weighting else None
         Dm = weigh_documents(Dm, doc_tokens, doc_weighting, idf)
-        return cls(ngram, source, target, Qm, Dm, doc_weighting, idf, hash_strings(source.terms, hash_seed),
-                   hash_strings(target.terms, hash_seed))
+        return cls(
+            ngram,
+            source,
+            target,
+            Qm,
+            Dm,
+            doc_weighting,
+            idf,
+            hash_strings(source.terms, hash_seed),
+            hash_strings(target.terms, hash_seed),
+        )
 
     def queries(self, token_lists: Sequence[Sequence[str]]) -> sp.csr_matrix:
         """Binary CSR of other queries (e.g. the dev queries) over the training queries' source n-grams."""

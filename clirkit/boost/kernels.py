@@ -7,6 +7,7 @@ so the statistics, and the models, are the same bits whichever path makes them. 
 :func:`clirkit.boost.pairmap.kernels`; the arrays are those of :class:`~clirkit.boost.pairmap.PairMap` and of
 :class:`~clirkit.boost.rounds.PairBooster` (``W``: each bucket's W+ and W- side by side, one cache line).
 """
+
 from __future__ import annotations
 
 import numba
@@ -22,6 +23,7 @@ _PREFETCH = 16  # W rows asked for this many entries ahead of their update
 def _prefetch(typingctx, array, row):
     """Ask for the cache line of ``array[row]`` (of ``array[row, 0]`` if 2-d): LLVM's prefetch, for reading and
     writing. The rounds update W's rows at random; a prefetch leaves no load waiting in the pipeline."""
+
     def codegen(context, builder, signature, args):
         kind, row_kind = signature.args
         data = context.make_array(kind)(context, builder, args[0])
@@ -32,8 +34,9 @@ def _prefetch(typingctx, array, row):
         signature = ir.FunctionType(ir.VoidType(), [byte, int32, int32, int32])
         fn = cgutils.get_or_insert_function(builder.module, signature, "llvm.prefetch.p0i8")
         # (address, 1: for a write, 3: keep in all cache levels, 1: data)
-        builder.call(fn, [builder.bitcast(at, byte), ir.Constant(int32, 1), ir.Constant(int32, 3),
-                          ir.Constant(int32, 1)])
+        builder.call(
+            fn, [builder.bitcast(at, byte), ir.Constant(int32, 1), ir.Constant(int32, 3), ir.Constant(int32, 1)]
+        )
         return context.get_dummy_value()
 
     return types.void(array, row), codegen
@@ -77,8 +80,9 @@ def _by_source(query, qptr, qsrc, rows, n_sources):
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _source_row(k0, k1, entry_row, entry_a, rows, change, query, qb, nu, dptr, du, dcol, dval, code, sums, first,
-                row_code, cols):
+def _source_row(
+    k0, k1, entry_row, entry_a, rows, change, query, qb, nu, dptr, du, dcol, dval, code, sums, first, row_code, cols
+):
     """One source's row of the product, its entries ``k0:k1`` (tuples ascending): each column ``2 j + (x < 0)``
     summed from 0 in ``sums``, the delta entry that first had it in ``first`` and its code in ``row_code``; the
     columns listed in ``cols`` as first met; returns how many."""
@@ -117,8 +121,26 @@ def code_sums(query, qptr, qsrc, dptr, du, dcol, dval, qb, nu, code, weights, n_
     row_code = np.empty(2 * n_targets, np.int64)
     cols = np.empty(2 * n_targets, np.int64)
     for i in range(n_sources):
-        n = _source_row(start[i], start[i + 1], entry_row, entry_a, rows, weights, query, qb, nu, dptr, du, dcol,
-                        dval, code, sums, first, row_code, cols)
+        n = _source_row(
+            start[i],
+            start[i + 1],
+            entry_row,
+            entry_a,
+            rows,
+            weights,
+            query,
+            qb,
+            nu,
+            dptr,
+            du,
+            dcol,
+            dval,
+            code,
+            sums,
+            first,
+            row_code,
+            cols,
+        )
         for k in range(n):
             col = cols[k]
             c = row_code[col]
@@ -134,9 +156,36 @@ def code_sums(query, qptr, qsrc, dptr, du, dcol, dval, qb, nu, code, weights, n_
 
 
 @numba.njit(cache=True, nogil=True)
-def round_update(query, qptr, qsrc, dptr, du, dcol, dval, qb, nu, code, rows, change, W, extra_bucket,
-                 block_max, block_stale, block, exact, n_sources, sums, first, row_code, cols, add_c, add_p, add_m,
-                 out_b, out_g):
+def round_update(
+    query,
+    qptr,
+    qsrc,
+    dptr,
+    du,
+    dcol,
+    dval,
+    qb,
+    nu,
+    code,
+    rows,
+    change,
+    W,
+    extra_bucket,
+    block_max,
+    block_stale,
+    block,
+    exact,
+    n_sources,
+    sums,
+    first,
+    row_code,
+    cols,
+    add_c,
+    add_p,
+    add_m,
+    out_b,
+    out_g,
+):
     """One chunk of a round: the product of the tuples ``rows`` (ascending) weighted by ``change``, added to W.
 
     As ``scipy.sparse`` multiplies ``Qt^T`` by ``Delta``: source after source, each source's tuples in ascending
@@ -168,8 +217,26 @@ def round_update(query, qptr, qsrc, dptr, du, dcol, dval, qb, nu, code, rows, ch
     for i in range(n_sources):
         if start[i] == start[i + 1]:
             continue
-        n = _source_row(start[i], start[i + 1], entry_row, entry_a, rows, change, query, qb, nu, dptr, du, dcol,
-                        dval, code, sums, first, row_code, cols)
+        n = _source_row(
+            start[i],
+            start[i + 1],
+            entry_row,
+            entry_a,
+            rows,
+            change,
+            query,
+            qb,
+            nu,
+            dptr,
+            du,
+            dcol,
+            dval,
+            code,
+            sums,
+            first,
+            row_code,
+            cols,
+        )
         for k in range(n):
             col = cols[k]
             if first[col] < 0:  # done with its other sign

@@ -1,6 +1,7 @@
 """The boosting loop (SPEC §5): rounds of choose, step and update on a
 :class:`~clirkit.boost.rounds.PairBooster`, with early stopping on the dev MAP; the rounds kept are those up to
 the best dev score (:class:`~clirkit.boost.result.BoostResult`)."""
+
 from __future__ import annotations
 
 import time
@@ -15,9 +16,16 @@ if TYPE_CHECKING:
     from clirkit.boost.rounds import PairBooster
 
 
-def boost(booster: "PairBooster", rounds: int, *,
-          evaluate: Callable[[np.ndarray, np.ndarray, np.ndarray], float] | None = None, eval_every: int = 50,
-          patience: int = 0, quiet: bool = False, desc: str = "boosting") -> BoostResult:
+def boost(
+    booster: "PairBooster",
+    rounds: int,
+    *,
+    evaluate: Callable[[np.ndarray, np.ndarray, np.ndarray], float] | None = None,
+    eval_every: int = 50,
+    patience: int = 0,
+    quiet: bool = False,
+    desc: str = "boosting",
+) -> BoostResult:
     """Boost ``booster`` for up to ``rounds`` rounds: each round chooses the bucket of largest gain, its step, and
     updates the tuple weights and statistics (:class:`~clirkit.boost.rounds.PairBooster`).
 
@@ -66,11 +74,18 @@ def boost(booster: "PairBooster", rounds: int, *,
     if evaluate is None:
         best_round = done
     result = BoostResult(
-        np.asarray(buckets, dtype=np.int64), np.asarray(alphas, dtype=np.float64),
+        np.asarray(buckets, dtype=np.int64),
+        np.asarray(alphas, dtype=np.float64),
         np.asarray(ptr, dtype=np.int64),
         np.concatenate(src_l).astype(np.int64) if src_l else np.zeros(0, np.int64),
         np.concatenate(tgt_l).astype(np.int64) if tgt_l else np.zeros(0, np.int64),
-        np.asarray(losses, dtype=np.float64), np.asarray(eval_rounds, dtype=np.int64),
-        np.asarray(eval_scores, dtype=np.float64), int(best_round), booster.n, len(booster.pair_keys),
-        len(booster.bucket_ids), elapsed / max(done, 1))
+        np.asarray(losses, dtype=np.float64),
+        np.asarray(eval_rounds, dtype=np.int64),
+        np.asarray(eval_scores, dtype=np.float64),
+        int(best_round),
+        booster.n,
+        len(booster.pair_keys),
+        len(booster.bucket_ids),
+        elapsed / max(done, 1),
+    )
     return result

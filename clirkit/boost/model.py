@@ -14,6 +14,7 @@ how the base run was made (``base``). A model may weigh the document side
 (``doc_weighting``, :mod:`clirkit.boost.weighting`; the idf of its target n-grams
 is stored). Such models are written as format version 2.
 """
+
 from __future__ import annotations
 
 import os
@@ -54,16 +55,30 @@ class BoostModel:
         tgt_idf: idf of each target term (float64, aligned with ``tgt_terms``) for the idf schemes.
     """
 
-    def __init__(self, src_terms, tgt_terms, W: sp.csr_matrix, *, ngram: int, source_analyzer: Analyzer,
-                 target_analyzer: Analyzer, history: Mapping[str, np.ndarray], params: dict | None = None,
-                 beta: float = 0.0, base: dict | None = None, doc_weighting: str = "binary",
-                 tgt_idf: np.ndarray | None = None) -> None:
+    def __init__(
+        self,
+        src_terms,
+        tgt_terms,
+        W: sp.csr_matrix,
+        *,
+        ngram: int,
+        source_analyzer: Analyzer,
+        target_analyzer: Analyzer,
+        history: Mapping[str, np.ndarray],
+        params: dict | None = None,
+        beta: float = 0.0,
+        base: dict | None = None,
+        doc_weighting: str = "binary",
+        tgt_idf: np.ndarray | None = None,
+    ) -> None:
         self.src_terms = np.asarray(src_terms, dtype=str)
         self.tgt_terms = np.asarray(tgt_terms, dtype=str)
         self.W = sp.csr_matrix(W, dtype=np.float64)
         if self.W.shape != (len(self.src_terms), len(self.tgt_terms)):
-            raise ValueError(f"phrase table shape {self.W.shape} does not match the term arrays "
-                             f"({len(self.src_terms)}, {len(self.tgt_terms)})")
+            raise ValueError(
+                f"phrase table shape {self.W.shape} does not match the term arrays "
+                f"({len(self.src_terms)}, {len(self.tgt_terms)})"
+            )
         history = {k: np.asarray(v) for k, v in history.items()}
         # canonical term order (sorted, as loading checks: a file whose term arrays were shuffled against W is
         # refused, not read as another model); W, the history's pairs and tgt_idf follow their terms
@@ -97,8 +112,9 @@ class BoostModel:
     # -- construction -----------------------------------------------------------------------------
 
     @classmethod
-    def from_results(cls, results: Sequence[BoostResult], src_terms: Sequence[str], tgt_terms: Sequence[str],
-                     **kwargs) -> "BoostModel":
+    def from_results(
+        cls, results: Sequence[BoostResult], src_terms: Sequence[str], tgt_terms: Sequence[str], **kwargs
+    ) -> "BoostModel":
         """Average the bags' results (each already cut to its kept rounds) into one phrase table."""
         S = len(results)
         src = np.concatenate([r.entries()[0] for r in results]) if S else np.zeros(0, np.int64)
@@ -117,17 +133,24 @@ class BoostModel:
         for s, r in enumerate(results):
             R = r.best_round
             bag.append(np.full(R, s)), rnd.append(np.arange(1, R + 1)), bucket.append(r.buckets[:R])
-            alpha.append(r.alphas[:R]), ptr.append(offset + r.pair_ptr[1:R + 1])
+            alpha.append(r.alphas[:R]), ptr.append(offset + r.pair_ptr[1 : R + 1])
             offset += int(r.pair_ptr[R])
         history = {
-            "bag": np.concatenate(bag).astype(np.int64), "round": np.concatenate(rnd).astype(np.int64),
-            "bucket": np.concatenate(bucket).astype(np.int64), "alpha": np.concatenate(alpha).astype(np.float64),
+            "bag": np.concatenate(bag).astype(np.int64),
+            "round": np.concatenate(rnd).astype(np.int64),
+            "bucket": np.concatenate(bucket).astype(np.int64),
+            "alpha": np.concatenate(alpha).astype(np.float64),
             "ptr": np.concatenate([np.asarray(p, dtype=np.int64).reshape(-1) for p in ptr]),
-            "pair_src": src_new.astype(np.int64), "pair_tgt": tgt_new.astype(np.int64),
+            "pair_src": src_new.astype(np.int64),
+            "pair_tgt": tgt_new.astype(np.int64),
         }
-        return cls(src_terms[used_src].astype(str) if len(used_src) else np.zeros(0, str),
-                   tgt_terms[used_tgt].astype(str) if len(used_tgt) else np.zeros(0, str), W,
-                   history=history, **kwargs)
+        return cls(
+            src_terms[used_src].astype(str) if len(used_src) else np.zeros(0, str),
+            tgt_terms[used_tgt].astype(str) if len(used_tgt) else np.zeros(0, str),
+            W,
+            history=history,
+            **kwargs,
+        )
 
     def truncated(self, rounds: int) -> "BoostModel":
         """The model each bag would have had after its first ``rounds`` rounds (rebuilt from the history).
@@ -142,16 +165,25 @@ class BoostModel:
         pair_round = np.repeat(np.arange(len(counts)), counts)
         pair_keep = keep[pair_round]
         src, tgt = h["pair_src"][pair_keep], h["pair_tgt"][pair_keep]
-        W = sp.coo_matrix((np.repeat(h["alpha"], counts)[pair_keep] / n_bags, (src, tgt)),
-                          shape=self.W.shape).tocsr()
+        W = sp.coo_matrix((np.repeat(h["alpha"], counts)[pair_keep] / n_bags, (src, tgt)), shape=self.W.shape).tocsr()
         W.sum_duplicates()
         history = {k: h[k][keep] for k in ("bag", "round", "bucket", "alpha")}
         history["ptr"] = np.concatenate(([0], np.cumsum(counts[keep]))).astype(np.int64)
         history["pair_src"], history["pair_tgt"] = src, tgt
-        return BoostModel(self.src_terms, self.tgt_terms, W, ngram=self.ngram,
-                          source_analyzer=self.source_analyzer, target_analyzer=self.target_analyzer,
-                          history=history, params={**self.params, "truncated_to_rounds": int(rounds)},
-                          beta=self.beta, base=self.base, doc_weighting=self.doc_weighting, tgt_idf=self.tgt_idf)
+        return BoostModel(
+            self.src_terms,
+            self.tgt_terms,
+            W,
+            ngram=self.ngram,
+            source_analyzer=self.source_analyzer,
+            target_analyzer=self.target_analyzer,
+            history=history,
+            params={**self.params, "truncated_to_rounds": int(rounds)},
+            beta=self.beta,
+            base=self.base,
+            doc_weighting=self.doc_weighting,
+            tgt_idf=self.tgt_idf,
+        )
 
     @property
     def from_base(self) -> bool:
@@ -162,11 +194,20 @@ class BoostModel:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the model as ``.npz`` arrays + JSON header (no pickle)."""
-        header = {"ngram": self.ngram, "source_analyzer": self.source_analyzer.to_dict(),
-                  "target_analyzer": self.target_analyzer.to_dict(), "shape": list(self.W.shape),
-                  "params": self.params}
-        arrays = {"src_terms": self.src_terms, "tgt_terms": self.tgt_terms, "W_indptr": self.W.indptr,
-                  "W_indices": self.W.indices, "W_data": self.W.data}
+        header = {
+            "ngram": self.ngram,
+            "source_analyzer": self.source_analyzer.to_dict(),
+            "target_analyzer": self.target_analyzer.to_dict(),
+            "shape": list(self.W.shape),
+            "params": self.params,
+        }
+        arrays = {
+            "src_terms": self.src_terms,
+            "tgt_terms": self.tgt_terms,
+            "W_indptr": self.W.indptr,
+            "W_indices": self.W.indices,
+            "W_data": self.W.data,
+        }
         arrays.update({f"history_{k}": v for k, v in self.history.items()})
         version = FORMAT_VERSION
         if self.from_base or self.doc_weighting != "binary":
@@ -191,7 +232,8 @@ class BoostModel:
         """
         hist_keys = ("bag", "round", "bucket", "alpha", "ptr", "pair_src", "pair_tgt")
         required = ("src_terms", "tgt_terms", "W_indptr", "W_indices", "W_data") + tuple(
-            f"history_{k}" for k in hist_keys)
+            f"history_{k}" for k in hist_keys
+        )
         meta, arr = load_npz(path, KIND, (FORMAT_VERSION, BASE_FORMAT_VERSION), required)
         with checking(path, "boost model", remedy=True):
             ngram = require_field(meta, "ngram", "int", choices=(1, 2, 3))
@@ -202,20 +244,41 @@ class BoostModel:
             tgt_terms = _sorted_terms(arr, "tgt_terms")
             shape = (len(src_terms), len(tgt_terms))
             if tuple(require_field(meta, "shape", "list", items="int", length=2, min=0)) != shape:
-                raise Corrupt(f"header shape {show(meta['shape'])} does not match the {shape[0]} source and "
-                              f"{shape[1]} target terms")
+                raise Corrupt(
+                    f"header shape {show(meta['shape'])} does not match the {shape[0]} source and "
+                    f"{shape[1]} target terms"
+                )
             W = require_csr(arr, ("W_data", "W_indices", "W_indptr"), shape, "float", dtype=np.float64)
             history = _checked_history(arr, shape)
             extended = {}
             if meta["format_version"] == BASE_FORMAT_VERSION:
                 scheme = require_field(meta, "doc_weighting", "str", choices=SCHEMES)
-                extended = {"beta": float(require_field(meta, "beta", "number", min=0)),
-                            "base": require_field(meta, "base", "object", nullable=True),
-                            "doc_weighting": scheme,
-                            "tgt_idf": require_array(arr, "tgt_idf", "float", shape=(shape[1],), min=0, max=1,
-                                                     dtype=np.float64, optional="idf" not in scheme)}
-        return cls(src_terms, tgt_terms, W, ngram=ngram, source_analyzer=source_analyzer,
-                   target_analyzer=target_analyzer, history=history, params=params, **extended)
+                extended = {
+                    "beta": float(require_field(meta, "beta", "number", min=0)),
+                    "base": require_field(meta, "base", "object", nullable=True),
+                    "doc_weighting": scheme,
+                    "tgt_idf": require_array(
+                        arr,
+                        "tgt_idf",
+                        "float",
+                        shape=(shape[1],),
+                        min=0,
+                        max=1,
+                        dtype=np.float64,
+                        optional="idf" not in scheme,
+                    ),
+                }
+        return cls(
+            src_terms,
+            tgt_terms,
+            W,
+            ngram=ngram,
+            source_analyzer=source_analyzer,
+            target_analyzer=target_analyzer,
+            history=history,
+            params=params,
+            **extended,
+        )
 
     # -- scoring ----------------------------------------------------------------------------------
 
@@ -230,11 +293,22 @@ class BoostModel:
     def encode_documents(self, token_lists: Sequence[Sequence[str]]) -> sp.csr_matrix:
         """Documents x target terms of the table, weighted by ``doc_weighting`` (binary by default);
         other n-grams are dropped."""
-        return weigh_documents(self._tgt_vocab.matrix(token_lists, self.ngram, grow=False), token_lists,
-                               self.doc_weighting, self.tgt_idf)
+        return weigh_documents(
+            self._tgt_vocab.matrix(token_lists, self.ngram, grow=False), token_lists, self.doc_weighting, self.tgt_idf
+        )
 
-    def rank_matrices(self, qids: Sequence[str], Qm: sp.csr_matrix, docids: Sequence[str], Dm: sp.csr_matrix,
-                      *, depth: int = 1000, batch: int = 256, tag: str = "boost", quiet: bool = True) -> Run:
+    def rank_matrices(
+        self,
+        qids: Sequence[str],
+        Qm: sp.csr_matrix,
+        docids: Sequence[str],
+        Dm: sp.csr_matrix,
+        *,
+        depth: int = 1000,
+        batch: int = 256,
+        tag: str = "boost",
+        quiet: bool = True,
+    ) -> Run:
         """Rank all documents for each query: ``Qm @ W @ Dm.T``, top ``depth``, ties by docid.
 
         A document is retrieved when its score is non-zero (it shares table
@@ -244,33 +318,52 @@ class BoostModel:
         from clirkit.progress import progress
 
         if self.from_base:
-            raise ClirkitError("this model was boosted from a base ranker: it re-ranks the base system's run "
-                               "(boost-rank --candidates BASE.run)")
+            raise ClirkitError(
+                "this model was boosted from a base ranker: it re-ranks the base system's run "
+                "(boost-rank --candidates BASE.run)"
+            )
         qids_arr = np.asarray(qids, dtype=str)
         docids_arr = np.asarray(docids, dtype=str)
         tie = docid_tie_key(docids_arr)
         parts_q, parts_d, parts_s = [], [], []
         n_batches = -(-Qm.shape[0] // batch) if Qm.shape[0] else 0
-        batches = top_k(sp.csr_matrix(Qm, dtype=np.float64), self.W, sp.csr_matrix(Dm, dtype=np.float64).T.tocsr(),
-                        tie, depth=depth, batch=batch)
+        batches = top_k(
+            sp.csr_matrix(Qm, dtype=np.float64),
+            self.W,
+            sp.csr_matrix(Dm, dtype=np.float64).T.tocsr(),
+            tie,
+            depth=depth,
+            batch=batch,
+        )
         for q, d, s in progress(batches, desc="ranking", total=n_batches, quiet=quiet, unit="batch"):
             parts_q.append(q), parts_d.append(d), parts_s.append(s)
         q = np.concatenate(parts_q) if parts_q else np.zeros(0, np.int64)
         d = np.concatenate(parts_d) if parts_d else np.zeros(0, np.int64)
         s = np.concatenate(parts_s) if parts_s else np.zeros(0)
-        return Run(qids_arr[q] if len(q) else np.zeros(0, str), docids_arr[d] if len(d) else np.zeros(0, str),
-                   s, tag=tag)
+        return Run(
+            qids_arr[q] if len(q) else np.zeros(0, str), docids_arr[d] if len(d) else np.zeros(0, str), s, tag=tag
+        )
 
-    def rank(self, queries: Mapping[str, Sequence[str]], docids: Sequence[str],
-             doc_tokens: Sequence[Sequence[str]], **kwargs) -> Run:
+    def rank(
+        self, queries: Mapping[str, Sequence[str]], docids: Sequence[str], doc_tokens: Sequence[Sequence[str]], **kwargs
+    ) -> Run:
         """Rank the documents (token lists) for queries ``{qid: tokens}``; see :meth:`rank_matrices`."""
         qids = list(queries)
-        return self.rank_matrices(qids, self.encode_queries([queries[q] for q in qids]), docids,
-                                  self.encode_documents(doc_tokens), **kwargs)
+        return self.rank_matrices(
+            qids, self.encode_queries([queries[q] for q in qids]), docids, self.encode_documents(doc_tokens), **kwargs
+        )
 
-    def rerank(self, candidates: Run | PackedRun, queries: Mapping[str, Sequence[str]], docids: Sequence[str],
-               doc_tokens: Sequence[Sequence[str]], *, depth: int | None = None, tag: str = "boost",
-               batch_rows: int = 200_000) -> Run:
+    def rerank(
+        self,
+        candidates: Run | PackedRun,
+        queries: Mapping[str, Sequence[str]],
+        docids: Sequence[str],
+        doc_tokens: Sequence[Sequence[str]],
+        *,
+        depth: int | None = None,
+        tag: str = "boost",
+        batch_rows: int = 200_000,
+    ) -> Run:
         """Re-score a candidate run's (query, document) rows with the model and re-sort them.
 
         The score is q^T W d, plus beta * f0 for a model boosted from a base
@@ -291,8 +384,11 @@ class BoostModel:
         sizes = candidates.query_sizes()  # the run's rows are grouped by query: one id look-up per query
         qrow = np.repeat(np.fromiter((qpos[q] for q in candidates.query_ids), np.int64, len(sizes)), sizes)
         packed = isinstance(candidates, PackedRun)  # documents as codes: each distinct one looked up once
-        drow = (_document_rows(candidates.documents, docids)[candidates.codes] if packed else
-                _document_rows(candidates.docids, docids, batch_rows))
+        drow = (
+            _document_rows(candidates.documents, docids)[candidates.codes]
+            if packed
+            else _document_rows(candidates.docids, docids, batch_rows)
+        )
         QW = (self.encode_queries([queries[q] for q in qids]) @ self.W).tocsr()
         scores = pair_scores(QW, self.encode_documents(doc_tokens), qrow, drow, batch_rows=batch_rows)
         if self.from_base:
@@ -304,8 +400,9 @@ class BoostModel:
         order = np.lexsort((docid_tie_key(docids)[drow], -scores, group))
         del drow, group
         if packed:
-            run = Run.from_groups(candidates.query_order, sizes, candidates.documents[candidates.codes[order]],
-                                  scores[order], tag=tag)
+            run = Run.from_groups(
+                candidates.query_order, sizes, candidates.documents[candidates.codes[order]], scores[order], tag=tag
+            )
         else:
             run = Run(candidates.qids, candidates.docids[order], scores[order], tag=tag)
         return run.top(depth) if depth is not None else run
@@ -321,8 +418,10 @@ class BoostModel:
             if len(rows) >= n:
                 break
             a, b = int(h["ptr"][r]), int(h["ptr"][r + 1])
-            pairs = ", ".join(f"{self.src_terms[i]} - {self.tgt_terms[j]}"
-                              for i, j in zip(h["pair_src"][a:b].tolist(), h["pair_tgt"][a:b].tolist()))
+            pairs = ", ".join(
+                f"{self.src_terms[i]} - {self.tgt_terms[j]}"
+                for i, j in zip(h["pair_src"][a:b].tolist(), h["pair_tgt"][a:b].tolist())
+            )
             rows.append((int(h["bag"][r]), int(h["round"][r]), pairs, float(h["alpha"][r])))
         return rows
 
@@ -365,15 +464,15 @@ def _checked_history(arr: Mapping[str, np.ndarray], shape: tuple[int, int]) -> d
     """The per-round history arrays of a loaded model, checked (raises :class:`~clirkit.npzchecks.Corrupt`)."""
     R = len(require_array(arr, "history_round", "int"))
     P = len(require_array(arr, "history_pair_src", "int"))
-    h = {"bag": require_array(arr, "history_bag", "int", shape=(R,), min=0, sorted=True, dtype=np.int64),
-         "round": require_array(arr, "history_round", "int", min=1, dtype=np.int64),
-         "bucket": require_array(arr, "history_bucket", "int", shape=(R,), min=0, dtype=np.int64),
-         "alpha": require_array(arr, "history_alpha", "float", shape=(R,), dtype=np.float64),
-         "ptr": require_array(arr, "history_ptr", "int", shape=(R + 1,), min=0, max=P, sorted=True,
-                              dtype=np.int64),
-         "pair_src": require_array(arr, "history_pair_src", "int", max=shape[0] - 1, min=0, dtype=np.int64),
-         "pair_tgt": require_array(arr, "history_pair_tgt", "int", shape=(P,), min=0, max=shape[1] - 1,
-                                   dtype=np.int64)}
+    h = {
+        "bag": require_array(arr, "history_bag", "int", shape=(R,), min=0, sorted=True, dtype=np.int64),
+        "round": require_array(arr, "history_round", "int", min=1, dtype=np.int64),
+        "bucket": require_array(arr, "history_bucket", "int", shape=(R,), min=0, dtype=np.int64),
+        "alpha": require_array(arr, "history_alpha", "float", shape=(R,), dtype=np.float64),
+        "ptr": require_array(arr, "history_ptr", "int", shape=(R + 1,), min=0, max=P, sorted=True, dtype=np.int64),
+        "pair_src": require_array(arr, "history_pair_src", "int", max=shape[0] - 1, min=0, dtype=np.int64),
+        "pair_tgt": require_array(arr, "history_pair_tgt", "int", shape=(P,), min=0, max=shape[1] - 1, dtype=np.int64),
+    }
     if h["ptr"][0] != 0 or h["ptr"][-1] != P:
         raise Corrupt(f"history_ptr must run from 0 to the {P} pairs, got {int(h['ptr'][0])}..{int(h['ptr'][-1])}")
     if R:  # each bag's rounds are 1, 2, ... in order
@@ -383,8 +482,10 @@ def _checked_history(arr: Mapping[str, np.ndarray], shape: tuple[int, int]) -> d
         wrong = h["round"] != expected
         if wrong.any():
             i = int(np.argmax(wrong))
-            raise Corrupt(f"history_round has {int(h['round'][i])} at {i}, expected round {int(expected[i])} "
-                          f"of bag {int(h['bag'][i])}")
+            raise Corrupt(
+                f"history_round has {int(h['round'][i])} at {i}, expected round {int(expected[i])} "
+                f"of bag {int(h['bag'][i])}"
+            )
     return h
 
 
@@ -397,11 +498,10 @@ def _document_rows(run_docids: np.ndarray, docids: Sequence[str], batch_rows: in
     ordered = known[order]
     rows = np.empty(len(run_docids), dtype=np.int64)
     for a in range(0, len(run_docids), batch_rows):
-        chunk = run_docids[a:a + batch_rows]
+        chunk = run_docids[a : a + batch_rows]
         pos = np.minimum(np.searchsorted(ordered, chunk), max(len(ordered) - 1, 0))
         absent = np.flatnonzero(ordered[pos] != chunk) if len(ordered) else np.arange(len(chunk))
         if len(absent):
-            raise ClirkitError(f"the candidate run names document {str(chunk[absent[0]])!r}, absent from the "
-                               f"documents")
-        rows[a:a + batch_rows] = order[pos]
+            raise ClirkitError(f"the candidate run names document {str(chunk[absent[0]])!r}, absent from the documents")
+        rows[a : a + batch_rows] = order[pos]
     return rows

@@ -6,6 +6,7 @@ The pairs (source n-gram, target n-gram) of the tuples, listed source after sour
 buckets' pointers, :class:`PairCache` keeps it (and the tuples' :class:`~clirkit.boost.pairmap.PairMap`) for the
 next beta, which boosts the same tuples from other weights; :func:`mapped_pairs` makes both.
 """
+
 from __future__ import annotations
 
 import sys
@@ -40,7 +41,7 @@ def _concatenated(parts: list, dtype) -> np.ndarray:
     at = 0
     for i in range(len(parts)):
         part, parts[i] = parts[i], None
-        out[at:at + len(part)] = part
+        out[at : at + len(part)] = part
         at += len(part)
         del part
     parts.clear()
@@ -52,7 +53,7 @@ def _sources(src_ptr: np.ndarray, a: int, b: int) -> np.ndarray:
     ``src_ptr[s]:src_ptr[s + 1]``."""
     s0 = int(np.searchsorted(src_ptr, a, side="right")) - 1
     s1 = int(np.searchsorted(src_ptr, b, side="left"))
-    return np.repeat(np.arange(s0, s1, dtype=np.int64), np.diff(np.clip(src_ptr[s0:s1 + 1], a, b)))
+    return np.repeat(np.arange(s0, s1, dtype=np.int64), np.diff(np.clip(src_ptr[s0 : s1 + 1], a, b)))
 
 
 def _segment_sums(values: np.ndarray, order: np.ndarray, ptr: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
@@ -67,8 +68,9 @@ def _segment_sums(values: np.ndarray, order: np.ndarray, ptr: np.ndarray, out: n
     return out
 
 
-def _bucket_order(src_ptr: np.ndarray, tgt: np.ndarray, src_hash: np.ndarray, tgt_hash: np.ndarray, seed: int,
-                  bits: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _bucket_order(
+    src_ptr: np.ndarray, tgt: np.ndarray, src_hash: np.ndarray, tgt_hash: np.ndarray, seed: int, bits: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The pairs ``(src_ptr, tgt)`` (as :meth:`PairBooster._pair_stats` lists them: in key order) grouped by bucket:
     ``(order, ptr, bucket_ids)``.
 
@@ -82,15 +84,14 @@ def _bucket_order(src_ptr: np.ndarray, tgt: np.ndarray, src_hash: np.ndarray, tg
     for a in range(0, n, _HASH_SLICE):
         b = min(a + _HASH_SLICE, n)
         out = packed[a:b]
-        out[:] = pair_buckets(src_hash, tgt_hash, _sources(src_ptr, a, b), tgt[a:b], seed=seed,
-                              bits=bits)
+        out[:] = pair_buckets(src_hash, tgt_hash, _sources(src_ptr, a, b), tgt[a:b], seed=seed, bits=bits)
         out <<= np.uint64(32)
         out |= np.arange(a, b, dtype=np.uint64)
     packed.sort()
     index_type = np.int32 if n < 2**31 else np.int64
 
     def firsts(a: int) -> tuple[np.ndarray, np.ndarray]:  # the buckets starting in slice a, and where
-        bucket = packed[a:a + _HASH_SLICE] >> np.uint64(32)
+        bucket = packed[a : a + _HASH_SLICE] >> np.uint64(32)
         first = np.empty(len(bucket), dtype=bool)
         first[0] = a == 0 or bucket[0] != packed[a - 1] >> np.uint64(32)
         np.not_equal(bucket[1:], bucket[:-1], out=first[1:])
@@ -104,7 +105,7 @@ def _bucket_order(src_ptr: np.ndarray, tgt: np.ndarray, src_hash: np.ndarray, tg
     k = 0
     for a in range(0, n, _HASH_SLICE):
         at, ids = firsts(a)
-        ptr[k:k + len(at)], bucket_ids[k:k + len(at)] = at, ids
+        ptr[k : k + len(at)], bucket_ids[k : k + len(at)] = at, ids
         k += len(at)
     ptr[nb] = n
     if index_type is np.int64:
@@ -132,7 +133,7 @@ def _keys_in_bucket_order(src_ptr: np.ndarray, tgt: np.ndarray, order: np.ndarra
     n = len(tgt)
     keys = np.empty(n, dtype=np.int64)
     for a in range(0, n, _HASH_SLICE):
-        keys[a:a + _HASH_SLICE] = tgt[order[a:a + _HASH_SLICE]]
+        keys[a : a + _HASH_SLICE] = tgt[order[a : a + _HASH_SLICE]]
     where = tgt if np.iinfo(tgt.dtype).max >= n else np.empty(n, dtype=np.int64)
     for a in range(0, n, _HASH_SLICE):
         b = min(a + _HASH_SLICE, n)
@@ -184,16 +185,34 @@ class PairCache:
     def put(self, digest: bytes, groups: PairGroups) -> None:
         self._groups[digest] = groups
 
-    def pair_map(self, Qm: sp.csr_matrix, Dm: sp.csr_matrix, tuples: Tuples, src_hash: np.ndarray,
-                 tgt_hash: np.ndarray, hash_seed: int, bits: int) -> PairMap | None:
+    def pair_map(
+        self,
+        Qm: sp.csr_matrix,
+        Dm: sp.csr_matrix,
+        tuples: Tuples,
+        src_hash: np.ndarray,
+        tgt_hash: np.ndarray,
+        hash_seed: int,
+        bits: int,
+    ) -> PairMap | None:
         """:func:`mapped_pairs` of these (``Qm``, ``Dm``: float64 CSR), made the first time and kept (found by a
         digest of the matrices, the tuples' rows, the hashes, the seed and the bits)."""
         import hashlib
 
         h = hashlib.blake2b(digest_size=20)
         h.update(np.array([*Qm.shape, *Dm.shape, len(tuples), hash_seed, bits], dtype=np.int64))
-        for array in (Qm.indptr, Qm.indices, Dm.indptr, Dm.indices, Dm.data, tuples.query, tuples.pos,
-                      tuples.neg, src_hash, tgt_hash):
+        for array in (
+            Qm.indptr,
+            Qm.indices,
+            Dm.indptr,
+            Dm.indices,
+            Dm.data,
+            tuples.query,
+            tuples.pos,
+            tuples.neg,
+            src_hash,
+            tgt_hash,
+        ):
             h.update(np.ascontiguousarray(array))
         digest = h.digest()
         if digest not in self._maps:
@@ -201,22 +220,34 @@ class PairCache:
         return self._maps[digest]
 
 
-def grouping_key(src_ptr: np.ndarray, tgt: np.ndarray, src_hash: np.ndarray, tgt_hash: np.ndarray, T: int,
-                 seed: int, bits: int) -> bytes:
+def grouping_key(
+    src_ptr: np.ndarray, tgt: np.ndarray, src_hash: np.ndarray, tgt_hash: np.ndarray, T: int, seed: int, bits: int
+) -> bytes:
     """What the grouping of the pairs ``(src_ptr, tgt)`` by bucket depends on, digested (the :class:`PairCache`
     key): the pairs, the n-grams' hashes, the target n-grams ``T`` and the hashing's ``seed`` and ``bits``."""
     import hashlib
 
     h = hashlib.blake2b(digest_size=20)
     h.update(np.array([T, seed, bits, len(tgt), len(src_ptr)], dtype=np.int64).tobytes())
-    for array in (np.ascontiguousarray(src_ptr, dtype=np.int64), np.ascontiguousarray(tgt, dtype=np.int64),
-                  np.ascontiguousarray(src_hash), np.ascontiguousarray(tgt_hash)):
+    for array in (
+        np.ascontiguousarray(src_ptr, dtype=np.int64),
+        np.ascontiguousarray(tgt, dtype=np.int64),
+        np.ascontiguousarray(src_hash),
+        np.ascontiguousarray(tgt_hash),
+    ):
         h.update(array)
     return h.digest()
 
 
-def mapped_pairs(Qm: sp.csr_matrix, Dm: sp.csr_matrix, tuples: Tuples, src_hash: np.ndarray, tgt_hash: np.ndarray,
-                 hash_seed: int, bits: int) -> PairMap | None:
+def mapped_pairs(
+    Qm: sp.csr_matrix,
+    Dm: sp.csr_matrix,
+    tuples: Tuples,
+    src_hash: np.ndarray,
+    tgt_hash: np.ndarray,
+    hash_seed: int,
+    bits: int,
+) -> PairMap | None:
     """The pairs of ``tuples`` mapped once (:class:`~clirkit.boost.pairmap.PairMap`) and grouped by bucket (its
     ``groups``, coded by bucket), or None when there may be more than
     :data:`~clirkit.boost.pairmap.MAP_LIMIT` pair occurrences."""

@@ -23,6 +23,7 @@ once for its 4 betas; a set of tuples whose pair occurrences may exceed :data:`M
 model) is boosted from the matrices (:meth:`PairMap.build` gives None), as are all where numba is not installed
 (:func:`mapped`: numpy's rounds from the map are no faster than from the product).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -117,14 +118,14 @@ class PairMap:
     groups: object = None  # the pairs' grouping by bucket (rounds.PairGroups), kept with the map
 
     @classmethod
-    def build(cls, Qm: sp.csr_matrix, Dm: sp.csr_matrix, tuples: Tuples, *,
-              limit: int = MAP_LIMIT) -> "PairMap | None":
+    def build(cls, Qm: sp.csr_matrix, Dm: sp.csr_matrix, tuples: Tuples, *, limit: int = MAP_LIMIT) -> "PairMap | None":
         """The map of ``tuples`` (sorted by query) over ``Qm`` (queries x S) and ``Dm`` (documents x T, CSR),
         its table holding pair ids; None when their pair occurrences may exceed ``limit``."""
         qlen, dlen = np.diff(Qm.indptr), np.diff(Dm.indptr)
         T = Dm.shape[1]
-        bound = int(np.dot(qlen[tuples.query].astype(np.float64),
-                           (dlen[tuples.pos] + dlen[tuples.neg]).astype(np.float64)))
+        bound = int(
+            np.dot(qlen[tuples.query].astype(np.float64), (dlen[tuples.pos] + dlen[tuples.neg]).astype(np.float64))
+        )
         if bound > limit or T >= 2**31 or len(tuples) == 0:
             return None
         delta = _deltas(Dm, tuples)
@@ -138,14 +139,29 @@ class PairMap:
             du, nu, qb, table, src_ptr, tgt = lists
             if len(tgt) < 2**31:
                 table = table.astype(np.int32)
-            return cls(np.asarray(tuples.query, dtype=np.int64), qptr, qsrc, dptr, dcol, du,
-                       delta.data.astype(np.float64), qb[:-1], nu, table, src_ptr, tgt, len(tgt), Qm.shape[1], T)
+            return cls(
+                np.asarray(tuples.query, dtype=np.int64),
+                qptr,
+                qsrc,
+                dptr,
+                dcol,
+                du,
+                delta.data.astype(np.float64),
+                qb[:-1],
+                nu,
+                table,
+                src_ptr,
+                tgt,
+                len(tgt),
+                Qm.shape[1],
+                T,
+            )
         # each query's target list: the distinct target n-grams of its tuples' deltas (tuples come by query)
         du = np.empty(delta.nnz, dtype=np.int32)
         targets, nu = [], np.zeros(n_queries, dtype=np.int64)
         for a, b in _blocks(np.diff(dptr[qbound]), _BLOCK_ENTRIES):  # queries a:b
             lo, hi = int(dptr[qbound[a]]), int(dptr[qbound[b]])
-            owner = np.repeat(tuples.query[qbound[a]:qbound[b]], np.diff(dptr[qbound[a]:qbound[b] + 1]))
+            owner = np.repeat(tuples.query[qbound[a] : qbound[b]], np.diff(dptr[qbound[a] : qbound[b] + 1]))
             keys, inverse = np.unique(owner * T + delta.indices[lo:hi], return_inverse=True)
             starts = np.searchsorted(keys, np.arange(a, b + 1, dtype=np.int64) * T)
             du[lo:hi] = inverse.ravel() - starts[owner - a]
@@ -157,8 +173,23 @@ class PairMap:
         qb = np.zeros(n_queries + 1, dtype=np.int64)
         np.cumsum(qlen * nu, out=qb[1:])
         src_ptr, tgt, table = _pair_table(Qm, T, targets, ustart, nu, qb)
-        return cls(np.asarray(tuples.query, dtype=np.int64), qptr, qsrc, dptr, dcol, du,
-                   delta.data.astype(np.float64), qb[:-1], nu, table, src_ptr, tgt, len(tgt), Qm.shape[1], T)
+        return cls(
+            np.asarray(tuples.query, dtype=np.int64),
+            qptr,
+            qsrc,
+            dptr,
+            dcol,
+            du,
+            delta.data.astype(np.float64),
+            qb[:-1],
+            nu,
+            table,
+            src_ptr,
+            tgt,
+            len(tgt),
+            Qm.shape[1],
+            T,
+        )
 
     def coded(self, order: np.ndarray, ptr: np.ndarray) -> None:
         """Number the pairs by bucket: ``keys[order]`` lists bucket k's pairs at ``ptr[k]:ptr[k + 1]`` (key order
@@ -179,7 +210,7 @@ class PairMap:
         code_of_pair = np.empty(len(order), dtype=self.code.dtype)
         code_of_pair[order] = np.where(np.repeat(sizes > 1, sizes), -1 - order_code, order_code)
         for a in range(0, len(self.code), _BLOCK_ENTRIES):
-            self.code[a:a + _BLOCK_ENTRIES] = code_of_pair[self.code[a:a + _BLOCK_ENTRIES]]
+            self.code[a : a + _BLOCK_ENTRIES] = code_of_pair[self.code[a : a + _BLOCK_ENTRIES]]
         del code_of_pair
         self.n_buckets = nb
         self.extra_pos = extra_pos
@@ -190,8 +221,7 @@ class PairMap:
 
     def arrays(self) -> tuple:
         """The arrays of a round (:func:`clirkit.boost.kernels.round_update`), in its order."""
-        return (self.query, self.qptr, self.qsrc, self.dptr, self.du, self.dcol, self.dval, self.qb, self.nu,
-                self.code)
+        return (self.query, self.qptr, self.qsrc, self.dptr, self.du, self.dcol, self.dval, self.qb, self.nu, self.code)
 
     def code_sums(self, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """W+ and W- of every pair, by code, with tuple weights ``weights``: the compiled product (source by source,
@@ -266,8 +296,9 @@ def _deltas(Dm: sp.csr_matrix, tuples: Tuples) -> sp.csr_matrix:
     return delta
 
 
-def _pair_table(Qm: sp.csr_matrix, T: int, targets: np.ndarray, ustart: np.ndarray, nu: np.ndarray,
-                qb: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _pair_table(
+    Qm: sp.csr_matrix, T: int, targets: np.ndarray, ustart: np.ndarray, nu: np.ndarray, qb: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(src_ptr, tgt, qpid)``: the distinct pairs (source, u-th target of a query of that source) in key
     order, and each table entry's pair id. Made a block of source n-grams at a time (a source's pairs are all
     in its block), each block's keys sorted once."""
@@ -282,9 +313,9 @@ def _pair_table(Qm: sp.csr_matrix, T: int, targets: np.ndarray, ustart: np.ndarr
     tgt_l, counts = [], np.zeros(S, dtype=np.int64)
     n_pairs = 0
     for a, b in _blocks(per_source, _BLOCK_ENTRIES):  # sources a:b
-        entries = at.data[at.indptr[a]:at.indptr[b]]  # CSR positions, by source then query
+        entries = at.data[at.indptr[a] : at.indptr[b]]  # CSR positions, by source then query
         q = entry_query[entries]
-        src = np.repeat(np.arange(a, b, dtype=np.int64), np.diff(at.indptr[a:b + 1]))
+        src = np.repeat(np.arange(a, b, dtype=np.int64), np.diff(at.indptr[a : b + 1]))
         k = nu[q]
         slots = _ranges(qb[q] + (entries - Qm.indptr[q]) * k, k)  # where each key's pair id goes
         keys = np.repeat(src * T, k) + targets[_ranges(ustart[q], k)]

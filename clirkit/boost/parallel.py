@@ -4,6 +4,7 @@ When the documents are the target side of a sentence- or verse-aligned corpus,
 each source sentence is a query whose aligned document is relevant (a known
 item), so the phrase table learns pairs for words no training query holds.
 """
+
 from __future__ import annotations
 
 from typing import Container, Mapping, Sequence
@@ -16,9 +17,16 @@ from clirkit.run import Qrels
 PREFIX = "parallel:"  # query-id prefix of the known-item queries (kept apart from the collection's ids)
 
 
-def known_item_queries(source_texts: Sequence[str], pair_ids: Sequence[str], docids: Sequence[str], *,
-                       target_texts: Sequence[str] | None = None, doc_texts: Sequence[str] | None = None,
-                       grade: int = 1, prefix: str = PREFIX) -> tuple[dict[str, str], Qrels]:
+def known_item_queries(
+    source_texts: Sequence[str],
+    pair_ids: Sequence[str],
+    docids: Sequence[str],
+    *,
+    target_texts: Sequence[str] | None = None,
+    doc_texts: Sequence[str] | None = None,
+    grade: int = 1,
+    prefix: str = PREFIX,
+) -> tuple[dict[str, str], Qrels]:
     """Known-item queries of the parallel pairs whose id is a document id.
 
     Args:
@@ -37,12 +45,19 @@ def known_item_queries(source_texts: Sequence[str], pair_ids: Sequence[str], doc
         raise ClirkitError(f"{len(pair_ids)} parallel pair ids but {len(source_texts)} source sentences")
     text_of = dict(zip(docids, doc_texts)) if doc_texts is not None else None
     known = set(docids)
-    keep = [i for i, pid in enumerate(pair_ids) if pid in known and source_texts[i].strip()
-            and (text_of is None or target_texts is None or text_of[pid].strip() == target_texts[i].strip())]
+    keep = [
+        i
+        for i, pid in enumerate(pair_ids)
+        if pid in known
+        and source_texts[i].strip()
+        and (text_of is None or target_texts is None or text_of[pid].strip() == target_texts[i].strip())
+    ]
     if not keep:
-        raise ClirkitError("no parallel pair is aligned to a document of the collection "
-                           "(known-item tuples need documents that are the corpus's target side); leave out "
-                           "--parallel-tuples for this collection")
+        raise ClirkitError(
+            "no parallel pair is aligned to a document of the collection "
+            "(known-item tuples need documents that are the corpus's target side); leave out "
+            "--parallel-tuples for this collection"
+        )
     queries = {prefix + pair_ids[i]: source_texts[i] for i in keep}
     ids = [pair_ids[i] for i in keep]
     return queries, Qrels([prefix + d for d in ids], ids, [grade] * len(ids))
@@ -72,15 +87,19 @@ def read_triples(path: str, known: Container[str] | None = None) -> tuple[dict[s
             continue
         fields = line.split("\t")
         if len(fields) != 3:
-            raise ClirkitError(f"{path}:{lineno}: expected 3 tab-separated fields 'query text, document id, "
-                               f"grade', got {len(fields)}; {_LAYOUT}")
+            raise ClirkitError(
+                f"{path}:{lineno}: expected 3 tab-separated fields 'query text, document id, "
+                f"grade', got {len(fields)}; {_LAYOUT}"
+            )
         text, docid, grade = fields[0].strip(), fields[1].strip(), fields[2].strip()
         if not text or not docid:
             raise ClirkitError(f"{path}:{lineno}: empty query text or document id; {_LAYOUT}")
         check_id(path, lineno, docid, "document id")
         if known is not None and docid not in known:
-            raise ClirkitError(f"{path}:{lineno}: document id {docid!r} is not among the documents; give the id of "
-                               f"one of the training documents (are these tuples of another collection?)")
+            raise ClirkitError(
+                f"{path}:{lineno}: document id {docid!r} is not among the documents; give the id of "
+                f"one of the training documents (are these tuples of another collection?)"
+            )
         try:
             g = int(grade)
         except ValueError:
@@ -90,8 +109,10 @@ def read_triples(path: str, known: Container[str] | None = None) -> tuple[dict[s
         qid = qid_of.setdefault(text, f"triples:{lineno}")
         queries[qid] = text
         if (qid, docid) in first:
-            raise ClirkitError(f"{path}:{lineno}: query and document {docid!r} already judged on line "
-                               f"{first[(qid, docid)]}; keep one of the two lines")
+            raise ClirkitError(
+                f"{path}:{lineno}: query and document {docid!r} already judged on line "
+                f"{first[(qid, docid)]}; keep one of the two lines"
+            )
         first[(qid, docid)] = lineno
         qids.append(qid), dids.append(docid), grades.append(g)
     if not qids:

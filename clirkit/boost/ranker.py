@@ -6,6 +6,7 @@ a base system's run (``base``), it is boosted from that base ranker
 come from the base run, early stopping re-ranks the base run of the dev
 queries, and beta is tuned on dev over ``beta_grid`` unless given.
 """
+
 from __future__ import annotations
 
 from numbers import Integral, Real
@@ -117,21 +118,53 @@ class BoostRanker(System):
     }
     default_tag = "Boost"
     keeps_model = True
-    file_keys = {"parallel_tuples": (bool, "true: the parallel corpus's pairs are added as known-item training "
-                                           "queries (a source sentence finds its aligned document)")}
+    file_keys = {
+        "parallel_tuples": (
+            bool,
+            "true: the parallel corpus's pairs are added as known-item training "
+            "queries (a source sentence finds its aligned document)",
+        )
+    }
     system_keys = ("base",)
 
-    def __init__(self, *, ngram: int = 1, rounds: int = 1000, rule: str = "exact", bits: int = 30,
-                 hash_seed: int = 0, eps: float | None = None, negatives: int = 1, min_grade: int = 1,
-                 grade_pairs: int = 0, weighting: str = "difference", max_positives: int = 0,
-                 candidate_depth: int | None = None, bags: int = 1, bag_fraction: float = 1.0, bootstrap: bool = False,
-                 eval_every: int = 50, patience: int = 0, eval_depth: int = 1000, jobs: int = 1,
-                 backend: str = "loky", scheduler=None, source_lang: str = "en", target_lang: str = "es",
-                 max_df: float = 1.0, frequent_word_ngrams: bool = True, base: BaseRun | None = None,
-                 beta: float | None = None, beta_grid: Sequence[float] = BETA_GRID, hard_negatives: int = 3,
-                 significance: float | None = 0.05,
-                 parallel_weight: float = 1.0, doc_weighting: str | None = None, random_state: int = 0,
-                 quiet: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        ngram: int = 1,
+        rounds: int = 1000,
+        rule: str = "exact",
+        bits: int = 30,
+        hash_seed: int = 0,
+        eps: float | None = None,
+        negatives: int = 1,
+        min_grade: int = 1,
+        grade_pairs: int = 0,
+        weighting: str = "difference",
+        max_positives: int = 0,
+        candidate_depth: int | None = None,
+        bags: int = 1,
+        bag_fraction: float = 1.0,
+        bootstrap: bool = False,
+        eval_every: int = 50,
+        patience: int = 0,
+        eval_depth: int = 1000,
+        jobs: int = 1,
+        backend: str = "loky",
+        scheduler=None,
+        source_lang: str = "en",
+        target_lang: str = "es",
+        max_df: float = 1.0,
+        frequent_word_ngrams: bool = True,
+        base: BaseRun | None = None,
+        beta: float | None = None,
+        beta_grid: Sequence[float] = BETA_GRID,
+        hard_negatives: int = 3,
+        significance: float | None = 0.05,
+        parallel_weight: float = 1.0,
+        doc_weighting: str | None = None,
+        random_state: int = 0,
+        quiet: bool = False,
+    ) -> None:
         self.ngram = ngram
         self.rounds = rounds
         self.rule = rule
@@ -172,8 +205,10 @@ class BoostRanker(System):
         without replacement would be the same bag trained again."""
         super().check_params()
         if self.bags > 1 and self.bag_fraction >= 1 and not self.bootstrap:
-            raise ClirkitError(f"{self.bags} bags of every tuple without replacement would all be the same bag: "
-                               f"give bag_fraction < 1 (--bag-fraction) or bootstrap (--bootstrap)")
+            raise ClirkitError(
+                f"{self.bags} bags of every tuple without replacement would all be the same bag: "
+                f"give bag_fraction < 1 (--bag-fraction) or bootstrap (--bootstrap)"
+            )
 
     def _check(self) -> None:
         """The hyper-parameters, each against its constraints, then the two that go together: a beta weighs a
@@ -199,19 +234,33 @@ class BoostRanker(System):
         """The collection's languages, the experiment's seed, progress, and its jobs when there are bags or betas
         to try (boosted from a base without a beta)."""
         parallel = given.get("bags", 1) > 1 or (given.get("base") is not None and given.get("beta") is None)
-        return {"source_lang": resources.source_lang, "target_lang": resources.target_lang,
-                "random_state": resources.seed, "quiet": resources.quiet,
-                "jobs": resources.jobs if parallel else 1}
+        return {
+            "source_lang": resources.source_lang,
+            "target_lang": resources.target_lang,
+            "random_state": resources.seed,
+            "quiet": resources.quiet,
+            "jobs": resources.jobs if parallel else 1,
+        }
 
     def inputs(self, resources: Resources) -> dict:
         """The training topics (and the analysis, when not the default)."""
         return {"train": resources.record("train"), **resources.analysis_record()}
 
-    def fit(self, topics: Mapping[str, str] | Resources, qrels: Qrels | None = None, documents=None, *,
-            dev_topics: Mapping[str, str] | None = None, dev_qrels: Qrels | None = None,
-            candidates: Run | None = None, extra_topics: Mapping[str, str] | None = None,
-            extra_qrels: Qrels | None = None, excluded: Mapping[str, set[str]] | None = None,
-            base_made_by: dict | None = None, analyzers: tuple[Analyzer, Analyzer] | None = None) -> "BoostRanker":
+    def fit(
+        self,
+        topics: Mapping[str, str] | Resources,
+        qrels: Qrels | None = None,
+        documents=None,
+        *,
+        dev_topics: Mapping[str, str] | None = None,
+        dev_qrels: Qrels | None = None,
+        candidates: Run | None = None,
+        extra_topics: Mapping[str, str] | None = None,
+        extra_qrels: Qrels | None = None,
+        excluded: Mapping[str, set[str]] | None = None,
+        base_made_by: dict | None = None,
+        analyzers: tuple[Analyzer, Analyzer] | None = None,
+    ) -> "BoostRanker":
         """Learn from texts: ``topics`` ``{qid: text}`` and their ``qrels``, ``documents`` (a
         :class:`~clirkit.documents.Documents` or ``(docids, texts)``), analyzed with the
         ``analyzers`` ``(queries', documents')`` (None: the defaults of ``source_lang``/``target_lang``), then
@@ -230,8 +279,11 @@ class BoostRanker(System):
         documents = Documents.of(documents)
 
         def tokens(qs, quiet=True, desc="tokenizing queries"):  # in the documents' tokenizing processes
-            return None if qs is None else dict(zip(qs, src.tokenize_many(list(qs.values()), quiet=quiet,
-                                                                          jobs=documents.jobs, desc=desc)))
+            return (
+                None
+                if qs is None
+                else dict(zip(qs, src.tokenize_many(list(qs.values()), quiet=quiet, jobs=documents.jobs, desc=desc)))
+            )
 
         base_run = None
         if isinstance(self.base, System):
@@ -239,21 +291,35 @@ class BoostRanker(System):
             base_made_by = base_made_by or self.base.describe()
         q_tok = tokens(topics, self.quiet)
         d_tok = documents.tokens(tgt, quiet=self.quiet)
-        return self.fit_tokens(q_tok, qrels, documents.docids, d_tok, dev_queries=tokens(dev_topics),
-                               dev_qrels=dev_qrels, candidates=candidates, source_analyzer=src, target_analyzer=tgt,
-                               extra_queries=tokens(extra_topics, self.quiet, "tokenizing extra queries"),
-                               extra_qrels=extra_qrels, base_made_by=base_made_by, base_run=base_run)
+        return self.fit_tokens(
+            q_tok,
+            qrels,
+            documents.docids,
+            d_tok,
+            dev_queries=tokens(dev_topics),
+            dev_qrels=dev_qrels,
+            candidates=candidates,
+            source_analyzer=src,
+            target_analyzer=tgt,
+            extra_queries=tokens(extra_topics, self.quiet, "tokenizing extra queries"),
+            extra_qrels=extra_qrels,
+            base_made_by=base_made_by,
+            base_run=base_run,
+        )
 
     def _base_run(self, topics: Mapping[str, str], dev_topics: Mapping[str, str] | None, excluded):
         """The base system's run over the training topics and the dev topics, as integer codes."""
         ids = list(topics)
-        say(f"boost: the base system searches {len(ids)} training and {len(dev_topics or ())} dev queries",
-            quiet=self.quiet)
+        say(
+            f"boost: the base system searches {len(ids)} training and {len(dev_topics or ())} dev queries",
+            quiet=self.quiet,
+        )
 
         def runs():
             for a in range(0, len(ids), BASE_BATCH):
-                yield self.base.search({q: topics[q] for q in ids[a:a + BASE_BATCH]}, excluded=excluded,
-                                       quiet=self.quiet)
+                yield self.base.search(
+                    {q: topics[q] for q in ids[a : a + BASE_BATCH]}, excluded=excluded, quiet=self.quiet
+                )
             if dev_topics:
                 yield self.base.search(dev_topics, excluded=excluded, quiet=self.quiet)
 
@@ -264,11 +330,24 @@ class BoostRanker(System):
         ``resources`` hold (the runner's) is re-ranked, not searched again."""
         if not (hasattr(self, "model_") and self.model_.from_base and isinstance(self.base, System)):
             return super().search_split(resources, split, tag=tag)
-        return self.search(resources.topics(split), tag=tag, quiet=resources.quiet,
-                           candidates=resources.run(self.base, split, packed=True))
+        return self.search(
+            resources.topics(split),
+            tag=tag,
+            quiet=resources.quiet,
+            candidates=resources.run(self.base, split, packed=True),
+        )
 
-    def search(self, topics: Mapping[str, str], *, depth: int = DEPTH, excluded: Mapping[str, set[str]] | None = None,
-               tag: str | None = None, quiet: bool = True, documents=None, candidates=None) -> Run:
+    def search(
+        self,
+        topics: Mapping[str, str],
+        *,
+        depth: int = DEPTH,
+        excluded: Mapping[str, set[str]] | None = None,
+        tag: str | None = None,
+        quiet: bool = True,
+        documents=None,
+        candidates=None,
+    ) -> Run:
         """The run of ``topics`` ``{qid: text}`` over the documents of :meth:`fit` (or ``documents``): with a
         base system, its run (or ``candidates``, that run made before) re-ranked by beta f0 + q^T W d (every row
         kept); standalone, the top ``depth`` documents by q^T W d. ``excluded`` documents are left out of both."""
@@ -284,8 +363,10 @@ class BoostRanker(System):
         tag = tag or self.default_tag
         if model.from_base:
             if not isinstance(self.base, System):
-                raise ClirkitError("searching with a ranker boosted from a base ranker needs the base system "
-                                   "(set base to a fitted system), or use model_.rerank on its run")
+                raise ClirkitError(
+                    "searching with a ranker boosted from a base ranker needs the base system "
+                    "(set base to a fitted system), or use model_.rerank on its run"
+                )
             if candidates is None:
                 candidates = self.base.search(topics, depth=depth, excluded=excluded, quiet=quiet)
             return model.rerank(candidates, queries, docids, doc_tokens, tag=tag)
@@ -320,21 +401,30 @@ class BoostRanker(System):
         params = model.params
         if model.from_base:
             scores = params.get("beta_dev_map", {})
-            tried = "given, no dev queries" if not scores else "dev MAP by beta: " + ", ".join(
-                f"{b} {m:.4f}" for b, m in scores.items())
-            return [f"{name}: beta {model.beta:g} ({tried}), {params['bag_rounds'][0]} rounds, {len(model)} "
-                    "phrase-table entries"]
+            tried = (
+                "given, no dev queries"
+                if not scores
+                else "dev MAP by beta: " + ", ".join(f"{b} {m:.4f}" for b, m in scores.items())
+            )
+            return [
+                f"{name}: beta {model.beta:g} ({tried}), {params['bag_rounds'][0]} rounds, {len(model)} "
+                "phrase-table entries"
+            ]
         return [f"{name}: {', '.join(map(str, params['bag_rounds']))} rounds kept, {len(model)} phrase-table entries"]
 
     def curves(self, name: str) -> dict[str, dict]:
         """Dev MAP by boosting round, one curve per bag."""
         dev_curves = self.model_.params["dev_curves"]
-        curves = {f"{name} bag {i + 1}" if len(dev_curves) > 1 else name: (c["rounds"], c["map"])
-                  for i, c in enumerate(dev_curves) if c["rounds"]}
+        curves = {
+            f"{name} bag {i + 1}" if len(dev_curves) > 1 else name: (c["rounds"], c["map"])
+            for i, c in enumerate(dev_curves)
+            if c["rounds"]
+        }
         if not curves:
             return {}
-        return {f"{name} (dev MAP by boosting round)": {"curves": curves, "xlabel": "boosting rounds",
-                                                        "ylabel": "dev MAP"}}
+        return {
+            f"{name} (dev MAP by boosting round)": {"curves": curves, "xlabel": "boosting rounds", "ylabel": "dev MAP"}
+        }
 
     def load_model(self, path, documents) -> "BoostRanker":
         """Take the model saved at ``path`` as the learned state, searching ``documents`` (a
@@ -345,12 +435,23 @@ class BoostRanker(System):
         self.doc_tokens_ = documents.tokens(self.model_.target_analyzer, quiet=self.quiet)
         return self
 
-    def fit_tokens(self, queries: Mapping[str, Sequence[str]], qrels: Qrels, docids: Sequence[str],
-                   doc_tokens: Sequence[Sequence[str]], *, dev_queries: Mapping[str, Sequence[str]] | None = None,
-                   dev_qrels: Qrels | None = None, candidates: Run | None = None,
-                   source_analyzer: Analyzer | None = None, target_analyzer: Analyzer | None = None,
-                   extra_queries: Mapping[str, Sequence[str]] | None = None, extra_qrels: Qrels | None = None,
-                   base_made_by: dict | None = None, base_run=None) -> "BoostRanker":
+    def fit_tokens(
+        self,
+        queries: Mapping[str, Sequence[str]],
+        qrels: Qrels,
+        docids: Sequence[str],
+        doc_tokens: Sequence[Sequence[str]],
+        *,
+        dev_queries: Mapping[str, Sequence[str]] | None = None,
+        dev_qrels: Qrels | None = None,
+        candidates: Run | None = None,
+        source_analyzer: Analyzer | None = None,
+        target_analyzer: Analyzer | None = None,
+        extra_queries: Mapping[str, Sequence[str]] | None = None,
+        extra_qrels: Qrels | None = None,
+        base_made_by: dict | None = None,
+        base_run=None,
+    ) -> "BoostRanker":
         """Train from token lists.
 
         Args:
@@ -374,10 +475,24 @@ class BoostRanker(System):
         None) and, from a base ranker, ``beta_`` and ``beta_scores_`` (its best beta and
         its ``{beta: dev MAP}``).
         """
-        fit_tokens(self, queries, qrels, docids, doc_tokens, dev_queries=dev_queries, dev_qrels=dev_qrels,
-                   candidates=candidates, source_analyzer=source_analyzer, target_analyzer=target_analyzer,
-                   extra_queries=extra_queries, extra_qrels=extra_qrels, base_made_by=base_made_by, base_run=base_run)
+        fit_tokens(
+            self,
+            queries,
+            qrels,
+            docids,
+            doc_tokens,
+            dev_queries=dev_queries,
+            dev_qrels=dev_qrels,
+            candidates=candidates,
+            source_analyzer=source_analyzer,
+            target_analyzer=target_analyzer,
+            extra_queries=extra_queries,
+            extra_qrels=extra_qrels,
+            base_made_by=base_made_by,
+            base_run=base_run,
+        )
         return self
+
 
 def _tuning(resources: Resources) -> dict:
     """The keywords of :meth:`BoostRanker.fit` from ``resources``: the dev topics and qrels (if any), the
@@ -388,4 +503,3 @@ def _tuning(resources: Resources) -> dict:
     if resources.option("parallel_tuples"):
         out["extra_topics"], out["extra_qrels"] = resources.known_items()
     return out
-

@@ -1,5 +1,6 @@
 """What one boosting run learned (:class:`BoostResult`): the rounds' buckets, steps and pairs, the training
 loss, the dev curve and the rounds kept."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -39,14 +40,26 @@ class BoostResult:
     def truncated(self, rounds: int) -> "BoostResult":
         """The same run cut after ``rounds`` rounds."""
         end = int(self.pair_ptr[rounds])
-        return BoostResult(self.buckets[:rounds], self.alphas[:rounds], self.pair_ptr[:rounds + 1],
-                           self.pair_src[:end], self.pair_tgt[:end], self.loss[:rounds], self.eval_rounds,
-                           self.eval_scores, min(self.best_round, rounds), self.n_tuples, self.n_pairs,
-                           self.n_buckets, self.seconds_per_round, dict(self.info))
+        return BoostResult(
+            self.buckets[:rounds],
+            self.alphas[:rounds],
+            self.pair_ptr[: rounds + 1],
+            self.pair_src[:end],
+            self.pair_tgt[:end],
+            self.loss[:rounds],
+            self.eval_rounds,
+            self.eval_scores,
+            min(self.best_round, rounds),
+            self.n_tuples,
+            self.n_pairs,
+            self.n_buckets,
+            self.seconds_per_round,
+            dict(self.info),
+        )
 
     def entries(self, rounds: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(src, tgt, weight)`` of every pair of the first ``rounds`` rounds (repeats not summed)."""
         rounds = self.best_round if rounds is None else rounds
         end = int(self.pair_ptr[rounds])
-        counts = np.diff(self.pair_ptr[:rounds + 1])
+        counts = np.diff(self.pair_ptr[: rounds + 1])
         return self.pair_src[:end], self.pair_tgt[:end], np.repeat(self.alphas[:rounds], counts)

@@ -30,6 +30,7 @@ are at most :data:`~clirkit.boost.pairmap.MAP_LIMIT`, each tuple's pairs are map
 (:class:`~clirkit.boost.pairmap.PairMap`) and a round is one compiled loop
 (:func:`clirkit.boost.kernels.round_update`): the same additions in the same order, so the same models.
 """
+
 from __future__ import annotations
 
 from typing import Callable
@@ -84,9 +85,20 @@ class PairBooster:
             boosted before with other weights, and to leave it in otherwise.
     """
 
-    def __init__(self, Qm: sp.csr_matrix, Dm: sp.csr_matrix, tuples: Tuples, *, src_hash: np.ndarray,
-                 tgt_hash: np.ndarray, hash_seed: int = 0, bits: int = 30, rule: str = "exact",
-                 eps: float | None = None, cache: "PairCache | None" = None) -> None:
+    def __init__(
+        self,
+        Qm: sp.csr_matrix,
+        Dm: sp.csr_matrix,
+        tuples: Tuples,
+        *,
+        src_hash: np.ndarray,
+        tgt_hash: np.ndarray,
+        hash_seed: int = 0,
+        bits: int = 30,
+        rule: str = "exact",
+        eps: float | None = None,
+        cache: "PairCache | None" = None,
+    ) -> None:
         if rule not in RULES:
             raise ValueError(f"unknown step rule {rule!r}; choose one of {RULES}")
         if len(tuples) == 0:
@@ -135,12 +147,16 @@ class PairBooster:
         src_ptr, tgt, wp, wm = self._pair_stats(np.arange(self.n), self.w)
         if len(tgt) > _SIDE_BY_SIDE:  # many pairs: the set-up's peak is ahead, so the rounds subtract their rows
             self._signed = None
-        digest = (grouping_key(src_ptr, tgt, self.src_hash, self.tgt_hash, self.T, self.hash_seed, self.bits)
-                  if cache is not None else None)
+        digest = (
+            grouping_key(src_ptr, tgt, self.src_hash, self.tgt_hash, self.T, self.hash_seed, self.bits)
+            if cache is not None
+            else None
+        )
         groups = cache.get(digest) if cache is not None else None
         if groups is None:
-            order, ptr, bucket_ids = _bucket_order(src_ptr, tgt, self.src_hash, self.tgt_hash, self.hash_seed,
-                                                   self.bits)
+            order, ptr, bucket_ids = _bucket_order(
+                src_ptr, tgt, self.src_hash, self.tgt_hash, self.hash_seed, self.bits
+            )
         else:
             order, ptr = groups.order, groups.bucket_ptr
         nb = len(ptr) - 1
@@ -186,10 +202,14 @@ class PairBooster:
         del wm
         self.Wp, self.Wm, self._gain = self._W[:, 0], self._W[:, 1], self._W[:, 2]
         for a in range(0, nb, _HASH_SLICE):
-            self._gain[a:a + _HASH_SLICE] = self._gains(self.Wp[a:a + _HASH_SLICE], self.Wm[a:a + _HASH_SLICE])
+            self._gain[a : a + _HASH_SLICE] = self._gains(self.Wp[a : a + _HASH_SLICE], self.Wm[a : a + _HASH_SLICE])
         # the compiled round's dense row of the product (sums, first delta entries, codes, columns) and its lists
-        self._row = (np.zeros(2 * self.T), np.full(2 * self.T, -1, dtype=np.int64), np.zeros(2 * self.T, np.int64),
-                     np.zeros(2 * self.T, np.int64))
+        self._row = (
+            np.zeros(2 * self.T),
+            np.full(2 * self.T, -1, dtype=np.int64),
+            np.zeros(2 * self.T, np.int64),
+            np.zeros(2 * self.T, np.int64),
+        )
         self._lists = round_lists(1 << 16)
         self._groups(groups)
 
@@ -243,8 +263,9 @@ class PairBooster:
         else:
             diff = (self.Dm[t.pos[rows]] - self.Dm[t.neg[rows]]).tocsr()
             diff.eliminate_zeros()
-            signed = sp.csr_matrix((np.abs(diff.data), 2 * diff.indices + (diff.data < 0), diff.indptr),
-                                   shape=(len(rows), 2 * self.T))
+            signed = sp.csr_matrix(
+                (np.abs(diff.data), 2 * diff.indices + (diff.data < 0), diff.indptr), shape=(len(rows), 2 * self.T)
+            )
             del diff
             if len(rows) == self.n and self._cost_bound() <= _KEPT_DIFFS:  # the set-up's: kept for the rounds
                 self._signed = signed
@@ -267,15 +288,16 @@ class PairBooster:
         for a in range(0, prod.nnz, _ENTRIES_PER_SLICE):
             b = min(a + _ENTRIES_PER_SLICE, prod.nnz)
             first, last = np.searchsorted(prod.indptr, [a, b - 1], side="right") - 1  # the rows of entries a:b
-            counts = np.diff(np.clip(prod.indptr[first:last + 2], a, b))
+            counts = np.diff(np.clip(prod.indptr[first : last + 2], a, b))
             src = np.repeat(np.arange(first, last + 1, dtype=np.int64), counts)
             col = prod.indices[a:b].astype(np.int64)
             yield src, col >> 1, prod.data[a:b], (col & 1) == 0
 
     def _compact_buckets(self, src: np.ndarray, tgt: np.ndarray) -> np.ndarray:
         """Compact bucket index of each training pair (source id, target id)."""
-        return self.index.lookup(pair_buckets(self.src_hash, self.tgt_hash, src, tgt, seed=self.hash_seed,
-                                              bits=self.bits))
+        return self.index.lookup(
+            pair_buckets(self.src_hash, self.tgt_hash, src, tgt, seed=self.hash_seed, bits=self.bits)
+        )
 
     def _pair_stats(self, rows: np.ndarray, v: np.ndarray):
         """Pair statistics of tuples ``rows`` with weights ``v``: ``(src_ptr, tgt, W+, W-)``.
@@ -318,8 +340,7 @@ class PairBooster:
         del QtT, delta
         src_ptr = np.zeros(len(counts) + 1, dtype=np.int64)
         np.cumsum(counts, out=src_ptr[1:])
-        return (src_ptr, _concatenated(tgt_l, tgt_type), _concatenated(p_l, np.float64),
-                _concatenated(m_l, np.float64))
+        return (src_ptr, _concatenated(tgt_l, tgt_type), _concatenated(p_l, np.float64), _concatenated(m_l, np.float64))
 
     def full_statistics(self) -> tuple[np.ndarray, np.ndarray]:
         """W+ and W- per kept bucket recomputed from scratch (stored units: divide by ``wsum`` for true values)."""
@@ -352,7 +373,7 @@ class PairBooster:
             d = min(c + step, n_blocks)
             gains = np.full((d - c) * _BLOCK, -np.inf)
             a, b = c * _BLOCK, min(d * _BLOCK, nb)
-            gains[:b - a] = self._bucket_gains(a, b)
+            gains[: b - a] = self._bucket_gains(a, b)
             out[c:d] = gains.reshape(d - c, _BLOCK).max(axis=1)
         return out
 
@@ -384,7 +405,7 @@ class PairBooster:
 
     def pairs_of(self, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Source and target ids of the training pairs in compact bucket ``k``."""
-        keys = self.pair_keys[self.bucket_ptr[k]:self.bucket_ptr[k + 1]]
+        keys = self.pair_keys[self.bucket_ptr[k] : self.bucket_ptr[k + 1]]
         return keys // self.T, keys % self.T
 
     def tuples_with(self, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -392,14 +413,25 @@ class PairBooster:
         t = self.tuples
         if pairmap.kernels() is not None:
             i, j = self.pairs_of(k)
-            done, out = pairmap.call("tuples_with", i, j, self.Qcsc.indptr, self.Qcsc.indices, self.qptr,
-                                     self.Dcsc.indptr, self.Dcsc.indices, self.Dcsc.data, t.pos, t.neg,
-                                     self._docval)
+            done, out = pairmap.call(
+                "tuples_with",
+                i,
+                j,
+                self.Qcsc.indptr,
+                self.Qcsc.indices,
+                self.qptr,
+                self.Dcsc.indptr,
+                self.Dcsc.indices,
+                self.Dcsc.data,
+                t.pos,
+                t.neg,
+                self._docval,
+            )
             if done:
                 return out
         ts_l, x_l = [], []
         for i, j in zip(*self.pairs_of(k)):
-            queries = self.Qcsc.indices[self.Qcsc.indptr[i]:self.Qcsc.indptr[i + 1]]
+            queries = self.Qcsc.indices[self.Qcsc.indptr[i] : self.Qcsc.indptr[i + 1]]
             ts = _concat_ranges(self.qptr[queries], self.qptr[queries + 1])
             span = slice(self.Dcsc.indptr[j], self.Dcsc.indptr[j + 1])
             docs = self.Dcsc.indices[span]
@@ -471,9 +503,21 @@ class PairBooster:
         and block refreshed once (the same choices as slice by slice). Compiled where numba is, else numpy."""
         m, exact = self._map, self.rule == "exact"
         while True:
-            done, more = pairmap.call("round_update", *m.arrays(), rows, change, self._W, m.extra_bucket,
-                                      self._block_max, self._block_stale, _BLOCK, exact, self.Qm.shape[1],
-                                      *self._row, *self._lists)
+            done, more = pairmap.call(
+                "round_update",
+                *m.arrays(),
+                rows,
+                change,
+                self._W,
+                m.extra_bucket,
+                self._block_max,
+                self._block_stale,
+                _BLOCK,
+                exact,
+                self.Qm.shape[1],
+                *self._row,
+                *self._lists,
+            )
             if not done or more == 0:
                 break
             self._lists = round_lists(-2 * more)  # too short for this chunk: nothing was done
@@ -513,8 +557,11 @@ class PairBooster:
         self._refresh(bucket[alone], before[alone])
         at = np.flatnonzero(shared)
         code = code[at]
-        pos = np.where(code < m.n_buckets, self.bucket_ptr[np.minimum(code, m.n_buckets)],
-                       m.extra_pos[np.maximum(code - m.n_buckets, 0)])
+        pos = np.where(
+            code < m.n_buckets,
+            self.bucket_ptr[np.minimum(code, m.n_buckets)],
+            m.extra_pos[np.maximum(code - m.n_buckets, 0)],
+        )
         return bucket[at], sign[at], sums[at], first[at], self.pair_keys[pos] // self.T, before[at]
 
     def training_loss(self) -> float:
@@ -523,10 +570,17 @@ class PairBooster:
 
     # -- the loop ---------------------------------------------------------------------------------
 
-    def run(self, rounds: int, *, evaluate: Callable[[np.ndarray, np.ndarray, np.ndarray], float] | None = None,
-            eval_every: int = 50, patience: int = 0, quiet: bool = False, desc: str = "boosting") -> BoostResult:
+    def run(
+        self,
+        rounds: int,
+        *,
+        evaluate: Callable[[np.ndarray, np.ndarray, np.ndarray], float] | None = None,
+        eval_every: int = 50,
+        patience: int = 0,
+        quiet: bool = False,
+        desc: str = "boosting",
+    ) -> BoostResult:
         """Boost for up to ``rounds`` rounds (:func:`clirkit.boost.loop.boost`)."""
         from clirkit.boost.loop import boost
 
-        return boost(self, rounds, evaluate=evaluate, eval_every=eval_every, patience=patience, quiet=quiet,
-                     desc=desc)
+        return boost(self, rounds, evaluate=evaluate, eval_every=eval_every, patience=patience, quiet=quiet, desc=desc)

@@ -8,6 +8,7 @@ disfavour), a rule gives the gain by which the round chooses the bucket and the 
 - ``r`` (the r-rule for weak learners in [-1, 1]): gain |W+ - W-|, alpha 1/2 ln((1 + r) / (1 - r)) with
   r = W+ - W- clipped to (-1 + eps, 1 - eps).
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -6,6 +6,7 @@ its score is non-zero (it shares phrase-table pairs with the query whose
 weights do not cancel exactly); scores may be negative. Queries are processed in batches
 so memory stays bounded by ``batch`` rows of the (queries x documents) product.
 """
+
 from __future__ import annotations
 
 from typing import Iterator, Sequence
@@ -22,8 +23,9 @@ def docid_tie_key(docids: Sequence[str]) -> np.ndarray:
     return key
 
 
-def top_k(Qm: sp.csr_matrix, W: sp.csr_matrix, DmT: sp.csr_matrix, tie_key: np.ndarray, *, depth: int,
-          batch: int = 256) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+def top_k(
+    Qm: sp.csr_matrix, W: sp.csr_matrix, DmT: sp.csr_matrix, tie_key: np.ndarray, *, depth: int, batch: int = 256
+) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Yield ``(query_rows, doc_rows, scores)`` per batch, in rank order.
 
     Args:
@@ -40,7 +42,7 @@ def top_k(Qm: sp.csr_matrix, W: sp.csr_matrix, DmT: sp.csr_matrix, tie_key: np.n
     document_of_key[tie_key] = np.arange(len(tie_key))
     QW = (Qm @ W).tocsr()
     for start in range(0, Qm.shape[0], batch):
-        S = (QW[start:start + batch] @ DmT).tocsr()
+        S = (QW[start : start + batch] @ DmT).tocsr()
         by_key = sp.csr_matrix((S.data, tie_key[S.indices], S.indptr), shape=S.shape)
         rows, keys, vals = top_stored_entries(by_key, depth)
         yield rows + start, document_of_key[keys], vals
@@ -62,8 +64,9 @@ class DevEvaluator:
         depth: ranking depth (1000 in the SPEC).
     """
 
-    def __init__(self, Qm: sp.csr_matrix, Dm: sp.csr_matrix, qids, docids, qrels, *, depth: int = 1000,
-                 batch: int = 256) -> None:
+    def __init__(
+        self, Qm: sp.csr_matrix, Dm: sp.csr_matrix, qids, docids, qrels, *, depth: int = 1000, batch: int = 256
+    ) -> None:
         self.Qm = sp.csr_matrix(Qm, dtype=np.float64)
         self.DmT = sp.csr_matrix(Dm, dtype=np.float64).T.tocsr()
         self.qids = np.asarray(qids, dtype=str)
@@ -90,8 +93,9 @@ class DevEvaluator:
         return float(evaluate(run, self.qrels, ["AP"], depth=self.depth).mean()["AP"])
 
 
-def pair_scores(QW: sp.csr_matrix, Dm: sp.csr_matrix, qrow: np.ndarray, drow: np.ndarray, *,
-                batch_rows: int = 200_000) -> np.ndarray:
+def pair_scores(
+    QW: sp.csr_matrix, Dm: sp.csr_matrix, qrow: np.ndarray, drow: np.ndarray, *, batch_rows: int = 200_000
+) -> np.ndarray:
     """q^T W d at each (query row, document row) pair.
 
     Args:
@@ -126,8 +130,9 @@ class RerankEvaluator:
 
     from_base = True  # rounds that do not beat the base alone on dev are not kept (clirkit.boost.bagging.train_bag)
 
-    def __init__(self, Qm: sp.csr_matrix, Dm: sp.csr_matrix, qids, docids, qrels, base, beta: float, *,
-                 depth: int = 1000) -> None:
+    def __init__(
+        self, Qm: sp.csr_matrix, Dm: sp.csr_matrix, qids, docids, qrels, base, beta: float, *, depth: int = 1000
+    ) -> None:
         self.Qm = sp.csr_matrix(Qm, dtype=np.float64)
         self.Dcsc = sp.csc_matrix(Dm, dtype=np.float64)
         self.qids = np.asarray(qids, dtype=str)
@@ -144,8 +149,7 @@ class RerankEvaluator:
         self.depth = depth
         self._slots = _QuerySlots(self.qrow, self.tie)
         # no query cut at depth: AP needs only where the relevant rows land, found once the rows are sorted
-        self._ap = None if self.cut else _CandidateAP.of(self.qrow, self.drow, self.qids, self.docids, self.tie,
-                                                          qrels)
+        self._ap = None if self.cut else _CandidateAP.of(self.qrow, self.drow, self.qids, self.docids, self.tie, qrels)
 
     def with_beta(self, beta: float) -> "RerankEvaluator":
         """This evaluator for another ``beta``: every array shared with this one but the base part, beta * f0
@@ -216,8 +220,9 @@ class _CandidateAP:
         self.judged_rows, self.n_judged = judged_rows, n_judged
 
     @classmethod
-    def of(cls, qrow: np.ndarray, drow: np.ndarray, qids: np.ndarray, docids: np.ndarray, tie: np.ndarray,
-           qrels) -> "_CandidateAP | None":
+    def of(
+        cls, qrow: np.ndarray, drow: np.ndarray, qids: np.ndarray, docids: np.ndarray, tie: np.ndarray, qrels
+    ) -> "_CandidateAP | None":
         """The evaluator, or None when the keys do not fit 64 bits (queries x documents > 2**32) or a query
         lists a document twice (:func:`~clirkit.metrics.evaluate` refuses that run)."""
         from clirkit.boost.tuples import index_of
@@ -245,9 +250,11 @@ class _CandidateAP:
         bits = s32.view(np.uint32).astype(np.uint64)
         negative = bits >= np.uint64(1 << 31)
         ascending = np.where(negative, ~bits & np.uint64(0xFFFFFFFF), bits | np.uint64(1 << 31))  # float order
-        keys = (self.qrow.astype(np.uint64) << np.uint64(self.shift_q)) | \
-            ((np.uint64(0xFFFFFFFF) - ascending) << np.uint64(self.tie_bits)) | \
-            (np.uint64((1 << self.tie_bits) - 1) - self.tie.astype(np.uint64))
+        keys = (
+            (self.qrow.astype(np.uint64) << np.uint64(self.shift_q))
+            | ((np.uint64(0xFFFFFFFF) - ascending) << np.uint64(self.tie_bits))
+            | (np.uint64((1 << self.tie_bits) - 1) - self.tie.astype(np.uint64))
+        )
         ranked = np.sort(keys)
         rel = self.relevant
         rank = np.searchsorted(ranked, keys[rel]) - self.starts[self.qrow[rel]] + 1

@@ -6,6 +6,7 @@ beta * (f0(q, d+) - f0(q, d-)), and keeps the beta whose bag-averaged model rank
 beta's bags in memory; :class:`BetaSweep` is what it learned (``BoostRanker.beta_sweep_``): every beta tried and
 its dev MAP, and the best one.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -60,9 +61,14 @@ def betas_to_try(beta: float | None, grid: Sequence[float]) -> tuple[float, ...]
     return tuple(dict.fromkeys(float(b) for b in ((beta,) if beta is not None else grid)))
 
 
-def sweep_betas(betas: Sequence[float], boost: Callable[[float], tuple[list[BoostResult], float | None]], *,
-                tune: bool, quiet: bool = False,
-                boost_all: Callable[[Sequence[float]], list] | None = None) -> tuple[BetaSweep, list[BoostResult]]:
+def sweep_betas(
+    betas: Sequence[float],
+    boost: Callable[[float], tuple[list[BoostResult], float | None]],
+    *,
+    tune: bool,
+    quiet: bool = False,
+    boost_all: Callable[[Sequence[float]], list] | None = None,
+) -> tuple[BetaSweep, list[BoostResult]]:
     """Boost once per beta of ``betas`` (``boost(beta)`` gives the bags' results and their dev MAP, or None
     without dev queries); ``(the sweep, the best beta's results)``. With ``tune``, each beta's dev MAP is
     said on stderr (unless ``quiet``). ``boost_all(betas)``, when given, gives every beta's ``boost(beta)``
@@ -75,6 +81,6 @@ def sweep_betas(betas: Sequence[float], boost: Callable[[float], tuple[list[Boos
         scores.append(score)
         if tune:
             say(f"boost: beta {beta:g}: dev MAP {score:.4f}", quiet=quiet)
-        if BetaSweep(tuple(betas[:i + 1]), tuple(scores)).best_index == i:  # the best so far: keep its bags only
+        if BetaSweep(tuple(betas[: i + 1]), tuple(scores)).best_index == i:  # the best so far: keep its bags only
             kept = results
     return BetaSweep(tuple(betas), tuple(scores)), kept

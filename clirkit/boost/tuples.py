@@ -15,6 +15,7 @@ importance weight D (``weighting``):
 Sampling is vectorized and driven by one ``numpy.random.Generator`` seeded
 with ``seed``, so the same inputs and seed give the same tuples.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -55,9 +56,12 @@ class Tuples:
 
     def joined(self, other: "Tuples", weight: float = 1.0) -> "Tuples":
         """These tuples and ``other`` (its weights times ``weight``), sorted into (query, d+, d-) order."""
-        return Tuples.from_arrays(np.concatenate([self.query, other.query]), np.concatenate([self.pos, other.pos]),
-                                  np.concatenate([self.neg, other.neg]),
-                                  np.concatenate([self.weight, weight * other.weight]))
+        return Tuples.from_arrays(
+            np.concatenate([self.query, other.query]),
+            np.concatenate([self.pos, other.pos]),
+            np.concatenate([self.neg, other.neg]),
+            np.concatenate([self.weight, weight * other.weight]),
+        )
 
     @classmethod
     def from_arrays(cls, query, pos, neg, weight=None) -> "Tuples":
@@ -103,8 +107,9 @@ def values_at(sorted_keys: np.ndarray, values: np.ndarray, keys: np.ndarray, def
     return np.where(found, values[pos], default).astype(np.float64)
 
 
-def _uniform_negatives(rng: np.random.Generator, qrow: np.ndarray, n_docs: int, relevant_keys: np.ndarray,
-                       m: int) -> np.ndarray:
+def _uniform_negatives(
+    rng: np.random.Generator, qrow: np.ndarray, n_docs: int, relevant_keys: np.ndarray, m: int
+) -> np.ndarray:
     """``m`` documents per entry of ``qrow``, uniform over docs not in ``relevant_keys`` (q*n_docs+d, sorted)."""
     out = rng.integers(0, n_docs, size=(len(qrow), m))
     qcol = np.repeat(qrow[:, None], m, axis=1)
@@ -115,11 +120,22 @@ def _uniform_negatives(rng: np.random.Generator, qrow: np.ndarray, n_docs: int, 
     return out
 
 
-def make_tuples(qrels: Qrels, query_ids: Sequence[str], docids: Sequence[str], *, negatives: int = 1,
-                min_grade: int = 1, candidates: Run | None = None, candidate_depth: int = 1000,
-                grade_pairs: int = 0, weighting: str = "difference", max_positives: int = 0,
-                hard_negatives: int = 0, base: "BaseScores | None" = None,
-                seed: int | Sequence[int] = 0) -> Tuples:
+def make_tuples(
+    qrels: Qrels,
+    query_ids: Sequence[str],
+    docids: Sequence[str],
+    *,
+    negatives: int = 1,
+    min_grade: int = 1,
+    candidates: Run | None = None,
+    candidate_depth: int = 1000,
+    grade_pairs: int = 0,
+    weighting: str = "difference",
+    max_positives: int = 0,
+    hard_negatives: int = 0,
+    base: "BaseScores | None" = None,
+    seed: int | Sequence[int] = 0,
+) -> Tuples:
     """Sample training tuples.
 
     Args:
@@ -156,16 +172,28 @@ def make_tuples(qrels: Qrels, query_ids: Sequence[str], docids: Sequence[str], *
     if negatives > 0:
         negs = _uniform_negatives(rng, pq, judged.n_docs, judged.relevant_keys, negatives)
         if candidates is not None:
-            negs = _hard_negatives(rng, _candidate_keys(candidates, query_ids, docids, candidate_depth),
-                                   judged.n_docs, judged.relevant_keys, pq, negs)
+            negs = _hard_negatives(
+                rng,
+                _candidate_keys(candidates, query_ids, docids, candidate_depth),
+                judged.n_docs,
+                judged.relevant_keys,
+                pq,
+                negs,
+            )
         parts.against(pq, pd, pr, negs)
     if grade_pairs > 0:
         parts.add(*judged.lower_grade_pairs(rng, pq, pd, pr, grade_pairs, min_grade))
     if hard_negatives > 0:
         listed = base.retrieved(pq, pd)
         hq, hd, hr = pq[listed], pd[listed], pr[listed]
-        negs = _hard_negatives(rng, base.candidate_keys(candidate_depth), judged.n_docs, judged.relevant_keys, hq,
-                               np.full((len(hq), hard_negatives), -1, dtype=np.int64))
+        negs = _hard_negatives(
+            rng,
+            base.candidate_keys(candidate_depth),
+            judged.n_docs,
+            judged.relevant_keys,
+            hq,
+            np.full((len(hq), hard_negatives), -1, dtype=np.int64),
+        )
         parts.against(hq, hd, hr, negs)  # a query whose candidates are all relevant gives no hard tuple (-1)
     return parts.tuples()
 
@@ -211,12 +239,15 @@ class _Judged:
             chosen = np.sort(shuffled[rank_in_query < max_positives])
             pq, pd, pr = pq[chosen], pd[chosen], pr[chosen]
         if len(pq) == 0:
-            raise ClirkitError("no relevant (query, document) pair of the qrels is in the training queries "
-                               "and the collection: check the query and document ids")
+            raise ClirkitError(
+                "no relevant (query, document) pair of the qrels is in the training queries "
+                "and the collection: check the query and document ids"
+            )
         return pq, pd, pr
 
-    def lower_grade_pairs(self, rng: np.random.Generator, pq: np.ndarray, pd: np.ndarray, pr: np.ndarray, m: int,
-                          min_grade: int) -> tuple[np.ndarray, ...]:
+    def lower_grade_pairs(
+        self, rng: np.random.Generator, pq: np.ndarray, pd: np.ndarray, pr: np.ndarray, m: int, min_grade: int
+    ) -> tuple[np.ndarray, ...]:
         """``m`` pairs per positive (``pq``, ``pd``, ``pr``) with a judged document of its query of a lower grade
         (>= ``min_grade``), drawn uniformly: ``(query, d+, grade+, d-, grade-)``."""
         # judged docs sorted by (query, grade ascending) so a positive's lower grades are a prefix range
@@ -232,8 +263,13 @@ class _Judged:
         r = rng.random((len(pq), m))
         pick = lo[:, None] + np.floor(r * count[:, None]).astype(np.int64)
         pick = pick[has].reshape(-1)
-        return (np.repeat(pq[has], m), np.repeat(pd[has], m), np.repeat(pr[has], m).astype(np.float64), jd[pick],
-                jr[pick].astype(np.float64))
+        return (
+            np.repeat(pq[has], m),
+            np.repeat(pd[has], m),
+            np.repeat(pr[has], m).astype(np.float64),
+            jd[pick],
+            jr[pick].astype(np.float64),
+        )
 
 
 class _Parts:
@@ -244,8 +280,9 @@ class _Parts:
         self.parts: list[tuple[np.ndarray, ...]] = []
 
     def add(self, q: np.ndarray, p: np.ndarray, pgrade: np.ndarray, n: np.ndarray, ngrade: np.ndarray) -> None:
-        w = {"difference": pgrade - np.maximum(ngrade, 0), "one": np.ones(len(q)),
-             "positive": pgrade}[self.weighting].astype(np.float64)
+        w = {"difference": pgrade - np.maximum(ngrade, 0), "one": np.ones(len(q)), "positive": pgrade}[
+            self.weighting
+        ].astype(np.float64)
         ok = w > 0
         self.parts.append((q[ok], p[ok], n[ok], w[ok]))
 
@@ -255,8 +292,13 @@ class _Parts:
         q_rep, n_flat = np.repeat(q, m), negs.reshape(-1)
         found = n_flat >= 0
         q_rep, n_flat = q_rep[found], n_flat[found]
-        self.add(q_rep, np.repeat(p, m)[found], np.repeat(pgrade, m).astype(np.float64)[found], n_flat,
-                 self.judged.grade_of(q_rep, n_flat))
+        self.add(
+            q_rep,
+            np.repeat(p, m)[found],
+            np.repeat(pgrade, m).astype(np.float64)[found],
+            n_flat,
+            self.judged.grade_of(q_rep, n_flat),
+        )
 
     def tuples(self) -> Tuples:
         tuples = Tuples.from_arrays(*(np.concatenate([part[i] for part in self.parts]) for i in range(4)))
@@ -273,8 +315,9 @@ def _candidate_keys(candidates: Run, query_ids, docids, depth: int | None) -> np
     return np.sort(cq[ok] * len(docids) + cd[ok])
 
 
-def _hard_negatives(rng, keys: np.ndarray, n_docs: int, relevant_keys: np.ndarray, pq: np.ndarray,
-                    fallback: np.ndarray) -> np.ndarray:
+def _hard_negatives(
+    rng, keys: np.ndarray, n_docs: int, relevant_keys: np.ndarray, pq: np.ndarray, fallback: np.ndarray
+) -> np.ndarray:
     """Uniform draws (``fallback.shape[1]`` per entry of ``pq``) among each query's candidates (sorted
     ``query * n_docs + doc`` ``keys``) minus its relevant documents; ``fallback``'s rows where a query
     has none."""

@@ -13,6 +13,7 @@ rule minimizes the usual upper bound of the loss):
 The idf values are those of the training documents and are stored in the model,
 so a model scores any document set the same way.
 """
+
 from __future__ import annotations
 
 from typing import Sequence
@@ -40,8 +41,9 @@ def idf_weights(Dm: sp.csr_matrix) -> np.ndarray:
     return np.log(n / np.maximum(df, 1.0)) / np.log(n)
 
 
-def weigh_documents(Dm: sp.csr_matrix, doc_tokens: Sequence[Sequence[str]], scheme: str,
-                    idf: np.ndarray | None = None) -> sp.csr_matrix:
+def weigh_documents(
+    Dm: sp.csr_matrix, doc_tokens: Sequence[Sequence[str]], scheme: str, idf: np.ndarray | None = None
+) -> sp.csr_matrix:
     """The binary documents x n-grams matrix ``Dm`` with the ``scheme``'s weights as values.
 
     Args:

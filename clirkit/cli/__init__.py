@@ -6,6 +6,7 @@ status. Only the module of the verb being run is imported (``clirkit --help`` li
 :data:`~clirkit.cli.verbs.VERBS` without importing numpy). ``main`` turns
 :class:`~clirkit.errors.ClirkitError` into ``clirkit: error: ...`` on stderr and exit status 2.
 """
+
 from __future__ import annotations
 
 import argparse

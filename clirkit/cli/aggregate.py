@@ -10,6 +10,7 @@ keeps SPEC §6's formula as written and refuses negative scores.
 weights to the RUNs; the dev measure is averaged over the judged queries the dev runs cover (said on
 stderr), so dev runs made for part of the dev queries are not scored 0 on the rest.
 """
+
 from __future__ import annotations
 
 from clirkit.cli.common import add_depth, add_quiet, add_verb, finite_float, param_type, run_tag
@@ -24,26 +25,56 @@ def add_parser(sub) -> None:
     p.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files to combine (the test runs with --tune)")
     p.add_argument("-o", "--output", required=True, help="run file to write (- for stdout)")
     add_param(p, Fusion, "method", "--method", choices=tuple(METHODS), help="aggregation method")
-    p.add_argument("--kappa", type=finite_float(0, 1), default=None,
-                   help="interpolation of two runs: weight of RUN1, RUN2 gets 1 - kappa")
-    add_param(p, Fusion, "weights", "--weights", type=finite_float(0), nargs="+", metavar="W",
-              help="one weight per run (interpolation: >= 0 and summing to 1; borda: >= 0; none given and no "
-                   "--tune: equal)")
-    add_param(p, Fusion, "transform", "--transform", nargs="+", choices=(*TRANSFORMS, "auto"), metavar="T",
-              help=f"per-query score transform before sum normalization: auto shifts a run with negative "
-                   f"scores (boosted and SCS runs) and leaves the others as they are, or one of "
-                   f"{', '.join(TRANSFORMS)} (none refuses negative scores); one for all runs or one per run")
+    p.add_argument(
+        "--kappa",
+        type=finite_float(0, 1),
+        default=None,
+        help="interpolation of two runs: weight of RUN1, RUN2 gets 1 - kappa",
+    )
+    add_param(
+        p,
+        Fusion,
+        "weights",
+        "--weights",
+        type=finite_float(0),
+        nargs="+",
+        metavar="W",
+        help="one weight per run (interpolation: >= 0 and summing to 1; borda: >= 0; none given and no --tune: equal)",
+    )
+    add_param(
+        p,
+        Fusion,
+        "transform",
+        "--transform",
+        nargs="+",
+        choices=(*TRANSFORMS, "auto"),
+        metavar="T",
+        help=f"per-query score transform before sum normalization: auto shifts a run with negative "
+        f"scores (boosted and SCS runs) and leaves the others as they are, or one of "
+        f"{', '.join(TRANSFORMS)} (none refuses negative scores); one for all runs or one per run",
+    )
     add_depth(p, help="list depth: inputs and output are cut to it (Borda's K)")
-    p.add_argument("--tag", type=run_tag, default=None,
-                   help="run tag of the output (default records the method and weights)")
+    p.add_argument(
+        "--tag", type=run_tag, default=None, help="run tag of the output (default records the method and weights)"
+    )
     g = p.add_argument_group("tuning the weights on dev")
     g.add_argument("--tune", action="store_true", help="grid-search the weights on --dev-runs with --dev-qrels")
-    g.add_argument("--dev-qrels", "--qrels", dest="qrels",
-                   help="dev judgments for --tune (averaged over the judged queries the dev runs cover)")
+    g.add_argument(
+        "--dev-qrels",
+        "--qrels",
+        dest="qrels",
+        help="dev judgments for --tune (averaged over the judged queries the dev runs cover)",
+    )
     g.add_argument("--dev-runs", nargs="+", metavar="DEV", help="the systems' runs on the dev queries, in RUN order")
     add_param(g, Fusion, "measure", "--measure", help="measure maximized by --tune (any `clirkit eval` measure)")
-    add_param(g, Fusion, "step", "--step", type=param_type(Fusion, "step"),
-              help="weight grid step: 0, step, ..., 1 per weight (it must divide 1)")
+    add_param(
+        g,
+        Fusion,
+        "step",
+        "--step",
+        type=param_type(Fusion, "step"),
+        help="weight grid step: 0, step, ..., 1 per weight (it must divide 1)",
+    )
     g.add_argument("--sweep-csv", metavar="FILE", help="also write the sweep (weights, measure) as CSV")
     add_quiet(p)
 
@@ -60,8 +91,9 @@ def run(args) -> int:
         if len(args.dev_runs) != len(args.runs):
             raise ClirkitError(f"{len(args.dev_runs)} dev runs for {len(args.runs)} runs: give one dev run per RUN")
     elif args.sweep_csv:
-        raise ClirkitError("--sweep-csv writes the sweep of --tune: give --tune (with --dev-qrels and --dev-runs), "
-                           "or drop --sweep-csv")
+        raise ClirkitError(
+            "--sweep-csv writes the sweep of --tune: give --tune (with --dev-qrels and --dev-runs), or drop --sweep-csv"
+        )
     for option, path in (("-o/--output", args.output), ("--sweep-csv", args.sweep_csv)):
         _check_output(option, path)  # before the work: no sweep printed, then a missing folder
     runs = [read_run(path, depth=args.depth) for path in args.runs]  # cut while reading: memory of the depth
@@ -71,8 +103,10 @@ def run(args) -> int:
     else:
         fusion.fit_runs(runs, None)
     fused = fusion.fuse(runs, depth=args.depth, tag=args.tag)
-    say(f"aggregate: {len(runs)} runs -> {len(fused)} rows for {len(fused.query_ids)} queries ({fused.tag})",
-        quiet=args.quiet)
+    say(
+        f"aggregate: {len(runs)} runs -> {len(fused)} rows for {len(fused.query_ids)} queries ({fused.tag})",
+        quiet=args.quiet,
+    )
     write_run(fused, args.output)
     return 0
 
@@ -130,14 +164,19 @@ def _report_sweep(fusion, args) -> None:
 
     from clirkit.fileio import atomic_writer
 
-    print(f"aggregate --tune: {fusion.measure} averaged over {fusion.dev_queries_} dev queries, the judged "
-          f"queries the dev runs cover", file=sys.stderr)
+    print(
+        f"aggregate --tune: {fusion.measure} averaged over {fusion.dev_queries_} dev queries, the judged "
+        f"queries the dev runs cover",
+        file=sys.stderr,
+    )
     table = fusion.sweep_.to_csv()
     out = sys.stderr if args.output == "-" else sys.stdout
     print(table.replace(",", "\t"), end="", file=out)
-    print(f"best weights {', '.join(f'{w:g}' for w in fusion.weights_)} ({fusion.measure} "
-          f"{fusion.dev_score_:.4f} on {fusion.dev_queries_} dev queries; ties go to the first in grid order)",
-          file=out)
+    print(
+        f"best weights {', '.join(f'{w:g}' for w in fusion.weights_)} ({fusion.measure} "
+        f"{fusion.dev_score_:.4f} on {fusion.dev_queries_} dev queries; ties go to the first in grid order)",
+        file=out,
+    )
     if args.sweep_csv:
         with atomic_writer(args.sweep_csv) as fh:
             fh.write(table)

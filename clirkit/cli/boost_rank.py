@@ -3,6 +3,7 @@
 A model boosted from a base ranker (``boost-train --base-run``) re-ranks that base system's run
 (``--candidates``) with beta * score / query max + q^T W d.
 """
+
 from __future__ import annotations
 
 from clirkit.cli.common import add_depth, add_quiet, add_verb, positive_int, run_tag
@@ -10,12 +11,19 @@ from clirkit.cli.data import add_data_options, load_data
 
 
 def add_parser(sub) -> None:
-    p = add_verb(sub, "boost-rank", "rank documents with a BoostCLIR phrase table (sparse products), or "
-                                    "re-rank a candidate run", run)
+    p = add_verb(
+        sub,
+        "boost-rank",
+        "rank documents with a BoostCLIR phrase table (sparse products), or re-rank a candidate run",
+        run,
+    )
     p.add_argument("model", help="model file written by boost-train")
     add_data_options(p, "test")
-    p.add_argument("--candidates", help="re-rank this run's (query, document) rows instead of the whole collection "
-                                        "(required for a model boosted from a base ranker: the base system's run)")
+    p.add_argument(
+        "--candidates",
+        help="re-rank this run's (query, document) rows instead of the whole collection "
+        "(required for a model boosted from a base ranker: the base system's run)",
+    )
     p.add_argument("-o", "--output", default="-", help="run file to write (TREC 6 columns; - for stdout)")
     add_depth(p, help="documents kept per query")
     p.add_argument("--batch", type=positive_int, default=256, help="queries scored per sparse product")
@@ -34,21 +42,25 @@ def run(args) -> int:
     check_query_fields_unused(args)
     model = BoostModel.load(args.model)
     if model.from_base and not args.candidates:
-        raise ClirkitError(f"{args.model} was boosted from a base ranker ({model.base.get('tag', '?')}): give its run "
-                           "over these queries with --candidates")
+        raise ClirkitError(
+            f"{args.model} was boosted from a base ranker ({model.base.get('tag', '?')}): give its run "
+            "over these queries with --candidates"
+        )
     data = load_data(args, lang=model.source_analyzer.lang)
     queries, (docids, texts) = data.queries, data.documents
     q_tok = dict(zip(queries, model.source_analyzer.tokenize_many(list(queries.values()), quiet=True)))
-    d_tok = model.target_analyzer.tokenize_many(list(texts), quiet=args.quiet, jobs=tokenize_jobs(),
-                                                desc="tokenizing documents")
+    d_tok = model.target_analyzer.tokenize_many(
+        list(texts), quiet=args.quiet, jobs=tokenize_jobs(), desc="tokenizing documents"
+    )
     if args.candidates:
         run_ = model.rerank(read_run(args.candidates), q_tok, docids, d_tok, depth=args.depth, tag=args.tag)
     else:
-        run_ = model.rank(q_tok, docids, d_tok, depth=args.depth, batch=args.batch, tag=args.tag,
-                          quiet=args.quiet)
+        run_ = model.rank(q_tok, docids, d_tok, depth=args.depth, batch=args.batch, tag=args.tag, quiet=args.quiet)
     empty = len(queries) - len(run_.query_ids)
     if empty:
-        say(f"boost-rank: {empty} of {len(queries)} queries share no n-gram with the phrase table: no result",
-            quiet=args.quiet)
+        say(
+            f"boost-rank: {empty} of {len(queries)} queries share no n-gram with the phrase table: no result",
+            quiet=args.quiet,
+        )
     write_run(run_, args.output)
     return 0

@@ -1,4 +1,5 @@
 """``clirkit boost-show MODEL``: print a BoostCLIR phrase table like the slides ("t, h_t, w_t")."""
+
 from __future__ import annotations
 
 from clirkit.cli.common import add_verb, positive_int
@@ -9,11 +10,17 @@ def add_parser(sub) -> None:
     p.add_argument("model", help="model file written by boost-train")
     p.add_argument("-n", type=positive_int, default=50, help="rows to print")
     p.add_argument("--bag", type=positive_int, default=1, help="bag whose rounds are printed (1-based)")
-    p.add_argument("--entries", action="store_true",
-                   help="print the averaged table's entries by weight (source, target, weight) instead of rounds")
-    p.add_argument("--negative", action="store_true",
-                   help="with --entries: the most negative entries (a model boosted from a base ranker uses them "
-                        "to correct the base system's over-weighted translations)")
+    p.add_argument(
+        "--entries",
+        action="store_true",
+        help="print the averaged table's entries by weight (source, target, weight) instead of rounds",
+    )
+    p.add_argument(
+        "--negative",
+        action="store_true",
+        help="with --entries: the most negative entries (a model boosted from a base ranker uses them "
+        "to correct the base system's over-weighted translations)",
+    )
 
 
 def run(args) -> int:

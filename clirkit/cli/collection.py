@@ -1,6 +1,7 @@
 """``clirkit collection``: plain files (documents, topics, qrels, a parallel corpus) checked and written as a
 collection folder, the one an experiment file's ``[collection]`` table makes (:mod:`clirkit.datasets.plain`);
 ``clirkit run`` and every ``--collection`` option read it."""
+
 from __future__ import annotations
 
 import re
@@ -11,28 +12,59 @@ SPLIT_FILE = re.compile(r"(train|dev|test)=(.+)")
 
 
 def add_parser(sub) -> None:
-    p = add_verb(sub, "collection", "a collection folder from plain files: documents, topics (TSV, JSONL, TREC, CLEF, "
-                                    "NTCIR, HC4), TREC qrels, an optional parallel corpus; checked, split, written "
-                                    "(what [collection] in an experiment file makes)", run)
+    p = add_verb(
+        sub,
+        "collection",
+        "a collection folder from plain files: documents, topics (TSV, JSONL, TREC, CLEF, "
+        "NTCIR, HC4), TREC qrels, an optional parallel corpus; checked, split, written "
+        "(what [collection] in an experiment file makes)",
+        run,
+    )
     p.add_argument("--documents", required=True, metavar="FILE", help="docid TAB text (TSV) or JSONL, .gz fine")
-    p.add_argument("--queries", required=True, action="append", metavar="[SPLIT=]FILE",
-                   help="the topics, detected: TSV, JSONL, TREC SGML, CLEF XML, NTCIR XML, HC4 JSONL; one file, or "
-                        "one per split, repeated: --queries dev=dev.xml --queries test=test.xml")
-    p.add_argument("--qrels", required=True, action="append", metavar="[SPLIT=]FILE",
-                   help="TREC qrels (qid 0 docid grade): one file for every split, or one per split as --queries")
+    p.add_argument(
+        "--queries",
+        required=True,
+        action="append",
+        metavar="[SPLIT=]FILE",
+        help="the topics, detected: TSV, JSONL, TREC SGML, CLEF XML, NTCIR XML, HC4 JSONL; one file, or "
+        "one per split, repeated: --queries dev=dev.xml --queries test=test.xml",
+    )
+    p.add_argument(
+        "--qrels",
+        required=True,
+        action="append",
+        metavar="[SPLIT=]FILE",
+        help="TREC qrels (qid 0 docid grade): one file for every split, or one per split as --queries",
+    )
     add_language_options(p)
-    p.add_argument("--parallel", nargs="+", metavar="FILE",
-                   help="a parallel corpus: id TAB source TAB target, or two files aligned by line (source, target); "
-                        "needed to train IBM Model 1, not when a table file is given")
-    p.add_argument("--split", default=None, metavar="SPLIT=FRACTION,...",
-                   help="with one queries file: its queries split by id, e.g. dev=0.5,test=0.5 (default: all test)")
+    p.add_argument(
+        "--parallel",
+        nargs="+",
+        metavar="FILE",
+        help="a parallel corpus: id TAB source TAB target, or two files aligned by line (source, target); "
+        "needed to train IBM Model 1, not when a table file is given",
+    )
+    p.add_argument(
+        "--split",
+        default=None,
+        metavar="SPLIT=FRACTION,...",
+        help="with one queries file: its queries split by id, e.g. dev=0.5,test=0.5 (default: all test)",
+    )
     p.add_argument("--split-seed", type=int_range(0), default=0, metavar="N", help="the seed of --split")
-    p.add_argument("--query-fields", default=None, metavar="FIELDS",
-                   help="the topic fields that make a query, e.g. title,desc (default: title)")
+    p.add_argument(
+        "--query-fields",
+        default=None,
+        metavar="FIELDS",
+        help="the topic fields that make a query, e.g. title,desc (default: title)",
+    )
     p.add_argument("--name", default=None, help="the collection's name in reports (default: the output folder's)")
-    p.add_argument("-o", "--output-dir", type=folder_name, default=None,
-                   help="the collection folder to write (replaced as a whole if it is one); without it the files "
-                        "are only checked")
+    p.add_argument(
+        "-o",
+        "--output-dir",
+        type=folder_name,
+        default=None,
+        help="the collection folder to write (replaced as a whole if it is one); without it the files are only checked",
+    )
     add_quiet(p)
 
 
@@ -65,8 +97,9 @@ def _fractions(text: str | None):
         split, _, fraction = part.partition("=")
         split = split.strip()
         if split in out:  # a dict would keep the last: dev=0.3,test=0.5,dev=0.5 read as dev 0.5, test 0.5
-            raise ClirkitError(f"--split {text}: names the split {split!r} twice; give each split once, e.g. "
-                               f"dev=0.5,test=0.5")
+            raise ClirkitError(
+                f"--split {text}: names the split {split!r} twice; give each split once, e.g. dev=0.5,test=0.5"
+            )
         try:
             out[split] = float(fraction)
         except ValueError:
@@ -80,11 +113,17 @@ def run(args) -> int:
     from clirkit.datasets._store import describe_counts
     from clirkit.datasets.plain import PlainCollection
 
-    data = {"documents": args.documents, "queries": _by_split(args.queries, "--queries"),
-            "qrels": _by_split(args.qrels, "--qrels"), "source_lang": args.source_lang,
-            "target_lang": args.target_lang, "split": _fractions(args.split), "split_seed": args.split_seed,
-            "query_fields": args.query_fields, "parallel": args.parallel[0] if args.parallel and
-            len(args.parallel) == 1 else args.parallel}
+    data = {
+        "documents": args.documents,
+        "queries": _by_split(args.queries, "--queries"),
+        "qrels": _by_split(args.qrels, "--qrels"),
+        "source_lang": args.source_lang,
+        "target_lang": args.target_lang,
+        "split": _fractions(args.split),
+        "split_seed": args.split_seed,
+        "query_fields": args.query_fields,
+        "parallel": args.parallel[0] if args.parallel and len(args.parallel) == 1 else args.parallel,
+    }
     data = {k: v for k, v in data.items() if v is not None}
     name = args.name or (Path(args.output_dir).name if args.output_dir else Path(args.documents).stem.split(".")[0])
     plain = PlainCollection.from_dict(data, where="", label=_label, name=re.sub(r"[^\w.+-]+", "-", name) or "plain")
@@ -110,4 +149,5 @@ def run(args) -> int:
 def _collection_file(name: str) -> bool:
     """A name a collection folder this verb writes holds."""
     return name in ("manifest.json", "sources.json", "documents.tsv", "parallel.tsv") or bool(
-        re.fullmatch(r"(queries\.\w+\.tsv|qrels\.\w+\.txt|\..*\.tmp)", name))
+        re.fullmatch(r"(queries\.\w+\.tsv|qrels\.\w+\.txt|\..*\.tmp)", name)
+    )

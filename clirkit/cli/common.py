@@ -8,6 +8,7 @@ allowed range and the value as given, as any other user error (an argparse error
 parser). Options that set a system's hyper-parameters are only parsed here (:func:`param_type`): the
 system checks their range (``check_params``, called by the verb before it reads its inputs).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,9 +25,13 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 
     def _get_help_string(self, action: argparse.Action) -> str:
         help_text = action.help or ""
-        if (action.required or not action.option_strings or action.nargs == 0  # a flag: its help says it
-                or any(action.default is v for v in (None, False, argparse.SUPPRESS))  # not ==: 0 is a default
-                or "%(default)" in help_text):
+        if (
+            action.required
+            or not action.option_strings
+            or action.nargs == 0  # a flag: its help says it
+            or any(action.default is v for v in (None, False, argparse.SUPPRESS))  # not ==: 0 is a default
+            or "%(default)" in help_text
+        ):
             return help_text
         return super()._get_help_string(action)
 
@@ -65,8 +70,9 @@ def _shown(text: str) -> str:
     return text if text and text.isprintable() and not any(c.isspace() for c in text) else repr(text)
 
 
-def finite_float(low: float | None = None, high: float | None = None, *, low_open: bool = False,
-                 high_open: bool = False) -> Callable[[str], float]:
+def finite_float(
+    low: float | None = None, high: float | None = None, *, low_open: bool = False, high_open: bool = False
+) -> Callable[[str], float]:
     """argparse type: a finite number in the given range (``low_open``/``high_open``: bound excluded)."""
     must = " ".join(filter(None, ["a finite number", _bounds(low, high, low_open, high_open)]))
 
@@ -75,8 +81,11 @@ def finite_float(low: float | None = None, high: float | None = None, *, low_ope
             value = float(text)
         except (TypeError, ValueError):
             return BadValue(_shown(text), must)
-        if (not math.isfinite(value) or (low is not None and (value < low or (low_open and value == low)))
-                or (high is not None and (value > high or (high_open and value == high)))):
+        if (
+            not math.isfinite(value)
+            or (low is not None and (value < low or (low_open and value == low)))
+            or (high is not None and (value > high or (high_open and value == high)))
+        ):
             return BadValue(_shown(text), must)
         return value
 
@@ -164,8 +173,10 @@ def param_type(cls, name: str) -> Callable[[str], object]:
     if not intervals:
         raise TypeError(f"{cls.__name__}.{name} has no numeric interval constraint")
     words = {w for c in constraints if isinstance(c, StrOptions) for w in c.options}  # e.g. "auto"
-    number = parsed_number(str(intervals[0]) + "".join(f" or {w!r}" for w in sorted(words)),
-                           integer=issubclass(intervals[0].type, Integral))
+    number = parsed_number(
+        str(intervals[0]) + "".join(f" or {w!r}" for w in sorted(words)),
+        integer=issubclass(intervals[0].type, Integral),
+    )
     if not words:
         return number
 
@@ -244,8 +255,7 @@ def add_verb(sub, name: str, help: str, func) -> argparse.ArgumentParser:
     The run function first checks the option values (:func:`checked`)."""
     from clirkit.cli.verbs import VERBS
 
-    parser = one_line_errors(sub.add_parser(name, help=VERBS[name][1], description=help,
-                                            formatter_class=HelpFormatter))
+    parser = one_line_errors(sub.add_parser(name, help=VERBS[name][1], description=help, formatter_class=HelpFormatter))
     parser.set_defaults(func=checked(func, parser))
     return parser
 
@@ -280,17 +290,34 @@ def language(code: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def add_language_options(group, *, source_default: str | None = None, target_default: str | None = None,
-                         files_only: bool = False, source: bool = True, target: bool = True) -> None:
+def add_language_options(
+    group,
+    *,
+    source_default: str | None = None,
+    target_default: str | None = None,
+    files_only: bool = False,
+    source: bool = True,
+    target: bool = True,
+) -> None:
     """``--source-lang`` (the queries' language) and ``--target-lang`` (the documents'), the same two
     names on every verb."""
     note = " (files only: a collection knows its languages)" if files_only else ""
     if source:
-        group.add_argument("--source-lang", type=language, default=source_default, metavar="LANG",
-                           help=f"language of the queries / source side, ISO 639-1{note}")
+        group.add_argument(
+            "--source-lang",
+            type=language,
+            default=source_default,
+            metavar="LANG",
+            help=f"language of the queries / source side, ISO 639-1{note}",
+        )
     if target:
-        group.add_argument("--target-lang", type=language, default=target_default, metavar="LANG",
-                           help=f"language of the documents / target side, ISO 639-1{note}")
+        group.add_argument(
+            "--target-lang",
+            type=language,
+            default=target_default,
+            metavar="LANG",
+            help=f"language of the documents / target side, ISO 639-1{note}",
+        )
 
 
 def add_query_fields(parser: argparse.ArgumentParser) -> None:
@@ -298,19 +325,30 @@ def add_query_fields(parser: argparse.ArgumentParser) -> None:
     text) and ``--query-id-field`` (the key of the id in JSONL queries); see
     :func:`clirkit.formats.read_queries`."""
     g = parser.add_argument_group("query fields (TREC, CLEF, NTCIR and HC4/NeuCLIR topics are detected)")
-    g.add_argument("--query-fields", default=None, metavar="FIELDS",
-                   help="the fields whose text, joined by a space, is the query, comma-separated: of topic files "
-                        "title, desc, narr (default: title), e.g. title,desc; of JSONL queries or a TSV with a "
-                        "header, keys or columns (detected: title, description, text)")
-    g.add_argument("--query-id-field", default=None, metavar="NAME",
-                   help="JSONL key or TSV column of the query id (qid, query_id, id, _id are detected)")
+    g.add_argument(
+        "--query-fields",
+        default=None,
+        metavar="FIELDS",
+        help="the fields whose text, joined by a space, is the query, comma-separated: of topic files "
+        "title, desc, narr (default: title), e.g. title,desc; of JSONL queries or a TSV with a "
+        "header, keys or columns (detected: title, description, text)",
+    )
+    g.add_argument(
+        "--query-id-field",
+        default=None,
+        metavar="NAME",
+        help="JSONL key or TSV column of the query id (qid, query_id, id, _id are detected)",
+    )
 
 
 def query_fields(args: argparse.Namespace, lang: str | None = None) -> dict:
     """The keyword arguments of :func:`clirkit.formats.read_queries` from :func:`add_query_fields`' options;
     ``lang``, the queries' language when the verb knows it, chooses among a topic's languages (HC4)."""
-    return {"id_field": getattr(args, "query_id_field", None), "fields": getattr(args, "query_fields", None),
-            "lang": lang}
+    return {
+        "id_field": getattr(args, "query_id_field", None),
+        "fields": getattr(args, "query_fields", None),
+        "lang": lang,
+    }
 
 
 def check_query_fields_unused(args: argparse.Namespace) -> None:
@@ -318,11 +356,16 @@ def check_query_fields_unused(args: argparse.Namespace) -> None:
     are made already)."""
     from clirkit.errors import ClirkitError
 
-    given = [o for o, v in (("--query-fields", getattr(args, "query_fields", None)),
-                            ("--query-id-field", getattr(args, "query_id_field", None))) if v is not None]
+    given = [
+        o
+        for o, v in (
+            ("--query-fields", getattr(args, "query_fields", None)),
+            ("--query-id-field", getattr(args, "query_id_field", None)),
+        )
+        if v is not None
+    ]
     if given and getattr(args, "collection", None):
-        raise ClirkitError(f"{given[0]} applies to a --queries file; a collection's queries are read as it made "
-                           f"them")
+        raise ClirkitError(f"{given[0]} applies to a --queries file; a collection's queries are read as it made them")
 
 
 def add_stemmer_option(parser, what: str = "") -> None:
@@ -331,18 +374,30 @@ def add_stemmer_option(parser, what: str = "") -> None:
     if not the text the verb reads."""
     from clirkit.segmenters import CHINESE_SCRIPTS, SEGMENTERS
 
-    parser.add_argument("--stemmer", choices=("snowball", "none"), default="snowball",
-                        help=f"{what}snowball = the language's Snowball stemmer (PyStemmer; languages without one "
-                             f"are not stemmed), none = whole words")
-    parser.add_argument("--segmenter", choices=("auto", "none", *SEGMENTERS), default="auto",
-                        help="how text written without spaces becomes terms: auto = the language's default (ICU "
-                             "words for zh, ja, th, lo, km, my; bigrams for ko; none for other languages), "
-                             "bigrams / unigrams+bigrams = CJK character n-grams, icu = ICU's word break iterator, "
-                             "jieba = jieba's Chinese words (pip install 'clirkit[zh]'), sudachi = Sudachi's Japanese "
-                             "words in dictionary form (clirkit[ja]), kiwi = Kiwi's Korean morphemes (clirkit[ko])")
-    parser.add_argument("--chinese-script", choices=("auto", "none", *CHINESE_SCRIPTS), default="auto",
-                        help="the script Chinese text is converted to before tokenizing (OpenCC): auto = simplified "
-                             "for zh, none for other languages")
+    parser.add_argument(
+        "--stemmer",
+        choices=("snowball", "none"),
+        default="snowball",
+        help=f"{what}snowball = the language's Snowball stemmer (PyStemmer; languages without one "
+        f"are not stemmed), none = whole words",
+    )
+    parser.add_argument(
+        "--segmenter",
+        choices=("auto", "none", *SEGMENTERS),
+        default="auto",
+        help="how text written without spaces becomes terms: auto = the language's default (ICU "
+        "words for zh, ja, th, lo, km, my; bigrams for ko; none for other languages), "
+        "bigrams / unigrams+bigrams = CJK character n-grams, icu = ICU's word break iterator, "
+        "jieba = jieba's Chinese words (pip install 'clirkit[zh]'), sudachi = Sudachi's Japanese "
+        "words in dictionary form (clirkit[ja]), kiwi = Kiwi's Korean morphemes (clirkit[ko])",
+    )
+    parser.add_argument(
+        "--chinese-script",
+        choices=("auto", "none", *CHINESE_SCRIPTS),
+        default="auto",
+        help="the script Chinese text is converted to before tokenizing (OpenCC): auto = simplified "
+        "for zh, none for other languages",
+    )
 
 
 def segmentation_of(args) -> dict:
@@ -368,8 +423,11 @@ def stemmer_of(args) -> str | None:
 def add_analysis_options(parser, *, stopword_files: bool = True) -> None:
     """``--stemmer`` and ``--stopwords``: the analysis of the text a verb tokenizes (:class:`Analyzer`)."""
     add_stemmer_option(parser)
-    what = "none, snowball (the Snowball project's list of the language) or a FILE of words (one per line)" \
-        if stopword_files else "none or snowball (the Snowball project's list of each language)"
+    what = (
+        "none, snowball (the Snowball project's list of the language) or a FILE of words (one per line)"
+        if stopword_files
+        else "none or snowball (the Snowball project's list of each language)"
+    )
     parser.add_argument("--stopwords", metavar="LIST", default="none", help=f"stopwords to drop: {what}")
 
 

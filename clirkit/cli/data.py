@@ -2,6 +2,7 @@
 collection (``--collection``, one of its splits), or files (``--queries``, ``--documents``, and ``--qrels``
 where the verb learns): :func:`add_data_options` declares the options, :func:`load_data` reads them.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,17 +25,18 @@ class Data(NamedTuple):
     collection: object | None  # the clirkit.datasets collection, when one was given
 
 
-def add_data_options(p: argparse.ArgumentParser, split: str, *, qrels: str | None = None,
-                     dev: bool = False) -> argparse._ArgumentGroup:
+def add_data_options(
+    p: argparse.ArgumentParser, split: str, *, qrels: str | None = None, dev: bool = False
+) -> argparse._ArgumentGroup:
     """``--collection/--variant/--split`` or ``--queries/--documents`` (and ``--qrels`` with ``qrels``, its help;
     ``--dev-split`` or ``--dev-queries/--dev-qrels`` with ``dev``), then the query fields. Returns the group,
     for the verb's other data options."""
     g = p.add_argument_group("data (a collection, or files)")
-    g.add_argument("--collection",
-                   help="a known collection (e.g. nave-en-es) or a collection folder (see clirkit.datasets)")
+    g.add_argument(
+        "--collection", help="a known collection (e.g. nave-en-es) or a collection folder (see clirkit.datasets)"
+    )
     g.add_argument("--variant", default=None, help="collection variant (default: the collection's first)")
-    g.add_argument("--split", default=split,
-                   help=f"collection split of the queries{' and qrels' if qrels else ''}")
+    g.add_argument("--split", default=split, help=f"collection split of the queries{' and qrels' if qrels else ''}")
     if dev:
         g.add_argument("--dev-split", default="dev", help="collection split for early stopping ('none': no dev set)")
     g.add_argument("--queries", help="queries file (qid TAB text, JSONL, or TREC, CLEF, NTCIR or HC4/NeuCLIR topics)")
@@ -48,8 +50,7 @@ def add_data_options(p: argparse.ArgumentParser, split: str, *, qrels: str | Non
     return g
 
 
-def load_data(args: argparse.Namespace, *, qrels: bool = False, dev: bool = False,
-              lang: str | None = None) -> Data:
+def load_data(args: argparse.Namespace, *, qrels: bool = False, dev: bool = False, lang: str | None = None) -> Data:
     """The queries, documents (and qrels, dev queries and qrels, as asked) of :func:`add_data_options`'
     options, from the collection or from the files; ``lang``, the queries' language when the verb knows it
     (else ``--source-lang``), chooses a topic's version in HC4 files. ClirkitError for a collection given
@@ -72,10 +73,16 @@ def load_data(args: argparse.Namespace, *, qrels: bool = False, dev: bool = Fals
     from clirkit.formats import read_documents, read_qrels, read_queries
 
     fields = query_fields(args, lang=lang or getattr(args, "source_lang", None))
-    return Data(read_queries(args.queries, **fields), read_qrels(args.qrels) if qrels else None,
-                read_documents(args.documents), read_queries(dev_files[0], **fields) if dev_files[0] else None,
-                read_qrels(dev_files[1]) if dev_files[1] else None, getattr(args, "source_lang", None),
-                getattr(args, "target_lang", None), None)
+    return Data(
+        read_queries(args.queries, **fields),
+        read_qrels(args.qrels) if qrels else None,
+        read_documents(args.documents),
+        read_queries(dev_files[0], **fields) if dev_files[0] else None,
+        read_qrels(dev_files[1]) if dev_files[1] else None,
+        getattr(args, "source_lang", None),
+        getattr(args, "target_lang", None),
+        None,
+    )
 
 
 def _collection_data(args: argparse.Namespace, qrels: bool, dev: bool) -> Data:
@@ -83,6 +90,13 @@ def _collection_data(args: argparse.Namespace, qrels: bool, dev: bool) -> Data:
 
     c = datasets.load(args.collection, variant=args.variant)
     dev_split = args.dev_split if dev and args.dev_split != "none" else None
-    return Data(c.queries(args.split), c.qrels(args.split) if qrels else None, c.documents(),
-                c.queries(dev_split) if dev_split else None, c.qrels(dev_split) if dev_split else None,
-                c.source_lang, c.target_lang, c)
+    return Data(
+        c.queries(args.split),
+        c.qrels(args.split) if qrels else None,
+        c.documents(),
+        c.queries(dev_split) if dev_split else None,
+        c.qrels(dev_split) if dev_split else None,
+        c.source_lang,
+        c.target_lang,
+        c,
+    )

@@ -1,21 +1,32 @@
 """``clirkit demo``: the experiment file shipped with clirkit (``clirkit/experiments/demo.toml``) on the
 bundled collection: IBM Model 1, DT, PSQ, BoostCLIR boosted from PSQ, SCS and their aggregates tuned on
 dev, evaluated on test with significance against PSQ."""
+
 from __future__ import annotations
 
 from clirkit.cli.common import add_quiet, add_verb, folder_name, positive_int
 
 
 def add_parser(sub) -> None:
-    p = add_verb(sub, "demo", "the full pipeline on a collection: IBM Model 1, DT, PSQ, BoostCLIR boosted from PSQ, "
-                 "SCS and their aggregates, evaluated (default: the bundled nave-en-es, English queries -> Spanish "
-                 "verses); the shipped experiment file `clirkit run` reads", run)
-    p.add_argument("--collection", default=None, help="another collection for the same experiment (default: the "
-                                                       "file's, nave-en-es)")
-    p.add_argument("--variant", default=None,
-                   help="collection variant (default: the file's, or the collection's first)")
-    p.add_argument("-o", "--output-dir", type=folder_name, default="clirkit-demo",
-                   help="folder for the report, models and runs")
+    p = add_verb(
+        sub,
+        "demo",
+        "the full pipeline on a collection: IBM Model 1, DT, PSQ, BoostCLIR boosted from PSQ, "
+        "SCS and their aggregates, evaluated (default: the bundled nave-en-es, English queries -> Spanish "
+        "verses); the shipped experiment file `clirkit run` reads",
+        run,
+    )
+    p.add_argument(
+        "--collection",
+        default=None,
+        help="another collection for the same experiment (default: the file's, nave-en-es)",
+    )
+    p.add_argument(
+        "--variant", default=None, help="collection variant (default: the file's, or the collection's first)"
+    )
+    p.add_argument(
+        "-o", "--output-dir", type=folder_name, default="clirkit-demo", help="folder for the report, models and runs"
+    )
     p.add_argument("--baselines-only", action="store_true", help="only DT and PSQ (no learned system, no fusion)")
     p.add_argument("--show", action="store_true", help="print the experiment file and stop (copy it to edit it)")
     p.add_argument("-j", "--jobs", type=positive_int, default=None, help="worker processes (default: the file's jobs)")
@@ -40,8 +51,12 @@ def run(args) -> int:
     if args.show:
         print(path.read_text(encoding="utf-8"), end="")
         return 0
-    data = with_overrides(tomllib.loads(path.read_text(encoding="utf-8")), collection=args.collection,
-                          variant=args.variant, jobs=args.jobs)
+    data = with_overrides(
+        tomllib.loads(path.read_text(encoding="utf-8")),
+        collection=args.collection,
+        variant=args.variant,
+        jobs=args.jobs,
+    )
     if args.baselines_only:
         data["systems"] = {n: s for n, s in data["systems"].items() if s["kind"] in ("dt", "psq")}
         data["fusions"] = {}

@@ -1,5 +1,6 @@
 """``clirkit dt``: direct translation (1-best) + BM25 over the target index (SPEC §3): the
 :class:`clirkit.systems.DT` system, or an MT system's translations searched with BM25."""
+
 from __future__ import annotations
 
 from clirkit.cli.common import add_query_fields, add_quiet, add_verb, query_fields
@@ -11,14 +12,25 @@ def add_parser(sub) -> None:
     from clirkit.cli.xlquery import add_query_options
     from clirkit.systems import DT
 
-    p = add_verb(sub, "dt", "DT: translate queries 1-best (a table's best word, or an MT system's output "
-                            "file) and search the target index with BM25", run)
+    p = add_verb(
+        sub,
+        "dt",
+        "DT: translate queries 1-best (a table's best word, or an MT system's output "
+        "file) and search the target index with BM25",
+        run,
+    )
     add_query_options(p, DT)
     source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--table", help="translation table p(e|f): each query word -> its most probable "
-                                        "translation; words not in the table pass through unchanged")
-    source.add_argument("--translated", help="the queries already translated by an MT system (qid TAB text "
-                                             "in the target language); --queries is then only checked for ids")
+    source.add_argument(
+        "--table",
+        help="translation table p(e|f): each query word -> its most probable "
+        "translation; words not in the table pass through unchanged",
+    )
+    source.add_argument(
+        "--translated",
+        help="the queries already translated by an MT system (qid TAB text "
+        "in the target language); --queries is then only checked for ids",
+    )
     add_table_format(p)
     add_score_column(p)
     add_bm25_options(p, DT)
@@ -41,7 +53,7 @@ def run(args) -> int:
     from clirkit.translation.phrases import terms_found
 
     index = open_index(args)
-    table, = load_tables(args, args.table)
+    (table,) = load_tables(args, args.table)
     lang = query_language(args, table)
     queries = read_queries(args.queries, **query_fields(args, lang=lang))
     if lang:
@@ -70,8 +82,10 @@ def _search_translated(args, index, queries) -> int:
     translated = read_queries(args.translated, **query_fields(args, lang=index.analyzer.lang))
     missing = [q for q in queries if q not in translated]
     if missing:
-        raise ClirkitError(f"{args.translated}: no translation for {len(missing)} of the {len(queries)} "
-                           f"queries of {args.queries} (first: {missing[0]})")
+        raise ClirkitError(
+            f"{args.translated}: no translation for {len(missing)} of the {len(queries)} "
+            f"queries of {args.queries} (first: {missing[0]})"
+        )
     sq = translated_queries({q: translated[q] for q in queries}, index.analyzer, index.vocabulary, quiet=args.quiet)
     bm25 = {k: v for k, v in params_of(args).items() if k in ("k1", "b", "k3", "idf", "precision")}
     run = index.bm25(**bm25).search(sq, depth=args.depth, quiet=args.quiet, tag=args.tag or "DT")

@@ -14,6 +14,7 @@ values, RUN files written after it need ``--`` first: ``-m AP P@10 -- a.run``.
 ``-q`` is refused here: trec_eval's ``-q`` means per-query output
 (``--per-query``), clirkit's other verbs read it as ``--quiet``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,9 +22,11 @@ from argparse import SUPPRESS
 
 from clirkit.cli.common import add_seed, add_verb, finite_float, int_range, positive_int
 
-USAGE = ("%(prog)s --qrels QRELS [options] RUN [RUN ...] [-m MEASURE [MEASURE ...]]\n"
-         "       %(prog)s --qrels QRELS [options] -m MEASURE [MEASURE ...] -- RUN [RUN ...]")
-TREC_EVAL_Q = ("-q is trec_eval's per-query flag; here use --per-query (or --quiet to silence progress)")
+USAGE = (
+    "%(prog)s --qrels QRELS [options] RUN [RUN ...] [-m MEASURE [MEASURE ...]]\n"
+    "       %(prog)s --qrels QRELS [options] -m MEASURE [MEASURE ...] -- RUN [RUN ...]"
+)
+TREC_EVAL_Q = "-q is trec_eval's per-query flag; here use --per-query (or --quiet to silence progress)"
 
 
 class _RefuseTrecEvalQ(argparse.Action):
@@ -41,41 +44,77 @@ def add_parser(sub) -> None:
     from clirkit.metrics import AVERAGES, TIES
     from clirkit.report import FORMATS, TESTS
 
-    p = add_verb(sub, "eval", "evaluate runs against qrels (MAP, PRES, nDCG, P@k, RR, ...) with significance tests",
-                 run)
+    p = add_verb(
+        sub, "eval", "evaluate runs against qrels (MAP, PRES, nDCG, P@k, RR, ...) with significance tests", run
+    )
     p.usage = USAGE
-    p.add_argument("runs", nargs="*", metavar="RUN",
-                   help="TREC run files (qid Q0 docid rank score tag); after -m, write -- before them")
+    p.add_argument(
+        "runs",
+        nargs="*",
+        metavar="RUN",
+        help="TREC run files (qid Q0 docid rank score tag); after -m, write -- before them",
+    )
     p.add_argument("--qrels", required=True, help="judgments: qid iter docid rel, or qid docid rel")
-    p.add_argument("-m", "--measure", nargs="+", action="extend", metavar="MEASURE", dest="measures",
-                   default=SUPPRESS,
-                   help="measures to report: -m AP P@10, -m AP -m P@10 or -m AP,P@10; put -m after the RUNs, "
-                        "or end its list with -- (-m AP P@10 -- a.run b.run); columns are headed by the names "
-                        f"as written. Names: {MEASURE_NAMES_HELP} (default: {' '.join(DEFAULT_MEASURES)})")
-    p.add_argument("--per-query", action="store_true",
-                   help="one row per query and the mean as qid 'all' (trec_eval's -q)")
+    p.add_argument(
+        "-m",
+        "--measure",
+        nargs="+",
+        action="extend",
+        metavar="MEASURE",
+        dest="measures",
+        default=SUPPRESS,
+        help="measures to report: -m AP P@10, -m AP -m P@10 or -m AP,P@10; put -m after the RUNs, "
+        "or end its list with -- (-m AP P@10 -- a.run b.run); columns are headed by the names "
+        f"as written. Names: {MEASURE_NAMES_HELP} (default: {' '.join(DEFAULT_MEASURES)})",
+    )
+    p.add_argument(
+        "--per-query", action="store_true", help="one row per query and the mean as qid 'all' (trec_eval's -q)"
+    )
     p.add_argument("--format", choices=FORMATS, default="text", help="output format")
     p.add_argument("-o", "--output", default="-", help="output file (- for stdout)")
-    p.add_argument("--baseline", metavar="RUN", default=SUPPRESS,
-                   help="run the others are tested against (default: the first RUN)")
-    p.add_argument("--test", choices=TESTS, default="randomization",
-                   help="paired significance test over per-query values")
-    p.add_argument("--alpha", type=finite_float(0, 1, low_open=True, high_open=True), default=0.05,
-                   help="significance level of the * mark")
+    p.add_argument(
+        "--baseline", metavar="RUN", default=SUPPRESS, help="run the others are tested against (default: the first RUN)"
+    )
+    p.add_argument(
+        "--test", choices=TESTS, default="randomization", help="paired significance test over per-query values"
+    )
+    p.add_argument(
+        "--alpha",
+        type=finite_float(0, 1, low_open=True, high_open=True),
+        default=0.05,
+        help="significance level of the * mark",
+    )
     p.add_argument("--permutations", type=positive_int, default=10_000, help="sign vectors of the randomization test")
     add_seed(p)
-    p.add_argument("--average", choices=AVERAGES, default="qrels",
-                   help="qrels: mean over all qrels queries, a query without run lines scores 0 "
-                        "(trec_eval -c); run: mean over the run's judged queries")
-    p.add_argument("--depth", type=int_range(0, note="(0: all)"), default=1000,
-                   help="ranks per query that count (0: all)")
-    p.add_argument("--rel-threshold", type=positive_int, default=1,
-                   help="minimum grade of a relevant document (trec_eval -l); a measure's (rel=N) overrides it")
-    p.add_argument("--main-grade", type=positive_int, default=2,
-                   help="minimum grade of a main-relevant document (P_mr, MRR_mr), at least --rel-threshold")
-    p.add_argument("--ties", choices=TIES, default="trec_eval",
-                   help="trec_eval: re-sort by float32 score, ties by docid descending; "
-                        "run: score order as read (float64), ties in file order")
+    p.add_argument(
+        "--average",
+        choices=AVERAGES,
+        default="qrels",
+        help="qrels: mean over all qrels queries, a query without run lines scores 0 "
+        "(trec_eval -c); run: mean over the run's judged queries",
+    )
+    p.add_argument(
+        "--depth", type=int_range(0, note="(0: all)"), default=1000, help="ranks per query that count (0: all)"
+    )
+    p.add_argument(
+        "--rel-threshold",
+        type=positive_int,
+        default=1,
+        help="minimum grade of a relevant document (trec_eval -l); a measure's (rel=N) overrides it",
+    )
+    p.add_argument(
+        "--main-grade",
+        type=positive_int,
+        default=2,
+        help="minimum grade of a main-relevant document (P_mr, MRR_mr), at least --rel-threshold",
+    )
+    p.add_argument(
+        "--ties",
+        choices=TIES,
+        default="trec_eval",
+        help="trec_eval: re-sort by float32 score, ties by docid descending; "
+        "run: score order as read (float64), ties in file order",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress on stderr (-q is refused: see --per-query)")
     p.add_argument("-q", action=_RefuseTrecEvalQ)
 
@@ -90,8 +129,9 @@ def run(args) -> int:
 
     specs = _measures(getattr(args, "measures", None) or list(DEFAULT_MEASURES), args.runs)
     if args.main_grade < args.rel_threshold:
-        raise ClirkitError(f"--main-grade must be at least --rel-threshold ({args.rel_threshold}), "
-                           f"got {args.main_grade}")
+        raise ClirkitError(
+            f"--main-grade must be at least --rel-threshold ({args.rel_threshold}), got {args.main_grade}"
+        )
     labels = [display_name(r) for r in args.runs]
     baseline = 0
     if getattr(args, "baseline", None) is not None:
@@ -108,22 +148,49 @@ def run(args) -> int:
     for path, label in zip(args.runs, labels):
         run_ = read_run(path, depth=args.depth or None)  # cut while reading: rows past the depth never count
         try:
-            ev = evaluate(run_, qrels, specs, rel_threshold=args.rel_threshold, main_grade=args.main_grade,
-                          depth=args.depth or None, ties=args.ties, average=args.average, names="given")
+            ev = evaluate(
+                run_,
+                qrels,
+                specs,
+                rel_threshold=args.rel_threshold,
+                main_grade=args.main_grade,
+                depth=args.depth or None,
+                ties=args.ties,
+                average=args.average,
+                names="given",
+            )
         except ClirkitError as exc:
             raise ClirkitError(f"{label}: {exc}") from None
         del run_  # one run in memory at a time
         if ev.ignored_queries:
-            say(f"{label}: {len(ev.ignored_queries)} run queries are not in the qrels and were ignored "
-                f"(e.g. {ev.ignored_queries[0]})", quiet=quiet)
+            say(
+                f"{label}: {len(ev.ignored_queries)} run queries are not in the qrels and were ignored "
+                f"(e.g. {ev.ignored_queries[0]})",
+                quiet=quiet,
+            )
         if ev.missing_queries and args.average == "qrels":
-            say(f"{label}: {len(ev.missing_queries)} qrels queries have no run line and score 0 "
-                f"(e.g. {ev.missing_queries[0]})", quiet=quiet)
+            say(
+                f"{label}: {len(ev.missing_queries)} qrels queries have no run line and score 0 "
+                f"(e.g. {ev.missing_queries[0]})",
+                quiet=quiet,
+            )
         evaluations.append(ev)
 
-    report = Report(labels, evaluations, baseline=baseline, alpha=args.alpha, test=args.test,
-                    permutations=args.permutations, seed=args.seed, per_query=args.per_query, qrels=args.qrels,
-                    average=args.average, depth=args.depth, rel_threshold=args.rel_threshold, ties=args.ties)
+    report = Report(
+        labels,
+        evaluations,
+        baseline=baseline,
+        alpha=args.alpha,
+        test=args.test,
+        permutations=args.permutations,
+        seed=args.seed,
+        per_query=args.per_query,
+        qrels=args.qrels,
+        average=args.average,
+        depth=args.depth,
+        rel_threshold=args.rel_threshold,
+        ties=args.ties,
+    )
     text = _per_query_csv(report) if args.per_query and args.format == "csv" else report.render(args.format)
     with atomic_writer(args.output) as out:
         out.write(text)
@@ -151,8 +218,10 @@ def _measures(values: list[str], runs: list[str]) -> list:
         if runs:
             raise ClirkitError(f"{read}; write the RUN files together, before -m or after a final --")
         measures = " ".join(n for n in names if n not in files)
-        raise ClirkitError(f"no RUN was given: {read}; end the measure list with -- "
-                           f"(-m {measures or 'AP'} -- {' '.join(files)}) or put -m after the RUN files")
+        raise ClirkitError(
+            f"no RUN was given: {read}; end the measure list with -- "
+            f"(-m {measures or 'AP'} -- {' '.join(files)}) or put -m after the RUN files"
+        )
     if not runs:
         raise ClirkitError("no RUN given (after -m, write -- before the RUN files: -m AP P@10 -- a.run)")
     return parse_measures(names)

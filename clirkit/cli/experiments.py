@@ -1,4 +1,5 @@
 """The experiment runner as the verbs that run experiment files call it (run, demo)."""
+
 from __future__ import annotations
 
 

@@ -1,5 +1,6 @@
 """``clirkit index DOCS -o INDEX --lang xx``: build a sparse index of documents (``--shards N``: a sharded index,
 :mod:`clirkit.shards`)."""
+
 from __future__ import annotations
 
 import argparse
@@ -22,23 +23,45 @@ def add_parser(sub) -> None:
     p = add_verb(sub, "index", "index documents (docid TAB text, or JSONL) for BM25 search", run)
     p.add_argument("documents", help="documents file (.tsv/.jsonl, optionally .gz; - for stdin)")
     p.add_argument("-o", "--output", required=True, help="index file to write (.npz)")
-    p.add_argument("--shards", metavar="N", type=positive_int, default=1,
-                   help="split the documents by docid into N shards (files OUTPUT.shard-000.DIGEST.npz, ... beside "
-                        "the manifest OUTPUT, which is switched last: an interrupted rebuild leaves the old index), "
-                        "searched in parallel by search, dt and psq --jobs; built one shard at a "
-                        "time, reading the file once per shard (from stdin or with --stopwords-top: in memory)")
+    p.add_argument(
+        "--shards",
+        metavar="N",
+        type=positive_int,
+        default=1,
+        help="split the documents by docid into N shards (files OUTPUT.shard-000.DIGEST.npz, ... beside "
+        "the manifest OUTPUT, which is switched last: an interrupted rebuild leaves the old index), "
+        "searched in parallel by search, dt and psq --jobs; built one shard at a "
+        "time, reading the file once per shard (from stdin or with --stopwords-top: in memory)",
+    )
     p.add_argument("--lang", required=True, type=language, help="language code of the documents (e.g. es, en, de)")
     add_analysis_options(p)
-    p.add_argument("--stopwords-top", metavar="N", type=nonnegative_int, default=0,
-                   help="also drop the N most frequent terms of the collection")
+    p.add_argument(
+        "--stopwords-top",
+        metavar="N",
+        type=nonnegative_int,
+        default=0,
+        help="also drop the N most frequent terms of the collection",
+    )
     f = p.add_argument_group("fields (default: detected)")
-    f.add_argument("--id-field", default=None, metavar="NAME",
-                   help="JSONL key or TSV header column of the document id (docid, doc_id, id, _id are detected)")
-    f.add_argument("--text-fields", default=None, metavar="NAME[+NAME]",
-                   help="key(s) of the text, e.g. contents or title+text (joined by a space; detected: title+text, "
-                        "text, contents)")
-    f.add_argument("--header", action=argparse.BooleanOptionalAction, default=None,
-                   help="the TSV's first line is a header (default: detected from known column names)")
+    f.add_argument(
+        "--id-field",
+        default=None,
+        metavar="NAME",
+        help="JSONL key or TSV header column of the document id (docid, doc_id, id, _id are detected)",
+    )
+    f.add_argument(
+        "--text-fields",
+        default=None,
+        metavar="NAME[+NAME]",
+        help="key(s) of the text, e.g. contents or title+text (joined by a space; detected: title+text, "
+        "text, contents)",
+    )
+    f.add_argument(
+        "--header",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="the TSV's first line is a header (default: detected from known column names)",
+    )
     p.add_argument("--keep-case", action="store_true", help="do not lowercase")
     p.add_argument("--keep-punctuation", action="store_true", help="keep punctuation-only tokens")
     add_jobs(p, default=tokenize_jobs())
@@ -54,18 +77,21 @@ def run(args) -> int:
     from clirkit.progress import say
     from clirkit.shards import ShardedIndex
 
-    analyzer = Analyzer(args.lang, lowercase=not args.keep_case, strip_punctuation=not args.keep_punctuation,
-                        **analysis_settings(args))
+    analyzer = Analyzer(
+        args.lang, lowercase=not args.keep_case, strip_punctuation=not args.keep_punctuation, **analysis_settings(args)
+    )
     start = time.perf_counter()
 
     def documents():
-        return iter_located_documents(args.documents, id_field=args.id_field, text_fields=args.text_fields,
-                                      header=args.header)
+        return iter_located_documents(
+            args.documents, id_field=args.id_field, text_fields=args.text_fields, header=args.header
+        )
 
     source = display_name(args.documents)
     if args.shards > 1 and args.documents != "-" and args.stopwords_top == 0:  # one shard in memory at a time
-        s = ShardedIndex.build(documents, args.shards, analyzer, args.output, jobs=args.jobs, quiet=args.quiet,
-                               source=source).stats()
+        s = ShardedIndex.build(
+            documents, args.shards, analyzer, args.output, jobs=args.jobs, quiet=args.quiet, source=source
+        ).stats()
     else:  # the whole index in memory (stdin cannot be read once per shard; corpus stopwords need all counts)
         index = Index.build(documents(), analyzer, quiet=args.quiet, jobs=args.jobs, source=source)
         if args.stopwords_top > 0:
@@ -76,6 +102,9 @@ def run(args) -> int:
         else:
             index.save(args.output)
     shards = f" in {args.shards} shards" if args.shards > 1 else ""
-    say(f"indexed {s['n_docs']} documents, {s['n_terms']} terms, {s['n_postings']} postings{shards} "
-        f"in {time.perf_counter() - start:.1f} s -> {args.output}", quiet=args.quiet)
+    say(
+        f"indexed {s['n_docs']} documents, {s['n_terms']} terms, {s['n_postings']} postings{shards} "
+        f"in {time.perf_counter() - start:.1f} s -> {args.output}",
+        quiet=args.quiet,
+    )
     return 0

@@ -1,5 +1,6 @@
 """Command-line options and steps shared by the verbs that search an index (search, dt, psq): the index opened
 as ``--jobs``/``--backend``/``--mmap`` say, the BM25 options, the queries that matched nothing."""
+
 from __future__ import annotations
 
 from clirkit.cli.common import add_jobs
@@ -12,13 +13,21 @@ def add_shard_options(p) -> None:
 
     g = p.add_argument_group("sharded index")
     add_jobs(g)
-    g.add_argument("--backend", choices=BACKENDS, default="loky",
-                   help="joblib backend searching the shards: loky (processes), threading, or dask (a cluster)")
-    g.add_argument("--scheduler", default=None,
-                   help="dask scheduler address (with --backend dask), e.g. tcp://host:8786")
-    p.add_argument("--mmap", action="store_true",
-                   help="memory-map an unsharded index instead of reading it: it opens at once and the search "
-                        "reads (and checks) only the postings of the query terms")
+    g.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="loky",
+        help="joblib backend searching the shards: loky (processes), threading, or dask (a cluster)",
+    )
+    g.add_argument(
+        "--scheduler", default=None, help="dask scheduler address (with --backend dask), e.g. tcp://host:8786"
+    )
+    p.add_argument(
+        "--mmap",
+        action="store_true",
+        help="memory-map an unsharded index instead of reading it: it opens at once and the search "
+        "reads (and checks) only the postings of the query terms",
+    )
 
 
 def open_index(args):
@@ -32,8 +41,11 @@ def open_index(args):
         raise ClirkitError("--backend dask needs --scheduler ADDRESS")
     index = load_index(args.index, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler, mmap=args.mmap)
     if not isinstance(index, ShardedIndex) and (args.jobs > 1 or args.backend != "loky"):
-        say(f"note: {args.index} is not sharded, so it is searched in this process (--jobs and --backend apply "
-            f"to an index made by `clirkit index --shards N`)", quiet=args.quiet)
+        say(
+            f"note: {args.index} is not sharded, so it is searched in this process (--jobs and --backend apply "
+            f"to an index made by `clirkit index --shards N`)",
+            quiet=args.quiet,
+        )
     return index
 
 
@@ -49,9 +61,15 @@ def add_bm25_options(p, cls) -> None:
     add_param(g, cls, "b", "--b", type=param_type(cls, "b"), help="document length normalization")
     add_param(g, cls, "k3", "--k3", type=param_type(cls, "k3"), help="query tf saturation (none: raw query tf)")
     add_param(g, cls, "idf", "--idf", choices=IDF_VARIANTS, help="idf variant")
-    add_param(g, cls, "precision", "--precision", choices=PRECISIONS,
-              help="float64: exact (rank-bm25's scores to 1e-9); float32: posting weights and sums in float32, "
-                   "half the weight memory (not reliably faster), scores within ~1e-6 relative")
+    add_param(
+        g,
+        cls,
+        "precision",
+        "--precision",
+        choices=PRECISIONS,
+        help="float64: exact (rank-bm25's scores to 1e-9); float32: posting weights and sums in float32, "
+        "half the weight memory (not reliably faster), scores within ~1e-6 relative",
+    )
     add_depth(p)
     p.add_argument("--tag", type=run_tag, default=None, help="run tag (6th column; default: the method's name)")
 

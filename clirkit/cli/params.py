@@ -5,6 +5,7 @@ so a verb and the library cannot disagree.
 default of ``SystemClass(k1=...)``; :func:`params_of` gives back ``{"k1": value, ...}`` for every such
 option of the parsed arguments, ready for ``SystemClass(**params)``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -54,10 +55,14 @@ def add_param(group, cls, name: str, *flags: str, **kwargs) -> argparse.Action:
 # what the readers of :mod:`clirkit.formats` say in their Python keywords, in the words of a verb that reads its
 # queries with --query-fields and --query-id-field (:func:`clirkit.cli.common.add_query_fields`)
 _QUERY_OPTION_WORDS = (
-    (re.compile(r"id_field, text_fields and header apply to TSV and JSONL queries; the text of (\S+) topics is "
-                r"chosen with field= \(--query-fields on the command line\)"),
-     r"--query-id-field applies to TSV and JSONL queries (\1 topics have their own ids); their text is chosen with "
-     r"--query-fields"),
+    (
+        re.compile(
+            r"id_field, text_fields and header apply to TSV and JSONL queries; the text of (\S+) topics is "
+            r"chosen with field= \(--query-fields on the command line\)"
+        ),
+        r"--query-id-field applies to TSV and JSONL queries (\1 topics have their own ids); their text is chosen with "
+        r"--query-fields",
+    ),
     (re.compile(r"(: no query id key \(.*\)); name it with --id-field$"), r"\1; name it with --query-id-field"),
 )
 
@@ -70,7 +75,7 @@ def option_message(error: BaseException | str, args: argparse.Namespace) -> str:
     keeps its text."""
     from clirkit.constraints import InvalidParameterError
 
-    given = {key[len(_PREFIX):] for key in vars(args) if key.startswith(_PREFIX)}
+    given = {key[len(_PREFIX) :] for key in vars(args) if key.startswith(_PREFIX)}
     if isinstance(error, InvalidParameterError):
         option = _OPTION_OF.get(error.parameter) if error.parameter in given else None
         return error.worded(f"{option} ({error.caller}'s {error.parameter})") if option else str(error)
@@ -88,6 +93,6 @@ def params_of(args: argparse.Namespace, *, convert: dict | None = None) -> dict:
     out = {}
     for key, value in vars(args).items():
         if key.startswith(_PREFIX):
-            name = key[len(_PREFIX):]
+            name = key[len(_PREFIX) :]
             out[name] = convert[name](value) if name in convert and value is not None else value
     return out

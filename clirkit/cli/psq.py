@@ -1,5 +1,6 @@
 """``clirkit psq``: probabilistic structured queries + BM25 over the target index (SPEC §4): the
 :class:`clirkit.systems.PSQ` system, its options' defaults being the system's."""
+
 from __future__ import annotations
 
 from clirkit.cli.common import add_query_fields, add_quiet, add_verb, query_fields
@@ -13,56 +14,124 @@ def add_parser(sub) -> None:
     from clirkit.cli.xlquery import add_query_options
     from clirkit.systems import PSQ
 
-    p = add_verb(sub, "psq", "PSQ: each query word -> p(e|f) over target words (interpolated, pruned), "
-                             "scored by BM25 with fractional tf and df", run)
+    p = add_verb(
+        sub,
+        "psq",
+        "PSQ: each query word -> p(e|f) over target words (interpolated, pruned), "
+        "scored by BM25 with fractional tf and df",
+        run,
+    )
     add_query_options(p, PSQ, search_optional="--save-index")
-    p.add_argument("--table", default=None,
-                   help="translation table (required): from the documents' language into the queries', p(query "
-                        "word | document word), to translate the documents (the default, --translate auto, does "
-                        "then), or from the queries' language into the documents', p(e|f), to translate the "
-                        "queries; none when --index was translated before")
-    p.add_argument("--table2", default=None,
-                   help="a second table, interpolated with --lambda, in --table's direction: with a table from the "
-                        "documents' language, the documents are translated through both (e.g. a corpus's reverse "
-                        "table and a dictionary read the other way, `ttable convert --reverse`)")
-    add_param(p, PSQ, "lam", "--lambda", type=param_type(PSQ, "lam"),
-              help="weight of --table when interpolating with --table2")
+    p.add_argument(
+        "--table",
+        default=None,
+        help="translation table (required): from the documents' language into the queries', p(query "
+        "word | document word), to translate the documents (the default, --translate auto, does "
+        "then), or from the queries' language into the documents', p(e|f), to translate the "
+        "queries; none when --index was translated before",
+    )
+    p.add_argument(
+        "--table2",
+        default=None,
+        help="a second table, interpolated with --lambda, in --table's direction: with a table from the "
+        "documents' language, the documents are translated through both (e.g. a corpus's reverse "
+        "table and a dictionary read the other way, `ttable convert --reverse`)",
+    )
+    add_param(
+        p,
+        PSQ,
+        "lam",
+        "--lambda",
+        type=param_type(PSQ, "lam"),
+        help="weight of --table when interpolating with --table2",
+    )
     add_table_format(p)
     add_score_column(p)
     g = add_prune_options(p)
-    add_param(g, PSQ, "target_stopwords_top", "--target-stopwords-top", type=param_type(PSQ, "target_stopwords_top"),
-              metavar="N",
-              help="also drop the N most frequent terms of the index from the options (a corpus-derived target "
-                   "stoplist: IBM Model 1 tables give function words much mass)")
-    add_param(p, PSQ, "renormalize_in_vocabulary", "--renormalize-in-vocabulary", action="store_true",
-              help="rescale each word's options found in the index to sum 1 (Ivory); by default the mass of "
-                   "translations absent from the index is kept (cclir)")
-    add_param(p, PSQ, "mode", "--mode", choices=("auto", "psq", "pirkola", "all"),
-              help="psq: weights p(e|f); pirkola: a word's translations are synonyms (tf summed over them, df of "
-                   "the set); all: every translation its own query term (the naive dictionary baseline); auto: "
-                   "pirkola for a dictionary alone (its p are not learned), psq otherwise")
-    add_param(p, PSQ, "unknown", "--unknown", choices=("pass", "drop"),
-              help="a query word absent from the table: pass through as itself with p = 1, or drop it")
+    add_param(
+        g,
+        PSQ,
+        "target_stopwords_top",
+        "--target-stopwords-top",
+        type=param_type(PSQ, "target_stopwords_top"),
+        metavar="N",
+        help="also drop the N most frequent terms of the index from the options (a corpus-derived target "
+        "stoplist: IBM Model 1 tables give function words much mass)",
+    )
+    add_param(
+        p,
+        PSQ,
+        "renormalize_in_vocabulary",
+        "--renormalize-in-vocabulary",
+        action="store_true",
+        help="rescale each word's options found in the index to sum 1 (Ivory); by default the mass of "
+        "translations absent from the index is kept (cclir)",
+    )
+    add_param(
+        p,
+        PSQ,
+        "mode",
+        "--mode",
+        choices=("auto", "psq", "pirkola", "all"),
+        help="psq: weights p(e|f); pirkola: a word's translations are synonyms (tf summed over them, df of "
+        "the set); all: every translation its own query term (the naive dictionary baseline); auto: "
+        "pirkola for a dictionary alone (its p are not learned), psq otherwise",
+    )
+    add_param(
+        p,
+        PSQ,
+        "unknown",
+        "--unknown",
+        choices=("pass", "drop"),
+        help="a query word absent from the table: pass through as itself with p = 1, or drop it",
+    )
     g = p.add_argument_group("translated documents and language-model scoring")
-    add_param(g, PSQ, "translate", "--translate", choices=("auto", "queries", "documents"),
-              help="queries: each query word -> p(e|f) over the index's terms; documents: the index is translated "
-                   "into the queries' language through --table (the reverse table, pruned by the same options) and "
-                   "searched as a monolingual index (the reference implementation's way); auto: documents when "
-                   "--table translates from the index's language (or --index was translated before), else queries")
-    g.add_argument("--save-index", default=None, metavar="FILE",
-                   help="with --translate documents: write the translated index to FILE (npz), to search it again "
-                        "with --index FILE and no --table")
-    g.add_argument("--shards", metavar="N", type=positive_int, default=None,
-                   help="with --save-index: write the translated index in N shards (FILE.shard-000.DIGEST.npz, ... "
-                        "beside FILE, as `clirkit index --shards`); default: as many as --index has (a sharded "
-                        "--index is translated shard by shard)")
-    add_param(g, PSQ, "scoring", "--scoring", choices=("auto", "bm25", "lm"),
-              help="bm25, or lm: the smoothed query likelihood of the reference (log(1 + (1-alpha) p(t|d) / "
-                   "(alpha p_bg(t))) per query term); auto: lm translating the documents, bm25 the queries")
+    add_param(
+        g,
+        PSQ,
+        "translate",
+        "--translate",
+        choices=("auto", "queries", "documents"),
+        help="queries: each query word -> p(e|f) over the index's terms; documents: the index is translated "
+        "into the queries' language through --table (the reverse table, pruned by the same options) and "
+        "searched as a monolingual index (the reference implementation's way); auto: documents when "
+        "--table translates from the index's language (or --index was translated before), else queries",
+    )
+    g.add_argument(
+        "--save-index",
+        default=None,
+        metavar="FILE",
+        help="with --translate documents: write the translated index to FILE (npz), to search it again "
+        "with --index FILE and no --table",
+    )
+    g.add_argument(
+        "--shards",
+        metavar="N",
+        type=positive_int,
+        default=None,
+        help="with --save-index: write the translated index in N shards (FILE.shard-000.DIGEST.npz, ... "
+        "beside FILE, as `clirkit index --shards`); default: as many as --index has (a sharded "
+        "--index is translated shard by shard)",
+    )
+    add_param(
+        g,
+        PSQ,
+        "scoring",
+        "--scoring",
+        choices=("auto", "bm25", "lm"),
+        help="bm25, or lm: the smoothed query likelihood of the reference (log(1 + (1-alpha) p(t|d) / "
+        "(alpha p_bg(t))) per query term); auto: lm translating the documents, bm25 the queries",
+    )
     add_param(g, PSQ, "alpha", "--alpha", type=param_type(PSQ, "alpha"), help="weight of the background in lm scoring")
-    add_param(g, PSQ, "background", "--background", metavar="collection|FILE",
-              help="background of lm scoring: collection (the searched index's term frequencies) or, with "
-                   "--translate documents, a term-count file of query-language words (COUNT TOKEN lines)")
+    add_param(
+        g,
+        PSQ,
+        "background",
+        "--background",
+        metavar="collection|FILE",
+        help="background of lm scoring: collection (the searched index's term frequencies) or, with "
+        "--translate documents, a term-count file of query-language words (COUNT TOKEN lines)",
+    )
     add_bm25_options(p, PSQ)
     add_query_fields(p)
     add_shard_options(p)
@@ -84,31 +153,41 @@ def run(args) -> int:
 
     psq = checked_system(PSQ, args)
     if (args.queries is None) != (args.output is None):
-        raise ClirkitError(f"{'-o' if args.output is None else '--queries'} is required with "
-                           f"{'--queries' if args.output is None else '-o'}: give both to search")
+        raise ClirkitError(
+            f"{'-o' if args.output is None else '--queries'} is required with "
+            f"{'--queries' if args.output is None else '-o'}: give both to search"
+        )
     if args.queries is None and not args.save_index:
-        raise ClirkitError("--queries and -o are required (without them, --save-index FILE translates the documents "
-                           "and writes their index only)")
+        raise ClirkitError(
+            "--queries and -o are required (without them, --save-index FILE translates the documents "
+            "and writes their index only)"
+        )
     if args.save_index and psq.translate == "queries":
         raise ClirkitError("--save-index writes the translated index of --translate documents")
     if args.shards is not None and not args.save_index:
         raise ClirkitError("--shards N writes the translated index of --save-index in N shards: give --save-index")
     translated = index_kind(args.index) in (KIND, PROJECTED_KIND)
     if translated and psq.translate == "queries":
-        raise ClirkitError(f"{args.index}: an index translated into the queries' language: search it with "
-                           f"--translate documents or auto (and no --table)")
+        raise ClirkitError(
+            f"{args.index}: an index translated into the queries' language: search it with "
+            f"--translate documents or auto (and no --table)"
+        )
     if args.table is None and not translated:
         raise ClirkitError("--table is required (unless --index was translated before)")
     index = ProjectedIndex.load(args.index, mmap=args.mmap) if index_kind(args.index) == KIND else open_index(args)
     shards = index.n_shards if isinstance(index, ShardedIndex) else 1
     if args.shards not in (None, shards) and shards > 1:
-        raise ClirkitError(f"{args.index} is in {shards} shards, so is its translation: give --shards {shards} or "
-                           f"none (or index the documents with --shards {args.shards})")
+        raise ClirkitError(
+            f"{args.index} is in {shards} shards, so is its translation: give --shards {shards} or "
+            f"none (or index the documents with --shards {args.shards})"
+        )
     table, table2 = load_tables(args, args.table, args.table2)
     documents = psq.side_given(index, table, table2) == "documents"
     if args.save_index and not documents:
-        raise ClirkitError(f"--save-index writes a translated index: {args.table} translates the queries (into the "
-                           f"index's language); give a table from the documents' language, or --translate documents")
+        raise ClirkitError(
+            f"--save-index writes a translated index: {args.table} translates the queries (into the "
+            f"index's language); give a table from the documents' language, or --translate documents"
+        )
     if documents:  # the queries are in the reverse table's target language
         lang = query_language(args) or (table_language(table, "target") if table else index.analyzer.lang)
     else:
@@ -133,14 +212,18 @@ def run(args) -> int:
     sq = psq.structured_from_tokens(list(queries), tokens, quiet=args.quiet)
     if documents:
         known = sum(t in psq.index_.vocabulary for t in sq.source_terms)
-        say(f"PSQ over translated documents: {known} of {len(sq.source_terms)} query terms found in the "
+        say(
+            f"PSQ over translated documents: {known} of {len(sq.source_terms)} query terms found in the "
             f"{psq.index_.n_terms} terms of the translated index ({psq.index_.stats()['n_postings']} expected counts)",
-            quiet=args.quiet)
+            quiet=args.quiet,
+        )
     else:
         from clirkit.translation.phrases import terms_found
 
         known, total = terms_found(tokens, psq.table_)  # each query's distinct terms, whatever the --mode
-        say(f"PSQ: {known} of {total} query terms found in the table "
-            f"({psq.table_.nnz} options after pruning)", quiet=args.quiet)
+        say(
+            f"PSQ: {known} of {total} query terms found in the table ({psq.table_.nnz} options after pruning)",
+            quiet=args.quiet,
+        )
     search_and_write(psq, args, sq)
     return 0

@@ -1,5 +1,6 @@
 """``clirkit run FILE``: run an experiment file (train, tune on dev, test, report; :mod:`clirkit.experiment`);
 ``clirkit run --keys [KIND]``: every key an experiment file may hold."""
+
 from __future__ import annotations
 
 from clirkit.cli.common import add_quiet, add_verb, folder_name, positive_int
@@ -7,18 +8,38 @@ from clirkit.cli.experiments import run_resumable
 
 
 def add_parser(sub) -> None:
-    p = add_verb(sub, "run", "run an experiment file (TOML): systems trained, fusions tuned on dev, test report "
-                             "with significance, runs, models and figures in one folder", run)
-    p.add_argument("experiment", metavar="FILE", nargs="?",
-                   help="experiment file (TOML; see `clirkit demo --show` and --keys)")
-    p.add_argument("--keys", nargs="?", const="", default=None, metavar="KIND",
-                   help="print every key of an experiment file, or a system kind's keys with their defaults (bm25, "
-                        "dt, psq, boost, scs, fusion), and stop")
-    p.add_argument("-o", "--output-dir", type=folder_name, default=None,
-                   help="folder for runs, models and the report (default: the file's name without .toml), replaced "
-                        "as a whole when the run ends; a rerun reuses what is already there")
-    p.add_argument("--collection", default=None, help="run the file on another collection (a known name or a "
-                                                       "collection folder, relative to the current folder)")
+    p = add_verb(
+        sub,
+        "run",
+        "run an experiment file (TOML): systems trained, fusions tuned on dev, test report "
+        "with significance, runs, models and figures in one folder",
+        run,
+    )
+    p.add_argument(
+        "experiment", metavar="FILE", nargs="?", help="experiment file (TOML; see `clirkit demo --show` and --keys)"
+    )
+    p.add_argument(
+        "--keys",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="KIND",
+        help="print every key of an experiment file, or a system kind's keys with their defaults (bm25, "
+        "dt, psq, boost, scs, fusion), and stop",
+    )
+    p.add_argument(
+        "-o",
+        "--output-dir",
+        type=folder_name,
+        default=None,
+        help="folder for runs, models and the report (default: the file's name without .toml), replaced "
+        "as a whole when the run ends; a rerun reuses what is already there",
+    )
+    p.add_argument(
+        "--collection",
+        default=None,
+        help="run the file on another collection (a known name or a collection folder, relative to the current folder)",
+    )
     p.add_argument("--variant", default=None, help="collection variant (default: the file's, else the first)")
     p.add_argument("-j", "--jobs", type=positive_int, default=None, help="worker processes (default: the file's jobs)")
     add_quiet(p)
@@ -41,4 +62,3 @@ def run(args) -> int:
     folder = args.output_dir if args.output_dir is not None else Path(args.experiment).stem
     print(run_resumable(exp, folder, quiet=args.quiet).text)
     return 0
-

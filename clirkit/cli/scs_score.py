@@ -3,6 +3,7 @@
 Scores the whole collection (dense products, top ``--depth`` per query) or,
 with ``--rerank RUN``, re-scores the rows of an existing run.
 """
+
 from __future__ import annotations
 
 from clirkit.cli.common import add_depth, add_jobs, add_quiet, add_verb, run_tag
@@ -29,13 +30,16 @@ def run(args) -> int:
 
     model = SCSModel.load(args.model)
     if model.query_analyzer_ is None:
-        raise ClirkitError(f"{args.model}: this SCS model was trained on tokens (its file has no analyzers): "
-                           f"scs-score needs a model trained on texts, by `clirkit scs-train`")
+        raise ClirkitError(
+            f"{args.model}: this SCS model was trained on tokens (its file has no analyzers): "
+            f"scs-score needs a model trained on texts, by `clirkit scs-train`"
+        )
     data = load_data(args, lang=model.query_analyzer_.get("lang"))
     queries, documents = data.queries, data.documents
     rerank = read_run(args.rerank) if args.rerank else None
-    run_ = model.search(queries, documents=documents, depth=args.depth, rerank=rerank, tag=args.tag,
-                        quiet=args.quiet, jobs=args.jobs)
+    run_ = model.search(
+        queries, documents=documents, depth=args.depth, rerank=rerank, tag=args.tag, quiet=args.quiet, jobs=args.jobs
+    )
     say(f"scs-score: {len(run_)} rows for {len(run_.query_ids)} of {len(queries)} queries", quiet=args.quiet)
     write_run(run_, args.output, depth=args.depth if rerank is None else None)
     return 0

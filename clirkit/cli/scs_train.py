@@ -3,6 +3,7 @@
 Training data is either a bundled/known collection (``--collection``, its
 ``--split``) or three files: queries, documents and graded qrels.
 """
+
 from __future__ import annotations
 
 from clirkit.cli.common import (
@@ -31,30 +32,69 @@ def add_parser(sub) -> None:
     add_param(m, S, "dim", "--dim", type=param_type(S, "dim"), help="embedding dimension")
     add_param(m, S, "eps", "--eps", type=param_type(S, "eps"), help="smoothing of the cosine (0: plain cosine)")
     add_param(m, S, "loss", "--loss", choices=("sosl", "mse", "hinge", "logistic", "exp"), help="loss")
-    add_param(m, S, "thresholds", "--thresholds", type=finite_float(-1, 1, low_open=True, high_open=True), nargs="+",
-              help="SOSL inner thresholds, one fewer than the grades, increasing inside (-1, 1)")
-    add_param(m, S, "mse_targets", "--mse-targets", type=finite_float(-1, 1), nargs="+",
-              help="MSE target per grade, in [-1, 1] (none: middle of each SOSL segment)")
+    add_param(
+        m,
+        S,
+        "thresholds",
+        "--thresholds",
+        type=finite_float(-1, 1, low_open=True, high_open=True),
+        nargs="+",
+        help="SOSL inner thresholds, one fewer than the grades, increasing inside (-1, 1)",
+    )
+    add_param(
+        m,
+        S,
+        "mse_targets",
+        "--mse-targets",
+        type=finite_float(-1, 1),
+        nargs="+",
+        help="MSE target per grade, in [-1, 1] (none: middle of each SOSL segment)",
+    )
     add_param(m, S, "margin", "--margin", type=param_type(S, "margin"), help="hinge loss margin")
-    add_param(m, S, "pair_weight", "--pair-weight", choices=("uniform", "grade"),
-              help="pairwise losses: weight of a (d+, d-) pair (grade: grade difference)")
-    add_param(m, S, "max_pairs_per_query", "--max-pairs-per-query", type=int_range(0, note="(0: all)"),
-              help="pairwise losses: sample at most this many (d+, d-) pairs per query (0: all)")
+    add_param(
+        m,
+        S,
+        "pair_weight",
+        "--pair-weight",
+        choices=("uniform", "grade"),
+        help="pairwise losses: weight of a (d+, d-) pair (grade: grade difference)",
+    )
+    add_param(
+        m,
+        S,
+        "max_pairs_per_query",
+        "--max-pairs-per-query",
+        type=int_range(0, note="(0: all)"),
+        help="pairwise losses: sample at most this many (d+, d-) pairs per query (0: all)",
+    )
     m.add_argument("--query-vectors", help="word vectors of the query language (word v1 ... v_dim per line)")
     m.add_argument("--doc-vectors", help="word vectors of the document language")
-    add_param(m, S, "init_scale", "--init-scale", type=param_type(S, "init_scale"),
-              help="std of the random embedding initialization")
+    add_param(
+        m,
+        S,
+        "init_scale",
+        "--init-scale",
+        type=param_type(S, "init_scale"),
+        help="std of the random embedding initialization",
+    )
     add_language_options(m, files_only=True)
     add_analysis_options(p.add_argument_group("analysis of the queries and documents"), stopword_files=False)
     t = p.add_argument_group("training")
     add_param(t, S, "epochs", "--epochs", type=param_type(S, "epochs"), help="passes over the training pairs")
     add_param(t, S, "lr", "--lr", type=param_type(S, "lr"), help="Adam learning rate")
     add_param(t, S, "batch_size", "--batch-size", type=param_type(S, "batch_size"), help="pairs per batch")
-    add_param(t, S, "negatives", "--negatives", type=param_type(S, "negatives"),
-              help="irrelevant documents sampled per query")
-    add_param(t, S, "lazy_adam", "--dense-adam", action="store_false",
-              help="textbook Adam moving every embedding row every step (default: lazy Adam on the rows a "
-                   "batch touches, 3-4x faster)")
+    add_param(
+        t, S, "negatives", "--negatives", type=param_type(S, "negatives"), help="irrelevant documents sampled per query"
+    )
+    add_param(
+        t,
+        S,
+        "lazy_adam",
+        "--dense-adam",
+        action="store_false",
+        help="textbook Adam moving every embedding row every step (default: lazy Adam on the rows a "
+        "batch touches, 3-4x faster)",
+    )
     add_seed(p)
     add_jobs(p)
     add_quiet(p)
@@ -76,18 +116,31 @@ def run(args) -> int:
     except ClirkitError as exc:
         raise ClirkitError(f"--thresholds: {exc}") from None
     if model.mse_targets is not None and len(model.mse_targets) != grades:
-        raise ClirkitError(f"--mse-targets: give one target per grade ({grades}: one more than --thresholds), "
-                           f"got {len(model.mse_targets)}")
+        raise ClirkitError(
+            f"--mse-targets: give one target per grade ({grades}: one more than --thresholds), "
+            f"got {len(model.mse_targets)}"
+        )
     data = load_data(args, qrels=True)
     train, documents = data.queries, data.documents
     model.set_params(source_lang=data.source_lang or "en", target_lang=data.target_lang or "es")
     qv = read_word_vectors(args.query_vectors, model.dim) if args.query_vectors else None
     dv = read_word_vectors(args.doc_vectors, model.dim) if args.doc_vectors else None
     say(f"scs-train: {len(train)} training queries, {len(documents[0])} documents", quiet=args.quiet)
-    model.fit(train, data.qrels, documents, query_vectors=qv, doc_vectors=dv, quiet=args.quiet, jobs=args.jobs,
-              analyzers=analyzers_of(args, model.source_lang, model.target_lang))
+    model.fit(
+        train,
+        data.qrels,
+        documents,
+        query_vectors=qv,
+        doc_vectors=dv,
+        quiet=args.quiet,
+        jobs=args.jobs,
+        analyzers=analyzers_of(args, model.source_lang, model.target_lang),
+    )
     model.save(args.output)
     stats = model.training_stats_
-    say(f"scs-train: {stats['units']} training units, vocabularies {stats['query_vocabulary']} / "
-        f"{stats['doc_vocabulary']}; wrote {args.output}", quiet=args.quiet)
+    say(
+        f"scs-train: {stats['units']} training units, vocabularies {stats['query_vocabulary']} / "
+        f"{stats['doc_vocabulary']}; wrote {args.output}",
+        quiet=args.quiet,
+    )
     return 0

@@ -1,6 +1,7 @@
 """``clirkit search --index I --queries Q -o RUN``: BM25 with the queries untranslated, analyzed as the index
 (:class:`clirkit.systems.BM25Search`); ``--source-lang`` chooses the version of topics given in several languages
 (HC4/NeuCLIR, CLEF), by default the index's language."""
+
 from __future__ import annotations
 
 from clirkit.cli.common import add_query_fields, add_quiet, add_verb, language, query_fields
@@ -10,18 +11,31 @@ from clirkit.cli.indexes import add_bm25_options, add_shard_options, open_index,
 def add_parser(sub) -> None:
     from clirkit.systems import BM25Search
 
-    p = add_verb(sub, "search", "BM25 search of an index with the queries untranslated, analyzed as the index's "
-                                "documents (the BM25Search system; kind = \"bm25\" in an experiment file)", run)
+    p = add_verb(
+        sub,
+        "search",
+        "BM25 search of an index with the queries untranslated, analyzed as the index's "
+        'documents (the BM25Search system; kind = "bm25" in an experiment file)',
+        run,
+    )
     p.add_argument("--index", required=True, help="index file made by `clirkit index` (sharded or not)")
-    p.add_argument("--queries", required=True,
-                   help="queries file (qid TAB text, JSONL, or TREC, CLEF, NTCIR or HC4/NeuCLIR topics)")
+    p.add_argument(
+        "--queries",
+        required=True,
+        help="queries file (qid TAB text, JSONL, or TREC, CLEF, NTCIR or HC4/NeuCLIR topics)",
+    )
     p.add_argument("-o", "--output", required=True, help="run file to write (TREC 6 columns; - for stdout)")
     add_bm25_options(p, BM25Search)
     add_query_fields(p)
-    p.add_argument("--source-lang", type=language, default=None, metavar="LANG",
-                   help="the queries' language, ISO 639-1: which version of topics given in several languages "
-                        "(HC4/NeuCLIR, CLEF) is read and searched untranslated, e.g. en for HC4's English topics "
-                        "over a Persian index (default: the index's language)")
+    p.add_argument(
+        "--source-lang",
+        type=language,
+        default=None,
+        metavar="LANG",
+        help="the queries' language, ISO 639-1: which version of topics given in several languages "
+        "(HC4/NeuCLIR, CLEF) is read and searched untranslated, e.g. en for HC4's English topics "
+        "over a Persian index (default: the index's language)",
+    )
     add_shard_options(p)
     add_quiet(p)
 

@@ -1,20 +1,23 @@
 """Command-line options and steps shared by the verbs that read translation tables (ttable, dt, psq): a table's
 format, a phrase table's score column, PSQ's pruning, the tables read as dt and psq read them."""
+
 from __future__ import annotations
 
 import argparse
 
 from clirkit.cli.common import param_type, positive_int
 
-TABLE_FORMAT_HELP = ("table format: auto (detected: npz by its bytes, psq-json by its leading '{', freedict by "
-                     "its .index/.dict.dz files, else by the first lines' content, else by the name: .dict = muse, "
-                     "other = moses; 'source target' lines that could be muse or pairs are refused), "
-                     "moses ('e f p' lines = p(e|f): Moses's lex.f2e, or lex.e2f for the other direction), npz, "
-                     "phrase-table (Moses 'src ||| tgt ||| scores', p = --score-column), psq-json (HLTCOE PSQ "
-                     "table: {source: {target: p}}), or a dictionary: pairs ('source target' lines), "
-                     "muse (MUSE's 'source target' lines, a word's translations on consecutive lines, likeliest "
-                     "first; or its hunalign copies' 'target @ source'), freedict (dictd .index beside .dict.dz), "
-                     "ding ('German :: English', '|' alternatives, ';' synonyms)")
+TABLE_FORMAT_HELP = (
+    "table format: auto (detected: npz by its bytes, psq-json by its leading '{', freedict by "
+    "its .index/.dict.dz files, else by the first lines' content, else by the name: .dict = muse, "
+    "other = moses; 'source target' lines that could be muse or pairs are refused), "
+    "moses ('e f p' lines = p(e|f): Moses's lex.f2e, or lex.e2f for the other direction), npz, "
+    "phrase-table (Moses 'src ||| tgt ||| scores', p = --score-column), psq-json (HLTCOE PSQ "
+    "table: {source: {target: p}}), or a dictionary: pairs ('source target' lines), "
+    "muse (MUSE's 'source target' lines, a word's translations on consecutive lines, likeliest "
+    "first; or its hunalign copies' 'target @ source'), freedict (dictd .index beside .dict.dz), "
+    "ding ('German :: English', '|' alternatives, ';' synonyms)"
+)
 
 
 def add_table_format(p: argparse.ArgumentParser, flag: str = "--table-format") -> None:
@@ -27,10 +30,15 @@ def add_score_column(p) -> None:
     """``--score-column`` of dt and psq: the score of a Moses phrase table read as p (as ``ttable convert``'s)."""
     from clirkit.translation.weighted import MOSES_SCORES
 
-    p.add_argument("--score-column", type=positive_int, default=None, metavar="N",
-                   help=f"a phrase-table's score read as p(target|source), counted from 1; Moses writes "
-                        f"{' '.join(MOSES_SCORES)} (default: 3, p(t|s)); as ttable convert --score-column, so "
-                        f"converting first gives the same run")
+    p.add_argument(
+        "--score-column",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help=f"a phrase-table's score read as p(target|source), counted from 1; Moses writes "
+        f"{' '.join(MOSES_SCORES)} (default: 3, p(t|s)); as ttable convert --score-column, so "
+        f"converting first gives the same run",
+    )
 
 
 def load_tables(args, *paths: str | None) -> list:
@@ -47,10 +55,13 @@ def load_tables(args, *paths: str | None) -> list:
         if not formats:
             raise ClirkitError("--score-column applies to a --table that is a Moses phrase table")
         path, found = next(iter(formats.items()))
-        raise ClirkitError(f"{display_name(path)}: --score-column applies to Moses phrase tables, not to a "
-                           f"{DISPLAY[found]} file")
-    return [None if p is None else
-            load_table(p, fmt, score_column=column if formats.get(p) == "phrase-table" else None) for p in paths]
+        raise ClirkitError(
+            f"{display_name(path)}: --score-column applies to Moses phrase tables, not to a {DISPLAY[found]} file"
+        )
+    return [
+        None if p is None else load_table(p, fmt, score_column=column if formats.get(p) == "phrase-table" else None)
+        for p in paths
+    ]
 
 
 def add_prune_options(p: argparse.ArgumentParser):
@@ -59,15 +70,36 @@ def add_prune_options(p: argparse.ArgumentParser):
     from clirkit.systems import PSQ
 
     g = p.add_argument_group("pruning (as PSQ prunes its table)")
-    add_param(g, PSQ, "min_prob", "--min-prob", type=param_type(PSQ, "min_prob"),
-              help="L: drop options with p < L (auto: 0.1 for a table of the queries, 1e-4 for a table of the "
-                   "documents)")
-    add_param(g, PSQ, "cumulative", "--cumulative", type=param_type(PSQ, "cumulative"),
-              help="C: keep the most probable options until their sum reaches C (1 keeps all; auto: 0.95 for the "
-                   "queries, 0.99 for the documents)")
-    add_param(g, PSQ, "max_options", "--max-options", type=param_type(PSQ, "max_options"),
-              help="M: at most M options per word (auto: no limit for the queries, 64 for the documents)")
-    g.add_argument("--target-stopwords", metavar="LIST", default=None,
-                   help="target terms to drop from the options: a FILE (one per line), or, for psq, snowball (the "
-                        "Snowball list of the index's language, stemmed as the index is)")
+    add_param(
+        g,
+        PSQ,
+        "min_prob",
+        "--min-prob",
+        type=param_type(PSQ, "min_prob"),
+        help="L: drop options with p < L (auto: 0.1 for a table of the queries, 1e-4 for a table of the documents)",
+    )
+    add_param(
+        g,
+        PSQ,
+        "cumulative",
+        "--cumulative",
+        type=param_type(PSQ, "cumulative"),
+        help="C: keep the most probable options until their sum reaches C (1 keeps all; auto: 0.95 for the "
+        "queries, 0.99 for the documents)",
+    )
+    add_param(
+        g,
+        PSQ,
+        "max_options",
+        "--max-options",
+        type=param_type(PSQ, "max_options"),
+        help="M: at most M options per word (auto: no limit for the queries, 64 for the documents)",
+    )
+    g.add_argument(
+        "--target-stopwords",
+        metavar="LIST",
+        default=None,
+        help="target terms to drop from the options: a FILE (one per line), or, for psq, snowball (the "
+        "Snowball list of the index's language, stemmed as the index is)",
+    )
     return g

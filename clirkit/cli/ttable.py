@@ -1,5 +1,6 @@
 """``clirkit ttable {train,from-alignments,show,prune,convert}``: make, inspect, prune and convert translation
 tables."""
+
 from __future__ import annotations
 
 import argparse
@@ -29,30 +30,47 @@ def add_dictionary_options(p: argparse.ArgumentParser, *, languages: bool = True
     from clirkit.translation import MULTIWORD_TARGET, WEIGHTINGS
 
     g = p.add_argument_group("dictionaries (pairs, muse, freedict, ding) and phrase or PSQ tables")
-    g.add_argument("--multiword-target", choices=MULTIWORD_TARGET, default="split",
-                   help="a translation of several words: split = each word a translation sharing its weight "
-                        "(BM25 matches words), phrase = kept whole as one term, words joined by a space "
-                        "(matches only an index of n-grams), drop. A multi-word source side is always dropped "
-                        "(a query token is one word) and counted")
-    g.add_argument("--weights", choices=WEIGHTINGS, default="auto",
-                   help="p of a word's n translations: uniform = 1/n, rank = (1/r) / (1 + 1/2 + ... + 1/n) for "
-                        "the r-th listed (MUSE lists the likeliest first); auto = uniform for every format, "
-                        "chosen across collections (baselines/README.md)")
-    g.add_argument("--reverse", action="store_true",
-                   help="read each pair the other way round (the dictionary's or phrase table's target side "
-                        "becomes the source; a phrase table's p is then --score-column 1, p(s|t), by default)")
-    g.add_argument("--score-column", type=positive_int, default=None, metavar="N",
-                   help="phrase-table: the score read as p(target|source), counted from 1; Moses writes "
-                        "p(s|t) lex(s|t) p(t|s) lex(t|s) (default: 3, p(t|s); 1 with --reverse)")
+    g.add_argument(
+        "--multiword-target",
+        choices=MULTIWORD_TARGET,
+        default="split",
+        help="a translation of several words: split = each word a translation sharing its weight "
+        "(BM25 matches words), phrase = kept whole as one term, words joined by a space "
+        "(matches only an index of n-grams), drop. A multi-word source side is always dropped "
+        "(a query token is one word) and counted",
+    )
+    g.add_argument(
+        "--weights",
+        choices=WEIGHTINGS,
+        default="auto",
+        help="p of a word's n translations: uniform = 1/n, rank = (1/r) / (1 + 1/2 + ... + 1/n) for "
+        "the r-th listed (MUSE lists the likeliest first); auto = uniform for every format, "
+        "chosen across collections (baselines/README.md)",
+    )
+    g.add_argument(
+        "--reverse",
+        action="store_true",
+        help="read each pair the other way round (the dictionary's or phrase table's target side "
+        "becomes the source; a phrase table's p is then --score-column 1, p(s|t), by default)",
+    )
+    g.add_argument(
+        "--score-column",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="phrase-table: the score read as p(target|source), counted from 1; Moses writes "
+        "p(s|t) lex(s|t) p(t|s) lex(t|s) (default: 3, p(t|s); 1 with --reverse)",
+    )
     g.add_argument("--keep-case", action="store_true", help="do not lowercase dictionary words")
-    add_stemmer_option(g, "a dictionary's words when its languages are known, as index and ttable train analyze "
-                          "text: ")
+    add_stemmer_option(g, "a dictionary's words when its languages are known, as index and ttable train analyze text: ")
     if languages:
         add_language_options(g)
-        g.description = ("--source-lang/--target-lang: the table's languages, stored in it (npz) for dt and psq to "
-                         "check; required for a dictionary unless its format or name tells them (Ding: de -> en; "
-                         "names such as es-en.dict, freedict-spa-eng.index); they also label a Moses table, and "
-                         "must agree with the languages an npz table records")
+        g.description = (
+            "--source-lang/--target-lang: the table's languages, stored in it (npz) for dt and psq to "
+            "check; required for a dictionary unless its format or name tells them (Ding: de -> en; "
+            "names such as es-en.dict, freedict-spa-eng.index); they also label a Moses table, and "
+            "must agree with the languages an npz table records"
+        )
     return g
 
 
@@ -65,34 +83,52 @@ def load_table_args(args, path: str, fmt: str, *, require_languages: bool = Fals
     from clirkit.translation import DICTIONARY_FORMATS, dictionary_report, guess_format, load_table
     from clirkit.translation.weighted import weighted_report
 
-    table = load_table(path, fmt, lowercase=not getattr(args, "keep_case", False),
-                       source_lang=getattr(args, "source_lang", None), target_lang=getattr(args, "target_lang", None),
-                       multiword_target=getattr(args, "multiword_target", "split"),
-                       weighting=getattr(args, "weights", "auto"), reverse=getattr(args, "reverse", False),
-                       stemmer=stemmer_of(args), **segmentation_of(args),
-                       score_column=getattr(args, "score_column", None))
+    table = load_table(
+        path,
+        fmt,
+        lowercase=not getattr(args, "keep_case", False),
+        source_lang=getattr(args, "source_lang", None),
+        target_lang=getattr(args, "target_lang", None),
+        multiword_target=getattr(args, "multiword_target", "split"),
+        weighting=getattr(args, "weights", "auto"),
+        reverse=getattr(args, "reverse", False),
+        stemmer=stemmer_of(args),
+        **segmentation_of(args),
+        score_column=getattr(args, "score_column", None),
+    )
     verb = f"ttable {args.action}"
     if (fmt if fmt != "auto" else guess_format(path)[0]) in DICTIONARY_FORMATS:
         for line in dictionary_report(table):
             say(f"{verb}: {line}", quiet=args.quiet)
     for line in weighted_report(table):
         say(f"{verb}: {line}", quiet=args.quiet)
-    missing = [o for o, side in (("--source-lang", "source"), ("--target-lang", "target"))
-               if not table.params.get(f"{side}_lang")]
+    missing = [
+        o
+        for o, side in (("--source-lang", "source"), ("--target-lang", "target"))
+        if not table.params.get(f"{side}_lang")
+    ]
     if missing and require_languages and table.params.get("model") in ("dictionary", "phrase-table", "psq-json"):
         what = "a dictionary" if table.params.get("model") == "dictionary" else "a table"
-        raise ClirkitError(f"{path}: {what} whose languages neither its format nor its name tells: "
-                           f"give {' and '.join(missing)} (ISO 639-1, e.g. es, en)")
+        raise ClirkitError(
+            f"{path}: {what} whose languages neither its format nor its name tells: "
+            f"give {' and '.join(missing)} (ISO 639-1, e.g. es, en)"
+        )
     if missing and hasattr(args, "source_lang"):
-        say(f"{verb}: {path} records no {' and no '.join(m[2:] for m in missing)}: give {' and '.join(missing)} "
-            f"so that dt and psq can check them", quiet=args.quiet)
+        say(
+            f"{verb}: {path} records no {' and no '.join(m[2:] for m in missing)}: give {' and '.join(missing)} "
+            f"so that dt and psq can check them",
+            quiet=args.quiet,
+        )
     return table
 
 
 def add_parser(sub) -> None:
-    actions = add_verb_with_actions(sub, "ttable", "translation tables p(e|f): train (IBM Model 1), from-alignments, "
-                                                   "show, prune, convert",
-                                    ["train", "from-alignments", "show", "prune", "convert"])
+    actions = add_verb_with_actions(
+        sub,
+        "ttable",
+        "translation tables p(e|f): train (IBM Model 1), from-alignments, show, prune, convert",
+        ["train", "from-alignments", "show", "prune", "convert"],
+    )
     _add_train(actions)
     _add_from_alignments(actions)
     _add_show(actions)
@@ -103,25 +139,42 @@ def add_parser(sub) -> None:
 def _add_train(actions) -> None:
     from clirkit.cli.params import tokenize_jobs
 
-    t = actions.add_parser("train", help="train p(target|source) with IBM Model 1 on a parallel corpus",
-                           description="Train a lexical table with IBM Model 1 (EM from the uniform table, "
-                                       "so deterministic: no seed). Output format by name: .npz = compact, "
-                                       "anything else = Moses 'e f p' lines (.gz compressed).",
-                           formatter_class=HelpFormatter)
-    t.add_argument("--source", required=True, help="source-language sentences (one per line, or 'id TAB text' "
-                                                   "with --aligned-by id)")
+    t = actions.add_parser(
+        "train",
+        help="train p(target|source) with IBM Model 1 on a parallel corpus",
+        description="Train a lexical table with IBM Model 1 (EM from the uniform table, "
+        "so deterministic: no seed). Output format by name: .npz = compact, "
+        "anything else = Moses 'e f p' lines (.gz compressed).",
+        formatter_class=HelpFormatter,
+    )
+    t.add_argument(
+        "--source",
+        required=True,
+        help="source-language sentences (one per line, or 'id TAB text' with --aligned-by id)",
+    )
     t.add_argument("--target", required=True, help="target-language sentences, aligned with --source")
-    t.add_argument("-o", "--output", required=True,
-                   help="table file; with --direction both, NAME.e2f.EXT and NAME.f2e.EXT are written")
-    t.add_argument("--direction", choices=("e2f", "f2e", "both"), default="e2f",
-                   help="e2f = p(target|source) (rows are source words, what DT/PSQ use), "
-                        "f2e = p(source|target), both = the two")
+    t.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        help="table file; with --direction both, NAME.e2f.EXT and NAME.f2e.EXT are written",
+    )
+    t.add_argument(
+        "--direction",
+        choices=("e2f", "f2e", "both"),
+        default="e2f",
+        help="e2f = p(target|source) (rows are source words, what DT/PSQ use), f2e = p(source|target), both = the two",
+    )
     t.add_argument("--iterations", type=nonnegative_int, default=5, help="EM iterations")
     t.add_argument("--no-null", action="store_true", help="no NULL source word")
     add_language_options(t)
     add_analysis_options(t, stopword_files=False)
-    t.add_argument("--aligned-by", choices=("line", "id"), default="line",
-                   help="line: line i of both files is a pair; id: 'id TAB text' files joined on id")
+    t.add_argument(
+        "--aligned-by",
+        choices=("line", "id"),
+        default="line",
+        help="line: line i of both files is a pair; id: 'id TAB text' files joined on id",
+    )
     add_jobs(t, default=tokenize_jobs())
     add_quiet(t)
     one_line_errors(t)
@@ -129,23 +182,31 @@ def _add_train(actions) -> None:
 
 
 def _add_from_alignments(actions) -> None:
-    a = actions.add_parser("from-alignments", help="make p(target|source) from word alignments (eflomal, "
-                                                   "fast_align) and the text they align",
-                           description="Count word alignments: p(e|f) = count(f aligned to e) / count(f aligned). "
-                                       "--source and --target must be the text as the aligner saw it (one "
-                                       "sentence a line, tokens separated by spaces): the links' indices count "
-                                       "those tokens. Each token is then lowercased and stemmed by the analyzer "
-                                       "of its language, so that the table's terms are the terms of clirkit's "
-                                       "indexes. Output format by name: .npz = compact, else Moses 'e f p'.",
-                           formatter_class=HelpFormatter)
+    a = actions.add_parser(
+        "from-alignments",
+        help="make p(target|source) from word alignments (eflomal, fast_align) and the text they align",
+        description="Count word alignments: p(e|f) = count(f aligned to e) / count(f aligned). "
+        "--source and --target must be the text as the aligner saw it (one "
+        "sentence a line, tokens separated by spaces): the links' indices count "
+        "those tokens. Each token is then lowercased and stemmed by the analyzer "
+        "of its language, so that the table's terms are the terms of clirkit's "
+        "indexes. Output format by name: .npz = compact, else Moses 'e f p'.",
+        formatter_class=HelpFormatter,
+    )
     a.add_argument("--source", required=True, help="source-language sentences as aligned, one per line")
     a.add_argument("--target", required=True, help="target-language sentences as aligned, one per line")
-    a.add_argument("--alignments", required=True,
-                   help="links, one line per sentence pair: 'i-j' pairs (Pharaoh format, 0-based: source token i "
-                        "- target token j), as eflomal and fast_align write them")
+    a.add_argument(
+        "--alignments",
+        required=True,
+        help="links, one line per sentence pair: 'i-j' pairs (Pharaoh format, 0-based: source token i "
+        "- target token j), as eflomal and fast_align write them",
+    )
     a.add_argument("-o", "--output", required=True, help="table file (.npz = compact, else Moses 'e f p' lines)")
-    a.add_argument("--reverse", action="store_true",
-                   help="make p(source word | target word) instead (rows: the target side's words)")
+    a.add_argument(
+        "--reverse",
+        action="store_true",
+        help="make p(source word | target word) instead (rows: the target side's words)",
+    )
     add_language_options(a)
     add_analysis_options(a, stopword_files=False)
     a.add_argument("--keep-case", action="store_true", help="do not lowercase the tokens")
@@ -155,8 +216,9 @@ def _add_from_alignments(actions) -> None:
 
 
 def _add_show(actions) -> None:
-    s = actions.add_parser("show", help="print a word's translations with their probabilities",
-                           formatter_class=HelpFormatter)
+    s = actions.add_parser(
+        "show", help="print a word's translations with their probabilities", formatter_class=HelpFormatter
+    )
     s.add_argument("table", help="table file")
     s.add_argument("words", nargs="+", metavar="WORD", help="source word(s)")
     s.add_argument("-n", type=positive_int, default=10, help="translations to show per word")
@@ -168,9 +230,11 @@ def _add_show(actions) -> None:
 
 
 def _add_prune(actions) -> None:
-    r = actions.add_parser("prune", help="prune a table as PSQ does (minimum probability, cumulative mass, "
-                                         "at most M options)",
-                           formatter_class=HelpFormatter)
+    r = actions.add_parser(
+        "prune",
+        help="prune a table as PSQ does (minimum probability, cumulative mass, at most M options)",
+        formatter_class=HelpFormatter,
+    )
     r.add_argument("table", help="table file")
     r.add_argument("-o", "--output", required=True, help="pruned table (.npz or Moses text)")
     add_prune_options(r)
@@ -182,13 +246,16 @@ def _add_prune(actions) -> None:
 
 
 def _add_convert(actions) -> None:
-    c = actions.add_parser("convert", help="convert between table formats (or a dictionary into a table)",
-                           description="Convert a table or a dictionary. A dictionary's counts (pairs read, "
-                                       "multi-word sides dropped or split) are said on stderr; its languages "
-                                       "are stored in the table. Only .npz keeps the languages, parameters "
-                                       "and dictionary ranks (DT's choice among equally probable translations); "
-                                       "Moses text keeps the probabilities.",
-                           formatter_class=HelpFormatter)
+    c = actions.add_parser(
+        "convert",
+        help="convert between table formats (or a dictionary into a table)",
+        description="Convert a table or a dictionary. A dictionary's counts (pairs read, "
+        "multi-word sides dropped or split) are said on stderr; its languages "
+        "are stored in the table. Only .npz keeps the languages, parameters "
+        "and dictionary ranks (DT's choice among equally probable translations); "
+        "Moses text keeps the probabilities.",
+        formatter_class=HelpFormatter,
+    )
     c.add_argument("table", help="table or dictionary file")
     c.add_argument("-o", "--output", required=True, help="output: .npz = compact, else Moses 'e f p' lines")
     add_table_format(c, "--format")
@@ -217,15 +284,19 @@ def _read_parallel(args) -> tuple[list[str], list[str]]:
         target = dict(zip(tgt_ids, tgt_texts))
         pairs = [(s, target[i]) for i, s in zip(src_ids, src_texts) if i in target]
         if not pairs:
-            raise ClirkitError(f"{args.source} and {args.target} share no id: give the two sides of one corpus, "
-                               f"their lines id TAB text with the same ids")
+            raise ClirkitError(
+                f"{args.source} and {args.target} share no id: give the two sides of one corpus, "
+                f"their lines id TAB text with the same ids"
+            )
         return [p[0] for p in pairs], [p[1] for p in pairs]
     source = [text for _, text in iter_lines(args.source, skip_blank=False)]
     target = [text for _, text in iter_lines(args.target, skip_blank=False)]
     if len(source) != len(target):
-        raise ClirkitError(f"{args.source} has {len(source)} lines but {args.target} has {len(target)}; "
-                           f"line-aligned files must have the same number of lines: give the two sides of one "
-                           f"corpus (or --aligned-by id with id TAB text lines)")
+        raise ClirkitError(
+            f"{args.source} has {len(source)} lines but {args.target} has {len(target)}; "
+            f"line-aligned files must have the same number of lines: give the two sides of one "
+            f"corpus (or --aligned-by id with id TAB text lines)"
+        )
     if not source:
         raise ClirkitError(f"{args.source}: empty parallel corpus")
     return source, target
@@ -244,19 +315,30 @@ def run_train(args) -> int:
     say(f"{len(source_texts)} sentence pairs", quiet=args.quiet)
     settings = analysis_settings(args, stopword_files=False)
     analyzers = {"source": Analyzer(args.source_lang, **settings), "target": Analyzer(args.target_lang, **settings)}
-    tokens = {side: analyzers[side].tokenize_many(texts, quiet=args.quiet, jobs=args.jobs,
-                                                  desc=f"tokenizing {side}")
-              for side, texts in (("source", source_texts), ("target", target_texts))}
+    tokens = {
+        side: analyzers[side].tokenize_many(texts, quiet=args.quiet, jobs=args.jobs, desc=f"tokenizing {side}")
+        for side, texts in (("source", source_texts), ("target", target_texts))
+    }
     directions = ["e2f", "f2e"] if args.direction == "both" else [args.direction]
     for direction in directions:
         f_side, e_side = ("source", "target") if direction == "e2f" else ("target", "source")
-        table = train_table(tokens[f_side], tokens[e_side], analyzers[f_side], analyzers[e_side],
-                            iterations=args.iterations, null=not args.no_null, quiet=args.quiet)
+        table = train_table(
+            tokens[f_side],
+            tokens[e_side],
+            analyzers[f_side],
+            analyzers[e_side],
+            iterations=args.iterations,
+            null=not args.no_null,
+            quiet=args.quiet,
+        )
         table.params["direction"] = direction
         out = _suffixed(args.output, direction) if len(directions) > 1 else args.output
         save_table(table, out)
-        say(f"{direction}: p({e_side} word | {f_side} word), {table.n_source} x {table.n_target} words, "
-            f"{table.nnz} entries -> {out}", quiet=args.quiet)
+        say(
+            f"{direction}: p({e_side} word | {f_side} word), {table.n_source} x {table.n_target} words, "
+            f"{table.nnz} entries -> {out}",
+            quiet=args.quiet,
+        )
     return 0
 
 
@@ -267,15 +349,27 @@ def run_from_alignments(args) -> int:
 
     missing = [o for o, v in (("--source-lang", args.source_lang), ("--target-lang", args.target_lang)) if not v]
     if missing:
-        raise ClirkitError(f"ttable from-alignments needs {' and '.join(missing)} (the analyzers' languages, "
-                           f"e.g. en, es)")
+        raise ClirkitError(
+            f"ttable from-alignments needs {' and '.join(missing)} (the analyzers' languages, e.g. en, es)"
+        )
     settings = analysis_settings(args, stopword_files=False)
-    table = table_from_alignments(args.source, args.target, args.alignments, args.source_lang, args.target_lang,
-                                  lowercase=not args.keep_case, reverse=args.reverse, **settings)
+    table = table_from_alignments(
+        args.source,
+        args.target,
+        args.alignments,
+        args.source_lang,
+        args.target_lang,
+        lowercase=not args.keep_case,
+        reverse=args.reverse,
+        **settings,
+    )
     p = table.params
-    say(f"ttable from-alignments: {p['n_sentence_pairs']:,} sentence pairs, {p['n_links']:,} links "
+    say(
+        f"ttable from-alignments: {p['n_sentence_pairs']:,} sentence pairs, {p['n_links']:,} links "
         f"({p['n_links_without_terms']:,} with a token without terms: dropped); unaligned tokens: "
-        f"{p['n_source_tokens_unaligned']:,} source, {p['n_target_tokens_unaligned']:,} target", quiet=args.quiet)
+        f"{p['n_source_tokens_unaligned']:,} source, {p['n_target_tokens_unaligned']:,} target",
+        quiet=args.quiet,
+    )
     _save(args, table)
     return 0
 
@@ -316,8 +410,13 @@ def run_prune(args) -> int:
     table = load_table_args(args, args.table, args.format, require_languages=True)
     stop = read_stopwords(args.target_stopwords) if args.target_stopwords else None
     try:
-        pruned = prune(table, min_prob=p["min_prob"], cumulative=p["cumulative"] if p["cumulative"] < 1 else None,
-                       max_options=p["max_options"], target_stopwords=stop)
+        pruned = prune(
+            table,
+            min_prob=p["min_prob"],
+            cumulative=p["cumulative"] if p["cumulative"] < 1 else None,
+            max_options=p["max_options"],
+            target_stopwords=stop,
+        )
     except ValueError as exc:
         raise ClirkitError(str(exc)) from None
     _save(args, pruned)
@@ -337,15 +436,24 @@ def _save(args, table) -> None:
     if not str(args.output).endswith(".npz"):
         table, phrases = table.without_phrases()
         if phrases:
-            say(f"ttable {args.action}: {args.output} is Moses text, which holds single words: {phrases:,} source "
-                f"phrases not written (write .npz to keep them)", quiet=args.quiet)
+            say(
+                f"ttable {args.action}: {args.output} is Moses text, which holds single words: {phrases:,} source "
+                f"phrases not written (write .npz to keep them)",
+                quiet=args.quiet,
+            )
     save_table(table, args.output)
     if not str(args.output).endswith(".npz"):
         languages = table.params.get("source_lang") or table.params.get("target_lang")
-        lost = [what for what, kept in (("languages", languages), ("dictionary ranks", table.ranks is not None))
-                if kept]
+        lost = [
+            what for what, kept in (("languages", languages), ("dictionary ranks", table.ranks is not None)) if kept
+        ]
         if lost:
-            say(f"ttable {args.action}: {args.output} is Moses text: the table's {' and '.join(lost)} are not "
-                f"kept (write .npz to keep them)", quiet=args.quiet)
-    say(f"ttable {args.action}: {table.n_source:,} x {table.n_target:,} words, {table.nnz:,} entries -> "
-        f"{args.output}", quiet=args.quiet)
+            say(
+                f"ttable {args.action}: {args.output} is Moses text: the table's {' and '.join(lost)} are not "
+                f"kept (write .npz to keep them)",
+                quiet=args.quiet,
+            )
+    say(
+        f"ttable {args.action}: {table.n_source:,} x {table.n_target:,} words, {table.nnz:,} entries -> {args.output}",
+        quiet=args.quiet,
+    )

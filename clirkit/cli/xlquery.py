@@ -1,5 +1,6 @@
 """Options and the run shared by the cross-language verbs ``dt`` and ``psq``: each builds its system
 (:mod:`clirkit.systems`) from the options, whose defaults are the system's."""
+
 from __future__ import annotations
 
 import argparse
@@ -13,25 +14,51 @@ def add_query_options(p: argparse.ArgumentParser, cls, *, search_optional: str |
 
     unless = f" (required unless {search_optional})" if search_optional else ""
     p.add_argument("--index", required=True, help="target-language index made by `clirkit index`")
-    p.add_argument("--queries", required=not search_optional,
-                   help=f"source-language queries (qid TAB text, JSONL, or TREC, CLEF, NTCIR or HC4/NeuCLIR topics)"
-                        f"{unless}")
-    p.add_argument("-o", "--output", required=not search_optional,
-                   help=f"run file to write (TREC 6 columns; - for stdout){unless}")
+    p.add_argument(
+        "--queries",
+        required=not search_optional,
+        help=f"source-language queries (qid TAB text, JSONL, or TREC, CLEF, NTCIR or HC4/NeuCLIR topics){unless}",
+    )
+    p.add_argument(
+        "-o", "--output", required=not search_optional, help=f"run file to write (TREC 6 columns; - for stdout){unless}"
+    )
     g = p.add_argument_group("query analysis")
-    add_param(g, cls, "source_lang", "--source-lang", type=language, metavar="LANG",
-              help="query language, ISO 639-1 (none: the table's source analyzer)")
-    g.add_argument("--source-stopwords", metavar="LIST", default=None,
-                   help="source-language stopwords to drop: snowball (the Snowball project's list of the query "
-                        "language) or a FILE of words (one per line); a query left with no word is searched with "
-                        "all its words")
-    add_param(g, cls, "decompound", "--decompound", choices=("auto", "table", "none"),
-              help="table: a query word the table lacks is split into compound parts whose stems it has "
-                   "(Verwaltungsprogramm -> verwaltung programm); auto: so for German queries; none: never")
-    add_param(g, cls, "source_stopwords_top", "--source-stopwords-top", type=param_type(cls, "source_stopwords_top"),
-              metavar="N",
-              help="drop the N most frequent source words of the table's training corpus (a corpus-derived "
-                   "stoplist recorded by `ttable train`)")
+    add_param(
+        g,
+        cls,
+        "source_lang",
+        "--source-lang",
+        type=language,
+        metavar="LANG",
+        help="query language, ISO 639-1 (none: the table's source analyzer)",
+    )
+    g.add_argument(
+        "--source-stopwords",
+        metavar="LIST",
+        default=None,
+        help="source-language stopwords to drop: snowball (the Snowball project's list of the query "
+        "language) or a FILE of words (one per line); a query left with no word is searched with "
+        "all its words",
+    )
+    add_param(
+        g,
+        cls,
+        "decompound",
+        "--decompound",
+        choices=("auto", "table", "none"),
+        help="table: a query word the table lacks is split into compound parts whose stems it has "
+        "(Verwaltungsprogramm -> verwaltung programm); auto: so for German queries; none: never",
+    )
+    add_param(
+        g,
+        cls,
+        "source_stopwords_top",
+        "--source-stopwords-top",
+        type=param_type(cls, "source_stopwords_top"),
+        metavar="N",
+        help="drop the N most frequent source words of the table's training corpus (a corpus-derived "
+        "stoplist recorded by `ttable train`)",
+    )
 
 
 def checked_system(cls, args):

@@ -41,6 +41,7 @@ finds them. :func:`catalog` lists every collection and whether it is at hand;
 :func:`clirkit.datasets.export.export` writes one as plain files. Counts are in
 ``datasets/README.md``.
 """
+
 from __future__ import annotations
 
 import os
@@ -53,8 +54,20 @@ from clirkit.errors import ClirkitError
 DEFAULT = "nave-en-es"
 BUNDLED = Path(__file__).parent / "data"
 
-__all__ = ["Collection", "CollectionData", "DEFAULT", "build", "cache_dir", "catalog", "load", "names", "recipe",
-           "buildable", "variants", "write_collection"]
+__all__ = [
+    "Collection",
+    "CollectionData",
+    "DEFAULT",
+    "build",
+    "cache_dir",
+    "catalog",
+    "load",
+    "names",
+    "recipe",
+    "buildable",
+    "variants",
+    "write_collection",
+]
 
 
 def _built(name: str) -> Callable[[str | os.PathLike[str] | None], Path]:
@@ -75,12 +88,21 @@ _REGISTRY: dict[str, tuple[tuple[str, ...], Callable[[str | os.PathLike[str] | N
     "nave-en-es": (("standard", "strict"), _bundled("nave-en-es")),
     "bible-verse-es-en": (("standard", "topical"), _built("bible-verse-es-en")),
     "multi30k-de-en": (("standard",), _built("multi30k-de-en")),
-    **{f"debian-desc-{lang}-en": (("standard", "english-queries"), _bundled(f"debian-desc-{lang}-en"))
-       for lang in ("de", "es", "fr", "ru", "ja", "ko")},
-    **{f"gettext-{lang}-en": (("standard", "traditional") if lang == "zh" else ("standard",),
-                              _bundled(f"gettext-{lang}-en")) for lang in ("de", "es", "ru", "zh", "ja", "ko", "th")},
-    **{f"manpages-{lang}-en": (("standard", "english-queries"), _bundled(f"manpages-{lang}-en"))
-       for lang in ("de", "es", "ru")},
+    **{
+        f"debian-desc-{lang}-en": (("standard", "english-queries"), _bundled(f"debian-desc-{lang}-en"))
+        for lang in ("de", "es", "fr", "ru", "ja", "ko")
+    },
+    **{
+        f"gettext-{lang}-en": (
+            ("standard", "traditional") if lang == "zh" else ("standard",),
+            _bundled(f"gettext-{lang}-en"),
+        )
+        for lang in ("de", "es", "ru", "zh", "ja", "ko", "th")
+    },
+    **{
+        f"manpages-{lang}-en": (("standard", "english-queries"), _bundled(f"manpages-{lang}-en"))
+        for lang in ("de", "es", "ru")
+    },
     "debian-deps-en-fr": (("standard",), _bundled("debian-deps-en-fr")),
 }
 
@@ -97,8 +119,9 @@ def variants(name: str) -> list[str]:
     return list(_REGISTRY[name][0])
 
 
-def load(name: str = DEFAULT, *, variant: str | None = None,
-         shared: str | os.PathLike[str] | None = None) -> Collection:
+def load(
+    name: str = DEFAULT, *, variant: str | None = None, shared: str | os.PathLike[str] | None = None
+) -> Collection:
     """Open one variant of a known collection, a collection folder, or an ir_datasets dataset.
 
     Args:
@@ -121,8 +144,10 @@ def load(name: str = DEFAULT, *, variant: str | None = None,
     if name not in _REGISTRY and os.path.isdir(name):
         collection = Collection(name)
         if variant is not None and variant != collection.variant:
-            raise ClirkitError(f"{name}: holds variant {collection.variant!r}, not {variant!r}: leave out the variant "
-                               f"(--variant), or give the folder of that variant")
+            raise ClirkitError(
+                f"{name}: holds variant {collection.variant!r}, not {variant!r}: leave out the variant "
+                f"(--variant), or give the folder of that variant"
+            )
         return collection
     known = variants(name)
     variant = known[0] if variant is None else variant
@@ -143,8 +168,10 @@ def recipe(name: str):
 
     variants(name)
     if name not in _BUILT:
-        raise ClirkitError(f"collection {name} is bundled with clirkit: nothing to build "
-                           f"(built from downloaded files: {', '.join(_BUILT)})")
+        raise ClirkitError(
+            f"collection {name} is bundled with clirkit: nothing to build "
+            f"(built from downloaded files: {', '.join(_BUILT)})"
+        )
     return importlib.import_module(f"clirkit.datasets.{_BUILT[name]}").RECIPE
 
 

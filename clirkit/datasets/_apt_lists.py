@@ -8,6 +8,7 @@ Debian dataset builders (:mod:`clirkit.datasets.debian_desc`, :mod:`clirkit.data
 - :func:`iter_stanzas`: the deb822 paragraphs of an index file as ``{field: value}``;
 - :func:`read_sources`: ``{binary package: source package}`` from a ``Packages`` file.
 """
+
 from __future__ import annotations
 
 import re
@@ -28,12 +29,17 @@ def find_list(lists_dir: str | Path, suffix: str) -> Path:
     folder = Path(lists_dir)
     if not folder.is_dir():
         raise ClirkitError(f"{folder}: no such folder (give --lists, the apt list folder)")
-    found = sorted(p for p in folder.glob(f"*_dists_{SUITE}_{suffix}*")
-                   if re.fullmatch(rf".*_dists_{SUITE}_{re.escape(suffix)}(\.(lz4|gz|xz|bz2|zst))?", p.name))
+    found = sorted(
+        p
+        for p in folder.glob(f"*_dists_{SUITE}_{suffix}*")
+        if re.fullmatch(rf".*_dists_{SUITE}_{re.escape(suffix)}(\.(lz4|gz|xz|bz2|zst))?", p.name)
+    )
     if len(found) != 1:
         what = "no file" if not found else f"{len(found)} files ({', '.join(p.name for p in found)})"
-        raise ClirkitError(f"{folder}: {what} matching *_dists_{SUITE}_{suffix}; enable the language with "
-                           f"Acquire::Languages and run apt-get update")
+        raise ClirkitError(
+            f"{folder}: {what} matching *_dists_{SUITE}_{suffix}; enable the language with "
+            f"Acquire::Languages and run apt-get update"
+        )
     return found[0]
 
 

@@ -7,6 +7,7 @@ A verse file is the ``osis_id TAB text`` export in ``shared/data/bible``
 like ``Gen.1.1``; a reference is a verse (``Exod.4.14``), a whole chapter (``1Chr.24``) or a range within a book
 (``Exod.4.14-Exod.4.16``).
 """
+
 from __future__ import annotations
 
 import bisect
@@ -59,8 +60,11 @@ def osis_verses(path: str | os.PathLike[str]) -> Iterator[tuple[str, str]]:
     text = "\n".join(line for _, line in iter_lines(path, skip_blank=False))
 
     def unclosed(at: int, where: str = ""):
-        return located(name, text.count("\n", 0, at) + 1, f"a <verse> element that is not closed (</verse>){where}: "
-                                                           f"a truncated or damaged export")
+        return located(
+            name,
+            text.count("\n", 0, at) + 1,
+            f"a <verse> element that is not closed (</verse>){where}: a truncated or damaged export",
+        )
 
     found = end_of_last = 0
     for m in _OSIS_VERSE.finditer(text):
@@ -70,20 +74,27 @@ def osis_verses(path: str | os.PathLike[str]) -> Iterator[tuple[str, str]]:
         osis = _OSIS_ID.search(m.group(1))
         if osis is None or not _VERSE_ID.fullmatch(osis.group(1)):
             got = osis.group(1) if osis else "none"
-            raise located(name, text.count("\n", 0, m.start()) + 1,
-                          f"a <verse> whose osisID is not one verse's Book.C.V (got {got[:40]!r}): not a mod2osis "
-                          f"export of a Bible module")
+            raise located(
+                name,
+                text.count("\n", 0, m.start()) + 1,
+                f"a <verse> whose osisID is not one verse's Book.C.V (got {got[:40]!r}): not a mod2osis "
+                f"export of a Bible module",
+            )
         body = _OSIS_DROPPED.sub("", m.group(2))
         end = _OSIS_END.search(body)
-        verse = " ".join(html.unescape(_OSIS_TAG.sub("", body[:end.start()] if end else body)).split())
+        verse = " ".join(html.unescape(_OSIS_TAG.sub("", body[: end.start()] if end else body)).split())
         if verse:
             yield osis.group(1), verse
     left = _OSIS_OPEN.search(text, end_of_last)
     if left is not None:
         raise unclosed(left.start())
     if not found:
-        raise located(name, None, "no <verse osisID=...>...</verse> element: not the OSIS export of a Bible module "
-                                  "that mod2osis writes (mod2osis MODULE > MODULE.osis.xml)")
+        raise located(
+            name,
+            None,
+            "no <verse osisID=...>...</verse> element: not the OSIS export of a Bible module "
+            "that mod2osis writes (mod2osis MODULE > MODULE.osis.xml)",
+        )
 
 
 def verses_digest(ids: list[str], texts: list[str]) -> str:

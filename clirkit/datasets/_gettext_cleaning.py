@@ -4,6 +4,7 @@ and when two messages are the same text (:func:`text_key`).
 
 Combining marks (Thai vowel and tone marks) count as letters, in words, keys and options alike.
 """
+
 from __future__ import annotations
 
 import html
@@ -29,7 +30,8 @@ _MARKS = _mark_ranges()
 
 _PRINTF = re.compile(
     r"%(?:\d+\$)?[-+#0']*(?:\d+|\*(?:\d+\$)?)?(?:\.(?:\d+|\*(?:\d+\$)?))?"
-    r"(?:<PRI\w+>|p[A-Z]|(?:hh|ll|[hlLqjzZt])?[diouxXeEfFgGaAcCsSpm])")
+    r"(?:<PRI\w+>|p[A-Z]|(?:hh|ll|[hlLqjzZt])?[diouxXeEfFgGaAcCsSpm])"
+)
 # BFD's %B, e2fsck's %Q, ...: another letter after the %, not followed by a letter
 _OTHER_DIRECTIVE = re.compile(r"%[A-Za-z](?![A-Za-z])")
 _PYFORMAT = re.compile(r"%\(\w+\)[-+#0 ]*\d*(?:\.\d+)?[diouxXeEfFgGcrsa]")
@@ -44,11 +46,30 @@ _OPTION = re.compile(rf"{_ONE_OPTION}(?:\s*,\s*{_ONE_OPTION})*(?:\s*,)?")
 _TRAILING = re.compile(r"[\s:\uff1a]+$")
 _LEADING = re.compile(r"^[\s:,;\uff1a\uff0c\uff1b\u3001]+")
 _HOLE = "\x01"  # where a directive was, until the quotes around it are removed
-_QUOTE_PAIRS = ["''", '""', "`'", "\u00ab\u00bb", "\u00bb\u00ab", "\u201e\u201c", "\u201c\u201d", "\u2018\u2019",
-                "\u201a\u2018", "\u300c\u300d", "\u300e\u300f", "\u300a\u300b", "\u3010\u3011", "\uff08\uff09", "()",
-                "[]", "<>", "\u2039\u203a", "\u203a\u2039"]
-_EMPTY_QUOTES = re.compile("|".join(f"{re.escape(a)}[\\s\\x01]*\\x01[\\s\\x01]*{re.escape(b)}"
-                                    for a, b in _QUOTE_PAIRS))
+_QUOTE_PAIRS = [
+    "''",
+    '""',
+    "`'",
+    "\u00ab\u00bb",
+    "\u00bb\u00ab",
+    "\u201e\u201c",
+    "\u201c\u201d",
+    "\u2018\u2019",
+    "\u201a\u2018",
+    "\u300c\u300d",
+    "\u300e\u300f",
+    "\u300a\u300b",
+    "\u3010\u3011",
+    "\uff08\uff09",
+    "()",
+    "[]",
+    "<>",
+    "\u2039\u203a",
+    "\u203a\u2039",
+]
+_EMPTY_QUOTES = re.compile(
+    "|".join(f"{re.escape(a)}[\\s\\x01]*\\x01[\\s\\x01]*{re.escape(b)}" for a, b in _QUOTE_PAIRS)
+)
 
 
 def clean_message(text: str) -> str:

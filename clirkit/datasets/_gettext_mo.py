@@ -3,6 +3,7 @@ without ``dpkg-deb``: a ``.deb`` is an ``ar`` archive (:func:`read_ar`) whose ``
 catalogs ``usr/share/locale/LL/LC_MESSAGES/DOMAIN.mo`` (:func:`deb_catalogs`); :func:`read_mo` gives a
 catalog's entries and :func:`singular` an entry without its context and plural forms.
 """
+
 from __future__ import annotations
 
 import io
@@ -21,10 +22,10 @@ def read_ar(data: bytes, path: object = "<deb>") -> dict[str, bytes]:
     members: dict[str, bytes] = {}
     pos = 8
     while pos + 60 <= len(data):
-        header = data[pos:pos + 60]
+        header = data[pos : pos + 60]
         name = header[:16].decode("ascii").strip().rstrip("/")
         size = int(header[48:58].decode("ascii").strip())
-        members[name] = data[pos + 60:pos + 60 + size]
+        members[name] = data[pos + 60 : pos + 60 + size]
         pos += 60 + size + (size & 1)
     return members
 
@@ -62,9 +63,9 @@ def read_mo(data: bytes, path: object = "<mo>") -> list[tuple[str, str]]:
     _, n, ids_at, strs_at = struct.unpack(order + "4I", data[4:20])
     raw: list[tuple[bytes, bytes]] = []
     for i in range(n):
-        ilen, ioff = struct.unpack(order + "2I", data[ids_at + 8 * i:ids_at + 8 * i + 8])
-        slen, soff = struct.unpack(order + "2I", data[strs_at + 8 * i:strs_at + 8 * i + 8])
-        raw.append((data[ioff:ioff + ilen], data[soff:soff + slen]))
+        ilen, ioff = struct.unpack(order + "2I", data[ids_at + 8 * i : ids_at + 8 * i + 8])
+        slen, soff = struct.unpack(order + "2I", data[strs_at + 8 * i : strs_at + 8 * i + 8])
+        raw.append((data[ioff : ioff + ilen], data[soff : soff + slen]))
     charset = "utf-8"
     for mid, mstr in raw:
         if mid == b"":

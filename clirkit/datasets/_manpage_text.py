@@ -10,6 +10,7 @@ output into sections and paragraphs, and what the collections take of a page.
 - :func:`aligned_pairs`: the paragraph pairs of a translated page and its English original whose
   sections align (parallel corpus), at most :data:`MAX_PAIR_WORDS` words a side.
 """
+
 from __future__ import annotations
 
 import os
@@ -21,11 +22,28 @@ MAX_WORDS = 1500
 MAX_PAIR_WORDS = 200
 GROFF = ["groff", "-K", "utf-8", "-t", "-mandoc", "-Tutf8", "-rLL=2000n", "-rHY=0", "-P-cbou"]
 # English section headings left out of documents and of the parallel corpus
-BOILERPLATE = frozenset({
-    "SEE ALSO", "AUTHOR", "AUTHORS", "COPYRIGHT", "REPORTING BUGS", "COLOPHON", "AVAILABILITY",
-    "LICENSE", "LICENCE", "COPYRIGHT AND LICENSE", "ACKNOWLEDGMENTS", "ACKNOWLEDGEMENTS", "THANKS",
-    "MAINTAINER", "MAINTAINERS", "AUTHOR AND COPYRIGHT", "AUTHORS AND COPYRIGHT", "COPYING",
-})
+BOILERPLATE = frozenset(
+    {
+        "SEE ALSO",
+        "AUTHOR",
+        "AUTHORS",
+        "COPYRIGHT",
+        "REPORTING BUGS",
+        "COLOPHON",
+        "AVAILABILITY",
+        "LICENSE",
+        "LICENCE",
+        "COPYRIGHT AND LICENSE",
+        "ACKNOWLEDGMENTS",
+        "ACKNOWLEDGEMENTS",
+        "THANKS",
+        "MAINTAINER",
+        "MAINTAINERS",
+        "AUTHOR AND COPYRIGHT",
+        "AUTHORS AND COPYRIGHT",
+        "COPYING",
+    }
+)
 # one NAME entry: page names (comma-separated, no spaces), a dash, the description
 _NAME_ENTRY = re.compile(r"^\s*[^\s,]+(?:\s*,\s*[^\s,]+)*,?\s+[-\u2010-\u2015\u2212]{1,2}\s+(.*\S)\s*$")
 _FIRST_DASH = re.compile(r"\s[-\u2010-\u2015\u2212]{1,2}\s")
@@ -55,9 +73,9 @@ def parse_sections(text: str) -> Rendered:
     footer (a column-0 line ending the text) are dropped."""
     lines = [ln.rstrip() for ln in text.replace("\t", " ").splitlines()]
     top = [i for i, ln in enumerate(lines) if ln and not ln[0].isspace()]
-    if len(top) >= 2 and not any(lines[top[0] + 1:top[1]]):
+    if len(top) >= 2 and not any(lines[top[0] + 1 : top[1]]):
         lines[top[0]] = ""  # the header: a column-0 line right before another (translated mdoc pages have none)
-    if top and top[-1] > 0 and not any(lines[top[-1] + 1:]):
+    if top and top[-1] > 0 and not any(lines[top[-1] + 1 :]):
         lines[top[-1]] = ""  # the footer: a column-0 line ending the text
     sections: list[tuple[str, list[list[str]]]] = []
     fresh = True
@@ -100,7 +118,7 @@ def strip_names(name_section: str) -> str:
             entries[-1] += " " + line.strip()
     if not entries:
         m = _FIRST_DASH.search(name_section)
-        entries = [name_section[m.end():]] if m else []
+        entries = [name_section[m.end() :]] if m else []
     return "; ".join(" ".join(e.split()) for e in entries if e.split())
 
 

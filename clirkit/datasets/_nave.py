@@ -6,6 +6,7 @@ subtopic; the text before the subtopic's first ``<ref osisRef=...>`` is its
 heading, and its ``osisRef`` attributes are the verses it cites. A topic
 name given twice (two entries) is one topic whose subtopics continue in order.
 """
+
 from __future__ import annotations
 
 import html
@@ -147,7 +148,7 @@ def clean_heading(raw: str, casing: Casing) -> str:
     text = " ".join(p for p in pieces if p)
     m = re.match(r"([A-Za-z]+),\s", text)
     if m and casing.is_common(m.group(1)):
-        text = m.group(1) + text[m.end(1) + 1:]
+        text = m.group(1) + text[m.end(1) + 1 :]
     return text.strip()
 
 
@@ -162,7 +163,7 @@ def _clean_piece(raw: str, casing: Casing) -> str:
     text = casing.fix_caps(text)
     m = _CAPITALIZED.match(text)
     if m and casing.is_common(m.group(0)):
-        text = m.group(0).lower() + text[m.end():]
+        text = m.group(0).lower() + text[m.end() :]
     return text.strip()
 
 

@@ -14,6 +14,7 @@ A build goes to ``$CLIRKIT_CACHE/collections/NAME/DIGEST/`` (the digest of the s
 :data:`BUILDER_VERSION`), and ``NAME/built.json`` records the last one, so a later ``load(NAME)`` finds it when
 the sources are no longer at hand.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -82,8 +83,12 @@ class Recipe:
         build recorded by :meth:`build_from` (or by an earlier build from the shared folder)."""
         if shared is not None:
             data = Path(shared) / "data"
-            files = self._located([data], lambda missing: f"collection {self.name} is built from the shared folder, "
-                                                          f"but {data / missing} is missing")
+            files = self._located(
+                [data],
+                lambda missing: (
+                    f"collection {self.name} is built from the shared folder, but {data / missing} is missing"
+                ),
+            )
         else:
             files = self._find([default_shared() / "data"])
             if files is None:
@@ -93,7 +98,8 @@ class Recipe:
                 raise ClirkitError(
                     f"collection {self.name} is not built yet: build it once with `clirkit datasets build "
                     f"{self.name} --from DIR` (in Python datasets.build(NAME, DIR)), DIR holding its downloaded files; "
-                    f"{self.needs()} (or set CLIRKIT_SHARED to a folder whose data/ holds them)")
+                    f"{self.needs()} (or set CLIRKIT_SHARED to a folder whose data/ holds them)"
+                )
         return build_cached(self.name, [files[s] for s in self.sources], lambda: self.build(files))
 
     def build_from(self, folders: Iterable[str | os.PathLike[str]]) -> Path:
@@ -105,8 +111,12 @@ class Recipe:
             if not f.is_dir():
                 raise ClirkitError(f"{f}: no such folder; {self.needs()}")
         where = " or ".join(map(str, folders))
-        files = self._located(folders, lambda missing: f"{where}: no " + " or ".join(
-            _inside(n) for n in (missing, *self.alternatives.get(missing, ()))))
+        files = self._located(
+            folders,
+            lambda missing: (
+                f"{where}: no " + " or ".join(_inside(n) for n in (missing, *self.alternatives.get(missing, ())))
+            ),
+        )
         return build_cached(self.name, [files[s] for s in self.sources], lambda: self.build(files))
 
     def status(self) -> str:
@@ -130,8 +140,19 @@ class Recipe:
 
     def _find_each(self, folders: list[Path]) -> dict[str, Path | None]:
         """``{source: path}``, the path None for a source file found in none of ``folders``."""
-        return {s: next((p for name in (s, *self.alternatives.get(s, ())) for f in folders for p in _candidates(f, name)
-                         if p.is_file()), None) for s in self.sources}
+        return {
+            s: next(
+                (
+                    p
+                    for name in (s, *self.alternatives.get(s, ()))
+                    for f in folders
+                    for p in _candidates(f, name)
+                    if p.is_file()
+                ),
+                None,
+            )
+            for s in self.sources
+        }
 
     def _find(self, folders: list[Path]) -> dict[str, Path] | None:
         """``{source: path}`` of the source files found in ``folders``, or None if one is missing."""
@@ -143,8 +164,9 @@ class Recipe:
         files = self._find_each(folders)
         missing = [s for s, p in files.items() if p is None]
         if missing:
-            raise ClirkitError(f"{says(missing[0])} ({len(missing)} of {len(files)} source files missing); "
-                               f"{self.needs()}")
+            raise ClirkitError(
+                f"{says(missing[0])} ({len(missing)} of {len(files)} source files missing); {self.needs()}"
+            )
         return files
 
 

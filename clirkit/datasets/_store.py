@@ -18,6 +18,7 @@ of another variant's file whose OSIS id lies in one of ``books`` (the reader
 derives that file once, under the cache folder), so the bundled collection
 does not store the same verses twice.
 """
+
 from __future__ import annotations
 
 import json
@@ -123,8 +124,8 @@ def write_variant(data: VariantData, folder: str | Path, *, compress: bool = Tru
 def describe_counts(variant: str, counts: dict) -> str:
     """The counts of one variant as the text block the docs quote, e.g.::
 
-        standard: documents 31,084; parallel pairs 31,077
-          test 1,280 queries; grade 2: 16,024; grade 1: 32,089
+    standard: documents 31,084; parallel pairs 31,077
+      test 1,280 queries; grade 2: 16,024; grade 1: 32,089
     """
     lines = [f"{variant}: documents {counts['documents']:,}; parallel pairs {counts['parallel_pairs']:,}"]
     for split, c in counts.items():

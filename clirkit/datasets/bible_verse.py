@@ -35,6 +35,7 @@ Counts (a test checks them against a fresh build)::
       dev 809 queries; grade 2: 7,545; grade 1: 17,424; excluded 809
       test 725 queries; grade 2: 7,109; grade 1: 12,494; excluded 725
 """
+
 from __future__ import annotations
 
 import os
@@ -59,8 +60,10 @@ SPLIT_BOOKS = {
 SOURCES = ("bible/spaRV1909eb.tsv", "bible/engWEB2015eb.tsv", "openbible_crossrefs/cross_references.txt")
 # each Bible may be given as the OSIS XML of its SWORD module, as mod2osis writes it: the export the verse files
 # were made of (clirkit.datasets._bible.osis_verses makes the same verses of it)
-ALTERNATIVES = {f"bible/{module}.tsv": tuple(f"bible/{module}{suffix}" for suffix in OSIS_SUFFIXES)
-                for module in ("spaRV1909eb", "engWEB2015eb")}
+ALTERNATIVES = {
+    f"bible/{module}.tsv": tuple(f"bible/{module}{suffix}" for suffix in OSIS_SUFFIXES)
+    for module in ("spaRV1909eb", "engWEB2015eb")
+}
 # the digests of the verses of the shared folder's files (verses_digest): what an OSIS export must give for the
 # collection to be the published one, byte for byte
 REFERENCE_VERSES = {SOURCES[0]: "de865d7ff3496a95", SOURCES[1]: "fa0c348d1af247e3"}
@@ -85,8 +88,9 @@ def read_crossrefs(path: str | os.PathLike[str]) -> list[tuple[str, str, int]]:
     return rows
 
 
-def _grades(crossrefs: list[tuple[str, str, int]], es_pos: dict[str, int],
-            en: VerseIndex) -> tuple[dict[str, dict[int, int]], int, int, int]:
+def _grades(
+    crossrefs: list[tuple[str, str, int]], es_pos: dict[str, int], en: VerseIndex
+) -> tuple[dict[str, dict[int, int]], int, int, int]:
     """The best grade per (query verse, document position) of the NT cross references (3: the verse's own
     translation), and the numbers of rows used, with votes <= 0 (dropped), and unresolved (source or target not
     in both Bibles)."""
@@ -120,8 +124,10 @@ def _verses(path: Path, source: str) -> tuple[list[str], list[str]]:
     if str(path).endswith(OSIS_SUFFIXES) and verses_digest(ids, texts) != REFERENCE_VERSES[source]:
         from clirkit.progress import say
 
-        say(f"datasets build: {display_name(path)}: its {len(ids):,} verses are not those of the published build "
-            f"(another version of the module?): the collection built from it differs from the documented one")
+        say(
+            f"datasets build: {display_name(path)}: its {len(ids):,} verses are not those of the published build "
+            f"(another version of the module?): the collection built from it differs from the documented one"
+        )
     return ids, texts
 
 
@@ -175,31 +181,46 @@ def build(files: dict[str, Path]) -> dict[str, VariantData]:
             qrels[split] = Qrels(np.asarray(q_col), en_id_arr[np.asarray(d_col, dtype=np.int64)], np.asarray(r_col))
             excluded[split] = Qrels(np.asarray(kept), np.asarray(kept), np.zeros(len(kept), dtype=np.int64))
         return VariantData(
-            name=NAME, variant=name, source_lang="es", target_lang="en",
-            description=(f"{DESCRIPTION}; 3 = own translation, 2 = "
-                         "OpenBible cross-reference with >= 5 votes, 1 = 1-4 votes"
-                         + ("; own translations removed (see excluded)" if topical else "")),
-            docids=en_ids, doc_texts=en_texts,
-            pair_ids=ot_pairs, pair_sources=[es_texts[es_pos[v]] for v in ot_pairs],
+            name=NAME,
+            variant=name,
+            source_lang="es",
+            target_lang="en",
+            description=(
+                f"{DESCRIPTION}; 3 = own translation, 2 = "
+                "OpenBible cross-reference with >= 5 votes, 1 = 1-4 votes"
+                + ("; own translations removed (see excluded)" if topical else "")
+            ),
+            docids=en_ids,
+            doc_texts=en_texts,
+            pair_ids=ot_pairs,
+            pair_sources=[es_texts[es_pos[v]] for v in ot_pairs],
             pair_targets=[en_texts[en.position[v]] for v in ot_pairs],
-            queries=queries, qrels=qrels, excluded=excluded if topical else None, extra_counts=counts,
+            queries=queries,
+            qrels=qrels,
+            excluded=excluded if topical else None,
+            extra_counts=counts,
             subsets={"documents": "../standard/documents.tsv", "parallel": "../standard/parallel.tsv"}
-            if topical else {},
+            if topical
+            else {},
         )
 
     return {v: variant(v) for v in VARIANTS}
 
 
 RECIPE = Recipe(
-    NAME, SOURCES,
+    NAME,
+    SOURCES,
     files="the Reina-Valera 1909 and World English Bible verses (the SWORD modules spaRV1909eb and engWEB2015eb "
-          "exported by mod2osis: spaRV1909eb.osis.xml and engWEB2015eb.osis.xml, .gz fine; or verse files "
-          "spaRV1909eb.tsv and engWEB2015eb.tsv, 'osis_id TAB text' lines, made of them) and cross_references.txt",
+    "exported by mod2osis: spaRV1909eb.osis.xml and engWEB2015eb.osis.xml, .gz fine; or verse files "
+    "spaRV1909eb.tsv and engWEB2015eb.tsv, 'osis_id TAB text' lines, made of them) and cross_references.txt",
     download="the modules are the Debian and Ubuntu packages sword-text-sparv and sword-text-web (public domain; the "
-             "documented build: Debian bookworm's 2.60-1 and 426.0-1), exported with libsword-utils' mod2osis: "
-             "`apt-get install libsword-utils sword-text-sparv sword-text-web`, then `mod2osis spaRV1909eb > "
-             "spaRV1909eb.osis.xml` and `mod2osis engWEB2015eb > engWEB2015eb.osis.xml` (the build reads them as "
-             "they are, and says if their verses are not the documented build's); cross_references.txt is "
-             "OpenBible.info's cross-reference data (CC-BY), https://www.openbible.info/labs/cross-references/ "
-             "(cross-references.zip, unzipped)",
-    description=DESCRIPTION, build=build, alternatives=ALTERNATIVES)
+    "documented build: Debian bookworm's 2.60-1 and 426.0-1), exported with libsword-utils' mod2osis: "
+    "`apt-get install libsword-utils sword-text-sparv sword-text-web`, then `mod2osis spaRV1909eb > "
+    "spaRV1909eb.osis.xml` and `mod2osis engWEB2015eb > engWEB2015eb.osis.xml` (the build reads them as "
+    "they are, and says if their verses are not the documented build's); cross_references.txt is "
+    "OpenBible.info's cross-reference data (CC-BY), https://www.openbible.info/labs/cross-references/ "
+    "(cross-references.zip, unzipped)",
+    description=DESCRIPTION,
+    build=build,
+    alternatives=ALTERNATIVES,
+)

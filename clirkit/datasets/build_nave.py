@@ -50,6 +50,7 @@ The 55 dropped references (22 distinct) are Nave's typos (``Col.8.16``,
 ``Mark.18.42``), deuterocanon (``Wis.2``, ``PrAzar.1.2``) and verses other
 versifications number differently (``Jonah.1.17``, ``2Cor.13.14``, ``Hos.11.12``).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -205,8 +206,10 @@ def build(shared: str | os.PathLike[str], *, quiet: bool = False) -> dict[str, V
         "topics": len(set(q_topic)),
         "broad_topics_without_grade1": n_broad_topics,
     }
-    description = ("English Nave's Topical Bible subtopics -> Spanish Reina-Valera 1909 verses; "
-                   "grade 2 = cited by the subtopic, 1 = cited by another subtopic of the topic")
+    description = (
+        "English Nave's Topical Bible subtopics -> Spanish Reina-Valera 1909 verses; "
+        "grade 2 = cited by the subtopic, 1 = cited by another subtopic of the topic"
+    )
 
     books = list(dict.fromkeys(book_of(v) for v in es_ids))
     subsets_strict = {
@@ -229,11 +232,20 @@ def build(shared: str | os.PathLike[str], *, quiet: bool = False) -> dict[str, V
         docs = np.flatnonzero(doc_mask).tolist()
         pairs = np.flatnonzero(pair_mask).tolist()
         return VariantData(
-            name=NAME, variant=name, source_lang="en", target_lang="es", description=description,
-            docids=[es_ids[i] for i in docs], doc_texts=[es_texts[i] for i in docs],
-            pair_ids=[shared_ids[i] for i in pairs], pair_sources=[pair_en[i] for i in pairs],
-            pair_targets=[pair_es[i] for i in pairs], queries=queries, qrels=qrels,
-            extra_counts=dict(extra, queries_dropped_without_relevant_document=int((~alive).sum())), subsets=subsets,
+            name=NAME,
+            variant=name,
+            source_lang="en",
+            target_lang="es",
+            description=description,
+            docids=[es_ids[i] for i in docs],
+            doc_texts=[es_texts[i] for i in docs],
+            pair_ids=[shared_ids[i] for i in pairs],
+            pair_sources=[pair_en[i] for i in pairs],
+            pair_targets=[pair_es[i] for i in pairs],
+            queries=queries,
+            qrels=qrels,
+            extra_counts=dict(extra, queries_dropped_without_relevant_document=int((~alive).sum())),
+            subsets=subsets,
         )
 
     return {
@@ -246,11 +258,13 @@ def describe(manifests: dict[str, dict]) -> str:
     """The counts block quoted in this module's docstring and in ``datasets/README.md``."""
     c = manifests["standard"]["counts"]
     strict = manifests["strict"]["counts"]
-    head = (f"references {c['references']:,} in {c['subtopics_citing']:,} subtopics citing >= 1 verse; "
-            f"{c['references_dropped']:,} dropped (no RV1909 verse), leaving {c['subtopics_without_verse']:,} "
-            f"subtopics without a verse; {c['topics']:,} topics give queries; "
-            f"{c['broad_topics_without_grade1']:,} broad topics (> {GRADE1_MAX_TOPIC_VERSES} verses) have no grade 1; "
-            f"strict drops {strict['queries_dropped_without_relevant_document']:,} queries without a relevant NT verse")
+    head = (
+        f"references {c['references']:,} in {c['subtopics_citing']:,} subtopics citing >= 1 verse; "
+        f"{c['references_dropped']:,} dropped (no RV1909 verse), leaving {c['subtopics_without_verse']:,} "
+        f"subtopics without a verse; {c['topics']:,} topics give queries; "
+        f"{c['broad_topics_without_grade1']:,} broad topics (> {GRADE1_MAX_TOPIC_VERSES} verses) have no grade 1; "
+        f"strict drops {strict['queries_dropped_without_relevant_document']:,} queries without a relevant NT verse"
+    )
     return "\n".join([head, describe_counts("standard", c), describe_counts("strict", strict)])
 
 

@@ -3,6 +3,7 @@
 The layout is the one :mod:`clirkit.datasets._store` writes. :class:`Collection`
 reads the files lazily and keeps what it read in memory.
 """
+
 from __future__ import annotations
 
 import json
@@ -28,8 +29,6 @@ def cache_dir() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "clirkit"
 
 
-
-
 def _derive_subset(source: Path, books: list[str], target: Path) -> None:
     """Write the lines of ``source`` whose id (first field, an OSIS id) is in one of ``books``."""
     keep = set(books)
@@ -44,6 +43,7 @@ def _check_manifest(path: Path, manifest: dict) -> None:
     :class:`Collection` reads: the names and languages (strings), the splits (distinct strings), the
     counts (an object), the files (``documents`` and ``parallel``, and ``queries`` and ``qrels`` (and
     ``excluded``, if present) for every split, each a file name or ``{"subset_of": NAME, "books": [...]}``)."""
+
     def bad(key: str, expected: str) -> ClirkitError:
         value = manifest
         for k in key.split("."):
@@ -72,9 +72,15 @@ def _check_manifest(path: Path, manifest: dict) -> None:
     def entry(key: str, value: object) -> None:
         if isinstance(value, str) and value and "\0" not in value:
             return
-        if (isinstance(value, dict) and set(value) == {"subset_of", "books"} and isinstance(value["subset_of"], str)
-                and value["subset_of"] and "\0" not in value["subset_of"] and isinstance(value["books"], list)
-                and all(isinstance(b, str) for b in value["books"])):
+        if (
+            isinstance(value, dict)
+            and set(value) == {"subset_of", "books"}
+            and isinstance(value["subset_of"], str)
+            and value["subset_of"]
+            and "\0" not in value["subset_of"]
+            and isinstance(value["books"], list)
+            and all(isinstance(b, str) for b in value["books"])
+        ):
             return
         raise bad(key, 'a file name or {"subset_of": NAME, "books": [...]}')
 
@@ -105,24 +111,33 @@ class Collection:
         self.folder = Path(folder)
         path = self.folder / MANIFEST
         if not path.is_file():
-            raise ClirkitError(f"{path}: no such file; {self.folder} is not a clirkit collection folder: check the "
-                               f"path (a collection folder is made by `clirkit collection`)")
+            raise ClirkitError(
+                f"{path}: no such file; {self.folder} is not a clirkit collection folder: check the "
+                f"path (a collection folder is made by `clirkit collection`)"
+            )
         try:
             data = path.read_bytes()
             manifest = json.loads(data.decode("utf-8-sig"))
         except UnicodeDecodeError as exc:  # UTF-16, binary, Latin-1: said as the text readers say it
             line = data.count(b"\n", 0, exc.start) + 1
             start = data.rfind(b"\n", 0, exc.start) + 1
-            raise located(path, line, f"not a valid manifest: {undecodable(data[start:], exc.start - start, line == 1)}"
-                                      f"; or {REMAKE}") from None
+            raise located(
+                path,
+                line,
+                f"not a valid manifest: {undecodable(data[start:], exc.start - start, line == 1)}; or {REMAKE}",
+            ) from None
         except (ValueError, RecursionError, OSError) as exc:  # bad JSON, too deep, huge numbers
             raise ClirkitError(f"{path}: not a valid manifest ({' '.join(str(exc).split())[:200]}); {REMAKE}") from None
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-            raise ClirkitError(f"{path}: not a clirkit collection manifest (a JSON object whose format is "
-                               f"{FORMAT!r}): check the path, or {REMAKE}")
+            raise ClirkitError(
+                f"{path}: not a clirkit collection manifest (a JSON object whose format is "
+                f"{FORMAT!r}): check the path, or {REMAKE}"
+            )
         if not (manifest.get("version") == VERSION and type(manifest.get("version")) is int):
-            raise ClirkitError(f"{path}: collection format version {repr(manifest.get('version'))[:40]}, "
-                               f"this clirkit reads version {VERSION}; rebuild the collection")
+            raise ClirkitError(
+                f"{path}: collection format version {repr(manifest.get('version'))[:40]}, "
+                f"this clirkit reads version {VERSION}; rebuild the collection"
+            )
         _check_manifest(path, manifest)
         self._manifest = manifest
         self.name: str = manifest["name"]
@@ -147,11 +162,19 @@ class Collection:
         if isinstance(entry, dict) and "subset_of" in entry:
             source = (self.folder / entry["subset_of"]).resolve()
             if not source.is_file():
-                raise ClirkitError(f"{source}: no such file, needed by {self.folder / MANIFEST}: the collection "
-                                   f"folder is incomplete; put the file back, or make the folder again")
+                raise ClirkitError(
+                    f"{source}: no such file, needed by {self.folder / MANIFEST}: the collection "
+                    f"folder is incomplete; put the file back, or make the folder again"
+                )
             # kept uncompressed: a local, quickly rebuilt copy
-            target = (cache_dir() / "derived" / self.name / self.variant / file_digest(source) /
-                      Path(entry["subset_of"]).name.removesuffix(".gz"))
+            target = (
+                cache_dir()
+                / "derived"
+                / self.name
+                / self.variant
+                / file_digest(source)
+                / Path(entry["subset_of"]).name.removesuffix(".gz")
+            )
             if not target.is_file():
                 _derive_subset(source, list(entry["books"]), target)
             return target
@@ -161,9 +184,11 @@ class Collection:
         """``path``, a file the manifest names, if it is there; else what to do about the incomplete folder."""
         path = Path(str(path))
         if not path.is_file():
-            raise ClirkitError(f"{path}: {'a folder' if path.is_dir() else 'no such file'}, named by "
-                               f"{self.folder / MANIFEST}: the collection folder is incomplete; put the file back, "
-                               f"or make the folder again with `clirkit collection`")
+            raise ClirkitError(
+                f"{path}: {'a folder' if path.is_dir() else 'no such file'}, named by "
+                f"{self.folder / MANIFEST}: the collection folder is incomplete; put the file back, "
+                f"or make the folder again with `clirkit collection`"
+            )
         return path
 
     def _split_file(self, kind: str, split: str) -> Path:
@@ -176,8 +201,10 @@ class Collection:
         """The underlying files: ``documents``, ``parallel`` (paths) and ``queries``, ``qrels``
         (and ``excluded`` if any) as ``{split: path}``."""
         files = self._manifest["files"]
-        out: dict[str, object] = {"documents": self._resolve(files["documents"]),
-                                  "parallel": self._resolve(files["parallel"])}
+        out: dict[str, object] = {
+            "documents": self._resolve(files["documents"]),
+            "parallel": self._resolve(files["parallel"]),
+        }
         for kind in ("queries", "qrels", "excluded"):
             if kind in files:
                 out[kind] = {s: self._split_file(kind, s) for s in self.splits}

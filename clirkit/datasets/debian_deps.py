@@ -57,6 +57,7 @@ of :mod:`clirkit.datasets._store`, with ``excluded`` files as ``bible-verse-es-e
 The counts are in ``manifest.json`` and ``SOURCE.md`` (origin, licence, InRelease date, SHA-256 of
 each input, thresholds, the hub documents dropped).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -90,6 +91,7 @@ _NAME = re.compile(r"[a-z0-9][a-z0-9+.-]*")
 
 
 # --------------------------------------------------------------------------- relations
+
 
 def parse_relations(value: str) -> list[list[str]]:
     """A ``Depends``-style field as groups of alternative package names, in order:
@@ -155,8 +157,12 @@ def relation_grades(packages: dict[str, Package], counts: dict[str, int] | None 
     the package itself dropped. ``counts`` (if given) gets the names ``relation_names``,
     ``relation_virtual_resolved``, ``relation_virtual_dropped`` and ``relation_unknown_dropped``."""
     provided = providers(packages)
-    n = {"relation_names": 0, "relation_virtual_resolved": 0, "relation_virtual_dropped": 0,
-         "relation_unknown_dropped": 0}
+    n = {
+        "relation_names": 0,
+        "relation_virtual_resolved": 0,
+        "relation_virtual_dropped": 0,
+        "relation_unknown_dropped": 0,
+    }
     out: dict[str, dict[str, int]] = {}
     for p in packages.values():
         related: dict[str, int] = {}
@@ -194,8 +200,11 @@ def full_text(d: dd.Description) -> str:
 
 # --------------------------------------------------------------------------- building
 
-def documents(english: dict[tuple[str, str], dd.Description], translations: list[dd.Description],
-              ) -> tuple[list[str], list[str], dict[tuple[str, str], str], list[tuple[dd.Description, dd.Description]]]:
+
+def documents(
+    english: dict[tuple[str, str], dd.Description],
+    translations: list[dd.Description],
+) -> tuple[list[str], list[str], dict[tuple[str, str], str], list[tuple[dd.Description, dd.Description]]]:
     """``(docids, texts, {(package, md5): docid}, [(translation, English)])`` from a Translation file's
     entries: the entries translating a current English description (first entry per package kept for
     the pairs); one document per distinct full text of >= ``MIN_DOC_WORDS`` words, docid = the first
@@ -225,9 +234,13 @@ def documents(english: dict[tuple[str, str], dd.Description], translations: list
     return [d for _, d in order], [t for t, _ in order], doc_of, pairs
 
 
-def judge(queries: dict[str, dd.Description], related: dict[str, dict[str, int]],
-          doc_of_package: dict[str, str], mates: dict[str, set[str]], counts: dict[str, int],
-          ) -> dict[str, dict[str, int]]:
+def judge(
+    queries: dict[str, dd.Description],
+    related: dict[str, dict[str, int]],
+    doc_of_package: dict[str, str],
+    mates: dict[str, set[str]],
+    counts: dict[str, int],
+) -> dict[str, dict[str, int]]:
     """``{qid: {docid: grade}}`` before the hub cut: the documents of each query's related packages,
     without its translation ``mates`` (counted as ``judgments_own_translation``); related packages
     without a document count as ``relations_untranslated``."""
@@ -286,8 +299,13 @@ def build_collection(src: dd.Sources, packages: dict[str, Package], *, share: fl
     counts.update(n)
     limit = int(share * len(candidates))
     hubs = hub_documents(judged, limit)
-    counts.update(hub_share=share, hub_limit=limit, hub_documents=hubs,
-                  judgments_hub_dropped=sum(hubs.values()), queries_with_relations=len(judged))
+    counts.update(
+        hub_share=share,
+        hub_limit=limit,
+        hub_documents=hubs,
+        judgments_hub_dropped=sum(hubs.values()),
+        queries_with_relations=len(judged),
+    )
     judged = {q: kept for q, docs in judged.items() if (kept := {d: g for d, g in docs.items() if d not in hubs})}
     counts["queries_without_relevant"] = len(candidates) - len(judged)
 
@@ -300,11 +318,15 @@ def build_collection(src: dd.Sources, packages: dict[str, Package], *, share: fl
         qids = [q for q in sorted(judged) if split_of[q] == s]
         queries[s] = {q: full_text(candidates[q]) for q in qids}
         rows = [(q, d, g) for q in qids for d, g in sorted(judged[q].items())]
-        qrels[s] = Qrels(np.asarray([r[0] for r in rows]), np.asarray([r[1] for r in rows]),
-                         np.asarray([r[2] for r in rows], dtype=np.int64))
+        qrels[s] = Qrels(
+            np.asarray([r[0] for r in rows]),
+            np.asarray([r[1] for r in rows]),
+            np.asarray([r[2] for r in rows], dtype=np.int64),
+        )
         ex = [(q, d) for q in qids for d in sorted(mates.get(q, ()))]
-        excluded[s] = Qrels(np.asarray([q for q, _ in ex]), np.asarray([d for _, d in ex]),
-                            np.zeros(len(ex), dtype=np.int64))
+        excluded[s] = Qrels(
+            np.asarray([q for q, _ in ex]), np.asarray([d for _, d in ex]), np.zeros(len(ex), dtype=np.int64)
+        )
     words = [len(t.split()) for qs in queries.values() for t in qs.values()]
     counts["median_query_words"] = statistics.median(words) if words else 0
 
@@ -317,12 +339,25 @@ def build_collection(src: dd.Sources, packages: dict[str, Package], *, share: fl
     counts["input_sha256"] = {k: src.sha256[k] for k in sorted(own)}
     counts["release_date"] = src.date
     return VariantData(
-        name=NAME, variant=VARIANT, source_lang="en", target_lang=LANG,
-        description=("English descriptions of Debian bookworm packages -> French (DDTP) descriptions of the "
-                     "packages they depend on (grade 2: Depends/Pre-Depends) or recommend (grade 1); "
-                     "own translations removed (see excluded)"),
-        docids=docids, doc_texts=texts, pair_ids=pair_ids, pair_sources=en, pair_targets=fr,
-        queries=queries, qrels=qrels, excluded=excluded, extra_counts=counts)
+        name=NAME,
+        variant=VARIANT,
+        source_lang="en",
+        target_lang=LANG,
+        description=(
+            "English descriptions of Debian bookworm packages -> French (DDTP) descriptions of the "
+            "packages they depend on (grade 2: Depends/Pre-Depends) or recommend (grade 1); "
+            "own translations removed (see excluded)"
+        ),
+        docids=docids,
+        doc_texts=texts,
+        pair_ids=pair_ids,
+        pair_sources=en,
+        pair_targets=fr,
+        queries=queries,
+        qrels=qrels,
+        excluded=excluded,
+        extra_counts=counts,
+    )
 
 
 def build(lists_dir: str | Path = LISTS_DIR, *, share: float = HUB_SHARE, quiet: bool = False) -> VariantData:
@@ -339,28 +374,31 @@ def build(lists_dir: str | Path = LISTS_DIR, *, share: float = HUB_SHARE, quiet:
 
 # --------------------------------------------------------------------------- SOURCE.md
 
+
 def describe(manifest: dict) -> str:
     """The counts of the collection, as quoted in its ``SOURCE.md``."""
     c = manifest["counts"]
     hubs = ", ".join(f"{d} {n:,}" for d, n in c["hub_documents"].items())
-    head = (f"{c['amd64_packages']:,} amd64 packages ({c['repeated_stanzas']} repeated stanzas skipped), "
-            f"{c['no_english_description']:,} without their "
-            f"English description, {c['duplicate_query_text']:,} repeating another package's English text: "
-            f"{c['query_candidates']:,} query candidates; {c['translated_packages']:,} packages with a current "
-            f"French translation.\n"
-            f"relations: {c['relation_names']:,} names in Depends/Pre-Depends/Recommends; "
-            f"{c['relation_virtual_resolved']:,} resolved through their only provider, "
-            f"{c['relation_virtual_dropped']:,} dropped (virtual, several providers), "
-            f"{c['relation_unknown_dropped']:,} dropped (no amd64 package or provider); "
-            f"{c['relations_untranslated']:,} related packages without a French document; "
-            f"{c['judgments_own_translation']:,} judgments dropped as the query's own translation.\n"
-            f"hubs: {len(c['hub_documents'])} documents judged for more than {c['hub_limit']:,} queries "
-            f"({c['hub_share']:.0%} of the candidates) dropped, {c['judgments_hub_dropped']:,} judgments: {hubs}.\n"
-            f"{c['queries_with_relations']:,} candidates with a related French document before the hub cut, "
-            f"{c['queries_without_relevant']:,} without a relevant document after it (dropped); "
-            f"median query length {c['median_query_words']:g} words; {c['split_groups']:,} split groups.\n"
-            f"parallel: {c['parallel_long_skipped_paragraph_count']:,} long descriptions skipped (paragraph counts "
-            f"differ), {c['parallel_skipped_held_out']:,} texts skipped (shared with dev/test)")
+    head = (
+        f"{c['amd64_packages']:,} amd64 packages ({c['repeated_stanzas']} repeated stanzas skipped), "
+        f"{c['no_english_description']:,} without their "
+        f"English description, {c['duplicate_query_text']:,} repeating another package's English text: "
+        f"{c['query_candidates']:,} query candidates; {c['translated_packages']:,} packages with a current "
+        f"French translation.\n"
+        f"relations: {c['relation_names']:,} names in Depends/Pre-Depends/Recommends; "
+        f"{c['relation_virtual_resolved']:,} resolved through their only provider, "
+        f"{c['relation_virtual_dropped']:,} dropped (virtual, several providers), "
+        f"{c['relation_unknown_dropped']:,} dropped (no amd64 package or provider); "
+        f"{c['relations_untranslated']:,} related packages without a French document; "
+        f"{c['judgments_own_translation']:,} judgments dropped as the query's own translation.\n"
+        f"hubs: {len(c['hub_documents'])} documents judged for more than {c['hub_limit']:,} queries "
+        f"({c['hub_share']:.0%} of the candidates) dropped, {c['judgments_hub_dropped']:,} judgments: {hubs}.\n"
+        f"{c['queries_with_relations']:,} candidates with a related French document before the hub cut, "
+        f"{c['queries_without_relevant']:,} without a relevant document after it (dropped); "
+        f"median query length {c['median_query_words']:g} words; {c['split_groups']:,} split groups.\n"
+        f"parallel: {c['parallel_long_skipped_paragraph_count']:,} long descriptions skipped (paragraph counts "
+        f"differ), {c['parallel_skipped_held_out']:,} texts skipped (shared with dev/test)"
+    )
     return head + "\n" + describe_counts(VARIANT, c)
 
 
@@ -386,7 +424,7 @@ Debian 12 (bookworm) `main`, the archive's package index files: `main/i18n/Trans
 
     Acquire::Languages {{ "en"; "fr"; }};
 
-The build used the release whose `InRelease` file is dated {c['release_date']}; the SHA-256
+The build used the release whose `InRelease` file is dated {c["release_date"]}; the SHA-256
 of each decompressed input file (each equal to the one `InRelease` lists; the builder checks):
 
 {sums}
@@ -406,7 +444,7 @@ Description Translation Project (DDTP) volunteers and distributed by Debian in t
 French because French has the most DDTP translations and English queries cover every package
 (French queries would give about half as many); every alternative of `a | b` counts; a virtual
 package is resolved only when exactly one amd64 package provides it; documents judged
-relevant for more than {c['hub_share']:.0%} of the query candidates ({c['hub_limit']:,} queries) are
+relevant for more than {c["hub_share"]:.0%} of the query candidates ({c["hub_limit"]:,} queries) are
 dropped as uninformative; queries without a relevant document are dropped; splits by source package
 group as `debian-desc-XX-en` (the same packages in the same splits), about 60/20/20; the
 parallel corpus is the train packages' (English, French) short descriptions and long-description
@@ -427,8 +465,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m clirkit.datasets.debian_deps", description=__doc__.split("\n")[0])
     parser.add_argument("--lists", default=LISTS_DIR, help="the apt list folder (default: %(default)s)")
     parser.add_argument("-o", "--output", required=True, help=f"output folder (gets {NAME}/{VARIANT})")
-    parser.add_argument("--hub-share", type=float, default=HUB_SHARE,
-                        help="drop documents judged for more than this share of the queries (default: %(default)s)")
+    parser.add_argument(
+        "--hub-share",
+        type=float,
+        default=HUB_SHARE,
+        help="drop documents judged for more than this share of the queries (default: %(default)s)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no messages on stderr")
     args = parser.parse_args(argv)
     try:

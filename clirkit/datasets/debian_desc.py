@@ -40,6 +40,7 @@ the splits). Output: ``OUT/debian-desc-XX-en/{standard,english-queries}/`` in th
 The counts are in each collection's ``manifest.json`` and in its ``SOURCE.md`` (written by
 :func:`source_md`: origin, licence, the InRelease date and the SHA-256 of each input file).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -106,6 +107,7 @@ def split_keys(packages: list[tuple[str, str]], source_of: dict[str, str]) -> di
 
 # --------------------------------------------------------------------------- reading descriptions
 
+
 def squeeze(text: str) -> str:
     """Whitespace (tabs included) collapsed to single spaces, ends stripped."""
     return " ".join(text.split())
@@ -164,15 +166,19 @@ def read_translations(text: str, lang: str, path: Path) -> list[Description]:
     out = []
     for stanza in iter_stanzas(text):
         if "Package" not in stanza or field not in stanza or "Description-md5" not in stanza:
-            raise ClirkitError(f"{path}: a paragraph lacks Package, Description-md5 or {field} "
-                               f"(near {stanza.get('Package', '?')!r}); is this a Translation-{lang} file?")
+            raise ClirkitError(
+                f"{path}: a paragraph lacks Package, Description-md5 or {field} "
+                f"(near {stanza.get('Package', '?')!r}); is this a Translation-{lang} file?"
+            )
         short, *rest = stanza[field].split("\n")
-        out.append(Description(stanza["Package"], stanza["Description-md5"], squeeze(short),
-                               tuple(clean_paragraphs(rest))))
+        out.append(
+            Description(stanza["Package"], stanza["Description-md5"], squeeze(short), tuple(clean_paragraphs(rest)))
+        )
     return out
 
 
 # --------------------------------------------------------------------------- building
+
 
 @dataclass
 class Sources:
@@ -196,8 +202,10 @@ def read_sources_from_lists(lists_dir: str | Path, langs: list[str], *, quiet: b
         raw = read_list(path)
         digest = hashlib.sha256(raw).hexdigest()
         if release.get(archive_path) not in (None, digest):
-            raise ClirkitError(f"{path}: SHA-256 {digest} differs from InRelease's {release[archive_path]} "
-                               f"for {archive_path}; run apt-get update")
+            raise ClirkitError(
+                f"{path}: SHA-256 {digest} differs from InRelease's {release[archive_path]} "
+                f"for {archive_path}; run apt-get update"
+            )
         sha[archive_path] = digest
         return raw.decode("utf-8"), path
 
@@ -210,8 +218,11 @@ def read_sources_from_lists(lists_dir: str | Path, langs: list[str], *, quiet: b
         translations[lang] = read_translations(text, apt_lang, path)
     text, _ = load("main_binary-amd64_Packages", "main/binary-amd64/Packages")
     source_of = read_sources(text)
-    say(f"read {len(english):,} English descriptions, {len(source_of):,} amd64 packages; "
-        + ", ".join(f"{lang} {len(t):,}" for lang, t in translations.items()), quiet=quiet)
+    say(
+        f"read {len(english):,} English descriptions, {len(source_of):,} amd64 packages; "
+        + ", ".join(f"{lang} {len(t):,}" for lang, t in translations.items()),
+        quiet=quiet,
+    )
     return Sources(english, translations, source_of, date, sha)
 
 
@@ -240,8 +251,9 @@ def build_documents(src: Sources) -> Documents:
     for d in first.values():
         taken[d.package] = taken.get(d.package, 0) + 1
     # a package first in two texts (two versions of its description): PKG:MD5PREFIX for both
-    doc_of_text = {text: d.package if taken[d.package] == 1 else f"{d.package}:{d.md5[:8]}"
-                   for text, d in first.items()}
+    doc_of_text = {
+        text: d.package if taken[d.package] == 1 else f"{d.package}:{d.md5[:8]}" for text, d in first.items()
+    }
     group_of = split_keys([(d.package, d.long if d.long in holders else "") for d in src.english], src.source_of)
     split_of = {p: package_split(key) for p, key in group_of.items()}
     splits_of_doc = {doc_of_text[t]: {split_of[d.package] for d in ds} for t, ds in holders.items()}
@@ -257,8 +269,13 @@ def _english_by_md5(src: Sources) -> dict[tuple[str, str], Description]:
 def build_language(src: Sources, docs: Documents, lang: str) -> dict[str, VariantData]:
     """Both variants of ``debian-desc-<lang>-en``: ``{"standard": ..., "english-queries": ...}``."""
     english = _english_by_md5(src)
-    counts = {"translated_packages": 0, "no_english_match": 0, "short_document": 0,
-              "untranslated_short": 0, "duplicate_query_text": 0}
+    counts = {
+        "translated_packages": 0,
+        "no_english_match": 0,
+        "short_document": 0,
+        "untranslated_short": 0,
+        "duplicate_query_text": 0,
+    }
     seen: set[str] = set()
     pairs: list[tuple[Description, Description]] = []  # (translation, English), first entry per package
     for t in src.translations[lang]:
@@ -304,24 +321,53 @@ def build_language(src: Sources, docs: Documents, lang: str) -> dict[str, Varian
     counts["release_date"] = src.date
     name = collection_name(lang)
     standard = VariantData(
-        name=name, variant="standard", source_lang=lang, target_lang="en",
-        description=(f"Debian package short descriptions in {lang} (DDTP translations) -> English long "
-                     f"descriptions of Debian bookworm packages; grade 1 = the package's own description"),
-        docids=docs.docids, doc_texts=docs.texts, pair_ids=pair_ids, pair_sources=pair_src, pair_targets=pair_tgt,
-        queries=queries, qrels=qrels, extra_counts=counts)
+        name=name,
+        variant="standard",
+        source_lang=lang,
+        target_lang="en",
+        description=(
+            f"Debian package short descriptions in {lang} (DDTP translations) -> English long "
+            f"descriptions of Debian bookworm packages; grade 1 = the package's own description"
+        ),
+        docids=docs.docids,
+        doc_texts=docs.texts,
+        pair_ids=pair_ids,
+        pair_sources=pair_src,
+        pair_targets=pair_tgt,
+        queries=queries,
+        qrels=qrels,
+        extra_counts=counts,
+    )
     english_queries = VariantData(
-        name=name, variant="english-queries", source_lang="en", target_lang="en",
-        description=("English short descriptions of the same Debian packages -> English long descriptions "
-                     "(monolingual ceiling of the standard variant)"),
-        docids=docs.docids, doc_texts=docs.texts, pair_ids=pair_ids, pair_sources=pair_src, pair_targets=pair_tgt,
-        queries=en_queries, qrels=qrels, extra_counts=counts,
-        subsets={"documents": "../standard/documents.tsv.gz", "parallel": "../standard/parallel.tsv.gz"})
+        name=name,
+        variant="english-queries",
+        source_lang="en",
+        target_lang="en",
+        description=(
+            "English short descriptions of the same Debian packages -> English long descriptions "
+            "(monolingual ceiling of the standard variant)"
+        ),
+        docids=docs.docids,
+        doc_texts=docs.texts,
+        pair_ids=pair_ids,
+        pair_sources=pair_src,
+        pair_targets=pair_tgt,
+        queries=en_queries,
+        qrels=qrels,
+        extra_counts=counts,
+        subsets={"documents": "../standard/documents.tsv.gz", "parallel": "../standard/parallel.tsv.gz"},
+    )
     return {"standard": standard, "english-queries": english_queries}
 
 
-def _parallel(pairs: list[tuple[Description, Description]], split_of: dict[str, str], docs: Documents,
-              queries: dict[str, dict[str, str]], en_queries: dict[str, dict[str, str]], src: Sources,
-              ) -> tuple[list[str], list[str], list[str], dict[str, int]]:
+def _parallel(
+    pairs: list[tuple[Description, Description]],
+    split_of: dict[str, str],
+    docs: Documents,
+    queries: dict[str, dict[str, str]],
+    en_queries: dict[str, dict[str, str]],
+    src: Sources,
+) -> tuple[list[str], list[str], list[str], dict[str, int]]:
     """The train packages' (translated, English) pairs: short descriptions, then long descriptions
     paragraph by paragraph; returns ids (``PKG:short``, ``PKG:p1``, ...), sources, targets, counts."""
     held_out = {q for s in SPLITS[1:] for q in queries[s].values()}
@@ -357,8 +403,9 @@ def _parallel(pairs: list[tuple[Description, Description]], split_of: dict[str, 
     return ids, sources, targets, n
 
 
-def build(lists_dir: str | Path = LISTS_DIR, langs: list[str] | None = None, *,
-          quiet: bool = False) -> dict[str, dict[str, VariantData]]:
+def build(
+    lists_dir: str | Path = LISTS_DIR, langs: list[str] | None = None, *, quiet: bool = False
+) -> dict[str, dict[str, VariantData]]:
     """Every collection in memory: ``{"debian-desc-de-en": {"standard": ..., "english-queries": ...}, ...}``."""
     langs = list(LANGUAGES) if langs is None else langs
     for lang in langs:
@@ -378,17 +425,18 @@ def build(lists_dir: str | Path = LISTS_DIR, langs: list[str] | None = None, *,
 def describe(manifests: dict[str, dict]) -> str:
     """The counts of one collection's variants, as quoted in its ``SOURCE.md``."""
     c = manifests["standard"]["counts"]
-    head = (f"{c['translated_packages']:,} translated packages; dropped: {c['no_english_match']:,} without the "
-            f"English original, {c['short_document']:,} with an English long description under "
-            f"{MIN_DOC_WORDS} words, {c['untranslated_short']:,} untranslated or empty short descriptions, "
-            f"{c['duplicate_query_text']:,} repeating another query's text; parallel: "
-            f"{c['parallel_long_skipped_paragraph_count']:,} long descriptions skipped (paragraph counts "
-            f"differ), {c['parallel_skipped_held_out']:,} texts skipped (shared with dev/test)")
+    head = (
+        f"{c['translated_packages']:,} translated packages; dropped: {c['no_english_match']:,} without the "
+        f"English original, {c['short_document']:,} with an English long description under "
+        f"{MIN_DOC_WORDS} words, {c['untranslated_short']:,} untranslated or empty short descriptions, "
+        f"{c['duplicate_query_text']:,} repeating another query's text; parallel: "
+        f"{c['parallel_long_skipped_paragraph_count']:,} long descriptions skipped (paragraph counts "
+        f"differ), {c['parallel_skipped_held_out']:,} texts skipped (shared with dev/test)"
+    )
     return "\n".join([head] + [describe_counts(v, m["counts"]) for v, m in manifests.items()])
 
 
-_LANGUAGE_NAMES = {"de": "German", "es": "Spanish", "ru": "Russian", "fr": "French", "ja": "Japanese",
-                   "ko": "Korean"}
+_LANGUAGE_NAMES = {"de": "German", "es": "Spanish", "ru": "Russian", "fr": "French", "ja": "Japanese", "ko": "Korean"}
 
 
 def source_md(name: str, lang: str, manifests: dict[str, dict]) -> str:
@@ -414,7 +462,7 @@ stores them after `apt-get update` with the languages enabled, e.g. in
 
     Acquire::Languages {{ "en"; "{LANGUAGES[lang]}"; }};
 
-The build used the release whose `InRelease` file is dated {c['release_date']}; the SHA-256
+The build used the release whose `InRelease` file is dated {c["release_date"]}; the SHA-256
 of each decompressed input file (each equal to the one `InRelease` lists; the builder checks):
 
 {sums}
@@ -453,10 +501,12 @@ texts shared with dev/test, each pair once.
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m clirkit.datasets.debian_desc", description=__doc__.split("\n")[0])
     parser.add_argument("--lists", default=LISTS_DIR, help="the apt list folder (default: %(default)s)")
-    parser.add_argument("-o", "--output", required=True,
-                        help="output folder (gets debian-desc-XX-en/standard and .../english-queries)")
-    parser.add_argument("--langs", default=",".join(LANGUAGES),
-                        help="languages, comma-separated (default: %(default)s)")
+    parser.add_argument(
+        "-o", "--output", required=True, help="output folder (gets debian-desc-XX-en/standard and .../english-queries)"
+    )
+    parser.add_argument(
+        "--langs", default=",".join(LANGUAGES), help="languages, comma-separated (default: %(default)s)"
+    )
     parser.add_argument("--quiet", action="store_true", help="no messages on stderr")
     args = parser.parse_args(argv)
     try:

@@ -12,6 +12,7 @@ that removes pairs from the runs before evaluation, and ``README.txt`` saying wh
 written in a temporary folder beside the output and moved in place only when all are written, so an error or
 a Ctrl-C leaves nothing half-written.
 """
+
 from __future__ import annotations
 
 import os
@@ -33,16 +34,25 @@ def check_output(folder: str | os.PathLike[str], *, force: bool = False) -> Path
     if folder.exists() and not folder.is_dir():
         raise ClirkitError(f"{folder}: is a file, not a folder; give a folder to write the files into")
     if folder.is_dir() and any(folder.iterdir()) and not force:
-        raise ClirkitError(f"{folder}: the folder is not empty; give a new or empty folder, or --force "
-                           f"(force=True) to write into it, replacing the files of the same names")
+        raise ClirkitError(
+            f"{folder}: the folder is not empty; give a new or empty folder, or --force "
+            f"(force=True) to write into it, replacing the files of the same names"
+        )
     parent = folder.absolute().parent
     if not parent.is_dir():
         raise ClirkitError(f"{folder}: the folder {parent} does not exist (create it, or write elsewhere)")
     return folder
 
 
-def export(name: str, folder: str | os.PathLike[str], *, variant: str | None = None, force: bool = False,
-           shared: str | os.PathLike[str] | None = None, quiet: bool = False) -> list[str]:
+def export(
+    name: str,
+    folder: str | os.PathLike[str],
+    *,
+    variant: str | None = None,
+    force: bool = False,
+    shared: str | os.PathLike[str] | None = None,
+    quiet: bool = False,
+) -> list[str]:
     """Write collection ``name`` (a known name, a collection folder, or ``irds:ID``; see
     :func:`clirkit.datasets.load`) as plain files into ``folder``; returns the names of the files written.
 
@@ -56,11 +66,13 @@ def export(name: str, folder: str | os.PathLike[str], *, variant: str | None = N
     folder = check_output(folder, force=force)
     collection = datasets.load(name, variant=variant, shared=shared)
     try:
-        staging = Path(tempfile.mkdtemp(prefix=f".{folder.absolute().name}.", suffix=".tmp",
-                                        dir=folder.absolute().parent))
+        staging = Path(
+            tempfile.mkdtemp(prefix=f".{folder.absolute().name}.", suffix=".tmp", dir=folder.absolute().parent)
+        )
     except OSError as exc:  # a read-only or special place (/sys, a folder without the write right)
-        raise ClirkitError(f"{folder}: cannot write in {folder.absolute().parent} ({exc.strerror}); give a folder "
-                           f"you can write in") from None
+        raise ClirkitError(
+            f"{folder}: cannot write in {folder.absolute().parent} ({exc.strerror}); give a folder you can write in"
+        ) from None
     try:
         mask = os.umask(0)
         os.umask(mask)
@@ -70,8 +82,11 @@ def export(name: str, folder: str | os.PathLike[str], *, variant: str | None = N
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     queries = ", ".join(f"{len(collection.queries(s)):,} {s}" for s in collection.splits)
-    say(f"datasets export: {collection.name} {collection.variant}: {n_docs:,} documents, queries {queries}, "
-        f"{len(files)} files -> {folder}", quiet=quiet)
+    say(
+        f"datasets export: {collection.name} {collection.variant}: {n_docs:,} documents, queries {queries}, "
+        f"{len(files)} files -> {folder}",
+        quiet=quiet,
+    )
     return files
 
 
@@ -90,9 +105,12 @@ def _write_all(collection, folder: Path) -> tuple[list[str], int]:
     from clirkit.run import Qrels
 
     src, tgt = collection.source_lang, collection.target_lang
-    lines = [f"{collection.name} (variant {collection.variant}): {collection.description}",
-             f"Queries in {src}, documents in {tgt}. Written by `clirkit datasets export`; the tour in clirkit's "
-             f"README runs on such files (its commands are written for nave-en-es, English -> Spanish).", ""]
+    lines = [
+        f"{collection.name} (variant {collection.variant}): {collection.description}",
+        f"Queries in {src}, documents in {tgt}. Written by `clirkit datasets export`; the tour in clirkit's "
+        f"README runs on such files (its commands are written for nave-en-es, English -> Spanish).",
+        "",
+    ]
     entries: list[tuple[str, str]] = []
 
     docids, texts = collection.documents()
@@ -106,29 +124,51 @@ def _write_all(collection, folder: Path) -> tuple[list[str], int]:
         qrels = collection.qrels(split)
         write_qrels(qrels, folder / f"{split}.qrels")
         grades = ", ".join(map(str, sorted(set(qrels.rels.tolist()), reverse=True)))
-        entries.append((f"{split}.qrels", f"judgments of the {split} queries, TREC 'qid 0 docid grade' lines "
-                                          f"({len(qrels.rels):,}; grades {grades})"))
+        entries.append(
+            (
+                f"{split}.qrels",
+                f"judgments of the {split} queries, TREC 'qid 0 docid grade' lines "
+                f"({len(qrels.rels):,}; grades {grades})",
+            )
+        )
     for split in collection.splits:
         excluded = collection.excluded(split)
         if excluded:
             pairs = [(q, d) for q, ds in excluded.items() for d in sorted(ds)]
-            write_qrels(Qrels(np.asarray([q for q, _ in pairs]), np.asarray([d for _, d in pairs]),
-                              np.zeros(len(pairs), dtype=np.int64)), folder / f"excluded.{split}.qrels")
-            entries.append((f"excluded.{split}.qrels", f"({split}) 'qid 0 docid 0': pairs to remove from the runs "
-                                                       f"before evaluating them"))
+            write_qrels(
+                Qrels(
+                    np.asarray([q for q, _ in pairs]),
+                    np.asarray([d for _, d in pairs]),
+                    np.zeros(len(pairs), dtype=np.int64),
+                ),
+                folder / f"excluded.{split}.qrels",
+            )
+            entries.append(
+                (
+                    f"excluded.{split}.qrels",
+                    f"({split}) 'qid 0 docid 0': pairs to remove from the runs before evaluating them",
+                )
+            )
     if isinstance(collection, Collection):  # ir_datasets collections have no parallel corpus
         sources, targets = collection.parallel()
         source_name, target_name = parallel_names(src, tgt)
         _write_lines(sources, folder / source_name)
         _write_lines(targets, folder / target_name)
         what = "source side" if src == tgt else src
-        entries.append((source_name, f"{len(sources):,} sentences ({what}) of the parallel text, one per line, "
-                                     f"line i translated by line i of {target_name} (for clirkit ttable train)"))
-        entries.append((target_name, f"their translations ({'target side' if src == tgt else tgt}), aligned "
-                                     f"line by line"))
+        entries.append(
+            (
+                source_name,
+                f"{len(sources):,} sentences ({what}) of the parallel text, one per line, "
+                f"line i translated by line i of {target_name} (for clirkit ttable train)",
+            )
+        )
+        entries.append(
+            (target_name, f"their translations ({'target side' if src == tgt else tgt}), aligned line by line")
+        )
     else:
-        lines.append("No parallel text: this collection has none (make a table from other parallel text or a "
-                     "dictionary).")
+        lines.append(
+            "No parallel text: this collection has none (make a table from other parallel text or a dictionary)."
+        )
         lines.append("")
     width = max(len(n) for n, _ in entries) + 2
     lines += [f"{n.ljust(width)}{what}" for n, what in entries]
@@ -145,8 +185,9 @@ def _write_lines(texts: list[str], path: Path) -> None:
 
     for i, text in enumerate(texts, 1):
         if "\n" in text or "\r" in text:
-            raise ClirkitError(f"cannot write sentence {i} of the parallel text to {path.name}: it contains a "
-                               f"line break")
+            raise ClirkitError(
+                f"cannot write sentence {i} of the parallel text to {path.name}: it contains a line break"
+            )
     with atomic_writer(path) as out:
         out.write("".join(text + "\n" for text in texts))
 

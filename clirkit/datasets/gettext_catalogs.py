@@ -90,6 +90,7 @@ Counts of the committed build (also in each ``manifest.json``; tests check them)
       dev 6,800 queries; grade 1: 6,886
       test 6,824 queries; grade 1: 6,886
 """
+
 from __future__ import annotations
 
 import argparse
@@ -110,8 +111,12 @@ SPLITS = ("train", "dev", "test")
 LANGUAGES = {"de": "de", "es": "es", "ru": "ru", "zh": "zh_CN"}
 DOCS_FOLDER = "gettext-de-en"  # the collection whose folder stores the shared English documents
 # the later languages, read from PACKAGES + EXTRA_PACKAGES: key -> (collection, variant, locale folder)
-NEW_LANGUAGES = {"ja": ("gettext-ja-en", "standard", "ja"), "ko": ("gettext-ko-en", "standard", "ko"),
-                 "th": ("gettext-th-en", "standard", "th"), "zh_TW": ("gettext-zh-en", "traditional", "zh_TW")}
+NEW_LANGUAGES = {
+    "ja": ("gettext-ja-en", "standard", "ja"),
+    "ko": ("gettext-ko-en", "standard", "ko"),
+    "th": ("gettext-th-en", "standard", "th"),
+    "zh_TW": ("gettext-zh-en", "traditional", "zh_TW"),
+}
 NEW_DOCS_FOLDER = "gettext-ja-en"  # stores the later languages' documents: the shared ones, then the new
 # domains read but not used, and why
 EXCLUDED_DOMAINS = {"gnome-control-center-2.0-timezones": "time zone and city names, not sentences"}
@@ -176,18 +181,42 @@ PACKAGES: tuple[tuple[str, str], ...] = (
 # bookworm (main) packages read for NEW_LANGUAGES only (chosen for their Thai catalogs), so the four
 # first collections stay as they were
 EXTRA_PACKAGES: tuple[tuple[str, str], ...] = (
-    ("baobab", "43.0-1"), ("brasero-common", "3.12.3-2"), ("eog", "43.2-1+deb12u1"),
-    ("evolution-common", "3.46.4-2+deb12u1"), ("file-roller", "43.0-1"), ("gdm3", "43.0-3"),
-    ("gnome-calculator", "1:43.0.1-2"), ("gnome-disk-utility", "43.0-1"), ("gnome-keyring", "42.1-1+b2"),
-    ("gnome-shell-common", "43.9-0+deb12u2"), ("gnome-system-monitor", "42.0-2"), ("gnome-terminal-data", "3.46.8-1"),
-    ("gucharmap", "1:15.0.2-1"), ("gvfs-common", "1.50.3-1+deb12u1"), ("libapt-pkg6.0", "2.6.2"),
-    ("libgnomekbd-common", "3.28.1-1"), ("libsoup-3.0-common", "3.2.3-0+deb12u2"), ("libxfce4ui-common", "4.18.2-2"),
-    ("mousepad", "0.5.10-2"), ("mutter-common", "43.8-0+deb12u1"), ("rhythmbox-data", "3.4.6-2"),
-    ("ristretto", "0.12.4-1"), ("seahorse", "43.0-1"), ("thunar-data", "4.18.4-1"), ("totem-common", "43.0-2"),
-    ("tumbler-common", "4.18.0-1"), ("xfce4-appfinder", "4.18.0-1"), ("xfce4-notifyd", "0.7.3-1"),
-    ("xfce4-power-manager-data", "4.18.1-1"), ("xfce4-screenshooter", "1.10.3-1"), ("xfce4-session", "4.18.1-1"),
-    ("xfce4-settings", "4.18.2-1"), ("xfce4-terminal", "1.0.4-1"), ("xfdesktop4-data", "4.18.1-1"),
-    ("xfwm4", "4.18.0-1"), ("zenity-common", "3.44.0-1"),
+    ("baobab", "43.0-1"),
+    ("brasero-common", "3.12.3-2"),
+    ("eog", "43.2-1+deb12u1"),
+    ("evolution-common", "3.46.4-2+deb12u1"),
+    ("file-roller", "43.0-1"),
+    ("gdm3", "43.0-3"),
+    ("gnome-calculator", "1:43.0.1-2"),
+    ("gnome-disk-utility", "43.0-1"),
+    ("gnome-keyring", "42.1-1+b2"),
+    ("gnome-shell-common", "43.9-0+deb12u2"),
+    ("gnome-system-monitor", "42.0-2"),
+    ("gnome-terminal-data", "3.46.8-1"),
+    ("gucharmap", "1:15.0.2-1"),
+    ("gvfs-common", "1.50.3-1+deb12u1"),
+    ("libapt-pkg6.0", "2.6.2"),
+    ("libgnomekbd-common", "3.28.1-1"),
+    ("libsoup-3.0-common", "3.2.3-0+deb12u2"),
+    ("libxfce4ui-common", "4.18.2-2"),
+    ("mousepad", "0.5.10-2"),
+    ("mutter-common", "43.8-0+deb12u1"),
+    ("rhythmbox-data", "3.4.6-2"),
+    ("ristretto", "0.12.4-1"),
+    ("seahorse", "43.0-1"),
+    ("thunar-data", "4.18.4-1"),
+    ("totem-common", "43.0-2"),
+    ("tumbler-common", "4.18.0-1"),
+    ("xfce4-appfinder", "4.18.0-1"),
+    ("xfce4-notifyd", "0.7.3-1"),
+    ("xfce4-power-manager-data", "4.18.1-1"),
+    ("xfce4-screenshooter", "1.10.3-1"),
+    ("xfce4-session", "4.18.1-1"),
+    ("xfce4-settings", "4.18.2-1"),
+    ("xfce4-terminal", "1.0.4-1"),
+    ("xfdesktop4-data", "4.18.1-1"),
+    ("xfwm4", "4.18.0-1"),
+    ("zenity-common", "3.44.0-1"),
 )
 
 
@@ -197,6 +226,7 @@ def download_command() -> str:
 
 
 # ------------------------------------------------------------------------------------------ ids and splits
+
 
 def hex_id(text: str, n: int) -> str:
     """The first ``n`` hex digits of SHA-256 of ``text`` (UTF-8)."""
@@ -210,6 +240,7 @@ def domain_split(domain: str) -> str:
 
 
 # ------------------------------------------------------------------------------------------ building
+
 
 @dataclass
 class Message:
@@ -235,8 +266,9 @@ def find_debs(debs_dir: str | Path) -> dict[str, Path]:
     for name, version in PACKAGES + EXTRA_PACKAGES:
         found = sorted(folder.glob(f"{name}_{version.replace(':', '%3a')}_*.deb"))
         if not found:
-            raise ClirkitError(f"{folder}: no {name}_{version}_*.deb; fetch the packages there with: "
-                               f"{download_command()}")
+            raise ClirkitError(
+                f"{folder}: no {name}_{version}_*.deb; fetch the packages there with: {download_command()}"
+            )
         out[name] = found[0]
     return out
 
@@ -261,8 +293,12 @@ def read_messages(debs_dir: str | Path, *, quiet: bool = False) -> dict[str, lis
                 english, translation = (clean_message(s) for s in singular(msgid, msgstr))
                 if usable(english, translation):
                     out[locales[locale]].append(Message(package, domain, msgid, english, translation))
-    say(f"read {len(owner)} domains of {len(PACKAGES) + len(EXTRA_PACKAGES)} packages: "
-        + ", ".join(f"{lang} {len(m):,}" for lang, m in out.items()) + " usable messages", quiet=quiet)
+    say(
+        f"read {len(owner)} domains of {len(PACKAGES) + len(EXTRA_PACKAGES)} packages: "
+        + ", ".join(f"{lang} {len(m):,}" for lang, m in out.items())
+        + " usable messages",
+        quiet=quiet,
+    )
     return out
 
 
@@ -287,20 +323,32 @@ def english_documents(messages: dict[str, list[Message]]) -> tuple[list[str], li
     return [docid_of[k] for k in order], [first[k][1] for k in order], docid_of
 
 
-def extended_documents(docids: list[str], doc_texts: list[str], docid_of: dict[str, str],
-                       messages: dict[str, list[Message]]) -> tuple[list[str], list[str], dict[str, str]]:
+def extended_documents(
+    docids: list[str], doc_texts: list[str], docid_of: dict[str, str], messages: dict[str, list[Message]]
+) -> tuple[list[str], list[str], dict[str, str]]:
     """The documents of :data:`NEW_LANGUAGES`: the shared ones as they are, then each English key of
     ``messages`` not among them, ordered as :func:`english_documents` orders its own."""
-    ids, texts, new_of = english_documents({k: [m for m in msgs if text_key(m.english) not in docid_of]
-                                            for k, msgs in messages.items()})
+    ids, texts, new_of = english_documents(
+        {k: [m for m in msgs if text_key(m.english) not in docid_of] for k, msgs in messages.items()}
+    )
     if set(ids) & set(docids):
         raise ClirkitError(f"document ids {sorted(set(ids) & set(docids))} given to two texts")
     return docids + ids, doc_texts + texts, {**docid_of, **new_of}
 
 
-def language_variant(lang: str, msgs: list[Message], docid_of: dict[str, str], docids: list[str],
-                     doc_texts: list[str], *, name: str = "", variant: str = "standard", script: str = "",
-                     docs_folder: str = DOCS_FOLDER, extra_counts: dict | None = None) -> VariantData:
+def language_variant(
+    lang: str,
+    msgs: list[Message],
+    docid_of: dict[str, str],
+    docids: list[str],
+    doc_texts: list[str],
+    *,
+    name: str = "",
+    variant: str = "standard",
+    script: str = "",
+    docs_folder: str = DOCS_FOLDER,
+    extra_counts: dict | None = None,
+) -> VariantData:
     """The collection ``name`` (default ``gettext-LANG-en``), ``variant``, from one language's messages;
     its documents are stored in ``docs_folder``'s ``standard`` variant (``script``: said in the description)."""
     name = name or f"gettext-{lang}-en"
@@ -354,14 +402,25 @@ def language_variant(lang: str, msgs: list[Message], docid_of: dict[str, str], d
         **(extra_counts or {}),
     }
     return VariantData(
-        name=name, variant=variant, source_lang=lang, target_lang="en",
-        description=(f"{lang}{script} translation of a program message (Debian gettext catalogs) -> its English "
-                     "original among the English messages of all the catalogs; grade 1 = the original"),
-        docids=docids, doc_texts=doc_texts,
-        pair_ids=list(pairs.values()), pair_sources=[t for t, _ in pairs], pair_targets=[e for _, e in pairs],
-        queries=queries, qrels=qrels, extra_counts=extra,
-        subsets={} if (name, variant) == (docs_folder, "standard") else
-        {"documents": f"../../{docs_folder}/standard/documents.tsv.gz"},
+        name=name,
+        variant=variant,
+        source_lang=lang,
+        target_lang="en",
+        description=(
+            f"{lang}{script} translation of a program message (Debian gettext catalogs) -> its English "
+            "original among the English messages of all the catalogs; grade 1 = the original"
+        ),
+        docids=docids,
+        doc_texts=doc_texts,
+        pair_ids=list(pairs.values()),
+        pair_sources=[t for t, _ in pairs],
+        pair_targets=[e for _, e in pairs],
+        queries=queries,
+        qrels=qrels,
+        extra_counts=extra,
+        subsets={}
+        if (name, variant) == (docs_folder, "standard")
+        else {"documents": f"../../{docs_folder}/standard/documents.tsv.gz"},
     )
 
 
@@ -369,17 +428,28 @@ def build(debs_dir: str | Path, *, quiet: bool = False) -> dict[tuple[str, str],
     """Build every collection in memory: ``{("gettext-de-en", "standard"): VariantData, ...}``."""
     messages = read_messages(debs_dir, quiet=quiet)
     docids, doc_texts, docid_of = english_documents({lang: messages[lang] for lang in LANGUAGES})
-    out = {(f"gettext-{lang}-en", "standard"): language_variant(lang, messages[lang], docid_of, docids, doc_texts)
-           for lang in LANGUAGES}
+    out = {
+        (f"gettext-{lang}-en", "standard"): language_variant(lang, messages[lang], docid_of, docids, doc_texts)
+        for lang in LANGUAGES
+    }
     shared = len(docids)
-    docids, doc_texts, docid_of = extended_documents(docids, doc_texts, docid_of,
-                                                     {key: messages[key] for key in NEW_LANGUAGES})
+    docids, doc_texts, docid_of = extended_documents(
+        docids, doc_texts, docid_of, {key: messages[key] for key in NEW_LANGUAGES}
+    )
     for key, (name, variant, _) in NEW_LANGUAGES.items():
         lang = key.split("_")[0]
         out[name, variant] = language_variant(
-            lang, messages[key], docid_of, docids, doc_texts, name=name, variant=variant,
-            script=" (traditional script)" if variant == "traditional" else "", docs_folder=NEW_DOCS_FOLDER,
-            extra_counts={"documents_shared_with_" + DOCS_FOLDER: shared})
+            lang,
+            messages[key],
+            docid_of,
+            docids,
+            doc_texts,
+            name=name,
+            variant=variant,
+            script=" (traditional script)" if variant == "traditional" else "",
+            docs_folder=NEW_DOCS_FOLDER,
+            extra_counts={"documents_shared_with_" + DOCS_FOLDER: shared},
+        )
     return out
 
 
@@ -389,19 +459,23 @@ def describe(manifests: dict[str, dict]) -> str:
     for manifest in manifests.values():
         name, c = manifest["name"], manifest["counts"]
         d, dropped = c["domains"], c["queries_dropped_english_in_train"]
-        lines.append(f"{name}: {c['usable_messages']:,} usable messages in {sum(d.values())} domains "
-                     f"(train {d['train']}, dev {d['dev']}, test {d['test']});")
+        lines.append(
+            f"{name}: {c['usable_messages']:,} usable messages in {sum(d.values())} domains "
+            f"(train {d['train']}, dev {d['dev']}, test {d['test']});"
+        )
         lines.append(f"  dropped as English in train: dev {dropped['dev']:,}, test {dropped['test']:,}")
         lines.append(describe_counts(manifest["variant"], c))
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m clirkit.datasets.gettext_catalogs",
-                                     description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m clirkit.datasets.gettext_catalogs", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--debs", required=True, help="the folder holding the .deb files of PACKAGES")
-    parser.add_argument("-o", "--output", required=True,
-                        help="output folder (gets gettext-XX-en/standard/ for every language)")
+    parser.add_argument(
+        "-o", "--output", required=True, help="output folder (gets gettext-XX-en/standard/ for every language)"
+    )
     parser.add_argument("--quiet", action="store_true", help="no messages on stderr")
     args = parser.parse_args(argv)
     try:

@@ -32,6 +32,7 @@ search the same documents.
   ``description``, else ``text``. So a collection exported to JSONL with ir_datasets' field names
   reads the same through :func:`clirkit.formats.read_documents`.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -59,7 +60,7 @@ def parse_name(name: str) -> tuple[str, dict[str, str]]:
     """``"irds:hc4/fa?source_lang=en"`` -> ``("hc4/fa", {"source_lang": "en"})``."""
     if not name.startswith(PREFIX):
         raise ClirkitError(f"{name!r} is not an ir_datasets name (irds:NAME)")
-    dataset_id, _, query = name[len(PREFIX):].partition("?")
+    dataset_id, _, query = name[len(PREFIX) :].partition("?")
     if not dataset_id:
         raise ClirkitError(f"{name!r} names no ir_datasets dataset (e.g. irds:hc4/fa)")
     options: dict[str, str] = {}
@@ -79,20 +80,32 @@ def _ir_datasets(name: str):
     try:
         import ir_datasets
     except ImportError:
-        raise ClirkitError(f"{name}: reading ir_datasets collections needs the ir_datasets package: "
-                           f"{INSTALL}") from None
+        raise ClirkitError(
+            f"{name}: reading ir_datasets collections needs the ir_datasets package: {INSTALL}"
+        ) from None
     return ir_datasets
 
 
-def load(name: str, *, variant: str | None = None, source_lang: str | None = None, target_lang: str | None = None,
-         doc_fields: str | None = None, query_fields: str | None = None) -> "IrdsCollection":
+def load(
+    name: str,
+    *,
+    variant: str | None = None,
+    source_lang: str | None = None,
+    target_lang: str | None = None,
+    doc_fields: str | None = None,
+    query_fields: str | None = None,
+) -> "IrdsCollection":
     """Open ``irds:NAME[?options]`` (see the module docstring); keyword options override those in the name.
 
     ``variant`` must be None or ``"standard"`` (an ir_datasets collection has one variant).
     """
     dataset_id, options = parse_name(name)
-    given = {"source_lang": source_lang, "target_lang": target_lang, "doc_fields": doc_fields,
-             "query_fields": query_fields}
+    given = {
+        "source_lang": source_lang,
+        "target_lang": target_lang,
+        "doc_fields": doc_fields,
+        "query_fields": query_fields,
+    }
     options.update({k: v for k, v in given.items() if v is not None})
     if variant not in (None, VARIANT):
         raise ClirkitError(f"{name}: an ir_datasets collection has one variant, {VARIANT!r}, not {variant!r}")
@@ -106,8 +119,10 @@ def _open(irds, dataset_id: str, label: str):
     except KeyError:
         return None
     except (OSError, RuntimeError) as exc:  # datasets registered by pattern may download a file list first
-        raise ClirkitError(f"{label}: ir_datasets could not open {dataset_id} ({type(exc).__name__}: {exc}); "
-                           "it keeps its data in $IR_DATASETS_HOME (default ~/.ir_datasets)") from None
+        raise ClirkitError(
+            f"{label}: ir_datasets could not open {dataset_id} ({type(exc).__name__}: {exc}); "
+            "it keeps its data in $IR_DATASETS_HOME (default ~/.ir_datasets)"
+        ) from None
 
 
 def _safe(call, default=None):
@@ -134,8 +149,15 @@ class IrdsCollection:
             splits, languages, fields, ir_datasets version) that experiment records hash.
     """
 
-    def __init__(self, dataset_id: str, *, source_lang: str | None = None, target_lang: str | None = None,
-                 doc_fields: str | None = None, query_fields: str | None = None) -> None:
+    def __init__(
+        self,
+        dataset_id: str,
+        *,
+        source_lang: str | None = None,
+        target_lang: str | None = None,
+        doc_fields: str | None = None,
+        query_fields: str | None = None,
+    ) -> None:
         from clirkit.formats import choose_fields, parse_text_fields
 
         self.dataset_id = dataset_id
@@ -151,23 +173,37 @@ class IrdsCollection:
         langs = {s: _safe(lambda: d.queries_lang()) for s, d in self._split_datasets.items()}
         if source_lang is None and len(set(langs.values()) - {None}) > 1:
             said = ", ".join(f"{s}: {lang}" for s, lang in langs.items())
-            raise ClirkitError(f"{label}: the splits' queries are in different languages ({said}); name one split "
-                               f"or the language: {label}?source_lang=LANG")
+            raise ClirkitError(
+                f"{label}: the splits' queries are in different languages ({said}); name one split "
+                f"or the language: {label}?source_lang=LANG"
+            )
         self.source_lang = source_lang or (None if None in langs.values() else next(iter(langs.values())))
-        for side, lang, key in (("queries", self.source_lang, "source_lang"),
-                                ("documents", self.target_lang, "target_lang")):
+        for side, lang, key in (
+            ("queries", self.source_lang, "source_lang"),
+            ("documents", self.target_lang, "target_lang"),
+        ):
             if not lang:
-                raise ClirkitError(f"{label}: ir_datasets does not say the language of the {side}; name it: "
-                                   f"{label}?{key}=LANG (an ISO 639-1 code such as en)")
-        self._options = {"source_lang": source_lang, "target_lang": target_lang,
-                         "doc_fields": doc_fields, "query_fields": query_fields}
+                raise ClirkitError(
+                    f"{label}: ir_datasets does not say the language of the {side}; name it: "
+                    f"{label}?{key}=LANG (an ISO 639-1 code such as en)"
+                )
+        self._options = {
+            "source_lang": source_lang,
+            "target_lang": target_lang,
+            "doc_fields": doc_fields,
+            "query_fields": query_fields,
+        }
 
         doc_names = list(docs.docs_cls()._fields)
         try:
             self._doc_id, self._doc_text = choose_fields(
-                doc_names, "document", text_fields=parse_text_fields(doc_fields), noun="field",
+                doc_names,
+                "document",
+                text_fields=parse_text_fields(doc_fields),
+                noun="field",
                 id_hint="not a document type this adapter reads",
-                text_hint=f"name them: {label}?doc_fields=FIELD+FIELD")
+                text_hint=f"name them: {label}?doc_fields=FIELD+FIELD",
+            )
         except ClirkitError as exc:
             raise ClirkitError(f"{label}: {exc}") from None
         self._query_fields: dict[str, tuple[str, tuple[str, ...]]] = {}
@@ -175,9 +211,13 @@ class IrdsCollection:
             names = list(d.queries_cls()._fields)
             try:
                 self._query_fields[split] = choose_fields(
-                    names, "query", text_fields=parse_text_fields(query_fields), noun="field",
+                    names,
+                    "query",
+                    text_fields=parse_text_fields(query_fields),
+                    noun="field",
                     id_hint="not a query type this adapter reads",
-                    text_hint=f"name them: {label}?query_fields=FIELD+FIELD")
+                    text_hint=f"name them: {label}?query_fields=FIELD+FIELD",
+                )
             except ClirkitError as exc:
                 raise ClirkitError(f"{PREFIX}{self.split_ids[split]}: {exc}") from None
 
@@ -207,15 +247,17 @@ class IrdsCollection:
                 raise ClirkitError(f"{label}: has queries and judgments but no documents")
             return {"test": dataset_id}, dataset
         prefix = dataset_id + "/"
-        children = [k for k in irds.registry if k.startswith(prefix) and "/" not in k[len(prefix):]]
+        children = [k for k in irds.registry if k.startswith(prefix) and "/" not in k[len(prefix) :]]
         for part in PROBED_SPLITS:  # datasets registered by pattern (CLIRMatrix) are found only by name
             if prefix + part not in children and _open(irds, prefix + part, label) is not None:
                 children.append(prefix + part)
         if dataset is None and not children:
             close = difflib.get_close_matches(dataset_id, list(irds.registry), n=3, cutoff=0.6)
             hint = f" (close: {', '.join(close)})" if close else ""
-            raise ClirkitError(f"{label}: ir_datasets {irds.__version__} has no dataset {dataset_id!r}{hint}; "
-                               "see https://ir-datasets.com")
+            raise ClirkitError(
+                f"{label}: ir_datasets {irds.__version__} has no dataset {dataset_id!r}{hint}; "
+                "see https://ir-datasets.com"
+            )
         docs = dataset if dataset is not None and dataset.has_docs() else None
         splits: dict[str, str] = {}
         others: list[str] = []
@@ -229,16 +271,22 @@ class IrdsCollection:
                 if dataset is not None and dataset.has_docs():
                     others.append(child)
                     continue
-                raise ClirkitError(f"{label}: has no documents, and {next(iter(splits.values()))} and {child} "
-                                   "below it search different ones; name one of them")
-            splits[child[len(prefix):]] = child
+                raise ClirkitError(
+                    f"{label}: has no documents, and {next(iter(splits.values()))} and {child} "
+                    "below it search different ones; name one of them"
+                )
+            splits[child[len(prefix) :]] = child
         if not splits:
             if others:
-                raise ClirkitError(f"{label}: has no judged queries, and those below it ({', '.join(others)}) "
-                                   "search other documents: name one")
+                raise ClirkitError(
+                    f"{label}: has no judged queries, and those below it ({', '.join(others)}) "
+                    "search other documents: name one"
+                )
             below = ", ".join(children[:8]) + (", ..." if len(children) > 8 else "") if children else "none"
-            raise ClirkitError(f"{label}: neither it nor the datasets one level below it ({below}) have queries "
-                               "with relevance judgments; name one that has")
+            raise ClirkitError(
+                f"{label}: neither it nor the datasets one level below it ({below}) have queries "
+                "with relevance judgments; name one that has"
+            )
         order = [s for s in STANDARD_SPLITS if s in splits] + [s for s in splits if s not in STANDARD_SPLITS]
         return {s: splits[s] for s in order}, docs
 
@@ -252,9 +300,11 @@ class IrdsCollection:
         try:
             return make()
         except (OSError, RuntimeError) as exc:
-            raise ClirkitError(f"{PREFIX}{dataset_id}: ir_datasets could not read the {what} "
-                               f"({type(exc).__name__}: {exc}); it keeps its data in $IR_DATASETS_HOME "
-                               "(default ~/.ir_datasets)") from None
+            raise ClirkitError(
+                f"{PREFIX}{dataset_id}: ir_datasets could not read the {what} "
+                f"({type(exc).__name__}: {exc}); it keeps its data in $IR_DATASETS_HOME "
+                "(default ~/.ir_datasets)"
+            ) from None
 
     # ------------------------------------------------------------------ contents
 
@@ -356,9 +406,11 @@ class IrdsCollection:
 
     def parallel(self) -> tuple[list[str], list[str]]:
         """Not available: ir_datasets collections have no parallel corpus (raises ClirkitError)."""
-        raise ClirkitError(f"{self.name}: ir_datasets gives documents, queries and judgments but no parallel "
-                           "corpus to train a translation table on; make the table from other parallel text "
-                           "or a dictionary (clirkit ttable)")
+        raise ClirkitError(
+            f"{self.name}: ir_datasets gives documents, queries and judgments but no parallel "
+            "corpus to train a translation table on; make the table from other parallel text "
+            "or a dictionary (clirkit ttable)"
+        )
 
     def parallel_ids(self) -> list[str]:
         """Not available (see :meth:`parallel`)."""
@@ -369,9 +421,15 @@ class IrdsCollection:
     def manifest(self) -> dict:
         """What identifies the collection: ids, splits, languages, fields and the ir_datasets version."""
         return {
-            "format": MANIFEST_FORMAT, "version": 1, "name": self.name, "variant": self.variant,
-            "dataset_id": self.dataset_id, "splits": self.split_ids, "source_lang": self.source_lang,
-            "target_lang": self.target_lang, "doc_fields": [self._doc_id, *self._doc_text],
+            "format": MANIFEST_FORMAT,
+            "version": 1,
+            "name": self.name,
+            "variant": self.variant,
+            "dataset_id": self.dataset_id,
+            "splits": self.split_ids,
+            "source_lang": self.source_lang,
+            "target_lang": self.target_lang,
+            "doc_fields": [self._doc_id, *self._doc_text],
             "query_fields": {s: [i, *t] for s, (i, t) in self._query_fields.items()},
             "ir_datasets": self._version,
         }
@@ -382,7 +440,7 @@ class IrdsCollection:
         if self._folder is None:
             from clirkit.fileio import atomic_writer
 
-            slug = re.sub(r"[^A-Za-z0-9._-]+", "_", self.name[len(PREFIX):]).strip("_")[:80]
+            slug = re.sub(r"[^A-Za-z0-9._-]+", "_", self.name[len(PREFIX) :]).strip("_")[:80]
             digest = hashlib.sha256(self.name.encode("utf-8")).hexdigest()[:8]
             folder = cache_dir() / "irds" / f"{slug}-{digest}"
             text = json.dumps(self.manifest(), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
@@ -400,9 +458,13 @@ def _id(where: str, n: int, value: object, key: str) -> str:
     cannot correct the dataset's ids in place)."""
     text = _text(where, n, value, key)
     if re.search(r"\s", text):
-        raise located(where, n, f"{key} {text[:50]!r} contains whitespace: runs and qrels separate their columns by "
-                                f"whitespace, so an id is one token; export the dataset with the spaces of its ids "
-                                f"replaced (e.g. by '_') and make a collection of those files (`clirkit collection`)")
+        raise located(
+            where,
+            n,
+            f"{key} {text[:50]!r} contains whitespace: runs and qrels separate their columns by "
+            f"whitespace, so an id is one token; export the dataset with the spaces of its ids "
+            f"replaced (e.g. by '_') and make a collection of those files (`clirkit collection`)",
+        )
     return text
 
 

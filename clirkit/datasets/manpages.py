@@ -46,6 +46,7 @@ in the layout of :mod:`clirkit.datasets._store`.
 
 Counts of the committed build are in ``data/MANPAGES-SOURCE.md`` and each ``manifest.json``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -89,35 +90,106 @@ TRANSLATED: dict[str, tuple[str, ...]] = {
 }
 # the English originals (and a few translations their packages ship themselves); first package wins a name
 ENGLISH: tuple[str, ...] = (
-    "manpages=6.03-2", "manpages-dev=6.03-2",
-    "acct=6.6.4-5+b1", "anacron=2.3-36", "apt=2.6.2", "at=3.2.5-1+b1", "bash=5.2.15-2+b13",
-    "bc=1.07.1-3+b1", "bsdextrautils=2.38.1-5+deb12u3", "bsdgames=2.17-29+b1",
-    "bsdutils=1:2.38.1-5+deb12u3", "bzip2=1.0.8-5+b1", "console-setup=1.221", "coreutils=9.1-1",
-    "cpio=2.13+dfsg-7.1", "cron=3.0pl1-162", "debianutils=5.7-0.5~deb12u1", "diffutils=1:3.8-4",
-    "dosfstools=4.2-1", "dpkg=1.21.23", "e2fsprogs=1.47.0-2+b2", "ed=1.19-1", "eject=2.38.1-5+deb12u3",
-    "fdisk=2.38.1-5+deb12u3", "file=1:5.44-3", "findutils=4.9.0-4", "gettext-base=0.21-12",
-    "gettext=0.21-12", "gpm=1.20.7-10+b1", "grep=3.8-5", "groff-base=1.22.4-10", "grub-common=2.06-13+deb12u2",
-    "grub2-common=2.06-13+deb12u2", "gzip=1.12-1", "hostname=3.23+nmu1", "info=6.8-6+b1",
+    "manpages=6.03-2",
+    "manpages-dev=6.03-2",
+    "acct=6.6.4-5+b1",
+    "anacron=2.3-36",
+    "apt=2.6.2",
+    "at=3.2.5-1+b1",
+    "bash=5.2.15-2+b13",
+    "bc=1.07.1-3+b1",
+    "bsdextrautils=2.38.1-5+deb12u3",
+    "bsdgames=2.17-29+b1",
+    "bsdutils=1:2.38.1-5+deb12u3",
+    "bzip2=1.0.8-5+b1",
+    "console-setup=1.221",
+    "coreutils=9.1-1",
+    "cpio=2.13+dfsg-7.1",
+    "cron=3.0pl1-162",
+    "debianutils=5.7-0.5~deb12u1",
+    "diffutils=1:3.8-4",
+    "dosfstools=4.2-1",
+    "dpkg=1.21.23",
+    "e2fsprogs=1.47.0-2+b2",
+    "ed=1.19-1",
+    "eject=2.38.1-5+deb12u3",
+    "fdisk=2.38.1-5+deb12u3",
+    "file=1:5.44-3",
+    "findutils=4.9.0-4",
+    "gettext-base=0.21-12",
+    "gettext=0.21-12",
+    "gpm=1.20.7-10+b1",
+    "grep=3.8-5",
+    "groff-base=1.22.4-10",
+    "grub-common=2.06-13+deb12u2",
+    "grub2-common=2.06-13+deb12u2",
+    "gzip=1.12-1",
+    "hostname=3.23+nmu1",
+    "info=6.8-6+b1",
     "inetutils-talkd=2:2.4-2+deb12u3",
-    "init-system-helpers=1.65.2+deb12u1", "install-info=6.8-6+b1", "iproute2=6.1.0-3", "iptables=1.8.9-2",
-    "kbd=2.5.1-1+b1", "kmod=30+20221128-1", "less=590-2.1~deb12u2", "libc-bin=2.36-9+deb12u14",
-    "libsane-common=1.2.1-2", "locales=2.36-9+deb12u14", "login=1:4.13+dfsg1-1+deb12u2",
-    "logrotate=3.21.0-1", "make=4.3-4.1", "man-db=2.11.2-2", "mount=2.38.1-5+deb12u3",
-    "mtools=4.0.33-1+really4.0.32-1", "mutt=2.2.12-0.1~deb12u2", "nano=7.2-1+deb12u1", "ncal=12.1.8",
-    "ncurses-bin=6.4-4", "net-tools=2.10-0.1+deb12u2", "nfs-common=1:2.6.2-4+deb12u1",
-    "nfs-kernel-server=1:2.6.2-4+deb12u1", "openssh-client=1:9.2p1-2+deb12u10",
-    "openssh-server=1:9.2p1-2+deb12u10", "parted=3.5-3+deb12u1", "passwd=1:4.13+dfsg1-1+deb12u2",
-    "procmail=3.22-27", "procps=2:4.0.2-3", "psmisc=23.6-1", "psutils=1.17.dfsg-4", "recutils=1.9-2",
-    "rfkill=2.38.1-5+deb12u3", "sane-utils=1.2.1-2", "sed=4.9-1+deb12u1", "sharutils=1:4.15.2-9",
-    "sysstat=12.6.1-1", "systemd=252.39-1~deb12u2", "systemd-boot=252.39-1~deb12u2",
-    "systemd-container=252.39-1~deb12u2", "systemd-coredump=252.39-1~deb12u2",
-    "systemd-homed=252.39-1~deb12u2", "systemd-journal-remote=252.39-1~deb12u2",
-    "systemd-oomd=252.39-1~deb12u2", "systemd-resolved=252.39-1~deb12u2", "systemd-sysv=252.39-1~deb12u2",
-    "systemd-timesyncd=252.39-1~deb12u2", "systemd-userdbd=252.39-1~deb12u2", "sysvinit-utils=3.06-4",
-    "tar=1.34+dfsg-1.2+deb12u1", "texinfo=6.8-6+b1", "thinkfan=1.3.1-4", "time=1.9-0.2",
-    "udev=252.39-1~deb12u2", "usbutils=1:014-1+deb12u1", "util-linux=2.38.1-5+deb12u3",
-    "util-linux-extra=2.38.1-5+deb12u3", "uuid-dev=2.38.1-5+deb12u3", "uuid-runtime=2.38.1-5+deb12u3",
-    "vorbis-tools=1.4.2-1+b1", "wdiff=1.2.2-5", "wodim=9:1.1.11-3.4", "xz-utils=5.4.1-1+deb12u2",
+    "init-system-helpers=1.65.2+deb12u1",
+    "install-info=6.8-6+b1",
+    "iproute2=6.1.0-3",
+    "iptables=1.8.9-2",
+    "kbd=2.5.1-1+b1",
+    "kmod=30+20221128-1",
+    "less=590-2.1~deb12u2",
+    "libc-bin=2.36-9+deb12u14",
+    "libsane-common=1.2.1-2",
+    "locales=2.36-9+deb12u14",
+    "login=1:4.13+dfsg1-1+deb12u2",
+    "logrotate=3.21.0-1",
+    "make=4.3-4.1",
+    "man-db=2.11.2-2",
+    "mount=2.38.1-5+deb12u3",
+    "mtools=4.0.33-1+really4.0.32-1",
+    "mutt=2.2.12-0.1~deb12u2",
+    "nano=7.2-1+deb12u1",
+    "ncal=12.1.8",
+    "ncurses-bin=6.4-4",
+    "net-tools=2.10-0.1+deb12u2",
+    "nfs-common=1:2.6.2-4+deb12u1",
+    "nfs-kernel-server=1:2.6.2-4+deb12u1",
+    "openssh-client=1:9.2p1-2+deb12u10",
+    "openssh-server=1:9.2p1-2+deb12u10",
+    "parted=3.5-3+deb12u1",
+    "passwd=1:4.13+dfsg1-1+deb12u2",
+    "procmail=3.22-27",
+    "procps=2:4.0.2-3",
+    "psmisc=23.6-1",
+    "psutils=1.17.dfsg-4",
+    "recutils=1.9-2",
+    "rfkill=2.38.1-5+deb12u3",
+    "sane-utils=1.2.1-2",
+    "sed=4.9-1+deb12u1",
+    "sharutils=1:4.15.2-9",
+    "sysstat=12.6.1-1",
+    "systemd=252.39-1~deb12u2",
+    "systemd-boot=252.39-1~deb12u2",
+    "systemd-container=252.39-1~deb12u2",
+    "systemd-coredump=252.39-1~deb12u2",
+    "systemd-homed=252.39-1~deb12u2",
+    "systemd-journal-remote=252.39-1~deb12u2",
+    "systemd-oomd=252.39-1~deb12u2",
+    "systemd-resolved=252.39-1~deb12u2",
+    "systemd-sysv=252.39-1~deb12u2",
+    "systemd-timesyncd=252.39-1~deb12u2",
+    "systemd-userdbd=252.39-1~deb12u2",
+    "sysvinit-utils=3.06-4",
+    "tar=1.34+dfsg-1.2+deb12u1",
+    "texinfo=6.8-6+b1",
+    "thinkfan=1.3.1-4",
+    "time=1.9-0.2",
+    "udev=252.39-1~deb12u2",
+    "usbutils=1:014-1+deb12u1",
+    "util-linux=2.38.1-5+deb12u3",
+    "util-linux-extra=2.38.1-5+deb12u3",
+    "uuid-dev=2.38.1-5+deb12u3",
+    "uuid-runtime=2.38.1-5+deb12u3",
+    "vorbis-tools=1.4.2-1+b1",
+    "wdiff=1.2.2-5",
+    "wodim=9:1.1.11-3.4",
+    "xz-utils=5.4.1-1+deb12u2",
     "zstd=1.5.4+dfsg2-5",
 )
 _PAGE_FILE = re.compile(r"[^/]+\.[0-9][^/.]*\.gz")
@@ -159,8 +231,10 @@ def find_debs(debs_dir: str | os.PathLike[str]) -> dict[str, Path]:
     specs = [s for lang in LANGS for s in TRANSLATED[lang]] + list(ENGLISH)
     missing = [s for s in specs if pinned(s) not in found]
     if missing:
-        raise ClirkitError(f"{root}: no .deb for {missing[0]} ({len(missing)} of {len(specs)} pinned packages "
-                           f"missing; fetch them with: apt-get download {' '.join(missing[:3])} ...)")
+        raise ClirkitError(
+            f"{root}: no .deb for {missing[0]} ({len(missing)} of {len(specs)} pinned packages "
+            f"missing; fetch them with: apt-get download {' '.join(missing[:3])} ...)"
+        )
     return {pinned(s)[0]: found[pinned(s)] for s in specs}
 
 
@@ -249,8 +323,11 @@ def build(debs_dir: str | os.PathLike[str], *, jobs: int = 2, quiet: bool = Fals
             for docid, page in by_lang.get(lang, {}).items():
                 shipped[lang].setdefault(docid, page)
     real = sorted(d for d, p in english.items() if p.alias is None)
-    say(f"{len(english):,} English page files, {len(real):,} real pages ({n_shadowed} names in two packages: "
-        f"first kept)", quiet=quiet)
+    say(
+        f"{len(english):,} English page files, {len(real):,} real pages ({n_shadowed} names in two packages: "
+        f"first kept)",
+        quiet=quiet,
+    )
     rendered_en = dict(zip(real, render_all([english[d] for d in real], jobs=jobs, quiet=quiet, desc="English")))
     doc_text = {d: document_text(r) for d, r in rendered_en.items()}
     docids = [d for d in real if doc_text[d]]
@@ -260,14 +337,25 @@ def build(debs_dir: str | os.PathLike[str], *, jobs: int = 2, quiet: bool = Fals
 
     out: dict[str, dict[str, VariantData]] = {}
     for lang in LANGS:
-        out[f"manpages-{lang}-en"] = _build_language(lang, debs, shipped[lang], english, rendered_en, en_desc,
-                                                    docids, texts, jobs=jobs, quiet=quiet)
+        out[f"manpages-{lang}-en"] = _build_language(
+            lang, debs, shipped[lang], english, rendered_en, en_desc, docids, texts, jobs=jobs, quiet=quiet
+        )
     return out
 
 
-def _build_language(lang: str, debs: dict[str, Path], shipped: dict[str, Page], english: dict[str, Page],
-                    rendered_en: dict[str, Rendered], en_desc: dict[str, str], docids: list[str],
-                    texts: list[str], *, jobs: int, quiet: bool) -> dict[str, VariantData]:
+def _build_language(
+    lang: str,
+    debs: dict[str, Path],
+    shipped: dict[str, Page],
+    english: dict[str, Page],
+    rendered_en: dict[str, Rendered],
+    en_desc: dict[str, str],
+    docids: list[str],
+    texts: list[str],
+    *,
+    jobs: int,
+    quiet: bool,
+) -> dict[str, VariantData]:
     """The two variants of ``manpages-LANG-en`` from the translated packages and the English pages."""
     translated: dict[str, Page] = {}
     for spec in TRANSLATED[lang]:
@@ -279,8 +367,13 @@ def _build_language(lang: str, debs: dict[str, Path], shipped: dict[str, Page], 
         translated.setdefault(docid, page)
     is_doc = set(docids)
     candidates: list[tuple[str, str]] = []  # (qid, relevant docid)
-    counts = {"translated_pages": 0, "translated_pages_from_manpages_l10n": n_l10n, "without_english_page": 0,
-              "without_description": 0, "untranslated_description": 0}
+    counts = {
+        "translated_pages": 0,
+        "translated_pages_from_manpages_l10n": n_l10n,
+        "without_english_page": 0,
+        "without_description": 0,
+        "untranslated_description": 0,
+    }
     for qid in sorted(translated):
         if translated[qid].alias is not None:
             continue
@@ -323,25 +416,39 @@ def _build_language(lang: str, debs: dict[str, Path], shipped: dict[str, Page], 
     counts.update(queries_from_upstream_translations=n_from_shipped, train_pages_with_unaligned_sections=n_unaligned)
 
     name = f"manpages-{lang}-en"
-    docs_file = ("../standard/documents.tsv.gz" if name == DOCS_HOME
-                 else f"../../{DOCS_HOME}/standard/documents.tsv.gz")
-    description = (f"{lang} NAME descriptions of Debian manual pages (page names removed) -> English manual pages "
-                   f"(NAME and boilerplate sections dropped, <= {MAX_WORDS} words); grade 1 = the page's original")
+    docs_file = "../standard/documents.tsv.gz" if name == DOCS_HOME else f"../../{DOCS_HOME}/standard/documents.tsv.gz"
+    description = (
+        f"{lang} NAME descriptions of Debian manual pages (page names removed) -> English manual pages "
+        f"(NAME and boilerplate sections dropped, <= {MAX_WORDS} words); grade 1 = the page's original"
+    )
 
     def variant(variant_name: str, qs: dict[str, dict[str, str]], source_lang: str, subsets: dict) -> VariantData:
         return VariantData(
-            name=name, variant=variant_name, source_lang=source_lang, target_lang="en",
-            description=description if variant_name == "standard" else
-            "English NAME descriptions (monolingual ceiling of the standard variant; its parallel corpus is "
+            name=name,
+            variant=variant_name,
+            source_lang=source_lang,
+            target_lang="en",
+            description=description
+            if variant_name == "standard"
+            else "English NAME descriptions (monolingual ceiling of the standard variant; its parallel corpus is "
             f"still {lang} -> en) -> English manual pages; grade 1 = the page itself",
-            docids=docids, doc_texts=texts, pair_ids=[p[0] for p in pairs], pair_sources=[p[1] for p in pairs],
-            pair_targets=[p[2] for p in pairs], queries=qs, qrels=qrels, extra_counts=dict(counts), subsets=subsets)
+            docids=docids,
+            doc_texts=texts,
+            pair_ids=[p[0] for p in pairs],
+            pair_sources=[p[1] for p in pairs],
+            pair_targets=[p[2] for p in pairs],
+            queries=qs,
+            qrels=qrels,
+            extra_counts=dict(counts),
+            subsets=subsets,
+        )
 
     standard_subsets = {} if name == DOCS_HOME else {"documents": docs_file}
     return {
         "standard": variant("standard", queries, lang, standard_subsets),
-        "english-queries": variant("english-queries", en_queries, "en",
-                                   {"documents": docs_file, "parallel": "../standard/parallel.tsv.gz"}),
+        "english-queries": variant(
+            "english-queries", en_queries, "en", {"documents": docs_file, "parallel": "../standard/parallel.tsv.gz"}
+        ),
     }
 
 
@@ -350,12 +457,14 @@ def describe(manifests: dict[str, dict[str, dict]]) -> str:
     blocks = []
     for name, variants in manifests.items():
         c = variants["standard"]["counts"]
-        head = (f"{name}: {c['translated_pages']:,} translated pages ({c['translated_pages_from_manpages_l10n']:,} "
-                f"from manpages-l10n); dropped: {c['without_english_page']:,} without an English page, "
-                f"{c['without_description']:,} without a description, {c['untranslated_description']:,} "
-                f"untranslated; {c['queries_from_upstream_translations']:,} queries from translations shipped by "
-                f"the upstream package; {c['train_pages_with_unaligned_sections']:,} train pages with unaligned "
-                f"sections")
+        head = (
+            f"{name}: {c['translated_pages']:,} translated pages ({c['translated_pages_from_manpages_l10n']:,} "
+            f"from manpages-l10n); dropped: {c['without_english_page']:,} without an English page, "
+            f"{c['without_description']:,} without a description, {c['untranslated_description']:,} "
+            f"untranslated; {c['queries_from_upstream_translations']:,} queries from translations shipped by "
+            f"the upstream package; {c['train_pages_with_unaligned_sections']:,} train pages with unaligned "
+            f"sections"
+        )
         blocks.append("\n".join([head] + [describe_counts(v, m["counts"]) for v, m in variants.items()]))
     return "\n".join(blocks)
 
@@ -369,8 +478,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         collections = build(args.debs, jobs=args.jobs, quiet=args.quiet)
-        manifests = {name: {v: write_variant(data, Path(args.output) / name / v) for v, data in variants.items()}
-                     for name, variants in collections.items()}
+        manifests = {
+            name: {v: write_variant(data, Path(args.output) / name / v) for v, data in variants.items()}
+            for name, variants in collections.items()
+        }
         say(describe(manifests), quiet=args.quiet)
     except ClirkitError as exc:
         print(f"manpages: error: {exc}", file=sys.stderr)

@@ -22,6 +22,7 @@ Counts (a test checks them against a fresh build)::
       dev 213 queries; grade 1: 213
       test 1,000 queries; grade 1: 1,000
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -43,8 +44,9 @@ SOURCES = tuple(
     + [f"{_T2}/raw/{s}.{k}.{lang}.gz" for s in ("val", "test_2016") for k in range(1, 6) for lang in ("de", "en")]
     + [f"{_T1}/image_splits/train.txt", f"{_T1}/raw/train.de.gz", f"{_T1}/raw/train.en.gz"]
 )
-DESCRIPTION = ("Multi30K task 2: a German image description -> the images' 5 English descriptions "
-               "(written independently)")
+DESCRIPTION = (
+    "Multi30K task 2: a German image description -> the images' 5 English descriptions (written independently)"
+)
 
 
 def _lines(path: Path) -> list[str]:
@@ -101,21 +103,34 @@ def build(files: dict[str, Path]) -> dict[str, VariantData]:
     if overlap:
         raise ClirkitError(f"{train_split}: {len(overlap)} training images are also documents")
     pairs = [i for i in range(len(train_images)) if de[i] and en[i]]
-    qrels = {s: Qrels(np.asarray(list(q)), np.asarray(list(q)), np.ones(len(q), dtype=np.int64))
-             for s, q in queries.items()}
-    return {"standard": VariantData(
-        name=NAME, variant="standard", source_lang="de", target_lang="en",
-        description=f"{DESCRIPTION}; relevant = its own image",
-        docids=docids, doc_texts=doc_texts,
-        pair_ids=[train_images[i] for i in pairs], pair_sources=[de[i] for i in pairs],
-        pair_targets=[en[i] for i in pairs], queries=queries, qrels=qrels,
-    )}
+    qrels = {
+        s: Qrels(np.asarray(list(q)), np.asarray(list(q)), np.ones(len(q), dtype=np.int64)) for s, q in queries.items()
+    }
+    return {
+        "standard": VariantData(
+            name=NAME,
+            variant="standard",
+            source_lang="de",
+            target_lang="en",
+            description=f"{DESCRIPTION}; relevant = its own image",
+            docids=docids,
+            doc_texts=doc_texts,
+            pair_ids=[train_images[i] for i in pairs],
+            pair_sources=[de[i] for i in pairs],
+            pair_targets=[en[i] for i in pairs],
+            queries=queries,
+            qrels=qrels,
+        )
+    }
 
 
 RECIPE = Recipe(
-    NAME, SOURCES,
+    NAME,
+    SOURCES,
     files="Multi30K's data/task1 (image_splits/train.txt, raw/train.de.gz, raw/train.en.gz) and data/task2 "
-          "(image_splits/{val,test_2016}_images.txt, raw/{val,test_2016}.{1..5}.{de,en}.gz)",
+    "(image_splits/{val,test_2016}_images.txt, raw/{val,test_2016}.{1..5}.{de,en}.gz)",
     download="a clone of the Multi30K repository, https://github.com/multi30k/dataset (non-commercial research "
-             "and educational use; give the clone as DIR)",
-    description=DESCRIPTION, build=build)
+    "and educational use; give the clone as DIR)",
+    description=DESCRIPTION,
+    build=build,
+)

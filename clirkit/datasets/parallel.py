@@ -3,6 +3,7 @@
 ``source`` is in the query language, ``target`` in the document language,
 so a translation table trained on it maps query terms to document terms.
 """
+
 from __future__ import annotations
 
 import os
@@ -12,8 +13,9 @@ from clirkit.errors import ClirkitError, located
 from clirkit.fileio import atomic_writer, display_name, iter_lines
 
 
-def write_parallel(ids: Iterable[str], sources: Iterable[str], targets: Iterable[str],
-                   path: str | os.PathLike[str]) -> int:
+def write_parallel(
+    ids: Iterable[str], sources: Iterable[str], targets: Iterable[str], path: str | os.PathLike[str]
+) -> int:
     """Write aligned pairs as ``id TAB source TAB target`` lines; returns the number written.
 
     Raises ClirkitError if an id is empty or has whitespace, or a text holds
@@ -58,6 +60,9 @@ def read_parallel(path: str | os.PathLike[str]) -> tuple[list[str], list[str], l
         sources.append(fields[1])
         targets.append(fields[2])
     if not ids:
-        raise located(name, None, "empty: no sentence pairs found; check the path (a parallel file holds id TAB "
-                                  "source TAB target lines)")
+        raise located(
+            name,
+            None,
+            "empty: no sentence pairs found; check the path (a parallel file holds id TAB source TAB target lines)",
+        )
     return ids, sources, targets

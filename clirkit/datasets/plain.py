@@ -25,6 +25,7 @@ Keys (:data:`KEYS`; ``[collection]`` in an experiment file, ``--documents``... f
   query is a test query;
 - ``name``: the collection's name in reports (default: the experiment's, or the documents file's).
 """
+
 from __future__ import annotations
 
 import json
@@ -41,13 +42,13 @@ SPLITS = ("train", "dev", "test")
 KEYS = {
     "documents": "the documents: docid TAB text (TSV) or JSONL, .gz fine",
     "queries": "the topics: one file, or one per split ({dev = FILE, test = FILE}); TSV, JSONL, TREC, CLEF, "
-               "NTCIR or HC4 (detected)",
+    "NTCIR or HC4 (detected)",
     "query_fields": 'the topic fields that make a query, e.g. "title,desc" (default: title)',
     "qrels": "TREC qrels (qid 0 docid grade): one file, or one per split",
     "source_lang": "the queries' language (ISO 639-1, e.g. en)",
     "target_lang": "the documents' language (ISO 639-1)",
     "parallel": "a parallel corpus: id TAB source TAB target, or [source file, target file] aligned by line "
-                "(needed for IBM Model 1, not with a table file)",
+    "(needed for IBM Model 1, not with a table file)",
     "split": "with one queries file: fractions per split, e.g. {dev = 0.5, test = 0.5} (default: all test)",
     "split_seed": "the seed of that split (default 0)",
     "name": "the collection's name in reports (default: the experiment's)",
@@ -72,8 +73,15 @@ class PlainCollection:
     query_fields: str | None = None
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], *, where: str, base: Path | None = None,
-                  label: Callable[[str], str] = str, name: str = "collection") -> "PlainCollection":
+    def from_dict(
+        cls,
+        data: Mapping[str, Any],
+        *,
+        where: str,
+        base: Path | None = None,
+        label: Callable[[str], str] = str,
+        name: str = "collection",
+    ) -> "PlainCollection":
         """Check the keys (:data:`KEYS`) of ``data``; paths are relative to ``base`` (None: the current folder).
         ClirkitError ``where: KEY ...`` (``label(key)``: the key as the user wrote it) otherwise."""
         from clirkit.formats.topics import split_field_names
@@ -88,8 +96,9 @@ class PlainCollection:
 
             close = difflib.get_close_matches(unknown[0], KEYS, n=1)
             hint = f"did you mean {label(close[0])!r}?; " if close else ""
-            raise ClirkitError(f"{where}unknown key {label(unknown[0])!r} ({hint}the keys: "
-                               f"{', '.join(map(label, KEYS))})")
+            raise ClirkitError(
+                f"{where}unknown key {label(unknown[0])!r} ({hint}the keys: {', '.join(map(label, KEYS))})"
+            )
         for key in ("documents", "queries", "qrels", "source_lang", "target_lang"):
             if key not in data:
                 raise ClirkitError(f"{where}{label(key)} is missing: give {KEYS[key]}")
@@ -111,8 +120,9 @@ class PlainCollection:
                 if not value or any(s not in SPLITS for s in value):
                     raise bad(key, f"a file, or a table of files by split ({', '.join(SPLITS)})", value)
                 if "test" not in value:
-                    raise ClirkitError(f"{where}{label(key)} names no test split (the split an experiment "
-                                       f"reports): give test = FILE")
+                    raise ClirkitError(
+                        f"{where}{label(key)} names no test split (the split an experiment reports): give test = FILE"
+                    )
                 return {s: path(f"{key}.{s}", value[s]) for s in SPLITS if s in value}
             return path(key, value)
 
@@ -124,8 +134,10 @@ class PlainCollection:
                 raise ClirkitError(f"{where}{label(key)}: {exc}") from None
         queries, qrels = by_split("queries"), by_split("qrels")
         if isinstance(qrels, dict) and not (isinstance(queries, dict) and set(qrels) == set(queries)):
-            raise ClirkitError(f"{where}{label('qrels')} by split needs {label('queries')} by the same splits "
-                               f"({', '.join(qrels)}); or give one qrels file for every split")
+            raise ClirkitError(
+                f"{where}{label('qrels')} by split needs {label('queries')} by the same splits "
+                f"({', '.join(qrels)}); or give one qrels file for every split"
+            )
         parallel = data.get("parallel")
         if parallel is None:
             pair: tuple[Path, ...] = ()
@@ -148,11 +160,21 @@ class PlainCollection:
         given = data.get("name", name)
         if not isinstance(given, str) or not re.fullmatch(r"[\w.+-]+", given):
             raise bad("name", "a name (letters, digits, '.', '_', '+' or '-')", given)
-        return cls(name=given, documents=path("documents", data["documents"]), queries=queries, qrels=qrels,
-                   parallel=pair, split=split, split_seed=seed, query_fields=fields, **languages)
+        return cls(
+            name=given,
+            documents=path("documents", data["documents"]),
+            queries=queries,
+            qrels=qrels,
+            parallel=pair,
+            split=split,
+            split_seed=seed,
+            query_fields=fields,
+            **languages,
+        )
 
     def files(self) -> list[Path]:
         """Every file it reads."""
+
         def listed(value):
             return list(value.values()) if isinstance(value, dict) else [value]
 
@@ -165,11 +187,19 @@ class PlainCollection:
         def shown(value):
             return {s: str(p) for s, p in value.items()} if isinstance(value, dict) else str(value)
 
-        return {"name": self.name, "source_lang": self.source_lang, "target_lang": self.target_lang,
-                "documents": str(self.documents), "queries": shown(self.queries), "qrels": shown(self.qrels),
-                "parallel": [str(p) for p in self.parallel], "split": self.split, "split_seed": self.split_seed,
-                "query_fields": self.query_fields,
-                "sha256": {str(p): file_digest(p) for p in self.files()}}
+        return {
+            "name": self.name,
+            "source_lang": self.source_lang,
+            "target_lang": self.target_lang,
+            "documents": str(self.documents),
+            "queries": shown(self.queries),
+            "qrels": shown(self.qrels),
+            "parallel": [str(p) for p in self.parallel],
+            "split": self.split,
+            "split_seed": self.split_seed,
+            "query_fields": self.query_fields,
+            "sha256": {str(p): file_digest(p) for p in self.files()},
+        }
 
     def read(self, *, quiet: bool = True):
         """Every file read and checked, the queries split: a
@@ -189,28 +219,50 @@ class PlainCollection:
             unknown = set(judged.query_ids) - set().union(*map(set, queries.values()))
         known_docs = set(docids)
         for source in dict.fromkeys(self._listed(self.qrels)):  # each file once, its judgments of the queries
-            self._check_judged_documents(source, [qrels[s] for s in queries if self._qrels_file(s) == source],
-                                         known_docs)
+            self._check_judged_documents(
+                source, [qrels[s] for s in queries if self._qrels_file(s) == source], known_docs
+            )
         if unknown:
-            say(f"{self.qrels}: {len(unknown)} judged queries are not in the queries (e.g. "
-                f"{sorted(unknown)[0]}): left out", quiet=quiet)
+            say(
+                f"{self.qrels}: {len(unknown)} judged queries are not in the queries (e.g. "
+                f"{sorted(unknown)[0]}): left out",
+                quiet=quiet,
+            )
         for s in queries:
             if not len(qrels[s]):
                 source = self._qrels_file(s)
-                raise ClirkitError(f"{source}: judges none of the {len(queries[s])} {s} queries (e.g. "
-                                   f"{next(iter(queries[s]))}): are these the qrels of those topics?")
+                raise ClirkitError(
+                    f"{source}: judges none of the {len(queries[s])} {s} queries (e.g. "
+                    f"{next(iter(queries[s]))}): are these the qrels of those topics?"
+                )
             unjudged = len(set(queries[s]) - set(qrels[s].query_ids))
             if unjudged:
-                say(f"{self.name}: {unjudged} of the {len(queries[s])} {s} queries have no judgment (trec_eval "
-                    f"leaves them out)", quiet=quiet)
+                say(
+                    f"{self.name}: {unjudged} of the {len(queries[s])} {s} queries have no judgment (trec_eval "
+                    f"leaves them out)",
+                    quiet=quiet,
+                )
         ids, sources, targets = self._parallel()
         self._say_languages(texts, queries, sources, targets, quiet)
-        description = (f"plain files: documents {self.documents.name}, queries "
-                       f"{', '.join(p.name for p in self._listed(self.queries))}, qrels "
-                       f"{', '.join(p.name for p in self._listed(self.qrels))}")
-        return VariantData(name=self.name, variant="standard", source_lang=self.source_lang,
-                           target_lang=self.target_lang, description=description, docids=docids, doc_texts=texts,
-                           pair_ids=ids, pair_sources=sources, pair_targets=targets, queries=queries, qrels=qrels)
+        description = (
+            f"plain files: documents {self.documents.name}, queries "
+            f"{', '.join(p.name for p in self._listed(self.queries))}, qrels "
+            f"{', '.join(p.name for p in self._listed(self.qrels))}"
+        )
+        return VariantData(
+            name=self.name,
+            variant="standard",
+            source_lang=self.source_lang,
+            target_lang=self.target_lang,
+            description=description,
+            docids=docids,
+            doc_texts=texts,
+            pair_ids=ids,
+            pair_sources=sources,
+            pair_targets=targets,
+            queries=queries,
+            qrels=qrels,
+        )
 
     def _say_languages(self, texts, queries, sources, targets, quiet: bool) -> None:
         """Say on stderr when the documents, the queries or a side of the parallel text read as another language
@@ -218,10 +270,12 @@ class PlainCollection:
         from clirkit.langcheck import language_notice
         from clirkit.progress import say
 
-        sides = ((texts, self.target_lang, f"the documents of {self.name}"),
-                 ([t for s in queries.values() for t in s.values()], self.source_lang, f"the queries of {self.name}"),
-                 (sources, self.source_lang, f"the parallel text's source side of {self.name}"),
-                 (targets, self.target_lang, f"the parallel text's target side of {self.name}"))
+        sides = (
+            (texts, self.target_lang, f"the documents of {self.name}"),
+            ([t for s in queries.values() for t in s.values()], self.source_lang, f"the queries of {self.name}"),
+            (sources, self.source_lang, f"the parallel text's source side of {self.name}"),
+            (targets, self.target_lang, f"the parallel text's target side of {self.name}"),
+        )
         for side_texts, lang, what in sides:
             notice = language_notice(list(side_texts or ()), lang, what) if lang else None
             if notice:
@@ -257,9 +311,13 @@ class PlainCollection:
                 break
         n = len(missing)
         names = "names a document" if n == 1 else "name documents"
-        raise located(path, line, f"{n:,} of the {total:,} judgments {names} not in {self.documents} (the "
-                                  f"first: query {first[0]}, document {first[1]}): are these the qrels of these "
-                                  f"documents?")
+        raise located(
+            path,
+            line,
+            f"{n:,} of the {total:,} judgments {names} not in {self.documents} (the "
+            f"first: query {first[0]}, document {first[1]}): are these the qrels of these "
+            f"documents?",
+        )
 
     @staticmethod
     def _listed(value) -> list[Path]:
@@ -282,8 +340,10 @@ class PlainCollection:
                 out[s] = self._read_queries(path)
                 for qid in out[s]:
                     if qid in seen:
-                        raise ClirkitError(f"{path}: query {qid} is also in {seen[qid][1]} (the {seen[qid][0]} "
-                                           f"split): a query belongs to one split")
+                        raise ClirkitError(
+                            f"{path}: query {qid} is also in {seen[qid][1]} (the {seen[qid][0]} "
+                            f"split): a query belongs to one split"
+                        )
                     seen[qid] = (s, path)
             return out
         topics = self._read_queries(self.queries)
@@ -298,9 +358,11 @@ class PlainCollection:
             if not members:
                 rule = ", ".join(f"{k} = {f}" for k, f in self.split.items())
                 fraction, n = self.split[s], len(ids)
-                raise ClirkitError(f"{self.queries}: the split {{{rule}}} leaves the {s} split empty: {fraction} of "
-                                   f"the {n} queries rounds to none; give {s} a larger fraction (one query is "
-                                   f"{1 / n:.2g} of them), or give the {s} queries a file of their own")
+                raise ClirkitError(
+                    f"{self.queries}: the split {{{rule}}} leaves the {s} split empty: {fraction} of "
+                    f"the {n} queries rounds to none; give {s} a larger fraction (one query is "
+                    f"{1 / n:.2g} of them), or give the {s} queries a file of their own"
+                )
             chosen[s] = {q: t for q, t in topics.items() if q in members}  # file order in each split
             start = end
         return chosen
@@ -315,8 +377,10 @@ class PlainCollection:
             return read_parallel(self.parallel[0])
         sides = [[text.replace("\t", " ") for _, text in iter_lines(p, skip_blank=False)] for p in self.parallel]
         if len(sides[0]) != len(sides[1]):
-            raise ClirkitError(f"{self.parallel[0]} has {len(sides[0])} lines but {self.parallel[1]} has "
-                               f"{len(sides[1])}: the two sides of a parallel corpus are aligned line by line")
+            raise ClirkitError(
+                f"{self.parallel[0]} has {len(sides[0])} lines but {self.parallel[1]} has "
+                f"{len(sides[1])}: the two sides of a parallel corpus are aligned line by line"
+            )
         return [str(i + 1) for i in range(len(sides[0]))], sides[0], sides[1]
 
     def write(self, folder: str | os.PathLike[str], *, quiet: bool = True, record: dict | None = None) -> dict:
@@ -339,11 +403,20 @@ def _split_rule(split, queries, where: str, label: Callable[[str], str], bad) ->
     if split is None:
         return None
     if isinstance(queries, dict):
-        raise ClirkitError(f"{where}{label('split')} divides one queries file; queries given by split "
-                           f"need no split rule")
-    if not (isinstance(split, Mapping) and split and all(s in SPLITS for s in split) and all(
-            isinstance(f, (int, float)) and not isinstance(f, bool) and 0 < f <= 1 for f in split.values())
-            and math.isclose(sum(split.values()), 1.0) and "test" in split):
-        raise bad("split", "fractions of the queries by split summing to 1, with a test split (e.g. "
-                           "{dev = 0.5, test = 0.5})", split)
+        raise ClirkitError(
+            f"{where}{label('split')} divides one queries file; queries given by split need no split rule"
+        )
+    if not (
+        isinstance(split, Mapping)
+        and split
+        and all(s in SPLITS for s in split)
+        and all(isinstance(f, (int, float)) and not isinstance(f, bool) and 0 < f <= 1 for f in split.values())
+        and math.isclose(sum(split.values()), 1.0)
+        and "test" in split
+    ):
+        raise bad(
+            "split",
+            "fractions of the queries by split summing to 1, with a test split (e.g. {dev = 0.5, test = 0.5})",
+            split,
+        )
     return {s: float(split[s]) for s in SPLITS if s in split}

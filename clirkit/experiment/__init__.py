@@ -92,6 +92,7 @@ Design: one fit for every system, a runner without per-kind branches
   :mod:`~clirkit.experiment.artifacts` (the runner's resources), :mod:`~clirkit.experiment.runner`,
   :mod:`~clirkit.experiment.report` and :mod:`~clirkit.experiment.store` (the output folder).
 """
+
 from __future__ import annotations
 
 from clirkit.experiment.artifacts import collection_record, sample
@@ -99,7 +100,16 @@ from clirkit.experiment.kinds import KINDS
 from clirkit.experiment.runner import Result, run_experiment
 from clirkit.experiment.spec import DEFAULT_MEASURES, Experiment, shipped, with_overrides
 
-__all__ = ["DEFAULT_MEASURES", "Experiment", "KINDS", "Result", "collection_record", "run_experiment", "sample",
-           "shipped", "with_overrides"]
+__all__ = [
+    "DEFAULT_MEASURES",
+    "Experiment",
+    "KINDS",
+    "Result",
+    "collection_record",
+    "run_experiment",
+    "sample",
+    "shipped",
+    "with_overrides",
+]
 
 _collection_record = collection_record  # its name when this package was one module (tests/test_irds.py)

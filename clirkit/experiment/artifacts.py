@@ -5,6 +5,7 @@ system, saved in the output folder with the record of what made them (a rerun re
 on. The values are shared by the per-system views (:meth:`~clirkit.estimator.Resources.for_system`, which
 carry a system's ``table``/``table2``/``parallel_tuples`` keys), through one :class:`_Made` object.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -99,8 +100,9 @@ class Artifacts(Resources):
     """
 
     def __init__(self, exp, c, out, steps, quiet: bool) -> None:
-        super().__init__(source_lang=c.source_lang, target_lang=c.target_lang, seed=exp.seed, quiet=quiet,
-                         jobs=exp.jobs)
+        super().__init__(
+            source_lang=c.source_lang, target_lang=c.target_lang, seed=exp.seed, quiet=quiet, jobs=exp.jobs
+        )
         self.exp, self.c, self.out, self.steps = exp, c, out, steps
         self.where = exp.source or "experiment"
         self.collection = collection_record(c)
@@ -124,7 +126,7 @@ class Artifacts(Resources):
         def make():
             topics = self.c.queries(split)
             if split == "train" and self.exp.train_queries:
-                return dict(list(topics.items())[:self.exp.train_queries])
+                return dict(list(topics.items())[: self.exp.train_queries])
             if split == "dev":
                 return sample(topics, self.exp.dev_queries, seed=self.exp.seed)
             return topics
@@ -161,16 +163,22 @@ class Artifacts(Resources):
         stop = self.exp.analysis.get("stopwords", "none")
         stemmer = self.exp.analysis.get("stemmer", "snowball")
         try:
-            return Analyzer(lang, stemmer=None if stemmer == "none" else stemmer,
-                            stopwords=None if stop == "none" else stop,
-                            segmenter=self.exp.analysis.get("segmenter", "auto"),
-                            chinese_script=self.exp.analysis.get("chinese_script", "auto"))
+            return Analyzer(
+                lang,
+                stemmer=None if stemmer == "none" else stemmer,
+                stopwords=None if stop == "none" else stop,
+                segmenter=self.exp.analysis.get("segmenter", "auto"),
+                chinese_script=self.exp.analysis.get("chinese_script", "auto"),
+            )
         except ClirkitError as exc:
             raise ClirkitError(f"{self.where}: [analysis]: {exc}") from None
 
     def _index_record(self) -> dict:
-        return {"collection": self.collection, "lang": self.c.target_lang,
-                "analyzer": self.analyzer(self.c.target_lang).to_dict()}
+        return {
+            "collection": self.collection,
+            "lang": self.c.target_lang,
+            "analyzer": self.analyzer(self.c.target_lang).to_dict(),
+        }
 
     def index(self):
         return self._once("index", self._make_index)
@@ -214,12 +222,21 @@ class Artifacts(Resources):
             if not Path(path).is_file():
                 raise ClirkitError(f"{self.where}: table file {path}: no such file")
             column = self._score_column(path, fmt)
-            return {"file": str(Path(path).resolve()), "sha256": file_digest(path), "format": fmt,
-                    **({"score_column": column} if column is not None else {}), "analysis": self.analysis()}
-        self._need_parallel("IBM Model 1 trains on it; or give a table file: [table] file = FILE, or the "
-                            "system's table = FILE")
-        return {"collection": self.collection, "iterations": int(self.exp.table.get("iterations", 5)),
-                "analysis": self.analysis()}
+            return {
+                "file": str(Path(path).resolve()),
+                "sha256": file_digest(path),
+                "format": fmt,
+                **({"score_column": column} if column is not None else {}),
+                "analysis": self.analysis(),
+            }
+        self._need_parallel(
+            "IBM Model 1 trains on it; or give a table file: [table] file = FILE, or the system's table = FILE"
+        )
+        return {
+            "collection": self.collection,
+            "iterations": int(self.exp.table.get("iterations", 5)),
+            "analysis": self.analysis(),
+        }
 
     def _score_column_given(self) -> int | None:
         """The system's ``score_column``, else ``[table]``'s, else None."""
@@ -246,8 +263,10 @@ class Artifacts(Resources):
         files: list[str] = [p for p in paths if p is not None and Path(p).is_file()]
         if not any(self._score_column(p, fmt) is not None for p in files):
             what = f"not to {', '.join(files)}" if files else "and the table is IBM Model 1's"
-            raise ClirkitError(f"{self.where}: score_column applies to a table file that is a Moses phrase table, "
-                               f"{what} (remove score_column, or give the phrase table)")
+            raise ClirkitError(
+                f"{self.where}: score_column applies to a table file that is a Moses phrase table, "
+                f"{what} (remove score_column, or give the phrase table)"
+            )
 
     def _need_parallel(self, why: str) -> None:
         if self.c.counts.get("parallel_pairs", 1) == 0:
@@ -267,10 +286,16 @@ class Artifacts(Resources):
             from clirkit.translation import load_table
 
             analysis = self.exp.analysis
-            return load_table(path, fmt, stemmer=self.analyzer(self.c.target_lang).stemmer,
-                              segmenter=analysis.get("segmenter", "auto"),
-                              chinese_script=analysis.get("chinese_script", "auto"),
-                              source_lang=self.c.source_lang, target_lang=self.c.target_lang, score_column=column)
+            return load_table(
+                path,
+                fmt,
+                stemmer=self.analyzer(self.c.target_lang).stemmer,
+                segmenter=analysis.get("segmenter", "auto"),
+                chinese_script=analysis.get("chinese_script", "auto"),
+                source_lang=self.c.source_lang,
+                target_lang=self.c.target_lang,
+                score_column=column,
+            )
 
         return self._once(("table", path, fmt, column), read)
 
@@ -284,10 +309,14 @@ class Artifacts(Resources):
         with self.steps.time("IBM Model 1"):
             source, target = self.c.parallel()
             analyzers = self.analyzer(self.c.source_lang), self.analyzer(self.c.target_lang)
-            tokens = [analyzer.tokenize_many(texts, quiet=self.quiet, jobs=self.exp.jobs, desc=f"tokenizing {side}")
-                      for analyzer, texts, side in zip(analyzers, (source, target), ("source", "target"))]
-            say(f"training IBM Model 1 on {len(source)} sentence pairs, {record['iterations']} iterations",
-                quiet=self.quiet)
+            tokens = [
+                analyzer.tokenize_many(texts, quiet=self.quiet, jobs=self.exp.jobs, desc=f"tokenizing {side}")
+                for analyzer, texts, side in zip(analyzers, (source, target), ("source", "target"))
+            ]
+            say(
+                f"training IBM Model 1 on {len(source)} sentence pairs, {record['iterations']} iterations",
+                quiet=self.quiet,
+            )
             table = train_table(*tokens, *analyzers, iterations=record["iterations"], quiet=self.quiet)
             save_table(table, path)
             self.out.remember(path, record)
@@ -319,8 +348,9 @@ class Artifacts(Resources):
 
             documents = self.documents()
             sources, targets = self.c.parallel()
-            return known_item_queries(sources, self.c.parallel_ids(), documents.docids, target_texts=targets,
-                                      doc_texts=documents.texts)
+            return known_item_queries(
+                sources, self.c.parallel_ids(), documents.docids, target_texts=targets, doc_texts=documents.texts
+            )
 
         return self._once("known_items", make)
 
@@ -336,9 +366,11 @@ class Artifacts(Resources):
         if what == "train":
             if self.option("parallel_tuples"):
                 self._need_parallel("parallel_tuples adds its pairs to the training tuples")
-            return {"queries": digest(self.topics("train")),
-                    "dev": digest(self.topics("dev") if "dev" in self.splits else {}),
-                    "parallel_tuples": bool(self.option("parallel_tuples", False))}
+            return {
+                "queries": digest(self.topics("train")),
+                "dev": digest(self.topics("dev") if "dev" in self.splits else {}),
+                "parallel_tuples": bool(self.option("parallel_tuples", False)),
+            }
         if what == "dev":
             return {"queries": digest(self.topics("dev"))} if "dev" in self.splits else None
         raise ValueError(f"no record of {what!r}")  # pragma: no cover

@@ -6,6 +6,7 @@ is asked of the class (its parameters, ``file_keys``, ``system_keys``, ``params_
 A test may add one (``monkeypatch.setitem(KINDS, "toy", Toy)``). Classes are named by import path so that
 reading a file imports only the systems it uses.
 """
+
 from __future__ import annotations
 
 import importlib

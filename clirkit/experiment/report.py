@@ -1,4 +1,5 @@
 """The report of an experiment: ``results.txt`` (what ``clirkit run`` prints), ``report.md`` and the figures."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -29,8 +30,9 @@ def write_report(runner: Runner) -> str:
         what = "all queries (dev and test)" if split == "all" else f"{split} split"
         head = f"{c.name} ({c.variant}), {what}: {n_queries} queries, {n_docs} documents"
         label = f"{c.name} {'dev+test' if split == 'all' else split}"
-        table = score_table(runs, qrels, exp.measures, baseline=baseline, seed=exp.seed, qrels_label=label,
-                            gains=exp.gains)
+        table = score_table(
+            runs, qrels, exp.measures, baseline=baseline, seed=exp.seed, qrels_label=label, gains=exp.gains
+        )
         lines += ([""] if lines else []) + [head, "", table]
         reports[split] = _report(runs, qrels, names, baseline, runner, label)
         md += [head, "", reports[split][1].markdown()]
@@ -44,8 +46,9 @@ def write_report(runner: Runner) -> str:
     with atomic_writer(folder / "results.txt") as fh:
         fh.write(text + "\n")
     if exp.figures and "test" not in reports:
-        reports["test"] = _report(res.runs("test").ordered(names), res.qrels("test"), names, baseline, runner,
-                                  f"{c.name} test")
+        reports["test"] = _report(
+            res.runs("test").ordered(names), res.qrels("test"), names, baseline, runner, f"{c.name} test"
+        )
     figures = _figures(runner, names, baseline, *reports["test"]) if exp.figures else []
     md += [dev_line, ""] if dev_line else []
     if runner.notes:
@@ -79,13 +82,16 @@ def _split(runner: Runner, split: str, names: list[str]):
     dev, test = res.topics("dev"), res.topics("test")
     shared = sorted(set(dev) & set(test))
     if shared:
-        raise ClirkitError(f"report_splits: the dev and test splits share query {shared[0]}: no table of all "
-                           f"queries")
+        raise ClirkitError(f"report_splits: the dev and test splits share query {shared[0]}: no table of all queries")
     runs = {}
     for n in names:
         parts = [res.runs("dev")[n], res.runs("test")[n]]
-        runs[n] = Run(np.concatenate([r.qids for r in parts]), np.concatenate([r.docids for r in parts]),
-                      np.concatenate([r.scores for r in parts]), tag=parts[1].tag)
+        runs[n] = Run(
+            np.concatenate([r.qids for r in parts]),
+            np.concatenate([r.docids for r in parts]),
+            np.concatenate([r.scores for r in parts]),
+            tag=parts[1].tag,
+        )
     parts = [res.qrels("dev"), res.qrels("test")]
     qrels = Qrels(*(np.concatenate([getattr(q, a) for q in parts]) for a in ("qids", "docids", "rels")))
     return runs, qrels, len(dev) + len(test)
@@ -102,8 +108,10 @@ def _dev_scores(runner: Runner) -> str:
     if not names:
         return ""
     measure = runner.exp.measures[0]
-    scores = [f"{name} {evaluate(runs[name], res.qrels('dev'), [measure], names='given').mean()[measure]:.4f}"
-              for name in names]
+    scores = [
+        f"{name} {evaluate(runs[name], res.qrels('dev'), [measure], names='given').mean()[measure]:.4f}"
+        for name in names
+    ]
     return f"dev {measure} ({len(res.topics('dev'))} queries): " + ", ".join(scores)
 
 
@@ -121,14 +129,26 @@ def _figures(runner: Runner, names: list[str], baseline: str, evaluations, repor
             continue
         test = report.tests.get((i, measure))
         path = folder / f"diff-{file_name(name)}-vs-{file_name(baseline)}.png"
-        plots.per_query_difference(base_ev.qids, evaluations[i].column(measure), base_ev.column(measure), name=name,
-                                   baseline=baseline, measure=measure, p_value=None if test is None else test.p_value,
-                                   path=path)
+        plots.per_query_difference(
+            base_ev.qids,
+            evaluations[i].column(measure),
+            base_ev.column(measure),
+            name=name,
+            baseline=baseline,
+            measure=measure,
+            p_value=None if test is None else test.p_value,
+            path=path,
+        )
         out.append((f"{name} - {baseline}, {measure} per query", path))
     sweeps = runner.sweeps
     two_way = {n: (s.kappas, s.scores) for n, s in sweeps.items() if hasattr(s, "kappas")}
-    two_way.update({n: ([float(w[0]) for w in s.weights], s.scores) for n, s in sweeps.items()
-                    if not hasattr(s, "kappas") and len(s.weights[0]) == 2})
+    two_way.update(
+        {
+            n: ([float(w[0]) for w in s.weights], s.scores)
+            for n, s in sweeps.items()
+            if not hasattr(s, "kappas") and len(s.weights[0]) == 2
+        }
+    )
     if two_way:
         first = runner.systems[next(iter(two_way))]
         path = plots.kappa_sweep(two_way, measure=getattr(first, "measure", "AP"), path=folder / "kappa-sweep.png")

@@ -1,5 +1,6 @@
 """Running an experiment: every system and fusion built from the table of kinds, recorded, fitted on the
 same resources and searched on each split, in file order, with no step that depends on a system's kind."""
+
 from __future__ import annotations
 
 import os
@@ -62,8 +63,7 @@ def run_experiment(exp: Experiment, folder: str | os.PathLike[str], *, quiet: bo
     checked = False  # every system built and its inputs found: the work starts
     try:
         c = load_collection(exp, out, steps, quiet)
-        say(f"{exp.name}: {c.name} ({c.variant}), {c.source_lang} queries -> {c.target_lang} documents",
-            quiet=quiet)
+        say(f"{exp.name}: {c.name} ({c.variant}), {c.source_lang} queries -> {c.target_lang} documents", quiet=quiet)
         runner = Runner(exp, Artifacts(exp, c, out, steps, quiet))
         runner.build_all()
         checked = True
@@ -107,8 +107,10 @@ class Runner:
         a system needs and the collection lacks, or a bad parameter stops the run before it starts."""
         wanted = [s for s in self.exp.report_splits if s not in self.splits and s != "all"]
         if wanted or ("all" in self.exp.report_splits and "dev" not in self.splits):
-            raise ClirkitError(f"{self.where}: report_splits: {self.resources.c.name} has no "
-                               f"{(wanted or ['dev'])[0]} split (its splits: {', '.join(self.resources.splits)})")
+            raise ClirkitError(
+                f"{self.where}: report_splits: {self.resources.c.name} has no "
+                f"{(wanted or ['dev'])[0]} split (its splits: {', '.join(self.resources.splits)})"
+            )
         self.check_keep_runs()
         for name in self.exp.make_order():
             try:
@@ -123,9 +125,11 @@ class Runner:
         made = [f"{name}.{split}" for name in self.exp.run_names() for split in self.splits]
         for pattern in self.exp.keep_runs:
             if not matches_a_run(pattern, self.exp.run_names(), self.splits):
-                raise ClirkitError(f"{self.where}: keep_runs: {pattern!r} matches none of the runs "
-                                   f"({', '.join(made[:6])}{', ...' if len(made) > 6 else ''}); give patterns of "
-                                   f"NAME.SPLIT (e.g. \"*.test\")")
+                raise ClirkitError(
+                    f"{self.where}: keep_runs: {pattern!r} matches none of the runs "
+                    f"({', '.join(made[:6])}{', ...' if len(made) > 6 else ''}); give patterns of "
+                    f'NAME.SPLIT (e.g. "*.test")'
+                )
 
     def kept(self, name: str, split: str) -> bool:
         """Whether the run of ``name`` on ``split`` is written to the folder (``keep_runs``)."""
@@ -138,19 +142,25 @@ class Runner:
         kind, spec = self.exp.spec_of(name)
         cls = system_class(kind)
         view = self.resources.for_system({k: spec[k] for k in cls.file_keys if k in spec})
-        given = {k: tuple(v) if isinstance(v, list) else v for k, v in spec.items()
-                 if k != "kind" and k not in cls.file_keys and k not in cls.system_keys}
+        given = {
+            k: tuple(v) if isinstance(v, list) else v
+            for k, v in spec.items()
+            if k != "kind" and k not in cls.file_keys and k not in cls.system_keys
+        }
         named = {k: spec[k] for k in cls.system_keys if k in spec}  # parameters holding other systems, by name
-        given.update({k: self.systems[v] if isinstance(v, str) else [self.systems[n] for n in v]
-                      for k, v in named.items()})
+        given.update(
+            {k: self.systems[v] if isinstance(v, str) else [self.systems[n] for n in v] for k, v in named.items()}
+        )
         system = cls(**{**cls.params_from(view, given), **given})
         system.check_params()
         described = system.describe()
-        described["params"] = {k: v for k, v in described["params"].items()
-                               if k not in EXECUTION and k not in cls.system_keys}
+        described["params"] = {
+            k: v for k, v in described["params"].items() if k not in EXECUTION and k not in cls.system_keys
+        }
         record = {"collection": self.resources.collection, "system": described, **system.inputs(view)}
-        record.update({k: self.records[v] if isinstance(v, str) else [self.records[n] for n in v]
-                       for k, v in named.items()})
+        record.update(
+            {k: self.records[v] if isinstance(v, str) else [self.records[n] for n in v] for k, v in named.items()}
+        )
         from clirkit.estimator import jsonable
 
         self.systems[name], self.views[name], self.records[name] = system, view, jsonable(record)

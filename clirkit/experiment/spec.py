@@ -4,6 +4,7 @@ The keys and what they take are listed in :mod:`clirkit.experiment` and by ``cli
 keys are asked of its class (:mod:`clirkit.experiment.kinds`): its parameters, its ``file_keys`` and the
 parameters naming other systems (``system_keys``), so no kind is special here.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -26,7 +27,7 @@ KEYS: dict[str, dict[str, str]] = {
     "": {
         "name": "the experiment's name (default: the file's name without .toml)",
         "collection": 'a known collection ("nave-en-es"), a collection folder, "irds:ID", or a [collection] '
-                      "table of plain files",
+        "table of plain files",
         "variant": "the known collection's variant (default: its first)",
         "measures": "the report's measures (default: [" + ", ".join(f'"{m}"' for m in DEFAULT_MEASURES) + "])",
         "baseline": "the system or fusion the others are tested against (default: the first)",
@@ -36,18 +37,18 @@ KEYS: dict[str, dict[str, str]] = {
         "dev_queries": "tune on a seeded sample of this many dev queries (default 0: all)",
         "train_queries": "train on the first N training queries (default 0: all)",
         "report_splits": 'the splits the report has a table for, among "dev", "test" and "all" (dev and test '
-                         'together) (default ["test"])',
+        'together) (default ["test"])',
         "figures": "write the PNG figures: true or false (default true)",
         "keep_runs": 'the runs the folder keeps (runs/NAME.SPLIT.run.gz), as patterns of "NAME.SPLIT" (e.g. '
-                     '["*.test"], ["PSQ.*"]; [] keeps none) (default ["*"]: every run of every system and fusion)',
+        '["*.test"], ["PSQ.*"]; [] keeps none) (default ["*"]: every run of every system and fusion)',
     },
     "analysis": {
         "stemmer": '"snowball" (the default) or "none": of the index, the trained table, dictionary words and '
-                   'the texts boost and scs learn from',
+        "the texts boost and scs learn from",
         "stopwords": '"none" (the default) or "snowball" (each language\'s Snowball list)',
         "segmenter": '"auto" (the default: each language\'s, ICU words for zh, ja, th; bigrams for ko), "none", '
-                     '"bigrams", "unigrams+bigrams", "icu", "jieba", "sudachi" or "kiwi": how text written without '
-                     'spaces becomes terms',
+        '"bigrams", "unigrams+bigrams", "icu", "jieba", "sudachi" or "kiwi": how text written without '
+        "spaces becomes terms",
         "chinese_script": '"auto" (the default: simplified for zh), "none", "simplified" or "traditional"',
     },
     "table": {
@@ -55,13 +56,13 @@ KEYS: dict[str, dict[str, str]] = {
         "file": "a table or dictionary file to use instead (a path relative to the experiment file)",
         "format": "the format of that file (default auto; as ttable convert --format)",
         "score_column": "which score of a Moses phrase table is the translation probability, counted from 1 "
-                        "(default 3, p(target given source); as ttable convert --score-column)",
+        "(default 3, p(target given source); as ttable convert --score-column)",
     },
     "collection": {},  # the keys of clirkit.datasets.plain (filled below)
     "systems.NAME": {
         "kind": "dt, psq, boost or scs; the other keys are the kind's (clirkit run --keys KIND): its parameters, "
-                "and table/table2/table_format/score_column (dt, psq), base/parallel_tuples (boost); a boost's "
-                "base names a system declared before it, or a fusion of such systems (e.g. base = \"DT+PSQ\")",
+        "and table/table2/table_format/score_column (dt, psq), base/parallel_tuples (boost); a boost's "
+        'base names a system declared before it, or a fusion of such systems (e.g. base = "DT+PSQ")',
     },
     "fusions.NAME": {
         "systems": 'the fused systems, at least two (e.g. ["DT", "PSQ"])',
@@ -138,8 +139,9 @@ class Experiment:
         except OSError as exc:
             raise ClirkitError(f"{path}: cannot read: {exc.strerror or exc}") from None
         except RecursionError:
-            raise ClirkitError(f"{path}: not a valid TOML file (nested too deeply); nest arrays and tables less "
-                               f"deeply") from None
+            raise ClirkitError(
+                f"{path}: not a valid TOML file (nested too deeply); nest arrays and tables less deeply"
+            ) from None
         except ValueError as exc:  # bad TOML or UTF-8, integers of more than 4,300 digits
             raise not_toml(path, exc) from None
         return cls.from_dict(with_overrides(data, **overrides), source=str(path), name=Path(path).stem)
@@ -150,7 +152,7 @@ class Experiment:
         where = source or "experiment"
         _check_keys(where, data, sorted(TOP_KEYS), "the top-level")
         if "collection" not in data:
-            raise ClirkitError(f"{where}: no collection: add one (e.g. collection = \"nave-en-es\")")
+            raise ClirkitError(f'{where}: no collection: add one (e.g. collection = "nave-en-es")')
 
         def text(key: str, default, what: str):  # a string, or the default (None: no default)
             value = data.get(key, default)
@@ -163,14 +165,21 @@ class Experiment:
             from clirkit.datasets.plain import PlainCollection
 
             if "variant" in data:
-                raise ClirkitError(f"{where}: variant applies to a known collection, not to a [collection] table; "
-                                   f"remove variant")
-            plain = PlainCollection.from_dict(data["collection"], where=f"{where}: [collection] ",
-                                              base=Path(source).parent if source else None,
-                                              name=re.sub(r"[^\w.+-]+", "-", str(data.get("name", name))))
-        for key, what in (("collection", "a collection name or folder, or a [collection] table"),
-                          ("variant", "a variant name"), ("name", "the experiment's name"),
-                          ("baseline", "a system or fusion name")):
+                raise ClirkitError(
+                    f"{where}: variant applies to a known collection, not to a [collection] table; remove variant"
+                )
+            plain = PlainCollection.from_dict(
+                data["collection"],
+                where=f"{where}: [collection] ",
+                base=Path(source).parent if source else None,
+                name=re.sub(r"[^\w.+-]+", "-", str(data.get("name", name))),
+            )
+        for key, what in (
+            ("collection", "a collection name or folder, or a [collection] table"),
+            ("variant", "a variant name"),
+            ("name", "the experiment's name"),
+            ("baseline", "a system or fusion name"),
+        ):
             if key != "collection" or plain is None:
                 text(key, None, what)
         systems, fusions = _systems_and_fusions(where, data)
@@ -184,23 +193,41 @@ class Experiment:
         measures, gains, figures, splits = _report_options(where, data)
         keep_runs = data.get("keep_runs", ["*"])
         if not isinstance(keep_runs, list) or not all(isinstance(k, str) and k for k in keep_runs):
-            raise ClirkitError(f"{where}: keep_runs must be a list of patterns of NAME.SPLIT (e.g. keep_runs = "
-                               f"[\"*.test\"]; [] keeps no run), got {repr(keep_runs)[:40]}")
+            raise ClirkitError(
+                f"{where}: keep_runs must be a list of patterns of NAME.SPLIT (e.g. keep_runs = "
+                f'["*.test"]; [] keeps no run), got {repr(keep_runs)[:40]}'
+            )
         collection = data["collection"] if plain else str(data["collection"])
-        exp = cls(name=str(data.get("name", name)), collection=collection, variant=data.get("variant"),
-                  report_splits=tuple(splits), keep_runs=tuple(keep_runs), plain=plain,
-                  measures=tuple(measures), baseline=data.get("baseline"),
-                  gains=tuple(gains), seed=integer("seed", 0, 0), jobs=integer("jobs", 1, 1),
-                  dev_queries=integer("dev_queries", 0, 0), train_queries=integer("train_queries", 0, 0),
-                  analysis=_section(where, data, "analysis"), table=_section(where, data, "table"), systems=systems,
-                  fusions=fusions, figures=figures, source=source)
+        exp = cls(
+            name=str(data.get("name", name)),
+            collection=collection,
+            variant=data.get("variant"),
+            report_splits=tuple(splits),
+            keep_runs=tuple(keep_runs),
+            plain=plain,
+            measures=tuple(measures),
+            baseline=data.get("baseline"),
+            gains=tuple(gains),
+            seed=integer("seed", 0, 0),
+            jobs=integer("jobs", 1, 1),
+            dev_queries=integer("dev_queries", 0, 0),
+            train_queries=integer("train_queries", 0, 0),
+            analysis=_section(where, data, "analysis"),
+            table=_section(where, data, "table"),
+            systems=systems,
+            fusions=fusions,
+            figures=figures,
+            source=source,
+        )
         names = list(systems) + list(fusions)
         if exp.baseline is not None and exp.baseline not in names:
             raise ClirkitError(f"{where}: baseline {exp.baseline!r} is not a system or fusion of the file")
         bad = [m for m in exp.gains if m not in exp.measures]
         if bad:
-            raise ClirkitError(f"{where}: gains measure {bad[0]!r} is not one of the measures "
-                               f"({', '.join(exp.measures)}): add it to measures or remove it from gains")
+            raise ClirkitError(
+                f"{where}: gains measure {bad[0]!r} is not one of the measures "
+                f"({', '.join(exp.measures)}): add it to measures or remove it from gains"
+            )
         _check_analysis_and_table(where, exp)
         if plain is not None:
             _check_split_sizes(where, plain)
@@ -217,8 +244,9 @@ class Experiment:
         for name, spec in self.systems.items():
             for key in system_class(spec["kind"]).system_keys:
                 named = spec.get(key, [])
-                order += [n for n in ([named] if isinstance(named, str) else named)
-                          if n in self.fusions and n not in order]
+                order += [
+                    n for n in ([named] if isinstance(named, str) else named) if n in self.fusions and n not in order
+                ]
             order.append(name)
         return order + [n for n in self.fusions if n not in order]
 
@@ -245,12 +273,12 @@ def _check_split_sizes(where: str, plain) -> None:
     for (split, fraction), size in zip(plain.split.items(), sizes.tolist()):
         if size < 1:
             rule = ", ".join(f"{s} = {f}" for s, f in plain.split.items())
-            raise ClirkitError(f"{where}: [collection] split = {{{rule}}} leaves the {split} split empty: {fraction} "
-                               f"of the {n} queries of {plain.queries.name} rounds to none; give {split} a larger "
-                               f"fraction (one query is {1 / n:.2g} of them), or give the {split} queries a file of "
-                               f"their own (queries = {{{split} = FILE, test = FILE}})")
-
-
+            raise ClirkitError(
+                f"{where}: [collection] split = {{{rule}}} leaves the {split} split empty: {fraction} "
+                f"of the {n} queries of {plain.queries.name} rounds to none; give {split} a larger "
+                f"fraction (one query is {1 / n:.2g} of them), or give the {split} queries a file of "
+                f"their own (queries = {{{split} = FILE, test = FILE}})"
+            )
 
 
 def _check_keys(where: str, spec: Mapping[str, Any], allowed: list[str], whose: str, owners=None) -> None:
@@ -261,10 +289,16 @@ def _check_keys(where: str, spec: Mapping[str, Any], allowed: list[str], whose: 
             continue
         others = owners(key) if owners else []
         close = difflib.get_close_matches(key, allowed, n=1)
-        hint = (f"it belongs to a {' or '.join(others)} system" if others else
-                f"did you mean {close[0]!r}?" if close else "")
-        raise ClirkitError(f"{where}: unknown key {key!r} ({hint + '; ' if hint else ''}{whose} keys: "
-                           f"{', '.join(allowed)})")
+        hint = (
+            f"it belongs to a {' or '.join(others)} system"
+            if others
+            else f"did you mean {close[0]!r}?"
+            if close
+            else ""
+        )
+        raise ClirkitError(
+            f"{where}: unknown key {key!r} ({hint + '; ' if hint else ''}{whose} keys: {', '.join(allowed)})"
+        )
 
 
 def _check_system(where: str, spec: Mapping[str, Any], before: list[str], fusions: Sequence[str] = ()) -> None:
@@ -276,14 +310,23 @@ def _check_system(where: str, spec: Mapping[str, Any], before: list[str], fusion
     if not isinstance(kind, str) or kind not in KINDS:
         raise ClirkitError(f"{where}: kind must be one of {', '.join(KINDS)}, got {kind!r}")
     cls = system_class(kind)
-    _check_keys(where, spec, ["kind", *keys_of(cls)], f"a {kind} system's",
-                lambda key: [k for k in KINDS if k != kind and key in keys_of(system_class(k))])
+    _check_keys(
+        where,
+        spec,
+        ["kind", *keys_of(cls)],
+        f"a {kind} system's",
+        lambda key: [k for k in KINDS if k != kind and key in keys_of(system_class(k))],
+    )
     for key, (kind_of_value, what) in cls.file_keys.items():
         value = spec.get(key)
-        if value is not None and not (isinstance(value, kind_of_value) and
-                                      (kind_of_value is bool or not isinstance(value, bool))):
-            shape = {str: "a string", bool: "true or false (a TOML boolean, without quotes)",
-                     int: "an integer >= 1"}.get(kind_of_value, kind_of_value.__name__)
+        if value is not None and not (
+            isinstance(value, kind_of_value) and (kind_of_value is bool or not isinstance(value, bool))
+        ):
+            shape = {
+                str: "a string",
+                bool: "true or false (a TOML boolean, without quotes)",
+                int: "an integer >= 1",
+            }.get(kind_of_value, kind_of_value.__name__)
             raise ClirkitError(f"{where}: {key} must be {shape} ({what}), got {repr(value)[:40]}")
         if kind_of_value is int and isinstance(value, int) and value < 1:
             raise ClirkitError(f"{where}: {key} must be an integer >= 1 ({what}), got {value!r}")
@@ -292,14 +335,19 @@ def _check_system(where: str, spec: Mapping[str, Any], before: list[str], fusion
             continue
         names = spec[key]
         if not (isinstance(names, str) or isinstance(names, list) and names and all(isinstance(n, str) for n in names)):
-            raise ClirkitError(f"{where}: {key} must be a string (the name of a system declared before it), got "
-                               f"{repr(names)[:40]}")
+            raise ClirkitError(
+                f"{where}: {key} must be a string (the name of a system declared before it), got {repr(names)[:40]}"
+            )
         for name in [names] if isinstance(names, str) else names:
             if name not in before and name not in fusions:
-                raise ClirkitError(f"{where}: {key} {name!r} must be a system declared before it (or a fusion "
-                                   f"of such systems)")
-    params = {k: tuple(v) if isinstance(v, list) else v for k, v in spec.items()
-              if k != "kind" and k not in cls.file_keys and k not in cls.system_keys}
+                raise ClirkitError(
+                    f"{where}: {key} {name!r} must be a system declared before it (or a fusion of such systems)"
+                )
+    params = {
+        k: tuple(v) if isinstance(v, list) else v
+        for k, v in spec.items()
+        if k != "kind" and k not in cls.file_keys and k not in cls.system_keys
+    }
     try:
         cls(**params).check_params()
     except ClirkitError as exc:
@@ -318,8 +366,10 @@ def _entry(where: str, what: str, name: str, value) -> dict:
     """The keys of ``[systems.NAME]`` or ``[fusions.NAME]`` (``what``: system or fusion)."""
     if not isinstance(value, dict):
         example = 'kind = "psq"' if what == "system" else 'systems = ["DT", "PSQ"]'
-        raise ClirkitError(f"{where}: {what} {name!r} must be a table of its keys ([{what}s.{name}] with "
-                           f"{example}, ...), got {repr(value)[:40]}")
+        raise ClirkitError(
+            f"{where}: {what} {name!r} must be a table of its keys ([{what}s.{name}] with "
+            f"{example}, ...), got {repr(value)[:40]}"
+        )
     return dict(value)
 
 
@@ -332,8 +382,10 @@ def _systems_and_fusions(where: str, data: Mapping[str, Any]) -> tuple[dict, dic
     for fname, spec in fusions.items():
         members = spec.get("systems")
         if not isinstance(members, list) or len(members) < 2 or not all(isinstance(m, str) for m in members):
-            raise ClirkitError(f"{where}: fusion {fname!r}: systems must list at least two systems (e.g. "
-                               f"systems = [\"DT\", \"PSQ\"]), got {repr(members)[:40]}")
+            raise ClirkitError(
+                f"{where}: fusion {fname!r}: systems must list at least two systems (e.g. "
+                f'systems = ["DT", "PSQ"]), got {repr(members)[:40]}'
+            )
         missing = [m for m in members if m not in systems]
         if missing:
             raise ClirkitError(f"{where}: fusion {fname!r}: unknown system {missing[0]!r}")
@@ -345,8 +397,10 @@ def _systems_and_fusions(where: str, data: Mapping[str, Any]) -> tuple[dict, dic
         _check_system(f"{where}: system {sname!r}", spec, before, fusions_before)
     spaced = [n for n in (*systems, *fusions) if not n or any(ch.isspace() for ch in n)]
     if spaced:  # a name is the run tag of its runs, and TREC run tags have no whitespace
-        raise ClirkitError(f"{where}: {spaced[0]!r}: system and fusion names are run tags: no spaces "
-                           f"(e.g. {''.join(spaced[0].split()) or 'PSQ'!r})")
+        raise ClirkitError(
+            f"{where}: {spaced[0]!r}: system and fusion names are run tags: no spaces "
+            f"(e.g. {''.join(spaced[0].split()) or 'PSQ'!r})"
+        )
     clash = set(systems) & set(fusions)
     if clash:
         raise ClirkitError(f"{where}: {sorted(clash)[0]!r} names both a system and a fusion")
@@ -367,17 +421,25 @@ def _report_options(where: str, data: Mapping[str, Any]) -> tuple[list, list, bo
         raise ClirkitError(f"{where}: {exc}") from None
     gains = data.get("gains", [])
     if not isinstance(gains, list) or not all(isinstance(m, str) for m in gains):
-        raise ClirkitError(f"{where}: gains must be a list of measure names (e.g. gains = [\"AP\"]), got "
-                           f"{repr(gains)[:40]}")
+        raise ClirkitError(
+            f'{where}: gains must be a list of measure names (e.g. gains = ["AP"]), got {repr(gains)[:40]}'
+        )
     figures = data.get("figures", True)
     if not isinstance(figures, bool):
-        raise ClirkitError(f"{where}: figures must be true or false (a TOML boolean, without quotes), got "
-                           f"{repr(figures)[:40]}")
+        raise ClirkitError(
+            f"{where}: figures must be true or false (a TOML boolean, without quotes), got {repr(figures)[:40]}"
+        )
     splits = data.get("report_splits", ["test"])
-    if not (isinstance(splits, list) and splits and all(s in REPORT_SPLITS for s in splits)
-            and len(set(splits)) == len(splits)):
-        raise ClirkitError(f"{where}: report_splits must list some of {', '.join(map(repr, REPORT_SPLITS))} "
-                           f"(e.g. report_splits = [\"dev\", \"test\", \"all\"]), got {repr(splits)[:40]}")
+    if not (
+        isinstance(splits, list)
+        and splits
+        and all(s in REPORT_SPLITS for s in splits)
+        and len(set(splits)) == len(splits)
+    ):
+        raise ClirkitError(
+            f"{where}: report_splits must list some of {', '.join(map(repr, REPORT_SPLITS))} "
+            f'(e.g. report_splits = ["dev", "test", "all"]), got {repr(splits)[:40]}'
+        )
     return measures, gains, figures, splits
 
 
@@ -386,12 +448,17 @@ def _check_analysis_and_table(where: str, exp: "Experiment") -> None:
     _check_keys(f"{where}: [analysis]", exp.analysis, list(KEYS["analysis"]), "its")
     from clirkit.segmenters import CHINESE_SCRIPTS, SEGMENTERS
 
-    for key, allowed in (("stemmer", ("snowball", "none")), ("stopwords", ("none", "snowball")),
-                         ("segmenter", ("auto", "none", *SEGMENTERS)),
-                         ("chinese_script", ("auto", "none", *CHINESE_SCRIPTS))):
+    for key, allowed in (
+        ("stemmer", ("snowball", "none")),
+        ("stopwords", ("none", "snowball")),
+        ("segmenter", ("auto", "none", *SEGMENTERS)),
+        ("chinese_script", ("auto", "none", *CHINESE_SCRIPTS)),
+    ):
         if exp.analysis.get(key, allowed[0]) not in allowed:
-            raise ClirkitError(f"{where}: [analysis]: {key} must be {' or '.join(map(repr, allowed))}, "
-                               f"got {repr(exp.analysis[key])[:40]}")
+            raise ClirkitError(
+                f"{where}: [analysis]: {key} must be {' or '.join(map(repr, allowed))}, "
+                f"got {repr(exp.analysis[key])[:40]}"
+            )
     _check_keys(f"{where}: [table]", exp.table, list(KEYS["table"]), "its")
     iterations = exp.table.get("iterations", 5)
     if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
@@ -401,8 +468,10 @@ def _check_analysis_and_table(where: str, exp: "Experiment") -> None:
             raise ClirkitError(f"{where}: [table]: {key} must be a string, got {repr(exp.table[key])[:40]}")
     column = exp.table.get("score_column", 1)
     if isinstance(column, bool) or not isinstance(column, int) or column < 1:
-        raise ClirkitError(f"{where}: [table]: score_column must be an integer >= 1 (3 = p(t|s) in Moses's order), "
-                           f"got {repr(column)[:40]}")
+        raise ClirkitError(
+            f"{where}: [table]: score_column must be an integer >= 1 (3 = p(t|s) in Moses's order), "
+            f"got {repr(column)[:40]}"
+        )
 
 
 def _check_fusion(spec: Mapping[str, Any], where: str) -> None:
@@ -421,15 +490,17 @@ def _check_fusion(spec: Mapping[str, Any], where: str) -> None:
         raise ClirkitError(f"{where}: step must be a number in (0, 1] (e.g. step = 0.1), got {repr(step)[:40]}")
     weights = spec.get("weights")
     if weights is not None and not (isinstance(weights, list) and len(weights) == n and all(map(number, weights))):
-        raise ClirkitError(f"{where}: weights must list {n} numbers, one per system (or be left out to tune them "
-                           f"on dev), got {repr(weights)[:40]}")
+        raise ClirkitError(
+            f"{where}: weights must list {n} numbers, one per system (or be left out to tune them "
+            f"on dev), got {repr(weights)[:40]}"
+        )
     method = spec.get("method", "interpolation")
     if not isinstance(method, str) or method not in METHODS:
         names = " or ".join(f'"{m}"' for m in METHODS)
         raise ClirkitError(f"{where}: method must be {names}, got {repr(method)[:40]}")
     measure = spec.get("measure", "AP")
     if not isinstance(measure, str):
-        raise ClirkitError(f"{where}: measure must be a measure name (e.g. measure = \"AP\"), got {repr(measure)[:40]}")
+        raise ClirkitError(f'{where}: measure must be a measure name (e.g. measure = "AP"), got {repr(measure)[:40]}')
     from clirkit.measures import parse_measures
 
     try:
@@ -438,14 +509,22 @@ def _check_fusion(spec: Mapping[str, Any], where: str) -> None:
         raise ClirkitError(f"{where}: measure: {exc}") from None
     allowed = ("auto", *TRANSFORMS)
     transform = spec.get("transform", "auto")
-    if not (transform in allowed if isinstance(transform, str) else isinstance(transform, list) and len(transform) == n
-            and all(isinstance(t, str) and t in allowed for t in transform)):
-        raise ClirkitError(f"{where}: transform must be one of {', '.join(map(repr, allowed))} or a list of {n} of "
-                           f"them (one per system), got {repr(transform)[:40]}")
+    if not (
+        transform in allowed
+        if isinstance(transform, str)
+        else isinstance(transform, list)
+        and len(transform) == n
+        and all(isinstance(t, str) and t in allowed for t in transform)
+    ):
+        raise ClirkitError(
+            f"{where}: transform must be one of {', '.join(map(repr, allowed))} or a list of {n} of "
+            f"them (one per system), got {repr(transform)[:40]}"
+        )
 
 
-def with_overrides(data: Mapping[str, Any], *, collection: str | None = None, variant: str | None = None,
-                   jobs: int | None = None) -> dict:
+def with_overrides(
+    data: Mapping[str, Any], *, collection: str | None = None, variant: str | None = None, jobs: int | None = None
+) -> dict:
     """A parsed experiment file run on another ``collection`` (its default variant unless ``variant``) or
     with other ``jobs``."""
     data = dict(data)

@@ -17,6 +17,7 @@ what a switch left of the previous output, removed by the next run. A run that s
 
 A folder holding anything an experiment does not write (``-o .`` by mistake) is refused, not replaced.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -30,9 +31,20 @@ from pathlib import Path
 from clirkit.errors import ClirkitError
 
 OWNER = ".owner"  # in the staging folder: the id of the process writing it
-WRITTEN = {"table.npz", "table.npz.json", "table.reverse.npz", "table.reverse.npz.json", "index.npz",
-           "index.npz.json", "models", "runs", "report.md",
-           "results.txt", "collection", "collection.json"}  # and *.png: what an experiment folder holds
+WRITTEN = {
+    "table.npz",
+    "table.npz.json",
+    "table.reverse.npz",
+    "table.reverse.npz.json",
+    "index.npz",
+    "index.npz.json",
+    "models",
+    "runs",
+    "report.md",
+    "results.txt",
+    "collection",
+    "collection.json",
+}  # and *.png: what an experiment folder holds
 
 
 def _file_on_the_way(target: Path) -> Path | None:
@@ -67,8 +79,9 @@ class Store:
     by :meth:`commit` (see the module docstring). ``ours(name)`` says which names a folder it may replace holds
     (``what`` it is, for the message); ``resume=False`` starts from an empty staging folder."""
 
-    def __init__(self, target: Path, *, ours=_is_ours, what: str = "an experiment's output",
-                 resume: bool = True) -> None:
+    def __init__(
+        self, target: Path, *, ours=_is_ours, what: str = "an experiment's output", resume: bool = True
+    ) -> None:
         from clirkit.fileio import _alive
 
         self.target = Path(target)
@@ -84,22 +97,27 @@ class Store:
         if self.target.is_dir():
             strange = sorted(n for n in os.listdir(self.target) if not ours(n))
             if strange:
-                raise ClirkitError(f"{target}: holds {strange[0]!r}, which is not {what}; the folder would be "
-                                   f"replaced as a whole: give a new or empty folder (or one holding {what})")
+                raise ClirkitError(
+                    f"{target}: holds {strange[0]!r}, which is not {what}; the folder would be "
+                    f"replaced as a whole: give a new or empty folder (or one holding {what})"
+                )
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:  # a file on the way, no permission, a read-only place
             blocking = _file_on_the_way(self.target)
             if blocking is not None:
-                raise ClirkitError(f"{target}: {blocking} is not a folder (it is a file): give an output path "
-                                   f"inside a folder") from None
+                raise ClirkitError(
+                    f"{target}: {blocking} is not a folder (it is a file): give an output path inside a folder"
+                ) from None
             raise ClirkitError(f"{target}: cannot make the output folder ({exc.strerror or exc})") from None
         owner = self.folder / OWNER
         with contextlib.suppress(OSError, ValueError):
             pid = int(owner.read_text(encoding="ascii"))
             if pid != os.getpid() and _alive(pid):
-                raise ClirkitError(f"{target}: another clirkit run (process {pid}) is writing this folder; wait "
-                                   f"for it, or give another folder")
+                raise ClirkitError(
+                    f"{target}: another clirkit run (process {pid}) is writing this folder; wait "
+                    f"for it, or give another folder"
+                )
         if (not resume or not owner.exists()) and any(self.folder.iterdir()):  # no owner: a switch's leftover
             shutil.rmtree(self.folder)
             self.folder.mkdir()

@@ -21,6 +21,7 @@ everywhere) and all writing through :func:`clirkit.fileio.atomic_writer`
 
 This module re-exports the public names of those modules: ``from clirkit.formats import read_run``.
 """
+
 from __future__ import annotations
 
 from clirkit.formats.documents import iter_documents, iter_located_documents, read_documents, write_documents
@@ -28,19 +29,39 @@ from clirkit.formats.ids import MAX_ID_LENGTH, check_id
 from clirkit.formats.qrels import read_qrels, write_qrels
 from clirkit.formats.queries import read_queries, write_queries
 from clirkit.formats.records import (
-                                     DOC_ID_FIELDS,
-                                     DOC_TEXT_FIELDS,
-                                     QUERY_ID_FIELDS,
-                                     QUERY_TEXT_FIELDS,
-                                     TEXT_SEPARATOR,
-                                     choose_fields,
-                                     join_text,
-                                     parse_text_fields,
+    DOC_ID_FIELDS,
+    DOC_TEXT_FIELDS,
+    QUERY_ID_FIELDS,
+    QUERY_TEXT_FIELDS,
+    TEXT_SEPARATOR,
+    choose_fields,
+    join_text,
+    parse_text_fields,
 )
 from clirkit.formats.runs import read_run, write_run
 from clirkit.run import Qrels, Run
 
-__all__ = ["DOC_ID_FIELDS", "DOC_TEXT_FIELDS", "MAX_ID_LENGTH", "QUERY_ID_FIELDS", "QUERY_TEXT_FIELDS",
-           "TEXT_SEPARATOR", "Qrels", "Run", "check_id", "choose_fields", "iter_documents", "iter_located_documents",
-           "join_text", "parse_text_fields", "read_documents", "read_qrels", "read_queries", "read_run",
-           "write_documents", "write_qrels", "write_queries", "write_run"]
+__all__ = [
+    "DOC_ID_FIELDS",
+    "DOC_TEXT_FIELDS",
+    "MAX_ID_LENGTH",
+    "QUERY_ID_FIELDS",
+    "QUERY_TEXT_FIELDS",
+    "TEXT_SEPARATOR",
+    "Qrels",
+    "Run",
+    "check_id",
+    "choose_fields",
+    "iter_documents",
+    "iter_located_documents",
+    "join_text",
+    "parse_text_fields",
+    "read_documents",
+    "read_qrels",
+    "read_queries",
+    "read_run",
+    "write_documents",
+    "write_qrels",
+    "write_queries",
+    "write_run",
+]

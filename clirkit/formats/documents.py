@@ -1,4 +1,5 @@
 """Documents: ``docid TAB text`` or JSONL records (:mod:`clirkit.formats.records`), streamed; and their writer."""
+
 from __future__ import annotations
 
 import os
@@ -19,8 +20,13 @@ from clirkit.formats.records import (
 _DOC_FORMATS = ("auto", "tsv", "jsonl")
 
 
-def _iter_documents_located(path: str | os.PathLike[str], fmt: str, header: bool | None, id_field: str | None,
-                            text_fields: str | Sequence[str] | None) -> Iterator[tuple[int, str, str]]:
+def _iter_documents_located(
+    path: str | os.PathLike[str],
+    fmt: str,
+    header: bool | None,
+    id_field: str | None,
+    text_fields: str | Sequence[str] | None,
+) -> Iterator[tuple[int, str, str]]:
     check_format(fmt, _DOC_FORMATS, "document")
     check_id_field(id_field)
     fields = parse_text_fields(text_fields)
@@ -35,17 +41,27 @@ def _iter_documents_located(path: str | os.PathLike[str], fmt: str, header: bool
     yield from records
 
 
-def iter_located_documents(path: str | os.PathLike[str], *, fmt: str = "auto", id_field: str | None = None,
-                           text_fields: str | Sequence[str] | None = None,
-                           header: bool | None = None) -> Iterator[tuple[int, str, str]]:
+def iter_located_documents(
+    path: str | os.PathLike[str],
+    *,
+    fmt: str = "auto",
+    id_field: str | None = None,
+    text_fields: str | Sequence[str] | None = None,
+    header: bool | None = None,
+) -> Iterator[tuple[int, str, str]]:
     """:func:`iter_documents` with each document's line number: ``(lineno, docid, text)`` (for errors
     that name FILE:LINE after reading, such as a duplicate document id)."""
     return _iter_documents_located(path, fmt, header, id_field, text_fields)
 
 
-def iter_documents(path: str | os.PathLike[str], *, fmt: str = "auto", id_field: str | None = None,
-                   text_fields: str | Sequence[str] | None = None,
-                   header: bool | None = None) -> Iterator[tuple[str, str]]:
+def iter_documents(
+    path: str | os.PathLike[str],
+    *,
+    fmt: str = "auto",
+    id_field: str | None = None,
+    text_fields: str | Sequence[str] | None = None,
+    header: bool | None = None,
+) -> Iterator[tuple[str, str]]:
     """Stream ``(docid, text)`` pairs in file order.
 
     Args:
@@ -74,9 +90,14 @@ def iter_documents(path: str | os.PathLike[str], *, fmt: str = "auto", id_field:
         yield docid, text
 
 
-def read_documents(path: str | os.PathLike[str], *, fmt: str = "auto", id_field: str | None = None,
-                   text_fields: str | Sequence[str] | None = None,
-                   header: bool | None = None) -> tuple[list[str], list[str]]:
+def read_documents(
+    path: str | os.PathLike[str],
+    *,
+    fmt: str = "auto",
+    id_field: str | None = None,
+    text_fields: str | Sequence[str] | None = None,
+    header: bool | None = None,
+) -> tuple[list[str], list[str]]:
     """Read a whole collection as ``(docids, texts)`` in file order; a repeated docid is an error.
 
     The arguments are those of :func:`iter_documents`.

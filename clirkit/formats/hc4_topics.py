@@ -4,6 +4,7 @@
 before a machine translation). The other topic formats, the field names and the language codes are in
 :mod:`clirkit.formats.topics`.
 """
+
 from __future__ import annotations
 
 import json
@@ -27,8 +28,9 @@ def _source_rank(entry: dict) -> int:
     return 2 if "machine" in source else (0 if source in ("", "original") else 1)
 
 
-def read_hc4_topics(name: str, records: Iterable[tuple[int, dict]], fields: Sequence[str], *,
-                    lang: str | None = None) -> dict[str, str]:
+def read_hc4_topics(
+    name: str, records: Iterable[tuple[int, dict]], fields: Sequence[str], *, lang: str | None = None
+) -> dict[str, str]:
     """``{qid: text}`` of HC4/NeuCLIR topic records ``(line, object)``: for each, the entry of ``topics``
     in ``lang`` (the only language present when ``lang`` is None); among several entries in that
     language, the original or a human translation before a machine translation. ``narr`` is the entry's
@@ -39,11 +41,19 @@ def read_hc4_topics(name: str, records: Iterable[tuple[int, dict]], fields: Sequ
     codes = lang_codes(lang)
     for lineno, obj in records:
         if not is_hc4(obj):
-            raise located(name, lineno, 'expected an HC4/NeuCLIR topic like the first line ("topic_id" and a '
-                                        f'"topics" list), found keys: {", ".join(list(obj)[:8]) or "none"}')
+            raise located(
+                name,
+                lineno,
+                'expected an HC4/NeuCLIR topic like the first line ("topic_id" and a '
+                f'"topics" list), found keys: {", ".join(list(obj)[:8]) or "none"}',
+            )
         if "topic_id" not in obj:
-            raise located(name, lineno, 'topic without "topic_id": give each line its id (HC4/NeuCLIR topics are '
-                                        '{"topic_id": ..., "topics": [...]})')
+            raise located(
+                name,
+                lineno,
+                'topic without "topic_id": give each line its id (HC4/NeuCLIR topics are '
+                '{"topic_id": ..., "topics": [...]})',
+            )
         tid = obj["topic_id"]
         if isinstance(tid, int) and not isinstance(tid, bool):
             tid = str(tid)
@@ -57,22 +67,33 @@ def read_hc4_topics(name: str, records: Iterable[tuple[int, dict]], fields: Sequ
             if not isinstance(e, dict) or not isinstance(e.get("lang"), str):
                 raise located(name, lineno, f'topic {qid}: each entry of "topics" must be an object with a "lang"')
             if not e["lang"] or not e["lang"].isprintable() or any(c.isspace() for c in e["lang"]):
-                raise located(name, lineno, f'topic {qid}: "lang" must be a language code such as "eng", got '
-                                            f'{json.dumps(e["lang"])[:40]}')
+                raise located(
+                    name,
+                    lineno,
+                    f'topic {qid}: "lang" must be a language code such as "eng", got {json.dumps(e["lang"])[:40]}',
+                )
         present = list(dict.fromkeys(e["lang"] for e in entries))
         if not present:
-            raise located(name, lineno, f'topic {qid} has an empty "topics" list; give its versions, such as '
-                                        '[{"lang": "eng", "topic_title": "...", "topic_description": "..."}]')
+            raise located(
+                name,
+                lineno,
+                f'topic {qid} has an empty "topics" list; give its versions, such as '
+                '[{"lang": "eng", "topic_title": "...", "topic_description": "..."}]',
+            )
         if lang is None:
             if len(present) > 1:
-                raise located(name, lineno, f"topic {qid} is given in several languages ({', '.join(present)}): "
-                                            f"{_LANG_HINT}")
+                raise located(
+                    name, lineno, f"topic {qid} is given in several languages ({', '.join(present)}): {_LANG_HINT}"
+                )
             matching = entries
         else:
             matching = [e for e in entries if e["lang"].lower() in codes]
             if not matching:
-                raise located(name, lineno, f"topic {qid} has no version in {lang} (languages: {', '.join(present)}); "
-                                            f"{_LANG_HINT}")
+                raise located(
+                    name,
+                    lineno,
+                    f"topic {qid} has no version in {lang} (languages: {', '.join(present)}); {_LANG_HINT}",
+                )
         entry = min(matching, key=_source_rank)
         texts = []
         for f in fields:
@@ -89,8 +110,11 @@ def read_hc4_topics(name: str, records: Iterable[tuple[int, dict]], fields: Sequ
         where[qid] = lineno
         queries[qid] = " ".join(t for t in texts if t)
     if not queries:
-        raise empty_file(name, "topics", 'an HC4/NeuCLIR topic file holds one JSON object per line, '
-                                         '{"topic_id": ..., "topics": [...]}')
+        raise empty_file(
+            name,
+            "topics",
+            'an HC4/NeuCLIR topic file holds one JSON object per line, {"topic_id": ..., "topics": [...]}',
+        )
     return queries
 
 

@@ -5,6 +5,7 @@ writers join rows in.
 
 The lowest layer of :mod:`clirkit.formats`: it imports no other of its modules.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -21,8 +22,10 @@ MAX_ID_LENGTH = 1000  # characters; ids live in fixed-width numpy string arrays
 WRITE_CHUNK = 100_000  # rows joined into one string per write
 INT = re.compile(r"[+-]?[0-9]+")
 INTS = re.compile(r"[+-]?[0-9]+(?: [+-]?[0-9]+)*")  # space-separated integers
-_LAYOUTS = {"judgments": "a qrels file holds one judgment per line: qid iter docid rel, or qid docid rel",
-            "results": "a run file holds one result per line: qid Q0 docid rank score tag"}  # what parse_lines reads
+_LAYOUTS = {
+    "judgments": "a qrels file holds one judgment per line: qid iter docid rel, or qid docid rel",
+    "results": "a run file holds one result per line: qid Q0 docid rank score tag",
+}  # what parse_lines reads
 
 _SPACE = re.compile(r"\s")
 _SPACE_CODES = np.array([c for c in range(0x3001) if chr(c).isspace()], dtype=np.uint32)  # all are below 0x3001
@@ -63,7 +66,7 @@ def check_ids(ids: np.ndarray, what: str) -> None:
         return
     chars = ids.view(np.uint32).reshape(len(ids), width)
     for lo in range(0, len(ids), WRITE_CHUNK):
-        part = chars[lo:lo + WRITE_CHUNK]
+        part = chars[lo : lo + WRITE_CHUNK]
         if (part[:, 0] == 0).any():
             raise ClirkitError(f"cannot write an empty {what}")
         spaced = np.isin(part, _SPACE_CODES).any(axis=1)
@@ -112,8 +115,12 @@ def repeats_a_pair(codes: np.ndarray, docids: np.ndarray) -> bool:
 Parsed = TypeVar("Parsed")
 
 
-def parse_lines(path: str | os.PathLike[str], what: str, fast: Callable[[list[tuple[int, str]]], Parsed | None],
-                checked: Callable[[str, list[tuple[int, str]]], Parsed]) -> Parsed:
+def parse_lines(
+    path: str | os.PathLike[str],
+    what: str,
+    fast: Callable[[list[tuple[int, str]]], Parsed | None],
+    checked: Callable[[str, list[tuple[int, str]]], Parsed],
+) -> Parsed:
     """The non-blank lines of ``path`` parsed by ``fast`` (C-level passes over well-formed lines), or by
     ``checked`` (line by line, raising ``file:line: problem`` at the first bad one) when ``fast`` declines;
     a file without lines is ``file: empty: no WHAT found``."""

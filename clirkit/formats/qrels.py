@@ -3,6 +3,7 @@
 A file in the plain layout is read by :mod:`clirkit.columnar` (numpy passes over blocks of bytes); any
 other, or one with a problem, by the line parser, which names the first bad line.
 """
+
 from __future__ import annotations
 
 import os
@@ -72,7 +73,7 @@ def _parse_qrels_fast(rows: list[tuple[int, str]]) -> tuple[list[str], list[str]
         return None
     (ncols,) = widths
     tokens = " ".join(lines).split()
-    qids, docids, grades = tokens[0::ncols], tokens[ncols - 2::ncols], tokens[ncols - 1::ncols]
+    qids, docids, grades = tokens[0::ncols], tokens[ncols - 2 :: ncols], tokens[ncols - 1 :: ncols]
     if not INTS.fullmatch(" ".join(grades)) or max(map(len, grades), default=0) > 9:
         return None
     (q_codes, q_distinct), (d_codes, d_distinct) = first_appearance(qids), first_appearance(docids)
@@ -107,13 +108,16 @@ def _parse_qrels_checked(name: str, rows: list[tuple[int, str]]) -> tuple[list[s
             raise located(name, lineno, f"relevance grade {rel[:20]!r} is out of range (|grade| < 10^9){_GRADES}")
         first = where.setdefault((qid, docid), lineno)
         if first != lineno:
-            raise located(name, lineno, f"docid {docid} appears twice for query {qid} (first at line {first}): a "
-                                        f"document is judged once per query; remove one of the two lines")
+            raise located(
+                name,
+                lineno,
+                f"docid {docid} appears twice for query {qid} (first at line {first}): a "
+                f"document is judged once per query; remove one of the two lines",
+            )
         qids.append(qid)
         docids.append(docid)
         rels.append(int(rel))
     return qids, docids, rels
-
 
 
 def write_qrels(qrels: Qrels, path: str | os.PathLike[str]) -> None:

@@ -2,6 +2,7 @@
 NTCIR markup: :mod:`clirkit.formats.topics`; HC4/NeuCLIR JSONL: :mod:`clirkit.formats.hc4_topics`), told apart by
 their content; and their writer.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -27,10 +28,17 @@ _TOPIC_FIELDS = ("title", "desc", "narr")
 _QUERY_LAYOUTS = "a queries file holds qid TAB text lines, JSONL records, or TREC, CLEF, NTCIR or HC4 topics"
 
 
-def read_queries(path: str | os.PathLike[str], *, fmt: str = "auto", field: str | None = None,
-                 id_field: str | None = None, text_fields: str | Sequence[str] | None = None,
-                 header: bool | None = None, fields: str | Sequence[str] | None = None,
-                 lang: str | None = None) -> dict[str, str]:
+def read_queries(
+    path: str | os.PathLike[str],
+    *,
+    fmt: str = "auto",
+    field: str | None = None,
+    id_field: str | None = None,
+    text_fields: str | Sequence[str] | None = None,
+    header: bool | None = None,
+    fields: str | Sequence[str] | None = None,
+    lang: str | None = None,
+) -> dict[str, str]:
     """Read queries as ``{qid: text}`` in file order.
 
     Args:
@@ -106,19 +114,22 @@ def read_queries(path: str | os.PathLike[str], *, fmt: str = "auto", field: str 
     return _distinct_queries(name, read_records(name, lines, kind, QUERY, header, id_field, text_fields))
 
 
-def _markup_queries(name: str, data: bytes | str, fmt: str, fields, lang, id_field, text_fields,
-                    header) -> dict[str, str]:
+def _markup_queries(
+    name: str, data: bytes | str, fmt: str, fields, lang, id_field, text_fields, header
+) -> dict[str, str]:
     """The queries of a TREC, CLEF or NTCIR topic file (its bytes, or its text from stdin)."""
     label = {"trec": "TREC", "clef": "CLEF", "ntcir": "NTCIR"}.get(fmt) or topics.markup_dialect(
-        data if isinstance(data, str) else data.decode("latin-1"))
+        data if isinstance(data, str) else data.decode("latin-1")
+    )
     _topic_only_options(name, label, id_field, text_fields, header)
     parts = topics.topic_fields(fields, name, label)
     text = data if isinstance(data, str) else topics.decode_markup(name, data, say=_say)
     return topics.read_markup_topics(name, text, parts, lang=lang, label=label)
 
 
-def _hc4_queries(name: str, lines: Iterator[tuple[int, str]], fields, lang, id_field, text_fields,
-                 header) -> dict[str, str]:
+def _hc4_queries(
+    name: str, lines: Iterator[tuple[int, str]], fields, lang, id_field, text_fields, header
+) -> dict[str, str]:
     """The queries of an HC4/NeuCLIR topic file's non-blank lines."""
     _topic_only_options(name, "HC4", id_field, text_fields, header)
     parts = topics.topic_fields(fields, name, "HC4")
@@ -143,8 +154,9 @@ def _distinct_queries(name: str, records: Iterator[tuple[int, str, str]]) -> dic
 _FORCED = {"tsv": "tsv", "jsonl": "jsonl", "hc4": "jsonl", "trec": "markup", "clef": "markup", "ntcir": "markup"}
 
 
-def _open_queries(path: str | os.PathLike[str], name: str, fmt: str
-                  ) -> tuple[str, bytes | str | None, Iterator[tuple[int, str]] | None]:
+def _open_queries(
+    path: str | os.PathLike[str], name: str, fmt: str
+) -> tuple[str, bytes | str | None, Iterator[tuple[int, str]] | None]:
     """``(kind, data, lines)``: kind ``markup``, ``jsonl`` or ``tsv`` (named by ``fmt``, else detected from
     the content, else from the name). Markup comes as ``data``, the file's bytes (its text for stdin); the
     other kinds as ``lines``, the non-blank lines of :func:`~clirkit.fileio.iter_lines`."""
@@ -193,8 +205,10 @@ def _say(message: str) -> None:
 
 def _topic_only_options(name: str, label: str, id_field, text_fields, header) -> None:
     if id_field is not None or text_fields is not None or header:
-        raise ClirkitError(f"{name}: id_field, text_fields and header apply to TSV and JSONL queries; "
-                           f"the text of {label} topics is chosen with field= (--query-fields on the command line)")
+        raise ClirkitError(
+            f"{name}: id_field, text_fields and header apply to TSV and JSONL queries; "
+            f"the text of {label} topics is chosen with field= (--query-fields on the command line)"
+        )
 
 
 def _topic_fields(field: str) -> list[str]:

@@ -2,6 +2,7 @@
 a header line) and JSONL (one object per line), with the field names other tools use detected
 (:func:`choose_fields`) or named (``id_field=``, ``text_fields=``); and their writer.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -81,10 +82,17 @@ def check_id_field(id_field: str | None) -> None:
         raise ClirkitError(f"id_field={id_field!r}: expected a field name such as 'doc_id'")
 
 
-def choose_fields(names: Sequence[str], kind: str, *, id_field: str | None = None,
-                  text_fields: str | Sequence[str] | None = None, noun: str = "key",
-                  id_hint: str = "name it with --id-field",
-                  text_hint: str = "name it with --text-fields", named_hint: str = "") -> tuple[str, tuple[str, ...]]:
+def choose_fields(
+    names: Sequence[str],
+    kind: str,
+    *,
+    id_field: str | None = None,
+    text_fields: str | Sequence[str] | None = None,
+    noun: str = "key",
+    id_hint: str = "name it with --id-field",
+    text_hint: str = "name it with --text-fields",
+    named_hint: str = "",
+) -> tuple[str, tuple[str, ...]]:
     """Which of a record's field ``names`` hold the id and the text of a ``kind`` (``"document"``, ``"query"``).
 
     A named ``id_field`` or ``text_fields`` must be among ``names``. Otherwise the id is the first of
@@ -108,8 +116,9 @@ def choose_fields(names: Sequence[str], kind: str, *, id_field: str | None = Non
     else:
         id_field = next((f for f in k.ids if f in present), None)
         if id_field is None:
-            raise ClirkitError(f"no {k.what} id {noun} (looked for {', '.join(k.ids)}; found: {_found(names)}); "
-                               f"{id_hint}")
+            raise ClirkitError(
+                f"no {k.what} id {noun} (looked for {', '.join(k.ids)}; found: {_found(names)}); {id_hint}"
+            )
     if texts is not None:
         if k is QUERY:  # the topic fields' short names find the long keys: desc -> description
             texts = tuple(_QUERY_KEY_ALIASES.get(f, f) if f not in present else f for f in texts)
@@ -120,8 +129,7 @@ def choose_fields(names: Sequence[str], kind: str, *, id_field: str | None = Non
         texts = next((t for t in k.texts if all(f in present for f in t)), None)
         if texts is None:
             looked = ", ".join("+".join(t) for t in k.texts)
-            raise ClirkitError(f"no {k.what} text {noun} (looked for {looked}; found: {_found(names)}); "
-                               f"{text_hint}")
+            raise ClirkitError(f"no {k.what} text {noun} (looked for {looked}; found: {_found(names)}); {text_hint}")
     return id_field, texts
 
 
@@ -135,22 +143,30 @@ def join_text(parts: Iterable[str]) -> str:
 
 # --------------------------------------------------------------------------- records (id, text)
 
+
 def json_object(name: str, lineno: int, line: str) -> dict:
     try:
         obj = json.loads(line)
     except RecursionError:
-        raise located(name, lineno, "JSON nested too deeply; give one flat JSON object per line, such as "
-                                    '{"id": "d1", "text": "..."}') from None
+        raise located(
+            name,
+            lineno,
+            'JSON nested too deeply; give one flat JSON object per line, such as {"id": "d1", "text": "..."}',
+        ) from None
     except ValueError as exc:
         if not isinstance(exc, json.JSONDecodeError):  # e.g. an integer of thousands of digits
-            problem = ("an integer of more than 4,300 digits" if "integer string conversion" in str(exc)
-                       else " ".join(str(exc).split())[:120])  # not Python's advice to raise its digit limit
+            problem = (
+                "an integer of more than 4,300 digits"
+                if "integer string conversion" in str(exc)
+                else " ".join(str(exc).split())[:120]
+            )  # not Python's advice to raise its digit limit
             raise located(name, lineno, f"invalid JSON: {problem}; write such a value as a string, in quotes") from None
         if lineno == 1 and line.lstrip().startswith("["):
             raise located(name, lineno, "expected one JSON object per line (JSONL), found a JSON array") from None
         if "\x00" in line:  # json says "Extra data" or "Expecting value" there
-            raise located(name, lineno, f"a NUL byte (column {line.index(chr(0)) + 1}): JSONL is text; "
-                                        f"{REMOVE_NUL}") from None
+            raise located(
+                name, lineno, f"a NUL byte (column {line.index(chr(0)) + 1}): JSONL is text; {REMOVE_NUL}"
+            ) from None
         raise located(name, lineno, f"invalid JSON: {exc.msg} (column {exc.colno})") from None
     if not isinstance(obj, dict):
         raise located(name, lineno, f"expected a JSON object, got {type(obj).__name__}")
@@ -166,21 +182,26 @@ def json_string(name: str, lineno: int, value: object, key: str, is_id: bool) ->
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise located(name, lineno, f'"{key}" holds an unpaired surrogate {value[exc.start]!r} '
-                                    f"(not valid Unicode); {FIX_SURROGATE}") from None
+        raise located(
+            name,
+            lineno,
+            f'"{key}" holds an unpaired surrogate {value[exc.start]!r} (not valid Unicode); {FIX_SURROGATE}',
+        ) from None
     return value
 
 
-def _json_records(name: str, lines: Iterator[tuple[int, str]], kind: _Kind, id_field: str | None,
-                  text_fields: tuple[str, ...] | None) -> Iterator[tuple[int, str, str]]:
+def _json_records(
+    name: str, lines: Iterator[tuple[int, str]], kind: _Kind, id_field: str | None, text_fields: tuple[str, ...] | None
+) -> Iterator[tuple[int, str, str]]:
     """``(line, id, text)`` of JSONL records; the keys are chosen on the first record, then required of all."""
     wanted: tuple[str, ...] = ()
     for lineno, line in lines:
         obj = json_object(name, lineno, line)
         if not wanted:
             try:
-                id_key, text_keys = choose_fields(list(obj), kind.what, id_field=id_field, text_fields=text_fields,
-                                                  named_hint=_NAME_ONE)
+                id_key, text_keys = choose_fields(
+                    list(obj), kind.what, id_field=id_field, text_fields=text_fields, named_hint=_NAME_ONE
+                )
             except ClirkitError as exc:
                 raise located(name, lineno, str(exc)) from None
             wanted = (id_key, *text_keys)
@@ -198,24 +219,31 @@ def _json_records(name: str, lines: Iterator[tuple[int, str]], kind: _Kind, id_f
 
 def _is_header(columns: list[str]) -> bool:
     names = set(columns)
-    return (len(names) == len(columns) >= 2 and names <= _HEADER_IDS | _HEADER_TEXTS
-            and bool(names & _HEADER_IDS) and bool(names & _HEADER_TEXTS))
+    return (
+        len(names) == len(columns) >= 2
+        and names <= _HEADER_IDS | _HEADER_TEXTS
+        and bool(names & _HEADER_IDS)
+        and bool(names & _HEADER_TEXTS)
+    )
 
 
-def _header_columns(name: str, lineno: int, columns: list[str], kind: _Kind, id_field: str | None,
-                    text_fields: tuple[str, ...] | None) -> tuple[int, tuple[int, ...]]:
+def _header_columns(
+    name: str, lineno: int, columns: list[str], kind: _Kind, id_field: str | None, text_fields: tuple[str, ...] | None
+) -> tuple[int, tuple[int, ...]]:
     """Positions of the id and text columns named by a TSV header line."""
     if len(set(columns)) != len(columns):
         dup = next(c for i, c in enumerate(columns) if c in columns[:i])
         raise located(name, lineno, f"header line names column {dup!r} twice")
     if id_field is None:  # a TSV's id is its first column unless the header names a known id elsewhere
         id_field = next((c for c in kind.ids if c in columns), None) or next(
-            (c for c in columns if c in _HEADER_IDS), columns[0])
+            (c for c in columns if c in _HEADER_IDS), columns[0]
+        )
     if text_fields is None and len(columns) == 2 and not any(all(f in columns for f in t) for t in kind.texts):
         text_fields = tuple(c for c in columns if c != id_field) or None  # id TAB text: the other column
     try:
-        id_key, text_keys = choose_fields(columns, kind.what, id_field=id_field, text_fields=text_fields,
-                                          noun="column", named_hint=_NAME_ONE)
+        id_key, text_keys = choose_fields(
+            columns, kind.what, id_field=id_field, text_fields=text_fields, noun="column", named_hint=_NAME_ONE
+        )
     except ClirkitError as exc:
         raise located(name, lineno, f"{exc} (header line)") from None
     return columns.index(id_key), tuple(columns.index(k) for k in text_keys)
@@ -230,8 +258,14 @@ def _tsv_two_columns(name: str, lines: Iterable[tuple[int, str]], key: str) -> I
         yield lineno, check_id(name, lineno, ident, key), text
 
 
-def _tsv_records(name: str, lines: Iterator[tuple[int, str]], kind: _Kind, header: bool | None,
-                 id_field: str | None, text_fields: tuple[str, ...] | None) -> Iterator[tuple[int, str, str]]:
+def _tsv_records(
+    name: str,
+    lines: Iterator[tuple[int, str]],
+    kind: _Kind,
+    header: bool | None,
+    id_field: str | None,
+    text_fields: tuple[str, ...] | None,
+) -> Iterator[tuple[int, str, str]]:
     """``(line, id, text)`` of TSV lines, after a header line if ``header`` (None: if line 1 is a known
     header, or if ``id_field`` or ``text_fields`` name columns)."""
     first = next(lines, None)
@@ -243,8 +277,11 @@ def _tsv_records(name: str, lines: Iterator[tuple[int, str]], kind: _Kind, heade
         header = named or _is_header(columns)
     if not header:
         if named:
-            raise located(name, None, "id_field and text_fields name the columns of a TSV header line, "
-                                      "and header=False says there is none")
+            raise located(
+                name,
+                None,
+                "id_field and text_fields name the columns of a TSV header line, and header=False says there is none",
+            )
         return _tsv_two_columns(name, itertools.chain([first], lines), kind.key)
     id_col, text_cols = _header_columns(name, first[0], columns, kind, id_field, text_fields)
     if len(columns) == 2 and id_col == 0 and text_cols == (1,):  # id TAB text: the text keeps its tabs
@@ -252,21 +289,38 @@ def _tsv_records(name: str, lines: Iterator[tuple[int, str]], kind: _Kind, heade
     return _tsv_columns(name, lines, first[0], len(columns), id_col, text_cols, columns[id_col])
 
 
-def _tsv_columns(name: str, lines: Iterator[tuple[int, str]], header_line: int, ncols: int, id_col: int,
-                 text_cols: tuple[int, ...], key: str) -> Iterator[tuple[int, str, str]]:
+def _tsv_columns(
+    name: str,
+    lines: Iterator[tuple[int, str]],
+    header_line: int,
+    ncols: int,
+    id_col: int,
+    text_cols: tuple[int, ...],
+    key: str,
+) -> Iterator[tuple[int, str, str]]:
     """Lines of ``ncols`` tab-separated columns: the id and the text (several columns joined) by position."""
     text_col = text_cols[0] if len(text_cols) == 1 else None
     for lineno, line in lines:
         cols = line.split("\t")
         if len(cols) != ncols:
-            raise located(name, lineno, f"expected {ncols} tab-separated columns like the header "
-                                        f"(line {header_line}), got {len(cols)}")
+            raise located(
+                name,
+                lineno,
+                f"expected {ncols} tab-separated columns like the header (line {header_line}), got {len(cols)}",
+            )
         text = cols[text_col] if text_col is not None else join_text([cols[i] for i in text_cols])
         yield lineno, check_id(name, lineno, cols[id_col], key), text
 
 
-def read_records(name: str, lines: Iterator[tuple[int, str]], fmt: str, kind: _Kind, header: bool | None,
-                 id_field: str | None, text_fields: tuple[str, ...] | None) -> Iterator[tuple[int, str, str]]:
+def read_records(
+    name: str,
+    lines: Iterator[tuple[int, str]],
+    fmt: str,
+    kind: _Kind,
+    header: bool | None,
+    id_field: str | None,
+    text_fields: tuple[str, ...] | None,
+) -> Iterator[tuple[int, str, str]]:
     """``(line, id, text)`` of the non-blank ``lines`` of a file in ``fmt`` (``jsonl`` or ``tsv``)."""
     if fmt == "jsonl":
         if header:
@@ -296,4 +350,3 @@ def write_records(pairs: Iterable[tuple[str, str]], path: str | os.PathLike[str]
                     lines.append(f"{ident}\t{text}")
             out.write("\n".join(lines))
             out.write("\n")
-

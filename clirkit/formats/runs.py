@@ -4,6 +4,7 @@ bit-exactly.
 A file in the plain layout is read by :mod:`clirkit.columnar` (numpy passes over blocks of bytes); any
 other, or one with a problem, by the line parser, which names the first bad line.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -57,8 +58,7 @@ def read_run(path: str | os.PathLike[str], *, depth: int | None = None) -> Run:
     run = _read_run_columns(path, depth)
     if run is not None:
         return run
-    (qpos, query_ids), (dcode, doc_ids), scores, tag = parse_lines(path, "results", _parse_run_fast,
-                                                                    _parse_run_checked)
+    (qpos, query_ids), (dcode, doc_ids), scores, tag = parse_lines(path, "results", _parse_run_fast, _parse_run_checked)
     if depth is not None:
         keep = _top_rows(qpos, scores, depth)
         qpos, dcode, scores = qpos[keep], dcode[keep], scores[keep]
@@ -99,8 +99,9 @@ def _read_run_columns(path: str | os.PathLike[str], depth: int | None) -> Run | 
     return Run(qids, docids, scores, tag=tag)._with_unique_pairs()  # checked above
 
 
-def _run_blocks(path: str | os.PathLike[str], depth: int | None
-                ) -> tuple[list[tuple[np.ndarray, np.ndarray, np.ndarray]], str | None, list[np.ndarray] | None]:
+def _run_blocks(
+    path: str | os.PathLike[str], depth: int | None
+) -> tuple[list[tuple[np.ndarray, np.ndarray, np.ndarray]], str | None, list[np.ndarray] | None]:
     """Read a run file in the plain layout block by block of lines (:func:`clirkit.columnar.iter_column_batches`).
 
     Returns:
@@ -117,8 +118,9 @@ def _run_blocks(path: str | os.PathLike[str], depth: int | None
 
     blocks, tag = [], None
     pairs: list[np.ndarray] | None = None if depth is None else []
-    for qids, _, docids, _, scores, head in iter_column_batches(path, ((ID, TOKEN, ID, INTEGER, FLOAT, HEAD),),
-                                                                 max_id=MAX_ID_LENGTH):
+    for qids, _, docids, _, scores, head in iter_column_batches(
+        path, ((ID, TOKEN, ID, INTEGER, FLOAT, HEAD),), max_id=MAX_ID_LENGTH
+    ):
         tag = tag if tag is not None or not len(head) else str(head[0])
         if depth is not None:  # per block of lines: a query's runs of consecutive rows, each cut alone
             pairs.append(_pair_hashes(qids, docids))
@@ -173,7 +175,6 @@ def _top_rows(groups: np.ndarray, scores: np.ndarray, depth: int) -> np.ndarray:
     return score32 >= cut[groups]
 
 
-
 _SCORE = "; give each result a finite score such as 12.5 (column 5: qid Q0 docid rank score tag)"
 _RunColumns = tuple[Coded, Coded, np.ndarray, str]  # (qid codes, ids), (docid codes, ids), scores, tag
 
@@ -226,12 +227,20 @@ def _parse_run_checked(name: str, rows: list[tuple[int, str]]) -> _RunColumns:
         if not math.isfinite(value):
             raise located(name, lineno, f"score {score[:40]!r} is not a finite number{_SCORE}")
         if not INT.fullmatch(rank):
-            raise located(name, lineno, f"rank {rank[:40]!r} is not an integer; give the result's rank as a whole "
-                                        f"number (1, 2, ...) in column 4")
+            raise located(
+                name,
+                lineno,
+                f"rank {rank[:40]!r} is not an integer; give the result's rank as a whole "
+                f"number (1, 2, ...) in column 4",
+            )
         first = where.setdefault((qid, docid), lineno)
         if first != lineno:
-            raise located(name, lineno, f"docid {docid} appears twice for query {qid} (first at line {first}): a run "
-                                        f"lists a document once per query; remove one of the two lines")
+            raise located(
+                name,
+                lineno,
+                f"docid {docid} appears twice for query {qid} (first at line {first}): a run "
+                f"lists a document once per query; remove one of the two lines",
+            )
         tag = tag or line_tag
         qids.append(qid)
         docids.append(docid)
@@ -239,8 +248,14 @@ def _parse_run_checked(name: str, rows: list[tuple[int, str]]) -> _RunColumns:
     return first_appearance(qids), first_appearance(docids), np.array(scores, dtype=np.float64), tag
 
 
-def write_run(run: Run, path: str | os.PathLike[str], *, depth: int | None = None, tag: str | None = None,
-              compresslevel: int = RUN_GZIP_LEVEL) -> None:
+def write_run(
+    run: Run,
+    path: str | os.PathLike[str],
+    *,
+    depth: int | None = None,
+    tag: str | None = None,
+    compresslevel: int = RUN_GZIP_LEVEL,
+) -> None:
     """Write a run as TREC 6 columns ``qid Q0 docid rank score tag``.
 
     Rows are written in the Run's order with rank 1..K per query (K <= depth
@@ -279,8 +294,14 @@ def write_run(run: Run, path: str | os.PathLike[str], *, depth: int | None = Non
             # repr of a whole list formats every float with repr() in one C call
             ranks = repr(all_ranks[sl].tolist())[1:-1].split(", ")
             scores = repr(run.scores[sl].tolist())[1:-1].split(", ")
-            fields = zip(run.qids[sl].tolist(), itertools.repeat("Q0"), run.docids[sl].tolist(), ranks, scores,
-                         itertools.repeat(f"{tag}\n"))
+            fields = zip(
+                run.qids[sl].tolist(),
+                itertools.repeat("Q0"),
+                run.docids[sl].tolist(),
+                ranks,
+                scores,
+                itertools.repeat(f"{tag}\n"),
+            )
             out.write("".join(map(" ".join, fields)).encode("utf-8"))
 
 
@@ -340,6 +361,16 @@ def _ascii_lines(qids: np.ndarray, docids: np.ndarray, ranks: np.ndarray, scores
     def constant(text: str) -> np.ndarray:
         return np.broadcast_to(np.frombuffer(text.encode("utf-8"), dtype=np.uint8), (n, len(text.encode("utf-8"))))
 
-    matrix = np.hstack([_id_matrix(qids, "query id"), constant(" Q0 "), _id_matrix(docids, "document id"),
-                        constant(" "), _digit_matrix(ranks), constant(" "), _repr_matrix(scores), constant(suffix)])
+    matrix = np.hstack(
+        [
+            _id_matrix(qids, "query id"),
+            constant(" Q0 "),
+            _id_matrix(docids, "document id"),
+            constant(" "),
+            _digit_matrix(ranks),
+            constant(" "),
+            _repr_matrix(scores),
+            constant(suffix),
+        ]
+    )
     return matrix[matrix != 0].tobytes()

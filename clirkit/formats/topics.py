@@ -28,6 +28,7 @@ When a topic is given in several languages (HC4's ``topics`` list, CLEF files wi
 given only in another language than the caller's (``<ES-title>`` alone, asked for ``en``) is an error too, as it is
 in HC4 files: it is not read as if it were in the caller's language.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -55,13 +56,45 @@ _TOPIC_TAG = {"TREC": "top", "CLEF": "topic", "NTCIR": "TOPIC"}
 
 # ISO 639-1 (clirkit's codes) -> the ISO 639-3/639-2 codes HC4, NeuCLIR and others use.
 _LANG3 = {
-    "ar": ("ara",), "bg": ("bul",), "bn": ("ben",), "ca": ("cat",), "cs": ("ces", "cze"), "da": ("dan",),
-    "de": ("deu", "ger"), "el": ("ell", "gre"), "en": ("eng",), "es": ("spa",), "et": ("est",),
-    "eu": ("eus", "baq"), "fa": ("fas", "per"), "fi": ("fin",), "fr": ("fra", "fre"), "he": ("heb",),
-    "hi": ("hin",), "hu": ("hun",), "id": ("ind",), "it": ("ita",), "ja": ("jpn",), "ko": ("kor",),
-    "lt": ("lit",), "lv": ("lav",), "nl": ("nld", "dut"), "no": ("nor",), "pl": ("pol",), "pt": ("por",),
-    "ro": ("ron", "rum"), "ru": ("rus",), "sk": ("slk", "slo"), "sl": ("slv",), "sv": ("swe",),
-    "sw": ("swa",), "th": ("tha",), "tr": ("tur",), "uk": ("ukr",), "ur": ("urd",), "vi": ("vie",),
+    "ar": ("ara",),
+    "bg": ("bul",),
+    "bn": ("ben",),
+    "ca": ("cat",),
+    "cs": ("ces", "cze"),
+    "da": ("dan",),
+    "de": ("deu", "ger"),
+    "el": ("ell", "gre"),
+    "en": ("eng",),
+    "es": ("spa",),
+    "et": ("est",),
+    "eu": ("eus", "baq"),
+    "fa": ("fas", "per"),
+    "fi": ("fin",),
+    "fr": ("fra", "fre"),
+    "he": ("heb",),
+    "hi": ("hin",),
+    "hu": ("hun",),
+    "id": ("ind",),
+    "it": ("ita",),
+    "ja": ("jpn",),
+    "ko": ("kor",),
+    "lt": ("lit",),
+    "lv": ("lav",),
+    "nl": ("nld", "dut"),
+    "no": ("nor",),
+    "pl": ("pol",),
+    "pt": ("por",),
+    "ro": ("ron", "rum"),
+    "ru": ("rus",),
+    "sk": ("slk", "slo"),
+    "sl": ("slv",),
+    "sv": ("swe",),
+    "sw": ("swa",),
+    "th": ("tha",),
+    "tr": ("tur",),
+    "uk": ("ukr",),
+    "ur": ("urd",),
+    "vi": ("vie",),
     "zh": ("zho", "chi"),
 }
 _LANG_HINT = "choose one with --source-lang (lang= in Python)"
@@ -104,8 +137,10 @@ def topic_fields(value: str | Sequence[str] | None, where: str, label: str) -> t
     for n in names:
         canon = FIELD_ALIASES.get(n.lower())
         if canon is None:
-            raise ClirkitError(f"{where}: unknown topic field {n!r} (the fields of {label} topics are title, desc "
-                               f"and narr; ask for several as title,desc)")
+            raise ClirkitError(
+                f"{where}: unknown topic field {n!r} (the fields of {label} topics are title, desc "
+                f"and narr; ask for several as title,desc)"
+            )
         if canon in out:
             raise ClirkitError(f"{where}: topic field {n!r} asked for twice")
         out.append(canon)
@@ -113,6 +148,7 @@ def topic_fields(value: str | Sequence[str] | None, where: str, label: str) -> t
 
 
 # --------------------------------------------------------------------------- detection and decoding
+
 
 def sniff(head: str) -> str | None:
     """``"markup"`` if the text ``head`` (the start of a file) begins with a tag, ``"json"`` if with ``{``,
@@ -140,22 +176,31 @@ def decode_markup(name: str, data: bytes, *, say=None) -> str:
         try:
             codec = codecs.lookup(enc).name
         except LookupError:
-            raise located(name, 1, f"unknown encoding {enc!r} in the XML declaration; convert the file to UTF-8 "
-                                   f"(iconv -f ENCODING -t UTF-8) and remove the declaration") from None
+            raise located(
+                name,
+                1,
+                f"unknown encoding {enc!r} in the XML declaration; convert the file to UTF-8 "
+                f"(iconv -f ENCODING -t UTF-8) and remove the declaration",
+            ) from None
         if codec != "utf-8":
             try:
                 return data.decode(codec)
             except UnicodeDecodeError as exc:
-                raise located(name, data.count(b"\n", 0, exc.start) + 1,
-                              f"not valid {enc} (byte {data[exc.start]:#04x}) although the XML declaration says "
-                              f"so; fix the declaration or convert the file to UTF-8") from None
+                raise located(
+                    name,
+                    data.count(b"\n", 0, exc.start) + 1,
+                    f"not valid {enc} (byte {data[exc.start]:#04x}) although the XML declaration says "
+                    f"so; fix the declaration or convert the file to UTF-8",
+                ) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         text = _Latin1(data.decode("latin-1"))
-        text.notice = (f"not valid UTF-8 (line {line}, byte {data[exc.start]:#04x}): read as Latin-1 (ISO-8859-1), "
-                       f"the encoding of old TREC and CLEF topic files")
+        text.notice = (
+            f"not valid UTF-8 (line {line}, byte {data[exc.start]:#04x}): read as Latin-1 (ISO-8859-1), "
+            f"the encoding of old TREC and CLEF topic files"
+        )
         text.say = say
         return text
 
@@ -175,10 +220,13 @@ _TOKEN = re.compile(
     r"|<!\[CDATA\[(?:(?P<cdata>.*?)\]\]>|(?P<open_cdata>))"
     r"|<[?!][^<>]*>"  # <?xml ...?>, <!DOCTYPE ...>, <!ENTITY ...>
     r"|<(?P<close>/?)\s*(?:(?P<lang>[A-Za-z]{2})-)?(?P<name>[A-Za-z][\w.:-]*)(?:\s[^<>]*|/)?>",  # <t/> as <t />
-    re.S)
+    re.S,
+)
 _CONTAINERS = ("top", "topic")
-_NO_TOPICS = ("no topics found: expected <top> (TREC), <topic> (CLEF) or <TOPIC> (NTCIR) elements, or give queries "
-              "as qid TAB text")
+_NO_TOPICS = (
+    "no topics found: expected <top> (TREC), <topic> (CLEF) or <TOPIC> (NTCIR) elements, or give queries "
+    "as qid TAB text"
+)
 _FIELD_TAGS = {"num": "num", "identifier": "num", **FIELD_ALIASES}
 _LABELS = {
     "num": re.compile(r"^\s*number\s*:", re.I),
@@ -223,8 +271,9 @@ def markup_dialect(text: str) -> str:
     return "NTCIR" if m.group(1) == "TOPIC" else "CLEF"
 
 
-def read_markup_topics(name: str, text: str, fields: Sequence[str], *, lang: str | None = None,
-                       label: str | None = None) -> dict[str, str]:
+def read_markup_topics(
+    name: str, text: str, fields: Sequence[str], *, lang: str | None = None, label: str | None = None
+) -> dict[str, str]:
     """``{qid: text}`` of the topics of the markup ``text`` (TREC, CLEF or NTCIR; see the module doc). Text that
     :func:`decode_markup` read as Latin-1 is said so once the topics are read, or in the error they raise."""
     notice = getattr(text, "notice", "")
@@ -239,8 +288,9 @@ def read_markup_topics(name: str, text: str, fields: Sequence[str], *, lang: str
     return queries
 
 
-def _read_markup_topics(name: str, text: str, fields: Sequence[str], *, lang: str | None,
-                        label: str | None) -> dict[str, str]:
+def _read_markup_topics(
+    name: str, text: str, fields: Sequence[str], *, lang: str | None, label: str | None
+) -> dict[str, str]:
     return _MarkupReader(name, text.replace("\r\n", "\n").replace("\r", "\n"), fields, lang, label).read()
 
 
@@ -276,8 +326,11 @@ class _MarkupReader:
         read to the end of the file, it would hide every later topic."""
         opened, closer = ("<!--", "-->") if m.group("open_comment") is not None else ("<![CDATA[", "]]>")
         what = "comment" if opened == "<!--" else "CDATA section"
-        return located(self.name, self.line_of(m.start()), f"{what} {opened} is never closed by {closer} (it would "
-                                                           f"hide the rest of the file); close it with {closer}")
+        return located(
+            self.name,
+            self.line_of(m.start()),
+            f"{what} {opened} is never closed by {closer} (it would hide the rest of the file); close it with {closer}",
+        )
 
     def read(self) -> dict[str, str]:
         name, text, tokens = self.name, self.text, self.tokens
@@ -285,7 +338,7 @@ class _MarkupReader:
             raise located(name, None, _NO_TOPICS)
         pos = 0
         for i, tok in enumerate([*tokens, None]):
-            chunk = text[pos:tok.start] if tok is not None else text[pos:]
+            chunk = text[pos : tok.start] if tok is not None else text[pos:]
             if chunk.strip():
                 self._text(chunk, pos)
             if tok is None:
@@ -299,14 +352,22 @@ class _MarkupReader:
             elif self.topic is None:
                 if tok.key is not None and not tok.closing:
                     tag = _TOPIC_TAG[self.label]
-                    raise located(name, self.line_of(tok.start), f"{tok.shown()} outside <{tag}> ... </{tag}>; put "
-                                                                 f"each topic's fields inside <{tag}> ... </{tag}>")
+                    raise located(
+                        name,
+                        self.line_of(tok.start),
+                        f"{tok.shown()} outside <{tag}> ... </{tag}>; put "
+                        f"each topic's fields inside <{tag}> ... </{tag}>",
+                    )
                 # else a container of topics (<topics>, <TOPICS>) or a closing tag
             else:
                 self._field_tag(i, tok)
         if self.topic is not None:
-            raise located(name, self.top_line, f"{self.topic.shown()} is never closed by </{self.topic.name}>; add "
-                                                f"</{self.topic.name}> at the end of the topic")
+            raise located(
+                name,
+                self.top_line,
+                f"{self.topic.shown()} is never closed by </{self.topic.name}>; add "
+                f"</{self.topic.name}> at the end of the topic",
+            )
         if not self.queries:
             raise located(name, None, _NO_TOPICS)
         return self.queries
@@ -317,8 +378,11 @@ class _MarkupReader:
             at = pos + len(chunk) - len(chunk.lstrip())
             shown = html.unescape(chunk.strip())[:40]
             tag = _TOPIC_TAG[self.label]
-            raise located(self.name, self.line_of(at), f"text outside <{tag}> ... </{tag}>: {shown!r}; remove it, or "
-                                                       f"put it inside a topic's field")
+            raise located(
+                self.name,
+                self.line_of(at),
+                f"text outside <{tag}> ... </{tag}>: {shown!r}; remove it, or put it inside a topic's field",
+            )
         if self.current is not None:
             self.current.append(html.unescape(chunk))
 
@@ -326,18 +390,29 @@ class _MarkupReader:
         """A topic opened or closed."""
         if not tok.closing:
             if self.topic is not None:
-                raise located(self.name, self.line_of(tok.start), f"{tok.shown()} inside the topic opened at line "
-                                                                  f"{self.top_line} (missing </{self.topic.name}>); "
-                                                                  f"close that topic with </{self.topic.name}>")
+                raise located(
+                    self.name,
+                    self.line_of(tok.start),
+                    f"{tok.shown()} inside the topic opened at line "
+                    f"{self.top_line} (missing </{self.topic.name}>); "
+                    f"close that topic with </{self.topic.name}>",
+                )
             self.topic, self.top_line, self.parts, self.nums = tok, self.line_of(tok.start), {}, []
             self.current, self.current_tag = None, None
             if tok.empty:
-                raise located(self.name, self.top_line, f"empty {tok.shown()} element: a topic holds its fields; "
-                                                        f"write them between <{tok.name}> and </{tok.name}>")
+                raise located(
+                    self.name,
+                    self.top_line,
+                    f"empty {tok.shown()} element: a topic holds its fields; "
+                    f"write them between <{tok.name}> and </{tok.name}>",
+                )
             return
         if self.topic is None:
-            raise located(self.name, self.line_of(tok.start), f"{tok.shown()} without <{tok.name}>; remove it, or "
-                                                              f"open the topic with <{tok.name}>")
+            raise located(
+                self.name,
+                self.line_of(tok.start),
+                f"{tok.shown()} without <{tok.name}>; remove it, or open the topic with <{tok.name}>",
+            )
         self._close_topic()
         self.topic, self.current, self.current_tag = None, None, None
 
@@ -345,8 +420,9 @@ class _MarkupReader:
         """A tag inside a topic (``tokens[i]``): a field opened or closed, or an unknown tag."""
         if tok.closing:
             current_tag = self.current_tag
-            if self.current is not None and (not self.closed or (tok.key == current_tag.key
-                                                                 and tok.lang == current_tag.lang)):
+            if self.current is not None and (
+                not self.closed or (tok.key == current_tag.key and tok.lang == current_tag.lang)
+            ):
                 self.current, self.current_tag = None, None
             return
         if tok.key is None:  # an unknown tag: part of a closed field (NTCIR's <BACK>), else the end of one
@@ -382,9 +458,13 @@ class _MarkupReader:
 
     def _second(self, tok: _Tag) -> ClirkitError:
         """The error for a field tag met twice in one topic (its second ``tok``)."""
-        return located(self.name, self.line_of(tok.start), f"second {tok.shown()} in the topic opened at line "
-                                                           f"{self.top_line}; a topic has one: remove the other, or "
-                                                           f"close the topic before it with </{self.topic.name}>")
+        return located(
+            self.name,
+            self.line_of(tok.start),
+            f"second {tok.shown()} in the topic opened at line "
+            f"{self.top_line}; a topic has one: remove the other, or "
+            f"close the topic before it with </{self.topic.name}>",
+        )
 
     def _close_topic(self) -> None:
         """The query of the topic read: its number and the fields asked for, in the chosen language."""
@@ -401,15 +481,17 @@ class _MarkupReader:
         langs = list(dict.fromkeys(k[1] for k in parts))
         chosen = langs[0] if langs else None
         if len(langs) == 1 and chosen is not None and self.lang and chosen.lower() not in lang_codes(self.lang):
-            raise located(name, top_line, f"topic {qid} has no version in {self.lang} (languages: {chosen}); "
-                                          f"{_LANG_HINT}")
+            raise located(
+                name, top_line, f"topic {qid} has no version in {self.lang} (languages: {chosen}); {_LANG_HINT}"
+            )
         if len(langs) > 1:
             want = [p for p in langs if p is not None and p.lower() in lang_codes(self.lang)]
             if not want:
                 present = ", ".join(p or "no prefix" for p in langs)
                 asked = f"; the source language {self.lang} is not among them" if self.lang else ""
-                raise located(name, top_line, f"topic {qid} is given in several languages ({present}){asked}: "
-                                              f"{_LANG_HINT}")
+                raise located(
+                    name, top_line, f"topic {qid} is given in several languages ({present}){asked}: {_LANG_HINT}"
+                )
             chosen = want[0]
         texts = []
         for f in self.fields:

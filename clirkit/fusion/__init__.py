@@ -12,6 +12,7 @@ Choosing kappa or weights on dev queries is kept apart, in :mod:`clirkit.tuning`
 :data:`METHODS` is the table the :class:`~clirkit.systems.Fusion` system and ``clirkit aggregate`` dispatch
 through, by name: a new method is one module with a ``fuse`` function and one entry here.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -9,6 +9,7 @@ segment reductions and the output ranking is one integer ``lexsort``
 once and re-weights many times (:mod:`clirkit.tuning`), selecting each
 query's top ``depth`` with :class:`TopK` instead of ranking every pair.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -79,8 +80,9 @@ class AlignedRuns:
         by_rank = np.empty_like(self.query_rank)  # the query codes in first-appearance order
         by_rank[self.query_rank] = np.arange(len(by_rank))
         sizes = np.bincount(self.pair_q, minlength=self.n_queries)[by_rank]  # pairs of each, in that order
-        return Run.from_groups(self.uq[by_rank], np.minimum(sizes, depth), take_strings(self.ud, self.pair_d[kept]),
-                               scores[kept], tag=tag)
+        return Run.from_groups(
+            self.uq[by_rank], np.minimum(sizes, depth), take_strings(self.ud, self.pair_d[kept]), scores[kept], tag=tag
+        )
 
 
 class TopK:
@@ -173,8 +175,11 @@ def factorize_parts(parts: Sequence[np.ndarray]) -> tuple[np.ndarray, list[np.nd
     inverse[by_hash] = np.cumsum(new_group) - 1
     del by_hash, new_group
     reps = _gather(parts, bounds, first)
-    if not all(np.array_equal(reps[inverse[b + lo:b + min(lo + _CHECK_ROWS, len(p))]], p[lo:lo + _CHECK_ROWS])
-               for p, b in zip(parts, bounds) for lo in range(0, len(p), _CHECK_ROWS)):
+    if not all(
+        np.array_equal(reps[inverse[b + lo : b + min(lo + _CHECK_ROWS, len(p))]], p[lo : lo + _CHECK_ROWS])
+        for p, b in zip(parts, bounds)
+        for lo in range(0, len(p), _CHECK_ROWS)
+    ):
         _, first, inverse = np.unique(np.concatenate(parts), return_index=True, return_inverse=True)
         reps = _gather(parts, bounds, first)
     order = np.argsort(reps, kind="stable")
@@ -183,7 +188,7 @@ def factorize_parts(parts: Sequence[np.ndarray]) -> tuple[np.ndarray, list[np.nd
     appearance = np.empty(len(order), dtype=np.int64)
     appearance[rank[np.argsort(first, kind="stable")]] = np.arange(len(order))
     codes = rank[inverse]
-    return reps[order], [codes[bounds[i]:bounds[i + 1]] for i in range(len(parts))], appearance
+    return reps[order], [codes[bounds[i] : bounds[i + 1]] for i in range(len(parts))], appearance
 
 
 def _gather(parts: Sequence[np.ndarray], bounds: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -247,7 +252,8 @@ def align(runs: Sequence[Run], depth: int | None) -> AlignedRuns:
     code = np.int32 if len(qinv) < 2**31 else np.int64  # codes of rows, pairs, queries and documents
     kinv, qinv = kinv.astype(code), qinv.astype(code)
     bounds = np.cumsum([0] + [len(r) for r in cut])
-    pair = [kinv[bounds[i]:bounds[i + 1]] for i in range(len(cut))]
-    row_query = [qinv[bounds[i]:bounds[i + 1]] for i in range(len(cut))]
-    return AlignedRuns(cut, pair, row_query, (ukey // width).astype(code), (ukey % width).astype(code), uq, ud,
-                       query_rank)
+    pair = [kinv[bounds[i] : bounds[i + 1]] for i in range(len(cut))]
+    row_query = [qinv[bounds[i] : bounds[i + 1]] for i in range(len(cut))]
+    return AlignedRuns(
+        cut, pair, row_query, (ukey // width).astype(code), (ukey % width).astype(code), uq, ud, query_rank
+    )

@@ -3,6 +3,7 @@
 A list cut to its top ``K`` rows gives the document at rank k ``K - k + 1``
 points; a document's score is the (weighted) sum of its points over the lists.
 """
+
 from __future__ import annotations
 
 from typing import Sequence
@@ -14,8 +15,9 @@ from clirkit.fusion.align import align
 from clirkit.run import Run
 
 
-def borda(runs: Sequence[Run], weights: Sequence[float] | None = None, *, depth: int = 1000,
-          tag: str | None = None) -> Run:
+def borda(
+    runs: Sequence[Run], weights: Sequence[float] | None = None, *, depth: int = 1000, tag: str | None = None
+) -> Run:
     """Rank-based Borda count, optionally weighted.
 
     Args:
@@ -44,17 +46,21 @@ def borda(runs: Sequence[Run], weights: Sequence[float] | None = None, *, depth:
     points = np.zeros(aligned.n_pairs, dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
         for i, run in enumerate(aligned.runs):
-            points += w[i] * np.bincount(aligned.pair[i], weights=(depth - run.ranks() + 1).astype(np.float64),
-                                         minlength=len(points))
+            points += w[i] * np.bincount(
+                aligned.pair[i], weights=(depth - run.ranks() + 1).astype(np.float64), minlength=len(points)
+            )
     if not np.isfinite(points).all():
-        raise ClirkitError(f"Borda points overflow the float range with weights {' '.join(f'{x:g}' for x in w)} "
-                           f"and depth {depth}: take smaller weights")
+        raise ClirkitError(
+            f"Borda points overflow the float range with weights {' '.join(f'{x:g}' for x in w)} "
+            f"and depth {depth}: take smaller weights"
+        )
     if tag is None:
         tag = f"borda:K={depth}" + ("" if weights is None else ":w=" + ",".join(f"{x:g}" for x in w))
     return aligned.ranked(points, depth, tag)
 
 
-def fuse(runs: Sequence[Run], weights: Sequence[float], *, transforms: Sequence[str], depth: int,
-         tag: str | None) -> Run:
+def fuse(
+    runs: Sequence[Run], weights: Sequence[float], *, transforms: Sequence[str], depth: int, tag: str | None
+) -> Run:
     """:func:`borda` as an entry of :data:`clirkit.fusion.METHODS` (score transforms do not apply to ranks)."""
     return borda(runs, weights, depth=depth, tag=tag)

@@ -14,6 +14,7 @@ runs and ``kappa``, the weights are ``(kappa, 1 - kappa)``.
 :func:`weighted_sum` are its two halves over :func:`clirkit.fusion.align.align`'d
 runs, so that :mod:`clirkit.tuning` normalizes once and re-weights per grid point.
 """
+
 from __future__ import annotations
 
 from typing import Sequence
@@ -43,7 +44,8 @@ def transform_scores(run: Run, transform: str) -> np.ndarray:
         if len(scores) and scores.min() < 0:
             raise ClirkitError(
                 f"run {run.tag!r} has negative scores (min {scores.min():.6g}); sum normalization needs "
-                "scores >= 0: choose a per-query transform with --transform shift or --transform minmax")
+                "scores >= 0: choose a per-query transform with --transform shift or --transform minmax"
+            )
         return scores.copy()
     if len(scores) == 0:
         return scores.copy()
@@ -99,8 +101,10 @@ def sum_normalized(aligned: AlignedRuns, transforms: Sequence[str]) -> list[np.n
             sums = np.bincount(aligned.row_query[i], weights=t, minlength=aligned.n_queries)
         if not np.isfinite(sums).all():
             q = int(np.flatnonzero(~np.isfinite(sums))[0])
-            raise ClirkitError(f"run {run.tag!r}: the {transforms[i]!r}-transformed scores of query "
-                               f"{str(aligned.uq[q])!r} sum beyond the float range: scale the scores down")
+            raise ClirkitError(
+                f"run {run.tag!r}: the {transforms[i]!r}-transformed scores of query "
+                f"{str(aligned.uq[q])!r} sum beyond the float range: scale the scores down"
+            )
         denom = sums[aligned.row_query[i]]
         normed = np.zeros_like(t)
         np.divide(t, denom, out=normed, where=denom > 0)
@@ -108,8 +112,15 @@ def sum_normalized(aligned: AlignedRuns, transforms: Sequence[str]) -> list[np.n
     return out
 
 
-def weighted_sum(aligned: AlignedRuns, normalized: Sequence[np.ndarray], weights: Sequence[float],
-                 transforms: Sequence[str], *, depth: int, tag: str | None = None) -> Run:
+def weighted_sum(
+    aligned: AlignedRuns,
+    normalized: Sequence[np.ndarray],
+    weights: Sequence[float],
+    transforms: Sequence[str],
+    *,
+    depth: int,
+    tag: str | None = None,
+) -> Run:
     """The interpolated run from :func:`sum_normalized` scores: ``sum_i weights[i] * normalized[i]``.
 
     Args:
@@ -126,8 +137,9 @@ def weighted_sum(aligned: AlignedRuns, normalized: Sequence[np.ndarray], weights
     return aligned.ranked(combined(aligned, normalized, weights), depth, _tag(weights, transforms, tag))
 
 
-def combined(aligned: AlignedRuns, normalized: Sequence[np.ndarray], weights: Sequence[float] | np.ndarray
-             ) -> np.ndarray:
+def combined(
+    aligned: AlignedRuns, normalized: Sequence[np.ndarray], weights: Sequence[float] | np.ndarray
+) -> np.ndarray:
     """``sum_i weights[i] * normalized[i]`` over the aligned pairs (float64)."""
     fused = np.zeros(aligned.n_pairs, dtype=np.float64)
     for wi, contribution in zip(weights, normalized):
@@ -142,9 +154,15 @@ def _tag(weights: Sequence[float] | np.ndarray, transforms: Sequence[str], tag: 
     return "interp:w=" + ",".join(f"{x:g}" for x in weights) + ":t=" + ",".join(transforms)
 
 
-def interpolate(runs: Sequence[Run], weights: Sequence[float] | None = None, *,
-                kappa: float | None = None, transform: str | Sequence[str] = "none",
-                depth: int = 1000, tag: str | None = None) -> Run:
+def interpolate(
+    runs: Sequence[Run],
+    weights: Sequence[float] | None = None,
+    *,
+    kappa: float | None = None,
+    transform: str | Sequence[str] = "none",
+    depth: int = 1000,
+    tag: str | None = None,
+) -> Run:
     """Weighted interpolation of per-query sum-normalized scores (SPEC §6).
 
     Args:
@@ -184,7 +202,8 @@ def interpolate(runs: Sequence[Run], weights: Sequence[float] | None = None, *,
     return aligned.ranked(fused, depth, _tag(w, names, tag))
 
 
-def fuse(runs: Sequence[Run], weights: Sequence[float], *, transforms: Sequence[str], depth: int,
-         tag: str | None) -> Run:
+def fuse(
+    runs: Sequence[Run], weights: Sequence[float], *, transforms: Sequence[str], depth: int, tag: str | None
+) -> Run:
     """:func:`interpolate` as an entry of :data:`clirkit.fusion.METHODS`."""
     return interpolate(runs, weights, transform=transforms, depth=depth, tag=tag)

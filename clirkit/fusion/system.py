@@ -2,6 +2,7 @@
 :data:`clirkit.fusion.METHODS` (SPEC §6), its weights given or tuned on dev (:mod:`clirkit.tuning`); also the
 fusion of runs made elsewhere (``clirkit aggregate``). One of :mod:`clirkit.systems`, importable from there.
 """
+
 from __future__ import annotations
 
 from numbers import Real
@@ -51,9 +52,16 @@ class Fusion(System):
     system_keys = ("systems",)
     _tuning = {"step": "the step of a grid of weights", "measure": "a measure of `clirkit eval`"}
 
-    def __init__(self, systems: Sequence[System] = (), *, method: str = "interpolation",
-                 weights: Sequence[float] | None = None, step: float = 0.1, measure: str = "AP",
-                 transform: str | Sequence[str] = "auto") -> None:
+    def __init__(
+        self,
+        systems: Sequence[System] = (),
+        *,
+        method: str = "interpolation",
+        weights: Sequence[float] | None = None,
+        step: float = 0.1,
+        measure: str = "AP",
+        transform: str | Sequence[str] = "auto",
+    ) -> None:
         self.systems = systems
         self.method = method
         self.weights = weights
@@ -61,8 +69,9 @@ class Fusion(System):
         self.measure = measure
         self.transform = transform
 
-    def fit(self, dev_topics, dev_qrels=None, *, excluded: Mapping[str, set[str]] | None = None,
-            quiet: bool = True) -> "Fusion":
+    def fit(
+        self, dev_topics, dev_qrels=None, *, excluded: Mapping[str, set[str]] | None = None, quiet: bool = True
+    ) -> "Fusion":
         """Tune the weights on the systems' runs of ``dev_topics`` (or on their dev runs of
         :class:`~clirkit.estimator.Resources`: none needed when the weights are given); returns self."""
         if isinstance(dev_topics, Resources):
@@ -77,8 +86,10 @@ class Fusion(System):
         the weights are to be tuned and there is no dev split."""
         dev = resources.record("dev")
         if dev is None and self._tuned():
-            raise ClirkitError("its weights are tuned on dev, and there is no dev split: give the weights (one per "
-                               "system, e.g. weights = [0.5, 0.5]) or a dev split")
+            raise ClirkitError(
+                "its weights are tuned on dev, and there is no dev split: give the weights (one per "
+                "system, e.g. weights = [0.5, 0.5]) or a dev split"
+            )
         return {} if dev is None else {"dev": dev}
 
     def fit_runs(self, dev_runs: Sequence | None, dev_qrels, *, n: int | None = None) -> "Fusion":
@@ -97,8 +108,11 @@ class Fusion(System):
             raise ClirkitError(f"a fusion needs at least two runs, got {n or 0}")
         if dev_runs is None and self._tuned():
             raise ClirkitError("tuning the fusion weights needs dev runs and qrels (or give the weights)")
-        self.transforms_ = self._transforms(dev_runs) if dev_runs is not None else [
-            "none" if t == "auto" else t for t in self._given_transforms(n)]
+        self.transforms_ = (
+            self._transforms(dev_runs)
+            if dev_runs is not None
+            else ["none" if t == "auto" else t for t in self._given_transforms(n)]
+        )
         self.sweep_ = self.dev_score_ = None
         self.dev_queries_ = 0
         if self.weights is not None:
@@ -127,8 +141,12 @@ class Fusion(System):
         report's dev table averages over every judged dev query, a query without run lines counted 0)."""
         if not hasattr(self, "weights_"):
             return []
-        dev = (f" (dev {self.measure} {self.dev_score_:.4f} over the {self.dev_queries_} judged dev queries its "
-               f"systems' runs cover)" if self.dev_score_ is not None else "")
+        dev = (
+            f" (dev {self.measure} {self.dev_score_:.4f} over the {self.dev_queries_} judged dev queries its "
+            f"systems' runs cover)"
+            if self.dev_score_ is not None
+            else ""
+        )
         return [f"{name}: weights {', '.join(f'{w:g}' for w in self.weights_)}{dev}"]
 
     def search_split(self, resources: Resources, split: str, *, tag: str | None = None):
@@ -139,8 +157,12 @@ class Fusion(System):
     def learned_state(self) -> dict:
         if not hasattr(self, "weights_"):
             return {}
-        return {"weights": self.weights_, "transforms": self.transforms_, "dev_score": self.dev_score_,
-                "dev_queries": self.dev_queries_}
+        return {
+            "weights": self.weights_,
+            "transforms": self.transforms_,
+            "dev_score": self.dev_score_,
+            "dev_queries": self.dev_queries_,
+        }
 
     def restore_state(self, state: dict) -> None:
         if state:
@@ -169,19 +191,32 @@ class Fusion(System):
         if self.weights is not None:
             shown = " ".join(f"{w:g}" for w in self.weights)
             if len(self.weights) != n:
-                raise InvalidParameterError("weights", "Fusion", "one weight per run", self.weights,
-                                            got=f" ({len(self.weights)} weights for {n} runs).")
+                raise InvalidParameterError(
+                    "weights",
+                    "Fusion",
+                    "one weight per run",
+                    self.weights,
+                    got=f" ({len(self.weights)} weights for {n} runs).",
+                )
             if method.weights_sum_to_one and abs(sum(self.weights) - 1.0) > 1e-6:
-                raise InvalidParameterError("weights", "Fusion", f"numbers that sum to 1 ({self.method})",
-                                            self.weights, got=f", got {shown} (sum {sum(self.weights):g}).")
+                raise InvalidParameterError(
+                    "weights",
+                    "Fusion",
+                    f"numbers that sum to 1 ({self.method})",
+                    self.weights,
+                    got=f", got {shown} (sum {sum(self.weights):g}).",
+                )
         elif method.tuned:
-            for name, check in (("step", lambda: grid_points(n, self.step)),
-                                ("measure", lambda: parse_measure(self.measure))):
+            for name, check in (
+                ("step", lambda: grid_points(n, self.step)),
+                ("measure", lambda: parse_measure(self.measure)),
+            ):
                 try:
                     check()
                 except ClirkitError as exc:
-                    raise InvalidParameterError(name, "Fusion", self._tuning[name], getattr(self, name),
-                                                got=f": {exc}") from None
+                    raise InvalidParameterError(
+                        name, "Fusion", self._tuning[name], getattr(self, name), got=f": {exc}"
+                    ) from None
 
     def _tuned(self) -> bool:
         """Whether the weights are to be tuned on dev (not given, and the method tunes them)."""
@@ -195,8 +230,10 @@ class Fusion(System):
         return given
 
     def _transforms(self, runs: Sequence) -> list[str]:
-        return [("shift" if run.scores.min(initial=0.0) < 0 else "none") if t == "auto" else t
-                for t, run in zip(self._given_transforms(len(runs)), runs)]
+        return [
+            ("shift" if run.scores.min(initial=0.0) < 0 else "none") if t == "auto" else t
+            for t, run in zip(self._given_transforms(len(runs)), runs)
+        ]
 
     def fuse(self, runs: Sequence, *, depth: int = DEPTH, tag: str | None = None):
         """Fuse the systems' runs (in the order of ``systems``) with the learned weights, keeping ``depth``
@@ -205,12 +242,21 @@ class Fusion(System):
             raise ClirkitError("the fusion is not fitted: call fit (or fit_runs) first")
         if len(runs) != len(self.weights_):
             raise ClirkitError(f"{len(runs)} runs for a fusion of {len(self.weights_)} systems")
-        transforms = [("shift" if given == "auto" and run.scores.min(initial=0.0) < 0 else t)
-                      for given, t, run in zip(self._given_transforms(len(runs)), self.transforms_, runs)]
+        transforms = [
+            ("shift" if given == "auto" and run.scores.min(initial=0.0) < 0 else t)
+            for given, t, run in zip(self._given_transforms(len(runs)), self.transforms_, runs)
+        ]
         return METHODS[self.method].fuse(list(runs), self.weights_, transforms=transforms, depth=depth, tag=tag)
 
-    def search(self, topics: Mapping[str, str], *, depth: int = DEPTH, excluded: Mapping[str, set[str]] | None = None,
-               tag: str | None = None, quiet: bool = True):
+    def search(
+        self,
+        topics: Mapping[str, str],
+        *,
+        depth: int = DEPTH,
+        excluded: Mapping[str, set[str]] | None = None,
+        tag: str | None = None,
+        quiet: bool = True,
+    ):
         """The fused run of the systems' runs of ``topics``."""
         runs = [s.search(topics, depth=depth, excluded=excluded, quiet=quiet) for s in self.systems]
         return self.fuse(runs, depth=depth, tag=tag or self.default_tag)

@@ -3,6 +3,7 @@
 ``SCSModel`` is the estimator; :mod:`.losses`, :mod:`.optim` and
 :mod:`.encoding` hold the losses, Adam and the text-to-matrix step.
 """
+
 from __future__ import annotations
 
 from clirkit.scs.encoding import read_word_vectors

@@ -6,6 +6,7 @@ gradient's row sums), so a model trained either way is the same bits. Loaded by 
 process, on the first step); ``pip install 'clirkit[fast]'`` brings numba; the environment variable
 ``CLIRKIT_NUMBA=0`` keeps numpy.
 """
+
 from __future__ import annotations
 
 from clirkit import jit

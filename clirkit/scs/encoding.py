@@ -5,6 +5,7 @@ A text becomes one row of a CSR matrix over the vocabulary whose entries are
 ``count(word) / number of known tokens``, so ``A @ E`` is the mean embedding
 over the text's real (in-vocabulary) tokens: no padding ever enters a mean.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -43,8 +44,9 @@ def averaging_matrix(token_lists: Sequence[Sequence[str]], vocabulary: np.ndarra
     _check_token_lists(token_lists, "text")
     lengths = np.fromiter((len(t) for t in token_lists), dtype=np.int64, count=len(token_lists))
     index = {w: i for i, w in enumerate(np.asarray(vocabulary).tolist())}
-    ids = np.fromiter((index.get(t, -1) for t in itertools.chain.from_iterable(token_lists)), dtype=np.int64,
-                      count=int(lengths.sum()))
+    ids = np.fromiter(
+        (index.get(t, -1) for t in itertools.chain.from_iterable(token_lists)), dtype=np.int64, count=int(lengths.sum())
+    )
     rows = np.repeat(np.arange(len(token_lists), dtype=np.int64), lengths)
     known = ids >= 0
     rows, cols = rows[known], ids[known]
@@ -91,39 +93,60 @@ def read_word_vectors(path: str | os.PathLike[str], dim: int) -> tuple[np.ndarra
             continue
         first = False
         if len(parts) != dim + 1:
-            raise located(name, lineno, f"expected a word and {dim} numbers, got {len(parts)} fields "
-                                        f"(the model's --dim is {dim}); give vectors of --dim numbers, or set "
-                                        f"--dim to the vectors' size (word v1 ... v_dim, separated by single spaces)")
+            raise located(
+                name,
+                lineno,
+                f"expected a word and {dim} numbers, got {len(parts)} fields "
+                f"(the model's --dim is {dim}); give vectors of --dim numbers, or set "
+                f"--dim to the vectors' size (word v1 ... v_dim, separated by single spaces)",
+            )
         word = parts[0]
         if not word:
-            raise located(name, lineno, "empty word (the line starts with a space); remove the space, or give the "
-                                        "line its word")
+            raise located(
+                name, lineno, "empty word (the line starts with a space); remove the space, or give the line its word"
+            )
         if "\0" in word:
             raise located(name, lineno, f"word {word[:50]!r} contains a NUL character; {REMOVE_NUL}")
         if len(word) > MAX_WORD_LENGTH:
-            raise located(name, lineno, f"word of {len(word):,} characters (at most {MAX_WORD_LENGTH:,}); check the "
-                                        f"line: a word is short (is a line break missing?)")
+            raise located(
+                name,
+                lineno,
+                f"word of {len(word):,} characters (at most {MAX_WORD_LENGTH:,}); check the "
+                f"line: a word is short (is a line break missing?)",
+            )
         try:
             values = [float(x) for x in parts[1:]]
         except ValueError:
             bad = parts[1 + len(_leading_numbers(parts[1:]))]
-            raise located(name, lineno, f"vector component {bad[:40]!r} is not a number; give the word, then "
-                                        f"{dim} numbers such as 0.25") from None
+            raise located(
+                name,
+                lineno,
+                f"vector component {bad[:40]!r} is not a number; give the word, then {dim} numbers such as 0.25",
+            ) from None
         if parts[0] in seen:
-            raise located(name, lineno, f"word {parts[0]!r} already given on line {seen[parts[0]]}; give each word "
-                                        f"one vector (remove one of the two lines)")
+            raise located(
+                name,
+                lineno,
+                f"word {parts[0]!r} already given on line {seen[parts[0]]}; give each word "
+                f"one vector (remove one of the two lines)",
+            )
         seen[parts[0]] = lineno
         lines.append(lineno)
         words.append(parts[0])
         rows.append(values)
     if not words:
-        raise ClirkitError(f"{name}: no word vectors in the file: check the path (word2vec or GloVe text: a word "
-                           f"and its {dim} numbers a line)")
+        raise ClirkitError(
+            f"{name}: no word vectors in the file: check the path (word2vec or GloVe text: a word "
+            f"and its {dim} numbers a line)"
+        )
     vectors = np.asarray(rows, dtype=np.float64)
     if not np.all(np.isfinite(vectors)):
         row = int(np.flatnonzero(~np.isfinite(vectors).all(axis=1))[0])
-        raise located(name, lines[row], f"the vector of {words[row]!r} holds inf or nan; give finite numbers (make "
-                                        f"or export the vectors again)")
+        raise located(
+            name,
+            lines[row],
+            f"the vector of {words[row]!r} holds inf or nan; give finite numbers (make or export the vectors again)",
+        )
     return np.asarray(words, dtype=str), vectors
 
 
@@ -139,8 +162,9 @@ class Rows:
     """
 
     def __init__(self, A: sp.csr_matrix, rows: np.ndarray) -> None:
-        done, parts = compiled.call("gather_rows", A.indptr, A.indices, A.data, np.asarray(rows, dtype=np.int64),
-                                    A.shape[1])
+        done, parts = compiled.call(
+            "gather_rows", A.indptr, A.indices, A.data, np.asarray(rows, dtype=np.int64), A.shape[1]
+        )
         if done:
             self.words, self._ptr, self._local, self._values = parts
             self.M = None
@@ -155,8 +179,7 @@ class Rows:
     def _matrix(self) -> sp.csr_matrix:
         """``M`` (made from the kernel's arrays when it gathered them: numba failed after)."""
         if self.M is None:
-            self.M = sp.csr_matrix((self._values, self._local, self._ptr),
-                                   shape=(len(self._ptr) - 1, len(self.words)))
+            self.M = sp.csr_matrix((self._values, self._local, self._ptr), shape=(len(self._ptr) - 1, len(self.words)))
         return self.M
 
     def mean(self, E: np.ndarray) -> np.ndarray:
@@ -170,8 +193,14 @@ class Rows:
     def back(self, grad_mean: np.ndarray) -> np.ndarray:
         """``A[rows]^T @ grad_mean`` restricted to ``words`` (``len(words) x dim``)."""
         if self.M is None:
-            done, out = compiled.call("back_rows", self._ptr, self._local, self._values, len(self.words),
-                                      np.ascontiguousarray(grad_mean, dtype=np.float64))
+            done, out = compiled.call(
+                "back_rows",
+                self._ptr,
+                self._local,
+                self._values,
+                len(self.words),
+                np.ascontiguousarray(grad_mean, dtype=np.float64),
+            )
             if done:
                 return out
         return self._matrix().T @ grad_mean
@@ -180,8 +209,9 @@ class Rows:
 def add_rows(out: np.ndarray, index: np.ndarray, values: np.ndarray) -> np.ndarray:
     """``np.add.at(out, index, values)`` (row ``values[e]`` added to ``out[index[e]]``, e ascending), compiled
     where numba is installed; returns ``out``."""
-    if not compiled.call("add_rows", out, np.asarray(index, dtype=np.int64),
-                         np.ascontiguousarray(values, dtype=np.float64))[0]:
+    if not compiled.call(
+        "add_rows", out, np.asarray(index, dtype=np.int64), np.ascontiguousarray(values, dtype=np.float64)
+    )[0]:
         np.add.at(out, index, values)
     return out
 

@@ -1,4 +1,5 @@
 """The SCS model's loss and gradient over a batch, by the backward pass of :mod:`clirkit.scs.model`'s docstring."""
+
 from __future__ import annotations
 
 from typing import Callable
@@ -9,9 +10,15 @@ from clirkit.scs.encoding import Rows, add_rows
 from clirkit.scs.training import TrainingData
 
 
-def loss_and_gradient(query_embeddings: np.ndarray, doc_embeddings: np.ndarray, batch: TrainingData, *, eps: float,
-                      pointwise: bool, loss_of: Callable[[np.ndarray, TrainingData], tuple[float, np.ndarray]]
-                      ) -> tuple[float, dict[str, tuple[np.ndarray, np.ndarray]]]:
+def loss_and_gradient(
+    query_embeddings: np.ndarray,
+    doc_embeddings: np.ndarray,
+    batch: TrainingData,
+    *,
+    eps: float,
+    pointwise: bool,
+    loss_of: Callable[[np.ndarray, TrainingData], tuple[float, np.ndarray]],
+) -> tuple[float, dict[str, tuple[np.ndarray, np.ndarray]]]:
     """Mean loss of ``batch`` and its gradient ``{"query"|"doc": (rows, values)}`` with respect to the embedding
     tables (``dim`` columns each; ``rows`` are the rows the batch touches).
 
@@ -46,6 +53,5 @@ def loss_and_gradient(query_embeddings: np.ndarray, doc_embeddings: np.ndarray, 
     gG = g[:, None] * (F * inv_den[:, None] - cg[:, None] * G)
     gFq = add_rows(np.zeros_like(Fq), qinv, gF)
     gFd = add_rows(np.zeros_like(Fd), dinv, gG)
-    grads = {"query": (Rq.words, Rq.back(gFq * (1.0 - Fq * Fq))),
-             "doc": (Rd.words, Rd.back(gFd * (1.0 - Fd * Fd)))}
+    grads = {"query": (Rq.words, Rq.back(gFq * (1.0 - Fq * Fq))), "doc": (Rd.words, Rd.back(gFd * (1.0 - Fd * Fd)))}
     return loss, grads

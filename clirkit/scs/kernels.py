@@ -7,6 +7,7 @@ the embeddings and with the gradient (:class:`clirkit.scs.encoding.Rows`, scipy'
 floating-point operations in the same order as on the numpy path (no fused multiply-add: numba does not
 contract without ``fastmath``), so a model is the same bits either way.
 """
+
 from __future__ import annotations
 
 import numba

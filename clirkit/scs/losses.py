@@ -4,6 +4,7 @@ Every function is vectorized over a batch and returns ``(loss, dloss)``: the
 per-item loss values and the derivative of each with respect to its score(s)
 (float64 arrays). The model chains these with the encoder's gradient.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -21,8 +22,9 @@ def check_thresholds(thresholds) -> np.ndarray:
     inner = np.asarray(thresholds, dtype=np.float64).ravel()
     full = np.concatenate(([-1.0], inner, [1.0]))
     if inner.size == 0 or np.any(np.diff(full) <= 0):
-        raise ClirkitError(f"SOSL thresholds must increase strictly inside (-1, 1), got "
-                           f"{' '.join(f'{t:g}' for t in inner)}")
+        raise ClirkitError(
+            f"SOSL thresholds must increase strictly inside (-1, 1), got {' '.join(f'{t:g}' for t in inner)}"
+        )
     return full
 
 
@@ -38,12 +40,14 @@ def sosl(r: np.ndarray, grade: np.ndarray, thresholds) -> tuple[np.ndarray, np.n
     full = check_thresholds(thresholds)
     grade = np.asarray(grade, dtype=np.int64)
     if grade.size and (grade.min() < 0 or grade.max() > len(full) - 2):
-        raise ClirkitError(f"SOSL with {len(full) - 2} inner thresholds handles grades 0..{len(full) - 2}, "
-                           f"got grade {grade.max() if grade.max() > 0 else grade.min()}")
+        raise ClirkitError(
+            f"SOSL with {len(full) - 2} inner thresholds handles grades 0..{len(full) - 2}, "
+            f"got grade {grade.max() if grade.max() > 0 else grade.min()}"
+        )
     low, high = full[grade], full[grade + 1]
     above = np.maximum(r - high, 0.0)
     below = np.minimum(r - low, 0.0)
-    return above ** 2 + below ** 2, 2.0 * (above + below)
+    return above**2 + below**2, 2.0 * (above + below)
 
 
 def segment_midpoints(thresholds) -> np.ndarray:
@@ -55,11 +59,10 @@ def segment_midpoints(thresholds) -> np.ndarray:
 def mse(r: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Squared error ``(r - target)^2`` and its derivative ``2 (r - target)``."""
     diff = r - target
-    return diff ** 2, 2.0 * diff
+    return diff**2, 2.0 * diff
 
 
-def pairwise(kind: str, r_pos: np.ndarray, r_neg: np.ndarray, *, margin: float = 0.2
-             ) -> tuple[np.ndarray, np.ndarray]:
+def pairwise(kind: str, r_pos: np.ndarray, r_neg: np.ndarray, *, margin: float = 0.2) -> tuple[np.ndarray, np.ndarray]:
     """Pairwise rank loss ``l(delta)`` of ``delta = r_neg - r_pos`` (rank-loss notes).
 
     ``hinge``: max(0, margin + delta); ``logistic``: log(1 + exp(delta));
@@ -79,8 +82,9 @@ def pairwise(kind: str, r_pos: np.ndarray, r_neg: np.ndarray, *, margin: float =
     raise ClirkitError(f"unknown pairwise loss {kind!r}; choose one of {', '.join(PAIRWISE)}")
 
 
-def batch_loss(kind: str, r: np.ndarray, batch, *, thresholds, mse_targets=None, margin: float = 0.2
-               ) -> tuple[float, np.ndarray]:
+def batch_loss(
+    kind: str, r: np.ndarray, batch, *, thresholds, mse_targets=None, margin: float = 0.2
+) -> tuple[float, np.ndarray]:
     """Mean loss of kind ``kind`` and dL/dr for every scored pair of ``batch`` (a
     :class:`~clirkit.scs.training.TrainingData`; ``r``: the pointwise pairs' scores, or the (query, pos) then the
     (query, neg) scores); ``thresholds``, ``mse_targets`` and ``margin`` as the model's."""
@@ -88,8 +92,7 @@ def batch_loss(kind: str, r: np.ndarray, batch, *, thresholds, mse_targets=None,
         values, g = sosl(r, batch.grade, thresholds)
         return float(values.mean()), g / len(r)
     if kind == "mse":
-        targets = (segment_midpoints(thresholds) if mse_targets is None
-                   else np.asarray(mse_targets, dtype=np.float64))
+        targets = segment_midpoints(thresholds) if mse_targets is None else np.asarray(mse_targets, dtype=np.float64)
         values, g = mse(r, targets[batch.grade])
         return float(values.mean()), g / len(r)
     m = len(batch.query)

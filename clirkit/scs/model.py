@@ -14,6 +14,7 @@ Backward pass, for one batch of (query, document) pairs with ``g = dL/dr``::
 
 and symmetrically for documents.
 """
+
 from __future__ import annotations
 
 import functools
@@ -67,12 +68,26 @@ class SCSModel(System):
     ``doc_analyzer_`` (settings dicts, None when fitted on tokens).
     """
 
-    def __init__(self, dim: int = 64, eps: float = 1.0, loss: str = "sosl",
-                 thresholds: Sequence[float] = (0.2, 0.7), mse_targets: Sequence[float] | None = None,
-                 margin: float = 0.2, pair_weight: str = "uniform", max_pairs_per_query: int | None = 100,
-                 lr: float = 0.01, batch_size: int = 128, epochs: int = 10, negatives: int = 40,
-                 init_scale: float = 0.1, lazy_adam: bool = True, source_lang: str = "en",
-                 target_lang: str = "es", random_state: int = 0) -> None:
+    def __init__(
+        self,
+        dim: int = 64,
+        eps: float = 1.0,
+        loss: str = "sosl",
+        thresholds: Sequence[float] = (0.2, 0.7),
+        mse_targets: Sequence[float] | None = None,
+        margin: float = 0.2,
+        pair_weight: str = "uniform",
+        max_pairs_per_query: int | None = 100,
+        lr: float = 0.01,
+        batch_size: int = 128,
+        epochs: int = 10,
+        negatives: int = 40,
+        init_scale: float = 0.1,
+        lazy_adam: bool = True,
+        source_lang: str = "en",
+        target_lang: str = "es",
+        random_state: int = 0,
+    ) -> None:
         self.dim = dim
         self.eps = eps
         self.loss = loss
@@ -116,8 +131,11 @@ class SCSModel(System):
     @classmethod
     def params_from(cls, resources: Resources, given) -> dict:
         """The collection's languages and the experiment's seed."""
-        return {"source_lang": resources.source_lang, "target_lang": resources.target_lang,
-                "random_state": resources.seed}
+        return {
+            "source_lang": resources.source_lang,
+            "target_lang": resources.target_lang,
+            "random_state": resources.seed,
+        }
 
     def inputs(self, resources: Resources) -> dict:
         """The training topics (and the analysis, when not the default)."""
@@ -133,9 +151,14 @@ class SCSModel(System):
         if not history:
             return {}
         losses = [h["loss"] if isinstance(h, dict) else h[0] for h in history]
-        return {f"{name} (training loss by epoch)": {"curves": {name: (list(range(1, len(losses) + 1)), losses)},
-                                                     "xlabel": "epochs", "ylabel": "mean training loss",
-                                                     "best": "min"}}
+        return {
+            f"{name} (training loss by epoch)": {
+                "curves": {name: (list(range(1, len(losses) + 1)), losses)},
+                "xlabel": "epochs",
+                "ylabel": "mean training loss",
+                "best": "min",
+            }
+        }
 
     def _validate(self) -> None:
         self.check_params()
@@ -149,10 +172,18 @@ class SCSModel(System):
 
     # training -----------------------------------------------------------------------------------
 
-    def fit(self, topics: Mapping[str, str] | Resources, qrels: Qrels | None = None, documents=None, *,
-            query_vectors: tuple[np.ndarray, np.ndarray] | None = None,
-            doc_vectors: tuple[np.ndarray, np.ndarray] | None = None,
-            quiet: bool = True, jobs: int = 1, analyzers: tuple | None = None) -> "SCSModel":
+    def fit(
+        self,
+        topics: Mapping[str, str] | Resources,
+        qrels: Qrels | None = None,
+        documents=None,
+        *,
+        query_vectors: tuple[np.ndarray, np.ndarray] | None = None,
+        doc_vectors: tuple[np.ndarray, np.ndarray] | None = None,
+        quiet: bool = True,
+        jobs: int = 1,
+        analyzers: tuple | None = None,
+    ) -> "SCSModel":
         """Tokenize texts with ``analyzers`` ``(queries', documents')`` (None: the languages' defaults), then
         :meth:`fit_tokens`.
 
@@ -165,9 +196,16 @@ class SCSModel(System):
         from clirkit.analysis import Analyzer
 
         if isinstance(topics, Resources):
-            return self.fit(topics.topics("train"), topics.qrels("train"), topics.documents(),
-                            query_vectors=query_vectors, doc_vectors=doc_vectors, quiet=topics.quiet,
-                            jobs=topics.jobs, analyzers=topics.analyzers())
+            return self.fit(
+                topics.topics("train"),
+                topics.qrels("train"),
+                topics.documents(),
+                query_vectors=query_vectors,
+                doc_vectors=doc_vectors,
+                quiet=topics.quiet,
+                jobs=topics.jobs,
+                analyzers=topics.analyzers(),
+            )
         if qrels is None or documents is None:
             raise ClirkitError("fit(topics, qrels, documents) or fit(resources)")
 
@@ -175,25 +213,58 @@ class SCSModel(System):
         documents = Documents.of(documents)
         qids = list(topics)
         q_tokens = qa.tokenize_many([topics[q] for q in qids], quiet=quiet, jobs=jobs, desc="queries")
-        self.fit_tokens(qids, q_tokens, documents.docids, documents.tokens(da, quiet=quiet), qrels,
-                        query_vectors=query_vectors, doc_vectors=doc_vectors, quiet=quiet)
+        self.fit_tokens(
+            qids,
+            q_tokens,
+            documents.docids,
+            documents.tokens(da, quiet=quiet),
+            qrels,
+            query_vectors=query_vectors,
+            doc_vectors=doc_vectors,
+            quiet=quiet,
+        )
         self.query_analyzer_, self.doc_analyzer_ = qa.to_dict(), da.to_dict()
         self.documents_ = documents
         return self
 
-    def fit_tokens(self, query_ids: Sequence[str], query_tokens: Sequence[Sequence[str]],
-                   doc_ids: Sequence[str], doc_tokens: Sequence[Sequence[str]], qrels: Qrels, *,
-                   query_vectors: tuple[np.ndarray, np.ndarray] | None = None,
-                   doc_vectors: tuple[np.ndarray, np.ndarray] | None = None,
-                   quiet: bool = True) -> "SCSModel":
+    def fit_tokens(
+        self,
+        query_ids: Sequence[str],
+        query_tokens: Sequence[Sequence[str]],
+        doc_ids: Sequence[str],
+        doc_tokens: Sequence[Sequence[str]],
+        qrels: Qrels,
+        *,
+        query_vectors: tuple[np.ndarray, np.ndarray] | None = None,
+        doc_vectors: tuple[np.ndarray, np.ndarray] | None = None,
+        quiet: bool = True,
+    ) -> "SCSModel":
         """Train on tokenized queries and documents; returns self."""
-        data = self.prepare(query_ids, query_tokens, doc_ids, doc_tokens, qrels,
-                            query_vectors=query_vectors, doc_vectors=doc_vectors, quiet=quiet)
+        data = self.prepare(
+            query_ids,
+            query_tokens,
+            doc_ids,
+            doc_tokens,
+            qrels,
+            query_vectors=query_vectors,
+            doc_vectors=doc_vectors,
+            quiet=quiet,
+        )
         self.train(data, quiet=quiet)
         return self
 
-    def prepare(self, query_ids, query_tokens, doc_ids, doc_tokens, qrels: Qrels, *,
-                query_vectors=None, doc_vectors=None, quiet: bool = True) -> TrainingData:
+    def prepare(
+        self,
+        query_ids,
+        query_tokens,
+        doc_ids,
+        doc_tokens,
+        qrels: Qrels,
+        *,
+        query_vectors=None,
+        doc_vectors=None,
+        quiet: bool = True,
+    ) -> TrainingData:
         """Build vocabularies, initialize embeddings, sample negatives, list the training units.
 
         Consumes the random stream in a fixed order (query table, document
@@ -213,15 +284,25 @@ class SCSModel(System):
         A_q = averaging_matrix(query_tokens, self.query_vocab_)
         A_d = averaging_matrix(doc_tokens, self.doc_vocab_)
 
-        uq, ud, ug, counts = judged_units(query_ids, doc_ids, qrels, n_grades=self.n_grades,
-                                          thresholds=self.thresholds, negatives=self.negatives, rng=rng, quiet=quiet)
-        self.training_stats_ = {**counts, "query_vocabulary": int(len(self.query_vocab_)),
-                                "doc_vocabulary": int(len(self.doc_vocab_))}
+        uq, ud, ug, counts = judged_units(
+            query_ids,
+            doc_ids,
+            qrels,
+            n_grades=self.n_grades,
+            thresholds=self.thresholds,
+            negatives=self.negatives,
+            rng=rng,
+            quiet=quiet,
+        )
+        self.training_stats_ = {
+            **counts,
+            "query_vocabulary": int(len(self.query_vocab_)),
+            "doc_vocabulary": int(len(self.doc_vocab_)),
+        }
         if self.loss in losses.POINTWISE:
             data = TrainingData(A_q, A_d, uq, doc=ud, grade=ug)
         else:
-            data = triplets(rng, A_q, A_d, uq, ud, ug, max_pairs=self.max_pairs_per_query,
-                            pair_weight=self.pair_weight)
+            data = triplets(rng, A_q, A_d, uq, ud, ug, max_pairs=self.max_pairs_per_query, pair_weight=self.pair_weight)
             if not len(data):
                 raise ClirkitError("no (relevant, less relevant) document pair to train a pairwise loss on")
         self.training_stats_["units"] = int(len(data))
@@ -255,25 +336,37 @@ class SCSModel(System):
             perm = rng.permutation(n)
             total, grad_norms = 0.0, []
             batches = range(0, n, self.batch_size)
-            for b in progress(batches, desc=f"epoch {epoch}/{self.epochs}", total=len(batches),
-                              quiet=quiet, unit="batch"):
-                idx = perm[b:b + self.batch_size]
+            for b in progress(
+                batches, desc=f"epoch {epoch}/{self.epochs}", total=len(batches), quiet=quiet, unit="batch"
+            ):
+                idx = perm[b : b + self.batch_size]
                 loss, grads = self.loss_and_gradient(data.take(idx))
                 total += loss * len(idx)
                 grad_norms.append(np.sqrt(sum(float(np.sum(g * g)) for _, g in grads.values())))
                 adam.step(params, grads)
             self.epoch_seconds_.append(time.perf_counter() - start)
-            record = {"epoch": epoch, "loss": total / max(n, 1),
-                      "grad_norm_mean": float(np.mean(grad_norms)) if grad_norms else 0.0,
-                      "grad_norm_max": float(np.max(grad_norms)) if grad_norms else 0.0}
+            record = {
+                "epoch": epoch,
+                "loss": total / max(n, 1),
+                "grad_norm_mean": float(np.mean(grad_norms)) if grad_norms else 0.0,
+                "grad_norm_max": float(np.max(grad_norms)) if grad_norms else 0.0,
+            }
             self.history_.append(record)
-            if not (np.isfinite(record["loss"]) and np.all(np.isfinite(self.query_embeddings_))
-                    and np.all(np.isfinite(self.doc_embeddings_))):
-                raise ClirkitError(f"SCS training diverged at epoch {epoch} (non-finite loss or embeddings): "
-                                   f"lower lr ({self.lr:g}) or init_scale ({self.init_scale:g})")
-            say(f"scs: epoch {epoch}/{self.epochs} loss {record['loss']:.6f} "
+            if not (
+                np.isfinite(record["loss"])
+                and np.all(np.isfinite(self.query_embeddings_))
+                and np.all(np.isfinite(self.doc_embeddings_))
+            ):
+                raise ClirkitError(
+                    f"SCS training diverged at epoch {epoch} (non-finite loss or embeddings): "
+                    f"lower lr ({self.lr:g}) or init_scale ({self.init_scale:g})"
+                )
+            say(
+                f"scs: epoch {epoch}/{self.epochs} loss {record['loss']:.6f} "
                 f"|grad| mean {record['grad_norm_mean']:.4g} max {record['grad_norm_max']:.4g} "
-                f"({self.epoch_seconds_[-1]:.1f} s)", quiet=quiet)
+                f"({self.epoch_seconds_[-1]:.1f} s)",
+                quiet=quiet,
+            )
             if on_epoch is not None:
                 on_epoch(self, record)
         return self
@@ -281,10 +374,20 @@ class SCSModel(System):
     def loss_and_gradient(self, batch: TrainingData) -> tuple[float, dict[str, tuple[np.ndarray, np.ndarray]]]:
         """Mean loss of ``batch`` and its gradient ``{"query"|"doc": (rows, values)}``
         (:func:`clirkit.scs.gradient.loss_and_gradient` with this model's tables, eps and loss)."""
-        return loss_and_gradient(self.query_embeddings_, self.doc_embeddings_, batch, eps=self.eps,
-                                 pointwise=self.loss in losses.POINTWISE,
-                                 loss_of=functools.partial(losses.batch_loss, self.loss, thresholds=self.thresholds,
-                                                           mse_targets=self.mse_targets, margin=self.margin))
+        return loss_and_gradient(
+            self.query_embeddings_,
+            self.doc_embeddings_,
+            batch,
+            eps=self.eps,
+            pointwise=self.loss in losses.POINTWISE,
+            loss_of=functools.partial(
+                losses.batch_loss,
+                self.loss,
+                thresholds=self.thresholds,
+                mse_targets=self.mse_targets,
+                margin=self.margin,
+            ),
+        )
 
     # scoring ------------------------------------------------------------------------------------
 
@@ -310,9 +413,18 @@ class SCSModel(System):
         V, _ = self.encode_documents(doc_tokens)
         return U @ V.T
 
-    def search(self, topics: Mapping[str, str], *, depth: int = DEPTH, excluded: Mapping[str, set[str]] | None = None,
-               tag: str | None = None, quiet: bool = True, documents=None, rerank: Run | None = None,
-               jobs: int = 1) -> Run:
+    def search(
+        self,
+        topics: Mapping[str, str],
+        *,
+        depth: int = DEPTH,
+        excluded: Mapping[str, set[str]] | None = None,
+        tag: str | None = None,
+        quiet: bool = True,
+        documents=None,
+        rerank: Run | None = None,
+        jobs: int = 1,
+    ) -> Run:
         """Rank the documents of :meth:`fit` (or ``documents``: :class:`~clirkit.documents.Documents` or
         ``(docids, texts)``) for ``topics = {qid: text}``, or re-score the rows of ``rerank``; the
         ``excluded`` documents of each query are left out (see :meth:`score_tokens`)."""
@@ -333,20 +445,32 @@ class SCSModel(System):
             pick = np.flatnonzero(np.isin(np.asarray(docids, dtype=str), rerank.docids)).tolist()
             docids = [docids[i] for i in pick]
             if documents.texts is not None:
-                d_tokens = da.tokenize_many([documents.texts[i] for i in pick], quiet=quiet, jobs=jobs,
-                                            desc="documents")
+                d_tokens = da.tokenize_many(
+                    [documents.texts[i] for i in pick], quiet=quiet, jobs=jobs, desc="documents"
+                )
             else:
                 all_tokens = documents.tokens(da)
                 d_tokens = [all_tokens[i] for i in pick]
         else:
             d_tokens = documents.tokens(da, quiet=quiet)
-        run = self.score_tokens(qids, q_tokens, list(docids), d_tokens, depth=depth, rerank=rerank,
-                                tag=tag or self.default_tag, quiet=quiet)
+        run = self.score_tokens(
+            qids, q_tokens, list(docids), d_tokens, depth=depth, rerank=rerank, tag=tag or self.default_tag, quiet=quiet
+        )
         return drop_excluded(run, excluded)
 
-    def score_tokens(self, query_ids: Sequence[str], query_tokens, doc_ids: Sequence[str], doc_tokens, *,
-                     depth: int = 1000, rerank: Run | None = None, tag: str = "scs", quiet: bool = True,
-                     batch_queries: int = 256) -> Run:
+    def score_tokens(
+        self,
+        query_ids: Sequence[str],
+        query_tokens,
+        doc_ids: Sequence[str],
+        doc_tokens,
+        *,
+        depth: int = 1000,
+        rerank: Run | None = None,
+        tag: str = "scs",
+        quiet: bool = True,
+        batch_queries: int = 256,
+    ) -> Run:
         """A run of smooth-cosine scores.
 
         Without ``rerank``: every document is scored for every query by dense
@@ -366,22 +490,30 @@ class SCSModel(System):
                 missing = str(rerank.qids[~q_ok][0])
                 raise ClirkitError(f"the run to re-rank has query {missing!r}, absent from the queries")
             if not d_ok.all():
-                raise ClirkitError(f"the run to re-rank has document {str(rerank.docids[~d_ok][0])!r}, "
-                                   "absent from the documents")
+                raise ClirkitError(
+                    f"the run to re-rank has document {str(rerank.docids[~d_ok][0])!r}, absent from the documents"
+                )
             r = np.einsum("ij,ij->i", U[qi], V[di])
             return Run.ranked(rerank.qids, rerank.docids, r, tag=tag, query_order=rerank.query_ids)
         if not q_known.all():
-            say(f"scs: {int((~q_known).sum())} queries have no word known to the model; no results for them",
-                quiet=quiet)
+            say(
+                f"scs: {int((~q_known).sum())} queries have no word known to the model; no results for them",
+                quiet=quiet,
+            )
         if not d_known.all():
             say(f"scs: {int((~d_known).sum())} documents have no word known to the model; left out", quiet=quiet)
         V, dids = V[d_known], dids[d_known]
         live = np.flatnonzero(q_known)
         out_q, out_d, out_s = [], [], []
         k = min(depth, len(dids))
-        for b in progress(range(0, len(live), batch_queries), desc="scoring",
-                          total=-(-len(live) // batch_queries), quiet=quiet, unit="batch"):
-            rows = live[b:b + batch_queries]
+        for b in progress(
+            range(0, len(live), batch_queries),
+            desc="scoring",
+            total=-(-len(live) // batch_queries),
+            quiet=quiet,
+            unit="batch",
+        ):
+            rows = live[b : b + batch_queries]
             S = U[rows] @ V.T
             if k == 0:
                 continue
@@ -395,8 +527,14 @@ class SCSModel(System):
             out_s.append(S[ri, ci])
         if not out_q:
             return Run(np.zeros(0, dtype=str), np.zeros(0, dtype=str), np.zeros(0), tag=tag)
-        return Run.ranked(np.concatenate(out_q), np.concatenate(out_d), np.concatenate(out_s), tag=tag,
-                          depth=depth, query_order=qids[live])
+        return Run.ranked(
+            np.concatenate(out_q),
+            np.concatenate(out_d),
+            np.concatenate(out_s),
+            tag=tag,
+            depth=depth,
+            query_order=qids[live],
+        )
 
     # files --------------------------------------------------------------------------------------
 
@@ -416,8 +554,10 @@ class SCSModel(System):
         if loaded.get_params() != own:
             saved = loaded.get_params()
             other = next((f" ({k}: {saved.get(k)!r}, not {own[k]!r})" for k in own if saved.get(k) != own[k]), "")
-            raise ClirkitError(f"{path}: saved with other hyper-parameters than this SCS model's{other}; load it with "
-                               f"SCSModel.load(path), which takes the file's")
+            raise ClirkitError(
+                f"{path}: saved with other hyper-parameters than this SCS model's{other}; load it with "
+                f"SCSModel.load(path), which takes the file's"
+            )
         for name, value in vars(loaded).items():
             if name.endswith("_"):
                 setattr(self, name, value)

@@ -1,6 +1,7 @@
 """The SCS model's file: ``.npz`` arrays (both vocabularies and embedding tables) plus a JSON header (the
 hyper-parameters, both analyzers' settings, the training history), written atomically without pickle
 (:func:`write_model`) and read back with every value checked (:func:`read_model`)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -16,14 +17,26 @@ def write_model(model, path) -> None:
     """Write the fitted :class:`~clirkit.scs.SCSModel` ``model`` to ``path`` (identical models, identical bytes)."""
     from clirkit.estimator import jsonable
 
-    header = {"params": jsonable(model.get_params()),
-              "query_analyzer": getattr(model, "query_analyzer_", None),
-              "doc_analyzer": getattr(model, "doc_analyzer_", None),
-              "history": getattr(model, "history_", []),
-              "training_stats": getattr(model, "training_stats_", {})}
-    save_npz(path, KIND, FORMAT_VERSION, header, {
-        "query_vocab": model.query_vocab_, "doc_vocab": model.doc_vocab_,
-        "query_embeddings": model.query_embeddings_, "doc_embeddings": model.doc_embeddings_}, deflate=True)
+    header = {
+        "params": jsonable(model.get_params()),
+        "query_analyzer": getattr(model, "query_analyzer_", None),
+        "doc_analyzer": getattr(model, "doc_analyzer_", None),
+        "history": getattr(model, "history_", []),
+        "training_stats": getattr(model, "training_stats_", {}),
+    }
+    save_npz(
+        path,
+        KIND,
+        FORMAT_VERSION,
+        header,
+        {
+            "query_vocab": model.query_vocab_,
+            "doc_vocab": model.doc_vocab_,
+            "query_embeddings": model.query_embeddings_,
+            "doc_embeddings": model.doc_embeddings_,
+        },
+        deflate=True,
+    )
 
 
 def read_model(cls, path):
@@ -39,8 +52,9 @@ def read_model(cls, path):
     from clirkit.npzchecks import Corrupt, checking, require_analyzer, require_array, require_field
     from clirkit.npzio import show
 
-    header, a = load_npz(path, KIND, (FORMAT_VERSION,),
-                         ("query_vocab", "doc_vocab", "query_embeddings", "doc_embeddings"))
+    header, a = load_npz(
+        path, KIND, (FORMAT_VERSION,), ("query_vocab", "doc_vocab", "query_embeddings", "doc_embeddings")
+    )
     with checking(path, "SCS model", remedy=True):
         params = dict(require_field(header, "params", "object"))
         for old, new in (("query_lang", "source_lang"), ("doc_lang", "target_lang")):  # version-1 spelling
@@ -55,8 +69,12 @@ def read_model(cls, path):
         require_field(header, ("params", "dim"), "int", min=1, default=None)
         require_field(header, ("params", "eps"), "number", min=0, default=None)
         for name in ("thresholds", "mse_targets"):
-            if require_field(header, ("params", name), "list", items="number", nullable=name == "mse_targets",
-                             default=None) is not None:
+            if (
+                require_field(
+                    header, ("params", name), "list", items="number", nullable=name == "mse_targets", default=None
+                )
+                is not None
+            ):
                 params[name] = tuple(params[name])
         model = cls(**params)
         try:
@@ -70,8 +88,7 @@ def read_model(cls, path):
                 require_analyzer(header, name)
             analyzers.append(settings)
         if (analyzers[0] is None) != (analyzers[1] is None):
-            raise Corrupt("query_analyzer and doc_analyzer must both be set, or both null (a model trained "
-                          "on tokens)")
+            raise Corrupt("query_analyzer and doc_analyzer must both be set, or both null (a model trained on tokens)")
         history = require_field(header, "history", "list", items="object", default=[])
         for i in range(len(history)):  # one record per epoch
             require_field(header, ("history", i, "loss"), "number")
@@ -79,8 +96,15 @@ def read_model(cls, path):
         vocab, E = {}, {}
         for side in ("query", "doc"):
             vocab[side] = require_array(a, f"{side}_vocab", "str", sorted=True, unique=True)
-            E[side] = require_array(a, f"{side}_embeddings", "float", 2, shape=(len(vocab[side]), model.dim),
-                                    dtype=np.float64, label=f"{side} embeddings")
+            E[side] = require_array(
+                a,
+                f"{side}_embeddings",
+                "float",
+                2,
+                shape=(len(vocab[side]), model.dim),
+                dtype=np.float64,
+                label=f"{side} embeddings",
+            )
     model.query_vocab_, model.doc_vocab_ = vocab["query"], vocab["doc"]
     model.query_embeddings_, model.doc_embeddings_ = E["query"].copy(), E["doc"].copy()
     model.query_analyzer_, model.doc_analyzer_ = analyzers

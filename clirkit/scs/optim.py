@@ -4,6 +4,7 @@ A step runs in one compiled pass over the rows it moves (:mod:`clirkit.scs.kerne
 else in numpy passes; both make the same floating-point operations in the same order, so they give the same
 bits (:mod:`clirkit.scs.compiled`).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -22,8 +23,15 @@ class Adam:
     ``compiled=False`` takes the numpy passes even where numba is installed.
     """
 
-    def __init__(self, lr: float = 0.01, beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8,
-                 lazy: bool = False, compiled: bool = True) -> None:
+    def __init__(
+        self,
+        lr: float = 0.01,
+        beta1: float = 0.9,
+        beta2: float = 0.999,
+        eps: float = 1e-8,
+        lazy: bool = False,
+        compiled: bool = True,
+    ) -> None:
         self.lr, self.beta1, self.beta2, self.eps, self.lazy = lr, beta1, beta2, eps, lazy
         self.compiled = compiled
         self.t = 0
@@ -35,17 +43,30 @@ class Adam:
         """One update of every parameter named in ``grads`` (``name -> (rows, values)``)."""
         self.t += 1
         b1, b2 = self.beta1, self.beta2
-        lr_t = self.lr * np.sqrt(1.0 - b2 ** self.t) / (1.0 - b1 ** self.t)
+        lr_t = self.lr * np.sqrt(1.0 - b2**self.t) / (1.0 - b1**self.t)
         for name, (rows, g) in grads.items():
             p = params[name]
             if name not in self._m:
                 self._m[name] = np.zeros_like(p)
                 self._v[name] = np.zeros_like(p)
             m, v = self._m[name], self._v[name]
-            if self.compiled and compiled.call("lazy_step" if self.lazy else "dense_step", p, m, v,
-                                               np.asarray(rows, dtype=np.int64),
-                                               np.ascontiguousarray(g, dtype=np.float64), b1, b2, 1.0 - b1,
-                                               1.0 - b2, float(lr_t), self.eps)[0]:
+            if (
+                self.compiled
+                and compiled.call(
+                    "lazy_step" if self.lazy else "dense_step",
+                    p,
+                    m,
+                    v,
+                    np.asarray(rows, dtype=np.int64),
+                    np.ascontiguousarray(g, dtype=np.float64),
+                    b1,
+                    b2,
+                    1.0 - b1,
+                    1.0 - b2,
+                    float(lr_t),
+                    self.eps,
+                )[0]
+            ):
                 continue
             if self.lazy:
                 # m = b1 m + (1 - b1) g, v = b2 v + (1 - b2) g g, p -= lr_t m / (sqrt(v) + eps), on the rows

@@ -1,6 +1,7 @@
 """What SCS trains on: the training units (:class:`TrainingData`, made by :meth:`SCSModel.prepare` from the judged
 units and sampled negatives, :func:`judged_units`, and the pairwise losses' :func:`triplets`), ids looked up in id
 arrays, and unjudged documents sampled as negatives."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -36,20 +37,28 @@ class TrainingData:
 
     def take(self, idx: np.ndarray) -> "TrainingData":
         pick = lambda a: None if a is None else a[idx]  # noqa: E731
-        return TrainingData(self.A_q, self.A_d, self.query[idx], pick(self.doc), pick(self.grade),
-                            pick(self.pos), pick(self.neg), pick(self.weight))
+        return TrainingData(
+            self.A_q,
+            self.A_d,
+            self.query[idx],
+            pick(self.doc),
+            pick(self.grade),
+            pick(self.pos),
+            pick(self.neg),
+            pick(self.weight),
+        )
 
 
 def lookup(ids: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Positions of ``values`` in the id array ``ids`` and whether each was found."""
     position = {v: i for i, v in enumerate(ids.tolist())}
-    pos = np.fromiter((position.get(v, -1) for v in np.asarray(values).tolist()), dtype=np.int64,
-                      count=len(values))
+    pos = np.fromiter((position.get(v, -1) for v in np.asarray(values).tolist()), dtype=np.int64, count=len(values))
     return np.maximum(pos, 0), pos >= 0
 
 
-def sample_negatives(rng: np.random.Generator, queries: np.ndarray, judged_keys: np.ndarray, n_docs: int,
-                      k: int) -> tuple[np.ndarray, np.ndarray]:
+def sample_negatives(
+    rng: np.random.Generator, queries: np.ndarray, judged_keys: np.ndarray, n_docs: int, k: int
+) -> tuple[np.ndarray, np.ndarray]:
     """``k`` distinct unjudged documents per query, uniformly (fewer if the collection runs out).
 
     Keys are ``query * n_docs + doc``. Draws ``2k`` candidates per query at once,
@@ -73,14 +82,23 @@ def sample_negatives(rng: np.random.Generator, queries: np.ndarray, judged_keys:
         q = int(queries[row])
         taken = np.concatenate([judged_keys[(judged_keys // n_docs) == q] % n_docs, draw[row][valid[row]]])
         rest = np.setdiff1d(np.arange(n_docs), taken)
-        extra = rng.permutation(rest)[:k - int(valid[row].sum())]
+        extra = rng.permutation(rest)[: k - int(valid[row].sum())]
         out_q.append(np.full(len(extra), q))
         out_d.append(extra)
     return np.concatenate(out_q), np.concatenate(out_d)
 
 
-def triplets(rng: np.random.Generator, A_q, A_d, uq: np.ndarray, ud: np.ndarray, ug: np.ndarray, *,
-             max_pairs: int | None, pair_weight: str) -> TrainingData:
+def triplets(
+    rng: np.random.Generator,
+    A_q,
+    A_d,
+    uq: np.ndarray,
+    ud: np.ndarray,
+    ug: np.ndarray,
+    *,
+    max_pairs: int | None,
+    pair_weight: str,
+) -> TrainingData:
     """All (query, d+, d-) with grade(d+) > grade(d-) among each query's units ``(uq, ud, ug)``, sorted by query
     (at most ``max_pairs`` a query, sampled with ``rng``; None: all), weighted 1 or by the grades' difference
     (``pair_weight`` ``"uniform"`` or ``"grade"``)."""
@@ -98,17 +116,31 @@ def triplets(rng: np.random.Generator, A_q, A_d, uq: np.ndarray, ud: np.ndarray,
         parts_q.append(np.full(len(i), uq[s]))
         parts_p.append(ud[s + i])
         parts_n.append(ud[s + j])
-        parts_w.append((g[i] - g[j]).astype(np.float64) if pair_weight == "grade"
-                       else np.ones(len(i)))
+        parts_w.append((g[i] - g[j]).astype(np.float64) if pair_weight == "grade" else np.ones(len(i)))
     if not parts_q:
         empty = np.zeros(0, dtype=np.int64)
         return TrainingData(A_q, A_d, empty, pos=empty, neg=empty, weight=np.zeros(0))
-    return TrainingData(A_q, A_d, np.concatenate(parts_q), pos=np.concatenate(parts_p),
-                        neg=np.concatenate(parts_n), weight=np.concatenate(parts_w))
+    return TrainingData(
+        A_q,
+        A_d,
+        np.concatenate(parts_q),
+        pos=np.concatenate(parts_p),
+        neg=np.concatenate(parts_n),
+        weight=np.concatenate(parts_w),
+    )
 
 
-def judged_units(query_ids, doc_ids, qrels: Qrels, *, n_grades: int, thresholds, negatives: int,
-                 rng: np.random.Generator, quiet: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
+def judged_units(
+    query_ids,
+    doc_ids,
+    qrels: Qrels,
+    *,
+    n_grades: int,
+    thresholds,
+    negatives: int,
+    rng: np.random.Generator,
+    quiet: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
     """The pointwise training units ``(query, document, grade)`` (positions in ``query_ids`` and ``doc_ids``):
     each judged pair once at its highest grade (negative grades as 0), and ``negatives`` unjudged documents a judged
     query sampled with ``rng`` as grade 0; sorted by query, grade descending, document. Also the counts of the
@@ -125,9 +157,11 @@ def judged_units(query_ids, doc_ids, qrels: Qrels, *, n_grades: int, thresholds,
     jq, jd = q_of[keep], d_of[keep]
     jg = np.maximum(qrels.rels[keep], 0)
     if jg.size and jg.max() >= n_grades:
-        raise ClirkitError(f"qrels have grade {jg.max()} but the model has {n_grades} grades "
-                           f"(thresholds {' '.join(map(str, thresholds))}); give one more threshold "
-                           "per extra grade")
+        raise ClirkitError(
+            f"qrels have grade {jg.max()} but the model has {n_grades} grades "
+            f"(thresholds {' '.join(map(str, thresholds))}); give one more threshold "
+            "per extra grade"
+        )
     if not jq.size:
         raise ClirkitError("no judgment of the training queries names a document of the collection")
     nd = len(dids)
@@ -138,12 +172,20 @@ def judged_units(query_ids, doc_ids, qrels: Qrels, *, n_grades: int, thresholds,
     first[1:] = key[order][1:] != key[order][:-1]
     jq, jd, jg = jq[order][first], jd[order][first], jg[order][first]
     judged_queries = np.unique(jq)
-    nq_neg, nd_neg = sample_negatives(rng, judged_queries, jq.astype(np.int64) * nd + jd, nd,
-                                       negatives)
+    nq_neg, nd_neg = sample_negatives(rng, judged_queries, jq.astype(np.int64) * nd + jd, nd, negatives)
     uq = np.concatenate([jq, nq_neg])
     ud = np.concatenate([jd, nd_neg])
     ug = np.concatenate([jg, np.zeros(len(nq_neg), dtype=np.int64)])
     order = np.lexsort((ud, -ug, uq))
     uq, ud, ug = uq[order], ud[order], ug[order]
-    return uq, ud, ug, {"queries": int(len(judged_queries)), "documents": int(nd), "judged_pairs": int(len(jq)),
-                        "sampled_negatives": int(len(nq_neg))}
+    return (
+        uq,
+        ud,
+        ug,
+        {
+            "queries": int(len(judged_queries)),
+            "documents": int(nd),
+            "judged_pairs": int(len(jq)),
+            "sampled_negatives": int(len(nq_neg)),
+        },
+    )

@@ -19,6 +19,7 @@ are dropped and counted.
 All the counting is sparse matrix arithmetic: links -> a (source type x target type) count matrix, mapped
 onto terms by two (type x term) matrices.
 """
+
 from __future__ import annotations
 
 import os
@@ -62,8 +63,13 @@ def _term_matrix(types: list[str], analyzer) -> tuple[np.ndarray, sp.csr_matrix]
     return np.asarray(vocab, dtype=str), matrix
 
 
-def read_links(path: str | os.PathLike[str], source_lengths: np.ndarray, target_lengths: np.ndarray,
-               source_name: str = "the source", target_name: str = "the target") -> tuple[np.ndarray, ...]:
+def read_links(
+    path: str | os.PathLike[str],
+    source_lengths: np.ndarray,
+    target_lengths: np.ndarray,
+    source_name: str = "the source",
+    target_name: str = "the target",
+) -> tuple[np.ndarray, ...]:
     """``(line, i, j)`` int64 arrays of the links of a Pharaoh file (line 0-based), checked against the token
     counts of each sentence's sides: a token that is not ``i-j``, an index past its line's tokens or a link given
     twice raises ClirkitError ``FILE:LINE: problem``. The file must have one line per sentence."""
@@ -80,21 +86,27 @@ def read_links(path: str | os.PathLike[str], source_lengths: np.ndarray, target_
             for t in toks:
                 if not _LINK.fullmatch(t):
                     shown = t if len(t) <= 30 else t[:27] + "..."
-                    raise ClirkitError(f"{name}:{k + 1}: {shown!r} is not a link 'i-j' (Pharaoh format: the "
-                                       f"0-based indices of a source and a target token, e.g. 0-1); give the "
-                                       f"aligner's output (fast_align's, eflomal's) as the alignments file")
+                    raise ClirkitError(
+                        f"{name}:{k + 1}: {shown!r} is not a link 'i-j' (Pharaoh format: the "
+                        f"0-based indices of a source and a target token, e.g. 0-1); give the "
+                        f"aligner's output (fast_align's, eflomal's) as the alignments file"
+                    )
     numbers = np.array(joined.replace("-", " ").split(), dtype=np.int64).reshape(-1, 2)
     line = np.repeat(np.arange(n, dtype=np.int64), per_line)
     i, j = numbers[:, 0], numbers[:, 1]
-    for side, index, lengths, other in (("source", i, source_lengths, source_name),
-                                        ("target", j, target_lengths, target_name)):
+    for side, index, lengths, other in (
+        ("source", i, source_lengths, source_name),
+        ("target", j, target_lengths, target_name),
+    ):
         bad = index >= lengths[line]
         if bad.any():
             k = int(np.argmax(bad))
-            raise ClirkitError(f"{name}:{line[k] + 1}: link {i[k]}-{j[k]}: {side} index {index[k]} is out of range "
-                               f"(line {line[k] + 1} of {other} has {lengths[line[k]]} tokens, indices from 0); check "
-                               f"that the text is tokenized as the aligner saw it and the sides are in the aligner's "
-                               f"order (source-target)")
+            raise ClirkitError(
+                f"{name}:{line[k] + 1}: link {i[k]}-{j[k]}: {side} index {index[k]} is out of range "
+                f"(line {line[k] + 1} of {other} has {lengths[line[k]]} tokens, indices from 0); check "
+                f"that the text is tokenized as the aligner saw it and the sides are in the aligner's "
+                f"order (source-target)"
+            )
     width = int(target_lengths.max(initial=0)) + 1
     keys = (line * (int(source_lengths.max(initial=0)) + 1) + i) * width + j
     order = np.argsort(keys, kind="stable")
@@ -107,16 +119,27 @@ def read_links(path: str | os.PathLike[str], source_lengths: np.ndarray, target_
 
 def _count_error(first: tuple[str, int], second: tuple[str, int]) -> None:
     (longer, n_long), (shorter, n_short) = sorted((first, second), key=lambda x: -x[1])
-    raise ClirkitError(f"{longer}:{n_short + 1}: {shorter} has only {n_short} lines: the source, the target and "
-                       f"the alignments must have one line per sentence pair; give the three files of one corpus "
-                       f"(an empty sentence as an empty line)")
+    raise ClirkitError(
+        f"{longer}:{n_short + 1}: {shorter} has only {n_short} lines: the source, the target and "
+        f"the alignments must have one line per sentence pair; give the three files of one corpus "
+        f"(an empty sentence as an empty line)"
+    )
 
 
-def table_from_alignments(source: str | os.PathLike[str], target: str | os.PathLike[str],
-                          alignments: str | os.PathLike[str], source_lang: str, target_lang: str, *,
-                          lowercase: bool = True, stemmer: str | None = "snowball", stopwords=None,
-                          segmenter: str | None = "auto", chinese_script: str | None = "auto",
-                          reverse: bool = False) -> TranslationTable:
+def table_from_alignments(
+    source: str | os.PathLike[str],
+    target: str | os.PathLike[str],
+    alignments: str | os.PathLike[str],
+    source_lang: str,
+    target_lang: str,
+    *,
+    lowercase: bool = True,
+    stemmer: str | None = "snowball",
+    stopwords=None,
+    segmenter: str | None = "auto",
+    chinese_script: str | None = "auto",
+    reverse: bool = False,
+) -> TranslationTable:
     """The table p(e|f) of word-aligned parallel text (module docstring): ``source`` and ``target`` the two
     sides as the aligner saw them (one sentence a line, tokens separated by whitespace), ``alignments`` its
     ``i-j`` links (i a source token, j a target token). Each side's tokens are analyzed by
@@ -129,8 +152,13 @@ def table_from_alignments(source: str | os.PathLike[str], target: str | os.PathL
     from clirkit.analysis import Analyzer
 
     names = display_name(source), display_name(target), display_name(alignments)
-    settings = {"lowercase": lowercase, "stemmer": stemmer, "stopwords": stopwords, "segmenter": segmenter,
-                "chinese_script": chinese_script}
+    settings = {
+        "lowercase": lowercase,
+        "stemmer": stemmer,
+        "stopwords": stopwords,
+        "segmenter": segmenter,
+        "chinese_script": chinese_script,
+    }
     analyzers = (Analyzer(source_lang, **settings), Analyzer(target_lang, **settings))
     src_tokens = [line.split() for line in _lines(source)]
     tgt_tokens = [line.split() for line in _lines(target)]
@@ -148,8 +176,10 @@ def table_from_alignments(source: str | os.PathLike[str], target: str | os.PathL
     tgt_start = np.concatenate([[0], np.cumsum(tgt_len)[:-1]]).astype(np.int64)
     f_types, e_types = src_ids[src_start[line] + i], tgt_ids[tgt_start[line] + j]
     counts = sp.csr_matrix((np.ones(len(f_types)), (f_types, e_types)), shape=(len(src_types), len(tgt_types)))
-    n_unaligned = (int(src_len.sum()) - len(np.unique(src_start[line] + i)),
-                   int(tgt_len.sum()) - len(np.unique(tgt_start[line] + j)))
+    n_unaligned = (
+        int(src_len.sum()) - len(np.unique(src_start[line] + i)),
+        int(tgt_len.sum()) - len(np.unique(tgt_start[line] + j)),
+    )
     sides = [(src_types, analyzers[0], source_lang), (tgt_types, analyzers[1], target_lang)]
     if reverse:
         counts = counts.T.tocsr()
@@ -159,15 +189,26 @@ def table_from_alignments(source: str | os.PathLike[str], target: str | os.PathL
     has_terms = (np.diff(f_map.indptr) > 0)[f_types] & (np.diff(e_map.indptr) > 0)[e_types]
     terms = (f_map.T @ counts @ e_map).tocsr()
     terms.eliminate_zeros()
-    params = {"model": "alignments", "source_file": names[1] if reverse else names[0],
-              "target_file": names[0] if reverse else names[1], "alignments_file": names[2], "reverse": reverse,
-              "source_lang": sides[0][2], "target_lang": sides[1][2],
-              "source_analyzer": sides[0][1].to_dict(), "target_analyzer": sides[1][1].to_dict(),
-              "n_sentence_pairs": n, "n_links": len(line), "n_links_without_terms": int((~has_terms).sum()),
-              "n_source_tokens_unaligned": n_unaligned[1 if reverse else 0],
-              "n_target_tokens_unaligned": n_unaligned[0 if reverse else 1]}
+    params = {
+        "model": "alignments",
+        "source_file": names[1] if reverse else names[0],
+        "target_file": names[0] if reverse else names[1],
+        "alignments_file": names[2],
+        "reverse": reverse,
+        "source_lang": sides[0][2],
+        "target_lang": sides[1][2],
+        "source_analyzer": sides[0][1].to_dict(),
+        "target_analyzer": sides[1][1].to_dict(),
+        "n_sentence_pairs": n,
+        "n_links": len(line),
+        "n_links_without_terms": int((~has_terms).sum()),
+        "n_source_tokens_unaligned": n_unaligned[1 if reverse else 0],
+        "n_target_tokens_unaligned": n_unaligned[0 if reverse else 1],
+    }
     if terms.nnz == 0:
-        raise ClirkitError(f"{names[2]}: no link between two words with terms ({len(line)} links read): check that "
-                           f"the alignments belong to these files and that the languages are theirs (stopwords "
-                           f"and stems are chosen by language)")
+        raise ClirkitError(
+            f"{names[2]}: no link between two words with terms ({len(line)} links read): check that "
+            f"the alignments belong to these files and that the languages are theirs (stopwords "
+            f"and stems are chosen by language)"
+        )
     return TranslationTable(f_vocab, e_vocab, normalize_rows(terms), params)

@@ -46,6 +46,7 @@ The languages (``params["source_lang"]``, ``["target_lang"]``) come from the cal
 format or the file name (:func:`languages_from_name`: ``es-en.dict``, ``freedict-spa-eng.index``,
 ``de-en.txt``), else they are None; ``params["languages_from"]`` says which.
 """
+
 from __future__ import annotations
 
 import os
@@ -67,8 +68,16 @@ MULTIWORD_TARGET = ("split", "phrase", "drop")
 WEIGHTINGS = ("auto", "uniform", "rank")
 #: How a source side of several terms becomes a table entry: kept as a phrase (matched in queries), or dropped.
 MULTIWORD_SOURCE = ("phrase", "drop")
-DISPLAY = {"pairs": "pairs", "muse": "MUSE", "freedict": "FreeDict", "ding": "Ding", "moses": "Moses",
-           "npz": "npz", "phrase-table": "Moses phrase table", "psq-json": "PSQ json"}
+DISPLAY = {
+    "pairs": "pairs",
+    "muse": "MUSE",
+    "freedict": "FreeDict",
+    "ding": "Ding",
+    "moses": "Moses",
+    "npz": "npz",
+    "phrase-table": "Moses phrase table",
+    "psq-json": "PSQ json",
+}
 
 
 def _format_error(name: str, lineno: int | None, problem: str, error: type = TableFormatError) -> TableFormatError:
@@ -94,8 +103,10 @@ def check_words(name: str, lineno: int | None, *words: str) -> None:
         if "\0" in word:
             problem = f"{word[:50]!r} contains a NUL character; {REMOVE_NUL}"
         elif len(word) > MAX_WORD_LENGTH:
-            problem = (f"an entry of {len(word):,} characters (at most {MAX_WORD_LENGTH:,}); check the line: an "
-                       f"entry is a word or a short phrase (is a line break missing?)")
+            problem = (
+                f"an entry of {len(word):,} characters (at most {MAX_WORD_LENGTH:,}); check the line: an "
+                f"entry is a word or a short phrase (is a line break missing?)"
+            )
         else:
             try:
                 word.encode("utf-8")
@@ -109,7 +120,9 @@ def check_words(name: str, lineno: int | None, *words: str) -> None:
 # languages
 
 #: ISO 639-2 (T and B) codes, as FreeDict names its files, -> ISO 639-1.
-ISO_639_2 = dict(pair.split(":") for pair in """
+ISO_639_2 = dict(
+    pair.split(":")
+    for pair in """
 afr:af amh:am ara:ar aze:az bel:be ben:bn bos:bs bre:br bul:bg cat:ca ces:cs cze:cs cym:cy wel:cy dan:da
 deu:de ger:de ell:el gre:el eng:en epo:eo est:et eus:eu baq:eu fao:fo fas:fa per:fa fin:fi fra:fr fre:fr
 fry:fy gla:gd gle:ga glg:gl grn:gn guj:gu hau:ha heb:he hin:hi hrv:hr hun:hu hye:hy arm:hy ido:io ina:ia
@@ -118,7 +131,8 @@ ltz:lb mal:ml mar:mr mkd:mk mac:mk mlg:mg mlt:mt mon:mn mri:mi mao:mi msa:ms may
 nno:nn nob:nb nor:no oci:oc pan:pa pol:pl por:pt que:qu roh:rm ron:ro rum:ro rus:ru san:sa sin:si slk:sk
 slo:sk slv:sl som:so spa:es sqi:sq alb:sq srp:sr swa:sw swh:sw swe:sv tam:ta tel:te tgk:tg tgl:tl tha:th
 tur:tr ukr:uk urd:ur uzb:uz vie:vi wol:wo xho:xh yid:yi yor:yo zho:zh chi:zh zul:zu
-""".split())
+""".split()
+)
 
 _NAME_PAIR = re.compile(r"(?=(?<![a-z])([a-z]{2,3})[-_]([a-z]{2,3})(?![a-z]))")
 
@@ -141,8 +155,9 @@ def languages_from_name(path: str | os.PathLike[str]) -> tuple[str, str] | None:
     return None
 
 
-def resolve_languages(path, fmt: str, source_lang: str | None, target_lang: str | None,
-                      reverse: bool) -> tuple[str | None, str | None, str | None]:
+def resolve_languages(
+    path, fmt: str, source_lang: str | None, target_lang: str | None, reverse: bool
+) -> tuple[str | None, str | None, str | None]:
     """``(source_lang, target_lang, how)`` of a dictionary read from ``path`` in format ``fmt``: the
     given languages, else the file name's (swapped by ``reverse``), else Ding's German :: English layout;
     ``how`` says where they came from (None when nothing tells them)."""
@@ -162,10 +177,20 @@ def resolve_languages(path, fmt: str, source_lang: str | None, target_lang: str 
 # ----------------------------------------------------------------------------------------------
 # pairs -> table
 
-def dictionary_table(pairs: Iterable[tuple], params: dict | None = None, *, lowercase: bool = True,
-                     weighting: str = "uniform", multiword_target: str = "split", multiword_source: str = "phrase",
-                     source_lang: str | None = None, target_lang: str | None = None, source_analyzer=None,
-                     target_analyzer=None) -> TranslationTable:
+
+def dictionary_table(
+    pairs: Iterable[tuple],
+    params: dict | None = None,
+    *,
+    lowercase: bool = True,
+    weighting: str = "uniform",
+    multiword_target: str = "split",
+    multiword_source: str = "phrase",
+    source_lang: str | None = None,
+    target_lang: str | None = None,
+    source_analyzer=None,
+    target_analyzer=None,
+) -> TranslationTable:
     """The table p(e|f) of dictionary ``pairs`` (source, target) given in file order: the steps of the
     module docstring. ``weighting`` is ``uniform`` or ``rank``; ``params`` is merged into the table's.
     ``source_analyzer``/``target_analyzer`` (Analyzers, both or neither) make each side's terms and are
@@ -229,18 +254,31 @@ def dictionary_table(pairs: Iterable[tuple], params: dict | None = None, *, lowe
                 probs.append(p / len(words))
                 ranks.append(r)
     if source_analyzer is not None and target_analyzer is not None:
-        params = {**(params or {}), "source_analyzer": source_analyzer.to_dict(),
-                  "target_analyzer": target_analyzer.to_dict()}
-    params = {**(params or {}), "lowercase": lowercase, "weighting": weighting,
-              "multiword_target": multiword_target, "multiword_source": multiword_source,
-              "source_lang": source_lang, "target_lang": target_lang, "n_pairs_read": n_read,
-              "n_multiword_source": n_multi_source,
-              "n_multiword_source_dropped": n_multi_source if multiword_source == "drop" else 0,
-              "n_empty_dropped": n_empty, "n_merged": n_merged,
-              "n_multiword_target": n_multi_target, "n_entries": sum(len(t) for t in entries.values())}
+        params = {
+            **(params or {}),
+            "source_analyzer": source_analyzer.to_dict(),
+            "target_analyzer": target_analyzer.to_dict(),
+        }
+    params = {
+        **(params or {}),
+        "lowercase": lowercase,
+        "weighting": weighting,
+        "multiword_target": multiword_target,
+        "multiword_source": multiword_source,
+        "source_lang": source_lang,
+        "target_lang": target_lang,
+        "n_pairs_read": n_read,
+        "n_multiword_source": n_multi_source,
+        "n_multiword_source_dropped": n_multi_source if multiword_source == "drop" else 0,
+        "n_empty_dropped": n_empty,
+        "n_merged": n_merged,
+        "n_multiword_target": n_multi_target,
+        "n_entries": sum(len(t) for t in entries.values()),
+    }
     if not sources:
-        return TranslationTable(np.array([], dtype=str), np.array([], dtype=str), sp.csr_matrix((0, 0)),
-                                {**params, "n_pairs": 0})
+        return TranslationTable(
+            np.array([], dtype=str), np.array([], dtype=str), sp.csr_matrix((0, 0)), {**params, "n_pairs": 0}
+        )
     table = TranslationTable.from_triples(sources, targets, probs, params, ranks)
     table.params["n_pairs"] = table.nnz
     return table
@@ -267,15 +305,21 @@ def multiword_report(p: dict, n: int, what: str, weight: str) -> list[str]:
     (e.g. "MUSE pairs"); ``weight`` names what a split phrase's words share (e.g. "the pair's weight")."""
     out = []
     if p.get("n_multiword_source_dropped"):
-        out.append(f"{p['n_multiword_source_dropped']:,} of {n:,} {what} have a multi-word source side: "
-                   f"dropped (a query token is one word)")
+        out.append(
+            f"{p['n_multiword_source_dropped']:,} of {n:,} {what} have a multi-word source side: "
+            f"dropped (a query token is one word)"
+        )
     elif p.get("n_multiword_source"):
-        out.append(f"{p['n_multiword_source']:,} of {n:,} {what} have a source side of several terms once analyzed: "
-                   f"kept as phrases, which a query matches where their terms stand in a row")
+        out.append(
+            f"{p['n_multiword_source']:,} of {n:,} {what} have a source side of several terms once analyzed: "
+            f"kept as phrases, which a query matches where their terms stand in a row"
+        )
     if p.get("n_multiword_target"):
-        how = {"split": f"split into their words, {weight} shared (--multiword-target phrase keeps them whole)",
-               "phrase": f"kept whole, words joined by {PHRASE_JOINER!r} (they match only an index of n-grams)",
-               "drop": "dropped"}[p.get("multiword_target", "split")]
+        how = {
+            "split": f"split into their words, {weight} shared (--multiword-target phrase keeps them whole)",
+            "phrase": f"kept whole, words joined by {PHRASE_JOINER!r} (they match only an index of n-grams)",
+            "drop": "dropped",
+        }[p.get("multiword_target", "split")]
         out.append(f"{p['n_multiword_target']:,} of {n:,} {what} have a multi-word target side: {how}")
     return out
 
@@ -291,15 +335,22 @@ def dictionary_report(table: TranslationTable) -> list[str]:
         return []
     fmt = "dictionary" if p.get("format") == "pairs" else DISPLAY.get(p.get("format"), p.get("format"))
     n_read = p.get("n_pairs_read", 0)
-    out = [f"{p.get('file')}: {n_read:,} {fmt} pairs -> {p.get('n_entries', 0):,} entries, "
-           f"{table.n_source:,} source words, {p.get('n_pairs', table.nnz):,} options ({p.get('weighting')} weights)"]
+    out = [
+        f"{p.get('file')}: {n_read:,} {fmt} pairs -> {p.get('n_entries', 0):,} entries, "
+        f"{table.n_source:,} source words, {p.get('n_pairs', table.nnz):,} options ({p.get('weighting')} weights)"
+    ]
     if "n_merged" in p:
-        dropped = p.get("n_empty_dropped", 0) + p.get("n_multiword_source_dropped", 0) + (
-            p.get("n_multiword_target", 0) if p.get("multiword_target") == "drop" else 0)
+        dropped = (
+            p.get("n_empty_dropped", 0)
+            + p.get("n_multiword_source_dropped", 0)
+            + (p.get("n_multiword_target", 0) if p.get("multiword_target") == "drop" else 0)
+        )
         kept = n_read - dropped - p["n_merged"]
-        out.append(f"of {n_read:,} pairs: {_share(kept, n_read)} kept, {_share(p['n_merged'], n_read)} merged (the "
-                   f"same terms as an earlier pair once analyzed), {_share(dropped, n_read)} dropped "
-                   f"({p.get('n_empty_dropped', 0):,} with no term left by the analysis on a side)")
+        out.append(
+            f"of {n_read:,} pairs: {_share(kept, n_read)} kept, {_share(p['n_merged'], n_read)} merged (the "
+            f"same terms as an earlier pair once analyzed), {_share(dropped, n_read)} dropped "
+            f"({p.get('n_empty_dropped', 0):,} with no term left by the analysis on a side)"
+        )
     out += multiword_report(p, n_read, f"{fmt} pairs", "the pair's weight")
     if p.get("source_lang") or p.get("target_lang"):
         out.append(f"languages {p.get('source_lang')} -> {p.get('target_lang')} ({p.get('languages_from')})")

@@ -4,6 +4,7 @@ and :func:`load_dictionary` (:func:`load_pairs`, :func:`load_muse`, :func:`load_
 which reads a file as a table with :func:`clirkit.translation.dictionaries.dictionary_table` (whose module says
 how pairs become p(e|f)).
 """
+
 from __future__ import annotations
 
 import gzip
@@ -26,6 +27,7 @@ from clirkit.translation.table import TranslationTable
 
 # ----------------------------------------------------------------------------------------------
 # readers: each yields (source, target) pairs in file order
+
 
 def pairs_entries(path: str | os.PathLike[str]) -> Iterator[tuple[str, str]]:
     """``source TAB target`` lines (either side may then hold several words) or ``source target``
@@ -59,8 +61,9 @@ def muse_entries(path: str | os.PathLike[str]) -> Iterator[tuple[str, str]]:
         else:
             fields = line.split()
             if len(fields) != 2:
-                raise _format_error(name, lineno, f"expected 2 fields 'source target' (MUSE text form), "
-                                                  f"got {len(fields)}")
+                raise _format_error(
+                    name, lineno, f"expected 2 fields 'source target' (MUSE text form), got {len(fields)}"
+                )
             check_words(name, lineno, *fields)
             yield fields[0], fields[1]
 
@@ -115,8 +118,9 @@ def freedict_entries(index_path: str | os.PathLike[str]) -> Iterator[tuple[str, 
     for lineno, line in iter_lines(index_path):
         fields = line.split("\t")
         if len(fields) != 3:
-            raise _format_error(name, lineno, f"expected 3 tab-separated fields 'headword offset length', "
-                                              f"got {len(fields)}")
+            raise _format_error(
+                name, lineno, f"expected 3 tab-separated fields 'headword offset length', got {len(fields)}"
+            )
         headword, offset, length = fields
         try:
             start, size = _dictd_number(offset), _dictd_number(length)
@@ -125,15 +129,19 @@ def freedict_entries(index_path: str | os.PathLike[str]) -> Iterator[tuple[str, 
         if start + size > len(body):
             raise _format_error(name, lineno, f"entry runs past the end of {Path(dict_path).name}")
         end = start + size
-        if (start and body[start - 1:start] != b"\n") or (size and end < len(body) and body[end - 1:end] != b"\n"):
+        if (start and body[start - 1 : start] != b"\n") or (size and end < len(body) and body[end - 1 : end] != b"\n"):
             # dictd entries are whole lines: an entry cut mid-line means the index does not match the body
-            raise _format_error(name, lineno, f"the entry of {headword[:50]!r} does not start and end at line "
-                                              f"ends of {Path(dict_path).name}: the index and the body do not match "
-                                              f"(one was damaged or edited); get the dictionary again")
+            raise _format_error(
+                name,
+                lineno,
+                f"the entry of {headword[:50]!r} does not start and end at line "
+                f"ends of {Path(dict_path).name}: the index and the body do not match "
+                f"(one was damaged or edited); get the dictionary again",
+            )
         if headword.startswith("00database") or headword.startswith("00-database"):
             continue
         try:
-            entry = body[start:start + size].decode("utf-8")
+            entry = body[start : start + size].decode("utf-8")
         except UnicodeDecodeError:
             raise _format_error(name, lineno, "entry is not valid UTF-8") from None
         translations = _entry_translations(entry)
@@ -146,7 +154,7 @@ def _entry_translations(entry: str) -> list[str]:
     for sense in entry.split("\n")[1:]:
         sense = sense.strip()
         if sense.startswith('"'):
-            continue                                      # quoted example phrase in the source language
+            continue  # quoted example phrase in the source language
         sense = _LABELS.sub(" ", _SENSE_NUMBER.sub("", sense))
         for item in re.split(r"[,;]", sense):
             item = " ".join(item.split())
@@ -165,7 +173,7 @@ _EDGE_PUNCTUATION = ".,:!?¡¿\"'“”„‚‘’«»…"
 def _ding_markup_removed(text: str) -> str:
     """A Ding alternative without its markup: ``{f}``, ``{went; gone}``, ``[ugs.]``, ``(comment)``, ``<...>``."""
     previous = None
-    while previous != text:                             # nested brackets: innermost first
+    while previous != text:  # nested brackets: innermost first
         previous, text = text, _DING_MARKUP.sub(" ", text)
     return _DING_STRAY.sub(" ", text)
 
@@ -185,8 +193,9 @@ def _ding_words(text: str, *, english: bool) -> str:
     return " ".join(words)
 
 
-def ding_entries(path: str | os.PathLike[str], *, english_right: bool = True,
-                 reverse: bool = False) -> Iterator[tuple[str, str, int]]:
+def ding_entries(
+    path: str | os.PathLike[str], *, english_right: bool = True, reverse: bool = False
+) -> Iterator[tuple[str, str, int]]:
     """A Ding dictionary (TU Chemnitz, ``de-en.txt``): one entry per line, ``left side :: right side``
     (German :: English); each side lists aligned alternatives separated by ``|`` (the i-th left one
     translates to the i-th right one: a word, its inflected forms, phrases using it), and each alternative
@@ -206,12 +215,16 @@ def ding_entries(path: str | os.PathLike[str], *, english_right: bool = True,
             continue
         sides = line.split(" :: ")
         if len(sides) != 2:
-            raise _format_error(name, lineno, f"expected 'left side :: right side' (Ding format), "
-                                              f"found {len(sides) - 1} ' :: ' separators")
+            raise _format_error(
+                name,
+                lineno,
+                f"expected 'left side :: right side' (Ding format), found {len(sides) - 1} ' :: ' separators",
+            )
         left, right = ([a.strip() for a in side.split("|")] for side in sides)
         if len(left) != len(right):
-            raise _format_error(name, lineno, f"{len(left)} alternatives ('|') on the left side but "
-                                              f"{len(right)} on the right")
+            raise _format_error(
+                name, lineno, f"{len(left)} alternatives ('|') on the left side but {len(right)} on the right"
+            )
         for k, (left_alt, right_alt) in enumerate(zip(left, right)):
             sources = [_ding_words(x, english=False) for x in _ding_markup_removed(left_alt).split(";")]
             targets = [_ding_words(x, english=english_right) for x in _ding_markup_removed(right_alt).split(";")]
@@ -230,10 +243,22 @@ def ding_entries(path: str | os.PathLike[str], *, english_right: bool = True,
 # ----------------------------------------------------------------------------------------------
 # loaders
 
-def load_dictionary(path: str | os.PathLike[str], format: str, *, lowercase: bool = True, weighting: str = "auto",
-                    multiword_target: str = "split", multiword_source: str = "phrase", source_lang: str | None = None,
-                    target_lang: str | None = None, reverse: bool = False, stemmer: str | None = "snowball",
-                    segmenter: str | None = "auto", chinese_script: str | None = "auto") -> TranslationTable:
+
+def load_dictionary(
+    path: str | os.PathLike[str],
+    format: str,
+    *,
+    lowercase: bool = True,
+    weighting: str = "auto",
+    multiword_target: str = "split",
+    multiword_source: str = "phrase",
+    source_lang: str | None = None,
+    target_lang: str | None = None,
+    reverse: bool = False,
+    stemmer: str | None = "snowball",
+    segmenter: str | None = "auto",
+    chinese_script: str | None = "auto",
+) -> TranslationTable:
     """Read a dictionary in ``format`` (one of :data:`DICTIONARY_FORMATS`) as a table (the steps
     of :mod:`clirkit.translation.dictionaries`).
 
@@ -266,20 +291,33 @@ def load_dictionary(path: str | os.PathLike[str], format: str, *, lowercase: boo
         weighting = "uniform"
     params = {"model": "dictionary", "format": format, "file": name, "reverse": reverse, "languages_from": how}
     settings = {"lowercase": lowercase, "stemmer": stemmer, "segmenter": segmenter, "chinese_script": chinese_script}
-    analyzers = ((Analyzer(src, **settings), Analyzer(tgt, **settings))
-                 if src is not None and tgt is not None else (None, None))
-    table = dictionary_table(pairs, params, lowercase=lowercase, weighting=weighting,
-                             multiword_target=multiword_target, multiword_source=multiword_source,
-                             source_lang=src, target_lang=tgt,
-                             source_analyzer=analyzers[0], target_analyzer=analyzers[1])
+    analyzers = (
+        (Analyzer(src, **settings), Analyzer(tgt, **settings)) if src is not None and tgt is not None else (None, None)
+    )
+    table = dictionary_table(
+        pairs,
+        params,
+        lowercase=lowercase,
+        weighting=weighting,
+        multiword_target=multiword_target,
+        multiword_source=multiword_source,
+        source_lang=src,
+        target_lang=tgt,
+        source_analyzer=analyzers[0],
+        target_analyzer=analyzers[1],
+    )
     if table.nnz == 0:
         read = table.params["n_pairs_read"]
-        fix = ("check the path (an empty file?)" if not read else
-               "check that its source side, the queries' language, holds single words")
-        raise ClirkitError(f"{name}: no usable translation pairs in this dictionary ({read} pairs read, "
-                           f"{table.params['n_multiword_source_dropped']} with a multi-word source side); {fix}")
+        fix = (
+            "check the path (an empty file?)"
+            if not read
+            else "check that its source side, the queries' language, holds single words"
+        )
+        raise ClirkitError(
+            f"{name}: no usable translation pairs in this dictionary ({read} pairs read, "
+            f"{table.params['n_multiword_source_dropped']} with a multi-word source side); {fix}"
+        )
     return table
-
 
 
 def load_pairs(path: str | os.PathLike[str], **options) -> TranslationTable:

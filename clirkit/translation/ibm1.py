@@ -24,6 +24,7 @@ so that the table is reproducible bit for bit.
 EM starts from the uniform table, so training is deterministic: there is no
 seed, and the same corpus always gives the same table.
 """
+
 from __future__ import annotations
 
 from itertools import chain
@@ -65,8 +66,9 @@ def _index_dtype(n: int) -> type:
     return np.int32 if n < 2**31 else np.int64
 
 
-def _sort_incidences(keys: np.ndarray, slots: np.ndarray, nf: np.ndarray, key_max: int,
-                     n_slots: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _sort_incidences(
+    keys: np.ndarray, slots: np.ndarray, nf: np.ndarray, key_max: int, n_slots: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The incidences sorted by word pair, then slot.
 
     Args:
@@ -118,12 +120,12 @@ class _WordPairs:
         n_inc = int(reps.sum())
         src_entry = np.repeat(S.indptr[:-1][slot_pair] - slot_start, reps)
         src_entry += np.arange(n_inc)
-        inc_nf = S.data.astype(np.min_scalar_type(int(S.data.max(initial=0))))[src_entry]   # n_k(f): exact
+        inc_nf = S.data.astype(np.min_scalar_type(int(S.data.max(initial=0))))[src_entry]  # n_k(f): exact
         keys = S.indices[src_entry].astype(np.int64)
         del src_entry
         keys *= n_tgt
-        inc_slot = np.repeat(np.arange(n_slots, dtype=_index_dtype(n_inc)), reps)   # (n_inc >= n_slots)
-        keys += T.indices[inc_slot]                                       # f * n_tgt + e
+        inc_slot = np.repeat(np.arange(n_slots, dtype=_index_dtype(n_inc)), reps)  # (n_inc >= n_slots)
+        keys += T.indices[inc_slot]  # f * n_tgt + e
         # grouped by word pair (the distinct keys, ascending: by f, then e), each group in slot order
         keys, inc_slot, self.inc_nf = _sort_incidences(keys, inc_slot, inc_nf, n_src * n_tgt, n_slots)
         del inc_nf
@@ -135,13 +137,15 @@ class _WordPairs:
         del keys, first
         self.n_inc = n_inc
         self.pair_len = np.diff(np.append(pair_start, n_inc))
-        self.M = sp.csr_matrix((np.empty(n_inc), inc_slot, np.append(pair_start, n_inc).astype(inc_slot.dtype)),
-                               shape=(len(pair_keys), n_slots))            # word pairs x slots
+        self.M = sp.csr_matrix(
+            (np.empty(n_inc), inc_slot, np.append(pair_start, n_inc).astype(inc_slot.dtype)),
+            shape=(len(pair_keys), n_slots),
+        )  # word pairs x slots
         del inc_slot
         self.pair_f = pair_keys // n_tgt
         self.pair_e = pair_keys % n_tgt
-        self.slot_m = T.data                                              # m_k(e)
-        self.slot_len = np.asarray(S.sum(axis=1)).ravel()[slot_pair]      # l_k (+1 with NULL)
+        self.slot_m = T.data  # m_k(e)
+        self.slot_len = np.asarray(S.sum(axis=1)).ravel()[slot_pair]  # l_k (+1 with NULL)
 
     def slot_mass(self, t: np.ndarray) -> np.ndarray:
         """Z_k(e) = sum_f n_k(f) t(e|f) for every slot, leaving n_k(f) t(e|f) in M's values."""
@@ -156,14 +160,13 @@ def _em(pairs: _WordPairs, n_src: int, iterations: int, quiet: bool) -> tuple[np
     """t(e|f) of every word pair after ``iterations`` of EM from the uniform start, and the corpus log-likelihood
     after each iteration (none for 0 iterations: t is then uniform over each f's co-occurring e)."""
     pair_f = pairs.pair_f
-    t = np.ones(len(pair_f))                          # uniform start (the constant cancels)
+    t = np.ones(len(pair_f))  # uniform start (the constant cancels)
     log_likelihood = []
-    for it in progress(range(iterations), desc="IBM Model 1 EM", total=iterations, quiet=quiet,
-                       unit="iter"):
+    for it in progress(range(iterations), desc="IBM Model 1 EM", total=iterations, quiet=quiet, unit="iter"):
         z = pairs.slot_mass(t)
         if it:
             log_likelihood.append(pairs.log_likelihood_of(z))
-        counts = pairs.M @ (pairs.slot_m / z)         # sum_k c_k(e, f) for every word pair
+        counts = pairs.M @ (pairs.slot_m / z)  # sum_k c_k(e, f) for every word pair
         totals = np.bincount(pair_f, weights=counts, minlength=n_src)
         t = counts / totals[pair_f]
     if iterations == 0:
@@ -173,8 +176,14 @@ def _em(pairs: _WordPairs, n_src: int, iterations: int, quiet: bool) -> tuple[np
     return t, log_likelihood
 
 
-def train_ibm1(source: Sequence[Sequence[str]], target: Sequence[Sequence[str]], *,
-               iterations: int = 5, null: bool = True, quiet: bool = True) -> TranslationTable:
+def train_ibm1(
+    source: Sequence[Sequence[str]],
+    target: Sequence[Sequence[str]],
+    *,
+    iterations: int = 5,
+    null: bool = True,
+    quiet: bool = True,
+) -> TranslationTable:
     """Train t(e|f) (target word e given source word f) with IBM Model 1.
 
     Args:
@@ -215,19 +224,37 @@ def train_ibm1(source: Sequence[Sequence[str]], target: Sequence[Sequence[str]],
 
     indptr = np.concatenate([[0], np.cumsum(np.bincount(pair_f, minlength=n_src))])
     probs = sp.csr_matrix((t, pair_e, indptr), shape=(n_src, n_tgt))
-    params = {"model": "ibm1", "iterations": iterations, "null": null, "init": "uniform",
-              "n_pairs": len(src), "n_pairs_skipped": len(source) - len(src),
-              "n_incidences": n_inc, "log_likelihood": log_likelihood}
-    say(f"IBM Model 1: {len(src)} pairs, {n_src} source x {n_tgt} target words, "
-        f"{n_pairs} co-occurring pairs, {iterations} iterations", quiet=quiet)
+    params = {
+        "model": "ibm1",
+        "iterations": iterations,
+        "null": null,
+        "init": "uniform",
+        "n_pairs": len(src),
+        "n_pairs_skipped": len(source) - len(src),
+        "n_incidences": n_inc,
+        "log_likelihood": log_likelihood,
+    }
+    say(
+        f"IBM Model 1: {len(src)} pairs, {n_src} source x {n_tgt} target words, "
+        f"{n_pairs} co-occurring pairs, {iterations} iterations",
+        quiet=quiet,
+    )
     return TranslationTable(src_vocab, tgt_vocab, probs, params)
 
 
 FREQUENT_KEPT = 1000  # source words, most frequent first, recorded in a trained table (query stoplists)
 
 
-def train_table(source: list[list[str]], target: list[list[str]], source_analyzer, target_analyzer, *,
-                iterations: int = 5, null: bool = True, quiet: bool = True) -> TranslationTable:
+def train_table(
+    source: list[list[str]],
+    target: list[list[str]],
+    source_analyzer,
+    target_analyzer,
+    *,
+    iterations: int = 5,
+    null: bool = True,
+    quiet: bool = True,
+) -> TranslationTable:
     """:func:`train_ibm1` on token lists made by ``source_analyzer`` and ``target_analyzer``, recording in
     ``params`` both analyzers' settings (so queries are tokenized as the table's source side was) and the
     :data:`FREQUENT_KEPT` most frequent source words, most frequent first (ties by word): the stoplist of
@@ -236,7 +263,13 @@ def train_table(source: list[list[str]], target: list[list[str]], source_analyze
     from clirkit.analysis import frequent_terms
 
     table = train_ibm1(source, target, iterations=iterations, null=null, quiet=quiet)
-    table.params.update({"source_analyzer": source_analyzer.to_dict(), "target_analyzer": target_analyzer.to_dict(),
-                         "source_lang": source_analyzer.lang, "target_lang": target_analyzer.lang,
-                         "source_frequent": frequent_terms(source, FREQUENT_KEPT)})
+    table.params.update(
+        {
+            "source_analyzer": source_analyzer.to_dict(),
+            "target_analyzer": target_analyzer.to_dict(),
+            "source_lang": source_analyzer.lang,
+            "target_lang": target_analyzer.lang,
+            "source_frequent": frequent_terms(source, FREQUENT_KEPT),
+        }
+    )
     return table

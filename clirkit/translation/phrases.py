@@ -5,6 +5,7 @@ cut into bigrams, a Thai compound the segmenter splits) is kept in a table as on
 :data:`PHRASE_JOINER`. A query meets it through :func:`join_phrases`: wherever the query's terms hold a phrase's
 terms in a row, the longest such phrase starting there (from the left) becomes one query term.
 """
+
 from __future__ import annotations
 
 from typing import Iterable, Sequence
@@ -50,8 +51,8 @@ def _joined(tokens: list[str], phrases, longest: int) -> tuple[list[str], list[b
     i, n = 0, len(tokens)
     while i < n:
         for length in range(min(longest, n - i), 1, -1):
-            if tuple(tokens[i:i + length]) in phrases:
-                joined.append(PHRASE_JOINER.join(tokens[i:i + length]))
+            if tuple(tokens[i : i + length]) in phrases:
+                joined.append(PHRASE_JOINER.join(tokens[i : i + length]))
                 is_phrase.append(True)
                 i += length
                 break
@@ -62,8 +63,9 @@ def _joined(tokens: list[str], phrases, longest: int) -> tuple[list[str], list[b
     return joined, is_phrase
 
 
-def tokenize_with_phrases(analyzer, texts: Sequence[str], words: Iterable[str] | np.ndarray, *,
-                          quiet: bool = True) -> list[list[str]]:
+def tokenize_with_phrases(
+    analyzer, texts: Sequence[str], words: Iterable[str] | np.ndarray, *, quiet: bool = True
+) -> list[list[str]]:
     """The terms of ``texts`` by ``analyzer`` (an Analyzer with stopwords), the phrases of ``words`` (a table's
     source words) joined before the stopwords are dropped: a phrase holding a stopword (Spanish "a menudo") is
     one term, and a stopword outside a phrase is dropped as the analyzer drops it. Without phrases, or without

@@ -1,4 +1,5 @@
 """Pruning and interpolation of translation tables (SPEC §4, steps 1-2), vectorized over CSR rows."""
+
 from __future__ import annotations
 
 from typing import Iterable, Mapping
@@ -13,9 +14,15 @@ from clirkit.translation.table import TranslationTable, normalize_rows
 CUMULATIVE_TOLERANCE = 1e-12
 
 
-def prune(table: TranslationTable, *, min_prob: float = 0.005, cumulative: float | None = 0.95,
-          max_options: int | None = None, target_stopwords: Iterable[str] | None = None,
-          renormalize: bool = True) -> TranslationTable:
+def prune(
+    table: TranslationTable,
+    *,
+    min_prob: float = 0.005,
+    cumulative: float | None = 0.95,
+    max_options: int | None = None,
+    target_stopwords: Iterable[str] | None = None,
+    renormalize: bool = True,
+) -> TranslationTable:
     """Prune each source word's options as SPEC §4 step 2 says, in this order:
 
     1. drop options with p(e|f) < ``min_prob`` (L), except that a row whose every option is below L keeps its
@@ -49,8 +56,7 @@ def prune(table: TranslationTable, *, min_prob: float = 0.005, cumulative: float
         emptied = np.bincount(rows[keep], minlength=table.n_source) == 0
         keep |= emptied[rows] & (vals == row_max[rows])
     if target_stopwords:
-        stop_cols = np.flatnonzero(np.isin(table.target_vocab, np.asarray(sorted(set(target_stopwords)),
-                                                                          dtype=str)))
+        stop_cols = np.flatnonzero(np.isin(table.target_vocab, np.asarray(sorted(set(target_stopwords)), dtype=str)))
         keep &= ~np.isin(cols, stop_cols)
     rows, cols, vals, rank_keys = rows[keep], cols[keep], vals[keep], rank_keys[keep]
 
@@ -58,7 +64,7 @@ def prune(table: TranslationTable, *, min_prob: float = 0.005, cumulative: float
     rows, cols, vals, rank_keys = rows[order], cols[order], vals[order], rank_keys[order]
     counts = np.bincount(rows, minlength=table.n_source)
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    rank = np.arange(len(rows)) - starts[rows]             # 0-based position within the row
+    rank = np.arange(len(rows)) - starts[rows]  # 0-based position within the row
     keep = np.ones(len(rows), dtype=bool)
     if cumulative is not None and len(rows):
         keep &= _mass_before(vals, starts, counts) < cumulative - CUMULATIVE_TOLERANCE
@@ -72,9 +78,16 @@ def prune(table: TranslationTable, *, min_prob: float = 0.005, cumulative: float
         ranks = sp.csr_matrix((rank_keys[ranked], (rows[ranked], cols[ranked])), shape=p.shape, dtype=np.int64)
     if renormalize:
         matrix = normalize_rows(matrix)
-    params = {**table.params, "pruning": {
-        "min_prob": min_prob, "cumulative": cumulative, "max_options": max_options,
-        "n_target_stopwords": len(set(target_stopwords or ())), "renormalized": renormalize}}
+    params = {
+        **table.params,
+        "pruning": {
+            "min_prob": min_prob,
+            "cumulative": cumulative,
+            "max_options": max_options,
+            "n_target_stopwords": len(set(target_stopwords or ())),
+            "renormalized": renormalize,
+        },
+    }
     return TranslationTable(table.source_vocab, table.target_vocab, matrix, params, ranks)
 
 
@@ -91,16 +104,20 @@ def interpolate(first: TranslationTable, second: TranslationTable, lam: float | 
     per_word = np.ndim(lam) > 0
     weights = np.asarray(lam, dtype=np.float64)
     if per_word and weights.shape != (first.n_source,):
-        raise ValueError(f"per-word lambdas must be one per source word of the first table ({first.n_source}), "
-                         f"got shape {weights.shape}")
+        raise ValueError(
+            f"per-word lambdas must be one per source word of the first table ({first.n_source}), "
+            f"got shape {weights.shape}"
+        )
     if not (np.all(weights >= 0.0) and np.all(weights <= 1.0)):
         raise ValueError(f"lambda must be in [0, 1], got {lam if not per_word else 'values outside it'}")
     languages = {}
     for key in ("source_lang", "target_lang"):
         a, b = first.params.get(key), second.params.get(key)
         if a and b and a != b:
-            raise ValueError(f"the tables do not translate between the same languages: {key} is {a!r} in "
-                             f"the first, {b!r} in the second")
+            raise ValueError(
+                f"the tables do not translate between the same languages: {key} is {a!r} in "
+                f"the first, {b!r} in the second"
+            )
         languages[key] = a or b or None
     src = np.union1d(first.source_vocab, second.source_vocab)
     tgt = np.union1d(first.target_vocab, second.target_vocab)
@@ -115,7 +132,8 @@ def interpolate(first: TranslationTable, second: TranslationTable, lam: float | 
     first_weight = np.full(len(src), float(weights) if not per_word else 0.0)
     if per_word:  # a word the second table does not know keeps the first's distribution, whatever its weight
         first_weight[np.searchsorted(src, first.source_vocab)] = np.where(
-            np.isin(first.source_vocab, second.source_vocab), weights, 1.0)
+            np.isin(first.source_vocab, second.source_vocab), weights, 1.0
+        )
     matrix = embed(first, first_weight) + embed(second, 1.0 - first_weight)
     matrix.eliminate_zeros()
     recorded = float(weights) if not per_word else "per source word"
@@ -124,9 +142,14 @@ def interpolate(first: TranslationTable, second: TranslationTable, lam: float | 
     ranks = None
     if ranked.ranks is not None:
         r = ranked.ranks.tocoo()
-        ranks = sp.csr_matrix((r.data, (np.searchsorted(src, ranked.source_vocab)[r.row],
-                                        np.searchsorted(tgt, ranked.target_vocab)[r.col])),
-                              shape=(len(src), len(tgt)), dtype=np.int64)
+        ranks = sp.csr_matrix(
+            (
+                r.data,
+                (np.searchsorted(src, ranked.source_vocab)[r.row], np.searchsorted(tgt, ranked.target_vocab)[r.col]),
+            ),
+            shape=(len(src), len(tgt)),
+            dtype=np.int64,
+        )
     return TranslationTable(src, tgt, normalize_rows(matrix), params, ranks)
 
 
@@ -137,10 +160,10 @@ def _mass_before(vals: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> np
     before = np.zeros_like(vals)
     by_length = np.argsort(-counts, kind="stable")
     row_starts, lengths = starts[by_length], counts[by_length]
-    negative_lengths = -lengths                     # ascending, for searchsorted
+    negative_lengths = -lengths  # ascending, for searchsorted
     running = np.zeros(len(row_starts))
     for k in range(1, int(lengths[0]) if len(lengths) else 0):
-        n = int(np.searchsorted(negative_lengths, -k, side="left"))   # rows with length > k
+        n = int(np.searchsorted(negative_lengths, -k, side="left"))  # rows with length > k
         idx = row_starts[:n] + k
         running[:n] += vals[idx - 1]
         before[idx] = running[:n]

@@ -1,4 +1,5 @@
 """The lexical translation table p(e|f): a sparse matrix over two vocabularies."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -84,15 +85,21 @@ class TranslationTable:
             raise ValueError("ranks must be >= 1")
         keys = _cell_keys(r, self.n_target)
         present = np.isin(keys, _cell_keys(self.probs, self.n_target))
-        if not present.all():                      # ranks of cells without a probability are ignored
+        if not present.all():  # ranks of cells without a probability are ignored
             rows = np.repeat(np.arange(r.shape[0]), np.diff(r.indptr))[present]
             r = sp.csr_matrix((r.data[present], (rows, r.indices[present])), shape=r.shape, dtype=np.int64)
         return r if r.nnz else None
 
     # ------------------------------------------------------------------------------------------
     @classmethod
-    def from_triples(cls, sources: Sequence[str], targets: Sequence[str], probs: Iterable[float],
-                     params: Mapping | None = None, ranks: Iterable[int] | None = None) -> "TranslationTable":
+    def from_triples(
+        cls,
+        sources: Sequence[str],
+        targets: Sequence[str],
+        probs: Iterable[float],
+        params: Mapping | None = None,
+        ranks: Iterable[int] | None = None,
+    ) -> "TranslationTable":
         """Build from parallel sequences (f, e, p(e|f)); duplicate (f, e) pairs are summed.
 
         ``ranks``, if given, is parallel too: each option's dictionary rank (>= 1; 0 = unranked);
@@ -112,8 +119,9 @@ class TranslationTable:
             cells, inverse = np.unique(keys, return_inverse=True)
             lowest = np.full(len(cells), _UNRANKED)
             np.minimum.at(lowest, inverse.ravel(), r[keep])
-            rank_matrix = sp.csr_matrix((lowest, (cells // max(shape[1], 1), cells % max(shape[1], 1))),
-                                        shape=shape, dtype=np.int64)
+            rank_matrix = sp.csr_matrix(
+                (lowest, (cells // max(shape[1], 1), cells % max(shape[1], 1))), shape=shape, dtype=np.int64
+            )
         return cls(src_vocab, tgt_vocab, matrix, dict(params or {}), rank_matrix)
 
     @property
@@ -221,13 +229,16 @@ class TranslationTable:
         if len(keep) == len(self.source_vocab):
             return self, 0
         ranks = None if self.ranks is None else self.ranks[keep]
-        return (TranslationTable(self.source_vocab[keep], self.target_vocab, self.probs[keep], dict(self.params),
-                                 ranks), len(self.source_vocab) - len(keep))
+        return (
+            TranslationTable(self.source_vocab[keep], self.target_vocab, self.probs[keep], dict(self.params), ranks),
+            len(self.source_vocab) - len(keep),
+        )
 
     def normalized(self) -> "TranslationTable":
         """A copy whose non-empty rows sum to 1 (ranks kept)."""
-        return TranslationTable(self.source_vocab, self.target_vocab, normalize_rows(self.probs),
-                                dict(self.params), self.ranks)
+        return TranslationTable(
+            self.source_vocab, self.target_vocab, normalize_rows(self.probs), dict(self.params), self.ranks
+        )
 
 
 def _vocabulary_ids(words: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:

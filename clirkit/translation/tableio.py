@@ -29,6 +29,7 @@ from the name. When a file then fails to parse, the error names the guess and ho
 ``source target`` lines that could be MUSE's (ranked) or plain pairs (unranked) and whose content does not
 tell is refused with a message naming ``--format muse|pairs``.
 """
+
 from __future__ import annotations
 
 import math
@@ -64,6 +65,7 @@ _DICTD_NUMBER = re.compile(r"[A-Za-z0-9+/]+")
 
 # ----------------------------------------------------------------------------------------------
 # format detection
+
 
 def detect_format(path: str | os.PathLike[str]) -> str:
     """Guess a table file's format (:func:`guess_format` without the reason)."""
@@ -140,7 +142,7 @@ def _muse_or_pairs(path: str) -> tuple[str, str]:
             if len(rows) >= MUSE_SNIFF_LINES:
                 break
     except ClirkitError:
-        return "pairs", "the content of its first lines"       # unreadable: the reader will say where
+        return "pairs", "the content of its first lines"  # unreadable: the reader will say where
     how = "the content of its first lines"
     if any(len(r) != 2 for r in rows):
         return "pairs", how
@@ -150,7 +152,7 @@ def _muse_or_pairs(path: str) -> tuple[str, str]:
     for f, e in rows:
         if f != previous:
             if f in finished:
-                return "pairs", how                            # a word's lines apart: not MUSE's layout
+                return "pairs", how  # a word's lines apart: not MUSE's layout
             if previous is not None:
                 finished.add(previous)
             previous = f
@@ -162,12 +164,16 @@ def _muse_or_pairs(path: str) -> tuple[str, str]:
     sources = list(translations)
     alphabetical = sources == sorted(sources) and all(t == sorted(t) for t in translations.values())
     if not alphabetical:
-        return "muse", (f"{how}: each word's translations on consecutive lines, not in alphabetical order, "
-                        f"as MUSE lists them (likeliest first)")
-    raise ClirkitError(f"{display_name(path)}: 'source target' lines that list each word's translations on "
-                       f"consecutive lines in alphabetical order: a MUSE dictionary (ranked, likeliest first) or "
-                       f"plain pairs? Give --format muse or --format pairs (dt, psq: --table-format; both weigh a "
-                       f"word's translations uniformly unless --weights rank)")
+        return "muse", (
+            f"{how}: each word's translations on consecutive lines, not in alphabetical order, "
+            f"as MUSE lists them (likeliest first)"
+        )
+    raise ClirkitError(
+        f"{display_name(path)}: 'source target' lines that list each word's translations on "
+        f"consecutive lines in alphabetical order: a MUSE dictionary (ranked, likeliest first) or "
+        f"plain pairs? Give --format muse or --format pairs (dt, psq: --table-format; both weigh a "
+        f"word's translations uniformly unless --weights rank)"
+    )
 
 
 def _is_probability(text: str) -> bool:
@@ -220,11 +226,21 @@ def _sniff(path: str) -> tuple[str | None, str]:
     return None, ", ".join(f"line {n} {names.get(k, k)}" for k, n in kinds.items())
 
 
-def load_table(path: str | os.PathLike[str], format: str = "auto", *, lowercase: bool = True,
-               source_lang: str | None = None, target_lang: str | None = None, multiword_target: str = "split",
-               weighting: str = "auto", reverse: bool = False, stemmer: str | None = "snowball",
-               segmenter: str | None = "auto", chinese_script: str | None = "auto",
-               score_column: int | None = None) -> TranslationTable:
+def load_table(
+    path: str | os.PathLike[str],
+    format: str = "auto",
+    *,
+    lowercase: bool = True,
+    source_lang: str | None = None,
+    target_lang: str | None = None,
+    multiword_target: str = "split",
+    weighting: str = "auto",
+    reverse: bool = False,
+    stemmer: str | None = "snowball",
+    segmenter: str | None = "auto",
+    chinese_script: str | None = "auto",
+    score_column: int | None = None,
+) -> TranslationTable:
     """Load a table or dictionary in any of the :data:`FORMATS` (``auto``: :func:`guess_format`).
 
     Every table returned has ``params["source_lang"]`` and ``params["target_lang"]`` (None when unknown).
@@ -250,35 +266,60 @@ def load_table(path: str | os.PathLike[str], format: str = "auto", *, lowercase:
     if format == "auto":
         format, how = guess_format(path)
     if reverse and format not in DICTIONARY_FORMATS + ("phrase-table",):
-        raise ClirkitError(f"{display_name(path)}: reversing applies to dictionaries and phrase tables, not to a "
-                           f"{DISPLAY[format]} table p(e|f) (train the other direction instead)")
+        raise ClirkitError(
+            f"{display_name(path)}: reversing applies to dictionaries and phrase tables, not to a "
+            f"{DISPLAY[format]} table p(e|f) (train the other direction instead)"
+        )
     if score_column is not None and format != "phrase-table":
-        raise ClirkitError(f"{display_name(path)}: --score-column applies to Moses phrase tables, not to a "
-                           f"{DISPLAY[format]} file")
+        raise ClirkitError(
+            f"{display_name(path)}: --score-column applies to Moses phrase tables, not to a {DISPLAY[format]} file"
+        )
     if weighting != "auto" and format not in DICTIONARY_FORMATS:
-        raise ClirkitError(f"{display_name(path)}: --weights applies to dictionaries; a {DISPLAY[format]} file "
-                           f"has its own probabilities")
+        raise ClirkitError(
+            f"{display_name(path)}: --weights applies to dictionaries; a {DISPLAY[format]} file "
+            f"has its own probabilities"
+        )
     try:
         if format in DICTIONARY_FORMATS:
-            return load_dictionary(path, format, lowercase=lowercase, weighting=weighting,
-                                   multiword_target=multiword_target, source_lang=source_lang,
-                                   target_lang=target_lang, reverse=reverse, stemmer=stemmer,
-                                   segmenter=segmenter, chinese_script=chinese_script)
+            return load_dictionary(
+                path,
+                format,
+                lowercase=lowercase,
+                weighting=weighting,
+                multiword_target=multiword_target,
+                source_lang=source_lang,
+                target_lang=target_lang,
+                reverse=reverse,
+                stemmer=stemmer,
+                segmenter=segmenter,
+                chinese_script=chinese_script,
+            )
         if format in WEIGHTED_FORMATS:
-            return load_weighted(path, format, lowercase=lowercase, multiword_target=multiword_target,
-                                 source_lang=source_lang, target_lang=target_lang, reverse=reverse,
-                                 stemmer=stemmer, segmenter=segmenter, chinese_script=chinese_script,
-                                 score_column=score_column)
+            return load_weighted(
+                path,
+                format,
+                lowercase=lowercase,
+                multiword_target=multiword_target,
+                source_lang=source_lang,
+                target_lang=target_lang,
+                reverse=reverse,
+                stemmer=stemmer,
+                segmenter=segmenter,
+                chinese_script=chinese_script,
+                score_column=score_column,
+            )
         table = load_npz_table(path) if format == "npz" else load_moses(path)
     except TableFormatError as exc:
         if how is None or isinstance(exc, EntryError):  # no other format would read that entry
             raise
         if format in _SELF_EVIDENT and not how.startswith("the name"):  # its content said what it is
             raise
-        others = "|".join(f for f in ("ding", "muse", "pairs", "freedict", "moses", "phrase-table", "psq-json")
-                          if f != format)
-        raise TableFormatError(f"{exc} ({DISPLAY[format]} format, guessed from {how}); give --format {others} "
-                               f"(dt, psq: --table-format)") from None
+        others = "|".join(
+            f for f in ("ding", "muse", "pairs", "freedict", "moses", "phrase-table", "psq-json") if f != format
+        )
+        raise TableFormatError(
+            f"{exc} ({DISPLAY[format]} format, guessed from {how}); give --format {others} (dt, psq: --table-format)"
+        ) from None
     return _with_languages(table, display_name(path), source_lang, target_lang)
 
 
@@ -286,8 +327,9 @@ def load_table(path: str | os.PathLike[str], format: str = "auto", *, lowercase:
 _SELF_EVIDENT = ("phrase-table", "psq-json", "npz")
 
 
-def _with_languages(table: TranslationTable, name: str, source_lang: str | None,
-                    target_lang: str | None) -> TranslationTable:
+def _with_languages(
+    table: TranslationTable, name: str, source_lang: str | None, target_lang: str | None
+) -> TranslationTable:
     for side, given in (("source", source_lang), ("target", target_lang)):
         key = f"{side}_lang"
         recorded = table.params.get(key)
@@ -312,21 +354,33 @@ def save_table(table: TranslationTable, path: str | os.PathLike[str], format: st
 # ----------------------------------------------------------------------------------------------
 # npz
 
+
 def save_npz_table(table: TranslationTable, path: str | os.PathLike[str]) -> None:
     """Write the compact form (CSR arrays + vocabularies + JSON header with the parameters, languages
     included; the dictionary ranks if any), atomically."""
     from clirkit.npzio import save_npz
 
-    header = {"n_source": table.n_source, "n_target": table.n_target, "nnz": table.nnz,
-              "params": table.params}
+    header = {"n_source": table.n_source, "n_target": table.n_target, "nnz": table.nnz, "params": table.params}
     p = table.probs
-    save_npz(path, KIND, FORMAT_VERSION, header, {
-        "source_vocab": table.source_vocab, "target_vocab": table.target_vocab,
-        "indptr": p.indptr.astype(np.int64), "indices": p.indices.astype(np.int32 if table.n_target < 2**31
-                                                                           else np.int64),
-        "data": p.data.astype(np.float64),
-        **({"ranks": np.minimum(table.entry_ranks(), np.iinfo(np.int32).max).astype(np.int32)}
-           if table.ranks is not None else {})}, deflate=True)
+    save_npz(
+        path,
+        KIND,
+        FORMAT_VERSION,
+        header,
+        {
+            "source_vocab": table.source_vocab,
+            "target_vocab": table.target_vocab,
+            "indptr": p.indptr.astype(np.int64),
+            "indices": p.indices.astype(np.int32 if table.n_target < 2**31 else np.int64),
+            "data": p.data.astype(np.float64),
+            **(
+                {"ranks": np.minimum(table.entry_ranks(), np.iinfo(np.int32).max).astype(np.int32)}
+                if table.ranks is not None
+                else {}
+            ),
+        },
+        deflate=True,
+    )
 
 
 def load_npz_table(path: str | os.PathLike[str]) -> TranslationTable:
@@ -344,8 +398,7 @@ def load_npz_table(path: str | os.PathLike[str]) -> TranslationTable:
     from clirkit.npzchecks import Corrupt, checking, require_analyzer, require_array, require_csr, require_field
     from clirkit.npzio import load_npz
 
-    header, a = load_npz(path, KIND, (FORMAT_VERSION,),
-                         ("source_vocab", "target_vocab", "indptr", "indices", "data"))
+    header, a = load_npz(path, KIND, (FORMAT_VERSION,), ("source_vocab", "target_vocab", "indptr", "indices", "data"))
     with checking(path, "translation table", remedy=True):
         src = require_array(a, "source_vocab", "str", sorted=True, unique=True)
         tgt = require_array(a, "target_vocab", "str", sorted=True, unique=True)
@@ -354,8 +407,9 @@ def load_npz_table(path: str | os.PathLike[str]) -> TranslationTable:
         for key, n, vocab in (("n_source", len(src), "source_vocab"), ("n_target", len(tgt), "target_vocab")):
             if require_field(header, key, "int", min=0) != n:
                 raise Corrupt(f"header {key} is {header[key]} but {vocab} holds {n} words")
-        probs = require_csr(a, ("data", "indices", "indptr"), (len(src), len(tgt)), "number", min=0,
-                            max=1 + 1e-9, dtype=np.float64)
+        probs = require_csr(
+            a, ("data", "indices", "indptr"), (len(src), len(tgt)), "number", min=0, max=1 + 1e-9, dtype=np.float64
+        )
         if require_field(header, "nnz", "int", min=0) != probs.nnz:
             raise Corrupt(f"header nnz is {header['nnz']} but the table holds {probs.nnz} entries")
         ranks = require_array(a, "ranks", "int", shape=(probs.nnz,), min=0, dtype=np.int64, optional=True)
@@ -367,14 +421,12 @@ def load_npz_table(path: str | os.PathLike[str]) -> TranslationTable:
                     check_language(lang)
                 except ValueError as exc:
                     raise Corrupt(f"header params.{side}_lang: {exc}") from None
-            if require_field(header, ("params", f"{side}_analyzer"), "object", nullable=True,
-                             default=None) is not None:
+            if require_field(header, ("params", f"{side}_analyzer"), "object", nullable=True, default=None) is not None:
                 require_analyzer(params, f"{side}_analyzer", label=f"header params.{side}_analyzer")
         require_field(header, ("params", "source_frequent"), "list", items="str", nullable=True, default=None)
-    rank_matrix = (sp.csr_matrix((ranks, probs.indices, probs.indptr), shape=probs.shape)
-                   if ranks is not None else None)
+    rank_matrix = sp.csr_matrix((ranks, probs.indices, probs.indptr), shape=probs.shape) if ranks is not None else None
     params = dict(params)
-    for side in ("source", "target"):                 # tables saved before the languages were recorded
+    for side in ("source", "target"):  # tables saved before the languages were recorded
         analyzer = params.get(f"{side}_analyzer")
         params.setdefault(f"{side}_lang", analyzer.get("lang") if isinstance(analyzer, dict) else None)
     return TranslationTable(src, tgt, probs, params, rank_matrix)
@@ -402,6 +454,7 @@ def _check_vocabulary(words: np.ndarray, name: str, *, phrases: bool) -> None:
 # ----------------------------------------------------------------------------------------------
 # Moses lex.e2f
 
+
 def save_moses(table: TranslationTable, path: str | os.PathLike[str]) -> None:
     """Write ``e f p`` lines (source words in vocabulary order, then target words); p is
     printed with ``repr`` so that reading it back gives the same float64. Only the probabilities are
@@ -409,8 +462,10 @@ def save_moses(table: TranslationTable, path: str | os.PathLike[str]) -> None:
     for vocab, side in ((table.source_vocab, "source"), (table.target_vocab, "target")):
         spaced = [w for w in vocab.tolist() if not w or any(c.isspace() for c in w)]
         if spaced:
-            raise ClirkitError(f"{path}: cannot write {side} word {spaced[0]!r} in the Moses format "
-                               f"(words must be non-empty and without spaces); save as .npz")
+            raise ClirkitError(
+                f"{path}: cannot write {side} word {spaced[0]!r} in the Moses format "
+                f"(words must be non-empty and without spaces); save as .npz"
+            )
     p = table.probs
     rows = np.repeat(np.arange(table.n_source), np.diff(p.indptr))
     src = table.source_vocab.tolist()
@@ -433,11 +488,11 @@ def load_moses(path: str | os.PathLike[str]) -> TranslationTable:
         try:
             p = float(fields[2])
         except ValueError:
-            raise _located(name, lineno, f"probability {_cut(fields[2])!r} is not a number{_P_RANGE}",
-                           after=bool(probs)) from None
+            raise _located(
+                name, lineno, f"probability {_cut(fields[2])!r} is not a number{_P_RANGE}", after=bool(probs)
+            ) from None
         if not (math.isfinite(p) and 0.0 <= p <= 1.0):
-            raise _located(name, lineno, f"probability {_cut(fields[2])} is not in [0, 1]{_P_RANGE}",
-                           after=bool(probs))
+            raise _located(name, lineno, f"probability {_cut(fields[2])} is not in [0, 1]{_P_RANGE}", after=bool(probs))
         targets.append(fields[0])
         sources.append(fields[1])
         probs.append(p)
@@ -451,25 +506,32 @@ def load_moses(path: str | os.PathLike[str]) -> TranslationTable:
     tgt_vocab, tgt_ids = np.unique(np.asarray(targets, dtype=str), return_inverse=True)
     src_ids, tgt_ids = src_ids.ravel().astype(np.int64), tgt_ids.ravel().astype(np.int64)
     keys = src_ids * len(tgt_vocab) + tgt_ids
-    order = np.argsort(keys, kind="stable")              # equal keys stay in line order
+    order = np.argsort(keys, kind="stable")  # equal keys stay in line order
     sorted_keys = keys[order]
     starts = np.concatenate([[True], sorted_keys[1:] != sorted_keys[:-1]])
     if not starts.all():
         group_first = order[np.maximum.accumulate(np.where(starts, np.arange(len(order)), 0))]
         repeat_pos = np.flatnonzero(~starts)
-        k = repeat_pos[np.argmin(order[repeat_pos])]      # the earliest line that repeats a pair
+        k = repeat_pos[np.argmin(order[repeat_pos])]  # the earliest line that repeats a pair
         i, j = int(order[k]), int(group_first[k])
-        raise _located(name, linenos[i], f"pair {targets[i]} {sources[i]} repeats line {linenos[j]}: a table gives "
-                                         f"each pair one probability; remove one of the two lines", after=True)
-    matrix = sp.csr_matrix((np.asarray(probs, dtype=np.float64), (src_ids, tgt_ids)),
-                           shape=(len(src_vocab), len(tgt_vocab)))
-    return TranslationTable(src_vocab, tgt_vocab, matrix, {"model": "moses", "file": name, "source_lang": None,
-                                                           "target_lang": None})
+        raise _located(
+            name,
+            linenos[i],
+            f"pair {targets[i]} {sources[i]} repeats line {linenos[j]}: a table gives "
+            f"each pair one probability; remove one of the two lines",
+            after=True,
+        )
+    matrix = sp.csr_matrix(
+        (np.asarray(probs, dtype=np.float64), (src_ids, tgt_ids)), shape=(len(src_vocab), len(tgt_vocab))
+    )
+    return TranslationTable(
+        src_vocab, tgt_vocab, matrix, {"model": "moses", "file": name, "source_lang": None, "target_lang": None}
+    )
 
 
 def _cut(text: str, limit: int = 40) -> str:
     """A field as an error message shows it: at most ``limit`` characters (a 5,000-digit number is cut)."""
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 _P_RANGE = "; give p(e|f) as a number from 0 to 1 (e.g. 0.25)"
@@ -480,5 +542,3 @@ def _located(name: str, lineno: int, problem: str, *, after: bool) -> TableForma
     it were read as entries, so the format is right and the line wrong (an :class:`EntryError`: no other
     ``--format`` to try)."""
     return (EntryError if after else TableFormatError)(f"{name}:{lineno}: {problem}")
-
-

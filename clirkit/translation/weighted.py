@@ -31,6 +31,7 @@ weights, which are the file's (not uniform or rank weights): :func:`weighted_tab
 ``n_multiword_source``, ``n_multiword_source_dropped``, ``n_multiword_target``, ``n_without_terms``,
 ``n_rows_renormalized``.
 """
+
 from __future__ import annotations
 
 import json
@@ -61,8 +62,16 @@ MOSES_SCORES = ("p(s|t)", "lex(s|t)", "p(t|s)", "lex(t|s)")
 #: A row whose probabilities sum to 1 within this is left as it is.
 ROW_SUM_TOLERANCE = 1e-6
 #: The escapes of Moses's tokenizer (escape-special-chars), undone in phrase tables.
-MOSES_ESCAPES = {"&amp;": "&", "&#124;": "|", "&lt;": "<", "&gt;": ">", "&apos;": "'", "&quot;": '"',
-                 "&#91;": "[", "&#93;": "]"}
+MOSES_ESCAPES = {
+    "&amp;": "&",
+    "&#124;": "|",
+    "&lt;": "<",
+    "&gt;": ">",
+    "&apos;": "'",
+    "&quot;": '"',
+    "&#91;": "[",
+    "&#93;": "]",
+}
 _MOSES_ESCAPE = re.compile("|".join(map(re.escape, MOSES_ESCAPES)))
 
 
@@ -72,11 +81,12 @@ def unescape_moses(text: str) -> str:
 
 
 def _cut(text: str, limit: int = 40) -> str:
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 # ----------------------------------------------------------------------------------------------
 # readers: each yields (source, target, p) in file order
+
 
 def phrase_table_entries(path: str | os.PathLike[str], score_column: int = 3) -> Iterator[tuple[str, str, float]]:
     """The ``(source phrase, target phrase, p)`` of a Moses phrase table, p the score in ``score_column``
@@ -89,25 +99,39 @@ def phrase_table_entries(path: str | os.PathLike[str], score_column: int = 3) ->
     for lineno, line in iter_lines(path):
         fields = line.split("|||")
         if len(fields) < 3:
-            raise _format_error(name, lineno, f"expected 'source ||| target ||| scores' (Moses phrase table), "
-                                              f"found {len(fields) - 1} '|||' separators")
+            raise _format_error(
+                name,
+                lineno,
+                f"expected 'source ||| target ||| scores' (Moses phrase table), "
+                f"found {len(fields) - 1} '|||' separators",
+            )
         source, target = " ".join(fields[0].split()), " ".join(fields[1].split())
         if not source or not target:
-            raise _format_error(name, lineno, f"empty {'source' if not source else 'target'} phrase; remove the line "
-                                              f"or give the phrase")
+            raise _format_error(
+                name, lineno, f"empty {'source' if not source else 'target'} phrase; remove the line or give the phrase"
+            )
         scores = fields[2].split()
         if len(scores) <= k:
-            raise _format_error(name, lineno, f"{len(scores)} scores, no column {score_column} (--score-column; "
-                                              f"Moses writes 4: {' '.join(MOSES_SCORES)})")
+            raise _format_error(
+                name,
+                lineno,
+                f"{len(scores)} scores, no column {score_column} (--score-column; "
+                f"Moses writes 4: {' '.join(MOSES_SCORES)})",
+            )
         try:
             p = float(scores[k])
         except ValueError:
-            raise _format_error(name, lineno, f"score {_cut(scores[k])!r} (column {score_column}) is not a "
-                                              f"number") from None
+            raise _format_error(
+                name, lineno, f"score {_cut(scores[k])!r} (column {score_column}) is not a number"
+            ) from None
         if not (math.isfinite(p) and 0.0 <= p <= 1.0):
-            raise _format_error(name, lineno, f"score {_cut(scores[k])} (column {score_column}) is not a "
-                                              f"probability in [0, 1]; choose the column of p(t|s) with "
-                                              f"--score-column (Moses writes {' '.join(MOSES_SCORES)})")
+            raise _format_error(
+                name,
+                lineno,
+                f"score {_cut(scores[k])} (column {score_column}) is not a "
+                f"probability in [0, 1]; choose the column of p(t|s) with "
+                f"--score-column (Moses writes {' '.join(MOSES_SCORES)})",
+            )
         source, target = unescape_moses(source), unescape_moses(target)
         check_words(name, lineno, source, target)
         yield source, target, p
@@ -129,19 +153,26 @@ def psq_json_entries(path: str | os.PathLike[str]) -> Iterator[tuple[str, str, f
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         start = raw.rfind(b"\n", 0, exc.start) + 1
-        problem = undecodable(raw[start:start + 4096], exc.start - start, line == 1)
+        problem = undecodable(raw[start : start + 4096], exc.start - start, line == 1)
         raise _format_error(name, line, problem, EntryError) from None
     try:
-        data = json.loads(text, object_pairs_hook=_Object)   # pairs in file order, repeated keys kept
+        data = json.loads(text, object_pairs_hook=_Object)  # pairs in file order, repeated keys kept
     except json.JSONDecodeError as exc:
         raise _format_error(name, exc.lineno, f"invalid JSON: {exc.msg} (column {exc.colno}); {_PSQ_FIX}") from None
     except (ValueError, RecursionError) as exc:  # an integer of thousands of digits; arrays nested thousands deep
-        problem = (f"nested too deep; {_PSQ_FIX}" if isinstance(exc, RecursionError) else
-                   "a number of thousands of digits; write it with fewer digits")
+        problem = (
+            f"nested too deep; {_PSQ_FIX}"
+            if isinstance(exc, RecursionError)
+            else "a number of thousands of digits; write it with fewer digits"
+        )
         raise _format_error(name, None, f"invalid JSON for a PSQ table: {problem}") from None
     if not isinstance(data, _Object):
-        raise _format_error(name, 1, "expected a JSON object {source word: {target word: probability}} "
-                                     f"(HLTCOE PSQ table), found {_json_type(data)}")
+        raise _format_error(
+            name,
+            1,
+            "expected a JSON object {source word: {target word: probability}} "
+            f"(HLTCOE PSQ table), found {_json_type(data)}",
+        )
 
     def bad(i: int, j: int | None, problem: str) -> TableFormatError:
         return _format_error(name, _json_line(text, i, j), problem)
@@ -154,8 +185,12 @@ def psq_json_entries(path: str | os.PathLike[str]) -> Iterator[tuple[str, str, f
             raise bad(i, None, f"source word {_cut(source)!r} given twice; give all its translations in one object")
         seen_sources.add(source)
         if not isinstance(translations, _Object):
-            raise bad(i, None, f"the translations of {_cut(source)!r} must be an object {{target word: "
-                               f"probability}}, found {_json_type(translations)}")
+            raise bad(
+                i,
+                None,
+                f"the translations of {_cut(source)!r} must be an object {{target word: "
+                f"probability}}, found {_json_type(translations)}",
+            )
         seen: set[str] = set()
         for j, (target, p) in enumerate(translations):
             if not target.strip():
@@ -164,15 +199,21 @@ def psq_json_entries(path: str | os.PathLike[str]) -> Iterator[tuple[str, str, f
                 raise bad(i, j, f"{_cut(source)!r} -> {_cut(target)!r} given twice; keep one of the two")
             seen.add(target)
             if isinstance(p, bool) or not isinstance(p, (int, float)):
-                raise bad(i, j, f"the probability of {_cut(source)!r} -> {_cut(target)!r} is "
-                                f"{_json_type(p)}, not a number{_P_FIX}")
+                raise bad(
+                    i,
+                    j,
+                    f"the probability of {_cut(source)!r} -> {_cut(target)!r} is {_json_type(p)}, not a number{_P_FIX}",
+                )
             if not (0 <= p <= 1 if isinstance(p, int) else math.isfinite(p) and 0.0 <= p <= 1.0):  # ints exactly
-                raise bad(i, j, f"the probability of {_cut(source)!r} -> {_cut(target)!r} is {_cut(str(p))}, not "
-                                f"in [0, 1]{_P_FIX}")
+                raise bad(
+                    i,
+                    j,
+                    f"the probability of {_cut(source)!r} -> {_cut(target)!r} is {_cut(str(p))}, not in [0, 1]{_P_FIX}",
+                )
             try:
                 check_words(name, None, source, target)
             except EntryError as exc:  # named at the entry's line, still an error no other format would avoid
-                raise EntryError(str(bad(i, j, str(exc)[len(name) + 2:]))) from None
+                raise EntryError(str(bad(i, j, str(exc)[len(name) + 2 :]))) from None
             yield source, target, float(p)
 
 
@@ -207,7 +248,7 @@ def _json_line(text: str, i: int, j: int | None) -> int:
         while text[pos] != "}":
             start = pos
             _, pos = scanstring(text, pos + 1)
-            pos = _WS.match(text, pos).end() + 1                     # past ':'
+            pos = _WS.match(text, pos).end() + 1  # past ':'
             value = _WS.match(text, pos).end()
             yield start, value
             _, pos = decoder.raw_decode(text, value)
@@ -230,9 +271,19 @@ def _json_line(text: str, i: int, j: int | None) -> int:
 # ----------------------------------------------------------------------------------------------
 # entries -> table
 
-def weighted_table(entries: Iterable[tuple[str, str, float]], params: dict | None = None, *, lowercase: bool = True,
-                   multiword_target: str = "split", multiword_source: str = "drop", source_lang: str | None = None,
-                   target_lang: str | None = None, source_analyzer=None, target_analyzer=None) -> TranslationTable:
+
+def weighted_table(
+    entries: Iterable[tuple[str, str, float]],
+    params: dict | None = None,
+    *,
+    lowercase: bool = True,
+    multiword_target: str = "split",
+    multiword_source: str = "drop",
+    source_lang: str | None = None,
+    target_lang: str | None = None,
+    source_analyzer=None,
+    target_analyzer=None,
+) -> TranslationTable:
     """The table p(e|f) of weighted ``entries`` (source, target, p): the steps of the module docstring.
     ``source_analyzer``/``target_analyzer`` (both or neither) make each side's terms and are recorded; without
     them a side is lowercased (``lowercase``) and split at spaces. ``params`` is merged into the table's."""
@@ -249,7 +300,7 @@ def weighted_table(entries: Iterable[tuple[str, str, float]], params: dict | Non
         f_words = source_terms(f)
         if len(f_words) > 1:
             n_multi_source += 1
-            if multiword_source == "drop":        # most of a phrase table: its target is not analyzed
+            if multiword_source == "drop":  # most of a phrase table: its target is not analyzed
                 continue
             f_words = [PHRASE_JOINER.join(f_words)]
         e_words = target_terms(e) if f_words else []
@@ -268,14 +319,24 @@ def weighted_table(entries: Iterable[tuple[str, str, float]], params: dict | Non
             targets.append(word)
             probs.append(share)
     if source_analyzer is not None and target_analyzer is not None:
-        params = {**(params or {}), "source_analyzer": source_analyzer.to_dict(),
-                  "target_analyzer": target_analyzer.to_dict()}
-    params = {**(params or {}), "lowercase": lowercase, "multiword_target": multiword_target,
-              "source_lang": source_lang, "target_lang": target_lang, "n_entries_read": n_read,
-              "multiword_source": multiword_source, "n_multiword_source": n_multi_source,
-              "n_multiword_source_dropped": n_multi_source if multiword_source == "drop" else 0,
-              "n_multiword_target": n_multi_target,
-              "n_without_terms": n_empty}
+        params = {
+            **(params or {}),
+            "source_analyzer": source_analyzer.to_dict(),
+            "target_analyzer": target_analyzer.to_dict(),
+        }
+    params = {
+        **(params or {}),
+        "lowercase": lowercase,
+        "multiword_target": multiword_target,
+        "source_lang": source_lang,
+        "target_lang": target_lang,
+        "n_entries_read": n_read,
+        "multiword_source": multiword_source,
+        "n_multiword_source": n_multi_source,
+        "n_multiword_source_dropped": n_multi_source if multiword_source == "drop" else 0,
+        "n_multiword_target": n_multi_target,
+        "n_without_terms": n_empty,
+    }
     table = TranslationTable.from_triples(sources, targets, probs, params)
     sums = table.row_sums()
     filled = np.diff(table.probs.indptr) > 0
@@ -286,10 +347,20 @@ def weighted_table(entries: Iterable[tuple[str, str, float]], params: dict | Non
     return table
 
 
-def load_weighted(path: str | os.PathLike[str], format: str, *, lowercase: bool = True,
-                  multiword_target: str = "split", source_lang: str | None = None, target_lang: str | None = None,
-                  reverse: bool = False, stemmer: str | None = "snowball", segmenter: str | None = "auto",
-                  chinese_script: str | None = "auto", score_column: int | None = None) -> TranslationTable:
+def load_weighted(
+    path: str | os.PathLike[str],
+    format: str,
+    *,
+    lowercase: bool = True,
+    multiword_target: str = "split",
+    source_lang: str | None = None,
+    target_lang: str | None = None,
+    reverse: bool = False,
+    stemmer: str | None = "snowball",
+    segmenter: str | None = "auto",
+    chinese_script: str | None = "auto",
+    score_column: int | None = None,
+) -> TranslationTable:
     """Read a Moses phrase table (``format="phrase-table"``) or an HLTCOE PSQ table (``"psq-json"``) as a table
     (module docstring). The languages are the given ones, else the file name's (``en-es.phrase-table.gz``);
     when both are known each side is analyzed by ``Analyzer(lang, lowercase=lowercase, stemmer=stemmer,
@@ -303,8 +374,10 @@ def load_weighted(path: str | os.PathLike[str], format: str, *, lowercase: bool 
     name = display_name(path)
     if format == "psq-json":
         if reverse:
-            raise ClirkitError(f"{name}: reversing applies to dictionaries and phrase tables, not to a PSQ table "
-                               f"p(e|f) (its reverse direction is another table)")
+            raise ClirkitError(
+                f"{name}: reversing applies to dictionaries and phrase tables, not to a PSQ table "
+                f"p(e|f) (its reverse direction is another table)"
+            )
         if score_column is not None:
             raise ClirkitError(f"{name}: --score-column applies to Moses phrase tables, not to a PSQ table")
         entries: Iterable[tuple[str, str, float]] = psq_json_entries(path)
@@ -319,15 +392,25 @@ def load_weighted(path: str | os.PathLike[str], format: str, *, lowercase: bool 
     if format == "phrase-table":
         params["score_column"] = score_column
     settings = {"lowercase": lowercase, "stemmer": stemmer, "segmenter": segmenter, "chinese_script": chinese_script}
-    analyzers = ((Analyzer(src, **settings), Analyzer(tgt, **settings))
-                 if src is not None and tgt is not None else (None, None))
-    table = weighted_table(entries, params, lowercase=lowercase, multiword_target=multiword_target,
-                           multiword_source="phrase" if format == "psq-json" else "drop",
-                           source_lang=src, target_lang=tgt, source_analyzer=analyzers[0],
-                           target_analyzer=analyzers[1])
+    analyzers = (
+        (Analyzer(src, **settings), Analyzer(tgt, **settings)) if src is not None and tgt is not None else (None, None)
+    )
+    table = weighted_table(
+        entries,
+        params,
+        lowercase=lowercase,
+        multiword_target=multiword_target,
+        multiword_source="phrase" if format == "psq-json" else "drop",
+        source_lang=src,
+        target_lang=tgt,
+        source_analyzer=analyzers[0],
+        target_analyzer=analyzers[1],
+    )
     if table.nnz == 0:
-        raise ClirkitError(f"{name}: no usable translations ({table.params['n_entries_read']} entries read, "
-                           f"{table.params['n_multiword_source_dropped']} with a multi-word source side)")
+        raise ClirkitError(
+            f"{name}: no usable translations ({table.params['n_entries_read']} entries read, "
+            f"{table.params['n_multiword_source_dropped']} with a multi-word source side)"
+        )
     return table
 
 
@@ -349,15 +432,20 @@ def weighted_report(table: TranslationTable) -> list[str]:
         return []
     what = {"phrase-table": "phrase pairs", "psq-json": "PSQ table entries"}[p["model"]]
     n = p.get("n_entries_read", 0)
-    column = (f", p = score column {p['score_column']} ({MOSES_SCORES[p['score_column'] - 1]})"
-              if p.get("score_column") and p["score_column"] <= len(MOSES_SCORES) else "")
+    column = (
+        f", p = score column {p['score_column']} ({MOSES_SCORES[p['score_column'] - 1]})"
+        if p.get("score_column") and p["score_column"] <= len(MOSES_SCORES)
+        else ""
+    )
     out = [f"{p.get('file')}: {n:,} {what} -> {table.n_source:,} source words, {table.nnz:,} options{column}"]
     out += multiword_report(p, n, what, "the p")
     if p.get("n_without_terms"):
         out.append(f"{p['n_without_terms']:,} of {n:,} {what} have a side without terms (punctuation): dropped")
     if p.get("n_rows_renormalized"):
-        out.append(f"{p['n_rows_renormalized']:,} of {table.n_source:,} source words had p summing to other than 1: "
-                   f"renormalized")
+        out.append(
+            f"{p['n_rows_renormalized']:,} of {table.n_source:,} source words had p summing to other than 1: "
+            f"renormalized"
+        )
     if p.get("source_lang") or p.get("target_lang"):
         out.append(f"languages {p.get('source_lang')} -> {p.get('target_lang')} ({p.get('languages_from')})")
     return out

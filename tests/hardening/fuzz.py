@@ -41,6 +41,7 @@ failure is reproduced with ``--replay I``. Inputs run in a worker process; one t
 killed and restarted after it. ``tests/test_fuzz.py`` drives the same targets and mutations with
 hypothesis.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -81,6 +82,7 @@ class Skip(Exception):
 # ================================================================================================
 # seeds: small real files
 
+
 @dataclasses.dataclass
 class Target:
     """A reader or loader under test.
@@ -114,8 +116,11 @@ def _collection_slice(n_queries: int = 5, n_extra_docs: int = 8):
     small = set(qids[(counts >= 2) & (counts <= 6)].tolist())
     queries = [(q, t) for q, t in c.queries("test").items() if q in small][:n_queries]
     chosen = {q for q, _ in queries}
-    judged = [(q, d, int(r)) for q, d, r in zip(qrels.qids.tolist(), qrels.docids.tolist(), qrels.rels.tolist())
-              if q in chosen]
+    judged = [
+        (q, d, int(r))
+        for q, d, r in zip(qrels.qids.tolist(), qrels.docids.tolist(), qrels.rels.tolist())
+        if q in chosen
+    ]
     wanted = {d for _, d, _ in judged}
     docs = []
     for _, line in iter_lines(c.paths["documents"]):
@@ -182,30 +187,46 @@ def build_targets(folder: str | os.PathLike[str]) -> dict[str, Target]:
         {"docs.tsv": as_lines(["docid\ttext"] + [f"{d}\t{t}" for d, t in docs])},
         {"docs.tsv": as_lines(["id\ttitle\ttext"] + [f"{d}\t{d.replace('.', ' ')}\t{t}" for d, t in docs])},
         {"docs.jsonl": as_lines(json.dumps({"docid": d, "text": t}, ensure_ascii=False) for d, t in docs)},
-        {"docs.jsonl": as_lines(json.dumps({"_id": d, "title": d.split(".")[0], "text": t}, ensure_ascii=False)
-                              for d, t in docs)},
+        {
+            "docs.jsonl": as_lines(
+                json.dumps({"_id": d, "title": d.split(".")[0], "text": t}, ensure_ascii=False) for d, t in docs
+            )
+        },
     ]
-    topics = "".join(f"<top>\n<num> Number: {q}\n<title> {t.split(':')[0]}\n<desc> Description:\n{t}\n</top>\n\n"
-                     for q, t in queries)
+    topics = "".join(
+        f"<top>\n<num> Number: {q}\n<title> {t.split(':')[0]}\n<desc> Description:\n{t}\n</top>\n\n" for q, t in queries
+    )
     seeds["queries"] = [
         {"queries.tsv": as_lines(f"{q}\t{t}" for q, t in queries)},
         {"queries.tsv": as_lines(["qid\ttext"] + [f"{q}\t{t}" for q, t in queries])},
         {"queries.jsonl": as_lines(json.dumps({"qid": q, "text": t}, ensure_ascii=False) for q, t in queries)},
-        {"queries.jsonl": as_lines(json.dumps({"query_id": q, "title": t.split(":")[0], "description": t},
-                                            ensure_ascii=False) for q, t in queries)},
+        {
+            "queries.jsonl": as_lines(
+                json.dumps({"query_id": q, "title": t.split(":")[0], "description": t}, ensure_ascii=False)
+                for q, t in queries
+            )
+        },
         {"topics.txt": topics.encode("utf-8")},
     ]
-    seeds["qrels"] = [{"qrels.txt": as_lines(f"{q} 0 {d} {r}" for q, d, r in judged)},
-                      {"qrels.txt": as_lines(f"{q}\t{d}\t{r}" for q, d, r in judged)}]
+    seeds["qrels"] = [
+        {"qrels.txt": as_lines(f"{q} 0 {d} {r}" for q, d, r in judged)},
+        {"qrels.txt": as_lines(f"{q}\t{d}\t{r}" for q, d, r in judged)},
+    ]
     seeds["parallel"] = [{"parallel.tsv": as_lines(f"{i}\t{s}\t{t}" for i, s, t in pairs)}]
     frequent = frequent_terms(doc_tokens, 15)
-    seeds["stopwords"] = [{"stopwords.txt": as_lines(["# the most frequent Spanish terms of the slice"]
-                                                   + [f"{w}  # {i}" if i % 4 == 0 else w
-                                                      for i, w in enumerate(frequent)])}]
+    seeds["stopwords"] = [
+        {
+            "stopwords.txt": as_lines(
+                ["# the most frequent Spanish terms of the slice"]
+                + [f"{w}  # {i}" if i % 4 == 0 else w for i, w in enumerate(frequent)]
+            )
+        }
+    ]
 
     # a translation table trained on the slice's verse pairs, and dictionaries made from it
-    table = train_table([en.tokenize(s) for _, s, _ in pairs], [es.tokenize(t) for _, _, t in pairs], en, es,
-                        iterations=3)
+    table = train_table(
+        [en.tokenize(s) for _, s, _ in pairs], [es.tokenize(t) for _, _, t in pairs], en, es, iterations=3
+    )
     small = prepare_table(table, min_prob=0.05, cumulative=None, max_options=3)
     small.params = {k: v for k, v in table.params.items() if k != "source_frequent"}
     save_moses(small, folder / "table.e2f")
@@ -215,24 +236,35 @@ def build_targets(folder: str | os.PathLike[str]) -> dict[str, Target]:
     ding = [f"{w} {{n}} | {w}s {{pl}} :: {'; '.join(o)} | {o[0]}s" for w, o in options.items()]
     index_bytes, dict_bytes = freedict([(w, o) for w, o in options.items()])
     seeds["moses"] = [{"table.e2f": (folder / "table.e2f").read_bytes()}]
-    seeds["pairs"] = [{"en-es.pairs.tsv": as_lines([f"{w}\t{e}" for w, o in options.items() for e in o]
-                                                 + ["bottomless pit\tabismo", "angel\tángel del abismo"])},
-                      {"en-es.pairs.txt": as_lines(f"{w} {e}" for w, o in options.items() for e in o)}]
-    seeds["muse"] = [{"en-es.dict": as_lines(f"{e} @ {w}" for w, o in options.items() for e in o)},
-                     {"en-es.txt": as_lines(f"{w} {e}" for w, o in options.items() for e in o)}]
+    seeds["pairs"] = [
+        {
+            "en-es.pairs.tsv": as_lines(
+                [f"{w}\t{e}" for w, o in options.items() for e in o]
+                + ["bottomless pit\tabismo", "angel\tángel del abismo"]
+            )
+        },
+        {"en-es.pairs.txt": as_lines(f"{w} {e}" for w, o in options.items() for e in o)},
+    ]
+    seeds["muse"] = [
+        {"en-es.dict": as_lines(f"{e} @ {w}" for w, o in options.items() for e in o)},
+        {"en-es.txt": as_lines(f"{w} {e}" for w, o in options.items() for e in o)},
+    ]
     seeds["ding"] = [{"en-es.ding.txt": as_lines(["# Version :: fuzz seed in Ding's layout"] + ding)}]
     seeds["freedict"] = [{"freedict-eng-spa.index": index_bytes, "freedict-eng-spa.dict": dict_bytes}]
     hand_made = Path(__file__).resolve().parents[1] / "data" / "dictionaries"
     if hand_made.is_dir():  # the test suite's slices of real dictionaries, with their markup
         for name, key in (("es-en.pairs.tsv", "pairs"), ("es-en.dict", "muse"), ("de-en.ding.txt", "ding")):
             seeds[key].append({name: (hand_made / name).read_bytes()})
-        seeds["freedict"].append({n: (hand_made / n).read_bytes()
-                                  for n in ("freedict-spa-eng.index", "freedict-spa-eng.dict")})
+        seeds["freedict"].append(
+            {n: (hand_made / n).read_bytes() for n in ("freedict-spa-eng.index", "freedict-spa-eng.dict")}
+        )
     (folder / "en-es.dict").write_bytes(seeds["muse"][0]["en-es.dict"])
     dict_table = load_table(folder / "en-es.dict", "muse")  # dictionary ranks: the npz has a ranks array
     save_npz_table(dict_table, folder / "dict_table.npz")
-    seeds["table_npz"] = [{"table.npz": (folder / "table.npz").read_bytes()},
-                          {"table.npz": (folder / "dict_table.npz").read_bytes()}]
+    seeds["table_npz"] = [
+        {"table.npz": (folder / "table.npz").read_bytes()},
+        {"table.npz": (folder / "dict_table.npz").read_bytes()},
+    ]
 
     # an index, a run made with it, and the two learned models
     index = Index.build(docs, es)
@@ -247,22 +279,28 @@ def build_targets(folder: str | os.PathLike[str]) -> dict[str, Target]:
     boost = BoostRanker(rounds=4, bits=16, negatives=2, eval_every=2, backend="threading", quiet=True)
     boost.fit(topics_dict, qrels, (docids, texts))
     boost.model_.save(folder / "boost.npz")
-    idf_boost = BoostRanker(rounds=3, bits=16, negatives=2, eval_every=2, backend="threading", quiet=True,
-                            doc_weighting="idf")
+    idf_boost = BoostRanker(
+        rounds=3, bits=16, negatives=2, eval_every=2, backend="threading", quiet=True, doc_weighting="idf"
+    )
     idf_boost.fit(topics_dict, qrels, (docids, texts))
     idf_boost.model_.save(folder / "boost2.npz")
-    seeds["boost_npz"] = [{"boost.npz": (folder / "boost.npz").read_bytes()},
-                          {"boost.npz": (folder / "boost2.npz").read_bytes()}]
+    seeds["boost_npz"] = [
+        {"boost.npz": (folder / "boost.npz").read_bytes()},
+        {"boost.npz": (folder / "boost2.npz").read_bytes()},
+    ]
     scs = SCSModel(dim=4, epochs=1, negatives=2, batch_size=16, random_state=0).fit(topics_dict, qrels, (docids, texts))
     scs.save(folder / "scs.npz")
     seeds["scs_npz"] = [{"scs.npz": (folder / "scs.npz").read_bytes()}]
     vectors = [f"{len(scs.doc_vocab_)} {scs.dim}"] + [
-        " ".join([w] + [repr(float(x)) for x in row]) for w, row in zip(scs.doc_vocab_.tolist(), scs.doc_embeddings_)]
+        " ".join([w] + [repr(float(x)) for x in row]) for w, row in zip(scs.doc_vocab_.tolist(), scs.doc_embeddings_)
+    ]
     seeds["vectors"] = [{"vectors.txt": as_lines(vectors[:25])}]
 
     # topic files in every markup dialect and HC4/NeuCLIR JSONL, read with all three fields
-    seeds["topics"] = [{"topics.txt": topic_files(queries, dialect).encode("utf-8")}
-                       for dialect in ("trec-closed", "clef", "clef-sgml", "ntcir")]
+    seeds["topics"] = [
+        {"topics.txt": topic_files(queries, dialect).encode("utf-8")}
+        for dialect in ("trec-closed", "clef", "clef-sgml", "ntcir")
+    ]
     seeds["topics_hc4"] = [{"topics.jsonl": topic_files(queries, "hc4").encode("utf-8")}]
 
     # a Moses phrase table and an HLTCOE PSQ json table made from the small table, a MUSE text file (its
@@ -275,17 +313,35 @@ def build_targets(folder: str | os.PathLike[str]) -> dict[str, Target]:
 
     # a collection folder: its manifest is mutated, the files it names are not
     mini = folder / "collection"
-    datasets.write_collection(datasets.CollectionData(
-        name="fuzz-nave", variant="standard", source_lang="en", target_lang="es", description="a fuzz seed",
-        docids=docids, doc_texts=texts, pair_ids=[i for i, _, _ in pairs], pair_sources=[s for _, s, _ in pairs],
-        pair_targets=[t for _, _, t in pairs], queries={"test": topics_dict}, qrels={"test": qrels},
-        excluded={"test": qrels.subset([queries[0][0]])}), mini, compress=False)
+    datasets.write_collection(
+        datasets.CollectionData(
+            name="fuzz-nave",
+            variant="standard",
+            source_lang="en",
+            target_lang="es",
+            description="a fuzz seed",
+            docids=docids,
+            doc_texts=texts,
+            pair_ids=[i for i, _, _ in pairs],
+            pair_sources=[s for _, s, _ in pairs],
+            pair_targets=[t for _, _, t in pairs],
+            queries={"test": topics_dict},
+            qrels={"test": qrels},
+            excluded={"test": qrels.subset([queries[0][0]])},
+        ),
+        mini,
+        compress=False,
+    )
     manifest = json.loads((mini / "manifest.json").read_text(encoding="utf-8"))
-    subset = {**manifest, "files": {**manifest["files"], "documents": {"subset_of": "documents.tsv",
-                                                                        "books": ["Gen", "Matt", "Ps"]}}}
+    subset = {
+        **manifest,
+        "files": {**manifest["files"], "documents": {"subset_of": "documents.tsv", "books": ["Gen", "Matt", "Ps"]}},
+    }
     others = {p.name: p.read_bytes() for p in sorted(mini.iterdir()) if p.name != "manifest.json"}
-    seeds["manifest"] = [{"manifest.json": (mini / "manifest.json").read_bytes(), **others},
-                         {"manifest.json": json.dumps(subset, indent=1).encode("utf-8"), **others}]
+    seeds["manifest"] = [
+        {"manifest.json": (mini / "manifest.json").read_bytes(), **others},
+        {"manifest.json": json.dumps(subset, indent=1).encode("utf-8"), **others},
+    ]
 
     dim = scs.dim
     context = {"docids": docids, "doc_tokens": doc_tokens, "query_tokens": q_tokens}
@@ -307,16 +363,43 @@ def build_targets(folder: str | os.PathLike[str]) -> dict[str, Target]:
         Target("topics", "text", seeds["topics"], _read_topics, check_queries),
         Target("topics_hc4", "json", seeds["topics_hc4"], _read_topics, check_queries),
         Target("phrase_table", "text", seeds["phrase_table"], _read_table, check_table, use_table),
-        Target("psq_json", "json", seeds["psq_json"], _read_table, check_table, use_table,
-               neutral=("gzip", "crlf", "blank_lines", "bom")),  # one JSON text: a lone CR is not a line end
+        Target(
+            "psq_json",
+            "json",
+            seeds["psq_json"],
+            _read_table,
+            check_table,
+            use_table,
+            neutral=("gzip", "crlf", "blank_lines", "bom"),
+        ),  # one JSON text: a lone CR is not a line end
         Target("muse_text", "text", seeds["muse_text"], _read_table, check_table, use_table),
-        Target("alignments", "text", seeds["alignments"], _read_alignments, check_table, use_table, mutable=3,
-               neutral=("gzip", "crlf", "cr", "bom")),  # blank lines are empty sentences
-        Target("manifest", "json", seeds["manifest"], _read_collection, check_collection,
-               neutral=("crlf", "cr", "blank_lines", "bom")),  # read as one JSON text, never gzipped
+        Target(
+            "alignments",
+            "text",
+            seeds["alignments"],
+            _read_alignments,
+            check_table,
+            use_table,
+            mutable=3,
+            neutral=("gzip", "crlf", "cr", "bom"),
+        ),  # blank lines are empty sentences
+        Target(
+            "manifest",
+            "json",
+            seeds["manifest"],
+            _read_collection,
+            check_collection,
+            neutral=("crlf", "cr", "blank_lines", "bom"),
+        ),  # read as one JSON text, never gzipped
         Target("index_npz", "npz", seeds["index_npz"], _load_index, check_index, lambda r: use_index(r, context)),
-        Target("table_npz", "npz", seeds["table_npz"], _load_npz_table, check_table,
-               lambda r: use_table(r, index.vocabulary)),
+        Target(
+            "table_npz",
+            "npz",
+            seeds["table_npz"],
+            _load_npz_table,
+            check_table,
+            lambda r: use_table(r, index.vocabulary),
+        ),
         Target("boost_npz", "npz", seeds["boost_npz"], _load_boost, check_boost, lambda r: use_boost(r, context)),
         Target("scs_npz", "npz", seeds["scs_npz"], _load_scs, check_scs, lambda r: use_scs(r, context)),
     ]
@@ -331,10 +414,33 @@ def build_targets(folder: str | os.PathLike[str]) -> dict[str, Target]:
     return out
 
 
-TARGET_NAMES = ("documents", "documents_jsonl", "queries", "queries_jsonl", "qrels", "run", "parallel", "stopwords",
-                "moses", "pairs", "muse", "ding", "freedict", "vectors", "manifest",
-                "topics", "topics_hc4", "phrase_table", "psq_json", "muse_text", "alignments",
-                "index_npz", "table_npz", "boost_npz", "scs_npz")
+TARGET_NAMES = (
+    "documents",
+    "documents_jsonl",
+    "queries",
+    "queries_jsonl",
+    "qrels",
+    "run",
+    "parallel",
+    "stopwords",
+    "moses",
+    "pairs",
+    "muse",
+    "ding",
+    "freedict",
+    "vectors",
+    "manifest",
+    "topics",
+    "topics_hc4",
+    "phrase_table",
+    "psq_json",
+    "muse_text",
+    "alignments",
+    "index_npz",
+    "table_npz",
+    "boost_npz",
+    "scs_npz",
+)
 
 
 def topic_files(queries: list[tuple[str, str]], dialect: str) -> str:
@@ -342,41 +448,84 @@ def topic_files(queries: list[tuple[str, str]], dialect: str) -> str:
     (CLEF XML), ``clef-sgml`` (CLEF 2000-2003, language-prefixed tags, some unclosed), ``ntcir`` (NTCIR XML) or
     ``hc4`` (HC4/NeuCLIR JSONL, an English original and a Spanish translation); the title is the text before its
     first colon, the description the text, the narrative a sentence naming the title."""
+
     def parts(text: str) -> tuple[str, str, str]:
         title = text.split(":")[0].strip() or text
         return title, text, f"A relevant verse tells of {title}."
 
     if dialect == "hc4":
-        return "".join(json.dumps({"topic_id": qid, "topics": [
-            {"lang": "spa", "source": "human translation", "topic_title": "t " + title,
-             "topic_description": "d " + desc},
-            {"lang": "eng", "source": "original", "topic_title": title, "topic_description": desc,
-             "topic_narrative": narr}]}, ensure_ascii=False) + "\n" for qid, (title, desc, narr) in
-                       ((qid, parts(text)) for qid, text in queries))
+        return "".join(
+            json.dumps(
+                {
+                    "topic_id": qid,
+                    "topics": [
+                        {
+                            "lang": "spa",
+                            "source": "human translation",
+                            "topic_title": "t " + title,
+                            "topic_description": "d " + desc,
+                        },
+                        {
+                            "lang": "eng",
+                            "source": "original",
+                            "topic_title": title,
+                            "topic_description": desc,
+                            "topic_narrative": narr,
+                        },
+                    ],
+                },
+                ensure_ascii=False,
+            )
+            + "\n"
+            for qid, (title, desc, narr) in ((qid, parts(text)) for qid, text in queries)
+        )
     head, topic, tail = _TOPIC_MARKUP[dialect]
-    return head + "".join(topic.format(qid=qid, title=title, desc=desc, narr=narr) for qid, (title, desc, narr) in
-                          ((qid, [html.escape(x, quote=False) for x in parts(text)]) for qid, text in queries)) + tail
+    return (
+        head
+        + "".join(
+            topic.format(qid=qid, title=title, desc=desc, narr=narr)
+            for qid, (title, desc, narr) in (
+                (qid, [html.escape(x, quote=False) for x in parts(text)]) for qid, text in queries
+            )
+        )
+        + tail
+    )
 
 
 # dialect -> (the file's start, one topic, the file's end)
 _TOPIC_MARKUP = {
-    "trec-closed": ("", "<top>\n<num>Number: {qid}</num>\n<title>{title}</title>\n<desc>Description: {desc}</desc>\n"
-                        "<narr>Narrative: {narr}</narr>\n</top>\n", ""),
-    "clef": ('<?xml version="1.0" encoding="UTF-8"?>\n<topics>\n',
-             '<topic lang="en">\n<identifier>{qid}</identifier>\n<title>{title}</title>\n'
-             "<description>{desc}</description>\n<narrative>{narr}</narrative>\n</topic>\n", "</topics>\n"),
-    "clef-sgml": ("", "<top>\n<num> {qid} </num>\n<EN-title> {title} </EN-title>\n<EN-desc> {desc}\n"
-                      "<EN-narr> {narr}\n</top>\n", ""),
-    "ntcir": ("<TOPICS>\n", "<TOPIC>\n<NUM>{qid}</NUM>\n<TITLE>{title}</TITLE>\n<DESC>{desc}</DESC>\n"
-                            "<NARR><BACK>{narr}</BACK><RELE>{narr}</RELE></NARR>\n<CONC>{title}</CONC>\n</TOPIC>\n",
-              "</TOPICS>\n"),
+    "trec-closed": (
+        "",
+        "<top>\n<num>Number: {qid}</num>\n<title>{title}</title>\n<desc>Description: {desc}</desc>\n"
+        "<narr>Narrative: {narr}</narr>\n</top>\n",
+        "",
+    ),
+    "clef": (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<topics>\n',
+        '<topic lang="en">\n<identifier>{qid}</identifier>\n<title>{title}</title>\n'
+        "<description>{desc}</description>\n<narrative>{narr}</narrative>\n</topic>\n",
+        "</topics>\n",
+    ),
+    "clef-sgml": (
+        "",
+        "<top>\n<num> {qid} </num>\n<EN-title> {title} </EN-title>\n<EN-desc> {desc}\n<EN-narr> {narr}\n</top>\n",
+        "",
+    ),
+    "ntcir": (
+        "<TOPICS>\n",
+        "<TOPIC>\n<NUM>{qid}</NUM>\n<TITLE>{title}</TITLE>\n<DESC>{desc}</DESC>\n"
+        "<NARR><BACK>{narr}</BACK><RELE>{narr}</RELE></NARR>\n<CONC>{title}</CONC>\n</TOPIC>\n",
+        "</TOPICS>\n",
+    ),
 }
 
 
 def phrase_table(rows: list[tuple[str, str, float]]) -> bytes:
     """``(source, target, p)`` rows as a Moses phrase table: p(t|s) = p in the third of four scores."""
-    return as_lines(f"{w} ||| {e} ||| {p / 2:.4f} {p / 3:.4f} {p:.6f} {p / 4:.4f} ||| 0-0 ||| {k + 2} {k + 1} 1"
-                    for k, (w, e, p) in enumerate(rows))
+    return as_lines(
+        f"{w} ||| {e} ||| {p / 2:.4f} {p / 3:.4f} {p:.6f} {p / 4:.4f} ||| 0-0 ||| {k + 2} {k + 1} 1"
+        for k, (w, e, p) in enumerate(rows)
+    )
 
 
 def psq_json(rows: list[tuple[str, str, float]], **options) -> bytes:
@@ -418,43 +567,52 @@ def _write_files(folder: Path, files: dict[str, bytes]) -> Path:
 # ================================================================================================
 # readers and loaders
 
+
 def _read_documents(path):
     from clirkit.formats import read_documents
+
     return read_documents(path)
 
 
 def _read_queries(path):
     from clirkit.formats import read_queries
+
     return read_queries(path)
 
 
 def _read_qrels(path):
     from clirkit.formats import read_qrels
+
     return read_qrels(path)
 
 
 def _read_run(path):
     from clirkit.formats import read_run
+
     return read_run(path)
 
 
 def _read_parallel(path):
     from clirkit.datasets.parallel import read_parallel
+
     return read_parallel(path)
 
 
 def _read_stopwords(path):
     from clirkit.analysis import read_stopwords
+
     return read_stopwords(path)
 
 
 def _read_table(path):
     from clirkit.translation import load_table
+
     return load_table(path)
 
 
 def _read_topics(path):
     from clirkit.formats import read_queries
+
     return read_queries(path, fields="title,desc,narr", lang="en")
 
 
@@ -467,6 +625,7 @@ def _read_alignments(path):
 
 def _read_vectors(path, dim):
     from clirkit.scs.encoding import read_word_vectors
+
     return read_word_vectors(path, dim)
 
 
@@ -483,21 +642,25 @@ def _read_collection(path):
 
 def _load_index(path):
     from clirkit.index import Index
+
     return Index.load(path)
 
 
 def _load_npz_table(path):
     from clirkit.translation import load_table
+
     return load_table(path, "npz")
 
 
 def _load_boost(path):
     from clirkit.boost import BoostModel
+
     return BoostModel.load(path)
 
 
 def _load_scs(path):
     from clirkit.scs.model import SCSModel
+
     return SCSModel.load(path)
 
 
@@ -528,8 +691,10 @@ def _check_id(ident, what: str) -> None:
 
 
 def _check_str_array(arr, what: str, *, ids: bool = False, sorted_unique: bool = False) -> None:
-    _require(isinstance(arr, np.ndarray) and arr.ndim == 1 and (arr.dtype.kind == "U" or arr.size == 0),
-             f"{what} is not a 1-d str array")
+    _require(
+        isinstance(arr, np.ndarray) and arr.ndim == 1 and (arr.dtype.kind == "U" or arr.size == 0),
+        f"{what} is not a 1-d str array",
+    )
     values = arr.tolist()
     for v in values:
         (_check_id if ids else _check_text)(v, what)
@@ -543,8 +708,10 @@ def _check_unique(values, what: str) -> None:
 
 def check_documents(result) -> None:
     docids, texts = result
-    _require(isinstance(docids, list) and isinstance(texts, list) and len(docids) == len(texts) > 0,
-             "docids and texts not aligned lists")
+    _require(
+        isinstance(docids, list) and isinstance(texts, list) and len(docids) == len(texts) > 0,
+        "docids and texts not aligned lists",
+    )
     for d in docids:
         _check_id(d, "docid")
     for t in texts:
@@ -607,8 +774,10 @@ def _check_csr(m, shape, what: str) -> None:
 
     _require(sp.issparse(m) and m.format == "csr" and m.shape == shape, f"{what} is not a CSR of shape {shape}")
     indptr, indices = np.asarray(m.indptr), np.asarray(m.indices)
-    _require(indptr[0] == 0 and indptr[-1] == len(indices) == len(m.data) and bool(np.all(np.diff(indptr) >= 0)),
-             f"{what}: bad row pointers")
+    _require(
+        indptr[0] == 0 and indptr[-1] == len(indices) == len(m.data) and bool(np.all(np.diff(indptr) >= 0)),
+        f"{what}: bad row pointers",
+    )
     if len(indices):
         _require(int(indices.min()) >= 0 and int(indices.max()) < shape[1], f"{what}: column out of range")
         rows = np.repeat(np.arange(shape[0]), np.diff(indptr))
@@ -630,13 +799,17 @@ def check_table(t) -> None:
             joined = " ".join(w.split())
             _require(joined == w, f"{side} word {w[:40]!r} has whitespace")
     _check_csr(t.probs, (t.n_source, t.n_target), "probs")
-    _require(t.probs.dtype == np.float64 and bool(np.all((t.probs.data > 0) & (t.probs.data <= 1 + 1e-9))),
-             "a probability is not in (0, 1]")
+    _require(
+        t.probs.dtype == np.float64 and bool(np.all((t.probs.data > 0) & (t.probs.data <= 1 + 1e-9))),
+        "a probability is not in (0, 1]",
+    )
     if t.ranks is not None:
         _check_csr(t.ranks, t.probs.shape, "ranks")
         _require(bool(np.all(t.ranks.data >= 1)), "a rank below 1")
-    _require(isinstance(t.params, dict) and "source_lang" in t.params and "target_lang" in t.params,
-             "params without languages")
+    _require(
+        isinstance(t.params, dict) and "source_lang" in t.params and "target_lang" in t.params,
+        "params without languages",
+    )
     json.dumps(t.params)
 
 
@@ -667,8 +840,12 @@ def check_index(ix) -> None:
     _check_str_array(ix.terms, "term", sorted_unique=True)
     _check_csr(ix.tf, (ix.n_terms, ix.n_docs), "tf")
     _require(ix.tf.data.dtype.kind == "i" and bool(np.all(ix.tf.data >= 1)), "a count below 1")
-    _require(ix.doc_lengths.dtype == np.float64 and ix.doc_lengths.shape == (ix.n_docs,)
-             and bool(np.isfinite(ix.doc_lengths).all()), "doc_lengths")
+    _require(
+        ix.doc_lengths.dtype == np.float64
+        and ix.doc_lengths.shape == (ix.n_docs,)
+        and bool(np.isfinite(ix.doc_lengths).all()),
+        "doc_lengths",
+    )
     counted = np.bincount(ix.tf.indices, weights=ix.tf.data, minlength=ix.n_docs)
     _require(bool(np.all(counted == ix.doc_lengths)), "doc_lengths are not the sums of the counts")
 
@@ -682,8 +859,10 @@ def check_boost(m) -> None:
     _require(m.ngram in (1, 2, 3) and math.isfinite(m.beta) and m.beta >= 0, "ngram or beta")
     h = m.history
     R, P = len(h["round"]), len(h["pair_src"])
-    _require(all(len(h[k]) == R for k in ("bag", "bucket", "alpha")) and len(h["ptr"]) == R + 1
-             and len(h["pair_tgt"]) == P, "history arrays not aligned")
+    _require(
+        all(len(h[k]) == R for k in ("bag", "bucket", "alpha")) and len(h["ptr"]) == R + 1 and len(h["pair_tgt"]) == P,
+        "history arrays not aligned",
+    )
     _require(bool(np.isfinite(h["alpha"]).all()), "a history step is not finite")
     _require(int(h["ptr"][0]) == 0 and int(h["ptr"][-1]) == P and bool(np.all(np.diff(h["ptr"]) >= 0)), "history_ptr")
     if P:
@@ -698,13 +877,16 @@ def check_scs(m) -> None:
     for side in ("query", "doc"):
         vocab, E = getattr(m, f"{side}_vocab_"), getattr(m, f"{side}_embeddings_")
         _check_str_array(vocab, f"{side} word", sorted_unique=True)
-        _require(E.dtype == np.float64 and E.shape == (len(vocab), m.dim) and bool(np.isfinite(E).all()),
-                 f"{side} embeddings")
+        _require(
+            E.dtype == np.float64 and E.shape == (len(vocab), m.dim) and bool(np.isfinite(E).all()),
+            f"{side} embeddings",
+        )
     _require(isinstance(m.dim, int) and m.dim >= 1 and math.isfinite(m.eps) and m.eps >= 0, "dim or eps")
 
 
 # ================================================================================================
 # a cheap use of what was loaded: what was accepted must work
+
 
 def use_index(ix, context) -> None:
     from clirkit.bm25 import BM25
@@ -748,6 +930,7 @@ def use_scs(m, context) -> None:
 # ================================================================================================
 # canonical form: what "the same result" means
 
+
 def canonical(obj, folder: str | None = None):
     """A comparable, JSON-like form of a reader's result (arrays as lists, matrices as their CSR arrays);
     ``folder`` in strings (a table's ``params["file"]``) is replaced by ``<folder>``."""
@@ -773,11 +956,24 @@ def canonical(obj, folder: str | None = None):
     if isinstance(obj, (np.generic,)):
         return obj.item()
     if type(obj).__name__ == "Collection":
-        return canonical({"name": obj.name, "splits": obj.splits, "documents": obj.documents(),
-                          "parallel": obj.parallel(), **{s: (obj.queries(s), obj.qrels(s)) for s in obj.splits}})
+        return canonical(
+            {
+                "name": obj.name,
+                "splits": obj.splits,
+                "documents": obj.documents(),
+                "parallel": obj.parallel(),
+                **{s: (obj.queries(s), obj.qrels(s)) for s in obj.splits},
+            }
+        )
     if hasattr(obj, "__dict__"):
-        return (type(obj).__name__, [(k, canonical(v)) for k, v in sorted(vars(obj).items())
-                                     if not k.startswith("_") and k not in ("documents_",)])
+        return (
+            type(obj).__name__,
+            [
+                (k, canonical(v))
+                for k, v in sorted(vars(obj).items())
+                if not k.startswith("_") and k not in ("documents_",)
+            ],
+        )
     if dataclasses.is_dataclass(obj):
         return canonical(dataclasses.asdict(obj))
     return repr(obj)
@@ -794,22 +990,170 @@ def _unfolder(value, folder: str):
 # ================================================================================================
 # mutations of text files
 
-NASTY_FIELDS = ["", " ", "\t", "nan", "NaN", "-nan", "inf", "-inf", "Infinity", "1e309", "-1e309", "1e-400", "-0",
-                "0", "-1", "1", "2", "9" * 12, "9" * 20, "-" + "9" * 20, "1" * 5000, "18446744073709551616",
-                "0x10", "1_000", "١٢٣", "²", "0.5", "1.0000000001", "+1", "--1", "1e5", ".", "#", "<top>", "</top>",
-                "<num>", " :: ", " @ ", "|", ";", "{", "}", "(", "[", "\\", '"', "'", "NULL", "00databaseshort",
-                "x" * 1200, "Gen.1.1", "Q0", "\u00a0", "\u3000", "\u2028", "\x85", "\x0b", "\x0c", "\x1c", "\x00",
-                "\u200b", "\ufeff", "e\u0301", "\U0001F600", "\uffff", "\U0010ffff"]
-NASTY_BYTES = [b"\x00", b"\r", b"\n", b"\r\n", b"\t", b" ", b"\xef\xbb\xbf", b"\xed\xa0\x80", b"\xed\xbf\xbf",
-               b"\xc0\xaf", b"\xc3", b"\xe2\x82", b"\xf4\x90\x80\x80", b"\xff", b"\xfe", b"\x1f\x8b", b"PK\x03\x04",
-               b"\xe2\x80\xa8", b"\xc2\x85", b"\x0b", b"\x0c", b"\x1c", b"\\", b"\"", b"{", b"}", b"[", b"]",
-               b"nan", b"inf", b"1e309", b"-", b"#", b"<top>", b"</top>", b" :: ", b" @ ", b"|", b";"]
-NASTY_JSON = [None, True, False, 0, -1, -5, 1, 2, 3, 0.5, -0.0, 2 ** 31, 2 ** 63, 2 ** 64, -(2 ** 63) - 1,
-              10 ** 400, 1e308, -1e308, float("nan"), float("inf"), float("-inf"), "", " ", "x", "a b", "\t",
-              "\n", "\ud800", "\udfff", "\x00", "en", "es", "x" * 1200, [], [1], ["x"], [None], {}, {"a": 1},
-              {"lang": "en"}]
-_CODEPOINT_RANGES = [(0x00, 0x20), (0x7f, 0xa0), (0xa0, 0x250), (0x300, 0x370), (0x2000, 0x2030), (0x3000, 0x3003),
-                     (0x4e00, 0x4e10), (0xfeff, 0xff00), (0xfff0, 0x10000), (0x1f600, 0x1f610), (0x10fff0, 0x110000)]
+NASTY_FIELDS = [
+    "",
+    " ",
+    "\t",
+    "nan",
+    "NaN",
+    "-nan",
+    "inf",
+    "-inf",
+    "Infinity",
+    "1e309",
+    "-1e309",
+    "1e-400",
+    "-0",
+    "0",
+    "-1",
+    "1",
+    "2",
+    "9" * 12,
+    "9" * 20,
+    "-" + "9" * 20,
+    "1" * 5000,
+    "18446744073709551616",
+    "0x10",
+    "1_000",
+    "١٢٣",
+    "²",
+    "0.5",
+    "1.0000000001",
+    "+1",
+    "--1",
+    "1e5",
+    ".",
+    "#",
+    "<top>",
+    "</top>",
+    "<num>",
+    " :: ",
+    " @ ",
+    "|",
+    ";",
+    "{",
+    "}",
+    "(",
+    "[",
+    "\\",
+    '"',
+    "'",
+    "NULL",
+    "00databaseshort",
+    "x" * 1200,
+    "Gen.1.1",
+    "Q0",
+    "\u00a0",
+    "\u3000",
+    "\u2028",
+    "\x85",
+    "\x0b",
+    "\x0c",
+    "\x1c",
+    "\x00",
+    "\u200b",
+    "\ufeff",
+    "e\u0301",
+    "\U0001f600",
+    "\uffff",
+    "\U0010ffff",
+]
+NASTY_BYTES = [
+    b"\x00",
+    b"\r",
+    b"\n",
+    b"\r\n",
+    b"\t",
+    b" ",
+    b"\xef\xbb\xbf",
+    b"\xed\xa0\x80",
+    b"\xed\xbf\xbf",
+    b"\xc0\xaf",
+    b"\xc3",
+    b"\xe2\x82",
+    b"\xf4\x90\x80\x80",
+    b"\xff",
+    b"\xfe",
+    b"\x1f\x8b",
+    b"PK\x03\x04",
+    b"\xe2\x80\xa8",
+    b"\xc2\x85",
+    b"\x0b",
+    b"\x0c",
+    b"\x1c",
+    b"\\",
+    b'"',
+    b"{",
+    b"}",
+    b"[",
+    b"]",
+    b"nan",
+    b"inf",
+    b"1e309",
+    b"-",
+    b"#",
+    b"<top>",
+    b"</top>",
+    b" :: ",
+    b" @ ",
+    b"|",
+    b";",
+]
+NASTY_JSON = [
+    None,
+    True,
+    False,
+    0,
+    -1,
+    -5,
+    1,
+    2,
+    3,
+    0.5,
+    -0.0,
+    2**31,
+    2**63,
+    2**64,
+    -(2**63) - 1,
+    10**400,
+    1e308,
+    -1e308,
+    float("nan"),
+    float("inf"),
+    float("-inf"),
+    "",
+    " ",
+    "x",
+    "a b",
+    "\t",
+    "\n",
+    "\ud800",
+    "\udfff",
+    "\x00",
+    "en",
+    "es",
+    "x" * 1200,
+    [],
+    [1],
+    ["x"],
+    [None],
+    {},
+    {"a": 1},
+    {"lang": "en"},
+]
+_CODEPOINT_RANGES = [
+    (0x00, 0x20),
+    (0x7F, 0xA0),
+    (0xA0, 0x250),
+    (0x300, 0x370),
+    (0x2000, 0x2030),
+    (0x3000, 0x3003),
+    (0x4E00, 0x4E10),
+    (0xFEFF, 0xFF00),
+    (0xFFF0, 0x10000),
+    (0x1F600, 0x1F610),
+    (0x10FFF0, 0x110000),
+]
 
 
 def _random_unicode(rnd: random.Random) -> bytes:
@@ -847,13 +1191,13 @@ def m_delete(data: bytes, rnd: random.Random) -> bytes:
     if not data:
         raise Skip
     i = rnd.randrange(len(data))
-    return data[:i] + data[i + rnd.randint(1, 32):]
+    return data[:i] + data[i + rnd.randint(1, 32) :]
 
 
 def m_truncate(data: bytes, rnd: random.Random) -> bytes:
     if not data:
         raise Skip
-    return data[:rnd.randrange(len(data))]
+    return data[: rnd.randrange(len(data))]
 
 
 def _split_lines(data: bytes) -> list[bytes]:
@@ -909,9 +1253,33 @@ def m_number(data: bytes, rnd: random.Random) -> bytes:
     if not found:
         raise Skip
     m = rnd.choice(found)
-    value = rnd.choice(["nan", "NaN", "inf", "-inf", "1e309", "-1e309", "1e-400", "-0", "-1", "0", "9" * 19,
-                        "9" * 25, "1" * 5000, "-" + "9" * 25, "0x1f", "1_0", "١", "1e", "+", ".5", "5.", "1.5"])
-    return data[:m.start()] + value.encode("utf-8") + data[m.end():]
+    value = rnd.choice(
+        [
+            "nan",
+            "NaN",
+            "inf",
+            "-inf",
+            "1e309",
+            "-1e309",
+            "1e-400",
+            "-0",
+            "-1",
+            "0",
+            "9" * 19,
+            "9" * 25,
+            "1" * 5000,
+            "-" + "9" * 25,
+            "0x1f",
+            "1_0",
+            "١",
+            "1e",
+            "+",
+            ".5",
+            "5.",
+            "1.5",
+        ]
+    )
+    return data[: m.start()] + value.encode("utf-8") + data[m.end() :]
 
 
 def m_unicode(data: bytes, rnd: random.Random) -> bytes:
@@ -1005,9 +1373,18 @@ def m_json_value(data: bytes, rnd: random.Random) -> bytes:
 
 
 TEXT_MUTATIONS: dict[str, Callable[[bytes, random.Random], bytes]] = {
-    "flip": m_flip, "insert": m_insert, "delete": m_delete, "truncate": m_truncate,
-    "duplicate_line": m_duplicate_line, "drop_line": m_drop_line, "swap_lines": m_swap_lines, "field": m_field,
-    "number": m_number, "unicode": m_unicode, "lone_cr": m_lone_cr, "gzip_damaged": m_gzip_damaged,
+    "flip": m_flip,
+    "insert": m_insert,
+    "delete": m_delete,
+    "truncate": m_truncate,
+    "duplicate_line": m_duplicate_line,
+    "drop_line": m_drop_line,
+    "swap_lines": m_swap_lines,
+    "field": m_field,
+    "number": m_number,
+    "unicode": m_unicode,
+    "lone_cr": m_lone_cr,
+    "gzip_damaged": m_gzip_damaged,
     "json_value": m_json_value,
 }
 
@@ -1038,6 +1415,7 @@ TEXT_NEUTRAL = {"gzip": n_gzip, "crlf": n_crlf, "cr": n_cr, "blank_lines": n_bla
 # ================================================================================================
 # mutations of npz files
 
+
 def read_npz(data: bytes) -> tuple[object, dict[str, np.ndarray]]:
     """The header (parsed JSON) and the arrays of an npz file's bytes."""
     with np.load(io.BytesIO(data), allow_pickle=False) as npz:
@@ -1046,20 +1424,39 @@ def read_npz(data: bytes) -> tuple[object, dict[str, np.ndarray]]:
     return header, arrays
 
 
-def write_npz(header, arrays: dict[str, np.ndarray], *, raw_header: bytes | None = None,
-              compressed: bool = False) -> bytes:
+def write_npz(
+    header, arrays: dict[str, np.ndarray], *, raw_header: bytes | None = None, compressed: bool = False
+) -> bytes:
     if raw_header is None:
         raw_header = _dumps(header, sort_keys=True, ensure_ascii=True)
     buf = io.BytesIO()
     (np.savez_compressed if compressed else np.savez)(
-        buf, **{HEADER_KEY: np.frombuffer(raw_header, dtype=np.uint8)}, **arrays)
+        buf, **{HEADER_KEY: np.frombuffer(raw_header, dtype=np.uint8)}, **arrays
+    )
     return buf.getvalue()
 
 
-_NASTY_NUMBERS = [np.nan, np.inf, -np.inf, -1, 0, 1, 2, -2 ** 31, 2 ** 31 - 1, 2 ** 31, 2 ** 63 - 1, 1e300, 0.5, -0.5]
+_NASTY_NUMBERS = [np.nan, np.inf, -np.inf, -1, 0, 1, 2, -(2**31), 2**31 - 1, 2**31, 2**63 - 1, 1e300, 0.5, -0.5]
 _NASTY_STRINGS = ["", " ", "a b", "\t", "\x00", "x" * 2000, "\ud800", "zzzz", "NULL", "Gen.1.1", "\uffff"]
-_DTYPES = ["float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint64", "bool", "complex128",
-           ">i8", ">f8", ">i4", "U", "S", "object", "float16"]
+_DTYPES = [
+    "float32",
+    "float64",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint64",
+    "bool",
+    "complex128",
+    ">i8",
+    ">f8",
+    ">i4",
+    "U",
+    "S",
+    "object",
+    "float16",
+]
 
 
 def _with_value(arr: np.ndarray, rnd: random.Random) -> np.ndarray:
@@ -1079,7 +1476,7 @@ def _with_value(arr: np.ndarray, rnd: random.Random) -> np.ndarray:
             if isinstance(value, float) and not value.is_integer() or not np.isfinite(value):
                 flat = flat.astype(np.float64)
             elif arr.dtype.kind in "iu" and not (np.iinfo(flat.dtype).min <= value <= np.iinfo(flat.dtype).max):
-                flat = flat.astype(np.float64 if abs(value) > 2 ** 62 else np.int64)
+                flat = flat.astype(np.float64 if abs(value) > 2**62 else np.int64)
             flat[i] = value
     except (OverflowError, ValueError):
         raise Skip from None
@@ -1105,8 +1502,9 @@ def _with_dtype(arr: np.ndarray, rnd: random.Random) -> np.ndarray:
 
 
 def _with_shape(arr: np.ndarray, rnd: random.Random) -> np.ndarray:
-    how = rnd.choice(["2d", "scalar", "drop_last", "drop_first", "append", "empty", "reverse", "shuffle", "swap",
-                      "repeat"])
+    how = rnd.choice(
+        ["2d", "scalar", "drop_last", "drop_first", "append", "empty", "reverse", "shuffle", "swap", "repeat"]
+    )
     if how == "2d":
         return arr.reshape(-1, 1) if arr.ndim == 1 else arr.reshape(-1)
     if how == "scalar":
@@ -1136,8 +1534,22 @@ def _with_shape(arr: np.ndarray, rnd: random.Random) -> np.ndarray:
 
 def npz_mutate(data: bytes, rnd: random.Random) -> tuple[bytes, str]:
     """One structured or raw change to an npz file; returns the bytes and what was done."""
-    op = rnd.choice(["header_value", "header_value", "header_raw", "array_value", "array_value", "array_dtype",
-                     "array_shape", "array_shape", "array_remove", "array_add", "array_swap", "zip_bytes"])
+    op = rnd.choice(
+        [
+            "header_value",
+            "header_value",
+            "header_raw",
+            "array_value",
+            "array_value",
+            "array_dtype",
+            "array_shape",
+            "array_shape",
+            "array_remove",
+            "array_add",
+            "array_swap",
+            "zip_bytes",
+        ]
+    )
     if op == "zip_bytes":
         compressed = rnd.random() < 0.4  # deflated members: damage reaches zlib
         if compressed:
@@ -1149,8 +1561,22 @@ def npz_mutate(data: bytes, rnd: random.Random) -> tuple[bytes, str]:
         return write_npz(_json_mutated(header, rnd), arrays), op
     if op == "header_raw":
         raw = json.dumps(header, sort_keys=True).encode("utf-8")
-        raw = rnd.choice([b"[]", b"\"index\"", b"null", b"1", b"\xff\xfe", b"{", b"{\"kind\": NaN}", b"",
-                          b"[" * 5000 + b"]" * 5000, m_flip(raw, rnd), m_truncate(raw, rnd), m_unicode(raw, rnd)])
+        raw = rnd.choice(
+            [
+                b"[]",
+                b'"index"',
+                b"null",
+                b"1",
+                b"\xff\xfe",
+                b"{",
+                b'{"kind": NaN}',
+                b"",
+                b"[" * 5000 + b"]" * 5000,
+                m_flip(raw, rnd),
+                m_truncate(raw, rnd),
+                m_unicode(raw, rnd),
+            ]
+        )
         return write_npz(None, arrays, raw_header=raw), op
     names = sorted(arrays)
     name = rnd.choice(names)
@@ -1179,8 +1605,9 @@ def npz_neutral(data: bytes, how: str) -> bytes:
     if how == "compressed":
         return write_npz(header, arrays, compressed=True)
     if how == "big_endian":
-        return write_npz(header, {k: v.astype(v.dtype.newbyteorder(">")) if v.dtype.kind in "iufU" else v
-                                  for k, v in arrays.items()})
+        return write_npz(
+            header, {k: v.astype(v.dtype.newbyteorder(">")) if v.dtype.kind in "iufU" else v for k, v in arrays.items()}
+        )
     if how == "extra_array":
         return write_npz(header, {**arrays, "zz_unknown": np.arange(3)})
     if how == "respaced_header":
@@ -1194,8 +1621,10 @@ NPZ_NEUTRAL = ("compressed", "big_endian", "extra_array", "respaced_header")
 # ================================================================================================
 # one input
 
-def make_input(target: Target, rnd: random.Random, op: str | None = None,
-               seed_index: int | None = None) -> tuple[int, dict[str, bytes], str, bool]:
+
+def make_input(
+    target: Target, rnd: random.Random, op: str | None = None, seed_index: int | None = None
+) -> tuple[int, dict[str, bytes], str, bool]:
     """A mutated (or neutrally changed) copy of one of ``target``'s seeds.
 
     Returns ``(seed index, files, description, neutral)``. ``op`` forces the kind of change: a name of
@@ -1204,7 +1633,7 @@ def make_input(target: Target, rnd: random.Random, op: str | None = None,
     """
     k = rnd.randrange(len(target.seeds)) if seed_index is None else seed_index
     files = dict(target.seeds[k])
-    names = list(files)[:target.mutable]
+    names = list(files)[: target.mutable]
     if op is None:
         op = "neutral" if rnd.random() < 0.1 else "chain"
     if op == "neutral":
@@ -1238,8 +1667,9 @@ def make_input(target: Target, rnd: random.Random, op: str | None = None,
     return k, files, f"seed {k}: " + ", ".join(steps), False
 
 
-def run_input(target: Target, files: dict[str, bytes], workdir: Path, *, neutral: bool = False,
-              seed_index: int = 0) -> tuple[str, str]:
+def run_input(
+    target: Target, files: dict[str, bytes], workdir: Path, *, neutral: bool = False, seed_index: int = 0
+) -> tuple[str, str]:
     """Read one input; ``(outcome, detail)`` where outcome is ``ok``, ``error`` (a ClirkitError),
     ``uncaught`` (any other exception, with its traceback), ``wrong`` (an invariant broken, or a
     neutral change that gave another result or an error) or ``use`` (an exception other than
@@ -1283,6 +1713,7 @@ def input_random(seed: int, i: int) -> random.Random:
 # ================================================================================================
 # the runner: a worker process per job, a watchdog for hangs
 
+
 def _worker(conn, targets: list[Target], seed: int, start: int, step: int, workdir: str) -> None:
     """Run inputs ``start, start + step, ...`` forever, sending ``(i, target, outcome, detail, what)``."""
     import resource
@@ -1309,14 +1740,35 @@ def _worker(conn, targets: list[Target], seed: int, start: int, step: int, workd
         i += step
 
 
-def fuzz(targets: list[Target], *, minutes: float, seed: int = 0, jobs: int = 1, timeout: float = 10.0,
-         workdir: str | os.PathLike[str], progress: bool = True) -> dict:
+def fuzz(
+    targets: list[Target],
+    *,
+    minutes: float,
+    seed: int = 0,
+    jobs: int = 1,
+    timeout: float = 10.0,
+    workdir: str | os.PathLike[str],
+    progress: bool = True,
+) -> dict:
     """Fuzz ``targets`` for ``minutes``; per target counts of inputs and outcomes, and failure samples."""
     import multiprocessing as mp
 
     ctx = mp.get_context("fork")
-    stats = {t.name: {"inputs": 0, "ok": 0, "error": 0, "neutral": 0, "uncaught": 0, "wrong": 0, "hang": 0, "use": 0,
-                      "harness": 0, "failures": {}} for t in targets}
+    stats = {
+        t.name: {
+            "inputs": 0,
+            "ok": 0,
+            "error": 0,
+            "neutral": 0,
+            "uncaught": 0,
+            "wrong": 0,
+            "hang": 0,
+            "use": 0,
+            "harness": 0,
+            "failures": {},
+        }
+        for t in targets
+    }
 
     def failed(name: str, i: int, outcome: str, what: str, detail: str) -> None:
         kinds = stats[name]["failures"]
@@ -1324,14 +1776,16 @@ def fuzz(targets: list[Target], *, minutes: float, seed: int = 0, jobs: int = 1,
         if key not in kinds:
             kinds[key] = {"count": 0, "input": i, "outcome": outcome, "what": what, "detail": detail}
         kinds[key]["count"] += 1
+
     deadline = time.monotonic() + minutes * 60
     workers = {}
     retried: set[int] = set()
 
     def start(j: int, first: int):
         parent, child = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=_worker, args=(child, targets, seed, first, jobs, os.path.join(workdir, f"w{j}")),
-                           daemon=True)
+        proc = ctx.Process(
+            target=_worker, args=(child, targets, seed, first, jobs, os.path.join(workdir, f"w{j}")), daemon=True
+        )
         proc.start()
         child.close()
         workers[j] = {"proc": proc, "conn": parent, "next": first, "since": time.monotonic()}
@@ -1386,8 +1840,7 @@ def fuzz(targets: list[Target], *, minutes: float, seed: int = 0, jobs: int = 1,
                 total = sum(s["inputs"] for s in stats.values())
                 bad = sum(s["uncaught"] + s["wrong"] + s["hang"] + s["use"] for s in stats.values())
                 left = max(0.0, deadline - time.monotonic())
-                print(f"fuzz: {total:,} inputs, {bad} failures, {left / 60:.1f} min left", file=sys.stderr,
-                      flush=True)
+                print(f"fuzz: {total:,} inputs, {bad} failures, {left / 60:.1f} min left", file=sys.stderr, flush=True)
     finally:
         for w in workers.values():
             w["proc"].kill()
@@ -1397,9 +1850,17 @@ def fuzz(targets: list[Target], *, minutes: float, seed: int = 0, jobs: int = 1,
 
 def report(stats: dict, minutes: float, seed: int) -> str:
     """The figures as Markdown: a table per target, then each kind of failure with its first input."""
-    columns = [("inputs", "inputs"), ("ok", "ok"), ("error", "ClirkitError"), ("neutral", "neutral"),
-               ("uncaught", "uncaught"), ("wrong", "wrong"), ("hang", "hangs"), ("use", "use errors"),
-               ("harness", "harness")]
+    columns = [
+        ("inputs", "inputs"),
+        ("ok", "ok"),
+        ("error", "ClirkitError"),
+        ("neutral", "neutral"),
+        ("uncaught", "uncaught"),
+        ("wrong", "wrong"),
+        ("hang", "hangs"),
+        ("use", "use errors"),
+        ("harness", "harness"),
+    ]
     rows = ["| target | " + " | ".join(title for _, title in columns) + " |", "|---|" + "---:|" * len(columns)]
     total = {k: 0 for k, _ in columns}
     for name, s in stats.items():
@@ -1407,12 +1868,20 @@ def report(stats: dict, minutes: float, seed: int) -> str:
         for k in total:
             total[k] += s[k]
     rows.append("| **all** | " + " | ".join(f"**{total[k]:,}**" for k, _ in columns) + " |")
-    lines = [f"fuzzing {minutes:g} min, seed {seed}: {total['inputs']:,} inputs, uncaught = {total['uncaught']}, "
-             f"wrong = {total['wrong']}, hangs = {total['hang']}, use errors = {total['use']}", ""] + rows
+    lines = [
+        f"fuzzing {minutes:g} min, seed {seed}: {total['inputs']:,} inputs, uncaught = {total['uncaught']}, "
+        f"wrong = {total['wrong']}, hangs = {total['hang']}, use errors = {total['use']}",
+        "",
+    ] + rows
     for name, s in stats.items():
         for key, f in sorted(s["failures"].items(), key=lambda kv: -kv[1]["count"]):
-            lines += ["", f"### {name}: {key} ({f['count']} inputs; first: input {f['input']}, {f['what']})",
-                      "```", f["detail"].rstrip()[-2000:], "```"]
+            lines += [
+                "",
+                f"### {name}: {key} ({f['count']} inputs; first: input {f['input']}, {f['what']})",
+                "```",
+                f["detail"].rstrip()[-2000:],
+                "```",
+            ]
     return "\n".join(lines)
 
 
@@ -1438,8 +1907,9 @@ def replay(targets: dict[str, Target], seed: int, i: int, workdir: Path) -> None
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
     ap.add_argument("--minutes", type=float, default=10.0, help="how long to fuzz")
     ap.add_argument("--seed", type=int, default=0, help="seed of the inputs (input i is made from (seed, i))")
     ap.add_argument("--jobs", type=int, default=1, help="worker processes")
@@ -1462,8 +1932,14 @@ def main(argv: list[str] | None = None) -> int:
             replay(chosen, args.seed, args.replay, work / "replay")
             return 0
         targets = [chosen[n] for n in TARGET_NAMES if n in chosen]
-        stats = fuzz(targets, minutes=args.minutes, seed=args.seed, jobs=args.jobs, timeout=args.timeout,
-                     workdir=str(work / "inputs"))
+        stats = fuzz(
+            targets,
+            minutes=args.minutes,
+            seed=args.seed,
+            jobs=args.jobs,
+            timeout=args.timeout,
+            workdir=str(work / "inputs"),
+        )
     print(report(stats, args.minutes, args.seed))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
