@@ -33,6 +33,8 @@ from clirkit.errors import ClirkitError
 from clirkit.index import Index
 from clirkit.query import StructuredQueries
 from clirkit.run import Run, take_strings
+from clirkit.weightings import DEFAULT_ALPHA, checked_background
+from clirkit.weightings import weighting as find_weighting
 
 _POSTINGS_PER_BATCH = 20_000_000  # bounds the intermediate sparse products
 _QUERIES_PER_STEP = 250  # a step of the progress shown when nothing bounds a batch
@@ -97,6 +99,11 @@ class BM25:
         precision: ``float64`` (default: exact, equal to rank-bm25 to 1e-9) or ``float32``: posting weights
             and score sums in float32, about twice as fast and half the memory, scores within ~1e-6 relative
             (documents whose scores differ by less may swap places).
+        weighting: the posting weighting, a name of :data:`clirkit.weightings.WEIGHTINGS`: ``bm25`` (the
+            default) or ``lm`` (the smoothed query likelihood, :mod:`clirkit.lm`), or one registered there.
+        background, alpha, lengths: what a weighting of the ``background`` statistic takes (``lm``): p_bg of
+            each index term (float64, > 0), its weight in (0, 1), and the documents' lengths (default: their own,
+            :attr:`~clirkit.index.Index.own_lengths`).
     """
 
     def __init__(
@@ -110,17 +117,29 @@ class BM25:
         epsilon: float = EPSILON,
         stats: CollectionStats | None = None,
         precision: str = PRECISION,
+        weighting: str = "bm25",
+        background: np.ndarray | None = None,
+        alpha: float = DEFAULT_ALPHA,
+        lengths: np.ndarray | None = None,
     ) -> None:
         check_settings(k1=k1, b=b, k3=k3, idf=idf, epsilon=epsilon, precision=precision)
+        self.weighting, self._weighting, self.alpha = weighting, find_weighting(weighting), alpha
         self.index, self.k1, self.b, self.k3, self.idf_variant, self.epsilon = index, k1, b, k3, idf, epsilon
         self.precision, self._dtype = precision, np.dtype(precision)
         self.stats = stats
         self._n_docs = index.n_docs if stats is None else stats.n_docs  # idf's N and df: the collection's
-        self._df = index.df if stats is None else stats.df
+        df = index.df if stats is None else stats.df
+        # each term's statistic, which the weighting makes its rows' values of: df, or the background p_bg
+        self._term_stats = df
+        if self._weighting.statistic == "background":
+            if background is None:
+                raise ClirkitError(f"the {weighting} weighting needs a background model (background=)")
+            self._term_stats = checked_background(background, alpha, index.n_terms)
+        self._lengths = lengths
         avgdl = (index.avgdl if stats is None else stats.avgdl) or 1.0
         with np.errstate(over="ignore"):
-            self._norm = k1 * (1.0 - b + b * index.doc_lengths / avgdl)  # K_d per document
-        self._mean_rsj = _mean_rsj(self._df, self._n_docs) if idf == "bm25okapi" else None
+            self.length_norms = k1 * (1.0 - b + b * index.doc_lengths / avgdl)  # K_d per document
+        self._mean_rsj = _mean_rsj(df, self._n_docs) if idf == "bm25okapi" else None
         self._weights: sp.csr_matrix | None = None
         self._dense: np.ndarray | None = None  # dense rows of very common terms' posting weights (filled rows)
         self._dense_slot: np.ndarray | None = None  # (n_terms,) each term's row of _dense, -1: none
@@ -129,8 +148,20 @@ class BM25:
         self._lazy: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # memory-mapped: term -> (docs, weights)
         self._lazy_units: tuple[sp.csr_matrix, np.ndarray] | None = None  # the last rows made of them, terms
 
+    @property
+    def lengths(self) -> np.ndarray:
+        """The documents' lengths a weighting divides by (float64): given, or their own."""
+        if self._lengths is None or self._lengths.dtype != np.float64:
+            own = self.index.own_lengths if self._lengths is None else self._lengths
+            self._lengths = np.asarray(own, dtype=np.float64)
+        return self._lengths
+
     def params(self) -> dict:
+        if self._weighting.statistic == "background":
+            return {"scoring": self.weighting, "alpha": self.alpha, "precision": self.precision}
+        named = {} if self.weighting == "bm25" else {"scoring": self.weighting}
         return {
+            **named,
             "k1": self.k1,
             "b": self.b,
             "k3": self.k3,
@@ -151,10 +182,6 @@ class BM25:
         with np.errstate(over="ignore", invalid="ignore"):
             return self._finite((self.k3 + 1.0) * qtf / (self.k3 + qtf), "query term weights")
 
-    def _saturate(self, tf: np.ndarray, docs: np.ndarray) -> np.ndarray:
-        with np.errstate(over="ignore", invalid="ignore"):
-            return tf * (self.k1 + 1.0) / (self._norm[docs] + tf)
-
     def _finite(self, values: np.ndarray, what: str) -> np.ndarray:
         """``values``, or ClirkitError if a parameter so large made one overflow (inf or NaN): a run with such
         scores would be silently wrong."""
@@ -170,42 +197,33 @@ class BM25:
         with the dense rows of the most common terms (the first search needs no warm-up)."""
         if self._weights is None:
             tf = self.index.tf
-            self._weights = sp.csr_matrix((self._row_weights(tf, self._df), tf.indices, tf.indptr), shape=tf.shape)
+            self._weights = sp.csr_matrix(
+                (self._row_weights(tf, self._term_stats), tf.indices, tf.indptr), shape=tf.shape
+            )
             if self._positive_weights():
                 self._keep_dense(self._weights, np.arange(tf.shape[0]))
         return self._weights
 
-    def _row_weights(self, tf_rows: sp.csr_matrix, df: np.ndarray) -> np.ndarray:
-        """idf(df) * saturated tf for each posting of ``tf_rows`` (CSR rows of counts over the documents, one
-        df per row), in this model's precision; computed a chunk of rows at a time, so that the float64
-        temporaries (some 50 bytes a posting) stay within _WEIGHT_CHUNK postings."""
+    def _row_weights(self, tf_rows: sp.csr_matrix, statistic: np.ndarray) -> np.ndarray:
+        """The weighting's weight of each posting of ``tf_rows`` (CSR rows of counts over the documents, one
+        statistic per row: df, or p_bg), in this model's precision; computed a chunk of rows at a time, so that
+        the float64 temporaries (some 50 bytes a posting) stay within _WEIGHT_CHUNK postings."""
         indptr = tf_rows.indptr
-        per_row = self._per_row(df)
+        per_row = self._weighting.rows(self, statistic)
         out = np.empty(tf_rows.nnz, dtype=self._dtype)
         lo = 0
         while lo < len(indptr) - 1:
             hi = max(lo + 1, int(np.searchsorted(indptr, indptr[lo] + _WEIGHT_CHUNK, side="right")) - 1)
             hi = min(hi, len(indptr) - 1)
             a, b = indptr[lo], indptr[hi]
-            out[a:b] = self._chunk_weights(
+            out[a:b] = self._weighting.postings(
+                self,
                 tf_rows.data[a:b].astype(np.float64),
                 tf_rows.indices[a:b],
                 np.repeat(per_row[lo:hi], np.diff(indptr[lo : hi + 1])),
             )
             lo = hi
         return self._finite(out, "term weights")
-
-    def _per_row(self, df: np.ndarray) -> np.ndarray:
-        """The value of each row a posting's weight is made with: its term's idf (float64)."""
-        return self.idf(df)
-
-    def _chunk_weights(self, tf: np.ndarray, docs: np.ndarray, idf: np.ndarray) -> np.ndarray:
-        """The weights of postings of counts ``tf`` (float64) in documents ``docs``, each with its row's value
-        (:meth:`_per_row`): idf * saturated tf, float64."""
-        data = self._saturate(tf, docs)
-        with np.errstate(over="ignore", invalid="ignore"):
-            data *= idf
-        return data
 
     def _lazy_weights(self, terms: np.ndarray) -> sp.csr_matrix:
         """The posting weights of ``terms`` (sorted term ids) as CSR rows in that order, for a memory-mapped
@@ -218,7 +236,7 @@ class BM25:
         for chunk in np.split(todo, np.flatnonzero(np.diff(chunk_of)) + 1) if len(todo) else []:
             rows = tf[chunk]
             rows = sp.csr_matrix(
-                (self._row_weights(rows, self._df[chunk]), rows.indices, rows.indptr), shape=rows.shape
+                (self._row_weights(rows, self._term_stats[chunk]), rows.indices, rows.indptr), shape=rows.shape
             )
             for i, term in enumerate(chunk.tolist()):  # the docids read where they are mapped, not copied
                 self._lazy[term] = (
@@ -394,7 +412,8 @@ class BM25:
         return topk.rank_sums(*args)
 
     def _scoring_units(self, queries: StructuredQueries) -> tuple[sp.csr_matrix, np.ndarray]:
-        """Rows of idf(df~) * saturated tf~ per document, and the row of each source term (-1: none).
+        """Rows of the weighting's weights of tf~ per document (BM25: idf(df~) * saturated tf~), and the row of each
+        source term (-1: none).
 
         One-to-one queries use the precomputed posting weights (one row per
         target term), unless the index is memory-mapped. Otherwise each distinct
@@ -418,15 +437,12 @@ class BM25:
         t_units = t[distinct]
         compact, tf_rows = _used_rows(t_units, self.index.tf)
         tf_units = (compact @ tf_rows.astype(np.float64)).tocsr()
-        if queries.df_union:  # Pirkola: the documents holding any of the synonyms
+        if queries.df_union and self._weighting.statistic == "df":  # Pirkola: documents holding any synonym
             union = getattr(self.stats, "union_df", None)
-            df_units = union(t_units) if union is not None else union_counts(t_units, self.index.tf)
-        else:
-            df_units = t_units @ self._df.astype(np.float64)
-        rows = np.repeat(np.arange(len(distinct)), np.diff(tf_units.indptr))
-        with np.errstate(over="ignore", invalid="ignore"):
-            data = (self._saturate(tf_units.data, tf_units.indices) * self.idf(df_units)[rows]).astype(self._dtype)
-        self._finite(data, "term weights")
+            stat_units = union(t_units) if union is not None else union_counts(t_units, self.index.tf)
+        else:  # the expected df~, or p_bg(f) = sum_e p(e|f) p_bg(e)
+            stat_units = t_units @ self._term_stats.astype(np.float64)
+        data = self._row_weights(tf_units, stat_units)
         return sp.csr_matrix((data, tf_units.indices, tf_units.indptr), shape=tf_units.shape), unit_of_source
 
     def score_matrix(self, queries: StructuredQueries) -> sp.csr_matrix:

@@ -73,6 +73,10 @@ class ProjectedIndex(Index):
     translation: dict = field(default_factory=dict)
     translated = True  # documents translated into the queries' language (clirkit.tablefit.side_of)
 
+    @property
+    def own_lengths(self) -> np.ndarray:
+        return self.doc_lengths if self.source_lengths is None else self.source_lengths
+
     def check_rows(self, terms: np.ndarray) -> None:
         """:meth:`Index.check_rows` for expected counts: values > 0, not >= 1."""
         if self._unchecked is None or len(terms) == 0:
@@ -415,7 +419,7 @@ def translated(
     except ValueError as exc:
         raise ClirkitError(str(exc)) from None
     _say_phrases_unused(pruned, quiet)
-    if isinstance(index, ShardedIndex):
+    if index.sharded:
         return project_shards(index, pruned, unknown=unknown, analyzer=analyzer, quiet=quiet)
     return project(index, pruned, unknown=unknown, analyzer=analyzer)
 
@@ -550,7 +554,7 @@ def background(spec: str, index: Index | ShardedIndex, *, texts: Sequence[str] |
     (:func:`read_counts`). From texts or a file, p_bg(t) = (1 + c(t)) / (1 + N), N every counted token, as the
     reference computes it (so a term the counts lack is not impossible)."""
     if spec == "collection":
-        counts = index.cf.astype(np.float64) if isinstance(index, ShardedIndex) else cf(index)
+        counts = index.cf.astype(np.float64) if index.sharded else cf(index)
         return counts / counts.sum() if counts.sum() > 0 else np.ones(index.n_terms)
     if spec == "parallel":
         if texts is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Sequence
+from typing import ClassVar, Iterable, Iterator, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -58,6 +58,7 @@ class Index:
     _vocabulary: dict | None = field(default=None, repr=False, compare=False)
     _unchecked: np.ndarray | None = field(default=None, repr=False, compare=False)  # bool per term, mmap opens
     _source: str | None = field(default=None, repr=False, compare=False)  # the file, for their errors
+    sharded: ClassVar[bool] = False  # a ShardedIndex (clirkit.shards) says True
 
     @property
     def n_docs(self) -> int:
@@ -71,6 +72,17 @@ class Index:
     def df(self) -> np.ndarray:
         """Document frequency of each term (int64, n_terms)."""
         return np.diff(self.tf.indptr).astype(np.int64)
+
+    @property
+    def n_shards(self) -> int:
+        """1: an index in one file (a :class:`~clirkit.shards.ShardedIndex` has its own)."""
+        return 1
+
+    @property
+    def own_lengths(self) -> np.ndarray:
+        """Tokens per document in its own language (an index translated by document-side PSQ keeps them apart
+        from its expected lengths, ``doc_lengths``): what the query likelihood divides by."""
+        return self.doc_lengths
 
     @property
     def avgdl(self) -> float:

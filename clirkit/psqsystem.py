@@ -292,11 +292,9 @@ class PSQ(CrossLanguageBM25):
         return self
 
     def _language_model(self, index, texts):
-        """The smoothed query likelihood over ``index`` (:class:`clirkit.lm.QueryLikelihood`; over a sharded index,
-        :class:`clirkit.shardsearch.ShardedQueryLikelihood`)."""
+        """The smoothed query likelihood over ``index`` (the ``lm`` weighting of :mod:`clirkit.weightings`, by the
+        scorer of the index's kind: :func:`clirkit.indexkinds.bm25`)."""
         from clirkit.docpsq import background
-        from clirkit.lm import QueryLikelihood
-        from clirkit.shards import ShardedIndex
 
         if self.translate_ == "queries" and self.background != "collection":
             raise ClirkitError(
@@ -304,13 +302,7 @@ class PSQ(CrossLanguageBM25):
                 f"documents; translated queries are smoothed with the collection's"
             )
         p_bg = background(self.background, index, texts=texts)
-        if isinstance(index, ShardedIndex):
-            from clirkit.shardsearch import ShardedQueryLikelihood
-
-            return ShardedQueryLikelihood(index, p_bg, alpha=self.alpha, precision=self.precision)
-        return QueryLikelihood(
-            index, p_bg, alpha=self.alpha, lengths=getattr(index, "source_lengths", None), precision=self.precision
-        )
+        return index.bm25(weighting="lm", background=p_bg, alpha=self.alpha, precision=self.precision)
 
     def _more_inputs(self, resources: Resources) -> tuple:
         if self.side(resources) == "documents":

@@ -91,6 +91,7 @@ class ShardedIndex:
     _names: dict = field(default_factory=dict, repr=False, compare=False)  # shard number -> docids read here
 
     kind = KIND  # the manifest's npz kind
+    sharded = True  # an Index says False
     shard_type = Index  # the class of its shards (their files' kind)
     remedy = "rebuild the index with `clirkit index --shards`"  # what to do about a missing or damaged shard
 

@@ -42,6 +42,8 @@ from clirkit.query import StructuredQueries
 from clirkit.rankmerge import Ranked, merge_ranked, warm_merge
 from clirkit.run import Run, take_strings
 from clirkit.shards import ShardedIndex, load_index
+from clirkit.weightings import DEFAULT_ALPHA, checked_background
+from clirkit.weightings import weighting as find_weighting
 
 
 class ShardedBM25:
@@ -58,10 +60,26 @@ class ShardedBM25:
         idf: str = IDF,
         epsilon: float = EPSILON,
         precision: str = PRECISION,
+        weighting: str = "bm25",
+        background: np.ndarray | None = None,
+        alpha: float = DEFAULT_ALPHA,
     ) -> None:
         check_settings(k1=k1, b=b, k3=k3, idf=idf, epsilon=epsilon, precision=precision)
         self.index = index
         self.bm25_params = {"k1": k1, "b": b, "k3": k3, "idf": idf, "epsilon": epsilon, "precision": precision}
+        if weighting != "bm25":  # a shard's BM25 (clirkit.bm25) takes these keywords as they are
+            self.bm25_params["weighting"] = weighting
+            if find_weighting(weighting).statistic == "background":
+                if background is None:
+                    raise ClirkitError(f"the {weighting} weighting needs a background model (background=)")
+                self.bm25_params.update(alpha=alpha, background=checked_background(background, alpha, index.n_terms))
+
+    def params(self) -> dict:
+        p = self.bm25_params
+        if "background" in p:
+            return {"scoring": p["weighting"], "alpha": p["alpha"], "precision": p["precision"]}
+        named = {"scoring": p["weighting"]} if "weighting" in p else {}
+        return {**named, **{k: p[k] for k in ("k1", "b", "k3", "idf", "epsilon", "precision")}}
 
     def search(self, queries: StructuredQueries, *, depth: int = 1000, quiet: bool = True, tag: str = "clirkit") -> Run:
         """The top ``depth`` documents of every query over all the shards (score desc, ties by docid asc);
@@ -97,18 +115,7 @@ class ShardedQueryLikelihood(ShardedBM25):
     def __init__(
         self, index: ShardedIndex, background: np.ndarray, *, alpha: float, precision: str = PRECISION
     ) -> None:
-        from clirkit.lm import checked_background
-
-        self.index = index
-        self.bm25_params = {
-            "scoring": "lm",
-            "alpha": alpha,
-            "precision": precision,
-            "background": checked_background(background, alpha, index.n_terms),
-        }
-
-    def params(self) -> dict:
-        return {"scoring": "lm", "alpha": self.bm25_params["alpha"], "precision": self.bm25_params["precision"]}
+        super().__init__(index, precision=precision, weighting="lm", background=background, alpha=alpha)
 
 
 def _ready_to_merge(index: ShardedIndex) -> list[np.ndarray]:
@@ -289,19 +296,9 @@ class _Shard:
         return self._bm25[1]
 
     def _model(self, params: dict) -> BM25:
-        """BM25 over this shard with the collection's statistics, or the query likelihood (``scoring = lm``)
-        with the collection's background and the documents' own lengths (a translated shard's)."""
-        if params.get("scoring") != "lm":
-            return BM25(self.index, **params, stats=self.stats)
-        from clirkit.lm import QueryLikelihood
-
-        return QueryLikelihood(
-            self.index,
-            params["background"],
-            alpha=params["alpha"],
-            lengths=getattr(self.index, "source_lengths", None),
-            precision=params["precision"],
-        )
+        """The engine over this shard with the collection's statistics, in the weighting ``params`` names (a
+        translated shard's documents keep their own lengths)."""
+        return BM25(self.index, **params, stats=self.stats)
 
     def search(
         self, params: dict, queries: StructuredQueries, depth: int, union: "_UnionDf | None", floors: np.ndarray | None

@@ -35,12 +35,12 @@ def open_index(args):
     ``--backend`` and ``--scheduler`` say (ClirkitError for ``--backend dask`` without ``--scheduler``)."""
     from clirkit.errors import ClirkitError
     from clirkit.progress import say
-    from clirkit.shards import ShardedIndex, load_index
+    from clirkit.shards import load_index
 
     if args.backend == "dask" and not args.scheduler:
         raise ClirkitError("--backend dask needs --scheduler ADDRESS")
     index = load_index(args.index, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler, mmap=args.mmap)
-    if not isinstance(index, ShardedIndex) and (args.jobs > 1 or args.backend != "loky"):
+    if not index.sharded and (args.jobs > 1 or args.backend != "loky"):
         say(
             f"note: {args.index} is not sharded, so it is searched in this process (--jobs and --backend apply "
             f"to an index made by `clirkit index --shards N`)",

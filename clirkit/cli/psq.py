@@ -147,7 +147,7 @@ def run(args) -> int:
     from clirkit.errors import ClirkitError
     from clirkit.formats import read_queries
     from clirkit.progress import say
-    from clirkit.shards import PROJECTED_KIND, ShardedIndex, index_kind
+    from clirkit.shards import PROJECTED_KIND, index_kind
     from clirkit.systems import PSQ
     from clirkit.tablefit import SecondTableMismatch, TableMismatch, table_language
 
@@ -175,7 +175,7 @@ def run(args) -> int:
     if args.table is None and not translated:
         raise ClirkitError("--table is required (unless --index was translated before)")
     index = ProjectedIndex.load(args.index, mmap=args.mmap) if index_kind(args.index) == KIND else open_index(args)
-    shards = index.n_shards if isinstance(index, ShardedIndex) else 1
+    shards = index.n_shards
     if args.shards not in (None, shards) and shards > 1:
         raise ClirkitError(
             f"{args.index} is in {shards} shards, so is its translation: give --shards {shards} or "
@@ -204,7 +204,7 @@ def run(args) -> int:
     except TableMismatch as exc:  # the message says what is wrong with the table: named first
         raise ClirkitError(f"{args.table2 if isinstance(exc, SecondTableMismatch) else args.table}: {exc}") from None
     if args.save_index:
-        split = args.shards is not None and args.shards > 1 and not isinstance(psq.index_, ShardedIndex)
+        split = args.shards is not None and args.shards > 1 and not psq.index_.sharded
         (ShardedProjectedIndex.split(psq.index_, args.shards) if split else psq.index_).save(args.save_index)
     if queries is None:  # the translated index only (the document side's indexing)
         return 0
