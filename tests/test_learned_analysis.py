@@ -62,8 +62,24 @@ def test_an_experiment_without_analysis_records_none_and_stems(mini, tmp_path):
     assert "analysis" not in json.loads((tmp_path / "out" / "runs" / "boost.test.run.gz.json").read_text())
 
 
-def test_boost_train_and_python_give_the_experiments_model(unstemmed, mini, tmp_path):
+def _python_boost(c, analyzers, path) -> None:
+    """The boosted ranker of boost-train's settings in the tests (10 rounds, seed 3), fitted in Python with
+    ``analyzers`` on collection ``c``, its model saved at ``path``."""
     from clirkit.systems import Boost
+
+    boost = Boost(rounds=10, eval_every=10, random_state=3, quiet=True)
+    boost.fit(
+        c.queries("train"),
+        c.qrels("train"),
+        c.documents(),
+        dev_topics=c.queries("dev"),
+        dev_qrels=c.qrels("dev"),
+        analyzers=analyzers,
+    )
+    boost.model_.save(path)
+
+
+def test_boost_train_and_python_give_the_experiments_model(unstemmed, mini, tmp_path):
 
     c = datasets.load(str(mini))
     assert (
@@ -87,16 +103,7 @@ def test_boost_train_and_python_give_the_experiments_model(unstemmed, mini, tmp_
         )
         == 0
     )
-    boost = Boost(rounds=10, eval_every=10, random_state=3, quiet=True)
-    boost.fit(
-        c.queries("train"),
-        c.qrels("train"),
-        c.documents(),
-        dev_topics=c.queries("dev"),
-        dev_qrels=c.qrels("dev"),
-        analyzers=(Analyzer("en", stemmer=None), Analyzer("es", stemmer=None)),
-    )
-    boost.model_.save(tmp_path / "api.npz")
+    _python_boost(c, (Analyzer("en", stemmer=None), Analyzer("es", stemmer=None)), tmp_path / "api.npz")
     made = (unstemmed / "models" / "boost.npz").read_bytes()
     assert (tmp_path / "cli.npz").read_bytes() == made == (tmp_path / "api.npz").read_bytes()
 
@@ -127,3 +134,32 @@ def test_scs_train_takes_the_analysis(mini, tmp_path):
     )
     model = SCSModel.load(tmp_path / "scs.npz")
     assert model.query_analyzer_["stemmer"] is None and model.doc_analyzer_["lang"] == "es"
+
+
+def test_each_sides_stopwords_from_a_file_reach_boost_and_scs_as_python_gives_them(mini, tmp_path):
+    from clirkit.boost import BoostModel
+    from clirkit.scs import SCSModel
+
+    (tmp_path / "en.txt").write_text("# English words dropped\nthe\nof\nand\n", encoding="utf-8")
+    sides = ["--source-stopwords", str(tmp_path / "en.txt"), "--target-stopwords", "snowball"]
+    common = ["--collection", str(mini), "--seed", "3", "-q"]
+    boost_args = ["boost-train", *common, "--rounds", "10", "--eval-every", "10", *sides]
+    assert main([*boost_args, "-o", str(tmp_path / "cli.npz")]) == 0
+    model = BoostModel.load(tmp_path / "cli.npz")
+    assert model.source_analyzer.stopwords == frozenset({"the", "of", "and"})
+    assert model.target_analyzer == Analyzer("es", stopwords="snowball")
+    c = datasets.load(str(mini))
+    analyzers = (Analyzer("en", stopwords=["the", "of", "and"]), Analyzer("es", stopwords="snowball"))
+    _python_boost(c, analyzers, tmp_path / "api.npz")
+    assert (tmp_path / "cli.npz").read_bytes() == (tmp_path / "api.npz").read_bytes()
+    scs_args = ["scs-train", *common, "--epochs", "1", "--dim", "8", *sides, "-o", str(tmp_path / "scs.npz")]
+    assert main(scs_args) == 0
+    assert set(SCSModel.load(tmp_path / "scs.npz").query_analyzer_["stopwords"]) == {"the", "of", "and"}
+
+
+def test_a_stopword_file_for_both_sides_is_one_error_naming_the_side_options(mini, tmp_path, capsys):
+    (tmp_path / "en.txt").write_text("the\n", encoding="utf-8")
+    args = ["boost-train", "--collection", str(mini), "--stopwords", str(tmp_path / "en.txt"), "-o", "m.npz", "-q"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "--source-stopwords or --target-stopwords" in err and len(err.strip().splitlines()) == 1

@@ -17,6 +17,7 @@ from clirkit.cli.common import (
     add_language_options,
     add_quiet,
     add_seed,
+    add_side_stopword_options,
     add_verb,
     analyzers_of,
     finite_float,
@@ -34,7 +35,9 @@ def add_parser(sub) -> None:
     p = add_verb(sub, "boost-train", "train the boosted ranker over hashed bilingual n-gram pairs (BoostCLIR)", run)
     d = add_data_options(p, "train", qrels="graded judgments of the training queries", dev=True)
     add_language_options(d, files_only=True)
-    add_analysis_options(p.add_argument_group("analysis of the queries and documents"), stopword_files=False)
+    analysis = p.add_argument_group("analysis of the queries and documents")
+    add_analysis_options(analysis, stopword_files=False)
+    add_side_stopword_options(analysis)
     d.add_argument(
         "--candidates",
         help="standalone boosting: a run whose top --candidate-depth non-relevant "

@@ -406,13 +406,43 @@ def segmentation_of(args) -> dict:
     return {"segmenter": getattr(args, "segmenter", "auto"), "chinese_script": getattr(args, "chinese_script", "auto")}
 
 
+def add_side_stopword_options(parser) -> None:
+    """``--source-stopwords`` and ``--target-stopwords``: each side's stopwords, for a verb that analyzes both
+    (boost-train, scs-train), where ``--stopwords`` names a list for both languages."""
+    for side, text in (("source", "the queries'"), ("target", "the documents'")):
+        parser.add_argument(
+            f"--{side}-stopwords",
+            metavar="LIST",
+            default=None,
+            help=f"{text} stopwords: none, snowball or a FILE of words in their language, one per line "
+            "(default: --stopwords)",
+        )
+
+
 def analyzers_of(args, source_lang: str, target_lang: str) -> tuple:
-    """``(query analyzer, document analyzer)`` of :func:`add_analysis_options`'s options (stopword lists by name
-    only), for a verb that analyzes both sides itself (boost-train, scs-train)."""
+    """``(query analyzer, document analyzer)`` of :func:`add_analysis_options`'s options (``--stopwords``: a list
+    name for both sides) and :func:`add_side_stopword_options`'s (a name or a FILE per side), for a verb that
+    analyzes both sides itself (boost-train, scs-train)."""
     from clirkit.analysis import Analyzer
 
     settings = analysis_settings(args, stopword_files=False)
-    return Analyzer(source_lang, **settings), Analyzer(target_lang, **settings)
+    sides = []
+    for lang, option in ((source_lang, "source_stopwords"), (target_lang, "target_stopwords")):
+        given = getattr(args, option, None)
+        own = dict(settings)
+        if given is not None:
+            own["stopwords"] = _stopword_list(given)
+        sides.append(Analyzer(lang, **own))
+    return tuple(sides)
+
+
+def _stopword_list(value: str):
+    """The Analyzer ``stopwords`` of an option's value: None (``none``), ``"snowball"``, or a file's words."""
+    from clirkit.analysis import read_stopwords
+
+    if value in ("none", "snowball"):
+        return None if value == "none" else value
+    return read_stopwords(value) or None
 
 
 def stemmer_of(args) -> str | None:
@@ -434,14 +464,13 @@ def add_analysis_options(parser, *, stopword_files: bool = True) -> None:
 def analysis_settings(args, *, stopword_files: bool = True) -> dict:
     """The Analyzer keywords ``stemmer`` and ``stopwords`` of :func:`add_analysis_options`'s options (a stopword
     file read; ClirkitError for a file where only a list name is allowed)."""
-    from clirkit.analysis import read_stopwords
     from clirkit.errors import ClirkitError
 
     stopwords = args.stopwords
-    if stopwords == "none":
-        stopwords = None
-    elif stopwords != "snowball":
-        if not stopword_files:
-            raise ClirkitError(f"--stopwords must be none or snowball, got {stopwords}")
-        stopwords = read_stopwords(stopwords) or None
+    if stopwords not in ("none", "snowball") and not stopword_files:
+        raise ClirkitError(
+            f"--stopwords must be none or snowball, got {stopwords} (a FILE of one language's words: "
+            "--source-stopwords or --target-stopwords)"
+        )
+    stopwords = _stopword_list(stopwords)
     return {"stemmer": stemmer_of(args), "stopwords": stopwords, **segmentation_of(args)}

@@ -12,6 +12,7 @@ from clirkit.cli.common import (
     add_language_options,
     add_quiet,
     add_seed,
+    add_side_stopword_options,
     add_verb,
     analyzers_of,
     finite_float,
@@ -78,7 +79,9 @@ def add_parser(sub) -> None:
         help="std of the random embedding initialization",
     )
     add_language_options(m, files_only=True)
-    add_analysis_options(p.add_argument_group("analysis of the queries and documents"), stopword_files=False)
+    analysis = p.add_argument_group("analysis of the queries and documents")
+    add_analysis_options(analysis, stopword_files=False)
+    add_side_stopword_options(analysis)
     t = p.add_argument_group("training")
     add_param(t, S, "epochs", "--epochs", type=param_type(S, "epochs"), help="passes over the training pairs")
     add_param(t, S, "lr", "--lr", type=param_type(S, "lr"), help="Adam learning rate")
