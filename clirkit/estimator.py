@@ -372,6 +372,7 @@ class System(Parameters):
     keeps_model = False
     file_keys: dict[str, tuple[type, str]] = {}  # experiment-file keys that are not parameters: (type, what it is)
     system_keys: tuple[str, ...] = ()  # parameters that hold other systems (named in experiment files)
+    reranks = False  # whether rerank re-scores given rows (a boosted ranker, SCS)
 
     def __init_subclass__(cls, **kwargs) -> None:
         """A subclass's own ``search`` is wrapped to take any of :data:`~clirkit.topicforms.TOPIC_FORMS`
@@ -442,6 +443,27 @@ class System(Parameters):
         without the ``excluded`` documents of each query (e.g. the translation mates of a topical task), tagged
         ``tag`` (default: the system's name)."""
         raise NotImplementedError  # pragma: no cover
+
+    def rerank(self, topics, run, *, tag: str | None = None, quiet: bool = True):
+        """The rows of ``run`` (a first stage's results for ``topics``, in any form :func:`as_topics` takes)
+        re-scored by this system and re-ranked, every row kept, tagged ``tag`` (default: the system's name).
+        A system that re-ranks (``reranks``: a boosted ranker, SCS) gives :meth:`rerank_rows`; any other
+        is a ClirkitError saying to use it as a first stage."""
+        if not self.reranks:
+            raise ClirkitError(
+                f"a {type(self).__name__} cannot re-rank given results (a boosted ranker and SCS can): use it "
+                f"as a first stage (search)"
+            )
+        return self.rerank_rows(as_topics(topics), run, tag=tag or self.default_tag, quiet=quiet)
+
+    def rerank_rows(self, topics: Mapping[str, str], run, *, tag: str, quiet: bool):
+        """:meth:`rerank` of a system that re-ranks, ``topics`` as ``{qid: text}``."""
+        raise NotImplementedError  # pragma: no cover
+
+    def rerank_uses_scores(self) -> bool:
+        """Whether :meth:`rerank` reads the given rows' scores (a model boosted from a base adds beta times
+        them); False: only which documents each query has."""
+        return False
 
     def learned_state(self) -> dict:
         """JSON-ready learned state written by :meth:`save` (none by default: DT and PSQ learn nothing; their

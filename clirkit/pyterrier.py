@@ -120,13 +120,6 @@ def _learns(system) -> bool:
         return True
 
 
-def _rerankers() -> tuple[type, ...]:
-    from clirkit.boost import BoostRanker
-    from clirkit.scs import SCSModel
-
-    return BoostRanker, SCSModel
-
-
 def _check_system(system) -> None:
     from clirkit.estimator import System
 
@@ -217,7 +210,7 @@ class Reranker(Retriever):
 
     def __init__(self, system, **kwargs) -> None:
         _check_system(system)
-        if not isinstance(system, _rerankers()):
+        if not system.reranks:
             raise ClirkitError(
                 f"a {type(system).__name__} cannot re-rank given results (a boosted ranker and SCS "
                 f"can): use retriever(system) as a first stage"
@@ -251,26 +244,11 @@ class Reranker(Retriever):
         return _with_columns(self._rerank(topics, candidates), inp, on=["qid", "docno"])
 
     def _uses_scores(self) -> bool:
-        model = getattr(self.system, "model_", None)
-        return bool(getattr(model, "from_base", False))
+        return self.system.rerank_uses_scores()
 
     def _rerank(self, topics: Mapping[str, str], candidates: Run) -> Run:
-        """The candidate rows re-scored: as ``clirkit boost-rank --candidates`` or ``clirkit scs-score --rerank``."""
-        from clirkit.boost import BoostRanker
-
-        system = self.system
-        if not isinstance(system, BoostRanker):
-            return system.search(topics, rerank=candidates, tag=self.name, quiet=self.quiet)
-        if not hasattr(system, "model_"):
-            raise ClirkitError("the boosted ranker is not fitted: call fit first")
-        if not hasattr(system, "docids_"):
-            raise ClirkitError(
-                "the boosted ranker has no documents: load it with its documents (Boost.load(path, "
-                "documents)) to re-rank"
-            )
-        model = system.model_
-        queries = dict(zip(topics, model.source_analyzer.tokenize_many(list(topics.values()), quiet=True)))
-        return model.rerank(candidates, queries, system.docids_, system.doc_tokens_, tag=self.name)
+        """The candidate rows re-scored: the system's :meth:`~clirkit.estimator.System.rerank`."""
+        return self.system.rerank(topics, candidates, tag=self.name, quiet=self.quiet)
 
 
 class _Learner(pt.Estimator):

@@ -372,6 +372,25 @@ class BoostRanker(System):
             return model.rerank(candidates, queries, docids, doc_tokens, tag=tag)
         return drop_excluded(model.rank(queries, docids, doc_tokens, depth=depth, tag=tag), excluded)
 
+    reranks = True
+
+    def rerank_rows(self, topics: Mapping[str, str], run: Run, *, tag: str, quiet: bool) -> Run:
+        """The rows of ``run`` re-scored by the model (with a base: beta times their scores plus q^T W d) over
+        the documents of :meth:`fit` (as ``clirkit boost-rank --candidates``)."""
+        if not hasattr(self, "model_"):
+            raise ClirkitError("the boosted ranker is not fitted: call fit first")
+        if not hasattr(self, "docids_"):
+            raise ClirkitError(
+                "the boosted ranker has no documents: load it with its documents (Boost.load(path, "
+                "documents)) to re-rank"
+            )
+        model = self.model_
+        queries = dict(zip(topics, model.source_analyzer.tokenize_many(list(topics.values()), quiet=True)))
+        return model.rerank(run, queries, self.docids_, self.doc_tokens_, tag=tag)
+
+    def rerank_uses_scores(self) -> bool:
+        return bool(getattr(getattr(self, "model_", None), "from_base", False))
+
     def save(self, path) -> None:
         """Write the learned model (:meth:`BoostModel.save`: npz + JSON, no pickle)."""
         if not hasattr(self, "model_"):

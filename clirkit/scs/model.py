@@ -458,6 +458,12 @@ class SCSModel(System):
         )
         return drop_excluded(run, excluded)
 
+    reranks = True
+
+    def rerank_rows(self, topics: Mapping[str, str], run: Run, *, tag: str, quiet: bool) -> Run:
+        """The rows of ``run`` re-scored by the smooth cosine (as ``clirkit scs-score --rerank``)."""
+        return self.search(topics, rerank=run, tag=tag, quiet=quiet)
+
     def score_tokens(
         self,
         query_ids: Sequence[str],
