@@ -119,9 +119,9 @@ def run(entry: str, out: Path, quiet: bool) -> None:
     )
 
 
-def parse(text: str) -> dict:
+def parse(text: str, systems=SYSTEMS) -> dict:
     """``{split: {system: {measure: (value, marked)}}}`` and ``{split: {system: {measure: (points, p)}}}`` of a
-    results.txt (the runner's tables and its "gains over DT+PSQ" lines)."""
+    results.txt (the runner's tables of ``systems`` and its "gains over DT+PSQ" lines)."""
     tables: dict = {}
     gains: dict = {}
     split = None
@@ -132,7 +132,7 @@ def parse(text: str) -> dict:
             tables[split], gains[split] = {}, {}
             continue
         cells = line.split()
-        if split and cells and cells[0] in SYSTEMS and len(cells) == 2 + len(MEASURES) and cells[1].isdigit():
+        if split and cells and cells[0] in systems and len(cells) == 2 + len(MEASURES) and cells[1].isdigit():
             tables[split][cells[0]] = {
                 m: (float(c.lstrip("*")), c.startswith("*")) for m, c in zip(MEASURES, cells[2:])
             }
@@ -174,20 +174,32 @@ def report(out: Path) -> str:
     return "\n".join(rows)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def study_parser(doc: str) -> argparse.ArgumentParser:
+    """The options every study script of this folder has: ``-o/--output`` (the folder of its experiments),
+    ``--report`` (print its Markdown table) and ``-q``."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
     parser.add_argument("-o", "--output", type=Path, required=True, help="folder of the experiments and results")
-    parser.add_argument("--collections", nargs="+", default=COLLECTIONS, help="NAME or NAME:VARIANT (default: all)")
     parser.add_argument("--report", action="store_true", help="print the Markdown table of what was run")
     parser.add_argument("-q", "--quiet", action="store_true")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def run_study(args, items, run_one, report_of) -> int:
+    """Print ``report_of(output)`` (``--report``), or run ``run_one(item, output, quiet)`` for each item."""
     if args.report:
-        print(report(args.output))
+        print(report_of(args.output))
         return 0
     args.output.mkdir(parents=True, exist_ok=True)
-    for entry in args.collections:
-        run(entry, args.output, args.quiet)
+    for item in items:
+        run_one(item, args.output, args.quiet)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = study_parser(__doc__)
+    parser.add_argument("--collections", nargs="+", default=COLLECTIONS, help="NAME or NAME:VARIANT (default: all)")
+    args = parser.parse_args(argv)
+    return run_study(args, args.collections, run, report)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,6 @@ file and its ``results.txt`` (as ``nN.txt``).
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from pathlib import Path
@@ -67,19 +66,12 @@ def report(out: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("-o", "--output", type=Path, required=True, help="folder of the experiments and results")
+    from across import run_study, study_parser
+
+    parser = study_parser(__doc__)
     parser.add_argument("--sizes", type=int, nargs="+", default=SIZES, help="numbers of training queries")
-    parser.add_argument("--report", action="store_true", help="print the Markdown table of what was run")
-    parser.add_argument("-q", "--quiet", action="store_true")
     args = parser.parse_args(argv)
-    if args.report:
-        print(report(args.output))
-        return 0
-    args.output.mkdir(parents=True, exist_ok=True)
-    for n in args.sizes:
-        run(n, args.output, args.quiet)
-    return 0
+    return run_study(args, args.sizes, run, report)
 
 
 if __name__ == "__main__":
