@@ -160,22 +160,39 @@ def end_workers() -> None:
         executor.shutdown(wait=True)
 
 
-def run_dask(tasks: Sequence[Task], scheduler) -> list:
-    """The results of ``tasks`` run by the workers of the dask cluster at ``scheduler`` (an address, for which
-    a client is opened and closed here, or a ``distributed.Client``), through joblib's dask backend."""
+def _dask_client(scheduler):
+    """``(client, own)``: a ``distributed.Client`` of ``scheduler`` (an address: a client opened here, ``own``
+    True, for the caller to close; or a Client, itself)."""
     try:
         from dask.distributed import Client
     except ImportError:
         raise ClirkitError("the dask backend needs the optional extra: pip install 'clirkit[dask]'") from None
-    from joblib import Parallel, parallel_config
-
     if scheduler is None:
         raise ClirkitError("the dask backend needs --scheduler ADDRESS (e.g. tcp://127.0.0.1:8786)")
     own = isinstance(scheduler, str)
     try:
-        client = Client(scheduler, set_as_default=False) if own else scheduler
+        return (Client(scheduler, set_as_default=False) if own else scheduler), own
     except (OSError, TimeoutError, ValueError) as exc:
         raise ClirkitError(f"cannot reach the dask scheduler at {scheduler}: {exc}") from None
+
+
+def dask_workers(scheduler) -> int:
+    """The number of workers of the dask cluster at ``scheduler`` (an address or a ``distributed.Client``), at
+    least 1."""
+    client, own = _dask_client(scheduler)
+    try:
+        return max(1, len(client.scheduler_info().get("workers", {})))
+    finally:
+        if own:
+            client.close()
+
+
+def run_dask(tasks: Sequence[Task], scheduler) -> list:
+    """The results of ``tasks`` run by the workers of the dask cluster at ``scheduler`` (an address, for which
+    a client is opened and closed here, or a ``distributed.Client``), through joblib's dask backend."""
+    from joblib import Parallel, parallel_config
+
+    client, own = _dask_client(scheduler)
     try:
         with parallel_config(backend="dask", client=client):
             return list(Parallel()(tasks))

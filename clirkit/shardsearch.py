@@ -139,10 +139,12 @@ def shard_groups(n_shards: int, workers: int) -> list[list[int]]:
 
 
 def _workers(index: ShardedIndex) -> int:
-    """How many tasks share the shards: one per shard on dask (its cluster has as many workers as it has),
-    else the joblib workers ``jobs`` stands for (-1: one per core)."""
+    """How many tasks share the shards: the dask cluster's workers, else the joblib workers ``jobs`` stands for
+    (-1: one per core)."""
     if index.backend == "dask":
-        return index.n_shards
+        from clirkit.parallel import dask_workers
+
+        return dask_workers(index.scheduler)
     if index.jobs == 1:
         return 1
     from joblib import effective_n_jobs

@@ -17,6 +17,8 @@ peak resident memory of the process, by ``/usr/bin/time``):
   over the translated shards at each number of jobs;
 - bags: ``clirkit boost-train --collection nave-en-es --bags 4 --bag-fraction 0.5 --rounds 200`` at each number of
   jobs (real text).
+- dask: the shards searched through a local dask cluster of J worker processes (``backend = "dask"``), open +
+  first search and the best later search, as the search part's worker measures them.
 
 Each run file and model is compared with the 1-job one (byte-identical). A model of where the time goes: each
 command's time at ``--docs`` and at a quarter of it gives a fixed part (the intercept: start-up, queries,
@@ -41,7 +43,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-PARTS = ("index", "search", "bound", "docpsq", "bags")
+PARTS = ("index", "search", "bound", "docpsq", "bags", "dask")
 
 
 def write_corpus(folder: Path, n_docs: int, n_queries: int) -> None:
@@ -277,6 +279,51 @@ def bags_part(folder: Path, jobs: list[int]) -> list[dict]:
     return rows
 
 
+def dask_part(folder: Path, jobs: list[int], docs: str, repeat: int) -> list[dict]:
+    """The shards searched through a local dask cluster of J single-threaded worker processes (started before the
+    clock): opening and the first search, the best later search, and whether the run is the one-file index's."""
+    rows = []
+    for j in jobs:
+        run = f"run-{docs}-dask-{j}.txt"
+        inside = json.loads(
+            subprocess.run(
+                [sys.executable, __file__, "--dask-worker", f"ix-sh-{docs}-{jobs[0]}.npz", str(j), str(repeat), run],
+                cwd=folder,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        )
+        same = same_files(folder, f"run-{docs}-onefile-1.txt", run)
+        rows.append({"part": "dask", "what": f"dask, {j} workers", "docs": docs, "jobs": j, **inside, "same": same})
+    return rows
+
+
+def dask_worker(index: str, workers: int, repeat: int, run: str) -> None:
+    """Print JSON as :func:`worker` does, searching ``index`` through a local dask cluster of ``workers`` worker
+    processes, and write the first search's run to ``run``."""
+    from dask.distributed import Client, LocalCluster
+
+    from clirkit.formats import write_run
+    from clirkit.shards import load_index
+    from clirkit.systems import BM25Search
+
+    topics = dict(line.rstrip("\n").split("\t", 1) for line in open("queries.tsv", encoding="utf-8"))
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+    with cluster, Client(cluster) as client:
+        start = time.perf_counter()
+        system = BM25Search().fit(load_index(index, backend="dask", scheduler=client))
+        queries = system.structured_queries(topics)
+        write_run(system.search_structured(queries), run)
+        first = time.perf_counter() - start
+        best = float("inf")
+        for _ in range(repeat):
+            t = time.perf_counter()
+            system.search_structured(queries)
+            best = min(best, time.perf_counter() - t)
+    print(json.dumps({"open_first_s": first, "search_s": best}))
+
+
 def worker(index: str, jobs: int, repeat: int) -> None:
     """Print JSON: the seconds to open ``index`` and search the queries once, then the best later search."""
     start = time.perf_counter()
@@ -387,9 +434,13 @@ def main() -> None:
     ap.add_argument("--folder", help="work folder, kept (its corpus and indexes are reused)")
     ap.add_argument("--json", help="also write the rows here")
     ap.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--dask-worker", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
         return worker(args.worker[0], int(args.worker[1]), int(args.worker[2]))
+    if args.dask_worker:
+        index, workers, repeat, run = args.dask_worker
+        return dask_worker(index, int(workers), int(repeat), run)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     jobs = args.jobs or [j for j in (1, 2, 4, 8, 16, 32, 64) if j <= cores]
     folder = Path(args.folder or "bench-scaleout")
@@ -415,6 +466,8 @@ def main() -> None:
             rows += bound_part(folder, jobs, docs, args.repeat)
         if "docpsq" in args.parts:
             rows += docpsq_part(folder, jobs, docs, args.shards)
+        if "dask" in args.parts and docs == "docs.tsv":
+            rows += dask_part(folder, jobs, docs, args.repeat)
     if "bags" in args.parts:
         rows += bags_part(folder, jobs)
     if len(sizes) == 2:

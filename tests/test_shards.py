@@ -131,7 +131,7 @@ def test_workers_and_backends_give_the_single_process_run(nave, tmp_path):
 def test_a_dask_local_cluster_gives_the_single_process_run(nave, tmp_path):
     distributed = pytest.importorskip("dask.distributed")
     index, table, topics, _, _ = nave
-    ShardedIndex.split(index, 2).save(tmp_path / "ix.npz")
+    ShardedIndex.split(index, 5).save(tmp_path / "ix.npz")  # searched as one group of consecutive shards a worker
     expected = run_bytes(PSQ(mode="pirkola").fit(index, table).search(topics), tmp_path, "a")
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
     with cluster, distributed.Client(cluster) as client:
