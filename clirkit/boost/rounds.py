@@ -388,8 +388,11 @@ class PairBooster:
         The argmax runs over a block-maximum index whose entries are upper bounds
         (a block whose gains may have dropped is marked stale): the top block is
         refreshed until it is exact, so a round costs O(blocks + block size) per
-        refresh plus the buckets whose statistics changed.
+        refresh plus the buckets whose statistics changed. No bucket (max_df dropped every n-gram a tuple
+        holds): ``(-1, 0.0, 0.0)``, a gain no round takes.
         """
+        if len(self._block_max) == 0:
+            return -1, 0.0, 0.0
         while True:
             block = int(np.argmax(self._block_max))
             if not self._block_stale[block]:
