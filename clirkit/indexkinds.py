@@ -2,7 +2,8 @@
 scorer and no scorer module a kind it does not search (a new kind, e.g. a translated index, is one entry).
 
 - :data:`MANIFESTS`: the ``kind`` a manifest file's header names -> the class that reads it
-  (:func:`clirkit.shards.load_index`);
+  (:func:`clirkit.shards.load_index`); :data:`FILES`, the same for an index in one file other than
+  :class:`~clirkit.index.Index`;
 - :data:`BM25`: an index class -> the class of its BM25 scorer (``index.bm25(**params)``); a subclass takes its
   closest base class's entry.
 """
@@ -14,6 +15,10 @@ import importlib
 MANIFESTS: dict[str, str] = {
     "sharded-index": "clirkit.shards:ShardedIndex",
     "sharded-projected-index": "clirkit.docpsq:ShardedProjectedIndex",  # documents translated (clirkit.docpsq)
+}
+
+FILES: dict[str, str] = {
+    "projected-index": "clirkit.docpsq:ProjectedIndex",  # documents translated, in one file (psq --save-index)
 }
 
 BM25: dict[str, str] = {
@@ -31,6 +36,11 @@ def resolve(entry: str):
 def manifest_class(kind: str):
     """The class that reads a manifest of ``kind`` (a key of :data:`MANIFESTS`)."""
     return resolve(MANIFESTS[kind])
+
+
+def file_class(kind: str):
+    """The class that reads an index in one file of ``kind`` (a key of :data:`FILES`)."""
+    return resolve(FILES[kind])
 
 
 def bm25(index, **params):

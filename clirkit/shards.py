@@ -492,10 +492,13 @@ def load_index(
 ) -> Index | ShardedIndex:
     """The index at ``path``: a :class:`ShardedIndex` (searched with ``jobs``, ``backend``, ``scheduler``)
     if it is a manifest (of a translated index: a :class:`~clirkit.docpsq.ShardedProjectedIndex`), else an
-    :class:`~clirkit.index.Index` (memory-mapped with ``mmap``)."""
+    :class:`~clirkit.index.Index` (memory-mapped with ``mmap``; of a translated index in one file, a
+    :class:`~clirkit.docpsq.ProjectedIndex`)."""
     kind = index_kind(path)
-    if kind in MANIFESTS:
-        from clirkit.indexkinds import manifest_class
+    from clirkit.indexkinds import FILES, file_class, manifest_class
 
+    if kind in MANIFESTS:
         return manifest_class(kind).load(path, jobs=jobs, backend=backend, scheduler=scheduler)
+    if kind in FILES:  # an index translated into the queries' language (psq --save-index)
+        return file_class(kind).load(path, mmap=mmap)
     return Index.load(path, mmap=mmap)

@@ -366,3 +366,15 @@ def test_parallel_tuples_on_a_collection_whose_documents_are_no_corpus_side_say_
         "documents that are the corpus's target side); leave out --parallel-tuples for this "
         "collection"
     )
+
+
+def test_files_without_languages_are_analyzed_as_english_and_spanish_and_it_is_said(tmp_path, capsys):
+    q, qrels, docs = write_files(tmp_path)
+    args = ["boost-train", "--queries", q, "--qrels", qrels, "--documents", docs, "--rounds", "2"]
+    assert main([*args, "-o", str(tmp_path / "m.npz")]) == 0
+    assert "no --source-lang/--target-lang: the queries are analyzed as en and the documents as es" in (
+        capsys.readouterr().err
+    )
+    assert main([*args, "--source-lang", "en", "--target-lang", "es", "-o", str(tmp_path / "n.npz")]) == 0
+    assert "no --source-lang" not in capsys.readouterr().err
+    assert (tmp_path / "m.npz").read_bytes() == (tmp_path / "n.npz").read_bytes()

@@ -125,7 +125,7 @@ def test_aggregate_tune_averages_over_the_judged_queries_the_dev_runs_cover(tmp_
         == 0
     )
     captured = capsys.readouterr()
-    assert "AP averaged over 2 dev queries, the judged queries the dev runs cover" in captured.err
+    assert captured.err == ""  # -q: the dev queries are counted on stdout ("on 2 dev queries", below)
     # q1: good first (AP 1) while kappa <= 0.5 (a tie at 0.5 goes to good, docid descending), else second (1/2);
     # q2: both lists rank x (2/3) above rel (1/3), so rel is second at every kappa (AP 1/2)
     ap_q2 = 1 / 2
@@ -133,6 +133,9 @@ def test_aggregate_tune_averages_over_the_judged_queries_the_dev_runs_cover(tmp_
     rows = [line.split(",") for line in sweep.read_text().splitlines()[1:]]
     assert [float(v) for _, _, v in rows] == [good_first, good_first, good_first, good_second, good_second]
     assert f"best weights 0, 1 (AP {good_first:.4f} on 2 dev queries" in captured.out
+    tuned = ["aggregate", t1, t2, "-o", str(out), "--tune", "--qrels", qrels, "--dev-runs", d1, d2, "--step", "0.25"]
+    assert main(tuned) == 0  # without -q, stderr says what the dev measure averages
+    assert "AP averaged over 2 dev queries, the judged queries the dev runs cover" in capsys.readouterr().err
 
 
 def test_aggregate_tune_refuses_dev_runs_that_no_qrels_query_judges(tmp_path, capsys):

@@ -573,3 +573,17 @@ def test_the_reference_implementations_table_format_translates_the_documents(tmp
     )
     found = {line.split()[2] for line in (tmp_path / "r.run").read_text().splitlines()}
     assert found == {d for d, t in verses_es.items() if " luz" in t.lower()}
+
+
+def test_load_index_opens_a_translated_index_in_one_file(index, tmp_path):
+    from clirkit.docpsq import ProjectedIndex
+    from clirkit.shards import load_index
+
+    table = TranslationTable.from_triples(
+        ["luz", "dios"], ["light", "god"], [1.0, 1.0], params={"source_lang": "es", "target_lang": "en"}
+    )
+    projected = project(index, prepare_table(table, min_prob=0.0, cumulative=1.0), unknown="drop")
+    projected.save(tmp_path / "t.npz")
+    loaded = load_index(tmp_path / "t.npz")  # was: "it holds a 'projected-index'"
+    assert type(loaded) is ProjectedIndex and loaded.terms.tolist() == projected.terms.tolist()
+    assert np.array_equal(loaded.source_lengths, projected.source_lengths)

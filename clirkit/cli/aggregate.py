@@ -163,11 +163,12 @@ def _report_sweep(fusion, args) -> None:
     import sys
 
     from clirkit.fileio import atomic_writer
+    from clirkit.progress import say
 
-    print(
+    say(
         f"aggregate --tune: {fusion.measure} averaged over {fusion.dev_queries_} dev queries, the judged "
         f"queries the dev runs cover",
-        file=sys.stderr,
+        quiet=args.quiet,
     )
     table = fusion.sweep_.to_csv()
     out = sys.stderr if args.output == "-" else sys.stdout

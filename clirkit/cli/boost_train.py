@@ -23,7 +23,7 @@ from clirkit.cli.common import (
     finite_float,
     param_type,
 )
-from clirkit.cli.data import add_data_options, load_data
+from clirkit.cli.data import add_data_options, assumed_languages, load_data
 
 
 def add_parser(sub) -> None:
@@ -275,10 +275,11 @@ def run(args) -> int:
 
         base = CompactRun.from_runs(read_run(path) for path in args.base_run)
     extra_queries, extra_qrels = _extra(args, data.collection, *documents)
+    source_lang, target_lang = assumed_languages(data, "boost-train", args.quiet)
     ranker = BoostRanker(
         **params,
-        source_lang=data.source_lang or "en",
-        target_lang=data.target_lang or "es",
+        source_lang=source_lang,
+        target_lang=target_lang,
         base=base,
         jobs=args.jobs,
         random_state=args.seed,

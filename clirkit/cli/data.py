@@ -50,6 +50,21 @@ def add_data_options(
     return g
 
 
+def assumed_languages(data: "Data", verb: str, quiet: bool) -> tuple[str, str]:
+    """The languages of ``data`` (source, target), en and es where neither the options nor the collection give
+    them, which is said on stderr (a learned model analyzes each side as its language)."""
+    from clirkit.progress import say
+
+    source, target = data.source_lang or "en", data.target_lang or "es"
+    if data.source_lang is None or data.target_lang is None:
+        say(
+            f"{verb}: no --source-lang/--target-lang: the queries are analyzed as {source} and the documents as "
+            f"{target}; give both for other languages",
+            quiet=quiet,
+        )
+    return source, target
+
+
 def load_data(args: argparse.Namespace, *, qrels: bool = False, dev: bool = False, lang: str | None = None) -> Data:
     """The queries, documents (and qrels, dev queries and qrels, as asked) of :func:`add_data_options`'
     options, from the collection or from the files; ``lang``, the queries' language when the verb knows it

@@ -19,7 +19,7 @@ from clirkit.cli.common import (
     int_range,
     param_type,
 )
-from clirkit.cli.data import add_data_options, load_data
+from clirkit.cli.data import add_data_options, assumed_languages, load_data
 
 
 def add_parser(sub) -> None:
@@ -125,7 +125,8 @@ def run(args) -> int:
         )
     data = load_data(args, qrels=True)
     train, documents = data.queries, data.documents
-    model.set_params(source_lang=data.source_lang or "en", target_lang=data.target_lang or "es")
+    source_lang, target_lang = assumed_languages(data, "scs-train", args.quiet)
+    model.set_params(source_lang=source_lang, target_lang=target_lang)
     qv = read_word_vectors(args.query_vectors, model.dim) if args.query_vectors else None
     dv = read_word_vectors(args.doc_vectors, model.dim) if args.doc_vectors else None
     say(f"scs-train: {len(train)} training queries, {len(documents[0])} documents", quiet=args.quiet)

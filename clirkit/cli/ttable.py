@@ -36,8 +36,8 @@ def add_dictionary_options(p: argparse.ArgumentParser, *, languages: bool = True
         default="split",
         help="a translation of several words: split = each word a translation sharing its weight "
         "(BM25 matches words), phrase = kept whole as one term, words joined by a space "
-        "(matches only an index of n-grams), drop. A multi-word source side is always dropped "
-        "(a query token is one word) and counted",
+        "(matches only an index of n-grams), drop. A multi-word source side is kept as a phrase of a "
+        "dictionary (a query holding its words in order matches it) and dropped (and counted) from a phrase table",
     )
     g.add_argument(
         "--weights",

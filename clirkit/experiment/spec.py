@@ -60,7 +60,7 @@ KEYS: dict[str, dict[str, str]] = {
     },
     "collection": {},  # the keys of clirkit.datasets.plain (filled below)
     "systems.NAME": {
-        "kind": "dt, psq, boost or scs; the other keys are the kind's (clirkit run --keys KIND): its parameters, "
+        "kind": "dt, psq, boost, scs or bm25; the other keys are the kind's (clirkit run --keys KIND): its parameters, "
         "and table/table2/table_format/score_column (dt, psq), base/parallel_tuples (boost); a boost's "
         'base names a system declared before it, or a fusion of such systems (e.g. base = "DT+PSQ")',
     },
