@@ -33,7 +33,7 @@ from clirkit.errors import ClirkitError
 from clirkit.index import Index
 from clirkit.query import StructuredQueries
 from clirkit.run import Run, take_strings
-from clirkit.weightings import DEFAULT_ALPHA, checked_background
+from clirkit.weightings import DEFAULT_ALPHA, Weighting, checked_background
 from clirkit.weightings import weighting as find_weighting
 
 _POSTINGS_PER_BATCH = 20_000_000  # bounds the intermediate sparse products
@@ -117,13 +117,14 @@ class BM25:
         epsilon: float = EPSILON,
         stats: CollectionStats | None = None,
         precision: str = PRECISION,
-        weighting: str = "bm25",
+        weighting: "str | Weighting" = "bm25",
         background: np.ndarray | None = None,
         alpha: float = DEFAULT_ALPHA,
         lengths: np.ndarray | None = None,
     ) -> None:
         check_settings(k1=k1, b=b, k3=k3, idf=idf, epsilon=epsilon, precision=precision)
-        self.weighting, self._weighting, self.alpha = weighting, find_weighting(weighting), alpha
+        self._weighting, self.alpha = find_weighting(weighting), alpha
+        self.weighting = self._weighting.name
         self.index, self.k1, self.b, self.k3, self.idf_variant, self.epsilon = index, k1, b, k3, idf, epsilon
         self.precision, self._dtype = precision, np.dtype(precision)
         self.stats = stats
@@ -133,7 +134,7 @@ class BM25:
         self._term_stats = df
         if self._weighting.statistic == "background":
             if background is None:
-                raise ClirkitError(f"the {weighting} weighting needs a background model (background=)")
+                raise ClirkitError(f"the {self._weighting.name} weighting needs a background model (background=)")
             self._term_stats = checked_background(background, alpha, index.n_terms)
         self._lengths = lengths
         avgdl = (index.avgdl if stats is None else stats.avgdl) or 1.0

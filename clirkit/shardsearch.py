@@ -42,7 +42,7 @@ from clirkit.query import StructuredQueries
 from clirkit.rankmerge import Ranked, merge_ranked, warm_merge
 from clirkit.run import Run, take_strings
 from clirkit.shards import ShardedIndex, load_index
-from clirkit.weightings import DEFAULT_ALPHA, checked_background
+from clirkit.weightings import DEFAULT_ALPHA, Weighting, checked_background
 from clirkit.weightings import weighting as find_weighting
 
 
@@ -60,25 +60,26 @@ class ShardedBM25:
         idf: str = IDF,
         epsilon: float = EPSILON,
         precision: str = PRECISION,
-        weighting: str = "bm25",
+        weighting: "str | Weighting" = "bm25",
         background: np.ndarray | None = None,
         alpha: float = DEFAULT_ALPHA,
     ) -> None:
         check_settings(k1=k1, b=b, k3=k3, idf=idf, epsilon=epsilon, precision=precision)
         self.index = index
         self.bm25_params = {"k1": k1, "b": b, "k3": k3, "idf": idf, "epsilon": epsilon, "precision": precision}
-        if weighting != "bm25":  # a shard's BM25 (clirkit.bm25) takes these keywords as they are
-            self.bm25_params["weighting"] = weighting
-            if find_weighting(weighting).statistic == "background":
+        found = find_weighting(weighting)
+        if found.name != "bm25":  # a shard's BM25 (clirkit.bm25) takes these keywords as they are
+            self.bm25_params["weighting"] = found  # the functions, not the name: a worker may lack a registered one
+            if found.statistic == "background":
                 if background is None:
-                    raise ClirkitError(f"the {weighting} weighting needs a background model (background=)")
+                    raise ClirkitError(f"the {found.name} weighting needs a background model (background=)")
                 self.bm25_params.update(alpha=alpha, background=checked_background(background, alpha, index.n_terms))
 
     def params(self) -> dict:
         p = self.bm25_params
         if "background" in p:
-            return {"scoring": p["weighting"], "alpha": p["alpha"], "precision": p["precision"]}
-        named = {"scoring": p["weighting"]} if "weighting" in p else {}
+            return {"scoring": p["weighting"].name, "alpha": p["alpha"], "precision": p["precision"]}
+        named = {"scoring": p["weighting"].name} if "weighting" in p else {}
         return {**named, **{k: p[k] for k in ("k1", "b", "k3", "idf", "epsilon", "precision")}}
 
     def search(self, queries: StructuredQueries, *, depth: int = 1000, quiet: bool = True, tag: str = "clirkit") -> Run:

@@ -16,7 +16,7 @@ is searched without them).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 import numpy as np
@@ -35,11 +35,13 @@ class Weighting:
         postings: ``(scorer, tf, docs, values) -> weights``: float64, one per posting.
         statistic: the statistic a row takes: ``"df"`` (document frequency over the collection) or
             ``"background"`` (a background probability the scorer is given).
+        name: its name (:func:`weighting` gives the registry's key).
     """
 
     rows: Callable[..., np.ndarray]
     postings: Callable[..., np.ndarray]
     statistic: str = "df"
+    name: str = ""
 
 
 def bm25_rows(scorer, df: np.ndarray) -> np.ndarray:
@@ -86,9 +88,13 @@ def checked_background(background: np.ndarray, alpha: float, n_terms: int) -> np
     return background
 
 
-def weighting(name: str) -> Weighting:
-    """The weighting ``name`` (a key of :data:`WEIGHTINGS`); ClirkitError naming the known ones otherwise."""
+def weighting(name: "str | Weighting") -> Weighting:
+    """The weighting ``name`` (a key of :data:`WEIGHTINGS`), named; a :class:`Weighting` itself (what a search
+    ships to its worker processes, which may not have the registry's later entries). ClirkitError naming the
+    known ones for an unknown name."""
+    if isinstance(name, Weighting):
+        return name
     found = WEIGHTINGS.get(name)
     if found is None:
         raise ClirkitError(f"unknown weighting {name!r}; choose one of {', '.join(WEIGHTINGS)}")
-    return found
+    return replace(found, name=name)

@@ -15,7 +15,7 @@ from clirkit.errors import ClirkitError
 from clirkit.formats import write_run
 from clirkit.psq import prepare_table
 from clirkit.query import StructuredQueries
-from clirkit.shards import ShardedIndex
+from clirkit.shards import ShardedIndex, load_index
 from clirkit.translation import TranslationTable
 from clirkit.weightings import WEIGHTINGS, Weighting
 
@@ -114,3 +114,13 @@ def test_an_unknown_weighting_is_one_error_naming_the_known_ones(index):
         ShardedIndex.split(index, 2).bm25(weighting="dfr")
     with pytest.raises(ClirkitError, match="needs a background model"):
         BM25(index, weighting="lm")
+
+
+def test_a_weighting_registered_in_this_process_reaches_the_worker_processes(toy, index, tmp_path):
+    """A sharded search ships the weighting's functions to its loky workers, which have not run the registration."""
+    queries = {"a": ["luz", "tinieblas"], "b": ["dios", "tierra"]}
+    write_run(BM25(index, weighting=TOY).search(structured(index, queries)), tmp_path / "one.run")
+    ShardedIndex.split(index, 3).save(tmp_path / "ix.npz")
+    sharded = load_index(tmp_path / "ix.npz", jobs=2)
+    write_run(sharded.bm25(weighting=TOY).search(structured(sharded, queries)), tmp_path / "workers.run")
+    assert (tmp_path / "workers.run").read_bytes() == (tmp_path / "one.run").read_bytes()
