@@ -500,3 +500,17 @@ def test_every_ttable_verb_is_silent_with_q(parallel, capsys, verb):
     assert captured.err == ""
     if verb == "show":
         assert captured.out.startswith("casa\t(2 translations)\n  house\t0.500000\n  home\t0.500000\n")
+
+
+def test_reverse_with_the_file_names_own_languages_is_one_error_not_a_mislabelled_table(tmp_path, capsys):
+    from clirkit.cli import main
+
+    (tmp_path / "en-es.txt").write_text("light luz\ngod dios\n", encoding="utf-8")
+    out = tmp_path / "t.npz"
+    args = ["ttable", "convert", str(tmp_path / "en-es.txt"), "-o", str(out), "--reverse", "-q"]
+    assert main([*args, "--source-lang", "en", "--target-lang", "es"]) == 2
+    err = capsys.readouterr().err
+    assert "--reverse makes it es -> en" in err and "give --source-lang es --target-lang en" in err
+    assert not out.exists()
+    assert main([*args, "--source-lang", "es", "--target-lang", "en"]) == 0  # the table made: es -> en
+    assert main(args) == 0  # or neither: the name's, swapped

@@ -57,7 +57,7 @@ from typing import Iterable
 import numpy as np
 import scipy.sparse as sp
 
-from clirkit.errors import FIX_SURROGATE, REMOVE_NUL
+from clirkit.errors import FIX_SURROGATE, REMOVE_NUL, ClirkitError
 from clirkit.translation.phrases import PHRASE_JOINER
 from clirkit.translation.table import TableFormatError, TranslationTable
 
@@ -165,6 +165,12 @@ def resolve_languages(
     if natural is None and fmt == "ding":
         natural, how = ("de", "en"), "Ding's German :: English layout"
     if natural is not None and reverse:
+        if (source_lang, target_lang) == natural and natural[0] != natural[1]:
+            raise ClirkitError(
+                f"{path}: --source-lang {source_lang} --target-lang {target_lang} name the languages of the table "
+                f"made, and --reverse makes it {natural[1]} -> {natural[0]} ({how} says {natural[0]} -> "
+                f"{natural[1]}): give --source-lang {natural[1]} --target-lang {natural[0]}, or neither"
+            )
         natural = (natural[1], natural[0])
     src, tgt = natural if natural else (None, None)
     given = [v for v in (source_lang, target_lang) if v]
