@@ -177,7 +177,7 @@ def write_base_run(tmp_path, name="base.run"):
     return str(path)
 
 
-def test_boost_from_a_base_run_reranks_it_with_beta_times_normalized_scores(tmp_path):
+def test_boost_from_a_base_run_reranks_it_with_beta_times_normalized_scores(tmp_path, capsys):
     import numpy as np
 
     from clirkit.boost import BoostModel
@@ -230,6 +230,13 @@ def test_boost_from_a_base_run_reranks_it_with_beta_times_normalized_scores(tmp_
         == 0
     )
     cand, got = read_run(base), read_run(out)
+    first = cand.query_ids[0]  # candidates without the first query: said as such, not as "no n-gram"
+    lines = [line for line in open(base, encoding="utf-8") if line.split()[0] != first]
+    (tmp_path / "fewer.run").write_text("".join(lines), encoding="utf-8")
+    fewer = ["boost-rank", model, "--queries", q, "--documents", docs, "--candidates", str(tmp_path / "fewer.run")]
+    capsys.readouterr()
+    assert main([*fewer, "-o", str(tmp_path / "fewer.out")]) == 0
+    assert f"1 of {len(QUERIES)} queries have no row in --candidates: no result" in capsys.readouterr().err
     assert m.doc_weighting == "length"  # the default when boosting from a base ranker
     plain = BoostModel(
         m.src_terms,
