@@ -249,6 +249,11 @@ def test_jobs_on_an_unsharded_index_are_said_not_silently_ignored(nave, tmp_path
         err = capsys.readouterr().err
         assert ("is not sharded" in err) == (jobs == "2")
     assert runs[0] == runs[1]
+    ShardedIndex.split(index, 2).save(tmp_path / "sharded.npz")  # --mmap over shards: said, the same run
+    out = tmp_path / "mmap.run"
+    assert main(["search", "--index", str(tmp_path / "sharded.npz"), "--queries", str(queries), "-o", str(out),
+                 "--mmap"]) == 0  # fmt: skip
+    assert "is sharded: its shards are read whole" in capsys.readouterr().err and out.read_bytes() == runs[0]
 
 
 def test_search_dt_psq_over_a_memory_mapped_index_write_the_same_runs(nave, tmp_path):

@@ -46,6 +46,12 @@ def open_index(args):
             f"to an index made by `clirkit index --shards N`)",
             quiet=args.quiet,
         )
+    if index.sharded and args.mmap:
+        say(
+            f"note: {args.index} is sharded: its shards are read whole by the process that searches each (--mmap "
+            f"applies to an index in one file)",
+            quiet=args.quiet,
+        )
     return index
 
 
