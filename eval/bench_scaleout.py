@@ -299,48 +299,43 @@ def dask_part(folder: Path, jobs: list[int], docs: str, repeat: int) -> list[dic
     return rows
 
 
-def dask_worker(index: str, workers: int, repeat: int, run: str) -> None:
-    """Print JSON as :func:`worker` does, searching ``index`` through a local dask cluster of ``workers`` worker
-    processes, and write the first search's run to ``run``."""
-    from dask.distributed import Client, LocalCluster
-
+def searches(start: float, repeat: int, path: str, run: str | None = None, **how) -> dict:
+    """Open the index at ``path`` (``how``: load_index's jobs, backend, scheduler) and search ``queries.tsv``:
+    the seconds from ``start`` to the end of the first search (its run written to ``run`` if given), and the best
+    of ``repeat`` later searches."""
     from clirkit.formats import write_run
     from clirkit.shards import load_index
     from clirkit.systems import BM25Search
 
     topics = dict(line.rstrip("\n").split("\t", 1) for line in open("queries.tsv", encoding="utf-8"))
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
-    with cluster, Client(cluster) as client:
-        start = time.perf_counter()
-        system = BM25Search().fit(load_index(index, backend="dask", scheduler=client))
-        queries = system.structured_queries(topics)
-        write_run(system.search_structured(queries), run)
-        first = time.perf_counter() - start
-        best = float("inf")
-        for _ in range(repeat):
-            t = time.perf_counter()
-            system.search_structured(queries)
-            best = min(best, time.perf_counter() - t)
-    print(json.dumps({"open_first_s": first, "search_s": best}))
-
-
-def worker(index: str, jobs: int, repeat: int) -> None:
-    """Print JSON: the seconds to open ``index`` and search the queries once, then the best later search."""
-    start = time.perf_counter()
-    from clirkit.shards import load_index
-    from clirkit.systems import BM25Search
-
-    topics = dict(line.rstrip("\n").split("\t", 1) for line in open("queries.tsv", encoding="utf-8"))
-    system = BM25Search().fit(load_index(index, jobs=jobs))
+    system = BM25Search().fit(load_index(path, **how))
     queries = system.structured_queries(topics)
-    system.search_structured(queries)
+    made = system.search_structured(queries)
+    if run is not None:
+        write_run(made, run)
     first = time.perf_counter() - start
     best = float("inf")
     for _ in range(repeat):
         t = time.perf_counter()
         system.search_structured(queries)
         best = min(best, time.perf_counter() - t)
-    print(json.dumps({"open_first_s": first, "search_s": best}))
+    return {"open_first_s": first, "search_s": best}
+
+
+def dask_worker(index: str, workers: int, repeat: int, run: str) -> None:
+    """Print JSON as :func:`worker` does, searching ``index`` through a local dask cluster of ``workers`` worker
+    processes (started before the clock), and write the first search's run to ``run``."""
+    from dask.distributed import Client, LocalCluster
+
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+    with cluster, Client(cluster) as client:
+        print(json.dumps(searches(time.perf_counter(), repeat, index, run, backend="dask", scheduler=client)))
+
+
+def worker(index: str, jobs: int, repeat: int) -> None:
+    """Print JSON: the seconds to open ``index`` and search the queries once (imports included), then the best
+    later search."""
+    print(json.dumps(searches(time.perf_counter(), repeat, index, jobs=jobs)))
 
 
 def fit(rows: list[dict], small: str, large: str, n_small: int, n_large: int) -> list[dict]:
