@@ -73,8 +73,8 @@ def check_params(**params) -> None:
             isinstance(value, Real)
             and not isinstance(value, bool)
             and math.isfinite(value)
-            and value >= low
-            and (high is None or value <= high)
+            and float(value) >= low
+            and (high is None or float(value) <= high)
         )
         if not ok:
             shown = repr(float(value)) if isinstance(value, Real) and not isinstance(value, bool) else repr(value)

@@ -16,6 +16,7 @@ import importlib
 import os
 import sys
 from types import ModuleType
+from typing import Any
 
 _modules: dict[str, ModuleType | bool] = {}  # module name -> the module, or False: numpy from now on
 
@@ -32,10 +33,11 @@ def kernels(module: str, fallback: str) -> ModuleType | None:
                 pass
             except Exception as error:  # a numba that imports but fails (an incompatible numpy or llvmlite)
                 without_numba(module, error, fallback)
-    return _modules[module] or None
+    found = _modules[module]
+    return found if isinstance(found, ModuleType) else None
 
 
-def call(module: str, fallback: str, name: str, *args) -> tuple[bool, object]:
+def call(module: str, fallback: str, name: str, *args) -> tuple[bool, Any]:
     """``(True, kernel name(*args))`` of :func:`kernels` ``(module)``, or ``(False, None)`` when there is none or
     numba fails to compile it (said once: numpy then does the work, and every later call's, to the same bits).
     An error that is not numba's is raised."""
@@ -61,7 +63,7 @@ class Kernels:
     def kernels(self) -> ModuleType | None:
         return None if self.off else kernels(self.module, self.fallback)
 
-    def call(self, name: str, *args) -> tuple[bool, object]:
+    def call(self, name: str, *args) -> tuple[bool, Any]:
         return (False, None) if self.off else call(self.module, self.fallback, name, *args)
 
 

@@ -116,7 +116,7 @@ def compiled_ranker() -> Callable | None:
     if _ranker is None:
         compiled = jit.kernels(_KERNELS, _FALLBACK)
         _ranker = compiled.rank_sums if compiled is not None else False
-    return _ranker or None
+    return _ranker if callable(_ranker) else None
 
 
 def without_numba(error: BaseException) -> None:
@@ -274,4 +274,5 @@ def top_k(scores: sp.csr_matrix, k: int) -> tuple[np.ndarray, np.ndarray, np.nda
         parts.append((rows + lo, cols, values))
     if not parts:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)
-    return tuple(np.concatenate(arrays) for arrays in zip(*parts))
+    rows, cols, values = (np.concatenate(arrays) for arrays in zip(*parts))
+    return rows, cols, values
