@@ -33,7 +33,7 @@ from clirkit.errors import ClirkitError
 from clirkit.index import Index
 from clirkit.query import StructuredQueries
 from clirkit.run import Run, take_strings
-from clirkit.weightings import DEFAULT_ALPHA, Weighting, checked_background
+from clirkit.weightings import DEFAULT_ALPHA, Weighting, background_of, described
 from clirkit.weightings import weighting as find_weighting
 
 _POSTINGS_PER_BATCH = 20_000_000  # bounds the intermediate sparse products
@@ -131,11 +131,8 @@ class BM25:
         self._n_docs = index.n_docs if stats is None else stats.n_docs  # idf's N and df: the collection's
         df = index.df if stats is None else stats.df
         # each term's statistic, which the weighting makes its rows' values of: df, or the background p_bg
-        self._term_stats = df
-        if self._weighting.statistic == "background":
-            if background is None:
-                raise ClirkitError(f"the {self._weighting.name} weighting needs a background model (background=)")
-            self._term_stats = checked_background(background, alpha, index.n_terms)
+        p_bg = background_of(self._weighting, background, alpha, index.n_terms)
+        self._term_stats = df if p_bg is None else p_bg
         self._lengths = lengths
         avgdl = (index.avgdl if stats is None else stats.avgdl) or 1.0
         with np.errstate(over="ignore"):
@@ -158,11 +155,7 @@ class BM25:
         return self._lengths
 
     def params(self) -> dict:
-        if self._weighting.statistic == "background":
-            return {"scoring": self.weighting, "alpha": self.alpha, "precision": self.precision}
-        named = {} if self.weighting == "bm25" else {"scoring": self.weighting}
-        return {
-            **named,
+        bm25 = {
             "k1": self.k1,
             "b": self.b,
             "k3": self.k3,
@@ -170,6 +163,7 @@ class BM25:
             "epsilon": self.epsilon,
             "precision": self.precision,
         }
+        return described(self._weighting, self.alpha, bm25)
 
     def idf(self, df: np.ndarray) -> np.ndarray:
         """This model's idf of (fractional) document frequencies."""

@@ -42,7 +42,7 @@ from clirkit.query import StructuredQueries
 from clirkit.rankmerge import Ranked, merge_ranked, warm_merge
 from clirkit.run import Run, take_strings
 from clirkit.shards import ShardedIndex, load_index
-from clirkit.weightings import DEFAULT_ALPHA, Weighting, checked_background
+from clirkit.weightings import DEFAULT_ALPHA, Weighting, background_of, described
 from clirkit.weightings import weighting as find_weighting
 
 
@@ -67,20 +67,16 @@ class ShardedBM25:
         check_settings(k1=k1, b=b, k3=k3, idf=idf, epsilon=epsilon, precision=precision)
         self.index = index
         self.bm25_params = {"k1": k1, "b": b, "k3": k3, "idf": idf, "epsilon": epsilon, "precision": precision}
-        found = find_weighting(weighting)
-        if found.name != "bm25":  # a shard's BM25 (clirkit.bm25) takes these keywords as they are
-            self.bm25_params["weighting"] = found  # the functions, not the name: a worker may lack a registered one
-            if found.statistic == "background":
-                if background is None:
-                    raise ClirkitError(f"the {found.name} weighting needs a background model (background=)")
-                self.bm25_params.update(alpha=alpha, background=checked_background(background, alpha, index.n_terms))
+        self._weighting, self._alpha = find_weighting(weighting), alpha
+        if self._weighting.name != "bm25":  # a shard's BM25 (clirkit.bm25) takes these keywords as they are
+            self.bm25_params["weighting"] = self._weighting  # the functions, not the name: a worker may lack one
+            p_bg = background_of(self._weighting, background, alpha, index.n_terms)
+            if p_bg is not None:
+                self.bm25_params.update(alpha=alpha, background=p_bg)
 
     def params(self) -> dict:
-        p = self.bm25_params
-        if "background" in p:
-            return {"scoring": p["weighting"].name, "alpha": p["alpha"], "precision": p["precision"]}
-        named = {"scoring": p["weighting"].name} if "weighting" in p else {}
-        return {**named, **{k: p[k] for k in ("k1", "b", "k3", "idf", "epsilon", "precision")}}
+        bm25 = {k: self.bm25_params[k] for k in ("k1", "b", "k3", "idf", "epsilon", "precision")}
+        return described(self._weighting, self._alpha, bm25)
 
     def search(self, queries: StructuredQueries, *, depth: int = 1000, quiet: bool = True, tag: str = "clirkit") -> Run:
         """The top ``depth`` documents of every query over all the shards (score desc, ties by docid asc);

@@ -88,6 +88,24 @@ def checked_background(background: np.ndarray, alpha: float, n_terms: int) -> np
     return background
 
 
+def background_of(weighting: Weighting, background: np.ndarray | None, alpha: float, n_terms: int):
+    """The checked background (:func:`checked_background`) a weighting of the ``background`` statistic takes over
+    an index of ``n_terms`` terms, None for any other weighting; ClirkitError when it needs one and has none."""
+    if weighting.statistic != "background":
+        return None
+    if background is None:
+        raise ClirkitError(f"the {weighting.name} weighting needs a background model (background=)")
+    return checked_background(background, alpha, n_terms)
+
+
+def described(weighting: Weighting, alpha: float, bm25: dict) -> dict:
+    """A scorer's parameters as its ``params()`` gives them: the likelihood's scoring, ``alpha`` and precision;
+    else ``bm25`` (k1, b, k3, idf, epsilon, precision), after the scoring's name unless it is ``bm25``."""
+    if weighting.statistic == "background":
+        return {"scoring": weighting.name, "alpha": alpha, "precision": bm25["precision"]}
+    return {**({} if weighting.name == "bm25" else {"scoring": weighting.name}), **bm25}
+
+
 def weighting(name: "str | Weighting") -> Weighting:
     """The weighting ``name`` (a key of :data:`WEIGHTINGS`), named; a :class:`Weighting` itself (what a search
     ships to its worker processes, which may not have the registry's later entries). ClirkitError naming the
