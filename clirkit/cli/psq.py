@@ -143,7 +143,7 @@ def run(args) -> int:
     from clirkit.cli.indexes import open_index
     from clirkit.cli.tables import load_tables
     from clirkit.cli.xlquery import checked_system, query_language, say_language, search_and_write, source_stopwords
-    from clirkit.docpsq import KIND, ProjectedIndex, ShardedProjectedIndex
+    from clirkit.docpsq import KIND, ShardedProjectedIndex
     from clirkit.errors import ClirkitError
     from clirkit.formats import read_queries
     from clirkit.progress import say
@@ -174,7 +174,7 @@ def run(args) -> int:
         )
     if args.table is None and not translated:
         raise ClirkitError("--table is required (unless --index was translated before)")
-    index = ProjectedIndex.load(args.index, mmap=args.mmap) if index_kind(args.index) == KIND else open_index(args)
+    index = open_index(args)  # a translated index in one file too (clirkit.indexkinds.FILES)
     shards = index.n_shards
     if args.shards not in (None, shards) and shards > 1:
         raise ClirkitError(
