@@ -146,7 +146,7 @@ def core(col: Collection) -> dict:
     """``{label: {split: per-query values}}`` of new, old, bag, mono, DT and PSQ-sw (the runs of DT and new kept)."""
     out = {}
     new = PSQ().fit(col.resources)
-    assert new.translate_ == "documents" and new.scoring_ == "lm", (new.translate_, new.scoring_)
+    assert new.translate_ == "documents" and new.system_.scoring == "lm", (new.translate_, new.system_.scoring)
     out["new"] = col.runs(new, keep="new")
     out["bag"] = col.runs(PSQ(**BAG).fit(col.resources))
     out["DT"] = col.runs(DT().fit(col.resources), keep="DT")
@@ -170,7 +170,7 @@ def old_runs(col: Collection) -> dict:
     index = Index.from_tokens(docids, tgt.tokenize_many(texts, jobs=2), tgt)
     table = col.table("fwd-old", src, tgt, col.p["parallel"])
     old = PSQ(**OLD).fit(index, table)
-    old.unfiltered_ = None  # then, a query whose every translation the target stoplist dropped stayed empty
+    old.system_.unfiltered_ = None  # then, a query whose every translation the target stoplist dropped stayed empty
     return col.runs(old)
 
 

@@ -6,7 +6,7 @@ translation table and analyzes the queries as the table's source side."""
 from __future__ import annotations
 
 from numbers import Integral, Real
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from clirkit.bm25params import IDF, IDF_VARIANTS, K1, K3, PRECISIONS, RANGES, B
 from clirkit.constraints import Interval, StrOptions
@@ -51,6 +51,7 @@ class BM25System(System):
     -> the BM25 run (``bm25_``, set by ``fit``)."""
 
     fit_call = "fit(index)"  # named when search is called before fit
+    bm25_: Any  # learned by fit: the scorer (annotated only: not there before fit)
 
     def __init__(
         self, *, k1: float = K1, b: float = B, k3: float | None = K3, idf: str = IDF, precision: str = "float64"
@@ -111,6 +112,7 @@ class CrossLanguageBM25(BM25System):
     """What DT and PSQ share: BM25 parameters, the query analyzer and the translation table."""
 
     fit_call = "fit(index, table)"
+    table_: Any  # learned by fit: the table the queries are translated by (None: an index translated before)
 
     def __init__(
         self,

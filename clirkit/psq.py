@@ -50,9 +50,15 @@ from clirkit.translation.table import NULL, TranslationTable, normalize_rows
 DEFAULT_MIN_PROB = 0.1
 DEFAULT_CUMULATIVE = 0.95
 DEFAULT_LAMBDA = 0.5
+DOCUMENTS_MIN_PROB, DOCUMENTS_CUMULATIVE, DOCUMENTS_MAX_OPTIONS = 1e-4, 0.99, 64  # the document side's
 SIDE_DEFAULTS = {
     "queries": {"min_prob": DEFAULT_MIN_PROB, "cumulative": DEFAULT_CUMULATIVE, "max_options": None, "scoring": "bm25"},
-    "documents": {"min_prob": 1e-4, "cumulative": 0.99, "max_options": 64, "scoring": "lm"},
+    "documents": {
+        "min_prob": DOCUMENTS_MIN_PROB,
+        "cumulative": DOCUMENTS_CUMULATIVE,
+        "max_options": DOCUMENTS_MAX_OPTIONS,
+        "scoring": "lm",
+    },
 }
 """What PSQ's ``"auto"`` pruning and scoring mean on each side it can translate (``translate``): the query side's
 chosen across collection kinds (baselines/README.md, "Defaults across collections"); the document side's the

@@ -1,6 +1,7 @@
-"""Probabilistic structured queries as a system (SPEC §4): :class:`PSQ`, translating the queries through p(e|f)
-or the documents through the reverse table (:mod:`clirkit.docpsq`), scored by BM25 or the smoothed query
-likelihood (:mod:`clirkit.lm`)."""
+"""Probabilistic structured queries as a system (SPEC §4): :class:`PSQ`, which translates the queries
+(:class:`~clirkit.querypsq.QueryPSQ`) or the documents (:class:`~clirkit.docpsqsystem.DocPSQ`), the side chosen
+from the resources at ``fit`` (:meth:`PSQ.side`: the one rule the verb and the experiment runner share), each side
+with its own defaults."""
 
 from __future__ import annotations
 
@@ -11,18 +12,24 @@ from clirkit.bm25params import IDF, K1, K3, B
 from clirkit.bm25system import BM25_CONSTRAINTS, STOPWORDS_TOP, CrossLanguageBM25
 from clirkit.constraints import Interval, StrOptions
 from clirkit.errors import ClirkitError
-from clirkit.estimator import Resources
-from clirkit.psq import DEFAULT_LAMBDA, SIDE_DEFAULTS
-from clirkit.tablefit import (
-    query_analyzer,
-    side_of,
-    snowball_terms,
-)
+from clirkit.estimator import DEPTH, Resources
+from clirkit.psq import DEFAULT_LAMBDA
+from clirkit.tablefit import side_of
+
+QUERY_SIDE_ONLY = ("mode", "renormalize_in_vocabulary", "target_stopwords_top", "source_stopwords_top")
+"""PSQ's parameters that only :class:`~clirkit.querypsq.QueryPSQ` has."""
+DOCUMENT_SIDE_ONLY = ("background",)
+"""PSQ's parameters that only :class:`~clirkit.docpsqsystem.DocPSQ` has."""
 
 
 class PSQ(CrossLanguageBM25):
     """Probabilistic structured queries: each query word -> p(e|f) over target words (interpolated with a
-    second table if given, pruned), scored by BM25 with fractional tf and df (SPEC §4).
+    second table if given, pruned), scored by BM25 with fractional tf and df (SPEC §4), or the documents
+    translated into the queries' language. ``fit`` chooses the side (``translate_``, :meth:`side`) and fits the
+    system of that side, ``system_`` (:class:`~clirkit.querypsq.QueryPSQ` or
+    :class:`~clirkit.docpsqsystem.DocPSQ`, given the parameters that are not ``auto``: the others take that
+    side's defaults), which then searches; its learned attributes (``index_``, ``table_``, ``mode_``, ...) are
+    read through this object too. Use one of the two directly when the side is known.
 
     Args:
         k1, b, k3, idf, precision, source_lang, source_stopwords, source_stopwords_top, decompound: as :class:`DT`.
@@ -155,46 +162,38 @@ class PSQ(CrossLanguageBM25):
     }
 
     def fit(self, index, table=None, table2=None, *, quiet: bool = True, background_texts=None) -> "PSQ":
-        """Bind to the target ``index`` and ``table`` p(e|f) (interpolated with ``table2`` if given), or to those
-        of :class:`~clirkit.estimator.Resources`, interpolating and pruning the table once; sets ``table_``
-        (the prepared table); returns self. With translate = documents, ``table`` is the reverse table (the
-        resources' :meth:`~clirkit.estimator.Resources.reverse_table`) and ``index_`` the translated index;
-        ``background_texts``: the query-language texts of background = parallel."""
-        if isinstance(index, Resources):
-            documents = self.side(index) == "documents"
-            if documents and index.record("table2") is not None:
-                raise ClirkitError(
-                    "table2: the resources' second table is the query side's (interpolated with the "
-                    "table into the documents' language); translating the documents, give the two "
-                    "reverse tables to fit(index, reverse, reverse2), or translate = 'queries'"
-                )
-            texts = index.parallel()[0] if documents and self.background == "parallel" else None
-            self.translate_ = "documents" if documents else "queries"
-            return self._fit_side(
-                index.index(),
-                index.reverse_table() if documents else index.table(),
-                None if documents else index.table("table2"),
-                index.quiet,
-                texts,
-            )
-        self.translate_ = self.side_given(index, table, table2)
-        return self._fit_side(index, table, table2, quiet, background_texts)
+        """Choose the side (:meth:`side`) and fit its system, ``system_``, to the target ``index`` and ``table``
+        p(e|f) (interpolated with ``table2`` if given), or to those of :class:`~clirkit.estimator.Resources`.
+        With translate = documents, ``table`` is the reverse table (the resources'
+        :meth:`~clirkit.estimator.Resources.reverse_table`) and ``index_`` the translated index;
+        ``background_texts``: the query-language texts of background = parallel. Returns self."""
+        self.check_params()
+        resources = index if isinstance(index, Resources) else None
+        self.translate_ = self.side(index, table, table2)
+        system = self.on_side(self.translate_)
+        if resources is not None:
+            system.fit(resources)
+        elif self.translate_ == "documents":
+            system.fit(index, table, table2, quiet=quiet, background_texts=background_texts)
+        else:
+            system.fit(index, table, table2, quiet=quiet)
+        self.system_ = system
+        return self
 
-    def side_given(self, index, table=None, table2=None) -> str:
-        """The side ``fit(index, table, table2)`` translates: ``translate``, or for ``auto`` the queries when a
-        query-side-only parameter is set (:meth:`query_side_only`), else the side the table's direction allows
-        (:func:`~clirkit.tablefit.side_of`)."""
+    def side(self, given, table=None, table2=None) -> str:
+        """The side ``fit(given, table, table2)`` translates, ``queries`` or ``documents``: ``translate``, or for
+        ``auto`` the queries when a parameter only they have is set (:meth:`query_side_only`), else the documents
+        when ``given`` is :class:`~clirkit.estimator.Resources` that can translate them
+        (:meth:`~clirkit.estimator.Resources.translates_documents`: a reverse table, or IBM Model 1 on a parallel
+        corpus and no second table), or an index with a table whose direction translates them
+        (:func:`~clirkit.tablefit.side_of`: a table from the index's language, or an index translated before)."""
         if self.translate != "auto":
             return self.translate
-        return "queries" if self.query_side_only() else side_of(index, table, table2)
-
-    def side(self, resources: Resources) -> str:
-        """The side ``fit(resources)`` translates: ``translate``, or for ``auto`` ``documents`` when the
-        resources can translate the documents (:meth:`~clirkit.estimator.Resources.translates_documents`) and
-        no query-side-only parameter is set (:meth:`query_side_only`)."""
-        if self.translate != "auto":
-            return self.translate
-        return "documents" if not self.query_side_only() and resources.translates_documents() else "queries"
+        if self.query_side_only():
+            return "queries"
+        if isinstance(given, Resources):
+            return "documents" if given.translates_documents() else "queries"
+        return side_of(given, table, table2)
 
     def query_side_only(self) -> list[str]:
         """The parameters set away from their defaults that only translating the queries has (the Pirkola and
@@ -211,118 +210,54 @@ class PSQ(CrossLanguageBM25):
             if not off
         ]
 
-    def _fit_side(self, index, table, table2, quiet: bool, background_texts) -> "PSQ":
-        """fit on the side ``translate_`` says, with that side's pruning and scoring for those left ``auto``."""
-        defaults = SIDE_DEFAULTS[self.translate_]
-        for key in ("min_prob", "cumulative", "max_options", "scoring"):
-            value = getattr(self, key)
-            setattr(self, f"{key}_", defaults[key] if value == "auto" else value)
-        if self.translate_ == "documents":
-            return self._fit_documents(index, table, table2, quiet, background_texts)
-        return self._fit_queries(index, table, table2, quiet)
+    def on_side(self, side: str):
+        """The unfitted system of ``side`` with this object's parameters: those left ``auto`` take the side's
+        defaults; a parameter the side does not have is an error when set."""
+        from clirkit.docpsqsystem import DocPSQ
+        from clirkit.querypsq import QueryPSQ
 
-    def _fit_queries(self, index, table, table2, quiet: bool) -> "PSQ":
-        """fit with translate = queries: the table (interpolated with ``table2``) pruned once."""
-        from functools import partial
-
-        from clirkit.psq import prepare_table
-
-        self._bind(index, table, quiet)
-        listed = self.target_stopwords or ()
-        if isinstance(listed, str):
-            listed = snowball_terms(index.analyzer)
-        frequent = index.most_frequent_terms(self.target_stopwords_top)
-        stopwords = set(index.analyzer.stopwords) | set(listed) | set(frequent)
-        prepare = partial(
-            prepare_table,
-            table,
-            table2,
-            lam=self.lam,
-            min_prob=self.min_prob_,
-            cumulative=self.cumulative_ if self.cumulative_ < 1 else None,
-            max_options=self.max_options_,
-        )
-        try:
-            self.table_ = prepare(target_stopwords=stopwords)
-            # a query whose every translation the target stoplists drop is translated without them (psq_queries)
-            self.unfiltered_ = prepare(target_stopwords=index.analyzer.stopwords) if listed or frequent else None
-        except ValueError as exc:
-            raise ClirkitError(str(exc)) from None
-        dictionary = table.params.get("model") == "dictionary" and table2 is None
-        self.mode_ = self.mode if self.mode != "auto" else ("pirkola" if dictionary else "psq")
-        if self.scoring_ == "lm":
-            self.bm25_ = self._language_model(index, None)
-        return self
-
-    def _fit_documents(self, index, table, table2, quiet: bool, texts) -> "PSQ":
-        """fit with translate = documents: ``index`` translated through the reverse ``table`` (or translated
-        before), searched monolingually."""
-        from clirkit.decompound import table_splitter
-        from clirkit.docpsq import queries_view, translated
-
-        self.check_params()
-        query_side = self.query_side_only()
-        if query_side:
-            raise ClirkitError(
-                f"{', '.join(query_side)}: for translate = queries only (translate = documents "
-                f"searches the translated documents as a monolingual index)"
-            )
-        self.__dict__.pop("splitter_", None)
-        self.index_ = translated(
-            index,
-            table,
-            lang=self.source_lang,
-            min_prob=self.min_prob_,
-            cumulative=self.cumulative_ if self.cumulative_ < 1 else None,
-            max_options=self.max_options_,
-            target_stopwords=self.target_stopwords,
-            unknown=self.unknown,
-            quiet=quiet,
-            table2=table2,
-            lam=self.lam,
-        )
-        self.table_, self.mode_, self.stopterms_ = table, "psq", frozenset()
-        self.analyzer_ = query_analyzer(queries_view(self.index_), stopwords=self.source_stopwords, quiet=quiet)
-        self.splitter_ = table_splitter(self.decompound, self.index_.terms.tolist(), self.analyzer_)
-        self.bm25_ = (
-            self._language_model(self.index_, texts)
-            if self.scoring_ == "lm"
-            else self.index_.bm25(k1=self.k1, b=self.b, k3=self.k3, idf=self.idf, precision=self.precision)
-        )
-        return self
-
-    def _language_model(self, index, texts):
-        """The smoothed query likelihood over ``index`` (the ``lm`` weighting of :mod:`clirkit.weightings`, by the
-        scorer of the index's kind: :func:`clirkit.indexkinds.bm25`)."""
-        from clirkit.docpsq import background
-
-        if self.translate_ == "queries" and self.background != "collection":
+        params = {k: v for k, v in self.get_params().items() if not (isinstance(v, str) and v == "auto")}
+        params.pop("translate", None)
+        params["decompound"] = self.decompound  # "auto" is a value of the systems' own
+        if side == "documents":
+            query_side = self.query_side_only()
+            if query_side:
+                raise ClirkitError(
+                    f"{', '.join(query_side)}: for translate = queries only (translate = documents "
+                    f"searches the translated documents as a monolingual index)"
+                )
+            return DocPSQ(**{k: v for k, v in params.items() if k not in QUERY_SIDE_ONLY})
+        if self.background != "collection":
             raise ClirkitError(
                 f"background = {self.background!r}: a model of query-language words, for translate = "
                 f"documents; translated queries are smoothed with the collection's"
             )
-        p_bg = background(self.background, index, texts=texts)
-        return index.bm25(weighting="lm", background=p_bg, alpha=self.alpha, precision=self.precision)
+        if self.mode == "auto":
+            params["mode"] = "auto"
+        return QueryPSQ(**{k: v for k, v in params.items() if k not in DOCUMENT_SIDE_ONLY})
 
-    def _more_inputs(self, resources: Resources) -> tuple:
+    def __getattr__(self, name: str):
+        """A learned attribute (``index_``, ``table_``, ``mode_``, ...) of the fitted side's system."""
+        system = self.__dict__.get("system_")
+        if system is None or not name.endswith("_") or name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(system, name)
+
+    def _more_inputs(self, resources: Resources) -> tuple:  # those of the side's system
         if self.side(resources) == "documents":
             return (("table2", resources.record("table2")), ("reverse_table", resources.reverse_record()))
         return (("table2", resources.record("table2")),)
 
-    def structured_from_tokens(self, qids: Sequence[str], tokens: Sequence[Sequence[str]], *, quiet: bool = True):
-        from clirkit.psq import psq_queries
-        from clirkit.query import StructuredQueries
+    def query_tokens(self, topics, *, quiet: bool = True) -> list[list[str]]:
+        self._check_fitted()
+        return self.system_.query_tokens(topics, quiet=quiet)
 
-        if self.translate_ == "documents":  # the index is in the queries' language
-            return StructuredQueries.from_tokens(list(qids), tokens, self.index_.vocabulary)
-        return psq_queries(
-            list(qids),
-            tokens,
-            self.table_,
-            self.index_.vocabulary,
-            renormalize_in_vocabulary=self.renormalize_in_vocabulary,
-            unknown=self.unknown,
-            mode=self.mode_,
-            unfiltered=self.unfiltered_,
-            quiet=quiet,
+    def structured_from_tokens(self, qids: Sequence[str], tokens: Sequence[Sequence[str]], *, quiet: bool = True):
+        self._check_fitted()
+        return self.system_.structured_from_tokens(qids, tokens, quiet=quiet)
+
+    def search_structured(self, queries, *, depth: int = DEPTH, excluded=None, tag: str | None = None, quiet=True):
+        self._check_fitted()
+        return self.system_.search_structured(
+            queries, depth=depth, excluded=excluded, tag=tag or self.default_tag, quiet=quiet
         )

@@ -4,7 +4,8 @@ experiments").
 - :class:`BM25Search`: BM25 with the queries untranslated, analyzed as the index (``clirkit search``);
 - :class:`DT`: each query word -> its most probable translation, then BM25 (SPEC §3);
 - :class:`PSQ` (:mod:`clirkit.psqsystem`): each query word -> p(e|f) over target words, BM25 with fractional
-  tf/df (SPEC §4);
+  tf/df (SPEC §4), or the documents translated into the queries' language: it chooses the side at ``fit`` and
+  fits :class:`QueryPSQ` or :class:`DocPSQ`, the two sides as systems of their own, each with its defaults;
 - :class:`Boost` (:class:`clirkit.boost.BoostRanker`): the boosted bilinear ranker, standalone or
   boosted from a base system (SPEC §5);
 - :class:`SCS` (:class:`clirkit.scs.SCSModel`): the smooth-cosine neural model;
@@ -34,9 +35,11 @@ from clirkit.bm25system import (  # noqa: F401 - STOPWORDS_TOP is read from here
     BM25System,
     CrossLanguageBM25,
 )
+from clirkit.docpsqsystem import DocPSQ
 from clirkit.estimator import Resources, System
 from clirkit.fusion.system import Fusion
 from clirkit.psqsystem import PSQ
+from clirkit.querypsq import QueryPSQ
 from clirkit.tablefit import (  # noqa: F401 - query_analyzer, corpus_stopterms, side_of, ... are used from here too
     TableMismatch,
     check_index_side,
@@ -51,7 +54,19 @@ from clirkit.tablefit import (  # noqa: F401 - query_analyzer, corpus_stopterms,
 )
 
 # Boost and SCS are given by the module's __getattr__ (imported on first use)
-__all__ = ["BM25Search", "DT", "PSQ", "Boost", "SCS", "Fusion", "Resources", "System", "query_analyzer"]  # noqa: F822
+__all__ = [
+    "BM25Search",
+    "DT",
+    "PSQ",
+    "QueryPSQ",
+    "DocPSQ",
+    "Boost",  # noqa: F822
+    "SCS",  # noqa: F822
+    "Fusion",
+    "Resources",
+    "System",
+    "query_analyzer",
+]
 
 
 class BM25Search(BM25System):

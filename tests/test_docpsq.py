@@ -173,7 +173,8 @@ def test_auto_translates_the_documents_given_a_table_from_the_index_language_wit
         ["light", "darkness"], ["luz", "tinieblas"], [1.0, 1.0], params={"source_lang": "en", "target_lang": "es"}
     )
     psq = PSQ(source_lang="en").fit(index, REVERSE)
-    assert (psq.translate_, psq.min_prob_, psq.cumulative_, psq.max_options_, psq.scoring_) == (
+    assert type(psq.system_).__name__ == "DocPSQ"
+    assert (psq.translate_, *settings(psq.system_)) == (
         "documents",
         1e-4,
         0.99,
@@ -186,7 +187,8 @@ def test_auto_translates_the_documents_given_a_table_from_the_index_language_wit
     topics = {"q1": "light and darkness", "q2": "the light of god"}
     assert psq.search(topics).scores.tolist() == explicit.search(topics).scores.tolist()
     psq = PSQ().fit(index, forward)  # a table into the index's language: the queries, PSQ's own pruning
-    assert (psq.translate_, psq.min_prob_, psq.cumulative_, psq.max_options_, psq.scoring_) == (
+    assert type(psq.system_).__name__ == "QueryPSQ"
+    assert (psq.translate_, *settings(psq.system_)) == (
         "queries",
         0.1,
         0.95,
@@ -200,7 +202,12 @@ def test_auto_translates_the_documents_given_a_table_from_the_index_language_wit
     with pytest.raises(ClirkitError, match="target_stopwords_top: for translate = queries only"):
         PSQ(translate="documents", target_stopwords_top=5, source_lang="en").fit(index, REVERSE)
     # a value given is kept on either side
-    assert PSQ(min_prob=0.3, scoring="bm25", source_lang="en").fit(index, REVERSE).min_prob_ == 0.3
+    assert PSQ(min_prob=0.3, scoring="bm25", source_lang="en").fit(index, REVERSE).system_.min_prob == 0.3
+
+
+def settings(system) -> tuple:
+    """The pruning and scoring of a fitted PSQ's side system."""
+    return system.min_prob, system.cumulative, system.max_options, system.scoring
 
 
 def test_a_second_reverse_table_is_interpolated_with_the_first_and_the_documents_translated_through_both(

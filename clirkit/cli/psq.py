@@ -182,7 +182,7 @@ def run(args) -> int:
             f"none (or index the documents with --shards {args.shards})"
         )
     table, table2 = load_tables(args, args.table, args.table2)
-    documents = psq.side_given(index, table, table2) == "documents"
+    documents = psq.side(index, table, table2) == "documents"
     if args.save_index and not documents:
         raise ClirkitError(
             f"--save-index writes a translated index: {args.table} translates the queries (into the "

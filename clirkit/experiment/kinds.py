@@ -20,7 +20,9 @@ if TYPE_CHECKING:
 
 KINDS: dict[str, "str | type[System]"] = {
     "dt": "clirkit.systems:DT",
-    "psq": "clirkit.psqsystem:PSQ",
+    "psq": "clirkit.psqsystem:PSQ",  # the side chosen from the resources: one of the next two
+    "querypsq": "clirkit.querypsq:QueryPSQ",
+    "docpsq": "clirkit.docpsqsystem:DocPSQ",
     "boost": "clirkit.boost:BoostRanker",
     "scs": "clirkit.scs:SCSModel",
     "bm25": "clirkit.systems:BM25Search",  # the queries untranslated (clirkit search): the floor

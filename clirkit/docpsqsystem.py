@@ -1,0 +1,146 @@
+"""PSQ translating the documents (the reference implementation's way), as a system: :class:`DocPSQ`. The index is
+translated at ``fit`` through the reverse table p(query word | document word) (:mod:`clirkit.docpsq`) and searched
+as a monolingual index of the queries' language, by the smoothed query likelihood of :mod:`clirkit.lm` or BM25.
+Its defaults are the document side's (:data:`clirkit.psq.SIDE_DEFAULTS`): the reference's loose pruning with its
+language model, which together were best on dev on all 14 collections measured (baselines/README.md, "PSQ over
+translated documents")."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from clirkit.bm25params import IDF, K1, K3, B
+from clirkit.bm25system import BM25_CONSTRAINTS, CrossLanguageBM25
+from clirkit.errors import ClirkitError
+from clirkit.estimator import Resources
+from clirkit.psq import DEFAULT_LAMBDA, DOCUMENTS_CUMULATIVE, DOCUMENTS_MAX_OPTIONS, DOCUMENTS_MIN_PROB
+from clirkit.querypsq import PRUNING_CONSTRAINTS, TABLE2_KEY
+from clirkit.tablefit import query_analyzer
+
+
+class DocPSQ(CrossLanguageBM25):
+    """PSQ over translated documents: the index translated through the reverse table p(query word | document
+    word) (interpolated with a second reverse table if given), pruned, and searched as a monolingual index.
+
+    Args:
+        k1, b, k3, idf, precision, source_lang, source_stopwords, decompound: as :class:`DT` (the query analyzer
+            is the translated index's: the queries' language).
+        lam: weight of the reverse table when interpolating with a second one (0.5).
+        min_prob, cumulative, max_options: the pruning of each document word's options, as
+            :class:`~clirkit.querypsq.QueryPSQ`'s but the reference's loose defaults: L = 1e-4, C = 0.99, at most 64.
+        target_stopwords: query-language words dropped from the options, or ``"snowball"`` (that language's list).
+        unknown: a document word absent from the table: ``pass`` (kept as itself, p = 1) or ``drop``.
+        scoring: ``lm`` (the default: the smoothed query likelihood of the reference, :mod:`clirkit.lm`) or
+            ``bm25``.
+        alpha: the background model's weight in ``lm`` scoring (0.1, the reference's).
+        background: the background model of ``lm`` scoring: ``collection`` (the translated index's expected term
+            frequencies), ``parallel`` (the query-language side of the parallel corpus, ``fit(resources)``) or a
+            term-count file (``COUNT TOKEN`` lines, as the reference's ``eng.cnt``).
+
+    The query side's Pirkola and bag modes, renormalize_in_vocabulary and the corpus stoplists have no meaning
+    here (the queries are not translated): this class does not take them.
+    """
+
+    _parameter_constraints = {**BM25_CONSTRAINTS, **PRUNING_CONSTRAINTS, "background": [str]}
+    _parameter_constraints.pop("source_stopwords_top")
+    default_tag = "DocPSQ"
+    file_keys = {**CrossLanguageBM25.file_keys, **TABLE2_KEY}
+
+    def __init__(
+        self,
+        *,
+        k1: float = K1,
+        b: float = B,
+        k3: float | None = K3,
+        idf: str = IDF,
+        precision: str = "float64",
+        source_lang: str | None = None,
+        source_stopwords: Sequence[str] | None = None,
+        lam: float = DEFAULT_LAMBDA,
+        min_prob: float = DOCUMENTS_MIN_PROB,
+        cumulative: float = DOCUMENTS_CUMULATIVE,
+        max_options: int | None = DOCUMENTS_MAX_OPTIONS,
+        target_stopwords: Sequence[str] | None = None,
+        unknown: str = "pass",
+        decompound: str = "auto",
+        scoring: str = "lm",
+        alpha: float = 0.1,
+        background: str = "collection",
+    ) -> None:
+        super().__init__(
+            k1=k1,
+            b=b,
+            k3=k3,
+            idf=idf,
+            precision=precision,
+            source_lang=source_lang,
+            source_stopwords=source_stopwords,
+            decompound=decompound,
+        )
+        self.lam = lam
+        self.min_prob = min_prob
+        self.cumulative = cumulative
+        self.max_options = max_options
+        self.target_stopwords = target_stopwords
+        self.unknown = unknown
+        self.scoring = scoring
+        self.alpha = alpha
+        self.background = background
+
+    def fit(self, index, table=None, table2=None, *, quiet: bool = True, background_texts=None) -> "DocPSQ":
+        """Translate ``index`` through the reverse ``table`` (interpolated with ``table2``, also from the
+        documents' language), or take an index translated before (:class:`~clirkit.docpsq.ProjectedIndex`, made
+        with the same pruning) and no table; or read them from :class:`~clirkit.estimator.Resources` (its
+        :meth:`~clirkit.estimator.Resources.reverse_table`). Sets ``index_`` (the translated index) and the
+        scorer; ``background_texts``: the query-language texts of background = parallel. Returns self."""
+        from clirkit.decompound import table_splitter
+        from clirkit.docpsq import queries_view, translated
+
+        if isinstance(index, Resources):
+            if index.record("table2") is not None:
+                raise ClirkitError(
+                    "table2: the resources' second table is the query side's (interpolated with the "
+                    "table into the documents' language); translating the documents, give the two "
+                    "reverse tables to fit(index, reverse, reverse2), or translate = 'queries'"
+                )
+            texts = index.parallel()[0] if self.background == "parallel" else None
+            return self.fit(index.index(), index.reverse_table(), None, quiet=index.quiet, background_texts=texts)
+        self.check_params()
+        self.__dict__.pop("splitter_", None)
+        self.index_ = translated(
+            index,
+            table,
+            lang=self.source_lang,
+            min_prob=self.min_prob,
+            cumulative=self.cumulative if self.cumulative < 1 else None,
+            max_options=self.max_options,
+            target_stopwords=self.target_stopwords,
+            unknown=self.unknown,
+            quiet=quiet,
+            table2=table2,
+            lam=self.lam,
+        )
+        self.table_, self.mode_, self.stopterms_ = table, "psq", frozenset()
+        self.analyzer_ = query_analyzer(queries_view(self.index_), stopwords=self.source_stopwords, quiet=quiet)
+        self.splitter_ = table_splitter(self.decompound, self.index_.terms.tolist(), self.analyzer_)
+        self.bm25_ = (
+            self._language_model(background_texts)
+            if self.scoring == "lm"
+            else self.index_.bm25(k1=self.k1, b=self.b, k3=self.k3, idf=self.idf, precision=self.precision)
+        )
+        return self
+
+    def _language_model(self, texts):
+        """The smoothed query likelihood over the translated index, smoothed by ``background``."""
+        from clirkit.docpsq import background
+
+        p_bg = background(self.background, self.index_, texts=texts)
+        return self.index_.bm25(weighting="lm", background=p_bg, alpha=self.alpha, precision=self.precision)
+
+    def _more_inputs(self, resources: Resources) -> tuple:
+        return (("table2", resources.record("table2")), ("reverse_table", resources.reverse_record()))
+
+    def structured_from_tokens(self, qids: Sequence[str], tokens: Sequence[Sequence[str]], *, quiet: bool = True):
+        from clirkit.query import StructuredQueries
+
+        return StructuredQueries.from_tokens(list(qids), tokens, self.index_.vocabulary)

@@ -1,0 +1,183 @@
+"""PSQ translating the queries (SPEC §4), as a system: :class:`QueryPSQ`. Each query word becomes p(e|f) over
+the index's terms (:func:`clirkit.psq.psq_queries`), scored by BM25 with fractional tf and df, or by the smoothed
+query likelihood of :mod:`clirkit.lm`. Its defaults are the query side's, chosen across collection kinds
+(:data:`clirkit.psq.SIDE_DEFAULTS`, baselines/README.md); :class:`clirkit.docpsqsystem.DocPSQ` translates the
+documents instead, and :class:`clirkit.psqsystem.PSQ` chooses between the two."""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+from typing import Iterable, Sequence
+
+from clirkit.bm25params import IDF, K1, K3, B
+from clirkit.bm25system import BM25_CONSTRAINTS, STOPWORDS_TOP, CrossLanguageBM25
+from clirkit.constraints import Interval, StrOptions
+from clirkit.errors import ClirkitError
+from clirkit.estimator import Resources
+from clirkit.psq import DEFAULT_CUMULATIVE, DEFAULT_LAMBDA, DEFAULT_MIN_PROB
+from clirkit.tablefit import snowball_terms
+
+PRUNING_CONSTRAINTS = {  # the table's interpolation and pruning: both sides of PSQ have them
+    "lam": [Interval(Real, 0, 1, closed="both")],
+    "min_prob": [Interval(Real, 0, 1, closed="left")],
+    "cumulative": [Interval(Real, 0, 1, closed="right")],
+    "max_options": [None, Interval(Integral, 1, None, closed="left")],
+    "target_stopwords": [None, StrOptions({"snowball"}), list, tuple, set, frozenset],
+    "unknown": [StrOptions({"pass", "drop"})],
+    "scoring": [StrOptions({"bm25", "lm"})],
+    "alpha": [Interval(Real, 0, 1, closed="neither")],
+}
+TABLE2_KEY = {
+    "table2": (
+        str,
+        'a second table interpolated with the first (lam * table + (1 - lam) * table2): a file, or "ibm1"',
+    ),
+}
+
+
+class QueryPSQ(CrossLanguageBM25):
+    """PSQ translating the queries: each query word -> p(e|f) over the index's terms (the table interpolated with
+    a second one if given, then pruned), scored by BM25 with fractional tf and df (SPEC §4).
+
+    Args:
+        k1, b, k3, idf, precision, source_lang, source_stopwords, source_stopwords_top, decompound: as :class:`DT`.
+        lam: weight of the table when interpolating with a second one (0.5: IBM Model 1 and a dictionary
+            weighed equally, chosen across collection kinds over 0.6; baselines/README.md).
+        min_prob: L, drop options with p < L (a row whose every option is below L keeps its most probable ones);
+            0.1, chosen across collection kinds (baselines/README.md): it drops the long tail that IBM Model 1
+            spreads over frequent words, which inflates a content word's expected df.
+        cumulative: C, keep the most probable options until their sum reaches C (1 keeps all); 0.95.
+        max_options: M, at most M options per word (None: no limit, the default).
+        target_stopwords: target terms dropped from the options (besides the index analyzer's stopwords), or
+            ``"snowball"``: the Snowball list of the index's language, as the index's analyzer makes its terms
+            (stemmed): IBM Model 1 gives function words mass in every row, and this drops them from the options
+            without touching the queries or the documents.
+        target_stopwords_top: also drop the N most frequent index terms from the options. A query whose every
+            translation the target stoplists drop is translated without them (the number of such queries is said
+            on stderr), never silently emptied.
+        renormalize_in_vocabulary: rescale each word's in-index options to sum 1 (Ivory).
+        unknown: a query word absent from the table: ``pass`` (matches itself, p = 1) or ``drop``.
+        mode: ``psq`` (weights p(e|f)), ``pirkola`` (a word's translations are synonyms: tf summed over them, df
+            of the set, whatever p), ``all`` (every translation its own query term: the naive dictionary
+            baseline), or ``auto`` (the default): ``pirkola`` for a dictionary alone (its p are not learned:
+            ``table.params["model"] == "dictionary"`` and no second table), ``psq`` otherwise; the mode used is
+            ``mode_``. See :func:`clirkit.psq.psq_queries`.
+        scoring: ``bm25`` (the default) or ``lm``: the smoothed query likelihood (:mod:`clirkit.lm`), its
+            background the searched index's term frequencies.
+        alpha: the background model's weight in ``lm`` scoring (0.1, the reference's).
+    """
+
+    _parameter_constraints = {
+        **BM25_CONSTRAINTS,
+        **PRUNING_CONSTRAINTS,
+        "target_stopwords_top": [Interval(Integral, 0, None, closed="left")],
+        "renormalize_in_vocabulary": ["boolean"],
+        "mode": [StrOptions({"auto", "psq", "pirkola", "all"})],
+    }
+    default_tag = "PSQ"
+    file_keys = {**CrossLanguageBM25.file_keys, **TABLE2_KEY}
+
+    def __init__(
+        self,
+        *,
+        k1: float = K1,
+        b: float = B,
+        k3: float | None = K3,
+        idf: str = IDF,
+        precision: str = "float64",
+        source_lang: str | None = None,
+        source_stopwords: Sequence[str] | None = None,
+        source_stopwords_top: int = STOPWORDS_TOP,
+        lam: float = DEFAULT_LAMBDA,
+        min_prob: float = DEFAULT_MIN_PROB,
+        cumulative: float = DEFAULT_CUMULATIVE,
+        max_options: int | None = None,
+        target_stopwords: Sequence[str] | None = None,
+        target_stopwords_top: int = STOPWORDS_TOP,
+        renormalize_in_vocabulary: bool = False,
+        unknown: str = "pass",
+        mode: str = "auto",
+        decompound: str = "auto",
+        scoring: str = "bm25",
+        alpha: float = 0.1,
+    ) -> None:
+        super().__init__(
+            k1=k1,
+            b=b,
+            k3=k3,
+            idf=idf,
+            precision=precision,
+            source_lang=source_lang,
+            source_stopwords=source_stopwords,
+            source_stopwords_top=source_stopwords_top,
+            decompound=decompound,
+        )
+        self.lam = lam
+        self.min_prob = min_prob
+        self.cumulative = cumulative
+        self.max_options = max_options
+        self.target_stopwords = target_stopwords
+        self.target_stopwords_top = target_stopwords_top
+        self.renormalize_in_vocabulary = renormalize_in_vocabulary
+        self.unknown = unknown
+        self.mode = mode
+        self.scoring = scoring
+        self.alpha = alpha
+
+    def fit(self, index, table=None, table2=None, *, quiet: bool = True) -> "QueryPSQ":
+        """Bind to the target ``index`` and the table p(e|f) (interpolated with ``table2`` if given), or to those
+        of :class:`~clirkit.estimator.Resources`; the table is interpolated and pruned once (``table_``; the mode
+        used is ``mode_``); returns self."""
+        from functools import partial
+
+        from clirkit.psq import prepare_table
+
+        if isinstance(index, Resources):
+            return self.fit(index.index(), index.table(), index.table("table2"), quiet=index.quiet)
+        self._bind(index, table, quiet)
+        listed: Iterable[str] = self.target_stopwords or ()
+        if isinstance(listed, str):
+            listed = snowball_terms(index.analyzer)
+        frequent = index.most_frequent_terms(self.target_stopwords_top)
+        stopwords = set(index.analyzer.stopwords) | set(listed) | set(frequent)
+        prepare = partial(
+            prepare_table,
+            table,
+            table2,
+            lam=self.lam,
+            min_prob=self.min_prob,
+            cumulative=self.cumulative if self.cumulative < 1 else None,
+            max_options=self.max_options,
+        )
+        try:
+            self.table_ = prepare(target_stopwords=stopwords)
+            # a query whose every translation the target stoplists drop is translated without them (psq_queries)
+            self.unfiltered_ = prepare(target_stopwords=index.analyzer.stopwords) if listed or frequent else None
+        except ValueError as exc:
+            raise ClirkitError(str(exc)) from None
+        dictionary = table.params.get("model") == "dictionary" and table2 is None
+        self.mode_ = self.mode if self.mode != "auto" else ("pirkola" if dictionary else "psq")
+        if self.scoring == "lm":  # smoothed by the collection's term frequencies (the index's language)
+            from clirkit.docpsq import background
+
+            p_bg = background("collection", index)
+            self.bm25_ = index.bm25(weighting="lm", background=p_bg, alpha=self.alpha, precision=self.precision)
+        return self
+
+    def _more_inputs(self, resources: Resources) -> tuple:
+        return (("table2", resources.record("table2")),)
+
+    def structured_from_tokens(self, qids: Sequence[str], tokens: Sequence[Sequence[str]], *, quiet: bool = True):
+        from clirkit.psq import psq_queries
+
+        return psq_queries(
+            list(qids),
+            tokens,
+            self.table_,
+            self.index_.vocabulary,
+            renormalize_in_vocabulary=self.renormalize_in_vocabulary,
+            unknown=self.unknown,
+            mode=self.mode_,
+            unfiltered=self.unfiltered_,
+            quiet=quiet,
+        )
