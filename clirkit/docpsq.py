@@ -173,7 +173,7 @@ class ShardedProjectedIndex(ShardedIndex):
         cls, index: ProjectedIndex, shards: int | None = None, *, starts: Sequence[int] | None = None
     ) -> "ShardedProjectedIndex":
         """:meth:`ShardedIndex.split` of a projected index."""
-        if not isinstance(index, Index):
+        if index.sharded:
             raise ClirkitError("only a translated index in one file can be split into shards")
         split = super().split(index, shards, starts=starts)
         return cls._of(split.shards, index.translation)
@@ -243,7 +243,7 @@ def project(index: Index, table: TranslationTable, *, unknown: str = "pass", ana
     """
     if unknown not in UNKNOWN:
         raise ValueError(f"unknown must be 'pass' or 'drop', got {unknown!r}")
-    if not isinstance(index, Index):
+    if index.sharded:
         raise ClirkitError("project translates an index in one file: translate a sharded index with project_shards")
     row_of = table.source_index
     rows = np.fromiter(

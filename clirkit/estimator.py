@@ -63,7 +63,7 @@ class Resources:
         known_items: ``(topics, qrels)`` made of a parallel corpus (a source sentence finds its aligned
             document), added to a boosted ranker's training tuples when its file says ``parallel_tuples``.
         reverse_table: p(query-language word | document-language word), the table of PSQ over translated
-            documents (:meth:`reverse_table` trains one on ``parallel`` when none is given).
+            documents.
         parallel: ``(source sentences, target sentences)``, the aligned parallel corpus (:meth:`parallel`).
         options: the experiment-file keys of one system that are not parameters (its table files).
         source_lang, target_lang, seed, quiet, jobs: the languages, the seed, progress and worker processes.
@@ -197,37 +197,26 @@ class Resources:
         return collection.parallel()
 
     def reverse_table(self):
-        """p(query-language word | document-language word), the table of ``PSQ(translate="documents")``: the one
-        given, else IBM Model 1 trained once from the target (documents') side of :meth:`parallel` to its source
-        (queries') side, with the analysis and iterations the table of ``table = "ibm1"`` records (else the
-        index's analysis and clirkit's defaults). A system's ``table`` file is a query-side table: refused."""
+        """p(query-language word | document-language word), the table of PSQ translating the documents: the one
+        given (the experiment runner's subclass trains one on the collection's parallel corpus)."""
         if self._tables.get("reverse") is None:
-            self._check_reverse_given()
-            self._tables["reverse"] = self._trained_reverse()
-        return self._tables["reverse"]
-
-    def _check_reverse_given(self) -> None:
-        """ClirkitError when the system's ``table`` is a file: a query-side table, not trained the other way."""
-        given = self.option("table")
-        if given not in (None, "ibm1"):
-            raise ClirkitError(
-                f"table = {given!r} translates the queries; translate = documents trains its table "
-                f"the other way on the parallel corpus (leave table out, or use clirkit psq "
-                f"--translate documents --table FILE with a table from the documents' language)"
+            raise self._missing(
+                "reverse table",
+                "reverse_table=...: a table from the documents' language, e.g. clirkit.translation.train_table "
+                "on the parallel corpus read the other way",
             )
+        return self._tables["reverse"]
 
     def translates_documents(self) -> bool:
         """Whether ``PSQ(translate="auto")`` translates the documents with these resources: a reverse table was
-        given, or the table is learned from the parallel corpus (IBM Model 1, trained the other way as well:
-        no table file or table object given, a parallel corpus there) and there is no second table. A
-        dictionary or a table file is a query-side table: then the queries are translated."""
+        given, or (the experiment runner's) the table is IBM Model 1 on the collection's parallel corpus, which
+        the runner trains the other way too, and there is no second table. A dictionary or a table file is a
+        query-side table: then the queries are translated."""
         if self._tables.get("reverse") is not None:
             return True
         if self.record("table2") is not None:
             return False
-        record = self.record("table")
-        if record is None:  # no table given: IBM Model 1 on the parallel corpus given in Python, if any
-            return self._parallel is not None
+        record = self.record("table") or {}
         return bool(record) and "file" not in record and self.option("table") in (None, "ibm1")
 
     def reverse_record(self) -> dict | None:
@@ -235,33 +224,6 @@ class Resources:
         corpus, the analysis, the iterations), reversed; ``{}`` for values given in Python."""
         record = self.for_system({**self.options, "table": "ibm1"}).record("table")
         return {"reversed": record} if record else {}
-
-    def _trained_reverse(self):
-        from clirkit.analysis import Analyzer
-        from clirkit.progress import say
-        from clirkit.translation import train_table
-
-        record = self.for_system({**self.options, "table": "ibm1"}).record("table") or {}
-        analysis = record.get("analysis") or {}
-        documents = Analyzer.from_dict(analysis["target"]) if "target" in analysis else self.index().analyzer
-        if "source" in analysis:
-            queries = Analyzer.from_dict(analysis["source"])
-        elif self.source_lang is not None:
-            queries = Analyzer(self.source_lang)
-        else:
-            raise self._missing("query language", "source_lang=...")
-        source, target = self.parallel()
-        tokens = [
-            a.tokenize_many(texts, quiet=self.quiet, jobs=self.jobs, desc=f"tokenizing {side}")
-            for a, texts, side in ((documents, target, "target"), (queries, source, "source"))
-        ]
-        iterations = int(record.get("iterations", 5))
-        say(
-            f"training IBM Model 1 the other way ({documents.lang} -> {queries.lang}) on {len(source)} sentence pairs, "
-            f"{iterations} iterations",
-            quiet=self.quiet,
-        )
-        return train_table(*tokens, documents, queries, iterations=iterations, quiet=self.quiet)
 
     def option(self, key: str, default=None):
         """The system's experiment-file key ``key`` that is not a parameter (e.g. its ``table`` file)."""

@@ -280,16 +280,22 @@ def test_a_table_without_languages_is_placed_by_its_words_and_a_wrong_direction_
     assert PSQ(source_lang="en").fit(index, shared).translate_ == "queries"
 
 
-def test_resources_translate_the_documents_when_the_table_is_learned_from_their_parallel_corpus(index):
+def test_resources_translate_the_documents_when_given_a_reverse_table(index):
+    """Resources hold data only: the documents are translated when a reverse table is given (the experiment
+    runner's resources train one on the collection's parallel corpus: the next tests); a parallel corpus alone
+    trains nothing."""
     parallel = (["the light"], ["la luz"])
-    assert Resources(index=index, parallel=parallel).translates_documents()
     assert Resources(index=index, reverse_table=REVERSE).translates_documents()
+    assert not Resources(index=index, parallel=parallel).translates_documents()
     assert not Resources(index=index, table=REVERSE).translates_documents()  # a table given: the queries'
     assert not Resources(index=index, table2=REVERSE, parallel=parallel).translates_documents()  # interpolated
     assert not Resources(index=index).translates_documents()
-    assert PSQ().side(Resources(index=index, parallel=parallel)) == "documents"
-    assert PSQ(translate="queries").side(Resources(index=index, parallel=parallel)) == "queries"
-    assert PSQ(mode="pirkola").side(Resources(index=index, parallel=parallel)) == "queries"
+    given = Resources(index=index, reverse_table=REVERSE, parallel=parallel)
+    assert PSQ().side(given) == "documents"
+    assert PSQ(translate="queries").side(given) == "queries"
+    assert PSQ(mode="pirkola").side(given) == "queries"
+    with pytest.raises(ClirkitError, match="the resources have no reverse table .give reverse_table="):
+        PSQ(translate="documents").fit(Resources(index=index, parallel=parallel))
 
 
 def test_a_count_file_background_is_the_references_add_one_estimate(index, tmp_path):
@@ -305,14 +311,16 @@ def test_a_count_file_background_is_the_references_add_one_estimate(index, tmp_p
         background(str(path), projected)
 
 
-def test_the_resources_train_the_reverse_table_on_the_parallel_corpus(index, verses_es):
+def test_the_resources_reverse_table_and_parallel_background(index, verses_es):
+    from clirkit.translation import train_table
+
     ids = sorted(verses_es)
-    resources = Resources(
-        index=index, parallel=([GENESIS_EN[d] for d in ids], [verses_es[d] for d in ids]), source_lang="en"
-    )
+    english, spanish = [GENESIS_EN[d] for d in ids], [verses_es[d] for d in ids]
+    en, es = Analyzer("en"), index.analyzer
+    reverse = train_table(es.tokenize_many(spanish), en.tokenize_many(english), es, en)
+    resources = Resources(index=index, reverse_table=reverse, parallel=(english, spanish), source_lang="en")
     system = PSQ(translate="documents", scoring="lm", background="parallel").fit(resources)
-    assert resources.reverse_table() is system.table_  # trained once, kept
-    assert (system.table_.params["source_lang"], system.table_.params["target_lang"]) == ("es", "en")
+    assert resources.reverse_table() is system.table_ is reverse
     assert system.index_.analyzer.lang == "en" and system.search({"q": "the light"}).docids.size > 0
     assert system.inputs(resources) == {"index": {}, "reverse_table": {}}
 
@@ -353,16 +361,16 @@ def test_the_runner_trains_the_reverse_table_and_the_command_gives_the_same_run(
     made = sorted(p.name for p in (tmp_path / "out").rglob("*.test.run.gz"))
     assert runs and {"boost-docs.test.run.gz", "docs_lm.test.run.gz"} <= set(made), made
     kept = (tmp_path / "out" / "table.reverse.npz").read_bytes()
-    from clirkit.estimator import Resources as Base
+    import clirkit.translation
 
-    def trained_again(self):
-        raise AssertionError("the reverse table was trained again")
+    def trained_again(*args, **kwargs):
+        raise AssertionError("a table was trained again")
 
-    original, Base._trained_reverse = Base._trained_reverse, trained_again
-    try:  # a rerun reads the kept reverse table back, and gives the same runs
+    original, clirkit.translation.train_table = clirkit.translation.train_table, trained_again
+    try:  # a rerun reads the kept tables back, and gives the same runs
         run_experiment(Experiment.read(path), tmp_path / "out", quiet=True)
     finally:
-        Base._trained_reverse = original
+        clirkit.translation.train_table = original
     assert (tmp_path / "out" / "table.reverse.npz").read_bytes() == kept
     c = datasets.load(str(mini))
     source, target = c.parallel()

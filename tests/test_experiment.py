@@ -380,7 +380,7 @@ def test_the_shipped_demo_file_is_a_valid_experiment():
     [
         (
             'collection = "x"\n[systems.A]\nkind = "lucene"\n',
-            "system 'A': kind must be one of dt, psq, boost, scs, bm25,",
+            "system 'A': kind must be one of dt, psq, querypsq, docpsq, boost, scs, bm25,",
         ),
         ('collection = "x"\nbogus = 1\n[systems.A]\nkind = "dt"\n', "unknown key 'bogus'"),
         (
@@ -500,7 +500,7 @@ def test_a_psq_system_may_interpolate_its_own_table_file_with_the_trained_one(ra
     bad.write_text(f'collection = "{mini}"\n[systems.D]\nkind = "dt"\ntable2 = "ibm1"\n', encoding="utf-8")
     with pytest.raises(
         ClirkitError,
-        match=r"unknown key .table2. \(it belongs to a psq system; a dt system.s keys: "
+        match=r"unknown key .table2. \(it belongs to a psq or querypsq or docpsq system; a dt system.s keys: "
         r"kind, table, table_format, score_column, k1",
     ):
         Experiment.read(bad)
@@ -754,7 +754,7 @@ def test_every_key_and_kind_is_listed_by_run_keys_and_documented_in_the_readme(c
         assert capsys.readouterr().out.startswith(f"[{'fusions' if kind == 'fusion' else 'systems'}.NAME] of kind")
     assert main(["run", "--keys", "lucene"]) == 2
     assert capsys.readouterr().err == (
-        "clirkit: error: --keys: no system kind 'lucene' (kinds: dt, psq, boost, scs, bm25, or fusion)\n"
+        "clirkit: error: --keys: no system kind 'lucene' (kinds: dt, psq, querypsq, docpsq, boost, scs, bm25, or fusion)\n"
     )
 
 

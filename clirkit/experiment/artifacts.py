@@ -323,21 +323,42 @@ class Artifacts(Resources):
         return table
 
     def reverse_table(self):
-        """The table of PSQ translating the documents: :meth:`Resources.reverse_table`'s, trained once into
-        ``table.reverse.npz`` (reused on a rerun whose record, the forward table's, is unchanged)."""
+        """The table of PSQ translating the documents: the one given, else IBM Model 1 trained once from the
+        documents' side of the parallel corpus to the queries' side into ``table.reverse.npz`` (reused on a
+        rerun whose record, the forward table's, is unchanged), with the analysis and iterations of the
+        forward table. A system's ``table`` file is a query-side table: refused."""
         if self._tables.get("reverse") is None:
-            super()._check_reverse_given()
-            self._tables["reverse"] = self._once("ibm1-reverse", self._trained_reverse_kept)
+            given = self.option("table")
+            if given not in (None, "ibm1"):
+                raise ClirkitError(
+                    f"table = {given!r} translates the queries; translate = documents trains its table "
+                    f"the other way on the parallel corpus (leave table out, or use clirkit psq "
+                    f"--translate documents --table FILE with a table from the documents' language)"
+                )
+            self._tables["reverse"] = self._once("ibm1-reverse", self._trained_reverse)
         return self._tables["reverse"]
 
-    def _trained_reverse_kept(self):
-        from clirkit.translation import load_table, save_table
+    def _trained_reverse(self):
+        from clirkit.progress import say
+        from clirkit.translation import load_table, save_table, train_table
 
-        path, record = self.out.folder / "table.reverse.npz", {"reversed": self._table_record("ibm1")}
+        forward = self._table_record("ibm1")
+        path, record = self.out.folder / "table.reverse.npz", {"reversed": forward}
         if self.out.fresh(path, record):
             return load_table(path)
         with self.steps.time("IBM Model 1, the other way"):
-            table = self._trained_reverse()
+            source, target = self.c.parallel()
+            queries, documents = self.analyzer(self.c.source_lang), self.analyzer(self.c.target_lang)
+            tokens = [
+                a.tokenize_many(texts, quiet=self.quiet, jobs=self.exp.jobs, desc=f"tokenizing {side}")
+                for a, texts, side in ((documents, target, "target"), (queries, source, "source"))
+            ]
+            say(
+                f"training IBM Model 1 the other way ({documents.lang} -> {queries.lang}) on {len(source)} "
+                f"sentence pairs, {forward['iterations']} iterations",
+                quiet=self.quiet,
+            )
+            table = train_table(*tokens, documents, queries, iterations=forward["iterations"], quiet=self.quiet)
             save_table(table, path)
             self.out.remember(path, record)
         return table
