@@ -52,8 +52,8 @@ from clirkit import datasets  # noqa: E402
 from clirkit.analysis import Analyzer, cached_tokens  # noqa: E402
 from clirkit.errors import ClirkitError  # noqa: E402
 from clirkit.estimator import Resources  # noqa: E402
-from clirkit.index import Index  # noqa: E402
 from clirkit.metrics import evaluate  # noqa: E402
+from clirkit.retrieval.index import Index  # noqa: E402
 from clirkit.significance import paired_test  # noqa: E402
 from clirkit.systems import DT, PSQ, BM25Search, Fusion  # noqa: E402
 from clirkit.translation import interpolate, load_table, save_table, train_table  # noqa: E402

@@ -32,11 +32,11 @@ from pathlib import Path
 
 from clirkit import datasets
 from clirkit.analysis import SNOWBALL_STOPWORDS, Analyzer, cached_tokens
-from clirkit.bm25 import BM25
 from clirkit.errors import ClirkitError
-from clirkit.index import Index
 from clirkit.metrics import evaluate
-from clirkit.query import StructuredQueries
+from clirkit.retrieval.bm25 import BM25
+from clirkit.retrieval.index import Index
+from clirkit.retrieval.query import StructuredQueries
 from clirkit.significance import paired_test
 from clirkit.systems import DT, PSQ, Fusion
 from clirkit.translation import TranslationTable, load_table, train_table

@@ -8,10 +8,10 @@ from __future__ import annotations
 from numbers import Integral, Real
 from typing import Any, Mapping, Sequence
 
-from clirkit.bm25params import IDF, IDF_VARIANTS, K1, K3, PRECISIONS, RANGES, B
 from clirkit.constraints import Interval, StrOptions
 from clirkit.errors import ClirkitError
 from clirkit.estimator import DEPTH, Resources, System, drop_excluded
+from clirkit.retrieval.bm25params import IDF, IDF_VARIANTS, K1, K3, PRECISIONS, RANGES, B
 from clirkit.tablefit import (
     check_languages,
     corpus_stopterms,
@@ -22,8 +22,8 @@ STOPWORDS_TOP = 0  # default size of the corpus-derived stoplists (source terms,
 
 
 def _bm25_range(name: str) -> list:
-    """The constraint of BM25 parameter ``name`` from its range in :data:`clirkit.bm25params.RANGES` (stated there
-    once): at least its low bound, at most its high one (if any), None if the range allows it."""
+    """The constraint of BM25 parameter ``name`` from its range in :data:`clirkit.retrieval.bm25params.RANGES` (stated
+    there once): at least its low bound, at most its high one (if any), None if the range allows it."""
     low, high, none = RANGES[name]
     interval = Interval(Real, low, high, closed="left" if high is None else "both")
     return [None, interval] if none else [interval]
@@ -67,12 +67,12 @@ class BM25System(System):
         raise NotImplementedError  # pragma: no cover
 
     def structured_from_tokens(self, qids: Sequence[str], tokens: Sequence[Sequence[str]], *, quiet: bool = True):
-        """Tokenized queries (:meth:`query_tokens`) as :class:`~clirkit.query.StructuredQueries` over the index
-        vocabulary (what is said of them on stderr, unless ``quiet``)."""
+        """Tokenized queries (:meth:`query_tokens`) as :class:`~clirkit.retrieval.query.StructuredQueries` over the
+        index vocabulary (what is said of them on stderr, unless ``quiet``)."""
         raise NotImplementedError  # pragma: no cover
 
     def structured_queries(self, topics: Mapping[str, str], *, quiet: bool = True):
-        """The topics as :class:`~clirkit.query.StructuredQueries` over the index vocabulary."""
+        """The topics as :class:`~clirkit.retrieval.query.StructuredQueries` over the index vocabulary."""
         return self.structured_from_tokens(list(topics), self.query_tokens(topics, quiet=quiet), quiet=quiet)
 
     def search(

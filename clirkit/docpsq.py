@@ -9,19 +9,19 @@ query-side PSQ, :func:`clirkit.psq.prepare_table`), a document's expected count 
 one sparse product for the whole collection (query-language terms x documents = P^T tf, P the table's rows
 re-indexed to the index's terms). A document word the table does not know passes through as itself with
 p = 1 (names, numbers), or is dropped (``unknown="drop"``), as a query word is on the query side. The result
-is a :class:`ProjectedIndex`: an :class:`~clirkit.index.Index` whose counts are fractional, whose terms are
+is a :class:`ProjectedIndex`: an :class:`~clirkit.retrieval.index.Index` whose counts are fractional, whose terms are
 query-language terms (its analyzer is the table's target-side analyzer, the one queries go through) and whose
 document lengths are the projected ones (the sum of each document's expected counts), with the documents'
-own lengths kept for the language model (:mod:`clirkit.lm`). BM25 (:class:`~clirkit.bm25.BM25`) serves it
-as it serves any index: a query is one-to-one, a sparse row sum over precomputed posting weights.
+own lengths kept for the language model (:mod:`clirkit.retrieval.lm`). BM25 (:class:`~clirkit.retrieval.bm25.BM25`)
+serves it as it serves any index: a query is one-to-one, a sparse row sum over precomputed posting weights.
 
 A projected index is saved as its own npz kind (``projected-index``), memory-mappable like an index, with the
 table's parameters (its pruning) in the header, so a search can check it was made as the system asks.
 
 Sharded (:class:`ShardedProjectedIndex`, a manifest of kind ``sharded-projected-index`` beside projected-index
-shards, written as :mod:`clirkit.shards` writes a sharded index): a sharded document index is translated shard by
-shard through the same pruned table (:func:`project_shards`), or a projected index split (``split``). A document's
-expected counts do not depend on the other documents, so the shards are the split projected index's, file for
+shards, written as :mod:`clirkit.retrieval.shards` writes a sharded index): a sharded document index is translated
+shard by shard through the same pruned table (:func:`project_shards`), or a projected index split (``split``). A
+document's expected counts do not depend on the other documents, so the shards are the split projected index's, file for
 file; the manifest holds the collection's vocabulary, df, avgdl and collection frequencies (summed in document
 order, as :func:`background` sums them unsharded), so BM25 and the language model rank as over one file.
 """
@@ -38,7 +38,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from clirkit.errors import ClirkitError, located
-from clirkit.index import Index, _aligned
 from clirkit.npzchecks import (
     Corrupt,
     check_csr_rows,
@@ -50,7 +49,8 @@ from clirkit.npzchecks import (
     stored_as,
 )
 from clirkit.npzio import load_npz, save_npz
-from clirkit.shards import PROJECTED_KIND, ShardedIndex, _narrow
+from clirkit.retrieval.index import Index, _aligned
+from clirkit.retrieval.shards import PROJECTED_KIND, ShardedIndex, _narrow
 from clirkit.translation.table import NULL, TranslationTable
 
 KIND = "projected-index"
@@ -62,7 +62,7 @@ UNKNOWN = ("pass", "drop")
 class ProjectedIndex(Index):
     """An index of documents translated into the query language (module docstring).
 
-    Attributes (beside :class:`~clirkit.index.Index`'s, whose ``tf`` holds float64 expected counts and whose
+    Attributes (beside :class:`~clirkit.retrieval.index.Index`'s, whose ``tf`` holds float64 expected counts and whose
     ``doc_lengths`` are their sums per document):
         source_lengths: float64 (n_docs,): tokens per document in its own language, before translation.
         translation: how it was made: ``table`` (the pruned table's parameters), ``unknown``,
@@ -156,10 +156,10 @@ class ProjectedIndex(Index):
 
 @dataclass(eq=False)
 class ShardedProjectedIndex(ShardedIndex):
-    """A projected index in shards (module docstring): a :class:`~clirkit.shards.ShardedIndex` whose shards are
-    :class:`ProjectedIndex` es and whose ``cf`` are float64 expected counts, with the ``translation`` record
-    of :class:`ProjectedIndex`. Searched by :class:`~clirkit.shardsearch.ShardedBM25` or
-    :class:`~clirkit.shardsearch.ShardedQueryLikelihood` (the documents' own lengths are in the shards)."""
+    """A projected index in shards (module docstring): a :class:`~clirkit.retrieval.shards.ShardedIndex` whose shards
+    are :class:`ProjectedIndex` es and whose ``cf`` are float64 expected counts, with the ``translation`` record
+    of :class:`ProjectedIndex`. Searched by :class:`~clirkit.retrieval.shardsearch.ShardedBM25` or
+    :class:`~clirkit.retrieval.shardsearch.ShardedQueryLikelihood` (the documents' own lengths are in the shards)."""
 
     translation: dict = field(default_factory=dict)
 
@@ -193,7 +193,7 @@ class ShardedProjectedIndex(ShardedIndex):
     @classmethod
     def _of(cls, parts: Sequence[ProjectedIndex], translation: dict) -> "ShardedProjectedIndex":
         """The sharded index of projected ``parts`` (in docid order) with the collection's ``translation``."""
-        from clirkit.shards import _Summary
+        from clirkit.retrieval.shards import _Summary
 
         made = cls._merged(
             [_Summary.of(p) for p in parts], parts[0].analyzer, shards=list(parts), translation=translation

@@ -1,7 +1,7 @@
 """PSQ translating the documents (the reference implementation's way), as a system: :class:`DocPSQ`. The index is
 translated at ``fit`` through the reverse table p(query word | document word) (:mod:`clirkit.docpsq`) and searched
-as a monolingual index of the queries' language, by the smoothed query likelihood of :mod:`clirkit.lm` or BM25.
-Its defaults are the document side's (:data:`clirkit.psq.SIDE_DEFAULTS`): the reference's loose pruning with its
+as a monolingual index of the queries' language, by the smoothed query likelihood of :mod:`clirkit.retrieval.lm` or
+BM25. Its defaults are the document side's (:data:`clirkit.psq.SIDE_DEFAULTS`): the reference's loose pruning with its
 language model, which together were best on dev on all 14 collections measured (baselines/README.md, "PSQ over
 translated documents")."""
 
@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from clirkit.bm25params import IDF, K1, K3, B
 from clirkit.bm25system import BM25_CONSTRAINTS, CrossLanguageBM25
 from clirkit.errors import ClirkitError
 from clirkit.estimator import Resources
 from clirkit.psq import DEFAULT_LAMBDA, DOCUMENTS_CUMULATIVE, DOCUMENTS_MAX_OPTIONS, DOCUMENTS_MIN_PROB
 from clirkit.querypsq import PRUNING_CONSTRAINTS, TABLE2_KEY
+from clirkit.retrieval.bm25params import IDF, K1, K3, B
 from clirkit.tablefit import query_analyzer
 
 
@@ -30,7 +30,7 @@ class DocPSQ(CrossLanguageBM25):
             :class:`~clirkit.querypsq.QueryPSQ`'s but the reference's loose defaults: L = 1e-4, C = 0.99, at most 64.
         target_stopwords: query-language words dropped from the options, or ``"snowball"`` (that language's list).
         unknown: a document word absent from the table: ``pass`` (kept as itself, p = 1) or ``drop``.
-        scoring: ``lm`` (the default: the smoothed query likelihood of the reference, :mod:`clirkit.lm`) or
+        scoring: ``lm`` (the default: the smoothed query likelihood of the reference, :mod:`clirkit.retrieval.lm`) or
             ``bm25``.
         alpha: the background model's weight in ``lm`` scoring (0.1, the reference's).
         background: the background model of ``lm`` scoring: ``collection`` (the translated index's expected term
@@ -141,6 +141,6 @@ class DocPSQ(CrossLanguageBM25):
         return (("table2", resources.record("table2")), ("reverse_table", resources.reverse_record()))
 
     def structured_from_tokens(self, qids: Sequence[str], tokens: Sequence[Sequence[str]], *, quiet: bool = True):
-        from clirkit.query import StructuredQueries
+        from clirkit.retrieval.query import StructuredQueries
 
         return StructuredQueries.from_tokens(list(qids), tokens, self.index_.vocabulary)

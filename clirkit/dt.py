@@ -18,8 +18,8 @@ Two sources of the translation:
 - :func:`translated_queries`: any MT system's output, a file of translated queries, analyzed with
   the target index's analyzer.
 
-Both give :class:`~clirkit.query.StructuredQueries` over the target index's vocabulary (each
-distinct target token with weight 1 and its query tf), ready for :class:`~clirkit.bm25.BM25`.
+Both give :class:`~clirkit.retrieval.query.StructuredQueries` over the target index's vocabulary (each
+distinct target token with weight 1 and its query tf), ready for :class:`~clirkit.retrieval.bm25.BM25`.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from clirkit.query import StructuredQueries
+from clirkit.retrieval.query import StructuredQueries
 from clirkit.translation.phrases import join_phrases
 from clirkit.translation.table import NULL, TranslationTable
 

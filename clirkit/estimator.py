@@ -55,7 +55,7 @@ class Resources:
 
     Args:
         documents: the searched documents (:class:`~clirkit.documents.Documents` or ``(docids, texts)``).
-        index: the target-language index (:class:`~clirkit.index.Index` or a sharded one).
+        index: the target-language index (:class:`~clirkit.retrieval.index.Index` or a sharded one).
         table, table2: translation tables p(e|f) (PSQ interpolates the second with the first).
         topics, qrels: ``{split: {qid: text}}`` and ``{split: Qrels}``, splits named ``train``, ``dev``,
             ``test``.

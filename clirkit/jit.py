@@ -1,6 +1,6 @@
 """Compiled kernels (numba), where numba is installed: the one loader of clirkit's modules of kernels.
 
-:mod:`clirkit.kernels` (BM25 ranking), :mod:`clirkit.scs.kernels` (SCS training steps) and
+:mod:`clirkit.retrieval.kernels` (BM25 ranking), :mod:`clirkit.scs.kernels` (SCS training steps) and
 :mod:`clirkit.boost.kernels` (boosting rounds) each have a numpy twin that gives the same bits. :func:`kernels`
 imports such a module on its first use in a process, so numba and the module's cached machine code are loaded
 then, once, and only in a process that calls a kernel (one that ranks with numpy or trains no SCS never imports
@@ -22,7 +22,7 @@ _modules: dict[str, ModuleType | bool] = {}  # module name -> the module, or Fal
 
 
 def kernels(module: str, fallback: str) -> ModuleType | None:
-    """The module of kernels ``module`` (``"clirkit.kernels"``), imported on first use; None without numba,
+    """The module of kernels ``module`` (``"clirkit.retrieval.kernels"``), imported on first use; None without numba,
     with ``CLIRKIT_NUMBA=0``, or once numba failed (``fallback`` says what numpy then does, for the message)."""
     if module not in _modules:
         _modules[module] = False

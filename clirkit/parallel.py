@@ -4,7 +4,7 @@
 A task is a ``(function, args, kwargs)`` triple (what ``joblib.delayed`` makes). :func:`run_tasks` gives
 the results in task order whatever the backend and the number of workers, so what is made of them (a
 bagged model, a merged run) is the same bytes however it ran. Bagging (:mod:`clirkit.boost.bagging`) and
-the sharded search (:mod:`clirkit.shardsearch`) run through it. joblib and dask are imported only when
+the sharded search (:mod:`clirkit.retrieval.shardsearch`) run through it. joblib and dask are imported only when
 tasks run in parallel.
 
 Worker processes end with the process that started them: loky's workers (and so its resource trackers, which

@@ -5,7 +5,7 @@ tf~(f,d) = sum_e p(e|f) tf(e,d) and df~(f) = sum_e p(e|f) df(e), weighted by f's
 This module translates the queries; :mod:`clirkit.docpsq` translates the documents instead (the reference
 implementation's way, and :class:`clirkit.systems.PSQ`'s default whenever the table comes from the documents'
 language). Each side has its own pruning and scoring, :data:`SIDE_DEFAULTS` (the document side's: L = 1e-4,
-C = 0.99, at most 64 options, the smoothed query likelihood of :mod:`clirkit.lm`). The steps here, in order:
+C = 0.99, at most 64 options, the smoothed query likelihood of :mod:`clirkit.retrieval.lm`). The steps here, in order:
 
 1. :func:`prepare_table`: optional interpolation of two tables with ``lam`` (0.5), then each row renormalized,
    then pruning (the query side's defaults: min probability L = 0.1, the target stoplists if any, cumulative
@@ -41,7 +41,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from clirkit.query import StructuredQueries
+from clirkit.retrieval.query import StructuredQueries
 from clirkit.translation.phrases import join_phrases
 from clirkit.translation.prune import interpolate, prune
 from clirkit.translation.table import NULL, TranslationTable, normalize_rows

@@ -8,12 +8,12 @@ from __future__ import annotations
 from numbers import Integral, Real
 from typing import Sequence
 
-from clirkit.bm25params import IDF, K1, K3, B
 from clirkit.bm25system import BM25_CONSTRAINTS, STOPWORDS_TOP, CrossLanguageBM25
 from clirkit.constraints import Interval, StrOptions
 from clirkit.errors import ClirkitError
 from clirkit.estimator import DEPTH, Resources
 from clirkit.psq import DEFAULT_LAMBDA
+from clirkit.retrieval.bm25params import IDF, K1, K3, B
 from clirkit.tablefit import side_of
 
 QUERY_SIDE_ONLY = ("mode", "renormalize_in_vocabulary", "target_stopwords_top", "source_stopwords_top")
@@ -75,8 +75,8 @@ class PSQ(CrossLanguageBM25):
             table; the Pirkola and bag modes, renormalize_in_vocabulary and the corpus stoplists are query-side
             only, and so is the resources' ``table2`` in ``fit(resources)`` (an experiment's ``table2`` translates
             the queries; with a reverse table given too, it is an error, not dropped).
-        scoring: ``bm25``, ``lm`` (the smoothed query likelihood of the reference, :mod:`clirkit.lm`) or ``auto``
-            (the default): ``lm`` translating the documents, ``bm25`` translating the queries.
+        scoring: ``bm25``, ``lm`` (the smoothed query likelihood of the reference, :mod:`clirkit.retrieval.lm`) or
+            ``auto`` (the default): ``lm`` translating the documents, ``bm25`` translating the queries.
         alpha: the background model's weight in ``lm`` scoring (0.1, the reference's).
         background: the background model of ``lm`` scoring: ``collection`` (the searched index's term
             frequencies), ``parallel`` (the query-language side of the parallel corpus, ``fit(resources)``) or a

@@ -1,6 +1,6 @@
 """PSQ translating the queries (SPEC §4), as a system: :class:`QueryPSQ`. Each query word becomes p(e|f) over
 the index's terms (:func:`clirkit.psq.psq_queries`), scored by BM25 with fractional tf and df, or by the smoothed
-query likelihood of :mod:`clirkit.lm`. Its defaults are the query side's, chosen across collection kinds
+query likelihood of :mod:`clirkit.retrieval.lm`. Its defaults are the query side's, chosen across collection kinds
 (:data:`clirkit.psq.SIDE_DEFAULTS`, baselines/README.md); :class:`clirkit.docpsqsystem.DocPSQ` translates the
 documents instead, and :class:`clirkit.psqsystem.PSQ` chooses between the two."""
 
@@ -9,12 +9,12 @@ from __future__ import annotations
 from numbers import Integral, Real
 from typing import Iterable, Sequence
 
-from clirkit.bm25params import IDF, K1, K3, B
 from clirkit.bm25system import BM25_CONSTRAINTS, STOPWORDS_TOP, CrossLanguageBM25
 from clirkit.constraints import Interval, StrOptions
 from clirkit.errors import ClirkitError
 from clirkit.estimator import Resources
 from clirkit.psq import DEFAULT_CUMULATIVE, DEFAULT_LAMBDA, DEFAULT_MIN_PROB
+from clirkit.retrieval.bm25params import IDF, K1, K3, B
 from clirkit.tablefit import snowball_terms
 
 PRUNING_CONSTRAINTS = {  # the table's interpolation and pruning: both sides of PSQ have them
@@ -62,7 +62,7 @@ class QueryPSQ(CrossLanguageBM25):
             baseline), or ``auto`` (the default): ``pirkola`` for a dictionary alone (its p are not learned:
             ``table.params["model"] == "dictionary"`` and no second table), ``psq`` otherwise; the mode used is
             ``mode_``. See :func:`clirkit.psq.psq_queries`.
-        scoring: ``bm25`` (the default) or ``lm``: the smoothed query likelihood (:mod:`clirkit.lm`), its
+        scoring: ``bm25`` (the default) or ``lm``: the smoothed query likelihood (:mod:`clirkit.retrieval.lm`), its
             background the searched index's term frequencies.
         alpha: the background model's weight in ``lm`` scoring (0.1, the reference's).
     """

@@ -76,14 +76,14 @@ class BM25Search(BM25System):
     retrieval.
 
     Args:
-        k1, b, k3, idf, precision: BM25 (:class:`~clirkit.bm25.BM25`), with its defaults.
+        k1, b, k3, idf, precision: BM25 (:class:`~clirkit.retrieval.bm25.BM25`), with its defaults.
     """
 
     _parameter_constraints = dict(SCORING_CONSTRAINTS)
     default_tag = "BM25"
 
     def fit(self, index, *, quiet: bool = True) -> "BM25Search":
-        """Bind to ``index`` (an Index or a :class:`~clirkit.shards.ShardedIndex`), or to the index of
+        """Bind to ``index`` (an Index or a :class:`~clirkit.retrieval.shards.ShardedIndex`), or to the index of
         :class:`~clirkit.estimator.Resources`; its analyzer becomes the query analyzer (``analyzer_``); returns
         self."""
         if isinstance(index, Resources):
@@ -103,7 +103,7 @@ class BM25Search(BM25System):
         return self.analyzer_.tokenize_many(list(topics.values()), quiet=quiet)
 
     def structured_from_tokens(self, qids: Sequence[str], tokens: Sequence[Sequence[str]], *, quiet: bool = True):
-        from clirkit.query import StructuredQueries
+        from clirkit.retrieval.query import StructuredQueries
 
         return StructuredQueries.from_tokens(list(qids), tokens, self.index_.vocabulary)
 
@@ -113,7 +113,7 @@ class DT(CrossLanguageBM25):
     no translation passes through unchanged), then BM25 over the target index (SPEC §3).
 
     Args:
-        k1, b, k3, idf, precision: BM25 (:class:`~clirkit.bm25.BM25`).
+        k1, b, k3, idf, precision: BM25 (:class:`~clirkit.retrieval.bm25.BM25`).
         source_lang: the query language (None: the table's source analyzer).
         source_stopwords: extra source words to drop, or ``"snowball"`` (the Snowball list of the query language).
         source_stopwords_top: drop the N most frequent source words of the table's corpus.
@@ -127,8 +127,9 @@ class DT(CrossLanguageBM25):
     default_tag = "DT"
 
     def fit(self, index, table=None, *, quiet: bool = True) -> "DT":
-        """Bind to the target ``index`` (an Index or a :class:`~clirkit.shards.ShardedIndex`) and the translation
-        ``table`` p(e|f), or to the index and table of :class:`~clirkit.estimator.Resources`; returns self."""
+        """Bind to the target ``index`` (an Index or a :class:`~clirkit.retrieval.shards.ShardedIndex`) and the
+        translation ``table`` p(e|f), or to the index and table of :class:`~clirkit.estimator.Resources`; returns
+        self."""
         if isinstance(index, Resources):
             return self.fit(index.index(), index.table(), quiet=index.quiet)
         from clirkit.progress import say

@@ -95,9 +95,9 @@ def worker(system: str, corpus: str, args) -> dict:
     if system.startswith("clirkit"):
         if system == "clirkit-numpy":
             os.environ["CLIRKIT_NUMBA"] = "0"
-        from clirkit.bm25 import BM25
-        from clirkit.index import Index
-        from clirkit.query import StructuredQueries
+        from clirkit.retrieval.bm25 import BM25
+        from clirkit.retrieval.index import Index
+        from clirkit.retrieval.query import StructuredQueries
 
         index = Index.from_tokens(docids, docs)
         model = BM25(index, k1=1.5, b=0.75, idf="lucene", precision="float32" if "float32" in system else "float64")
@@ -160,9 +160,9 @@ def worker(system: str, corpus: str, args) -> dict:
 MMAP_CHILD = """
 import json, sys, time
 import numpy as np
-from clirkit.bm25 import BM25
-from clirkit.index import Index
-from clirkit.query import StructuredQueries
+from clirkit.retrieval.bm25 import BM25
+from clirkit.retrieval.index import Index
+from clirkit.retrieval.query import StructuredQueries
 path, queries = sys.argv[1], json.load(open(sys.argv[2]))
 t0 = time.perf_counter()
 index = Index.load(path, mmap=True)

@@ -81,7 +81,7 @@ def prepare(work: Path) -> None:
     from clirkit.analysis import Analyzer
     from clirkit.boost.base import CompactRun
     from clirkit.experiment.artifacts import sample
-    from clirkit.index import Index
+    from clirkit.retrieval.index import Index
     from clirkit.systems import PSQ
     from clirkit.translation import load_table
 

@@ -47,13 +47,13 @@ import numpy as np
 
 from clirkit import datasets
 from clirkit.analysis import Analyzer, cached_tokens
-from clirkit.bm25 import BM25
 from clirkit.docpsq import count_terms
 from clirkit.dt import dt_queries
 from clirkit.estimator import Resources, drop_excluded
 from clirkit.formats import read_run
-from clirkit.index import Index
 from clirkit.metrics import evaluate
+from clirkit.retrieval.bm25 import BM25
+from clirkit.retrieval.index import Index
 from clirkit.significance import paired_test
 from clirkit.systems import PSQ
 from clirkit.translation import NULL, load_table, save_table, train_table
@@ -406,7 +406,7 @@ def clirkit_index(p: dict, folder: Path) -> dict:
 INDEX_STEP = """
 import json, sys
 from clirkit.analysis import Analyzer
-from clirkit.index import Index
+from clirkit.retrieval.index import Index
 docs, lang, target = sys.argv[1:]
 docids, tokens = [], []
 with open(docs, encoding="utf-8") as fh:

@@ -205,11 +205,11 @@ def bench_eflomal(en: list, es: list, iterations: int, repeats: int) -> dict:
 def bench_retrieval(c, table, args) -> tuple[dict, list[str]]:
     """DT, PSQ and PSQ without the most frequent index terms: build and search seconds, MAP, P@10."""
     from clirkit.analysis import Analyzer
-    from clirkit.bm25 import BM25
     from clirkit.dt import dt_queries
-    from clirkit.index import Index, most_frequent_terms
     from clirkit.metrics import evaluate
     from clirkit.psq import prepare_table, psq_queries
+    from clirkit.retrieval.bm25 import BM25
+    from clirkit.retrieval.index import Index, most_frequent_terms
 
     docids, texts = c.documents()
     index = Index.build(zip(docids, texts), Analyzer("es"), jobs=args.jobs)

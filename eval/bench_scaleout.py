@@ -304,7 +304,7 @@ def searches(start: float, repeat: int, path: str, run: str | None = None, **how
     the seconds from ``start`` to the end of the first search (its run written to ``run`` if given), and the best
     of ``repeat`` later searches."""
     from clirkit.formats import write_run
-    from clirkit.shards import load_index
+    from clirkit.retrieval.shards import load_index
     from clirkit.systems import BM25Search
 
     topics = dict(line.rstrip("\n").split("\t", 1) for line in open("queries.tsv", encoding="utf-8"))

@@ -1,4 +1,4 @@
-"""Benchmark: sharded BM25 search (clirkit.shards) with 1 worker vs 2, against the unsharded index.
+"""Benchmark: sharded BM25 search (clirkit.retrieval.shards) with 1 worker vs 2, against the unsharded index.
 
 A synthetic Zipf corpus (the generator of eval/bench_bm25.py: ~150 tokens per document, queries of ~5 tokens)
 is indexed once and saved twice: as one index and as ``--shards`` shards (``clirkit index --shards``'s
@@ -15,7 +15,7 @@ every query (k1=1.2, b=0.75, lucene idf), ``--repeat`` times. Reported per confi
 - whether the run file is byte-identical to the unsharded one.
 
 The row "bound" is what this machine allows: two independent processes, each holding one shard (plain
-:class:`~clirkit.bm25.BM25`, no joblib, no merge), searching at the same time; its search time is the slower
+:class:`~clirkit.retrieval.bm25.BM25`, no joblib, no merge), searching at the same time; its search time is the slower
 of the two, and its speed-up the best a 2-worker sharded search could reach here.
 
 The loky workers are started before the clock (their start-up, ~1 s, is reported apart). The configurations
@@ -54,8 +54,8 @@ def build(args, folder: Path) -> dict:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from bench_bm25 import zipf_corpus
 
-    from clirkit.index import Index
-    from clirkit.shards import ShardedIndex
+    from clirkit.retrieval.index import Index
+    from clirkit.retrieval.shards import ShardedIndex
 
     t0 = time.perf_counter()
     docids, docs, queries = zipf_corpus(args.docs, args.vocab, args.queries)
@@ -75,8 +75,8 @@ def build(args, folder: Path) -> dict:
 def worker(args, folder: Path, name: str) -> dict:
     """Open the index of configuration ``name`` and search all queries ``--repeat`` times; write the run."""
     from clirkit.formats import write_run
-    from clirkit.query import StructuredQueries
-    from clirkit.shards import load_index
+    from clirkit.retrieval.query import StructuredQueries
+    from clirkit.retrieval.shards import load_index
 
     file, jobs, backend = CONFIGS[name]
     queries = json.loads((folder / "queries.json").read_text())
@@ -89,13 +89,13 @@ def worker(args, folder: Path, name: str) -> dict:
         t0 = time.perf_counter()
         cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None)
         client = Client(cluster)
-        client.run(lambda: __import__("clirkit.shardsearch"))
+        client.run(lambda: __import__("clirkit.retrieval.shardsearch"))
         start_workers = time.perf_counter() - t0
     elif backend == "loky" and jobs > 1:
         from joblib import Parallel, delayed
 
         t0 = time.perf_counter()
-        Parallel(n_jobs=jobs, backend="loky")(delayed(__import__)("clirkit.shards") for _ in range(2 * jobs))
+        Parallel(n_jobs=jobs, backend="loky")(delayed(__import__)("clirkit.retrieval.shards") for _ in range(2 * jobs))
         start_workers = time.perf_counter() - t0
     load_before = os.getloadavg()[0]
     times, cpu = [], []
@@ -131,10 +131,10 @@ def worker(args, folder: Path, name: str) -> dict:
 
 def one_shard(args, folder: Path, number: int) -> dict:
     """Search one shard file with plain BM25 (warmed up), starting with the other process (``pair``)."""
-    from clirkit.bm25 import BM25
-    from clirkit.index import Index
-    from clirkit.query import StructuredQueries
-    from clirkit.shards import ShardedIndex
+    from clirkit.retrieval.bm25 import BM25
+    from clirkit.retrieval.index import Index
+    from clirkit.retrieval.query import StructuredQueries
+    from clirkit.retrieval.shards import ShardedIndex
 
     queries = json.loads((folder / "queries.json").read_text())
     index = Index.load(folder / ShardedIndex.load(folder / "sharded.npz").records[number]["file"])

@@ -23,8 +23,8 @@ from clirkit import datasets
 from clirkit import pyterrier as cpt
 from clirkit.analysis import Analyzer
 from clirkit.documents import Documents
-from clirkit.index import Index
 from clirkit.metrics import evaluate
+from clirkit.retrieval.index import Index
 from clirkit.systems import DT, PSQ
 from clirkit.translation import train_table
 

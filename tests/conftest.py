@@ -11,7 +11,7 @@ import pytest
 from clirkit import datasets
 from clirkit.analysis import Analyzer
 from clirkit.cli import main
-from clirkit.index import Index
+from clirkit.retrieval.index import Index
 
 # A test run started in the background by a non-interactive shell inherits SIGINT ignored, and so would every
 # command a test starts: the Ctrl-C tests need the default handling, in this process and in its children.

@@ -120,3 +120,22 @@ def test_no_verb_imports_another_verb():
     verbs = {f"clirkit.cli.{module}" for module, _ in VERBS.values()}
     crossing = {name: sorted(imports_of(name, known[name], known) & (verbs - {name})) for name in verbs}
     assert not {k: v for k, v in crossing.items() if v}, crossing
+
+
+FOUNDATION = {"errors", "progress", "analysis", "npzio", "npzchecks", "fileio", "parallel", "run", "jit", "constraints"}
+SCORERS = {"bm25", "lm", "shardsearch", "kernels", "topk", "rankmerge", "weightings"}
+STATISTICS = {"index", "shards", "shardfiles", "indexkinds", "stats"}
+
+
+def test_the_retrieval_engine_is_a_layer_and_its_index_imports_no_scorer():
+    """clirkit.retrieval imports nothing above it (the cross-language methods, the systems, the verbs): only
+    itself and the foundation modules; its index and collection statistics import no scorer."""
+    graph = import_graph()
+    layer = {m: deps for m, deps in graph.items() if m.startswith("clirkit.retrieval.")}
+    assert {m.rpartition(".")[2] for m in layer} >= STATISTICS | SCORERS
+    allowed = {f"clirkit.{m}" for m in FOUNDATION} | set(layer) | {"clirkit.retrieval"}
+    above = {m: sorted(deps - allowed) for m, deps in layer.items() if deps - allowed}
+    assert not above, above
+    scorers = {f"clirkit.retrieval.{m}" for m in SCORERS}
+    for name in STATISTICS:
+        assert not graph[f"clirkit.retrieval.{name}"] & scorers, name

@@ -1,4 +1,4 @@
-"""clirkit.bm25: BM25 over structured queries; rank-bm25's BM25Okapi is the oracle of the search path.
+"""clirkit.retrieval.bm25: BM25 over structured queries; rank-bm25's BM25Okapi is the oracle of the search path.
 
 clirkit's BM25 equals ``rank_bm25.BM25Okapi(tokens, k1, b, epsilon)`` when built as
 ``BM25(index, k1=k1, b=b, idf="bm25okapi", epsilon=epsilon)`` with the default ``k3=None`` (raw query tf,
@@ -21,15 +21,15 @@ import pytest
 import scipy.sparse as sp
 from rank_bm25 import BM25Okapi
 
-import clirkit.bm25 as bm25_module
-import clirkit.topk as topk_module
+import clirkit.retrieval.bm25 as bm25_module
+import clirkit.retrieval.topk as topk_module
 from clirkit.analysis import Analyzer
-from clirkit.bm25 import BM25, idf_mean_rsj
 from clirkit.datasets import BUNDLED
 from clirkit.errors import ClirkitError
 from clirkit.formats import iter_documents
-from clirkit.index import Index
-from clirkit.query import StructuredQueries
+from clirkit.retrieval.bm25 import BM25, idf_mean_rsj
+from clirkit.retrieval.index import Index
+from clirkit.retrieval.query import StructuredQueries
 
 QUERIES = [
     "la luz y las tinieblas",
@@ -49,7 +49,7 @@ def ranking_path(request, monkeypatch):
     """Every test runs with the compiled kernel (when numba is installed) and with numpy ranking."""
     if request.param == "compiled":
         pytest.importorskip("numba")
-        from clirkit.kernels import rank_sums
+        from clirkit.retrieval.kernels import rank_sums
 
         monkeypatch.setattr(topk_module, "_ranker", rank_sums)
     else:
@@ -434,7 +434,7 @@ def test_the_compiled_kernel_and_numpy_rank_the_same_bytes(
 ):
     if ranking_path == "numpy":
         pytest.skip("compares both paths itself")
-    from clirkit.kernels import rank_sums
+    from clirkit.retrieval.kernels import rank_sums
 
     _, _, index = genesis_400
     if kind == "memory-mapped":

@@ -1,4 +1,4 @@
-"""clirkit.kernels sums positive queries a group at a time (``_add_group``): a dense vector that several rows of
+"""clirkit.retrieval.kernels sums positive queries a group at a time (``_add_group``): a dense vector that several rows of
 the group add next is read once for all of them, each row keeping its own query's order of additions. Here
 many queries share a few dense posting rows (as the very common terms of a benchmark's queries do), in every
 order, mixed with scattered ones: the counts, documents and sums must be those of the numpy oracle of
@@ -16,11 +16,11 @@ pytest.importorskip("numba")
 
 from test_kernels import DTYPES, INEXACT, TIED, assert_same_bytes, oracle_rank  # noqa: E402
 
-from clirkit import kernels  # noqa: E402  (after the skip: the module imports numba)
+from clirkit.retrieval import kernels  # noqa: E402  (after the skip: the module imports numba)
 
 
 def shared_rank(pool, dense_rows, queries, n_docs: int, k: int, dtype):
-    """:func:`clirkit.kernels.rank_sums` of ``queries`` (lists of (pool row, w_q)), positive, the ``dense_rows``
+    """:func:`clirkit.retrieval.kernels.rank_sums` of ``queries`` (lists of (pool row, w_q)), positive, the ``dense_rows``
     of ``pool`` (lists of (documents, posting weights)) held as dense vectors that every term of that row
     shares, as BM25 passes a term queried many times."""
     flat = [(r, w) for terms in queries for r, w in terms]

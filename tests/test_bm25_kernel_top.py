@@ -1,4 +1,4 @@
-"""clirkit.kernels' two steps after a row's scan, against numpy: ``_sort_top`` (the first k candidates in run
+"""clirkit.retrieval.kernels' two steps after a row's scan, against numpy: ``_sort_top`` (the first k candidates in run
 order, the others dropped unsorted) and ``_largest`` (the sample's r-th largest, the bound of the scan).
 
 ``_sort_top`` keys each value by its float64 bits less the smallest key, shifted into 32 bits: values far
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 pytest.importorskip("numba")
 
-from clirkit.kernels import _FEW, _largest, _sort_top  # noqa: E402  (after the skip: the module imports numba)
+from clirkit.retrieval.kernels import _FEW, _largest, _sort_top  # noqa: E402  (after the skip: the module imports numba)
 
 DTYPES = [np.float64, np.float32]
 

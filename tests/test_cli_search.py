@@ -88,13 +88,13 @@ def test_missing_index_exits_2(files, capsys):
 def test_stopwords_top_drops_the_most_frequent_terms(files):
     tmp, docs, _ = files
     main(["index", str(docs), "-o", str(tmp / "ix.npz"), "--lang", "es", "--stopwords-top", "2", "-q"])
-    from clirkit.index import Index
+    from clirkit.retrieval.index import Index
 
     assert {"y", "la"}.isdisjoint(Index.load(tmp / "ix.npz").vocabulary)
 
 
 def test_index_reads_named_fields_and_a_declared_header(tmp_path, verses_es):
-    from clirkit.index import Index
+    from clirkit.retrieval.index import Index
 
     jsonl = tmp_path / "docs.jsonl"
     jsonl.write_text("".join(f'{{"pid": "{d}", "body": "{t}"}}\n' for d, t in verses_es.items()), encoding="utf-8")

@@ -239,7 +239,7 @@ def german_table():
 
 
 def english_index():
-    from clirkit.index import Index
+    from clirkit.retrieval.index import Index
 
     en = Analyzer("en")
     texts = {"d1": "a management program", "d2": "a place of work", "d3": "nothing here"}

@@ -9,11 +9,11 @@ import pytest
 from rank_bm25 import BM25Okapi
 
 from clirkit.analysis import Analyzer
-from clirkit.bm25 import BM25
 from clirkit.cli import main
 from clirkit.errors import ClirkitError
-from clirkit.index import Index
-from clirkit.query import StructuredQueries
+from clirkit.retrieval.bm25 import BM25
+from clirkit.retrieval.index import Index
+from clirkit.retrieval.query import StructuredQueries
 from clirkit.systems import DT, PSQ
 from clirkit.translation import load_table, train_table
 

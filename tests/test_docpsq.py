@@ -1,4 +1,4 @@
-"""PSQ over translated documents (clirkit.docpsq) and the smoothed query likelihood (clirkit.lm): the projection
+"""PSQ over translated documents (clirkit.docpsq) and the smoothed query likelihood (clirkit.retrieval.lm): the projection
 and its pruning by hand, LM scores against the query likelihood by hand, one-to-one tables giving monolingual
 BM25 from either side, the projected index's file, the resources that train the reverse table, the runner and
 the command."""
@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 
 from clirkit.analysis import Analyzer
-from clirkit.bm25 import BM25
 from clirkit.cli import main
 from clirkit.docpsq import ProjectedIndex, background, project, read_counts, translated
 from clirkit.errors import ClirkitError
 from clirkit.estimator import Resources
-from clirkit.lm import QueryLikelihood
 from clirkit.psq import prepare_table
-from clirkit.query import StructuredQueries
+from clirkit.retrieval.bm25 import BM25
+from clirkit.retrieval.lm import QueryLikelihood
+from clirkit.retrieval.query import StructuredQueries
 from clirkit.systems import DT, PSQ
 from clirkit.translation import TranslationTable, interpolate, load_table, save_table
 
@@ -592,7 +592,7 @@ def test_the_reference_implementations_table_format_translates_the_documents(tmp
 
 def test_load_index_opens_a_translated_index_in_one_file(index, tmp_path):
     from clirkit.docpsq import ProjectedIndex
-    from clirkit.shards import load_index
+    from clirkit.retrieval.shards import load_index
 
     table = TranslationTable.from_triples(
         ["luz", "dios"], ["light", "god"], [1.0, 1.0], params={"source_lang": "es", "target_lang": "en"}

@@ -16,10 +16,10 @@ from clirkit.cli import main
 from clirkit.docpsq import ShardedProjectedIndex, project, project_shards
 from clirkit.errors import ClirkitError
 from clirkit.formats import write_run
-from clirkit.index import Index
 from clirkit.npzio import HEADER_KEY, encode_header
 from clirkit.psq import prepare_table
-from clirkit.shards import ShardedIndex, load_index
+from clirkit.retrieval.index import Index
+from clirkit.retrieval.shards import ShardedIndex, load_index
 from clirkit.systems import PSQ
 from clirkit.translation import TranslationTable, save_table, train_table
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from clirkit.bm25 import BM25
 from clirkit.cli import main
 from clirkit.dt import dt_queries, translate_tokens, translated_queries
 from clirkit.formats import read_run
-from clirkit.query import StructuredQueries
+from clirkit.retrieval.bm25 import BM25
+from clirkit.retrieval.query import StructuredQueries
 from clirkit.translation import NULL, TranslationTable, save_table
 
 # English -> Spanish, p(e|f) with f English

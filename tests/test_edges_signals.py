@@ -19,7 +19,7 @@ from clirkit.analysis import Analyzer
 from clirkit.cli import main
 from clirkit.docpsq import read_counts
 from clirkit.errors import ClirkitError
-from clirkit.shards import load_index
+from clirkit.retrieval.shards import load_index
 
 SCRIPT = Path(sys.executable).with_name("clirkit")  # the console script, beside the venv's python
 KILLED_BY_SIGINT = -signal.SIGINT  # Python's own exit for an interrupt it saw (bpo-1054041): a shell says 130
@@ -146,8 +146,8 @@ AT_IMPORT = """
         ("-m", "threading"),
         ("script", "clirkit.cli.index"),
         ("-m", "clirkit.cli.index"),
-        ("script", "clirkit.index"),
-        ("-m", "clirkit.index"),
+        ("script", "clirkit.retrieval.index"),
+        ("-m", "clirkit.retrieval.index"),
         ("script", "clirkit.parallel"),
     ],
 )

@@ -78,7 +78,7 @@ def _queries_file(path: Path, topics: dict) -> str:
 
 def _api_resources(mini):
     from clirkit.analysis import Analyzer
-    from clirkit.index import Index
+    from clirkit.retrieval.index import Index
     from clirkit.translation import train_table
 
     c = datasets.load(str(mini))
@@ -539,7 +539,7 @@ def test_the_runner_tokenizes_each_text_once_whatever_reads_it(mini, tmp_path, m
 
 def test_the_runner_analyzes_with_the_defaults_or_its_analysis_section(ran, mini, tmp_path):
     from clirkit.analysis import Analyzer
-    from clirkit.index import Index
+    from clirkit.retrieval.index import Index
     from clirkit.translation import load_table
 
     _, out, _ = ran

@@ -5,11 +5,11 @@ import numpy as np
 import pytest
 
 from clirkit.analysis import Analyzer
-from clirkit.bm25 import BM25
 from clirkit.errors import ClirkitError
-from clirkit.index import Index, drop_terms, most_frequent_terms
 from clirkit.npzio import HEADER_KEY
-from clirkit.query import StructuredQueries
+from clirkit.retrieval.bm25 import BM25
+from clirkit.retrieval.index import Index, drop_terms, most_frequent_terms
+from clirkit.retrieval.query import StructuredQueries
 
 
 @pytest.fixture
@@ -387,7 +387,7 @@ def test_an_index_with_terms_dropped_round_trips(index, tmp_path):
 
 
 def test_corpus_stopwords_of_a_memory_mapped_index_check_every_count(index, tmp_path, tamper):
-    from clirkit.index import most_frequent_terms
+    from clirkit.retrieval.index import most_frequent_terms
 
     path = tmp_path / "ix.npz"
     index.save(path)

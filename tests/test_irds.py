@@ -16,11 +16,11 @@ import pytest
 
 from clirkit import datasets
 from clirkit.analysis import Analyzer
-from clirkit.bm25 import BM25
 from clirkit.errors import ClirkitError
 from clirkit.formats import read_documents, read_queries, write_run
-from clirkit.index import Index
-from clirkit.query import StructuredQueries
+from clirkit.retrieval.bm25 import BM25
+from clirkit.retrieval.index import Index
+from clirkit.retrieval.query import StructuredQueries
 
 QUERIES_ES = {
     "LUZ.1": "la luz y las tinieblas",

@@ -1,10 +1,10 @@
-"""clirkit.kernels: the compiled BM25 ranking against a plain-numpy oracle, byte for byte.
+"""clirkit.retrieval.kernels: the compiled BM25 ranking against a plain-numpy oracle, byte for byte.
 
 The oracle (:func:`oracle_rank`) is the contract written the obvious way: each query's row of the documents
 starts at 0 and gets its terms' contributions ``w_q * data`` added in term order, in the postings' own
 precision (a term held as a dense vector adds the same values: its dense row is its postings scattered into
 zeros); the matched documents are those with a posting of a query term; they are ordered by sum descending,
-then by document ascending, and the first ``k`` kept. :func:`clirkit.kernels.rank_sums` must return the same
+then by document ascending, and the first ``k`` kept. :func:`clirkit.retrieval.kernels.rank_sums` must return the same
 counts, documents and sums (same dtype, same bytes) on random batches drawn by hypothesis (float64 and
 float32, every contribution positive or not, tiny value sets so that ties abound, ``k`` below and above the
 number of documents, empty queries, terms without postings, dense vectors), and on hand-made rows: a row
@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 
 pytest.importorskip("numba")
 
-from clirkit import kernels  # noqa: E402  (after the skip: the module imports numba)
-from clirkit.kernels import _select, _sort_descending, rank_sums  # noqa: E402
+from clirkit.retrieval import kernels  # noqa: E402  (after the skip: the module imports numba)
+from clirkit.retrieval.kernels import _select, _sort_descending, rank_sums  # noqa: E402
 
 DTYPES = [np.float64, np.float32]
 # (posting weights, w_q) drawn from tiny sets: exact binary fractions, whose sums tie often, or rounded ones,
@@ -422,7 +422,7 @@ def test_the_jit_loader_imports_a_module_of_kernels_once_and_falls_back_once_wit
         "nopython frontend)); numpy instead\n"
     )
     monkeypatch.setenv("CLIRKIT_NUMBA", "0")
-    assert jit.kernels("clirkit.kernels", "numpy") is None  # not imported: numba is not loaded
+    assert jit.kernels("clirkit.retrieval.kernels", "numpy") is None  # not imported: numba is not loaded
 
 
 def test_an_error_of_a_kernel_that_is_not_numbas_is_raised_by_the_jit_loader(monkeypatch):

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from clirkit.analysis import Analyzer
-from clirkit.bm25 import BM25
 from clirkit.cli import main
 from clirkit.dt import dt_queries
-from clirkit.index import Index
 from clirkit.psq import prepare_table, psq_queries
+from clirkit.retrieval.bm25 import BM25
+from clirkit.retrieval.index import Index
 from clirkit.translation import TranslationTable, save_table
 
 # English -> Spanish p(e|f); "lumbre" does not occur in the Genesis slice of the collection
@@ -170,7 +170,7 @@ def test_psq_verb_bad_lambda_exits_2_and_writes_nothing(cli_files, capsys):
 
 
 def test_target_stopwords_top_n_equals_a_stopword_file_of_the_most_frequent_index_terms(cli_files):
-    from clirkit.index import Index, most_frequent_terms
+    from clirkit.retrieval.index import Index, most_frequent_terms
 
     tmp, queries = cli_files
     top = most_frequent_terms(Index.load(tmp / "ix.npz"), 3)
@@ -191,8 +191,8 @@ def _merged_index(verses, merge):
 
 
 def test_pirkola_mode_scores_translations_as_one_synonym_set(index, verses_es):
-    from clirkit.bm25 import BM25
-    from clirkit.query import StructuredQueries
+    from clirkit.retrieval.bm25 import BM25
+    from clirkit.retrieval.query import StructuredQueries
 
     table = TranslationTable.from_triples(["light", "light"], ["luz", "tinieblas"], [0.9, 0.1])
     pirkola = psq_queries(["q"], [["light"]], table, index.vocabulary, mode="pirkola")
@@ -205,8 +205,8 @@ def test_pirkola_mode_scores_translations_as_one_synonym_set(index, verses_es):
 
 
 def test_all_mode_is_every_translation_as_its_own_query_term(index):
-    from clirkit.bm25 import BM25
-    from clirkit.query import StructuredQueries
+    from clirkit.retrieval.bm25 import BM25
+    from clirkit.retrieval.query import StructuredQueries
 
     table = TranslationTable.from_triples(["light", "light", "god"], ["luz", "tinieblas", "dios"], [0.9, 0.1, 1.0])
     every = psq_queries(["q"], [["light", "god", "light"]], table, index.vocabulary, mode="all")

@@ -1,4 +1,4 @@
-"""clirkit.query: StructuredQueries, the columnar input of the BM25 engine (DT one-to-one, PSQ distributions)."""
+"""clirkit.retrieval.query: StructuredQueries, the columnar input of the BM25 engine (DT one-to-one, PSQ distributions)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from clirkit.errors import ClirkitError
-from clirkit.query import StructuredQueries
+from clirkit.retrieval.query import StructuredQueries
 
 
 def test_from_tokens_gives_one_row_per_distinct_token_with_its_query_tf(index):

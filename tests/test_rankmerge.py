@@ -1,4 +1,4 @@
-"""clirkit.rankmerge and the shards' floors: merging two ranked lists equals the plain stable sort of their rows
+"""clirkit.retrieval.rankmerge and the shards' floors: merging two ranked lists equals the plain stable sort of their rows
 (score descending, the first list's rows first on a tie), compiled and numpy alike; and a sharded search whose
 later shards keep only the documents above the merged list's floor is the unsharded run byte for byte, over
 many shards, with numpy's twins and with the compiled kernels, in one group and in several."""
@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_shards import nave, run_bytes  # noqa: F401  (nave: the module's fixture)
 
-from clirkit import rankmerge, topk
-from clirkit.query import StructuredQueries
-from clirkit.rankmerge import Ranked, _merge_numpy, merge_ranked
-from clirkit.shards import ShardedIndex
-from clirkit.shardsearch import shard_groups
+from clirkit.retrieval import rankmerge, topk
+from clirkit.retrieval.query import StructuredQueries
+from clirkit.retrieval.rankmerge import Ranked, _merge_numpy, merge_ranked
+from clirkit.retrieval.shards import ShardedIndex
+from clirkit.retrieval.shardsearch import shard_groups
 
 
 @st.composite

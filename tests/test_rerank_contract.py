@@ -9,7 +9,7 @@ import pytest
 
 from clirkit import datasets
 from clirkit.errors import ClirkitError
-from clirkit.index import Index
+from clirkit.retrieval.index import Index
 from clirkit.systems import DT, PSQ, SCS, Boost
 from clirkit.translation import train_table
 

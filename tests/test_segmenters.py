@@ -12,7 +12,7 @@ from clirkit.analysis import SNOWBALL_STEMMERS, SNOWBALL_STOPWORDS, Analyzer, sn
 from clirkit.cli import main
 from clirkit.errors import ClirkitError
 from clirkit.formats import read_run
-from clirkit.index import Index
+from clirkit.retrieval.index import Index
 from clirkit.systems import PSQ, BM25Search
 from clirkit.translation import load_table
 from clirkit.translation.phrases import join_phrases

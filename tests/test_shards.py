@@ -1,4 +1,4 @@
-"""Sharded indexes (clirkit.shards): the merged run of the shards is the unsharded index's run byte for byte,
+"""Sharded indexes (clirkit.retrieval.shards): the merged run of the shards is the unsharded index's run byte for byte,
 whatever the split, the system, the backend and the number of workers; damaged shards are clean errors."""
 
 from __future__ import annotations
@@ -10,15 +10,15 @@ import pytest
 
 from clirkit import datasets
 from clirkit.analysis import Analyzer
-from clirkit.bm25 import BM25
 from clirkit.cli import main
 from clirkit.errors import ClirkitError
 from clirkit.fileio import file_digest
 from clirkit.formats import write_run
-from clirkit.index import Index, most_frequent_terms
 from clirkit.npzio import HEADER_KEY, encode_header
-from clirkit.query import StructuredQueries
-from clirkit.shards import ShardedIndex, load_index, shard_name
+from clirkit.retrieval.bm25 import BM25
+from clirkit.retrieval.index import Index, most_frequent_terms
+from clirkit.retrieval.query import StructuredQueries
+from clirkit.retrieval.shards import ShardedIndex, load_index, shard_name
 from clirkit.systems import DT, PSQ
 from clirkit.translation import save_table, train_table
 

@@ -128,7 +128,7 @@ def test_the_cli_option_is_named_in_a_parameter_error(indexed_dir, capsys):
 
 @pytest.mark.parametrize("verb, cls", [("dt", DT), ("psq", PSQ)])
 def test_the_verb_writes_the_systems_run_byte_for_byte(indexed_dir, index, verb, cls, tmp_path):
-    from clirkit.index import Index
+    from clirkit.retrieval.index import Index
 
     save_table(TABLE, indexed_dir / "t.npz")
     (indexed_dir / "q.tsv").write_text("".join(f"{q}\t{t}\n" for q, t in TOPICS.items()), encoding="utf-8")
@@ -176,7 +176,7 @@ def test_bm25search_scores_the_index_analyzers_terms_of_the_untranslated_query_b
 
 
 def test_bm25search_has_the_engines_defaults_checks_them_and_fits_on_resources(index):
-    from clirkit import bm25
+    from clirkit.retrieval import bm25
 
     assert BM25Search().get_params() == {
         "k1": bm25.K1,
@@ -205,7 +205,7 @@ def test_bm25search_has_the_engines_defaults_checks_them_and_fits_on_resources(i
 def test_bm25search_is_the_search_verb_and_the_bm25_kind_byte_for_byte(mini, tmp_path):
     from clirkit import datasets
     from clirkit.experiment import Experiment, run_experiment
-    from clirkit.index import Index
+    from clirkit.retrieval.index import Index
 
     path = tmp_path / "bm25.toml"
     path.write_text(

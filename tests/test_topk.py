@@ -1,7 +1,7 @@
-"""clirkit.topk: the numpy top-k selection (the twin of clirkit.kernels); the oracle is a full sort of each
+"""clirkit.retrieval.topk: the numpy top-k selection (the twin of clirkit.retrieval.kernels); the oracle is a full sort of each
 row, score descending then column (docid) ascending, skipping the cells that match nothing.
 
-(Its :func:`~clirkit.topk.rank_sums` is checked against the compiled kernel through BM25's searches, in
+(Its :func:`~clirkit.retrieval.topk.rank_sums` is checked against the compiled kernel through BM25's searches, in
 tests/test_bm25.py.)
 """
 
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from clirkit.topk import _top_k_block, accumulate, top_k, top_k_dense
+from clirkit.retrieval.topk import _top_k_block, accumulate, top_k, top_k_dense
 
 
 def test_top_k_breaks_ties_by_docid_and_keeps_only_stored_entries():

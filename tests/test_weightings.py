@@ -1,4 +1,4 @@
-"""Posting weightings (clirkit.weightings): a weighting registered in WEIGHTINGS (one function pair and one line:
+"""Posting weightings (clirkit.retrieval.weightings): a weighting registered in WEIGHTINGS (one function pair and one line:
 here a toy raw tf x idf) searches every kind of index (one file, its shards, the index translated by document-side
 PSQ, that index's shards) with the scores an oracle computes by hand from the counts, and the same run from every
 kind; BM25 and the query likelihood are the registry's own entries; an unknown name is a one-line error."""
@@ -8,16 +8,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from clirkit.bm25 import BM25
-from clirkit.bm25params import idf
 from clirkit.docpsq import ShardedProjectedIndex, project
 from clirkit.errors import ClirkitError
 from clirkit.formats import write_run
 from clirkit.psq import prepare_table
-from clirkit.query import StructuredQueries
-from clirkit.shards import ShardedIndex, load_index
+from clirkit.retrieval.bm25 import BM25
+from clirkit.retrieval.bm25params import idf
+from clirkit.retrieval.query import StructuredQueries
+from clirkit.retrieval.shards import ShardedIndex, load_index
+from clirkit.retrieval.weightings import WEIGHTINGS, Weighting
 from clirkit.translation import TranslationTable
-from clirkit.weightings import WEIGHTINGS, Weighting
 
 TOY = "toy-tfidf"
 # Spanish -> English p(e|f), translating the Genesis verses into English (document-side PSQ)
@@ -83,7 +83,7 @@ def test_a_registered_weighting_searches_an_index_and_its_shards_as_the_oracle(t
     write_run(one, tmp_path / "one.run")
     for shards in (2, 3):
         sharded = ShardedIndex.split(index, shards)
-        scorer = sharded.bm25(weighting=TOY)  # the index kind's scorer (clirkit.indexkinds)
+        scorer = sharded.bm25(weighting=TOY)  # the index kind's scorer (clirkit.retrieval.indexkinds)
         assert scorer.params()["scoring"] == TOY
         write_run(scorer.search(structured(sharded, queries), depth=100), tmp_path / "sharded.run")
         assert (tmp_path / "sharded.run").read_bytes() == (tmp_path / "one.run").read_bytes()

@@ -34,9 +34,9 @@ def top_k(
             (pass the rank of each docid in sorted order for docid ties).
         depth: documents kept per query.
     Rows are grouped by query (ascending), score descending, ties by ``tie_key``.
-    The selection is :func:`clirkit.topk.top_k` on the scores with columns relabelled by ``tie_key``.
+    The selection is :func:`clirkit.retrieval.topk.top_k` on the scores with columns relabelled by ``tie_key``.
     """
-    from clirkit.topk import top_k as top_stored_entries
+    from clirkit.retrieval.topk import top_k as top_stored_entries
 
     document_of_key = np.empty_like(tie_key)
     document_of_key[tie_key] = np.arange(len(tie_key))

@@ -1,5 +1,5 @@
 """``clirkit index DOCS -o INDEX --lang xx``: build a sparse index of documents (``--shards N``: a sharded index,
-:mod:`clirkit.shards`)."""
+:mod:`clirkit.retrieval.shards`)."""
 
 from __future__ import annotations
 
@@ -73,9 +73,9 @@ def run(args) -> int:
     from clirkit.cli.common import analysis_settings
     from clirkit.fileio import display_name
     from clirkit.formats import iter_located_documents  # (lineno, docid, text): see Index.build(source=...)
-    from clirkit.index import Index, drop_terms, most_frequent_terms
     from clirkit.progress import say
-    from clirkit.shards import ShardedIndex
+    from clirkit.retrieval.index import Index, drop_terms, most_frequent_terms
+    from clirkit.retrieval.shards import ShardedIndex
 
     analyzer = Analyzer(
         args.lang, lowercase=not args.keep_case, strip_punctuation=not args.keep_punctuation, **analysis_settings(args)

@@ -31,11 +31,11 @@ def add_shard_options(p) -> None:
 
 
 def open_index(args):
-    """The index of ``--index``: an :class:`~clirkit.index.Index`, or a sharded index searched as ``--jobs``,
+    """The index of ``--index``: an :class:`~clirkit.retrieval.index.Index`, or a sharded index searched as ``--jobs``,
     ``--backend`` and ``--scheduler`` say (ClirkitError for ``--backend dask`` without ``--scheduler``)."""
     from clirkit.errors import ClirkitError
     from clirkit.progress import say
-    from clirkit.shards import load_index
+    from clirkit.retrieval.shards import load_index
 
     if args.backend == "dask" and not args.scheduler:
         raise ClirkitError("--backend dask needs --scheduler ADDRESS")
@@ -58,9 +58,9 @@ def open_index(args):
 def add_bm25_options(p, cls) -> None:
     """BM25 options (defaults: those of the system ``cls``) and the output options shared by search, dt and psq.
     The values are parsed here and range-checked by the system's ``check_params`` before any input is read."""
-    from clirkit.bm25params import IDF_VARIANTS, PRECISIONS
     from clirkit.cli.common import add_depth, param_type, run_tag
     from clirkit.cli.params import add_param
+    from clirkit.retrieval.bm25params import IDF_VARIANTS, PRECISIONS
 
     g = p.add_argument_group("BM25")
     add_param(g, cls, "k1", "--k1", type=param_type(cls, "k1"), help="term frequency saturation")

@@ -147,7 +147,7 @@ def run(args) -> int:
     from clirkit.errors import ClirkitError
     from clirkit.formats import read_queries
     from clirkit.progress import say
-    from clirkit.shards import PROJECTED_KIND, index_kind
+    from clirkit.retrieval.shards import PROJECTED_KIND, index_kind
     from clirkit.systems import PSQ
     from clirkit.tablefit import SecondTableMismatch, TableMismatch, table_language
 
@@ -174,7 +174,7 @@ def run(args) -> int:
         )
     if args.table is None and not translated:
         raise ClirkitError("--table is required (unless --index was translated before)")
-    index = open_index(args)  # a translated index in one file too (clirkit.indexkinds.FILES)
+    index = open_index(args)  # a translated index in one file too (clirkit.retrieval.indexkinds.FILES)
     shards = index.n_shards
     if args.shards not in (None, shards) and shards > 1:
         raise ClirkitError(

@@ -184,8 +184,8 @@ class Artifacts(Resources):
         return self._once("index", self._make_index)
 
     def _make_index(self):
-        from clirkit.index import Index
         from clirkit.progress import say
+        from clirkit.retrieval.index import Index
 
         path, record = self.out.folder / "index.npz", self._index_record()
         if self.out.fresh(path, record):

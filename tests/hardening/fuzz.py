@@ -164,11 +164,11 @@ def build_targets(folder: str | os.PathLike[str]) -> dict[str, Target]:
     """Make the seed files (in ``folder``, which also holds the artifacts) and the targets reading them."""
     from clirkit import datasets
     from clirkit.analysis import Analyzer, frequent_terms
-    from clirkit.bm25 import BM25
     from clirkit.boost import BoostRanker
     from clirkit.formats import write_run
-    from clirkit.index import Index
     from clirkit.psq import prepare_table, psq_queries
+    from clirkit.retrieval.bm25 import BM25
+    from clirkit.retrieval.index import Index
     from clirkit.run import Qrels
     from clirkit.scs.model import SCSModel
     from clirkit.translation import load_table, save_moses, save_npz_table, train_table
@@ -641,7 +641,7 @@ def _read_collection(path):
 
 
 def _load_index(path):
-    from clirkit.index import Index
+    from clirkit.retrieval.index import Index
 
     return Index.load(path)
 
@@ -889,8 +889,8 @@ def check_scs(m) -> None:
 
 
 def use_index(ix, context) -> None:
-    from clirkit.bm25 import BM25
-    from clirkit.query import StructuredQueries
+    from clirkit.retrieval.bm25 import BM25
+    from clirkit.retrieval.query import StructuredQueries
 
     words = ix.terms[:3].tolist() + [t for toks in context["doc_tokens"][:2] for t in toks[:3]]
     BM25(ix).search(StructuredQueries.from_tokens(["q"], [words], ix.vocabulary), depth=5)

@@ -1,8 +1,8 @@
 """Sharded indexes: a collection split by docid into shards searched in parallel, ranking as one index would.
 
 A sharded index is a manifest file (``NAME.npz``, kind ``sharded-index``) beside its shard files
-(``NAME.shard-000.DIGEST.npz``, ...), each an ordinary index (:class:`~clirkit.index.Index`) of a contiguous docid
-range with its own vocabulary. The manifest holds what BM25 needs of the whole collection: the vocabulary
+(``NAME.shard-000.DIGEST.npz``, ...), each an ordinary index (:class:`~clirkit.retrieval.index.Index`) of a contiguous
+docid range with its own vocabulary. The manifest holds what BM25 needs of the whole collection: the vocabulary
 (sorted), each term's document and collection frequency, n_docs and avgdl, and a record of each shard (file
 name, size, counts, first and last docid) checked when the shard is opened.
 
@@ -12,7 +12,7 @@ current manifest names); the manifest is switched last (one atomic rename), and 
 no longer names removed. An interrupted or killed rebuild leaves the previous index whole; what a killed one
 left (temporaries of a process that is gone, shards no manifest names) is removed by the next write.
 
-Searching is in :mod:`clirkit.shardsearch` (:class:`~clirkit.shardsearch.ShardedBM25`, from
+Searching is in :mod:`clirkit.retrieval.shardsearch` (:class:`~clirkit.retrieval.shardsearch.ShardedBM25`, from
 :meth:`ShardedIndex.bm25`).
 """
 
@@ -29,13 +29,12 @@ from typing import TYPE_CHECKING, Iterator, Mapping, Sequence
 import numpy as np
 
 from clirkit.analysis import Analyzer
-from clirkit.bm25 import CollectionStats
 from clirkit.errors import ClirkitError
-from clirkit.index import TASK_DOCS, Index, document_chunks
 from clirkit.npzchecks import Corrupt, checking, require_analyzer, require_array, require_field
 from clirkit.npzio import load_npz, save_npz
 from clirkit.parallel import BACKENDS  # noqa: F401  (the backends a sharded index searches with)
-from clirkit.shardfiles import (  # noqa: F401  (PROJECTED_KIND, index_kind, shard_name, replacing_shards: here too)
+from clirkit.retrieval.index import TASK_DOCS, Index, document_chunks
+from clirkit.retrieval.shardfiles import (  # noqa: F401  (PROJECTED_KIND, index_kind, shard_name, replacing_shards: here too)
     KIND,
     MANIFESTS,
     PROJECTED_KIND,
@@ -47,9 +46,10 @@ from clirkit.shardfiles import (  # noqa: F401  (PROJECTED_KIND, index_kind, sha
     replacing_shards,
     shard_name,
 )
+from clirkit.retrieval.stats import CollectionStats
 
 if TYPE_CHECKING:
-    from clirkit.shardsearch import ShardedBM25
+    from clirkit.retrieval.shardsearch import ShardedBM25
 
 FORMAT_VERSION = 1
 _RECORD = {"n_docs": ("int", 1), "n_terms": ("int", 0), "n_postings": ("int", 0), "bytes": ("int", 0)}
@@ -125,14 +125,15 @@ class ShardedIndex:
         return CollectionStats(n_docs=self.n_docs, avgdl=self.avgdl, df=self.df)
 
     def most_frequent_terms(self, n: int) -> list[str]:
-        """The ``n`` terms of highest collection frequency, ties by term (:func:`clirkit.index.most_frequent_terms`)."""
+        """The ``n`` terms of highest collection frequency, ties by term
+        (:func:`clirkit.retrieval.index.most_frequent_terms`)."""
         order = np.lexsort((np.arange(self.n_terms), -self.cf))[:n]
         return self.terms[order].tolist()
 
     def bm25(self, **params) -> "ShardedBM25":
-        """BM25 (:class:`~clirkit.bm25.BM25`'s parameters) over all the shards
-        (:class:`clirkit.shardsearch.ShardedBM25`, by :func:`clirkit.indexkinds.bm25`)."""
-        from clirkit.indexkinds import bm25
+        """BM25 (:class:`~clirkit.retrieval.bm25.BM25`'s parameters) over all the shards
+        (:class:`clirkit.retrieval.shardsearch.ShardedBM25`, by :func:`clirkit.retrieval.indexkinds.bm25`)."""
+        from clirkit.retrieval.indexkinds import bm25
 
         return bm25(self, **params)
 
@@ -492,10 +493,10 @@ def load_index(
 ) -> Index | ShardedIndex:
     """The index at ``path``: a :class:`ShardedIndex` (searched with ``jobs``, ``backend``, ``scheduler``)
     if it is a manifest (of a translated index: a :class:`~clirkit.docpsq.ShardedProjectedIndex`), else an
-    :class:`~clirkit.index.Index` (memory-mapped with ``mmap``; of a translated index in one file, a
+    :class:`~clirkit.retrieval.index.Index` (memory-mapped with ``mmap``; of a translated index in one file, a
     :class:`~clirkit.docpsq.ProjectedIndex`)."""
     kind = index_kind(path)
-    from clirkit.indexkinds import FILES, file_class, manifest_class
+    from clirkit.retrieval.indexkinds import FILES, file_class, manifest_class
 
     if kind in MANIFESTS:
         return manifest_class(kind).load(path, jobs=jobs, backend=backend, scheduler=scheduler)

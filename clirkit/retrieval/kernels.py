@@ -9,7 +9,7 @@ a row gives a bound that about 2 k cells reach; one pass moves those cells out (
 queries) and the first k of them are sorted exactly.
 No numpy call per query term, no selection pass over the row.
 
-Imported only by :func:`clirkit.topk.compiled_ranker`, which falls back to numpy without numba or with the
+Imported only by :func:`clirkit.retrieval.topk.compiled_ranker`, which falls back to numpy without numba or with the
 environment variable ``CLIRKIT_NUMBA=0``. numba compiles each precision once, on first use (about 10 s),
 and caches the machine code on disk (next to this file, or in its user-wide cache); loading it costs a
 process about 0.7 s, which the compiled ranking repays on searches reading some 10^8 postings.
@@ -460,7 +460,7 @@ def _select(a, n, kth):
 
 @numba.njit(cache=True, nogil=True)
 def merge_ranked(sizes_a, parts_a, cols_a, scores_a, sizes_b, parts_b, cols_b, scores_b, depth):
-    """The twin of :func:`clirkit.rankmerge.merge_ranked` (its arguments: the arrays of two ranked lists, then
+    """The twin of :func:`clirkit.retrieval.rankmerge.merge_ranked` (its arguments: the arrays of two ranked lists, then
     ``depth``; the same result): per query, one pass over the two lists' rows, the higher score first and a's
     row first on a tie."""
     n_queries = len(sizes_a)

@@ -1,6 +1,6 @@
 """Smoothed query likelihood: the language-model scoring of the reference PSQ implementation (``fast-psq``'s
 "HMM" model; Xu and Weischedel's cross-language HMM), served by BM25's engine with the ``lm`` weighting
-(:mod:`clirkit.weightings`).
+(:mod:`clirkit.retrieval.weightings`).
 
 A document's model of a query term t is interpolated with a background model (weight ``alpha``):
 
@@ -21,20 +21,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from clirkit.bm25 import BM25
-from clirkit.weightings import DEFAULT_ALPHA, checked_background  # noqa: F401 - read from here too
+from clirkit.retrieval.bm25 import BM25
+from clirkit.retrieval.weightings import DEFAULT_ALPHA, checked_background  # noqa: F401 - read from here too
 
 
 class QueryLikelihood(BM25):
-    """Smoothed query likelihood (module docstring) over ``index``, with :class:`~clirkit.bm25.BM25`'s search.
+    """Smoothed query likelihood (module docstring) over ``index``, with :class:`~clirkit.retrieval.bm25.BM25`'s search.
 
     Args:
         index: the searched index (counts may be fractional).
         background: float64 (n_terms,): p_bg of each index term, > 0 (:func:`clirkit.docpsq.background`).
         alpha: the background's weight, in (0, 1).
-        lengths: |d| per document (default: the documents' own lengths, :attr:`~clirkit.index.Index.own_lengths`:
-            over a projected index, their lengths before translation, as the reference divides by them).
-        precision: ``float64`` or ``float32``, as BM25's.
+        lengths: |d| per document (default: the documents' own lengths,
+            :attr:`~clirkit.retrieval.index.Index.own_lengths`: over a projected index, their lengths before
+        translation, as the reference divides by them). precision: ``float64`` or ``float32``, as BM25's.
     """
 
     def __init__(

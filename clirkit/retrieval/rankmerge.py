@@ -5,7 +5,7 @@ then each row's part (the shard holding the document), the document's position i
 :func:`merge_ranked` merges two such lists of the same queries into the top ``depth`` rows of each query, score
 descending, ties to the first list (whose parts come first in docid order), so that merging the shards' lists
 in shard order gives, byte for byte, the run of the unsharded index. The compiled twin
-(:func:`clirkit.kernels.merge_ranked`, numba) merges in one pass per query; numpy sorts each query's rows.
+(:func:`clirkit.retrieval.kernels.merge_ranked`, numba) merges in one pass per query; numpy sorts each query's rows.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 
 from clirkit import jit
 
-_KERNELS = jit.Kernels("clirkit.kernels", "merging shards with numpy, the same runs")
+_KERNELS = jit.Kernels("clirkit.retrieval.kernels", "merging shards with numpy, the same runs")
 
 
 class Ranked(NamedTuple):

@@ -1,7 +1,7 @@
 """The files of a sharded index on disk: the shards' names, their atomic writing beside the manifest, the
 removal of what a replaced or killed build left, and the kind a file's header names. No index is read here
-(:mod:`clirkit.shards` holds :class:`~clirkit.shards.ShardedIndex`), so the one-file index can replace a
-sharded one without importing it."""
+(:mod:`clirkit.retrieval.shards` holds :class:`~clirkit.retrieval.shards.ShardedIndex`), so the one-file index can
+replace a sharded one without importing it."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from clirkit.errors import ClirkitError
 from clirkit.npzio import HEADER_KEY
 
 if TYPE_CHECKING:
-    from clirkit.index import Index
+    from clirkit.retrieval.index import Index
 
 KIND = "sharded-index"
 PROJECTED_KIND = "sharded-projected-index"  # documents translated into the queries' language (clirkit.docpsq)

@@ -1,5 +1,5 @@
-"""Posting weightings: how the engine (:class:`clirkit.bm25.BM25`: posting weights, sparse row sums, top k) turns
-the count of a term in a document into the weight a query sums, as bm25s names its variants.
+"""Posting weightings: how the engine (:class:`clirkit.retrieval.bm25.BM25`: posting weights, sparse row sums, top k)
+turns the count of a term in a document into the weight a query sums, as bm25s names its variants.
 
 A weighting is two small functions (:class:`Weighting`): ``rows(scorer, statistic)``, one value per row of
 postings from the row's collection statistic (a term's df, or a translated query word's expected df~; the
@@ -9,7 +9,7 @@ weights of postings of counts ``tf`` (float64, fractional over a translated inde
 per-document arrays (BM25's ``k1``, ``b`` and length norms; the likelihood's lengths and ``alpha``). Every index
 kind (one file, shards, an index translated by document-side PSQ, its shards) and every query (one-to-one,
 translated) is searched with whichever weighting is named: adding one is a function pair and a line in
-:data:`WEIGHTINGS` (``clirkit.bm25.BM25(index, weighting=NAME)``, ``ShardedBM25(index, weighting=NAME)``).
+:data:`WEIGHTINGS` (``clirkit.retrieval.bm25.BM25(index, weighting=NAME)``, ``ShardedBM25(index, weighting=NAME)``).
 A weighting must give weights > 0 to be searched with the floors of sharded search (BM25 with a negative idf
 is searched without them).
 """
@@ -64,7 +64,7 @@ def likelihood_rows(scorer, background: np.ndarray) -> np.ndarray:
 
 def likelihood_postings(scorer, tf: np.ndarray, docs: np.ndarray, background: np.ndarray) -> np.ndarray:
     """The smoothed query likelihood's posting weights: log(1 + (1 - alpha) tf / (|d| alpha p_bg))
-    (:mod:`clirkit.lm`)."""
+    (:mod:`clirkit.retrieval.lm`)."""
     p = tf / scorer.lengths[docs]
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         return np.log1p((1.0 - scorer.alpha) / scorer.alpha * p / background)

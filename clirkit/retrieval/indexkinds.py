@@ -2,8 +2,8 @@
 scorer and no scorer module a kind it does not search (a new kind, e.g. a translated index, is one entry).
 
 - :data:`MANIFESTS`: the ``kind`` a manifest file's header names -> the class that reads it
-  (:func:`clirkit.shards.load_index`); :data:`FILES`, the same for an index in one file other than
-  :class:`~clirkit.index.Index`;
+  (:func:`clirkit.retrieval.shards.load_index`); :data:`FILES`, the same for an index in one file other than
+  :class:`~clirkit.retrieval.index.Index`;
 - :data:`BM25`: an index class -> the class of its BM25 scorer (``index.bm25(**params)``); a subclass takes its
   closest base class's entry.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 
 MANIFESTS: dict[str, str] = {
-    "sharded-index": "clirkit.shards:ShardedIndex",
+    "sharded-index": "clirkit.retrieval.shards:ShardedIndex",
     "sharded-projected-index": "clirkit.docpsq:ShardedProjectedIndex",  # documents translated (clirkit.docpsq)
 }
 
@@ -22,8 +22,8 @@ FILES: dict[str, str] = {
 }
 
 BM25: dict[str, str] = {
-    "clirkit.index:Index": "clirkit.bm25:BM25",
-    "clirkit.shards:ShardedIndex": "clirkit.shardsearch:ShardedBM25",
+    "clirkit.retrieval.index:Index": "clirkit.retrieval.bm25:BM25",
+    "clirkit.retrieval.shards:ShardedIndex": "clirkit.retrieval.shardsearch:ShardedBM25",
 }
 
 

@@ -53,7 +53,9 @@ class StructuredQueries:
     ) -> "StructuredQueries":
         """Build from per-query lists of ``(source_term, query_tf, {target_id: weight})``."""
         source_query, source_weight, source_terms = [], [], []
-        indptr, indices, data = [0], [], []
+        indptr: list[int] = [0]
+        indices: list[int] = []
+        data: list[float] = []
         for qi, query_rows in enumerate(rows):
             for term, qtf, targets in query_rows:
                 source_query.append(qi)
@@ -98,7 +100,7 @@ class StructuredQueries:
         # numbered over the batch, then the (query, number) pairs made unique
         numbers = {t: i for i, t in enumerate(dict.fromkeys(flat))}
         number = np.fromiter(map(numbers.__getitem__, flat), dtype=np.int64, count=len(flat))
-        sizes = np.diff(np.asarray(ends, dtype=np.int64), prepend=0)
+        sizes: np.ndarray = np.diff(np.asarray(ends, dtype=np.int64), prepend=0)
         query = np.repeat(np.arange(len(ends), dtype=np.int64), sizes)
         _, first, counts = np.unique(query * max(len(numbers), 1) + number, return_index=True, return_counts=True)
         by_position = np.argsort(first, kind="stable")

@@ -12,29 +12,27 @@ BM25 weights are precomputed once and a query is a sparse row sum (bm25s's
 trick). Only documents that match at least one query term are ranked; top-k
 ties are broken by docid ascending (documents are stored in docid order).
 Each query's sums and top k are computed by the compiled kernel of
-:mod:`clirkit.kernels` when numba is installed, else by its numpy twin
-(:mod:`clirkit.topk`): the same runs.
+:mod:`clirkit.retrieval.kernels` when numba is installed, else by its numpy twin
+(:mod:`clirkit.retrieval.topk`): the same runs.
 
 The parameters' defaults (:data:`K1`, :data:`B`, ...), ranges and checks, and the idf variants, are stated once in
-:mod:`clirkit.bm25params`.
+:mod:`clirkit.retrieval.bm25params`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable
-
 import numpy as np
 import scipy.sparse as sp
 
-from clirkit import topk
-from clirkit.bm25params import EPSILON, IDF, K1, K3, PRECISION, B, check_settings, idf
 from clirkit.errors import ClirkitError
-from clirkit.index import Index
-from clirkit.query import StructuredQueries
+from clirkit.retrieval import topk
+from clirkit.retrieval.bm25params import EPSILON, IDF, K1, K3, PRECISION, B, check_settings, idf
+from clirkit.retrieval.index import Index
+from clirkit.retrieval.query import StructuredQueries
+from clirkit.retrieval.stats import CollectionStats
+from clirkit.retrieval.weightings import DEFAULT_ALPHA, Weighting, background_of, described
+from clirkit.retrieval.weightings import weighting as find_weighting
 from clirkit.run import Run, take_strings
-from clirkit.weightings import DEFAULT_ALPHA, Weighting, background_of, described
-from clirkit.weightings import weighting as find_weighting
 
 _POSTINGS_PER_BATCH = 20_000_000  # bounds the intermediate sparse products
 _QUERIES_PER_STEP = 250  # a step of the progress shown when nothing bounds a batch
@@ -44,27 +42,6 @@ _QUERIES_PER_STEP = 250  # a step of the progress shown when nothing bounds a ba
 _DENSE_FRACTION = 0.3
 _DENSE_BYTES = 256 * 2**20  # memory for such dense vectors
 _WEIGHT_CHUNK = 1_000_000  # postings weighted at once (their float64 temporaries: some 50 MB)
-
-
-@dataclass(frozen=True)
-class CollectionStats:
-    """What BM25 takes from the whole collection when it scores a part of it (a shard, :mod:`clirkit.shards`),
-    so that every document gets the score it gets in the index of the whole collection.
-
-    Attributes:
-        n_docs: documents in the whole collection.
-        avgdl: their mean length in tokens (the whole index's ``avgdl``).
-        df: int64 (n_terms,): each term's document frequency in the whole collection, in the order of the
-            terms of the index searched.
-        union_df: for Pirkola queries (``df_union``), a function of translation rows (CSR, over the terms of
-            the index searched) giving each row's df counted in the whole collection (float64); None counts
-            them in the index searched.
-    """
-
-    n_docs: int
-    avgdl: float
-    df: np.ndarray
-    union_df: Callable[[sp.csr_matrix], np.ndarray] | None = None
 
 
 def union_counts(translations: sp.csr_matrix, tf: sp.csr_matrix) -> np.ndarray:
@@ -86,7 +63,7 @@ def _used_rows(translations: sp.csr_matrix, tf: sp.csr_matrix) -> tuple[sp.csr_m
 
 
 class BM25:
-    """BM25 ranking over an :class:`~clirkit.index.Index`.
+    """BM25 ranking over an :class:`~clirkit.retrieval.index.Index`.
 
     Args:
         index: the target-language index.
@@ -99,11 +76,11 @@ class BM25:
         precision: ``float64`` (default: exact, equal to rank-bm25 to 1e-9) or ``float32``: posting weights
             and score sums in float32, about twice as fast and half the memory, scores within ~1e-6 relative
             (documents whose scores differ by less may swap places).
-        weighting: the posting weighting, a name of :data:`clirkit.weightings.WEIGHTINGS`: ``bm25`` (the
-            default) or ``lm`` (the smoothed query likelihood, :mod:`clirkit.lm`), or one registered there.
+        weighting: the posting weighting, a name of :data:`clirkit.retrieval.weightings.WEIGHTINGS`: ``bm25`` (the
+            default) or ``lm`` (the smoothed query likelihood, :mod:`clirkit.retrieval.lm`), or one registered there.
         background, alpha, lengths: what a weighting of the ``background`` statistic takes (``lm``): p_bg of
             each index term (float64, > 0), its weight in (0, 1), and the documents' lengths (default: their own,
-            :attr:`~clirkit.index.Index.own_lengths`).
+            :attr:`~clirkit.retrieval.index.Index.own_lengths`).
     """
 
     def __init__(
@@ -267,9 +244,11 @@ class BM25:
         if self._dense is None:
             self._dense = np.empty((min(self._dense_capacity(), self.index.n_terms), n_docs), dtype=self._dtype)
             self._dense_slot = np.full(self.index.n_terms, -1, dtype=np.int64)
-        wide = self._wide(rows, np.arange(rows.shape[0]), len(self._dense) - self._n_dense)
-        _fill_dense(rows, wide, self._dense[self._n_dense : self._n_dense + len(wide)])
-        self._dense_slot[terms[wide]] = np.arange(self._n_dense, self._n_dense + len(wide))
+        dense, slot = self._dense, self._dense_slot
+        assert slot is not None  # made with the dense vectors
+        wide = self._wide(rows, np.arange(rows.shape[0]), len(dense) - self._n_dense)
+        _fill_dense(rows, wide, dense[self._n_dense : self._n_dense + len(wide)])
+        slot[terms[wide]] = np.arange(self._n_dense, self._n_dense + len(wide))
         self._n_dense += len(wide)
 
     def _dense_capacity(self) -> int:
@@ -291,9 +270,10 @@ class BM25:
         """Dense vectors of very common unit rows and the row of each of ``units_used`` in them (-1: none):
         kept for the index's own terms (also memory-mapped), made here for a per-batch unit that two
         queries share."""
-        if units is self._weights or (self._lazy_units is not None and units is self._lazy_units[0]):
-            terms = units_used if units is self._weights else self._lazy_units[1][units_used]
-            if self._dense is None:  # (no term was queried yet)
+        lazy = self._lazy_units
+        if units is self._weights or (lazy is not None and units is lazy[0]):
+            terms = units_used if units is self._weights or lazy is None else lazy[1][units_used]
+            if self._dense is None or self._dense_slot is None:  # (no term was queried yet)
                 return self._no_dense(len(units_used))
             return self._dense[: self._n_dense], self._dense_slot[terms]
         shared = np.flatnonzero(np.bincount(units_used, minlength=units.shape[0]) >= 2)
@@ -340,9 +320,9 @@ class BM25:
 
         A query's scores are the sums of its source terms' weighted unit rows, added in source order into
         one dense row of the documents, and its top cells are taken before the next query: by the compiled
-        kernel (:mod:`clirkit.kernels`) when numba is installed, else by numpy (:func:`clirkit.topk.rank_sums`),
-        the same sums either way. A cell matching no term is 0 when every contribution is positive (a match
-        is > 0), else it is skipped by a flag.
+        kernel (:mod:`clirkit.retrieval.kernels`) when numba is installed, else by numpy
+        (:func:`clirkit.retrieval.topk.rank_sums`), the same sums either way. A cell matching no term is 0 when every
+        contribution is positive (a match is > 0), else it is skipped by a flag.
         """
         self._check(queries)
         units, unit_of_source = self._scoring_units(queries)
@@ -459,7 +439,7 @@ class BM25:
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`search` as ``(sizes, document position, score)``: how many rows each query has (int64, one
         per query), then the rows' documents (int64) and scores (float64) in run order: what a shard of
-        :mod:`clirkit.shardsearch` gives to be merged. With ``floors`` (float64, one per query), a query keeps
+        :mod:`clirkit.retrieval.shardsearch` gives to be merged. With ``floors`` (float64, one per query), a query keeps
         only the documents scoring above its floor (a shard searched after others: the score at which the
         query's merged list is full)."""
         return self._search_sizes(queries, depth, quiet, floors)
@@ -488,7 +468,8 @@ class BM25:
             parts.append((sizes, cols, scores))
         if not parts:
             return np.zeros(queries.n_queries, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)
-        return tuple(np.concatenate(arrays) for arrays in zip(*parts))
+        sizes, cols, scores = (np.concatenate(arrays) for arrays in zip(*parts))
+        return sizes, cols, scores
 
     def _check(self, queries: StructuredQueries) -> None:
         if queries.translations.shape[1] != self.index.n_terms:
@@ -518,7 +499,7 @@ class BM25:
         first = first_alike(t)
         order = np.argsort(queries.source_query, kind="stable")
         bounds = np.searchsorted(queries.source_query[order], np.arange(queries.n_queries + 1)).tolist()
-        lo, acc, seen = 0, 0.0, set()
+        lo, acc, seen = 0, 0.0, set[int]()
         for q in range(queries.n_queries):
             rows = set(first[order[bounds[q] : bounds[q + 1]]].tolist())
             added = sum(cost[r] for r in rows - seen)

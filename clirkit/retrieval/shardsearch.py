@@ -1,13 +1,14 @@
-"""Search over a sharded index (:mod:`clirkit.shards`): each shard scored where its worker runs, the results merged.
+"""Search over a sharded index (:mod:`clirkit.retrieval.shards`): each shard scored where its worker runs, the
+results merged.
 
 Search (:class:`ShardedBM25`): the queries are structured once over the whole vocabulary. A worker opens a
 shard with its terms placed at their rows of the whole vocabulary (a longer ``indptr``, the postings
-untouched) and scores it with :class:`~clirkit.bm25.BM25` given the whole collection's n_docs, avgdl and df
-(:class:`~clirkit.bm25.CollectionStats`), so every document gets the float64 score it gets in the unsharded
+untouched) and scores it with :class:`~clirkit.retrieval.bm25.BM25` given the whole collection's n_docs, avgdl and df
+(:class:`~clirkit.retrieval.bm25.CollectionStats`), so every document gets the float64 score it gets in the unsharded
 index. The shards are cut into one group of consecutive shards per worker (:func:`shard_groups`); a task
 searches its group's shards one after the other and merges each shard's top ``depth`` per query into the
-group's as it comes (:func:`clirkit.rankmerge.merge_ranked`: score descending, ties to the earlier shard, whose
-docids are smaller, then in the shard's order), so a worker pays its fixed costs once and sends back one ranked
+group's as it comes (:func:`clirkit.retrieval.rankmerge.merge_ranked`: score descending, ties to the earlier shard,
+whose docids are smaller, then in the shard's order), so a worker pays its fixed costs once and sends back one ranked
 list; the groups' lists are merged the same way, in group order: the unsharded run, byte for byte. Pirkola
 queries (``df_union``) first count, group by group, the documents holding any of a term's translations, and give
 each shard the sums.
@@ -15,7 +16,7 @@ each shard the sums.
 Groups run through :func:`clirkit.parallel.run_tasks`: joblib's ``loky`` worker processes, ``threading``, or
 ``dask`` on a distributed cluster (one group per shard: the workers open the shard files, so a cluster needs them
 on a shared file system). Searching in this process (one job, or threads), the
-:class:`~clirkit.shards.ShardedIndex` keeps the shards it opened; a loky or dask worker process keeps the
+:class:`~clirkit.retrieval.shards.ShardedIndex` keeps the shards it opened; a loky or dask worker process keeps the
 ceil(shards / groups) it opened last (keyed by path, size and modification time), and a task there takes a group
 whose shards its worker holds when one is left, so later searches find their shards open.
 """
@@ -33,22 +34,22 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from clirkit.bm25 import BM25, CollectionStats, row_key, union_counts
-from clirkit.bm25params import EPSILON, IDF, K1, K3, PRECISION, B, check_settings
 from clirkit.errors import ClirkitError
-from clirkit.index import Index
 from clirkit.parallel import check_backend, run_tasks
-from clirkit.query import StructuredQueries
-from clirkit.rankmerge import Ranked, merge_ranked, warm_merge
+from clirkit.retrieval.bm25 import BM25, CollectionStats, row_key, union_counts
+from clirkit.retrieval.bm25params import EPSILON, IDF, K1, K3, PRECISION, B, check_settings
+from clirkit.retrieval.index import Index
+from clirkit.retrieval.query import StructuredQueries
+from clirkit.retrieval.rankmerge import Ranked, merge_ranked, warm_merge
+from clirkit.retrieval.shards import ShardedIndex, load_index
+from clirkit.retrieval.weightings import DEFAULT_ALPHA, Weighting, background_of, described
+from clirkit.retrieval.weightings import weighting as find_weighting
 from clirkit.run import Run, take_strings
-from clirkit.shards import ShardedIndex, load_index
-from clirkit.weightings import DEFAULT_ALPHA, Weighting, background_of, described
-from clirkit.weightings import weighting as find_weighting
 
 
 class ShardedBM25:
-    """BM25 over a :class:`ShardedIndex`: the same parameters and :meth:`search` as :class:`~clirkit.bm25.BM25`,
-    the same run as over the unsharded index."""
+    """BM25 over a :class:`ShardedIndex`: the same parameters and :meth:`search` as
+    :class:`~clirkit.retrieval.bm25.BM25`, the same run as over the unsharded index."""
 
     def __init__(
         self,
@@ -68,7 +69,7 @@ class ShardedBM25:
         self.index = index
         self.bm25_params = {"k1": k1, "b": b, "k3": k3, "idf": idf, "epsilon": epsilon, "precision": precision}
         self._weighting, self._alpha = find_weighting(weighting), alpha
-        if self._weighting.name != "bm25":  # a shard's BM25 (clirkit.bm25) takes these keywords as they are
+        if self._weighting.name != "bm25":  # a shard's BM25 (clirkit.retrieval.bm25) takes these keywords as they are
             self.bm25_params["weighting"] = self._weighting  # the functions, not the name: a worker may lack one
             p_bg = background_of(self._weighting, background, alpha, index.n_terms)
             if p_bg is not None:
@@ -105,7 +106,7 @@ class ShardedBM25:
 
 
 class ShardedQueryLikelihood(ShardedBM25):
-    """The smoothed query likelihood (:class:`~clirkit.lm.QueryLikelihood`) over a :class:`ShardedIndex`: each
+    """The smoothed query likelihood (:class:`~clirkit.retrieval.lm.QueryLikelihood`) over a :class:`ShardedIndex`: each
     shard scored with the whole collection's ``background`` (one p_bg per term of the whole vocabulary) and its
     documents' own lengths, the same run as over the unsharded index."""
 

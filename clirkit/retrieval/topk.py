@@ -1,6 +1,6 @@
-"""Top-k ranking in numpy: the twin of :mod:`clirkit.kernels` (the compiled one) and its fallback.
+"""Top-k ranking in numpy: the twin of :mod:`clirkit.retrieval.kernels` (the compiled one) and its fallback.
 
-:func:`rank_sums` takes the arguments of :func:`clirkit.kernels.rank_sums` and gives the same counts,
+:func:`rank_sums` takes the arguments of :func:`clirkit.retrieval.kernels.rank_sums` and gives the same counts,
 documents and scores: each query's contributions are summed into one dense row of the documents, term
 after term (a very common term's dense vector in one vectorized add, an order of magnitude cheaper per
 posting than a scatter-add), and the row's top cells taken before the next query. :func:`compiled_ranker`
@@ -25,7 +25,7 @@ _DENSE_CELLS_PER_BATCH = 16_000_000  # bounds the (queries x docs) block of top_
 _GROUP_BYTES = 16 * 2**20  # float32 rows ranked together (_top_k_block): they stay in the last-level cache
 _ROW_BITS, _VALUE_BITS, _COLUMN_BITS = 9, 31, 24  # the 64-bit sort key of such a group
 _ranker: Callable | bool | None = None  # compiled_ranker's answer once asked (False: numpy ranks)
-_KERNELS, _FALLBACK = "clirkit.kernels", "ranking with numpy, the same runs"
+_KERNELS, _FALLBACK = "clirkit.retrieval.kernels", "ranking with numpy, the same runs"
 
 
 def rank_sums(
@@ -43,7 +43,7 @@ def rank_sums(
     floors: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The top ``k`` documents of each query from its weighted posting rows, in numpy: the arguments and
-    the result of :func:`clirkit.kernels.rank_sums` (query q's terms are ``bounds[q]:bounds[q + 1]`` of
+    the result of :func:`clirkit.retrieval.kernels.rank_sums` (query q's terms are ``bounds[q]:bounds[q + 1]`` of
     ``starts``, ``ends``, ``weights`` and ``dense_slots``; a term with a dense slot >= 0 is added as that
     row of ``dense``, read only when ``positive``; a query keeps only the documents scoring above its
     ``floors`` cell), except that the scores are float64.
@@ -109,8 +109,8 @@ def rank_sums(
 
 
 def compiled_ranker() -> Callable | None:
-    """:func:`clirkit.kernels.rank_sums` when numba is installed, else None (:func:`rank_sums` ranks); None also
-    when the environment variable ``CLIRKIT_NUMBA`` is ``0``. Loaded once, on the first search
+    """:func:`clirkit.retrieval.kernels.rank_sums` when numba is installed, else None (:func:`rank_sums` ranks); None
+    also when the environment variable ``CLIRKIT_NUMBA`` is ``0``. Loaded once, on the first search
     (:func:`clirkit.jit.kernels`)."""
     global _ranker
     if _ranker is None:

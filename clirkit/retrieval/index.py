@@ -58,7 +58,7 @@ class Index:
     _vocabulary: dict | None = field(default=None, repr=False, compare=False)
     _unchecked: np.ndarray | None = field(default=None, repr=False, compare=False)  # bool per term, mmap opens
     _source: str | None = field(default=None, repr=False, compare=False)  # the file, for their errors
-    sharded: ClassVar[bool] = False  # a ShardedIndex (clirkit.shards) says True
+    sharded: ClassVar[bool] = False  # a ShardedIndex (clirkit.retrieval.shards) says True
 
     @property
     def n_docs(self) -> int:
@@ -75,7 +75,7 @@ class Index:
 
     @property
     def n_shards(self) -> int:
-        """1: an index in one file (a :class:`~clirkit.shards.ShardedIndex` has its own)."""
+        """1: an index in one file (a :class:`~clirkit.retrieval.shards.ShardedIndex` has its own)."""
         return 1
 
     @property
@@ -115,9 +115,9 @@ class Index:
             self._unchecked[todo] = False
 
     def bm25(self, **params):
-        """BM25 with ``params`` over this index (:class:`~clirkit.bm25.BM25`; a sharded index has the same call:
-        :func:`clirkit.indexkinds.bm25`)."""
-        from clirkit.indexkinds import bm25
+        """BM25 with ``params`` over this index (:class:`~clirkit.retrieval.bm25.BM25`; a sharded index has the same
+        call: :func:`clirkit.retrieval.indexkinds.bm25`)."""
+        from clirkit.retrieval.indexkinds import bm25
 
         return bm25(self, **params)
 
@@ -208,7 +208,7 @@ class Index:
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the index as one ``.npz`` with a JSON header (atomic). Written over a sharded index's manifest,
         it replaces that index whole: the shards are removed once the new file is in place."""
-        from clirkit.shardfiles import replacing_shards
+        from clirkit.retrieval.shardfiles import replacing_shards
 
         with replacing_shards(path):
             self._write(path)
