@@ -114,18 +114,20 @@ def main(argv: list[str] | None = None) -> int:
         if threading_is_main():
             from clirkit import _interrupted_early
 
+            # a Ctrl-C that lands where Python can only ignore it is raised again (before the handler is set)
+            sys.unraisablehook = _keeping_interrupts(sys.unraisablehook)
             # from here a Ctrl-C is a KeyboardInterrupt, so writers remove their temporaries
             if signal.getsignal(signal.SIGINT) is _interrupted_early:
                 _command, _ended = True, False
                 signal.signal(signal.SIGINT, _interrupt)
             signal.signal(signal.SIGTERM, _terminated)
-            sys.unraisablehook = _keeping_interrupts(sys.unraisablehook)
         argv = sys.argv[1:] if argv is None else list(argv)
         parser = build_parser(argv)
         args, unknown = parser.parse_known_args(argv)
         if unknown:  # said by the verb's own parser: "clirkit dt: error: ... (see clirkit dt --help)"
             _verb_parser(parser, args).error(f"unrecognized arguments: {' '.join(unknown)}")
-        return _call(args)
+        status = _call(args)
+        return _stopped() if _interrupted and _command else status  # a Ctrl-C some callback swallowed
     except KeyboardInterrupt:
         return _stopped()
     except Exception:
