@@ -431,17 +431,20 @@ def analyzers_of(args, source_lang: str, target_lang: str) -> tuple:
         given = getattr(args, option, None)
         own = dict(settings)
         if given is not None:
-            own["stopwords"] = _stopword_list(given)
+            own["stopwords"] = stopword_option(given)
         sides.append(Analyzer(lang, **own))
     return tuple(sides)
 
 
-def _stopword_list(value: str):
-    """The Analyzer ``stopwords`` of an option's value: None (``none``), ``"snowball"``, or a file's words."""
+def stopword_option(value: str | None) -> str | list[str] | None:
+    """The stopwords an option names, the one reading of every verb's stopword options (``--stopwords``,
+    ``--source-stopwords``, ``--target-stopwords``): None for ``none`` or no option, ``"snowball"`` (the Snowball
+    project's list, made by the analyzer that uses it), else the words of a FILE (one per line, ``#`` comments;
+    a file with no word: None). A missing or unreadable FILE is a one-line error naming it."""
     from clirkit.analysis import read_stopwords
 
-    if value in ("none", "snowball"):
-        return None if value == "none" else value
+    if value is None or value in ("none", "snowball"):
+        return None if value in (None, "none") else value
     return read_stopwords(value) or None
 
 
@@ -472,5 +475,5 @@ def analysis_settings(args, *, stopword_files: bool = True) -> dict:
             f"--stopwords must be none or snowball, got {stopwords} (a FILE of one language's words: "
             "--source-stopwords or --target-stopwords)"
         )
-    stopwords = _stopword_list(stopwords)
+    stopwords = stopword_option(stopwords)
     return {"stemmer": stemmer_of(args), "stopwords": stopwords, **segmentation_of(args)}

@@ -139,7 +139,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from clirkit.analysis import read_stopwords
+    from clirkit.cli.common import stopword_option
     from clirkit.cli.indexes import open_index
     from clirkit.cli.tables import load_tables
     from clirkit.cli.xlquery import checked_system, query_language, say_language, search_and_write, source_stopwords
@@ -195,10 +195,7 @@ def run(args) -> int:
     queries = read_queries(args.queries, **query_fields(args, lang=lang)) if args.queries is not None else None
     if queries and lang:
         say_language(queries, lang, args)
-    target = args.target_stopwords
-    if target not in (None, "snowball"):
-        target = read_stopwords(target)
-    psq.set_params(source_stopwords=source_stopwords(args), target_stopwords=target)
+    psq.set_params(source_stopwords=source_stopwords(args), target_stopwords=stopword_option(args.target_stopwords))
     try:
         psq.fit(index, table, table2, quiet=args.quiet)
     except TableMismatch as exc:  # the message says what is wrong with the table: named first

@@ -99,7 +99,8 @@ def add_prune_options(p: argparse.ArgumentParser):
         "--target-stopwords",
         metavar="LIST",
         default=None,
-        help="target terms to drop from the options: a FILE (one per line), or, for psq, snowball (the "
-        "Snowball list of the index's language, stemmed as the index is)",
+        help="target terms to drop from the options: none (the default), snowball (the Snowball list of "
+        "the target language, analyzed as the index's (psq) or the table's target terms (ttable prune)) "
+        "or a FILE (one per line)",
     )
     return g

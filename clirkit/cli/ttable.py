@@ -397,18 +397,28 @@ def run_show(args) -> int:
 
 
 def run_prune(args) -> int:
-    from clirkit.analysis import read_stopwords
+    from clirkit.analysis import Analyzer
+    from clirkit.cli.common import stopword_option
     from clirkit.cli.params import params_of
     from clirkit.errors import ClirkitError
     from clirkit.psq import SIDE_DEFAULTS
     from clirkit.systems import PSQ
+    from clirkit.tablefit import snowball_terms
     from clirkit.translation import prune
 
     p = params_of(args)
     PSQ(**p).check_params()
     p = {k: SIDE_DEFAULTS["queries"][k] if v == "auto" else v for k, v in p.items()}  # a table of the queries
     table = load_table_args(args, args.table, args.format, require_languages=True)
-    stop = read_stopwords(args.target_stopwords) if args.target_stopwords else None
+    stop = stopword_option(args.target_stopwords)
+    if stop == "snowball":  # the list as the table's target terms are analyzed
+        settings = table.params.get("target_analyzer")
+        if not settings:
+            raise ClirkitError(
+                f"--target-stopwords snowball: {args.table} does not record the analysis of its target "
+                f"terms; give a FILE of target terms"
+            )
+        stop = sorted(snowball_terms(Analyzer.from_dict(settings)))
     try:
         pruned = prune(
             table,

@@ -36,9 +36,9 @@ def add_query_options(p: argparse.ArgumentParser, cls, *, search_optional: str |
         "--source-stopwords",
         metavar="LIST",
         default=None,
-        help="source-language stopwords to drop: snowball (the Snowball project's list of the query "
-        "language) or a FILE of words (one per line); a query left with no word is searched with "
-        "all its words",
+        help="source-language stopwords to drop: none (the default), snowball (the Snowball project's list "
+        "of the query language) or a FILE of words (one per line); a query left with no word is searched "
+        "with all its words",
     )
     add_param(
         g,
@@ -93,12 +93,10 @@ def query_language(args, *tables) -> str | None:
 
 
 def source_stopwords(args) -> str | list[str] | None:
-    """The words of ``--source-stopwords`` (``"snowball"`` as it is), or None."""
-    from clirkit.analysis import read_stopwords
+    """The stopwords ``--source-stopwords`` names (:func:`~clirkit.cli.common.stopword_option`)."""
+    from clirkit.cli.common import stopword_option
 
-    if args.source_stopwords == "snowball":
-        return "snowball"
-    return read_stopwords(args.source_stopwords) if args.source_stopwords else None
+    return stopword_option(args.source_stopwords)
 
 
 def say_language(queries: dict, lang: str, args) -> None:
