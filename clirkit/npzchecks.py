@@ -9,7 +9,7 @@ import builtins
 import math
 import os
 from contextlib import contextmanager
-from typing import Iterator, Mapping, Sequence
+from typing import Iterator, Literal, Mapping, Sequence, overload
 
 import numpy as np
 
@@ -198,6 +198,44 @@ def _at(arr: np.ndarray, flat: int) -> str:
 
 def _value(x: object) -> str:
     return repr(x.item() if hasattr(x, "item") else x)
+
+
+@overload
+def require_array(
+    arrays: Mapping[str, np.ndarray],
+    name: str,
+    kind: str,
+    ndim: int = 1,
+    *,
+    shape: tuple[int | None, ...] | None = None,
+    finite: bool = True,
+    min: float | None = None,
+    max: float | None = None,
+    sorted: bool = False,
+    unique: bool = False,
+    dtype: np.dtype | type | str | None = None,
+    optional: Literal[False] = False,
+    label: str | None = None,
+) -> np.ndarray: ...
+
+
+@overload
+def require_array(
+    arrays: Mapping[str, np.ndarray],
+    name: str,
+    kind: str,
+    ndim: int = 1,
+    *,
+    shape: tuple[int | None, ...] | None = None,
+    finite: bool = True,
+    min: float | None = None,
+    max: float | None = None,
+    sorted: bool = False,
+    unique: bool = False,
+    dtype: np.dtype | type | str | None = None,
+    optional: bool,
+    label: str | None = None,
+) -> np.ndarray | None: ...
 
 
 def require_array(

@@ -110,7 +110,7 @@ class Index:
         terms = np.unique(np.asarray(terms, dtype=np.int64))
         todo = terms[self._unchecked[terms]]
         if len(todo):
-            with checking(self._source, "index", remedy=True):
+            with checking(self._source or "index", "index", remedy=True):
                 check_csr_rows(self.tf, todo, ("tf_data", "tf_indices"), min=1)
             self._unchecked[todo] = False
 
@@ -180,7 +180,9 @@ class Index:
             ids: list[str] = []
             tokens: list[Sequence[str]] = []
             for more_lines, more_ids, more_tokens in chunks:
-                lines.extend(more_lines or ()), ids.extend(more_ids), tokens.extend(more_tokens)
+                lines.extend(more_lines or ())
+                ids.extend(more_ids)
+                tokens.extend(more_tokens)
                 if len(ids) >= _CHUNK_DOCS:  # the counts are kept in blocks of that many documents
                     builder.add(ids, tokens, lines=lines if source is not None else None)
                     bar.update(len(ids))
