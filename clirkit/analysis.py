@@ -145,11 +145,6 @@ class Analyzer:
         self.lang = lang
         self.lowercase = lowercase
         self.strip_punctuation = strip_punctuation
-        if isinstance(stopwords, str):
-            if stopwords != "snowball":
-                raise ClirkitError(f"stopwords: expected 'snowball', a list of words or None, got {stopwords!r}")
-            stopwords = snowball_stopwords(lang)
-        self.stopwords = frozenset(stopwords) if stopwords else frozenset()
         self.stemmer = stemmer if stemmer is not None and lang in SNOWBALL_STEMMERS else None
         if cjk_bigrams is not None:
             if segmenter not in ("auto", "bigrams" if cjk_bigrams else None):
@@ -157,9 +152,31 @@ class Analyzer:
             segmenter = "bigrams" if cjk_bigrams else None
         self.segmenter = check_segmenter(segmenter, lang)
         self.chinese_script = check_chinese_script(chinese_script, lang)
+        if isinstance(stopwords, str):
+            if stopwords != "snowball":
+                raise ClirkitError(f"stopwords: expected 'snowball', a list of words or None, got {stopwords!r}")
+            stopwords = snowball_stopwords(lang)
+        self.stopwords = self._as_tokens(stopwords or ())
         self._moses = None
         self._stem = None
         self._words = None
+
+    def _as_tokens(self, words: Iterable[str]) -> frozenset[str]:
+        """Stopwords as the tokens they must match (:meth:`surface_tokens`): in this analyzer's Chinese script and,
+        when it lowercases, in lower case. ClirkitError for an entry holding a space (no token does)."""
+        convert = script_converter(self.chinese_script) if self.chinese_script is not None else None
+        out = set()
+        for word in words:
+            if not isinstance(word, str):
+                raise ClirkitError(f"stopwords: expected words (str), got {word!r}")
+            if any(c.isspace() for c in word.strip()):
+                raise ClirkitError(f"stopwords: {word.strip()!r} holds a space: a stopword is one token")
+            word = word.strip()
+            if convert is not None:
+                word = convert(word)
+            out.add(word.lower() if self.lowercase else word)
+        out.discard("")
+        return frozenset(out)
 
     @property
     def cjk_bigrams(self) -> bool:
@@ -521,12 +538,15 @@ def frequent_terms(token_lists: Iterable[Sequence[str]], n: int) -> list[str]:
 
 
 def read_stopwords(path: str | os.PathLike[str]) -> list[str]:
-    """Read a stopword file: one term per line; ``#`` starts a comment."""
+    """Read a stopword file: one term per line; ``#`` starts a comment (ClirkitError ``FILE:LINE`` for a line of
+    two words)."""
     from clirkit.fileio import iter_lines
 
     words = []
-    for _, line in iter_lines(path):
+    for lineno, line in iter_lines(path):
         word = line.split("#", 1)[0].strip()
+        if any(c.isspace() for c in word):
+            raise ClirkitError(f"{path}:{lineno}: {word!r} holds a space: a stopword is one token, one a line")
         if word:
             words.append(word)
     return words

@@ -31,6 +31,8 @@ import re
 from clirkit.errors import ClirkitError
 
 SEGMENTERS = ("bigrams", "unigrams+bigrams", "icu", "jieba", "sudachi", "kiwi")
+#: The language each segmenter made for one language segments (the others serve every language without spaces).
+SEGMENTER_LANGUAGE = {"jieba": "zh", "sudachi": "ja", "kiwi": "ko"}
 CHINESE_SCRIPTS = ("simplified", "traditional")
 #: Each language's segmenter when the analyzer's is ``"auto"`` (languages not named: none), chosen on the dev
 #: splits of the collections of the language (baselines/README.md, "Languages written without spaces").
@@ -73,12 +75,21 @@ def _patterns(chars: str) -> tuple[re.Pattern, re.Pattern]:
 def check_segmenter(name: object, lang: str) -> str | None:
     """``name`` resolved for language ``lang``: ``"auto"`` is :data:`DEFAULT_SEGMENTERS`' choice, ``"none"`` or
     None is None; a language written with spaces (not in :data:`DEFAULT_SEGMENTERS`) has none whatever the name,
-    so that one setting serves both sides of a table. ClirkitError for an unknown name."""
+    so that one setting serves both sides of a table. ClirkitError for an unknown name, or a segmenter made for
+    another language (:data:`SEGMENTER_LANGUAGE`)."""
     if name is not None and name not in ("auto", "none", *SEGMENTERS):
         raise ClirkitError(f"segmenter: expected auto, none or one of {', '.join(SEGMENTERS)}, got {name!r}")
     if name == "auto":
         return DEFAULT_SEGMENTERS.get(lang)
-    return None if name in (None, "none") or lang not in DEFAULT_SEGMENTERS else str(name)
+    if name in (None, "none") or lang not in DEFAULT_SEGMENTERS:
+        return None
+    made_for = SEGMENTER_LANGUAGE.get(str(name))
+    if made_for is not None and made_for != lang:
+        raise ClirkitError(
+            f"segmenter {name}: it segments {made_for!r} text, not {lang!r} (for {lang!r}: auto, icu, bigrams or "
+            f"unigrams+bigrams)"
+        )
+    return str(name)
 
 
 def check_chinese_script(name: object, lang: str) -> str | None:

@@ -406,10 +406,11 @@ def segmentation_of(args) -> dict:
     return {"segmenter": getattr(args, "segmenter", "auto"), "chinese_script": getattr(args, "chinese_script", "auto")}
 
 
-def add_side_stopword_options(parser) -> None:
+def add_side_stopword_options(parser, texts: tuple[str, str] = ("the queries'", "the documents'")) -> None:
     """``--source-stopwords`` and ``--target-stopwords``: each side's stopwords, for a verb that analyzes both
-    (boost-train, scs-train), where ``--stopwords`` names a list for both languages."""
-    for side, text in (("source", "the queries'"), ("target", "the documents'")):
+    (boost-train, scs-train, ttable train), where ``--stopwords`` names a list for both languages; ``texts``: what
+    each side's text is, for the help."""
+    for side, text in zip(("source", "target"), texts):
         parser.add_argument(
             f"--{side}-stopwords",
             metavar="LIST",
@@ -431,18 +432,22 @@ def analyzers_of(args, source_lang: str, target_lang: str) -> tuple:
         given = getattr(args, option, None)
         own = dict(settings)
         if given is not None:
-            own["stopwords"] = stopword_option(given)
+            own["stopwords"] = stopword_option(given, f"--{option.replace('_', '-')}")
         sides.append(Analyzer(lang, **own))
     return tuple(sides)
 
 
-def stopword_option(value: str | None) -> str | list[str] | None:
+def stopword_option(value: str | None, option: str = "--stopwords") -> str | list[str] | None:
     """The stopwords an option names, the one reading of every verb's stopword options (``--stopwords``,
     ``--source-stopwords``, ``--target-stopwords``): None for ``none`` or no option, ``"snowball"`` (the Snowball
     project's list, made by the analyzer that uses it), else the words of a FILE (one per line, ``#`` comments;
-    a file with no word: None). A missing or unreadable FILE is a one-line error naming it."""
+    a file with no word: None). A missing or unreadable FILE is a one-line error naming it, an empty value one
+    naming ``option``."""
     from clirkit.analysis import read_stopwords
+    from clirkit.errors import ClirkitError
 
+    if value is not None and not value.strip():
+        raise ClirkitError(f"{option}: an empty value: give none, snowball or a FILE of words")
     if value is None or value in ("none", "snowball"):
         return None if value in (None, "none") else value
     return read_stopwords(value) or None
@@ -471,9 +476,10 @@ def analysis_settings(args, *, stopword_files: bool = True) -> dict:
 
     stopwords = args.stopwords
     if stopwords not in ("none", "snowball") and not stopword_files:
+        sides = hasattr(args, "source_stopwords") and hasattr(args, "target_stopwords")
         raise ClirkitError(
-            f"--stopwords must be none or snowball, got {stopwords} (a FILE of one language's words: "
-            "--source-stopwords or --target-stopwords)"
+            f"--stopwords must be none or snowball, got {stopwords} (the list of each language"
+            + ("; a FILE of one language's words: --source-stopwords or --target-stopwords)" if sides else ")")
         )
     stopwords = stopword_option(stopwords)
     return {"stemmer": stemmer_of(args), "stopwords": stopwords, **segmentation_of(args)}

@@ -195,7 +195,10 @@ def run(args) -> int:
     queries = read_queries(args.queries, **query_fields(args, lang=lang)) if args.queries is not None else None
     if queries and lang:
         say_language(queries, lang, args)
-    psq.set_params(source_stopwords=source_stopwords(args), target_stopwords=stopword_option(args.target_stopwords))
+    psq.set_params(
+        source_stopwords=source_stopwords(args),
+        target_stopwords=stopword_option(args.target_stopwords, "--target-stopwords"),
+    )
     try:
         psq.fit(index, table, table2, quiet=args.quiet)
     except TableMismatch as exc:  # the message says what is wrong with the table: named first

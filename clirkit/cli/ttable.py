@@ -11,9 +11,11 @@ from clirkit.cli.common import (
     add_jobs,
     add_language_options,
     add_quiet,
+    add_side_stopword_options,
     add_stemmer_option,
     add_verb_with_actions,
     analysis_settings,
+    analyzers_of,
     checked,
     nonnegative_int,
     one_line_errors,
@@ -169,6 +171,7 @@ def _add_train(actions) -> None:
     t.add_argument("--no-null", action="store_true", help="no NULL source word")
     add_language_options(t)
     add_analysis_options(t, stopword_files=False)
+    add_side_stopword_options(t, ("the source language's", "the target language's"))
     t.add_argument(
         "--aligned-by",
         choices=("line", "id"),
@@ -303,7 +306,6 @@ def _read_parallel(args) -> tuple[list[str], list[str]]:
 
 
 def run_train(args) -> int:
-    from clirkit.analysis import Analyzer
     from clirkit.errors import ClirkitError
     from clirkit.progress import say
     from clirkit.translation import save_table, train_table
@@ -313,8 +315,8 @@ def run_train(args) -> int:
         raise ClirkitError(f"ttable train needs {' and '.join(missing)} (the tokenizers' languages, e.g. en, es)")
     source_texts, target_texts = _read_parallel(args)
     say(f"{len(source_texts)} sentence pairs", quiet=args.quiet)
-    settings = analysis_settings(args, stopword_files=False)
-    analyzers = {"source": Analyzer(args.source_lang, **settings), "target": Analyzer(args.target_lang, **settings)}
+    source, target = analyzers_of(args, args.source_lang, args.target_lang)
+    analyzers = {"source": source, "target": target}
     tokens = {
         side: analyzers[side].tokenize_many(texts, quiet=args.quiet, jobs=args.jobs, desc=f"tokenizing {side}")
         for side, texts in (("source", source_texts), ("target", target_texts))
@@ -410,7 +412,7 @@ def run_prune(args) -> int:
     PSQ(**p).check_params()
     p = {k: SIDE_DEFAULTS["queries"][k] if v == "auto" else v for k, v in p.items()}  # a table of the queries
     table = load_table_args(args, args.table, args.format, require_languages=True)
-    stop = stopword_option(args.target_stopwords)
+    stop = stopword_option(args.target_stopwords, "--target-stopwords")
     if stop == "snowball":  # the list as the table's target terms are analyzed
         settings = table.params.get("target_analyzer")
         if not settings:

@@ -96,7 +96,7 @@ def source_stopwords(args) -> str | list[str] | None:
     """The stopwords ``--source-stopwords`` names (:func:`~clirkit.cli.common.stopword_option`)."""
     from clirkit.cli.common import stopword_option
 
-    return stopword_option(args.source_stopwords)
+    return stopword_option(args.source_stopwords, "--source-stopwords")
 
 
 def say_language(queries: dict, lang: str, args) -> None:
