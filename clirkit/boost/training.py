@@ -27,7 +27,7 @@ from clirkit.boost.model import BoostModel
 from clirkit.boost.pairgroups import PairCache
 from clirkit.boost.scoring import DevEvaluator, RerankEvaluator
 from clirkit.boost.sweep import BetaSweep, betas_to_try, sweep_betas
-from clirkit.boost.tuples import Tuples, make_tuples
+from clirkit.boost.tuples import Tuples, index_of, make_tuples
 from clirkit.errors import ClirkitError
 from clirkit.estimator import System
 from clirkit.parallel import run_tasks
@@ -96,6 +96,7 @@ def fit_tokens(
         hash_seed=ranker.hash_seed,
     )
     train_base = train_base_scores(ranker, base_run, query_ids, len(qids), docids)
+    check_candidates(ranker, candidates, qids, docids)
     tuples, n_extra = training_tuples(
         ranker, qrels, extra_qrels if extra_ids else None, query_ids, docids, candidates, train_base
     )
@@ -173,6 +174,30 @@ def train_base_scores(
     return train_base
 
 
+def uncovered_queries(run: Run, qids: Sequence[str], docids: Sequence[str]) -> list[str]:
+    """The queries of ``qids`` (in their order) that ``run`` has no row for at a document of ``docids``."""
+    known = index_of(run.docids, docids) >= 0
+    covered = set(np.unique(run.qids[known]).tolist())
+    return [q for q in qids if q not in covered]
+
+
+def check_candidates(ranker: "BoostRanker", candidates: Run | None, qids: list[str], docids) -> None:
+    """The candidate run against the training queries ``qids``, as the base run is (:func:`train_base_scores`):
+    an error when it has no row for any of them (at a known document), else said how many it lacks (their
+    negatives are drawn uniformly)."""
+    if candidates is None:
+        return
+    uncovered = len(uncovered_queries(candidates, qids, docids))
+    if uncovered == len(qids):
+        raise ClirkitError("the candidate run has no row for a training query and a known document")
+    if uncovered:
+        say(
+            f"boost: the candidate run has no row for {uncovered} of the {len(qids)} training queries (their "
+            "negatives are drawn uniformly)",
+            quiet=ranker.quiet,
+        )
+
+
 def training_tuples(
     ranker: "BoostRanker",
     qrels: Qrels,
@@ -198,6 +223,7 @@ def training_tuples(
         max_positives=ranker.max_positives,
         hard_negatives=ranker.hard_negatives if ranker.base is not None else 0,
         seed=ranker.random_state,
+        quiet=ranker.quiet,
     )
     if extra_qrels is None:
         return tuples, 0
@@ -210,6 +236,8 @@ def training_tuples(
             min_grade=ranker.min_grade,
             weighting=ranker.weighting,
             seed=[ranker.random_state, 1],
+            what="extra",
+            quiet=ranker.quiet,
         )
     except ClirkitError as exc:
         raise ClirkitError(f"extra tuples: {exc}") from None

@@ -24,12 +24,17 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from clirkit.errors import ClirkitError
+from clirkit.progress import say
 from clirkit.run import Qrels, Run
 
 if TYPE_CHECKING:
     from clirkit.boost.base import BaseScores
 
 WEIGHTINGS = ("difference", "one", "positive")
+
+
+class NoTupleError(ClirkitError):
+    """No training tuple can be sampled from the qrels (a command line names the qrels file in front)."""
 
 
 @dataclass(frozen=True)
@@ -110,14 +115,27 @@ def values_at(sorted_keys: np.ndarray, values: np.ndarray, keys: np.ndarray, def
 def _uniform_negatives(
     rng: np.random.Generator, qrow: np.ndarray, n_docs: int, relevant_keys: np.ndarray, m: int
 ) -> np.ndarray:
-    """``m`` documents per entry of ``qrow``, uniform over docs not in ``relevant_keys`` (q*n_docs+d, sorted)."""
+    """``m`` documents per entry of ``qrow``, uniform over docs not in ``relevant_keys`` (q*n_docs+d, sorted);
+    -1 in the rows of a query that judges every document relevant (:func:`_all_relevant`: none to draw)."""
     out = rng.integers(0, n_docs, size=(len(qrow), m))
     qcol = np.repeat(qrow[:, None], m, axis=1)
+    full = _all_relevant(qrow, n_docs, relevant_keys)
+    out[full] = -1
     bad = np.isin(qcol * n_docs + out, relevant_keys)
+    bad[full] = False  # every other row has a document to draw: the redraws end
     while bad.any():
         out[bad] = rng.integers(0, n_docs, size=int(bad.sum()))
         bad[bad] = np.isin(qcol[bad] * n_docs + out[bad], relevant_keys)
     return out
+
+
+def _all_relevant(qrow: np.ndarray, n_docs: int, relevant_keys: np.ndarray) -> np.ndarray:
+    """Whether the query of each entry of ``qrow`` judges every one of the ``n_docs`` documents relevant
+    (``relevant_keys``: the sorted, distinct ``query * n_docs + document`` keys of the relevant pairs)."""
+    if len(qrow) == 0:
+        return np.zeros(0, dtype=bool)
+    counts = np.bincount(relevant_keys // n_docs, minlength=int(qrow.max()) + 1)
+    return counts[qrow] >= n_docs
 
 
 def make_tuples(
@@ -135,6 +153,8 @@ def make_tuples(
     hard_negatives: int = 0,
     base: "BaseScores | None" = None,
     seed: int | Sequence[int] = 0,
+    what: str = "training",
+    quiet: bool = True,
 ) -> Tuples:
     """Sample training tuples.
 
@@ -161,8 +181,14 @@ def make_tuples(
         base: the base run as :class:`clirkit.boost.base.BaseScores` over
             ``query_ids`` and ``docids`` (needed by ``hard_negatives``).
         seed: random seed (an int or a sequence of ints).
+        what: the queries' name in the messages ("training", "extra").
+        quiet: if False, say how many queries judge every document relevant (no negative to draw for them:
+            their d+ get no uniform d-).
     Returns:
         :class:`Tuples`, sorted by (query, d+, d-); duplicates are kept.
+    Raises:
+        NoTupleError: every query with a relevant document judges every document relevant, and no other
+            tuple is left (e.g. of ``grade_pairs``).
     """
     _check_sampling(weighting, negatives, grade_pairs, hard_negatives, base)
     rng = np.random.default_rng(seed)
@@ -195,7 +221,32 @@ def make_tuples(
             np.full((len(hq), hard_negatives), -1, dtype=np.int64),
         )
         parts.against(hq, hd, hr, negs)  # a query whose candidates are all relevant gives no hard tuple (-1)
+    if negatives > 0:
+        _all_relevant_queries(pq, query_ids, judged, what, parts.any(), quiet)
     return parts.tuples()
+
+
+def _all_relevant_queries(
+    pq: np.ndarray, query_ids: Sequence[str], judged: "_Judged", what: str, sampled: bool, quiet: bool
+) -> None:
+    """The queries of ``pq`` that judge every document relevant (no negative to draw for them): said (unless
+    ``quiet``) when some are, an error when they are all and no tuple was ``sampled``."""
+    queries = np.unique(pq)
+    full = queries[_all_relevant(queries, judged.n_docs, judged.relevant_keys)]
+    if len(full) == 0:
+        return
+    example = query_ids[int(full[0])]
+    if not sampled and len(full) == len(queries):
+        more = f" and {len(full) - 1} more" if len(full) > 1 else ""
+        raise NoTupleError(
+            f"no {what} tuple: every {what} query judges every document relevant (query {example}{more}), "
+            "so no negative document can be sampled"
+        )
+    say(
+        f"boost: {len(full)} of the {len(queries)} {what} queries with a relevant document judge every document "
+        f"relevant (e.g. {example}): no negative to sample for them",
+        quiet=quiet,
+    )
 
 
 def _check_sampling(weighting: str, negatives: int, grade_pairs: int, hard_negatives: int, base) -> None:
@@ -299,6 +350,10 @@ class _Parts:
             n_flat,
             self.judged.grade_of(q_rep, n_flat),
         )
+
+    def any(self) -> bool:
+        """Whether a tuple was sampled so far."""
+        return any(len(part[0]) for part in self.parts)
 
     def tuples(self) -> Tuples:
         tuples = Tuples.from_arrays(*(np.concatenate([part[i] for part in self.parts]) for i in range(4)))

@@ -11,7 +11,10 @@ margins; the model then re-ranks that system's runs (``boost-rank --candidates``
 
 from __future__ import annotations
 
+import argparse
+
 from clirkit.cli.common import (
+    BadValue,
     add_analysis_options,
     add_jobs,
     add_language_options,
@@ -24,6 +27,37 @@ from clirkit.cli.common import (
     param_type,
 )
 from clirkit.cli.data import add_data_options, assumed_languages, load_data
+
+# what each option of a base ranker (refused without --base-run) does, for its message
+_BASE_OPTIONS = {
+    "--beta": "weighs a base ranker's scores",
+    "--beta-grid": "gives the weights of a base ranker's scores tried on dev",
+    "--significance": "tests the boosted model against a base ranker",
+    "--hard-negatives": "draws negatives from a base ranker's run",
+}
+
+
+class _BaseOption(argparse.Action):
+    """Stores an option's value and notes that the option was given (given at its default too), for
+    :func:`run` to refuse an option of a base ranker without ``--base-run``."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, values)
+        option = max(self.option_strings, key=len)
+        namespace.base_options = [*getattr(namespace, "base_options", []), option]
+
+
+def _or_none(parse):
+    """argparse type: ``none`` (None: the option's automatic value) or what ``parse`` reads."""
+
+    def parse_or_none(text: str):
+        if str(text).strip().lower() == "none":
+            return None
+        value = parse(text)
+        return BadValue(value.text, f"{value.must} or none") if isinstance(value, BadValue) else value
+
+    parse_or_none.__name__ = parse.__name__
+    return parse_or_none
 
 
 def add_parser(sub) -> None:
@@ -56,7 +90,8 @@ def add_parser(sub) -> None:
         B,
         "beta",
         "--beta",
-        type=param_type(B, "beta"),
+        type=_or_none(param_type(B, "beta")),
+        action=_BaseOption,
         help="weight of the normalized base scores (none: tuned on dev MAP over --beta-grid)",
     )
     add_param(
@@ -66,6 +101,7 @@ def add_parser(sub) -> None:
         "--beta-grid",
         type=finite_float(0, MAX_BETA),
         nargs="+",
+        action=_BaseOption,
         help="betas tried on dev without --beta",
     )
     add_param(
@@ -73,7 +109,8 @@ def add_parser(sub) -> None:
         B,
         "significance",
         "--significance",
-        type=param_type(B, "significance"),
+        type=_or_none(param_type(B, "significance")),
+        action=_BaseOption,
         help="the level of the paired randomization test the boosted model must reach on the dev queries "
         "against the base alone to keep its rounds, else it ranks as the base (none or 0: keep the "
         "rounds early stopping chose)",
@@ -84,6 +121,7 @@ def add_parser(sub) -> None:
         "hard_negatives",
         "--hard-negatives",
         type=param_type(B, "hard_negatives"),
+        action=_BaseOption,
         help="d- per d+ drawn from the base run's top --candidate-depth, for a d+ the base run retrieves, "
         "added to the --negatives uniform ones",
     )
@@ -246,8 +284,21 @@ def _extra(args, collection, docids, texts):
     return merge_queries(parts) if parts else (None, None)
 
 
+def _check_candidates(path: str, candidates, qids: list[str], docids) -> None:
+    """A --candidates run with no row for any training query (at a document of the collection) is an error
+    naming it; the training queries it lacks when it covers some are said by the training."""
+    from clirkit.boost.training import uncovered_queries
+    from clirkit.errors import ClirkitError
+
+    if len(uncovered_queries(candidates, qids, docids)) < len(qids):
+        return
+    known = " at a document of the collection" if set(qids) & set(candidates.qids.tolist()) else ""
+    raise ClirkitError(f"--candidates: {path} has no row for any training query{known}")
+
+
 def run(args) -> int:
     from clirkit.boost import BoostRanker
+    from clirkit.boost.tuples import NoTupleError
     from clirkit.cli.params import params_of, tokenize_jobs
     from clirkit.documents import Documents
     from clirkit.errors import ClirkitError
@@ -262,13 +313,21 @@ def run(args) -> int:
         raise ClirkitError("give --base-run or --candidates, not both (the base run gives the hard negatives)")
     if params["parallel_weight"] != 1.0 and not (args.parallel_tuples or args.extra_tuples):
         raise ClirkitError("--parallel-weight weighs --parallel-tuples or --extra-tuples: give one of them")
-    if params["beta"] is not None and not args.base_run:
-        raise ClirkitError("--beta weighs a base ranker's scores: give --base-run too")
+    given = getattr(args, "base_options", [])  # the options of a base ranker given (_BaseOption)
+    if given and not args.base_run:
+        raise ClirkitError(f"{given[0]} {_BASE_OPTIONS[given[0]]}: give --base-run too")
     if args.parallel_tuples and not args.collection:
         raise ClirkitError("--parallel-tuples needs --collection (its parallel corpus); with files use --extra-tuples")
     data = load_data(args, qrels=True, dev=True)
+    if "--significance" in given and params["significance"] and not data.dev_queries:
+        raise ClirkitError(
+            "--significance tests the boosted model on the dev queries: give --dev-queries and --dev-qrels "
+            "(or --collection with a dev split)"
+        )
     documents = data.documents
     candidates = read_run(args.candidates) if args.candidates else None
+    if candidates is not None:
+        _check_candidates(args.candidates, candidates, list(data.queries), documents[0])
     base = None
     if args.base_run:
         from clirkit.boost.base import CompactRun
@@ -286,18 +345,21 @@ def run(args) -> int:
         quiet=args.quiet,
     )
     documents = Documents(*documents, jobs=tokenize_jobs())  # tokenized in 2 processes (the same tokens)
-    ranker.fit(
-        data.queries,
-        data.qrels,
-        documents,
-        dev_topics=data.dev_queries,
-        dev_qrels=data.dev_qrels,
-        candidates=candidates,
-        extra_topics=extra_queries,
-        extra_qrels=extra_qrels,
-        base_made_by={"runs": [str(p) for p in args.base_run]} if base else None,
-        analyzers=analyzers_of(args, ranker.source_lang, ranker.target_lang),
-    )
+    try:
+        ranker.fit(
+            data.queries,
+            data.qrels,
+            documents,
+            dev_topics=data.dev_queries,
+            dev_qrels=data.dev_qrels,
+            candidates=candidates,
+            extra_topics=extra_queries,
+            extra_qrels=extra_qrels,
+            base_made_by={"runs": [str(p) for p in args.base_run]} if base else None,
+            analyzers=analyzers_of(args, ranker.source_lang, ranker.target_lang),
+        )
+    except NoTupleError as exc:  # the training qrels give no tuple: the message names their file
+        raise ClirkitError(f"{args.qrels}: {exc}" if args.qrels else str(exc)) from None
     model = ranker.model_
     model.save(args.output)
     rounds = model.params["bag_rounds"]
