@@ -140,8 +140,8 @@ def test_aggregate_tune_averages_over_the_judged_queries_the_dev_runs_cover(tmp_
 
 def test_aggregate_tune_refuses_dev_runs_that_no_qrels_query_judges(tmp_path, capsys):
     qrels = write_lines(tmp_path / "dev.qrels", ["q1 0 good 1"])
-    d = write_lines(tmp_path / "d.run", ["q7 Q0 good 1 1 X"])
-    t = write_lines(tmp_path / "t.run", ["t Q0 x 1 5 X"])
+    d, d2 = (write_lines(tmp_path / f"{n}.run", ["q7 Q0 good 1 1 X"]) for n in ("d", "d2"))
+    t, t2 = (write_lines(tmp_path / f"{n}.run", ["t Q0 x 1 5 X"]) for n in ("t", "t2"))  # a run given twice: refused
     out = tmp_path / "test.run"
-    assert main(["aggregate", t, t, "-o", str(out), "--tune", "--qrels", qrels, "--dev-runs", d, d, "-q"]) == 2
+    assert main(["aggregate", t, t2, "-o", str(out), "--tune", "--qrels", qrels, "--dev-runs", d, d2, "-q"]) == 2
     assert "the dev qrels judge none of the dev runs' queries" in capsys.readouterr().err and not out.exists()

@@ -624,7 +624,7 @@ def test_well_typed_fusion_and_top_level_values_are_read_as_given(tmp_path):
     path.write_text(
         _TWO.format(
             top='figures = false\ngains = ["AP"]\n',
-            more=_FUSION + "weights = [0.5, 1]\n"
+            more=_FUSION + "weights = [0.0, 1]\n"
             'transform = ["auto", "minmax"]\nmethod = "interpolation"\nstep = 0.25\n',
         ),
         encoding="utf-8",
@@ -633,7 +633,7 @@ def test_well_typed_fusion_and_top_level_values_are_read_as_given(tmp_path):
     assert exp.figures is False and exp.gains == ("AP",)
     assert exp.fusions["F"] == {
         "systems": ["A", "B"],
-        "weights": [0.5, 1],
+        "weights": [0.0, 1],
         "transform": ["auto", "minmax"],
         "method": "interpolation",
         "step": 0.25,

@@ -84,12 +84,14 @@ def run(args) -> int:
     from clirkit.formats import read_qrels, read_run, write_run
     from clirkit.progress import say
 
+    _check_distinct("among the RUNs", args.runs)
     fusion = _fusion(args)
     if args.tune:
         if not args.qrels or not args.dev_runs:
             raise ClirkitError("--tune needs --dev-qrels DEVQRELS and --dev-runs DEV...")
         if len(args.dev_runs) != len(args.runs):
             raise ClirkitError(f"{len(args.dev_runs)} dev runs for {len(args.runs)} runs: give one dev run per RUN")
+        _check_distinct("in --dev-runs", args.dev_runs)
     elif args.sweep_csv:
         raise ClirkitError(
             "--sweep-csv writes the sweep of --tune: give --tune (with --dev-qrels and --dev-runs), or drop --sweep-csv"
@@ -109,6 +111,26 @@ def run(args) -> int:
     )
     write_run(fused, args.output)
     return 0
+
+
+def _check_distinct(what: str, paths: list[str]) -> None:
+    """ClirkitError if a run file is given twice (the same path, however written): a fusion fuses distinct runs."""
+    import os
+
+    from clirkit.errors import ClirkitError
+
+    seen: dict[str, int] = {}
+    for i, path in enumerate(paths, 1):
+        first = seen.setdefault(os.path.realpath(path) if path != "-" else path, i)
+        if first != i:
+            raise ClirkitError(
+                f"{path}: given twice {what} ({_nth(first)} and {_nth(i)}): a fusion fuses distinct runs, "
+                "give each once"
+            )
+
+
+def _nth(i: int) -> str:
+    return f"{i}{'st' if i == 1 else 'nd' if i == 2 else 'rd' if i == 3 else 'th'}"
 
 
 def _check_output(option: str, path: str | None) -> None:
@@ -138,13 +160,14 @@ def _fusion(args):
     from clirkit.cli.params import params_of
     from clirkit.errors import ClirkitError
     from clirkit.fusion import METHODS
+    from clirkit.fusion.interpolation import kappa_weights
     from clirkit.systems import Fusion
 
     params, n = params_of(args), len(args.runs)
     if args.kappa is not None:
         if params["weights"] is not None or n != 2:
             raise ClirkitError("--kappa weighs exactly two runs; give --weights for more, not both")
-        params["weights"] = [args.kappa, 1 - args.kappa]
+        params["weights"] = kappa_weights(args.kappa)  # 1 - kappa as written: --kappa K == --weights K 1-K
     tuned = METHODS[params["method"]].tuned
     if args.tune and (params["weights"] is not None or not tuned):
         raise ClirkitError("--tune chooses the interpolation weights; drop --kappa/--weights/--method borda")

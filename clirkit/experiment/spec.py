@@ -389,6 +389,11 @@ def _systems_and_fusions(where: str, data: Mapping[str, Any]) -> tuple[dict, dic
         missing = [m for m in members if m not in systems]
         if missing:
             raise ClirkitError(f"{where}: fusion {fname!r}: unknown system {missing[0]!r}")
+        twice = [m for i, m in enumerate(members) if m in members[:i]]
+        if twice:
+            raise ClirkitError(
+                f"{where}: fusion {fname!r}: system {twice[0]!r} is listed twice: list each fused system once"
+            )
         _check_keys(f"{where}: fusion {fname!r}", spec, keys_of(system_class("fusion")), "a fusion's")
         _check_fusion(spec, f"{where}: fusion {fname!r}")
     for i, (sname, spec) in enumerate(systems.items()):
@@ -404,7 +409,26 @@ def _systems_and_fusions(where: str, data: Mapping[str, Any]) -> tuple[dict, dic
     clash = set(systems) & set(fusions)
     if clash:
         raise ClirkitError(f"{where}: {sorted(clash)[0]!r} names both a system and a fusion")
+    _check_file_names(where, systems, fusions)
     return systems, fusions
+
+
+def _check_file_names(where: str, systems: Mapping[str, Any], fusions: Mapping[str, Any]) -> None:
+    """Two names of systems or fusions that become the same file name (:func:`~clirkit.experiment.store.file_name`:
+    ``PSQ`` and ``psq``, ``DT+PSQ`` and ``dt_psq``) would write each other's runs, models and figures: refused."""
+    from clirkit.experiment.store import file_name
+
+    seen: dict[str, tuple[str, str]] = {}
+    for what, names in (("system", systems), ("fusion", fusions)):
+        for name in names:
+            safe = file_name(name)
+            if safe in seen:
+                other, earlier = seen[safe]
+                both = (
+                    f"{what}s {earlier!r} and {name!r}" if other == what else f"{other} {earlier!r} and {what} {name!r}"
+                )
+                raise ClirkitError(f"{where}: {both} would write the same run files ({safe}.*); rename one")
+            seen[safe] = (what, name)
 
 
 def _report_options(where: str, data: Mapping[str, Any]) -> tuple[list, list, bool, list]:
@@ -520,6 +544,15 @@ def _check_fusion(spec: Mapping[str, Any], where: str) -> None:
             f"{where}: transform must be one of {', '.join(map(repr, allowed))} or a list of {n} of "
             f"them (one per system), got {repr(transform)[:40]}"
         )
+    from clirkit.constraints import InvalidParameterError
+    from clirkit.fusion.system import Fusion
+
+    try:  # the fusion's own check of its values for n systems (weights >= 0 and summing to 1, a step dividing 1)
+        Fusion(method=method, weights=weights, step=step, measure=measure, transform=transform).check_runs(n)
+    except InvalidParameterError as exc:
+        raise ClirkitError(f"{where}: {exc.worded(exc.parameter)}") from None
+    except ClirkitError as exc:
+        raise ClirkitError(f"{where}: {exc}") from None
 
 
 def with_overrides(

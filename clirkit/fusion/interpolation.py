@@ -8,7 +8,8 @@ where ``t_i`` is run i's score after its per-query transform (``none``: the
 score itself, ``shift``: score minus the query's minimum, ``minmax``: (score
 - min) / (max - min)), the sum runs over run i's retrieved list for q (its top
 ``depth`` rows), and a document missing from list i gets 0 there. With two
-runs and ``kappa``, the weights are ``(kappa, 1 - kappa)``.
+runs and ``kappa``, the weights are ``(kappa, 1 - kappa)`` (:func:`kappa_weights`: 1 - kappa as written in
+decimal, so kappa 0.9 fuses as the weights 0.9 and 0.1 do).
 
 :func:`interpolate` is the method (:func:`fuse` in the table of methods); :func:`sum_normalized` and
 :func:`weighted_sum` are its two halves over :func:`clirkit.fusion.align.align`'d
@@ -69,6 +70,21 @@ def transform_list(transform: str | Sequence[str], n_runs: int) -> list[str]:
     if len(names) != n_runs:
         raise ClirkitError(f"got {len(names)} transforms for {n_runs} runs; give one, or one per run")
     return names
+
+
+def kappa_weights(kappa: float) -> list[float]:
+    """The weights ``(kappa, 1 - kappa)`` of two runs, ``1 - kappa`` computed in decimal from kappa as written
+    (``1 - 0.9`` is 0.1, not 0.09999999999999998): the numbers ``weights = [K, 1 - K]`` written out give, so
+    kappa K and those weights fuse into the same run, byte for byte. The one place kappa becomes weights
+    (:func:`interpolate`, ``clirkit aggregate --kappa``); ClirkitError unless kappa is in [0, 1]."""
+    from decimal import Decimal
+    from numbers import Real
+
+    if not (isinstance(kappa, Real) and not isinstance(kappa, bool) and 0.0 <= kappa <= 1.0):
+        shown = f"{kappa:g}" if isinstance(kappa, Real) else repr(kappa)
+        raise ClirkitError(f"kappa must be in [0, 1], got {shown}")
+    kappa = float(kappa)
+    return [kappa, float(Decimal(1) - Decimal(repr(kappa)))]
 
 
 def _check_weights(weights, n: int) -> np.ndarray:
@@ -190,9 +206,7 @@ def interpolate(
             raise ClirkitError("give either kappa or weights, not both")
         if len(runs) != 2:
             raise ClirkitError(f"kappa combines exactly two runs, got {len(runs)}; use weights")
-        if not 0.0 <= kappa <= 1.0:
-            raise ClirkitError(f"kappa must be in [0, 1], got {kappa:g}")
-        weights = [kappa, 1.0 - kappa]
+        weights = kappa_weights(kappa)
     if weights is None:
         weights = [1.0 / len(runs)] * len(runs)
     w = _check_weights(weights, len(runs))

@@ -5,6 +5,7 @@ fusion of runs made elsewhere (``clirkit aggregate``). One of :mod:`clirkit.syst
 
 from __future__ import annotations
 
+import math
 from numbers import Real
 from typing import Mapping, Sequence
 
@@ -177,9 +178,10 @@ class Fusion(System):
 
     def check_runs(self, n: int) -> None:
         """Check, before any run is read, that these parameters can fuse ``n`` runs: the constraints
-        (:meth:`check_params`), at least two runs, one transform or one per run, given weights one per run
-        (summing to 1 where the method's do: interpolation), and weights to tune a grid ``step`` that divides 1
-        into a grid of bounded size and a known ``measure``. ClirkitError naming the parameter otherwise."""
+        (:meth:`check_params`), at least two runs, one transform or one per run, given weights one per run,
+        finite and >= 0 (summing to 1 where the method's do: interpolation), and weights to tune a grid ``step``
+        that divides 1 into a grid of bounded size and a known ``measure``. ClirkitError naming the parameter
+        otherwise."""
         from clirkit.measures import parse_measure
         from clirkit.tuning import grid_points
 
@@ -189,7 +191,7 @@ class Fusion(System):
         self._given_transforms(n)
         method = METHODS[self.method]
         if self.weights is not None:
-            shown = " ".join(f"{w:g}" for w in self.weights)
+            shown = " ".join(f"{w:g}" if isinstance(w, Real) else repr(w) for w in self.weights)
             if len(self.weights) != n:
                 raise InvalidParameterError(
                     "weights",
@@ -198,6 +200,8 @@ class Fusion(System):
                     self.weights,
                     got=f" ({len(self.weights)} weights for {n} runs).",
                 )
+            if not all(isinstance(w, Real) and not isinstance(w, bool) and 0 <= w < math.inf for w in self.weights):
+                raise InvalidParameterError("weights", "Fusion", "finite and >= 0", self.weights, got=f", got {shown}")
             if method.weights_sum_to_one and abs(sum(self.weights) - 1.0) > 1e-6:
                 raise InvalidParameterError(
                     "weights",
