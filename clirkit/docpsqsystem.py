@@ -13,7 +13,7 @@ from clirkit.bm25system import BM25_CONSTRAINTS, CrossLanguageBM25
 from clirkit.errors import ClirkitError
 from clirkit.estimator import Resources
 from clirkit.psq import DEFAULT_LAMBDA, DOCUMENTS_CUMULATIVE, DOCUMENTS_MAX_OPTIONS, DOCUMENTS_MIN_PROB
-from clirkit.querypsq import PRUNING_CONSTRAINTS, TABLE2_KEY
+from clirkit.querypsq import PRUNING_CONSTRAINTS, TABLE2_KEY, check_used
 from clirkit.retrieval.bm25params import IDF, K1, K3, B
 from clirkit.tablefit import query_analyzer
 
@@ -106,6 +106,7 @@ class DocPSQ(CrossLanguageBM25):
             texts = index.parallel()[0] if self.background == "parallel" else None
             return self.fit(index.index(), index.reverse_table(), None, quiet=index.quiet, background_texts=texts)
         self.check_params()
+        check_used(self, table2, translated_before=getattr(index, "translated", False))
         self.__dict__.pop("splitter_", None)
         self.index_ = translated(
             index,

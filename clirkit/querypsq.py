@@ -27,6 +27,30 @@ PRUNING_CONSTRAINTS = {  # the table's interpolation and pruning: both sides of 
     "scoring": [StrOptions({"bm25", "lm"})],
     "alpha": [Interval(Real, 0, 1, closed="neither")],
 }
+
+
+def check_used(system, table2, *, translated_before: bool = False) -> None:
+    """ClirkitError naming the parameters of a PSQ side ``system`` set away from their defaults that its settings
+    leave unused: BM25's (k1, b, k3, idf) under ``lm`` scoring, ``alpha`` under ``bm25``, ``lam`` without a second
+    table (``table2`` None; an index ``translated_before`` checks its own ``lam`` against the one given)."""
+    import inspect
+
+    defaults = {k: p.default for k, p in inspect.signature(type(system)).parameters.items()}
+
+    def changed(*keys: str) -> list[str]:
+        return [k for k in keys if getattr(system, k) != defaults[k]]
+
+    reasons = []
+    if system.scoring == "lm" and changed("k1", "b", "k3", "idf"):
+        reasons.append(f"{', '.join(changed('k1', 'b', 'k3', 'idf'))}: BM25's, unused by scoring = 'lm'")
+    if system.scoring == "bm25" and changed("alpha"):
+        reasons.append("alpha: the language model's, unused by scoring = 'bm25'")
+    if table2 is None and not translated_before and changed("lam"):
+        reasons.append("lam: the weight of a second table, and there is none")
+    if reasons:
+        raise ClirkitError("; ".join(reasons) + " (leave them out, or change the scoring or give table2)")
+
+
 TABLE2_KEY = {
     "table2": (
         str,
@@ -135,6 +159,7 @@ class QueryPSQ(CrossLanguageBM25):
         if isinstance(index, Resources):
             return self.fit(index.index(), index.table(), index.table("table2"), quiet=index.quiet)
         self._bind(index, table, quiet)
+        check_used(self, table2)
         listed: Iterable[str] = self.target_stopwords or ()
         if isinstance(listed, str):
             listed = snowball_terms(index.analyzer)

@@ -229,7 +229,7 @@ def test_a_second_reverse_table_is_interpolated_with_the_first_and_the_documents
     for lam in (0.5, 0.3):
         both = PSQ(source_lang="en", lam=lam).fit(index, REVERSE, second)
         assert both.translate_ == "documents"
-        made = PSQ(source_lang="en", lam=lam).fit(index, interpolate(REVERSE, second, lam))
+        made = PSQ(source_lang="en").fit(index, interpolate(REVERSE, second, lam))
         a, b = both.search(topics), made.search(topics)
         assert a.docids.tolist() == b.docids.tolist() and a.scores.tolist() == b.scores.tolist()
     both.index_.save(tmp_path / "tix.npz")  # translated with lam .3: searched again only with lam .3

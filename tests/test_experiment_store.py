@@ -71,7 +71,7 @@ def test_a_rerun_killed_at_any_point_leaves_the_previous_results_whole(previous,
     shutil.copytree(work / "first", out)
     changed = work / f"b-{out.name}.toml"  # other PSQ settings and one more system: every run made again
     changed.write_text(
-        FILE.format(mini=mini, more='k1 = 0.9\n[systems.PSQ2]\nkind = "psq"\nlam = 0.3\n'), encoding="utf-8"
+        FILE.format(mini=mini, more='alpha = 0.2\n[systems.PSQ2]\nkind = "psq"\nmin_prob = 0.001\n'), encoding="utf-8"
     )
     status = _interrupted(work, out, changed, stage, sig)
     after = _tree(out)

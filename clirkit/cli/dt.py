@@ -59,6 +59,20 @@ def run(args) -> int:
     if lang:
         say_language(queries, lang, args)
     if args.translated:
+        unused = [
+            option
+            for option, given in (
+                ("--source-stopwords", args.source_stopwords is not None),
+                ("--source-stopwords-top", bool(dt.source_stopwords_top)),
+                ("--decompound", dt.decompound != "auto"),
+            )
+            if given
+        ]
+        if unused:
+            raise ClirkitError(
+                f"{', '.join(unused)}: the queries of --translated are searched as the index analyzes text; "
+                f"the query-language options do not apply"
+            )
         return _search_translated(args, index, queries)
     try:
         dt.set_params(source_stopwords=source_stopwords(args)).fit(index, table, quiet=args.quiet)

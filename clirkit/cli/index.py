@@ -71,6 +71,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from clirkit.analysis import Analyzer
     from clirkit.cli.common import analysis_settings
+    from clirkit.errors import ClirkitError
     from clirkit.fileio import display_name
     from clirkit.formats import iter_located_documents  # (lineno, docid, text): see Index.build(source=...)
     from clirkit.progress import say
@@ -94,6 +95,11 @@ def run(args) -> int:
         ).stats()
     else:  # the whole index in memory (stdin cannot be read once per shard; corpus stopwords need all counts)
         index = Index.build(documents(), analyzer, quiet=args.quiet, jobs=args.jobs, source=source)
+        if args.stopwords_top >= index.n_terms > 0:
+            raise ClirkitError(
+                f"--stopwords-top {args.stopwords_top} would drop every term of the index (it has {index.n_terms}): "
+                f"give a smaller number"
+            )
         if args.stopwords_top > 0:
             index = drop_terms(index, most_frequent_terms(index, args.stopwords_top))
         s = index.stats()

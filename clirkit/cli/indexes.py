@@ -35,11 +35,19 @@ def open_index(args):
     ``--backend`` and ``--scheduler`` say (ClirkitError for ``--backend dask`` without ``--scheduler``)."""
     from clirkit.errors import ClirkitError
     from clirkit.progress import say
+    from clirkit.retrieval.shardfiles import manifest_of_shard
     from clirkit.retrieval.shards import load_index
 
     if args.backend == "dask" and not args.scheduler:
         raise ClirkitError("--backend dask needs --scheduler ADDRESS")
     index = load_index(args.index, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler, mmap=args.mmap)
+    shard_of = None if index.sharded else manifest_of_shard(args.index)
+    if shard_of is not None:
+        say(
+            f"note: {args.index} is shard {shard_of[1]} of {shard_of[0]}: searched alone, with its own statistics "
+            f"(give {shard_of[0]} to search the whole index)",
+            quiet=args.quiet,
+        )
     if not index.sharded and (args.jobs > 1 or args.backend != "loky"):
         say(
             f"note: {args.index} is not sharded, so it is searched in this process (--jobs and --backend apply "

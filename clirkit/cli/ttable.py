@@ -321,6 +321,9 @@ def run_train(args) -> int:
         side: analyzers[side].tokenize_many(texts, quiet=args.quiet, jobs=args.jobs, desc=f"tokenizing {side}")
         for side, texts in (("source", source_texts), ("target", target_texts))
     }
+    for side, path in (("source", args.source), ("target", args.target)):
+        if not any(tokens[side]):
+            raise ClirkitError(f"{path}: no line holds a word (after the analysis): nothing to learn from")
     directions = ["e2f", "f2e"] if args.direction == "both" else [args.direction]
     for direction in directions:
         f_side, e_side = ("source", "target") if direction == "e2f" else ("target", "source")

@@ -33,6 +33,18 @@ def shard_name(manifest: str | os.PathLike[str], number: int, digest: str | None
     return f"{_stem(manifest)}.shard-{number:03d}{'' if digest is None else '.' + digest}.npz"
 
 
+def manifest_of_shard(path: str | os.PathLike[str]) -> tuple[str, int] | None:
+    """``(manifest path, shard number)`` when ``path`` is named as a shard of a manifest that is there
+    (``NAME.shard-000.DIGEST.npz`` beside ``NAME.npz``), else None."""
+    import re
+
+    found = re.fullmatch(r"(.+)\.shard-(\d{3,})(?:\.[0-9a-f]{12})?\.npz", Path(path).name)
+    if found is None:
+        return None
+    manifest = Path(path).with_name(f"{found.group(1)}.npz")
+    return (str(manifest), int(found.group(2))) if manifest.is_file() else None
+
+
 def _stem(manifest: str | os.PathLike[str]) -> str:
     name = Path(manifest).name
     return name[:-4] if name.endswith(".npz") else name

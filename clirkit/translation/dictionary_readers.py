@@ -35,8 +35,10 @@ def pairs_entries(path: str | os.PathLike[str]) -> Iterator[tuple[str, str]]:
     name = display_name(path)
     for lineno, line in iter_lines(path):
         fields = [x.strip() for x in line.split("\t")] if "\t" in line else line.split()
-        if len(fields) != 2 or not all(fields):
+        if len(fields) != 2:
             raise _format_error(name, lineno, f"expected 2 fields 'source target', got {len(fields)}")
+        if not all(fields):
+            raise _format_error(name, lineno, f"the {'source' if not fields[0] else 'target'} field is empty")
         check_words(name, lineno, *fields)
         yield fields[0], fields[1]
 

@@ -499,6 +499,8 @@ def load_moses(path: str | os.PathLike[str]) -> TranslationTable:
         linenos.append(lineno)
     if not probs:
         raise ClirkitError(f"{name}: empty translation table (no line holds an entry): check the path")
+    if not any(probs):
+        raise ClirkitError(f"{name}: no usable translations ({len(probs)} entries read, every probability 0)")
     if "\0" in "".join(sources) + "".join(targets) or max(map(len, sources + targets)) > MAX_WORD_LENGTH:
         for k in range(len(probs)):  # checked at once (fast); the first bad line is named
             check_words(name, linenos[k], targets[k], sources[k])

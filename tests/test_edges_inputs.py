@@ -1,0 +1,93 @@
+"""Inputs that did nothing, or said the wrong thing (issue 40, independent testing): empty corpora and all-zero
+tables refused, a stoplist that would empty the index refused, a dictionary line's empty field named, a shard given
+as an index said so, and options that a command would ignore refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from clirkit.cli import main
+from clirkit.errors import ClirkitError
+from clirkit.systems import PSQ
+from clirkit.translation import TranslationTable
+
+
+def one_error(capsys) -> str:
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("clirkit: error: "), err
+    return err
+
+
+def test_a_corpus_of_blank_lines_and_an_all_zero_table_are_refused(tmp_path, capsys):
+    (tmp_path / "a.zh").write_text("\n\n", encoding="utf-8")
+    (tmp_path / "a.en").write_text("\n\n", encoding="utf-8")
+    out = tmp_path / "t.npz"
+    argv = ["ttable", "train", "--source", str(tmp_path / "a.zh"), "--target", str(tmp_path / "a.en")]
+    assert main([*argv, "--source-lang", "zh", "--target-lang", "en", "-o", str(out), "-q"]) == 2
+    assert "no line holds a word" in one_error(capsys) and not out.exists()
+    (tmp_path / "lex.txt").write_text("perro dog 0\ngato cat 0\n", encoding="utf-8")
+    argv = ["ttable", "convert", str(tmp_path / "lex.txt"), "--format", "moses", "--source-lang", "en"]
+    assert main([*argv, "--target-lang", "es", "-o", str(out), "-q"]) == 2
+    assert "no usable translations (2 entries read, every probability 0)" in one_error(capsys)
+
+
+def test_a_stoplist_that_would_drop_every_term_is_refused(indexed_dir, capsys):
+    out = indexed_dir / "x.npz"
+    argv = ["index", str(indexed_dir / "docs.tsv"), "--lang", "es", "-o", str(out), "--stopwords-top", "100000"]
+    assert main([*argv, "-q"]) == 2
+    assert "would drop every term of the index" in one_error(capsys) and not out.exists()
+
+
+def test_an_empty_field_of_a_dictionary_line_is_named(tmp_path, capsys):
+    (tmp_path / "d.tsv").write_text("dog\tperro\n\tgato\n", encoding="utf-8")
+    argv = ["ttable", "convert", str(tmp_path / "d.tsv"), "--format", "pairs", "--source-lang", "en"]
+    assert main([*argv, "--target-lang", "es", "-o", str(tmp_path / "d.npz")]) == 2
+    assert one_error(capsys).endswith("d.tsv:2: the source field is empty\n")
+
+
+def test_a_shard_given_as_the_index_is_searched_with_a_note(indexed_dir, capsys):
+    assert (
+        main(
+            ["index", str(indexed_dir / "docs.tsv"), "--lang", "es", "-o", str(indexed_dir / "s.npz")]
+            + ["--shards", "2", "-q"]
+        )
+        == 0
+    )
+    (shard,) = indexed_dir.glob("s.shard-000.*.npz")
+    (indexed_dir / "q.tsv").write_text("q1\tla luz\n", encoding="utf-8")
+    argv = ["search", "--index", str(shard), "--queries", str(indexed_dir / "q.tsv"), "-o", str(indexed_dir / "r.run")]
+    assert main(argv) == 0
+    assert f"note: {shard} is shard 0 of {indexed_dir / 's.npz'}: searched alone" in capsys.readouterr().err
+
+
+def test_dt_translated_refuses_the_query_language_options(indexed_dir, capsys):
+    (indexed_dir / "q.tsv").write_text("q1\tthe light\n", encoding="utf-8")
+    (indexed_dir / "t.tsv").write_text("q1\tla luz\n", encoding="utf-8")
+    argv = ["dt", "--index", str(indexed_dir / "ix.npz"), "--queries", str(indexed_dir / "q.tsv")]
+    argv += ["--translated", str(indexed_dir / "t.tsv"), "-o", str(indexed_dir / "r.run"), "-q"]
+    assert main(argv) == 0
+    assert main([*argv, "--source-stopwords", "snowball", "--decompound", "table"]) == 2
+    assert "--source-stopwords, --decompound: the queries of --translated" in one_error(capsys)
+
+
+REVERSE = TranslationTable.from_triples(
+    ["luz", "dios"], ["light", "god"], [1.0, 1.0], params={"source_lang": "es", "target_lang": "en"}
+)
+FORWARD = TranslationTable.from_triples(
+    ["light", "god"], ["luz", "dios"], [1.0, 1.0], params={"source_lang": "en", "target_lang": "es"}
+)
+
+
+@pytest.mark.parametrize(
+    ("params", "table", "said"),
+    [
+        ({"k1": 2.0}, REVERSE, "k1: BM25's, unused by scoring = 'lm'"),  # the document side: the language model
+        ({"b": 0.3, "scoring": "lm"}, FORWARD, "b: BM25's, unused by scoring = 'lm'"),
+        ({"alpha": 0.3}, FORWARD, "alpha: the language model's, unused by scoring = 'bm25'"),
+        ({"lam": 0.2}, FORWARD, "lam: the weight of a second table, and there is none"),
+    ],
+)
+def test_psq_refuses_parameters_its_settings_leave_unused(index, params, table, said):
+    with pytest.raises(ClirkitError, match=said):
+        PSQ(source_lang="en", **params).fit(index, table)
+    PSQ(source_lang="en", **{k: v for k, v in params.items() if k == "scoring"}).fit(index, table)  # without: fine
