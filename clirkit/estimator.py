@@ -407,7 +407,8 @@ class System(Parameters):
         raise NotImplementedError  # pragma: no cover
 
     def rerank(self, topics, run, *, tag: str | None = None, quiet: bool = True):
-        """The rows of ``run`` (a first stage's results for ``topics``, in any form :func:`as_topics` takes)
+        """The rows of ``run`` (a first stage's results for ``topics``, in any form :func:`as_topics` takes; the run
+        a :class:`~clirkit.run.Run`, a DataFrame of ``qid``, ``docno`` and ``score`` or a run file's path)
         re-scored by this system and re-ranked, every row kept, tagged ``tag`` (default: the system's name).
         A system that re-ranks (``reranks``: a boosted ranker, SCS) gives :meth:`rerank_rows`; any other
         is a ClirkitError saying to use it as a first stage."""
@@ -416,7 +417,7 @@ class System(Parameters):
                 f"a {type(self).__name__} cannot re-rank given results (a boosted ranker and SCS can): use it "
                 f"as a first stage (search)"
             )
-        return self.rerank_rows(as_topics(topics), run, tag=tag or self.default_tag, quiet=quiet)
+        return self.rerank_rows(as_topics(topics), as_run(run), tag=tag or self.default_tag, quiet=quiet)
 
     def rerank_rows(self, topics: Mapping[str, str], run, *, tag: str, quiet: bool):
         """:meth:`rerank` of a system that re-ranks, ``topics`` as ``{qid: text}``."""
@@ -492,6 +493,27 @@ def jsonable(value):
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     return repr(value)
+
+
+def as_run(run):
+    """``run`` as a :class:`~clirkit.run.Run`: a Run as it is, a DataFrame by :meth:`~clirkit.run.Run.from_frame`, a
+    path by :func:`~clirkit.formats.read_run`; ClirkitError for anything else."""
+    import os
+
+    from clirkit.run import PackedRun, Run
+
+    if isinstance(run, (Run, PackedRun)):
+        return run
+    if isinstance(run, (str, os.PathLike)):
+        from clirkit.formats import read_run
+
+        return read_run(run)
+    if hasattr(run, "columns"):  # a pandas DataFrame (pandas is not imported for this)
+        return Run.from_frame(run)
+    raise ClirkitError(
+        f"run: expected a clirkit Run, a DataFrame of qid, docno and score, or a run file's path, got "
+        f"{type(run).__name__}"
+    )
 
 
 def drop_excluded(run, excluded: Mapping[str, set[str]] | None):

@@ -241,7 +241,17 @@ class Run:
         PyTerrier re-ranker may leave it stale). With both ``docno`` and ``docid`` (a frame of Terrier's, whose
         ``docid`` is its internal number), ``docno`` is the document id. ClirkitError naming the row for a missing
         id (NaN, None) or a score that is not a finite number."""
+        if depth is not None and (isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1):
+            raise ClirkitError(f"depth must be a whole number >= 1 (or None: every row), got {depth!r}")
         qids, docids = _frame_ids(frame, "a run frame", "score")
+        pairs = np.char.add(np.char.add(qids, "\t"), docids) if len(qids) else qids
+        if len(np.unique(pairs)) != len(pairs):
+            _, first = np.unique(pairs, return_index=True)
+            pos = int(np.setdiff1d(np.arange(len(pairs)), first)[0])
+            raise ClirkitError(
+                f"a run frame: row {_row_label(frame, pos)} repeats query {qids[pos]} and document {docids[pos]}: "
+                f"a run lists each pair once"
+            )
         return cls.ranked(qids, docids, frame_scores(frame, "a run frame"), tag=tag, depth=depth)
 
     def to_records(self) -> list[ScoredDoc]:
@@ -406,6 +416,12 @@ def _frame_ids(frame, what: str, value: str) -> tuple[np.ndarray, np.ndarray]:
             f"{what}: no {', no '.join(names)} column (its columns: {', '.join(map(str, columns)) or 'none'})"
         )
     check_frame_ids(frame, ("qid", doc), what)
+    for column in ("qid", doc):
+        if frame[column].dtype.kind == "f":  # 1.0 would become the id "1.0", matching no qrels' "1"
+            raise ClirkitError(
+                f"{what}: the {column} column holds floating-point numbers ({_shown(frame[column].iloc[0])}): "
+                f"give ids as strings (or whole numbers)"
+            )
     return _str_array(frame["qid"].astype(str).to_numpy()), _str_array(frame[doc].astype(str).to_numpy())
 
 

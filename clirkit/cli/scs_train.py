@@ -114,6 +114,8 @@ def run(args) -> int:
     params["max_pairs_per_query"] = params["max_pairs_per_query"] or None
     model = SCSModel(**params, random_state=args.seed)
     model.check_params()
+    if model.epochs == 0:
+        raise ClirkitError("--epochs 0 trains nothing (the model would be its random start): give at least 1")
     try:
         grades = len(check_thresholds(model.thresholds)) - 1
     except ClirkitError as exc:

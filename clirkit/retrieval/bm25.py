@@ -158,6 +158,8 @@ class BM25:
         """``values``, or ClirkitError if a parameter so large made one overflow (inf or NaN): a run with such
         scores would be silently wrong."""
         if not np.isfinite(values).all():
+            if self.weighting not in ("bm25", "lm"):  # a weighting of the user's: its functions made them
+                raise ClirkitError(f"the {self.weighting!r} weighting gave {what} that are not finite numbers")
             raise ClirkitError(
                 f"BM25 {what} overflow the float range with k1={self.k1:g}, b={self.b:g}, k3="
                 f"{'none' if self.k3 is None else format(self.k3, 'g')}: take smaller parameters"

@@ -24,6 +24,7 @@ import numpy as np
 from clirkit.errors import ClirkitError
 
 DEFAULT_ALPHA = 0.1  # the smoothed query likelihood's background weight: the reference's default
+STATISTICS = ("df", "background")  # what a weighting's rows are made from
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,12 @@ class Weighting:
     postings: Callable[..., np.ndarray]
     statistic: str = "df"
     name: str = ""
+
+    def __post_init__(self) -> None:
+        if self.statistic not in STATISTICS:
+            raise ClirkitError(f"Weighting statistic must be one of {', '.join(STATISTICS)}, got {self.statistic!r}")
+        if not (callable(self.rows) and callable(self.postings)):
+            raise ClirkitError("Weighting rows and postings must be functions (module docstring)")
 
 
 def bm25_rows(scorer, df: np.ndarray) -> np.ndarray:
@@ -80,11 +87,17 @@ WEIGHTINGS: dict[str, Weighting] = {
 def checked_background(background: np.ndarray, alpha: float, n_terms: int) -> np.ndarray:
     """``background`` as float64, checked with ``alpha`` for an index of ``n_terms`` terms (ClirkitError for an
     alpha out of (0, 1); ValueError unless one p_bg > 0 per term)."""
-    if not 0.0 < alpha < 1.0:
-        raise ClirkitError(f"alpha must be in (0, 1), got {alpha}")
-    background = np.asarray(background, dtype=np.float64)
-    if background.shape != (n_terms,) or not np.all(background > 0):
-        raise ValueError(f"background must hold one probability > 0 per index term ({n_terms})")
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not 0.0 < alpha < 1.0:
+        raise ClirkitError(f"alpha must be a number in (0, 1), got {alpha!r}")
+    try:
+        background = np.asarray(background, dtype=np.float64)
+    except (TypeError, ValueError):
+        background = np.zeros(0)
+    if background.shape != (n_terms,) or not np.all(np.isfinite(background) & (background > 0)):
+        raise ClirkitError(
+            f"background must be an array of one finite probability > 0 per index term ({n_terms}), e.g. "
+            f"clirkit.docpsq.background('collection', index)"
+        )
     return background
 
 

@@ -430,7 +430,9 @@ class SCSModel(System):
         ``excluded`` documents of each query are left out (see :meth:`score_tokens`)."""
         from clirkit.analysis import Analyzer
 
-        if getattr(self, "query_analyzer_", None) is None:
+        if not hasattr(self, "query_analyzer_"):
+            raise ClirkitError("SCS is not fitted: call fit first (or load a saved model)")
+        if self.query_analyzer_ is None:
             raise ClirkitError("this SCS model was trained on tokens and has no analyzers; use score_tokens")
         if documents is None:
             if getattr(self, "documents_", None) is None:
