@@ -22,6 +22,7 @@ import os
 import threading
 import zipfile
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Mapping, Sequence
@@ -214,7 +215,8 @@ class ShardedIndex:
         quiet: bool = True,
         source: str | None = None,
     ) -> "ShardedIndex":
-        """Index a collection one shard at a time and save it at ``path``, holding one shard in memory.
+        """Index a collection one shard at a time and save it at ``path``, holding at most two shards in memory
+        (one written by a thread while the next is made).
 
         ``read_documents()`` gives a fresh iterator of ``(lineno, docid, text)`` records each time it is
         called (a file read again): once for the document ids, which set the shards' docid ranges as
@@ -234,17 +236,32 @@ class ShardedIndex:
             raise ClirkitError(f"cannot split {len(ids)} documents into {shards} shards: give 1 to {len(ids)}")
         firsts = [ids[(i * len(ids)) // shards] for i in range(shards)] + [None]
         del ids
-        written, parts = [], []
+        written: list[str] = []
+        parts: list[_Summary] = []
+
+        def finish(i: int, shard: Index, write) -> None:  # shard i written: summarized, said
+            name, size = write.result()
+            parts.append(_Summary.of(shard, name, size))
+            say(f"shard {i + 1} of {shards}: {shard.n_docs} documents -> {name}", quiet=quiet)
+
+        made = (
+            _in_order_shards(read_documents(), firsts, analyzer, jobs, source)
+            if in_order
+            else _shard_by_shard(read_documents, firsts, analyzer, jobs, source)
+        )
         with _replacing(path, written):
-            for i, shard in enumerate(
-                _in_order_shards(read_documents(), firsts, analyzer, jobs, source)
-                if in_order
-                else _shard_by_shard(read_documents, firsts, analyzer, jobs, source)
-            ):
-                name, size = _write_shard(shard, path, i, written)
-                parts.append(_Summary.of(shard, name, size))
-                say(f"shard {i + 1} of {shards}: {shard.n_docs} documents -> {name}", quiet=quiet)
-                del shard
+            # each shard is written by a thread while the next one is made (the workers keep tokenizing): at
+            # most two shards in memory; the writes end before _replacing cleans up after an error
+            with ThreadPoolExecutor(max_workers=1) as writer:
+                pending = None
+                for i, shard in enumerate(made):
+                    if pending is not None:
+                        finish(*pending)
+                    pending = (i, shard, writer.submit(_write_shard, shard, path, i, written))
+                    del shard
+                if pending is not None:
+                    finish(*pending)
+                pending = None
             index = cls._merged(parts, analyzer, path=str(path))
             index._write_manifest(path)
         return index
