@@ -9,7 +9,7 @@ import builtins
 import math
 import os
 from contextlib import contextmanager
-from typing import Iterator, Literal, Mapping, Sequence, overload
+from typing import Any, Iterator, Literal, Mapping, Sequence, overload
 
 import numpy as np
 
@@ -113,7 +113,7 @@ def require_field(
     length: int | None = None,
     nullable: bool = False,
     default: object = _MISSING,
-) -> object:
+) -> Any:  # of the JSON type ``kind`` says (checked here)
     """The header value ``name`` (a key, or a path of keys and list positions into nested values), checked.
 
     ``kind`` is its JSON type: ``int``, ``number`` (finite; an int or a float, never a bool),

@@ -272,7 +272,8 @@ class ShardedIndex:
         """Write the shards (``NAME.shard-000.DIGEST.npz``, ...) then the manifest ``path``, atomically as a
         whole: an error, Ctrl-C or a killed process leaves the index that was at ``path`` usable as it was."""
         _check_output(path)
-        records, written = [], []
+        records: list[dict] = []
+        written: list[str] = []
         with _replacing(path, written):
             for i, record in enumerate(self.records):
                 name, size = _write_shard(self.shard(i), path, i, written)
@@ -372,7 +373,7 @@ class ShardedIndex:
 
     def _read_shard(self, number: int) -> Index:
         record = self.records[number]
-        file = Path(self.path).parent / record["file"]
+        file = self._folder() / record["file"]
         shard = self.shard_type.load(file)
         where = f"{self.path}: shard {number} ({record['file']})"
         got = _record(shard)
@@ -385,6 +386,12 @@ class ShardedIndex:
         if shard.analyzer != self.analyzer:
             raise ClirkitError(f"{where} was made by another analyzer than the manifest records: rebuild the index")
         return shard
+
+    def _folder(self) -> Path:
+        """The folder of the manifest (a sharded index read from a file, or saved: it has a path)."""
+        if self.path is None:
+            raise ClirkitError("a sharded index held in memory has no shard files: save it first")
+        return Path(self.path).parent
 
     def _docids(self, number: int) -> np.ndarray:
         """The docids of shard ``number``, which name the documents of the merged run: from memory, from the
@@ -399,7 +406,7 @@ class ShardedIndex:
         record = self.records[number]
         where = f"{self.path}: shard {number} ({record['file']})"
         try:
-            with np.load(Path(self.path).parent / record["file"], allow_pickle=False) as npz:
+            with np.load(self._folder() / record["file"], allow_pickle=False) as npz:
                 ids = npz["docids"]
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
             raise ClirkitError(f"{where}: cannot read its docids ({' '.join(str(exc).split())[:200]})") from None

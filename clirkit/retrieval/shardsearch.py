@@ -29,7 +29,7 @@ from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -67,7 +67,14 @@ class ShardedBM25:
     ) -> None:
         check_settings(k1=k1, b=b, k3=k3, idf=idf, epsilon=epsilon, precision=precision)
         self.index = index
-        self.bm25_params = {"k1": k1, "b": b, "k3": k3, "idf": idf, "epsilon": epsilon, "precision": precision}
+        self.bm25_params: dict[str, Any] = {
+            "k1": k1,
+            "b": b,
+            "k3": k3,
+            "idf": idf,
+            "epsilon": epsilon,
+            "precision": precision,
+        }
         self._weighting, self._alpha = find_weighting(weighting), alpha
         if self._weighting.name != "bm25":  # a shard's BM25 (clirkit.retrieval.bm25) takes these keywords as they are
             self.bm25_params["weighting"] = self._weighting  # the functions, not the name: a worker may lack one
@@ -169,7 +176,7 @@ def _run(function, args: tuple, index: ShardedIndex, desc: str, quiet: bool) -> 
     here = single and len(groups) == 1
     if claims is not None:
         work = _Work(dict(enumerate(parts)), dict(enumerate(groups)), keep, claims, quiet=quiet or not here)
-        tasks = [(function, (work, g, *args), {}) for g in range(len(groups))]
+        tasks: list[tuple] = [(function, (work, g, *args), {}) for g in range(len(groups))]
     else:  # each task ships its own group only (its shards may be in memory)
         tasks = [
             (function, (_Work({g: p}, {g: groups[g]}, keep, quiet=quiet or not here), g, *args), {})
@@ -198,9 +205,7 @@ def _claims_folder(index: ShardedIndex) -> str | None:
     import tempfile
 
     try:
-        return tempfile.mkdtemp(
-            prefix=".clirkit-claims-", dir=Path(index.path).parent if index.backend == "dask" else None
-        )
+        return tempfile.mkdtemp(prefix=".clirkit-claims-", dir=index._folder() if index.backend == "dask" else None)
     except OSError:
         return None
 
@@ -235,6 +240,7 @@ class _Work:
         return number, list(zip(self.numbers[number], self.parts[number]))
 
     def _claim(self, number: int) -> bool:
+        assert self.claims is not None  # (take claims only with a folder)
         try:
             os.close(os.open(os.path.join(self.claims, str(number)), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
         except FileExistsError:
@@ -353,6 +359,7 @@ def _search_part(
         found = Ranked.of_part(shard_number, *part.open(work.keep).search(params, queries, depth, union, floors))
         merged = found if merged is None else merge_ranked(merged, found, depth)
     _held_is_no_leak()
+    assert merged is not None  # a group holds at least one shard
     return number, merged
 
 
@@ -368,7 +375,7 @@ def _union_part(work: _Work, number: int, translations: sp.csr_matrix) -> tuple[
     number, shards = work.take(number)
     counts = sum(union_counts(translations, part.open(work.keep).index.tf).astype(np.int64) for _, part in shards)
     _held_is_no_leak()
-    return number, counts
+    return number, np.asarray(counts, dtype=np.int64)
 
 
 def _held_is_no_leak() -> None:
@@ -387,7 +394,8 @@ def _held_is_no_leak() -> None:
     import psutil
 
     held = psutil.Process().memory_info().rss
-    executor._MAX_MEMORY_LEAK_SIZE = max(getattr(executor, "_MAX_MEMORY_LEAK_SIZE", 0), held + int(3e8))
+    margin = max(getattr(executor, "_MAX_MEMORY_LEAK_SIZE", 0), held + int(3e8))
+    executor._MAX_MEMORY_LEAK_SIZE = margin  # type: ignore[attr-defined]
 
 
 # the shards a process has opened ------------------------------------------------------------------
@@ -404,8 +412,8 @@ def _part(index: ShardedIndex, number: int, here: bool) -> _Part:
         return _Part(owner=index, number=number)
     if index.shards is not None:
         return _Part(shard=_opened_here(index, number))
-    file = Path(index.path).parent / index.records[number]["file"]
-    return _Part(manifest=_identity(index.path), number=number, file=_identity(file))
+    file = index._folder() / index.records[number]["file"]
+    return _Part(manifest=_identity(str(index.path)), number=number, file=_identity(file))
 
 
 def _opened_here(index: ShardedIndex, number: int) -> _Shard:
@@ -433,6 +441,7 @@ def _identity(path: str | os.PathLike[str]) -> tuple:
 def _opened(part: _Part, keep: int) -> _Shard:
     """The process's open shard of ``part``, opening it (and its manifest) if needed; at most ``keep``
     shards stay open (the least recently used are closed first, so memory holds ``keep`` shards at most)."""
+    assert part.manifest is not None and part.file is not None  # a part opened by a worker (_part)
     key = (part.manifest, part.file)
     with _LOCK:
         if key in _SHARDS:
@@ -442,7 +451,7 @@ def _opened(part: _Part, keep: int) -> _Shard:
             _SHARDS.popitem(last=False)
         manifest = _MANIFESTS.get(part.manifest)
     if manifest is None:
-        manifest = load_index(part.manifest[0])  # a ShardedIndex, or a ShardedProjectedIndex
+        manifest = cast(ShardedIndex, load_index(part.manifest[0]))  # or a ShardedProjectedIndex
         if _identity(part.manifest[0]) != part.manifest:
             raise ClirkitError(f"{part.manifest[0]}: the sharded index changed during the search")
     shard = manifest._read_shard(part.number)
