@@ -229,6 +229,12 @@ class Resources:
         """The system's experiment-file key ``key`` that is not a parameter (e.g. its ``table`` file)."""
         return self.options.get(key, default)
 
+    def path(self, key: str) -> str | None:
+        """The file the system's key ``key`` names (None: no such key): as given here; relative to the experiment
+        file in the runner's subclass."""
+        value = self.option(key)
+        return None if value is None else str(value)
+
     def run(self, system: "System", split: str, *, packed: bool = False):
         """The run of ``system`` over ``split`` (the runner's subclass returns the one it made; with ``packed``,
         as the :class:`~clirkit.run.PackedRun` it keeps, which a boosted ranker re-ranks without unpacking)."""

@@ -380,7 +380,7 @@ def test_the_shipped_demo_file_is_a_valid_experiment():
     [
         (
             'collection = "x"\n[systems.A]\nkind = "lucene"\n',
-            "system 'A': kind must be one of dt, psq, querypsq, docpsq, boost, scs, bm25,",
+            "system 'A': kind must be one of dt, psq, querypsq, docpsq, boost, scs, bm25, run,",
         ),
         ('collection = "x"\nbogus = 1\n[systems.A]\nkind = "dt"\n', "unknown key 'bogus'"),
         (
@@ -754,7 +754,7 @@ def test_every_key_and_kind_is_listed_by_run_keys_and_documented_in_the_readme(c
         assert capsys.readouterr().out.startswith(f"[{'fusions' if kind == 'fusion' else 'systems'}.NAME] of kind")
     assert main(["run", "--keys", "lucene"]) == 2
     assert capsys.readouterr().err == (
-        "clirkit: error: --keys: no system kind 'lucene' (kinds: dt, psq, querypsq, docpsq, boost, scs, bm25, or fusion)\n"
+        "clirkit: error: --keys: no system kind 'lucene' (kinds: dt, psq, querypsq, docpsq, boost, scs, bm25, run, or fusion)\n"
     )
 
 

@@ -199,6 +199,19 @@ class Artifacts(Resources):
             self.out.remember(path, record)
         return index
 
+    def path(self, key: str) -> str | None:
+        """The file the system's key ``key`` names, relative to the experiment file's folder; ClirkitError naming
+        the system's key when there is no such file."""
+        given = self.option(key)
+        if given is None:
+            return None
+        path = Path(given)
+        if not path.is_absolute() and self.exp.source:
+            path = Path(self.exp.source).parent / path
+        if not path.is_file():
+            raise ClirkitError(f"{self.where}: {key} {given}: no such file")
+        return str(path)
+
     def _table_file(self, given: str | None) -> str | None:
         """The table file ``given`` names (``"ibm1"``: none; None: the file's ``[table] file``), relative to the
         experiment file's folder."""

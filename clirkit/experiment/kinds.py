@@ -26,6 +26,7 @@ KINDS: dict[str, "str | type[System]"] = {
     "boost": "clirkit.boost:BoostRanker",
     "scs": "clirkit.scs:SCSModel",
     "bm25": "clirkit.systems:BM25Search",  # the queries untranslated (clirkit search): the floor
+    "run": "clirkit.runsystem:RunFile",  # a run made elsewhere (its file key)
 }
 """``kind = "..."`` of a ``[systems.NAME]`` table -> its class (or ``"module:Class"``)."""
 
