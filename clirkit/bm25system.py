@@ -39,10 +39,16 @@ SCORING_CONSTRAINTS = {  # BM25's own parameters: every system of this module ha
 BM25_CONSTRAINTS = {  # and the query analysis of DT and PSQ
     **SCORING_CONSTRAINTS,
     "source_lang": [None, str],
-    "source_stopwords": [None, StrOptions({"snowball"}), list, tuple, set, frozenset],
+    "source_stopwords": [None, StrOptions({"snowball", "none"}), list, tuple, set, frozenset],
     "source_stopwords_top": [Interval(Integral, 0, None, closed="left")],
     "decompound": [StrOptions({"auto", "table", "none"})],
 }
+
+
+def listed_stopwords(value):
+    """A stopword parameter's list: None for ``"none"`` (an experiment file's way to say no list: TOML has no
+    null), else the value (``"snowball"``, a list of words, or None)."""
+    return None if isinstance(value, str) and value == "none" else value
 
 
 class BM25System(System):
@@ -164,7 +170,8 @@ class CrossLanguageBM25(BM25System):
         check_languages(table, index, self.source_lang)
         self.__dict__.pop("splitter_", None)  # made from the new table when first needed (_tokenize)
         self.index_ = index
-        self.analyzer_ = query_analyzer(table, lang=self.source_lang, stopwords=self.source_stopwords, quiet=quiet)
+        stopwords = listed_stopwords(self.source_stopwords)
+        self.analyzer_ = query_analyzer(table, lang=self.source_lang, stopwords=stopwords, quiet=quiet)
         self.stopterms_ = corpus_stopterms(table, self.source_stopwords_top, quiet=quiet)
         self.bm25_ = index.bm25(k1=self.k1, b=self.b, k3=self.k3, idf=self.idf, precision=self.precision)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from clirkit.bm25system import BM25_CONSTRAINTS, CrossLanguageBM25
+from clirkit.bm25system import BM25_CONSTRAINTS, CrossLanguageBM25, listed_stopwords
 from clirkit.errors import ClirkitError
 from clirkit.estimator import Resources
 from clirkit.psq import DEFAULT_LAMBDA, DOCUMENTS_CUMULATIVE, DOCUMENTS_MAX_OPTIONS, DOCUMENTS_MIN_PROB
@@ -115,14 +115,15 @@ class DocPSQ(CrossLanguageBM25):
             min_prob=self.min_prob,
             cumulative=self.cumulative if self.cumulative < 1 else None,
             max_options=self.max_options,
-            target_stopwords=self.target_stopwords,
+            target_stopwords=listed_stopwords(self.target_stopwords),
             unknown=self.unknown,
             quiet=quiet,
             table2=table2,
             lam=self.lam,
         )
         self.table_, self.mode_, self.stopterms_ = table, "psq", frozenset()
-        self.analyzer_ = query_analyzer(queries_view(self.index_), stopwords=self.source_stopwords, quiet=quiet)
+        stopwords = listed_stopwords(self.source_stopwords)
+        self.analyzer_ = query_analyzer(queries_view(self.index_), stopwords=stopwords, quiet=quiet)
         self.splitter_ = table_splitter(self.decompound, self.index_.terms.tolist(), self.analyzer_)
         self.bm25_ = (
             self._language_model(background_texts)

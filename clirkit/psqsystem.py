@@ -90,7 +90,7 @@ class PSQ(CrossLanguageBM25):
         "min_prob": [Interval(Real, 0, 1, closed="left"), StrOptions({"auto"})],
         "cumulative": [Interval(Real, 0, 1, closed="right"), StrOptions({"auto"})],
         "max_options": [None, Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
-        "target_stopwords": [None, StrOptions({"snowball"}), list, tuple, set, frozenset],
+        "target_stopwords": [None, StrOptions({"snowball", "none"}), list, tuple, set, frozenset],
         "target_stopwords_top": [Interval(Integral, 0, None, closed="left")],
         "renormalize_in_vocabulary": ["boolean"],
         "unknown": [StrOptions({"pass", "drop"})],

@@ -9,7 +9,7 @@ from __future__ import annotations
 from numbers import Integral, Real
 from typing import Iterable, Sequence
 
-from clirkit.bm25system import BM25_CONSTRAINTS, STOPWORDS_TOP, CrossLanguageBM25
+from clirkit.bm25system import BM25_CONSTRAINTS, STOPWORDS_TOP, CrossLanguageBM25, listed_stopwords
 from clirkit.constraints import Interval, StrOptions
 from clirkit.errors import ClirkitError
 from clirkit.estimator import Resources
@@ -22,7 +22,7 @@ PRUNING_CONSTRAINTS = {  # the table's interpolation and pruning: both sides of 
     "min_prob": [Interval(Real, 0, 1, closed="left")],
     "cumulative": [Interval(Real, 0, 1, closed="right")],
     "max_options": [None, Interval(Integral, 1, None, closed="left")],
-    "target_stopwords": [None, StrOptions({"snowball"}), list, tuple, set, frozenset],
+    "target_stopwords": [None, StrOptions({"snowball", "none"}), list, tuple, set, frozenset],
     "unknown": [StrOptions({"pass", "drop"})],
     "scoring": [StrOptions({"bm25", "lm"})],
     "alpha": [Interval(Real, 0, 1, closed="neither")],
@@ -160,7 +160,7 @@ class QueryPSQ(CrossLanguageBM25):
             return self.fit(index.index(), index.table(), index.table("table2"), quiet=index.quiet)
         self._bind(index, table, quiet)
         check_used(self, table2)
-        listed: Iterable[str] = self.target_stopwords or ()
+        listed: Iterable[str] = listed_stopwords(self.target_stopwords) or ()
         if isinstance(listed, str):
             listed = snowball_terms(index.analyzer)
         frequent = index.most_frequent_terms(self.target_stopwords_top)

@@ -91,3 +91,19 @@ def test_psq_refuses_parameters_its_settings_leave_unused(index, params, table, 
     with pytest.raises(ClirkitError, match=said):
         PSQ(source_lang="en", **params).fit(index, table)
     PSQ(source_lang="en", **{k: v for k, v in params.items() if k == "scoring"}).fit(index, table)  # without: fine
+
+
+def test_none_names_no_stopword_list_in_python_and_experiment_files(index):
+    topics = {"q1": "the light and the darkness", "q2": "god"}
+
+    def scores(system) -> list:
+        return system.search(topics).scores.tolist()
+
+    assert scores(PSQ(source_lang="en", source_stopwords="none", target_stopwords="none").fit(index, FORWARD)) == (
+        scores(PSQ(source_lang="en").fit(index, FORWARD))
+    )
+    assert scores(PSQ(source_lang="en", target_stopwords="none").fit(index, REVERSE)) == scores(
+        PSQ(source_lang="en").fit(index, REVERSE)
+    )
+    with pytest.raises(ClirkitError, match="source_stopwords"):
+        PSQ(source_stopwords="stop.txt").fit(index, FORWARD)
