@@ -184,8 +184,8 @@ class PSQ(CrossLanguageBM25):
         """The side ``fit(given, table, table2)`` translates, ``queries`` or ``documents``: ``translate``, or for
         ``auto`` the queries when a parameter only they have is set (:meth:`query_side_only`), else the documents
         when ``given`` is :class:`~clirkit.estimator.Resources` that can translate them
-        (:meth:`~clirkit.estimator.Resources.translates_documents`: a reverse table, or IBM Model 1 on a parallel
-        corpus and no second table), or an index with a table whose direction translates them
+        (:meth:`~clirkit.estimator.Resources.translates_documents`: a reverse table given, or the experiment
+        runner's IBM Model 1 on the collection's parallel corpus and no second table), or an index with a table whose direction translates them
         (:func:`~clirkit.tablefit.side_of`: a table from the index's language, or an index translated before)."""
         if self.translate != "auto":
             return self.translate
