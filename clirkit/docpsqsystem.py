@@ -13,7 +13,7 @@ from clirkit.bm25system import BM25_CONSTRAINTS, CrossLanguageBM25, listed_stopw
 from clirkit.errors import ClirkitError
 from clirkit.estimator import Resources
 from clirkit.psq import DEFAULT_LAMBDA, DOCUMENTS_CUMULATIVE, DOCUMENTS_MAX_OPTIONS, DOCUMENTS_MIN_PROB
-from clirkit.querypsq import PRUNING_CONSTRAINTS, TABLE2_KEY, check_used
+from clirkit.querypsq import PRUNING_CONSTRAINTS, check_used, unused_by_scoring
 from clirkit.retrieval.bm25params import IDF, K1, K3, B
 from clirkit.tablefit import query_analyzer
 
@@ -44,7 +44,15 @@ class DocPSQ(CrossLanguageBM25):
     _parameter_constraints = {**BM25_CONSTRAINTS, **PRUNING_CONSTRAINTS, "background": [str]}
     _parameter_constraints.pop("source_stopwords_top")
     default_tag = "DocPSQ"
-    file_keys = {**CrossLanguageBM25.file_keys, **TABLE2_KEY}
+    file_keys = {
+        **CrossLanguageBM25.file_keys,
+        "table": (
+            str,
+            "a table from the documents' language into the queries' (a file, or \"ibm1\": IBM Model 1 trained "
+            "that way on the parallel corpus, the default)",
+        ),
+        "table2": (str, "a second table from the documents' language, interpolated with the first (lam)"),
+    }
 
     def __init__(
         self,
@@ -97,16 +105,19 @@ class DocPSQ(CrossLanguageBM25):
         from clirkit.docpsq import queries_view, translated
 
         if isinstance(index, Resources):
-            if index.record("table2") is not None:
+            reverse, reverse2 = index.reverse_file("table"), index.reverse_file("table2")
+            if reverse2 is None and index.record("table2") is not None:
                 raise ClirkitError(
                     "table2: the resources' second table is the query side's (interpolated with the "
                     "table into the documents' language); translating the documents, give the two "
                     "reverse tables to fit(index, reverse, reverse2), or translate = 'queries'"
                 )
             texts = index.parallel()[0] if self.background == "parallel" else None
-            return self.fit(index.index(), index.reverse_table(), None, quiet=index.quiet, background_texts=texts)
+            reverse = reverse if reverse is not None else index.reverse_table()
+            return self.fit(index.index(), reverse, reverse2, quiet=index.quiet, background_texts=texts)
         self.check_params()
-        check_used(self, table2, translated_before=getattr(index, "translated", False))
+        interpolated = getattr(index, "translated", False) and "interpolation" in index.translation.get("table", {})
+        check_used(self, second_table=table2 is not None or bool(interpolated))
         self.__dict__.pop("splitter_", None)
         self.index_ = translated(
             index,
@@ -139,7 +150,23 @@ class DocPSQ(CrossLanguageBM25):
         p_bg = background(self.background, self.index_, texts=texts)
         return self.index_.bm25(weighting="lm", background=p_bg, alpha=self.alpha, precision=self.precision)
 
+    def check_params(self) -> None:
+        """The constraints, no parameter its scoring leaves unused (:func:`~clirkit.querypsq.unused_by_scoring`),
+        and a background file that is there."""
+        import os
+
+        super().check_params()
+        reasons = unused_by_scoring(self)
+        if reasons:
+            raise ClirkitError("; ".join(reasons))
+        if self.background not in ("collection", "parallel") and not os.path.isfile(self.background):
+            raise ClirkitError(
+                f"background: {self.background}: no such file (collection, parallel, or a COUNT TOKEN file)"
+            )
+
     def _more_inputs(self, resources: Resources) -> tuple:
+        if resources.option("table") not in (None, "ibm1"):  # its own table file: no table trained the other way
+            return (("table2", resources.record("table2")),)
         return (("table2", resources.record("table2")), ("reverse_table", resources.reverse_record()))
 
     def structured_from_tokens(self, qids: Sequence[str], tokens: Sequence[Sequence[str]], *, quiet: bool = True):

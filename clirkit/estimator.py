@@ -207,6 +207,11 @@ class Resources:
             )
         return self._tables["reverse"]
 
+    def reverse_file(self, key: str = "table"):
+        """The system's ``key`` file read as a table from the documents' language (a document-side PSQ's own table
+        in an experiment file), or None: in Python, tables are given as objects."""
+        return None
+
     def translates_documents(self) -> bool:
         """Whether ``PSQ(translate="auto")`` translates the documents with these resources: a reverse table was
         given, or (the experiment runner's) the table is IBM Model 1 on the collection's parallel corpus, which

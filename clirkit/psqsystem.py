@@ -171,6 +171,12 @@ class PSQ(CrossLanguageBM25):
         resources = index if isinstance(index, Resources) else None
         self.translate_ = self.side(index, table, table2)
         system = self.on_side(self.translate_)
+        if resources is not None and self.translate_ == "documents" and resources.record("table2") is not None:
+            raise ClirkitError(  # PSQ's table2 is the query side's (kind docpsq reads its own the other way)
+                "table2: the resources' second table is the query side's (interpolated with the "
+                "table into the documents' language); translating the documents, give the two "
+                "reverse tables to fit(index, reverse, reverse2), or translate = 'queries'"
+            )
         if resources is not None:
             system.fit(resources)
         elif self.translate_ == "documents":
@@ -185,8 +191,9 @@ class PSQ(CrossLanguageBM25):
         ``auto`` the queries when a parameter only they have is set (:meth:`query_side_only`), else the documents
         when ``given`` is :class:`~clirkit.estimator.Resources` that can translate them
         (:meth:`~clirkit.estimator.Resources.translates_documents`: a reverse table given, or the experiment
-        runner's IBM Model 1 on the collection's parallel corpus and no second table), or an index with a table whose direction translates them
-        (:func:`~clirkit.tablefit.side_of`: a table from the index's language, or an index translated before)."""
+        runner's IBM Model 1 on the collection's parallel corpus and no second table), or an index with a table
+        whose direction translates them (:func:`~clirkit.tablefit.side_of`: a table from the index's language, or an
+        index translated before)."""
         if self.translate != "auto":
             return self.translate
         if self.query_side_only():

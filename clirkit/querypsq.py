@@ -29,26 +29,40 @@ PRUNING_CONSTRAINTS = {  # the table's interpolation and pruning: both sides of 
 }
 
 
-def check_used(system, table2, *, translated_before: bool = False) -> None:
-    """ClirkitError naming the parameters of a PSQ side ``system`` set away from their defaults that its settings
-    leave unused: BM25's (k1, b, k3, idf) under ``lm`` scoring, ``alpha`` under ``bm25``, ``lam`` without a second
-    table (``table2`` None; an index ``translated_before`` checks its own ``lam`` against the one given)."""
+def _changed(system, *keys: str) -> list[str]:
+    """The parameters of ``keys`` that ``system`` has set away from its class's defaults."""
     import inspect
 
     defaults = {k: p.default for k, p in inspect.signature(type(system)).parameters.items()}
+    return [k for k in keys if k in defaults and getattr(system, k) != defaults[k]]
 
-    def changed(*keys: str) -> list[str]:
-        return [k for k in keys if getattr(system, k) != defaults[k]]
 
-    reasons = []
-    if system.scoring == "lm" and changed("k1", "b", "k3", "idf"):
-        reasons.append(f"{', '.join(changed('k1', 'b', 'k3', 'idf'))}: BM25's, unused by scoring = 'lm'")
-    if system.scoring == "bm25" and changed("alpha"):
-        reasons.append("alpha: the language model's, unused by scoring = 'bm25'")
-    if table2 is None and not translated_before and changed("lam"):
-        reasons.append("lam: the weight of a second table, and there is none")
+def unused_by_scoring(system) -> list[str]:
+    """Why parameters of a PSQ side ``system`` set away from their defaults do nothing under its scoring: BM25's
+    (k1, b, k3, idf) under ``lm``, the language model's (alpha, background) under ``bm25``; each reason names the
+    parameter and its command-line option."""
+    if system.scoring == "lm":
+        bm25 = _changed(system, "k1", "b", "k3", "idf")
+        if bm25:
+            named = ", ".join(f"{k} (--{k})" for k in bm25)
+            return [f"{named}: BM25's, unused by scoring = 'lm' (--scoring lm): leave them out, or score by bm25"]
+        return []
+    model = _changed(system, "alpha", "background")
+    if not model:
+        return []
+    named = ", ".join(f"{k} (--{k})" for k in model)
+    return [f"{named}: the language model's, unused by scoring = 'bm25': leave them out, or score by lm"]
+
+
+def check_used(system, *, second_table: bool) -> None:
+    """ClirkitError when a parameter of a PSQ side ``system`` set away from its default does nothing: under its
+    scoring (:func:`unused_by_scoring`), or ``lam`` without a second table (``second_table``: one given, or an index
+    translated before through two)."""
+    reasons = unused_by_scoring(system)
+    if not second_table and _changed(system, "lam"):
+        reasons.append("lam (--lambda): the weight of a second table (table2, --table2), and there is none")
     if reasons:
-        raise ClirkitError("; ".join(reasons) + " (leave them out, or change the scoring or give table2)")
+        raise ClirkitError("; ".join(reasons))
 
 
 TABLE2_KEY = {
@@ -159,7 +173,7 @@ class QueryPSQ(CrossLanguageBM25):
         if isinstance(index, Resources):
             return self.fit(index.index(), index.table(), index.table("table2"), quiet=index.quiet)
         self._bind(index, table, quiet)
-        check_used(self, table2)
+        check_used(self, second_table=table2 is not None)
         listed: Iterable[str] = listed_stopwords(self.target_stopwords) or ()
         if isinstance(listed, str):
             listed = snowball_terms(index.analyzer)
@@ -188,6 +202,13 @@ class QueryPSQ(CrossLanguageBM25):
             p_bg = background("collection", index)
             self.bm25_ = index.bm25(weighting="lm", background=p_bg, alpha=self.alpha, precision=self.precision)
         return self
+
+    def check_params(self) -> None:
+        """The constraints, and no parameter its scoring leaves unused (:func:`unused_by_scoring`)."""
+        super().check_params()
+        reasons = unused_by_scoring(self)
+        if reasons:
+            raise ClirkitError("; ".join(reasons))
 
     def _more_inputs(self, resources: Resources) -> tuple:
         return (("table2", resources.record("table2")),)

@@ -81,16 +81,67 @@ FORWARD = TranslationTable.from_triples(
 @pytest.mark.parametrize(
     ("params", "table", "said"),
     [
-        ({"k1": 2.0}, REVERSE, "k1: BM25's, unused by scoring = 'lm'"),  # the document side: the language model
-        ({"b": 0.3, "scoring": "lm"}, FORWARD, "b: BM25's, unused by scoring = 'lm'"),
-        ({"alpha": 0.3}, FORWARD, "alpha: the language model's, unused by scoring = 'bm25'"),
-        ({"lam": 0.2}, FORWARD, "lam: the weight of a second table, and there is none"),
+        ({"k1": 2.0}, REVERSE, r"k1 \(--k1\): BM25's, unused by scoring = 'lm'"),  # the document side: the LM
+        ({"b": 0.3, "scoring": "lm"}, FORWARD, r"b \(--b\): BM25's, unused by scoring = 'lm'"),
+        ({"alpha": 0.3}, FORWARD, r"alpha \(--alpha\): the language model's, unused by scoring = 'bm25'"),
+        ({"background": "x.cnt", "scoring": "bm25"}, REVERSE, r"background \(--background\): the language model's"),
+        ({"lam": 0.2}, FORWARD, r"lam \(--lambda\): the weight of a second table \(table2, --table2\)"),
     ],
 )
 def test_psq_refuses_parameters_its_settings_leave_unused(index, params, table, said):
     with pytest.raises(ClirkitError, match=said):
         PSQ(source_lang="en", **params).fit(index, table)
     PSQ(source_lang="en", **{k: v for k, v in params.items() if k == "scoring"}).fit(index, table)  # without: fine
+
+
+def test_lam_over_an_index_translated_through_one_table_is_refused(index, tmp_path):
+    from clirkit.docpsq import ProjectedIndex
+
+    made = PSQ(source_lang="en").fit(index, REVERSE)
+    made.index_.save(tmp_path / "t.npz")
+    translated = ProjectedIndex.load(tmp_path / "t.npz")
+    PSQ(source_lang="en").fit(translated)
+    with pytest.raises(ClirkitError, match=r"lam \(--lambda\)"):
+        PSQ(source_lang="en", lam=0.3).fit(translated)
+
+
+def test_the_sides_own_checks_run_when_an_experiment_file_is_read(mini, tmp_path, capsys):
+    from clirkit.cli import main
+
+    base = f'collection = "{mini}"\nmeasures = ["AP"]\n[systems.DT]\nkind = "dt"\n'
+    for spec, said in (
+        ('kind = "docpsq"\nk1 = 2.0', "system 'D': k1 (--k1): BM25's, unused by scoring = 'lm'"),
+        ('kind = "querypsq"\nalpha = 0.3', "system 'D': alpha (--alpha): the language model's"),
+        ('kind = "docpsq"\nbackground = "nofile.cnt"', "system 'D': background: nofile.cnt: no such file"),
+    ):
+        (tmp_path / "e.toml").write_text(base + "[systems.D]\n" + spec + "\n", encoding="utf-8")
+        assert main(["run", str(tmp_path / "e.toml"), "-o", str(tmp_path / "out"), "-q"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and said in err, err
+        assert not (tmp_path / "out").exists()
+
+
+def test_an_experiments_docpsq_reads_its_own_table_file_from_the_documents_language(mini, tmp_path):
+    from clirkit import datasets
+    from clirkit.analysis import Analyzer
+    from clirkit.experiment import Experiment, run_experiment
+    from clirkit.formats import read_run
+    from clirkit.translation import save_table, train_table
+
+    c = datasets.load(str(mini))
+    source, target = c.parallel()
+    es, en = Analyzer("es"), Analyzer("en")
+    save_table(train_table(es.tokenize_many(target), en.tokenize_many(source), es, en), tmp_path / "es-en.npz")
+    text = f'collection = "{mini}"\nmeasures = ["AP"]\n[systems.trained]\nkind = "docpsq"\n'
+    text += '[systems.given]\nkind = "docpsq"\ntable = "es-en.npz"\n'
+    (tmp_path / "e.toml").write_text(text, encoding="utf-8")
+    run_experiment(Experiment.read(tmp_path / "e.toml"), tmp_path / "out", quiet=True)
+
+    def rows(name):
+        run = read_run(str(tmp_path / "out" / "runs" / f"{name}.test.run.gz"))
+        return list(zip(run.qids.tolist(), run.docids.tolist(), run.scores.tolist()))
+
+    assert rows("given") == rows("trained") and rows("given")  # the file is the table the runner trains
 
 
 def test_none_names_no_stopword_list_in_python_and_experiment_files(index):

@@ -292,8 +292,23 @@ class Artifacts(Resources):
         path = self._table_file(given)
         if path is None:
             return self._once("ibm1", self._trained_table)
+        return self._file_table(path, reverse=False)
+
+    def reverse_file(self, key: str = "table"):
+        """The system's ``key`` file read as a table from the documents' language into the queries' (a
+        document-side PSQ's own table), or None when the system names no file there."""
+        given = self.option(key)
+        path = None if given in (None, "ibm1") else self._table_file(given)
+        return None if path is None else self._file_table(path, reverse=True)
+
+    def _file_table(self, path: str, *, reverse: bool):
+        """The table file ``path``, read once, from the queries' language into the documents' (or the other way
+        round, ``reverse``)."""
         fmt = self.option("table_format") or self.exp.table.get("format", "auto")
         column = self._score_column(path, fmt)
+        source, target = self.c.source_lang, self.c.target_lang
+        if reverse:
+            source, target = target, source
 
         def read():
             from clirkit.translation import load_table
@@ -305,12 +320,12 @@ class Artifacts(Resources):
                 stemmer=self.analyzer(self.c.target_lang).stemmer,
                 segmenter=analysis.get("segmenter", "auto"),
                 chinese_script=analysis.get("chinese_script", "auto"),
-                source_lang=self.c.source_lang,
-                target_lang=self.c.target_lang,
+                source_lang=source,
+                target_lang=target,
                 score_column=column,
             )
 
-        return self._once(("table", path, fmt, column), read)
+        return self._once(("table", path, fmt, column, reverse), read)
 
     def _trained_table(self):
         from clirkit.progress import say
