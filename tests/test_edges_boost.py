@@ -116,7 +116,7 @@ def test_candidates_with_no_row_for_a_training_query_are_an_error_and_some_missi
     some = write_run(tmp_path / "some.run", [("LIGHT.1", "Gen.1.4", 2.0), ("LIGHT.1", "John.1.5", 1.0)])
     assert main(["boost-train", *files, "--rounds", "3", "--candidates", some, "-o", str(out)]) == 0
     err = capsys.readouterr().err
-    assert err.count("boost: the candidate run has no row for 1 of the 2 training queries") == 1
+    assert err.count("boost: the candidate run has no non-relevant row for 1 of the 2 training queries") == 1
 
 
 # ------------------------------------------------------------------ 3. none for --beta and --significance

@@ -96,7 +96,7 @@ def fit_tokens(
         hash_seed=ranker.hash_seed,
     )
     train_base = train_base_scores(ranker, base_run, query_ids, len(qids), docids)
-    check_candidates(ranker, candidates, qids, docids)
+    check_candidates(ranker, candidates, qids, docids, qrels)
     tuples, n_extra = training_tuples(
         ranker, qrels, extra_qrels if extra_ids else None, query_ids, docids, candidates, train_base
     )
@@ -181,19 +181,50 @@ def uncovered_queries(run: Run, qids: Sequence[str], docids: Sequence[str]) -> l
     return [q for q in qids if q not in covered]
 
 
-def check_candidates(ranker: "BoostRanker", candidates: Run | None, qids: list[str], docids) -> None:
+def queries_without_negatives(
+    run: Run, qids: Sequence[str], docids: Sequence[str], qrels: Qrels, min_grade: int, depth: int | None
+) -> list[str]:
+    """The queries of ``qids`` (in their order) that ``run``'s top ``depth`` rows (all if None) give no candidate
+    negative: no row at a document of ``docids`` that the query does not judge relevant (grade >= ``min_grade``),
+    as :func:`~clirkit.boost.tuples.make_tuples` draws them. They include the :func:`uncovered_queries`."""
+    n_docs = len(docids)
+    top = run.top(depth) if depth is not None else run
+    cq, cd = index_of(top.qids, qids), index_of(top.docids, docids)
+    rel = qrels.rels >= min_grade
+    rq, rd = index_of(qrels.qids[rel], qids), index_of(qrels.docids[rel], docids)
+    relevant = (rq * n_docs + rd)[(rq >= 0) & (rd >= 0)]
+    keys = (cq * n_docs + cd)[(cq >= 0) & (cd >= 0)]
+    with_negative = np.zeros(len(qids), dtype=bool)
+    with_negative[keys[~np.isin(keys, relevant)] // max(n_docs, 1)] = True
+    return [q for q, has in zip(qids, with_negative) if not has]
+
+
+def all_relevant_rows(depth: int, min_grade: int) -> str:
+    """Why a candidate run with rows for the training queries gives none of them a candidate negative."""
+    return f"its top {depth} rows for them are all documents they judge relevant (grade >= {min_grade})"
+
+
+def check_candidates(ranker: "BoostRanker", candidates: Run | None, qids: list[str], docids, qrels: Qrels) -> None:
     """The candidate run against the training queries ``qids``, as the base run is (:func:`train_base_scores`):
-    an error when it has no row for any of them (at a known document), else said how many it lacks (their
-    negatives are drawn uniformly)."""
+    an error when it has no row for any of them (at a known document), or no row of a document they do not
+    judge relevant (``qrels``: no candidate negative for any of them), else said how many it gives no candidate
+    negative (their negatives are drawn uniformly)."""
     if candidates is None:
         return
-    uncovered = len(uncovered_queries(candidates, qids, docids))
-    if uncovered == len(qids):
+    if len(uncovered_queries(candidates, qids, docids)) == len(qids):
         raise ClirkitError("the candidate run has no row for a training query and a known document")
-    if uncovered:
+    lacking = len(
+        queries_without_negatives(candidates, qids, docids, qrels, ranker.min_grade, ranker._candidate_depth())
+    )
+    if lacking == len(qids):
+        raise ClirkitError(
+            "the candidate run has no non-relevant row for a training query and a known document: "
+            + all_relevant_rows(ranker._candidate_depth(), ranker.min_grade)
+        )
+    if lacking:
         say(
-            f"boost: the candidate run has no row for {uncovered} of the {len(qids)} training queries (their "
-            "negatives are drawn uniformly)",
+            f"boost: the candidate run has no non-relevant row for {lacking} of the {len(qids)} training queries "
+            "(their negatives are drawn uniformly)",
             quiet=ranker.quiet,
         )
 

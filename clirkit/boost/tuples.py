@@ -188,7 +188,7 @@ def make_tuples(
         :class:`Tuples`, sorted by (query, d+, d-); duplicates are kept.
     Raises:
         NoTupleError: every query with a relevant document judges every document relevant, and no other
-            tuple is left (e.g. of ``grade_pairs``).
+            tuple is left (e.g. of ``grade_pairs``); or no judgment of ``qrels`` reaches ``min_grade``.
     """
     _check_sampling(weighting, negatives, grade_pairs, hard_negatives, base)
     rng = np.random.default_rng(seed)
@@ -271,6 +271,7 @@ class _Judged:
         order = np.lexsort((di, -rel, qi))
         self.qi, self.di, self.rel = qi[order], di[order], rel[order]
         self.is_rel = self.rel >= min_grade
+        self.min_grade, self.top_grade = min_grade, int(qrels.rels.max()) if len(qrels) else None
         self.relevant_keys = np.unique(self.qi[self.is_rel] * n_docs + self.di[self.is_rel])
         jorder = np.argsort(self.qi * n_docs + self.di, kind="stable")
         self._keys, self._grades = (self.qi * n_docs + self.di)[jorder], self.rel[jorder]
@@ -289,6 +290,11 @@ class _Judged:
             rank_in_query = np.arange(len(pq)) - starts
             chosen = np.sort(shuffled[rank_in_query < max_positives])
             pq, pd, pr = pq[chosen], pd[chosen], pr[chosen]
+        if len(pq) == 0 and self.top_grade is not None and self.top_grade < self.min_grade:
+            raise NoTupleError(
+                f"no judgment reaches the minimum grade of a relevant document ({self.min_grade}): the highest "
+                f"grade is {self.top_grade}"
+            )
         if len(pq) == 0:
             raise ClirkitError(
                 "no relevant (query, document) pair of the qrels is in the training queries "

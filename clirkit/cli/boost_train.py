@@ -284,16 +284,22 @@ def _extra(args, collection, docids, texts):
     return merge_queries(parts) if parts else (None, None)
 
 
-def _check_candidates(path: str, candidates, qids: list[str], docids) -> None:
-    """A --candidates run with no row for any training query (at a document of the collection) is an error
-    naming it; the training queries it lacks when it covers some are said by the training."""
-    from clirkit.boost.training import uncovered_queries
+def _check_candidates(path: str, candidates, qids: list[str], docids, qrels, min_grade: int, depth: int) -> None:
+    """A --candidates run with no row for any training query (at a document of the collection), or whose top
+    ``depth`` rows for them are all documents they judge relevant (no candidate negative for any), is an error
+    naming it; the training queries it gives no candidate negative when it gives some are said by the
+    training."""
+    from clirkit.boost.training import all_relevant_rows, queries_without_negatives, uncovered_queries
     from clirkit.errors import ClirkitError
 
-    if len(uncovered_queries(candidates, qids, docids)) < len(qids):
-        return
-    known = " at a document of the collection" if set(qids) & set(candidates.qids.tolist()) else ""
-    raise ClirkitError(f"--candidates: {path} has no row for any training query{known}")
+    if len(uncovered_queries(candidates, qids, docids)) == len(qids):
+        known = " at a document of the collection" if set(qids) & set(candidates.qids.tolist()) else ""
+        raise ClirkitError(f"--candidates: {path} has no row for any training query{known}")
+    if len(queries_without_negatives(candidates, qids, docids, qrels, min_grade, depth)) == len(qids):
+        raise ClirkitError(
+            f"--candidates: {path} has no non-relevant row for any training query: "
+            + all_relevant_rows(depth, min_grade)
+        )
 
 
 def run(args) -> int:
@@ -306,7 +312,8 @@ def run(args) -> int:
     from clirkit.progress import say
 
     params = params_of(args, convert={"beta_grid": tuple})
-    BoostRanker(**params, jobs=args.jobs, random_state=args.seed, quiet=args.quiet).check_params()
+    probe = BoostRanker(**params, jobs=args.jobs, random_state=args.seed, quiet=args.quiet)
+    probe.check_params()
     if params["backend"] == "dask" and not params["scheduler"]:
         raise ClirkitError("--backend dask needs --scheduler ADDRESS")
     if args.candidates and args.base_run:
@@ -316,6 +323,8 @@ def run(args) -> int:
     given = getattr(args, "base_options", [])  # the options of a base ranker given (_BaseOption)
     if given and not args.base_run:
         raise ClirkitError(f"{given[0]} {_BASE_OPTIONS[given[0]]}: give --base-run too")
+    if "--beta-grid" in given and params["beta"] is not None:
+        raise ClirkitError("--beta-grid gives the betas tried on dev without --beta: give --beta or --beta-grid")
     if args.parallel_tuples and not args.collection:
         raise ClirkitError("--parallel-tuples needs --collection (its parallel corpus); with files use --extra-tuples")
     data = load_data(args, qrels=True, dev=True)
@@ -327,7 +336,10 @@ def run(args) -> int:
     documents = data.documents
     candidates = read_run(args.candidates) if args.candidates else None
     if candidates is not None:
-        _check_candidates(args.candidates, candidates, list(data.queries), documents[0])
+        depth = probe._candidate_depth()  # without a base run (refused with --candidates)
+        _check_candidates(
+            args.candidates, candidates, list(data.queries), documents[0], data.qrels, params["min_grade"], depth
+        )
     base = None
     if args.base_run:
         from clirkit.boost.base import CompactRun
