@@ -60,19 +60,23 @@ def run_experiment(exp: Experiment, folder: str | os.PathLike[str], *, quiet: bo
 
     out = Store(Path(folder))
     steps = Steps()
-    checked = False  # every system built and its inputs found: the work starts
+    checked = None  # the artifacts recorded when every system was built and its inputs found (out.made)
     try:
         c = load_collection(exp, out, steps, quiet)
         say(f"{exp.name}: {c.name} ({c.variant}), {c.source_lang} queries -> {c.target_lang} documents", quiet=quiet)
         runner = Runner(exp, Artifacts(exp, c, out, steps, quiet))
         runner.build_all()
-        checked = True
+        checked = out.made
         with cached_tokens():  # every text tokenized once, whichever table, index or model reads it first
             for name in exp.make_order():
-                runner.make(name)
+                try:
+                    runner.make(name)
+                except ClirkitError as exc:  # a system's fit or search: the file and the system named
+                    raise runner.named(name, exc) from None
         text = write_report(runner)
     except BaseException as exc:
-        out.abandon(checks_failed=not checked and isinstance(exc, ClirkitError))
+        # an error (not Ctrl-C) at a check, or in the work before it recorded an artifact: nothing to resume
+        out.abandon(checks_failed=isinstance(exc, ClirkitError) and (checked is None or out.made == checked))
         raise
     folder = out.commit()
     say("time: " + ", ".join(f"{k} {v:.1f} s" for k, v in steps.seconds.items()), quiet=quiet)
@@ -116,9 +120,16 @@ class Runner:
             try:
                 self.build(name)
             except ClirkitError as exc:
-                what = "fusion" if name in self.exp.fusions else "system"
-                message = str(exc).removeprefix(f"{self.where}: ")
-                raise ClirkitError(f"{self.where}: {what} {name!r}: {message}") from None
+                raise self.named(name, exc) from None
+
+    def named(self, name: str, exc: ClirkitError) -> ClirkitError:
+        """``exc`` of the system or fusion ``name`` as ``FILE: system 'NAME': message`` (as the file's checks
+        word theirs); a message that already names the file and a system or fusion is kept as it is."""
+        message = str(exc)
+        if message.startswith((f"{self.where}: system ", f"{self.where}: fusion ")):
+            return ClirkitError(message)
+        what = "fusion" if name in self.exp.fusions else "system"
+        return ClirkitError(f"{self.where}: {what} {name!r}: {message.removeprefix(f'{self.where}: ')}")
 
     def check_keep_runs(self) -> None:
         """Each pattern of ``keep_runs`` matches a run of the experiment (a typo would silently keep none)."""

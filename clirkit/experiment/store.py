@@ -11,9 +11,13 @@ run), then the previous folder is removed. So a rerun interrupted at any moment 
 whole and readable, and the next run resumes from what the interrupted one made. The output folder ends up
 holding exactly what this run made: runs of systems no longer in the file are gone. The staging folder of an
 interrupted run holds ``.owner`` (the process id: two runs never write one folder at once); one without it is
-what a switch left of the previous output, removed by the next run. A run that stops at a check before its work
-(a wrong key or file, found after the ``[collection]`` files were read) leaves no staging folder it created
-(:meth:`Store.abandon`); an interrupted run's is kept for the next one.
+what a switch left of the previous output, removed by the next run. A run that stops on an error before its work
+recorded an artifact (at a check: a wrong key or file, found after the ``[collection]`` files were read; or in a
+system's fit or search before any table, index, model or run was recorded) leaves no staging folder it
+created (:meth:`Store.abandon`). One that stops on an error after its work recorded an artifact keeps the staging
+folder with what it made, for the corrected run to resume from; so does an interrupted run (Ctrl-C, SIGTERM),
+whenever it stops (unless the folder holds nothing but ``.owner``); and a staging folder found at the start (an
+interrupted run's) is always kept for the next one.
 
 A folder holding anything an experiment does not write (``-o .`` by mistake) is refused, not replaced.
 """
@@ -123,6 +127,7 @@ class Store:
             self.folder.mkdir()
             created = True
         self.created = created  # made by this run: it holds nothing an interrupted run made (see abandon)
+        self.made = 0  # the artifacts this run recorded (remember): work a failed run keeps for the next one
         owner.write_text(str(os.getpid()), encoding="ascii")
 
     def _recover(self) -> None:
@@ -159,6 +164,7 @@ class Store:
 
         with atomic_writer(_meta(path)) as out:
             out.write(json.dumps(record, indent=1, sort_keys=True) + "\n")
+        self.made += 1
 
     def commit(self) -> Path:
         """Switch the staging folder in as the output folder (one atomic exchange), remove the previous one;
@@ -177,11 +183,12 @@ class Store:
 
     def abandon(self, *, checks_failed: bool = False) -> None:
         """After a failed or interrupted run: keep what it made for the next one, or remove the staging folder
-        if it made nothing. ``checks_failed``: the run stopped at a check before its work (a key, a file, a split
-        the experiment needs), which the user corrects before running again: a staging folder this run created is
-        then removed with what the checks made in it (the ``[collection]`` files read into ``collection/``), so no
-        ``.NAME.partial`` of the failed run is left; one found at the start, an interrupted run's, is kept, with
-        what that run made, for the next run to resume from."""
+        if it made nothing. ``checks_failed``: the run stopped on an error before its work recorded an artifact
+        (at a check: a key, a file, a split the experiment needs; or in a system's fit or search before any), which
+        the user corrects before running again: a staging folder this run created is then removed with what the
+        checks made in it (the ``[collection]`` files read into ``collection/``), so no ``.NAME.partial`` of the
+        failed run is left; one found at the start, an interrupted run's, is kept, with what that run made, for
+        the next run to resume from."""
         if checks_failed and self.created:
             shutil.rmtree(self.folder, ignore_errors=True)
             return
