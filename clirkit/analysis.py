@@ -178,6 +178,13 @@ class Analyzer:
         out.discard("")
         return frozenset(out)
 
+    def unmatched_stopwords(self) -> list[str]:
+        """The stopwords that no token of this analysis can be (sorted): those it cuts into several tokens or
+        none (``don't`` -> ``don``, ``'t``; a Korean word under bigrams; punctuation). For a note to the user who
+        gave them; computed when asked."""
+        bare = self.replace(stopwords=None, stemmer=None)
+        return sorted(w for w in self.stopwords if bare.surface_tokens(w) != [w])
+
     @property
     def cjk_bigrams(self) -> bool:
         """Whether CJK runs are cut into overlapping bigrams alone (``segmenter == "bigrams"``)."""

@@ -357,7 +357,7 @@ def translated(
     when it is a :class:`ProjectedIndex` or a :class:`ShardedProjectedIndex` made with these settings
     (:func:`check_projection`)."""
     from clirkit.psq import prepare_table
-    from clirkit.tablefit import SecondTableMismatch, TableMismatch, describe_terms, snowball_terms
+    from clirkit.tablefit import SecondTableMismatch, TableMismatch, describe_terms, stopword_terms
 
     if isinstance(index, TRANSLATED):
         if table is not None or table2 is not None:
@@ -390,7 +390,7 @@ def translated(
         raise ClirkitError(
             f"the queries are in {lang!r} (source_lang) but the index is translated into {analyzer.lang!r}"
         )
-    listed = snowball_terms(analyzer) if target_stopwords == "snowball" else set(target_stopwords or ())
+    listed = stopword_terms(target_stopwords, analyzer)
     stopwords = set(analyzer.stopwords) | set(listed)
     if isinstance(index, TRANSLATED):
         check_projection(

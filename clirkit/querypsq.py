@@ -7,7 +7,7 @@ documents instead, and :class:`clirkit.psqsystem.PSQ` chooses between the two.""
 from __future__ import annotations
 
 from numbers import Integral, Real
-from typing import Iterable, Sequence
+from typing import Sequence
 
 from clirkit.bm25system import BM25_CONSTRAINTS, STOPWORDS_TOP, CrossLanguageBM25, listed_stopwords
 from clirkit.constraints import Interval, StrOptions
@@ -15,7 +15,8 @@ from clirkit.errors import ClirkitError
 from clirkit.estimator import Resources
 from clirkit.psq import DEFAULT_CUMULATIVE, DEFAULT_LAMBDA, DEFAULT_MIN_PROB
 from clirkit.retrieval.bm25params import IDF, K1, K3, B
-from clirkit.tablefit import snowball_terms
+from clirkit.retrieval.shards import as_index
+from clirkit.tablefit import as_table, stopword_terms
 
 PRUNING_CONSTRAINTS = {  # the table's interpolation and pruning: both sides of PSQ have them
     "lam": [Interval(Real, 0, 1, closed="both")],
@@ -172,11 +173,10 @@ class QueryPSQ(CrossLanguageBM25):
 
         if isinstance(index, Resources):
             return self.fit(index.index(), index.table(), index.table("table2"), quiet=index.quiet)
+        index, table, table2 = as_index(index), as_table(table), as_table(table2, optional=True)
         self._bind(index, table, quiet)
         check_used(self, second_table=table2 is not None)
-        listed: Iterable[str] = listed_stopwords(self.target_stopwords) or ()
-        if isinstance(listed, str):
-            listed = snowball_terms(index.analyzer)
+        listed = stopword_terms(listed_stopwords(self.target_stopwords), index.analyzer)
         frequent = index.most_frequent_terms(self.target_stopwords_top)
         stopwords = set(index.analyzer.stopwords) | set(listed) | set(frequent)
         prepare = partial(

@@ -46,6 +46,37 @@ def query_analyzer(table, *, lang: str | None = None, stopwords=None, quiet: boo
     return base.replace(stopwords=set(base.stopwords) | set(stopwords))
 
 
+def as_table(table, *, optional: bool = False):
+    """``table`` as a :class:`~clirkit.translation.table.TranslationTable`: a table as it is, a path read by
+    :func:`~clirkit.translation.load_table`, None when ``optional`` (an index translated before); ClirkitError
+    naming what a system's ``fit`` takes otherwise."""
+    import os
+
+    from clirkit.translation.table import TranslationTable
+
+    if isinstance(table, TranslationTable) or (table is None and optional):
+        return table
+    if isinstance(table, (str, os.PathLike)):
+        from clirkit.translation import load_table
+
+        return load_table(table)
+    raise ClirkitError(
+        f"table: expected a translation table (clirkit.translation.load_table(path), train_table(...)) or a table "
+        f"file's path, got {type(table).__name__}: fit(index, table)"
+    )
+
+
+def stopword_terms(words, analyzer) -> set[str]:
+    """A target stoplist as the terms it must match: ``"snowball"`` is :func:`snowball_terms`; a list of words is
+    each word as given and as ``analyzer`` (without its stopwords) makes it (its case, stem, script), so that a
+    plain word and a term already analyzed both match."""
+    if isinstance(words, str) and words == "snowball":
+        return snowball_terms(analyzer)
+    listed = set(words or ())
+    bare = analyzer.without_stopwords()
+    return listed | {t for w in listed for t in bare.tokenize(w)}
+
+
 def snowball_terms(analyzer) -> set[str]:
     """The terms ``analyzer`` (without its stopwords) makes of the Snowball stopword list of its language:
     the list as an index of that analysis holds it (e.g. stemmed)."""

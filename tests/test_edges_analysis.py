@@ -80,3 +80,18 @@ def test_ttable_train_takes_each_sides_stopwords_and_says_where_a_file_goes(tmp_
     assert "the" not in load_table(str(tmp_path / "t.npz")).source_vocab.tolist()
     assert main([*base, "-o", str(tmp_path / "u.npz"), "--stopwords", str(tmp_path / "sw.txt")]) == 2
     assert "--source-stopwords or --target-stopwords" in capsys.readouterr().err
+
+
+def test_stopwords_the_analysis_cuts_into_other_tokens_are_noted(tmp_path, capsys):
+    assert Analyzer("en", stopwords=["don't", "like"]).unmatched_stopwords() == ["don't"]
+    assert Analyzer("ko", stopwords=["우리는", "우리"]).unmatched_stopwords() == ["우리는"]  # bigrams: 우리 리는
+    (tmp_path / "d.tsv").write_text("d1\tI don't like it\n", encoding="utf-8")
+    (tmp_path / "sw.txt").write_text("don't\nlike\n", encoding="utf-8")
+    argv = ["index", str(tmp_path / "d.tsv"), "--lang", "en", "-o", str(tmp_path / "ix.npz")]
+    assert main([*argv, "--stopwords", str(tmp_path / "sw.txt")]) == 0
+    assert (
+        "1 of 2 stopwords are cut by the en analysis into other tokens and can never match (\"don't\" -> don 't)"
+        in (capsys.readouterr().err)
+    )
+    assert main([*argv, "--stopwords", "snowball"]) == 0  # Snowball's own list: no note
+    assert "can never match" not in capsys.readouterr().err

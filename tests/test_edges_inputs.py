@@ -158,3 +158,29 @@ def test_none_names_no_stopword_list_in_python_and_experiment_files(index):
     )
     with pytest.raises(ClirkitError, match="source_stopwords"):
         PSQ(source_stopwords="stop.txt").fit(index, FORWARD)
+
+
+def test_a_target_stopword_file_is_matched_as_the_table_analyzes_its_terms(tmp_path):
+    from clirkit.cli import main
+    from clirkit.translation import load_table
+
+    (tmp_path / "d.txt").write_text("light luz\nlight lumbreras\ngod dios\n", encoding="utf-8")
+    table = tmp_path / "t.npz"
+    argv = ["ttable", "convert", str(tmp_path / "d.txt"), "--format", "muse", "--source-lang", "en"]
+    assert main([*argv, "--target-lang", "es", "-o", str(table), "-q"]) == 0
+    assert "lumbrer" in dict(load_table(str(table)).translations("light"))  # the table's stemmed term
+    (tmp_path / "sw.txt").write_text("Lumbreras\n", encoding="utf-8")  # a plain word, capitalized
+    out = tmp_path / "p.npz"
+    argv = ["ttable", "prune", str(table), "--min-prob", "0", "--target-stopwords", str(tmp_path / "sw.txt")]
+    assert main([*argv, "-o", str(out), "-q"]) == 0
+    assert dict(load_table(str(out)).translations("light")) and "lumbrer" not in dict(
+        load_table(str(out)).translations("light")
+    )
+
+
+def test_psq_target_stopwords_are_matched_as_the_index_analyzes_its_terms(index):
+    table = TranslationTable.from_triples(
+        ["light", "light"], ["luz", "tinieblas"], [0.5, 0.5], params={"source_lang": "en", "target_lang": "es"}
+    )
+    psq = PSQ(source_lang="en", translate="queries", min_prob=0.0, target_stopwords=["TINIEBLAS"]).fit(index, table)
+    assert [e for e, _ in psq.table_.translations("light")] == ["luz"]

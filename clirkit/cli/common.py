@@ -441,7 +441,7 @@ def stopword_option(value: str | None, option: str = "--stopwords") -> str | lis
     """The stopwords an option names, the one reading of every verb's stopword options (``--stopwords``,
     ``--source-stopwords``, ``--target-stopwords``): None for ``none`` or no option, ``"snowball"`` (the Snowball
     project's list, made by the analyzer that uses it), else the words of a FILE (one per line, ``#`` comments;
-    a file with no word: None). A missing or unreadable FILE is a one-line error naming it, an empty value one
+    a file with no word is an error). A missing or unreadable FILE is a one-line error naming it, an empty value one
     naming ``option``."""
     from clirkit.analysis import read_stopwords
     from clirkit.errors import ClirkitError
@@ -450,7 +450,28 @@ def stopword_option(value: str | None, option: str = "--stopwords") -> str | lis
         raise ClirkitError(f"{option}: an empty value: give none, snowball or a FILE of words")
     if value is None or value in ("none", "snowball"):
         return None if value in (None, "none") else value
-    return read_stopwords(value) or None
+    words = read_stopwords(value)
+    if not words:
+        raise ClirkitError(f"{option}: {value} holds no word (a stopword file has one word a line; none for no list)")
+    return words
+
+
+def say_unmatched_stopwords(analyzer, given: str | None, *, quiet: bool) -> None:
+    """A note on stderr when the stopword FILE ``given`` (an option's value) holds words ``analyzer`` cuts into other
+    tokens, which can then never match (none for ``none``, ``snowball`` or no option)."""
+    from clirkit.progress import say
+
+    if given in (None, "none", "snowball"):
+        return
+    unmatched = analyzer.unmatched_stopwords()
+    if unmatched:
+        bare = analyzer.replace(stopwords=None, stemmer=None)
+        shown = ", ".join(f"{w!r} -> {' '.join(bare.surface_tokens(w)) or 'nothing'}" for w in unmatched[:3])
+        say(
+            f"note: {given}: {len(unmatched)} of {len(analyzer.stopwords)} stopwords are cut by the {analyzer.lang} "
+            f"analysis into other tokens and can never match ({shown})",
+            quiet=quiet,
+        )
 
 
 def stemmer_of(args) -> str | None:

@@ -40,6 +40,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    from clirkit.cli.common import say_unmatched_stopwords
     from clirkit.cli.indexes import open_index
     from clirkit.cli.tables import load_tables
     from clirkit.cli.xlquery import checked_system, query_language, say_language, search_and_write, source_stopwords
@@ -78,6 +79,7 @@ def run(args) -> int:
         dt.set_params(source_stopwords=source_stopwords(args)).fit(index, table, quiet=args.quiet)
     except TableMismatch as exc:  # the message says what is wrong with the table: named first
         raise ClirkitError(f"{args.table}: {exc}") from None
+    say_unmatched_stopwords(dt.analyzer_, args.source_stopwords, quiet=args.quiet)
     tokens = dt.query_tokens(queries, quiet=args.quiet)
     known, total = terms_found(tokens, table)
     say(f"DT: {known} of {total} query terms translated, the others passed through", quiet=args.quiet)

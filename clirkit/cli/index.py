@@ -70,7 +70,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from clirkit.analysis import Analyzer
-    from clirkit.cli.common import analysis_settings
+    from clirkit.cli.common import analysis_settings, say_unmatched_stopwords
     from clirkit.errors import ClirkitError
     from clirkit.fileio import display_name
     from clirkit.formats import iter_located_documents  # (lineno, docid, text): see Index.build(source=...)
@@ -81,6 +81,7 @@ def run(args) -> int:
     analyzer = Analyzer(
         args.lang, lowercase=not args.keep_case, strip_punctuation=not args.keep_punctuation, **analysis_settings(args)
     )
+    say_unmatched_stopwords(analyzer, args.stopwords, quiet=args.quiet)
     start = time.perf_counter()
 
     def documents():

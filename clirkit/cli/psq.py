@@ -139,7 +139,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from clirkit.cli.common import stopword_option
+    from clirkit.cli.common import say_unmatched_stopwords, stopword_option
     from clirkit.cli.indexes import open_index
     from clirkit.cli.tables import load_tables
     from clirkit.cli.xlquery import checked_system, query_language, say_language, search_and_write, source_stopwords
@@ -203,6 +203,7 @@ def run(args) -> int:
         psq.fit(index, table, table2, quiet=args.quiet)
     except TableMismatch as exc:  # the message says what is wrong with the table: named first
         raise ClirkitError(f"{args.table2 if isinstance(exc, SecondTableMismatch) else args.table}: {exc}") from None
+    say_unmatched_stopwords(psq.analyzer_, args.source_stopwords, quiet=args.quiet)
     if args.save_index:
         split = args.shards is not None and args.shards > 1 and not psq.index_.sharded
         (ShardedProjectedIndex.split(psq.index_, args.shards) if split else psq.index_).save(args.save_index)

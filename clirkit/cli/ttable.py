@@ -408,7 +408,7 @@ def run_prune(args) -> int:
     from clirkit.errors import ClirkitError
     from clirkit.psq import SIDE_DEFAULTS
     from clirkit.systems import PSQ
-    from clirkit.tablefit import snowball_terms
+    from clirkit.tablefit import stopword_terms
     from clirkit.translation import prune
 
     p = params_of(args)
@@ -416,14 +416,14 @@ def run_prune(args) -> int:
     p = {k: SIDE_DEFAULTS["queries"][k] if v == "auto" else v for k, v in p.items()}  # a table of the queries
     table = load_table_args(args, args.table, args.format, require_languages=True)
     stop = stopword_option(args.target_stopwords, "--target-stopwords")
-    if stop == "snowball":  # the list as the table's target terms are analyzed
-        settings = table.params.get("target_analyzer")
-        if not settings:
-            raise ClirkitError(
-                f"--target-stopwords snowball: {args.table} does not record the analysis of its target "
-                f"terms; give a FILE of target terms"
-            )
-        stop = sorted(snowball_terms(Analyzer.from_dict(settings)))
+    settings = table.params.get("target_analyzer")
+    if stop == "snowball" and not settings:
+        raise ClirkitError(
+            f"--target-stopwords snowball: {args.table} does not record the analysis of its target "
+            f"terms; give a FILE of target terms"
+        )
+    if stop is not None and settings:  # the words as the table's target terms are analyzed (and as given)
+        stop = sorted(stopword_terms(stop, Analyzer.from_dict(settings)))
     try:
         pruned = prune(
             table,
