@@ -15,7 +15,8 @@ from clirkit.estimator import Resources
 from clirkit.psq import DEFAULT_LAMBDA, DOCUMENTS_CUMULATIVE, DOCUMENTS_MAX_OPTIONS, DOCUMENTS_MIN_PROB
 from clirkit.querypsq import PRUNING_CONSTRAINTS, check_used, unused_by_scoring
 from clirkit.retrieval.bm25params import IDF, K1, K3, B
-from clirkit.tablefit import query_analyzer
+from clirkit.retrieval.shards import as_index
+from clirkit.tablefit import as_table, query_analyzer
 
 
 class DocPSQ(CrossLanguageBM25):
@@ -115,6 +116,7 @@ class DocPSQ(CrossLanguageBM25):
             texts = index.parallel()[0] if self.background == "parallel" else None
             reverse = reverse if reverse is not None else index.reverse_table()
             return self.fit(index.index(), reverse, reverse2, quiet=index.quiet, background_texts=texts)
+        index, table, table2 = as_index(index), as_table(table, optional=True), as_table(table2, optional=True)
         self.check_params()
         interpolated = getattr(index, "translated", False) and "interpolation" in index.translation.get("table", {})
         check_used(self, second_table=table2 is not None or bool(interpolated))

@@ -158,7 +158,14 @@ class Resources:
         """The translation table ``key`` (``"table"``, or ``"table2"``: None when there is none)."""
         table = self._tables.get(key)
         if table is None and key == "table":
-            raise self._missing("translation table", "table=...")
+            hint = (
+                "; a parallel corpus is not trained into tables here: train_table(...) makes one"
+                if self._parallel
+                else ""
+            )
+            raise self._missing(
+                "translation table", f"table=..., or reverse_table=... to translate the documents{hint}"
+            )
         return table
 
     def topics(self, split: str) -> dict[str, str]:

@@ -14,7 +14,8 @@ from clirkit.errors import ClirkitError
 from clirkit.estimator import DEPTH, Resources
 from clirkit.psq import DEFAULT_LAMBDA
 from clirkit.retrieval.bm25params import IDF, K1, K3, B
-from clirkit.tablefit import side_of
+from clirkit.retrieval.shards import as_index
+from clirkit.tablefit import as_table, side_of
 
 QUERY_SIDE_ONLY = ("mode", "renormalize_in_vocabulary", "target_stopwords_top", "source_stopwords_top")
 """PSQ's parameters that only :class:`~clirkit.querypsq.QueryPSQ` has."""
@@ -169,6 +170,8 @@ class PSQ(CrossLanguageBM25):
         ``background_texts``: the query-language texts of background = parallel. Returns self."""
         self.check_params()
         resources = index if isinstance(index, Resources) else None
+        if resources is None:
+            index, table, table2 = as_index(index), as_table(table, optional=True), as_table(table2, optional=True)
         self.translate_ = self.side(index, table, table2)
         system = self.on_side(self.translate_)
         if resources is not None and self.translate_ == "documents" and resources.record("table2") is not None:

@@ -40,8 +40,10 @@ from clirkit.estimator import Resources, System
 from clirkit.fusion.system import Fusion
 from clirkit.psqsystem import PSQ
 from clirkit.querypsq import QueryPSQ
+from clirkit.retrieval.shards import as_index
 from clirkit.tablefit import (  # noqa: F401 - query_analyzer, corpus_stopterms, side_of, ... are used from here too
     TableMismatch,
+    as_table,
     check_index_side,
     check_languages,
     corpus_stopterms,
@@ -88,6 +90,7 @@ class BM25Search(BM25System):
         self."""
         if isinstance(index, Resources):
             return self.fit(index.index(), quiet=index.quiet)
+        index = as_index(index)
         self.check_params()
         self.index_, self.analyzer_ = index, index.analyzer
         self.bm25_ = index.bm25(k1=self.k1, b=self.b, k3=self.k3, idf=self.idf, precision=self.precision)
@@ -132,6 +135,7 @@ class DT(CrossLanguageBM25):
         self."""
         if isinstance(index, Resources):
             return self.fit(index.index(), index.table(), quiet=index.quiet)
+        index, table = as_index(index), as_table(table)
         from clirkit.progress import say
 
         self._bind(index, table, quiet)

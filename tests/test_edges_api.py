@@ -77,3 +77,39 @@ def test_scs_train_refuses_zero_epochs(tmp_path, capsys):
         == "clirkit: error: --epochs 0 trains nothing (the model would be its random start): give at least 1\n"
     )
     assert not (tmp_path / "m.npz").exists()
+
+
+def test_fit_takes_paths_and_says_what_it_takes_otherwise(index, tmp_path):
+    from clirkit.systems import DT, PSQ, BM25Search
+    from clirkit.translation import TranslationTable, save_table
+
+    table = TranslationTable.from_triples(["light"], ["luz"], [1.0], params={"source_lang": "en", "target_lang": "es"})
+    index.save(tmp_path / "ix.npz")
+    save_table(table, tmp_path / "t.npz")
+    topics = {"q": "light"}
+    by_path = DT().fit(str(tmp_path / "ix.npz"), str(tmp_path / "t.npz")).search(topics)
+    assert by_path.docids.tolist() == DT().fit(index, table).search(topics).docids.tolist()
+    assert len(BM25Search().fit(tmp_path / "ix.npz").search({"q": "luz"})) > 0
+    for system in (DT(), PSQ(translate="queries")):
+        with pytest.raises(ClirkitError, match="table: expected a translation table .* got NoneType"):
+            system.fit(index)
+    with pytest.raises(ClirkitError, match="index: expected an index .* got dict"):
+        BM25Search().fit({})
+    with pytest.raises(ClirkitError, match="BM25.search takes StructuredQueries"):
+        BM25(index).search({"q": "luz"})
+
+
+def test_a_weightings_shapes_and_a_background_given_to_bm25_are_checked(index, monkeypatch):
+    queries = StructuredQueries.from_tokens(["q"], [["luz"]], index.vocabulary)
+    short_postings = Weighting(lambda s, df: s.idf(df), lambda s, tf, docs, values: (tf * values)[:1])
+    short_rows = Weighting(lambda s, df: s.idf(df)[:1], lambda s, tf, docs, values: tf * values)
+    monkeypatch.setitem(WEIGHTINGS, "short", short_postings)
+    monkeypatch.setitem(WEIGHTINGS, "rows1", short_rows)
+    with pytest.raises(ClirkitError, match="the 'short' weighting's postings gave shape .1,., not one weight per"):
+        BM25(index, weighting="short").search(queries)
+    with pytest.raises(ClirkitError, match="the 'rows1' weighting's rows gave shape .1,., not one value per row"):
+        BM25(index, weighting="rows1").search(queries)
+    with pytest.raises(ClirkitError, match="background and alpha are a background weighting's"):
+        BM25(index, alpha=0.3)
+    with pytest.raises(ClirkitError, match="background and alpha are a background weighting's"):
+        BM25(index, background=np.full(index.n_terms, 0.1))

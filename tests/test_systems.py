@@ -304,7 +304,10 @@ def test_every_system_fits_on_resources_as_on_its_own_arguments(index):
         assert run.docids.tolist() == expected.docids.tolist() and np.array_equal(run.scores, expected.scores)
         made = system.search_split(resources, "test", tag="x")
         assert made.tag == "x" and np.array_equal(made.scores, expected.scores)
-    with pytest.raises(ClirkitError, match=r"the resources have no translation table \(give table=...\)"):
+    with pytest.raises(
+        ClirkitError,
+        match=r"the resources have no translation table \(give table=..., or reverse_table=... to translate the documents\)",
+    ):
         DT().fit(Resources(index=index))
 
 

@@ -183,19 +183,32 @@ class BM25:
         statistic per row: df, or p_bg), in this model's precision; computed a chunk of rows at a time, so that
         the float64 temporaries (some 50 bytes a posting) stay within _WEIGHT_CHUNK postings."""
         indptr = tf_rows.indptr
-        per_row = self._weighting.rows(self, statistic)
+        per_row = np.asarray(self._weighting.rows(self, statistic))
+        if per_row.shape != (tf_rows.shape[0],):
+            raise ClirkitError(
+                f"the {self.weighting!r} weighting's rows gave shape {per_row.shape}, not one value per row "
+                f"({tf_rows.shape[0]})"
+            )
         out = np.empty(tf_rows.nnz, dtype=self._dtype)
         lo = 0
         while lo < len(indptr) - 1:
             hi = max(lo + 1, int(np.searchsorted(indptr, indptr[lo] + _WEIGHT_CHUNK, side="right")) - 1)
             hi = min(hi, len(indptr) - 1)
             a, b = indptr[lo], indptr[hi]
-            out[a:b] = self._weighting.postings(
-                self,
-                tf_rows.data[a:b].astype(np.float64),
-                tf_rows.indices[a:b],
-                np.repeat(per_row[lo:hi], np.diff(indptr[lo : hi + 1])),
+            weights = np.asarray(
+                self._weighting.postings(
+                    self,
+                    tf_rows.data[a:b].astype(np.float64),
+                    tf_rows.indices[a:b],
+                    np.repeat(per_row[lo:hi], np.diff(indptr[lo : hi + 1])),
+                )
             )
+            if weights.shape != (b - a,):
+                raise ClirkitError(
+                    f"the {self.weighting!r} weighting's postings gave shape {weights.shape}, not one weight per "
+                    f"posting ({b - a})"
+                )
+            out[a:b] = weights
             lo = hi
         return self._finite(out, "term weights")
 
@@ -433,6 +446,12 @@ class BM25:
         Queries are processed in batches sized to bound memory; a query that
         matches no document has no rows in the run.
         """
+        if not isinstance(queries, StructuredQueries):
+            raise ClirkitError(
+                f"BM25.search takes StructuredQueries (StructuredQueries.from_tokens(qids, tokens, "
+                f"index.vocabulary)), got {type(queries).__name__}; to search texts: "
+                f"clirkit.systems.BM25Search().fit(index).search(topics)"
+            )
         sizes, cols, scores = self._search_sizes(queries, depth, quiet)
         return Run.from_groups(queries.qids, sizes, take_strings(self.index.docids, cols), scores, tag=tag)
 

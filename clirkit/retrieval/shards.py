@@ -527,3 +527,16 @@ def load_index(
     if kind in FILES:  # an index translated into the queries' language (psq --save-index)
         return file_class(kind).load(path, mmap=mmap)
     return Index.load(path, mmap=mmap)
+
+
+def as_index(index):
+    """``index`` as an index: an index as it is (one file, shards, translated), a path opened by
+    :func:`load_index`; ClirkitError naming what a system's ``fit`` takes otherwise."""
+    if isinstance(index, (str, os.PathLike)):
+        return load_index(index)
+    if hasattr(index, "analyzer") and hasattr(index, "bm25"):
+        return index
+    raise ClirkitError(
+        f"index: expected an index (clirkit.retrieval.index.Index, clirkit.retrieval.shards.load_index(path)) or an "
+        f"index file's path, got {type(index).__name__}"
+    )

@@ -76,9 +76,9 @@ class ShardedBM25:
             "precision": precision,
         }
         self._weighting, self._alpha = find_weighting(weighting), alpha
+        p_bg = background_of(self._weighting, background, alpha, index.n_terms)
         if self._weighting.name != "bm25":  # a shard's BM25 (clirkit.retrieval.bm25) takes these keywords as they are
             self.bm25_params["weighting"] = self._weighting  # the functions, not the name: a worker may lack one
-            p_bg = background_of(self._weighting, background, alpha, index.n_terms)
             if p_bg is not None:
                 self.bm25_params.update(alpha=alpha, background=p_bg)
 

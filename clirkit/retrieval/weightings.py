@@ -105,6 +105,10 @@ def background_of(weighting: Weighting, background: np.ndarray | None, alpha: fl
     """The checked background (:func:`checked_background`) a weighting of the ``background`` statistic takes over
     an index of ``n_terms`` terms, None for any other weighting; ClirkitError when it needs one and has none."""
     if weighting.statistic != "background":
+        if background is not None or alpha != DEFAULT_ALPHA:
+            raise ClirkitError(
+                f"background and alpha are a background weighting's (lm); the {weighting.name} weighting takes none"
+            )
         return None
     if background is None:
         raise ClirkitError(f"the {weighting.name} weighting needs a background model (background=)")
