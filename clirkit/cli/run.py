@@ -8,6 +8,8 @@ from clirkit.cli.experiments import run_resumable
 
 
 def add_parser(sub) -> None:
+    from clirkit.experiment.kinds import KINDS
+
     p = add_verb(
         sub,
         "run",
@@ -24,8 +26,8 @@ def add_parser(sub) -> None:
         const="",
         default=None,
         metavar="KIND",
-        help="print every key of an experiment file, or a system kind's keys with their defaults (bm25, "
-        "dt, psq, boost, scs, fusion), and stop",
+        help="print every key of an experiment file, or a system kind's keys with their defaults (one of "
+        f"{', '.join(KINDS)}, or fusion), and stop",
     )
     p.add_argument(
         "-o",
