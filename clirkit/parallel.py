@@ -90,6 +90,31 @@ def end_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="clirkit-end-with-parent", daemon=True).start()
 
 
+def workers_deaf_to_ctrl_c() -> None:
+    """Start every loky worker process with SIGINT blocked, for the command (:func:`clirkit.cli.main`), which
+    handles Ctrl-C and ends its workers itself: a Ctrl-C sent to the whole process group (the terminal's) no longer
+    interrupts a worker while it imports numpy, which printed a traceback per worker. SIGINT is blocked in the
+    starting thread around each start (a child keeps the blocked mask through exec); a Ctrl-C the command gets
+    meanwhile is delivered when the mask is restored. Once per process; imports joblib."""
+    import signal
+
+    from joblib.externals.loky.backend import fork_exec as module
+
+    start = module.fork_exec
+    if getattr(start, "blocks_sigint", False) or not hasattr(signal, "pthread_sigmask"):
+        return
+
+    def fork_exec(cmd, keep_fds, env=None):
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            return start(cmd, keep_fds, env=env)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+    fork_exec.blocks_sigint = True  # type: ignore[attr-defined]
+    module.fork_exec = fork_exec
+
+
 def loky_backend():
     """joblib's loky backend whose workers end with this process (:func:`end_with_parent`)."""
     from joblib._parallel_backends import LokyBackend

@@ -245,6 +245,34 @@ def test_a_sigint_at_any_delay_is_130_or_done_and_at_most_one_line(tmp_path, ent
         pytest.xfail(f"a SIGINT at {package} s landed in clirkit/__init__.py before its early handler")
 
 
+def test_a_ctrl_c_to_the_process_group_while_workers_start_is_one_line(tmp_path):
+    """A terminal's Ctrl-C reaches the whole process group: the loky workers start with SIGINT blocked (the command
+    ends them), so none prints a traceback from its imports (10-38 lines before, second edge test P2-3)."""
+    docs = tmp_path / "docs.tsv"
+    docs.write_text(
+        "".join(
+            f"d{i:06d}\tla luz {i % 997} de dios {i % 313} y las aguas {i} sobre la tierra\n" for i in range(200_000)
+        ),
+        encoding="utf-8",
+    )
+    argv = [sys.executable, "-m", "clirkit", "index", str(docs), "-o", "ix.npz", "--lang", "es", "--jobs", "2", "-q"]
+    for delay in (0.5, 1.0, 1.5):
+        child = subprocess.Popen(
+            argv,
+            cwd=tmp_path,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,  # its own group, as a terminal's job: the signal goes to every process of it
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
+        time.sleep(delay)
+        os.killpg(child.pid, signal.SIGINT)
+        _, err = child.communicate(timeout=120)
+        assert (child.returncode, err) == (130, "clirkit: interrupted\n"), (delay, err[-2000:])
+        assert not (tmp_path / "ix.npz").exists()
+
+
 # 11. workers end with their parent ----------------------------------------------------------------------------
 
 

@@ -158,8 +158,13 @@ def _call(args) -> int:
 
             check_output_folder(output)
         if getattr(args, "jobs", 1) != 1:  # worker processes (any module's, through joblib) end with this one
-            from clirkit.parallel import workers_end_with_parent
+            from clirkit.parallel import workers_deaf_to_ctrl_c, workers_end_with_parent
 
+            if _command:  # the command handles Ctrl-C for its workers: they start deaf to it
+                import warnings
+
+                workers_deaf_to_ctrl_c()
+                warnings.filterwarnings("ignore", message=r".*tasks which were still being processed by the workers")
             with workers_end_with_parent():
                 status = args.func(args)
         else:
