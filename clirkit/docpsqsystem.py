@@ -166,6 +166,11 @@ class DocPSQ(CrossLanguageBM25):
                 f"background: {self.background}: no such file (collection, parallel, or a COUNT TOKEN file)"
             )
 
+    def check_options(self, options) -> None:
+        """``lam`` set without a ``table2`` key does nothing on either side: refused when the file is read."""
+        if "table2" not in options and self.lam != DEFAULT_LAMBDA:
+            raise ClirkitError("lam (--lambda): the weight of a second table (table2, --table2), and there is none")
+
     def _more_inputs(self, resources: Resources) -> tuple:
         if resources.option("table") not in (None, "ibm1"):  # its own table file: no table trained the other way
             return (("table2", resources.record("table2")),)

@@ -15,7 +15,7 @@ from clirkit.estimator import DEPTH, Resources
 from clirkit.psq import DEFAULT_LAMBDA
 from clirkit.retrieval.bm25params import IDF, K1, K3, B
 from clirkit.retrieval.shards import as_index
-from clirkit.tablefit import as_table, side_of
+from clirkit.tablefit import TableMismatch, as_table, side_of
 
 QUERY_SIDE_ONLY = ("mode", "renormalize_in_vocabulary", "target_stopwords_top", "source_stopwords_top")
 """PSQ's parameters that only :class:`~clirkit.querypsq.QueryPSQ` has."""
@@ -180,12 +180,19 @@ class PSQ(CrossLanguageBM25):
                 "table into the documents' language); translating the documents, give the two "
                 "reverse tables to fit(index, reverse, reverse2), or translate = 'queries'"
             )
-        if resources is not None:
-            system.fit(resources)
-        elif self.translate_ == "documents":
-            system.fit(index, table, table2, quiet=quiet, background_texts=background_texts)
-        else:
-            system.fit(index, table, table2, quiet=quiet)
+        try:
+            if resources is not None:
+                system.fit(resources)
+            elif self.translate_ == "documents":
+                system.fit(index, table, table2, quiet=quiet, background_texts=background_texts)
+            else:
+                system.fit(index, table, table2, quiet=quiet)
+        except TableMismatch as exc:  # say when a query-side-only parameter chose the side the table does not fit
+            chose = self.query_side_only() if self.translate == "auto" else []
+            if not chose:
+                raise
+            named = ", ".join(f"{k} (--{k.replace('_', '-')})" for k in chose)
+            raise type(exc)(f"{exc} ({named} chose translating the queries)") from None
         self.system_ = system
         return self
 
@@ -232,8 +239,9 @@ class PSQ(CrossLanguageBM25):
         if side == "documents":
             query_side = self.query_side_only()
             if query_side:
+                named = ", ".join(f"{k} (--{k.replace('_', '-')})" for k in query_side)
                 raise ClirkitError(
-                    f"{', '.join(query_side)}: for translate = queries only (translate = documents "
+                    f"{named}: for translate = queries only (--translate queries; translate = documents "
                     f"searches the translated documents as a monolingual index)"
                 )
             return DocPSQ(**{k: v for k, v in params.items() if k not in QUERY_SIDE_ONLY})
@@ -252,6 +260,11 @@ class PSQ(CrossLanguageBM25):
         if system is None or not name.endswith("_") or name.startswith("__"):
             raise AttributeError(name)
         return getattr(system, name)
+
+    def check_options(self, options) -> None:
+        """``lam`` set without a ``table2`` key does nothing on either side: refused when the file is read."""
+        if "table2" not in options and self.lam != DEFAULT_LAMBDA:
+            raise ClirkitError("lam (--lambda): the weight of a second table (table2, --table2), and there is none")
 
     def _more_inputs(self, resources: Resources) -> tuple:  # those of the side's system
         if self.side(resources) == "documents":

@@ -210,6 +210,10 @@ class QueryPSQ(CrossLanguageBM25):
         if reasons:
             raise ClirkitError("; ".join(reasons))
 
+    def check_options(self, options) -> None:
+        """``lam`` set without a ``table2`` key does nothing: refused when the experiment file is read."""
+        check_used(self, second_table="table2" in options)
+
     def _more_inputs(self, resources: Resources) -> tuple:
         return (("table2", resources.record("table2")),)
 

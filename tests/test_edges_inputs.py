@@ -113,6 +113,8 @@ def test_the_sides_own_checks_run_when_an_experiment_file_is_read(mini, tmp_path
         ('kind = "docpsq"\nk1 = 2.0', "system 'D': k1 (--k1): BM25's, unused by scoring = 'lm'"),
         ('kind = "querypsq"\nalpha = 0.3', "system 'D': alpha (--alpha): the language model's"),
         ('kind = "docpsq"\nbackground = "nofile.cnt"', "system 'D': background: nofile.cnt: no such file"),
+        ('kind = "querypsq"\nlam = 0.3', "system 'D': lam (--lambda): the weight of a second table"),
+        ('kind = "psq"\nlam = 0.3', "system 'D': lam (--lambda): the weight of a second table"),
     ):
         (tmp_path / "e.toml").write_text(base + "[systems.D]\n" + spec + "\n", encoding="utf-8")
         assert main(["run", str(tmp_path / "e.toml"), "-o", str(tmp_path / "out"), "-q"]) == 2

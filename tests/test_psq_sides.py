@@ -60,7 +60,9 @@ def test_psq_passes_the_values_it_was_given_and_refuses_those_the_side_lacks(ind
     chosen = PSQ(min_prob=0.2, max_options=3, alpha=0.3, source_lang="en").fit(index, REVERSE)
     assert (chosen.system_.min_prob, chosen.system_.max_options, chosen.system_.alpha) == (0.2, 3, 0.3)
     assert chosen.system_.cumulative == SIDE_DEFAULTS["documents"]["cumulative"]  # left auto: the side's
-    with pytest.raises(ClirkitError, match="renormalize_in_vocabulary: for translate = queries only"):
+    with pytest.raises(
+        ClirkitError, match=r"renormalize_in_vocabulary \(--renormalize-in-vocabulary\): for translate = queries only"
+    ):
         PSQ(translate="documents", renormalize_in_vocabulary=True).fit(index, REVERSE)
     with pytest.raises(ClirkitError, match="background = 'parallel': a model of query-language words"):
         PSQ(background="parallel").fit(index, FORWARD)  # bm25 on the query side: it would be ignored

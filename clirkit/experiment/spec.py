@@ -349,7 +349,9 @@ def _check_system(where: str, spec: Mapping[str, Any], before: list[str], fusion
         if k != "kind" and k not in cls.file_keys and k not in cls.system_keys
     }
     try:
-        cls(**params).check_params()
+        system = cls(**params)
+        system.check_params()
+        system.check_options({k: spec[k] for k in cls.file_keys if k in spec})
     except ClirkitError as exc:
         raise ClirkitError(f"{where}: {exc}") from None
 
