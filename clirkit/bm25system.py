@@ -165,6 +165,10 @@ class CrossLanguageBM25(BM25System):
     def _more_inputs(self, resources: Resources) -> tuple:
         return ()
 
+    def check_inputs(self, resources: Resources) -> None:
+        """Its table files translate from the queries' language into the documents' (an experiment's)."""
+        resources.check_table_files(reverse=False)
+
     def _bind(self, index, table, quiet: bool) -> None:
         self.check_params()
         check_languages(table, index, self.source_lang)

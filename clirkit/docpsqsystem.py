@@ -152,6 +152,10 @@ class DocPSQ(CrossLanguageBM25):
         p_bg = background(self.background, self.index_, texts=texts)
         return self.index_.bm25(weighting="lm", background=p_bg, alpha=self.alpha, precision=self.precision)
 
+    def check_inputs(self, resources: Resources) -> None:
+        """Its table files translate from the documents' language into the queries' (an experiment's)."""
+        resources.check_table_files(reverse=True)
+
     def check_params(self) -> None:
         """The constraints, no parameter its scoring leaves unused (:func:`~clirkit.querypsq.unused_by_scoring`),
         and a background file that is there."""

@@ -214,6 +214,10 @@ class Resources:
             )
         return self._tables["reverse"]
 
+    def check_table_files(self, *, reverse: bool = False) -> None:
+        """That the system's table files translate from the queries' language into the documents' (``reverse``:
+        the other way); nothing here (tables given in Python are objects, checked when fitted)."""
+
     def reverse_file(self, key: str = "table"):
         """The system's ``key`` file read as a table from the documents' language (a document-side PSQ's own table
         in an experiment file), or None: in Python, tables are given as objects."""
@@ -403,6 +407,11 @@ class System(Parameters):
         """Training curves for the report's figures: ``{title: {"curves": {label: (xs, ys)}, "xlabel": ...,
         "ylabel": ...}}``."""
         return {}
+
+    def check_inputs(self, resources: "Resources") -> None:
+        """Check what the system will read of ``resources`` before anything runs (the experiment runner calls it
+        when it builds the system, e.g. that a table file translates the way the system reads it); nothing by
+        default."""
 
     def check_options(self, options: Mapping[str, Any]) -> None:
         """Check the parameters against the experiment-file keys given that are not parameters (``file_keys``, e.g.

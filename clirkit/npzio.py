@@ -262,6 +262,22 @@ def _mapped_members(path: str | os.PathLike[str], names: Sequence[str]) -> dict[
 # ----------------------------------------------------------------------------------------------
 
 
+def header_of(path: str | os.PathLike[str]) -> dict | None:
+    """The JSON header of a clirkit npz file (its member :data:`HEADER_KEY` alone is read), or None when there is
+    none to read (the file's own loader then says why)."""
+    import json
+    import zipfile
+
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            if HEADER_KEY not in npz.files:
+                return None
+            header = json.loads(npz[HEADER_KEY].tobytes().decode("utf-8"))
+    except (OSError, ValueError, EOFError, AttributeError, RecursionError, zipfile.BadZipFile, UnicodeDecodeError):
+        return None
+    return header if isinstance(header, dict) else None
+
+
 def show(value: object, limit: int = 40) -> str:
     """``value`` as JSON (as the header spells it), cut to ``limit`` characters."""
     try:

@@ -186,3 +186,32 @@ def test_psq_target_stopwords_are_matched_as_the_index_analyzes_its_terms(index)
     )
     psq = PSQ(source_lang="en", translate="queries", min_prob=0.0, target_stopwords=["TINIEBLAS"]).fit(index, table)
     assert [e for e, _ in psq.table_.translations("light")] == ["luz"]
+
+
+def test_an_experiments_table_file_that_translates_the_other_way_stops_before_anything_runs(mini, tmp_path, capsys):
+    from clirkit import datasets
+    from clirkit.analysis import Analyzer
+    from clirkit.cli import main
+    from clirkit.translation import save_table, train_table
+
+    c = datasets.load(str(mini))
+    source, target = c.parallel()
+    en, es = Analyzer("en"), Analyzer("es")
+    save_table(train_table(en.tokenize_many(source), es.tokenize_many(target), en, es), tmp_path / "en-es.npz")
+    save_table(train_table(es.tokenize_many(target), en.tokenize_many(source), es, en), tmp_path / "es-en.npz")
+    base = f'collection = "{mini}"\nmeasures = ["AP"]\n[systems.DT]\nkind = "dt"\n[systems.Q]\n'
+    for spec, said in (
+        (
+            'kind = "querypsq"\ntable = "es-en.npz"',
+            "system 'Q': table es-en.npz: translates es -> en; this system reads a table from en into es",
+        ),
+        (
+            'kind = "docpsq"\ntable = "en-es.npz"',
+            "system 'Q': table en-es.npz: translates en -> es; this system reads a table from es into en",
+        ),
+    ):
+        (tmp_path / "e.toml").write_text(base + spec + "\n", encoding="utf-8")
+        assert main(["run", str(tmp_path / "e.toml"), "-o", str(tmp_path / "out")]) == 2
+        err = capsys.readouterr().err
+        assert said in err and "searching" not in err, err  # before DT searched anything
+        assert not (tmp_path / "out").exists() and not (tmp_path / ".out.partial").exists()

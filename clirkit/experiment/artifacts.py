@@ -294,6 +294,28 @@ class Artifacts(Resources):
             return self._once("ibm1", self._trained_table)
         return self._file_table(path, reverse=False)
 
+    def check_table_files(self, *, reverse: bool = False) -> None:
+        """ClirkitError when a system's ``table`` or ``table2`` file (a clirkit npz table, its header read alone)
+        says it translates another way than from the queries' language into the documents' (``reverse``: the
+        other way), before anything runs."""
+        from clirkit.npzio import header_of
+
+        want = (self.c.source_lang, self.c.target_lang)
+        want = (want[1], want[0]) if reverse else want
+        for key in ("table", "table2"):
+            given = self.option(key)
+            path = None if given in (None, "ibm1") else self._table_file(given)
+            header = header_of(path) if path is not None and Path(path).is_file() else None
+            params = header.get("params") if header and header.get("kind") == "translation-table" else None
+            if not isinstance(params, dict):
+                continue
+            made = (params.get("source_lang"), params.get("target_lang"))
+            if None not in made and made != want:
+                raise ClirkitError(
+                    f"{key} {given}: translates {made[0]} -> {made[1]}; this system reads a table from {want[0]} "
+                    f"into {want[1]}"
+                )
+
     def reverse_file(self, key: str = "table"):
         """The system's ``key`` file read as a table from the documents' language into the queries' (a
         document-side PSQ's own table), or None when the system names no file there."""

@@ -164,6 +164,7 @@ class Runner:
         )
         system = cls(**{**cls.params_from(view, given), **given})
         system.check_params()
+        system.check_inputs(view)
         described = system.describe()
         described["params"] = {
             k: v for k, v in described["params"].items() if k not in EXECUTION and k not in cls.system_keys
