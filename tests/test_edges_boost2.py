@@ -5,6 +5,7 @@ grade."""
 from __future__ import annotations
 
 import pytest
+from test_edges_boost import DOCS, QUERIES, write_files, write_run
 
 from clirkit.boost import BoostRanker
 from clirkit.boost.training import check_candidates
@@ -12,26 +13,7 @@ from clirkit.cli import main
 from clirkit.errors import ClirkitError
 from clirkit.run import Qrels, Run
 
-DOCS = {
-    "Gen.1.3": "Y dijo Dios: Sea la luz: y fué la luz.",
-    "Gen.1.4": "Y vió Dios que la luz era buena: y apartó Dios la luz de las tinieblas.",
-    "John.1.5": "Y la luz en las tinieblas resplandece; mas las tinieblas no la comprendieron.",
-}
-QUERIES = {"LIGHT.1": "Light: created", "DARK.1": "Darkness: separated from light"}
 QRELS = [("LIGHT.1", "Gen.1.3", 1), ("DARK.1", "John.1.5", 1)]
-
-
-def write_files(tmp_path, qrels: list[tuple[str, str, int]]) -> list[str]:
-    (tmp_path / "docs.tsv").write_text("".join(f"{d}\t{t}\n" for d, t in DOCS.items()), encoding="utf-8")
-    (tmp_path / "q.tsv").write_text("".join(f"{q}\t{t}\n" for q, t in QUERIES.items()), encoding="utf-8")
-    (tmp_path / "all.qrels").write_text("".join(f"{q} 0 {d} {r}\n" for q, d, r in qrels))
-    files = ["--queries", str(tmp_path / "q.tsv"), "--qrels", str(tmp_path / "all.qrels")]
-    return [*files, "--documents", str(tmp_path / "docs.tsv"), "--source-lang", "en", "--target-lang", "es"]
-
-
-def write_run(path, rows: list[tuple[str, str, float]]) -> str:
-    path.write_text("".join(f"{q} Q0 {d} {i + 1} {s} base\n" for i, (q, d, s) in enumerate(rows)))
-    return str(path)
 
 
 # ------------------------------------------------------------------ 1. --candidates of relevant documents only
