@@ -21,9 +21,9 @@ class RunFile(System):
             (relative to the experiment file). It holds the rows of every query the system will be asked for
             (the train, dev and test topics of an experiment: one file, or their files concatenated).
 
-    ``fit`` reads it (``run_``); ``search(topics)`` gives, for each topic in order, its rows (their top ``depth``,
-    less the ``excluded`` documents), tagged ``tag``; topics the run has no row for are said on stderr (unless
-    ``quiet``) and get none. Nothing is learned.
+    ``fit`` reads it (``run_``; ``rows_``: each query's rows); ``search(topics)`` gives, for each topic in order,
+    its rows (their top ``depth``, less the ``excluded`` documents), tagged ``tag``; topics the run has no row for
+    are said on stderr (unless ``quiet``) and get none. Nothing is learned.
     """
 
     _parameter_constraints = {"run": "no_validation"}
@@ -53,6 +53,7 @@ class RunFile(System):
         self.run_ = as_run(given)
         if hasattr(self.run_, "unpack"):
             self.run_ = self.run_.unpack()
+        self.rows_ = dict(self.run_.groups())  # each query's rows, found once (searched in batches)
         return self
 
     def inputs(self, resources: Resources) -> dict:
@@ -77,8 +78,7 @@ class RunFile(System):
 
         if not hasattr(self, "run_"):
             raise ClirkitError("RunFile is not fitted: call fit first")
-        run = self.run_
-        where = dict(run.groups())
+        run, where = self.run_, self.rows_
         wanted = [q for q in topics if q in where]
         missing = len(topics) - len(wanted)
         if missing:
