@@ -205,20 +205,20 @@ class Artifacts(Resources):
         given = self.option(key)
         if given is None:
             return None
-        path = Path(given)
-        if not path.is_absolute() and self.exp.source:
-            path = Path(self.exp.source).parent / path
-        if not path.is_file():
+        path = self._relative(given)
+        if not Path(path).is_file():
             raise ClirkitError(f"{self.where}: {key} {given}: no such file")
-        return str(path)
+        return path
 
     def _table_file(self, given: str | None) -> str | None:
         """The table file ``given`` names (``"ibm1"``: none; None: the file's ``[table] file``), relative to the
         experiment file's folder."""
         if given in (None, "ibm1"):
             given = None if given == "ibm1" else self.exp.table.get("file")
-        if given is None:
-            return None
+        return None if given is None else self._relative(given)
+
+    def _relative(self, given: str) -> str:
+        """The path ``given`` in the experiment file, relative to the file's folder (as it is when absolute)."""
         path = Path(given)
         if not path.is_absolute() and self.exp.source:
             path = Path(self.exp.source).parent / path
