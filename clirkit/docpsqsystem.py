@@ -13,7 +13,7 @@ from clirkit.bm25system import BM25_CONSTRAINTS, CrossLanguageBM25, listed_stopw
 from clirkit.errors import ClirkitError
 from clirkit.estimator import Resources
 from clirkit.psq import DEFAULT_LAMBDA, DOCUMENTS_CUMULATIVE, DOCUMENTS_MAX_OPTIONS, DOCUMENTS_MIN_PROB
-from clirkit.querypsq import PRUNING_CONSTRAINTS, check_used, unused_by_scoring
+from clirkit.querypsq import PRUNING_CONSTRAINTS, QUERY_SIDE_TABLE2, check_used, document_side_inputs
 from clirkit.retrieval.bm25params import IDF, K1, K3, B
 from clirkit.retrieval.shards import as_index
 from clirkit.tablefit import as_table, query_analyzer
@@ -108,11 +108,7 @@ class DocPSQ(CrossLanguageBM25):
         if isinstance(index, Resources):
             reverse, reverse2 = index.reverse_file("table"), index.reverse_file("table2")
             if reverse2 is None and index.record("table2") is not None:
-                raise ClirkitError(
-                    "table2: the resources' second table is the query side's (interpolated with the "
-                    "table into the documents' language); translating the documents, give the two "
-                    "reverse tables to fit(index, reverse, reverse2), or translate = 'queries'"
-                )
+                raise ClirkitError(QUERY_SIDE_TABLE2)
             texts = index.parallel()[0] if self.background == "parallel" else None
             reverse = reverse if reverse is not None else index.reverse_table()
             return self.fit(index.index(), reverse, reverse2, quiet=index.quiet, background_texts=texts)
@@ -157,28 +153,23 @@ class DocPSQ(CrossLanguageBM25):
         resources.check_table_files(reverse=True)
 
     def check_params(self) -> None:
-        """The constraints, no parameter its scoring leaves unused (:func:`~clirkit.querypsq.unused_by_scoring`),
+        """The constraints, no parameter its scoring leaves unused (:func:`~clirkit.querypsq.check_used`),
         and a background file that is there."""
         import os
 
         super().check_params()
-        reasons = unused_by_scoring(self)
-        if reasons:
-            raise ClirkitError("; ".join(reasons))
+        check_used(self)
         if self.background not in ("collection", "parallel") and not os.path.isfile(self.background):
             raise ClirkitError(
                 f"background: {self.background}: no such file (collection, parallel, or a COUNT TOKEN file)"
             )
 
     def check_options(self, options) -> None:
-        """``lam`` set without a ``table2`` key does nothing on either side: refused when the file is read."""
-        if "table2" not in options and self.lam != DEFAULT_LAMBDA:
-            raise ClirkitError("lam (--lambda): the weight of a second table (table2, --table2), and there is none")
+        """``lam`` set without a ``table2`` key does nothing: refused when the experiment file is read."""
+        check_used(self, second_table="table2" in options)
 
     def _more_inputs(self, resources: Resources) -> tuple:
-        if resources.option("table") not in (None, "ibm1"):  # its own table file: no table trained the other way
-            return (("table2", resources.record("table2")),)
-        return (("table2", resources.record("table2")), ("reverse_table", resources.reverse_record()))
+        return document_side_inputs(resources)
 
     def structured_from_tokens(self, qids: Sequence[str], tokens: Sequence[Sequence[str]], *, quiet: bool = True):
         from clirkit.retrieval.query import StructuredQueries

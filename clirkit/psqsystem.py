@@ -13,6 +13,13 @@ from clirkit.constraints import Interval, StrOptions
 from clirkit.errors import ClirkitError
 from clirkit.estimator import DEPTH, Resources
 from clirkit.psq import DEFAULT_LAMBDA
+from clirkit.querypsq import (
+    QUERY_SIDE_TABLE2,
+    check_used,
+    document_side_inputs,
+    named_options,
+    query_side_inputs,
+)
 from clirkit.retrieval.bm25params import IDF, K1, K3, B
 from clirkit.retrieval.shards import as_index
 from clirkit.tablefit import TableMismatch, as_table, side_of
@@ -175,11 +182,7 @@ class PSQ(CrossLanguageBM25):
         self.translate_ = self.side(index, table, table2)
         system = self.on_side(self.translate_)
         if resources is not None and self.translate_ == "documents" and resources.record("table2") is not None:
-            raise ClirkitError(  # PSQ's table2 is the query side's (kind docpsq reads its own the other way)
-                "table2: the resources' second table is the query side's (interpolated with the "
-                "table into the documents' language); translating the documents, give the two "
-                "reverse tables to fit(index, reverse, reverse2), or translate = 'queries'"
-            )
+            raise ClirkitError(QUERY_SIDE_TABLE2)  # PSQ's table2 is the query side's (docpsq reads its own)
         try:
             if resources is not None:
                 system.fit(resources)
@@ -191,8 +194,7 @@ class PSQ(CrossLanguageBM25):
             chose = self.query_side_only() if self.translate == "auto" else []
             if not chose:
                 raise
-            named = ", ".join(f"{k} (--{k.replace('_', '-')})" for k in chose)
-            raise type(exc)(f"{exc} ({named} chose translating the queries)") from None
+            raise type(exc)(f"{exc} ({named_options(chose)} chose translating the queries)") from None
         self.system_ = system
         return self
 
@@ -239,10 +241,9 @@ class PSQ(CrossLanguageBM25):
         if side == "documents":
             query_side = self.query_side_only()
             if query_side:
-                named = ", ".join(f"{k} (--{k.replace('_', '-')})" for k in query_side)
                 raise ClirkitError(
-                    f"{named}: for translate = queries only (--translate queries; translate = documents "
-                    f"searches the translated documents as a monolingual index)"
+                    f"{named_options(query_side)}: for translate = queries only (--translate queries; translate = "
+                    f"documents searches the translated documents as a monolingual index)"
                 )
             return DocPSQ(**{k: v for k, v in params.items() if k not in QUERY_SIDE_ONLY})
         if self.background != "collection":
@@ -262,14 +263,13 @@ class PSQ(CrossLanguageBM25):
         return getattr(system, name)
 
     def check_options(self, options) -> None:
-        """``lam`` set without a ``table2`` key does nothing on either side: refused when the file is read."""
-        if "table2" not in options and self.lam != DEFAULT_LAMBDA:
-            raise ClirkitError("lam (--lambda): the weight of a second table (table2, --table2), and there is none")
+        """``lam`` set without a ``table2`` key does nothing on either side (nor a parameter its scoring, when
+        given, leaves unused): refused when the experiment file is read."""
+        check_used(self, second_table="table2" in options)
 
     def _more_inputs(self, resources: Resources) -> tuple:  # those of the side's system
-        if self.side(resources) == "documents":
-            return (("table2", resources.record("table2")), ("reverse_table", resources.reverse_record()))
-        return (("table2", resources.record("table2")),)
+        inputs = document_side_inputs if self.side(resources) == "documents" else query_side_inputs
+        return inputs(resources)
 
     def query_tokens(self, topics, *, quiet: bool = True) -> list[list[str]]:
         self._check_fitted()

@@ -38,32 +38,58 @@ def _changed(system, *keys: str) -> list[str]:
     return [k for k in keys if k in defaults and getattr(system, k) != defaults[k]]
 
 
+def named_options(keys) -> str:
+    """PSQ's parameters ``keys`` with their command-line options: ``lam (--lambda), mode (--mode)``."""
+    return ", ".join(f"{k} ({'--lambda' if k == 'lam' else '--' + k.replace('_', '-')})" for k in keys)
+
+
+_UNUSED_BY_LM = "BM25's, unused by scoring = 'lm' (--scoring lm): leave them out, or score by bm25"
+_UNUSED_BY_BM25 = "the language model's, unused by scoring = 'bm25': leave them out, or score by lm"
+
+
 def unused_by_scoring(system) -> list[str]:
-    """Why parameters of a PSQ side ``system`` set away from their defaults do nothing under its scoring: BM25's
-    (k1, b, k3, idf) under ``lm``, the language model's (alpha, background) under ``bm25``; each reason names the
-    parameter and its command-line option."""
+    """Why parameters of PSQ ``system`` set away from their defaults do nothing under its scoring: BM25's (k1, b,
+    k3, idf) under ``lm``, the language model's (alpha, background) under ``bm25``; none while the scoring is not
+    chosen yet (``auto``). Each reason names the parameters and their command-line options."""
     if system.scoring == "lm":
         bm25 = _changed(system, "k1", "b", "k3", "idf")
-        if bm25:
-            named = ", ".join(f"{k} (--{k})" for k in bm25)
-            return [f"{named}: BM25's, unused by scoring = 'lm' (--scoring lm): leave them out, or score by bm25"]
-        return []
-    model = _changed(system, "alpha", "background")
-    if not model:
-        return []
-    named = ", ".join(f"{k} (--{k})" for k in model)
-    return [f"{named}: the language model's, unused by scoring = 'bm25': leave them out, or score by lm"]
+        if not bm25:
+            return []
+        return [f"{named_options(bm25)}: {_UNUSED_BY_LM}"]
+    model = _changed(system, "alpha", "background") if system.scoring == "bm25" else []
+    return [f"{named_options(model)}: {_UNUSED_BY_BM25}"] if model else []
 
 
-def check_used(system, *, second_table: bool) -> None:
-    """ClirkitError when a parameter of a PSQ side ``system`` set away from its default does nothing: under its
-    scoring (:func:`unused_by_scoring`), or ``lam`` without a second table (``second_table``: one given, or an index
-    translated before through two)."""
+def check_used(system, *, second_table: bool | None = None) -> None:
+    """ClirkitError when a parameter of PSQ ``system`` set away from its default does nothing: under its scoring
+    (:func:`unused_by_scoring`), or ``lam`` without a second table (``second_table``: False when there is none,
+    True when one is given or an index was translated before through two, None when not known yet)."""
     reasons = unused_by_scoring(system)
-    if not second_table and _changed(system, "lam"):
+    if second_table is False and _changed(system, "lam"):
         reasons.append("lam (--lambda): the weight of a second table (table2, --table2), and there is none")
     if reasons:
         raise ClirkitError("; ".join(reasons))
+
+
+def query_side_inputs(resources: Resources) -> tuple:
+    """What PSQ translating the queries reads beyond the index and the table: the second table."""
+    return (("table2", resources.record("table2")),)
+
+
+def document_side_inputs(resources: Resources) -> tuple:
+    """What PSQ translating the documents reads beyond the index and the table: the second table, and the reverse
+    table trained on the parallel corpus unless its system names a table file of its own."""
+    if resources.option("table") not in (None, "ibm1"):
+        return query_side_inputs(resources)
+    return (*query_side_inputs(resources), ("reverse_table", resources.reverse_record()))
+
+
+QUERY_SIDE_TABLE2 = (
+    "table2: the resources' second table is the query side's (interpolated with the table into the documents' "
+    "language); translating the documents, give the two reverse tables to fit(index, reverse, reverse2), or "
+    "translate = 'queries'"
+)
+"""The error of a query side's second table given to PSQ translating the documents."""
 
 
 TABLE2_KEY = {
@@ -206,16 +232,14 @@ class QueryPSQ(CrossLanguageBM25):
     def check_params(self) -> None:
         """The constraints, and no parameter its scoring leaves unused (:func:`unused_by_scoring`)."""
         super().check_params()
-        reasons = unused_by_scoring(self)
-        if reasons:
-            raise ClirkitError("; ".join(reasons))
+        check_used(self)
 
     def check_options(self, options) -> None:
         """``lam`` set without a ``table2`` key does nothing: refused when the experiment file is read."""
         check_used(self, second_table="table2" in options)
 
     def _more_inputs(self, resources: Resources) -> tuple:
-        return (("table2", resources.record("table2")),)
+        return query_side_inputs(resources)
 
     def structured_from_tokens(self, qids: Sequence[str], tokens: Sequence[Sequence[str]], *, quiet: bool = True):
         from clirkit.psq import psq_queries
