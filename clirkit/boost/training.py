@@ -204,6 +204,18 @@ def all_relevant_rows(depth: int, min_grade: int) -> str:
     return f"its top {depth} rows for them are all documents they judge relevant (grade >= {min_grade})"
 
 
+def candidates_lacking(
+    candidates: Run, qids: list[str], docids, qrels: Qrels, min_grade: int, depth: int
+) -> tuple[str | None, int]:
+    """``(problem, n)``: ``n`` training queries ``qids`` the candidate run gives no candidate negative, and the
+    problem when that is every one of them, ``"no row"`` (no row at a document of ``docids``) or ``"all
+    relevant"`` (its top ``depth`` rows for them are all judged relevant), else None."""
+    if len(uncovered_queries(candidates, qids, docids)) == len(qids):
+        return "no row", len(qids)
+    lacking = len(queries_without_negatives(candidates, qids, docids, qrels, min_grade, depth))
+    return ("all relevant" if lacking == len(qids) else None), lacking
+
+
 def check_candidates(ranker: "BoostRanker", candidates: Run | None, qids: list[str], docids, qrels: Qrels) -> None:
     """The candidate run against the training queries ``qids``, as the base run is (:func:`train_base_scores`):
     an error when it has no row for any of them (at a known document), or no row of a document they do not
@@ -211,12 +223,10 @@ def check_candidates(ranker: "BoostRanker", candidates: Run | None, qids: list[s
     negative (their negatives are drawn uniformly)."""
     if candidates is None:
         return
-    if len(uncovered_queries(candidates, qids, docids)) == len(qids):
+    problem, lacking = candidates_lacking(candidates, qids, docids, qrels, ranker.min_grade, ranker._candidate_depth())
+    if problem == "no row":
         raise ClirkitError("the candidate run has no row for a training query and a known document")
-    lacking = len(
-        queries_without_negatives(candidates, qids, docids, qrels, ranker.min_grade, ranker._candidate_depth())
-    )
-    if lacking == len(qids):
+    if problem == "all relevant":
         raise ClirkitError(
             "the candidate run has no non-relevant row for a training query and a known document: "
             + all_relevant_rows(ranker._candidate_depth(), ranker.min_grade)

@@ -289,13 +289,14 @@ def _check_candidates(path: str, candidates, qids: list[str], docids, qrels, min
     ``depth`` rows for them are all documents they judge relevant (no candidate negative for any), is an error
     naming it; the training queries it gives no candidate negative when it gives some are said by the
     training."""
-    from clirkit.boost.training import all_relevant_rows, queries_without_negatives, uncovered_queries
+    from clirkit.boost.training import all_relevant_rows, candidates_lacking
     from clirkit.errors import ClirkitError
 
-    if len(uncovered_queries(candidates, qids, docids)) == len(qids):
+    problem, _ = candidates_lacking(candidates, qids, docids, qrels, min_grade, depth)
+    if problem == "no row":
         known = " at a document of the collection" if set(qids) & set(candidates.qids.tolist()) else ""
         raise ClirkitError(f"--candidates: {path} has no row for any training query{known}")
-    if len(queries_without_negatives(candidates, qids, docids, qrels, min_grade, depth)) == len(qids):
+    if problem == "all relevant":
         raise ClirkitError(
             f"--candidates: {path} has no non-relevant row for any training query: "
             + all_relevant_rows(depth, min_grade)
