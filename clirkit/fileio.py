@@ -37,6 +37,17 @@ def file_digest(path: str | os.PathLike[str]) -> str:
     return digest.hexdigest()[:16]
 
 
+def repeated_file(paths) -> tuple[int, int] | None:
+    """``(i, j)``, the positions (from 0) of the first file of ``paths`` given again at ``j`` (the same file
+    however its path is written; ``-``, standard input, compared as written), or None when all differ."""
+    seen: dict[str, int] = {}
+    for j, path in enumerate(paths):
+        i = seen.setdefault(os.path.realpath(path) if path != "-" else path, j)
+        if i != j:
+            return i, j
+    return None
+
+
 def display_name(path: str | os.PathLike[str]) -> str:
     """The name used for ``path`` in error messages (``<stdin>`` for ``-``)."""
     return "<stdin>" if str(path) == "-" else str(path)

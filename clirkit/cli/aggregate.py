@@ -115,18 +115,16 @@ def run(args) -> int:
 
 def _check_distinct(what: str, paths: list[str]) -> None:
     """ClirkitError if a run file is given twice (the same path, however written): a fusion fuses distinct runs."""
-    import os
-
     from clirkit.errors import ClirkitError
+    from clirkit.fileio import repeated_file
 
-    seen: dict[str, int] = {}
-    for i, path in enumerate(paths, 1):
-        first = seen.setdefault(os.path.realpath(path) if path != "-" else path, i)
-        if first != i:
-            raise ClirkitError(
-                f"{path}: given twice {what} ({_nth(first)} and {_nth(i)}): a fusion fuses distinct runs, "
-                "give each once"
-            )
+    repeat = repeated_file(paths)
+    if repeat is not None:
+        first, again = repeat[0] + 1, repeat[1] + 1
+        raise ClirkitError(
+            f"{paths[again - 1]}: given twice {what} ({_nth(first)} and {_nth(again)}): a fusion fuses distinct "
+            "runs, give each once"
+        )
 
 
 def _nth(i: int) -> str:

@@ -44,18 +44,16 @@ def add_score_column(p) -> None:
 def load_tables(args, *paths: str | None) -> list:
     """The tables at ``paths`` (None: no table) read as dt and psq read them: ``args.table_format``, and
     ``args.score_column`` for each that is a Moses phrase table (an error when none is)."""
-    import os
-
     from clirkit.errors import ClirkitError
-    from clirkit.fileio import display_name
+    from clirkit.fileio import display_name, repeated_file
     from clirkit.translation import guess_format, load_table
     from clirkit.translation.tableio import DISPLAY
 
     given = [p for p in paths if p is not None and p != "-"]
-    same = [p for i, p in enumerate(given) if any(os.path.realpath(p) == os.path.realpath(q) for q in given[:i])]
-    if same:
+    repeat = repeated_file(given)
+    if repeat is not None:
         raise ClirkitError(
-            f"{same[0]}: given as --table and --table2: interpolating a table with itself changes nothing"
+            f"{given[repeat[1]]}: given as --table and --table2: interpolating a table with itself changes nothing"
         )
     column, fmt = getattr(args, "score_column", None), args.table_format
     formats = {p: fmt if fmt != "auto" else guess_format(p)[0] for p in paths if p is not None and column}
