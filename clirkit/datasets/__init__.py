@@ -23,6 +23,9 @@ Collections:
   ``traditional``, the zh_TW catalogs): a translated user-interface
   message -> English messages (sentences to their translations); bundled,
   :mod:`clirkit.datasets.gettext_catalogs`.
+- ``gettext-en-{zh,ja,ko,th}`` (``standard``): the same messages the other way, an English message -> its
+  translation among the translated messages (documents written without spaces, as NeuCLIR's and HC4's); bundled,
+  derived from ``gettext-LANG-en`` by :mod:`clirkit.datasets.gettext_reverse`.
 - ``manpages-{de,es,ru}-en`` (``standard``, ``english-queries``): a translated
   manual page's NAME description -> English manual pages (longer technical
   documents); bundled, :mod:`clirkit.datasets.manpages`.
@@ -99,6 +102,7 @@ _REGISTRY: dict[str, tuple[tuple[str, ...], Callable[[str | os.PathLike[str] | N
         )
         for lang in ("de", "es", "ru", "zh", "ja", "ko", "th")
     },
+    **{f"gettext-en-{lang}": (("standard",), _bundled(f"gettext-en-{lang}")) for lang in ("zh", "ja", "ko", "th")},
     **{
         f"manpages-{lang}-en": (("standard", "english-queries"), _bundled(f"manpages-{lang}-en"))
         for lang in ("de", "es", "ru")
