@@ -37,6 +37,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from clirkit.docphrases import PHRASE_COUNT, has_phrases, table_phrases, with_phrases
 from clirkit.errors import ClirkitError, located
 from clirkit.npzchecks import (
     Corrupt,
@@ -249,6 +250,9 @@ def project(index: Index, table: TranslationTable, *, unknown: str = "pass", ana
     rows = np.fromiter(
         (row_of.get(t, -1) if t != NULL else -1 for t in index.terms.tolist()), dtype=np.int64, count=index.n_terms
     )
+    phrase_rows, members = table_phrases(table.source_vocab, index.terms)
+    tf = with_phrases(index.tf, members) if members else index.tf  # the phrases' rows after the terms'
+    rows = np.concatenate([rows, phrase_rows])
     known = rows >= 0
     passing = np.flatnonzero(~known) if unknown == "pass" else np.zeros(0, dtype=np.int64)
     out_terms = np.union1d(table.target_vocab, index.terms[passing])
@@ -257,24 +261,26 @@ def project(index: Index, table: TranslationTable, *, unknown: str = "pass", ana
     # both vocabularies are sorted, so the re-indexed columns stay sorted within each row
     options = sp.csr_matrix(
         (options.data, np.searchsorted(out_terms, table.target_vocab)[options.indices], options.indptr),
-        shape=(index.n_terms, len(out_terms)),
+        shape=(len(rows), len(out_terms)),
     )
     passed = sp.csr_matrix(
         (np.ones(len(passing)), (passing, np.searchsorted(out_terms, index.terms[passing]))), shape=options.shape
     )
     options = (options + passed).tocsr()
     # every index term occurs in a document, so the terms with a count are the columns the options use: kept
-    # before the product, which then needs no copy to drop empty rows
+    # before the product, which then needs no copy to drop empty rows (a phrase may be in none: below)
     used = np.unique(options.indices)
     options = sp.csr_matrix(
-        (options.data, np.searchsorted(used, options.indices), options.indptr), shape=(index.n_terms, len(used))
+        (options.data, np.searchsorted(used, options.indices), options.indptr), shape=(len(rows), len(used))
     )
-    tf = index.tf
     # one product: scipy allocates its bound of the entries but writes (and so holds) only the entries made
     expected = (
         options.T.tocsr() @ sp.csr_matrix((tf.data.astype(np.float64), tf.indices, tf.indptr), shape=tf.shape)
     ).tocsr()
     expected.sort_indices()
+    if members:  # the translations of a phrase in no document are in none
+        held = np.flatnonzero(np.diff(expected.indptr))
+        expected, used = expected[held], used[held]
     # each document's expected tokens: its counts times their rows' mass (no pass over the expected counts,
     # whose bincount would copy their indices to int64)
     lengths = tf.T @ np.asarray(options.sum(axis=1)).ravel()
@@ -308,13 +314,17 @@ def project_shards(
 
 
 def _translation(table: TranslationTable, unknown: str, index: Index | ShardedIndex) -> dict:
-    """The ``translation`` record of a projected index (:class:`ProjectedIndex`)."""
-    return {
+    """The ``translation`` record of a projected index (:class:`ProjectedIndex`); when the table has phrases, how
+    they were counted (:mod:`clirkit.docphrases`)."""
+    made = {
         "table": table.params,
         "unknown": unknown,
         "source_analyzer": index.analyzer.to_dict(),
         "source_stats": index.stats(),
     }
+    if has_phrases(table.source_vocab):
+        made["phrases"] = PHRASE_COUNT
+    return made
 
 
 def reversed_view(table: TranslationTable) -> SimpleNamespace:
@@ -418,24 +428,23 @@ def translated(
         )
     except ValueError as exc:
         raise ClirkitError(str(exc)) from None
-    _say_phrases_unused(pruned, quiet)
+    _say_phrases_counted(pruned, quiet)
     if index.sharded:
         return project_shards(index, pruned, unknown=unknown, analyzer=analyzer, quiet=quiet)
     return project(index, pruned, unknown=unknown, analyzer=analyzer)
 
 
-def _say_phrases_unused(table: TranslationTable, quiet: bool) -> None:
-    """Say on stderr (unless ``quiet``) how many of the table's source words are phrases: an index holds term counts,
-    not the terms' order, so translating the documents cannot find a phrase (its terms are translated by their own
-    rows, or passed through)."""
+def _say_phrases_counted(table: TranslationTable, quiet: bool) -> None:
+    """Say on stderr (unless ``quiet``) how many of the table's source words are phrases and how the documents,
+    whose word order an index does not keep, hold them (:mod:`clirkit.docphrases`)."""
     from clirkit.progress import say
     from clirkit.translation.phrases import phrase_set
 
     phrases, _ = phrase_set(table.source_vocab)
     if phrases:
         say(
-            f"{len(phrases):,} of the table's {table.n_source:,} source words are phrases of several terms, which "
-            f"translating the documents does not use (an index keeps no word order)",
+            f"{len(phrases):,} of the table's {table.n_source:,} source words are phrases of several terms: a "
+            f"document holds one as often as its rarest term (an index keeps no word order)",
             quiet=quiet,
         )
 

@@ -443,16 +443,17 @@ def test_dt_counts_phrases_as_one_term_and_an_unanalyzed_table_meets_unconverted
     assert read_run(tmp_path / "psq.run").docids.tolist() == ["d1"]
 
 
-def test_translating_the_documents_says_the_tables_phrases_are_not_used(tmp_path, capsys):
+def test_translating_the_documents_counts_the_tables_phrases(tmp_path, capsys):
     es = Analyzer("es")
     docs = {"d1": "a menudo llueve", "d2": "la casa"}
     index = Index.from_tokens(list(docs), es.tokenize_many(list(docs.values())), es)
     path = tmp_path / "es-en.txt"
     path.write_text("a menudo\toften\ncasa\thouse\nllueve\trains\n", encoding="utf-8")
     table = load_table(path, "pairs", source_lang="es", target_lang="en")
-    run = PSQ().fit(index, table, quiet=False).search({"q": "house"})
+    system = PSQ().fit(index, table, quiet=False)
     assert "1 of the table's 3 source words are phrases of several terms" in capsys.readouterr().err
-    assert run.docids.tolist() == ["d2"]
+    assert system.search({"q": "house"}).docids.tolist() == ["d2"]
+    assert system.search({"q": "often"}).docids.tolist() == ["d1"]  # "a menudo": counted by its terms
 
 
 @pytest.mark.parametrize("verb", ["dt", "psq"])
