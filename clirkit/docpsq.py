@@ -32,7 +32,7 @@ import os
 from dataclasses import dataclass, field
 from itertools import repeat
 from types import SimpleNamespace
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, Sequence, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -85,7 +85,7 @@ class ProjectedIndex(Index):
         terms = np.unique(np.asarray(terms, dtype=np.int64))
         todo = terms[self._unchecked[terms]]
         if len(todo):
-            with checking(self._source, "index", remedy=True):
+            with checking(self._source or "index", "index", remedy=True):
                 check_csr_rows(self.tf, todo, ("tf_data", "tf_indices"), min=np.finfo(np.float64).tiny)
             self._unchecked[todo] = False
 
@@ -100,7 +100,7 @@ class ProjectedIndex(Index):
                 "docids": self.docids,
                 "terms": self.terms,
                 "doc_lengths": self.doc_lengths,
-                "source_lengths": self.source_lengths,
+                "source_lengths": self.own_lengths,
                 "tf_data": self.tf.data,
                 "tf_indices": self.tf.indices,
                 "tf_indptr": self.tf.indptr,
@@ -171,23 +171,24 @@ class ShardedProjectedIndex(ShardedIndex):
 
     @classmethod
     def split(
-        cls, index: ProjectedIndex, shards: int | None = None, *, starts: Sequence[int] | None = None
+        cls, index: Index, shards: int | None = None, *, starts: Sequence[int] | None = None
     ) -> "ShardedProjectedIndex":
-        """:meth:`ShardedIndex.split` of a projected index."""
+        """:meth:`ShardedIndex.split` of a projected index (``index``: a :class:`ProjectedIndex`)."""
         if index.sharded:
             raise ClirkitError("only a translated index in one file can be split into shards")
         split = super().split(index, shards, starts=starts)
-        return cls._of(split.shards, index.translation)
+        return cls._of(cast(list[ProjectedIndex], split.shards), cast(ProjectedIndex, index).translation)
 
     @classmethod
-    def _cut(cls, index: ProjectedIndex, lo: int, hi: int, rows: np.ndarray, tf) -> ProjectedIndex:
+    def _cut(cls, index: Index, lo: int, hi: int, rows: np.ndarray, tf) -> ProjectedIndex:
+        index = cast(ProjectedIndex, index)
         return ProjectedIndex(
             _narrow(index.docids[lo:hi]),
             _narrow(index.terms[rows]),
             tf,
             index.doc_lengths[lo:hi],
             index.analyzer,
-            source_lengths=index.source_lengths[lo:hi],
+            source_lengths=index.own_lengths[lo:hi],
             translation=index.translation,
         )
 
@@ -200,7 +201,7 @@ class ShardedProjectedIndex(ShardedIndex):
             [_Summary.of(p) for p in parts], parts[0].analyzer, shards=list(parts), translation=translation
         )
         made.cf = ordered_cf(made.terms, parts)
-        return made
+        return cast(ShardedProjectedIndex, made)
 
     def _more_header(self) -> dict:
         return {"translation": self.translation}
@@ -382,11 +383,11 @@ def translated(
             "(or an index translated before)"
         )
     else:
-        check_reverse(table, index, lang)
+        check_reverse(table, cast(Index, index), lang)
         analyzer = table_query_analyzer(table, lang)
         if table2 is not None:
             try:
-                check_reverse(table2, index, lang)
+                check_reverse(table2, cast(Index, index), lang)
             except TableMismatch as exc:
                 raise SecondTableMismatch(str(exc)) from None
             second = table_query_analyzer(table2, lang)
@@ -416,6 +417,7 @@ def translated(
             lam,
         )
         return index
+    assert table is not None  # (an index translated before returned above)
     try:
         pruned = prepare_table(
             table,
@@ -430,8 +432,8 @@ def translated(
         raise ClirkitError(str(exc)) from None
     _say_phrases_counted(pruned, quiet)
     if index.sharded:
-        return project_shards(index, pruned, unknown=unknown, analyzer=analyzer, quiet=quiet)
-    return project(index, pruned, unknown=unknown, analyzer=analyzer)
+        return project_shards(cast(ShardedIndex, index), pruned, unknown=unknown, analyzer=analyzer, quiet=quiet)
+    return project(cast(Index, index), pruned, unknown=unknown, analyzer=analyzer)
 
 
 def _say_phrases_counted(table: TranslationTable, quiet: bool) -> None:
@@ -563,8 +565,8 @@ def background(spec: str, index: Index | ShardedIndex, *, texts: Sequence[str] |
     (:func:`read_counts`). From texts or a file, p_bg(t) = (1 + c(t)) / (1 + N), N every counted token, as the
     reference computes it (so a term the counts lack is not impossible)."""
     if spec == "collection":
-        counts = index.cf.astype(np.float64) if index.sharded else cf(index)
-        return counts / counts.sum() if counts.sum() > 0 else np.ones(index.n_terms)
+        total_cf = cast(ShardedIndex, index).cf.astype(np.float64) if index.sharded else cf(cast(Index, index))
+        return total_cf / total_cf.sum() if total_cf.sum() > 0 else np.ones(index.n_terms)
     if spec == "parallel":
         if texts is None:
             raise ClirkitError(

@@ -24,6 +24,9 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import cast
+
+import numpy as np
 
 from clirkit.datasets._store import VariantData, describe_counts, write_variant
 from clirkit.errors import ClirkitError
@@ -58,7 +61,7 @@ def reverse_variant(lang: str) -> VariantData:
             rows.append((original, translation))
         asked.update(texts)
         queries[s] = texts
-        qrels[s] = Qrels([q for q, _ in rows], [d for _, d in rows], [1] * len(rows))
+        qrels[s] = Qrels(np.asarray([q for q, _ in rows]), np.asarray([d for _, d in rows]), np.ones(len(rows), int))
     sources, targets = forward.parallel()
     docids = sorted(docs)
     return VariantData(
@@ -93,7 +96,8 @@ def main(argv: list[str] | None = None) -> int:
         for lang in args.languages:
             data = reverse_variant(lang)
             manifest = write_variant(data, Path(args.output) / data.name / data.variant)
-            say(f"{data.name}: {describe_counts(data.variant, manifest['counts'])}", quiet=args.quiet)
+            counts = cast(dict, manifest["counts"])
+            say(f"{data.name}: {describe_counts(data.variant, counts)}", quiet=args.quiet)
     except ClirkitError as exc:
         print(f"gettext_reverse: error: {exc}", file=sys.stderr)
         return 2
