@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from clirkit.errors import ClirkitError
+from clirkit.errors import ClirkitError, located
 from clirkit.segmenters import (
     CHINESE_SCRIPTS,
     CJK,
@@ -546,11 +546,13 @@ def frequent_terms(token_lists: Iterable[Sequence[str]], n: int) -> list[str]:
 
 def read_stopwords(path: str | os.PathLike[str]) -> list[str]:
     """Read a stopword file: one term per line; ``#`` starts a comment (ClirkitError ``FILE:LINE`` for a line of
-    two words)."""
-    from clirkit.fileio import iter_lines
+    two words, or holding a NUL byte: a binary file, as the other text readers say)."""
+    from clirkit.fileio import NUL_BYTES, iter_lines
 
     words = []
     for lineno, line in iter_lines(path):
+        if "\0" in line:
+            raise located(path, lineno, NUL_BYTES)
         word = line.split("#", 1)[0].strip()
         if any(c.isspace() for c in word):
             raise ClirkitError(f"{path}:{lineno}: {word!r} holds a space: a stopword is one token, one a line")

@@ -48,6 +48,57 @@ def repeated_file(paths) -> tuple[int, int] | None:
     return None
 
 
+def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """Whether the paths ``a`` and ``b`` name one file: :func:`os.path.samefile` when both exist (a symlink, a hard
+    link, ``./``), else their normalized real paths; ``-`` (standard input or output) is no file."""
+    if str(a) == "-" or str(b) == "-":
+        return False
+    if os.path.exists(a) and os.path.exists(b):
+        with contextlib.suppress(OSError):
+            return os.path.samefile(a, b)
+    return os.path.normcase(os.path.realpath(a)) == os.path.normcase(os.path.realpath(b))
+
+
+def check_outputs(outputs: dict, inputs: dict | None = None) -> None:
+    """The check of a verb's output files, before it reads or writes anything: ``outputs`` and ``inputs`` map an
+    option (``-o``, ``--queries``) to its path, a list of paths, or None (not given). ClirkitError, one line naming
+    the options, when an output is empty, cannot be written (its folder is missing or not writable, it is a
+    folder), names the file of an input (however its path is written: that input would be lost) or of another
+    output. ``-`` and files that are not regular (``/dev/null``, a FIFO: written in place) are not compared."""
+    given_inputs = [(option, path) for option, value in (inputs or {}).items() for path in _paths(value)]
+    seen: list[tuple[str, str]] = []
+    for option, path in ((o, p) for o, value in outputs.items() for p in _paths(value)):
+        if not str(path).strip():
+            raise ClirkitError(f"{option} must be a file name, got {str(path)!r}")
+        if str(path) == "-":
+            continue
+        target = check_output_folder(path)
+        if target.is_dir():
+            raise ClirkitError(f"{path}: is a folder; give a file name to write ({option})")
+        if target.exists() and not target.is_file():
+            continue
+        parent = target.parent if str(target.parent) else Path(".")
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise ClirkitError(f"{path}: cannot write in {parent} (permission denied): write elsewhere ({option})")
+        for other, given in given_inputs:
+            if same_file(path, given):
+                shown = f"{other} {given}" if str(given) == str(path) else f"{other} {given} (the same file)"
+                raise ClirkitError(
+                    f"{option} {path} is also {shown}: writing it would replace that input; write elsewhere"
+                )
+        for other, written in seen:
+            if same_file(path, written):
+                raise ClirkitError(f"{option} {path} is also {other} {written}: give the two outputs two names")
+        seen.append((option, path))
+
+
+def _paths(value) -> list:
+    """The paths an option's value holds: none for None, each of a list, else the value."""
+    if value is None:
+        return []
+    return [p for p in value if p is not None] if isinstance(value, (list, tuple)) else [value]
+
+
 def display_name(path: str | os.PathLike[str]) -> str:
     """The name used for ``path`` in error messages (``<stdin>`` for ``-``)."""
     return "<stdin>" if str(path) == "-" else str(path)
@@ -111,6 +162,8 @@ TO_UTF8 = "; convert the file to UTF-8 (from Latin-1: `iconv -f latin1 -t utf-8 
 """What to do about a text file that is not UTF-8, ending the messages that say so."""
 FROM_UTF16 = "; convert it to UTF-8: `iconv -f utf-16 -t utf-8 FILE > NEW`"
 """What to do about a UTF-16 text file, ending the messages that say so."""
+NUL_BYTES = "NUL bytes: not a UTF-8 text file (is it a binary file?); check the path"
+"""The problem of a text file holding NUL bytes (a binary file given where text is expected)."""
 GZIP_ERRORS = (EOFError, gzip.BadGzipFile, zlib.error)  # what a truncated or damaged gzip stream raises
 
 
@@ -151,7 +204,7 @@ def undecodable(head: bytes, start: int, first: bool) -> str:
     if looks_utf16(head, first):
         return f"the file is UTF-16, not UTF-8 (a byte-order mark or NUL bytes between the letters){FROM_UTF16}"
     if b"\0" in head:
-        return "NUL bytes: not a UTF-8 text file (is it a binary file?); check the path"
+        return NUL_BYTES
     return f"invalid UTF-8 (byte {start + 1} of the line){TO_UTF8}"
 
 

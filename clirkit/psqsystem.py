@@ -205,7 +205,10 @@ class PSQ(CrossLanguageBM25):
         (:meth:`~clirkit.estimator.Resources.translates_documents`: a reverse table given, or the experiment
         runner's IBM Model 1 on the collection's parallel corpus and no second table), or an index with a table
         whose direction translates them (:func:`~clirkit.tablefit.side_of`: a table from the index's language, or an
-        index translated before)."""
+        index translated before). ``given``, ``table`` and ``table2`` are what ``fit`` takes: paths are read as
+        there; anything else is a ClirkitError naming what is taken."""
+        if not isinstance(given, Resources):
+            given, table, table2 = as_index(given), as_table(table, optional=True), as_table(table2, optional=True)
         if self.translate != "auto":
             return self.translate
         if self.query_side_only():

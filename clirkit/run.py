@@ -57,6 +57,17 @@ def _records(strings: np.ndarray) -> np.ndarray:
     return strings.view(np.dtype((np.void, strings.dtype.itemsize))) if strings.dtype.itemsize else strings
 
 
+def check_depth(depth, *, every_row: bool = False) -> None:
+    """The one check of a ``depth`` (results kept per query) given to a search or a run: an integer >= 1 (a numpy
+    integer too; ``True`` is not one), or None with ``every_row``; ClirkitError otherwise, before any work."""
+    if every_row and depth is None:
+        return
+    if isinstance(depth, (bool, np.bool_)) or not isinstance(depth, (int, np.integer)) or depth < 1:
+        if every_row:
+            raise ClirkitError(f"depth must be a whole number >= 1 (or None: every row), got {depth!r}")
+        raise ClirkitError(f"depth must be an integer >= 1, got {depth!r}")
+
+
 def _group_bounds(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Start offsets of the runs of equal consecutive ``keys`` and their values."""
     if len(keys) == 0:
@@ -241,9 +252,8 @@ class Run:
         PyTerrier re-ranker may leave it stale). With both ``docno`` and ``docid`` (a frame of Terrier's, whose
         ``docid`` is its internal number), ``docno`` is the document id. ClirkitError naming the row for a missing
         id (NaN, None) or a score that is not a finite number."""
-        if depth is not None and (isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1):
-            raise ClirkitError(f"depth must be a whole number >= 1 (or None: every row), got {depth!r}")
-        qids, docids = _frame_ids(frame, "a run frame", "score")
+        check_depth(depth, every_row=True)
+        qids, docids = _frame_ids(frame, "a run frame", "score", "results")
         pairs = np.char.add(np.char.add(qids, "\t"), docids) if len(qids) else qids
         if len(np.unique(pairs)) != len(pairs):
             _, first = np.unique(pairs, return_index=True)
@@ -378,7 +388,7 @@ class Qrels:
         """Judgments from a DataFrame with columns ``qid``, ``docno`` or ``docid``, and ``label`` (PyTerrier's) or
         ``rel`` (whole-number grades)."""
         grade = next((c for c in ("label", "rel") if c in frame.columns), "label")
-        qids, docids = _frame_ids(frame, "a qrels frame", grade)
+        qids, docids = _frame_ids(frame, "a qrels frame", grade, "judgments")
         return cls(qids, docids, _grades(frame[grade].to_numpy(), "a qrels frame's " + grade))
 
     def to_records(self) -> list[Qrel]:
@@ -401,9 +411,10 @@ def _style(style: str) -> str:
     return style
 
 
-def _frame_ids(frame, what: str, value: str) -> tuple[np.ndarray, np.ndarray]:
+def _frame_ids(frame, what: str, value: str, rows: str) -> tuple[np.ndarray, np.ndarray]:
     """The query ids and document ids (``docno``, else ``docid``) of ``frame`` as str arrays; ClirkitError naming
-    the columns it lacks (``value``: the other column it needs)."""
+    the columns it lacks (``value``: the other column it needs), or saying it has no row (``rows``: what its rows
+    are, ``results``), as for an empty file."""
     columns = getattr(frame, "columns", None)
     if columns is None:
         raise ClirkitError(f"{what}: expected a pandas DataFrame, got {type(frame).__name__}")
@@ -415,6 +426,8 @@ def _frame_ids(frame, what: str, value: str) -> tuple[np.ndarray, np.ndarray]:
         raise ClirkitError(
             f"{what}: no {', no '.join(names)} column (its columns: {', '.join(map(str, columns)) or 'none'})"
         )
+    if len(frame) == 0:
+        raise ClirkitError(f"{what}: empty: no {rows} found (it has the columns but no row)")
     check_frame_ids(frame, ("qid", doc), what)
     for column in ("qid", doc):
         if frame[column].dtype.kind == "f":  # 1.0 would become the id "1.0", matching no qrels' "1"

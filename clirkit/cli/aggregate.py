@@ -81,6 +81,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from clirkit.errors import ClirkitError
+    from clirkit.fileio import check_outputs
     from clirkit.formats import read_qrels, read_run, write_run
     from clirkit.progress import say
 
@@ -96,8 +97,10 @@ def run(args) -> int:
         raise ClirkitError(
             "--sweep-csv writes the sweep of --tune: give --tune (with --dev-qrels and --dev-runs), or drop --sweep-csv"
         )
-    for option, path in (("-o/--output", args.output), ("--sweep-csv", args.sweep_csv)):
-        _check_output(option, path)  # before the work: no sweep printed, then a missing folder
+    check_outputs(  # before the work: no sweep printed, then a missing folder or an input overwritten
+        {"-o/--output": args.output, "--sweep-csv": args.sweep_csv},
+        {"RUN": args.runs, "--dev-runs": args.dev_runs, "--dev-qrels": args.qrels},
+    )
     runs = [read_run(path, depth=args.depth) for path in args.runs]  # cut while reading: memory of the depth
     if args.tune:
         fusion.fit_runs([read_run(path, depth=args.depth) for path in args.dev_runs], read_qrels(args.qrels))
@@ -129,27 +132,6 @@ def _check_distinct(what: str, paths: list[str]) -> None:
 
 def _nth(i: int) -> str:
     return f"{i}{'st' if i == 1 else 'nd' if i == 2 else 'rd' if i == 3 else 'th'}"
-
-
-def _check_output(option: str, path: str | None) -> None:
-    """ClirkitError unless ``path`` (None or ``-``: nothing to check) can be written: its folder exists
-    (:func:`clirkit.fileio.check_output_folder`, the check of every verb's ``-o``), is writable, and ``path``
-    is not a folder."""
-    import os
-
-    from clirkit.errors import ClirkitError
-    from clirkit.fileio import check_output_folder
-
-    if path is None or path == "-":
-        return
-    if not path.strip():
-        raise ClirkitError(f"{option} must be a file name, got {path!r}")
-    target = check_output_folder(path)
-    if target.is_dir():
-        raise ClirkitError(f"{path}: is a folder; give a file name to write")
-    parent = target.parent if str(target.parent) else "."
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise ClirkitError(f"{path}: cannot write in {parent} (permission denied): write elsewhere")
 
 
 def _fusion(args):

@@ -34,12 +34,15 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from clirkit.boost import BoostModel
     from clirkit.cli.common import check_query_fields_unused
+    from clirkit.cli.data import data_files
     from clirkit.cli.params import tokenize_jobs
     from clirkit.errors import ClirkitError
+    from clirkit.fileio import check_outputs
     from clirkit.formats import read_run, write_run
     from clirkit.progress import say
 
     check_query_fields_unused(args)
+    check_outputs({"-o": args.output}, {"MODEL": args.model, **data_files(args), "--candidates": args.candidates})
     model = BoostModel.load(args.model)
     if model.from_base and not args.candidates:
         raise ClirkitError(

@@ -306,9 +306,12 @@ def _check_candidates(path: str, candidates, qids: list[str], docids, qrels, min
 def run(args) -> int:
     from clirkit.boost import BoostRanker
     from clirkit.boost.tuples import NoTupleError
+    from clirkit.cli.common import side_stopword_files
+    from clirkit.cli.data import data_files
     from clirkit.cli.params import params_of, tokenize_jobs
     from clirkit.documents import Documents
     from clirkit.errors import ClirkitError
+    from clirkit.fileio import check_outputs
     from clirkit.formats import read_run
     from clirkit.progress import say
 
@@ -328,6 +331,8 @@ def run(args) -> int:
         raise ClirkitError("--beta-grid gives the betas tried on dev without --beta: give --beta or --beta-grid")
     if args.parallel_tuples and not args.collection:
         raise ClirkitError("--parallel-tuples needs --collection (its parallel corpus); with files use --extra-tuples")
+    inputs = {"--candidates": args.candidates, "--base-run": args.base_run, "--extra-tuples": args.extra_tuples}
+    check_outputs({"-o": args.output}, {**data_files(args), **inputs, **side_stopword_files(args)})
     data = load_data(args, qrels=True, dev=True)
     if "--significance" in given and params["significance"] and not data.dev_queries:
         raise ClirkitError(

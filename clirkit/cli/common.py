@@ -456,6 +456,18 @@ def stopword_option(value: str | None, option: str = "--stopwords") -> str | lis
     return words
 
 
+def listed_file(value: str | None) -> str | None:
+    """The FILE a stopword option names (None for ``none``, ``snowball`` or no value): an input file the verb
+    reads, for :func:`clirkit.fileio.check_outputs`."""
+    return None if value in (None, "none", "snowball") else value
+
+
+def side_stopword_files(args) -> dict:
+    """The FILEs of :func:`add_side_stopword_options`' options (option -> path or None), inputs as
+    :func:`listed_file`'s."""
+    return {f"--{side}-stopwords": listed_file(getattr(args, f"{side}_stopwords")) for side in ("source", "target")}
+
+
 def say_unmatched_stopwords(analyzer, given: str | None, *, quiet: bool) -> None:
     """A note on stderr when the stopword FILE ``given`` (an option's value) holds words ``analyzer`` cuts into other
     tokens, which can then never match (none for ``none``, ``snowball`` or no option)."""

@@ -50,6 +50,13 @@ def add_data_options(
     return g
 
 
+def data_files(args: argparse.Namespace) -> dict:
+    """The data files of :func:`add_data_options`' options given in ``args`` (option -> path or None), the
+    inputs of :func:`clirkit.fileio.check_outputs`."""
+    options = ("--queries", "--qrels", "--documents", "--dev-queries", "--dev-qrels")
+    return {o: getattr(args, o[2:].replace("-", "_"), None) for o in options}
+
+
 def assumed_languages(data: "Data", verb: str, quiet: bool) -> tuple[str, str]:
     """The languages of ``data`` (source, target), en and es where neither the options nor the collection give
     them, which is said on stderr (a learned model analyzes each side as its language)."""

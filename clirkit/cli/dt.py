@@ -40,16 +40,19 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from clirkit.cli.common import say_unmatched_stopwords
+    from clirkit.cli.common import listed_file, say_unmatched_stopwords
     from clirkit.cli.indexes import open_index
     from clirkit.cli.tables import load_tables
     from clirkit.cli.xlquery import checked_system, query_language, say_language, search_and_write, source_stopwords
     from clirkit.errors import ClirkitError
+    from clirkit.fileio import check_outputs
     from clirkit.formats import read_queries
     from clirkit.systems import DT
     from clirkit.tablefit import TableMismatch
 
     dt = checked_system(DT, args)
+    inputs = {"--index": args.index, "--queries": args.queries, "--table": args.table, "--translated": args.translated}
+    check_outputs({"-o": args.output}, {**inputs, "--source-stopwords": listed_file(args.source_stopwords)})
     from clirkit.progress import say
     from clirkit.translation.phrases import terms_found
 

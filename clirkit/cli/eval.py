@@ -121,7 +121,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from clirkit.errors import ClirkitError
-    from clirkit.fileio import atomic_writer, display_name
+    from clirkit.fileio import atomic_writer, check_outputs, display_name
     from clirkit.formats import read_qrels, read_run
     from clirkit.metrics import DEFAULT_MEASURES, evaluate
     from clirkit.progress import say
@@ -138,6 +138,7 @@ def run(args) -> int:
         if args.baseline not in labels:
             raise ClirkitError(f"--baseline {args.baseline} is not one of the RUN arguments")
         baseline = labels.index(args.baseline)
+    check_outputs({"-o": args.output}, {"RUN": args.runs, "--qrels": args.qrels})
 
     qrels = read_qrels(args.qrels)
     # the table's notes say which queries were ignored or missing: said on stderr only when the table on the

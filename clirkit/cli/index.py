@@ -70,14 +70,15 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from clirkit.analysis import Analyzer
-    from clirkit.cli.common import analysis_settings, say_unmatched_stopwords
+    from clirkit.cli.common import analysis_settings, listed_file, say_unmatched_stopwords
     from clirkit.errors import ClirkitError
-    from clirkit.fileio import display_name
+    from clirkit.fileio import check_outputs, display_name
     from clirkit.formats import iter_located_documents  # (lineno, docid, text): see Index.build(source=...)
     from clirkit.progress import say
     from clirkit.retrieval.index import Index, drop_terms, most_frequent_terms
     from clirkit.retrieval.shards import ShardedIndex
 
+    check_outputs({"-o": args.output}, {"DOCUMENTS": args.documents, "--stopwords": listed_file(args.stopwords)})
     analyzer = Analyzer(
         args.lang, lowercase=not args.keep_case, strip_punctuation=not args.keep_punctuation, **analysis_settings(args)
     )

@@ -139,12 +139,13 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from clirkit.cli.common import say_unmatched_stopwords, stopword_option
+    from clirkit.cli.common import listed_file, say_unmatched_stopwords, stopword_option
     from clirkit.cli.indexes import open_index
     from clirkit.cli.tables import load_tables
     from clirkit.cli.xlquery import checked_system, query_language, say_language, search_and_write, source_stopwords
     from clirkit.docpsq import KIND, ShardedProjectedIndex
     from clirkit.errors import ClirkitError
+    from clirkit.fileio import check_outputs
     from clirkit.formats import read_queries
     from clirkit.progress import say
     from clirkit.retrieval.shards import PROJECTED_KIND, index_kind
@@ -166,6 +167,16 @@ def run(args) -> int:
         raise ClirkitError("--save-index writes the translated index of --translate documents")
     if args.shards is not None and not args.save_index:
         raise ClirkitError("--shards N writes the translated index of --save-index in N shards: give --save-index")
+    inputs = {"--index": args.index, "--queries": args.queries, "--table": args.table, "--table2": args.table2}
+    check_outputs(
+        {"--save-index": args.save_index, "-o": args.output},
+        {
+            **inputs,
+            "--source-stopwords": listed_file(args.source_stopwords),
+            "--target-stopwords": listed_file(args.target_stopwords),
+            "--background": None if psq.background in ("collection", "parallel") else psq.background,
+        },
+    )
     translated = index_kind(args.index) in (KIND, PROJECTED_KIND)
     if translated and psq.translate == "queries":
         raise ClirkitError(

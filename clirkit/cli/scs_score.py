@@ -23,11 +23,14 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    from clirkit.cli.data import data_files
     from clirkit.errors import ClirkitError
+    from clirkit.fileio import check_outputs
     from clirkit.formats import read_run, write_run
     from clirkit.progress import say
     from clirkit.scs import SCSModel
 
+    check_outputs({"-o": args.output}, {"MODEL": args.model, **data_files(args), "--rerank": args.rerank})
     model = SCSModel.load(args.model)
     if model.query_analyzer_ is None:
         raise ClirkitError(

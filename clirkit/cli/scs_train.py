@@ -104,8 +104,11 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    from clirkit.cli.common import side_stopword_files
+    from clirkit.cli.data import data_files
     from clirkit.cli.params import params_of
     from clirkit.errors import ClirkitError
+    from clirkit.fileio import check_outputs
     from clirkit.progress import say
     from clirkit.scs import SCSModel, read_word_vectors
     from clirkit.scs.losses import check_thresholds
@@ -125,6 +128,8 @@ def run(args) -> int:
             f"--mse-targets: give one target per grade ({grades}: one more than --thresholds), "
             f"got {len(model.mse_targets)}"
         )
+    vectors = {"--query-vectors": args.query_vectors, "--doc-vectors": args.doc_vectors}
+    check_outputs({"-o": args.output}, {**data_files(args), **vectors, **side_stopword_files(args)})
     data = load_data(args, qrels=True)
     train, documents = data.queries, data.documents
     source_lang, target_lang = assumed_languages(data, "scs-train", args.quiet)

@@ -42,11 +42,13 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from clirkit.cli.params import params_of
+    from clirkit.fileio import check_outputs
     from clirkit.formats import read_queries, write_run
     from clirkit.systems import BM25Search
 
     system = BM25Search(**params_of(args))
     system.check_params()  # before any input is read
+    check_outputs({"-o": args.output}, {"--index": args.index, "--queries": args.queries})
     index = open_index(args)
     lang = args.source_lang or index.analyzer.lang  # by default, the queries are in the index's language
     queries = read_queries(args.queries, **query_fields(args, lang=lang))

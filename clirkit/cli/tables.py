@@ -8,7 +8,8 @@ import argparse
 from clirkit.cli.common import param_type, positive_int
 
 TABLE_FORMAT_HELP = (
-    "table format: auto (detected: npz by its bytes, psq-json by its leading '{', freedict by "
+    "table format (a file whose bytes are an npz is read as one whatever is given: with --table2, the format "
+    "of the other table): auto (detected: npz by its bytes, psq-json by its leading '{', freedict by "
     "its .index/.dict.dz files, else by the first lines' content, else by the name: .dict = muse, "
     "other = moses; 'source target' lines that could be muse or pairs are refused), "
     "moses ('e f p' lines = p(e|f): Moses's lex.f2e, or lex.e2f for the other direction), npz, "
@@ -46,7 +47,7 @@ def load_tables(args, *paths: str | None) -> list:
     ``args.score_column`` for each that is a Moses phrase table (an error when none is)."""
     from clirkit.errors import ClirkitError
     from clirkit.fileio import display_name, repeated_file
-    from clirkit.translation import guess_format, load_table
+    from clirkit.translation import format_of, load_table
     from clirkit.translation.tableio import DISPLAY
 
     given = [p for p in paths if p is not None and p != "-"]
@@ -56,7 +57,7 @@ def load_tables(args, *paths: str | None) -> list:
             f"{given[repeat[1]]}: given as --table and --table2: interpolating a table with itself changes nothing"
         )
     column, fmt = getattr(args, "score_column", None), args.table_format
-    formats = {p: fmt if fmt != "auto" else guess_format(p)[0] for p in paths if p is not None and column}
+    formats = {p: format_of(p, fmt) for p in paths if p is not None and column}
     if column is not None and "phrase-table" not in formats.values():
         if not formats:
             raise ClirkitError("--score-column applies to a --table that is a Moses phrase table")

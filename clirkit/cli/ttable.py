@@ -17,10 +17,12 @@ from clirkit.cli.common import (
     analysis_settings,
     analyzers_of,
     checked,
+    listed_file,
     nonnegative_int,
     one_line_errors,
     positive_int,
     segmentation_of,
+    side_stopword_files,
     stemmer_of,
 )
 from clirkit.cli.tables import add_prune_options, add_table_format
@@ -82,7 +84,7 @@ def load_table_args(args, path: str, fmt: str, *, require_languages: bool = Fals
     ``require_languages``, a dictionary whose languages stay unknown is an error."""
     from clirkit.errors import ClirkitError
     from clirkit.progress import say
-    from clirkit.translation import DICTIONARY_FORMATS, dictionary_report, guess_format, load_table
+    from clirkit.translation import DICTIONARY_FORMATS, dictionary_report, format_of, load_table
     from clirkit.translation.weighted import weighted_report
 
     table = load_table(
@@ -99,7 +101,7 @@ def load_table_args(args, path: str, fmt: str, *, require_languages: bool = Fals
         score_column=getattr(args, "score_column", None),
     )
     verb = f"ttable {args.action}"
-    if (fmt if fmt != "auto" else guess_format(path)[0]) in DICTIONARY_FORMATS:
+    if format_of(path, fmt) in DICTIONARY_FORMATS:
         for line in dictionary_report(table):
             say(f"{verb}: {line}", quiet=args.quiet)
     for line in weighted_report(table):
@@ -307,12 +309,17 @@ def _read_parallel(args) -> tuple[list[str], list[str]]:
 
 def run_train(args) -> int:
     from clirkit.errors import ClirkitError
+    from clirkit.fileio import check_outputs
     from clirkit.progress import say
     from clirkit.translation import save_table, train_table
 
     missing = [o for o, v in (("--source-lang", args.source_lang), ("--target-lang", args.target_lang)) if not v]
     if missing:
         raise ClirkitError(f"ttable train needs {' and '.join(missing)} (the tokenizers' languages, e.g. en, es)")
+    directions = ["e2f", "f2e"] if args.direction == "both" else [args.direction]
+    outputs = [_suffixed(args.output, d) for d in directions] if len(directions) > 1 else [args.output]
+    inputs = {"--source": args.source, "--target": args.target}
+    check_outputs({"-o": outputs}, {**inputs, **side_stopword_files(args)})
     source_texts, target_texts = _read_parallel(args)
     say(f"{len(source_texts)} sentence pairs", quiet=args.quiet)
     source, target = analyzers_of(args, args.source_lang, args.target_lang)
@@ -324,8 +331,7 @@ def run_train(args) -> int:
     for side, path in (("source", args.source), ("target", args.target)):
         if not any(tokens[side]):
             raise ClirkitError(f"{path}: no line holds a word (after the analysis): nothing to learn from")
-    directions = ["e2f", "f2e"] if args.direction == "both" else [args.direction]
-    for direction in directions:
+    for direction, out in zip(directions, outputs):
         f_side, e_side = ("source", "target") if direction == "e2f" else ("target", "source")
         table = train_table(
             tokens[f_side],
@@ -337,7 +343,6 @@ def run_train(args) -> int:
             quiet=args.quiet,
         )
         table.params["direction"] = direction
-        out = _suffixed(args.output, direction) if len(directions) > 1 else args.output
         save_table(table, out)
         say(
             f"{direction}: p({e_side} word | {f_side} word), {table.n_source} x {table.n_target} words, "
@@ -349,6 +354,7 @@ def run_train(args) -> int:
 
 def run_from_alignments(args) -> int:
     from clirkit.errors import ClirkitError
+    from clirkit.fileio import check_outputs
     from clirkit.progress import say
     from clirkit.translation.alignments import table_from_alignments
 
@@ -357,6 +363,8 @@ def run_from_alignments(args) -> int:
         raise ClirkitError(
             f"ttable from-alignments needs {' and '.join(missing)} (the analyzers' languages, e.g. en, es)"
         )
+    inputs = {"--source": args.source, "--target": args.target, "--alignments": args.alignments}
+    check_outputs({"-o": args.output}, inputs)
     settings = analysis_settings(args, stopword_files=False)
     table = table_from_alignments(
         args.source,
@@ -406,6 +414,7 @@ def run_prune(args) -> int:
     from clirkit.cli.common import stopword_option
     from clirkit.cli.params import params_of
     from clirkit.errors import ClirkitError
+    from clirkit.fileio import check_outputs
     from clirkit.psq import SIDE_DEFAULTS
     from clirkit.systems import PSQ
     from clirkit.tablefit import stopword_terms
@@ -413,6 +422,8 @@ def run_prune(args) -> int:
 
     p = params_of(args)
     PSQ(**p).check_params()
+    # TABLE itself may be the output: pruning in place, the table read whole before the pruned one replaces it
+    check_outputs({"-o": args.output}, {"--target-stopwords": listed_file(args.target_stopwords)})
     p = {k: SIDE_DEFAULTS["queries"][k] if v == "auto" else v for k, v in p.items()}  # a table of the queries
     table = load_table_args(args, args.table, args.format, require_languages=True)
     stop = stopword_option(args.target_stopwords, "--target-stopwords")
@@ -439,6 +450,9 @@ def run_prune(args) -> int:
 
 
 def run_convert(args) -> int:
+    from clirkit.fileio import check_outputs
+
+    check_outputs({"-o": args.output}, {"TABLE": args.table})
     _save(args, load_table_args(args, args.table, args.format, require_languages=True))
     return 0
 

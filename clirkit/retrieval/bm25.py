@@ -32,7 +32,7 @@ from clirkit.retrieval.query import StructuredQueries
 from clirkit.retrieval.stats import CollectionStats
 from clirkit.retrieval.weightings import DEFAULT_ALPHA, Weighting, background_of, described
 from clirkit.retrieval.weightings import weighting as find_weighting
-from clirkit.run import Run, take_strings
+from clirkit.run import Run, check_depth, take_strings
 
 _POSTINGS_PER_BATCH = 20_000_000  # bounds the intermediate sparse products
 _QUERIES_PER_STEP = 250  # a step of the progress shown when nothing bounds a batch
@@ -472,8 +472,7 @@ class BM25:
         per query), then the rows' documents (int64) and scores (float64) in run order."""
         from clirkit.progress import progress
 
-        if depth < 1:
-            raise ClirkitError(f"depth must be >= 1, got {depth}")
+        check_depth(depth)
         parts = []
         batches = list(self._batches(queries))
         # over the precomputed weights every batch ranks with the same units: their arguments made once

@@ -44,7 +44,7 @@ from clirkit.retrieval.rankmerge import Ranked, merge_ranked, warm_merge
 from clirkit.retrieval.shards import ShardedIndex, load_index
 from clirkit.retrieval.weightings import DEFAULT_ALPHA, Weighting, background_of, described
 from clirkit.retrieval.weightings import weighting as find_weighting
-from clirkit.run import Run, take_strings
+from clirkit.run import Run, check_depth, take_strings
 
 
 class ShardedBM25:
@@ -90,8 +90,7 @@ class ShardedBM25:
         """The top ``depth`` documents of every query over all the shards (score desc, ties by docid asc);
         a query that matches no document has no rows."""
         ix = self.index
-        if depth < 1:
-            raise ClirkitError(f"depth must be >= 1, got {depth}")
+        check_depth(depth)
         if queries.translations.shape[1] != ix.n_terms:
             raise ValueError(
                 f"structured queries address {queries.translations.shape[1]} target terms, "

@@ -214,6 +214,7 @@ def dictionary_table(
         raise ValueError(f"multiword_source must be one of {', '.join(MULTIWORD_SOURCE)}, got {multiword_source!r}")
     entries: dict[str, dict[str, int]] = {}
     n_read = n_multi_source = n_multi_target = n_empty = n_merged = 0
+    n_empty_side = {"source": 0, "target": 0}  # pairs a side of which the analysis leaves empty
     prioritized = False
     source_terms = _term_maker(source_analyzer, lowercase)
     target_terms = _term_maker(target_analyzer, lowercase)
@@ -224,6 +225,8 @@ def dictionary_table(
         f_words, e_words = source_terms(f), target_terms(e)
         if not f_words or not e_words:
             n_empty += 1
+            n_empty_side["source"] += not f_words
+            n_empty_side["target"] += not e_words
             continue
         if len(f_words) > 1:
             n_multi_source += 1
@@ -281,9 +284,10 @@ def dictionary_table(
         "n_multiword_target": n_multi_target,
         "n_entries": sum(len(t) for t in entries.values()),
     }
-    if not sources:
+    if not sources:  # each side's empty pairs say why (kept out of a usable table's params: its header stays as it was)
+        empty = {f"n_empty_{side}": n for side, n in n_empty_side.items()}
         return TranslationTable(
-            np.array([], dtype=str), np.array([], dtype=str), sp.csr_matrix((0, 0)), {**params, "n_pairs": 0}
+            np.array([], dtype=str), np.array([], dtype=str), sp.csr_matrix((0, 0)), {**params, **empty, "n_pairs": 0}
         )
     table = TranslationTable.from_triples(sources, targets, probs, params, ranks)
     table.params["n_pairs"] = table.nnz

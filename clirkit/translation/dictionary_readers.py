@@ -309,17 +309,28 @@ def load_dictionary(
         target_analyzer=analyzers[1],
     )
     if table.nnz == 0:
-        read = table.params["n_pairs_read"]
-        fix = (
-            "check the path (an empty file?)"
-            if not read
-            else "check that its source side, the queries' language, holds single words"
-        )
-        raise ClirkitError(
-            f"{name}: no usable translation pairs in this dictionary ({read} pairs read, "
-            f"{table.params['n_multiword_source_dropped']} with a multi-word source side); {fix}"
-        )
+        raise ClirkitError(f"{name}: no usable translation pairs in this dictionary ({_why_empty(table.params)}")
     return table
+
+
+def _why_empty(params: dict) -> str:
+    """Why a dictionary gave no pair (its table's ``params``): what was read, and what to check."""
+    read, multiword = params["n_pairs_read"], params["n_multiword_source_dropped"]
+    if not read:
+        return "0 pairs read, 0 with a multi-word source side); check the path (an empty file?)"
+    empty = {side: params.get(f"n_empty_{side}", 0) for side in ("target", "source")}
+    side = max(empty, key=empty.__getitem__)  # the target side first on a tie: its words were dropped too
+    if empty[side] > multiword:
+        lang = "the documents' language" if side == "target" else "the queries' language"
+        counts = ", ".join(f"{n} whose {s} side the analysis leaves empty" for s, n in empty.items() if n)
+        return (
+            f"{read} pairs read, {counts}); check that its {side} side, {lang}, holds words (punctuation and "
+            f"symbols analyze to nothing), and its languages"
+        )
+    return (
+        f"{read} pairs read, {multiword} with a multi-word source side); check that its source side, the queries' "
+        f"language, holds single words"
+    )
 
 
 def load_pairs(path: str | os.PathLike[str], **options) -> TranslationTable:

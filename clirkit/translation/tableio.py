@@ -72,6 +72,23 @@ def detect_format(path: str | os.PathLike[str]) -> str:
     return guess_format(path)[0]
 
 
+def format_of(path: str | os.PathLike[str], format: str = "auto") -> str:
+    """The format :func:`load_table` reads ``path`` in when told ``format``: for ``auto``, :func:`guess_format`'s;
+    ``npz`` for a file whose bytes are a zip, whatever text format is named (no text format is a zip: dt and psq's
+    ``--table-format`` names the format of a dictionary given beside an npz table); else ``format``."""
+    if format == "auto":
+        return guess_format(path)[0]
+    return "npz" if _is_zip(path) else format
+
+
+def _is_zip(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a file whose first bytes are a zip's (an npz table's), not stdin."""
+    if str(path) == "-" or not os.path.isfile(path):
+        return False
+    with open(path, "rb") as fh:
+        return fh.read(4) == _ZIP_MAGIC
+
+
 def guess_format(path: str | os.PathLike[str]) -> tuple[str, str]:
     """``(format, how)``: a table file's format and how it was told, in this order:
 
@@ -89,12 +106,10 @@ def guess_format(path: str | os.PathLike[str]) -> tuple[str, str]:
     p = str(path)
     if p == "-":
         return "moses", "the default for stdin"
-    if os.path.isfile(p):
-        with open(p, "rb") as fh:
-            if fh.read(4) == _ZIP_MAGIC:
-                return "npz", "its content"
-        if _json_object(p):
-            return "psq-json", "its content (a JSON object)"
+    if _is_zip(p):
+        return "npz", "its content"
+    if os.path.isfile(p) and _json_object(p):
+        return "psq-json", "its content (a JSON object)"
     if p.endswith(".index") or p.endswith(".dict.dz"):
         return "freedict", "the name"
     if p.endswith(".json") or p.endswith(".json.gz"):  # whatever its lines look like: the reader says what is wrong
@@ -265,6 +280,8 @@ def load_table(
     how = None
     if format == "auto":
         format, how = guess_format(path)
+    else:
+        format = format_of(path, format)
     if reverse and format not in DICTIONARY_FORMATS + ("phrase-table",):
         raise ClirkitError(
             f"{display_name(path)}: reversing applies to dictionaries and phrase tables, not to a "
