@@ -165,7 +165,13 @@ class DocPSQ(CrossLanguageBM25):
             )
 
     def check_options(self, options) -> None:
-        """``lam`` set without a ``table2`` key does nothing: refused when the experiment file is read."""
+        """``lam`` set without a ``table2`` key does nothing, and the second table is a file (IBM Model 1 trained
+        the other way is the first): refused when the experiment file is read."""
+        if options.get("table2") == "ibm1":
+            raise ClirkitError(
+                "table2 = \"ibm1\": a docpsq system's second table is a file from the documents' language into the "
+                "queries' (IBM Model 1 trained that way is its table, the default)"
+            )
         check_used(self, second_table="table2" in options)
 
     def _more_inputs(self, resources: Resources) -> tuple:

@@ -24,7 +24,10 @@ so the runner has no branch on a system's kind:
 - ``params_from(resources, given)``: parameters an experiment sets when its file does not (languages, seed);
 - ``file_keys`` and ``system_keys``: the keys of an experiment file's system that are not parameters (the
   table files a DT or PSQ reads) and the parameters that name other systems (a boosted ranker's ``base``,
-  a fusion's ``systems``);
+  a fusion's ``systems``); ``python_only``: parameters an experiment file does not take (a file key stands
+  for them: a run system's ``run`` is its ``file``);
+- ``check_options(options)`` when the file is read, ``check_inputs(resources)`` when the runner builds the
+  system (before any system's work);
 - ``search_split(resources, split)``: the run of a split's topics (a fusion fuses its systems' runs).
 
 Every system's ``search`` takes the queries in any form a user has them in
@@ -241,6 +244,17 @@ class Resources:
         record = self.for_system({**self.options, "table": "ibm1"}).record("table")
         return {"reversed": record} if record else {}
 
+    def searched_splits(self) -> list[str]:
+        """The splits whose topics the system is searched on (its runs are made of): here every split with topics;
+        the experiment runner's, the splits it makes runs of (and ``train`` for a system another one learns
+        from)."""
+        return self.splits
+
+    def docids(self) -> list[str] | None:
+        """The searched documents' ids, or None when the resources have no documents (nothing to check a run
+        against)."""
+        return None if self._documents is None else self.documents().docids
+
     def option(self, key: str, default=None):
         """The system's experiment-file key ``key`` that is not a parameter (e.g. its ``table`` file)."""
         return self.options.get(key, default)
@@ -356,6 +370,7 @@ class System(Parameters):
     keeps_model = False
     file_keys: dict[str, tuple[type, str]] = {}  # experiment-file keys that are not parameters: (type, what it is)
     system_keys: tuple[str, ...] = ()  # parameters that hold other systems (named in experiment files)
+    python_only: tuple[str, ...] = ()  # parameters an experiment file does not take (a file key stands for them)
     reranks = False  # whether rerank re-scores given rows (a boosted ranker, SCS)
 
     def __init_subclass__(cls, **kwargs) -> None:

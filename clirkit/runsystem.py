@@ -23,12 +23,14 @@ class RunFile(System):
 
     ``fit`` reads it (``run_``; ``rows_``: each query's rows); ``search(topics)`` gives, for each topic in order,
     its rows (their top ``depth``, less the ``excluded`` documents), tagged ``tag``; topics the run has no row for
-    are said on stderr (unless ``quiet``) and get none. Nothing is learned.
+    are said on stderr (unless ``quiet``) and get none. Nothing is learned. In an experiment, the run is read and
+    checked when the system is built, before any system's work (:meth:`check_inputs`).
     """
 
     _parameter_constraints = {"run": "no_validation"}
     default_tag = "run"
     fit_call = "fit()"
+    python_only = ("run",)  # an experiment file names the run with its file key
     file_keys = {
         "file": (
             str,
@@ -42,6 +44,14 @@ class RunFile(System):
 
     def fit(self, resources: Resources | None = None) -> "RunFile":
         """Read the run (``run``, else the ``file`` of ``resources``' system); returns self."""
+        given = self._given(resources)
+        checked = self.__dict__.pop("_checked", None)  # the run check_inputs read, when it is this one
+        self.run_ = checked[1] if checked is not None and _same(checked[0], given) else self._read(given)
+        self.rows_ = dict(self.run_.groups())  # each query's rows, found once (searched in batches)
+        return self
+
+    def _given(self, resources: Resources | None):
+        """The run to read: ``run``, else the path of the ``file`` of ``resources``' system."""
         given = self.run
         if given is None:
             given = resources.path("file") if resources is not None else None
@@ -50,11 +60,58 @@ class RunFile(System):
                     "a run system needs its run: RunFile(run=...) (a Run, a DataFrame or a run file), or an "
                     'experiment file\'s file = "RUN"'
                 )
-        self.run_ = as_run(given)
-        if hasattr(self.run_, "unpack"):
-            self.run_ = self.run_.unpack()
-        self.rows_ = dict(self.run_.groups())  # each query's rows, found once (searched in batches)
-        return self
+        return given
+
+    @staticmethod
+    def _read(given):
+        run = as_run(given)
+        return run.unpack() if hasattr(run, "unpack") else run
+
+    def check_options(self, options) -> None:
+        """An experiment file's run system names its run file (``file``): refused when the file is read."""
+        if self.run is None and not options.get("file"):
+            raise ClirkitError(
+                'a run system reads its run from a file: add file = "RUN" (TREC 6 columns, .gz fine, relative to '
+                "the experiment file)"
+            )
+
+    def check_inputs(self, resources: Resources) -> None:
+        """The run, read when an experiment builds the system (before any system's work) and kept for ``fit``: it
+        has rows for some query of each split the system is searched on
+        (:meth:`~clirkit.estimator.Resources.searched_splits`), and its rows name the collection's documents (a
+        note on stderr when some do not; an error when none does). The messages name the run file."""
+        from clirkit.progress import say
+
+        given = self._given(resources)
+        run = self._read(given)
+        self._checked = (given, run)
+        where = f"file {resources.option('file')}: " if self.run is None else ""
+        have = set(run.query_ids)
+        splits = [s for s in resources.searched_splits() if s in resources.splits]
+        for split in splits:
+            topics = resources.topics(split)
+            if topics and have.isdisjoint(topics):
+                listed = ", ".join(splits[:-1]) + (" and " if len(splits) > 1 else "") + splits[-1]
+                others = f"its {len(have):,} queries are others, e.g. {min(have)!r}" if have else "it has no rows"
+                raise ClirkitError(
+                    f"{where}the run has no row for any of the {len(topics):,} {split} queries ({others}): give a "
+                    f"run of the {listed} queries (one file, or their files concatenated)"
+                )
+        docids = resources.docids()
+        if docids is None or not len(run):
+            return
+        unknown = np.flatnonzero(~np.isin(run.docids, np.asarray(docids, dtype=str)))
+        if len(unknown) == len(run):
+            raise ClirkitError(
+                f"{where}none of the run's {len(run):,} rows names a document of the collection (first: "
+                f"{str(run.docids[0])!r}); check the document ids (their case, a prefix)"
+            )
+        if len(unknown):
+            say(
+                f"{where}{len(unknown):,} of the run's {len(run):,} rows name documents the collection does not have "
+                f"(first: {str(run.docids[unknown[0]])!r})",
+                quiet=resources.quiet,
+            )
 
     def inputs(self, resources: Resources) -> dict:
         """The run file (its path and SHA-256), when the experiment file names one."""
@@ -91,3 +148,11 @@ class RunFile(System):
         )
         picked = Run(run.qids[rows], run.docids[rows], run.scores[rows], tag=tag or self.default_tag)
         return drop_excluded(picked, excluded)
+
+
+def _same(a, b) -> bool:
+    """Whether ``a`` and ``b`` give the same run: the same object, or paths written alike."""
+    import os
+
+    paths = (str, os.PathLike)
+    return a is b or (isinstance(a, paths) and isinstance(b, paths) and os.fspath(a) == os.fspath(b))

@@ -88,7 +88,8 @@ Design: one fit for every system, a runner without per-kind branches
   files' digests, so a changed file makes it, and everything after it, again).
 - **The output folder** (:mod:`~clirkit.experiment.store`) is made beside it and switched in whole at the end,
   so an interrupted rerun leaves the previous results readable and consistent.
-- **Modules**: :mod:`~clirkit.experiment.spec` (the file and its checks), :mod:`~clirkit.experiment.kinds`,
+- **Modules**: :mod:`~clirkit.experiment.spec` (the file and its checks; a system's and a fusion's in
+  :mod:`~clirkit.experiment.systemchecks`), :mod:`~clirkit.experiment.kinds`,
   :mod:`~clirkit.experiment.artifacts` (the runner's resources), :mod:`~clirkit.experiment.runner`,
   :mod:`~clirkit.experiment.report` and :mod:`~clirkit.experiment.store` (the output folder).
 """

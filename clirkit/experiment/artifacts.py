@@ -107,6 +107,7 @@ class Artifacts(Resources):
         self.where = exp.source or "experiment"
         self.collection = collection_record(c)
         self.made = _Made()
+        self.searched: list[str] | None = None  # the splits a system's view is searched on (the runner's)
 
     def _once(self, key, make):
         if key not in self.made.values:
@@ -151,6 +152,14 @@ class Artifacts(Resources):
         from clirkit.documents import Documents
 
         return self._once("documents", lambda: Documents(*self.c.documents(), jobs=self.exp.jobs))
+
+    def docids(self) -> list[str]:
+        return self.documents().docids
+
+    def searched_splits(self) -> list[str]:
+        """The splits the runner makes this system's runs of (``searched``, set on a system's view), else every
+        split."""
+        return list(self.searched) if self.searched is not None else self.splits
 
     def documents_read(self) -> bool:
         """Whether the documents were read (the report counts them then, else takes the manifest's count)."""
@@ -206,6 +215,8 @@ class Artifacts(Resources):
         if given is None:
             return None
         path = self._relative(given)
+        if Path(path).is_dir():
+            raise ClirkitError(f"{self.where}: {key} {given}: is a folder, expected a file")
         if not Path(path).is_file():
             raise ClirkitError(f"{self.where}: {key} {given}: no such file")
         return path
@@ -219,10 +230,9 @@ class Artifacts(Resources):
 
     def _relative(self, given: str) -> str:
         """The path ``given`` in the experiment file, relative to the file's folder (as it is when absolute)."""
-        path = Path(given)
-        if not path.is_absolute() and self.exp.source:
-            path = Path(self.exp.source).parent / path
-        return str(path)
+        from clirkit.experiment.systemchecks import relative
+
+        return relative(given, self.exp.source)
 
     def _table_record(self, given: str | None) -> dict:
         """What a table is made from: a file, or IBM Model 1 on the collection's parallel corpus (ClirkitError
@@ -232,6 +242,8 @@ class Artifacts(Resources):
         fmt = self.option("table_format") or self.exp.table.get("format", "auto")
         path = self._table_file(given)
         if path is not None:
+            if Path(path).is_dir():
+                raise ClirkitError(f"{self.where}: table file {path}: is a folder, expected a file")
             if not Path(path).is_file():
                 raise ClirkitError(f"{self.where}: table file {path}: no such file")
             column = self._score_column(path, fmt)
@@ -295,26 +307,80 @@ class Artifacts(Resources):
         return self._file_table(path, reverse=False)
 
     def check_table_files(self, *, reverse: bool = False) -> None:
-        """ClirkitError when a system's ``table`` or ``table2`` file (a clirkit npz table, its header read alone)
-        says it translates another way than from the queries' language into the documents' (``reverse``: the
-        other way), before anything runs."""
-        from clirkit.npzio import header_of
-
+        """ClirkitError, before anything runs, when a table file the system reads (its ``table`` or ``table2``, or
+        the file's ``[table] file`` for a table of the queries) translates another way than from the queries'
+        language into the documents' (``reverse``: the other way): a clirkit npz table says so in its header, a
+        dictionary, phrase table or PSQ table by the languages its file name gives (``es-en.dict``), which
+        ``clirkit dt`` and ``psq`` read too; or when ``table2`` is the table again."""
         want = (self.c.source_lang, self.c.target_lang)
         want = (want[1], want[0]) if reverse else want
+        tables: dict[str, str | None] = {}  # key -> the file read (None: IBM Model 1)
         for key in ("table", "table2"):
             given = self.option(key)
-            path = None if given in (None, "ibm1") else self._table_file(given)
-            header = header_of(path) if path is not None and Path(path).is_file() else None
-            params = header.get("params") if header and header.get("kind") == "translation-table" else None
-            if not isinstance(params, dict):
+            if key == "table2" and given is None:
                 continue
-            made = (params.get("source_lang"), params.get("target_lang"))
-            if None not in made and made != want:
-                raise ClirkitError(
-                    f"{key} {given}: translates {made[0]} -> {made[1]}; this system reads a table from {want[0]} "
-                    f"into {want[1]}"
+            label = key
+            if given is None and not reverse and self.exp.table.get("file"):
+                label, given = "[table] file", self.exp.table["file"]
+            path = None if given in (None, "ibm1") else self._relative(given)
+            tables[key] = path
+            made, how = self._file_languages(path)
+            if made is not None and None not in made and made != want:
+                hint = (
+                    f' (kind = "docpsq" translates the documents with a table from {made[0]} into {made[1]})'
+                    if not reverse and made == (want[1], want[0])
+                    else ""
                 )
+                raise ClirkitError(
+                    f"{label} {given}: translates {made[0]} -> {made[1]}{how}; this system reads a table from "
+                    f"{want[0]} into {want[1]}{hint}"
+                )
+        if "table2" not in tables:
+            return
+        from clirkit.fileio import same_file
+
+        first, second = tables.get("table"), tables["table2"]
+        if first is None and second is None:
+            raise ClirkitError(
+                'table2 = "ibm1": the same table as table (IBM Model 1 on the parallel corpus): interpolating a '
+                "table with itself changes nothing"
+            )
+        if first is not None and second is not None and same_file(first, second):
+            raise ClirkitError(
+                f"table2 {self.option('table2')}: the same file as table: interpolating a table with itself changes "
+                "nothing"
+            )
+
+    def _file_languages(self, path: str | None) -> tuple[tuple | None, str]:
+        """``((source, target), how)``: the languages a table file at ``path`` translates between, as far as they
+        are known before it is read, with how they are known (``""``: its header): a clirkit npz table's header, or
+        the name of a dictionary, phrase table or PSQ table (as :func:`~clirkit.translation.load_table` reads it
+        without languages given); ``(None, "")`` when neither says."""
+        from clirkit.npzio import header_of
+
+        if path is None or not Path(path).is_file():
+            return None, ""
+        header = header_of(path)
+        if header is not None:
+            params = header.get("params") if header.get("kind") == "translation-table" else None
+            if not isinstance(params, dict):
+                return None, ""
+            return (params.get("source_lang"), params.get("target_lang")), ""
+        from clirkit.translation import guess_format, languages_from_name
+        from clirkit.translation.dictionaries import DICTIONARY_FORMATS
+        from clirkit.translation.dictionary_readers import freedict_index_path
+        from clirkit.translation.weighted import WEIGHTED_FORMATS
+
+        fmt = self.option("table_format") or self.exp.table.get("format", "auto")
+        if fmt == "auto":
+            try:
+                fmt = guess_format(path)[0]
+            except ClirkitError:  # the reader says what it cannot tell, when it reads the file
+                return None, ""
+        if fmt not in DICTIONARY_FORMATS + WEIGHTED_FORMATS:
+            return None, ""  # a Moses lexical table's name says nothing of its languages
+        named = languages_from_name(freedict_index_path(path) if fmt == "freedict" else path)
+        return named, " (its file name says so)"
 
     def reverse_file(self, key: str = "table"):
         """The system's ``key`` file read as a table from the documents' language into the queries' (a

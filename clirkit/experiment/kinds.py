@@ -30,6 +30,13 @@ KINDS: dict[str, "str | type[System]"] = {
 }
 """``kind = "..."`` of a ``[systems.NAME]`` table -> its class (or ``"module:Class"``)."""
 
+FILE_PARAMS: dict[str, tuple[tuple[str, ...], str]] = {
+    "background": (("collection", "parallel"), "a COUNT TOKEN file"),  # PSQ's and DocPSQ's language model's
+}
+"""Parameters that may name a file, whichever kind has them: ``{name: (its values that name none, the file it
+names)}``. In an experiment file such a path is relative to the file, checked when the file is read and recorded by
+its SHA-256 (a changed file makes the runs again)."""
+
 FUSION = "clirkit.fusion.system:Fusion"
 """The class of every ``[fusions.NAME]`` table."""
 
@@ -47,8 +54,9 @@ def system_class(kind: str) -> "type[System]":
 
 def keys_of(cls: "type[System]") -> list[str]:
     """The keys of a system of class ``cls`` in an experiment file, after ``kind``: its file keys, the
-    parameters naming other systems, then its other parameters, in their order."""
-    params = cls._get_param_names()
+    parameters naming other systems, then its other parameters, in their order (not those given in Python only,
+    ``python_only``: a file key stands for them)."""
+    params = [k for k in cls._get_param_names() if k not in cls.python_only]
     ordered = [k for k in inspect.signature(cls).parameters if k in params]  # __init__ order, not sorted
     ordered += [k for k in params if k not in ordered]
     return [*cls.file_keys, *cls.system_keys, *(k for k in ordered if k not in cls.system_keys)]

@@ -20,6 +20,16 @@ def write_report(runner: Runner) -> str:
     res = runner.resources
     exp, c, folder = runner.exp, res.c, res.out.folder
     names = exp.run_names()
+    for made in runner.splits:  # a run that came out empty cannot be scored: said of its system
+        empty = [n for n in res.runs(made) if not len(res.runs(made).packed(n))]
+        if empty:
+            raise runner.named(
+                empty[0],
+                ClirkitError(
+                    f"its {made} run is empty: none of the {len(res.topics(made))} {made} queries got a "
+                    "document, and the report scores every run"
+                ),
+            )
     baseline = exp.baseline or names[0]
     n_docs = len(res.documents()) if res.documents_read() else c.counts.get("documents", "?")
     lines: list[str] = []

@@ -116,11 +116,33 @@ class Runner:
                 f"{(wanted or ['dev'])[0]} split (its splits: {', '.join(self.resources.splits)})"
             )
         self.check_keep_runs()
+        self.learned_from = self.systems_learned_from()
         for name in self.exp.make_order():
             try:
                 self.build(name)
             except ClirkitError as exc:
                 raise self.named(name, exc) from None
+
+    def systems_learned_from(self) -> set[str]:
+        """The systems whose runs of the training split another system learns from: those a ``[systems.NAME]``
+        names (a boosted ranker's ``base``), or the systems of a fusion it names."""
+        out: set[str] = set()
+        for spec in self.exp.systems.values():
+            for key in system_class(spec["kind"]).system_keys:
+                named = spec.get(key)
+                names = [named] if isinstance(named, str) else list(named or [])
+                for n in names:
+                    out.update(self.exp.fusions[n]["systems"] if n in self.exp.fusions else [n])
+        return out
+
+    def check_languages(self, given: Mapping[str, Any]) -> None:
+        """A system's ``source_lang`` or ``target_lang`` given in the file names the collection's languages (the
+        queries' and the documents'): any other would analyze them as another language."""
+        c = self.resources.c
+        for key, lang, what in (("source_lang", c.source_lang, "queries"), ("target_lang", c.target_lang, "documents")):
+            value = given.get(key)
+            if value is not None and lang is not None and value != lang:
+                raise ClirkitError(f"{key} = {value!r}, but the collection's {what} are in {lang!r}: leave {key} out")
 
     def named(self, name: str, exc: ClirkitError) -> ClirkitError:
         """``exc`` of the system or fusion ``name`` as ``FILE: system 'NAME': message`` (as the file's checks
@@ -150,14 +172,22 @@ class Runner:
 
     def build(self, name: str) -> None:
         """The system ``name`` of the file, unfitted, with the parameters the experiment sets, and its record."""
+        from clirkit.experiment.systemchecks import check_param_files, param_files
+        from clirkit.fileio import file_digest
+
         kind, spec = self.exp.spec_of(name)
         cls = system_class(kind)
         view = self.resources.for_system({k: spec[k] for k in cls.file_keys if k in spec})
+        view.searched = (["train"] if name in self.learned_from and "train" in view.splits else []) + self.splits
         given = {
             k: tuple(v) if isinstance(v, list) else v
             for k, v in spec.items()
             if k != "kind" and k not in cls.file_keys and k not in cls.system_keys
         }
+        self.check_languages(given)
+        files = param_files(cls, given, self.exp.source)  # relative to the experiment file, recorded by digest
+        check_param_files(files)
+        given.update({k: path for k, (_, path) in files.items()})
         named = {k: spec[k] for k in cls.system_keys if k in spec}  # parameters holding other systems, by name
         given.update(
             {k: self.systems[v] if isinstance(v, str) else [self.systems[n] for n in v] for k, v in named.items()}
@@ -170,6 +200,7 @@ class Runner:
             k: v for k, v in described["params"].items() if k not in EXECUTION and k not in cls.system_keys
         }
         record = {"collection": self.resources.collection, "system": described, **system.inputs(view)}
+        record.update({k: {"path": path, "sha256": file_digest(path)} for k, (_, path) in files.items()})
         record.update(
             {k: self.records[v] if isinstance(v, str) else [self.records[n] for n in v] for k, v in named.items()}
         )
@@ -196,7 +227,7 @@ class Runner:
                 with self.resources.steps.time(f"{name} retrieval"):
                     say(f"{name}: searching {len(view.topics(split))} {split} queries", quiet=view.quiet)
                     run = system.search_split(view, split, tag=name)
-                    if kept:
+                    if kept and len(run):  # an empty run is not kept: a rerun could not read it back
                         path.parent.mkdir(parents=True, exist_ok=True)
                         write_run(run, path)
                         out.remember(path, made_by)

@@ -7,18 +7,18 @@ parameters naming other systems (``system_keys``), so no kind is special here.
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 import tomllib
 
 from clirkit.datasets.plain import KEYS as PLAIN_KEYS
 from clirkit.errors import ClirkitError
 from clirkit.experiment.kinds import KINDS, keys_of, system_class
+from clirkit.experiment.systemchecks import check_fusion, check_keys, check_system, check_table_format
 from clirkit.experiment.tomlerrors import not_toml
 
 DEFAULT_MEASURES = ("AP", "PRES@1000", "nDCG@10", "P@10")
@@ -60,9 +60,10 @@ KEYS: dict[str, dict[str, str]] = {
     },
     "collection": {},  # the keys of clirkit.datasets.plain (filled below)
     "systems.NAME": {
-        "kind": "dt, psq, boost, scs or bm25; the other keys are the kind's (clirkit run --keys KIND): its parameters, "
-        "and table/table2/table_format/score_column (dt, psq), base/parallel_tuples (boost); a boost's "
-        'base names a system declared before it, or a fusion of such systems (e.g. base = "DT+PSQ")',
+        "kind": f"{', '.join(list(KINDS)[:-1])} or {list(KINDS)[-1]}; the other keys are the kind's (clirkit run "
+        "--keys KIND): its parameters, and table/table2/table_format/score_column (dt, psq, querypsq, docpsq), "
+        "base/parallel_tuples (boost), file (run); a boost's base names one system declared before it, or a "
+        'fusion of such systems (e.g. base = "DT+PSQ")',
     },
     "fusions.NAME": {
         "systems": 'the fused systems, at least two (e.g. ["DT", "PSQ"])',
@@ -150,7 +151,7 @@ class Experiment:
     def from_dict(cls, data: Mapping[str, Any], *, source: str | None = None, name: str = "experiment") -> "Experiment":
         """Check ``data`` (a parsed experiment file) and build the experiment."""
         where = source or "experiment"
-        _check_keys(where, data, sorted(TOP_KEYS), "the top-level")
+        check_keys(where, data, sorted(TOP_KEYS), "the top-level")
         if "collection" not in data:
             raise ClirkitError(f'{where}: no collection: add one (e.g. collection = "nave-en-es")')
 
@@ -182,7 +183,7 @@ class Experiment:
         ):
             if key != "collection" or plain is None:
                 text(key, None, what)
-        systems, fusions = _systems_and_fusions(where, data)
+        systems, fusions = _systems_and_fusions(where, data, source)
 
         def integer(key: str, default: int, least: int) -> int:
             value = data.get(key, default)
@@ -281,81 +282,6 @@ def _check_split_sizes(where: str, plain) -> None:
             )
 
 
-def _check_keys(where: str, spec: Mapping[str, Any], allowed: list[str], whose: str, owners=None) -> None:
-    """ClirkitError ``where: unknown key 'x' (did you mean 'y'?; <whose> keys: ...)`` for a key of ``spec`` not
-    in ``allowed``; ``owners(key)`` names the kinds that have it."""
-    for key in spec:
-        if key in allowed:
-            continue
-        others = owners(key) if owners else []
-        close = difflib.get_close_matches(key, allowed, n=1)
-        hint = (
-            f"it belongs to a {' or '.join(others)} system"
-            if others
-            else f"did you mean {close[0]!r}?"
-            if close
-            else ""
-        )
-        raise ClirkitError(
-            f"{where}: unknown key {key!r} ({hint + '; ' if hint else ''}{whose} keys: {', '.join(allowed)})"
-        )
-
-
-def _check_system(where: str, spec: Mapping[str, Any], before: list[str], fusions: Sequence[str] = ()) -> None:
-    """The kind of a ``[systems.NAME]`` table, its keys (those of its class: :func:`keys_of`), the types of its
-    file keys, the systems it names (``before``: the systems declared before it, or ``fusions``: the fusions
-    of those systems) and its parameters' values (the constraints its
-    class declares), before anything runs."""
-    kind = spec.get("kind")
-    if not isinstance(kind, str) or kind not in KINDS:
-        raise ClirkitError(f"{where}: kind must be one of {', '.join(KINDS)}, got {kind!r}")
-    cls = system_class(kind)
-    _check_keys(
-        where,
-        spec,
-        ["kind", *keys_of(cls)],
-        f"a {kind} system's",
-        lambda key: [k for k in KINDS if k != kind and key in keys_of(system_class(k))],
-    )
-    for key, (kind_of_value, what) in cls.file_keys.items():
-        value = spec.get(key)
-        if value is not None and not (
-            isinstance(value, kind_of_value) and (kind_of_value is bool or not isinstance(value, bool))
-        ):
-            shape = {
-                str: "a string",
-                bool: "true or false (a TOML boolean, without quotes)",
-                int: "an integer >= 1",
-            }.get(kind_of_value, kind_of_value.__name__)
-            raise ClirkitError(f"{where}: {key} must be {shape} ({what}), got {repr(value)[:40]}")
-        if kind_of_value is int and isinstance(value, int) and value < 1:
-            raise ClirkitError(f"{where}: {key} must be an integer >= 1 ({what}), got {value!r}")
-    for key in cls.system_keys:
-        if key not in spec:
-            continue
-        names = spec[key]
-        if not (isinstance(names, str) or isinstance(names, list) and names and all(isinstance(n, str) for n in names)):
-            raise ClirkitError(
-                f"{where}: {key} must be a string (the name of a system declared before it), got {repr(names)[:40]}"
-            )
-        for name in [names] if isinstance(names, str) else names:
-            if name not in before and name not in fusions:
-                raise ClirkitError(
-                    f"{where}: {key} {name!r} must be a system declared before it (or a fusion of such systems)"
-                )
-    params = {
-        k: tuple(v) if isinstance(v, list) else v
-        for k, v in spec.items()
-        if k != "kind" and k not in cls.file_keys and k not in cls.system_keys
-    }
-    try:
-        system = cls(**params)
-        system.check_params()
-        system.check_options({k: spec[k] for k in cls.file_keys if k in spec})
-    except ClirkitError as exc:
-        raise ClirkitError(f"{where}: {exc}") from None
-
-
 def _section(where: str, data: Mapping[str, Any], key: str) -> dict:
     """The table ``[key]`` of an experiment file (empty if absent)."""
     value = data.get(key, {})
@@ -375,8 +301,9 @@ def _entry(where: str, what: str, name: str, value) -> dict:
     return dict(value)
 
 
-def _systems_and_fusions(where: str, data: Mapping[str, Any]) -> tuple[dict, dict]:
-    """The ``[systems.NAME]`` and ``[fusions.NAME]`` tables, each checked, their names run tags."""
+def _systems_and_fusions(where: str, data: Mapping[str, Any], source: str | None) -> tuple[dict, dict]:
+    """The ``[systems.NAME]`` and ``[fusions.NAME]`` tables of the experiment file ``source``, each checked, their
+    names run tags."""
     systems = {str(k): _entry(where, "system", k, v) for k, v in _section(where, data, "systems").items()}
     fusions = {str(k): _entry(where, "fusion", k, v) for k, v in _section(where, data, "fusions").items()}
     if not systems:
@@ -396,12 +323,12 @@ def _systems_and_fusions(where: str, data: Mapping[str, Any]) -> tuple[dict, dic
             raise ClirkitError(
                 f"{where}: fusion {fname!r}: system {twice[0]!r} is listed twice: list each fused system once"
             )
-        _check_keys(f"{where}: fusion {fname!r}", spec, keys_of(system_class("fusion")), "a fusion's")
-        _check_fusion(spec, f"{where}: fusion {fname!r}")
+        check_keys(f"{where}: fusion {fname!r}", spec, keys_of(system_class("fusion")), "a fusion's")
+        check_fusion(spec, f"{where}: fusion {fname!r}")
     for i, (sname, spec) in enumerate(systems.items()):
         before = list(systems)[:i]
         fusions_before = [f for f, fspec in fusions.items() if all(m in before for m in fspec["systems"])]
-        _check_system(f"{where}: system {sname!r}", spec, before, fusions_before)
+        check_system(f"{where}: system {sname!r}", spec, before, fusions_before, source)
     spaced = [n for n in (*systems, *fusions) if not n or any(ch.isspace() for ch in n)]
     if spaced:  # a name is the run tag of its runs, and TREC run tags have no whitespace
         raise ClirkitError(
@@ -471,7 +398,7 @@ def _report_options(where: str, data: Mapping[str, Any]) -> tuple[list, list, bo
 
 def _check_analysis_and_table(where: str, exp: "Experiment") -> None:
     """The keys and values of the experiment's ``[analysis]`` and ``[table]``."""
-    _check_keys(f"{where}: [analysis]", exp.analysis, list(KEYS["analysis"]), "its")
+    check_keys(f"{where}: [analysis]", exp.analysis, list(KEYS["analysis"]), "its")
     from clirkit.segmenters import CHINESE_SCRIPTS, SEGMENTERS
 
     for key, allowed in (
@@ -485,76 +412,31 @@ def _check_analysis_and_table(where: str, exp: "Experiment") -> None:
                 f"{where}: [analysis]: {key} must be {' or '.join(map(repr, allowed))}, "
                 f"got {repr(exp.analysis[key])[:40]}"
             )
-    _check_keys(f"{where}: [table]", exp.table, list(KEYS["table"]), "its")
+    check_keys(f"{where}: [table]", exp.table, list(KEYS["table"]), "its")
     iterations = exp.table.get("iterations", 5)
     if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
         raise ClirkitError(f"{where}: [table]: iterations must be an integer >= 0, got {repr(iterations)[:40]}")
     for key in ("file", "format"):
         if not isinstance(exp.table.get(key, ""), str):
             raise ClirkitError(f"{where}: [table]: {key} must be a string, got {repr(exp.table[key])[:40]}")
+    if "file" in exp.table and not exp.table["file"].strip():
+        raise ClirkitError(f"{where}: [table]: file must be a path, not empty (a table or dictionary file)")
+    try:
+        check_table_format("format", exp.table.get("format"))
+    except ClirkitError as exc:
+        raise ClirkitError(f"{where}: [table]: {exc}") from None
+    named = [s.get(k) for s in exp.systems.values() for k in ("table", "table2")]
+    if "format" in exp.table and "file" not in exp.table and all(n in (None, "ibm1") for n in named):
+        raise ClirkitError(
+            f"{where}: [table]: format applies to a table file ([table] file, or a system's table = FILE), and "
+            "there is none: remove format"
+        )
     column = exp.table.get("score_column", 1)
     if isinstance(column, bool) or not isinstance(column, int) or column < 1:
         raise ClirkitError(
             f"{where}: [table]: score_column must be an integer >= 1 (3 = p(t|s) in Moses's order), "
             f"got {repr(column)[:40]}"
         )
-
-
-def _check_fusion(spec: Mapping[str, Any], where: str) -> None:
-    """The types and values of a fusion's ``step``, ``weights``, ``method``, ``measure`` and ``transform``
-    (``where``: the file and the fusion, for the message)."""
-    import math
-
-    from clirkit.fusion import METHODS, TRANSFORMS
-
-    def number(value) -> bool:
-        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-    n = len(spec["systems"])
-    step = spec.get("step", 0.1)
-    if not number(step) or not 0 < step <= 1:
-        raise ClirkitError(f"{where}: step must be a number in (0, 1] (e.g. step = 0.1), got {repr(step)[:40]}")
-    weights = spec.get("weights")
-    if weights is not None and not (isinstance(weights, list) and len(weights) == n and all(map(number, weights))):
-        raise ClirkitError(
-            f"{where}: weights must list {n} numbers, one per system (or be left out to tune them "
-            f"on dev), got {repr(weights)[:40]}"
-        )
-    method = spec.get("method", "interpolation")
-    if not isinstance(method, str) or method not in METHODS:
-        names = " or ".join(f'"{m}"' for m in METHODS)
-        raise ClirkitError(f"{where}: method must be {names}, got {repr(method)[:40]}")
-    measure = spec.get("measure", "AP")
-    if not isinstance(measure, str):
-        raise ClirkitError(f'{where}: measure must be a measure name (e.g. measure = "AP"), got {repr(measure)[:40]}')
-    from clirkit.measures import parse_measures
-
-    try:
-        parse_measures([measure])
-    except ClirkitError as exc:
-        raise ClirkitError(f"{where}: measure: {exc}") from None
-    allowed = ("auto", *TRANSFORMS)
-    transform = spec.get("transform", "auto")
-    if not (
-        transform in allowed
-        if isinstance(transform, str)
-        else isinstance(transform, list)
-        and len(transform) == n
-        and all(isinstance(t, str) and t in allowed for t in transform)
-    ):
-        raise ClirkitError(
-            f"{where}: transform must be one of {', '.join(map(repr, allowed))} or a list of {n} of "
-            f"them (one per system), got {repr(transform)[:40]}"
-        )
-    from clirkit.constraints import InvalidParameterError
-    from clirkit.fusion.system import Fusion
-
-    try:  # the fusion's own check of its values for n systems (weights >= 0 and summing to 1, a step dividing 1)
-        Fusion(method=method, weights=weights, step=step, measure=measure, transform=transform).check_runs(n)
-    except InvalidParameterError as exc:
-        raise ClirkitError(f"{where}: {exc.worded(exc.parameter)}") from None
-    except ClirkitError as exc:
-        raise ClirkitError(f"{where}: {exc}") from None
 
 
 def with_overrides(
