@@ -99,6 +99,11 @@ class Resources:
         self._documents, self._index = documents, index
         self._tables = {"table": table, "table2": table2, "reverse": reverse_table}  # shared by the views
         self._parallel = parallel
+        for name, given in (("topics", topics), ("qrels", qrels)):
+            if given is not None and not isinstance(given, Mapping):
+                raise TypeError(
+                    f"{name} must map each split to its {name} (e.g. {{'test': ...}}), got {type(given).__name__}"
+                )
         self._topics = {s: dict(as_topics(t, what=f"{s} topics")) for s, t in (topics or {}).items()}
         self._qrels = dict(qrels or {})
         self._excluded = {s: dict(e) for s, e in (excluded or {}).items()}

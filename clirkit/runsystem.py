@@ -131,10 +131,11 @@ class RunFile(System):
     ):
         """The run's rows for ``topics`` (see the class docstring)."""
         from clirkit.progress import say
-        from clirkit.run import Run
+        from clirkit.run import Run, check_depth
 
         if not hasattr(self, "run_"):
             raise ClirkitError("RunFile is not fitted: call fit first")
+        check_depth(depth)
         run, where = self.run_, self.rows_
         wanted = [q for q in topics if q in where]
         missing = len(topics) - len(wanted)

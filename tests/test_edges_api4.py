@@ -78,3 +78,23 @@ def test_an_empty_run_or_qrels_frame_is_refused_as_an_empty_file_is():
             make()
     with pytest.raises(ClirkitError, match="^a qrels frame: empty: no judgments found"):
         Qrels.from_frame(pd.DataFrame({"qid": [], "docno": [], "label": []}))
+
+
+def test_resources_say_what_topics_and_qrels_they_take():
+    from clirkit.estimator import Resources
+
+    with pytest.raises(TypeError, match="topics must map each split"):
+        Resources(topics=5)
+    with pytest.raises(TypeError, match="qrels must map each split"):
+        Resources(qrels=[1, 2])
+
+
+@pytest.mark.parametrize("depth", [-1, 0, 2.5, "3", True])
+def test_a_run_systems_search_takes_an_integer_depth_only(depth):
+    from clirkit.run import Run
+    from clirkit.runsystem import RunFile
+
+    system = RunFile(run=Run(["q1", "q1"], ["d1", "d2"], [2.0, 1.0])).fit()
+    assert system.search({"q1": "x"}, depth=1).docids.tolist() == ["d1"]
+    with pytest.raises(ClirkitError, match="depth must be an integer >= 1"):
+        system.search({"q1": "x"}, depth=depth)
