@@ -301,6 +301,18 @@ def test_a_run_naming_no_document_of_the_collection_is_refused_and_one_naming_so
     assert "file some.run: 4 of the run's 120 rows name documents the collection does not have (first: 'nope')\n" in err
 
 
+def test_a_run_holding_queries_the_collection_lacks_gets_a_note(mini, tmp_path, capsys):
+    _run_file(mini, tmp_path / "more.run")
+    with open(tmp_path / "more.run", "a", encoding="utf-8") as out:
+        out.write("nope.1 Q0 Gen.1.1 1 5 ext\nnope.2 Q0 Gen.1.1 1 5 ext\n")
+    path = tmp_path / "x.toml"
+    path.write_text(BM25_THEN_RUN.format(mini=mini, file="more.run"), encoding="utf-8")
+    assert main(["run", str(path), "-o", str(tmp_path / "out")]) == 0
+    assert "file more.run: 2 of the run's 26 queries are none of the collection's (first: 'nope.1')" in (
+        capsys.readouterr().err
+    )
+
+
 # ------------------------------------------------------------------ 8. checks made when the file is read
 
 
