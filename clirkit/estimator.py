@@ -255,6 +255,11 @@ class Resources:
         from)."""
         return self.splits
 
+    def query_ids(self) -> set[str]:
+        """The ids of every query the collection has (the experiment runner's: of every split, before the dev and
+        train samples), which a run may hold rows for."""
+        return {q for split in self.splits for q in self.topics(split)}
+
     def docids(self) -> list[str] | None:
         """The searched documents' ids, or None when the resources have no documents (nothing to check a run
         against)."""

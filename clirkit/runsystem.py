@@ -97,12 +97,11 @@ class RunFile(System):
                     f"{where}the run has no row for any of the {len(topics):,} {split} queries ({others}): give a "
                     f"run of the {listed} queries (one file, or their files concatenated)"
                 )
-        asked = {q for split in resources.splits for q in resources.topics(split)}
-        others = sorted(have - asked)
-        if others:
+        foreign = sorted(have - resources.query_ids())
+        if foreign:
             say(
-                f"{where}{len(others):,} of the run's {len(have):,} queries are none of the collection's (first: "
-                f"{others[0]!r}): their rows are not used",
+                f"{where}{len(foreign):,} of the run's {len(have):,} queries are none of the collection's (first: "
+                f"{foreign[0]!r}): their rows are not used",
                 quiet=resources.quiet,
             )
         docids = resources.docids()

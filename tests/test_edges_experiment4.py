@@ -301,6 +301,14 @@ def test_a_run_naming_no_document_of_the_collection_is_refused_and_one_naming_so
     assert "file some.run: 4 of the run's 120 rows name documents the collection does not have (first: 'nope')\n" in err
 
 
+def test_a_run_of_every_query_gets_no_note_when_the_experiment_samples_its_dev_queries(mini, tmp_path, capsys):
+    _run_file(mini, tmp_path / "all.run", splits=("train", "dev", "test"))
+    path = tmp_path / "x.toml"
+    path.write_text("dev_queries = 3\n" + BM25_THEN_RUN.format(mini=mini, file="all.run"), encoding="utf-8")
+    assert main(["run", str(path), "-o", str(tmp_path / "out")]) == 0
+    assert "none of the collection's" not in capsys.readouterr().err
+
+
 def test_a_run_holding_queries_the_collection_lacks_gets_a_note(mini, tmp_path, capsys):
     _run_file(mini, tmp_path / "more.run")
     with open(tmp_path / "more.run", "a", encoding="utf-8") as out:

@@ -156,6 +156,10 @@ class Artifacts(Resources):
     def docids(self) -> list[str]:
         return self.documents().docids
 
+    def query_ids(self) -> set[str]:
+        """The ids of every query of the collection's splits (not only the samples tuned and trained on)."""
+        return self._once("query_ids", lambda: {q for split in self.c.splits for q in self.c.queries(split)})
+
     def searched_splits(self) -> list[str]:
         """The splits the runner makes this system's runs of (``searched``, set on a system's view), else every
         split."""
