@@ -21,10 +21,10 @@ def _refused(tmp_path, capsys, text: str, message: str) -> None:
     with pytest.raises(ClirkitError) as err:
         Experiment.read(path)
     assert str(err.value) == f"{path}: {message}"
-    out = tmp_path / "out"
-    assert main(["run", str(path), "-o", str(out), "-q"]) == 2
+    before = sorted(p.name for p in tmp_path.iterdir())
+    assert main(["run", str(path), "-o", str(tmp_path / "out"), "-q"]) == 2
     assert capsys.readouterr().err == f"clirkit: error: {err.value}\n"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.toml"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
 
 
 @pytest.mark.parametrize(
