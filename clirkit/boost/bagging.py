@@ -15,6 +15,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from clirkit.boost.budget import MAX_BUCKETS
 from clirkit.boost.pairgroups import PairCache
 from clirkit.boost.result import BoostResult
 from clirkit.boost.rounds import PairBooster
@@ -58,6 +59,7 @@ class BoostParams:
     eval_every: int = 50
     patience: int = 0
     significance: float | None = 0.05  # None or 0: the rounds early stopping chose, even below a base
+    max_buckets: int | None = MAX_BUCKETS  # None: every non-empty bucket gets W+/W-
 
     @classmethod
     def of(cls, params: Mapping) -> "BoostParams":
@@ -96,6 +98,7 @@ def train_bag(
         rule=params.rule,
         eps=params.eps,
         cache=data.pair_cache,
+        max_buckets=params.max_buckets,
     )
     result = booster.run(
         params.rounds, evaluate=data.dev, eval_every=params.eval_every, patience=params.patience, quiet=quiet, desc=desc

@@ -67,6 +67,60 @@ def murmur3_pairs(a: np.ndarray, b: np.ndarray, seed: int) -> np.ndarray:
     return h
 
 
+_E = np.uint32(0xE6546B64)
+_INV = {c: np.uint32(pow(c, -1, 2**32)) for c in (0xCC9E2D51, 0x1B873593, 5, 0x85EBCA6B, 0xC2B2AE35)}
+
+
+def _rotr(x: np.ndarray, r: int) -> np.ndarray:
+    return (x >> np.uint32(r)) | (x << np.uint32(32 - r))
+
+
+def murmur3_first_block(a: np.ndarray, seed: int) -> np.ndarray:
+    """The state of :func:`murmur3_pairs` after its first 4 bytes ``le32(a)`` (uint32, elementwise): what
+    :func:`murmur3_second_blocks` inverts from."""
+    a = np.asarray(a, dtype=np.uint32)
+    with np.errstate(over="ignore"):
+        h = np.uint32(seed & 0xFFFFFFFF) ^ (_rotl(a * _C1, 15) * _C2)
+        return _rotl(h, 13) * np.uint32(5) + _E
+
+
+def murmur3_second_blocks(first: np.ndarray, h) -> np.ndarray:
+    """The inverse of :func:`murmur3_pairs` in its second argument: for each state ``first`` (from
+    :func:`murmur3_first_block` of ``a``) and hash ``h`` (an int, or uint32 that broadcast with ``first``), the one
+    uint32 ``b`` with ``murmur3_pairs(a, b, seed) == h``.
+
+    Every step of MurmurHash3 on 8 bytes is a bijection of the state once the first 4 bytes are known (xor-shifts,
+    multiplications by odd constants, rotations, the addition of a constant), so each is undone in turn."""
+    with np.errstate(over="ignore"):
+        k = _second_step(h) ^ np.asarray(first, dtype=np.uint32)
+        return _rotr(k * _INV[0x1B873593], 15) * _INV[0xCC9E2D51]
+
+
+def _second_step(h) -> np.ndarray:
+    """``rotl(state ^ k2, 13)`` undone from the hash ``h``: the state after the first block xor the mixed second
+    block (uint32, ``h``'s shape)."""
+    with np.errstate(over="ignore"):
+        x = np.asarray(np.asarray(h, dtype=np.int64) & 0xFFFFFFFF, dtype=np.uint32)
+        x = x ^ (x >> np.uint32(16))
+        x = x * _INV[0xC2B2AE35]
+        x = x ^ (x >> np.uint32(13)) ^ (x >> np.uint32(26))
+        x = x * _INV[0x85EBCA6B]
+        x = x ^ (x >> np.uint32(16))
+        x = x ^ np.uint32(8)  # the state after the second block
+        return _rotr(np.asarray((x - _E) * _INV[5], dtype=np.uint32), 13)
+
+
+def murmur3_first_blocks(b: np.ndarray, h, seed: int) -> np.ndarray:
+    """The inverse of :func:`murmur3_pairs` in its first argument: for each ``b`` and hash ``h`` (broadcast), the
+    one uint32 ``a`` with ``murmur3_pairs(a, b, seed) == h`` (as :func:`murmur3_second_blocks`, from the other
+    side: the first block's state is the second step's xor of b's mixed block, then that block is undone)."""
+    b = np.asarray(b, dtype=np.uint32)
+    with np.errstate(over="ignore"):
+        state = _second_step(h) ^ (_rotl(b * _C1, 15) * _C2)
+        k = _rotr((state - _E) * _INV[5], 13) ^ np.uint32(seed & 0xFFFFFFFF)
+        return _rotr(k * _INV[0x1B873593], 15) * _INV[0xCC9E2D51]
+
+
 def hash_strings(strings: Sequence[str], seed: int) -> np.ndarray:
     """Unsigned 32-bit MurmurHash3 of each string's UTF-8 bytes (uint32 array)."""
     import mmh3

@@ -1,4 +1,6 @@
-"""Compiled boosting rounds (numba), used when numba is installed (``pip install 'clirkit[fast]'``).
+"""Compiled boosting rounds (numba), used when numba is installed (``pip install 'clirkit[fast]'``), and the
+loops of the streamed set-up (:mod:`clirkit.boost.streamed`: a block's product from the documents' rows, the
+buckets' bits and occurrence counts, W+/W- added pair after pair).
 
 Each loop makes the same floating-point operations in the same order as the sparse product and the numpy
 code it replaces (a pair's sum runs over the tuples in ascending order, from 0, each term ``v_t * |x|``; a bucket
@@ -459,3 +461,116 @@ def tuple_deltas(pos, neg, indptr, indices, data):
                 values[k] = x
                 k += 1
     return ptr, cols, values
+
+
+@numba.njit(cache=True, nogil=True)
+def set_bits(words, twice, thrice, ids):
+    """Set bit ``id & 63`` of ``words[id >> 6]`` for each of ``ids``; of ``twice`` for an id met before, of
+    ``thrice`` for one met twice before (empty arrays: not kept). Returns the ids that met a set ``twice`` bit:
+    the pairs of buckets of three or more, counted each (:meth:`BucketBitmap.add`)."""
+    one = np.uint64(1)
+    levels = len(twice) > 0
+    shared = 0
+    for k in range(len(ids)):
+        b = ids[k]
+        w, bit = b >> 6, one << np.uint64(b & 63)
+        if not levels or not words[w] & bit:
+            words[w] |= bit
+        elif not twice[w] & bit:
+            twice[w] |= bit
+        elif not thrice[w] & bit:
+            thrice[w] |= bit
+            shared += 3
+        else:
+            shared += 1
+    return shared
+
+
+@numba.njit(cache=True, nogil=True)
+def add_support(counts, hist, slots, occurrences, saturation):
+    """Add each of ``occurrences`` to ``counts[slot]`` (uint8), stopping at ``saturation``, and keep ``hist`` (the
+    slots of each count, 0 left alone) up to date (:meth:`SupportCounts.add`): the same counts as numpy's."""
+    for k in range(len(slots)):
+        s = slots[k]
+        old = np.int64(counts[s])
+        new = old + np.int64(occurrences[k])
+        if new > saturation:
+            new = saturation
+        if new != old:
+            if old > 0:
+                hist[old] -= 1
+            hist[new] += 1
+            counts[s] = new
+
+
+@numba.njit(cache=True, nogil=True)
+def block_product(a, b, qt_ptr, qt_idx, qt_val, pos, neg, d_ptr, d_idx, d_data, unit, n_targets, bound):
+    """Rows ``a:b`` of Qt^T diag(v) Delta as CSR ``(indptr, indices, data)``, Delta made from the documents' rows
+    as they are read (never held): as :class:`~clirkit.boost.streamed.ProductBlocks` makes them with scipy. Row i
+    runs over its tuples t (``qt_idx``, ascending, with ``qt_val`` v_t) and the target n-grams j where d+ and d-
+    differ (the two sorted rows merged, x = d+_j - d-_j as scipy subtracts them), adding v_t |x| (1 with
+    ``unit``) to column 2j (x > 0) or 2j + 1 (x < 0) from 0; a row's columns ascending, a sum of 0 left out."""
+    n_cols = 2 * n_targets
+    sums = np.zeros(n_cols)
+    seen = np.zeros(n_cols, np.bool_)
+    touched = np.empty(n_cols, np.int64)
+    out_ptr = np.zeros(b - a + 1, np.int64)
+    out_idx = np.empty(bound, np.int64)
+    out_val = np.empty(bound)
+    n = 0
+    for i in range(a, b):
+        m = 0
+        for k in range(qt_ptr[i], qt_ptr[i + 1]):
+            t = qt_idx[k]
+            v = qt_val[k]
+            p, p_end = d_ptr[pos[t]], d_ptr[pos[t] + 1]
+            q, q_end = d_ptr[neg[t]], d_ptr[neg[t] + 1]
+            while p < p_end or q < q_end:
+                if q >= q_end or (p < p_end and d_idx[p] < d_idx[q]):
+                    j, x = d_idx[p], d_data[p]
+                    p += 1
+                elif p >= p_end or d_idx[q] < d_idx[p]:
+                    j, x = d_idx[q], 0.0 - d_data[q]
+                    q += 1
+                else:
+                    j, x = d_idx[p], d_data[p] - d_data[q]
+                    p += 1
+                    q += 1
+                if x == 0.0:
+                    continue
+                col = 2 * j + (1 if x < 0.0 else 0)
+                if not seen[col]:
+                    seen[col] = True
+                    touched[m] = col
+                    m += 1
+                sums[col] += 1.0 if unit else v * abs(x)
+        cols = np.sort(touched[:m])
+        for c in cols:
+            if sums[c] != 0.0:
+                out_idx[n] = c
+                out_val[n] = sums[c]
+                n += 1
+            sums[c] = 0.0
+            seen[c] = False
+        out_ptr[i - a + 1] = n
+    return out_ptr, out_idx[:n], out_val[:n]
+
+
+@numba.njit(cache=True, nogil=True)
+def scatter_sums(Wp, Wm, bucket, first, indices, data):
+    """Add each product entry (column ``indices``, value ``data``) of pair p (entries ``first[p]:first[p + 1]``)
+    to W+ (even column) or W- (odd) of its compact bucket ``bucket[p]`` (-1: left out), in order: as numpy's
+    ``np.add.at`` over the entries (:func:`clirkit.boost.streamed.stream_sums`)."""
+    n = len(bucket)
+    for p in range(n):
+        if p + _PREFETCH < n and bucket[p + _PREFETCH] >= 0:
+            _prefetch(Wp, bucket[p + _PREFETCH])
+            _prefetch(Wm, bucket[p + _PREFETCH])
+        k = bucket[p]
+        if k < 0:
+            continue
+        for e in range(first[p], first[p + 1]):
+            if indices[e] & 1:
+                Wm[k] += data[e]
+            else:
+                Wp[k] += data[e]

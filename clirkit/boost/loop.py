@@ -61,7 +61,7 @@ def boost(
         rows, x = booster.tuples_with(k)
         booster.update(rows, x, alpha)
         i, j = booster.pairs_of(k)
-        buckets.append(int(booster.bucket_ids[k])), alphas.append(alpha), losses.append(booster.loss)
+        buckets.append(booster.bucket_id(k)), alphas.append(alpha), losses.append(booster.loss)
         src_l.append(i), tgt_l.append(j), ptr.append(ptr[-1] + len(i))
         if evaluate is not None and eval_every > 0 and t % eval_every == 0:
             do_eval(t)
@@ -84,8 +84,10 @@ def boost(
         np.asarray(eval_scores, dtype=np.float64),
         int(best_round),
         booster.n,
-        len(booster.pair_keys),
-        len(booster.bucket_ids),
+        booster.n_pairs,
+        booster.n_buckets,
         elapsed / max(done, 1),
     )
+    if booster.dropped is not None:  # what the budget of buckets (max_buckets) left out
+        result.info["dropped"] = booster.dropped.record()
     return result

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from clirkit.boost import pairmap
 from clirkit.boost.buckets import BucketIndex
+from clirkit.boost.budget import Dropped
 from clirkit.boost.features import pair_buckets
 from clirkit.boost.pairmap import PairMap
 from clirkit.boost.tuples import Tuples
@@ -66,6 +68,51 @@ def _segment_sums(values: np.ndarray, order: np.ndarray, ptr: np.ndarray, out: n
         lo, hi = int(ptr[a]), int(ptr[b])
         out[a:b] = np.add.reduceat(values[order[lo:hi]], ptr[a:b] - lo)
     return out
+
+
+def pair_stats(made, T: int, chunk: int):
+    """Pair statistics of tuples: ``(src_ptr, tgt, W+, W-)``; ``made()`` gives their rows of Qm, Qt, and their
+    Delta (:meth:`PairBooster._delta`), held here only (each let go as soon as it is used).
+
+    The distinct pairs are listed in key order (key ``source_id * T + target_id``): source ``s`` holds the
+    pairs ``src_ptr[s]:src_ptr[s + 1]`` (int64, S + 1 offsets), ``tgt`` their target ids (int32 when ``T``
+    fits, half the bytes of the keys). The product Qt^T diag(v) Delta is taken in blocks of source n-grams (rows
+    of the product) of about ``chunk`` pair occurrences, so each block's pairs are final and the blocks' keys
+    follow one another in order.
+    """
+    Qt, delta = made()
+    QtT = Qt.T.tocsr()
+    del Qt
+    cost = np.cumsum(QtT @ np.diff(delta.indptr).astype(np.float64))
+    cuts = np.searchsorted(cost, np.arange(chunk, cost[-1] if len(cost) else 0, chunk))
+    bounds = np.unique(np.concatenate(([0], cuts, [QtT.shape[0]])))
+    tgt_type = np.int32 if T < 2**31 else np.int64
+    counts = np.zeros(QtT.shape[0], dtype=np.int64)
+    tgt_l, p_l, m_l = [], [], []
+    for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+        prod = QtT[a:b] @ delta
+        prod.sort_indices()
+        rows_of = np.repeat(np.arange(a, b, dtype=np.int64), np.diff(prod.indptr))
+        keys = rows_of * T + (prod.indices >> 1)  # = ((row * 2T + column) >> 1): sorted
+        if len(keys) == 0:
+            continue
+        first = np.empty(len(keys), dtype=bool)  # a pair's W+ and W- entries are adjacent
+        first[0] = True
+        np.not_equal(keys[1:], keys[:-1], out=first[1:])
+        pair = np.cumsum(first) - 1
+        plus = (prod.indices & 1) == 0
+        minus = ~plus
+        wp = np.zeros(int(pair[-1]) + 1)
+        wm = np.zeros(len(wp))
+        wp[pair[plus]] = prod.data[plus]
+        wm[pair[minus]] = prod.data[minus]
+        counts[a:b] = np.bincount(rows_of[first] - a, minlength=b - a)
+        tgt_l.append((prod.indices[first] >> 1).astype(tgt_type)), p_l.append(wp), m_l.append(wm)
+        del prod, rows_of, keys, first, pair, plus, minus
+    del QtT, delta
+    src_ptr = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=src_ptr[1:])
+    return (src_ptr, _concatenated(tgt_l, tgt_type), _concatenated(p_l, np.float64), _concatenated(m_l, np.float64))
 
 
 def _bucket_order(
@@ -156,6 +203,7 @@ class PairGroups:
         index: :class:`BucketIndex` over ``bucket_ids``.
         order: the position of each pair of ``pair_keys`` among the keys in ascending order, which sums each
             bucket's statistics in the set-up; kept only in a cache.
+        dropped: what ``max_buckets`` left out (:class:`~clirkit.boost.budget.Dropped`), or None.
     """
 
     pair_keys: np.ndarray
@@ -163,6 +211,7 @@ class PairGroups:
     bucket_ptr: np.ndarray
     index: BucketIndex
     order: np.ndarray | None = None
+    dropped: Dropped | None = None
 
 
 class PairCache:
@@ -176,13 +225,13 @@ class PairCache:
     """
 
     def __init__(self) -> None:
-        self._groups: dict[bytes, PairGroups] = {}
+        self._groups: dict[bytes, Any] = {}  # PairGroups, or the streamed set-up's buckets
         self._maps: dict[bytes, PairMap | None] = {}
 
-    def get(self, digest: bytes) -> PairGroups | None:
+    def get(self, digest: bytes) -> Any:
         return self._groups.get(digest)
 
-    def put(self, digest: bytes, groups: PairGroups) -> None:
+    def put(self, digest: bytes, groups: Any) -> None:
         self._groups[digest] = groups
 
     def pair_map(
@@ -194,13 +243,33 @@ class PairCache:
         tgt_hash: np.ndarray,
         hash_seed: int,
         bits: int,
+        *,
+        budget: int | None = None,
     ) -> PairMap | None:
-        """:func:`mapped_pairs` of these (``Qm``, ``Dm``: float64 CSR), made the first time and kept (found by a
-        digest of the matrices, the tuples' rows, the hashes, the seed and the bits)."""
+        """:func:`mapped_pairs` of these (``Qm``, ``Dm``: float64 CSR), made the first time and kept (found by
+        :meth:`key`)."""
+        digest = self.key(Qm, Dm, tuples, src_hash, tgt_hash, hash_seed, bits, budget)
+        if digest not in self._maps:
+            self._maps[digest] = mapped_pairs(Qm, Dm, tuples, src_hash, tgt_hash, hash_seed, bits, budget=budget)
+        return self._maps[digest]
+
+    @staticmethod
+    def key(
+        Qm: sp.csr_matrix,
+        Dm: sp.csr_matrix,
+        tuples: Tuples,
+        src_hash: np.ndarray,
+        tgt_hash: np.ndarray,
+        hash_seed: int,
+        bits: int,
+        budget: int | None,
+    ) -> bytes:
+        """A digest of the matrices, the tuples' rows, the hashes, the seed, the bits and the budget."""
         import hashlib
 
         h = hashlib.blake2b(digest_size=20)
-        h.update(np.array([*Qm.shape, *Dm.shape, len(tuples), hash_seed, bits], dtype=np.int64))
+        budget = -1 if budget is None else budget
+        h.update(np.array([*Qm.shape, *Dm.shape, len(tuples), hash_seed, bits, budget], dtype=np.int64))
         for array in (
             Qm.indptr,
             Qm.indices,
@@ -214,21 +283,28 @@ class PairCache:
             tgt_hash,
         ):
             h.update(np.ascontiguousarray(array))
-        digest = h.digest()
-        if digest not in self._maps:
-            self._maps[digest] = mapped_pairs(Qm, Dm, tuples, src_hash, tgt_hash, hash_seed, bits)
-        return self._maps[digest]
+        return h.digest()
 
 
 def grouping_key(
-    src_ptr: np.ndarray, tgt: np.ndarray, src_hash: np.ndarray, tgt_hash: np.ndarray, T: int, seed: int, bits: int
+    src_ptr: np.ndarray,
+    tgt: np.ndarray,
+    src_hash: np.ndarray,
+    tgt_hash: np.ndarray,
+    T: int,
+    seed: int,
+    bits: int,
+    budget: int | None = None,
 ) -> bytes:
     """What the grouping of the pairs ``(src_ptr, tgt)`` by bucket depends on, digested (the :class:`PairCache`
-    key): the pairs, the n-grams' hashes, the target n-grams ``T`` and the hashing's ``seed`` and ``bits``."""
+    key): the pairs, the n-grams' hashes, the target n-grams ``T``, the hashing's ``seed`` and ``bits``, and the
+    budget of buckets (``max_buckets``, which the tuples' pair occurrences rank)."""
     import hashlib
 
     h = hashlib.blake2b(digest_size=20)
     h.update(np.array([T, seed, bits, len(tgt), len(src_ptr)], dtype=np.int64).tobytes())
+    if budget is not None:  # (the digest of no budget is the one before there was a budget)
+        h.update(np.array([budget], dtype=np.int64).tobytes())
     for array in (
         np.ascontiguousarray(src_ptr, dtype=np.int64),
         np.ascontiguousarray(tgt, dtype=np.int64),
@@ -247,14 +323,20 @@ def mapped_pairs(
     tgt_hash: np.ndarray,
     hash_seed: int,
     bits: int,
+    *,
+    budget: int | None = None,
 ) -> PairMap | None:
     """The pairs of ``tuples`` mapped once (:class:`~clirkit.boost.pairmap.PairMap`) and grouped by bucket (its
     ``groups``, coded by bucket), or None when there may be more than
-    :data:`~clirkit.boost.pairmap.MAP_LIMIT` pair occurrences."""
+    :data:`~clirkit.boost.pairmap.MAP_LIMIT` pair occurrences (or :data:`~clirkit.boost.pairmap.MAP_DELTAS`
+    difference entries), there are more than :data:`~clirkit.boost.pairmap.MAP_PAIRS` pairs or more non-empty
+    buckets than ``budget`` (the rounds from the product then, which keep only the buckets of the budget)."""
     m = PairMap.build(Qm, Dm, tuples, limit=pairmap.MAP_LIMIT)
-    if m is None:
+    if m is None or m.n_pairs > pairmap.MAP_PAIRS:
         return None
     order, ptr, bucket_ids = _bucket_order(m.src_ptr, m.tgt, src_hash, tgt_hash, hash_seed, bits)
+    if budget is not None and len(bucket_ids) > budget:
+        return None
     pair_keys = _keys_in_bucket_order(m.src_ptr, m.tgt, order, Dm.shape[1])  # writes over tgt
     m.coded(order, ptr)
     m.groups = PairGroups(pair_keys, bucket_ids, ptr, BucketIndex(bucket_ids, bits))

@@ -35,6 +35,8 @@ from clirkit import jit
 from clirkit.boost.tuples import Tuples
 
 MAP_LIMIT = 1 << 28  # at most this many pair occurrences (sum over tuples of |q| x |d+ u d-|) to map the pairs
+MAP_DELTAS = 1 << 25  # ... and this many entries of the tuples' differences (16 bytes each in the map)
+MAP_PAIRS = 1 << 24  # ... and this many distinct pairs (the map's coding and W+/W-: about 60 bytes a pair)
 _BLOCK_ENTRIES = 1 << 22  # keys sorted at a time while the map is made
 COMPILED = jit.Kernels("clirkit.boost.kernels", "boosting rounds add with numpy, the same models")  # .off: numpy
 _MAPPED = None  # None: the pairs are mapped where the rounds are compiled; True / False: always / never (tests)
@@ -127,6 +129,8 @@ class PairMap:
             np.dot(qlen[tuples.query].astype(np.float64), (dlen[tuples.pos] + dlen[tuples.neg]).astype(np.float64))
         )
         if bound > limit or T >= 2**31 or len(tuples) == 0:
+            return None
+        if int(dlen[tuples.pos].sum() + dlen[tuples.neg].sum()) > MAP_DELTAS:
             return None
         delta = _deltas(Dm, tuples)
         dptr = delta.indptr.astype(np.int64)

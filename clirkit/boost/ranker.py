@@ -14,6 +14,7 @@ from typing import Mapping, Sequence
 
 from clirkit.analysis import Analyzer
 from clirkit.boost.base import MAX_BETA, BaseRun, CompactRun
+from clirkit.boost.budget import MAX_BUCKETS
 from clirkit.boost.model import BoostModel
 from clirkit.boost.training import fit_tokens
 from clirkit.boost.tuples import WEIGHTINGS
@@ -38,6 +39,10 @@ class BoostRanker(System):
         rounds: maximum boosting rounds per bag.
         rule: step rule, ``"exact"`` or ``"r"``.
         bits: pairs are hashed into 2**bits buckets (<= 32).
+        max_buckets: the most buckets given boosting state (W+/W-, 16 bytes each); a set of tuples whose pairs
+            fill more keeps those of most pair occurrences (:mod:`clirkit.boost.budget`) and leaves the other
+            buckets' pairs out (said on stderr, recorded in the model). None: every non-empty bucket. The default
+            (2**27) holds the standalone bigram model of nave-en-es (1.0e8 buckets) whole.
         hash_seed: MurmurHash3 seed.
         eps: smoothing of the exact step (None = 1 / number of tuples).
         negatives, min_grade, grade_pairs, weighting, max_positives:
@@ -85,6 +90,7 @@ class BoostRanker(System):
         "rounds": [positive()],
         "rule": [StrOptions({"exact", "r"})],
         "bits": [Interval(Integral, 1, 32, closed="both")],
+        "max_buckets": [None, Interval(Integral, 1, None, closed="left")],
         "hash_seed": [Interval(Integral, 0, 2**32 - 1, closed="both")],
         "eps": [None, Interval(Real, 1e-12, 1, closed="both")],
         "negatives": [at_least_zero()],
@@ -134,6 +140,7 @@ class BoostRanker(System):
         rounds: int = 1000,
         rule: str = "exact",
         bits: int = 30,
+        max_buckets: int | None = MAX_BUCKETS,
         hash_seed: int = 0,
         eps: float | None = None,
         negatives: int = 1,
@@ -169,6 +176,7 @@ class BoostRanker(System):
         self.rounds = rounds
         self.rule = rule
         self.bits = bits
+        self.max_buckets = max_buckets
         self.hash_seed = hash_seed
         self.eps = eps
         self.negatives = negatives

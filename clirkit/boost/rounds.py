@@ -24,9 +24,12 @@ weights are renormalized to sum 1.
 
 Only buckets that hold at least one training pair are kept (compact arrays indexed by the sorted bucket ids,
 :class:`BucketIndex`; the pairs grouped by bucket in :mod:`clirkit.boost.pairgroups`), so memory grows with the
-distinct pairs, not with 2**bits. The argmax over buckets reads per-block upper bounds refreshed lazily; the
-gain and step of a bucket are :mod:`clirkit.boost.rules`'. Where numba is installed and the pair occurrences
-are at most :data:`~clirkit.boost.pairmap.MAP_LIMIT`, each tuple's pairs are mapped once to their buckets
+distinct pairs, not with 2**bits; past 2^25 pair occurrences the pairs are streamed, not kept
+(:mod:`clirkit.boost.statistics`, :mod:`clirkit.boost.streamed`), and memory grows with the buckets only, at most
+``max_buckets`` of them (:mod:`clirkit.boost.budget`). The argmax over buckets reads per-block upper bounds
+refreshed lazily; the gain and step of a bucket are :mod:`clirkit.boost.rules`'. Where numba is installed and the
+pair occurrences are at most :data:`~clirkit.boost.pairmap.MAP_LIMIT`, each tuple's pairs are mapped once to their
+buckets
 (:class:`~clirkit.boost.pairmap.PairMap`) and a round is one compiled loop
 (:func:`clirkit.boost.kernels.round_update`): the same additions in the same order, so the same models.
 """
@@ -39,24 +42,24 @@ import numpy as np
 import scipy.sparse as sp
 
 from clirkit.boost import pairmap
-from clirkit.boost.buckets import BucketIndex
+from clirkit.boost.buckets import BucketBitmap, BucketIndex
+from clirkit.boost.budget import MAX_BUCKETS, Dropped
 from clirkit.boost.features import pair_buckets
 from clirkit.boost.pairgroups import (
     _HASH_SLICE,
     PairCache,
     PairGroups,
-    _bucket_order,
     _concat_ranges,
-    _concatenated,
-    _keys_in_bucket_order,
     _segment_sums,
     _sources,
-    grouping_key,
     mapped_pairs,
+    pair_stats,
 )
 from clirkit.boost.pairmap import PairMap, round_lists
 from clirkit.boost.result import BoostResult
 from clirkit.boost.rules import RULES, gains, step
+from clirkit.boost.statistics import grouped_statistics, streamed_statistics, streams
+from clirkit.boost.streamed import BucketPairs, ProductBlocks, stream_buckets, stream_sums
 from clirkit.boost.tuples import Tuples
 
 _PAIRS_PER_CHUNK = 20_000_000  # pair occurrences per sparse product when computing statistics
@@ -83,6 +86,13 @@ class PairBooster:
             the r rule |r| is clipped to ``1 - eps`` so steps stay finite.
         cache: a :class:`PairCache` to take the grouping of the pairs by bucket from, when these tuples were
             boosted before with other weights, and to leave it in otherwise.
+        max_buckets: the most buckets with W+/W- (None: every non-empty one); past it, the buckets of most pair
+            occurrences (:mod:`clirkit.boost.budget`), the others' pairs left out (``dropped`` says how many).
+
+    Past :data:`~clirkit.boost.statistics.GROUPED_LIMIT` pair occurrences the pairs are not kept but streamed
+    (:mod:`clirkit.boost.streamed`; ``pair_keys``, ``bucket_ids`` and ``bucket_ptr`` are then None and
+    :meth:`pairs_of` inverts the hash), so the memory is W+/W- and a bit per hash bucket whatever the number of
+    pairs: the same statistics, the same rounds.
     """
 
     def __init__(
@@ -98,6 +108,7 @@ class PairBooster:
         rule: str = "exact",
         eps: float | None = None,
         cache: "PairCache | None" = None,
+        max_buckets: int | None = MAX_BUCKETS,
     ) -> None:
         if rule not in RULES:
             raise ValueError(f"unknown step rule {rule!r}; choose one of {RULES}")
@@ -126,7 +137,11 @@ class PairBooster:
         self.loss = 1.0  # sum D exp(-margin) / sum D
 
         self.src_hash, self.tgt_hash = src_hash, tgt_hash
-        self.hash_seed, self.bits = hash_seed, bits
+        self.hash_seed, self.bits, self.max_buckets = hash_seed, bits, max_buckets
+        self.dropped: Dropped | None = None  # what max_buckets left out
+        self._partial = False  # whether a product entry's bucket may have no statistics (then skipped)
+        self._finder: BucketPairs | None = None  # streamed: a bucket's pairs from its id
+        self._found: tuple[int, tuple[np.ndarray, np.ndarray]] | None = None  # the last bucket's pairs
         # a bucket's gain is computed from its W+/W- where it is read (8 bytes a bucket less); stored only after a
         # renormalization (see update), where the stored gains divided by the sum are not the sums' gains, or
         # from the start beside W+/W- when the pairs are mapped (the same values)
@@ -135,52 +150,11 @@ class PairBooster:
         self._map = self._pair_map(cache)
         if self._map is not None:
             self._mapped_statistics()
-        if self._map is None:
-            self._product_statistics(cache)
+        if self._map is None and not (streams(self) and streamed_statistics(self, cache, _SIDE_BY_SIDE)):
+            grouped_statistics(self, cache, _SIDE_BY_SIDE)
         self.wsum = 1.0  # true weights / statistics = stored ones / wsum
         self._block_max = self._gain_maxima()
         self._block_stale = np.zeros(len(self._block_max), dtype=bool)
-
-    def _product_statistics(self, cache: "PairCache | None") -> None:
-        """W+ and W- of every bucket, the pairs grouped by bucket (from ``cache`` when it has them), from the
-        product of all the tuples (:meth:`_pair_stats`)."""
-        src_ptr, tgt, wp, wm = self._pair_stats(np.arange(self.n), self.w)
-        if len(tgt) > _SIDE_BY_SIDE:  # many pairs: the set-up's peak is ahead, so the rounds subtract their rows
-            self._signed = None
-        digest = (
-            grouping_key(src_ptr, tgt, self.src_hash, self.tgt_hash, self.T, self.hash_seed, self.bits)
-            if cache is not None
-            else None
-        )
-        groups = cache.get(digest) if cache is not None else None
-        if groups is None:
-            order, ptr, bucket_ids = _bucket_order(
-                src_ptr, tgt, self.src_hash, self.tgt_hash, self.hash_seed, self.bits
-            )
-        else:
-            order, ptr = groups.order, groups.bucket_ptr
-        nb = len(ptr) - 1
-        if nb <= _SIDE_BY_SIDE:  # a bucket's W+ and W- in one 16-byte row: a round's reads miss once, not twice
-            W = np.empty((nb, 2))
-            self.Wp, self.Wm = W[:, 0], W[:, 1]
-            _segment_sums(wp, order, ptr, out=self.Wp)
-            del wp
-            _segment_sums(wm, order, ptr, out=self.Wm)
-        else:  # apart, each freed value made before the next array (the standalone bigram model's set-up)
-            self.Wp = _segment_sums(wp, order, ptr)
-            del wp
-            self.Wm = _segment_sums(wm, order, ptr)
-        del wm
-        if groups is None:
-            pair_keys = _keys_in_bucket_order(src_ptr, tgt, order, self.T)
-            del tgt
-            if cache is None:
-                del order  # before the directory is made
-                order = None
-            groups = PairGroups(pair_keys, bucket_ids, ptr, BucketIndex(bucket_ids, self.bits), order)
-            if cache is not None:
-                cache.put(digest, groups)
-        self._groups(groups)
 
     def _mapped_statistics(self) -> None:
         """W+, W- and the gain of every bucket, from the pair map's sums (:meth:`PairMap.code_sums`), side by side
@@ -215,7 +189,9 @@ class PairBooster:
 
     def _groups(self, groups: PairGroups) -> None:
         self.pair_keys, self.bucket_ids, self.bucket_ptr = groups.pair_keys, groups.bucket_ids, groups.bucket_ptr
-        self.index = groups.index
+        self.index: BucketIndex | BucketBitmap = groups.index
+        self.n_pairs, self.n_buckets = len(groups.pair_keys), len(groups.bucket_ids)
+        self.dropped, self._partial = groups.dropped, groups.dropped is not None
 
     def _pair_map(self, cache: "PairCache | None") -> PairMap | None:
         """The tuples' pairs mapped once and grouped by bucket (:func:`mapped_pairs`), from ``cache`` when it has
@@ -224,7 +200,9 @@ class PairBooster:
         if not pairmap.mapped():
             return None
         args = (self.Qm, self.Dm, self.tuples, self.src_hash, self.tgt_hash, self.hash_seed, self.bits)
-        return cache.pair_map(*args) if cache is not None else mapped_pairs(*args)
+        if cache is not None:
+            return cache.pair_map(*args, budget=self.max_buckets)
+        return mapped_pairs(*args, budget=self.max_buckets)
 
     # -- statistics -------------------------------------------------------------------------------
 
@@ -294,60 +272,30 @@ class PairBooster:
             yield src, col >> 1, prod.data[a:b], (col & 1) == 0
 
     def _compact_buckets(self, src: np.ndarray, tgt: np.ndarray) -> np.ndarray:
-        """Compact bucket index of each training pair (source id, target id)."""
-        return self.index.lookup(
-            pair_buckets(self.src_hash, self.tgt_hash, src, tgt, seed=self.hash_seed, bits=self.bits)
-        )
+        """Compact bucket index of each training pair (source id, target id); -1 for a bucket left out."""
+        ids = pair_buckets(self.src_hash, self.tgt_hash, src, tgt, seed=self.hash_seed, bits=self.bits)
+        if self._partial and isinstance(self.index, BucketIndex):
+            return self.index.find(ids)
+        return self.index.lookup(ids)
 
     def _pair_stats(self, rows: np.ndarray, v: np.ndarray):
-        """Pair statistics of tuples ``rows`` with weights ``v``: ``(src_ptr, tgt, W+, W-)``.
-
-        The distinct pairs are listed in key order (key ``source_id * T + target_id``): source ``s`` holds the
-        pairs ``src_ptr[s]:src_ptr[s + 1]`` (int64, S + 1 offsets), ``tgt`` their target ids (int32 when ``T``
-        fits, half the bytes of the keys). The product Qt^T diag(v) Delta is
-        taken in blocks of source n-grams (rows of the product), so each block's
-        pairs are final and the blocks' keys follow one another in order.
-        """
-        Qt, delta = self._delta(rows, v)
-        QtT = Qt.T.tocsr()
-        del Qt
-        cost = np.cumsum(QtT @ np.diff(delta.indptr).astype(np.float64))
-        cuts = np.searchsorted(cost, np.arange(_PAIRS_PER_CHUNK, cost[-1] if len(cost) else 0, _PAIRS_PER_CHUNK))
-        bounds = np.unique(np.concatenate(([0], cuts, [QtT.shape[0]])))
-        tgt_type = np.int32 if self.T < 2**31 else np.int64
-        counts = np.zeros(QtT.shape[0], dtype=np.int64)
-        tgt_l, p_l, m_l = [], [], []
-        for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
-            prod = QtT[a:b] @ delta
-            prod.sort_indices()
-            rows_of = np.repeat(np.arange(a, b, dtype=np.int64), np.diff(prod.indptr))
-            keys = rows_of * self.T + (prod.indices >> 1)  # = ((row * 2T + column) >> 1): sorted
-            if len(keys) == 0:
-                continue
-            first = np.empty(len(keys), dtype=bool)  # a pair's W+ and W- entries are adjacent
-            first[0] = True
-            np.not_equal(keys[1:], keys[:-1], out=first[1:])
-            pair = np.cumsum(first) - 1
-            plus = (prod.indices & 1) == 0
-            minus = ~plus
-            wp = np.zeros(int(pair[-1]) + 1)
-            wm = np.zeros(len(wp))
-            wp[pair[plus]] = prod.data[plus]
-            wm[pair[minus]] = prod.data[minus]
-            counts[a:b] = np.bincount(rows_of[first] - a, minlength=b - a)
-            tgt_l.append((prod.indices[first] >> 1).astype(tgt_type)), p_l.append(wp), m_l.append(wm)
-            del prod, rows_of, keys, first, pair, plus, minus
-        del QtT, delta
-        src_ptr = np.zeros(len(counts) + 1, dtype=np.int64)
-        np.cumsum(counts, out=src_ptr[1:])
-        return (src_ptr, _concatenated(tgt_l, tgt_type), _concatenated(p_l, np.float64), _concatenated(m_l, np.float64))
+        """Pair statistics of tuples ``rows`` with weights ``v``: ``(src_ptr, tgt, W+, W-)``
+        (:func:`~clirkit.boost.pairgroups.pair_stats` of their Qt and Delta)."""
+        return pair_stats(lambda: self._delta(rows, v), self.T, _PAIRS_PER_CHUNK)
 
     def full_statistics(self) -> tuple[np.ndarray, np.ndarray]:
         """W+ and W- per kept bucket recomputed from scratch (stored units: divide by ``wsum`` for true values)."""
-        nb = len(self.bucket_ids)
+        nb = self.n_buckets
+        if self._finder is not None:
+            wp, wm = np.zeros(nb), np.zeros(nb)
+            blocks, args = ProductBlocks(self.Qm, self.Dm, self.tuples), (self.src_hash, self.tgt_hash)
+            found = stream_buckets(blocks, *args, self.hash_seed, self.bits, self.max_buckets)  # (shared let go)
+            stream_sums(blocks, self.w, found, wp, wm, *args, self.hash_seed, self.bits)
+            return wp, wm
         src_ptr, tgt, wp, wm = self._pair_stats(np.arange(self.n), self.w)
         cb = self._compact_buckets(_sources(src_ptr, 0, len(tgt)), tgt)
-        return np.bincount(cb, wp, minlength=nb), np.bincount(cb, wm, minlength=nb)
+        kept = cb >= 0
+        return np.bincount(cb[kept], wp[kept], minlength=nb), np.bincount(cb[kept], wm[kept], minlength=nb)
 
     # -- one round --------------------------------------------------------------------------------
 
@@ -406,16 +354,34 @@ class PairBooster:
         wm = max(float(self.Wm[k]), 0.0) / self.wsum
         return k, step(self.rule, wp, wm, self.eps), float(gains[j] / self.wsum)
 
+    def bucket_id(self, k: int) -> int:
+        """The hash bucket of compact bucket ``k``."""
+        return self.index.id_of(k) if self._finder is not None else int(self.bucket_ids[k])
+
     def pairs_of(self, k: int) -> tuple[np.ndarray, np.ndarray]:
-        """Source and target ids of the training pairs in compact bucket ``k``."""
-        keys = self.pair_keys[self.bucket_ptr[k] : self.bucket_ptr[k + 1]]
-        return keys // self.T, keys % self.T
+        """Source and target ids (int64) of the training pairs in compact bucket ``k``, in key order; streamed,
+        found from the bucket's id (:class:`~clirkit.boost.streamed.BucketPairs`: each candidate pair that some
+        tuple has)."""
+        if self._finder is None:
+            keys = self.pair_keys[self.bucket_ptr[k] : self.bucket_ptr[k + 1]]
+            return keys // self.T, keys % self.T
+        if self._found is None or self._found[0] != k:
+            self._found = (k, self._finder.of(self.bucket_id(k), self._is_pair))
+        return self._found[1]
+
+    def _is_pair(self, i: int, j: int) -> bool:
+        """Whether a tuple has source n-gram ``i`` in its query and target n-gram ``j`` in one of d+ and d-."""
+        return len(self._pair_tuples(np.array([i], np.int64), np.array([j], np.int64))[0]) > 0
 
     def tuples_with(self, k: int) -> tuple[np.ndarray, np.ndarray]:
         """Tuples t with x_k(t) != 0 (sorted) and their x_k(t) (float64); compiled where numba is."""
+        return self._pair_tuples(*self.pairs_of(k))
+
+    def _pair_tuples(self, src: np.ndarray, tgt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`tuples_with` of the pairs (``src``, ``tgt``)."""
         t = self.tuples
         if pairmap.kernels() is not None:
-            i, j = self.pairs_of(k)
+            i, j = src, tgt
             done, out = pairmap.call(
                 "tuples_with",
                 i,
@@ -433,7 +399,7 @@ class PairBooster:
             if done:
                 return out
         ts_l, x_l = [], []
-        for i, j in zip(*self.pairs_of(k)):
+        for i, j in zip(src, tgt):
             queries = self.Qcsc.indices[self.Qcsc.indptr[i] : self.Qcsc.indptr[i + 1]]
             ts = _concat_ranges(self.qptr[queries], self.qptr[queries + 1])
             span = slice(self.Dcsc.indptr[j], self.Dcsc.indptr[j + 1])
@@ -489,6 +455,9 @@ class PairBooster:
     def _add(self, src: np.ndarray, tgt: np.ndarray, vals: np.ndarray, is_plus: np.ndarray) -> None:
         """Add the product entries to W+ and W- (in order) and refresh their buckets' gains and blocks."""
         cb = self._compact_buckets(src, tgt)
+        if self._partial:  # the entries of buckets left out (max_buckets) are skipped
+            kept = cb >= 0
+            cb, vals, is_plus = cb[kept], vals[kept], is_plus[kept]
         before = self._gains(self.Wp[cb], self.Wm[cb]) if self._gain is None else self._gain[cb]
         np.add.at(self.Wp, cb[is_plus], vals[is_plus])
         np.add.at(self.Wm, cb[~is_plus], vals[~is_plus])

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 # hyper-parameters a model's params leave out: how it ran (jobs, backend, scheduler, quiet), what the model keeps
 # elsewhere (the analyzers' languages, the base, beta; the seed as "seed"), what is recorded only when it matters
-# (doc_weighting, candidate_depth, parallel_weight, hard_negatives), and the depth of the dev evaluations
+# (doc_weighting, candidate_depth, parallel_weight, hard_negatives, max_buckets), and the depth of the dev evaluations
 _NOT_RECORDED = frozenset(
     {
         "jobs",
@@ -58,6 +58,7 @@ _NOT_RECORDED = frozenset(
         "hard_negatives",
         "eval_depth",
         "significance",
+        "max_buckets",
     }
 )
 
@@ -112,6 +113,7 @@ def fit_tokens(
     else:
         sweep, results = boost_from_base(ranker, features, tuples, train_base, base_run, dev, docids)
         base_info = {"normalization": NORMALIZATION, **base_run.describe(), "made_by": dict(base_made_by or {})}
+    say_dropped(results, ranker.max_buckets, quiet=ranker.quiet)
     ranker.model_ = BoostModel.from_results(
         results,
         features.source.terms,
@@ -353,6 +355,7 @@ def boost_from_base(
                 features.tgt_hash,
                 params.hash_seed,
                 params.bits,
+                budget=params.max_buckets,
             )
         data = []
         for beta in betas:
@@ -411,12 +414,36 @@ def model_record(
         info.update(candidate_depth=ranker._candidate_depth())
     if n_extra:
         info.update(n_extra_tuples=n_extra, parallel_weight=ranker.parallel_weight)
+    if any("dropped" in r.info for r in results):  # what the budget of buckets left out, bag by bag
+        info.update(
+            max_buckets=ranker.max_buckets,
+            bag_dropped=[r.info.get("dropped", {"pairs": 0, "buckets": 0, "support": 0}) for r in results],
+        )
     if sweep is not None:  # a beta given without dev queries has no dev MAP: recorded as none (an empty map)
         info.update(
             hard_negatives=ranker.hard_negatives,
             beta_dev_map={b: m for b, m in sweep.dev_map().items() if m is not None},
         )
     return info
+
+
+def say_dropped(results: list, budget: int | None, *, quiet: bool) -> None:
+    """One line on stderr when the budget of buckets (``max_buckets``) left pairs out of a bag: how many pairs
+    and buckets (summed over the bags, or over the betas' boostings: the same for each) and the least support
+    kept."""
+    dropped = [r.info["dropped"] for r in results if "dropped" in r.info]
+    if not dropped:
+        return
+    first = dropped[0]
+    same = all(d == first for d in dropped)
+    pairs = first["pairs"] if same else sum(d["pairs"] for d in dropped)
+    buckets = first["buckets"] if same else sum(d["buckets"] for d in dropped)
+    each = "" if len(dropped) == 1 else (" in each boosting" if same else f" over {len(dropped)} bags")
+    say(
+        f"boost: max_buckets {budget:,} kept the buckets of most pair occurrences (at least "
+        f"{min(d['support'] for d in dropped)}); {pairs:,} pairs in {buckets:,} buckets were left out{each}",
+        quiet=quiet,
+    )
 
 
 def dev_matrices(ranker: "BoostRanker", dev_queries, dev_qrels: Qrels, features: PairFeatures):

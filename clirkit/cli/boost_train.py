@@ -159,7 +159,17 @@ def add_parser(sub) -> None:
         "bits",
         "--bits",
         type=param_type(B, "bits"),
-        help="hash pairs into 2**bits buckets (memory grows with the distinct training pairs, not with 2**bits)",
+        help="hash pairs into 2**bits buckets (memory: 16 bytes a bucket holding pairs, at most --max-buckets, and "
+        "2**bits / 6.4 bytes when the pairs are many)",
+    )
+    add_param(
+        m,
+        B,
+        "max_buckets",
+        "--max-buckets",
+        type=_or_none(param_type(B, "max_buckets")),
+        help="the most buckets given boosting state (16 bytes each): past it, those of most pair occurrences are "
+        "kept and the others' pairs left out (none: all)",
     )
     add_param(m, B, "hash_seed", "--hash-seed", type=param_type(B, "hash_seed"), help="MurmurHash3 seed")
     add_param(
