@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from clirkit.translation.phrases import PHRASE_JOINER
+from clirkit.translation.phrases import PHRASE_JOINER, phrase_rows
 
 #: How a translated index's record says its phrases were counted.
 PHRASE_COUNT = "the fewest of their terms' counts"
@@ -30,20 +30,13 @@ PHRASE_COUNT = "the fewest of their terms' counts"
 GATHER = 1 << 24
 
 
-def has_phrases(source_vocab: np.ndarray) -> bool:
-    """Whether a table's source words (``source_vocab``) hold a phrase."""
-    words = np.asarray(source_vocab).astype(str)
-    return bool(words.size) and bool(np.any(np.char.find(words, PHRASE_JOINER) >= 0))
-
-
 def table_phrases(source_vocab: np.ndarray, terms: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
     """The phrases of ``source_vocab`` (a table's sorted source words) whose every term is among ``terms`` (an
     index's sorted terms): ``(their rows in the table, each one's terms as rows of terms)``. The scan over the
     vocabulary is numpy's; only the phrases found are split."""
     words = np.asarray(source_vocab).astype(str)
-    candidates = np.flatnonzero(np.char.find(words, PHRASE_JOINER) >= 0) if words.size else np.zeros(0, int)
     rows, members = [], []
-    for row in candidates.tolist():
+    for row in phrase_rows(words).tolist():
         parts = np.asarray(words[row].split(PHRASE_JOINER))
         at = np.searchsorted(terms, parts)
         if np.all(at < len(terms)) and np.array_equal(terms[np.minimum(at, len(terms) - 1)], parts):

@@ -37,7 +37,7 @@ from typing import Iterable, Mapping, Sequence, cast
 import numpy as np
 import scipy.sparse as sp
 
-from clirkit.docphrases import PHRASE_COUNT, has_phrases, table_phrases, with_phrases
+from clirkit.docphrases import PHRASE_COUNT, table_phrases, with_phrases
 from clirkit.errors import ClirkitError, located
 from clirkit.npzchecks import (
     Corrupt,
@@ -52,6 +52,7 @@ from clirkit.npzchecks import (
 from clirkit.npzio import load_npz, save_npz
 from clirkit.retrieval.index import Index, _aligned
 from clirkit.retrieval.shards import PROJECTED_KIND, ShardedIndex, _narrow
+from clirkit.translation.phrases import phrase_rows
 from clirkit.translation.table import NULL, TranslationTable
 
 KIND = "projected-index"
@@ -323,7 +324,7 @@ def _translation(table: TranslationTable, unknown: str, index: Index | ShardedIn
         "source_analyzer": index.analyzer.to_dict(),
         "source_stats": index.stats(),
     }
-    if has_phrases(table.source_vocab):
+    if len(phrase_rows(table.source_vocab)):
         made["phrases"] = PHRASE_COUNT
     return made
 

@@ -16,11 +16,19 @@ import numpy as np
 PHRASE_JOINER = " "
 
 
+def phrase_rows(words: np.ndarray) -> np.ndarray:
+    """The positions of the phrases among ``words`` (a numpy array of a table's source words), found without a
+    Python loop over the words."""
+    if not words.size:
+        return np.zeros(0, dtype=np.int64)
+    return np.flatnonzero(np.char.find(words.astype(str), PHRASE_JOINER) >= 0)
+
+
 def phrase_set(words: Iterable[str] | np.ndarray) -> tuple[frozenset[tuple[str, ...]], int]:
-    """The phrases among ``words`` (a table's source words; a numpy string array is scanned without a Python loop
-    over its words) as tuples of terms, and the most terms of one (0 when there is no phrase)."""
+    """The phrases among ``words`` (a table's source words; a numpy string array is scanned by
+    :func:`phrase_rows`) as tuples of terms, and the most terms of one (0 when there is no phrase)."""
     if isinstance(words, np.ndarray):
-        words = words[np.char.find(words.astype(str), PHRASE_JOINER) >= 0].tolist() if words.size else []
+        words = words[phrase_rows(words)].tolist()
     phrases = frozenset(tuple(w.split(PHRASE_JOINER)) for w in words if PHRASE_JOINER in w)
     return phrases, max(map(len, phrases), default=0)
 
