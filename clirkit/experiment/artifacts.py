@@ -219,11 +219,15 @@ class Artifacts(Resources):
         if given is None:
             return None
         path = self._relative(given)
-        if Path(path).is_dir():
-            raise ClirkitError(f"{self.where}: {key} {given}: is a folder, expected a file")
-        if not Path(path).is_file():
-            raise ClirkitError(f"{self.where}: {key} {given}: no such file")
+        self._check_file(f"{key} {given}", path)
         return path
+
+    def _check_file(self, shown: str, path: str) -> None:
+        """ClirkitError ``WHERE: <shown>: ...`` unless ``path`` is a file (a folder is said as such)."""
+        if Path(path).is_dir():
+            raise ClirkitError(f"{self.where}: {shown}: is a folder, expected a file")
+        if not Path(path).is_file():
+            raise ClirkitError(f"{self.where}: {shown}: no such file")
 
     def _table_file(self, given: str | None) -> str | None:
         """The table file ``given`` names (``"ibm1"``: none; None: the file's ``[table] file``), relative to the
@@ -246,10 +250,7 @@ class Artifacts(Resources):
         fmt = self.option("table_format") or self.exp.table.get("format", "auto")
         path = self._table_file(given)
         if path is not None:
-            if Path(path).is_dir():
-                raise ClirkitError(f"{self.where}: table file {path}: is a folder, expected a file")
-            if not Path(path).is_file():
-                raise ClirkitError(f"{self.where}: table file {path}: no such file")
+            self._check_file(f"table file {path}", path)
             column = self._score_column(path, fmt)
             return {
                 "file": str(Path(path).resolve()),
