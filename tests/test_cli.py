@@ -152,6 +152,27 @@ def test_a_ctrl_c_during_the_imports_before_main_is_one_line_and_status_130(tmp_
     )
 
 
+def test_a_ctrl_c_that_python_could_only_ignore_still_stops_the_command_in_one_line(tmp_path):
+    # deterministic form of a Ctrl-C landing in a finalizer while the command starts (Python hands it to
+    # sys.unraisablehook): the command stops there, writes nothing and says one line
+    between = """import clirkit.cli as _cli
+class _Finalized:
+    def __del__(self):
+        raise KeyboardInterrupt
+_build = _cli.build_parser
+def _build_after_a_lost_ctrl_c(argv=None):
+    _Finalized()
+    return _build(argv)
+_cli.build_parser = _build_after_a_lost_ctrl_c"""
+    script = tmp_path / "clirkit"
+    script.write_text(_CONSOLE_SCRIPT.format(between=between), encoding="utf-8")
+    (tmp_path / "docs.tsv").write_text("d1\tuna casa\n", encoding="utf-8")
+    argv = [sys.executable, str(script), "index", str(tmp_path / "docs.tsv"), "-o", str(tmp_path / "ix.npz"), "-q"]
+    done = subprocess.run([*argv, "--lang", "es"], capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout, done.stderr) == (130, "imported\n", "clirkit: interrupted\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["clirkit", "docs.tsv"]
+
+
 def test_importing_clirkit_as_a_library_leaves_the_sigint_handler_alone():
     code = "import signal, clirkit, clirkit.cli\nprint(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "True\n"

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -318,6 +320,28 @@ def test_a_ctrl_c_lost_in_a_callback_is_raised_again():
         hook(types.SimpleNamespace(exc_value=KeyboardInterrupt()))
         for _ in range(1000):  # the signal handler runs at the next check of the interpreter
             sys.getrecursionlimit()
+
+
+def test_a_ctrl_c_in_a_finalizer_stops_the_code_after_it_without_a_line_on_stderr():
+    # the interpreter calls the hook itself: the KeyboardInterrupt must reach the code that runs on, not be
+    # printed as "Exception ignored in sys.unraisablehook" (the hook raising it inside itself)
+    code = """
+import sys
+from clirkit.cli import _keeping_interrupts
+sys.unraisablehook = _keeping_interrupts(sys.unraisablehook)
+class Finalized:
+    def __del__(self):
+        raise KeyboardInterrupt
+try:
+    Finalized()
+    for _ in range(100_000):
+        pass
+    print("not stopped")
+except KeyboardInterrupt:
+    print("stopped")
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (done.stdout, done.stderr) == ("stopped\n", "")
 
 
 def test_an_index_header_of_deeply_nested_json_is_one_error_line(indexed_dir, capsys):

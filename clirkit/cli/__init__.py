@@ -181,18 +181,41 @@ def _call(args) -> int:
 
 
 def _keeping_interrupts(hook):
-    """``sys.unraisablehook`` that raises SIGINT again for a Ctrl-C that landed where Python can only ignore it
-    (a callback of the import machinery, early in a run), so the run stops as it would anywhere else."""
-    import signal
+    """``sys.unraisablehook`` that raises a Ctrl-C again where it landed where Python can only ignore it (a
+    finalizer, a callback of the import machinery, early in a run), so the run stops as it would anywhere else."""
 
     def handle(unraisable) -> None:
         if isinstance(unraisable.exc_value, KeyboardInterrupt):
-            signal.raise_signal(signal.SIGINT)
+            _interrupt_after(sys._getframe(1))
             return
         hook(unraisable)
 
     handle.keeps_interrupts = True
     return hook if getattr(hook, "keeps_interrupts", False) else handle
+
+
+def _interrupt_after(frame) -> None:
+    """Raise KeyboardInterrupt in the main thread at the next line of ``frame`` (the code the lost Ctrl-C
+    interrupted) or the next function call, whichever comes first, once outside the unraisable hook: anything
+    raised inside the hook, as the signal handler would be run by ``signal.raise_signal``, is only printed.
+    From another thread, the main thread is interrupted as by a signal."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        import _thread
+        import signal
+
+        _thread.interrupt_main(signal.SIGINT)
+        return
+    previous = sys.gettrace()
+
+    def interrupt(traced, event, arg):
+        frame.f_trace = None
+        sys.settrace(previous)
+        raise KeyboardInterrupt
+
+    frame.f_trace = interrupt
+    sys.settrace(interrupt)
 
 
 def threading_is_main() -> bool:
