@@ -154,15 +154,21 @@ def make_constraint(constraint) -> Constraint:
     raise ValueError(f"unknown constraint {constraint!r}")
 
 
-def validate(constraints: Mapping[str, list], params: Mapping[str, Any], caller: str) -> None:
+def validate(
+    constraints: Mapping[str, list], params: Mapping[str, Any], caller: str, *, bools_as_ints: bool = True
+) -> None:
     """InvalidParameterError naming the first of ``params`` (name -> value) whose value satisfies none of its
     ``constraints`` (name -> list; a parameter without any, or with ``"no_validation"``, is not checked);
-    ``caller``: the system's name."""
+    ``caller``: the system's name. ``bools_as_ints=False``: a bool is no number of an :class:`Interval` (an
+    experiment file's ``rounds = true`` is not 1 round); scikit-learn's (the default) takes True as 1."""
     for name, value in params.items():
         if name not in constraints or constraints[name] == "no_validation":
             continue
         made = [make_constraint(c) for c in constraints[name]]
-        if any(c.is_satisfied_by(value) for c in made):
+        if any(
+            c.is_satisfied_by(value) and (bools_as_ints or not (isinstance(value, bool) and isinstance(c, Interval)))
+            for c in made
+        ):
             continue
         shown = [c for c in made if not c.hidden]
         allowed = str(shown[0]) if len(shown) == 1 else f"{', '.join(str(c) for c in shown[:-1])} or {shown[-1]}"

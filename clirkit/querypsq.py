@@ -60,13 +60,18 @@ def unused_by_scoring(system) -> list[str]:
     return [f"{named_options(model)}: {_UNUSED_BY_BM25}"] if model else []
 
 
+LAM_WITHOUT_TABLE2 = "lam (--lambda): the weight of a second table (table2, --table2), and there is none"
+"""Why ``lam`` does nothing without a second table (:func:`check_used`, and the experiment file's check of a
+``lam`` key written without ``table2``, even at its default)."""
+
+
 def check_used(system, *, second_table: bool | None = None) -> None:
     """ClirkitError when a parameter of PSQ ``system`` set away from its default does nothing: under its scoring
     (:func:`unused_by_scoring`), or ``lam`` without a second table (``second_table``: False when there is none,
     True when one is given or an index was translated before through two, None when not known yet)."""
     reasons = unused_by_scoring(system)
     if second_table is False and _changed(system, "lam"):
-        reasons.append("lam (--lambda): the weight of a second table (table2, --table2), and there is none")
+        reasons.append(LAM_WITHOUT_TABLE2)
     if reasons:
         raise ClirkitError("; ".join(reasons))
 

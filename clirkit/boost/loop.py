@@ -60,6 +60,13 @@ def boost(
             break
         rows, x = booster.tuples_with(k)
         booster.update(rows, x, alpha)
+        if not np.isfinite(booster.loss):  # the step overflowed the tuple weights: its round and any after are NaN
+            say(
+                f"{desc}: stopped before round {t}: its step ({alpha:.3g}) overflowed the tuple weights (buckets "
+                f"of too many pairs: more hash bits)",
+                quiet=quiet,
+            )
+            break
         i, j = booster.pairs_of(k)
         buckets.append(booster.bucket_id(k)), alphas.append(alpha), losses.append(booster.loss)
         src_l.append(i), tgt_l.append(j), ptr.append(ptr[-1] + len(i))

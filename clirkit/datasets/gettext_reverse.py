@@ -101,6 +101,9 @@ def main(argv: list[str] | None = None) -> int:
     except ClirkitError as exc:
         print(f"gettext_reverse: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # the output folder is a file, or cannot be made or written
+        print(f"gettext_reverse: error: {exc.filename or args.output}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     return 0
 
 

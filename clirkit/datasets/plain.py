@@ -416,7 +416,8 @@ def _split_rule(split, queries, where: str, label: Callable[[str], str], bad) ->
     ):
         raise bad(
             "split",
-            "fractions of the queries by split summing to 1, with a test split (e.g. {dev = 0.5, test = 0.5})",
+            f"fractions of the queries by split summing to 1, with a test split, each split one of "
+            f"{', '.join(SPLITS)} (e.g. {{dev = 0.5, test = 0.5}})",
             split,
         )
     return {s: float(split[s]) for s in SPLITS if s in split}

@@ -145,10 +145,31 @@ def check_system(
         files = param_files(cls, params, source)
         check_param_files(files)
         system = cls(**{**params, **{k: path for k, (_, path) in files.items()}})
+        _check_booleans(cls, params)
         system.check_params()
         system.check_options({k: spec[k] for k in cls.file_keys if k in spec})
+        _check_lam_written(spec, cls)
     except ClirkitError as exc:
         raise ClirkitError(f"{where}: {exc}") from None
+
+
+def _check_booleans(cls, params: Mapping[str, Any]) -> None:
+    """InvalidParameterError for a TOML boolean given to a parameter of ``cls`` that takes a number (``rounds =
+    true``, ``max_buckets = true``): scikit-learn's constraints take True as the integer 1."""
+    from clirkit.constraints import validate
+
+    booleans = {k: v for k, v in params.items() if isinstance(v, bool)}
+    validate(cls._parameter_constraints, booleans, cls.__name__, bools_as_ints=False)
+
+
+def _check_lam_written(spec: Mapping[str, Any], cls) -> None:
+    """ClirkitError when ``lam`` is written without ``table2`` in a system of class ``cls`` that takes both: the
+    weight of a second table means nothing without one, even at its default (the system's own check,
+    :meth:`check_options`, sees only values set away from the defaults)."""
+    if "lam" in spec and "table2" in cls.file_keys and "table2" not in spec:
+        from clirkit.querypsq import LAM_WITHOUT_TABLE2
+
+        raise ClirkitError(LAM_WITHOUT_TABLE2)
 
 
 def check_fusion(spec: Mapping[str, Any], where: str) -> None:

@@ -1,0 +1,74 @@
+"""The command line at its edges (independent testing, round 5): an experiment file's ``lam`` written without
+``table2`` is refused even at its default (0.5); a TOML boolean given to a system's number (``max_buckets = true``,
+``rounds = true``) is refused, not read as 1; ``clirkit collection --split`` names the splits it takes; the
+``gettext-en-XX`` builder says in one line that its output folder cannot be made."""
+
+from __future__ import annotations
+
+import pytest
+from test_edges_experiment import _refused
+
+from clirkit.cli import main
+from clirkit.experiment import Experiment
+
+LAM = "lam (--lambda): the weight of a second table (table2, --table2), and there is none"
+
+
+@pytest.mark.parametrize("kind", ["psq", "querypsq", "docpsq"])
+@pytest.mark.parametrize("lam", ["0.5", "0.3"])
+def test_lam_without_table2_is_refused_even_at_its_default(tmp_path, capsys, kind, lam):
+    text = f'collection = "nave-en-es"\n[systems.S]\nkind = "{kind}"\nlam = {lam}\n'
+    _refused(tmp_path, capsys, text, f"system 'S': {LAM}")
+
+
+def test_lam_with_table2_is_read(tmp_path):
+    path = tmp_path / "x.toml"
+    path.write_text('collection = "nave-en-es"\n[systems.S]\nkind = "psq"\ntable2 = "ibm1"\nlam = 0.5\n')
+    assert Experiment.read(path).systems["S"]["lam"] == 0.5
+
+
+@pytest.mark.parametrize(
+    "kind, key, allowed",
+    [
+        (
+            "boost",
+            "max_buckets = true",
+            "'max_buckets' parameter of BoostRanker must be None or an int in the range [1, inf)",
+        ),
+        ("boost", "rounds = true", "'rounds' parameter of BoostRanker must be an int in the range [1, inf)"),
+        ("boost", "bits = false", "'bits' parameter of BoostRanker must be an int in the range [1, 32]"),
+        ("psq", "k1 = true", "'k1' parameter of PSQ must be a float in the range [0.0, inf)"),
+    ],
+)
+def test_a_toml_boolean_is_no_number_of_a_system(tmp_path, capsys, kind, key, allowed):
+    value = key.split(" = ")[1].capitalize()
+    text = f'collection = "nave-en-es"\n[systems.S]\nkind = "{kind}"\n{key}\n'
+    _refused(tmp_path, capsys, text, f"system 'S': The {allowed}. Got {value} instead.")
+
+
+def test_a_toml_boolean_is_read_where_a_system_takes_one(tmp_path):
+    path = tmp_path / "x.toml"
+    path.write_text('collection = "nave-en-es"\n[systems.B]\nkind = "boost"\nbootstrap = true\nbags = 2\n')
+    assert Experiment.read(path).systems["B"]["bootstrap"] is True
+
+
+def test_collection_split_names_the_splits_it_takes(tmp_path, capsys):
+    (tmp_path / "d.tsv").write_text("d1\tuno\nd2\tdos\n", encoding="utf-8")
+    (tmp_path / "q.tsv").write_text("q1\tone\nq2\ttwo\n", encoding="utf-8")
+    (tmp_path / "qrels").write_text("q1 0 d1 1\nq2 0 d2 1\n", encoding="utf-8")
+    args = ["collection", "--documents", str(tmp_path / "d.tsv"), "--queries", str(tmp_path / "q.tsv")]
+    args += ["--qrels", str(tmp_path / "qrels"), "--source-lang", "en", "--target-lang", "es", "-q"]
+    assert main([*args, "--split", "foo=0.5,test=0.5", "-o", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("clirkit: error: --split must be fractions")
+    assert "each split one of train, dev, test" in err and "{'foo': 0.5, 'test': 0.5}" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_reverse_gettext_builder_says_in_one_line_that_its_output_is_a_file(tmp_path, capsys):
+    from clirkit.datasets import gettext_reverse
+
+    (tmp_path / "afile").write_text("", encoding="utf-8")
+    assert gettext_reverse.main(["-o", str(tmp_path / "afile"), "--languages", "th", "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"gettext_reverse: error: {tmp_path / 'afile' / 'gettext-en-th' / 'standard'}: Not a directory\n"
