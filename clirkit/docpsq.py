@@ -212,10 +212,6 @@ class ShardedProjectedIndex(ShardedIndex):
         return {"translation": require_field(header, "translation", "object")}
 
 
-TRANSLATED = (ProjectedIndex, ShardedProjectedIndex)
-"""The classes of an index translated into the queries' language, in one file or in shards."""
-
-
 def ordered_cf(terms: np.ndarray, parts: Sequence[Index]) -> np.ndarray:
     """Each of ``terms``' collection frequency over the documents of ``parts`` (indexes of increasing docid
     ranges, their terms among ``terms``), summed one document after the other as :func:`cf` sums one index, so
@@ -371,7 +367,7 @@ def translated(
     from clirkit.psq import prepare_table
     from clirkit.tablefit import SecondTableMismatch, TableMismatch, describe_terms, stopword_terms
 
-    if isinstance(index, TRANSLATED):
+    if index.translated:
         if table is not None or table2 is not None:
             raise ClirkitError(
                 "the index is already translated into the queries' language: give no table, or the "
@@ -404,9 +400,10 @@ def translated(
         )
     listed = stopword_terms(target_stopwords, analyzer)
     stopwords = set(analyzer.stopwords) | set(listed)
-    if isinstance(index, TRANSLATED):
+    if index.translated:
+        made = cast("ProjectedIndex | ShardedProjectedIndex", index)
         check_projection(
-            index,
+            made,
             {
                 "min_prob": min_prob,
                 "cumulative": cumulative,
@@ -417,7 +414,7 @@ def translated(
             unknown,
             lam,
         )
-        return index
+        return made
     assert table is not None  # (an index translated before returned above)
     try:
         pruned = prepare_table(

@@ -114,7 +114,7 @@ class DocPSQ(CrossLanguageBM25):
             return self.fit(index.index(), reverse, reverse2, quiet=index.quiet, background_texts=texts)
         index, table, table2 = as_index(index), as_table(table, optional=True), as_table(table2, optional=True)
         self.check_params()
-        interpolated = getattr(index, "translated", False) and "interpolation" in index.translation.get("table", {})
+        interpolated = index.translated and "interpolation" in index.translation.get("table", {})
         check_used(self, second_table=table2 is not None or bool(interpolated))
         self.__dict__.pop("splitter_", None)
         self.index_ = translated(

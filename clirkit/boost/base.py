@@ -12,16 +12,21 @@ as sorted (query row, document row) keys, never as a queries x documents matrix.
 A base run may come in parts (e.g. one Run per batch of queries, each query in
 one part) encoded one after the other (:class:`CompactRun`), so a large run never
 has to be held as one Run of strings.
+
+A boosted ranker's base is a system: a run given as the base becomes one, a :class:`HeldRun`
+(:func:`base_system`, the one place it changes form), which holds its rows for every query
+(``holds_run``: a boosted ranker trains from all of them, searching it for nothing).
 """
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence, Union
+from typing import Iterable, Mapping, Sequence, Union
 
 import numpy as np
 
 from clirkit.boost.tuples import Tuples, index_of, lookup_sorted, values_at
 from clirkit.errors import ClirkitError
+from clirkit.estimator import DEPTH, System, drop_excluded
 from clirkit.run import Run
 
 NORMALIZATION = "query-max"  # how f0 is made from the base scores (recorded in models)
@@ -86,6 +91,82 @@ def compact(base: BaseRun) -> CompactRun:
     if isinstance(base, CompactRun):
         return base
     return CompactRun.from_runs([base] if isinstance(base, Run) else base)
+
+
+class HeldRun(System):
+    """A base run given whole, as a system: what a boosted ranker's ``base`` is when it is a run
+    (:func:`base_system`).
+
+    Args:
+        run: the run: a :class:`~clirkit.run.Run`, Runs that split it by query, or a :class:`CompactRun`.
+
+    ``fit`` encodes it (``run_``, a :class:`CompactRun`). It holds its rows for every query (``holds_run``): a
+    boosted ranker trains from all of them, and ``search(topics)`` gives each topic's rows in rank order (its top
+    ``depth``, less the ``excluded`` documents), scored by their normalized base score f0 (all a CompactRun keeps
+    of a score; a boosted ranker normalizes them to themselves), tagged ``tag`` (default: the run's tag). Topics
+    the run has no row for are said on stderr (unless ``quiet``) and get none.
+    """
+
+    _parameter_constraints = {"run": "no_validation"}
+    default_tag = "run"
+    holds_run = True  # a system that searches has no such attribute
+
+    def __init__(self, *, run: BaseRun | None = None) -> None:
+        self.run = run
+
+    def fit(self, resources=None) -> "HeldRun":
+        """Encode the run (``run_``) and find each query's rows (``order_``, ``bounds_``); returns self."""
+        if self.run is None:
+            raise ClirkitError("a held run needs its run: HeldRun(run=...) (a Run, Runs or a CompactRun)")
+        self.run_ = run = compact(self.run)
+        self.order_ = np.lexsort((run.rank, run.qcode))  # rows by query code, then rank
+        codes = run.qcode[self.order_]
+        every = np.arange(len(run.query_ids))
+        self.bounds_ = np.searchsorted(codes, every, "left"), np.searchsorted(codes, every, "right")
+        return self
+
+    def search(
+        self,
+        topics: Mapping[str, str],
+        *,
+        depth: int = DEPTH,
+        excluded: Mapping[str, set[str]] | None = None,
+        tag: str | None = None,
+        quiet: bool = True,
+    ) -> Run:
+        """The run's rows for ``topics`` (see the class docstring)."""
+        from clirkit.progress import say
+        from clirkit.run import check_depth
+
+        if not hasattr(self, "run_"):
+            raise ClirkitError("HeldRun is not fitted: call fit first")
+        check_depth(depth)
+        run, tag = self.run_, tag or self.run_.tag or self.default_tag
+        code = {q: i for i, q in enumerate(run.query_ids.tolist())}
+        wanted = [code[q] for q in topics if q in code]
+        if len(wanted) < len(topics):
+            say(f"{tag}: the run has no row for {len(topics) - len(wanted)} of {len(topics)} queries", quiet=quiet)
+        starts, stops = (bound[np.asarray(wanted, dtype=np.int64)] for bound in self.bounds_)
+        rows = self.order_[
+            np.concatenate([np.zeros(0, np.int64)] + [np.arange(a, min(b, a + depth)) for a, b in zip(starts, stops)])
+        ]
+        picked = Run(run.query_ids[run.qcode[rows]], run.doc_ids[run.dcode[rows]], run.f0[rows], tag=tag)
+        return drop_excluded(picked, excluded)
+
+
+def base_system(base) -> System | None:
+    """A boosted ranker's ``base`` as a system: None (standalone) and a system as they are, a run (a
+    :data:`BaseRun`) as a fitted :class:`HeldRun`. The one place a base changes form; the user's ``base``
+    parameter is left as given."""
+    if base is None or isinstance(base, System):
+        return base
+    return HeldRun(run=base).fit()
+
+
+def held_run(system: System | None) -> CompactRun | None:
+    """The run a base ``system`` holds for every query (``holds_run``: a :class:`HeldRun`), encoded; None for a
+    system that searches, or no base."""
+    return getattr(system, "run_", None) if getattr(system, "holds_run", False) else None
 
 
 def normalized_scores(run: Run) -> np.ndarray:

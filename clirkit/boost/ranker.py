@@ -13,7 +13,7 @@ from numbers import Integral, Real
 from typing import Mapping, Sequence
 
 from clirkit.analysis import Analyzer
-from clirkit.boost.base import MAX_BETA, BaseRun, CompactRun
+from clirkit.boost.base import MAX_BETA, BaseRun, CompactRun, base_system, held_run
 from clirkit.boost.budget import MAX_BUCKETS
 from clirkit.boost.model import BoostModel
 from clirkit.boost.training import fit_tokens
@@ -293,10 +293,11 @@ class BoostRanker(System):
                 else dict(zip(qs, src.tokenize_many(list(qs.values()), quiet=quiet, jobs=documents.jobs, desc=desc)))
             )
 
-        base_run = None
-        if isinstance(self.base, System):
+        base = base_system(self.base)
+        base_run = held_run(base)  # a run given as the base: every row of it, as given
+        if base is not None and base_run is None:  # a base that searches: the training and dev topics
             base_run = self._base_run(topics, dev_topics, excluded)
-            base_made_by = base_made_by or self.base.describe()
+            base_made_by = base_made_by or base.describe()
         q_tok = tokens(topics, self.quiet)
         d_tok = documents.tokens(tgt, quiet=self.quiet)
         return self.fit_tokens(
@@ -336,13 +337,14 @@ class BoostRanker(System):
     def search_split(self, resources: Resources, split: str, *, tag: str | None = None) -> Run:
         """:meth:`search` of the split's topics; boosted from a base system, the base's run of ``split`` that
         ``resources`` hold (the runner's) is re-ranked, not searched again."""
-        if not (hasattr(self, "model_") and self.model_.from_base and isinstance(self.base, System)):
+        base = base_system(self.base) if hasattr(self, "model_") and self.model_.from_base else None
+        if base is None:
             return super().search_split(resources, split, tag=tag)
         return self.search(
             resources.topics(split),
             tag=tag,
             quiet=resources.quiet,
-            candidates=resources.run(self.base, split, packed=True),
+            candidates=resources.run(base, split, packed=True),
         )
 
     def search(
@@ -370,13 +372,15 @@ class BoostRanker(System):
         queries = dict(zip(topics, model.source_analyzer.tokenize_many(list(topics.values()), quiet=quiet)))
         tag = tag or self.default_tag
         if model.from_base:
-            if not isinstance(self.base, System):
+            if self.base is None:
                 raise ClirkitError(
                     "searching with a ranker boosted from a base ranker needs the base system "
                     "(set base to a fitted system), or use model_.rerank on its run"
                 )
             if candidates is None:
-                candidates = self.base.search(topics, depth=depth, excluded=excluded, quiet=quiet)
+                base = base_system(self.base)  # a run given as the base: its rows for the topics
+                assert base is not None
+                candidates = base.search(topics, depth=depth, excluded=excluded, quiet=quiet)
             return model.rerank(candidates, queries, docids, doc_tokens, tag=tag)
         return drop_excluded(model.rank(queries, docids, doc_tokens, depth=depth, tag=tag), excluded)
 
@@ -493,7 +497,8 @@ class BoostRanker(System):
                 a source sentence, relevant: its aligned document); their ids must
                 differ from the training queries'.
             base_made_by: JSON-ready description of how ``base`` was made, kept in the model.
-            base_run: the base run, when ``base`` is a system (:meth:`fit` makes it).
+            base_run: the base run, when ``base`` is a system that searches (:meth:`fit` makes it); a run
+                given as ``base`` is its own base run.
 
         Sets ``model_`` (:class:`BoostModel`), ``results_`` (one
         :class:`~clirkit.boost.rounds.BoostResult` per bag), ``tuples_`` (weights D

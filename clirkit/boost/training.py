@@ -21,7 +21,7 @@ from clirkit.boost.bagging import (
     train_bags,
     worker_groups,
 )
-from clirkit.boost.base import NORMALIZATION, BaseScores, CompactRun, compact
+from clirkit.boost.base import NORMALIZATION, BaseScores, CompactRun, base_system, compact, held_run
 from clirkit.boost.features import PairFeatures
 from clirkit.boost.model import BoostModel
 from clirkit.boost.pairgroups import PairCache
@@ -29,7 +29,6 @@ from clirkit.boost.scoring import DevEvaluator, RerankEvaluator
 from clirkit.boost.sweep import BetaSweep, betas_to_try, sweep_betas
 from clirkit.boost.tuples import Tuples, index_of, make_tuples
 from clirkit.errors import ClirkitError
-from clirkit.estimator import System
 from clirkit.parallel import run_tasks
 from clirkit.progress import say
 from clirkit.run import Qrels, Run
@@ -136,11 +135,14 @@ def fit_tokens(
 def check_fit(
     ranker: "BoostRanker", queries, docids, doc_tokens, candidates, extra_queries, extra_qrels, has_dev: bool, base_run
 ) -> CompactRun | None:
-    """The hyper-parameters (:meth:`_check`) and what :meth:`fit_tokens` is given; returns the base run
-    (``base`` itself, or the run of a base system), encoded, or None standalone."""
+    """The hyper-parameters (:meth:`_check`) and what :meth:`fit_tokens` is given; returns the base run, encoded:
+    ``base_run`` when given, else the run the base system holds (a run given as ``base``:
+    :func:`~clirkit.boost.base.held_run`); None standalone."""
     ranker._check()
-    if isinstance(ranker.base, System) and base_run is None:
-        raise ClirkitError("fit_tokens with a base system needs its run (base_run); fit makes it")
+    if ranker.base is not None and base_run is None:
+        base_run = held_run(base_system(ranker.base))
+        if base_run is None:
+            raise ClirkitError("fit_tokens with a base system needs its run (base_run); fit makes it")
     if len(docids) != len(doc_tokens):
         raise ClirkitError(f"{len(docids)} document ids but {len(doc_tokens)} documents")
     if ranker.base is not None and candidates is not None:
@@ -152,8 +154,7 @@ def check_fit(
         raise ClirkitError(f"extra query id {sorted(clash)[0]!r} is also a training query id")
     if ranker.base is not None and ranker.beta is None and not has_dev:
         raise ClirkitError("tuning beta needs dev queries and qrels; give them, or give beta")
-    base_run = base_run if isinstance(ranker.base, System) else ranker.base
-    return compact(base_run) if base_run is not None else None
+    return compact(base_run) if ranker.base is not None else None
 
 
 def train_base_scores(

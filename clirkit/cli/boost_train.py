@@ -28,18 +28,10 @@ from clirkit.cli.common import (
 )
 from clirkit.cli.data import add_data_options, assumed_languages, load_data
 
-# what each option of a base ranker (refused without --base-run) does, for its message
-_BASE_OPTIONS = {
-    "--beta": "weighs a base ranker's scores",
-    "--beta-grid": "gives the weights of a base ranker's scores tried on dev",
-    "--significance": "tests the boosted model against a base ranker",
-    "--hard-negatives": "draws negatives from a base ranker's run",
-}
-
 
 class _BaseOption(argparse.Action):
     """Stores an option's value and notes that the option was given (given at its default too), for
-    :func:`run` to refuse an option of a base ranker without ``--base-run``."""
+    :func:`clirkit.cli.boostchecks.check_options` to refuse an option of a base ranker without ``--base-run``."""
 
     def __call__(self, parser, namespace, values, option_string=None):
         setattr(namespace, self.dest, values)
@@ -294,74 +286,25 @@ def _extra(args, collection, docids, texts):
     return merge_queries(parts) if parts else (None, None)
 
 
-def _check_candidates(path: str, candidates, qids: list[str], docids, qrels, min_grade: int, depth: int) -> None:
-    """A --candidates run with no row for any training query (at a document of the collection), or whose top
-    ``depth`` rows for them are all documents they judge relevant (no candidate negative for any), is an error
-    naming it; the training queries it gives no candidate negative when it gives some are said by the
-    training."""
-    from clirkit.boost.training import all_relevant_rows, candidates_lacking
-    from clirkit.errors import ClirkitError
-
-    problem, _ = candidates_lacking(candidates, qids, docids, qrels, min_grade, depth)
-    if problem == "no row":
-        known = " at a document of the collection" if set(qids) & set(candidates.qids.tolist()) else ""
-        raise ClirkitError(f"--candidates: {path} has no row for any training query{known}")
-    if problem == "all relevant":
-        raise ClirkitError(
-            f"--candidates: {path} has no non-relevant row for any training query: "
-            + all_relevant_rows(depth, min_grade)
-        )
-
-
 def run(args) -> int:
     from clirkit.boost import BoostRanker
     from clirkit.boost.tuples import NoTupleError
-    from clirkit.cli.common import side_stopword_files
-    from clirkit.cli.data import data_files
+    from clirkit.cli.boostchecks import check_options, check_significance, read_base_run, read_candidates
     from clirkit.cli.params import params_of, tokenize_jobs
     from clirkit.documents import Documents
     from clirkit.errors import ClirkitError
-    from clirkit.fileio import check_outputs
-    from clirkit.formats import read_run
     from clirkit.progress import say
 
     params = params_of(args, convert={"beta_grid": tuple})
     probe = BoostRanker(**params, jobs=args.jobs, random_state=args.seed, quiet=args.quiet)
     probe.check_params()
-    if params["backend"] == "dask" and not params["scheduler"]:
-        raise ClirkitError("--backend dask needs --scheduler ADDRESS")
-    if args.candidates and args.base_run:
-        raise ClirkitError("give --base-run or --candidates, not both (the base run gives the hard negatives)")
-    if params["parallel_weight"] != 1.0 and not (args.parallel_tuples or args.extra_tuples):
-        raise ClirkitError("--parallel-weight weighs --parallel-tuples or --extra-tuples: give one of them")
-    given = getattr(args, "base_options", [])  # the options of a base ranker given (_BaseOption)
-    if given and not args.base_run:
-        raise ClirkitError(f"{given[0]} {_BASE_OPTIONS[given[0]]}: give --base-run too")
-    if "--beta-grid" in given and params["beta"] is not None:
-        raise ClirkitError("--beta-grid gives the betas tried on dev without --beta: give --beta or --beta-grid")
-    if args.parallel_tuples and not args.collection:
-        raise ClirkitError("--parallel-tuples needs --collection (its parallel corpus); with files use --extra-tuples")
-    inputs = {"--candidates": args.candidates, "--base-run": args.base_run, "--extra-tuples": args.extra_tuples}
-    check_outputs({"-o": args.output}, {**data_files(args), **inputs, **side_stopword_files(args)})
+    check_options(args, params)
     data = load_data(args, qrels=True, dev=True)
-    if "--significance" in given and params["significance"] and not data.dev_queries:
-        raise ClirkitError(
-            "--significance tests the boosted model on the dev queries: give --dev-queries and --dev-qrels "
-            "(or --collection with a dev split)"
-        )
-    documents = data.documents
-    candidates = read_run(args.candidates) if args.candidates else None
-    if candidates is not None:
-        depth = probe._candidate_depth()  # without a base run (refused with --candidates)
-        _check_candidates(
-            args.candidates, candidates, list(data.queries), documents[0], data.qrels, params["min_grade"], depth
-        )
-    base = None
-    if args.base_run:
-        from clirkit.boost.base import CompactRun
-
-        base = CompactRun.from_runs(read_run(path) for path in args.base_run)
-    extra_queries, extra_qrels = _extra(args, data.collection, *documents)
+    check_significance(args, params, data)
+    # the candidate depth without a base run (refused with --candidates)
+    candidates = read_candidates(args, data, params["min_grade"], probe._candidate_depth())
+    base = read_base_run(args)
+    extra_queries, extra_qrels = _extra(args, data.collection, *data.documents)
     source_lang, target_lang = assumed_languages(data, "boost-train", args.quiet)
     ranker = BoostRanker(
         **params,
@@ -372,7 +315,7 @@ def run(args) -> int:
         random_state=args.seed,
         quiet=args.quiet,
     )
-    documents = Documents(*documents, jobs=tokenize_jobs())  # tokenized in 2 processes (the same tokens)
+    documents = Documents(*data.documents, jobs=tokenize_jobs())  # tokenized in 2 processes (the same tokens)
     try:
         ranker.fit(
             data.queries,

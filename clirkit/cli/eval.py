@@ -122,9 +122,8 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from clirkit.errors import ClirkitError
     from clirkit.fileio import atomic_writer, check_outputs, display_name
-    from clirkit.formats import read_qrels, read_run
-    from clirkit.metrics import DEFAULT_MEASURES, evaluate
-    from clirkit.progress import say
+    from clirkit.formats import read_qrels
+    from clirkit.metrics import DEFAULT_MEASURES
     from clirkit.report import Report
 
     specs = _measures(getattr(args, "measures", None) or list(DEFAULT_MEASURES), args.runs)
@@ -133,50 +132,16 @@ def run(args) -> int:
             f"--main-grade must be at least --rel-threshold ({args.rel_threshold}), got {args.main_grade}"
         )
     labels = [display_name(r) for r in args.runs]
-    baseline = 0
-    if getattr(args, "baseline", None) is not None:
-        if args.baseline not in labels:
-            raise ClirkitError(f"--baseline {args.baseline} is not one of the RUN arguments")
-        baseline = labels.index(args.baseline)
+    baseline = _baseline(getattr(args, "baseline", None), labels)
     check_outputs({"-o": args.output}, {"RUN": args.runs, "--qrels": args.qrels})
 
     qrels = read_qrels(args.qrels)
     # the table's notes say which queries were ignored or missing: said on stderr only when the table on the
     # terminal does not carry them (a CSV or JSON report, or a report written to a file)
     noted = args.format in ("text", "markdown") and str(args.output) == "-"
-    quiet = args.quiet or noted
-    evaluations = []
-    for path, label in zip(args.runs, labels):
-        run_ = read_run(path, depth=args.depth or None)  # cut while reading: rows past the depth never count
-        try:
-            ev = evaluate(
-                run_,
-                qrels,
-                specs,
-                rel_threshold=args.rel_threshold,
-                main_grade=args.main_grade,
-                depth=args.depth or None,
-                ties=args.ties,
-                average=args.average,
-                names="given",
-            )
-        except ClirkitError as exc:
-            raise ClirkitError(f"{label}: {exc}") from None
-        del run_  # one run in memory at a time
-        if ev.ignored_queries:
-            say(
-                f"{label}: {len(ev.ignored_queries)} run queries are not in the qrels and were ignored "
-                f"(e.g. {ev.ignored_queries[0]})",
-                quiet=quiet,
-            )
-        if ev.missing_queries and args.average == "qrels":
-            say(
-                f"{label}: {len(ev.missing_queries)} qrels queries have no run line and score 0 "
-                f"(e.g. {ev.missing_queries[0]})",
-                quiet=quiet,
-            )
-        evaluations.append(ev)
-
+    evaluations = [
+        _evaluation(args, path, label, qrels, specs, args.quiet or noted) for path, label in zip(args.runs, labels)
+    ]
     report = Report(
         labels,
         evaluations,
@@ -196,6 +161,57 @@ def run(args) -> int:
     with atomic_writer(args.output) as out:
         out.write(text)
     return 0
+
+
+def _baseline(given: str | None, labels: list[str]) -> int:
+    """The position among the RUN ``labels`` of the run ``--baseline`` names (``given``; None: the first)."""
+    from clirkit.errors import ClirkitError
+
+    if given is None:
+        return 0
+    if given not in labels:
+        raise ClirkitError(f"--baseline {given} is not one of the RUN arguments")
+    return labels.index(given)
+
+
+def _evaluation(args, path: str, label: str, qrels, specs: list, quiet: bool):
+    """The :func:`~clirkit.metrics.evaluate` of the run file ``path`` (named ``label`` in messages) against
+    ``qrels`` with the measures ``specs`` and the options of ``args``, cut at ``--depth`` while read; its run
+    queries not in the qrels, and (``--average qrels``) its qrels queries with no run line, said on stderr
+    unless ``quiet``."""
+    from clirkit.errors import ClirkitError
+    from clirkit.formats import read_run
+    from clirkit.metrics import evaluate
+    from clirkit.progress import say
+
+    run_ = read_run(path, depth=args.depth or None)  # cut while reading: rows past the depth never count
+    try:
+        ev = evaluate(
+            run_,
+            qrels,
+            specs,
+            rel_threshold=args.rel_threshold,
+            main_grade=args.main_grade,
+            depth=args.depth or None,
+            ties=args.ties,
+            average=args.average,
+            names="given",
+        )
+    except ClirkitError as exc:
+        raise ClirkitError(f"{label}: {exc}") from None
+    if ev.ignored_queries:
+        say(
+            f"{label}: {len(ev.ignored_queries)} run queries are not in the qrels and were ignored "
+            f"(e.g. {ev.ignored_queries[0]})",
+            quiet=quiet,
+        )
+    if ev.missing_queries and args.average == "qrels":
+        say(
+            f"{label}: {len(ev.missing_queries)} qrels queries have no run line and score 0 "
+            f"(e.g. {ev.missing_queries[0]})",
+            quiet=quiet,
+        )
+    return ev
 
 
 def _measures(values: list[str], runs: list[str]) -> list:

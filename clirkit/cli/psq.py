@@ -139,66 +139,19 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from clirkit.cli.common import listed_file, say_unmatched_stopwords, stopword_option
-    from clirkit.cli.indexes import open_index
-    from clirkit.cli.tables import load_tables
+    from clirkit.cli.common import say_unmatched_stopwords, stopword_option
+    from clirkit.cli.psqchecks import check_request, open_inputs
     from clirkit.cli.xlquery import checked_system, query_language, say_language, search_and_write, source_stopwords
-    from clirkit.docpsq import KIND, ShardedProjectedIndex
+    from clirkit.docpsq import ShardedProjectedIndex
     from clirkit.errors import ClirkitError
-    from clirkit.fileio import check_outputs
     from clirkit.formats import read_queries
     from clirkit.progress import say
-    from clirkit.retrieval.shards import PROJECTED_KIND, index_kind
     from clirkit.systems import PSQ
     from clirkit.tablefit import SecondTableMismatch, TableMismatch, table_language
 
     psq = checked_system(PSQ, args)
-    if (args.queries is None) != (args.output is None):
-        raise ClirkitError(
-            f"{'-o' if args.output is None else '--queries'} is required with "
-            f"{'--queries' if args.output is None else '-o'}: give both to search"
-        )
-    if args.queries is None and not args.save_index:
-        raise ClirkitError(
-            "--queries and -o are required (without them, --save-index FILE translates the documents "
-            "and writes their index only)"
-        )
-    if args.save_index and psq.translate == "queries":
-        raise ClirkitError("--save-index writes the translated index of --translate documents")
-    if args.shards is not None and not args.save_index:
-        raise ClirkitError("--shards N writes the translated index of --save-index in N shards: give --save-index")
-    inputs = {"--index": args.index, "--queries": args.queries, "--table": args.table, "--table2": args.table2}
-    check_outputs(
-        {"--save-index": args.save_index, "-o": args.output},
-        {
-            **inputs,
-            "--source-stopwords": listed_file(args.source_stopwords),
-            "--target-stopwords": listed_file(args.target_stopwords),
-            "--background": None if psq.background in ("collection", "parallel") else psq.background,
-        },
-    )
-    translated = index_kind(args.index) in (KIND, PROJECTED_KIND)
-    if translated and psq.translate == "queries":
-        raise ClirkitError(
-            f"{args.index}: an index translated into the queries' language: search it with "
-            f"--translate documents or auto (and no --table)"
-        )
-    if args.table is None and not translated:
-        raise ClirkitError("--table is required (unless --index was translated before)")
-    index = open_index(args)  # a translated index in one file too (clirkit.retrieval.indexkinds.FILES)
-    shards = index.n_shards
-    if args.shards not in (None, shards) and shards > 1:
-        raise ClirkitError(
-            f"{args.index} is in {shards} shards, so is its translation: give --shards {shards} or "
-            f"none (or index the documents with --shards {args.shards})"
-        )
-    table, table2 = load_tables(args, args.table, args.table2)
-    documents = psq.side(index, table, table2) == "documents"
-    if args.save_index and not documents:
-        raise ClirkitError(
-            f"--save-index writes a translated index: {args.table} translates the queries (into the "
-            f"index's language); give a table from the documents' language, or --translate documents"
-        )
+    check_request(args, psq)
+    index, table, table2, documents = open_inputs(args, psq)
     if documents:  # the queries are in the reverse table's target language
         lang = query_language(args) or (table_language(table, "target") if table else index.analyzer.lang)
     else:

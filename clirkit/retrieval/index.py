@@ -59,6 +59,7 @@ class Index:
     _unchecked: np.ndarray | None = field(default=None, repr=False, compare=False)  # bool per term, mmap opens
     _source: str | None = field(default=None, repr=False, compare=False)  # the file, for their errors
     sharded: ClassVar[bool] = False  # a ShardedIndex (clirkit.retrieval.shards) says True
+    translated: ClassVar[bool] = False  # documents translated into the queries' language: a ProjectedIndex says True
 
     @property
     def n_docs(self) -> int:

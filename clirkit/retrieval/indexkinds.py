@@ -6,6 +6,11 @@ scorer and no scorer module a kind it does not search (a new kind, e.g. a transl
   :class:`~clirkit.retrieval.index.Index`;
 - :data:`BM25`: an index class -> the class of its BM25 scorer (``index.bm25(**params)``); a subclass takes its
   closest base class's entry.
+
+What the code asks of a kind, each index class answers itself, as class attributes declared on
+:class:`~clirkit.retrieval.index.Index` and :class:`~clirkit.retrieval.shards.ShardedIndex`: ``sharded`` (in
+shards) and ``translated`` (documents translated into the queries' language); no module asks an index its type.
+Of a file not yet read, :func:`translated` answers by the class its kind names.
 """
 
 from __future__ import annotations
@@ -50,3 +55,11 @@ def bm25(index, **params):
         if entry is not None:
             return resolve(entry)(index, **params)
     raise TypeError(f"no BM25 scorer for an index of type {type(index).__name__}")
+
+
+def translated(kind: str | None) -> bool:
+    """Whether an index file whose header names ``kind`` (None: a file of no kind) holds documents translated into
+    the queries' language: what the class :data:`FILES` or :data:`MANIFESTS` names for it says (``translated``);
+    an index of any other kind does not."""
+    entry = FILES.get(kind or "") or MANIFESTS.get(kind or "")
+    return entry is not None and bool(resolve(entry).translated)

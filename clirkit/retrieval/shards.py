@@ -93,6 +93,7 @@ class ShardedIndex:
 
     kind = KIND  # the manifest's npz kind
     sharded = True  # an Index says False
+    translated = False  # a ShardedProjectedIndex (clirkit.docpsq) says True
     shard_type = Index  # the class of its shards (their files' kind)
     remedy = "rebuild the index with `clirkit index --shards`"  # what to do about a missing or damaged shard
 

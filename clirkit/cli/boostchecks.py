@@ -1,0 +1,99 @@
+"""The checks of ``clirkit boost-train``'s request: the options that go together (:func:`check_options`, before
+any input is read), ``--significance`` against the dev queries read (:func:`check_significance`), and the runs
+it is given, read and checked (:func:`read_candidates`, :func:`read_base_run`). Each error names the option or
+file."""
+
+from __future__ import annotations
+
+# what each option of a base ranker (refused without --base-run) does, for its message
+BASE_OPTIONS = {
+    "--beta": "weighs a base ranker's scores",
+    "--beta-grid": "gives the weights of a base ranker's scores tried on dev",
+    "--significance": "tests the boosted model against a base ranker",
+    "--hard-negatives": "draws negatives from a base ranker's run",
+}
+
+
+def base_options(args) -> list[str]:
+    """The options of a base ranker given on the command line (noted by ``boost_train``'s ``_BaseOption``), in
+    the order given."""
+    return getattr(args, "base_options", [])
+
+
+def check_options(args, params: dict) -> None:
+    """ClirkitError for options of ``args`` that do not go together (``params``: the ranker's, from them), or an
+    output that would overwrite an input."""
+    from clirkit.cli.common import side_stopword_files
+    from clirkit.cli.data import data_files
+    from clirkit.errors import ClirkitError
+    from clirkit.fileio import check_outputs
+
+    if params["backend"] == "dask" and not params["scheduler"]:
+        raise ClirkitError("--backend dask needs --scheduler ADDRESS")
+    if args.candidates and args.base_run:
+        raise ClirkitError("give --base-run or --candidates, not both (the base run gives the hard negatives)")
+    if params["parallel_weight"] != 1.0 and not (args.parallel_tuples or args.extra_tuples):
+        raise ClirkitError("--parallel-weight weighs --parallel-tuples or --extra-tuples: give one of them")
+    given = base_options(args)
+    if given and not args.base_run:
+        raise ClirkitError(f"{given[0]} {BASE_OPTIONS[given[0]]}: give --base-run too")
+    if "--beta-grid" in given and params["beta"] is not None:
+        raise ClirkitError("--beta-grid gives the betas tried on dev without --beta: give --beta or --beta-grid")
+    if args.parallel_tuples and not args.collection:
+        raise ClirkitError("--parallel-tuples needs --collection (its parallel corpus); with files use --extra-tuples")
+    inputs = {"--candidates": args.candidates, "--base-run": args.base_run, "--extra-tuples": args.extra_tuples}
+    check_outputs({"-o": args.output}, {**data_files(args), **inputs, **side_stopword_files(args)})
+
+
+def check_significance(args, params: dict, data) -> None:
+    """ClirkitError for ``--significance`` given (at a level > 0) without dev queries in ``data`` (the data
+    read: :func:`clirkit.cli.data.load_data`)."""
+    from clirkit.errors import ClirkitError
+
+    if "--significance" in base_options(args) and params["significance"] and not data.dev_queries:
+        raise ClirkitError(
+            "--significance tests the boosted model on the dev queries: give --dev-queries and --dev-qrels "
+            "(or --collection with a dev split)"
+        )
+
+
+def read_candidates(args, data, min_grade: int, depth: int):
+    """The run of ``--candidates`` (None when not given), checked against the training queries and qrels of
+    ``data`` (:func:`check_candidates`, its top ``depth`` rows, relevant from grade ``min_grade``)."""
+    from clirkit.formats import read_run
+
+    if not args.candidates:
+        return None
+    candidates = read_run(args.candidates)
+    check_candidates(args.candidates, candidates, list(data.queries), data.documents[0], data.qrels, min_grade, depth)
+    return candidates
+
+
+def check_candidates(path: str, candidates, qids: list[str], docids, qrels, min_grade: int, depth: int) -> None:
+    """A --candidates run with no row for any training query (at a document of the collection), or whose top
+    ``depth`` rows for them are all documents they judge relevant (no candidate negative for any), is an error
+    naming it; the training queries it gives no candidate negative when it gives some are said by the
+    training."""
+    from clirkit.boost.training import all_relevant_rows, candidates_lacking
+    from clirkit.errors import ClirkitError
+
+    problem, _ = candidates_lacking(candidates, qids, docids, qrels, min_grade, depth)
+    if problem == "no row":
+        known = " at a document of the collection" if set(qids) & set(candidates.qids.tolist()) else ""
+        raise ClirkitError(f"--candidates: {path} has no row for any training query{known}")
+    if problem == "all relevant":
+        raise ClirkitError(
+            f"--candidates: {path} has no non-relevant row for any training query: "
+            + all_relevant_rows(depth, min_grade)
+        )
+
+
+def read_base_run(args):
+    """The runs of ``--base-run``, encoded one after the other (:class:`~clirkit.boost.base.CompactRun`), or None
+    when not given."""
+    if not args.base_run:
+        return None
+    from clirkit.boost.base import CompactRun
+    from clirkit.formats import read_run
+
+    return CompactRun.from_runs(read_run(path) for path in args.base_run)

@@ -1,0 +1,76 @@
+"""The checks of ``clirkit psq``'s request, before any work: the options that go together
+(:func:`check_request`), then the index and tables, opened and checked against each other and against
+``--translate``, ``--save-index`` and ``--shards`` (:func:`open_inputs`). Each error names the option or file."""
+
+from __future__ import annotations
+
+
+def check_request(args, psq) -> None:
+    """ClirkitError for options of ``args`` that do not go together (``psq``: the PSQ system they built): a
+    search needs ``--queries`` and ``-o``, without them ``--save-index``; ``--save-index`` writes a translated
+    index and ``--shards`` splits it; no output may overwrite an input."""
+    from clirkit.cli.common import listed_file
+    from clirkit.errors import ClirkitError
+    from clirkit.fileio import check_outputs
+
+    if (args.queries is None) != (args.output is None):
+        raise ClirkitError(
+            f"{'-o' if args.output is None else '--queries'} is required with "
+            f"{'--queries' if args.output is None else '-o'}: give both to search"
+        )
+    if args.queries is None and not args.save_index:
+        raise ClirkitError(
+            "--queries and -o are required (without them, --save-index FILE translates the documents "
+            "and writes their index only)"
+        )
+    if args.save_index and psq.translate == "queries":
+        raise ClirkitError("--save-index writes the translated index of --translate documents")
+    if args.shards is not None and not args.save_index:
+        raise ClirkitError("--shards N writes the translated index of --save-index in N shards: give --save-index")
+    inputs = {"--index": args.index, "--queries": args.queries, "--table": args.table, "--table2": args.table2}
+    check_outputs(
+        {"--save-index": args.save_index, "-o": args.output},
+        {
+            **inputs,
+            "--source-stopwords": listed_file(args.source_stopwords),
+            "--target-stopwords": listed_file(args.target_stopwords),
+            "--background": None if psq.background in ("collection", "parallel") else psq.background,
+        },
+    )
+
+
+def open_inputs(args, psq):
+    """``(index, table, table2, documents)``: the index of ``--index`` (opened as ``--jobs``, ``--backend`` and
+    ``--mmap`` say), the tables of ``--table`` and ``--table2`` (None when not given), and whether ``psq``
+    translates the documents (else the queries). ClirkitError for an index translated before with ``--translate
+    queries``, no ``--table`` for an index in the documents' language, a ``--shards`` other than the index's,
+    or ``--save-index`` with a table that translates the queries."""
+    from clirkit.cli.indexes import open_index
+    from clirkit.cli.tables import load_tables
+    from clirkit.errors import ClirkitError
+    from clirkit.retrieval.indexkinds import translated
+    from clirkit.retrieval.shardfiles import index_kind
+
+    before = translated(index_kind(args.index))
+    if before and psq.translate == "queries":
+        raise ClirkitError(
+            f"{args.index}: an index translated into the queries' language: search it with "
+            f"--translate documents or auto (and no --table)"
+        )
+    if args.table is None and not before:
+        raise ClirkitError("--table is required (unless --index was translated before)")
+    index = open_index(args)  # a translated index in one file too (clirkit.retrieval.indexkinds.FILES)
+    shards = index.n_shards
+    if args.shards not in (None, shards) and shards > 1:
+        raise ClirkitError(
+            f"{args.index} is in {shards} shards, so is its translation: give --shards {shards} or "
+            f"none (or index the documents with --shards {args.shards})"
+        )
+    table, table2 = load_tables(args, args.table, args.table2)
+    documents = psq.side(index, table, table2) == "documents"
+    if args.save_index and not documents:
+        raise ClirkitError(
+            f"--save-index writes a translated index: {args.table} translates the queries (into the "
+            f"index's language); give a table from the documents' language, or --translate documents"
+        )
+    return index, table, table2, documents
