@@ -325,6 +325,11 @@ def _translation(table: TranslationTable, unknown: str, index: Index | ShardedIn
     return made
 
 
+def through_two_tables(index) -> bool:
+    """Whether ``index`` was translated before through two tables interpolated (``lam`` weighed them)."""
+    return bool(index.translated and "interpolation" in index.translation.get("table", {}))
+
+
 def reversed_view(table: TranslationTable) -> SimpleNamespace:
     """An object whose ``params`` are ``table``'s with the two sides swapped (source <-> target): what the
     query-side helpers of :mod:`clirkit.systems` read (``query_analyzer``, ``table_language``) see a reverse

@@ -103,7 +103,7 @@ class DocPSQ(CrossLanguageBM25):
         :meth:`~clirkit.estimator.Resources.reverse_table`). Sets ``index_`` (the translated index) and the
         scorer; ``background_texts``: the query-language texts of background = parallel. Returns self."""
         from clirkit.decompound import table_splitter
-        from clirkit.docpsq import queries_view, translated
+        from clirkit.docpsq import queries_view, through_two_tables, translated
 
         if isinstance(index, Resources):
             reverse, reverse2 = index.reverse_file("table"), index.reverse_file("table2")
@@ -114,8 +114,7 @@ class DocPSQ(CrossLanguageBM25):
             return self.fit(index.index(), reverse, reverse2, quiet=index.quiet, background_texts=texts)
         index, table, table2 = as_index(index), as_table(table, optional=True), as_table(table2, optional=True)
         self.check_params()
-        interpolated = index.translated and "interpolation" in index.translation.get("table", {})
-        check_used(self, second_table=table2 is not None or bool(interpolated))
+        check_used(self, second_table=table2 is not None or through_two_tables(index))
         self.__dict__.pop("splitter_", None)
         self.index_ = translated(
             index,

@@ -72,3 +72,55 @@ def test_the_reverse_gettext_builder_says_in_one_line_that_its_output_is_a_file(
     assert gettext_reverse.main(["-o", str(tmp_path / "afile"), "--languages", "th", "-q"]) == 2
     err = capsys.readouterr().err
     assert err == f"gettext_reverse: error: {tmp_path / 'afile' / 'gettext-en-th' / 'standard'}: Not a directory\n"
+
+
+def _psq_files(tmp_path):
+    """A Spanish index, English queries and a Spanish-English table (documents' language to the queries')."""
+    (tmp_path / "docs.tsv").write_text("d1\tla casa roja\nd2\tel perro\n", encoding="utf-8")
+    (tmp_path / "q.tsv").write_text("q1\tred house\n", encoding="utf-8")
+    (tmp_path / "t.txt").write_text("casa house 0.9\nroja red 0.8\nperro dog 1.0\n", encoding="utf-8")
+    (tmp_path / "t2.txt").write_text("casa home 0.7\nroja red 1.0\nperro dog 1.0\n", encoding="utf-8")
+    assert main(["index", str(tmp_path / "docs.tsv"), "--lang", "es", "-o", str(tmp_path / "ix.npz"), "-q"]) == 0
+    for name in ("t", "t2"):
+        convert = ["ttable", "convert", str(tmp_path / f"{name}.txt"), "--format", "moses"]
+        convert += ["--source-lang", "es", "--target-lang", "en", "-o", str(tmp_path / f"{name}.npz"), "-q"]
+        assert main(convert) == 0
+    return ["psq", "--index", str(tmp_path / "ix.npz"), "--queries", str(tmp_path / "q.tsv"), "--source-lang", "en"]
+
+
+@pytest.mark.parametrize("lam", ["0.5", "0.3"])
+def test_psq_lambda_without_table2_is_refused_even_at_its_default(tmp_path, capsys, lam):
+    psq = _psq_files(tmp_path)
+    argv = [*psq, "--table", str(tmp_path / "t.npz"), "--lambda", lam, "-o", str(tmp_path / "r.run"), "-q"]
+    capsys.readouterr()
+    assert main(argv) == 2
+    assert capsys.readouterr().err == f"clirkit: error: {LAM}\n"
+    assert not (tmp_path / "r.run").exists()
+
+
+def test_psq_lambda_is_taken_with_a_second_table_or_an_index_translated_through_two(tmp_path):
+    psq = _psq_files(tmp_path)
+    tables = ["--table", str(tmp_path / "t.npz"), "--table2", str(tmp_path / "t2.npz"), "--lambda", "0.5"]
+    assert main([*psq, *tables, "-o", str(tmp_path / "a.run"), "--save-index", str(tmp_path / "tx.npz"), "-q"]) == 0
+    again = ["psq", "--index", str(tmp_path / "tx.npz"), "--queries", str(tmp_path / "q.tsv"), "--lambda", "0.5"]
+    assert main([*again, "--source-lang", "en", "-o", str(tmp_path / "b.run"), "-q"]) == 0
+    assert (tmp_path / "a.run").read_bytes() == (tmp_path / "b.run").read_bytes()
+
+
+def test_a_ctrl_c_after_psq_saved_its_translated_index_says_the_index_is_kept(tmp_path, monkeypatch, capsys):
+    import clirkit.cli.xlquery as xlquery
+
+    psq = _psq_files(tmp_path)
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(xlquery, "search_and_write", interrupted)
+    argv = [*psq, "--table", str(tmp_path / "t.npz"), "-o", str(tmp_path / "r.run")]
+    capsys.readouterr()
+    assert main([*argv, "--save-index", str(tmp_path / "tx.npz"), "-q"]) == 130
+    said = f"clirkit: interrupted; the translated index {tmp_path / 'tx.npz'} is written and whole; the run is not\n"
+    assert capsys.readouterr().err == said
+    assert (tmp_path / "tx.npz").exists() and not (tmp_path / "r.run").exists()
+    assert main([*argv, "-q"]) == 130  # the next command in this process: no note of the earlier one
+    assert capsys.readouterr().err == "clirkit: interrupted\n"

@@ -102,9 +102,11 @@ def main(argv: list[str] | None = None) -> int:
     stderr: during the work a KeyboardInterrupt (writers remove their temporary files), caught here; after it
     (the status set, Python exiting) the process ends at once with 130. Called from Python, SIGINT keeps its
     handler."""
-    global _command, _ended
+    global _command, _ended, _interrupt_note
     import os
     import signal
+
+    _interrupt_note = ""  # a note of an earlier command run in this process is not this one's
 
     # pyarrow (parsing run scores with many digits) hands memory back sooner with jemalloc; a choice made
     # for clirkit's own process only, before pyarrow is imported

@@ -34,6 +34,22 @@ def default_of(cls, name: str):
     return parameter.default
 
 
+class _StoreGiven(argparse._StoreAction):
+    """argparse's "store", also remembering that the option was given (:func:`given`)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        super().__call__(parser, namespace, values, option_string)
+        setattr(namespace, _GIVEN, getattr(namespace, _GIVEN, frozenset()) | {self.dest[len(_PREFIX) :]})
+
+
+_GIVEN = "given__params"  # the hyper-parameters whose options the command line gave
+
+
+def given(args: argparse.Namespace, name: str) -> bool:
+    """Whether the command line gave the option of hyper-parameter ``name`` (even at its default value)."""
+    return name in getattr(args, _GIVEN, frozenset())
+
+
 def add_param(group, cls, name: str, *flags: str, **kwargs) -> argparse.Action:
     """Add an option for hyper-parameter ``name`` of ``cls``, defaulting to the class's default
     (a tuple default is shown as a list; ``action='store_true'`` options must default to False)."""
@@ -44,6 +60,7 @@ def add_param(group, cls, name: str, *flags: str, **kwargs) -> argparse.Action:
             raise TypeError(f"{cls.__name__}.{name} defaults to {default!r}, not {expected}")
     else:
         kwargs["default"] = list(default) if isinstance(default, tuple) else default
+        kwargs.setdefault("action", _StoreGiven)
         if "metavar" not in kwargs and "choices" not in kwargs:  # argparse would show the dest, PARAM__NAME
             kwargs["metavar"] = max(flags, key=len).lstrip("-").replace("-", "_").upper()
     _OPTION_OF[name] = max(flags, key=len)

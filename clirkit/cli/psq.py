@@ -139,6 +139,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    from clirkit.cli import note_on_interrupt
     from clirkit.cli.common import say_unmatched_stopwords, stopword_option
     from clirkit.cli.psqchecks import check_request, open_inputs
     from clirkit.cli.xlquery import checked_system, query_language, say_language, search_and_write, source_stopwords
@@ -171,6 +172,7 @@ def run(args) -> int:
     if args.save_index:
         split = args.shards is not None and args.shards > 1 and not psq.index_.sharded
         (ShardedProjectedIndex.split(psq.index_, args.shards) if split else psq.index_).save(args.save_index)
+        note_on_interrupt(f"the translated index {args.save_index} is written and whole; the run is not")
     if queries is None:  # the translated index only (the document side's indexing)
         return 0
     tokens = psq.query_tokens(queries, quiet=args.quiet)

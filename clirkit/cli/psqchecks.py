@@ -44,10 +44,14 @@ def open_inputs(args, psq):
     ``--mmap`` say), the tables of ``--table`` and ``--table2`` (None when not given), and whether ``psq``
     translates the documents (else the queries). ClirkitError for an index translated before with ``--translate
     queries``, no ``--table`` for an index in the documents' language, a ``--shards`` other than the index's,
-    or ``--save-index`` with a table that translates the queries."""
+    or ``--save-index`` with a table that translates the queries, ``--lambda`` given (at any value) without a
+    second table."""
     from clirkit.cli.indexes import open_index
+    from clirkit.cli.params import given
     from clirkit.cli.tables import load_tables
+    from clirkit.docpsq import through_two_tables
     from clirkit.errors import ClirkitError
+    from clirkit.querypsq import LAM_WITHOUT_TABLE2
     from clirkit.retrieval.indexkinds import translated
     from clirkit.retrieval.shardfiles import index_kind
 
@@ -67,6 +71,8 @@ def open_inputs(args, psq):
             f"none (or index the documents with --shards {args.shards})"
         )
     table, table2 = load_tables(args, args.table, args.table2)
+    if given(args, "lam") and table2 is None and not through_two_tables(index):
+        raise ClirkitError(LAM_WITHOUT_TABLE2)
     documents = psq.side(index, table, table2) == "documents"
     if args.save_index and not documents:
         raise ClirkitError(
