@@ -7,7 +7,7 @@ grades above 1). A setting is chosen by its mean dev AP over the collections aga
 no collection's dev or test score falls significantly below DT+PSQ (the report's baseline).
 
     python boosting/defaults.py -o OUT                        # every collection (hours on 2 cores)
-    python boosting/defaults.py -o OUT --variants Boost-df10   # some variants only
+    python boosting/defaults.py -o OUT --variants Boost-df10   # some variants only (Boost-df100: every n-gram)
     python boosting/defaults.py -o OUT --collections nave-en-es
     python boosting/defaults.py -o OUT --report               # the Markdown table of boosting/README.md
 
@@ -28,6 +28,7 @@ VARIANTS = {
     "Boost-uniform": "hard_negatives = 0",
     "Boost-bags": "bags = 4\nbag_fraction = 0.5",
     "Boost-grades": "grade_pairs = 1",
+    "Boost-df100": "max_df = 1.0",
 }
 DEMO = 'kind = "boost"\nbase = "DT+PSQ"\nrounds = 6000\nmax_df = 0.05\neval_every = 100\n'
 

@@ -51,12 +51,12 @@ class BoostData:
 class BoostParams:
     """Boosting hyper-parameters shared by every bag (see :class:`clirkit.boost.BoostRanker`)."""
 
-    rounds: int = 1000
+    rounds: int = 6000
     rule: str = "exact"
     bits: int = 30
     hash_seed: int = 0
     eps: float | None = None
-    eval_every: int = 50
+    eval_every: int = 100
     patience: int = 0
     significance: float | None = 0.05  # None or 0: the rounds early stopping chose, even below a base
     max_buckets: int | None = MAX_BUCKETS  # None: every non-empty bucket gets W+/W-
