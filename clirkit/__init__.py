@@ -28,16 +28,22 @@ def _is_the_command() -> bool:
 
 
 # The command imports this module first: a Ctrl-C from here until clirkit.cli.main takes over is one line, not a
-# traceback from an import. ``_signal`` (the signal module without its enums) is set up at once, so the window before
-# is short; a SIGINT ignored by the caller (a background job) stays ignored. Imported as a library, nothing changes.
-if _is_the_command():
-    import _signal
+# traceback from an import. ``_signal`` (the signal module without its enums) is set up at once; a Ctrl-C that Python
+# turns into KeyboardInterrupt before (its handler runs at the first call, ``_is_the_command()``) is the same line. A
+# SIGINT ignored by the caller (a background job) stays ignored. Imported as a library, nothing changes.
+try:
+    if _is_the_command():
+        import _signal
 
-    try:
-        if _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
-            _signal.signal(_signal.SIGINT, _interrupted_early)
-    except ValueError:  # pragma: no cover (not the main thread: the caller's signals, as they are)
-        pass
+        try:
+            if _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
+                _signal.signal(_signal.SIGINT, _interrupted_early)
+        except ValueError:  # pragma: no cover (not the main thread: the caller's signals, as they are)
+            pass
+except KeyboardInterrupt:  # pragma: no cover (a subprocess test sends it)
+    if _is_the_command():
+        _interrupted_early(0, None)
+    raise
 
 from clirkit.errors import ClirkitError  # noqa: E402
 
