@@ -37,7 +37,7 @@ class BoostRanker(System):
     Hyper-parameters (scikit-learn style; learned state ends with ``_``):
         ngram: 1 (Boost-1g) or 2 (Boost-2g: unigrams and bigrams).
         rounds: maximum boosting rounds per bag (6,000 and ``eval_every`` 100: early stopping on dev chose
-            100-5,500 of them across the dev collections, results/2026-11-29-boost-settings.md).
+            100-5,900 of them across the dev collections, results/2026-11-29-boost-settings.md).
         rule: step rule, ``"exact"`` or ``"r"``.
         bits: pairs are hashed into 2**bits buckets (<= 32).
         max_buckets: the most buckets given boosting state (W+/W-, 16 bytes each); a set of tuples whose pairs
@@ -58,7 +58,7 @@ class BoostRanker(System):
         source_lang, target_lang: analyzer languages (used by :meth:`fit`).
         max_df: drop source n-grams in more than this fraction of the training
             queries and target n-grams in more than this fraction of the documents (1: keep all;
-            with a base, level with 0.05 on the mean dev AP over six dev collections, and better on
+            with a base, level with 0.05 on the mean dev AP over seven dev collections, and better on
             nave-en-es: results/2026-11-29-boost-settings.md).
         frequent_word_ngrams: keep n-grams (n >= 2) containing a word that max_df
             drops; False keeps only n-grams made of kept words.
@@ -235,6 +235,14 @@ class BoostRanker(System):
             return self.doc_weighting
         return "binary" if self.base is None else "length"
 
+    def _base_system(self) -> System | None:
+        """``base`` as a system (:func:`~clirkit.boost.base.base_system`), made once for the ``base`` it is given
+        (a run given as the base is encoded once, not at every search)."""
+        made = self.__dict__.get("_made_base")
+        if made is None or made[0] is not self.base:
+            made = self.__dict__["_made_base"] = (self.base, base_system(self.base))
+        return made[1]
+
     def _candidate_depth(self) -> int:
         if self.candidate_depth is not None:
             return self.candidate_depth
@@ -296,7 +304,7 @@ class BoostRanker(System):
                 else dict(zip(qs, src.tokenize_many(list(qs.values()), quiet=quiet, jobs=documents.jobs, desc=desc)))
             )
 
-        base = base_system(self.base)
+        base = self._base_system()
         base_run = held_run(base)  # a run given as the base: every row of it, as given
         if base is not None and base_run is None:  # a base that searches: the training and dev topics
             base_run = self._base_run(topics, dev_topics, excluded)
@@ -340,7 +348,7 @@ class BoostRanker(System):
     def search_split(self, resources: Resources, split: str, *, tag: str | None = None) -> Run:
         """:meth:`search` of the split's topics; boosted from a base system, the base's run of ``split`` that
         ``resources`` hold (the runner's) is re-ranked, not searched again."""
-        base = base_system(self.base) if hasattr(self, "model_") and self.model_.from_base else None
+        base = self._base_system() if hasattr(self, "model_") and self.model_.from_base else None
         if base is None:
             return super().search_split(resources, split, tag=tag)
         return self.search(
@@ -381,7 +389,7 @@ class BoostRanker(System):
                     "(set base to a fitted system), or use model_.rerank on its run"
                 )
             if candidates is None:
-                base = base_system(self.base)  # a run given as the base: its rows for the topics
+                base = self._base_system()  # a run given as the base: its rows for the topics
                 assert base is not None
                 candidates = base.search(topics, depth=depth, excluded=excluded, quiet=quiet)
             return model.rerank(candidates, queries, docids, doc_tokens, tag=tag)
