@@ -124,3 +124,27 @@ def test_a_ctrl_c_after_psq_saved_its_translated_index_says_the_index_is_kept(tm
     assert (tmp_path / "tx.npz").exists() and not (tmp_path / "r.run").exists()
     assert main([*argv, "-q"]) == 130  # the next command in this process: no note of the earlier one
     assert capsys.readouterr().err == "clirkit: interrupted\n"
+
+
+def test_a_dictionary_without_languages_is_refused_before_any_report_of_it(tmp_path, capsys):
+    (tmp_path / "q.tsv").write_text("q1\tred house\nq2\tdogs\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["ttable", "convert", str(tmp_path / "q.tsv"), "-o", str(tmp_path / "qq.npz")]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err.startswith(f"clirkit: error: {tmp_path / 'q.tsv'}: a dictionary whose languages") and err.count("\n") == 1
+    )
+    assert not (tmp_path / "qq.npz").exists()
+
+
+def test_ttable_train_to_moses_text_says_the_analysis_is_not_kept(tmp_path, capsys):
+    # a text table records no analysis: psq and dt then match its stems as written, and queries miss them silently
+    (tmp_path / "p.en").write_text("the houses are red\nthe dog runs\n", encoding="utf-8")
+    (tmp_path / "p.es").write_text("las casas son rojas\nel perro corre\n", encoding="utf-8")
+    train = ["ttable", "train", "--source", str(tmp_path / "p.en"), "--target", str(tmp_path / "p.es")]
+    train += ["--source-lang", "en", "--target-lang", "es"]
+    capsys.readouterr()
+    assert main([*train, "-o", str(tmp_path / "en-es.lex.gz")]) == 0
+    assert "languages and analysis (dt and psq will match its words as written" in capsys.readouterr().err
+    assert main([*train, "-o", str(tmp_path / "en-es.npz")]) == 0
+    assert "analysis" not in capsys.readouterr().err

@@ -101,11 +101,6 @@ def load_table_args(args, path: str, fmt: str, *, require_languages: bool = Fals
         score_column=getattr(args, "score_column", None),
     )
     verb = f"ttable {args.action}"
-    if format_of(path, fmt) in DICTIONARY_FORMATS:
-        for line in dictionary_report(table):
-            say(f"{verb}: {line}", quiet=args.quiet)
-    for line in weighted_report(table):
-        say(f"{verb}: {line}", quiet=args.quiet)
     missing = [
         o
         for o, side in (("--source-lang", "source"), ("--target-lang", "target"))
@@ -113,10 +108,15 @@ def load_table_args(args, path: str, fmt: str, *, require_languages: bool = Fals
     ]
     if missing and require_languages and table.params.get("model") in ("dictionary", "phrase-table", "psq-json"):
         what = "a dictionary" if table.params.get("model") == "dictionary" else "a table"
-        raise ClirkitError(
+        raise ClirkitError(  # before the reports of what was read: the error is the only line
             f"{path}: {what} whose languages neither its format nor its name tells: "
             f"give {' and '.join(missing)} (ISO 639-1, e.g. es, en)"
         )
+    if format_of(path, fmt) in DICTIONARY_FORMATS:
+        for line in dictionary_report(table):
+            say(f"{verb}: {line}", quiet=args.quiet)
+    for line in weighted_report(table):
+        say(f"{verb}: {line}", quiet=args.quiet)
     if missing and hasattr(args, "source_lang"):
         say(
             f"{verb}: {path} records no {' and no '.join(m[2:] for m in missing)}: give {' and '.join(missing)} "
@@ -344,6 +344,7 @@ def run_train(args) -> int:
         )
         table.params["direction"] = direction
         save_table(table, out)
+        _say_what_text_loses(args, table, out)
         say(
             f"{direction}: p({e_side} word | {f_side} word), {table.n_source} x {table.n_target} words, "
             f"{table.nnz} entries -> {out}",
@@ -471,18 +472,34 @@ def _save(args, table) -> None:
                 quiet=args.quiet,
             )
     save_table(table, args.output)
-    if not str(args.output).endswith(".npz"):
-        languages = table.params.get("source_lang") or table.params.get("target_lang")
-        lost = [
-            what for what, kept in (("languages", languages), ("dictionary ranks", table.ranks is not None)) if kept
-        ]
-        if lost:
-            say(
-                f"ttable {args.action}: {args.output} is Moses text: the table's {' and '.join(lost)} are not "
-                f"kept (write .npz to keep them)",
-                quiet=args.quiet,
-            )
+    _say_what_text_loses(args, table, args.output)
     say(
         f"ttable {args.action}: {table.n_source:,} x {table.n_target:,} words, {table.nnz:,} entries -> {args.output}",
         quiet=args.quiet,
     )
+
+
+def _say_what_text_loses(args, table, output) -> None:
+    """Say on stderr what a table written to ``output`` as Moses text does not keep (its languages, its analysis,
+    a dictionary's ranks), unless ``output`` is .npz."""
+    from clirkit.progress import say
+
+    if str(output).endswith(".npz"):
+        return
+    languages = table.params.get("source_lang") or table.params.get("target_lang")
+    analysis = table.params.get("source_analyzer") or table.params.get("target_analyzer")
+    lost = [
+        what
+        for what, kept in (
+            ("languages", languages),
+            ("analysis (dt and psq will match its words as written, unstemmed)", analysis),
+            ("dictionary ranks", table.ranks is not None),
+        )
+        if kept
+    ]
+    if lost:
+        say(
+            f"ttable {args.action}: {output} is Moses text: the table's {' and '.join(lost)} are not kept (write "
+            f".npz to keep them)",
+            quiet=args.quiet,
+        )
