@@ -29,6 +29,7 @@ def kernels(module: str, fallback: str) -> ModuleType | None:
         if os.environ.get("CLIRKIT_NUMBA", "1") != "0":
             try:
                 _modules[module] = importlib.import_module(module)
+                _hold_interrupts_while_compiling()
             except ImportError:
                 pass
             except Exception as error:  # a numba that imports but fails (an incompatible numpy or llvmlite)
@@ -77,3 +78,62 @@ def without_numba(module: str, error: BaseException, fallback: str) -> None:
     _modules[module] = False
     message = " ".join(str(error).split())[:200]
     print(f"clirkit: numba failed ({type(error).__name__}: {message}); {fallback}", file=sys.stderr)
+
+
+_holding = False  # the listener of _hold_interrupts_while_compiling is registered with numba
+
+
+def _hold_interrupts_while_compiling() -> None:
+    """Once numba is imported: while it holds its compiler lock in the main thread of the command (compiling a
+    kernel, or loading its cached machine code), a Ctrl-C is held and raised when the lock is released. Raised
+    inside, it can leave numba a half-made kernel whose call crashes the process (a segmentation fault on Ctrl-C
+    during ``psq``). Outside the command (clirkit as a library) SIGINT keeps its handler."""
+    global _holding
+    if _holding:
+        return
+    from numba.core import event
+
+    listener = type("InterruptsHeld", (_InterruptsHeld, event.Listener), {})  # numba checks the type
+    event.register("numba:compiler_lock", listener())
+    _holding = True
+
+
+def _commands_handler(handler) -> bool:
+    """Whether SIGINT ``handler`` is one the clirkit command sets (clirkit.cli's, or clirkit's before it)."""
+    return callable(handler) and getattr(handler, "__module__", "") in ("clirkit", "clirkit.cli")
+
+
+class _InterruptsHeld:
+    """A numba event listener (``on_start``, ``on_end``) holding the command's Ctrl-C from the first acquisition
+    of the compiler lock to its last release (it is re-entrant), then handing it to the command's handler."""
+
+    def __init__(self) -> None:
+        self.depth, self.arrived = 0, False
+        self.handler: Any = None  # the command's SIGINT handler while it is held
+
+    def on_start(self, event) -> None:
+        import signal
+        import threading
+
+        if threading.current_thread() is not threading.main_thread():
+            return
+        self.depth += 1
+        if self.depth == 1 and _commands_handler(handler := signal.getsignal(signal.SIGINT)):
+            self.handler, self.arrived = handler, False
+            signal.signal(signal.SIGINT, self._hold)
+
+    def on_end(self, event) -> None:
+        import signal
+        import threading
+
+        if threading.current_thread() is not threading.main_thread() or self.depth == 0:
+            return
+        self.depth -= 1
+        if self.depth == 0 and self.handler is not None:
+            handler, self.handler = self.handler, None
+            signal.signal(signal.SIGINT, handler)
+            if self.arrived:  # the lock is released: the command's Ctrl-C, now
+                handler(signal.SIGINT, None)
+
+    def _hold(self, signum, frame) -> None:
+        self.arrived = True

@@ -420,3 +420,35 @@ def test_a_ctrl_c_landing_in_the_packages_first_lines_is_one_line_for_the_comman
         assert (done.returncode, done.stdout, done.stderr) == (130, "", "clirkit: interrupted\n")
     else:
         assert done.returncode == -signal.SIGINT and done.stderr.rstrip().endswith("KeyboardInterrupt")
+
+
+def test_a_ctrl_c_while_numba_holds_its_compiler_lock_waits_for_its_release(monkeypatch):
+    """Raised inside numba's compiling or its loading of cached machine code, a Ctrl-C could leave a half-made
+    kernel whose call crashed the process (segmentation fault on Ctrl-C in psq): the command's Ctrl-C is held
+    until numba releases its compiler lock, then raised; another SIGINT handler (a library's caller) is left as
+    it is."""
+    numba = pytest.importorskip("numba")
+    from numba.core.compiler_lock import global_compiler_lock
+
+    import clirkit.cli as cli
+    from clirkit import jit
+
+    assert jit.kernels("clirkit.retrieval.kernels", "numpy") is not None and numba
+    monkeypatch.setattr(cli, "_interrupted", False)
+    previous = signal.signal(signal.SIGINT, cli._interrupt)
+    try:
+        reached = []
+        with pytest.raises(KeyboardInterrupt):
+            with global_compiler_lock:
+                with global_compiler_lock:  # re-entrant: held to the last release
+                    signal.raise_signal(signal.SIGINT)
+                    reached.append("inner")
+                reached.append("outer")
+        assert reached == ["inner", "outer"] and signal.getsignal(signal.SIGINT) is cli._interrupt
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    with pytest.raises(KeyboardInterrupt):  # Python's own handler: raised at once, inside
+        with global_compiler_lock:
+            signal.raise_signal(signal.SIGINT)
+            reached.append("not reached")
+    assert "not reached" not in reached
