@@ -322,6 +322,21 @@ def test_a_ctrl_c_lost_in_a_callback_is_raised_again():
             sys.getrecursionlimit()
 
 
+def test_after_a_ctrl_c_an_error_in_another_thread_prints_nothing(monkeypatch):
+    # joblib's executor thread may fail on a work item the interrupted submission left half-made: the command
+    # says its one line, not that thread's traceback
+    import clirkit.cli as cli
+
+    seen = []
+    hook = cli._quiet_after_interrupt(seen.append)
+    assert cli._quiet_after_interrupt(hook) is hook
+    monkeypatch.setattr(cli, "_interrupted", False)
+    hook("an error")
+    monkeypatch.setattr(cli, "_interrupted", True)
+    hook("an error after the Ctrl-C")
+    assert seen == ["an error"]
+
+
 def test_a_ctrl_c_in_a_finalizer_stops_the_code_after_it_without_a_line_on_stderr():
     # the interpreter calls the hook itself: the KeyboardInterrupt must reach the code that runs on, not be
     # printed as "Exception ignored in sys.unraisablehook" (the hook raising it inside itself)

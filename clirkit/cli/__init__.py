@@ -118,6 +118,9 @@ def main(argv: list[str] | None = None) -> int:
 
             # a Ctrl-C that lands where Python can only ignore it is raised again (before the handler is set)
             sys.unraisablehook = _keeping_interrupts(sys.unraisablehook)
+            import threading
+
+            threading.excepthook = _quiet_after_interrupt(threading.excepthook)
             # from here a Ctrl-C is a KeyboardInterrupt, so writers remove their temporaries
             if signal.getsignal(signal.SIGINT) is _interrupted_early:
                 _command, _ended = True, False
@@ -218,6 +221,19 @@ def _interrupt_after(frame) -> None:
 
     frame.f_trace = interrupt
     sys.settrace(interrupt)
+
+
+def _quiet_after_interrupt(hook):
+    """``threading.excepthook`` that prints nothing once the command was interrupted: an error in another thread
+    then comes from the stopping (joblib's executor thread finding a work item the interrupted submission left
+    half-made), and the command says its one line."""
+
+    def handle(args) -> None:
+        if not _interrupted:
+            hook(args)
+
+    handle.quiet_after_interrupt = True
+    return hook if getattr(hook, "quiet_after_interrupt", False) else handle
 
 
 def threading_is_main() -> bool:
