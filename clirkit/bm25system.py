@@ -16,6 +16,7 @@ from clirkit.tablefit import (
     check_languages,
     corpus_stopterms,
     query_analyzer,
+    words_for_index,
 )
 
 STOPWORDS_TOP = 0  # default size of the corpus-derived stoplists (source terms, target index terms): off
@@ -169,15 +170,19 @@ class CrossLanguageBM25(BM25System):
         """Its table files translate from the queries' language into the documents' (an experiment's)."""
         resources.check_table_files(reverse=False)
 
-    def _bind(self, index, table, quiet: bool) -> None:
+    def _bind(self, index, table, quiet: bool):
+        """Bind to ``index`` and the query-side ``table``; returns the table as it meets the index
+        (:func:`~clirkit.tablefit.words_for_index`)."""
         self.check_params()
         check_languages(table, index, self.source_lang)
+        table = words_for_index(table, index, "target", other_lang=self.source_lang, quiet=quiet)
         self.__dict__.pop("splitter_", None)  # made from the new table when first needed (_tokenize)
         self.index_ = index
         stopwords = listed_stopwords(self.source_stopwords)
         self.analyzer_ = query_analyzer(table, lang=self.source_lang, stopwords=stopwords, quiet=quiet)
         self.stopterms_ = corpus_stopterms(table, self.source_stopwords_top, quiet=quiet)
         self.bm25_ = index.bm25(k1=self.k1, b=self.b, k3=self.k3, idf=self.idf, precision=self.precision)
+        return table
 
     def query_tokens(self, topics: Mapping[str, str], *, quiet: bool = True) -> list[list[str]]:
         """The topics' texts tokenized by the query analyzer, less the corpus stoplist, in topic order.

@@ -370,7 +370,7 @@ def translated(
     when it is a :class:`ProjectedIndex` or a :class:`ShardedProjectedIndex` made with these settings
     (:func:`check_projection`)."""
     from clirkit.psq import prepare_table
-    from clirkit.tablefit import SecondTableMismatch, TableMismatch, describe_terms, stopword_terms
+    from clirkit.tablefit import SecondTableMismatch, TableMismatch, describe_terms, stopword_terms, words_for_index
 
     if index.translated:
         if table is not None or table2 is not None:
@@ -386,12 +386,14 @@ def translated(
         )
     else:
         check_reverse(table, cast(Index, index), lang)
+        table = words_for_index(table, index, "source", other_lang=lang, quiet=quiet)
         analyzer = table_query_analyzer(table, lang)
         if table2 is not None:
             try:
                 check_reverse(table2, cast(Index, index), lang)
             except TableMismatch as exc:
                 raise SecondTableMismatch(str(exc)) from None
+            table2 = words_for_index(table2, index, "source", other_lang=lang, quiet=quiet)
             second = table_query_analyzer(table2, lang)
             if not second.same_terms_as(analyzer):  # query words analyzed otherwise would never match
                 raise SecondTableMismatch(

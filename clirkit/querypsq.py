@@ -16,7 +16,7 @@ from clirkit.estimator import Resources
 from clirkit.psq import DEFAULT_CUMULATIVE, DEFAULT_LAMBDA, DEFAULT_MIN_PROB
 from clirkit.retrieval.bm25params import IDF, K1, K3, B
 from clirkit.retrieval.shards import as_index
-from clirkit.tablefit import as_table, stopword_terms
+from clirkit.tablefit import as_table, stopword_terms, words_for_index
 
 PRUNING_CONSTRAINTS = {  # the table's interpolation and pruning: both sides of PSQ have them
     "lam": [Interval(Real, 0, 1, closed="both")],
@@ -205,8 +205,10 @@ class QueryPSQ(CrossLanguageBM25):
         if isinstance(index, Resources):
             return self.fit(index.index(), index.table(), index.table("table2"), quiet=index.quiet)
         index, table, table2 = as_index(index), as_table(table), as_table(table2, optional=True)
-        self._bind(index, table, quiet)
+        table = self._bind(index, table, quiet)
         check_used(self, second_table=table2 is not None)
+        if table2 is not None:
+            table2 = words_for_index(table2, index, "target", other_lang=self.source_lang, quiet=quiet)
         listed = stopword_terms(listed_stopwords(self.target_stopwords), index.analyzer)
         frequent = index.most_frequent_terms(self.target_stopwords_top)
         stopwords = set(index.analyzer.stopwords) | set(listed) | set(frequent)

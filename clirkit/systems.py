@@ -138,8 +138,7 @@ class DT(CrossLanguageBM25):
         index, table = as_index(index), as_table(table)
         from clirkit.progress import say
 
-        self._bind(index, table, quiet)
-        self.table_ = table
+        self.table_ = table = self._bind(index, table, quiet)
         if table.params.get("model") == "dictionary":
             say(
                 "note: DT keeps one translation of each query word; over a dictionary alone PSQ (clirkit psq, "

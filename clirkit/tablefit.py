@@ -193,3 +193,95 @@ def describe_terms(analyzer) -> str:
     if not analyzer.strip_punctuation:
         parts.append("punctuation kept")
     return ", ".join(parts)
+
+
+#: A side of a table that records no analysis is read as words to analyze when analyzing them as the index does
+#: makes at least this many times as many of them index terms as they are written.
+ANALYZED_MARGIN = 1.25
+#: A side whose words record no analysis is taken as stems when at least this share of them are their own stem.
+STEMMED_SHARE = 0.7
+#: ... and when it has at least this many words (a few words typed by hand are words, however short).
+STEMMED_MIN = 100
+#: At most this many words of a side (evenly spaced in its vocabulary) decide how it is read.
+SAMPLE = 20_000
+
+
+def words_for_index(table, index, side: str, *, other_lang: str | None = None, quiet: bool = True):
+    """``table`` made to meet ``index`` on its ``side`` when it records no analysis of its words (a Moses ``e f p``
+    text file, a dictionary read without its languages): ``"target"`` for a table translating the queries into the
+    index's language, ``"source"`` for one translating the documents from it.
+
+    That side's words are read as the index's terms as written (a table clirkit trained and wrote as text holds
+    stems), unless analyzing them as the index does (its analyzer without stopwords) makes at least
+    :data:`ANALYZED_MARGIN` times as many of them index terms (another tool's table of surface words): then each
+    word becomes its terms, a word of several terms giving each an equal share of its probability on the target
+    side and one phrase on the source side, rows merged by adding and renormalized, a word without terms
+    (punctuation) dropped, Model 1's ``NULL`` kept. The other side (the queries' words, language ``other_lang``,
+    else the table's) is read as stems, analyzed as the index is but in its language, when the index stems, the
+    index side's words are its terms as written, and at least :data:`STEMMED_SHARE` of the other side's words (at
+    least :data:`STEMMED_MIN` of them) are their own stem (a table trained by clirkit stems both sides alike); else
+    as written (queries then meet it lowercased, unstemmed: :func:`query_analyzer`). Each choice is made on at most
+    :data:`SAMPLE` words of a side.
+
+    Returns a new table recording the analyzers read (``params["words_read_as"]``: ``terms`` or ``words``), or
+    ``table`` itself when it records an analyzer of either side. Said on stderr unless ``quiet``."""
+    from clirkit.analysis import Analyzer
+    from clirkit.progress import say
+    from clirkit.translation.table import TranslationTable
+
+    if any(isinstance(table.params.get(f"{s}_analyzer"), dict) for s in ("source", "target")):
+        return table
+    other = "source" if side == "target" else "target"
+    vocab = table.target_vocab if side == "target" else table.source_vocab
+    bare = index.analyzer.without_stopwords()
+    sample = vocab[:: max(1, len(vocab) // SAMPLE)].tolist()
+    vocabulary = index.vocabulary
+    written = sum(w in vocabulary for w in sample)
+    analyzed = sum(bool(ts) and all(t in vocabulary for t in ts) for ts in bare.tokenize_many(sample))
+    params = {**table.params, f"{side}_analyzer": bare.to_dict(), f"{side}_lang": bare.lang}
+    params["words_read_as"] = "words" if analyzed >= ANALYZED_MARGIN * max(written, 1) else "terms"
+    probs = table.probs
+    if params["words_read_as"] == "words":
+        vocab, probs = _analyzed_side(table, side, bare)
+    lang = other_lang or table.params.get(f"{other}_lang")
+    if lang is not None and params["words_read_as"] == "terms" and bare.stemmer is not None:
+        stemming = Analyzer(lang, lowercase=bare.lowercase, strip_punctuation=bare.strip_punctuation)
+        words = table.source_vocab if other == "source" else table.target_vocab
+        others = words[:: max(1, len(words) // SAMPLE)].tolist()
+        own = sum(ts == [w] for ts, w in zip(stemming.tokenize_many(others), others))
+        if stemming.stemmer is not None and len(others) >= STEMMED_MIN and own >= STEMMED_SHARE * len(others):
+            params[f"{other}_analyzer"] = stemming.to_dict()
+            params[f"{other}_lang"] = lang
+    vocabs = (table.source_vocab, vocab) if side == "target" else (vocab, table.target_vocab)
+    ranks = table.ranks if params["words_read_as"] == "terms" else None
+    say(
+        f"the table records no analysis of its words: its {side} words are read as "
+        f"{'the index terms they are' if params['words_read_as'] == 'terms' else 'words analyzed as the index is'} "
+        f"({written:,} of {len(sample):,} are index terms as written, {analyzed:,} analyzed), its {other} words as "
+        f"{'stems' if f'{other}_analyzer' in params else 'written'} (an .npz table keeps its analysis)",
+        quiet=quiet,
+    )
+    return TranslationTable(vocabs[0], vocabs[1], probs, params, ranks)
+
+
+def _analyzed_side(table, side: str, analyzer):
+    """``(vocabulary, probabilities)`` of ``table`` with its ``side`` words replaced by their terms under
+    ``analyzer`` (:func:`words_for_index`): rows renormalized."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    from clirkit.translation.phrases import PHRASE_JOINER
+    from clirkit.translation.table import NULL, normalize_rows
+
+    words = (table.target_vocab if side == "target" else table.source_vocab).tolist()
+    made = [[w] if w == NULL else ts for w, ts in zip(words, analyzer.tokenize_many(words))]
+    if side == "source":  # a source word of several terms is one phrase
+        made = [[PHRASE_JOINER.join(ts)] if len(ts) > 1 else ts for ts in made]
+    vocab = np.asarray(sorted({t for ts in made for t in ts}), dtype=str)
+    ids = {t: i for i, t in enumerate(vocab.tolist())}
+    sizes = np.fromiter((len(ts) for ts in made), dtype=np.int64, count=len(made))
+    rows = np.repeat(np.arange(len(made)), sizes)
+    cols = np.fromiter((ids[t] for ts in made for t in ts), dtype=np.int64, count=len(rows))
+    to_terms = sp.csr_matrix((1.0 / sizes[rows], (rows, cols)), shape=(len(made), len(vocab)))
+    probs = table.probs @ to_terms if side == "target" else to_terms.T.tocsr() @ table.probs
+    return vocab, normalize_rows(sp.csr_matrix(probs))

@@ -1,0 +1,115 @@
+"""A table that records no analysis of its words (Moses ``e f p`` text) meets the index as the table it was
+(tablefit.words_for_index): a table clirkit trained and wrote as text gives the runs of its .npz (its stems are
+the index's terms, the queries are stemmed to meet its source words); another tool's table of surface words is
+analyzed as the index is, and its probabilities merged as the phrase-table reader merges them. Before, both
+were matched as written: queries unstemmed against stems, surface words against stems, with exit 0."""
+
+from __future__ import annotations
+
+import pytest
+
+from clirkit import datasets
+from clirkit.analysis import Analyzer
+from clirkit.cli import main
+from clirkit.docpsqsystem import DocPSQ
+from clirkit.querypsq import QueryPSQ
+from clirkit.retrieval.index import Index
+from clirkit.systems import DT
+from clirkit.tablefit import words_for_index
+from clirkit.translation import load_table, save_table, train_table
+from clirkit.translation.table import NULL
+from clirkit.translation.weighted import weighted_table
+
+
+@pytest.fixture(scope="module")
+def nave(mini):
+    """(index of the slice's Spanish verses, stemmed; its parallel pairs; its test topics)."""
+    c = datasets.load(str(mini))
+    docids, texts = c.documents()
+    es = Analyzer("es")
+    index = Index.from_tokens(list(docids), es.tokenize_many(list(texts)), es)
+    return index, c.parallel(), c.queries("test")
+
+
+def trained(pairs, source_lang, target_lang, *, stemmer="snowball"):
+    src, tgt = Analyzer(source_lang, stemmer=stemmer), Analyzer(target_lang, stemmer=stemmer)
+    left, right = pairs if source_lang == "en" else pairs[::-1]
+    return train_table(src.tokenize_many(list(left)), tgt.tokenize_many(list(right)), src, tgt)
+
+
+def as_text(table, tmp_path, name):
+    path = tmp_path / name
+    save_table(table, path)
+    return load_table(path)
+
+
+def rows(run):
+    return list(zip(run.qids.tolist(), run.docids.tolist(), run.scores.tolist()))
+
+
+@pytest.mark.parametrize("system", [DT, QueryPSQ])
+def test_a_trained_table_written_as_text_gives_the_runs_of_its_npz(nave, tmp_path, system):
+    index, pairs, topics = nave
+    table = trained(pairs, "en", "es")
+    text = as_text(table, tmp_path, "en-es.lex.gz")
+    assert "source_analyzer" not in text.params
+    want = rows(system(source_lang="en").fit(index, table).search(topics))
+    assert rows(system(source_lang="en").fit(index, text).search(topics)) == want
+
+
+def test_a_reverse_table_written_as_text_translates_the_documents_as_its_npz(nave, tmp_path):
+    index, pairs, topics = nave
+    table = trained(pairs, "es", "en")
+    text = as_text(table, tmp_path, "es-en.lex.gz")
+    want = rows(DocPSQ(source_lang="en").fit(index, table).search(topics))
+    assert rows(DocPSQ(source_lang="en").fit(index, text).search(topics)) == want
+
+
+def test_surface_words_are_analyzed_as_the_index_and_merged_as_the_phrase_table_reader_merges(nave, tmp_path):
+    index, pairs, _ = nave
+    surface = as_text(trained(pairs, "en", "es", stemmer=None), tmp_path, "surface.lex.gz")
+    made = words_for_index(surface, index, "target", other_lang="en")
+    assert made.params["words_read_as"] == "words"
+    entries = [  # (the oracle would lowercase Model 1's NULL, which stays as it is)
+        (f, e, p)
+        for f, row in zip(surface.source_vocab.tolist(), surface.probs)
+        for e, p in zip(surface.target_vocab[row.indices].tolist(), row.data.tolist())
+        if f != NULL
+    ]
+    oracle = weighted_table(
+        entries, source_analyzer=Analyzer("en", stemmer=None), target_analyzer=Analyzer("es"), multiword_source="drop"
+    )
+    kept = made.source_vocab != NULL
+    assert made.source_vocab[kept].tolist() == oracle.source_vocab.tolist()
+    assert made.target_vocab.tolist() == oracle.target_vocab.tolist()
+    assert abs(made.probs[kept] - oracle.probs).max() < 1e-12
+    # the queries meet its unstemmed source words unstemmed
+    assert "source_analyzer" not in made.params
+
+
+def test_surface_words_find_what_they_missed(nave, tmp_path):
+    index, pairs, topics = nave
+    surface = as_text(trained(pairs, "en", "es", stemmer=None), tmp_path, "surface.lex.gz")
+    run = DT(source_lang="en").fit(index, surface).search(topics)
+    stems = DT(source_lang="en").fit(index, trained(pairs, "en", "es")).search(topics)
+    assert len(run) > 0.9 * len(stems)
+
+
+def test_a_table_that_records_its_analysis_is_taken_as_it_is(nave):
+    index, pairs, _ = nave
+    table = trained(pairs, "en", "es")
+    assert words_for_index(table, index, "target", other_lang="en") is table
+
+
+def test_the_reading_is_said_on_stderr(tmp_path, capsys):
+    docs = tmp_path / "docs.tsv"
+    docs.write_text("d1\tlas casas blancas\nd2\tel perro negro\n", encoding="utf-8")
+    assert main(["index", str(docs), "-o", str(tmp_path / "ix.npz"), "--lang", "es", "-q"]) == 0
+    (tmp_path / "q.tsv").write_text("q1\thouses\n", encoding="utf-8")
+    (tmp_path / "t.lex").write_text("casas houses 0.6\nblancas houses 0.4\nperro dog 1.0\n", encoding="utf-8")
+    out = tmp_path / "dt.run"
+    args = ["dt", "--index", str(tmp_path / "ix.npz"), "--queries", str(tmp_path / "q.tsv"), "--table"]
+    assert main([*args, str(tmp_path / "t.lex"), "--source-lang", "en", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "the table records no analysis of its words: its target words are read as words analyzed" in err
+    assert out.read_text().split()[2] == "d1"  # houses -> casas -> cas, which was no index term as written
