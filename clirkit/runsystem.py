@@ -141,21 +141,31 @@ class RunFile(System):
         from clirkit.run import Run, check_depth
 
         if not hasattr(self, "run_"):
-            raise ClirkitError("RunFile is not fitted: call fit first")
+            raise ClirkitError(f"{type(self).__name__} is not fitted: call fit first")
         check_depth(depth)
-        run, where = self.run_, self.rows_
+        tag, where = tag or self._run_tag(), self.rows_
         wanted = [q for q in topics if q in where]
         missing = len(topics) - len(wanted)
         if missing:
-            say(f"{tag or self.default_tag}: the run has no row for {missing} of {len(topics)} queries", quiet=quiet)
+            say(f"{tag}: the run has no row for {missing} of {len(topics)} queries", quiet=quiet)
         if not wanted:
             none = np.zeros(0, dtype=str)
-            return Run(none, none, np.zeros(0), tag=tag or self.default_tag)
+            return Run(none, none, np.zeros(0), tag=tag)
         rows = np.concatenate(
             [np.arange(where[q].start, min(where[q].stop, where[q].start + depth), dtype=np.int64) for q in wanted]
         )
-        picked = Run(run.qids[rows], run.docids[rows], run.scores[rows], tag=tag or self.default_tag)
-        return drop_excluded(picked, excluded)
+        return drop_excluded(self._picked(rows, tag), excluded)
+
+    def _run_tag(self) -> str:
+        """The tag of a search that names none."""
+        return self.default_tag
+
+    def _picked(self, rows, tag: str):
+        """The run of the rows at positions ``rows`` of ``run_`` (those ``rows_`` locates), tagged ``tag``."""
+        from clirkit.run import Run
+
+        run = self.run_
+        return Run(run.qids[rows], run.docids[rows], run.scores[rows], tag=tag)
 
 
 def _same(a, b) -> bool:

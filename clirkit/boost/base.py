@@ -20,14 +20,15 @@ A boosted ranker's base is a system: a run given as the base becomes one, a :cla
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Sequence, Union
+from typing import Iterable, Sequence, Union
 
 import numpy as np
 
 from clirkit.boost.tuples import Tuples, index_of, lookup_sorted, values_at
 from clirkit.errors import ClirkitError
-from clirkit.estimator import DEPTH, System, drop_excluded
+from clirkit.estimator import System
 from clirkit.run import Run
+from clirkit.runsystem import RunFile
 
 NORMALIZATION = "query-max"  # how f0 is made from the base scores (recorded in models)
 MAX_BETA = 100.0  # exp(beta) must stay a float64 with room: f0 differences are in [-1, 1]
@@ -93,65 +94,43 @@ def compact(base: BaseRun) -> CompactRun:
     return CompactRun.from_runs([base] if isinstance(base, Run) else base)
 
 
-class HeldRun(System):
+class HeldRun(RunFile):
     """A base run given whole, as a system: what a boosted ranker's ``base`` is when it is a run
-    (:func:`base_system`).
+    (:func:`base_system`); a :class:`~clirkit.runsystem.RunFile` that holds its run encoded.
 
     Args:
         run: the run: a :class:`~clirkit.run.Run`, Runs that split it by query, or a :class:`CompactRun`.
 
     ``fit`` encodes it (``run_``, a :class:`CompactRun`). It holds its rows for every query (``holds_run``): a
-    boosted ranker trains from all of them, and ``search(topics)`` gives each topic's rows in rank order (its top
-    ``depth``, less the ``excluded`` documents), scored by their normalized base score f0 (all a CompactRun keeps
-    of a score; a boosted ranker normalizes them to themselves), tagged ``tag`` (default: the run's tag). Topics
-    the run has no row for are said on stderr (unless ``quiet``) and get none.
+    boosted ranker trains from all of them, and ``search(topics)`` gives each topic's rows as a RunFile does,
+    scored by their normalized base score f0 (all a CompactRun keeps of a score; a boosted ranker normalizes them
+    to themselves), tagged by default with the run's tag.
     """
 
-    _parameter_constraints = {"run": "no_validation"}
-    default_tag = "run"
     holds_run = True  # a system that searches has no such attribute
+    file_keys: dict = {}  # not a kind of experiment files: a run given in Python
 
     def __init__(self, *, run: BaseRun | None = None) -> None:
         self.run = run
 
     def fit(self, resources=None) -> "HeldRun":
-        """Encode the run (``run_``) and find each query's rows (``order_``, ``bounds_``); returns self."""
+        """Encode the run (``run_``), its rows in query and rank order (``order_``), each query's (``rows_``)."""
         if self.run is None:
             raise ClirkitError("a held run needs its run: HeldRun(run=...) (a Run, Runs or a CompactRun)")
         self.run_ = run = compact(self.run)
         self.order_ = np.lexsort((run.rank, run.qcode))  # rows by query code, then rank
         codes = run.qcode[self.order_]
         every = np.arange(len(run.query_ids))
-        self.bounds_ = np.searchsorted(codes, every, "left"), np.searchsorted(codes, every, "right")
+        starts, stops = np.searchsorted(codes, every, "left"), np.searchsorted(codes, every, "right")
+        self.rows_ = {q: slice(a, b) for q, a, b in zip(run.query_ids.tolist(), starts.tolist(), stops.tolist())}
         return self
 
-    def search(
-        self,
-        topics: Mapping[str, str],
-        *,
-        depth: int = DEPTH,
-        excluded: Mapping[str, set[str]] | None = None,
-        tag: str | None = None,
-        quiet: bool = True,
-    ) -> Run:
-        """The run's rows for ``topics`` (see the class docstring)."""
-        from clirkit.progress import say
-        from clirkit.run import check_depth
+    def _run_tag(self) -> str:
+        return self.run_.tag or self.default_tag
 
-        if not hasattr(self, "run_"):
-            raise ClirkitError("HeldRun is not fitted: call fit first")
-        check_depth(depth)
-        run, tag = self.run_, tag or self.run_.tag or self.default_tag
-        code = {q: i for i, q in enumerate(run.query_ids.tolist())}
-        wanted = [code[q] for q in topics if q in code]
-        if len(wanted) < len(topics):
-            say(f"{tag}: the run has no row for {len(topics) - len(wanted)} of {len(topics)} queries", quiet=quiet)
-        starts, stops = (bound[np.asarray(wanted, dtype=np.int64)] for bound in self.bounds_)
-        rows = self.order_[
-            np.concatenate([np.zeros(0, np.int64)] + [np.arange(a, min(b, a + depth)) for a, b in zip(starts, stops)])
-        ]
-        picked = Run(run.query_ids[run.qcode[rows]], run.doc_ids[run.dcode[rows]], run.f0[rows], tag=tag)
-        return drop_excluded(picked, excluded)
+    def _picked(self, rows, tag: str) -> Run:
+        run, rows = self.run_, self.order_[rows]
+        return Run(run.query_ids[run.qcode[rows]], run.doc_ids[run.dcode[rows]], run.f0[rows], tag=tag)
 
 
 def base_system(base) -> System | None:
