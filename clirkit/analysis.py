@@ -336,7 +336,9 @@ class Analyzer:
             return out
         from joblib import Parallel, delayed
 
-        results = Parallel(n_jobs=jobs, return_as="generator")(
+        from clirkit.parallel import processes
+
+        results = Parallel(n_jobs=processes(jobs), return_as="generator")(
             delayed(_tokenize_chunk)(self, chunk) for chunk in chunks
         )
         out = []

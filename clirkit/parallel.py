@@ -33,6 +33,22 @@ def check_backend(backend: str) -> None:
         raise ClirkitError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
 
 
+def cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system has one, else the machine's)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def processes(jobs: int) -> int:
+    """The workers a pool of ``jobs`` (joblib's ``n_jobs``: -1 is one per core) starts: at most one per core
+    (:func:`cores`), and 2 when more than one is asked on a machine of one core (the parallel path stays the one
+    asked for). More would only share the cores, each with its start-up and memory (``--jobs 999`` on 2 cores
+    started 999 processes of about 40 MB); the results do not depend on it."""
+    from joblib import effective_n_jobs
+
+    n = effective_n_jobs(jobs)
+    return n if n <= 1 else min(n, max(cores(), 2))
+
+
 def run_tasks(
     tasks: Sequence[Task],
     *,
@@ -62,9 +78,8 @@ def run_tasks(
     else:
         from joblib import Parallel
 
-        done = Parallel(n_jobs=jobs, backend=loky_backend() if backend == "loky" else backend, return_as="generator")(
-            tasks
-        )
+        chosen = loky_backend() if backend == "loky" else backend
+        done = Parallel(n_jobs=processes(jobs), backend=chosen, return_as="generator")(tasks)
     return list(progress(done, desc=desc, total=len(tasks), quiet=quiet or len(tasks) == 1, unit=unit))
 
 
@@ -149,7 +164,11 @@ def ordered_stream(
             yield delayed(function)(argument(item))
 
     results = Parallel(
-        n_jobs=jobs, backend=loky_backend(), return_as="generator", batch_size=1, pre_dispatch=f"{ahead}*n_jobs"
+        n_jobs=processes(jobs),
+        backend=loky_backend(),
+        return_as="generator",
+        batch_size=1,
+        pre_dispatch=f"{ahead}*n_jobs",
     )(tasks())
     for result in results:
         yield given.popleft(), result

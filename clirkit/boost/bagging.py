@@ -167,14 +167,15 @@ def boost_scored_each(data: Sequence[BoostData], params: BoostParams, **kwargs) 
 
 
 def worker_groups(n: int, jobs: int, backend: str) -> list[range]:
-    """The tasks ``0..n-1`` (bags, betas) in consecutive groups, one task each: as many groups as workers (``jobs``,
-    -1 for one a core), so that a worker is sent the data once (and makes the pairs' grouping once for its
-    betas); one a group on dask, whose workers are the cluster's."""
+    """The tasks ``0..n-1`` (bags, betas) in consecutive groups, one task each: as many groups as workers
+    (:func:`clirkit.parallel.processes` of ``jobs``: -1 for one a core, at most one a core), so that a worker is
+    sent the data once (and makes the pairs' grouping once for its betas); one a group on dask, whose workers are
+    the cluster's."""
     if backend == "dask":
         return [range(i, i + 1) for i in range(n)]
-    from joblib import effective_n_jobs
+    from clirkit.parallel import processes
 
-    k = max(1, min(n, effective_n_jobs(jobs)))
+    k = max(1, min(n, processes(jobs)))
     cuts = [n * i // k for i in range(k + 1)]
     return [range(a, b) for a, b in zip(cuts[:-1], cuts[1:])]
 

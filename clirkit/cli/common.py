@@ -242,7 +242,9 @@ def add_seed(parser: argparse.ArgumentParser, default: int = 0) -> None:
 
 
 def add_jobs(parser: argparse.ArgumentParser, default: int = 1) -> None:
-    parser.add_argument("-j", "--jobs", type=positive_int, default=default, help="parallel worker processes")
+    parser.add_argument(
+        "-j", "--jobs", type=positive_int, default=default, help="parallel worker processes (at most one per core)"
+    )
 
 
 def add_depth(parser: argparse.ArgumentParser, default: int = 1000, help: str = "results per query") -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import inspect
-import os
 import re
 
 _PREFIX = "param__"
@@ -22,8 +21,9 @@ def tokenize_jobs() -> int:
     worker processes, 1 on a machine with a single core. sacremoses is pure Python: a second process about halves
     the time on an idle machine, while more would take over a shared one for less (each costs a start-up).
     The tokens, and so the outputs, do not depend on the number of processes."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return min(2, cores)
+    from clirkit.parallel import cores
+
+    return min(2, cores())
 
 
 def default_of(cls, name: str):

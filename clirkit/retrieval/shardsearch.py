@@ -144,16 +144,16 @@ def shard_groups(n_shards: int, workers: int) -> list[list[int]]:
 
 def _workers(index: ShardedIndex) -> int:
     """How many tasks share the shards: the dask cluster's workers, else the joblib workers ``jobs`` stands for
-    (-1: one per core)."""
+    (-1: one per core; at most one per core: :func:`clirkit.parallel.processes`)."""
     if index.backend == "dask":
         from clirkit.parallel import dask_workers
 
         return dask_workers(index.scheduler)
     if index.jobs == 1:
         return 1
-    from joblib import effective_n_jobs
+    from clirkit.parallel import processes
 
-    return effective_n_jobs(index.jobs)
+    return processes(index.jobs)
 
 
 def _run(function, args: tuple, index: ShardedIndex, desc: str, quiet: bool) -> list:
