@@ -157,7 +157,7 @@ def core(col: Collection) -> dict:
     out["old"] = old_runs(col)
     if "english-queries" in datasets.variants(col.name):
         mono = datasets.load(col.name, variant="english-queries")
-        searcher = BM25Search().fit(col.p["index"])
+        searcher = BM25Search().fit(Resources(index=col.p["index"]))
         out["mono"] = {s: scores(searcher.search(mono.queries(s)), col.qrels[s]) for s in SPLITS}
     return out
 
@@ -169,7 +169,7 @@ def old_runs(col: Collection) -> dict:
     docids, texts = c.documents()
     index = Index.from_tokens(docids, tgt.tokenize_many(texts, jobs=2), tgt)
     table = col.table("fwd-old", src, tgt, col.p["parallel"])
-    old = PSQ(**OLD).fit(index, table)
+    old = PSQ(**OLD).fit(Resources(index=index, table=table))
     old.system_.unfiltered_ = None  # then, a query whose every translation the target stoplist dropped stayed empty
     return col.runs(old)
 
@@ -197,11 +197,13 @@ def muse(col: Collection) -> dict:
         muse, reverse = col.muse(w), col.muse(w, reverse=True)
         if muse is None:
             return out
-        out[f"Q[corpus+dict]-{tag}"] = col.runs(PSQ(lam=LAM).fit(index, fwd, muse))
-        out[f"Q[dict]-{tag}"] = col.runs(PSQ().fit(index, muse))
+        out[f"Q[corpus+dict]-{tag}"] = col.runs(PSQ(lam=LAM).fit(Resources(index=index, table=fwd, table2=muse)))
+        out[f"Q[dict]-{tag}"] = col.runs(PSQ().fit(Resources(index=index, table=muse)))
         if reverse is not None:
             both = interpolate(rev, reverse, LAM)
-            out[f"D[corpus+rdict]-{tag}"] = col.runs(PSQ(translate="documents").fit(index, both))
+            out[f"D[corpus+rdict]-{tag}"] = col.runs(
+                PSQ(translate="documents").fit(Resources(index=index, reverse_table=both))
+            )
     return out
 
 
@@ -216,20 +218,22 @@ def ood(col: Collection) -> dict:
     fwd = col.table(f"ood-{name}-fwd", src, tgt, pair)
     rev = col.table(f"ood-{name}-rev", tgt, src, pair[::-1])
     out = {
-        "D[ood]": col.runs(PSQ(translate="documents").fit(index, rev)),
-        "Q[ood]": col.runs(PSQ().fit(index, fwd)),
-        "bag[ood]": col.runs(PSQ(**BAG).fit(index, fwd)),
+        "D[ood]": col.runs(PSQ(translate="documents").fit(Resources(index=index, reverse_table=rev))),
+        "Q[ood]": col.runs(PSQ().fit(Resources(index=index, table=fwd))),
+        "bag[ood]": col.runs(PSQ(**BAG).fit(Resources(index=index, table=fwd))),
     }
     for w, tag in (("rank", "rank"), ("uniform", "uni")):
         muse, reverse = col.muse(w), col.muse(w, reverse=True)
         if muse is None:
             continue
-        out[f"Q[ood+dict]-{tag}"] = col.runs(PSQ(lam=LAM).fit(index, fwd, muse))
+        out[f"Q[ood+dict]-{tag}"] = col.runs(PSQ(lam=LAM).fit(Resources(index=index, table=fwd, table2=muse)))
         if reverse is not None:
             both = interpolate(rev, reverse, LAM)
-            out[f"D[ood+rdict]-{tag}"] = col.runs(PSQ(translate="documents").fit(index, both))
+            out[f"D[ood+rdict]-{tag}"] = col.runs(
+                PSQ(translate="documents").fit(Resources(index=index, reverse_table=both))
+            )
         if w == "rank":
-            out["bag[dict]"] = col.runs(PSQ(**BAG).fit(index, muse))
+            out["bag[dict]"] = col.runs(PSQ(**BAG).fit(Resources(index=index, table=muse)))
     return out
 
 

@@ -33,6 +33,7 @@ from pathlib import Path
 from clirkit import datasets
 from clirkit.analysis import SNOWBALL_STOPWORDS, Analyzer, cached_tokens
 from clirkit.errors import ClirkitError
+from clirkit.estimator import Resources
 from clirkit.metrics import evaluate
 from clirkit.retrieval.bm25 import BM25
 from clirkit.retrieval.index import Index
@@ -92,18 +93,19 @@ def defaults_systems(index, tables: dict, counts: dict | None = None) -> dict:
     the defaults of 2026-11-26 (:func:`variant_systems`)."""
     systems = {}
     for kind, table in tables.items():
+        given = Resources(index=index, table=table)
         if kind != "dictu":
-            systems[f"DT[{kind}]"] = DT().fit(index, table)
-        systems[f"PSQ[{kind}]"] = PSQ().fit(index, table)
+            systems[f"DT[{kind}]"] = DT().fit(given)
+        systems[f"PSQ[{kind}]"] = PSQ().fit(given)
         if kind in ("corpus", "ood") and "dict" in tables:
-            systems[f"PSQ[{kind}+dict]"] = PSQ().fit(index, table, tables["dict"])
+            systems[f"PSQ[{kind}+dict]"] = PSQ().fit(Resources(index=index, table=table, table2=tables["dict"]))
         if kind == "dict":
-            systems["bag-all[dict]"] = PSQ(mode="all", min_prob=0.0, cumulative=1.0).fit(index, table)
+            systems["bag-all[dict]"] = PSQ(mode="all", min_prob=0.0, cumulative=1.0).fit(given)
         if kind == "dictu":  # DT's tie rule: a word's translations all tie; without the dictionary's ranks the
             # rarest one in the collection wins (with them, the one listed first)
             unranked = TranslationTable(table.source_vocab, table.target_vocab, table.probs, table.params)
-            systems["DT-rarest[dict]"] = DT().fit(index, unranked)
-            systems["DT-first[dict]"] = DT().fit(index, table)
+            systems["DT-rarest[dict]"] = DT().fit(Resources(index=index, table=unranked))
+            systems["DT-first[dict]"] = DT().fit(given)
     if counts is not None:
         systems.update(variant_systems(index, tables, counts, systems))
     return systems
@@ -132,15 +134,16 @@ def variant_systems(index, tables: dict, counts: dict, defaults: dict) -> dict:
     systems = {}
     listed = index.analyzer.lang in SNOWBALL_STOPWORDS
     for kind, table in tables.items():
+        given = Resources(index=index, table=table)
         if kind == "dictu":
             continue
-        systems[f"bag[{kind}]"] = psq(mode="all").fit(index, table)
+        systems[f"bag[{kind}]"] = psq(mode="all").fit(given)
         source_listed = table.params.get("source_lang") in SNOWBALL_STOPWORDS
         if listed and source_listed:
-            systems[f"DT-sw[{kind}]"] = DT(source_stopwords="snowball").fit(index, table)
-            systems[f"PSQ-sw[{kind}]"] = PSQ(source_stopwords="snowball", target_stopwords="snowball").fit(index, table)
+            systems[f"DT-sw[{kind}]"] = DT(source_stopwords="snowball").fit(given)
+            systems[f"PSQ-sw[{kind}]"] = PSQ(source_stopwords="snowball", target_stopwords="snowball").fit(given)
         if listed:
-            systems[f"PSQ-tsw[{kind}]"] = PSQ(target_stopwords="snowball").fit(index, table)
+            systems[f"PSQ-tsw[{kind}]"] = PSQ(target_stopwords="snowball").fit(given)
         for k in KAPPAS:
             systems[f"DT+PSQ-k{k}[{kind}]"] = Fusion(
                 [defaults[f"DT[{kind}]"], defaults[f"PSQ[{kind}]"]], weights=[k, 1 - k]
@@ -149,7 +152,9 @@ def variant_systems(index, tables: dict, counts: dict, defaults: dict) -> dict:
         if kind in ("corpus", "ood") and "dict" in tables:
             for mu in COVERAGE_MUS:
                 weights = coverage_weights(table, counts[kind], lam=0.5, mu=mu)
-                systems[f"PSQ-cov{mu}[{kind}+dict]"] = PSQ().fit(index, interpolate(table, tables["dict"], weights))
+                systems[f"PSQ-cov{mu}[{kind}+dict]"] = PSQ().fit(
+                    Resources(index=index, table=interpolate(table, tables["dict"], weights))
+                )
             pair = [defaults[f"PSQ[{kind}]"], defaults["PSQ[dict]"]]
             for k in KAPPAS:
                 systems[f"PSQ+dict-k{k}[{kind}]"] = Fusion(pair, weights=[k, 1 - k])
@@ -195,7 +200,8 @@ def decompounded_runs(src, tgt, index, resources: dict, topics: dict, qrels: dic
                 src,
                 tgt,
             )
-        for system in (DT().fit(index, table), PSQ().fit(index, table)):
+        given = Resources(index=index, table=table)
+        for system in (DT().fit(given), PSQ().fit(given)):
             for s in SPLITS:
                 tokens = [src.finish(ts) for ts in splitter.split_many(query_surface[s])]
                 run = system.search_structured(system.structured_from_tokens(list(topics[s]), tokens))
@@ -204,7 +210,8 @@ def decompounded_runs(src, tgt, index, resources: dict, topics: dict, qrels: dic
             stem = stemmer_of(src)
             counts = Counter(t for ts in src.tokenize_many(resource[0], jobs=2) for t in ts)
             splits = CompoundSplitter(counts, min_count=CORPUS_MIN_COUNT, key=stem)
-            for system in (DT().fit(index, plain[kind]), PSQ().fit(index, plain[kind])):
+            given = Resources(index=index, table=plain[kind])
+            for system in (DT().fit(given), PSQ().fit(given)):
                 for s in SPLITS:
                     tokens = [src.finish(ts) for ts in splits.split_many(query_surface[s])]
                     run = system.search_structured(system.structured_from_tokens(list(topics[s]), tokens))
@@ -288,31 +295,34 @@ def collection_runs(
             tables = {}
         listed = analysis in ("plain", "stem") and c.target_lang in SNOWBALL_STOPWORDS
         for kind, table in tables.items():
-            systems[f"DT[{kind}]"] = DT(source_stopwords_top=top).fit(index, table)
-            systems[f"PSQ[{kind}]"] = psq(source_stopwords_top=top, target_stopwords_top=top).fit(index, table)
+            given = Resources(index=index, table=table)
+            systems[f"DT[{kind}]"] = DT(source_stopwords_top=top).fit(given)
+            systems[f"PSQ[{kind}]"] = psq(source_stopwords_top=top, target_stopwords_top=top).fit(given)
             if analysis in ("plain", "stem"):
-                systems[f"bag[{kind}]"] = psq(mode="all").fit(index, table)
+                systems[f"bag[{kind}]"] = psq(mode="all").fit(given)
             if listed:  # the Snowball list on the translation options only (tsw), or on the queries too (sw)
-                systems[f"PSQ-tsw[{kind}]"] = psq(target_stopwords="snowball").fit(index, table)
+                systems[f"PSQ-tsw[{kind}]"] = psq(target_stopwords="snowball").fit(given)
                 if c.source_lang in SNOWBALL_STOPWORDS:
                     systems[f"PSQ-sw[{kind}]"] = psq(target_stopwords="snowball", source_stopwords="snowball").fit(
-                        index, table
+                        given
                     )
             if analysis == "stem":  # PSQ's pruning: cumulative mass C (default .95), minimum probability L (.005)
                 for label, pruning in PRUNINGS.items():
-                    systems[f"PSQ-{label}[{kind}]"] = psq(**pruning).fit(index, table)
+                    systems[f"PSQ-{label}[{kind}]"] = psq(**pruning).fit(given)
                     if kind in ("corpus", "ood") and "dict" in tables:
-                        systems[f"PSQ-{label}[{kind}+dict]"] = psq(lam=0.5, **pruning).fit(index, table, tables["dict"])
+                        systems[f"PSQ-{label}[{kind}+dict]"] = psq(lam=0.5, **pruning).fit(
+                            Resources(index=index, table=table, table2=tables["dict"])
+                        )
             if kind in ("dict", "dictu") and analysis in ("plain", "stem"):
-                systems[f"pirkola[{kind}]"] = psq(mode="pirkola", min_prob=0.005).fit(index, table)
-                systems[f"pirkola-L.1[{kind}]"] = psq(mode="pirkola", min_prob=0.1).fit(index, table)
+                systems[f"pirkola[{kind}]"] = psq(mode="pirkola", min_prob=0.005).fit(given)
+                systems[f"pirkola-L.1[{kind}]"] = psq(mode="pirkola", min_prob=0.1).fit(given)
             if kind in ("corpus", "ood") and "dict" in tables:
                 systems[f"PSQ[{kind}+dict]"] = psq(source_stopwords_top=top, target_stopwords_top=top, lam=0.5).fit(
-                    index, table, tables["dict"]
+                    Resources(index=index, table=table, table2=tables["dict"])
                 )
                 if listed:
                     systems[f"PSQ-tsw[{kind}+dict]"] = psq(target_stopwords="snowball", lam=0.5).fit(
-                        index, table, tables["dict"]
+                        Resources(index=index, table=table, table2=tables["dict"])
                     )
         if analysis == "new" and variants and c.source_lang in DECOMPOUNDED:
             parts = {
@@ -328,7 +338,7 @@ def collection_runs(
                 out[s].update(runs)
         for label, system in systems.items():
             if isinstance(system, Fusion):  # weights tuned on (or, given, checked against) the dev topics
-                system.fit(topics["dev"], qrels["dev"])
+                system.fit(Resources(topics={"dev": topics["dev"]}, qrels={"dev": qrels["dev"]}))
                 out.setdefault("weights", {})[f"{analysis}:{label}"] = system.weights_
             for s in SPLITS:
                 out[s][f"{analysis}:{label}"] = scores(system.search(topics[s]), qrels[s])

@@ -57,7 +57,7 @@ class BM25System(System):
     texts -> query tokens (:meth:`query_tokens`) -> structured queries over the index (:meth:`structured_from_tokens`)
     -> the BM25 run (``bm25_``, set by ``fit``)."""
 
-    fit_call = "fit(index)"  # named when search is called before fit
+    fit_call = "fit(Resources(index=...))"  # what fit takes: said to a call of anything else, and before fit
     bm25_: Any  # learned by fit: the scorer (annotated only: not there before fit)
 
     def __init__(
@@ -118,7 +118,7 @@ class BM25System(System):
 class CrossLanguageBM25(BM25System):
     """What DT and PSQ share: BM25 parameters, the query analyzer and the translation table."""
 
-    fit_call = "fit(index, table)"
+    fit_call = "fit(Resources(index=..., table=...))"
     table_: Any  # learned by fit: the table the queries are translated by (None: an index translated before)
 
     def __init__(

@@ -11,7 +11,7 @@ from typing import Sequence
 
 from clirkit.bm25system import BM25_CONSTRAINTS, CrossLanguageBM25, listed_stopwords
 from clirkit.errors import ClirkitError
-from clirkit.estimator import Resources
+from clirkit.estimator import Resources, takes_resources
 from clirkit.psq import DEFAULT_LAMBDA, DOCUMENTS_CUMULATIVE, DOCUMENTS_MAX_OPTIONS, DOCUMENTS_MIN_PROB
 from clirkit.querypsq import PRUNING_CONSTRAINTS, QUERY_SIDE_TABLE2, check_used, document_side_inputs
 from clirkit.retrieval.bm25params import IDF, K1, K3, B
@@ -45,6 +45,7 @@ class DocPSQ(CrossLanguageBM25):
     _parameter_constraints = {**BM25_CONSTRAINTS, **PRUNING_CONSTRAINTS, "background": [str]}
     _parameter_constraints.pop("source_stopwords_top")
     default_tag = "DocPSQ"
+    fit_call = "fit(Resources(index=..., reverse_table=...))"
     file_keys = {
         **CrossLanguageBM25.file_keys,
         "table": (
@@ -96,22 +97,24 @@ class DocPSQ(CrossLanguageBM25):
         self.alpha = alpha
         self.background = background
 
-    def fit(self, index, table=None, table2=None, *, quiet: bool = True, background_texts=None) -> "DocPSQ":
-        """Translate ``index`` through the reverse ``table`` (interpolated with ``table2``, also from the
-        documents' language), or take an index translated before (:class:`~clirkit.docpsq.ProjectedIndex`, made
-        with the same pruning) and no table; or read them from :class:`~clirkit.estimator.Resources` (its
-        :meth:`~clirkit.estimator.Resources.reverse_table`). Sets ``index_`` (the translated index) and the
-        scorer; ``background_texts``: the query-language texts of background = parallel. Returns self."""
+    def fit(self, resources: Resources) -> "DocPSQ":
+        """Translate the index of ``resources`` (:class:`~clirkit.estimator.Resources`) through its
+        :meth:`~clirkit.estimator.Resources.reverse_table` (interpolated with its ``reverse_table2``, also from the
+        documents' language; an experiment's docpsq system: its ``table`` and ``table2`` files read that way), or
+        take an index translated before (:class:`~clirkit.docpsq.ProjectedIndex`, made with the same pruning) and no
+        table. Sets ``index_`` (the translated index) and the scorer; background = parallel reads the query-language
+        side of :meth:`~clirkit.estimator.Resources.parallel`. Returns self."""
         from clirkit.decompound import table_splitter
         from clirkit.docpsq import queries_view, through_two_tables, translated
 
-        if isinstance(index, Resources):
-            reverse, reverse2 = index.reverse_file("table"), index.reverse_file("table2")
-            if reverse2 is None and index.record("table2") is not None:
-                raise ClirkitError(QUERY_SIDE_TABLE2)
-            texts = index.parallel()[0] if self.background == "parallel" else None
-            reverse = reverse if reverse is not None else index.reverse_table()
-            return self.fit(index.index(), reverse, reverse2, quiet=index.quiet, background_texts=texts)
+        quiet = takes_resources(self, resources).quiet
+        table, table2 = resources.reverse_file("table"), resources.reverse_file("table2")
+        if table2 is None and resources.record("table2") is not None:
+            raise ClirkitError(QUERY_SIDE_TABLE2)
+        table2 = table2 if table2 is not None else resources.table("reverse2")
+        background_texts = resources.parallel()[0] if self.background == "parallel" else None
+        table = table if table is not None else resources.reverse_table()
+        index = resources.index()
         index, table, table2 = as_index(index), as_table(table, optional=True), as_table(table2, optional=True)
         self.check_params()
         check_used(self, second_table=table2 is not None or through_two_tables(index))

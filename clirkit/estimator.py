@@ -12,7 +12,7 @@ and call them, so the same settings give the same run whichever way it was asked
 One call fits every system: ``system.fit(resources)``, where :class:`Resources` holds what any system may
 read (documents, index, translation tables, topics and qrels by split, the documents each query must not
 return, known-item pairs of a parallel corpus, the runs of other systems) and each system takes what it needs.
-DT, PSQ, the boosted ranker, SCS and fusions keep their convenient forms too (``DT().fit(index, table)``).
+It is the only ``fit`` (``DT().fit(Resources(index=ix, table=t))``): anything else is a one-line ClirkitError.
 Beside ``fit`` and ``search``, a system tells the experiment runner what it needs to record and report,
 so the runner has no branch on a system's kind:
 
@@ -65,8 +65,8 @@ class Resources:
         excluded: ``{split: {qid: docids}}``, documents a query must not return (e.g. its translation mate).
         known_items: ``(topics, qrels)`` made of a parallel corpus (a source sentence finds its aligned
             document), added to a boosted ranker's training tuples when its file says ``parallel_tuples``.
-        reverse_table: p(query-language word | document-language word), the table of PSQ over translated
-            documents.
+        reverse_table, reverse_table2: p(query-language word | document-language word), the tables of PSQ
+            translating the documents (the second interpolated with the first); none over an index translated before.
         parallel: ``(source sentences, target sentences)``, the aligned parallel corpus (:meth:`parallel`).
         options: the experiment-file keys of one system that are not parameters (its table files).
         source_lang, target_lang, seed, quiet, jobs: the languages, the seed, progress and worker processes.
@@ -95,9 +95,10 @@ class Resources:
         jobs: int = 1,
         reverse_table=None,
         parallel=None,
+        reverse_table2=None,
     ) -> None:
         self._documents, self._index = documents, index
-        self._tables = {"table": table, "table2": table2, "reverse": reverse_table}  # shared by the views
+        self._tables = dict(table=table, table2=table2, reverse=reverse_table, reverse2=reverse_table2)  # views share
         self._parallel = parallel
         for name, given in (("topics", topics), ("qrels", qrels)):
             if given is not None and not isinstance(given, Mapping):
@@ -130,9 +131,12 @@ class Resources:
         return self._documents
 
     def index(self):
-        """The target-language index."""
+        """The target-language index (a path is opened once: :func:`~clirkit.retrieval.shards.as_index`)."""
+        from clirkit.retrieval.shards import as_index
+
         if self._index is None:
             raise self._missing("index", "index=Index...")
+        self._index = as_index(self._index)
         return self._index
 
     def analyzer(self, lang: str):
@@ -163,7 +167,7 @@ class Resources:
         return {side: a.to_dict() for side, a in zip(("source", "target"), self.analyzers())}
 
     def table(self, key: str = "table"):
-        """The translation table ``key`` (``"table"``, or ``"table2"``: None when there is none)."""
+        """The translation table ``key`` (``"table"``, or ``"table2"``, ``"reverse2"``: None when there is none)."""
         table = self._tables.get(key)
         if table is None and key == "table":
             hint = (
@@ -202,8 +206,7 @@ class Resources:
         return self._known_items
 
     def parallel(self) -> tuple[list[str], list[str]]:
-        """``(source sentences, target sentences)`` of the parallel corpus, aligned: the one given, else the
-        experiment runner's collection's (its ``c``)."""
+        """``(source sentences, target sentences)``, aligned: the ones given, else the experiment collection's."""
         if self._parallel is not None:
             return self._parallel
         collection = getattr(self, "c", None)
@@ -213,14 +216,17 @@ class Resources:
 
     def reverse_table(self):
         """p(query-language word | document-language word), the table of PSQ translating the documents: the one
-        given (the experiment runner's subclass trains one on the collection's parallel corpus)."""
-        if self._tables.get("reverse") is None:
+        given, None over an index translated before (the experiment runner's trains one on the parallel corpus)."""
+        if self._tables.get("reverse") is None and not self._translated_index():
             raise self._missing(
                 "reverse table",
                 "reverse_table=...: a table from the documents' language, e.g. clirkit.translation.train_table "
                 "on the parallel corpus read the other way",
             )
         return self._tables["reverse"]
+
+    def _translated_index(self) -> bool:
+        return self._index is not None and getattr(self.index(), "translated", False)
 
     def check_table_files(self, *, reverse: bool = False) -> None:
         """That the system's table files translate from the queries' language into the documents' (``reverse``:
@@ -232,11 +238,11 @@ class Resources:
         return None
 
     def translates_documents(self) -> bool:
-        """Whether ``PSQ(translate="auto")`` translates the documents with these resources: a reverse table was
-        given, or (the experiment runner's) the table is IBM Model 1 on the collection's parallel corpus, which
-        the runner trains the other way too, and there is no second table. A dictionary or a table file is a
-        query-side table: then the queries are translated."""
-        if self._tables.get("reverse") is not None:
+        """Whether ``PSQ(translate="auto")`` translates the documents with these resources: a reverse table or
+        an index translated before was given, or (the experiment runner's) the table is IBM Model 1 on the
+        collection's parallel corpus, which the runner trains the other way too, and there is no second table.
+        A dictionary or a table file is a query-side table: then the queries are translated."""
+        if self._tables.get("reverse") is not None or self._translated_index():
             return True
         if self.record("table2") is not None:
             return False
@@ -251,8 +257,7 @@ class Resources:
 
     def searched_splits(self) -> list[str]:
         """The splits whose topics the system is searched on (its runs are made of): here every split with topics;
-        the experiment runner's, the splits it makes runs of (and ``train`` for a system another one learns
-        from)."""
+        the experiment runner's, the splits it makes runs of (and ``train`` for a system another learns from)."""
         return self.splits
 
     def query_ids(self) -> set[str]:
@@ -261,8 +266,7 @@ class Resources:
         return {q for split in self.splits for q in self.topics(split)}
 
     def docids(self) -> list[str] | None:
-        """The searched documents' ids, or None when the resources have no documents (nothing to check a run
-        against)."""
+        """The searched documents' ids, or None when the resources have no documents (no run to check)."""
         return None if self._documents is None else self.documents().docids
 
     def option(self, key: str, default=None):
@@ -270,8 +274,7 @@ class Resources:
         return self.options.get(key, default)
 
     def path(self, key: str) -> str | None:
-        """The file the system's key ``key`` names (None: no such key): as given here; relative to the experiment
-        file in the runner's subclass."""
+        """The file the system's key ``key`` names (None: no such key): as given (the runner's: from its file)."""
         value = self.option(key)
         return None if value is None else str(value)
 
@@ -382,6 +385,7 @@ class System(Parameters):
     system_keys: tuple[str, ...] = ()  # parameters that hold other systems (named in experiment files)
     python_only: tuple[str, ...] = ()  # parameters an experiment file does not take (a file key stands for them)
     reranks = False  # whether rerank re-scores given rows (a boosted ranker, SCS)
+    fit_call = "fit(Resources(...))"  # what fit takes: said to a call of anything else, and before fit
 
     def __init_subclass__(cls, **kwargs) -> None:
         """A subclass's own ``search`` is wrapped to take any of :data:`~clirkit.topicforms.TOPIC_FORMS`
@@ -399,6 +403,7 @@ class System(Parameters):
 
     def fit(self, resources: Resources) -> "System":
         """Learn from ``resources`` (what the system needs of them); returns self."""
+        takes_resources(self, resources)
         raise NotImplementedError  # pragma: no cover
 
     @classmethod
@@ -435,8 +440,7 @@ class System(Parameters):
 
     def check_inputs(self, resources: "Resources") -> None:
         """Check what the system will read of ``resources`` before anything runs (the experiment runner calls it
-        when it builds the system, e.g. that a table file translates the way the system reads it); nothing by
-        default."""
+        when it builds the system, e.g. that a table file translates the way the system reads it); nothing here."""
 
     def check_options(self, options: Mapping[str, Any]) -> None:
         """Check the parameters against the experiment-file keys given that are not parameters (``file_keys``, e.g.
@@ -503,7 +507,7 @@ class System(Parameters):
     def load(cls, path, resources: Resources | None = None, **params) -> "System":
         """Read a system written by :meth:`save` (``params`` set the ones not saved, e.g. a fusion's
         ``systems``); it must be of this class. A system saved without learned state (DT, PSQ) is fitted on
-        ``resources`` when given (else it needs ``fit(index, table)``)."""
+        ``resources`` when given (else it needs ``fit(resources)``)."""
         from clirkit.npzio import load_npz
 
         header, _ = load_npz(path, SYSTEM_KIND, (SYSTEM_VERSION,), ())
@@ -527,6 +531,14 @@ class System(Parameters):
     def describe(self) -> dict:
         """JSON-ready record of the system: its class and hyper-parameters (nested systems described too)."""
         return {"system": type(self).__name__, "params": jsonable(self.get_params(deep=False))}
+
+
+def takes_resources(system: System, given) -> Resources:
+    """``given`` when it is :class:`Resources`, the one thing a system's ``fit`` takes; else a one-line ClirkitError
+    with ``system.fit_call``: ``DT.fit takes Resources: fit(Resources(index=..., table=...)), got Index``."""
+    if isinstance(given, Resources):
+        return given
+    raise ClirkitError(f"{type(system).__name__}.fit takes Resources: {system.fit_call}, got {type(given).__name__}")
 
 
 def _describes_systems(value) -> bool:

@@ -11,7 +11,7 @@ from typing import Sequence
 from clirkit.bm25system import BM25_CONSTRAINTS, STOPWORDS_TOP, CrossLanguageBM25
 from clirkit.constraints import Interval, StrOptions
 from clirkit.errors import ClirkitError
-from clirkit.estimator import DEPTH, Resources
+from clirkit.estimator import DEPTH, Resources, takes_resources
 from clirkit.psq import DEFAULT_LAMBDA
 from clirkit.querypsq import (
     QUERY_SIDE_TABLE2,
@@ -21,8 +21,7 @@ from clirkit.querypsq import (
     query_side_inputs,
 )
 from clirkit.retrieval.bm25params import IDF, K1, K3, B
-from clirkit.retrieval.shards import as_index
-from clirkit.tablefit import TableMismatch, as_table, side_of
+from clirkit.tablefit import TableMismatch
 
 QUERY_SIDE_ONLY = ("mode", "renormalize_in_vocabulary", "target_stopwords_top", "source_stopwords_top")
 """PSQ's parameters that only :class:`~clirkit.querypsq.QueryPSQ` has."""
@@ -70,19 +69,18 @@ class PSQ(CrossLanguageBM25):
             the reverse table p(query word | document word), pruned by the same rules (min_prob, cumulative,
             max_options, target_stopwords: query-language words here), and searched as a monolingual index;
             ``unknown`` then applies to document words), or ``auto`` (the default; the side used is
-            ``translate_``): ``documents`` when the table is learned from a parallel corpus the other way too
-            (:meth:`~clirkit.estimator.Resources.translates_documents`: ``fit(resources)`` with IBM Model 1 on
-            the parallel corpus and no second table, or a reverse table given), or when ``fit(index, table)``
-            is given a table from the index's language (a reverse table) or an index translated before;
-            ``queries`` otherwise (a dictionary or a table file for the queries, a second table). Translating
+            ``translate_``): ``documents`` when the resources can translate them
+            (:meth:`~clirkit.estimator.Resources.translates_documents`: a reverse table or an index translated
+            before given, or an experiment's IBM Model 1 on the parallel corpus and no second table); ``queries``
+            otherwise (a ``table``: a dictionary or a table file for the queries, a second table). Translating
             the documents, with its defaults, was better on dev on all 14 collections measured
-            (baselines/README.md, "PSQ over translated documents"). With ``documents``, ``fit`` takes the
-            reverse table (interpolated with a second reverse table if given: ``fit(index, table, table2)``,
-            both from the documents' language, e.g. a corpus's table and a dictionary read the other way), or an
-            index translated before (:class:`~clirkit.docpsq.ProjectedIndex`, made with the same pruning) and no
+            (baselines/README.md, "PSQ over translated documents"). With ``documents``, ``fit`` reads the
+            resources' ``reverse_table`` (interpolated with a ``reverse_table2`` if given, both from the
+            documents' language, e.g. a corpus's table and a dictionary read the other way), or an index
+            translated before (:class:`~clirkit.docpsq.ProjectedIndex`, made with the same pruning) and no
             table; the Pirkola and bag modes, renormalize_in_vocabulary and the corpus stoplists are query-side
-            only, and so is the resources' ``table2`` in ``fit(resources)`` (an experiment's ``table2`` translates
-            the queries; with a reverse table given too, it is an error, not dropped).
+            only, and so is the resources' ``table2`` (an experiment's ``table2`` translates the queries; with a
+            reverse table given too, it is an error, not dropped).
         scoring: ``bm25``, ``lm`` (the smoothed query likelihood of the reference, :mod:`clirkit.retrieval.lm`) or
             ``auto`` (the default): ``lm`` translating the documents, ``bm25`` translating the queries.
         alpha: the background model's weight in ``lm`` scoring (0.1, the reference's).
@@ -109,6 +107,7 @@ class PSQ(CrossLanguageBM25):
         "background": [str],
     }
     default_tag = "PSQ"
+    fit_call = "fit(Resources(index=..., table=... or reverse_table=...))"
 
     def __init__(
         self,
@@ -169,27 +168,19 @@ class PSQ(CrossLanguageBM25):
         ),
     }
 
-    def fit(self, index, table=None, table2=None, *, quiet: bool = True, background_texts=None) -> "PSQ":
-        """Choose the side (:meth:`side`) and fit its system, ``system_``, to the target ``index`` and ``table``
-        p(e|f) (interpolated with ``table2`` if given), or to those of :class:`~clirkit.estimator.Resources`.
-        With translate = documents, ``table`` is the reverse table (the resources'
-        :meth:`~clirkit.estimator.Resources.reverse_table`) and ``index_`` the translated index;
-        ``background_texts``: the query-language texts of background = parallel. Returns self."""
+    def fit(self, resources: Resources) -> "PSQ":
+        """Choose the side (:meth:`side`) and fit its system, ``system_``, to ``resources``
+        (:class:`~clirkit.estimator.Resources`): the target index and the table p(e|f) (interpolated with
+        ``table2`` if given) translating the queries; the reverse table(s) or an index translated before translating
+        the documents (``index_``: the translated index). Returns self."""
+        takes_resources(self, resources)
         self.check_params()
-        resources = index if isinstance(index, Resources) else None
-        if resources is None:
-            index, table, table2 = as_index(index), as_table(table, optional=True), as_table(table2, optional=True)
-        self.translate_ = self.side(index, table, table2)
+        self.translate_ = self.side(resources)
         system = self.on_side(self.translate_)
-        if resources is not None and self.translate_ == "documents" and resources.record("table2") is not None:
+        if self.translate_ == "documents" and resources.record("table2") is not None:
             raise ClirkitError(QUERY_SIDE_TABLE2)  # PSQ's table2 is the query side's (docpsq reads its own)
         try:
-            if resources is not None:
-                system.fit(resources)
-            elif self.translate_ == "documents":
-                system.fit(index, table, table2, quiet=quiet, background_texts=background_texts)
-            else:
-                system.fit(index, table, table2, quiet=quiet)
+            system.fit(resources)
         except TableMismatch as exc:  # say when a query-side-only parameter chose the side the table does not fit
             chose = self.query_side_only() if self.translate == "auto" else []
             if not chose:
@@ -198,24 +189,19 @@ class PSQ(CrossLanguageBM25):
         self.system_ = system
         return self
 
-    def side(self, given, table=None, table2=None) -> str:
-        """The side ``fit(given, table, table2)`` translates, ``queries`` or ``documents``: ``translate``, or for
-        ``auto`` the queries when a parameter only they have is set (:meth:`query_side_only`), else the documents
-        when ``given`` is :class:`~clirkit.estimator.Resources` that can translate them
-        (:meth:`~clirkit.estimator.Resources.translates_documents`: a reverse table given, or the experiment
-        runner's IBM Model 1 on the collection's parallel corpus and no second table), or an index with a table
-        whose direction translates them (:func:`~clirkit.tablefit.side_of`: a table from the index's language, or an
-        index translated before). ``given``, ``table`` and ``table2`` are what ``fit`` takes: paths are read as
-        there; anything else is a ClirkitError naming what is taken."""
-        if not isinstance(given, Resources):
-            given, table, table2 = as_index(given), as_table(table, optional=True), as_table(table2, optional=True)
+    def side(self, resources: Resources) -> str:
+        """The side ``fit(resources)`` translates, ``queries`` or ``documents``: ``translate``, or for ``auto`` the
+        queries when a parameter only they have is set (:meth:`query_side_only`), else the documents when the
+        :class:`~clirkit.estimator.Resources` can translate them
+        (:meth:`~clirkit.estimator.Resources.translates_documents`: a reverse table or an index translated before
+        given, or the experiment runner's IBM Model 1 on the collection's parallel corpus and no second table).
+        Anything but Resources is a ClirkitError saying what it takes, as ``fit``'s."""
+        takes_resources(self, resources)
         if self.translate != "auto":
             return self.translate
         if self.query_side_only():
             return "queries"
-        if isinstance(given, Resources):
-            return "documents" if given.translates_documents() else "queries"
-        return side_of(given, table, table2)
+        return "documents" if resources.translates_documents() else "queries"
 
     def query_side_only(self) -> list[str]:
         """The parameters set away from their defaults that only translating the queries has (the Pirkola and

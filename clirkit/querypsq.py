@@ -12,7 +12,7 @@ from typing import Sequence
 from clirkit.bm25system import BM25_CONSTRAINTS, STOPWORDS_TOP, CrossLanguageBM25, listed_stopwords
 from clirkit.constraints import Interval, StrOptions
 from clirkit.errors import ClirkitError
-from clirkit.estimator import Resources
+from clirkit.estimator import Resources, takes_resources
 from clirkit.psq import DEFAULT_CUMULATIVE, DEFAULT_LAMBDA, DEFAULT_MIN_PROB
 from clirkit.retrieval.bm25params import IDF, K1, K3, B
 from clirkit.retrieval.shards import as_index
@@ -91,8 +91,8 @@ def document_side_inputs(resources: Resources) -> tuple:
 
 QUERY_SIDE_TABLE2 = (
     "table2: the resources' second table is the query side's (interpolated with the table into the documents' "
-    "language); translating the documents, give the two reverse tables to fit(index, reverse, reverse2), or "
-    "translate = 'queries'"
+    "language); translating the documents, give the two reverse tables as Resources(reverse_table=..., "
+    "reverse_table2=...), or translate = 'queries'"
 )
 """The error of a query side's second table given to PSQ translating the documents."""
 
@@ -194,16 +194,16 @@ class QueryPSQ(CrossLanguageBM25):
         self.scoring = scoring
         self.alpha = alpha
 
-    def fit(self, index, table=None, table2=None, *, quiet: bool = True) -> "QueryPSQ":
-        """Bind to the target ``index`` and the table p(e|f) (interpolated with ``table2`` if given), or to those
-        of :class:`~clirkit.estimator.Resources`; the table is interpolated and pruned once (``table_``; the mode
-        used is ``mode_``); returns self."""
+    def fit(self, resources: Resources) -> "QueryPSQ":
+        """Bind to the target index of ``resources`` (:class:`~clirkit.estimator.Resources`) and its table p(e|f)
+        (interpolated with its ``table2`` if given); the table is interpolated and pruned once (``table_``; the
+        mode used is ``mode_``); returns self."""
         from functools import partial
 
         from clirkit.psq import prepare_table
 
-        if isinstance(index, Resources):
-            return self.fit(index.index(), index.table(), index.table("table2"), quiet=index.quiet)
+        quiet = takes_resources(self, resources).quiet
+        index, table, table2 = resources.index(), resources.table(), resources.table("table2")
         index, table, table2 = as_index(index), as_table(table), as_table(table2, optional=True)
         table = self._bind(index, table, quiet)
         check_used(self, second_table=table2 is not None)

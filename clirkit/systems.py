@@ -11,8 +11,8 @@ experiments").
 - :class:`SCS` (:class:`clirkit.scs.SCSModel`): the smooth-cosine neural model;
 - :class:`Fusion`: interpolation (weights tuned on dev) or Borda of systems' runs (SPEC §6).
 
-DT and PSQ learn nothing themselves: ``fit(index, table)`` (or ``fit(resources)``, the call every system
-takes: :class:`clirkit.estimator.Resources`) binds them to a target index and a translation table
+DT and PSQ learn nothing themselves: ``fit(Resources(index=..., table=...))`` (``fit(resources)``, the one call
+every system takes: :class:`clirkit.estimator.Resources`) binds them to a target index and a translation table
 (:func:`clirkit.translation.train_table` learns one). The query analyzer is the
 table's source-side analyzer (Snowball stemming by default, no stopword list: :class:`clirkit.analysis.Analyzer`).
 Two corpus-frequency stoplists are options, off by default: ``source_stopwords_top`` drops the N most
@@ -36,7 +36,7 @@ from clirkit.bm25system import (  # noqa: F401 - STOPWORDS_TOP is read from here
     CrossLanguageBM25,
 )
 from clirkit.docpsqsystem import DocPSQ
-from clirkit.estimator import Resources, System
+from clirkit.estimator import Resources, System, takes_resources
 from clirkit.fusion.system import Fusion
 from clirkit.psqsystem import PSQ
 from clirkit.querypsq import QueryPSQ
@@ -84,13 +84,11 @@ class BM25Search(BM25System):
     _parameter_constraints = dict(SCORING_CONSTRAINTS)
     default_tag = "BM25"
 
-    def fit(self, index, *, quiet: bool = True) -> "BM25Search":
-        """Bind to ``index`` (an Index or a :class:`~clirkit.retrieval.shards.ShardedIndex`), or to the index of
-        :class:`~clirkit.estimator.Resources`; its analyzer becomes the query analyzer (``analyzer_``); returns
-        self."""
-        if isinstance(index, Resources):
-            return self.fit(index.index(), quiet=index.quiet)
-        index = as_index(index)
+    def fit(self, resources: Resources) -> "BM25Search":
+        """Bind to the index of ``resources`` (:class:`~clirkit.estimator.Resources`: an Index or a
+        :class:`~clirkit.retrieval.shards.ShardedIndex`); its analyzer becomes the query analyzer (``analyzer_``);
+        returns self."""
+        index = as_index(takes_resources(self, resources).index())
         self.check_params()
         self.index_, self.analyzer_ = index, index.analyzer
         self.bm25_ = index.bm25(k1=self.k1, b=self.b, k3=self.k3, idf=self.idf, precision=self.precision)
@@ -129,15 +127,13 @@ class DT(CrossLanguageBM25):
     _parameter_constraints = dict(BM25_CONSTRAINTS)
     default_tag = "DT"
 
-    def fit(self, index, table=None, *, quiet: bool = True) -> "DT":
-        """Bind to the target ``index`` (an Index or a :class:`~clirkit.retrieval.shards.ShardedIndex`) and the
-        translation ``table`` p(e|f), or to the index and table of :class:`~clirkit.estimator.Resources`; returns
-        self."""
-        if isinstance(index, Resources):
-            return self.fit(index.index(), index.table(), quiet=index.quiet)
-        index, table = as_index(index), as_table(table)
+    def fit(self, resources: Resources) -> "DT":
+        """Bind to the target index of ``resources`` (:class:`~clirkit.estimator.Resources`: an Index or a
+        :class:`~clirkit.retrieval.shards.ShardedIndex`) and its translation table p(e|f); returns self."""
         from clirkit.progress import say
 
+        quiet = takes_resources(self, resources).quiet
+        index, table = as_index(resources.index()), as_table(resources.table())
         self.table_ = table = self._bind(index, table, quiet)
         if table.params.get("model") == "dictionary":
             say(

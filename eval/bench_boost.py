@@ -11,9 +11,9 @@ Usage:
 ``prepare`` runs ``clirkit run`` on a PSQ-only copy of the demo's experiment (nave-en-es, IBM Model 1 with 5
 iterations, 400 dev queries seeded 0) to make the index and the table the runner makes for PSQ: PSQ translates
 the documents by default (issue 29), so that is the reverse table (``table.reverse.npz``, p(query word |
-document word)), and ``PSQ().fit(index, reverse table)`` translates the index through it, as the runner's
-``PSQ.fit(resources)`` does (its dev run is the runner's ``psq.dev.run.gz``, row for row). It searches the 10,615
-training and the 400 dev queries with that PSQ (1,000 at a time, as ``Boost(base=PSQ())`` does) into a
+document word)), and ``PSQ().fit(Resources(index=..., reverse_table=...))`` translates the index through it, as
+the runner's ``PSQ.fit(resources)`` does (its dev run is the runner's ``psq.dev.run.gz``, row for row). It searches
+the 10,615 training and the 400 dev queries with that PSQ (1,000 at a time, as ``Boost(base=PSQ())`` does) into a
 CompactRun, tokenizes queries and documents, and pickles all of it in ``--work``.
 
 ``psq-boost`` fits ``BoostRanker(base=<that run>, rounds=3000, max_df=0.05, eval_every=100, jobs=2)`` with
@@ -82,7 +82,7 @@ def prepare(work: Path) -> None:
     from clirkit.boost.base import CompactRun
     from clirkit.experiment.artifacts import sample
     from clirkit.retrieval.index import Index
-    from clirkit.systems import PSQ
+    from clirkit.systems import PSQ, Resources
     from clirkit.translation import load_table
 
     work.mkdir(parents=True, exist_ok=True)
@@ -93,7 +93,8 @@ def prepare(work: Path) -> None:
     c = datasets.load("nave-en-es")
     train, dev = c.queries("train"), sample(c.queries("dev"), 400, seed=0)
     table = next(p for p in (work / "exp" / "table.npz", work / "exp" / "table.reverse.npz") if p.exists())
-    psq = PSQ().fit(Index.load(work / "exp" / "index.npz"), load_table(table))  # the runner's table
+    role = "reverse_table" if table.name == "table.reverse.npz" else "table"  # the side the runner's PSQ translated
+    psq = PSQ().fit(Resources(index=Index.load(work / "exp" / "index.npz"), **{role: load_table(table)}))
     ids = list(train)
     parts = [psq.search({q: train[q] for q in ids[a : a + 1000]}) for a in range(0, len(ids), 1000)]
     base = CompactRun.from_runs(parts + [psq.search(dev)])

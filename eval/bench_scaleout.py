@@ -305,10 +305,10 @@ def searches(start: float, repeat: int, path: str, run: str | None = None, **how
     of ``repeat`` later searches."""
     from clirkit.formats import write_run
     from clirkit.retrieval.shards import load_index
-    from clirkit.systems import BM25Search
+    from clirkit.systems import BM25Search, Resources
 
     topics = dict(line.rstrip("\n").split("\t", 1) for line in open("queries.tsv", encoding="utf-8"))
-    system = BM25Search().fit(load_index(path, **how))
+    system = BM25Search().fit(Resources(index=load_index(path, **how)))
     queries = system.structured_queries(topics)
     made = system.search_structured(queries)
     if run is not None:

@@ -25,7 +25,7 @@ from clirkit.analysis import Analyzer
 from clirkit.documents import Documents
 from clirkit.metrics import evaluate
 from clirkit.retrieval.index import Index
-from clirkit.systems import DT, PSQ
+from clirkit.systems import DT, PSQ, Resources
 from clirkit.translation import train_table
 
 c = datasets.load("nave-en-es")
@@ -37,8 +37,8 @@ reverse = train_table(es_tokens, en_tokens, es, en)  # p(en|es): PSQ translates 
 documents = Documents(*c.documents())
 index = Index.from_tokens(documents.docids, documents.tokens(es), es)
 
-dt = cpt.retriever(DT().fit(index, table))
-psq_system = PSQ().fit(index, reverse)  # a table from the documents' language: the documents translated (default)
+dt = cpt.retriever(DT().fit(Resources(index=index, table=table)))
+psq_system = PSQ().fit(Resources(index=index, reverse_table=reverse))  # the documents translated (the default)
 psq = cpt.retriever(psq_system)  # a queries frame (qid, query) -> a results frame (qid, docno, score, rank, query)
 
 

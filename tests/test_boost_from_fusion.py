@@ -11,6 +11,7 @@ import pytest
 
 from clirkit.cli import main
 from clirkit.errors import ClirkitError
+from clirkit.estimator import Resources
 from clirkit.experiment import Experiment, run_experiment
 from clirkit.formats import write_run
 
@@ -25,7 +26,7 @@ kind = "dt"
 
 [systems.PSQ]
 kind = "psq"
-target_stopwords_top = 20   # the query-side PSQ, as PSQ(...).fit(index, table) in Python
+target_stopwords_top = 20   # the query-side PSQ, as PSQ(...).fit(Resources(index=..., table=...)) in Python
 
 [systems.Boost]
 kind = "boost"
@@ -66,7 +67,11 @@ def test_boost_from_a_fusion_gives_the_same_run_from_runner_python_and_command(r
     out, _ = ran
     c, table, index, documents = _api_resources(mini)
     fusion = Fusion(
-        [DT().fit(index, table), PSQ(target_stopwords_top=20).fit(index, table)], weights=[0.3, 0.7]
+        [
+            DT().fit(Resources(index=index, table=table)),
+            PSQ(target_stopwords_top=20).fit(Resources(index=index, table=table)),
+        ],
+        weights=[0.3, 0.7],
     ).fit_runs(None, None, n=2)
     boost = Boost(base=fusion, rounds=20, eval_every=10, beta_grid=(2.0, 5.0), random_state=3, quiet=True)
     boost.fit(c.queries("train"), c.qrels("train"), documents, dev_topics=c.queries("dev"), dev_qrels=c.qrels("dev"))

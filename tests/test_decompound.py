@@ -12,6 +12,7 @@ from clirkit import datasets
 from clirkit.analysis import Analyzer
 from clirkit.decompound import DUTCH_FILLERS, CompoundSplitter
 from clirkit.errors import ClirkitError
+from clirkit.estimator import Resources
 from clirkit.npzchecks import Corrupt
 
 # Counts of lowercased surface tokens (Analyzer("de", stemmer=None).surface_tokens) in the German queries of the
@@ -268,9 +269,9 @@ def test_dt_and_psq_find_the_parts_of_a_compound_query_word_with_decompound(kind
 
     cls = getattr(systems, kind)
     topics = {"q1": "Verwaltungsprogramm", "q2": "Arbeitsplatz"}
-    plain = cls(decompound="none").fit(english_index(), german_table())
+    plain = cls(decompound="none").fit(Resources(index=english_index(), table=german_table()))
     assert plain.search(topics).docids.tolist() == []  # the compounds pass through unmatched
-    split = cls().fit(english_index(), german_table())  # auto: German queries are split
+    split = cls().fit(Resources(index=english_index(), table=german_table()))  # auto: German queries are split
     assert split.query_tokens(topics) == [["verwalt", "programm"], ["arbeit", "platz"]]
     run = split.search(topics)
     assert run.qids.tolist() == ["q1", "q2"] and run.docids.tolist() == ["d1", "d2"]

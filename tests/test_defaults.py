@@ -11,6 +11,7 @@ from rank_bm25 import BM25Okapi
 from clirkit.analysis import Analyzer
 from clirkit.cli import main
 from clirkit.errors import ClirkitError
+from clirkit.estimator import Resources
 from clirkit.retrieval.bm25 import BM25
 from clirkit.retrieval.index import Index
 from clirkit.retrieval.query import StructuredQueries
@@ -76,18 +77,18 @@ def test_a_35_term_collection_gets_a_non_empty_psq_run(verses_es):
     table = small_table(verses_es)
     topics = {"q1": "God divided the light from the darkness", "q2": "the heavens and the earth"}
     for system in (PSQ(), DT()):
-        run = system.fit(index, table).search(topics)
+        run = system.fit(Resources(index=index, table=table)).search(topics)
         assert set(run.qids.tolist()) == {"q1", "q2"}
     # the old default (the 100 most frequent index terms dropped from PSQ's options) emptied every query; such a
     # query is searched with all its translations now (test_a_query_the_target_stoplist_empties_...)
-    assert len(PSQ(target_stopwords_top=100).fit(index, table).search(topics)) > 0
+    assert len(PSQ(target_stopwords_top=100).fit(Resources(index=index, table=table)).search(topics)) > 0
 
 
 def test_a_query_the_target_stoplist_empties_is_searched_with_all_its_translations_and_counted(verses_es, capsys):
     index, table = indexed(verses_es), small_table(verses_es)
     topics = {"q1": "God divided the light from the darkness", "q2": "God", "q3": "zzz"}
     frequent = set(index.most_frequent_terms(5))
-    psq = PSQ(target_stopwords_top=5).fit(index, table)
+    psq = PSQ(target_stopwords_top=5).fit(Resources(index=index, table=table))
     god = dict(psq.unfiltered_.translations("god"))
     assert god and set(god) <= frequent  # every translation of "god" is one of the 5 most frequent terms
     assert not psq.table_.translations("god")
@@ -103,20 +104,20 @@ def test_a_query_the_target_stoplist_empties_is_searched_with_all_its_translatio
     assert not any(frequent & {str(index.terms[c]) for c in row.indices} for row in q1)
     assert set(psq.search(topics).qids.tolist()) == {"q1", "q2"}
     # the Snowball list on the options falls back the same way; quiet by default
-    psq = PSQ(target_stopwords=list(god)).fit(index, table)
+    psq = PSQ(target_stopwords=list(god)).fit(Resources(index=index, table=table))
     assert set(psq.search({"q2": "God"}).qids.tolist()) == {"q2"} and capsys.readouterr().err == ""
 
 
 def test_a_query_of_stopwords_only_is_searched_with_all_its_terms_and_counted(verses_es, capsys):
     index, table = indexed(verses_es), small_table(verses_es)
     topics = {"q1": "light and darkness", "q2": "there was the"}
-    psq = PSQ(source_stopwords="snowball").fit(index, table)
+    psq = PSQ(source_stopwords="snowball").fit(Resources(index=index, table=table))
     tokens = psq.query_tokens(topics, quiet=False)
     assert tokens == [["light", "dark"], ["there", "was", "the"]]
     assert "1 of 2 queries had only stopwords: searched with all their terms" in capsys.readouterr().err
     assert set(psq.search(topics).qids.tolist()) == {"q1", "q2"}
     # the corpus-derived stoplist (analyzed terms of the table's corpus) falls back the same way
-    dt = DT(source_stopwords_top=3).fit(index, table)
+    dt = DT(source_stopwords_top=3).fit(Resources(index=index, table=table))
     frequent = table.params["source_frequent"][:3]
     assert dt.query_tokens({"q": " ".join(frequent)}) == [frequent]
 
@@ -124,7 +125,7 @@ def test_a_query_of_stopwords_only_is_searched_with_all_its_terms_and_counted(ve
 def test_the_source_stoplist_drops_analyzed_terms_of_the_tables_corpus(verses_es):
     index, table = indexed(verses_es), small_table(verses_es)
     frequent = set(table.params["source_frequent"][:5])
-    dt = DT(source_stopwords_top=5).fit(index, table)
+    dt = DT(source_stopwords_top=5).fit(Resources(index=index, table=table))
     [tokens] = dt.query_tokens({"q": "God called the light Day and the darkness Night"})
     assert tokens and not frequent & set(tokens)
 
@@ -137,7 +138,7 @@ def test_a_table_whose_terms_are_not_the_indexs_is_a_one_line_error(verses_es, t
         ClirkitError,
         match="analyzed as es, no stemming, lowercased but the index's terms as es, Snowball stems, lowercased",
     ):
-        PSQ().fit(index, table)
+        PSQ().fit(Resources(index=index, table=table))
     index.save(tmp_path / "ix.npz")
     save_table(table, tmp_path / "t.npz")
     (tmp_path / "q.tsv").write_text("q1\tlight\n", encoding="utf-8")
@@ -159,8 +160,8 @@ def test_a_table_whose_terms_are_not_the_indexs_is_a_one_line_error(verses_es, t
     assert code == 2 and len(err) == 1 and "rebuild one of them" in err[0]
     assert not (tmp_path / "r.run").exists()
     # the same table with the index's analysis works; so does an unstemmed index
-    assert len(PSQ().fit(index, small_table(verses_es)).search({"q1": "light"})) > 0
-    assert len(PSQ().fit(indexed(verses_es, stemmer=None), table).search({"q1": "light"})) > 0
+    assert len(PSQ().fit(Resources(index=index, table=small_table(verses_es))).search({"q1": "light"})) > 0
+    assert len(PSQ().fit(Resources(index=indexed(verses_es, stemmer=None), table=table)).search({"q1": "light"})) > 0
 
 
 def test_a_dictionarys_entries_are_analyzed_as_the_text_and_merge_by_stem(tmp_path):
@@ -229,13 +230,15 @@ def test_psq_treats_a_dictionary_alone_as_pirkola_synonyms_and_a_learned_table_a
     path = tmp_path / "en-es.txt"
     path.write_text("light luz\nlight lumbrera\ndarkness tinieblas\n", encoding="utf-8")
     dictionary, learned = load_table(path, "pairs"), small_table(verses_es)
-    assert PSQ().fit(index, dictionary).mode_ == "pirkola"
-    assert PSQ().fit(index, learned).mode_ == "psq"
-    assert PSQ().fit(index, learned, dictionary).mode_ == "psq"  # interpolated: probabilities again
-    assert PSQ(mode="psq").fit(index, dictionary).mode_ == "psq"
+    assert PSQ().fit(Resources(index=index, table=dictionary)).mode_ == "pirkola"
+    assert PSQ().fit(Resources(index=index, table=learned)).mode_ == "psq"
+    assert (
+        PSQ().fit(Resources(index=index, table=learned, table2=dictionary)).mode_ == "psq"
+    )  # interpolated: probabilities again
+    assert PSQ(mode="psq").fit(Resources(index=index, table=dictionary)).mode_ == "psq"
     topics = {"q": "light and darkness"}
-    pirkola = PSQ(mode="pirkola").fit(index, dictionary).search(topics)
-    auto = PSQ().fit(index, dictionary).search(topics)
+    pirkola = PSQ(mode="pirkola").fit(Resources(index=index, table=dictionary)).search(topics)
+    auto = PSQ().fit(Resources(index=index, table=dictionary)).search(topics)
     assert auto.docids.tolist() == pirkola.docids.tolist() and auto.scores.tolist() == pirkola.scores.tolist()
 
 
@@ -243,8 +246,8 @@ def test_dt_over_a_dictionary_alone_says_that_psq_is_the_recipe(verses_es, tmp_p
     index = indexed(verses_es)
     path = tmp_path / "en-es.txt"
     path.write_text("light luz\nlight lumbrera\ndarkness tinieblas\n", encoding="utf-8")
-    DT().fit(index, load_table(path, "pairs"), quiet=False)
+    DT().fit(Resources(index=index, table=load_table(path, "pairs"), quiet=False))
     assert "over a dictionary alone PSQ" in capsys.readouterr().err
-    DT().fit(index, load_table(path, "pairs"))  # quiet: nothing said
-    DT().fit(index, small_table(verses_es), quiet=False)  # a learned table: nothing said
+    DT().fit(Resources(index=index, table=load_table(path, "pairs")))  # quiet: nothing said
+    DT().fit(Resources(index=index, table=small_table(verses_es), quiet=False))  # a learned table: nothing said
     assert capsys.readouterr().err == ""

@@ -10,9 +10,11 @@ import scipy.sparse as sp
 from clirkit import docphrases
 from clirkit.analysis import Analyzer
 from clirkit.docpsq import ShardedProjectedIndex, project, project_shards
+from clirkit.estimator import Resources
 from clirkit.psqsystem import PSQ
 from clirkit.retrieval.index import Index
 from clirkit.retrieval.shards import ShardedIndex
+from clirkit.tablefit import side_of
 from clirkit.translation.tableio import load_table
 
 
@@ -46,8 +48,8 @@ def _korean(tmp_path):
 def test_a_korean_word_cut_into_bigrams_is_found_when_the_documents_are_translated(tmp_path):
     index, table = _korean(tmp_path)
     assert "아이 이스 스크 크림" in table.source_vocab.tolist()
-    system = PSQ().fit(index, table)
-    assert PSQ().side(index, table) == "documents"
+    system = PSQ().fit(Resources(index=index, reverse_table=table))
+    assert side_of(index, table, None) == "documents"  # as clirkit psq --table places it: from the documents' language
     assert system.search({"q": "icecream"}).docids.tolist() == ["d1"]  # not d3, which holds 크림 alone
     assert sorted(system.search({"q": "shop"}).docids.tolist()) == ["d1", "d2"]
 
@@ -76,5 +78,5 @@ def test_a_table_without_phrases_translates_as_before(tmp_path):
 def test_the_command_says_how_the_documents_hold_the_phrases(tmp_path, capsys, sharded):
     index, table = _korean(tmp_path)
     given = ShardedIndex.split(index, 2) if sharded else index
-    PSQ().fit(given, table, quiet=False)
+    PSQ().fit(Resources(index=given, reverse_table=table, quiet=False))
     assert "a document holds one as often as its rarest term" in capsys.readouterr().err

@@ -113,7 +113,7 @@ def test_lm_scores_are_the_query_likelihood_by_hand(index):
 def test_lm_over_a_translated_query_mixes_the_options_by_hand(index):
     alpha = 0.1
     table = TranslationTable.from_triples(["light", "light"], ["luz", "día"], [0.75, 0.25])
-    system = PSQ(scoring="lm", alpha=alpha, min_prob=0.0, source_lang="en").fit(index, table)
+    system = PSQ(scoring="lm", alpha=alpha, min_prob=0.0, source_lang="en").fit(Resources(index=index, table=table))
     run = system.search({"q": "light"})
     cf = {t: float(index.tf[i].sum()) for t, i in index.vocabulary.items()}
     total = sum(cf.values())
@@ -130,8 +130,8 @@ def test_a_one_to_one_table_gives_monolingual_bm25_from_either_side(index):
     english = {"q1": "light darkness", "q2": "god waters earth"}
     spanish = [["luz", "tinieblas"], ["dios", "aguas", "tierra"]]
     mono = BM25(index).search(StructuredQueries.from_tokens(["q1", "q2"], spanish, index.vocabulary), tag="PSQ")
-    for side, table in (("queries", forward), ("documents", reverse)):
-        run = PSQ(translate=side, scoring="bm25", source_lang="en").fit(index, table).search(english)
+    for side, given in (("queries", {"table": forward}), ("documents", {"reverse_table": reverse})):
+        run = PSQ(translate=side, scoring="bm25", source_lang="en").fit(Resources(index=index, **given)).search(english)
         assert run.qids.tolist() == mono.qids.tolist() and run.docids.tolist() == mono.docids.tolist(), side
         np.testing.assert_allclose(run.scores, mono.scores, rtol=1e-12)
 
@@ -150,10 +150,11 @@ def test_the_projected_index_file_is_byte_identical_and_memory_mappable(index, t
 
 def test_a_projected_index_is_searched_only_with_the_settings_that_made_it(index):
     made = translated(index, REVERSE, min_prob=0.2, cumulative=0.95, max_options=None)
-    searched = PSQ(translate="documents", min_prob=0.2, cumulative=0.95, max_options=None).fit(made)
+    searched = PSQ(translate="documents", min_prob=0.2, cumulative=0.95, max_options=None).fit(Resources(index=made))
     assert searched.search({"q": "light"}).docids.size == 4
+    assert Resources(index=made).translates_documents()  # an index translated before is document-side data
     with pytest.raises(ClirkitError, match=r"translated with other settings: .*min_prob 0.2 \(asked: 0.0001\)"):
-        PSQ().fit(made)  # auto: an index translated before is searched translating the documents
+        PSQ().fit(Resources(index=made))  # auto: an index translated before is searched translating the documents
 
 
 def test_a_table_in_the_queries_direction_is_refused_with_what_to_do(index):
@@ -161,18 +162,20 @@ def test_a_table_in_the_queries_direction_is_refused_with_what_to_do(index):
         ["light"], ["luz"], [1.0], params={"source_lang": "en", "target_lang": "es"}
     )
     with pytest.raises(ClirkitError, match="this one translates 'en' -> 'es' .the queries' direction"):
-        PSQ(translate="documents").fit(index, forward)
+        PSQ(translate="documents").fit(Resources(index=index, reverse_table=forward))
     with pytest.raises(ClirkitError, match=r"mode \(--mode\): for translate = queries only \(--translate queries"):
-        PSQ(translate="documents", mode="pirkola").fit(index, REVERSE, REVERSE)
+        PSQ(translate="documents", mode="pirkola").fit(
+            Resources(index=index, reverse_table=REVERSE, reverse_table2=REVERSE)
+        )
     with pytest.raises(ClirkitError, match="background = 'x.cnt': a model of query-language words"):
-        PSQ(scoring="lm", background="x.cnt").fit(index, forward)
+        PSQ(scoring="lm", background="x.cnt").fit(Resources(index=index, table=forward))
 
 
 def test_auto_translates_the_documents_given_a_table_from_the_index_language_with_their_defaults(index):
     forward = TranslationTable.from_triples(
         ["light", "darkness"], ["luz", "tinieblas"], [1.0, 1.0], params={"source_lang": "en", "target_lang": "es"}
     )
-    psq = PSQ(source_lang="en").fit(index, REVERSE)
+    psq = PSQ(source_lang="en").fit(Resources(index=index, reverse_table=REVERSE))
     assert type(psq.system_).__name__ == "DocPSQ"
     assert (psq.translate_, *settings(psq.system_)) == (
         "documents",
@@ -183,10 +186,12 @@ def test_auto_translates_the_documents_given_a_table_from_the_index_language_wit
     )
     explicit = PSQ(
         translate="documents", scoring="lm", min_prob=1e-4, cumulative=0.99, max_options=64, source_lang="en"
-    ).fit(index, REVERSE)
+    ).fit(Resources(index=index, reverse_table=REVERSE))
     topics = {"q1": "light and darkness", "q2": "the light of god"}
     assert psq.search(topics).scores.tolist() == explicit.search(topics).scores.tolist()
-    psq = PSQ().fit(index, forward)  # a table into the index's language: the queries, PSQ's own pruning
+    psq = PSQ().fit(
+        Resources(index=index, table=forward)
+    )  # a table into the index's language: the queries, PSQ's own pruning
     assert type(psq.system_).__name__ == "QueryPSQ"
     assert (psq.translate_, *settings(psq.system_)) == (
         "queries",
@@ -195,16 +200,29 @@ def test_auto_translates_the_documents_given_a_table_from_the_index_language_wit
         None,
         "bm25",
     )
-    assert PSQ().fit(index, forward, forward).translate_ == "queries"  # a second table: the query side's
-    assert PSQ(target_stopwords_top=5).fit(index, forward).translate_ == "queries"  # a query-side-only parameter
+    assert (
+        PSQ().fit(Resources(index=index, table=forward, table2=forward)).translate_ == "queries"
+    )  # a second table: the query side's
+    assert (
+        PSQ(target_stopwords_top=5).fit(Resources(index=index, table=forward)).translate_ == "queries"
+    )  # a query-side-only parameter
     with pytest.raises(ClirkitError, match=r"translates into 'en' but .* \(target_stopwords_top .* chose translating"):
-        PSQ(target_stopwords_top=5, source_lang="en").fit(index, REVERSE)  # ... chooses the queries' side
+        PSQ(target_stopwords_top=5, source_lang="en").fit(
+            Resources(index=index, table=REVERSE)
+        )  # ... chooses the queries' side
     with pytest.raises(
         ClirkitError, match=r"target_stopwords_top \(--target-stopwords-top\): for translate = queries only"
     ):
-        PSQ(translate="documents", target_stopwords_top=5, source_lang="en").fit(index, REVERSE)
+        PSQ(translate="documents", target_stopwords_top=5, source_lang="en").fit(
+            Resources(index=index, reverse_table=REVERSE)
+        )
     # a value given is kept on either side
-    assert PSQ(min_prob=0.3, scoring="bm25", source_lang="en").fit(index, REVERSE).system_.min_prob == 0.3
+    assert (
+        PSQ(min_prob=0.3, scoring="bm25", source_lang="en")
+        .fit(Resources(index=index, reverse_table=REVERSE))
+        .system_.min_prob
+        == 0.3
+    )
 
 
 def settings(system) -> tuple:
@@ -215,7 +233,8 @@ def settings(system) -> tuple:
 def test_a_second_reverse_table_is_interpolated_with_the_first_and_the_documents_translated_through_both(
     index, tmp_path
 ):
-    """fit(index, reverse, reverse2): the documents translated through lam * reverse + (1 - lam) * reverse2 (a
+    """Resources(reverse_table=reverse, reverse_table2=reverse2): the documents translated through lam * reverse +
+    (1 - lam) * reverse2 (a
     corpus's table and a dictionary read the other way), as through that table made first; the translated index
     saved is searched again only with the same weight; a second table in the queries' direction is named as the
     second."""
@@ -229,23 +248,27 @@ def test_a_second_reverse_table_is_interpolated_with_the_first_and_the_documents
     )
     topics = {"q1": "light and darkness", "q2": "the day of god", "q3": "earth and waters"}
     for lam in (0.5, 0.3):
-        both = PSQ(source_lang="en", lam=lam).fit(index, REVERSE, second)
+        both = PSQ(source_lang="en", lam=lam).fit(Resources(index=index, reverse_table=REVERSE, reverse_table2=second))
         assert both.translate_ == "documents"
-        made = PSQ(source_lang="en").fit(index, interpolate(REVERSE, second, lam))
+        made = PSQ(source_lang="en").fit(Resources(index=index, reverse_table=interpolate(REVERSE, second, lam)))
         a, b = both.search(topics), made.search(topics)
         assert a.docids.tolist() == b.docids.tolist() and a.scores.tolist() == b.scores.tolist()
     both.index_.save(tmp_path / "tix.npz")  # translated with lam .3: searched again only with lam .3
-    again = PSQ(source_lang="en", lam=0.3).fit(ProjectedIndex.load(tmp_path / "tix.npz")).search(topics)
+    again = (
+        PSQ(source_lang="en", lam=0.3).fit(Resources(index=ProjectedIndex.load(tmp_path / "tix.npz"))).search(topics)
+    )
     assert again.docids.tolist() == a.docids.tolist() and again.scores.tolist() == a.scores.tolist()
     with pytest.raises(ClirkitError, match=r"other settings: lambda 0.3 \(asked: 0.9\)"):
-        PSQ(source_lang="en", lam=0.9).fit(ProjectedIndex.load(tmp_path / "tix.npz"))
-    alone = PSQ(source_lang="en").fit(index, REVERSE).search(topics)
+        PSQ(source_lang="en", lam=0.9).fit(Resources(index=ProjectedIndex.load(tmp_path / "tix.npz")))
+    alone = PSQ(source_lang="en").fit(Resources(index=index, reverse_table=REVERSE)).search(topics)
     assert (alone.qids.tolist(), alone.scores.tolist()) != (a.qids.tolist(), a.scores.tolist())
     forward = TranslationTable.from_triples(
         ["light"], ["luz"], [1.0], params={"source_lang": "en", "target_lang": "es"}
     )
     with pytest.raises(SecondTableMismatch, match="this one translates 'en' -> 'es' .the queries' direction"):
-        PSQ(translate="documents", source_lang="en").fit(index, REVERSE, forward)
+        PSQ(translate="documents", source_lang="en").fit(
+            Resources(index=index, reverse_table=REVERSE, reverse_table2=forward)
+        )
     unstemmed = TranslationTable.from_triples(
         ["luz"],
         ["Light"],
@@ -257,7 +280,9 @@ def test_a_second_reverse_table_is_interpolated_with_the_first_and_the_documents
         },
     )
     with pytest.raises(SecondTableMismatch, match="query-language words were analyzed as en, no stemming, case kept"):
-        PSQ(translate="documents", source_lang="en").fit(index, REVERSE, unstemmed)
+        PSQ(translate="documents", source_lang="en").fit(
+            Resources(index=index, reverse_table=REVERSE, reverse_table2=unstemmed)
+        )
     # the resources' second table is the query side's: translating the documents with it is an error, not a
     # silent drop
     with pytest.raises(ClirkitError, match="table2: the resources' second table is the query side's"):
@@ -265,21 +290,27 @@ def test_a_second_reverse_table_is_interpolated_with_the_first_and_the_documents
 
 
 def test_a_table_without_languages_is_placed_by_its_words_and_a_wrong_direction_is_an_error(index):
-    # Moses or plain-pair files say no language: their words say which side is the index's
+    # Moses or plain-pair files say no language: their words say which side is the index's (clirkit psq --table)
+    from clirkit.tablefit import side_of
+
     reverse = TranslationTable.from_triples(["luz", "dios", "tinieblas"], ["light", "god", "darkness"], [1.0] * 3)
     forward = TranslationTable.from_triples(["light", "god", "darkness"], ["luz", "dios", "tinieblas"], [1.0] * 3)
-    assert PSQ(source_lang="en").fit(index, reverse).translate_ == "documents"
-    assert PSQ(source_lang="en").fit(index, forward).translate_ == "queries"
+    assert side_of(index, reverse, None) == "documents" and side_of(index, forward, None) == "queries"
+    assert PSQ(source_lang="en").fit(Resources(index=index, reverse_table=reverse)).translate_ == "documents"
+    assert PSQ(source_lang="en").fit(Resources(index=index, table=forward)).translate_ == "queries"
     topics = {"q": "light"}
-    assert PSQ(source_lang="en").fit(index, reverse).search(topics).docids.size > 0
+    assert PSQ(source_lang="en").fit(Resources(index=index, reverse_table=reverse)).search(topics).docids.size > 0
     with pytest.raises(ClirkitError, match="translates into the documents' language .the queries' direction."):
-        PSQ(translate="documents", source_lang="en").fit(index, forward)
+        PSQ(translate="documents", source_lang="en").fit(Resources(index=index, reverse_table=forward))
     with pytest.raises(ClirkitError, match="it translates from the documents' language; translate the documents"):
-        PSQ(translate="queries", source_lang="en").fit(index, reverse)
+        PSQ(translate="queries", source_lang="en").fit(Resources(index=index, table=reverse))
     with pytest.raises(ClirkitError, match="it translates from the documents' language"):
-        DT(source_lang="en").fit(index, reverse)
+        DT(source_lang="en").fit(Resources(index=index, table=reverse))
+    with pytest.raises(ClirkitError, match="it translates from the documents' language; translate the documents"):
+        PSQ(source_lang="en").fit(Resources(index=index, table=reverse))  # in Python, a table's role is its keyword
     shared = TranslationTable.from_triples(["luz", "god"], ["light", "dios"], [1.0, 1.0])  # one word each: no sign
-    assert PSQ(source_lang="en").fit(index, shared).translate_ == "queries"
+    assert side_of(index, shared, None) == "queries"
+    assert PSQ(source_lang="en").fit(Resources(index=index, table=shared)).translate_ == "queries"
 
 
 def test_resources_translate_the_documents_when_given_a_reverse_table(index):

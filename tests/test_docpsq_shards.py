@@ -15,6 +15,7 @@ from clirkit.analysis import Analyzer
 from clirkit.cli import main
 from clirkit.docpsq import ShardedProjectedIndex, project, project_shards
 from clirkit.errors import ClirkitError
+from clirkit.estimator import Resources
 from clirkit.formats import write_run
 from clirkit.npzio import HEADER_KEY, encode_header
 from clirkit.psq import prepare_table
@@ -75,18 +76,20 @@ def test_a_sharded_index_translated_shard_by_shard_is_the_translated_index_split
 def test_psq_over_a_sharded_translated_index_writes_the_unsharded_run_byte_for_byte(nave, tmp_path, scoring):
     index, reverse, topics, _ = nave
     psq = dict(translate="documents", scoring=scoring)
-    one = PSQ(**psq).fit(index, reverse)
+    one = PSQ(**psq).fit(Resources(index=index, reverse_table=reverse))
     expected = run_bytes(one.search(topics, depth=100), tmp_path / "a.run")
     assert expected
     for split in ({"shards": 3}, {"starts": [0, 1, 250, 251]}):
-        system = PSQ(**psq).fit(ShardedIndex.split(index, **split), reverse)  # the document index's shards
+        system = PSQ(**psq).fit(
+            Resources(index=ShardedIndex.split(index, **split), reverse_table=reverse)
+        )  # the document index's shards
         assert type(system.index_) is ShardedProjectedIndex
         assert run_bytes(system.search(topics, depth=100), tmp_path / "b.run") == expected
     ShardedProjectedIndex.split(one.index_, 3).save(tmp_path / "t.npz")  # the translated index's shards
     for jobs in (1, 2):
         sharded = ShardedProjectedIndex.load(tmp_path / "t.npz", jobs=jobs)
         for _ in range(2):  # the second search finds the shards open
-            system = PSQ(scoring=scoring).fit(sharded)  # translate = auto: an index translated before
+            system = PSQ(scoring=scoring).fit(Resources(index=sharded))  # translate = auto: an index translated before
             assert system.translate_ == "documents"
             assert run_bytes(system.search(topics, depth=100), tmp_path / "c.run") == expected
 
@@ -96,10 +99,15 @@ def test_lm_over_the_shards_of_a_document_index_with_translated_queries_is_the_u
         ["d1", "d2", "d3"], [["light", "god"], ["the", "light", "light"], ["god", "darkness"]], Analyzer("en")
     )
     spanish = {"a": "luz dios", "b": "la luz", "c": "tinieblas"}  # REVERSE translates them into English
-    expected = run_bytes(PSQ(translate="queries", scoring="lm").fit(english, REVERSE).search(spanish), tmp_path / "a")
+    expected = run_bytes(
+        PSQ(translate="queries", scoring="lm").fit(Resources(index=english, table=REVERSE)).search(spanish),
+        tmp_path / "a",
+    )
     assert expected.count(b"\n") == 6  # a: d1 d3 d2, b: d2 d1, c: d3
     for shards in (2, 3):
-        system = PSQ(translate="queries", scoring="lm").fit(ShardedIndex.split(english, shards), REVERSE)
+        system = PSQ(translate="queries", scoring="lm").fit(
+            Resources(index=ShardedIndex.split(english, shards), table=REVERSE)
+        )
         assert run_bytes(system.search(spanish), tmp_path / "b") == expected
 
 
@@ -121,7 +129,7 @@ def test_the_shards_statistics_and_lm_scores_by_hand(index):
         max_options=None,
         target_stopwords=["the"],
         unknown="drop",
-    ).fit(sharded)  # the settings that made it
+    ).fit(Resources(index=sharded))  # the settings that made it
     run = system.search({"q": "light"})
     p_bg = sharded.cf[light] / sharded.cf.sum()
     j = int(np.searchsorted(index.docids, "Gen.1.3"))  # luz 2 of its 10 tokens
@@ -242,8 +250,10 @@ def test_command_translates_and_searches_shards_as_the_index_in_one_file(nave, t
 
 def test_a_missing_shard_or_a_shard_of_another_kind_is_a_one_line_error(nave, tmp_path, capsys):
     index, reverse, topics, _ = nave
-    PSQ(translate="documents").fit(index, reverse).index_
-    translated = PSQ(translate="documents").fit(ShardedIndex.split(index, 2), reverse).index_
+    PSQ(translate="documents").fit(Resources(index=index, reverse_table=reverse)).index_
+    translated = (
+        PSQ(translate="documents").fit(Resources(index=ShardedIndex.split(index, 2), reverse_table=reverse)).index_
+    )
     translated.save(tmp_path / "t.npz")
     ShardedIndex.split(index, 2).save(tmp_path / "plain.npz")
     (tmp_path / "q.tsv").write_text("q1\tlight\n", encoding="utf-8")

@@ -9,6 +9,7 @@ import pytest
 from test_rerank_contract import rows, stage  # noqa: F401 - the fixture
 
 from clirkit.errors import ClirkitError
+from clirkit.estimator import Resources
 from clirkit.formats import write_run
 from clirkit.retrieval.bm25 import BM25
 from clirkit.retrieval.query import StructuredQueries
@@ -87,14 +88,16 @@ def test_fit_takes_paths_and_says_what_it_takes_otherwise(index, tmp_path):
     index.save(tmp_path / "ix.npz")
     save_table(table, tmp_path / "t.npz")
     topics = {"q": "light"}
-    by_path = DT().fit(str(tmp_path / "ix.npz"), str(tmp_path / "t.npz")).search(topics)
-    assert by_path.docids.tolist() == DT().fit(index, table).search(topics).docids.tolist()
-    assert len(BM25Search().fit(tmp_path / "ix.npz").search({"q": "luz"})) > 0
+    by_path = DT().fit(Resources(index=str(tmp_path / "ix.npz"), table=str(tmp_path / "t.npz"))).search(topics)
+    assert by_path.docids.tolist() == DT().fit(Resources(index=index, table=table)).search(topics).docids.tolist()
+    assert len(BM25Search().fit(Resources(index=tmp_path / "ix.npz")).search({"q": "luz"})) > 0
     for system in (DT(), PSQ(translate="queries")):
-        with pytest.raises(ClirkitError, match="table: expected a translation table .* got NoneType"):
+        with pytest.raises(ClirkitError, match=rf"^{type(system).__name__}.fit takes Resources: .*, got Index$"):
             system.fit(index)
+        with pytest.raises(ClirkitError, match=r"the resources have no translation table \(give table="):
+            system.fit(Resources(index=index))
     with pytest.raises(ClirkitError, match="index: expected an index .* got dict"):
-        BM25Search().fit({})
+        BM25Search().fit(Resources(index={}))
     with pytest.raises(ClirkitError, match="BM25.search takes StructuredQueries"):
         BM25(index).search({"q": "luz"})
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from clirkit.errors import ClirkitError
+from clirkit.estimator import Resources
 from clirkit.retrieval.shards import ShardedIndex
 from clirkit.systems import DT, PSQ, BM25Search, DocPSQ, QueryPSQ
 from clirkit.translation import TranslationTable, save_table
@@ -22,19 +23,24 @@ REVERSE = TranslationTable.from_triples(
 )
 
 
-def test_psq_side_takes_paths_as_fit_does_and_says_what_it_takes_otherwise(index, tmp_path):
+def test_psq_side_and_fit_take_resources_of_paths_and_say_what_they_take_otherwise(index, tmp_path):
     index.save(tmp_path / "ix.npz")
     save_table(FORWARD, tmp_path / "en-es.npz")
     save_table(REVERSE, tmp_path / "es-en.npz")
     ix, forward, reverse = (str(tmp_path / n) for n in ("ix.npz", "en-es.npz", "es-en.npz"))
-    assert PSQ().side(ix, reverse) == PSQ().side(index, REVERSE) == "documents"
-    assert PSQ().side(tmp_path / "ix.npz", forward) == PSQ().side(index, FORWARD) == "queries"
+    by_path = Resources(index=ix, reverse_table=reverse)
+    assert PSQ().side(by_path) == PSQ().side(Resources(index=index, reverse_table=REVERSE)) == "documents"
+    assert (
+        PSQ().fit(by_path).search("light").docids.tolist()
+        == PSQ().fit(Resources(index=index, reverse_table=REVERSE)).search("light").docids.tolist()
+    )
+    assert PSQ().side(Resources(index=tmp_path / "ix.npz", table=forward)) == "queries"
     with pytest.raises(ClirkitError, match="index: expected an index .* or an index file's path, got int"):
-        PSQ().side(1, 2)
+        PSQ().fit(Resources(index=1, table=2))
     with pytest.raises(ClirkitError, match="table: expected a translation table .* or a table file's path, got int"):
-        PSQ().side(ix, 2)
-    with pytest.raises(ClirkitError, match="index: expected an index .* got int"):
-        PSQ(translate="queries").side(3, forward)  # the side is given, the arguments are still what fit takes
+        PSQ().fit(Resources(index=ix, table=2))
+    with pytest.raises(ClirkitError, match=r"^PSQ.fit takes Resources: .*, got int$"):
+        PSQ(translate="queries").side(3)  # the side is given, the argument is still what fit takes
 
 
 @pytest.fixture
@@ -42,12 +48,12 @@ def systems(index, tmp_path):
     sharded = tmp_path / "sh.npz"
     ShardedIndex.split(index, 2).save(sharded)
     return {
-        "BM25Search": (BM25Search().fit(index), "luz"),
-        "DT": (DT().fit(index, FORWARD), "light"),
-        "QueryPSQ": (QueryPSQ().fit(index, FORWARD), "light"),
-        "DocPSQ": (DocPSQ().fit(index, REVERSE), "light"),
-        "PSQ": (PSQ().fit(index, REVERSE), "light"),
-        "sharded": (BM25Search().fit(sharded), "luz"),
+        "BM25Search": (BM25Search().fit(Resources(index=index)), "luz"),
+        "DT": (DT().fit(Resources(index=index, table=FORWARD)), "light"),
+        "QueryPSQ": (QueryPSQ().fit(Resources(index=index, table=FORWARD)), "light"),
+        "DocPSQ": (DocPSQ().fit(Resources(index=index, reverse_table=REVERSE)), "light"),
+        "PSQ": (PSQ().fit(Resources(index=index, reverse_table=REVERSE)), "light"),
+        "sharded": (BM25Search().fit(Resources(index=sharded)), "luz"),
     }
 
 

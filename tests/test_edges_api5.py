@@ -15,8 +15,10 @@ import scipy.sparse as sp
 from clirkit import docphrases
 from clirkit.analysis import Analyzer
 from clirkit.constraints import Interval, InvalidParameterError, validate
+from clirkit.estimator import Resources
 from clirkit.psqsystem import PSQ
 from clirkit.retrieval.index import Index
+from clirkit.tablefit import side_of
 from clirkit.translation.tableio import load_table
 
 
@@ -50,8 +52,8 @@ def test_a_korean_word_of_one_syllable_repeated_is_not_found_in_a_document_holdi
     path = tmp_path / "ko-en.txt"
     path.write_text("하하하 laughter\n좋아요 good\n웃음 smile\n", encoding="utf-8")
     table = load_table(path, "muse", source_lang="ko", target_lang="en")
-    system = PSQ().fit(index, table)
-    assert system.side(index, table) == "documents"
+    system = PSQ().fit(Resources(index=index, reverse_table=table))
+    assert side_of(index, table, None) == "documents"  # as clirkit psq --table places it: from the documents' language
     assert system.search({"q": "laughter"}).docids.tolist() == ["d2"]  # not d1: one 하하 holds no 하하하
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from clirkit.cli import main
 from clirkit.errors import ClirkitError
+from clirkit.estimator import Resources
 from clirkit.systems import PSQ
 from clirkit.translation import TranslationTable
 
@@ -81,28 +82,33 @@ FORWARD = TranslationTable.from_triples(
 @pytest.mark.parametrize(
     ("params", "table", "said"),
     [
-        ({"k1": 2.0}, REVERSE, r"k1 \(--k1\): BM25's, unused by scoring = 'lm'"),  # the document side: the LM
-        ({"b": 0.3, "scoring": "lm"}, FORWARD, r"b \(--b\): BM25's, unused by scoring = 'lm'"),
-        ({"alpha": 0.3}, FORWARD, r"alpha \(--alpha\): the language model's, unused by scoring = 'bm25'"),
-        ({"background": "x.cnt", "scoring": "bm25"}, REVERSE, r"background \(--background\): the language model's"),
-        ({"lam": 0.2}, FORWARD, r"lam \(--lambda\): the weight of a second table \(table2, --table2\)"),
+        ({"k1": 2.0}, {"reverse_table": REVERSE}, r"k1 \(--k1\): BM25's, unused by scoring = 'lm'"),  # the LM
+        ({"b": 0.3, "scoring": "lm"}, {"table": FORWARD}, r"b \(--b\): BM25's, unused by scoring = 'lm'"),
+        ({"alpha": 0.3}, {"table": FORWARD}, r"alpha \(--alpha\): the language model's, unused by scoring = 'bm25'"),
+        (
+            {"background": "x.cnt", "scoring": "bm25"},
+            {"reverse_table": REVERSE},
+            r"background \(--background\): the language model's",
+        ),
+        ({"lam": 0.2}, {"table": FORWARD}, r"lam \(--lambda\): the weight of a second table \(table2, --table2\)"),
     ],
 )
 def test_psq_refuses_parameters_its_settings_leave_unused(index, params, table, said):
+    given = Resources(index=index, **table)  # a table from the documents' language, or into it
     with pytest.raises(ClirkitError, match=said):
-        PSQ(source_lang="en", **params).fit(index, table)
-    PSQ(source_lang="en", **{k: v for k, v in params.items() if k == "scoring"}).fit(index, table)  # without: fine
+        PSQ(source_lang="en", **params).fit(given)
+    PSQ(source_lang="en", **{k: v for k, v in params.items() if k == "scoring"}).fit(given)  # without: fine
 
 
 def test_lam_over_an_index_translated_through_one_table_is_refused(index, tmp_path):
     from clirkit.docpsq import ProjectedIndex
 
-    made = PSQ(source_lang="en").fit(index, REVERSE)
+    made = PSQ(source_lang="en").fit(Resources(index=index, reverse_table=REVERSE))
     made.index_.save(tmp_path / "t.npz")
     translated = ProjectedIndex.load(tmp_path / "t.npz")
-    PSQ(source_lang="en").fit(translated)
+    PSQ(source_lang="en").fit(Resources(index=translated))
     with pytest.raises(ClirkitError, match=r"lam \(--lambda\)"):
-        PSQ(source_lang="en", lam=0.3).fit(translated)
+        PSQ(source_lang="en", lam=0.3).fit(Resources(index=translated))
 
 
 def test_the_sides_own_checks_run_when_an_experiment_file_is_read(mini, tmp_path, capsys):
@@ -152,14 +158,16 @@ def test_none_names_no_stopword_list_in_python_and_experiment_files(index):
     def scores(system) -> list:
         return system.search(topics).scores.tolist()
 
-    assert scores(PSQ(source_lang="en", source_stopwords="none", target_stopwords="none").fit(index, FORWARD)) == (
-        scores(PSQ(source_lang="en").fit(index, FORWARD))
-    )
-    assert scores(PSQ(source_lang="en", target_stopwords="none").fit(index, REVERSE)) == scores(
-        PSQ(source_lang="en").fit(index, REVERSE)
-    )
+    assert scores(
+        PSQ(source_lang="en", source_stopwords="none", target_stopwords="none").fit(
+            Resources(index=index, table=FORWARD)
+        )
+    ) == (scores(PSQ(source_lang="en").fit(Resources(index=index, table=FORWARD))))
+    assert scores(
+        PSQ(source_lang="en", target_stopwords="none").fit(Resources(index=index, reverse_table=REVERSE))
+    ) == scores(PSQ(source_lang="en").fit(Resources(index=index, reverse_table=REVERSE)))
     with pytest.raises(ClirkitError, match="source_stopwords"):
-        PSQ(source_stopwords="stop.txt").fit(index, FORWARD)
+        PSQ(source_stopwords="stop.txt").fit(Resources(index=index, table=FORWARD))
 
 
 def test_a_target_stopword_file_is_matched_as_the_table_analyzes_its_terms(tmp_path):
@@ -184,7 +192,9 @@ def test_psq_target_stopwords_are_matched_as_the_index_analyzes_its_terms(index)
     table = TranslationTable.from_triples(
         ["light", "light"], ["luz", "tinieblas"], [0.5, 0.5], params={"source_lang": "en", "target_lang": "es"}
     )
-    psq = PSQ(source_lang="en", translate="queries", min_prob=0.0, target_stopwords=["TINIEBLAS"]).fit(index, table)
+    psq = PSQ(source_lang="en", translate="queries", min_prob=0.0, target_stopwords=["TINIEBLAS"]).fit(
+        Resources(index=index, table=table)
+    )
     assert [e for e, _ in psq.table_.translations("light")] == ["luz"]
 
 

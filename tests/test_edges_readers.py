@@ -15,6 +15,7 @@ import pytest
 from test_topics import error_of, write
 
 from clirkit.cli import main
+from clirkit.estimator import Resources
 from clirkit.formats import read_queries, read_run
 from clirkit.run import Qrels, Run
 
@@ -329,7 +330,7 @@ def cpt():
 def test_a_pyterrier_first_stage_refuses_a_queries_frame_with_a_missing_qid(cpt, index, missing):
     from clirkit.systems import BM25Search
 
-    bm25 = cpt.retriever(BM25Search().fit(index))
+    bm25 = cpt.retriever(BM25Search().fit(Resources(index=index)))
     queries = pd.DataFrame({"qid": pd.Series(["1", missing], dtype=object), "query": ["luz", "aguas"]})
     assert error_of(bm25, queries) == (
         f"Retriever(BM25): the input frame: row 1 has no qid ({missing!r}); give every row its qid"

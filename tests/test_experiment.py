@@ -14,6 +14,7 @@ from clirkit import datasets
 from clirkit.cli import main
 from clirkit.documents import Documents
 from clirkit.errors import ClirkitError
+from clirkit.estimator import Resources
 from clirkit.experiment import Experiment, run_experiment, shipped
 from clirkit.formats import write_run
 from clirkit.run import Qrels
@@ -121,7 +122,7 @@ def test_dt_and_psq_give_the_same_run_from_runner_python_and_command(ran, mini, 
     c, table, index, _ = _api_resources(mini)
     test = c.queries("test")
     for name, system in (("DT", DT()), ("PSQ", PSQ(target_stopwords_top=20))):
-        write_run(system.fit(index, table).search(test, tag=name), tmp_path / f"{name}.api.run")
+        write_run(system.fit(Resources(index=index, table=table)).search(test, tag=name), tmp_path / f"{name}.api.run")
         assert (tmp_path / f"{name}.api.run").read_bytes() == kept_run(out / "runs" / f"{name.lower()}.test.run.gz")
     # the command line, from the collection's files: table, index, then each verb
     docs = tmp_path / "docs.tsv"
@@ -162,7 +163,7 @@ def test_boost_from_psq_gives_the_same_run_from_runner_python_and_command(ran, m
 
     _, out, _ = ran
     c, table, index, documents = _api_resources(mini)
-    psq = PSQ(target_stopwords_top=20).fit(index, table)
+    psq = PSQ(target_stopwords_top=20).fit(Resources(index=index, table=table))
     boost = Boost(base=psq, rounds=30, eval_every=10, beta_grid=(2.0, 5.0), random_state=3, quiet=True)
     boost.fit(c.queries("train"), c.qrels("train"), documents, dev_topics=c.queries("dev"), dev_qrels=c.qrels("dev"))
     write_run(boost.search(c.queries("test"), tag="PSQ-Boost"), tmp_path / "api.run")

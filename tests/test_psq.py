@@ -10,6 +10,7 @@ import pytest
 from clirkit.analysis import Analyzer
 from clirkit.cli import main
 from clirkit.dt import dt_queries
+from clirkit.estimator import Resources
 from clirkit.psq import prepare_table, psq_queries
 from clirkit.retrieval.bm25 import BM25
 from clirkit.retrieval.index import Index
@@ -227,5 +228,8 @@ def test_psq_verb_mode_gives_the_systems_run(cli_files, index, tmp_path):
         assert psq_cli(tmp, queries, f"{mode}.run", "--mode", mode, "--cumulative", "1", "--min-prob", "0") == 0
         psq = PSQ(mode=mode, cumulative=1.0, min_prob=0.0, target_stopwords_top=0, source_lang="en")
         topics = dict(line.split("\t") for line in queries.read_text(encoding="utf-8").splitlines())
-        write_run(psq.fit(Index.load(tmp / "ix.npz"), TABLE).search(topics), tmp_path / f"{mode}.api.run")
+        write_run(
+            psq.fit(Resources(index=Index.load(tmp / "ix.npz"), table=TABLE)).search(topics),
+            tmp_path / f"{mode}.api.run",
+        )
         assert (tmp / f"{mode}.run").read_bytes() == (tmp_path / f"{mode}.api.run").read_bytes()

@@ -44,12 +44,14 @@ def test_each_side_has_its_sides_defaults_and_no_parameter_of_the_other(cls, sid
 
 
 def test_psq_gives_the_run_of_the_side_it_chose(index):
-    chosen = PSQ().fit(index, FORWARD)
+    chosen = PSQ().fit(Resources(index=index, table=FORWARD))
     assert isinstance(chosen.system_, QueryPSQ) and chosen.translate_ == "queries"
-    assert run_rows(chosen.search(TOPICS)) == run_rows(QueryPSQ().fit(index, FORWARD).search(TOPICS))
-    chosen = PSQ(source_lang="en").fit(index, REVERSE)
+    assert run_rows(chosen.search(TOPICS)) == run_rows(
+        QueryPSQ().fit(Resources(index=index, table=FORWARD)).search(TOPICS)
+    )
+    chosen = PSQ(source_lang="en").fit(Resources(index=index, reverse_table=REVERSE))
     assert isinstance(chosen.system_, DocPSQ) and chosen.translate_ == "documents"
-    alone = DocPSQ(source_lang="en").fit(index, REVERSE)
+    alone = DocPSQ(source_lang="en").fit(Resources(index=index, reverse_table=REVERSE))
     assert run_rows(chosen.search(TOPICS)) == run_rows(alone.search(TOPICS))
     assert alone.search(TOPICS).tag == "DocPSQ" and chosen.search(TOPICS).tag == "PSQ"
     # the learned attributes are the side system's, read through PSQ
@@ -57,31 +59,59 @@ def test_psq_gives_the_run_of_the_side_it_chose(index):
 
 
 def test_psq_passes_the_values_it_was_given_and_refuses_those_the_side_lacks(index):
-    chosen = PSQ(min_prob=0.2, max_options=3, alpha=0.3, source_lang="en").fit(index, REVERSE)
+    chosen = PSQ(min_prob=0.2, max_options=3, alpha=0.3, source_lang="en").fit(
+        Resources(index=index, reverse_table=REVERSE)
+    )
     assert (chosen.system_.min_prob, chosen.system_.max_options, chosen.system_.alpha) == (0.2, 3, 0.3)
     assert chosen.system_.cumulative == SIDE_DEFAULTS["documents"]["cumulative"]  # left auto: the side's
     with pytest.raises(
         ClirkitError, match=r"renormalize_in_vocabulary \(--renormalize-in-vocabulary\): for translate = queries only"
     ):
-        PSQ(translate="documents", renormalize_in_vocabulary=True).fit(index, REVERSE)
+        PSQ(translate="documents", renormalize_in_vocabulary=True).fit(Resources(index=index, reverse_table=REVERSE))
     with pytest.raises(ClirkitError, match="background = 'parallel': a model of query-language words"):
-        PSQ(background="parallel").fit(index, FORWARD)  # bm25 on the query side: it would be ignored
+        PSQ(background="parallel").fit(
+            Resources(index=index, table=FORWARD)
+        )  # bm25 on the query side: it would be ignored
 
 
-def test_one_rule_chooses_the_side_from_an_index_and_table_or_from_resources(index):
+def test_one_rule_chooses_the_side_from_the_resources_a_tables_role_being_its_keyword(index):
     psq = PSQ()
-    assert psq.side(index, FORWARD) == "queries" and psq.side(index, REVERSE) == "documents"
     assert psq.side(Resources(index=index, reverse_table=REVERSE)) == "documents"
     assert psq.side(Resources(index=index, table=FORWARD)) == "queries"
-    assert PSQ(mode="all").side(index, REVERSE) == "queries"  # a query-side-only parameter chooses the queries
-    assert PSQ(translate="documents").side(index, FORWARD) == "documents"
+    assert psq.side(Resources(index=index, table=REVERSE)) == "queries"  # given as table: it is read for the queries
+    with pytest.raises(ClirkitError, match="the table translates into 'en' but the index is in 'es'"):
+        psq.fit(Resources(index=index, table=REVERSE))
+    only_queries = PSQ(mode="all")  # a query-side-only parameter chooses the queries
+    assert only_queries.side(Resources(index=index, reverse_table=REVERSE)) == "queries"
+    assert PSQ(translate="documents").side(Resources(index=index, table=FORWARD)) == "documents"
+
+
+def test_the_psq_verb_places_its_table_files_by_the_direction_they_say_as_psq_chooses_the_side(index):
+    """``clirkit psq --table FILE``: a file has no role of its own; the verb reads its direction (a table from the
+    index's language translates the documents) unless --translate or a query-side-only option chooses the side,
+    and gives it as the table of that side, from which PSQ.side chooses the same."""
+    from clirkit.cli.psqchecks import resources, side_of_files
+
+    cases = [
+        (PSQ(), FORWARD, "queries"),
+        (PSQ(), REVERSE, "documents"),
+        (PSQ(mode="all"), REVERSE, "queries"),
+        (PSQ(translate="documents"), FORWARD, "documents"),
+        (PSQ(translate="queries"), REVERSE, "queries"),
+    ]
+    for psq, table, side in cases:
+        assert side_of_files(psq, index, table, None) == side
+        given = resources(index, table, None, documents=side == "documents", quiet=True)
+        assert psq.side(given) == side
 
 
 def test_docpsq_fits_resources_by_their_reverse_table_and_refuses_a_query_side_second_table(index):
     resources = Resources(index=index, reverse_table=REVERSE, source_lang="en")
     fitted = DocPSQ().fit(resources)
     assert fitted.table_ is REVERSE
-    assert run_rows(fitted.search(TOPICS)) == run_rows(DocPSQ(source_lang="en").fit(index, REVERSE).search(TOPICS))
+    assert run_rows(fitted.search(TOPICS)) == run_rows(
+        DocPSQ(source_lang="en").fit(Resources(index=index, reverse_table=REVERSE)).search(TOPICS)
+    )
     with pytest.raises(ClirkitError, match="table2: the resources' second table is the query side's"):
         DocPSQ().fit(Resources(index=index, reverse_table=REVERSE, table2=FORWARD, source_lang="en"))
     assert QueryPSQ().fit(Resources(index=index, table=FORWARD)).inputs(Resources(index=index, table=FORWARD)) == {

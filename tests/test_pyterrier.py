@@ -187,7 +187,7 @@ def test_scs_reranks_a_results_frame_as_scs_score_rerank_does(saved):
 def test_bm25_of_the_untranslated_queries_is_a_first_stage_built_from_an_index(saved, tmp_path):
     from clirkit.systems import BM25Search
 
-    bm25 = cpt.retriever(BM25Search().fit(saved.resources.index()))
+    bm25 = cpt.retriever(BM25Search().fit(saved.resources))
     assert repr(bm25) == "Retriever(BM25)" and not isinstance(bm25, pt.Estimator)
     made = Run.from_frame(bm25(saved.topics("test")), tag="BM25")
     assert _bytes(made, tmp_path / "made.run") == kept_run(saved.folder / "runs" / "bm25.test.run.gz")

@@ -47,7 +47,7 @@ def _one_line_error(call) -> str:
 
 @pytest.fixture
 def psq(index):
-    return PSQ().fit(index, TABLE)
+    return PSQ().fit(Resources(index=index, table=TABLE))
 
 
 # --------------------------------------------------------------------------- search: every form of topics
@@ -94,7 +94,7 @@ def test_search_takes_a_pandas_series_of_texts_by_qid(psq):
 
 
 def test_every_system_takes_every_form_dt_and_a_fusion_too(index, psq):
-    dt = DT().fit(index, TABLE)
+    dt = DT().fit(Resources(index=index, table=TABLE))
     fusion = Fusion([dt, psq], weights=[0.5, 0.5]).fit_runs(None, None, n=2)
     frame = pd.DataFrame({"qid": list(TOPICS), "query": list(TOPICS.values())})
     for system in (dt, fusion):

@@ -9,6 +9,7 @@ import pytest
 
 from clirkit import datasets
 from clirkit.errors import ClirkitError
+from clirkit.estimator import Resources
 from clirkit.retrieval.index import Index
 from clirkit.systems import DT, PSQ, SCS, Boost
 from clirkit.translation import train_table
@@ -24,7 +25,7 @@ def stage(mini):
     sources, targets = c.parallel()
     table = train_table(en.tokenize_many(sources), es.tokenize_many(targets), en, es, iterations=2)
     index = Index.build(zip(*c.documents()), es)
-    psq = PSQ(translate="queries").fit(index, table)
+    psq = PSQ(translate="queries").fit(Resources(index=index, table=table))
     topics = c.queries("test")
     return c, psq, topics, psq.search(topics, depth=20)
 

@@ -9,6 +9,7 @@ import gzip
 import pytest
 
 from clirkit.errors import ClirkitError
+from clirkit.estimator import Resources
 from clirkit.run import Run
 from clirkit.runsystem import RunFile
 
@@ -74,7 +75,10 @@ def test_an_experiments_run_system_is_reported_fused_and_boosted_from_as_the_sys
 
     c = datasets.load(str(mini))
     psq = PSQ(source_lang="en").fit(
-        Index.load(tmp_path / "a" / "index.npz"), load_table(tmp_path / "a" / "table.reverse.npz")
+        Resources(
+            index=Index.load(tmp_path / "a" / "index.npz"),
+            reverse_table=load_table(tmp_path / "a" / "table.reverse.npz"),
+        )
     )
     assert rows(psq.search(c.queries("test"), tag="PSQ")) == rows(
         read_run(str(tmp_path / "a" / "runs" / "psq.test.run.gz"))

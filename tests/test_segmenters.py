@@ -11,6 +11,7 @@ import pytest
 from clirkit.analysis import SNOWBALL_STEMMERS, SNOWBALL_STOPWORDS, Analyzer, snowball_stopwords
 from clirkit.cli import main
 from clirkit.errors import ClirkitError
+from clirkit.estimator import Resources
 from clirkit.formats import read_run
 from clirkit.retrieval.index import Index
 from clirkit.systems import PSQ, BM25Search
@@ -104,7 +105,7 @@ def test_traditional_and_simplified_forms_reach_the_same_documents():
     assert analyzer.tokenize("電腦學習時間") == analyzer.tokenize("电脑学习时间")
     docs = ["这个程序无法打开文件", "电脑学习时间", "无法连接服务器"]
     index = Index.from_tokens(["d1", "d2", "d3"], analyzer.tokenize_many(docs), analyzer)
-    searcher = BM25Search().fit(index)
+    searcher = BM25Search().fit(Resources(index=index))
     runs = [searcher.search({"q": text}) for text in (simplified, "這個程序無法打開文件")]
     assert runs[0].docids.tolist() == runs[1].docids.tolist() and runs[0].scores.tolist() == runs[1].scores.tolist()
     assert runs[0].docids.tolist()[0] == "d1"
@@ -158,7 +159,7 @@ def test_dictionary_words_of_three_and_one_characters_are_found_by_queries(zh_di
     en = Analyzer("en")
     docs = {"d1": "Peking university library", "d2": "I read a book", "d3": "coffee and tea", "d4": "a library"}
     index = Index.from_tokens(list(docs), en.tokenize_many(list(docs.values())), en)
-    psq = PSQ().fit(index, table)
+    psq = PSQ().fit(Resources(index=index, table=table))
     run = psq.search({"q1": "我在北京大学的图书馆", "q2": "我看书"})
     top = {q: run.docids[run.qids == q].tolist() for q in ("q1", "q2")}
     assert top["q1"][0] == "d1"  # 北京大学 (4 characters) and 图书馆 (3) found
@@ -450,7 +451,7 @@ def test_translating_the_documents_counts_the_tables_phrases(tmp_path, capsys):
     path = tmp_path / "es-en.txt"
     path.write_text("a menudo\toften\ncasa\thouse\nllueve\trains\n", encoding="utf-8")
     table = load_table(path, "pairs", source_lang="es", target_lang="en")
-    system = PSQ().fit(index, table, quiet=False)
+    system = PSQ().fit(Resources(index=index, reverse_table=table, quiet=False))
     assert "1 of the table's 3 source words are phrases of several terms" in capsys.readouterr().err
     assert system.search({"q": "house"}).docids.tolist() == ["d2"]
     assert system.search({"q": "often"}).docids.tolist() == ["d1"]  # "a menudo": counted by its terms

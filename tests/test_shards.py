@@ -12,6 +12,7 @@ from clirkit import datasets
 from clirkit.analysis import Analyzer
 from clirkit.cli import main
 from clirkit.errors import ClirkitError
+from clirkit.estimator import Resources
 from clirkit.fileio import file_digest
 from clirkit.formats import write_run
 from clirkit.npzio import HEADER_KEY, encode_header
@@ -92,9 +93,11 @@ SYSTEMS = [
 @pytest.mark.parametrize("cls, params", SYSTEMS, ids=["DT", "PSQ", "pirkola", "all-rsj", "renormalized-k3"])
 def test_dt_and_psq_over_shards_give_the_unsharded_run_byte_for_byte(nave, tmp_path, cls, params):
     index, table, topics, _, _ = nave
-    expected = run_bytes(cls(**params).fit(index, table).search(topics, depth=100), tmp_path, "a")
+    expected = run_bytes(
+        cls(**params).fit(Resources(index=index, table=table)).search(topics, depth=100), tmp_path, "a"
+    )
     for split in ({"shards": 3}, {"starts": [0, 1, 250, 251]}):
-        system = cls(**params).fit(ShardedIndex.split(index, **split), table)
+        system = cls(**params).fit(Resources(index=ShardedIndex.split(index, **split), table=table))
         assert run_bytes(system.search(topics, depth=100), tmp_path, "b") == expected
 
 
@@ -109,8 +112,8 @@ def test_shards_indexed_apart_rank_as_one_index(nave, tmp_path):
     assert np.array_equal(joined.terms, index.terms) and np.array_equal(joined.df, index.df)
     assert joined.avgdl == index.avgdl
     assert joined.most_frequent_terms(30) == most_frequent_terms(index, 30)
-    expected = run_bytes(PSQ().fit(index, table).search(topics), tmp_path, "a")
-    assert run_bytes(PSQ().fit(joined, table).search(topics), tmp_path, "b") == expected
+    expected = run_bytes(PSQ().fit(Resources(index=index, table=table)).search(topics), tmp_path, "a")
+    assert run_bytes(PSQ().fit(Resources(index=joined, table=table)).search(topics), tmp_path, "b") == expected
     with pytest.raises(ClirkitError, match="docid ranges overlap"):
         ShardedIndex.from_shards([parts[0], parts[0]])
 
@@ -118,25 +121,28 @@ def test_shards_indexed_apart_rank_as_one_index(nave, tmp_path):
 def test_workers_and_backends_give_the_single_process_run(nave, tmp_path):
     index, table, topics, _, _ = nave
     ShardedIndex.split(index, 3).save(tmp_path / "ix.npz")
-    expected = run_bytes(DT().fit(index, table).search(topics), tmp_path, "a")
+    expected = run_bytes(DT().fit(Resources(index=index, table=table)).search(topics), tmp_path, "a")
     for jobs, backend in ((1, "loky"), (2, "loky"), (2, "threading")):
         sharded = ShardedIndex.load(tmp_path / "ix.npz", jobs=jobs, backend=backend)
         for _ in range(2):  # the second search reuses the shards the workers opened
-            assert run_bytes(DT().fit(sharded, table).search(topics), tmp_path, "b") == expected
+            assert run_bytes(DT().fit(Resources(index=sharded, table=table)).search(topics), tmp_path, "b") == expected
     in_memory = ShardedIndex.split(index, 2)
     in_memory.jobs = 2
-    assert run_bytes(DT().fit(in_memory, table).search(topics), tmp_path, "c") == expected
+    assert run_bytes(DT().fit(Resources(index=in_memory, table=table)).search(topics), tmp_path, "c") == expected
 
 
 def test_a_dask_local_cluster_gives_the_single_process_run(nave, tmp_path):
     distributed = pytest.importorskip("dask.distributed")
     index, table, topics, _, _ = nave
     ShardedIndex.split(index, 5).save(tmp_path / "ix.npz")  # searched as one group of consecutive shards a worker
-    expected = run_bytes(PSQ(mode="pirkola").fit(index, table).search(topics), tmp_path, "a")
+    expected = run_bytes(PSQ(mode="pirkola").fit(Resources(index=index, table=table)).search(topics), tmp_path, "a")
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
     with cluster, distributed.Client(cluster) as client:
         sharded = ShardedIndex.load(tmp_path / "ix.npz", backend="dask", scheduler=client)
-        assert run_bytes(PSQ(mode="pirkola").fit(sharded, table).search(topics), tmp_path, "b") == expected
+        assert (
+            run_bytes(PSQ(mode="pirkola").fit(Resources(index=sharded, table=table)).search(topics), tmp_path, "b")
+            == expected
+        )
     with pytest.raises(ClirkitError, match="needs --scheduler"):
         ShardedIndex.load(tmp_path / "ix.npz", backend="dask").bm25().search(
             StructuredQueries.from_tokens(["q"], [["luz"]], sharded.vocabulary)
@@ -162,13 +168,13 @@ def test_missing_damaged_or_replaced_shards_are_clean_errors(nave, tmp_path, tam
     shard.write_bytes(bytes(damaged))
     sharded = load_index(tmp_path / "ix.npz", jobs=2)
     with pytest.raises(ClirkitError, match=shard.name):
-        DT().fit(sharded, table).search(topics)
+        DT().fit(Resources(index=sharded, table=table)).search(topics)
     ShardedIndex.split(index, 2).shard(0).save(shard)  # another index in its place, its size recorded
     header, arrays = _read_npz(tmp_path / "ix.npz")
     header["shards"][1]["bytes"] = shard.stat().st_size
     np.savez(tmp_path / "ix.npz", **{HEADER_KEY: encode_header(header)}, **arrays)
     with pytest.raises(ClirkitError, match=rf"shard 1 \({shard.name}\) has n_docs \d+, the manifest records"):
-        DT().fit(load_index(tmp_path / "ix.npz"), table).search(topics)
+        DT().fit(Resources(index=load_index(tmp_path / "ix.npz"), table=table)).search(topics)
 
     ShardedIndex.split(index, 3).save(tmp_path / "ix.npz")
     bad = tamper(tmp_path / "ix.npz", tmp_path / "bad.npz", df=np.full(index.n_terms, -1))

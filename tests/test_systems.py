@@ -54,7 +54,7 @@ def test_the_source_stoplist_drops_the_tables_most_frequent_source_words_when_as
     assert query_analyzer(TABLE, stopwords=["light"]).tokenize("The light of God") == ["the", "of", "god"]
 
     def tokens(**params):
-        return DT(**params).fit(index, TABLE).query_tokens({"q": "The light of God"})
+        return DT(**params).fit(Resources(index=index, table=TABLE)).query_tokens({"q": "The light of God"})
 
     assert tokens() == [["the", "light", "of", "god"]]  # off by default
     assert tokens(source_stopwords_top=2) == [["light", "god"]]
@@ -69,7 +69,7 @@ def test_the_source_stoplist_drops_analyzed_terms_after_the_tables_stemming_anal
         [1.0, 1.0],
         params={"source_analyzer": Analyzer("en").to_dict(), "source_frequent": ["water", "the"]},
     )
-    dt = DT(source_stopwords_top=1).fit(index, stemmed)
+    dt = DT(source_stopwords_top=1).fit(Resources(index=index, table=stemmed))
     assert dt.query_tokens({"q": "the lights upon the waters"}) == [["the", "light", "upon", "the"]]
 
 
@@ -96,7 +96,7 @@ def test_systems_are_scikit_learn_estimators_with_one_set_of_defaults():
 )
 def test_fit_checks_every_parameter_naming_it_its_range_and_the_value(index, params, message):
     with pytest.raises(ClirkitError) as err:
-        PSQ(**params).fit(index, TABLE)
+        PSQ(**params).fit(Resources(index=index, table=TABLE))
     assert message in str(err.value)
 
 
@@ -154,7 +154,7 @@ def test_the_verb_writes_the_systems_run_byte_for_byte(indexed_dir, index, verb,
         == 0
     )
     params = {"target_stopwords_top": 3} if verb == "psq" else {}
-    system = cls(source_stopwords_top=2, **params).fit(Index.load(indexed_dir / "ix.npz"), TABLE)
+    system = cls(source_stopwords_top=2, **params).fit(Resources(index=Index.load(indexed_dir / "ix.npz"), table=TABLE))
     write_run(system.search(TOPICS), tmp_path / "api.run")
     assert (tmp_path / "cli.run").read_bytes() == (tmp_path / "api.run").read_bytes()
     assert read_run(tmp_path / "cli.run").tag == verb.upper() and len(read_run(tmp_path / "cli.run")) > 0
@@ -163,7 +163,9 @@ def test_the_verb_writes_the_systems_run_byte_for_byte(indexed_dir, index, verb,
 def test_bm25search_scores_the_index_analyzers_terms_of_the_untranslated_query_by_the_bm25_formula(index):
     import math
 
-    run = BM25Search().fit(index).search({"q": "La LUZ"})  # "la": in every verse but Gen.1.6 and John.1.1 (df 8)
+    run = (
+        BM25Search().fit(Resources(index=index)).search({"q": "La LUZ"})
+    )  # "la": in every verse but Gen.1.6 and John.1.1 (df 8)
     lengths = dict(zip(index.docids.tolist(), np.asarray(index.doc_lengths, dtype=float).tolist()))
     n, avgdl = len(lengths), sum(lengths.values()) / len(lengths)
 
@@ -190,14 +192,17 @@ def test_bm25search_has_the_engines_defaults_checks_them_and_fits_on_resources(i
         match=r"The 'b' parameter of BM25Search must be a float in the range "
         r"\[0.0, 1.0\]. Got 2 instead",
     ):
-        BM25Search(b=2).fit(index)
-    with pytest.raises(ClirkitError, match=r"^BM25Search is not fitted: call fit\(index\) first$"):
+        BM25Search(b=2).fit(Resources(index=index))
+    with pytest.raises(ClirkitError, match=r"^BM25Search is not fitted: call fit\(Resources\(index=...\)\) first$"):
         BM25Search().search("luz")
-    with pytest.raises(ClirkitError, match=r"^DT is not fitted: call fit\(index, table\) first$"):
+    with pytest.raises(ClirkitError, match=r"^DT is not fitted: call fit\(Resources\(index=..., table=...\)\) first$"):
         DT().search("luz")
     resources = Resources(index=index, topics={"test": {"q1": "la luz", "q2": "las aguas"}})
     fitted = BM25Search(k1=0.9).fit(resources)
-    made, own = fitted.search_split(resources, "test"), BM25Search(k1=0.9).fit(index).search(resources.topics("test"))
+    made, own = (
+        fitted.search_split(resources, "test"),
+        BM25Search(k1=0.9).fit(Resources(index=index)).search(resources.topics("test")),
+    )
     assert made.docids.tolist() == own.docids.tolist() and np.array_equal(made.scores, own.scores)
     assert fitted.inputs(resources) == {"index": {}} and BM25Search().inputs(Resources()) == {}
 
@@ -231,14 +236,17 @@ def test_bm25search_is_the_search_verb_and_the_bm25_kind_byte_for_byte(mini, tmp
         )
         == 0
     )
-    write_run(BM25Search(k1=0.9).fit(Index.load(tmp_path / "out" / "index.npz")).search(topics), tmp_path / "api.run")
+    write_run(
+        BM25Search(k1=0.9).fit(Resources(index=Index.load(tmp_path / "out" / "index.npz"))).search(topics),
+        tmp_path / "api.run",
+    )
     made = kept_run(tmp_path / "out" / "runs" / "bm25.test.run.gz")
     assert made == (tmp_path / "cli.run").read_bytes() == (tmp_path / "api.run").read_bytes()
     assert len(read_run(tmp_path / "cli.run")) > 0 and read_run(tmp_path / "cli.run").tag == "BM25"
 
 
 def test_search_leaves_out_the_excluded_documents(index):
-    psq = PSQ(target_stopwords_top=0).fit(index, TABLE)
+    psq = PSQ(target_stopwords_top=0).fit(Resources(index=index, table=TABLE))
     whole = psq.search(TOPICS)
     first = whole.docids[whole.qids == "q1"][0]
     cut = psq.search(TOPICS, excluded={"q1": {first}})
@@ -271,17 +279,19 @@ def test_fusion_with_given_weights_does_not_tune():
 def test_a_table_in_other_languages_than_the_index_or_the_queries_is_an_error(index):
     german = TranslationTable.from_triples(["light"], ["licht"], [1.0], params={"target_lang": "de"})
     with pytest.raises(ClirkitError, match="the table translates into 'de' but the index is in 'es'"):
-        PSQ().fit(index, german)
+        PSQ().fit(Resources(index=index, table=german))
     with pytest.raises(ClirkitError, match="the queries are in 'fr' .* but the table translates from 'en'"):
-        DT(source_lang="fr").fit(index, TABLE)
+        DT(source_lang="fr").fit(Resources(index=index, table=TABLE))
 
 
 def test_systems_save_and_load_their_parameters_and_learned_state(tmp_path, index):
     psq = PSQ(k1=0.9, target_stopwords_top=3)
     psq.save(tmp_path / "psq.npz")
-    loaded = PSQ.load(tmp_path / "psq.npz").fit(index, TABLE)
+    loaded = PSQ.load(tmp_path / "psq.npz").fit(Resources(index=index, table=TABLE))
     assert loaded.get_params() == psq.get_params()
-    np.testing.assert_array_equal(loaded.search(TOPICS).scores, psq.fit(index, TABLE).search(TOPICS).scores)
+    np.testing.assert_array_equal(
+        loaded.search(TOPICS).scores, psq.fit(Resources(index=index, table=TABLE)).search(TOPICS).scores
+    )
     a = _run([("q1", "Gen.1.1", 2.0), ("q1", "Gen.1.2", 1.0)], "a")
     b = _run([("q1", "Gen.1.2", 2.0), ("q1", "Gen.1.1", 1.0)], "b")
     fusion = Fusion([psq, DT()], step=0.5).fit_runs([a, b], Qrels(["q1"], ["Gen.1.2"], [1]))
@@ -293,12 +303,15 @@ def test_systems_save_and_load_their_parameters_and_learned_state(tmp_path, inde
         DT.load(tmp_path / "fusion.npz")
 
 
-def test_every_system_fits_on_resources_as_on_its_own_arguments(index):
+def test_a_system_fitted_on_shared_resources_searches_as_on_resources_of_its_own(index):
     second = TranslationTable.from_triples(
         ["light", "waters"], ["luz", "aguas"], [1.0, 1.0], params={"source_lang": "en", "target_lang": "es"}
     )
     resources = Resources(index=index, table=TABLE, table2=second, topics={"test": TOPICS})
-    for system, own in ((DT(), DT().fit(index, TABLE)), (PSQ(lam=0.7), PSQ(lam=0.7).fit(index, TABLE, second))):
+    for system, own in (
+        (DT(), DT().fit(Resources(index=index, table=TABLE))),
+        (PSQ(lam=0.7), PSQ(lam=0.7).fit(Resources(index=index, table=TABLE, table2=second))),
+    ):
         assert system.fit(resources) is system
         run, expected = system.search(TOPICS), own.search(TOPICS)
         assert run.docids.tolist() == expected.docids.tolist() and np.array_equal(run.scores, expected.scores)
@@ -314,7 +327,7 @@ def test_every_system_fits_on_resources_as_on_its_own_arguments(index):
 def test_a_fusion_fits_on_the_dev_runs_of_resources_and_needs_no_dev_with_given_weights(index):
     dev = {"q1": "the light of God", "q2": "God and the waters"}
     qrels = Qrels(["q1", "q2"], ["Gen.1.3", "Gen.1.6"], [1, 1])
-    dt, psq = DT().fit(index, TABLE), PSQ().fit(index, TABLE)
+    dt, psq = DT().fit(Resources(index=index, table=TABLE)), PSQ().fit(Resources(index=index, table=TABLE))
     resources = Resources(index=index, table=TABLE, topics={"dev": dev, "test": TOPICS}, qrels={"dev": qrels})
     tuned = Fusion([dt, psq], step=0.5).fit(resources)
     same = Fusion([dt, psq], step=0.5).fit_runs([dt.search(dev), psq.search(dev)], qrels)
@@ -329,5 +342,9 @@ def test_a_fusion_fits_on_the_dev_runs_of_resources_and_needs_no_dev_with_given_
     no_dev = Resources(topics={"test": TOPICS})
     fixed = Fusion([dt, psq], weights=[0.5, 0.5]).fit(no_dev)
     assert fixed.weights_ == [0.5, 0.5] and fixed.transforms_ == ["none", "none"] and fixed.inputs(no_dev) == {}
+    unjudged = Fusion([dt, psq], weights=[0.5, 0.5]).fit(Resources(topics={"dev": dev}))  # dev topics, no qrels
+    assert unjudged.weights_ == [0.5, 0.5] and unjudged.transforms_ == ["none", "none"]
+    with pytest.raises(ClirkitError, match=r"the resources have no dev qrels \(give qrels="):
+        Fusion([dt, psq]).fit(Resources(topics={"dev": dev}))  # weights to tune: the dev qrels are needed
     with pytest.raises(ClirkitError, match="its weights are tuned on dev, and there is no dev split: give the weights"):
         Fusion([dt, psq]).inputs(no_dev)

@@ -12,6 +12,7 @@ from clirkit import datasets
 from clirkit.analysis import Analyzer
 from clirkit.cli import main
 from clirkit.docpsqsystem import DocPSQ
+from clirkit.estimator import Resources
 from clirkit.querypsq import QueryPSQ
 from clirkit.retrieval.index import Index
 from clirkit.systems import DT
@@ -53,16 +54,16 @@ def test_a_trained_table_written_as_text_gives_the_runs_of_its_npz(nave, tmp_pat
     table = trained(pairs, "en", "es")
     text = as_text(table, tmp_path, "en-es.lex.gz")
     assert "source_analyzer" not in text.params
-    want = rows(system(source_lang="en").fit(index, table).search(topics))
-    assert rows(system(source_lang="en").fit(index, text).search(topics)) == want
+    want = rows(system(source_lang="en").fit(Resources(index=index, table=table)).search(topics))
+    assert rows(system(source_lang="en").fit(Resources(index=index, table=text)).search(topics)) == want
 
 
 def test_a_reverse_table_written_as_text_translates_the_documents_as_its_npz(nave, tmp_path):
     index, pairs, topics = nave
     table = trained(pairs, "es", "en")
     text = as_text(table, tmp_path, "es-en.lex.gz")
-    want = rows(DocPSQ(source_lang="en").fit(index, table).search(topics))
-    assert rows(DocPSQ(source_lang="en").fit(index, text).search(topics)) == want
+    want = rows(DocPSQ(source_lang="en").fit(Resources(index=index, reverse_table=table)).search(topics))
+    assert rows(DocPSQ(source_lang="en").fit(Resources(index=index, reverse_table=text)).search(topics)) == want
 
 
 def test_surface_words_are_analyzed_as_the_index_and_merged_as_the_phrase_table_reader_merges(nave, tmp_path):
@@ -90,8 +91,8 @@ def test_surface_words_are_analyzed_as_the_index_and_merged_as_the_phrase_table_
 def test_surface_words_find_what_they_missed(nave, tmp_path):
     index, pairs, topics = nave
     surface = as_text(trained(pairs, "en", "es", stemmer=None), tmp_path, "surface.lex.gz")
-    run = DT(source_lang="en").fit(index, surface).search(topics)
-    stems = DT(source_lang="en").fit(index, trained(pairs, "en", "es")).search(topics)
+    run = DT(source_lang="en").fit(Resources(index=index, table=surface)).search(topics)
+    stems = DT(source_lang="en").fit(Resources(index=index, table=trained(pairs, "en", "es"))).search(topics)
     assert len(run) > 0.9 * len(stems)
 
 

@@ -45,6 +45,7 @@ def run(args) -> int:
     from clirkit.cli.tables import load_tables
     from clirkit.cli.xlquery import checked_system, query_language, say_language, search_and_write, source_stopwords
     from clirkit.errors import ClirkitError
+    from clirkit.estimator import Resources
     from clirkit.fileio import check_outputs
     from clirkit.formats import read_queries
     from clirkit.systems import DT
@@ -79,7 +80,9 @@ def run(args) -> int:
             )
         return _search_translated(args, index, queries)
     try:
-        dt.set_params(source_stopwords=source_stopwords(args)).fit(index, table, quiet=args.quiet)
+        dt.set_params(source_stopwords=source_stopwords(args)).fit(
+            Resources(index=index, table=table, quiet=args.quiet)
+        )
     except TableMismatch as exc:  # the message says what is wrong with the table: named first
         raise ClirkitError(f"{args.table}: {exc}") from None
     say_unmatched_stopwords(dt.analyzer_, args.source_stopwords, quiet=args.quiet)

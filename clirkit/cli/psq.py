@@ -141,7 +141,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from clirkit.cli import note_on_interrupt
     from clirkit.cli.common import say_unmatched_stopwords, stopword_option
-    from clirkit.cli.psqchecks import check_request, open_inputs
+    from clirkit.cli.psqchecks import check_request, open_inputs, resources
     from clirkit.cli.xlquery import checked_system, query_language, say_language, search_and_write, source_stopwords
     from clirkit.docpsq import ShardedProjectedIndex
     from clirkit.errors import ClirkitError
@@ -164,8 +164,13 @@ def run(args) -> int:
         source_stopwords=source_stopwords(args),
         target_stopwords=stopword_option(args.target_stopwords, "--target-stopwords"),
     )
+    if documents and psq.background == "parallel":  # before the documents are translated
+        raise ClirkitError(
+            "--background parallel: clirkit psq has no parallel corpus (an experiment's psq system has one): give "
+            "collection or a COUNT TOKEN file"
+        )
     try:
-        psq.fit(index, table, table2, quiet=args.quiet)
+        psq.fit(resources(index, table, table2, documents=documents, quiet=args.quiet))
     except TableMismatch as exc:  # the message says what is wrong with the table: named first
         raise ClirkitError(f"{args.table2 if isinstance(exc, SecondTableMismatch) else args.table}: {exc}") from None
     say_unmatched_stopwords(psq.analyzer_, args.source_stopwords, quiet=args.quiet)

@@ -73,10 +73,33 @@ def open_inputs(args, psq):
     table, table2 = load_tables(args, args.table, args.table2)
     if given(args, "lam") and table2 is None and not through_two_tables(index):
         raise ClirkitError(LAM_WITHOUT_TABLE2)
-    documents = psq.side(index, table, table2) == "documents"
+    documents = side_of_files(psq, index, table, table2) == "documents"
     if args.save_index and not documents:
         raise ClirkitError(
             f"--save-index writes a translated index: {args.table} translates the queries (into the "
             f"index's language); give a table from the documents' language, or --translate documents"
         )
     return index, table, table2, documents
+
+
+def side_of_files(psq, index, table, table2) -> str:
+    """The side ``psq`` translates with the tables of ``--table`` and ``--table2``, which the verb places by the
+    direction they say (a file has no role of its own, as an experiment's ``table`` key has): ``--translate``,
+    else the queries when an option only they have is set (:meth:`~clirkit.psqsystem.PSQ.query_side_only`), else
+    :func:`~clirkit.tablefit.side_of` (the documents for a table from the index's language or an index translated
+    before). ``psq.side`` then chooses the same side from the resources made of them (:func:`resources`)."""
+    from clirkit.tablefit import side_of
+
+    if psq.translate != "auto":
+        return psq.translate
+    return "queries" if psq.query_side_only() else side_of(index, table, table2)
+
+
+def resources(index, table, table2, *, documents: bool, quiet: bool):
+    """The :class:`~clirkit.estimator.Resources` of ``clirkit psq``: the tables of ``--table`` and ``--table2`` as the
+    reverse tables when ``documents`` (:func:`side_of_files`), else as the tables of the queries."""
+    from clirkit.estimator import Resources
+
+    if documents:
+        return Resources(index=index, reverse_table=table, reverse_table2=table2, quiet=quiet)
+    return Resources(index=index, table=table, table2=table2, quiet=quiet)

@@ -42,6 +42,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from clirkit.cli.params import params_of
+    from clirkit.estimator import Resources
     from clirkit.fileio import check_outputs
     from clirkit.formats import read_queries, write_run
     from clirkit.systems import BM25Search
@@ -52,7 +53,8 @@ def run(args) -> int:
     index = open_index(args)
     lang = args.source_lang or index.analyzer.lang  # by default, the queries are in the index's language
     queries = read_queries(args.queries, **query_fields(args, lang=lang))
-    run_ = system.fit(index, quiet=args.quiet).search(queries, depth=args.depth, tag=args.tag, quiet=args.quiet)
+    system.fit(Resources(index=index, quiet=args.quiet))
+    run_ = system.search(queries, depth=args.depth, tag=args.tag, quiet=args.quiet)
     report_unmatched(list(queries), run_, args.quiet)
     write_run(run_, args.output)
     return 0

@@ -11,7 +11,7 @@ from typing import Mapping, Sequence
 
 from clirkit.constraints import Interval, InvalidParameterError, StrOptions
 from clirkit.errors import ClirkitError
-from clirkit.estimator import DEPTH, Resources, System
+from clirkit.estimator import DEPTH, Resources, System, takes_resources
 from clirkit.fusion import METHODS
 
 
@@ -37,8 +37,10 @@ class Fusion(System):
     Learned: ``weights_``, ``transforms_``, ``dev_score_`` (over ``dev_queries_`` queries) and ``sweep_``
     (every weight vector tried with its dev score; None when the weights were given).
 
-    ``fit(resources)`` tunes on the systems' dev runs (:meth:`Resources.run`, the runs the experiment runner
-    made) and the dev qrels; given weights (or Borda) need no dev split.
+    ``fit(resources)`` tunes on the systems' dev runs (:meth:`Resources.run`: each system's search of the dev
+    topics, less their excluded documents; the experiment runner's, the runs it made) and the dev qrels
+    (``fit(Resources(topics={"dev": topics}, qrels={"dev": qrels}))``); given weights (or Borda) need no qrels, nor
+    a dev split.
     """
 
     _parameter_constraints = {
@@ -50,6 +52,7 @@ class Fusion(System):
         "transform": [list, tuple, str],
     }
     default_tag = "fusion"
+    fit_call = "fit(Resources(topics={'dev': ...}, qrels={'dev': ...}))"
     system_keys = ("systems",)
     _tuning = {"step": "the step of a grid of weights", "measure": "a measure of `clirkit eval`"}
 
@@ -70,17 +73,15 @@ class Fusion(System):
         self.measure = measure
         self.transform = transform
 
-    def fit(
-        self, dev_topics, dev_qrels=None, *, excluded: Mapping[str, set[str]] | None = None, quiet: bool = True
-    ) -> "Fusion":
-        """Tune the weights on the systems' runs of ``dev_topics`` (or on their dev runs of
-        :class:`~clirkit.estimator.Resources`: none needed when the weights are given); returns self."""
-        if isinstance(dev_topics, Resources):
-            resources = dev_topics
-            if "dev" not in resources.splits:
-                return self.fit_runs(None, None, n=len(self.systems))
-            return self.fit_runs([resources.run(s, "dev") for s in self.systems], resources.qrels("dev"))
-        return self.fit_runs([s.search(dev_topics, excluded=excluded, quiet=quiet) for s in self.systems], dev_qrels)
+    def fit(self, resources: Resources) -> "Fusion":
+        """Tune the weights on the systems' dev runs and the dev qrels of ``resources``
+        (:class:`~clirkit.estimator.Resources`, see the class docstring): with the weights given (or Borda), the dev
+        runs only choose the ``auto`` transforms, and no dev split is needed; returns self."""
+        takes_resources(self, resources)
+        if "dev" not in resources.splits:
+            return self.fit_runs(None, None, n=len(self.systems))
+        runs = [resources.run(s, "dev") for s in self.systems]
+        return self.fit_runs(runs, resources.qrels("dev") if self._tuned() else None)
 
     def inputs(self, resources: Resources) -> dict:
         """The dev topics its weights are tuned on (the systems' records are the runner's); ClirkitError when

@@ -450,7 +450,7 @@ class BM25:
             raise ClirkitError(
                 f"BM25.search takes StructuredQueries (StructuredQueries.from_tokens(qids, tokens, "
                 f"index.vocabulary)), got {type(queries).__name__}; to search texts: "
-                f"clirkit.systems.BM25Search().fit(index).search(topics)"
+                f"clirkit.systems.BM25Search().fit(Resources(index=index)).search(topics)"
             )
         sizes, cols, scores = self._search_sizes(queries, depth, quiet)
         return Run.from_groups(queries.qids, sizes, take_strings(self.index.docids, cols), scores, tag=tag)
