@@ -9,7 +9,7 @@ from typing import Mapping
 import numpy as np
 
 from clirkit.errors import ClirkitError
-from clirkit.estimator import DEPTH, Resources, System, as_run, drop_excluded
+from clirkit.estimator import DEPTH, Resources, System, as_run, drop_excluded, takes_resources
 
 
 class RunFile(System):
@@ -29,7 +29,7 @@ class RunFile(System):
 
     _parameter_constraints = {"run": "no_validation"}
     default_tag = "run"
-    fit_call = "fit()"
+    fit_call = "fit() (the run given), or fit(Resources(...)) in an experiment"
     python_only = ("run",)  # an experiment file names the run with its file key
     file_keys = {
         "file": (
@@ -44,6 +44,8 @@ class RunFile(System):
 
     def fit(self, resources: Resources | None = None) -> "RunFile":
         """Read the run (``run``, else the ``file`` of ``resources``' system); returns self."""
+        if resources is not None:
+            takes_resources(self, resources)
         given = self._given(resources)
         checked = self.__dict__.pop("_checked", None)  # the run check_inputs read, when it is this one
         self.run_ = checked[1] if checked is not None and _same(checked[0], given) else self._read(given)

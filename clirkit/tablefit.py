@@ -62,7 +62,7 @@ def as_table(table, *, optional: bool = False):
         return load_table(table)
     raise ClirkitError(
         f"table: expected a translation table (clirkit.translation.load_table(path), train_table(...)) or a table "
-        f"file's path, got {type(table).__name__}: fit(index, table)"
+        f"file's path, got {type(table).__name__}: Resources(index=..., table=...)"
     )
 
 
@@ -112,7 +112,7 @@ def table_language(table, side: str) -> str | None:
 
 
 def side_of(index, table, table2) -> str:
-    """The side ``PSQ(translate="auto").fit(index, table, table2)`` translates: ``documents`` for an index
+    """The side ``clirkit psq --table FILE`` (``--translate auto``) translates: ``documents`` for an index
     translated before, or a table from the index's language into another; ``queries`` otherwise (a table into
     the index's language). A table that does not say its languages (a Moses or plain file) is placed by its
     words (:func:`side_by_words`), ``queries`` when they do not tell, or when a second table is given (the

@@ -261,10 +261,20 @@ def test_product_rounds_with_w_plus_and_minus_side_by_side_are_those_kept_apart(
         (2, 4, "dask", [[0], [1]]),
     ],
 )
-def test_the_betas_go_to_as_many_tasks_as_workers_in_order(n, jobs, backend, expected):
+def test_the_betas_go_to_as_many_tasks_as_workers_in_order(n, jobs, backend, expected, monkeypatch):
     """A worker boosts a group of consecutive betas (making the pairs' grouping once for them); dask's workers
-    are the cluster's, so one beta a task there."""
+    are the cluster's, so one beta a task there. (On a machine of 16 cores: at most one worker a core.)"""
+    from clirkit import parallel
     from clirkit.boost.bagging import worker_groups
 
+    monkeypatch.setattr(parallel, "cores", lambda: 16)
     assert [list(group) for group in worker_groups(n, jobs, backend)] == expected
     assert [list(group) for group in worker_groups(n, -1, "loky")][0][0] == 0
+
+
+def test_the_betas_go_to_at_most_one_worker_a_core(monkeypatch):
+    from clirkit import parallel
+    from clirkit.boost.bagging import worker_groups
+
+    monkeypatch.setattr(parallel, "cores", lambda: 2)
+    assert [list(group) for group in worker_groups(3, 8, "loky")] == [[0], [1, 2]]

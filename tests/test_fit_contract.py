@@ -17,8 +17,7 @@ from clirkit.estimator import Resources, System, takes_resources
 from clirkit.retrieval.index import Index
 
 CHANGED_SEPARATELY = {"BoostRanker", "SCSModel"}  # their fit and parameters are changed separately (issue 38)
-# the run they hold is a parameter: fit(resources=None) reads no resources, and their modules (runsystem,
-# boost/base) are changed separately: their signature is checked here, their refusal of an index not yet
+# the run they hold is a parameter: fit() reads no resources (an experiment's RunFile reads its file key)
 RUN_HOLDERS = {"RunFile", "HeldRun"}
 
 
@@ -53,12 +52,13 @@ def test_fit_takes_one_argument_the_resources(cls):
     assert [(p.name, p.kind) for p in parameters] == [("resources", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
 
 
-@pytest.mark.parametrize("cls", [c for c in SYSTEMS if c.__name__ not in RUN_HOLDERS], ids=lambda c: c.__name__)
+@pytest.mark.parametrize("cls", SYSTEMS, ids=lambda c: c.__name__)
 def test_fit_given_an_index_says_in_one_line_that_it_takes_resources(cls):
     with pytest.raises(ClirkitError) as caught:
         cls().fit(an_index())
     message = str(caught.value)
-    assert message.startswith(f"{cls.__name__}.fit takes Resources: fit(Resources(") and message.endswith("got Index")
+    said = "fit() (the run given)" if cls.__name__ in RUN_HOLDERS else "fit(Resources("
+    assert message.startswith(f"{cls.__name__}.fit takes Resources: {said}") and message.endswith("got Index")
     assert "\n" not in message
 
 

@@ -607,12 +607,13 @@ def test_ibm1_incidences_sorted_by_a_packed_sort_equal_a_stable_argsort():
 
 def test_ttable_train_tokenizes_in_two_processes_by_default_one_on_one_core(monkeypatch):
     """(and writes the same table file with --jobs 1 and 2: tests/test_determinism.py)"""
-    from clirkit.cli import build_parser, params
+    from clirkit import parallel
+    from clirkit.cli import build_parser
 
     argv = ["ttable", "train", "--source", "en.txt", "--target", "es.txt", "-o", "t.npz"]
     for cores, jobs in ((8, 2), (1, 1)):
-        monkeypatch.setattr(params.os, "sched_getaffinity", lambda pid: set(range(cores)), raising=False)
-        monkeypatch.setattr(params.os, "cpu_count", lambda: cores)
+        monkeypatch.setattr(parallel.os, "sched_getaffinity", lambda pid: set(range(cores)), raising=False)
+        monkeypatch.setattr(parallel.os, "cpu_count", lambda: cores)
         assert build_parser(argv).parse_args(argv).jobs == jobs
 
 

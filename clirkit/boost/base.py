@@ -26,7 +26,7 @@ import numpy as np
 
 from clirkit.boost.tuples import Tuples, index_of, lookup_sorted, values_at
 from clirkit.errors import ClirkitError
-from clirkit.estimator import System
+from clirkit.estimator import System, takes_resources
 from clirkit.run import Run
 from clirkit.runsystem import RunFile
 
@@ -115,6 +115,8 @@ class HeldRun(RunFile):
 
     def fit(self, resources=None) -> "HeldRun":
         """Encode the run (``run_``), its rows in query and rank order (``order_``), each query's (``rows_``)."""
+        if resources is not None:
+            takes_resources(self, resources)
         if self.run is None:
             raise ClirkitError("a held run needs its run: HeldRun(run=...) (a Run, Runs or a CompactRun)")
         self.run_ = run = compact(self.run)
