@@ -43,8 +43,8 @@ import copy
 import functools
 from typing import Any, Mapping, TypeVar
 
-from clirkit.constraints import validate
 from clirkit.errors import ClirkitError
+from clirkit.parameters import Parameters
 from clirkit.topicforms import as_topics
 
 DEPTH = 1000  # results per query of every system's search
@@ -70,6 +70,14 @@ class Resources:
         parallel: ``(source sentences, target sentences)``, the aligned parallel corpus (:meth:`parallel`).
         options: the experiment-file keys of one system that are not parameters (its table files).
         source_lang, target_lang, seed, quiet, jobs: the languages, the seed, progress and worker processes.
+        analyzers: ``(queries' analyzer, documents' analyzer)`` of a system that analyzes text itself (a boosted
+            ranker, SCS); None: clirkit's defaults of the languages (:meth:`analyzers`).
+        candidates: a first-stage run over the training topics whose top documents a query does not judge
+            relevant are a boosted ranker's negatives (standalone boosting, :meth:`candidates`).
+        query_vectors, doc_vectors: ``(words, vectors)`` that start SCS's query and document embeddings
+            (:func:`~clirkit.scs.encoding.read_word_vectors`; :meth:`word_vectors`).
+        records: ``{name: JSON record}`` of what made values given here, returned by :meth:`record` (e.g.
+            ``{"base": {"runs": [paths]}}``: the files of a boosted ranker's base run, kept in its model).
 
     This class holds values given in Python. The experiment runner's subclass makes each value on first use
     from the collection and the experiment file, keeps it for every system, keeps the runs it made, and says
@@ -96,8 +104,16 @@ class Resources:
         reverse_table=None,
         parallel=None,
         reverse_table2=None,
+        analyzers: tuple | None = None,
+        candidates=None,
+        query_vectors=None,
+        doc_vectors=None,
+        records: Mapping[str, dict] | None = None,
     ) -> None:
         self._documents, self._index = documents, index
+        self._analyzers, self._candidates = analyzers, candidates
+        self._vectors = {"query": query_vectors, "doc": doc_vectors}
+        self._records = dict(records or {})
         self._tables = dict(table=table, table2=table2, reverse=reverse_table, reverse2=reverse_table2)  # views share
         self._parallel = parallel
         for name, given in (("topics", topics), ("qrels", qrels)):
@@ -146,11 +162,17 @@ class Resources:
 
         return Analyzer(lang)
 
-    def analyzers(self) -> tuple:
-        """``(query analyzer, document analyzer)``: :meth:`analyzer` of the source and target languages."""
-        if self.source_lang is None or self.target_lang is None:
+    def analyzers(self, langs: tuple[str, str] | None = None) -> tuple:
+        """``(query analyzer, document analyzer)``: those given (``analyzers``), else :meth:`analyzer` of the source
+        and target languages (``langs``: the languages when the resources have none, e.g. a system's own)."""
+        if self._analyzers is not None:
+            return tuple(self._analyzers)
+        source, target = self.source_lang, self.target_lang
+        if langs is not None:
+            source, target = source or langs[0], target or langs[1]
+        if source is None or target is None:
             raise self._missing("languages", "source_lang=..., target_lang=...")
-        return self.analyzer(self.source_lang), self.analyzer(self.target_lang)
+        return self.analyzer(source), self.analyzer(target)
 
     def analysis_record(self) -> dict:
         """``{"analysis": {"source": ..., "target": ...}}`` when :meth:`analyzers` are not clirkit's defaults,
@@ -204,6 +226,14 @@ class Resources:
         if self._known_items is None:
             raise self._missing("known-item pairs", "known_items=(topics, qrels)")
         return self._known_items
+
+    def candidates(self):
+        """The candidate run given (a :class:`~clirkit.run.Run` over the training topics), or None."""
+        return self._candidates
+
+    def word_vectors(self, side: str):
+        """The ``(words, vectors)`` given to start the ``side`` (``"query"`` or ``"doc"``) embeddings, or None."""
+        return self._vectors[side]
 
     def parallel(self) -> tuple[list[str], list[str]]:
         """``(source sentences, target sentences)``, aligned: the ones given, else the experiment collection's."""
@@ -285,7 +315,10 @@ class Resources:
 
     def record(self, what: str) -> dict | None:
         """A JSON record of what made the resource ``what`` (``index``, ``table``, ``table2``, ``train``,
-        ``dev``), None when there is no such resource; values given in Python are not recorded: ``{}``."""
+        ``dev``), None when there is no such resource; values given in Python are not recorded: ``{}``, unless
+        ``records`` gives theirs."""
+        if what in self._records:
+            return self._records[what]
         there = {
             "index": self._index is not None,
             "table": self._tables["table"] is not None,
@@ -300,80 +333,6 @@ class Resources:
         view = copy.copy(self)
         view.options = dict(options)
         return view
-
-
-class Parameters:
-    """The hyper-parameters of an object that takes them all as keywords of ``__init__`` and keeps each under its
-    name: scikit-learn's ``BaseEstimator`` protocol (``get_params``, ``set_params``, a repr of the changed ones),
-    without importing scikit-learn (:mod:`clirkit.constraints` says why); ``sklearn.base.clone`` works on it."""
-
-    _parameter_constraints: dict = {}
-
-    @classmethod
-    def _get_param_names(cls) -> list[str]:
-        """The names of ``__init__``'s parameters, sorted."""
-        import inspect
-
-        if cls.__init__ is object.__init__:
-            return []
-        found = [
-            p
-            for p in inspect.signature(cls.__init__).parameters.values()
-            if p.name != "self" and p.kind != p.VAR_KEYWORD
-        ]
-        if any(p.kind == p.VAR_POSITIONAL for p in found):
-            raise RuntimeError(f"{cls.__name__}.__init__ takes *args: give every parameter its name")
-        return sorted(p.name for p in found)
-
-    def get_params(self, deep: bool = True) -> dict:
-        """``{name: value}`` of the parameters (``deep``: with ``name__sub`` for those of nested objects)."""
-        out: dict[str, Any] = {}
-        for key in self._get_param_names():
-            value = getattr(self, key)
-            if deep and hasattr(value, "get_params") and not isinstance(value, type):
-                out.update((f"{key}__{k}", v) for k, v in value.get_params().items())
-            out[key] = value
-        return out
-
-    def set_params(self, **params) -> "Parameters":
-        """Set parameters by name (``name__sub`` sets one of a nested object's); returns self."""
-        if not params:
-            return self
-        valid = self.get_params(deep=True)
-        nested: dict[str, dict] = {}
-        for key, value in params.items():
-            key, delim, sub = key.partition("__")
-            if key not in valid:
-                raise ValueError(
-                    f"Invalid parameter {key!r} for estimator {self}. Valid parameters are: "
-                    f"{self._get_param_names()!r}."
-                )
-            if delim:
-                nested.setdefault(key, {})[sub] = value
-            else:
-                setattr(self, key, value)
-                valid[key] = value
-        for key, sub_params in nested.items():
-            valid[key].set_params(**sub_params)
-        return self
-
-    def _validate_params(self) -> None:
-        validate(self._parameter_constraints, self.get_params(deep=False), type(self).__name__)
-
-    def __repr__(self) -> str:
-        import inspect
-
-        defaults = {p.name: p.default for p in inspect.signature(type(self).__init__).parameters.values()}
-        changed = []
-        for key, value in self.get_params(deep=False).items():
-            default = defaults.get(key, inspect.Parameter.empty)
-            try:
-                same = value is default or bool(value == default)
-            except (TypeError, ValueError):  # e.g. arrays
-                same = False
-            if not same:
-                changed.append(f"{key}={value!r}")
-        return f"{type(self).__name__}({', '.join(changed)})"
 
 
 class System(Parameters):

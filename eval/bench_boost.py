@@ -16,7 +16,7 @@ the runner's ``PSQ.fit(resources)`` does (its dev run is the runner's ``psq.dev.
 the 10,615 training and the 400 dev queries with that PSQ (1,000 at a time, as ``Boost(base=PSQ())`` does) into a
 CompactRun, tokenizes queries and documents, and pickles all of it in ``--work``.
 
-``psq-boost`` fits ``BoostRanker(base=<that run>, rounds=3000, max_df=0.05, eval_every=100, jobs=2)`` with
+``psq-boost`` fits ``BoostRanker.from_flat(base=<that run>, rounds=3000, max_df=0.05, eval_every=100, jobs=2)`` with
 ``fit_tokens`` (the demo's PSQ-Boost: beta tuned on the dev MAP over 2, 5, 10, 20, with the demo's jobs = 2,
 which the code since issue 28 gives such a ranker, and code before it ignored with one bag; ``--jobs 1`` for
 one worker) in a fresh process per fit, the two code versions taking turns, and prints each fit's seconds,
@@ -125,7 +125,8 @@ def fit_once(work: Path, out: Path, jobs: int) -> None:
     with open(work / "inputs.pkl", "rb") as f:
         inp = pickle.load(f)
     source_lang, target_lang = inp["langs"]
-    ranker = BoostRanker(
+    make = getattr(BoostRanker, "from_flat", BoostRanker)  # the grouped parameters (issue 38), or a version before
+    ranker = make(
         base=inp["base"], source_lang=source_lang, target_lang=target_lang, quiet=True, jobs=jobs, **PSQ_BOOST
     )
     start = time.perf_counter()

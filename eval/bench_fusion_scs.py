@@ -25,6 +25,7 @@ import time
 import numpy as np
 
 from clirkit.run import Run
+from clirkit.scs.params import Schedule
 
 
 def fusion_inputs(n_queries: int, depth: int, n_runs: int, seed: int) -> list[Run]:
@@ -80,7 +81,7 @@ def bench_scs(args) -> None:
     train_tok, test_tok = qa.tokenize_many(list(train_q.values())), qa.tokenize_many(list(test_q.values()))
     print(f"scs on nave-en-es: tokenization {time.perf_counter() - start:.1f} s")
     for lazy in [True, False] if args.dense_adam else [True]:
-        model = SCSModel(epochs=args.scs_epochs, lazy_adam=lazy, random_state=args.seed)
+        model = SCSModel(schedule=Schedule(epochs=args.scs_epochs, lazy_adam=lazy), random_state=args.seed)
         start = time.perf_counter()
         data = model.prepare(list(train_q), train_tok, docids, doc_tokens, c.qrels("train"))
         prep = time.perf_counter() - start
@@ -91,7 +92,7 @@ def bench_scs(args) -> None:
         per_epoch = np.mean(model.epoch_seconds_)
         print(
             f"  {'lazy' if lazy else 'dense'} Adam: prepare {prep:.1f} s; {s['units']:,} training pairs "
-            f"({-(-s['units'] // model.batch_size):,} batches of {model.batch_size}) -> "
+            f"({-(-s['units'] // model.schedule.batch_size):,} batches of {model.schedule.batch_size}) -> "
             f"{per_epoch:.1f} s wall, {cpu:.1f} s CPU per epoch (mean of {len(model.epoch_seconds_)})"
         )
     wall, cpu, run = best_of(1, lambda: model.score_tokens(list(test_q), test_tok, docids, doc_tokens, depth=1000))

@@ -70,10 +70,12 @@ def train_once(inputs: Path, batches: int) -> None:
 
     with open(inputs, "rb") as f:
         inp = pickle.load(f)
-    model = SCSModel(epochs=1, eps=0.25, random_state=0)
+    make = getattr(SCSModel, "from_flat", SCSModel)  # the grouped parameters (issue 38), or a version before them
+    model = make(epochs=1, eps=0.25, random_state=0)
+    batch_size = model.schedule.batch_size if hasattr(model, "schedule") else model.batch_size
     data = model.prepare(inp["qids"], inp["q_tokens"], inp["docids"], inp["doc_tokens"], inp["qrels"])
-    data = data.take(np.arange(min(len(data), batches * model.batch_size)))
-    first = data.take(np.arange(model.batch_size))
+    data = data.take(np.arange(min(len(data), batches * batch_size)))
+    first = data.take(np.arange(batch_size))
     start = time.process_time()
     model.train(first)  # one batch: the first call of each kernel (numba loads or compiles it)
     first_seconds = time.process_time() - start
@@ -86,7 +88,7 @@ def train_once(inputs: Path, batches: int) -> None:
             {
                 "seconds": seconds,
                 "first_batch": first_seconds,
-                "batches": -(-len(data) // model.batch_size),
+                "batches": -(-len(data) // batch_size),
                 "sha256": hashlib.sha256(tables).hexdigest(),
             }
         )

@@ -29,6 +29,7 @@ from clirkit.analysis import Analyzer
 from clirkit.metrics import evaluate
 from clirkit.run import Run
 from clirkit.scs import SCSModel
+from clirkit.scs.params import Objective, Schedule, Shape
 
 PAPER = ["P_mr@1", "P_mr@5", "P_r@5", "nDCG@5", "AP", "MRR_mr", "MRR_r"]
 
@@ -78,13 +79,10 @@ def main(argv=None) -> int:
     for config in args.configs:
         loss, eps = config.split(":")
         model = SCSModel(
-            dim=args.dim,
-            loss=loss,
-            eps=float(eps),
-            epochs=args.epochs,
+            shape=Shape(dim=args.dim, eps=float(eps), init_scale=args.init_scale),
+            objective=Objective(loss=loss),
+            schedule=Schedule(epochs=args.epochs, lazy_adam=not args.dense_adam),
             random_state=args.seed,
-            lazy_adam=not args.dense_adam,
-            init_scale=args.init_scale,
         )
         data = model.prepare(list(train_q), train_tok, docids, doc_tokens, train_qrels)
 

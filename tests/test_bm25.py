@@ -24,6 +24,7 @@ from rank_bm25 import BM25Okapi
 import clirkit.retrieval.bm25 as bm25_module
 import clirkit.retrieval.topk as topk_module
 from clirkit.analysis import Analyzer
+from clirkit.boost import Boosting, PairFeatures
 from clirkit.datasets import BUNDLED
 from clirkit.errors import ClirkitError
 from clirkit.formats import iter_documents
@@ -328,7 +329,7 @@ def test_a_boost_query_sharing_no_ngram_with_the_table_has_no_rows():
 
     docids, docs = ["Gen.1.1", "Gen.1.3"], [["en", "el", "principio"], ["sea", "la", "luz"]]
     model = (
-        BoostRanker(rounds=2, bits=20, quiet=True)
+        BoostRanker(features=PairFeatures(bits=20), boosting=Boosting(rounds=2), quiet=True)
         .fit_tokens({"q1": ["light"], "q2": ["beginning"]}, Qrels(["q1", "q2"], docids[::-1], [1, 1]), docids, docs)
         .model_
     )

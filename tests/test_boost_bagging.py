@@ -7,6 +7,7 @@ import pytest
 from test_boost_rounds import random_problem
 
 from clirkit.analysis import Analyzer
+from clirkit.boost import Bagging
 from clirkit.boost.bagging import BoostData, BoostParams, bag_rows, train_bags
 from clirkit.boost.model import BoostModel
 from clirkit.boost.rounds import PairBooster
@@ -87,10 +88,10 @@ def test_several_bags_that_would_all_be_the_same_are_refused_before_any_work(ext
     from clirkit.errors import ClirkitError
 
     with pytest.raises(ClirkitError, match="would all be the same bag"):
-        BoostRanker(bags=3, **extra).check_params()
-    BoostRanker(bags=3, bag_fraction=0.5).check_params()
-    BoostRanker(bags=3, bootstrap=True).check_params()
-    BoostRanker(bags=1).check_params()
+        BoostRanker.from_flat(bags=3, **extra).check_params()
+    BoostRanker(bagging=Bagging(bags=3, bag_fraction=0.5)).check_params()
+    BoostRanker(bagging=Bagging(bags=3, bootstrap=True)).check_params()
+    BoostRanker(bagging=Bagging(bags=1)).check_params()
     assert main(["boost-train", "--collection", "nave-en-es", "--bags", "4", "-o", str(tmp_path / "m.npz"), "-q"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--bag-fraction" in err[0] and not (tmp_path / "m.npz").exists()

@@ -15,7 +15,7 @@ import pytest
 import scipy.sparse as sp
 
 from clirkit.analysis import Analyzer
-from clirkit.boost import BoostModel, BoostRanker
+from clirkit.boost import Boosting, BoostModel, BoostRanker, PairFeatures, TupleSampling
 from clirkit.boost.base import BaseScores, normalized_scores
 from clirkit.boost.features import NgramVocabulary, hash_strings
 from clirkit.boost.rounds import PairBooster
@@ -184,10 +184,10 @@ def assert_same_training(a: BoostRanker, b: BoostRanker) -> None:
 def test_beta_zero_without_hard_negatives_is_plain_boosting_bit_for_bit():
     """The docs: with a base, ``negatives`` stay uniform and hard negatives come in addition; beta 0 is plain."""
     kw = dict(rounds=6, negatives=3, bits=20, quiet=True)
-    from_base = BoostRanker(base=BASE, beta=0.0, hard_negatives=0, doc_weighting="binary", **kw).fit_tokens(
+    from_base = BoostRanker.from_flat(base=BASE, beta=0.0, hard_negatives=0, doc_weighting="binary", **kw).fit_tokens(
         QUERIES, QRELS, DOCIDS, DOCS
     )
-    plain = BoostRanker(**kw).fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)
+    plain = BoostRanker.from_flat(**kw).fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)
     assert from_base.beta_ == 0.0
     for name in ("query", "pos", "neg", "weight"):
         assert np.array_equal(getattr(from_base.tuples_, name), getattr(plain.tuples_, name)), name
@@ -198,10 +198,10 @@ def test_beta_zero_boosts_exactly_like_plain_boosting_from_the_same_tuples():
     """A base run listing only relevant documents offers no negative, so the tuples are the plain ones."""
     only_relevant = Run(QRELS.qids, QRELS.docids, [2.0, 1.0, 2.0, 1.0, 1.0, 1.0])
     kw = dict(rounds=6, negatives=3, bits=20, quiet=True)
-    from_base = BoostRanker(base=only_relevant, beta=0.0, hard_negatives=0, doc_weighting="binary", **kw).fit_tokens(
-        QUERIES, QRELS, DOCIDS, DOCS
-    )
-    plain = BoostRanker(**kw).fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)
+    from_base = BoostRanker.from_flat(
+        base=only_relevant, beta=0.0, hard_negatives=0, doc_weighting="binary", **kw
+    ).fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)
+    plain = BoostRanker.from_flat(**kw).fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)
     for name in ("query", "pos", "neg", "weight"):
         assert np.array_equal(getattr(from_base.tuples_, name), getattr(plain.tuples_, name)), name
     assert_same_training(from_base, plain)
@@ -255,7 +255,11 @@ def test_hard_negatives_need_the_base_run():
 
 def test_ranker_adds_one_hard_tuple_per_listed_positive_from_the_base_runs_top_depth():
     r = BoostRanker(
-        base=BASE, beta=2.0, hard_negatives=1, candidate_depth=2, rounds=2, negatives=2, bits=20, quiet=True
+        features=PairFeatures(bits=20),
+        sampling=TupleSampling(hard_negatives=1, candidate_depth=2, negatives=2),
+        boosting=Boosting(beta=2.0, rounds=2),
+        base=BASE,
+        quiet=True,
     ).fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)
     t = r.tuples_
     qids = list(QUERIES)
@@ -389,7 +393,13 @@ def test_a_standalone_model_still_saves_as_version_one(tmp_path):
 
 
 def test_a_trained_model_from_a_base_records_beta_and_reranks_with_it():
-    r = BoostRanker(base=BASE, beta=5.0, hard_negatives=1, rounds=5, negatives=2, bits=20, quiet=True)
+    r = BoostRanker(
+        features=PairFeatures(bits=20),
+        sampling=TupleSampling(hard_negatives=1, negatives=2),
+        boosting=Boosting(beta=5.0, rounds=5),
+        base=BASE,
+        quiet=True,
+    )
     r.fit_tokens(QUERIES, QRELS, DOCIDS, DOCS, base_made_by={"method": "bm25"})
     m = r.model_
     assert r.beta_ == 5.0 and r.beta_scores_ == {5.0: None} and m.beta == 5.0
@@ -427,7 +437,11 @@ EXTRA_QRELS = Qrels(["Gen.1.1.en", "Gen.1.3.en", "John.1.5.en"], ["Gen.1.1", "Ge
 def test_extra_tuples_are_counted_and_weighted_by_parallel_weight():
     negatives, w = 2, 0.25
     r = BoostRanker(
-        base=BASE, beta=2.0, hard_negatives=1, rounds=4, negatives=negatives, bits=20, parallel_weight=w, quiet=True
+        features=PairFeatures(bits=20),
+        sampling=TupleSampling(hard_negatives=1, negatives=negatives, parallel_weight=w),
+        boosting=Boosting(beta=2.0, rounds=4),
+        base=BASE,
+        quiet=True,
     )
     r.fit_tokens(QUERIES, QRELS, DOCIDS, DOCS, extra_queries=EXTRA_QUERIES, extra_qrels=EXTRA_QRELS)
     n_relevant_extra = 3
@@ -453,7 +467,7 @@ def test_extra_tuples_are_counted_and_weighted_by_parallel_weight():
 
 
 def test_an_extra_query_id_equal_to_a_training_query_id_is_refused():
-    r = BoostRanker(base=BASE, beta=2.0, rounds=2, bits=20, quiet=True)
+    r = BoostRanker(features=PairFeatures(bits=20), boosting=Boosting(beta=2.0, rounds=2), base=BASE, quiet=True)
     with pytest.raises(ClirkitError, match="q2"):
         r.fit_tokens(
             QUERIES, QRELS, DOCIDS, DOCS, extra_queries={"q2": ["light"]}, extra_qrels=Qrels(["q2"], ["Gen.1.3"], [1])
@@ -484,16 +498,10 @@ def test_beta_tuned_on_dev_is_the_first_grid_value_with_the_best_dev_map():
 
     grid = (10.0, 2.0, 0.5, 20.0)  # on this data 2.0 and 0.5 tie for the best dev MAP
     r = BoostRanker(
+        features=PairFeatures(bits=20, doc_weighting="binary"),
+        sampling=TupleSampling(hard_negatives=1, negatives=2),
+        boosting=Boosting(beta=None, beta_grid=grid, rounds=4, eval_every=1, significance=None),
         base=BASE_WITH_DEV,
-        beta=None,
-        beta_grid=grid,
-        hard_negatives=1,
-        rounds=4,
-        negatives=2,
-        bits=20,
-        eval_every=1,
-        doc_weighting="binary",
-        significance=None,
         quiet=True,
     )
     r.fit_tokens(QUERIES, QRELS, DOCIDS, DOCS, dev_queries=DEV_QUERIES, dev_qrels=DEV_QRELS)
@@ -525,7 +533,13 @@ def test_a_beta_sweep_keeps_the_first_best_beta_and_the_first_without_dev_scores
 
 
 def test_the_notes_of_a_given_beta_without_dev_queries_say_so():
-    r = BoostRanker(base=BASE, beta=5.0, hard_negatives=1, rounds=3, negatives=2, bits=20, quiet=True)
+    r = BoostRanker(
+        features=PairFeatures(bits=20),
+        sampling=TupleSampling(hard_negatives=1, negatives=2),
+        boosting=Boosting(beta=5.0, rounds=3),
+        base=BASE,
+        quiet=True,
+    )
     r.fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)
     assert r.notes("B") == [
         f"B: beta 5 (given, no dev queries), {r.model_.params['bag_rounds'][0]} rounds, "
@@ -534,7 +548,9 @@ def test_the_notes_of_a_given_beta_without_dev_queries_say_so():
 
 
 def test_a_standalone_ranker_has_no_beta_sweep():
-    r = BoostRanker(rounds=2, bits=20, quiet=True).fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)
+    r = BoostRanker(features=PairFeatures(bits=20), boosting=Boosting(rounds=2), quiet=True).fit_tokens(
+        QUERIES, QRELS, DOCIDS, DOCS
+    )
     assert r.beta_sweep_ is None and not hasattr(r, "beta_")
 
 
@@ -558,14 +574,14 @@ def test_a_standalone_ranker_has_no_beta_sweep():
     ],
 )
 def test_beta_and_its_grid_are_checked_once_before_any_work(params, says):
-    r = BoostRanker(rounds=2, bits=20, quiet=True, **params)
+    r = BoostRanker.from_flat(rounds=2, bits=20, quiet=True, **params)
     with pytest.raises(ClirkitError) as caught:
         r.fit_tokens(QUERIES, QRELS, DOCIDS, DOCS, dev_queries=DEV_QUERIES, dev_qrels=DEV_QRELS)
     assert says in str(caught.value)
 
 
 def test_tuning_beta_without_dev_data_is_refused():
-    r = BoostRanker(base=BASE, beta=None, rounds=2, bits=20, quiet=True)
+    r = BoostRanker(features=PairFeatures(bits=20), boosting=Boosting(beta=None, rounds=2), base=BASE, quiet=True)
     with pytest.raises(ClirkitError, match="dev"):
         r.fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)
 
@@ -588,14 +604,10 @@ def test_rounds_that_do_not_beat_the_base_alone_on_dev_are_not_kept(tmp_path):
         tag="bm25",
     )
     r = BoostRanker(
+        features=PairFeatures(bits=20, doc_weighting="binary"),
+        sampling=TupleSampling(hard_negatives=1, negatives=2),
+        boosting=Boosting(beta=2.0, rounds=4, eval_every=1),
         base=base,
-        beta=2.0,
-        hard_negatives=1,
-        rounds=4,
-        negatives=2,
-        bits=20,
-        eval_every=1,
-        doc_weighting="binary",
         quiet=True,
     )
     r.fit_tokens(QUERIES, QRELS, DOCIDS, DOCS, dev_queries=DEV_QUERIES, dev_qrels=DEV_QRELS)
@@ -609,29 +621,20 @@ def test_rounds_that_do_not_beat_the_base_alone_on_dev_are_not_kept(tmp_path):
         == perfect.docids.tolist()
     )
     missing = BoostRanker(
+        features=PairFeatures(bits=20, doc_weighting="binary"),
+        sampling=TupleSampling(hard_negatives=1, negatives=2),
+        boosting=Boosting(beta=2.0, rounds=4, eval_every=1, significance=None),
         base=BASE_WITH_DEV,
-        beta=2.0,
-        hard_negatives=1,
-        rounds=4,
-        negatives=2,
-        bits=20,
-        eval_every=1,
-        doc_weighting="binary",
-        significance=None,
         quiet=True,
     )
     missing.fit_tokens(QUERIES, QRELS, DOCIDS, DOCS, dev_queries=DEV_QUERIES, dev_qrels=DEV_QRELS)
     assert missing.results_[0].best_round > 0
     # two dev queries cannot make a gain significant: with the default level, no round is kept
     guarded = BoostRanker(
+        features=PairFeatures(bits=20, doc_weighting="binary"),
+        sampling=TupleSampling(hard_negatives=1, negatives=2),
+        boosting=Boosting(beta=2.0, rounds=4, eval_every=1),
         base=BASE_WITH_DEV,
-        beta=2.0,
-        hard_negatives=1,
-        rounds=4,
-        negatives=2,
-        bits=20,
-        eval_every=1,
-        doc_weighting="binary",
         quiet=True,
     )
     guarded.fit_tokens(QUERIES, QRELS, DOCIDS, DOCS, dev_queries=DEV_QUERIES, dev_qrels=DEV_QRELS)
@@ -674,7 +677,7 @@ def test_a_max_df_that_drops_every_ngram_keeps_no_round_and_ranks_as_the_base(fr
     boost, so no round is kept (was a traceback: argmax of an empty sequence); the model is empty and, from a
     base, the re-ranked run is the base's order."""
     kw = dict(base=BASE, beta=1.0) if from_base else {}
-    ranker = BoostRanker(rounds=6, max_df=0.1, quiet=True, **kw).fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)
+    ranker = BoostRanker.from_flat(rounds=6, max_df=0.1, quiet=True, **kw).fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)
     assert len(ranker.model_) == 0 and ranker.results_[0].best_round == 0
     if from_base:
         queries = {q: QUERIES[q] for q in BASE.query_ids}

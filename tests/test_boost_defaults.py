@@ -10,14 +10,16 @@ import inspect
 import tomllib
 from test_cli_tour import SHIPPED
 
-from clirkit.boost import BoostRanker
+from clirkit.boost import Boosting, BoostRanker, PairFeatures
 from clirkit.boost.bagging import BoostParams
 from clirkit.cli import build_parser
 
 
 def test_the_defaults_are_the_chosen_settings():
-    defaults = {k: p.default for k, p in inspect.signature(BoostRanker.__init__).parameters.items()}
-    assert (defaults["rounds"], defaults["eval_every"], defaults["max_df"]) == (6000, 100, 1.0)
+    defaults = {k: p.default for k, p in inspect.signature(Boosting.__init__).parameters.items()}
+    assert (defaults["rounds"], defaults["eval_every"], PairFeatures().max_df) == (6000, 100, 1.0)
+    ranker = BoostRanker()  # each group at its defaults
+    assert (ranker.boosting.rounds, ranker.boosting.eval_every, ranker.features.max_df) == (6000, 100, 1.0)
     assert (BoostParams().rounds, BoostParams().eval_every) == (6000, 100)
 
 

@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from clirkit.boost import Boosting
 from clirkit.cli import main
 from clirkit.errors import ClirkitError
 from clirkit.estimator import Resources
@@ -73,8 +74,16 @@ def test_boost_from_a_fusion_gives_the_same_run_from_runner_python_and_command(r
         ],
         weights=[0.3, 0.7],
     ).fit_runs(None, None, n=2)
-    boost = Boost(base=fusion, rounds=20, eval_every=10, beta_grid=(2.0, 5.0), random_state=3, quiet=True)
-    boost.fit(c.queries("train"), c.qrels("train"), documents, dev_topics=c.queries("dev"), dev_qrels=c.qrels("dev"))
+    boost = Boost(
+        boosting=Boosting(rounds=20, eval_every=10, beta_grid=(2.0, 5.0)), base=fusion, random_state=3, quiet=True
+    )
+    boost.fit(
+        Resources(
+            topics={"train": c.queries("train"), "dev": c.queries("dev")},
+            qrels={"train": c.qrels("train"), "dev": c.qrels("dev")},
+            documents=documents,
+        )
+    )
     write_run(boost.search(c.queries("test"), tag="Boost"), tmp_path / "api.run")
     expected = gzip.decompress((out / "runs" / "boost.test.run.gz").read_bytes())
     assert (tmp_path / "api.run").read_bytes() == expected and expected

@@ -17,7 +17,8 @@ import clirkit.boost.statistics as statistics
 import clirkit.boost.streamed as streamed
 from clirkit import datasets
 from clirkit.analysis import Analyzer
-from clirkit.boost import BoostRanker
+from clirkit.boost import Boosting, BoostRanker
+from clirkit.boost import params as groups  # its PairFeatures: the ranker's group, not the fitted features
 from clirkit.boost.buckets import BucketBitmap
 from clirkit.boost.features import (
     PairFeatures,
@@ -228,7 +229,7 @@ def test_slots_of_several_buckets_above_slot_bits_are_kept_whole_the_same_every_
 def model_bytes(verses, path, **params) -> tuple[str, dict]:
     """The sha256 of the model BoostRanker fits on the slice, and its params."""
     queries, qrels, docids, doc_tokens = verses
-    ranker = BoostRanker(ngram=2, rounds=15, quiet=True, **params)
+    ranker = BoostRanker.from_flat(ngram=2, rounds=15, quiet=True, **params)
     ranker.fit_tokens(queries, qrels, docids, doc_tokens)
     ranker.save(path)
     return hashlib.sha256(path.read_bytes()).hexdigest(), ranker.model_.params
@@ -249,7 +250,7 @@ def test_a_model_under_the_budget_is_the_model_without_one_byte_for_byte(monkeyp
 def test_a_model_over_the_budget_records_and_says_what_was_left_out(tmp_path, verses, capsys):
     """One line on stderr and the model's params: the budget, and each bag's pairs and buckets left out."""
     queries, qrels, docids, doc_tokens = verses
-    ranker = BoostRanker(ngram=2, rounds=5, max_buckets=5000)
+    ranker = BoostRanker(features=groups.PairFeatures(ngram=2, max_buckets=5000), boosting=Boosting(rounds=5))
     ranker.fit_tokens(queries, qrels, docids, doc_tokens)
     err = capsys.readouterr().err
     line = [x for x in err.splitlines() if "max_buckets" in x]
@@ -270,7 +271,9 @@ def test_a_model_over_the_budget_records_and_says_what_was_left_out(tmp_path, ve
 def test_a_bad_budget_is_refused(value, verses):
     queries, qrels, docids, doc_tokens = verses
     with pytest.raises(InvalidParameterError, match="max_buckets"):
-        BoostRanker(max_buckets=value, quiet=True).fit_tokens(queries, qrels, docids, doc_tokens)
+        BoostRanker(features=groups.PairFeatures(max_buckets=value), quiet=True).fit_tokens(
+            queries, qrels, docids, doc_tokens
+        )
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "1.5", "lots"])

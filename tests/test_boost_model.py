@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 
 from clirkit.analysis import Analyzer
-from clirkit.boost import BoostModel, BoostRanker
+from clirkit.boost import Bagging, Boosting, BoostModel, BoostRanker, PairFeatures, TupleSampling
 from clirkit.errors import ClirkitError
 from clirkit.run import PackedRun, Qrels, Run
 
@@ -151,7 +151,9 @@ def test_ranker_learns_translations_from_a_tiny_collection():
         ["Gen.1.1", "Gen.1.3", "Gen.1.3", "John.1.5", "John.1.1", "Gen.1.3"],
         [2, 1, 2, 2, 2, 1],
     )
-    r = BoostRanker(rounds=6, negatives=3, bits=20, quiet=True).fit_tokens(queries, qrels, DOCIDS, DOCS)
+    r = BoostRanker(
+        features=PairFeatures(bits=20), sampling=TupleSampling(negatives=3), boosting=Boosting(rounds=6), quiet=True
+    ).fit_tokens(queries, qrels, DOCIDS, DOCS)
     top = {(s, t) for s, t, w in r.model_.top_entries(10) if w > 0}
     assert ("light", "luz") in top
     run = r.model_.rank({"x": ["light"]}, DOCIDS, DOCS)
@@ -166,8 +168,8 @@ def test_truncated_model_equals_training_fewer_rounds():
         [2, 1, 2, 2, 2, 1],
     )
     kw = dict(negatives=3, bits=20, quiet=True, bags=2, bag_fraction=0.8, backend="threading")
-    long = BoostRanker(rounds=6, **kw).fit_tokens(queries, qrels, DOCIDS, DOCS).model_
-    short = BoostRanker(rounds=3, **kw).fit_tokens(queries, qrels, DOCIDS, DOCS).model_
+    long = BoostRanker.from_flat(rounds=6, **kw).fit_tokens(queries, qrels, DOCIDS, DOCS).model_
+    short = BoostRanker.from_flat(rounds=3, **kw).fit_tokens(queries, qrels, DOCIDS, DOCS).model_
     cut = long.truncated(3)
     as_dict = lambda m: {
         (m.src_terms[i], m.tgt_terms[j]): v  # noqa: E731
@@ -187,7 +189,12 @@ def test_dev_map_used_for_early_stopping_is_the_map_of_the_ranked_run():
         ["Gen.1.1", "Gen.1.3", "Gen.1.3", "John.1.5", "John.1.1", "Gen.1.3"],
         [2, 1, 2, 2, 2, 1],
     )
-    r = BoostRanker(rounds=4, negatives=3, bits=20, eval_every=1, quiet=True)
+    r = BoostRanker(
+        features=PairFeatures(bits=20),
+        sampling=TupleSampling(negatives=3),
+        boosting=Boosting(rounds=4, eval_every=1),
+        quiet=True,
+    )
     r.fit_tokens(queries, qrels, DOCIDS, DOCS, dev_queries=queries, dev_qrels=qrels)
     res = r.results_[0]
     best = res.eval_scores[list(res.eval_rounds).index(res.best_round)]
@@ -242,10 +249,10 @@ def test_same_inputs_and_seed_give_a_byte_identical_model_file_whatever_the_work
         [2, 1, 2, 2, 2, 1],
     )
     kw = dict(rounds=5, negatives=3, bits=20, quiet=True, bags=2, bag_fraction=0.8, random_state=3)
-    BoostRanker(jobs=1, **kw).fit_tokens(
+    BoostRanker.from_flat(jobs=1, **kw).fit_tokens(
         queries, qrels, DOCIDS, DOCS, dev_queries=queries, dev_qrels=qrels
     ).model_.save(tmp_path / "a.npz")
-    BoostRanker(jobs=jobs, **kw).fit_tokens(
+    BoostRanker.from_flat(jobs=jobs, **kw).fit_tokens(
         queries, qrels, DOCIDS, DOCS, dev_queries=queries, dev_qrels=qrels
     ).model_.save(tmp_path / "b.npz")
     assert (tmp_path / "a.npz").read_bytes() == (tmp_path / "b.npz").read_bytes()
@@ -262,7 +269,9 @@ def test_a_saved_ranker_loads_back_and_searches_as_before(tmp_path):
 
     queries = {"q1": ["light"], "q2": ["god", "waters"]}
     qrels = Qrels(["q1", "q2"], [DOCIDS[0], DOCIDS[1]], [1, 1])
-    ranker = BoostRanker(rounds=4, bits=20, quiet=True).fit_tokens(queries, qrels, DOCIDS, DOCS)
+    ranker = BoostRanker(features=PairFeatures(bits=20), boosting=Boosting(rounds=4), quiet=True).fit_tokens(
+        queries, qrels, DOCIDS, DOCS
+    )
     ranker.save(tmp_path / "m.npz")
     loaded = BoostRanker.load(tmp_path / "m.npz", quiet=True)
     assert loaded.model_.params == ranker.model_.params and len(loaded.model_) == len(ranker.model_)
@@ -551,7 +560,12 @@ def test_a_trained_two_bag_model_round_trips(tmp_path):
     )
     model = (
         BoostRanker(
-            rounds=5, negatives=3, bits=20, quiet=True, bags=2, bag_fraction=0.8, eval_every=1, backend="threading"
+            features=PairFeatures(bits=20),
+            sampling=TupleSampling(negatives=3),
+            boosting=Boosting(rounds=5, eval_every=1),
+            bagging=Bagging(bags=2, bag_fraction=0.8),
+            quiet=True,
+            backend="threading",
         )
         .fit_tokens(queries, qrels, DOCIDS, DOCS, dev_queries=queries, dev_qrels=qrels)
         .model_

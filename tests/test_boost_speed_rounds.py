@@ -203,13 +203,13 @@ def test_a_ranker_boosted_from_a_base_is_the_same_model_mapped_compiled_and_with
         "significance": None,
     }  # the rounds kept whatever the dev queries say: the same bytes to compare
     monkeypatch.setattr(pairmap, "_MAPPED", False)
-    reference, r = model_bytes(tmp_path, "product", BoostRanker(**params), data, dev_queries, dev_qrels)
+    reference, r = model_bytes(tmp_path, "product", BoostRanker.from_flat(**params), data, dev_queries, dev_qrels)
     assert len(r.beta_scores_) == 4 and r.model_.params["bag_rounds"][0] > 0
     monkeypatch.setattr(pairmap, "_MAPPED", path != "product")
     if path == "numpy":
         monkeypatch.setattr(pairmap.COMPILED, "off", True)
     digest, _ = model_bytes(
-        tmp_path, path, BoostRanker(jobs=jobs, backend=backend, **params), data, dev_queries, dev_qrels
+        tmp_path, path, BoostRanker.from_flat(jobs=jobs, backend=backend, **params), data, dev_queries, dev_qrels
     )
     assert digest == reference
 

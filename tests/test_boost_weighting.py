@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from clirkit.boost import BoostRanker
+from clirkit.boost import Boosting, BoostRanker, PairFeatures, TupleSampling
 from clirkit.boost.features import NgramVocabulary, hash_strings
 from clirkit.boost.model import BoostModel
 from clirkit.boost.rounds import PairBooster
@@ -45,7 +45,7 @@ def test_each_scheme_gives_the_hand_weight(scheme):
 
 def test_unknown_scheme_is_refused():
     with pytest.raises(ClirkitError, match="The .doc_weighting. parameter of BoostRanker must be"):
-        BoostRanker(doc_weighting="tfidf").fit_tokens({"q": ["light"]}, None, ["d"], [["luz"]])
+        BoostRanker(features=PairFeatures(doc_weighting="tfidf")).fit_tokens({"q": ["light"]}, None, ["d"], [["luz"]])
 
 
 def weighted_booster():
@@ -90,10 +90,15 @@ def test_binary_weighting_is_the_plain_model_bit_for_bit():
 
     qrels = Qrels(["q1", "q2"], ["d0", "d1"], [2, 2])
     docids = ["d0", "d1", "d2", "d3"]
-    a = BoostRanker(rounds=5, bits=20, negatives=2, quiet=True).fit_tokens(queries, qrels, docids, docs)
-    b = BoostRanker(rounds=5, bits=20, negatives=2, doc_weighting="binary", quiet=True).fit_tokens(
-        queries, qrels, docids, docs
-    )
+    a = BoostRanker(
+        features=PairFeatures(bits=20), sampling=TupleSampling(negatives=2), boosting=Boosting(rounds=5), quiet=True
+    ).fit_tokens(queries, qrels, docids, docs)
+    b = BoostRanker(
+        features=PairFeatures(bits=20, doc_weighting="binary"),
+        sampling=TupleSampling(negatives=2),
+        boosting=Boosting(rounds=5),
+        quiet=True,
+    ).fit_tokens(queries, qrels, docids, docs)
     assert np.array_equal(a.model_.W.data, b.model_.W.data)
 
 
@@ -104,7 +109,12 @@ def test_idf_length_model_round_trips_and_scores_with_the_stored_idf(tmp_path):
 
     qrels = Qrels(["q1", "q2", "q3"], ["d0", "d1", "d3"], [2, 2, 2])
     docids = ["d0", "d1", "d2", "d3"]
-    r = BoostRanker(rounds=4, bits=20, negatives=2, doc_weighting="idf-length", quiet=True)
+    r = BoostRanker(
+        features=PairFeatures(bits=20, doc_weighting="idf-length"),
+        sampling=TupleSampling(negatives=2),
+        boosting=Boosting(rounds=4),
+        quiet=True,
+    )
     model = r.fit_tokens(queries, qrels, docids, docs).model_
     model.save(tmp_path / "m.npz")
     again = BoostModel.load(tmp_path / "m.npz")

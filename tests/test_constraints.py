@@ -13,8 +13,9 @@ import pytest
 from sklearn.utils import _param_validation as sk
 
 from clirkit import constraints as ours
-from clirkit.boost import BoostRanker
+from clirkit.boost import Bagging, Boosting, BoostRanker, PairFeatures, TupleSampling
 from clirkit.scs import SCSModel
+from clirkit.scs.params import Objective, Schedule, Shape, UnitSampling
 from clirkit.systems import DT, PSQ, Fusion
 
 
@@ -80,6 +81,8 @@ def _values(constraint_list) -> list:
 
 
 SYSTEMS = [DT, PSQ, BoostRanker, SCSModel, Fusion]
+# the groups of the boosted ranker's and SCS's parameters (issue 38) declare theirs
+SYSTEMS += [PairFeatures, TupleSampling, Boosting, Bagging, Shape, Objective, UnitSampling, Schedule]
 CASES = [(cls, name) for cls in SYSTEMS for name in cls._parameter_constraints]
 
 

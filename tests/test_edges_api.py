@@ -14,12 +14,15 @@ from clirkit.formats import write_run
 from clirkit.retrieval.bm25 import BM25
 from clirkit.retrieval.query import StructuredQueries
 from clirkit.retrieval.weightings import WEIGHTINGS, Weighting
+from clirkit.scs.params import Schedule, Shape
 from clirkit.systems import SCS
 
 
 def test_a_reranker_takes_the_run_as_a_frame_or_a_file_and_refuses_other_things(stage, tmp_path):  # noqa: F811
     c, _, topics, first = stage
-    scs = SCS(epochs=1, dim=8, random_state=2).fit(c.queries("train"), c.qrels("train"), c.documents())
+    scs = SCS(shape=Shape(dim=8), schedule=Schedule(epochs=1), random_state=2).fit(
+        Resources(topics={"train": c.queries("train")}, qrels={"train": c.qrels("train")}, documents=c.documents())
+    )
     expected = scs.rerank(topics, first, tag="SCS")
     write_run(first, tmp_path / "first.run")
     for given in (first.to_frame(), str(tmp_path / "first.run"), tmp_path / "first.run"):

@@ -14,6 +14,7 @@ import scipy.sparse as sp
 
 from clirkit import docphrases
 from clirkit.analysis import Analyzer
+from clirkit.boost import Boosting, PairFeatures
 from clirkit.constraints import Interval, InvalidParameterError, validate
 from clirkit.estimator import Resources
 from clirkit.psqsystem import PSQ
@@ -82,7 +83,9 @@ def test_boosting_stops_where_its_step_overflows_the_tuple_weights_not_with_nan_
 
     queries, qrels, docids, doc_tokens = verses
     ngram = 1 if max_buckets is None else 2
-    ranker = BoostRanker(bits=1, rounds=12, ngram=ngram, max_buckets=max_buckets, quiet=False)
+    ranker = BoostRanker(
+        features=PairFeatures(bits=1, ngram=ngram, max_buckets=max_buckets), boosting=Boosting(rounds=12), quiet=False
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         ranker.fit_tokens(queries, qrels, docids, doc_tokens)

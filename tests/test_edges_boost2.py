@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from test_edges_boost import DOCS, QUERIES, write_files, write_run
 
-from clirkit.boost import BoostRanker
+from clirkit.boost import BoostRanker, TupleSampling
 from clirkit.boost.training import check_candidates
 from clirkit.cli import main
 from clirkit.errors import ClirkitError
@@ -41,8 +41,12 @@ def test_the_library_refuses_candidates_of_relevant_documents_only_within_the_ca
     docids = list(DOCS)
     candidates = Run(["q1", "q1", "q2"], ["Gen.1.3", "Gen.1.4", "John.1.5"], [2.0, 1.0, 1.0])
     with pytest.raises(ClirkitError, match=r"^the candidate run has no non-relevant row for a training query .*top 1 "):
-        check_candidates(BoostRanker(candidate_depth=1), candidates, ["q1", "q2"], docids, qrels)
-    check_candidates(BoostRanker(candidate_depth=2), candidates, ["q1", "q2"], docids, qrels)  # q1's Gen.1.4
+        check_candidates(
+            BoostRanker(sampling=TupleSampling(candidate_depth=1)), candidates, ["q1", "q2"], docids, qrels
+        )
+    check_candidates(
+        BoostRanker(sampling=TupleSampling(candidate_depth=2)), candidates, ["q1", "q2"], docids, qrels
+    )  # q1's Gen.1.4
 
 
 # ------------------------------------------------------------------ 2. --beta-grid with a fixed --beta

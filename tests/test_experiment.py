@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from clirkit import datasets
+from clirkit.boost import Boosting
 from clirkit.cli import main
 from clirkit.documents import Documents
 from clirkit.errors import ClirkitError
@@ -18,6 +19,7 @@ from clirkit.estimator import Resources
 from clirkit.experiment import Experiment, run_experiment, shipped
 from clirkit.formats import write_run
 from clirkit.run import Qrels
+from clirkit.scs.params import Schedule, Shape
 
 EXPERIMENT = """
 collection = "{folder}"
@@ -164,8 +166,16 @@ def test_boost_from_psq_gives_the_same_run_from_runner_python_and_command(ran, m
     _, out, _ = ran
     c, table, index, documents = _api_resources(mini)
     psq = PSQ(target_stopwords_top=20).fit(Resources(index=index, table=table))
-    boost = Boost(base=psq, rounds=30, eval_every=10, beta_grid=(2.0, 5.0), random_state=3, quiet=True)
-    boost.fit(c.queries("train"), c.qrels("train"), documents, dev_topics=c.queries("dev"), dev_qrels=c.qrels("dev"))
+    boost = Boost(
+        boosting=Boosting(rounds=30, eval_every=10, beta_grid=(2.0, 5.0)), base=psq, random_state=3, quiet=True
+    )
+    boost.fit(
+        Resources(
+            topics={"train": c.queries("train"), "dev": c.queries("dev")},
+            qrels={"train": c.qrels("train"), "dev": c.qrels("dev")},
+            documents=documents,
+        )
+    )
     write_run(boost.search(c.queries("test"), tag="PSQ-Boost"), tmp_path / "api.run")
     expected = kept_run(out / "runs" / "psq-boost.test.run.gz")
     assert (tmp_path / "api.run").read_bytes() == expected
@@ -224,9 +234,13 @@ def test_standalone_boost_gives_the_same_run_from_runner_python_and_command(ran,
 
     _, out, _ = ran
     c = datasets.load(str(mini))
-    boost = Boost(rounds=20, eval_every=10, random_state=3, quiet=True)
+    boost = Boost(boosting=Boosting(rounds=20, eval_every=10), random_state=3, quiet=True)
     boost.fit(
-        c.queries("train"), c.qrels("train"), c.documents(), dev_topics=c.queries("dev"), dev_qrels=c.qrels("dev")
+        Resources(
+            topics={"train": c.queries("train"), "dev": c.queries("dev")},
+            qrels={"train": c.qrels("train"), "dev": c.qrels("dev")},
+            documents=c.documents(),
+        )
     )
     write_run(boost.search(c.queries("test"), tag="Boost-1g"), tmp_path / "api.run")
     expected = kept_run(out / "runs" / "boost-1g.test.run.gz")
@@ -274,7 +288,9 @@ def test_scs_gives_the_same_run_from_runner_python_and_command(ran, mini, tmp_pa
 
     _, out, _ = ran
     c = datasets.load(str(mini))
-    scs = SCS(epochs=1, dim=16, random_state=3).fit(c.queries("train"), c.qrels("train"), c.documents())
+    scs = SCS(shape=Shape(dim=16), schedule=Schedule(epochs=1), random_state=3).fit(
+        Resources(topics={"train": c.queries("train")}, qrels={"train": c.qrels("train")}, documents=c.documents())
+    )
     write_run(scs.search(c.queries("test"), tag="SCS"), tmp_path / "api.run")
     expected = kept_run(out / "runs" / "scs.test.run.gz")
     assert (tmp_path / "api.run").read_bytes() == expected
@@ -815,8 +831,10 @@ def test_every_system_is_fitted_saved_and_loaded_with_the_same_calls(ran, mini, 
     systems = {
         "DT": DT(),
         "PSQ": psq,
-        "PSQ-Boost": Boost(base=psq, rounds=30, eval_every=10, beta_grid=(2.0, 5.0), random_state=3, quiet=True),
-        "SCS": SCS(epochs=1, dim=16, random_state=3),
+        "PSQ-Boost": Boost(
+            boosting=Boosting(rounds=30, eval_every=10, beta_grid=(2.0, 5.0)), base=psq, random_state=3, quiet=True
+        ),
+        "SCS": SCS(shape=Shape(dim=16), schedule=Schedule(epochs=1), random_state=3),
     }
     for name, system in systems.items():
         assert system.fit(resources) is system

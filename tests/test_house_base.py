@@ -12,6 +12,7 @@ from test_boost_base import BASE, DOCIDS, DOCS, QRELS, QUERIES
 from clirkit.boost import BoostRanker
 from clirkit.boost.base import CompactRun, HeldRun, base_system, held_run
 from clirkit.errors import ClirkitError
+from clirkit.estimator import Resources
 from clirkit.run import Run
 from clirkit.runsystem import RunFile
 
@@ -69,8 +70,8 @@ def test_a_held_run_must_be_given_and_fitted():
 
 
 def test_a_run_given_as_base_gives_the_model_file_of_the_same_run_given_as_base_run(tmp_path):
-    as_base = BoostRanker(base=BASE, **KW).fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)
-    as_base_run = BoostRanker(base=RunFile(run=BASE).fit(), **KW).fit_tokens(
+    as_base = BoostRanker.from_flat(base=BASE, **KW).fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)
+    as_base_run = BoostRanker.from_flat(base=RunFile(run=BASE).fit(), **KW).fit_tokens(
         QUERIES, QRELS, DOCIDS, DOCS, base_run=BASE
     )
     as_base.model_.save(tmp_path / "base.npz")
@@ -81,13 +82,15 @@ def test_a_run_given_as_base_gives_the_model_file_of_the_same_run_given_as_base_
 
 def test_fit_from_texts_with_a_run_as_base_trains_on_every_row_and_leaves_the_parameter_as_given():
     docs = [" ".join(d) for d in DOCS]
-    ranker = BoostRanker(base=BASE, **KW).fit(TEXTS, QRELS, (DOCIDS, docs))
+    ranker = BoostRanker.from_flat(base=BASE, **KW).fit(
+        Resources(topics={"train": TEXTS}, qrels={"train": QRELS}, documents=(DOCIDS, docs))
+    )
     assert ranker.get_params()["base"] is BASE and ranker.base is BASE
     assert ranker.model_.base == {"normalization": "query-max", "tag": "bm25", "queries": 4, "rows": 8, "made_by": {}}
 
 
 def test_a_ranker_boosted_from_a_run_re_ranks_that_runs_rows_for_the_topics_searched():
-    ranker = BoostRanker(base=BASE, **KW).fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)
+    ranker = BoostRanker.from_flat(base=BASE, **KW).fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)
     topics = {"q2": "light", "q1": "god"}
     queries = dict(zip(topics, ranker.model_.source_analyzer.tokenize_many(list(topics.values()))))
     expected = ranker.model_.rerank(part("q2", "q1"), queries, DOCIDS, DOCS, tag="Boost")
@@ -98,13 +101,13 @@ def test_a_ranker_boosted_from_a_run_re_ranks_that_runs_rows_for_the_topics_sear
 
 def test_a_base_system_that_searches_still_needs_its_run_for_fit_tokens():
     with pytest.raises(ClirkitError, match=r"^fit_tokens with a base system needs its run \(base_run\); fit makes it$"):
-        BoostRanker(base=RunFile(run=BASE).fit(), **KW).fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)
+        BoostRanker.from_flat(base=RunFile(run=BASE).fit(), **KW).fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)
 
 
 def test_a_ranker_boosted_from_a_run_searches_a_split_as_it_searches_its_topics():
     from clirkit.estimator import Resources
 
-    ranker = BoostRanker(base=BASE, **KW).fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)
+    ranker = BoostRanker.from_flat(base=BASE, **KW).fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)
     topics = {"q2": "light", "q1": "god"}
     resources = Resources(topics={"test": topics}, excluded={"test": {"q1": {"Gen.1.1"}}}, quiet=True)
     got = ranker.search_split(resources, "test", tag="Boost")

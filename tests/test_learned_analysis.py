@@ -10,7 +10,9 @@ import pytest
 
 from clirkit import datasets
 from clirkit.analysis import Analyzer
+from clirkit.boost import Boosting
 from clirkit.cli import main
+from clirkit.estimator import Resources
 from clirkit.experiment import Experiment, run_experiment
 
 EXPERIMENT = """collection = "{folder}"
@@ -67,14 +69,14 @@ def _python_boost(c, analyzers, path) -> None:
     ``analyzers`` on collection ``c``, its model saved at ``path``."""
     from clirkit.systems import Boost
 
-    boost = Boost(rounds=10, eval_every=10, random_state=3, quiet=True)
+    boost = Boost(boosting=Boosting(rounds=10, eval_every=10), random_state=3, quiet=True)
     boost.fit(
-        c.queries("train"),
-        c.qrels("train"),
-        c.documents(),
-        dev_topics=c.queries("dev"),
-        dev_qrels=c.qrels("dev"),
-        analyzers=analyzers,
+        Resources(
+            topics={"train": c.queries("train"), "dev": c.queries("dev")},
+            qrels={"train": c.qrels("train"), "dev": c.qrels("dev")},
+            documents=c.documents(),
+            analyzers=analyzers,
+        )
     )
     boost.model_.save(path)
 

@@ -14,6 +14,7 @@ import pytest
 
 from clirkit.cli import main
 from clirkit.npzio import load_npz, save_npz
+from clirkit.scs.params import Shape
 
 ARRAYS = {"docids": np.array(["Gen.1.1", "Gen.1.3"]), "doc_lengths": np.array([10.0, 7.0])}
 
@@ -690,7 +691,7 @@ def test_loading_an_scs_model_into_one_of_other_hyper_parameters_names_one_and_w
     from clirkit.scs.model import SCSModel
 
     with pytest.raises(ClirkitError) as err:
-        SCSModel(dim=8).load_model(scs_files["model"])
+        SCSModel(shape=Shape(dim=8)).load_model(scs_files["model"])
     assert str(err.value) == (
         f"{scs_files['model']}: saved with other hyper-parameters than this SCS model's (dim: 4, "
         f"not 8); load it with SCSModel.load(path), which takes the file's"

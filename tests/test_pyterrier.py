@@ -10,11 +10,14 @@ import sys
 
 import pytest
 
+from clirkit.boost import Boosting
 from clirkit.errors import ClirkitError
+from clirkit.estimator import Resources
 from clirkit.experiment import Experiment, run_experiment
 from clirkit.formats import read_run, write_run
 from clirkit.metrics import evaluate
 from clirkit.run import Run
+from clirkit.scs.params import Schedule, Shape
 
 try:
     import pyterrier as pt
@@ -174,7 +177,9 @@ def test_scs_reranks_a_results_frame_as_scs_score_rerank_does(saved):
     from clirkit.systems import SCS
 
     c = saved.resources.c
-    scs = SCS(epochs=1, dim=16, random_state=3).fit(c.queries("train"), c.qrels("train"), c.documents())
+    scs = SCS(shape=Shape(dim=16), schedule=Schedule(epochs=1), random_state=3).fit(
+        Resources(topics={"train": c.queries("train")}, qrels={"train": c.qrels("train")}, documents=c.documents())
+    )
     first = saved.retriever("PSQ", depth=20)(saved.topics("test"))
     reranked = cpt.reranker(scs)(first)
     expected = scs.search(c.queries("test"), rerank=Run.from_frame(first))
@@ -198,7 +203,12 @@ def test_a_boosted_ranker_fits_as_a_pyterrier_estimator_and_gives_the_runners_mo
     from clirkit.systems import Boost
 
     boost = cpt.retriever(
-        Boost(base=saved.system("PSQ"), rounds=30, eval_every=10, beta_grid=(2.0, 5.0), random_state=3, quiet=True),
+        Boost(
+            boosting=Boosting(rounds=30, eval_every=10, beta_grid=(2.0, 5.0)),
+            base=saved.system("PSQ"),
+            random_state=3,
+            quiet=True,
+        ),
         resources=saved.resources,
     )
     assert isinstance(boost, pt.Estimator) and not isinstance(saved.retriever("PSQ"), pt.Estimator)
@@ -212,7 +222,12 @@ def test_a_pipeline_fits_its_reranker_on_the_first_stages_results(saved, tmp_pat
 
     psq = saved.retriever("PSQ")
     rerank = cpt.reranker(
-        Boost(base=saved.system("PSQ"), rounds=30, eval_every=10, beta_grid=(2.0, 5.0), random_state=3, quiet=True),
+        Boost(
+            boosting=Boosting(rounds=30, eval_every=10, beta_grid=(2.0, 5.0)),
+            base=saved.system("PSQ"),
+            random_state=3,
+            quiet=True,
+        ),
         resources=saved.resources,
         name="PSQ-Boost",
     )
@@ -288,7 +303,7 @@ def test_a_system_that_cannot_rerank_is_refused_as_a_reranker(saved):
 def test_a_learner_without_resources_says_what_fit_needs(saved):
     from clirkit.systems import Boost
 
-    boost = cpt.retriever(Boost(base=saved.system("PSQ"), rounds=5))
+    boost = cpt.retriever(Boost(boosting=Boosting(rounds=5), base=saved.system("PSQ")))
     assert _one_line_error(lambda: boost.fit(saved.topics("train"), saved.qrels("train"))).startswith(
         "Retriever(Boost): fit needs the resources the system learns with"
     )

@@ -8,9 +8,11 @@ from __future__ import annotations
 import pytest
 
 from clirkit import datasets
+from clirkit.boost import Boosting
 from clirkit.errors import ClirkitError
 from clirkit.estimator import Resources
 from clirkit.retrieval.index import Index
+from clirkit.scs.params import Schedule, Shape
 from clirkit.systems import DT, PSQ, SCS, Boost
 from clirkit.translation import train_table
 
@@ -36,9 +38,13 @@ def rows(run) -> set[tuple[str, str]]:
 
 def test_a_boosted_ranker_reranks_the_rows_as_its_model_does(stage):
     c, psq, topics, first = stage
-    boost = Boost(rounds=20, eval_every=10, random_state=1, quiet=True, base=psq, beta=5.0)
+    boost = Boost(boosting=Boosting(rounds=20, eval_every=10, beta=5.0), random_state=1, quiet=True, base=psq)
     boost.fit(
-        c.queries("train"), c.qrels("train"), c.documents(), dev_topics=c.queries("dev"), dev_qrels=c.qrels("dev")
+        Resources(
+            topics={"train": c.queries("train"), "dev": c.queries("dev")},
+            qrels={"train": c.qrels("train"), "dev": c.qrels("dev")},
+            documents=c.documents(),
+        )
     )
     assert boost.reranks and boost.rerank_uses_scores()
     run = boost.rerank(topics, first)
@@ -51,7 +57,9 @@ def test_a_boosted_ranker_reranks_the_rows_as_its_model_does(stage):
 
 def test_scs_reranks_as_its_search_with_rerank(stage):
     c, _, topics, first = stage
-    scs = SCS(epochs=1, dim=8, random_state=2).fit(c.queries("train"), c.qrels("train"), c.documents())
+    scs = SCS(shape=Shape(dim=8), schedule=Schedule(epochs=1), random_state=2).fit(
+        Resources(topics={"train": c.queries("train")}, qrels={"train": c.qrels("train")}, documents=c.documents())
+    )
     assert scs.reranks and not scs.rerank_uses_scores()
     run = scs.rerank(topics, first, tag="SCS")
     assert rows(run) == rows(first)

@@ -12,6 +12,7 @@ from clirkit.run import Qrels, Run
 from clirkit.scs import SCSModel, losses, read_word_vectors
 from clirkit.scs.encoding import averaging_matrix, vocabulary_of
 from clirkit.scs.optim import Adam
+from clirkit.scs.params import Objective, Schedule, Shape, UnitSampling
 
 # A real slice of nave-en-es: Spanish RV1909 verses and Nave-style English queries, pre-tokenized
 # (lowercased, punctuation dropped) so these tests do not depend on the tokenizer.
@@ -47,7 +48,7 @@ DTOK = [VERSES[d].split() for d in DIDS]
 def small_model(**params) -> SCSModel:
     base = dict(dim=6, init_scale=0.6, negatives=3, epochs=0, random_state=3)
     base.update(params)
-    return SCSModel(**base)
+    return SCSModel.from_flat(**base)
 
 
 def dense_gradient(model, data):
@@ -242,7 +243,7 @@ def test_gradient_is_bounded_by_eps_but_not_without_it():
     model = small_model(loss="mse", eps=0.5, init_scale=1e-4, mse_targets=(1.0, 1.0, 1.0))
     data = model.prepare(QIDS, QTOK, DIDS, DTOK, QRELS)
     _, smooth = dense_gradient(model, data)
-    model.eps = 0.0
+    model.shape.eps = 0.0
     _, plain = dense_gradient(model, data)
     assert np.abs(plain["query"]).max() > 100 * np.abs(smooth["query"]).max()
 
@@ -275,7 +276,13 @@ def test_negatives_are_distinct_unjudged_documents():
 
 @pytest.mark.parametrize("loss", ["sosl", "hinge"])
 def test_training_lowers_the_loss_and_ranks_judged_verses_first(loss):
-    model = SCSModel(dim=16, loss=loss, negatives=5, epochs=60, batch_size=8, lr=0.05, random_state=1)
+    model = SCSModel(
+        shape=Shape(dim=16),
+        objective=Objective(loss=loss),
+        sampling=UnitSampling(negatives=5),
+        schedule=Schedule(epochs=60, batch_size=8, lr=0.05),
+        random_state=1,
+    )
     model.fit_tokens(QIDS, QTOK, DIDS, DTOK, QRELS)
     assert model.history_[-1]["loss"] < 0.2 * model.history_[0]["loss"]
     run = model.score_tokens(QIDS, QTOK, DIDS, DTOK, depth=3)
@@ -335,7 +342,7 @@ def test_save_load_round_trip_gives_the_same_scores_and_bad_files_fail_clearly(t
         tmp_path / "bad.npz",
         "scs-model",
         1,
-        {"params": model.get_params()},
+        {"params": model.flat_params()},
         {
             "query_vocab": model.query_vocab_,
             "doc_vocab": model.doc_vocab_,
@@ -562,7 +569,7 @@ def test_a_mutated_scs_array_loads_as_the_same_model_or_is_an_error_never_differ
 def test_a_model_stored_in_float32_big_endian_or_with_version_1_names_loads(tamper, trained, saved_scs, tmp_path):
     with np.load(saved_scs, allow_pickle=False) as npz:
         E = npz["query_embeddings"]
-    params = trained.get_params()
+    params = trained.flat_params()
     old_names = {
         "params": {
             **{k: v for k, v in params.items() if k not in ("source_lang", "target_lang")},

@@ -9,122 +9,125 @@ queries, and beta is tuned on dev over ``beta_grid`` unless given.
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Integral
 from typing import Mapping, Sequence
 
 from clirkit.analysis import Analyzer
-from clirkit.boost.base import MAX_BETA, BaseRun, CompactRun, base_system, held_run
-from clirkit.boost.budget import MAX_BUCKETS
+from clirkit.boost.base import BaseRun, CompactRun, base_system, held_run
 from clirkit.boost.model import BoostModel
+from clirkit.boost.params import BETA_GRID, Bagging, Boosting, PairFeatures, TupleSampling
 from clirkit.boost.training import fit_tokens
-from clirkit.boost.tuples import WEIGHTINGS
-from clirkit.boost.weighting import SCHEMES
-from clirkit.constraints import Interval, Number, Numbers, Options, StrOptions, at_least_zero, positive
+from clirkit.constraints import Interval, Options, StrOptions, at_least_zero
 from clirkit.documents import Documents
 from clirkit.errors import ClirkitError
 from clirkit.estimator import DEPTH, Resources, System, drop_excluded
 from clirkit.parallel import BACKENDS
+from clirkit.paramgroups import Grouped
 from clirkit.progress import say
 from clirkit.run import Qrels, Run
 
-BETA_GRID = (2.0, 5.0, 10.0, 20.0)  # base-score weights tried on dev when beta is not given
+__all__ = ["BETA_GRID", "BoostRanker", "FLAT_ORDER"]
+
 BASE_BATCH = 250  # training queries a base system searches at a time (its run is kept as integer codes)
+# the flat names of the parameters (an experiment file's keys, a model's record) in the order they had before they
+# were grouped (issue 38), the order in which an experiment file's keys are listed
+FLAT_ORDER = (
+    *("ngram", "rounds", "rule", "bits", "max_buckets", "hash_seed", "eps", "negatives", "min_grade", "grade_pairs"),
+    *("weighting", "max_positives", "candidate_depth", "bags", "bag_fraction", "bootstrap", "eval_every", "patience"),
+    *("eval_depth", "jobs", "backend", "scheduler", "source_lang", "target_lang", "max_df", "frequent_word_ngrams"),
+    *("base", "beta", "beta_grid", "hard_negatives", "significance", "parallel_weight", "doc_weighting"),
+    *("random_state", "quiet"),
+)
 
 
-class BoostRanker(System):
+class BoostRanker(Grouped, System):
     """Boosted bilinear ranker over hashed (source n-gram, target n-gram) pairs (SPEC §5).
 
-    Hyper-parameters (scikit-learn style; learned state ends with ``_``):
+    Hyper-parameters (scikit-learn style; learned state ends with ``_``), four of them groups
+    (:mod:`clirkit.boost.params`; ``get_params(deep=True)`` names their parameters ``features__ngram`` etc.,
+    :meth:`from_flat` takes them by their own names, as an experiment file does):
+
+    ``features`` (:class:`~clirkit.boost.params.PairFeatures`), the pairs:
         ngram: 1 (Boost-1g) or 2 (Boost-2g: unigrams and bigrams).
-        rounds: maximum boosting rounds per bag (6,000 and ``eval_every`` 100: early stopping on dev chose
-            100-5,900 of them across the dev collections, results/2026-11-29-boost-settings.md).
-        rule: step rule, ``"exact"`` or ``"r"``.
         bits: pairs are hashed into 2**bits buckets (<= 32).
         max_buckets: the most buckets given boosting state (W+/W-, 16 bytes each); a set of tuples whose pairs
             fill more keeps those of most pair occurrences (:mod:`clirkit.boost.budget`) and leaves the other
             buckets' pairs out (said on stderr, recorded in the model). None: every non-empty bucket. The default
             (2**27) holds the standalone bigram model of nave-en-es (1.0e8 buckets) whole.
         hash_seed: MurmurHash3 seed.
-        eps: smoothing of the exact step (None = 1 / number of tuples).
-        negatives, min_grade, grade_pairs, weighting, max_positives:
-            tuple sampling, see :func:`clirkit.boost.tuples.make_tuples`.
-        candidate_depth: ranks of the candidate or base run giving hard
-            negatives (None: 100 with ``base``, 1000 otherwise).
-        bags, bag_fraction, bootstrap: bagging (1 bag of all tuples = plain boosting).
-        eval_every, patience, eval_depth: early stopping on the dev set's MAP.
-        jobs, backend, scheduler: joblib parallelism over bags, or over the betas
-            tried when one bag is boosted from a base (``loky``, ``threading``
-            or ``dask`` with a scheduler address or Client); the same models.
-        source_lang, target_lang: analyzer languages (used by :meth:`fit`).
         max_df: drop source n-grams in more than this fraction of the training
             queries and target n-grams in more than this fraction of the documents (1: keep all;
             with a base, level with 0.05 on the mean dev AP over seven dev collections, and better on
             nave-en-es: results/2026-11-29-boost-settings.md).
         frequent_word_ngrams: keep n-grams (n >= 2) containing a word that max_df
             drops; False keeps only n-grams made of kept words.
-        base: a base system (fitted, e.g. :class:`clirkit.systems.PSQ`): it
-            searches the training and dev queries at :meth:`fit` and the queries
-            of :meth:`search`, whose run this ranker re-ranks; or, for
-            :meth:`fit_tokens`, its run over the training (and dev) queries: a
-            Run, Runs that split it by query, or a
-            :class:`~clirkit.boost.base.CompactRun`. None: standalone boosting.
-        beta: weight of the base scores (>= 0); None tunes it on the dev MAP
-            over ``beta_grid`` (needs dev queries).
-        hard_negatives: with ``base``, d- per d+ drawn from the base run's top
-            ``candidate_depth`` (only for a d+ the base run retrieves), in
-            addition to the ``negatives`` uniform ones (3: best of 1, 2, 3 on
-            the nave-en-es dev split, boosting/README.md).
-        significance: with ``base`` and dev queries, the level of the paired randomization test the boosted
-            model must reach on dev against the base alone to keep its rounds; otherwise it keeps none and ranks
-            as the base (:func:`~clirkit.boost.bagging.kept_if_significant`), and no round that scores below the
-            base alone on dev is kept. None or 0 (an experiment file's way) keeps the rounds early stopping chose.
         doc_weighting: document side of the bilinear scorer: ``binary`` (the
             paper), ``idf``, ``length`` or ``idf-length`` (:mod:`clirkit.boost.weighting`).
             None: ``binary`` standalone, ``length`` with ``base`` (the best of
             the four on the nave-en-es dev split, boosting/README.md).
-        parallel_weight: importance of the extra tuples given to :meth:`fit`
-            (e.g. parallel sentences as known-item queries) relative to the others.
+
+    ``sampling`` (:class:`~clirkit.boost.params.TupleSampling`), the training tuples:
+        negatives, min_grade, grade_pairs, weighting, max_positives:
+            tuple sampling, see :func:`clirkit.boost.tuples.make_tuples`.
+        hard_negatives: with ``base``, d- per d+ drawn from the base run's top
+            ``candidate_depth`` (only for a d+ the base run retrieves), in
+            addition to the ``negatives`` uniform ones (3: best of 1, 2, 3 on
+            the nave-en-es dev split, boosting/README.md).
+        candidate_depth: ranks of the candidate or base run giving hard
+            negatives (None: 100 with ``base``, 1000 otherwise).
+        parallel_weight: importance of the extra tuples (the known-item queries of
+            :class:`~clirkit.estimator.Resources`, e.g. parallel sentences) relative to the others.
+
+    ``boosting`` (:class:`~clirkit.boost.params.Boosting`), the rounds:
+        rounds: maximum boosting rounds per bag (6,000 and ``eval_every`` 100: early stopping on dev chose
+            100-5,900 of them across the dev collections, results/2026-11-29-boost-settings.md).
+        rule: step rule, ``"exact"`` or ``"r"``.
+        eps: smoothing of the exact step (None = 1 / number of tuples).
+        eval_every, patience, eval_depth: early stopping on the dev set's MAP.
+        beta: weight of the base scores (>= 0); None tunes it on the dev MAP
+            over ``beta_grid`` (needs dev queries).
+        significance: with ``base`` and dev queries, the level of the paired randomization test the boosted
+            model must reach on dev against the base alone to keep its rounds; otherwise it keeps none and ranks
+            as the base (:func:`~clirkit.boost.bagging.kept_if_significant`), and no round that scores below the
+            base alone on dev is kept. None or 0 (an experiment file's way) keeps the rounds early stopping chose.
+
+    ``bagging`` (:class:`~clirkit.boost.params.Bagging`):
+        bags, bag_fraction, bootstrap: bagging (1 bag of all tuples = plain boosting).
+
+    And:
+        base: a base system (fitted, e.g. :class:`clirkit.systems.PSQ`): it
+            searches the training and dev queries at :meth:`fit` and the queries
+            of :meth:`search`, whose run this ranker re-ranks; or its run over the training (and dev) queries: a
+            Run, Runs that split it by query, or a
+            :class:`~clirkit.boost.base.CompactRun`. None: standalone boosting.
+        jobs, backend, scheduler: joblib parallelism over bags, or over the betas
+            tried when one bag is boosted from a base (``loky``, ``threading``
+            or ``dask`` with a scheduler address or Client); the same models.
+        source_lang, target_lang: analyzer languages (used by :meth:`fit` when the resources have none).
         random_state: seed of tuple sampling and bagging.
         quiet: no progress on stderr.
     """
 
     _parameter_constraints = {
-        "ngram": [Interval(Integral, 1, 3, closed="both")],
-        "rounds": [positive()],
-        "rule": [StrOptions({"exact", "r"})],
-        "bits": [Interval(Integral, 1, 32, closed="both")],
-        "max_buckets": [None, Interval(Integral, 1, None, closed="left")],
-        "hash_seed": [Interval(Integral, 0, 2**32 - 1, closed="both")],
-        "eps": [None, Interval(Real, 1e-12, 1, closed="both")],
-        "negatives": [at_least_zero()],
-        "min_grade": [at_least_zero()],
-        "grade_pairs": [at_least_zero()],
-        "weighting": [StrOptions(set(WEIGHTINGS))],
-        "max_positives": [at_least_zero()],
-        "candidate_depth": [None, positive()],
-        "bags": [positive()],
-        "bag_fraction": [Interval(Real, 0, 1, closed="right")],
-        "bootstrap": ["boolean"],
-        "eval_every": [positive()],
-        "patience": [at_least_zero()],
-        "eval_depth": [positive()],
+        "features": [PairFeatures],
+        "sampling": [TupleSampling],
+        "boosting": [Boosting],
+        "bagging": [Bagging],
         "jobs": [Interval(Integral, 1, None, closed="left"), Options(Integral, {-1})],
         "backend": [StrOptions(set(BACKENDS))],
         "scheduler": "no_validation",
         "source_lang": [str],
         "target_lang": [str],
-        "max_df": [Interval(Real, 0, 1, closed="right")],
-        "frequent_word_ngrams": ["boolean"],
         "base": "no_validation",
-        "beta": [None, Number(Real, 0, MAX_BETA, closed="both")],
-        "beta_grid": [Numbers(Real, 0, MAX_BETA, closed="both")],
-        "significance": [None, Number(Real, 0, 1, closed="both")],
-        "hard_negatives": [at_least_zero()],
-        "parallel_weight": [Interval(Real, 0, None, closed="neither")],
-        "doc_weighting": [None, StrOptions(set(SCHEMES))],
         "random_state": [at_least_zero()],
         "quiet": ["boolean"],
     }
+    groups = {"features": PairFeatures, "sampling": TupleSampling, "boosting": Boosting, "bagging": Bagging}
+    features: PairFeatures
+    sampling: TupleSampling
+    boosting: Boosting
+    bagging: Bagging
+    flat_order = FLAT_ORDER
     default_tag = "Boost"
     keeps_model = True
     file_keys = {
@@ -139,85 +142,39 @@ class BoostRanker(System):
     def __init__(
         self,
         *,
-        ngram: int = 1,
-        rounds: int = 6000,
-        rule: str = "exact",
-        bits: int = 30,
-        max_buckets: int | None = MAX_BUCKETS,
-        hash_seed: int = 0,
-        eps: float | None = None,
-        negatives: int = 1,
-        min_grade: int = 1,
-        grade_pairs: int = 0,
-        weighting: str = "difference",
-        max_positives: int = 0,
-        candidate_depth: int | None = None,
-        bags: int = 1,
-        bag_fraction: float = 1.0,
-        bootstrap: bool = False,
-        eval_every: int = 100,
-        patience: int = 0,
-        eval_depth: int = 1000,
+        features: PairFeatures | None = None,
+        sampling: TupleSampling | None = None,
+        boosting: Boosting | None = None,
+        bagging: Bagging | None = None,
+        base: BaseRun | None = None,
+        source_lang: str = "en",
+        target_lang: str = "es",
         jobs: int = 1,
         backend: str = "loky",
         scheduler=None,
-        source_lang: str = "en",
-        target_lang: str = "es",
-        max_df: float = 1.0,
-        frequent_word_ngrams: bool = True,
-        base: BaseRun | None = None,
-        beta: float | None = None,
-        beta_grid: Sequence[float] = BETA_GRID,
-        hard_negatives: int = 3,
-        significance: float | None = 0.05,
-        parallel_weight: float = 1.0,
-        doc_weighting: str | None = None,
         random_state: int = 0,
         quiet: bool = False,
+        **flat,
     ) -> None:
-        self.ngram = ngram
-        self.rounds = rounds
-        self.rule = rule
-        self.bits = bits
-        self.max_buckets = max_buckets
-        self.hash_seed = hash_seed
-        self.eps = eps
-        self.negatives = negatives
-        self.min_grade = min_grade
-        self.grade_pairs = grade_pairs
-        self.weighting = weighting
-        self.max_positives = max_positives
-        self.candidate_depth = candidate_depth
-        self.bags = bags
-        self.bag_fraction = bag_fraction
-        self.bootstrap = bootstrap
-        self.eval_every = eval_every
-        self.patience = patience
-        self.eval_depth = eval_depth
+        self._set_groups({"features": features, "sampling": sampling, "boosting": boosting, "bagging": bagging}, flat)
+        self.base = base
+        self.source_lang = source_lang
+        self.target_lang = target_lang
         self.jobs = jobs
         self.backend = backend
         self.scheduler = scheduler
-        self.source_lang = source_lang
-        self.target_lang = target_lang
-        self.max_df = max_df
-        self.frequent_word_ngrams = frequent_word_ngrams
-        self.base = base
-        self.beta = beta
-        self.beta_grid = beta_grid
-        self.significance = significance
-        self.hard_negatives = hard_negatives
-        self.parallel_weight = parallel_weight
-        self.doc_weighting = doc_weighting
         self.random_state = random_state
         self.quiet = quiet
 
     def check_params(self) -> None:
-        """Each hyper-parameter against its constraints, and bags that can differ: bags of every tuple drawn
-        without replacement would be the same bag trained again."""
+        """Each hyper-parameter against its constraints (a group's named as the ranker's), and bags that can
+        differ: bags of every tuple drawn without replacement would be the same bag trained again."""
         super().check_params()
-        if self.bags > 1 and self.bag_fraction >= 1 and not self.bootstrap:
+        self.check_flat_params()
+        bagging = self.bagging
+        if bagging.bags > 1 and bagging.bag_fraction >= 1 and not bagging.bootstrap:
             raise ClirkitError(
-                f"{self.bags} bags of every tuple without replacement would all be the same bag: "
+                f"{bagging.bags} bags of every tuple without replacement would all be the same bag: "
                 f"give bag_fraction < 1 (--bag-fraction) or bootstrap (--bootstrap)"
             )
 
@@ -225,14 +182,14 @@ class BoostRanker(System):
         """The hyper-parameters, each against its constraints, then the two that go together: a beta weighs a
         base's scores, and without beta the betas of ``beta_grid`` are tried."""
         self.check_params()
-        if self.beta is not None and self.base is None:
+        if self.boosting.beta is not None and self.base is None:
             raise ClirkitError("beta weighs a base ranker's scores: give a base run too")
-        if self.beta is None and not self.beta_grid:
+        if self.boosting.beta is None and not self.boosting.beta_grid:
             raise ClirkitError("beta_grid is empty: give betas to try, or beta")
 
     def _doc_weighting(self) -> str:
-        if self.doc_weighting is not None:
-            return self.doc_weighting
+        if self.features.doc_weighting is not None:
+            return self.features.doc_weighting
         return "binary" if self.base is None else "length"
 
     def _base_system(self) -> System | None:
@@ -244,8 +201,8 @@ class BoostRanker(System):
         return made[1]
 
     def _candidate_depth(self) -> int:
-        if self.candidate_depth is not None:
-            return self.candidate_depth
+        if self.sampling.candidate_depth is not None:
+            return self.sampling.candidate_depth
         return 1000 if self.base is None else 100
 
     @classmethod
@@ -265,36 +222,27 @@ class BoostRanker(System):
         """The training topics (and the analysis, when not the default)."""
         return {"train": resources.record("train"), **resources.analysis_record()}
 
-    def fit(
-        self,
-        topics: Mapping[str, str] | Resources,
-        qrels: Qrels | None = None,
-        documents=None,
-        *,
-        dev_topics: Mapping[str, str] | None = None,
-        dev_qrels: Qrels | None = None,
-        candidates: Run | None = None,
-        extra_topics: Mapping[str, str] | None = None,
-        extra_qrels: Qrels | None = None,
-        excluded: Mapping[str, set[str]] | None = None,
-        base_made_by: dict | None = None,
-        analyzers: tuple[Analyzer, Analyzer] | None = None,
-    ) -> "BoostRanker":
-        """Learn from texts: ``topics`` ``{qid: text}`` and their ``qrels``, ``documents`` (a
-        :class:`~clirkit.documents.Documents` or ``(docids, texts)``), analyzed with the
-        ``analyzers`` ``(queries', documents')`` (None: the defaults of ``source_lang``/``target_lang``), then
-        :meth:`fit_tokens`. Or from :class:`~clirkit.estimator.Resources`: its train topics and qrels, documents,
-        dev topics and qrels (if any), the train and dev exclusions, its analyzers, and its known-item pairs
-        with the option ``parallel_tuples``.
+    def fit(self, resources: Resources, *rest, **keywords) -> "BoostRanker":
+        """Learn from ``resources`` (:class:`~clirkit.estimator.Resources`): its train topics and qrels, its
+        documents, its dev topics and qrels (if any: early stopping, and beta tuned without one), the train and dev
+        exclusions, its analyzers (else the defaults of its languages, or of ``source_lang``/``target_lang``), its
+        candidate run (standalone: hard negatives), and its known-item pairs when its option ``parallel_tuples`` is
+        true (extra tuples weighing ``parallel_weight``); then :meth:`fit_tokens`.
 
         With a base *system*, it first searches the training topics (``BASE_BATCH`` at a time) and the
-        dev topics, without each query's ``excluded`` documents; its run is the base run.
+        dev topics, without each query's excluded documents; its run is the base run. A base given as a run is
+        recorded in the model with ``resources.record("base")`` (e.g. the files it was read from).
         """
-        if isinstance(topics, Resources):
-            return self.fit(topics.topics("train"), topics.qrels("train"), topics.documents(), **_tuning(topics))
-        if qrels is None or documents is None:
-            raise ClirkitError("fit(topics, qrels, documents) or fit(resources)")
-        src, tgt = analyzers or (Analyzer(self.source_lang), Analyzer(self.target_lang))
+        if rest or keywords or not isinstance(resources, Resources):
+            raise ClirkitError(_FIT_TAKES.format(name=type(self).__name__, got=_what(resources, rest, keywords)))
+        topics, qrels = resources.topics("train"), resources.qrels("train")
+        documents = resources.documents()
+        has_dev = "dev" in resources.splits
+        dev_topics = resources.topics("dev") if has_dev else None
+        dev_qrels = resources.qrels("dev") if has_dev else None
+        extra_topics, extra_qrels = resources.known_items() if resources.option("parallel_tuples") else (None, None)
+        excluded = resources.excluded("train", "dev")
+        src, tgt = resources.analyzers((self.source_lang, self.target_lang))
         documents = Documents.of(documents)
 
         def tokens(qs, quiet=True, desc="tokenizing queries"):  # in the documents' tokenizing processes
@@ -306,9 +254,12 @@ class BoostRanker(System):
 
         base = self._base_system()
         base_run = held_run(base)  # a run given as the base: every row of it, as given
+        base_made_by = None
         if base is not None and base_run is None:  # a base that searches: the training and dev topics
             base_run = self._base_run(topics, dev_topics, excluded)
-            base_made_by = base_made_by or base.describe()
+            base_made_by = base.describe()
+        elif base is not None:
+            base_made_by = resources.record("base")
         q_tok = tokens(topics, self.quiet)
         d_tok = documents.tokens(tgt, quiet=self.quiet)
         return self.fit_tokens(
@@ -318,7 +269,7 @@ class BoostRanker(System):
             d_tok,
             dev_queries=tokens(dev_topics),
             dev_qrels=dev_qrels,
-            candidates=candidates,
+            candidates=resources.candidates(),
             source_analyzer=src,
             target_analyzer=tgt,
             extra_queries=tokens(extra_topics, self.quiet, "tokenizing extra queries"),
@@ -537,12 +488,13 @@ class BoostRanker(System):
         return self
 
 
-def _tuning(resources: Resources) -> dict:
-    """The keywords of :meth:`BoostRanker.fit` from ``resources``: the dev topics and qrels (if any), the
-    train and dev exclusions, the known-item pairs (option ``parallel_tuples``)."""
-    out: dict = {"excluded": resources.excluded("train", "dev"), "analyzers": resources.analyzers()}
-    if "dev" in resources.splits:
-        out.update(dev_topics=resources.topics("dev"), dev_qrels=resources.qrels("dev"))
-    if resources.option("parallel_tuples"):
-        out["extra_topics"], out["extra_qrels"] = resources.known_items()
-    return out
+_FIT_TAKES = (
+    "{name}.fit takes one Resources, e.g. fit(Resources(topics={{'train': topics, 'dev': ...}}, qrels={{'train': "
+    "qrels, ...}}, documents=(docids, texts))) (clirkit.estimator.Resources), got {got}"
+)
+
+
+def _what(resources, rest, keywords) -> str:
+    """What a wrong call of ``fit`` was given, in words (for :data:`_FIT_TAKES`)."""
+    given = [type(resources).__name__, *(type(r).__name__ for r in rest), *(f"{k}=..." for k in keywords)]
+    return ", ".join(given) if rest or keywords else f"a {given[0]}"

@@ -89,11 +89,11 @@ def fit_tokens(
     features = PairFeatures.fit(
         [queries[q] for q in qids] + [extra_queries[q] for q in extra_ids],
         doc_tokens,
-        ngram=ranker.ngram,
-        max_df=ranker.max_df,
-        frequent_word_ngrams=ranker.frequent_word_ngrams,
+        ngram=ranker.features.ngram,
+        max_df=ranker.features.max_df,
+        frequent_word_ngrams=ranker.features.frequent_word_ngrams,
         doc_weighting=ranker._doc_weighting(),
-        hash_seed=ranker.hash_seed,
+        hash_seed=ranker.features.hash_seed,
     )
     train_base = train_base_scores(ranker, base_run, query_ids, len(qids), docids)
     check_candidates(ranker, candidates, qids, docids, qrels)
@@ -102,7 +102,7 @@ def fit_tokens(
     )
     say(
         f"boost: {len(tuples)} tuples ({n_extra} extra) from {len(np.unique(tuples.query))} queries; "
-        f"{len(features.source)} source and {len(features.target)} target {ranker.ngram}-grams",
+        f"{len(features.source)} source and {len(features.target)} target {ranker.features.ngram}-grams",
         quiet=ranker.quiet,
     )
     dev = (dev_queries, dev_qrels) if has_dev else None
@@ -112,12 +112,12 @@ def fit_tokens(
     else:
         sweep, results = boost_from_base(ranker, features, tuples, train_base, base_run, dev, docids)
         base_info = {"normalization": NORMALIZATION, **base_run.describe(), "made_by": dict(base_made_by or {})}
-    say_dropped(results, ranker.max_buckets, quiet=ranker.quiet)
+    say_dropped(results, ranker.features.max_buckets, quiet=ranker.quiet)
     ranker.model_ = BoostModel.from_results(
         results,
         features.source.terms,
         features.target.terms,
-        ngram=ranker.ngram,
+        ngram=ranker.features.ngram,
         source_analyzer=source_analyzer or Analyzer(ranker.source_lang),
         target_analyzer=target_analyzer or Analyzer(ranker.target_lang),
         params=model_record(ranker, tuples, n_extra, results, sweep, candidates),
@@ -152,7 +152,7 @@ def check_fit(
     clash = set(queries) & set(extra_queries or ())
     if clash:
         raise ClirkitError(f"extra query id {sorted(clash)[0]!r} is also a training query id")
-    if ranker.base is not None and ranker.beta is None and not has_dev:
+    if ranker.base is not None and ranker.boosting.beta is None and not has_dev:
         raise ClirkitError("tuning beta needs dev queries and qrels; give them, or give beta")
     return compact(base_run) if ranker.base is not None else None
 
@@ -226,13 +226,15 @@ def check_candidates(ranker: "BoostRanker", candidates: Run | None, qids: list[s
     negative (their negatives are drawn uniformly)."""
     if candidates is None:
         return
-    problem, lacking = candidates_lacking(candidates, qids, docids, qrels, ranker.min_grade, ranker._candidate_depth())
+    problem, lacking = candidates_lacking(
+        candidates, qids, docids, qrels, ranker.sampling.min_grade, ranker._candidate_depth()
+    )
     if problem == "no row":
         raise ClirkitError("the candidate run has no row for a training query and a known document")
     if problem == "all relevant":
         raise ClirkitError(
             "the candidate run has no non-relevant row for a training query and a known document: "
-            + all_relevant_rows(ranker._candidate_depth(), ranker.min_grade)
+            + all_relevant_rows(ranker._candidate_depth(), ranker.sampling.min_grade)
         )
     if lacking:
         say(
@@ -257,15 +259,15 @@ def training_tuples(
         qrels,
         query_ids,
         docids,
-        negatives=ranker.negatives,
-        min_grade=ranker.min_grade,
+        negatives=ranker.sampling.negatives,
+        min_grade=ranker.sampling.min_grade,
         candidates=candidates,
         base=base,
         candidate_depth=ranker._candidate_depth(),
-        grade_pairs=ranker.grade_pairs,
-        weighting=ranker.weighting,
-        max_positives=ranker.max_positives,
-        hard_negatives=ranker.hard_negatives if ranker.base is not None else 0,
+        grade_pairs=ranker.sampling.grade_pairs,
+        weighting=ranker.sampling.weighting,
+        max_positives=ranker.sampling.max_positives,
+        hard_negatives=ranker.sampling.hard_negatives if ranker.base is not None else 0,
         seed=ranker.random_state,
         quiet=ranker.quiet,
     )
@@ -276,16 +278,16 @@ def training_tuples(
             extra_qrels,
             query_ids,
             docids,
-            negatives=max(ranker.negatives, 1),
-            min_grade=ranker.min_grade,
-            weighting=ranker.weighting,
+            negatives=max(ranker.sampling.negatives, 1),
+            min_grade=ranker.sampling.min_grade,
+            weighting=ranker.sampling.weighting,
             seed=[ranker.random_state, 1],
             what="extra",
             quiet=ranker.quiet,
         )
     except ClirkitError as exc:
         raise ClirkitError(f"extra tuples: {exc}") from None
-    return tuples.joined(extra, ranker.parallel_weight), len(extra)
+    return tuples.joined(extra, ranker.sampling.parallel_weight), len(extra)
 
 
 def boost_bags(
@@ -295,10 +297,10 @@ def boost_bags(
     data = BoostData(features.Qm, features.Dm, tuples, features.src_hash, features.tgt_hash, dev, cache)
     return train_bags(
         data,
-        BoostParams.of(ranker.get_params(deep=False)),
-        bags=ranker.bags,
-        fraction=ranker.bag_fraction,
-        replace=ranker.bootstrap,
+        BoostParams.of(ranker.flat_params()),
+        bags=ranker.bagging.bags,
+        fraction=ranker.bagging.bag_fraction,
+        replace=ranker.bagging.bootstrap,
         seed=ranker.random_state,
         jobs=ranker.jobs,
         backend=ranker.backend,
@@ -318,7 +320,7 @@ def boost_from_base(
 ) -> tuple[BetaSweep, list]:
     """Boosted from the base margins once per beta tried (:func:`~clirkit.boost.sweep.sweep_betas`), each
     early-stopped by re-ranking the dev queries' base run."""
-    betas = betas_to_try(ranker.beta, ranker.beta_grid)
+    betas = betas_to_try(ranker.boosting.beta, ranker.boosting.beta_grid)
     rerank = None
     if dev is not None:
         dqids, Qdev, judged = dev_matrices(ranker, *dev, features)
@@ -329,11 +331,11 @@ def boost_from_base(
             )
 
         rerank = RerankEvaluator(
-            Qdev, features.Dm, dqids, docids, judged, dev_base, 0.0, depth=ranker.eval_depth
+            Qdev, features.Dm, dqids, docids, judged, dev_base, 0.0, depth=ranker.boosting.eval_depth
         ).with_beta  # the dev candidates held once, for every beta
 
     # the betas boost the same tuples from other weights: their pairs are mapped and grouped by bucket once
-    cache = PairCache() if len(betas) > 1 and ranker.bags == 1 else None
+    cache = PairCache() if len(betas) > 1 and ranker.bagging.bags == 1 else None
 
     def boost(beta: float):
         evaluator = rerank(beta) if rerank is not None else None
@@ -343,9 +345,13 @@ def boost_from_base(
     def boost_all(betas: tuple[float, ...]) -> list:
         """The betas boosted by ``jobs`` workers (:func:`~clirkit.parallel.run_tasks`), the pairs mapped here
         first (the workers take the map with the cache); the results in the betas' order."""
-        params = BoostParams.of(ranker.get_params(deep=False))
+        params = BoostParams.of(ranker.flat_params())
         rows = bag_rows(
-            len(tuples), 0, seed=ranker.random_state, fraction=ranker.bag_fraction, replace=ranker.bootstrap
+            len(tuples),
+            0,
+            seed=ranker.random_state,
+            fraction=ranker.bagging.bag_fraction,
+            replace=ranker.bagging.bootstrap,
         )
         if pairmap.mapped():
             cache.pair_map(
@@ -372,7 +378,7 @@ def boost_from_base(
                     cache,
                 )
             )
-        kw = {"fraction": ranker.bag_fraction, "replace": ranker.bootstrap, "seed": ranker.random_state}
+        kw = {"fraction": ranker.bagging.bag_fraction, "replace": ranker.bagging.bootstrap, "seed": ranker.random_state}
         groups = worker_groups(len(betas), ranker.jobs, ranker.backend)
         done = run_tasks(
             [(boost_scored_each, ([data[i] for i in group], params), kw) for group in groups],
@@ -387,11 +393,13 @@ def boost_from_base(
 
     parallel = cache is not None and ranker.jobs != 1
     sweep, results = sweep_betas(
-        betas, boost, tune=ranker.beta is None, quiet=ranker.quiet, boost_all=boost_all if parallel else None
+        betas, boost, tune=ranker.boosting.beta is None, quiet=ranker.quiet, boost_all=boost_all if parallel else None
     )
-    if rerank is None or not ranker.significance:
+    if rerank is None or not ranker.boosting.significance:
         return sweep, results
-    return sweep, kept_if_significant(results, rerank(sweep.best), ranker.significance, seed=ranker.random_state)
+    return sweep, kept_if_significant(
+        results, rerank(sweep.best), ranker.boosting.significance, seed=ranker.random_state
+    )
 
 
 def model_record(
@@ -400,7 +408,7 @@ def model_record(
     """The model's ``params``: the hyper-parameters that shape it (:meth:`get_params`, less
     :data:`_NOT_RECORDED`; the ones a setting makes matter only when it does), the seed, the tuples and
     what each bag kept (rounds, pairs, buckets, dev curve), and the dev MAP of each beta tried."""
-    info = {k: v for k, v in ranker.get_params(deep=False).items() if k not in _NOT_RECORDED}
+    info = {k: v for k, v in ranker.flat_params().items() if k not in _NOT_RECORDED}
     info.update(
         seed=ranker.random_state,
         n_tuples=len(tuples),
@@ -414,15 +422,15 @@ def model_record(
     if candidates is not None or ranker.base is not None:
         info.update(candidate_depth=ranker._candidate_depth())
     if n_extra:
-        info.update(n_extra_tuples=n_extra, parallel_weight=ranker.parallel_weight)
+        info.update(n_extra_tuples=n_extra, parallel_weight=ranker.sampling.parallel_weight)
     if any("dropped" in r.info for r in results):  # what the budget of buckets left out, bag by bag
         info.update(
-            max_buckets=ranker.max_buckets,
+            max_buckets=ranker.features.max_buckets,
             bag_dropped=[r.info.get("dropped", {"pairs": 0, "buckets": 0, "support": 0}) for r in results],
         )
     if sweep is not None:  # a beta given without dev queries has no dev MAP: recorded as none (an empty map)
         info.update(
-            hard_negatives=ranker.hard_negatives,
+            hard_negatives=ranker.sampling.hard_negatives,
             beta_dev_map={b: m for b, m in sweep.dev_map().items() if m is not None},
         )
     return info
@@ -462,4 +470,4 @@ def dev_evaluator(ranker: "BoostRanker", dev, features: PairFeatures, docids) ->
     if dev is None:
         return None
     dqids, Qdev, judged = dev_matrices(ranker, *dev, features)
-    return DevEvaluator(Qdev, features.Dm, dqids, docids, judged, depth=ranker.eval_depth)
+    return DevEvaluator(Qdev, features.Dm, dqids, docids, judged, depth=ranker.boosting.eval_depth)

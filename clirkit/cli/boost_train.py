@@ -293,10 +293,11 @@ def run(args) -> int:
     from clirkit.cli.params import params_of, tokenize_jobs
     from clirkit.documents import Documents
     from clirkit.errors import ClirkitError
+    from clirkit.estimator import Resources
     from clirkit.progress import say
 
-    params = params_of(args, convert={"beta_grid": tuple})
-    probe = BoostRanker(**params, jobs=args.jobs, random_state=args.seed, quiet=args.quiet)
+    params = params_of(args, convert={"beta_grid": tuple})  # by flat names: from_flat puts each in its group
+    probe = BoostRanker.from_flat(**params, jobs=args.jobs, random_state=args.seed, quiet=args.quiet)
     probe.check_params()
     check_options(args, params)
     data = load_data(args, qrels=True, dev=True)
@@ -306,7 +307,7 @@ def run(args) -> int:
     base = read_base_run(args)
     extra_queries, extra_qrels = _extra(args, data.collection, *data.documents)
     source_lang, target_lang = assumed_languages(data, "boost-train", args.quiet)
-    ranker = BoostRanker(
+    ranker = BoostRanker.from_flat(
         **params,
         source_lang=source_lang,
         target_lang=target_lang,
@@ -315,20 +316,19 @@ def run(args) -> int:
         random_state=args.seed,
         quiet=args.quiet,
     )
-    documents = Documents(*data.documents, jobs=tokenize_jobs())  # tokenized in 2 processes (the same tokens)
+    has_dev = data.dev_queries is not None and data.dev_qrels is not None
+    resources = Resources(
+        topics={"train": data.queries, **({"dev": data.dev_queries} if has_dev else {})},
+        qrels={"train": data.qrels, **({"dev": data.dev_qrels} if has_dev else {})},
+        documents=Documents(*data.documents, jobs=tokenize_jobs()),  # tokenized in 2 processes (the same tokens)
+        analyzers=analyzers_of(args, ranker.source_lang, ranker.target_lang),
+        candidates=candidates,
+        known_items=None if extra_queries is None else (extra_queries, extra_qrels),
+        options={"parallel_tuples": extra_queries is not None},  # the extra tuples: --parallel-tuples, --extra-tuples
+        records={"base": {"runs": [str(p) for p in args.base_run]}} if base else None,
+    )
     try:
-        ranker.fit(
-            data.queries,
-            data.qrels,
-            documents,
-            dev_topics=data.dev_queries,
-            dev_qrels=data.dev_qrels,
-            candidates=candidates,
-            extra_topics=extra_queries,
-            extra_qrels=extra_qrels,
-            base_made_by={"runs": [str(p) for p in args.base_run]} if base else None,
-            analyzers=analyzers_of(args, ranker.source_lang, ranker.target_lang),
-        )
+        ranker.fit(resources)
     except NoTupleError as exc:  # the training qrels give no tuple: the message names their file
         raise ClirkitError(f"{args.qrels}: {exc}" if args.qrels else str(exc)) from None
     model = ranker.model_

@@ -167,8 +167,9 @@ def param_type(cls, name: str) -> Callable[[str], object]:
     from numbers import Integral
 
     from clirkit.constraints import Interval, StrOptions
+    from clirkit.paramgroups import flat_constraints
 
-    constraints = cls._parameter_constraints[name]
+    constraints = flat_constraints(cls)[name]
     intervals = [c for c in constraints if isinstance(c, Interval)]
     if not intervals:
         raise TypeError(f"{cls.__name__}.{name} has no numeric interval constraint")

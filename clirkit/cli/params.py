@@ -27,11 +27,14 @@ def tokenize_jobs() -> int:
 
 
 def default_of(cls, name: str):
-    """The default of hyper-parameter ``name`` of ``cls``."""
-    parameter = inspect.signature(cls.__init__).parameters[name]
-    if parameter.default is inspect.Parameter.empty:
+    """The default of hyper-parameter ``name`` of ``cls`` (by its flat name: a group's parameter by its own,
+    :func:`~clirkit.paramgroups.flat_defaults`)."""
+    from clirkit.paramgroups import flat_defaults
+
+    default = flat_defaults(cls)[name]
+    if default is inspect.Parameter.empty:
         raise TypeError(f"{cls.__name__}.{name} has no default")
-    return parameter.default
+    return default
 
 
 class _StoreGiven(argparse._StoreAction):
@@ -104,7 +107,8 @@ def option_message(error: BaseException | str, args: argparse.Namespace) -> str:
 
 
 def params_of(args: argparse.Namespace, *, convert: dict | None = None) -> dict:
-    """``{name: value}`` of the hyper-parameter options in ``args``; ``convert`` maps a name to a function
+    """``{name: value}`` of the hyper-parameter options in ``args`` (by their flat names: a system with groups of
+    parameters is made of them by :func:`~clirkit.paramgroups.from_flat`); ``convert`` maps a name to a function
     applied to its value (e.g. ``tuple``)."""
     convert = convert or {}
     out = {}

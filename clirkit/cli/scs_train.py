@@ -108,6 +108,7 @@ def run(args) -> int:
     from clirkit.cli.data import data_files
     from clirkit.cli.params import params_of
     from clirkit.errors import ClirkitError
+    from clirkit.estimator import Resources
     from clirkit.fileio import check_outputs
     from clirkit.progress import say
     from clirkit.scs import SCSModel, read_word_vectors
@@ -115,18 +116,18 @@ def run(args) -> int:
 
     params = params_of(args, convert={"thresholds": tuple, "mse_targets": tuple})
     params["max_pairs_per_query"] = params["max_pairs_per_query"] or None
-    model = SCSModel(**params, random_state=args.seed)
+    model = SCSModel.from_flat(**params, random_state=args.seed)  # each option's parameter in its group
     model.check_params()
-    if model.epochs == 0:
+    if model.schedule.epochs == 0:
         raise ClirkitError("--epochs 0 trains nothing (the model would be its random start): give at least 1")
     try:
-        grades = len(check_thresholds(model.thresholds)) - 1
+        grades = len(check_thresholds(model.objective.thresholds)) - 1
     except ClirkitError as exc:
         raise ClirkitError(f"--thresholds: {exc}") from None
-    if model.mse_targets is not None and len(model.mse_targets) != grades:
+    if model.objective.mse_targets is not None and len(model.objective.mse_targets) != grades:
         raise ClirkitError(
             f"--mse-targets: give one target per grade ({grades}: one more than --thresholds), "
-            f"got {len(model.mse_targets)}"
+            f"got {len(model.objective.mse_targets)}"
         )
     vectors = {"--query-vectors": args.query_vectors, "--doc-vectors": args.doc_vectors}
     check_outputs({"-o": args.output}, {**data_files(args), **vectors, **side_stopword_files(args)})
@@ -134,18 +135,20 @@ def run(args) -> int:
     train, documents = data.queries, data.documents
     source_lang, target_lang = assumed_languages(data, "scs-train", args.quiet)
     model.set_params(source_lang=source_lang, target_lang=target_lang)
-    qv = read_word_vectors(args.query_vectors, model.dim) if args.query_vectors else None
-    dv = read_word_vectors(args.doc_vectors, model.dim) if args.doc_vectors else None
+    qv = read_word_vectors(args.query_vectors, model.shape.dim) if args.query_vectors else None
+    dv = read_word_vectors(args.doc_vectors, model.shape.dim) if args.doc_vectors else None
     say(f"scs-train: {len(train)} training queries, {len(documents[0])} documents", quiet=args.quiet)
     model.fit(
-        train,
-        data.qrels,
-        documents,
-        query_vectors=qv,
-        doc_vectors=dv,
-        quiet=args.quiet,
-        jobs=args.jobs,
-        analyzers=analyzers_of(args, model.source_lang, model.target_lang),
+        Resources(
+            topics={"train": train},
+            qrels={"train": data.qrels},
+            documents=documents,
+            query_vectors=qv,
+            doc_vectors=dv,
+            quiet=args.quiet,
+            jobs=args.jobs,
+            analyzers=analyzers_of(args, model.source_lang, model.target_lang),
+        )
     )
     model.save(args.output)
     stats = model.training_stats_

@@ -17,7 +17,9 @@ def keys_text(kind: str | None = None) -> str:
         if kind != "fusion" and kind not in KINDS:
             raise ClirkitError(f"--keys: no system kind {kind!r} (kinds: {', '.join(KINDS)}, or fusion)")
         cls = system_class(kind)
-        defaults = {k: v.default for k, v in __import__("inspect").signature(cls).parameters.items()}
+        from clirkit.paramgroups import flat_defaults
+
+        defaults = flat_defaults(cls)
         lines = [
             f"[{'fusions' if kind == 'fusion' else 'systems'}.NAME] of kind {kind} ({cls.__module__}."
             f"{cls.__name__}; its docstring says what each parameter does):"

@@ -10,7 +10,6 @@ reading a file imports only the systems it uses.
 from __future__ import annotations
 
 import importlib
-import inspect
 from typing import TYPE_CHECKING
 
 from clirkit.errors import ClirkitError
@@ -55,8 +54,9 @@ def system_class(kind: str) -> "type[System]":
 def keys_of(cls: "type[System]") -> list[str]:
     """The keys of a system of class ``cls`` in an experiment file, after ``kind``: its file keys, the
     parameters naming other systems, then its other parameters, in their order (not those given in Python only,
-    ``python_only``: a file key stands for them)."""
-    params = [k for k in cls._get_param_names() if k not in cls.python_only]
-    ordered = [k for k in inspect.signature(cls).parameters if k in params]  # __init__ order, not sorted
-    ordered += [k for k in params if k not in ordered]
-    return [*cls.file_keys, *cls.system_keys, *(k for k in ordered if k not in cls.system_keys)]
+    ``python_only``: a file key stands for them). A parameter in a group is a key of its own (``ngram``, not
+    ``features``: :func:`~clirkit.paramgroups.flat_names`)."""
+    from clirkit.paramgroups import flat_names
+
+    params = [k for k in flat_names(cls) if k not in cls.python_only]
+    return [*cls.file_keys, *cls.system_keys, *(k for k in params if k not in cls.system_keys)]

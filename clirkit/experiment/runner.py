@@ -174,6 +174,7 @@ class Runner:
         """The system ``name`` of the file, unfitted, with the parameters the experiment sets, and its record."""
         from clirkit.experiment.systemchecks import check_param_files, param_files
         from clirkit.fileio import file_digest
+        from clirkit.paramgroups import from_flat
 
         kind, spec = self.exp.spec_of(name)
         cls = system_class(kind)
@@ -192,7 +193,7 @@ class Runner:
         given.update(
             {k: self.systems[v] if isinstance(v, str) else [self.systems[n] for n in v] for k, v in named.items()}
         )
-        system = cls(**{**cls.params_from(view, given), **given})
+        system = from_flat(cls, {**cls.params_from(view, given), **given})  # a group's keys are flat in the file
         system.check_params()
         system.check_inputs(view)
         described = system.describe()

@@ -13,6 +13,7 @@ from typing import Any, Mapping, Sequence
 
 from clirkit.errors import ClirkitError
 from clirkit.experiment.kinds import FILE_PARAMS, KINDS, keys_of, system_class
+from clirkit.paramgroups import from_flat
 
 
 def relative(given: str, source: str | None) -> str:
@@ -28,7 +29,9 @@ def param_files(cls, params: Mapping[str, Any], source: str | None) -> dict[str,
     """``{parameter: (value given, path)}`` of the parameters of ``params`` (a system of class ``cls``) that name a
     file (:data:`~clirkit.experiment.kinds.FILE_PARAMS`: a string other than the parameter's words), each path
     relative to the experiment file ``source``."""
-    names = cls._get_param_names()
+    from clirkit.paramgroups import flat_names
+
+    names = flat_names(cls)
     return {
         key: (value, relative(value, source))
         for key, (words, _) in FILE_PARAMS.items()
@@ -144,7 +147,7 @@ def check_system(
     try:
         files = param_files(cls, params, source)
         check_param_files(files)
-        system = cls(**{**params, **{k: path for k, (_, path) in files.items()}})
+        system = from_flat(cls, {**params, **{k: path for k, (_, path) in files.items()}})
         _check_booleans(cls, params)
         system.check_params()
         system.check_options({k: spec[k] for k in cls.file_keys if k in spec})
@@ -157,9 +160,10 @@ def _check_booleans(cls, params: Mapping[str, Any]) -> None:
     """InvalidParameterError for a TOML boolean given to a parameter of ``cls`` that takes a number (``rounds =
     true``, ``max_buckets = true``): scikit-learn's constraints take True as the integer 1."""
     from clirkit.constraints import validate
+    from clirkit.paramgroups import flat_constraints
 
     booleans = {k: v for k, v in params.items() if isinstance(v, bool)}
-    validate(cls._parameter_constraints, booleans, cls.__name__, bools_as_ints=False)
+    validate(flat_constraints(cls), booleans, cls.__name__, bools_as_ints=False)
 
 
 def _check_lam_written(spec: Mapping[str, Any], cls) -> None:

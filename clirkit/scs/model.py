@@ -19,15 +19,16 @@ from __future__ import annotations
 
 import functools
 import time
-from numbers import Integral, Real
+from numbers import Integral
 from typing import Mapping, Sequence
 
 import numpy as np
 
-from clirkit.constraints import Interval, StrOptions
+from clirkit.constraints import Interval
 from clirkit.documents import Documents
 from clirkit.errors import ClirkitError
 from clirkit.estimator import DEPTH, Resources, System, drop_excluded
+from clirkit.paramgroups import Grouped
 from clirkit.progress import progress, say
 from clirkit.run import Qrels, Run
 from clirkit.scs import losses
@@ -35,31 +36,48 @@ from clirkit.scs.encoding import averaging_matrix, unit_norm, vocabulary_of
 from clirkit.scs.gradient import loss_and_gradient
 from clirkit.scs.modelfile import read_model, write_model
 from clirkit.scs.optim import Adam
+from clirkit.scs.params import Objective, Schedule, Shape, UnitSampling
 from clirkit.scs.training import TrainingData, judged_units, lookup, triplets
 
-PAIR_WEIGHTS = ("uniform", "grade")
+# the flat names of the parameters (an experiment file's keys, a model file's record) in the order they had before
+# they were grouped (issue 38)
+FLAT_ORDER = (
+    *("dim", "eps", "loss", "thresholds", "mse_targets", "margin", "pair_weight", "max_pairs_per_query", "lr"),
+    *("batch_size", "epochs", "negatives", "init_scale", "lazy_adam", "source_lang", "target_lang", "random_state"),
+)
 
 
-class SCSModel(System):
+class SCSModel(Grouped, System):
     """Smooth-cosine bilingual retrieval model trained with SOSL, MSE or a pairwise rank loss.
 
-    Args:
+    Hyper-parameters, four of them groups (:mod:`clirkit.scs.params`; ``get_params(deep=True)`` names their
+    parameters ``shape__dim`` etc., :meth:`from_flat` takes them by their own names, as an experiment file does):
+
+    ``shape`` (:class:`~clirkit.scs.params.Shape`):
         dim: embedding dimension (64 in the paper).
         eps: smoothing of the cosine (``eps = 0`` is the plain cosine).
+        init_scale: standard deviation of the random normal embedding initialization.
+
+    ``objective`` (:class:`~clirkit.scs.params.Objective`):
         loss: ``sosl`` | ``mse`` (pointwise) | ``hinge`` | ``logistic`` | ``exp`` (pairwise).
         thresholds: SOSL's inner thresholds; grades 0..len(thresholds) are allowed.
         mse_targets: MSE's target score per grade; default the middle of each SOSL segment.
         margin: the hinge loss's margin.
-        pair_weight: pairwise losses: ``uniform`` (1) or ``grade`` (grade(d+) - grade(d-)).
+
+    ``sampling`` (:class:`~clirkit.scs.params.UnitSampling`):
+        negatives: irrelevant documents sampled per training query (once, before training).
         max_pairs_per_query: pairwise losses: sample at most this many triplets per query (None:
             all; a nave-en-es topic with 2,000 judged verses would give 10^5 triplets).
+        pair_weight: pairwise losses: ``uniform`` (1) or ``grade`` (grade(d+) - grade(d-)).
+
+    ``schedule`` (:class:`~clirkit.scs.params.Schedule`):
         lr, batch_size, epochs: Adam learning rate, units per batch, passes over the units.
-        negatives: irrelevant documents sampled per training query (once, before training).
-        init_scale: standard deviation of the random normal embedding initialization.
         lazy_adam: Adam on the rows a batch touches only (TensorFlow's LazyAdam; default: with
             vocabularies of 10^4-10^5 words it is 3-4x faster per step than the textbook
             dense Adam, which moves every row every step; ``False`` gives the dense one).
-        source_lang, target_lang: languages of the query and document analyzers used when texts are given.
+
+    And:
+        source_lang, target_lang: languages of the query and document analyzers (when the resources have none).
         random_state: seed of initialization, negative sampling and shuffling.
 
     Learned attributes: ``query_vocab_``, ``doc_vocab_`` (sorted str arrays),
@@ -68,59 +86,35 @@ class SCSModel(System):
     ``doc_analyzer_`` (settings dicts, None when fitted on tokens).
     """
 
+    groups = {"shape": Shape, "objective": Objective, "sampling": UnitSampling, "schedule": Schedule}
+    flat_order = FLAT_ORDER
+    shape: Shape
+    objective: Objective
+    sampling: UnitSampling
+    schedule: Schedule
+
     def __init__(
         self,
-        dim: int = 64,
-        eps: float = 1.0,
-        loss: str = "sosl",
-        thresholds: Sequence[float] = (0.2, 0.7),
-        mse_targets: Sequence[float] | None = None,
-        margin: float = 0.2,
-        pair_weight: str = "uniform",
-        max_pairs_per_query: int | None = 100,
-        lr: float = 0.01,
-        batch_size: int = 128,
-        epochs: int = 10,
-        negatives: int = 40,
-        init_scale: float = 0.1,
-        lazy_adam: bool = True,
+        *,
+        shape: Shape | None = None,
+        objective: Objective | None = None,
+        sampling: UnitSampling | None = None,
+        schedule: Schedule | None = None,
         source_lang: str = "en",
         target_lang: str = "es",
         random_state: int = 0,
+        **flat,
     ) -> None:
-        self.dim = dim
-        self.eps = eps
-        self.loss = loss
-        self.thresholds = thresholds
-        self.mse_targets = mse_targets
-        self.margin = margin
-        self.pair_weight = pair_weight
-        self.max_pairs_per_query = max_pairs_per_query
-        self.lr = lr
-        self.batch_size = batch_size
-        self.epochs = epochs
-        self.negatives = negatives
-        self.init_scale = init_scale
-        self.lazy_adam = lazy_adam
+        self._set_groups({"shape": shape, "objective": objective, "sampling": sampling, "schedule": schedule}, flat)
         self.source_lang = source_lang
         self.target_lang = target_lang
         self.random_state = random_state
 
     _parameter_constraints = {
-        "dim": [Interval(Integral, 1, None, closed="left")],
-        "eps": [Interval(Real, 0, 1e6, closed="both")],
-        "loss": [StrOptions(set(losses.LOSSES))],
-        "thresholds": [list, tuple, np.ndarray],
-        "mse_targets": [None, list, tuple, np.ndarray],
-        "margin": [Interval(Real, 0, 2, closed="both")],
-        "pair_weight": [StrOptions(set(PAIR_WEIGHTS))],
-        "max_pairs_per_query": [None, Interval(Integral, 1, None, closed="left")],
-        "lr": [Interval(Real, 0, 10, closed="right")],
-        "batch_size": [Interval(Integral, 1, None, closed="left")],
-        "epochs": [Interval(Integral, 0, None, closed="left")],
-        "negatives": [Interval(Integral, 0, None, closed="left")],
-        "init_scale": [Interval(Real, 0, 10, closed="right")],
-        "lazy_adam": ["boolean"],
+        "shape": [Shape],
+        "objective": [Objective],
+        "sampling": [UnitSampling],
+        "schedule": [Schedule],
         "source_lang": [str],
         "target_lang": [str],
         "random_state": [Interval(Integral, 0, None, closed="left")],
@@ -160,57 +154,42 @@ class SCSModel(System):
             }
         }
 
+    def check_params(self) -> None:
+        """Each hyper-parameter against its constraints (a group's named as the model's)."""
+        super().check_params()
+        self.check_flat_params()
+
     def _validate(self) -> None:
         self.check_params()
-        full = losses.check_thresholds(self.thresholds)
-        if self.mse_targets is not None and len(self.mse_targets) != len(full) - 1:
-            raise ClirkitError(f"give one MSE target per grade ({len(full) - 1}), got {len(self.mse_targets)}")
+        full = losses.check_thresholds(self.objective.thresholds)
+        if self.objective.mse_targets is not None and len(self.objective.mse_targets) != len(full) - 1:
+            raise ClirkitError(
+                f"give one MSE target per grade ({len(full) - 1}), got {len(self.objective.mse_targets)}"
+            )
 
     @property
     def n_grades(self) -> int:
-        return len(self.thresholds) + 1
+        return len(self.objective.thresholds) + 1
 
     # training -----------------------------------------------------------------------------------
 
-    def fit(
-        self,
-        topics: Mapping[str, str] | Resources,
-        qrels: Qrels | None = None,
-        documents=None,
-        *,
-        query_vectors: tuple[np.ndarray, np.ndarray] | None = None,
-        doc_vectors: tuple[np.ndarray, np.ndarray] | None = None,
-        quiet: bool = True,
-        jobs: int = 1,
-        analyzers: tuple | None = None,
-    ) -> "SCSModel":
-        """Tokenize texts with ``analyzers`` ``(queries', documents')`` (None: the languages' defaults), then
-        :meth:`fit_tokens`.
-
-        ``topics``: training queries ``{qid: text}``; ``qrels``: their graded judgments;
-        ``documents``: a :class:`~clirkit.documents.Documents` or ``(docids, texts)``, the
-        collection negatives are sampled from. ``*_vectors``: optional ``(words, vectors)``
-        initializations (:func:`~clirkit.scs.encoding.read_word_vectors`). Or ``fit(resources)``
-        (:class:`~clirkit.estimator.Resources`): its train topics and qrels, its documents and analyzers.
-        """
-        from clirkit.analysis import Analyzer
-
-        if isinstance(topics, Resources):
-            return self.fit(
-                topics.topics("train"),
-                topics.qrels("train"),
-                topics.documents(),
-                query_vectors=query_vectors,
-                doc_vectors=doc_vectors,
-                quiet=topics.quiet,
-                jobs=topics.jobs,
-                analyzers=topics.analyzers(),
+    def fit(self, resources: Resources, *rest, **keywords) -> "SCSModel":
+        """Learn from ``resources`` (:class:`~clirkit.estimator.Resources`): its train topics and graded qrels, its
+        documents (the collection negatives are sampled from), analyzed with its analyzers (else the defaults of
+        its languages, or of ``source_lang``/``target_lang``), its word vectors (``query_vectors``,
+        ``doc_vectors``: optional ``(words, vectors)`` starts, :func:`~clirkit.scs.encoding.read_word_vectors`),
+        with its ``quiet`` and ``jobs``; then :meth:`fit_tokens`."""
+        if rest or keywords or not isinstance(resources, Resources):
+            given = [type(resources).__name__, *(type(r).__name__ for r in rest), *(f"{k}=..." for k in keywords)]
+            raise ClirkitError(
+                "SCSModel.fit takes one Resources, e.g. fit(Resources(topics={'train': topics}, qrels={'train': "
+                "qrels}, documents=(docids, texts))) (clirkit.estimator.Resources), got "
+                + (", ".join(given) if rest or keywords else f"a {given[0]}")
             )
-        if qrels is None or documents is None:
-            raise ClirkitError("fit(topics, qrels, documents) or fit(resources)")
-
-        qa, da = analyzers or (Analyzer(self.source_lang), Analyzer(self.target_lang))
-        documents = Documents.of(documents)
+        topics, qrels = resources.topics("train"), resources.qrels("train")
+        quiet, jobs = resources.quiet, resources.jobs
+        qa, da = resources.analyzers((self.source_lang, self.target_lang))
+        documents = Documents.of(resources.documents())
         qids = list(topics)
         q_tokens = qa.tokenize_many([topics[q] for q in qids], quiet=quiet, jobs=jobs, desc="queries")
         self.fit_tokens(
@@ -219,8 +198,8 @@ class SCSModel(System):
             documents.docids,
             documents.tokens(da, quiet=quiet),
             qrels,
-            query_vectors=query_vectors,
-            doc_vectors=doc_vectors,
+            query_vectors=resources.word_vectors("query"),
+            doc_vectors=resources.word_vectors("doc"),
             quiet=quiet,
         )
         self.query_analyzer_, self.doc_analyzer_ = qa.to_dict(), da.to_dict()
@@ -289,8 +268,8 @@ class SCSModel(System):
             doc_ids,
             qrels,
             n_grades=self.n_grades,
-            thresholds=self.thresholds,
-            negatives=self.negatives,
+            thresholds=self.objective.thresholds,
+            negatives=self.sampling.negatives,
             rng=rng,
             quiet=quiet,
         )
@@ -299,22 +278,31 @@ class SCSModel(System):
             "query_vocabulary": int(len(self.query_vocab_)),
             "doc_vocabulary": int(len(self.doc_vocab_)),
         }
-        if self.loss in losses.POINTWISE:
+        if self.objective.loss in losses.POINTWISE:
             data = TrainingData(A_q, A_d, uq, doc=ud, grade=ug)
         else:
-            data = triplets(rng, A_q, A_d, uq, ud, ug, max_pairs=self.max_pairs_per_query, pair_weight=self.pair_weight)
+            data = triplets(
+                rng,
+                A_q,
+                A_d,
+                uq,
+                ud,
+                ug,
+                max_pairs=self.sampling.max_pairs_per_query,
+                pair_weight=self.sampling.pair_weight,
+            )
             if not len(data):
                 raise ClirkitError("no (relevant, less relevant) document pair to train a pairwise loss on")
         self.training_stats_["units"] = int(len(data))
         return data
 
     def _init_table(self, rng, vocab: np.ndarray, vectors, what: str) -> np.ndarray:
-        table = rng.normal(0.0, self.init_scale, size=(len(vocab), self.dim))
+        table = rng.normal(0.0, self.shape.init_scale, size=(len(vocab), self.shape.dim))
         if vectors is not None:
             words, values = vectors
             values = np.asarray(values, dtype=np.float64)
-            if values.ndim != 2 or values.shape[1] != self.dim:
-                raise ClirkitError(f"{what} word vectors have dimension {values.shape[-1]}, the model {self.dim}")
+            if values.ndim != 2 or values.shape[1] != self.shape.dim:
+                raise ClirkitError(f"{what} word vectors have dimension {values.shape[-1]}, the model {self.shape.dim}")
             pos, ok = lookup(vocab, np.asarray(words, dtype=str))
             table[pos[ok]] = values[ok]
         return table
@@ -326,20 +314,20 @@ class SCSModel(System):
         (e.g. to evaluate on a dev set); it must not use the model's random stream.
         """
         rng = self._rng
-        adam = Adam(self.lr, lazy=self.lazy_adam)
+        adam = Adam(self.schedule.lr, lazy=self.schedule.lazy_adam)
         params = {"query": self.query_embeddings_, "doc": self.doc_embeddings_}
         self.history_ = []
         self.epoch_seconds_ = []
         n = len(data)
-        for epoch in range(1, self.epochs + 1):
+        for epoch in range(1, self.schedule.epochs + 1):
             start = time.perf_counter()
             perm = rng.permutation(n)
             total, grad_norms = 0.0, []
-            batches = range(0, n, self.batch_size)
+            batches = range(0, n, self.schedule.batch_size)
             for b in progress(
-                batches, desc=f"epoch {epoch}/{self.epochs}", total=len(batches), quiet=quiet, unit="batch"
+                batches, desc=f"epoch {epoch}/{self.schedule.epochs}", total=len(batches), quiet=quiet, unit="batch"
             ):
-                idx = perm[b : b + self.batch_size]
+                idx = perm[b : b + self.schedule.batch_size]
                 loss, grads = self.loss_and_gradient(data.take(idx))
                 total += loss * len(idx)
                 grad_norms.append(np.sqrt(sum(float(np.sum(g * g)) for _, g in grads.values())))
@@ -359,10 +347,10 @@ class SCSModel(System):
             ):
                 raise ClirkitError(
                     f"SCS training diverged at epoch {epoch} (non-finite loss or embeddings): "
-                    f"lower lr ({self.lr:g}) or init_scale ({self.init_scale:g})"
+                    f"lower lr ({self.schedule.lr:g}) or init_scale ({self.shape.init_scale:g})"
                 )
             say(
-                f"scs: epoch {epoch}/{self.epochs} loss {record['loss']:.6f} "
+                f"scs: epoch {epoch}/{self.schedule.epochs} loss {record['loss']:.6f} "
                 f"|grad| mean {record['grad_norm_mean']:.4g} max {record['grad_norm_max']:.4g} "
                 f"({self.epoch_seconds_[-1]:.1f} s)",
                 quiet=quiet,
@@ -378,14 +366,14 @@ class SCSModel(System):
             self.query_embeddings_,
             self.doc_embeddings_,
             batch,
-            eps=self.eps,
-            pointwise=self.loss in losses.POINTWISE,
+            eps=self.shape.eps,
+            pointwise=self.objective.loss in losses.POINTWISE,
             loss_of=functools.partial(
                 losses.batch_loss,
-                self.loss,
-                thresholds=self.thresholds,
-                mse_targets=self.mse_targets,
-                margin=self.margin,
+                self.objective.loss,
+                thresholds=self.objective.thresholds,
+                mse_targets=self.objective.mse_targets,
+                margin=self.objective.margin,
             ),
         )
 
@@ -399,13 +387,13 @@ class SCSModel(System):
         """``(f_q / (|f_q| + eps), known)`` per query; ``known`` is False for queries with no known word."""
         self._check_fitted()
         A = averaging_matrix(token_lists, self.query_vocab_)
-        return unit_norm(np.tanh(A @ self.query_embeddings_), self.eps), np.diff(A.indptr) > 0
+        return unit_norm(np.tanh(A @ self.query_embeddings_), self.shape.eps), np.diff(A.indptr) > 0
 
     def encode_documents(self, token_lists: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray]:
         """``(f_d / (|f_d| + eps), known)`` per document."""
         self._check_fitted()
         A = averaging_matrix(token_lists, self.doc_vocab_)
-        return unit_norm(np.tanh(A @ self.doc_embeddings_), self.eps), np.diff(A.indptr) > 0
+        return unit_norm(np.tanh(A @ self.doc_embeddings_), self.shape.eps), np.diff(A.indptr) > 0
 
     def similarity(self, query_tokens, doc_tokens) -> np.ndarray:
         """Smooth cosine ``r`` of every query with every document (``n_queries x n_docs``)."""
@@ -558,10 +546,12 @@ class SCSModel(System):
         """Take the learned state of the model saved at ``path`` (its hyper-parameters must equal this
         model's), searching ``documents`` by default; returns self."""
         loaded = type(self).load(path)
-        own = {k: (tuple(v) if isinstance(v, list) else v) for k, v in self.get_params().items()}
-        if loaded.get_params() != own:
-            saved = loaded.get_params()
-            other = next((f" ({k}: {saved.get(k)!r}, not {own[k]!r})" for k in own if saved.get(k) != own[k]), "")
+        own = {k: (tuple(v) if isinstance(v, list) else v) for k, v in self.flat_params().items()}
+        if loaded.flat_params() != own:
+            saved = loaded.flat_params()
+            other = next(
+                (f" ({k}: {saved.get(k)!r}, not {own[k]!r})" for k in sorted(own) if saved.get(k) != own[k]), ""
+            )
             raise ClirkitError(
                 f"{path}: saved with other hyper-parameters than this SCS model's{other}; load it with "
                 f"SCSModel.load(path), which takes the file's"

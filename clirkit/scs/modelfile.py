@@ -18,7 +18,7 @@ def write_model(model, path) -> None:
     from clirkit.estimator import jsonable
 
     header = {
-        "params": jsonable(model.get_params()),
+        "params": jsonable(model.flat_params()),  # by their flat names (the groups' parameters by their own)
         "query_analyzer": getattr(model, "query_analyzer_", None),
         "doc_analyzer": getattr(model, "doc_analyzer_", None),
         "history": getattr(model, "history_", []),
@@ -51,6 +51,7 @@ def read_model(cls, path):
     """
     from clirkit.npzchecks import Corrupt, checking, require_analyzer, require_array, require_field
     from clirkit.npzio import show
+    from clirkit.paramgroups import flat_names
 
     header, a = load_npz(
         path, KIND, (FORMAT_VERSION,), ("query_vocab", "doc_vocab", "query_embeddings", "doc_embeddings")
@@ -62,7 +63,7 @@ def read_model(cls, path):
                 raise Corrupt(f"header params has both {old} and {new}")
             if old in params:
                 params[new] = params.pop(old)
-        unknown = sorted(set(params) - set(cls._get_param_names()))
+        unknown = sorted(set(params) - set(flat_names(cls)))
         if unknown:
             raise Corrupt(f"header params has an unknown hyper-parameter {show(unknown[0])}")
         header = {**header, "params": params}  # checked under the current names
@@ -76,7 +77,7 @@ def read_model(cls, path):
                 is not None
             ):
                 params[name] = tuple(params[name])
-        model = cls(**params)
+        model = cls.from_flat(**params)
         try:
             model._validate()  # the constraints every hyper-parameter declares
         except ClirkitError as exc:
@@ -101,7 +102,7 @@ def read_model(cls, path):
                 f"{side}_embeddings",
                 "float",
                 2,
-                shape=(len(vocab[side]), model.dim),
+                shape=(len(vocab[side]), model.shape.dim),
                 dtype=np.float64,
                 label=f"{side} embeddings",
             )

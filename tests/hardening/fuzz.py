@@ -164,13 +164,15 @@ def build_targets(folder: str | os.PathLike[str]) -> dict[str, Target]:
     """Make the seed files (in ``folder``, which also holds the artifacts) and the targets reading them."""
     from clirkit import datasets
     from clirkit.analysis import Analyzer, frequent_terms
-    from clirkit.boost import BoostRanker
+    from clirkit.boost import Boosting, BoostRanker, PairFeatures, TupleSampling
+    from clirkit.estimator import Resources
     from clirkit.formats import write_run
     from clirkit.psq import prepare_table, psq_queries
     from clirkit.retrieval.bm25 import BM25
     from clirkit.retrieval.index import Index
     from clirkit.run import Qrels
     from clirkit.scs.model import SCSModel
+    from clirkit.scs.params import Schedule, Shape, UnitSampling
     from clirkit.translation import load_table, save_moses, save_npz_table, train_table
 
     folder = Path(folder)
@@ -276,22 +278,38 @@ def build_targets(folder: str | os.PathLike[str]) -> dict[str, Target]:
     seeds["run"] = [{"psq.run": (folder / "psq.run").read_bytes()}]
     qrels = Qrels([q for q, _, _ in judged], [d for _, d, _ in judged], [r for _, _, r in judged])
     topics_dict = dict(queries)
-    boost = BoostRanker(rounds=4, bits=16, negatives=2, eval_every=2, backend="threading", quiet=True)
-    boost.fit(topics_dict, qrels, (docids, texts))
+    given = Resources(topics={"train": topics_dict}, qrels={"train": qrels}, documents=(docids, texts))
+    boost = BoostRanker(
+        features=PairFeatures(bits=16),
+        sampling=TupleSampling(negatives=2),
+        boosting=Boosting(rounds=4, eval_every=2),
+        backend="threading",
+        quiet=True,
+    )
+    boost.fit(given)
     boost.model_.save(folder / "boost.npz")
     idf_boost = BoostRanker(
-        rounds=3, bits=16, negatives=2, eval_every=2, backend="threading", quiet=True, doc_weighting="idf"
+        features=PairFeatures(bits=16, doc_weighting="idf"),
+        sampling=TupleSampling(negatives=2),
+        boosting=Boosting(rounds=3, eval_every=2),
+        backend="threading",
+        quiet=True,
     )
-    idf_boost.fit(topics_dict, qrels, (docids, texts))
+    idf_boost.fit(given)
     idf_boost.model_.save(folder / "boost2.npz")
     seeds["boost_npz"] = [
         {"boost.npz": (folder / "boost.npz").read_bytes()},
         {"boost.npz": (folder / "boost2.npz").read_bytes()},
     ]
-    scs = SCSModel(dim=4, epochs=1, negatives=2, batch_size=16, random_state=0).fit(topics_dict, qrels, (docids, texts))
+    scs = SCSModel(
+        shape=Shape(dim=4),
+        sampling=UnitSampling(negatives=2),
+        schedule=Schedule(epochs=1, batch_size=16),
+        random_state=0,
+    ).fit(given)
     scs.save(folder / "scs.npz")
     seeds["scs_npz"] = [{"scs.npz": (folder / "scs.npz").read_bytes()}]
-    vectors = [f"{len(scs.doc_vocab_)} {scs.dim}"] + [
+    vectors = [f"{len(scs.doc_vocab_)} {scs.shape.dim}"] + [
         " ".join([w] + [repr(float(x)) for x in row]) for w, row in zip(scs.doc_vocab_.tolist(), scs.doc_embeddings_)
     ]
     seeds["vectors"] = [{"vectors.txt": as_lines(vectors[:25])}]
@@ -343,7 +361,7 @@ def build_targets(folder: str | os.PathLike[str]) -> dict[str, Target]:
         {"manifest.json": json.dumps(subset, indent=1).encode("utf-8"), **others},
     ]
 
-    dim = scs.dim
+    dim = scs.shape.dim
     context = {"docids": docids, "doc_tokens": doc_tokens, "query_tokens": q_tokens}
     targets = [
         Target("documents", "text", seeds["documents"][:3], _read_documents, check_documents),
@@ -878,10 +896,13 @@ def check_scs(m) -> None:
         vocab, E = getattr(m, f"{side}_vocab_"), getattr(m, f"{side}_embeddings_")
         _check_str_array(vocab, f"{side} word", sorted_unique=True)
         _require(
-            E.dtype == np.float64 and E.shape == (len(vocab), m.dim) and bool(np.isfinite(E).all()),
+            E.dtype == np.float64 and E.shape == (len(vocab), m.shape.dim) and bool(np.isfinite(E).all()),
             f"{side} embeddings",
         )
-    _require(isinstance(m.dim, int) and m.dim >= 1 and math.isfinite(m.eps) and m.eps >= 0, "dim or eps")
+    shape = m.shape
+    _require(
+        isinstance(shape.dim, int) and shape.dim >= 1 and math.isfinite(shape.eps) and shape.eps >= 0, "dim or eps"
+    )
 
 
 # ================================================================================================
