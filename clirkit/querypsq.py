@@ -208,7 +208,7 @@ class QueryPSQ(CrossLanguageBM25):
         table = self._bind(index, table, quiet)
         check_used(self, second_table=table2 is not None)
         if table2 is not None:
-            table2 = words_for_index(table2, index, "target", other_lang=self.source_lang, quiet=quiet)
+            table2 = words_for_index(table2, index, "target", queries=self.analyzer_, quiet=quiet)
         listed = stopword_terms(listed_stopwords(self.target_stopwords), index.analyzer)
         frequent = index.most_frequent_terms(self.target_stopwords_top)
         stopwords = set(index.analyzer.stopwords) | set(listed) | set(frequent)

@@ -37,7 +37,7 @@ def query_analyzer(table, *, lang: str | None = None, stopwords=None, quiet: boo
     else:
         lang = lang or table_language(table, "source")
         if lang is None:
-            raise ClirkitError("the table does not say its source language: give source_lang (--source-lang)")
+            raise TableMismatch("the table does not say its source language: give source_lang (--source-lang)")
         base = Analyzer(lang, stemmer=None, chinese_script=None)
     if not stopwords:
         return base
@@ -129,17 +129,28 @@ def side_of(index, table, table2) -> str:
 
 
 def side_by_words(index, table) -> str | None:
-    """Which side a table that does not say its languages translates, from its words: ``documents`` when its
-    source words are index terms at least twice as often as its target words (it translates from the documents'
-    language), ``queries`` for the reverse, None when neither side is twice the other (e.g. a table between two
-    languages that share most words)."""
-    vocabulary = index.vocabulary
-    found = [sum(w in vocabulary for w in words.tolist()) for words in (table.source_vocab, table.target_vocab)]
-    if found[0] > 2 * found[1]:
+    """Which side a table that does not say its languages translates, from its words (:func:`index_terms`:
+    index terms as written or once analyzed as the index is): ``documents`` when at least :data:`PLACED_SHARE` of
+    its source words are index terms and twice as many as its target words (it translates from the documents'
+    language), ``queries`` for the reverse, None otherwise (a table of other languages; one between two languages
+    that share most words)."""
+    found = [index_terms(words, index) for words in (table.source_vocab, table.target_vocab)]
+    (source, n_source), (target, n_target) = ((max(pair[:2]), pair[2]) for pair in found)
+    if source > 2 * target and source >= PLACED_SHARE * n_source:
         return "documents"
-    if found[1] > 2 * found[0]:
+    if target > 2 * source and target >= PLACED_SHARE * n_target:
         return "queries"
     return None
+
+
+def index_terms(words, index) -> tuple[int, int, int]:
+    """``(written, analyzed, n)``: of ``n`` of ``words`` (at most :data:`SAMPLE`, evenly spaced), how many are
+    ``index``'s terms as written, and how many once analyzed as the index is (every term of the word one)."""
+    sample = words[:: max(1, len(words) // SAMPLE)].tolist()
+    vocabulary, bare = index.vocabulary, index.analyzer.without_stopwords()
+    written = sum(w in vocabulary for w in sample)
+    analyzed = sum(bool(ts) and all(t in vocabulary for t in ts) for ts in bare.tokenize_many(sample))
+    return written, analyzed, len(sample)
 
 
 def check_languages(table, index, source_lang: str | None = None) -> None:
@@ -152,8 +163,8 @@ def check_languages(table, index, source_lang: str | None = None) -> None:
     if target is None and table_language(table, "source") is None and side_by_words(index, table) == "documents":
         raise TableMismatch(
             "the table's source words are the index's terms, not its target words: it translates "
-            "from the documents' language; translate the documents with it (--translate documents "
-            "or auto), or give the table of the other direction"
+            "from the documents' language; translate the documents with it (--translate documents; "
+            "auto chooses it for one table alone), or give the table of the other direction"
         )
     check_index_side(table, "target", index, "target words")
     source = table_language(table, "source")
@@ -196,35 +207,43 @@ def describe_terms(analyzer) -> str:
 
 
 #: A side of a table that records no analysis is read as words to analyze when analyzing them as the index does
-#: makes at least this many times as many of them index terms as they are written.
+#: makes more of them index terms than they are as written, and at least this many times as many.
 ANALYZED_MARGIN = 1.25
-#: A side whose words record no analysis is taken as stems when at least this share of them are their own stem.
+#: The other side's words are taken as stems when at least this share of them are their own stem...
 STEMMED_SHARE = 0.7
 #: ... and when it has at least this many words (a few words typed by hand are words, however short).
 STEMMED_MIN = 100
 #: At most this many words of a side (evenly spaced in its vocabulary) decide how it is read.
 SAMPLE = 20_000
+#: A table placed by its words (:func:`side_by_words`) has at least this share of a side's words among index terms.
+PLACED_SHARE = 0.25
+#: A table that records no analysis and whose index-side words are index terms less often than this is refused.
+MEETING_SHARE = 0.1
 
 
-def words_for_index(table, index, side: str, *, other_lang: str | None = None, quiet: bool = True):
+def words_for_index(table, index, side: str, *, other_lang: str | None = None, queries=None, quiet: bool = True):
     """``table`` made to meet ``index`` on its ``side`` when it records no analysis of its words (a Moses ``e f p``
     text file, a dictionary read without its languages): ``"target"`` for a table translating the queries into the
     index's language, ``"source"`` for one translating the documents from it.
 
     That side's words are read as the index's terms as written (a table clirkit trained and wrote as text holds
-    stems), unless analyzing them as the index does (its analyzer without stopwords) makes at least
-    :data:`ANALYZED_MARGIN` times as many of them index terms (another tool's table of surface words): then each
-    word becomes its terms, a word of several terms giving each an equal share of its probability on the target
-    side and one phrase on the source side, rows merged by adding and renormalized, a word without terms
-    (punctuation) dropped, Model 1's ``NULL`` kept. The other side (the queries' words, language ``other_lang``,
-    else the table's) is read as stems, analyzed as the index is but in its language, when the index stems, the
-    index side's words are its terms as written, and at least :data:`STEMMED_SHARE` of the other side's words (at
-    least :data:`STEMMED_MIN` of them) are their own stem (a table trained by clirkit stems both sides alike); else
-    as written (queries then meet it lowercased, unstemmed: :func:`query_analyzer`). Each choice is made on at most
-    :data:`SAMPLE` words of a side.
+    stems), unless analyzing them as the index does (its analyzer without stopwords) makes more of them index terms,
+    and at least :data:`ANALYZED_MARGIN` times as many (another tool's table of surface words): then each word
+    becomes its terms. The other side (the queries' language, ``other_lang``, else the table's) is read as stems
+    when the index stems, the index side's words are its terms as written, and at least :data:`STEMMED_SHARE` of
+    the other side's words (at least :data:`STEMMED_MIN` of them) are their own stem (a table trained by clirkit
+    stems both sides alike); else its words are analyzed as the queries then are: by ``queries`` when given (the
+    analyzer of a first table's queries, which a second table must meet), else with the index's settings in that
+    language, stemmed on the target side (words merged there add up exactly) and not on the source side (merged
+    rows would be averaged: on nave-en-es, PSQ over another tool's table lost 0.8 AP with stemmed rows). A word
+    analyzed into several terms gives each an equal share of its probability on the target side and becomes one
+    phrase on the source side; rows are merged by adding and renormalized, a word without terms (punctuation)
+    dropped, Model 1's ``NULL`` kept. Each choice is made on at most :data:`SAMPLE` words of a side.
 
-    Returns a new table recording the analyzers read (``params["words_read_as"]``: ``terms`` or ``words``), or
-    ``table`` itself when it records an analyzer of either side. Said on stderr unless ``quiet``."""
+    Returns a new table recording the analyzers read (``params["words_read_as"]``: ``terms`` or ``words``, the index
+    side's reading), or ``table`` itself when it records an analyzer of either side. :class:`TableMismatch` when
+    fewer than :data:`MEETING_SHARE` of the index side's words are index terms, as written or analyzed (a table of
+    other languages, or of the other direction). Said on stderr unless ``quiet``."""
     from clirkit.analysis import Analyzer
     from clirkit.progress import say
     from clirkit.translation.table import TranslationTable
@@ -232,56 +251,82 @@ def words_for_index(table, index, side: str, *, other_lang: str | None = None, q
     if any(isinstance(table.params.get(f"{s}_analyzer"), dict) for s in ("source", "target")):
         return table
     other = "source" if side == "target" else "target"
-    vocab = table.target_vocab if side == "target" else table.source_vocab
+    written, analyzed, n = index_terms(table.target_vocab if side == "target" else table.source_vocab, index)
+    if max(written, analyzed) < MEETING_SHARE * n:
+        raise TableMismatch(
+            f"{max(written, analyzed):,} of {n:,} of the table's {side} words are the index's terms, as written or "
+            f"analyzed as the index is: is it a table of these languages, translating "
+            f"{'into' if side == 'target' else 'from'} the documents' language?"
+        )
     bare = index.analyzer.without_stopwords()
-    sample = vocab[:: max(1, len(vocab) // SAMPLE)].tolist()
-    vocabulary = index.vocabulary
-    written = sum(w in vocabulary for w in sample)
-    analyzed = sum(bool(ts) and all(t in vocabulary for t in ts) for ts in bare.tokenize_many(sample))
-    params = {**table.params, f"{side}_analyzer": bare.to_dict(), f"{side}_lang": bare.lang}
-    params["words_read_as"] = "words" if analyzed >= ANALYZED_MARGIN * max(written, 1) else "terms"
-    probs = table.probs
-    if params["words_read_as"] == "words":
-        vocab, probs = _analyzed_side(table, side, bare)
-    lang = other_lang or table.params.get(f"{other}_lang")
-    if lang is not None and params["words_read_as"] == "terms" and bare.stemmer is not None:
-        stemming = Analyzer(lang, lowercase=bare.lowercase, strip_punctuation=bare.strip_punctuation)
+    read_as = "words" if analyzed > written and analyzed >= ANALYZED_MARGIN * written else "terms"
+    params = {**table.params, f"{side}_analyzer": bare.to_dict(), f"{side}_lang": bare.lang, "words_read_as": read_as}
+    analyzers = {side: bare if read_as == "words" else None, other: None}
+    lang, others = other_lang or table.params.get(f"{other}_lang"), "as written"
+    if queries is not None or lang is not None:
+        stemmer = bare.stemmer if other == "target" else None
+        settings = {"lowercase": bare.lowercase, "strip_punctuation": bare.strip_punctuation}
+        stemming = (
+            queries.without_stopwords() if queries is not None else Analyzer(lang, **settings, stemmer=bare.stemmer)
+        )
+        made = stemming if queries is not None else Analyzer(lang, **settings, stemmer=stemmer)
+        lang = made.lang
         words = table.source_vocab if other == "source" else table.target_vocab
-        others = words[:: max(1, len(words) // SAMPLE)].tolist()
-        own = sum(ts == [w] for ts, w in zip(stemming.tokenize_many(others), others))
-        if stemming.stemmer is not None and len(others) >= STEMMED_MIN and own >= STEMMED_SHARE * len(others):
-            params[f"{other}_analyzer"] = stemming.to_dict()
-            params[f"{other}_lang"] = lang
-    vocabs = (table.source_vocab, vocab) if side == "target" else (vocab, table.target_vocab)
-    ranks = table.ranks if params["words_read_as"] == "terms" else None
+        sample = words[:: max(1, len(words) // SAMPLE)].tolist()
+        own = sum(ts == [w] for ts, w in zip(stemming.tokenize_many(sample), sample))
+        stems = read_as == "terms" and stemming.stemmer is not None and STEMMED_MIN <= len(sample)
+        stems = stems and own >= STEMMED_SHARE * len(sample)
+        made = stemming if stems else made
+        analyzers[other] = None if stems else made
+        params[f"{other}_analyzer"], params[f"{other}_lang"] = made.to_dict(), lang
+        others = "as the stems they are" if stems else "analyzed as the queries are"
+    vocabs, probs = _remapped(table, analyzers["source"], analyzers["target"])
+    ranks = table.ranks if analyzers == {side: None, other: None} else None
     say(
         f"the table records no analysis of its words: its {side} words are read as "
-        f"{'the index terms they are' if params['words_read_as'] == 'terms' else 'words analyzed as the index is'} "
-        f"({written:,} of {len(sample):,} are index terms as written, {analyzed:,} analyzed), its {other} words as "
-        f"{'stems' if f'{other}_analyzer' in params else 'written'} (an .npz table keeps its analysis)",
+        f"{'the index terms they are' if read_as == 'terms' else 'words analyzed as the index is'} "
+        f"({written:,} of {n:,} are index terms as written, {analyzed:,} analyzed), its {other} words {others} "
+        f"(an .npz table keeps its analysis)",
         quiet=quiet,
     )
     return TranslationTable(vocabs[0], vocabs[1], probs, params, ranks)
 
 
-def _analyzed_side(table, side: str, analyzer):
-    """``(vocabulary, probabilities)`` of ``table`` with its ``side`` words replaced by their terms under
-    ``analyzer`` (:func:`words_for_index`): rows renormalized."""
+def _remapped(table, source_analyzer, target_analyzer):
+    """``((source vocabulary, target vocabulary), probabilities)`` of ``table`` with the words of each side given an
+    analyzer replaced by their terms (:func:`words_for_index`), rows renormalized; the table's own when neither."""
+    import scipy.sparse as sp
+
+    from clirkit.translation.table import normalize_rows
+
+    if source_analyzer is None and target_analyzer is None:
+        return (table.source_vocab, table.target_vocab), table.probs
+    probs, vocabs = table.probs, [table.source_vocab, table.target_vocab]
+    if source_analyzer is not None:
+        vocabs[0], to_terms = _terms_of(table.source_vocab.tolist(), source_analyzer, phrases=True)
+        probs = to_terms.T.tocsr() @ probs
+    if target_analyzer is not None:
+        vocabs[1], to_terms = _terms_of(table.target_vocab.tolist(), target_analyzer, phrases=False)
+        probs = probs @ to_terms
+    return (vocabs[0], vocabs[1]), normalize_rows(sp.csr_matrix(probs))
+
+
+def _terms_of(words: list[str], analyzer, *, phrases: bool):
+    """``(terms, words x terms matrix)``: the sorted terms ``analyzer`` makes of ``words``, and each word's share in
+    each of its terms (1/k for k terms; its terms joined as one phrase, share 1, with ``phrases``); Model 1's
+    ``NULL`` stays itself, a word without terms has none."""
     import numpy as np
     import scipy.sparse as sp
 
     from clirkit.translation.phrases import PHRASE_JOINER
-    from clirkit.translation.table import NULL, normalize_rows
+    from clirkit.translation.table import NULL
 
-    words = (table.target_vocab if side == "target" else table.source_vocab).tolist()
     made = [[w] if w == NULL else ts for w, ts in zip(words, analyzer.tokenize_many(words))]
-    if side == "source":  # a source word of several terms is one phrase
+    if phrases:
         made = [[PHRASE_JOINER.join(ts)] if len(ts) > 1 else ts for ts in made]
-    vocab = np.asarray(sorted({t for ts in made for t in ts}), dtype=str)
-    ids = {t: i for i, t in enumerate(vocab.tolist())}
+    terms = np.asarray(sorted({t for ts in made for t in ts}), dtype=str)
+    ids = {t: i for i, t in enumerate(terms.tolist())}
     sizes = np.fromiter((len(ts) for ts in made), dtype=np.int64, count=len(made))
     rows = np.repeat(np.arange(len(made)), sizes)
     cols = np.fromiter((ids[t] for ts in made for t in ts), dtype=np.int64, count=len(rows))
-    to_terms = sp.csr_matrix((1.0 / sizes[rows], (rows, cols)), shape=(len(made), len(vocab)))
-    probs = table.probs @ to_terms if side == "target" else to_terms.T.tocsr() @ table.probs
-    return vocab, normalize_rows(sp.csr_matrix(probs))
+    return terms, sp.csr_matrix((1.0 / sizes[rows], (rows, cols)), shape=(len(made), len(terms)))

@@ -78,14 +78,14 @@ def test_surface_words_are_analyzed_as_the_index_and_merged_as_the_phrase_table_
         if f != NULL
     ]
     oracle = weighted_table(
-        entries, source_analyzer=Analyzer("en", stemmer=None), target_analyzer=Analyzer("es"), multiword_source="drop"
+        entries, source_analyzer=Analyzer("en", stemmer=None), target_analyzer=Analyzer("es"), multiword_source="phrase"
     )
     kept = made.source_vocab != NULL
     assert made.source_vocab[kept].tolist() == oracle.source_vocab.tolist()
     assert made.target_vocab.tolist() == oracle.target_vocab.tolist()
     assert abs(made.probs[kept] - oracle.probs).max() < 1e-12
-    # the queries meet its unstemmed source words unstemmed
-    assert "source_analyzer" not in made.params
+    # the queries are analyzed as its source words were: lowercased, not stemmed (rows are not averaged)
+    assert made.params["source_analyzer"] == Analyzer("en", stemmer=None).to_dict()
 
 
 def test_surface_words_find_what_they_missed(nave, tmp_path):
@@ -114,3 +114,62 @@ def test_the_reading_is_said_on_stderr(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "the table records no analysis of its words: its target words are read as words analyzed" in err
     assert out.read_text().split()[2] == "d1"  # houses -> casas -> cas, which was no index term as written
+
+
+@pytest.fixture
+def small(tmp_path):
+    """A stemmed Spanish index of three documents and English queries, as files."""
+    docs = tmp_path / "docs.tsv"
+    docs.write_text("d1\tlas aguas del mar\nd2\tel perro negro\nd3\tla casa blanca no\n", encoding="utf-8")
+    assert main(["index", str(docs), "-o", str(tmp_path / "ix.npz"), "--lang", "es", "-q"]) == 0
+    (tmp_path / "q.tsv").write_text("q1\twaters\nq2\tblack dogs\n", encoding="utf-8")
+    return tmp_path
+
+
+def search(folder, verb, *tables, more=()):
+    out = folder / f"{verb}.run"
+    args = [verb, "--index", str(folder / "ix.npz"), "--queries", str(folder / "q.tsv"), "--source-lang", "en"]
+    given = [a for t, flag in zip(tables, ("--table", "--table2")) for a in (flag, str(t))]
+    status = main([*args, *given, *more, "-o", str(out), "-q"])
+    return status, out.read_text() if status == 0 else None
+
+
+def test_a_one_line_table_of_words_is_analyzed_on_both_sides(small):
+    (small / "t.lex").write_text("aguas waters 1.0\n", encoding="utf-8")
+    status, run = search(small, "dt", small / "t.lex")
+    assert status == 0 and run.split()[:3] == ["q1", "Q0", "d1"]  # waters -> water -> agu, d1's term
+
+
+def test_capitalised_words_meet_the_lowercased_queries(small):
+    (small / "t.lex").write_text("perro Dogs 0.7\nnegro Black 1.0\ncan Dogs 0.3\n", encoding="utf-8")
+    status, run = search(small, "dt", small / "t.lex")
+    assert status == 0 and ["q2", "Q0", "d2"] == run.split()[:3]
+
+
+def test_a_second_text_table_of_words_counts(small):
+    (small / "t1.lex").write_text("casa waters 1.0\nperro dogs 1.0\n", encoding="utf-8")
+    (small / "t2.lex").write_text("aguas waters 1.0\nmar waters 0.5\n", encoding="utf-8")
+    _, alone = search(small, "psq", small / "t1.lex", more=["--translate", "queries"])
+    _, both = search(
+        small, "psq", small / "t1.lex", small / "t2.lex", more=["--translate", "queries", "--lambda", "0.01"]
+    )
+    assert alone != both and [line.split()[2] for line in both.splitlines() if line.startswith("q1")][0] == "d1"
+
+
+def test_a_table_of_other_languages_is_refused_whichever_side(small, capsys):
+    english = ["house", "water", "dog", "black", "white", "sea", "the", "of", "with", "no", "big", "small"]
+    cyrillic = ["дом", "вода", "собака", "чёрный", "белый", "море", "это", "из", "с", "нет", "большой", "малый"]
+    (small / "en-ru.lex").write_text("".join(f"{r} {e} 1.0\n" for e, r in zip(english, cyrillic)), encoding="utf-8")
+    for verb in ("dt", "psq"):
+        status, _ = search(small, verb, small / "en-ru.lex")
+        err = capsys.readouterr().err
+        assert status == 2 and "of the table's target words are the index's terms" in err, err
+        assert err.count("\n") == 1
+
+
+def test_ttable_show_finds_a_text_tables_stem_given_its_language(tmp_path, capsys):
+    (tmp_path / "t.lex").write_text("luz light 0.8\nlumbrera light 0.2\n", encoding="utf-8")
+    assert main(["ttable", "show", str(tmp_path / "t.lex"), "Lights", "--source-lang", "en"]) == 0
+    assert capsys.readouterr().out.splitlines()[:2] == ["Lights -> light\t(2 translations)", "  luz\t0.800000"]
+    assert main(["ttable", "show", str(tmp_path / "t.lex"), "Lights"]) == 0
+    assert "--source-lang LANG looks for the word's stem too" in capsys.readouterr().out
