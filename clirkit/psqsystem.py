@@ -189,6 +189,11 @@ class PSQ(CrossLanguageBM25):
         self.system_ = system
         return self
 
+    def check_inputs(self, resources: Resources) -> None:
+        """Its table files translate the way the side it translates needs (an experiment's): into the documents'
+        language for the queries, from it for the documents."""
+        resources.check_table_files(reverse=self.side(resources) == "documents")
+
     def side(self, resources: Resources) -> str:
         """The side ``fit(resources)`` translates, ``queries`` or ``documents``: ``translate``, or for ``auto`` the
         queries when a parameter only they have is set (:meth:`query_side_only`), else the documents when the

@@ -116,7 +116,11 @@ def test_a_table_section_dictionary_named_for_the_other_direction_stops_the_run(
     )
 
 
-def test_a_psq_translating_the_documents_given_a_documents_table_is_pointed_to_docpsq(mini, tmp_path, capsys):
+def test_a_psq_given_a_documents_table_translates_the_documents_as_docpsq_does(mini, tmp_path):
+    """(It was refused, pointing to docpsq; `clirkit psq --table es-en.npz` translates the documents: the
+    experiment file now does what the command does, edge test round 6.)"""
+    import gzip
+
     from clirkit import datasets
     from clirkit.analysis import Analyzer
     from clirkit.translation import save_table, train_table
@@ -125,14 +129,15 @@ def test_a_psq_translating_the_documents_given_a_documents_table_is_pointed_to_d
     source, target = c.parallel()
     es, en = Analyzer("es"), Analyzer("en")
     save_table(train_table(es.tokenize_many(target), en.tokenize_many(source), es, en), tmp_path / "es-en.npz")
-    text = f'collection = "{mini}"\n[systems.P]\nkind = "psq"\ntranslate = "documents"\ntable = "es-en.npz"\n'
-    _stopped(
-        tmp_path,
-        capsys,
-        text,
-        "system 'P': table es-en.npz: translates es -> en; this system reads a table from en into es "
-        '(kind = "docpsq" translates the documents with a table from es into en)',
+    path = tmp_path / "x.toml"
+    path.write_text(
+        f'collection = "{mini}"\nmeasures = ["AP"]\n[systems.P]\nkind = "psq"\ntranslate = "documents"\n'
+        'table = "es-en.npz"\n[systems.D]\nkind = "docpsq"\ntable = "es-en.npz"\n',
+        encoding="utf-8",
     )
+    assert main(["run", str(path), "-o", str(tmp_path / "out"), "-q"]) == 0
+    runs = {n: gzip.decompress((tmp_path / "out" / "runs" / f"{n}.test.run.gz").read_bytes()) for n in "pd"}
+    assert runs["p"].replace(b" P\n", b" D\n") == runs["d"] and runs["p"]
 
 
 # ------------------------------------------------------------------ 4, 9. a background file

@@ -311,6 +311,18 @@ class Artifacts(Resources):
             return self._once("ibm1", self._trained_table)
         return self._file_table(path, reverse=False)
 
+    def translates_documents(self) -> bool:
+        """As :meth:`Resources.translates_documents`, and also when the system's ``table`` file (no ``table2``)
+        says it translates from the documents' language into the queries' (its header or name), as ``clirkit psq
+        --table FILE`` places it."""
+        if super().translates_documents():
+            return True
+        given = self.option("table")
+        if given in (None, "ibm1") or self.option("table2") is not None:
+            return False
+        made, _ = self._file_languages(self._relative(given))
+        return made == (self.c.target_lang, self.c.source_lang) and made[0] != made[1]
+
     def check_table_files(self, *, reverse: bool = False) -> None:
         """ClirkitError, before anything runs, when a table file the system reads (its ``table`` or ``table2``, or
         the file's ``[table] file`` for a table of the queries) translates another way than from the queries'

@@ -1,0 +1,32 @@
+"""An experiment's ``kind = "psq"`` with a table file from the documents' language translates the documents, as
+``clirkit psq --table FILE`` does (an independent edge test, round 6: the experiment refused it, so the command
+line and the experiment file disagreed), and gives the command's run."""
+
+from __future__ import annotations
+
+from test_experiment import _queries_file, kept_run
+
+from clirkit import datasets
+from clirkit.cli import main
+from clirkit.experiment import Experiment, run_experiment
+
+
+def test_a_reverse_table_file_makes_psq_translate_the_documents_as_the_command_does(mini, tmp_path):
+    c = datasets.load(str(mini))
+    docs = tmp_path / "docs.tsv"
+    docs.write_text("".join(f"{d}\t{t}\n" for d, t in zip(*c.documents())), encoding="utf-8")
+    (tmp_path / "en.txt").write_text("\n".join(c.parallel()[0]) + "\n", encoding="utf-8")
+    (tmp_path / "es.txt").write_text("\n".join(c.parallel()[1]) + "\n", encoding="utf-8")
+    table = tmp_path / "es-en.npz"
+    train = ["ttable", "train", "--source", str(tmp_path / "es.txt"), "--target", str(tmp_path / "en.txt")]
+    assert main([*train, "--source-lang", "es", "--target-lang", "en", "-o", str(table), "-q"]) == 0
+    assert main(["index", str(docs), "--lang", "es", "-o", str(tmp_path / "ix.npz"), "-q"]) == 0
+    q = _queries_file(tmp_path / "test.tsv", c.queries("test"))
+    args = ["psq", "--index", str(tmp_path / "ix.npz"), "--table", str(table), "--queries", q, "-q"]
+    assert main([*args, "-o", str(tmp_path / "psq.cli.run")]) == 0
+    path = tmp_path / "x.toml"
+    path.write_text(
+        f'collection = "{mini}"\nmeasures = ["AP"]\n[systems.PSQ]\nkind = "psq"\ntable = "{table}"\n', encoding="utf-8"
+    )
+    run_experiment(Experiment.read(path), tmp_path / "o", quiet=True)
+    assert (tmp_path / "psq.cli.run").read_bytes() == kept_run(tmp_path / "o" / "runs" / "psq.test.run.gz")
