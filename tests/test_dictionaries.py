@@ -457,7 +457,7 @@ def test_ttable_convert_needs_languages_a_dictionary_cannot_tell(tmp_path, capsy
     # Moses text cannot keep the languages nor the ranks: said on stderr
     assert main(["ttable", "convert", str(tmp_path / "d.npz"), "-o", str(tmp_path / "d.e2f")]) == 2  # a space
     assert main(["ttable", "convert", str(MUSE), "-o", str(tmp_path / "m.e2f")]) == 0
-    said = "languages and analysis (dt and psq will match its words as written, unstemmed) and dictionary ranks are"
+    said = "languages and analysis (dt and psq read its words by how they meet the index, and say how) and dictionary ranks are"
     assert f"{said} not kept (write .npz" in capsys.readouterr().err
 
 

@@ -117,7 +117,7 @@ def load_table_args(args, path: str, fmt: str, *, require_languages: bool = Fals
             say(f"{verb}: {line}", quiet=args.quiet)
     for line in weighted_report(table):
         say(f"{verb}: {line}", quiet=args.quiet)
-    if missing and hasattr(args, "source_lang"):
+    if missing and hasattr(args, "source_lang") and args.action != "show":
         say(
             f"{verb}: {path} records no {' and no '.join(m[2:] for m in missing)}: give {' and '.join(missing)} "
             f"so that dt and psq can check them",
@@ -228,7 +228,7 @@ def _add_show(actions) -> None:
     s.add_argument("words", nargs="+", metavar="WORD", help="source word(s)")
     s.add_argument("-n", type=positive_int, default=10, help="translations to show per word")
     add_table_format(s, "--format")
-    add_dictionary_options(s, languages=False)
+    add_dictionary_options(s)
     add_quiet(s)
     one_line_errors(s)
     s.set_defaults(func=checked(run_show, s))
@@ -394,14 +394,27 @@ def run_show(args) -> int:
 
     table = load_table_args(args, args.table, args.format)
     settings = table.params.get("source_analyzer")
-    analyzer = Analyzer.from_dict(settings).without_stopwords() if settings else None
+    lang = table.params.get("source_lang")
+    if settings:
+        analyzers = [Analyzer.from_dict(settings).without_stopwords()]
+    else:  # a table that records no analysis (Moses text): its words may be stems or words (tablefit)
+        analyzers = [Analyzer(lang), Analyzer(lang, stemmer=None)] if lang else []
     for word in args.words:
-        terms = analyzer.tokenize(word) if analyzer is not None else [word]
-        term = PHRASE_JOINER.join(terms) if terms else word  # as DT and PSQ analyze a query word (a phrase)
+        made = [PHRASE_JOINER.join(a.tokenize(word)) for a in analyzers]  # as DT and PSQ analyze a query word
+        forms = [t for t in made if t] or [word]
+        if not settings:
+            forms = [word, word.lower(), *forms]
+        term = next((t for t in forms if table.translations(t, 1)), forms[-1] if settings else word)
         shown = word if term == word else f"{word} -> {term}"
         options = table.translations(term, args.n)
         total = len(table.translations(term))
         if not options:
+            if not settings and not lang:
+                print(
+                    f"{shown}\t(not in the table as written or lowercased; it records no analysis: --source-lang "
+                    "LANG looks for the word's stem too)"
+                )
+                continue
             print(f"{shown}\t(no translations in the table: DT and PSQ pass it through unchanged)")
             continue
         print(f"{shown}\t({total} translations)")
@@ -492,7 +505,7 @@ def _say_what_text_loses(args, table, output) -> None:
         what
         for what, kept in (
             ("languages", languages),
-            ("analysis (dt and psq will match its words as written, unstemmed)", analysis),
+            ("analysis (dt and psq read its words by how they meet the index, and say how)", analysis),
             ("dictionary ranks", table.ranks is not None),
         )
         if kept
