@@ -397,7 +397,8 @@ class BoostRanker(Grouped, System):
             tried = (
                 "given, no dev queries"
                 if not scores
-                else "dev MAP by beta: " + ", ".join(f"{b} {m:.4f}" for b, m in scores.items())
+                else "dev MAP by beta: "
+                + ", ".join(f"{b} {m:.4f}" for b, m in sorted(scores.items(), key=lambda kv: float(kv[0])))
             )
             return [
                 f"{name}: beta {model.beta:g} ({tried}), {params['bag_rounds'][0]} rounds, {len(model)} "

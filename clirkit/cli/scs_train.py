@@ -113,6 +113,7 @@ def run(args) -> int:
     from clirkit.progress import say
     from clirkit.scs import SCSModel, read_word_vectors
     from clirkit.scs.losses import check_thresholds
+    from clirkit.scs.training import NoRelevantError
 
     params = params_of(args, convert={"thresholds": tuple, "mse_targets": tuple})
     params["max_pairs_per_query"] = params["max_pairs_per_query"] or None
@@ -138,18 +139,20 @@ def run(args) -> int:
     qv = read_word_vectors(args.query_vectors, model.shape.dim) if args.query_vectors else None
     dv = read_word_vectors(args.doc_vectors, model.shape.dim) if args.doc_vectors else None
     say(f"scs-train: {len(train)} training queries, {len(documents[0])} documents", quiet=args.quiet)
-    model.fit(
-        Resources(
-            topics={"train": train},
-            qrels={"train": data.qrels},
-            documents=documents,
-            query_vectors=qv,
-            doc_vectors=dv,
-            quiet=args.quiet,
-            jobs=args.jobs,
-            analyzers=analyzers_of(args, model.source_lang, model.target_lang),
-        )
+    resources = Resources(
+        topics={"train": train},
+        qrels={"train": data.qrels},
+        documents=documents,
+        query_vectors=qv,
+        doc_vectors=dv,
+        quiet=args.quiet,
+        jobs=args.jobs,
+        analyzers=analyzers_of(args, model.source_lang, model.target_lang),
     )
+    try:
+        model.fit(resources)
+    except NoRelevantError as exc:  # the message names the qrels file
+        raise ClirkitError(f"{args.qrels}: {exc}" if getattr(args, "qrels", None) else str(exc)) from None
     model.save(args.output)
     stats = model.training_stats_
     say(

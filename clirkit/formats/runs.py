@@ -92,7 +92,8 @@ def _read_run_columns(path: str | os.PathLike[str], depth: int | None) -> Run | 
         keep = _top_rows(qpos, scores, depth)
         if not keep.all():  # (a copy of every column otherwise)
             qids, docids, scores, qpos = qids[keep], docids[keep], scores[keep], qpos[keep]
-    in_order = (np.diff(qpos) >= 0).all() and not ((np.diff(scores) > 0) & (np.diff(qpos) == 0)).any()
+    rising = scores[1:] > scores[:-1]  # (compared, not subtracted: finite scores near 1e308 overflow a difference)
+    in_order = (np.diff(qpos) >= 0).all() and not (rising & (np.diff(qpos) == 0)).any()
     if not in_order:
         order = np.lexsort((np.arange(len(scores)), -scores, qpos))
         qids, docids, scores = qids[order], docids[order], scores[order]

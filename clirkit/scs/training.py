@@ -130,6 +130,10 @@ def triplets(
     )
 
 
+class NoRelevantError(ClirkitError):
+    """The training qrels judge no pair relevant: the command line names their file."""
+
+
 def judged_units(
     query_ids,
     doc_ids,
@@ -145,7 +149,8 @@ def judged_units(
     each judged pair once at its highest grade (negative grades as 0), and ``negatives`` unjudged documents a judged
     query sampled with ``rng`` as grade 0; sorted by query, grade descending, document. Also the counts of the
     training statistics (queries, documents, judged pairs, sampled negatives). ClirkitError for a grade the
-    model's ``n_grades`` (``thresholds``) cannot hold, or no judgment naming a document of the collection."""
+    model's ``n_grades`` (``thresholds``) cannot hold, no judgment naming a document of the collection, or none
+    relevant (grade >= 1)."""
     qids = np.asarray(query_ids, dtype=str)
     dids = np.asarray(doc_ids, dtype=str)
     q_of, q_ok = lookup(qids, qrels.qids)
@@ -164,6 +169,11 @@ def judged_units(
         )
     if not jq.size:
         raise ClirkitError("no judgment of the training queries names a document of the collection")
+    if not jg.max():  # every unit would be grade 0: a loss of 0 and a model of its initial embeddings
+        raise NoRelevantError(
+            f"no judgment of the training queries is relevant (the highest grade is {int(qrels.rels[keep].max())}): "
+            "SCS learns from relevant (query, document) pairs"
+        )
     nd = len(dids)
     # one judgment per (query, doc): the highest grade
     key = jq.astype(np.int64) * nd + jd
