@@ -178,16 +178,28 @@ def ordered_stream(
 def workers_end_with_parent() -> Iterator[None]:
     """Within the block, joblib's default backend (a ``Parallel`` given no backend) is :func:`loky_backend`, so
     the worker processes started by any module end with this process; after it (or a ClirkitError),
-    :func:`end_workers`. Imports joblib."""
+    :func:`end_workers`. loky's resource tracker started in the block cleans up after a killed command without
+    its warning (:data:`QUIET_TRACKER`). Imports joblib."""
+    import sys
+
     from joblib import parallel_config
 
-    with parallel_config(backend=loky_backend()):
-        try:
-            yield
-        except ClirkitError:
-            end_workers()
-            raise
-    end_workers()
+    sys.warnoptions.append(QUIET_TRACKER)  # the tracker's command line repeats this process's -W options
+    try:
+        with parallel_config(backend=loky_backend()):
+            try:
+                yield
+            except ClirkitError:
+                end_workers()
+                raise
+        end_workers()
+    finally:
+        sys.warnoptions.remove(QUIET_TRACKER)
+
+
+#: The -W option given to loky's resource tracker: after a SIGKILL of the command it removed the workers'
+#: semaphores and printed four lines of "resource_tracker: There appear to be N leaked semlock objects".
+QUIET_TRACKER = "ignore:resource_tracker:UserWarning"
 
 
 def end_workers() -> None:

@@ -27,3 +27,13 @@ def test_tokens_do_not_depend_on_the_jobs_asked():
     texts = [f"the houses number {i} were built" for i in range(5000)]
     analyzer = Analyzer("en")
     assert analyzer.tokenize_many(texts, jobs=64) == analyzer.tokenize_many(texts, jobs=1)
+
+
+def test_the_commands_resource_tracker_is_started_without_its_leak_warning():
+    import subprocess
+
+    from clirkit.parallel import QUIET_TRACKER, workers_end_with_parent
+
+    with workers_end_with_parent():
+        assert f"-W{QUIET_TRACKER}" in subprocess._args_from_interpreter_flags()  # as loky starts its tracker
+    assert f"-W{QUIET_TRACKER}" not in subprocess._args_from_interpreter_flags()
