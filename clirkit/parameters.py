@@ -73,7 +73,7 @@ class Parameters:
         defaults = {p.name: p.default for p in inspect.signature(type(self).__init__).parameters.values()}
         changed = []
         for key, value in self.get_params(deep=False).items():
-            default = defaults.get(key, inspect.Parameter.empty)
+            default = self._repr_default(key, defaults)
             try:
                 same = value is default or bool(value == default)
             except (TypeError, ValueError):  # e.g. arrays
@@ -81,3 +81,9 @@ class Parameters:
             if not same:
                 changed.append(f"{key}={value!r}")
         return f"{type(self).__name__}({', '.join(changed)})"
+
+    def _repr_default(self, key: str, defaults: dict) -> Any:
+        """The default ``__repr__`` leaves out for parameter ``key`` (``defaults``: the constructor's)."""
+        import inspect
+
+        return defaults.get(key, inspect.Parameter.empty)

@@ -87,18 +87,9 @@ class Grouped:
         they were grouped, so the records of experiments stay the same)."""
         return {"system": type(self).__name__, "params": jsonable(self.flat_params())}
 
-    def __repr__(self) -> str:
-        defaults = {p.name: p.default for p in inspect.signature(type(self).__init__).parameters.values()}
-        changed = []
-        for key, value in self.get_params(deep=False).items():  # type: ignore[attr-defined]
-            default = self.groups[key]() if key in self.groups else defaults.get(key, inspect.Parameter.empty)
-            try:
-                same = value is default or bool(value == default)
-            except (TypeError, ValueError):  # e.g. arrays
-                same = False
-            if not same:
-                changed.append(f"{key}={value!r}")
-        return f"{type(self).__name__}({', '.join(changed)})"
+    def _repr_default(self, key: str, defaults: dict) -> Any:
+        """A group's default is a group at its defaults (``__repr__`` leaves it out)."""
+        return self.groups[key]() if key in self.groups else super()._repr_default(key, defaults)  # type: ignore[misc]
 
 
 def _groups(cls) -> dict[str, type[Group]]:
