@@ -391,10 +391,10 @@ def translated(
         if table2 is not None:
             try:
                 check_reverse(table2, cast(Index, index), lang)
+                table2 = words_for_index(table2, index, "source", queries=analyzer, quiet=quiet)
+                second = table_query_analyzer(table2, lang)
             except TableMismatch as exc:
                 raise SecondTableMismatch(str(exc)) from None
-            table2 = words_for_index(table2, index, "source", other_lang=lang, quiet=quiet)
-            second = table_query_analyzer(table2, lang)
             if not second.same_terms_as(analyzer):  # query words analyzed otherwise would never match
                 raise SecondTableMismatch(
                     f"its query-language words were analyzed as {describe_terms(second)} but "

@@ -87,7 +87,7 @@ def run(args) -> int:
         raise ClirkitError(f"{args.table}: {exc}") from None
     say_unmatched_stopwords(dt.analyzer_, args.source_stopwords, quiet=args.quiet)
     tokens = dt.query_tokens(queries, quiet=args.quiet)
-    known, total = terms_found(tokens, table)
+    known, total = terms_found(tokens, dt.table_)  # the table as it met the index (tablefit.words_for_index)
     say(f"DT: {known} of {total} query terms translated, the others passed through", quiet=args.quiet)
     search_and_write(dt, args, dt.structured_from_tokens(list(queries), tokens))
     return 0

@@ -313,15 +313,46 @@ class Artifacts(Resources):
 
     def translates_documents(self) -> bool:
         """As :meth:`Resources.translates_documents`, and also when the system's ``table`` file (no ``table2``)
-        says it translates from the documents' language into the queries' (its header or name), as ``clirkit psq
+        translates from the documents' language into the queries' as its header or name says, or, a Moses text
+        table that says nothing, as its words say (:func:`~clirkit.tablefit.side_by_words`): as ``clirkit psq
         --table FILE`` places it."""
         if super().translates_documents():
             return True
         given = self.option("table")
         if given in (None, "ibm1") or self.option("table2") is not None:
             return False
-        made, _ = self._file_languages(self._relative(given))
+        path = self._relative(given)
+        made, _ = self._file_languages(path)
+        if made is None and Path(path).is_file() and self._says_no_languages(path, self._table_format()):
+            return self._placed(path) == "documents"
         return made == (self.c.target_lang, self.c.source_lang) and made[0] != made[1]
+
+    def _placed(self, path: str) -> str | None:
+        """The side a Moses text table at ``path`` translates by its words (:func:`~clirkit.tablefit.side_by_words`,
+        read without languages), found once."""
+
+        def place():
+            from clirkit.tablefit import side_by_words
+            from clirkit.translation import load_table
+
+            return side_by_words(self.index(), load_table(path, "moses"))
+
+        return self._once(("placed", path), place)
+
+    def _table_format(self) -> str:
+        return self.option("table_format") or self.exp.table.get("format", "auto")
+
+    @staticmethod
+    def _says_no_languages(path: str, fmt: str) -> bool:
+        """Whether the table file at ``path`` is a Moses lexical table (``e f p`` lines), whose file says nothing of its
+        languages: the runner does not label it with the collection's (a table the other way round would be read
+        as this way round)."""
+        from clirkit.translation import format_of, guess_format
+
+        try:
+            return (guess_format(path)[0] if fmt == "auto" else format_of(path, fmt)) == "moses"
+        except ClirkitError:  # the reader says what it cannot tell, when it reads the file
+            return False
 
     def check_table_files(self, *, reverse: bool = False) -> None:
         """ClirkitError, before anything runs, when a table file the system reads (its ``table`` or ``table2``, or
@@ -408,27 +439,39 @@ class Artifacts(Resources):
 
     def _file_table(self, path: str, *, reverse: bool):
         """The table file ``path``, read once, from the queries' language into the documents' (or the other way
-        round, ``reverse``)."""
-        fmt = self.option("table_format") or self.exp.table.get("format", "auto")
+        round, ``reverse``). A Moses text table, whose file says nothing of its languages, is labelled with the
+        collection's only when its words agree (:meth:`_placed`); else a ClirkitError, as ``clirkit dt`` says."""
+        fmt = self._table_format()
         column = self._score_column(path, fmt)
         source, target = self.c.source_lang, self.c.target_lang
         if reverse:
             source, target = target, source
+        unlabelled = self._says_no_languages(path, fmt)
 
         def read():
             from clirkit.translation import load_table
 
             analysis = self.exp.analysis
-            return load_table(
+            table = load_table(
                 path,
                 fmt,
                 stemmer=self.analyzer(self.c.target_lang).stemmer,
                 segmenter=analysis.get("segmenter", "auto"),
                 chinese_script=analysis.get("chinese_script", "auto"),
-                source_lang=source,
-                target_lang=target,
+                source_lang=None if unlabelled else source,
+                target_lang=None if unlabelled else target,
                 score_column=column,
             )
+            if unlabelled:
+                placed, want = self._placed(path), "documents" if reverse else "queries"
+                if placed not in (None, want):
+                    raise ClirkitError(
+                        f"table {path}: its words say it translates {'from' if placed == 'documents' else 'into'} "
+                        f"the documents' language; this system reads a table "
+                        f"{'from' if want == 'documents' else 'into'} it"
+                    )
+                table.params.update(source_lang=source, target_lang=target)
+            return table
 
         return self._once(("table", path, fmt, column, reverse), read)
 
