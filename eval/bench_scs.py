@@ -4,9 +4,9 @@ Usage:
     python eval/bench_scs.py --old ../clirkit-old            # git worktree add ../clirkit-old <commit to compare with>
     python eval/bench_scs.py --old ../clirkit-old --batches 3000 --repeat 3
 
-The demo's SCS (``SCSModel(epochs=2, eps=0.25)``, otherwise defaults: dim 64, SOSL, batches of 128, 40
-negatives per query, LazyAdam) on the nave-en-es training queries: each variant trains the first
-``--batches`` batches of one epoch in a fresh process, the variants taking turns, ``--repeat`` times:
+The demo's SCS (``SCSModel(schedule=Schedule(epochs=2), shape=Shape(eps=0.25))``, otherwise defaults: dim 64,
+SOSL, batches of 128, 40 negatives per query, LazyAdam) on the nave-en-es training queries: each variant trains
+the first ``--batches`` batches of one epoch in a fresh process, the variants taking turns, ``--repeat`` times:
 
   old        the other checkout (``PYTHONPATH``), whatever it does
   numpy      this code with ``CLIRKIT_NUMBA=0``

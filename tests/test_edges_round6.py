@@ -14,10 +14,10 @@ from clirkit.cli import main
 from clirkit.formats import read_run
 
 
-@pytest.mark.parametrize("name", [".", "..", "+", ""])
+@pytest.mark.parametrize("name", [".", "..", "+", "", ".a", "..b"])
 def test_a_name_without_a_letter_or_digit_is_refused(mini, tmp_path, capsys, name):
     more = f'[systems."{name}"]\nkind = "bm25"\n'
-    said = f"{name!r}: a system or fusion name needs a letter or digit (it names its runs and files)"
+    said = f"{name!r}: a system or fusion name needs a letter or digit and does not start with a dot (it names its runs and files)"
     _refused(tmp_path, capsys, _PAIR.format(mini=mini, more=more), said)
 
 

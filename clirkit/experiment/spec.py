@@ -329,10 +329,11 @@ def _systems_and_fusions(where: str, data: Mapping[str, Any], source: str | None
         before = list(systems)[:i]
         fusions_before = [f for f, fspec in fusions.items() if all(m in before for m in fspec["systems"])]
         check_system(f"{where}: system {sname!r}", spec, before, fusions_before, source)
-    blank = [n for n in (*systems, *fusions) if not any(ch.isalnum() for ch in n)]
-    if blank:  # "", "." and ".." would name hidden files or folders (runs/..dev.run.gz)
+    blank = [n for n in (*systems, *fusions) if not any(ch.isalnum() for ch in n) or n.startswith(".")]
+    if blank:  # "", "." and ".a" would name hidden files or folders (runs/..dev.run.gz)
         raise ClirkitError(
-            f"{where}: {blank[0]!r}: a system or fusion name needs a letter or digit (it names its runs and files)"
+            f"{where}: {blank[0]!r}: a system or fusion name needs a letter or digit and does not start with a dot "
+            "(it names its runs and files)"
         )
     spaced = [n for n in (*systems, *fusions) if any(ch.isspace() for ch in n)]
     if spaced:  # a name is the run tag of its runs, and TREC run tags have no whitespace
