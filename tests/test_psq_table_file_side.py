@@ -11,48 +11,46 @@ from clirkit.cli import main
 from clirkit.experiment import Experiment, run_experiment
 
 
-def test_a_reverse_table_file_makes_psq_translate_the_documents_as_the_command_does(mini, tmp_path):
+def _reverse_table(mini, tmp_path, name: str):
+    """The slice's documents indexed (ix.npz), its test queries (test.tsv) and a table from its documents' language
+    into its queries' trained on its parallel text, written as ``name`` (.npz or Moses text): the queries' path and
+    the table's."""
     c = datasets.load(str(mini))
     docs = tmp_path / "docs.tsv"
     docs.write_text("".join(f"{d}\t{t}\n" for d, t in zip(*c.documents())), encoding="utf-8")
     (tmp_path / "en.txt").write_text("\n".join(c.parallel()[0]) + "\n", encoding="utf-8")
     (tmp_path / "es.txt").write_text("\n".join(c.parallel()[1]) + "\n", encoding="utf-8")
-    table = tmp_path / "es-en.npz"
+    table = tmp_path / name
     train = ["ttable", "train", "--source", str(tmp_path / "es.txt"), "--target", str(tmp_path / "en.txt")]
     assert main([*train, "--source-lang", "es", "--target-lang", "en", "-o", str(table), "-q"]) == 0
     assert main(["index", str(docs), "--lang", "es", "-o", str(tmp_path / "ix.npz"), "-q"]) == 0
-    q = _queries_file(tmp_path / "test.tsv", c.queries("test"))
-    args = ["psq", "--index", str(tmp_path / "ix.npz"), "--table", str(table), "--queries", q, "-q"]
-    assert main([*args, "-o", str(tmp_path / "psq.cli.run")]) == 0
+    return _queries_file(tmp_path / "test.tsv", c.queries("test")), table
+
+
+def _experiment_run(mini, tmp_path, table) -> bytes:
     path = tmp_path / "x.toml"
     path.write_text(
         f'collection = "{mini}"\nmeasures = ["AP"]\n[systems.PSQ]\nkind = "psq"\ntable = "{table}"\n', encoding="utf-8"
     )
     run_experiment(Experiment.read(path), tmp_path / "o", quiet=True)
-    assert (tmp_path / "psq.cli.run").read_bytes() == kept_run(tmp_path / "o" / "runs" / "psq.test.run.gz")
+    return kept_run(tmp_path / "o" / "runs" / "psq.test.run.gz")
+
+
+def test_a_reverse_table_file_makes_psq_translate_the_documents_as_the_command_does(mini, tmp_path):
+    q, table = _reverse_table(mini, tmp_path, "es-en.npz")
+    args = ["psq", "--index", str(tmp_path / "ix.npz"), "--table", str(table), "--queries", q, "-q"]
+    assert main([*args, "-o", str(tmp_path / "psq.cli.run")]) == 0
+    assert (tmp_path / "psq.cli.run").read_bytes() == _experiment_run(mini, tmp_path, table)
 
 
 def test_a_reverse_text_table_is_placed_by_its_words_in_an_experiment_as_on_the_command_line(mini, tmp_path, capsys):
     """(A Moses text file says nothing of its languages: the runner labelled it with the collection's, so kind =
     "psq" translated the queries with a table of the other direction, AP .0395 against the command's .2893.)"""
-    c = datasets.load(str(mini))
-    docs = tmp_path / "docs.tsv"
-    docs.write_text("".join(f"{d}\t{t}\n" for d, t in zip(*c.documents())), encoding="utf-8")
-    (tmp_path / "en.txt").write_text("\n".join(c.parallel()[0]) + "\n", encoding="utf-8")
-    (tmp_path / "es.txt").write_text("\n".join(c.parallel()[1]) + "\n", encoding="utf-8")
-    table = tmp_path / "es-en.lex.gz"
-    train = ["ttable", "train", "--source", str(tmp_path / "es.txt"), "--target", str(tmp_path / "en.txt")]
-    assert main([*train, "--source-lang", "es", "--target-lang", "en", "-o", str(table), "-q"]) == 0
-    assert main(["index", str(docs), "--lang", "es", "-o", str(tmp_path / "ix.npz"), "-q"]) == 0
-    q = _queries_file(tmp_path / "test.tsv", c.queries("test"))
+    q, table = _reverse_table(mini, tmp_path, "es-en.lex.gz")
     args = ["psq", "--index", str(tmp_path / "ix.npz"), "--table", str(table), "--queries", q, "-q"]
     assert main([*args, "--source-lang", "en", "-o", str(tmp_path / "psq.cli.run")]) == 0
-    path = tmp_path / "x.toml"
-    path.write_text(
-        f'collection = "{mini}"\nmeasures = ["AP"]\n[systems.PSQ]\nkind = "psq"\ntable = "{table}"\n', encoding="utf-8"
-    )
-    run_experiment(Experiment.read(path), tmp_path / "o", quiet=True)
-    assert (tmp_path / "psq.cli.run").read_bytes() == kept_run(tmp_path / "o" / "runs" / "psq.test.run.gz")
+    assert (tmp_path / "psq.cli.run").read_bytes() == _experiment_run(mini, tmp_path, table)
+    path = tmp_path / "dt.toml"
     path.write_text(f'collection = "{mini}"\n[systems.DT]\nkind = "dt"\ntable = "{table}"\n', encoding="utf-8")
     capsys.readouterr()
     assert main(["run", str(path), "-o", str(tmp_path / "o2"), "-q"]) == 2
