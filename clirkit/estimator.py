@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import inspect
 from typing import Any, Mapping, TypeVar
 
 from clirkit.errors import ClirkitError
@@ -348,7 +349,8 @@ class System(Parameters):
 
     def __init_subclass__(cls, **kwargs) -> None:
         """A subclass's own ``search`` is wrapped to take any of :data:`~clirkit.topicforms.TOPIC_FORMS`
-        (:func:`~clirkit.topicforms.as_topics`)."""
+        (:func:`~clirkit.topicforms.as_topics`), and its own ``fit`` to say in one line that it takes one Resources
+        when given more (``DT().fit(index, table)``, the form before)."""
         super().__init_subclass__(**kwargs)
         search = cls.__dict__.get("search")
         if search is not None and not hasattr(search, "takes_topics_of_any_form"):
@@ -359,6 +361,18 @@ class System(Parameters):
 
             setattr(search_any_topics, "takes_topics_of_any_form", True)
             setattr(cls, "search", search_any_topics)  # setattr: mypy refuses a method assigned
+        fit = cls.__dict__.get("fit")
+        kinds = [p.kind for p in inspect.signature(fit).parameters.values()] if fit is not None else []
+        if fit is not None and inspect.Parameter.VAR_POSITIONAL not in kinds:
+
+            @functools.wraps(fit)
+            def fit_one_resources(self, *args, **kw):
+                if len(args) + len(kw) > 1:  # a form from before fit(resources) was the only fit
+                    given = ", ".join(type(a).__name__ for a in args) + "".join(f", {k}=" for k in kw)
+                    raise ClirkitError(f"{type(self).__name__}.fit takes one Resources: {self.fit_call}, got {given}")
+                return fit(self, *args, **kw)
+
+            setattr(cls, "fit", fit_one_resources)
 
     def fit(self, resources: Resources) -> "System":
         """Learn from ``resources`` (what the system needs of them); returns self."""

@@ -86,3 +86,12 @@ def test_the_helper_returns_the_resources_it_is_given():
 
     resources = Resources()
     assert takes_resources(DT(), resources) is resources
+
+
+def test_the_form_from_before_says_in_one_line_that_fit_takes_one_resources():
+    from clirkit.systems import DT, PSQ, QueryPSQ
+
+    for cls in (DT, PSQ, QueryPSQ):
+        with pytest.raises(ClirkitError) as caught:
+            cls().fit(an_index(), "en-es.npz")
+        assert str(caught.value) == f"{cls.__name__}.fit takes one Resources: {cls.fit_call}, got Index, str"
