@@ -146,7 +146,7 @@ def side_by_words(index, table) -> str | None:
 def index_terms(words, index) -> tuple[int, int, int]:
     """``(written, analyzed, n)``: of ``n`` of ``words`` (at most :data:`SAMPLE`, evenly spaced), how many are
     ``index``'s terms as written, and how many once analyzed as the index is (every term of the word one)."""
-    sample = words[:: max(1, len(words) // SAMPLE)].tolist()
+    sample = _sample(words)
     vocabulary, bare = index.vocabulary, index.analyzer.without_stopwords()
     written = sum(w in vocabulary for w in sample)
     analyzed = sum(bool(ts) and all(t in vocabulary for t in ts) for ts in bare.tokenize_many(sample))
@@ -276,18 +276,17 @@ def words_for_index(table, index, side: str, *, other_lang: str | None = None, q
     analyzers = {side: bare if read_as == "words" else None, other: None}
     lang, others = other_lang or table.params.get(f"{other}_lang"), "as written"
     if queries is not None or lang is not None:
-        stemmer = bare.stemmer if other == "target" else None
-        settings = {"lowercase": bare.lowercase, "strip_punctuation": bare.strip_punctuation}
-        stemming = (
-            queries.without_stopwords() if queries is not None else Analyzer(lang, **settings, stemmer=bare.stemmer)
-        )
-        made = stemming if queries is not None else Analyzer(lang, **settings, stemmer=stemmer)
-        lang = made.lang
+        if queries is not None:  # the first table's queries: stemming or not, as they are
+            stemming = made = queries.without_stopwords()
+        else:  # the index's settings in that language; words unstemmed on the source side (rows not averaged)
+            settings = {"lowercase": bare.lowercase, "strip_punctuation": bare.strip_punctuation}
+            stemming = Analyzer(lang, **settings, stemmer=bare.stemmer)
+            made = stemming if other == "target" else stemming.replace(stemmer=None)
         words = table.source_vocab if other == "source" else table.target_vocab
         stems = read_as == "terms" and stemming.stemmer is not None and own_stems(words, stemming)
         made = stemming if stems else made
         analyzers[other] = None if stems else made
-        params[f"{other}_analyzer"], params[f"{other}_lang"] = made.to_dict(), lang
+        params[f"{other}_analyzer"], params[f"{other}_lang"] = made.to_dict(), made.lang
         others = "as the stems they are" if stems else "analyzed as the queries are"
     vocabs, probs = _remapped(table, analyzers["source"], analyzers["target"])
     ranks = table.ranks if analyzers == {side: None, other: None} else None
@@ -305,9 +304,14 @@ def own_stems(words, analyzer) -> bool:
     """Whether ``words`` (at most :data:`SAMPLE`, evenly spaced) read as ``analyzer``'s terms already: at least
     :data:`STEMMED_MIN` of them, and at least :data:`STEMMED_SHARE` their own analysis (a table clirkit trained holds
     84-98% of its stems unchanged by stemming again; surface words 9-46%, on nave-en-es's English and Spanish)."""
-    sample = words[:: max(1, len(words) // SAMPLE)].tolist()
+    sample = _sample(words)
     own = sum(ts == [w] for ts, w in zip(analyzer.tokenize_many(sample), sample))
     return len(sample) >= STEMMED_MIN and own >= STEMMED_SHARE * len(sample)
+
+
+def _sample(words) -> list[str]:
+    """At most :data:`SAMPLE` of ``words`` (a str array), evenly spaced: what tells how a side of a table reads."""
+    return words[:: max(1, len(words) // SAMPLE)].tolist()
 
 
 def _remapped(table, source_analyzer, target_analyzer):
