@@ -328,16 +328,17 @@ class Artifacts(Resources):
         return made == (self.c.target_lang, self.c.source_lang) and made[0] != made[1]
 
     def _placed(self, path: str) -> str | None:
-        """The side a Moses text table at ``path`` translates by its words (:func:`~clirkit.tablefit.side_by_words`,
-        read without languages), found once."""
+        """The side a Moses text table at ``path`` translates by its words (:func:`~clirkit.tablefit.side_by_words`),
+        found once."""
+        from clirkit.tablefit import side_by_words
 
-        def place():
-            from clirkit.tablefit import side_by_words
-            from clirkit.translation import load_table
+        return self._once(("placed", path), lambda: side_by_words(self.index(), self._moses_table(path)))
 
-            return side_by_words(self.index(), load_table(path, "moses"))
+    def _moses_table(self, path: str):
+        """The Moses text table at ``path``, read once, without languages (its file says none)."""
+        from clirkit.translation import load_table
 
-        return self._once(("placed", path), place)
+        return self._once(("moses", path), lambda: load_table(path, "moses"))
 
     def _table_format(self) -> str:
         return self.option("table_format") or self.exp.table.get("format", "auto")
@@ -449,20 +450,9 @@ class Artifacts(Resources):
         unlabelled = self._says_no_languages(path, fmt)
 
         def read():
-            from clirkit.translation import load_table
+            from clirkit.translation import TranslationTable, load_table
 
-            analysis = self.exp.analysis
-            table = load_table(
-                path,
-                fmt,
-                stemmer=self.analyzer(self.c.target_lang).stemmer,
-                segmenter=analysis.get("segmenter", "auto"),
-                chinese_script=analysis.get("chinese_script", "auto"),
-                source_lang=None if unlabelled else source,
-                target_lang=None if unlabelled else target,
-                score_column=column,
-            )
-            if unlabelled:
+            if unlabelled:  # the table its side was placed by, labelled once its words agree
                 placed, want = self._placed(path), "documents" if reverse else "queries"
                 if placed not in (None, want):
                     raise ClirkitError(
@@ -470,8 +460,20 @@ class Artifacts(Resources):
                         f"the documents' language; this system reads a table "
                         f"{'from' if want == 'documents' else 'into'} it"
                     )
-                table.params.update(source_lang=source, target_lang=target)
-            return table
+                read = self._moses_table(path)
+                labels = {"source_lang": source, "target_lang": target}
+                return TranslationTable(read.source_vocab, read.target_vocab, read.probs, {**read.params, **labels})
+            analysis = self.exp.analysis
+            return load_table(
+                path,
+                fmt,
+                stemmer=self.analyzer(self.c.target_lang).stemmer,
+                segmenter=analysis.get("segmenter", "auto"),
+                chinese_script=analysis.get("chinese_script", "auto"),
+                source_lang=source,
+                target_lang=target,
+                score_column=column,
+            )
 
         return self._once(("table", path, fmt, column, reverse), read)
 
