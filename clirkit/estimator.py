@@ -368,7 +368,7 @@ class System(Parameters):
             @functools.wraps(fit)
             def fit_one_resources(self, *args, **kw):
                 if len(args) + len(kw) > 1:  # a form from before fit(resources) was the only fit
-                    given = ", ".join(type(a).__name__ for a in args) + "".join(f", {k}=" for k in kw)
+                    given = fit_given(args, kw)
                     raise ClirkitError(f"{type(self).__name__}.fit takes one Resources: {self.fit_call}, got {given}")
                 return fit(self, *args, **kw)
 
@@ -504,6 +504,13 @@ class System(Parameters):
     def describe(self) -> dict:
         """JSON-ready record of the system: its class and hyper-parameters (nested systems described too)."""
         return {"system": type(self).__name__, "params": jsonable(self.get_params(deep=False))}
+
+
+def fit_given(args: tuple, keywords: Mapping[str, Any]) -> str:
+    """What a ``fit`` given anything but one Resources was given, in words for its one-line error: ``a dict`` for
+    one argument, else each argument's type and each keyword (``dict, Qrels, dev_topics=...``)."""
+    given = [type(a).__name__ for a in args] + [f"{k}=..." for k in keywords]
+    return ", ".join(given) if len(given) > 1 else f"a {given[0]}"
 
 
 def takes_resources(system: System, given) -> Resources:

@@ -20,7 +20,7 @@ from clirkit.boost.training import fit_tokens
 from clirkit.constraints import Interval, Options, StrOptions, at_least_zero
 from clirkit.documents import Documents
 from clirkit.errors import ClirkitError
-from clirkit.estimator import DEPTH, Resources, System, drop_excluded
+from clirkit.estimator import DEPTH, Resources, System, drop_excluded, fit_given
 from clirkit.parallel import BACKENDS
 from clirkit.paramgroups import Grouped
 from clirkit.progress import say
@@ -234,7 +234,7 @@ class BoostRanker(Grouped, System):
         recorded in the model with ``resources.record("base")`` (e.g. the files it was read from).
         """
         if rest or keywords or not isinstance(resources, Resources):
-            raise ClirkitError(_FIT_TAKES.format(name=type(self).__name__, got=_what(resources, rest, keywords)))
+            raise ClirkitError(_FIT_TAKES.format(name=type(self).__name__, got=fit_given((resources, *rest), keywords)))
         topics, qrels = resources.topics("train"), resources.qrels("train")
         documents = resources.documents()
         has_dev = "dev" in resources.splits
@@ -493,9 +493,3 @@ _FIT_TAKES = (
     "{name}.fit takes one Resources, e.g. fit(Resources(topics={{'train': topics, 'dev': ...}}, qrels={{'train': "
     "qrels, ...}}, documents=(docids, texts))) (clirkit.estimator.Resources), got {got}"
 )
-
-
-def _what(resources, rest, keywords) -> str:
-    """What a wrong call of ``fit`` was given, in words (for :data:`_FIT_TAKES`)."""
-    given = [type(resources).__name__, *(type(r).__name__ for r in rest), *(f"{k}=..." for k in keywords)]
-    return ", ".join(given) if rest or keywords else f"a {given[0]}"

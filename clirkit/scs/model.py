@@ -27,7 +27,7 @@ import numpy as np
 from clirkit.constraints import Interval
 from clirkit.documents import Documents
 from clirkit.errors import ClirkitError
-from clirkit.estimator import DEPTH, Resources, System, drop_excluded
+from clirkit.estimator import DEPTH, Resources, System, drop_excluded, fit_given
 from clirkit.paramgroups import Grouped
 from clirkit.progress import progress, say
 from clirkit.run import Qrels, Run
@@ -180,11 +180,10 @@ class SCSModel(Grouped, System):
         ``doc_vectors``: optional ``(words, vectors)`` starts, :func:`~clirkit.scs.encoding.read_word_vectors`),
         with its ``quiet`` and ``jobs``; then :meth:`fit_tokens`."""
         if rest or keywords or not isinstance(resources, Resources):
-            given = [type(resources).__name__, *(type(r).__name__ for r in rest), *(f"{k}=..." for k in keywords)]
             raise ClirkitError(
                 "SCSModel.fit takes one Resources, e.g. fit(Resources(topics={'train': topics}, qrels={'train': "
                 "qrels}, documents=(docids, texts))) (clirkit.estimator.Resources), got "
-                + (", ".join(given) if rest or keywords else f"a {given[0]}")
+                + fit_given((resources, *rest), keywords)
             )
         topics, qrels = resources.topics("train"), resources.qrels("train")
         quiet, jobs = resources.quiet, resources.jobs
