@@ -15,7 +15,6 @@ from clirkit.estimator import Resources, takes_resources
 from clirkit.psq import DEFAULT_LAMBDA, DOCUMENTS_CUMULATIVE, DOCUMENTS_MAX_OPTIONS, DOCUMENTS_MIN_PROB
 from clirkit.querypsq import PRUNING_CONSTRAINTS, QUERY_SIDE_TABLE2, check_used, document_side_inputs
 from clirkit.retrieval.bm25params import IDF, K1, K3, B
-from clirkit.retrieval.shards import as_index
 from clirkit.tablefit import as_table, query_analyzer
 
 
@@ -114,8 +113,8 @@ class DocPSQ(CrossLanguageBM25):
         table2 = table2 if table2 is not None else resources.table("reverse2")
         background_texts = resources.parallel()[0] if self.background == "parallel" else None
         table = table if table is not None else resources.reverse_table()
-        index = resources.index()
-        index, table, table2 = as_index(index), as_table(table, optional=True), as_table(table2, optional=True)
+        index = resources.index()  # (an index: a path given is opened by Resources)
+        table, table2 = as_table(table, optional=True), as_table(table2, optional=True)
         self.check_params()
         check_used(self, second_table=table2 is not None or through_two_tables(index))
         self.__dict__.pop("splitter_", None)

@@ -15,7 +15,6 @@ from clirkit.errors import ClirkitError
 from clirkit.estimator import Resources, takes_resources
 from clirkit.psq import DEFAULT_CUMULATIVE, DEFAULT_LAMBDA, DEFAULT_MIN_PROB
 from clirkit.retrieval.bm25params import IDF, K1, K3, B
-from clirkit.retrieval.shards import as_index
 from clirkit.tablefit import as_table, stopword_terms, words_for_index
 
 PRUNING_CONSTRAINTS = {  # the table's interpolation and pruning: both sides of PSQ have them
@@ -203,8 +202,8 @@ class QueryPSQ(CrossLanguageBM25):
         from clirkit.psq import prepare_table
 
         quiet = takes_resources(self, resources).quiet
-        index, table, table2 = resources.index(), resources.table(), resources.table("table2")
-        index, table, table2 = as_index(index), as_table(table), as_table(table2, optional=True)
+        index = resources.index()  # (an index: a path given is opened by Resources)
+        table, table2 = as_table(resources.table()), as_table(resources.table("table2"), optional=True)
         table = self._bind(index, table, quiet)
         check_used(self, second_table=table2 is not None)
         if table2 is not None:

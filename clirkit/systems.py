@@ -40,7 +40,6 @@ from clirkit.estimator import Resources, System, takes_resources
 from clirkit.fusion.system import Fusion
 from clirkit.psqsystem import PSQ
 from clirkit.querypsq import QueryPSQ
-from clirkit.retrieval.shards import as_index
 from clirkit.tablefit import (  # noqa: F401 - query_analyzer, corpus_stopterms, side_of, ... are used from here too
     TableMismatch,
     as_table,
@@ -88,7 +87,7 @@ class BM25Search(BM25System):
         """Bind to the index of ``resources`` (:class:`~clirkit.estimator.Resources`: an Index or a
         :class:`~clirkit.retrieval.shards.ShardedIndex`); its analyzer becomes the query analyzer (``analyzer_``);
         returns self."""
-        index = as_index(takes_resources(self, resources).index())
+        index = takes_resources(self, resources).index()  # (an index: a path given is opened by Resources)
         self.check_params()
         self.index_, self.analyzer_ = index, index.analyzer
         self.bm25_ = index.bm25(k1=self.k1, b=self.b, k3=self.k3, idf=self.idf, precision=self.precision)
@@ -133,7 +132,7 @@ class DT(CrossLanguageBM25):
         from clirkit.progress import say
 
         quiet = takes_resources(self, resources).quiet
-        index, table = as_index(resources.index()), as_table(resources.table())
+        index, table = resources.index(), as_table(resources.table())
         self.table_ = table = self._bind(index, table, quiet)
         if table.params.get("model") == "dictionary":
             say(
