@@ -300,6 +300,23 @@ def words_for_index(table, index, side: str, *, other_lang: str | None = None, q
     return TranslationTable(vocabs[0], vocabs[1], probs, params, ranks)
 
 
+def source_words_read(table, lang: str):
+    """``(table, analyzer)``: ``table`` (recording no analysis of its words) with its source words read as DT and
+    PSQ read them for queries in ``lang`` over an index of default analysis (:func:`words_for_index`), and the
+    analyzer that makes a query word the term looked up in it: the stems they are when they are their own stems
+    (:func:`own_stems`: a table clirkit trained), else words analyzed unstemmed (case folded, punctuation dropped;
+    rows merged). What ``clirkit ttable show --source-lang`` looks a word up in."""
+    from clirkit.analysis import Analyzer
+    from clirkit.translation.table import TranslationTable
+
+    stemming = Analyzer(lang)
+    if stemming.stemmer is not None and own_stems(table.source_vocab, stemming):
+        return table, stemming
+    plain = stemming.replace(stemmer=None)
+    vocabs, probs = _remapped(table, plain, None)
+    return TranslationTable(vocabs[0], vocabs[1], probs, table.params), plain
+
+
 def own_stems(words, analyzer) -> bool:
     """Whether ``words`` (at most :data:`SAMPLE`, evenly spaced) read as ``analyzer``'s terms already: at least
     :data:`STEMMED_MIN` of them, and at least :data:`STEMMED_SHARE` their own analysis (a table clirkit trained holds

@@ -167,12 +167,33 @@ def test_a_table_of_other_languages_is_refused_whichever_side(small, capsys):
         assert err.count("\n") == 1
 
 
-def test_ttable_show_finds_a_text_tables_stem_given_its_language(tmp_path, capsys):
-    (tmp_path / "t.lex").write_text("luz light 0.8\nlumbrera light 0.2\n", encoding="utf-8")
-    assert main(["ttable", "show", str(tmp_path / "t.lex"), "Lights", "--source-lang", "en"]) == 0
-    assert capsys.readouterr().out.splitlines()[:2] == ["Lights -> light\t(2 translations)", "  luz\t0.800000"]
-    assert main(["ttable", "show", str(tmp_path / "t.lex"), "Lights"]) == 0
-    assert "--source-lang LANG looks for the word's stem too" in capsys.readouterr().out
+def test_ttable_show_finds_a_text_tables_stem_given_its_language(nave, tmp_path, capsys):
+    _, pairs, _ = nave
+    save_table(trained(pairs, "en", "es"), tmp_path / "en-es.lex.gz")
+    assert main(["ttable", "show", str(tmp_path / "en-es.lex.gz"), "Lights", "--source-lang", "en"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].startswith("Lights -> light\t(")
+    assert main(["ttable", "show", str(tmp_path / "en-es.lex.gz"), "Lights"]) == 0
+    assert "--source-lang LANG reads its words as DT and PSQ do" in capsys.readouterr().out
+
+
+def test_ttable_show_reads_a_hand_written_table_as_dt_does(small, capsys):
+    """(An independent re-check, F: show looked a word up as written, lowercased and stemmed; DT reads a few
+    hand-written words unstemmed and lowercased: show said "house" passed through while DT translated it, and
+    "dogs" translated while DT passed it through.)"""
+    (small / "t.lex").write_text("casa House 1.0\nperro dog 1.0\n", encoding="utf-8")
+    (small / "hd.tsv").write_text("h\thouse\nd\tdogs\n", encoding="utf-8")
+    args = ["dt", "--index", str(small / "ix.npz"), "--queries", str(small / "hd.tsv"), "--source-lang", "en"]
+    assert main([*args, "--table", str(small / "t.lex"), "-o", str(small / "hd.run")]) == 0
+    translated = {line.split()[0] for line in (small / "hd.run").read_text(encoding="utf-8").splitlines()}
+    capsys.readouterr()
+    assert main(["ttable", "show", str(small / "t.lex"), "house", "dogs", "--source-lang", "en"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert translated == {"h"}
+    assert out == [
+        "house\t(1 translations)",
+        "  casa\t1.000000",
+        "dogs\t(no translations in the table: DT and PSQ pass it through unchanged)",
+    ]
 
 
 def test_a_trained_table_over_a_small_index_gives_the_runs_of_its_npz(nave, tmp_path):

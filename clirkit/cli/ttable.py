@@ -390,29 +390,30 @@ def run_from_alignments(args) -> int:
 
 def run_show(args) -> int:
     from clirkit.analysis import Analyzer
+    from clirkit.tablefit import source_words_read
     from clirkit.translation.phrases import PHRASE_JOINER
 
     table = load_table_args(args, args.table, args.format)
     settings = table.params.get("source_analyzer")
     lang = table.params.get("source_lang")
+    analyzer = None
     if settings:
-        analyzers = [Analyzer.from_dict(settings).without_stopwords()]
-    else:  # a table that records no analysis (Moses text): its words may be stems or words (tablefit)
-        analyzers = [Analyzer(lang), Analyzer(lang, stemmer=None)] if lang else []
+        analyzer = Analyzer.from_dict(settings).without_stopwords()
+    elif lang:  # a table that records no analysis (Moses text): its words read as DT and PSQ read them (tablefit)
+        table, analyzer = source_words_read(table, lang)
     for word in args.words:
-        made = [PHRASE_JOINER.join(a.tokenize(word)) for a in analyzers]  # as DT and PSQ analyze a query word
-        forms = [t for t in made if t] or [word]
-        if not settings:
-            forms = [word, word.lower(), *forms]
-        term = next((t for t in forms if table.translations(t, 1)), forms[-1] if settings else word)
+        if analyzer is None:  # no language: as written or lowercased
+            term = next((t for t in (word, word.lower()) if table.translations(t, 1)), word)
+        else:  # as DT and PSQ analyze a query word
+            term = PHRASE_JOINER.join(analyzer.tokenize(word)) or word
         shown = word if term == word else f"{word} -> {term}"
         options = table.translations(term, args.n)
         total = len(table.translations(term))
         if not options:
-            if not settings and not lang:
+            if analyzer is None:
                 print(
                     f"{shown}\t(not in the table as written or lowercased; it records no analysis: --source-lang "
-                    "LANG looks for the word's stem too)"
+                    "LANG reads its words as DT and PSQ do)"
                 )
                 continue
             print(f"{shown}\t(no translations in the table: DT and PSQ pass it through unchanged)")
