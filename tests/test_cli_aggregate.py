@@ -145,3 +145,21 @@ def test_aggregate_tune_refuses_dev_runs_that_no_qrels_query_judges(tmp_path, ca
     out = tmp_path / "test.run"
     assert main(["aggregate", t, t2, "-o", str(out), "--tune", "--qrels", qrels, "--dev-runs", d, d2, "-q"]) == 2
     assert "the dev qrels judge none of the dev runs' queries" in capsys.readouterr().err and not out.exists()
+
+
+def test_kappa_with_one_or_three_runs_or_with_weights_says_which(tmp_path, capsys):
+    """(--kappa with one run said "give --weights for more"; with --weights, "exactly two runs".)"""
+    a = write_lines(tmp_path / "a.run", ["q1 Q0 d1 1 3 A"])
+    b = write_lines(tmp_path / "b.run", ["q1 Q0 d2 1 3 B"])
+    c = write_lines(tmp_path / "c.run", ["q1 Q0 d3 1 3 C"])
+    out = str(tmp_path / "f.run")
+    cases = {
+        (a,): "a fusion needs at least two runs, got 1",
+        (a, b, c): "--kappa weighs exactly two runs, got 3: give --weights for three or more",
+    }
+    for runs, said in cases.items():
+        assert main(["aggregate", *runs, "--kappa", "0.5", "-o", out, "-q"]) == 2
+        assert said in capsys.readouterr().err
+    assert main(["aggregate", a, b, "--kappa", "0.5", "--weights", "0.5", "0.5", "-o", out, "-q"]) == 2
+    assert "--kappa and --weights both weigh the runs: give one of them" in capsys.readouterr().err
+    assert not (tmp_path / "f.run").exists()
