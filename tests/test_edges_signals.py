@@ -308,16 +308,27 @@ def _alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
+KILLED = {
+    "index --shards 2 --jobs 2": ["index", "big.tsv", "-o", "ix.npz", "--lang", "es", "--shards", "2", "--jobs", "2"],
+    # its documents are tokenized in 2 workers at its default --jobs 1 (round 8: 4 processes left for minutes)
+    "boost-train": ["boost-train", "--queries", "q.tsv", "--qrels", "q.qrels", "--documents", "big.tsv"]
+    + ["--source-lang", "en", "--target-lang", "es", "--rounds", "5", "-o", "bt.npz"],
+}
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-def test_workers_end_with_an_index_killed_by_sigkill(tmp_path):
+@pytest.mark.parametrize("verb", KILLED)
+def test_workers_end_with_a_command_killed_by_sigkill(tmp_path, verb):
     docs = tmp_path / "big.tsv"
     words = [f"w{i}" for i in range(3000)]
     with open(docs, "w", encoding="utf-8") as f:
         for i in range(40000):
             f.write(f"d{i:06d}\t{' '.join(words[(i * 7 + k * 13) % 3000] for k in range(30))}\n")
+    (tmp_path / "q.tsv").write_text("".join(f"q{i}\tw{i} w{i + 5}\n" for i in range(20)), encoding="utf-8")
+    (tmp_path / "q.qrels").write_text("".join(f"q{i} 0 d{i:06d} 1\n" for i in range(20)), encoding="utf-8")
     child = subprocess.Popen(
-        [str(SCRIPT), "index", str(docs), "-o", "ix.npz", "--lang", "es", "--shards", "2", "--jobs", "2", "-q"],
+        [str(SCRIPT), *KILLED[verb], "-q"],
         cwd=tmp_path,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

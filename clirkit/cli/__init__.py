@@ -162,7 +162,9 @@ def _call(args) -> int:
             from clirkit.fileio import check_output_folder
 
             check_output_folder(output)
-        if getattr(args, "jobs", 1) != 1:  # worker processes (any module's, through joblib) end with this one
+        # worker processes (any module's, through joblib) end with this one: with --jobs, or in a verb that
+        # tokenizes in workers whatever its --jobs (starts_workers)
+        if getattr(args, "jobs", 1) != 1 or getattr(args, "starts_workers", False):
             from clirkit.parallel import workers_deaf_to_ctrl_c, workers_end_with_parent
 
             if _command:  # the command handles Ctrl-C for its workers: they start deaf to it

@@ -17,6 +17,7 @@ def add_parser(sub) -> None:
         "rank documents with a BoostCLIR phrase table (sparse products), or re-rank a candidate run",
         run,
     )
+    p.set_defaults(starts_workers=True)  # the tokenizing pool: its workers end with the command (clirkit.cli)
     p.add_argument("model", help="model file written by boost-train")
     add_data_options(p, "test")
     p.add_argument(

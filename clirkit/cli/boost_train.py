@@ -261,7 +261,12 @@ def add_parser(sub) -> None:
     add_param(
         b, B, "scheduler", "--scheduler", help="dask scheduler address (with --backend dask), e.g. tcp://host:8786"
     )
-    add_jobs(b)
+    add_jobs(
+        b,
+        help="parallel worker processes for bags and betas (at most one per core); the documents are "
+        "tokenized in 2 whatever it is (the same tokens)",
+    )
+    p.set_defaults(starts_workers=True)  # the tokenizing pool: its workers end with the command (clirkit.cli)
     add_seed(p)
     add_quiet(p)
 

@@ -242,10 +242,10 @@ def add_seed(parser: argparse.ArgumentParser, default: int = 0) -> None:
     parser.add_argument("--seed", type=seed_int, default=default, help="random seed (an integer >= 0)")
 
 
-def add_jobs(parser: argparse.ArgumentParser, default: int = 1) -> None:
-    parser.add_argument(
-        "-j", "--jobs", type=positive_int, default=default, help="parallel worker processes (at most one per core)"
-    )
+def add_jobs(
+    parser: argparse.ArgumentParser, default: int = 1, help: str = "parallel worker processes (at most one per core)"
+) -> None:
+    parser.add_argument("-j", "--jobs", type=positive_int, default=default, help=help)
 
 
 def add_depth(parser: argparse.ArgumentParser, default: int = 1000, help: str = "results per query") -> None:
