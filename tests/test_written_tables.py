@@ -240,3 +240,17 @@ def test_a_trained_table_over_a_chinese_index_gives_the_runs_of_its_npz(tmp_path
     text = as_text(reverse, tmp_path, "zh-en.lex.gz")
     want = rows(DocPSQ(source_lang="en").fit(Resources(index=index, reverse_table=reverse)).search(topics))
     assert rows(DocPSQ(source_lang="en").fit(Resources(index=index, reverse_table=text)).search(topics)) == want
+
+
+@pytest.mark.parametrize("verb", ["dt", "psq"])
+def test_a_dictionary_named_without_its_languages_gives_the_run_of_its_conversion(small, verb):
+    """(Round 8, finding 4: dt and psq read a MUSE file named words.txt without languages, unstemmed: "waters" met
+    nothing, while en-es.txt, the same lines, and its conversion found the verse.)"""
+    for name in ("words.txt", "en-es.txt"):
+        (small / name).write_text("water aguas\nblack negro\ndog perros\n", encoding="utf-8")
+    args = ["ttable", "convert", str(small / "words.txt"), "--format", "muse", "--source-lang", "en"]
+    assert main([*args, "--target-lang", "es", "-o", str(small / "words.npz"), "-q"]) == 0
+    _, converted = search(small, verb, small / "words.npz")
+    assert converted and "d1" in converted
+    for name in ("words.txt", "en-es.txt"):
+        assert search(small, verb, small / name, more=["--table-format", "muse"]) == (0, converted)

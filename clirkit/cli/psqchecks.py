@@ -48,7 +48,7 @@ def open_inputs(args, psq):
     second table."""
     from clirkit.cli.indexes import open_index
     from clirkit.cli.params import given
-    from clirkit.cli.tables import load_tables
+    from clirkit.cli.tables import labelled, load_tables
     from clirkit.docpsq import through_two_tables
     from clirkit.errors import ClirkitError
     from clirkit.querypsq import LAM_WITHOUT_TABLE2
@@ -74,6 +74,7 @@ def open_inputs(args, psq):
     if given(args, "lam") and table2 is None and not through_two_tables(index):
         raise ClirkitError(LAM_WITHOUT_TABLE2)
     documents = side_of_files(psq, index, table, table2) == "documents"
+    table, table2 = labelled(args, index, [table, table2], [args.table, args.table2], documents=documents)
     if args.save_index and not documents:
         raise ClirkitError(
             f"--save-index writes a translated index: {args.table} translates the queries (into the "

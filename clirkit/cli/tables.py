@@ -71,6 +71,43 @@ def load_tables(args, *paths: str | None) -> list:
     ]
 
 
+def labelled(args, index, tables: list, paths: list, *, documents: bool) -> list:
+    """``tables`` (read by :func:`load_tables` from ``paths``) with each dictionary whose file did not say its
+    languages (a MUSE, pairs, FreeDict, Ding, phrase or PSQ table named ``words.txt``) read again with them, as
+    an experiment file reads it: the queries' (``--source-lang``) and the index's, from the index's when it
+    translates the ``documents``, analyzed as the index is. A Moses or npz table, one that says its languages,
+    or queries of no known language: as read (:func:`clirkit.tablefit.words_for_index` reads a Moses file by its
+    words). Before, such a file met the index unstemmed where its conversion was stemmed: another run."""
+    from clirkit.cli.xlquery import query_language
+    from clirkit.translation import format_of, load_table
+
+    query_lang, analyzer = query_language(args), index.analyzer
+    if query_lang is None:
+        return tables
+    pair = (analyzer.lang, query_lang) if documents else (query_lang, analyzer.lang)
+    out = []
+    for table, path in zip(tables, paths):
+        says = table is not None and any(table.params.get(f"{s}_lang") for s in ("source", "target"))
+        fmt = None if table is None or says else format_of(path, args.table_format)
+        if fmt in (None, "npz", "moses"):
+            out.append(table)
+            continue
+        column = getattr(args, "score_column", None) if fmt == "phrase-table" else None
+        out.append(
+            load_table(
+                path,
+                fmt,
+                source_lang=pair[0],
+                target_lang=pair[1],
+                stemmer=analyzer.stemmer,
+                segmenter=analyzer.segmenter,
+                chinese_script=analyzer.chinese_script,
+                score_column=column,
+            )
+        )
+    return out
+
+
 def add_prune_options(p: argparse.ArgumentParser):
     """PSQ's pruning options (SPEC §4 step 2), with :class:`clirkit.systems.PSQ`'s defaults; returns the group."""
     from clirkit.cli.params import add_param
