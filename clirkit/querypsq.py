@@ -15,7 +15,14 @@ from clirkit.errors import ClirkitError
 from clirkit.estimator import Resources, takes_resources
 from clirkit.psq import DEFAULT_CUMULATIVE, DEFAULT_LAMBDA, DEFAULT_MIN_PROB
 from clirkit.retrieval.bm25params import IDF, K1, K3, B
-from clirkit.tablefit import as_table, stopword_terms, words_for_index
+from clirkit.tablefit import (
+    SecondTableMismatch,
+    TableMismatch,
+    as_table,
+    check_direction,
+    stopword_terms,
+    words_for_index,
+)
 
 PRUNING_CONSTRAINTS = {  # the table's interpolation and pruning: both sides of PSQ have them
     "lam": [Interval(Real, 0, 1, closed="both")],
@@ -206,8 +213,12 @@ class QueryPSQ(CrossLanguageBM25):
         table, table2 = as_table(resources.table()), as_table(resources.table("table2"), optional=True)
         table = self._bind(index, table, quiet)
         check_used(self, second_table=table2 is not None)
-        if table2 is not None:
-            table2 = words_for_index(table2, index, "target", queries=self.analyzer_, quiet=quiet)
+        if table2 is not None:  # its errors name it, not the first table
+            try:
+                check_direction(table2, index)
+                table2 = words_for_index(table2, index, "target", queries=self.analyzer_, quiet=quiet)
+            except TableMismatch as exc:
+                raise SecondTableMismatch(str(exc)) from None
         listed = stopword_terms(listed_stopwords(self.target_stopwords), index.analyzer)
         frequent = index.most_frequent_terms(self.target_stopwords_top)
         stopwords = set(index.analyzer.stopwords) | set(listed) | set(frequent)

@@ -160,18 +160,25 @@ def check_languages(table, index, source_lang: str | None = None) -> None:
     target = table_language(table, "target")
     if target is not None and target != index.analyzer.lang:
         raise TableMismatch(f"the table translates into {target!r} but the index is in {index.analyzer.lang!r}")
-    if target is None and table_language(table, "source") is None and side_by_words(index, table) == "documents":
-        raise TableMismatch(
-            "the table's source words are the index's terms, not its target words: it translates "
-            "from the documents' language; translate the documents with it (--translate documents; "
-            "auto chooses it for one table alone), or give the table of the other direction"
-        )
+    check_direction(table, index)
     check_index_side(table, "target", index, "target words")
     source = table_language(table, "source")
     if source is not None and source_lang is not None and source != source_lang:
         raise TableMismatch(
             f"the queries are in {source_lang!r} (source_lang) but the table translates from {source!r}"
         )
+
+
+def check_direction(table, index) -> None:
+    """TableMismatch when ``table`` says no language and its words say it translates from the documents' language
+    (:func:`side_by_words`), where a table into it is wanted."""
+    if table_language(table, "target") is None and table_language(table, "source") is None:
+        if side_by_words(index, table) == "documents":
+            raise TableMismatch(
+                "the table's source words are the index's terms, not its target words: it translates "
+                "from the documents' language; translate the documents with it (--translate documents; "
+                "auto chooses it for one table alone), or give the table of the other direction"
+            )
 
 
 def check_index_side(table, side: str, index, words: str) -> None:
@@ -243,9 +250,11 @@ def words_for_index(table, index, side: str, *, other_lang: str | None = None, q
     Returns a new table recording the analyzers read (``params["words_read_as"]``: ``terms`` or ``words``, the index
     side's reading), or ``table`` itself when it records an analyzer of either side. :class:`TableMismatch` when
     fewer than :data:`MEETING_SHARE` of the index side's words are index terms, as written or analyzed (a table of
-    other languages, or of the other direction); a note when fewer than :data:`FEW_SHARE`. Said on stderr unless
-    ``quiet``."""
-    from clirkit.analysis import Analyzer
+    other languages, or of the other direction); a note when fewer than :data:`FEW_SHARE`; :class:`TableMismatch`
+    too when the index does not stem and that side's words are Snowball stems (a stemmed table clirkit trained,
+    over an index built with ``--stemmer none``), as :func:`check_index_side` says of a table recording its
+    analysis. Said on stderr unless ``quiet``."""
+    from clirkit.analysis import SNOWBALL_STEMMERS, Analyzer
     from clirkit.progress import say
     from clirkit.translation.table import TranslationTable
 
@@ -261,13 +270,18 @@ def words_for_index(table, index, side: str, *, other_lang: str | None = None, q
             f"index is: is it a table of these languages, translating {'into' if side == 'target' else 'from'} "
             "the documents' language?"
         )
+    bare = index.analyzer.without_stopwords()
+    if bare.stemmer is None and bare.lang in SNOWBALL_STEMMERS and own_stems(vocab, bare.replace(stemmer="snowball")):
+        raise TableMismatch(  # as check_index_side says it of a table that records its analysis
+            f"the table's {side} words are Snowball stems but the index's terms are {describe_terms(bare)}: "
+            f"rebuild one of them with the other's analysis (--stemmer)"
+        )
     if meeting < FEW_SHARE * n:
         say(
             f"note: only {meeting:,} of {n:,} of the table's {side} words are the index's terms: check that it "
             f"translates {'into' if side == 'target' else 'from'} the documents' language",
             quiet=quiet,
         )
-    bare = index.analyzer.without_stopwords()
     if len(vocab) >= STEMMED_MIN:
         read_as = "terms" if own_stems(vocab, bare) else "words"
     else:  # a few words (typed by hand): as the index holds more of them

@@ -16,7 +16,7 @@ from clirkit.estimator import Resources
 from clirkit.querypsq import QueryPSQ
 from clirkit.retrieval.index import Index
 from clirkit.systems import DT
-from clirkit.tablefit import words_for_index
+from clirkit.tablefit import TableMismatch, words_for_index
 from clirkit.translation import load_table, save_table, train_table
 from clirkit.translation.table import NULL
 from clirkit.translation.weighted import weighted_table
@@ -254,3 +254,33 @@ def test_a_dictionary_named_without_its_languages_gives_the_run_of_its_conversio
     assert converted and "d1" in converted
     for name in ("words.txt", "en-es.txt"):
         assert search(small, verb, small / name, more=["--table-format", "muse"]) == (0, converted)
+
+
+def test_a_stemmed_text_table_over_an_unstemmed_index_is_refused_as_its_npz_is(nave, tmp_path):
+    """(Round 8, finding 3c: the text of a stemmed table over an index built with --stemmer none ran with a note,
+    AP .0037 against .0493 on the stemmed index; its .npz is refused.)"""
+    _, pairs, _ = nave
+    bare = Analyzer("es", stemmer=None)
+    unstemmed = Index.from_tokens([f"d{i}" for i in range(300)], bare.tokenize_many(list(pairs[1][:300])), bare)
+    table = trained(pairs, "en", "es")
+    for given in (table, as_text(table, tmp_path, "en-es.lex.gz")):
+        with pytest.raises(TableMismatch, match="Snowball stems|analyzed as es, Snowball stems"):
+            DT(source_lang="en").fit(Resources(index=unstemmed, table=given))
+
+
+@pytest.mark.parametrize("second", ["reverse", "cyrillic"])
+def test_a_second_text_table_that_does_not_fit_is_named_and_refused(nave, small, capsys, second):
+    """(Round 8, findings 3b and 10: a reverse text table as --table2 ran with a note, and a second table of other
+    words was refused under the first table's name.)"""
+    _, pairs, _ = nave
+    save_table(trained(pairs, "en", "es"), small / "en-es.npz")
+    path = small / "two.lex"
+    if second == "reverse":
+        save_table(trained(pairs, "es", "en"), path)
+    else:
+        cyrillic = str.maketrans("abcdefghijklmnopqrstuvwxyz", "абцдефгхийклмнопярстуввхыз")
+        words = "the light of waters dog black house sea".split()
+        path.write_text("".join(f"{w.translate(cyrillic)} {w} 0.5\n" for w in words), encoding="utf-8")
+    status, _ = search(small, "psq", small / "en-es.npz", path, more=["--translate", "queries"])
+    err = capsys.readouterr().err
+    assert status == 2 and err.startswith(f"clirkit: error: {path}: ") and err.count("\n") == 1, err
