@@ -178,7 +178,8 @@ class PSQ(CrossLanguageBM25):
         self.translate_ = self.side(resources)
         system = self.on_side(self.translate_)
         if self.translate_ == "documents" and resources.record("table2") is not None:
-            raise ClirkitError(QUERY_SIDE_TABLE2)  # PSQ's table2 is the query side's (docpsq reads its own)
+            if resources.reverse_file("table2") is None:  # an experiment's table2 file is read from the documents'
+                raise ClirkitError(QUERY_SIDE_TABLE2)  # language as its table is; else it is the query side's
         try:
             system.fit(resources)
         except TableMismatch as exc:  # say when a query-side-only parameter chose the side the table does not fit

@@ -27,10 +27,12 @@ def _reverse_table(mini, tmp_path, name: str):
     return _queries_file(tmp_path / "test.tsv", c.queries("test")), table
 
 
-def _experiment_run(mini, tmp_path, table) -> bytes:
+def _experiment_run(mini, tmp_path, table, table2=None) -> bytes:
     path = tmp_path / "x.toml"
+    second = f'table2 = "{table2}"\n' if table2 is not None else ""
     path.write_text(
-        f'collection = "{mini}"\nmeasures = ["AP"]\n[systems.PSQ]\nkind = "psq"\ntable = "{table}"\n', encoding="utf-8"
+        f'collection = "{mini}"\nmeasures = ["AP"]\n[systems.PSQ]\nkind = "psq"\ntable = "{table}"\n{second}',
+        encoding="utf-8",
     )
     run_experiment(Experiment.read(path), tmp_path / "o", quiet=True)
     return kept_run(tmp_path / "o" / "runs" / "psq.test.run.gz")
@@ -55,3 +57,17 @@ def test_a_reverse_text_table_is_placed_by_its_words_in_an_experiment_as_on_the_
     capsys.readouterr()
     assert main(["run", str(path), "-o", str(tmp_path / "o2"), "-q"]) == 2
     assert "translates from the documents' language" in capsys.readouterr().err
+
+
+def test_two_reverse_table_files_make_psq_translate_the_documents_as_the_command_does(mini, tmp_path):
+    """(Round 8, finding 8: kind = "psq" refused a table2 from the documents' language, which clirkit psq
+    --table2 interpolates while translating the documents.)"""
+    q, table = _reverse_table(mini, tmp_path, "es-en.npz")
+    train = ["ttable", "train", "--source", str(tmp_path / "es.txt"), "--target", str(tmp_path / "en.txt")]
+    table2 = tmp_path / "es-en.i2.npz"
+    assert (
+        main([*train, "--source-lang", "es", "--target-lang", "en", "--iterations", "2", "-o", str(table2), "-q"]) == 0
+    )
+    args = ["psq", "--index", str(tmp_path / "ix.npz"), "--table", str(table), "--table2", str(table2), "--queries", q]
+    assert main([*args, "-o", str(tmp_path / "psq.cli.run"), "-q"]) == 0
+    assert (tmp_path / "psq.cli.run").read_bytes() == _experiment_run(mini, tmp_path, table, table2)

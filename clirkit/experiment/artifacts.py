@@ -260,7 +260,8 @@ class Artifacts(Resources):
                 "analysis": self.analysis(),
             }
         self._need_parallel(
-            "IBM Model 1 trains on it; or give a table file: [table] file = FILE, or the system's table = FILE"
+            "IBM Model 1 trains on it; or give a table file: the system's table = FILE ([table] file = FILE too for "
+            "a table of the queries; a table from the documents' language, as docpsq reads, is the system's only)"
         )
         return {
             "collection": self.collection,
@@ -312,19 +313,19 @@ class Artifacts(Resources):
         return self._file_table(path, reverse=False)
 
     def translates_documents(self) -> bool:
-        """As :meth:`Resources.translates_documents`, and also when the system's ``table`` file (no ``table2``)
-        translates from the documents' language into the queries' as its header or name says, or, a Moses text
-        table that says nothing, as its words say (:func:`~clirkit.tablefit.side_by_words`): as ``clirkit psq
-        --table FILE`` places it."""
+        """As :meth:`Resources.translates_documents`, and also when the system's ``table`` file translates from the
+        documents' language into the queries' as its header or name says (its ``table2`` then too), or, a Moses
+        text table that says nothing and no ``table2``, as its words say
+        (:func:`~clirkit.tablefit.side_by_words`): as ``clirkit psq --table FILE [--table2 FILE]`` places them."""
         if super().translates_documents():
             return True
         given = self.option("table")
-        if given in (None, "ibm1") or self.option("table2") is not None:
+        if given in (None, "ibm1"):
             return False
         path = self._relative(given)
         made, _ = self._file_languages(path)
         if made is None and Path(path).is_file() and self._says_no_languages(path, self._table_format()):
-            return self._placed(path) == "documents"
+            return self.option("table2") is None and self._placed(path) == "documents"
         return made == (self.c.target_lang, self.c.source_lang) and made[0] != made[1]
 
     def _placed(self, path: str) -> str | None:
