@@ -77,10 +77,11 @@ class Grouped:
 
     def check_flat_params(self) -> None:
         """Each parameter of the groups against its constraints, named as the system's (the messages of the
-        parameters before they were grouped: ``The 'ngram' parameter of BoostRanker ...``)."""
+        parameters before they were grouped: ``The 'ngram' parameter of BoostRanker ...``); a bool is no number
+        (``rounds=True`` is not 1 round, as in an experiment file)."""
         flat = self.flat_params()
         inner = {k: v for k, v in flat_constraints(type(self)).items() if k not in _own_names(type(self))}
-        validate(inner, {k: flat[k] for k in inner}, type(self).__name__)
+        validate(inner, {k: flat[k] for k in inner}, type(self).__name__, bools_as_ints=False)
 
     def describe(self) -> dict:
         """JSON-ready record of the system: its class and its hyper-parameters by their flat names (as before
