@@ -200,3 +200,18 @@ class Numbers(Number):
 
     def __str__(self) -> str:
         return f"a list or tuple, each {super().__str__()}"
+
+
+class FiniteNumbers(Numbers):
+    """A list, tuple or one-dimensional array of finite numbers, none a bool (an SCS model's thresholds)."""
+
+    def __init__(self) -> None:
+        super().__init__(Real, None, None, closed="neither")
+
+    def is_satisfied_by(self, val) -> bool:
+        if isinstance(val, np.ndarray):
+            val = val.tolist() if val.ndim == 1 else None
+        return super().is_satisfied_by(val)
+
+    def __str__(self) -> str:
+        return "a list or tuple of finite numbers"

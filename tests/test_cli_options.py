@@ -190,7 +190,11 @@ TABLE = {
 CROSS = [
     ("eval", ["--rel-threshold", "3", "--main-grade", "2"], ["--main-grade", "--rel-threshold", "2"]),
     ("scs-train", ["--thresholds", "0.7", "0.2"], ["--thresholds", "increase", "0.7 0.2"]),
-    ("scs-train", ["--mse-targets", "0", "0.5"], ["--mse-targets", "one target per grade (3", "got 2"]),
+    (
+        "scs-train",
+        ["--loss", "mse", "--mse-targets", "0", "0.5"],
+        ["--mse-targets", "one target per grade (3", "got 2"],
+    ),
     ("aggregate", ["--weights", "0.5", "0.6"], ["--weights", "sum to 1", "0.5 0.6"]),
     ("aggregate", ["--weights", "1"], ["--weights", "1 weights for 2 runs"]),
     ("aggregate", ["--kappa", "0.5", "--weights", "0.5", "0.5"], ["--kappa", "--weights"]),

@@ -1,12 +1,83 @@
-"""The Python API and experiment files at their edges (edge test 8): a bool is no number of a grouped parameter."""
+"""The Python API and experiment files at their edges (edge test 8): an SCS model's thresholds and MSE targets are
+lists of finite numbers, its MSE targets serve the MSE loss only and it trains at least one epoch, checked when an
+experiment file is read and by ``check_params``; a bool is no number of a grouped parameter."""
 
 from __future__ import annotations
 
 import pytest
+from test_edges_experiment import _refused
 
 from clirkit.boost import BoostRanker
 from clirkit.constraints import InvalidParameterError
+from clirkit.errors import ClirkitError
+from clirkit.estimator import Resources
 from clirkit.scs import SCSModel
+from clirkit.scs.params import Schedule
+
+_SCS = 'collection = "{mini}"\nmeasures = ["AP"]\n[systems.S]\nkind = "scs"\nepochs = 1\n{more}'
+_NUMBERS = "must be {none}a list or tuple of finite numbers. Got {value} instead."
+
+# ------------------------------------------------------------------ 5. thresholds and MSE targets are finite numbers
+
+
+@pytest.mark.parametrize(
+    "more, key, none, value",
+    [
+        ('loss = "mse"\nmse_targets = [0, "a", 1]\n', "mse_targets", "None or ", "(0, 'a', 1)"),
+        ('loss = "mse"\nmse_targets = [[0], 0.5, 1]\n', "mse_targets", "None or ", "([0], 0.5, 1)"),
+        ('loss = "mse"\nmse_targets = [0, nan, 1]\n', "mse_targets", "None or ", "(0, nan, 1)"),
+        ('loss = "mse"\nmse_targets = [0, 0.5, inf]\n', "mse_targets", "None or ", "(0, 0.5, inf)"),
+        ('loss = "mse"\nmse_targets = [true, 0.5, 1]\n', "mse_targets", "None or ", "(True, 0.5, 1)"),
+        ('thresholds = ["a", 0.5]\n', "thresholds", "", "('a', 0.5)"),
+        ('thresholds = "0.2 0.7"\n', "thresholds", "", "'0.2 0.7'"),
+    ],
+    ids=["string", "nested", "nan", "inf", "bool", "threshold string", "one string"],
+)
+def test_scs_thresholds_and_mse_targets_not_finite_numbers_are_refused_when_the_file_is_read(
+    mini, tmp_path, capsys, more, key, none, value
+):
+    said = f"system 'S': The {key!r} parameter of SCSModel " + _NUMBERS.format(none=none, value=value)
+    _refused(tmp_path, capsys, _SCS.format(mini=mini, more=more), said)
+
+
+def test_scs_mse_targets_under_another_loss_are_refused_as_unused(mini, tmp_path, capsys):
+    said = (
+        "mse_targets (--mse-targets): MSE's targets, unused by loss = 'sosl' (--loss sosl): leave them out, or train "
+        "with loss = 'mse'"
+    )
+    _refused(tmp_path, capsys, _SCS.format(mini=mini, more="mse_targets = [0, 0.5, 1]\n"), f"system 'S': {said}")
+    with pytest.raises(ClirkitError, match=rf"^{said.replace('(', '.').replace(')', '.')}$"):
+        SCSModel.from_flat(mse_targets=(0, 0.5, 1)).check_params()
+    SCSModel.from_flat(loss="mse", mse_targets=(0, 0.5, 1)).check_params()
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"loss": "mse", "mse_targets": [0, "a", 1]},
+        {"loss": "mse", "mse_targets": [0, float("nan"), 1]},
+        {"loss": "mse", "mse_targets": (True, 0.5, 1)},
+        {"thresholds": ["a", 0.5]},
+        {"thresholds": [[0.2], 0.7]},
+    ],
+)
+def test_scs_check_params_refuses_thresholds_and_targets_not_finite_numbers(params):
+    with pytest.raises(InvalidParameterError, match="must be .*a list or tuple of finite numbers"):
+        SCSModel.from_flat(**params).check_params()
+
+
+# ------------------------------------------------------------------ 6. an SCS model trains at least one epoch
+
+
+def test_scs_of_zero_epochs_is_refused_in_an_experiment_file_and_in_python(mini, tmp_path, capsys):
+    said = "epochs 0 trains nothing (the model would be its random start): give at least 1"
+    text = _SCS.format(mini=mini, more="").replace("epochs = 1", "epochs = 0")
+    _refused(tmp_path, capsys, text, f"system 'S': {said}")
+    with pytest.raises(ClirkitError, match=rf"^{said.replace('(', '.').replace(')', '.')}$"):
+        SCSModel(schedule=Schedule(epochs=0)).check_params()
+    with pytest.raises(ClirkitError, match="epochs 0 trains nothing"):
+        SCSModel(schedule=Schedule(epochs=0)).fit(Resources(topics={"train": {}}, qrels={"train": None}))
+
 
 # ------------------------------------------------------------------ 12. a bool is no number
 

@@ -46,7 +46,7 @@ DTOK = [VERSES[d].split() for d in DIDS]
 
 
 def small_model(**params) -> SCSModel:
-    base = dict(dim=6, init_scale=0.6, negatives=3, epochs=0, random_state=3)
+    base = dict(dim=6, init_scale=0.6, negatives=3, epochs=1, random_state=3)
     base.update(params)
     return SCSModel.from_flat(**base)
 

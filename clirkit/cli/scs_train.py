@@ -113,14 +113,15 @@ def run(args) -> int:
     from clirkit.progress import say
     from clirkit.scs import SCSModel, read_word_vectors
     from clirkit.scs.losses import check_thresholds
+    from clirkit.scs.model import ZERO_EPOCHS
     from clirkit.scs.training import NoRelevantError
 
     params = params_of(args, convert={"thresholds": tuple, "mse_targets": tuple})
     params["max_pairs_per_query"] = params["max_pairs_per_query"] or None
     model = SCSModel.from_flat(**params, random_state=args.seed)  # each option's parameter in its group
-    model.check_params()
     if model.schedule.epochs == 0:
-        raise ClirkitError("--epochs 0 trains nothing (the model would be its random start): give at least 1")
+        raise ClirkitError(ZERO_EPOCHS.format("--epochs"))
+    model.check_params()
     try:
         grades = len(check_thresholds(model.objective.thresholds)) - 1
     except ClirkitError as exc:

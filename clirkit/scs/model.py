@@ -39,6 +39,9 @@ from clirkit.scs.optim import Adam
 from clirkit.scs.params import Objective, Schedule, Shape, UnitSampling
 from clirkit.scs.training import TrainingData, judged_units, lookup, triplets
 
+ZERO_EPOCHS = "{} 0 trains nothing (the model would be its random start): give at least 1"
+"""The refusal of a schedule of 0 epochs, with the parameter's name as the user wrote it (``epochs``, ``--epochs``)."""
+
 # the flat names of the parameters (an experiment file's keys, a model file's record) in the order they had before
 # they were grouped (issue 38)
 FLAT_ORDER = (
@@ -60,8 +63,9 @@ class SCSModel(Grouped, System):
 
     ``objective`` (:class:`~clirkit.scs.params.Objective`):
         loss: ``sosl`` | ``mse`` (pointwise) | ``hinge`` | ``logistic`` | ``exp`` (pairwise).
-        thresholds: SOSL's inner thresholds; grades 0..len(thresholds) are allowed.
-        mse_targets: MSE's target score per grade; default the middle of each SOSL segment.
+        thresholds: SOSL's inner thresholds (finite numbers); grades 0..len(thresholds) are allowed.
+        mse_targets: MSE's target score per grade (finite numbers; the MSE loss only); default the middle of each
+            SOSL segment.
         margin: the hinge loss's margin.
 
     ``sampling`` (:class:`~clirkit.scs.params.UnitSampling`):
@@ -71,7 +75,7 @@ class SCSModel(Grouped, System):
         pair_weight: pairwise losses: ``uniform`` (1) or ``grade`` (grade(d+) - grade(d-)).
 
     ``schedule`` (:class:`~clirkit.scs.params.Schedule`):
-        lr, batch_size, epochs: Adam learning rate, units per batch, passes over the units.
+        lr, batch_size, epochs: Adam learning rate, units per batch, passes over the units (at least 1).
         lazy_adam: Adam on the rows a batch touches only (TensorFlow's LazyAdam; default: with
             vocabularies of 10^4-10^5 words it is 3-4x faster per step than the textbook
             dense Adam, which moves every row every step; ``False`` gives the dense one).
@@ -155,12 +159,26 @@ class SCSModel(Grouped, System):
         }
 
     def check_params(self) -> None:
-        """Each hyper-parameter against its constraints (a group's named as the model's)."""
+        """Each hyper-parameter against its constraints (a group's named as the model's), and a training that
+        uses them: at least one epoch, MSE targets only with the MSE loss."""
+        self._check_constraints()
+        if self.schedule.epochs == 0:
+            raise ClirkitError(ZERO_EPOCHS.format("epochs"))
+        loss = self.objective.loss
+        if self.objective.mse_targets is not None and loss != "mse":
+            raise ClirkitError(
+                f"mse_targets (--mse-targets): MSE's targets, unused by loss = {loss!r} (--loss {loss}): leave them "
+                "out, or train with loss = 'mse'"
+            )
+
+    def _check_constraints(self) -> None:
         super().check_params()
         self.check_flat_params()
 
-    def _validate(self) -> None:
-        self.check_params()
+    def _validate(self, *, trained: bool = False) -> None:
+        """The hyper-parameters (:meth:`check_params`; only their constraints when ``trained``: a model read
+        from a file) and the thresholds with the MSE targets, one per grade."""
+        self._check_constraints() if trained else self.check_params()
         full = losses.check_thresholds(self.objective.thresholds)
         if self.objective.mse_targets is not None and len(self.objective.mse_targets) != len(full) - 1:
             raise ClirkitError(
@@ -185,6 +203,7 @@ class SCSModel(Grouped, System):
                 "qrels}, documents=(docids, texts))) (clirkit.estimator.Resources), got "
                 + fit_given((resources, *rest), keywords)
             )
+        self._validate()  # before the documents are read and tokenized
         topics, qrels = resources.topics("train"), resources.qrels("train")
         quiet, jobs = resources.quiet, resources.jobs
         qa, da = resources.analyzers((self.source_lang, self.target_lang))

@@ -79,7 +79,7 @@ def read_model(cls, path):
                 params[name] = tuple(params[name])
         model = cls.from_flat(**params)
         try:
-            model._validate()  # the constraints every hyper-parameter declares
+            model._validate(trained=True)  # the constraints every hyper-parameter declares
         except ClirkitError as exc:
             raise Corrupt(f"header params: {exc}") from None
         analyzers = []

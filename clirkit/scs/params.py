@@ -9,9 +9,7 @@ from __future__ import annotations
 from numbers import Integral, Real
 from typing import Sequence
 
-import numpy as np
-
-from clirkit.constraints import Interval, StrOptions
+from clirkit.constraints import FiniteNumbers, Interval, StrOptions
 from clirkit.paramgroups import Group
 from clirkit.scs.losses import LOSSES
 
@@ -39,8 +37,8 @@ class Objective(Group):
 
     _parameter_constraints = {
         "loss": [StrOptions(set(LOSSES))],
-        "thresholds": [list, tuple, np.ndarray],
-        "mse_targets": [None, list, tuple, np.ndarray],
+        "thresholds": [FiniteNumbers()],
+        "mse_targets": [None, FiniteNumbers()],
         "margin": [Interval(Real, 0, 2, closed="both")],
     }
 
