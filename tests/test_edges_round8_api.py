@@ -1,11 +1,13 @@
 """The Python API and experiment files at their edges (edge test 8): an SCS model's thresholds and MSE targets are
 lists of finite numbers, its MSE targets serve the MSE loss only and it trains at least one epoch, checked when an
-experiment file is read and by ``check_params``; a bool is no number of a grouped parameter."""
+experiment file is read and by ``check_params``; a bool is no number of a grouped parameter; a ranker boosted from a
+run refuses topics the run has no row for."""
 
 from __future__ import annotations
 
 import pytest
 from test_edges_experiment import _refused
+from test_rerank_contract import stage  # noqa: F401 - the fixture
 
 from clirkit.boost import BoostRanker
 from clirkit.constraints import InvalidParameterError
@@ -94,3 +96,38 @@ def test_a_bool_given_to_a_grouped_number_is_refused_by_check_params(cls, params
     with pytest.raises(InvalidParameterError) as err:
         cls.from_flat(**params).check_params()
     assert str(err.value) == f"{said}. Got {next(iter(params.values()))!r} instead."
+
+
+# ------------------------------------------------------------------ 7. a base run without the topics searched
+
+
+def test_a_ranker_boosted_from_a_run_refuses_topics_the_run_lacks_and_says_those_it_partly_lacks(
+    stage,  # noqa: F811
+    capsys,
+):
+    from clirkit.boost import Boosting
+    from clirkit.runsystem import RunFile
+    from clirkit.systems import Boost
+
+    c, psq, topics, _ = stage
+    trained = {**c.queries("train"), **c.queries("dev")}
+    resources = Resources(
+        topics={"train": c.queries("train"), "dev": c.queries("dev")},
+        qrels={"train": c.qrels("train"), "dev": c.qrels("dev")},
+        documents=c.documents(),
+    )
+    base_run = psq.search(trained)
+    first = next(iter(topics))
+    for base, tag in ((base_run, base_run.tag), (RunFile(run=base_run).fit(), "run")):
+        boost = Boost(base=base, boosting=Boosting(rounds=10, eval_every=5, beta=5.0), quiet=True).fit(resources)
+        with pytest.raises(ClirkitError) as err:
+            boost.search(topics, quiet=False)
+        assert str(err.value) == (
+            f"the base run ({tag}) has no row for any of the {len(topics)} queries (first: {first!r}): the "
+            "ranker re-ranks its base's rows; give the base's run over these queries with candidates=..."
+        )
+        assert len(boost.search(topics, candidates=psq.search(topics))) > 0
+        some = {first: topics[first], **dict(list(trained.items())[:2])}
+        capsys.readouterr()
+        assert set(boost.search(some, quiet=False).query_ids) <= set(trained)
+        assert f"the run has no row for 1 of {len(some)} queries" in capsys.readouterr().err

@@ -342,6 +342,7 @@ class BoostRanker(Grouped, System):
             if candidates is None:
                 base = self._base_system()  # a run given as the base: its rows for the topics
                 assert base is not None
+                _check_base_rows(base, topics)
                 candidates = base.search(topics, depth=depth, excluded=excluded, quiet=quiet)
             return model.rerank(candidates, queries, docids, doc_tokens, tag=tag)
         return drop_excluded(model.rank(queries, docids, doc_tokens, depth=depth, tag=tag), excluded)
@@ -487,6 +488,20 @@ class BoostRanker(Grouped, System):
             base_run=base_run,
         )
         return self
+
+
+def _check_base_rows(base: System, topics: Mapping[str, str]) -> None:
+    """ClirkitError when ``base`` is a run (a :class:`~clirkit.runsystem.RunFile`, or a run given as the base) with
+    no row for any of ``topics``: there would be nothing to re-rank. Topics it partly lacks are said on stderr by
+    its own search, as a run system's are."""
+    rows = getattr(base, "rows_", None)
+    if rows is None or not topics or any(q in rows for q in topics):
+        return
+    tag = base._run_tag() if hasattr(base, "_run_tag") else base.default_tag
+    raise ClirkitError(
+        f"the base run ({tag}) has no row for any of the {len(topics):,} queries (first: {next(iter(topics))!r}): "
+        "the ranker re-ranks its base's rows; give the base's run over these queries with candidates=..."
+    )
 
 
 _FIT_TAKES = (
