@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Mapping
 
 import numpy as np
 
@@ -222,10 +222,23 @@ class Run:
 
     @classmethod
     def from_dict(cls, run: dict, *, tag: str = "clirkit", depth: int | None = None) -> "Run":
-        """A run from ``{qid: {docid: score}}``, ranked by :meth:`ranked` (score descending, ties by docid)."""
-        qids = [q for q, docs in run.items() for _ in docs]
-        docids = [d for docs in run.values() for d in docs]
-        scores = [float(s) for docs in run.values() for s in docs.values()]
+        """A run from ``{qid: {docid: score}}``, ranked by :meth:`ranked` (score descending, ties by docid).
+        ClirkitError for a query not mapped to ``{docid: score}``, or a score that is not a finite number."""
+        if not isinstance(run, Mapping):
+            raise ClirkitError(f"a run dict: expected {{qid: {{docid: score}}}}, got {type(run).__name__}")
+        qids, docids, scores = [], [], []
+        for q, docs in run.items():
+            if not isinstance(docs, Mapping):
+                raise ClirkitError(f"a run dict: query {q!r} maps to a {type(docs).__name__}, not to {{docid: score}}")
+            for d, score in docs.items():
+                if not _is_number(score):
+                    raise ClirkitError(
+                        f"a run dict: query {q!r}, document {d!r} has score {_shown(score)}, not a finite number; "
+                        "give every row a number such as 12.5"
+                    )
+                qids.append(q)
+                docids.append(d)
+                scores.append(float(score))
         return cls.ranked(qids, docids, scores, tag=tag, depth=depth, query_order=list(run))
 
     def to_frame(self, style: str = "clirkit"):
@@ -272,7 +285,8 @@ class Run:
     @classmethod
     def from_records(cls, records: Iterable, *, tag: str = "clirkit", depth: int | None = None) -> "Run":
         """A run from records with ``query_id``, ``doc_id`` and ``score`` attributes (ir_datasets'
-        ``dataset.scoreddocs_iter()``, ir_measures' ScoredDoc, :meth:`to_records`), ranked by :meth:`ranked`."""
+        ``dataset.scoreddocs_iter()``, ir_measures' ScoredDoc, :meth:`to_records`), ranked by :meth:`ranked`.
+        ClirkitError for a score that is not a finite number."""
         qids, docids, scores = _record_columns(
             records, ("query_id", "doc_id", "score"), "a run record", "an ir_datasets ScoredDoc"
         )
@@ -280,6 +294,12 @@ class Run:
             values = np.asarray(scores, dtype=np.float64)
         except (TypeError, ValueError):
             raise ClirkitError("a run record's score is not a number") from None
+        bad = np.flatnonzero(~np.isfinite(values))
+        if len(bad):
+            raise ClirkitError(
+                f"a run record (number {bad[0] + 1}) has score {_shown(scores[bad[0]])}, not a finite number; give "
+                "every row a number such as 12.5"
+            )
         return cls.ranked(qids, docids, values, tag=tag, depth=depth)
 
     def with_tag(self, tag: str) -> "Run":

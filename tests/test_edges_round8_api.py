@@ -131,3 +131,30 @@ def test_a_ranker_boosted_from_a_run_refuses_topics_the_run_lacks_and_says_those
         capsys.readouterr()
         assert set(boost.search(some, quiet=False).query_ids) <= set(trained)
         assert f"the run has no row for 1 of {len(some)} queries" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ 12. wrong Python arguments, said early and plainly
+
+
+@pytest.mark.parametrize(
+    "make, given, said",
+    [
+        ("from_dict", {"1": {"a": float("nan")}}, "a run dict: query '1', document 'a' has score nan, not a finite"),
+        ("from_dict", {"1": {"a": float("inf")}}, "a run dict: query '1', document 'a' has score inf, not a finite"),
+        ("from_dict", {"1": {"a": None}}, "a run dict: query '1', document 'a' has score None, not a finite"),
+        ("from_dict", {"1": ["a"]}, "a run dict: query '1' maps to a list, not to {docid: score}"),
+        ("from_dict", [("1", "a", 1.0)], "a run dict: expected {qid: {docid: score}}, got list"),
+        ("from_records", [("1", "a", 1.0), ("1", "b", None)], "a run record (number 2) has score None, not a finite"),
+        ("from_records", [("1", "a", float("nan"))], "a run record (number 1) has score nan, not a finite"),
+        ("from_records", [("1", "a", -float("inf"))], "a run record (number 1) has score -inf, not a finite"),
+    ],
+)
+def test_runs_from_dicts_and_records_refuse_scores_that_are_not_finite_numbers(make, given, said):
+    from clirkit.run import Run, ScoredDoc
+
+    if make == "from_records":
+        given = [ScoredDoc(*row) for row in given]
+    with pytest.raises(ClirkitError) as err:
+        getattr(Run, make)(given)
+    assert str(err.value).startswith(said)
+    assert Run.from_dict({"1": {"a": 1, "b": 2.5}}).docids.tolist() == ["b", "a"]
