@@ -136,6 +136,54 @@ def test_a_ranker_boosted_from_a_run_refuses_topics_the_run_lacks_and_says_those
 # ------------------------------------------------------------------ 12. wrong Python arguments, said early and plainly
 
 
+def test_a_boosted_rankers_base_that_is_no_system_or_run_is_named_at_fit():
+    from clirkit.boost.base import base_system
+
+    for base, got in (("psq", "str 'psq'"), (3, "int"), ([], "list")):
+        with pytest.raises(ClirkitError) as err:
+            base_system(base)
+        assert str(err.value) == (
+            "base: expected a fitted system (e.g. PSQ().fit(...), a Fusion, RunFile(run=PATH).fit() for a run file), "
+            f"a Run, Runs that split one by query, or None (standalone boosting); got {got}"
+        )
+    with pytest.raises(ClirkitError, match="^base: expected a fitted system .* got str 'psq'$"):
+        BoostRanker(base="psq", quiet=True).fit(
+            Resources(topics={"train": {"q": "light"}}, qrels={"train": None}, documents=(["d"], ["luz"]))
+        )
+
+
+@pytest.mark.parametrize(
+    "weights, said",
+    [
+        ([float("nan"), 1.0], "finite and >= 0, got nan 1"),
+        ([-1.0, 2.0], "finite and >= 0, got -1 2"),
+        ([float("inf"), 0.0], "finite and >= 0, got inf 0"),
+        ([0.6, 0.6], "numbers that sum to 1 (interpolation), got 0.6 0.6 (sum 1.2)."),
+    ],
+)
+def test_fusion_weights_are_refused_at_fit_before_any_system_searches(weights, said):
+    from clirkit.systems import Fusion
+
+    class Searching(BoostRanker):  # a member that must not be asked to search
+        def search(self, *args, **kw):  # pragma: no cover - fails the test when called
+            raise AssertionError("searched")
+
+    with pytest.raises(InvalidParameterError) as err:
+        Fusion([Searching(), Searching()], weights=weights).fit(Resources())
+    assert str(err.value) == f"The 'weights' parameter of Fusion must be {said}"
+
+
+def test_a_fusion_member_that_is_no_system_is_refused_at_fit():
+    from clirkit.systems import BM25Search, Fusion
+
+    with pytest.raises(ClirkitError) as err:
+        Fusion(["x", BM25Search()], weights=[0.5, 0.5]).fit(Resources())
+    assert str(err.value) == (
+        "systems: member 1 is a str ('x'), not a system: give fitted systems (e.g. DT().fit(...), "
+        "RunFile(run=...).fit() for a run)"
+    )
+
+
 @pytest.mark.parametrize(
     "make, given, said",
     [

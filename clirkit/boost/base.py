@@ -138,9 +138,16 @@ class HeldRun(RunFile):
 def base_system(base) -> System | None:
     """A boosted ranker's ``base`` as a system: None (standalone) and a system as they are, a run (a
     :data:`BaseRun`) as a fitted :class:`HeldRun`. The one place a base changes form; the user's ``base``
-    parameter is left as given."""
+    parameter is left as given. ClirkitError naming what ``base`` takes for anything else (a system's name, a path)."""
     if base is None or isinstance(base, System):
         return base
+    runs = isinstance(base, (list, tuple)) and len(base) > 0 and all(isinstance(r, Run) for r in base)
+    if not (isinstance(base, (Run, CompactRun)) or runs):
+        shown = f"{type(base).__name__} {base!r:.40}" if isinstance(base, str) else type(base).__name__
+        raise ClirkitError(
+            "base: expected a fitted system (e.g. PSQ().fit(...), a Fusion, RunFile(run=PATH).fit() for a run file), "
+            f"a Run, Runs that split one by query, or None (standalone boosting); got {shown}"
+        )
     return HeldRun(run=base).fit()
 
 

@@ -76,8 +76,16 @@ class Fusion(System):
     def fit(self, resources: Resources) -> "Fusion":
         """Tune the weights on the systems' dev runs and the dev qrels of ``resources``
         (:class:`~clirkit.estimator.Resources`, see the class docstring): with the weights given (or Borda), the dev
-        runs only choose the ``auto`` transforms, and no dev split is needed; returns self."""
+        runs only choose the ``auto`` transforms, and no dev split is needed; returns self. The systems and the
+        parameters are checked first (:meth:`check_runs`), before any system searches."""
         takes_resources(self, resources)
+        for i, system in enumerate(self.systems, 1):
+            if not isinstance(system, System):
+                raise ClirkitError(
+                    f"systems: member {i} is a {type(system).__name__} ({system!r:.40}), not a system: give fitted "
+                    "systems (e.g. DT().fit(...), RunFile(run=...).fit() for a run)"
+                )
+        self.check_runs(len(self.systems))
         if "dev" not in resources.splits:
             return self.fit_runs(None, None, n=len(self.systems))
         runs = [resources.run(s, "dev") for s in self.systems]
@@ -104,10 +112,8 @@ class Fusion(System):
         fused."""
         from clirkit.tuning import covered_queries, evaluator, tune_weights
 
-        self.check_params()
         n = len(dev_runs) if dev_runs is not None else n
-        if n is None or n < 2:
-            raise ClirkitError(f"a fusion needs at least two runs, got {n or 0}")
+        self.check_runs(n or 0)
         if dev_runs is None and self._tuned():
             raise ClirkitError("tuning the fusion weights needs dev runs and qrels (or give the weights)")
         self.transforms_ = (
