@@ -54,6 +54,20 @@ SYSTEM_VERSION = 1
 _R = TypeVar("_R", bound="Resources")
 
 
+def _read_path(given, what: str):
+    """``given`` read as a ``what`` file (``"queries"`` or ``"qrels"``) when it is a path (an ``os.PathLike``, or a
+    str: of queries, one naming a file, since another str is one query's text), else as it is."""
+    import os
+
+    if not isinstance(given, (str, os.PathLike)) or (
+        what == "queries" and isinstance(given, str) and not os.path.isfile(given)
+    ):
+        return given
+    from clirkit.formats import read_qrels, read_queries
+
+    return read_queries(given) if what == "queries" else read_qrels(given)
+
+
 class Resources:
     """What a system's ``fit(resources)`` may read; each system takes what it needs (module docstring).
 
@@ -62,7 +76,10 @@ class Resources:
         index: the target-language index (:class:`~clirkit.retrieval.index.Index` or a sharded one).
         table, table2: translation tables p(e|f) (PSQ interpolates the second with the first).
         topics, qrels: ``{split: {qid: text}}`` and ``{split: Qrels}``, splits named ``train``, ``dev``,
-            ``test``.
+            ``test``; a split's qrels given as a path (a str or ``os.PathLike``) are read from that file
+            (:func:`~clirkit.formats.read_qrels`), as an index or a table given as a path is, and so are its
+            topics given as an ``os.PathLike`` or as a str naming a file (:func:`~clirkit.formats.read_queries`;
+            another str is one query's text).
         excluded: ``{split: {qid: docids}}``, documents a query must not return (e.g. its translation mate).
         known_items: ``(topics, qrels)`` made of a parallel corpus (a source sentence finds its aligned
             document), added to a boosted ranker's training tuples when its file says ``parallel_tuples``.
@@ -122,8 +139,10 @@ class Resources:
                 raise TypeError(
                     f"{name} must map each split to its {name} (e.g. {{'test': ...}}), got {type(given).__name__}"
                 )
-        self._topics = {s: dict(as_topics(t, what=f"{s} topics")) for s, t in (topics or {}).items()}
-        self._qrels = dict(qrels or {})
+        self._topics = {
+            s: dict(as_topics(_read_path(t, "queries"), what=f"{s} topics")) for s, t in (topics or {}).items()
+        }
+        self._qrels = {s: _read_path(q, "qrels") for s, q in (qrels or {}).items()}
         self._excluded = {s: dict(e) for s, e in (excluded or {}).items()}
         self._known_items = known_items
         self.options = dict(options or {})
@@ -192,6 +211,12 @@ class Resources:
     def table(self, key: str = "table"):
         """The translation table ``key`` (``"table"``, or ``"table2"``, ``"reverse2"``: None when there is none)."""
         table = self._tables.get(key)
+        if table is None and key == "table" and self._tables.get("reverse") is not None:
+            raise ClirkitError(
+                "the resources have no translation table: DT, QueryPSQ and PSQ translating the queries take "
+                "table=... (a table into the documents' language); the reverse_table=... given translates the "
+                "documents (DocPSQ, or PSQ with translate 'auto' or 'documents')"
+            )
         if table is None and key == "table":
             hint = (
                 "; a parallel corpus is not trained into tables here: train_table(...) makes one"

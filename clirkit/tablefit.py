@@ -176,8 +176,9 @@ def check_direction(table, index) -> None:
         if side_by_words(index, table) == "documents":
             raise TableMismatch(
                 "the table's source words are the index's terms, not its target words: it translates "
-                "from the documents' language; translate the documents with it (--translate documents; "
-                "auto chooses it for one table alone), or give the table of the other direction"
+                "from the documents' language; translate the documents with it (in Python: "
+                "Resources(reverse_table=...) to DocPSQ or PSQ; on the command line: --translate documents, which "
+                "auto chooses for one table alone), or give the table of the other direction"
             )
 
 

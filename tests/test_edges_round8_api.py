@@ -1,7 +1,9 @@
 """The Python API and experiment files at their edges (edge test 8): an SCS model's thresholds and MSE targets are
 lists of finite numbers, its MSE targets serve the MSE loss only and it trains at least one epoch, checked when an
 experiment file is read and by ``check_params``; a bool is no number of a grouped parameter; a ranker boosted from a
-run refuses topics the run has no row for."""
+run refuses topics the run has no row for; wrong Python arguments are ClirkitErrors said at fit (a boost's base, a
+fusion's members and weights, a run's scores), topics and qrels given as paths are read, and the messages on
+tables say the Python way."""
 
 from __future__ import annotations
 
@@ -152,6 +154,25 @@ def test_a_boosted_rankers_base_that_is_no_system_or_run_is_named_at_fit():
         )
 
 
+def test_resources_read_topics_and_qrels_given_as_paths(tmp_path):
+    from pathlib import Path
+
+    (tmp_path / "tr.tsv").write_text("q1\tthe light\nq2\tthe waters\n", encoding="utf-8")
+    (tmp_path / "train.qrels").write_text("q1 0 Gen.1.3 1\nq2 0 Gen.1.6 2\n", encoding="utf-8")
+    for topics, qrels in (
+        (str(tmp_path / "tr.tsv"), str(tmp_path / "train.qrels")),
+        (tmp_path / "tr.tsv", Path(tmp_path / "train.qrels")),
+    ):
+        resources = Resources(topics={"train": topics}, qrels={"train": qrels})
+        assert resources.topics("train") == {"q1": "the light", "q2": "the waters"}
+        assert resources.qrels("train").docids.tolist() == ["Gen.1.3", "Gen.1.6"]
+    with pytest.raises(ClirkitError, match=r"nope\.qrels: no such file"):
+        Resources(qrels={"train": str(tmp_path / "nope.qrels")})
+    with pytest.raises(ClirkitError, match=r"nope\.tsv: no such file"):
+        Resources(topics={"train": tmp_path / "nope.tsv"})
+    assert Resources(topics={"test": "the waters"}).topics("test") == {"1": "the waters"}  # a str is a text
+
+
 @pytest.mark.parametrize(
     "weights, said",
     [
@@ -206,3 +227,34 @@ def test_runs_from_dicts_and_records_refuse_scores_that_are_not_finite_numbers(m
         getattr(Run, make)(given)
     assert str(err.value).startswith(said)
     assert Run.from_dict({"1": {"a": 1, "b": 2.5}}).docids.tolist() == ["b", "a"]
+
+
+def test_a_query_side_system_given_only_a_reverse_table_is_told_which_table_it_takes(index):
+    from clirkit.systems import DT, DocPSQ, QueryPSQ
+    from clirkit.translation import TranslationTable
+
+    reverse = TranslationTable.from_triples(
+        ["luz", "aguas"], ["light", "waters"], [1.0, 1.0], params={"source_lang": "es", "target_lang": "en"}
+    )
+    for system in (QueryPSQ(), DT()):
+        with pytest.raises(ClirkitError) as err:
+            system.fit(Resources(index=index, reverse_table=reverse))
+        assert str(err.value) == (
+            "the resources have no translation table: DT, QueryPSQ and PSQ translating the queries take table=... (a "
+            "table into the documents' language); the reverse_table=... given translates the documents (DocPSQ, or "
+            "PSQ with translate 'auto' or 'documents')"
+        )
+    assert DocPSQ(source_lang="en").fit(Resources(index=index, reverse_table=reverse)).search({"q": "light"})
+
+
+def test_a_table_from_the_documents_language_given_as_table_is_told_the_python_way_too(index):
+    from clirkit.systems import PSQ
+    from clirkit.translation import TranslationTable
+
+    words = ["luz", "tinieblas", "aguas", "dios", "tierra", "cielos", "principio", "día", "noche", "mares"]
+    reverse = TranslationTable.from_triples(words, [f"w{i}" for i in range(len(words))], [1.0] * len(words))
+    with pytest.raises(ClirkitError) as err:
+        PSQ().fit(Resources(index=index, table=reverse))
+    assert "in Python: Resources(reverse_table=...) to DocPSQ or PSQ; on the command line: --translate documents" in (
+        str(err.value)
+    )
