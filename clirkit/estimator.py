@@ -42,6 +42,7 @@ from __future__ import annotations
 import copy
 import functools
 import inspect
+import os
 from typing import Any, Mapping, TypeVar
 
 from clirkit.errors import ClirkitError
@@ -55,17 +56,13 @@ _R = TypeVar("_R", bound="Resources")
 
 
 def _read_path(given, what: str):
-    """``given`` read as a ``what`` file (``"queries"`` or ``"qrels"``) when it is a path (an ``os.PathLike``, or a
-    str: of queries, one naming a file, since another str is one query's text), else as it is."""
-    import os
+    """``given`` read as a ``what`` file (``"queries"``, ``"qrels"``) when a path: an ``os.PathLike``, or a str (of
+    queries, one naming a file: another str is one query's text); else ``given`` itself."""
+    if isinstance(given, os.PathLike) or (isinstance(given, str) and (what == "qrels" or os.path.isfile(given))):
+        from clirkit.formats import read_qrels, read_queries
 
-    if not isinstance(given, (str, os.PathLike)) or (
-        what == "queries" and isinstance(given, str) and not os.path.isfile(given)
-    ):
-        return given
-    from clirkit.formats import read_qrels, read_queries
-
-    return read_queries(given) if what == "queries" else read_qrels(given)
+        return read_queries(given) if what == "queries" else read_qrels(given)
+    return given
 
 
 class Resources:
@@ -76,10 +73,8 @@ class Resources:
         index: the target-language index (:class:`~clirkit.retrieval.index.Index` or a sharded one).
         table, table2: translation tables p(e|f) (PSQ interpolates the second with the first).
         topics, qrels: ``{split: {qid: text}}`` and ``{split: Qrels}``, splits named ``train``, ``dev``,
-            ``test``; a split's qrels given as a path (a str or ``os.PathLike``) are read from that file
-            (:func:`~clirkit.formats.read_qrels`), as an index or a table given as a path is, and so are its
-            topics given as an ``os.PathLike`` or as a str naming a file (:func:`~clirkit.formats.read_queries`;
-            another str is one query's text).
+            ``test``; a split's given as a path (``os.PathLike``; a str: for topics, one naming a file, another str
+            being one query's text) are read (:func:`~clirkit.formats.read_queries`, ``read_qrels``), as an index is.
         excluded: ``{split: {qid: docids}}``, documents a query must not return (e.g. its translation mate).
         known_items: ``(topics, qrels)`` made of a parallel corpus (a source sentence finds its aligned
             document), added to a boosted ranker's training tuples when its file says ``parallel_tuples``.
@@ -571,8 +566,6 @@ def jsonable(value):
 def as_run(run):
     """``run`` as a :class:`~clirkit.run.Run`: a Run as it is, a DataFrame by :meth:`~clirkit.run.Run.from_frame`, a
     path by :func:`~clirkit.formats.read_run`; ClirkitError for anything else."""
-    import os
-
     from clirkit.run import PackedRun, Run
 
     if isinstance(run, (Run, PackedRun)):

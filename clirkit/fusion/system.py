@@ -112,8 +112,8 @@ class Fusion(System):
         fused."""
         from clirkit.tuning import covered_queries, evaluator, tune_weights
 
-        n = len(dev_runs) if dev_runs is not None else n
-        self.check_runs(n or 0)
+        n = len(dev_runs) if dev_runs is not None else (n or 0)
+        self.check_runs(n)
         if dev_runs is None and self._tuned():
             raise ClirkitError("tuning the fusion weights needs dev runs and qrels (or give the weights)")
         self.transforms_ = (
