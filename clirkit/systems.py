@@ -9,7 +9,9 @@ experiments").
 - :class:`Boost` (:class:`clirkit.boost.BoostRanker`): the boosted bilinear ranker, standalone or
   boosted from a base system (SPEC §5);
 - :class:`SCS` (:class:`clirkit.scs.SCSModel`): the smooth-cosine neural model;
-- :class:`Fusion`: interpolation (weights tuned on dev) or Borda of systems' runs (SPEC §6).
+- :class:`Fusion`: interpolation (weights tuned on dev) or Borda of systems' runs (SPEC §6);
+- :class:`RunFile` (:mod:`clirkit.runsystem`): a run made elsewhere (a Run, a DataFrame, a run file) as a system, e.g.
+  a boosted ranker's base or a fusion's member.
 
 DT and PSQ learn nothing themselves: ``fit(Resources(index=..., table=...))`` (``fit(resources)``, the one call
 every system takes: :class:`clirkit.estimator.Resources`) binds them to a target index and a translation table
@@ -40,6 +42,7 @@ from clirkit.estimator import Resources, System, takes_resources
 from clirkit.fusion.system import Fusion
 from clirkit.psqsystem import PSQ
 from clirkit.querypsq import QueryPSQ
+from clirkit.runsystem import RunFile
 from clirkit.tablefit import (  # noqa: F401 - query_analyzer, corpus_stopterms, side_of, ... are used from here too
     TableMismatch,
     as_table,
@@ -64,6 +67,7 @@ __all__ = [
     "Boost",  # noqa: F822
     "SCS",  # noqa: F822
     "Fusion",
+    "RunFile",
     "Resources",
     "System",
     "query_analyzer",

@@ -258,3 +258,18 @@ def test_a_table_from_the_documents_language_given_as_table_is_told_the_python_w
     assert "in Python: Resources(reverse_table=...) to DocPSQ or PSQ; on the command line: --translate documents" in (
         str(err.value)
     )
+
+
+# ------------------------------------------------------------------ 13. the docs say what is true
+
+
+def test_the_ngram_orders_said_are_the_ones_the_constraint_takes(capsys):
+    from clirkit.boost.params import PairFeatures
+    from clirkit.cli import main
+
+    allowed = PairFeatures._parameter_constraints["ngram"][0]
+    assert (allowed.left, allowed.right) == (1, 3)
+    with pytest.raises(SystemExit):
+        main(["boost-train", "--help"])
+    assert "3 = unigrams to trigrams" in " ".join(capsys.readouterr().out.split())
+    assert "or 3 (unigrams to trigrams)" in " ".join(BoostRanker.__doc__.split())

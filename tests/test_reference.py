@@ -24,5 +24,17 @@ def test_the_reference_is_what_the_docstrings_make():
 
 def test_the_reference_names_every_system_and_the_contract():
     text = (ROOT / "docs" / "reference.md").read_text(encoding="utf-8")
-    for name in ("BM25Search", "DT", "PSQ", "QueryPSQ", "DocPSQ", "Boost", "SCS", "Fusion", "Resources", "BoostRanker"):
+    for name in (
+        "BM25Search",
+        "DT",
+        "PSQ",
+        "QueryPSQ",
+        "DocPSQ",
+        "Boost",
+        "SCS",
+        "Fusion",
+        "RunFile",
+        "Resources",
+        "BoostRanker",
+    ):
         assert f"### `{name}(" in text, name

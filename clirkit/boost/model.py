@@ -44,7 +44,7 @@ class BoostModel:
     Attributes:
         src_terms, tgt_terms: str arrays of the n-grams used by the table.
         W: CSR (len(src_terms) x len(tgt_terms)) of summed, bag-averaged weights.
-        ngram: n-gram order (1 = Boost-1g, 2 = Boost-2g).
+        ngram: n-gram order (1 = Boost-1g, 2 = Boost-2g, 3 = unigrams to trigrams).
         source_analyzer, target_analyzer: how texts become tokens.
         history: per-round arrays ``bag``, ``round``, ``bucket``, ``alpha``, ``ptr``
             (offsets into ``pair_src``/``pair_tgt``, indices into the term arrays).

@@ -48,7 +48,7 @@ class BoostRanker(Grouped, System):
     :meth:`from_flat` takes them by their own names, as an experiment file does):
 
     ``features`` (:class:`~clirkit.boost.params.PairFeatures`), the pairs:
-        ngram: 1 (Boost-1g) or 2 (Boost-2g: unigrams and bigrams).
+        ngram: 1 (Boost-1g), 2 (Boost-2g: unigrams and bigrams) or 3 (unigrams to trigrams).
         bits: pairs are hashed into 2**bits buckets (<= 32).
         max_buckets: the most buckets given boosting state (W+/W-, 16 bytes each); a set of tuples whose pairs
             fill more keeps those of most pair occurrences (:mod:`clirkit.boost.budget`) and leaves the other

@@ -143,7 +143,7 @@ def add_parser(sub) -> None:
         "ngram",
         "--ngram",
         type=param_type(B, "ngram"),
-        help="n-gram order on both sides: 1 = Boost-1g, 2 = Boost-2g (unigrams and bigrams)",
+        help="n-gram order on both sides: 1 = Boost-1g, 2 = Boost-2g (unigrams and bigrams), 3 = unigrams to trigrams",
     )
     add_param(
         m,
