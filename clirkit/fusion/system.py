@@ -80,7 +80,7 @@ class Fusion(System):
         parameters are checked first (:meth:`check_runs`), before any system searches."""
         takes_resources(self, resources)
         for i, system in enumerate(self.systems, 1):
-            if not isinstance(system, System):
+            if not callable(getattr(system, "search", None)):  # what a fusion asks of its members
                 raise ClirkitError(
                     f"systems: member {i} is a {type(system).__name__} ({system!r:.40}), not a system: give fitted "
                     "systems (e.g. DT().fit(...), RunFile(run=...).fit() for a run)"
