@@ -65,7 +65,7 @@ class Parameters:
         return self
 
     def _validate_params(self) -> None:
-        validate(self._parameter_constraints, self.get_params(deep=False), type(self).__name__)
+        validate(self._parameter_constraints, self.get_params(deep=False), type(self).__name__, bools_as_ints=False)
 
     def __repr__(self) -> str:
         import inspect

@@ -146,3 +146,11 @@ def test_the_error_is_made_of_parameter_system_allowed_and_value_and_is_a_clirki
     assert isinstance(exc, ClirkitError) and isinstance(exc, ValueError)
     again = pickle.loads(pickle.dumps(exc))
     assert (str(again), again.parameter, again.value) == (str(exc), "lam", 1.5)
+
+
+@pytest.mark.parametrize("system, key", [(DT, "k1"), (PSQ, "min_prob"), (Fusion, "step")])
+def test_a_bool_is_no_number_of_a_systems_parameter(system, key):
+    """(Round 8, finding 12: DT(k1=True) passed check_params and was refused later by BM25, under BM25's name
+    and as "out of range"; an experiment file and the grouped parameters refuse a bool already.)"""
+    with pytest.raises(ours.InvalidParameterError, match=f"The '{key}' parameter of {system.__name__} .* Got True"):
+        system(**{key: True}).check_params()
