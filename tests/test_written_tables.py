@@ -284,3 +284,17 @@ def test_a_second_text_table_that_does_not_fit_is_named_and_refused(nave, small,
     status, _ = search(small, "psq", small / "en-es.npz", path, more=["--translate", "queries"])
     err = capsys.readouterr().err
     assert status == 2 and err.startswith(f"clirkit: error: {path}: ") and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("more", [[], ["--translate", "queries"]])
+def test_a_dictionary_on_stdin_is_read_once(small, monkeypatch, more):
+    """(An independent re-check: reading an unnamed dictionary again with its languages read stdin twice, and
+    `--table - --table-format pairs` was refused as empty; dt reads it once with them, psq when its side is known.)"""
+    import io
+    import sys
+
+    lines = "water\taguas\nblack\tnegro\ndog\tperros\n".encode()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(lines), encoding="utf-8"))
+    verb = "psq" if more else "dt"
+    status, run = search(small, verb, "-", more=["--table-format", "pairs", *more])
+    assert status == 0 and "d1" in run and "d2" in run

@@ -42,7 +42,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from clirkit.cli.common import listed_file, say_unmatched_stopwords
     from clirkit.cli.indexes import open_index
-    from clirkit.cli.tables import labelled, load_tables
+    from clirkit.cli.tables import load_tables, table_languages
     from clirkit.cli.xlquery import checked_system, query_language, say_language, search_and_write, source_stopwords
     from clirkit.errors import ClirkitError
     from clirkit.estimator import Resources
@@ -58,7 +58,8 @@ def run(args) -> int:
     from clirkit.translation.phrases import terms_found
 
     index = open_index(args)
-    (table,) = labelled(args, index, load_tables(args, args.table), [args.table], documents=False)
+    languages = table_languages(args, index, documents=False)
+    (table,) = load_tables(args, args.table, languages=languages, analyzer=index.analyzer)
     lang = query_language(args, table)
     queries = read_queries(args.queries, **query_fields(args, lang=lang))
     if lang:

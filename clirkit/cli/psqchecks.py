@@ -48,7 +48,7 @@ def open_inputs(args, psq):
     second table."""
     from clirkit.cli.indexes import open_index
     from clirkit.cli.params import given
-    from clirkit.cli.tables import labelled, load_tables
+    from clirkit.cli.tables import labelled, load_tables, table_languages
     from clirkit.docpsq import through_two_tables
     from clirkit.errors import ClirkitError
     from clirkit.querypsq import LAM_WITHOUT_TABLE2
@@ -70,11 +70,14 @@ def open_inputs(args, psq):
             f"{args.index} is in {shards} shards, so is its translation: give --shards {shards} or "
             f"none (or index the documents with --shards {args.shards})"
         )
-    table, table2 = load_tables(args, args.table, args.table2)
+    known = psq.translate if psq.translate != "auto" else ("queries" if psq.query_side_only() else None)
+    languages = None if known is None else table_languages(args, index, documents=known == "documents")
+    table, table2 = load_tables(args, args.table, args.table2, languages=languages, analyzer=index.analyzer)
     if given(args, "lam") and table2 is None and not through_two_tables(index):
         raise ClirkitError(LAM_WITHOUT_TABLE2)
     documents = side_of_files(psq, index, table, table2) == "documents"
-    table, table2 = labelled(args, index, [table, table2], [args.table, args.table2], documents=documents)
+    if known is None:  # the side was placed by the tables read: a dictionary is read again with its languages
+        table, table2 = labelled(args, index, [table, table2], [args.table, args.table2], documents=documents)
     if args.save_index and not documents:
         raise ClirkitError(
             f"--save-index writes a translated index: {args.table} translates the queries (into the "

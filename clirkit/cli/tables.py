@@ -42,9 +42,11 @@ def add_score_column(p) -> None:
     )
 
 
-def load_tables(args, *paths: str | None) -> list:
+def load_tables(args, *paths: str | None, languages: tuple | None = None, analyzer=None) -> list:
     """The tables at ``paths`` (None: no table) read as dt and psq read them: ``args.table_format``, and
-    ``args.score_column`` for each that is a Moses phrase table (an error when none is)."""
+    ``args.score_column`` for each that is a Moses phrase table (an error when none is); a dictionary or phrase
+    table whose file name says no languages read with ``languages`` (source, target) and ``analyzer``'s analysis
+    when given (:func:`dictionary_reading`)."""
     from clirkit.errors import ClirkitError
     from clirkit.fileio import display_name, repeated_file
     from clirkit.translation import format_of, load_table
@@ -57,7 +59,7 @@ def load_tables(args, *paths: str | None) -> list:
             f"{given[repeat[1]]}: given as --table and --table2: interpolating a table with itself changes nothing"
         )
     column, fmt = getattr(args, "score_column", None), args.table_format
-    formats = {p: format_of(p, fmt) for p in paths if p is not None and column}
+    formats = {p: format_of(p, fmt) for p in paths if p is not None and (column or languages)}
     if column is not None and "phrase-table" not in formats.values():
         if not formats:
             raise ClirkitError("--score-column applies to a --table that is a Moses phrase table")
@@ -66,45 +68,68 @@ def load_tables(args, *paths: str | None) -> list:
             f"{display_name(path)}: --score-column applies to Moses phrase tables, not to a {DISPLAY[found]} file"
         )
     return [
-        None if p is None else load_table(p, fmt, score_column=column if formats.get(p) == "phrase-table" else None)
+        None
+        if p is None
+        else load_table(
+            p,
+            fmt,
+            score_column=column if formats.get(p) == "phrase-table" else None,
+            **dictionary_reading(p, formats.get(p), languages, analyzer),
+        )
         for p in paths
     ]
 
 
-def labelled(args, index, tables: list, paths: list, *, documents: bool) -> list:
-    """``tables`` (read by :func:`load_tables` from ``paths``) with each dictionary whose file did not say its
-    languages (a MUSE, pairs, FreeDict, Ding, phrase or PSQ table named ``words.txt``) read again with them, as
-    an experiment file reads it: the queries' (``--source-lang``) and the index's, from the index's when it
-    translates the ``documents``, analyzed as the index is. A Moses or npz table, one that says its languages,
-    or queries of no known language: as read (:func:`clirkit.tablefit.words_for_index` reads a Moses file by its
-    words). Before, such a file met the index unstemmed where its conversion was stemmed: another run."""
+def dictionary_reading(path: str, fmt: str | None, languages: tuple | None, analyzer) -> dict:
+    """:func:`~clirkit.translation.load_table`'s keywords for a dictionary or a phrase table (format ``fmt``) at
+    ``path`` whose file name says no languages: ``languages`` (source, target) and ``analyzer``'s analysis, as an
+    experiment file reads it; ``{}`` for any other table, or when ``languages`` is None. (Read without them, a
+    dictionary met the index unstemmed where its conversion was stemmed: another run.)"""
+    from clirkit.translation import languages_from_name
+    from clirkit.translation.dictionaries import DICTIONARY_FORMATS
+    from clirkit.translation.dictionary_readers import freedict_index_path
+
+    if languages is None or fmt not in (*DICTIONARY_FORMATS, "phrase-table"):
+        return {}
+    if languages_from_name(freedict_index_path(path) if fmt == "freedict" else path) is not None:
+        return {}
+    return {
+        "source_lang": languages[0],
+        "target_lang": languages[1],
+        "stemmer": analyzer.stemmer,
+        "segmenter": analyzer.segmenter,
+        "chinese_script": analyzer.chinese_script,
+    }
+
+
+def table_languages(args, index, *, documents: bool) -> tuple | None:
+    """``(source, target)`` of the tables dt and psq read: the queries' language (:func:`query_language`) and the
+    index's, from the index's when they translate the ``documents``; None when the queries' is not known."""
     from clirkit.cli.xlquery import query_language
+
+    lang, own = query_language(args), index.analyzer.lang
+    if lang is None:
+        return None
+    return (own, lang) if documents else (lang, own)
+
+
+def labelled(args, index, tables: list, paths: list, *, documents: bool) -> list:
+    """``tables`` (read by :func:`load_tables` without languages, before their side was known: psq's
+    ``--translate auto``) with each dictionary or phrase table that says no languages read again with them
+    (:func:`table_languages`, :func:`dictionary_reading`); as they are from stdin (``-``: read once)."""
     from clirkit.translation import format_of, load_table
 
-    query_lang, analyzer = query_language(args), index.analyzer
-    if query_lang is None:
-        return tables
-    pair = (analyzer.lang, query_lang) if documents else (query_lang, analyzer.lang)
+    languages = table_languages(args, index, documents=documents)
     out = []
     for table, path in zip(tables, paths):
-        says = table is not None and any(table.params.get(f"{s}_lang") for s in ("source", "target"))
-        fmt = None if table is None or says else format_of(path, args.table_format)
-        if fmt in (None, "npz", "moses"):
+        says = table is None or any(table.params.get(f"{s}_lang") for s in ("source", "target"))
+        fmt = None if says or path == "-" else format_of(path, args.table_format)
+        keywords = dictionary_reading(path, fmt, languages, index.analyzer) if fmt is not None else {}
+        if not keywords:
             out.append(table)
             continue
         column = getattr(args, "score_column", None) if fmt == "phrase-table" else None
-        out.append(
-            load_table(
-                path,
-                fmt,
-                source_lang=pair[0],
-                target_lang=pair[1],
-                stemmer=analyzer.stemmer,
-                segmenter=analyzer.segmenter,
-                chinese_script=analyzer.chinese_script,
-                score_column=column,
-            )
-        )
+        out.append(load_table(path, fmt, score_column=column, **keywords))
     return out
 
 
