@@ -203,10 +203,12 @@ class Numbers(Number):
 
 
 class FiniteNumbers(Numbers):
-    """A list, tuple or one-dimensional array of finite numbers, none a bool (an SCS model's thresholds)."""
+    """A list, tuple or one-dimensional array of finite numbers, none a bool, each in ``[low, high]`` when given (an
+    SCS model's thresholds; its MSE targets, cosines in [-1, 1])."""
 
-    def __init__(self) -> None:
-        super().__init__(Real, None, None, closed="neither")
+    def __init__(self, low: float | None = None, high: float | None = None) -> None:
+        super().__init__(Real, low, high, closed="both" if low is not None and high is not None else "neither")
+        self.bounds = (low, high)
 
     def is_satisfied_by(self, val) -> bool:
         if isinstance(val, np.ndarray):
@@ -214,4 +216,5 @@ class FiniteNumbers(Numbers):
         return super().is_satisfied_by(val)
 
     def __str__(self) -> str:
-        return "a list or tuple of finite numbers"
+        low, high = self.bounds
+        return "a list or tuple of finite numbers" + (f" in [{low}, {high}]" if low is not None else "")

@@ -274,8 +274,9 @@ def words_for_index(table, index, side: str, *, other_lang: str | None = None, q
     bare = index.analyzer.without_stopwords()
     if bare.stemmer is None and bare.lang in SNOWBALL_STEMMERS and own_stems(vocab, bare.replace(stemmer="snowball")):
         raise TableMismatch(  # as check_index_side says it of a table that records its analysis
-            f"the table's {side} words are Snowball stems but the index's terms are {describe_terms(bare)}: "
-            f"rebuild one of them with the other's analysis (--stemmer)"
+            f"the table's {side} words are Snowball stems but the index's terms are {describe_terms(bare)} (or the "
+            f"table translates the other way): train the table as the index is analyzed (--stemmer none), or index "
+            f"with stemming"
         )
     if meeting < FEW_SHARE * n:
         say(

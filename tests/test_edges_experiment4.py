@@ -67,13 +67,15 @@ def test_a_boosts_base_given_as_a_list_is_refused_when_the_file_is_read(mini, tm
         pytest.param(
             'kind = "dt"\ntable = "es-en.txt"',
             "table es-en.txt: translates es -> en (its file name says so); this system reads a table from en into "
-            'es (kind = "docpsq" translates the documents with a table from es into en)',
+            'es (kind = "docpsq" translates the documents with a table from es into en, given as its own table = '
+            '"es-en.txt")',
             id="dt",
         ),
         pytest.param(
             'kind = "querypsq"\ntable = "es-en.txt"',
             "table es-en.txt: translates es -> en (its file name says so); this system reads a table from en into "
-            'es (kind = "docpsq" translates the documents with a table from es into en)',
+            'es (kind = "docpsq" translates the documents with a table from es into en, given as its own table = '
+            '"es-en.txt")',
             id="querypsq",
         ),
         pytest.param(
@@ -84,7 +86,8 @@ def test_a_boosts_base_given_as_a_list_is_refused_when_the_file_is_read(mini, tm
         pytest.param(
             'kind = "querypsq"\ntable2 = "es-en.txt"',
             "table2 es-en.txt: translates es -> en (its file name says so); this system reads a table from en into "
-            'es (kind = "docpsq" translates the documents with a table from es into en)',
+            'es (kind = "docpsq" translates the documents with a table from es into en, given as its own table = '
+            '"es-en.txt")',
             id="table2",
         ),
         pytest.param(
@@ -112,7 +115,8 @@ def test_a_table_section_dictionary_named_for_the_other_direction_stops_the_run(
         capsys,
         text,
         "system 'DT': [table] file es-en.txt: translates es -> en (its file name says so); this system reads a "
-        'table from en into es (kind = "docpsq" translates the documents with a table from es into en)',
+        'table from en into es (kind = "docpsq" translates the documents with a table from es into en, given as its '
+        'own table = "es-en.txt")',
     )
 
 

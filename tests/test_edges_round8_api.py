@@ -19,7 +19,7 @@ from clirkit.scs import SCSModel
 from clirkit.scs.params import Schedule
 
 _SCS = 'collection = "{mini}"\nmeasures = ["AP"]\n[systems.S]\nkind = "scs"\nepochs = 1\n{more}'
-_NUMBERS = "must be {none}a list or tuple of finite numbers. Got {value} instead."
+_NUMBERS = "must be {none}a list or tuple of finite numbers{bounds}. Got {value} instead."
 
 # ------------------------------------------------------------------ 5. thresholds and MSE targets are finite numbers
 
@@ -40,14 +40,15 @@ _NUMBERS = "must be {none}a list or tuple of finite numbers. Got {value} instead
 def test_scs_thresholds_and_mse_targets_not_finite_numbers_are_refused_when_the_file_is_read(
     mini, tmp_path, capsys, more, key, none, value
 ):
-    said = f"system 'S': The {key!r} parameter of SCSModel " + _NUMBERS.format(none=none, value=value)
+    bounds = " in [-1, 1]" if key == "mse_targets" else ""
+    said = f"system 'S': The {key!r} parameter of SCSModel " + _NUMBERS.format(none=none, bounds=bounds, value=value)
     _refused(tmp_path, capsys, _SCS.format(mini=mini, more=more), said)
 
 
 def test_scs_mse_targets_under_another_loss_are_refused_as_unused(mini, tmp_path, capsys):
     said = (
-        "mse_targets (--mse-targets): MSE's targets, unused by loss = 'sosl' (--loss sosl): leave them out, or train "
-        "with loss = 'mse'"
+        "mse_targets: the targets of the 'mse' loss, unused by the 'sosl' loss: leave them out, or train with the "
+        "'mse' loss"
     )
     _refused(tmp_path, capsys, _SCS.format(mini=mini, more="mse_targets = [0, 0.5, 1]\n"), f"system 'S': {said}")
     with pytest.raises(ClirkitError, match=rf"^{said.replace('(', '.').replace(')', '.')}$"):
@@ -273,3 +274,10 @@ def test_the_ngram_orders_said_are_the_ones_the_constraint_takes(capsys):
         main(["boost-train", "--help"])
     assert "3 = unigrams to trigrams" in " ".join(capsys.readouterr().out.split())
     assert "or 3 (unigrams to trigrams)" in " ".join(BoostRanker.__doc__.split())
+
+
+def test_scs_mse_targets_are_cosines_in_python_as_on_the_command_line():
+    """(A re-check of round 8, N5: [0, 0.5, 5] ran in Python and experiment files; scs-train refuses it.)"""
+    with pytest.raises(ClirkitError, match=r"finite numbers in \[-1, 1\]"):
+        SCSModel.from_flat(loss="mse", mse_targets=[0, 0.5, 5]).check_params()
+    SCSModel.from_flat(loss="mse", mse_targets=[-1, 0.5, 1]).check_params()

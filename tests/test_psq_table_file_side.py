@@ -71,3 +71,22 @@ def test_two_reverse_table_files_make_psq_translate_the_documents_as_the_command
     args = ["psq", "--index", str(tmp_path / "ix.npz"), "--table", str(table), "--table2", str(table2), "--queries", q]
     assert main([*args, "-o", str(tmp_path / "psq.cli.run"), "-q"]) == 0
     assert (tmp_path / "psq.cli.run").read_bytes() == _experiment_run(mini, tmp_path, table, table2)
+
+
+def test_a_second_table_that_does_not_fit_is_named_as_table2_in_an_experiment(mini, tmp_path, capsys):
+    """(A re-check of round 8, N4: an experiment named a bad table2 "table", or not at all.)"""
+    _, reverse = _reverse_table(mini, tmp_path, "es-en.lex.gz")
+    train = ["ttable", "train", "--source", str(tmp_path / "en.txt"), "--target", str(tmp_path / "es.txt")]
+    assert main([*train, "--source-lang", "en", "--target-lang", "es", "-o", str(tmp_path / "en-es.npz"), "-q"]) == 0
+    cyrillic = str.maketrans("abcdefghijklmnopqrstuvwxyz", "абцдефгхийклмнопярстуввхыз")
+    words = "the light of waters dog black house sea".split()
+    other = tmp_path / "other.lex"
+    other.write_text("".join(f"{w.translate(cyrillic)} {w} 0.5\n" for w in words), encoding="utf-8")
+    for second in (reverse, other):
+        path = tmp_path / "x.toml"
+        systems = f'[systems.X]\nkind = "querypsq"\ntable = "{tmp_path / "en-es.npz"}"\ntable2 = "{second}"\n'
+        path.write_text(f'collection = "{mini}"\nmeasures = ["AP"]\n{systems}', encoding="utf-8")
+        capsys.readouterr()
+        assert main(["run", str(path), "-o", str(tmp_path / "o"), "-q"]) == 2
+        err = capsys.readouterr().err
+        assert f"system 'X': table2 {second}: " in err and err.count("\n") == 1, err

@@ -298,3 +298,14 @@ def test_a_dictionary_on_stdin_is_read_once(small, monkeypatch, more):
     verb = "psq" if more else "dt"
     status, run = search(small, verb, "-", more=["--table-format", "pairs", *more])
     assert status == 0 and "d1" in run and "d2" in run
+
+
+def test_ttable_show_of_a_dictionary_without_the_documents_language_says_so(tmp_path, capsys):
+    """(A re-check of round 8, N2: without --target-lang show said DT passes "lights" through; dt reads the
+    dictionary with both languages and translates it.)"""
+    (tmp_path / "w.txt").write_text("light luz\nwater agua\n", encoding="utf-8")
+    args = ["ttable", "show", str(tmp_path / "w.txt"), "lights", "--format", "muse", "--source-lang", "en", "-q"]
+    assert main(args) == 0
+    assert "give it to read it as dt does" in capsys.readouterr().out
+    assert main([*args, "--target-lang", "es"]) == 0
+    assert capsys.readouterr().out.splitlines()[:2] == ["lights -> light\t(1 translations)", "  luz\t1.000000"]

@@ -391,11 +391,13 @@ def run_from_alignments(args) -> int:
 def run_show(args) -> int:
     from clirkit.analysis import Analyzer
     from clirkit.tablefit import source_words_read
+    from clirkit.translation import format_of
     from clirkit.translation.phrases import PHRASE_JOINER
 
     table = load_table_args(args, args.table, args.format)
     settings = table.params.get("source_analyzer")
     lang = table.params.get("source_lang")
+    unanalyzed = lang and not settings and format_of(args.table, args.format) not in ("npz", "moses")
     analyzer = None
     if settings:
         analyzer = Analyzer.from_dict(settings).without_stopwords()
@@ -415,6 +417,9 @@ def run_show(args) -> int:
                     f"{shown}\t(not in the table as written or lowercased; it records no analysis: --source-lang "
                     "LANG reads its words as DT and PSQ do)"
                 )
+                continue
+            if unanalyzed:  # a dictionary read without the documents' language: dt and psq read it with both
+                print(f"{shown}\t(not in the dictionary read without --target-lang: give it to read it as dt does)")
                 continue
             print(f"{shown}\t(no translations in the table: DT and PSQ pass it through unchanged)")
             continue

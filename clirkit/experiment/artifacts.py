@@ -310,7 +310,7 @@ class Artifacts(Resources):
         path = self._table_file(given)
         if path is None:
             return self._once("ibm1", self._trained_table)
-        return self._file_table(path, reverse=False)
+        return self._file_table(path, reverse=False, key=key)
 
     def translates_documents(self) -> bool:
         """As :meth:`Resources.translates_documents`, and also when the system's ``table`` file translates from the
@@ -377,7 +377,8 @@ class Artifacts(Resources):
             made, how = self._file_languages(path)
             if made is not None and None not in made and made != want:
                 hint = (
-                    f' (kind = "docpsq" translates the documents with a table from {made[0]} into {made[1]})'
+                    f' (kind = "docpsq" translates the documents with a table from {made[0]} into {made[1]}, given as '
+                    f'its own table = "{given}")'
                     if not reverse and made == (want[1], want[0])
                     else ""
                 )
@@ -437,12 +438,13 @@ class Artifacts(Resources):
         document-side PSQ's own table), or None when the system names no file there."""
         given = self.option(key)
         path = None if given in (None, "ibm1") else self._table_file(given)
-        return None if path is None else self._file_table(path, reverse=True)
+        return None if path is None else self._file_table(path, reverse=True, key=key)
 
-    def _file_table(self, path: str, *, reverse: bool):
-        """The table file ``path``, read once, from the queries' language into the documents' (or the other way
-        round, ``reverse``). A Moses text table, whose file says nothing of its languages, is labelled with the
-        collection's only when its words agree (:meth:`_placed`); else a ClirkitError, as ``clirkit dt`` says."""
+    def _file_table(self, path: str, *, reverse: bool, key: str = "table"):
+        """The table file ``path`` (the system's ``key``), read once, from the queries' language into the documents'
+        (or the other way round, ``reverse``). A Moses text table, whose file says nothing of its languages, is
+        labelled with the collection's only when its words agree (:meth:`_placed`); else a ClirkitError naming
+        ``key``, as ``clirkit dt`` says."""
         fmt = self._table_format()
         column = self._score_column(path, fmt)
         source, target = self.c.source_lang, self.c.target_lang
@@ -457,7 +459,7 @@ class Artifacts(Resources):
                 placed, want = self._placed(path), "documents" if reverse else "queries"
                 if placed not in (None, want):
                     raise ClirkitError(
-                        f"table {path}: its words say it translates {'from' if placed == 'documents' else 'into'} "
+                        f"{key} {path}: its words say it translates {'from' if placed == 'documents' else 'into'} "
                         f"the documents' language; this system reads a table "
                         f"{'from' if want == 'documents' else 'into'} it"
                     )

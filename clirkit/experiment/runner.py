@@ -147,11 +147,19 @@ class Runner:
     def named(self, name: str, exc: ClirkitError) -> ClirkitError:
         """``exc`` of the system or fusion ``name`` as ``FILE: system 'NAME': message`` (as the file's checks
         word theirs); a message that already names the file and a system or fusion is kept as it is."""
+        from clirkit.tablefit import SecondTableMismatch, TableMismatch
+
         message = str(exc)
         if message.startswith((f"{self.where}: system ", f"{self.where}: fusion ")):
             return ClirkitError(message)
         what = "fusion" if name in self.exp.fusions else "system"
-        return ClirkitError(f"{self.where}: {what} {name!r}: {message.removeprefix(f'{self.where}: ')}")
+        message = message.removeprefix(f"{self.where}: ")
+        if isinstance(exc, TableMismatch):  # a table's error names its file, as the command line does
+            key = "table2" if isinstance(exc, SecondTableMismatch) else "table"
+            given = self.exp.systems.get(name, {}).get(key)
+            if isinstance(given, str) and given != "ibm1" and not message.startswith(f"{key} "):
+                message = f"{key} {given}: {message}"
+        return ClirkitError(f"{self.where}: {what} {name!r}: {message}")
 
     def check_keep_runs(self) -> None:
         """Each pattern of ``keep_runs`` matches a run of the experiment (a typo would silently keep none)."""

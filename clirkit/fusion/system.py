@@ -79,6 +79,7 @@ class Fusion(System):
         runs only choose the ``auto`` transforms, and no dev split is needed; returns self. The systems and the
         parameters are checked first (:meth:`check_runs`), before any system searches."""
         takes_resources(self, resources)
+        self.check_params()  # systems a list or tuple before its members are asked for search
         for i, system in enumerate(self.systems, 1):
             if not callable(getattr(system, "search", None)):  # what a fusion asks of its members
                 raise ClirkitError(

@@ -161,14 +161,14 @@ class SCSModel(Grouped, System):
     def check_params(self) -> None:
         """Each hyper-parameter against its constraints (a group's named as the model's), and a training that
         uses them: at least one epoch, MSE targets only with the MSE loss."""
-        self._check_constraints()
-        if self.schedule.epochs == 0:
+        if isinstance(self.schedule.epochs, Integral) and self.schedule.epochs == 0:  # the constraint says >= 1
             raise ClirkitError(ZERO_EPOCHS.format("epochs"))
+        self._check_constraints()
         loss = self.objective.loss
         if self.objective.mse_targets is not None and loss != "mse":
             raise ClirkitError(
-                f"mse_targets (--mse-targets): MSE's targets, unused by loss = {loss!r} (--loss {loss}): leave them "
-                "out, or train with loss = 'mse'"
+                f"mse_targets: the targets of the 'mse' loss, unused by the {loss!r} loss: leave them out, or train "
+                "with the 'mse' loss"
             )
 
     def _check_constraints(self) -> None:

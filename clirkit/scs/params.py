@@ -38,7 +38,7 @@ class Objective(Group):
     _parameter_constraints = {
         "loss": [StrOptions(set(LOSSES))],
         "thresholds": [FiniteNumbers()],
-        "mse_targets": [None, FiniteNumbers()],
+        "mse_targets": [None, FiniteNumbers(-1, 1)],
         "margin": [Interval(Real, 0, 2, closed="both")],
     }
 
@@ -80,7 +80,7 @@ class Schedule(Group):
     _parameter_constraints = {
         "lr": [Interval(Real, 0, 10, closed="right")],
         "batch_size": [Interval(Integral, 1, None, closed="left")],
-        "epochs": [Interval(Integral, 0, None, closed="left")],
+        "epochs": [Interval(Integral, 1, None, closed="left")],
         "lazy_adam": ["boolean"],
     }
 
