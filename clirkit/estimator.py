@@ -46,6 +46,7 @@ import os
 from typing import Any, Mapping, TypeVar
 
 from clirkit.errors import ClirkitError
+from clirkit.givenpaths import read_if_path
 from clirkit.parameters import Parameters
 from clirkit.topicforms import as_topics
 
@@ -53,16 +54,6 @@ DEPTH = 1000  # results per query of every system's search
 SYSTEM_KIND = "clirkit-system"
 SYSTEM_VERSION = 1
 _R = TypeVar("_R", bound="Resources")
-
-
-def _read_path(given, what: str):
-    """``given`` read as a ``what`` file (``"queries"``, ``"qrels"``) when a path: an ``os.PathLike``, or a str (of
-    queries, one naming a file: another str is one query's text); else ``given`` itself."""
-    if isinstance(given, os.PathLike) or (isinstance(given, str) and (what == "qrels" or os.path.isfile(given))):
-        from clirkit.formats import read_qrels, read_queries
-
-        return read_queries(given) if what == "queries" else read_qrels(given)
-    return given
 
 
 class Resources:
@@ -73,8 +64,8 @@ class Resources:
         index: the target-language index (:class:`~clirkit.retrieval.index.Index` or a sharded one).
         table, table2: translation tables p(e|f) (PSQ interpolates the second with the first).
         topics, qrels: ``{split: {qid: text}}`` and ``{split: Qrels}``, splits named ``train``, ``dev``,
-            ``test``; a split's given as a path (``os.PathLike``; a str: for topics, one naming a file, another str
-            being one query's text) are read (:func:`~clirkit.formats.read_queries`, ``read_qrels``), as an index is.
+            ``test``; a split's given as a path (``os.PathLike``; a str: for topics, one written as a path,
+            :func:`~clirkit.givenpaths.read_if_path`, another str being one query's text) are read, as an index is.
         excluded: ``{split: {qid: docids}}``, documents a query must not return (e.g. its translation mate).
         known_items: ``(topics, qrels)`` made of a parallel corpus (a source sentence finds its aligned
             document), added to a boosted ranker's training tuples when its file says ``parallel_tuples``.
@@ -135,9 +126,9 @@ class Resources:
                     f"{name} must map each split to its {name} (e.g. {{'test': ...}}), got {type(given).__name__}"
                 )
         self._topics = {
-            s: dict(as_topics(_read_path(t, "queries"), what=f"{s} topics")) for s, t in (topics or {}).items()
+            s: dict(as_topics(read_if_path(t, "queries"), what=f"{s} topics")) for s, t in (topics or {}).items()
         }
-        self._qrels = {s: _read_path(q, "qrels") for s, q in (qrels or {}).items()}
+        self._qrels = {s: read_if_path(q, "qrels") for s, q in (qrels or {}).items()}
         self._excluded = {s: dict(e) for s, e in (excluded or {}).items()}
         self._known_items = known_items
         self.options = dict(options or {})

@@ -230,16 +230,11 @@ class Run:
         for q, docs in run.items():
             if not isinstance(docs, Mapping):
                 raise ClirkitError(f"a run dict: query {q!r} maps to a {type(docs).__name__}, not to {{docid: score}}")
-            for d, score in docs.items():
-                if not _is_number(score):
-                    raise ClirkitError(
-                        f"a run dict: query {q!r}, document {d!r} has score {_shown(score)}, not a finite number; "
-                        "give every row a number such as 12.5"
-                    )
-                qids.append(q)
-                docids.append(d)
-                scores.append(float(score))
-        return cls.ranked(qids, docids, scores, tag=tag, depth=depth, query_order=list(run))
+            qids += [q] * len(docs)
+            docids += list(docs)
+            scores += list(docs.values())
+        values = finite_scores(scores, lambda i: f"a run dict: query {qids[i]!r}, document {docids[i]!r}")
+        return cls.ranked(qids, docids, values, tag=tag, depth=depth, query_order=list(run))
 
     def to_frame(self, style: str = "clirkit"):
         """A pandas DataFrame of the rows in run order (pandas is optional): ``style="clirkit"``: columns ``qid,
@@ -290,16 +285,7 @@ class Run:
         qids, docids, scores = _record_columns(
             records, ("query_id", "doc_id", "score"), "a run record", "an ir_datasets ScoredDoc"
         )
-        try:
-            values = np.asarray(scores, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ClirkitError("a run record's score is not a number") from None
-        bad = np.flatnonzero(~np.isfinite(values))
-        if len(bad):
-            raise ClirkitError(
-                f"a run record (number {bad[0] + 1}) has score {_shown(scores[bad[0]])}, not a finite number; give "
-                "every row a number such as 12.5"
-            )
+        values = finite_scores(scores, lambda i: f"a run record (number {i + 1})")
         return cls.ranked(qids, docids, values, tag=tag, depth=depth)
 
     def with_tag(self, tag: str) -> "Run":
@@ -478,29 +464,33 @@ def _row_label(frame, pos: int) -> str:
 
 
 def _shown(value) -> str:
-    """``value`` as the user wrote it: a numpy scalar as its Python value (``nan``, not ``np.float64(nan)``)."""
-    return repr(value.item() if isinstance(value, np.generic) else value)
+    """``value`` as the user wrote it, at most 40 characters: a numpy scalar as its Python value (``nan``, not
+    ``np.float64(nan)``)."""
+    text = repr(value.item() if isinstance(value, np.generic) else value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def frame_scores(frame, what: str) -> np.ndarray:
     """The ``score`` column of ``frame`` as float64; ClirkitError naming the first row whose score is not a finite
     number (a text, a missing value, an infinity) and its value."""
-    column = frame["score"]
+    return finite_scores(frame["score"].to_numpy(), lambda i: f"{what}: row {_row_label(frame, i)}")
+
+
+def finite_scores(values, row_of) -> np.ndarray:
+    """``values`` (a list or array of scores) as float64; ClirkitError ``ROW has score V, not a finite number``
+    for the first that is not one (a text, None, NaN, an infinity, an int beyond the float range), ``row_of(i)``
+    naming its row."""
     try:
-        scores = column.to_numpy(dtype=np.float64)
-    except (TypeError, ValueError):
-        values = column.tolist()
-        pos = next((i for i, v in enumerate(values) if not _is_number(v)), None)
-        if pos is None:  # pragma: no cover (numpy refused a value float() takes)
-            raise ClirkitError(f"{what}: the score column is not numbers") from None
+        scores = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        pos = next((i for i, v in enumerate(values) if not _is_number(v)), 0)
     else:
         bad = np.flatnonzero(~np.isfinite(scores))
         if not len(bad):
             return scores
         pos = int(bad[0])
     raise ClirkitError(
-        f"{what}: row {_row_label(frame, pos)} has score {_shown(column.iloc[pos])}, not a finite "
-        f"number; give every row a number such as 12.5"
+        f"{row_of(pos)} has score {_shown(values[pos])}, not a finite number; give every row a number such as 12.5"
     )
 
 

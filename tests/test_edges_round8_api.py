@@ -281,3 +281,23 @@ def test_scs_mse_targets_are_cosines_in_python_as_on_the_command_line():
     with pytest.raises(ClirkitError, match=r"finite numbers in \[-1, 1\]"):
         SCSModel.from_flat(loss="mse", mse_targets=[0, 0.5, 5]).check_params()
     SCSModel.from_flat(loss="mse", mse_targets=[-1, 0.5, 1]).check_params()
+
+
+def test_a_mistyped_topics_path_is_said_missing_not_searched_as_a_query():
+    """(A re-check of round 8, N6: Resources(topics={"train": "tr.tvs"}) became one query, "tr.tvs".)"""
+    with pytest.raises(ClirkitError, match="nope/tr.tsv: no such file"):
+        Resources(topics={"test": "nope/tr.tsv"})
+    assert Resources(topics={"test": "light of the world"}).topics("test") == {"1": "light of the world"}
+
+
+def test_run_scores_beyond_the_float_range_are_one_short_error():
+    """(A re-check of round 8, N7: from_records raised OverflowError; from_dict printed all 401 digits.)"""
+    from collections import namedtuple
+
+    from clirkit.run import Run
+
+    row = namedtuple("row", "query_id doc_id score")
+    for make in (lambda: Run.from_records([row("1", "a", 10**400)]), lambda: Run.from_dict({"1": {"a": 10**400}})):
+        with pytest.raises(ClirkitError, match=r"has score 1000.*\.\.\., not a finite number") as caught:
+            make()
+        assert len(str(caught.value)) < 160
