@@ -195,7 +195,8 @@ class Resources:
         return {side: a.to_dict() for side, a in zip(("source", "target"), self.analyzers())}
 
     def table(self, key: str = "table"):
-        """The translation table ``key`` (``"table"``, or ``"table2"``, ``"reverse2"``: None when there is none)."""
+        """The translation table ``key``: ``"table"`` (ClirkitError when there is none, saying what to give), or
+        ``"table2"``, ``"reverse2"`` (None when there is none)."""
         table = self._tables.get(key)
         if table is None and key == "table" and self._tables.get("reverse") is not None:
             raise ClirkitError(

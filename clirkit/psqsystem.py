@@ -177,9 +177,11 @@ class PSQ(CrossLanguageBM25):
         self.check_params()
         self.translate_ = self.side(resources)
         system = self.on_side(self.translate_)
+        # a second table translating the documents: an experiment's table2 file (read from the documents' language
+        # as its table is), not a query side's table2 given in Python
         if self.translate_ == "documents" and resources.record("table2") is not None:
-            if resources.reverse_file("table2") is None:  # an experiment's table2 file is read from the documents'
-                raise ClirkitError(QUERY_SIDE_TABLE2)  # language as its table is; else it is the query side's
+            if resources.option("table2") in (None, "ibm1"):
+                raise ClirkitError(QUERY_SIDE_TABLE2)
         try:
             system.fit(resources)
         except TableMismatch as exc:  # say when a query-side-only parameter chose the side the table does not fit

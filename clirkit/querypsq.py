@@ -215,7 +215,7 @@ class QueryPSQ(CrossLanguageBM25):
         check_used(self, second_table=table2 is not None)
         if table2 is not None:  # its errors name it, not the first table
             try:
-                check_direction(table2, index)
+                check_direction(table2, index, second=True)
                 table2 = words_for_index(table2, index, "target", queries=self.analyzer_, quiet=quiet)
             except TableMismatch as exc:
                 raise SecondTableMismatch(str(exc)) from None

@@ -169,17 +169,23 @@ def check_languages(table, index, source_lang: str | None = None) -> None:
         )
 
 
-def check_direction(table, index) -> None:
+def check_direction(table, index, *, second: bool = False) -> None:
     """TableMismatch when ``table`` says no language and its words say it translates from the documents' language
-    (:func:`side_by_words`), where a table into it is wanted."""
+    (:func:`side_by_words`), where a table into it is wanted (``second``: the second table of the queries)."""
     if table_language(table, "target") is None and table_language(table, "source") is None:
-        if side_by_words(index, table) == "documents":
+        if side_by_words(index, table) != "documents":
+            return
+        if second:
             raise TableMismatch(
-                "the table's source words are the index's terms, not its target words: it translates "
-                "from the documents' language; translate the documents with it (in Python: "
-                "Resources(reverse_table=...) to DocPSQ or PSQ; on the command line: --translate documents, which "
-                "auto chooses for one table alone), or give the table of the other direction"
+                "the table's source words are the index's terms, not its target words: it translates from the "
+                "documents' language, and the first table into it; give a second table of the first one's direction"
             )
+        raise TableMismatch(
+            "the table's source words are the index's terms, not its target words: it translates "
+            "from the documents' language; translate the documents with it (in Python: "
+            "Resources(reverse_table=...) to DocPSQ or PSQ; on the command line: --translate documents, which "
+            "auto chooses for one table alone), or give the table of the other direction"
+        )
 
 
 def check_index_side(table, side: str, index, words: str) -> None:

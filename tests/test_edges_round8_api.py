@@ -146,8 +146,9 @@ def test_a_boosted_rankers_base_that_is_no_system_or_run_is_named_at_fit():
         with pytest.raises(ClirkitError) as err:
             base_system(base)
         assert str(err.value) == (
-            "base: expected a fitted system (e.g. PSQ().fit(...), a Fusion, RunFile(run=PATH).fit() for a run file), "
-            f"a Run, Runs that split one by query, or None (standalone boosting); got {got}"
+            "base: expected a fitted system (e.g. PSQ().fit(...), a Fusion, RunFile(run=PATH or a DataFrame).fit() "
+            "for a run made elsewhere), a Run, Runs that split one by query, or None (standalone boosting); "
+            f"got {got}"
         )
     with pytest.raises(ClirkitError, match="^base: expected a fitted system .* got str 'psq'$"):
         BoostRanker(base="psq", quiet=True).fit(

@@ -145,8 +145,9 @@ def base_system(base) -> System | None:
     if not (isinstance(base, (Run, CompactRun)) or runs):
         shown = f"{type(base).__name__} {base!r:.40}" if isinstance(base, str) else type(base).__name__
         raise ClirkitError(
-            "base: expected a fitted system (e.g. PSQ().fit(...), a Fusion, RunFile(run=PATH).fit() for a run file), "
-            f"a Run, Runs that split one by query, or None (standalone boosting); got {shown}"
+            "base: expected a fitted system (e.g. PSQ().fit(...), a Fusion, RunFile(run=PATH or a DataFrame).fit() "
+            "for a run made elsewhere), a Run, Runs that split one by query, or None (standalone boosting); "
+            f"got {shown}"
         )
     return HeldRun(run=base).fit()
 

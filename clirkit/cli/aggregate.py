@@ -147,10 +147,11 @@ def _fusion(args):
     if args.kappa is not None:
         if params["weights"] is not None:
             raise ClirkitError("--kappa and --weights both weigh the runs: give one of them")
+        if n < 2:
+            raise ClirkitError(f"a fusion needs at least two runs, got {n}")
         if n > 2:
             raise ClirkitError(f"--kappa weighs exactly two runs, got {n}: give --weights for three or more")
-        if n == 2:  # one run: the fusion says it needs two
-            params["weights"] = kappa_weights(args.kappa)  # 1 - kappa as written: --kappa K == --weights K 1-K
+        params["weights"] = kappa_weights(args.kappa)  # 1 - kappa as written: --kappa K == --weights K 1-K
     tuned = METHODS[params["method"]].tuned
     if args.tune and (params["weights"] is not None or not tuned):
         raise ClirkitError("--tune chooses the interpolation weights; drop --kappa/--weights/--method borda")
