@@ -49,7 +49,7 @@ def load_tables(args, *paths: str | None, languages: tuple | None = None, analyz
     when given (:func:`dictionary_reading`)."""
     from clirkit.errors import ClirkitError
     from clirkit.fileio import display_name, repeated_file
-    from clirkit.translation import format_of, load_table
+    from clirkit.translation import format_of
     from clirkit.translation.tableio import DISPLAY
 
     given = [p for p in paths if p is not None and p != "-"]
@@ -67,17 +67,19 @@ def load_tables(args, *paths: str | None, languages: tuple | None = None, analyz
         raise ClirkitError(
             f"{display_name(path)}: --score-column applies to Moses phrase tables, not to a {DISPLAY[found]} file"
         )
-    return [
-        None
-        if p is None
-        else load_table(
-            p,
-            fmt,
-            score_column=column if formats.get(p) == "phrase-table" else None,
-            **dictionary_reading(p, formats.get(p), languages, analyzer),
-        )
-        for p in paths
-    ]
+    return [None if p is None else _read(args, p, formats.get(p), languages, analyzer) for p in paths]
+
+
+def _read(args, path: str, found: str | None, languages: tuple | None, analyzer):
+    """The table at ``path`` (of format ``found``, None when not looked up: not a phrase table, no languages) read
+    in ``args.table_format``, with ``args.score_column`` when a phrase table and :func:`dictionary_reading`'s
+    languages."""
+    from clirkit.translation import load_table
+
+    column = getattr(args, "score_column", None) if found == "phrase-table" else None
+    return load_table(
+        path, args.table_format, score_column=column, **dictionary_reading(path, found, languages, analyzer)
+    )
 
 
 def dictionary_reading(path: str, fmt: str | None, languages: tuple | None, analyzer) -> dict:
@@ -117,19 +119,15 @@ def labelled(args, index, tables: list, paths: list, *, documents: bool) -> list
     """``tables`` (read by :func:`load_tables` without languages, before their side was known: psq's
     ``--translate auto``) with each dictionary or phrase table that says no languages read again with them
     (:func:`table_languages`, :func:`dictionary_reading`); as they are from stdin (``-``: read once)."""
-    from clirkit.translation import format_of, load_table
+    from clirkit.translation import format_of
 
     languages = table_languages(args, index, documents=documents)
     out = []
     for table, path in zip(tables, paths):
         says = table is None or any(table.params.get(f"{s}_lang") for s in ("source", "target"))
         fmt = None if says or path == "-" else format_of(path, args.table_format)
-        keywords = dictionary_reading(path, fmt, languages, index.analyzer) if fmt is not None else {}
-        if not keywords:
-            out.append(table)
-            continue
-        column = getattr(args, "score_column", None) if fmt == "phrase-table" else None
-        out.append(load_table(path, fmt, score_column=column, **keywords))
+        again = fmt is not None and dictionary_reading(path, fmt, languages, index.analyzer)
+        out.append(_read(args, path, fmt, languages, index.analyzer) if again else table)
     return out
 
 
