@@ -65,7 +65,8 @@ class Resources:
         table, table2: translation tables p(e|f) (PSQ interpolates the second with the first).
         topics, qrels: ``{split: {qid: text}}`` and ``{split: Qrels}``, splits named ``train``, ``dev``,
             ``test``; a split's given as a path (``os.PathLike``; a str: for topics, one written as a path,
-            :func:`~clirkit.givenpaths.read_if_path`, another str being one query's text) are read, as an index is.
+            :func:`~clirkit.givenpaths.read_if_path`, another str being one query's text) are read, as an index is
+            (topics in several languages, HC4's or CLEF's, in ``source_lang``).
         excluded: ``{split: {qid: docids}}``, documents a query must not return (e.g. its translation mate).
         known_items: ``(topics, qrels)`` made of a parallel corpus (a source sentence finds its aligned
             document), added to a boosted ranker's training tuples when its file says ``parallel_tuples``.
@@ -126,7 +127,8 @@ class Resources:
                     f"{name} must map each split to its {name} (e.g. {{'test': ...}}), got {type(given).__name__}"
                 )
         self._topics = {
-            s: dict(as_topics(read_if_path(t, "queries"), what=f"{s} topics")) for s, t in (topics or {}).items()
+            s: dict(as_topics(read_if_path(t, "queries", source_lang), what=f"{s} topics"))
+            for s, t in (topics or {}).items()
         }
         self._qrels = {s: read_if_path(q, "qrels") for s, q in (qrels or {}).items()}
         self._excluded = {s: dict(e) for s, e in (excluded or {}).items()}

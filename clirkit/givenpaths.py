@@ -6,14 +6,15 @@ from __future__ import annotations
 import os
 
 
-def read_if_path(given, what: str):
+def read_if_path(given, what: str, lang: str | None = None):
     """``given`` read as a ``what`` file (``"queries"``, ``"qrels"``) when a path: an ``os.PathLike``, or a str (of
     queries, one naming a file or written as a path: one word with a folder or a topics file's suffix, e.g.
-    ``tr.tsv``; another str is one query's text); else ``given`` itself."""
+    ``tr.tsv``; another str is one query's text); else ``given`` itself. ``lang``, the queries' language, chooses
+    among a topic's versions in several languages (HC4, CLEF), as ``--source-lang`` does."""
     if isinstance(given, os.PathLike) or (isinstance(given, str) and (what == "qrels" or _a_path(given))):
         from clirkit.formats import read_qrels, read_queries
 
-        return read_queries(given) if what == "queries" else read_qrels(given)
+        return read_queries(given, lang=lang) if what == "queries" else read_qrels(given)
     return given
 
 

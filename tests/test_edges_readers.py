@@ -118,7 +118,7 @@ def test_topics_only_in_another_language_are_refused_naming_the_topic_and_the_la
     for lang in ("en", "fa"):
         assert error_of(read_queries, path, lang=lang) == (
             f"{path}:{top_line}: topic C041 has no version in {lang} (languages: ES); choose one with --source-lang "
-            f"(lang= in Python)"
+            f"(in Python: read_queries(lang=), Resources(source_lang=))"
         )
     assert read_queries(path, lang="es") == {"C041": "la luz"}  # the language asked for, under either code
     assert read_queries(path, lang="spa") == {"C041": "la luz"}
@@ -157,7 +157,7 @@ def test_dt_refuses_spanish_only_topics_for_an_english_to_spanish_table(indexed_
     )
     assert capsys.readouterr().err == (
         f"clirkit: error: {path}:1: topic C041 has no version in en (languages: ES); "
-        f"choose one with --source-lang (lang= in Python)\n"
+        f"choose one with --source-lang (in Python: read_queries(lang=), Resources(source_lang=))\n"
     )
     assert not out.exists()
 
@@ -222,7 +222,7 @@ def test_search_of_english_only_hc4_topics_names_its_own_source_lang_option_and_
     err = capsys.readouterr().err
     assert err == (
         f"clirkit: error: {path}:1: topic 101 has no version in es (languages: eng); choose one with "
-        f"--source-lang (lang= in Python)\n"
+        f"--source-lang (in Python: read_queries(lang=), Resources(source_lang=))\n"
     )
     assert search(indexed_dir, path, "--source-lang", "en") == 0  # the untranslated English topics: BM25's floor
     run = read_run(indexed_dir / "run")

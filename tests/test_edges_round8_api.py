@@ -175,6 +175,18 @@ def test_resources_read_topics_and_qrels_given_as_paths(tmp_path):
     assert Resources(topics={"test": "the waters"}).topics("test") == {"1": "the waters"}  # a str is a text
 
 
+def test_resources_read_a_topics_file_of_several_languages_in_source_lang(tmp_path):
+    import json
+
+    versions = [{"lang": "eng", "topic_title": "the light"}, {"lang": "spa", "topic_title": "la luz"}]
+    path = tmp_path / "topics.jsonl"
+    path.write_text(json.dumps({"topic_id": "7", "topics": versions}) + "\n", encoding="utf-8")
+    assert Resources(topics={"test": path}, source_lang="es").topics("test") == {"7": "la luz"}
+    assert Resources(topics={"test": str(path)}, source_lang="en").topics("test") == {"7": "the light"}
+    with pytest.raises(ClirkitError, match="topics.jsonl"):
+        Resources(topics={"test": path})  # which of its languages is for the user to say
+
+
 @pytest.mark.parametrize(
     "weights, said",
     [

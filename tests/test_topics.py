@@ -325,11 +325,11 @@ def test_clef_topics_in_two_languages_are_chosen_by_the_source_language(tmp_path
     assert read_queries(path, lang="es", fields="title,desc") == {"C041": "la luz Dios crea la luz."}
     assert read_queries(path, lang="en") == {"C041": "light"}
     assert error_of(read_queries, path) == (
-        f"{path}:1: topic C041 is given in several languages (EN, ES): choose one with --source-lang (lang= in Python)"
+        f"{path}:1: topic C041 is given in several languages (EN, ES): choose one with --source-lang (in Python: read_queries(lang=), Resources(source_lang=))"
     )
     assert error_of(read_queries, path, lang="de") == (
         f"{path}:1: topic C041 is given in several languages (EN, ES); the source language de is not among them: "
-        f"choose one with --source-lang (lang= in Python)"
+        f"choose one with --source-lang (in Python: read_queries(lang=), Resources(source_lang=))"
     )
 
 
@@ -338,7 +338,7 @@ def test_a_monolingual_prefixed_file_is_read_in_its_language_and_refused_in_anot
     path = write(tmp_path / "topics.sgml", CLEF_SGML)
     assert read_queries(path, lang="es") == read_queries(path) == {"C041": "la luz"}
     assert error_of(read_queries, path, lang="en") == (
-        f"{path}:1: topic C041 has no version in en (languages: ES); choose one with --source-lang (lang= in Python)"
+        f"{path}:1: topic C041 has no version in en (languages: ES); choose one with --source-lang (in Python: read_queries(lang=), Resources(source_lang=))"
     )
 
 
@@ -392,11 +392,11 @@ def test_hc4_narrative_from_the_entry_or_the_narratives_of_its_language(tmp_path
 def test_hc4_without_a_language_names_the_languages_present(tmp_path):
     path = write(tmp_path / "topics.jsonl", HC4)
     assert error_of(read_queries, path) == (
-        f"{path}:1: topic 101 is given in several languages (eng, spa): choose one with --source-lang (lang= in Python)"
+        f"{path}:1: topic 101 is given in several languages (eng, spa): choose one with --source-lang (in Python: read_queries(lang=), Resources(source_lang=))"
     )
     assert error_of(read_queries, path, lang="fa") == (
         f"{path}:1: topic 101 has no version in fa (languages: eng, spa); choose one with --source-lang "
-        f"(lang= in Python)"
+        f"(in Python: read_queries(lang=), Resources(source_lang=))"
     )
 
 

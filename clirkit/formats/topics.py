@@ -97,7 +97,7 @@ _LANG3 = {
     "vi": ("vie",),
     "zh": ("zho", "chi"),
 }
-_LANG_HINT = "choose one with --source-lang (lang= in Python)"
+_LANG_HINT = "choose one with --source-lang (in Python: read_queries(lang=), Resources(source_lang=))"
 
 
 def lang_codes(lang: str | None) -> frozenset[str]:
