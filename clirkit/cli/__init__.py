@@ -91,6 +91,15 @@ def _stopped() -> int:
     return 130
 
 
+def _end_as_interrupted() -> None:
+    """At exit, after the callbacks registered later (the verb's imports: the workers' shutdown): an interrupted
+    command ends here with status 130. Left to Python, ``python -m clirkit`` could end killed by its own SIGINT
+    (status -2 to its parent): CPython does that at exit whenever a KeyboardInterrupt went through code a C
+    extension ran with PyRun_String while it was imported (scipy's), however the interrupt was handled."""
+    if _reported:
+        _exit_interrupted()
+
+
 _command = False  # main runs as the command (the script or python -m clirkit): it owns SIGINT to the end
 
 
@@ -123,8 +132,11 @@ def main(argv: list[str] | None = None) -> int:
             threading.excepthook = _quiet_after_interrupt(threading.excepthook)
             # from here a Ctrl-C is a KeyboardInterrupt, so writers remove their temporaries
             if signal.getsignal(signal.SIGINT) is _interrupted_early:
+                import atexit
+
                 _command, _ended = True, False
                 signal.signal(signal.SIGINT, _interrupt)
+                atexit.register(_end_as_interrupted)
             signal.signal(signal.SIGTERM, _terminated)
         argv = sys.argv[1:] if argv is None else list(argv)
         parser = build_parser(argv)
