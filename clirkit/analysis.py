@@ -1,7 +1,8 @@
 """Text analysis: tokenization, case and punctuation folding, CJK bigrams, stopwords, stemming, n-grams.
 
 An :class:`Analyzer` turns a text into a list of index terms, deterministically
-and without network access: sacremoses (Moses) tokenization for the language,
+and without network access: Unicode's composed form (NFC, soft hyphens dropped),
+sacremoses (Moses) tokenization for the language,
 lowercasing, removal of tokens made only of punctuation or symbols, overlapping
 character bigrams of Chinese, Japanese and Korean runs (as Lucene's CJK
 analyzer), an optional stopword list (the Snowball project's list of the
@@ -23,6 +24,7 @@ import functools
 import json
 import os
 import re
+import unicodedata
 from collections import Counter
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -42,6 +44,16 @@ from clirkit.segmenters import (
     script_converter,
     word_segmenter,
 )
+
+
+def composed(text: str) -> str:
+    """``text`` in Unicode's composed form (NFC) without soft hyphens (U+00AD): a letter and its accent typed as
+    two characters (as macOS and some corpora write them) are one, as they are in the text it is matched with,
+    and an invisible hyphenation point does not cut a word (Moses cuts at both: NFD "acción" gave "acci" "n")."""
+    if text.isascii():
+        return text
+    return unicodedata.normalize("NFC", text.replace("\u00ad", "") if "\u00ad" in text else text)
+
 
 _WORD_CHAR = re.compile(r"\w")
 _CJK_CHAR = re.compile(f"[{CJK}]")
@@ -212,10 +224,11 @@ class Analyzer:
         return self.finish(self.surface_tokens(text))
 
     def surface_tokens(self, text: str) -> list[str]:
-        """The tokens of ``text`` before stopwords and stemming: converted to one Chinese script, segmented or
-        tokenized, case-folded, punctuation dropped, CJK runs cut into bigrams."""
+        """The tokens of ``text`` before stopwords and stemming: composed (:func:`composed`), converted to one
+        Chinese script, segmented or tokenized, case-folded, punctuation dropped, CJK runs cut into bigrams."""
         if not isinstance(text, str):
             raise TypeError(f"Analyzer.tokenize expects a str, got {type(text).__name__}")
+        text = composed(text)
         if self.chinese_script is not None:
             text = script_converter(self.chinese_script)(text)
         chars = SEGMENTED.get(self.segmenter)
