@@ -118,6 +118,32 @@ def test_a_folder_that_is_not_an_experiments_is_refused_not_replaced(tmp_path):
         Store(Path("."))
 
 
+@pytest.mark.parametrize(
+    "added", ["runs/my-own.run", "runs/mine/notes.txt", "runs/dt.test.run", "models/mine.npz", "collection/notes.txt"]
+)
+def test_a_file_of_the_users_inside_an_experiment_folder_is_refused_not_removed(previous, tmp_path, added):
+    """A file added in ``runs/`` (a natural place for one's own run), ``models/`` or ``collection/`` is no
+    artifact of the run (it has no record; the manifest does not name it): the rerun refuses the folder as it
+    refuses one at its top level (edge test 9: it was removed with the previous output)."""
+    import shutil
+
+    work, files = previous
+    out = tmp_path / "out"
+    shutil.copytree(work / "first", out)
+    mine = out / added
+    mine.parent.mkdir(parents=True, exist_ok=True)
+    mine.write_text("keep me", encoding="utf-8")
+    shown = "/".join(added.split("/")[:2])  # a folder of one's own is named as such
+    with pytest.raises(ClirkitError, match=rf"out: holds '{shown}', which is not an experiment's output"):
+        run_experiment(Experiment.read(work / "a.toml"), out, quiet=True)
+    assert mine.read_text() == "keep me" and not (tmp_path / ".out.partial").exists()
+    shutil.rmtree(out / shown) if (out / shown).is_dir() else mine.unlink()
+    if added.startswith("collection/"):
+        (out / "collection").rmdir()
+    run_experiment(Experiment.read(work / "a.toml"), out, quiet=True)  # the folder as the run wrote it: replaced
+    assert _tree(out) == files
+
+
 def test_two_runs_never_write_one_folder_at_once(tmp_path):
     (tmp_path / ".out.partial").mkdir()
     (tmp_path / ".out.partial" / ".owner").write_text("1", encoding="ascii")  # process 1 is always alive

@@ -60,7 +60,47 @@ def _file_on_the_way(target: Path) -> Path | None:
 
 
 def _is_ours(name: str) -> bool:
-    return name in WRITTEN or name.endswith(".png") or (name.startswith(".") and name.endswith(".tmp"))
+    return name in WRITTEN or name.endswith(".png") or _is_temporary(name)
+
+
+def _strange_inside(target: Path) -> list[str]:
+    """What an experiment's output folder ``target`` holds in its subfolders that no run of an experiment wrote
+    there (``runs/my-own.run``), as paths relative to ``target``: in ``runs/`` and ``models/`` every artifact has
+    its record beside it (``X`` and ``X.json``); ``collection/`` holds the files its manifest names."""
+    strange = []
+    for sub in ("runs", "models"):
+        folder = target / sub
+        if folder.is_dir():
+            names = set(os.listdir(folder))
+            made = {n for n in names if n + ".json" in names}
+            made |= {n + ".json" for n in made}
+            strange += [f"{sub}/{n}" for n in sorted(names - made) if not _is_temporary(n)]
+    folder = target / "collection"
+    if folder.is_dir():
+        listed = _collection_files(folder)
+        strange += [f"collection/{n}" for n in sorted(set(os.listdir(folder)) - listed) if not _is_temporary(n)]
+    return strange
+
+
+def _collection_files(folder: Path) -> set[str]:
+    """The names of the files a collection folder's ``manifest.json`` names, with the manifest and
+    ``sources.json`` (none where it has no manifest to read: no experiment wrote that folder)."""
+    try:
+        files = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return set()
+
+    def leaves(value) -> list[str]:
+        if isinstance(value, str):
+            return [value]
+        values = value.values() if isinstance(value, dict) else value if isinstance(value, list) else []
+        return [name for v in values for name in leaves(v)]
+
+    return {"manifest.json", "sources.json", *leaves(files)}
+
+
+def _is_temporary(name: str) -> bool:
+    return name.startswith(".") and name.endswith(".tmp")
 
 
 def file_name(name: str) -> str:
@@ -100,9 +140,11 @@ class Store:
         created = not self.folder.exists()
         if self.target.is_dir():
             strange = sorted(n for n in os.listdir(self.target) if not ours(n))
-            if strange:
+            inside = [] if strange or ours is not _is_ours else _strange_inside(self.target)
+            if strange or inside:
+                shown = repr(strange[0]) if strange else repr(inside[0])
                 raise ClirkitError(
-                    f"{target}: holds {strange[0]!r}, which is not {what}; the folder would be "
+                    f"{target}: holds {shown}, which is not {what}; the folder would be "
                     f"replaced as a whole: give a new or empty folder (or one holding {what})"
                 )
         try:
