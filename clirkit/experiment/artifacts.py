@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from clirkit.errors import ClirkitError
 from clirkit.estimator import Resources
+from clirkit.experiment.packedruns import PackedRuns
 
 
 def digest(values) -> str:
@@ -52,39 +53,6 @@ class _Made:
         self.values: dict[Any, Any] = {}
         self.runs: dict[str, PackedRuns] = {}  # split -> the runs of the systems, by name
         self.names: dict[int, str] = {}  # id(system) -> its name in the file
-
-
-class PackedRuns(Mapping):
-    """``{system name: Run}`` in the order the runs were made, each held as a :class:`~clirkit.run.PackedRun`
-    (12 bytes a row, not its id strings) and unpacked when it is read: a run of millions of rows is held whole
-    only while it is used."""
-
-    def __init__(self) -> None:
-        self._packed: dict[str, Any] = {}
-
-    def __setitem__(self, name: str, run) -> None:
-        from clirkit.run import PackedRun
-
-        self._packed[name] = PackedRun(run)
-
-    def __getitem__(self, name: str):
-        return self._packed[name].unpack()
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._packed)
-
-    def __len__(self) -> int:
-        return len(self._packed)
-
-    def packed(self, name: str):
-        """The run of ``name`` as it is kept (a :class:`~clirkit.run.PackedRun`)."""
-        return self._packed[name]
-
-    def ordered(self, names) -> "PackedRuns":
-        """These runs (the same packed runs) in the order of ``names``, each of which must be here."""
-        view = PackedRuns()
-        view._packed = {n: self._packed[n] for n in names}
-        return view
 
 
 class Artifacts(Resources):
