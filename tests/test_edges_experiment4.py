@@ -86,8 +86,7 @@ def test_a_boosts_base_given_as_a_list_is_refused_when_the_file_is_read(mini, tm
         pytest.param(
             'kind = "querypsq"\ntable2 = "es-en.txt"',
             "table2 es-en.txt: translates es -> en (its file name says so); this system reads a table from en into "
-            'es (kind = "docpsq" translates the documents with a table from es into en, given as its own table = '
-            '"es-en.txt")',
+            'es (kind = "docpsq" reads it as the second table of IBM Model 1 trained the other way)',
             id="table2",
         ),
         pytest.param(

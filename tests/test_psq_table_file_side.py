@@ -90,3 +90,36 @@ def test_a_second_table_that_does_not_fit_is_named_as_table2_in_an_experiment(mi
         assert main(["run", str(path), "-o", str(tmp_path / "o"), "-q"]) == 2
         err = capsys.readouterr().err
         assert f"system 'X': table2 {second}: " in err and err.count("\n") == 1, err
+
+
+def test_ibm1_and_a_table2_from_the_documents_language_translate_the_documents(mini, tmp_path, capsys):
+    """``kind = "psq"`` given no table file (IBM Model 1, trained both ways) and a ``table2`` from the documents'
+    language translates the documents through both, as ``kind = "docpsq"`` with that table2 does (edge test 9,
+    finding 6: it was refused, the message suggesting docpsq with the file instead of IBM Model 1); with
+    ``translate = "queries"`` the refusal says how to read it."""
+    _, table2 = _reverse_table(mini, tmp_path, "es-en.npz")
+
+    def ran(system: str) -> bytes:
+        path = tmp_path / "x.toml"
+        path.write_text(
+            f'collection = "{mini}"\nmeasures = ["AP"]\n[systems.PSQ]\n{system}\ntable2 = "{table2}"\n',
+            encoding="utf-8",
+        )
+        run_experiment(Experiment.read(path), tmp_path / "o", quiet=True)
+        return kept_run(tmp_path / "o" / "runs" / "psq.test.run.gz")
+
+    documents = ran('kind = "docpsq"')
+    assert ran('kind = "psq"') == documents
+    assert ran('kind = "psq"\ntable = "ibm1"') == documents
+    path = tmp_path / "q.toml"
+    path.write_text(
+        f'collection = "{mini}"\nmeasures = ["AP"]\n[systems.PSQ]\nkind = "psq"\ntranslate = "queries"\n'
+        f'table2 = "{table2}"\n',
+        encoding="utf-8",
+    )
+    capsys.readouterr()
+    assert main(["run", str(path), "-o", str(tmp_path / "q"), "-q"]) == 2
+    assert capsys.readouterr().err.endswith(
+        'this system reads a table from en into es (kind = "docpsq" reads it as the second table of IBM Model 1 '
+        "trained the other way)\n"
+    )

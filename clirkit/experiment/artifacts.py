@@ -281,7 +281,9 @@ class Artifacts(Resources):
         return self._file_table(path, reverse=False, key=key)
 
     def translates_documents(self) -> bool:
-        """As :meth:`Resources.translates_documents`, and also when the system's ``table`` file translates from the
+        """As :meth:`Resources.translates_documents`, and also when IBM Model 1 is the first table and the
+        ``table2`` file translates from the documents' language (:meth:`_second_from_documents`), or when the
+        system's ``table`` file translates from the
         documents' language into the queries' as its header or name says (its ``table2`` then too), or, a Moses
         text table that says nothing and no ``table2``, as its words say
         (:func:`~clirkit.tablefit.side_by_words`): as ``clirkit psq --table FILE [--table2 FILE]`` places them."""
@@ -289,11 +291,21 @@ class Artifacts(Resources):
             return True
         given = self.option("table")
         if given in (None, "ibm1"):
-            return False
+            return self._second_from_documents()
         path = self._relative(given)
         made, _ = self._file_languages(path)
         if made is None and Path(path).is_file() and self._says_no_languages(path, self._table_format()):
             return self.option("table2") is None and self._placed(path) == "documents"
+        return made == (self.c.target_lang, self.c.source_lang) and made[0] != made[1]
+
+    def _second_from_documents(self) -> bool:
+        """Whether the system's ``table2`` file translates from the documents' language into the queries' (its
+        header or name says so): IBM Model 1, trained both ways, is then the first table of PSQ translating the
+        documents, as ``clirkit psq --table F2E --table2 FILE`` reads a second table from the documents' language."""
+        second = self.option("table2")
+        if second in (None, "ibm1"):
+            return False
+        made, _ = self._file_languages(self._relative(second))
         return made == (self.c.target_lang, self.c.source_lang) and made[0] != made[1]
 
     def _placed(self, path: str) -> str | None:
@@ -344,12 +356,14 @@ class Artifacts(Resources):
             tables[key] = path
             made, how = self._file_languages(path)
             if made is not None and None not in made and made != want:
-                hint = (
-                    f' (kind = "docpsq" translates the documents with a table from {made[0]} into {made[1]}, given as '
-                    f'its own table = "{given}")'
-                    if not reverse and made == (want[1], want[0])
-                    else ""
-                )
+                hint = ""
+                if not reverse and made == (want[1], want[0]):
+                    hint = (
+                        ' (kind = "docpsq" reads it as the second table of IBM Model 1 trained the other way)'
+                        if key == "table2" and self.option("table") in (None, "ibm1")
+                        else f' (kind = "docpsq" translates the documents with a table from {made[0]} into '
+                        f'{made[1]}, given as its own table = "{given}")'
+                    )
                 raise ClirkitError(
                     f"{label} {given}: translates {made[0]} -> {made[1]}{how}; this system reads a table from "
                     f"{want[0]} into {want[1]}{hint}"
