@@ -103,7 +103,9 @@ def run(args) -> int:
     )
     runs = [read_run(path, depth=args.depth) for path in args.runs]  # cut while reading: memory of the depth
     if args.tune:
-        fusion.fit_runs([read_run(path, depth=args.depth) for path in args.dev_runs], read_qrels(args.qrels))
+        dev_runs = [read_run(path, depth=args.depth) for path in args.dev_runs]
+        _check_order(args, runs, dev_runs)
+        fusion.fit_runs(dev_runs, read_qrels(args.qrels))
         _report_sweep(fusion, args)
     else:
         fusion.fit_runs(runs, None)
@@ -127,6 +129,22 @@ def _check_distinct(what: str, paths: list[str]) -> None:
         raise ClirkitError(
             f"{paths[again - 1]}: given twice {what} ({_nth(first)} and {_nth(again)}): a fusion fuses distinct "
             "runs, give each once"
+        )
+
+
+def _check_order(args, runs, dev_runs) -> None:
+    """ClirkitError when ``--dev-runs`` (``dev_runs``, read) are the RUNs' (``runs``) in another order, as their
+    tags show (:func:`clirkit.fusion.system.crossed_pair`): the weights would be tuned for the wrong runs."""
+    from clirkit.errors import ClirkitError
+    from clirkit.fusion.system import crossed_pair
+
+    crossed = crossed_pair([run.tag for run in runs], [run.tag for run in dev_runs])
+    if crossed is not None:
+        i, j = crossed
+        raise ClirkitError(
+            f"{args.dev_runs[i]}: the {_nth(i + 1)} of --dev-runs (tag {dev_runs[i].tag}) is paired with the "
+            f"{_nth(i + 1)} RUN {args.runs[i]} (tag {runs[i].tag}), but has the tag of the {_nth(j + 1)} RUN: "
+            "give --dev-runs in the same order as the RUNs"
         )
 
 

@@ -35,7 +35,8 @@ class Fusion(System):
             transforms chosen are recorded in ``transforms_`` and in the fused run's default tag.
 
     Learned: ``weights_``, ``transforms_``, ``dev_score_`` (over ``dev_queries_`` queries) and ``sweep_``
-    (every weight vector tried with its dev score; None when the weights were given).
+    (every weight vector tried with its dev score; None when the weights were given); ``dev_tags_``, the dev
+    runs' tags, so that :meth:`fuse` refuses runs given in another order (:func:`crossed_pair`).
 
     ``fit(resources)`` tunes on the systems' dev runs (:meth:`Resources.run`: each system's search of the dev
     topics, less their excluded documents; the experiment runner's, the runs it made) and the dev qrels
@@ -124,6 +125,7 @@ class Fusion(System):
         )
         self.sweep_ = self.dev_score_ = None
         self.dev_queries_ = 0
+        self.dev_tags_ = None if dev_runs is None else [str(run.tag) for run in dev_runs]
         if self.weights is not None:
             if len(self.weights) != n:
                 raise ClirkitError(f"{len(self.weights)} weights for {n} systems")
@@ -254,6 +256,14 @@ class Fusion(System):
             raise ClirkitError("the fusion is not fitted: call fit (or fit_runs) first")
         if len(runs) != len(self.weights_):
             raise ClirkitError(f"{len(runs)} runs for a fusion of {len(self.weights_)} systems")
+        dev_tags = getattr(self, "dev_tags_", None) or []  # none restored from a saved state
+        crossed = crossed_pair([run.tag for run in runs], dev_tags)
+        if crossed is not None:
+            i, j = crossed
+            raise ClirkitError(
+                f"run {i + 1} (tag {runs[i].tag!r}) is paired with dev run {i + 1} (tag {dev_tags[i]!r}), "
+                f"which has the tag of run {j + 1}: give the runs in the order of the dev runs the fusion was fit on"
+            )
         transforms = [
             ("shift" if given == "auto" and run.scores.min(initial=0.0) < 0 else t)
             for given, t, run in zip(self._given_transforms(len(runs)), self.transforms_, runs)
@@ -272,3 +282,14 @@ class Fusion(System):
         """The fused run of the systems' runs of ``topics``."""
         runs = [s.search(topics, depth=depth, excluded=excluded, quiet=quiet) for s in self.systems]
         return self.fuse(runs, depth=depth, tag=tag or self.default_tag)
+
+
+def crossed_pair(tags: Sequence[str], dev_tags: Sequence[str]) -> tuple[int, int] | None:
+    """``(i, j)`` when the runs of tags ``tags`` are paired by position with dev runs of tags ``dev_tags`` given in
+    another order: the tags all distinct, the dev runs' tags those of the runs reordered; ``i``, the first position
+    whose tags differ, ``j``, the run whose tag dev run ``i`` has. None otherwise: the same tags in the same order,
+    tags repeated (all ``clirkit``), or tags that differ from the runs' (other tools' runs, tagged as they like)."""
+    if len(set(tags)) != len(tags) or sorted(tags) != sorted(dev_tags) or list(tags) == list(dev_tags):
+        return None
+    i = next(k for k, (tag, dev) in enumerate(zip(tags, dev_tags)) if tag != dev)
+    return i, list(tags).index(dev_tags[i])
