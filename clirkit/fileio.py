@@ -2,12 +2,14 @@
 
 Every reader in clirkit goes through :func:`iter_lines`, so undecodable bytes
 are reported with the file and line, and every writer goes through
-:func:`atomic_writer`, so a failed run never leaves a half-written output.
+:func:`atomic_writer`, so a failed run never leaves a half-written output;
+within :func:`written_together`, a command's outputs appear together or not at all.
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import gzip
 import io
 import os
@@ -290,7 +292,8 @@ def atomic_writer(path: str | os.PathLike[str], *, binary: bool = False, compres
 
     ``-`` writes to stdout. A name ending in ``.gz`` is gzip-compressed at ``compresslevel`` (1-9, with a
     zero mtime, so identical content gives identical bytes). On an exception
-    the temporary file is removed and ``path`` is left untouched.
+    the temporary file is removed and ``path`` is left untouched. Within
+    :func:`written_together`, the rename waits for the end of its block.
     """
     if str(path) == "-":
         if binary:
@@ -332,8 +335,51 @@ def atomic_writer(path: str | os.PathLike[str], *, binary: bool = False, compres
                     yield text
                     text.flush()
                     text.detach()
-        os.replace(tmp, target)
+        pending = _PENDING.get()
+        if pending is None:
+            os.replace(tmp, target)
+        else:  # renamed with the other outputs by written_together
+            pending.append((tmp, target))
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+_PENDING: contextvars.ContextVar[list[tuple[str, Path]] | None] = contextvars.ContextVar("pending", default=None)
+"""The ``(temporary, target)`` files written within :func:`written_together`, renamed when it ends."""
+
+
+@contextlib.contextmanager
+def written_together() -> Iterator[None]:
+    """Within it, the files :func:`atomic_writer` writes (``-`` and devices aside, written as they come) are kept
+    under their temporary names, and renamed onto their paths one after the other when the block ends without an
+    error: a command's outputs all appear, or none does (on an error or a Ctrl-C their temporary files are removed,
+    and the files at the paths are left as they were). Nested, the outermost block renames them."""
+    if _PENDING.get() is not None:
+        yield
+        return
+    pending: list[tuple[str, Path]] = []
+    token = _PENDING.set(pending)
+    try:
+        yield
+    except BaseException:
+        _remove_temporaries(pending)
+        raise
+    finally:
+        _PENDING.reset(token)
+    for done, (tmp, target) in enumerate(pending):
+        try:
+            os.replace(tmp, target)
+        except BaseException as exc:
+            _remove_temporaries(pending[done:])
+            if isinstance(exc, OSError):  # beside the file: its folder's rights changed meanwhile
+                written = "".join(f"; {path} is written" for _, path in pending[:done])
+                raise ClirkitError(f"{target}: cannot write ({exc.strerror}){written}") from None
+            raise
+
+
+def _remove_temporaries(pending: list[tuple[str, Path]]) -> None:
+    for tmp, _ in pending:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)

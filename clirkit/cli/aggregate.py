@@ -81,7 +81,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from clirkit.errors import ClirkitError
-    from clirkit.fileio import check_outputs
+    from clirkit.fileio import check_outputs, written_together
     from clirkit.formats import read_qrels, read_run, write_run
     from clirkit.progress import say
 
@@ -102,19 +102,20 @@ def run(args) -> int:
         {"RUN": args.runs, "--dev-runs": args.dev_runs, "--dev-qrels": args.qrels},
     )
     runs = [read_run(path, depth=args.depth) for path in args.runs]  # cut while reading: memory of the depth
-    if args.tune:
-        dev_runs = [read_run(path, depth=args.depth) for path in args.dev_runs]
-        _check_order(args, runs, dev_runs)
-        fusion.fit_runs(dev_runs, read_qrels(args.qrels))
-        _report_sweep(fusion, args)
-    else:
-        fusion.fit_runs(runs, None)
-    fused = fusion.fuse(runs, depth=args.depth, tag=args.tag)
-    say(
-        f"aggregate: {len(runs)} runs -> {len(fused)} rows for {len(fused.query_ids)} queries ({fused.tag})",
-        quiet=args.quiet,
-    )
-    write_run(fused, args.output)
+    with written_together():  # the sweep's CSV and the run, or neither
+        if args.tune:
+            dev_runs = [read_run(path, depth=args.depth) for path in args.dev_runs]
+            _check_order(args, runs, dev_runs)
+            fusion.fit_runs(dev_runs, read_qrels(args.qrels))
+            _report_sweep(fusion, args)
+        else:
+            fusion.fit_runs(runs, None)
+        fused = fusion.fuse(runs, depth=args.depth, tag=args.tag)
+        say(
+            f"aggregate: {len(runs)} runs -> {len(fused)} rows for {len(fused.query_ids)} queries ({fused.tag})",
+            quiet=args.quiet,
+        )
+        write_run(fused, args.output)
     return 0
 
 

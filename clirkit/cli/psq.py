@@ -139,14 +139,11 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from clirkit.cli import note_on_interrupt
     from clirkit.cli.common import say_unmatched_stopwords, stopword_option
     from clirkit.cli.psqchecks import check_request, open_inputs, resources
-    from clirkit.cli.xlquery import checked_system, query_language, say_language, search_and_write, source_stopwords
-    from clirkit.docpsq import ShardedProjectedIndex
+    from clirkit.cli.xlquery import checked_system, query_language, say_language, source_stopwords
     from clirkit.errors import ClirkitError
     from clirkit.formats import read_queries
-    from clirkit.progress import say
     from clirkit.systems import PSQ
     from clirkit.tablefit import SecondTableMismatch, TableMismatch, table_language
 
@@ -174,12 +171,39 @@ def run(args) -> int:
     except TableMismatch as exc:  # the message says what is wrong with the table: named first
         raise ClirkitError(f"{args.table2 if isinstance(exc, SecondTableMismatch) else args.table}: {exc}") from None
     say_unmatched_stopwords(psq.analyzer_, args.source_stopwords, quiet=args.quiet)
-    if args.save_index:
-        split = args.shards is not None and args.shards > 1 and not psq.index_.sharded
-        (ShardedProjectedIndex.split(psq.index_, args.shards) if split else psq.index_).save(args.save_index)
-        note_on_interrupt(f"the translated index {args.save_index} is written and whole; the run is not")
+    kept = _save_index(psq, args)
     if queries is None:  # the translated index only (the document side's indexing)
         return 0
+    try:
+        _search(psq, args, queries, documents)
+    except ClirkitError as exc:  # the index stays (costly, whole on its own), as on a Ctrl-C: said on the line
+        if kept:
+            raise ClirkitError(f"{exc}; {kept}") from None
+        raise
+    return 0
+
+
+def _save_index(psq, args) -> str:
+    """Write the fitted ``psq``'s translated index to ``--save-index`` (in ``--shards``) when given; returns what a
+    failure of the search that follows leaves (said on its one line, and on a Ctrl-C's), or "" when not given."""
+    from clirkit.cli import note_on_interrupt
+    from clirkit.docpsq import ShardedProjectedIndex
+
+    if not args.save_index:
+        return ""
+    split = args.shards is not None and args.shards > 1 and not psq.index_.sharded
+    (ShardedProjectedIndex.split(psq.index_, args.shards) if split else psq.index_).save(args.save_index)
+    kept = f"the translated index {args.save_index} is written and whole; the run is not"
+    note_on_interrupt(kept)
+    return kept
+
+
+def _search(psq, args, queries, documents: bool) -> None:
+    """Search ``queries`` with the fitted ``psq`` (``documents``: over its translated documents), saying how many
+    query terms it knows, and write the run to ``-o``."""
+    from clirkit.cli.xlquery import search_and_write
+    from clirkit.progress import say
+
     tokens = psq.query_tokens(queries, quiet=args.quiet)
     sq = psq.structured_from_tokens(list(queries), tokens, quiet=args.quiet)
     if documents:
@@ -198,4 +222,3 @@ def run(args) -> int:
             quiet=args.quiet,
         )
     search_and_write(psq, args, sq)
-    return 0

@@ -309,9 +309,8 @@ def _read_parallel(args) -> tuple[list[str], list[str]]:
 
 def run_train(args) -> int:
     from clirkit.errors import ClirkitError
-    from clirkit.fileio import check_outputs
+    from clirkit.fileio import check_outputs, written_together
     from clirkit.progress import say
-    from clirkit.translation import save_table, train_table
 
     missing = [o for o, v in (("--source-lang", args.source_lang), ("--target-lang", args.target_lang)) if not v]
     if missing:
@@ -331,26 +330,35 @@ def run_train(args) -> int:
     for side, path in (("source", args.source), ("target", args.target)):
         if not any(tokens[side]):
             raise ClirkitError(f"{path}: no line holds a word (after the analysis): nothing to learn from")
-    for direction, out in zip(directions, outputs):
-        f_side, e_side = ("source", "target") if direction == "e2f" else ("target", "source")
-        table = train_table(
-            tokens[f_side],
-            tokens[e_side],
-            analyzers[f_side],
-            analyzers[e_side],
-            iterations=args.iterations,
-            null=not args.no_null,
-            quiet=args.quiet,
-        )
-        table.params["direction"] = direction
-        save_table(table, out)
-        _say_what_text_loses(args, table, out)
-        say(
-            f"{direction}: p({e_side} word | {f_side} word), {table.n_source} x {table.n_target} words, "
-            f"{table.nnz} entries -> {out}",
-            quiet=args.quiet,
-        )
+    with written_together():  # both tables, or neither (an error or a Ctrl-C while the second trains)
+        done = [_train_one(args, tokens, analyzers, direction, out) for direction, out in zip(directions, outputs)]
+    for line in done:
+        say(line, quiet=args.quiet)
     return 0
+
+
+def _train_one(args, tokens: dict, analyzers: dict, direction: str, out: str) -> str:
+    """Train the table of ``direction`` (``e2f``: p(target word | source word), ``f2e`` the reverse) on the
+    ``tokens`` of each side (``source``, ``target``) and write it to ``out``; returns the line that says so."""
+    from clirkit.translation import save_table, train_table
+
+    f_side, e_side = ("source", "target") if direction == "e2f" else ("target", "source")
+    table = train_table(
+        tokens[f_side],
+        tokens[e_side],
+        analyzers[f_side],
+        analyzers[e_side],
+        iterations=args.iterations,
+        null=not args.no_null,
+        quiet=args.quiet,
+    )
+    table.params["direction"] = direction
+    save_table(table, out)
+    _say_what_text_loses(args, table, out)
+    return (
+        f"{direction}: p({e_side} word | {f_side} word), {table.n_source} x {table.n_target} words, "
+        f"{table.nnz} entries -> {out}"
+    )
 
 
 def run_from_alignments(args) -> int:
