@@ -79,9 +79,11 @@ def iter_documents(
             record must have the same keys.
         header: TSV only: True if line 1 is a header naming the columns,
             False if it is a document, None to detect it (a line of known
-            names such as ``docid TAB text``, ``id TAB text``, ``osis_id TAB
-            text``; naming ``id_field`` or ``text_fields`` also says there is
-            one). With a header, a two-column file still keeps the text whole
+            names such as ``docid TAB text``, ``docno TAB body``, ``osis_id
+            TAB text``; naming ``id_field`` or ``text_fields`` also says there
+            is one; a line of names starting with an id's name, such as
+            ``docid TAB passage``, is an error asking for them). With a
+            header, a two-column file still keeps the text whole
             (tabs included); a wider one must have as many columns on every line.
 
     Duplicates are not checked here (see :func:`read_documents`).

@@ -75,8 +75,10 @@ def read_queries(
             present in the first record (see :func:`choose_fields`).
         header: TSV only: True if line 1 is a header naming the columns,
             False if it is a query, None to detect it (a line of known names
-            such as ``qid TAB text`` or ``query_id TAB title``; naming
-            ``id_field`` or ``text_fields`` also says there is one). A TSV
+            such as ``qid TAB text``, ``qid TAB query`` or ``qid TAB title
+            TAB desc``; naming ``id_field`` or ``text_fields`` also says
+            there is one; a line of names starting with an id's name, such as
+            ``qid TAB query_text``, is an error asking for them). A TSV
             without a header is ``qid TAB text``; with one, a two-column
             file still keeps the text whole and a wider one must have as
             many columns on every line.

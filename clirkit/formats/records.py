@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 from typing import Iterable, Iterator, NamedTuple, Sequence
 
 from clirkit.errors import FIX_SURROGATE, REMOVE_NUL, ClirkitError, located
@@ -41,9 +42,14 @@ QUERY_TEXT_FIELDS = (("title",), ("description",), ("text",))
 TEXT_SEPARATOR = " "
 """Between the parts of a text made of several fields (``title`` + ``text``); empty parts are left out."""
 
-# A first TSV line is a header when its columns are distinct names from these two sets, at least one of each.
-_HEADER_IDS = frozenset(DOC_ID_FIELDS + QUERY_ID_FIELDS + ("osis_id",))
-_HEADER_TEXTS = frozenset(("text", "contents", "title", "description", "narrative"))
+# A first TSV line is a header when its columns are distinct names from these two sets, at least one of each
+# (PyTerrier's frames: docno, query; TREC topics' short names: desc, narr).
+_HEADER_IDS = frozenset(DOC_ID_FIELDS + QUERY_ID_FIELDS + ("osis_id", "docno"))
+_HEADER_TEXTS = frozenset(
+    ("text", "contents", "content", "body", "title", "description", "desc", "narrative", "narr", "query", "question")
+)
+# A column name, in a first line taken for a header though some of its names are unknown (_looks_like_header).
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
 
 
 class _Kind(NamedTuple):
@@ -51,10 +57,11 @@ class _Kind(NamedTuple):
     key: str  # the id's name in messages about a file without names: "docid", "qid"
     ids: tuple[str, ...]
     texts: tuple[tuple[str, ...], ...]
+    options: tuple[str, str]  # how to name the text column and to say there is no header, in messages
 
 
-DOCUMENT = _Kind("document", "docid", DOC_ID_FIELDS, DOC_TEXT_FIELDS)
-QUERY = _Kind("query", "qid", QUERY_ID_FIELDS, QUERY_TEXT_FIELDS)
+DOCUMENT = _Kind("document", "docid", DOC_ID_FIELDS, DOC_TEXT_FIELDS, ("--text-fields", "--no-header (header=False)"))
+QUERY = _Kind("query", "qid", QUERY_ID_FIELDS, QUERY_TEXT_FIELDS, ("--query-fields", "header=False"))
 _KINDS = {"document": DOCUMENT, "query": QUERY}
 _QUERY_KEY_ALIASES = {"desc": "description", "narr": "narrative"}
 
@@ -227,6 +234,23 @@ def _is_header(columns: list[str]) -> bool:
     )
 
 
+def _looks_like_header(columns: list[str]) -> bool:
+    """Whether a first line not known as a header still reads as one: names only, the first an id's name."""
+    return len(columns) >= 2 and columns[0].lower() in _HEADER_IDS and all(_NAME.fullmatch(c) for c in columns)
+
+
+def _unknown_header(name: str, lineno: int, columns: list[str], kind: _Kind) -> ClirkitError:
+    """The error for a first line that looks like a header but names columns not detected."""
+    unknown = ", ".join(c for c in columns if c not in _HEADER_IDS | _HEADER_TEXTS)
+    text_option, no_header = kind.options
+    return located(
+        name,
+        lineno,
+        f"looks like a header line naming columns clirkit does not detect ({unknown}); name the text column "
+        f"with {text_option} (text_fields=), or give {no_header} if line {lineno} is a {kind.what}",
+    )
+
+
 def _header_columns(
     name: str, lineno: int, columns: list[str], kind: _Kind, id_field: str | None, text_fields: tuple[str, ...] | None
 ) -> tuple[int, tuple[int, ...]]:
@@ -275,6 +299,10 @@ def _tsv_records(
     named = id_field is not None or text_fields is not None
     if header is None:  # naming columns says that line 1 names them
         header = named or _is_header(columns)
+        if not header and _looks_like_header(columns):
+            if not set(columns) <= _HEADER_IDS | _HEADER_TEXTS:
+                raise _unknown_header(name, first[0], columns, kind)
+            header = True  # known names, one given twice: said by _header_columns
     if not header:
         if named:
             raise located(
