@@ -8,8 +8,10 @@ The texts are the Genesis verses of conftest.py and Nave's topic words.
 from __future__ import annotations
 
 import pytest
+from test_boost_cli import write_files
 from test_formats import error_of, write_text
 
+from clirkit.cli import main
 from clirkit.formats import read_documents, read_queries
 
 QUERIES = {"LIGHT": "light", "WATER.1": "waters"}
@@ -78,3 +80,61 @@ def test_a_first_line_of_real_data_is_still_data(tmp_path, first):
 def test_a_known_header_naming_a_column_twice_is_still_said_so(tmp_path):
     path = write_text(tmp_path / "q.tsv", "qid\tqid\n" + query_lines(QUERIES))
     assert error_of(read_queries, path) == f"{path}:1: header line names column 'qid' twice"
+
+
+# --------------------------------------------------------------------------- finding 7: runs to re-score
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    """A folder with the verses and queries of tests/test_boost_cli.py, a boost model and an SCS model of them, and
+    run.txt: the boost model's ranking (every row a query and a document of the files)."""
+    folder = tmp_path_factory.mktemp("models")
+    q, qrels, docs = write_files(folder)
+    data = ["--queries", q, "--documents", docs]
+    boost = ["boost-train", *data, "--qrels", qrels, "--rounds", "4", "--negatives", "3", "--bits", "18"]
+    assert main([*boost, "-o", str(folder / "b.npz"), "-q"]) == 0
+    scs = ["scs-train", *data, "--qrels", qrels, "--dim", "8", "--epochs", "1", "--negatives", "3"]
+    assert main([*scs, "-o", str(folder / "s.npz"), "-q"]) == 0
+    assert main(["boost-rank", str(folder / "b.npz"), *data, "-o", str(folder / "run.txt"), "-q"]) == 0
+    return folder
+
+
+def rerank_argv(folder, verb: str, run: str) -> list[str]:
+    data = ["--queries", str(folder / "q.tsv"), "--documents", str(folder / "docs.tsv")]
+    if verb == "boost-rank":
+        return [verb, str(folder / "b.npz"), *data, "--candidates", run, "-o", str(folder / "out.run"), "-q"]
+    return [verb, str(folder / "s.npz"), *data, "--rerank", run, "-o", str(folder / "out.run"), "-q"]
+
+
+@pytest.mark.parametrize("verb", ["boost-rank", "scs-score"])
+@pytest.mark.parametrize(
+    "row, problem",
+    [
+        ("ZZZ Q0 Gen.1.1 1 5 x", "query 'ZZZ' is not among the queries"),
+        ("LIGHT.1 Q0 NOPE.1.1 1 5 x", "document 'NOPE.1.1' is not among the documents"),
+    ],
+)
+def test_a_row_of_a_run_to_rescore_naming_an_unknown_id_is_an_error_at_its_line(
+    models, tmp_path, capsys, verb, row, problem
+):
+    lines = (models / "run.txt").read_text().splitlines()
+    run = tmp_path / "c.run"
+    run.write_text("\n".join([*lines[:2], row, *lines[2:]]) + "\n")
+    assert main(rerank_argv(models, verb, str(run))) == 2
+    err = capsys.readouterr().err
+    assert err == f"clirkit: error: {run}:3: {problem}: give a run of these queries over these documents\n"
+    assert not (models / "out.run").exists()
+
+
+def test_boost_rank_checks_the_candidates_before_it_tokenizes_the_documents(models, tmp_path, capsys, monkeypatch):
+    from clirkit.analysis import Analyzer
+
+    def tokenized(*args, **kwargs):
+        raise AssertionError("the documents were tokenized before the candidates were checked")
+
+    run = tmp_path / "c.run"
+    run.write_text("LIGHT.1 Q0 NOPE.1.1 1 5 x\n")
+    monkeypatch.setattr(Analyzer, "tokenize_many", tokenized)
+    assert main(rerank_argv(models, "boost-rank", str(run))) == 2
+    assert f"{run}:1: document 'NOPE.1.1'" in capsys.readouterr().err

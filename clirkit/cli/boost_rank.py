@@ -35,11 +35,11 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from clirkit.boost import BoostModel
     from clirkit.cli.common import check_query_fields_unused
-    from clirkit.cli.data import data_files
+    from clirkit.cli.data import data_files, read_run_of
     from clirkit.cli.params import tokenize_jobs
     from clirkit.errors import ClirkitError
     from clirkit.fileio import check_outputs
-    from clirkit.formats import read_run, write_run
+    from clirkit.formats import write_run
     from clirkit.progress import say
 
     check_query_fields_unused(args)
@@ -52,12 +52,13 @@ def run(args) -> int:
         )
     data = load_data(args, lang=model.source_analyzer.lang)
     queries, (docids, texts) = data.queries, data.documents
+    candidates = read_run_of(args.candidates, data) if args.candidates else None
     q_tok = dict(zip(queries, model.source_analyzer.tokenize_many(list(queries.values()), quiet=True)))
     d_tok = model.target_analyzer.tokenize_many(
         list(texts), quiet=args.quiet, jobs=tokenize_jobs(), desc="tokenizing documents"
     )
-    if args.candidates:
-        run_ = model.rerank(read_run(args.candidates), q_tok, docids, d_tok, depth=args.depth, tag=args.tag)
+    if candidates is not None:
+        run_ = model.rerank(candidates, q_tok, docids, d_tok, depth=args.depth, tag=args.tag)
     else:
         run_ = model.rank(q_tok, docids, d_tok, depth=args.depth, batch=args.batch, tag=args.tag, quiet=args.quiet)
     empty = len(queries) - len(run_.query_ids)

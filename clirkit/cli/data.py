@@ -122,3 +122,40 @@ def _collection_data(args: argparse.Namespace, qrels: bool, dev: bool) -> Data:
         c.target_lang,
         c,
     )
+
+
+_GIVE_RUN = ": give a run of these queries over these documents"
+
+
+def read_run_of(path: str, data: Data):
+    """The run at ``path`` (``--candidates``, ``--rerank``: rows to re-score), each of its rows naming a query and
+    a document of ``data``; else ClirkitError ``FILE:LINE: problem`` at the first row that does not (the file is
+    read again for its line only then). Checked before the documents are tokenized."""
+    import numpy as np
+
+    from clirkit.formats import read_run
+
+    run = read_run(path)
+    queries, docids = data.queries, data.documents[0]
+    if set(run.query_ids) <= queries.keys() and np.isin(np.unique(run.docids), np.asarray(docids, dtype=str)).all():
+        return run
+    raise _unknown_row(path, run, queries, set(docids))
+
+
+def _unknown_row(path: str, run, queries: dict[str, str], docids: set[str]):
+    """The error for the first row of the run at ``path`` (``run``, read from it) whose query is not in
+    ``queries`` or document not in ``docids``: at its line, or for stdin (read once) the first in rank order."""
+    from clirkit.errors import ClirkitError, located
+    from clirkit.fileio import display_name, iter_lines
+
+    rows = (
+        ((n, line.split()) for n, line in iter_lines(path))
+        if path != "-"
+        else ((None, [q, "Q0", d]) for q, d in zip(run.qids.tolist(), run.docids.tolist()))
+    )
+    for lineno, (qid, _, docid, *_) in rows:
+        if qid not in queries:
+            return located(display_name(path), lineno, f"query {qid!r} is not among the queries{_GIVE_RUN}")
+        if docid not in docids:
+            return located(display_name(path), lineno, f"document {docid!r} is not among the documents{_GIVE_RUN}")
+    return ClirkitError(f"{display_name(path)}: names a query or a document not among those given")

@@ -23,10 +23,10 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from clirkit.cli.data import data_files
+    from clirkit.cli.data import data_files, read_run_of
     from clirkit.errors import ClirkitError
     from clirkit.fileio import check_outputs
-    from clirkit.formats import read_run, write_run
+    from clirkit.formats import write_run
     from clirkit.progress import say
     from clirkit.scs import SCSModel
 
@@ -39,7 +39,7 @@ def run(args) -> int:
         )
     data = load_data(args, lang=model.query_analyzer_.get("lang"))
     queries, documents = data.queries, data.documents
-    rerank = read_run(args.rerank) if args.rerank else None
+    rerank = read_run_of(args.rerank, data) if args.rerank else None
     run_ = model.search(
         queries, documents=documents, depth=args.depth, rerank=rerank, tag=args.tag, quiet=args.quiet, jobs=args.jobs
     )
