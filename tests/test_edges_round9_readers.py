@@ -138,3 +138,24 @@ def test_boost_rank_checks_the_candidates_before_it_tokenizes_the_documents(mode
     monkeypatch.setattr(Analyzer, "tokenize_many", tokenized)
     assert main(rerank_argv(models, "boost-rank", str(run))) == 2
     assert f"{run}:1: document 'NOPE.1.1'" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- finding 8: psq's index path first
+
+
+@pytest.mark.parametrize("index, problem", [("nope.npz", "no such file"), ("junk.npz", "not a clirkit index file")])
+def test_psq_without_table_says_the_index_cannot_be_read_not_that_table_is_required(tmp_path, capsys, index, problem):
+    (tmp_path / "junk.npz").write_text("not an index\n")
+    queries = write_text(tmp_path / "q.tsv", query_lines(QUERIES))
+    path = str(tmp_path / index)
+    assert main(["psq", "--index", path, "--queries", queries, "-o", str(tmp_path / "x.run")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"clirkit: error: {path}: {problem}") and err.count("\n") == 1
+    assert "--table" not in err
+
+
+def test_psq_without_table_on_an_index_in_the_documents_language_still_asks_for_it(indexed_dir, capsys):
+    queries = write_text(indexed_dir / "q.tsv", query_lines(QUERIES))
+    argv = ["psq", "--index", str(indexed_dir / "ix.npz"), "--queries", queries, "-o", str(indexed_dir / "x.run")]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == "clirkit: error: --table is required (unless --index was translated before)\n"

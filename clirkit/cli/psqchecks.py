@@ -55,7 +55,10 @@ def open_inputs(args, psq):
     from clirkit.retrieval.indexkinds import translated
     from clirkit.retrieval.shardfiles import index_kind
 
-    before = translated(index_kind(args.index))
+    kind = index_kind(args.index)
+    if kind is None:  # no file, or not an index: the loader's error, before options that depend on the index
+        open_index(args)
+    before = translated(kind)
     if before and psq.translate == "queries":
         raise ClirkitError(
             f"{args.index}: an index translated into the queries' language: search it with "
