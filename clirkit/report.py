@@ -152,8 +152,11 @@ class Report:
 
     def markdown(self) -> str:
         header, rows = self._table()
-        lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---", "---"] + ["---:"] * len(self.measures)) + "|"]
-        lines += ["| " + " | ".join(c.replace("*", "\\*") for c in r) + " |" for r in rows]
+        lines = [
+            "| " + " | ".join(map(_markdown_cell, header)) + " |",
+            "|" + "|".join(["---", "---"] + ["---:"] * len(self.measures)) + "|",
+        ]
+        lines += ["| " + " | ".join(map(_markdown_cell, r)) + " |" for r in rows]
         notes = [n.replace("*", "\\*", 1) if n.startswith("*") else n for n in self._notes()]
         return "\n".join(lines) + "\n\n" + "  \n".join(notes) + "\n"
 
@@ -216,6 +219,11 @@ class Report:
             "runs": runs,
         }
         return json.dumps(doc, indent=2) + "\n"
+
+
+def _markdown_cell(text: str) -> str:
+    """``text`` as a Markdown table cell: ``|`` (a cell's end) and ``*`` (emphasis) escaped with a backslash."""
+    return text.replace("|", "\\|").replace("*", "\\*")
 
 
 def _p_text(t: TestResult | None) -> str:

@@ -7,12 +7,15 @@ The texts are the Genesis verses of conftest.py and Nave's topic words.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from test_boost_cli import write_files
 from test_formats import error_of, write_text
 
 from clirkit.cli import main
 from clirkit.formats import read_documents, read_queries
+from clirkit.metrics import Evaluation
+from clirkit.report import Report
 
 QUERIES = {"LIGHT": "light", "WATER.1": "waters"}
 
@@ -159,3 +162,22 @@ def test_psq_without_table_on_an_index_in_the_documents_language_still_asks_for_
     argv = ["psq", "--index", str(indexed_dir / "ix.npz"), "--queries", queries, "-o", str(indexed_dir / "x.run")]
     assert main(argv) == 2
     assert capsys.readouterr().err == "clirkit: error: --table is required (unless --index was translated before)\n"
+
+
+# --------------------------------------------------------------------------- finding 9: '|' in Markdown tables
+
+
+def test_eval_markdown_escapes_a_pipe_in_a_run_name_and_a_qid(tmp_path, capsys):
+    run = write_text(tmp_path / "a|b.run", "LIGHT|1 Q0 Gen.1.3 1 2 t\n")
+    qrels = write_text(tmp_path / "q.qrels", "LIGHT|1 0 Gen.1.3 1\n")
+    assert main(["eval", "--qrels", qrels, run, "-m", "AP", "--per-query", "--format", "markdown", "--quiet"]) == 0
+    rows = capsys.readouterr().out.splitlines()[2:4]
+    escaped = run.replace("|", "\\|")
+    assert rows == [f"| {escaped} | LIGHT\\|1 | 1.0000 |", f"| {escaped} | all | 1.0000 |"]
+
+
+def test_a_report_s_markdown_escapes_a_pipe_in_a_system_name():
+    # an experiment's report.md is this table, one row per system: [systems."DT|PSQ"]
+    evaluation = Evaluation(("AP",), np.array(["LIGHT.1"]), np.array([[0.5]]), "qrels", "t", (), ())
+    table = Report(["DT|PSQ"], [evaluation], qrels="qrels").markdown().splitlines()
+    assert table[2] == "| DT\\|PSQ | 1 | 0.5000 |"
