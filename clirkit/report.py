@@ -20,6 +20,9 @@ from clirkit.metrics import Evaluation
 from clirkit.significance import TestResult, paired_test
 
 FORMATS = ("text", "markdown", "csv", "json")
+MEAN_ROW = "all"
+"""The qid of each run's mean row in a per-query table (trec_eval's)."""
+MEAN_ROW_SHARED = f"query {MEAN_ROW!r} shares its name with the mean row: each run's mean is its last row"
 TESTS = ("randomization", "t-test", "none")
 
 
@@ -95,6 +98,11 @@ class Report:
         """The report in format ``fmt`` (one of :data:`FORMATS`), ending with a newline."""
         return {"text": self.text, "markdown": self.markdown, "csv": self.csv, "json": self.json}[fmt]()
 
+    def mean_row_shared(self) -> bool:
+        """Whether the per-query table has a query named ``all``, the name of each run's mean row too (as in
+        trec_eval; the mean stays the last row of each run): :data:`MEAN_ROW_SHARED` is then among the notes."""
+        return self.per_query and any((ev.qids == MEAN_ROW).any() for ev in self.evs)
+
     # ---- pieces
     def _mark(self, i: int, m: str) -> str:
         t = self.tests.get((i, m))
@@ -113,6 +121,8 @@ class Report:
                 else "paired t-test"
             )
             notes.append(f"* = p < {self.alpha:g} against {self.labels[self.baseline]} ({test}, two-sided)")
+        if self.mean_row_shared():
+            notes.append(MEAN_ROW_SHARED)
         for label, ev in zip(self.labels, self.evs):
             if ev.missing_queries:
                 notes.append(f"{label}: {len(ev.missing_queries)} qrels queries without run lines")
@@ -132,7 +142,7 @@ class Report:
         for label, ev in zip(self.labels, self.evs):
             for q, vals in zip(ev.qids.tolist(), ev.values.tolist()):
                 rows.append([label, q] + [f"{v:.4f}" for v in vals])
-            rows.append([label, "all"] + [f"{v:.4f}" for v in ev.values.mean(axis=0).tolist()])
+            rows.append([label, MEAN_ROW] + [f"{v:.4f}" for v in ev.values.mean(axis=0).tolist()])
         return rows
 
     def _table(self) -> tuple[list[str], list[list[str]]]:

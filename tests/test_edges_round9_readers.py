@@ -181,3 +181,40 @@ def test_a_report_s_markdown_escapes_a_pipe_in_a_system_name():
     evaluation = Evaluation(("AP",), np.array(["LIGHT.1"]), np.array([[0.5]]), "qrels", "t", (), ())
     table = Report(["DT|PSQ"], [evaluation], qrels="qrels").markdown().splitlines()
     assert table[2] == "| DT\\|PSQ | 1 | 0.5000 |"
+
+
+# --------------------------------------------------------------------------- finding 10: a query named all
+
+
+@pytest.fixture
+def all_query(tmp_path):
+    """qrels and a run of two queries, the first named 'all' (AP 1) and the other 'LIGHT.1' (AP 0)."""
+    qrels = write_text(tmp_path / "q.qrels", "all 0 Gen.1.1 1\nLIGHT.1 0 Gen.1.3 1\n")
+    run = write_text(tmp_path / "r.run", "all Q0 Gen.1.1 1 2 t\nLIGHT.1 Q0 Gen.1.4 1 1 t\n")
+    return ["eval", "--qrels", qrels, run, "-m", "AP", "--per-query"]
+
+
+NOTE = "query 'all' shares its name with the mean row: each run's mean is its last row"
+
+
+def test_a_per_query_csv_with_a_query_named_all_says_so_on_stderr_and_keeps_the_mean_last(all_query, capsys):
+    assert main([*all_query, "--format", "csv"]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[1:] == [f"{all_query[3]},all,1.0", f"{all_query[3]},LIGHT.1,0.0", f"{all_query[3]},all,0.5"]
+    assert err == f"eval: {NOTE}\n"
+    assert main([*all_query, "--format", "csv", "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_a_per_query_table_with_a_query_named_all_carries_the_note(all_query, capsys, fmt):
+    assert main([*all_query, "--format", fmt, "--quiet"]) == 0
+    assert NOTE in capsys.readouterr().out
+
+
+def test_a_table_without_a_query_named_all_has_no_such_note(tmp_path, capsys):
+    qrels = write_text(tmp_path / "q.qrels", "LIGHT.1 0 Gen.1.3 1\n")
+    run = write_text(tmp_path / "r.run", "LIGHT.1 Q0 Gen.1.3 1 2 t\n")
+    assert main(["eval", "--qrels", qrels, run, "-m", "AP", "--per-query", "--format", "csv"]) == 0
+    out, err = capsys.readouterr()
+    assert "shares its name" not in out + err

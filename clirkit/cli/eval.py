@@ -124,7 +124,8 @@ def run(args) -> int:
     from clirkit.fileio import atomic_writer, check_outputs, display_name
     from clirkit.formats import read_qrels
     from clirkit.metrics import DEFAULT_MEASURES
-    from clirkit.report import Report
+    from clirkit.progress import say
+    from clirkit.report import MEAN_ROW_SHARED, Report
 
     specs = _measures(getattr(args, "measures", None) or list(DEFAULT_MEASURES), args.runs)
     if args.main_grade < args.rel_threshold:
@@ -157,6 +158,8 @@ def run(args) -> int:
         rel_threshold=args.rel_threshold,
         ties=args.ties,
     )
+    if report.mean_row_shared() and args.format != "json" and not noted:  # the table's notes do not carry it
+        say(f"eval: {MEAN_ROW_SHARED}", quiet=args.quiet)
     text = _per_query_csv(report) if args.per_query and args.format == "csv" else report.render(args.format)
     with atomic_writer(args.output) as out:
         out.write(text)
@@ -261,6 +264,8 @@ def _per_query_csv(report) -> str:
     import csv
     import io
 
+    from clirkit.report import MEAN_ROW
+
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["run", "qid"] + report.measures)
@@ -268,5 +273,5 @@ def _per_query_csv(report) -> str:
         for q, vals in zip(ev.qids.tolist(), ev.values.tolist()):
             w.writerow([label, q] + [repr(v) for v in vals])
         means = ev.mean()
-        w.writerow([label, "all"] + [repr(means[m]) for m in report.measures])
+        w.writerow([label, MEAN_ROW] + [repr(means[m]) for m in report.measures])
     return buf.getvalue()
