@@ -27,6 +27,10 @@ ScoredDoc.__doc__ = "One row of a run, fields named as ir_datasets' GenericScore
 Qrel = namedtuple("Qrel", ["query_id", "doc_id", "relevance"])
 Qrel.__doc__ = "One judgment, fields named as ir_measures' Qrel and ir_datasets' TrecQrel (less its iteration)."
 
+MAX_ID_LENGTH = 1000  # characters; ids live in fixed-width numpy string arrays
+_SPACE_CODES = np.array([c for c in range(0x3001) if chr(c).isspace()], dtype=np.uint32)  # all are below 0x3001
+_ID_SLICE = 100_000  # ids checked at a time
+
 FRAME_STYLES = ("clirkit", "pyterrier")
 """Column names of ``to_frame``: clirkit's (``docid``, ``rank`` from 1, ``rel``) or PyTerrier's (``docno``, ``rank``
 from 0, ``label``)."""
@@ -444,10 +448,37 @@ def _frame_ids(frame, what: str, value: str, rows: str) -> tuple[np.ndarray, np.
     return _str_array(frame["qid"].astype(str).to_numpy()), _str_array(frame[doc].astype(str).to_numpy())
 
 
+def first_bad_id(ids: np.ndarray, *, readable: bool = True) -> tuple[int, str] | None:
+    """The position in ``ids`` (a str array) of the first id a run or qrels file cannot hold, and its problem:
+    ``is empty`` or ``contains whitespace``; with ``readable`` also what the readers refuse
+    (:func:`clirkit.formats.check_id`): ``contains a NUL character``, ``is longer than 1,000 characters``
+    (:data:`MAX_ID_LENGTH`). None when there is none. Checked on the code points, slice by slice, without a
+    Python string per id (a NUL at an id's end is lost in a numpy string array before any check)."""
+    ids = np.ascontiguousarray(ids if ids.dtype.kind == "U" else ids.astype(str))
+    width = ids.dtype.itemsize // 4
+    if not len(ids) or not width:
+        return (0, "is empty") if len(ids) else None
+    chars = ids.view(np.uint32).reshape(len(ids), width)
+    for lo in range(0, len(ids), _ID_SLICE):
+        part = chars[lo : lo + _ID_SLICE]
+        found = [(part[:, 0] == 0, "is empty"), (np.isin(part, _SPACE_CODES).any(axis=1), "contains whitespace")]
+        if readable:
+            found.append((((part[:, :-1] == 0) & (part[:, 1:] != 0)).any(axis=1), "contains a NUL character"))
+            if width > MAX_ID_LENGTH:
+                found.append((part[:, MAX_ID_LENGTH] != 0, f"is longer than {MAX_ID_LENGTH:,} characters"))
+        rows = [(int(np.argmax(bad)), problem) for bad, problem in found if bad.any()]
+        if rows:
+            row, problem = min(rows, key=lambda r: r[0])
+            return lo + row, problem
+    return None
+
+
 def check_frame_ids(frame, columns: Iterable[str], what: str) -> None:
     """ClirkitError naming the first row of the DataFrame ``frame`` whose id in one of ``columns`` is missing (NaN,
     None, NA), which would otherwise become the id ``nan`` or ``None``: ``WHAT: row 3 has no qid (nan); give every
-    row its id``, the row named by its index label."""
+    row its id``, the row named by its index label; or, as text, is no id a run file can hold (empty, with
+    whitespace: :func:`first_bad_id`): ``WHAT: row 3 has qid 'a b', which contains
+    whitespace; ...``."""
     for column in columns:
         missing = frame[column].isna().to_numpy()
         if missing.any():
@@ -455,6 +486,13 @@ def check_frame_ids(frame, columns: Iterable[str], what: str) -> None:
             raise ClirkitError(
                 f"{what}: row {_row_label(frame, pos)} has no {column} "
                 f"({_shown(frame[column].iloc[pos])}); give every row its {column}"
+            )
+        bad = first_bad_id(frame[column].astype(str).to_numpy(dtype=str))
+        if bad is not None:
+            pos, problem = bad
+            raise ClirkitError(
+                f"{what}: row {_row_label(frame, pos)} has {column} {_shown(frame[column].iloc[pos])}, which "
+                f"{problem}; give every row a {column} a run file can hold (non-empty, without whitespace)"
             )
 
 

@@ -7,15 +7,19 @@ The texts are the Genesis verses of conftest.py and Nave's topic words.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from test_boost_cli import write_files
 from test_formats import error_of, write_text
 
+from clirkit.analysis import Analyzer
 from clirkit.cli import main
 from clirkit.formats import read_documents, read_queries
 from clirkit.metrics import Evaluation
 from clirkit.report import Report
+from clirkit.retrieval.index import Index
 
 QUERIES = {"LIGHT": "light", "WATER.1": "waters"}
 
@@ -218,3 +222,55 @@ def test_a_table_without_a_query_named_all_has_no_such_note(tmp_path, capsys):
     assert main(["eval", "--qrels", qrels, run, "-m", "AP", "--per-query", "--format", "csv"]) == 0
     out, err = capsys.readouterr()
     assert "shares its name" not in out + err
+
+
+# --------------------------------------------------------------------------- finding 11: ids no reader accepts
+
+BAD_IDS = [
+    ("", "document id '' is empty"),
+    ("Gen 1.3", "document id 'Gen 1.3' contains whitespace"),
+    ("Gen.1\n3", "document id 'Gen.1\\n3' contains whitespace"),
+    ("Gen.1\x003", "document id 'Gen.1\\x003' contains a NUL character"),
+    ("G" * 1001, f"document id {'G' * 50!r} is longer than 1,000 characters"),
+]
+ANALYZER = Analyzer("es", stemmer=None)
+
+
+@pytest.mark.parametrize("docid, problem", BAD_IDS)
+def test_an_index_built_from_python_refuses_a_docid_no_reader_accepts(docid, problem):
+    expected = (
+        f"{problem} (document 2 in input order): give each document an id a run can name (non-empty, without "
+        "whitespace or NUL, at most 1,000 characters)"
+    )
+    assert error_of(Index.from_tokens, ["Gen.1.1", docid], [["luz"], ["luz", "aguas"]], ANALYZER) == expected
+    assert error_of(Index.build, [("Gen.1.1", "luz"), (docid, "luz aguas")], ANALYZER) == expected
+
+
+def test_an_index_saved_with_such_a_docid_is_refused_when_opened_naming_the_file(tmp_path, capsys):
+    good = Index.from_tokens(["Gen.1.3", "Gen.1.4"], [["luz"], ["luz", "aguas"]], ANALYZER)
+    bad = dataclasses.replace(good, docids=np.array(["Gen 1.3", "Gen.1.4"]))  # as built before build checked ids
+    bad.save(tmp_path / "ix.npz")
+    queries = write_text(tmp_path / "q.tsv", "LIGHT\tluz\n")
+    assert main(["search", "--index", str(tmp_path / "ix.npz"), "--queries", queries, "-o", str(tmp_path / "r")]) == 2
+    assert capsys.readouterr().err == (
+        f"clirkit: error: {tmp_path / 'ix.npz'}: corrupt index: docids holds 'Gen 1.3', which contains whitespace; "
+        "rebuild the index with `clirkit index`\n"
+    )
+
+
+@pytest.mark.parametrize("qid", ["LIGHT 1", "LIGHT\t1", ""])
+def test_a_pyterrier_first_stage_refuses_a_qid_a_run_cannot_hold(qid):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyterrier", reason="PyTerrier is not installed: pip install 'clirkit[pyterrier]'")
+    from clirkit import pyterrier as cpt
+    from clirkit.estimator import Resources
+    from clirkit.systems import BM25Search
+
+    index = Index.from_tokens(["Gen.1.3", "Gen.1.6"], [["luz"], ["aguas"]], ANALYZER)
+    bm25 = cpt.retriever(BM25Search().fit(Resources(index=index)))
+    problem = "is empty" if not qid else "contains whitespace"
+    frame = pd.DataFrame({"qid": ["WATER.1", qid], "query": ["aguas", "luz"]})
+    assert error_of(bm25, frame) == (
+        f"Retriever(BM25): the input frame: row 1 has qid {qid!r}, which {problem}; give every row a qid a run "
+        "file can hold (non-empty, without whitespace)"
+    )

@@ -17,8 +17,8 @@ import numpy as np
 
 from clirkit.errors import REMOVE_NUL, SHORTEN_ID, ClirkitError, empty_file, located
 from clirkit.fileio import display_name, iter_lines
+from clirkit.run import MAX_ID_LENGTH, first_bad_id
 
-MAX_ID_LENGTH = 1000  # characters; ids live in fixed-width numpy string arrays
 WRITE_CHUNK = 100_000  # rows joined into one string per write
 INT = re.compile(r"[+-]?[0-9]+")
 INTS = re.compile(r"[+-]?[0-9]+(?: [+-]?[0-9]+)*")  # space-separated integers
@@ -28,7 +28,6 @@ _LAYOUTS = {
 }  # what parse_lines reads
 
 _SPACE = re.compile(r"\s")
-_SPACE_CODES = np.array([c for c in range(0x3001) if chr(c).isspace()], dtype=np.uint32)  # all are below 0x3001
 
 
 def has_space(s: str) -> bool:
@@ -57,22 +56,12 @@ def plain_ids(ids: list[str]) -> bool:
 
 def check_ids(ids: np.ndarray, what: str) -> None:
     """Ids written into whitespace-separated files must be non-empty and space-free (checked on the code
-    points, slice by slice: no Python string per id)."""
-    ids = np.ascontiguousarray(ids if ids.dtype.kind == "U" else ids.astype(str))
-    width = ids.dtype.itemsize // 4
-    if not len(ids) or not width:
-        if len(ids):
-            raise ClirkitError(f"cannot write an empty {what}")
-        return
-    chars = ids.view(np.uint32).reshape(len(ids), width)
-    for lo in range(0, len(ids), WRITE_CHUNK):
-        part = chars[lo : lo + WRITE_CHUNK]
-        if (part[:, 0] == 0).any():
-            raise ClirkitError(f"cannot write an empty {what}")
-        spaced = np.isin(part, _SPACE_CODES).any(axis=1)
-        if spaced.any():
-            bad = str(ids[lo + int(np.flatnonzero(spaced)[0])])
-            raise ClirkitError(f"cannot write {what} {bad!r}: it contains whitespace")
+    points, slice by slice: :func:`clirkit.run.first_bad_id`); ClirkitError ``cannot write WHAT 'ID': it contains
+    whitespace`` for the first that is not."""
+    bad = first_bad_id(ids, readable=False)
+    if bad is not None:
+        value = str(ids[bad[0]])
+        raise ClirkitError(f"cannot write {what} {value!r}: it {bad[1]}" if value else f"cannot write an empty {what}")
 
 
 def chunks(rows: Iterator) -> Iterator[list]:

@@ -16,7 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from clirkit.analysis import Analyzer
-from clirkit.errors import ClirkitError, repeated_id
+from clirkit.errors import ClirkitError, located, repeated_id
 from clirkit.npzchecks import (
     Corrupt,
     check_csr_rows,
@@ -28,6 +28,7 @@ from clirkit.npzchecks import (
     stored_as,
 )
 from clirkit.npzio import load_npz, save_npz
+from clirkit.run import MAX_ID_LENGTH, first_bad_id
 
 FORMAT_VERSION = 1
 _CHUNK_DOCS = 20_000
@@ -296,6 +297,9 @@ def _aligned(arrays: dict, docids: np.ndarray, terms: np.ndarray) -> None:
     one), saying which array disagrees with which, before their own checks would name one of them only."""
     if not len(docids):
         raise Corrupt("docids is empty: an index holds at least one document")
+    bad = first_bad_id(docids)
+    if bad is not None:  # an index built before build checked them: a run could not name the document
+        raise Corrupt(f"docids holds {str(docids[bad[0]])[:50]!r}, which {bad[1]}")
     for name, n, per in (
         ("doc_lengths", len(docids), "docids holds {n} document ids but doc_lengths {got} lengths (one per document)"),
         ("tf_indptr", len(terms) + 1, "terms holds {m} terms but tf_indptr {got} row starts (one per term, plus one)"),
@@ -372,6 +376,7 @@ class _Builder:
             raise ClirkitError("no documents to index: give at least one document")
         n_terms, n_docs = len(self.vocabulary), len(self.docids)
         docids = np.asarray(self.docids)
+        self._check_ids(docids)
         doc_order = np.argsort(docids, kind="stable")
         sorted_ids = docids[doc_order]
         dup = np.flatnonzero(sorted_ids[1:] == sorted_ids[:-1]) + 1
@@ -412,6 +417,21 @@ class _Builder:
         if nnz < 2**31:
             indptr = indptr.astype(np.int32)
         return sp.csr_matrix((counts, columns, indptr), shape=(n_docs, n_terms), copy=False)
+
+    def _check_ids(self, docids: np.ndarray) -> None:
+        """ClirkitError for the first of ``docids`` (in input order) that no reader accepts, so that no run or
+        qrels file could name it: empty, with whitespace or NUL, or too long (:func:`first_bad_id`)."""
+        bad = first_bad_id(docids)
+        if bad is None:
+            return
+        at, problem = bad
+        problem = f"document id {str(docids[at])[:50]!r} {problem}"
+        if self.source is not None and len(self.lines) == len(self.docids):
+            raise located(self.source, self.lines[at], problem)
+        raise ClirkitError(
+            f"{problem} (document {at + 1} in input order): give each document an id a run can name (non-empty, "
+            f"without whitespace or NUL, at most {MAX_ID_LENGTH:,} characters)"
+        )
 
     def _repeated(self, doc_order: np.ndarray, dup: np.ndarray) -> None:
         """Raise the error of a repeated docid: the earliest repeat in input order, and the docid's first place
