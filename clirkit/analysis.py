@@ -109,7 +109,8 @@ _CACHE: ContextVar[dict | None] = ContextVar("clirkit_token_cache", default=None
 class Analyzer:
     """Turns text into index terms for one language.
 
-    A text becomes terms in this order: Chinese converted to one script (``chinese_script``); runs of the scripts
+    A text becomes terms in this order: put in Unicode's composed form (``compose``); Chinese converted to one
+    script (``chinese_script``); runs of the scripts
     a word segmenter handles cut into its words, the rest into Moses tokens (runs of Thai, Lao, Khmer and Burmese
     are never given to Moses: without a segmenter each stays whole); lowercased; tokens with no letter or digit
     dropped; CJK runs cut into character bigrams (``bigrams``, ``unigrams+bigrams``); stopwords
@@ -132,6 +133,8 @@ class Analyzer:
         chinese_script: ``"auto"`` (simplified for Chinese, none for other languages), ``"simplified"``,
             ``"traditional"`` or None: the script Chinese text is converted to (OpenCC) before tokenizing.
         cjk_bigrams: the settings of old files: True is ``segmenter="bigrams"``, False no segmenter.
+        compose: put texts (and stopwords) in Unicode's composed form first (:func:`composed`); False: the
+            analysis of files written before clirkit composed texts, which their settings read back as.
     """
 
     def __init__(
@@ -145,6 +148,7 @@ class Analyzer:
         segmenter: str | None = "auto",
         chinese_script: str | None = "auto",
         cjk_bigrams: bool | None = None,
+        compose: bool = True,
     ) -> None:
         from clirkit.languages import check_language
 
@@ -164,6 +168,9 @@ class Analyzer:
             segmenter = "bigrams" if cjk_bigrams else None
         self.segmenter = check_segmenter(segmenter, lang)
         self.chinese_script = check_chinese_script(chinese_script, lang)
+        if not isinstance(compose, bool):
+            raise ClirkitError(f"compose: expected True or False, got {compose!r}")
+        self.compose = compose
         if isinstance(stopwords, str):
             if stopwords != "snowball":
                 raise ClirkitError(f"stopwords: expected 'snowball', a list of words or None, got {stopwords!r}")
@@ -174,8 +181,9 @@ class Analyzer:
         self._words = None
 
     def _as_tokens(self, words: Iterable[str]) -> frozenset[str]:
-        """Stopwords as the tokens they must match (:meth:`surface_tokens`): in this analyzer's Chinese script and,
-        when it lowercases, in lower case. ClirkitError for an entry holding a space (no token does)."""
+        """Stopwords as the tokens they must match (:meth:`surface_tokens`): composed when it composes, in this
+        analyzer's Chinese script and, when it lowercases, in lower case. ClirkitError for an entry holding a
+        space (no token does)."""
         convert = script_converter(self.chinese_script) if self.chinese_script is not None else None
         out = set()
         for word in words:
@@ -183,7 +191,7 @@ class Analyzer:
                 raise ClirkitError(f"stopwords: expected words (str), got {word!r}")
             if any(c.isspace() for c in word.strip()):
                 raise ClirkitError(f"stopwords: {word.strip()!r} holds a space: a stopword is one token")
-            word = word.strip()
+            word = composed(word.strip()) if self.compose else word.strip()
             if convert is not None:
                 word = convert(word)
             out.add(word.lower() if self.lowercase else word)
@@ -213,7 +221,8 @@ class Analyzer:
         return (
             f"Analyzer(lang={self.lang!r}, lowercase={self.lowercase}, "
             f"strip_punctuation={self.strip_punctuation}, stopwords={len(self.stopwords)} terms, "
-            f"stemmer={self.stemmer!r}, segmenter={self.segmenter!r}, chinese_script={self.chinese_script!r})"
+            f"stemmer={self.stemmer!r}, segmenter={self.segmenter!r}, chinese_script={self.chinese_script!r}, "
+            f"compose={self.compose})"
         )
 
     def __eq__(self, other: object) -> bool:
@@ -228,7 +237,8 @@ class Analyzer:
         Chinese script, segmented or tokenized, case-folded, punctuation dropped, CJK runs cut into bigrams."""
         if not isinstance(text, str):
             raise TypeError(f"Analyzer.tokenize expects a str, got {type(text).__name__}")
-        text = composed(text)
+        if self.compose:
+            text = composed(text)
         if self.chinese_script is not None:
             text = script_converter(self.chinese_script)(text)
         chars = SEGMENTED.get(self.segmenter)
@@ -286,6 +296,7 @@ class Analyzer:
             "stemmer": self.stemmer,
             "segmenter": self.segmenter,
             "chinese_script": self.chinese_script,
+            "compose": self.compose,
         }
         return Analyzer(self.lang, **{**settings, **changes})
 
@@ -362,7 +373,9 @@ class Analyzer:
     def to_dict(self) -> dict:
         """The settings as JSON-ready data (stopwords sorted). ``cjk_bigrams`` is true for the bigram segmenter
         (as files written before the other segmenters say it); ``segmenter`` is written for the others and
-        ``chinese_script`` when there is one, so that the settings of every other analyzer read as before."""
+        ``chinese_script`` when there is one, so that the settings of every other analyzer read as before;
+        ``compose`` when true (settings without it are of files written before texts were composed, and read
+        back as such: an experiment's records of them differ, so its index and tables are made again)."""
         out = {
             "lang": self.lang,
             "lowercase": self.lowercase,
@@ -375,6 +388,8 @@ class Analyzer:
             out["segmenter"] = self.segmenter
         if self.chinese_script is not None:
             out["chinese_script"] = self.chinese_script
+        if self.compose:
+            out["compose"] = True
         return out
 
     @classmethod
@@ -385,7 +400,7 @@ class Analyzer:
         unknown language) raise ClirkitError ``WHERE: problem`` (``where`` names the settings). Settings
         written before stemming and bigrams existed (no ``stemmer``, no ``cjk_bigrams``) mean neither; without
         ``segmenter`` the segmenter is ``bigrams`` or none as ``cjk_bigrams`` says, without ``chinese_script``
-        no script conversion.
+        no script conversion, without ``compose`` texts not composed (the analysis that made them).
         """
         from clirkit.languages import check_language
 
@@ -398,6 +413,7 @@ class Analyzer:
             "cjk_bigrams",
             "segmenter",
             "chinese_script",
+            "compose",
         )
 
         def bad(problem: str) -> ClirkitError:
@@ -419,7 +435,7 @@ class Analyzer:
             check_language(settings["lang"])
         except ValueError as exc:
             raise bad(f"lang: {exc}") from None
-        for key in ("lowercase", "strip_punctuation", "cjk_bigrams"):
+        for key in ("lowercase", "strip_punctuation", "cjk_bigrams", "compose"):
             if key in settings and not isinstance(settings[key], bool):
                 raise bad(f"{key} must be true or false, got {shown(settings[key])}")
         stemmer = settings.get("stemmer")
@@ -444,6 +460,7 @@ class Analyzer:
             stemmer=stemmer,
             segmenter=segmenter,
             chinese_script=script,
+            compose=settings.get("compose", False),
         )
 
 

@@ -308,3 +308,17 @@ def test_an_index_of_decomposed_documents_holds_the_terms_of_the_composed_ones(t
         )
     nfc, nfd = (load_index(str(tmp_path / f"{n}.npz")) for n in ("nfc", "nfd"))
     assert sorted(nfd.vocabulary) == sorted(nfc.vocabulary)
+
+
+def test_stopwords_and_moses_table_words_are_composed_as_texts_are(tmp_path):
+    """(A re-check of edge test 9: an NFD stopword list never matched, an NFD Moses table kept NFD words.)"""
+    import unicodedata
+
+    from clirkit.translation.tableio import load_moses
+
+    nfd = [unicodedata.normalize("NFD", w) for w in ("más", "él", "aquí")]
+    analyzer = Analyzer("es", stemmer=None, stopwords=nfd)
+    assert analyzer.tokenize("él y más aquí") == ["y"] and not analyzer.unmatched_stopwords()
+    (tmp_path / "t.lex").write_text(f"more {nfd[0]} 1.0\nhere {nfd[2]} 1.0\n", encoding="utf-8")
+    assert sorted(load_moses(tmp_path / "t.lex").source_vocab.tolist()) == ["aquí", "más"]
+    assert Analyzer("es", compose=False).tokenize(nfd[0]) != Analyzer("es").tokenize(nfd[0])  # old files' analysis

@@ -144,6 +144,29 @@ def test_a_file_of_the_users_inside_an_experiment_folder_is_refused_not_removed(
     assert _tree(out) == files
 
 
+def test_an_index_and_tables_made_before_texts_were_composed_are_made_again(previous, tmp_path):
+    """Their records hold analyzer settings without ``compose`` (written before the analysis composed texts): the
+    rerun makes them again rather than reusing an index of other terms (a re-check of edge test 9: an old folder of
+    NFD documents gave DT .2857 where a new one gives .2824)."""
+    import json
+    import shutil
+
+    work, _ = previous
+    out = tmp_path / "out"
+    shutil.copytree(work / "first", out)
+    before = {}
+    for name in ("index.npz", "table.npz"):
+        record = json.loads((out / f"{name}.json").read_text(encoding="utf-8"))
+        text = json.dumps(record)
+        assert '"compose": true' in text
+        (out / f"{name}.json").write_text(text.replace(', "compose": true', ""), encoding="utf-8")
+        before[name] = os.stat(out / name).st_ino
+    run_experiment(Experiment.read(work / "a.toml"), out, quiet=True)
+    for name in ("index.npz", "table.npz"):
+        assert '"compose": true' in (out / f"{name}.json").read_text(encoding="utf-8")
+        assert os.stat(out / name).st_ino != before[name]  # made again, not linked from the previous folder
+
+
 def test_two_runs_never_write_one_folder_at_once(tmp_path):
     (tmp_path / ".out.partial").mkdir()
     (tmp_path / ".out.partial" / ".owner").write_text("1", encoding="ascii")  # process 1 is always alive

@@ -493,9 +493,12 @@ def save_moses(table: TranslationTable, path: str | os.PathLike[str]) -> None:
 
 
 def load_moses(path: str | os.PathLike[str]) -> TranslationTable:
-    """Read Moses ``e f p`` lines (p = p(e|f)); bad lines raise ``ClirkitError`` with file:line. The file
+    """Read Moses ``e f p`` lines (p = p(e|f)), words in Unicode's composed form
+    (:func:`~clirkit.analysis.composed`); bad lines raise ``ClirkitError`` with file:line. The file
     says nothing of its languages: ``params["source_lang"]``/``["target_lang"]`` are None
     (:func:`load_table` sets them when given)."""
+    from clirkit.analysis import composed
+
     name = display_name(path)
     sources, targets, probs, linenos = [], [], [], []
     for lineno, line in iter_lines(path):
@@ -510,8 +513,8 @@ def load_moses(path: str | os.PathLike[str]) -> TranslationTable:
             ) from None
         if not (math.isfinite(p) and 0.0 <= p <= 1.0):
             raise _located(name, lineno, f"probability {_cut(fields[2])} is not in [0, 1]{_P_RANGE}", after=bool(probs))
-        targets.append(fields[0])
-        sources.append(fields[1])
+        targets.append(composed(fields[0]))  # NFC, as every text clirkit analyzes
+        sources.append(composed(fields[1]))
         probs.append(p)
         linenos.append(lineno)
     if not probs:
