@@ -144,6 +144,28 @@ def test_a_file_of_the_users_inside_an_experiment_folder_is_refused_not_removed(
     assert _tree(out) == files
 
 
+def test_a_run_removed_to_save_room_is_made_again_and_a_lone_run_or_bad_manifest_is_named(previous, tmp_path):
+    """(A re-check of edge test 9: removing a run, or its record, made the rerun refuse the folder as "not an
+    experiment's output".) A record whose run was removed is the run's: the rerun makes it again; a run without
+    its record, or a collection folder whose manifest cannot be read, is refused saying so."""
+    import shutil
+
+    work, files = previous
+    out = tmp_path / "out"
+    shutil.copytree(work / "first", out)
+    (out / "runs" / "dt.test.run.gz").unlink()
+    run_experiment(Experiment.read(work / "a.toml"), out, quiet=True)
+    assert _tree(out) == files
+    (out / "runs" / "dt.test.run.gz.json").unlink()
+    with pytest.raises(ClirkitError, match=r"holds 'runs/dt.test.run.gz', .* \(no record dt.test.run.gz.json beside"):
+        run_experiment(Experiment.read(work / "a.toml"), out, quiet=True)
+    (out / "runs" / "dt.test.run.gz").unlink()
+    (out / "collection").mkdir()
+    (out / "collection" / "manifest.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(ClirkitError, match=r"holds 'collection/' whose manifest.json cannot be read"):
+        run_experiment(Experiment.read(work / "a.toml"), out, quiet=True)
+
+
 def test_an_index_and_tables_made_before_texts_were_composed_are_made_again(previous, tmp_path):
     """Their records hold analyzer settings without ``compose`` (written before the analysis composed texts): the
     rerun makes them again rather than reusing an index of other terms (a re-check of edge test 9: an old folder of

@@ -133,7 +133,9 @@ def run(args) -> int:
         return 0
     from clirkit.experiment.store import Store
 
-    store = Store(Path(args.output_dir), ours=_collection_file, what="a collection folder", resume=False)
+    store = Store(
+        Path(args.output_dir), ours=_collection_file, what="a collection folder", resume=False, check_inside=False
+    )
     try:
         manifest = plain.write(store.folder, quiet=args.quiet)
     except BaseException:

@@ -63,32 +63,45 @@ def _is_ours(name: str) -> bool:
     return name in WRITTEN or name.endswith(".png") or _is_temporary(name)
 
 
-def _strange_inside(target: Path) -> list[str]:
-    """What an experiment's output folder ``target`` holds in its subfolders that no run of an experiment wrote
-    there (``runs/my-own.run``), as paths relative to ``target``: in ``runs/`` and ``models/`` every artifact has
-    its record beside it (``X`` and ``X.json``); ``collection/`` holds the files its manifest names."""
-    strange = []
+def _strange_inside(target: Path) -> str | None:
+    """What is wrong inside an experiment's output folder ``target`` (its first problem, said after the folder's
+    name), or None: in ``runs/`` and ``models/`` an entry no run wrote (``runs/my-own.run``: neither an artifact
+    with its record ``X.json`` beside it, nor a record, a JSON object, whose artifact was removed to save room), and
+    in ``collection/`` a file its ``manifest.json`` does not name (every file when it has none), or a manifest that
+    cannot be read."""
     for sub in ("runs", "models"):
         folder = target / sub
-        if folder.is_dir():
-            names = set(os.listdir(folder))
-            made = {n for n in names if n + ".json" in names}
-            made |= {n + ".json" for n in made}
-            strange += [f"{sub}/{n}" for n in sorted(names - made) if not _is_temporary(n)]
+        names = set(os.listdir(folder)) if folder.is_dir() else set()
+        for name in sorted(names):
+            if _is_temporary(name) or name + ".json" in names or (name.endswith(".json") and _a_record(folder / name)):
+                continue
+            return f"holds '{sub}/{name}', which is not an experiment's output (no record {name}.json beside it)"
     folder = target / "collection"
     if folder.is_dir():
-        listed = _collection_files(folder)
-        strange += [f"collection/{n}" for n in sorted(set(os.listdir(folder)) - listed) if not _is_temporary(n)]
-    return strange
+        listed = _collection_files(folder) if (folder / "manifest.json").exists() else set()
+        if listed is None:
+            return "holds 'collection/' whose manifest.json cannot be read (remove the folder, or give a new one)"
+        extra = sorted(n for n in set(os.listdir(folder)) - listed if not _is_temporary(n))
+        if extra:
+            return f"holds 'collection/{extra[0]}', which is not an experiment's output"
+    return None
 
 
-def _collection_files(folder: Path) -> set[str]:
+def _a_record(path: Path) -> bool:
+    """Whether ``path`` holds a JSON object (the record of an artifact removed since)."""
+    try:
+        return isinstance(json.loads(path.read_text(encoding="utf-8")), dict)
+    except (OSError, ValueError):
+        return False
+
+
+def _collection_files(folder: Path) -> set[str] | None:
     """The names of the files a collection folder's ``manifest.json`` names, with the manifest and
-    ``sources.json`` (none where it has no manifest to read: no experiment wrote that folder)."""
+    ``sources.json``; None when its manifest cannot be read."""
     try:
         files = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["files"]
     except (OSError, ValueError, KeyError, TypeError):
-        return set()
+        return None
 
     def leaves(value) -> list[str]:
         if isinstance(value, str):
@@ -121,10 +134,17 @@ def staging(target) -> Path:
 class Store:
     """The output folder ``target`` of one run, made in its staging folder (:attr:`folder`) and switched in
     by :meth:`commit` (see the module docstring). ``ours(name)`` says which names a folder it may replace holds
-    (``what`` it is, for the message); ``resume=False`` starts from an empty staging folder."""
+    (``what`` it is, for the message), ``check_inside`` whether an experiment's subfolders are looked into too
+    (:func:`_strange_inside`); ``resume=False`` starts from an empty staging folder."""
 
     def __init__(
-        self, target: Path, *, ours=_is_ours, what: str = "an experiment's output", resume: bool = True
+        self,
+        target: Path,
+        *,
+        ours=_is_ours,
+        what: str = "an experiment's output",
+        resume: bool = True,
+        check_inside: bool = True,
     ) -> None:
         from clirkit.fileio import _alive
 
@@ -140,12 +160,13 @@ class Store:
         created = not self.folder.exists()
         if self.target.is_dir():
             strange = sorted(n for n in os.listdir(self.target) if not ours(n))
-            inside = [] if strange or ours is not _is_ours else _strange_inside(self.target)
-            if strange or inside:
-                shown = repr(strange[0]) if strange else repr(inside[0])
+            problem = f"holds {strange[0]!r}, which is not {what}" if strange else None
+            if problem is None and check_inside:
+                problem = _strange_inside(self.target)
+            if problem is not None:
                 raise ClirkitError(
-                    f"{target}: holds {shown}, which is not {what}; the folder would be "
-                    f"replaced as a whole: give a new or empty folder (or one holding {what})"
+                    f"{target}: {problem}; the folder would be replaced as a whole: give a new or empty folder "
+                    f"(or one holding {what})"
                 )
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
