@@ -232,8 +232,9 @@ class Report:
 
 
 def _markdown_cell(text: str) -> str:
-    """``text`` as a Markdown table cell: ``|`` (a cell's end) and ``*`` (emphasis) escaped with a backslash."""
-    return text.replace("|", "\\|").replace("*", "\\*")
+    """``text`` as a Markdown table cell: ``\\`` (the escape), then ``|`` (a cell's end) and ``*`` (emphasis), escaped
+    with a backslash; the backslash first, else ``a\\|b`` would become ``a\\\\|b``, whose ``|`` ends the cell."""
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*")
 
 
 def _p_text(t: TestResult | None) -> str:

@@ -1,0 +1,30 @@
+"""Issue 40, re-check of edge test 9: the readers and their messages. TSV header lines matched without regard to
+case, with the names PyTerrier and MS MARCO use (``qid TAB query TAB narr``, ``docno TAB title TAB body``,
+``pid TAB passage``); a header error names only what the verb reading the file offers; ``psq --index`` given a
+table; backslashes in Markdown cells; the id rule in a frame's message.
+
+The texts are the Genesis verses of conftest.py and Nave's topic words.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_formats import error_of, write_text
+
+from clirkit.analysis import Analyzer
+from clirkit.cli import main
+from clirkit.metrics import Evaluation
+from clirkit.report import Report
+
+ANALYZER = Analyzer("es")
+
+
+# --------------------------------------------------------------------------- R11: '\' in Markdown cells
+
+
+def test_a_report_s_markdown_escapes_a_backslash_before_a_pipe():
+    # "a\|b" written as "a\\|b" would end the cell at the "|" (GFM): the backslash is escaped first
+    evaluation = Evaluation(("AP",), np.array(["LIGHT.1"]), np.array([[0.5]]), "qrels", "t", (), ())
+    table = Report(["DT\\|PSQ*"], [evaluation], qrels="qrels").markdown().splitlines()
+    assert table[2] == "| DT\\\\\\|PSQ\\* | 1 | 0.5000 |"
