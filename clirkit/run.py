@@ -28,6 +28,8 @@ Qrel = namedtuple("Qrel", ["query_id", "doc_id", "relevance"])
 Qrel.__doc__ = "One judgment, fields named as ir_measures' Qrel and ir_datasets' TrecQrel (less its iteration)."
 
 MAX_ID_LENGTH = 1000  # characters; ids live in fixed-width numpy string arrays
+ID_RULE = f"non-empty, without whitespace or NUL, at most {MAX_ID_LENGTH:,} characters"
+"""What an id must be for every reader to accept it (:func:`first_bad_id`), in messages."""
 _SPACE_CODES = np.array([c for c in range(0x3001) if chr(c).isspace()], dtype=np.uint32)  # all are below 0x3001
 _ID_SLICE = 100_000  # ids checked at a time
 
@@ -492,7 +494,7 @@ def check_frame_ids(frame, columns: Iterable[str], what: str) -> None:
             pos, problem = bad
             raise ClirkitError(
                 f"{what}: row {_row_label(frame, pos)} has {column} {_shown(frame[column].iloc[pos])}, which "
-                f"{problem}; give every row a {column} a run file can hold (non-empty, without whitespace)"
+                f"{problem}; give every row a {column} a run file can hold ({ID_RULE})"
             )
 
 

@@ -16,6 +16,7 @@ from clirkit.analysis import Analyzer
 from clirkit.cli import main
 from clirkit.metrics import Evaluation
 from clirkit.report import Report
+from clirkit.run import Run
 
 ANALYZER = Analyzer("es")
 
@@ -28,3 +29,19 @@ def test_a_report_s_markdown_escapes_a_backslash_before_a_pipe():
     evaluation = Evaluation(("AP",), np.array(["LIGHT.1"]), np.array([[0.5]]), "qrels", "t", (), ())
     table = Report(["DT\\|PSQ*"], [evaluation], qrels="qrels").markdown().splitlines()
     assert table[2] == "| DT\\\\\\|PSQ\\* | 1 | 0.5000 |"
+
+
+# --------------------------------------------------------------------------- R9: the id rule of a frame's message
+
+
+@pytest.mark.parametrize(
+    ("docno", "problem"), [("Gen.1\x00.1", "contains a NUL character"), ("G" * 1001, "is longer than 1,000 characters")]
+)
+def test_a_frame_s_bad_id_message_states_the_whole_rule(docno, problem):
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"qid": ["LIGHT"], "docno": [docno], "score": [1.0]})
+    message = error_of(Run.from_frame, frame)
+    assert problem in message
+    assert message.endswith(
+        "give every row a docno a run file can hold (non-empty, without whitespace or NUL, at most 1,000 characters)"
+    )

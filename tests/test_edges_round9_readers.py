@@ -272,5 +272,5 @@ def test_a_pyterrier_first_stage_refuses_a_qid_a_run_cannot_hold(qid):
     frame = pd.DataFrame({"qid": ["WATER.1", qid], "query": ["aguas", "luz"]})
     assert error_of(bm25, frame) == (
         f"Retriever(BM25): the input frame: row 1 has qid {qid!r}, which {problem}; give every row a qid a run "
-        "file can hold (non-empty, without whitespace)"
+        "file can hold (non-empty, without whitespace or NUL, at most 1,000 characters)"
     )

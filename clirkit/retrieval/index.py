@@ -28,7 +28,7 @@ from clirkit.npzchecks import (
     stored_as,
 )
 from clirkit.npzio import load_npz, save_npz
-from clirkit.run import MAX_ID_LENGTH, first_bad_id
+from clirkit.run import ID_RULE, first_bad_id
 
 FORMAT_VERSION = 1
 _CHUNK_DOCS = 20_000
@@ -429,8 +429,7 @@ class _Builder:
         if self.source is not None and len(self.lines) == len(self.docids):
             raise located(self.source, self.lines[at], problem)
         raise ClirkitError(
-            f"{problem} (document {at + 1} in input order): give each document an id a run can name (non-empty, "
-            f"without whitespace or NUL, at most {MAX_ID_LENGTH:,} characters)"
+            f"{problem} (document {at + 1} in input order): give each document an id a run can name ({ID_RULE})"
         )
 
     def _repeated(self, doc_order: np.ndarray, dup: np.ndarray) -> None:
