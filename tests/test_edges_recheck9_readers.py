@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_edges_cli5 import _psq_files
 from test_formats import error_of, write_text
 
 from clirkit.analysis import Analyzer
@@ -45,3 +46,18 @@ def test_a_frame_s_bad_id_message_states_the_whole_rule(docno, problem):
     assert message.endswith(
         "give every row a docno a run file can hold (non-empty, without whitespace or NUL, at most 1,000 characters)"
     )
+
+
+# --------------------------------------------------------------------------- new problem 8: a table as psq's --index
+
+
+def test_psq_given_a_table_as_its_index_says_so_not_that_table_is_required(tmp_path, capsys):
+    psq = _psq_files(tmp_path)  # ix.npz, q.tsv and the tables t.npz, t2.npz
+    capsys.readouterr()
+    table = str(tmp_path / "t.npz")
+    argv = [*psq[:1], "--index", table, *psq[3:], "-o", str(tmp_path / "x.run"), "-q"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"clirkit: error: {table}: not a clirkit index file (it holds a 'translation-table')")
+    assert err.count("\n") == 1 and "--table is required" not in err
+    assert not (tmp_path / "x.run").exists()

@@ -39,6 +39,9 @@ def check_request(args, psq) -> None:
     )
 
 
+_UNTRANSLATED = ("index", "sharded-index")  # the kinds of an index in the documents' language (one file, shards)
+
+
 def open_inputs(args, psq):
     """``(index, table, table2, documents)``: the index of ``--index`` (opened as ``--jobs``, ``--backend`` and
     ``--mmap`` say), the tables of ``--table`` and ``--table2`` (None when not given), and whether ``psq``
@@ -56,9 +59,9 @@ def open_inputs(args, psq):
     from clirkit.retrieval.shardfiles import index_kind
 
     kind = index_kind(args.index)
-    if kind is None:  # no file, or not an index: the loader's error, before options that depend on the index
-        open_index(args)
     before = translated(kind)
+    if not before and kind not in _UNTRANSLATED:  # no file, or not an index (a table, a model): the loader's error,
+        open_index(args)  # before options that depend on the index
     if before and psq.translate == "queries":
         raise ClirkitError(
             f"{args.index}: an index translated into the queries' language: search it with "
