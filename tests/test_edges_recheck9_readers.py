@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_boost_cli import write_files
 from test_edges_cli5 import _psq_files
 from test_formats import error_of, write_text
 
 from clirkit.analysis import Analyzer
 from clirkit.cli import main
+from clirkit.formats import read_documents, read_queries
 from clirkit.metrics import Evaluation
 from clirkit.report import Report
 from clirkit.run import Run
@@ -61,3 +63,72 @@ def test_psq_given_a_table_as_its_index_says_so_not_that_table_is_required(tmp_p
     assert err.startswith(f"clirkit: error: {table}: not a clirkit index file (it holds a 'translation-table')")
     assert err.count("\n") == 1 and "--table is required" not in err
     assert not (tmp_path / "x.run").exists()
+
+
+# --------------------------------------------------------------------------- new problem 2, R4: what to do, per verb
+
+
+@pytest.fixture
+def header_files(tmp_path):
+    """Documents whose header names an unknown text column, queries whose line 1 reads as such a header, and the
+    files of psq (tests/test_edges_cli5.py) and of the boost verbs (tests/test_boost_cli.py)."""
+    psq = _psq_files(tmp_path)
+    q, qrels, docs = write_files(tmp_path)
+    headed = write_text(tmp_path / "dh.tsv", "docid\tpassage_text\n" + open(docs, encoding="utf-8").read())
+    genesis = write_text(tmp_path / "qid.tsv", "id\tgenesis\nq1\tred house\n")
+    return {"psq": psq, "queries": q, "qrels": qrels, "docs": headed, "genesis": genesis, "dir": tmp_path}
+
+
+def _error(capsys, argv) -> str:
+    capsys.readouterr()
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    return err
+
+
+UNKNOWN = "looks like a header line naming columns clirkit does not detect"
+
+
+def test_the_index_verb_names_its_own_field_and_header_options(header_files, capsys):
+    f = header_files
+    err = _error(capsys, ["index", f["docs"], "--lang", "es", "-o", str(f["dir"] / "ix2.npz"), "-q"])
+    assert err == (
+        f"clirkit: error: {f['docs']}:1: {UNKNOWN} (passage_text); name the text column with --text-fields, "
+        "or give --no-header if line 1 is a document\n"
+    )
+
+
+def test_a_verb_without_field_options_says_what_to_change_in_the_documents_file(header_files, capsys):
+    f = header_files
+    argv = ["boost-train", "--queries", f["queries"], "--qrels", f["qrels"], "--documents", f["docs"]]
+    err = _error(capsys, [*argv, "--source-lang", "en", "--target-lang", "es", "-o", str(f["dir"] / "m.npz"), "-q"])
+    assert err == (
+        f"clirkit: error: {f['docs']}:1: {UNKNOWN} (passage_text); rename the columns, e.g. docid TAB text, "
+        "or if line 1 is a document, insert a header line such as docid TAB text above it\n"
+    )
+    assert "--text-fields" not in err and "--no-header" not in err
+
+
+def test_a_query_verb_names_query_fields_and_what_to_change_when_line_one_is_a_query(header_files, capsys):
+    f = header_files
+    psq = [*f["psq"][:3], "--queries", f["genesis"], *f["psq"][5:], "--table", str(f["dir"] / "t.npz")]
+    err = _error(capsys, [*psq, "-o", str(f["dir"] / "x.run"), "-q"])
+    assert err == (
+        f"clirkit: error: {f['genesis']}:1: {UNKNOWN} (genesis); name the text column with --query-fields, "
+        "or if line 1 is a query, insert a header line such as qid TAB text above it\n"
+    )
+    psq[4] = write_text(f["dir"] / "q3.tsv", "qid\tnarr\tdesc\nq1\tabout a house\tred house\n")
+    err = _error(capsys, [*psq, "-o", str(f["dir"] / "x.run"), "-q"])
+    assert err.endswith("found: qid, narr, desc); name it with --query-fields (header line)\n")
+    assert main([*psq, "--query-fields", "desc", "-o", str(f["dir"] / "x.run"), "-q"]) == 0
+
+
+def test_python_readers_name_their_keywords(header_files):
+    f = header_files
+    assert error_of(read_documents, f["docs"]).endswith(
+        "name the text column with text_fields=, or give header=False if line 1 is a document"
+    )
+    assert error_of(read_queries, f["genesis"]).endswith(
+        "name the text column with fields=, or give header=False if line 1 is a query"
+    )

@@ -53,11 +53,12 @@ def test_a_header_of_title_and_desc_reads_the_title_by_default_and_desc_when_ask
 
 @pytest.mark.parametrize("head", ["qid\tquery_text", "QID\tQUERY", "qid\ttitle\tnotes"])
 def test_a_query_header_of_unknown_names_is_an_error_naming_the_line_and_what_to_do(tmp_path, head):
+    # the reader names its keywords; the command line names its options (tests/test_edges_recheck9_readers.py)
     path = write_text(tmp_path / "q.tsv", f"{head}\n" + query_lines(QUERIES))
     unknown = ", ".join(c for c in head.split("\t") if c in ("query_text", "QID", "QUERY", "notes"))
     assert error_of(read_queries, path) == (
         f"{path}:1: looks like a header line naming columns clirkit does not detect ({unknown}); "
-        "name the text column with --query-fields (text_fields=), or give header=False if line 1 is a query"
+        "name the text column with fields=, or give header=False if line 1 is a query"
     )
 
 
@@ -68,8 +69,7 @@ def test_an_unknown_header_is_read_once_its_text_column_is_named_or_header_false
     docs = write_text(tmp_path / "docs.tsv", "docid\tpassage\nGen.1.3\tluz\n")
     assert error_of(read_documents, docs) == (
         f"{docs}:1: looks like a header line naming columns clirkit does not detect (passage); "
-        "name the text column with --text-fields (text_fields=), or give --no-header (header=False) "
-        "if line 1 is a document"
+        "name the text column with text_fields=, or give header=False if line 1 is a document"
     )
     assert read_documents(docs, text_fields="passage") == (["Gen.1.3"], ["luz"])
 

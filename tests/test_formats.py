@@ -723,7 +723,7 @@ def test_naming_tsv_columns_says_line_one_is_a_header(tmp_path):
     assert read_documents(path, id_field="pid", text_fields="body") == (["Gen.1.1"], ["luz"])
     assert error_of(read_documents, path, header=True) == (
         f"{path}:1: no document text column (looked for title+text, text, contents; found: pid, body, title); "
-        "name it with --text-fields (header line)"
+        "name it with text_fields= (header line)"
     )
     assert error_of(read_documents, path, header=False, id_field="pid") == (
         f"{path}: id_field and text_fields name the columns of a TSV header line, and header=False says there is none"

@@ -87,19 +87,58 @@ _QUERY_OPTION_WORDS = (
 )
 
 
+# the remedies of a TSV header line the readers name by their keywords (clirkit.formats.records): to name the text
+# column (text_fields= of documents, fields= of queries) and to say that line 1 is data (header=False)
+_UNKNOWN_HEADER = re.compile(
+    r"; name the text column with (text_fields=|fields=), or give header=False if line (\d+) is a (document|query)$"
+)
+_NO_TEXT_COLUMN = re.compile(r"; name it with (text_fields=|fields=) \(header line\)$")
+
+
+def _text_option(keyword: str, args: argparse.Namespace) -> str | None:
+    """The verb's option for a reader's keyword naming text fields, None if the verb has none: ``--text-fields``
+    (``clirkit index``'s documents), ``--query-fields`` (the verbs reading a queries file)."""
+    if keyword == "text_fields=":
+        return "--text-fields" if hasattr(args, "text_fields") else None
+    return "--query-fields" if hasattr(args, "query_fields") else None
+
+
+def _header_words(message: str, args: argparse.Namespace) -> str:
+    """A TSV header error in the words of the verb: its own options, or, where it has none (documents read by
+    other verbs than ``index``, queries whose first line is a query, an experiment file), what to change in the
+    file."""
+    match = _UNKNOWN_HEADER.search(message)
+    if match:
+        keyword, line, what = match.groups()
+        option, key = _text_option(keyword, args), "docid" if what == "document" else "qid"
+        name = f"name the text column with {option}" if option else f"rename the columns, e.g. {key} TAB text"
+        no_header = (
+            f"give --no-header if line {line} is a {what}"
+            if what == "document" and hasattr(args, "header")
+            else f"if line {line} is a {what}, insert a header line such as {key} TAB text above it"
+        )
+        return message[: match.start()] + f"; {name}, or {no_header}"
+    match = _NO_TEXT_COLUMN.search(message)
+    if match:
+        option = _text_option(match.group(1), args)
+        remedy = f"name it with {option}" if option else "rename it to one of those looked for"
+        return message[: match.start()] + f"; {remedy} (header line)"
+    return message
+
+
 def option_message(error: BaseException | str, args: argparse.Namespace) -> str:
     """The command line's message of ``error``: a parameter's error (:class:`clirkit.constraints.InvalidParameterError`)
     set by an option of the parsed ``args`` names the option and the parameter, e.g. "--lambda (PSQ's lam) must be
     a float in the range [0.0, 1.0]. Got 1.5 instead."; a queries reader's error that names its Python keywords
-    names the verb's options instead ("--query-id-field applies to TSV and JSONL queries ..."); any other error
-    keeps its text."""
+    names the verb's options instead ("--query-id-field applies to TSV and JSONL queries ..."), and a TSV header's
+    error the verb's options or, where it has none, what to change in the file; any other error keeps its text."""
     from clirkit.constraints import InvalidParameterError
 
     given = {key[len(_PREFIX) :] for key in vars(args) if key.startswith(_PREFIX)}
     if isinstance(error, InvalidParameterError):
         option = _OPTION_OF.get(error.parameter) if error.parameter in given else None
         return error.worded(f"{option} ({error.caller}'s {error.parameter})") if option else str(error)
-    message = str(error)
+    message = _header_words(str(error), args)
     if hasattr(args, "query_id_field"):
         for words, options in _QUERY_OPTION_WORDS:
             message = words.sub(options, message)

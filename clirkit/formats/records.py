@@ -57,11 +57,11 @@ class _Kind(NamedTuple):
     key: str  # the id's name in messages about a file without names: "docid", "qid"
     ids: tuple[str, ...]
     texts: tuple[tuple[str, ...], ...]
-    options: tuple[str, str]  # how to name the text column and to say there is no header, in messages
+    keyword: str  # the reader's keyword that names the text fields, in messages (the command line names its option)
 
 
-DOCUMENT = _Kind("document", "docid", DOC_ID_FIELDS, DOC_TEXT_FIELDS, ("--text-fields", "--no-header (header=False)"))
-QUERY = _Kind("query", "qid", QUERY_ID_FIELDS, QUERY_TEXT_FIELDS, ("--query-fields", "header=False"))
+DOCUMENT = _Kind("document", "docid", DOC_ID_FIELDS, DOC_TEXT_FIELDS, "text_fields=")
+QUERY = _Kind("query", "qid", QUERY_ID_FIELDS, QUERY_TEXT_FIELDS, "fields=")
 _KINDS = {"document": DOCUMENT, "query": QUERY}
 _QUERY_KEY_ALIASES = {"desc": "description", "narr": "narrative"}
 
@@ -240,14 +240,15 @@ def _looks_like_header(columns: list[str]) -> bool:
 
 
 def _unknown_header(name: str, lineno: int, columns: list[str], kind: _Kind) -> ClirkitError:
-    """The error for a first line that looks like a header but names columns not detected."""
+    """The error for a first line that looks like a header but names columns not detected. It names the reader's
+    keywords (``text_fields=``, ``header=False``): the command line names its own options instead, or what to
+    change in the file where it has none (:func:`clirkit.cli.params.option_message`)."""
     unknown = ", ".join(c for c in columns if c not in _HEADER_IDS | _HEADER_TEXTS)
-    text_option, no_header = kind.options
     return located(
         name,
         lineno,
         f"looks like a header line naming columns clirkit does not detect ({unknown}); name the text column "
-        f"with {text_option} (text_fields=), or give {no_header} if line {lineno} is a {kind.what}",
+        f"with {kind.keyword}, or give header=False if line {lineno} is a {kind.what}",
     )
 
 
@@ -266,7 +267,13 @@ def _header_columns(
         text_fields = tuple(c for c in columns if c != id_field) or None  # id TAB text: the other column
     try:
         id_key, text_keys = choose_fields(
-            columns, kind.what, id_field=id_field, text_fields=text_fields, noun="column", named_hint=_NAME_ONE
+            columns,
+            kind.what,
+            id_field=id_field,
+            text_fields=text_fields,
+            noun="column",
+            text_hint=f"name it with {kind.keyword}",
+            named_hint=_NAME_ONE,
         )
     except ClirkitError as exc:
         raise located(name, lineno, f"{exc} (header line)") from None
