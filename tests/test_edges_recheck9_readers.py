@@ -16,7 +16,7 @@ from test_formats import error_of, write_text
 
 from clirkit.analysis import Analyzer
 from clirkit.cli import main
-from clirkit.formats import read_documents, read_queries
+from clirkit.formats import DOC_TEXT_FIELDS, QUERY_TEXT_FIELDS, read_documents, read_queries
 from clirkit.metrics import Evaluation
 from clirkit.report import Report
 from clirkit.run import Run
@@ -65,6 +65,63 @@ def test_psq_given_a_table_as_its_index_says_so_not_that_table_is_required(tmp_p
     assert not (tmp_path / "x.run").exists()
 
 
+# --------------------------------------------------------------------------- new problems 3 and 6, R5, R16: headers
+
+QUERIES = {"LIGHT": "light", "WATER.1": "waters"}
+VERSE = "Gen.1.3\tY dijo Dios: Sea la luz\n"
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        "qid\tquery\tnarr",  # PyTerrier's query column beside a topic's narrative
+        "qid\tquestion\tanswer",
+        "QID\tTITLE",  # known names in any case
+        "Qid\tQuery",
+        "qid\tquery\t",  # a trailing tab, as a spreadsheet writes it
+        "topic\tquery",  # an id's name that is no known field, before a known text's
+        "q-id\tquery",
+        "topic_id\ttitle",
+    ],
+)
+def test_a_query_header_of_known_names_in_any_case_or_with_an_id_s_name_is_skipped(tmp_path, head):
+    rest = "\t" * (head.count("\t") - 1)  # the third column: a narrative, an answer, or the trailing tab's
+    path = write_text(tmp_path / "q.tsv", f"{head}\n" + "".join(f"{q}\t{t}{rest}\n" for q, t in QUERIES.items()))
+    assert read_queries(path) == QUERIES
+
+
+@pytest.mark.parametrize(
+    ("head", "expected"),
+    [
+        ("docno\ttitle\tbody", "Génesis Y dijo Dios: Sea la luz"),  # title and body joined, as title and text
+        ("DOCNO\tTEXT", "Y dijo Dios: Sea la luz"),
+        ("id\tbody\turl", "Y dijo Dios: Sea la luz"),
+        ("doc_id\tcontent\tlang", "Y dijo Dios: Sea la luz"),
+        ("pid\tpassage", "Y dijo Dios: Sea la luz"),  # MS MARCO's names (R16)
+    ],
+)
+def test_a_document_header_of_common_names_in_any_case_is_skipped(tmp_path, head, expected):
+    ncols = head.count("\t") + 1
+    values = {"title": "Génesis", "url": "http://x", "lang": "es"}
+    cells = [values.get(c, "Y dijo Dios: Sea la luz") for c in head.lower().split("\t")[1:]]
+    path = write_text(tmp_path / "docs.tsv", f"{head}\nGen.1.3\t" + "\t".join(cells[: ncols - 1]) + "\n")
+    assert read_documents(path) == (["Gen.1.3"], [expected])
+
+
+@pytest.mark.parametrize("first", ["q1\tthe light", "qid1\tquery", "said\tgenesis", "Gen.1.1\ttitle", "id-7\ttext"])
+def test_a_first_line_of_real_data_is_still_data_whatever_its_words(tmp_path, first):
+    path = write_text(tmp_path / "q.tsv", f"{first}\n" + "".join(f"{q}\t{t}\n" for q, t in QUERIES.items()))
+    qid, text = first.split("\t")
+    assert read_queries(path) == {qid: text, **QUERIES}
+
+
+def test_the_names_added_for_tsv_headers_leave_jsonl_and_ir_datasets_defaults_alone(tmp_path):
+    assert DOC_TEXT_FIELDS == (("title", "text"), ("text",), ("contents",))
+    assert QUERY_TEXT_FIELDS == (("title",), ("description",), ("text",))
+    path = write_text(tmp_path / "docs.jsonl", '{"doc_id": "Gen.1.3", "body": "luz"}\n')
+    assert "no document text key (looked for title+text, text, contents;" in error_of(read_documents, path)
+
+
 # --------------------------------------------------------------------------- new problem 2, R4: what to do, per verb
 
 
@@ -75,7 +132,7 @@ def header_files(tmp_path):
     psq = _psq_files(tmp_path)
     q, qrels, docs = write_files(tmp_path)
     headed = write_text(tmp_path / "dh.tsv", "docid\tpassage_text\n" + open(docs, encoding="utf-8").read())
-    genesis = write_text(tmp_path / "qid.tsv", "id\tgenesis\nq1\tred house\n")
+    genesis = write_text(tmp_path / "qid.tsv", "ID\tgenesis\nq1\tred house\n")
     return {"psq": psq, "queries": q, "qrels": qrels, "docs": headed, "genesis": genesis, "dir": tmp_path}
 
 
@@ -120,7 +177,10 @@ def test_a_query_verb_names_query_fields_and_what_to_change_when_line_one_is_a_q
     )
     psq[4] = write_text(f["dir"] / "q3.tsv", "qid\tnarr\tdesc\nq1\tabout a house\tred house\n")
     err = _error(capsys, [*psq, "-o", str(f["dir"] / "x.run"), "-q"])
-    assert err.endswith("found: qid, narr, desc); name it with --query-fields (header line)\n")
+    assert err.endswith(
+        "(looked for title, description, text, query, question; found: qid, narr, desc); "
+        "name it with --query-fields (header line)\n"
+    )
     assert main([*psq, "--query-fields", "desc", "-o", str(f["dir"] / "x.run"), "-q"]) == 0
 
 

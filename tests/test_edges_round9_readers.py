@@ -51,11 +51,11 @@ def test_a_header_of_title_and_desc_reads_the_title_by_default_and_desc_when_ask
     assert read_queries(path, fields="title,desc") == {"LIGHT": "light the light of the world"}
 
 
-@pytest.mark.parametrize("head", ["qid\tquery_text", "QID\tQUERY", "qid\ttitle\tnotes"])
+@pytest.mark.parametrize("head", ["qid\tquery_text", "QID\tQUERY_TEXT", "qid\tnotes\ttitle"])
 def test_a_query_header_of_unknown_names_is_an_error_naming_the_line_and_what_to_do(tmp_path, head):
     # the reader names its keywords; the command line names its options (tests/test_edges_recheck9_readers.py)
     path = write_text(tmp_path / "q.tsv", f"{head}\n" + query_lines(QUERIES))
-    unknown = ", ".join(c for c in head.split("\t") if c in ("query_text", "QID", "QUERY", "notes"))
+    unknown = ", ".join(c for c in head.split("\t") if c in ("query_text", "QUERY_TEXT", "notes"))
     assert error_of(read_queries, path) == (
         f"{path}:1: looks like a header line naming columns clirkit does not detect ({unknown}); "
         "name the text column with fields=, or give header=False if line 1 is a query"
@@ -66,19 +66,20 @@ def test_an_unknown_header_is_read_once_its_text_column_is_named_or_header_false
     path = write_text(tmp_path / "q.tsv", "qid\tquery_text\n" + query_lines(QUERIES))
     assert read_queries(path, fields="query_text") == QUERIES
     assert read_queries(path, header=False) == {"qid": "query_text", **QUERIES}
-    docs = write_text(tmp_path / "docs.tsv", "docid\tpassage\nGen.1.3\tluz\n")
+    docs = write_text(tmp_path / "docs.tsv", "docid\tpassage_text\nGen.1.3\tluz\n")
     assert error_of(read_documents, docs) == (
-        f"{docs}:1: looks like a header line naming columns clirkit does not detect (passage); "
+        f"{docs}:1: looks like a header line naming columns clirkit does not detect (passage_text); "
         "name the text column with text_fields=, or give header=False if line 1 is a document"
     )
-    assert read_documents(docs, text_fields="passage") == (["Gen.1.3"], ["luz"])
+    assert read_documents(docs, text_fields="passage_text") == (["Gen.1.3"], ["luz"])
 
 
 @pytest.mark.parametrize(
-    "first", ["q1\tthe light", "q1\tlight", "qid1\tquery", "Gen.1.1\tid", "id-7\tluz", "pid\tpassage"]
+    "first", ["q1\tthe light", "q1\tlight", "qid1\tquery", "Gen.1.1\tid", "id-7\tluz", "key\tpara"]
 )
 def test_a_first_line_of_real_data_is_still_data(tmp_path, first):
-    # only a line of names whose first is an id's name is taken for a header
+    # only a line of names whose first is an id's name is taken for a header. pid TAB passage was pinned here as
+    # data: it is MS MARCO's header (pid, passage), now read as one (tests/test_edges_recheck9_readers.py)
     path = write_text(tmp_path / "q.tsv", f"{first}\n" + query_lines(QUERIES))
     qid, text = first.split("\t")
     assert read_queries(path) == {qid: text, **QUERIES}

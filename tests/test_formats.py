@@ -701,8 +701,8 @@ def test_a_known_query_tsv_header_is_skipped(tmp_path, head):
 def test_header_false_reads_line_one_as_data_and_true_skips_an_unknown_header(tmp_path):
     path = write_text(tmp_path / "docs.tsv", "docid\ttext\nGen.1.1\tluz\n")
     assert read_documents(path, header=False) == (["docid", "Gen.1.1"], ["text", "luz"])
-    path = write_text(tmp_path / "passages.tsv", "pid\tpassage\nGen.1.1\tluz\n")
-    assert read_documents(path) == (["pid", "Gen.1.1"], ["passage", "luz"])  # unknown names: data
+    path = write_text(tmp_path / "passages.tsv", "key\tpara\nGen.1.1\tluz\n")
+    assert read_documents(path) == (["key", "Gen.1.1"], ["para", "luz"])  # unknown names: data
     assert read_documents(path, header=True) == (["Gen.1.1"], ["luz"])  # declared: id TAB text
 
 
@@ -719,11 +719,11 @@ def test_a_wider_tsv_header_names_the_columns_and_every_line_must_match_it(tmp_p
 
 
 def test_naming_tsv_columns_says_line_one_is_a_header(tmp_path):
-    path = write_text(tmp_path / "passages.tsv", "pid\tbody\ttitle\nGen.1.1\tluz\tGénesis\n")
-    assert read_documents(path, id_field="pid", text_fields="body") == (["Gen.1.1"], ["luz"])
+    path = write_text(tmp_path / "passages.tsv", "pid\tabstract\ttitle\nGen.1.1\tluz\tGénesis\n")
+    assert read_documents(path, id_field="pid", text_fields="abstract") == (["Gen.1.1"], ["luz"])
     assert error_of(read_documents, path, header=True) == (
-        f"{path}:1: no document text column (looked for title+text, text, contents; found: pid, body, title); "
-        "name it with text_fields= (header line)"
+        f"{path}:1: no document text column (looked for title+text, text, contents, title+body, body, content, "
+        "passage; found: pid, abstract, title); name it with text_fields= (header line)"
     )
     assert error_of(read_documents, path, header=False, id_field="pid") == (
         f"{path}: id_field and text_fields name the columns of a TSV header line, and header=False says there is none"

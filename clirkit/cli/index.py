@@ -54,7 +54,7 @@ def add_parser(sub) -> None:
         default=None,
         metavar="NAME[+NAME]",
         help="key(s) of the text, e.g. contents or title+text (joined by a space; detected: title+text, "
-        "text, contents)",
+        "text, contents; in a TSV header also title+body, body, content, passage)",
     )
     f.add_argument(
         "--header",

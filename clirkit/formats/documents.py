@@ -75,14 +75,17 @@ def iter_documents(
             (``docid``, ``doc_id``, ``id``, ``_id``) present in the first
             record, and the text ``title`` and ``text`` joined (title first)
             if both are present, else ``text``, else ``contents``
-            (:data:`DOC_TEXT_FIELDS`, :func:`choose_fields`). Every later
+            (:data:`DOC_TEXT_FIELDS`, :func:`choose_fields`); a TSV header
+            may also name ``title`` and ``body`` (joined), ``body``,
+            ``content`` or ``passage``, in any case. Every later
             record must have the same keys.
         header: TSV only: True if line 1 is a header naming the columns,
             False if it is a document, None to detect it (a line of known
-            names such as ``docid TAB text``, ``docno TAB body``, ``osis_id
-            TAB text``; naming ``id_field`` or ``text_fields`` also says there
-            is one; a line of names starting with an id's name, such as
-            ``docid TAB passage``, is an error asking for them). With a
+            names in any case, such as ``docid TAB text``, ``DOCNO TAB
+            BODY``, ``pid TAB passage``; naming ``id_field`` or
+            ``text_fields`` also says there is one; a line of names starting
+            with an id's name, such as ``docid TAB passage_text``, is an
+            error asking for them). With a
             header, a two-column file still keeps the text whole
             (tabs included); a wider one must have as many columns on every line.
 

@@ -72,13 +72,16 @@ def read_queries(
             by a space). By default the id is the first of :data:`QUERY_ID_FIELDS`
             (``qid``, ``query_id``, ``id``, ``_id``) and the text the first of
             :data:`QUERY_TEXT_FIELDS` (``title``, ``description``, ``text``)
-            present in the first record (see :func:`choose_fields`).
+            present in the first record (see :func:`choose_fields`); of a TSV
+            header, then ``query`` or ``question``, in any case.
         header: TSV only: True if line 1 is a header naming the columns,
             False if it is a query, None to detect it (a line of known names
-            such as ``qid TAB text``, ``qid TAB query`` or ``qid TAB title
-            TAB desc``; naming ``id_field`` or ``text_fields`` also says
-            there is one; a line of names starting with an id's name, such as
-            ``qid TAB query_text``, is an error asking for them). A TSV
+            in any case, such as ``qid TAB text``, ``QID TAB QUERY`` or ``qid
+            TAB title TAB desc``, or of an id's name and a known text's, such
+            as ``topic TAB query``; naming ``id_field`` or ``text_fields``
+            also says there is one; a line of names starting with an id's
+            name, such as ``qid TAB query_text``, is an error asking for
+            them). A TSV
             without a header is ``qid TAB text``; with one, a two-column
             file still keeps the text whole and a wider one must have as
             many columns on every line.

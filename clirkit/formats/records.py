@@ -42,14 +42,25 @@ QUERY_TEXT_FIELDS = (("title",), ("description",), ("text",))
 TEXT_SEPARATOR = " "
 """Between the parts of a text made of several fields (``title`` + ``text``); empty parts are left out."""
 
+# The text columns a TSV header line may name besides those of JSONL keys, looked for after them: the names of
+# PyTerrier's frames (query), of MS MARCO and other exports (body, passage), of QA sets (question). They are not
+# added to DOC_TEXT_FIELDS and QUERY_TEXT_FIELDS, which also choose the fields of JSONL files and ir_datasets
+# collections, whose defaults stay as they were.
+_TSV_DOC_TEXTS = (("title", "body"), ("body",), ("content",), ("passage",))
+_TSV_QUERY_TEXTS = (("query",), ("question",))
+
 # A first TSV line is a header when its columns are distinct names from these two sets, at least one of each
-# (PyTerrier's frames: docno, query; TREC topics' short names: desc, narr).
-_HEADER_IDS = frozenset(DOC_ID_FIELDS + QUERY_ID_FIELDS + ("osis_id", "docno"))
+# (PyTerrier's frames: docno, query; TREC topics' short names: desc, narr; MS MARCO's pid, passage), compared
+# without regard to case (QID TAB TITLE).
+_HEADER_IDS = frozenset(DOC_ID_FIELDS + QUERY_ID_FIELDS + ("osis_id", "docno", "pid"))
 _HEADER_TEXTS = frozenset(
-    ("text", "contents", "content", "body", "title", "description", "desc", "narrative", "narr", "query", "question")
+    {f for t in DOC_TEXT_FIELDS + QUERY_TEXT_FIELDS + _TSV_DOC_TEXTS + _TSV_QUERY_TEXTS for f in t}
+    | {"desc", "narrative", "narr"}
 )
 # A column name, in a first line taken for a header though some of its names are unknown (_looks_like_header).
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
+# The name of an id column not among _HEADER_IDS: topic, topic_id, q-id, query-no, num (_names_an_id_and_a_text).
+_ID_NAME = re.compile(r"topic|(?:[a-z]+[-_.]?)?(?:id|num|number)|[a-z]+[-_.]?no")
 
 
 class _Kind(NamedTuple):
@@ -58,10 +69,11 @@ class _Kind(NamedTuple):
     ids: tuple[str, ...]
     texts: tuple[tuple[str, ...], ...]
     keyword: str  # the reader's keyword that names the text fields, in messages (the command line names its option)
+    tsv_texts: tuple[tuple[str, ...], ...]  # the text columns of a TSV header line, in the order looked for
 
 
-DOCUMENT = _Kind("document", "docid", DOC_ID_FIELDS, DOC_TEXT_FIELDS, "text_fields=")
-QUERY = _Kind("query", "qid", QUERY_ID_FIELDS, QUERY_TEXT_FIELDS, "fields=")
+DOCUMENT = _Kind("document", "docid", DOC_ID_FIELDS, DOC_TEXT_FIELDS, "text_fields=", DOC_TEXT_FIELDS + _TSV_DOC_TEXTS)
+QUERY = _Kind("query", "qid", QUERY_ID_FIELDS, QUERY_TEXT_FIELDS, "fields=", QUERY_TEXT_FIELDS + _TSV_QUERY_TEXTS)
 _KINDS = {"document": DOCUMENT, "query": QUERY}
 _QUERY_KEY_ALIASES = {"desc": "description", "narr": "narrative"}
 
@@ -113,7 +125,21 @@ def choose_fields(
     hints (what to do when nothing is found; ``named_hint``: when a field named by ``id_field`` or ``text_fields``
     is not there) word it for the caller.
     """
-    k = _KINDS[kind]
+    return _choose(names, _KINDS[kind], id_field, text_fields, noun, id_hint, text_hint, named_hint)
+
+
+def _choose(
+    names: Sequence[str],
+    k: _Kind,
+    id_field: str | None,
+    text_fields: str | Sequence[str] | None,
+    noun: str,
+    id_hint: str,
+    text_hint: str,
+    named_hint: str,
+    texts_looked: tuple[tuple[str, ...], ...] | None = None,
+) -> tuple[str, tuple[str, ...]]:
+    """:func:`choose_fields` for a :class:`_Kind`, the texts looked for being ``texts_looked`` (default: its own)."""
     check_id_field(id_field)
     texts = parse_text_fields(text_fields)
     present = set(names)
@@ -127,15 +153,16 @@ def choose_fields(
                 f"no {k.what} id {noun} (looked for {', '.join(k.ids)}; found: {_found(names)}); {id_hint}"
             )
     if texts is not None:
-        if k is QUERY:  # the topic fields' short names find the long keys: desc -> description
+        if k.what == "query":  # the topic fields' short names find the long keys: desc -> description
             texts = tuple(_QUERY_KEY_ALIASES.get(f, f) if f not in present else f for f in texts)
         missing = [f for f in texts if f not in present]
         if missing:
             raise ClirkitError(f'no {k.what} text {noun} "{missing[0]}" (found: {_found(names)}){named_hint}')
     else:
-        texts = next((t for t in k.texts if all(f in present for f in t)), None)
+        looked_for = k.texts if texts_looked is None else texts_looked
+        texts = next((t for t in looked_for if all(f in present for f in t)), None)
         if texts is None:
-            looked = ", ".join("+".join(t) for t in k.texts)
+            looked = ", ".join("+".join(t) for t in looked_for)
             raise ClirkitError(f"no {k.what} text {noun} (looked for {looked}; found: {_found(names)}); {text_hint}")
     return id_field, texts
 
@@ -224,26 +251,41 @@ def _json_records(
         yield lineno, check_id(name, lineno, ident, id_key), text
 
 
-def _is_header(columns: list[str]) -> bool:
-    names = set(columns)
+def _folded(columns: list[str]) -> list[str]:
+    """The names of a first TSV line as compared with the known ones: in lower case, trailing empty columns left out
+    (a spreadsheet's export may end every line with a tab)."""
+    folded = [c.lower() for c in columns]
+    while folded and not folded[-1]:
+        folded.pop()
+    return folded
+
+
+def _is_header(folded: list[str]) -> bool:
+    """Whether a first line (:func:`_folded`) is a header: distinct known names, an id's and a text's; or names only,
+    the first an id's name (topic, q-id, topic_id) and the second a known text's (``topic TAB query``)."""
+    names = set(folded)
+    if len(names) != len(folded) or len(folded) < 2:
+        return False
+    known = _HEADER_IDS | _HEADER_TEXTS
+    if names <= known and names & _HEADER_IDS and names & _HEADER_TEXTS:
+        return True
     return (
-        len(names) == len(columns) >= 2
-        and names <= _HEADER_IDS | _HEADER_TEXTS
-        and bool(names & _HEADER_IDS)
-        and bool(names & _HEADER_TEXTS)
+        folded[1] in _HEADER_TEXTS
+        and (folded[0] in _HEADER_IDS or bool(_ID_NAME.fullmatch(folded[0])))
+        and all(_NAME.fullmatch(c) for c in folded)
     )
 
 
-def _looks_like_header(columns: list[str]) -> bool:
+def _looks_like_header(folded: list[str]) -> bool:
     """Whether a first line not known as a header still reads as one: names only, the first an id's name."""
-    return len(columns) >= 2 and columns[0].lower() in _HEADER_IDS and all(_NAME.fullmatch(c) for c in columns)
+    return len(folded) >= 2 and folded[0] in _HEADER_IDS and all(_NAME.fullmatch(c) for c in folded)
 
 
 def _unknown_header(name: str, lineno: int, columns: list[str], kind: _Kind) -> ClirkitError:
     """The error for a first line that looks like a header but names columns not detected. It names the reader's
     keywords (``text_fields=``, ``header=False``): the command line names its own options instead, or what to
     change in the file where it has none (:func:`clirkit.cli.params.option_message`)."""
-    unknown = ", ".join(c for c in columns if c not in _HEADER_IDS | _HEADER_TEXTS)
+    unknown = ", ".join(c for c in columns if c and c.lower() not in _HEADER_IDS | _HEADER_TEXTS)
     return located(
         name,
         lineno,
@@ -255,29 +297,33 @@ def _unknown_header(name: str, lineno: int, columns: list[str], kind: _Kind) -> 
 def _header_columns(
     name: str, lineno: int, columns: list[str], kind: _Kind, id_field: str | None, text_fields: tuple[str, ...] | None
 ) -> tuple[int, tuple[int, ...]]:
-    """Positions of the id and text columns named by a TSV header line."""
-    if len(set(columns)) != len(columns):
-        dup = next(c for i, c in enumerate(columns) if c in columns[:i])
+    """Positions of the id and text columns named by a TSV header line, whose names are compared without regard to
+    case (trailing empty columns are no names)."""
+    names = _folded(columns)
+    if len(set(names)) != len(names):
+        dup = next(columns[i] for i, c in enumerate(names) if c in names[:i])
         raise located(name, lineno, f"header line names column {dup!r} twice")
     if id_field is None:  # a TSV's id is its first column unless the header names a known id elsewhere
-        id_field = next((c for c in kind.ids if c in columns), None) or next(
-            (c for c in columns if c in _HEADER_IDS), columns[0]
+        id_field = next((c for c in kind.ids if c in names), None) or next(
+            (c for c in names if c in _HEADER_IDS), names[0]
         )
-    if text_fields is None and len(columns) == 2 and not any(all(f in columns for f in t) for t in kind.texts):
-        text_fields = tuple(c for c in columns if c != id_field) or None  # id TAB text: the other column
+    if text_fields is None and len(names) == 2 and not any(all(f in names for f in t) for t in kind.tsv_texts):
+        text_fields = tuple(c for c in names if c != id_field.lower()) or None  # id TAB text: the other column
     try:
-        id_key, text_keys = choose_fields(
-            columns,
-            kind.what,
-            id_field=id_field,
-            text_fields=text_fields,
-            noun="column",
-            text_hint=f"name it with {kind.keyword}",
-            named_hint=_NAME_ONE,
+        id_key, text_keys = _choose(
+            names,
+            kind,
+            id_field.lower(),
+            None if text_fields is None else tuple(f.lower() for f in text_fields),
+            "column",
+            "name it with --id-field",
+            f"name it with {kind.keyword}",
+            _NAME_ONE,
+            kind.tsv_texts,
         )
     except ClirkitError as exc:
         raise located(name, lineno, f"{exc} (header line)") from None
-    return columns.index(id_key), tuple(columns.index(k) for k in text_keys)
+    return names.index(id_key), tuple(names.index(k) for k in text_keys)
 
 
 def _tsv_two_columns(name: str, lines: Iterable[tuple[int, str]], key: str) -> Iterator[tuple[int, str, str]]:
@@ -305,9 +351,10 @@ def _tsv_records(
     columns = [c.strip() for c in first[1].split("\t")]
     named = id_field is not None or text_fields is not None
     if header is None:  # naming columns says that line 1 names them
-        header = named or _is_header(columns)
-        if not header and _looks_like_header(columns):
-            if not set(columns) <= _HEADER_IDS | _HEADER_TEXTS:
+        folded = _folded(columns)
+        header = named or _is_header(folded)
+        if not header and _looks_like_header(folded):
+            if not set(folded) <= _HEADER_IDS | _HEADER_TEXTS:
                 raise _unknown_header(name, first[0], columns, kind)
             header = True  # known names, one given twice: said by _header_columns
     if not header:
