@@ -285,11 +285,15 @@ class Fusion(System):
 
 
 def crossed_pair(tags: Sequence[str], dev_tags: Sequence[str]) -> tuple[int, int] | None:
-    """``(i, j)`` when the runs of tags ``tags`` are paired by position with dev runs of tags ``dev_tags`` given in
-    another order: the tags all distinct, the dev runs' tags those of the runs reordered; ``i``, the first position
-    whose tags differ, ``j``, the run whose tag dev run ``i`` has. None otherwise: the same tags in the same order,
-    tags repeated (all ``clirkit``), or tags that differ from the runs' (other tools' runs, tagged as they like)."""
-    if len(set(tags)) != len(tags) or sorted(tags) != sorted(dev_tags) or list(tags) == list(dev_tags):
+    """``(i, j)`` when the runs of tags ``tags`` are paired by position with dev runs of tags ``dev_tags`` that show
+    another pairing: the runs' tags all distinct, and dev run ``i`` (the first such) has the tag of run ``j != i``
+    (some or all of the runs swapped, or two dev runs of one tag). None otherwise: each dev run has its run's tag or
+    none of the runs' tags (other tools' runs, tagged as they like), or the runs' tags repeat (all ``clirkit``)."""
+    if len(set(tags)) != len(tags):
         return None
-    i = next(k for k, (tag, dev) in enumerate(zip(tags, dev_tags)) if tag != dev)
-    return i, list(tags).index(dev_tags[i])
+    where = {tag: j for j, tag in enumerate(tags)}
+    for i, dev in enumerate(dev_tags[: len(tags)]):
+        j = where.get(dev, i)
+        if j != i:
+            return i, j
+    return None

@@ -1,0 +1,68 @@
+"""Outputs and their inputs at their edges (re-check of edge test 9): ``aggregate --tune`` and a Python fusion
+refuse dev runs of which any one has the tag of another run (a partial swap, not only a full one)."""
+
+from __future__ import annotations
+
+import pytest
+from test_edges_round9_outputs import _aggregate, _runs
+
+from clirkit.cli import main
+from clirkit.errors import ClirkitError
+from clirkit.formats import read_qrels, read_run
+from clirkit.fusion.system import crossed_pair
+from clirkit.systems import Fusion
+
+# ------------------------------------------------------------------ 10. dev runs paired with the runs: partial swaps
+
+
+@pytest.mark.parametrize(
+    "tags, dev_tags, crossed",
+    [
+        (("DT", "PSQ", "X"), ("PSQ", "DT", "Y"), (0, 1)),  # two swapped, the third tagged by another tool
+        (("DT", "PSQ", "X"), ("DT", "X", "Y"), (1, 2)),  # the second has the third's tag
+        (("DT", "PSQ"), ("PSQ", "PSQ"), (0, 1)),  # two dev runs of one run
+        (("DT", "PSQ", "X"), ("PSQ", "X", "DT"), (0, 1)),  # a full permutation, as before
+        (("DT", "PSQ", "X"), ("DT", "PSQ", "X"), None),
+        (("DT", "PSQ", "X"), ("a", "b", "c"), None),  # other tools' tags
+        (("DT", "PSQ", "X"), ("DT", "b", "X"), None),
+        (("clirkit", "clirkit"), ("clirkit", "clirkit"), None),  # the runs' tags repeat: they say nothing
+        (("clirkit", "clirkit", "X"), ("X", "clirkit", "clirkit"), None),
+    ],
+)
+def test_crossed_pair_finds_any_dev_run_with_the_tag_of_another_run(tags, dev_tags, crossed):
+    assert crossed_pair(tags, dev_tags) == crossed
+
+
+def _three(tmp_path, dev_tags):
+    """Three test runs (DT, PSQ, X) and their dev runs tagged ``dev_tags``: on dev, the second system finds the
+    relevant document, the third never does."""
+    runs, devs, qrels = _runs(tmp_path, ("DT", "PSQ"), dev_tags[:2])
+    (tmp_path / "t2.run").write_text("t Q0 x2 1 5 X\n", encoding="utf-8")
+    (tmp_path / "d2.run").write_text(f"q Q0 bad 1 3 {dev_tags[2]}\n", encoding="utf-8")
+    return [*runs, str(tmp_path / "t2.run")], [*devs, str(tmp_path / "d2.run")], qrels
+
+
+def test_aggregate_tune_refuses_a_partial_swap_of_dev_runs(tmp_path, capsys):
+    runs, devs, qrels = _three(tmp_path, ("PSQ", "DT", "Y"))
+    capsys.readouterr()
+    assert main(_aggregate(tmp_path, runs, devs, qrels)) == 2
+    captured = capsys.readouterr()
+    assert captured.err == (
+        f"clirkit: error: {devs[0]}: the 1st of --dev-runs (tag PSQ) is paired with the 1st RUN {runs[0]} (tag DT), "
+        "but has the tag of the 2nd RUN: give --dev-runs in the same order as the RUNs\n"
+    )
+    assert captured.out == "" and not (tmp_path / "f.run").exists() and not (tmp_path / "sweep.csv").exists()
+
+
+def test_aggregate_tune_still_pairs_three_runs_in_order_with_another_tag(tmp_path, capsys):
+    runs, devs, qrels = _three(tmp_path, ("DT", "PSQ", "Y"))
+    assert main(_aggregate(tmp_path, runs, devs, qrels)) == 0
+    assert "best weights 0, 0.9, 0.1 " in capsys.readouterr().out  # the first system gets no weight
+
+
+def test_a_fusion_refuses_runs_partly_swapped(tmp_path):
+    runs, devs, qrels = _three(tmp_path, ("DT", "PSQ", "Y"))  # the third retagged on dev
+    fusion = Fusion().fit_runs([read_run(p) for p in devs], read_qrels(qrels))
+    test = [read_run(p) for p in runs]
+    with pytest.raises(ClirkitError, match=r"^run 1 \(tag 'PSQ'\) is paired with dev run 1 \(tag 'DT'\), which has "):
+        fusion.fuse([test[1], test[0], test[2]])
