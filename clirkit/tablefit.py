@@ -143,6 +143,34 @@ def side_by_words(index, table) -> str | None:
     return None
 
 
+def side_by_parallel(table, texts, analyzers) -> str | None:
+    """Which side a table that does not say its languages translates, from the words of a parallel corpus (when
+    the index alone does not tell, :func:`side_by_words`): ``texts`` the queries' and the documents' side (at most
+    :data:`SAMPLE` lines of each read, as their ``analyzers`` cut them, before and after stemming). ``documents``
+    when the table's source words are the documents' side's words and its target words the queries' side's,
+    together, at least :data:`PARALLEL_RATIO` times as often as the other way round (names and numbers are
+    shared); ``queries`` for the reverse; None otherwise."""
+    words = [_words_of(_sample(list(side)), a) for side, a in zip(texts, analyzers)]
+    (source_q, source_d), (target_q, target_d) = (
+        [sum(w in side for w in _sample(vocab)) for side in words] for vocab in (table.source_vocab, table.target_vocab)
+    )
+    if source_d + target_q >= PARALLEL_RATIO * max(1, source_q + target_d):
+        return "documents"
+    if source_q + target_d >= PARALLEL_RATIO * max(1, source_d + target_q):
+        return "queries"
+    return None
+
+
+def _words_of(lines: list[str], analyzer) -> set[str]:
+    """The tokens of ``lines`` as ``analyzer`` cuts them (:meth:`~clirkit.analysis.Analyzer.surface_tokens`) and
+    its terms of them."""
+    words: set[str] = set()
+    for line in lines:
+        tokens = analyzer.surface_tokens(line)
+        words.update(tokens, analyzer.finish(tokens))
+    return words
+
+
 def index_terms(words, index) -> tuple[int, int, int]:
     """``(written, analyzed, n)``: of ``n`` of ``words`` (at most :data:`SAMPLE`, evenly spaced), how many are
     ``index``'s terms as written, and how many once analyzed as the index is (every term of the word one)."""
@@ -228,6 +256,9 @@ STEMMED_MIN = 100
 SAMPLE = 20_000
 #: A table placed by its words (:func:`side_by_words`) has at least this share of a side's words among index terms.
 PLACED_SHARE = 0.25
+#: A table placed by a parallel corpus' words (:func:`side_by_parallel`) meets the sides it translates this many
+#: times as often as the other two.
+PARALLEL_RATIO = 1.5
 #: A table that records no analysis and whose index-side words are index terms less often than this is refused...
 MEETING_SHARE = 0.02
 #: ... and less often than this, said (a table of another domain over a small index may hold as few).
@@ -360,7 +391,8 @@ def own_stems(words, analyzer) -> bool:
 
 def _sample(words) -> list[str]:
     """At most :data:`SAMPLE` of ``words`` (a str array), evenly spaced: what tells how a side of a table reads."""
-    return words[:: max(1, len(words) // SAMPLE)].tolist()
+    picked = words[:: max(1, len(words) // SAMPLE)]
+    return picked if isinstance(picked, list) else picked.tolist()
 
 
 def _remapped(table, source_analyzer, target_analyzer):

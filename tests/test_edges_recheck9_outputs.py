@@ -1,13 +1,17 @@
 """Outputs and their inputs at their edges (re-check of edge test 9): ``aggregate --tune`` and a Python fusion
-refuse dev runs of which any one has the tag of another run (a partial swap, not only a full one)."""
+refuse dev runs of which any one has the tag of another run (a partial swap, not only a full one); an experiment's
+``kind = "psq"`` places a ``table2`` text file without languages by its words, as ``clirkit psq`` does."""
 
 from __future__ import annotations
 
 import pytest
 from test_edges_round9_outputs import _aggregate, _runs
+from test_experiment import kept_run
+from test_psq_table_file_side import _reverse_table
 
 from clirkit.cli import main
 from clirkit.errors import ClirkitError
+from clirkit.experiment import Experiment, run_experiment
 from clirkit.formats import read_qrels, read_run
 from clirkit.fusion.system import crossed_pair
 from clirkit.systems import Fusion
@@ -66,3 +70,33 @@ def test_a_fusion_refuses_runs_partly_swapped(tmp_path):
     test = [read_run(p) for p in runs]
     with pytest.raises(ClirkitError, match=r"^run 1 \(tag 'PSQ'\) is paired with dev run 1 \(tag 'DT'\), which has "):
         fusion.fuse([test[1], test[0], test[2]])
+
+
+# ------------------------------------------------------------------ 9. psq: a table2 without languages
+
+
+@pytest.mark.parametrize("padded", [False, True], ids=["its words", "the parallel text's words"])
+def test_a_languageless_text_table2_from_the_documents_language_translates_the_documents(mini, tmp_path, padded):
+    """``kind = "psq"`` (IBM Model 1 first) with a ``table2`` Moses text file from the documents' language that says
+    no languages translates the documents, as ``clirkit psq --table F2E --table2 FILE`` does (re-check of edge test
+    9, new problem 9: it went to the query side, AP .2593 against the command's .2822). Padded with pairs of words
+    of neither language, the index's terms are too few of its words to place it, and the parallel text's place it."""
+    q, table = _reverse_table(mini, tmp_path, "es-en.npz")
+    second = tmp_path / "second.lex"
+    assert main(["ttable", "convert", str(table), "-o", str(second), "-q"]) == 0
+    if padded:
+        lines = second.read_text(encoding="utf-8").splitlines(keepends=True)
+        words = {line.split()[1] for line in lines}  # its source words (Moses: e f p)
+        junk = [f"zq{i}x zr{i}y 1.0\n" for i in range(4 * len(words))]
+        second.write_text("".join(lines + junk), encoding="utf-8")
+    path = tmp_path / "x.toml"
+    path.write_text(
+        f'collection = "{mini}"\nmeasures = ["AP"]\n[systems.PSQ]\nkind = "psq"\ntable2 = "{second}"\n',
+        encoding="utf-8",
+    )
+    run_experiment(Experiment.read(path), tmp_path / "o", quiet=True)
+    reverse = tmp_path / "o" / "table.reverse.npz"
+    assert reverse.is_file()  # IBM Model 1 trained from the documents' side: the documents are translated
+    args = ["psq", "--index", str(tmp_path / "ix.npz"), "--table", str(reverse), "--table2", str(second), "-q"]
+    assert main([*args, "--queries", q, "-o", str(tmp_path / "cli.run")]) == 0
+    assert (tmp_path / "cli.run").read_bytes() == kept_run(tmp_path / "o" / "runs" / "psq.test.run.gz")

@@ -281,12 +281,15 @@ class Artifacts(Resources):
         return self._file_table(path, reverse=False, key=key)
 
     def translates_documents(self) -> bool:
-        """As :meth:`Resources.translates_documents`, and also when IBM Model 1 is the first table and the
-        ``table2`` file translates from the documents' language (:meth:`_second_from_documents`), or when the
-        system's ``table`` file translates from the
-        documents' language into the queries' as its header or name says (its ``table2`` then too), or, a Moses
-        text table that says nothing and no ``table2``, as its words say
-        (:func:`~clirkit.tablefit.side_by_words`): as ``clirkit psq --table FILE [--table2 FILE]`` places them."""
+        """As :meth:`Resources.translates_documents`, and also, as ``clirkit psq --table FILE [--table2 FILE]``
+        places the tables:
+
+        - IBM Model 1 is the first table, and the ``table2`` file translates from the documents' language
+          (:meth:`_second_from_documents`);
+        - the ``table`` file translates from the documents' language into the queries' as its header or name says
+          (its ``table2`` then too);
+        - the ``table`` file is a Moses text table that says nothing, there is no ``table2``, and its words are
+          the documents' (:meth:`_placed`)."""
         if super().translates_documents():
             return True
         given = self.option("table")
@@ -294,19 +297,37 @@ class Artifacts(Resources):
             return self._second_from_documents()
         path = self._relative(given)
         made, _ = self._file_languages(path)
-        if made is None and Path(path).is_file() and self._says_no_languages(path, self._table_format()):
+        if made is None and self._moses_without_languages(path):
             return self.option("table2") is None and self._placed(path) == "documents"
         return made == (self.c.target_lang, self.c.source_lang) and made[0] != made[1]
 
     def _second_from_documents(self) -> bool:
-        """Whether the system's ``table2`` file translates from the documents' language into the queries' (its
-        header or name says so): IBM Model 1, trained both ways, is then the first table of PSQ translating the
-        documents, as ``clirkit psq --table F2E --table2 FILE`` reads a second table from the documents' language."""
+        """Whether the system's ``table2`` file translates from the documents' language into the queries': as its
+        header or name says, or for a Moses text table that says nothing, as its words show (:meth:`_placed`, else
+        :meth:`_placed_by_parallel`). IBM
+        Model 1, trained both ways, is then the first table of PSQ translating the documents, as ``clirkit psq
+        --table F2E --table2 FILE`` reads a second table from the documents' language."""
         second = self.option("table2")
         if second in (None, "ibm1"):
             return False
-        made, _ = self._file_languages(self._relative(second))
+        path = self._relative(second)
+        made, _ = self._file_languages(path)
+        if made is None and self._moses_without_languages(path):
+            return (self._placed(path) or self._placed_by_parallel(path)) == "documents"
         return made == (self.c.target_lang, self.c.source_lang) and made[0] != made[1]
+
+    def _placed_by_parallel(self, path: str) -> str | None:
+        """The side a Moses text table translates by the words of the parallel corpus' two sides, IBM Model 1's
+        (:func:`~clirkit.tablefit.side_by_parallel`), when the index's alone do not tell."""
+        from clirkit.tablefit import side_by_parallel
+
+        analyzers = self.analyzer(self.c.source_lang), self.analyzer(self.c.target_lang)
+        return self._once(
+            ("parallel", path), lambda: side_by_parallel(self._moses_table(path), self.c.parallel(), analyzers)
+        )
+
+    def _moses_without_languages(self, path: str) -> bool:
+        return Path(path).is_file() and self._says_no_languages(path, self._table_format())
 
     def _placed(self, path: str) -> str | None:
         """The side a Moses text table at ``path`` translates by its words (:func:`~clirkit.tablefit.side_by_words`),
