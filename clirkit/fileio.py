@@ -13,8 +13,10 @@ import contextvars
 import gzip
 import io
 import os
+import signal
 import sys
 import tempfile
+import threading
 import zlib
 from pathlib import Path
 from typing import IO, Iterator
@@ -355,7 +357,10 @@ def written_together() -> Iterator[None]:
     """Within it, the files :func:`atomic_writer` writes (``-`` and devices aside, written as they come) are kept
     under their temporary names, and renamed onto their paths one after the other when the block ends without an
     error: a command's outputs all appear, or none does (on an error or a Ctrl-C their temporary files are removed,
-    and the files at the paths are left as they were). Nested, the outermost block renames them."""
+    and the files at the paths are left as they were; a Ctrl-C or SIGTERM during the renames waits until they are
+    done, :func:`signals_held`). Nested, the outermost block renames them. Only the writes of the same thread (the
+    same :mod:`contextvars` context) are deferred: an :func:`atomic_writer` in a worker thread renames its file as
+    it closes."""
     if _PENDING.get() is not None:
         yield
         return
@@ -368,15 +373,31 @@ def written_together() -> Iterator[None]:
         raise
     finally:
         _PENDING.reset(token)
-    for done, (tmp, target) in enumerate(pending):
-        try:
-            os.replace(tmp, target)
-        except BaseException as exc:
-            _remove_temporaries(pending[done:])
-            if isinstance(exc, OSError):  # beside the file: its folder's rights changed meanwhile
-                written = "".join(f"; {path} is written" for _, path in pending[:done])
-                raise ClirkitError(f"{target}: cannot write ({exc.strerror}){written}") from None
-            raise
+    with signals_held():  # a Ctrl-C between two renames would leave the first file alone
+        for done, (tmp, target) in enumerate(pending):
+            try:
+                os.replace(tmp, target)
+            except BaseException as exc:
+                _remove_temporaries(pending[done:])
+                if isinstance(exc, OSError):  # beside the file: its folder's rights changed meanwhile
+                    written = "".join(f"; {path} is written" for _, path in pending[:done])
+                    raise ClirkitError(f"{target}: cannot write ({exc.strerror}){written}") from None
+                raise
+
+
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM delivered after the block, not inside it (in the main thread; elsewhere, or where
+    signals cannot be blocked, as they come): for renames that must all happen or none."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
 
 
 def _remove_temporaries(pending: list[tuple[str, Path]]) -> None:

@@ -12,6 +12,7 @@ from test_psq_table_file_side import _reverse_table
 from clirkit.cli import main
 from clirkit.errors import ClirkitError
 from clirkit.experiment import Experiment, run_experiment
+from clirkit.fileio import atomic_writer, written_together
 from clirkit.formats import read_qrels, read_run
 from clirkit.fusion.system import crossed_pair
 from clirkit.systems import Fusion
@@ -100,3 +101,31 @@ def test_a_languageless_text_table2_from_the_documents_language_translates_the_d
     args = ["psq", "--index", str(tmp_path / "ix.npz"), "--table", str(reverse), "--table2", str(second), "-q"]
     assert main([*args, "--queries", q, "-o", str(tmp_path / "cli.run")]) == 0
     assert (tmp_path / "cli.run").read_bytes() == kept_run(tmp_path / "o" / "runs" / "psq.test.run.gz")
+
+
+# ------------------------------------------------------------------ R3. two outputs: a Ctrl-C during the renames
+
+
+def test_a_ctrl_c_during_the_renames_of_written_together_waits_until_all_are_renamed(tmp_path, monkeypatch):
+    """(Re-check of edge test 9, R3: a Ctrl-C between two renames left the first output written and the second
+    removed.) The Ctrl-C comes after the last rename: both files are there, whole."""
+    import os
+    import signal
+    import threading
+
+    import clirkit.fileio
+
+    replace = os.replace
+
+    def interrupted(src, dst):
+        replace(src, dst)
+        signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+
+    monkeypatch.setattr(clirkit.fileio.os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        with written_together():
+            for name in ("a.txt", "b.txt"):
+                with atomic_writer(tmp_path / name) as f:
+                    f.write(name)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.txt"]
+    assert (tmp_path / "b.txt").read_text(encoding="utf-8") == "b.txt"

@@ -28,11 +28,10 @@ import contextlib
 import json
 import os
 import shutil
-import signal
-import threading
 from pathlib import Path
 
 from clirkit.errors import ClirkitError
+from clirkit.fileio import signals_held
 
 OWNER = ".owner"  # in the staging folder: the id of the process writing it
 WRITTEN = {
@@ -233,7 +232,7 @@ class Store:
         """Switch the staging folder in as the output folder (one atomic exchange), remove the previous one;
         returns the output folder."""
         (self.folder / OWNER).unlink(missing_ok=True)
-        with _signals_held():
+        with signals_held():
             if not self.target.exists():
                 os.rename(self.folder, self.target)
                 return self.target
@@ -294,17 +293,3 @@ def _exchange(a: Path, b: Path) -> bool:
     renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
     at_cwd, exchange = -100, 2
     return renameat2(at_cwd, os.fsencode(a), at_cwd, os.fsencode(b), exchange) == 0
-
-
-@contextlib.contextmanager
-def _signals_held():
-    """Ctrl-C and SIGTERM delivered after the block, not inside it (main thread only)."""
-    held = {signal.SIGINT, signal.SIGTERM}
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
