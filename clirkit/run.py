@@ -32,6 +32,7 @@ ID_RULE = f"non-empty, without whitespace or NUL, at most {MAX_ID_LENGTH:,} char
 """What an id must be for every reader to accept it (:func:`first_bad_id`), in messages."""
 _SPACE_CODES = np.array([c for c in range(0x3001) if chr(c).isspace()], dtype=np.uint32)  # all are below 0x3001
 _ID_SLICE = 100_000  # ids checked at a time
+_CODE_SLICE = 1 << 22  # code points checked at a time, when no row is looked at
 
 FRAME_STYLES = ("clirkit", "pyterrier")
 """Column names of ``to_frame``: clirkit's (``docid``, ``rank`` from 1, ``rel``) or PyTerrier's (``docno``, ``rank``
@@ -463,6 +464,8 @@ def first_bad_id(ids: np.ndarray, *, readable: bool = True) -> tuple[int, str] |
     chars = ids.view(np.uint32).reshape(len(ids), width)
     for lo in range(0, len(ids), _ID_SLICE):
         part = chars[lo : lo + _ID_SLICE]
+        if _plain(part, ids[lo : lo + _ID_SLICE], readable=readable):
+            continue
         found = [(part[:, 0] == 0, "is empty"), (np.isin(part, _SPACE_CODES).any(axis=1), "contains whitespace")]
         if readable:
             found.append((((part[:, :-1] == 0) & (part[:, 1:] != 0)).any(axis=1), "contains a NUL character"))
@@ -473,6 +476,24 @@ def first_bad_id(ids: np.ndarray, *, readable: bool = True) -> tuple[int, str] |
             row, problem = min(rows, key=lambda r: r[0])
             return lo + row, problem
     return None
+
+
+def _plain(part: np.ndarray, ids: np.ndarray, *, readable: bool) -> bool:
+    """Whether the ids ``ids`` (their code points ``part``, 0-padded) surely hold none of :func:`first_bad_id`'s
+    problems, seen on all their code points at once (a row at a time is 5 to 10 times slower): none empty, no code
+    point from 1 to 32 or from 133 up (every whitespace is one), and, ``readable``, as many code points that are not
+    0 as the ids' lengths add up to (no NUL inside), none longer than :data:`MAX_ID_LENGTH`. False: look row by row."""
+    lengths = np.char.str_len(ids)
+    if not lengths.all():
+        return False
+    flat, filled = part.reshape(-1), 0
+    for lo in range(0, len(flat), _CODE_SLICE):  # a code point of 1 to 32: more of them up to 32 than not 0
+        points = flat[lo : lo + _CODE_SLICE]
+        nonzero = np.count_nonzero(points)
+        if np.count_nonzero(points <= 32) != len(points) - nonzero or (points >= 133).any():
+            return False
+        filled += nonzero
+    return not readable or (filled == int(lengths.sum()) and int(lengths.max()) <= MAX_ID_LENGTH)
 
 
 def check_frame_ids(frame, columns: Iterable[str], what: str) -> None:
