@@ -173,3 +173,50 @@ def test_the_first_bad_id_is_found_in_any_slice(bad, problem, monkeypatch):
     ids[at + 1] = "late one"  # the first is said
     found = first_bad_id(np.array(ids))
     assert found == ((at, problem) if problem is not None else (at + 1, "contains whitespace"))
+
+
+# ------------------------------------------------------------------ R14. a run to re-score, checked on its ids
+
+
+def _data(docids):
+    from clirkit.cli.data import Data
+
+    return Data({"q1": "light", "q2": "water"}, None, (docids, ["x"] * len(docids)), None, None, "en", "es", None)
+
+
+class _Ids(list):
+    """Document ids that refuse to be copied into a numpy array."""
+
+    def __array__(self, *args, **kwargs):
+        raise AssertionError("a second copy of every docid")
+
+
+def test_a_run_to_rescore_is_checked_without_a_copy_of_the_docids(tmp_path):
+    from clirkit.cli.data import read_run_of
+
+    path = tmp_path / "c.run"
+    path.write_text("q1 Q0 d2 1 2 t\nq2 Q0 d1 1 2 t\n\nq2 Q0 d9 2 1 t\n", encoding="utf-8")
+    data = _data(_Ids(["d1", "d2", "d3"]))
+    with pytest.raises(ClirkitError) as caught:
+        read_run_of(str(path), data)
+    assert str(caught.value) == (
+        f"{path}:4: document 'd9' is not among the documents: give a run of these queries over these documents"
+    )
+    path.write_text("q1 Q0 d2 1 2 t\nq2 Q0 d1 1 2 t\n", encoding="utf-8")
+    assert read_run_of(str(path), data).docids.tolist() == ["d2", "d1"]
+
+
+def test_a_run_to_rescore_that_changed_since_it_was_read_still_says_what_was_found(tmp_path, monkeypatch):
+    """(The fallback said only "names a query or a document not among those given".)"""
+    import clirkit.fileio
+    from clirkit.cli.data import read_run_of
+
+    path = tmp_path / "c.run"
+    path.write_text("q1 Q0 d2 1 2 t\nq7 Q0 d1 1 2 t\n", encoding="utf-8")
+    monkeypatch.setattr(clirkit.fileio, "iter_lines", lambda *args, **kwargs: iter(()))  # emptied meanwhile
+    with pytest.raises(ClirkitError) as caught:
+        read_run_of(str(path), _data(["d1", "d2"]))
+    assert (
+        str(caught.value)
+        == f"{path}: query 'q7' is not among the queries: give a run of these queries over these documents"
+    )

@@ -130,22 +130,26 @@ _GIVE_RUN = ": give a run of these queries over these documents"
 def read_run_of(path: str, data: Data):
     """The run at ``path`` (``--candidates``, ``--rerank``: rows to re-score), each of its rows naming a query and
     a document of ``data``; else ClirkitError ``FILE:LINE: problem`` at the first row that does not (the file is
-    read again for its line only then). Checked before the documents are tokenized."""
+    read again for its line only then). Checked before the documents are tokenized, on the run's distinct ids: no
+    copy of the documents' ids is made."""
     import numpy as np
 
     from clirkit.formats import read_run
 
     run = read_run(path)
-    queries, docids = data.queries, data.documents[0]
-    if set(run.query_ids) <= queries.keys() and np.isin(np.unique(run.docids), np.asarray(docids, dtype=str)).all():
-        return run
-    raise _unknown_row(path, run, queries, set(docids))
+    unknown_queries = set(run.query_ids) - data.queries.keys()
+    unknown_docids = set(np.unique(run.docids).tolist())
+    unknown_docids.difference_update(data.documents[0])
+    if unknown_queries or unknown_docids:
+        raise _unknown_row(path, run, unknown_queries, unknown_docids)
+    return run
 
 
-def _unknown_row(path: str, run, queries: dict[str, str], docids: set[str]):
-    """The error for the first row of the run at ``path`` (``run``, read from it) whose query is not in
-    ``queries`` or document not in ``docids``: at its line, or for stdin (read once) the first in rank order."""
-    from clirkit.errors import ClirkitError, located
+def _unknown_row(path: str, run, queries: set[str], docids: set[str]):
+    """The error for the first row of the run at ``path`` (``run``, read from it) whose query is one of the
+    unknown ``queries`` or document one of the unknown ``docids`` (one of them not empty): at its line, or for
+    stdin (read once) the first in rank order; without a line if the file changed since it was read."""
+    from clirkit.errors import located
     from clirkit.fileio import display_name, iter_lines
 
     rows = (
@@ -154,8 +158,10 @@ def _unknown_row(path: str, run, queries: dict[str, str], docids: set[str]):
         else ((None, [q, "Q0", d]) for q, d in zip(run.qids.tolist(), run.docids.tolist()))
     )
     for lineno, (qid, _, docid, *_) in rows:
-        if qid not in queries:
+        if qid in queries:
             return located(display_name(path), lineno, f"query {qid!r} is not among the queries{_GIVE_RUN}")
-        if docid not in docids:
+        if docid in docids:
             return located(display_name(path), lineno, f"document {docid!r} is not among the documents{_GIVE_RUN}")
-    return ClirkitError(f"{display_name(path)}: names a query or a document not among those given")
+    what = f"query {min(queries)!r} is not among the queries" if queries else ""
+    what = what or f"document {min(docids)!r} is not among the documents"
+    return located(display_name(path), None, what + _GIVE_RUN)
