@@ -5,7 +5,7 @@ refuse dev runs of which any one has the tag of another run (a partial swap, not
 from __future__ import annotations
 
 import pytest
-from test_edges_round9_outputs import _aggregate, _runs
+from test_edges_round9_outputs import _aggregate, _runs, refused_first_swapped
 from test_experiment import kept_run
 from test_psq_table_file_side import _reverse_table
 
@@ -49,15 +49,7 @@ def _three(tmp_path, dev_tags):
 
 
 def test_aggregate_tune_refuses_a_partial_swap_of_dev_runs(tmp_path, capsys):
-    runs, devs, qrels = _three(tmp_path, ("PSQ", "DT", "Y"))
-    capsys.readouterr()
-    assert main(_aggregate(tmp_path, runs, devs, qrels)) == 2
-    captured = capsys.readouterr()
-    assert captured.err == (
-        f"clirkit: error: {devs[0]}: the 1st of --dev-runs (tag PSQ) is paired with the 1st RUN {runs[0]} (tag DT), "
-        "but has the tag of the 2nd RUN: give --dev-runs in the same order as the RUNs\n"
-    )
-    assert captured.out == "" and not (tmp_path / "f.run").exists() and not (tmp_path / "sweep.csv").exists()
+    refused_first_swapped(tmp_path, capsys, *_three(tmp_path, ("PSQ", "DT", "Y")))
 
 
 def test_aggregate_tune_still_pairs_three_runs_in_order_with_another_tag(tmp_path, capsys):

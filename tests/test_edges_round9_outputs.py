@@ -42,6 +42,12 @@ def _aggregate(tmp_path, runs, devs, qrels) -> list[str]:
 
 def test_aggregate_tune_refuses_dev_runs_whose_tags_are_the_runs_in_another_order(tmp_path, capsys):
     runs, devs, qrels = _runs(tmp_path, dev_tags=("PSQ", "DT"))
+    refused_first_swapped(tmp_path, capsys, runs, devs, qrels)
+
+
+def refused_first_swapped(tmp_path, capsys, runs, devs, qrels) -> None:
+    """``aggregate --tune`` of these runs refuses its first dev run, which has the second run's tag: one line,
+    nothing written."""
     capsys.readouterr()
     assert main(_aggregate(tmp_path, runs, devs, qrels)) == 2
     captured = capsys.readouterr()
