@@ -52,7 +52,7 @@ def composed(text: str) -> str:
     and an invisible hyphenation point does not cut a word (Moses cuts at both: NFD "acción" gave "acci" "n")."""
     if text.isascii():
         return text
-    return unicodedata.normalize("NFC", text.replace("\u00ad", "") if "\u00ad" in text else text)
+    return unicodedata.normalize("NFC", text.replace("\u00ad", ""))
 
 
 _WORD_CHAR = re.compile(r"\w")

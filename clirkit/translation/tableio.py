@@ -502,7 +502,7 @@ def load_moses(path: str | os.PathLike[str]) -> TranslationTable:
     name = display_name(path)
     sources, targets, probs, linenos = [], [], [], []
     for lineno, line in iter_lines(path):
-        fields = line.split()
+        fields = composed(line).split()  # NFC, as every text clirkit analyzes
         if len(fields) != 3:
             raise _located(name, lineno, f"expected 3 fields 'e f p', got {len(fields)}", after=False)
         try:
@@ -513,8 +513,8 @@ def load_moses(path: str | os.PathLike[str]) -> TranslationTable:
             ) from None
         if not (math.isfinite(p) and 0.0 <= p <= 1.0):
             raise _located(name, lineno, f"probability {_cut(fields[2])} is not in [0, 1]{_P_RANGE}", after=bool(probs))
-        targets.append(composed(fields[0]))  # NFC, as every text clirkit analyzes
-        sources.append(composed(fields[1]))
+        targets.append(fields[0])
+        sources.append(fields[1])
         probs.append(p)
         linenos.append(lineno)
     if not probs:
