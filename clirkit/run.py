@@ -510,7 +510,12 @@ def check_frame_ids(frame, columns: Iterable[str], what: str) -> None:
                 f"{what}: row {_row_label(frame, pos)} has no {column} "
                 f"({_shown(frame[column].iloc[pos])}); give every row its {column}"
             )
-        bad = first_bad_id(frame[column].astype(str).to_numpy(dtype=str))
+        texts = frame[column].astype(str)
+        ids = texts.to_numpy(dtype=str)
+        bad = first_bad_id(ids)
+        if bad is None:  # a NUL at an id's end is gone from the numpy array: seen in the lengths
+            cut = np.flatnonzero(texts.str.len().to_numpy() != np.char.str_len(ids))
+            bad = (int(cut[0]), "contains a NUL character") if len(cut) else None
         if bad is not None:
             pos, problem = bad
             raise ClirkitError(

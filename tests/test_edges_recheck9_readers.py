@@ -50,6 +50,16 @@ def test_a_frame_s_bad_id_message_states_the_whole_rule(docno, problem):
     )
 
 
+@pytest.mark.parametrize("column", ["qid", "docno"])
+def test_a_nul_at_the_end_of_a_frame_id_is_refused_not_dropped(column):
+    # numpy's str arrays drop trailing NULs: "LIGHT\x00" would have become the id "LIGHT", another query's
+    pd = pytest.importorskip("pandas")
+    ids = {"qid": ["LIGHT", "LIGHT"], "docno": ["Gen.1.1", "Gen.1.2"], "score": [2.0, 1.0]}
+    ids[column] = [ids[column][0], ids[column][1] + "\x00"]
+    message = error_of(Run.from_frame, pd.DataFrame(ids))
+    assert f"row 1 has {column} " in message and "contains a NUL character" in message
+
+
 # --------------------------------------------------------------------------- new problem 8: a table as psq's --index
 
 
