@@ -9,6 +9,7 @@ over the text's real (in-vocabulary) tokens: no padding ever enters a mean.
 from __future__ import annotations
 
 import itertools
+import math
 import os
 from typing import Sequence
 
@@ -69,29 +70,91 @@ def _leading_numbers(texts: list[str]) -> list[float]:
     return out
 
 
+class _Header:
+    """A word2vec file's first line ``count dim``, and the file's vectors checked against it."""
+
+    def __init__(self, name: str, lineno: int, count: int, dim: int) -> None:
+        self.name, self.lineno, self.count, self.dim = name, lineno, count, dim
+
+    def check_vector(self, lineno: int, numbers: int, held: int) -> None:
+        """The vector of ``numbers`` numbers on ``lineno``, the ``held``-th of the file, fits the header."""
+        if numbers != self.dim:
+            raise located(
+                self.name,
+                lineno,
+                f"a vector of {numbers:,} number{'s' * (numbers != 1)}, the header (line {self.lineno}) "
+                f"announces {self.dim:,}; make the header's second number the vectors' size",
+            )
+        if held > self.count:
+            raise located(
+                self.name,
+                lineno,
+                f"a vector more than the header (line {self.lineno}) announces ({self.count:,}); make the "
+                f"header's first number the count of vectors, or remove the extra lines",
+            )
+
+    def check_count(self, held: int) -> None:
+        if held < self.count:
+            raise ClirkitError(
+                f"{self.name}: the header announces {self.count:,} vectors, the file holds {held:,} (is it "
+                f"truncated?); download or export the vectors again, or make the header's first number {held:,}"
+            )
+
+
+class _Rows:
+    """Vectors of one size appended a row at a time into a float64 array that doubles when full."""
+
+    def __init__(self, dim: int, capacity: int) -> None:
+        self.array = np.empty((max(1, capacity), dim), dtype=np.float64)
+        self.n = 0
+
+    def append(self, values: list[float]) -> None:
+        if self.n == len(self.array):
+            grown = np.empty((2 * len(self.array), self.array.shape[1]), dtype=np.float64)
+            grown[: self.n] = self.array
+            self.array = grown
+        self.array[self.n] = values
+        self.n += 1
+
+    def held(self) -> np.ndarray:
+        return self.array[: self.n] if self.n == len(self.array) else self.array[: self.n].copy()
+
+
+def _header_of(parts: list[str], name: str, lineno: int) -> _Header | None:
+    """The word2vec header that the first line's ``parts`` (on ``lineno``) are, or None (two integers make one)."""
+    if not (len(parts) == 2 and all(p.isascii() and p.isdigit() for p in parts)):
+        return None
+    if max(map(len, parts)) > 18:
+        raise located(name, lineno, "a header of numbers too large to be a count and a size; give 'count dim'")
+    return _Header(name, lineno, int(parts[0]), int(parts[1]))
+
+
 def read_word_vectors(path: str | os.PathLike[str], dim: int) -> tuple[np.ndarray, np.ndarray]:
     """Read a word-vector text file: lines ``word v1 ... v_dim`` (word2vec/GloVe text).
 
-    A first line of two integers (word2vec's ``count dim`` header) is skipped.
-    Returns ``(words, vectors)`` with words as a str array and vectors as
-    float64 ``(n, dim)``. A later duplicate of a word is an error, and so is
-    an empty word (a line starting with a space), a word with a NUL character
-    or longer than :data:`~clirkit.translation.dictionaries.MAX_WORD_LENGTH`.
+    A first line of two integers is word2vec's ``count dim`` header: the file must then hold ``count``
+    vectors of ``dim`` numbers (a file cut short is an error, not fewer vectors). Returns ``(words, vectors)``
+    with words as a str array and vectors as float64 ``(n, dim)``, read a line at a time. A later duplicate
+    of a word is an error, and so is an empty word (a line starting with a space), a word with a NUL
+    character or longer than :data:`~clirkit.translation.dictionaries.MAX_WORD_LENGTH`.
     """
     from clirkit.translation.dictionaries import MAX_WORD_LENGTH
 
     name = display_name(path)
     words: list[str] = []
-    rows: list[list[float]] = []
+    rows: _Rows | None = None
     seen: dict[str, int] = {}
-    lines: list[int] = []
+    header: _Header | None = None
     first = True
     for lineno, line in iter_lines(path):
         parts = line.rstrip().split(" ")
-        if first and len(parts) == 2 and all(p.isascii() and p.isdigit() for p in parts):
+        if first:
             first = False
-            continue
-        first = False
+            header = _header_of(parts, name, lineno)
+            if header is not None:
+                continue
+        if header is not None:
+            header.check_vector(lineno, len(parts) - 1, len(words) + 1)
         if len(parts) != dim + 1:
             raise located(
                 name,
@@ -123,31 +186,44 @@ def read_word_vectors(path: str | os.PathLike[str], dim: int) -> tuple[np.ndarra
                 lineno,
                 f"vector component {bad[:40]!r} is not a number; give the word, then {dim} numbers such as 0.25",
             ) from None
-        if parts[0] in seen:
+        if not all(map(math.isfinite, values)):
             raise located(
                 name,
                 lineno,
-                f"word {parts[0]!r} already given on line {seen[parts[0]]}; give each word "
+                f"the vector of {word!r} holds inf or nan; give finite numbers (make or export the vectors again)",
+            )
+        if word in seen:
+            raise located(
+                name,
+                lineno,
+                f"word {word!r} already given on line {seen[word]}; give each word "
                 f"one vector (remove one of the two lines)",
             )
-        seen[parts[0]] = lineno
-        lines.append(lineno)
-        words.append(parts[0])
+        seen[word] = lineno
+        if rows is None:  # a header's count is a hint only: a lying one must not reserve the memory it names
+            rows = _Rows(dim, min(header.count, 65536) if header is not None else 1024)
+        words.append(word)
         rows.append(values)
-    if not words:
+    if rows is None:
         raise ClirkitError(
             f"{name}: no word vectors in the file: check the path (word2vec or GloVe text: a word "
             f"and its {dim} numbers a line)"
         )
-    vectors = np.asarray(rows, dtype=np.float64)
-    if not np.all(np.isfinite(vectors)):
-        row = int(np.flatnonzero(~np.isfinite(vectors).all(axis=1))[0])
-        raise located(
-            name,
-            lines[row],
-            f"the vector of {words[row]!r} holds inf or nan; give finite numbers (make or export the vectors again)",
-        )
-    return np.asarray(words, dtype=str), vectors
+    if header is not None:
+        header.check_count(len(words))
+    return np.asarray(words, dtype=str), rows.held()
+
+
+def vector_coverage(query_tokens: Sequence[Sequence[str]], query_vectors, doc_vocab: np.ndarray, doc_vectors) -> str:
+    """A line saying how many words of the queries ``query_tokens`` and of the documents' vocabulary
+    ``doc_vocab`` the ``(words, vectors)`` given for each side (None: not given) start."""
+    parts = []
+    for side, vectors in (("query", query_vectors), ("document", doc_vectors)):
+        if vectors is not None:
+            words = vocabulary_of(query_tokens) if side == "query" else doc_vocab
+            found = int(np.isin(words, np.asarray(vectors[0], dtype=str)).sum())
+            parts.append(f"{found:,} of the {len(words):,} {side} words")
+    return f"scs: word vectors start {' and '.join(parts)} (the others start at random)"
 
 
 class Rows:

@@ -32,7 +32,7 @@ from clirkit.paramgroups import Grouped
 from clirkit.progress import progress, say
 from clirkit.run import Qrels, Run
 from clirkit.scs import losses
-from clirkit.scs.encoding import averaging_matrix, unit_norm, vocabulary_of
+from clirkit.scs.encoding import averaging_matrix, unit_norm, vector_coverage, vocabulary_of
 from clirkit.scs.gradient import loss_and_gradient
 from clirkit.scs.modelfile import read_model, write_model
 from clirkit.scs.optim import Adam
@@ -278,6 +278,8 @@ class SCSModel(Grouped, System):
         self.doc_vocab_ = vocabulary_of(doc_tokens)
         self.query_embeddings_ = self._init_table(rng, self.query_vocab_, query_vectors, "query")
         self.doc_embeddings_ = self._init_table(rng, self.doc_vocab_, doc_vectors, "document")
+        if query_vectors is not None or doc_vectors is not None:
+            say(vector_coverage(query_tokens, query_vectors, self.doc_vocab_, doc_vectors), quiet=quiet)
         A_q = averaging_matrix(query_tokens, self.query_vocab_)
         A_d = averaging_matrix(doc_tokens, self.doc_vocab_)
 

@@ -309,10 +309,10 @@ def build_targets(folder: str | os.PathLike[str]) -> dict[str, Target]:
     ).fit(given)
     scs.save(folder / "scs.npz")
     seeds["scs_npz"] = [{"scs.npz": (folder / "scs.npz").read_bytes()}]
-    vectors = [f"{len(scs.doc_vocab_)} {scs.shape.dim}"] + [
+    vectors = [
         " ".join([w] + [repr(float(x)) for x in row]) for w, row in zip(scs.doc_vocab_.tolist(), scs.doc_embeddings_)
-    ]
-    seeds["vectors"] = [{"vectors.txt": as_lines(vectors[:25])}]
+    ][:24]
+    seeds["vectors"] = [{"vectors.txt": as_lines([f"{len(vectors)} {scs.shape.dim}", *vectors])}]  # header: count dim
 
     # topic files in every markup dialect and HC4/NeuCLIR JSONL, read with all three fields
     seeds["topics"] = [
