@@ -13,10 +13,10 @@ queries sorted by difference, every non-zero difference visible, the mean, the p
 the counts better/worse/tied in the title; the runs are named by their file names
 (or ``--names``).
 ``--csv`` writes the differences (qid, baseline, run, difference) and needs no matplotlib.
-``kappa`` plots every measure column of a sweep CSV (``kappa,MEASURE...``, as written by
-``clirkit aggregate --tune --sweep-csv``) against kappa with :func:`clirkit.plots.kappa_sweep`
-and marks the best point. matplotlib is optional: without it the plot is skipped with a
-message and the CSV output (if any) is still written.
+``kappa`` plots every measure column of a sweep CSV of two runs (``w1,w2,MEASURE``, as written by
+``clirkit aggregate --tune --sweep-csv``, or ``kappa,MEASURE...``) against kappa, the weight of the first
+run (w1), with :func:`clirkit.plots.kappa_sweep` and marks the best point. matplotlib is optional:
+without it the plot is skipped with a message and the CSV output (if any) is still written.
 """
 
 from __future__ import annotations
@@ -91,24 +91,75 @@ def cmd_diff(args) -> int:
     return 0
 
 
+KAPPA_AXIS = "kappa = w1 (weight of the first run; the second gets 1 - kappa)"
+
+
+def read_kappa_sweep(path: str) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """``(kappas, measure names, values (points x measures))`` of a sweep CSV of two runs.
+
+    Reads the header ``w1,w2,MEASURE`` that ``clirkit aggregate --tune --sweep-csv`` writes (kappa is w1, the
+    weight of the first run: ``--kappa K`` fuses K * run1 + (1 - K) * run2) and ``kappa,MEASURE...`` (the
+    kappa view, :meth:`clirkit.tuning.KappaSweep.to_csv`). A sweep of three or more runs has no kappa: refused.
+    """
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            rows = list(csv.reader(f))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SystemExit(f"plot_runs: {path}: cannot read the sweep: {exc}") from None
+    header = [h.strip() for h in rows[0]] if rows else []
+    weights = 0
+    while weights < len(header) and header[weights].lower() == f"w{weights + 1}":
+        weights += 1
+    if header[:1] and header[0].lower() == "kappa":
+        skip = 1
+    elif weights == 2:
+        skip = 2
+    elif weights > 2:
+        raise SystemExit(
+            f"plot_runs: {path}: a sweep of {weights} runs ({','.join(header[:weights])}) has no kappa, the weight "
+            f"of the first of two runs; plot a sweep of two runs (clirkit aggregate RUN1 RUN2 --tune --sweep-csv)"
+        )
+    else:
+        raise SystemExit(
+            f"plot_runs: {path}: expected a CSV with header 'w1,w2,MEASURE' (clirkit aggregate --tune "
+            f"--sweep-csv of two runs) or 'kappa,MEASURE...', got {','.join(header)[:80]!r}"
+        )
+    measures = header[skip:]
+    if not measures:
+        raise SystemExit(f"plot_runs: {path}: the header names no measure after {','.join(header)!r}")
+    data = []
+    for lineno, r in enumerate(rows[1:], start=2):
+        if not r:
+            continue
+        try:
+            values = [float(x) for x in r]
+        except ValueError:
+            raise SystemExit(
+                f"plot_runs: {path}:{lineno}: expected {len(header)} numbers, got {','.join(r)!r}"
+            ) from None
+        if len(values) != len(header):
+            raise SystemExit(f"plot_runs: {path}:{lineno}: expected {len(header)} numbers, got {len(values)}")
+        data.append(values)
+    if not data:
+        raise SystemExit(f"plot_runs: {path}: no sweep points after the header")
+    table = np.array(data, dtype=float)
+    return table[:, 0], measures, table[:, skip:]
+
+
 def cmd_kappa(args) -> int:
-    with open(args.sweep, newline="", encoding="utf-8") as f:
-        rows = list(csv.reader(f))
-    if len(rows) < 2 or rows[0][0].strip().lower() != "kappa":
-        raise SystemExit(f"plot_runs: {args.sweep}: expected a CSV with header 'kappa,MEASURE...'")
-    header, data = rows[0], np.array([[float(x) for x in r] for r in rows[1:] if r], dtype=float)
-    for j, name in enumerate(header[1:], start=1):
-        best = int(np.argmax(data[:, j]))
-        print(f"{name}: best kappa {data[best, 0]:g} ({data[best, j]:.4f})")
+    kappas, names, values = read_kappa_sweep(args.sweep)
+    for j, name in enumerate(names):
+        best = int(np.argmax(values[:, j]))
+        print(f"{name}: best kappa {kappas[best]:g} ({values[best, j]:.4f})")
     if args.output and _have_matplotlib():
         from clirkit.plots import kappa_sweep
 
-        names = header[1:]
         kappa_sweep(
-            {name: (data[:, 0], data[:, j]) for j, name in enumerate(names, start=1)},
+            {name: (kappas, values[:, j]) for j, name in enumerate(names)},
             measure=" / ".join(names),
             path=args.output,
             title=f"{' / '.join(names)} by kappa",
+            xlabel=KAPPA_AXIS,
         )
     return 0
 

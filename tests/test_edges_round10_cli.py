@@ -9,6 +9,7 @@ The texts are the verses and queries of tests/test_boost_cli.py.
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from pathlib import Path
 
@@ -106,3 +107,67 @@ def test_scs_train_refuses_a_truncated_vector_file_and_says_how_many_words_the_v
     assert (found_q, found_d) == (1, 2) and n_q > 1 and n_d > 2  # light; luz and dios
     assert main([*train, "--doc-vectors", str(good), "-q"]) == 0
     assert capsys.readouterr().err == ""  # --quiet: not a word
+
+
+# --------------------------------------------------------------------------- finding 8: plot_runs.py kappa
+
+
+def plot_runs():
+    spec = importlib.util.spec_from_file_location("plot_runs", ROOT / "eval" / "plot_runs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def tiny_runs(tmp_path) -> dict[str, str]:
+    files = {
+        "a.run": "q1 Q0 d1 1 3 a\nq1 Q0 d2 2 2 a\nq1 Q0 d3 3 1 a\nq2 Q0 d5 1 3 a\nq2 Q0 d4 2 2 a\nq2 Q0 d6 3 1 a\n",
+        "b.run": "q1 Q0 d2 1 3 b\nq1 Q0 d1 2 2 b\nq1 Q0 d9 3 1 b\nq2 Q0 d4 1 3 b\nq2 Q0 d5 2 2 b\nq2 Q0 d7 3 1 b\n",
+        "c.run": "q1 Q0 d3 1 3 c\nq2 Q0 d4 1 2 c\n",
+        "q.qrels": "q1 0 d1 1\nq2 0 d5 1\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    return {name: str(tmp_path / name) for name in files}
+
+
+def test_the_readme_kappa_plot_reads_the_sweep_csv_of_aggregate_tune(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    readme = (ROOT / "eval" / "README.md").read_text(encoding="utf-8")
+    assert "python eval/plot_runs.py kappa sweep.csv -o kappa.png" in readme
+    f = tiny_runs(tmp_path)
+    sweep, png = tmp_path / "sweep.csv", tmp_path / "kappa.png"
+    tune = ["aggregate", f["a.run"], f["b.run"], "--tune", "--dev-runs", f["a.run"], f["b.run"]]
+    tune += ["--dev-qrels", f["q.qrels"], "--measure", "RR", "--step", "0.25"]
+    assert main([*tune, "--sweep-csv", str(sweep), "-o", str(tmp_path / "t.run"), "-q"]) == 0
+    assert sweep.read_text().splitlines()[0] == "w1,w2,RR"
+    capsys.readouterr()
+    assert plot_runs().main(["kappa", str(sweep), "-o", str(png)]) == 0
+    # kappa is w1, the weight of the first run (--kappa K: K * run1 + (1 - K) * run2), the run that finds both
+    # relevant documents first: RR 0.5 with little of it, 1 with much
+    assert capsys.readouterr().out == "RR: best kappa 0.75 (1.0000)\n"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    kappas, names, values = plot_runs().read_kappa_sweep(str(sweep))
+    assert kappas.tolist() == [0, 0.25, 0.5, 0.75, 1] and names == ["RR"]
+    assert values[:, 0].tolist() == [0.5, 0.5, 0.75, 1, 1]
+
+
+def test_plot_runs_kappa_still_reads_a_kappa_header_and_refuses_three_runs(tmp_path, capsys):
+    from clirkit.tuning import KappaSweep
+
+    old = tmp_path / "kappa.csv"
+    sweep = KappaSweep(np.array([[0.0, 1.0], [0.5, 0.5], [1.0, 0.0]]), np.array([0.1, 0.3, 0.2]), "AP", ("none",) * 2)
+    old.write_text(sweep.to_csv())
+    assert plot_runs().main(["kappa", str(old)]) == 0
+    assert capsys.readouterr().out == "AP: best kappa 0.5 (0.3000)\n"
+    f = tiny_runs(tmp_path)
+    three = tmp_path / "three.csv"
+    runs = [f["a.run"], f["b.run"], f["c.run"]]
+    tune = ["aggregate", *runs, "--tune", "--dev-runs", *runs, "--dev-qrels", f["q.qrels"], "--step", "0.5"]
+    assert main([*tune, "--sweep-csv", str(three), "-o", str(tmp_path / "t.run"), "-q"]) == 0
+    with pytest.raises(SystemExit) as exit_:
+        plot_runs().main(["kappa", str(three)])
+    assert str(exit_.value) == (
+        f"plot_runs: {three}: a sweep of 3 runs (w1,w2,w3) has no kappa, the weight of the first of two runs; plot "
+        "a sweep of two runs (clirkit aggregate RUN1 RUN2 --tune --sweep-csv)"
+    )
