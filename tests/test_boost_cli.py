@@ -295,7 +295,7 @@ def test_extra_tuples_file_and_base_run_errors(tmp_path, capsys):
     assert "tuning beta needs dev queries" in capsys.readouterr().err
     assert main(["boost-train", *common, "--base-run", base, "--beta", "-1", "-o", str(tmp_path / "n.npz")]) == 2
     assert (
-        "--beta (BoostRanker's beta) must be None or a float in the range [0.0, 100.0]. Got -1.0"
+        "--beta (BoostRanker's beta) must be none or a float in the range [0.0, 100.0]. Got -1.0"
         in capsys.readouterr().err
     )
     assert main(["boost-train", *common, "--parallel-tuples", "-o", str(tmp_path / "n.npz")]) == 2

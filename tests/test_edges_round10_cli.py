@@ -9,6 +9,7 @@ The texts are the verses and queries of tests/test_boost_cli.py.
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import re
 from pathlib import Path
@@ -17,7 +18,7 @@ import numpy as np
 import pytest
 from test_boost_cli import write_files
 
-from clirkit.cli import main
+from clirkit.cli import build_parser, main
 from clirkit.errors import ClirkitError
 from clirkit.scs import read_word_vectors
 
@@ -171,3 +172,121 @@ def test_plot_runs_kappa_still_reads_a_kappa_header_and_refuses_three_runs(tmp_p
         f"plot_runs: {three}: a sweep of 3 runs (w1,w2,w3) has no kappa, the weight of the first of two runs; plot "
         "a sweep of two runs (clirkit aggregate RUN1 RUN2 --tune --sweep-csv)"
     )
+
+
+# --------------------------------------------------------------------------- finding 10: none
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("table")
+    pairs = [
+        ("the light", "la luz"),
+        ("the house", "la casa"),
+        ("light of the house", "luz de la casa"),
+        ("a house", "una casa"),
+        ("light", "luz"),
+    ] * 3
+    (folder / "en.txt").write_text("".join(f"{e}\n" for e, _ in pairs), encoding="utf-8")
+    (folder / "es.txt").write_text("".join(f"{s}\n" for _, s in pairs), encoding="utf-8")
+    out = folder / "en-es.npz"
+    train = ["ttable", "train", "--source", str(folder / "en.txt"), "--target", str(folder / "es.txt")]
+    assert main([*train, "--source-lang", "en", "--target-lang", "es", "-o", str(out), "-q"]) == 0
+    return out
+
+
+def options():
+    """``(verb words, action)`` of every option of every verb."""
+
+    def walk(parser, path):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    yield from walk(sub, [*path, name])
+            elif action.option_strings and action.nargs != 0:
+                yield path, action
+
+    return list(walk(build_parser(None), []))
+
+
+def offers_none(action) -> bool:
+    """Whether an option's help or parameter offers none: "(none: ...)", "none (the default)", or None allowed."""
+    from clirkit.paramgroups import flat_constraints
+
+    system = getattr(action, "system", None)
+    allowed = flat_constraints(system).get(action.dest.removeprefix("param__"), []) if system else []
+    return re.search(r"\bnone\b", action.help or "") is not None or (
+        isinstance(allowed, list) and any(c is None for c in allowed)
+    )
+
+
+def test_every_option_whose_help_or_parameter_offers_none_takes_the_word():
+    from clirkit.cli.common import BadValue
+
+    checked = []
+    for path, action in options():
+        if not offers_none(action) or "given and no" in (action.help or ""):
+            continue
+        if action.choices is not None:
+            assert "none" in action.choices, (path, action.option_strings)
+        elif action.type is not None:
+            value = action.type("none")
+            assert not isinstance(value, BadValue), (path, action.option_strings, value)
+        checked.append(" ".join([*path, max(action.option_strings, key=len)]))
+    for option in (
+        "search --k3",
+        "psq --max-options",
+        "psq --source-lang",
+        "dt --source-lang",
+        "ttable prune --max-options",
+        "boost-train --doc-weighting",
+        "boost-train --eps",
+        "scs-train --mse-targets",
+    ):
+        assert option in checked
+
+
+@pytest.mark.parametrize(
+    "argv, name",
+    [
+        (["search", "--index", "I", "--queries", "Q", "-o", "O", "--k3", "none"], "k3"),
+        (["psq", "--index", "I", "--queries", "Q", "-o", "O", "--max-options", "NONE"], "max_options"),
+        (["psq", "--index", "I", "--queries", "Q", "-o", "O", "--source-lang", "none"], "source_lang"),
+        (["dt", "--index", "I", "--queries", "Q", "-o", "O", "--table", "T", "--source-lang", "none"], "source_lang"),
+        (["ttable", "prune", "T", "-o", "O", "--max-options", "none"], "max_options"),
+        (["boost-train", "--queries", "Q", "--qrels", "R", "-o", "O", "--doc-weighting", "none"], "doc_weighting"),
+        (["boost-train", "--queries", "Q", "--qrels", "R", "-o", "O", "--eps", "none"], "eps"),
+        (["boost-train", "--queries", "Q", "--qrels", "R", "-o", "O", "--candidate-depth", "none"], "candidate_depth"),
+        (["scs-train", "--queries", "Q", "--qrels", "R", "-o", "O", "--mse-targets", "none"], "mse_targets"),
+    ],
+)
+def test_the_word_none_sets_the_parameter_to_none(argv, name):
+    from clirkit.cli.params import params_of
+
+    assert params_of(build_parser(argv).parse_args(argv))[name] is None
+
+
+def test_none_searches_as_the_default_it_names(indexed_dir, table):
+    es, en = indexed_dir / "es.tsv", indexed_dir / "en.tsv"
+    es.write_text("q1\tluz luz tinieblas\nq2\tla casa\n", encoding="utf-8")
+    en.write_text("q1\tlight light house\nq2\tthe house\n", encoding="utf-8")
+    nones = ["--k3", "none", "--source-lang", "none", "--max-options", "none"]
+    for verb, queries, words in ((["search"], es, nones[:2]), (["psq", "--table", str(table)], en, nones)):
+        common = [*verb, "--index", str(indexed_dir / "ix.npz"), "--queries", str(queries), "-q"]
+        assert main([*common, "-o", str(indexed_dir / "a.run")]) == 0
+        assert main([*common, "-o", str(indexed_dir / "b.run"), *words]) == 0
+        assert (indexed_dir / "a.run").read_bytes() == (indexed_dir / "b.run").read_bytes()
+        assert (indexed_dir / "a.run").stat().st_size > 0
+
+
+def test_no_command_line_message_offers_python_none(tmp_path, capsys):
+    common = ["--index", str(tmp_path / "no.npz"), "--queries", "Q", "-o", str(tmp_path / "x.run")]
+    assert main(["psq", *common, "--table", "T", "--max-options", "0"]) == 2
+    err = one_line_error(capsys, "--max-options (PSQ's max_options) must be none, an int in the range [1, inf)")
+    assert "None" not in err
+    assert main(["psq", *common, "--table", "T", "--max-options", "x"]) == 2
+    one_line_error(capsys, "--max-options must be an int in the range [1, inf), 'auto' or none, got x")
+    assert main(["search", *common, "--k3", "x"]) == 2
+    one_line_error(capsys, "--k3 must be a float in the range [0.0, inf) or none, got x")
+    assert main(["scs-train", "--queries", "Q", "--qrels", "R", "-o", "O", "--mse-targets", "none", "0.5"]) == 2
+    one_line_error(capsys, "--mse-targets must be none alone, or values without none, got none 0.5")

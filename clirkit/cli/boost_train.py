@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 
 from clirkit.cli.common import (
-    BadValue,
     add_analysis_options,
     add_jobs,
     add_language_options,
@@ -37,19 +36,6 @@ class _BaseOption(argparse.Action):
         setattr(namespace, self.dest, values)
         option = max(self.option_strings, key=len)
         namespace.base_options = [*getattr(namespace, "base_options", []), option]
-
-
-def _or_none(parse):
-    """argparse type: ``none`` (None: the option's automatic value) or what ``parse`` reads."""
-
-    def parse_or_none(text: str):
-        if str(text).strip().lower() == "none":
-            return None
-        value = parse(text)
-        return BadValue(value.text, f"{value.must} or none") if isinstance(value, BadValue) else value
-
-    parse_or_none.__name__ = parse.__name__
-    return parse_or_none
 
 
 def add_parser(sub) -> None:
@@ -82,7 +68,7 @@ def add_parser(sub) -> None:
         B,
         "beta",
         "--beta",
-        type=_or_none(param_type(B, "beta")),
+        type=param_type(B, "beta"),
         action=_BaseOption,
         help="weight of the normalized base scores (none: tuned on dev MAP over --beta-grid)",
     )
@@ -101,7 +87,7 @@ def add_parser(sub) -> None:
         B,
         "significance",
         "--significance",
-        type=_or_none(param_type(B, "significance")),
+        type=param_type(B, "significance"),
         action=_BaseOption,
         help="the level of the paired randomization test the boosted model must reach on the dev queries "
         "against the base alone to keep its rounds, else it ranks as the base (none or 0: keep the "
@@ -159,7 +145,7 @@ def add_parser(sub) -> None:
         B,
         "max_buckets",
         "--max-buckets",
-        type=_or_none(param_type(B, "max_buckets")),
+        type=param_type(B, "max_buckets"),
         help="the most buckets given boosting state (16 bytes each): past it, those of most pair occurrences are "
         "kept and the others' pairs left out (none: all)",
     )

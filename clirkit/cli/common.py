@@ -16,6 +16,8 @@ import functools
 import math
 from typing import Callable
 
+from clirkit.cli.params import BadValue
+
 INT64_MAX = 2**63 - 1  # larger integers overflow numpy's int64 arrays
 
 
@@ -37,19 +39,6 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 
 
 # option types --------------------------------------------------------------------------------------
-
-
-class BadValue:
-    """The value of an option type for text it refuses: the text and what the option must be."""
-
-    def __init__(self, text: str, must: str) -> None:
-        self.text, self.must = text, must
-
-    def message(self, option: str) -> str:
-        return f"{option} must be {self.must}, got {self.text}"
-
-    def __repr__(self) -> str:
-        return f"BadValue({self.text!r}, {self.must!r})"
 
 
 def _bounds(low, high, low_open: bool, high_open: bool) -> str:

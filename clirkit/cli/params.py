@@ -37,12 +37,72 @@ def default_of(cls, name: str):
     return default
 
 
+class BadValue:
+    """The value of an option type for text it refuses: the text and what the option must be."""
+
+    def __init__(self, text: str, must: str) -> None:
+        self.text, self.must = text, must
+
+    def message(self, option: str) -> str:
+        return f"{option} must be {self.must}, got {self.text}"
+
+    def __repr__(self) -> str:
+        return f"BadValue({self.text!r}, {self.must!r})"
+
+
+def or_none(parse):
+    """argparse type: the word ``none`` (None: the parameter's None, as in Python) or what ``parse`` reads."""
+
+    def parse_or_none(text: str):
+        if str(text).strip().lower() == "none":
+            return None
+        value = parse(text)
+        return BadValue(value.text, _or_none(value.must)) if isinstance(value, BadValue) else value
+
+    parse_or_none.__name__ = getattr(parse, "__name__", "value")
+    return parse_or_none
+
+
+def _or_none(must: str) -> str:
+    """``must`` (the words of the values an option takes) with ``none`` added: "a, b or none"."""
+    head, sep, last = must.rpartition(" or ")
+    return f"{head}, {last} or none" if sep else f"{must} or none"
+
+
+def _takes_none(cls, name: str) -> bool:
+    """Whether hyper-parameter ``name`` of ``cls`` may be None and has no string value ``"none"``."""
+    from clirkit.constraints import StrOptions
+    from clirkit.paramgroups import flat_constraints
+
+    constraints = flat_constraints(cls).get(name)
+    if not isinstance(constraints, (list, tuple)) or not any(c is None for c in constraints):
+        return False  # e.g. "no_validation"
+    return not any(isinstance(c, StrOptions) and "none" in c.options for c in constraints)
+
+
 class _StoreGiven(argparse._StoreAction):
-    """argparse's "store", also remembering that the option was given (:func:`given`)."""
+    """argparse's "store", also remembering that the option was given (:func:`given`); the word ``none`` given
+    (alone) to an option whose parameter may be None stores None."""
 
     def __call__(self, parser, namespace, values, option_string=None):
+        if getattr(self, "none_word", False):
+            values = _none_of(values)
         super().__call__(parser, namespace, values, option_string)
         setattr(namespace, _GIVEN, getattr(namespace, _GIVEN, frozenset()) | {self.dest[len(_PREFIX) :]})
+
+
+def _none_of(values):
+    """The value of an option taking ``none``: None for ``none`` (or a list of it alone), a :class:`BadValue` for
+    ``none`` among other values, else ``values``."""
+    if isinstance(values, list):
+        nones = [v is None or v == "none" for v in values]
+        if not any(nones):
+            return values
+        if len(values) == 1:
+            return None
+        shown = " ".join("none" if n else str(v) for n, v in zip(nones, values))
+        return [BadValue(shown, "none alone, or values without none")]
+    return None if values == "none" else values
 
 
 _GIVEN = "given__params"  # the hyper-parameters whose options the command line gave
@@ -57,6 +117,7 @@ def add_param(group, cls, name: str, *flags: str, **kwargs) -> argparse.Action:
     """Add an option for hyper-parameter ``name`` of ``cls``, defaulting to the class's default
     (a tuple default is shown as a list; ``action='store_true'`` options must default to False)."""
     default = default_of(cls, name)
+    none_word = False  # the word `none` stores None: the parameter may be None (its option says so in `--help`)
     if kwargs.get("action") in ("store_true", "store_false"):
         expected = kwargs["action"] == "store_false"
         if default is not expected:
@@ -64,10 +125,16 @@ def add_param(group, cls, name: str, *flags: str, **kwargs) -> argparse.Action:
     else:
         kwargs["default"] = list(default) if isinstance(default, tuple) else default
         kwargs.setdefault("action", _StoreGiven)
+        none_word = _takes_none(cls, name)
+        if none_word and "choices" in kwargs and kwargs["action"] is _StoreGiven:
+            kwargs["choices"] = (*kwargs["choices"], "none")
+        elif none_word and "choices" not in kwargs:
+            kwargs["type"] = or_none(kwargs.get("type", str))
         if "metavar" not in kwargs and "choices" not in kwargs:  # argparse would show the dest, PARAM__NAME
             kwargs["metavar"] = max(flags, key=len).lstrip("-").replace("-", "_").upper()
     _OPTION_OF[name] = max(flags, key=len)
     action = group.add_argument(*flags, dest=_PREFIX + name, **kwargs)
+    action.none_word = none_word
     action.system = cls  # whose default it shows (tests/test_cli_help_defaults.py reads it back from --help)
     return action
 
@@ -129,15 +196,19 @@ def _header_words(message: str, args: argparse.Namespace) -> str:
 def option_message(error: BaseException | str, args: argparse.Namespace) -> str:
     """The command line's message of ``error``: a parameter's error (:class:`clirkit.constraints.InvalidParameterError`)
     set by an option of the parsed ``args`` names the option and the parameter, e.g. "--lambda (PSQ's lam) must be
-    a float in the range [0.0, 1.0]. Got 1.5 instead."; a queries reader's error that names its Python keywords
-    names the verb's options instead ("--query-id-field applies to TSV and JSONL queries ..."), and a TSV header's
-    error the verb's options or, where it has none, what to change in the file; any other error keeps its text."""
+    a float in the range [0.0, 1.0]. Got 1.5 instead." (Python's None said as the option's word ``none``); a queries
+    reader's error that names its Python keywords names the verb's options instead ("--query-id-field applies to
+    TSV and JSONL queries ..."), and a TSV header's error the verb's options or, where it has none, what to change
+    in the file; any other error keeps its text."""
     from clirkit.constraints import InvalidParameterError
 
     given = {key[len(_PREFIX) :] for key in vars(args) if key.startswith(_PREFIX)}
     if isinstance(error, InvalidParameterError):
         option = _OPTION_OF.get(error.parameter) if error.parameter in given else None
-        return error.worded(f"{option} ({error.caller}'s {error.parameter})") if option else str(error)
+        if not option:
+            return str(error)
+        allowed = re.sub(r"\bNone\b", "none", error.allowed)  # the word the option takes (:func:`or_none`)
+        return f"{option} ({error.caller}'s {error.parameter}) must be {allowed}{error.got}"
     message = _header_words(str(error), args)
     if hasattr(args, "query_id_field"):
         for words, options in _QUERY_OPTION_WORDS:

@@ -160,7 +160,7 @@ def add_prune_options(p: argparse.ArgumentParser):
         "max_options",
         "--max-options",
         type=param_type(PSQ, "max_options"),
-        help="M: at most M options per word (auto: no limit for the queries, 64 for the documents)",
+        help="M: at most M options per word (auto: no limit for the queries, 64 for the documents; none: no limit)",
     )
     g.add_argument(
         "--target-stopwords",
