@@ -290,3 +290,22 @@ def test_no_command_line_message_offers_python_none(tmp_path, capsys):
     one_line_error(capsys, "--k3 must be a float in the range [0.0, inf) or none, got x")
     assert main(["scs-train", "--queries", "Q", "--qrels", "R", "-o", "O", "--mse-targets", "none", "0.5"]) == 2
     one_line_error(capsys, "--mse-targets must be none alone, or values without none, got none 0.5")
+
+
+# --------------------------------------------------------------------------- finding 11: ttable show
+
+
+@pytest.mark.parametrize("word", ["", "  "])
+def test_ttable_show_refuses_an_empty_word(table, capsys, word):
+    assert main(["ttable", "show", str(table), "light", word]) == 2
+    one_line_error(capsys, f"WORD {word!r} is empty: give the source word to look up")
+
+
+def test_ttable_show_shows_each_term_of_a_word_the_analysis_cuts_in_two(table, capsys):
+    assert main(["ttable", "show", str(table), "light house", "-n", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "light house -> light, hous\t(2 terms: DT and PSQ translate each)"
+    assert lines[1].startswith("light\t(") and lines[2].startswith("  luz\t")
+    assert lines[3].startswith("hous\t(") and lines[4].startswith("  cas\t") and len(lines) == 5
+    assert main(["ttable", "show", str(table), "lights", "-n", "1"]) == 0  # one term: as before
+    assert capsys.readouterr().out.splitlines()[0].startswith("lights -> light\t(")

@@ -398,10 +398,14 @@ def run_from_alignments(args) -> int:
 
 def run_show(args) -> int:
     from clirkit.analysis import Analyzer
+    from clirkit.errors import ClirkitError
     from clirkit.tablefit import source_words_read
     from clirkit.translation import format_of
-    from clirkit.translation.phrases import PHRASE_JOINER
+    from clirkit.translation.phrases import join_phrases
 
+    empty = next((w for w in args.words if not w.strip()), None)
+    if empty is not None:
+        raise ClirkitError(f"WORD {empty!r} is empty: give the source word to look up, e.g. ttable show TABLE light")
     table = load_table_args(args, args.table, args.format)
     settings = table.params.get("source_analyzer")
     lang = table.params.get("source_lang")
@@ -411,30 +415,41 @@ def run_show(args) -> int:
         analyzer = Analyzer.from_dict(settings).without_stopwords()
     elif lang:  # a table that records no analysis (Moses text): its words read as DT and PSQ read them (tablefit)
         table, analyzer = source_words_read(table, lang)
-    for word in args.words:
-        if analyzer is None:  # no language: as written or lowercased
-            term = next((t for t in (word, word.lower()) if table.translations(t, 1)), word)
-        else:  # as DT and PSQ analyze a query word
-            term = PHRASE_JOINER.join(analyzer.tokenize(word)) or word
-        shown = word if term == word else f"{word} -> {term}"
-        options = table.translations(term, args.n)
-        total = len(table.translations(term))
-        if not options:
-            if analyzer is None:
-                print(
-                    f"{shown}\t(not in the table as written or lowercased; it records no analysis: --source-lang "
-                    "LANG reads its words as DT and PSQ do)"
-                )
-                continue
-            if unanalyzed:  # a dictionary read without the documents' language: dt and psq read it with both
-                print(f"{shown}\t(not in the dictionary read without --target-lang: give it to read it as dt does)")
-                continue
-            print(f"{shown}\t(no translations in the table: DT and PSQ pass it through unchanged)")
+    if analyzer is None:  # no language: as written or lowercased
+        looked_up = [[next((t for t in (w, w.lower()) if table.translations(t, 1)), w)] for w in args.words]
+    else:  # as DT and PSQ analyze a query word and join the terms of a phrase the table holds
+        token_lists = [analyzer.tokenize(w) for w in args.words]
+        looked_up = [terms or [w] for terms, w in zip(join_phrases(token_lists, table.source_vocab), args.words)]
+    for word, terms in zip(args.words, looked_up):
+        if len(terms) == 1:
+            _show_term(
+                args, table, word if terms[0] == word else f"{word} -> {terms[0]}", terms[0], analyzer, unanalyzed
+            )
             continue
-        print(f"{shown}\t({total} translations)")
+        print(f"{word} -> {', '.join(terms)}\t({len(terms)} terms: DT and PSQ translate each)")
+        for term in terms:
+            _show_term(args, table, term, term, analyzer, unanalyzed)
+    return 0
+
+
+def _show_term(args, table, shown: str, term: str, analyzer, unanalyzed: bool) -> None:
+    """Print ``term``'s ``-n`` most probable translations in ``table`` under the heading ``shown``, or why it has
+    none (``analyzer``: the table's source analysis, None when it records no language; ``unanalyzed``: a dictionary
+    read without the documents' language)."""
+    options = table.translations(term, args.n)
+    if options:
+        print(f"{shown}\t({len(table.translations(term))} translations)")
         for e, p in options:
             print(f"  {e}\t{p:.6f}")
-    return 0
+    elif analyzer is None:
+        print(
+            f"{shown}\t(not in the table as written or lowercased; it records no analysis: --source-lang "
+            "LANG reads its words as DT and PSQ do)"
+        )
+    elif unanalyzed:  # dt and psq read such a dictionary with both languages
+        print(f"{shown}\t(not in the dictionary read without --target-lang: give it to read it as dt does)")
+    else:
+        print(f"{shown}\t(no translations in the table: DT and PSQ pass it through unchanged)")
 
 
 def run_prune(args) -> int:
