@@ -309,3 +309,21 @@ def test_ttable_show_shows_each_term_of_a_word_the_analysis_cuts_in_two(table, c
     assert lines[3].startswith("hous\t(") and lines[4].startswith("  cas\t") and len(lines) == 5
     assert main(["ttable", "show", str(table), "lights", "-n", "1"]) == 0  # one term: as before
     assert capsys.readouterr().out.splitlines()[0].startswith("lights -> light\t(")
+
+
+# --------------------------------------------------------------------------- finding 12: docs/evaluate.md
+
+
+def test_the_evaluate_guide_says_where_the_note_of_ignored_run_queries_goes(tmp_path, capsys):
+    guide = " ".join((ROOT / "docs" / "evaluate.md").read_text(encoding="utf-8").split())
+    assert "are ignored, and said on stderr" not in guide
+    assert "a note under the table says how many, so it goes where the table goes (stdout or `-o FILE`)" in guide
+    assert "`csv` and `json`, whose output has no notes, say it on stderr" in guide
+    (tmp_path / "one.qrels").write_text("q1 0 d1 1\n")
+    (tmp_path / "extra.run").write_text("q1 Q0 d1 1 2 t\nqX Q0 d1 1 2 t\n")
+    argv = ["eval", "--qrels", str(tmp_path / "one.qrels"), str(tmp_path / "extra.run"), "-m", "AP"]
+    note = "1 run queries not in the qrels, ignored"
+    for fmt, on_stdout in (("text", True), ("markdown", True), ("csv", False), ("json", False)):
+        assert main([*argv, "--format", fmt]) == 0
+        captured = capsys.readouterr()
+        assert (note in captured.out, "not in the qrels" in captured.err) == (on_stdout, not on_stdout), fmt
