@@ -144,11 +144,11 @@ def test_a_list_whose_scores_sum_to_zero_contributes_nothing():
 
 
 def test_borda_rejects_a_depth_below_one_and_bad_weights():
-    with pytest.raises(ClirkitError, match="depth must be >= 1"):
+    with pytest.raises(ClirkitError, match="depth must be an integer >= 1"):
         borda([A, B], depth=0)
-    with pytest.raises(ClirkitError, match="one finite weight >= 0 per run"):
+    with pytest.raises(ClirkitError, match="weights must be finite and >= 0"):
         borda([A, B], [1.0, -1.0])
-    with pytest.raises(ClirkitError, match="one finite weight >= 0 per run"):
+    with pytest.raises(ClirkitError, match=r"weights must be one weight per run \(1 weights for 2 runs\)"):
         borda([A, B], [1.0])
 
 

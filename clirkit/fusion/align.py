@@ -19,7 +19,7 @@ import numpy as np
 
 from clirkit.errors import ClirkitError
 from clirkit.hashing import string_hash
-from clirkit.run import PackedRun, Run, take_strings
+from clirkit.run import PackedRun, Run, check_depth, take_strings
 
 
 @dataclass(frozen=True)
@@ -217,6 +217,17 @@ def _ids(run: Run | PackedRun) -> tuple[np.ndarray, np.ndarray, np.ndarray | Non
     if isinstance(run, PackedRun):
         return run.query_order, run.documents, run.codes
     return run.qids[query_starts(run)], run.docids, None
+
+
+def fusion_inputs(runs: Sequence[Run], depth) -> list[Run]:
+    """The runs of a fusion method (:func:`~clirkit.fusion.interpolate`, :func:`~clirkit.fusion.borda`) as a list,
+    checked with its ``depth`` before any work: at least one run, and a depth that is an integer >= 1
+    (:func:`clirkit.run.check_depth`); ClirkitError otherwise."""
+    runs = list(runs)
+    if len(runs) == 0:
+        raise ClirkitError("aggregation needs at least one run")
+    check_depth(depth)
+    return runs
 
 
 def align(runs: Sequence[Run], depth: int | None) -> AlignedRuns:

@@ -11,7 +11,8 @@ from typing import Sequence
 import numpy as np
 
 from clirkit.errors import ClirkitError
-from clirkit.fusion.align import align
+from clirkit.fusion.align import align, fusion_inputs
+from clirkit.fusion.weights import weights_problem
 from clirkit.run import Run
 
 
@@ -21,10 +22,10 @@ def borda(
     """Rank-based Borda count, optionally weighted.
 
     Args:
-        runs: the runs to combine (each grouped by query, in rank order).
-        weights: one weight per run, finite and >= 0 (they need not sum to 1).
+        runs: the runs to combine (at least one, each grouped by query, in rank order).
+        weights: one weight per run, finite and >= 0, not all 0 (they need not sum to 1).
             Default: 1 per run.
-        depth: ``K``: each list is cut to its top ``K`` rows, and the output
+        depth: ``K``, an integer >= 1: each list is cut to its top ``K`` rows, and the output
             keeps the top ``K`` per query.
         tag: the output's run tag; default ``borda:K=<depth>`` (plus
             ``:w=<weights>`` when weights are given).
@@ -36,12 +37,11 @@ def borda(
         as in a full one), 0 from a list it is missing from. Ties: docid
         ascending.
     """
-    runs = list(runs)
-    if depth < 1:
-        raise ClirkitError(f"depth must be >= 1, got {depth}")
+    runs = fusion_inputs(runs, depth)
+    problem = None if weights is None else weights_problem(weights, len(runs), method="borda", sum_to_one=False)
+    if problem is not None:
+        raise ClirkitError("weights must be {}{}".format(*problem))
     w = np.ones(len(runs)) if weights is None else np.asarray(weights, dtype=np.float64)
-    if w.shape != (len(runs),) or not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise ClirkitError(f"Borda needs one finite weight >= 0 per run ({len(runs)} runs)")
     aligned = align(runs, depth)
     points = np.zeros(aligned.n_pairs, dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore"):

@@ -23,7 +23,8 @@ from typing import Sequence
 import numpy as np
 
 from clirkit.errors import ClirkitError
-from clirkit.fusion.align import AlignedRuns, align, query_starts
+from clirkit.fusion.align import AlignedRuns, align, fusion_inputs, query_starts
+from clirkit.fusion.weights import weights_problem
 from clirkit.run import Run
 
 TRANSFORMS = ("none", "shift", "minmax")
@@ -88,14 +89,11 @@ def kappa_weights(kappa: float) -> list[float]:
 
 
 def _check_weights(weights, n: int) -> np.ndarray:
-    w = np.asarray(weights, dtype=np.float64)
-    if w.shape != (n,):
-        raise ClirkitError(f"got {w.size} weights for {n} runs; give one weight per run")
-    if not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise ClirkitError(f"weights must be finite and >= 0, got {' '.join(f'{x:g}' for x in w)}")
-    if abs(w.sum() - 1.0) > 1e-6:
-        raise ClirkitError(f"weights must sum to 1, got {' '.join(f'{x:g}' for x in w)} (sum {w.sum():g})")
-    return w
+    """``weights`` as float64, checked (:func:`~clirkit.fusion.weights.weights_problem`) for ``n`` runs."""
+    problem = weights_problem(weights, n, method="interpolation", sum_to_one=True)
+    if problem is not None:
+        raise ClirkitError("weights must be {}{}".format(*problem))
+    return np.asarray(weights, dtype=np.float64)
 
 
 def sum_normalized(aligned: AlignedRuns, transforms: Sequence[str]) -> list[np.ndarray]:
@@ -182,13 +180,13 @@ def interpolate(
     """Weighted interpolation of per-query sum-normalized scores (SPEC §6).
 
     Args:
-        runs: the runs to combine (each grouped by query, in rank order).
+        runs: the runs to combine (at least one, each grouped by query, in rank order).
         weights: one weight per run, >= 0, summing to 1. Default: equal weights.
         kappa: shorthand for two runs: weights ``(kappa, 1 - kappa)``.
         transform: ``none`` | ``shift`` | ``minmax``, for all runs or one per
             run, applied per query before sum normalization.
-        depth: each input list is cut to its top ``depth`` rows before
-            normalizing, and the output keeps the top ``depth`` per query.
+        depth: an integer >= 1: each input list is cut to its top ``depth``
+            rows before normalizing, and the output keeps the top ``depth`` per query.
         tag: the output's run tag; default records weights and transforms,
             e.g. ``interp:w=0.5,0.5:t=shift,none``.
 
@@ -200,7 +198,7 @@ def interpolate(
     sum normalization then cancels, so ``shift`` and ``minmax`` give the same
     aggregate; both are offered because users ask for them by name.
     """
-    runs = list(runs)
+    runs = fusion_inputs(runs, depth)
     if kappa is not None:
         if weights is not None:
             raise ClirkitError("give either kappa or weights, not both")

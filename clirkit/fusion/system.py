@@ -5,7 +5,6 @@ fusion of runs made elsewhere (``clirkit aggregate``). One of :mod:`clirkit.syst
 
 from __future__ import annotations
 
-import math
 from numbers import Real
 from typing import Mapping, Sequence
 
@@ -13,6 +12,7 @@ from clirkit.constraints import Interval, InvalidParameterError, StrOptions
 from clirkit.errors import ClirkitError
 from clirkit.estimator import DEPTH, Resources, System, takes_resources
 from clirkit.fusion import METHODS
+from clirkit.fusion.weights import weights_problem
 
 
 class Fusion(System):
@@ -189,7 +189,8 @@ class Fusion(System):
     def check_runs(self, n: int) -> None:
         """Check, before any run is read, that these parameters can fuse ``n`` runs: the constraints
         (:meth:`check_params`), at least two runs, one transform or one per run, given weights one per run,
-        finite and >= 0 (summing to 1 where the method's do: interpolation), and weights to tune a grid ``step``
+        finite and >= 0, summing to 1 where the method's do (interpolation), not all 0 where they do not
+        (:func:`~clirkit.fusion.weights.weights_problem`), and weights to tune a grid ``step``
         that divides 1 into a grid of bounded size and a known ``measure``. ClirkitError naming the parameter
         otherwise."""
         from clirkit.measures import parse_measure
@@ -201,25 +202,9 @@ class Fusion(System):
         self._given_transforms(n)
         method = METHODS[self.method]
         if self.weights is not None:
-            shown = " ".join(f"{w:g}" if isinstance(w, Real) else repr(w) for w in self.weights)
-            if len(self.weights) != n:
-                raise InvalidParameterError(
-                    "weights",
-                    "Fusion",
-                    "one weight per run",
-                    self.weights,
-                    got=f" ({len(self.weights)} weights for {n} runs).",
-                )
-            if not all(isinstance(w, Real) and not isinstance(w, bool) and 0 <= w < math.inf for w in self.weights):
-                raise InvalidParameterError("weights", "Fusion", "finite and >= 0", self.weights, got=f", got {shown}")
-            if method.weights_sum_to_one and abs(sum(self.weights) - 1.0) > 1e-6:
-                raise InvalidParameterError(
-                    "weights",
-                    "Fusion",
-                    f"numbers that sum to 1 ({self.method})",
-                    self.weights,
-                    got=f", got {shown} (sum {sum(self.weights):g}).",
-                )
+            problem = weights_problem(self.weights, n, method=self.method, sum_to_one=method.weights_sum_to_one)
+            if problem is not None:
+                raise InvalidParameterError("weights", "Fusion", problem[0], self.weights, got=problem[1])
         elif method.tuned:
             for name, check in (
                 ("step", lambda: grid_points(n, self.step)),

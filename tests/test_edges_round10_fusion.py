@@ -1,0 +1,101 @@
+"""Edge cases of fusion found by an outside tester (round 10): Borda weights that are all 0, fusion options that
+would do nothing (``aggregate`` without ``--tune``, Borda, given weights), the depth and the runs of
+``interpolate``/``borda``, a fusion naming a fusion, and an experiment's empty name."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from clirkit.cli import main
+from clirkit.constraints import InvalidParameterError
+from clirkit.errors import ClirkitError
+from clirkit.experiment import Experiment
+from clirkit.fusion import borda, interpolate
+from clirkit.run import Run
+from clirkit.systems import Fusion
+
+A = Run(np.array(["q1", "q1"]), np.array(["d1", "d2"]), np.array([2.0, 1.0]), tag="a")
+B = Run(np.array(["q1", "q1"]), np.array(["d2", "d3"]), np.array([5.0, 1.0]), tag="b")
+_BASE = 'collection = "nave-en-es"\nfigures = false\n[systems.DT]\nkind = "dt"\n[systems.BM25]\nkind = "bm25"\n'
+_ALL_ZERO = "must be finite and >= 0, not all 0 (borda: weights all 0 give every document 0 points), got 0 0"
+
+
+@pytest.fixture
+def runs(tmp_path, monkeypatch):
+    """Two run files and a qrels file in the current folder (``tmp_path``)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.run").write_text("q1 Q0 d1 1 3 a\nq1 Q0 d2 2 2 a\nq1 Q0 d3 3 1 a\n", encoding="utf-8")
+    (tmp_path / "b.run").write_text("q1 Q0 d1 1 3 b\nq1 Q0 d2 2 2 b\nq1 Q0 d9 3 1 b\n", encoding="utf-8")
+    (tmp_path / "q.qrels").write_text("q1 0 d1 1\n", encoding="utf-8")
+    return tmp_path
+
+
+def _aggregate_refused(capsys, *given: str) -> str:
+    """``clirkit aggregate a.run b.run GIVEN -o out.run`` stops with exit 2, one line and no output: that line."""
+    capsys.readouterr()
+    assert main(["aggregate", "a.run", "b.run", *given, "-o", "out.run", "-q"]) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert captured.out == "" and len(lines) == 1 and lines[0].startswith("clirkit: error: "), captured.err
+    assert not os.path.exists("out.run")
+    return lines[0].removeprefix("clirkit: error: ")
+
+
+def _file_refused(tmp_path, capsys, text: str) -> str:
+    """The experiment file ``text`` is refused when read, in one line, and ``clirkit run`` stops on it with exit 2
+    and that line, writing nothing: the message after the file's name."""
+    path = tmp_path / "x.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ClirkitError) as err:
+        Experiment.read(path)
+    assert "\n" not in str(err.value) and str(err.value).startswith(f"{path}: ")
+    capsys.readouterr()
+    assert main(["run", str(path), "-o", str(tmp_path / "out"), "-q"]) == 2
+    assert capsys.readouterr().err == f"clirkit: error: {err.value}\n" and not (tmp_path / "out").exists()
+    return str(err.value).removeprefix(f"{path}: ")
+
+
+# Borda weights all 0 -------------------------------------------------------------------------------------------
+
+
+def test_borda_weights_all_zero_are_refused_by_the_command(runs, capsys):
+    said = _aggregate_refused(capsys, "--method", "borda", "--weights", "0", "0")
+    assert said == f"--weights (Fusion's weights) {_ALL_ZERO}"
+    assert main(["aggregate", "a.run", "b.run", "--method", "borda", "--weights", "1", "0", "-o", "z.run", "-q"]) == 0
+    assert (runs / "z.run").read_text(encoding="utf-8").splitlines()[0].split()[2:4] == ["d1", "1"]
+
+
+def test_borda_weights_all_zero_are_refused_by_an_experiment_file(tmp_path, capsys):
+    more = '[fusions.F]\nsystems = ["DT", "BM25"]\nmethod = "borda"\nweights = [0, 0.0]\n'
+    assert _file_refused(tmp_path, capsys, _BASE + more) == f"fusion 'F': weights {_ALL_ZERO}"
+
+
+def test_borda_weights_all_zero_are_refused_by_the_fusion_system_and_the_function():
+    with pytest.raises(InvalidParameterError) as err:
+        Fusion(method="borda", weights=[0, 0]).fit_runs([A, B], None)
+    assert str(err.value) == f"The 'weights' parameter of Fusion {_ALL_ZERO}"
+    with pytest.raises(ClirkitError) as err:
+        borda([A, B], [0, 0])
+    assert str(err.value) == f"weights {_ALL_ZERO}"
+    assert borda([A, B], [0.0, 1.0]).docids.tolist() == ["d2", "d3", "d1"]  # one weight 0 is fine
+
+
+# interpolate and borda: depth and runs ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("depth", [0, -5, 1.5, True, "3"])
+def test_interpolate_and_borda_take_an_integer_depth_from_1_only(depth):
+    for fuse in (interpolate, borda):
+        with pytest.raises(ClirkitError) as err:
+            fuse([A, B], depth=depth)
+        assert str(err.value) == f"depth must be an integer >= 1, got {depth!r}"
+    assert interpolate([A, B], depth=np.int64(1)).docids.tolist() == ["d1"]  # a numpy integer is one
+
+
+def test_interpolate_and_borda_need_a_run():
+    for fuse in (interpolate, borda):
+        with pytest.raises(ClirkitError, match="^aggregation needs at least one run$"):
+            fuse([])
