@@ -83,6 +83,123 @@ def test_borda_weights_all_zero_are_refused_by_the_fusion_system_and_the_functio
     assert borda([A, B], [0.0, 1.0]).docids.tolist() == ["d2", "d3", "d1"]  # one weight 0 is fine
 
 
+# options that would do nothing ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "given, option",
+    [
+        (["--dev-runs", "a.run", "b.run"], "--dev-runs"),
+        (["--dev-qrels", "q.qrels"], "--dev-qrels"),
+        (["--qrels", "q.qrels"], "--dev-qrels"),
+        (["--measure", "P@1"], "--measure"),
+        (["--measure", "AP"], "--measure"),  # given at its default: still not read
+        (["--step", "0.5"], "--step"),
+        (["--dev-runs", "a.run", "b.run", "--dev-qrels", "q.qrels", "--measure", "P@1", "--step", "0.5"], "--dev-runs"),
+        (["--method", "borda", "--step", "0.5"], "--step"),
+        (["--weights", "0.5", "0.5", "--measure", "P@1"], "--measure"),
+    ],
+)
+def test_the_tuning_options_without_tune_are_refused(runs, capsys, given, option):
+    assert _aggregate_refused(capsys, *given) == (
+        f"{option} is read only with --tune: give --tune (with --dev-runs and --dev-qrels), or drop {option}"
+    )
+
+
+@pytest.mark.parametrize("transform", [["minmax"], ["auto"], ["none", "shift"]])
+def test_a_transform_under_borda_is_refused_by_the_command(runs, capsys, transform):
+    said = _aggregate_refused(capsys, "--method", "borda", "--transform", *transform)
+    assert said == "--transform applies to interpolation, not borda: drop --transform"
+
+
+def test_the_options_a_fusion_reads_are_still_taken_by_the_command(runs, capsys):
+    tune = ["--tune", "--dev-runs", "a.run", "b.run", "--dev-qrels", "q.qrels", "--measure", "P@1", "--step", "0.5"]
+    for given in (
+        ["--method", "borda"],
+        ["--method", "borda", "--weights", "2", "1"],
+        ["--weights", "1", "0", "--transform", "minmax"],
+        tune,
+        [*tune, "--transform", "shift"],
+    ):
+        assert main(["aggregate", "a.run", "b.run", *given, "-o", "ok.run", "-q"]) == 0, capsys.readouterr().err
+    assert main(["aggregate", "a.run", "b.run", "--step", "0", "-o", "ok.run", "-q"]) == 2  # a bad value first
+    assert "(0.0, 1.0]" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "more, said",
+    [
+        ('method = "borda"\nstep = 0.5\n', "step applies to tuned weights, and borda tunes none: remove step"),
+        ('method = "borda"\nstep = 0.1\n', "step applies to tuned weights, and borda tunes none: remove step"),
+        (
+            'method = "borda"\nmeasure = "P@10"\n',
+            "measure applies to tuned weights, and borda tunes none: remove measure",
+        ),
+        ('method = "borda"\ntransform = "minmax"\n', "transform applies to interpolation, not borda: remove transform"),
+        ('method = "borda"\ntransform = "auto"\n', "transform applies to interpolation, not borda: remove transform"),
+        ("weights = [0.5, 0.5]\nstep = 0.5\n", "step applies to tuned weights, and the weights are given: remove step"),
+        (
+            'weights = [0.5, 0.5]\nmeasure = "P@10"\n',
+            "measure applies to tuned weights, and the weights are given: remove measure",
+        ),
+    ],
+)
+def test_fusion_keys_that_would_do_nothing_are_refused_when_the_file_is_read(tmp_path, capsys, more, said):
+    text = _BASE + '[fusions.F]\nsystems = ["DT", "BM25"]\n' + more
+    assert _file_refused(tmp_path, capsys, text) == f"fusion 'F': {said}"
+
+
+def test_fusion_keys_that_are_read_are_still_taken_by_an_experiment_file(tmp_path):
+    path = tmp_path / "x.toml"
+    for more in (
+        'method = "borda"\nweights = [2, 1]\n',
+        'weights = [0.5, 0.5]\ntransform = "minmax"\n',
+        'step = 0.5\nmeasure = "P@10"\ntransform = "shift"\n',
+    ):
+        path.write_text(_BASE + '[fusions.F]\nsystems = ["DT", "BM25"]\n' + more, encoding="utf-8")
+        Experiment.read(path)
+
+
+@pytest.mark.parametrize(
+    "params, said",
+    [
+        (
+            {"method": "borda", "step": 0.5, "measure": "P@10", "transform": "minmax"},
+            "step applies to tuned weights, and borda tunes none: leave step out (got step=0.5)",
+        ),
+        (
+            {"method": "borda", "transform": "minmax"},
+            "transform applies to interpolation, not borda: leave transform out (got transform='minmax')",
+        ),
+        (
+            {"weights": [0.5, 0.5], "measure": "P@10"},
+            "measure applies to tuned weights, and the weights are given: leave measure out (got measure='P@10')",
+        ),
+    ],
+)
+def test_fusion_parameters_that_would_do_nothing_are_refused_by_the_system(params, said):
+    from clirkit.estimator import Resources
+
+    with pytest.raises(ClirkitError) as err:
+        Fusion(**params).fit_runs([A, B], None)
+    assert str(err.value) == said
+    with pytest.raises(ClirkitError, match=f"^{said[:20]}"):
+        Fusion([_Never(), _Never()], **params).fit(Resources())  # before any system searches
+
+
+class _Never:
+    """A fusion member that must not be asked to search."""
+
+    def search(self, *args, **kw):  # pragma: no cover - fails the test when called
+        raise AssertionError("searched")
+
+
+def test_the_defaults_of_the_fusion_system_stay_accepted_with_borda_and_given_weights():
+    assert Fusion(method="borda").fit_runs([A, B], None).fuse([A, B]).tag == "borda:K=1000:w=1,1"
+    fused = Fusion(weights=[0.5, 0.5], transform="minmax").fit_runs([A, B], None).fuse([A, B])
+    assert fused.tag == "interp:w=0.5,0.5:t=minmax,minmax"
+
+
 # interpolate and borda: depth and runs ---------------------------------------------------------------------------
 
 

@@ -642,7 +642,7 @@ def test_well_typed_fusion_and_top_level_values_are_read_as_given(tmp_path):
         _TWO.format(
             top='figures = false\ngains = ["AP"]\n',
             more=_FUSION + "weights = [0.0, 1]\n"
-            'transform = ["auto", "minmax"]\nmethod = "interpolation"\nstep = 0.25\n',
+            'transform = ["auto", "minmax"]\nmethod = "interpolation"\n',  # (no step: the weights are given)
         ),
         encoding="utf-8",
     )
@@ -653,7 +653,6 @@ def test_well_typed_fusion_and_top_level_values_are_read_as_given(tmp_path):
         "weights": [0.0, 1],
         "transform": ["auto", "minmax"],
         "method": "interpolation",
-        "step": 0.25,
     }
 
 

@@ -299,7 +299,9 @@ def test_borda_takes_weights_that_do_not_sum_to_one_and_tunes_none():
     from clirkit.systems import Fusion
 
     Fusion(method="borda", weights=[1.0, 2.0]).check_runs(2)
-    Fusion(method="borda", step=0.3).check_runs(2)  # no grid: Borda's weights are not tuned
+    Fusion(method="borda").check_runs(2)  # the default step is no grid: Borda's weights are not tuned
+    with pytest.raises(ClirkitError, match="step applies to tuned weights, and borda tunes none"):
+        Fusion(method="borda", step=0.3).check_runs(2)  # a step set is refused: it would do nothing
 
 
 @pytest.mark.parametrize("method", ["interpolation", "borda"])

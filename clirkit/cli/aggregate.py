@@ -119,6 +119,32 @@ def run(args) -> int:
     return 0
 
 
+def _check_unused(args) -> None:
+    """ClirkitError for an option given that the command would not read: ``--dev-runs``, ``--dev-qrels``,
+    ``--measure`` and ``--step`` without ``--tune`` (equal weights would be used while the user believes them
+    tuned), ``--transform`` under a method of ranks (:func:`clirkit.fusion.system.unused_params`)."""
+    from clirkit.cli.params import given, params_of
+    from clirkit.errors import ClirkitError
+    from clirkit.fusion.system import unused_params
+
+    if not args.tune:
+        for option, set_ in (
+            ("--dev-runs", args.dev_runs is not None),
+            ("--dev-qrels", args.qrels is not None),
+            ("--measure", given(args, "measure")),
+            ("--step", given(args, "step")),
+        ):
+            if set_:
+                raise ClirkitError(
+                    f"{option} is read only with --tune: give --tune (with --dev-runs and --dev-qrels), or drop "
+                    f"{option}"
+                )
+    params = params_of(args)
+    if given(args, "transform"):
+        for _, why in unused_params(params["method"], params["weights"] is not None, ["transform"]):
+            raise ClirkitError(f"--{why}: drop --transform")
+
+
 def _check_distinct(what: str, paths: list[str]) -> None:
     """ClirkitError if a run file is given twice (the same path, however written): a fusion fuses distinct runs."""
     from clirkit.errors import ClirkitError
@@ -154,8 +180,9 @@ def _nth(i: int) -> str:
 
 
 def _fusion(args):
-    """The :class:`~clirkit.systems.Fusion` of the options, checked for the RUNs (:meth:`Fusion.check_runs`):
-    ``--kappa`` as the weights of two runs, equal weights when none are given and none are tuned."""
+    """The :class:`~clirkit.systems.Fusion` of the options, checked for the RUNs (:meth:`Fusion.check_runs`), no
+    option given that it would not read (:func:`_check_unused`): ``--kappa`` as the weights of two runs, equal
+    weights when none are given and none are tuned."""
     from clirkit.cli.params import params_of
     from clirkit.errors import ClirkitError
     from clirkit.fusion import METHODS
@@ -179,6 +206,8 @@ def _fusion(args):
     transform = params.pop("transform")  # the default, or one per run given
     transform = transform if isinstance(transform, str) else (transform[0] if len(transform) == 1 else transform)
     fusion = Fusion(transform=transform, **params)
+    fusion.check_params()  # the values first, then whether they are read
+    _check_unused(args)
     fusion.check_runs(n)
     return fusion
 

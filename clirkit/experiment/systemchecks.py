@@ -177,8 +177,9 @@ def _check_lam_written(spec: Mapping[str, Any], cls) -> None:
 
 
 def check_fusion(spec: Mapping[str, Any], where: str) -> None:
-    """The types and values of a fusion's ``step``, ``weights``, ``method``, ``measure`` and ``transform``
-    (``where``: the file and the fusion, for the message)."""
+    """The types and values of a fusion's ``step``, ``weights``, ``method``, ``measure`` and ``transform``, and no
+    key written that the fusion would not read (``step`` with the weights given, ``transform`` with Borda, ...:
+    :func:`~clirkit.fusion.system.unused_params`) (``where``: the file and the fusion, for the message)."""
     import math
 
     from clirkit.fusion import METHODS, TRANSFORMS
@@ -200,6 +201,11 @@ def check_fusion(spec: Mapping[str, Any], where: str) -> None:
     if not isinstance(method, str) or method not in METHODS:
         names = " or ".join(f'"{m}"' for m in METHODS)
         raise ClirkitError(f"{where}: method must be {names}, got {repr(method)[:40]}")
+    from clirkit.fusion.system import unused_params
+
+    written = [k for k in ("step", "measure", "transform") if k in spec]  # written, even at its default
+    for name, why in unused_params(method, weights is not None, written)[:1]:
+        raise ClirkitError(f"{where}: {why}: remove {name}")
     measure = spec.get("measure", "AP")
     if not isinstance(measure, str):
         raise ClirkitError(f'{where}: measure must be a measure name (e.g. measure = "AP"), got {repr(measure)[:40]}')

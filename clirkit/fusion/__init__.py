@@ -32,17 +32,19 @@ class Method:
         fuse: ``fuse(runs, weights, *, transforms, depth, tag) -> Run``: one weight and one score transform
             name (:data:`TRANSFORMS`) per run, the depth of the lists, the run tag (None: the method's own).
         tuned: whether weights that are not given are tuned on dev (else each run weighs 1).
-        weights_sum_to_one: whether given weights must sum to 1.
+        weights_sum_to_one: whether given weights must sum to 1 (else they must not all be 0).
+        transforms: whether the runs' scores go through their score transforms (a method of ranks ignores them).
     """
 
     fuse: Callable[..., Run]
     tuned: bool
     weights_sum_to_one: bool
+    transforms: bool = True
 
 
 METHODS = {
-    "interpolation": Method(interpolation.fuse, tuned=True, weights_sum_to_one=True),
-    "borda": Method(borda_count.fuse, tuned=False, weights_sum_to_one=False),
+    "interpolation": Method(interpolation.fuse, tuned=True, weights_sum_to_one=True, transforms=True),
+    "borda": Method(borda_count.fuse, tuned=False, weights_sum_to_one=False, transforms=False),
 }
 """Fusion method name -> :class:`Method`."""
 

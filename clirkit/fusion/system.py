@@ -5,8 +5,9 @@ fusion of runs made elsewhere (``clirkit aggregate``). One of :mod:`clirkit.syst
 
 from __future__ import annotations
 
+import inspect
 from numbers import Real
-from typing import Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from clirkit.constraints import Interval, InvalidParameterError, StrOptions
 from clirkit.errors import ClirkitError
@@ -26,13 +27,14 @@ class Fusion(System):
         weights: the systems' weights; None tunes them on the dev MAP (``measure``) over a grid of
             ``step`` (interpolation), or weighs them equally (Borda).
         step: grid step of the tuned weights.
-        measure: the dev measure the weights maximize.
-        transform: score transform before sum normalization (SPEC §6), one for all systems or one per
-            system: ``auto`` (the default): ``shift`` for a system whose dev run (or, at search time, whose
-            run) has a negative score, ``none`` otherwise, so every pair of clirkit's own runs (PSQ-Boost
-            and SCS scores can be negative) fuses without a choice; ``none`` (the formula as written;
-            negative scores are an error), ``shift`` (per query, minus the minimum) or ``minmax``. The
-            transforms chosen are recorded in ``transforms_`` and in the fused run's default tag.
+        measure: the dev measure the weights maximize. ``step`` and ``measure`` set with the weights given, or
+            with Borda, which read neither, are refused (:func:`unused_params`).
+        transform: score transform before sum normalization (SPEC §6; Borda reads none: set, it is refused),
+            one for all systems or one per system: ``auto`` (the default): ``shift`` for a system whose dev
+            run (or, at search time, whose run) has a negative score, ``none`` otherwise, so every pair of
+            clirkit's own runs (PSQ-Boost and SCS scores can be negative) fuses without a choice; ``none`` (the
+            formula as written; negative scores are an error), ``shift`` (per query, minus the minimum) or
+            ``minmax``. The transforms chosen are recorded in ``transforms_`` and in the fused run's default tag.
 
     Learned: ``weights_``, ``transforms_``, ``dev_score_`` (over ``dev_queries_`` queries) and ``sweep_``
     (every weight vector tried with its dev score; None when the weights were given); ``dev_tags_``, the dev
@@ -190,7 +192,8 @@ class Fusion(System):
         """Check, before any run is read, that these parameters can fuse ``n`` runs: the constraints
         (:meth:`check_params`), at least two runs, one transform or one per run, given weights one per run,
         finite and >= 0, summing to 1 where the method's do (interpolation), not all 0 where they do not
-        (:func:`~clirkit.fusion.weights.weights_problem`), and weights to tune a grid ``step``
+        (:func:`~clirkit.fusion.weights.weights_problem`), no ``step``, ``measure`` or ``transform`` set away from
+        its default that the fusion would not read (:func:`unused_params`), and weights to tune a grid ``step``
         that divides 1 into a grid of bounded size and a known ``measure``. ClirkitError naming the parameter
         otherwise."""
         from clirkit.measures import parse_measure
@@ -205,7 +208,10 @@ class Fusion(System):
             problem = weights_problem(self.weights, n, method=self.method, sum_to_one=method.weights_sum_to_one)
             if problem is not None:
                 raise InvalidParameterError("weights", "Fusion", problem[0], self.weights, got=problem[1])
-        elif method.tuned:
+        changed = [k for k in ("step", "measure", "transform") if getattr(self, k) != _DEFAULTS[k]]
+        for name, why in unused_params(self.method, self.weights is not None, changed)[:1]:
+            raise ClirkitError(f"{why}: leave {name} out (got {name}={getattr(self, name)!r})")
+        if self._tuned():
             for name, check in (
                 ("step", lambda: grid_points(n, self.step)),
                 ("measure", lambda: parse_measure(self.measure)),
@@ -267,6 +273,28 @@ class Fusion(System):
         """The fused run of the systems' runs of ``topics``."""
         runs = [s.search(topics, depth=depth, excluded=excluded, quiet=quiet) for s in self.systems]
         return self.fuse(runs, depth=depth, tag=tag or self.default_tag)
+
+
+_DEFAULTS = {k: p.default for k, p in inspect.signature(Fusion).parameters.items()}
+
+
+def unused_params(method: str, weights_given: bool, names: Iterable[str]) -> list[tuple[str, str]]:
+    """``(name, why)`` for each parameter of ``names`` that a fusion by ``method`` does not read, its weights
+    given or not (``weights_given``): ``step`` and ``measure`` tune the weights, so do nothing when they are given
+    or the method tunes none (Borda); ``transform`` does nothing to a method of ranks (Borda). ``why`` is a clause
+    starting with the name, e.g. ``"transform applies to interpolation, not borda"``, for the library, the
+    command line and the experiment file to end in their own words."""
+    spec = METHODS[method]
+    out = []
+    for name in names:
+        if name == "transform" and not spec.transforms:
+            scored = " or ".join(m for m, other in METHODS.items() if other.transforms)
+            out.append((name, f"transform applies to {scored}, not {method}"))
+        elif name in ("step", "measure") and not spec.tuned:
+            out.append((name, f"{name} applies to tuned weights, and {method} tunes none"))
+        elif name in ("step", "measure") and weights_given:
+            out.append((name, f"{name} applies to tuned weights, and the weights are given"))
+    return out
 
 
 def crossed_pair(tags: Sequence[str], dev_tags: Sequence[str]) -> tuple[int, int] | None:
