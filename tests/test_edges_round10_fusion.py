@@ -216,3 +216,21 @@ def test_interpolate_and_borda_need_a_run():
     for fuse in (interpolate, borda):
         with pytest.raises(ClirkitError, match="^aggregation needs at least one run$"):
             fuse([])
+
+
+# a fusion naming a fusion ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("g_first", [True, False])
+def test_a_fusion_naming_a_fusion_is_told_a_fusion_fuses_systems(tmp_path, capsys, g_first):
+    g = '[fusions.G]\nsystems = ["DT", "BM25"]\n'
+    f = '[fusions.F]\nsystems = ["DT", "G"]\n'
+    said = _file_refused(tmp_path, capsys, _BASE + (g + f if g_first else f + g))
+    assert (
+        said
+        == """fusion 'F': 'G' is a fusion; a fusion fuses systems (list G's systems in F instead: ["DT", "BM25"])"""
+    )
+    more = '[fusions.F]\nsystems = ["DT", "G"]\n[fusions.G]\nsystems = "DT"\n'  # G's own systems are not a list
+    assert _file_refused(tmp_path, capsys, _BASE + more) == "fusion 'F': 'G' is a fusion; a fusion fuses systems"
+    more = '[fusions.F]\nsystems = ["DT", "H"]\n'
+    assert _file_refused(tmp_path, capsys, _BASE + more) == "fusion 'F': unknown system 'H'"

@@ -7,6 +7,7 @@ parameters naming other systems (``system_keys``), so no kind is special here.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -316,6 +317,8 @@ def _systems_and_fusions(where: str, data: Mapping[str, Any], source: str | None
                 f'systems = ["DT", "PSQ"]), got {repr(members)[:40]}'
             )
         missing = [m for m in members if m not in systems]
+        if missing and missing[0] in fusions:
+            raise ClirkitError(f"{where}: fusion {fname!r}: {_fusion_named(missing[0], fname, fusions)}")
         if missing:
             raise ClirkitError(f"{where}: fusion {fname!r}: unknown system {missing[0]!r}")
         twice = [m for i, m in enumerate(members) if m in members[:i]]
@@ -346,6 +349,18 @@ def _systems_and_fusions(where: str, data: Mapping[str, Any], source: str | None
         raise ClirkitError(f"{where}: {sorted(clash)[0]!r} names both a system and a fusion")
     _check_file_names(where, systems, fusions)
     return systems, fusions
+
+
+def _fusion_named(member: str, fname: str, fusions: Mapping[str, Any]) -> str:
+    """Why fusion ``fname`` cannot list the fusion ``member`` among its systems, with ``member``'s systems to list
+    instead (when they are a list of names)."""
+    inner = fusions[member].get("systems")
+    instead = (
+        f" (list {member}'s systems in {fname} instead: {json.dumps(inner, ensure_ascii=False)})"
+        if isinstance(inner, list) and all(isinstance(m, str) for m in inner)
+        else ""
+    )
+    return f"{member!r} is a fusion; a fusion fuses systems{instead}"
 
 
 def _check_file_names(where: str, systems: Mapping[str, Any], fusions: Mapping[str, Any]) -> None:
