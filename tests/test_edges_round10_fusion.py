@@ -234,3 +234,21 @@ def test_a_fusion_naming_a_fusion_is_told_a_fusion_fuses_systems(tmp_path, capsy
     assert _file_refused(tmp_path, capsys, _BASE + more) == "fusion 'F': 'G' is a fusion; a fusion fuses systems"
     more = '[fusions.F]\nsystems = ["DT", "H"]\n'
     assert _file_refused(tmp_path, capsys, _BASE + more) == "fusion 'F': unknown system 'H'"
+
+
+# the experiment's name -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["", ".", ".x", "-", " "])
+def test_an_experiment_name_without_a_letter_or_digit_or_with_a_leading_dot_is_refused(tmp_path, capsys, name):
+    said = _file_refused(tmp_path, capsys, f"name = {name!r}\n" + _BASE)
+    assert said == (
+        f"name {name!r}: the experiment's name needs a letter or digit and does not start with a dot "
+        "(it heads the report)"
+    )
+
+
+def test_an_experiment_name_with_a_letter_is_taken(tmp_path):
+    path = tmp_path / "x.toml"
+    path.write_text('name = "my run 2"\n' + _BASE, encoding="utf-8")
+    assert Experiment.read(path).name == "my run 2"

@@ -162,6 +162,12 @@ class Experiment:
                 raise ClirkitError(f"{where}: {key} must be a string ({what}), got {repr(value)[:40]}")
             return value
 
+        written_name = text("name", None, "the experiment's name")
+        if written_name is not None and not _named(written_name):
+            raise ClirkitError(
+                f"{where}: name {written_name!r}: the experiment's name needs a letter or digit and does not start "
+                "with a dot (it heads the report)"
+            )
         plain = None
         if isinstance(data["collection"], dict):  # [collection]: plain files, relative to the experiment file
             from clirkit.datasets.plain import PlainCollection
@@ -332,7 +338,7 @@ def _systems_and_fusions(where: str, data: Mapping[str, Any], source: str | None
         before = list(systems)[:i]
         fusions_before = [f for f, fspec in fusions.items() if all(m in before for m in fspec["systems"])]
         check_system(f"{where}: system {sname!r}", spec, before, fusions_before, source)
-    blank = [n for n in (*systems, *fusions) if not any(ch.isalnum() for ch in n) or n.startswith(".")]
+    blank = [n for n in (*systems, *fusions) if not _named(n)]
     if blank:  # "", "." and ".a" would name hidden files or folders (runs/..dev.run.gz)
         raise ClirkitError(
             f"{where}: {blank[0]!r}: a system or fusion name needs a letter or digit and does not start with a dot "
@@ -349,6 +355,12 @@ def _systems_and_fusions(where: str, data: Mapping[str, Any], source: str | None
         raise ClirkitError(f"{where}: {sorted(clash)[0]!r} names both a system and a fusion")
     _check_file_names(where, systems, fusions)
     return systems, fusions
+
+
+def _named(name: str) -> bool:
+    """Whether ``name`` can name a system, a fusion or the experiment: it has a letter or digit and does not
+    start with a dot."""
+    return any(ch.isalnum() for ch in name) and not name.startswith(".")
 
 
 def _fusion_named(member: str, fname: str, fusions: Mapping[str, Any]) -> str:
