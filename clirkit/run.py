@@ -21,6 +21,7 @@ from typing import Iterable, Iterator, Mapping
 import numpy as np
 
 from clirkit.errors import ClirkitError
+from clirkit.runchecks import whole_grades
 
 ScoredDoc = namedtuple("ScoredDoc", ["query_id", "doc_id", "score"])
 ScoredDoc.__doc__ = "One row of a run, fields named as ir_datasets' GenericScoredDoc and ir_measures' ScoredDoc."
@@ -348,7 +349,8 @@ class Qrels:
 
     Attributes:
         qids, docids: str arrays, length n.
-        rels: int64 grades, length n; rel <= 0 means judged not relevant.
+        rels: int64 grades, length n; rel <= 0 means judged not relevant. Given as integers or whole numbers
+            (``1.0``); ClirkitError for any other (``0.5``, NaN, beyond int64).
     """
 
     qids: np.ndarray
@@ -357,7 +359,7 @@ class Qrels:
 
     def __post_init__(self) -> None:
         qids, docids = _str_array(self.qids), _str_array(self.docids)
-        rels = np.asarray(self.rels, dtype=np.int64)
+        rels = whole_grades(self.rels, "Qrels rels")
         if not (len(qids) == len(docids) == len(rels)):
             raise ValueError(f"Qrels arrays differ in length: {len(qids)}, {len(docids)}, {len(rels)}")
         object.__setattr__(self, "qids", qids)
@@ -402,7 +404,7 @@ class Qrels:
         ``rel`` (whole-number grades)."""
         grade = next((c for c in ("label", "rel") if c in frame.columns), "label")
         qids, docids = _frame_ids(frame, "a qrels frame", grade, "judgments")
-        return cls(qids, docids, _grades(frame[grade].to_numpy(), "a qrels frame's " + grade))
+        return cls(qids, docids, whole_grades(frame[grade].to_numpy(), "a qrels frame's " + grade))
 
     def to_records(self) -> list[Qrel]:
         """The judgments as :data:`Qrel` namedtuples ``(query_id, doc_id, relevance)`` (ir_measures' qrels input)."""
@@ -415,7 +417,7 @@ class Qrels:
         qids, docids, rels = _record_columns(
             records, ("query_id", "doc_id", "relevance"), "a qrels record", "an ir_datasets TrecQrel"
         )
-        return cls(_str_array(qids), _str_array(docids), _grades(rels, "a qrels record's relevance"))
+        return cls(_str_array(qids), _str_array(docids), whole_grades(rels, "a qrels record's relevance"))
 
 
 def _style(style: str) -> str:
@@ -581,17 +583,3 @@ def _record_columns(records: Iterable, fields: tuple[str, ...], what: str, examp
                 f"(e.g. {example}), got {type(record).__name__}"
             ) from None
     return columns
-
-
-def _grades(values, what: str) -> np.ndarray:
-    """``values`` as int64 grades; ClirkitError for a value that is not a whole number."""
-    try:
-        grades = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ClirkitError(f"{what} is not a number") from None
-    with np.errstate(invalid="ignore"):
-        bad = np.flatnonzero(~np.isfinite(grades) | (grades != np.round(grades)))
-    if len(bad):
-        value = list(values)[bad[0]]
-        raise ClirkitError(f"{what} must be whole numbers (grades), got {getattr(value, 'item', lambda: value)()!r}")
-    return grades.astype(np.int64)
