@@ -21,7 +21,7 @@ from typing import Iterable, Iterator, Mapping
 import numpy as np
 
 from clirkit.errors import ClirkitError
-from clirkit.runchecks import whole_grades
+from clirkit.runchecks import check_score_order, whole_grades
 
 ScoredDoc = namedtuple("ScoredDoc", ["query_id", "doc_id", "score"])
 ScoredDoc.__doc__ = "One row of a run, fields named as ir_datasets' GenericScoredDoc and ir_measures' ScoredDoc."
@@ -95,7 +95,8 @@ class Run:
         scores: score of each row (float64 array, length n); higher is better.
         tag: the run name written in the sixth TREC column.
 
-    Rows of one query are contiguous and in rank order (rank 1 first).
+    Rows of one query are contiguous and in rank order (rank 1 first): their
+    scores do not rise (ClirkitError otherwise, and for a NaN score).
     Use :meth:`ranked` to build a run from unordered rows with clirkit's
     deterministic order: score descending, ties by docid ascending.
     """
@@ -119,6 +120,7 @@ class Run:
         starts, order = _group_bounds(qids)
         if len(set(order.tolist())) != len(order):
             raise ValueError("Run rows of one query must be contiguous")
+        check_score_order(qids, docids, scores, starts)
         object.__setattr__(self, "_starts", starts)
         object.__setattr__(self, "_query_order", order)
 
@@ -127,7 +129,8 @@ class Run:
         """A run from its queries in run order and the number of rows of each, the rows (documents and
         scores) being already in rank order: query ``query_ids[i]`` owns the next ``sizes[i]`` rows, and a
         query with 0 rows is left out. The same run as ``Run(qids, docids, scores)`` with each query id
-        repeated over its rows, without comparing the ids of consecutive rows to find the queries.
+        repeated over its rows (the same checks of the scores), without comparing the ids of consecutive rows to
+        find the queries.
         """
         query_ids, docids = _str_array(query_ids), _str_array(docids)
         sizes, scores = np.asarray(sizes, dtype=np.int64), np.asarray(scores, dtype=np.float64)
@@ -143,9 +146,10 @@ class Run:
             repeated = str(order[first[counts > 1].min()])
             raise ValueError(f"Run rows of one query must be contiguous: query {repeated!r} has two groups of rows")
         run = object.__new__(cls)  # the fields __post_init__ would derive, set from the groups
-        starts = np.concatenate(([0], np.cumsum(sizes[kept])))
+        starts, qids = np.concatenate(([0], np.cumsum(sizes[kept]))), _str_array(_repeat_strings(order, sizes[kept]))
+        check_score_order(qids, docids, scores, starts)
         for name, value in (
-            ("qids", _str_array(_repeat_strings(order, sizes[kept]))),
+            ("qids", qids),
             ("docids", docids),
             ("scores", scores),
             ("tag", tag),

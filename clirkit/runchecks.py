@@ -1,7 +1,7 @@
-"""Checks of the numbers in qrels, over whole arrays (no Python step per row): whole-number grades
-(:func:`whole_grades`).
+"""Checks of the numbers in a run and in qrels, each over whole arrays (no Python step per row): a run's scores
+in rank order within each query (:func:`check_score_order`) and whole-number grades (:func:`whole_grades`).
 
-Below :mod:`clirkit.run`, which calls them when a Qrels is made; they know nothing of that class.
+Below :mod:`clirkit.run`, which calls them when a Run or Qrels is made; they know nothing of those classes.
 """
 
 from __future__ import annotations
@@ -11,6 +11,29 @@ import numpy as np
 from clirkit.errors import ClirkitError
 
 _INT64_END = 2.0**63  # the first float beyond int64 (-2**63 is the lowest int64 and an exact float)
+
+
+def check_score_order(qids: np.ndarray, docids: np.ndarray, scores: np.ndarray, starts: np.ndarray) -> None:
+    """ClirkitError unless each query's scores (``starts``: the offsets of the queries' rows, then ``len(scores)``)
+    do not rise from a row to the next, ties allowed; and for a NaN score, which has no place in such an order.
+
+    Args:
+        qids, docids: the rows' ids (str arrays), named in the message.
+        scores: float64, one per row.
+        starts: int64, the first row of each query and the number of rows.
+    """
+    nan = np.isnan(scores)
+    if nan.any():
+        i = int(np.argmax(nan))
+        raise ClirkitError(f"Run score of query {qids[i]}, document {docids[i]} is NaN: give every row a number")
+    rising = scores[1:] > scores[:-1]  # (compared, not subtracted: finite scores near 1e308 overflow a difference)
+    rising[starts[1:-1] - 1] = False  # a query's first row against the previous query's last
+    if rising.any():
+        i = int(np.argmax(rising)) + 1
+        raise ClirkitError(
+            f"Run rows of query {qids[i]} are not in score order (row {i + 1} scores {float(scores[i])!r} after "
+            f"{float(scores[i - 1])!r}): build it with Run.ranked"
+        )
 
 
 def whole_grades(values, what: str) -> np.ndarray:

@@ -100,7 +100,7 @@ def test_rerank_orders_as_run_ranked_does_on_random_runs_with_ties(seed):
     rows = [
         (q, d) for q in order for d in rng.choice(DOCIDS, size=rng.integers(1, len(DOCIDS) + 1), replace=False).tolist()
     ]
-    cand = Run([q for q, _ in rows], [d for _, d in rows], rng.integers(0, 3, len(rows)).astype(float))
+    cand = Run.ranked([q for q, _ in rows], [d for _, d in rows], rng.integers(0, 3, len(rows)).astype(float))
     run = model.rerank(cand, queries, DOCIDS, DOCS)
     rescored = model.rerank(cand, queries, DOCIDS, DOCS, batch_rows=3)
     assert run.qids.tolist() == rescored.qids.tolist() and run.docids.tolist() == rescored.docids.tolist()

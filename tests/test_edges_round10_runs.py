@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from clirkit.errors import ClirkitError
-from clirkit.run import Qrels
+from clirkit.formats import read_run
+from clirkit.run import Qrels, Run
 
 # -- 1. Qrels(...) grades ------------------------------------------------------------------------------------------
 
@@ -36,3 +37,52 @@ def test_qrels_keeps_whole_floats_and_integers_exactly():
     big = Qrels(["ABDI.1"], ["1Chr.6.44"], np.array([2**62 + 1]))  # no trip through float64
     assert big.rels.tolist() == [2**62 + 1]
     assert Qrels(["ABDI.1"], ["1Chr.6.44"], [2]).rels.tolist() == [2]
+
+
+# -- 5. Run(...) rows in score order -------------------------------------------------------------------------------
+
+
+def test_run_refuses_a_querys_rows_out_of_score_order():
+    with pytest.raises(ClirkitError) as caught:
+        Run(np.array(["q1"] * 3), np.array(["d3", "d2", "d1"]), np.array([1.0, 2.0, 3.0]), tag="a")
+    assert str(caught.value) == (
+        "Run rows of query q1 are not in score order (row 2 scores 2.0 after 1.0): build it with Run.ranked"
+    )
+
+
+def test_run_names_the_first_rising_row_of_a_later_query():
+    with pytest.raises(ClirkitError, match=r"query ACHOR\.1 are not in score order \(row 4 scores 5\.0 after 4\.0\)"):
+        Run(["ABDI.1", "ABDI.1", "ACHOR.1", "ACHOR.1"], ["a", "b", "c", "d"], [2.0, 1.0, 4.0, 5.0])
+
+
+def test_run_accepts_ties_and_a_score_rising_from_one_query_to_the_next():
+    run = Run(["ABDI.1", "ABDI.1", "ACHOR.1", "ACHOR.1"], ["b", "a", "c", "d"], [1.0, 1.0, 9.0, -np.inf])
+    assert run.ranks().tolist() == [1, 2, 1, 2] and run.docids.tolist() == ["b", "a", "c", "d"]
+
+
+def test_run_from_groups_checks_the_score_order_too():
+    with pytest.raises(ClirkitError, match=r"query q2 are not in score order \(row 3 scores 2\.0 after 1\.0\)"):
+        Run.from_groups(["q1", "q2"], [1, 2], ["a", "b", "c"], [0.5, 1.0, 2.0])
+
+
+@pytest.mark.parametrize("scores", [[np.nan], [2.0, np.nan], [np.nan, 1.0]])
+def test_run_refuses_a_nan_score_wherever_it_is(scores):
+    docids = ["Josh.7.24", "Josh.7.26"][: len(scores)]
+    with pytest.raises(ClirkitError, match=r"^Run score of query ACHOR\.1, document Josh\.7\.2\d is NaN"):
+        Run(["ACHOR.1"] * len(scores), docids, scores)
+    with pytest.raises(ClirkitError, match="is NaN"):
+        Run.from_groups(["ACHOR.1"], [len(scores)], docids, scores)
+
+
+def test_run_ranked_orders_the_rows_run_refuses_and_top_keeps_the_best():
+    run = Run.ranked(np.array(["q1"] * 3), np.array(["d3", "d2", "d1"]), np.array([1.0, 2.0, 3.0]), tag="a")
+    assert run.docids.tolist() == ["d1", "d2", "d3"] and run.top(1).docids.tolist() == ["d1"]
+
+
+@pytest.mark.parametrize("between", [" ", "  "])  # one space: the columnar reader; two: the line parser
+def test_read_run_still_sorts_a_file_whose_rows_are_not_in_score_order(tmp_path, between):
+    lines = ["q1 Q0 d3 1 1.0 a", "q1 Q0 d2 2 2.0 a", "q2 Q0 d9 1 0.5 a", "q1 Q0 d1 3 3.0 a"]
+    (tmp_path / "u.run").write_text("".join(line.replace(" ", between) + "\n" for line in lines))
+    run = read_run(tmp_path / "u.run")
+    assert run.qids.tolist() == ["q1", "q1", "q1", "q2"] and run.docids.tolist() == ["d1", "d2", "d3", "d9"]
+    assert read_run(tmp_path / "u.run", depth=1).top(1).docids.tolist() == ["d1", "d9"]

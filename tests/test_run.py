@@ -100,9 +100,9 @@ def test_with_tag_changes_only_the_tag():
 
 
 def test_constructor_keeps_the_given_row_order():
-    # Run() trusts the caller's order (rank order); only Run.ranked sorts
-    run = Run(["ACHOR.1", "ACHOR.1"], ["Josh.7.24", "Josh.7.26"], [1.0, 2.0])
-    assert run.docids.tolist() == ["Josh.7.24", "Josh.7.26"] and run.ranks().tolist() == [1, 2]
+    # Run() keeps the caller's rank order (ties in any order); only Run.ranked sorts; rising scores are refused
+    run = Run(["ACHOR.1", "ACHOR.1"], ["Josh.7.26", "Josh.7.24"], [2.0, 2.0])
+    assert run.docids.tolist() == ["Josh.7.26", "Josh.7.24"] and run.ranks().tolist() == [1, 2]
 
 
 def test_constructor_converts_ids_to_str_and_scores_to_float64():
@@ -279,7 +279,7 @@ def test_a_packed_run_unpacks_to_the_same_arrays_values_and_dtypes():
         [f"q{i}" for i in range(30)],
         sizes,
         docids[rng.integers(0, 50, int(sizes.sum()))],
-        rng.random(int(sizes.sum())),
+        np.sort(rng.random(int(sizes.sum())))[::-1],  # (in score order, as a run's rows are)
         tag="T",
     )
     back = PackedRun(run).unpack()
