@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from clirkit.errors import ClirkitError
-from clirkit.formats import read_run
+from clirkit.formats import read_qrels, read_run, write_qrels, write_run
 from clirkit.run import Qrels, Run
 
 # -- 1. Qrels(...) grades ------------------------------------------------------------------------------------------
@@ -86,3 +86,63 @@ def test_read_run_still_sorts_a_file_whose_rows_are_not_in_score_order(tmp_path,
     run = read_run(tmp_path / "u.run")
     assert run.qids.tolist() == ["q1", "q1", "q1", "q2"] and run.docids.tolist() == ["d1", "d2", "d3", "d9"]
     assert read_run(tmp_path / "u.run", depth=1).top(1).docids.tolist() == ["d1", "d9"]
+
+
+# -- 6. the writers refuse what the readers refuse --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("score", [np.inf, -np.inf])
+def test_write_run_refuses_a_score_that_is_not_finite_writing_nothing(tmp_path, score):
+    run = Run(np.array(["q1", "q1"]), np.array(["d1", "d2"]), np.sort([5.0, score])[::-1])
+    bad = "d1" if score > 0 else "d2"
+    with pytest.raises(ClirkitError, match=f"score -?inf of query q1, document {bad}: a run file holds finite numbers"):
+        write_run(run, tmp_path / "x.run")
+    assert not (tmp_path / "x.run").exists()
+
+
+def test_write_run_refuses_a_document_listed_twice_for_a_query_leaving_the_old_file(tmp_path):
+    (tmp_path / "dup.run").write_text("old\n")
+    run = Run(np.array(["q0", "q1", "q1", "q1"]), np.array(["d1", "d1", "d2", "d1"]), np.array([9.0, 3.0, 2.0, 1.0]))
+    with pytest.raises(ClirkitError) as caught:
+        write_run(run, tmp_path / "dup.run")
+    assert str(caught.value) == (
+        "cannot write a run that lists document d1 twice for query q1 (rows 2 and 4): a run file lists a document "
+        "once per query"
+    )
+    assert (tmp_path / "dup.run").read_text() == "old\n"
+
+
+def test_the_same_document_in_two_queries_is_written_and_read_back(tmp_path):
+    run = Run(np.array(["q1", "q2"]), np.array(["d1", "d1"]), np.array([1.0, 1.0]))
+    write_run(run, tmp_path / "ok.run")
+    assert read_run(tmp_path / "ok.run").docids.tolist() == ["d1", "d1"]
+    write_qrels(Qrels(["q1", "q2"], ["d1", "d1"], [1, -999_999_999]), tmp_path / "ok.qrels")
+    assert read_qrels(tmp_path / "ok.qrels").rels.tolist() == [1, -999_999_999]
+
+
+def test_write_qrels_refuses_a_document_judged_twice_for_a_query(tmp_path):
+    qrels = Qrels(np.array(["q1", "q2", "q1"]), np.array(["d1", "d1", "d1"]), np.array([1, 0, 0]))
+    with pytest.raises(ClirkitError) as caught:
+        write_qrels(qrels, tmp_path / "dup.qrels")
+    assert str(caught.value) == (
+        "cannot write qrels that judge document d1 twice for query q1 (rows 1 and 3): a qrels file judges a "
+        "document once per query"
+    )
+    assert not (tmp_path / "dup.qrels").exists()
+
+
+def test_write_qrels_refuses_a_grade_the_reader_refuses(tmp_path):
+    with pytest.raises(ClirkitError, match="grade -1000000000 of query q1, document d2: .* at most 9 digits"):
+        write_qrels(Qrels(["q1", "q1"], ["d1", "d2"], [1, -(10**9)]), tmp_path / "big.qrels")
+    assert not (tmp_path / "big.qrels").exists()
+
+
+def test_duplicates_are_found_exactly_when_every_pair_key_collides(tmp_path, monkeypatch):
+    import clirkit.hashing
+
+    monkeypatch.setattr(clirkit.hashing, "pair_keys", lambda codes, docids: np.zeros(len(docids), dtype=np.uint64))
+    run = Run(np.array(["q1", "q1", "q2"]), np.array(["d1", "d2", "d1"]), np.array([2.0, 1.0, 1.0]))
+    write_run(run, tmp_path / "a.run")  # every key equal, no pair repeated: written
+    assert len(read_run(tmp_path / "a.run")) == 3
+    with pytest.raises(ClirkitError, match=r"document d2 twice for query q1 \(rows 2 and 3\)"):
+        write_run(Run(["q1"] * 3, ["d1", "d2", "d2"], [3.0, 2.0, 1.0]), tmp_path / "b.run")

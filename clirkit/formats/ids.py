@@ -101,6 +101,24 @@ def repeats_a_pair(codes: np.ndarray, docids: np.ndarray) -> bool:
     return bool((keys[1:] == keys[:-1]).any())
 
 
+def repeated_pair(codes: np.ndarray, docids: np.ndarray) -> tuple[int, int] | None:
+    """The first row whose (code, docid) pair an earlier row holds, and that earlier row; None when no pair repeats.
+    The pairs' 64-bit keys are sorted at once; only the few rows whose keys repeat are compared exactly."""
+    from clirkit.hashing import pair_keys
+
+    keys = pair_keys(codes, docids)
+    ordered = np.sort(keys)
+    repeated = ordered[1:][ordered[1:] == ordered[:-1]]
+    if not len(repeated):
+        return None
+    rows = np.flatnonzero(np.isin(keys, repeated))
+    first: dict[tuple[int, str], int] = {}
+    for row, pair in zip(rows.tolist(), zip(codes[rows].tolist(), docids[rows].tolist())):
+        if first.setdefault(pair, row) != row:
+            return row, first[pair]
+    return None  # (keys equal by a hash collision only)
+
+
 Parsed = TypeVar("Parsed")
 
 

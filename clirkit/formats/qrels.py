@@ -11,7 +11,7 @@ from operator import itemgetter
 
 import numpy as np
 
-from clirkit.errors import located
+from clirkit.errors import ClirkitError, located
 from clirkit.fileio import atomic_writer
 from clirkit.formats.ids import (
     INT,
@@ -24,6 +24,7 @@ from clirkit.formats.ids import (
     first_appearance_codes,
     parse_lines,
     plain_ids,
+    repeated_pair,
     repeats_a_pair,
 )
 from clirkit.run import Qrels
@@ -121,9 +122,25 @@ def _parse_qrels_checked(name: str, rows: list[tuple[int, str]]) -> tuple[list[s
 
 
 def write_qrels(qrels: Qrels, path: str | os.PathLike[str]) -> None:
-    """Write judgments as TREC 4 columns ``qid 0 docid rel``, in the Qrels' row order."""
+    """Write judgments as TREC 4 columns ``qid 0 docid rel``, in the Qrels' row order. ClirkitError, and nothing
+    written, for what :func:`read_qrels` refuses: an id that is not one (:func:`~clirkit.formats.ids.check_ids`),
+    a grade of more than 9 digits, a document judged twice for a query."""
     check_ids(qrels.qids, "query id")
     check_ids(qrels.docids, "document id")
+    wide = np.abs(qrels.rels) >= 10**9
+    if wide.any():
+        i = int(np.argmax(wide))
+        raise ClirkitError(
+            f"cannot write relevance grade {int(qrels.rels[i])} of query {qrels.qids[i]}, document "
+            f"{qrels.docids[i]}: a qrels file holds grades of at most 9 digits"
+        )
+    repeat = repeated_pair(first_appearance_codes(qrels.qids), qrels.docids) if len(qrels) else None
+    if repeat is not None:
+        i, first = repeat
+        raise ClirkitError(
+            f"cannot write qrels that judge document {qrels.docids[i]} twice for query {qrels.qids[i]} (rows "
+            f"{first + 1} and {i + 1}): a qrels file judges a document once per query"
+        )
     rows = zip(qrels.qids.tolist(), qrels.docids.tolist(), qrels.rels.tolist())
     with atomic_writer(path) as out:
         for chunk in chunks(rows):

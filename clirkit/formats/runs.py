@@ -29,6 +29,7 @@ from clirkit.formats.ids import (
     has_space,
     parse_lines,
     plain_ids,
+    repeated_pair,
     repeats_a_pair,
 )
 from clirkit.run import Run
@@ -260,7 +261,9 @@ def write_run(
     """Write a run as TREC 6 columns ``qid Q0 docid rank score tag``.
 
     Rows are written in the Run's order with rank 1..K per query (K <= depth
-    if given). Scores are written as ``repr(float)``, the shortest string
+    if given). ClirkitError, and nothing written, for what :func:`read_run` refuses: a score that is not a
+    finite number, an id that is not one (:func:`~clirkit.formats.ids.check_ids`), a document listed twice for a
+    query. Scores are written as ``repr(float)``, the shortest string
     that reads back to the same float64, so write -> read is bit-exact.
     ``tag`` defaults to ``run.tag``. A path ending in ``.gz`` is gzip-compressed at ``compresslevel``
     (:data:`RUN_GZIP_LEVEL` by default).
@@ -276,11 +279,7 @@ def write_run(
         if depth < 1:
             raise ClirkitError(f"depth must be at least 1, got {depth}")
         run = run.top(depth)
-    if not np.isfinite(run.scores).all():
-        bad = int(np.flatnonzero(~np.isfinite(run.scores))[0])
-        raise ValueError(f"run score of query {run.qids[bad]}, document {run.docids[bad]} is {run.scores[bad]}")
-    heads = np.flatnonzero(np.concatenate(([True], run.qids[1:] != run.qids[:-1]))) if len(run) else []
-    check_ids(run.qids[heads], "query id")  # (one per query: a query's rows are contiguous)
+    _check_readable(run)
     ascii_ids = "\0" not in tag and _is_ascii(run.qids) and _is_ascii(run.docids)
     if not ascii_ids:
         check_ids(run.docids, "document id")
@@ -304,6 +303,27 @@ def write_run(
                 itertools.repeat(f"{tag}\n"),
             )
             out.write("".join(map(" ".join, fields)).encode("utf-8"))
+
+
+def _check_readable(run: Run) -> None:
+    """ClirkitError for what :func:`read_run` would refuse in the lines of ``run``, before any is written: a score
+    that is not a finite number, a query id that is no id, a document listed twice for a query."""
+    finite = np.isfinite(run.scores)
+    if not finite.all():
+        i = int(np.argmin(finite))
+        raise ClirkitError(
+            f"cannot write the run's score {float(run.scores[i])!r} of query {run.qids[i]}, document "
+            f"{run.docids[i]}: a run file holds finite numbers"
+        )
+    sizes = run.query_sizes()
+    check_ids(run._query_order, "query id")  # (one per query: its rows are contiguous)
+    repeat = None if run._unique_pairs else repeated_pair(np.repeat(np.arange(len(sizes)), sizes), run.docids)
+    if repeat is not None:
+        i, first = repeat
+        raise ClirkitError(
+            f"cannot write a run that lists document {run.docids[i]} twice for query {run.qids[i]} (rows "
+            f"{first + 1} and {i + 1}): a run file lists a document once per query"
+        )
 
 
 _ASCII_SPACE = np.array([chr(c).isspace() for c in range(256)])  # indexed by the code points below 128
