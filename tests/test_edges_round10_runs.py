@@ -112,6 +112,20 @@ def test_write_run_refuses_a_document_listed_twice_for_a_query_leaving_the_old_f
     assert (tmp_path / "dup.run").read_text() == "old\n"
 
 
+def test_write_run_refuses_a_docid_the_reader_refuses(tmp_path):
+    for docid, problem in (("d\0x", "contains a NUL character"), ("d" * 1001, "is longer than 1,000 characters")):
+        with pytest.raises(ClirkitError, match=f"cannot write document id .*: it {problem}"):
+            write_run(Run(np.array(["q1"]), np.array([docid]), np.array([1.0])), tmp_path / "x.run")
+    assert not (tmp_path / "x.run").exists()
+
+
+@pytest.mark.parametrize("tag", ["PSQ\0x", "t" * 1001])
+def test_write_run_refuses_a_tag_the_reader_refuses(tmp_path, tag):
+    with pytest.raises(ClirkitError, match="^run tag .* must be non-empty, without whitespace or NUL, at most 1,000"):
+        write_run(Run(np.array(["q1"]), np.array(["d1"]), np.array([1.0])), tmp_path / "x.run", tag=tag)
+    assert not (tmp_path / "x.run").exists()
+
+
 def test_the_same_document_in_two_queries_is_written_and_read_back(tmp_path):
     run = Run(np.array(["q1", "q2"]), np.array(["d1", "d1"]), np.array([1.0, 1.0]))
     write_run(run, tmp_path / "ok.run")

@@ -55,13 +55,16 @@ def plain_ids(ids: list[str]) -> bool:
 
 
 def check_ids(ids: np.ndarray, what: str) -> None:
-    """Ids written into whitespace-separated files must be non-empty and space-free (checked on the code
-    points, slice by slice: :func:`clirkit.run.first_bad_id`); ClirkitError ``cannot write WHAT 'ID': it contains
-    whitespace`` for the first that is not."""
-    bad = first_bad_id(ids, readable=False)
+    """Ids written into whitespace-separated files must be what :func:`check_id` reads back: non-empty, space-free,
+    without NUL, at most :data:`MAX_ID_LENGTH` characters (checked on the code points, slice by slice:
+    :func:`clirkit.run.first_bad_id`); ClirkitError ``cannot write WHAT 'ID': it contains whitespace`` for the
+    first that is not."""
+    bad = first_bad_id(ids)
     if bad is not None:
         value = str(ids[bad[0]])
-        raise ClirkitError(f"cannot write {what} {value!r}: it {bad[1]}" if value else f"cannot write an empty {what}")
+        raise ClirkitError(
+            f"cannot write {what} {value[:50]!r}: it {bad[1]}" if value else f"cannot write an empty {what}"
+        )
 
 
 def chunks(rows: Iterator) -> Iterator[list]:

@@ -32,7 +32,7 @@ from clirkit.formats.ids import (
     repeated_pair,
     repeats_a_pair,
 )
-from clirkit.run import Run
+from clirkit.run import ID_RULE, Run
 
 RUN_GZIP_LEVEL = 1  # a run's text compresses 2.9x at level 1 and 3.3x at 9, which takes 12x the time
 
@@ -270,18 +270,18 @@ def write_run(
 
     The lines are assembled as bytes by numpy, :data:`WRITE_CHUNK` rows at a time (:func:`_ascii_lines`): the
     ids' code points, the ranks' digits and the scores' ``repr`` (one C call per chunk: most of the time left)
-    side by side; a run with an id beyond ASCII (or holding a NUL) is joined as Python strings, the same bytes.
+    side by side; a run with an id beyond ASCII is joined as Python strings, the same bytes.
     """
     tag = run.tag if tag is None else tag
-    if not tag or has_space(tag):
-        raise ClirkitError(f"run tag {tag!r} must be non-empty and contain no whitespace")
+    if not tag or has_space(tag) or "\0" in tag or len(tag) > MAX_ID_LENGTH:
+        raise ClirkitError(f"run tag {tag[:50]!r} must be {ID_RULE}")
     if depth is not None:
         if depth < 1:
             raise ClirkitError(f"depth must be at least 1, got {depth}")
         run = run.top(depth)
     _check_readable(run)
-    ascii_ids = "\0" not in tag and _is_ascii(run.qids) and _is_ascii(run.docids)
-    if not ascii_ids:
+    ascii_ids = _is_ascii(run.qids) and _is_ascii(run.docids)
+    if not ascii_ids or run.docids.dtype.itemsize // 4 > MAX_ID_LENGTH:
         check_ids(run.docids, "document id")
     all_ranks = run.ranks()
     suffix = f" {tag}\n"
