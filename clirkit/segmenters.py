@@ -137,7 +137,9 @@ def _sudachi():
         raise ClirkitError(
             "the sudachi segmenter needs SudachiPy and its dictionary: pip install sudachipy sudachidict_core"
         ) from None
-    tokenizer = Dictionary(dict="core").create(SplitMode.A)
+    dictionary = Dictionary(dict="core")
+    make = getattr(dictionary, "tokenizer", None) or dictionary.create  # `create`: older SudachiPy (deprecated in 0.7)
+    tokenizer = make(SplitMode.A)
     return lambda run: [m.dictionary_form() for m in tokenizer.tokenize(run)]
 
 

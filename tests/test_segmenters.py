@@ -49,7 +49,8 @@ def test_jieba_segmentation_is_jiebas_own_cut():
 def test_sudachi_segmentation_is_sudachis_own_shortest_units_in_dictionary_form():
     sudachipy = pytest.importorskip("sudachipy")
     pytest.importorskip("sudachidict_core")
-    tokenizer = sudachipy.Dictionary(dict="core").create(sudachipy.SplitMode.A)
+    dictionary = sudachipy.Dictionary(dict="core")
+    tokenizer = (getattr(dictionary, "tokenizer", None) or dictionary.create)(sudachipy.SplitMode.A)
     analyzer = Analyzer("ja", segmenter="sudachi")
     for text in JAPANESE:
         assert analyzer.tokenize(text) == words_only([m.dictionary_form() for m in tokenizer.tokenize(text)])
