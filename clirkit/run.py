@@ -21,7 +21,7 @@ from typing import Iterable, Iterator, Mapping
 import numpy as np
 
 from clirkit.errors import ClirkitError
-from clirkit.runchecks import check_score_order, whole_grades
+from clirkit.runchecks import check_score_order, split_query, whole_grades
 
 ScoredDoc = namedtuple("ScoredDoc", ["query_id", "doc_id", "score"])
 ScoredDoc.__doc__ = "One row of a run, fields named as ir_datasets' GenericScoredDoc and ir_measures' ScoredDoc."
@@ -113,13 +113,16 @@ class Run:
         qids, docids = _str_array(self.qids), _str_array(self.docids)
         scores = np.asarray(self.scores, dtype=np.float64)
         if not (len(qids) == len(docids) == len(scores)):
-            raise ValueError(f"Run arrays differ in length: {len(qids)}, {len(docids)}, {len(scores)}")
+            raise ClirkitError(f"Run arrays differ in length: {len(qids)}, {len(docids)}, {len(scores)}")
         object.__setattr__(self, "qids", qids)
         object.__setattr__(self, "docids", docids)
         object.__setattr__(self, "scores", scores)
         starts, order = _group_bounds(qids)
         if len(set(order.tolist())) != len(order):
-            raise ValueError("Run rows of one query must be contiguous")
+            raise ClirkitError(
+                f"Run rows of one query must be contiguous: query {split_query(order)!r} has two groups of rows; "
+                "build it with Run.ranked"
+            )
         check_score_order(qids, docids, scores, starts)
         object.__setattr__(self, "_starts", starts)
         object.__setattr__(self, "_query_order", order)
@@ -135,16 +138,16 @@ class Run:
         query_ids, docids = _str_array(query_ids), _str_array(docids)
         sizes, scores = np.asarray(sizes, dtype=np.int64), np.asarray(scores, dtype=np.float64)
         if len(query_ids) != len(sizes) or (sizes < 0).any() or not int(sizes.sum()) == len(docids) == len(scores):
-            raise ValueError(
+            raise ClirkitError(
                 f"Run groups do not match the rows: {len(query_ids)} queries, {len(sizes)} sizes "
                 f"summing to {int(sizes.sum())}, {len(docids)} documents, {len(scores)} scores"
             )
         kept = sizes > 0
         order = query_ids[kept]
         if len(set(order.tolist())) != len(order):
-            _, first, counts = np.unique(order, return_index=True, return_counts=True)
-            repeated = str(order[first[counts > 1].min()])
-            raise ValueError(f"Run rows of one query must be contiguous: query {repeated!r} has two groups of rows")
+            raise ClirkitError(
+                f"Run rows of one query must be contiguous: query {split_query(order)!r} has two groups of rows"
+            )
         run = object.__new__(cls)  # the fields __post_init__ would derive, set from the groups
         starts, qids = np.concatenate(([0], np.cumsum(sizes[kept]))), _str_array(_repeat_strings(order, sizes[kept]))
         check_score_order(qids, docids, scores, starts)
@@ -365,7 +368,7 @@ class Qrels:
         qids, docids = _str_array(self.qids), _str_array(self.docids)
         rels = whole_grades(self.rels, "Qrels rels")
         if not (len(qids) == len(docids) == len(rels)):
-            raise ValueError(f"Qrels arrays differ in length: {len(qids)}, {len(docids)}, {len(rels)}")
+            raise ClirkitError(f"Qrels arrays differ in length: {len(qids)}, {len(docids)}, {len(rels)}")
         object.__setattr__(self, "qids", qids)
         object.__setattr__(self, "docids", docids)
         object.__setattr__(self, "rels", rels)

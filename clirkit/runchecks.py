@@ -1,5 +1,6 @@
 """Checks of the numbers in a run and in qrels, each over whole arrays (no Python step per row): a run's scores
-in rank order within each query (:func:`check_score_order`) and whole-number grades (:func:`whole_grades`).
+in rank order within each query (:func:`check_score_order`), whole-number grades (:func:`whole_grades`) and the
+query whose rows come in two groups (:func:`split_query`).
 
 Below :mod:`clirkit.run`, which calls them when a Run or Qrels is made; they know nothing of those classes.
 """
@@ -56,3 +57,9 @@ def whole_grades(values, what: str) -> np.ndarray:
         rule = "whole numbers (grades) within int64 (|grade| < 2**63)" if whole else "whole numbers (grades)"
         raise ClirkitError(f"{what} must be {rule}, got {getattr(value, 'item', lambda: value)()!r}")
     return grades.astype(np.int64)
+
+
+def split_query(order: np.ndarray) -> str:
+    """The first query of ``order`` (each group's query id, in row order) that owns two groups of rows."""
+    _, first, counts = np.unique(order, return_index=True, return_counts=True)
+    return str(order[first[counts > 1].min()])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from clirkit.errors import ClirkitError
 from clirkit.run import Qrels, Run, take_strings
 
 # ABIRAM.1 is judged on Num.16.1..; the verse ids make docid ties sort as strings ("Num.16.10" < "Num.16.2")
@@ -113,12 +114,14 @@ def test_constructor_converts_ids_to_str_and_scores_to_float64():
 
 
 def test_rows_of_one_query_must_be_contiguous():
-    with pytest.raises(ValueError, match="contiguous"):
+    with pytest.raises(
+        ClirkitError, match="contiguous: query 'ABDI.1' has two groups of rows; build it with Run.ranked"
+    ):
         Run(["ABDI.1", "ACHOR.1", "ABDI.1"], ["2Chr.29.12", "Josh.7.24", "1Chr.6.44"], [3.0, 2.0, 1.0])
 
 
 def test_arrays_of_different_lengths_are_rejected():
-    with pytest.raises(ValueError, match="differ in length: 2, 1, 2"):
+    with pytest.raises(ClirkitError, match="differ in length: 2, 1, 2"):
         Run(["ABDI.1", "ABDI.1"], ["2Chr.29.12"], [3.0, 2.0])
 
 
@@ -150,11 +153,11 @@ def test_from_groups_of_no_rows_is_the_empty_run():
 
 
 def test_from_groups_rejects_a_query_listed_twice_and_sizes_that_miss_the_rows():
-    with pytest.raises(ValueError, match="contiguous: query 'ABDI.1' has two groups"):
+    with pytest.raises(ClirkitError, match="contiguous: query 'ABDI.1' has two groups"):
         Run.from_groups(["ABDI.1", "ACHOR.1", "ABDI.1"], [1, 1, 1], ["a", "b", "c"], [3.0, 2.0, 1.0])
     Run.from_groups(["ABDI.1", "ACHOR.1", "ABDI.1"], [1, 2, 0], ["a", "b", "c"], [3.0, 2.0, 1.0])  # 0 rows: absent
     for sizes in ([1, 1], [2, 2], [4, -1]):
-        with pytest.raises(ValueError, match="do not match the rows"):
+        with pytest.raises(ClirkitError, match="do not match the rows"):
             Run.from_groups(["ABDI.1", "ACHOR.1"], sizes, ["a", "b", "c"], [3.0, 2.0, 1.0])
 
 
@@ -192,7 +195,7 @@ def test_qrels_subset_keeps_only_the_given_queries():
 
 def test_qrels_grades_are_int64_and_lengths_must_agree():
     assert _qrels().rels.dtype == np.int64 and len(_qrels()) == 4
-    with pytest.raises(ValueError, match="differ in length: 2, 2, 1"):
+    with pytest.raises(ClirkitError, match="differ in length: 2, 2, 1"):
         Qrels(["ABDI.1", "ABDI.1"], ["2Chr.29.12", "Gen.1.1"], [2])
 
 
