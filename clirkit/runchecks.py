@@ -31,8 +31,9 @@ def check_score_order(qids: np.ndarray, docids: np.ndarray, scores: np.ndarray, 
     rising[starts[1:-1] - 1] = False  # a query's first row against the previous query's last
     if rising.any():
         i = int(np.argmax(rising)) + 1
+        rank = i - int(starts[np.searchsorted(starts, i, side="right") - 1]) + 1  # within the query
         raise ClirkitError(
-            f"Run rows of query {qids[i]} are not in score order (row {i + 1} scores {float(scores[i])!r} after "
+            f"Run rows of query {qids[i]} are not in score order (rank {rank} scores {float(scores[i])!r} after "
             f"{float(scores[i - 1])!r}): build it with Run.ranked"
         )
 
@@ -43,8 +44,9 @@ def whole_grades(values, what: str) -> np.ndarray:
     is not (``0.5``, NaN; ``1e20``: beyond int64), or ``WHAT is not a number``."""
     try:
         given = np.asarray(values)
-        if given.dtype.kind in "biu" and not (given.dtype.kind == "u" and given.size and given.max() >= _INT64_END):
-            return given.astype(np.int64)
+        exact = _exact_integers(given)
+        if exact is not None:
+            return exact
         grades = np.asarray(given, dtype=np.float64)
     except (TypeError, ValueError, OverflowError):
         raise ClirkitError(f"{what} is not a number") from None
@@ -57,6 +59,26 @@ def whole_grades(values, what: str) -> np.ndarray:
         rule = "whole numbers (grades) within int64 (|grade| < 2**63)" if whole else "whole numbers (grades)"
         raise ClirkitError(f"{what} must be {rule}, got {getattr(value, 'item', lambda: value)()!r}")
     return grades.astype(np.int64)
+
+
+def _exact_integers(given: np.ndarray) -> np.ndarray | None:
+    """``given`` as int64 when it holds integers within int64, converted exactly (no float64 on the way: 2**53 + 1
+    stays itself); None when it holds anything else (floats, an integer beyond int64), for the float path to
+    judge. An integer dtype is compared in integer space; an object array is converted to int64 and kept when
+    every converted value equals its original (Python's comparison, exact for ints: ``0.5`` truncated to 0 is
+    not kept)."""
+    if given.dtype.kind in "bi":
+        return given.astype(np.int64)
+    if given.dtype.kind == "u":
+        fits = not given.size or given.max() <= np.iinfo(np.int64).max  # (integer against integer: no rounding)
+        return given.astype(np.int64) if fits else None
+    if given.dtype.kind != "O":
+        return None
+    try:
+        exact = given.astype(np.int64)
+    except (TypeError, ValueError, OverflowError):  # NaN, inf, beyond int64, no number
+        return None
+    return exact if bool((exact == given).all()) else None
 
 
 def split_query(order: np.ndarray) -> str:

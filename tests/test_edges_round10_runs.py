@@ -46,12 +46,12 @@ def test_run_refuses_a_querys_rows_out_of_score_order():
     with pytest.raises(ClirkitError) as caught:
         Run(np.array(["q1"] * 3), np.array(["d3", "d2", "d1"]), np.array([1.0, 2.0, 3.0]), tag="a")
     assert str(caught.value) == (
-        "Run rows of query q1 are not in score order (row 2 scores 2.0 after 1.0): build it with Run.ranked"
+        "Run rows of query q1 are not in score order (rank 2 scores 2.0 after 1.0): build it with Run.ranked"
     )
 
 
 def test_run_names_the_first_rising_row_of_a_later_query():
-    with pytest.raises(ClirkitError, match=r"query ACHOR\.1 are not in score order \(row 4 scores 5\.0 after 4\.0\)"):
+    with pytest.raises(ClirkitError, match=r"query ACHOR\.1 are not in score order \(rank 2 scores 5\.0 after 4\.0\)"):
         Run(["ABDI.1", "ABDI.1", "ACHOR.1", "ACHOR.1"], ["a", "b", "c", "d"], [2.0, 1.0, 4.0, 5.0])
 
 
@@ -61,7 +61,7 @@ def test_run_accepts_ties_and_a_score_rising_from_one_query_to_the_next():
 
 
 def test_run_from_groups_checks_the_score_order_too():
-    with pytest.raises(ClirkitError, match=r"query q2 are not in score order \(row 3 scores 2\.0 after 1\.0\)"):
+    with pytest.raises(ClirkitError, match=r"query q2 are not in score order \(rank 2 scores 2\.0 after 1\.0\)"):
         Run.from_groups(["q1", "q2"], [1, 2], ["a", "b", "c"], [0.5, 1.0, 2.0])
 
 
