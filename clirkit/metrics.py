@@ -178,7 +178,8 @@ def evaluate(
     """Evaluate a run against graded judgments.
 
     Args:
-        run: the ranked results (any number of queries).
+        run: the ranked results (any number of queries; a run of no rows scores
+            each judged query 0 with ``average="qrels"`` and is refused with ``"run"``).
         qrels: graded judgments; a grade >= ``rel_threshold`` is relevant.
         measures: names as accepted by :func:`~clirkit.measures.parse_measures`
             (a list, comma-separated, any registered spelling), parsed
@@ -199,7 +200,7 @@ def evaluate(
         given twice in two spellings is computed once, under the first).
 
     Raises:
-        ClirkitError: empty run or qrels, NaN scores, a docid twice for one
+        ClirkitError: empty qrels, an empty run with ``average="run"``, NaN scores, a docid twice for one
             query, no run query in the qrels, bad options or measure names.
     """
     specs = parse_measures(measures)
@@ -217,18 +218,19 @@ def evaluate(
     run_queries = np.asarray(run.query_ids)
     group_code = judged.codes_of(run_queries)
     in_qrels = group_code >= 0
-    if not in_qrels.any():
+    if len(run_queries) and not in_qrels.any():
         raise ClirkitError(
             f"none of the run's {len(run_queries)} queries (e.g. {str(run_queries[0])!r}) is in the qrels "
             f"({len(judged.ids)} queries, e.g. {str(judged.ids[0])!r}): are these the qrels of this run?"
         )
     ignored = tuple(run_queries[~in_qrels].tolist())
 
-    ranking = _ranked_queries(run, judged, group_code, ties=ties, depth=depth)
+    values = np.empty((int(in_qrels.sum()), len(specs)), dtype=np.float64)
+    if len(values):  # (a run of no rows: every judged query is missing and scores 0)
+        ranking = _ranked_queries(run, judged, group_code, ties=ties, depth=depth)
+        for j, spec in enumerate(specs):
+            values[:, j] = spec.definition.compute(ranking, spec.cutoff, spec.level(rel_threshold, main_grade))
     group_code = group_code[in_qrels]
-    values = np.empty((len(group_code), len(specs)), dtype=np.float64)
-    for j, spec in enumerate(specs):
-        values[:, j] = spec.definition.compute(ranking, spec.cutoff, spec.level(rel_threshold, main_grade))
 
     qrels_order = judged.codes_of(np.asarray(qrels.query_ids))
     present = np.zeros(len(judged.ids), dtype=bool)
@@ -255,8 +257,8 @@ def _check_evaluation(
     rel_threshold: int,
     main_grade: int,
 ) -> None:
-    """ClirkitError unless the options of :func:`evaluate` are known and in range, and the run and qrels are
-    non-empty and the run's scores are numbers."""
+    """ClirkitError unless the options of :func:`evaluate` are known and in range, the qrels non-empty, the run
+    non-empty unless averaged over the qrels, and the run's scores numbers."""
     if ties not in TIES:
         raise ClirkitError(f"ties must be one of {', '.join(TIES)}, got {ties!r}")
     if average not in AVERAGES:
@@ -272,8 +274,11 @@ def _check_evaluation(
         raise ClirkitError(f"main_grade ({main_grade}) must not be below rel_threshold ({rel_threshold})")
     if len(qrels) == 0:
         raise ClirkitError("the qrels are empty: no judgments")
-    if len(run) == 0:
-        raise ClirkitError("the run is empty: no result lines")
+    if len(run) == 0 and average != "qrels":
+        raise ClirkitError(
+            "the run holds no results: there is no run query to average over "
+            "(averaged over the qrels, each judged query scores 0)"
+        )
     nan = np.isnan(run.scores)
     if nan.any():
         i = int(np.flatnonzero(nan)[0])

@@ -5,7 +5,7 @@ Usage:
 
 Data (seeded, written once to a temporary folder; see bench_metrics.make_data for the shape):
 ``small``: 1,190 queries x 1,000 results (1.19M lines, ~50 MB) and 100 judgments per query;
-``big``: --big-queries queries x 1,000 results (5M lines, ~210 MB), two runs of it. Scores have 4
+``big``: --big-queries queries x 1,000 results (5M lines, ~210 MB); each fused with a copy of itself. Scores have 4
 decimals, as trec_eval-era tools write them.
 
 Every command runs in a fresh process and the numbers are its wall time (best of --repeat; the
@@ -110,7 +110,8 @@ def main() -> None:
         # made in another process: a child forked from a large parent inherits its peak memory in maxrss
         subprocess.run([py, __file__, "--write-files", tmp, "--big-queries", str(args.big_queries)], check=True)
         small, small_qrels, big, big_qrels = (folder / n for n in ("small.run", "small.qrels", "big.run", "big.qrels"))
-        big2 = folder / "big2.run"
+        small2, big2 = folder / "small2.run", folder / "big2.run"  # copies: aggregate refuses a path given twice
+        small2.write_bytes(small.read_bytes())
         big2.write_bytes(big.read_bytes())
         pytrec, ranx = folder / "pytrec.py", folder / "ranx_fuse.py"
         pytrec.write_text(PYTREC)
@@ -142,9 +143,9 @@ def main() -> None:
                 "fuse 2 x 1.19M lines",
                 "clirkit",
                 clirkit
-                + ["aggregate", str(small), str(small), "--kappa", "0.5", "-o", str(folder / "f.run"), "--quiet"],
+                + ["aggregate", str(small), str(small2), "--kappa", "0.5", "-o", str(folder / "f.run"), "--quiet"],
             ),
-            ("fuse 2 x 1.19M lines", "ranx", [py, str(ranx), str(small), str(small), str(folder / "r.run")]),
+            ("fuse 2 x 1.19M lines", "ranx", [py, str(ranx), str(small), str(small2), str(folder / "r.run")]),
             (
                 "fuse 2 x big",
                 "clirkit",

@@ -143,7 +143,6 @@ def test_run_queries_missing_from_qrels_are_said_once_in_the_table_or_on_stderr(
         (["Exod.1 Q0 Gen.1.1 1 2.0 t", "Exod.2 Q0 Gen.1.1 1 2.0 t"], "bad.run: none of the run's 2 queries"),
         (["Gen.1 Q0 Gen.1.1 1 2.0 t", "Gen.1 Q0 Gen.1.1 2 1.0 t"], "bad.run:2: docid Gen.1.1 appears twice"),
         (["Gen.1 Q0 Gen.1.1 1 nan t"], "bad.run:1: score 'nan'"),
-        ([], "bad.run: empty"),
         (["Gen.1 Q0 Gen.1.1 1 t"], "bad.run:1: expected 6 columns"),
     ],
 )

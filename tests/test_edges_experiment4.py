@@ -275,7 +275,7 @@ def test_an_empty_run_file_declared_after_another_system_stops_the_run_before_it
     err = capsys.readouterr().err
     assert err.count("clirkit: error") == 1 and "searching" not in err and "indexing" not in err, err
     last = err.splitlines()[-1]
-    assert last.startswith(f"clirkit: error: {path}: system 'Ext': ") and "empty.run: empty" in last, err
+    assert last.startswith(f"clirkit: error: {path}: system 'Ext': ") and "(it has no rows)" in last, err
     assert not (tmp_path / ".out.partial").exists()
 
 

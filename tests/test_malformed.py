@@ -476,8 +476,7 @@ TO_UTF8 = "; convert the file to UTF-8 (from Latin-1: `iconv -f latin1 -t utf-8 
             "qrels.txt",
             b"\n",
             ["eval", "--qrels", "IN", "RUN", "--quiet"],
-            ": empty: no judgments found; check the path (a qrels file holds one judgment per line: qid iter docid rel, or "
-            "qid docid rel)",
+            ": the qrels judge nothing (no judgment line; a qrels file holds qid iter docid rel lines)",
         ),
         (
             "topics.jsonl",

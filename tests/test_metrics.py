@@ -466,10 +466,10 @@ def test_nan_score_is_an_error():
         Run(np.array(["q1", "q1"]), np.array(["a", "b"]), np.array([1.0, np.nan]))
 
 
-def test_empty_run_and_empty_qrels_are_errors():
+def test_empty_run_averaged_over_its_queries_and_empty_qrels_are_errors():
     empty = Run(np.array([], dtype=str), np.array([], dtype=str), np.array([]))
-    with pytest.raises(ClirkitError, match="run is empty"):
-        evaluate(empty, QRELS)
+    with pytest.raises(ClirkitError, match="run holds no results"):
+        evaluate(empty, QRELS, average="run")
     run = Run(np.array(["q1"]), np.array(["a"]), np.array([1.0]))
     with pytest.raises(ClirkitError, match="qrels are empty"):
         evaluate(run, Qrels(np.array([], dtype=str), np.array([], dtype=str), np.array([], dtype=int)))

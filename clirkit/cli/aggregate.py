@@ -82,7 +82,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from clirkit.errors import ClirkitError
     from clirkit.fileio import check_outputs, written_together
-    from clirkit.formats import read_qrels, read_run, write_run
+    from clirkit.formats import read_qrels, write_run
     from clirkit.progress import say
 
     _check_distinct("among the RUNs", args.runs)
@@ -101,10 +101,10 @@ def run(args) -> int:
         {"-o/--output": args.output, "--sweep-csv": args.sweep_csv},
         {"RUN": args.runs, "--dev-runs": args.dev_runs, "--dev-qrels": args.qrels},
     )
-    runs = [read_run(path, depth=args.depth) for path in args.runs]  # cut while reading: memory of the depth
+    runs = _read_runs(args.runs, args)
     with written_together():  # the sweep's CSV and the run, or neither
         if args.tune:
-            dev_runs = [read_run(path, depth=args.depth) for path in args.dev_runs]
+            dev_runs = _read_runs(args.dev_runs, args)
             _check_order(args, runs, dev_runs)
             fusion.fit_runs(dev_runs, read_qrels(args.qrels))
             _report_sweep(fusion, args)
@@ -117,6 +117,21 @@ def run(args) -> int:
         )
         write_run(fused, args.output)
     return 0
+
+
+def _read_runs(paths: list[str], args) -> list:
+    """The runs of ``paths``, cut at ``--depth`` while read (memory of the depth); a file of no results (a
+    ranking verb's run where no query matched) is a run of no rows, which contributes nothing: said once
+    per such file on stderr unless ``--quiet``."""
+    from clirkit.fileio import display_name
+    from clirkit.formats import read_run
+    from clirkit.progress import say
+
+    runs = [read_run(path, depth=args.depth) for path in paths]
+    for path, run in zip(paths, runs):
+        if not len(run):
+            say(f"aggregate: {display_name(path)} holds no results: it contributes nothing", quiet=args.quiet)
+    return runs
 
 
 def _check_unused(args) -> None:

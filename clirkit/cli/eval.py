@@ -181,7 +181,8 @@ def _evaluation(args, path: str, label: str, qrels, specs: list, quiet: bool):
     """The :func:`~clirkit.metrics.evaluate` of the run file ``path`` (named ``label`` in messages) against
     ``qrels`` with the measures ``specs`` and the options of ``args``, cut at ``--depth`` while read; its run
     queries not in the qrels, and (``--average qrels``) its qrels queries with no run line, said on stderr
-    unless ``quiet``."""
+    unless ``quiet``; a run file of no results (every judged query scores 0) said on stderr unless ``--quiet``
+    (the table's notes do not say it)."""
     from clirkit.errors import ClirkitError
     from clirkit.formats import read_run
     from clirkit.metrics import evaluate
@@ -208,7 +209,9 @@ def _evaluation(args, path: str, label: str, qrels, specs: list, quiet: bool):
             f"(e.g. {ev.ignored_queries[0]})",
             quiet=quiet,
         )
-    if ev.missing_queries and args.average == "qrels":
+    if not len(run_):
+        say(f"{label}: holds no results: each of the {len(ev.qids)} judged queries scores 0", quiet=args.quiet)
+    elif ev.missing_queries and args.average == "qrels":
         say(
             f"{label}: {len(ev.missing_queries)} qrels queries have no run line and score 0 "
             f"(e.g. {ev.missing_queries[0]})",

@@ -15,17 +15,13 @@ from typing import Callable, Iterator, TypeVar
 
 import numpy as np
 
-from clirkit.errors import REMOVE_NUL, SHORTEN_ID, ClirkitError, empty_file, located
+from clirkit.errors import REMOVE_NUL, SHORTEN_ID, ClirkitError, located
 from clirkit.fileio import display_name, iter_lines
 from clirkit.run import MAX_ID_LENGTH, first_bad_id
 
 WRITE_CHUNK = 100_000  # rows joined into one string per write
 INT = re.compile(r"[+-]?[0-9]+")
 INTS = re.compile(r"[+-]?[0-9]+(?: [+-]?[0-9]+)*")  # space-separated integers
-_LAYOUTS = {
-    "judgments": "a qrels file holds one judgment per line: qid iter docid rel, or qid docid rel",
-    "results": "a run file holds one result per line: qid Q0 docid rank score tag",
-}  # what parse_lines reads
 
 _SPACE = re.compile(r"\s")
 
@@ -94,27 +90,18 @@ def first_appearance_codes(ids: np.ndarray) -> np.ndarray:
     return np.repeat(code_of_distinct[inverse.reshape(-1)], np.diff(np.append(starts, len(ids))))
 
 
-def repeats_a_pair(codes: np.ndarray, docids: np.ndarray) -> bool:
-    """Whether two rows may hold the same (code, docid) pair: equal 64-bit keys (a real repeat, or
-    almost never a hash collision; the line parser then decides)."""
-    from clirkit.hashing import pair_keys
-
-    keys = pair_keys(codes, docids)
-    keys.sort()
-    return bool((keys[1:] == keys[:-1]).any())
-
-
 def repeated_pair(codes: np.ndarray, docids: np.ndarray) -> tuple[int, int] | None:
-    """The first row whose (code, docid) pair an earlier row holds, and that earlier row; None when no pair repeats.
-    The pairs' 64-bit keys are sorted at once; only the few rows whose keys repeat are compared exactly."""
+    """The first row whose (code, docid) pair an earlier row holds, and that earlier row; None when no pair repeats
+    (the readers' test for a repeat, and the writers' for the rows to name). The pairs' 64-bit keys are sorted at
+    once; only the few rows whose keys repeat are compared exactly."""
     from clirkit.hashing import pair_keys
 
-    keys = pair_keys(codes, docids)
-    ordered = np.sort(keys)
+    ordered = pair_keys(codes, docids)
+    ordered.sort()  # (in place: no copy of the keys on the common path, where no pair repeats)
     repeated = ordered[1:][ordered[1:] == ordered[:-1]]
     if not len(repeated):
         return None
-    rows = np.flatnonzero(np.isin(keys, repeated))
+    rows = np.flatnonzero(np.isin(pair_keys(codes, docids), repeated))
     first: dict[tuple[int, str], int] = {}
     for row, pair in zip(rows.tolist(), zip(codes[rows].tolist(), docids[rows].tolist())):
         if first.setdefault(pair, row) != row:
@@ -127,18 +114,16 @@ Parsed = TypeVar("Parsed")
 
 def parse_lines(
     path: str | os.PathLike[str],
-    what: str,
     fast: Callable[[list[tuple[int, str]]], Parsed | None],
     checked: Callable[[str, list[tuple[int, str]]], Parsed],
 ) -> Parsed:
     """The non-blank lines of ``path`` parsed by ``fast`` (C-level passes over well-formed lines), or by
-    ``checked`` (line by line, raising ``file:line: problem`` at the first bad one) when ``fast`` declines;
-    a file without lines is ``file: empty: no WHAT found``."""
+    ``checked`` (line by line, raising ``file:line: problem`` at the first bad one) when ``fast`` declines.
+    A file without lines is given to ``checked`` too, which decides what it is (a run of no rows; qrels
+    that judge nothing, an error)."""
     name = display_name(path)
     rows = list(iter_lines(path))
-    if not rows:
-        raise empty_file(name, what, _LAYOUTS.get(what, f"one of the {what} per line"))
-    parsed = fast(rows)
+    parsed = fast(rows) if rows else None
     if parsed is None:  # something is wrong: find and report the first bad line
         parsed = checked(name, rows)
     return parsed

@@ -25,7 +25,6 @@ from clirkit.formats.ids import (
     parse_lines,
     plain_ids,
     repeated_pair,
-    repeats_a_pair,
 )
 from clirkit.run import Qrels
 
@@ -38,11 +37,14 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     Columns are whitespace-separated; the first line decides between 4 and 3
     columns and every later line must match. ``rel`` is an integer grade
     (<= 0 means not relevant); ``iter`` is ignored. Rows keep file order.
+    A file without a judgment line (empty, or blank lines only) is a ClirkitError ``FILE: the qrels judge
+    nothing``: every consumer (evaluation, tuning, datasets) needs a judgment; a missing file is
+    ``FILE: no such file: check the path``.
     """
     qrels = _read_qrels_columns(path)
     if qrels is not None:
         return qrels
-    qids, docids, rels = parse_lines(path, "judgments", _parse_qrels_fast, _parse_qrels_checked)
+    qids, docids, rels = parse_lines(path, _parse_qrels_fast, _parse_qrels_checked)
     return Qrels(np.array(qids), np.array(docids), np.array(rels, dtype=np.int64))
 
 
@@ -61,7 +63,7 @@ def _read_qrels_columns(path: str | os.PathLike[str]) -> Qrels | None:
         return None
     qids, docids = strings([b[0] for b in blocks]), strings([b[1] for b in blocks])
     rels = np.concatenate([b[2] for b in blocks])
-    if repeats_a_pair(first_appearance_codes(qids), docids):
+    if repeated_pair(first_appearance_codes(qids), docids) is not None:
         return None
     return Qrels(qids, docids, rels)
 
@@ -87,7 +89,12 @@ def _parse_qrels_fast(rows: list[tuple[int, str]]) -> tuple[list[str], list[str]
 
 
 def _parse_qrels_checked(name: str, rows: list[tuple[int, str]]) -> tuple[list[str], list[str], list[int]]:
-    """Parse qrels lines one by one, raising ``file:line: problem`` at the first bad one."""
+    """Parse qrels lines one by one, raising ``file:line: problem`` at the first bad one (``file: the qrels
+    judge nothing`` when there is no line: no consumer has a use for such qrels)."""
+    if not rows:
+        raise located(
+            name, None, "the qrels judge nothing (no judgment line; a qrels file holds qid iter docid rel lines)"
+        )
     qids: list[str] = []
     docids: list[str] = []
     rels: list[int] = []
@@ -123,11 +130,13 @@ def _parse_qrels_checked(name: str, rows: list[tuple[int, str]]) -> tuple[list[s
 
 def write_qrels(qrels: Qrels, path: str | os.PathLike[str]) -> None:
     """Write judgments as TREC 4 columns ``qid 0 docid rel``, in the Qrels' row order. ClirkitError, and nothing
-    written, for what :func:`read_qrels` refuses: an id that is not one (:func:`~clirkit.formats.ids.check_ids`),
-    a grade of more than 9 digits, a document judged twice for a query."""
+    written, for what :func:`read_qrels` refuses: qrels that judge nothing (no row), an id that is not one
+    (:func:`~clirkit.formats.ids.check_ids`), a grade of more than 9 digits, a document judged twice for a query."""
+    if not len(qrels):
+        raise ClirkitError(f"cannot write qrels that judge nothing to {path}: a qrels file holds at least one judgment")
     check_ids(qrels.qids, "query id")
     check_ids(qrels.docids, "document id")
-    wide = np.abs(qrels.rels) >= 10**9
+    wide = (qrels.rels >= 10**9) | (qrels.rels <= -(10**9))  # (not np.abs: it overflows at -2**63)
     if wide.any():
         i = int(np.argmax(wide))
         raise ClirkitError(

@@ -30,10 +30,10 @@ from clirkit.formats.ids import (
     parse_lines,
     plain_ids,
     repeated_pair,
-    repeats_a_pair,
 )
 from clirkit.run import ID_RULE, Run
 
+EMPTY_TAG = "clirkit"  # the tag of a run read from a file without lines (Run's default)
 RUN_GZIP_LEVEL = 1  # a run's text compresses 2.9x at level 1 and 3.3x at 9, which takes 12x the time
 
 
@@ -44,7 +44,11 @@ def read_run(path: str | os.PathLike[str], *, depth: int | None = None) -> Run:
     contiguous. Within a query rows are ordered by score descending, ties in
     file order (the rank column must be an integer but does not decide the
     order, as in trec_eval). The tag of the first line becomes ``Run.tag``.
-    Scores must be finite numbers; a docid may appear once per query.
+    Scores must be finite numbers; a docid may appear once per query. A file
+    without a result line (empty, or blank lines only: what a ranking verb
+    writes when no query matched a document) is a run of no rows, tagged
+    ``clirkit``; saying so is the caller's job. A missing file is a
+    ClirkitError ``FILE: no such file: check the path``.
 
     With ``depth``, only what can be in a query's top ``depth`` in any order of
     ties is kept: the rows whose score, as a 32-bit float (trec_eval compares
@@ -59,13 +63,13 @@ def read_run(path: str | os.PathLike[str], *, depth: int | None = None) -> Run:
     run = _read_run_columns(path, depth)
     if run is not None:
         return run
-    (qpos, query_ids), (dcode, doc_ids), scores, tag = parse_lines(path, "results", _parse_run_fast, _parse_run_checked)
+    (qpos, query_ids), (dcode, doc_ids), scores, tag = parse_lines(path, _parse_run_fast, _parse_run_checked)
     if depth is not None:
         keep = _top_rows(qpos, scores, depth)
         qpos, dcode, scores = qpos[keep], dcode[keep], scores[keep]
     order = np.lexsort((np.arange(len(scores)), -scores, qpos))
     # build the string arrays from the distinct ids, which is much cheaper than from every row
-    return Run(np.array(query_ids)[qpos[order]], np.array(doc_ids)[dcode[order]], scores[order], tag=tag)
+    return Run(np.array(query_ids)[qpos[order]], np.array(doc_ids)[dcode[order]], scores[order], tag=tag or EMPTY_TAG)
 
 
 def _read_run_columns(path: str | os.PathLike[str], depth: int | None) -> Run | None:
@@ -87,7 +91,7 @@ def _read_run_columns(path: str | os.PathLike[str], depth: int | None) -> Run | 
     scores = np.concatenate([b[2] for b in blocks])
     del blocks
     qpos = first_appearance_codes(qids)
-    if not checked and repeats_a_pair(qpos, docids):  # (with a depth, every row's pair was checked above)
+    if not checked and repeated_pair(qpos, docids) is not None:  # (with a depth, every row's pair was checked above)
         return None
     if depth is not None:
         keep = _top_rows(qpos, scores, depth)
@@ -263,7 +267,8 @@ def write_run(
     Rows are written in the Run's order with rank 1..K per query (K <= depth
     if given). ClirkitError, and nothing written, for what :func:`read_run` refuses: a score that is not a
     finite number, an id that is not one (:func:`~clirkit.formats.ids.check_ids`), a document listed twice for a
-    query. Scores are written as ``repr(float)``, the shortest string
+    query. A run of no rows is written as an empty file, which :func:`read_run` reads back as such.
+    Scores are written as ``repr(float)``, the shortest string
     that reads back to the same float64, so write -> read is bit-exact.
     ``tag`` defaults to ``run.tag``. A path ending in ``.gz`` is gzip-compressed at ``compresslevel``
     (:data:`RUN_GZIP_LEVEL` by default).
