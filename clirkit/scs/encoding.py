@@ -76,9 +76,21 @@ class _Header:
     def __init__(self, name: str, lineno: int, count: int, dim: int) -> None:
         self.name, self.lineno, self.count, self.dim = name, lineno, count, dim
 
-    def check_vector(self, lineno: int, numbers: int, held: int) -> None:
-        """The vector of ``numbers`` numbers on ``lineno``, the ``held``-th of the file, fits the header."""
+    def check_vector(self, lineno: int, fields: list[str], held: int) -> None:
+        """The vector of the ``fields`` after the word on ``lineno``, the ``held``-th of the file, fits the
+        header (fields that are not all numbers are said so first: a word with a space, not a wrong header)."""
+        numbers = len(fields)
         if numbers != self.dim:
+            parsed = len(_leading_numbers(fields))
+            if parsed < numbers:
+                raise located(
+                    self.name,
+                    lineno,
+                    f"{numbers:,} field{'s' * (numbers != 1)} after the word, the header (line {self.lineno}) "
+                    f"announces {self.dim:,} numbers, and field {parsed + 1} {fields[parsed][:40]!r} is not a "
+                    f"number: a word with a space? (a line is one word, then its numbers, separated by single "
+                    f"spaces)",
+                )
             raise located(
                 self.name,
                 lineno,
@@ -101,7 +113,7 @@ class _Header:
             )
 
 
-class _Rows:
+class _VectorBuffer:
     """Vectors of one size appended a row at a time into a float64 array that doubles when full."""
 
     def __init__(self, dim: int, capacity: int) -> None:
@@ -142,7 +154,7 @@ def read_word_vectors(path: str | os.PathLike[str], dim: int) -> tuple[np.ndarra
 
     name = display_name(path)
     words: list[str] = []
-    rows: _Rows | None = None
+    vectors: _VectorBuffer | None = None
     seen: dict[str, int] = {}
     header: _Header | None = None
     first = True
@@ -154,7 +166,7 @@ def read_word_vectors(path: str | os.PathLike[str], dim: int) -> tuple[np.ndarra
             if header is not None:
                 continue
         if header is not None:
-            header.check_vector(lineno, len(parts) - 1, len(words) + 1)
+            header.check_vector(lineno, parts[1:], len(words) + 1)
         if len(parts) != dim + 1:
             raise located(
                 name,
@@ -200,18 +212,18 @@ def read_word_vectors(path: str | os.PathLike[str], dim: int) -> tuple[np.ndarra
                 f"one vector (remove one of the two lines)",
             )
         seen[word] = lineno
-        if rows is None:  # a header's count is a hint only: a lying one must not reserve the memory it names
-            rows = _Rows(dim, min(header.count, 65536) if header is not None else 1024)
+        if vectors is None:  # a header's count is a hint only: a lying one must not reserve the memory it names
+            vectors = _VectorBuffer(dim, min(header.count, 65536) if header is not None else 1024)
         words.append(word)
-        rows.append(values)
-    if rows is None:
+        vectors.append(values)
+    if vectors is None:
         raise ClirkitError(
             f"{name}: no word vectors in the file: check the path (word2vec or GloVe text: a word "
             f"and its {dim} numbers a line)"
         )
     if header is not None:
         header.check_count(len(words))
-    return np.asarray(words, dtype=str), rows.held()
+    return np.asarray(words, dtype=str), vectors.held()
 
 
 def vector_coverage(query_tokens: Sequence[Sequence[str]], query_vectors, doc_vocab: np.ndarray, doc_vectors) -> str:

@@ -1,0 +1,56 @@
+"""Issue 40, re-check of edge test 10: the command line's words. A word with a space in a word2vec file is said to be
+one (N2); ``ttable show`` says that a word giving no term is dropped (N3); ``none`` reads in any case for choices
+options too (N5); the help of options taking ``none`` and docs/fuse.md (N6); ``--kappa`` under Borda; the weights'
+messages; docs/evaluate.md on the stderr note with ``-o FILE`` (N7) and on ``--ties run``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+from test_edges_round10_cli import message_of, one_line_error, table  # noqa: F401 (table: a fixture)
+
+from clirkit.cli import build_parser, main
+from clirkit.errors import ClirkitError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def flat(path: Path) -> str:
+    """The text of ``path`` with its line breaks and runs of spaces made single spaces."""
+    return " ".join(path.read_text(encoding="utf-8").split())
+
+
+def help_of(verb: str, option: str) -> str:
+    parser = build_parser([verb])
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[verb]
+    return next(a for a in sub._actions if option in a.option_strings).help
+
+
+# --------------------------------------------------------------------------- N2: a word with a space
+
+
+def test_a_word_with_a_space_under_a_header_is_said_to_be_one_not_a_wrong_header(tmp_path):
+    path = tmp_path / "sp.vec"
+    path.write_text("2 3\nluz 0.1 0.2 0.3\nlight house 0.1 0.2 0.3\n", encoding="utf-8")
+    said = message_of(path)
+    assert said == f"{path}:" + (
+        "3: 4 fields after the word, the header (line 1) announces 3 numbers, and field 1 'house' is not a "
+        "number: a word with a space? (a line is one word, then its numbers, separated by single spaces)"
+    )
+    assert "header's second number" not in said and "\n" not in said
+
+
+def test_a_vector_of_numbers_of_another_size_than_the_header_still_says_to_fix_the_header(tmp_path):
+    path = tmp_path / "dim.vec"
+    path.write_text("1 3\nluz 0.1 0.2 0.3 0.4\n", encoding="utf-8")
+    assert "a vector of 4 numbers, the header (line 1) announces 3; make the header's second" in message_of(path)
+
+
+def test_the_growable_vector_buffer_is_not_named_like_the_public_rows():
+    from clirkit.scs import encoding
+
+    assert not hasattr(encoding, "_Rows") and hasattr(encoding, "_VectorBuffer")
+    assert "averaging matrix" in encoding.Rows.__doc__
