@@ -54,3 +54,26 @@ def test_the_growable_vector_buffer_is_not_named_like_the_public_rows():
 
     assert not hasattr(encoding, "_Rows") and hasattr(encoding, "_VectorBuffer")
     assert "averaging matrix" in encoding.Rows.__doc__
+
+
+# --------------------------------------------------------------------------- N3: a word that gives no term
+
+
+@pytest.mark.parametrize("word", ["...", "\u200b", "¡!"])
+def test_ttable_show_says_a_word_giving_no_term_is_dropped(table, capsys, word):  # noqa: F811
+    assert main(["ttable", "show", str(table), word, "light", "-n", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"{word}\t(no term once analyzed: DT and PSQ drop it)"
+    assert lines[1].startswith("light\t(") and "pass it through" not in lines[0]
+
+
+def test_dt_drops_a_query_word_giving_no_term_as_ttable_show_says(indexed_dir, table):  # noqa: F811
+    queries = indexed_dir / "q.tsv"
+    queries.write_text("q1\tlight ...\n", encoding="utf-8")
+    plain = indexed_dir / "p.tsv"
+    plain.write_text("q1\tlight\n", encoding="utf-8")
+    common = ["dt", "--index", str(indexed_dir / "ix.npz"), "--table", str(table), "--source-lang", "en", "-q"]
+    assert main([*common, "--queries", str(queries), "-o", str(indexed_dir / "a.run")]) == 0
+    assert main([*common, "--queries", str(plain), "-o", str(indexed_dir / "b.run")]) == 0
+    assert (indexed_dir / "a.run").read_bytes() == (indexed_dir / "b.run").read_bytes()
+    assert (indexed_dir / "a.run").stat().st_size > 0

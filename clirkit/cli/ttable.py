@@ -419,8 +419,11 @@ def run_show(args) -> int:
         looked_up = [[next((t for t in (w, w.lower()) if table.translations(t, 1)), w)] for w in args.words]
     else:  # as DT and PSQ analyze a query word and join the terms of a phrase the table holds
         token_lists = [analyzer.tokenize(w) for w in args.words]
-        looked_up = [terms or [w] for terms, w in zip(join_phrases(token_lists, table.source_vocab), args.words)]
+        looked_up = join_phrases(token_lists, table.source_vocab)
     for word, terms in zip(args.words, looked_up):
+        if not terms:  # DT and PSQ analyze a query the same way: the word adds nothing to it
+            print(f"{word}\t(no term once analyzed: DT and PSQ drop it)")
+            continue
         if len(terms) == 1:
             _show_term(
                 args, table, word if terms[0] == word else f"{word} -> {terms[0]}", terms[0], analyzer, unanalyzed
