@@ -77,3 +77,22 @@ def test_dt_drops_a_query_word_giving_no_term_as_ttable_show_says(indexed_dir, t
     assert main([*common, "--queries", str(plain), "-o", str(indexed_dir / "b.run")]) == 0
     assert (indexed_dir / "a.run").read_bytes() == (indexed_dir / "b.run").read_bytes()
     assert (indexed_dir / "a.run").stat().st_size > 0
+
+
+# --------------------------------------------------------------------------- N5: none in any case
+
+
+@pytest.mark.parametrize("word", ["None", "NONE", "none"])
+def test_a_choices_option_reads_none_in_any_case_as_a_typed_option_does(word):
+    from clirkit.cli.params import params_of
+
+    argv = ["boost-train", "--queries", "Q", "--qrels", "R", "-o", "O", "--doc-weighting", word, "--eps", word]
+    params = params_of(build_parser(argv).parse_args(argv))
+    assert params["doc_weighting"] is None and params["eps"] is None
+
+
+def test_a_choices_option_still_refuses_other_words(capsys):
+    argv = ["boost-train", "--queries", "Q", "--qrels", "R", "-o", "O", "--doc-weighting", "nones"]
+    with pytest.raises(SystemExit):
+        build_parser(argv).parse_args(argv)
+    assert "invalid choice: 'nones'" in capsys.readouterr().err

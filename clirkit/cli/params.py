@@ -63,6 +63,17 @@ def or_none(parse):
     return parse_or_none
 
 
+def _none_word(parse):
+    """argparse type of a choices option taking ``none``: the word ``none`` in any case (as :func:`or_none` reads
+    it) as the choice ``"none"``, any other text as ``parse`` reads it."""
+
+    def parse_none_word(text: str):
+        return "none" if str(text).strip().lower() == "none" else parse(text)
+
+    parse_none_word.__name__ = getattr(parse, "__name__", "value")
+    return parse_none_word
+
+
 def _or_none(must: str) -> str:
     """``must`` (the words of the values an option takes) with ``none`` added: "a, b or none"."""
     head, sep, last = must.rpartition(" or ")
@@ -128,6 +139,7 @@ def add_param(group, cls, name: str, *flags: str, **kwargs) -> argparse.Action:
         none_word = _takes_none(cls, name)
         if none_word and "choices" in kwargs and kwargs["action"] is _StoreGiven:
             kwargs["choices"] = (*kwargs["choices"], "none")
+            kwargs["type"] = _none_word(kwargs.get("type", str))
         elif none_word and "choices" not in kwargs:
             kwargs["type"] = or_none(kwargs.get("type", str))
         if "metavar" not in kwargs and "choices" not in kwargs:  # argparse would show the dest, PARAM__NAME
@@ -193,6 +205,10 @@ def _header_words(message: str, args: argparse.Namespace) -> str:
     return message
 
 
+# Python's words for a parameter's string values, "a str among {'auto'}": an option's are typed as words, "'auto'"
+_STR_AMONG = re.compile(r"\ba str among \{('[^{}]*')\}")
+
+
 def option_message(error: BaseException | str, args: argparse.Namespace) -> str:
     """The command line's message of ``error``: a parameter's error (:class:`clirkit.constraints.InvalidParameterError`)
     set by an option of the parsed ``args`` names the option and the parameter, e.g. "--lambda (PSQ's lam) must be
@@ -208,6 +224,7 @@ def option_message(error: BaseException | str, args: argparse.Namespace) -> str:
         if not option:
             return str(error)
         allowed = re.sub(r"\bNone\b", "none", error.allowed)  # the word the option takes (:func:`or_none`)
+        allowed = _STR_AMONG.sub(lambda m: m.group(1).replace(", ", " or "), allowed)  # the words as typed
         return f"{option} ({error.caller}'s {error.parameter}) must be {allowed}{error.got}"
     message = _header_words(str(error), args)
     if hasattr(args, "query_id_field"):
