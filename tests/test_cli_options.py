@@ -196,7 +196,7 @@ CROSS = [
         ["--mse-targets", "one target per grade (3", "got 2"],
     ),
     ("aggregate", ["--weights", "0.5", "0.6"], ["--weights", "sum to 1", "0.5 0.6"]),
-    ("aggregate", ["--weights", "1"], ["--weights", "1 weights for 2 runs"]),
+    ("aggregate", ["--weights", "1"], ["--weights", "got 1 weight for 2 runs"]),
     ("aggregate", ["--kappa", "0.5", "--weights", "0.5", "0.5"], ["--kappa", "--weights"]),
     (
         "aggregate",

@@ -193,7 +193,7 @@ def test_resources_read_a_topics_file_of_several_languages_in_source_lang(tmp_pa
         ([float("nan"), 1.0], "finite and >= 0, got nan 1"),
         ([-1.0, 2.0], "finite and >= 0, got -1 2"),
         ([float("inf"), 0.0], "finite and >= 0, got inf 0"),
-        ([0.6, 0.6], "numbers that sum to 1 (interpolation), got 0.6 0.6 (sum 1.2)."),
+        ([0.6, 0.6], "numbers that sum to 1 (interpolation), got 0.6 0.6 (sum 1.2)"),
     ],
 )
 def test_fusion_weights_are_refused_at_fit_before_any_system_searches(weights, said):

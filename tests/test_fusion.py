@@ -148,7 +148,7 @@ def test_borda_rejects_a_depth_below_one_and_bad_weights():
         borda([A, B], depth=0)
     with pytest.raises(ClirkitError, match="weights must be finite and >= 0"):
         borda([A, B], [1.0, -1.0])
-    with pytest.raises(ClirkitError, match=r"weights must be one weight per run \(1 weights for 2 runs\)"):
+    with pytest.raises(ClirkitError, match=r"weights must be one weight per run, got 1 weight for 2 runs$"):
         borda([A, B], [1.0])
 
 
@@ -272,7 +272,11 @@ def test_the_fusion_system_fuses_run_files_without_systems():
     "params, n, says",
     [
         ({}, 1, "a fusion needs at least two runs, got 1"),
-        ({"weights": [1.0]}, 2, "The 'weights' parameter of Fusion must be one weight per run (1 weights for 2 runs)"),
+        (
+            {"weights": [1.0]},
+            2,
+            "The 'weights' parameter of Fusion must be one weight per run, got 1 weight for 2 runs",
+        ),
         ({"weights": [0.5, 0.6]}, 2, "The 'weights' parameter of Fusion must be numbers that sum to 1 (interpolation)"),
         (
             {"step": 0.3},

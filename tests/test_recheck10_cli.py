@@ -96,3 +96,44 @@ def test_a_choices_option_still_refuses_other_words(capsys):
     with pytest.raises(SystemExit):
         build_parser(argv).parse_args(argv)
     assert "invalid choice: 'nones'" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- the weights' messages
+
+
+@pytest.mark.parametrize(
+    "argv, said",
+    [
+        (["--weights", "1"], "--weights (Fusion's weights) must be one weight per run, got 1 weight for 2 runs\n"),
+        (
+            ["--weights", "0.5", "0.6"],
+            "--weights (Fusion's weights) must be numbers that sum to 1 (interpolation), got 0.5 0.6 (sum 1.1)\n",
+        ),
+    ],
+)
+def test_the_weights_messages_say_one_weight_and_end_alike(tmp_path, capsys, argv, said):
+    (tmp_path / "a.run").write_text("q1 Q0 d1 1 3 a\n")
+    (tmp_path / "b.run").write_text("q1 Q0 d1 1 3 b\n")
+    assert main(["aggregate", str(tmp_path / "a.run"), str(tmp_path / "b.run"), *argv, "-o", "x.run"]) == 2
+    assert one_line_error(capsys, "") == f"clirkit: error: {said}"
+
+
+def test_the_python_weights_messages_have_no_full_stop_before_what_a_caller_adds():
+    from clirkit.fusion import borda, interpolate
+    from clirkit.run import Run
+
+    a = Run.ranked(["q1"], ["d1"], [1.0])
+    b = Run.ranked(["q1"], ["d2"], [1.0])
+    with pytest.raises(ClirkitError) as err:
+        borda([a, b], [1.0])
+    assert str(err.value) == "weights must be one weight per run, got 1 weight for 2 runs"
+    with pytest.raises(ClirkitError) as err:
+        interpolate([a, b], [0.6, 0.6])
+    assert str(err.value) == "weights must be numbers that sum to 1 (interpolation), got 0.6 0.6 (sum 1.2)"
+
+
+def test_max_options_0_says_auto_as_the_word_typed(tmp_path, capsys):
+    common = ["--index", str(tmp_path / "no.npz"), "--queries", "Q", "-o", str(tmp_path / "x.run"), "--table", "T"]
+    assert main(["psq", *common, "--max-options", "0"]) == 2
+    err = one_line_error(capsys, "--max-options (PSQ's max_options) must be none, an int in the range [1, inf) or ")
+    assert "or 'auto'. Got 0 instead." in err and "a str among" not in err

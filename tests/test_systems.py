@@ -272,7 +272,7 @@ def test_fusion_with_given_weights_does_not_tune():
     a = _run([("q1", "Gen.1.1", 2.0), ("q1", "Gen.1.2", 1.0)], "a")
     fusion = Fusion([DT(), DT()], weights=[0.3, 0.7]).fit_runs([a, a], Qrels(["q1"], ["Gen.1.2"], [1]))
     assert fusion.weights_ == [0.3, 0.7] and fusion.sweep_ is None and fusion.dev_score_ is None
-    with pytest.raises(ClirkitError, match=r"one weight per run \(2 weights for 3 runs\)"):
+    with pytest.raises(ClirkitError, match=r"one weight per run, got 2 weights for 3 runs"):
         Fusion([DT()] * 3, weights=[0.5, 0.5]).fit_runs([a, a, a], Qrels(["q1"], ["Gen.1.2"], [1]))
 
 

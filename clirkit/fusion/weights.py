@@ -21,20 +21,20 @@ def weights_problem(weights, n: int, *, method: str, sum_to_one: bool) -> tuple[
     Returns:
         None when ``weights`` are one finite number >= 0 per run (a bool is not one) that sum to 1
         (``sum_to_one``) or are not all 0; else ``(allowed, got)``, which read ``weights must be ALLOWED GOT``,
-        e.g. ``("finite and >= 0", ", got -1 2")``.
+        e.g. ``("finite and >= 0", ", got -1 2")`` (no full stop at the end: a caller may add to it).
     """
     try:
         values = list(weights)
     except TypeError:
         return "one weight per run (a list)", f", got {weights!r}"
     if len(values) != n:
-        return "one weight per run", f" ({len(values)} weights for {n} runs)."
+        return "one weight per run", f", got {len(values)} weight{'s' * (len(values) != 1)} for {n} runs"
     shown = " ".join(f"{w:g}" if isinstance(w, Real) and not isinstance(w, bool) else repr(w) for w in values)
     if not all(isinstance(w, Real) and not isinstance(w, bool) and 0 <= float(w) < math.inf for w in values):
         return "finite and >= 0", f", got {shown}"
     total = math.fsum(values)
     if sum_to_one and abs(total - 1.0) > 1e-6:
-        return f"numbers that sum to 1 ({method})", f", got {shown} (sum {total:g})."
+        return f"numbers that sum to 1 ({method})", f", got {shown} (sum {total:g})"
     if not sum_to_one and total <= 0:
         return f"finite and >= 0, not all 0 ({method}: weights all 0 give every document 0 points)", f", got {shown}"
     return None
