@@ -98,6 +98,41 @@ def test_a_choices_option_still_refuses_other_words(capsys):
     assert "invalid choice: 'nones'" in capsys.readouterr().err
 
 
+# --------------------------------------------------------------------------- N6: help and docs/fuse.md
+
+
+def test_the_help_of_options_taking_none_says_so_unambiguously():
+    assert "(0 or none: all)" in help_of("scs-train", "--max-pairs-per-query")
+    weights = help_of("aggregate", "--weights")
+    assert "none given" not in weights and "or none (the default): equal weights" in weights
+    assert "borda: >= 0, not all 0" in weights
+
+
+def test_the_fusion_guide_says_borda_weights_are_not_all_0_and_lists_the_refusals():
+    guide = flat(ROOT / "docs" / "fuse.md")
+    assert "Borda: >= 0, not all 0" in guide and "(weights >= 0, not all 0)" in guide
+    assert "--measure is read only with --tune: give --tune (with --dev-runs and --dev-qrels), or drop --measure" in (
+        guide
+    )
+    assert "even at its default value (`--measure AP`)" in guide
+    assert "--transform applies to interpolation, not borda: drop --transform" in guide
+    assert "(the same as `--weights K 1-K`, under either method)" in guide
+
+
+# --------------------------------------------------------------------------- --kappa under Borda
+
+
+def test_kappa_under_borda_is_the_two_weights_it_names_and_its_help_says_so(tmp_path):
+    (tmp_path / "a.run").write_text("q1 Q0 d1 1 3 a\nq1 Q0 d2 2 2 a\nq1 Q0 d3 3 1 a\n")
+    (tmp_path / "b.run").write_text("q1 Q0 d3 1 3 b\nq1 Q0 d2 2 2 b\nq1 Q0 d1 3 1 b\n")
+    runs = [str(tmp_path / "a.run"), str(tmp_path / "b.run"), "--method", "borda", "-q"]
+    assert main(["aggregate", *runs, "--kappa", "0.3", "-o", str(tmp_path / "k.run")]) == 0
+    assert main(["aggregate", *runs, "--weights", "0.3", "0.7", "-o", str(tmp_path / "w.run")]) == 0
+    assert (tmp_path / "k.run").read_bytes() == (tmp_path / "w.run").read_bytes()
+    kappa = help_of("aggregate", "--kappa")
+    assert "the same as --weights kappa 1-kappa (interpolation and borda alike)" in kappa
+
+
 # --------------------------------------------------------------------------- the weights' messages
 
 

@@ -2,7 +2,8 @@
 :class:`clirkit.systems.Fusion` system, whose defaults the options take.
 
 ``--method interpolation`` (default) interpolates per-query sum-normalized scores with ``--kappa``
-(two runs) or ``--weights`` (default: equal); ``--method borda`` adds ``K - rank + 1`` points per list.
+(two runs) or ``--weights`` (default: equal); ``--method borda`` adds ``K - rank + 1`` points per list, times
+the run's weight (``--kappa K`` is ``--weights K 1-K`` under either method).
 ``--transform auto`` (the system's default) shifts a run with negative scores (PSQ-Boost, Boost, SCS) per
 query before normalizing, so any two of clirkit's runs combine with no other flag; ``--transform none``
 keeps SPEC §6's formula as written and refuses negative scores.
@@ -29,7 +30,8 @@ def add_parser(sub) -> None:
         "--kappa",
         type=finite_float(0, 1),
         default=None,
-        help="interpolation of two runs: weight of RUN1, RUN2 gets 1 - kappa",
+        help="weight of RUN1 of two runs, RUN2 gets 1 - kappa: the same as --weights kappa 1-kappa (interpolation "
+        "and borda alike)",
     )
     add_param(
         p,
@@ -39,7 +41,8 @@ def add_parser(sub) -> None:
         type=finite_float(0),
         nargs="+",
         metavar="W",
-        help="one weight per run (interpolation: >= 0 and summing to 1; borda: >= 0; none given and no --tune: equal)",
+        help="one weight per run (interpolation: >= 0 and summing to 1; borda: >= 0, not all 0), or none (the "
+        "default): equal weights, tuned ones with --tune",
     )
     add_param(
         p,

@@ -66,7 +66,7 @@ def add_parser(sub) -> None:
         "max_pairs_per_query",
         "--max-pairs-per-query",
         type=int_range(0, note="(0: all)"),
-        help="pairwise losses: sample at most this many (d+, d-) pairs per query (0: all)",
+        help="pairwise losses: sample at most this many (d+, d-) pairs per query (0 or none: all)",
     )
     m.add_argument("--query-vectors", help="word vectors of the query language (word v1 ... v_dim per line)")
     m.add_argument("--doc-vectors", help="word vectors of the document language")
