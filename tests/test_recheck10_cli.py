@@ -172,3 +172,30 @@ def test_max_options_0_says_auto_as_the_word_typed(tmp_path, capsys):
     assert main(["psq", *common, "--max-options", "0"]) == 2
     err = one_line_error(capsys, "--max-options (PSQ's max_options) must be none, an int in the range [1, inf) or ")
     assert "or 'auto'. Got 0 instead." in err and "a str among" not in err
+
+
+# --------------------------------------------------------------------------- N7 and --ties run: docs/evaluate.md
+
+
+def test_the_evaluate_guide_says_the_note_also_goes_to_stderr_with_o_file(tmp_path, capsys):
+    guide = flat(ROOT / "docs" / "evaluate.md")
+    assert "and with `-o FILE` it is also said on stderr" in guide
+    (tmp_path / "one.qrels").write_text("q1 0 d1 1\n")
+    (tmp_path / "extra.run").write_text("q1 Q0 d1 1 2 t\nqX Q0 d1 1 2 t\n")
+    table_file = tmp_path / "tab.txt"
+    argv = ["eval", "--qrels", str(tmp_path / "one.qrels"), str(tmp_path / "extra.run"), "-m", "AP"]
+    assert main([*argv, "-o", str(table_file)]) == 0
+    assert "1 run queries not in the qrels, ignored" in table_file.read_text()
+    assert "1 run queries are not in the qrels and were ignored" in capsys.readouterr().err
+
+
+def test_ties_run_is_score_order_with_ties_in_file_order_as_the_guide_says(tmp_path, capsys):
+    guide = flat(ROOT / "docs" / "evaluate.md")
+    assert "`run`: each query in score order as read (64-bit floats), tied scores in the file's order" in guide
+    assert "`run`: the file's order |" not in guide
+    (tmp_path / "q.qrels").write_text("q1 0 d1 1\n")
+    # d3 scores highest though written last; d1 and d2 tie, d1 first in the file: d1 ranks 2nd
+    (tmp_path / "t.run").write_text("q1 Q0 d1 1 1 t\nq1 Q0 d2 2 1 t\nq1 Q0 d3 3 2 t\n")
+    argv = ["eval", "--qrels", str(tmp_path / "q.qrels"), str(tmp_path / "t.run"), "-m", "RR", "--format", "csv"]
+    assert main([*argv, "--ties", "run"]) == 0
+    assert "0.5" in capsys.readouterr().out.splitlines()[1]
