@@ -1,6 +1,7 @@
 """Re-check of edge round 10 (issue 40): a run file of no results is a run of no rows (written by a ranking verb
 when no query matched, read back, evaluated as 0, fused as nothing); qrels that judge nothing are refused by the
-reader and the writer alike; exact remote grades; the score-order message gives the rank within the query."""
+reader (written empty: a split without judgments); exact remote grades; the score-order message gives the rank
+within the query."""
 
 from __future__ import annotations
 
@@ -49,11 +50,13 @@ def test_qrels_that_judge_nothing_are_refused_naming_the_file_not_the_path(tmp_p
     )
 
 
-def test_write_qrels_refuses_qrels_that_judge_nothing_and_writes_nothing(tmp_path):
+def test_qrels_of_no_row_are_written_empty_and_read_back_as_judging_nothing(tmp_path):
+    # a built collection's split may have no judgments (a small export): its file is written, and refused when read
     empty = Qrels(np.array([], dtype=str), np.array([], dtype=str), np.array([], dtype=np.int64))
-    with pytest.raises(ClirkitError, match=r"^cannot write qrels that judge nothing to .*e\.qrels: "):
-        write_qrels(empty, tmp_path / "e.qrels")
-    assert not (tmp_path / "e.qrels").exists()
+    write_qrels(empty, tmp_path / "e.qrels")
+    assert (tmp_path / "e.qrels").read_bytes() == b""
+    with pytest.raises(ClirkitError, match=r"e\.qrels: the qrels judge nothing"):
+        read_qrels(tmp_path / "e.qrels")
 
 
 def test_evaluate_scores_each_judged_query_0_for_a_run_of_no_rows():

@@ -130,10 +130,9 @@ def _parse_qrels_checked(name: str, rows: list[tuple[int, str]]) -> tuple[list[s
 
 def write_qrels(qrels: Qrels, path: str | os.PathLike[str]) -> None:
     """Write judgments as TREC 4 columns ``qid 0 docid rel``, in the Qrels' row order. ClirkitError, and nothing
-    written, for what :func:`read_qrels` refuses: qrels that judge nothing (no row), an id that is not one
-    (:func:`~clirkit.formats.ids.check_ids`), a grade of more than 9 digits, a document judged twice for a query."""
-    if not len(qrels):
-        raise ClirkitError(f"cannot write qrels that judge nothing to {path}: a qrels file holds at least one judgment")
+    written, for what :func:`read_qrels` refuses: an id that is not one (:func:`~clirkit.formats.ids.check_ids`), a
+    grade of more than 9 digits, a document judged twice for a query. Qrels of no row are written as an empty file
+    (a collection's split without judgments), which :func:`read_qrels` refuses as judging nothing when it is read."""
     check_ids(qrels.qids, "query id")
     check_ids(qrels.docids, "document id")
     wide = (qrels.rels >= 10**9) | (qrels.rels <= -(10**9))  # (not np.abs: it overflows at -2**63)
