@@ -759,7 +759,7 @@ def check_run(r) -> None:
     from clirkit.run import Run
 
     _require(isinstance(r, Run), "not a Run")
-    _require(len(r.qids) == len(r.docids) == len(r.scores) > 0, "run arrays not aligned")
+    _require(len(r.qids) == len(r.docids) == len(r.scores), "run arrays not aligned")  # 0 rows: a file of no lines
     _require(r.scores.dtype == np.float64 and bool(np.isfinite(r.scores).all()), "a score is not finite")
     _check_str_array(r.qids, "qid", ids=True)
     _check_str_array(r.docids, "docid", ids=True)
