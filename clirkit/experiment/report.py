@@ -15,21 +15,18 @@ def write_report(runner: Runner) -> str:
     """Write report.md, results.txt and the figures; return the text the command prints: a table for each of
     the file's ``report_splits`` (the test split's first), the systems' dev scores and what was learned."""
     from clirkit.fileio import atomic_writer
+    from clirkit.progress import say
     from clirkit.report import score_table
 
     res = runner.resources
     exp, c, folder = runner.exp, res.c, res.out.folder
     names = exp.run_names()
-    for made in runner.splits:  # a run that came out empty cannot be scored: said of its system
-        empty = [n for n in res.runs(made) if not len(res.runs(made).packed(n))]
-        if empty:
-            raise runner.named(
-                empty[0],
-                ClirkitError(
-                    f"its {made} run is empty: none of the {len(res.topics(made))} {made} queries got a "
-                    "document, and the report scores every run"
-                ),
-            )
+    empty = [  # a legitimate run of no rows (a floor finding nothing), scored 0 on each query as `clirkit eval` does
+        f"{n}: no document for any of the {len(res.topics(made))} {made} queries: it scores 0 on each judged query"
+        for made in runner.splits
+        for n in names
+        if not len(res.runs(made).packed(n))
+    ]
     baseline = exp.baseline or names[0]
     n_docs = len(res.documents()) if res.documents_read() else c.counts.get("documents", "?")
     lines: list[str] = []
@@ -52,6 +49,9 @@ def write_report(runner: Runner) -> str:
     if runner.notes:
         dev = f" (dev: {len(res.topics('dev'))} queries)" if "dev" in runner.splits else ""
         lines += ["", f"tuned and learned{dev}:"] + [f"  {n}" for n in runner.notes]
+    if empty:
+        lines += [""] + empty
+        say("\n".join(empty), quiet=res.quiet)
     text = "\n".join(lines)  # step timings go to stderr (run_experiment), so the files are byte-identical
     with atomic_writer(folder / "results.txt") as fh:
         fh.write(text + "\n")
@@ -61,6 +61,7 @@ def write_report(runner: Runner) -> str:
         )
     figures = _figures(runner, names, baseline, *reports["test"]) if exp.figures else []
     md += [dev_line, ""] if dev_line else []
+    md += [f"- {line}" for line in empty] + [""] if empty else []
     if runner.notes:
         md += ["## Tuned and learned", ""] + [f"- {n}" for n in runner.notes] + [""]
     if figures:
