@@ -48,8 +48,10 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    import os
     from pathlib import Path
 
+    from clirkit import datasets
     from clirkit.errors import ClirkitError
     from clirkit.experiment import Experiment
 
@@ -60,7 +62,10 @@ def run(args) -> int:
         return 0
     if args.experiment is None:
         raise ClirkitError("give an experiment file (clirkit run FILE), or --keys to list what it may hold")
-    exp = Experiment.read(args.experiment, collection=args.collection, variant=args.variant, jobs=args.jobs)
+    collection = args.collection
+    if collection and collection not in datasets.names() and os.path.isdir(collection):
+        collection = os.path.abspath(collection)  # relative to the current folder, not to the experiment file
+    exp = Experiment.read(args.experiment, collection=collection, variant=args.variant, jobs=args.jobs)
     folder = args.output_dir if args.output_dir is not None else Path(args.experiment).stem
     print(run_resumable(exp, folder, quiet=args.quiet).text)
     return 0

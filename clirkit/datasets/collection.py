@@ -6,6 +6,7 @@ reads the files lazily and keeps what it read in memory.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -180,6 +181,26 @@ class Collection:
             return target
         raise ClirkitError(f"{self.folder / MANIFEST}: unreadable file entry {entry!r}")
 
+    def file_states(self) -> dict[str, list[int]]:
+        """``{file: [size, mtime_ns]}`` of each file the manifest names (for a subset, the file it is taken from;
+        a missing file is left out, reading it says so): what tells a folder edited since from the folder as it
+        was, without reading the files."""
+        states: dict[str, list[int]] = {}
+
+        def add(entry: object) -> None:
+            if isinstance(entry, dict) and "subset_of" in entry:
+                entry = entry["subset_of"]
+            if isinstance(entry, str):
+                with contextlib.suppress(OSError):
+                    stat = os.stat(self.folder / entry)
+                    states[entry] = [stat.st_size, stat.st_mtime_ns]
+            elif isinstance(entry, dict):
+                for value in entry.values():
+                    add(value)
+
+        add(self._manifest["files"])
+        return states
+
     def _named(self, path: object) -> Path:
         """``path``, a file the manifest names, if it is there; else what to do about the incomplete folder."""
         path = Path(str(path))
@@ -217,7 +238,11 @@ class Collection:
         if split not in self._queries:
             from clirkit.formats import read_queries
 
-            self._queries[split] = read_queries(self._named(self._split_file("queries", split)), fmt="tsv")
+            path = self._named(self._split_file("queries", split))
+            self._queries[split] = read_queries(path, fmt="tsv")
+            counts = self.counts.get(split)
+            recorded = counts.get("queries") if isinstance(counts, dict) else None
+            self._check_count(path, len(self._queries[split]), "queries", recorded)
         return self._queries[split]
 
     def qrels(self, split: str = "test") -> Qrels:
@@ -249,7 +274,19 @@ class Collection:
     def _documents(self) -> tuple[list[str], list[str]]:
         from clirkit.formats import read_documents
 
-        return read_documents(self._named(self.paths["documents"]), fmt="tsv")
+        path = self._named(self.paths["documents"])
+        docids, texts = read_documents(path, fmt="tsv")
+        self._check_count(path, len(docids), "documents", self.counts.get("documents"))
+        return docids, texts
+
+    def _check_count(self, path: Path, found: int, what: str, recorded: object) -> None:
+        """ClirkitError when a file holds another number of ``what`` than the manifest's count ``recorded`` (the
+        folder was edited after it was built; None: the manifest has no count)."""
+        if type(recorded) is int and recorded != found:
+            raise ClirkitError(
+                f"{path}: {found} {what}, the manifest {self.folder / MANIFEST} says {recorded}: the folder was "
+                f"edited after it was built; make it again with `clirkit collection`"
+            )
 
     def documents(self) -> tuple[list[str], list[str]]:
         """``(docids, texts)`` of the searched documents, in file order."""

@@ -23,14 +23,15 @@ def digest(values) -> str:
 
 
 def collection_record(c) -> dict:
-    """The record of a collection: its name, variant and the digest of its manifest (and of the record of the
-    plain files it was made of, :mod:`clirkit.datasets.plain`: their digests, which its counts alone are not)."""
-    from clirkit.datasets.plain import SOURCES
-
+    """A collection's name, variant, manifest digest, its files' sizes and mtimes (a folder edited since) and the
+    digest of the record of the plain files it was made of (:mod:`clirkit.datasets.plain`)."""
     manifest = (c.folder / "manifest.json").read_bytes()
     record = {"name": c.name, "variant": c.variant, "manifest": hashlib.sha256(manifest).hexdigest()[:16]}
-    if (c.folder / SOURCES).is_file():
-        record["sources"] = hashlib.sha256((c.folder / SOURCES).read_bytes()).hexdigest()[:16]
+    if hasattr(c, "file_states"):  # a collection folder, not ir_datasets'
+        record["files"] = c.file_states()
+    sources = c.folder / "sources.json"  # clirkit.datasets.plain.SOURCES
+    if sources.is_file():
+        record["sources"] = hashlib.sha256(sources.read_bytes()).hexdigest()[:16]
     return record
 
 
@@ -196,6 +197,7 @@ class Artifacts(Resources):
             raise ClirkitError(f"{self.where}: {shown}: is a folder, expected a file")
         if not Path(path).is_file():
             raise ClirkitError(f"{self.where}: {shown}: no such file")
+        self.out.check_outside(f"{self.where}: {shown}", path)
 
     def _table_file(self, given: str | None) -> str | None:
         """The table file ``given`` names (``"ibm1"``: none; None: the file's ``[table] file``), relative to the

@@ -34,9 +34,15 @@ def load_collection(exp: Experiment, out: Store, steps, quiet: bool):
     from clirkit import datasets
     from clirkit.datasets import Collection
 
+    where = exp.source or "experiment"
     if exp.plain is None:  # the collection is a name (a [collection] table is plain files)
         assert isinstance(exp.collection, str)
-        return datasets.load(exp.collection, variant=exp.variant)
+        name = collection_folder(exp)
+        if os.path.isdir(name):
+            out.check_outside(f"{where}: collection {exp.collection}", name)
+        return datasets.load(name, variant=exp.variant)
+    for path in exp.plain.files():
+        out.check_outside(f"{where}: [collection] file {path}", path)
     import shutil
 
     from clirkit.progress import say
@@ -50,6 +56,19 @@ def load_collection(exp: Experiment, out: Store, steps, quiet: bool):
             exp.plain.write(folder, quiet=quiet, record=record)
             out.remember(folder, record)
     return Collection(folder)
+
+
+def collection_folder(exp: Experiment) -> str:
+    """The collection ``exp`` names: a relative folder beside the experiment file (README: paths in an experiment
+    file are relative to it), else as given (a known name, ``irds:ID``, a folder given on the command line:
+    relative to the current folder)."""
+    from clirkit import datasets
+
+    name = str(exp.collection)
+    if exp.source is None or name in datasets.names() or name.startswith("irds:") or os.path.isabs(name):
+        return name
+    beside = os.path.join(os.path.dirname(exp.source), name)
+    return beside if os.path.isdir(beside) else name
 
 
 def run_experiment(exp: Experiment, folder: str | os.PathLike[str], *, quiet: bool = False) -> Result:
@@ -196,6 +215,8 @@ class Runner:
         self.check_languages(given)
         files = param_files(cls, given, self.exp.source)  # relative to the experiment file, recorded by digest
         check_param_files(files)
+        for key, (value, path) in files.items():
+            self.resources.out.check_outside(f"{key} {value}", path)
         given.update({k: path for k, (_, path) in files.items()})
         named = {k: spec[k] for k in cls.system_keys if k in spec}  # parameters holding other systems, by name
         given.update(

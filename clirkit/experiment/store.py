@@ -192,6 +192,17 @@ class Store:
         self.made = 0  # the artifacts this run recorded (remember): work a failed run keeps for the next one
         owner.write_text(str(os.getpid()), encoding="ascii")
 
+    def check_outside(self, shown: str, path: str | os.PathLike[str]) -> None:
+        """ClirkitError ``<shown> is inside the output folder ...`` when the input ``path`` lies in the output
+        folder or its staging folder: replacing the folder would delete it."""
+        resolved = Path(path).resolve()
+        for top in (self.target.resolve(), self.folder.resolve()):
+            if resolved == top or top in resolved.parents:
+                raise ClirkitError(
+                    f"{shown} is inside the output folder {self.target}, which is replaced as a whole: copy it "
+                    "out, or write to another folder"
+                )
+
     def _recover(self) -> None:
         """Put back the previous folder a switch by two renames left as ``.NAME.old`` (killed between them), or
         remove it if the switch was done."""
