@@ -431,7 +431,8 @@ class System(Parameters):
 
     def check_options(self, options: Mapping[str, Any]) -> None:
         """Check the parameters against the experiment-file keys given that are not parameters (``file_keys``, e.g.
-        whether a ``table2`` is there), when the file is read; nothing by default."""
+        whether a ``table2`` is there; ``system_keys``, e.g. whether a ``base`` is named), when the file is read;
+        nothing by default."""
 
     def check_params(self) -> None:
         """Check every hyper-parameter against ``_parameter_constraints``; if one is off, an InvalidParameterError:

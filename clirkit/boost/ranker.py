@@ -168,9 +168,12 @@ class BoostRanker(Grouped, System):
 
     def check_params(self) -> None:
         """Each hyper-parameter against its constraints (a group's named as the ranker's), and bags that can
-        differ: bags of every tuple drawn without replacement would be the same bag trained again."""
+        differ: bags of every tuple drawn without replacement would be the same bag trained again; betas to try
+        when no beta is given (checked here, not first in :meth:`fit`: an experiment file checks them when read)."""
         super().check_params()
         self.check_flat_params()
+        if self.boosting.beta is None and not self.boosting.beta_grid:
+            raise ClirkitError("beta_grid is empty: give betas to try, or beta")
         bagging = self.bagging
         if bagging.bags > 1 and bagging.bag_fraction >= 1 and not bagging.bootstrap:
             raise ClirkitError(
@@ -178,14 +181,16 @@ class BoostRanker(Grouped, System):
                 f"give bag_fraction < 1 (--bag-fraction) or bootstrap (--bootstrap)"
             )
 
+    def check_options(self, options) -> None:
+        """A ``beta`` without a ``base`` key weighs nothing: refused when the experiment file is read."""
+        if self.boosting.beta is not None and "base" not in options:
+            raise ClirkitError('beta weighs a base system\'s scores: add base = "SYSTEM", or remove beta')
+
     def _check(self) -> None:
-        """The hyper-parameters, each against its constraints, then the two that go together: a beta weighs a
-        base's scores, and without beta the betas of ``beta_grid`` are tried."""
+        """The hyper-parameters (:meth:`check_params`), then a beta only with a base: it weighs a base's scores."""
         self.check_params()
         if self.boosting.beta is not None and self.base is None:
             raise ClirkitError("beta weighs a base ranker's scores: give a base run too")
-        if self.boosting.beta is None and not self.boosting.beta_grid:
-            raise ClirkitError("beta_grid is empty: give betas to try, or beta")
 
     def _doc_weighting(self) -> str:
         if self.features.doc_weighting is not None:

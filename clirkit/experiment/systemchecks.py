@@ -150,7 +150,7 @@ def check_system(
         system = from_flat(cls, {**params, **{k: path for k, (_, path) in files.items()}})
         _check_booleans(cls, params)
         system.check_params()
-        system.check_options({k: spec[k] for k in cls.file_keys if k in spec})
+        system.check_options({k: spec[k] for k in (*cls.file_keys, *cls.system_keys) if k in spec})
         _check_lam_written(spec, cls)
     except ClirkitError as exc:
         raise ClirkitError(f"{where}: {exc}") from None
