@@ -64,3 +64,70 @@ def test_a_boost_beta_with_a_base_and_an_empty_beta_grid_is_accepted_when_read(m
     more = '[systems.B]\nkind = "boost"\nbase = "DT"\nbeta = 0.5\nbeta_grid = []\n'
     path.write_text(_ONE.format(mini=mini, more=more), encoding="utf-8")
     assert "B" in Experiment.read(path).systems
+
+
+# --------------------------------------------------------------------------- finding 5: demo --show, --variant
+
+
+def one_line_error(capsys, text: str) -> None:
+    captured = capsys.readouterr()
+    assert captured.err == f"clirkit: error: {text}\n" and captured.out == ""
+
+
+@pytest.mark.parametrize(
+    "options, named",
+    [
+        (["--collection", "col1"], "--collection"),
+        (["--variant", "foo"], "--variant"),
+        (["--baselines-only"], "--baselines-only"),
+        (["-j", "5"], "-j/--jobs"),
+        (["-o", "x.toml"], "-o/--output-dir"),
+        (["--baselines-only", "-j", "2"], "--baselines-only, -j/--jobs"),
+    ],
+)
+def test_demo_show_refuses_the_options_it_would_ignore(tmp_path, monkeypatch, capsys, options, named):
+    monkeypatch.chdir(tmp_path)
+    assert main(["demo", "--show", *options]) == 2
+    one_line_error(
+        capsys, f"--show prints the shipped experiment file as it is and runs nothing: drop {named} (or --show)"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_demo_show_alone_prints_the_shipped_file(capsys):
+    from clirkit.experiment import shipped
+
+    assert main(["demo", "--show"]) == 0
+    assert capsys.readouterr().out == shipped("demo").read_text(encoding="utf-8")
+
+
+def test_demo_help_says_boost_is_boosted_from_the_fusion_the_shipped_file_names(capsys):
+    import tomllib
+
+    from clirkit.experiment import shipped
+
+    assert tomllib.loads(shipped("demo").read_text(encoding="utf-8"))["systems"]["Boost"]["base"] == "DT+PSQ"
+    with pytest.raises(SystemExit):
+        main(["demo", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "BoostCLIR boosted from their fusion DT+PSQ" in text and "boosted from PSQ" not in text
+
+
+def test_run_variant_on_a_file_with_a_collection_table_names_the_option_not_the_file(tmp_path, capsys):
+    path = tmp_path / "x.toml"
+    path.write_text(
+        '[collection]\ndocuments = "d.tsv"\nqueries = "q.tsv"\nqrels = "q.qrels"\nsource_lang = "en"\n'
+        'target_lang = "es"\n[systems.DT]\nkind = "dt"\n',
+        encoding="utf-8",
+    )
+    assert main(["run", str(path), "--variant", "strict", "-o", str(tmp_path / "out"), "-q"]) == 2
+    one_line_error(
+        capsys,
+        f"{path}: the variant 'strict' applies to a known collection, not to the file's [collection] table: leave "
+        "out the variant (--variant)",
+    )
+    path.write_text('variant = "strict"\n' + path.read_text(encoding="utf-8"), encoding="utf-8")
+    assert main(["run", str(path), "-o", str(tmp_path / "out"), "-q"]) == 2  # written in the file: the file's
+    one_line_error(
+        capsys, f"{path}: variant applies to a known collection, not to a [collection] table; remove variant"
+    )

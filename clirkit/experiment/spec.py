@@ -146,7 +146,13 @@ class Experiment:
             ) from None
         except ValueError as exc:  # bad TOML or UTF-8, integers of more than 4,300 digits
             raise not_toml(path, exc) from None
-        return cls.from_dict(with_overrides(data, **overrides), source=str(path), name=Path(path).stem)
+        data = with_overrides(data, **overrides)
+        if overrides.get("variant") and isinstance(data.get("collection"), dict):  # given, not written in the file
+            raise ClirkitError(
+                f"{path}: the variant {overrides['variant']!r} applies to a known collection, not to the file's "
+                "[collection] table: leave out the variant (--variant)"
+            )
+        return cls.from_dict(data, source=str(path), name=Path(path).stem)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, source: str | None = None, name: str = "experiment") -> "Experiment":
