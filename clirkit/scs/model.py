@@ -160,8 +160,7 @@ class SCSModel(Grouped, System):
 
     def check_params(self) -> None:
         """Each hyper-parameter against its constraints (a group's named as the model's), and a training that
-        uses them: at least one epoch, MSE targets only with the MSE loss, thresholds increasing strictly with
-        one MSE target per grade (checked here, not first in :meth:`fit`: an experiment file checks them when read)."""
+        uses them: at least one epoch, MSE targets only with the MSE loss."""
         if isinstance(self.schedule.epochs, Integral) and self.schedule.epochs == 0:  # the constraint says >= 1
             raise ClirkitError(ZERO_EPOCHS.format("epochs"))
         self._check_constraints()
@@ -171,6 +170,10 @@ class SCSModel(Grouped, System):
                 f"mse_targets: the targets of the 'mse' loss, unused by the {loss!r} loss: leave them out, or train "
                 "with the 'mse' loss"
             )
+
+    def check_options(self, options) -> None:
+        """The thresholds and MSE targets (:meth:`_check_thresholds`), checked by :meth:`fit` too: an experiment
+        file refuses them when it is read, not when the system starts training."""
         self._check_thresholds()
 
     def _check_constraints(self) -> None:
@@ -180,11 +183,8 @@ class SCSModel(Grouped, System):
     def _validate(self, *, trained: bool = False) -> None:
         """The hyper-parameters (:meth:`check_params`; only their constraints when ``trained``: a model read
         from a file) and the thresholds with the MSE targets, one per grade."""
-        if trained:
-            self._check_constraints()
-            self._check_thresholds()
-        else:
-            self.check_params()
+        self._check_constraints() if trained else self.check_params()
+        self._check_thresholds()
 
     def _check_thresholds(self) -> None:
         """The thresholds increase strictly inside (-1, 1), with one MSE target (if given) per grade."""
