@@ -94,7 +94,10 @@ class Options(Constraint):
         return isinstance(val, self.type) and val in self.options
 
     def __str__(self) -> str:
-        return f"a {_type_name(self.type)} among {{{', '.join(repr(o) for o in self.options)}}}"
+        values = ", ".join(repr(o) for o in self.options)
+        if self.type is not str:  # numbers as written: "-1", "one of 1, 2" (not "a int among {-1}")
+            return values if len(self.options) == 1 else f"one of {values}"
+        return f"a {_type_name(self.type)} among {{{values}}}"
 
 
 class StrOptions(Options):

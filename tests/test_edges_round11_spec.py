@@ -131,3 +131,93 @@ def test_run_variant_on_a_file_with_a_collection_table_names_the_option_not_the_
     one_line_error(
         capsys, f"{path}: variant applies to a known collection, not to a [collection] table; remove variant"
     )
+
+
+# --------------------------------------------------------------------------- finding 9: keys and options that do nothing
+
+
+def test_duplicate_gains_are_refused_naming_the_measure(mini, tmp_path, capsys):
+    text = 'gains = ["AP", "P@10", "AP"]\n' + _ONE.format(mini=mini, more="").replace(
+        'measures = ["AP"]', 'measures = ["AP", "P@10"]'
+    )
+    _refused(tmp_path, capsys, text, "gains lists 'AP' twice: list each measure once")
+
+
+def test_table_iterations_with_a_table_file_and_no_ibm1_system_are_refused(mini, tmp_path, capsys):
+    (tmp_path / "dict.tsv").write_text("god\tdios\n", encoding="utf-8")
+    more = '[table]\nfile = "dict.tsv"\niterations = 7\n'
+    _refused(
+        tmp_path,
+        capsys,
+        _ONE.format(mini=mini, more=more),
+        "[table]: iterations applies to IBM Model 1 trained on the parallel corpus, and no system trains it (the "
+        "table file is read): remove iterations",
+    )
+
+
+@pytest.mark.parametrize(
+    "system",
+    [
+        '[systems.P]\nkind = "psq"\ntable = "ibm1"\n',
+        '[systems.P]\nkind = "psq"\ntranslate = "documents"\n',
+        '[systems.P]\nkind = "docpsq"\n',
+    ],
+)
+def test_table_iterations_with_a_table_file_are_accepted_when_a_system_trains_ibm1(mini, tmp_path, system):
+    (tmp_path / "dict.tsv").write_text("god\tdios\n", encoding="utf-8")
+    path = tmp_path / "x.toml"
+    path.write_text(
+        _ONE.format(mini=mini, more='[table]\nfile = "dict.tsv"\niterations = 7\n' + system), encoding="utf-8"
+    )
+    assert Experiment.read(path).table["iterations"] == 7
+
+
+@pytest.mark.parametrize(
+    "verb",
+    [
+        ["search", "--index", "nothere.npz", "--queries", "q.tsv", "-o", "x.run"],
+        ["boost-train", "--documents", "d.tsv", "--source-lang", "en", "--target-lang", "es", "--queries", "q.tsv"]
+        + ["--qrels", "q.qrels", "--backend", "threading", "-o", "x.npz"],
+    ],
+    ids=["search", "boost-train"],
+)
+def test_scheduler_without_the_dask_backend_is_refused(tmp_path, monkeypatch, capsys, verb):
+    monkeypatch.chdir(tmp_path)
+    backend = "threading" if "--backend" in verb else "loky"
+    assert main([*verb, "--scheduler", "tcp://x:1"]) == 2
+    one_line_error(
+        capsys,
+        f"--scheduler is read only with --backend dask (the backend is {backend}): give --backend dask, or drop "
+        "--scheduler",
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_run_keys_refuses_a_file_and_options_it_would_not_run(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "--keys", "psq", "x.toml", "-o", "out"]) == 2
+    one_line_error(
+        capsys,
+        "--keys lists the keys an experiment file may hold and runs nothing: drop x.toml, -o/--output-dir (or --keys)",
+    )
+    assert main(["run", "--keys", "psq"]) == 0
+    assert "[systems.NAME] of kind psq" in capsys.readouterr().out
+
+
+def test_number_options_are_worded_as_written_not_as_a_int_among():
+    from clirkit.constraints import Options, StrOptions
+
+    assert str(Options(int, {-1})) == "-1"
+    assert str(Options(int, {1, 2})) == "one of 1, 2"
+    assert str(StrOptions({"auto"})) == "a str among {'auto'}"  # the command line rewrites it as typed
+
+
+@pytest.mark.parametrize("jobs", [-1, 0])
+def test_boost_jobs_take_one_or_more_as_the_command_line_and_the_experiment_jobs_do(mini, tmp_path, capsys, jobs):
+    more = f'[systems.B]\nkind = "boost"\nrounds = 3\njobs = {jobs}\n'
+    _refused(
+        tmp_path,
+        capsys,
+        _ONE.format(mini=mini, more=more),
+        f"system 'B': The 'jobs' parameter of BoostRanker must be an int in the range [1, inf). Got {jobs} instead.",
+    )

@@ -17,7 +17,7 @@ from clirkit.boost.base import BaseRun, CompactRun, base_system, held_run
 from clirkit.boost.model import BoostModel
 from clirkit.boost.params import BETA_GRID, Bagging, Boosting, PairFeatures, TupleSampling
 from clirkit.boost.training import fit_tokens
-from clirkit.constraints import Interval, Options, StrOptions, at_least_zero
+from clirkit.constraints import Interval, StrOptions, at_least_zero
 from clirkit.documents import Documents
 from clirkit.errors import ClirkitError
 from clirkit.estimator import DEPTH, Resources, System, drop_excluded, fit_given
@@ -113,7 +113,7 @@ class BoostRanker(Grouped, System):
         "sampling": [TupleSampling],
         "boosting": [Boosting],
         "bagging": [Bagging],
-        "jobs": [Interval(Integral, 1, None, closed="left"), Options(Integral, {-1})],
+        "jobs": [Interval(Integral, 1, None, closed="left")],  # as --jobs and an experiment's jobs: no -1
         "backend": [StrOptions(set(BACKENDS))],
         "scheduler": "no_validation",
         "source_lang": [str],

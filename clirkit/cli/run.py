@@ -58,6 +58,23 @@ def run(args) -> int:
     if args.keys is not None:
         from clirkit.experiment.keyshelp import keys_text
 
+        given = [
+            name
+            for name, value in (
+                (args.experiment, args.experiment),
+                ("-o/--output-dir", args.output_dir),
+                ("--collection", args.collection),
+                ("--variant", args.variant),
+                ("-j/--jobs", args.jobs),
+            )
+            if value is not None
+        ]
+        if given:  # --keys prints and stops: nothing would run
+            raise ClirkitError(
+                f"--keys lists the keys an experiment file may hold and runs nothing: drop {', '.join(given)} "
+                "(or --keys)"
+            )
+
         print(keys_text(args.keys or None))
         return 0
     if args.experiment is None:

@@ -416,6 +416,8 @@ def _report_options(where: str, data: Mapping[str, Any]) -> tuple[list, list, bo
         raise ClirkitError(
             f'{where}: gains must be a list of measure names (e.g. gains = ["AP"]), got {repr(gains)[:40]}'
         )
+    for twice in (m for i, m in enumerate(gains) if m in gains[:i]):
+        raise ClirkitError(f"{where}: gains lists {twice!r} twice: list each measure once")
     figures = data.get("figures", True)
     if not isinstance(figures, bool):
         raise ClirkitError(
@@ -433,6 +435,16 @@ def _report_options(where: str, data: Mapping[str, Any]) -> tuple[list, list, bo
             f'(e.g. report_splits = ["dev", "test", "all"]), got {repr(splits)[:40]}'
         )
     return measures, gains, figures, splits
+
+
+def _trains_ibm1(systems: Mapping[str, Any], named: list) -> bool:
+    """Whether a system of ``systems`` (their ``table``/``table2`` values ``named``) trains IBM Model 1 on the
+    parallel corpus when ``[table]`` names a file: one naming ``"ibm1"``, or one translating the documents (docpsq,
+    psq with ``translate = "documents"``), whose table is trained the other way."""
+    return "ibm1" in named or any(
+        s.get("kind") == "docpsq" or (s.get("kind") == "psq" and s.get("translate") == "documents")
+        for s in systems.values()
+    )
 
 
 def _check_analysis_and_table(where: str, exp: "Experiment") -> None:
@@ -465,6 +477,11 @@ def _check_analysis_and_table(where: str, exp: "Experiment") -> None:
     except ClirkitError as exc:
         raise ClirkitError(f"{where}: [table]: {exc}") from None
     named = [s.get(k) for s in exp.systems.values() for k in ("table", "table2")]
+    if "iterations" in exp.table and "file" in exp.table and not _trains_ibm1(exp.systems, named):
+        raise ClirkitError(
+            f"{where}: [table]: iterations applies to IBM Model 1 trained on the parallel corpus, and no system "
+            "trains it (the table file is read): remove iterations"
+        )
     if "format" in exp.table and "file" not in exp.table and all(n in (None, "ibm1") for n in named):
         raise ClirkitError(
             f"{where}: [table]: format applies to a table file ([table] file, or a system's table = FILE), and "
