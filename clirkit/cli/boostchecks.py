@@ -32,7 +32,8 @@ def check_options(args, params: dict) -> None:
         raise ClirkitError("--backend dask needs --scheduler ADDRESS")
     if params["scheduler"] and params["backend"] != "dask":
         raise ClirkitError(
-            f"--scheduler is read only with --backend dask (the backend is {params['backend']}): give --backend dask, or drop --scheduler"
+            f"--scheduler is read only with --backend dask (the backend is {params['backend']}): give --backend "
+            "dask, or drop --scheduler"
         )
     if args.candidates and args.base_run:
         raise ClirkitError("give --base-run or --candidates, not both (the base run gives the hard negatives)")

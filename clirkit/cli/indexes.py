@@ -42,7 +42,8 @@ def open_index(args):
         raise ClirkitError("--backend dask needs --scheduler ADDRESS")
     if args.scheduler and args.backend != "dask":
         raise ClirkitError(
-            f"--scheduler is read only with --backend dask (the backend is {args.backend}): give --backend dask, or drop --scheduler"
+            f"--scheduler is read only with --backend dask (the backend is {args.backend}): give --backend dask, "
+            "or drop --scheduler"
         )
     index = load_index(args.index, jobs=args.jobs, backend=args.backend, scheduler=args.scheduler, mmap=args.mmap)
     shard_of = None if index.sharded else manifest_of_shard(args.index)

@@ -171,11 +171,6 @@ class SCSModel(Grouped, System):
                 "with the 'mse' loss"
             )
 
-    def check_options(self, options) -> None:
-        """The thresholds and MSE targets (:meth:`_check_thresholds`), checked by :meth:`fit` too: an experiment
-        file refuses them when it is read, not when the system starts training."""
-        self._check_thresholds()
-
     def _check_constraints(self) -> None:
         super().check_params()
         self.check_flat_params()
@@ -184,10 +179,11 @@ class SCSModel(Grouped, System):
         """The hyper-parameters (:meth:`check_params`; only their constraints when ``trained``: a model read
         from a file) and the thresholds with the MSE targets, one per grade."""
         self._check_constraints() if trained else self.check_params()
-        self._check_thresholds()
+        self.check_options({})
 
-    def _check_thresholds(self) -> None:
-        """The thresholds increase strictly inside (-1, 1), with one MSE target (if given) per grade."""
+    def check_options(self, options) -> None:
+        """The thresholds increase strictly inside (-1, 1), with one MSE target (if given) per grade (checked by
+        :meth:`fit`, and by an experiment file when it is read)."""
         full = losses.check_thresholds(self.objective.thresholds)
         if self.objective.mse_targets is not None and len(self.objective.mse_targets) != len(full) - 1:
             raise ClirkitError(
