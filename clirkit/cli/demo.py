@@ -75,7 +75,7 @@ def refuse_with_show(args) -> None:
 def run(args) -> int:
     import tomllib
 
-    from clirkit.cli.experiments import run_resumable
+    from clirkit.cli.experiments import collection_option, run_resumable
     from clirkit.experiment import Experiment, shipped, with_overrides
 
     path = shipped("demo")
@@ -85,7 +85,7 @@ def run(args) -> int:
         return 0
     data = with_overrides(
         tomllib.loads(path.read_text(encoding="utf-8")),
-        collection=args.collection,
+        collection=collection_option(args.collection),
         variant=args.variant,
         jobs=args.jobs,
     )

@@ -16,3 +16,16 @@ def run_resumable(exp, folder, *, quiet: bool):
         if staging(folder).is_dir():
             note_on_interrupt(f"the work done so far is kept in {staging(folder)}; the same command resumes it")
         raise
+
+
+def collection_option(collection: str | None) -> str | None:
+    """``--collection`` as the runner must read it: a folder named relative to the current folder made absolute
+    (a relative collection an experiment file names is read beside the file); a bundled collection's name, or
+    anything else, as given."""
+    import os
+
+    from clirkit import datasets
+
+    if collection and collection not in datasets.names() and os.path.isdir(collection):
+        return os.path.abspath(collection)
+    return collection

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from clirkit.cli.common import add_quiet, add_verb, folder_name, positive_int
-from clirkit.cli.experiments import run_resumable
+from clirkit.cli.experiments import collection_option, run_resumable
 
 
 def add_parser(sub) -> None:
@@ -48,10 +48,8 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    import os
     from pathlib import Path
 
-    from clirkit import datasets
     from clirkit.errors import ClirkitError
     from clirkit.experiment import Experiment
 
@@ -79,9 +77,7 @@ def run(args) -> int:
         return 0
     if args.experiment is None:
         raise ClirkitError("give an experiment file (clirkit run FILE), or --keys to list what it may hold")
-    collection = args.collection
-    if collection and collection not in datasets.names() and os.path.isdir(collection):
-        collection = os.path.abspath(collection)  # relative to the current folder, not to the experiment file
+    collection = collection_option(args.collection)
     exp = Experiment.read(args.experiment, collection=collection, variant=args.variant, jobs=args.jobs)
     folder = args.output_dir if args.output_dir is not None else Path(args.experiment).stem
     print(run_resumable(exp, folder, quiet=args.quiet).text)
