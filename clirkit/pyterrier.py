@@ -376,6 +376,9 @@ class _SavedArtifacts:
     def remember(self, path: Path, record: dict) -> None:  # pragma: no cover (fresh raises first)
         raise ClirkitError(f"{path}: an experiment folder is read, not written, here")
 
+    def check_outside(self, shown: str, path: str | Path) -> None:
+        """Nothing to check: the folder is read, never replaced, so no input in it can be lost."""
+
 
 def shipped_path(name: str) -> Path | None:
     """The shipped experiment file ``name`` (``demo``), None when there is none."""
