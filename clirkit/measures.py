@@ -375,6 +375,17 @@ register(
 register(MeasureDef("MRR_r", _reciprocal_rank, "SCS paper: reciprocal rank of the first relevant document"))
 
 
+# the counts of retrieved, relevant or relevant retrieved documents: the same for any order of the documents
+_RANK_FREE = (_num_ret, _num_rel, _num_rel_ret)
+
+
+def depends_on_ranking(measure: Measure) -> bool:
+    """Whether ``measure``'s value can change with the order of the documents within the depth (False for the
+    counts NumRet, NumRel and NumRelRet): a measure that cannot, cannot choose between rankings of the same
+    documents, such as fusion weights."""
+    return measure.definition.compute not in _RANK_FREE
+
+
 # --------------------------------------------------------------------------- names
 
 _AT_NAME = re.compile(r"(?P<base>[A-Za-z][A-Za-z_]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>\d+))?")

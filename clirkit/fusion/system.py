@@ -196,7 +196,7 @@ class Fusion(System):
         its default that the fusion would not read (:func:`unused_params`), and weights to tune a grid ``step``
         that divides 1 into a grid of bounded size and a known ``measure``. ClirkitError naming the parameter
         otherwise."""
-        from clirkit.measures import parse_measure
+        from clirkit.measures import depends_on_ranking, parse_measure
         from clirkit.tuning import grid_points
 
         self.check_params()
@@ -222,6 +222,15 @@ class Fusion(System):
                     raise InvalidParameterError(
                         name, "Fusion", self._tuning[name], getattr(self, name), got=f": {exc}"
                     ) from None
+            if not depends_on_ranking(parse_measure(self.measure)):
+                raise InvalidParameterError(
+                    "measure",
+                    "Fusion",
+                    "a measure of the ranking",
+                    self.measure,
+                    got=f": {self.measure} does not depend on the order of the documents, so it cannot choose "
+                    "weights (every weight ties)",
+                )
 
     def _tuned(self) -> bool:
         """Whether the weights are to be tuned on dev (not given, and the method tunes them)."""
