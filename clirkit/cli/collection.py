@@ -4,6 +4,7 @@ collection folder, the one an experiment file's ``[collection]`` table makes (:m
 
 from __future__ import annotations
 
+import argparse
 import re
 
 from clirkit.cli.common import add_language_options, add_quiet, add_verb, folder_name, int_range
@@ -50,7 +51,9 @@ def add_parser(sub) -> None:
         metavar="SPLIT=FRACTION,...",
         help="with one queries file: its queries split by id, e.g. dev=0.5,test=0.5 (default: all test)",
     )
-    p.add_argument("--split-seed", type=int_range(0), default=0, metavar="N", help="the seed of --split")
+    p.add_argument(
+        "--split-seed", type=int_range(0), default=0, action=_GivenSeed, metavar="N", help="the seed of --split"
+    )
     p.add_argument(
         "--query-fields",
         default=None,
@@ -66,6 +69,15 @@ def add_parser(sub) -> None:
         help="the collection folder to write (replaced as a whole if it is one); without it the files are only checked",
     )
     add_quiet(p)
+
+
+class _GivenSeed(argparse.Action):
+    """Stores ``--split-seed`` and notes that it was given (at the default too): a seed without ``--split`` is
+    refused (:meth:`clirkit.datasets.plain.PlainCollection.from_dict`)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, values)
+        namespace.split_seed_given = True
 
 
 def _label(key: str) -> str:
@@ -120,7 +132,7 @@ def run(args) -> int:
         "source_lang": args.source_lang,
         "target_lang": args.target_lang,
         "split": _fractions(args.split),
-        "split_seed": args.split_seed,
+        "split_seed": args.split_seed if getattr(args, "split_seed_given", False) else None,  # refused alone
         "query_fields": args.query_fields,
         "parallel": args.parallel[0] if args.parallel and len(args.parallel) == 1 else args.parallel,
     }

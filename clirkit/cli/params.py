@@ -172,6 +172,9 @@ _UNKNOWN_HEADER = re.compile(
     r"; name the text column with (text_fields=|fields=), or give header=False if line (\d+) is a (document|query)$"
 )
 _NO_TEXT_COLUMN = re.compile(r"; name it with (text_fields=|fields=) \(header line\)$")
+# the keys of an experiment file's [collection] table for the readers' keywords (queries: query_fields)
+_FILE_KEYS = {"fields=": "query_fields", "text_fields=": "text_fields", "id_field=": "id_field"}
+_NO_HEADER = re.compile(r"so (text_fields=|fields=|id_field=) has no column to pick")
 
 
 def _text_option(keyword: str, args: argparse.Namespace) -> str | None:
@@ -180,6 +183,13 @@ def _text_option(keyword: str, args: argparse.Namespace) -> str | None:
     if keyword == "text_fields=":
         return "--text-fields" if hasattr(args, "text_fields") else None
     return "--query-fields" if hasattr(args, "query_fields") else None
+
+
+def _id_option(args: argparse.Namespace) -> str | None:
+    """The verb's option naming the id column: ``--query-id-field`` (queries), ``--id-field`` (``index``)."""
+    return (
+        "--query-id-field" if hasattr(args, "query_id_field") else "--id-field" if hasattr(args, "id_field") else None
+    )
 
 
 def _header_words(message: str, args: argparse.Namespace) -> str:
@@ -197,6 +207,14 @@ def _header_words(message: str, args: argparse.Namespace) -> str:
             else f"if line {line} is a {what}, insert a header line such as {key} TAB text above it"
         )
         return message[: match.start()] + f"; {name}, or {no_header}"
+    match = _NO_HEADER.search(message)
+    if match:
+        option = _text_option(match.group(1), args) if match.group(1) != "id_field=" else _id_option(args)
+        return (
+            message[: match.start()]
+            + f"so {option or _FILE_KEYS[match.group(1)]} has no column to pick"
+            + message[match.end() :]
+        )
     match = _NO_TEXT_COLUMN.search(message)
     if match:
         option = _text_option(match.group(1), args)

@@ -151,6 +151,11 @@ class PlainCollection:
         seed = data.get("split_seed", 0)
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise bad("split_seed", "an integer >= 0", seed)
+        if "split_seed" in data and split is None:  # a seed of no split would do nothing
+            raise ClirkitError(
+                f"{where}{label('split_seed')} is read only with {label('split')}: give {label('split')} "
+                f"(one queries file divided by split), or drop {label('split_seed')}"
+            )
         fields = data.get("query_fields")
         if fields is not None:
             try:

@@ -294,6 +294,18 @@ def _unknown_header(name: str, lineno: int, columns: list[str], kind: _Kind) -> 
     )
 
 
+def _no_header(name: str, lineno: int, kind: _Kind, keyword: str) -> ClirkitError:
+    """The error for columns named (by ``keyword``) in a TSV whose first line names none of them and does not read
+    as a header: a ``key TAB text`` file, whose line 1 is a record."""
+    example = "title TAB desc" if kind.what == "query" else "title TAB text"
+    return located(
+        name,
+        lineno,
+        f"line {lineno} is not a header line naming columns (the file reads as {kind.key} TAB text), so {keyword} "
+        f"has no column to pick: leave it out, or insert a header line such as {kind.key} TAB {example}",
+    )
+
+
 def _header_columns(
     name: str, lineno: int, columns: list[str], kind: _Kind, id_field: str | None, text_fields: tuple[str, ...] | None
 ) -> tuple[int, tuple[int, ...]]:
@@ -365,7 +377,13 @@ def _tsv_records(
                 "id_field and text_fields name the columns of a TSV header line, and header=False says there is none",
             )
         return _tsv_two_columns(name, itertools.chain([first], lines), kind.key)
-    id_col, text_cols = _header_columns(name, first[0], columns, kind, id_field, text_fields)
+    try:
+        id_col, text_cols = _header_columns(name, first[0], columns, kind, id_field, text_fields)
+    except ClirkitError:
+        folded = _folded(columns)
+        if named and not (_is_header(folded) or _looks_like_header(folded)):  # line 1 is data, not names
+            raise _no_header(name, first[0], kind, kind.keyword if text_fields is not None else "id_field=") from None
+        raise
     if len(columns) == 2 and id_col == 0 and text_cols == (1,):  # id TAB text: the text keeps its tabs
         return _tsv_two_columns(name, lines, columns[0])
     return _tsv_columns(name, lines, first[0], len(columns), id_col, text_cols, columns[id_col])
