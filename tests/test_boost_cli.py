@@ -38,6 +38,14 @@ def write_files(tmp_path):
     return [str(tmp_path / n) for n in ("q.tsv", "qrels.txt", "docs.tsv")]
 
 
+def dev_copy(path: str) -> str:
+    """A copy of the queries file ``path`` beside it, given as the dev queries (the training file itself is
+    refused as --dev-queries)."""
+    import shutil
+
+    return shutil.copy(path, path + ".dev.tsv")
+
+
 def test_train_show_rank_round_trip(tmp_path, capsys):
     q, qrels, docs = write_files(tmp_path)
     model = str(tmp_path / "m.npz")
@@ -52,7 +60,7 @@ def test_train_show_rank_round_trip(tmp_path, capsys):
                 "--documents",
                 docs,
                 "--dev-queries",
-                q,
+                dev_copy(q),
                 "--dev-qrels",
                 qrels,
                 "--rounds",
@@ -197,7 +205,7 @@ def test_boost_from_a_base_run_reranks_it_with_beta_times_normalized_scores(tmp_
                 "--documents",
                 docs,
                 "--dev-queries",
-                q,
+                dev_copy(q),
                 "--dev-qrels",
                 qrels,
                 "--base-run",

@@ -4,6 +4,7 @@ run missing the training queries, ``none`` for --beta and --significance, and th
 
 from __future__ import annotations
 
+import shutil
 import signal
 from contextlib import contextmanager
 
@@ -126,7 +127,12 @@ def test_beta_and_significance_take_none_and_need_a_base_run(tmp_path, capsys):
     from clirkit.boost import BoostModel
 
     files = write_files(tmp_path, [("LIGHT.1", "Gen.1.3", 1), *ONE_RELEVANT])
-    dev = ["--dev-queries", str(tmp_path / "q.tsv"), "--dev-qrels", str(tmp_path / "all.qrels")]
+    dev = [
+        "--dev-queries",
+        str(shutil.copy(tmp_path / "q.tsv", tmp_path / "dev.tsv")),
+        "--dev-qrels",
+        str(tmp_path / "all.qrels"),
+    ]
     rows = [(q, d, 3.0 - i) for q in QUERIES for i, d in enumerate(DOCS)]
     base = ["--base-run", write_run(tmp_path / "base.run", rows)]
     common = ["boost-train", *files, *dev, "--rounds", "4", "--eval-every", "2", "-q"]

@@ -4,6 +4,8 @@ grade."""
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 from test_edges_boost import DOCS, QUERIES, write_files, write_run
 
@@ -54,7 +56,12 @@ def test_the_library_refuses_candidates_of_relevant_documents_only_within_the_ca
 
 def test_beta_grid_with_a_fixed_beta_is_refused(tmp_path, capsys):
     files = write_files(tmp_path, QRELS)
-    dev = ["--dev-queries", str(tmp_path / "q.tsv"), "--dev-qrels", str(tmp_path / "all.qrels")]
+    dev = [
+        "--dev-queries",
+        str(shutil.copy(tmp_path / "q.tsv", tmp_path / "dev.tsv")),
+        "--dev-qrels",
+        str(tmp_path / "all.qrels"),
+    ]
     base = write_run(tmp_path / "base.run", [(q, d, 3.0 - i) for q in QUERIES for i, d in enumerate(DOCS)])
     out = tmp_path / "b.npz"
     common = ["boost-train", *files, *dev, "--rounds", "3", "--base-run", base, "-o", str(out), "-q"]

@@ -630,6 +630,7 @@ def test_every_verb_reading_queries_has_query_fields(verb, capsys):
 
 def test_the_file_loader_of_the_training_verbs_passes_query_fields_and_source_lang(tmp_path, verses_es):
     import argparse
+    import shutil
 
     from clirkit.cli.data import load_data
 
@@ -641,7 +642,7 @@ def test_the_file_loader_of_the_training_verbs_passes_query_fields_and_source_la
         queries=str(topics),
         documents=str(docs),
         qrels=str(qrels),
-        dev_queries=str(topics),
+        dev_queries=str(shutil.copy(topics, tmp_path / "dev.jsonl")),  # the training file is refused as dev
         dev_qrels=str(qrels),
         source_lang="es",
         target_lang="es",

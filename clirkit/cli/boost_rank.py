@@ -35,7 +35,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from clirkit.boost import BoostModel
     from clirkit.cli.common import check_query_fields_unused
-    from clirkit.cli.data import data_files, read_run_of
+    from clirkit.cli.data import check_model_languages, data_files, read_run_of
     from clirkit.cli.params import tokenize_jobs
     from clirkit.errors import ClirkitError
     from clirkit.fileio import check_outputs
@@ -51,6 +51,7 @@ def run(args) -> int:
             "over these queries with --candidates"
         )
     data = load_data(args, lang=model.source_analyzer.lang)
+    check_model_languages(args.model, "BoostCLIR", (model.source_analyzer.lang, model.target_analyzer.lang), data)
     queries, (docids, texts) = data.queries, data.documents
     candidates = read_run_of(args.candidates, data) if args.candidates else None
     q_tok = dict(zip(queries, model.source_analyzer.tokenize_many(list(queries.values()), quiet=True)))

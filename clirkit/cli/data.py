@@ -92,10 +92,11 @@ def load_data(args: argparse.Namespace, *, qrels: bool = False, dev: bool = Fals
         raise ClirkitError(f"give --collection, or {', '.join(missing)}")
     if bool(dev_files[0]) != bool(dev_files[1]):
         raise ClirkitError("give both --dev-queries and --dev-qrels, or neither")
+    _check_dev_files(args.queries, dev_files[0])
     from clirkit.formats import read_documents, read_qrels, read_queries
 
     fields = query_fields(args, lang=lang or getattr(args, "source_lang", None))
-    return Data(
+    data = Data(
         read_queries(args.queries, **fields),
         read_qrels(args.qrels) if qrels else None,
         read_documents(args.documents),
@@ -105,13 +106,50 @@ def load_data(args: argparse.Namespace, *, qrels: bool = False, dev: bool = Fals
         getattr(args, "target_lang", None),
         None,
     )
+    _say_dev_overlap(data, getattr(args, "quiet", False))
+    return data
+
+
+def _check_dev_files(queries: str, dev_queries: str | None) -> None:
+    """ClirkitError when ``dev_queries`` (the --dev-queries file, or None) is the --queries file ``queries``
+    (resolved paths): the dev set would be the training queries."""
+    import os
+
+    from clirkit.errors import ClirkitError
+
+    if dev_queries and queries != "-" and os.path.realpath(queries) == os.path.realpath(dev_queries):
+        raise ClirkitError(
+            f"--dev-queries {dev_queries} is the training queries file (--queries {queries}): the dev set chooses "
+            "the rounds on queries not trained on; give other queries, or no --dev-queries"
+        )
+
+
+def _say_dev_overlap(data: Data, quiet: bool) -> None:
+    """Says on stderr how many dev queries of ``data`` are training queries too (by id), when some are."""
+    from clirkit.progress import say
+
+    if data.dev_queries:
+        shared = len(data.dev_queries.keys() & data.queries.keys())
+        if shared:
+            say(
+                f"note: {shared} of the {len(data.dev_queries)} dev queries are training queries too (same ids): "
+                "their dev MAP is measured on training data",
+                quiet=quiet,
+            )
 
 
 def _collection_data(args: argparse.Namespace, qrels: bool, dev: bool) -> Data:
     from clirkit import datasets
+    from clirkit.errors import ClirkitError
 
     c = datasets.load(args.collection, variant=args.variant)
+    _check_given_languages(args, c)
     dev_split = args.dev_split if dev and args.dev_split != "none" else None
+    if dev_split == args.split:
+        raise ClirkitError(
+            f"--dev-split {dev_split} is the training split (--split {args.split}): give another split, "
+            "or --dev-split none"
+        )
     return Data(
         c.queries(args.split),
         c.qrels(args.split) if qrels else None,
@@ -122,6 +160,39 @@ def _collection_data(args: argparse.Namespace, qrels: bool, dev: bool) -> Data:
         c.target_lang,
         c,
     )
+
+
+def _check_given_languages(args: argparse.Namespace, collection) -> None:
+    """ClirkitError for a ``--source-lang``/``--target-lang`` of ``args`` other than ``collection``'s language
+    of that side (a collection knows its languages; one equal to it is fine)."""
+    from clirkit.errors import ClirkitError
+
+    sides = (
+        ("--source-lang", "queries", collection.source_lang),
+        ("--target-lang", "documents", collection.target_lang),
+    )
+    for option, what, lang in sides:
+        given = getattr(args, option[2:].replace("-", "_"), None)
+        if given is not None and given != lang:
+            raise ClirkitError(
+                f"{option} {given}: collection {args.collection} has {lang} {what} (a collection knows its "
+                f"languages): leave out {option}"
+            )
+
+
+def check_model_languages(path: str, kind: str, model_langs: tuple[str | None, str | None], data: Data) -> None:
+    """ClirkitError when the languages a model records (``model_langs``: its queries' and documents', None where
+    it records none) differ from those of ``data`` (its collection's, or the files' given languages), naming
+    both; nothing where either side does not say."""
+    from clirkit.errors import ClirkitError
+
+    wanted = (data.source_lang, data.target_lang)
+    if any(m is not None and w is not None and m != w for m, w in zip(model_langs, wanted)):
+        where = f"collection {data.collection.name}" if data.collection is not None else "the data"
+        raise ClirkitError(
+            f"{path}: a {kind} model of {model_langs[0]} queries and {model_langs[1]} documents; "
+            f"{where} has {wanted[0]} queries and {wanted[1]} documents"
+        )
 
 
 _GIVE_RUN = ": give a run of these queries over these documents"

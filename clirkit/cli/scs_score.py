@@ -23,7 +23,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from clirkit.cli.data import data_files, read_run_of
+    from clirkit.cli.data import check_model_languages, data_files, read_run_of
     from clirkit.errors import ClirkitError
     from clirkit.fileio import check_outputs
     from clirkit.formats import write_run
@@ -38,6 +38,7 @@ def run(args) -> int:
             f"scs-score needs a model trained on texts, by `clirkit scs-train`"
         )
     data = load_data(args, lang=model.query_analyzer_.get("lang"))
+    check_model_languages(args.model, "SCS", (model.query_analyzer_.get("lang"), model.doc_analyzer_.get("lang")), data)
     queries, documents = data.queries, data.documents
     rerank = read_run_of(args.rerank, data) if args.rerank else None
     run_ = model.search(
