@@ -5,26 +5,12 @@ without ``base``) are refused when the file is read (4)."""
 from __future__ import annotations
 
 import pytest
+from test_edges_experiment import _refused
 
 from clirkit.cli import main
-from clirkit.errors import ClirkitError
 from clirkit.experiment import Experiment
 
 _ONE = 'collection = "{mini}"\nmeasures = ["AP"]\n[systems.DT]\nkind = "dt"\n{more}'
-
-
-def _refused(tmp_path, capsys, text: str, message: str) -> None:
-    """The experiment file ``text`` is refused when read with ``message`` (after the file's name), in one line, and
-    ``clirkit run`` stops on it with exit 2 before anything runs (no output folder, no staging folder)."""
-    path = tmp_path / "x.toml"
-    path.write_text(text, encoding="utf-8")
-    with pytest.raises(ClirkitError) as err:
-        Experiment.read(path)
-    assert str(err.value) == f"{path}: {message}"
-    before = sorted(p.name for p in tmp_path.iterdir())
-    assert main(["run", str(path), "-o", str(tmp_path / "out"), "-q"]) == 2
-    assert capsys.readouterr().err == f"clirkit: error: {err.value}\n"
-    assert sorted(p.name for p in tmp_path.iterdir()) == before
 
 
 # --------------------------------------------------------------------------- finding 4: checks only in fit
