@@ -351,9 +351,11 @@ def build_targets(folder: str | os.PathLike[str]) -> dict[str, Target]:
         compress=False,
     )
     manifest = json.loads((mini / "manifest.json").read_text(encoding="utf-8"))
-    subset = {
+    books = ["Gen", "Matt", "Ps"]
+    subset = {  # the counts a built subset's manifest holds: its own documents'
         **manifest,
-        "files": {**manifest["files"], "documents": {"subset_of": "documents.tsv", "books": ["Gen", "Matt", "Ps"]}},
+        "files": {**manifest["files"], "documents": {"subset_of": "documents.tsv", "books": books}},
+        "counts": {**manifest["counts"], "documents": sum(d.split(".", 1)[0] in books for d in docids)},
     }
     others = {p.name: p.read_bytes() for p in sorted(mini.iterdir()) if p.name != "manifest.json"}
     seeds["manifest"] = [
