@@ -122,11 +122,20 @@ def test_run_variant_on_a_file_with_a_collection_table_names_the_option_not_the_
 # --------------------------------------------------------------------------- finding 9: keys and options that do nothing
 
 
-def test_duplicate_gains_are_refused_naming_the_measure(mini, tmp_path, capsys):
-    text = 'gains = ["AP", "P@10", "AP"]\n' + _ONE.format(mini=mini, more="").replace(
-        'measures = ["AP"]', 'measures = ["AP", "P@10"]'
+@pytest.mark.parametrize(
+    "key, listed, twice",
+    [
+        ("gains", '["AP", "P@10", "AP"]', "AP"),
+        ("measures", '["AP", "P@10", "AP"]', "AP"),
+        ("report_splits", '["test", "dev", "test"]', "test"),
+    ],
+)
+def test_a_report_list_naming_an_entry_twice_is_refused_naming_it(mini, tmp_path, capsys, key, listed, twice):
+    # measures were de-duplicated without a word, a repeated split was told "must list some of" (round 11, left)
+    text = f"{key} = {listed}\n" + _ONE.format(mini=mini, more="").replace(
+        'measures = ["AP"]\n', 'measures = ["AP", "P@10"]\n' if key != "measures" else ""
     )
-    _refused(tmp_path, capsys, text, "gains lists 'AP' twice: list each measure once")
+    _refused(tmp_path, capsys, text, f"{key} lists {twice!r} twice: list each once")
 
 
 def test_table_iterations_with_a_table_file_and_no_ibm1_system_are_refused(mini, tmp_path, capsys):

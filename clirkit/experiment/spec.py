@@ -411,19 +411,21 @@ def _report_options(where: str, data: Mapping[str, Any]) -> tuple[list, list, bo
         parse_measures(measures)
     except ClirkitError as exc:
         raise ClirkitError(f"{where}: {exc}") from None
+    _once_each(where, "measures", measures)
     gains = data.get("gains", [])
     if not isinstance(gains, list) or not all(isinstance(m, str) for m in gains):
         raise ClirkitError(
             f'{where}: gains must be a list of measure names (e.g. gains = ["AP"]), got {repr(gains)[:40]}'
         )
-    for twice in (m for i, m in enumerate(gains) if m in gains[:i]):
-        raise ClirkitError(f"{where}: gains lists {twice!r} twice: list each measure once")
+    _once_each(where, "gains", gains)
     figures = data.get("figures", True)
     if not isinstance(figures, bool):
         raise ClirkitError(
             f"{where}: figures must be true or false (a TOML boolean, without quotes), got {repr(figures)[:40]}"
         )
     splits = data.get("report_splits", ["test"])
+    if isinstance(splits, list) and all(s in REPORT_SPLITS for s in splits):
+        _once_each(where, "report_splits", splits)
     if not (
         isinstance(splits, list)
         and splits
@@ -435,6 +437,12 @@ def _report_options(where: str, data: Mapping[str, Any]) -> tuple[list, list, bo
             f'(e.g. report_splits = ["dev", "test", "all"]), got {repr(splits)[:40]}'
         )
     return measures, gains, figures, splits
+
+
+def _once_each(where: str, key: str, values: list) -> None:
+    """ClirkitError ``WHERE: KEY lists 'X' twice: list each once`` for the first value of ``values`` given again."""
+    for twice in (v for i, v in enumerate(values) if v in values[:i]):
+        raise ClirkitError(f"{where}: {key} lists {twice!r} twice: list each once")
 
 
 def _trains_ibm1(systems: Mapping[str, Any], named: list) -> bool:
