@@ -169,11 +169,19 @@ class BoostRanker(Grouped, System):
     def check_params(self) -> None:
         """Each hyper-parameter against its constraints (a group's named as the ranker's), and bags that can
         differ: bags of every tuple drawn without replacement would be the same bag trained again; betas to try
-        when no beta is given (checked here, not first in :meth:`fit`: an experiment file checks them when read)."""
+        when no beta is given, a scheduler only with the dask backend and the dask backend only with one (checked here,
+        not first in :meth:`fit`: an experiment file checks them when read)."""
         super().check_params()
         self.check_flat_params()
         if self.boosting.beta is None and not self.boosting.beta_grid:
             raise ClirkitError("beta_grid is empty: give betas to try, or beta")
+        if self.backend == "dask" and self.scheduler is None:
+            raise ClirkitError("backend dask needs scheduler, the dask scheduler's address (or a Client)")
+        if self.scheduler is not None and self.backend != "dask":
+            raise ClirkitError(
+                f"scheduler is read only with backend dask (the backend is {self.backend}): give backend dask, "
+                "or no scheduler"
+            )
         bagging = self.bagging
         if bagging.bags > 1 and bagging.bag_fraction >= 1 and not bagging.bootstrap:
             raise ClirkitError(

@@ -289,8 +289,8 @@ def run(args) -> int:
 
     params = params_of(args, convert={"beta_grid": tuple})  # by flat names: from_flat puts each in its group
     probe = BoostRanker.from_flat(**params, jobs=args.jobs, random_state=args.seed, quiet=args.quiet)
+    check_options(args, params)  # first: its messages name the command's options
     probe.check_params()
-    check_options(args, params)
     data = load_data(args, qrels=True, dev=True)
     check_significance(args, params, data)
     # the candidate depth without a base run (refused with --candidates)
