@@ -360,9 +360,9 @@ class Analyzer:
             return out
         from joblib import Parallel, delayed
 
-        from clirkit.parallel import processes
+        from clirkit.parallel import active_backend, processes
 
-        results = Parallel(n_jobs=processes(jobs), return_as="generator")(
+        results = Parallel(n_jobs=processes(jobs), backend=active_backend(), return_as="generator")(
             delayed(_tokenize_chunk)(self, chunk) for chunk in chunks
         )
         out = []

@@ -137,6 +137,20 @@ def loky_backend():
     return LokyBackend(initializer=end_with_parent, initargs=(os.getpid(),))
 
 
+def active_backend():
+    """The joblib backend a ``Parallel`` given no backend should use: :func:`loky_backend` where joblib would
+    start plain loky workers (its default, or a plain ``"loky"`` chosen by ``parallel_config``), so that a script
+    killed while they work leaves none behind; otherwise ``None``, the backend the caller's ``parallel_config``
+    chose (threading, dask, ...)."""
+    from joblib._parallel_backends import LokyBackend
+    from joblib.parallel import get_active_backend
+
+    backend, _ = get_active_backend()
+    if isinstance(backend, LokyBackend) and "initializer" not in getattr(backend, "backend_kwargs", {}):
+        return loky_backend()
+    return None
+
+
 def ordered_stream(
     function: Callable, items: Iterable, *, jobs: int, argument: Callable = lambda item: item, ahead: int = 2
 ) -> Iterator[tuple[Any, Any]]:

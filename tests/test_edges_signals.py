@@ -313,6 +313,14 @@ KILLED = {
     # its documents are tokenized in 2 workers at its default --jobs 1 (round 8: 4 processes left for minutes)
     "boost-train": ["boost-train", "--queries", "q.tsv", "--qrels", "q.qrels", "--documents", "big.tsv"]
     + ["--source-lang", "en", "--target-lang", "es", "--rounds", "5", "-o", "bt.npz"],
+    # a script: the analyzer's tokenizing workers (joblib's default backend) were left for minutes (round 12)
+    "Analyzer.tokenize_many from Python": [
+        "python",
+        "-c",
+        "from clirkit.analysis import Analyzer\n"
+        "texts = open('big.tsv', encoding='utf-8').read().splitlines() * 4\n"
+        "Analyzer('es').tokenize_many(texts, jobs=2)\n",
+    ],
 }
 
 
@@ -327,8 +335,10 @@ def test_workers_end_with_a_command_killed_by_sigkill(tmp_path, verb):
             f.write(f"d{i:06d}\t{' '.join(words[(i * 7 + k * 13) % 3000] for k in range(30))}\n")
     (tmp_path / "q.tsv").write_text("".join(f"q{i}\tw{i} w{i + 5}\n" for i in range(20)), encoding="utf-8")
     (tmp_path / "q.qrels").write_text("".join(f"q{i} 0 d{i:06d} 1\n" for i in range(20)), encoding="utf-8")
+    argv = KILLED[verb]
+    argv = [sys.executable, *argv[1:]] if argv[0] == "python" else [str(SCRIPT), *argv, "-q"]
     child = subprocess.Popen(
-        [str(SCRIPT), *KILLED[verb], "-q"],
+        argv,
         cwd=tmp_path,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

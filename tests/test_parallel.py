@@ -59,3 +59,17 @@ def test_an_ordered_stream_gives_each_item_with_its_result_in_order_reading_item
     assert ({pid for _, (_, pid) in got} == {os.getpid()}) == (jobs == 1)
     with pytest.raises(ClirkitError, match="items.tsv:9"):  # an error reading the items is raised to the caller
         list(ordered_stream(_square_and_pid, _items_then_error(5), jobs=jobs))
+
+
+def test_active_backend_ends_loky_workers_with_the_parent_and_keeps_a_chosen_backend():
+    from joblib import parallel_config
+
+    from clirkit.parallel import active_backend, end_with_parent, loky_backend
+
+    assert active_backend().backend_kwargs["initializer"] is end_with_parent  # joblib's default: plain loky
+    with parallel_config(backend="loky"):
+        assert active_backend().backend_kwargs["initializer"] is end_with_parent
+    with parallel_config(backend="threading"):
+        assert active_backend() is None  # the caller's choice stands
+    with parallel_config(backend=loky_backend()):
+        assert active_backend() is None  # already ends with its parent (the command's)
