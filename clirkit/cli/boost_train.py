@@ -280,7 +280,7 @@ def _extra(args, collection, docids, texts):
 def run(args) -> int:
     from clirkit.boost import BoostRanker
     from clirkit.boost.tuples import NoTupleError
-    from clirkit.cli.boostchecks import check_options, check_significance, read_base_run, read_candidates
+    from clirkit.cli.boostchecks import check_backend, check_options, check_significance, read_base_run, read_candidates
     from clirkit.cli.params import params_of, tokenize_jobs
     from clirkit.documents import Documents
     from clirkit.errors import ClirkitError
@@ -289,8 +289,9 @@ def run(args) -> int:
 
     params = params_of(args, convert={"beta_grid": tuple})  # by flat names: from_flat puts each in its group
     probe = BoostRanker.from_flat(**params, jobs=args.jobs, random_state=args.seed, quiet=args.quiet)
-    check_options(args, params)  # first: its messages name the command's options
+    check_backend(params)  # before the ranker's own check, whose message names its keyword
     probe.check_params()
+    check_options(args, params)
     data = load_data(args, qrels=True, dev=True)
     check_significance(args, params, data)
     # the candidate depth without a base run (refused with --candidates)

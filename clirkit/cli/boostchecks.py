@@ -20,13 +20,10 @@ def base_options(args) -> list[str]:
     return getattr(args, "base_options", [])
 
 
-def check_options(args, params: dict) -> None:
-    """ClirkitError for options of ``args`` that do not go together (``params``: the ranker's, from them), or an
-    output that would overwrite an input."""
-    from clirkit.cli.common import side_stopword_files
-    from clirkit.cli.data import data_files
+def check_backend(params: dict) -> None:
+    """ClirkitError for ``--backend dask`` without ``--scheduler`` or ``--scheduler`` with another backend
+    (``params``: the ranker's, from the options)."""
     from clirkit.errors import ClirkitError
-    from clirkit.fileio import check_outputs
 
     if params["backend"] == "dask" and not params["scheduler"]:
         raise ClirkitError("--backend dask needs --scheduler ADDRESS")
@@ -35,6 +32,16 @@ def check_options(args, params: dict) -> None:
             f"--scheduler is read only with --backend dask (the backend is {params['backend']}): give --backend "
             "dask, or drop --scheduler"
         )
+
+
+def check_options(args, params: dict) -> None:
+    """ClirkitError for options of ``args`` that do not go together (``params``: the ranker's, from them), or an
+    output that would overwrite an input."""
+    from clirkit.cli.common import side_stopword_files
+    from clirkit.cli.data import data_files
+    from clirkit.errors import ClirkitError
+    from clirkit.fileio import check_outputs
+
     if args.candidates and args.base_run:
         raise ClirkitError("give --base-run or --candidates, not both (the base run gives the hard negatives)")
     if params["parallel_weight"] != 1.0 and not (args.parallel_tuples or args.extra_tuples):
