@@ -12,10 +12,12 @@ import csv
 import io
 import json
 import math
+from numbers import Real
 from typing import Sequence
 
 import numpy as np
 
+from clirkit.errors import ClirkitError
 from clirkit.metrics import Evaluation
 from clirkit.significance import TestResult, paired_test
 
@@ -60,14 +62,19 @@ class Report:
 
     Args:
         labels: one name per run (file name, system name).
-        evaluations: one :class:`~clirkit.metrics.Evaluation` per run, all with the same measures.
+        evaluations: one :class:`~clirkit.metrics.Evaluation` per run (as many as ``labels``, at least one), all
+            with the same measures in the same order and the same ``average``.
         baseline: index of the run the others are tested against.
-        alpha: significance level of the ``*`` mark.
+        alpha: significance level of the ``*`` mark, in (0, 1).
         test, permutations, seed: the paired test (see :func:`significance`).
         per_query: one row per query (and the mean as qid ``all``) instead of one row per run.
         qrels: how the judgments are named in the notes and the json (e.g. their path).
-        average, depth, rel_threshold, ties: the settings the evaluations were made with; ``average``
-            words the notes, all four are echoed in the json.
+        average, depth, rel_threshold, ties: the settings the evaluations were made with; ``average`` (None:
+            the evaluations') words the notes, all four are echoed in the json.
+
+    Raises:
+        ClirkitError: any of the above broken (a label without its evaluation would drop a run from the table),
+            or ``average`` given and not the evaluations'.
     """
 
     def __init__(
@@ -82,12 +89,13 @@ class Report:
         seed: int = 0,
         per_query: bool = False,
         qrels: str = "qrels",
-        average: str = "qrels",
+        average: str | None = None,
         depth: int | None = 1000,
         rel_threshold: int = 1,
         ties: str = "trec_eval",
     ) -> None:
         self.labels, self.evs, self.baseline = list(labels), list(evaluations), baseline
+        average = _check_report(self.labels, self.evs, baseline, alpha, test, average)
         self.alpha, self.test, self.permutations, self.seed = alpha, test, permutations, seed
         self.per_query, self.qrels, self.average = per_query, qrels, average
         self.depth, self.rel_threshold, self.ties = depth, rel_threshold, ties
@@ -96,6 +104,8 @@ class Report:
 
     def render(self, fmt: str = "text") -> str:
         """The report in format ``fmt`` (one of :data:`FORMATS`), ending with a newline."""
+        if not isinstance(fmt, str) or fmt not in FORMATS:
+            raise ClirkitError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
         return {"text": self.text, "markdown": self.markdown, "csv": self.csv, "json": self.json}[fmt]()
 
     def mean_row_shared(self) -> bool:
@@ -229,6 +239,44 @@ class Report:
             "runs": runs,
         }
         return json.dumps(doc, indent=2) + "\n"
+
+
+def _check_report(labels: list, evaluations: list, baseline, alpha, test, average: str | None) -> str:
+    """The ``average`` of a :class:`Report` (None: its evaluations'), once its arguments are known to make one:
+    ClirkitError otherwise, naming the argument."""
+    if not evaluations:
+        raise ClirkitError("a report needs at least one evaluation (and its label)")
+    if len(labels) != len(evaluations):
+        raise ClirkitError(f"{len(labels)} labels for {len(evaluations)} evaluations: give one label per evaluation")
+    for i, (label, ev) in enumerate(zip(labels, evaluations)):
+        if not isinstance(ev, Evaluation):
+            raise ClirkitError(f"evaluations[{i}] must be an Evaluation (clirkit.metrics.evaluate), got {ev!r:.40}")
+        if not isinstance(label, str):
+            raise ClirkitError(f"labels[{i}] must be a str, got {label!r:.40}")
+    first = evaluations[0]
+    for i, ev in enumerate(evaluations[1:], 1):
+        if ev.measures != first.measures:
+            raise ClirkitError(
+                f"evaluations[{i}] ({labels[i]}) has the measures {', '.join(ev.measures)}, evaluations[0] "
+                f"({labels[0]}) {', '.join(first.measures)}: evaluate every run with the same measures"
+            )
+        if ev.average != first.average:
+            raise ClirkitError(
+                f"evaluations[{i}] ({labels[i]}) was made with average={ev.average!r}, evaluations[0] ({labels[0]}) "
+                f"with average={first.average!r}: evaluate every run with the same average"
+            )
+    if average is not None and average != first.average:
+        raise ClirkitError(
+            f"average={average!r}, but the evaluations were made with average={first.average!r}: "
+            "leave average out (the evaluations' is taken)"
+        )
+    if isinstance(baseline, bool) or not isinstance(baseline, (int, np.integer)) or not 0 <= baseline < len(labels):
+        raise ClirkitError(f"baseline must be the index of a run, 0 to {len(labels) - 1}, got {baseline!r}")
+    if isinstance(alpha, bool) or not isinstance(alpha, Real) or not 0 < alpha < 1:
+        raise ClirkitError(f"alpha must be a number in (0, 1), got {alpha!r}")
+    if test not in TESTS:
+        raise ClirkitError(f"test must be one of {', '.join(TESTS)}, got {test!r}")
+    return first.average
 
 
 def _markdown_cell(text: str) -> str:

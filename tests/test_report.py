@@ -15,6 +15,7 @@ import math
 import numpy as np
 import pytest
 
+from clirkit.errors import ClirkitError
 from clirkit.metrics import Evaluation
 from clirkit.report import FORMATS, Report, score_table, significance
 from clirkit.run import Qrels, Run
@@ -330,3 +331,61 @@ def test_score_table_gains_are_mean_differences_in_points_with_p_values():
         "gains over weak in points:",
         "strong vs weak: AP +50.00 (p 0.0312), P@1 +100.00 (p 0.0312)",
     ]
+
+
+# ---------------------------------------------------------------------------- misuse
+
+
+@pytest.mark.parametrize(
+    "labels, evs, kwargs, message",
+    [
+        (["psq.run"], [_ev(PSQ), _ev(BOOST)], {}, "1 labels for 2 evaluations: give one label per evaluation"),
+        (["psq.run", "boost.run"], [_ev(PSQ)], {}, "2 labels for 1 evaluations: give one label per evaluation"),
+        ([], [], {}, "a report needs at least one evaluation (and its label)"),
+        (["psq.run", "x"], [_ev(PSQ), {"AP": 0.1}], {}, "evaluations[1] must be an Evaluation"),
+        (["psq.run", 5], [_ev(PSQ), _ev(BOOST)], {}, "labels[1] must be a str, got 5"),
+        (
+            ["psq.run", "ap.run"],
+            [_ev(PSQ), Evaluation(("AP",), np.array(QIDS), np.zeros((6, 1)), "qrels")],
+            {},
+            "evaluations[1] (ap.run) has the measures AP, evaluations[0] (psq.run) AP, P@10, RR: evaluate every run "
+            "with the same measures",
+        ),
+        (
+            ["psq.run", "boost.run"],
+            [_ev(PSQ), _ev(BOOST, average="run")],
+            {},
+            "evaluations[1] (boost.run) was made with average='run', evaluations[0] (psq.run) with "
+            "average='qrels': evaluate every run with the same average",
+        ),
+        (
+            ["psq.run"],
+            [_ev(PSQ)],
+            {"average": "run"},
+            "average='run', but the evaluations were made with average='qrels': leave average out",
+        ),
+        (
+            ["psq.run", "boost.run"],
+            [_ev(PSQ), _ev(BOOST)],
+            {"baseline": 5},
+            "baseline must be the index of a run, 0 to 1, got 5",
+        ),
+        (["psq.run", "boost.run"], [_ev(PSQ), _ev(BOOST)], {"baseline": -1}, "baseline must be the index of a run"),
+        (["psq.run", "boost.run"], [_ev(PSQ), _ev(BOOST)], {"baseline": True}, "baseline must be the index of a run"),
+        (["psq.run", "boost.run"], [_ev(PSQ), _ev(BOOST)], {"alpha": 2}, "alpha must be a number in (0, 1), got 2"),
+        (["psq.run", "boost.run"], [_ev(PSQ), _ev(BOOST)], {"alpha": 0}, "alpha must be a number in (0, 1), got 0"),
+        (["psq.run", "boost.run"], [_ev(PSQ), _ev(BOOST)], {"alpha": math.nan}, "alpha must be a number in (0, 1)"),
+        (["psq.run", "boost.run"], [_ev(PSQ), _ev(BOOST)], {"test": "wilcoxon"}, "test must be one of randomization"),
+    ],
+)
+def test_misuse_is_a_one_line_error_and_no_run_goes_missing(labels, evs, kwargs, message):
+    with pytest.raises(ClirkitError) as err:
+        Report(labels, evs, **kwargs)
+    assert str(err.value).startswith(message) and "\n" not in str(err.value)
+
+
+def test_an_unknown_format_is_an_error_and_the_average_comes_from_the_evaluations():
+    with pytest.raises(ClirkitError, match=r"^format must be one of text, markdown, csv, json, got 'html'$"):
+        _report().render("html")
+    report = Report(["psq.run"], [_ev(PSQ, average="run")])
+    assert report.average == "run" and "mean over each run's queries that the qrels judge" in report.text()
