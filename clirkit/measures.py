@@ -527,10 +527,18 @@ def parse_measures(names: Iterable[str | Measure] | str) -> list[Measure]:
     once, with the first spelling as its label.
 
     Raises:
-        ClirkitError: a bad name (see :func:`parse_measure`) or no name at all.
+        ClirkitError: a bad name (see :func:`parse_measure`), no name at all, or ``names`` neither a name nor a
+            list or tuple of names.
     """
-    if isinstance(names, (str, Measure)) or _ir_measures_name(names) is not None:
+    if _is_name(names):
         names = [names]
+    if not isinstance(names, (list, tuple)):
+        raise ClirkitError(
+            f'measures must be a measure name or a list or tuple of names (e.g. ["AP", "nDCG@10"]), got {names!r:.40}'
+        )
+    for i, item in enumerate(names):
+        if not _is_name(item):
+            raise ClirkitError(f"measures[{i}] must be a measure name (a str), got {item!r:.40}")
     out: list[Measure] = []
     for item in names:
         for part in [item] if isinstance(item, Measure) else split_measure_list(item):
@@ -540,6 +548,12 @@ def parse_measures(names: Iterable[str | Measure] | str) -> list[Measure]:
     if not out:
         raise ClirkitError("no measure given")
     return out
+
+
+def _is_name(value) -> bool:
+    """Whether ``value`` names one measure, or several comma-separated: a str, a :class:`Measure` or an
+    ir_measures measure object."""
+    return isinstance(value, (str, Measure)) or _ir_measures_name(value) is not None
 
 
 def names_help() -> str:

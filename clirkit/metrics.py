@@ -50,6 +50,7 @@ from clirkit.measures import (
     parse_measures,
     register,
 )
+from clirkit.metricchecks import AVERAGES, NAMES, TIES, check_evaluation
 from clirkit.run import Qrels, Run
 
 __all__ = [
@@ -69,10 +70,6 @@ __all__ = [
     "parse_measures",
     "register",
 ]
-
-AVERAGES = ("qrels", "run")
-TIES = ("trec_eval", "run")
-NAMES = ("canonical", "given")
 
 
 # --------------------------------------------------------------------------- result
@@ -178,17 +175,19 @@ def evaluate(
     """Evaluate a run against graded judgments.
 
     Args:
-        run: the ranked results (any number of queries; a run of no rows scores
+        run: the ranked results, a :class:`~clirkit.run.Run` (a ``{qid: {docid: score}}`` dict:
+            ``Run.from_dict``; any number of queries; a run of no rows scores
             each judged query 0 with ``average="qrels"`` and is refused with ``"run"``).
-        qrels: graded judgments; a grade >= ``rel_threshold`` is relevant.
-        measures: names as accepted by :func:`~clirkit.measures.parse_measures`
-            (a list, comma-separated, any registered spelling), parsed
+        qrels: graded judgments (:class:`~clirkit.run.Qrels`); a grade >= ``rel_threshold`` is relevant.
+        measures: a name or a list or tuple of names as accepted by
+            :func:`~clirkit.measures.parse_measures` (comma-separated, any registered spelling), parsed
             :class:`~clirkit.measures.Measure` objects, or ir_measures' measure
             objects (``AP``, ``nDCG@10``, ``R@1000``).
-        rel_threshold: minimum grade of a relevant document (trec_eval ``-l``),
+        rel_threshold: minimum grade of a relevant document (trec_eval ``-l``), a whole number >= 1,
             for the measures without their own ``(rel=N)``.
-        main_grade: minimum grade of a "main relevant" document (P_mr, MRR_mr).
-        depth: only the first ``depth`` ranks of each query count (None: all).
+        main_grade: minimum grade of a "main relevant" document (P_mr, MRR_mr), a whole number >=
+            ``rel_threshold``.
+        depth: only the first ``depth`` ranks of each query count, a whole number >= 1 (None: all).
         ties: ``"trec_eval"`` (re-sort by float32 score desc, docid desc) or
             ``"run"`` (keep the run's order).
         average: ``"qrels"`` or ``"run"``: which queries get a row.
@@ -200,11 +199,10 @@ def evaluate(
         given twice in two spellings is computed once, under the first).
 
     Raises:
-        ClirkitError: empty qrels, an empty run with ``average="run"``, NaN scores, a docid twice for one
-            query, no run query in the qrels, bad options or measure names.
+        ClirkitError: a run or qrels of another type, empty qrels, an empty run with ``average="run"``, NaN
+            scores, a docid twice for one query, no run query in the qrels, bad options or measure names.
     """
-    specs = parse_measures(measures)
-    _check_evaluation(
+    check_evaluation(
         run,
         qrels,
         ties=ties,
@@ -214,6 +212,7 @@ def evaluate(
         rel_threshold=rel_threshold,
         main_grade=main_grade,
     )
+    specs = parse_measures(measures)
     judged = _JudgedQueries(qrels)
     run_queries = np.asarray(run.query_ids)
     group_code = judged.codes_of(run_queries)
@@ -244,45 +243,6 @@ def evaluate(
         qids = run_queries[in_qrels]
     columns = tuple(s.label if names == "given" else s.name for s in specs)
     return Evaluation(columns, qids, values, average, run.tag, missing, ignored)
-
-
-def _check_evaluation(
-    run: Run,
-    qrels: Qrels,
-    *,
-    ties: str,
-    average: str,
-    names: str,
-    depth: int | None,
-    rel_threshold: int,
-    main_grade: int,
-) -> None:
-    """ClirkitError unless the options of :func:`evaluate` are known and in range, the qrels non-empty, the run
-    non-empty unless averaged over the qrels, and the run's scores numbers."""
-    if ties not in TIES:
-        raise ClirkitError(f"ties must be one of {', '.join(TIES)}, got {ties!r}")
-    if average not in AVERAGES:
-        raise ClirkitError(f"average must be one of {', '.join(AVERAGES)}, got {average!r}")
-    if names not in NAMES:
-        raise ClirkitError(f"names must be one of {', '.join(NAMES)}, got {names!r}")
-    if depth is not None and depth < 1:
-        raise ClirkitError(f"depth must be at least 1, got {depth}")
-    if rel_threshold < 1:
-        # unjudged documents get grade 0 here, so a threshold <= 0 would make them relevant
-        raise ClirkitError(f"rel_threshold must be at least 1, got {rel_threshold}")
-    if main_grade < rel_threshold:
-        raise ClirkitError(f"main_grade ({main_grade}) must not be below rel_threshold ({rel_threshold})")
-    if len(qrels) == 0:
-        raise ClirkitError("the qrels are empty: no judgments")
-    if len(run) == 0 and average != "qrels":
-        raise ClirkitError(
-            "the run holds no results: there is no run query to average over "
-            "(averaged over the qrels, each judged query scores 0)"
-        )
-    nan = np.isnan(run.scores)
-    if nan.any():
-        i = int(np.flatnonzero(nan)[0])
-        raise ClirkitError(f"the run's score for query {run.qids[i]}, document {run.docids[i]} is NaN")
 
 
 def _ranked_queries(

@@ -159,6 +159,22 @@ def test_lists_split_on_commas_outside_parentheses_and_duplicates_keep_the_first
         parse_measures(" , ")
 
 
+@pytest.mark.parametrize(
+    "names, message",
+    [
+        (None, 'measures must be a measure name or a list or tuple of names (e.g. ["AP", "nDCG@10"]), got None'),
+        (5, 'measures must be a measure name or a list or tuple of names (e.g. ["AP", "nDCG@10"]), got 5'),
+        ({"AP", "P@10"}, "measures must be a measure name or a list or tuple of names"),  # (no order for columns)
+        (["AP", None], "measures[1] must be a measure name (a str), got None"),
+        (("AP", 10), "measures[1] must be a measure name (a str), got 10"),
+    ],
+)
+def test_measures_neither_a_name_nor_a_list_or_tuple_of_names_are_one_line_errors(names, message):
+    with pytest.raises(ClirkitError) as err:
+        parse_measures(names)
+    assert str(err.value).startswith(message) and "\n" not in str(err.value)
+
+
 # --------------------------------------------------------------------------- the registry
 
 

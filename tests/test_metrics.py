@@ -511,6 +511,44 @@ def test_every_kind_of_hash_collision_is_detected_and_resolved_exactly(monkeypat
     assert exact_calls == [1]
 
 
+@pytest.mark.parametrize(
+    "args, kwargs, message",
+    [
+        ((), {"rel_threshold": float("nan")}, "The 'rel_threshold' parameter of evaluate must be an int in the range"),
+        ((), {"rel_threshold": 1.5}, "The 'rel_threshold' parameter of evaluate must be an int in the range [1, inf)"),
+        ((), {"rel_threshold": None}, "The 'rel_threshold' parameter of evaluate must be an int"),
+        ((), {"main_grade": float("nan")}, "The 'main_grade' parameter of evaluate must be an int in the range [1, "),
+        ((), {"main_grade": True}, "The 'main_grade' parameter of evaluate must be an int"),
+        ((), {"depth": float("nan")}, "depth must be a whole number >= 1 (or None: every row), got nan"),
+        ((), {"depth": 1.5}, "depth must be a whole number >= 1 (or None: every row), got 1.5"),
+        ((), {"depth": True}, "depth must be a whole number >= 1 (or None: every row), got True"),
+        ((), {"depth": "2"}, "depth must be a whole number >= 1 (or None: every row), got '2'"),
+        ((None,), {}, 'measures must be a measure name or a list or tuple of names (e.g. ["AP", "nDCG@10"]), got None'),
+        (({"AP"},), {}, "measures must be a measure name or a list or tuple of names"),
+        ((["AP", None],), {}, "measures[1] must be a measure name (a str), got None"),
+        ((["AP"],), {"ties": ["run"]}, "ties must be one of trec_eval, run, got ['run']"),
+    ],
+)
+def test_options_of_a_wrong_type_or_nan_are_one_line_errors(args, kwargs, message):
+    run = Run(np.array(["q1", "q1"]), np.array(["b", "a"]), np.array([2.0, 1.0]))
+    qrels = Qrels(np.array(["q1", "q1"]), np.array(["a", "b"]), np.array([2, 1]))
+    with pytest.raises(ClirkitError) as err:
+        evaluate(run, qrels, *args, **kwargs)
+    assert str(err.value).startswith(message) and "\n" not in str(err.value)
+
+
+def test_a_run_or_qrels_of_another_type_is_an_error_naming_the_constructor():
+    run = Run(np.array(["q1"]), np.array(["a"]), np.array([1.0]))
+    with pytest.raises(
+        ClirkitError, match=r"^run: expected a Run \(Run.from_dict\(...\), read_run\(path\)\), got dict$"
+    ):
+        evaluate({"q1": {"a": 1.0}}, QRELS)
+    with pytest.raises(ClirkitError, match=r"^qrels: expected Qrels \(read_qrels\(path\), .*got dict$"):
+        evaluate(run, {"q1": {"a": 1}})
+    with pytest.raises(ClirkitError, match="^run: expected a Run .*got Qrels$"):
+        evaluate(QRELS, run)  # the two swapped
+
+
 def test_bad_options_are_errors():
     run = Run(np.array(["q1"]), np.array(["a"]), np.array([1.0]))
     for kwargs, message in [
