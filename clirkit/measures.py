@@ -51,6 +51,7 @@ from clirkit.errors import ClirkitError
 
 __all__ = [
     "CUTOFF_RULES",
+    "DEFAULT_DEPTH",
     "DEFAULT_MEASURES",
     "LEVELS",
     "MEASURE_NAMES_HELP",
@@ -58,6 +59,7 @@ __all__ = [
     "SCS_MEASURES",
     "Measure",
     "MeasureDef",
+    "beyond_depth",
     "names_help",
     "parse_measure",
     "parse_measures",
@@ -69,6 +71,9 @@ CUTOFF_RULES = ("none", "required", "optional")
 LEVELS = ("rel", "main")
 
 DEFAULT_MEASURES = ("AP", "PRES@1000", "nDCG@10", "P@10", "RR")
+DEFAULT_DEPTH = 1000
+"""The ranks per query an evaluation reads unless told otherwise (SPEC §8): :func:`clirkit.metrics.evaluate`'s
+default ``depth``, and the depth of an experiment's report."""
 SCS_MEASURES = ("P_mr@1", "P_mr@5", "P_r@5", "nDCG@5", "AP", "MRR_mr", "MRR_r")
 
 
@@ -384,6 +389,16 @@ def depends_on_ranking(measure: Measure) -> bool:
     counts NumRet, NumRel and NumRelRet): a measure that cannot, cannot choose between rankings of the same
     documents, such as fusion weights."""
     return measure.definition.compute not in _RANK_FREE
+
+
+def beyond_depth(measures: Iterable[Measure], depth: int | None) -> Measure | None:
+    """The first of ``measures`` whose cutoff reads ranks beyond ``depth`` (the ranks an evaluation keeps per
+    query; None: all), None when there is none. Such a measure would be computed on the run cut at ``depth``:
+    ``R@2000`` at depth 1000 would count a document at rank 1500 as not retrieved. A measure without a cutoff
+    reads the ranks within ``depth``, whatever it is."""
+    if depth is None:
+        return None
+    return next((m for m in measures if m.cutoff is not None and m.cutoff > depth), None)
 
 
 # --------------------------------------------------------------------------- names

@@ -1,21 +1,40 @@
 """The checks of :func:`clirkit.metrics.evaluate`'s inputs, made before any work.
 
+:func:`checked_measures` parses the measures and refuses one whose cutoff reads ranks beyond the depth;
 :func:`check_evaluation` refuses a run or qrels of another type, an option of a wrong type or out of range, empty
 qrels and NaN scores. Each error is one :class:`~clirkit.errors.ClirkitError` line naming the parameter.
 """
 
 from __future__ import annotations
 
+from typing import Iterable
+
 import numpy as np
 
 from clirkit.constraints import positive, validate
 from clirkit.errors import ClirkitError
+from clirkit.measures import Measure, beyond_depth, parse_measures
 from clirkit.run import Qrels, Run, check_depth
 
 AVERAGES = ("qrels", "run")
 TIES = ("trec_eval", "run")
 NAMES = ("canonical", "given")
 _GRADES = {"rel_threshold": [positive()], "main_grade": [positive()]}
+
+
+def checked_measures(measures: Iterable[str | Measure] | str, depth: int | None) -> list[Measure]:
+    """The parsed ``measures`` (:func:`~clirkit.measures.parse_measures`) once ``depth`` (checked first) is known to
+    hold every rank they read: ClirkitError for ``PRES@2000`` at depth 1000, which would count a document at rank
+    1500 as not retrieved."""
+    check_depth(depth, every_row=True)
+    specs = parse_measures(measures)
+    deep = beyond_depth(specs, depth)
+    if deep is not None:
+        raise ClirkitError(
+            f"{deep.label} reads ranks beyond depth {depth}: give depth >= {deep.cutoff} "
+            f"(depth={deep.cutoff}, or depth=None for every rank)"
+        )
+    return specs
 
 
 def check_evaluation(

@@ -16,7 +16,9 @@ Semantics follow trec_eval 9 (checked against pytrec_eval in the tests):
   32-bit floats, descending, ties broken by docid descending (byte order), as
   trec_eval does whatever the order of the file. ``ties="run"`` keeps the
   run's own order instead. Only the first ``depth`` rows (default 1000, as in
-  SPEC §8) of the re-sorted list count; ``depth=None`` keeps all.
+  SPEC §8) of the re-sorted list count; ``depth=None`` keeps all. A measure
+  whose cutoff is beyond ``depth`` (``R@2000`` at 1000) is refused: it would
+  count a document at rank 1500 as not retrieved, where trec_eval reads every rank.
 - A run query absent from the qrels is ignored (reported in
   :attr:`Evaluation.ignored_queries`).
 - A qrels query with no relevant document (only grades below the threshold)
@@ -40,6 +42,7 @@ import numpy as np
 from clirkit.errors import ClirkitError
 from clirkit.hashing import pair_keys
 from clirkit.measures import (
+    DEFAULT_DEPTH,
     DEFAULT_MEASURES,
     MEASURE_NAMES_HELP,
     REGISTRY,
@@ -50,7 +53,7 @@ from clirkit.measures import (
     parse_measures,
     register,
 )
-from clirkit.metricchecks import AVERAGES, NAMES, TIES, check_evaluation
+from clirkit.metricchecks import AVERAGES, NAMES, TIES, check_evaluation, checked_measures
 from clirkit.run import Qrels, Run
 
 __all__ = [
@@ -167,7 +170,7 @@ def evaluate(
     *,
     rel_threshold: int = 1,
     main_grade: int = 2,
-    depth: int | None = 1000,
+    depth: int | None = DEFAULT_DEPTH,
     ties: str = "trec_eval",
     average: str = "qrels",
     names: str = "canonical",
@@ -182,12 +185,13 @@ def evaluate(
         measures: a name or a list or tuple of names as accepted by
             :func:`~clirkit.measures.parse_measures` (comma-separated, any registered spelling), parsed
             :class:`~clirkit.measures.Measure` objects, or ir_measures' measure
-            objects (``AP``, ``nDCG@10``, ``R@1000``).
+            objects (``AP``, ``nDCG@10``, ``R@1000``). A cutoff above ``depth`` is refused.
         rel_threshold: minimum grade of a relevant document (trec_eval ``-l``), a whole number >= 1,
             for the measures without their own ``(rel=N)``.
         main_grade: minimum grade of a "main relevant" document (P_mr, MRR_mr), a whole number >=
             ``rel_threshold``.
-        depth: only the first ``depth`` ranks of each query count, a whole number >= 1 (None: all).
+        depth: only the first ``depth`` ranks of each query count, a whole number >= 1 (None: all); every
+            measure's cutoff must be within it (``PRES@2000`` needs ``depth >= 2000`` or None).
         ties: ``"trec_eval"`` (re-sort by float32 score desc, docid desc) or
             ``"run"`` (keep the run's order).
         average: ``"qrels"`` or ``"run"``: which queries get a row.
@@ -200,7 +204,8 @@ def evaluate(
 
     Raises:
         ClirkitError: a run or qrels of another type, empty qrels, an empty run with ``average="run"``, NaN
-            scores, a docid twice for one query, no run query in the qrels, bad options or measure names.
+            scores, a docid twice for one query, no run query in the qrels, bad options or measure names, a
+            measure cutoff beyond ``depth``.
     """
     check_evaluation(
         run,
@@ -212,7 +217,7 @@ def evaluate(
         rel_threshold=rel_threshold,
         main_grade=main_grade,
     )
-    specs = parse_measures(measures)
+    specs = checked_measures(measures, depth)
     judged = _JudgedQueries(qrels)
     run_queries = np.asarray(run.query_ids)
     group_code = judged.codes_of(run_queries)

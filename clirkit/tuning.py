@@ -180,7 +180,8 @@ def evaluator(
 
     Args:
         qrels: the dev judgments.
-        measure: any measure name of :func:`clirkit.metrics.parse_measure` (e.g. ``AP``).
+        measure: any measure name of :func:`clirkit.metrics.parse_measure` (e.g. ``AP``) whose cutoff, if
+            any, is within ``depth``.
         depth: ranks evaluated per query.
         queries: the queries to average over (all judged by ``qrels``), e.g.
             :func:`covered_queries` of the dev runs. Default: every query of the qrels.
@@ -191,11 +192,19 @@ def evaluator(
         missing from the run counts 0.
 
     Raises:
-        ClirkitError: ``queries`` is empty or names a query the qrels do not judge.
+        ClirkitError: ``queries`` is empty or names a query the qrels do not judge, or the measure's cutoff
+            is beyond ``depth`` (``R@2000`` at 1000 would count a document at rank 1500 as not retrieved).
     """
     from clirkit import metrics  # imported lazily: only tuning needs it
+    from clirkit.measures import beyond_depth
 
-    name = metrics.parse_measure(measure).name
+    spec = metrics.parse_measure(measure)
+    if beyond_depth([spec], depth) is not None:  # refused now: the sweep need not call evaluate
+        raise ClirkitError(
+            f"the dev measure {spec.label} reads ranks beyond depth {depth}, where the tuning cuts the dev runs: "
+            f"measure at most {depth} ranks (e.g. {spec.kind}@{depth})"
+        )
+    name = spec.name
     if queries is not None:
         queries = list(queries)
         if not queries:

@@ -158,12 +158,37 @@ def test_a_docid_repeated_below_the_depth_exits_2_naming_file_and_line(files, ca
     bad = _write(
         files["dir"] / "bad.run", ["Gen.1 Q0 Gen.1.1 1 3.0 t", "Gen.1 Q0 Gen.1.2 2 2.0 t", "Gen.1 Q0 Gen.1.1 3 1.0 t"]
     )
-    status, out, err = _run(capsys, "--qrels", files["qrels"], bad, "--depth", depth, "--quiet")
+    status, out, err = _run(capsys, "--qrels", files["qrels"], bad, "--depth", depth, "--quiet", "-m", "RR")
     assert status == 2 and out == ""
     assert (
         err
         == f"clirkit: error: {bad}:3: docid Gen.1.1 appears twice for query Gen.1 (first at line 1): a run lists a document once per query; remove one of the two lines\n"
     )
+
+
+def test_a_measure_cutoff_beyond_the_depth_exits_2_naming_the_measure_and_the_fix(tmp_path, capsys):
+    # a relevant document at rank 1500: cut at the default depth 1000, R@2000 would say it was not retrieved
+    run = _write(tmp_path / "deep.run", [f"q Q0 d{i} {i} {3000 - i} t" for i in range(1, 2001)])
+    qrels = _write(tmp_path / "deep.qrels", ["q 0 d1500 1"])
+    status, out, err = _run(capsys, "--qrels", qrels, run, "-m", "AP", "recall_2000", "PRES@2000", "P@2000")
+    assert status == 2 and out == ""
+    assert err == (
+        "clirkit: error: recall_2000 reads ranks beyond depth 1000: give depth >= 2000 (--depth 2000, or 0 for "
+        "every rank)\n"
+    )
+    for depth in ("0", "2000"):  # SPEC §8: PRES = 1 - (1500 - 1) / 2000
+        status, out, err = _run(
+            capsys, "--qrels", qrels, run, "--depth", depth, "--format", "json", "-m", "recall_2000", "PRES@2000"
+        )
+        assert status == 0, err
+        assert json.loads(out)["runs"][0]["mean"] == pytest.approx({"recall_2000": 1.0, "PRES@2000": 0.2505})
+    status, out, err = _run(capsys, "--qrels", qrels, run, "--depth", "10")  # the default measures hold PRES@1000
+    assert status == 2 and err == (
+        "clirkit: error: PRES@1000 reads ranks beyond depth 10: give depth >= 1000 (--depth 1000, or 0 for every "
+        "rank), or measures within it (-m; the default is AP PRES@1000 nDCG@10 P@10 RR)\n"
+    )
+    status, out, err = _run(capsys, "--qrels", qrels, run, "--depth", "10", "-m", "P@10", "AP", "--quiet")
+    assert status == 0 and err == ""
 
 
 def test_bad_options_exit_2(files, capsys):

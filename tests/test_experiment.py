@@ -452,6 +452,11 @@ def test_qrels_subset_keeps_the_split_queries_only(mini):
     [
         ('seed = "a"\n', "seed must be an integer >= 0, got 'a'"),
         ('measures = ["APX"]\n', "unknown measure 'APX' (did you mean AP?)"),
+        (
+            'measures = ["AP", "recall_2000"]\n',
+            "measures: recall_2000 reads ranks beyond 1000, the depth the report evaluates: give a cutoff of at "
+            "most 1000 (e.g. R@1000)",
+        ),
         ("jobs = 0\n", "jobs must be an integer >= 1, got 0"),
         (
             'report_splits = ["dev", "tset"]\n',
@@ -618,6 +623,12 @@ _FUSION = '[fusions.F]\nsystems = ["A", "B"]\n'
         ("", _FUSION + "method = 5\n", 'fusion \'F\': method must be "interpolation" or "borda", got 5'),
         ("", _FUSION + "measure = 5\n", "fusion 'F': measure must be a measure name"),
         ("", _FUSION + 'measure = "APX"\n', "fusion 'F': measure: unknown measure 'APX'"),
+        (
+            "",
+            _FUSION + 'measure = "P@1001"\n',
+            "fusion 'F': measure: P@1001 reads ranks beyond 1000, the depth the weights are tuned at: give a cutoff "
+            "of at most 1000 (e.g. P@1000)",
+        ),
         ("", _FUSION + "transform = 5\n", "fusion 'F': transform must be one of 'auto', 'none', 'shift', 'minmax'"),
         ("", _FUSION + 'transform = ["none"]\n', "fusion 'F': transform must be one of"),
         ("baseline = 5\n", "", "baseline must be a string (a system or fusion name), got 5"),

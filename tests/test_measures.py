@@ -15,6 +15,7 @@ from clirkit.measures import (
     REGISTRY,
     Measure,
     MeasureDef,
+    beyond_depth,
     names_help,
     parse_measure,
     parse_measures,
@@ -173,6 +174,15 @@ def test_measures_neither_a_name_nor_a_list_or_tuple_of_names_are_one_line_error
     with pytest.raises(ClirkitError) as err:
         parse_measures(names)
     assert str(err.value).startswith(message) and "\n" not in str(err.value)
+
+
+def test_beyond_depth_names_the_first_measure_whose_cutoff_the_depth_does_not_hold():
+    parsed = parse_measures(["AP", "P@10", "recall_2000", "PRES"])
+    assert beyond_depth(parsed, 1000).label == "recall_2000"
+    assert beyond_depth(parsed, 999).label == "recall_2000"
+    assert beyond_depth(parsed[:2] + parsed[3:], 999).label == "PRES"  # PRES@1000
+    assert beyond_depth(parsed, 2000) is None and beyond_depth(parsed, None) is None
+    assert beyond_depth(parse_measures(["AP", "NumRet", "R"]), 1) is None  # no cutoff: within any depth
 
 
 # --------------------------------------------------------------------------- the registry

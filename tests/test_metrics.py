@@ -264,6 +264,25 @@ def test_depth_limits_the_ranks_that_count():
     assert evaluate(run, qrels, ["RR"], depth=3).mean()["RR"] == pytest.approx(1 / 3)
 
 
+def test_a_measure_cutoff_beyond_the_depth_is_refused_naming_the_measure_the_depth_and_the_fix():
+    # a relevant document at rank 1500 of 2000: R@2000 at the default depth 1000 would call it not retrieved
+    run, qrels = _run_with_relevant_at([1500], n_relevant=1, length=2000)
+    for name in ("PRES@2000", "recall_2000", "P@2000", "nDCG@1001"):
+        with pytest.raises(ClirkitError) as err:
+            evaluate(run, qrels, ["AP", name])
+        assert str(err.value) == (
+            f"{name} reads ranks beyond depth 1000: give depth >= {name[-4:]} "
+            f"(depth={name[-4:]}, or depth=None for every rank)"
+        )
+    with pytest.raises(ClirkitError, match="^PRES reads ranks beyond depth 999: give depth >= 1000 "):
+        evaluate(run, qrels, ["AP", "PRES"], depth=999)  # PRES is PRES@1000
+    for depth in (None, 2000):  # SPEC §8: PRES = 1 - (sum of ranks - n(n+1)/2) / (n N_max)
+        means = evaluate(run, qrels, ["PRES@2000", "R@2000", "P@2000"], depth=depth).mean()
+        assert means == pytest.approx({"PRES@2000": 1 - (1500 - 1) / 2000, "R@2000": 1.0, "P@2000": 1 / 2000})
+    # a cutoff within the depth, and the measures without one, as before
+    assert evaluate(run, qrels, ["R@1000", "AP", "NumRet"]).mean() == {"R@1000": 0.0, "AP": 0.0, "NumRet": 1000.0}
+
+
 # --------------------------------------------------------------------------- trec_eval's and ir_measures' names
 
 # spelling -> (pytrec_eval measure, relevance level); the spellings' parsing is pinned in test_measures.py

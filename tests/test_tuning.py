@@ -9,6 +9,7 @@ from clirkit.errors import ClirkitError
 from clirkit.fusion import interpolate
 from clirkit.fusion.align import align
 from clirkit.fusion.interpolation import sum_normalized, weighted_sum
+from clirkit.measures import parse_measure
 from clirkit.run import Qrels, Run
 from clirkit.tuning import (
     KappaSweep,
@@ -202,6 +203,11 @@ def test_the_sweep_scores_each_point_as_evaluating_the_fused_run_does_bit_for_bi
     )
     keep = np.unique(np.char.add(np.char.add(qrels.qids, " "), qrels.docids), return_index=True)[1]
     qrels = Qrels(qrels.qids[np.sort(keep)], qrels.docids[np.sort(keep)], qrels.rels[np.sort(keep)])
+    cutoff = parse_measure(measure).cutoff
+    if cutoff is not None and cutoff > eval_depth:  # it would read ranks the evaluation does not keep
+        with pytest.raises(ClirkitError, match=f"reads ranks beyond depth {eval_depth}"):
+            evaluator(qrels, measure, depth=eval_depth)
+        return
     objective = evaluator(qrels, measure, depth=eval_depth)
     with monkeypatch.context() as patched:  # no fused run is made
         patched.setattr("clirkit.tuning.weighted_sum", None)
@@ -211,6 +217,24 @@ def test_the_sweep_scores_each_point_as_evaluating_the_fused_run_does_bit_for_bi
     old = [objective(weighted_sum(aligned, normalized, w, ["none"] * 3, depth=fuse_depth)) for w in sweep.weights]
     assert sweep.scores.tolist() == old
     assert measure == "NumRet" or len(set(old)) > 1  # (the number retrieved does not depend on the weights)
+
+
+def test_a_dev_measure_whose_cutoff_is_beyond_the_depth_is_refused_before_any_sweep():
+    # the sweep scores grid points without calling evaluate: R@2000 at depth 1000 would miss rank 1500
+    runs = _tied_runs(5, n_runs=2)
+    qrels = Qrels(np.array(["q0"]), np.array(["Gen.0.1"]), np.array([1]))
+    for measure in ("R@2000", "recall_1001"):
+        with pytest.raises(ClirkitError) as err:
+            tune_weights(runs, qrels, measure=measure, step=0.5)
+        assert str(err.value) == (
+            f"the dev measure {measure} reads ranks beyond depth 1000, where the tuning cuts the dev runs: "
+            "measure at most 1000 ranks (e.g. R@1000)"
+        )
+    assert evaluator(qrels, "R@2000", depth=2000).depth == 2000 and evaluator(qrels, "R@1000").depth == 1000
+    from clirkit.fusion.system import Fusion
+
+    with pytest.raises(ClirkitError, match="^the dev measure P@1001 reads ranks beyond depth 1000"):
+        Fusion(measure="P@1001").fit_runs(runs, qrels)
 
 
 def test_a_sweep_with_an_objective_of_its_own_evaluates_each_fused_run():

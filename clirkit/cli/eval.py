@@ -94,7 +94,10 @@ def add_parser(sub) -> None:
         "(trec_eval -c); run: mean over the run's judged queries",
     )
     p.add_argument(
-        "--depth", type=int_range(0, note="(0: all)"), default=1000, help="ranks per query that count (0: all)"
+        "--depth",
+        type=int_range(0, note="(0: all)"),
+        default=1000,
+        help="ranks per query that count (0: all); a measure's cutoff must be within it",
     )
     p.add_argument(
         "--rel-threshold",
@@ -123,11 +126,19 @@ def run(args) -> int:
     from clirkit.errors import ClirkitError
     from clirkit.fileio import atomic_writer, check_outputs, display_name
     from clirkit.formats import read_qrels
-    from clirkit.metrics import DEFAULT_MEASURES
+    from clirkit.measures import DEFAULT_MEASURES, beyond_depth
     from clirkit.progress import say
     from clirkit.report import MEAN_ROW_SHARED, Report
 
-    specs = _measures(getattr(args, "measures", None) or list(DEFAULT_MEASURES), args.runs)
+    given = getattr(args, "measures", None)
+    specs = _measures(given or list(DEFAULT_MEASURES), args.runs)
+    deep = beyond_depth(specs, args.depth or None)
+    if deep is not None:
+        raise ClirkitError(
+            f"{deep.label} reads ranks beyond depth {args.depth}: give depth >= {deep.cutoff} "
+            f"(--depth {deep.cutoff}, or 0 for every rank)"
+            + ("" if given else f", or measures within it (-m; the default is {' '.join(DEFAULT_MEASURES)})")
+        )
     if args.main_grade < args.rel_threshold:
         raise ClirkitError(
             f"--main-grade must be at least --rel-threshold ({args.rel_threshold}), got {args.main_grade}"

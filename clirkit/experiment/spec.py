@@ -405,12 +405,17 @@ def _report_options(where: str, data: Mapping[str, Any]) -> tuple[list, list, bo
     measures = data.get("measures", list(DEFAULT_MEASURES))
     if not isinstance(measures, list) or not measures or not all(isinstance(m, str) for m in measures):
         raise ClirkitError(f"{where}: measures must be a list of measure names, got {measures!r}")
-    from clirkit.measures import parse_measures
+    from clirkit.measures import DEFAULT_DEPTH, beyond_depth, parse_measures
 
     try:
-        parse_measures(measures)
+        deep = beyond_depth(parse_measures(measures), DEFAULT_DEPTH)
     except ClirkitError as exc:
         raise ClirkitError(f"{where}: {exc}") from None
+    if deep is not None:
+        raise ClirkitError(
+            f"{where}: measures: {deep.label} reads ranks beyond {DEFAULT_DEPTH}, the depth the report evaluates: "
+            f"give a cutoff of at most {DEFAULT_DEPTH} (e.g. {deep.kind}@{DEFAULT_DEPTH})"
+        )
     _once_each(where, "measures", measures)
     gains = data.get("gains", [])
     if not isinstance(gains, list) or not all(isinstance(m, str) for m in gains):

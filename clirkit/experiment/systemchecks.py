@@ -209,12 +209,17 @@ def check_fusion(spec: Mapping[str, Any], where: str) -> None:
     measure = spec.get("measure", "AP")
     if not isinstance(measure, str):
         raise ClirkitError(f'{where}: measure must be a measure name (e.g. measure = "AP"), got {repr(measure)[:40]}')
-    from clirkit.measures import parse_measures
+    from clirkit.measures import DEFAULT_DEPTH, beyond_depth, parse_measures
 
     try:
-        parse_measures([measure])
+        deep = beyond_depth(parse_measures([measure]), DEFAULT_DEPTH)
     except ClirkitError as exc:
         raise ClirkitError(f"{where}: measure: {exc}") from None
+    if deep is not None:  # (the weights are tuned on dev runs cut at the evaluation's default depth)
+        raise ClirkitError(
+            f"{where}: measure: {deep.label} reads ranks beyond {DEFAULT_DEPTH}, the depth the weights are tuned "
+            f"at: give a cutoff of at most {DEFAULT_DEPTH} (e.g. {deep.kind}@{DEFAULT_DEPTH})"
+        )
     allowed = ("auto", *TRANSFORMS)
     transform = spec.get("transform", "auto")
     if not (
