@@ -22,8 +22,12 @@ Semantics follow trec_eval 9 (checked against pytrec_eval in the tests):
 - A run query absent from the qrels is ignored (reported in
   :attr:`Evaluation.ignored_queries`).
 - A qrels query with no relevant document (only grades below the threshold)
-  is evaluated like any other and scores 0 on every measure: trec_eval and
-  pytrec_eval do the same and count it in the mean.
+  is evaluated like any other and counted in the mean: it scores 0 on every
+  measure but NumRet, which counts its rows retrieved (within ``depth``) as for
+  any query. pytrec_eval gives the same when the query has a judgment of grade
+  0 or more; for a query whose judgments are all negative it reports
+  ``num_ret`` 0 for some such queries (depending on the others) and crashes on
+  grades of -2 and below, so it is no oracle there.
 - ``average="qrels"`` (trec_eval ``-c``): one row per query of the qrels, a
   query without run lines scores 0 on every measure (NumRel included, as
   trec_eval ``-c`` does). ``average="run"`` (trec_eval's default): one row per

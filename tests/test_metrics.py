@@ -249,6 +249,17 @@ def test_qrels_average_scores_missing_queries_zero_and_run_average_skips_them():
     assert "qrels" in by_qrels.describe() and "run" in by_run.describe()
 
 
+def test_query_without_relevant_documents_scores_zero_but_numret_counts_its_rows_as_pytrec_eval():
+    # the module's docstring: every measure 0 but NumRet (its rows retrieved), as pytrec_eval with grades >= 0
+    run = Run(np.array(["q1", "q1", "q2", "q2", "q2"]), np.array(list("axcxy")), np.array([2.0, 1, 3, 2, 1]))
+    qrels = Qrels(np.array(["q1", "q2", "q2"]), np.array(["a", "c", "d"]), np.array([1, 0, 0]))
+    names = {"NumRet": "num_ret", "NumRel": "num_rel", "NumRelRet": "num_rel_ret", "AP": "map", "P@5": "P_5"}
+    ev = evaluate(run, qrels, list(names), average="run")
+    assert ev.per_query()["q2"] == {"NumRet": 3.0, "NumRel": 0.0, "NumRelRet": 0.0, "AP": 0.0, "P@5": 0.0}
+    oracle = pytrec_eval.RelevanceEvaluator(qrels.to_dict(), set(names.values())).evaluate(run.to_dict())
+    assert {m: oracle["q2"][t] for m, t in names.items()} == ev.per_query()["q2"]
+
+
 def test_query_with_only_nonrelevant_judgments_scores_zero_and_counts_like_trec_eval():
     run = Run(np.array(["q1", "q2"]), np.array(["a", "b"]), np.array([1.0, 1.0]))
     qrels = Qrels(np.array(["q1", "q2"]), np.array(["a", "b"]), np.array([1, 0]))
