@@ -67,23 +67,31 @@ def _pairs(a, b) -> tuple[np.ndarray, np.ndarray]:
     return a, b
 
 
+def _whole(value, name: str, low: int) -> int:
+    """``value`` as an int: an integer (a numpy one too; not a bool, not a float such as 100.0) >= ``low``;
+    ClirkitError ``NAME must be an integer >= LOW, got V`` otherwise."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ClirkitError(f"{name} must be an integer >= {low}, got {value!r}")
+    return int(value)
+
+
 def randomization_test(a, b, *, permutations: int = 10_000, seed: int = 0) -> TestResult:
     """Two-sided paired randomization test of mean(b - a) = 0.
 
     Args:
         a, b: per-query values of the baseline and of the other system.
-        permutations: random sign vectors to draw (>= 1).
-        seed: seed of :func:`numpy.random.default_rng`; same seed, same p-value.
+        permutations: random sign vectors to draw, an integer >= 1.
+        seed: seed of :func:`numpy.random.default_rng`, an integer >= 0; same seed, same p-value.
 
     Returns:
         A :class:`TestResult`. With random signs the p-value is
         (1 + #{|mean(s * d)| >= |mean(d)|}) / (1 + permutations) (never 0;
         Phipson & Smyth 2010); with exact enumeration it is the fraction of
         all 2^n sign vectors (the identity included) reaching |mean(d)|.
-        Identical systems give p = 1.
+        Identical systems give p = 1. ClirkitError for ``permutations`` or ``seed`` out of their ranges (or not
+        integers), before any work.
     """
-    if permutations < 1:
-        raise ClirkitError(f"permutations must be at least 1, got {permutations}")
+    permutations, seed = _whole(permutations, "permutations", 1), _whole(seed, "seed", 0)
     a, b = _pairs(a, b)
     d = b - a
     n = len(d)
@@ -142,7 +150,10 @@ def paired_t_test(a, b) -> TestResult:
 
 
 def paired_test(a, b, method: str = "randomization", *, permutations: int = 10_000, seed: int = 0) -> TestResult:
-    """Run the named test (``"randomization"`` or ``"t-test"``)."""
+    """Run the named test (``"randomization"`` or ``"t-test"``); ``permutations`` and ``seed`` are checked as
+    :func:`randomization_test` checks them whatever the test."""
+    _whole(permutations, "permutations", 1)
+    _whole(seed, "seed", 0)
     if method == "randomization":
         return randomization_test(a, b, permutations=permutations, seed=seed)
     if method == "t-test":

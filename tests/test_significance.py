@@ -98,3 +98,31 @@ def test_bad_input_is_reported():
     with pytest.raises(ClirkitError, match="unknown significance test"):
         paired_test([1, 2], [2, 3], "wilcoxon")
     assert math.isnan(paired_t_test([1.0], [2.0]).p_value)
+
+
+@pytest.mark.parametrize(
+    "given, says",
+    [
+        ({"seed": -1}, "seed must be an integer >= 0, got -1"),
+        ({"seed": 1.5}, "seed must be an integer >= 0, got 1.5"),
+        ({"seed": None}, "seed must be an integer >= 0, got None"),
+        ({"seed": True}, "seed must be an integer >= 0, got True"),
+        ({"permutations": 100.5}, "permutations must be an integer >= 1, got 100.5"),
+        ({"permutations": 100.0}, "permutations must be an integer >= 1, got 100.0"),
+        ({"permutations": None}, "permutations must be an integer >= 1, got None"),
+        ({"permutations": 0}, "permutations must be an integer >= 1, got 0"),
+    ],
+)
+def test_the_randomization_tests_draws_and_seed_are_integers_in_range_or_a_one_line_error(given, says):
+    for method in ("randomization", "t-test"):  # (paired_test checks them whatever the test)
+        with pytest.raises(ClirkitError, match=f"^{says.replace('.', '[.]')}$"):
+            paired_test([0.1, 0.2, 0.3], [0.2, 0.2, 0.5], method, **given)
+    with pytest.raises(ClirkitError, match=f"^{says.replace('.', '[.]')}$"):
+        randomization_test([0.1, 0.2, 0.3], [0.2, 0.2, 0.5], **given)
+
+
+def test_numpy_integers_are_draws_and_seeds_too():
+    a, b = [0.1, 0.2, 0.3, 0.4], [0.2, 0.2, 0.5, 0.1]
+    assert randomization_test(a, b, permutations=np.int64(3), seed=np.uint8(7)) == randomization_test(
+        a, b, permutations=3, seed=7
+    )
