@@ -14,6 +14,7 @@ from clirkit.fusion import borda, interpolate, transform_scores
 from clirkit.fusion.align import align, factorize
 from clirkit.fusion.interpolation import sum_normalized, weighted_sum
 from clirkit.run import Run
+from clirkit.systems import Fusion
 
 
 def run_of(rows, tag="r"):
@@ -328,3 +329,13 @@ def test_packed_runs_fuse_into_the_run_their_runs_fuse_into(method):
     for name in ("qids", "docids", "scores"):
         assert np.array_equal(getattr(got, name), getattr(expected, name)), name
     assert got.tag == expected.tag
+
+
+def test_weights_summing_beyond_the_float_range_reach_the_fusions_own_messages():
+    with pytest.raises(ClirkitError, match="^Borda points overflow the float range with weights 1e[+]308 1e[+]308"):
+        borda([A, B], weights=[1e308, 1e308])
+    with pytest.raises(ClirkitError, match=r"^weights must be numbers that sum to 1 \(interpolation\), .*\(sum inf\)$"):
+        interpolate([A, B], weights=[1e308, 1e308])
+    fusion = Fusion(method="borda", weights=[1e308, 1e308]).fit_runs(None, None, n=2)  # (checked as borda checks)
+    with pytest.raises(ClirkitError, match="^Borda points overflow the float range"):
+        fusion.fuse([A, B])

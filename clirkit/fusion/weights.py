@@ -32,7 +32,10 @@ def weights_problem(weights, n: int, *, method: str, sum_to_one: bool) -> tuple[
     shown = " ".join(f"{w:g}" if isinstance(w, Real) and not isinstance(w, bool) else repr(w) for w in values)
     if not all(isinstance(w, Real) and not isinstance(w, bool) and 0 <= float(w) < math.inf for w in values):
         return "finite and >= 0", f", got {shown}"
-    total = math.fsum(values)
+    try:
+        total = math.fsum(values)
+    except OverflowError:  # finite weights summing beyond the float range (1e308 1e308): their sum is +inf
+        total = math.inf
     if sum_to_one and abs(total - 1.0) > 1e-6:
         return f"numbers that sum to 1 ({method})", f", got {shown} (sum {total:g})"
     if not sum_to_one and total <= 0:
