@@ -34,7 +34,11 @@ def test_aggregate_command_shifts_negative_scores_by_default_and_refuses_them_wi
     b = write_lines(tmp_path / "b.run", ["q1 Q0 d1 1 -0.5 boost", "q1 Q0 d2 2 -1 boost"])
     out = tmp_path / "fused.run"
     assert main(["aggregate", a, b, "-o", str(out), "--transform", "none"]) == 2
-    assert "negative scores" in capsys.readouterr().err and not out.exists()
+    assert capsys.readouterr().err == (  # (the library names its keyword instead: transform="shift")
+        "clirkit: error: run 'boost' has negative scores (min -1); sum normalization needs scores >= 0: choose a "
+        "per-query transform with --transform shift or --transform minmax\n"
+    )
+    assert not out.exists()
     assert main(["aggregate", a, b, "-o", str(out), "-q"]) == 0  # the default, auto: shift b, leave a
     assert out.read_text().split("\n")[0].endswith("interp:w=0.5,0.5:t=none,shift")
     # b shifted per query: d1 0.5, d2 0 -> sum-normalized d1 1, d2 0; a: d1 1

@@ -225,6 +225,8 @@ def _header_words(message: str, args: argparse.Namespace) -> str:
 
 # Python's words for a parameter's string values, "a str among {'auto'}": an option's are typed as words, "'auto'"
 _STR_AMONG = re.compile(r"\ba str among \{('[^{}]*')\}")
+# a hyper-parameter's keyword with a value in a library message, transform="shift": an option's, --transform shift
+_KEYWORD_VALUE = re.compile(r'\b([a-z_][a-z0-9_]*)="([^"\s]*)"')
 
 
 def option_message(error: BaseException | str, args: argparse.Namespace) -> str:
@@ -233,7 +235,9 @@ def option_message(error: BaseException | str, args: argparse.Namespace) -> str:
     a float in the range [0.0, 1.0]. Got 1.5 instead." (Python's None said as the option's word ``none``); a queries
     reader's error that names its Python keywords names the verb's options instead ("--query-id-field applies to
     TSV and JSONL queries ..."), and a TSV header's error the verb's options or, where it has none, what to change
-    in the file; any other error keeps its text."""
+    in the file; a keyword with its value that a library message names (``transform="shift"``) is said as the
+    verb's option for that hyper-parameter (``--transform shift``) where it has one; any other error keeps its
+    text."""
     from clirkit.constraints import InvalidParameterError
 
     given = {key[len(_PREFIX) :] for key in vars(args) if key.startswith(_PREFIX)}
@@ -245,6 +249,9 @@ def option_message(error: BaseException | str, args: argparse.Namespace) -> str:
         allowed = _STR_AMONG.sub(lambda m: m.group(1).replace(", ", " or "), allowed)  # the words as typed
         return f"{option} ({error.caller}'s {error.parameter}) must be {allowed}{error.got}"
     message = _header_words(str(error), args)
+    message = _KEYWORD_VALUE.sub(
+        lambda m: f"{_OPTION_OF[m[1]]} {m[2]}" if m[1] in given and m[1] in _OPTION_OF else m[0], message
+    )
     if hasattr(args, "query_id_field"):
         for words, options in _QUERY_OPTION_WORDS:
             message = words.sub(options, message)

@@ -37,16 +37,18 @@ def transform_scores(run: Run, transform: str) -> np.ndarray:
     the lowest document of a list gets 0); ``minmax`` maps each query's scores
     to [0, 1] (a list whose scores are all equal maps to all 0). ``none`` on a
     run with a negative score raises ``ClirkitError``: sum-normalizing mixed
-    signs is meaningless.
+    signs is meaningless. It names the keyword to choose another,
+    ``transform="shift"``, which the command line says as its option,
+    ``--transform shift`` (:func:`clirkit.cli.params.option_message`).
     """
     if transform not in TRANSFORMS:
         raise ClirkitError(f"unknown score transform {transform!r}; choose one of {', '.join(TRANSFORMS)}")
     scores = run.scores
     if transform == "none":
         if len(scores) and scores.min() < 0:
-            raise ClirkitError(
+            raise ClirkitError(  # (the command line names its option: --transform shift)
                 f"run {run.tag!r} has negative scores (min {scores.min():.6g}); sum normalization needs "
-                "scores >= 0: choose a per-query transform with --transform shift or --transform minmax"
+                'scores >= 0: choose a per-query transform with transform="shift" or transform="minmax"'
             )
         return scores.copy()
     if len(scores) == 0:
