@@ -341,3 +341,16 @@ def test_weights_summing_beyond_the_float_range_reach_the_fusions_own_messages()
     fusion = Fusion(method="borda", weights=[1e308, 1e308]).fit_runs(None, None, n=2)  # (checked as borda checks)
     with pytest.raises(ClirkitError, match="^Borda points overflow the float range"):
         fusion.fuse([A, B])
+
+
+def test_fusion_takes_weights_as_a_numpy_array_as_interpolate_does(tmp_path):
+    weights = np.array([0.25, 0.75])
+    fusion = Fusion(weights=weights).fit_runs(None, None, n=2)
+    assert as_dict(fusion.fuse([A, B])) == as_dict(interpolate([A, B], weights=weights))
+    assert fusion.weights_ == [0.25, 0.75]
+    fusion.save(tmp_path / "f.npz")
+    assert Fusion.load(tmp_path / "f.npz").weights == [0.25, 0.75]
+    with pytest.raises(ClirkitError, match=r"^The 'weights' parameter of Fusion must be one weight per run"):
+        Fusion(weights=np.array([[0.25, 0.75]])).fit_runs(None, None, n=2)
+    with pytest.raises(ClirkitError, match=r"^The 'weights' parameter of Fusion must be finite and >= 0, got 'a' 'b'$"):
+        Fusion(weights=np.array(["a", "b"])).fit_runs(None, None, n=2)

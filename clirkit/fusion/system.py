@@ -9,9 +9,11 @@ import inspect
 from numbers import Real
 from typing import Iterable, Mapping, Sequence
 
+import numpy as np
+
 from clirkit.constraints import Interval, InvalidParameterError, StrOptions
 from clirkit.errors import ClirkitError
-from clirkit.estimator import DEPTH, Resources, System, takes_resources
+from clirkit.estimator import DEPTH, Resources, System, jsonable, takes_resources
 from clirkit.fusion import METHODS
 from clirkit.fusion.weights import weights_problem
 
@@ -24,8 +26,8 @@ class Fusion(System):
             (:meth:`fit_runs` and :meth:`fuse`, as ``clirkit aggregate`` fuses run files).
         method: a name of :data:`clirkit.fusion.METHODS`: ``interpolation`` (weighted sum of sum-normalized
             scores) or ``borda``.
-        weights: the systems' weights; None tunes them on the dev MAP (``measure``) over a grid of
-            ``step`` (interpolation), or weighs them equally (Borda).
+        weights: the systems' weights (a list, a tuple or a one-dimensional numpy array); None tunes them on the
+            dev MAP (``measure``) over a grid of ``step`` (interpolation), or weighs them equally (Borda).
         step: grid step of the tuned weights.
         measure: the dev measure the weights maximize. ``step`` and ``measure`` set with the weights given, or
             with Borda, which read neither, are refused (:func:`unused_params`).
@@ -49,7 +51,7 @@ class Fusion(System):
     _parameter_constraints = {
         "systems": [list, tuple],
         "method": [StrOptions(METHODS.keys())],  # a live view: every method of the table
-        "weights": [None, list, tuple],
+        "weights": [None, list, tuple, np.ndarray],  # (a numpy array, as interpolate and borda take one)
         "step": [Interval(Real, 0, 1, closed="right")],
         "measure": [str],
         "transform": [list, tuple, str],
@@ -148,6 +150,13 @@ class Fusion(System):
             self.dev_queries_ = len(queries)
             self.sweep_ = sweep
         return self
+
+    def describe(self) -> dict:
+        """:meth:`System.describe`, weights given as a numpy array recorded as the list of their values."""
+        if not isinstance(self.weights, np.ndarray):
+            return super().describe()
+        params = {**self.get_params(deep=False), "weights": self.weights.tolist()}
+        return {"system": type(self).__name__, "params": jsonable(params)}
 
     def notes(self, name: str) -> list[str]:
         """The weights (and the dev score they reached, when tuned, labelled with the queries it averages: a

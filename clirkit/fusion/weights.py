@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 from numbers import Real
 
+import numpy as np
+
 
 def weights_problem(weights, n: int, *, method: str, sum_to_one: bool) -> tuple[str, str] | None:
     """What is wrong with ``weights`` as the weights of ``n`` runs fused by ``method``, or None.
@@ -29,7 +31,7 @@ def weights_problem(weights, n: int, *, method: str, sum_to_one: bool) -> tuple[
         return "one weight per run (a list)", f", got {weights!r}"
     if len(values) != n:
         return "one weight per run", f", got {len(values)} weight{'s' * (len(values) != 1)} for {n} runs"
-    shown = " ".join(f"{w:g}" if isinstance(w, Real) and not isinstance(w, bool) else repr(w) for w in values)
+    shown = " ".join(f"{w:g}" if isinstance(w, Real) and not isinstance(w, bool) else _shown(w) for w in values)
     if not all(isinstance(w, Real) and not isinstance(w, bool) and 0 <= float(w) < math.inf for w in values):
         return "finite and >= 0", f", got {shown}"
     try:
@@ -41,3 +43,8 @@ def weights_problem(weights, n: int, *, method: str, sum_to_one: bool) -> tuple[
     if not sum_to_one and total <= 0:
         return f"finite and >= 0, not all 0 ({method}: weights all 0 give every document 0 points)", f", got {shown}"
     return None
+
+
+def _shown(weight) -> str:
+    """A weight that is no number as the user wrote it: a numpy scalar of an array's as its Python value."""
+    return repr(weight.item() if isinstance(weight, np.generic) else weight)
