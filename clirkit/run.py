@@ -65,15 +65,22 @@ def _records(strings: np.ndarray) -> np.ndarray:
     return strings.view(np.dtype((np.void, strings.dtype.itemsize))) if strings.dtype.itemsize else strings
 
 
+MAX_DEPTH = 2**63 - 1
+"""The largest ``depth`` (int64's): a larger one is refused (a run's row counts are int64)."""
+
+
 def check_depth(depth, *, every_row: bool = False) -> None:
-    """The one check of a ``depth`` (results kept per query) given to a search or a run: an integer >= 1 (a numpy
-    integer too; ``True`` is not one), or None with ``every_row``; ClirkitError otherwise, before any work."""
+    """The one check of a ``depth`` (results kept per query) given to a search or a run: an integer from 1 to
+    :data:`MAX_DEPTH` (a numpy integer too; ``True`` is not one), or None with ``every_row``; ClirkitError
+    otherwise, before any work."""
     if every_row and depth is None:
         return
     if isinstance(depth, (bool, np.bool_)) or not isinstance(depth, (int, np.integer)) or depth < 1:
         if every_row:
             raise ClirkitError(f"depth must be a whole number >= 1 (or None: every row), got {depth!r}")
         raise ClirkitError(f"depth must be an integer >= 1, got {depth!r}")
+    if depth > MAX_DEPTH:
+        raise ClirkitError(f"depth must be at most 2**63 - 1 (int64), got {depth!r}: give a smaller depth")
 
 
 def _group_bounds(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
