@@ -21,19 +21,32 @@ from typing import Iterable, Iterator, Mapping
 import numpy as np
 
 from clirkit.errors import ClirkitError
-from clirkit.runchecks import check_score_order, split_query, whole_grades
+from clirkit.runchecks import (
+    check_score_order,
+    first_appearance_codes,
+    first_empty,
+    repeated_document,
+    repeated_pair,
+    split_query,
+    whole_grades,
+)
+from clirkit.runinputs import (  # (first_bad_id, check_frame_ids, MAX_ID_LENGTH: importers' names here too)
+    ID_RULE,
+    MAX_ID_LENGTH,  # noqa: F401
+    check_frame_ids,  # noqa: F401
+    finite_scores,
+    first_bad_id,  # noqa: F401
+    frame_ids,
+    frame_scores,
+    record_columns,
+    row_label,
+    shown,
+)
 
 ScoredDoc = namedtuple("ScoredDoc", ["query_id", "doc_id", "score"])
 ScoredDoc.__doc__ = "One row of a run, fields named as ir_datasets' GenericScoredDoc and ir_measures' ScoredDoc."
 Qrel = namedtuple("Qrel", ["query_id", "doc_id", "relevance"])
 Qrel.__doc__ = "One judgment, fields named as ir_measures' Qrel and ir_datasets' TrecQrel (less its iteration)."
-
-MAX_ID_LENGTH = 1000  # characters; ids live in fixed-width numpy string arrays
-ID_RULE = f"non-empty, without whitespace or NUL, at most {MAX_ID_LENGTH:,} characters"
-"""What an id must be for every reader to accept it (:func:`first_bad_id`), in messages."""
-_SPACE_CODES = np.array([c for c in range(0x3001) if chr(c).isspace()], dtype=np.uint32)  # all are below 0x3001
-_ID_SLICE = 100_000  # ids checked at a time
-_CODE_SLICE = 1 << 22  # code points checked at a time, when no row is looked at
 
 FRAME_STYLES = ("clirkit", "pyterrier")
 """Column names of ``to_frame``: clirkit's (``docid``, ``rank`` from 1, ``rel``) or PyTerrier's (``docno``, ``rank``
@@ -83,6 +96,33 @@ def check_depth(depth, *, every_row: bool = False) -> None:
         raise ClirkitError(f"depth must be at most 2**63 - 1 (int64), got {depth!r}: give a smaller depth")
 
 
+def _columns(qids, docids, values, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The columns of rows as arrays, ids as str and ``values`` (scores) as float64; ClirkitError naming ``what``
+    (``Run``) for a column that is not one-dimensional, values that are not numbers or columns of different
+    lengths."""
+    qids, docids = _str_array(qids), _str_array(docids)
+    try:
+        values = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ClirkitError(f"{what} scores must be numbers, got {shown(values)}") from None
+    qids, docids, values = _aligned(what, qids=qids, docids=docids, scores=values)
+    return qids, docids, values
+
+
+def _aligned(what: str, **columns: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``columns`` (name -> array), checked to be one-dimensional and equally long (ClirkitError naming ``what``
+    and the column otherwise)."""
+    for name, column in columns.items():
+        if column.ndim != 1:
+            raise ClirkitError(
+                f"{what} {name} must be one-dimensional (one per row), got an array of shape {column.shape}"
+            )
+    lengths = [len(c) for c in columns.values()]
+    if len(set(lengths)) > 1:
+        raise ClirkitError(f"{what} arrays differ in length: {', '.join(map(str, lengths))}")
+    return tuple(columns.values())
+
+
 def _group_bounds(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Start offsets of the runs of equal consecutive ``keys`` and their values."""
     if len(keys) == 0:
@@ -103,9 +143,12 @@ class Run:
         tag: the run name written in the sixth TREC column.
 
     Rows of one query are contiguous and in rank order (rank 1 first): their
-    scores do not rise (ClirkitError otherwise, and for a NaN score).
-    Use :meth:`ranked` to build a run from unordered rows with clirkit's
-    deterministic order: score descending, ties by docid ascending.
+    scores do not rise. ClirkitError otherwise, and for what no run file holds:
+    a score that is not a finite number (NaN, an infinity), an empty id, a
+    document listed twice for a query (:func:`clirkit.runchecks.repeated_document`:
+    about 0.3 s for 5 million rows); and for arrays of different lengths or not
+    one-dimensional. Use :meth:`ranked` to build a run from unordered rows with
+    clirkit's deterministic order: score descending, ties by docid ascending.
     """
 
     qids: np.ndarray
@@ -117,31 +160,56 @@ class Run:
     _unique_pairs: bool = field(default=False, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        qids, docids = _str_array(self.qids), _str_array(self.docids)
-        scores = np.asarray(self.scores, dtype=np.float64)
-        if not (len(qids) == len(docids) == len(scores)):
-            raise ClirkitError(f"Run arrays differ in length: {len(qids)}, {len(docids)}, {len(scores)}")
-        object.__setattr__(self, "qids", qids)
-        object.__setattr__(self, "docids", docids)
-        object.__setattr__(self, "scores", scores)
-        starts, order = _group_bounds(qids)
-        if len(set(order.tolist())) != len(order):
+        self._settle()
+
+    def _settle(self, *, groups=None, pairs_known: bool = False, given=None, row_of=None) -> None:
+        """Check the rows (see the class docstring) and set the arrays and the groups of queries.
+
+        Args:
+            groups: ``(starts, query order)`` when the maker knows them (else found from the query ids).
+            pairs_known: the rows are known to list no pair twice (taken from such a run): not checked again.
+            given, row_of: for the messages, the position where each row was given (a ranking's input; None: in
+                this order) and ``row_of(position)``, the words naming a row there (default ``Run row N``).
+        """
+        qids, docids, scores = _columns(self.qids, self.docids, self.scores, "Run")
+        for name, value in (("qids", qids), ("docids", docids), ("scores", scores), ("_unique_pairs", True)):
+            object.__setattr__(self, name, value)
+        starts, order = _group_bounds(qids) if groups is None else groups
+        if groups is None and len(set(order.tolist())) != len(order):
             raise ClirkitError(
                 f"Run rows of one query must be contiguous: query {split_query(order)!r} has two groups of rows; "
                 "build it with Run.ranked"
             )
-        check_score_order(qids, docids, scores, starts)
         object.__setattr__(self, "_starts", starts)
         object.__setattr__(self, "_query_order", order)
+        row_of = row_of or (lambda i: f"Run row {i + 1}")
+        named = (lambda i: row_of(int(given[i]))) if given is not None else row_of
+        for ids, rows, what in ((order, starts[:-1], "query"), (docids, None, "document")):
+            empty = first_empty(ids)
+            if empty is not None:
+                i = int(empty if rows is None else rows[empty])
+                raise ClirkitError(f"{named(i)} has an empty {what} id: give every row a {what} id ({ID_RULE})")
+        check_score_order(qids, docids, scores, starts)
+        repeat = None if pairs_known else repeated_document(docids, starts, given)
+        if repeat is not None:
+            i = repeat[0] if given is None else int(np.flatnonzero(given == repeat[0])[0])
+            raise ClirkitError(
+                f"{named(i)} repeats query {qids[i]} and document {docids[i]}: a run lists each pair once"
+            )
 
     @classmethod
     def from_groups(cls, query_ids, sizes, docids, scores, *, tag: str = "clirkit") -> "Run":
         """A run from its queries in run order and the number of rows of each, the rows (documents and
         scores) being already in rank order: query ``query_ids[i]`` owns the next ``sizes[i]`` rows, and a
         query with 0 rows is left out. The same run as ``Run(qids, docids, scores)`` with each query id
-        repeated over its rows (the same checks of the scores), without comparing the ids of consecutive rows to
-        find the queries.
+        repeated over its rows (the same checks), without comparing the ids of consecutive rows to find the queries.
         """
+        return cls._from_groups(query_ids, sizes, docids, scores, tag=tag, pairs_known=False)
+
+    @classmethod
+    def _from_groups(cls, query_ids, sizes, docids, scores, *, tag: str, pairs_known: bool) -> "Run":
+        """:meth:`from_groups`; ``pairs_known``: the rows are known to list no pair twice (a fusion's pairs, a
+        packed run's rows): not checked again."""
         query_ids, docids = _str_array(query_ids), _str_array(docids)
         sizes, scores = np.asarray(sizes, dtype=np.int64), np.asarray(scores, dtype=np.float64)
         if len(query_ids) != len(sizes) or (sizes < 0).any() or not int(sizes.sum()) == len(docids) == len(scores):
@@ -155,20 +223,23 @@ class Run:
             raise ClirkitError(
                 f"Run rows of one query must be contiguous: query {split_query(order)!r} has two groups of rows"
             )
-        run = object.__new__(cls)  # the fields __post_init__ would derive, set from the groups
         starts, qids = np.concatenate(([0], np.cumsum(sizes[kept]))), _str_array(_repeat_strings(order, sizes[kept]))
-        check_score_order(qids, docids, scores, starts)
-        for name, value in (
-            ("qids", qids),
-            ("docids", docids),
-            ("scores", scores),
-            ("tag", tag),
-            ("_starts", starts),
-            ("_query_order", order),
-            ("_unique_pairs", False),
-        ):
+        return cls._made(qids, docids, scores, tag, groups=(starts, order), pairs_known=pairs_known)
+
+    @classmethod
+    def _made(cls, qids, docids, scores, tag: str, **checks) -> "Run":
+        """The run of these fields, made without ``__init__``, checked by :meth:`_settle` with ``checks``."""
+        run = object.__new__(cls)
+        for name, value in (("qids", qids), ("docids", docids), ("scores", scores), ("tag", tag)):
             object.__setattr__(run, name, value)
+        run._settle(**checks)
         return run
+
+    @classmethod
+    def _unique_rows(cls, qids, docids, scores, *, tag: str = "clirkit") -> "Run":
+        """``Run(qids, docids, scores, tag=tag)`` of rows a reader has checked to list no pair twice (not checked
+        again). For readers only."""
+        return cls._made(qids, docids, scores, tag, pairs_known=True)
 
     @classmethod
     def ranked(cls, qids, docids, scores, *, tag: str = "clirkit", depth: int | None = None, query_order=None) -> "Run":
@@ -176,10 +247,17 @@ class Run:
 
         Queries come in ``query_order`` if given (ids absent from it are
         dropped), else in order of first appearance. Within a query: score
-        descending, ties by docid ascending.
+        descending, ties by docid ascending. ClirkitError for a ``depth`` that is not an integer >= 1 (or None),
+        and for rows a :class:`Run` refuses (a row is named by its place in the rows given).
         """
-        qids, docids = _str_array(qids), _str_array(docids)
-        scores = np.asarray(scores, dtype=np.float64)
+        return cls._ranked(qids, docids, scores, tag=tag, depth=depth, query_order=query_order)
+
+    @classmethod
+    def _ranked(cls, qids, docids, scores, *, tag, depth, query_order=None, row_of=None) -> "Run":
+        """:meth:`ranked`, a refused row named by ``row_of(its position in the rows given)`` (default ``Run row
+        N``)."""
+        check_depth(depth, every_row=True)
+        qids, docids, scores = _columns(qids, docids, scores, "Run")
         if query_order is None:
             _, first = np.unique(qids, return_index=True)
             query_order = qids[np.sort(first)]
@@ -189,15 +267,9 @@ class Run:
         keep = qpos >= 0
         qids, docids, scores, qpos = qids[keep], docids[keep], scores[keep], qpos[keep]
         order = np.lexsort((docids, -scores, qpos))
-        run = cls(qids[order], docids[order], scores[order], tag=tag)
+        given = np.flatnonzero(keep)[order]
+        run = cls._made(qids[order], docids[order], scores[order], tag, given=given, row_of=row_of)
         return run.top(depth) if depth is not None else run
-
-    def _with_unique_pairs(self) -> "Run":
-        """This run, noted as listing no (query, document) pair twice: its reader checked, so
-        :func:`clirkit.metrics.evaluate` need not check again. For readers only (the arrays must not
-        change afterwards)."""
-        object.__setattr__(self, "_unique_pairs", True)
-        return self
 
     def __len__(self) -> int:
         return len(self.qids)
@@ -222,11 +294,13 @@ class Run:
         return np.arange(len(self.qids), dtype=np.int64) - np.repeat(self._starts[:-1], counts) + 1
 
     def top(self, depth: int) -> "Run":
-        """The first ``depth`` rows of every query (this run itself when no query has more)."""
+        """The first ``depth`` rows of every query (this run itself when no query has more); ClirkitError for a
+        ``depth`` that is not an integer >= 1."""
+        check_depth(depth)
         if len(self) == 0 or np.diff(self._starts).max() <= depth:
             return self
         keep = self.ranks() <= depth
-        return Run(self.qids[keep], self.docids[keep], self.scores[keep], tag=self.tag)
+        return Run._made(self.qids[keep], self.docids[keep], self.scores[keep], self.tag, pairs_known=True)
 
     def for_query(self, qid: str) -> tuple[np.ndarray, np.ndarray]:
         """``(docids, scores)`` of one query (empty arrays if absent)."""
@@ -255,8 +329,9 @@ class Run:
             qids += [q] * len(docs)
             docids += list(docs)
             scores += list(docs.values())
-        values = finite_scores(scores, lambda i: f"a run dict: query {qids[i]!r}, document {docids[i]!r}")
-        return cls.ranked(qids, docids, values, tag=tag, depth=depth, query_order=list(run))
+        row_of = lambda i: f"a run dict: query {qids[i]!r}, document {docids[i]!r}"  # noqa: E731
+        values = finite_scores(scores, row_of)
+        return cls._ranked(qids, docids, values, tag=tag, depth=depth, query_order=list(run), row_of=row_of)
 
     def to_frame(self, style: str = "clirkit"):
         """A pandas DataFrame of the rows in run order (pandas is optional): ``style="clirkit"``: columns ``qid,
@@ -283,16 +358,10 @@ class Run:
         ``docid`` is its internal number), ``docno`` is the document id. ClirkitError naming the row for a missing
         id (NaN, None) or a score that is not a finite number."""
         check_depth(depth, every_row=True)
-        qids, docids = _frame_ids(frame, "a run frame", "score", "results")
-        pairs = np.char.add(np.char.add(qids, "\t"), docids) if len(qids) else qids
-        if len(np.unique(pairs)) != len(pairs):
-            _, first = np.unique(pairs, return_index=True)
-            pos = int(np.setdiff1d(np.arange(len(pairs)), first)[0])
-            raise ClirkitError(
-                f"a run frame: row {_row_label(frame, pos)} repeats query {qids[pos]} and document {docids[pos]}: "
-                f"a run lists each pair once"
-            )
-        return cls.ranked(qids, docids, frame_scores(frame, "a run frame"), tag=tag, depth=depth)
+        qids, docids = frame_ids(frame, "a run frame", "score", "results")
+        scores = frame_scores(frame, "a run frame")
+        row_of = lambda i: f"a run frame: row {row_label(frame, i)}"  # noqa: E731
+        return cls._ranked(qids, docids, scores, tag=tag, depth=depth, row_of=row_of)
 
     def to_records(self) -> list[ScoredDoc]:
         """The rows in run order as :data:`ScoredDoc` namedtuples ``(query_id, doc_id, score)``, the shape of
@@ -304,14 +373,17 @@ class Run:
         """A run from records with ``query_id``, ``doc_id`` and ``score`` attributes (ir_datasets'
         ``dataset.scoreddocs_iter()``, ir_measures' ScoredDoc, :meth:`to_records`), ranked by :meth:`ranked`.
         ClirkitError for a score that is not a finite number."""
-        qids, docids, scores = _record_columns(
+        qids, docids, scores = record_columns(
             records, ("query_id", "doc_id", "score"), "a run record", "an ir_datasets ScoredDoc"
         )
-        values = finite_scores(scores, lambda i: f"a run record (number {i + 1})")
-        return cls.ranked(qids, docids, values, tag=tag, depth=depth)
+        row_of = lambda i: f"a run record (number {i + 1})"  # noqa: E731
+        values = finite_scores(scores, row_of)
+        return cls._ranked(qids, docids, values, tag=tag, depth=depth, row_of=row_of)
 
     def with_tag(self, tag: str) -> "Run":
-        return Run(self.qids, self.docids, self.scores, tag=tag)
+        return Run._made(
+            self.qids, self.docids, self.scores, tag, groups=(self._starts, self._query_order), pairs_known=True
+        )
 
 
 class PackedRun:
@@ -349,12 +421,14 @@ class PackedRun:
 
     def top(self, depth: int) -> "PackedRun | Run":
         """The first ``depth`` rows of every query: this packed run when no query has more (as :meth:`Run.top`),
-        else the unpacked run's."""
+        else the unpacked run's; ClirkitError for a ``depth`` that is not an integer >= 1."""
+        check_depth(depth)
         return self if len(self.sizes) == 0 or self.sizes.max() <= depth else self.unpack().top(depth)
 
     def unpack(self) -> Run:
         """The run this was made of."""
-        return Run.from_groups(self.query_order, self.sizes, self.documents[self.codes], self.scores, tag=self.tag)
+        documents = self.documents[self.codes]
+        return Run._from_groups(self.query_order, self.sizes, documents, self.scores, tag=self.tag, pairs_known=True)
 
 
 @dataclass(frozen=True)
@@ -365,6 +439,9 @@ class Qrels:
         qids, docids: str arrays, length n.
         rels: int64 grades, length n; rel <= 0 means judged not relevant. Given as integers or whole numbers
             (``1.0``); ClirkitError for any other (``0.5``, NaN, beyond int64).
+
+    ClirkitError too for what no qrels file holds: an empty id, a document judged twice for a query; and for
+    arrays of different lengths or not one-dimensional.
     """
 
     qids: np.ndarray
@@ -372,13 +449,39 @@ class Qrels:
     rels: np.ndarray
 
     def __post_init__(self) -> None:
+        self._settle()
+
+    def _settle(self, *, pairs_known: bool = False, row_of=None) -> None:
+        """Check the judgments (see the class docstring) and set the arrays; ``pairs_known``: they are known to
+        judge no pair twice (taken from such qrels); ``row_of(i)``: the words naming row ``i`` in a message
+        (default ``Qrels row N``)."""
         qids, docids = _str_array(self.qids), _str_array(self.docids)
         rels = whole_grades(self.rels, "Qrels rels")
-        if not (len(qids) == len(docids) == len(rels)):
-            raise ClirkitError(f"Qrels arrays differ in length: {len(qids)}, {len(docids)}, {len(rels)}")
-        object.__setattr__(self, "qids", qids)
-        object.__setattr__(self, "docids", docids)
-        object.__setattr__(self, "rels", rels)
+        qids, docids, rels = _aligned("Qrels", qids=qids, docids=docids, rels=rels)
+        for name, value in (("qids", qids), ("docids", docids), ("rels", rels)):
+            object.__setattr__(self, name, value)
+        row_of = row_of or (lambda i: f"Qrels row {i + 1}")
+        for ids, what in ((qids, "query"), (docids, "document")):
+            empty = first_empty(ids)
+            if empty is not None:
+                raise ClirkitError(
+                    f"{row_of(empty)} has an empty {what} id: give every judgment a {what} id ({ID_RULE})"
+                )
+        repeat = None if pairs_known or not len(qids) else repeated_pair(first_appearance_codes(qids), docids)
+        if repeat is not None:
+            i = repeat[0]
+            raise ClirkitError(
+                f"{row_of(i)} repeats query {qids[i]} and document {docids[i]}: qrels judge each pair once"
+            )
+
+    @classmethod
+    def _made(cls, qids, docids, rels, **checks) -> "Qrels":
+        """The qrels of these fields, made without ``__init__``, checked by :meth:`_settle` with ``checks``."""
+        qrels = object.__new__(cls)
+        for name, value in (("qids", qids), ("docids", docids), ("rels", rels)):
+            object.__setattr__(qrels, name, value)
+        qrels._settle(**checks)
+        return qrels
 
     def __len__(self) -> int:
         return len(self.qids)
@@ -399,7 +502,7 @@ class Qrels:
     def subset(self, qids) -> "Qrels":
         """The judgments of the given queries only."""
         keep = np.isin(self.qids, _str_array(list(qids)))
-        return Qrels(self.qids[keep], self.docids[keep], self.rels[keep])
+        return Qrels._made(self.qids[keep], self.docids[keep], self.rels[keep], pairs_known=True)
 
     def to_frame(self, style: str = "clirkit"):
         """A pandas DataFrame of the judgments: columns ``qid, docid, rel`` (``style="clirkit"``) or PyTerrier's
@@ -417,8 +520,9 @@ class Qrels:
         """Judgments from a DataFrame with columns ``qid``, ``docno`` or ``docid``, and ``label`` (PyTerrier's) or
         ``rel`` (whole-number grades)."""
         grade = next((c for c in ("label", "rel") if c in frame.columns), "label")
-        qids, docids = _frame_ids(frame, "a qrels frame", grade, "judgments")
-        return cls(qids, docids, whole_grades(frame[grade].to_numpy(), "a qrels frame's " + grade))
+        qids, docids = frame_ids(frame, "a qrels frame", grade, "judgments")
+        rels = whole_grades(frame[grade].to_numpy(), "a qrels frame's " + grade)
+        return cls._made(qids, docids, rels, row_of=lambda i: f"a qrels frame: row {row_label(frame, i)}")
 
     def to_records(self) -> list[Qrel]:
         """The judgments as :data:`Qrel` namedtuples ``(query_id, doc_id, relevance)`` (ir_measures' qrels input)."""
@@ -428,172 +532,14 @@ class Qrels:
     def from_records(cls, records: Iterable) -> "Qrels":
         """Judgments from records with ``query_id``, ``doc_id`` and ``relevance`` attributes (ir_datasets'
         ``dataset.qrels_iter()``, ir_measures' Qrel, :meth:`to_records`)."""
-        qids, docids, rels = _record_columns(
+        qids, docids, rels = record_columns(
             records, ("query_id", "doc_id", "relevance"), "a qrels record", "an ir_datasets TrecQrel"
         )
-        return cls(_str_array(qids), _str_array(docids), whole_grades(rels, "a qrels record's relevance"))
+        grades = whole_grades(rels, "a qrels record's relevance")
+        return cls._made(qids, docids, grades, row_of=lambda i: f"a qrels record (number {i + 1})")
 
 
 def _style(style: str) -> str:
     if style not in FRAME_STYLES:
         raise ClirkitError(f"style must be one of {', '.join(FRAME_STYLES)}, got {style!r}")
     return style
-
-
-def _frame_ids(frame, what: str, value: str, rows: str) -> tuple[np.ndarray, np.ndarray]:
-    """The query ids and document ids (``docno``, else ``docid``) of ``frame`` as str arrays; ClirkitError naming
-    the columns it lacks (``value``: the other column it needs), or saying it has no row (``rows``: what its rows
-    are, ``results``), as for an empty file."""
-    columns = getattr(frame, "columns", None)
-    if columns is None:
-        raise ClirkitError(f"{what}: expected a pandas DataFrame, got {type(frame).__name__}")
-    doc = "docno" if "docno" in columns else "docid"
-    missing = [c for c in ("qid", doc, value) if c not in columns]
-    if missing:
-        wanted = " or ".join(("docno", "docid")) if doc in missing else doc
-        names = [wanted if c == doc else c for c in missing]
-        raise ClirkitError(
-            f"{what}: no {', no '.join(names)} column (its columns: {', '.join(map(str, columns)) or 'none'})"
-        )
-    if len(frame) == 0:
-        raise ClirkitError(f"{what}: empty: no {rows} found (it has the columns but no row)")
-    check_frame_ids(frame, ("qid", doc), what)
-    for column in ("qid", doc):
-        if frame[column].dtype.kind == "f":  # 1.0 would become the id "1.0", matching no qrels' "1"
-            raise ClirkitError(
-                f"{what}: the {column} column holds floating-point numbers ({_shown(frame[column].iloc[0])}): "
-                f"give ids as strings (or whole numbers)"
-            )
-    return _str_array(frame["qid"].astype(str).to_numpy()), _str_array(frame[doc].astype(str).to_numpy())
-
-
-def first_bad_id(ids: np.ndarray, *, readable: bool = True) -> tuple[int, str] | None:
-    """The position in ``ids`` (a str array) of the first id a run or qrels file cannot hold, and its problem:
-    ``is empty`` or ``contains whitespace``; with ``readable`` also what the readers refuse
-    (:func:`clirkit.formats.check_id`): ``contains a NUL character``, ``is longer than 1,000 characters``
-    (:data:`MAX_ID_LENGTH`). None when there is none. Checked on the code points, slice by slice, without a
-    Python string per id (a NUL at an id's end is lost in a numpy string array before any check)."""
-    ids = np.ascontiguousarray(ids if ids.dtype.kind == "U" else ids.astype(str))
-    width = ids.dtype.itemsize // 4
-    if not len(ids) or not width:
-        return (0, "is empty") if len(ids) else None
-    chars = ids.view(np.uint32).reshape(len(ids), width)
-    for lo in range(0, len(ids), _ID_SLICE):
-        part = chars[lo : lo + _ID_SLICE]
-        if _plain(part, ids[lo : lo + _ID_SLICE], readable=readable):
-            continue
-        found = [(part[:, 0] == 0, "is empty"), (np.isin(part, _SPACE_CODES).any(axis=1), "contains whitespace")]
-        if readable:
-            found.append((((part[:, :-1] == 0) & (part[:, 1:] != 0)).any(axis=1), "contains a NUL character"))
-            if width > MAX_ID_LENGTH:
-                found.append((part[:, MAX_ID_LENGTH] != 0, f"is longer than {MAX_ID_LENGTH:,} characters"))
-        rows = [(int(np.argmax(bad)), problem) for bad, problem in found if bad.any()]
-        if rows:
-            row, problem = min(rows, key=lambda r: r[0])
-            return lo + row, problem
-    return None
-
-
-def _plain(part: np.ndarray, ids: np.ndarray, *, readable: bool) -> bool:
-    """Whether the ids ``ids`` (their code points ``part``, 0-padded) surely hold none of :func:`first_bad_id`'s
-    problems, seen on all their code points at once (a row at a time is 5 to 10 times slower): none empty, no code
-    point from 1 to 32 or from 133 up (every whitespace is one), and, ``readable``, as many code points that are not
-    0 as the ids' lengths add up to (no NUL inside), none longer than :data:`MAX_ID_LENGTH`. False: look row by row."""
-    lengths = np.char.str_len(ids)
-    if not lengths.all():
-        return False
-    flat, filled = part.reshape(-1), 0
-    for lo in range(0, len(flat), _CODE_SLICE):  # a code point of 1 to 32: more of them up to 32 than not 0
-        points = flat[lo : lo + _CODE_SLICE]
-        nonzero = np.count_nonzero(points)
-        if np.count_nonzero(points <= 32) != len(points) - nonzero or (points >= 133).any():
-            return False
-        filled += nonzero
-    return not readable or (filled == int(lengths.sum()) and int(lengths.max()) <= MAX_ID_LENGTH)
-
-
-def check_frame_ids(frame, columns: Iterable[str], what: str) -> None:
-    """ClirkitError naming the first row of the DataFrame ``frame`` whose id in one of ``columns`` is missing (NaN,
-    None, NA), which would otherwise become the id ``nan`` or ``None``: ``WHAT: row 3 has no qid (nan); give every
-    row its id``, the row named by its index label; or, as text, is no id a run file can hold (empty, with
-    whitespace: :func:`first_bad_id`): ``WHAT: row 3 has qid 'a b', which contains
-    whitespace; ...``."""
-    for column in columns:
-        missing = frame[column].isna().to_numpy()
-        if missing.any():
-            pos = int(np.flatnonzero(missing)[0])
-            raise ClirkitError(
-                f"{what}: row {_row_label(frame, pos)} has no {column} "
-                f"({_shown(frame[column].iloc[pos])}); give every row its {column}"
-            )
-        texts = frame[column].astype(str)
-        ids = texts.to_numpy(dtype=str)
-        bad = first_bad_id(ids)
-        if bad is None:  # a NUL at an id's end is gone from the numpy array: seen in the lengths
-            cut = np.flatnonzero(texts.str.len().to_numpy() != np.char.str_len(ids))
-            bad = (int(cut[0]), "contains a NUL character") if len(cut) else None
-        if bad is not None:
-            pos, problem = bad
-            raise ClirkitError(
-                f"{what}: row {_row_label(frame, pos)} has {column} {_shown(frame[column].iloc[pos])}, which "
-                f"{problem}; give every row a {column} a run file can hold ({ID_RULE})"
-            )
-
-
-def _row_label(frame, pos: int) -> str:
-    """The index label of row ``pos`` of ``frame``, as the user sees it (``3``, ``'a'``)."""
-    return _shown(frame.index[pos])
-
-
-def _shown(value) -> str:
-    """``value`` as the user wrote it, at most 40 characters: a numpy scalar as its Python value (``nan``, not
-    ``np.float64(nan)``)."""
-    text = repr(value.item() if isinstance(value, np.generic) else value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def frame_scores(frame, what: str) -> np.ndarray:
-    """The ``score`` column of ``frame`` as float64; ClirkitError naming the first row whose score is not a finite
-    number (a text, a missing value, an infinity) and its value."""
-    return finite_scores(frame["score"].to_numpy(), lambda i: f"{what}: row {_row_label(frame, i)}")
-
-
-def finite_scores(values, row_of) -> np.ndarray:
-    """``values`` (a list or array of scores) as float64; ClirkitError ``ROW has score V, not a finite number``
-    for the first that is not one (a text, None, NaN, an infinity, an int beyond the float range), ``row_of(i)``
-    naming its row."""
-    try:
-        scores = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError, OverflowError):
-        pos = next((i for i, v in enumerate(values) if not _is_number(v)), 0)
-    else:
-        bad = np.flatnonzero(~np.isfinite(scores))
-        if not len(bad):
-            return scores
-        pos = int(bad[0])
-    raise ClirkitError(
-        f"{row_of(pos)} has score {_shown(values[pos])}, not a finite number; give every row a number such as 12.5"
-    )
-
-
-def _is_number(value) -> bool:
-    try:
-        return bool(np.isfinite(float(value)))
-    except (TypeError, ValueError, OverflowError):
-        return False
-
-
-def _record_columns(records: Iterable, fields: tuple[str, ...], what: str, example: str) -> tuple[list, ...]:
-    """The values of ``fields`` over ``records``, one list per field; ClirkitError naming the first record without
-    one of them."""
-    columns: tuple[list, ...] = tuple([] for _ in fields)
-    for n, record in enumerate(records, 1):
-        try:
-            for column, name in zip(columns, fields):
-                column.append(getattr(record, name))
-        except AttributeError:
-            raise ClirkitError(
-                f"{what} (number {n}) has no {name} field: expected {', '.join(fields)} "
-                f"(e.g. {example}), got {type(record).__name__}"
-            ) from None
-    return columns

@@ -270,4 +270,4 @@ def test_a_run_read_from_a_file_is_known_to_list_each_pair_once(tmp_path):
     path = tmp_path / "a.run"
     path.write_text(RUN)
     assert formats.read_run(path)._unique_pairs
-    assert not formats.Run(np.array(["q"]), np.array(["d"]), np.array([1.0]))._unique_pairs
+    assert formats.Run(np.array(["q"]), np.array(["d"]), np.array([1.0]))._unique_pairs  # (a Run refuses a repeat)

@@ -156,9 +156,9 @@ def test_plain_ids_are_checked_without_a_look_at_each_row(monkeypatch):
 def test_the_first_bad_id_is_found_in_any_slice(bad, problem, monkeypatch):
     import numpy as np
 
-    import clirkit.run
+    import clirkit.runinputs
 
-    monkeypatch.setattr(clirkit.run, "_ID_SLICE", 10)
+    monkeypatch.setattr(clirkit.runinputs, "_ID_SLICE", 10)
     ids = [f"d{i:07d}" for i in range(30)] + ["é"]  # a code point that is looked at closer, and is fine
     at = 17
     ids[at] = bad

@@ -56,7 +56,7 @@ def test_run_names_the_first_rising_row_of_a_later_query():
 
 
 def test_run_accepts_ties_and_a_score_rising_from_one_query_to_the_next():
-    run = Run(["ABDI.1", "ABDI.1", "ACHOR.1", "ACHOR.1"], ["b", "a", "c", "d"], [1.0, 1.0, 9.0, -np.inf])
+    run = Run(["ABDI.1", "ABDI.1", "ACHOR.1", "ACHOR.1"], ["b", "a", "c", "d"], [1.0, 1.0, 9.0, -1e308])
     assert run.ranks().tolist() == [1, 2, 1, 2] and run.docids.tolist() == ["b", "a", "c", "d"]
 
 
@@ -93,22 +93,22 @@ def test_read_run_still_sorts_a_file_whose_rows_are_not_in_score_order(tmp_path,
 
 @pytest.mark.parametrize("score", [np.inf, -np.inf])
 def test_write_run_refuses_a_score_that_is_not_finite_writing_nothing(tmp_path, score):
-    run = Run(np.array(["q1", "q1"]), np.array(["d1", "d2"]), np.sort([5.0, score])[::-1])
+    run = Run(np.array(["q1", "q1"]), np.array(["d1", "d2"]), np.array([5.0, 4.0]))
     bad = "d1" if score > 0 else "d2"
+    run.scores[int(score < 0)] = score  # (a Run refuses it when made: only arrays changed since can hold it)
     with pytest.raises(ClirkitError, match=f"score -?inf of query q1, document {bad}: a run file holds finite numbers"):
         write_run(run, tmp_path / "x.run")
     assert not (tmp_path / "x.run").exists()
 
 
-def test_write_run_refuses_a_document_listed_twice_for_a_query_leaving_the_old_file(tmp_path):
+def test_a_run_listing_a_document_twice_for_a_query_is_refused_when_made_so_never_written(tmp_path):
     (tmp_path / "dup.run").write_text("old\n")
-    run = Run(np.array(["q0", "q1", "q1", "q1"]), np.array(["d1", "d1", "d2", "d1"]), np.array([9.0, 3.0, 2.0, 1.0]))
     with pytest.raises(ClirkitError) as caught:
-        write_run(run, tmp_path / "dup.run")
-    assert str(caught.value) == (
-        "cannot write a run that lists document d1 twice for query q1 (rows 2 and 4): a run file lists a document "
-        "once per query"
-    )
+        write_run(
+            Run(np.array(["q0", "q1", "q1", "q1"]), np.array(["d1", "d1", "d2", "d1"]), np.array([9.0, 3.0, 2.0, 1.0])),
+            tmp_path / "dup.run",
+        )
+    assert str(caught.value) == "Run row 4 repeats query q1 and document d1: a run lists each pair once"
     assert (tmp_path / "dup.run").read_text() == "old\n"
 
 
@@ -135,7 +135,12 @@ def test_the_same_document_in_two_queries_is_written_and_read_back(tmp_path):
 
 
 def test_write_qrels_refuses_a_document_judged_twice_for_a_query(tmp_path):
-    qrels = Qrels(np.array(["q1", "q2", "q1"]), np.array(["d1", "d1", "d1"]), np.array([1, 0, 0]))
+    with pytest.raises(
+        ClirkitError, match="^Qrels row 3 repeats query q1 and document d1: qrels judge each pair once$"
+    ):
+        Qrels(np.array(["q1", "q2", "q1"]), np.array(["d1", "d1", "d1"]), np.array([1, 0, 0]))
+    qrels = Qrels(np.array(["q1", "q2", "q1"]), np.array(["d1", "d1", "d2"]), np.array([1, 0, 0]))
+    qrels.docids[2] = "d1"  # (Qrels refuses it when made: only arrays changed since can hold it)
     with pytest.raises(ClirkitError) as caught:
         write_qrels(qrels, tmp_path / "dup.qrels")
     assert str(caught.value) == (
@@ -155,8 +160,11 @@ def test_duplicates_are_found_exactly_when_every_pair_key_collides(tmp_path, mon
     import clirkit.hashing
 
     monkeypatch.setattr(clirkit.hashing, "pair_keys", lambda codes, docids: np.zeros(len(docids), dtype=np.uint64))
+    monkeypatch.setattr(clirkit.hashing, "string_hash", lambda docids: np.zeros(len(docids), dtype=np.uint64))
     run = Run(np.array(["q1", "q1", "q2"]), np.array(["d1", "d2", "d1"]), np.array([2.0, 1.0, 1.0]))
-    write_run(run, tmp_path / "a.run")  # every key equal, no pair repeated: written
+    write_run(run, tmp_path / "a.run")  # every key equal, no pair repeated: made, written
     assert len(read_run(tmp_path / "a.run")) == 3
-    with pytest.raises(ClirkitError, match=r"document d2 twice for query q1 \(rows 2 and 3\)"):
-        write_run(Run(["q1"] * 3, ["d1", "d2", "d2"], [3.0, 2.0, 1.0]), tmp_path / "b.run")
+    with pytest.raises(ClirkitError, match=r"^Run row 3 repeats query q1 and document d2"):
+        Run(["q1"] * 3, ["d1", "d2", "d2"], [3.0, 2.0, 1.0])
+    with pytest.raises(ClirkitError, match=r"^Run row 3 repeats query q1 and document d1"):  # ranked: as given
+        Run.ranked(["q1"] * 3, ["d1", "d2", "d1"], [1.0, 2.0, 3.0])

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from clirkit.errors import ClirkitError
-from clirkit.run import Qrels, Run, take_strings
+from clirkit.run import Qrel, Qrels, Run, ScoredDoc, take_strings
 
 # ABIRAM.1 is judged on Num.16.1..; the verse ids make docid ties sort as strings ("Num.16.10" < "Num.16.2")
 ROWS = [
@@ -271,9 +271,8 @@ def test_writing_a_run_refuses_an_empty_id_or_one_with_whitespace_as_the_line_jo
     from clirkit.errors import ClirkitError
     from clirkit.formats import write_run
 
-    run = Run(["ABIRAM.2", qid], ["Num.16.1", docid], [2.0, 1.0])
     with pytest.raises(ClirkitError, match=says.replace("\\", "\\\\").replace(".", "\\.")):
-        write_run(run, tmp_path / "a.run")
+        write_run(Run(["ABIRAM.2", qid], ["Num.16.1", docid], [2.0, 1.0]), tmp_path / "a.run")  # (empty: not made)
     assert not (tmp_path / "a.run").exists()
 
 
@@ -286,7 +285,7 @@ def test_a_packed_run_unpacks_to_the_same_arrays_values_and_dtypes():
     run = Run.from_groups(
         [f"q{i}" for i in range(30)],
         sizes,
-        docids[rng.integers(0, 50, int(sizes.sum()))],
+        docids[np.concatenate([rng.choice(50, size, replace=False) for size in sizes])],  # (each once a query)
         np.sort(rng.random(int(sizes.sum())))[::-1],  # (in score order, as a run's rows are)
         tag="T",
     )
@@ -308,3 +307,111 @@ def test_the_runners_runs_are_read_in_their_order_each_unpacked_when_read():
     assert list(runs) == ["B", "A"] and len(runs) == 2 and runs["A"].docids.tolist() == ["d2", "d1"]
     assert runs["A"] is not runs["A"]  # a new Run each time: none is held unpacked
     assert list(runs.ordered(["A", "B"])) == ["A", "B"] and runs.ordered(["A"])["A"].tag == "A"
+
+
+# -- every constructor refuses what the readers and the writers refuse (edge round 12, finding 13) ------------------
+
+
+def _frame(**columns):
+    pd = pytest.importorskip("pandas")
+    return pd.DataFrame(columns)
+
+
+@pytest.mark.parametrize(
+    "make, row",
+    [
+        (lambda: Run(["q", "q"], ["a", "a"], [2.0, 1.0]), "Run row 2"),
+        (lambda: Run(["p", "q", "q", "q"], ["a", "a", "b", "a"], [9.0, 3.0, 2.0, 1.0]), "Run row 4"),
+        (lambda: Run.ranked(["q", "q"], ["a", "a"], [1.0, 2.0]), "Run row 2"),  # (the rows as given, not ranked)
+        (lambda: Run.ranked(["q", "r", "q"], ["a", "b", "a"], [1.0, 5.0, 3.0], depth=1), "Run row 3"),
+        (lambda: Run.from_groups(["p", "q"], [1, 2], ["a", "a", "a"], [3.0, 2.0, 1.0]), "Run row 3"),
+        (lambda: Run.from_records([ScoredDoc("q", "a", 1.0), ScoredDoc("q", "a", 2.0)]), "a run record .number 2."),
+        (lambda: Run.from_frame(_frame(qid=["q", "q"], docno=["a", "a"], score=[1.0, 2.0])), "a run frame: row 1"),
+        (lambda: Run.from_dict({1: {"a": 1.0}, "1": {"a": 2.0}}), "a run dict: query '1', document 'a'"),
+    ],
+)
+def test_every_run_constructor_refuses_a_document_listed_twice_for_a_query(make, row):
+    with pytest.raises(ClirkitError, match=f"^{row} repeats query (q|1) and document a: a run lists each pair once$"):
+        make()
+
+
+@pytest.mark.parametrize(
+    "make, row",
+    [
+        (lambda: Qrels(["q", "p", "q"], ["a", "a", "a"], [1, 0, 0]), "Qrels row 3"),
+        (lambda: Qrels.from_frame(_frame(qid=["q", "q"], docno=["a", "a"], label=[1, 0])), "a qrels frame: row 1"),
+        (lambda: Qrels.from_records([Qrel("q", "a", 1), Qrel("q", "a", 0)]), "a qrels record .number 2."),
+    ],
+)
+def test_every_qrels_constructor_refuses_a_document_judged_twice_for_a_query(make, row):
+    with pytest.raises(ClirkitError, match=f"^{row} repeats query q and document a: qrels judge each pair once$"):
+        make()
+
+
+def test_a_repeat_is_found_in_queries_of_every_size_and_a_run_without_one_is_taken():
+    rng = np.random.default_rng(3)
+    sizes = np.array([1, 2, 3, 4, 5, 7, 8, 9, 1000, 1024, 1025, 3000])  # below, at and above powers of two
+    docids = np.concatenate([rng.permutation(5000)[:n] for n in sizes]).astype(str)
+    qids = np.repeat([f"q{i}" for i in range(len(sizes))], sizes)
+    scores = np.concatenate([np.sort(rng.random(n))[::-1] for n in sizes])
+    assert len(Run(qids, docids, scores)) == int(sizes.sum())
+    starts = np.concatenate(([0], np.cumsum(sizes)))
+    for query in range(1, len(sizes)):
+        for first, second in ((0, sizes[query] - 1), (sizes[query] // 2 - 1, sizes[query] // 2)):
+            if first < 0 or first >= second:
+                continue
+            repeated = docids.copy()
+            repeated[starts[query] + second] = repeated[starts[query] + first]
+            with pytest.raises(ClirkitError, match=f"^Run row {starts[query] + second + 1} repeats query q{query} "):
+                Run(qids, repeated, scores)
+
+
+@pytest.mark.parametrize("score", [np.inf, -np.inf])
+def test_every_run_constructor_refuses_an_infinite_score(score):
+    says = f"^Run score of query q, document b is {score!r}: give every row a finite number$"
+    scores = [1.0, score] if score < 0 else [score, 1.0]
+    docids = ["a", "b"] if score < 0 else ["b", "a"]
+    for make in (
+        lambda: Run(["q", "q"], docids, scores),
+        lambda: Run.ranked(["q", "q"], docids, scores),
+        lambda: Run.from_groups(["q"], [2], docids, scores),
+    ):
+        with pytest.raises(ClirkitError, match=says):
+            make()
+
+
+def test_every_constructor_refuses_an_empty_id():
+    for make, says in (
+        (lambda: Run([""], ["a"], [1.0]), "^Run row 1 has an empty query id: give every row a query id"),
+        (lambda: Run(["q", "q"], ["a", ""], [2.0, 1.0]), "^Run row 2 has an empty document id"),
+        (lambda: Run.ranked(["q", "q"], ["", "a"], [1.0, 2.0]), "^Run row 1 has an empty document id"),
+        (lambda: Run.from_groups(["q", ""], [1, 1], ["a", "b"], [1.0, 2.0]), "^Run row 2 has an empty query id"),
+        (lambda: Qrels(["q", ""], ["a", "b"], [1, 0]), "^Qrels row 2 has an empty query id"),
+        (lambda: Qrels(["q"], [""], [1]), "^Qrels row 1 has an empty document id"),
+    ):
+        with pytest.raises(ClirkitError, match=says):
+            make()
+
+
+def test_columns_that_are_not_one_dimensional_are_refused():
+    for make, says in (
+        (lambda: Run(["q"], ["a"], [[2.0]]), r"^Run scores must be one-dimensional \(one per row\), .* \(1, 1\)$"),
+        (lambda: Run.ranked(["q"], ["a"], [[2.0]]), r"^Run scores must be one-dimensional"),
+        (lambda: Run.from_groups(["q"], [1], ["a"], [[2.0]]), r"^Run scores must be one-dimensional"),
+        (lambda: Run("q", "a", 1.0), r"^Run qids must be one-dimensional .*shape \(\)$"),
+        (lambda: Run(["q"], [["a"]], [1.0]), r"^Run docids must be one-dimensional"),
+        (lambda: Qrels(["q"], ["a"], [[1]]), r"^Qrels rels must be one-dimensional"),
+        (lambda: Run(["q"], ["a"], ["x"]), r"^Run scores must be numbers, got \['x'\]$"),
+    ):
+        with pytest.raises(ClirkitError, match=says):
+            make()
+
+
+@pytest.mark.parametrize("depth", [0, -1, 1.5, 2.0, True, "3", 2**63])
+def test_top_and_ranked_refuse_a_depth_that_is_not_an_integer_from_1(depth):
+    run = Run.from_dict({"q": {"a": 1.0, "b": 2.0}})
+    with pytest.raises(ClirkitError, match="^depth must be "):
+        run.top(depth)
+    with pytest.raises(ClirkitError, match="^depth must be "):
+        Run.ranked(["q"], ["a"], [1.0], depth=depth)
+    assert run.top(np.int64(1)).docids.tolist() == ["b"] and len(Run.ranked(["q"], ["a"], [1.0], depth=None)) == 1

@@ -198,11 +198,10 @@ def test_the_sweep_scores_each_point_as_evaluating_the_fused_run_does_bit_for_bi
     runs = _tied_runs(5)
     rng = np.random.default_rng(6)
     judged = [f"q{j}" for j in range(5)] + ["q9"]
-    qrels = Qrels(
-        np.repeat(judged, 15), [f"Gen.{k % 5}.{k}" for k in rng.integers(0, 40, size=90)], rng.integers(-1, 3, size=90)
-    )
-    keep = np.unique(np.char.add(np.char.add(qrels.qids, " "), qrels.docids), return_index=True)[1]
-    qrels = Qrels(qrels.qids[np.sort(keep)], qrels.docids[np.sort(keep)], qrels.rels[np.sort(keep)])
+    qids, docids = np.repeat(judged, 15), np.array([f"Gen.{k % 5}.{k}" for k in rng.integers(0, 40, size=90)])
+    rels = rng.integers(-1, 3, size=90)
+    keep = np.sort(np.unique(np.char.add(np.char.add(qids, " "), docids), return_index=True)[1])  # (each pair once)
+    qrels = Qrels(qids[keep], docids[keep], rels[keep])
     cutoff = parse_measure(measure).cutoff
     if cutoff is not None and cutoff > eval_depth:  # it would read ranks the evaluation does not keep
         with pytest.raises(ClirkitError, match=f"reads ranks beyond depth {eval_depth}"):

@@ -18,6 +18,7 @@ import numpy as np
 from clirkit.errors import REMOVE_NUL, SHORTEN_ID, ClirkitError, located
 from clirkit.fileio import display_name, iter_lines
 from clirkit.run import MAX_ID_LENGTH, first_bad_id
+from clirkit.runchecks import first_appearance_codes, repeated_pair  # noqa: F401  (the formats' names for them)
 
 WRITE_CHUNK = 100_000  # rows joined into one string per write
 INT = re.compile(r"[+-]?[0-9]+")
@@ -77,36 +78,6 @@ def first_appearance(values: list[str]) -> Coded:
     distinct = list(dict.fromkeys(values))
     code = {v: i for i, v in enumerate(distinct)}
     return np.fromiter(map(code.__getitem__, values), dtype=np.int64, count=len(values)), distinct
-
-
-def first_appearance_codes(ids: np.ndarray) -> np.ndarray:
-    """Code of each id of ``ids`` (a str array): the order of its first appearance (int64), computed
-    from the runs of equal consecutive ids, so the cost is in the number of runs, not of rows."""
-    change = np.flatnonzero(ids[1:] != ids[:-1]) + 1
-    starts = np.concatenate(([0], change))
-    distinct, first, inverse = np.unique(ids[starts], return_index=True, return_inverse=True)
-    code_of_distinct = np.empty(len(distinct), dtype=np.int64)
-    code_of_distinct[np.argsort(first, kind="stable")] = np.arange(len(distinct))
-    return np.repeat(code_of_distinct[inverse.reshape(-1)], np.diff(np.append(starts, len(ids))))
-
-
-def repeated_pair(codes: np.ndarray, docids: np.ndarray) -> tuple[int, int] | None:
-    """The first row whose (code, docid) pair an earlier row holds, and that earlier row; None when no pair repeats
-    (the readers' test for a repeat, and the writers' for the rows to name). The pairs' 64-bit keys are sorted at
-    once; only the few rows whose keys repeat are compared exactly."""
-    from clirkit.hashing import pair_keys
-
-    ordered = pair_keys(codes, docids)
-    ordered.sort()  # (in place: no copy of the keys on the common path, where no pair repeats)
-    repeated = ordered[1:][ordered[1:] == ordered[:-1]]
-    if not len(repeated):
-        return None
-    rows = np.flatnonzero(np.isin(pair_keys(codes, docids), repeated))
-    first: dict[tuple[int, str], int] = {}
-    for row, pair in zip(rows.tolist(), zip(codes[rows].tolist(), docids[rows].tolist())):
-        if first.setdefault(pair, row) != row:
-            return row, first[pair]
-    return None  # (keys equal by a hash collision only)
 
 
 Parsed = TypeVar("Parsed")

@@ -102,7 +102,7 @@ def _read_run_columns(path: str | os.PathLike[str], depth: int | None) -> Run | 
     if not in_order:
         order = np.lexsort((np.arange(len(scores)), -scores, qpos))
         qids, docids, scores = qids[order], docids[order], scores[order]
-    return Run(qids, docids, scores, tag=tag)._with_unique_pairs()  # checked above
+    return Run._unique_rows(qids, docids, scores, tag=tag)  # checked above
 
 
 def _run_blocks(

@@ -80,8 +80,10 @@ class AlignedRuns:
         by_rank = np.empty_like(self.query_rank)  # the query codes in first-appearance order
         by_rank[self.query_rank] = np.arange(len(by_rank))
         sizes = np.bincount(self.pair_q, minlength=self.n_queries)[by_rank]  # pairs of each, in that order
-        return Run.from_groups(
-            self.uq[by_rank], np.minimum(sizes, depth), take_strings(self.ud, self.pair_d[kept]), scores[kept], tag=tag
+        documents = take_strings(self.ud, self.pair_d[kept])
+        # (each pair once by construction: not checked again)
+        return Run._from_groups(
+            self.uq[by_rank], np.minimum(sizes, depth), documents, scores[kept], tag=tag, pairs_known=True
         )
 
 
