@@ -500,8 +500,10 @@ class Qrels:
         return out
 
     def subset(self, qids) -> "Qrels":
-        """The judgments of the given queries only."""
-        keep = np.isin(self.qids, _str_array(list(qids)))
+        """The judgments of the given queries only: ``qids`` a list (any iterable) of query ids, or one id as a
+        str (``subset("q1")``: the judgments of query q1)."""
+        wanted = [qids] if isinstance(qids, str) else list(qids)
+        keep = np.isin(self.qids, _str_array(wanted))
         return Qrels._made(self.qids[keep], self.docids[keep], self.rels[keep], pairs_known=True)
 
     def to_frame(self, style: str = "clirkit"):

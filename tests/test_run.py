@@ -193,6 +193,14 @@ def test_qrels_subset_keeps_only_the_given_queries():
     assert len(_qrels().subset([])) == 0
 
 
+def test_qrels_subset_reads_one_str_as_one_query_not_as_its_characters():
+    qrels = Qrels(np.array(["q1", "q2", "1"]), np.array(["a", "a", "a"]), np.array([1, 2, 3]))
+    assert qrels.subset("q1").to_dict() == {"q1": {"a": 1}}
+    assert qrels.subset(np.str_("1")).to_dict() == {"1": {"a": 3}}
+    assert qrels.subset(("q2", "1")).to_dict() == qrels.subset({"q2", "1"}).to_dict() == {"q2": {"a": 2}, "1": {"a": 3}}
+    assert len(qrels.subset("q")) == 0
+
+
 def test_qrels_grades_are_int64_and_lengths_must_agree():
     assert _qrels().rels.dtype == np.int64 and len(_qrels()) == 4
     with pytest.raises(ClirkitError, match="differ in length: 2, 2, 1"):
