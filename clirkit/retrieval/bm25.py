@@ -453,7 +453,8 @@ class BM25:
                 f"clirkit.systems.BM25Search().fit(Resources(index=index)).search(topics)"
             )
         sizes, cols, scores = self._search_sizes(queries, depth, quiet)
-        return Run.from_groups(queries.qids, sizes, take_strings(self.index.docids, cols), scores, tag=tag)
+        names = take_strings(self.index.docids, cols)  # an index's documents, each once per query
+        return Run._from_groups(queries.qids, sizes, names, scores, tag=tag, pairs_known=True)
 
     def search_sizes(
         self, queries: StructuredQueries, *, depth: int = 1000, quiet: bool = True, floors: np.ndarray | None = None

@@ -214,7 +214,8 @@ def _named(merged: Ranked, docids: Sequence[np.ndarray], qids: Sequence[str], ta
     names = np.concatenate(docids) if docids else np.zeros(0, dtype="<U1")
     offsets = np.cumsum([0] + [len(ids) for ids in docids])
     positions = offsets[merged.parts] + merged.cols
-    return Run.from_groups(np.asarray(list(qids)), merged.sizes, take_strings(names, positions), merged.scores, tag=tag)
+    named = take_strings(names, positions)  # the shards' documents, each once per query
+    return Run._from_groups(np.asarray(list(qids)), merged.sizes, named, merged.scores, tag=tag, pairs_known=True)
 
 
 @dataclass
