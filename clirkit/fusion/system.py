@@ -203,9 +203,10 @@ class Fusion(System):
         finite and >= 0, summing to 1 where the method's do (interpolation), not all 0 where they do not
         (:func:`~clirkit.fusion.weights.weights_problem`), no ``step``, ``measure`` or ``transform`` set away from
         its default that the fusion would not read (:func:`unused_params`), and weights to tune a grid ``step``
-        that divides 1 into a grid of bounded size and a known ``measure``. ClirkitError naming the parameter
+        that divides 1 into a grid of bounded size and a known ``measure`` of the ranking within the depth the
+        weights are tuned at (1,000 ranks). ClirkitError naming the parameter
         otherwise."""
-        from clirkit.measures import depends_on_ranking, parse_measure
+        from clirkit.measures import DEFAULT_DEPTH, beyond_depth, depends_on_ranking, parse_measure
         from clirkit.tuning import grid_points
 
         self.check_params()
@@ -231,6 +232,15 @@ class Fusion(System):
                     raise InvalidParameterError(
                         name, "Fusion", self._tuning[name], getattr(self, name), got=f": {exc}"
                     ) from None
+            deep = beyond_depth([parse_measure(self.measure)], DEFAULT_DEPTH)
+            if deep is not None:  # (the sweep evaluates the fused dev runs at the evaluation's default depth)
+                raise InvalidParameterError(
+                    "measure",
+                    "Fusion",
+                    f"a measure within the {DEFAULT_DEPTH} ranks the weights are tuned at",
+                    self.measure,
+                    got=f": {deep.label} reads ranks beyond {DEFAULT_DEPTH} (e.g. {deep.kind}@{DEFAULT_DEPTH})",
+                )
             if not depends_on_ranking(parse_measure(self.measure)):
                 raise InvalidParameterError(
                     "measure",
