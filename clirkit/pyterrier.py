@@ -72,8 +72,9 @@ DOCUMENT_COLUMNS = ("docno", "docid", "score", "rank")  # of a results frame's r
 
 def topics_frame(topics) -> pd.DataFrame:
     """PyTerrier's queries frame (``qid``, ``query``) of ``topics`` in any form a system's ``search`` takes
-    (``{qid: text}``, texts, ir_datasets queries; :func:`clirkit.topicforms.as_topics`)."""
-    topics = _as_topics(topics, "topics")
+    (``{qid: text}``, texts, ir_datasets queries; :func:`clirkit.topicforms.as_topics`), every qid a str (``{1: text}``
+    gives ``"1"``), as :func:`qrels_frame` and a run's frame give theirs."""
+    topics = as_topics(topics)
     return pd.DataFrame(
         {"qid": pd.Series(list(topics), dtype=object), "query": pd.Series(list(topics.values()), dtype=object)}
     )
@@ -99,14 +100,6 @@ def _as_qrels(qrels, what: str) -> Qrels:
             f"{type(qrels).__name__}"
         )
     return Qrels.from_records(qrels)
-
-
-def _as_topics(topics, what: str):
-    """:func:`~clirkit.topicforms.as_topics` of ``topics``, a queries or results frame's missing qid (NaN, None)
-    refused first, naming its row (it would become the query ``nan``)."""
-    if hasattr(topics, "columns") and hasattr(topics, "isna") and "qid" in topics.columns:
-        check_frame_ids(topics, ["qid"], what)
-    return as_topics(topics, what=what)
 
 
 def _learns(system) -> bool:
@@ -265,7 +258,7 @@ class _Learner(pt.Estimator):
         splits = {"train": (topics_or_res_tr, qrels_tr)}
         if topics_or_res_va is not None:
             splits["dev"] = (topics_or_res_va, qrels_va)
-        topics = {s: _as_topics(t, f"{self!r}: {s} topics") for s, (t, _) in splits.items()}
+        topics = {s: as_topics(t, what=f"{self!r}: {s} topics") for s, (t, _) in splits.items()}
         qrels = {s: _as_qrels(q, f"{self!r}: {s} qrels") for s, (_, q) in splits.items()}
         self.system.fit(_GivenTopics(self.resources, topics, qrels, self.excluded))
         return self

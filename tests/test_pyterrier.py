@@ -293,6 +293,21 @@ def test_bad_input_to_a_transformer_is_a_one_line_error(saved, make_input, says)
     assert says in _one_line_error(lambda: saved.retriever("PSQ").transform(make_input(saved)))
 
 
+def test_topics_frame_gives_str_qids_so_pt_experiment_meets_the_qrels_of_a_dict_numbered_by_ints(index):
+    pytest.importorskip("pyterrier", reason="PyTerrier is not installed: pip install 'clirkit[pyterrier]'")
+    from pyterrier.measures import AP
+
+    from clirkit.run import Qrels
+    from clirkit.systems import BM25Search
+
+    bm25 = BM25Search().fit(Resources(index=index))
+    topics = cpt.topics_frame({1: "luz", 2: "aguas"})
+    assert topics["qid"].tolist() == ["1", "2"]
+    qrels = Qrels(["1", "2"], ["Gen.1.3", "Gen.1.6"], [1, 1])
+    got = pt.Experiment([cpt.retriever(bm25)], topics, cpt.qrels_frame(qrels), eval_metrics=[AP])
+    assert got["AP"].tolist() == [evaluate(bm25.search({"1": "luz", "2": "aguas"}), qrels, ["AP"]).mean()["AP"]]
+
+
 def test_a_system_that_cannot_rerank_is_refused_as_a_reranker(saved):
     assert _one_line_error(lambda: saved.reranker("PSQ")) == (
         "a PSQ cannot re-rank given results (a boosted ranker and SCS can): use retriever(system) as a first stage"
