@@ -5,6 +5,7 @@ queries DataFrame, ir_datasets query records), made into one: ``{qid: text}`` (:
 from __future__ import annotations
 
 import numbers
+from collections.abc import Set, ValuesView
 from typing import Any, Callable, Iterable, Mapping
 
 from clirkit.errors import ClirkitError
@@ -27,10 +28,11 @@ def as_topics(topics, *, what: str = "topics") -> Mapping[str, str]:
     - an iterable of ir_datasets query namedtuples (``dataset.queries_iter()``): the id ``query_id`` and the text as
       :func:`clirkit.datasets.load` reads ir_datasets queries (``title``, else ``description``, else ``text``).
 
-    ClirkitError (one line, ``what`` naming the input) for anything else, a query id given twice with two texts
-    (or twice in a mapping, as ``1`` and ``"1"``), a text that is not a str (a token list, a missing value), or a
-    qid that is missing (None, NaN, pandas' NA), a float, no str nor whole number, or no id a run file can hold
-    (empty, with whitespace: :func:`clirkit.run.first_bad_id`)."""
+    ClirkitError (one line, ``what`` naming the input) for anything else (a set of texts, whose order, and so the
+    queries' numbers, would change from run to run; a dict's values, without its qids), a query id given twice
+    with two texts (or twice in a mapping, as ``1`` and ``"1"``), a text that is not a str (a token list, a missing
+    value), or a qid that is missing (None, NaN, pandas' NA), a float, no str nor whole number, or no id a run file
+    can hold (empty, with whitespace: :func:`clirkit.run.first_bad_id`)."""
     if isinstance(topics, str):
         return {"1": topics}
     if isinstance(topics, Mapping):
@@ -43,6 +45,13 @@ def as_topics(topics, *, what: str = "topics") -> Mapping[str, str]:
         return _frame_topics(topics, what)
     if hasattr(topics, "index") and hasattr(topics, "items") and hasattr(topics, "dtype"):  # a pandas Series
         return _unique_topics(_given_ids(topics.items(), what), what)
+    if isinstance(topics, Set):
+        raise ClirkitError(
+            f"{what}: a set ({type(topics).__name__}) has no order, so each query's number would change from run to "
+            f"run: give a list or a dict {{qid: text}}"
+        )
+    if isinstance(topics, ValuesView):
+        raise ClirkitError(f"{what}: a dict's values ({type(topics).__name__}) leave its qids behind: give the dict")
     if isinstance(topics, bytes) or not isinstance(topics, Iterable):
         raise ClirkitError(f"{what}: expected {TOPIC_FORMS}; got {type(topics).__name__}")
     items = list(topics)

@@ -1,5 +1,5 @@
 """The query ids of every form of topics (clirkit.topicforms): a str or a whole number is a qid, anything else is a
-one-line ClirkitError before any search (edge round 12, findings 7 and 14)."""
+one-line ClirkitError before any search (edge round 12, findings 7, 10 and 14)."""
 
 from __future__ import annotations
 
@@ -61,6 +61,17 @@ def test_a_missing_float_or_odd_qid_is_refused_before_the_search(bm25, topics, s
 def test_the_topics_naming_one_query_twice_say_so(bm25):
     message = _error(lambda: bm25.search({1: "luz", "1": "aguas"}))
     assert message == "topics name query '1' twice (1 and '1'); give each query once"
+
+
+@pytest.mark.parametrize("texts", [{"luz", "aguas"}, frozenset({"luz"})])
+def test_a_set_of_texts_has_no_order_and_is_refused(bm25, texts):
+    message = _error(lambda: bm25.search(texts))
+    assert message.startswith("topics: a set (") and "give a list or a dict {qid: text}" in message
+
+
+def test_a_dicts_values_lose_its_qids_and_are_refused(bm25):
+    message = _error(lambda: bm25.search({"q1": "luz", "q2": "aguas"}.values()))
+    assert message == "topics: a dict's values (dict_values) leave its qids behind: give the dict"
 
 
 def test_resources_read_their_topics_the_same_way():
