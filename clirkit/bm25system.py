@@ -10,8 +10,9 @@ from typing import Any, Mapping, Sequence
 
 from clirkit.constraints import Interval, StrOptions
 from clirkit.errors import ClirkitError
-from clirkit.estimator import DEPTH, Resources, System, drop_excluded
+from clirkit.estimator import DEPTH, Resources, System
 from clirkit.retrieval.bm25params import IDF, IDF_VARIANTS, K1, K3, PRECISIONS, RANGES, B
+from clirkit.searchoptions import as_excluded, drop_excluded, search_depth
 from clirkit.tablefit import (
     check_languages,
     corpus_stopterms,
@@ -105,10 +106,12 @@ class BM25System(System):
         tag: str | None = None,
         quiet: bool = True,
     ):
-        """:meth:`search` of queries already structured (by :meth:`structured_queries`)."""
+        """:meth:`search` of queries already structured (by :meth:`structured_queries`): the top ``depth`` documents
+        of each once its ``excluded`` ones are left out."""
         self._check_fitted()
-        run = self.bm25_.search(queries, depth=depth, quiet=quiet, tag=tag or self.default_tag)
-        return drop_excluded(run, excluded)
+        excluded = as_excluded(excluded, queries.qids)
+        run = self.bm25_.search(queries, depth=search_depth(depth, excluded), quiet=quiet, tag=tag or self.default_tag)
+        return drop_excluded(run, excluded, depth)
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "bm25_"):

@@ -34,7 +34,8 @@ Every system's ``search`` takes the queries in any form a user has them in
 (:func:`clirkit.topicforms.as_topics`: a text, a list of texts, a ``{qid: text}`` dict, a DataFrame with ``qid``
 and ``query`` columns, ir_datasets query namedtuples), and its own ``search`` receives them as ``{qid: text}``:
 :class:`System` wraps the ``search`` of each subclass, so no system repeats the conversion and a ``{qid: text}``
-dict reaches it unchanged (the same run from every form).
+dict reaches it unchanged (the same run from every form); the wrapper checks ``excluded`` too
+(:mod:`clirkit.searchoptions`).
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ from typing import Any, Mapping, TypeVar
 from clirkit.errors import ClirkitError
 from clirkit.givenpaths import read_if_path
 from clirkit.parameters import Parameters
+from clirkit.searchoptions import checked_search_options
+from clirkit.searchoptions import drop_excluded as drop_excluded  # where it was first, for code importing it here
 from clirkit.topicforms import as_topics
 
 DEPTH = 1000  # results per query of every system's search
@@ -371,7 +374,8 @@ class System(Parameters):
 
             @functools.wraps(search)
             def search_any_topics(self, topics, *args, **kw):
-                return search(self, as_topics(topics), *args, **kw)
+                topics = as_topics(topics)
+                return search(self, topics, *args, **checked_search_options(kw, topics))
 
             setattr(search_any_topics, "takes_topics_of_any_form", True)
             setattr(cls, "search", search_any_topics)  # setattr: mypy refuses a method assigned
@@ -449,9 +453,12 @@ class System(Parameters):
         quiet: bool = True,
     ):
         """The run of ``topics`` (``{qid: text}``, or any form :func:`as_topics` takes: a text, a list of texts, a
-        DataFrame with ``qid`` and ``query`` columns, ir_datasets queries): the top ``depth`` documents per query,
-        without the ``excluded`` documents of each query (e.g. the translation mates of a topical task), tagged
-        ``tag`` (default: the system's name)."""
+        DataFrame with ``qid`` and ``query`` columns, ir_datasets queries): the top ``depth`` documents per query
+        once the ``excluded`` documents of each query (``{qid: docids}``, e.g. the translation mates of a topical
+        task) are left out, tagged ``tag`` (default: the system's name). The wrapper every subclass's ``search`` gets
+        checks ``excluded`` (:func:`~clirkit.searchoptions.checked_search_options`) and hands it on as
+        :class:`~clirkit.searchoptions.Excluded`; a system ranks :func:`~clirkit.searchoptions.search_depth`
+        documents and ends with :func:`~clirkit.searchoptions.drop_excluded` ``(run, excluded, depth)``."""
         raise NotImplementedError  # pragma: no cover
 
     def rerank(self, topics, run, *, tag: str | None = None, quiet: bool = True):
@@ -575,19 +582,3 @@ def as_run(run):
         f"run: expected a clirkit Run, a DataFrame of qid, docno and score, or a run file's path, got "
         f"{type(run).__name__}"
     )
-
-
-def drop_excluded(run, excluded: Mapping[str, set[str]] | None):
-    """``run`` without, per query, the documents listed in ``excluded`` (the run itself when none are)."""
-    import numpy as np
-
-    from clirkit.run import Run
-
-    if not excluded:
-        return run
-    keep = np.fromiter(
-        (d not in excluded.get(q, ()) for q, d in zip(run.qids.tolist(), run.docids.tolist())),
-        dtype=bool,
-        count=len(run),
-    )
-    return Run(run.qids[keep], run.docids[keep], run.scores[keep], tag=run.tag)

@@ -9,7 +9,8 @@ from typing import Mapping
 import numpy as np
 
 from clirkit.errors import ClirkitError
-from clirkit.estimator import DEPTH, Resources, System, as_run, drop_excluded, takes_resources
+from clirkit.estimator import DEPTH, Resources, System, as_run, takes_resources
+from clirkit.searchoptions import as_excluded, drop_excluded, search_depth
 
 
 class RunFile(System):
@@ -153,10 +154,11 @@ class RunFile(System):
         if not wanted:
             none = np.zeros(0, dtype=str)
             return Run(none, none, np.zeros(0), tag=tag)
+        deeper = search_depth(depth, excluded := as_excluded(excluded, wanted))
         rows = np.concatenate(
-            [np.arange(where[q].start, min(where[q].stop, where[q].start + depth), dtype=np.int64) for q in wanted]
+            [np.arange(where[q].start, min(where[q].stop, where[q].start + deeper), dtype=np.int64) for q in wanted]
         )
-        return drop_excluded(self._picked(rows, tag), excluded)
+        return drop_excluded(self._picked(rows, tag), excluded, depth)
 
     def _run_tag(self) -> str:
         """The tag of a search that names none."""

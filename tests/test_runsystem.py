@@ -29,7 +29,7 @@ def test_search_gives_the_runs_rows_of_the_topics_asked_in_their_order(capsys):
         ("q1", "b", 2.0),
         ("q1", "c", 1.0),
     ]
-    assert rows(system.search({"q1": ""}, depth=2, excluded={"q1": {"a"}})) == [("q1", "b", 2.0)]
+    assert rows(system.search({"q1": ""}, depth=2, excluded={"q1": {"a"}})) == [("q1", "b", 2.0), ("q1", "c", 1.0)]
     run = system.search({"q1": "", "q3": ""}, tag="ext", quiet=False)
     assert run.tag == "ext" and run.query_ids == ["q1"]
     assert "ext: the run has no row for 1 of 2 queries" in capsys.readouterr().err

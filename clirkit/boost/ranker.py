@@ -20,11 +20,12 @@ from clirkit.boost.training import fit_tokens
 from clirkit.constraints import Interval, StrOptions, at_least_zero
 from clirkit.documents import Documents
 from clirkit.errors import ClirkitError
-from clirkit.estimator import DEPTH, Resources, System, drop_excluded, fit_given
+from clirkit.estimator import DEPTH, Resources, System, fit_given
 from clirkit.parallel import BACKENDS
 from clirkit.paramgroups import Grouped
 from clirkit.progress import say
 from clirkit.run import Qrels, Run
+from clirkit.searchoptions import as_excluded, drop_excluded, search_depth
 
 __all__ = ["BETA_GRID", "BoostRanker", "FLAT_ORDER"]
 
@@ -358,7 +359,9 @@ class BoostRanker(Grouped, System):
                 _check_base_rows(base, topics)
                 candidates = base.search(topics, depth=depth, excluded=excluded, quiet=quiet)
             return model.rerank(candidates, queries, docids, doc_tokens, tag=tag)
-        return drop_excluded(model.rank(queries, docids, doc_tokens, depth=depth, tag=tag), excluded)
+        excluded = as_excluded(excluded, list(queries))
+        ranked = model.rank(queries, docids, doc_tokens, depth=search_depth(depth, excluded), tag=tag)
+        return drop_excluded(ranked, excluded, depth)
 
     reranks = True
 

@@ -27,7 +27,7 @@ import numpy as np
 from clirkit.constraints import Interval
 from clirkit.documents import Documents
 from clirkit.errors import ClirkitError
-from clirkit.estimator import DEPTH, Resources, System, drop_excluded, fit_given
+from clirkit.estimator import DEPTH, Resources, System, fit_given
 from clirkit.paramgroups import Grouped
 from clirkit.progress import progress, say
 from clirkit.run import Qrels, Run
@@ -38,6 +38,7 @@ from clirkit.scs.modelfile import read_model, write_model
 from clirkit.scs.optim import Adam
 from clirkit.scs.params import Objective, Schedule, Shape, UnitSampling
 from clirkit.scs.training import TrainingData, judged_units, lookup, triplets
+from clirkit.searchoptions import as_excluded, drop_excluded, search_depth
 
 ZERO_EPOCHS = "{} 0 trains nothing (the model would be its random start): give at least 1"
 """The refusal of a schedule of 0 epochs, with the parameter's name as the user wrote it (``epochs``, ``--epochs``)."""
@@ -468,10 +469,10 @@ class SCSModel(Grouped, System):
                 d_tokens = [all_tokens[i] for i in pick]
         else:
             d_tokens = documents.tokens(da, quiet=quiet)
-        run = self.score_tokens(
-            qids, q_tokens, list(docids), d_tokens, depth=depth, rerank=rerank, tag=tag or self.default_tag, quiet=quiet
-        )
-        return drop_excluded(run, excluded)
+        excluded, docids, tag = as_excluded(excluded, qids), list(docids), tag or self.default_tag
+        deeper = search_depth(depth, excluded)  # the excluded documents leave before the cut at depth
+        run = self.score_tokens(qids, q_tokens, docids, d_tokens, depth=deeper, rerank=rerank, tag=tag, quiet=quiet)
+        return drop_excluded(run, excluded, depth)
 
     reranks = True
 
