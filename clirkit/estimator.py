@@ -34,7 +34,7 @@ Every system's ``search`` takes the queries in any form a user has them in
 (:func:`clirkit.topicforms.as_topics`: a text, a list of texts, a ``{qid: text}`` dict, a DataFrame with ``qid``
 and ``query`` columns, ir_datasets query namedtuples), and its own ``search`` receives them as ``{qid: text}``:
 :class:`System` wraps the ``search`` of each subclass, so no system repeats the conversion and a ``{qid: text}``
-dict reaches it unchanged (the same run from every form); the wrapper checks ``excluded`` too
+dict reaches it unchanged (the same run from every form); the wrapper checks ``depth``, ``excluded`` and ``tag`` too
 (:mod:`clirkit.searchoptions`).
 """
 
@@ -456,9 +456,12 @@ class System(Parameters):
         DataFrame with ``qid`` and ``query`` columns, ir_datasets queries): the top ``depth`` documents per query
         once the ``excluded`` documents of each query (``{qid: docids}``, e.g. the translation mates of a topical
         task) are left out, tagged ``tag`` (default: the system's name). The wrapper every subclass's ``search`` gets
-        checks ``excluded`` (:func:`~clirkit.searchoptions.checked_search_options`) and hands it on as
-        :class:`~clirkit.searchoptions.Excluded`; a system ranks :func:`~clirkit.searchoptions.search_depth`
-        documents and ends with :func:`~clirkit.searchoptions.drop_excluded` ``(run, excluded, depth)``."""
+        checks ``depth``, ``excluded`` and ``tag`` (:func:`~clirkit.searchoptions.checked_search_options`) and hands
+        ``excluded`` on as :class:`~clirkit.searchoptions.Excluded`; a system ranks
+        :func:`~clirkit.searchoptions.search_depth` documents and ends with
+        :func:`~clirkit.searchoptions.drop_excluded` ``(run, excluded, depth)``. A ``depth`` beyond
+        :data:`~clirkit.searchoptions.MAX_DEPTH` is that one (every document); a ``tag`` must be one a run file can
+        hold (:func:`~clirkit.formats.ids.check_tag`)."""
         raise NotImplementedError  # pragma: no cover
 
     def rerank(self, topics, run, *, tag: str | None = None, quiet: bool = True):
@@ -472,7 +475,9 @@ class System(Parameters):
                 f"a {type(self).__name__} cannot re-rank given results (a boosted ranker and SCS can): use it "
                 f"as a first stage (search)"
             )
-        return self.rerank_rows(as_topics(topics), as_run(run), tag=tag or self.default_tag, quiet=quiet)
+        topics = as_topics(topics)
+        tag = checked_search_options({"tag": tag}, topics)["tag"]
+        return self.rerank_rows(topics, as_run(run), tag=tag or self.default_tag, quiet=quiet)
 
     def rerank_rows(self, topics: Mapping[str, str], run, *, tag: str, quiet: bool):
         """:meth:`rerank` of a system that re-ranks, ``topics`` as ``{qid: text}``."""

@@ -149,6 +149,13 @@ class Retriever(pt.Transformer):
         quiet: bool = True,
     ) -> None:
         _check_system(system)
+        if name is not None:
+            from clirkit.formats.ids import check_tag
+
+            try:
+                check_tag(name)
+            except ClirkitError as exc:
+                raise ClirkitError(f"name {name!r} is the tag of the transformer's runs: {exc}") from None
         self.system, self.resources, self.depth, self.excluded = system, resources, depth, excluded
         self.name, self.quiet = name or system.default_tag, quiet
 

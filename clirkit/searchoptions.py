@@ -1,5 +1,6 @@
 """What every system's ``search`` takes beside its topics, checked once for all of them (the wrapper of
-:class:`~clirkit.estimator.System`): ``excluded`` (:func:`as_excluded`, :func:`drop_excluded`).
+:class:`~clirkit.estimator.System`): ``depth`` (:func:`search_depth`), ``excluded`` (:func:`as_excluded`,
+:func:`drop_excluded`) and ``tag`` (:func:`~clirkit.formats.ids.check_tag`).
 
 A query's excluded documents are left out before its results are cut at ``depth``: a system ranks
 :func:`search_depth` documents per query (``depth`` and as many as the most any query excludes), then
@@ -18,6 +19,8 @@ import numpy as np
 from clirkit.errors import ClirkitError
 from clirkit.topicforms import query_id
 
+MAX_DEPTH = 2**62  # a deeper search is one of every document (and depth + excluded stays within int64)
+
 
 class Excluded(dict):
     """``{qid: frozenset of docids}`` made by :func:`as_excluded`: every qid a str, every value a set of str."""
@@ -25,10 +28,20 @@ class Excluded(dict):
 
 def checked_search_options(options: dict[str, Any], qids: Iterable[str]) -> dict[str, Any]:
     """The keyword arguments ``options`` of a search of the queries ``qids``, checked (ClirkitError, one line, before
-    any work): ``excluded`` by :func:`as_excluded`."""
+    any work): ``depth`` a whole number >= 1 (one beyond :data:`MAX_DEPTH` is that: every document),
+    ``excluded`` by :func:`as_excluded`, ``tag`` None or one a run file can hold."""
+    from clirkit.run import check_depth
+
     out = dict(options)
+    if "depth" in out:
+        check_depth(out["depth"])
+        out["depth"] = min(int(out["depth"]), MAX_DEPTH)
     if "excluded" in out:
         out["excluded"] = as_excluded(out["excluded"], qids)
+    if out.get("tag") is not None:
+        from clirkit.formats.ids import check_tag
+
+        check_tag(out["tag"])
     return out
 
 

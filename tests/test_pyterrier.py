@@ -306,6 +306,8 @@ def test_topics_frame_gives_str_qids_so_pt_experiment_meets_the_qrels_of_a_dict_
     qrels = Qrels(["1", "2"], ["Gen.1.3", "Gen.1.6"], [1, 1])
     got = pt.Experiment([cpt.retriever(bm25)], topics, cpt.qrels_frame(qrels), eval_metrics=[AP])
     assert got["AP"].tolist() == [evaluate(bm25.search({"1": "luz", "2": "aguas"}), qrels, ["AP"]).mean()["AP"]]
+    message = _one_line_error(lambda: cpt.retriever(bm25, name="my run"))
+    assert message.startswith("name 'my run' is the tag of the transformer's runs: run tag 'my run' must be non-empty")
 
 
 def test_a_system_that_cannot_rerank_is_refused_as_a_reranker(saved):

@@ -1,5 +1,6 @@
 """What every system's search takes beside its topics (clirkit.searchoptions): the excluded documents read as docids
-and left out before the depth cut (edge round 12, finding 8)."""
+and left out before the depth cut, a depth beyond any collection, a tag a run file can hold (edge round 12,
+findings 8 and 14)."""
 
 from __future__ import annotations
 
@@ -98,3 +99,23 @@ def test_drop_excluded_reads_a_str_as_one_docid_and_cuts_at_depth_after_leaving_
     assert _rows(drop_excluded(run, {"q": "d13"})) == [("q", "d1"), ("q", "d3")]
     assert _rows(drop_excluded(run, {"q": {"d1"}}, 1)) == [("q", "d13")]
     assert drop_excluded(run, {"q": set()}, 3) is run
+
+
+def test_a_depth_beyond_any_collection_is_every_document_not_an_overflow(bm25):
+    every = bm25.search({"q": "luz"}, depth=1000)
+    for depth in (2**63, 2**70, np.iinfo(np.int64).max):
+        assert _rows(bm25.search({"q": "luz"}, depth=depth)) == _rows(every)
+    assert "depth must be an integer >= 1, got 0" in _error(lambda: bm25.search({"q": "luz"}, depth=0))
+
+
+@pytest.mark.parametrize(
+    "tag, says",
+    [
+        (5, "run tag 5 is not a str"),
+        ("", "run tag '' must be non-empty, without whitespace"),
+        ("my run", "run tag 'my run' must be non-empty, without whitespace"),
+    ],
+)
+def test_a_tag_no_run_file_can_hold_is_refused_by_search(bm25, tag, says):
+    assert _error(lambda: bm25.search({"q": "luz"}, tag=tag)).startswith(says)
+    assert bm25.search({"q": "luz"}, tag="mine").tag == "mine"

@@ -17,7 +17,7 @@ import numpy as np
 
 from clirkit.errors import REMOVE_NUL, SHORTEN_ID, ClirkitError, located
 from clirkit.fileio import display_name, iter_lines
-from clirkit.run import MAX_ID_LENGTH, first_bad_id
+from clirkit.run import ID_RULE, MAX_ID_LENGTH, first_bad_id
 from clirkit.runchecks import first_appearance_codes, repeated_pair  # noqa: F401  (the formats' names for them)
 
 WRITE_CHUNK = 100_000  # rows joined into one string per write
@@ -29,6 +29,16 @@ _SPACE = re.compile(r"\s")
 
 def has_space(s: str) -> bool:
     return _SPACE.search(s) is not None
+
+
+def check_tag(tag) -> str:
+    """``tag`` if a run file can hold it as its sixth column: a str, non-empty, without whitespace or NUL, at most
+    :data:`MAX_ID_LENGTH` characters; else ClirkitError ``run tag 'a b' must be ...``."""
+    if not isinstance(tag, str):
+        raise ClirkitError(f"run tag {tag!r} is not a str: a run tag is a text, {ID_RULE}")
+    if not tag or has_space(tag) or "\0" in tag or len(tag) > MAX_ID_LENGTH:
+        raise ClirkitError(f"run tag {tag[:50]!r} must be {ID_RULE}")
+    return tag
 
 
 def check_id(name: str, lineno: int | None, value: str, key: str) -> str:

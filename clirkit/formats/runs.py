@@ -24,14 +24,14 @@ from clirkit.formats.ids import (
     Coded,
     check_id,
     check_ids,
+    check_tag,
     first_appearance,
     first_appearance_codes,
-    has_space,
     parse_lines,
     plain_ids,
     repeated_pair,
 )
-from clirkit.run import ID_RULE, Run
+from clirkit.run import Run
 
 EMPTY_TAG = "clirkit"  # the tag of a run read from a file without lines (Run's default)
 RUN_GZIP_LEVEL = 1  # a run's text compresses 2.9x at level 1 and 3.3x at 9, which takes 12x the time
@@ -277,9 +277,7 @@ def write_run(
     ids' code points, the ranks' digits and the scores' ``repr`` (one C call per chunk: most of the time left)
     side by side; a run with an id beyond ASCII is joined as Python strings, the same bytes.
     """
-    tag = run.tag if tag is None else tag
-    if not tag or has_space(tag) or "\0" in tag or len(tag) > MAX_ID_LENGTH:
-        raise ClirkitError(f"run tag {tag[:50]!r} must be {ID_RULE}")
+    tag = check_tag(run.tag if tag is None else tag)
     if depth is not None:
         if depth < 1:
             raise ClirkitError(f"depth must be at least 1, got {depth}")
