@@ -182,6 +182,27 @@ def test_empty_collection_is_rejected():
         Index.build([], Analyzer("es"))
 
 
+def test_whole_number_docids_are_indexed_as_str_sorted_as_str_and_the_file_loads(tmp_path):
+    index = Index.build([(10, "luz"), (np.int64(9), "luz aguas"), (100, "aguas")], Analyzer("es"))
+    assert index.docids.tolist() == ["10", "100", "9"] and index.docids.dtype.kind == "U"
+    index.save(tmp_path / "ix.npz")
+    assert Index.load(tmp_path / "ix.npz").docids.tolist() == ["10", "100", "9"]
+    assert Index.from_tokens([2, 1], [["luz"], ["aguas"]]).docids.tolist() == ["1", "2"]
+
+
+@pytest.mark.parametrize(
+    "documents, says",
+    [
+        ([("Gen.1.1", "luz"), (1.5, "aguas")], "document 2 (in input order) has the id 1.5, a float: give each"),
+        ([(None, "luz")], "document 1 (in input order) has no id (None): give each document a str id"),
+    ],
+)
+def test_a_document_id_that_is_no_str_nor_whole_number_is_named_in_a_one_line_error(documents, says):
+    with pytest.raises(ClirkitError) as err:
+        Index.build(documents, Analyzer("es"))
+    assert str(err.value).startswith(says) and "\n" not in str(err.value)
+
+
 def test_drop_terms_removes_postings_and_shortens_documents(index, verses_es):
     counts = Counter(t for text in verses_es.values() for t in Analyzer("es", stemmer=None).tokenize(text))
     top = most_frequent_terms(index, 2)

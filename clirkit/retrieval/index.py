@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from numbers import Integral
 from typing import ClassVar, Iterable, Iterator, Sequence
 
 import numpy as np
@@ -150,7 +151,9 @@ class Index:
         source: str | None = None,
     ) -> "Index":
         """Index ``(docid, text)`` pairs, tokenized by ``analyzer`` in chunks (``jobs`` processes, tokenizing
-        the next chunks while this one adds a chunk's tokens).
+        the next chunks while this one adds a chunk's tokens). A docid is a str or a whole number (made a str, as
+        :func:`~clirkit.topicforms.as_topics` makes a qid: the documents are sorted by their ids as str);
+        ClirkitError naming the document for anything else (a float, None).
 
         With ``source`` (the name of the file they were read from), ``documents`` are ``(lineno, docid,
         text)`` records and a repeated docid is the error ``SOURCE:LINE: document id X appears twice (first
@@ -350,6 +353,10 @@ class _Builder:
         self.lengths: list[np.ndarray] = []
 
     def add(self, docids: list[str], token_lists: Sequence[Sequence[str]], lines: Sequence[int] | None = None) -> None:
+        """Add documents ``docids`` of terms ``token_lists`` (``lines``: where they are in :attr:`source`); a docid
+        that is a whole number is made a str, anything else not a str is a ClirkitError naming the document."""
+        if not all(type(d) is str for d in docids):
+            docids = [self._docid(d, i) for i, d in enumerate(docids)]
         vocab = self.vocabulary
         lengths = np.fromiter((len(toks) for toks in token_lists), dtype=np.int64, count=len(token_lists))
         ids = np.fromiter(
@@ -417,6 +424,23 @@ class _Builder:
         if nnz < 2**31:
             indptr = indptr.astype(np.int32)
         return sp.csr_matrix((counts, columns, indptr), shape=(n_docs, n_terms), copy=False)
+
+    def _docid(self, docid, i: int) -> str:
+        """The ``i``-th docid of the documents being added as a str: a str, a whole number in decimal; ClirkitError
+        naming the document for anything else (a float, None)."""
+        if isinstance(docid, str):
+            return str(docid)
+        if isinstance(docid, Integral) and not isinstance(docid, (bool, np.bool_)):
+            return str(int(docid))
+        given = (
+            f"has no id ({docid!r})"
+            if docid is None or (isinstance(docid, float) and docid != docid)
+            else f"has the id {docid!r}, a {type(docid).__name__}"
+        )
+        raise ClirkitError(
+            f"document {len(self.docids) + i + 1} (in input order) {given}: give each document a str id "
+            f"(or a whole number)"
+        )
 
     def _check_ids(self, docids: np.ndarray) -> None:
         """ClirkitError for the first of ``docids`` (in input order) that no reader accepts, so that no run or
