@@ -203,6 +203,54 @@ def test_a_document_id_that_is_no_str_nor_whole_number_is_named_in_a_one_line_er
     assert str(err.value).startswith(says) and "\n" not in str(err.value)
 
 
+@pytest.mark.parametrize(
+    "documents, says",
+    [
+        ([("Gen.1.1", None)], "document 'Gen.1.1' (document 1 in input order): its text is a NoneType, not a str"),
+        (
+            [(1, "Gen.1.1", "luz")],
+            "document 1 (in input order) is a tuple of length 3: Index.build takes (docid, text) pairs; (lineno, "
+            "docid, text) records need source=",
+        ),
+        (["ab"], "document 1 (in input order) is a str of length 2: Index.build takes (docid, text) pairs"),
+    ],
+)
+def test_a_document_that_is_no_id_and_text_pair_is_named_in_a_one_line_error(documents, says):
+    with pytest.raises(ClirkitError) as err:
+        Index.build(documents, Analyzer("es"))
+    assert str(err.value).startswith(says) and "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "tokens, says",
+    [
+        (["luz aguas"], "Index.from_tokens: document 1 (in input order) is a str, not a list of its terms"),
+        ([["luz", ""]], "Index.from_tokens: an empty term; a term is a non-empty str without whitespace"),
+        ([["luz\tagua"]], "Index.from_tokens: the term 'luz\\tagua', which has whitespace other than a space"),
+        ([["luz "]], "Index.from_tokens: the term 'luz ', which has a space at an end"),
+        ([[1]], "Index.from_tokens: the term 1 (int) is not a str"),
+    ],
+)
+def test_from_tokens_refuses_a_text_and_terms_no_analyzer_makes(tokens, says):
+    with pytest.raises(ClirkitError) as err:
+        Index.from_tokens(["Gen.1.1"], tokens)
+    assert str(err.value).startswith(says)
+
+
+def test_from_tokens_keeps_an_n_gram_of_words_joined_by_one_space():
+    assert Index.from_tokens(["Gen.1.3"], [["la", "luz", "la luz"]]).terms.tolist() == ["la", "la luz", "luz"]
+
+
+@pytest.mark.parametrize("n", [-1, 1.5, True])
+def test_most_frequent_terms_refuses_a_count_that_is_no_whole_number_from_0(index, n):
+    from clirkit.retrieval.shards import ShardedIndex
+
+    for each in (index, ShardedIndex.split(index, 2)):
+        with pytest.raises(ClirkitError, match=f"most_frequent_terms: n must be a whole number >= 0, got {n!r}"):
+            each.most_frequent_terms(n)
+        assert each.most_frequent_terms(0) == []
+
+
 def test_drop_terms_removes_postings_and_shortens_documents(index, verses_es):
     counts = Counter(t for text in verses_es.values() for t in Analyzer("es", stemmer=None).tokenize(text))
     top = most_frequent_terms(index, 2)

@@ -9,6 +9,7 @@ mapped to integer ids chunk by chunk, so memory holds ids, not strings.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from numbers import Integral
 from typing import ClassVar, Iterable, Iterator, Sequence
@@ -35,6 +36,7 @@ FORMAT_VERSION = 1
 _CHUNK_DOCS = 20_000
 TASK_DOCS = 2_000  # documents a tokenizing worker is sent at a time by build
 _CHECK_POSTINGS = 1 << 23
+_NGRAM = re.compile(r"[^\s]+(?: [^\s]+)*")  # a term: words without whitespace, joined by single spaces
 
 
 @dataclass
@@ -152,8 +154,9 @@ class Index:
     ) -> "Index":
         """Index ``(docid, text)`` pairs, tokenized by ``analyzer`` in chunks (``jobs`` processes, tokenizing
         the next chunks while this one adds a chunk's tokens). A docid is a str or a whole number (made a str, as
-        :func:`~clirkit.topicforms.as_topics` makes a qid: the documents are sorted by their ids as str);
-        ClirkitError naming the document for anything else (a float, None).
+        :func:`~clirkit.topicforms.as_topics` makes a qid: the documents are sorted by their ids as str); a
+        text is a str. ClirkitError naming the document for anything else (a float id, a text None), and for a
+        record that is no such pair.
 
         With ``source`` (the name of the file they were read from), ``documents`` are ``(lineno, docid,
         text)`` records and a repeated docid is the error ``SOURCE:LINE: document id X appears twice (first
@@ -201,13 +204,25 @@ class Index:
     def from_tokens(
         cls, docids: Sequence[str], token_lists: Iterable[Sequence[str]], analyzer: Analyzer | None = None
     ) -> "Index":
-        """Index documents that are already lists of terms (``analyzer`` is recorded, not applied)."""
+        """Index documents that are already lists of terms (``analyzer`` is recorded, not applied). A term is a
+        non-empty str without whitespace, or words joined by single spaces (clirkit's spelling of an n-gram,
+        :func:`clirkit.analysis.ngrams`); ClirkitError for a document given as a str (not a list of its terms), and
+        for any other term (empty, with a tab or a newline, not a str)."""
+        if isinstance(docids, str) or isinstance(token_lists, str):
+            raise ClirkitError("Index.from_tokens takes a list of docids and a list of token lists, not a str")
         builder = _Builder()
         token_lists = list(token_lists) if not isinstance(token_lists, list) else token_lists
         if len(token_lists) != len(docids):
-            raise ValueError(f"{len(docids)} docids but {len(token_lists)} token lists")
+            raise ClirkitError(f"{len(docids)} docids but {len(token_lists)} token lists")
+        for n, tokens in enumerate(token_lists, 1):
+            if isinstance(tokens, (str, bytes)):
+                raise ClirkitError(
+                    f"Index.from_tokens: document {n} (in input order) is a {type(tokens).__name__}, not a list of "
+                    f"its terms (tokenize it first, e.g. with Analyzer.tokenize)"
+                )
         for start in range(0, len(docids), _CHUNK_DOCS):
             builder.add(list(docids[start : start + _CHUNK_DOCS]), token_lists[start : start + _CHUNK_DOCS])
+        _check_terms(list(builder.vocabulary))
         return builder.finish(analyzer or Analyzer("en"))
 
     # files ------------------------------------------------------------------------------------
@@ -312,6 +327,30 @@ def _aligned(arrays: dict, docids: np.ndarray, terms: np.ndarray) -> None:
             raise Corrupt(per.format(n=len(docids), m=len(terms), got=len(arr)) + ": one of them was cut or edited")
 
 
+def _check_terms(terms: list) -> None:
+    """ClirkitError for the first of ``terms`` (an index's, in the order met) that is not a term: not a str, empty,
+    or with whitespace other than single spaces between words (an n-gram's, :data:`_NGRAM`)."""
+    for term in terms:
+        if not isinstance(term, str):
+            raise ClirkitError(f"Index.from_tokens: the term {term!r} ({type(term).__name__}) is not a str")
+    bad = next((t for t in terms if not _NGRAM.fullmatch(t)), None)
+    if bad is not None:
+        problem = "an empty term" if not bad else f"the term {bad[:50]!r}, which has {_spacing(bad)}"
+        raise ClirkitError(
+            f"Index.from_tokens: {problem}; a term is a non-empty str without whitespace, or words joined by "
+            f"single spaces (an n-gram)"
+        )
+
+
+def _spacing(term: str) -> str:
+    """What is wrong with the whitespace of ``term`` (not an n-gram of :data:`_NGRAM`)."""
+    if term != term.strip(" "):
+        return "a space at an end"
+    if "  " in term:
+        return "two spaces in a row"
+    return "whitespace other than a space"
+
+
 def _texts(chunk: tuple) -> list[str]:
     """The texts of a chunk of :func:`document_chunks`."""
     return chunk[2]
@@ -321,16 +360,27 @@ def document_chunks(
     documents, *, located: bool = False, size: int = _CHUNK_DOCS
 ) -> Iterator[tuple[list[int] | None, list[str], list[str]]]:
     """``(line numbers or None, ids, texts)`` chunks of ``size`` ``(docid, text)`` pairs, or of ``(lineno,
-    docid, text)`` records (``located``)."""
+    docid, text)`` records (``located``). ClirkitError naming the document for a record of another shape and for a
+    text that is not a str (the ids are checked as they are added: :meth:`_Builder.add`)."""
     lines: list[int] = []
     ids: list[str] = []
     texts: list[str] = []
-    for record in documents:
+    for n, record in enumerate(documents, 1):
+        try:
+            if isinstance(record, (str, bytes)):  # not a pair, though "ab" unpacks as one
+                raise ValueError
+            if located:
+                lineno, docid, text = record
+            else:
+                docid, text = record
+        except (TypeError, ValueError):
+            raise _odd_record(record, n, located) from None
         if located:
-            lineno, docid, text = record
             lines.append(lineno)
-        else:
-            docid, text = record
+        if not isinstance(text, str):
+            raise ClirkitError(
+                f"document {docid!r} (document {n} in input order): its text is a {type(text).__name__}, not a str"
+            )
         ids.append(docid)
         texts.append(text)
         if len(ids) == size:
@@ -338,6 +388,17 @@ def document_chunks(
             lines, ids, texts = [], [], []
     if ids:
         yield (lines if located else None), ids, texts
+
+
+def _odd_record(record, n: int, located: bool) -> ClirkitError:
+    """The error of document ``n`` (in input order) given as ``record``, not a ``(docid, text)`` pair (``located``:
+    a ``(lineno, docid, text)`` record)."""
+    shape = f"a {type(record).__name__}"
+    if hasattr(record, "__len__"):
+        shape += f" of length {len(record)}"
+    wanted = "(lineno, docid, text) records (source= given)" if located else "(docid, text) pairs"
+    more = "" if located else "; (lineno, docid, text) records need source=, the file they were read from"
+    return ClirkitError(f"document {n} (in input order) is {shape}: Index.build takes {wanted}{more}")
 
 
 class _Builder:
@@ -486,7 +547,9 @@ def drop_terms(index: Index, terms: Sequence[str]) -> Index:
 
 def most_frequent_terms(index: Index, n: int) -> list[str]:
     """The ``n`` terms with the highest collection frequency (ties by term): a corpus-derived stoplist.
-    Reads every count (checked first if the index was opened memory-mapped), not the document numbers."""
+    Reads every count (checked first if the index was opened memory-mapped), not the document numbers.
+    ClirkitError for an ``n`` that is not a whole number >= 0."""
+    check_terms_wanted(n)
     tf = index.tf
     if index.lazy and tf.nnz and tf.data.min() < 1:
         raise ClirkitError(f"{index._source}: corrupt index: tf_data has a value below the minimum 1")
@@ -495,3 +558,10 @@ def most_frequent_terms(index: Index, n: int) -> list[str]:
     cf[rows] = np.add.reduceat(tf.data, tf.indptr[rows], dtype=np.int64)
     order = np.lexsort((np.arange(index.n_terms), -cf))[:n]
     return index.terms[order].tolist()
+
+
+def check_terms_wanted(n) -> None:
+    """ClirkitError unless ``n``, the number of terms :func:`most_frequent_terms` is asked for, is a whole number
+    >= 0 (a negative one would slice off the last terms)."""
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, Integral) or n < 0:
+        raise ClirkitError(f"most_frequent_terms: n must be a whole number >= 0, got {n!r}")

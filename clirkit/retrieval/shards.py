@@ -34,7 +34,7 @@ from clirkit.errors import ClirkitError
 from clirkit.npzchecks import Corrupt, checking, require_analyzer, require_array, require_field
 from clirkit.npzio import load_npz, save_npz
 from clirkit.parallel import BACKENDS  # noqa: F401  (the backends a sharded index searches with)
-from clirkit.retrieval.index import TASK_DOCS, Index, document_chunks
+from clirkit.retrieval.index import TASK_DOCS, Index, check_terms_wanted, document_chunks
 from clirkit.retrieval.shardfiles import (  # noqa: F401  (PROJECTED_KIND, index_kind, shard_name, replacing_shards: here too)
     KIND,
     MANIFESTS,
@@ -129,6 +129,7 @@ class ShardedIndex:
     def most_frequent_terms(self, n: int) -> list[str]:
         """The ``n`` terms of highest collection frequency, ties by term
         (:func:`clirkit.retrieval.index.most_frequent_terms`)."""
+        check_terms_wanted(n)
         order = np.lexsort((np.arange(self.n_terms), -self.cf))[:n]
         return self.terms[order].tolist()
 
