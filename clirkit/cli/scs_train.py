@@ -40,7 +40,7 @@ def add_parser(sub) -> None:
         "--thresholds",
         type=finite_float(-1, 1, low_open=True, high_open=True),
         nargs="+",
-        help="SOSL inner thresholds, one fewer than the grades, increasing inside (-1, 1)",
+        help="sosl and mse: inner thresholds, one fewer than the grades, increasing inside (-1, 1)",
     )
     add_param(
         m,
@@ -49,9 +49,9 @@ def add_parser(sub) -> None:
         "--mse-targets",
         type=finite_float(-1, 1),
         nargs="+",
-        help="MSE target per grade, in [-1, 1] (none: middle of each SOSL segment)",
+        help="mse: target per grade, in [-1, 1] (none: middle of each SOSL segment)",
     )
-    add_param(m, S, "margin", "--margin", type=param_type(S, "margin"), help="hinge loss margin")
+    add_param(m, S, "margin", "--margin", type=param_type(S, "margin"), help="hinge: the loss's margin")
     add_param(
         m,
         S,
@@ -106,14 +106,17 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     from clirkit.cli.common import side_stopword_files
     from clirkit.cli.data import data_files
-    from clirkit.cli.params import params_of
+    from clirkit.cli.params import given, params_of
+    from clirkit.constraints import validate
     from clirkit.errors import ClirkitError
     from clirkit.estimator import Resources
     from clirkit.fileio import check_outputs
+    from clirkit.paramgroups import flat_constraints
     from clirkit.progress import say
     from clirkit.scs import SCSModel, read_word_vectors
     from clirkit.scs.losses import check_thresholds
     from clirkit.scs.model import ZERO_EPOCHS
+    from clirkit.scs.params import READ_BY, unused_by_loss
     from clirkit.scs.training import NoRelevantError
 
     params = params_of(args, convert={"thresholds": tuple, "mse_targets": tuple})
@@ -121,6 +124,10 @@ def run(args) -> int:
     model = SCSModel.from_flat(**params, random_state=args.seed)  # each option's parameter in its group
     if model.schedule.epochs == 0:
         raise ClirkitError(ZERO_EPOCHS.format("--epochs"))
+    unused = unused_by_loss(params["loss"], [name for name in READ_BY if given(args, name)])
+    if unused:  # an option given, even at its default, that the loss leaves unused: its value checked first
+        validate(flat_constraints(SCSModel), {name: params[name] for name, _ in unused}, "SCSModel")
+        raise ClirkitError(f"--{unused[0][0].replace('_', '-')}: {unused[0][1]}")
     model.check_params()
     try:
         grades = len(check_thresholds(model.objective.thresholds)) - 1

@@ -153,6 +153,7 @@ def check_system(
         _check_stopword_lists(params)
         system.check_options({k: spec[k] for k in (*cls.file_keys, *cls.system_keys) if k in spec})
         _check_lam_written(spec, cls)
+        _check_loss_written(spec, kind)
     except ClirkitError as exc:
         raise ClirkitError(f"{where}: {exc}") from None
 
@@ -196,6 +197,20 @@ def _check_lam_written(spec: Mapping[str, Any], cls) -> None:
         from clirkit.querypsq import LAM_WITHOUT_TABLE2
 
         raise ClirkitError(LAM_WITHOUT_TABLE2)
+
+
+def _check_loss_written(spec: Mapping[str, Any], kind: str) -> None:
+    """ClirkitError for a key of an SCS system written that its loss leaves unused, even at its default (``margin``
+    with the default sosl loss: :func:`~clirkit.scs.params.unused_by_loss`; the model's own check,
+    :meth:`~clirkit.scs.model.SCSModel.check_params`, sees only values set away from the defaults)."""
+    if kind != "scs":
+        return
+    from clirkit.paramgroups import flat_defaults
+    from clirkit.scs.params import READ_BY, unused_by_loss
+
+    loss = spec.get("loss", flat_defaults(system_class(kind))["loss"])
+    for name, why in unused_by_loss(loss, [key for key in READ_BY if key in spec])[:1]:
+        raise ClirkitError(f"{name}: {why}")
 
 
 def check_fusion(spec: Mapping[str, Any], where: str) -> None:

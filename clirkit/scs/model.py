@@ -36,7 +36,7 @@ from clirkit.scs.encoding import averaging_matrix, unit_norm, vector_coverage, v
 from clirkit.scs.gradient import loss_and_gradient
 from clirkit.scs.modelfile import read_model, write_model
 from clirkit.scs.optim import Adam
-from clirkit.scs.params import Objective, Schedule, Shape, UnitSampling
+from clirkit.scs.params import Objective, Schedule, Shape, UnitSampling, set_away_from_defaults, unused_by_loss
 from clirkit.scs.training import TrainingData, judged_units, lookup, triplets
 from clirkit.searchoptions import as_excluded, drop_excluded, search_depth
 
@@ -64,7 +64,8 @@ class SCSModel(Grouped, System):
 
     ``objective`` (:class:`~clirkit.scs.params.Objective`):
         loss: ``sosl`` | ``mse`` (pointwise) | ``hinge`` | ``logistic`` | ``exp`` (pairwise).
-        thresholds: SOSL's inner thresholds (finite numbers); grades 0..len(thresholds) are allowed.
+        thresholds: the pointwise losses' inner thresholds (finite numbers): SOSL's segments; grades
+            0..len(thresholds) are allowed (a pairwise loss takes any grade).
         mse_targets: MSE's target score per grade (finite numbers; the MSE loss only); default the middle of each
             SOSL segment.
         margin: the hinge loss's margin.
@@ -161,16 +162,15 @@ class SCSModel(Grouped, System):
 
     def check_params(self) -> None:
         """Each hyper-parameter against its constraints (a group's named as the model's), and a training that
-        uses them: at least one epoch, MSE targets only with the MSE loss."""
+        uses them: at least one epoch, none set away from its default that the loss leaves unused
+        (:func:`~clirkit.scs.params.unused_by_loss`: MSE targets with another loss, a margin with another than the
+        hinge, ...)."""
         if isinstance(self.schedule.epochs, Integral) and self.schedule.epochs == 0:  # the constraint says >= 1
             raise ClirkitError(ZERO_EPOCHS.format("epochs"))
         self._check_constraints()
-        loss = self.objective.loss
-        if self.objective.mse_targets is not None and loss != "mse":
-            raise ClirkitError(
-                f"mse_targets: the targets of the 'mse' loss, unused by the {loss!r} loss: leave them out, or train "
-                "with the 'mse' loss"
-            )
+        changed = set_away_from_defaults(self.objective, self.sampling)
+        for name, why in unused_by_loss(self.objective.loss, changed)[:1]:
+            raise ClirkitError(f"{name}: {why}")
 
     def _check_constraints(self) -> None:
         super().check_params()
@@ -293,7 +293,7 @@ class SCSModel(Grouped, System):
             query_ids,
             doc_ids,
             qrels,
-            n_grades=self.n_grades,
+            n_grades=self.n_grades if self.objective.loss in losses.POINTWISE else None,
             thresholds=self.objective.thresholds,
             negatives=self.sampling.negatives,
             rng=rng,

@@ -6,12 +6,13 @@ training schedule (:class:`Schedule`). Each is a :class:`~clirkit.paramgroups.Gr
 
 from __future__ import annotations
 
+import inspect
 from numbers import Integral, Real
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from clirkit.constraints import FiniteNumbers, Interval, StrOptions
 from clirkit.paramgroups import Group
-from clirkit.scs.losses import LOSSES
+from clirkit.scs.losses import LOSSES, PAIRWISE, POINTWISE
 
 PAIR_WEIGHTS = ("uniform", "grade")
 
@@ -33,7 +34,8 @@ class Shape(Group):
 
 
 class Objective(Group):
-    """The loss: ``loss``, SOSL's ``thresholds``, MSE's ``mse_targets``, the hinge loss's ``margin``."""
+    """The loss: ``loss``, the pointwise losses' ``thresholds`` (SOSL's segments, MSE's grades), MSE's
+    ``mse_targets``, the hinge loss's ``margin``."""
 
     _parameter_constraints = {
         "loss": [StrOptions(set(LOSSES))],
@@ -89,3 +91,48 @@ class Schedule(Group):
         self.batch_size = batch_size
         self.epochs = epochs
         self.lazy_adam = lazy_adam
+
+
+# the parameters that some losses leave unused: (the losses that read it, what it is to them, its pronoun)
+READ_BY = {
+    "thresholds": (POINTWISE, "the grade thresholds of the pointwise losses", "them"),
+    "mse_targets": (("mse",), "the targets of the 'mse' loss", "them"),
+    "margin": (("hinge",), "the margin of the 'hinge' loss", "it"),
+    "pair_weight": (PAIRWISE, "the weight of a pair in the pairwise losses", "it"),
+    "max_pairs_per_query": (PAIRWISE, "the pairs sampled per query by the pairwise losses", "it"),
+}
+
+
+def unused_by_loss(loss: str, names: Iterable[str]) -> list[tuple[str, str]]:
+    """``(name, why)`` for each parameter of ``names`` that the loss ``loss`` does not read (:data:`READ_BY`), e.g.
+    ``("margin", "the margin of the 'hinge' loss, unused by the 'sosl' loss: leave it out, or train with the
+    'hinge' loss")``: the library, the command line and the experiment file put the parameter in their own words
+    before ``why``."""
+    out = []
+    for name in names:
+        losses, what, pronoun = READ_BY[name]
+        if loss not in losses:
+            kind = "pointwise" if losses == POINTWISE else "pairwise"
+            train = f"the {losses[0]!r} loss" if len(losses) == 1 else f"a {kind} loss ({', '.join(losses)})"
+            out.append((name, f"{what}, unused by the {loss!r} loss: leave {pronoun} out, or train with {train}"))
+    return out
+
+
+def set_away_from_defaults(*groups: Group) -> list[str]:
+    """The parameters of :data:`READ_BY` in ``groups`` whose values differ from their groups' defaults (a sequence
+    equal to a tuple default item by item is not)."""
+    out = []
+    for group in groups:
+        for name, parameter in inspect.signature(type(group)).parameters.items():
+            if name not in READ_BY:
+                continue
+            value, default = getattr(group, name), parameter.default
+            if default is None:
+                same = value is None
+            elif isinstance(default, tuple):
+                same = not isinstance(value, str) and list(value) == list(default)
+            else:
+                same = value == default
+            if not same:
+                out.append(name)
+    return out

@@ -139,7 +139,7 @@ def judged_units(
     doc_ids,
     qrels: Qrels,
     *,
-    n_grades: int,
+    n_grades: int | None,
     thresholds,
     negatives: int,
     rng: np.random.Generator,
@@ -149,8 +149,8 @@ def judged_units(
     each judged pair once at its highest grade (negative grades as 0), and ``negatives`` unjudged documents a judged
     query sampled with ``rng`` as grade 0; sorted by query, grade descending, document. Also the counts of the
     training statistics (queries, documents, judged pairs, sampled negatives). ClirkitError for a grade the
-    model's ``n_grades`` (``thresholds``) cannot hold, no judgment naming a document of the collection, or none
-    relevant (grade >= 1)."""
+    model's ``n_grades`` (``thresholds``; None for any grade: the pairwise losses read no thresholds) cannot hold,
+    no judgment naming a document of the collection, or none relevant (grade >= 1)."""
     qids = np.asarray(query_ids, dtype=str)
     dids = np.asarray(doc_ids, dtype=str)
     q_of, q_ok = lookup(qids, qrels.qids)
@@ -161,7 +161,7 @@ def judged_units(
     keep = q_ok & d_ok
     jq, jd = q_of[keep], d_of[keep]
     jg = np.maximum(qrels.rels[keep], 0)
-    if jg.size and jg.max() >= n_grades:
+    if n_grades is not None and jg.size and jg.max() >= n_grades:
         raise ClirkitError(
             f"qrels have grade {jg.max()} but the model has {n_grades} grades "
             f"(thresholds {' '.join(map(str, thresholds))}); give one more threshold "
