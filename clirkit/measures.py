@@ -535,11 +535,12 @@ def split_measure_list(names: Iterable[str] | str) -> list[str]:
     return out
 
 
-def parse_measures(names: Iterable[str | Measure] | str) -> list[Measure]:
+def parse_measures(names: Iterable[str | Measure] | str, *, once: str | None = None) -> list[Measure]:
     """Parse several names (a list, one comma-separated string, or a mixture; ir_measures objects too).
 
     A measure given twice (in any spelling: ``P@10`` and ``P_10``) is kept
-    once, with the first spelling as its label.
+    once, with the first spelling as its label; with ``once`` (the list's name: ``"measures"``, ``"-m"``) it is a
+    ClirkitError naming both spellings, ``-m lists AP twice (as 'AP' and 'MAP'): list each once``.
 
     Raises:
         ClirkitError: a bad name (see :func:`parse_measure`), no name at all, or ``names`` neither a name nor a
@@ -560,6 +561,10 @@ def parse_measures(names: Iterable[str | Measure] | str) -> list[Measure]:
             m = parse_measure(part)
             if m not in out:
                 out.append(m)
+            elif once is not None:
+                first = out[out.index(m)].label
+                both = f"{first!r} twice" if first == m.label else f"{m.name} twice (as {first!r} and {m.label!r})"
+                raise ClirkitError(f"{once} lists {both}: list each once")
     if not out:
         raise ClirkitError("no measure given")
     return out

@@ -357,9 +357,19 @@ def test_columns_are_headed_by_the_names_as_written_in_every_format(files, capsy
     assert next(csv.reader(io.StringIO(per_query))) == ["run", "qid", *names]
 
 
-def test_two_spellings_of_one_measure_give_one_column_under_the_first(files, capsys):
-    _, out, _ = _run(capsys, "--qrels", files["qrels"], files["weak"], "-m", "P_10", "P@10", "p.10", "--quiet")
-    assert _header(out) == ["run", "queries", "P_10"]
+@pytest.mark.parametrize(
+    "given, said",
+    [
+        (["P_10", "P@10", "p.10"], "P@10 twice (as 'P_10' and 'P@10')"),
+        (["AP,MAP"], "AP twice (as 'AP' and 'MAP')"),
+        (["AP", "P@10", "ap"], "AP twice (as 'AP' and 'ap')"),
+        (["AP", "-m", "AP"], "'AP' twice"),
+    ],
+)
+def test_a_measure_given_twice_in_any_spelling_is_refused_naming_both_spellings(files, capsys, given, said):
+    # two spellings of one measure gave one column under the first, the other dropped without a word
+    status, out, err = _run(capsys, "--qrels", files["qrels"], files["weak"], "-m", *given, "--quiet")
+    assert (status, out, err) == (2, "", f"clirkit: error: -m lists {said}: list each once\n")
 
 
 def test_unknown_measure_is_one_line_with_close_matches(files, capsys):

@@ -1,5 +1,6 @@
 """Issue 40, edge test 12A: settings refused when an experiment file or a command line is read, as their like are:
-stopword lists of either side (5), SCS options the loss leaves unused (13)."""
+stopword lists of either side (5), SCS options the loss leaves unused (13), a measure listed twice in two spellings
+(14)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from test_edges_experiment import _refused
 
 from clirkit.cli import main
 from clirkit.errors import ClirkitError
+from clirkit.experiment import Experiment
 from clirkit.run import Qrels
 from clirkit.scs import SCSModel
 
@@ -124,3 +126,30 @@ def test_a_pairwise_loss_trains_on_grades_beyond_the_thresholds_it_does_not_read
     assert len(model.prepare(qids, qtok, dids, dtok, qrels)) > 0
     with pytest.raises(ClirkitError, match="grade 3 but the model has 3 grades"):
         SCSModel.from_flat(dim=4, epochs=1, negatives=1).prepare(qids, qtok, dids, dtok, qrels)
+
+
+# --------------------------------------------------------------------------- finding 14: measures by measure, not spelling
+
+
+@pytest.mark.parametrize(
+    "lists, said",
+    [
+        ('measures = ["AP", "ap"]', "measures lists AP twice (as 'AP' and 'ap')"),
+        ('measures = ["AP", "MAP", "P@10", "P_10"]', "measures lists AP twice (as 'AP' and 'MAP')"),
+        ('measures = ["P@10", "P_10"]', "measures lists P@10 twice (as 'P@10' and 'P_10')"),
+        ('measures = ["AP", "P@10"]\ngains = ["MAP", "AP"]', "gains lists AP twice (as 'MAP' and 'AP')"),
+        ('measures = ["AP", "P@10"]\ngains = ["AP", "AP"]', "gains lists 'AP' twice"),
+    ],
+)
+def test_a_measure_listed_twice_in_two_spellings_is_refused_naming_both(mini, tmp_path, capsys, lists, said):
+    # ["AP", "MAP"] was accepted and one column silently dropped
+    text = _ONE.format(mini=mini, more="").replace('measures = ["AP"]', lists)
+    _refused(tmp_path, capsys, text, f"{said}: list each once")
+
+
+def test_gains_name_a_measure_in_another_spelling_than_the_measures(mini, tmp_path):
+    # gains = ["MAP"] with measures ["AP", ...] was "not one of the measures (AP, P@10)", though MAP is AP
+    path = tmp_path / "x.toml"
+    text = _ONE.format(mini=mini, more="").replace('measures = ["AP"]', 'measures = ["AP", "P_10"]')
+    path.write_text('gains = ["MAP", "P@10"]\n' + text, encoding="utf-8")
+    assert Experiment.read(path).gains == ("AP", "P_10")  # the report's columns, headed as the measures are written

@@ -161,6 +161,21 @@ def test_lists_split_on_commas_outside_parentheses_and_duplicates_keep_the_first
 
 
 @pytest.mark.parametrize(
+    "names, said",
+    [
+        (["P_10,AP", "P@10"], "-m lists P@10 twice (as 'P_10' and 'P@10'): list each once"),
+        (["AP", " map "], "-m lists AP twice (as 'AP' and 'map'): list each once"),
+        (["AP", "AP"], "-m lists 'AP' twice: list each once"),
+    ],
+)
+def test_a_list_given_once_each_refuses_a_measure_given_twice_naming_both_spellings(names, said):
+    with pytest.raises(ClirkitError) as err:
+        parse_measures(names, once="-m")
+    assert str(err.value) == said
+    assert [m.name for m in parse_measures(["AP", "P_10", "P(rel=2)@10"], once="-m")] == ["AP", "P@10", "P(rel=2)@10"]
+
+
+@pytest.mark.parametrize(
     "names, message",
     [
         (None, 'measures must be a measure name or a list or tuple of names (e.g. ["AP", "nDCG@10"]), got None'),

@@ -238,7 +238,8 @@ def _measures(values: list[str], runs: list[str]) -> list:
     swallowed by ``-m``: the error says so and shows the ``--`` form.
 
     Raises:
-        ClirkitError: a bad measure name, a run file among the measures, or no RUN at all.
+        ClirkitError: a bad measure name, a measure given twice (in any spelling: ``AP`` and ``MAP``), a run file
+            among the measures, or no RUN at all.
     """
     import os
 
@@ -258,7 +259,7 @@ def _measures(values: list[str], runs: list[str]) -> list:
         )
     if not runs:
         raise ClirkitError("no RUN given (after -m, write -- before the RUN files: -m AP P@10 -- a.run)")
-    return parse_measures(names)
+    return parse_measures(names, once="-m")
 
 
 def _is_measure(name: str) -> bool:

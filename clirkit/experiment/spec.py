@@ -236,12 +236,6 @@ class Experiment:
         names = list(systems) + list(fusions)
         if exp.baseline is not None and exp.baseline not in names:
             raise ClirkitError(f"{where}: baseline {exp.baseline!r} is not a system or fusion of the file")
-        bad = [m for m in exp.gains if m not in exp.measures]
-        if bad:
-            raise ClirkitError(
-                f"{where}: gains measure {bad[0]!r} is not one of the measures "
-                f"({', '.join(exp.measures)}): add it to measures or remove it from gains"
-            )
         _check_analysis_and_table(where, exp)
         if plain is not None:
             _check_split_sizes(where, plain)
@@ -408,21 +402,21 @@ def _report_options(where: str, data: Mapping[str, Any]) -> tuple[list, list, bo
     from clirkit.measures import DEFAULT_DEPTH, beyond_depth, parse_measures
 
     try:
-        deep = beyond_depth(parse_measures(measures), DEFAULT_DEPTH)
+        parsed = parse_measures(measures, once="measures")  # AP and MAP are one measure
     except ClirkitError as exc:
         raise ClirkitError(f"{where}: {exc}") from None
+    deep = beyond_depth(parsed, DEFAULT_DEPTH)
     if deep is not None:
         raise ClirkitError(
             f"{where}: measures: {deep.label} reads ranks beyond {DEFAULT_DEPTH}, the depth the report evaluates: "
             f"give a cutoff of at most {DEFAULT_DEPTH} (e.g. {deep.kind}@{DEFAULT_DEPTH})"
         )
-    _once_each(where, "measures", measures)
     gains = data.get("gains", [])
     if not isinstance(gains, list) or not all(isinstance(m, str) for m in gains):
         raise ClirkitError(
             f'{where}: gains must be a list of measure names (e.g. gains = ["AP"]), got {repr(gains)[:40]}'
         )
-    _once_each(where, "gains", gains)
+    gains = _measured_gains(where, gains, parsed)
     figures = data.get("figures", True)
     if not isinstance(figures, bool):
         raise ClirkitError(
@@ -442,6 +436,28 @@ def _report_options(where: str, data: Mapping[str, Any]) -> tuple[list, list, bo
             f'(e.g. report_splits = ["dev", "test", "all"]), got {repr(splits)[:40]}'
         )
     return measures, gains, figures, splits
+
+
+def _measured_gains(where: str, gains: list[str], measures: list) -> list[str]:
+    """``gains`` in the spellings of ``measures`` (the parsed measures: ``MAP`` there is ``AP`` here, the column
+    the report has); ClirkitError for a gain not among them, or given twice in any spelling."""
+    from clirkit.measures import parse_measure, parse_measures
+
+    spelled = {m: m.label for m in measures}
+    for gain in gains:
+        try:
+            measure = parse_measure(gain)
+        except ClirkitError:
+            measure = None
+        if measure not in spelled:
+            raise ClirkitError(
+                f"{where}: gains measure {gain!r} is not one of the measures ({', '.join(spelled.values())}): add it "
+                "to measures or remove it from gains"
+            )
+    try:
+        return [spelled[m] for m in parse_measures(gains, once="gains")] if gains else []
+    except ClirkitError as exc:
+        raise ClirkitError(f"{where}: {exc}") from None
 
 
 def _once_each(where: str, key: str, values: list) -> None:
