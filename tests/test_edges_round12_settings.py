@@ -1,8 +1,10 @@
 """Issue 40, edge test 12A: settings refused when an experiment file or a command line is read, as their like are:
 stopword lists of either side (5), SCS options the loss leaves unused (13), a measure listed twice in two spellings
-(14)."""
+(14); and what docs/evaluate.md and docs/fuse.md say of an empty run and of dev runs out of order (15)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 from test_edges_experiment import _refused
@@ -13,6 +15,7 @@ from clirkit.experiment import Experiment
 from clirkit.run import Qrels
 from clirkit.scs import SCSModel
 
+ROOT = Path(__file__).resolve().parent.parent
 _ONE = 'collection = "{mini}"\nmeasures = ["AP"]\n[systems.DT]\nkind = "dt"\n{more}'
 
 
@@ -153,3 +156,40 @@ def test_gains_name_a_measure_in_another_spelling_than_the_measures(mini, tmp_pa
     text = _ONE.format(mini=mini, more="").replace('measures = ["AP"]', 'measures = ["AP", "P_10"]')
     path.write_text('gains = ["MAP", "P@10"]\n' + text, encoding="utf-8")
     assert Experiment.read(path).gains == ("AP", "P_10")  # the report's columns, headed as the measures are written
+
+
+# --------------------------------------------------------------------------- finding 15: the guides' common errors
+
+
+def _guide(name: str) -> str:
+    return " ".join((ROOT / "docs" / name).read_text(encoding="utf-8").split())
+
+
+def test_the_evaluate_guide_says_an_empty_run_scores_0_with_the_note_eval_gives(tmp_path, capsys):
+    guide = _guide("evaluate.md")
+    assert "a NaN score, an empty run: one line" not in guide  # an empty run has been no error since round 11
+    (tmp_path / "test.qrels").write_text("q7 0 d1 1\nq8 0 d2 1\n", encoding="utf-8")
+    (tmp_path / "empty.run").write_text("", encoding="utf-8")
+    assert main(["eval", "--qrels", str(tmp_path / "test.qrels"), str(tmp_path / "empty.run"), "-m", "AP"]) == 0
+    note = capsys.readouterr().err.strip().replace(str(tmp_path / "empty.run"), "empty.run")
+    assert note == "empty.run: holds no results: each of the 2 judged queries scores 0"
+    assert f"An empty run is no error: each judged query scores 0, and stderr says so (`{note}`)" in guide
+
+
+def test_the_fusion_guide_says_dev_runs_whose_tags_show_another_order_are_refused(tmp_path, capsys, monkeypatch):
+    guide = _guide("fuse.md")
+    assert "in another order than the RUNs: nothing can tell" not in guide  # refused since round 9
+    monkeypatch.chdir(tmp_path)
+    for name, tag, rows in (
+        ("dt.run", "DT", "q7 Q0 d1 1 2.0 {t}\nq7 Q0 d3 2 1.0 {t}\n"),
+        ("psq.run", "PSQ", "q7 Q0 d3 1 2.0 {t}\nq7 Q0 d1 2 1.0 {t}\n"),
+        ("dt.dev.run", "DT", "q5 Q0 d5 1 2.0 {t}\n"),
+        ("psq.dev.run", "PSQ", "q5 Q0 d1 1 2.0 {t}\n"),
+    ):
+        (tmp_path / name).write_text(rows.format(t=tag), encoding="utf-8")
+    (tmp_path / "dev.qrels").write_text("q5 0 d5 1\n", encoding="utf-8")
+    argv = ["aggregate", "dt.run", "psq.run", "--tune", "--dev-runs", "psq.dev.run", "dt.dev.run"]
+    assert main([*argv, "--dev-qrels", "dev.qrels", "-o", "x.run", "-q"]) == 2
+    said = capsys.readouterr().err.strip()
+    assert said.startswith("clirkit: error: psq.dev.run: the 1st of --dev-runs (tag PSQ)") and f"`{said}`" in guide
+    assert "Only runs whose tags cannot tell them apart" in guide
