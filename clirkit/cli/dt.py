@@ -41,7 +41,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from clirkit.cli.common import listed_file, say_unmatched_stopwords
-    from clirkit.cli.indexes import open_index
+    from clirkit.cli.indexes import open_index, with_shards
     from clirkit.cli.tables import load_tables, table_languages
     from clirkit.cli.xlquery import checked_system, query_language, say_language, search_and_write, source_stopwords
     from clirkit.errors import ClirkitError
@@ -52,7 +52,12 @@ def run(args) -> int:
     from clirkit.tablefit import TableMismatch
 
     dt = checked_system(DT, args)
-    inputs = {"--index": args.index, "--queries": args.queries, "--table": args.table, "--translated": args.translated}
+    inputs = {
+        **with_shards("--index", args.index),
+        "--queries": args.queries,
+        "--table": args.table,
+        "--translated": args.translated,
+    }
     check_outputs({"-o": args.output}, {**inputs, "--source-stopwords": listed_file(args.source_stopwords)})
     from clirkit.progress import say
     from clirkit.translation.phrases import terms_found

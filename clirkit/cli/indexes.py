@@ -30,6 +30,15 @@ def add_shard_options(p) -> None:
     )
 
 
+def with_shards(option: str, path: str | None) -> dict:
+    """``{option: path}`` and, when ``path`` is a sharded index's manifest, its shard files under the label
+    ``"OPTION PATH's shard"``: the files of an index for :func:`clirkit.fileio.check_outputs`, as an input read
+    (no output may overwrite a shard) or an output replaced (its shards are removed when it is written)."""
+    from clirkit.retrieval.shardfiles import shard_paths
+
+    return {option: path, f"{option} {path}'s shard": shard_paths(path) if path else []}
+
+
 def open_index(args):
     """The index of ``--index``: an :class:`~clirkit.retrieval.index.Index`, or a sharded index searched as ``--jobs``,
     ``--backend`` and ``--scheduler`` say (ClirkitError for ``--backend dask`` without ``--scheduler``)."""

@@ -10,6 +10,7 @@ def check_request(args, psq) -> None:
     search needs ``--queries`` and ``-o``, without them ``--save-index``; ``--save-index`` writes a translated
     index and ``--shards`` splits it; no output may overwrite an input."""
     from clirkit.cli.common import listed_file
+    from clirkit.cli.indexes import with_shards
     from clirkit.errors import ClirkitError
     from clirkit.fileio import check_outputs
 
@@ -27,11 +28,13 @@ def check_request(args, psq) -> None:
         raise ClirkitError("--save-index writes the translated index of --translate documents")
     if args.shards is not None and not args.save_index:
         raise ClirkitError("--shards N writes the translated index of --save-index in N shards: give --save-index")
-    inputs = {"--index": args.index, "--queries": args.queries, "--table": args.table, "--table2": args.table2}
-    check_outputs(
-        {"--save-index": args.save_index, "-o": args.output},
+    check_outputs(  # the shards of --save-index's old index are removed when it is replaced
+        {**with_shards("--save-index", args.save_index), "-o": args.output},
         {
-            **inputs,
+            **with_shards("--index", args.index),
+            "--queries": args.queries,
+            "--table": args.table,
+            "--table2": args.table2,
             "--source-stopwords": listed_file(args.source_stopwords),
             "--target-stopwords": listed_file(args.target_stopwords),
             "--background": None if psq.background in ("collection", "parallel") else psq.background,

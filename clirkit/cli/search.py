@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from clirkit.cli.common import add_query_fields, add_quiet, add_verb, language, query_fields
-from clirkit.cli.indexes import add_bm25_options, add_shard_options, open_index, report_unmatched
+from clirkit.cli.indexes import add_bm25_options, add_shard_options, open_index, report_unmatched, with_shards
 
 
 def add_parser(sub) -> None:
@@ -49,7 +49,7 @@ def run(args) -> int:
 
     system = BM25Search(**params_of(args))
     system.check_params()  # before any input is read
-    check_outputs({"-o": args.output}, {"--index": args.index, "--queries": args.queries})
+    check_outputs({"-o": args.output}, {**with_shards("--index", args.index), "--queries": args.queries})
     index = open_index(args)
     lang = args.source_lang or index.analyzer.lang  # by default, the queries are in the index's language
     queries = read_queries(args.queries, **query_fields(args, lang=lang))

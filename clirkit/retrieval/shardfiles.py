@@ -114,6 +114,15 @@ def replacing_shards(path: str | os.PathLike[str]) -> Iterator[None]:
         _tidy(path, set())
 
 
+def shard_paths(path: str | os.PathLike[str]) -> list[str]:
+    """The paths of the shard files the manifest at ``path`` records, in their order beside it (none when ``path``
+    is not a readable manifest): inputs of a verb that reads the sharded index, or files its writing replaces."""
+    if str(path) == "-":
+        return []
+    folder = Path(path).parent
+    return [str(folder / name) for name in sorted(_referenced(path)) if (folder / name).is_file()]
+
+
 def _referenced(path: str | os.PathLike[str]) -> set[str]:
     """The shard file names the manifest at ``path`` records (none if there is none or it cannot be read)."""
     if index_kind(path) not in MANIFESTS:

@@ -1,0 +1,64 @@
+"""Issue 40, edge test 12A: the command line and files. An output naming a shard of the sharded index read (or of
+the one replaced) is refused before any work (1)."""
+
+from __future__ import annotations
+
+import pytest
+
+from clirkit.cli import main
+
+DOCS = "d1\tla casa es roja\nd2\tel perro come pan\nd3\tel gato duerme\nd4\tbuenos dias amigo\n"
+
+
+def one_line_error(capsys, prefix: str) -> str:
+    captured = capsys.readouterr()
+    assert captured.err.startswith(f"clirkit: error: {prefix}") and captured.err.count("\n") == 1, captured.err
+    return captured.err
+
+
+@pytest.fixture
+def sharded(tmp_path):
+    """A sharded index ``s.npz`` of two shards, a query file and a table es->en, in ``tmp_path``."""
+    (tmp_path / "docs.tsv").write_text(DOCS, encoding="utf-8")
+    (tmp_path / "q.tsv").write_text("q1\tcasa\n", encoding="utf-8")
+    (tmp_path / "p.es").write_text("la casa\nel perro\n", encoding="utf-8")
+    (tmp_path / "p.en").write_text("the house\nthe dog\n", encoding="utf-8")
+    index = str(tmp_path / "s.npz")
+    assert main(["index", str(tmp_path / "docs.tsv"), "-o", index, "--lang", "es", "--shards", "2", "-q"]) == 0
+    table = ["--source", str(tmp_path / "p.es"), "--target", str(tmp_path / "p.en"), "--source-lang", "es"]
+    assert main(["ttable", "train", *table, "--target-lang", "en", "-o", str(tmp_path / "t.npz"), "-q"]) == 0
+    return tmp_path
+
+
+def _shards(folder, stem="s"):
+    return sorted(str(p) for p in folder.glob(f"{stem}.shard-*.npz"))
+
+
+# ------------------------------------------------------------------ 1. an output naming a shard of an input
+
+
+@pytest.mark.parametrize(
+    "verb, option",
+    [("search", "-o"), ("dt", "-o"), ("psq", "-o"), ("psq", "--save-index")],
+)
+def test_an_output_naming_a_shard_of_the_index_read_is_refused(sharded, capsys, verb, option):
+    index, shards = str(sharded / "s.npz"), _shards(sharded)
+    before = {s: open(s, "rb").read() for s in shards}
+    args = [verb, "--index", index, "-q"]
+    if verb != "search":
+        args += ["--table", str(sharded / "t.npz")]
+    if option == "-o":
+        args += ["--queries", str(sharded / "q.tsv")]
+    assert main([*args, option, shards[1]]) == 2
+    one_line_error(
+        capsys, f"{option} {shards[1]} is also --index {index}'s shard {shards[1]}: writing it would replace"
+    )
+    assert {s: open(s, "rb").read() for s in _shards(sharded)} == before
+
+
+def test_an_input_among_the_shards_a_saved_index_replaces_is_refused(sharded, capsys):
+    index, shards = str(sharded / "s.npz"), _shards(sharded)
+    args = ["psq", "--index", shards[0], "--table", str(sharded / "t.npz"), "--save-index", index, "-q"]
+    assert main(args) == 2
+    one_line_error(capsys, f"--save-index {index}'s shard {shards[0]} is also --index {shards[0]}")
+    assert _shards(sharded) == shards
