@@ -37,6 +37,13 @@ class InvalidParameterError(ClirkitError, ValueError, TypeError):
     def __reduce__(self):  # the fields, not the message, rebuild it (e.g. raised in a worker process)
         return type(self), (self.parameter, self.caller, self.allowed, self.value), {"got": self.got}
 
+    def showing(self, value: Any) -> InvalidParameterError:
+        """The same error with ``value`` shown as the value got: the value as the user wrote it (an experiment
+        file's list, which becomes a tuple in the system); a ``got`` of the caller's own words is kept."""
+        if self.got != f". Got {self.value!r} instead.":
+            return self
+        return type(self)(self.parameter, self.caller, self.allowed, value)
+
     def worded(self, subject: str) -> str:
         """The message with ``subject`` in place of ``The 'k1' parameter of PSQ``."""
         return f"{subject} must be {self.allowed}{self.got}"
@@ -93,11 +100,19 @@ class Options(Constraint):
     def is_satisfied_by(self, val) -> bool:
         return isinstance(val, self.type) and val in self.options
 
-    def __str__(self) -> str:
-        values = ", ".join(repr(o) for o in self.options)
+    def __str__(self) -> str:  # sorted: a set's order changes from run to run (scikit-learn's iterates it)
+        values = ", ".join(repr(o) for o in _sorted(self.options))
         if self.type is not str:  # numbers as written: "-1", "one of 1, 2" (not "a int among {-1}")
             return values if len(self.options) == 1 else f"one of {values}"
         return f"a {_type_name(self.type)} among {{{values}}}"
+
+
+def _sorted(options: AbstractSet) -> list:
+    """``options`` in order: by value, or by their ``repr`` when they do not compare (a str and a number)."""
+    try:
+        return sorted(options)
+    except TypeError:
+        return sorted(options, key=repr)
 
 
 class StrOptions(Options):

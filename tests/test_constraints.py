@@ -23,13 +23,18 @@ def _sklearns(constraint):
     """scikit-learn's constraint for one of ours (None for a subclass of ours of clirkit's own)."""
     if type(constraint) is ours.Interval:
         return sk.Interval(constraint.type, constraint.left, constraint.right, closed=constraint.closed)
-    if type(constraint) is ours.StrOptions:
-        return sk.StrOptions(constraint.options)
+    if type(constraint) is ours.StrOptions:  # in sorted order: ours are listed sorted, theirs as the set iterates
+        return sk.StrOptions(_in_order(constraint.options))
     if type(constraint) is ours.Options:
-        return sk.Options(constraint.type, constraint.options)
+        return sk.Options(constraint.type, _in_order(constraint.options))
     if isinstance(constraint, ours.Constraint):
         return None
     return constraint  # None, a type, "boolean": the same words in both
+
+
+def _in_order(options):
+    """``options`` as a set-like view iterated in sorted order (scikit-learn's Options takes a set)."""
+    return dict.fromkeys(ours._sorted(options)).keys()
 
 
 def _values(constraint_list) -> list:

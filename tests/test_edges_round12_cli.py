@@ -1,11 +1,18 @@
 """Issue 40, edge test 12A: the command line and files. An output naming a shard of the sharded index read (or of
-the one replaced) is refused before any work (1)."""
+the one replaced) is refused before any work (1); a constraint's options are listed sorted (a set's order changes
+from run to run) and an experiment file's list is shown as written, not as a tuple (16a)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
+from test_edges_experiment import _refused
 
 from clirkit.cli import main
+from clirkit.constraints import Options, StrOptions
 
 DOCS = "d1\tla casa es roja\nd2\tel perro come pan\nd3\tel gato duerme\nd4\tbuenos dias amigo\n"
 
@@ -62,3 +69,40 @@ def test_an_input_among_the_shards_a_saved_index_replaces_is_refused(sharded, ca
     assert main(args) == 2
     one_line_error(capsys, f"--save-index {index}'s shard {shards[0]} is also --index {shards[0]}")
     assert _shards(sharded) == shards
+
+
+# ------------------------------------------------------------------ 16a. messages the same from run to run
+
+
+def test_a_constraints_options_are_listed_sorted():
+    assert str(StrOptions(dict.fromkeys(["r", "exact"]).keys())) == "a str among {'exact', 'r'}"
+    assert str(Options(int, dict.fromkeys([2, -1, 1]).keys())) == "one of -1, 1, 2"
+
+
+_PATHS = {k: os.environ[k] for k in ("PATH", "PYTHONPATH") if k in os.environ}
+
+
+def test_a_refused_choice_reads_the_same_whatever_the_hash_seed():
+    code = "from clirkit.boost import BoostRanker\nBoostRanker.from_flat(rule='x').check_params()"
+    said = {
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env={"PYTHONHASHSEED": seed, **_PATHS}
+        ).stderr.splitlines()[-1]
+        for seed in ("1", "2", "3", "4", "5", "6")
+    }
+    assert said == {
+        "clirkit.constraints.InvalidParameterError: The 'rule' parameter of BoostRanker must be a str among "
+        "{'exact', 'r'}. Got 'x' instead."
+    }
+
+
+@pytest.mark.parametrize(
+    "more, message",
+    [
+        ("ngram = [1]", "The 'ngram' parameter of BoostRanker must be an int in the range [1, 3]. Got [1] instead."),
+        ('rule = "x"', "The 'rule' parameter of BoostRanker must be a str among {'exact', 'r'}. Got 'x' instead."),
+    ],
+)
+def test_an_experiment_files_value_is_shown_as_written(mini, tmp_path, capsys, more, message):
+    text = f'collection = "{mini}"\nmeasures = ["AP"]\n[systems.B]\nkind = "boost"\nrounds = 3\n{more}\n'
+    _refused(tmp_path, capsys, text, f"system 'B': {message}")

@@ -139,6 +139,8 @@ def check_system(
             raise ClirkitError(
                 f"{where}: {key} {name!r} must be a system declared before it (or a fusion of such systems)"
             )
+    from clirkit.constraints import InvalidParameterError
+
     params = {
         k: tuple(v) if isinstance(v, list) else v
         for k, v in spec.items()
@@ -154,6 +156,10 @@ def check_system(
         system.check_options({k: spec[k] for k in (*cls.file_keys, *cls.system_keys) if k in spec})
         _check_lam_written(spec, cls)
         _check_loss_written(spec, kind)
+    except InvalidParameterError as exc:  # a list shown as written, not as the tuple it became
+        written = spec.get(exc.parameter)
+        shown = exc.showing(written) if isinstance(written, list) and tuple(written) == exc.value else exc
+        raise ClirkitError(f"{where}: {shown}") from None
     except ClirkitError as exc:
         raise ClirkitError(f"{where}: {exc}") from None
 
