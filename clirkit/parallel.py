@@ -17,14 +17,30 @@ end when their last client does) would otherwise outlive a parent killed by SIGK
 from __future__ import annotations
 
 import os
+import sys
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
+from clirkit.constraints import Constraint
 from clirkit.errors import ClirkitError
 
 BACKENDS = ("loky", "threading", "dask")
 
 Task = tuple[Callable[..., Any], tuple, dict]
+
+
+class Scheduler(Constraint):
+    """A dask scheduler parameter: None (no scheduler), an address (a str that is not blank, ``tcp://host:8786``) or
+    a ``distributed.Client`` (distributed is not imported here: a Client exists only once it is)."""
+
+    def is_satisfied_by(self, val) -> bool:
+        if val is None or isinstance(val, str):
+            return val is None or bool(val.strip())
+        distributed = sys.modules.get("distributed")
+        return distributed is not None and isinstance(val, distributed.Client)
+
+    def __str__(self) -> str:
+        return "a dask scheduler's address (a str such as 'tcp://host:8786') or a distributed.Client"
 
 
 def check_backend(backend: str) -> None:

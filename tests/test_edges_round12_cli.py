@@ -1,18 +1,22 @@
 """Issue 40, edge test 12A: the command line and files. An output naming a shard of the sharded index read (or of
 the one replaced) is refused before any work (1); a constraint's options are listed sorted (a set's order changes
-from run to run) and an experiment file's list is shown as written, not as a tuple (16a)."""
+from run to run) and an experiment file's list is shown as written, not as a tuple (16a); a boost system's
+scheduler is an address or a Client, checked when the file is read (6)."""
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
 import pytest
 from test_edges_experiment import _refused
 
+from clirkit.boost import BoostRanker
 from clirkit.cli import main
 from clirkit.constraints import Options, StrOptions
+from clirkit.errors import ClirkitError
 
 DOCS = "d1\tla casa es roja\nd2\tel perro come pan\nd3\tel gato duerme\nd4\tbuenos dias amigo\n"
 
@@ -106,3 +110,26 @@ def test_a_refused_choice_reads_the_same_whatever_the_hash_seed():
 def test_an_experiment_files_value_is_shown_as_written(mini, tmp_path, capsys, more, message):
     text = f'collection = "{mini}"\nmeasures = ["AP"]\n[systems.B]\nkind = "boost"\nrounds = 3\n{more}\n'
     _refused(tmp_path, capsys, text, f"system 'B': {message}")
+
+
+# ------------------------------------------------------------------ 6. a scheduler is an address or a Client
+
+_SCHEDULER = "The 'scheduler' parameter of BoostRanker must be a dask scheduler's address (a str such as "
+
+
+@pytest.mark.parametrize("value, shown", [("5", "5"), ('["a"]', "['a']"), ('""', "''"), ("true", "True")])
+def test_a_boost_scheduler_that_is_no_address_is_refused_when_read(mini, tmp_path, capsys, value, shown):
+    more = f'backend = "dask"\nscheduler = {value}\n'
+    text = f'collection = "{mini}"\nmeasures = ["AP"]\n[systems.B]\nkind = "boost"\nrounds = 3\n{more}'
+    _refused(
+        tmp_path,
+        capsys,
+        text,
+        f"system 'B': {_SCHEDULER}'tcp://host:8786') or a distributed.Client. Got {shown} instead.",
+    )
+
+
+@pytest.mark.parametrize("value", [5, 1.5, ["tcp://a:1"], "", "  "])
+def test_the_ranker_refuses_a_scheduler_that_is_no_address(value):
+    with pytest.raises(ClirkitError, match=f"^{re.escape(_SCHEDULER)}"):
+        BoostRanker.from_flat(rounds=3, backend="dask", scheduler=value).check_params()

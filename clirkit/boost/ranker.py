@@ -21,7 +21,7 @@ from clirkit.constraints import Interval, StrOptions, at_least_zero
 from clirkit.documents import Documents
 from clirkit.errors import ClirkitError
 from clirkit.estimator import DEPTH, Resources, System, fit_given
-from clirkit.parallel import BACKENDS
+from clirkit.parallel import BACKENDS, Scheduler
 from clirkit.paramgroups import Grouped
 from clirkit.progress import say
 from clirkit.run import Qrels, Run
@@ -116,7 +116,7 @@ class BoostRanker(Grouped, System):
         "bagging": [Bagging],
         "jobs": [Interval(Integral, 1, None, closed="left")],  # as --jobs and an experiment's jobs: no -1
         "backend": [StrOptions(set(BACKENDS))],
-        "scheduler": "no_validation",
+        "scheduler": [Scheduler()],
         "source_lang": [str],
         "target_lang": [str],
         "base": "no_validation",
