@@ -16,6 +16,7 @@ end when their last client does) would otherwise outlive a parent killed by SIGK
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from contextlib import contextmanager
@@ -255,11 +256,20 @@ def _dask_client(scheduler):
         raise ClirkitError("the dask backend needs the optional extra: pip install 'clirkit[dask]'") from None
     if scheduler is None:
         raise ClirkitError("the dask backend needs --scheduler ADDRESS (e.g. tcp://127.0.0.1:8786)")
-    own = isinstance(scheduler, str)
+    if not isinstance(scheduler, str):
+        return scheduler, False
+    # made apart from its start, so that a start that fails (a malformed address) can close it: else its __del__
+    # waits 60 s for a loop that is gone, then prints a traceback
+    client = Client.__new__(Client)
     try:
-        return (Client(scheduler, set_as_default=False) if own else scheduler), own
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise ClirkitError(f"cannot reach the dask scheduler at {scheduler}: {exc}") from None
+        client.__init__(scheduler, set_as_default=False)
+    except BaseException as exc:
+        with contextlib.suppress(Exception):
+            client.close()
+        if isinstance(exc, (OSError, TimeoutError, ValueError)):
+            raise ClirkitError(f"cannot reach the dask scheduler at {scheduler!r}: {exc}") from None
+        raise
+    return client, True
 
 
 def dask_workers(scheduler) -> int:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -73,3 +75,20 @@ def test_active_backend_ends_loky_workers_with_the_parent_and_keeps_a_chosen_bac
         assert active_backend() is None  # the caller's choice stands
     with parallel_config(backend=loky_backend()):
         assert active_backend() is None  # already ends with its parent (the command's)
+
+
+@pytest.mark.parametrize("address", ["garbage", " "])
+def test_a_malformed_scheduler_address_is_one_line_at_once(address):
+    """(Edge round 12, finding 7: the error, then 60 s of nothing and an "Exception ignored ... Traceback" from the
+    half-made Client's __del__.)"""
+    pytest.importorskip("dask.distributed")
+    code = (
+        "from clirkit.errors import ClirkitError\nfrom clirkit.parallel import run_tasks\n"
+        f"try:\n    run_tasks([(print, (1,), {{}})] * 2, jobs=2, backend='dask', scheduler={address!r})\n"
+        "except ClirkitError as exc:\n    print(exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=40)
+    assert (
+        done.stdout == f"cannot reach the dask scheduler at {address!r}: missing port number in address {address!r}\n"
+    )
+    assert done.stderr == ""
