@@ -1,14 +1,18 @@
 """Issue 40, edge test 12A: the command line and files. An output naming a shard of the sharded index read (or of
 the one replaced) is refused before any work (1); a constraint's options are listed sorted (a set's order changes
 from run to run) and an experiment file's list is shown as written, not as a tuple (16a); a boost system's
-scheduler is an address or a Client, checked when the file is read (6)."""
+scheduler is an address or a Client, checked when the file is read (6); two processes writing one sharded index:
+the second is refused, the index left whole (8)."""
 
 from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 from test_edges_experiment import _refused
@@ -133,3 +137,49 @@ def test_a_boost_scheduler_that_is_no_address_is_refused_when_read(mini, tmp_pat
 def test_the_ranker_refuses_a_scheduler_that_is_no_address(value):
     with pytest.raises(ClirkitError, match=f"^{re.escape(_SCHEDULER)}"):
         BoostRanker.from_flat(rounds=3, backend="dask", scheduler=value).check_params()
+
+
+# ------------------------------------------------------------------ 8. one writer of a sharded index at a time
+
+
+def _stopped_writer(folder, docs: str) -> subprocess.Popen:
+    """``clirkit index DOCS -o s.npz --shards 2`` in another process, stopped (SIGSTOP) once its first shard is
+    written: it holds the index's lock."""
+    env = {**os.environ, "CLIRKIT_TEST_SIGNAL": "shard-0 SIGSTOP"}
+    argv = [sys.executable, "-m", "clirkit", "index", docs, "-o", str(folder / "s.npz"), "--lang", "es"]
+    writer = subprocess.Popen([*argv, "--shards", "2", "-q"], env=env, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while Path(f"/proc/{writer.pid}/stat").read_text().split(") ")[1][0] != "T":
+        assert writer.poll() is None and time.monotonic() < deadline, writer.stderr.read()
+        time.sleep(0.05)
+    return writer
+
+
+def _searched(folder, capsys) -> str:
+    assert main(["search", "--index", str(folder / "s.npz"), "--queries", str(folder / "q.tsv"), "-o", "-", "-q"]) == 0
+    return capsys.readouterr().out
+
+
+def test_a_second_writer_of_a_sharded_index_is_refused_and_the_index_left_whole(tmp_path, capsys):
+    (tmp_path / "docs.tsv").write_text(DOCS, encoding="utf-8")
+    (tmp_path / "docs2.tsv").write_text(DOCS.replace("la casa es roja", "casa casa"), encoding="utf-8")
+    (tmp_path / "q.tsv").write_text("q1\tcasa\n", encoding="utf-8")
+    index = str(tmp_path / "s.npz")
+    argv = ["index", str(tmp_path / "docs2.tsv"), "-o", index, "--lang", "es", "-q"]
+    writer = _stopped_writer(tmp_path, str(tmp_path / "docs.tsv"))
+    try:
+        assert main([*argv, "--shards", "2"]) == 2
+        one_line_error(capsys, f"{index}: another clirkit process ({writer.pid}) is writing this index; wait for it")
+        assert main(argv) == 0  # a plain index meanwhile: written, the other writer's shards left to it
+    finally:
+        writer.send_signal(signal.SIGCONT)
+    assert writer.wait(120) == 0, writer.stderr.read()
+    assert len(list(tmp_path.glob("s.shard-*.npz"))) == 2 and not list(tmp_path.glob(".s.npz.lock*"))
+    first = _searched(tmp_path, capsys)  # the last writer's index, whole
+    assert main([*argv[:-1], "-q", "--shards", "2"]) == 0 and _searched(tmp_path, capsys) != first
+    killed = _stopped_writer(tmp_path, str(tmp_path / "docs.tsv"))
+    killed.kill()  # the lock goes with the process
+    killed.wait(60)
+    assert main([*argv, "--shards", "2"]) == 0
+    assert len(list(tmp_path.glob("s.shard-*.npz"))) == 2 and not list(tmp_path.glob(".s.npz.lock*"))
+    assert _searched(tmp_path, capsys) != first

@@ -81,37 +81,98 @@ def _write_shard(shard: Index, path: str | os.PathLike[str], number: int, writte
 
 
 class _replacing:
-    """Around the writing of the shards and manifest of ``path``: the temporaries of killed writes are removed
-    first; on an error or interruption before the manifest is switched, the shards written (``written``, names)
-    that the manifest at ``path`` does not name are removed; once it is switched, the shard files it does not
-    name (the previous index's, those of killed builds) are removed."""
+    """Around the writing of the shards and manifest of ``path``, by one process at a time (:func:`_lock`: another
+    is refused at once): the temporaries of killed writes are removed first; on an error or interruption before the
+    manifest is switched, the shards written (``written``, names) that the manifest at ``path`` does not name are
+    removed; once it is switched, the shard files it does not name (the previous index's, those of killed builds)
+    are removed."""
 
     def __init__(self, path: str | os.PathLike[str], written: list[str]) -> None:
         self.path, self.written = path, written
 
     def __enter__(self) -> None:
+        self.lock = _lock(self.path)
+        if isinstance(self.lock, str):
+            holder = f" ({self.lock})" if self.lock else ""
+            raise ClirkitError(
+                f"{self.path}: another clirkit process{holder} is writing this index; wait for it to end, or write "
+                "elsewhere"
+            )
         _tidy(self.path, None)
 
     def __exit__(self, kind, value, traceback) -> None:
-        folder, named = Path(self.path).parent, _referenced(self.path)
-        if kind is not None:
-            for name in self.written:
-                if name not in named:
-                    (folder / name).unlink(missing_ok=True)
-            return
-        _checkpoint("manifest")
-        _tidy(self.path, named)
+        try:
+            folder, named = Path(self.path).parent, _referenced(self.path)
+            if kind is not None:
+                for name in self.written:
+                    if name not in named:
+                        (folder / name).unlink(missing_ok=True)
+                return
+            _checkpoint("manifest")
+            _tidy(self.path, named)
+        finally:
+            _unlock(self.path, self.lock)
 
 
 @contextlib.contextmanager
 def replacing_shards(path: str | os.PathLike[str]) -> Iterator[None]:
     """Around the (atomic) writing of one file at ``path`` (a plain index) over what may be a sharded index: once
     the file is in place, the shard files of ``path``'s name are removed (those of the index it replaced, and
-    strays of killed builds); on an error or interruption before, the old index is left whole."""
+    strays of killed builds), unless another process is writing a sharded index there (it is then the last
+    writer, and removes them); on an error or interruption before, the old index is left whole."""
     yield
     if str(path) != "-" and os.path.isfile(path) and not os.path.islink(path):  # not stdout, a device or a link
         _checkpoint("plain")
-        _tidy(path, set())
+        lock = _lock(path)
+        if not isinstance(lock, str):
+            try:
+                _tidy(path, set())
+            finally:
+                _unlock(path, lock)
+
+
+def _lock_file(path: str | os.PathLike[str]) -> Path:
+    return Path(path).with_name(f".{Path(path).name}.lock.tmp")
+
+
+def _lock(path: str | os.PathLike[str]) -> int | str | None:
+    """The right to write (and tidy) the index at ``path``, held until :func:`_unlock`: the descriptor of its lock
+    file ``.NAME.lock.tmp`` beside it, locked (``flock``: the system releases it when the process ends, however it
+    ends), or, when another process holds it, that process's id as it wrote it (a str, empty if not yet written).
+    None where ``flock`` is missing or the lock file cannot be made (the write then fails on its own, or is not
+    exclusive)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return None
+    lock = _lock_file(path)
+    while True:
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError:
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # held (BlockingIOError)
+            holder = os.read(fd, 32).decode("ascii", "replace").strip()
+            os.close(fd)
+            return holder if holder.isdigit() else ""
+        with contextlib.suppress(OSError):
+            if os.path.samestat(os.fstat(fd), os.stat(lock)):  # not a file its last holder removed
+                os.ftruncate(fd, 0)
+                os.write(fd, str(os.getpid()).encode("ascii"))
+                return fd
+        os.close(fd)
+
+
+def _unlock(path: str | os.PathLike[str], lock: int | str | None) -> None:
+    """Release the lock of :func:`_lock` (``lock``, its descriptor; nothing for what else it returns), removing its
+    file first."""
+    if not isinstance(lock, int):
+        return
+    with contextlib.suppress(OSError):
+        os.unlink(_lock_file(path))
+    os.close(lock)
 
 
 def shard_paths(path: str | os.PathLike[str]) -> list[str]:

@@ -10,7 +10,8 @@ Writing is atomic as a whole: a shard is written under a temporary name, then re
 digest of its bytes (so the same shard always has the same name, and a rebuild never writes over a shard the
 current manifest names); the manifest is switched last (one atomic rename), and only then are the shards it
 no longer names removed. An interrupted or killed rebuild leaves the previous index whole; what a killed one
-left (temporaries of a process that is gone, shards no manifest names) is removed by the next write.
+left (temporaries of a process that is gone, shards no manifest names) is removed by the next write. One process
+writes an index at a time (a lock file beside the manifest): a second is refused, so none removes the other's shards.
 
 Searching is in :mod:`clirkit.retrieval.shardsearch` (:class:`~clirkit.retrieval.shardsearch.ShardedBM25`, from
 :meth:`ShardedIndex.bm25`).
