@@ -403,9 +403,10 @@ def beyond_depth(measures: Iterable[Measure], depth: int | None) -> Measure | No
 
 # --------------------------------------------------------------------------- names
 
-_AT_NAME = re.compile(r"(?P<base>[A-Za-z][A-Za-z_]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>\d+))?")
-_TREC_CUT_NAME = re.compile(r"(?P<base>[A-Za-z][A-Za-z_]*?)[_.](?P<cutoff>\d+)")
-_PARAM = re.compile(r"\s*(?P<key>[A-Za-z_]+)\s*=\s*(?P<value>-?\d+)\s*")
+# cutoffs and levels in ASCII digits (re.ASCII): int() would read '١٠' as 10, trec_eval does not
+_AT_NAME = re.compile(r"(?P<base>[A-Za-z][A-Za-z_]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>\d+))?", re.ASCII)
+_TREC_CUT_NAME = re.compile(r"(?P<base>[A-Za-z][A-Za-z_]*?)[_.](?P<cutoff>\d+)", re.ASCII)
+_PARAM = re.compile(r"\s*(?P<key>[A-Za-z_]+)\s*=\s*(?P<value>-?\d+)\s*", re.ASCII)
 
 
 def parse_measure(name: str | Measure) -> Measure:

@@ -2,7 +2,8 @@
 the one replaced) is refused before any work (1); a constraint's options are listed sorted (a set's order changes
 from run to run) and an experiment file's list is shown as written, not as a tuple (16a); a boost system's
 scheduler is an address or a Client, checked when the file is read (6); two processes writing one sharded index:
-the second is refused, the index left whole (8)."""
+the second is refused, the index left whole (8); numbers written in other digits than ASCII's (a score '١٢', a
+cutoff '١٠', --depth '５') or with '_' are refused, as trec_eval does not read them (12)."""
 
 from __future__ import annotations
 
@@ -183,3 +184,36 @@ def test_a_second_writer_of_a_sharded_index_is_refused_and_the_index_left_whole(
     assert main([*argv, "--shards", "2"]) == 0
     assert len(list(tmp_path.glob("s.shard-*.npz"))) == 2 and not list(tmp_path.glob(".s.npz.lock*"))
     assert _searched(tmp_path, capsys) != first
+
+
+# ------------------------------------------------------------------ 12. numbers in ASCII digits
+
+
+@pytest.mark.parametrize("score", ["١٢", "２", "1.５"])
+def test_a_score_in_other_digits_than_asciis_is_refused(tmp_path, capsys, score):
+    from clirkit.formats import read_run
+
+    run = tmp_path / "x.run"
+    run.write_text(f"q1 Q0 d1 1 {score} t\nq1 Q0 d2 2 1.0 t\n", encoding="utf-8")
+    with pytest.raises(ClirkitError, match=f"x.run:1: score '{score}' is not a number"):
+        read_run(run)
+    (tmp_path / "a.qrels").write_text("q1 0 d1 1\nq1 0 d2 0\n", encoding="utf-8")
+    assert main(["eval", "--qrels", str(tmp_path / "a.qrels"), str(run), "-m", "AP"]) == 2
+    one_line_error(capsys, f"{run}:1: score '{score}' is not a number")
+
+
+@pytest.mark.parametrize(
+    "option, value, message",
+    [
+        ("--depth", "١٠", "--depth must be an integer >= 0 (0: all), got ١٠"),
+        ("--depth", "５", "--depth must be an integer >= 0 (0: all), got ５"),
+        ("--depth", "1_000", "--depth must be an integer >= 0 (0: all), got 1_000"),
+        ("-m", "nDCG@١٠", "unknown measure 'nDCG@١٠': expected NAME, NAME@k or NAME(rel=N)@k"),
+        ("-m", "P(rel=١)@10", "measure 'P(rel=١)@10': clirkit's measures take one parameter, rel=N"),
+    ],
+)
+def test_a_number_option_in_other_digits_than_asciis_is_refused(tmp_path, capsys, option, value, message):
+    (tmp_path / "a.qrels").write_text("q1 0 d1 1\nq1 0 d2 0\n", encoding="utf-8")
+    (tmp_path / "x.run").write_text("q1 Q0 d1 1 2 t\nq1 Q0 d2 2 1.0 t\n", encoding="utf-8")
+    assert main(["eval", "--qrels", str(tmp_path / "a.qrels"), str(tmp_path / "x.run"), option, value]) == 2
+    one_line_error(capsys, message)

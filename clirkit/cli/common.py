@@ -59,6 +59,12 @@ def _shown(text: str) -> str:
     return text if text and text.isprintable() and not any(c.isspace() for c in text) else repr(text)
 
 
+def _plain(text) -> bool:
+    """Whether a number's text is written in ASCII without ``_`` (Python's int() and float() also read '١٢', '２'
+    and '1_000'; trec_eval and the run reader do not)."""
+    return str(text).isascii() and "_" not in str(text)
+
+
 def finite_float(
     low: float | None = None, high: float | None = None, *, low_open: bool = False, high_open: bool = False
 ) -> Callable[[str], float]:
@@ -67,11 +73,12 @@ def finite_float(
 
     def parse(text: str):
         try:
-            value = float(text)
+            value = float(text) if _plain(text) else None
         except (TypeError, ValueError):
-            return BadValue(_shown(text), must)
+            value = None
         if (
-            not math.isfinite(value)
+            value is None
+            or not math.isfinite(value)
             or (low is not None and (value < low or (low_open and value == low)))
             or (high is not None and (value > high or (high_open and value == high)))
         ):
@@ -93,8 +100,10 @@ def int_range(low: int | None = None, high: int | None = INT64_MAX, *, note: str
 
     def parse(text: str):
         try:
-            value = int(str(text).strip())
+            value = int(str(text).strip()) if _plain(text) else None
         except (TypeError, ValueError):  # also 5,000-digit numbers
+            value = None
+        if value is None:
             return BadValue(_shown(text), must)
         if (low is not None and value < low) or (high is not None and value > high):
             too_big = high == INT64_MAX and value > high
@@ -136,8 +145,10 @@ def parsed_number(must: str, *, integer: bool = False) -> Callable[[str], object
 
     def parse(text: str):
         try:
-            value = int(str(text).strip()) if integer else float(text)
+            value = (int(str(text).strip()) if integer else float(text)) if _plain(text) else None
         except (TypeError, ValueError):
+            value = None
+        if value is None:
             return BadValue(_shown(text), must)
         if integer and abs(value) > INT64_MAX:
             return BadValue(_shown(text), f"{must} (at most 2**63 - 1)")

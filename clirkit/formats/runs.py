@@ -196,7 +196,8 @@ def _parse_run_fast(rows: list[tuple[int, str]]) -> _RunColumns | None:
         scores = np.fromiter(map(float, score_text), dtype=np.float64, count=len(score_text))
     except ValueError:
         return None
-    if not np.isfinite(scores).all() or "_" in "".join(score_text) or not INTS.fullmatch(" ".join(ranks)):
+    written = "".join(score_text)
+    if not np.isfinite(scores).all() or "_" in written or not written.isascii() or not INTS.fullmatch(" ".join(ranks)):
         return None
     queries = first_appearance(qids)
     docs = first_appearance(docids)
@@ -228,7 +229,7 @@ def _parse_run_checked(name: str, rows: list[tuple[int, str]]) -> _RunColumns:
             value = float(score)
         except ValueError:
             value = None
-        if value is None or "_" in score:
+        if value is None or "_" in score or not score.isascii():  # float() reads '١٢'; trec_eval's atof, 0
             raise located(name, lineno, f"score {score[:40]!r} is not a number{_SCORE}")
         if not math.isfinite(value):
             raise located(name, lineno, f"score {score[:40]!r} is not a finite number{_SCORE}")
