@@ -35,7 +35,7 @@ def test_aggregate_command_shifts_negative_scores_by_default_and_refuses_them_wi
     out = tmp_path / "fused.run"
     assert main(["aggregate", a, b, "-o", str(out), "--transform", "none"]) == 2
     assert capsys.readouterr().err == (  # (the library names its keyword instead: transform="shift")
-        "clirkit: error: run 'boost' has negative scores (min -1); sum normalization needs scores >= 0: choose a "
+        f"clirkit: error: {b}: run 'boost' has negative scores (min -1); sum normalization needs scores >= 0: choose a "
         "per-query transform with --transform shift or --transform minmax\n"
     )
     assert not out.exists()

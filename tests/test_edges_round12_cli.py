@@ -3,7 +3,8 @@ the one replaced) is refused before any work (1); a constraint's options are lis
 from run to run) and an experiment file's list is shown as written, not as a tuple (16a); a boost system's
 scheduler is an address or a Client, checked when the file is read (6); two processes writing one sharded index:
 the second is refused, the index left whole (8); numbers written in other digits than ASCII's (a score '١٢', a
-cutoff '١٠', --depth '５') or with '_' are refused, as trec_eval does not read them (12)."""
+cutoff '١٠', --depth '５') or with '_' are refused, as trec_eval does not read them (12); aggregate names the file
+of a run whose scores it cannot fuse, not its tag, which another run may share (16d)."""
 
 from __future__ import annotations
 
@@ -217,3 +218,21 @@ def test_a_number_option_in_other_digits_than_asciis_is_refused(tmp_path, capsys
     (tmp_path / "x.run").write_text("q1 Q0 d1 1 2 t\nq1 Q0 d2 2 1.0 t\n", encoding="utf-8")
     assert main(["eval", "--qrels", str(tmp_path / "a.qrels"), str(tmp_path / "x.run"), option, value]) == 2
     one_line_error(capsys, message)
+
+
+# ------------------------------------------------------------------ 16d. a run named by its file
+
+
+def test_aggregate_names_the_file_of_a_run_whose_scores_overflow_not_its_shared_tag(tmp_path, capsys):
+    big, ok = tmp_path / "big.run", tmp_path / "ok.run"
+    big.write_text("q1 Q0 d1 1 1e308 t\nq1 Q0 d2 2 -1e308 t\n", encoding="utf-8")
+    ok.write_text("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\n", encoding="utf-8")
+    assert main(["aggregate", str(ok), str(big), "--weights", "0.5", "0.5", "-o", "-", "-q"]) == 2
+    one_line_error(capsys, f"{big}: run 't': the 'shift'-transformed scores of query 'q1' sum beyond the float range")
+    (tmp_path / "a.qrels").write_text("q1 0 d1 1\n", encoding="utf-8")
+    for name, source in (("ok2.run", ok), ("okdev.run", ok), ("bigdev.run", big)):
+        (tmp_path / name).write_bytes(source.read_bytes())
+    dev = ["--dev-runs", str(tmp_path / "okdev.run"), str(tmp_path / "bigdev.run")]
+    tune = ["--tune", *dev, "--dev-qrels", str(tmp_path / "a.qrels")]
+    assert main(["aggregate", str(ok), str(tmp_path / "ok2.run"), *tune, "-o", "-", "-q"]) == 2
+    one_line_error(capsys, f"{tmp_path / 'bigdev.run'}: run 't': the 'shift'-transformed scores of query 'q1' sum")

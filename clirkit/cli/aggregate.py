@@ -14,6 +14,9 @@ stderr), so dev runs made for part of the dev queries are not scored 0 on the re
 
 from __future__ import annotations
 
+import contextlib
+from typing import Iterator
+
 from clirkit.cli.common import add_depth, add_quiet, add_verb, finite_float, param_type, run_tag
 
 
@@ -109,17 +112,36 @@ def run(args) -> int:
         if args.tune:
             dev_runs = _read_runs(args.dev_runs, args)
             _check_order(args, runs, dev_runs)
-            fusion.fit_runs(dev_runs, read_qrels(args.qrels))
+            with _named(args.dev_runs):
+                fusion.fit_runs(dev_runs, read_qrels(args.qrels))
             _report_sweep(fusion, args)
         else:
-            fusion.fit_runs(runs, None)
-        fused = fusion.fuse(runs, depth=args.depth, tag=args.tag)
+            with _named(args.runs):
+                fusion.fit_runs(runs, None)
+        with _named(args.runs):
+            fused = fusion.fuse(runs, depth=args.depth, tag=args.tag)
         say(
             f"aggregate: {len(runs)} runs -> {len(fused)} rows for {len(fused.query_ids)} queries ({fused.tag})",
             quiet=args.quiet,
         )
         write_run(fused, args.output)
     return 0
+
+
+@contextlib.contextmanager
+def _named(paths: list[str]) -> Iterator[None]:
+    """Around a fusion of the runs read from ``paths``: an error about the scores of one names its file (runs may
+    share a tag, by which the library names them)."""
+    from clirkit.errors import ClirkitError
+    from clirkit.fileio import display_name
+    from clirkit.fusion.interpolation import RunScoresError
+
+    try:
+        yield
+    except RunScoresError as exc:
+        if exc.index is None:
+            raise
+        raise ClirkitError(f"{display_name(paths[exc.index])}: {exc}") from None
 
 
 def _read_runs(paths: list[str], args) -> list:

@@ -30,6 +30,15 @@ from clirkit.run import Run
 TRANSFORMS = ("none", "shift", "minmax")
 
 
+class RunScoresError(ClirkitError):
+    """Scores of one of the runs fused that cannot be interpolated; ``index``: its position (from 0) among the runs
+    given, when known, so that a caller that read them from files names the file (runs may share a tag)."""
+
+    def __init__(self, message: str, index: int | None = None) -> None:
+        super().__init__(message)
+        self.index = index
+
+
 def transform_scores(run: Run, transform: str) -> np.ndarray:
     """Per-query transformed scores of ``run`` (float64, one per row).
 
@@ -46,7 +55,7 @@ def transform_scores(run: Run, transform: str) -> np.ndarray:
     scores = run.scores
     if transform == "none":
         if len(scores) and scores.min() < 0:
-            raise ClirkitError(  # (the command line names its option: --transform shift)
+            raise RunScoresError(  # (the command line names its option: --transform shift)
                 f"run {run.tag!r} has negative scores (min {scores.min():.6g}); sum normalization needs "
                 'scores >= 0: choose a per-query transform with transform="shift" or transform="minmax"'
             )
@@ -109,17 +118,25 @@ def sum_normalized(aligned: AlignedRuns, transforms: Sequence[str]) -> list[np.n
         One float64 array per run, of length ``aligned.n_pairs``: ``t_i(q, d) /
         sum_{d'} t_i(q, d')`` for the pairs in run i's list, 0 for the others
         and for every pair of a query whose transformed scores sum to 0.
+
+    Raises:
+        RunScoresError: naming run i (``index``): negative scores under ``none``, or scores summing past the float
+            range.
     """
     out = []
     for i, run in enumerate(aligned.runs):
         with np.errstate(over="ignore", invalid="ignore"):
-            t = transform_scores(run, transforms[i])
+            try:
+                t = transform_scores(run, transforms[i])
+            except RunScoresError as exc:
+                raise RunScoresError(str(exc), i) from None
             sums = np.bincount(aligned.row_query[i], weights=t, minlength=aligned.n_queries)
         if not np.isfinite(sums).all():
             q = int(np.flatnonzero(~np.isfinite(sums))[0])
-            raise ClirkitError(
+            raise RunScoresError(
                 f"run {run.tag!r}: the {transforms[i]!r}-transformed scores of query "
-                f"{str(aligned.uq[q])!r} sum beyond the float range: scale the scores down"
+                f"{str(aligned.uq[q])!r} sum beyond the float range: scale the scores down",
+                i,
             )
         denom = sums[aligned.row_query[i]]
         normed = np.zeros_like(t)
