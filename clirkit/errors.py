@@ -11,9 +11,43 @@ class ClirkitError(Exception):
     """
 
 
+class LineAfterCR(int):
+    """The number of a line of a file of LF-ended lines after a lone carriage return, which
+    :func:`clirkit.fileio.iter_lines` reads as a line end too: ``physical``, its number as most editors and ``sed
+    -n`` count lines (by LF); ``first_cr``, the line (so counted) of the first such CR; ``at_cr``, whether a CR
+    began this line. :func:`located` says so: else the line named is not the one the user sees."""
+
+    physical: int
+    first_cr: int
+    at_cr: bool
+
+    def __new__(cls, number: int, physical: int, first_cr: int, at_cr: bool) -> "LineAfterCR":
+        line = super().__new__(cls, number)
+        line.physical, line.first_cr, line.at_cr = physical, first_cr, at_cr
+        return line
+
+    def __reduce__(self):  # pickled as made (a worker's error)
+        return type(self), (int(self), self.physical, self.first_cr, self.at_cr)
+
+    def note(self) -> str:
+        """Where the line is for an editor, and why the numbers differ."""
+        if self.at_cr:
+            return (
+                f"line {self} begins at a carriage return inside line {self.physical} as most editors number lines: "
+                f"a lone CR ends a line; remove it if it should not"
+            )
+        return (
+            f"line {self} is line {self.physical} as most editors number lines: a lone carriage return inside line "
+            f"{self.first_cr} ends a line too"
+        )
+
+
 def located(path: object, lineno: int | None, problem: str) -> ClirkitError:
-    """Build a ``ClirkitError`` whose message is ``path:lineno: problem``."""
+    """Build a ``ClirkitError`` whose message is ``path:lineno: problem``, with a note when lone carriage returns
+    make the line's number differ from an editor's (:class:`LineAfterCR`)."""
     where = f"{path}:{lineno}" if lineno is not None else f"{path}"
+    if isinstance(lineno, LineAfterCR):
+        problem += f" ({lineno.note()})"
     return ClirkitError(f"{where}: {problem}")
 
 

@@ -21,7 +21,7 @@ import zlib
 from pathlib import Path
 from typing import IO, Iterator
 
-from clirkit.errors import ClirkitError, located
+from clirkit.errors import ClirkitError, LineAfterCR, located
 
 
 def _umask() -> int:
@@ -229,10 +229,11 @@ def iter_lines(path: str | os.PathLike[str], *, skip_blank: bool = True) -> Iter
     raises ``ClirkitError("file:line: ...")``.
     """
     name = display_name(path)
-    lineno = 0
+    lineno = physical = first_cr = 0  # lines ended at LF, CRLF or CR; at LF (as most editors number them); CR
     with open_binary(path) as fh:
         try:
             for raw in fh:
+                physical += 1
                 try:
                     text = raw.decode("utf-8")
                 except UnicodeDecodeError as exc:
@@ -240,13 +241,15 @@ def iter_lines(path: str | os.PathLike[str], *, skip_blank: bool = True) -> Iter
                 if lineno == 0 and "\0" in text and looks_utf16(raw, False):  # UTF-16 of ASCII text is valid UTF-8
                     raise located(name, 1, undecodable(raw, 0, False))
                 text = text.rstrip("\r\n")
-                for part in text.split("\r") if "\r" in text else (text,):
+                if not first_cr and "\r" in text and (raw.endswith(b"\n") or physical > 1):  # not an old Mac file
+                    first_cr = physical
+                for k, part in enumerate(text.split("\r") if "\r" in text else (text,)):
                     lineno += 1
                     if lineno == 1 and part.startswith("\ufeff"):
                         part = part[1:]
                     if skip_blank and not part.strip():
                         continue
-                    yield lineno, part
+                    yield (LineAfterCR(lineno, physical, first_cr, k > 0) if first_cr else lineno), part
         except GZIP_ERRORS as exc:  # raised by the gzip stream only
             raise damaged_gzip(name, lineno + 1, exc) from None
         except OSError as exc:

@@ -4,7 +4,8 @@ from run to run) and an experiment file's list is shown as written, not as a tup
 scheduler is an address or a Client, checked when the file is read (6); two processes writing one sharded index:
 the second is refused, the index left whole (8); numbers written in other digits than ASCII's (a score '١٢', a
 cutoff '١٠', --depth '５') or with '_' are refused, as trec_eval does not read them (12); aggregate names the file
-of a run whose scores it cannot fuse, not its tag, which another run may share (16d)."""
+of a run whose scores it cannot fuse, not its tag, which another run may share (16d); a lone carriage return inside
+a line, read as a line end, is named where it makes a line's number differ from an editor's (16e)."""
 
 from __future__ import annotations
 
@@ -236,3 +237,29 @@ def test_aggregate_names_the_file_of_a_run_whose_scores_overflow_not_its_shared_
     tune = ["--tune", *dev, "--dev-qrels", str(tmp_path / "a.qrels")]
     assert main(["aggregate", str(ok), str(tmp_path / "ok2.run"), *tune, "-o", "-", "-q"]) == 2
     one_line_error(capsys, f"{tmp_path / 'bigdev.run'}: run 't': the 'shift'-transformed scores of query 'q1' sum")
+
+
+# ------------------------------------------------------------------ 16e. a stray carriage return named
+
+
+def test_a_line_begun_by_a_stray_carriage_return_is_said_to_be(tmp_path, capsys):
+    docs = tmp_path / "cr.tsv"
+    docs.write_bytes(b"d1\thola\r mundo\nd2\tadios\n")
+    assert main(["index", str(docs), "-o", str(tmp_path / "x.npz"), "--lang", "es", "-q"]) == 2
+    one_line_error(
+        capsys,
+        f"{docs}:2: expected docid TAB text, found no tab (line 2 begins at a carriage return inside line 1 as most "
+        "editors number lines: a lone CR ends a line; remove it if it should not)",
+    )
+
+
+def test_a_later_line_says_its_number_for_an_editor(tmp_path):
+    from clirkit.formats import read_qrels
+
+    qrels = tmp_path / "cr.qrels"
+    qrels.write_bytes(b"q1 0 d1 1\rq1 0 d2 0\nq1 0 d3 x\n")
+    with pytest.raises(ClirkitError, match=r"cr.qrels:3: .* \(line 3 is line 2 as most editors number lines: a lone"):
+        read_qrels(qrels)
+    qrels.write_bytes(b"q1 0 d1 1\rq1 0 d3 x\r")  # an old Mac file: every line ends at a CR, as editors show it
+    with pytest.raises(ClirkitError, match=r"cr.qrels:2: relevance grade 'x' is not an integer; [^(]*\(0: [^(]*$"):
+        read_qrels(qrels)
