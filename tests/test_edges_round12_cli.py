@@ -5,7 +5,8 @@ scheduler is an address or a Client, checked when the file is read (6); two proc
 the second is refused, the index left whole (8); numbers written in other digits than ASCII's (a score '١٢', a
 cutoff '١٠', --depth '５') or with '_' are refused, as trec_eval does not read them (12); aggregate names the file
 of a run whose scores it cannot fuse, not its tag, which another run may share (16d); a lone carriage return inside
-a line, read as a line end, is named where it makes a line's number differ from an editor's (16e)."""
+a line, read as a line end, is named where it makes a line's number differ from an editor's (16e); eval's
+--baseline is one of the RUNs however its path is written (16f)."""
 
 from __future__ import annotations
 
@@ -263,3 +264,22 @@ def test_a_later_line_says_its_number_for_an_editor(tmp_path):
     qrels.write_bytes(b"q1 0 d1 1\rq1 0 d3 x\r")  # an old Mac file: every line ends at a CR, as editors show it
     with pytest.raises(ClirkitError, match=r"cr.qrels:2: relevance grade 'x' is not an integer; [^(]*\(0: [^(]*$"):
         read_qrels(qrels)
+
+
+# ------------------------------------------------------------------ 16f. --baseline compared as a file
+
+
+def test_eval_baseline_names_a_run_however_its_path_is_written(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.qrels").write_text("q1 0 d1 1\nq1 0 d2 0\n", encoding="utf-8")
+    (tmp_path / "a.run").write_text("q1 Q0 d2 1 2 A\nq1 Q0 d1 2 1 A\n", encoding="utf-8")
+    (tmp_path / "b.run").write_text("q1 Q0 d1 1 2 B\nq1 Q0 d2 2 1 B\n", encoding="utf-8")
+    (tmp_path / "link.run").symlink_to(tmp_path / "b.run")
+    common = ["eval", "--qrels", "a.qrels", "a.run", "b.run", "-m", "AP"]
+    assert main([*common, "--baseline", "b.run"]) == 0
+    expected = capsys.readouterr().out
+    for spelling in ("./b.run", str(tmp_path / "b.run"), "link.run"):
+        assert main([*common, "--baseline", spelling]) == 0
+        assert capsys.readouterr().out == expected
+    assert main([*common, "--baseline", "c.run"]) == 2
+    one_line_error(capsys, "--baseline c.run is not one of the RUN arguments")

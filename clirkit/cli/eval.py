@@ -144,7 +144,7 @@ def run(args) -> int:
             f"--main-grade must be at least --rel-threshold ({args.rel_threshold}), got {args.main_grade}"
         )
     labels = [display_name(r) for r in args.runs]
-    baseline = _baseline(getattr(args, "baseline", None), labels)
+    baseline = _baseline(getattr(args, "baseline", None), args.runs)
     check_outputs({"-o": args.output}, {"RUN": args.runs, "--qrels": args.qrels})
 
     qrels = read_qrels(args.qrels)
@@ -177,15 +177,18 @@ def run(args) -> int:
     return 0
 
 
-def _baseline(given: str | None, labels: list[str]) -> int:
-    """The position among the RUN ``labels`` of the run ``--baseline`` names (``given``; None: the first)."""
+def _baseline(given: str | None, runs: list[str]) -> int:
+    """The position among the ``runs`` (RUN paths) of the run ``--baseline`` names (``given``; None: the first): the
+    same path, or the same file however its path is written (``./x.run``, a link)."""
     from clirkit.errors import ClirkitError
+    from clirkit.fileio import same_file
 
     if given is None:
         return 0
-    if given not in labels:
-        raise ClirkitError(f"--baseline {given} is not one of the RUN arguments")
-    return labels.index(given)
+    for i, path in enumerate(runs):
+        if str(path) == str(given) or same_file(path, given):
+            return i
+    raise ClirkitError(f"--baseline {given} is not one of the RUN arguments")
 
 
 def _evaluation(args, path: str, label: str, qrels, specs: list, quiet: bool):
