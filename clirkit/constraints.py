@@ -203,6 +203,17 @@ def at_least_zero(cls=Integral) -> Interval:
     return Interval(cls, 0, None, closed="left")
 
 
+class MinimumGrade(Interval):
+    """The least relevance grade of a relevant document: an int from 1, since every unjudged document has grade 0
+    (as ``eval --rel-threshold`` and a measure's ``(rel=N)``)."""
+
+    def __init__(self) -> None:
+        super().__init__(Integral, 1, None, closed="left")
+
+    def __str__(self) -> str:
+        return f"{super().__str__()} (unjudged documents have grade 0)"
+
+
 class Number(Interval):
     """scikit-learn's ``Interval`` of real numbers, refusing a bool (True is not a beta of 1)."""
 

@@ -167,7 +167,7 @@ TABLE = {
         ("--eval-every", ["0"], "[1, inf)"),
         ("--patience", ["-1"], "[0, inf)"),
         ("--negatives", ["-1"], "[0, inf)"),
-        ("--min-grade", ["-1"], "[0, inf)"),
+        ("--min-grade", ["-1", "0"], "[1, inf) (unjudged documents have grade 0)"),
         ("--grade-pairs", ["-1"], "[0, inf)"),
         ("--max-positives", ["-1"], "[0, inf)"),
         ("--candidate-depth", ["0"], "[1, inf)"),

@@ -6,7 +6,8 @@ the second is refused, the index left whole (8); numbers written in other digits
 cutoff '١٠', --depth '５') or with '_' are refused, as trec_eval does not read them (12); aggregate names the file
 of a run whose scores it cannot fuse, not its tag, which another run may share (16d); a lone carriage return inside
 a line, read as a line end, is named where it makes a line's number differ from an editor's (16e); eval's
---baseline is one of the RUNs however its path is written (16f)."""
+--baseline is one of the RUNs however its path is written (16f); boost's min_grade is at least 1, as eval's
+--rel-threshold (16g)."""
 
 from __future__ import annotations
 
@@ -283,3 +284,15 @@ def test_eval_baseline_names_a_run_however_its_path_is_written(tmp_path, capsys,
         assert capsys.readouterr().out == expected
     assert main([*common, "--baseline", "c.run"]) == 2
     one_line_error(capsys, "--baseline c.run is not one of the RUN arguments")
+
+
+# ------------------------------------------------------------------ 16g. a minimum grade of 0 refused
+
+
+def test_boost_min_grade_0_is_refused_as_unjudged_documents_have_grade_0(tmp_path, capsys):
+    with pytest.raises(ClirkitError, match=re.escape("[1, inf) (unjudged documents have grade 0). Got 0 instead.")):
+        BoostRanker.from_flat(min_grade=0).check_params()
+    files = ["--queries", "q.tsv", "--qrels", "q.qrels", "--documents", "docs.tsv", "--source-lang", "en"]
+    assert main(["boost-train", *files, "--target-lang", "es", "--min-grade", "0", "-o", str(tmp_path / "m.npz")]) == 2
+    one_line_error(capsys, "--min-grade (BoostRanker's min_grade) must be an int in the range [1, inf) (unjudged")
+    assert not (tmp_path / "m.npz").exists()

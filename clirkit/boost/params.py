@@ -14,7 +14,7 @@ from clirkit.boost.base import MAX_BETA
 from clirkit.boost.budget import MAX_BUCKETS
 from clirkit.boost.tuples import WEIGHTINGS
 from clirkit.boost.weighting import SCHEMES
-from clirkit.constraints import Interval, Number, Numbers, StrOptions, at_least_zero, positive
+from clirkit.constraints import Interval, MinimumGrade, Number, Numbers, StrOptions, at_least_zero, positive
 from clirkit.paramgroups import Group
 
 BETA_GRID = (2.0, 5.0, 10.0, 20.0)  # base-score weights tried on dev when beta is not given
@@ -62,7 +62,7 @@ class TupleSampling(Group):
     _parameter_constraints = {
         "negatives": [at_least_zero()],
         "hard_negatives": [at_least_zero()],
-        "min_grade": [at_least_zero()],
+        "min_grade": [MinimumGrade()],
         "grade_pairs": [at_least_zero()],
         "weighting": [StrOptions(set(WEIGHTINGS))],
         "max_positives": [at_least_zero()],
