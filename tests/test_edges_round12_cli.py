@@ -7,7 +7,7 @@ cutoff '١٠', --depth '５') or with '_' are refused, as trec_eval does not rea
 of a run whose scores it cannot fuse, not its tag, which another run may share (16d); a lone carriage return inside
 a line, read as a line end, is named where it makes a line's number differ from an editor's (16e); eval's
 --baseline is one of the RUNs however its path is written (16f); boost's min_grade is at least 1, as eval's
---rel-threshold (16g)."""
+--rel-threshold (16g); search refuses --source-lang over queries in one language (16h)."""
 
 from __future__ import annotations
 
@@ -296,3 +296,20 @@ def test_boost_min_grade_0_is_refused_as_unjudged_documents_have_grade_0(tmp_pat
     assert main(["boost-train", *files, "--target-lang", "es", "--min-grade", "0", "-o", str(tmp_path / "m.npz")]) == 2
     one_line_error(capsys, "--min-grade (BoostRanker's min_grade) must be an int in the range [1, inf) (unjudged")
     assert not (tmp_path / "m.npz").exists()
+
+
+# ------------------------------------------------------------------ 16h. search --source-lang over one language
+
+
+def test_search_refuses_source_lang_over_queries_in_one_language(sharded, capsys):
+    index = str(sharded / "s.npz")
+    (sharded / "q.jsonl").write_text('{"qid": "q1", "text": "casa"}\n', encoding="utf-8")
+    for queries in ("q.tsv", "q.jsonl"):
+        path = str(sharded / queries)
+        assert main(["search", "--index", index, "--queries", path, "--source-lang", "de", "-o", "-", "-q"]) == 2
+        said = one_line_error(capsys, "--source-lang chooses the version of topics given in several languages (")
+        assert f"; {path} holds queries in one language, searched as the index analyzes text: drop" in said
+    clef = sharded / "clef.txt"
+    clef.write_text("<top>\n<num> 1\n<EN-title> house\n<ES-title> casa\n</top>\n", encoding="utf-8")
+    assert main(["search", "--index", index, "--queries", str(clef), "--source-lang", "es", "-o", "-", "-q"]) == 0
+    assert capsys.readouterr().out.startswith("1 Q0 d1 1 ")

@@ -42,14 +42,21 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from clirkit.cli.params import params_of
+    from clirkit.errors import ClirkitError
     from clirkit.estimator import Resources
     from clirkit.fileio import check_outputs
     from clirkit.formats import read_queries, write_run
+    from clirkit.formats.queries import reads_language
     from clirkit.systems import BM25Search
 
     system = BM25Search(**params_of(args))
     system.check_params()  # before any input is read
     check_outputs({"-o": args.output}, {**with_shards("--index", args.index), "--queries": args.queries})
+    if args.source_lang and reads_language(args.queries) is False:
+        raise ClirkitError(
+            f"--source-lang chooses the version of topics given in several languages (CLEF, HC4/NeuCLIR); "
+            f"{args.queries} holds queries in one language, searched as the index analyzes text: drop --source-lang"
+        )
     index = open_index(args)
     lang = args.source_lang or index.analyzer.lang  # by default, the queries are in the index's language
     queries = read_queries(args.queries, **query_fields(args, lang=lang))

@@ -119,6 +119,30 @@ def read_queries(
     return _distinct_queries(name, read_records(name, lines, kind, QUERY, header, id_field, text_fields))
 
 
+def reads_language(path: str | os.PathLike[str], fmt: str = "auto") -> bool | None:
+    """Whether :func:`read_queries` reads the file at ``path`` (as ``fmt`` says, else as detected) as topics that
+    may be given in several languages, whose ``lang=`` chooses or checks the version read (TREC, CLEF or NTCIR
+    markup, HC4/NeuCLIR JSONL), not as ``qid TAB text`` or JSONL queries, which ``lang=`` leaves alone; None for
+    ``-`` (standard input, read once) and for a file that cannot be read (:func:`read_queries` says why)."""
+    check_format(fmt, _QUERY_FORMATS, "query")
+    if str(path) == "-":
+        return None
+    try:
+        kind, _, lines = _open_queries(path, display_name(path), fmt)
+        if kind != "jsonl" or lines is None:
+            return kind == "markup"
+        try:
+            first = next(lines, None)
+        finally:
+            lines.close()  # type: ignore[attr-defined]
+        if fmt == "hc4":
+            return True
+        text = first[1] if first is not None else ""
+        return text.lstrip().startswith("{") and hc4_topics.is_hc4(json_object("", 0, text))
+    except (ClirkitError, OSError):
+        return None
+
+
 def _markup_queries(
     name: str, data: bytes | str, fmt: str, fields, lang, id_field, text_fields, header
 ) -> dict[str, str]:
