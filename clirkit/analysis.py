@@ -31,15 +31,16 @@ from contextvars import ContextVar
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from clirkit.errors import ClirkitError, located
+from clirkit.languages import SNOWBALL_STEMMERS, SNOWBALL_STOPWORDS
 from clirkit.segmenters import (
     CHINESE_SCRIPTS,
     CJK,
     COMPLEX,
     SEGMENTED,
     SEGMENTERS,
-    character_bigrams,
     check_chinese_script,
     check_segmenter,
+    cjk_bigrams,
     runs,
     script_converter,
     word_segmenter,
@@ -58,48 +59,6 @@ def composed(text: str) -> str:
 _WORD_CHAR = re.compile(r"\w")
 _CJK_CHAR = re.compile(f"[{CJK}]")
 _COMPLEX_CHAR = re.compile(f"[{COMPLEX}]")
-_WORD_IN_RUN = re.compile(r"\w(?:[\w.,'-]*\w)?")  # a word within a non-CJK run next to CJK text
-# ISO 639-1 -> the name of its Snowball stemmer (PyStemmer) and stopword list (clirkit/resources/stopwords)
-SNOWBALL_STEMMERS = {
-    "ar": "arabic",
-    "ca": "catalan",
-    "cs": "czech",
-    "da": "danish",
-    "de": "german",
-    "el": "greek",
-    "en": "english",
-    "eo": "esperanto",
-    "es": "spanish",
-    "et": "estonian",
-    "eu": "basque",
-    "fa": "persian",
-    "fi": "finnish",
-    "fr": "french",
-    "ga": "irish",
-    "hi": "hindi",
-    "hu": "hungarian",
-    "hy": "armenian",
-    "id": "indonesian",
-    "it": "italian",
-    "lt": "lithuanian",
-    "nb": "norwegian",
-    "ne": "nepali",
-    "nl": "dutch",
-    "no": "norwegian",
-    "pl": "polish",
-    "pt": "portuguese",
-    "ro": "romanian",
-    "ru": "russian",
-    "sr": "serbian",
-    "st": "sesotho",
-    "sv": "swedish",
-    "ta": "tamil",
-    "tr": "turkish",
-    "yi": "yiddish",
-}
-SNOWBALL_STOPWORDS = frozenset(
-    {"da", "de", "en", "es", "fi", "fr", "ga", "hu", "id", "it", "nb", "nl", "no", "pt", "ru", "st", "sv"}
-)
 STEMMERS = ("snowball",)
 _QUOTES = (("\u2019", "'"), ("\u2018", "'"), ("\u201c", '"'), ("\u201d", '"'))  # curly -> straight quotes
 _CHUNK = 2000  # texts per worker task in tokenize_many
@@ -517,21 +476,6 @@ def _snowball(name: str):
     import Stemmer  # PyStemmer
 
     return Stemmer.Stemmer(name)
-
-
-def cjk_bigrams(token: str, strip_punctuation: bool = True, *, unigrams: bool = False) -> list[str]:
-    """``token`` with each run of CJK characters replaced by its overlapping bigrams (a run of one character
-    stays whole; with ``unigrams`` each character precedes its bigram) and each other run by its words
-    (``strip_punctuation``; else kept whole): ``"東京都庁、ab"`` -> ``["東京", "京都", "都庁", "ab"]``."""
-    out: list[str] = []
-    for inside, run in runs(token, CJK):
-        if inside:
-            out.extend(character_bigrams(run, unigrams))
-        elif strip_punctuation:
-            out.extend(_WORD_IN_RUN.findall(run))
-        else:
-            out.append(run)
-    return out
 
 
 @functools.cache

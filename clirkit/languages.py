@@ -1,5 +1,6 @@
 """Language codes clirkit accepts: ISO 639-1 (two letters), as the Moses tokenizer and ir_datasets name
-languages. Kept free of heavy imports: the command-line parser validates options with it."""
+languages, and those the Snowball project has a stemmer and a stopword list for. Kept free of heavy imports: the
+command-line parser validates options with it."""
 
 from __future__ import annotations
 
@@ -20,3 +21,46 @@ def check_language(code: str) -> str:
     if not isinstance(code, str) or code not in ISO_639_1:
         raise ValueError(f"{code!r} is not an ISO 639-1 language code (two lowercase letters, such as en, es, de)")
     return code
+
+
+# ISO 639-1 -> the name of its Snowball stemmer (PyStemmer) and stopword list (clirkit/resources/stopwords)
+SNOWBALL_STEMMERS = {
+    "ar": "arabic",
+    "ca": "catalan",
+    "cs": "czech",
+    "da": "danish",
+    "de": "german",
+    "el": "greek",
+    "en": "english",
+    "eo": "esperanto",
+    "es": "spanish",
+    "et": "estonian",
+    "eu": "basque",
+    "fa": "persian",
+    "fi": "finnish",
+    "fr": "french",
+    "ga": "irish",
+    "hi": "hindi",
+    "hu": "hungarian",
+    "hy": "armenian",
+    "id": "indonesian",
+    "it": "italian",
+    "lt": "lithuanian",
+    "nb": "norwegian",
+    "ne": "nepali",
+    "nl": "dutch",
+    "no": "norwegian",
+    "pl": "polish",
+    "pt": "portuguese",
+    "ro": "romanian",
+    "ru": "russian",
+    "sr": "serbian",
+    "st": "sesotho",
+    "sv": "swedish",
+    "ta": "tamil",
+    "tr": "turkish",
+    "yi": "yiddish",
+}
+SNOWBALL_STOPWORDS = frozenset(
+    {"da", "de", "en", "es", "fi", "fr", "ga", "hu", "id", "it", "nb", "nl", "no", "pt", "ru", "st", "sv"}
+)

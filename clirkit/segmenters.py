@@ -4,7 +4,7 @@ An :class:`clirkit.analysis.Analyzer` hands each run of the scripts its segmente
 other run to the Moses tokenizer. The segmenters (``segmenter=`` of the analyzer):
 
 - ``bigrams``: overlapping character bigrams of Han, kana and Hangul runs (Lucene's CJKAnalyzer; a run of one
-  character stays whole); applied to the Moses tokens (:func:`clirkit.analysis.cjk_bigrams`);
+  character stays whole); applied to the Moses tokens (:func:`cjk_bigrams`);
 - ``unigrams+bigrams``: every character of such a run and its overlapping bigrams, in position order
   (Lucene's ``CJKBigramFilter`` with ``outputUnigrams``): a one-character word then matches too;
 - ``icu``: ICU's word break iterator (icu4py, the ICU4C library; Lucene's ICUTokenizer): dictionary-based words
@@ -50,6 +50,7 @@ CJK = _HAN + _KANA + _HANGUL_SYLLABLES
 # Thai, Lao, Myanmar, Khmer (with the Khmer symbols and Myanmar extensions): written without spaces between words,
 # with combining vowel and tone marks that the Moses tokenizer takes for punctuation
 COMPLEX = "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff\ua9e0-\ua9ff\uaa60-\uaa7f"
+_WORD_IN_RUN = re.compile(r"\w(?:[\w.,'-]*\w)?")  # a word within a non-CJK run next to CJK text
 _CJK_PUNCTUATION = "\u3000-\u303f\uff00-\uffef"  # ideographic punctuation, full- and half-width forms
 #: The characters each word segmenter is given (in runs); the rest of a text goes to the Moses tokenizer.
 SEGMENTED = {
@@ -195,4 +196,19 @@ def character_bigrams(run: str, unigrams: bool = False) -> list[str]:
         out.append(char)
         if i + 1 < len(run):
             out.append(run[i : i + 2])
+    return out
+
+
+def cjk_bigrams(token: str, strip_punctuation: bool = True, *, unigrams: bool = False) -> list[str]:
+    """``token`` with each run of CJK characters replaced by its overlapping bigrams (a run of one character
+    stays whole; with ``unigrams`` each character precedes its bigram) and each other run by its words
+    (``strip_punctuation``; else kept whole): ``"東京都庁、ab"`` -> ``["東京", "京都", "都庁", "ab"]``."""
+    out: list[str] = []
+    for inside, run in runs(token, CJK):
+        if inside:
+            out.extend(character_bigrams(run, unigrams))
+        elif strip_punctuation:
+            out.extend(_WORD_IN_RUN.findall(run))
+        else:
+            out.append(run)
     return out
