@@ -24,6 +24,7 @@ import functools
 import json
 import os
 import re
+import sys
 import unicodedata
 from collections import Counter
 from contextlib import contextmanager
@@ -118,18 +119,17 @@ class Analyzer:
         if stemmer is not None and stemmer not in STEMMERS:
             raise ClirkitError(f"stemmer: expected 'snowball' or None, got {stemmer!r}")
         self.lang = lang
-        self.lowercase = lowercase
-        self.strip_punctuation = strip_punctuation
+        self.lowercase = _flag("lowercase", lowercase)
+        self.strip_punctuation = _flag("strip_punctuation", strip_punctuation)
         self.stemmer = stemmer if stemmer is not None and lang in SNOWBALL_STEMMERS else None
         if cjk_bigrams is not None:
+            cjk_bigrams = _flag("cjk_bigrams", cjk_bigrams)
             if segmenter not in ("auto", "bigrams" if cjk_bigrams else None):
                 raise ClirkitError(f"segmenter {segmenter!r} and cjk_bigrams={cjk_bigrams}: give one of them")
             segmenter = "bigrams" if cjk_bigrams else None
         self.segmenter = check_segmenter(segmenter, lang)
         self.chinese_script = check_chinese_script(chinese_script, lang)
-        if not isinstance(compose, bool):
-            raise ClirkitError(f"compose: expected True or False, got {compose!r}")
-        self.compose = compose
+        self.compose = _flag("compose", compose)
         if isinstance(stopwords, str):
             if stopwords != "snowball":
                 raise ClirkitError(f"stopwords: expected 'snowball', a list of words or None, got {stopwords!r}")
@@ -466,6 +466,17 @@ def _moses_class() -> type:
             return not self._alpha.isdisjoint(text)
 
     return Moses
+
+
+def _flag(name: str, value: object) -> bool:
+    """``value`` of the on/off setting ``name`` as a bool (a numpy bool converted); ClirkitError for anything else
+    (``"no"`` would mean True, and 0 is refused when the settings are read back)."""
+    numpy = sys.modules.get("numpy")  # (a numpy bool exists only once numpy is imported)
+    if numpy is not None and isinstance(value, numpy.bool_):
+        return bool(value)
+    if not isinstance(value, bool):
+        raise ClirkitError(f"{name}: expected True or False, got {value!r}")
+    return value
 
 
 _TERM_SETTINGS = ("lang", "lowercase", "strip_punctuation", "stemmer", "segmenter", "chinese_script")

@@ -322,3 +322,25 @@ def test_stopwords_and_moses_table_words_are_composed_as_texts_are(tmp_path):
     (tmp_path / "t.lex").write_text(f"more {nfd[0]} 1.0\nhere {nfd[2]} 1.0\n", encoding="utf-8")
     assert sorted(load_moses(tmp_path / "t.lex").source_vocab.tolist()) == ["aquí", "más"]
     assert Analyzer("es", compose=False).tokenize(nfd[0]) != Analyzer("es").tokenize(nfd[0])  # old files' analysis
+
+
+@pytest.mark.parametrize("name", ["lowercase", "strip_punctuation", "cjk_bigrams", "compose"])
+@pytest.mark.parametrize("value", ["no", "false", 0, 1, None])
+def test_an_on_off_setting_takes_only_true_or_false(name, value):
+    """(Edge test 12B, finding 5: ``lowercase="no"`` lowercased, and ``lowercase=0`` made an index that could not be
+    loaded.) ``cjk_bigrams=None`` is the setting not given."""
+    if name == "cjk_bigrams" and value is None:
+        return
+    with pytest.raises(ClirkitError, match=f"^{name}: expected True or False, got {value!r}$"):
+        Analyzer("ja", **{name: value})
+
+
+def test_a_numpy_bool_is_a_bool_and_the_index_saves_and_loads(tmp_path):
+    import numpy as np
+
+    from clirkit.retrieval.index import Index
+
+    analyzer = Analyzer("en", lowercase=np.bool_(False), strip_punctuation=np.True_, cjk_bigrams=np.False_)
+    assert type(analyzer.lowercase) is bool and analyzer.lowercase is False
+    Index.build([("d1", "The Cat")], analyzer).save(tmp_path / "ix.npz")
+    assert Index.load(tmp_path / "ix.npz").analyzer == analyzer
