@@ -25,7 +25,6 @@ import json
 import os
 import re
 import sys
-import unicodedata
 from collections import Counter
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -46,16 +45,14 @@ from clirkit.segmenters import (
     script_converter,
     word_segmenter,
 )
-
-
-def composed(text: str) -> str:
-    """``text`` in Unicode's composed form (NFC) without soft hyphens (U+00AD): a letter and its accent typed as
-    two characters (as macOS and some corpora write them) are one, as they are in the text it is matched with,
-    and an invisible hyphenation point does not cut a word (Moses cuts at both: NFD "acción" gave "acci" "n")."""
-    if text.isascii():
-        return text
-    return unicodedata.normalize("NFC", text.replace("\u00ad", ""))
-
+from clirkit.unicodefold import (
+    NORMALIZATION_VERSIONS,
+    composed,
+    is_version,
+    may_change,
+    normalized,
+    split_keeping_marks,
+)
 
 _WORD_CHAR = re.compile(r"\w")
 _CJK_CHAR = re.compile(f"[{CJK}]")
@@ -69,13 +66,12 @@ _CACHE: ContextVar[dict | None] = ContextVar("clirkit_token_cache", default=None
 class Analyzer:
     """Turns text into index terms for one language.
 
-    A text becomes terms in this order: put in Unicode's composed form (``compose``); Chinese converted to one
-    script (``chinese_script``); runs of the scripts
-    a word segmenter handles cut into its words, the rest into Moses tokens (runs of Thai, Lao, Khmer and Burmese
-    are never given to Moses: without a segmenter each stays whole); lowercased; tokens with no letter or digit
-    dropped; CJK runs cut into character bigrams (``bigrams``, ``unigrams+bigrams``); stopwords
-    dropped (compared with the lowercased token); the rest stemmed (a word whose stem would be empty is kept as
-    it is).
+    A text becomes terms in this order: put in Unicode's composed form (``compose``); Chinese converted to one script
+    (``chinese_script``); joiners normalized (``normalization_version``); runs of the scripts a word segmenter handles
+    cut into its words, the rest into Moses tokens (a combining mark kept in its word; runs of Thai, Lao, Khmer and
+    Burmese are never given to Moses: without a segmenter each stays whole); lowercased; tokens with no letter or digit
+    dropped; CJK runs cut into character bigrams (``bigrams``, ``unigrams+bigrams``); stopwords dropped (compared with
+    the lowercased token); the rest stemmed (a word whose stem would be empty is kept as it is).
 
     Args:
         lang: ISO 639-1 code given to the Moses tokenizer and naming the stemmer and stopword list
@@ -95,6 +91,8 @@ class Analyzer:
         cjk_bigrams: the settings of old files: True is ``segmenter="bigrams"``, False no segmenter.
         compose: put texts (and stopwords) in Unicode's composed form first (:func:`composed`); False: the
             analysis of files written before clirkit composed texts, which their settings read back as.
+        normalization_version: 2: fold Indic joiners (:func:`clirkit.unicodefold.normalized`), keep combining
+            marks in their word; 1: the analysis of files written before, which their settings read back as.
     """
 
     def __init__(
@@ -109,6 +107,7 @@ class Analyzer:
         chinese_script: str | None = "auto",
         cjk_bigrams: bool | None = None,
         compose: bool = True,
+        normalization_version: int = NORMALIZATION_VERSIONS[-1],
     ) -> None:
         from clirkit.languages import check_language
 
@@ -130,6 +129,12 @@ class Analyzer:
         self.segmenter = check_segmenter(segmenter, lang)
         self.chinese_script = check_chinese_script(chinese_script, lang)
         self.compose = _flag("compose", compose)
+        if not is_version(normalization_version):
+            raise ClirkitError(
+                f"normalization_version: expected one of {', '.join(map(str, NORMALIZATION_VERSIONS))}, "
+                f"got {normalization_version!r}"
+            )
+        self.normalization_version = int(normalization_version)
         if isinstance(stopwords, str):
             if stopwords != "snowball":
                 raise ClirkitError(f"stopwords: expected 'snowball', a list of words or None, got {stopwords!r}")
@@ -151,6 +156,8 @@ class Analyzer:
             if any(c.isspace() for c in word.strip()):
                 raise ClirkitError(f"stopwords: {word.strip()!r} holds a space: a stopword is one token")
             word = composed(word.strip()) if self.compose else word.strip()
+            if self.normalization_version >= 2:
+                word = normalized(word)
             if convert is not None:
                 word = convert(word)
             out.add(word.lower() if self.lowercase else word)
@@ -181,7 +188,7 @@ class Analyzer:
             f"Analyzer(lang={self.lang!r}, lowercase={self.lowercase}, "
             f"strip_punctuation={self.strip_punctuation}, stopwords={len(self.stopwords)} terms, "
             f"stemmer={self.stemmer!r}, segmenter={self.segmenter!r}, chinese_script={self.chinese_script!r}, "
-            f"compose={self.compose})"
+            f"compose={self.compose}, normalization_version={self.normalization_version})"
         )
 
     def __eq__(self, other: object) -> bool:
@@ -200,38 +207,46 @@ class Analyzer:
             text = composed(text)
         if self.chinese_script is not None:
             text = script_converter(self.chinese_script)(text)
+        folds = self.normalization_version >= 2 and may_change(text)  # (False for most texts: the fast path)
+        if folds:
+            text = normalized(text)
         chars = SEGMENTED.get(self.segmenter)
         if chars is None:
-            tokens = self._moses_tokens(text)
+            tokens = self._moses_tokens(text, folds)
         else:
             if self._words is None:
                 self._words = word_segmenter(self.segmenter, self.lang)
             tokens = []
             for inside, run in runs(text, chars):
-                tokens.extend(self._words(run) if inside else self._moses_tokens(run))
+                tokens.extend(self._words(run) if inside else self._moses_tokens(run, folds))
         if self.lowercase:
             tokens = [t.lower() for t in tokens]
         if self.strip_punctuation:
             tokens = [t for t in tokens if _WORD_CHAR.search(t)]
         if chars is None and self.segmenter is not None and any(_CJK_CHAR.search(t) for t in tokens):
             unigrams = self.segmenter == "unigrams+bigrams"
-            tokens = [b for t in tokens for b in cjk_bigrams(t, self.strip_punctuation, unigrams=unigrams)]
+            tokens = [b for t in tokens for b in cjk_bigrams(t, self.strip_punctuation, unigrams=unigrams, marks=folds)]
         return tokens
 
-    def _moses_tokens(self, text: str) -> list[str]:
+    def _moses_tokens(self, text: str, marks: bool = False) -> list[str]:
         """The Moses tokens of ``text``, each run of Thai, Lao, Khmer or Burmese kept whole (Moses would cut it
-        at its marks)."""
+        at its marks), and with ``marks`` a combining mark kept in its word."""
         if (text.isalpha() or text.isdecimal()) and not _CJK_CHAR.search(text):  # one word: Moses keeps it whole
             return [text]
         if _COMPLEX_CHAR.search(text):
             tokens: list[str] = []
             for inside, run in runs(text, COMPLEX):
-                tokens.extend([run] if inside else self._moses_tokens(run))
+                tokens.extend([run] if inside else self._moses_tokens(run, marks))
             return tokens
         if self._moses is None:
             self._moses = _moses_class()(lang=self.lang)
         for curly, straight in _QUOTES:  # str.replace: ~10x faster than str.translate with a dict
             text = text.replace(curly, straight)
+        if marks:
+            return split_keeping_marks(self._moses_split, text, self._moses.alnum)
+        return self._moses.tokenize(text, escape=False)
+
+    def _moses_split(self, text: str) -> list[str]:
         return self._moses.tokenize(text, escape=False)
 
     def finish(self, tokens: list[str]) -> list[str]:
@@ -256,6 +271,7 @@ class Analyzer:
             "segmenter": self.segmenter,
             "chinese_script": self.chinese_script,
             "compose": self.compose,
+            "normalization_version": self.normalization_version,
         }
         return Analyzer(self.lang, **{**settings, **changes})
 
@@ -333,8 +349,9 @@ class Analyzer:
         """The settings as JSON-ready data (stopwords sorted). ``cjk_bigrams`` is true for the bigram segmenter
         (as files written before the other segmenters say it); ``segmenter`` is written for the others and
         ``chinese_script`` when there is one, so that the settings of every other analyzer read as before;
-        ``compose`` when true (settings without it are of files written before texts were composed, and read
-        back as such: an experiment's records of them differ, so its index and tables are made again)."""
+        ``compose`` when true and ``normalization_version`` when 2 (settings without them are of files written
+        before, and read back as such: an experiment's records of them differ, so its index and tables are made
+        again)."""
         out = {
             "lang": self.lang,
             "lowercase": self.lowercase,
@@ -349,6 +366,8 @@ class Analyzer:
             out["chinese_script"] = self.chinese_script
         if self.compose:
             out["compose"] = True
+        if self.normalization_version != 1:
+            out["normalization_version"] = self.normalization_version
         return out
 
     @classmethod
@@ -359,7 +378,8 @@ class Analyzer:
         unknown language) raise ClirkitError ``WHERE: problem`` (``where`` names the settings). Settings
         written before stemming and bigrams existed (no ``stemmer``, no ``cjk_bigrams``) mean neither; without
         ``segmenter`` the segmenter is ``bigrams`` or none as ``cjk_bigrams`` says, without ``chinese_script``
-        no script conversion, without ``compose`` texts not composed (the analysis that made them).
+        no script conversion, without ``compose`` texts not composed, without ``normalization_version`` version 1
+        (the analysis that made them).
         """
         from clirkit.languages import check_language
 
@@ -373,6 +393,7 @@ class Analyzer:
             "segmenter",
             "chinese_script",
             "compose",
+            "normalization_version",
         )
 
         def bad(problem: str) -> ClirkitError:
@@ -408,6 +429,10 @@ class Analyzer:
         segmenter = settings.get("segmenter", "bigrams" if settings.get("cjk_bigrams", False) else None)
         if segmenter is not None and segmenter not in SEGMENTERS:
             raise bad(f"segmenter must be one of {', '.join(SEGMENTERS)} or null, got {shown(segmenter)}")
+        version = settings.get("normalization_version", 1)
+        if not is_version(version):
+            versions = ", ".join(map(str, NORMALIZATION_VERSIONS))
+            raise bad(f"normalization_version must be one of {versions}, got {shown(version)}")
         script = settings.get("chinese_script")
         if script is not None and script not in CHINESE_SCRIPTS:
             raise bad(f"chinese_script must be one of {', '.join(CHINESE_SCRIPTS)} or null, got {shown(script)}")
@@ -420,6 +445,7 @@ class Analyzer:
             segmenter=segmenter,
             chinese_script=script,
             compose=settings.get("compose", False),
+            normalization_version=version,
         )
 
 
@@ -458,6 +484,7 @@ def _moses_class() -> type:
     class Moses(MosesTokenizer):
         _lower = frozenset(MosesTokenizer.IsLower)
         _alpha = frozenset(MosesTokenizer.IsAlpha)
+        alnum = frozenset(MosesTokenizer.IsAlnum)  # the characters (marks among them) Moses never cuts a word at
 
         def islower(self, text: str) -> bool:
             return self._lower.issuperset(text)

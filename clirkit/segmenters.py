@@ -29,6 +29,7 @@ import functools
 import re
 
 from clirkit.errors import ClirkitError
+from clirkit.unicodefold import split_keeping_marks
 
 SEGMENTERS = ("bigrams", "unigrams+bigrams", "icu", "jieba", "sudachi", "kiwi")
 #: The language each segmenter made for one language segments (the others serve every language without spaces).
@@ -199,16 +200,19 @@ def character_bigrams(run: str, unigrams: bool = False) -> list[str]:
     return out
 
 
-def cjk_bigrams(token: str, strip_punctuation: bool = True, *, unigrams: bool = False) -> list[str]:
+def cjk_bigrams(
+    token: str, strip_punctuation: bool = True, *, unigrams: bool = False, marks: bool = False
+) -> list[str]:
     """``token`` with each run of CJK characters replaced by its overlapping bigrams (a run of one character
     stays whole; with ``unigrams`` each character precedes its bigram) and each other run by its words
-    (``strip_punctuation``; else kept whole): ``"東京都庁、ab"`` -> ``["東京", "京都", "都庁", "ab"]``."""
+    (``strip_punctuation``, a combining mark kept in its word with ``marks``; else kept whole): ``"東京都庁、ab"``
+    -> ``["東京", "京都", "都庁", "ab"]``."""
     out: list[str] = []
     for inside, run in runs(token, CJK):
         if inside:
             out.extend(character_bigrams(run, unigrams))
         elif strip_punctuation:
-            out.extend(_WORD_IN_RUN.findall(run))
+            out.extend(split_keeping_marks(_WORD_IN_RUN.findall, run) if marks else _WORD_IN_RUN.findall(run))
         else:
             out.append(run)
     return out

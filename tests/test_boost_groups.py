@@ -220,13 +220,14 @@ loss = "mse"
 # ------------------------------------------------------------------ the same model files as before the grouping
 
 DIGESTS = {  # made with the flat parameters and the convenient fit, before issue 38's grouping; the
-    # analyzers' "compose" key added to the headers since (the arrays and the rest of the headers unchanged)
-    "standalone.npz": "5f8c8dd61f53d69f6602be9417d4cbdc61074d0dc6531e4b65f020d392ad8974",
-    "based.npz": "8b3799822f8d9b78ff93982be2229933fde7cef6c5847b36b59adafae2684abc",
-    "scs.npz": "08a491f18f7fa46b07f97807bf9595669f246a9a96f0dc77c61c523a8d9d543f",
-    "cli-boost.npz": "2a7f70644b20080d5f811ac5d89097165eb60bc4d1b55edebd1d61e45d0ca635",
-    "cli-based.npz": "286cc0b1242d7ede03f8118c28c20fe4987c71071a9d5d3a2c7789362460d58f",
-    "cli-scs.npz": "6682a9f07121478c91cf34b9255832967cb3198693399f40bc48eaad7ab00a79",
+    # analyzers' "compose" and "normalization_version" keys added to the headers since (the arrays and the rest of
+    # the headers unchanged)
+    "standalone.npz": "11f83d9dd9e0d40346e9e920d365db072e7807a067defe2301b63e55a945ece4",
+    "based.npz": "2d7f5371a425294b04ec92a7912e0fb09064050f6ff87157500fd3e88c3e24bd",
+    "scs.npz": "c00cad29df73368463fa264d9918323accf6755c007ce819510451dd06cbbff0",
+    "cli-boost.npz": "db162e570622144c460f376392c19aed2381eac8872d94400e493bb879fba984",
+    "cli-based.npz": "0482d05d7bc31d7237179614703a03fd002dd49faf35269e8ba6df240b76ca07",
+    "cli-scs.npz": "6cd23b814d1f2e83113bdc4999a2deb9bc50a40d2930f332b601a4cac3a362df",
 }
 
 

@@ -1,0 +1,122 @@
+"""Character normalization of the analysis: composed form, joiners, and combining marks kept in their word.
+
+:class:`clirkit.analysis.Analyzer` applies these before and after it cuts a text into tokens. What it applies is
+recorded in its settings (``normalization_version``), so that an index made before reads back with the analysis
+that made it:
+
+- version 1 (files written before): :func:`composed` only (when the analyzer composes);
+- version 2: also :func:`normalized` before segmentation, and :func:`split_keeping_marks` around the tokenizer, so a
+  letter and a combining mark Unicode has no composed letter for (Russian stress, Yoruba tones) stay one word.
+
+Each function returns its input unchanged, and fast, for a text without the characters it folds.
+"""
+
+from __future__ import annotations
+
+import functools
+import numbers
+import re
+import unicodedata
+from typing import Callable, Collection
+
+#: The normalization versions an analyzer can record; the last is the default of new analyzers.
+NORMALIZATION_VERSIONS = (1, 2)
+
+_JOINERS = re.compile("(?<=[\u0900-\u0dff])[\u200c\u200d]+")  # ZWNJ, ZWJ after a letter or mark of an Indic script
+_FOLDED = "\u200c\u200d"  # the characters normalized() looks for
+_FOLDED_CHAR = re.compile(f"[{_FOLDED}]")
+
+
+def is_version(value: object) -> bool:
+    """Whether ``value`` is one of :data:`NORMALIZATION_VERSIONS` (an integer: not a bool, not 2.0)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and value in NORMALIZATION_VERSIONS
+
+
+def composed(text: str) -> str:
+    """``text`` in Unicode's composed form (NFC) without soft hyphens (U+00AD): a letter and its accent typed as
+    two characters (as macOS and some corpora write them) are one where Unicode has the composed letter, as they are
+    in the text it is matched with, and an invisible hyphenation point does not cut a word (Moses cuts at both: NFD
+    "acción" gave "acci" "n")."""
+    if text.isascii():
+        return text
+    return unicodedata.normalize("NFC", text.replace("\u00ad", ""))
+
+
+def may_change(text: str) -> bool:
+    """Whether version 2 may give ``text`` other tokens than version 1: whether it holds a character :func:`normalized`
+    changes, a combining mark, or a character beyond the Basic Multilingual Plane (one fast test: the analyzer skips the
+    rest for the others)."""
+    return not text.isascii() and _changing().search(text) is not None
+
+
+@functools.cache
+def _changing() -> re.Pattern:
+    return _marks(frozenset(), _FOLDED)
+
+
+def normalized(text: str) -> str:
+    """``text`` with the forms of one word that look alike made one, before it is cut into words:
+
+    - ZWNJ and ZWJ (U+200C, U+200D) after a character of an Indic script (Devanagari to Sinhala, U+0900-0DFF) removed,
+      as Lucene's HindiNormalizer removes them: ``हिन्\u200cदी`` is ``हिन्दी`` (Persian and Arabic ZWNJ is kept: it
+      separates words there, as Lucene's PersianCharFilter takes it)."""
+    if text.isascii() or not _FOLDED_CHAR.search(text):
+        return text
+    return _JOINERS.sub("", text)
+
+
+def split_keeping_marks(split: Callable[[str], list[str]], text: str, kept: Collection[str] = ()) -> list[str]:
+    """``split(text)`` (a tokenizer: text -> its pieces in order) with each combining mark (Unicode category M)
+    ``split`` would cut the text at or drop put back in the piece of the character it follows (a mark after a
+    space or a dropped character: in the next piece), so that ``ударе́ние`` stays one word.
+
+    ``split`` is given the text without those marks (the marks of ``kept``, which ``split`` keeps in their word
+    itself, stay); it may drop characters or add spaces but not change a letter, digit or the order: when its pieces
+    are not so, the result is ``split(text)``.
+    """
+    if text.isascii():
+        return split(text)
+    kept = frozenset(kept)
+    cut = [m.start() for m in _marks(kept).finditer(text) if unicodedata.category(m.group())[0] == "M"]
+    if not cut:
+        return split(text)
+    bare: list[str] = []
+    marks: list[str] = []  # marks[i]: the marks after bare[i]
+    lead = ""  # the marks before any character
+    start = 0
+    for i in [*cut, len(text)]:
+        bare.extend(text[start:i])
+        marks.extend([""] * (i - start))
+        if i < len(text):
+            if marks:
+                marks[-1] += text[i]
+            else:
+                lead += text[i]
+        start = i + 1
+    plain = "".join(bare)
+    out = []
+    at, pending = 0, lead
+    for piece in split(plain):
+        chars = []
+        for char in piece:
+            while at < len(plain) and plain[at] != char:
+                if plain[at].isalnum() or plain[at] == "_":  # split changed a letter or digit: no alignment
+                    return split(text)
+                pending += marks[at]
+                at += 1
+            if at == len(plain):
+                return split(text)
+            chars.append(pending + char + marks[at])
+            pending = ""
+            at += 1
+        out.append("".join(chars))
+    return out
+
+
+@functools.cache
+def _marks(kept: frozenset[str], also: str = "") -> re.Pattern:
+    """A pattern of the combining marks (Unicode category M) of the Basic Multilingual Plane not in ``kept``, of
+    every character beyond it (whose category the caller checks), and of the class body ``also``: made once, a fast
+    test of a text."""
+    marks = (chr(c) for c in range(0x300, 0x10000) if unicodedata.category(chr(c))[0] == "M")
+    return re.compile("[" + "".join(re.escape(c) for c in marks if c not in kept) + also + "\U00010000-\U0010ffff]")
