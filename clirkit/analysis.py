@@ -49,6 +49,7 @@ from clirkit.unicodefold import (
     NORMALIZATION_VERSIONS,
     composed,
     is_version,
+    lowercaser,
     may_change,
     normalized,
     split_keeping_marks,
@@ -69,9 +70,10 @@ class Analyzer:
     A text becomes terms in this order: put in Unicode's composed form (``compose``); Chinese converted to one script
     (``chinese_script``); joiners normalized (``normalization_version``); runs of the scripts a word segmenter handles
     cut into its words, the rest into Moses tokens (a combining mark kept in its word; runs of Thai, Lao, Khmer and
-    Burmese are never given to Moses: without a segmenter each stays whole); lowercased; tokens with no letter or digit
-    dropped; CJK runs cut into character bigrams (``bigrams``, ``unigrams+bigrams``); stopwords dropped (compared with
-    the lowercased token); the rest stemmed (a word whose stem would be empty is kept as it is).
+    Burmese are never given to Moses: without a segmenter each stays whole); lowercased (Turkish and Azeri as Lucene's
+    TurkishLowerCaseFilter); tokens with no letter or digit dropped; CJK runs cut into character bigrams (``bigrams``,
+    ``unigrams+bigrams``); stopwords dropped (compared with the lowercased token); the rest stemmed (a word whose stem
+    would be empty is kept as it is).
 
     Args:
         lang: ISO 639-1 code given to the Moses tokenizer and naming the stemmer and stopword list
@@ -91,8 +93,9 @@ class Analyzer:
         cjk_bigrams: the settings of old files: True is ``segmenter="bigrams"``, False no segmenter.
         compose: put texts (and stopwords) in Unicode's composed form first (:func:`composed`); False: the
             analysis of files written before clirkit composed texts, which their settings read back as.
-        normalization_version: 2: fold Indic joiners (:func:`clirkit.unicodefold.normalized`), keep combining
-            marks in their word; 1: the analysis of files written before, which their settings read back as.
+        normalization_version: 2: fold Indic joiners (:func:`clirkit.unicodefold.normalized`), lowercase Turkish
+            and Azeri as Turkish, keep combining marks in their word; 1: the analysis of files written before, which
+            their settings read back as.
     """
 
     def __init__(
@@ -160,7 +163,7 @@ class Analyzer:
                 word = normalized(word)
             if convert is not None:
                 word = convert(word)
-            out.add(word.lower() if self.lowercase else word)
+            out.add(lowercaser(self.lang, self.normalization_version)(word) if self.lowercase else word)
         out.discard("")
         return frozenset(out)
 
@@ -220,7 +223,8 @@ class Analyzer:
             for inside, run in runs(text, chars):
                 tokens.extend(self._words(run) if inside else self._moses_tokens(run, folds))
         if self.lowercase:
-            tokens = [t.lower() for t in tokens]
+            lower = lowercaser(self.lang, self.normalization_version)
+            tokens = [lower(t) for t in tokens]
         if self.strip_punctuation:
             tokens = [t for t in tokens if _WORD_CHAR.search(t)]
         if chars is None and self.segmenter is not None and any(_CJK_CHAR.search(t) for t in tokens):

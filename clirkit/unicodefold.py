@@ -1,12 +1,14 @@
-"""Character normalization of the analysis: composed form, joiners, and combining marks kept in their word.
+"""Character normalization of the analysis: composed form, joiners, Turkish case, and combining marks kept in their
+word.
 
 :class:`clirkit.analysis.Analyzer` applies these before and after it cuts a text into tokens. What it applies is
 recorded in its settings (``normalization_version``), so that an index made before reads back with the analysis
 that made it:
 
 - version 1 (files written before): :func:`composed` only (when the analyzer composes);
-- version 2: also :func:`normalized` before segmentation, and :func:`split_keeping_marks` around the tokenizer, so a
-  letter and a combining mark Unicode has no composed letter for (Russian stress, Yoruba tones) stay one word.
+- version 2: also :func:`normalized` before segmentation, :func:`turkish_lower` for Turkish and Azeri, and
+  :func:`split_keeping_marks` around the tokenizer, so a letter and a combining mark Unicode has no composed letter for
+  (Russian stress, Yoruba tones) stay one word.
 
 Each function returns its input unchanged, and fast, for a text without the characters it folds.
 """
@@ -21,6 +23,8 @@ from typing import Callable, Collection
 
 #: The normalization versions an analyzer can record; the last is the default of new analyzers.
 NORMALIZATION_VERSIONS = (1, 2)
+#: Languages lowercased as Lucene's TurkishLowerCaseFilter does (dotted and dotless i).
+TURKIC = frozenset({"tr", "az"})
 
 _JOINERS = re.compile("(?<=[\u0900-\u0dff])[\u200c\u200d]+")  # ZWNJ, ZWJ after a letter or mark of an Indic script
 _FOLDED = "\u200c\u200d"  # the characters normalized() looks for
@@ -43,9 +47,9 @@ def composed(text: str) -> str:
 
 
 def may_change(text: str) -> bool:
-    """Whether version 2 may give ``text`` other tokens than version 1: whether it holds a character :func:`normalized`
-    changes, a combining mark, or a character beyond the Basic Multilingual Plane (one fast test: the analyzer skips the
-    rest for the others)."""
+    """Whether version 2 may give ``text`` other tokens than version 1 (Turkish case aside): whether it holds a
+    character :func:`normalized` changes, a combining mark, or a character beyond the Basic Multilingual Plane (one fast
+    test: the analyzer skips the rest for the others)."""
     return not text.isascii() and _changing().search(text) is not None
 
 
@@ -63,6 +67,21 @@ def normalized(text: str) -> str:
     if text.isascii() or not _FOLDED_CHAR.search(text):
         return text
     return _JOINERS.sub("", text)
+
+
+def turkish_lower(token: str) -> str:
+    """``token`` lowercased as Lucene's TurkishLowerCaseFilter does: ``İ`` -> ``i``, ``I`` -> ``ı``, and the
+    combining dot above of ``I``/``i`` + U+0307 removed (``str.lower`` gives ``i`` + U+0307 for ``İ``, ``i`` for
+    ``I``)."""
+    if token.isascii():
+        return token.replace("I", "ı").lower()
+    token = token.replace("I\u0307", "i").replace("İ", "i").replace("I", "ı").lower()
+    return token.replace("i\u0307", "i")
+
+
+def lowercaser(lang: str, version: int) -> Callable[[str], str]:
+    """The function that lowercases a token of ``lang`` under normalization ``version``."""
+    return turkish_lower if version >= 2 and lang in TURKIC else str.lower
 
 
 def split_keeping_marks(split: Callable[[str], list[str]], text: str, kept: Collection[str] = ()) -> list[str]:

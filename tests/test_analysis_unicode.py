@@ -1,6 +1,6 @@
-"""Character normalization of the analysis (clirkit/unicodefold.py; issue 40, edge test 12B finding 1): combining
-marks stay in their word, Indic joiners do not cut it; and the settings of files written before read back with the
-analysis that made them."""
+"""Character normalization of the analysis (clirkit/unicodefold.py; issue 40, edge test 12B findings 1 and 2):
+combining marks stay in their word, Indic joiners do not cut it, Turkish case; and the settings of files written before
+read back with the analysis that made them."""
 
 from __future__ import annotations
 
@@ -81,6 +81,23 @@ def test_a_persian_zwnj_still_separates_as_before():
     """Persian ZWNJ is left as it was (the Moses tokens either side, as Lucene's PersianCharFilter makes it a
     space)."""
     assert Analyzer("fa").tokenize("می\u200cخواهم") == _old("fa").tokenize("می\u200cخواهم")
+
+
+# ------------------------------------------------------------------ finding 2: Turkish and Azeri case
+
+
+@pytest.mark.parametrize("lang", ["tr", "az"])
+def test_turkish_capitals_lowercase_to_the_turkish_letters(lang):
+    analyzer = Analyzer(lang, stemmer=None)
+    assert analyzer.tokenize("İSTANBUL İstanbul istanbul i\u0307stanbul") == ["istanbul"] * 4
+    assert analyzer.tokenize("KIRMIZI Kırmızı kırmızı") == ["kırmızı"] * 3
+    assert Analyzer(lang, stopwords=["İÇİN"], stemmer=None).tokenize("İÇİN için Için") == ["ıçin"]
+    assert Analyzer(lang, stopwords=["için"], lowercase=False).tokenize("İÇİN için") == ["İÇİN"]
+
+
+def test_other_languages_lowercase_as_before():
+    assert Analyzer("en", stemmer=None).tokenize("I İ") == ["i", "i\u0307"]
+    assert _old("tr", stemmer=None).tokenize("İSTANBUL KIRMIZI") == ["i\u0307stanbul", "kirmizi"]
 
 
 # ------------------------------------------------------------------ files written before
