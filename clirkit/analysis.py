@@ -48,6 +48,7 @@ from clirkit.segmenters import (
 from clirkit.unicodefold import (
     NORMALIZATION_VERSIONS,
     composed,
+    folded_widths,
     is_version,
     lowercaser,
     may_change,
@@ -69,11 +70,11 @@ class Analyzer:
 
     A text becomes terms in this order: put in Unicode's composed form (``compose``); Chinese converted to one script
     (``chinese_script``); joiners normalized (``normalization_version``); runs of the scripts a word segmenter handles
-    cut into its words, the rest into Moses tokens (a combining mark kept in its word; runs of Thai, Lao, Khmer and
-    Burmese are never given to Moses: without a segmenter each stays whole); lowercased (Turkish and Azeri as Lucene's
-    TurkishLowerCaseFilter); tokens with no letter or digit dropped; CJK runs cut into character bigrams (``bigrams``,
-    ``unigrams+bigrams``); stopwords dropped (compared with the lowercased token); the rest stemmed (a word whose stem
-    would be empty is kept as it is).
+    cut into its words, the rest into Moses tokens (each run's widths folded first, a combining mark kept in its word;
+    runs of Thai, Lao, Khmer and Burmese are never given to Moses: without a segmenter each stays whole); lowercased
+    (Turkish and Azeri as Lucene's TurkishLowerCaseFilter); tokens with no letter or digit dropped; CJK runs cut into
+    character bigrams (``bigrams``, ``unigrams+bigrams``); stopwords dropped (compared with the lowercased token); the
+    rest stemmed (a word whose stem would be empty is kept as it is).
 
     Args:
         lang: ISO 639-1 code given to the Moses tokenizer and naming the stemmer and stopword list
@@ -93,9 +94,9 @@ class Analyzer:
         cjk_bigrams: the settings of old files: True is ``segmenter="bigrams"``, False no segmenter.
         compose: put texts (and stopwords) in Unicode's composed form first (:func:`composed`); False: the
             analysis of files written before clirkit composed texts, which their settings read back as.
-        normalization_version: 2: fold Indic joiners (:func:`clirkit.unicodefold.normalized`), lowercase Turkish
-            and Azeri as Turkish, keep combining marks in their word; 1: the analysis of files written before, which
-            their settings read back as.
+        normalization_version: 2: fold widths (:func:`clirkit.unicodefold.folded_widths`) and Indic joiners
+            (:func:`clirkit.unicodefold.normalized`), lowercase Turkish and Azeri as Turkish, keep combining marks in
+            their word; 1: the analysis of files written before, which their settings read back as.
     """
 
     def __init__(
@@ -160,7 +161,7 @@ class Analyzer:
                 raise ClirkitError(f"stopwords: {word.strip()!r} holds a space: a stopword is one token")
             word = composed(word.strip()) if self.compose else word.strip()
             if self.normalization_version >= 2:
-                word = normalized(word)
+                word = folded_widths(normalized(word))
             if convert is not None:
                 word = convert(word)
             out.add(lowercaser(self.lang, self.normalization_version)(word) if self.lowercase else word)
@@ -215,12 +216,13 @@ class Analyzer:
             text = normalized(text)
         chars = SEGMENTED.get(self.segmenter)
         if chars is None:
-            tokens = self._moses_tokens(text, folds)
+            tokens = self._moses_tokens(folded_widths(text) if folds else text, folds)
         else:
             if self._words is None:
                 self._words = word_segmenter(self.segmenter, self.lang)
             tokens = []
             for inside, run in runs(text, chars):
+                run = folded_widths(run) if folds else run
                 tokens.extend(self._words(run) if inside else self._moses_tokens(run, folds))
         if self.lowercase:
             lower = lowercaser(self.lang, self.normalization_version)

@@ -1,14 +1,14 @@
-"""Character normalization of the analysis: composed form, joiners, Turkish case, and combining marks kept in their
-word.
+"""Character normalization of the analysis: composed form, widths, joiners, Turkish case, and combining marks kept
+in their word.
 
 :class:`clirkit.analysis.Analyzer` applies these before and after it cuts a text into tokens. What it applies is
 recorded in its settings (``normalization_version``), so that an index made before reads back with the analysis
 that made it:
 
 - version 1 (files written before): :func:`composed` only (when the analyzer composes);
-- version 2: also :func:`normalized` before segmentation, :func:`turkish_lower` for Turkish and Azeri, and
-  :func:`split_keeping_marks` around the tokenizer, so a letter and a combining mark Unicode has no composed letter for
-  (Russian stress, Yoruba tones) stay one word.
+- version 2: also :func:`normalized` and :func:`folded_widths` before segmentation, :func:`turkish_lower` for
+  Turkish and Azeri, and :func:`split_keeping_marks` around the tokenizer, so a letter and a combining mark Unicode
+  has no composed letter for (Russian stress, Yoruba tones) stay one word.
 
 Each function returns its input unchanged, and fast, for a text without the characters it folds.
 """
@@ -26,9 +26,16 @@ NORMALIZATION_VERSIONS = (1, 2)
 #: Languages lowercased as Lucene's TurkishLowerCaseFilter does (dotted and dotless i).
 TURKIC = frozenset({"tr", "az"})
 
+# Lucene's CJKWidthFilter: full-width ASCII variants -> basic Latin, half-width katakana -> full-width (its
+# table is NFKC's for these characters; the half-width voiced marks become the combining ones, then composed)
+_WIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)} | {
+    c: ord(unicodedata.normalize("NFKC", chr(c))) for c in range(0xFF65, 0xFFA0)
+}
+_VOICED = re.compile("[\u30a6-\u30fd][\u3099\u309a]")  # a katakana and a voiced sound mark: composed when Unicode can
 _JOINERS = re.compile("(?<=[\u0900-\u0dff])[\u200c\u200d]+")  # ZWNJ, ZWJ after a letter or mark of an Indic script
+_WIDE = "\uff01-\uff5e\uff65-\uff9f"  # the characters folded_widths() changes (a regex class body)
 _FOLDED = "\u200c\u200d"  # the characters normalized() looks for
-_FOLDED_CHAR = re.compile(f"[{_FOLDED}]")
+_WIDE_CHAR, _FOLDED_CHAR = re.compile(f"[{_WIDE}]"), re.compile(f"[{_FOLDED}]")
 
 
 def is_version(value: object) -> bool:
@@ -48,14 +55,30 @@ def composed(text: str) -> str:
 
 def may_change(text: str) -> bool:
     """Whether version 2 may give ``text`` other tokens than version 1 (Turkish case aside): whether it holds a
-    character :func:`normalized` changes, a combining mark, or a character beyond the Basic Multilingual Plane (one fast
-    test: the analyzer skips the rest for the others)."""
+    character :func:`normalized` or :func:`folded_widths` changes, a combining mark, or a character beyond the
+    Basic Multilingual Plane (one fast test: the analyzer skips the rest for the others)."""
     return not text.isascii() and _changing().search(text) is not None
 
 
 @functools.cache
 def _changing() -> re.Pattern:
-    return _marks(frozenset(), _FOLDED)
+    return _marks(frozenset(), _WIDE + _FOLDED)
+
+
+def folded_widths(text: str) -> str:
+    """``text`` with widths folded as Lucene's CJKWidthFilter (CJKAnalyzer) folds them: full-width ASCII
+    variants (U+FF01-FF5E, ``ＮＨＫ１２３``) become basic Latin, half-width katakana (U+FF65-FF9F) full-width, a
+    half-width voiced sound mark composed with its katakana (``ｶﾞ`` -> ``ガ``).
+
+    The analyzer folds each run it gives a word segmenter or the Moses tokenizer (:func:`clirkit.segmenters.runs`),
+    so that full-width punctuation still ends a segmenter's run where it did (a full-width comma before a number
+    folded first would make Moses's token ``,42``)."""
+    if text.isascii() or not _WIDE_CHAR.search(text):
+        return text
+    text = text.translate(_WIDTH)
+    if "\u3099" in text or "\u309a" in text:
+        text = _VOICED.sub(lambda m: unicodedata.normalize("NFC", m.group()), text)
+    return text
 
 
 def normalized(text: str) -> str:

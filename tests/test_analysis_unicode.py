@@ -1,6 +1,6 @@
-"""Character normalization of the analysis (clirkit/unicodefold.py; issue 40, edge test 12B findings 1 and 2):
-combining marks stay in their word, Indic joiners do not cut it, Turkish case; and the settings of files written before
-read back with the analysis that made them."""
+"""Character normalization of the analysis (clirkit/unicodefold.py; issue 40, edge test 12B findings 1, 2 and 3):
+combining marks stay in their word, Indic joiners do not cut it, Turkish case, widths; and the settings of files
+written before read back with the analysis that made them."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from clirkit.errors import ClirkitError
 from clirkit.retrieval.index import Index
 from clirkit.segmenters import COMPLEX
 from clirkit.systems import BM25Search, Resources
-from clirkit.unicodefold import split_keeping_marks
+from clirkit.unicodefold import folded_widths, split_keeping_marks
 
 
 def _old(lang: str, **settings) -> Analyzer:
@@ -100,6 +100,37 @@ def test_other_languages_lowercase_as_before():
     assert _old("tr", stemmer=None).tokenize("İSTANBUL KIRMIZI") == ["i\u0307stanbul", "kirmizi"]
 
 
+# ------------------------------------------------------------------ finding 3: widths
+
+
+def test_full_width_ascii_and_half_width_katakana_fold_as_lucenes_cjk_width_filter():
+    ja = Analyzer("ja")
+    assert ja.tokenize("ＮＨＫ ｶﾀｶﾅ １２３") == ja.tokenize("NHK カタカナ 123") == ["nhk", "カタカナ", "123"]
+    for segmenter in ("icu", "bigrams", "unigrams+bigrams"):
+        zh = Analyzer("zh", segmenter=segmenter)
+        assert zh.tokenize("ＧＤＰ增长") == zh.tokenize("GDP增长")
+    assert Analyzer("en").tokenize("ｈｅｌｌｏ ＡＢＣ") == ["hello", "abc"]
+    assert folded_widths("ＮＨＫ！１２３ｶﾀｶﾅｶﾞﾊﾟｳﾞ") == "NHK!123カタカナガパヴ"
+    assert folded_widths("ｶﾞ") == "ガ" and folded_widths("ｱﾞ") == "ア\u3099"  # no composed letter: the mark stays
+
+
+def test_full_width_punctuation_before_a_number_still_ends_the_number():
+    """Widths are folded in each run a segmenter or Moses is given: a full-width comma folded first would reach
+    Moses as ',42', which it keeps as one token."""
+    assert Analyzer("zh").tokenize("是的，42 就是") == _old("zh").tokenize("是的，42 就是")
+    assert "42" in Analyzer("zh").tokenize("是的，42 就是")
+
+
+def test_jieba_keeps_a_full_width_word_whole():
+    pytest.importorskip("jieba")
+    assert Analyzer("zh", segmenter="jieba").tokenize("ＧＤＰ１２３") == ["gdp123"]
+
+
+def test_a_query_in_ascii_finds_a_document_in_full_width():
+    index = Index.build([("d1", "ＧＤＰ增长"), ("d2", "增长")], Analyzer("zh"))
+    assert list(BM25Search().fit(Resources(index=index)).search({"q": "GDP"}).to_dict()["q"]) == ["d1"]
+
+
 # ------------------------------------------------------------------ files written before
 
 
@@ -143,6 +174,7 @@ def _without_these_characters(text: str) -> bool:
         ("gettext-de-en", "de", {"stopwords": "snowball"}),
         ("gettext-ru-en", "ru", {}),
         ("gettext-en-zh", "zh", {}),
+        ("gettext-en-ja", "ja", {"segmenter": "bigrams"}),
         ("gettext-en-ko", "ko", {}),
     ],
 )
