@@ -69,12 +69,13 @@ class Analyzer:
     """Turns text into index terms for one language.
 
     A text becomes terms in this order: put in Unicode's composed form (``compose``); Chinese converted to one script
-    (``chinese_script``); joiners normalized (``normalization_version``); runs of the scripts a word segmenter handles
-    cut into its words, the rest into Moses tokens (each run's widths folded first, a combining mark kept in its word;
-    runs of Thai, Lao, Khmer and Burmese are never given to Moses: without a segmenter each stays whole); lowercased
-    (Turkish and Azeri as Lucene's TurkishLowerCaseFilter); tokens with no letter or digit dropped; CJK runs cut into
-    character bigrams (``bigrams``, ``unigrams+bigrams``); stopwords dropped (compared with the lowercased token); the
-    rest stemmed (a word whose stem would be empty is kept as it is).
+    (``chinese_script``); joiners and Thai and Lao vowels normalized (``normalization_version``); runs of the scripts
+    a word segmenter handles cut into its words, the rest into Moses tokens (each run's widths folded first, a
+    combining mark kept in its word; runs of Thai, Lao, Khmer and Burmese are never given to Moses: without a
+    segmenter each stays whole); lowercased (Turkish and Azeri as Lucene's TurkishLowerCaseFilter); tokens with no
+    letter or digit dropped; CJK runs cut into character bigrams (``bigrams``, ``unigrams+bigrams``); stopwords
+    dropped (compared with the lowercased token); the rest stemmed (a word whose stem would be empty is kept as it
+    is).
 
     Args:
         lang: ISO 639-1 code given to the Moses tokenizer and naming the stemmer and stopword list
@@ -94,9 +95,9 @@ class Analyzer:
         cjk_bigrams: the settings of old files: True is ``segmenter="bigrams"``, False no segmenter.
         compose: put texts (and stopwords) in Unicode's composed form first (:func:`composed`); False: the
             analysis of files written before clirkit composed texts, which their settings read back as.
-        normalization_version: 2: fold widths (:func:`clirkit.unicodefold.folded_widths`) and Indic joiners
-            (:func:`clirkit.unicodefold.normalized`), lowercase Turkish and Azeri as Turkish, keep combining marks in
-            their word; 1: the analysis of files written before, which their settings read back as.
+        normalization_version: 2: fold widths (:func:`clirkit.unicodefold.folded_widths`), Indic joiners and Thai
+            and Lao SARA AM (:func:`clirkit.unicodefold.normalized`), lowercase Turkish and Azeri as Turkish, keep
+            combining marks in their word; 1: the analysis of files written before, which their settings read back as.
     """
 
     def __init__(

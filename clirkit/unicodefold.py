@@ -1,5 +1,5 @@
-"""Character normalization of the analysis: composed form, widths, joiners, Turkish case, and combining marks kept
-in their word.
+"""Character normalization of the analysis: composed form, widths, joiners, Thai and Lao SARA AM, Turkish case,
+and combining marks kept in their word.
 
 :class:`clirkit.analysis.Analyzer` applies these before and after it cuts a text into tokens. What it applies is
 recorded in its settings (``normalization_version``), so that an index made before reads back with the analysis
@@ -33,8 +33,12 @@ _WIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)} | {
 }
 _VOICED = re.compile("[\u30a6-\u30fd][\u3099\u309a]")  # a katakana and a voiced sound mark: composed when Unicode can
 _JOINERS = re.compile("(?<=[\u0900-\u0dff])[\u200c\u200d]+")  # ZWNJ, ZWJ after a letter or mark of an Indic script
+_SARA_AM = (  # NIKHAHIT (a tone mark) SARA AA -> (the tone mark) SARA AM, in Thai and in Lao
+    (re.compile("\u0e4d([\u0e48-\u0e4b]?)\u0e32"), "\\1\u0e33"),
+    (re.compile("\u0ecd([\u0ec8-\u0ecb]?)\u0eb2"), "\\1\u0eb3"),
+)
 _WIDE = "\uff01-\uff5e\uff65-\uff9f"  # the characters folded_widths() changes (a regex class body)
-_FOLDED = "\u200c\u200d"  # the characters normalized() looks for
+_FOLDED = "\u200c\u200d\u0e4d\u0ecd"  # the characters normalized() looks for
 _WIDE_CHAR, _FOLDED_CHAR = re.compile(f"[{_WIDE}]"), re.compile(f"[{_FOLDED}]")
 
 
@@ -86,10 +90,17 @@ def normalized(text: str) -> str:
 
     - ZWNJ and ZWJ (U+200C, U+200D) after a character of an Indic script (Devanagari to Sinhala, U+0900-0DFF) removed,
       as Lucene's HindiNormalizer removes them: ``हिन्\u200cदी`` is ``हिन्दी`` (Persian and Arabic ZWNJ is kept: it
-      separates words there, as Lucene's PersianCharFilter takes it)."""
+      separates words there, as Lucene's PersianCharFilter takes it);
+    - Thai NIKHAHIT + SARA AA (U+0E4D U+0E32), with a tone mark (U+0E48-0E4B) before or between them, become the tone
+      mark and SARA AM (U+0E33): ``น้ํา``, ``นํ้า`` and ``น้ำ`` are one word; Lao likewise (U+0ECD U+0EB2 -> U+0EB3,
+      tone marks U+0EC8-0ECB).
+    """
     if text.isascii() or not _FOLDED_CHAR.search(text):
         return text
-    return _JOINERS.sub("", text)
+    text = _JOINERS.sub("", text)
+    for pattern, replacement in _SARA_AM:
+        text = pattern.sub(replacement, text)
+    return text
 
 
 def turkish_lower(token: str) -> str:

@@ -1,6 +1,6 @@
-"""Character normalization of the analysis (clirkit/unicodefold.py; issue 40, edge test 12B findings 1, 2 and 3):
-combining marks stay in their word, Indic joiners do not cut it, Turkish case, widths; and the settings of files
-written before read back with the analysis that made them."""
+"""Character normalization of the analysis (clirkit/unicodefold.py; issue 40, edge test 12B findings 1, 2, 3 and
+15): combining marks stay in their word, Indic joiners do not cut it, Turkish case, widths, Thai and Lao SARA AM; and
+the settings of files written before read back with the analysis that made them."""
 
 from __future__ import annotations
 
@@ -131,6 +131,23 @@ def test_a_query_in_ascii_finds_a_document_in_full_width():
     assert list(BM25Search().fit(Resources(index=index)).search({"q": "GDP"}).to_dict()["q"]) == ["d1"]
 
 
+# ------------------------------------------------------------------ finding 15: Thai and Lao SARA AM
+
+
+def test_thai_sara_am_typed_three_ways_is_one_term():
+    forms = (
+        "น\u0e49\u0e4d\u0e32 น\u0e49\u0e33 น\u0e4d\u0e49\u0e32"  # tone, NIKHAHIT, AA / tone, AM / NIKHAHIT, tone, AA
+    )
+    for segmenter in ("icu", None):
+        assert Analyzer("th", segmenter=segmenter).tokenize(forms) == ["น\u0e49\u0e33"] * 3
+    assert Analyzer("th").tokenize("ทํางาน") == Analyzer("th").tokenize("ทำงาน")
+
+
+def test_lao_sara_am_typed_three_ways_is_one_term():
+    forms = "ນ\u0ec9\u0ecd\u0eb2 ນ\u0ec9\u0eb3 ນ\u0ecd\u0ec9\u0eb2"
+    assert Analyzer("lo", segmenter=None).tokenize(forms) == ["ນ\u0ec9\u0eb3"] * 3
+
+
 # ------------------------------------------------------------------ files written before
 
 
@@ -176,6 +193,7 @@ def _without_these_characters(text: str) -> bool:
         ("gettext-en-zh", "zh", {}),
         ("gettext-en-ja", "ja", {"segmenter": "bigrams"}),
         ("gettext-en-ko", "ko", {}),
+        ("gettext-en-th", "th", {}),
     ],
 )
 def test_texts_without_these_characters_give_the_tokens_of_before(name, lang, settings):
