@@ -27,12 +27,12 @@ _NUMBERS = "must be {none}a list or tuple of finite numbers{bounds}. Got {value}
 @pytest.mark.parametrize(
     "more, key, none, value",
     [
-        ('loss = "mse"\nmse_targets = [0, "a", 1]\n', "mse_targets", "None or ", "(0, 'a', 1)"),
-        ('loss = "mse"\nmse_targets = [[0], 0.5, 1]\n', "mse_targets", "None or ", "([0], 0.5, 1)"),
-        ('loss = "mse"\nmse_targets = [0, nan, 1]\n', "mse_targets", "None or ", "(0, nan, 1)"),
-        ('loss = "mse"\nmse_targets = [0, 0.5, inf]\n', "mse_targets", "None or ", "(0, 0.5, inf)"),
-        ('loss = "mse"\nmse_targets = [true, 0.5, 1]\n', "mse_targets", "None or ", "(True, 0.5, 1)"),
-        ('thresholds = ["a", 0.5]\n', "thresholds", "", "('a', 0.5)"),
+        ('loss = "mse"\nmse_targets = [0, "a", 1]\n', "mse_targets", "None or ", "[0, 'a', 1]"),
+        ('loss = "mse"\nmse_targets = [[0], 0.5, 1]\n', "mse_targets", "None or ", "[[0], 0.5, 1]"),
+        ('loss = "mse"\nmse_targets = [0, nan, 1]\n', "mse_targets", "None or ", "[0, nan, 1]"),
+        ('loss = "mse"\nmse_targets = [0, 0.5, inf]\n', "mse_targets", "None or ", "[0, 0.5, inf]"),
+        ('loss = "mse"\nmse_targets = [true, 0.5, 1]\n', "mse_targets", "None or ", "[True, 0.5, 1]"),
+        ('thresholds = ["a", 0.5]\n', "thresholds", "", "['a', 0.5]"),
         ('thresholds = "0.2 0.7"\n', "thresholds", "", "'0.2 0.7'"),
     ],
     ids=["string", "nested", "nan", "inf", "bool", "threshold string", "one string"],

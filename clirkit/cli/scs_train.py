@@ -103,29 +103,24 @@ def add_parser(sub) -> None:
     add_quiet(p)
 
 
-def run(args) -> int:
-    from clirkit.cli.common import side_stopword_files
-    from clirkit.cli.data import data_files
-    from clirkit.cli.params import given, params_of
+def _check_options(args, params: dict, model) -> None:
+    """ClirkitError naming the option for what ``model`` (made from ``params``, the options' parameters) would
+    not train with: no epochs, an option given (even at its default) that its loss leaves unused (its value
+    checked first), a parameter off its constraints, thresholds that do not increase, MSE targets not one per
+    grade."""
+    from clirkit.cli.params import given
     from clirkit.constraints import validate
     from clirkit.errors import ClirkitError
-    from clirkit.estimator import Resources
-    from clirkit.fileio import check_outputs
     from clirkit.paramgroups import flat_constraints
-    from clirkit.progress import say
-    from clirkit.scs import SCSModel, read_word_vectors
+    from clirkit.scs import SCSModel
     from clirkit.scs.losses import check_thresholds
     from clirkit.scs.model import ZERO_EPOCHS
     from clirkit.scs.params import READ_BY, unused_by_loss
-    from clirkit.scs.training import NoRelevantError
 
-    params = params_of(args, convert={"thresholds": tuple, "mse_targets": tuple})
-    params["max_pairs_per_query"] = params["max_pairs_per_query"] or None
-    model = SCSModel.from_flat(**params, random_state=args.seed)  # each option's parameter in its group
     if model.schedule.epochs == 0:
         raise ClirkitError(ZERO_EPOCHS.format("--epochs"))
     unused = unused_by_loss(params["loss"], [name for name in READ_BY if given(args, name)])
-    if unused:  # an option given, even at its default, that the loss leaves unused: its value checked first
+    if unused:
         validate(flat_constraints(SCSModel), {name: params[name] for name, _ in unused}, "SCSModel")
         raise ClirkitError(f"--{unused[0][0].replace('_', '-')}: {unused[0][1]}")
     model.check_params()
@@ -138,6 +133,23 @@ def run(args) -> int:
             f"--mse-targets: give one target per grade ({grades}: one more than --thresholds), "
             f"got {len(model.objective.mse_targets)}"
         )
+
+
+def run(args) -> int:
+    from clirkit.cli.common import side_stopword_files
+    from clirkit.cli.data import data_files
+    from clirkit.cli.params import params_of
+    from clirkit.errors import ClirkitError
+    from clirkit.estimator import Resources
+    from clirkit.fileio import check_outputs
+    from clirkit.progress import say
+    from clirkit.scs import SCSModel, read_word_vectors
+    from clirkit.scs.training import NoRelevantError
+
+    params = params_of(args, convert={"thresholds": tuple, "mse_targets": tuple})
+    params["max_pairs_per_query"] = params["max_pairs_per_query"] or None
+    model = SCSModel.from_flat(**params, random_state=args.seed)  # each option's parameter in its group
+    _check_options(args, params, model)
     vectors = {"--query-vectors": args.query_vectors, "--doc-vectors": args.doc_vectors}
     check_outputs({"-o": args.output}, {**data_files(args), **vectors, **side_stopword_files(args)})
     data = load_data(args, qrels=True)
