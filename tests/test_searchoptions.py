@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_python_api import _one_line_error as _error
 
 from clirkit.analysis import Analyzer
-from clirkit.errors import ClirkitError
 from clirkit.estimator import drop_excluded
 from clirkit.retrieval.index import Index
 from clirkit.run import Run
@@ -26,14 +26,6 @@ TABLE = TranslationTable.from_triples(
 
 def _rows(run) -> list:
     return list(zip(run.qids.tolist(), run.docids.tolist()))
-
-
-def _error(call) -> str:
-    with pytest.raises(ClirkitError) as caught:
-        call()
-    message = str(caught.value)
-    assert "\n" not in message and message
-    return message
 
 
 @pytest.fixture

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_python_api import _one_line_error as _error
 
-from clirkit.errors import ClirkitError
 from clirkit.systems import BM25Search, Resources
 from clirkit.topicforms import as_topics
 
@@ -16,14 +16,6 @@ pd = pytest.importorskip("pandas")
 @pytest.fixture
 def bm25(index):
     return BM25Search().fit(Resources(index=index))
-
-
-def _error(call) -> str:
-    with pytest.raises(ClirkitError) as caught:
-        call()
-    message = str(caught.value)
-    assert "\n" not in message and message
-    return message
 
 
 def test_whole_numbers_are_qids_as_their_decimal_text_in_every_form(bm25):
