@@ -86,7 +86,7 @@ class ProjectedIndex(Index):
         terms = np.unique(np.asarray(terms, dtype=np.int64))
         todo = terms[self._unchecked[terms]]
         if len(todo):
-            with checking(self._source or "index", "index", remedy=True):
+            with checking(self._source or "index", KIND, remedy=True):
                 check_csr_rows(self.tf, todo, ("tf_data", "tf_indices"), min=np.finfo(np.float64).tiny)
             self._unchecked[todo] = False
 
@@ -114,7 +114,7 @@ class ProjectedIndex(Index):
         counts: positive numbers; each document length the sum of its counts, to 1e-9 relative)."""
         required = ("docids", "terms", "doc_lengths", "source_lengths", "tf_data", "tf_indices", "tf_indptr")
         header, a = load_npz(path, KIND, (FORMAT_VERSION,), required, mmap=mmap)
-        with checking(path, "index", remedy=True):
+        with checking(path, KIND, remedy=True):
             analyzer = require_analyzer(header, "analyzer")
             translation = require_field(header, "translation", "object")
             docids = require_array(a, "docids", "str", sorted=True, unique=True)
@@ -168,7 +168,7 @@ class ShardedProjectedIndex(ShardedIndex):
     translated = True  # documents translated into the queries' language (clirkit.tablefit.side_of)
     kind = PROJECTED_KIND
     shard_type = ProjectedIndex
-    remedy = "translate the documents again (clirkit psq --save-index)"
+    remedy = "translate the documents again with `clirkit psq --save-index`"
 
     @classmethod
     def split(

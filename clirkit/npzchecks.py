@@ -88,6 +88,12 @@ def _num(x: float) -> str:
     return str(x) if isinstance(x, (int, np.integer)) else f"{x:g}"
 
 
+def _under(lo: float, lead: str) -> str:
+    """What a value under the bound ``lo`` is: ``below the minimum 1``; ``lead`` + ``not > 0`` when ``lo`` is the
+    smallest positive float (the bound of a count that is a positive fraction)."""
+    return f"{lead}not > 0" if lo == np.finfo(np.float64).tiny else f"below the minimum {_num(lo)}"
+
+
 def _bounds(lo: float | None, hi: float | None) -> str:
     if lo is not None and hi is not None:
         return f" in {_num(lo)}..{_num(hi)}"
@@ -300,7 +306,7 @@ def require_array(
         low = arr < min
         if low.any():
             i = int(np.argmax(low.ravel()))
-            raise Corrupt(f"{name} has {_value(arr.flat[i])} {_at(arr, i)}, below the minimum {_num(min)}")
+            raise Corrupt(f"{name} has {_value(arr.flat[i])} {_at(arr, i)}, {_under(min, 'which is ')}")
     if arr.size and max is not None:
         high = arr > max
         if high.any():
@@ -411,9 +417,7 @@ def check_csr_rows(matrix, rows: np.ndarray, names: tuple[str, str], *, min: flo
             f"{indices_name} of row {row_of(int(np.argmax(bad)))} has a column outside [0, {matrix.shape[1] - 1}]"
         )
     if min is not None and len(data) and data.min() < min:
-        raise Corrupt(
-            f"{data_name} of row {row_of(int(np.argmax(data < min)))} has a value below the minimum {_num(min)}"
-        )
+        raise Corrupt(f"{data_name} of row {row_of(int(np.argmax(data < min)))} has a value {_under(min, 'that is ')}")
     unsorted = _first_unsorted(indices, offsets)
     if unsorted is not None:
         raise Corrupt(f"{indices_name} of row {int(rows[unsorted[0]])} are not strictly increasing")

@@ -34,6 +34,8 @@ HEADER_KEY = "__header__"
 REMAKE = {
     "index": "rebuild the index with `clirkit index`",
     "sharded-index": "rebuild the index with `clirkit index --shards N`",
+    "projected-index": "translate the documents again with `clirkit psq --save-index`",
+    "sharded-projected-index": "translate the documents again with `clirkit psq --save-index`",
     "translation-table": "make the table again (`clirkit ttable train`, or `ttable convert` of its source)",
     "boost-model": "train the model again with `clirkit boost-train`",
     "scs-model": "train the model again with `clirkit scs-train`",

@@ -148,6 +148,22 @@ def test_the_projected_index_file_is_byte_identical_and_memory_mappable(index, t
         assert BM25(loaded).search(queries).scores.tolist() == BM25(projected).search(queries).scores.tolist()
 
 
+def test_an_edited_projected_index_is_refused_naming_the_command_that_makes_one(index, tmp_path, tamper):
+    projected = project(index, prepare_table(REVERSE, min_prob=0.2))
+    projected.save(tmp_path / "a.npz")
+    negative = projected.tf.data.copy()
+    negative[2] = -1.0
+    remedy = "; translate the documents again with `clirkit psq --save-index`$"
+    bad = tamper(tmp_path / "a.npz", tmp_path / "bad.npz", tf_data=negative)
+    with pytest.raises(
+        ClirkitError, match=rf"bad.npz: corrupt projected-index: tf_data has -1.0 at 2, which is not > 0{remedy}"
+    ):
+        ProjectedIndex.load(bad)
+    lazy = ProjectedIndex.load(bad, mmap=True)  # the counts of a memory-mapped index: checked when first read
+    with pytest.raises(ClirkitError, match=rf"tf_data of row \d+ has a value that is not > 0{remedy}"):
+        lazy.check_rows(np.arange(lazy.n_terms))
+
+
 def test_a_projected_index_is_searched_only_with_the_settings_that_made_it(index):
     made = translated(index, REVERSE, min_prob=0.2, cumulative=0.95, max_options=None)
     searched = PSQ(translate="documents", min_prob=0.2, cumulative=0.95, max_options=None).fit(Resources(index=made))

@@ -384,10 +384,10 @@ class ShardedIndex:
             if got[key] != record[key]:
                 raise ClirkitError(
                     f"{where} has {key} {got[key]!r}, the manifest records {record[key]!r}: it was "
-                    f"replaced; rebuild the index"
+                    f"replaced; {self.remedy}"
                 )
         if shard.analyzer != self.analyzer:
-            raise ClirkitError(f"{where} was made by another analyzer than the manifest records: rebuild the index")
+            raise ClirkitError(f"{where} was made by another analyzer than the manifest records: {self.remedy}")
         return shard
 
     def _folder(self) -> Path:
@@ -419,7 +419,7 @@ class ShardedIndex:
             or str(ids[0]) != record["first_docid"]
             or str(ids[-1]) != record["last_docid"]
         ):
-            raise ClirkitError(f"{where}: its docids are not those the manifest records: rebuild the index")
+            raise ClirkitError(f"{where}: its docids are not those the manifest records: {self.remedy}")
         with self._lock:
             return self._names.setdefault(number, ids)
 
