@@ -72,6 +72,26 @@ def test_a_sharded_index_translated_shard_by_shard_is_the_translated_index_split
     assert np.array_equal(loaded.cf, made.cf) and loaded.shard(1).source_lengths.dtype == np.float64
 
 
+def test_a_manifest_whose_expected_counts_disagree_with_its_totals_is_refused(nave, tmp_path, tamper):
+    index, reverse, _, _ = nave
+    made = project_shards(ShardedIndex.split(index, 3), prepare_table(reverse, min_prob=1e-4))
+    made.save(tmp_path / "t.npz")
+    cf = made.cf.copy()
+    cf[0] += 0.25
+    remedy = "translate the documents again with `clirkit psq --save-index`$"
+    for edit, problem in (
+        ({"cf": cf}, r"cf sums to \S+ expected tokens but header stats.avgdl \S+ times n_docs \d+ is \S+"),
+        (
+            {"header": {"stats.avgdl": 1.0}},
+            r"cf sums to \S+ expected tokens but header stats.avgdl 1.0 times n_docs \d+ is \S+",
+        ),
+        ({"header": {"stats.n_tokens": 7}}, r"cf sums to \S+ but header stats.n_tokens is 7"),
+    ):
+        bad = tamper(tmp_path / "t.npz", tmp_path / "bad.npz", **edit)
+        with pytest.raises(ClirkitError, match=rf"bad.npz: corrupt sharded-projected-index: {problem}; {remedy}"):
+            load_index(bad)
+
+
 @pytest.mark.parametrize("scoring", ["bm25", "lm"])
 def test_psq_over_a_sharded_translated_index_writes_the_unsharded_run_byte_for_byte(nave, tmp_path, scoring):
     index, reverse, topics, _ = nave

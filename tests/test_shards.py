@@ -185,6 +185,26 @@ def test_missing_damaged_or_replaced_shards_are_clean_errors(nave, tmp_path, tam
         load_index(outside)
 
 
+def test_a_manifest_whose_df_cf_or_avgdl_disagree_with_its_totals_is_refused(nave, tmp_path, tamper):
+    index, table, topics, _, _ = nave
+    ShardedIndex.split(index, 3).save(tmp_path / "ix.npz")
+    whole = load_index(tmp_path / "ix.npz")
+    assert whole.avgdl == index.avgdl and whole.stats()["n_tokens"] == int(index.doc_lengths.sum())
+    t = int(np.argmax(index.df < index.n_docs))
+    df, cf = whole.df.copy(), whole.cf.copy()
+    df[t] += 1
+    cf[t] += 1
+    for edit, problem in (
+        ({"header": {"stats.avgdl": 1.0}}, r"header stats.avgdl is 1.0 but the \d+ documents hold \d+ tokens"),
+        ({"df": df}, r"df sums to \d+ but the shards hold \d+ postings"),
+        ({"cf": cf}, r"cf sums to \d+ but header stats.n_tokens is \d+"),
+        ({"df": df, "cf": cf, "header": {"stats.n_postings": int(df.sum())}}, r"header stats.n_postings is \d+"),
+    ):
+        bad = tamper(tmp_path / "ix.npz", tmp_path / "bad.npz", **edit)
+        with pytest.raises(ClirkitError, match=rf"bad.npz: corrupt sharded-index: {problem}.*clirkit index --shards"):
+            load_index(bad)
+
+
 def _read_npz(path):
     import json
 

@@ -342,6 +342,7 @@ class ShardedIndex:
             )
             if counts and np.any(cf < df):
                 raise Corrupt(f"cf is below df at {int(np.argmax(cf < df))}")
+            _check_totals(header, records, df, cf, avgdl, counts)
             more = cls._more_fields(header)
         folder = Path(path).parent
         for i, r in enumerate(records):
@@ -502,6 +503,44 @@ def _record(shard: Index) -> dict:
         "first_docid": str(shard.docids[0]),
         "last_docid": str(shard.docids[-1]),
     }
+
+
+def _check_totals(
+    header: Mapping, records: list[dict], df: np.ndarray, cf: np.ndarray, avgdl: float, counts: bool
+) -> None:
+    """Check the manifest's df, cf and avgdl against the totals it records (raises :class:`Corrupt`): the postings
+    of the shards (each record's ``n_postings``, checked against its shard when opened) are the sum of df and the
+    header's ``stats.n_postings``; cf sums to ``stats.n_tokens``, and avgdl is ``n_tokens / n_docs``: exactly for
+    token counts (``counts``: whole numbers, summed exactly), to 1e-9 relative for the expected counts of a
+    translated index (``n_tokens`` their sum truncated; avgdl the mean of the documents' expected lengths, summed
+    in another order). A value edited alone changes its sum; reading every shard's df to check each term's would
+    cost a load of all their vocabularies."""
+    n_docs = header["stats"]["n_docs"]
+    n_postings = require_field(header, ("stats", "n_postings"), "int", min=0)
+    n_tokens = require_field(header, ("stats", "n_tokens"), "int", min=0)
+    held = sum(r["n_postings"] for r in records)
+    if n_postings != held:
+        raise Corrupt(f"header stats.n_postings is {n_postings} but the shards hold {held} postings")
+    if int(df.sum()) != held:
+        raise Corrupt(f"df sums to {int(df.sum())} but the shards hold {held} postings (one per document of a term)")
+    total = cf.sum()
+    if counts:
+        if int(total) != n_tokens:
+            raise Corrupt(f"cf sums to {int(total)} but header stats.n_tokens is {n_tokens}")
+        if avgdl != n_tokens / n_docs:
+            raise Corrupt(
+                f"header stats.avgdl is {avgdl!r} but the {n_docs} documents hold {n_tokens} tokens "
+                f"(avgdl {n_tokens / n_docs!r})"
+            )
+        return
+    slack = 1e-9 * float(total)
+    if not n_tokens - slack <= total < n_tokens + 1 + slack:
+        raise Corrupt(f"cf sums to {float(total)!r} but header stats.n_tokens is {n_tokens}")
+    if abs(avgdl * n_docs - total) > slack:
+        raise Corrupt(
+            f"cf sums to {float(total)!r} expected tokens but header stats.avgdl {avgdl!r} times n_docs {n_docs} is "
+            f"{avgdl * n_docs!r}"
+        )
 
 
 def _read_record(header: Mapping, i: int) -> dict:
