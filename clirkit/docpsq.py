@@ -30,15 +30,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from itertools import repeat
 from types import SimpleNamespace
-from typing import Iterable, Mapping, Sequence, cast
+from typing import Mapping, Sequence, cast
 
 import numpy as np
 import scipy.sparse as sp
 
 from clirkit.docphrases import PHRASE_COUNT, table_phrases, with_phrases
-from clirkit.errors import ClirkitError, located
+from clirkit.errors import ClirkitError
 from clirkit.npzchecks import (
     Corrupt,
     check_csr_rows,
@@ -52,6 +51,7 @@ from clirkit.npzchecks import (
 from clirkit.npzio import load_npz, save_npz
 from clirkit.retrieval.index import Index, _aligned
 from clirkit.retrieval.shards import PROJECTED_KIND, ShardedIndex, _narrow
+from clirkit.termcounts import count_terms, read_counts  # noqa: F401  (read_counts: here too)
 from clirkit.translation.phrases import phrase_rows
 from clirkit.translation.table import NULL, TranslationTable
 
@@ -123,6 +123,7 @@ class ProjectedIndex(Index):
             n = (len(docids),)
             doc_lengths = require_array(a, "doc_lengths", "number", shape=n, min=0, dtype=np.float64)
             source_lengths = require_array(a, "source_lengths", "number", shape=n, min=0, dtype=np.float64)
+            _check_source_lengths(header, source_lengths)
             lazy = mmap and stored_as(a, "tf_data", np.float64) and stored_as(a, "tf_indices", np.int32)
             tf = require_csr(
                 a,
@@ -154,6 +155,29 @@ class ProjectedIndex(Index):
                     f"counts {counted[j]:g} expected tokens"
                 )
         return cls(docids, terms, tf, doc_lengths, analyzer, **made)
+
+
+def _check_source_lengths(header: Mapping, lengths: np.ndarray) -> None:
+    """Check a projected index's ``source_lengths`` (raises :class:`Corrupt`): whole numbers of tokens, summing to
+    the ``n_tokens`` of the document index it was translated from (``translation.source_stats``); a shard holds
+    some of its documents: at most that many tokens."""
+    whole = np.floor(lengths) != lengths
+    if whole.any():
+        j = int(np.argmax(whole))
+        raise Corrupt(
+            f"source_lengths has {float(lengths[j])!r} at {j}: a document's own length is a whole number of tokens"
+        )
+    stats = ("translation", "source_stats")
+    n_docs = require_field(header, (*stats, "n_docs"), "int", min=len(lengths), default=None)
+    n_tokens = require_field(header, (*stats, "n_tokens"), "int", min=0, default=None)
+    if n_tokens is None:  # an index translated before the source index's counts were recorded
+        return
+    total = int(lengths.sum())
+    if total > n_tokens or (n_docs == len(lengths) and total != n_tokens):
+        raise Corrupt(
+            f"source_lengths sums to {total} but the header's translation.source_stats.n_tokens is {n_tokens}"
+            + ("" if n_docs == len(lengths) else f" (of {n_docs} documents, {len(lengths)} in this shard)")
+        )
 
 
 @dataclass(eq=False)
@@ -209,7 +233,17 @@ class ShardedProjectedIndex(ShardedIndex):
 
     @classmethod
     def _more_fields(cls, header: Mapping) -> dict:
-        return {"translation": require_field(header, "translation", "object")}
+        """The ``translation`` record; the documents' own tokens, as its shards record them (each checked when its
+        shard is opened), must sum to the ``n_tokens`` of the index translated (``translation.source_stats``)."""
+        translation = require_field(header, "translation", "object")
+        n_tokens = require_field(header, ("translation", "source_stats", "n_tokens"), "int", min=0, default=None)
+        held = [record.get("source_tokens") for record in header["shards"]]
+        if n_tokens is not None and None not in held and sum(held) != n_tokens:
+            raise Corrupt(
+                f"the shards record {sum(held)} tokens of the documents in their own language, the header's "
+                f"translation.source_stats.n_tokens {n_tokens}"
+            )
+        return {"translation": translation}
 
 
 def ordered_cf(terms: np.ndarray, parts: Sequence[Index]) -> np.ndarray:
@@ -518,47 +552,6 @@ def check_projection(
 
 
 # background models of the language-model scoring ------------------------------------------------------
-
-
-def read_counts(path: str | os.PathLike[str], analyzer) -> tuple[dict[str, int], int]:
-    """A term-count file (the reference's ``COUNT TOKEN`` lines, e.g. its ``eng.cnt``) as ``({term: count},
-    total)``: each token analyzed by ``analyzer`` (its terms share the count; a stopword adds nothing), total
-    the sum of every line's count. A malformed line is ``FILE:LINE: problem``."""
-    from clirkit.fileio import display_name, iter_lines
-
-    name = display_name(path)
-    largest = 2**63 - 1  # a count fits int64
-    tokens, counts, total = [], [], 0
-    for lineno, line in iter_lines(path):
-        fields = line.split()
-        if len(fields) != 2 or not (fields[0].isascii() and fields[0].isdigit()):
-            raise located(
-                name, lineno, f"expected COUNT TOKEN (a count in ASCII digits 0-9, a space, a word), got {line[:40]!r}"
-            )
-        digits = fields[0].lstrip("0") or "0"
-        if len(digits) > 19 or int(digits) > largest:  # the length first: int() refuses 4,300 digits and more
-            raise located(
-                name,
-                lineno,
-                f"count {fields[0][:20]}{'...' if len(fields[0]) > 20 else ''} is too "
-                f"large (at most {largest}, a 64-bit integer)",
-            )
-        count = int(digits)
-        tokens.append(fields[1])
-        counts.append(count)
-        total += count
-    if not tokens:
-        raise ClirkitError(f"{name}: no COUNT TOKEN line: a term-count file holds one line per word")
-    return count_terms(analyzer.tokenize_many(tokens), counts), total
-
-
-def count_terms(token_lists: Iterable[Sequence[str]], weights: Iterable[int] | None = None) -> dict[str, int]:
-    """``{term: occurrences}`` over ``token_lists`` (each list weighted by ``weights``, default 1)."""
-    counts: dict[str, int] = {}
-    for tokens, w in zip(token_lists, weights if weights is not None else repeat(1)):
-        for t in tokens:
-            counts[t] = counts.get(t, 0) + w
-    return counts
 
 
 def background(spec: str, index: Index | ShardedIndex, *, texts: Sequence[str] | None = None) -> np.ndarray:

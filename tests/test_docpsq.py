@@ -164,6 +164,23 @@ def test_an_edited_projected_index_is_refused_naming_the_command_that_makes_one(
         lazy.check_rows(np.arange(lazy.n_terms))
 
 
+def test_a_projected_index_whose_source_lengths_were_edited_is_refused(index, tmp_path, tamper):
+    projected = project(index, prepare_table(REVERSE, min_prob=0.2))
+    projected.save(tmp_path / "a.npz")
+    assert projected.translation["source_stats"]["n_tokens"] == int(index.doc_lengths.sum())
+    longer, half = projected.source_lengths.copy(), projected.source_lengths.copy()
+    longer[0] *= 4
+    half[1] += 0.5
+    for lengths, problem in (
+        (longer, r"source_lengths sums to \d+ but the header's translation.source_stats.n_tokens is \d+;"),
+        (half, r"source_lengths has \d+\.5 at 1: a document's own length is a whole number of tokens;"),
+    ):
+        bad = tamper(tmp_path / "a.npz", tmp_path / "bad.npz", source_lengths=lengths)
+        for mmap in (False, True):
+            with pytest.raises(ClirkitError, match=rf"bad.npz: corrupt projected-index: {problem}"):
+                ProjectedIndex.load(bad, mmap=mmap)
+
+
 def test_a_projected_index_is_searched_only_with_the_settings_that_made_it(index):
     made = translated(index, REVERSE, min_prob=0.2, cumulative=0.95, max_options=None)
     searched = PSQ(translate="documents", min_prob=0.2, cumulative=0.95, max_options=None).fit(Resources(index=made))

@@ -92,6 +92,26 @@ def test_a_manifest_whose_expected_counts_disagree_with_its_totals_is_refused(na
             load_index(bad)
 
 
+def test_a_shard_whose_documents_own_lengths_were_edited_is_refused(nave, tmp_path, tamper):
+    index, reverse, _, _ = nave
+    made = project_shards(ShardedIndex.split(index, 3), prepare_table(reverse, min_prob=1e-4))
+    made.save(tmp_path / "t.npz")
+    assert [r["source_tokens"] for r in made.records] == [int(s.source_lengths.sum()) for s in made.shards]
+    edited = tamper(tmp_path / "t.npz", tmp_path / "bad.npz", **{"header": {"translation.source_stats.n_tokens": 7}})
+    with pytest.raises(ClirkitError, match=r"the shards record \d+ tokens .*translation.source_stats.n_tokens 7;"):
+        load_index(edited)
+    shard = tmp_path / made.records[1]["file"]  # one document's own length one longer: its shard's sum is off
+    lengths = made.shards[1].source_lengths.copy()
+    lengths[0] += 1
+    tamper(shard, shard, source_lengths=lengths)
+    with pytest.raises(ClirkitError, match=rf"shard 1 \({shard.name}\) has source_tokens \d+, the manifest records"):
+        load_index(tmp_path / "t.npz").shard(1)
+    lengths[0] += 10**6  # more than the whole collection's: refused by the shard's own file
+    tamper(shard, shard, source_lengths=lengths)
+    with pytest.raises(ClirkitError, match=rf"{shard.name}: corrupt projected-index: source_lengths sums to \d+ but"):
+        load_index(tmp_path / "t.npz").shard(1)
+
+
 @pytest.mark.parametrize("scoring", ["bm25", "lm"])
 def test_psq_over_a_sharded_translated_index_writes_the_unsharded_run_byte_for_byte(nave, tmp_path, scoring):
     index, reverse, topics, _ = nave

@@ -55,6 +55,7 @@ if TYPE_CHECKING:
 
 FORMAT_VERSION = 1
 _RECORD = {"n_docs": ("int", 1), "n_terms": ("int", 0), "n_postings": ("int", 0), "bytes": ("int", 0)}
+_TRANSLATED_RECORD = ("source_tokens",)  # what the record of a translated shard adds (an int >= 0)
 
 
 @dataclass(eq=False)
@@ -381,11 +382,13 @@ class ShardedIndex:
         shard = self.shard_type.load(file)
         where = f"{self.path}: shard {number} ({record['file']})"
         got = _record(shard)
-        for key in ("n_docs", "n_terms", "n_postings", "first_docid", "last_docid"):
-            if got[key] != record[key]:
+        for key in ("n_docs", "n_terms", "n_postings", "first_docid", "last_docid", *_TRANSLATED_RECORD):
+            if key not in record:  # a translated shard's own tokens, which manifests before them do not record
+                continue
+            if got.get(key) != record[key]:
                 raise ClirkitError(
-                    f"{where} has {key} {got[key]!r}, the manifest records {record[key]!r}: it was "
-                    f"replaced; {self.remedy}"
+                    f"{where} has {key} {got.get(key)!r}, the manifest records {record[key]!r}: it was "
+                    f"replaced or edited; {self.remedy}"
                 )
         if shard.analyzer != self.analyzer:
             raise ClirkitError(f"{where} was made by another analyzer than the manifest records: {self.remedy}")
@@ -496,13 +499,16 @@ class _Summary:
 
 
 def _record(shard: Index) -> dict:
-    return {
+    record = {
         "n_docs": shard.n_docs,
         "n_terms": shard.n_terms,
         "n_postings": int(shard.tf.nnz),
         "first_docid": str(shard.docids[0]),
         "last_docid": str(shard.docids[-1]),
     }
+    if shard.translated:  # the tokens of its documents in their own language (what the language model divides by)
+        record["source_tokens"] = int(shard.own_lengths.sum())
+    return record
 
 
 def _check_totals(
@@ -545,6 +551,10 @@ def _check_totals(
 
 def _read_record(header: Mapping, i: int) -> dict:
     record = {key: require_field(header, ("shards", i, key), kind, min=low) for key, (kind, low) in _RECORD.items()}
+    for key in _TRANSLATED_RECORD:
+        value = require_field(header, ("shards", i, key), "int", min=0, default=None)
+        if value is not None:
+            record[key] = value
     for key in ("file", "first_docid", "last_docid"):
         record[key] = require_field(header, ("shards", i, key), "str")
     if Path(record["file"]).name != record["file"] or record["file"] in ("", ".", ".."):
