@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -20,19 +22,23 @@ DOCS = [
 ]
 
 
+# the rounds that sum to small_model's W (a saved model's W is checked against them): light - luz 2.0, then god -
+# dios and word - verbo 1.5, word - verbo 1.5 again, ...; pairs by position in small_model's src and tgt lists
+HISTORY = {
+    "bag": np.zeros(6, dtype=np.int64),
+    "round": np.arange(1, 7),
+    "bucket": np.array([7, 9, 9, 3, 4, 5]),
+    "alpha": np.array([2.0, 1.5, 1.5, 1.0, 0.25, -0.5]),
+    "ptr": np.array([0, 1, 3, 4, 5, 6, 7]),
+    "pair_src": np.array([1, 0, 3, 3, 2, 2, 1]),
+    "pair_tgt": np.array([1, 0, 3, 3, 2, 3, 4]),
+}
+
+
 def small_model() -> BoostModel:
     src = ["god", "light", "beginning", "word"]
     tgt = ["dios", "luz", "principio", "verbo", "tinieblas"]
     W = sp.csr_matrix(np.array([[1.5, 0, 0, 0, 0], [0, 2.0, 0, 0, -0.5], [0, 0, 1.0, 0.25, 0], [0, 0, 0, 3.0, 0]]))
-    history = {
-        "bag": np.array([0, 0]),
-        "round": np.array([1, 2]),
-        "bucket": np.array([7, 9]),
-        "alpha": np.array([2.0, 1.5]),
-        "ptr": np.array([0, 1, 3]),
-        "pair_src": np.array([1, 0, 3]),
-        "pair_tgt": np.array([1, 0, 3]),
-    }
     return BoostModel(
         src,
         tgt,
@@ -40,7 +46,7 @@ def small_model() -> BoostModel:
         ngram=1,
         source_analyzer=Analyzer("en"),
         target_analyzer=Analyzer("es"),
-        history=history,
+        history=HISTORY,
         params={"rounds": 2},
     )
 
@@ -139,8 +145,8 @@ def test_loading_a_corrupt_or_foreign_file_fails_clearly(tmp_path):
 
 
 def test_rounds_table_prints_t_h_w_like_the_slides():
-    rows = small_model().rounds_table(5)
-    assert rows == [(0, 1, "light - luz", 2.0), (0, 2, "god - dios, word - verbo", 1.5)]
+    rows = small_model().rounds_table(3)
+    assert rows == [(0, 1, "light - luz", 2.0), (0, 2, "god - dios, word - verbo", 1.5), (0, 3, "word - verbo", 1.5)]
     assert small_model().top_entries(2) == [("word", "verbo", 3.0), ("light", "luz", 2.0)]
 
 
@@ -422,13 +428,13 @@ BOOST_TAMPERING = {
         False,
         {},
         {"history_ptr": lambda a: a["history_ptr"][::-1].copy()},
-        "history_ptr is not in increasing order at 1 (3 then 1)",
+        "history_ptr is not in increasing order at 1 (7 then 6)",
     ),
     "history offsets short of the pairs": (
         False,
         {},
-        {"history_ptr": lambda a: _set(a["history_ptr"], 2, 2)},
-        "history_ptr must run from 0 to the 3 pairs, got 0..2",
+        {"history_ptr": lambda a: _set(a["history_ptr"], 6, 6)},
+        "history_ptr must run from 0 to the 7 pairs, got 0..6",
     ),
     "history rounds skipping": (
         False,
@@ -439,14 +445,14 @@ BOOST_TAMPERING = {
     "history bags out of order": (
         False,
         {},
-        {"history_bag": lambda a: np.array([1, 0])},
-        "history_bag is not in increasing order at 1 (1 then 0)",
+        {"history_bag": lambda a: np.array([0, 0, 0, 1, 0, 0])},
+        "history_bag is not in increasing order at 4 (1 then 0)",
     ),
     "history one round more": (
         False,
         {},
-        {"history_round": lambda a: np.array([1, 2, 3])},
-        "history_bag must have shape (3,), got (2,)",
+        {"history_round": lambda a: np.arange(1, 8)},
+        "history_bag must have shape (7,), got (6,)",
     ),
     "history step infinite": (
         False,
@@ -492,8 +498,8 @@ def test_a_tampered_model_is_a_one_line_error_naming_the_file_and_the_problem(ta
 
 
 # what the writer guarantees about each array, broken: besides its shape and type, its order or its range
-# (the term arrays are sorted, so two terms swapped is an error; weights may be any finite number: a weight
-# changed is another model, not a corrupt one)
+# (the term arrays are sorted, so two terms swapped is an error; a weight is the sum of its pair's steps in the
+# history: tests below)
 BROKEN = {
     "src_terms": ["first repeated", "reverse"],
     "tgt_terms": ["first repeated", "reverse"],
@@ -540,6 +546,72 @@ def test_a_mutated_model_array_loads_as_the_same_model_or_is_an_error_never_a_di
         assert str(exc).startswith(f"{bad}: corrupt boost model: ") and "\n" not in str(exc)
     else:
         assert ranked(loaded) == expected
+
+
+def test_a_phrase_table_that_disagrees_with_its_history_is_refused(tamper, tmp_path):
+    good = tmp_path / "m.npz"
+    small_model().save(good)
+    with np.load(good, allow_pickle=False) as npz:
+        data, indices, alpha = npz["W_data"], npz["W_indices"], npz["history_alpha"]
+    moved = _set(indices, 1, 3)  # beginning - verbo (0.25) moved to beginning - tinieblas: the row's sum is kept
+    swapped = _set(_set(data, 0, data[1]), 1, data[0])  # two weights of a row swapped: its sum is kept
+    for header, arrays, problem in (
+        ({}, {"W_data": _set(data, 0, -5 * data[0])}, "('beginning', 'principio'): it holds -5.0, .* sum to 1.0"),
+        ({}, {"W_data": swapped}, "('beginning', 'principio'): it holds 0.25, the steps of the pair .* sum to 1.0"),
+        ({}, {"W_indices": moved}, "('beginning', 'tinieblas'): it holds 0.25, the steps of the pair .* sum to 0.0"),
+        ({}, {"history_alpha": _set(alpha, 0, 3.0)}, "('light', 'luz'): it holds 2.0, .* history sum to 3.0"),
+        ({"params.bag_rounds": [6, 0]}, {}, "('beginning', 'principio'): it holds 1.0, .* history sum to 0.5"),
+    ):
+        bad = tamper(good, tmp_path / "bad.npz", {"params.bag_rounds": [6], **header}, **arrays)
+        with pytest.raises(ClirkitError) as info:
+            BoostModel.load(bad)
+        assert re.fullmatch(
+            re.escape(f"{bad}: corrupt boost model: W disagrees with the history at ")
+            + re.escape(problem).replace(r"\.\*", ".*")
+            + re.escape("; train the model again with `clirkit boost-train`"),
+            str(info.value),
+        ), str(info.value)
+    two = {"history_bag": np.array([0, 0, 0, 1, 1, 1]), "history_round": np.array([1, 2, 3, 1, 2, 3])}
+    bad = tamper(good, tmp_path / "bad.npz", {"params.bag_rounds": [3]}, **two)
+    with pytest.raises(ClirkitError, match="history_bag holds bag 1 but header params.bag_rounds lists 1 bags"):
+        BoostModel.load(bad)
+
+
+def test_a_model_of_bags_that_kept_no_round_averages_over_every_bag(tmp_path):
+    from clirkit.boost.result import BoostResult
+
+    def result(alphas, pairs):
+        counts = [len(p) for p in pairs]
+        flat = [x for p in pairs for x in p]
+        return BoostResult(
+            np.arange(len(alphas)),
+            np.array(alphas, dtype=np.float64),
+            np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
+            np.array([s for s, _ in flat], dtype=np.int64),
+            np.array([t for _, t in flat], dtype=np.int64),
+            np.zeros(len(alphas)),
+            np.zeros(0),
+            np.zeros(0),
+            len(alphas),
+        )
+
+    kept = result([2.0, 1.5, 0.5], [[(1, 1)], [(0, 0), (1, 1)], [(1, 1)]])  # light - luz three times
+    model = BoostModel.from_results(
+        [kept, result([], [])],
+        ["god", "light"],
+        ["dios", "luz"],
+        ngram=1,
+        source_analyzer=Analyzer("en"),
+        target_analyzer=Analyzer("es"),
+        params={"bag_rounds": [3, 0]},
+    )
+    assert model.W.toarray().tolist() == [[0.75, 0.0], [0.0, 2.0]]  # (2 + 1.5 + 0.5) / 2 bags
+    model.save(tmp_path / "m.npz")
+    back = BoostModel.load(tmp_path / "m.npz")
+    assert (back.W != model.W).nnz == 0
+    assert back.truncated(1).W.toarray().tolist() == [[0.0, 0.0], [0.0, 1.0]]  # 2 / 2 bags, as trained
+    back.truncated(2).save(tmp_path / "cut.npz")
+    assert BoostModel.load(tmp_path / "cut.npz").W.toarray().tolist() == [[0.75, 0.0], [0.0, 1.75]]
 
 
 def test_a_model_boosted_from_a_base_round_trips_with_its_header(tmp_path):
@@ -617,7 +689,7 @@ def test_a_model_given_its_terms_in_any_order_ranks_as_given_and_saves_them_sort
         ngram=2,
         source_analyzer=m.source_analyzer,
         target_analyzer=m.target_analyzer,
-        history={**m.history, "pair_src": np.array([1, 0, 3]), "pair_tgt": np.array([1, 0, 3])},
+        history=HISTORY,
         params={"rounds": 2},
         beta=2.0,
         base={"tag": "PSQ"},
@@ -641,7 +713,7 @@ def test_a_model_given_its_terms_in_any_order_ranks_as_given_and_saves_them_sort
         (str(model.src_terms[s]), str(model.tgt_terms[t]))
         for s, t in zip(model.history["pair_src"], model.history["pair_tgt"])
     ]
-    assert history == [("light", "luz"), ("god", "dios"), ("word", "verbo")]
+    assert history[:3] == [("light", "luz"), ("god", "dios"), ("word", "verbo")]
     model.save(tmp_path / "m.npz")
     assert ranked(BoostModel.load(tmp_path / "m.npz")) == ranked(model)
 
