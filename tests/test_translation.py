@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from clirkit.analysis import Analyzer
 from clirkit.errors import ClirkitError
 from clirkit.translation import (
     NULL,
@@ -484,6 +485,18 @@ def _tampered_table(tmp_path, header=None, **arrays):
         ({"params": {"source_lang": 5}}, {}, "header params.source_lang must be a string or null, got 5"),
         ({"params": {"source_frequent": "la"}}, {}, "header params.source_frequent must be a list of strings or null"),
         ({"params": {"source_analyzer": {"lang": "es"}}}, {}, "header params.source_analyzer: missing lowercase"),
+        # two records of one language that disagree: dt and psq analyzed by one, ttable show and --source-lang read
+        # the other
+        (
+            {"params": {"source_lang": "en", "target_lang": "es", "source_analyzer": Analyzer("de").to_dict()}},
+            {},
+            "header params.source_lang is 'en' but params.source_analyzer.lang is 'de': the table records two source",
+        ),
+        (
+            {"params": {"target_lang": "es", "target_analyzer": Analyzer("pt").to_dict()}},
+            {},
+            "header params.target_lang is 'es' but params.target_analyzer.lang is 'pt'",
+        ),
     ],
 )
 def test_a_tampered_npz_table_is_one_error_naming_the_problem_never_a_wrong_table(tmp_path, header, arrays, problem):

@@ -408,8 +408,9 @@ def load_npz_table(path: str | os.PathLike[str]) -> TranslationTable:
     words with at most single spaces between their words (phrases); the probabilities a canonical CSR
     matrix (source x target words) of numbers in [0, 1]; ``ranks``, if present, one integer >= 0 per entry.
     Header: ``n_source``, ``n_target`` and ``nnz`` as the arrays say; ``params`` an object (or null) whose
-    languages are ISO 639-1 codes or null, whose analyzers are valid analyzer settings and whose ``source_frequent``
-    is a list of strings. Anything else raises ClirkitError ``FILE: corrupt translation table: problem``.
+    languages are ISO 639-1 codes or null, whose analyzers are valid analyzer settings (of the language recorded
+    beside them, when one is) and whose ``source_frequent`` is a list of strings. Anything else raises
+    ClirkitError ``FILE: corrupt translation table: problem``.
     """
     from clirkit.languages import check_language
     from clirkit.npzchecks import Corrupt, checking, require_analyzer, require_array, require_csr, require_field
@@ -439,7 +440,12 @@ def load_npz_table(path: str | os.PathLike[str]) -> TranslationTable:
                 except ValueError as exc:
                     raise Corrupt(f"header params.{side}_lang: {exc}") from None
             if require_field(header, ("params", f"{side}_analyzer"), "object", nullable=True, default=None) is not None:
-                require_analyzer(params, f"{side}_analyzer", label=f"header params.{side}_analyzer")
+                analyzer = require_analyzer(params, f"{side}_analyzer", label=f"header params.{side}_analyzer")
+                if lang is not None and analyzer.lang != lang:  # dt and psq analyze by one, the checks read the other
+                    raise Corrupt(
+                        f"header params.{side}_lang is {lang!r} but params.{side}_analyzer.lang is {analyzer.lang!r}: "
+                        f"the table records two {side} languages"
+                    )
         require_field(header, ("params", "source_frequent"), "list", items="str", nullable=True, default=None)
     rank_matrix = sp.csr_matrix((ranks, probs.indices, probs.indptr), shape=probs.shape) if ranks is not None else None
     params = dict(params)
