@@ -488,6 +488,16 @@ SCS_TAMPERING = {
         {"query_embeddings": lambda a: _set(a["query_embeddings"], (0, 0), -np.inf)},
         "query embeddings has an infinite value at (0, 0)",
     ),
+    "float32 embeddings": (  # another model than the one written (clirkit writes float64): scores in other digits
+        {},
+        {"query_embeddings": lambda a: a["query_embeddings"].astype(np.float32)},
+        "query embeddings must hold float64, got float32",
+    ),
+    "float16 embeddings": (
+        {},
+        {"doc_embeddings": lambda a: a["doc_embeddings"].astype(np.float16)},
+        "doc embeddings must hold float64, got float16",
+    ),
     "string embeddings": (
         {},
         {"query_embeddings": lambda a: a["query_embeddings"].astype(str)},
@@ -567,7 +577,7 @@ def test_a_mutated_scs_array_loads_as_the_same_model_or_is_an_error_never_differ
         np.testing.assert_array_equal(loaded.similarity(QTOK, DTOK), expected)
 
 
-def test_a_model_stored_in_float32_big_endian_or_with_version_1_names_loads(tamper, trained, saved_scs, tmp_path):
+def test_a_model_stored_big_endian_or_with_version_1_names_loads(tamper, trained, saved_scs, tmp_path):
     with np.load(saved_scs, allow_pickle=False) as npz:
         E = npz["query_embeddings"]
     params = trained.flat_params()

@@ -46,7 +46,7 @@ def read_model(cls, path):
     (``eps`` a finite number >= 0, ``dim`` an integer >= 1, thresholds and MSE targets lists of
     finite numbers), both analyzers' settings (or null), ``history`` a list of epoch records
     with a numeric ``loss``, ``training_stats`` an object. Arrays: both vocabularies strictly
-    increasing strings, both embedding tables finite floats of ``len(vocab) x dim``. Anything
+    increasing strings, both embedding tables finite float64 of ``len(vocab) x dim``. Anything
     else raises ClirkitError ``FILE: corrupt SCS model: problem; train the model again with `clirkit scs-train```.
     """
     from clirkit.npzchecks import Corrupt, checking, require_analyzer, require_array, require_field
@@ -97,6 +97,10 @@ def read_model(cls, path):
         vocab, E = {}, {}
         for side in ("query", "doc"):
             vocab[side] = require_array(a, f"{side}_vocab", "str", sorted=True, unique=True)
+            stored = a.get(f"{side}_embeddings")
+            if stored is not None and stored.dtype.kind == "f" and stored.dtype.itemsize != 8:  # read as float64, a
+                # float32 table scores otherwise than the model written (clirkit writes float64)
+                raise Corrupt(f"{side} embeddings must hold float64, got {stored.dtype}")
             E[side] = require_array(
                 a,
                 f"{side}_embeddings",
