@@ -252,6 +252,7 @@ def ordered_cf(terms: np.ndarray, parts: Sequence[Index]) -> np.ndarray:
     the shards give the sums of the index in one file to the last bit."""
     total = np.zeros(len(terms), dtype=np.float64)
     for part in parts:
+        part.check_rows(np.arange(part.n_terms))
         rows = np.searchsorted(terms, part.terms)
         # the sum so far as a first column: the row sums go on from it, in document order
         start = sp.csr_matrix(total[rows][:, None])
@@ -261,7 +262,9 @@ def ordered_cf(terms: np.ndarray, parts: Sequence[Index]) -> np.ndarray:
 
 def cf(index: Index) -> np.ndarray:
     """Each term's collection frequency (float64), summed one document after the other (a shard goes on from
-    the sums of the shards before it: :func:`ordered_cf`)."""
+    the sums of the shards before it: :func:`ordered_cf`). A memory-mapped index's counts, every one read here,
+    are checked first (:meth:`Index.check_rows`: ClirkitError naming the file)."""
+    index.check_rows(np.arange(index.n_terms))
     return index.tf @ np.ones(index.n_docs)
 
 
