@@ -286,6 +286,17 @@ def test_a_saved_ranker_loads_back_and_searches_as_before(tmp_path):
 # tampered files: every header value and array is checked before use ---------------------------------
 
 
+def test_the_params_read_after_loading_may_be_absent_and_the_settings_recorded_are_read_by_nothing(tamper, tmp_path):
+    from clirkit.boost import BoostRanker
+
+    based_model().save(tmp_path / "m.npz")
+    recorded = {"params.bits": "12", "params.rounds": -1, "params.beta": "x"}
+    bad = tamper(tmp_path / "m.npz", tmp_path / "bad.npz", {"params": {}, **recorded})
+    ranker = BoostRanker.load(bad)
+    assert ranker.notes("B") == ["B: 6 phrase-table entries"] and ranker.curves("B") == {}
+    assert ranked(ranker.model_) == ranked(based_model())
+
+
 def based_model() -> BoostModel:
     """small_model boosted from a base ranker, idf-weighted on the document side (format version 2)."""
     m = small_model()
@@ -346,6 +357,18 @@ BOOST_TAMPERING = {
         {"params.beta_dev_map": {"2": "x"}},
         {},
         'header params.beta_dev_map.2 must be a finite number, got "x"',
+    ),
+    "params beta MAP keyed by no beta": (
+        True,
+        {"params.beta_dev_map": {"x": 0.5}},
+        {},
+        'header params.beta_dev_map has the key "x", which is not a beta >= 0 written with %g',
+    ),
+    "params of no bag": (
+        True,
+        {"params.bag_rounds": []},
+        {},
+        "header params.bag_rounds lists no bag; a model has one or more",
     ),
     "shape of one number": (False, {"shape": [4]}, {}, "header shape must be a list of 2 integers >= 0, got [4]"),
     "shape off the terms": (

@@ -17,6 +17,7 @@ is stored). Such models are written as format version 2.
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Mapping, Sequence
 
@@ -222,8 +223,9 @@ class BoostModel:
         """Read a model written by :meth:`save`, checking every value before use.
 
         Header: ``ngram`` 1, 2 or 3, both analyzers' settings, ``shape`` matching the term arrays,
-        ``params`` an object; version 2 also ``beta`` (a finite number >= 0), ``base`` (an object or
-        null) and ``doc_weighting`` (a known scheme). Arrays: the term arrays hold distinct strings;
+        ``params`` an object (the entries read after loading checked: :func:`_checked_params`); version 2
+        also ``beta`` (a finite number >= 0), ``base`` (an object or null) and ``doc_weighting`` (a known
+        scheme). Arrays: the term arrays hold distinct strings;
         W is a canonical CSR matrix of finite floats; the history's rounds are numbered 1, 2, ...
         within each bag (bags in order), its steps finite, its offsets increasing from 0 to the
         number of pairs, its pairs inside the term arrays; W is the sum of the history's steps
@@ -438,16 +440,32 @@ class BoostModel:
 
 
 def _checked_params(meta: Mapping) -> dict:
-    """The header's ``params``: an object, whose entries read after loading (the rounds kept per bag, the
-    dev curves, the dev MAP by beta), when present, have their types (raises :class:`~clirkit.npzchecks.Corrupt`)."""
+    """The header's ``params``: an object, whose entries read after loading (the rounds kept per bag, one or more
+    bags; the dev curves; the dev MAP by beta, each beta written with %g as
+    :meth:`~clirkit.boost.sweep.BetaSweep.dev_map` writes it), when present, have their types (raises
+    :class:`~clirkit.npzchecks.Corrupt`). The other entries record the training's settings and are read by nothing."""
     params = require_field(meta, "params", "object", default={})
-    require_field(meta, ("params", "bag_rounds"), "list", items="int", min=0, default=None)
+    if require_field(meta, ("params", "bag_rounds"), "list", items="int", min=0, default=None) == []:
+        raise Corrupt("header params.bag_rounds lists no bag; a model has one or more")
     for i in range(len(require_field(meta, ("params", "dev_curves"), "list", items="object", default=[]))):
         require_field(meta, ("params", "dev_curves", i, "rounds"), "list", items="int", min=0)
         require_field(meta, ("params", "dev_curves", i, "map"), "list", items="number")
     for key in require_field(meta, ("params", "beta_dev_map"), "object", default={}):
+        if not _is_beta_key(key):
+            raise Corrupt(
+                f"header params.beta_dev_map has the key {show(key)}, which is not a beta >= 0 written with %g"
+            )
         require_field(meta, ("params", "beta_dev_map", key), "number")
     return params
+
+
+def _is_beta_key(key: str) -> bool:
+    """Whether ``key`` is a finite number >= 0 as ``f"{beta:g}"`` writes it."""
+    try:
+        beta = float(key)
+    except ValueError:
+        return False
+    return math.isfinite(beta) and beta >= 0 and f"{beta:g}" == key
 
 
 def _sorted_terms(arr: Mapping[str, np.ndarray], name: str) -> np.ndarray:

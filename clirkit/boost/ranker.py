@@ -409,6 +409,10 @@ class BoostRanker(Grouped, System):
         """Beta and the dev MAP of each beta tried (boosted from a base), the rounds kept, the table's size."""
         model = self.model_
         params = model.params
+        kept = params.get("bag_rounds")  # recorded by the trainer; a model made otherwise may lack it
+        size = f"{len(model)} phrase-table entries"
+        if kept is None:
+            return [f"{name}: {size}"]
         if model.from_base:
             scores = params.get("beta_dev_map", {})
             tried = (
@@ -417,15 +421,12 @@ class BoostRanker(Grouped, System):
                 else "dev MAP by beta: "
                 + ", ".join(f"{b} {m:.4f}" for b, m in sorted(scores.items(), key=lambda kv: float(kv[0])))
             )
-            return [
-                f"{name}: beta {model.beta:g} ({tried}), {params['bag_rounds'][0]} rounds, {len(model)} "
-                "phrase-table entries"
-            ]
-        return [f"{name}: {', '.join(map(str, params['bag_rounds']))} rounds kept, {len(model)} phrase-table entries"]
+            return [f"{name}: beta {model.beta:g} ({tried}), {kept[0]} rounds, {size}"]
+        return [f"{name}: {', '.join(map(str, kept))} rounds kept, {size}"]
 
     def curves(self, name: str) -> dict[str, dict]:
         """Dev MAP by boosting round, one curve per bag."""
-        dev_curves = self.model_.params["dev_curves"]
+        dev_curves = self.model_.params.get("dev_curves", [])
         curves = {
             f"{name} bag {i + 1}" if len(dev_curves) > 1 else name: (c["rounds"], c["map"])
             for i, c in enumerate(dev_curves)
