@@ -577,6 +577,20 @@ def test_a_mutated_scs_array_loads_as_the_same_model_or_is_an_error_never_differ
         np.testing.assert_array_equal(loaded.similarity(QTOK, DTOK), expected)
 
 
+def test_the_largest_finite_embeddings_load_and_score_finite_numbers(tamper, saved_scs, tmp_path):
+    """No bound on the embeddings is needed past finiteness: a text's encoding is tanh of a mean of its words'
+    rows (weights >= 0 summing to 1, so a sum can at worst overflow to one infinity, never to inf - inf), in
+    [-1, 1] before it is normalized; every score is a product of two such vectors."""
+    big = np.finfo(np.float64).max
+    with np.load(saved_scs, allow_pickle=False) as npz:
+        E, D = npz["query_embeddings"], npz["doc_embeddings"]
+    signs = np.where(np.arange(E.size).reshape(E.shape) % 2, -big, big)
+    bad = tamper(saved_scs, tmp_path / "big.npz", query_embeddings=signs, doc_embeddings=np.full(D.shape, big))
+    with np.errstate(all="raise"):
+        run = SCSModel.load(bad).score_tokens(QIDS, QTOK, DIDS, DTOK)
+    assert len(run) and np.all(np.isfinite(run.scores))
+
+
 def test_a_model_stored_big_endian_or_with_version_1_names_loads(tamper, trained, saved_scs, tmp_path):
     with np.load(saved_scs, allow_pickle=False) as npz:
         E = npz["query_embeddings"]
