@@ -53,6 +53,28 @@ def listed_stopwords(value):
     return None if isinstance(value, str) and value == "none" else value
 
 
+def check_stopword_lists(params: Mapping[str, Any]) -> None:
+    """ClirkitError naming the key for a ``source_stopwords`` or ``target_stopwords`` list of ``params`` that the
+    analyzer would refuse at fit (an entry not a str, or of two tokens: :class:`~clirkit.analysis.Analyzer`'s own
+    check, made here), or that says nothing: no word, or an empty one (a stopword file without a word is refused
+    too). The check of every system's ``check_params``, so a call from Python and an experiment file say the same."""
+    from clirkit.analysis import Analyzer
+
+    for key in ("source_stopwords", "target_stopwords"):
+        words = params.get(key)
+        if not isinstance(words, (list, tuple, set, frozenset)):
+            continue  # None, "none", "snowball" (or a type the constraints refused)
+        if not words:
+            raise ClirkitError(f'{key}: an empty list: list the words, or give "none" for no list')
+        try:
+            Analyzer(stopwords=words)
+        except ClirkitError as exc:
+            raise ClirkitError(f"{key}: {str(exc).removeprefix('stopwords: ')}") from None
+        for word in words:
+            if not word.strip():
+                raise ClirkitError(f"{key}: {word!r} is empty: a stopword is one token")
+
+
 class BM25System(System):
     """What every system of this module shares: BM25's parameters (those of :class:`BM25Search`), and the topics'
     texts -> query tokens (:meth:`query_tokens`) -> structured queries over the index (:meth:`structured_from_tokens`)
@@ -153,6 +175,11 @@ class CrossLanguageBM25(BM25System):
             "--score-column)",
         ),
     }
+
+    def check_params(self) -> None:
+        """The constraints, and the stopword lists' words (:func:`check_stopword_lists`)."""
+        super().check_params()
+        check_stopword_lists(self.get_params(deep=False))
 
     def inputs(self, resources: Resources) -> dict:
         """The index and the table(s) it is bound to."""

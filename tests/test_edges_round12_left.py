@@ -1,11 +1,16 @@
 """Issue 40, edge round 12, left by the testers (L1..L8): a memory-mapped translated index's counts are checked
-before the language model's background sums them (L1)."""
+before the language model's background sums them (L1); a stopword list refused from Python as from an experiment
+file (L4)."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
+import pytest
 
 from clirkit.cli import main
+from clirkit.errors import ClirkitError
 
 DOCS = "d1\tthe house is red\nd2\tthe dog eats bread\nd3\tthe cat sleeps\n"
 
@@ -37,3 +42,29 @@ def test_a_memory_mapped_translated_index_with_a_negative_count_is_named_by_the_
     assert main([*search, "--mmap", "--scoring", "lm", "-q"]) == 2
     one_line_error(capsys, f"{bad}: corrupt projected-index: tf_data of row 1 has a value that is not > 0")
     assert not (tmp_path / "run").exists()
+
+
+# ------------------------------------------------------------------ L4. stopword lists from Python
+
+STOPWORD_LISTS = [
+    ("target_stopwords", [1], "expected words (str), got 1"),
+    ("target_stopwords", ["de la"], "'de la' holds a space: a stopword is one token"),
+    ("target_stopwords", [], 'an empty list: list the words, or give "none" for no list'),
+    ("source_stopwords", [1], "expected words (str), got 1"),
+    ("source_stopwords", ["  "], "'  ' is empty: a stopword is one token"),
+]
+
+
+@pytest.mark.parametrize("kind", ["DT", "PSQ", "QueryPSQ", "DocPSQ"])
+@pytest.mark.parametrize("key, words, problem", STOPWORD_LISTS)
+def test_a_stopword_list_from_python_is_refused_by_check_params_as_an_experiment_file_refuses_it(
+    kind, key, words, problem
+):
+    # PSQ(target_stopwords=[1]) was a TypeError traceback deep in fit; source_stopwords=[1] said "stopwords: ..."
+    import clirkit.systems
+
+    cls = getattr(clirkit.systems, kind)
+    if key not in cls().get_params(deep=False):
+        pytest.skip(f"{kind} has no {key}")
+    with pytest.raises(ClirkitError, match=f"^{re.escape(key)}: {re.escape(problem)}$"):
+        cls(**{key: words}).check_params()

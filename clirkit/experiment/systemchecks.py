@@ -152,7 +152,6 @@ def check_system(
         system = from_flat(cls, {**params, **{k: path for k, (_, path) in files.items()}})
         _check_booleans(cls, params)
         system.check_params()
-        _check_stopword_lists(params)
         system.check_options({k: spec[k] for k in (*cls.file_keys, *cls.system_keys) if k in spec})
         _check_lam_written(spec, cls)
         _check_loss_written(spec, kind)
@@ -172,27 +171,6 @@ def _check_booleans(cls, params: Mapping[str, Any]) -> None:
 
     booleans = {k: v for k, v in params.items() if isinstance(v, bool)}
     validate(flat_constraints(cls), booleans, cls.__name__, bools_as_ints=False)
-
-
-def _check_stopword_lists(params: Mapping[str, Any]) -> None:
-    """ClirkitError naming the key for a ``source_stopwords`` or ``target_stopwords`` list that the analyzer would
-    refuse at fit (an entry not a str, or of two tokens: :class:`~clirkit.analysis.Analyzer`'s own check, made
-    here), or that says nothing: no word, or an empty one (a stopword file without a word is refused too)."""
-    from clirkit.analysis import Analyzer
-
-    for key in ("source_stopwords", "target_stopwords"):
-        words = params.get(key)
-        if not isinstance(words, (list, tuple, set, frozenset)):
-            continue  # None, "none", "snowball" (or a type the constraints refused)
-        if not words:
-            raise ClirkitError(f'{key}: an empty list: list the words, or give "none" for no list')
-        try:
-            Analyzer(stopwords=words)
-        except ClirkitError as exc:
-            raise ClirkitError(f"{key}: {str(exc).removeprefix('stopwords: ')}") from None
-        for word in words:
-            if not word.strip():
-                raise ClirkitError(f"{key}: {word!r} is empty: a stopword is one token")
 
 
 def _check_lam_written(spec: Mapping[str, Any], cls) -> None:
