@@ -1,6 +1,6 @@
 """Issue 40, edge round 12, left by the testers (L1..L8): a memory-mapped translated index's counts are checked
 before the language model's background sums them (L1); a stopword list refused from Python as from an experiment
-file (L4)."""
+file (L4); make_tuples refuses the min_grade the ranker refuses (L5)."""
 
 from __future__ import annotations
 
@@ -68,3 +68,19 @@ def test_a_stopword_list_from_python_is_refused_by_check_params_as_an_experiment
         pytest.skip(f"{kind} has no {key}")
     with pytest.raises(ClirkitError, match=f"^{re.escape(key)}: {re.escape(problem)}$"):
         cls(**{key: words}).check_params()
+
+
+# ------------------------------------------------------------------ L5. make_tuples' min_grade
+
+
+@pytest.mark.parametrize("min_grade", [0, -1, 1.5])
+def test_make_tuples_refuses_a_min_grade_the_ranker_refuses_with_the_same_constraint(min_grade):
+    from clirkit.boost import BoostRanker
+    from clirkit.boost.tuples import make_tuples
+    from clirkit.run import Qrels
+
+    allowed = "must be an int in the range [1, inf) (unjudged documents have grade 0)"
+    with pytest.raises(ClirkitError, match=re.escape(f"The 'min_grade' parameter of make_tuples {allowed}")):
+        make_tuples(Qrels(["q1"], ["d1"], [1]), ["q1"], ["d1", "d2"], min_grade=min_grade)
+    with pytest.raises(ClirkitError, match=re.escape(f"The 'min_grade' parameter of BoostRanker {allowed}")):
+        BoostRanker.from_flat(min_grade=min_grade).check_params()

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
+from clirkit.constraints import MinimumGrade, validate
 from clirkit.errors import ClirkitError
 from clirkit.progress import say
 from clirkit.run import Qrels, Run
@@ -164,7 +165,8 @@ def make_tuples(
         query_ids: the training queries (tuple ``query`` indexes this list).
         docids: the collection (tuple ``pos``/``neg`` index this list).
         negatives: sampled d- per d+ (uniform or from ``candidates``).
-        min_grade: grades >= this are relevant (d+ candidates).
+        min_grade: grades >= this are relevant (d+ candidates): an int >= 1, as the ranker's
+            (:class:`~clirkit.constraints.MinimumGrade`; unjudged documents have grade 0).
         candidates: a run whose top ``candidate_depth`` per query, minus the
             judged-relevant docs, gives the ``negatives`` instead of uniform draws
             (queries with no candidate fall back to uniform sampling); the
@@ -187,9 +189,11 @@ def make_tuples(
     Returns:
         :class:`Tuples`, sorted by (query, d+, d-); duplicates are kept.
     Raises:
+        InvalidParameterError: a ``min_grade`` that is not an int >= 1 (a ClirkitError).
         NoTupleError: every query with a relevant document judges every document relevant, and no other
             tuple is left (e.g. of ``grade_pairs``); or no judgment of ``qrels`` reaches ``min_grade``.
     """
+    validate({"min_grade": [MinimumGrade()]}, {"min_grade": min_grade}, "make_tuples")
     _check_sampling(weighting, negatives, grade_pairs, hard_negatives, base)
     rng = np.random.default_rng(seed)
     judged = _Judged(qrels, query_ids, docids, min_grade)
