@@ -1,10 +1,13 @@
 """Issue 40, edge round 12, left by the testers (L1..L8): a memory-mapped translated index's counts are checked
 before the language model's background sums them (L1); a stopword list refused from Python as from an experiment
-file (L4); make_tuples refuses the min_grade the ranker refuses (L5)."""
+file (L4); make_tuples refuses the min_grade the ranker refuses (L5); search --source-lang over queries in one language on
+standard input, refused as over a file (L6)."""
 
 from __future__ import annotations
 
+import io
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -84,3 +87,31 @@ def test_make_tuples_refuses_a_min_grade_the_ranker_refuses_with_the_same_constr
         make_tuples(Qrels(["q1"], ["d1"], [1]), ["q1"], ["d1", "d2"], min_grade=min_grade)
     with pytest.raises(ClirkitError, match=re.escape(f"The 'min_grade' parameter of BoostRanker {allowed}")):
         BoostRanker.from_flat(min_grade=min_grade).check_params()
+
+
+# ------------------------------------------------------------------ L6. search --source-lang, queries on stdin
+
+
+@pytest.mark.parametrize(
+    "given, refused",
+    [
+        ("q1\thouse\n", True),
+        ('{"qid": "q1", "text": "house"}\n', True),
+        ("<top>\n<num> 1\n<EN-title> house\n<ES-title> casa\n</top>\n", False),
+    ],
+    ids=["tsv", "jsonl", "clef"],
+)
+def test_search_source_lang_over_standard_input_is_checked_as_over_a_file(
+    tmp_path, capsys, monkeypatch, given, refused
+):
+    (tmp_path / "docs.tsv").write_text(DOCS, encoding="utf-8")
+    index = str(tmp_path / "idx.npz")
+    assert main(["index", str(tmp_path / "docs.tsv"), "-o", index, "--lang", "en", "-q"]) == 0
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(given.encode()), encoding="utf-8"))
+    status = main(["search", "--index", index, "--queries", "-", "--source-lang", "en", "-o", "-", "-q"])
+    if refused:
+        assert status == 2
+        said = one_line_error(capsys, "--source-lang chooses the version of topics given in several languages (")
+        assert "; <stdin> holds queries in one language, searched as the index analyzes text: drop" in said
+    else:
+        assert status == 0 and capsys.readouterr().out.startswith("1 Q0 d1 1 ")

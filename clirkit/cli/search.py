@@ -42,26 +42,37 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from clirkit.cli.params import params_of
-    from clirkit.errors import ClirkitError
     from clirkit.estimator import Resources
     from clirkit.fileio import check_outputs
-    from clirkit.formats import read_queries, write_run
-    from clirkit.formats.queries import reads_language
+    from clirkit.formats import write_run
     from clirkit.systems import BM25Search
 
     system = BM25Search(**params_of(args))
     system.check_params()  # before any input is read
     check_outputs({"-o": args.output}, {**with_shards("--index", args.index), "--queries": args.queries})
-    if args.source_lang and reads_language(args.queries) is False:
-        raise ClirkitError(
-            f"--source-lang chooses the version of topics given in several languages (CLEF, HC4/NeuCLIR); "
-            f"{args.queries} holds queries in one language, searched as the index analyzes text: drop --source-lang"
-        )
+    queries = read_queries_in(args, args.source_lang) if args.source_lang else None  # before the index opens
     index = open_index(args)
-    lang = args.source_lang or index.analyzer.lang  # by default, the queries are in the index's language
-    queries = read_queries(args.queries, **query_fields(args, lang=lang))
+    if queries is None:  # by default, the queries are in the index's language
+        queries = read_queries_in(args, index.analyzer.lang)
     system.fit(Resources(index=index, quiet=args.quiet))
     run_ = system.search(queries, depth=args.depth, tag=args.tag, quiet=args.quiet)
     report_unmatched(list(queries), run_, args.quiet)
     write_run(run_, args.output)
     return 0
+
+
+def read_queries_in(args, lang: str) -> dict[str, str]:
+    """The queries of ``--queries`` (a file or standard input) in ``lang``; ClirkitError when ``--source-lang`` is
+    given over queries in one language, which it neither chooses nor checks."""
+    from clirkit.errors import ClirkitError
+    from clirkit.fileio import display_name
+    from clirkit.formats.queries import read_queries_choosing
+
+    queries, chosen = read_queries_choosing(args.queries, **query_fields(args, lang=lang))
+    if args.source_lang and not chosen:
+        raise ClirkitError(
+            f"--source-lang chooses the version of topics given in several languages (CLEF, HC4/NeuCLIR); "
+            f"{display_name(args.queries)} holds queries in one language, searched as the index analyzes text: "
+            "drop --source-lang"
+        )
+    return queries

@@ -90,6 +90,33 @@ def read_queries(
         ClirkitError: ``file:line: problem`` for malformed lines, duplicate
             query ids, missing fields, or an input without queries.
     """
+    return read_queries_choosing(
+        path,
+        fmt=fmt,
+        field=field,
+        id_field=id_field,
+        text_fields=text_fields,
+        header=header,
+        fields=fields,
+        lang=lang,
+    )[0]
+
+
+def read_queries_choosing(
+    path: str | os.PathLike[str],
+    *,
+    fmt: str = "auto",
+    field: str | None = None,
+    id_field: str | None = None,
+    text_fields: str | Sequence[str] | None = None,
+    header: bool | None = None,
+    fields: str | Sequence[str] | None = None,
+    lang: str | None = None,
+) -> tuple[dict[str, str], bool]:
+    """:func:`read_queries`'s queries (the same arguments), and whether they were read as topics that may be given in
+    several languages, whose ``lang=`` chooses or checks the version read (TREC, CLEF or NTCIR markup, HC4/NeuCLIR
+    JSONL), not as ``qid TAB text`` or JSONL queries, which ``lang=`` leaves alone: known of standard input as of a
+    file, as read once."""
     check_format(fmt, _QUERY_FORMATS, "query")
     if field is not None:
         if fields is not None:
@@ -101,7 +128,7 @@ def read_queries(
     kind, data, lines = _open_queries(path, name, fmt)
     topic_options = (field if field is not None else fields, lang, id_field, text_fields, header)
     if kind == "markup":
-        return _markup_queries(name, data, fmt, *topic_options)
+        return _markup_queries(name, data, fmt, *topic_options), True
     first = next(lines, None)
     if first is None:
         raise empty_file(name, "queries", _QUERY_LAYOUTS)
@@ -109,38 +136,14 @@ def read_queries(
     if kind == "jsonl":
         obj = json_object(name, first[0], first[1]) if first[1].lstrip().startswith("{") else None
         if fmt == "hc4" or (obj is not None and hc4_topics.is_hc4(obj)):
-            return _hc4_queries(name, lines, *topic_options)
+            return _hc4_queries(name, lines, *topic_options), True
     if field is not None:
         raise ClirkitError(f"{name}: field={field!r} applies to TREC topics only; this file is read as {kind.upper()}")
     if fields is not None:
         if text_fields is not None:
             raise ClirkitError(f"{name}: give fields= or text_fields=, not both")
         text_fields = parse_text_fields(topics.split_field_names(fields))
-    return _distinct_queries(name, read_records(name, lines, kind, QUERY, header, id_field, text_fields))
-
-
-def reads_language(path: str | os.PathLike[str], fmt: str = "auto") -> bool | None:
-    """Whether :func:`read_queries` reads the file at ``path`` (as ``fmt`` says, else as detected) as topics that
-    may be given in several languages, whose ``lang=`` chooses or checks the version read (TREC, CLEF or NTCIR
-    markup, HC4/NeuCLIR JSONL), not as ``qid TAB text`` or JSONL queries, which ``lang=`` leaves alone; None for
-    ``-`` (standard input, read once) and for a file that cannot be read (:func:`read_queries` says why)."""
-    check_format(fmt, _QUERY_FORMATS, "query")
-    if str(path) == "-":
-        return None
-    try:
-        kind, _, lines = _open_queries(path, display_name(path), fmt)
-        if kind != "jsonl" or lines is None:
-            return kind == "markup"
-        try:
-            first = next(lines, None)
-        finally:
-            lines.close()  # type: ignore[attr-defined]
-        if fmt == "hc4":
-            return True
-        text = first[1] if first is not None else ""
-        return text.lstrip().startswith("{") and hc4_topics.is_hc4(json_object("", 0, text))
-    except (ClirkitError, OSError):
-        return None
+    return _distinct_queries(name, read_records(name, lines, kind, QUERY, header, id_field, text_fields)), False
 
 
 def _markup_queries(
