@@ -1,7 +1,7 @@
 """Issue 40, edge round 12, left by the testers (L1..L8): a memory-mapped translated index's counts are checked
 before the language model's background sums them (L1); a stopword list refused from Python as from an experiment
 file (L4); make_tuples refuses the min_grade the ranker refuses (L5); search --source-lang over queries in one language on
-standard input, refused as over a file (L6)."""
+standard input, refused as over a file (L6); a Borda count deeper than float64 tells ranks apart, refused (L7)."""
 
 from __future__ import annotations
 
@@ -115,3 +115,27 @@ def test_search_source_lang_over_standard_input_is_checked_as_over_a_file(
         assert "; <stdin> holds queries in one language, searched as the index analyzes text: drop" in said
     else:
         assert status == 0 and capsys.readouterr().out.startswith("1 Q0 d1 1 ")
+
+
+# ------------------------------------------------------------------ L7. Borda beyond 2**53
+
+
+def test_a_borda_count_deeper_than_2_to_the_53_is_refused_before_any_work(tmp_path, capsys):
+    from clirkit.fusion import borda
+    from clirkit.run import Run
+    from clirkit.systems import Fusion
+
+    a = Run(["q"] * 3, ["d1", "d2", "d3"], [3.0, 2.0, 1.0])
+    b = Run(["q"] * 3, ["d3", "d2", "d1"], [3.0, 2.0, 1.0])
+    problem = "a Borda count's depth must be at most 2**53 = 9007199254740992 (its points K - rank + 1 are float64"
+    assert borda([a, b], depth=2**53).scores.tolist() == [2.0**54 - 2] * 3  # exact: every document ties
+    with pytest.raises(ClirkitError, match=re.escape(problem)):
+        borda([a, b], depth=2**53 + 1)
+    with pytest.raises(ClirkitError, match=re.escape(problem)):  # before the systems search (here, none)
+        Fusion([], method="borda").search({"q": "x"}, depth=2**60)
+    (tmp_path / "a.run").write_text("q1 Q0 d1 1 3 a\nq1 Q0 d2 2 2 a\n", encoding="utf-8")
+    runs = [str(tmp_path / "a.run"), str(tmp_path / "missing.run")]  # refused before any run is read
+    out = tmp_path / "f.run"
+    assert main(["aggregate", *runs, "--method", "borda", "--depth", str(2**53 + 1), "-o", str(out), "-q"]) == 2
+    one_line_error(capsys, problem)
+    assert not out.exists()

@@ -89,10 +89,12 @@ def run(args) -> int:
     from clirkit.errors import ClirkitError
     from clirkit.fileio import check_outputs, written_together
     from clirkit.formats import read_qrels, write_run
+    from clirkit.fusion import METHODS
     from clirkit.progress import say
 
     _check_distinct("among the RUNs", args.runs)
     fusion = _fusion(args)
+    METHODS[fusion.method].check_depth(args.depth)  # before any run is read (Borda's points bound it)
     if args.tune:
         if not args.qrels or not args.dev_runs:
             raise ClirkitError("--tune needs --dev-qrels DEVQRELS and --dev-runs DEV...")

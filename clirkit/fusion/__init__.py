@@ -21,7 +21,7 @@ from typing import Callable
 from clirkit.fusion import borda_count, interpolation
 from clirkit.fusion.borda_count import borda
 from clirkit.fusion.interpolation import TRANSFORMS, interpolate, transform_scores
-from clirkit.run import Run
+from clirkit.run import Run, check_depth
 
 
 @dataclass(frozen=True)
@@ -34,17 +34,26 @@ class Method:
         tuned: whether weights that are not given are tuned on dev (else each run weighs 1).
         weights_sum_to_one: whether given weights must sum to 1 (else they must not all be 0).
         transforms: whether the runs' scores go through their score transforms (a method of ranks ignores them).
+        check_depth: ``check_depth(depth)``: ClirkitError, before any work, for a depth the method cannot fuse at
+            (:func:`clirkit.run.check_depth`; Borda's points bound it further).
     """
 
     fuse: Callable[..., Run]
     tuned: bool
     weights_sum_to_one: bool
     transforms: bool = True
+    check_depth: Callable[[int], None] = check_depth
 
 
 METHODS = {
     "interpolation": Method(interpolation.fuse, tuned=True, weights_sum_to_one=True, transforms=True),
-    "borda": Method(borda_count.fuse, tuned=False, weights_sum_to_one=False, transforms=False),
+    "borda": Method(
+        borda_count.fuse,
+        tuned=False,
+        weights_sum_to_one=False,
+        transforms=False,
+        check_depth=borda_count.check_points_depth,
+    ),
 }
 """Fusion method name -> :class:`Method`."""
 

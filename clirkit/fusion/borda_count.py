@@ -13,7 +13,21 @@ import numpy as np
 from clirkit.errors import ClirkitError
 from clirkit.fusion.align import align, fusion_inputs
 from clirkit.fusion.weights import weights_problem
-from clirkit.run import Run
+from clirkit.run import Run, check_depth
+
+MAX_DEPTH = 2**53  # the largest K whose points K - rank + 1 are all told apart in float64 (integers up to 2**53)
+
+
+def check_points_depth(depth) -> None:
+    """The check of a Borda count's ``depth`` ``K``, before any work: an integer >= 1 (:func:`clirkit.run.check_depth`)
+    and at most :data:`MAX_DEPTH`, beyond which neighbouring ranks' points ``K - rank + 1`` are one float64 number;
+    ClirkitError otherwise."""
+    check_depth(depth)
+    if depth > MAX_DEPTH:
+        raise ClirkitError(
+            f"a Borda count's depth must be at most 2**53 = {MAX_DEPTH} (its points K - rank + 1 are float64 "
+            f"numbers, which tell no two neighbouring ranks apart beyond it), got {depth}: give a smaller depth"
+        )
 
 
 def borda(
@@ -25,8 +39,8 @@ def borda(
         runs: the runs to combine (at least one, each grouped by query, in rank order).
         weights: one weight per run, finite and >= 0, not all 0 (they need not sum to 1).
             Default: 1 per run.
-        depth: ``K``, an integer >= 1: each list is cut to its top ``K`` rows, and the output
-            keeps the top ``K`` per query.
+        depth: ``K``, an integer from 1 to :data:`MAX_DEPTH` (2**53): each list is cut to its top ``K`` rows,
+            and the output keeps the top ``K`` per query.
         tag: the output's run tag; default ``borda:K=<depth>`` (plus
             ``:w=<weights>`` when weights are given).
 
@@ -38,6 +52,7 @@ def borda(
         ascending.
     """
     runs = fusion_inputs(runs, depth)
+    check_points_depth(depth)
     problem = None if weights is None else weights_problem(weights, len(runs), method="borda", sum_to_one=False)
     if problem is not None:
         raise ClirkitError("weights must be {}{}".format(*problem))
