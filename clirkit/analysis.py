@@ -153,21 +153,27 @@ class Analyzer:
         """Stopwords as the tokens they must match (:meth:`surface_tokens`): composed when it composes, in this
         analyzer's Chinese script and, when it lowercases, in lower case. ClirkitError for an entry holding a
         space (no token does)."""
-        convert = script_converter(self.chinese_script) if self.chinese_script is not None else None
         out = set()
         for word in words:
             if not isinstance(word, str):
                 raise ClirkitError(f"stopwords: expected words (str), got {word!r}")
             if any(c.isspace() for c in word.strip()):
                 raise ClirkitError(f"stopwords: {word.strip()!r} holds a space: a stopword is one token")
-            word = composed(word.strip()) if self.compose else word.strip()
-            if self.normalization_version >= 2:
-                word = folded_widths(normalized(word))
-            if convert is not None:
-                word = convert(word)
-            out.add(lowercaser(self.lang, self.normalization_version)(word) if self.lowercase else word)
+            out.add(self.as_token(word.strip()))
         out.discard("")
         return frozenset(out)
+
+    def as_token(self, word: str) -> str:
+        """``word``, one token as a list or a table holds it, with the characters' normalization a token of
+        :meth:`surface_tokens` has: composed when it composes, the folds of normalization version 2 (widths,
+        joiners, Thai and Lao vowels), this analyzer's Chinese script, and lower case (Turkish and Azeri's own) when
+        it lowercases; not stemmed."""
+        word = composed(word) if self.compose else word
+        if self.normalization_version >= 2:
+            word = folded_widths(normalized(word))
+        if self.chinese_script is not None:
+            word = script_converter(self.chinese_script)(word)
+        return lowercaser(self.lang, self.normalization_version)(word) if self.lowercase else word
 
     def unmatched_stopwords(self) -> list[str]:
         """The stopwords that no token of this analysis can be (sorted): those it cuts into several tokens or

@@ -270,10 +270,11 @@ def words_for_index(table, index, side: str, *, other_lang: str | None = None, q
     text file, a dictionary read without its languages): ``"target"`` for a table translating the queries into the
     index's language, ``"source"`` for one translating the documents from it.
 
-    That side's words are read as the index's terms as written when they are their own terms (:func:`own_stems`:
-    a table clirkit trained and wrote as text holds stems), else analyzed as the index does (its analyzer without
-    stopwords: another tool's table of surface words; a table of fewer than :data:`STEMMED_MIN` words, typed by
-    hand, is analyzed when that makes more of its words index terms). The other side (the queries'
+    That side's words are read as the index's terms they are when they are their own terms (:func:`own_stems`:
+    a table clirkit trained and wrote as text holds stems; each made one token as the analyzer makes its tokens,
+    :class:`_TermsAsWritten`: a full-width "ＧＤＰ" is the term "gdp"), else analyzed as the index does (its
+    analyzer without stopwords: another tool's table of surface words; a table of fewer than :data:`STEMMED_MIN`
+    words, typed by hand, is analyzed when that makes more of its words index terms). The other side (the queries'
     language, ``other_lang``, else the table's) is read as stems when the index stems, the index side's words are
     its terms, and the other side's words are their own stems too (a table trained by clirkit stems both sides
     alike); else its words are analyzed as the queries then are: by ``queries`` when given (the analyzer of a first
@@ -326,7 +327,7 @@ def words_for_index(table, index, side: str, *, other_lang: str | None = None, q
     else:  # a few words (typed by hand): as the index holds more of them
         read_as = "terms" if written >= analyzed else "words"
     params = {**table.params, f"{side}_analyzer": bare.to_dict(), f"{side}_lang": bare.lang, "words_read_as": read_as}
-    analyzers = {side: bare if read_as == "words" else None, other: None}
+    analyzers = {side: bare if read_as == "words" else _TermsAsWritten.of(vocab, bare), other: None}
     lang, others = other_lang or table.params.get(f"{other}_lang"), "as written"
     if queries is not None or lang is not None:
         if queries is not None:  # the first table's queries: stemming or not, as they are
@@ -338,7 +339,7 @@ def words_for_index(table, index, side: str, *, other_lang: str | None = None, q
         words = table.source_vocab if other == "source" else table.target_vocab
         stems = read_as == "terms" and stemming.stemmer is not None and own_stems(words, stemming)
         made = stemming if stems else made
-        analyzers[other] = None if stems else made
+        analyzers[other] = _TermsAsWritten.of(words, stemming) if stems else made
         params[f"{other}_analyzer"], params[f"{other}_lang"] = made.to_dict(), made.lang
         others = "as the stems they are" if stems else "analyzed as the queries are"
     vocabs, probs = _remapped(table, analyzers["source"], analyzers["target"])
@@ -357,17 +358,20 @@ def source_words_read(table, lang: str):
     """``(table, analyzer)``: ``table`` (recording no analysis of its words) with its source words read as DT and
     PSQ read them for queries in ``lang`` over an index of default analysis (:func:`words_for_index`), and the
     analyzer that makes a query word the term looked up in it: the stems they are when they are their own stems
-    (:func:`own_stems`: a table clirkit trained), else words analyzed unstemmed (case folded, punctuation dropped;
+    (:func:`own_stems`: a table clirkit trained; each made one token as the analyzer's are), else words analyzed
+    unstemmed (case folded, punctuation dropped;
     rows merged). What ``clirkit ttable show --source-lang`` looks a word up in."""
     from clirkit.analysis import Analyzer
     from clirkit.translation.table import TranslationTable
 
     stemming = Analyzer(lang)
+    made, reader = stemming.replace(stemmer=None), None
     if stemming.stemmer is not None and own_stems(table.source_vocab, stemming):
-        return table, stemming
-    plain = stemming.replace(stemmer=None)
-    vocabs, probs = _remapped(table, plain, None)
-    return TranslationTable(vocabs[0], vocabs[1], probs, table.params), plain
+        made, reader = stemming, _TermsAsWritten.of(table.source_vocab, stemming)
+        if reader is None:
+            return table, stemming
+    vocabs, probs = _remapped(table, reader or made, None)
+    return TranslationTable(vocabs[0], vocabs[1], probs, table.params), made
 
 
 def _stemmer_for(index_analyzer) -> str | None:
@@ -393,6 +397,28 @@ def _sample(words) -> list[str]:
     """At most :data:`SAMPLE` of ``words`` (a str array), evenly spaced: what tells how a side of a table reads."""
     picked = words[:: max(1, len(words) // SAMPLE)]
     return picked if isinstance(picked, list) else picked.tolist()
+
+
+class _TermsAsWritten:
+    """The words of a table's side read as the terms they are, each made one token as ``analyzer``'s tokens are
+    (:meth:`~clirkit.analysis.Analyzer.as_token`: composed, widths folded, lower case...): a table of terms holding a
+    full-width "ＧＤＰ" meets the term "gdp". Analyzes as an :class:`~clirkit.analysis.Analyzer` does for
+    :func:`_remapped`."""
+
+    def __init__(self, analyzer) -> None:
+        self.analyzer = analyzer
+
+    @classmethod
+    def of(cls, words, analyzer) -> "_TermsAsWritten | None":
+        """The reading of ``words`` as ``analyzer``'s terms; None when every word is one already, or Model 1's
+        ``NULL`` (kept as written)."""
+        from clirkit.translation.table import NULL
+
+        kept = all(analyzer.as_token(w) == w or w == NULL for w in words.tolist())
+        return None if kept else cls(analyzer)
+
+    def tokenize_many(self, words: list[str]) -> list[list[str]]:
+        return [[t] if (t := self.analyzer.as_token(w)) else [] for w in words]
 
 
 def _remapped(table, source_analyzer, target_analyzer):

@@ -1,7 +1,8 @@
 """Issue 40, edge round 12, left by the testers (L1..L8): a memory-mapped translated index's counts are checked
 before the language model's background sums them (L1); a stopword list refused from Python as from an experiment
 file (L4); make_tuples refuses the min_grade the ranker refuses (L5); search --source-lang over queries in one language on
-standard input, refused as over a file (L6); a Borda count deeper than float64 tells ranks apart, refused (L7)."""
+standard input, refused as over a file (L6); a Borda count deeper than float64 tells ranks apart, refused (L7); a table read as the terms it holds has
+them normalized as the analyzer's tokens are (L8)."""
 
 from __future__ import annotations
 
@@ -139,3 +140,23 @@ def test_a_borda_count_deeper_than_2_to_the_53_is_refused_before_any_work(tmp_pa
     assert main(["aggregate", *runs, "--method", "borda", "--depth", str(2**53 + 1), "-o", str(out), "-q"]) == 2
     one_line_error(capsys, problem)
     assert not out.exists()
+
+
+# ------------------------------------------------------------------ L8. a table of terms, full-width
+
+
+@pytest.mark.parametrize("gdp, pib", [("ＧＤＰ", "pib"), ("gdp", "ＰＩＢ"), ("GDP", "PIB")])
+def test_a_table_read_as_the_terms_it_holds_meets_them_normalized_as_tokens(tmp_path, capsys, gdp, pib):
+    # a Moses table of 100 words or more whose words are their own stems is read as the terms it holds, as written:
+    # a full-width (or upper-case) word in it met no query word and no index term
+    many = range(150)
+    docs = "".join(f"d{i}\tw{i:03d} casa\n" for i in many) + "dp\tpib crece\n"
+    (tmp_path / "docs.tsv").write_text(docs, encoding="utf-8")
+    table = "".join(f"w{i:03d} x{i:03d} 1.0\n" for i in many) + f"{pib} {gdp} 1.0\n"
+    (tmp_path / "lex.f2e").write_text(table, encoding="utf-8")
+    (tmp_path / "q.tsv").write_text("q1\tgdp\nq2\tx001\n", encoding="utf-8")
+    index = str(tmp_path / "idx.npz")
+    assert main(["index", str(tmp_path / "docs.tsv"), "-o", index, "--lang", "es", "-q"]) == 0
+    psq = ["psq", "--index", index, "--queries", str(tmp_path / "q.tsv"), "--table", str(tmp_path / "lex.f2e")]
+    assert main([*psq, "--source-lang", "en", "--translate", "queries", "-o", "-", "-q"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].startswith("q1 Q0 dp 1 ")
