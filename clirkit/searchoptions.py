@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from clirkit.errors import ClirkitError
+from clirkit.runinputs import shown
 from clirkit.topicforms import query_id
 
 MAX_DEPTH = 2**62  # a deeper search is one of every document (and depth + excluded stays within int64)
@@ -79,7 +80,7 @@ def _docids(value, qid: str) -> frozenset[str]:
         return frozenset((value,))
     if value is None or isinstance(value, (bytes, Mapping)) or not isinstance(value, Iterable):
         raise ClirkitError(
-            f"excluded: query {qid!r} has {_shown(value)}, not its documents: give a set of docids, one docid, or "
+            f"excluded: query {qid!r} has {shown(value)}, not its documents: give a set of docids, one docid, or "
             f"leave the query out"
         )
     docids = []
@@ -90,14 +91,9 @@ def _docids(value, qid: str) -> frozenset[str]:
             docids.append(str(int(d)))
         else:
             raise ClirkitError(
-                f"excluded: query {qid!r} lists {_shown(d)}, a {type(d).__name__}: give document ids as strings"
+                f"excluded: query {qid!r} lists {shown(d)}, a {type(d).__name__}: give document ids as strings"
             )
     return frozenset(docids)
-
-
-def _shown(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def search_depth(depth: int, excluded: Mapping[str, frozenset[str]] | None) -> int:

@@ -9,6 +9,7 @@ from collections.abc import Set, ValuesView
 from typing import Any, Callable, Iterable, Mapping
 
 from clirkit.errors import ClirkitError
+from clirkit.runinputs import shown
 
 TOPIC_FORMS = (
     "a text, a list of texts, a {qid: text} dict, a DataFrame with qid and query columns, or ir_datasets "
@@ -73,8 +74,8 @@ def query_id(qid, what: str, place: str) -> str:
     if isinstance(qid, numbers.Integral) and not isinstance(qid, bool):
         return str(int(qid))
     if _missing(qid):
-        raise ClirkitError(f"{what}: {place} has no qid ({_shown(qid)}); give every query its qid")
-    raise ClirkitError(f"{what}: {place} has qid {_shown(qid)}, a {type(qid).__name__}: {ID_FORMS}")
+        raise ClirkitError(f"{what}: {place} has no qid ({shown(qid)}); give every query its qid")
+    raise ClirkitError(f"{what}: {place} has qid {shown(qid)}, a {type(qid).__name__}: {ID_FORMS}")
 
 
 def _missing(value) -> bool:
@@ -82,12 +83,6 @@ def _missing(value) -> bool:
     if value is None or type(value).__name__ in ("NAType", "NaTType"):
         return True
     return isinstance(value, numbers.Real) and value != value
-
-
-def _shown(value) -> str:
-    """``value`` as the user wrote it, at most 40 characters (a numpy scalar as its Python value)."""
-    text = repr(value.item() if hasattr(value, "item") and callable(value.item) else value)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _check_texts(pairs: Iterable[tuple[Any, Any]], what: str) -> None:
@@ -110,7 +105,7 @@ def _check_ids(qids: list[str], what: str) -> None:
         bad = next(i for i, q in enumerate(qids) if "\0" in q), "contains a NUL character"
     if bad is not None:
         raise ClirkitError(
-            f"{what}: query id {_shown(qids[bad[0]])} {bad[1]}; give every query an id a run file can hold ({ID_RULE})"
+            f"{what}: query id {shown(qids[bad[0]])} {bad[1]}; give every query an id a run file can hold ({ID_RULE})"
         )
 
 
@@ -156,7 +151,7 @@ def _frame_topics(frame, what: str) -> dict[str, str]:
     check_frame_ids(frame, ["qid"], what)
     labels = frame.index.tolist()
     pairs = zip(frame["qid"].tolist(), frame["query"].tolist())
-    return _unique_topics(_given_ids(pairs, what, lambda i: f"row {_shown(labels[i])}"), what)
+    return _unique_topics(_given_ids(pairs, what, lambda i: f"row {shown(labels[i])}"), what)
 
 
 def _record_topics(records: list, what: str) -> dict[str, str]:
