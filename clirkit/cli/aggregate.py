@@ -94,7 +94,7 @@ def run(args) -> int:
 
     _check_distinct("among the RUNs", args.runs)
     fusion = _fusion(args)
-    METHODS[fusion.method].check_depth(args.depth)  # before any run is read (Borda's points bound it)
+    METHODS[fusion.method].check(args.depth)  # before any run is read (Borda's points bound it)
     if args.tune:
         if not args.qrels or not args.dev_runs:
             raise ClirkitError("--tune needs --dev-qrels DEVQRELS and --dev-runs DEV...")

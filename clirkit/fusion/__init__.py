@@ -35,14 +35,19 @@ class Method:
         weights_sum_to_one: whether given weights must sum to 1 (else they must not all be 0).
         transforms: whether the runs' scores go through their score transforms (a method of ranks ignores them).
         check_depth: ``check_depth(depth)``: ClirkitError, before any work, for a depth the method cannot fuse at
-            (:func:`clirkit.run.check_depth`; Borda's points bound it further).
+            (None: :func:`clirkit.run.check_depth`, which every method's depth passes; Borda's points bound it
+            further).
     """
 
     fuse: Callable[..., Run]
     tuned: bool
     weights_sum_to_one: bool
     transforms: bool = True
-    check_depth: Callable[[int], None] = check_depth
+    check_depth: Callable[[int], None] | None = None
+
+    def check(self, depth: int) -> None:
+        """ClirkitError for a ``depth`` this method cannot fuse at (:attr:`check_depth`)."""
+        (self.check_depth or check_depth)(depth)
 
 
 METHODS = {

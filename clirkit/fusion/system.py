@@ -299,7 +299,7 @@ class Fusion(System):
         quiet: bool = True,
     ):
         """The fused run of the systems' runs of ``topics``."""
-        METHODS[self.method].check_depth(depth)  # before the systems search (Borda's points bound it)
+        METHODS[self.method].check(depth)  # before the systems search (Borda's points bound it)
         runs = [s.search(topics, depth=depth, excluded=excluded, quiet=quiet) for s in self.systems]
         return self.fuse(runs, depth=depth, tag=tag or self.default_tag)
 
