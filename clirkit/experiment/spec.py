@@ -466,16 +466,6 @@ def _once_each(where: str, key: str, values: list) -> None:
         raise ClirkitError(f"{where}: {key} lists {twice!r} twice: list each once")
 
 
-def _trains_ibm1(systems: Mapping[str, Any], named: list) -> bool:
-    """Whether a system of ``systems`` (their ``table``/``table2`` values ``named``) trains IBM Model 1 on the
-    parallel corpus when ``[table]`` names a file: one naming ``"ibm1"``, or one translating the documents (docpsq,
-    psq with ``translate = "documents"``), whose table is trained the other way."""
-    return "ibm1" in named or any(
-        s.get("kind") == "docpsq" or (s.get("kind") == "psq" and s.get("translate") == "documents")
-        for s in systems.values()
-    )
-
-
 def _check_analysis_and_table(where: str, exp: "Experiment") -> None:
     """The keys and values of the experiment's ``[analysis]`` and ``[table]``."""
     check_keys(f"{where}: [analysis]", exp.analysis, list(KEYS["analysis"]), "its")
@@ -505,12 +495,10 @@ def _check_analysis_and_table(where: str, exp: "Experiment") -> None:
         check_table_format("format", exp.table.get("format"))
     except ClirkitError as exc:
         raise ClirkitError(f"{where}: [table]: {exc}") from None
+    from clirkit.experiment.unusedkeys import check_iterations
+
+    check_iterations(where, exp)
     named = [s.get(k) for s in exp.systems.values() for k in ("table", "table2")]
-    if "iterations" in exp.table and "file" in exp.table and not _trains_ibm1(exp.systems, named):
-        raise ClirkitError(
-            f"{where}: [table]: iterations applies to IBM Model 1 trained on the parallel corpus, and no system "
-            "trains it (the table file is read): remove iterations"
-        )
     if "format" in exp.table and "file" not in exp.table and all(n in (None, "ibm1") for n in named):
         raise ClirkitError(
             f"{where}: [table]: format applies to a table file ([table] file, or a system's table = FILE), and "

@@ -1,0 +1,57 @@
+"""Keys of an experiment file that the rest of the file leaves without effect, refused when the file is read
+(:meth:`~clirkit.experiment.spec.Experiment.from_dict`): ``[table] iterations`` when no system trains IBM Model 1.
+Each check takes the file's name (``where``, for the message) and the experiment read from it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping
+
+from clirkit.errors import ClirkitError
+from clirkit.experiment.kinds import system_class
+
+if TYPE_CHECKING:
+    from clirkit.experiment.spec import Experiment
+
+
+def reads_a_table(spec: Mapping[str, Any]) -> bool:
+    """Whether a system (its keys ``spec``, checked) translates with a table: its kind has a ``table`` key (dt,
+    psq, querypsq, docpsq; not bm25, boost, scs, run)."""
+    return "table" in system_class(spec["kind"]).file_keys
+
+
+def trains_ibm1(spec: Mapping[str, Any], table_file: bool) -> bool:
+    """Whether a system (its keys ``spec``) trains IBM Model 1 on the parallel corpus, ``table_file`` saying whether
+    ``[table]`` names a file: one naming ``"ibm1"`` (``table`` or ``table2``), or one that leaves out ``table``
+    and translates the documents (docpsq, psq with ``translate = "documents"``: its table is trained the other way;
+    psq with ``translate = "auto"`` and a ``table2``, which may place it there) or has no ``[table] file`` to read
+    instead."""
+    if not reads_a_table(spec):
+        return False
+    table, table2 = spec.get("table"), spec.get("table2")
+    if "ibm1" in (table, table2):
+        return True
+    if table is not None:
+        return False
+    side = {"docpsq": "documents", "psq": spec.get("translate", "auto")}.get(spec["kind"], "queries")
+    return side == "documents" or not table_file or (side == "auto" and table2 is not None)
+
+
+def check_iterations(where: str, exp: "Experiment") -> None:
+    """ClirkitError for ``[table] iterations`` when no system trains IBM Model 1 (:func:`trains_ibm1`): each reads
+    a table file (``[table] file``, or its own ``table = FILE``), or none translates with a table."""
+    table_file = "file" in exp.table
+    systems = exp.systems.values()
+    if "iterations" not in exp.table or any(trains_ibm1(s, table_file) for s in systems):
+        return
+    translating = [s for s in systems if reads_a_table(s)]
+    why = (
+        "no system translates with a table"
+        if not translating
+        else "the table file is read"
+        if all(s.get("table") is None for s in translating)
+        else "the table files are read"
+    )
+    raise ClirkitError(
+        f"{where}: [table]: iterations applies to IBM Model 1 trained on the parallel corpus, and no system "
+        f"trains it ({why}): remove iterations"
+    )
