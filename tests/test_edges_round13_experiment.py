@@ -66,3 +66,40 @@ def test_table_iterations_are_accepted_when_a_system_trains_ibm1_beside_own_tabl
     (tmp_path / "dict.tsv").write_text("god\tdios\n", encoding="utf-8")
     text = _ONE.format(mini=mini, top="[table]\niterations = 3\n", more='table = "dict.tsv"\n' + system)
     assert _read(tmp_path, text).table["iterations"] == 3
+
+
+# --------------------------------------------------------------------------- 13A-9: a system's table_format
+
+
+@pytest.mark.parametrize(
+    "top, system",
+    [
+        ("", '[systems.P]\nkind = "psq"\ntable_format = "moses"\n'),
+        ("", '[systems.P]\nkind = "psq"\ntable = "ibm1"\ntable_format = "moses"\n'),
+        ('[table]\nfile = "dict.tsv"\n', '[systems.P]\nkind = "docpsq"\ntable_format = "pairs"\n'),
+    ],
+)
+def test_a_system_table_format_is_refused_when_the_system_reads_no_table_file(mini, tmp_path, capsys, top, system):
+    # [table] format without a table file was refused; a system's table_format was accepted and unused
+    (tmp_path / "dict.tsv").write_text("god\tdios\n", encoding="utf-8")
+    _refused(
+        tmp_path,
+        capsys,
+        _ONE.format(mini=mini, top=top, more=system),
+        "system 'P': table_format applies to a table file (the system's table = FILE or table2 = FILE, or [table] "
+        "file for a table of the queries), and it reads none: remove table_format",
+    )
+
+
+@pytest.mark.parametrize(
+    "top, system",
+    [
+        ("", '[systems.P]\nkind = "psq"\ntable = "dict.tsv"\ntable_format = "pairs"\n'),
+        ("", '[systems.P]\nkind = "docpsq"\ntable2 = "dict.tsv"\ntable_format = "pairs"\n'),
+        ('[table]\nfile = "dict.tsv"\n', '[systems.P]\nkind = "psq"\ntable_format = "pairs"\n'),
+        ('[table]\nfile = "dict.tsv"\n', '[systems.P]\nkind = "querypsq"\ntable_format = "pairs"\n'),
+    ],
+)
+def test_a_system_table_format_is_accepted_when_the_system_reads_a_table_file(mini, tmp_path, top, system):
+    (tmp_path / "dict.tsv").write_text("god\tdios\n", encoding="utf-8")
+    assert _read(tmp_path, _ONE.format(mini=mini, top=top, more=system)).systems["P"]["table_format"] == "pairs"

@@ -1,5 +1,6 @@
 """Keys of an experiment file that the rest of the file leaves without effect, refused when the file is read
-(:meth:`~clirkit.experiment.spec.Experiment.from_dict`): ``[table] iterations`` when no system trains IBM Model 1.
+(:meth:`~clirkit.experiment.spec.Experiment.from_dict`): ``[table] iterations`` when no system trains IBM Model 1,
+a system's ``table_format`` when it reads no table file.
 Each check takes the file's name (``where``, for the message) and the experiment read from it."""
 
 from __future__ import annotations
@@ -32,8 +33,34 @@ def trains_ibm1(spec: Mapping[str, Any], table_file: bool) -> bool:
         return True
     if table is not None:
         return False
-    side = {"docpsq": "documents", "psq": spec.get("translate", "auto")}.get(spec["kind"], "queries")
+    side = side_written(spec)
     return side == "documents" or not table_file or (side == "auto" and table2 is not None)
+
+
+def side_written(spec: Mapping[str, Any]) -> str:
+    """The side a system (its keys ``spec``) translates as its file says: ``documents`` (docpsq, psq with
+    ``translate = "documents"``), ``auto`` (psq left to choose) or ``queries`` (the others)."""
+    return {"docpsq": "documents", "psq": spec.get("translate", "auto")}.get(spec["kind"], "queries")
+
+
+def reads_table_files(spec: Mapping[str, Any], table_file: bool) -> bool:
+    """Whether a system (its keys ``spec``) reads a table file: its ``table`` or ``table2`` names one, or it leaves
+    out ``table`` on the queries' side (or psq's ``auto``) and ``[table]`` names a file (``table_file``)."""
+    if any(spec.get(key) not in (None, "ibm1") for key in ("table", "table2")):
+        return True
+    return table_file and "table" not in spec and side_written(spec) != "documents"
+
+
+def check_table_formats(where: str, exp: "Experiment") -> None:
+    """ClirkitError for a system's ``table_format`` when it reads no table file (:func:`reads_table_files`): its
+    tables are IBM Model 1's, as ``[table] format`` without a file is refused."""
+    table_file = "file" in exp.table
+    for name, spec in exp.systems.items():
+        if "table_format" in spec and not reads_table_files(spec, table_file):
+            raise ClirkitError(
+                f"{where}: system {name!r}: table_format applies to a table file (the system's table = FILE or "
+                "table2 = FILE, or [table] file for a table of the queries), and it reads none: remove table_format"
+            )
 
 
 def check_iterations(where: str, exp: "Experiment") -> None:
