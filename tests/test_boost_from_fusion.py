@@ -27,6 +27,7 @@ kind = "dt"
 
 [systems.PSQ]
 kind = "psq"
+translate = "queries"
 target_stopwords_top = 20   # the query-side PSQ, as PSQ(...).fit(Resources(index=..., table=...)) in Python
 
 [systems.Boost]

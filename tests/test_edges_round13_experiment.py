@@ -103,3 +103,51 @@ def test_a_system_table_format_is_refused_when_the_system_reads_no_table_file(mi
 def test_a_system_table_format_is_accepted_when_the_system_reads_a_table_file(mini, tmp_path, top, system):
     (tmp_path / "dict.tsv").write_text("god\tdios\n", encoding="utf-8")
     assert _read(tmp_path, _ONE.format(mini=mini, top=top, more=system)).systems["P"]["table_format"] == "pairs"
+
+
+# --------------------------------------------------------------------------- 13A-4: psq's query-side keys
+
+
+_AUTO_DOCUMENTS = (
+    "system 'P': {key} applies to translating the queries, and this psq system translates the documents (through "
+    'IBM Model 1, trained both ways on the parallel corpus): add translate = "queries" to translate the queries, '
+    "or remove {key}"
+)
+
+
+@pytest.mark.parametrize(
+    "system, message",
+    [
+        ('kind = "psq"\nmode = "pirkola"\n', _AUTO_DOCUMENTS.format(key="mode")),
+        ('kind = "psq"\ntarget_stopwords_top = 3\n', _AUTO_DOCUMENTS.format(key="target_stopwords_top")),
+        (
+            'kind = "psq"\ntable = "ibm1"\nsource_stopwords_top = 3\n',
+            _AUTO_DOCUMENTS.format(key="source_stopwords_top"),
+        ),
+        ('kind = "psq"\ntranslate = "auto"\nmode = "psq"\n', _AUTO_DOCUMENTS.format(key="mode")),
+        (
+            'kind = "psq"\ntranslate = "documents"\nmode = "psq"\n',
+            "system 'P': mode applies to translating the queries, and translate = \"documents\": remove mode",
+        ),
+    ],
+)
+def test_a_psq_query_side_key_is_refused_where_the_system_translates_the_documents(
+    mini, tmp_path, capsys, system, message
+):
+    # mode or a corpus stoplist switched kind = "psq" from the documents to the queries, said nowhere
+    _refused(tmp_path, capsys, _ONE.format(mini=mini, top="", more="[systems.P]\n" + system), message)
+
+
+@pytest.mark.parametrize(
+    "top, system",
+    [
+        ("", 'kind = "psq"\ntranslate = "queries"\nmode = "pirkola"\n'),
+        ("", 'kind = "psq"\ntable = "dict.tsv"\nmode = "pirkola"\n'),
+        ('[table]\nfile = "dict.tsv"\n', 'kind = "psq"\nmode = "pirkola"\n'),
+        ("", 'kind = "psq"\ntable2 = "dict.tsv"\nmode = "pirkola"\n'),
+    ],
+)
+def test_a_psq_query_side_key_is_accepted_where_the_queries_may_be_translated(mini, tmp_path, top, system):
+    (tmp_path / "dict.tsv").write_text("god\tdios\n", encoding="utf-8")
+    text = _ONE.format(mini=mini, top=top, more="[systems.P]\n" + system)
+    assert _read(tmp_path, text).systems["P"]["mode"] == "pirkola"

@@ -33,6 +33,7 @@ kind = "dt"
 
 [systems.PSQ]
 kind = "psq"
+translate = "queries"
 target_stopwords_top = 20
 
 [systems.PSQ-Boost]
@@ -506,7 +507,8 @@ def test_a_psq_system_may_interpolate_its_own_table_file_with_the_trained_one(ra
     )
     path = tmp_path / "interp.toml"
     path.write_text(
-        f'collection = "{mini}"\nmeasures = ["AP"]\n[systems.PSQ]\nkind = "psq"\ntarget_stopwords_top = 20\n'
+        f'collection = "{mini}"\nmeasures = ["AP"]\n[systems.PSQ]\nkind = "psq"\ntranslate = "queries"\n'
+        "target_stopwords_top = 20\n"
         f'[systems.PSQ-dict]\nkind = "psq"\ntable = "{muse}"\ntable2 = "ibm1"\nlam = 0.5\n'
         "target_stopwords_top = 20\n",
         encoding="utf-8",

@@ -495,10 +495,11 @@ def _check_analysis_and_table(where: str, exp: "Experiment") -> None:
         check_table_format("format", exp.table.get("format"))
     except ClirkitError as exc:
         raise ClirkitError(f"{where}: [table]: {exc}") from None
-    from clirkit.experiment.unusedkeys import check_iterations, check_table_formats
+    from clirkit.experiment.unusedkeys import check_iterations, check_query_side_keys, check_table_formats
 
     check_iterations(where, exp)
     check_table_formats(where, exp)
+    check_query_side_keys(where, exp)
     named = [s.get(k) for s in exp.systems.values() for k in ("table", "table2")]
     if "format" in exp.table and "file" not in exp.table and all(n in (None, "ibm1") for n in named):
         raise ClirkitError(

@@ -1,6 +1,7 @@
 """Keys of an experiment file that the rest of the file leaves without effect, refused when the file is read
 (:meth:`~clirkit.experiment.spec.Experiment.from_dict`): ``[table] iterations`` when no system trains IBM Model 1,
-a system's ``table_format`` when it reads no table file.
+a system's ``table_format`` when it reads no table file, a psq system's query-side key when it translates the
+documents.
 Each check takes the file's name (``where``, for the message) and the experiment read from it."""
 
 from __future__ import annotations
@@ -82,3 +83,42 @@ def check_iterations(where: str, exp: "Experiment") -> None:
         f"{where}: [table]: iterations applies to IBM Model 1 trained on the parallel corpus, and no system "
         f"trains it ({why}): remove iterations"
     )
+
+
+def documents_by_default(spec: Mapping[str, Any], table_file: bool) -> bool:
+    """Whether a psq system (its keys ``spec``) with ``translate = "auto"`` translates the documents whatever its
+    files hold: its table is IBM Model 1, which the runner trains both ways (``table = "ibm1"``, or ``table`` left
+    out and no ``[table] file``), and it has no ``table2``
+    (:meth:`~clirkit.estimator.Resources.translates_documents`)."""
+    table = spec.get("table")
+    return "table2" not in spec and (table == "ibm1" or (table is None and not table_file))
+
+
+def check_query_side_keys(where: str, exp: "Experiment") -> None:
+    """ClirkitError for a key of a psq system that only translating the queries reads
+    (:data:`~clirkit.psqsystem.QUERY_SIDE_ONLY`: ``mode``, ``target_stopwords_top``, ...) when the system translates
+    the documents: with ``translate = "documents"`` (there the key does nothing, even at its default), or with
+    ``translate = "auto"`` where it translates the documents (:func:`documents_by_default`), which such a key
+    set away from its default would switch to the queries, unsaid: ``translate = "queries"`` says so."""
+    from clirkit.psqsystem import QUERY_SIDE_ONLY
+
+    table_file = "file" in exp.table
+    for name, spec in exp.systems.items():
+        side = side_written(spec)
+        if (
+            spec["kind"] != "psq"
+            or side == "queries"
+            or (side == "auto" and not documents_by_default(spec, table_file))
+        ):
+            continue
+        for key in (k for k in QUERY_SIDE_ONLY if k in spec):
+            why, fix = (
+                ('translate = "documents"', f"remove {key}")
+                if side == "documents"
+                else (
+                    "this psq system translates the documents (through IBM Model 1, trained both ways on the "
+                    "parallel corpus)",
+                    f'add translate = "queries" to translate the queries, or remove {key}',
+                )
+            )
+            raise ClirkitError(f"{where}: system {name!r}: {key} applies to translating the queries, and {why}: {fix}")
