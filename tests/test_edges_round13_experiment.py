@@ -151,3 +151,24 @@ def test_a_psq_query_side_key_is_accepted_where_the_queries_may_be_translated(mi
     (tmp_path / "dict.tsv").write_text("god\tdios\n", encoding="utf-8")
     text = _ONE.format(mini=mini, top=top, more="[systems.P]\n" + system)
     assert _read(tmp_path, text).systems["P"]["mode"] == "pirkola"
+
+
+# --------------------------------------------------------------------------- 13A-11: train_queries
+
+
+@pytest.mark.parametrize("value", [3, 0])
+def test_train_queries_are_refused_when_no_system_learns_from_them(mini, tmp_path, capsys, value):
+    # accepted and unused, as a fusion's step with given weights no longer is
+    _refused(
+        tmp_path,
+        capsys,
+        f"train_queries = {value}\n" + _ONE.format(mini=mini, top="", more=""),
+        "train_queries applies to a system that learns from the training queries (kind boost or scs), and there is "
+        "none: remove train_queries",
+    )
+
+
+@pytest.mark.parametrize("system", ['kind = "boost"\nrounds = 3\n', 'kind = "scs"\nepochs = 1\n'])
+def test_train_queries_are_accepted_with_a_system_that_learns(mini, tmp_path, system):
+    text = "train_queries = 3\n" + _ONE.format(mini=mini, top="", more="[systems.L]\n" + system)
+    assert _read(tmp_path, text).train_queries == 3

@@ -21,6 +21,12 @@ from clirkit.errors import ClirkitError
 from clirkit.experiment.kinds import KINDS, keys_of, system_class
 from clirkit.experiment.systemchecks import check_fusion, check_keys, check_system, check_table_format
 from clirkit.experiment.tomlerrors import not_toml
+from clirkit.experiment.unusedkeys import (
+    check_iterations,
+    check_query_side_keys,
+    check_table_formats,
+    check_train_queries,
+)
 
 DEFAULT_MEASURES = ("AP", "PRES@1000", "nDCG@10", "P@10")
 REPORT_SPLITS = ("dev", "test", "all")
@@ -237,6 +243,7 @@ class Experiment:
         if exp.baseline is not None and exp.baseline not in names:
             raise ClirkitError(f"{where}: baseline {exp.baseline!r} is not a system or fusion of the file")
         _check_analysis_and_table(where, exp)
+        check_train_queries(where, exp, written="train_queries" in data)
         if plain is not None:
             _check_split_sizes(where, plain)
         return exp
@@ -495,8 +502,6 @@ def _check_analysis_and_table(where: str, exp: "Experiment") -> None:
         check_table_format("format", exp.table.get("format"))
     except ClirkitError as exc:
         raise ClirkitError(f"{where}: [table]: {exc}") from None
-    from clirkit.experiment.unusedkeys import check_iterations, check_query_side_keys, check_table_formats
-
     check_iterations(where, exp)
     check_table_formats(where, exp)
     check_query_side_keys(where, exp)

@@ -1,7 +1,7 @@
 """Keys of an experiment file that the rest of the file leaves without effect, refused when the file is read
 (:meth:`~clirkit.experiment.spec.Experiment.from_dict`): ``[table] iterations`` when no system trains IBM Model 1,
 a system's ``table_format`` when it reads no table file, a psq system's query-side key when it translates the
-documents.
+documents, ``train_queries`` when no system learns.
 Each check takes the file's name (``where``, for the message) and the experiment read from it."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Mapping
 
 from clirkit.errors import ClirkitError
-from clirkit.experiment.kinds import system_class
+from clirkit.experiment.kinds import KINDS, system_class
 
 if TYPE_CHECKING:
     from clirkit.experiment.spec import Experiment
@@ -122,3 +122,15 @@ def check_query_side_keys(where: str, exp: "Experiment") -> None:
                 )
             )
             raise ClirkitError(f"{where}: system {name!r}: {key} applies to translating the queries, and {why}: {fix}")
+
+
+def check_train_queries(where: str, exp: "Experiment", *, written: bool) -> None:
+    """ClirkitError for ``train_queries`` (``written`` in the file, even at its default) when no system learns
+    from the training queries: none keeps a model (``keeps_model``: boost, scs)."""
+    if not written or any(system_class(spec["kind"]).keeps_model for spec in exp.systems.values()):
+        return
+    learners = " or ".join(kind for kind in KINDS if system_class(kind).keeps_model)
+    raise ClirkitError(
+        f"{where}: train_queries applies to a system that learns from the training queries (kind {learners}), "
+        "and there is none: remove train_queries"
+    )
