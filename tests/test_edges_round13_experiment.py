@@ -172,3 +172,51 @@ def test_train_queries_are_refused_when_no_system_learns_from_them(mini, tmp_pat
 def test_train_queries_are_accepted_with_a_system_that_learns(mini, tmp_path, system):
     text = "train_queries = 3\n" + _ONE.format(mini=mini, top="", more="[systems.L]\n" + system)
     assert _read(tmp_path, text).train_queries == 3
+
+
+# --------------------------------------------------------------------------- 13A-16: the staging folder kept, said
+
+
+_PLAIN = (
+    'measures = ["AP"]\n[collection]\ndocuments = "docs.tsv"\nqueries = "q.tsv"\nqrels = "q.qrels"\n'
+    'source_lang = "en"\ntarget_lang = "es"\n[systems.DT]\nkind = "dt"\ntable = "{table}"\ntable_format = "pairs"\n'
+    '[systems.BM]\nkind = "bm25"\n'
+)
+
+
+@pytest.fixture
+def plain(tmp_path):
+    """A [collection] of two verses and two queries, and a dictionary (as test_edges_runner's)."""
+    (tmp_path / "docs.tsv").write_text("d1\tla luz\nd2\tlas tinieblas\n", encoding="utf-8")
+    (tmp_path / "q.tsv").write_text("q1\tlight luz\nq2\tdarkness tinieblas\n", encoding="utf-8")
+    (tmp_path / "q.qrels").write_text("q1 0 d1 1\nq2 0 d2 1\n", encoding="utf-8")
+    (tmp_path / "en-es.txt").write_text("light luz\ndarkness tinieblas\n", encoding="utf-8")
+    return tmp_path
+
+
+def test_a_run_stopped_by_an_error_after_its_work_began_says_where_the_work_is_kept(plain, capsys, monkeypatch):
+    # Ctrl-C said "the work done so far is kept in .out.partial"; an error left the hidden folder unsaid
+    from clirkit.cli import main
+    from clirkit.errors import ClirkitError
+    from clirkit.experiment.kinds import system_class
+
+    def search_split(self, view, split, tag=None):
+        raise ClirkitError("queries: something wrong")
+
+    monkeypatch.setattr(system_class("bm25"), "search_split", search_split)
+    (plain / "e.toml").write_text(_PLAIN.format(table="en-es.txt"), encoding="utf-8")
+    assert main(["run", str(plain / "e.toml"), "-o", str(plain / "out"), "-q"]) == 2
+    assert capsys.readouterr().err == (
+        f"clirkit: error: {plain / 'e.toml'}: system 'BM': queries: something wrong (the work done so far is kept in "
+        f"{plain / '.out.partial'}; the corrected run into {plain / 'out'} resumes it)\n"
+    )
+    assert (plain / ".out.partial" / "runs" / "dt.test.run.gz").is_file()
+
+
+def test_a_run_stopped_by_a_check_keeps_no_staging_folder_and_says_none(plain, capsys):
+    from clirkit.cli import main
+
+    (plain / "e.toml").write_text(_PLAIN.format(table="nope.txt"), encoding="utf-8")
+    assert main(["run", str(plain / "e.toml"), "-o", str(plain / "out"), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert "nope.txt: no such file" in err and "kept in" not in err and not (plain / ".out.partial").exists()

@@ -69,7 +69,10 @@ def test_an_error_of_a_systems_search_names_the_experiment_file_and_the_system(p
 
     monkeypatch.setattr(cls, "search_split", search_split)
     assert _run(plain, PLAIN + BM25) == 2
-    assert capsys.readouterr().err == f"clirkit: error: {plain / 'e.toml'}: system 'BM': queries: something wrong\n"
+    assert capsys.readouterr().err == (  # DT's run was made: the staging folder is kept, and said (round 13, 13A-16)
+        f"clirkit: error: {plain / 'e.toml'}: system 'BM': queries: something wrong (the work done so far is kept in "
+        f"{plain / '.out.partial'}; the corrected run into {plain / 'out'} resumes it)\n"
+    )
 
 
 # ------------------------------------------------------------------ 5. what a failed run leaves behind

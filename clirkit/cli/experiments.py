@@ -4,9 +4,11 @@ from __future__ import annotations
 
 
 def run_resumable(exp, folder, *, quiet: bool):
-    """:func:`~clirkit.experiment.run_experiment`; a Ctrl-C's line says where the work made so far is kept for
-    the next run of the same command to resume from."""
+    """:func:`~clirkit.experiment.run_experiment`; a Ctrl-C's line, and an error's, say where the work made so far
+    is kept (when the runner keeps it: :meth:`~clirkit.experiment.store.Store.abandon`) for the next run into
+    ``folder`` to resume from."""
     from clirkit.cli import note_on_interrupt
+    from clirkit.errors import ClirkitError
     from clirkit.experiment import run_experiment
     from clirkit.experiment.store import staging
 
@@ -16,6 +18,12 @@ def run_resumable(exp, folder, *, quiet: bool):
         if staging(folder).is_dir():
             note_on_interrupt(f"the work done so far is kept in {staging(folder)}; the same command resumes it")
         raise
+    except ClirkitError as exc:
+        if not staging(folder).is_dir():
+            raise
+        raise ClirkitError(
+            f"{exc} (the work done so far is kept in {staging(folder)}; the corrected run into {folder} resumes it)"
+        ) from None
 
 
 def collection_option(collection: str | None) -> str | None:
