@@ -1,5 +1,6 @@
 """Issue 40, edge round 13 (13A): keys of an experiment file that the rest of the file leaves without effect, refused
-when the file is read, as their siblings already were; and what a run stopped by an error leaves, said."""
+when the file is read, as their siblings already were; what a run stopped by an error leaves, said; the dev
+sample, headed as one."""
 
 from __future__ import annotations
 
@@ -220,3 +221,23 @@ def test_a_run_stopped_by_a_check_keeps_no_staging_folder_and_says_none(plain, c
     assert main(["run", str(plain / "e.toml"), "-o", str(plain / "out"), "-q"]) == 2
     err = capsys.readouterr().err
     assert "nope.txt: no such file" in err and "kept in" not in err and not (plain / ".out.partial").exists()
+
+
+# --------------------------------------------------------------------------- 13A-17: the dev sample, labelled
+
+
+def test_the_report_heads_the_dev_sample_as_a_sample_in_the_dev_and_all_tables(mini, tmp_path):
+    # with dev_queries = 3 the dev table and the "all queries (dev and test)" table held the 3 sampled dev queries
+    from clirkit.experiment import run_experiment
+
+    text = (
+        f'collection = "{mini}"\nmeasures = ["AP"]\nfigures = false\ndev_queries = 3\n'
+        'report_splits = ["dev", "test", "all"]\n[systems.B]\nkind = "bm25"\n'
+    )
+    result = run_experiment(_read(tmp_path, text), tmp_path / "out", quiet=True)
+    heads = [line for line in result.text.splitlines() if line.endswith(" documents")]
+    assert [line.split("), ", 1)[1].rsplit(",", 1)[0] for line in heads] == [
+        "dev split sample (dev_queries = 3 of its 12 queries): 3 queries",
+        "test split: 12 queries",
+        "all queries (the dev sample and test): 15 queries",
+    ]

@@ -9,7 +9,7 @@ baseline (every key: ``clirkit run --keys``, README "Experiment-file keys")::
     measures = ["AP", "PRES@1000", "nDCG@10", "P@10"]
     baseline = "PSQ"
     gains = ["AP", "PRES@1000"]        # differences to the baseline, in points, with p-values
-    dev_queries = 400                  # a seeded sample of the dev split for tuning (0: all)
+    dev_queries = 400                  # the dev split cut to a seeded sample: tuning, dev runs, reports (0: all)
 
     [analysis]                         # of documents, queries, parallel text and dictionaries
     stemmer = "snowball"               # "snowball" (the default) or "none"

@@ -34,7 +34,7 @@ def write_report(runner: Runner) -> str:
     reports = {}
     for split in exp.report_splits:
         runs, qrels, n_queries = _split(runner, split, names)
-        what = "all queries (dev and test)" if split == "all" else f"{split} split"
+        what = _heading(runner, split)
         head = f"{c.name} ({c.variant}), {what}: {n_queries} queries, {n_docs} documents"
         label = f"{c.name} {'dev+test' if split == 'all' else split}"
         table = score_table(
@@ -79,6 +79,19 @@ def _report(runs, qrels, names: list[str], baseline: str, runner: Runner, label:
     exp = runner.exp
     evaluations = [evaluate(runs[n], qrels, list(exp.measures), names="given") for n in names]
     return evaluations, Report(names, evaluations, baseline=names.index(baseline), seed=exp.seed, qrels=label)
+
+
+def _heading(runner: Runner, split: str) -> str:
+    """What the table of ``split`` holds, as the report heads it: with ``dev_queries``, the seeded sample of the dev
+    split, which the tuning, the dev runs and the ``all`` table hold too (:meth:`Artifacts.topics
+    <clirkit.experiment.artifacts.Artifacts.topics>`)."""
+    res = runner.resources
+    sampled = "dev" in res.splits and len(res.topics("dev")) < len(res.c.queries("dev"))
+    if split == "all":
+        return f"all queries ({'the dev sample' if sampled else 'dev'} and test)"
+    if split == "dev" and sampled:
+        return f"dev split sample (dev_queries = {runner.exp.dev_queries} of its {len(res.c.queries('dev'))} queries)"
+    return f"{split} split"
 
 
 def _split(runner: Runner, split: str, names: list[str]):

@@ -41,10 +41,11 @@ KEYS: dict[str, dict[str, str]] = {
         "gains": "measures whose differences to the baseline are listed in points, with p-values",
         "seed": "the seed of the systems, the dev sample and the significance tests (default 0)",
         "jobs": "worker processes (default 1)",
-        "dev_queries": "tune on a seeded sample of this many dev queries (default 0: all)",
+        "dev_queries": "cut the dev split to a seeded sample of this many queries, for everything: the tuning, "
+        'the dev runs and the report\'s "dev" and "all" tables (default 0: all)',
         "train_queries": "train on the first N training queries (default 0: all)",
         "report_splits": 'the splits the report has a table for, among "dev", "test" and "all" (dev and test '
-        'together) (default ["test"])',
+        'together; the dev sample with dev_queries) (default ["test"])',
         "figures": "write the PNG figures: true or false (default true)",
         "keep_runs": 'the runs the folder keeps (runs/NAME.SPLIT.run.gz), as patterns of "NAME.SPLIT" (e.g. '
         '["*.test"], ["PSQ.*"]; [] keeps none) (default ["*"]: every run of every system and fusion)',
@@ -98,7 +99,8 @@ class Experiment:
         measures, baseline, gains: the report's measures, the run the others are tested against, and the
             measures whose differences to the baseline are listed in points.
         seed, jobs: the seed of every system (unless one sets ``random_state``) and worker processes.
-        dev_queries, train_queries: seeded samples of the dev split (tuning) and the first N training
+        dev_queries, train_queries: a seeded sample of the dev split (the dev split of everything: tuning, dev
+            runs, the report's dev tables) and the first N training
             queries (0: all).
         analysis: ``stemmer`` (``snowball``, ``none``) and ``stopwords`` (``none``, ``snowball``) of the index,
             the trained table and a dictionary's words (:class:`clirkit.analysis.Analyzer`).
