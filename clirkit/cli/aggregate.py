@@ -115,7 +115,7 @@ def run(args) -> int:
             dev_runs = _read_runs(args.dev_runs, args)
             _check_order(args, runs, dev_runs)
             with _named(args.dev_runs):
-                fusion.fit_runs(dev_runs, read_qrels(args.qrels))
+                fusion.fit_runs(dev_runs, read_qrels(args.qrels), depth=args.depth)
             _report_sweep(fusion, args)
         else:
             with _named(args.runs):

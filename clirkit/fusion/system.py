@@ -108,8 +108,12 @@ class Fusion(System):
             )
         return {} if dev is None else {"dev": dev}
 
-    def fit_runs(self, dev_runs: Sequence | None, dev_qrels, *, n: int | None = None) -> "Fusion":
+    def fit_runs(self, dev_runs: Sequence | None, dev_qrels, *, n: int | None = None, depth: int = DEPTH) -> "Fusion":
         """Tune the weights on the systems' dev runs (in the order of ``systems``); returns self.
+
+        Each weight vector is scored on the fused dev run as :meth:`fuse` at ``depth`` writes it: each dev run
+        cut to its top ``depth``, and so the fused list (ties at the cut as :meth:`fuse` breaks them), so that
+        the sweep's scores are those of evaluating the fused dev run (``clirkit aggregate --tune --depth N``).
 
         The dev measure is averaged over the judged queries the dev runs cover
         (:func:`clirkit.tuning.covered_queries`), so dev runs made for part of the dev queries are not
@@ -144,7 +148,9 @@ class Fusion(System):
             if not queries:
                 raise ClirkitError("the dev qrels judge none of the dev runs' queries: are they the dev qrels?")
             score = evaluator(dev_qrels, self.measure, queries=queries)
-            sweep = tune_weights(dev_runs, score, measure=self.measure, step=self.step, transform=self.transforms_)
+            sweep = tune_weights(
+                dev_runs, score, measure=self.measure, step=self.step, transform=self.transforms_, depth=depth
+            )
             self.weights_ = [float(w) for w in sweep.best]
             self.dev_score_ = float(sweep.best_score)
             self.dev_queries_ = len(queries)

@@ -1,0 +1,95 @@
+"""Issue 40, edge round 13a: ``clirkit aggregate --tune --depth N`` and ``clirkit eval``'s options."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from clirkit.cli import main
+from clirkit.run import Qrels, Run
+
+# --------------------------------------------------------------------------- tuning at the depth the run is cut to
+
+
+def _fused_and_cut(runs: list[dict], weights, depth: int) -> dict:
+    """SPEC §6 by hand: each run (qid -> [(docid, score)] in rank order) cut to ``depth``, its scores divided by
+    their query's sum, weighted and added, then each query's top ``depth`` by score, ties by docid ascending."""
+    fused: dict = {}
+    for run, weight in zip(runs, weights):
+        for qid, rows in run.items():
+            rows = rows[:depth]
+            total = sum(score for _, score in rows)
+            for docid, score in rows:
+                share = score / total if total > 0 else 0.0
+                fused.setdefault(qid, {}).setdefault(docid, 0.0)
+                fused[qid][docid] += weight * share
+    return {
+        qid: dict(sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:depth]) for qid, scores in fused.items()
+    }
+
+
+def _pytrec_map(fused: dict, qrels: dict) -> float:
+    """The mean AP of ``fused`` by pytrec_eval over the judged queries, scores read as 32-bit floats (as a run
+    file is read)."""
+    import pytrec_eval
+
+    run = {q: {d: float(np.float32(s)) for d, s in docs.items()} for q, docs in fused.items()}
+    values = pytrec_eval.RelevanceEvaluator(qrels, {"map"}).evaluate(run)
+    return sum(values.get(q, {"map": 0.0})["map"] for q in qrels) / len(qrels)
+
+
+def _as_run(rows: dict, tag: str) -> Run:
+    qids, docids, scores = [], [], []
+    for qid, ranked in rows.items():
+        for docid, score in ranked:
+            qids.append(qid), docids.append(docid), scores.append(score)
+    return Run(qids, docids, np.array(scores, dtype=np.float64), tag=tag)
+
+
+def _random_case(seed: int):
+    """Two dev runs of three queries over six documents with small integer scores (many ties), and qrels."""
+    r = random.Random(seed)
+    runs = []
+    for _ in range(2):
+        run = {}
+        for q in ("q1", "q2", "q3"):
+            docs = r.sample([f"d{i}" for i in range(6)], r.randint(2, 5))
+            scores = sorted((r.randint(1, 3) for _ in docs), reverse=True)
+            run[q] = list(zip(docs, [float(s) for s in scores]))
+        runs.append(run)
+    qrels = {q: {f"d{i}": 1 for i in r.sample(range(6), 2)} for q in ("q1", "q2", "q3")}
+    return runs, qrels
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_tuned_weights_score_the_fused_dev_run_as_it_is_cut_and_evaluated(depth):
+    from clirkit.systems import Fusion
+
+    for seed in range(8):
+        runs, judged = _random_case(seed * 10 + depth)
+        qrels = Qrels([q for q in judged for _ in judged[q]], [d for q in judged for d in judged[q]], [1] * 6)
+        fusion = Fusion(step=0.25, transform="none").fit_runs(
+            [_as_run(run, f"r{i}") for i, run in enumerate(runs)], qrels, depth=depth
+        )
+        expected = [_pytrec_map(_fused_and_cut(runs, w, depth), judged) for w in fusion.sweep_.weights]
+        assert fusion.sweep_.scores.tolist() == pytest.approx(expected, abs=1e-12), (seed, depth)
+        assert fusion.weights_ == fusion.sweep_.weights[int(np.argmax(expected))].tolist()
+
+
+def test_aggregate_tune_depth_chooses_the_weights_of_the_best_written_run(tmp_path, capsys):
+    runs = {
+        "A.run": "q1 Q0 d3 1 2 A\nq1 Q0 d1 2 1 A\nq2 Q0 d3 1 2 A\nq2 Q0 d1 2 1 A\n",
+        "B.run": "q1 Q0 d0 1 2 B\nq1 Q0 d1 2 1 B\nq2 Q0 d3 1 2 B\nq2 Q0 d1 2 1 B\n",
+        "dev.qrels": "q1 0 d3 1\nq2 0 d1 1\n",
+    }
+    for name, text in runs.items():
+        (tmp_path / name).write_text(text)
+    a, b, qrels, out = (str(tmp_path / n) for n in ("A.run", "B.run", "dev.qrels", "T.run"))
+    argv = ["aggregate", a, b, "--tune", "--dev-runs", a, b, "--dev-qrels", qrels, "--step", "0.5", "--depth", "1"]
+    assert main([*argv, "-o", out, "-q"]) == 0
+    printed = capsys.readouterr().out
+    assert "0\t1\t0\n0.5\t0.5\t0\n1\t0\t0.5\n" in printed and "best weights 1, 0 (AP 0.5000" in printed
+    assert main(["eval", "--qrels", qrels, out, "-m", "AP", "--quiet", "--format", "csv"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].endswith(",0.5")
