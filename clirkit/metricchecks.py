@@ -2,7 +2,8 @@
 
 :func:`checked_measures` parses the measures and refuses one whose cutoff reads ranks beyond the depth;
 :func:`check_evaluation` refuses a run or qrels of another type, an option of a wrong type or out of range, empty
-qrels and NaN scores. Each error is one :class:`~clirkit.errors.ClirkitError` line naming the parameter.
+qrels and NaN scores; :func:`main_grade_of` gives the main grade the measures count from, refusing one given that
+none reads. Each error is one :class:`~clirkit.errors.ClirkitError` line naming the parameter.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from clirkit.run import Qrels, Run, check_depth
 AVERAGES = ("qrels", "run")
 TIES = ("trec_eval", "run")
 NAMES = ("canonical", "given")
-_GRADES = {"rel_threshold": [positive()], "main_grade": [positive()]}
+_GRADES: dict[str, list] = {"rel_threshold": [positive()], "main_grade": [None, positive()]}
+MAIN_GRADE = 2  # the lowest grade of a main-relevant document when none is given (the SCS paper's)
 
 
 def checked_measures(measures: Iterable[str | Measure] | str, depth: int | None) -> list[Measure]:
@@ -37,6 +39,29 @@ def checked_measures(measures: Iterable[str | Measure] | str, depth: int | None)
     return specs
 
 
+def reads_main_grade(specs: Iterable[Measure]) -> bool:
+    """Whether a measure of ``specs`` counts from the main grade: ``P_mr`` or ``MRR_mr`` without a ``(rel=N)`` of
+    its own."""
+    return any(spec.definition.level == "main" and spec.rel is None for spec in specs)
+
+
+def main_grade_of(specs: list[Measure], rel_threshold: int, main_grade: int | None) -> int:
+    """The minimum grade of a main-relevant document for the measures ``specs``: ``main_grade``, or when None
+    :data:`MAIN_GRADE` raised to ``rel_threshold`` (a main-relevant document is a relevant one). ClirkitError
+    for a ``main_grade`` given below ``rel_threshold``, or given while no measure of ``specs`` reads it
+    (:func:`reads_main_grade`)."""
+    if main_grade is None:
+        return max(MAIN_GRADE, rel_threshold)
+    if main_grade < rel_threshold:
+        raise ClirkitError(f"main_grade ({main_grade}) must not be below rel_threshold ({rel_threshold})")
+    if not reads_main_grade(specs):
+        raise ClirkitError(
+            f"main_grade ({main_grade}) is read only by P_mr and MRR_mr (without a (rel=N) of their own), and no "
+            "measure asked reads it: leave main_grade out, or ask for one of them"
+        )
+    return main_grade
+
+
 def check_evaluation(
     run: Run,
     qrels: Qrels,
@@ -46,7 +71,7 @@ def check_evaluation(
     names: str,
     depth: int | None,
     rel_threshold: int,
-    main_grade: int,
+    main_grade: int | None,
 ) -> None:
     """ClirkitError unless ``run`` is a :class:`Run` and ``qrels`` :class:`Qrels`, the options of
     :func:`~clirkit.metrics.evaluate` are known and in range (``depth`` a whole number >= 1 or None, the grades
@@ -64,8 +89,6 @@ def check_evaluation(
     check_depth(depth, every_row=True)
     # (a threshold <= 0 would make the unjudged documents, grade 0 here, relevant)
     validate(_GRADES, {"rel_threshold": rel_threshold, "main_grade": main_grade}, "evaluate", bools_as_ints=False)
-    if main_grade < rel_threshold:
-        raise ClirkitError(f"main_grade ({main_grade}) must not be below rel_threshold ({rel_threshold})")
     if len(qrels) == 0:
         raise ClirkitError("the qrels are empty: no judgments")
     if len(run) == 0 and average != "qrels":

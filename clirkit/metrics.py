@@ -57,7 +57,7 @@ from clirkit.measures import (
     parse_measures,
     register,
 )
-from clirkit.metricchecks import AVERAGES, NAMES, TIES, check_evaluation, checked_measures
+from clirkit.metricchecks import AVERAGES, NAMES, TIES, check_evaluation, checked_measures, main_grade_of
 from clirkit.run import Qrels, Run
 
 __all__ = [
@@ -173,7 +173,7 @@ def evaluate(
     measures: Iterable[str | Measure] | str = DEFAULT_MEASURES,
     *,
     rel_threshold: int = 1,
-    main_grade: int = 2,
+    main_grade: int | None = None,
     depth: int | None = DEFAULT_DEPTH,
     ties: str = "trec_eval",
     average: str = "qrels",
@@ -193,7 +193,7 @@ def evaluate(
         rel_threshold: minimum grade of a relevant document (trec_eval ``-l``), a whole number >= 1,
             for the measures without their own ``(rel=N)``.
         main_grade: minimum grade of a "main relevant" document (P_mr, MRR_mr), a whole number >=
-            ``rel_threshold``.
+            ``rel_threshold``, given only with one of those measures; None: 2, or ``rel_threshold`` if higher.
         depth: only the first ``depth`` ranks of each query count, a whole number >= 1 (None: all); every
             measure's cutoff must be within it (``PRES@2000`` needs ``depth >= 2000`` or None).
         ties: ``"trec_eval"`` (re-sort by float32 score desc, docid desc) or
@@ -209,7 +209,7 @@ def evaluate(
     Raises:
         ClirkitError: a run or qrels of another type, empty qrels, an empty run with ``average="run"``, NaN
             scores, a docid twice for one query, no run query in the qrels, bad options or measure names, a
-            measure cutoff beyond ``depth``.
+            measure cutoff beyond ``depth``, a ``main_grade`` below ``rel_threshold`` or that no measure reads.
     """
     check_evaluation(
         run,
@@ -222,6 +222,7 @@ def evaluate(
         main_grade=main_grade,
     )
     specs = checked_measures(measures, depth)
+    main_grade = main_grade_of(specs, rel_threshold, main_grade)
     judged = _JudgedQueries(qrels)
     run_queries = np.asarray(run.query_ids)
     group_code = judged.codes_of(run_queries)

@@ -93,3 +93,59 @@ def test_aggregate_tune_depth_chooses_the_weights_of_the_best_written_run(tmp_pa
     assert "0\t1\t0\n0.5\t0.5\t0\n1\t0\t0.5\n" in printed and "best weights 1, 0 (AP 0.5000" in printed
     assert main(["eval", "--qrels", qrels, out, "-m", "AP", "--quiet", "--format", "csv"]) == 0
     assert capsys.readouterr().out.splitlines()[-1].endswith(",0.5")
+
+
+# --------------------------------------------------------------------------- eval: options no measure or test reads
+
+
+def _graded(tmp_path) -> list[str]:
+    """A query whose document of grade 2 is ranked above its document of grade 3."""
+    (tmp_path / "g.qrels").write_text("q1 0 d1 2\nq1 0 d2 3\n")
+    (tmp_path / "g.run").write_text("q1 Q0 d1 1 2 r\nq1 Q0 d2 2 1 r\n")
+    return ["--qrels", str(tmp_path / "g.qrels"), str(tmp_path / "g.run"), "--format", "csv", "--quiet"]
+
+
+def test_eval_rel_threshold_above_the_default_main_grade_needs_no_main_grade(tmp_path, capsys):
+    graded = _graded(tmp_path)
+    assert main(["eval", *graded, "-m", "AP", "--rel-threshold", "3"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].endswith(",0.5")
+    assert main(["eval", *graded, "-m", "MRR_mr", "--rel-threshold", "3"]) == 0  # the main grade follows: 3
+    assert capsys.readouterr().out.splitlines()[-1].endswith(",0.5")
+    assert main(["eval", *graded, "-m", "MRR_mr"]) == 0  # the default main grade 2
+    assert capsys.readouterr().out.splitlines()[-1].endswith(",1.0")
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (
+            ["-m", "AP", "--main-grade", "5"],
+            "--main-grade is read only by P_mr and MRR_mr (without a (rel=N) of their "
+            "own), and no measure asked reads it: drop --main-grade, or ask for one of them (-m P_mr@10)",
+        ),
+        (["-m", "P_mr(rel=3)@1", "--main-grade", "3"], "--main-grade is read only by P_mr and MRR_mr"),
+        (
+            ["-m", "MRR_mr", "--rel-threshold", "3", "--main-grade", "2"],
+            "--main-grade must be at least --rel-threshold (3), got 2",
+        ),
+    ],
+)
+def test_eval_refuses_a_main_grade_no_measure_reads_or_below_the_threshold(tmp_path, capsys, options, message):
+    assert main(["eval", *_graded(tmp_path), *options]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("clirkit: error: ") and message in err and err.count("\n") == 1
+
+
+def test_evaluate_main_grade_defaults_to_the_threshold_when_higher_and_is_refused_unread():
+    from clirkit.errors import ClirkitError
+    from clirkit.metrics import evaluate
+
+    run = Run(["q1", "q1"], ["d1", "d2"], np.array([2.0, 1.0]))
+    qrels = Qrels(["q1", "q1"], ["d1", "d2"], [2, 3])
+    assert evaluate(run, qrels, ["AP"], rel_threshold=3).mean()["AP"] == 0.5
+    assert evaluate(run, qrels, ["MRR_mr"], rel_threshold=3).mean()["MRR_mr"] == 0.5
+    assert evaluate(run, qrels, ["MRR_mr"], main_grade=3).mean()["MRR_mr"] == 0.5
+    with pytest.raises(ClirkitError, match=r"main_grade \(3\) is read only by P_mr and MRR_mr"):
+        evaluate(run, qrels, ["AP"], main_grade=3)
+    with pytest.raises(ClirkitError, match=r"main_grade \(2\) must not be below rel_threshold \(3\)"):
+        evaluate(run, qrels, ["MRR_mr"], rel_threshold=3, main_grade=2)

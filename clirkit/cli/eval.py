@@ -108,8 +108,9 @@ def add_parser(sub) -> None:
     p.add_argument(
         "--main-grade",
         type=positive_int,
-        default=2,
-        help="minimum grade of a main-relevant document (P_mr, MRR_mr), at least --rel-threshold",
+        default=None,
+        help="minimum grade of a main-relevant document, at least --rel-threshold; read only by P_mr and MRR_mr "
+        "(default: 2, or --rel-threshold if higher)",
     )
     p.add_argument(
         "--ties",
@@ -139,10 +140,7 @@ def run(args) -> int:
             f"(--depth {deep.cutoff}, or 0 for every rank)"
             + ("" if given else f", or measures within it (-m; the default is {' '.join(DEFAULT_MEASURES)})")
         )
-    if args.main_grade < args.rel_threshold:
-        raise ClirkitError(
-            f"--main-grade must be at least --rel-threshold ({args.rel_threshold}), got {args.main_grade}"
-        )
+    _check_unread(args, specs)
     labels = [display_name(r) for r in args.runs]
     baseline = _baseline(getattr(args, "baseline", None), args.runs)
     check_outputs({"-o": args.output}, {"RUN": args.runs, "--qrels": args.qrels})
@@ -175,6 +173,25 @@ def run(args) -> int:
     with atomic_writer(args.output) as out:
         out.write(text)
     return 0
+
+
+def _check_unread(args, specs: list) -> None:
+    """ClirkitError for ``--main-grade`` below ``--rel-threshold``, or given when no measure of ``specs`` reads it
+    (:func:`~clirkit.metricchecks.reads_main_grade`): the values first, then whether they are read."""
+    from clirkit.errors import ClirkitError
+    from clirkit.metricchecks import reads_main_grade
+
+    if args.main_grade is None:
+        return
+    if args.main_grade < args.rel_threshold:
+        raise ClirkitError(
+            f"--main-grade must be at least --rel-threshold ({args.rel_threshold}), got {args.main_grade}"
+        )
+    if not reads_main_grade(specs):
+        raise ClirkitError(
+            "--main-grade is read only by P_mr and MRR_mr (without a (rel=N) of their own), and no measure asked "
+            "reads it: drop --main-grade, or ask for one of them (-m P_mr@10)"
+        )
 
 
 def _baseline(given: str | None, runs: list[str]) -> int:
