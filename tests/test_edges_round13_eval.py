@@ -98,6 +98,51 @@ def test_aggregate_tune_depth_chooses_the_weights_of_the_best_written_run(tmp_pa
 # --------------------------------------------------------------------------- eval: options no measure or test reads
 
 
+def _two_runs(tmp_path) -> list[str]:
+    (tmp_path / "A.run").write_text("q1 Q0 d3 1 2 A\nq1 Q0 d1 2 1 A\nq2 Q0 d3 1 2 A\nq2 Q0 d1 2 1 A\n")
+    (tmp_path / "B.run").write_text("q1 Q0 d0 1 2 B\nq1 Q0 d1 2 1 B\nq2 Q0 d3 1 2 B\nq2 Q0 d1 2 1 B\n")
+    (tmp_path / "dev.qrels").write_text("q1 0 d3 1\nq2 0 d1 1\n")
+    return ["--qrels", str(tmp_path / "dev.qrels"), str(tmp_path / "A.run"), str(tmp_path / "B.run"), "-m", "AP"]
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (
+            ["--test", "t-test", "--permutations", "5"],
+            "--permutations is read only by --test randomization (the test is t-test): drop --permutations",
+        ),
+        (["--test", "t-test", "--seed", "9"], "--seed is read only by --test randomization (the test is t-test)"),
+        (
+            ["--test", "none", "--permutations", "10000"],
+            "--permutations is read only by --test randomization (the test is none)",
+        ),
+        (["--test", "none", "--seed", "0"], "--seed is read only by --test randomization (the test is none)"),
+        (
+            ["--test", "none", "--alpha", "0.001"],
+            "--alpha is the level of the test's * mark, and --test none makes no test: drop --alpha",
+        ),
+    ],
+)
+def test_eval_refuses_a_test_option_the_test_chosen_does_not_read(tmp_path, capsys, options, message):
+    out = tmp_path / "table.json"
+    assert main(["eval", *_two_runs(tmp_path), "--format", "json", "-o", str(out), *options]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("clirkit: error: ") and message in err and err.count("\n") == 1
+    assert not out.exists()
+
+
+def test_eval_takes_the_options_of_the_test_it_runs(tmp_path, capsys):
+    import json
+
+    runs = _two_runs(tmp_path)
+    assert main(["eval", *runs, "--format", "json", "--permutations", "5", "--seed", "3", "--alpha", "0.1"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["test"], doc["permutations"], doc["seed"], doc["alpha"]) == ("randomization", 5, 3, 0.1)
+    assert main(["eval", *runs, "--test", "t-test", "--alpha", "0.1", "--quiet"]) == 0
+    assert "* = p < 0.1 against" in capsys.readouterr().out
+
+
 def _graded(tmp_path) -> list[str]:
     """A query whose document of grade 2 is ranked above its document of grade 3."""
     (tmp_path / "g.qrels").write_text("q1 0 d1 2\nq1 0 d2 3\n")

@@ -20,13 +20,24 @@ from __future__ import annotations
 import argparse
 from argparse import SUPPRESS
 
-from clirkit.cli.common import add_seed, add_verb, finite_float, int_range, positive_int
+from clirkit.cli.common import add_verb, finite_float, int_range, positive_int, seed_int
 
 USAGE = (
     "%(prog)s --qrels QRELS [options] RUN [RUN ...] [-m MEASURE [MEASURE ...]]\n"
     "       %(prog)s --qrels QRELS [options] -m MEASURE [MEASURE ...] -- RUN [RUN ...]"
 )
 TREC_EVAL_Q = "-q is trec_eval's per-query flag; here use --per-query (or --quiet to silence progress)"
+
+
+_GIVEN = "given__eval"  # the test options the command line gave (:class:`_StoreGiven`)
+
+
+class _StoreGiven(argparse._StoreAction):
+    """argparse's "store", also remembering that the option was given (even at its default value)."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        super().__call__(parser, namespace, values, option_string)
+        setattr(namespace, _GIVEN, getattr(namespace, _GIVEN, frozenset()) | {self.dest})
 
 
 class _RefuseTrecEvalQ(argparse.Action):
@@ -82,10 +93,23 @@ def add_parser(sub) -> None:
         "--alpha",
         type=finite_float(0, 1, low_open=True, high_open=True),
         default=0.05,
-        help="significance level of the * mark",
+        action=_StoreGiven,
+        help="significance level of the * mark (not with --test none)",
     )
-    p.add_argument("--permutations", type=positive_int, default=10_000, help="sign vectors of the randomization test")
-    add_seed(p)
+    p.add_argument(
+        "--permutations",
+        type=positive_int,
+        default=10_000,
+        action=_StoreGiven,
+        help="sign vectors of the randomization test (--test randomization only)",
+    )
+    p.add_argument(
+        "--seed",
+        type=seed_int,
+        default=0,
+        action=_StoreGiven,
+        help="random seed of the randomization test, an integer >= 0 (--test randomization only)",
+    )
     p.add_argument(
         "--average",
         choices=AVERAGES,
@@ -176,11 +200,21 @@ def run(args) -> int:
 
 
 def _check_unread(args, specs: list) -> None:
-    """ClirkitError for ``--main-grade`` below ``--rel-threshold``, or given when no measure of ``specs`` reads it
-    (:func:`~clirkit.metricchecks.reads_main_grade`): the values first, then whether they are read."""
+    """ClirkitError for an option the evaluation would not read: ``--permutations`` or ``--seed`` with a test other
+    than the randomization test, ``--alpha`` with ``--test none``, ``--main-grade`` when no measure of ``specs``
+    reads it (:func:`~clirkit.metricchecks.reads_main_grade`); and for ``--main-grade`` below ``--rel-threshold``
+    (checked first: the values, then whether they are read)."""
     from clirkit.errors import ClirkitError
     from clirkit.metricchecks import reads_main_grade
 
+    given = getattr(args, _GIVEN, frozenset())
+    for option in ("permutations", "seed"):
+        if option in given and args.test != "randomization":
+            raise ClirkitError(
+                f"--{option} is read only by --test randomization (the test is {args.test}): drop --{option}"
+            )
+    if "alpha" in given and args.test == "none":
+        raise ClirkitError("--alpha is the level of the test's * mark, and --test none makes no test: drop --alpha")
     if args.main_grade is None:
         return
     if args.main_grade < args.rel_threshold:
