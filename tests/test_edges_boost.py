@@ -157,7 +157,7 @@ def test_significance_given_without_dev_queries_is_refused(tmp_path, capsys):
     files = write_files(tmp_path, [("LIGHT.1", "Gen.1.3", 1), *ONE_RELEVANT])
     rows = [(q, d, 3.0 - i) for q in QUERIES for i, d in enumerate(DOCS)]
     base = ["--base-run", write_run(tmp_path / "base.run", rows), "--beta", "2"]
-    common = ["boost-train", *files, *base, "--rounds", "4", "--eval-every", "2", "-q"]
+    common = ["boost-train", *files, *base, "--rounds", "4", "-q"]  # no --eval-every: no dev queries to score
     assert main([*common, "-o", str(tmp_path / "ok.npz")]) == 0  # the default level: not tested, no dev queries
     assert main([*common, "--significance", "0.01", "-o", str(tmp_path / "x.npz")]) == 2
     assert "--significance tests the boosted model on the dev queries" in capsys.readouterr().err

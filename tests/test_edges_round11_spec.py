@@ -36,7 +36,7 @@ _ONE = 'collection = "{mini}"\nmeasures = ["AP"]\n[systems.DT]\nkind = "dt"\n{mo
         ),
         pytest.param(
             '[systems.B]\nkind = "boost"\nrounds = 3\nbeta = 0.5\n',
-            "system 'B': beta weighs a base system's scores: add base = \"SYSTEM\", or remove beta",
+            "system 'B': beta weighs a base ranker's scores: add base = \"SYSTEM\", or remove beta",
             id="boost beta without base",
         ),
     ],
@@ -45,10 +45,16 @@ def test_system_parameters_checked_only_in_fit_are_refused_when_the_file_is_read
     _refused(tmp_path, capsys, _ONE.format(mini=mini, more=more), message)
 
 
-def test_a_boost_beta_with_a_base_and_an_empty_beta_grid_is_accepted_when_read(mini, tmp_path):
-    path = tmp_path / "x.toml"
+def test_a_boost_beta_with_a_base_and_a_beta_grid_is_refused_when_read(mini, tmp_path, capsys):
+    # the grid (empty here) is tried only without a beta: unused, refused as --beta-grid with --beta is (13A-5)
     more = '[systems.B]\nkind = "boost"\nbase = "DT"\nbeta = 0.5\nbeta_grid = []\n'
-    path.write_text(_ONE.format(mini=mini, more=more), encoding="utf-8")
+    message = "system 'B': beta_grid gives the betas tried on dev without a beta: remove beta, or remove beta_grid"
+    _refused(tmp_path, capsys, _ONE.format(mini=mini, more=more), message)
+
+
+def test_a_boost_beta_with_a_base_is_accepted_when_read(mini, tmp_path):
+    path = tmp_path / "x.toml"
+    path.write_text(_ONE.format(mini=mini, more='[systems.B]\nkind = "boost"\nbase = "DT"\nbeta = 0.5\n'))
     assert "B" in Experiment.read(path).systems
 
 

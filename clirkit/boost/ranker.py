@@ -191,15 +191,41 @@ class BoostRanker(Grouped, System):
             )
 
     def check_options(self, options) -> None:
-        """A ``beta`` without a ``base`` key weighs nothing: refused when the experiment file is read."""
-        if self.boosting.beta is not None and "base" not in options:
-            raise ClirkitError('beta weighs a base system\'s scores: add base = "SYSTEM", or remove beta')
+        """A parameter set away from its default that the experiment file's other keys leave unused (``beta``
+        without a ``base`` key, ``parallel_weight`` without ``parallel_tuples``, ...: :func:`check_unused_keys`,
+        which also sees the keys written at their defaults): refused when the file is read."""
+        from clirkit.boost.unused import set_away_from_defaults
 
-    def _check(self) -> None:
-        """The hyper-parameters (:meth:`check_params`), then a beta only with a base: it weighs a base's scores."""
-        self.check_params()
-        if self.boosting.beta is not None and self.base is None:
-            raise ClirkitError("beta weighs a base ranker's scores: give a base run too")
+        check_unused_keys(set_away_from_defaults(self.flat_params()), options)
+
+    def check_inputs(self, resources: Resources) -> None:
+        """A parameter of early stopping set away from its default in an experiment whose collection has no dev
+        split (``patience``, ``eval_every``, ...: :func:`check_unused_keys`): refused before anything runs."""
+        from clirkit.boost.unused import set_away_from_defaults
+
+        options = {
+            "parallel_tuples": resources.option("parallel_tuples"),
+            **({"base": 1} if self.base is not None else {}),
+        }
+        check_unused_keys(set_away_from_defaults(self.flat_params()), options, dev="dev" in resources.splits)
+
+    def check_unused(self, *, extra: bool, dev: bool, candidates: bool) -> None:
+        """ClirkitError for a parameter set away from its default that a training with this ``base``, extra tuples
+        (``extra``), dev queries (``dev``) and a candidate run (``candidates``) leaves unused
+        (:func:`~clirkit.boost.unused.unused_params`): ``beta`` without a base weighs nothing."""
+        from clirkit.boost.unused import set_away_from_defaults, unused_params
+
+        names = set_away_from_defaults(self.flat_params())
+        unused = unused_params(
+            names,
+            base=self.base is not None,
+            extra=extra,
+            dev=dev,
+            candidates=candidates,
+            beta=self.boosting.beta is not None,
+        )
+        for name, does, needs in unused[:1]:
+            raise ClirkitError(f"{name} {does}: give {_PYTHON_REMEDY[needs]}")
 
     def _doc_weighting(self) -> str:
         if self.features.doc_weighting is not None:
@@ -505,6 +531,43 @@ class BoostRanker(Grouped, System):
             base_run=base_run,
         )
         return self
+
+
+# what to give for a parameter to have an effect (:data:`clirkit.boost.unused.NEEDS`), in the library's words
+_PYTHON_REMEDY = {
+    "base": "a base run too",
+    "extra": "extra tuples too (extra_queries and extra_qrels; known items to fit)",
+    "dev": "dev queries and qrels too",
+    "ranked": "a base run or a candidate run too",
+    "no beta": "beta or beta_grid, not both",
+}
+# what to write for a key to have an effect, in an experiment file's words
+_FILE_REMEDY = {
+    "base": 'add base = "SYSTEM"',
+    "extra": "add parallel_tuples = true",
+    "dev": "give the collection a dev split",
+    "ranked": 'add base = "SYSTEM"',
+    "no beta": "remove beta",
+}
+
+
+def check_unused_keys(written, options, dev: bool | None = None) -> None:
+    """ClirkitError for a key of ``written`` (a boost system's parameter keys of an experiment file) that the
+    file's other keys (``options``: its ``base`` and ``parallel_tuples``) and the collection's dev split (``dev``,
+    None when not known) leave unused (:func:`~clirkit.boost.unused.unused_params`), e.g. ``beta weighs a base
+    ranker's scores: add base = "SYSTEM", or remove beta``."""
+    from clirkit.boost.unused import unused_params
+
+    written = list(written)
+    unused = unused_params(
+        written,
+        base="base" in options,
+        extra=bool(options.get("parallel_tuples")),
+        dev=dev,
+        beta="beta" in written,
+    )
+    for name, does, needs in unused[:1]:
+        raise ClirkitError(f"{name} {does}: {_FILE_REMEDY[needs]}, or remove {name}")
 
 
 def _check_base_rows(base: System, topics: Mapping[str, str]) -> None:

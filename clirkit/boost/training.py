@@ -135,10 +135,12 @@ def fit_tokens(
 def check_fit(
     ranker: "BoostRanker", queries, docids, doc_tokens, candidates, extra_queries, extra_qrels, has_dev: bool, base_run
 ) -> CompactRun | None:
-    """The hyper-parameters (:meth:`_check`) and what :meth:`fit_tokens` is given; returns the base run, encoded:
+    """The hyper-parameters (:meth:`check_params`, then none left unused: :meth:`check_unused`) and what
+    :meth:`fit_tokens` is given; returns the base run, encoded:
     ``base_run`` when given, else the run the base system holds (a run given as ``base``:
     :func:`~clirkit.boost.base.held_run`); None standalone."""
-    ranker._check()
+    ranker.check_params()
+    ranker.check_unused(extra=extra_queries is not None, dev=has_dev, candidates=candidates is not None)
     if ranker.base is not None and base_run is None:
         base_run = held_run(base_system(ranker.base))
         if base_run is None:

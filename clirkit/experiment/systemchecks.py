@@ -154,6 +154,7 @@ def check_system(
         system.check_params()
         system.check_options({k: spec[k] for k in (*cls.file_keys, *cls.system_keys) if k in spec})
         _check_lam_written(spec, cls)
+        _check_boost_written(spec, kind)
         _check_loss_written(spec, kind)
     except InvalidParameterError as exc:  # a list shown as written, not as the tuple it became
         written = spec.get(exc.parameter)
@@ -181,6 +182,17 @@ def _check_lam_written(spec: Mapping[str, Any], cls) -> None:
         from clirkit.querypsq import LAM_WITHOUT_TABLE2
 
         raise ClirkitError(LAM_WITHOUT_TABLE2)
+
+
+def _check_boost_written(spec: Mapping[str, Any], kind: str) -> None:
+    """ClirkitError for a key of a boost system written that its other keys leave unused, even at its default
+    (``parallel_weight`` without ``parallel_tuples``, ``significance`` without ``base``:
+    :func:`~clirkit.boost.ranker.check_unused_keys`; the ranker's own check sees only values set away from the
+    defaults)."""
+    if kind == "boost":
+        from clirkit.boost.ranker import check_unused_keys
+
+        check_unused_keys([key for key in spec if key != "kind"], spec)
 
 
 def _check_loss_written(spec: Mapping[str, Any], kind: str) -> None:

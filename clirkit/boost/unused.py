@@ -1,0 +1,76 @@
+"""The hyper-parameters of a :class:`~clirkit.boost.ranker.BoostRanker` that a training leaves unused: those of a
+base ranker without one, the weight of the extra tuples without any, early stopping without dev queries, the
+depth of a candidate run without one. The library (:meth:`~clirkit.boost.ranker.BoostRanker.fit`), the command
+line (``clirkit boost-train``) and the experiment file refuse them through :func:`unused_params`, each naming the
+parameter and its remedy in its own words."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Iterable, NamedTuple
+
+# what a training needs for a parameter to have an effect: a base ranker, extra tuples, dev queries, or a run
+# that ranks candidates (a base run, or a candidate run)
+BASE, EXTRA, DEV, RANKED = "base", "extra", "dev", "ranked"
+NO_BETA = "no beta"  # what beta_grid needs besides a base: no beta given
+
+# what each parameter does (for its message), and what it needs
+NEEDS = {
+    "beta": ("weighs a base ranker's scores", BASE),
+    "beta_grid": ("gives the weights of a base ranker's scores tried on dev", BASE),
+    "significance": ("tests the boosted model against a base ranker", BASE),
+    "hard_negatives": ("draws negatives from a base ranker's run", BASE),
+    "parallel_weight": ("weighs the extra tuples (parallel or known-item ones)", EXTRA),
+    "candidate_depth": ("gives the ranks of a candidate or base run that hard negatives come from", RANKED),
+    "patience": ("stops boosting early on the dev queries", DEV),
+    "eval_every": ("scores the dev queries every N rounds for early stopping", DEV),
+    "eval_depth": ("scores the dev queries at this depth for early stopping", DEV),
+}
+
+
+class Unused(NamedTuple):
+    """A parameter a training leaves unused: its name, what it does, and what it needs (:data:`NEEDS`)."""
+
+    name: str
+    does: str
+    needs: str
+
+
+def unused_params(
+    names: Iterable[str], *, base: bool, extra: bool, dev: bool | None, candidates: bool = False, beta: bool = False
+) -> list[Unused]:
+    """The parameters of ``names`` (in their order; names not in :data:`NEEDS` are always read) that a training
+    leaves unused: with a base ranker (``base``) or not, extra tuples (``extra``), dev queries (``dev``; None when
+    not yet known: early stopping's parameters are then not judged), a candidate run (``candidates``), and a
+    ``beta`` given (``beta``: then ``beta_grid``, the betas tried without one, is unused too; its ``needs`` is
+    ``"no beta"``)."""
+    have = {BASE: base, EXTRA: extra, DEV: True if dev is None else dev, RANKED: base or candidates}
+    out = []
+    for name in names:
+        if name in NEEDS and not have[NEEDS[name][1]]:
+            out.append(Unused(name, *NEEDS[name]))
+        elif name == "beta_grid" and beta:
+            out.append(Unused(name, "gives the betas tried on dev without a beta", NO_BETA))
+    return out
+
+
+def set_away_from_defaults(params: dict) -> list[str]:
+    """The parameters of :data:`NEEDS` in ``params`` (a ranker's, by flat name) whose values differ from the
+    ranker's defaults (a sequence equal to a tuple default item by item is not)."""
+    from clirkit.boost.params import Bagging, Boosting, PairFeatures, TupleSampling
+
+    defaults = {
+        name: parameter.default
+        for group in (PairFeatures, TupleSampling, Boosting, Bagging)
+        for name, parameter in inspect.signature(group).parameters.items()
+    }
+    out = []
+    for name in NEEDS:
+        value, default = params[name], defaults[name]
+        if isinstance(default, tuple):
+            same = not isinstance(value, str) and list(value) == list(default)
+        else:
+            same = value is default if default is None or value is None else value == default
+        if not same:
+            out.append(name)
+    return out
