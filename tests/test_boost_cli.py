@@ -393,3 +393,43 @@ def test_files_without_languages_are_analyzed_as_english_and_spanish_and_it_is_s
     assert main([*args, "--source-lang", "en", "--target-lang", "es", "-o", str(tmp_path / "n.npz")]) == 0
     assert "no --source-lang" not in capsys.readouterr().err
     assert (tmp_path / "m.npz").read_bytes() == (tmp_path / "n.npz").read_bytes()
+
+
+_NO_DEV = "give --dev-queries and --dev-qrels (or --collection with a dev split)"
+
+
+@pytest.mark.parametrize(
+    "options, says",
+    [
+        (["--patience", "2", "--eval-every", "5"], "--patience stops boosting early on the dev queries: " + _NO_DEV),
+        (["--eval-every", "100"], "--eval-every scores the dev queries every N rounds for early stopping: " + _NO_DEV),
+        (
+            ["--candidate-depth", "10"],
+            "--candidate-depth gives the ranks of a candidate or base run that hard negatives come from: give "
+            "--candidates or --base-run too",
+        ),
+        (
+            ["--parallel-weight", "1"],
+            "--parallel-weight weighs the extra tuples (parallel or known-item ones): give --parallel-tuples or "
+            "--extra-tuples too",
+        ),
+    ],
+)
+def test_an_option_the_training_leaves_unused_is_refused_even_at_its_default(tmp_path, capsys, options, says):
+    # issue 40, edge round 13, 13A-6 and 13A-7: said no fix before (the model was byte-identical)
+    q, qrels, docs = write_files(tmp_path)
+    out = tmp_path / "m.npz"
+    common = ["boost-train", "--queries", q, "--qrels", qrels, "--documents", docs, "--rounds", "2", "--bits", "20"]
+    assert main([*common, "-q", *options, "-o", str(out)]) == 2
+    assert capsys.readouterr().err == f"clirkit: error: {says}\n"
+    assert not out.exists()
+
+
+def test_early_stopping_and_the_candidate_depth_are_taken_with_what_they_need(tmp_path):
+    q, qrels, docs = write_files(tmp_path)
+    common = ["boost-train", "--queries", q, "--qrels", qrels, "--documents", docs, "--rounds", "2", "--bits", "20"]
+    dev = ["--dev-queries", dev_copy(q), "--dev-qrels", qrels, "--patience", "2", "--eval-every", "1"]
+    assert main([*common, "-q", *dev, "-o", str(tmp_path / "m.npz")]) == 0
+    candidates = ["--candidates", write_base_run(tmp_path), "--candidate-depth", "2"]
+    assert main([*common, "-q", *candidates, "-o", str(tmp_path / "n.npz")]) == 0
+

@@ -67,7 +67,7 @@ def test_beta_grid_with_a_fixed_beta_is_refused(tmp_path, capsys):
     common = ["boost-train", *files, *dev, "--rounds", "3", "--base-run", base, "-o", str(out), "-q"]
     assert main([*common, "--beta", "1", "--beta-grid", "0", "1"]) == 2
     assert capsys.readouterr().err.strip().splitlines() == [
-        "clirkit: error: --beta-grid gives the betas tried on dev without --beta: give --beta or --beta-grid"
+        "clirkit: error: --beta-grid gives the betas tried on dev without a beta: give --beta or --beta-grid, not both"
     ]
     assert not out.exists()
     assert main([*common, "--beta", "none", "--beta-grid", "0", "1"]) == 0  # none: tuned over the grid

@@ -11,8 +11,6 @@ margins; the model then re-ranks that system's runs (``boost-rank --candidates``
 
 from __future__ import annotations
 
-import argparse
-
 from clirkit.cli.common import (
     add_analysis_options,
     add_jobs,
@@ -26,16 +24,6 @@ from clirkit.cli.common import (
     param_type,
 )
 from clirkit.cli.data import add_data_options, assumed_languages, load_data
-
-
-class _BaseOption(argparse.Action):
-    """Stores an option's value and notes that the option was given (given at its default too), for
-    :func:`clirkit.cli.boostchecks.check_options` to refuse an option of a base ranker without ``--base-run``."""
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        setattr(namespace, self.dest, values)
-        option = max(self.option_strings, key=len)
-        namespace.base_options = [*getattr(namespace, "base_options", []), option]
 
 
 def add_parser(sub) -> None:
@@ -69,7 +57,6 @@ def add_parser(sub) -> None:
         "beta",
         "--beta",
         type=param_type(B, "beta"),
-        action=_BaseOption,
         help="weight of the normalized base scores (none: tuned on dev MAP over --beta-grid)",
     )
     add_param(
@@ -79,7 +66,6 @@ def add_parser(sub) -> None:
         "--beta-grid",
         type=finite_float(0, MAX_BETA),
         nargs="+",
-        action=_BaseOption,
         help="betas tried on dev without --beta",
     )
     add_param(
@@ -88,7 +74,6 @@ def add_parser(sub) -> None:
         "significance",
         "--significance",
         type=param_type(B, "significance"),
-        action=_BaseOption,
         help="the level of the paired randomization test the boosted model must reach on the dev queries "
         "against the base alone to keep its rounds, else it ranks as the base (none or 0: keep the "
         "rounds early stopping chose)",
@@ -99,7 +84,6 @@ def add_parser(sub) -> None:
         "hard_negatives",
         "--hard-negatives",
         type=param_type(B, "hard_negatives"),
-        action=_BaseOption,
         help="d- per d+ drawn from the base run's top --candidate-depth, for a d+ the base run retrieves, "
         "added to the --negatives uniform ones",
     )
@@ -280,7 +264,7 @@ def _extra(args, collection, docids, texts):
 def run(args) -> int:
     from clirkit.boost import BoostRanker
     from clirkit.boost.tuples import NoTupleError
-    from clirkit.cli.boostchecks import check_backend, check_options, check_significance, read_base_run, read_candidates
+    from clirkit.cli.boostchecks import check_backend, check_dev, check_options, read_base_run, read_candidates
     from clirkit.cli.params import params_of, tokenize_jobs
     from clirkit.documents import Documents
     from clirkit.errors import ClirkitError
@@ -293,7 +277,7 @@ def run(args) -> int:
     probe.check_params()
     check_options(args, params)
     data = load_data(args, qrels=True, dev=True)
-    check_significance(args, params, data)
+    check_dev(args, params, data)
     # the candidate depth without a base run (refused with --candidates)
     candidates = read_candidates(args, data, params["min_grade"], probe._candidate_depth())
     base = read_base_run(args)

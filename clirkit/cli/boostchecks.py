@@ -1,23 +1,39 @@
 """The checks of ``clirkit boost-train``'s request: the options that go together (:func:`check_options`, before
-any input is read), ``--significance`` against the dev queries read (:func:`check_significance`), and the runs
+any input is read), the options that need dev queries against those read (:func:`check_dev`), and the runs
 it is given, read and checked (:func:`read_candidates`, :func:`read_base_run`). Each error names the option or
 file."""
 
 from __future__ import annotations
 
-# what each option of a base ranker (refused without --base-run) does, for its message
-BASE_OPTIONS = {
-    "--beta": "weighs a base ranker's scores",
-    "--beta-grid": "gives the weights of a base ranker's scores tried on dev",
-    "--significance": "tests the boosted model against a base ranker",
-    "--hard-negatives": "draws negatives from a base ranker's run",
+# what to give for an option to have an effect (:data:`clirkit.boost.unused.NEEDS`), in the command line's words
+_REMEDY = {
+    "base": "give --base-run too",
+    "extra": "give --parallel-tuples or --extra-tuples too",
+    "dev": "give --dev-queries and --dev-qrels (or --collection with a dev split)",
+    "ranked": "give --candidates or --base-run too",
+    "no beta": "give --beta or --beta-grid, not both",
 }
 
 
-def base_options(args) -> list[str]:
-    """The options of a base ranker given on the command line (noted by ``boost_train``'s ``_BaseOption``), in
-    the order given."""
-    return getattr(args, "base_options", [])
+def check_unused(args, params: dict, data=None) -> None:
+    """ClirkitError for an option given (even at its default) that the others leave unused
+    (:func:`~clirkit.boost.unused.unused_params`): ``--beta`` without ``--base-run``, ``--patience`` without dev
+    queries, ...; those of early stopping only once the data are read (``data``: :func:`clirkit.cli.data.load_data`'s)
+    (``params``: the ranker's, from the options)."""
+    from clirkit.boost.unused import NEEDS, unused_params
+    from clirkit.cli.params import given
+    from clirkit.errors import ClirkitError
+
+    unused = unused_params(
+        [name for name in NEEDS if given(args, name)],
+        base=bool(args.base_run),
+        extra=bool(args.parallel_tuples or args.extra_tuples),
+        dev=None if data is None else bool(data.dev_queries),
+        candidates=bool(args.candidates),
+        beta=params["beta"] is not None,
+    )
+    for name, does, needs in unused[:1]:
+        raise ClirkitError(f"--{name.replace('_', '-')} {does}: {_REMEDY[needs]}")
 
 
 def check_backend(params: dict) -> None:
@@ -44,25 +60,21 @@ def check_options(args, params: dict) -> None:
 
     if args.candidates and args.base_run:
         raise ClirkitError("give --base-run or --candidates, not both (the base run gives the hard negatives)")
-    if params["parallel_weight"] != 1.0 and not (args.parallel_tuples or args.extra_tuples):
-        raise ClirkitError("--parallel-weight weighs --parallel-tuples or --extra-tuples: give one of them")
-    given = base_options(args)
-    if given and not args.base_run:
-        raise ClirkitError(f"{given[0]} {BASE_OPTIONS[given[0]]}: give --base-run too")
-    if "--beta-grid" in given and params["beta"] is not None:
-        raise ClirkitError("--beta-grid gives the betas tried on dev without --beta: give --beta or --beta-grid")
+    check_unused(args, params)
     if args.parallel_tuples and not args.collection:
         raise ClirkitError("--parallel-tuples needs --collection (its parallel corpus); with files use --extra-tuples")
     inputs = {"--candidates": args.candidates, "--base-run": args.base_run, "--extra-tuples": args.extra_tuples}
     check_outputs({"-o": args.output}, {**data_files(args), **inputs, **side_stopword_files(args)})
 
 
-def check_significance(args, params: dict, data) -> None:
-    """ClirkitError for ``--significance`` given (at a level > 0) without dev queries in ``data`` (the data
-    read: :func:`clirkit.cli.data.load_data`)."""
+def check_dev(args, params: dict, data) -> None:
+    """ClirkitError for an option of early stopping given without dev queries in ``data`` (the data read:
+    :func:`clirkit.cli.data.load_data`), or ``--significance`` given (at a level > 0) without them."""
+    from clirkit.cli.params import given
     from clirkit.errors import ClirkitError
 
-    if "--significance" in base_options(args) and params["significance"] and not data.dev_queries:
+    check_unused(args, params, data)
+    if given(args, "significance") and params["significance"] and not data.dev_queries:
         raise ClirkitError(
             "--significance tests the boosted model on the dev queries: give --dev-queries and --dev-qrels "
             "(or --collection with a dev split)"
