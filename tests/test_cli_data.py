@@ -78,3 +78,37 @@ def test_every_training_and_ranking_verb_takes_the_same_data_options(verb, tmp_p
         main([*argv, "--help"])
     out = capsys.readouterr().out
     assert all(o in out for o in ("--collection", "--variant", "--split", "--queries", "--documents", "--query-fields"))
+
+
+@pytest.mark.parametrize(
+    "option, says",
+    [
+        (["--split", "dev"], "--split chooses the collection split of the queries"),
+        (["--split", "train"], "--split chooses the collection split of the queries"),  # at boost-train's default
+        (["--variant", "strict"], "--variant chooses a collection's variant"),
+        (["--dev-split", "test"], "--dev-split chooses the collection split of the dev queries"),
+    ],
+)
+def test_an_option_choosing_a_collections_queries_is_refused_with_files(tmp_path, capsys, option, says):
+    # issue 40, edge round 13, 13A-8: said no fix before (the outputs were byte-identical)
+    from test_boost_cli import write_files
+
+    q, qrels, docs = write_files(tmp_path)
+    files = ["--queries", q, "--documents", docs]
+    train = [*files, "--qrels", qrels, "--source-lang", "en", "--target-lang", "es", "-q"]
+    boost, scs = str(tmp_path / "b.npz"), str(tmp_path / "s.npz")
+    assert main(["boost-train", *train, "--rounds", "2", "--bits", "20", "-o", boost]) == 0
+    assert main(["scs-train", *train, "--epochs", "1", "--dim", "8", "-o", scs]) == 0
+    verbs = [
+        ["boost-train", *train, "--rounds", "2", "--bits", "20"],
+        ["scs-train", *train, "--epochs", "1", "--dim", "8"],
+        ["boost-rank", boost, *files, "-q"],
+        ["scs-score", scs, *files, "-q"],
+    ]
+    for verb in verbs if option[0] != "--dev-split" else verbs[:1]:
+        out = tmp_path / "out"
+        assert main([*verb, *option, "-o", str(out)]) == 2, verb[0]
+        assert capsys.readouterr().err == (
+            f"clirkit: error: {says}, and the data are files: give --collection, or drop {option[0]}\n"
+        )
+        assert not out.exists()

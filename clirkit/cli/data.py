@@ -25,6 +25,26 @@ class Data(NamedTuple):
     collection: object | None  # the clirkit.datasets collection, when one was given
 
 
+class _CollectionOption(argparse._StoreAction):
+    """argparse's "store", also noting the option given (at its default too) in ``collection_options``: an option
+    that chooses among a collection's queries, refused with files (:func:`load_data`)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        super().__call__(parser, namespace, values, option_string)
+        namespace.collection_options = [
+            *getattr(namespace, "collection_options", []),
+            max(self.option_strings, key=len),
+        ]
+
+
+# what each option of :class:`_CollectionOption` chooses, for the message refusing it with files
+_CHOOSES = {
+    "--variant": "chooses a collection's variant",
+    "--split": "chooses the collection split of the queries",
+    "--dev-split": "chooses the collection split of the dev queries",
+}
+
+
 def add_data_options(
     p: argparse.ArgumentParser, split: str, *, qrels: str | None = None, dev: bool = False
 ) -> argparse._ArgumentGroup:
@@ -35,10 +55,22 @@ def add_data_options(
     g.add_argument(
         "--collection", help="a known collection (e.g. nave-en-es) or a collection folder (see clirkit.datasets)"
     )
-    g.add_argument("--variant", default=None, help="collection variant (default: the collection's first)")
-    g.add_argument("--split", default=split, help=f"collection split of the queries{' and qrels' if qrels else ''}")
+    g.add_argument(
+        "--variant", default=None, action=_CollectionOption, help="collection variant (default: the collection's first)"
+    )
+    g.add_argument(
+        "--split",
+        default=split,
+        action=_CollectionOption,
+        help=f"collection split of the queries{' and qrels' if qrels else ''}",
+    )
     if dev:
-        g.add_argument("--dev-split", default="dev", help="collection split for early stopping ('none': no dev set)")
+        g.add_argument(
+            "--dev-split",
+            default="dev",
+            action=_CollectionOption,
+            help="collection split for early stopping ('none': no dev set)",
+        )
     g.add_argument("--queries", help="queries file (qid TAB text, JSONL, or TREC, CLEF, NTCIR or HC4/NeuCLIR topics)")
     if qrels:
         g.add_argument("--qrels", help=qrels)
@@ -76,7 +108,7 @@ def load_data(args: argparse.Namespace, *, qrels: bool = False, dev: bool = Fals
     """The queries, documents (and qrels, dev queries and qrels, as asked) of :func:`add_data_options`'
     options, from the collection or from the files; ``lang``, the queries' language when the verb knows it
     (else ``--source-lang``), chooses a topic's version in HC4 files. ClirkitError for a collection given
-    with files, or files missing."""
+    with files (or an option choosing among a collection's queries with files), or files missing."""
     from clirkit.cli.common import check_query_fields_unused, query_fields
     from clirkit.errors import ClirkitError
 
@@ -87,6 +119,8 @@ def load_data(args: argparse.Namespace, *, qrels: bool = False, dev: bool = Fals
         if any(files.values()) or any(dev_files):
             raise ClirkitError(f"give either --collection or {'/'.join(files)} files, not both")
         return _collection_data(args, qrels, dev)
+    for option in getattr(args, "collection_options", [])[:1]:
+        raise ClirkitError(f"{option} {_CHOOSES[option]}, and the data are files: give --collection, or drop {option}")
     missing = [name for name, value in files.items() if not value]
     if missing:
         raise ClirkitError(f"give --collection, or {', '.join(missing)}")
