@@ -433,3 +433,19 @@ def test_early_stopping_and_the_candidate_depth_are_taken_with_what_they_need(tm
     candidates = ["--candidates", write_base_run(tmp_path), "--candidate-depth", "2"]
     assert main([*common, "-q", *candidates, "-o", str(tmp_path / "n.npz")]) == 0
 
+
+def test_boost_show_refuses_a_bag_with_the_averaged_entries(tmp_path, capsys):
+    # issue 40, edge round 13, 13A-14: said no fix before (--bag was ignored with --entries)
+    q, qrels, docs = write_files(tmp_path)
+    model = str(tmp_path / "m.npz")
+    common = ["--queries", q, "--qrels", qrels, "--documents", docs, "--rounds", "3", "--bits", "20", "-q"]
+    assert main(["boost-train", *common, "--bags", "2", "--bootstrap", "-o", model]) == 0
+    assert main(["boost-show", model, "--entries", "--bag", "1", "-n", "2"]) == 2
+    assert capsys.readouterr() == (
+        "",
+        "clirkit: error: --bag picks the bag whose rounds are printed, and --entries prints the bags' averaged "
+        "table instead: give one of them\n",
+    )
+    assert main(["boost-show", model, "--bag", "2", "-n", "2"]) == 0
+    assert main(["boost-show", model, "--entries", "-n", "2"]) == 0
+

@@ -9,7 +9,7 @@ def add_parser(sub) -> None:
     p = add_verb(sub, "boost-show", "print a BoostCLIR model: the rounds (t, h_t, w_t) or the top entries", run)
     p.add_argument("model", help="model file written by boost-train")
     p.add_argument("-n", type=positive_int, default=50, help="rows to print")
-    p.add_argument("--bag", type=positive_int, default=1, help="bag whose rounds are printed (1-based)")
+    p.add_argument("--bag", type=positive_int, help="bag whose rounds are printed (1-based; default: 1)")
     p.add_argument(
         "--entries",
         action="store_true",
@@ -29,6 +29,12 @@ def run(args) -> int:
 
     if args.negative and not args.entries:
         raise ClirkitError("--negative goes with --entries")
+    if args.bag is not None and args.entries:
+        raise ClirkitError(
+            "--bag picks the bag whose rounds are printed, and --entries prints the bags' averaged table instead: "
+            "give one of them"
+        )
+    bag = args.bag or 1
     model = BoostModel.load(args.model)
     if args.entries:
         print("source\ttarget\tweight")
@@ -36,9 +42,9 @@ def run(args) -> int:
             print(f"{src}\t{tgt}\t{w:.4f}")
         return 0
     n_bags = int(model.history["bag"].max()) + 1 if len(model.history["bag"]) else 0
-    if not 1 <= args.bag <= max(n_bags, 1):
-        raise ClirkitError(f"--bag must be in 1..{n_bags}, got {args.bag}")
+    if not 1 <= bag <= max(n_bags, 1):
+        raise ClirkitError(f"--bag must be in 1..{n_bags}, got {bag}")
     print("t\th_t\tw_t")
-    for _, t, pairs, w in model.rounds_table(args.n, bag=args.bag - 1):
+    for _, t, pairs, w in model.rounds_table(args.n, bag=bag - 1):
         print(f"{t}\t{pairs}\t{w:.2f}")
     return 0
