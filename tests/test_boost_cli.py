@@ -449,3 +449,16 @@ def test_boost_show_refuses_a_bag_with_the_averaged_entries(tmp_path, capsys):
     assert main(["boost-show", model, "--bag", "2", "-n", "2"]) == 0
     assert main(["boost-show", model, "--entries", "-n", "2"]) == 0
 
+
+def test_extra_tuples_that_reach_no_relevant_grade_are_said_with_their_file(tmp_path, capsys):
+    # issue 40, edge round 13, 13A-15: said "extra tuples: ..." before, without the file
+    q, qrels, docs = write_files(tmp_path)
+    extra = tmp_path / "extra.tsv"
+    extra.write_text("the light is good\tGen.1.4\t0\n", encoding="utf-8")
+    common = ["--queries", q, "--qrels", qrels, "--documents", docs, "--rounds", "3", "--bits", "20", "-q"]
+    assert main(["boost-train", *common, "--extra-tuples", str(extra), "-o", str(tmp_path / "m.npz")]) == 2
+    assert capsys.readouterr().err == (
+        f"clirkit: error: {extra}: no judgment reaches the minimum grade of a relevant document (1): the highest "
+        "grade is 0\n"
+    )
+    assert not (tmp_path / "m.npz").exists()

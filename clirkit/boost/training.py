@@ -27,7 +27,7 @@ from clirkit.boost.model import BoostModel
 from clirkit.boost.pairgroups import PairCache
 from clirkit.boost.scoring import DevEvaluator, RerankEvaluator
 from clirkit.boost.sweep import BetaSweep, betas_to_try, sweep_betas
-from clirkit.boost.tuples import Tuples, index_of, make_tuples
+from clirkit.boost.tuples import ExtraTupleError, NoTupleError, Tuples, index_of, make_tuples
 from clirkit.errors import ClirkitError
 from clirkit.parallel import run_tasks
 from clirkit.progress import say
@@ -287,6 +287,8 @@ def training_tuples(
             what="extra",
             quiet=ranker.quiet,
         )
+    except NoTupleError as exc:
+        raise ExtraTupleError(str(exc)) from None
     except ClirkitError as exc:
         raise ClirkitError(f"extra tuples: {exc}") from None
     return tuples.joined(extra, ranker.sampling.parallel_weight), len(extra)

@@ -38,6 +38,15 @@ class NoTupleError(ClirkitError):
     """No training tuple can be sampled from the qrels (a command line names the qrels file in front)."""
 
 
+class ExtraTupleError(ClirkitError):
+    """No tuple can be sampled from the extra judgments (known items, triples): ``extra tuples: REASON``; a
+    command line names their files in front of ``reason`` instead."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"extra tuples: {reason}")
+        self.reason = reason
+
+
 @dataclass(frozen=True)
 class Tuples:
     """Training tuples as parallel arrays, sorted by (query, d+, d-).

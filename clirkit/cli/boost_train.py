@@ -261,13 +261,26 @@ def _extra(args, collection, docids, texts):
     return merge_queries(parts) if parts else (None, None)
 
 
+def _fit(ranker, resources, args) -> None:
+    """``ranker.fit(resources)``; an error of tuples that cannot be sampled names the files of the judgments."""
+    from clirkit.boost.tuples import ExtraTupleError, NoTupleError
+    from clirkit.errors import ClirkitError
+
+    try:
+        ranker.fit(resources)
+    except NoTupleError as exc:  # the training qrels give no tuple
+        raise ClirkitError(f"{args.qrels}: {exc}" if args.qrels else str(exc)) from None
+    except ExtraTupleError as exc:  # --extra-tuples, --parallel-tuples
+        parallel = "the collection's parallel corpus (--parallel-tuples)" if args.parallel_tuples else None
+        named = " and ".join(n for n in (args.extra_tuples, parallel) if n)
+        raise ClirkitError(f"{named}: {exc.reason}") from None
+
+
 def run(args) -> int:
     from clirkit.boost import BoostRanker
-    from clirkit.boost.tuples import NoTupleError
     from clirkit.cli.boostchecks import check_backend, check_dev, check_options, read_base_run, read_candidates
     from clirkit.cli.params import params_of, tokenize_jobs
     from clirkit.documents import Documents
-    from clirkit.errors import ClirkitError
     from clirkit.estimator import Resources
     from clirkit.progress import say
 
@@ -303,10 +316,7 @@ def run(args) -> int:
         options={"parallel_tuples": extra_queries is not None},  # the extra tuples: --parallel-tuples, --extra-tuples
         records={"base": {"runs": [str(p) for p in args.base_run]}} if base else None,
     )
-    try:
-        ranker.fit(resources)
-    except NoTupleError as exc:  # the training qrels give no tuple: the message names their file
-        raise ClirkitError(f"{args.qrels}: {exc}" if args.qrels else str(exc)) from None
+    _fit(ranker, resources, args)
     model = ranker.model_
     model.save(args.output)
     rounds = model.params["bag_rounds"]
