@@ -194,3 +194,12 @@ def test_evaluate_main_grade_defaults_to_the_threshold_when_higher_and_is_refuse
         evaluate(run, qrels, ["AP"], main_grade=3)
     with pytest.raises(ClirkitError, match=r"main_grade \(2\) must not be below rel_threshold \(3\)"):
         evaluate(run, qrels, ["MRR_mr"], rel_threshold=3, main_grade=2)
+
+
+@pytest.mark.parametrize("option", [["--test", "t-test"], ["--alpha", "0.1"], ["--seed", "0"], ["--permutations", "9"]])
+def test_eval_of_one_run_refuses_the_options_of_a_test_it_does_not_make(tmp_path, capsys, option):
+    one_run = [a for a in _two_runs(tmp_path) if not a.endswith("B.run")]
+    assert main(["eval", *one_run, *option, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"{option[0]} sets the test between runs, and one RUN makes no test" in err and err.count("\n") == 1
+    assert main(["eval", *one_run, "--quiet"]) == 0

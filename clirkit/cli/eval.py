@@ -87,7 +87,11 @@ def add_parser(sub) -> None:
         "--baseline", metavar="RUN", default=SUPPRESS, help="run the others are tested against (default: the first RUN)"
     )
     p.add_argument(
-        "--test", choices=TESTS, default="randomization", help="paired significance test over per-query values"
+        "--test",
+        choices=TESTS,
+        default="randomization",
+        action=_StoreGiven,
+        help="paired significance test over per-query values",
     )
     p.add_argument(
         "--alpha",
@@ -200,7 +204,8 @@ def run(args) -> int:
 
 
 def _check_unread(args, specs: list) -> None:
-    """ClirkitError for an option the evaluation would not read: ``--permutations`` or ``--seed`` with a test other
+    """ClirkitError for an option the evaluation would not read: a test option with one RUN (no test is made),
+    ``--permutations`` or ``--seed`` with a test other
     than the randomization test, ``--alpha`` with ``--test none``, ``--main-grade`` when no measure of ``specs``
     reads it (:func:`~clirkit.metricchecks.reads_main_grade`); and for ``--main-grade`` below ``--rel-threshold``
     (checked first: the values, then whether they are read)."""
@@ -208,6 +213,9 @@ def _check_unread(args, specs: list) -> None:
     from clirkit.metricchecks import reads_main_grade
 
     given = getattr(args, _GIVEN, frozenset())
+    if len(args.runs) == 1 and given:
+        option = sorted(given)[0]
+        raise ClirkitError(f"--{option} sets the test between runs, and one RUN makes no test: drop --{option}")
     for option in ("permutations", "seed"):
         if option in given and args.test != "randomization":
             raise ClirkitError(
