@@ -99,18 +99,36 @@ class TranslationTable:
         probs: Iterable[float],
         params: Mapping | None = None,
         ranks: Iterable[int] | None = None,
+        *,
+        merged: bool = False,
     ) -> "TranslationTable":
         """Build from parallel sequences (f, e, p(e|f)); duplicate (f, e) pairs are summed.
 
         ``ranks``, if given, is parallel too: each option's dictionary rank (>= 1; 0 = unranked);
-        a pair given several times keeps its lowest rank."""
+        a pair given several times keeps its lowest rank. A probability that is not a number from 0 to 1 (NaN,
+        negative, above 1, or a pair whose repeats sum above 1) raises
+        :class:`~clirkit.translation.arguments.TableArgumentError`, as :func:`~clirkit.translation.load_table`
+        refuses it in a file. ``merged``: a pair's repeats are words an analysis made one (a phrase table's "House"
+        and "house"), whose sum may pass 1 until the caller renormalizes the rows: only each probability is
+        checked."""
+        from clirkit.translation.arguments import P_MAX, TableArgumentError, probabilities
+
         src_vocab, src_ids = _vocabulary_ids(sources)
         tgt_vocab, tgt_ids = _vocabulary_ids(targets)
         if len(src_ids) != len(tgt_ids):
             raise ValueError(f"{len(src_ids)} sources but {len(tgt_ids)} targets")
         p = np.fromiter(probs, dtype=np.float64, count=len(src_ids))
+        probabilities("probs", p)
         shape = (len(src_vocab), len(tgt_vocab))
         matrix = sp.csr_matrix((p, (src_ids, tgt_ids)), shape=shape)
+        over = np.flatnonzero(matrix.data > P_MAX) if not merged else []  # a pair given several times, summed
+        if len(over):
+            k = int(over[0])
+            row, col = int(np.searchsorted(matrix.indptr, k, side="right")) - 1, int(matrix.indices[k])
+            raise TableArgumentError(
+                f"probs: the pair ({str(src_vocab[row])!r}, {str(tgt_vocab[col])!r}) is given several times, its "
+                f"probabilities summing to {float(matrix.data[k])!r}, above 1: give each pair once"
+            )
         rank_matrix = None
         if ranks is not None:
             r = np.fromiter(ranks, dtype=np.int64, count=len(src_ids))

@@ -415,6 +415,7 @@ def load_npz_table(path: str | os.PathLike[str]) -> TranslationTable:
     from clirkit.languages import check_language
     from clirkit.npzchecks import Corrupt, checking, require_analyzer, require_array, require_csr, require_field
     from clirkit.npzio import load_npz
+    from clirkit.translation.arguments import P_MAX
 
     header, a = load_npz(path, KIND, (FORMAT_VERSION,), ("source_vocab", "target_vocab", "indptr", "indices", "data"))
     with checking(path, "translation table", remedy=True):
@@ -426,7 +427,7 @@ def load_npz_table(path: str | os.PathLike[str]) -> TranslationTable:
             if require_field(header, key, "int", min=0) != n:
                 raise Corrupt(f"header {key} is {header[key]} but {vocab} holds {n} words")
         probs = require_csr(
-            a, ("data", "indices", "indptr"), (len(src), len(tgt)), "number", min=0, max=1 + 1e-9, dtype=np.float64
+            a, ("data", "indices", "indptr"), (len(src), len(tgt)), "number", min=0, max=P_MAX, dtype=np.float64
         )
         if require_field(header, "nnz", "int", min=0) != probs.nnz:
             raise Corrupt(f"header nnz is {header['nnz']} but the table holds {probs.nnz} entries")

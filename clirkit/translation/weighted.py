@@ -337,7 +337,7 @@ def weighted_table(
         "n_multiword_target": n_multi_target,
         "n_without_terms": n_empty,
     }
-    table = TranslationTable.from_triples(sources, targets, probs, params)
+    table = TranslationTable.from_triples(sources, targets, probs, params, merged=True)
     sums = table.row_sums()
     filled = np.diff(table.probs.indptr) > 0
     off = filled & (np.abs(sums - 1.0) > ROW_SUM_TOLERANCE)
