@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from clirkit.errors import ClirkitError
-from clirkit.translation import TranslationTable, load_table, save_table
+from clirkit.translation import TranslationTable, load_table, prune, save_table
 
 # --------------------------------------------------------------------------- 13B-8: probabilities a table may hold
 
@@ -37,3 +37,16 @@ def test_a_table_from_triples_saves_and_loads_back(tmp_path):
     table = TranslationTable.from_triples(["dog", "dog", "cat"], ["perr", "can", "gat"], [0.75, 0.25, 1.0])
     save_table(table, tmp_path / "t.npz")
     assert load_table(tmp_path / "t.npz").translations("dog") == [("perr", 0.75), ("can", 0.25)]
+
+
+# --------------------------------------------------------------------------- 13B-9: a word list given as a str
+
+
+def test_prune_refuses_a_str_of_target_stopwords_and_drops_the_words_of_a_list():
+    table = TranslationTable.from_triples(["dog", "dog", "dog"], ["the", "perr", "e"], [0.5, 0.3, 0.2])
+    with pytest.raises(ClirkitError, match=r"target_stopwords: expected a list of words or None, got the str 'the'"):
+        prune(table, target_stopwords="the")
+    kept = prune(table, target_stopwords=["the"], cumulative=None, min_prob=0).translations("dog")
+    assert [e for e, _ in kept] == ["perr", "e"]
+    with pytest.raises(ClirkitError, match="target_stopwords: expected a list of words, got an entry of type int"):
+        prune(table, target_stopwords=["the", 3])

@@ -25,3 +25,24 @@ def probabilities(name: str, values: np.ndarray) -> None:
         require_array({name: values}, name, "number", min=0, max=P_MAX)
     except Corrupt as exc:
         raise TableArgumentError(f"{exc}: a probability p(e|f) is a number from 0 to 1") from None
+
+
+def word_list(name: str, words) -> list[str]:
+    """``words`` (any iterable of str but a str itself; None: none) as a list; :class:`TableArgumentError` naming
+    ``name`` for a str (whose letters would be taken as the words) or an entry that is not a str."""
+    if words is None:
+        return []
+    if isinstance(words, str):
+        raise TableArgumentError(
+            f"{name}: expected a list of words or None, got the str {words!r} (one word: [{words!r}])"
+        )
+    try:
+        listed = list(words)
+    except TypeError:
+        raise TableArgumentError(f"{name}: expected a list of words or None, got {type(words).__name__}") from None
+    bad = next((w for w in listed if not isinstance(w, str)), None)
+    if bad is not None:
+        raise TableArgumentError(
+            f"{name}: expected a list of words, got an entry of type {type(bad).__name__}: {bad!r}"
+        )
+    return listed

@@ -7,6 +7,7 @@ from typing import Iterable, Mapping
 import numpy as np
 import scipy.sparse as sp
 
+from clirkit.translation.arguments import word_list
 from clirkit.translation.table import TranslationTable, normalize_rows
 
 #: Slack when comparing a running sum with the cumulative threshold C, so that options whose
@@ -27,7 +28,7 @@ def prune(
 
     1. drop options with p(e|f) < ``min_prob`` (L), except that a row whose every option is below L keeps its
        most probable ones (all of a uniform row: a dictionary word with more than 1/L translations);
-    2. drop options whose target word is in ``target_stopwords``;
+    2. drop options whose target word is in ``target_stopwords`` (a list of words, not a str);
     3. sort the rest by p descending (ties: dictionary rank, ranked first, then target word ascending,
        as :meth:`TranslationTable.translations`) and keep the shortest prefix
        whose running sum of p reaches ``cumulative`` (C), the option that crosses C included
@@ -44,6 +45,7 @@ def prune(
         raise ValueError(f"cumulative must be in (0, 1], got {cumulative}")
     if max_options is not None and max_options < 1:
         raise ValueError(f"max_options must be >= 1, got {max_options}")
+    target_stopwords = word_list("target_stopwords", target_stopwords)
     p = table.probs
     rows = np.repeat(np.arange(table.n_source), np.diff(p.indptr))
     cols, vals, rank_keys = p.indices.astype(np.int64), p.data, table._rank_keys()
@@ -84,7 +86,7 @@ def prune(
             "min_prob": min_prob,
             "cumulative": cumulative,
             "max_options": max_options,
-            "n_target_stopwords": len(set(target_stopwords or ())),
+            "n_target_stopwords": len(set(target_stopwords)),
             "renormalized": renormalize,
         },
     }
