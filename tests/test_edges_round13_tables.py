@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from clirkit.errors import ClirkitError
-from clirkit.translation import TranslationTable, load_table, prune, save_table
+from clirkit.translation import (
+    TranslationTable,
+    interpolate,
+    load_table,
+    prune,
+    save_table,
+    train_ibm1,
+)
 
 # --------------------------------------------------------------------------- 13B-8: probabilities a table may hold
 
@@ -50,3 +58,59 @@ def test_prune_refuses_a_str_of_target_stopwords_and_drops_the_words_of_a_list()
     assert [e for e, _ in kept] == ["perr", "e"]
     with pytest.raises(ClirkitError, match="target_stopwords: expected a list of words, got an entry of type int"):
         prune(table, target_stopwords=["the", 3])
+
+
+# --------------------------------------------------------------------------- 13B-19: bad arguments, one-line errors
+
+_T = TranslationTable.from_triples(["a", "a"], ["x", "y"], [0.6, 0.4])
+_SRC, _TGT = [["the", "house"], ["big", "house"]], [["la", "casa"], ["casa", "grande"]]
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        pytest.param(lambda: prune(_T, min_prob=1.5), "min_prob must be a number in [0, 1], got 1.5", id="min_prob"),
+        pytest.param(lambda: prune(_T, cumulative=0), "cumulative must be a number in (0, 1], got 0", id="cumulative"),
+        pytest.param(lambda: prune(_T, max_options=0), "max_options must be an integer >= 1, got 0", id="max_options"),
+        pytest.param(lambda: prune(_T, max_options=2.5), "max_options must be an integer >= 1, got 2.5", id="float"),
+        pytest.param(lambda: interpolate(_T, _T, lam=2.0), "lam must be in [0, 1], got 2.0", id="lam"),
+        pytest.param(lambda: interpolate(_T, _T, lam="x"), "lam must be a number in [0, 1] or one per", id="lam str"),
+        pytest.param(
+            lambda: train_ibm1(_SRC, _TGT, iterations=2.0), "iterations must be an integer >= 0, got 2.0", id="iter"
+        ),
+        pytest.param(lambda: train_ibm1(_SRC, _TGT[:1]), "2 source sentences but 1 target sentences", id="lengths"),
+        pytest.param(lambda: train_ibm1(_SRC, "la casa"), "target: expected a sequence, got str", id="str corpus"),
+        pytest.param(
+            lambda: train_ibm1(_SRC, ["la casa", "casa"]), "target: sentence 0 must be a list of tokens", id="str"
+        ),
+        pytest.param(
+            lambda: TranslationTable.from_triples(["a", "b"], ["x"], [0.5]), "2 sources but 1 targets", id="len"
+        ),
+        pytest.param(
+            lambda: TranslationTable.from_triples(["a", "b"], ["x", "y"], [0.5]),
+            "probs: expected 2 numbers, one per triple, got shape (1,)",
+            id="probs short",
+        ),
+        pytest.param(
+            lambda: TranslationTable.from_triples(["a"], ["x"], ["half"]), "probs: expected 1 numbers", id="probs str"
+        ),
+        pytest.param(
+            lambda: TranslationTable.from_triples(["a"], ["x"], [0.5], ranks=[1, 2]),
+            "ranks: expected 1 numbers, one per triple, got shape (2,)",
+            id="ranks long",
+        ),
+        pytest.param(lambda: _T.translations("a", -1), "n must be an integer >= 1, got -1", id="n -1"),
+        pytest.param(lambda: _T.translations("a", 0), "n must be an integer >= 1, got 0", id="n 0"),
+        pytest.param(lambda: _T.best_targets(np.ones(3)), "target_frequency has shape (3,), expected (2,)", id="freq"),
+    ],
+)
+def test_a_bad_argument_to_a_translation_function_is_a_one_line_clirkit_error(call, message):
+    with pytest.raises(ClirkitError) as caught:
+        call()
+    assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_train_ibm1_reads_generators_of_sentences_as_their_lists():
+    made = train_ibm1((s for s in _SRC), (t for t in _TGT))
+    assert made.translations("house", 1) == train_ibm1(_SRC, _TGT).translations("house", 1)
+    assert _T.translations("a", 1) == [("x", 0.6)] and _T.translations("a") == [("x", 0.6), ("y", 0.4)]

@@ -317,7 +317,7 @@ def test_interpolate_with_one_weight_per_source_word_of_the_first_table():
     assert mixed.params["interpolation"]["lambda"] == "per source word"
     with pytest.raises(ValueError, match="one per source word"):
         interpolate(first, other, np.array([0.5, 0.5]))
-    with pytest.raises(ValueError, match="lambda must be in"):
+    with pytest.raises(ClirkitError, match="lam must be in"):
         interpolate(first, other, np.array([0.5, 1.5, 0.0]))
 
 

@@ -58,6 +58,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from clirkit.errors import FIX_SURROGATE, REMOVE_NUL, ClirkitError
+from clirkit.translation.arguments import TableArgumentError
 from clirkit.translation.phrases import PHRASE_JOINER
 from clirkit.translation.table import TableFormatError, TranslationTable
 
@@ -207,11 +208,15 @@ def dictionary_table(
     file order does (Ding's headword entries, :func:`~clirkit.translation.dictionary_readers.ding_entries`); a
     translation given several times keeps its lowest priority."""
     if weighting not in ("uniform", "rank"):
-        raise ValueError(f"weighting must be 'uniform' or 'rank', got {weighting!r}")
+        raise TableArgumentError(f"weighting must be 'uniform' or 'rank', got {weighting!r}")
     if multiword_target not in MULTIWORD_TARGET:
-        raise ValueError(f"multiword_target must be one of {', '.join(MULTIWORD_TARGET)}, got {multiword_target!r}")
+        raise TableArgumentError(
+            f"multiword_target must be one of {', '.join(MULTIWORD_TARGET)}, got {multiword_target!r}"
+        )
     if multiword_source not in MULTIWORD_SOURCE:
-        raise ValueError(f"multiword_source must be one of {', '.join(MULTIWORD_SOURCE)}, got {multiword_source!r}")
+        raise TableArgumentError(
+            f"multiword_source must be one of {', '.join(MULTIWORD_SOURCE)}, got {multiword_source!r}"
+        )
     entries: dict[str, dict[str, int]] = {}
     n_read = n_multi_source = n_multi_target = n_empty = n_merged = 0
     n_empty_side = {"source": 0, "target": 0}  # pairs a side of which the analysis leaves empty

@@ -34,13 +34,18 @@ import numpy as np
 import scipy.sparse as sp
 
 from clirkit.progress import progress, say
+from clirkit.translation.arguments import TableArgumentError, sequence, whole
 from clirkit.translation.table import NULL, TranslationTable
 
 
-def _check_sentences(sentences: Sequence[Sequence[str]], side: str) -> None:
+def _checked_sentences(sentences, side: str) -> list | tuple:
+    """``sentences`` as a list or tuple of token lists (an iterable read once); TableArgumentError naming ``side``
+    and the first sentence that is not a list (or tuple) of tokens."""
+    sentences = sequence(side, sentences)
     for k, sentence in enumerate(sentences):
         if isinstance(sentence, str) or not isinstance(sentence, (list, tuple)):
-            raise TypeError(f"{side} sentence {k} must be a list of tokens, got {type(sentence).__name__}")
+            raise TableArgumentError(f"{side}: sentence {k} must be a list of tokens, got {type(sentence).__name__}")
+    return sentences
 
 
 def _count_matrix(sentences: Sequence[Sequence[str]], extra: str | None = None) -> tuple[np.ndarray, sp.csr_matrix]:
@@ -187,7 +192,7 @@ def train_ibm1(
     """Train t(e|f) (target word e given source word f) with IBM Model 1.
 
     Args:
-        source: tokenized source sentences (each a list of str).
+        source: tokenized source sentences (each a list of str; any iterable of them, read once).
         target: tokenized target sentences, aligned with ``source``.
         iterations: EM iterations (5 is the usual setting).
         null: add the NULL source word (spelled ``NULL``) to every source sentence.
@@ -205,12 +210,10 @@ def train_ibm1(
     per sentence pair, distinct target word and distinct source word, ``params["n_incidences"]``: 13M for
     the 31k Bible verse pairs of ``nave-en-es``, a peak of about 570 MB).
     """
+    source, target = _checked_sentences(source, "source"), _checked_sentences(target, "target")
     if len(source) != len(target):
-        raise ValueError(f"{len(source)} source sentences but {len(target)} target sentences")
-    if iterations < 0:
-        raise ValueError(f"iterations must be >= 0, got {iterations}")
-    _check_sentences(source, "source")
-    _check_sentences(target, "target")
+        raise TableArgumentError(f"{len(source)} source sentences but {len(target)} target sentences")
+    iterations = whole("iterations", iterations, minimum=0)
     src = [s for s, e in zip(source, target) if len(s) and len(e)]
     tgt = [e for s, e in zip(source, target) if len(s) and len(e)]
 

@@ -7,7 +7,7 @@ from typing import Iterable, Mapping
 import numpy as np
 import scipy.sparse as sp
 
-from clirkit.translation.arguments import word_list
+from clirkit.translation.arguments import TableArgumentError, fraction, whole, word_list
 from clirkit.translation.table import TranslationTable, normalize_rows
 
 #: Slack when comparing a running sum with the cumulative threshold C, so that options whose
@@ -39,12 +39,9 @@ def prune(
     The running sums use the probabilities as they are in the table (before renormalizing).
     A row that loses all its options stays in the vocabulary, empty. The kept options keep their ranks.
     """
-    if not 0.0 <= min_prob <= 1.0:
-        raise ValueError(f"min_prob must be in [0, 1], got {min_prob}")
-    if cumulative is not None and not 0.0 < cumulative <= 1.0:
-        raise ValueError(f"cumulative must be in (0, 1], got {cumulative}")
-    if max_options is not None and max_options < 1:
-        raise ValueError(f"max_options must be >= 1, got {max_options}")
+    min_prob = fraction("min_prob", min_prob)
+    cumulative = None if cumulative is None else fraction("cumulative", cumulative, zero=False)
+    max_options = None if max_options is None else whole("max_options", max_options, minimum=1)
     target_stopwords = word_list("target_stopwords", target_stopwords)
     p = table.probs
     rows = np.repeat(np.arange(table.n_source), np.diff(p.indptr))
@@ -101,22 +98,25 @@ def interpolate(first: TranslationTable, second: TranslationTable, lam: float | 
     :func:`coverage_weights`; a word the second table lacks then keeps the first's distribution even at 0). The
     result keeps ``first``'s parameters
     (e.g. its analyzers) and records the second table's under ``params["interpolation"]``; its
-    languages are the ones either table records (ValueError when they record different ones), and
+    languages are the ones either table records (a ClirkitError when they record different ones), and
     its dictionary ranks are the first table's if it has any, else the second's."""
     per_word = np.ndim(lam) > 0
-    weights = np.asarray(lam, dtype=np.float64)
+    try:
+        weights = np.asarray(lam, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TableArgumentError(f"lam must be a number in [0, 1] or one per source word, got {lam!r}") from None
     if per_word and weights.shape != (first.n_source,):
-        raise ValueError(
-            f"per-word lambdas must be one per source word of the first table ({first.n_source}), "
+        raise TableArgumentError(
+            f"lam: per-word lambdas must be one per source word of the first table ({first.n_source}), "
             f"got shape {weights.shape}"
         )
     if not (np.all(weights >= 0.0) and np.all(weights <= 1.0)):
-        raise ValueError(f"lambda must be in [0, 1], got {lam if not per_word else 'values outside it'}")
+        raise TableArgumentError(f"lam must be in [0, 1], got {lam if not per_word else 'values outside it'}")
     languages = {}
     for key in ("source_lang", "target_lang"):
         a, b = first.params.get(key), second.params.get(key)
         if a and b and a != b:
-            raise ValueError(
+            raise TableArgumentError(
                 f"the tables do not translate between the same languages: {key} is {a!r} in "
                 f"the first, {b!r} in the second"
             )

@@ -9,6 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from clirkit.errors import ClirkitError
+from clirkit.translation.arguments import P_MAX, TableArgumentError, probabilities, sequence, whole
 
 #: The source word that Model 1 aligns unaligned target words to (GIZA++ / Moses spelling).
 NULL = "NULL"
@@ -71,18 +72,18 @@ class TranslationTable:
         self.probs = probs
         shape = (len(self.source_vocab), len(self.target_vocab))
         if probs.shape != shape:
-            raise ValueError(f"probability matrix has shape {probs.shape}, vocabularies give {shape}")
+            raise TableArgumentError(f"probs: the matrix has shape {probs.shape}, the vocabularies give {shape}")
         if self.ranks is not None:
             self.ranks = self._checked_ranks(self.ranks)
 
     def _checked_ranks(self, ranks) -> sp.csr_matrix | None:
         r = sp.csr_matrix(ranks, dtype=np.int64, copy=True)
         if r.shape != self.probs.shape:
-            raise ValueError(f"rank matrix has shape {r.shape}, the probabilities {self.probs.shape}")
+            raise TableArgumentError(f"ranks: the matrix has shape {r.shape}, the probabilities {self.probs.shape}")
         r.sort_indices()
         r.eliminate_zeros()
         if r.nnz and r.data.min() < 1:
-            raise ValueError("ranks must be >= 1")
+            raise TableArgumentError("ranks must be >= 1")
         keys = _cell_keys(r, self.n_target)
         present = np.isin(keys, _cell_keys(self.probs, self.n_target))
         if not present.all():  # ranks of cells without a probability are ignored
@@ -111,13 +112,11 @@ class TranslationTable:
         refuses it in a file. ``merged``: a pair's repeats are words an analysis made one (a phrase table's "House"
         and "house"), whose sum may pass 1 until the caller renormalizes the rows: only each probability is
         checked."""
-        from clirkit.translation.arguments import P_MAX, TableArgumentError, probabilities
-
-        src_vocab, src_ids = _vocabulary_ids(sources)
-        tgt_vocab, tgt_ids = _vocabulary_ids(targets)
+        src_vocab, src_ids = _vocabulary_ids(sequence("sources", sources))
+        tgt_vocab, tgt_ids = _vocabulary_ids(sequence("targets", targets))
         if len(src_ids) != len(tgt_ids):
-            raise ValueError(f"{len(src_ids)} sources but {len(tgt_ids)} targets")
-        p = np.fromiter(probs, dtype=np.float64, count=len(src_ids))
+            raise TableArgumentError(f"{len(src_ids)} sources but {len(tgt_ids)} targets")
+        p = _parallel_numbers("probs", probs, len(src_ids), np.float64)
         probabilities("probs", p)
         shape = (len(src_vocab), len(tgt_vocab))
         matrix = sp.csr_matrix((p, (src_ids, tgt_ids)), shape=shape)
@@ -131,7 +130,7 @@ class TranslationTable:
             )
         rank_matrix = None
         if ranks is not None:
-            r = np.fromiter(ranks, dtype=np.int64, count=len(src_ids))
+            r = _parallel_numbers("ranks", ranks, len(src_ids), np.int64)
             keep = r > 0
             keys = src_ids[keep].astype(np.int64) * max(shape[1], 1) + tgt_ids[keep]
             cells, inverse = np.unique(keys, return_inverse=True)
@@ -184,8 +183,10 @@ class TranslationTable:
         """The translations of source ``word`` as ``(e, p(e|f))``, most probable first.
 
         Ties are ordered by dictionary rank (ranked options first), then by the target word.
-        An unknown word gives an empty list.
+        An unknown word gives an empty list. ``n``: at most this many (>= 1; None: all).
         """
+        if n is not None:
+            n = whole("n", n, minimum=1)
         row = self.source_index.get(word)
         if row is None:
             return []
@@ -224,7 +225,9 @@ class TranslationTable:
         if target_frequency is not None:
             freq = np.asarray(target_frequency, dtype=np.float64)
             if freq.shape != (self.n_target,):
-                raise ValueError(f"target_frequency has shape {freq.shape}, expected ({self.n_target},)")
+                raise TableArgumentError(
+                    f"target_frequency has shape {freq.shape}, expected ({self.n_target},): one per target word"
+                )
             f = freq[cols]
             keys += [np.where(f > 0, f, np.inf), f <= 0]
         keys += [self._rank_keys()[top], rows]
@@ -283,3 +286,15 @@ def normalize_rows(matrix: sp.csr_matrix) -> sp.csr_matrix:
     sums = np.bincount(rows, weights=m.data, minlength=m.shape[0])
     m.data /= sums[rows]
     return m
+
+
+def _parallel_numbers(name: str, values: Iterable, n: int, dtype: type) -> np.ndarray:
+    """``values`` as an array of ``n`` numbers of ``dtype`` (one per triple); TableArgumentError naming ``name``
+    when there are more or fewer, or one is not a number."""
+    try:
+        out = np.asarray(sequence(name, values), dtype=dtype)
+    except (TypeError, ValueError, OverflowError):
+        raise TableArgumentError(f"{name}: expected {n} numbers, one per triple, got {values!r:.60}") from None
+    if out.shape != (n,):
+        raise TableArgumentError(f"{name}: expected {n} numbers, one per triple, got shape {out.shape}")
+    return out

@@ -44,6 +44,7 @@ import numpy as np
 
 from clirkit.errors import ClirkitError
 from clirkit.fileio import GZIP_ERRORS, damaged_gzip, display_name, iter_lines, open_binary, undecodable
+from clirkit.translation.arguments import TableArgumentError
 from clirkit.translation.dictionaries import (
     MULTIWORD_TARGET,
     PHRASE_JOINER,
@@ -288,7 +289,9 @@ def weighted_table(
     ``source_analyzer``/``target_analyzer`` (both or neither) make each side's terms and are recorded; without
     them a side is lowercased (``lowercase``) and split at spaces. ``params`` is merged into the table's."""
     if multiword_target not in MULTIWORD_TARGET:
-        raise ValueError(f"multiword_target must be one of {', '.join(MULTIWORD_TARGET)}, got {multiword_target!r}")
+        raise TableArgumentError(
+            f"multiword_target must be one of {', '.join(MULTIWORD_TARGET)}, got {multiword_target!r}"
+        )
     source_terms = _term_maker(source_analyzer, lowercase)
     target_terms = _term_maker(target_analyzer, lowercase)
     sources: list[str] = []
