@@ -15,7 +15,7 @@ from clirkit.estimator import Resources, takes_resources
 from clirkit.psq import DEFAULT_LAMBDA, DOCUMENTS_CUMULATIVE, DOCUMENTS_MAX_OPTIONS, DOCUMENTS_MIN_PROB
 from clirkit.querypsq import PRUNING_CONSTRAINTS, QUERY_SIDE_TABLE2, check_used, document_side_inputs
 from clirkit.retrieval.bm25params import IDF, K1, K3, B
-from clirkit.tablefit import as_table, query_analyzer
+from clirkit.tablefit import as_table, check_second_table, query_analyzer
 
 
 class DocPSQ(CrossLanguageBM25):
@@ -114,6 +114,7 @@ class DocPSQ(CrossLanguageBM25):
         background_texts = resources.parallel()[0] if self.background == "parallel" else None
         table = table if table is not None else resources.reverse_table()
         index = resources.index()  # (an index: a path given is opened by Resources)
+        check_second_table(table, table2, ("reverse_table", "reverse_table2"))
         table, table2 = as_table(table, optional=True), as_table(table2, optional=True)
         self.check_params()
         check_used(self, second_table=table2 is not None or through_two_tables(index))

@@ -20,6 +20,7 @@ from clirkit.tablefit import (
     TableMismatch,
     as_table,
     check_direction,
+    check_second_table,
     stopword_terms,
     words_for_index,
 )
@@ -210,6 +211,7 @@ class QueryPSQ(CrossLanguageBM25):
 
         quiet = takes_resources(self, resources).quiet
         index = resources.index()  # (an index: a path given is opened by Resources)
+        check_second_table(resources.table(), resources.table("table2"))
         table, table2 = as_table(resources.table()), as_table(resources.table("table2"), optional=True)
         table = self._bind(index, table, quiet)
         check_used(self, second_table=table2 is not None)

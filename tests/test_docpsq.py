@@ -233,8 +233,9 @@ def test_auto_translates_the_documents_given_a_table_from_the_index_language_wit
         None,
         "bm25",
     )
+    second = TranslationTable.from_triples(["light"], ["luz"], [1.0], params=forward.params)
     assert (
-        PSQ().fit(Resources(index=index, table=forward, table2=forward)).translate_ == "queries"
+        PSQ().fit(Resources(index=index, table=forward, table2=second)).translate_ == "queries"
     )  # a second table: the query side's
     assert (
         PSQ(target_stopwords_top=5).fit(Resources(index=index, table=forward)).translate_ == "queries"

@@ -5,7 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from clirkit.analysis import Analyzer
+from clirkit.cli import main
 from clirkit.errors import ClirkitError
+from clirkit.retrieval.index import Index
+from clirkit.systems import PSQ, DocPSQ, Resources
 from clirkit.translation import (
     TranslationTable,
     interpolate,
@@ -13,6 +17,7 @@ from clirkit.translation import (
     prune,
     save_table,
     train_ibm1,
+    train_table,
 )
 
 # --------------------------------------------------------------------------- 13B-8: probabilities a table may hold
@@ -114,3 +119,41 @@ def test_train_ibm1_reads_generators_of_sentences_as_their_lists():
     made = train_ibm1((s for s in _SRC), (t for t in _TGT))
     assert made.translations("house", 1) == train_ibm1(_SRC, _TGT).translations("house", 1)
     assert _T.translations("a", 1) == [("x", 0.6)] and _T.translations("a") == [("x", 0.6), ("y", 0.4)]
+
+
+# --------------------------------------------------------------------------- 13B-17: one table given twice
+
+_EN, _ES = ["the house", "big house", "the dog"], ["la casa", "casa grande", "el perro"]
+
+
+def _trained(source, target, source_lang, target_lang):
+    s, t = Analyzer(source_lang), Analyzer(target_lang)
+    return train_table([s.tokenize(x) for x in source], [t.tokenize(x) for x in target], s, t)
+
+
+@pytest.mark.parametrize("as_path", [False, True], ids=["same object", "same file"])
+def test_psq_refuses_one_table_given_as_table_and_table2_as_the_command_does(tmp_path, as_path):
+    table, ix = _trained(_EN, _ES, "en", "es"), Index.build([("d1", "casa grande"), ("d2", "el perro")], Analyzer("es"))
+    save_table(table, tmp_path / "t.npz")
+    table = str(tmp_path / "t.npz") if as_path else table
+    second = str(tmp_path / "." / "t.npz") if as_path else table
+    message = "given as table and table2: interpolating a table with itself changes nothing"
+    with pytest.raises(ClirkitError, match=message):
+        PSQ(lam=0.3).fit(Resources(index=ix, table=table, table2=second))
+    reverse = _trained(_ES, _EN, "es", "en")
+    with pytest.raises(ClirkitError, match="given as reverse_table and reverse_table2: interpolating a table with"):
+        DocPSQ(lam=0.3).fit(Resources(index=ix, reverse_table=reverse, reverse_table2=reverse))
+    copy = load_table(tmp_path / "t.npz")  # equal, but another table: as another file holding the same
+    assert PSQ(lam=0.3).fit(Resources(index=ix, table=table, table2=copy)).search({"q1": "house"}).to_dict()
+
+
+def test_the_command_refuses_one_table_file_given_twice_with_the_same_message(tmp_path, capsys):
+    save_table(_trained(_EN, _ES, "en", "es"), tmp_path / "t.npz")
+    Index.build([("d1", "casa grande"), ("d2", "el perro")], Analyzer("es")).save(tmp_path / "ix.npz")
+    (tmp_path / "q.tsv").write_text("q1\thouse\n")
+    argv = ["psq", "--index", str(tmp_path / "ix.npz"), "--queries", str(tmp_path / "q.tsv"), "-o", "-", "-q"]
+    code = main([*argv, "--table", str(tmp_path / "t.npz"), "--table2", str(tmp_path / "t.npz"), "--lambda", "0.3"])
+    assert code == 2
+    assert "t.npz: given as --table and --table2: interpolating a table with itself changes nothing" in (
+        capsys.readouterr().err
+    )

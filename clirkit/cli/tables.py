@@ -49,15 +49,14 @@ def load_tables(args, *paths: str | None, languages: tuple | None = None, analyz
     when given (:func:`dictionary_reading`)."""
     from clirkit.errors import ClirkitError
     from clirkit.fileio import display_name, repeated_file
+    from clirkit.tablefit import same_table
     from clirkit.translation import format_of
     from clirkit.translation.tableio import DISPLAY
 
     given = [p for p in paths if p is not None and p != "-"]
     repeat = repeated_file(given)
     if repeat is not None:
-        raise ClirkitError(
-            f"{given[repeat[1]]}: given as --table and --table2: interpolating a table with itself changes nothing"
-        )
+        raise ClirkitError(f"{given[repeat[1]]}: {same_table('--table', '--table2')}")
     column, fmt = getattr(args, "score_column", None), args.table_format
     formats = {p: format_of(p, fmt) for p in paths if p is not None and (column or languages)}
     if column is not None and "phrase-table" not in formats.values():
