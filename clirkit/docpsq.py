@@ -407,7 +407,15 @@ def translated(
     when it is a :class:`ProjectedIndex` or a :class:`ShardedProjectedIndex` made with these settings
     (:func:`check_projection`)."""
     from clirkit.psq import prepare_table
-    from clirkit.tablefit import SecondTableMismatch, TableMismatch, describe_terms, stopword_terms, words_for_index
+    from clirkit.tablefit import (
+        OLDER,
+        SecondTableMismatch,
+        TableMismatch,
+        analyses_differ,
+        same_terms,
+        stopword_terms,
+        words_for_index,
+    )
 
     if index.translated:
         if table is not None or table2 is not None:
@@ -432,11 +440,11 @@ def translated(
                 second = table_query_analyzer(table2, lang)
             except TableMismatch as exc:
                 raise SecondTableMismatch(str(exc)) from None
-            if not second.same_terms_as(analyzer):  # query words analyzed otherwise would never match
+            if not same_terms(second, analyzer):  # query words analyzed otherwise would never match
+                how = analyses_differ(second, analyzer, "the first table's")
                 raise SecondTableMismatch(
-                    f"its query-language words were analyzed as {describe_terms(second)} but "
-                    f"the first table's as {describe_terms(analyzer)}: make both with the same "
-                    f"analysis (--stemmer, --keep-case)"
+                    f"its query-language words were analyzed {how}: make both with the same analysis "
+                    f"({'--stemmer, --keep-case' if how.startswith('as ') else OLDER})"
                 )
     if lang is not None and lang != analyzer.lang:
         raise ClirkitError(

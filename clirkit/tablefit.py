@@ -245,12 +245,43 @@ def check_index_side(table, side: str, index, words: str) -> None:
     settings = table.params.get(f"{side}_analyzer")
     if isinstance(settings, dict):
         made = Analyzer.from_dict(settings, where=f"the table's {side} analyzer")
-        if not made.same_terms_as(index.analyzer):
+        if not same_terms(made, index.analyzer):
+            how = analyses_differ(made, index.analyzer, "the index's terms")
             raise TableMismatch(
-                f"the table's {words} were analyzed as {describe_terms(made)} but the index's "
-                f"terms as {describe_terms(index.analyzer)}: rebuild one of them with the "
-                f"other's analysis (--stemmer, --segmenter, --chinese-script, --keep-case)"
+                f"the table's {words} were analyzed {how}: rebuild one of them with the other's analysis "
+                f"({'--stemmer, --segmenter, --chinese-script, --keep-case' if how.startswith('as ') else OLDER})"
             )
+
+
+#: How to make the settings a word does not describe (:func:`analyses_differ`) agree.
+OLDER = "an index or table written by an older clirkit: make it again"
+
+
+def differing_settings(first, second) -> list[str]:
+    """The settings that make terms on which two analyzers differ, sorted: every one
+    :meth:`~clirkit.analysis.Analyzer.to_dict` records but the stopwords (the case, stemming, segmentation, script,
+    ``compose``, ``normalization_version``: whatever it records, as it records it, an old file's as it was made)."""
+    mine, theirs = first.to_dict(), second.to_dict()
+    return sorted(key for key in (mine.keys() | theirs.keys()) - {"stopwords"} if mine.get(key) != theirs.get(key))
+
+
+def same_terms(first, second) -> bool:
+    """Whether two analyzers make the same terms of every word (:func:`differing_settings`; stopwords may differ): a
+    table and an index, or two tables' query sides, must."""
+    return not differing_settings(first, second)
+
+
+def analyses_differ(first, second, what: str) -> str:
+    """How ``first`` (a table's words) and ``second`` (``what``: the index's terms, say) were analyzed, for a message:
+    ``as es, Snowball stems, ... but the index's terms as es, no stemming, ...`` (:func:`describe_terms`), or,
+    where those words do not tell them apart, ``with`` the settings that differ, by name and value (``with
+    compose=False, normalization_version=1 but the index's terms with compose=True, normalization_version=2``:
+    files clirkit wrote before it composed texts and folded widths, read back as they were made)."""
+    if describe_terms(first) != describe_terms(second):
+        return f"as {describe_terms(first)} but {what} as {describe_terms(second)}"
+    keys = differing_settings(first, second)
+    shown = [", ".join(f"{key}={getattr(made, key, None)!r}" for key in keys) for made in (first, second)]
+    return f"with {shown[0]} but {what} with {shown[1]}"
 
 
 def describe_terms(analyzer) -> str:

@@ -9,7 +9,7 @@ from clirkit.analysis import Analyzer
 from clirkit.cli import main
 from clirkit.errors import ClirkitError
 from clirkit.retrieval.index import Index
-from clirkit.systems import PSQ, DocPSQ, Resources
+from clirkit.systems import DT, PSQ, DocPSQ, Resources
 from clirkit.translation import (
     TranslationTable,
     interpolate,
@@ -157,3 +157,46 @@ def test_the_command_refuses_one_table_file_given_twice_with_the_same_message(tm
     assert "t.npz: given as --table and --table2: interpolating a table with itself changes nothing" in (
         capsys.readouterr().err
     )
+
+
+# --------------------------------------------------------------------------- 13B-2: a table of an older analysis
+
+_OLD_TR = {"lang": "tr", "lowercase": True, "strip_punctuation": True, "stopwords": [], "stemmer": "snowball"}
+
+
+@pytest.mark.parametrize(
+    "settings, named",
+    [
+        pytest.param(
+            _OLD_TR,
+            "with compose=False, normalization_version=1 but the index's terms with compose=True, "
+            "normalization_version=2",
+            id="old file",
+        ),
+        pytest.param(
+            {**_OLD_TR, "compose": True},
+            "with normalization_version=1 but the index's terms with normalization_version=2",
+            id="version only",
+        ),
+    ],
+)
+@pytest.mark.parametrize("system", [DT, PSQ])
+def test_a_table_analyzed_by_an_older_clirkit_is_refused_naming_the_setting(system, settings, named):
+    old = Analyzer.from_dict(settings)
+    assert old.tokenize("KIZ") == ["kiz"] and Analyzer("tr").tokenize("KIZ") == ["kız"]  # terms that never meet
+    en = Analyzer("en")
+    table = train_table(
+        [en.tokenize(s) for s in ["the girl came", "a girl", "the house"]],
+        [old.tokenize(t) for t in ["KIZ geldi", "bir KIZ", "EV"]],
+        en,
+        old,
+    )
+    ix = Index.build([("d1", "KIZ okula gitti"), ("d2", "büyük EV")], Analyzer("tr"))
+    with pytest.raises(ClirkitError) as caught:
+        system().fit(Resources(index=ix, table=table))
+    assert str(caught.value) == (
+        f"the table's target words were analyzed {named}: rebuild one of them with the other's analysis (an index "
+        f"or table written by an older clirkit: make it again)"
+    )
+    same = Index.build([("d1", "KIZ okula gitti"), ("d2", "büyük EV")], old)
+    assert system().fit(Resources(index=same, table=table)).search({"q": "girl"}).to_dict()["q"].keys() == {"d1"}
