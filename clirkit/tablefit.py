@@ -338,6 +338,10 @@ def words_for_index(table, index, side: str, *, other_lang: str | None = None, q
     Whether the words are stems is not told by how many are index terms, which depends on the index's size and
     domain (an independent re-check: a clirkit table over 500 documents was read as words and stemmed twice).
 
+    A dictionary (``params["model"]``, neither pruned nor interpolated) whose other side's language is known
+    (``other_lang``, the ``queries``', or its own) is read instead as the command line reads its file
+    (:func:`dictionary_as_read`).
+
     Returns a new table recording the analyzers read (``params["words_read_as"]``: ``terms`` or ``words``, the index
     side's reading), or ``table`` itself when it records an analyzer of either side. :class:`TableMismatch` when
     fewer than :data:`MEETING_SHARE` of the index side's words are index terms, as written or analyzed (a table of
@@ -352,6 +356,13 @@ def words_for_index(table, index, side: str, *, other_lang: str | None = None, q
     if any(isinstance(table.params.get(f"{s}_analyzer"), dict) for s in ("source", "target")):
         return table
     other = "source" if side == "target" else "target"
+    lang = other_lang or (queries.lang if queries is not None else None) or table.params.get(f"{other}_lang")
+    if (
+        table.params.get("model") == "dictionary"
+        and lang is not None
+        and not {"pruning", "interpolation"} & set(table.params)
+    ):
+        return dictionary_as_read(table, index, side, lang)
     vocab = table.target_vocab if side == "target" else table.source_vocab
     written, analyzed, n = index_terms(vocab, index)
     meeting = max(written, analyzed)
@@ -404,6 +415,29 @@ def words_for_index(table, index, side: str, *, other_lang: str | None = None, q
         quiet=quiet,
     )
     return TranslationTable(vocabs[0], vocabs[1], probs, params, ranks)
+
+
+def dictionary_as_read(table, index, side: str, lang: str):
+    """A dictionary's ``table`` read without its languages, read as ``clirkit dt`` and ``psq`` read its file given
+    the queries' language (:func:`clirkit.cli.tables.dictionary_reading`): ``side`` (``target``: the queries are
+    translated into the index's language; ``source``: the documents from it) in the index's language, the other in
+    ``lang``, both analyzed as :func:`~clirkit.translation.load_dictionary` analyzes them, with the index's stemmer,
+    segmenter and Chinese script (:func:`~clirkit.translation.dictionaries.reanalyzed`: the dictionary ranks kept).
+    :class:`TableMismatch` when that analysis does not make the index's terms, as the command says it."""
+    from clirkit.analysis import Analyzer
+    from clirkit.translation.dictionaries import reanalyzed
+
+    made = index.analyzer
+    settings = {
+        "lowercase": table.params.get("lowercase", True),
+        "stemmer": made.stemmer,
+        "segmenter": made.segmenter,
+        "chinese_script": made.chinese_script,
+    }
+    langs = (lang, made.lang) if side == "target" else (made.lang, lang)
+    read = reanalyzed(table, Analyzer(langs[0], **settings), Analyzer(langs[1], **settings))
+    check_index_side(read, side, index, f"{side} words")
+    return read
 
 
 def source_words_read(table, lang: str):

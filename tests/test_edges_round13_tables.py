@@ -200,3 +200,32 @@ def test_a_table_analyzed_by_an_older_clirkit_is_refused_naming_the_setting(syst
     )
     same = Index.build([("d1", "KIZ okula gitti"), ("d2", "büyük EV")], old)
     assert system().fit(Resources(index=same, table=table)).search({"q": "girl"}).to_dict()["q"].keys() == {"d1"}
+
+
+# --------------------------------------------------------------------------- 13B-3: a dictionary without its languages
+
+
+def test_a_dictionary_read_without_target_lang_gives_the_commands_run(tmp_path, capsys):
+    (tmp_path / "muse.txt").write_text("lord señor\nlord jehová\nlight luz\nlight lumbre\nlights luces\n")
+    docs = [("d1", "el señor"), ("d2", "jehová"), ("d3", "la luz"), ("d4", "la lumbre")]
+    (tmp_path / "q.tsv").write_text("q1\tlord\nq2\tlight\nq3\tlights\n")
+    ix = Index.build(docs, Analyzer("es"))
+    ix.save(tmp_path / "ix.npz")
+    topics = {"q1": "lord", "q2": "light", "q3": "lights"}
+    for system, verb in ((DT, "dt"), (PSQ, "psq")):
+        argv = [verb, "--index", str(tmp_path / "ix.npz"), "--queries", str(tmp_path / "q.tsv"), "-q", "-o", "-"]
+        assert (
+            main([*argv, "--table", str(tmp_path / "muse.txt"), "--table-format", "muse", "--source-lang", "en"]) == 0
+        )
+        command = capsys.readouterr().out
+        for languages in ({"source_lang": "en"}, {"source_lang": "en", "target_lang": "es"}):
+            table = load_table(tmp_path / "muse.txt", "muse", **languages)
+            run = system().fit(Resources(index=ix, table=table)).search(topics)
+            lines = [
+                f"{q} Q0 {d} {i} {s!r} {verb.upper()}"
+                for q, ranked in run.to_dict().items()
+                for i, (d, s) in enumerate(sorted(ranked.items(), key=lambda x: (-x[1], x[0])), 1)
+            ]
+            assert "\n".join(lines) + "\n" == command, languages
+    table = load_table(tmp_path / "muse.txt", "muse", source_lang="en")
+    assert DT().fit(Resources(index=ix, table=table)).search({"q": "lord"}).to_dict()["q"].keys() == {"d1"}  # señor

@@ -370,3 +370,44 @@ def dictionary_report(table: TranslationTable) -> list[str]:
     if p.get("source_lang") or p.get("target_lang"):
         out.append(f"languages {p.get('source_lang')} -> {p.get('target_lang')} ({p.get('languages_from')})")
     return out
+
+
+#: What :func:`dictionary_table` records of how it read a dictionary (kept when :func:`reanalyzed` reads it again).
+READING = ("model", "format", "file", "reverse", "languages_from")
+
+
+def reanalyzed(table: TranslationTable, source_analyzer, target_analyzer) -> TranslationTable:
+    """A dictionary's table read without analysis (:func:`load_dictionary` knowing one language or none: each side
+    lowercased and split at spaces) as :func:`dictionary_table` reads its pairs with ``source_analyzer`` and
+    ``target_analyzer``: each source word's translations given again in their dictionary ranks' order (the words of a
+    translation split into words together again), with the weighting and multi-word settings it was read with.
+
+    The table :func:`load_dictionary` makes of the file knowing both languages, but for what the first reading lost:
+    the case (every analysis that lowercases, the default, lowercases it again) and, where the analysis makes two
+    source entries one ("house", "houses": the stem "hous"), which of their translations the file listed first (those
+    of the first source word in the table's order come first)."""
+    from itertools import groupby
+
+    params = table.params
+    rows = np.repeat(np.arange(table.n_source), np.diff(table.probs.indptr))
+    ranks, cols = table.entry_ranks(), table.probs.indices
+    priority = np.where(ranks > 0, ranks, ranks.max(initial=0) + 1)  # an option without a rank: after the ranked
+    alone = np.where(ranks > 0, 0, np.arange(1, len(ranks) + 1))  # ... each its own translation
+    order = np.lexsort((cols, alone, priority, rows)).tolist()
+    source, target = table.source_vocab.tolist(), table.target_vocab.tolist()
+    pairs = [
+        (source[row], " ".join(target[cols[i]] for i in group), rank)
+        for (row, rank, _), group in groupby(order, key=lambda i: (int(rows[i]), int(priority[i]), int(alone[i])))
+    ]
+    return dictionary_table(
+        pairs,
+        {key: params[key] for key in READING if key in params},
+        lowercase=params.get("lowercase", True),
+        weighting=params.get("weighting", "uniform"),
+        multiword_target=params.get("multiword_target", "split"),
+        multiword_source=params.get("multiword_source", "phrase"),
+        source_lang=source_analyzer.lang,
+        target_lang=target_analyzer.lang,
+        source_analyzer=source_analyzer,
+        target_analyzer=target_analyzer,
+    )
