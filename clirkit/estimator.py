@@ -354,7 +354,9 @@ class Resources:
 
 
 class System(Parameters):
-    """Base class of DT, PSQ, the boosted ranker, SCS and fusions (see the module docstring)."""
+    """Base class of DT, PSQ, the boosted ranker, SCS and fusions (see the module docstring). ``set_params`` that
+    changes a parameter of a fitted system makes it unfitted (``search`` says to call ``fit`` first), so what it
+    reports, saves and searches with are the same parameters; ``runtime_params`` (progress, workers) are kept."""
 
     default_tag = "run"
     keeps_model = False

@@ -15,6 +15,7 @@ class Parameters:
     without importing scikit-learn (:mod:`clirkit.constraints` says why); ``sklearn.base.clone`` works on it."""
 
     _parameter_constraints: dict = {}
+    runtime_params: tuple[str, ...] = ()  # parameters of how it runs (progress, workers), not of what it learns
 
     @classmethod
     def _get_param_names(cls) -> list[str]:
@@ -43,9 +44,24 @@ class Parameters:
         return out
 
     def set_params(self, **params) -> "Parameters":
-        """Set parameters by name (``name__sub`` sets one of a nested object's); returns self."""
+        """Set parameters by name (``name__sub`` sets one of a nested object's); returns self. One that changes a
+        parameter other than ``runtime_params`` forgets what was learned with the old one (:meth:`forget_fit`)."""
         if not params:
             return self
+        before = self.get_params(deep=True)
+        self._set_params(params)
+        after = self.get_params(deep=True)
+        changed = [k for k, v in after.items() if k not in before or not _same(v, before[k])]
+        if any(k.partition("__")[0] not in self.runtime_params for k in changed):
+            self.forget_fit()
+        return self
+
+    def forget_fit(self) -> None:
+        """Drop the learned attributes (those whose names end with ``_``): the object is as before ``fit``."""
+        for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("_")]:
+            delattr(self, name)
+
+    def _set_params(self, params: dict) -> None:
         valid = self.get_params(deep=True)
         nested: dict[str, dict] = {}
         for key, value in params.items():
@@ -62,7 +78,6 @@ class Parameters:
                 valid[key] = value
         for key, sub_params in nested.items():
             valid[key].set_params(**sub_params)
-        return self
 
     def _validate_params(self) -> None:
         validate(self._parameter_constraints, self.get_params(deep=False), type(self).__name__, bools_as_ints=False)
@@ -87,3 +102,17 @@ class Parameters:
         import inspect
 
         return defaults.get(key, inspect.Parameter.empty)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether parameter values ``a`` and ``b`` are the same (numpy arrays by their elements)."""
+    if a is b:
+        return True
+    if hasattr(a, "shape") or hasattr(b, "shape"):
+        import numpy as np
+
+        return bool(np.array_equal(a, b))
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False

@@ -131,6 +131,7 @@ class BoostRanker(Grouped, System):
     flat_order = FLAT_ORDER
     default_tag = "Boost"
     keeps_model = True
+    runtime_params = ("jobs", "backend", "scheduler", "quiet")  # the same models (above): set_params keeps the fit
     file_keys = {
         "parallel_tuples": (
             bool,

@@ -1,0 +1,57 @@
+"""Issue 40, edge test 13B: the Python API says what it does (set_params after fit, loaded systems' parameters and
+tags, run round trips, the inputs of paired tests, of search, of a sharded build, generators, float ids)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from clirkit.analysis import Analyzer
+from clirkit.errors import ClirkitError
+from clirkit.retrieval.index import Index
+from clirkit.run import Qrels, Run
+from clirkit.systems import BM25Search, Fusion, Resources
+
+
+@pytest.fixture
+def cats():
+    docs = [("d1", "cat cat cat dog"), ("d2", "cat bird bird bird bird bird bird"), ("d3", "dog")]
+    return Resources(index=Index.build(docs, Analyzer("en")))
+
+
+def _ab():
+    a = Run.from_dict({"q": {"d1": 3.0, "d2": 1.0}}, tag="A")
+    return a, Run.from_dict({"q": {"d2": 3.0, "d1": 1.0}}, tag="B")
+
+
+# --------------------------------------------------------------------------- 4: set_params after fit
+
+
+def test_set_params_that_changes_a_parameter_of_a_fitted_system_makes_it_unfitted(cats):
+    system = BM25Search().fit(cats)
+    system.set_params(k1=1.2)  # the same value: still fitted
+    system.search("cat")
+    system.set_params(k1=0.1, b=1.0)
+    with pytest.raises(ClirkitError, match=r"^BM25Search is not fitted: call fit\(Resources\(index=...\)\) first$"):
+        system.search("cat")
+    fresh = BM25Search(k1=0.1, b=1.0).fit(cats).search("cat").to_dict()
+    assert system.fit(cats).search("cat").to_dict() == fresh
+
+
+def test_set_params_of_a_fitted_fusion_makes_it_unfitted_and_runtime_params_keep_a_boosted_fit():
+    from clirkit.boost import BoostRanker
+
+    a, b = _ab()
+    fusion = Fusion(weights=[0.5, 0.5]).fit_runs([a, b], None)
+    fusion.set_params(weights=np.array([0.5, 0.5]))  # the same weights
+    fusion.fuse([a, b])
+    fusion.set_params(weights=[0.9, 0.1])
+    with pytest.raises(ClirkitError, match="the fusion is not fitted"):
+        fusion.fuse([a, b])
+    ranker = BoostRanker()
+    ranker.model_ = "learned"
+    ranker.set_params(quiet=True, jobs=2)
+    assert ranker.model_ == "learned"
+    ranker.set_params(boosting__rounds=5)
+    assert not hasattr(ranker, "model_")
+
