@@ -55,3 +55,18 @@ def test_set_params_of_a_fitted_fusion_makes_it_unfitted_and_runtime_params_keep
     ranker.set_params(boosting__rounds=5)
     assert not hasattr(ranker, "model_")
 
+
+# --------------------------------------------------------------------------- 5: a loaded fusion keeps its dev tags
+
+
+def test_a_saved_and_loaded_fusion_refuses_runs_given_in_the_other_order_as_the_fitted_one_does(tmp_path):
+    dt = Run.from_dict({"q": {"d1": 3.0, "d2": 1.0, "d3": 0.5}}, tag="DT")
+    psq = Run.from_dict({"q": {"d2": 2.0, "d3": 1.0}}, tag="PSQ")
+    fusion = Fusion().fit_runs([dt, psq], Qrels(np.array(["q"]), np.array(["d2"]), np.array([1])))
+    fusion.save(tmp_path / "fusion.npz")
+    loaded = Fusion.load(tmp_path / "fusion.npz")
+    message = r"^run 1 \(tag 'PSQ'\) is paired with dev run 1 \(tag 'DT'\), which has the tag of run 2: give the runs"
+    for system in (fusion, loaded):
+        with pytest.raises(ClirkitError, match=message):
+            system.fuse([psq, dt])
+    assert loaded.fuse([dt, psq]).to_dict() == fusion.fuse([dt, psq]).to_dict()

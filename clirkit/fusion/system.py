@@ -190,6 +190,7 @@ class Fusion(System):
             "transforms": self.transforms_,
             "dev_score": self.dev_score_,
             "dev_queries": self.dev_queries_,
+            "dev_tags": self.dev_tags_,
         }
 
     def restore_state(self, state: dict) -> None:
@@ -201,6 +202,10 @@ class Fusion(System):
                 raise ClirkitError("corrupt fusion state (weights and transforms)") from None
             if len(self.weights_) != len(self.transforms_):
                 raise ClirkitError("corrupt fusion state: as many weights as transforms expected")
+            tags = state.get("dev_tags")  # (none in a file written before they were saved)
+            if tags is not None and not (isinstance(tags, list) and all(isinstance(t, str) for t in tags)):
+                raise ClirkitError("corrupt fusion state: dev_tags is not a list of tags")
+            self.dev_tags_ = tags
             self.dev_score_, self.dev_queries_, self.sweep_ = state.get("dev_score"), state.get("dev_queries", 0), None
 
     def check_runs(self, n: int) -> None:
@@ -281,7 +286,7 @@ class Fusion(System):
             raise ClirkitError("the fusion is not fitted: call fit (or fit_runs) first")
         if len(runs) != len(self.weights_):
             raise ClirkitError(f"{len(runs)} runs for a fusion of {len(self.weights_)} systems")
-        dev_tags = getattr(self, "dev_tags_", None) or []  # none restored from a saved state
+        dev_tags = getattr(self, "dev_tags_", None) or []  # none: fit on no dev runs, or a file saved before them
         crossed = crossed_pair([run.tag for run in runs], dev_tags)
         if crossed is not None:
             i, j = crossed
