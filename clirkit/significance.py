@@ -17,6 +17,8 @@ with ``average="qrels"``). Both are two-sided.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,8 +58,9 @@ class TestResult:
 
 
 def _pairs(a, b) -> tuple[np.ndarray, np.ndarray]:
-    a = np.asarray(a, dtype=np.float64).ravel()
-    b = np.asarray(b, dtype=np.float64).ravel()
+    """``a`` and ``b`` as float64 arrays of per-query values: each a one-dimensional sequence (a list, a tuple, a
+    numpy array, a pandas Series), the two equally long, not empty, finite; ClirkitError otherwise."""
+    a, b = _values(a, "a"), _values(b, "b")
     if len(a) != len(b):
         raise ClirkitError(f"paired test needs equally many values, got {len(a)} and {len(b)}")
     if len(a) == 0:
@@ -65,6 +68,28 @@ def _pairs(a, b) -> tuple[np.ndarray, np.ndarray]:
     if not (np.isfinite(a).all() and np.isfinite(b).all()):
         raise ClirkitError("paired test got a NaN or infinite per-query value")
     return a, b
+
+
+def _values(given, name: str) -> np.ndarray:
+    """``given`` (one system's per-query values) as a one-dimensional float64 array; ClirkitError for a mapping or
+    a set (no order of queries to pair), a table of several columns, or values that are not numbers."""
+    if isinstance(given, (Mapping, AbstractSet, str, bytes)):
+        raise ClirkitError(
+            f"paired test: {name} is a {type(given).__name__}: give the per-query values as a one-dimensional "
+            "sequence, both systems' in the same order of queries (e.g. Evaluation.column(measure))"
+        )
+    if isinstance(given, Iterator):  # (a generator: read once)
+        given = list(given)
+    try:
+        values = np.asarray(given, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ClirkitError(f"paired test: {name} holds values that are not numbers") from None
+    if values.ndim != 1:
+        raise ClirkitError(
+            f"paired test: {name} has shape {values.shape}: give one value per query, a one-dimensional sequence "
+            "(one measure's column, e.g. Evaluation.column(measure))"
+        )
+    return values
 
 
 def _whole(value, name: str, low: int) -> int:

@@ -70,3 +70,42 @@ def test_a_saved_and_loaded_fusion_refuses_runs_given_in_the_other_order_as_the_
         with pytest.raises(ClirkitError, match=message):
             system.fuse([psq, dt])
     assert loaded.fuse([dt, psq]).to_dict() == fusion.fuse([dt, psq]).to_dict()
+
+
+# --------------------------------------------------------------------------- 10: the inputs of the paired tests
+
+
+@pytest.mark.parametrize(
+    "a, b, message",
+    [
+        pytest.param(
+            np.zeros((30, 3)),
+            np.ones((30, 3)),
+            r"^paired test: a has shape \(30, 3\): give one value per query, a one-dimensional sequence",
+            id="2-D",
+        ),
+        pytest.param(
+            {"q1": 0.1, "q2": 0.3},
+            {"q1": 0.2, "q2": 0.5},
+            r"^paired test: a is a dict: give the per-query values as a one-dimensional sequence, both systems'",
+            id="dict",
+        ),
+        pytest.param([0.1, 0.3], {0.2, 0.5}, "^paired test: b is a set: give", id="set"),
+        pytest.param([0.1, "x"], [0.2, 0.3], "^paired test: a holds values that are not numbers$", id="text"),
+    ],
+)
+def test_the_paired_tests_take_one_dimensional_sequences_only(a, b, message):
+    from clirkit.significance import paired_t_test, randomization_test
+
+    for test in (randomization_test, paired_t_test):
+        with pytest.raises(ClirkitError, match=message):
+            test(a, b)
+
+
+def test_the_paired_tests_take_a_series_and_a_generator_as_one_dimensional_sequences():
+    import pandas as pd
+
+    from clirkit.significance import paired_t_test
+
+    given = paired_t_test(pd.Series([0.1, 0.2, 0.4]), (v for v in [0.3, 0.3, 0.6]))
+    assert given == paired_t_test([0.1, 0.2, 0.4], [0.3, 0.3, 0.6])
