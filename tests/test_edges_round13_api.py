@@ -109,3 +109,45 @@ def test_the_paired_tests_take_a_series_and_a_generator_as_one_dimensional_seque
 
     given = paired_t_test(pd.Series([0.1, 0.2, 0.4]), (v for v in [0.3, 0.3, 0.6]))
     assert given == paired_t_test([0.1, 0.2, 0.4], [0.3, 0.3, 0.6])
+
+
+# --------------------------------------------------------------------------- 12: a loaded ranker's parameters
+
+
+@pytest.fixture(scope="module")
+def boosted(tmp_path_factory):
+    from clirkit.boost import Boosting, BoostRanker, PairFeatures
+
+    texts = ["casa grande", "perro negro", "gato blanco", "agua fría", "casa blanca", "perro grande"]
+    docs = ([f"d{i}" for i in range(len(texts))], texts)
+    train = {"t1": "big house", "t2": "black dog", "t3": "white cat", "t4": "cold water"}
+    qrels = Qrels(np.array(list(train)), np.array(["d0", "d1", "d2", "d3"]), np.array([1, 1, 1, 1]))
+    res = Resources(topics={"train": train}, qrels={"train": qrels}, documents=docs, source_lang="en", target_lang="es")
+    features = PairFeatures(ngram=2, bits=16, doc_weighting="idf")
+    ranker = BoostRanker(features=features, boosting=Boosting(rounds=5, beta_grid=(1.0, 3.0)), quiet=True).fit(res)
+    path = tmp_path_factory.mktemp("boost") / "boost.npz"
+    ranker.save(path)
+    return ranker, path, res
+
+
+def test_a_loaded_boosted_ranker_reports_the_parameters_it_was_trained_with_and_refits_alike(boosted):
+    from sklearn.base import clone
+
+    from clirkit.boost import BoostRanker
+
+    ranker, path, res = boosted
+    loaded = BoostRanker.load(path, res.documents(), quiet=True)
+    assert loaded.get_params() == {**ranker.get_params(), "quiet": True}
+    assert repr(loaded.features) == "PairFeatures(bits=16, doc_weighting='idf', ngram=2)"
+    again = clone(loaded).fit(res).search("big dog").to_dict()
+    assert again == loaded.search("big dog").to_dict() == ranker.search("big dog").to_dict()
+
+
+def test_a_boosted_ranker_loaded_with_a_recorded_parameter_of_another_value_is_refused(boosted):
+    from clirkit.boost import BoostRanker
+
+    _, path, _ = boosted
+    with pytest.raises(ClirkitError, match=r"the model was trained with random_state=0, not 3: leave random_state"):
+        BoostRanker.load(path, random_state=3)
+    assert BoostRanker.load(path, random_state=0, jobs=2).jobs == 2
+

@@ -417,15 +417,18 @@ class BoostRanker(Grouped, System):
 
     @classmethod
     def load(cls, path, documents=None, **params) -> "BoostRanker":
-        """A ranker with ``params`` (e.g. ``base=`` a fitted base system) whose learned model is the one saved
-        at ``path``; ``documents`` (or the documents of :class:`~clirkit.estimator.Resources`) are what
-        :meth:`search` ranks (or give them to ``search``)."""
-        ranker = cls(**params)
+        """A ranker whose learned model is the one saved at ``path``, with the hyper-parameters it was trained with
+        (those the model records: :func:`~clirkit.boost.training.trained_params`) and ``params`` (e.g. ``base=`` a
+        fitted base system, ``quiet``; one the model records must be its value, else a ClirkitError);
+        ``documents`` (or the documents of :class:`~clirkit.estimator.Resources`) are what :meth:`search` ranks (or
+        give them to ``search``)."""
+        model = BoostModel.load(path)
+        ranker = as_trained(cls(**params), model.params.get("hyper_params"), params, path)
         if isinstance(documents, Resources):
             return ranker.restore(path, documents)
         if documents is not None:
             return ranker.load_model(path, documents)
-        ranker.model_ = BoostModel.load(path)
+        ranker.model_ = model
         return ranker
 
     def restore(self, path, resources: Resources) -> "BoostRanker":
@@ -589,3 +592,27 @@ _FIT_TAKES = (
     "{name}.fit takes one Resources, e.g. fit(Resources(topics={{'train': topics, 'dev': ...}}, qrels={{'train': "
     "qrels, ...}}, documents=(docids, texts))) (clirkit.estimator.Resources), got {got}"
 )
+
+
+def as_trained(ranker: BoostRanker, trained: Mapping | None, given: Mapping, path) -> BoostRanker:
+    """``ranker`` (made of the keywords ``given`` to :meth:`BoostRanker.load`) with the hyper-parameters ``trained``
+    that the model at ``path`` records by their flat names (None: a model written before they were recorded, whose
+    ranker keeps ``given`` and the defaults); ClirkitError for a recorded one given another value."""
+    if trained is None:
+        return ranker
+    own = ranker.flat_params()
+    named = {k for key in given for k in (ranker.groups[key]._get_param_names() if key in ranker.groups else [key])}
+    values = {k: tuple(v) if isinstance(v, list) else v for k, v in trained.items()}
+    try:
+        loaded = type(ranker).from_flat(**{**{k: own[k] for k in named if k not in values}, **values})
+        loaded.check_params()
+    except (TypeError, ClirkitError) as exc:
+        raise ClirkitError(f"{path}: corrupt model file (params.hyper_params: {exc})") from None
+    kept = loaded.flat_params()
+    for key in sorted(named & values.keys()):
+        if not (own[key] is kept[key] or own[key] == kept[key]):
+            raise ClirkitError(
+                f"{path}: the model was trained with {key}={kept[key]!r}, not {own[key]!r}: leave {key} out of "
+                "load (the model's own is taken)"
+            )
+    return loaded

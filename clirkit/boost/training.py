@@ -410,10 +410,12 @@ def model_record(
     ranker: "BoostRanker", tuples: Tuples, n_extra: int, results: list, sweep: BetaSweep | None, candidates
 ) -> dict:
     """The model's ``params``: the hyper-parameters that shape it (:meth:`get_params`, less
-    :data:`_NOT_RECORDED`; the ones a setting makes matter only when it does), the seed, the tuples and
+    :data:`_NOT_RECORDED`; the ones a setting makes matter only when it does), every one it was trained with by its
+    flat name (``hyper_params``, :func:`trained_params`: what a loaded ranker reports), the seed, the tuples and
     what each bag kept (rounds, pairs, buckets, dev curve), and the dev MAP of each beta tried."""
     info = {k: v for k, v in ranker.flat_params().items() if k not in _NOT_RECORDED}
     info.update(
+        hyper_params=trained_params(ranker),
         seed=ranker.random_state,
         n_tuples=len(tuples),
         bag_rounds=[int(r.best_round) for r in results],
@@ -438,6 +440,17 @@ def model_record(
             beta_dev_map={b: m for b, m in sweep.dev_map().items() if m is not None},
         )
     return info
+
+
+def trained_params(ranker: "BoostRanker") -> dict:
+    """``{flat name: value}`` (JSON-ready) of the hyper-parameters ``ranker`` trains with: all but its ``base`` (a
+    system, given again at load) and its ``runtime_params`` (how it runs, not what it learns); a ``significance``
+    of 0 as None, the same setting."""
+    from clirkit.estimator import jsonable
+
+    skip = {"base", *ranker.runtime_params}
+    params = {k: v for k, v in ranker.flat_params().items() if k not in skip}
+    return jsonable({**params, "significance": params["significance"] or None})  # (0 is None: the same test)
 
 
 def say_dropped(results: list, budget: int | None, *, quiet: bool) -> None:
