@@ -253,9 +253,10 @@ class Run:
         return cls._ranked(qids, docids, scores, tag=tag, depth=depth, query_order=query_order)
 
     @classmethod
-    def _ranked(cls, qids, docids, scores, *, tag, depth, query_order=None, row_of=None) -> "Run":
+    def _ranked(cls, qids, docids, scores, *, tag, depth, query_order=None, row_of=None, ties="docid") -> "Run":
         """:meth:`ranked`, a refused row named by ``row_of(its position in the rows given)`` (default ``Run row
-        N``)."""
+        N``); ``ties="given"``: tied scores keep the order they are given in (a run's own rows read back, as
+        :func:`~clirkit.formats.read_run` keeps a file's), not the docids' order."""
         check_depth(depth, every_row=True)
         qids, docids, scores = _columns(qids, docids, scores, "Run")
         if query_order is None:
@@ -266,7 +267,7 @@ class Run:
         qpos = np.fromiter((position.get(q, -1) for q in qids.tolist()), dtype=np.int64, count=len(qids))
         keep = qpos >= 0
         qids, docids, scores, qpos = qids[keep], docids[keep], scores[keep], qpos[keep]
-        order = np.lexsort((docids, -scores, qpos))
+        order = np.lexsort((docids if ties == "docid" else np.arange(len(scores)), -scores, qpos))
         given = np.flatnonzero(keep)[order]
         run = cls._made(qids[order], docids[order], scores[order], tag, given=given, row_of=row_of)
         return run.top(depth) if depth is not None else run
@@ -318,7 +319,8 @@ class Run:
 
     @classmethod
     def from_dict(cls, run: dict, *, tag: str = "clirkit", depth: int | None = None) -> "Run":
-        """A run from ``{qid: {docid: score}}``, ranked by :meth:`ranked` (score descending, ties by docid).
+        """A run from ``{qid: {docid: score}}``, ranked by score descending, tied scores in the dict's order (so
+        :meth:`to_dict` reads back to the same run).
         ClirkitError for a query not mapped to ``{docid: score}``, or a score that is not a finite number."""
         if not isinstance(run, Mapping):
             raise ClirkitError(f"a run dict: expected {{qid: {{docid: score}}}}, got {type(run).__name__}")
@@ -331,7 +333,9 @@ class Run:
             scores += list(docs.values())
         row_of = lambda i: f"a run dict: query {qids[i]!r}, document {docids[i]!r}"  # noqa: E731
         values = finite_scores(scores, row_of)
-        return cls._ranked(qids, docids, values, tag=tag, depth=depth, query_order=list(run), row_of=row_of)
+        return cls._ranked(
+            qids, docids, values, tag=tag, depth=depth, query_order=list(run), row_of=row_of, ties="given"
+        )
 
     def to_frame(self, style: str = "clirkit"):
         """A pandas DataFrame of the rows in run order (pandas is optional): ``style="clirkit"``: columns ``qid,
@@ -353,15 +357,15 @@ class Run:
     @classmethod
     def from_frame(cls, frame, *, tag: str = "clirkit", depth: int | None = None) -> "Run":
         """A run from a DataFrame with columns ``qid``, ``docno`` (PyTerrier's) or ``docid`` and ``score``, in any
-        row order, ranked by :meth:`ranked` (score descending, ties by docid; a ``rank`` column is not read: a
-        PyTerrier re-ranker may leave it stale). With both ``docno`` and ``docid`` (a frame of Terrier's, whose
-        ``docid`` is its internal number), ``docno`` is the document id. ClirkitError naming the row for a missing
-        id (NaN, None) or a score that is not a finite number."""
+        row order, ranked by score descending, tied scores in row order (so :meth:`to_frame` reads back to the same
+        run; a ``rank`` column is not read: a PyTerrier re-ranker may leave it stale). With both ``docno`` and
+        ``docid`` (a frame of Terrier's, whose ``docid`` is its internal number), ``docno`` is the document id.
+        ClirkitError naming the row for a missing id (NaN, None) or a score that is not a finite number."""
         check_depth(depth, every_row=True)
         qids, docids = frame_ids(frame, "a run frame", "score", "results")
         scores = frame_scores(frame, "a run frame")
         row_of = lambda i: f"a run frame: row {row_label(frame, i)}"  # noqa: E731
-        return cls._ranked(qids, docids, scores, tag=tag, depth=depth, row_of=row_of)
+        return cls._ranked(qids, docids, scores, tag=tag, depth=depth, row_of=row_of, ties="given")
 
     def to_records(self) -> list[ScoredDoc]:
         """The rows in run order as :data:`ScoredDoc` namedtuples ``(query_id, doc_id, score)``, the shape of
@@ -371,14 +375,15 @@ class Run:
     @classmethod
     def from_records(cls, records: Iterable, *, tag: str = "clirkit", depth: int | None = None) -> "Run":
         """A run from records with ``query_id``, ``doc_id`` and ``score`` attributes (ir_datasets'
-        ``dataset.scoreddocs_iter()``, ir_measures' ScoredDoc, :meth:`to_records`), ranked by :meth:`ranked`.
+        ``dataset.scoreddocs_iter()``, ir_measures' ScoredDoc, :meth:`to_records`), ranked by score descending, tied
+        scores in the records' order (so :meth:`to_records` reads back to the same run).
         ClirkitError for a score that is not a finite number."""
         qids, docids, scores = record_columns(
             records, ("query_id", "doc_id", "score"), "a run record", "an ir_datasets ScoredDoc"
         )
         row_of = lambda i: f"a run record (number {i + 1})"  # noqa: E731
         values = finite_scores(scores, row_of)
-        return cls._ranked(qids, docids, values, tag=tag, depth=depth, row_of=row_of)
+        return cls._ranked(qids, docids, values, tag=tag, depth=depth, row_of=row_of, ties="given")
 
     def with_tag(self, tag: str) -> "Run":
         return Run._made(

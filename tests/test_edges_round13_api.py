@@ -151,3 +151,25 @@ def test_a_boosted_ranker_loaded_with_a_recorded_parameter_of_another_value_is_r
         BoostRanker.load(path, random_state=3)
     assert BoostRanker.load(path, random_state=0, jobs=2).jobs == 2
 
+
+# --------------------------------------------------------------------------- 13: run round trips keep tied scores' order
+
+
+def test_a_runs_frame_dict_and_records_read_back_to_the_same_run_tied_scores_in_their_order(tmp_path):
+    from clirkit.formats import read_run
+    from clirkit.metrics import evaluate
+
+    (tmp_path / "ties.run").write_text("q Q0 dB 1 1.0 x\nq Q0 dA 2 1.0 x\nq Q0 dC 3 0.5 x\n")
+    run = read_run(tmp_path / "ties.run")
+    back = [
+        Run.from_frame(run.to_frame()),
+        Run.from_frame(run.to_frame("pyterrier")),
+        Run.from_dict(run.to_dict()),
+        Run.from_records(run.to_records()),
+    ]
+    qrels = Qrels(np.array(["q"]), np.array(["dB"]), np.array([1]))
+    for again in back:
+        assert again.docids.tolist() == ["dB", "dA", "dC"]
+        assert evaluate(again, qrels, ["RR"], ties="run").mean() == {"RR": 1.0}
+    assert Run.from_dict({"q": {"dC": 0.5, "dB": 1.0, "dA": 1.0}}).docids.tolist() == ["dB", "dA", "dC"]
+
