@@ -173,3 +173,24 @@ def test_a_runs_frame_dict_and_records_read_back_to_the_same_run_tied_scores_in_
         assert evaluate(again, qrels, ["RR"], ties="run").mean() == {"RR": 1.0}
     assert Run.from_dict({"q": {"dC": 0.5, "dB": 1.0, "dA": 1.0}}).docids.tolist() == ["dB", "dA", "dC"]
 
+
+# --------------------------------------------------------------------------- 18: a sharded build takes pairs
+
+
+def test_a_sharded_build_takes_the_docid_text_pairs_index_build_takes(tmp_path):
+    from clirkit.formats import iter_documents
+    from clirkit.retrieval.shards import ShardedIndex
+
+    docs = tmp_path / "docs.tsv"
+    docs.write_text("d3\tel agua\nd1\tel perro\nd2\tla casa\nd4\tla luz\n", encoding="utf-8")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    ShardedIndex.build(lambda: iter_documents(docs), 2, Analyzer("es"), tmp_path / "a" / "ix.npz")
+    ShardedIndex.split(Index.build(iter_documents(docs), Analyzer("es")), 2).save(tmp_path / "b" / "ix.npz")
+    names = sorted(p.name for p in (tmp_path / "a").iterdir())
+    assert len(names) == 3 and names == sorted(p.name for p in (tmp_path / "b").iterdir())
+    for name in names:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+    with pytest.raises(ClirkitError, match=r"^document 2 \(in input order\) is a str: give \(docid, text\) pairs"):
+        ShardedIndex.build(lambda: iter([("d1", "a"), "xy"]), 2, Analyzer("es"), tmp_path / "c.npz")
+    assert not (tmp_path / "c.npz").exists()

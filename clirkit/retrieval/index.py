@@ -390,6 +390,22 @@ def document_chunks(
         yield (lines if located else None), ids, texts
 
 
+def located_documents(documents) -> Iterator[tuple[int, str, str]]:
+    """``(lineno, docid, text)`` records of ``documents``: such records, or ``(docid, text)`` pairs numbered from 1
+    by their place (either as :meth:`Index.build` takes them), each docid a str (a whole number in decimal), for a
+    reader that needs every document's place and id (:meth:`~clirkit.retrieval.shards.ShardedIndex.build`).
+    ClirkitError naming the document for a record of another shape or an id that is no str nor whole number."""
+    for n, record in enumerate(documents, 1):
+        size = len(record) if isinstance(record, (tuple, list)) else 0
+        if size not in (2, 3):
+            shape = f"a {type(record).__name__}" + (f" of length {size}" if size else "")
+            raise ClirkitError(
+                f"document {n} (in input order) is {shape}: give (docid, text) pairs or (lineno, docid, text) records"
+            )
+        lineno, docid, text = (n, *record) if size == 2 else record
+        yield lineno, docid if type(docid) is str else _Builder()._docid(docid, n - 1), text
+
+
 def _odd_record(record, n: int, located: bool) -> ClirkitError:
     """The error of document ``n`` (in input order) given as ``record``, not a ``(docid, text)`` pair (``located``:
     a ``(lineno, docid, text)`` record)."""

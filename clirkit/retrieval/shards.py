@@ -35,7 +35,7 @@ from clirkit.errors import ClirkitError
 from clirkit.npzchecks import Corrupt, checking, require_analyzer, require_array, require_field
 from clirkit.npzio import load_npz, save_npz
 from clirkit.parallel import BACKENDS  # noqa: F401  (the backends a sharded index searches with)
-from clirkit.retrieval.index import TASK_DOCS, Index, check_terms_wanted, document_chunks
+from clirkit.retrieval.index import TASK_DOCS, Index, check_terms_wanted, document_chunks, located_documents
 from clirkit.retrieval.shardfiles import (  # noqa: F401  (PROJECTED_KIND, index_kind, shard_name, replacing_shards: here too)
     KIND,
     MANIFESTS,
@@ -222,17 +222,19 @@ class ShardedIndex:
         """Index a collection one shard at a time and save it at ``path``, holding at most two shards in memory
         (one written by a thread while the next is made).
 
-        ``read_documents()`` gives a fresh iterator of ``(lineno, docid, text)`` records each time it is
-        called (a file read again): once for the document ids, which set the shards' docid ranges as
-        :meth:`split` would, then once more if the file lists its documents by increasing docid (each shard's
-        documents are the next ones), else once per shard, indexing only the documents of its range. The files are
-        byte for byte those of ``split(Index.build(...), shards).save(path)``, and written as :meth:`save`
-        writes them (atomically as a whole). ``source`` names the file in errors (:meth:`Index.build`). If a
-        shard fails (a duplicate document id, Ctrl-C, ...), the shard files written are removed and the index
-        that was at ``path`` is left as it was."""
+        ``read_documents()`` gives a fresh iterator of ``(docid, text)`` pairs or ``(lineno, docid, text)`` records
+        (:func:`~clirkit.retrieval.index.located_documents`) each time it is called (a file read again): once for
+        the document ids, which set the shards' docid ranges as :meth:`split` would, then once more if the file
+        lists its documents by increasing docid (each shard's documents are the next ones), else once per shard,
+        indexing only the documents of its range. The files are byte for byte those of ``split(Index.build(...),
+        shards).save(path)``, and written as :meth:`save` writes them (atomically as a whole). ``source`` names the file
+        in errors (:meth:`Index.build`). If a shard fails (a duplicate document id, Ctrl-C, ...), the shard files
+        written are removed and the index that was at ``path`` is left as it was."""
         from clirkit.progress import say
 
         _check_output(path)
+        given = read_documents
+        read_documents = lambda: located_documents(given())  # noqa: E731
         ids = np.fromiter((docid for _, docid, _ in read_documents()), dtype=object)
         in_order = bool(np.all(ids[1:] > ids[:-1]))  # the file lists its documents by increasing docid
         ids = ids if in_order else np.sort(ids)
