@@ -23,8 +23,19 @@ def _a_path(text: str) -> bool:
     (a mistyped path is said missing, not searched as a query)."""
     if os.path.isfile(text):
         return True
-    word = bool(text) and not any(c.isspace() for c in text)
-    return word and ("/" in text or os.sep in text or text.lower().endswith(_TOPIC_SUFFIXES))
+    return _one_word(text) and ("/" in text or os.sep in text or text.lower().endswith(_TOPIC_SUFFIXES))
+
+
+def names_a_topics_file(text: str) -> bool:
+    """Whether ``text`` is one word with a topics file's suffix (``q.tsv``), or with a folder naming an existing file
+    (``data/q``): what a system's ``search`` refuses as one query's text (``AC/DC`` and ``cat`` are searched)."""
+    if not _one_word(text):
+        return False
+    return text.lower().endswith(_TOPIC_SUFFIXES) or (("/" in text or os.sep in text) and os.path.isfile(text))
+
+
+def _one_word(text: str) -> bool:
+    return bool(text) and not any(c.isspace() for c in text)
 
 
 _TOPIC_SUFFIXES = (".tsv", ".jsonl", ".json", ".xml", ".sgml", ".trec", ".txt", ".gz")

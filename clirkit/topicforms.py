@@ -9,6 +9,7 @@ from collections.abc import Set, ValuesView
 from typing import Any, Callable, Iterable, Mapping
 
 from clirkit.errors import ClirkitError
+from clirkit.givenpaths import names_a_topics_file
 from clirkit.runinputs import shown
 
 TOPIC_FORMS = (
@@ -23,7 +24,9 @@ def as_topics(topics, *, what: str = "topics") -> Mapping[str, str]:
 
     - a ``{qid: text}`` mapping: itself when every qid is a str (every text must be a str), else a dict of its
       qids made str (:func:`query_id`: ``{1: text}`` is query ``"1"``);
-    - one text: query ``"1"``; a list or tuple of texts: queries ``"1"``, ``"2"``, ... in order;
+    - one text: query ``"1"`` (not a topics file's path, as :class:`~clirkit.estimator.Resources` reads one:
+      :func:`~clirkit.givenpaths.names_a_topics_file`; a ClirkitError says to read it); a list or tuple of texts:
+      queries ``"1"``, ``"2"``, ... in order;
     - a pandas DataFrame with ``qid`` and ``query`` columns (PyTerrier's queries frame; a results frame's rows of one
       query, which repeat its text, give it once); a pandas Series ``{qid: text}``;
     - an iterable of ir_datasets query namedtuples (``dataset.queries_iter()``): the id ``query_id`` and the text as
@@ -35,6 +38,11 @@ def as_topics(topics, *, what: str = "topics") -> Mapping[str, str]:
     value), or a qid that is missing (None, NaN, pandas' NA), a float, no str nor whole number, or no id a run file
     can hold (empty, with whitespace: :func:`clirkit.run.first_bad_id`)."""
     if isinstance(topics, str):
+        if names_a_topics_file(topics):
+            raise ClirkitError(
+                f"{what}: {topics!r} is a topics file's path, not a query: read it with "
+                f"clirkit.formats.read_queries({topics!r}) (or give the text in a list to search for it)"
+            )
         return {"1": topics}
     if isinstance(topics, Mapping):
         _check_texts(topics.items(), what)

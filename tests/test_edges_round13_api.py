@@ -194,3 +194,19 @@ def test_a_sharded_build_takes_the_docid_text_pairs_index_build_takes(tmp_path):
     with pytest.raises(ClirkitError, match=r"^document 2 \(in input order\) is a str: give \(docid, text\) pairs"):
         ShardedIndex.build(lambda: iter([("d1", "a"), "xy"]), 2, Analyzer("es"), tmp_path / "c.npz")
     assert not (tmp_path / "c.npz").exists()
+
+
+# --------------------------------------------------------------------------- 16: a topics file's path to search
+
+
+def test_search_refuses_a_topics_files_path_as_one_querys_text(cats, tmp_path, monkeypatch):
+    system = BM25Search().fit(cats)
+    (tmp_path / "queries.tsv").write_text("q1\tcat\n", encoding="utf-8")
+    (tmp_path / "cat").write_text("q1\tcat\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    for path in (str(tmp_path / "queries.tsv"), "queries.tsv", "missing.tsv", str(tmp_path / "cat")):
+        with pytest.raises(ClirkitError, match=r"^topics: '.+' is a topics file's path, not a query: read it with "):
+            system.search(path)
+    assert Resources(topics={"test": "queries.tsv"}).topics("test") == {"q1": "cat"}
+    assert system.search("cat").qids.tolist() == ["1", "1"]  # (a file named cat here: one word, a text)
+    assert system.search(["queries.tsv"]).qids.tolist() == [] == system.search("AC/DC").qids.tolist()
