@@ -210,3 +210,23 @@ def test_search_refuses_a_topics_files_path_as_one_querys_text(cats, tmp_path, m
     assert Resources(topics={"test": "queries.tsv"}).topics("test") == {"q1": "cat"}
     assert system.search("cat").qids.tolist() == ["1", "1"]  # (a file named cat here: one word, a text)
     assert system.search(["queries.tsv"]).qids.tolist() == [] == system.search("AC/DC").qids.tolist()
+
+
+# --------------------------------------------------------------------------- 20: generators where lists are read
+
+
+def test_generators_are_read_once_where_a_list_is_expected():
+    from clirkit.fusion import borda, interpolate
+
+    a, b = _ab()
+    made = Index.from_tokens((d for d in ["a", "b"]), [["x"], ["y"]], Analyzer("en"))
+    assert made.docids.tolist() == ["a", "b"]
+    assert interpolate([a, b], (w for w in [0.3, 0.7])).to_dict() == interpolate([a, b], [0.3, 0.7]).to_dict()
+    assert borda([a, b], (w for w in [1, 2])).to_dict() == borda([a, b], [1, 2]).to_dict()
+    fusion = Fusion(weights=[0.5, 0.5]).fit_runs([a, b], None)
+    assert fusion.fuse(r for r in [a, b]).to_dict() == fusion.fuse([a, b]).to_dict()
+    for runs, got in ((a, "a Run"), ([a, "x"], "a str among them")):
+        with pytest.raises(ClirkitError, match=rf"^runs: expected a list of runs \(clirkit Runs\), got {got}$"):
+            fusion.fuse(runs)
+    with pytest.raises(ClirkitError, match="^Index.from_tokens takes a list of docids, not a int$"):
+        Index.from_tokens(5, [["x"]])

@@ -12,7 +12,7 @@ import numpy as np
 
 from clirkit.errors import ClirkitError
 from clirkit.fusion.align import align, fusion_inputs
-from clirkit.fusion.weights import weights_problem
+from clirkit.fusion.weights import given_weights, weights_problem
 from clirkit.run import Run, check_depth
 
 MAX_DEPTH = 2**53  # the largest K whose points K - rank + 1 are all told apart in float64 (integers up to 2**53)
@@ -51,7 +51,7 @@ def borda(
         as in a full one), 0 from a list it is missing from. Ties: docid
         ascending.
     """
-    runs = fusion_inputs(runs, depth)
+    runs, weights = fusion_inputs(runs, depth), given_weights(weights)
     check_points_depth(depth)
     problem = None if weights is None else weights_problem(weights, len(runs), method="borda", sum_to_one=False)
     if problem is not None:

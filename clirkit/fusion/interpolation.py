@@ -24,7 +24,7 @@ import numpy as np
 
 from clirkit.errors import ClirkitError
 from clirkit.fusion.align import AlignedRuns, align, fusion_inputs, query_starts
-from clirkit.fusion.weights import weights_problem
+from clirkit.fusion.weights import given_weights, weights_problem
 from clirkit.run import Run
 
 TRANSFORMS = ("none", "shift", "minmax")
@@ -217,7 +217,7 @@ def interpolate(
     sum normalization then cancels, so ``shift`` and ``minmax`` give the same
     aggregate; both are offered because users ask for them by name.
     """
-    runs = fusion_inputs(runs, depth)
+    runs, weights = fusion_inputs(runs, depth), given_weights(weights)
     if kappa is not None:
         if weights is not None:
             raise ClirkitError("give either kappa or weights, not both")

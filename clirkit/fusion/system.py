@@ -284,6 +284,7 @@ class Fusion(System):
         documents per query; ``tag`` None records the method and weights."""
         if not hasattr(self, "weights_"):
             raise ClirkitError("the fusion is not fitted: call fit (or fit_runs) first")
+        runs = given_runs(runs)
         if len(runs) != len(self.weights_):
             raise ClirkitError(f"{len(runs)} runs for a fusion of {len(self.weights_)} systems")
         dev_tags = getattr(self, "dev_tags_", None) or []  # none: fit on no dev runs, or a file saved before them
@@ -335,6 +336,20 @@ def unused_params(method: str, weights_given: bool, names: Iterable[str]) -> lis
         elif name in ("step", "measure") and weights_given:
             out.append((name, f"{name} applies to tuned weights, and the weights are given"))
     return out
+
+
+def given_runs(runs) -> list:
+    """``runs`` (a list, a tuple, a generator: read once) as a list; ClirkitError for one run, or anything not a
+    sequence of clirkit runs."""
+    from clirkit.run import PackedRun, Run
+
+    if isinstance(runs, (str, bytes, Run, PackedRun, Mapping)) or not isinstance(runs, Iterable):
+        raise ClirkitError(f"runs: expected a list of runs (clirkit Runs), got a {type(runs).__name__}")
+    listed = list(runs)
+    odd = next((r for r in listed if not isinstance(r, (Run, PackedRun))), None)
+    if odd is not None:
+        raise ClirkitError(f"runs: expected a list of runs (clirkit Runs), got a {type(odd).__name__} among them")
+    return listed
 
 
 def crossed_pair(tags: Sequence[str], dev_tags: Sequence[str]) -> tuple[int, int] | None:

@@ -5,9 +5,15 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from numbers import Real
 
 import numpy as np
+
+
+def given_weights(weights):
+    """``weights`` as given, an iterator (a generator) read once into a list (every other check reads them again)."""
+    return list(weights) if isinstance(weights, Iterator) else weights
 
 
 def weights_problem(weights, n: int, *, method: str, sum_to_one: bool) -> tuple[str, str] | None:

@@ -210,6 +210,10 @@ class Index:
         for any other term (empty, with a tab or a newline, not a str)."""
         if isinstance(docids, str) or isinstance(token_lists, str):
             raise ClirkitError("Index.from_tokens takes a list of docids and a list of token lists, not a str")
+        if not isinstance(docids, (Sequence, np.ndarray)):  # a generator, a Series: read once
+            if not isinstance(docids, Iterable):
+                raise ClirkitError(f"Index.from_tokens takes a list of docids, not a {type(docids).__name__}")
+            docids = list(docids)
         builder = _Builder()
         token_lists = list(token_lists) if not isinstance(token_lists, list) else token_lists
         if len(token_lists) != len(docids):
