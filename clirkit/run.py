@@ -38,6 +38,7 @@ from clirkit.runinputs import (  # (first_bad_id, check_frame_ids, MAX_ID_LENGTH
     first_bad_id,  # noqa: F401
     frame_ids,
     frame_scores,
+    id_array,
     record_columns,
     row_label,
     shown,
@@ -100,7 +101,7 @@ def _columns(qids, docids, values, what: str) -> tuple[np.ndarray, np.ndarray, n
     """The columns of rows as arrays, ids as str and ``values`` (scores) as float64; ClirkitError naming ``what``
     (``Run``) for a column that is not one-dimensional, values that are not numbers or columns of different
     lengths."""
-    qids, docids = _str_array(qids), _str_array(docids)
+    qids, docids = id_array(qids, f"{what} qids"), id_array(docids, f"{what} docids")
     try:
         values = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
@@ -210,7 +211,7 @@ class Run:
     def _from_groups(cls, query_ids, sizes, docids, scores, *, tag: str, pairs_known: bool) -> "Run":
         """:meth:`from_groups`; ``pairs_known``: the rows are known to list no pair twice (a fusion's pairs, a
         packed run's rows): not checked again."""
-        query_ids, docids = _str_array(query_ids), _str_array(docids)
+        query_ids, docids = id_array(query_ids, "Run query ids"), id_array(docids, "Run docids")
         sizes, scores = np.asarray(sizes, dtype=np.int64), np.asarray(scores, dtype=np.float64)
         if len(query_ids) != len(sizes) or (sizes < 0).any() or not int(sizes.sum()) == len(docids) == len(scores):
             raise ClirkitError(
@@ -460,7 +461,7 @@ class Qrels:
         """Check the judgments (see the class docstring) and set the arrays; ``pairs_known``: they are known to
         judge no pair twice (taken from such qrels); ``row_of(i)``: the words naming row ``i`` in a message
         (default ``Qrels row N``)."""
-        qids, docids = _str_array(self.qids), _str_array(self.docids)
+        qids, docids = id_array(self.qids, "Qrels qids"), id_array(self.docids, "Qrels docids")
         rels = whole_grades(self.rels, "Qrels rels")
         qids, docids, rels = _aligned("Qrels", qids=qids, docids=docids, rels=rels)
         for name, value in (("qids", qids), ("docids", docids), ("rels", rels)):

@@ -48,6 +48,19 @@ def frame_ids(frame, what: str, value: str, rows: str) -> tuple[np.ndarray, np.n
     return frame["qid"].astype(str).to_numpy(dtype=str), frame[doc].astype(str).to_numpy(dtype=str)
 
 
+def id_array(values, what: str) -> np.ndarray:
+    """The ids ``values`` (a list, an array) as a str array, whole numbers in decimal; ClirkitError ``WHAT hold
+    floating-point numbers (1.0): give ids as strings (or whole numbers)`` for floats (``1.0`` would become the id
+    ``"1.0"``, matching no qrels' ``"1"``) and booleans, as a frame's id column (:func:`frame_ids`)."""
+    ids = np.asarray(values)
+    if ids.size and ids.dtype.kind in "fcb":
+        kind = "booleans" if ids.dtype.kind == "b" else "floating-point numbers"
+        raise ClirkitError(f"{what} hold {kind} ({shown(ids.flat[0])}): give ids as strings (or whole numbers)")
+    if ids.size == 0:
+        return np.zeros(0, dtype="<U1")
+    return ids if ids.dtype.kind == "U" else ids.astype(str)
+
+
 def first_bad_id(ids: np.ndarray, *, readable: bool = True) -> tuple[int, str] | None:
     """The position in ``ids`` (a str array) of the first id a run or qrels file cannot hold, and its problem:
     ``is empty`` or ``contains whitespace``; with ``readable`` also what the readers refuse

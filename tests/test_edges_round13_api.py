@@ -230,3 +230,44 @@ def test_generators_are_read_once_where_a_list_is_expected():
             fusion.fuse(runs)
     with pytest.raises(ClirkitError, match="^Index.from_tokens takes a list of docids, not a int$"):
         Index.from_tokens(5, [["x"]])
+
+
+# --------------------------------------------------------------------------- 21: float ids refused by Run(...)
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        pytest.param(
+            lambda: Run(np.array([1.0, 1.0]), np.array(["7", "8"]), np.array([2.0, 1.0])),
+            r"^Run qids hold floating-point numbers \(1.0\): give ids as strings \(or whole numbers\)$",
+            id="Run qids",
+        ),
+        pytest.param(
+            lambda: Run(np.array(["1"]), [7.0], [1.0]),
+            r"^Run docids hold floating-point numbers \(7.0\): give ids",
+            id="Run docids",
+        ),
+        pytest.param(
+            lambda: Run.ranked([True], ["7"], [1.0]), r"^Run qids hold booleans \(True\): give ids", id="ranked"
+        ),
+        pytest.param(
+            lambda: Run.from_groups([1.0], [1], ["7"], [1.0]),
+            r"^Run query ids hold floating-point numbers \(1.0\): give ids",
+            id="from_groups",
+        ),
+        pytest.param(
+            lambda: Qrels(np.array([1.0]), np.array(["7"]), np.array([1])),
+            r"^Qrels qids hold floating-point numbers \(1.0\): give ids",
+            id="Qrels",
+        ),
+    ],
+)
+def test_runs_and_qrels_refuse_float_ids_as_a_frame_does(make, message):
+    with pytest.raises(ClirkitError, match=message):
+        make()
+
+
+def test_runs_and_qrels_take_whole_number_ids_in_decimal():
+    assert Run(np.array([1, 1]), np.array([7, 8]), np.array([2.0, 1.0])).qids.tolist() == ["1", "1"]
+    assert Qrels([3], [np.int64(9)], [1]).docids.tolist() == ["9"]
