@@ -3,6 +3,8 @@ tags, run round trips, the inputs of paired tests, of search, of a sharded build
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -271,3 +273,22 @@ def test_runs_and_qrels_refuse_float_ids_as_a_frame_does(make, message):
 def test_runs_and_qrels_take_whole_number_ids_in_decimal():
     assert Run(np.array([1, 1]), np.array([7, 8]), np.array([2.0, 1.0])).qids.tolist() == ["1", "1"]
     assert Qrels([3], [np.int64(9)], [1]).docids.tolist() == ["9"]
+
+
+# --------------------------------------------------------------------------- 22: --stopwords-top from Python
+
+
+def test_drop_terms_of_the_most_frequent_terms_is_the_stopwords_top_index_byte_for_byte(tmp_path):
+    from clirkit.cli import main
+    from clirkit.formats import iter_documents
+    from clirkit.retrieval.index import drop_terms
+
+    docs = tmp_path / "docs.tsv"
+    docs.write_text("d1\tel perro y el gato\nd2\tla casa y el perro\nd3\tel agua\n", encoding="utf-8")
+    cli = tmp_path / "cli.npz"
+    assert main(["index", str(docs), "-o", str(cli), "--lang", "es", "--stopwords-top", "2", "-q"]) == 0
+    index = Index.build(iter_documents(docs), Analyzer("es"))
+    drop_terms(index, index.most_frequent_terms(2)).save(tmp_path / "py.npz")
+    assert (tmp_path / "py.npz").read_bytes() == cli.read_bytes()
+    guide = (Path(__file__).parents[1] / "docs" / "index.md").read_text(encoding="utf-8")
+    assert "drop_terms(index, index.most_frequent_terms(100))" in guide and "--stopwords-top N" in guide
