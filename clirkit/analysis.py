@@ -54,6 +54,7 @@ from clirkit.unicodefold import (
     may_change,
     normalized,
     split_keeping_marks,
+    without_ignorables,
 )
 
 _WORD_CHAR = re.compile(r"\w")
@@ -69,7 +70,8 @@ class Analyzer:
     """Turns text into index terms for one language.
 
     A text becomes terms in this order: put in Unicode's composed form (``compose``); Chinese converted to one script
-    (``chinese_script``); joiners and Thai and Lao vowels normalized (``normalization_version``); runs of the scripts
+    (``chinese_script``); joiners and Thai and Lao vowels normalized, invisible format characters removed
+    (``normalization_version``); runs of the scripts
     a word segmenter handles cut into its words, the rest into Moses tokens (each run's widths folded first, a
     combining mark kept in its word; runs of Thai, Lao, Khmer and Burmese are never given to Moses: without a
     segmenter each stays whole); lowercased (Turkish and Azeri as Lucene's TurkishLowerCaseFilter); tokens with no
@@ -97,7 +99,9 @@ class Analyzer:
             analysis of files written before clirkit composed texts, which their settings read back as.
         normalization_version: 2: fold widths (:func:`clirkit.unicodefold.folded_widths`), Indic joiners and Thai
             and Lao SARA AM (:func:`clirkit.unicodefold.normalized`), lowercase Turkish and Azeri as Turkish, keep
-            combining marks in their word; 1: the analysis of files written before, which their settings read back as.
+            combining marks in their word; 3 (the default): also remove invisible format characters and variation
+            selectors (:func:`clirkit.unicodefold.without_ignorables`); 1: the analysis of files written before
+            version 2 was recorded, which their settings read back as.
     """
 
     def __init__(
@@ -166,11 +170,13 @@ class Analyzer:
     def as_token(self, word: str) -> str:
         """``word``, one token as a list or a table holds it, with the characters' normalization a token of
         :meth:`surface_tokens` has: composed when it composes, the folds of normalization version 2 (widths,
-        joiners, Thai and Lao vowels), this analyzer's Chinese script, and lower case (Turkish and Azeri's own) when
-        it lowercases; not stemmed."""
+        joiners, Thai and Lao vowels) and 3 (invisible format characters), this analyzer's Chinese script, and
+        lower case (Turkish and Azeri's own) when it lowercases; not stemmed."""
         word = composed(word) if self.compose else word
         if self.normalization_version >= 2:
             word = folded_widths(normalized(word))
+        if self.normalization_version >= 3:
+            word = without_ignorables(word)
         if self.chinese_script is not None:
             word = script_converter(self.chinese_script)(word)
         return lowercaser(self.lang, self.normalization_version)(word) if self.lowercase else word
@@ -218,9 +224,10 @@ class Analyzer:
             text = composed(text)
         if self.chinese_script is not None:
             text = script_converter(self.chinese_script)(text)
-        folds = self.normalization_version >= 2 and may_change(text)  # (False for most texts: the fast path)
+        version = self.normalization_version
+        folds = version >= 2 and may_change(text, version)  # (False for most texts: the fast path)
         if folds:
-            text = normalized(text)
+            text = normalized(text) if version < 3 else without_ignorables(normalized(text))
         chars = SEGMENTED.get(self.segmenter)
         if chars is None:
             tokens = self._moses_tokens(folded_widths(text) if folds else text, folds)
@@ -362,7 +369,7 @@ class Analyzer:
         """The settings as JSON-ready data (stopwords sorted). ``cjk_bigrams`` is true for the bigram segmenter
         (as files written before the other segmenters say it); ``segmenter`` is written for the others and
         ``chinese_script`` when there is one, so that the settings of every other analyzer read as before;
-        ``compose`` when true and ``normalization_version`` when 2 (settings without them are of files written
+        ``compose`` when true and ``normalization_version`` when 2 or more (settings without them are of files written
         before, and read back as such: an experiment's records of them differ, so its index and tables are made
         again)."""
         out = {

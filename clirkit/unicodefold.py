@@ -8,7 +8,9 @@ that made it:
 - version 1 (files written before): :func:`composed` only (when the analyzer composes);
 - version 2: also :func:`normalized` and :func:`folded_widths` before segmentation, :func:`turkish_lower` for
   Turkish and Azeri, and :func:`split_keeping_marks` around the tokenizer, so a letter and a combining mark Unicode
-  has no composed letter for (Russian stress, Yoruba tones) stay one word.
+  has no composed letter for (Russian stress, Yoruba tones) stay one word;
+- version 3: also :func:`without_ignorables` before segmentation (invisible format characters and variation
+  selectors removed); the analyzer's other steps of version 3 are listed in :class:`clirkit.analysis.Analyzer`.
 
 Each function returns its input unchanged, and fast, for a text without the characters it folds.
 """
@@ -22,7 +24,7 @@ import unicodedata
 from typing import Callable, Collection
 
 #: The normalization versions an analyzer can record; the last is the default of new analyzers.
-NORMALIZATION_VERSIONS = (1, 2)
+NORMALIZATION_VERSIONS = (1, 2, 3)
 #: Languages lowercased as Lucene's TurkishLowerCaseFilter does (dotted and dotless i).
 TURKIC = frozenset({"tr", "az"})
 
@@ -40,6 +42,10 @@ _SARA_AM = (  # NIKHAHIT (a tone mark) SARA AA -> (the tone mark) SARA AM, in Th
 _WIDE = "\uff01-\uff5e\uff65-\uff9f"  # the characters folded_widths() changes (a regex class body)
 _FOLDED = "\u200c\u200d\u0e4d\u0ecd"  # the characters normalized() looks for
 _WIDE_CHAR, _FOLDED_CHAR = re.compile(f"[{_WIDE}]"), re.compile(f"[{_FOLDED}]")
+# Invisible format characters (Unicode category Cf) no script needs inside a word, and the variation selectors
+# (default-ignorable marks that choose a glyph): direction marks and controls, word joiners, tags
+_FORMAT = "\u061c\u200e\u200f\u202a-\u202e\u2060\u2066-\u206f\ufeff"
+_IGNORABLE = re.compile(f"[{_FORMAT}\ufe00-\ufe0f\U000e0001\U000e0020-\U000e007f\U000e0100-\U000e01ef]+")
 
 
 def is_version(value: object) -> bool:
@@ -57,16 +63,30 @@ def composed(text: str) -> str:
     return unicodedata.normalize("NFC", text.replace("\u00ad", ""))
 
 
-def may_change(text: str) -> bool:
-    """Whether version 2 may give ``text`` other tokens than version 1 (Turkish case aside): whether it holds a
-    character :func:`normalized` or :func:`folded_widths` changes, a combining mark, or a character beyond the
-    Basic Multilingual Plane (one fast test: the analyzer skips the rest for the others)."""
-    return not text.isascii() and _changing().search(text) is not None
+def may_change(text: str, version: int = 2) -> bool:
+    """Whether normalization ``version`` (2 or more) may give ``text`` other tokens than version 1 (Turkish case
+    aside): whether it holds a character :func:`normalized` or :func:`folded_widths` changes, a combining mark, a
+    character beyond the Basic Multilingual Plane, or (version 3) one :func:`without_ignorables` removes (one fast
+    test: the analyzer skips the rest for the others)."""
+    return not text.isascii() and _changing(version >= 3).search(text) is not None
 
 
 @functools.cache
-def _changing() -> re.Pattern:
-    return _marks(frozenset(), _WIDE + _FOLDED)
+def _changing(format_characters: bool) -> re.Pattern:
+    return _marks(frozenset(), _WIDE + _FOLDED + (_FORMAT if format_characters else ""))
+
+
+def without_ignorables(text: str) -> str:
+    """``text`` without the invisible characters that must not cut a word (version 3), as the soft hyphen is
+    removed (:func:`composed`) and as Lucene's ICU folding removes them: direction marks (LRM, RLM, ALM) and the
+    embedding, override and isolate controls, WORD JOINER and ZERO WIDTH NO-BREAK SPACE (U+2060, U+FEFF), the
+    deprecated format characters U+206A-206F, tag characters, and variation selectors (U+FE00-FE0F,
+    U+E0100-E01EF: ``辻`` with an ideographic variation selector is ``辻``). Kept: ZWNJ and ZWJ (Persian and
+    emoji need them; :func:`normalized` removes them in Indic words), ZERO WIDTH SPACE (a word boundary), and the
+    other format characters a script writes inside its words."""
+    if text.isascii():
+        return text
+    return _IGNORABLE.sub("", text)
 
 
 def folded_widths(text: str) -> str:

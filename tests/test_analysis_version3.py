@@ -1,0 +1,73 @@
+"""Normalization version 3 of the analysis (issue 40, edge round 13 findings 13B-1, 6, 7, 11, 14 and 15): a word
+gives the same terms alone as in a text, marks never cross a space, no underscore-only terms, no hyphen left at a
+script change, no token longer than MAX_TOKEN_LENGTH, no word cut by an invisible format character; and versions 1
+and 2, which the files written before record, tokenize exactly as before."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from clirkit.analysis import Analyzer
+from clirkit.retrieval.index import Index
+from clirkit.systems import BM25Search, Resources
+from clirkit.translation import load_table, save_table, train_table
+
+FROZEN = json.loads((Path(__file__).parent / "data" / "analysis_tokens_before_version3.json").read_text("utf-8"))
+
+
+# ------------------------------------------------------------------ versions 1 and 2 analyze as before
+
+
+@pytest.mark.parametrize("label", sorted(FROZEN["analyzers"]))
+@pytest.mark.parametrize("version", [1, 2])
+def test_versions_one_and_two_give_the_tokens_of_before_version_three(label, version):
+    """The tokens clirkit gave before version 3 existed (commit b29f5aa), of the strings of every finding here and
+    more, under 17 analyzers: an index or table written at version 1 or 2 still meets its queries."""
+    settings = dict(FROZEN["analyzers"][label])
+    analyzer = Analyzer(settings.pop("lang"), **settings, normalization_version=version)
+    expected = FROZEN["tokens"][f"{label} {version}"]
+    got = [analyzer.tokenize(text) for text in FROZEN["strings"]]
+    assert {s: g for s, g, e in zip(FROZEN["strings"], got, expected) if g != e} == {}
+
+
+def test_new_analyzers_are_version_three_and_settings_of_version_two_read_back_as_two(tmp_path):
+    assert Analyzer("en").normalization_version == 3 and Analyzer("en").to_dict()["normalization_version"] == 3
+    v2 = Analyzer("tr", normalization_version=2)
+    assert Analyzer.from_dict(v2.to_dict()).normalization_version == 2
+    index = Index.build([("d1", "Wiki\u2060pedia KIZ"), ("d2", "ev")], v2)
+    index.save(tmp_path / "ix.npz")
+    loaded = Index.load(tmp_path / "ix.npz")
+    assert loaded.analyzer == v2 and loaded.analyzer.normalization_version == 2
+    assert sorted(loaded.terms.tolist()) == ["ev", "kız", "pedia", "wik"]  # the terms version 2 made (stemmed)
+    en2 = Analyzer("en", normalization_version=2)
+    table = train_table([en2.tokenize("the girl"), en2.tokenize("a house")], [["kız"], ["ev"]], en2, v2)
+    save_table(table, tmp_path / "t.npz")
+    back = load_table(tmp_path / "t.npz")
+    assert back.params["source_analyzer"]["normalization_version"] == 2
+    assert back.params["target_analyzer"]["normalization_version"] == 2
+    assert Analyzer.from_dict(back.params["target_analyzer"]) == v2
+
+
+# ------------------------------------------------------------------ 13B-15: invisible format characters
+
+
+@pytest.mark.parametrize("mark", ["\u2060", "\u200e", "\u200f", "\u061c", "\ufeff", "\u202a", "\u2066", "\u00ad"])
+def test_an_invisible_format_character_inside_a_word_does_not_cut_it(mark):
+    assert Analyzer("en").tokenize(f"Wiki{mark}pedia") == ["wikipedia"]
+    assert Analyzer("en", normalization_version=2).tokenize(f"Wiki{mark}pedia") == (
+        ["wikipedia"] if mark == "\u00ad" else ["wiki", "pedia"]
+    )
+
+
+def test_format_characters_are_removed_in_arabic_and_as_tokens_yet_script_joiners_stay():
+    ar = Analyzer("ar")
+    assert ar.tokenize("مكت\u200fبة") == ar.tokenize("مكتبة")
+    assert ar.as_token("مكت\u200fبة") == ar.as_token("مكتبة")
+    fa = Analyzer("fa", stemmer=None)
+    assert fa.tokenize("کتاب\u200cها") == Analyzer("fa", stemmer=None, normalization_version=2).tokenize("کتاب\u200cها")
+    assert Analyzer("en").tokenize("a\u200bb") == ["a", "b"]  # ZERO WIDTH SPACE is a word boundary
+    index = Index.build([("d1", "Wiki\u2060pedia article"), ("d2", "other text")], Analyzer("en"))
+    assert list(BM25Search().fit(Resources(index=index)).search({"q": "Wikipedia"}).to_dict()["q"]) == ["d1"]
