@@ -100,8 +100,9 @@ class Analyzer:
         normalization_version: 2: fold widths (:func:`clirkit.unicodefold.folded_widths`), Indic joiners and Thai
             and Lao SARA AM (:func:`clirkit.unicodefold.normalized`), lowercase Turkish and Azeri as Turkish, keep
             combining marks in their word; 3 (the default): also remove invisible format characters and variation
-            selectors (:func:`clirkit.unicodefold.without_ignorables`); 1: the analysis of files written before
-            version 2 was recorded, which their settings read back as.
+            selectors (:func:`clirkit.unicodefold.without_ignorables`), keep a mark in the run of the character it
+            follows and drop one that follows a space (never moved onto the next word); 1: the analysis of files
+            written before version 2 was recorded, which their settings read back as; 2 reads back as 2.
     """
 
     def __init__(
@@ -232,12 +233,7 @@ class Analyzer:
         if chars is None:
             tokens = self._moses_tokens(folded_widths(text) if folds else text, folds)
         else:
-            if self._words is None:
-                self._words = word_segmenter(self.segmenter, self.lang)
-            tokens = []
-            for inside, run in runs(text, chars):
-                run = folded_widths(run) if folds else run
-                tokens.extend(self._words(run) if inside else self._moses_tokens(run, folds))
+            tokens = self._segmented_tokens(text, chars, folds)
         if self.lowercase:
             lower = lowercaser(self.lang, self.normalization_version)
             tokens = [lower(t) for t in tokens]
@@ -245,17 +241,37 @@ class Analyzer:
             tokens = [t for t in tokens if _WORD_CHAR.search(t)]
         if chars is None and self.segmenter is not None and any(_CJK_CHAR.search(t) for t in tokens):
             unigrams = self.segmenter == "unigrams+bigrams"
-            tokens = [b for t in tokens for b in cjk_bigrams(t, self.strip_punctuation, unigrams=unigrams, marks=folds)]
+            orphans = version >= 3
+            tokens = [
+                b
+                for t in tokens
+                for b in cjk_bigrams(
+                    t, self.strip_punctuation, unigrams=unigrams, marks=folds, drop_orphan_marks=orphans
+                )
+            ]
+        return tokens
+
+    def _segmented_tokens(self, text: str, chars: str, folds: bool) -> list[str]:
+        """The tokens of ``text``'s runs of ``chars`` (a regex class body), by the word segmenter, and of the other
+        runs, by :meth:`_moses_tokens`; with ``folds``, each run's widths folded first and (version 3) a combining
+        mark after a character of ``chars`` kept in its run."""
+        if self._words is None:
+            self._words = word_segmenter(self.segmenter, self.lang)
+        tokens: list[str] = []
+        for inside, run in runs(text, chars, marks=folds and self.normalization_version >= 3):
+            run = folded_widths(run) if folds else run
+            tokens.extend(self._words(run) if inside else self._moses_tokens(run, folds))
         return tokens
 
     def _moses_tokens(self, text: str, marks: bool = False) -> list[str]:
         """The Moses tokens of ``text``, each run of Thai, Lao, Khmer or Burmese kept whole (Moses would cut it
-        at its marks), and with ``marks`` a combining mark kept in its word."""
+        at its marks), and with ``marks`` a combining mark kept in its word (version 3: in the word or run of the
+        character it follows, or dropped with a space it follows: never moved onto the next word)."""
         if (text.isalpha() or text.isdecimal()) and not _CJK_CHAR.search(text):  # one word: Moses keeps it whole
             return [text]
         if _COMPLEX_CHAR.search(text):
             tokens: list[str] = []
-            for inside, run in runs(text, COMPLEX):
+            for inside, run in runs(text, COMPLEX, marks=marks and self.normalization_version >= 3):
                 tokens.extend([run] if inside else self._moses_tokens(run, marks))
             return tokens
         if self._moses is None:
@@ -263,7 +279,8 @@ class Analyzer:
         for curly, straight in _QUOTES:  # str.replace: ~10x faster than str.translate with a dict
             text = text.replace(curly, straight)
         if marks:
-            return split_keeping_marks(self._moses_split, text, self._moses.alnum)
+            orphans = self.normalization_version >= 3
+            return split_keeping_marks(self._moses_split, text, self._moses.alnum, drop_orphans=orphans)
         return self._moses.tokenize(text, escape=False)
 
     def _moses_split(self, text: str) -> list[str]:

@@ -29,7 +29,7 @@ import functools
 import re
 
 from clirkit.errors import ClirkitError
-from clirkit.unicodefold import split_keeping_marks
+from clirkit.unicodefold import mark_class, split_keeping_marks
 
 SEGMENTERS = ("bigrams", "unigrams+bigrams", "icu", "jieba", "sudachi", "kiwi")
 #: The language each segmenter made for one language segments (the others serve every language without spaces).
@@ -62,16 +62,18 @@ SEGMENTED = {
 }
 
 
-def runs(text: str, chars: str) -> list[tuple[bool, str]]:
+def runs(text: str, chars: str, marks: bool = False) -> list[tuple[bool, str]]:
     """``text`` cut into maximal runs of the characters ``chars`` (a regex class body) and of the others, in
-    order: ``(True, run)`` for a run of ``chars``."""
-    splitter, inside = _patterns(chars)
+    order: ``(True, run)`` for a run of ``chars``; with ``marks`` the combining marks after a character of
+    ``chars`` are in its run (they belong to it: ``辻`` and a variation selector, ``中`` and an accent)."""
+    splitter, inside = _patterns(chars, marks)
     return [(bool(inside.match(run)), run) for run in splitter.findall(text)]
 
 
 @functools.cache
-def _patterns(chars: str) -> tuple[re.Pattern, re.Pattern]:
-    return re.compile(f"[{chars}]+|[^{chars}]+"), re.compile(f"[{chars}]")
+def _patterns(chars: str, marks: bool) -> tuple[re.Pattern, re.Pattern]:
+    tail = f"(?:[{chars}]|[{mark_class()}])*" if marks else f"[{chars}]*"
+    return re.compile(f"[{chars}]{tail}|[^{chars}]+"), re.compile(f"[{chars}]")
 
 
 def check_segmenter(name: object, lang: str) -> str | None:
@@ -201,18 +203,27 @@ def character_bigrams(run: str, unigrams: bool = False) -> list[str]:
 
 
 def cjk_bigrams(
-    token: str, strip_punctuation: bool = True, *, unigrams: bool = False, marks: bool = False
+    token: str,
+    strip_punctuation: bool = True,
+    *,
+    unigrams: bool = False,
+    marks: bool = False,
+    drop_orphan_marks: bool = False,
 ) -> list[str]:
     """``token`` with each run of CJK characters replaced by its overlapping bigrams (a run of one character
     stays whole; with ``unigrams`` each character precedes its bigram) and each other run by its words
-    (``strip_punctuation``, a combining mark kept in its word with ``marks``; else kept whole): ``"東京都庁、ab"``
-    -> ``["東京", "京都", "都庁", "ab"]``."""
+    (``strip_punctuation``, a combining mark kept in its word with ``marks``, one with no base kept dropped with
+    ``drop_orphan_marks``; else kept whole): ``"東京都庁、ab"`` -> ``["東京", "京都", "都庁", "ab"]``."""
     out: list[str] = []
     for inside, run in runs(token, CJK):
         if inside:
             out.extend(character_bigrams(run, unigrams))
         elif strip_punctuation:
-            out.extend(split_keeping_marks(_WORD_IN_RUN.findall, run) if marks else _WORD_IN_RUN.findall(run))
+            out.extend(
+                split_keeping_marks(_WORD_IN_RUN.findall, run, drop_orphans=drop_orphan_marks)
+                if marks
+                else _WORD_IN_RUN.findall(run)
+            )
         else:
             out.append(run)
     return out

@@ -10,7 +10,9 @@ that made it:
   Turkish and Azeri, and :func:`split_keeping_marks` around the tokenizer, so a letter and a combining mark Unicode
   has no composed letter for (Russian stress, Yoruba tones) stay one word;
 - version 3: also :func:`without_ignorables` before segmentation (invisible format characters and variation
-  selectors removed); the analyzer's other steps of version 3 are listed in :class:`clirkit.analysis.Analyzer`.
+  selectors removed), and a combining mark never moved across a space onto the next word (``drop_orphans`` of
+  :func:`split_keeping_marks`); the analyzer's other steps of version 3 are listed in
+  :class:`clirkit.analysis.Analyzer`.
 
 Each function returns its input unchanged, and fast, for a text without the characters it folds.
 """
@@ -138,10 +140,14 @@ def lowercaser(lang: str, version: int) -> Callable[[str], str]:
     return turkish_lower if version >= 2 and lang in TURKIC else str.lower
 
 
-def split_keeping_marks(split: Callable[[str], list[str]], text: str, kept: Collection[str] = ()) -> list[str]:
+def split_keeping_marks(
+    split: Callable[[str], list[str]], text: str, kept: Collection[str] = (), *, drop_orphans: bool = False
+) -> list[str]:
     """``split(text)`` (a tokenizer: text -> its pieces in order) with each combining mark (Unicode category M)
-    ``split`` would cut the text at or drop put back in the piece of the character it follows (a mark after a
-    space or a dropped character: in the next piece), so that ``ударе́ние`` stays one word.
+    ``split`` would cut the text at or drop put back in the piece of the character it follows, so that
+    ``ударе́ние`` stays one word. A mark after a space or a dropped character, or at the start of ``text``, is in
+    the next piece; with ``drop_orphans`` (version 3) it is dropped with that character instead: it never crosses a
+    space onto the next word.
 
     ``split`` is given the text without those marks (the marks of ``kept``, which ``split`` keeps in their word
     itself, stay); it may drop characters or add spaces but not change a letter, digit or the order: when its pieces
@@ -168,14 +174,15 @@ def split_keeping_marks(split: Callable[[str], list[str]], text: str, kept: Coll
         start = i + 1
     plain = "".join(bare)
     out = []
-    at, pending = 0, lead
+    at, pending = 0, "" if drop_orphans else lead
     for piece in split(plain):
         chars = []
         for char in piece:
             while at < len(plain) and plain[at] != char:
                 if plain[at].isalnum() or plain[at] == "_":  # split changed a letter or digit: no alignment
                     return split(text)
-                pending += marks[at]
+                if not drop_orphans:
+                    pending += marks[at]
                 at += 1
             if at == len(plain):
                 return split(text)
@@ -184,6 +191,19 @@ def split_keeping_marks(split: Callable[[str], list[str]], text: str, kept: Coll
             at += 1
         out.append("".join(chars))
     return out
+
+
+@functools.cache
+def mark_class() -> str:
+    """A regex class body of every combining mark (Unicode category M; they are in planes 0, 1 and 14), as ranges."""
+    codes = [c for c in [*range(0x300, 0x20000), *range(0xE0000, 0xE1000)] if unicodedata.category(chr(c))[0] == "M"]
+    ranges: list[list[int]] = []
+    for code in codes:
+        if ranges and ranges[-1][1] == code - 1:
+            ranges[-1][1] = code
+        else:
+            ranges.append([code, code])
+    return "".join(re.escape(chr(a)) + ("" if a == b else "-" + re.escape(chr(b))) for a, b in ranges)
 
 
 @functools.cache

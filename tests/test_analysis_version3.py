@@ -71,3 +71,30 @@ def test_format_characters_are_removed_in_arabic_and_as_tokens_yet_script_joiner
     assert Analyzer("en").tokenize("a\u200bb") == ["a", "b"]  # ZERO WIDTH SPACE is a word boundary
     index = Index.build([("d1", "Wiki\u2060pedia article"), ("d2", "other text")], Analyzer("en"))
     assert list(BM25Search().fit(Resources(index=index)).search({"q": "Wikipedia"}).to_dict()["q"]) == ["d1"]
+
+
+# ------------------------------------------------------------------ 13B-6: a mark never crosses a space
+
+
+@pytest.mark.parametrize(
+    "lang, text, first",
+    [
+        ("ja", "辻\U000e0100 news", "辻"),  # an ideographic variation selector (Japanese names): removed
+        ("zh", "中\u0301 news", "中\u0301"),  # a mark after a character the word segmenter is given: in its word
+        ("en", "ไทย\u0301 news", "ไทย\u0301"),  # after a Thai run, which Moses is not given
+        ("th", "ไทย\u0301 news", "ไทย\u0301"),
+        ("ja", "ＡＢＡ\u0308 zz", "aba\u0308"),  # after full-width letters
+        ("en", "abc \u0301 zz", "abc"),  # after a space: dropped with it
+        ("en", "\u0301 zz", None),  # at the start of the text: dropped
+        ("ko", "한\u0301 zz", "한"),
+    ],
+)
+def test_a_combining_mark_stays_with_the_character_it_follows_and_never_joins_the_next_word(lang, text, first):
+    tokens = Analyzer(lang, stemmer=None).tokenize(text)
+    assert tokens == ([first] if first else []) + ["news" if "news" in text else "zz"]
+
+
+def test_a_word_after_a_marked_kanji_still_matches_itself():
+    index = Index.build([("d1", "辻\U000e0100 news today"), ("d2", "sports news")], Analyzer("ja"))
+    assert sorted(index.terms.tolist()) == ["news", "sports", "today", "辻"]
+    assert set(BM25Search().fit(Resources(index=index)).search({"q": "news"}).to_dict()["q"]) == {"d1", "d2"}
