@@ -57,7 +57,8 @@ from clirkit.unicodefold import (
     without_ignorables,
 )
 
-_WORD_CHAR = re.compile(r"\w")
+_WORD_CHAR = re.compile(r"\w")  # (also "_": a word character of versions 1 and 2)
+_LETTER_OR_DIGIT = re.compile(r"[^\W_]")
 _CJK_CHAR = re.compile(f"[{CJK}]")
 _COMPLEX_CHAR = re.compile(f"[{COMPLEX}]")
 STEMMERS = ("snowball",)
@@ -83,7 +84,8 @@ class Analyzer:
         lang: ISO 639-1 code given to the Moses tokenizer and naming the stemmer and stopword list
             (e.g. "en", "es", "de").
         lowercase: lowercase every token.
-        strip_punctuation: drop tokens with no letter or digit (a Thai word with its marks has letters).
+        strip_punctuation: drop tokens with no letter or digit (a Thai word with its marks has letters; a token of
+            underscores alone is dropped from normalization version 3 on).
         stopwords: ``"snowball"`` (the Snowball project's list of ``lang``: :func:`snowball_stopwords`),
             terms to drop, or None.
         stemmer: ``"snowball"``: the Snowball stemmer of ``lang`` where Snowball has one (the languages of
@@ -238,7 +240,8 @@ class Analyzer:
             lower = lowercaser(self.lang, self.normalization_version)
             tokens = [lower(t) for t in tokens]
         if self.strip_punctuation:
-            tokens = [t for t in tokens if _WORD_CHAR.search(t)]
+            word = _WORD_CHAR if version < 3 else _LETTER_OR_DIGIT
+            tokens = [t for t in tokens if word.search(t)]
         if chars is None and self.segmenter is not None and any(_CJK_CHAR.search(t) for t in tokens):
             unigrams = self.segmenter == "unigrams+bigrams"
             orphans = version >= 3

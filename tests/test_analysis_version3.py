@@ -98,3 +98,17 @@ def test_a_word_after_a_marked_kanji_still_matches_itself():
     index = Index.build([("d1", "辻\U000e0100 news today"), ("d2", "sports news")], Analyzer("ja"))
     assert sorted(index.terms.tolist()) == ["news", "sports", "today", "辻"]
     assert set(BM25Search().fit(Resources(index=index)).search({"q": "news"}).to_dict()["q"]) == {"d1", "d2"}
+
+
+# ------------------------------------------------------------------ 13B-7: underscores are no letter or digit
+
+
+def test_a_token_of_underscores_alone_is_dropped_as_punctuation():
+    en = Analyzer("en")
+    assert en.tokenize("foo ___ bar") == ["foo", "bar"]
+    assert en.tokenize("snake_case Name: ________") == ["snake", "case", "name"]
+    assert Analyzer("ja").tokenize("＿＿ 東京") == ["東京"]
+    assert Analyzer("en", strip_punctuation=False, stemmer=None).tokenize("a _ b") == ["a", "_", "b"]
+    index = Index.build([("d1", "Sign here: ____"), ("d2", "a plain sentence"), ("d3", "user_name field")], en)
+    assert "_" not in index.terms.tolist()
+    assert list(BM25Search().fit(Resources(index=index)).search({"q": "max_depth"}).to_dict()) == []
