@@ -32,6 +32,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from clirkit.errors import ClirkitError, located
 from clirkit.languages import SNOWBALL_STEMMERS, SNOWBALL_STOPWORDS
+from clirkit.mosestokens import QUOTES, kept_whole, moses_class
 from clirkit.segmenters import (
     CHINESE_SCRIPTS,
     CJK,
@@ -62,7 +63,6 @@ _LETTER_OR_DIGIT = re.compile(r"[^\W_]")
 _CJK_CHAR = re.compile(f"[{CJK}]")
 _COMPLEX_CHAR = re.compile(f"[{COMPLEX}]")
 STEMMERS = ("snowball",)
-_QUOTES = (("\u2019", "'"), ("\u2018", "'"), ("\u201c", '"'), ("\u201d", '"'))  # curly -> straight quotes
 _CHUNK = 2000  # texts per worker task in tokenize_many
 _CACHE: ContextVar[dict | None] = ContextVar("clirkit_token_cache", default=None)  # see cached_tokens
 
@@ -103,8 +103,10 @@ class Analyzer:
             and Lao SARA AM (:func:`clirkit.unicodefold.normalized`), lowercase Turkish and Azeri as Turkish, keep
             combining marks in their word; 3 (the default): also remove invisible format characters and variation
             selectors (:func:`clirkit.unicodefold.without_ignorables`), keep a mark in the run of the character it
-            follows and drop one that follows a space (never moved onto the next word); 1: the analysis of files
-            written before version 2 was recorded, which their settings read back as; 2 reads back as 2.
+            follows and drop one that follows a space (never moved onto the next word), cut a text of one word as
+            within a longer text (Moses cuts mathematical letters, a Thai run ends at a Latin letter); 1: the
+            analysis of files written before version 2 was recorded, which their settings read back as; 2 reads
+            back as 2.
     """
 
     def __init__(
@@ -244,14 +246,8 @@ class Analyzer:
             tokens = [t for t in tokens if word.search(t)]
         if chars is None and self.segmenter is not None and any(_CJK_CHAR.search(t) for t in tokens):
             unigrams = self.segmenter == "unigrams+bigrams"
-            orphans = version >= 3
-            tokens = [
-                b
-                for t in tokens
-                for b in cjk_bigrams(
-                    t, self.strip_punctuation, unigrams=unigrams, marks=folds, drop_orphan_marks=orphans
-                )
-            ]
+            cut = functools.partial(cjk_bigrams, unigrams=unigrams, marks=folds, drop_orphan_marks=version >= 3)
+            tokens = [b for t in tokens for b in cut(t, self.strip_punctuation)]
         return tokens
 
     def _segmented_tokens(self, text: str, chars: str, folds: bool) -> list[str]:
@@ -270,16 +266,17 @@ class Analyzer:
         """The Moses tokens of ``text``, each run of Thai, Lao, Khmer or Burmese kept whole (Moses would cut it
         at its marks), and with ``marks`` a combining mark kept in its word (version 3: in the word or run of the
         character it follows, or dropped with a space it follows: never moved onto the next word)."""
-        if (text.isalpha() or text.isdecimal()) and not _CJK_CHAR.search(text):  # one word: Moses keeps it whole
-            return [text]
+        if (text.isalpha() or text.isdecimal()) and not _CJK_CHAR.search(text):
+            if text.isascii() or self.normalization_version < 3 or kept_whole(text):  # Moses keeps it whole
+                return [text]
         if _COMPLEX_CHAR.search(text):
             tokens: list[str] = []
             for inside, run in runs(text, COMPLEX, marks=marks and self.normalization_version >= 3):
                 tokens.extend([run] if inside else self._moses_tokens(run, marks))
             return tokens
         if self._moses is None:
-            self._moses = _moses_class()(lang=self.lang)
-        for curly, straight in _QUOTES:  # str.replace: ~10x faster than str.translate with a dict
+            self._moses = moses_class()(lang=self.lang)
+        for curly, straight in QUOTES:  # str.replace: ~10x faster than str.translate with a dict
             text = text.replace(curly, straight)
         if marks:
             orphans = self.normalization_version >= 3
@@ -509,30 +506,6 @@ def cached_tokens() -> Iterator[None]:
         yield
     finally:
         _CACHE.reset(token)
-
-
-@functools.cache
-def _moses_class() -> type:
-    """sacremoses' ``MosesTokenizer`` with its two character-class tests on sets built once.
-
-    sacremoses rebuilds ``set(IsLower)`` / ``set(IsAlpha)`` (thousands of characters) on every call of
-    ``islower`` / ``isanyalpha``, which its non-breaking-prefix rule makes for each token ending with a
-    full stop: a third to a half of the time of tokenizing English verses. The answers are the same (all
-    characters lowercase; any character alphabetic), so the tokens are too."""
-    from sacremoses import MosesTokenizer
-
-    class Moses(MosesTokenizer):
-        _lower = frozenset(MosesTokenizer.IsLower)
-        _alpha = frozenset(MosesTokenizer.IsAlpha)
-        alnum = frozenset(MosesTokenizer.IsAlnum)  # the characters (marks among them) Moses never cuts a word at
-
-        def islower(self, text: str) -> bool:
-            return self._lower.issuperset(text)
-
-        def isanyalpha(self, text: str) -> bool:
-            return not self._alpha.isdisjoint(text)
-
-    return Moses
 
 
 def _flag(name: str, value: object) -> bool:

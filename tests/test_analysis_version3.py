@@ -112,3 +112,24 @@ def test_a_token_of_underscores_alone_is_dropped_as_punctuation():
     index = Index.build([("d1", "Sign here: ____"), ("d2", "a plain sentence"), ("d3", "user_name field")], en)
     assert "_" not in index.terms.tolist()
     assert list(BM25Search().fit(Resources(index=index)).search({"q": "max_depth"}).to_dict()) == []
+
+
+# ------------------------------------------------------------------ 13B-1: a word alone is cut as in a text
+
+
+@pytest.mark.parametrize(
+    "word", ["ไทยThai", "ລາວLao", "𝐇𝐞𝐥𝐥𝐨", "ꮳꮃꭹ", "ab\u0870cd", "𝟏𝟐𝟑", "Hello", "acción", "١٢٣", "ไทย"]
+)
+@pytest.mark.parametrize("lang", ["en", "th", "zh"])
+def test_a_word_alone_gives_the_terms_it_gives_inside_a_text(word, lang):
+    """(Over U+0080-U+2FFFF, 'ab' + c + 'cd', '12' + c + '34' and c + c for every letter or digit c: the same terms
+    alone and before ' zz' under Analyzer('en', stemmer=None); 17,552 letters differed at version 2.)"""
+    analyzer = Analyzer(lang)
+    assert analyzer.tokenize(word) == analyzer.tokenize(word + " news")[:-1]
+
+
+def test_a_one_word_query_finds_the_documents_holding_the_word():
+    index = Index.build([("d1", "ไทยThai news today"), ("d2", "𝐇𝐞𝐥𝐥𝐨 world"), ("d3", "other text")], Analyzer("en"))
+    bm25 = BM25Search().fit(Resources(index=index))
+    assert list(bm25.search({"q": "ไทยThai"}).to_dict()["q"]) == ["d1"]
+    assert list(bm25.search({"q": "𝐇𝐞𝐥𝐥𝐨"}).to_dict()["q"]) == ["d2"]
