@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from clirkit.errors import ClirkitError, located
 from clirkit.languages import SNOWBALL_STEMMERS, SNOWBALL_STOPWORDS
-from clirkit.mosestokens import QUOTES, kept_whole, moses_class
+from clirkit.mosestokens import QUOTES, kept_whole, moses_class, without_edge_hyphens
 from clirkit.segmenters import (
     CHINESE_SCRIPTS,
     CJK,
@@ -199,11 +199,7 @@ class Analyzer:
         return self.segmenter == "bigrams"
 
     def __getstate__(self) -> dict:
-        state = dict(self.__dict__)
-        state["_moses"] = None
-        state["_stem"] = None
-        state["_words"] = None
-        return state
+        return {**self.__dict__, "_moses": None, "_stem": None, "_words": None}
 
     def __repr__(self) -> str:
         return (
@@ -253,26 +249,38 @@ class Analyzer:
     def _segmented_tokens(self, text: str, chars: str, folds: bool) -> list[str]:
         """The tokens of ``text``'s runs of ``chars`` (a regex class body), by the word segmenter, and of the other
         runs, by :meth:`_moses_tokens`; with ``folds``, each run's widths folded first and (version 3) a combining
-        mark after a character of ``chars`` kept in its run."""
+        mark after a character of ``chars`` kept in its run. From version 3, when it strips punctuation, a hyphen
+        the Moses tokens keep where a run meets a run of ``chars`` is dropped (``iPhone-新款``: ``iPhone``), as
+        the bigram segmenter drops it: the change of script ends the word."""
         if self._words is None:
             self._words = word_segmenter(self.segmenter, self.lang)
+        parts = runs(text, chars, marks=folds and self.normalization_version >= 3)
+        trim = self.strip_punctuation and self.normalization_version >= 3
         tokens: list[str] = []
-        for inside, run in runs(text, chars, marks=folds and self.normalization_version >= 3):
+        for i, (inside, run) in enumerate(parts):
             run = folded_widths(run) if folds else run
-            tokens.extend(self._words(run) if inside else self._moses_tokens(run, folds))
+            if inside:
+                tokens.extend(self._words(run))
+                continue
+            words = self._moses_tokens(run, folds)
+            tokens.extend(without_edge_hyphens(words, i > 0, i + 1 < len(parts)) if trim else words)
         return tokens
 
     def _moses_tokens(self, text: str, marks: bool = False) -> list[str]:
         """The Moses tokens of ``text``, each run of Thai, Lao, Khmer or Burmese kept whole (Moses would cut it
-        at its marks), and with ``marks`` a combining mark kept in its word (version 3: in the word or run of the
-        character it follows, or dropped with a space it follows: never moved onto the next word)."""
+        at its marks; from version 3 a hyphen where another run meets it is dropped, as in
+        :meth:`_segmented_tokens`), and with ``marks`` a combining mark kept in its word (version 3: in the word or
+        run of the character it follows, or dropped with a space it follows: never moved onto the next word)."""
         if (text.isalpha() or text.isdecimal()) and not _CJK_CHAR.search(text):
             if text.isascii() or self.normalization_version < 3 or kept_whole(text):  # Moses keeps it whole
                 return [text]
         if _COMPLEX_CHAR.search(text):
+            parts = runs(text, COMPLEX, marks=marks and self.normalization_version >= 3)
+            trim = self.strip_punctuation and self.normalization_version >= 3
             tokens: list[str] = []
-            for inside, run in runs(text, COMPLEX, marks=marks and self.normalization_version >= 3):
-                tokens.extend([run] if inside else self._moses_tokens(run, marks))
+            for i, (inside, run) in enumerate(parts):
+                words = [run] if inside else self._moses_tokens(run, marks)
+                tokens.extend(without_edge_hyphens(words, i > 0, i + 1 < len(parts)) if trim and not inside else words)
             return tokens
         if self._moses is None:
             self._moses = moses_class()(lang=self.lang)

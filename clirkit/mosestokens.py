@@ -1,5 +1,5 @@
-"""The Moses tokenizer (sacremoses) as :class:`clirkit.analysis.Analyzer` uses it: its class made faster, and which
-words it provably keeps whole."""
+"""The Moses tokenizer (sacremoses) as :class:`clirkit.analysis.Analyzer` uses it: its class made faster, which
+words it provably keeps whole, and the hyphens its tokens keep where a run of text meets a run of another script."""
 
 from __future__ import annotations
 
@@ -34,6 +34,20 @@ def moses_class() -> type:
             return not self._alpha.isdisjoint(text)
 
     return Moses
+
+
+def without_edge_hyphens(words: list[str], after_a_run: bool, before_a_run: bool) -> list[str]:
+    """``words`` (the tokens of a run of text between runs of another script) without the hyphens at the start of
+    the first when ``after_a_run`` and at the end of the last when ``before_a_run`` (a word left empty is dropped
+    later, as punctuation)."""
+    if not words or not (after_a_run or before_a_run):
+        return words
+    words = list(words)
+    if after_a_run:
+        words[0] = words[0].lstrip("-")
+    if before_a_run:
+        words[-1] = words[-1].rstrip("-")
+    return words
 
 
 def kept_whole(word: str) -> bool:

@@ -133,3 +133,29 @@ def test_a_one_word_query_finds_the_documents_holding_the_word():
     bm25 = BM25Search().fit(Resources(index=index))
     assert list(bm25.search({"q": "ไทยThai"}).to_dict()["q"]) == ["d1"]
     assert list(bm25.search({"q": "𝐇𝐞𝐥𝐥𝐨"}).to_dict()["q"]) == ["d2"]
+
+
+# ------------------------------------------------------------------ 13B-11: no hyphen left at a change of script
+
+
+@pytest.mark.parametrize(
+    "lang, text, expected",
+    [
+        ("zh", "iPhone-新款", ["iphone", "新", "款"]),
+        ("ja", "iPhone-新型", ["iphone", "新型"]),
+        ("th", "iPhone-รุ่นใหม่", ["iphone", "รุ่น", "ใหม่"]),
+        ("ko", "iPhone-신형", ["iphone", "신형"]),
+        ("zh", "新款-iPhone", ["新", "款", "iphone"]),
+        ("en", "iPhone-ไทย", ["iphone", "ไทย"]),  # a Thai run without a segmenter
+    ],
+)
+def test_a_hyphen_where_latin_meets_cjk_or_thai_text_is_dropped_under_every_segmenter(lang, text, expected):
+    assert Analyzer(lang, stemmer=None).tokenize(text) == expected
+    assert Analyzer(lang, stemmer=None).tokenize(text.replace("-", " - ")) == expected
+
+
+def test_a_hyphen_at_a_change_of_script_stays_when_punctuation_is_kept_and_a_query_finds_the_word():
+    assert Analyzer("zh", strip_punctuation=False).tokenize("iPhone-新款") == ["iphone-", "新", "款"]
+    assert Analyzer("zh").tokenize("co-op-中文-co-op") == ["co-op", "中文", "co-op"]  # a hyphen within a word stays
+    index = Index.build([("d1", "苹果发布iPhone-新款手机"), ("d2", "其他新闻")], Analyzer("zh"))
+    assert list(BM25Search().fit(Resources(index=index)).search({"q": "iPhone"}).to_dict()["q"]) == ["d1"]
