@@ -63,6 +63,7 @@ _LETTER_OR_DIGIT = re.compile(r"[^\W_]")
 _CJK_CHAR = re.compile(f"[{CJK}]")
 _COMPLEX_CHAR = re.compile(f"[{COMPLEX}]")
 STEMMERS = ("snowball",)
+MAX_TOKEN_LENGTH = 255  #: characters; from normalization version 3 a longer token is cut into pieces this long
 _CHUNK = 2000  # texts per worker task in tokenize_many
 _CACHE: ContextVar[dict | None] = ContextVar("clirkit_token_cache", default=None)  # see cached_tokens
 
@@ -72,13 +73,13 @@ class Analyzer:
 
     A text becomes terms in this order: put in Unicode's composed form (``compose``); Chinese converted to one script
     (``chinese_script``); joiners and Thai and Lao vowels normalized, invisible format characters removed
-    (``normalization_version``); runs of the scripts
-    a word segmenter handles cut into its words, the rest into Moses tokens (each run's widths folded first, a
-    combining mark kept in its word; runs of Thai, Lao, Khmer and Burmese are never given to Moses: without a
-    segmenter each stays whole); lowercased (Turkish and Azeri as Lucene's TurkishLowerCaseFilter); tokens with no
-    letter or digit dropped; CJK runs cut into character bigrams (``bigrams``, ``unigrams+bigrams``); stopwords
-    dropped (compared with the lowercased token); the rest stemmed (a word whose stem would be empty is kept as it
-    is).
+    (``normalization_version``); runs of the scripts a word segmenter handles cut into its words, the rest into
+    Moses tokens (each run's widths folded first, a combining mark kept in its word; runs of Thai, Lao, Khmer and
+    Burmese are never given to Moses: without a segmenter each stays whole); lowercased (Turkish and Azeri as
+    Lucene's TurkishLowerCaseFilter); tokens longer than :data:`MAX_TOKEN_LENGTH` cut into pieces (version 3);
+    tokens with no letter or digit dropped; CJK runs cut into character bigrams (``bigrams``, ``unigrams+bigrams``);
+    stopwords dropped (compared with the lowercased token); the rest stemmed (a word whose stem would be empty is
+    kept as it is).
 
     Args:
         lang: ISO 639-1 code given to the Moses tokenizer and naming the stemmer and stopword list
@@ -104,9 +105,9 @@ class Analyzer:
             combining marks in their word; 3 (the default): also remove invisible format characters and variation
             selectors (:func:`clirkit.unicodefold.without_ignorables`), keep a mark in the run of the character it
             follows and drop one that follows a space (never moved onto the next word), cut a text of one word as
-            within a longer text (Moses cuts mathematical letters, a Thai run ends at a Latin letter); 1: the
-            analysis of files written before version 2 was recorded, which their settings read back as; 2 reads
-            back as 2.
+            within a longer text (Moses cuts mathematical letters, a Thai run ends at a Latin letter), cut a token
+            longer than :data:`MAX_TOKEN_LENGTH` into pieces that long; 1: the analysis of files written before
+            version 2 was recorded, which their settings read back as; 2 reads back as 2.
     """
 
     def __init__(
@@ -237,6 +238,8 @@ class Analyzer:
         if self.lowercase:
             lower = lowercaser(self.lang, self.normalization_version)
             tokens = [lower(t) for t in tokens]
+        if version >= 3 and tokens and max(map(len, tokens)) > MAX_TOKEN_LENGTH:  # (as Lucene's StandardTokenizer)
+            tokens = [t[i : i + MAX_TOKEN_LENGTH] for t in tokens for i in range(0, len(t), MAX_TOKEN_LENGTH)]
         if self.strip_punctuation:
             word = _WORD_CHAR if version < 3 else _LETTER_OR_DIGIT
             tokens = [t for t in tokens if word.search(t)]

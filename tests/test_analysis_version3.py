@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from clirkit.analysis import Analyzer
+from clirkit.analysis import MAX_TOKEN_LENGTH, Analyzer
 from clirkit.retrieval.index import Index
 from clirkit.systems import BM25Search, Resources
 from clirkit.translation import load_table, save_table, train_table
@@ -159,3 +159,22 @@ def test_a_hyphen_at_a_change_of_script_stays_when_punctuation_is_kept_and_a_que
     assert Analyzer("zh").tokenize("co-op-中文-co-op") == ["co-op", "中文", "co-op"]  # a hyphen within a word stays
     index = Index.build([("d1", "苹果发布iPhone-新款手机"), ("d2", "其他新闻")], Analyzer("zh"))
     assert list(BM25Search().fit(Resources(index=index)).search({"q": "iPhone"}).to_dict()["q"]) == ["d1"]
+
+
+# ------------------------------------------------------------------ 13B-14: no token longer than MAX_TOKEN_LENGTH
+
+
+def test_a_token_longer_than_the_maximum_is_cut_into_pieces_of_the_maximum_length():
+    assert MAX_TOKEN_LENGTH == 255
+    en = Analyzer("en", stemmer=None)
+    assert en.tokenize("y" * 255 + " short") == ["y" * 255, "short"]
+    assert en.tokenize("X" * 600 + " short") == ["x" * 255, "x" * 255, "x" * 90, "short"]
+    assert en.tokenize("z" * 255 + "-" * 5) == ["z" * 255]  # a piece with no letter or digit is punctuation
+    assert Analyzer("en", stemmer=None, normalization_version=2).tokenize("x" * 600) == ["x" * 600]
+
+
+def test_one_very_long_token_does_not_widen_every_term_of_the_vocabulary():
+    docs = [(f"d{i}", f"word{i} common") for i in range(50)] + [("blob", "x" * 20000)]
+    index = Index.build(docs, Analyzer("en", stemmer=None))
+    assert index.terms.dtype.itemsize <= 4 * MAX_TOKEN_LENGTH
+    assert list(BM25Search().fit(Resources(index=index)).search({"q": "x" * 255}).to_dict()["q"]) == ["blob"]
