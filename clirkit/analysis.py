@@ -242,7 +242,7 @@ class Analyzer:
             tokens = [t[i : i + MAX_TOKEN_LENGTH] for t in tokens for i in range(0, len(t), MAX_TOKEN_LENGTH)]
         if self.strip_punctuation:
             word = _WORD_CHAR if version < 3 else _LETTER_OR_DIGIT
-            tokens = [t for t in tokens if word.search(t)]
+            tokens = [t for t in tokens if t.isalnum() or word.search(t)]  # (isalnum: the same answer, faster)
         if chars is None and self.segmenter is not None and any(_CJK_CHAR.search(t) for t in tokens):
             unigrams = self.segmenter == "unigrams+bigrams"
             cut = functools.partial(cjk_bigrams, unigrams=unigrams, marks=folds, drop_orphan_marks=version >= 3)
