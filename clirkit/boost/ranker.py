@@ -193,16 +193,18 @@ class BoostRanker(Grouped, System):
 
     def check_options(self, options) -> None:
         """A parameter set away from its default that the experiment file's other keys leave unused (``beta``
-        without a ``base`` key, ``parallel_weight`` without ``parallel_tuples``, ...: :func:`check_unused_keys`,
-        which also sees the keys written at their defaults): refused when the file is read."""
-        from clirkit.boost.unused import set_away_from_defaults
+        without a ``base`` key, ``parallel_weight`` without ``parallel_tuples``, ...:
+        :func:`~clirkit.boost.unused.check_unused_keys`, which also sees the keys written at their defaults): refused
+        when the file is read."""
+        from clirkit.boost.unused import check_unused_keys, set_away_from_defaults
 
         check_unused_keys(set_away_from_defaults(self.flat_params()), options)
 
     def check_inputs(self, resources: Resources) -> None:
         """A parameter of early stopping set away from its default in an experiment whose collection has no dev
-        split (``patience``, ``eval_every``, ...: :func:`check_unused_keys`): refused before anything runs."""
-        from clirkit.boost.unused import set_away_from_defaults
+        split (``patience``, ``eval_every``, ...: :func:`~clirkit.boost.unused.check_unused_keys`): refused before
+        anything runs."""
+        from clirkit.boost.unused import check_unused_keys, set_away_from_defaults
 
         options = {
             "parallel_tuples": resources.option("parallel_tuples"),
@@ -545,35 +547,9 @@ _PYTHON_REMEDY = {
     "ranked": "a base run or a candidate run too",
     "no beta": "beta or beta_grid, not both",
 }
+
+
 # what to write for a key to have an effect, in an experiment file's words
-_FILE_REMEDY = {
-    "base": 'add base = "SYSTEM"',
-    "extra": "add parallel_tuples = true",
-    "dev": "give the collection a dev split",
-    "ranked": 'add base = "SYSTEM"',
-    "no beta": "remove beta",
-}
-
-
-def check_unused_keys(written, options, dev: bool | None = None) -> None:
-    """ClirkitError for a key of ``written`` (a boost system's parameter keys of an experiment file) that the
-    file's other keys (``options``: its ``base`` and ``parallel_tuples``) and the collection's dev split (``dev``,
-    None when not known) leave unused (:func:`~clirkit.boost.unused.unused_params`), e.g. ``beta weighs a base
-    ranker's scores: add base = "SYSTEM", or remove beta``."""
-    from clirkit.boost.unused import unused_params
-
-    written = list(written)
-    unused = unused_params(
-        written,
-        base="base" in options,
-        extra=bool(options.get("parallel_tuples")),
-        dev=dev,
-        beta="beta" in written,
-    )
-    for name, does, needs in unused[:1]:
-        raise ClirkitError(f"{name} {does}: {_FILE_REMEDY[needs]}, or remove {name}")
-
-
 def _check_base_rows(base: System, topics: Mapping[str, str]) -> None:
     """ClirkitError when ``base`` is a run (a :class:`~clirkit.runsystem.RunFile`, or a run given as the base) with
     no row for any of ``topics``: there would be nothing to re-rank. Topics it partly lacks are said on stderr by

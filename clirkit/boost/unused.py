@@ -9,6 +9,8 @@ from __future__ import annotations
 import inspect
 from typing import Iterable, NamedTuple
 
+from clirkit.errors import ClirkitError
+
 # what a training needs for a parameter to have an effect: a base ranker, extra tuples, dev queries, or a run
 # that ranks candidates (a base run, or a candidate run)
 BASE, EXTRA, DEV, RANKED = "base", "extra", "dev", "ranked"
@@ -74,3 +76,29 @@ def set_away_from_defaults(params: dict) -> list[str]:
         if not same:
             out.append(name)
     return out
+
+
+_FILE_REMEDY = {
+    "base": 'add base = "SYSTEM"',
+    "extra": "add parallel_tuples = true",
+    "dev": "give the collection a dev split",
+    "ranked": 'add base = "SYSTEM"',
+    "no beta": "remove beta",
+}
+
+
+def check_unused_keys(written, options, dev: bool | None = None) -> None:
+    """ClirkitError for a key of ``written`` (a boost system's parameter keys of an experiment file) that the
+    file's other keys (``options``: its ``base`` and ``parallel_tuples``) and the collection's dev split (``dev``,
+    None when not known) leave unused (:func:`unused_params`), e.g. ``beta weighs a base
+    ranker's scores: add base = "SYSTEM", or remove beta``."""
+    written = list(written)
+    unused = unused_params(
+        written,
+        base="base" in options,
+        extra=bool(options.get("parallel_tuples")),
+        dev=dev,
+        beta="beta" in written,
+    )
+    for name, does, needs in unused[:1]:
+        raise ClirkitError(f"{name} {does}: {_FILE_REMEDY[needs]}, or remove {name}")

@@ -190,7 +190,7 @@ def _check_boost_written(spec: Mapping[str, Any], kind: str) -> None:
     :func:`~clirkit.boost.ranker.check_unused_keys`; the ranker's own check sees only values set away from the
     defaults)."""
     if kind == "boost":
-        from clirkit.boost.ranker import check_unused_keys
+        from clirkit.boost.unused import check_unused_keys
 
         check_unused_keys([key for key in spec if key != "kind"], spec)
 
