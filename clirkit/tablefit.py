@@ -329,10 +329,11 @@ def words_for_index(table, index, side: str, *, other_lang: str | None = None, q
     words, typed by hand, is analyzed when that makes more of its words index terms). The other side (the queries'
     language, ``other_lang``, else the table's) is read as stems when the index stems, the index side's words are
     its terms, and the other side's words are their own stems too (a table trained by clirkit stems both sides
-    alike); else its words are analyzed as the queries then are: by ``queries`` when given (the analyzer of a first
-    table's queries, which a second table must meet), else with the index's settings in that language, stemmed on
-    the target side (words merged there add up exactly) and not on the source side (merged rows would be averaged:
-    on nave-en-es, PSQ over another tool's table lost 0.8 AP with stemmed rows). A word analyzed into several terms
+    alike; :func:`few_own_stems` for a side of fewer than :data:`STEMMED_MIN` words); else its words are analyzed
+    as the queries then are: by ``queries`` when given (the analyzer of a first table's queries, which a second
+    table must meet), else with the index's settings in that language, stemmed on the target side (words merged
+    there add up exactly) and not on the source side (merged rows would be averaged: on nave-en-es, PSQ over
+    another tool's table lost 0.8 AP with stemmed rows). A word analyzed into several terms
     gives each an equal share of its probability on the target side and becomes one phrase on the source side; rows
     are merged by adding and renormalized, a word without terms (punctuation) dropped, Model 1's ``NULL`` kept.
     Whether the words are stems is not told by how many are index terms, which depends on the index's size and
@@ -401,6 +402,8 @@ def words_for_index(table, index, side: str, *, other_lang: str | None = None, q
             made = stemming if other == "target" else stemming.replace(stemmer=None)
         words = table.source_vocab if other == "source" else table.target_vocab
         stems = read_as == "terms" and stemming.stemmer is not None and own_stems(words, stemming)
+        if read_as == "terms" and stemming.stemmer is not None and len(words) < STEMMED_MIN:
+            stems = few_own_stems(words, stemming, stems_shown=written > analyzed)
         made = stemming if stems else made
         analyzers[other] = _TermsAsWritten.of(words, stemming) if stems else made
         params[f"{other}_analyzer"], params[f"{other}_lang"] = made.to_dict(), made.lang
@@ -477,6 +480,19 @@ def own_stems(words, analyzer) -> bool:
     sample = _sample(words)
     own = sum(ts == [w] for ts, w in zip(analyzer.tokenize_many(sample), sample))
     return len(sample) >= STEMMED_MIN and own >= STEMMED_SHARE * len(sample)
+
+
+def few_own_stems(words, analyzer, *, stems_shown: bool) -> bool:
+    """Whether the other side of a table of fewer than :data:`STEMMED_MIN` words, whose index side is read as the
+    terms it holds, reads as ``analyzer``'s terms (stems: a table clirkit trained stems both sides alike): when
+    every word (Model 1's ``NULL`` aside) is its own term, for a query word then meets as a stem every word it
+    meets as written, and its inflections too; or, when ``stems_shown`` (some index-side words are index terms as
+    written and not once analyzed: stems, not words), when :data:`STEMMED_SHARE` of them are."""
+    from clirkit.translation.table import NULL
+
+    sample = [w for w in _sample(words) if w != NULL]
+    own = sum(ts == [w] for ts, w in zip(analyzer.tokenize_many(sample), sample))
+    return bool(sample) and own >= (STEMMED_SHARE * len(sample) if stems_shown else len(sample))
 
 
 def _sample(words) -> list[str]:

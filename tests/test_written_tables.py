@@ -325,3 +325,37 @@ def test_another_tools_surface_table_over_a_chinese_index_keeps_the_queries_unst
     text = as_text(table, tmp_path, "surface.lex.gz")
     want = rows(DT(source_lang="en").fit(Resources(index=index, table=table)).search(topics))
     assert rows(DT(source_lang="en").fit(Resources(index=index, table=text)).search(topics)) == want
+
+
+ENGLISH = "house dog cat water fire tree river mountain city king queen bread wine sea sun moon star light dark book"
+SPANISH = (
+    "casa perro gato agua fuego arbol rio montana ciudad rey reina pan vino mar sol luna estrella luz oscuro libro"
+)
+
+
+@pytest.mark.parametrize("verb", ["dt", "psq"])
+@pytest.mark.parametrize("dropped", ["", "montana"])
+def test_a_small_table_clirkit_wrote_as_text_gives_the_run_of_its_npz(tmp_path, verb, dropped):
+    """(Edge round 13, 13A-2: a table of fewer than STEMMED_MIN words read its query side as surface words, so
+    "house" missed the stem "hous" and went untranslated. Without "montana", no Spanish stem is told from a word
+    by the index ("montan", its own stem once stemmed again); every English one is its own stem.)"""
+    import random
+
+    kept = [i for i, w in enumerate(SPANISH.split()) if w != dropped]
+    english, spanish = [ENGLISH.split()[i] for i in kept], [SPANISH.split()[i] for i in kept]
+    draw, words = random.Random(1), len(kept)
+    lines = [draw.sample(range(words), 4) for _ in range(400)]
+    for name, vocab in (("par.en", english), ("par.es", spanish)):
+        (tmp_path / name).write_text("".join(" ".join(vocab[j] for j in line) + "\n" for line in lines), "utf-8")
+    docs = [[draw.randrange(words) for _ in range(draw.randint(2, 14))] for _ in range(30)]
+    (tmp_path / "docs.tsv").write_text(
+        "".join(f"D{i}\t{' '.join(spanish[j] for j in d)}\n" for i, d in enumerate(docs)), "utf-8"
+    )
+    (tmp_path / "q.tsv").write_text("z1\thouse\nz2\tcity\nz3\tking\nz4\thouses cities\n", encoding="utf-8")
+    assert main(["index", str(tmp_path / "docs.tsv"), "-o", str(tmp_path / "ix.npz"), "--lang", "es", "-q"]) == 0
+    train = ["ttable", "train", "--source", str(tmp_path / "par.en"), "--target", str(tmp_path / "par.es")]
+    for name in ("en-es.npz", "en-es.lex.gz"):
+        assert main([*train, "--source-lang", "en", "--target-lang", "es", "-o", str(tmp_path / name), "-q"]) == 0
+    _, want = search(tmp_path, verb, tmp_path / "en-es.npz")
+    assert {line.split()[0] for line in want.splitlines()} == {"z1", "z2", "z3", "z4"}
+    assert search(tmp_path, verb, tmp_path / "en-es.lex.gz") == (0, want)
