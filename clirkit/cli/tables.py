@@ -8,10 +8,10 @@ import argparse
 from clirkit.cli.common import param_type, positive_int
 
 TABLE_FORMAT_HELP = (
-    "table format (a file whose bytes are an npz is read as one whatever is given: with --table2, the format "
-    "of the other table): auto (detected: npz by its bytes, psq-json by its leading '{', freedict by "
-    "its .index/.dict.dz files, else by the first lines' content, else by the name: .dict = muse, "
-    "other = moses; 'source target' lines that could be muse or pairs are refused), "
+    "table format (a file whose bytes are an npz is read as one: with --table2, the format of the other table; "
+    "a text format named for npz tables alone is refused): auto (detected: npz by its bytes, psq-json by its "
+    "leading '{', freedict by its .index/.dict.dz files, else by the first lines' content, else by the name: "
+    ".dict = muse, other = moses; 'source target' lines that could be muse or pairs are refused), "
     "moses ('e f p' lines = p(e|f): Moses's lex.f2e, or lex.e2f for the other direction), npz, "
     "phrase-table (Moses 'src ||| tgt ||| scores', p = --score-column), psq-json (HLTCOE PSQ "
     "table: {source: {target: p}}), or a dictionary: pairs ('source target' lines), "
@@ -51,13 +51,14 @@ def load_tables(args, *paths: str | None, languages: tuple | None = None, analyz
     from clirkit.fileio import display_name, repeated_file
     from clirkit.tablefit import same_table
     from clirkit.translation import format_of
-    from clirkit.translation.tableio import DISPLAY
+    from clirkit.translation.tableio import DISPLAY, check_named_format
 
     given = [p for p in paths if p is not None and p != "-"]
     repeat = repeated_file(given)
     if repeat is not None:
         raise ClirkitError(f"{given[repeat[1]]}: {same_table('--table', '--table2')}")
     column, fmt = getattr(args, "score_column", None), args.table_format
+    check_named_format(paths, fmt, "--table-format")
     formats = {p: format_of(p, fmt) for p in paths if p is not None and (column or languages)}
     if column is not None and "phrase-table" not in formats.values():
         if not formats:
@@ -71,14 +72,14 @@ def load_tables(args, *paths: str | None, languages: tuple | None = None, analyz
 
 def _read(args, path: str, found: str | None, languages: tuple | None, analyzer):
     """The table at ``path`` (of format ``found``, None when not looked up: not a phrase table, no languages) read
-    in ``args.table_format``, with ``args.score_column`` when a phrase table and :func:`dictionary_reading`'s
-    languages."""
+    in ``args.table_format`` (npz when it is one: the format then names the other table's), with
+    ``args.score_column`` when a phrase table and :func:`dictionary_reading`'s languages."""
     from clirkit.translation import load_table
+    from clirkit.translation.tableio import format_for
 
     column = getattr(args, "score_column", None) if found == "phrase-table" else None
-    return load_table(
-        path, args.table_format, score_column=column, **dictionary_reading(path, found, languages, analyzer)
-    )
+    fmt = format_for(path, args.table_format)
+    return load_table(path, fmt, score_column=column, **dictionary_reading(path, found, languages, analyzer))
 
 
 def dictionary_reading(path: str, fmt: str | None, languages: tuple | None, analyzer) -> dict:

@@ -85,8 +85,10 @@ def load_table_args(args, path: str, fmt: str, *, require_languages: bool = Fals
     from clirkit.errors import ClirkitError
     from clirkit.progress import say
     from clirkit.translation import DICTIONARY_FORMATS, dictionary_report, format_of, load_table
+    from clirkit.translation.tableio import check_named_format
     from clirkit.translation.weighted import weighted_report
 
+    check_named_format([path], fmt, "--format")
     table = load_table(
         path,
         fmt,

@@ -217,8 +217,8 @@ class Artifacts(Resources):
         when it has none)."""
         from clirkit.fileio import file_digest
 
-        fmt = self.option("table_format") or self.exp.table.get("format", "auto")
         path = self._table_file(given)
+        fmt = self._table_format(path)
         if path is not None:
             self._check_file(f"table file {path}", path)
             column = self._score_column(path, fmt)
@@ -249,20 +249,17 @@ class Artifacts(Resources):
         column = self._score_column_given()
         if column is None:
             return None
-        from clirkit.translation import guess_format
+        from clirkit.translation import format_of
 
-        return column if (fmt if fmt != "auto" else guess_format(path)[0]) == "phrase-table" else None
+        return column if format_of(path, fmt) == "phrase-table" else None
 
     def _check_score_column(self) -> None:
         """ClirkitError when a ``score_column`` is given and none of the system's table files is a phrase table."""
         if self._score_column_given() is None:
             return
-        fmt = self.option("table_format") or self.exp.table.get("format", "auto")
-        paths = [self._table_file(self.option("table"))]
-        if self.option("table2") is not None:
-            paths.append(self._table_file(self.option("table2")))
-        files: list[str] = [p for p in paths if p is not None and Path(p).is_file()]
-        if not any(self._score_column(p, fmt) is not None for p in files):
+        given = [self.option(key) for key in ("table", "table2") if key == "table" or self.option(key) is not None]
+        files: list[str] = [p for p in map(self._table_file, given) if p is not None and Path(p).is_file()]
+        if not any(self._score_column(p, self._table_format()) is not None for p in files):
             what = f"not to {', '.join(files)}" if files else "and the table is IBM Model 1's"
             raise ClirkitError(
                 f"{self.where}: score_column applies to a table file that is a Moses phrase table, "
@@ -344,8 +341,10 @@ class Artifacts(Resources):
 
         return self._once(("moses", path), lambda: load_table(path, "moses"))
 
-    def _table_format(self) -> str:
-        return self.option("table_format") or self.exp.table.get("format", "auto")
+    def _table_format(self, path: str | None = None) -> str:
+        from clirkit.translation.tableio import format_for
+
+        return format_for(path, self.option("table_format") or self.exp.table.get("format", "auto"))
 
     @staticmethod
     def _says_no_languages(path: str, fmt: str) -> bool:
@@ -427,7 +426,7 @@ class Artifacts(Resources):
         from clirkit.translation.dictionary_readers import freedict_index_path
         from clirkit.translation.weighted import WEIGHTED_FORMATS
 
-        fmt = self.option("table_format") or self.exp.table.get("format", "auto")
+        fmt = self._table_format()
         if fmt == "auto":
             try:
                 fmt = guess_format(path)[0]
@@ -450,7 +449,7 @@ class Artifacts(Resources):
         (or the other way round, ``reverse``). A Moses text table, whose file says nothing of its languages, is
         labelled with the collection's only when its words agree (:meth:`_placed`); else a ClirkitError naming
         ``key``, as ``clirkit dt`` says."""
-        fmt = self._table_format()
+        fmt = self._table_format(path)
         column = self._score_column(path, fmt)
         source, target = self.c.source_lang, self.c.target_lang
         if reverse:

@@ -54,7 +54,12 @@ def reads_table_files(spec: Mapping[str, Any], table_file: bool) -> bool:
 
 def check_table_formats(where: str, exp: "Experiment") -> None:
     """ClirkitError for a system's ``table_format`` when it reads no table file (:func:`reads_table_files`): its
-    tables are IBM Model 1's, as ``[table] format`` without a file is refused."""
+    tables are IBM Model 1's, as ``[table] format`` without a file is refused; and for a text format (the system's
+    ``table_format``, else ``[table] format``) when every table file it reads is an npz table
+    (:func:`~clirkit.translation.tableio.check_named_format`: read as npz, the format would be ignored)."""
+    from clirkit.experiment.systemchecks import relative
+    from clirkit.translation.tableio import check_named_format
+
     table_file = "file" in exp.table
     for name, spec in exp.systems.items():
         if "table_format" in spec and not reads_table_files(spec, table_file):
@@ -62,6 +67,18 @@ def check_table_formats(where: str, exp: "Experiment") -> None:
                 f"{where}: system {name!r}: table_format applies to a table file (the system's table = FILE or "
                 "table2 = FILE, or [table] file for a table of the queries), and it reads none: remove table_format"
             )
+        key = "table_format" if "table_format" in spec else "[table] format"
+        files = [str(spec[k]) for k in ("table", "table2") if spec.get(k) not in (None, "ibm1")]
+        if table_file and "table" not in spec and side_written(spec) != "documents":
+            files.append(exp.table["file"])
+        try:
+            check_named_format(
+                [relative(f, exp.source) for f in files],
+                spec.get("table_format") or exp.table.get("format", "auto"),
+                key,
+            )
+        except ClirkitError as exc:
+            raise ClirkitError(f"{where}: system {name!r}: {exc}") from None
 
 
 def check_iterations(where: str, exp: "Experiment") -> None:

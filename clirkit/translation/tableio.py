@@ -81,6 +81,26 @@ def format_of(path: str | os.PathLike[str], format: str = "auto") -> str:
     return "npz" if _is_zip(path) else format
 
 
+def format_for(path: str | os.PathLike[str] | None, format: str) -> str:
+    """The format the table file ``path`` is read in when ``format`` names the format of the tables read beside it
+    (dt and psq's ``--table-format`` with ``--table2``, a system's ``table_format``): ``npz`` for a file whose bytes
+    are a zip (no text format is one), else ``format`` (``auto`` kept; no ``path``: ``format``)."""
+    return "npz" if format not in ("auto", "npz") and path is not None and _is_zip(path) else format
+
+
+def check_named_format(paths, format: str, option: str) -> None:
+    """ClirkitError when ``format``, named by ``option`` (``--table-format``, ``format``, ``table_format``...), is a
+    text format and every one of ``paths`` (None and stdin aside) is an npz table: each would be read as npz
+    (:func:`format_for`), the format named ignored."""
+    files = [display_name(p) for p in paths if p is not None and str(p) != "-"]
+    if format in ("auto", "npz") or not files or not all(map(_is_zip, files)):
+        return
+    what = "the file is an npz table" if len(files) == 1 else "the files are npz tables"
+    raise ClirkitError(
+        f"{', '.join(files)}: {what}, not {DISPLAY[format]} ({option} {format}): leave {option} out, or give npz"
+    )
+
+
 def _is_zip(path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` is a file whose first bytes are a zip's (an npz table's), not stdin."""
     if str(path) == "-" or not os.path.isfile(path):
@@ -256,7 +276,8 @@ def load_table(
     chinese_script: str | None = "auto",
     score_column: int | None = None,
 ) -> TranslationTable:
-    """Load a table or dictionary in any of the :data:`FORMATS` (``auto``: :func:`guess_format`).
+    """Load a table or dictionary in any of the :data:`FORMATS` (``auto``: :func:`guess_format`; a text format named
+    for an npz file is refused, :func:`check_named_format`).
 
     Every table returned has ``params["source_lang"]`` and ``params["target_lang"]`` (None when unknown).
     ``source_lang``/``target_lang`` set them: for a dictionary, a phrase table or a PSQ table they take
@@ -273,6 +294,7 @@ def load_table(
 
     if format not in FORMATS:
         raise ClirkitError(f"unknown table format {format!r} (choose from {', '.join(FORMATS)})")
+    check_named_format([path], format, "format")
     if str(path) != "-":
         from clirkit.npzio import check_file
 
