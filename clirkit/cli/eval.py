@@ -98,7 +98,7 @@ def add_parser(sub) -> None:
         type=finite_float(0, 1, low_open=True, high_open=True),
         default=0.05,
         action=_StoreGiven,
-        help="significance level of the * mark (not with --test none)",
+        help="significance level of the * mark (refused when the command makes no test)",
     )
     p.add_argument(
         "--permutations",
