@@ -415,7 +415,7 @@ def model_record(
     what each bag kept (rounds, pairs, buckets, dev curve), and the dev MAP of each beta tried."""
     info = {k: v for k, v in ranker.flat_params().items() if k not in _NOT_RECORDED}
     info.update(
-        hyper_params=trained_params(ranker),
+        hyper_params=trained_params(ranker, budget_used=any("dropped" in r.info for r in results)),
         seed=ranker.random_state,
         n_tuples=len(tuples),
         bag_rounds=[int(r.best_round) for r in results],
@@ -442,13 +442,14 @@ def model_record(
     return info
 
 
-def trained_params(ranker: "BoostRanker") -> dict:
+def trained_params(ranker: "BoostRanker", *, budget_used: bool = True) -> dict:
     """``{flat name: value}`` (JSON-ready) of the hyper-parameters ``ranker`` trains with: all but its ``base`` (a
-    system, given again at load) and its ``runtime_params`` (how it runs, not what it learns); a ``significance``
-    of 0 as None, the same setting."""
+    system, given again at load), its ``runtime_params`` (how it runs, not what it learns) and ``max_buckets`` when
+    the budget left nothing out (``budget_used`` False: the model is the same bytes under any budget it fits); a
+    ``significance`` of 0 as None, the same setting."""
     from clirkit.estimator import jsonable
 
-    skip = {"base", *ranker.runtime_params}
+    skip = {"base", *ranker.runtime_params, *(() if budget_used else ("max_buckets",))}
     params = {k: v for k, v in ranker.flat_params().items() if k not in skip}
     return jsonable({**params, "significance": params["significance"] or None})  # (0 is None: the same test)
 
