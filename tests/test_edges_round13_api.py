@@ -126,7 +126,7 @@ def boosted(tmp_path_factory):
     qrels = Qrels(np.array(list(train)), np.array(["d0", "d1", "d2", "d3"]), np.array([1, 1, 1, 1]))
     res = Resources(topics={"train": train}, qrels={"train": qrels}, documents=docs, source_lang="en", target_lang="es")
     features = PairFeatures(ngram=2, bits=16, doc_weighting="idf")
-    ranker = BoostRanker(features=features, boosting=Boosting(rounds=5, beta_grid=(1.0, 3.0)), quiet=True).fit(res)
+    ranker = BoostRanker(features=features, boosting=Boosting(rounds=5, eps=0.5), quiet=True).fit(res)
     path = tmp_path_factory.mktemp("boost") / "boost.npz"
     ranker.save(path)
     return ranker, path, res

@@ -282,7 +282,7 @@ def build_targets(folder: str | os.PathLike[str]) -> dict[str, Target]:
     boost = BoostRanker(
         features=PairFeatures(bits=16),
         sampling=TupleSampling(negatives=2),
-        boosting=Boosting(rounds=4, eval_every=2),
+        boosting=Boosting(rounds=4),
         backend="threading",
         quiet=True,
     )
@@ -291,7 +291,7 @@ def build_targets(folder: str | os.PathLike[str]) -> dict[str, Target]:
     idf_boost = BoostRanker(
         features=PairFeatures(bits=16, doc_weighting="idf"),
         sampling=TupleSampling(negatives=2),
-        boosting=Boosting(rounds=3, eval_every=2),
+        boosting=Boosting(rounds=3),
         backend="threading",
         quiet=True,
     )
