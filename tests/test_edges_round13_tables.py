@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from clirkit.analysis import Analyzer
+from clirkit.analysis import NORMALIZATION_VERSIONS, Analyzer
 from clirkit.cli import main
 from clirkit.errors import ClirkitError
 from clirkit.retrieval.index import Index
@@ -170,12 +170,12 @@ _OLD_TR = {"lang": "tr", "lowercase": True, "strip_punctuation": True, "stopword
         pytest.param(
             _OLD_TR,
             "with compose=False, normalization_version=1 but the index's terms with compose=True, "
-            "normalization_version=2",
+            f"normalization_version={NORMALIZATION_VERSIONS[-1]}",
             id="old file",
         ),
         pytest.param(
             {**_OLD_TR, "compose": True},
-            "with normalization_version=1 but the index's terms with normalization_version=2",
+            f"with normalization_version=1 but the index's terms with normalization_version={NORMALIZATION_VERSIONS[-1]}",
             id="version only",
         ),
     ],
