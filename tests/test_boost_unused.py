@@ -31,6 +31,13 @@ def test_each_parameter_is_unused_without_what_it_needs_and_used_with_it():
     assert [(u.name, u.needs) for u in unused_params(["beta_grid"], base=True, extra=False, dev=True, beta=True)] == [
         ("beta_grid", "no beta")
     ]
+    # the test against the base is made on the dev queries: with a base and no dev queries it is unused too
+    assert [(u.name, u.needs) for u in unused_params(names, base=True, extra=True, dev=False)] == [
+        ("significance", "dev"),
+        ("patience", "dev"),
+        ("eval_every", "dev"),
+        ("eval_depth", "dev"),
+    ]
 
 
 def test_only_values_away_from_the_defaults_are_set():

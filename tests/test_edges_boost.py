@@ -160,5 +160,5 @@ def test_significance_given_without_dev_queries_is_refused(tmp_path, capsys):
     common = ["boost-train", *files, *base, "--rounds", "4", "-q"]  # no --eval-every: no dev queries to score
     assert main([*common, "-o", str(tmp_path / "ok.npz")]) == 0  # the default level: not tested, no dev queries
     assert main([*common, "--significance", "0.01", "-o", str(tmp_path / "x.npz")]) == 2
-    assert "--significance tests the boosted model on the dev queries" in capsys.readouterr().err
+    assert "--significance tests the boosted model against a base ranker on the dev queries" in capsys.readouterr().err
     assert not (tmp_path / "x.npz").exists()

@@ -549,7 +549,6 @@ _PYTHON_REMEDY = {
 }
 
 
-# what to write for a key to have an effect, in an experiment file's words
 def _check_base_rows(base: System, topics: Mapping[str, str]) -> None:
     """ClirkitError when ``base`` is a run (a :class:`~clirkit.runsystem.RunFile`, or a run given as the base) with
     no row for any of ``topics``: there would be nothing to re-rank. Topics it partly lacks are said on stderr by

@@ -45,7 +45,7 @@ def unused_params(
     leaves unused: with a base ranker (``base``) or not, extra tuples (``extra``), dev queries (``dev``; None when
     not yet known: early stopping's parameters are then not judged), a candidate run (``candidates``), and a
     ``beta`` given (``beta``: then ``beta_grid``, the betas tried without one, is unused too; its ``needs`` is
-    ``"no beta"``)."""
+    ``"no beta"``; ``significance`` with a base needs dev queries too)."""
     have = {BASE: base, EXTRA: extra, DEV: True if dev is None else dev, RANKED: base or candidates}
     out = []
     for name in names:
@@ -53,6 +53,8 @@ def unused_params(
             out.append(Unused(name, *NEEDS[name]))
         elif name == "beta_grid" and beta:
             out.append(Unused(name, "gives the betas tried on dev without a beta", NO_BETA))
+        elif name == "significance" and dev is False:  # with a base: the test is made on the dev queries
+            out.append(Unused(name, "tests the boosted model against a base ranker on the dev queries", DEV))
     return out
 
 
@@ -78,6 +80,7 @@ def set_away_from_defaults(params: dict) -> list[str]:
     return out
 
 
+# what to write for a key to have an effect, in an experiment file's words
 _FILE_REMEDY = {
     "base": 'add base = "SYSTEM"',
     "extra": "add parallel_tuples = true",

@@ -68,17 +68,9 @@ def check_options(args, params: dict) -> None:
 
 
 def check_dev(args, params: dict, data) -> None:
-    """ClirkitError for an option of early stopping given without dev queries in ``data`` (the data read:
-    :func:`clirkit.cli.data.load_data`), or ``--significance`` given (at a level > 0) without them."""
-    from clirkit.cli.params import given
-    from clirkit.errors import ClirkitError
-
+    """ClirkitError for an option of early stopping, or ``--significance`` (the test against the base, made on the
+    dev queries), given without dev queries in ``data`` (the data read: :func:`clirkit.cli.data.load_data`)."""
     check_unused(args, params, data)
-    if given(args, "significance") and params["significance"] and not data.dev_queries:
-        raise ClirkitError(
-            "--significance tests the boosted model on the dev queries: give --dev-queries and --dev-qrels "
-            "(or --collection with a dev split)"
-        )
 
 
 def read_candidates(args, data, min_grade: int, depth: int):
