@@ -13,6 +13,7 @@ from collections import Counter
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from test_boost_model import HISTORY
 
 from clirkit.analysis import Analyzer
 from clirkit.boost import Boosting, BoostModel, BoostRanker, PairFeatures, TupleSampling
@@ -299,15 +300,7 @@ def table_model(beta: float = 2.5, base: dict | None = None) -> BoostModel:
     W = sp.lil_matrix((len(src), len(tgt)))
     for (s, t_), w in TABLE.items():
         W[src.index(s), tgt.index(t_)] = w
-    history = {  # the rounds that sum to TABLE (a saved model's W is checked against them)
-        "bag": np.zeros(6, dtype=np.int64),
-        "round": np.arange(1, 7),
-        "bucket": np.array([7, 9, 9, 3, 4, 5]),
-        "alpha": np.array([2.0, 1.5, 1.5, 1.0, 0.25, -0.5]),
-        "ptr": np.array([0, 1, 3, 4, 5, 6, 7]),
-        "pair_src": np.array([1, 0, 3, 3, 2, 2, 1]),
-        "pair_tgt": np.array([1, 0, 3, 3, 2, 3, 4]),
-    }
+    history = HISTORY  # the rounds that sum to TABLE, small_model's table (a saved model's W is checked against them)
     return BoostModel(
         src,
         tgt,
