@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from test_edges_experiment import _refused
+from test_edges_runner import plain  # noqa: F401  (the fixture: two verses, two queries, a dictionary)
 
 from clirkit.experiment import Experiment
 
@@ -185,17 +186,11 @@ _PLAIN = (
 )
 
 
-@pytest.fixture
-def plain(tmp_path):
-    """A [collection] of two verses and two queries, and a dictionary (as test_edges_runner's)."""
-    (tmp_path / "docs.tsv").write_text("d1\tla luz\nd2\tlas tinieblas\n", encoding="utf-8")
-    (tmp_path / "q.tsv").write_text("q1\tlight luz\nq2\tdarkness tinieblas\n", encoding="utf-8")
-    (tmp_path / "q.qrels").write_text("q1 0 d1 1\nq2 0 d2 1\n", encoding="utf-8")
-    (tmp_path / "en-es.txt").write_text("light luz\ndarkness tinieblas\n", encoding="utf-8")
-    return tmp_path
-
-
-def test_a_run_stopped_by_an_error_after_its_work_began_says_where_the_work_is_kept(plain, capsys, monkeypatch):
+def test_a_run_stopped_by_an_error_after_its_work_began_says_where_the_work_is_kept(
+    plain,  # noqa: F811
+    capsys,
+    monkeypatch,
+):
     # Ctrl-C said "the work done so far is kept in .out.partial"; an error left the hidden folder unsaid
     from clirkit.cli import main
     from clirkit.errors import ClirkitError
@@ -214,7 +209,7 @@ def test_a_run_stopped_by_an_error_after_its_work_began_says_where_the_work_is_k
     assert (plain / ".out.partial" / "runs" / "dt.test.run.gz").is_file()
 
 
-def test_a_run_stopped_by_a_check_keeps_no_staging_folder_and_says_none(plain, capsys):
+def test_a_run_stopped_by_a_check_keeps_no_staging_folder_and_says_none(plain, capsys):  # noqa: F811
     from clirkit.cli import main
 
     (plain / "e.toml").write_text(_PLAIN.format(table="nope.txt"), encoding="utf-8")
