@@ -466,6 +466,16 @@ class BM25:
         query's merged list is full)."""
         return self._search_sizes(queries, depth, quiet, floors)
 
+    def ready_for(self, queries: StructuredQueries) -> bool:
+        """Make now what searching ``queries`` computes once and keeps (the posting weights, for one-to-one
+        queries), and say whether searches of such queries then only read this model, so that threads may run
+        them at once: not over a memory-mapped index, whose searches weight the postings they read as they go."""
+        if self.index.lazy:
+            return False
+        if queries.is_one_to_one():
+            self._positive_weights()  # (the posting weights made first)
+        return True
+
     def _search_sizes(
         self, queries: StructuredQueries, depth: int, quiet: bool, floors: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -484,7 +494,7 @@ class BM25:
                 if whole is not None:
                     sizes, cols, scores = self._rank(whole, depth, lo, hi, floor)
                 else:
-                    sizes, cols, scores = self._top_rows(_slice_queries(queries, lo, hi), depth, floor)
+                    sizes, cols, scores = self._top_rows(queries.block(lo, hi), depth, floor)
             self._finite(scores, "scores")
             parts.append((sizes, cols, scores))
         if not parts:
@@ -566,16 +576,3 @@ def _mean_rsj(df: np.ndarray, n_docs: int) -> float:
     if len(df) == 0:
         return 0.0
     return float(np.mean(idf(df, n_docs, "rsj")))
-
-
-def _slice_queries(queries: StructuredQueries, lo: int, hi: int) -> StructuredQueries:
-    keep = (queries.source_query >= lo) & (queries.source_query < hi)
-    rows = np.flatnonzero(keep)
-    return StructuredQueries(
-        queries.qids[lo:hi],
-        queries.source_query[rows] - lo,
-        queries.source_weight[rows],
-        queries.translations[rows],
-        [queries.source_terms[i] for i in rows.tolist()],
-        df_union=queries.df_union,
-    )

@@ -121,3 +121,15 @@ class StructuredQueries:
         """True when every source term has at most one target term, with weight 1."""
         t = self.translations
         return bool(np.all(np.diff(t.indptr) <= 1) and np.all(t.data == 1.0))
+
+    def block(self, lo: int, hi: int) -> "StructuredQueries":
+        """Queries ``lo:hi`` (query positions) as a batch of their own: their source rows, in order."""
+        rows = np.flatnonzero((self.source_query >= lo) & (self.source_query < hi))
+        return StructuredQueries(
+            self.qids[lo:hi],
+            self.source_query[rows] - lo,
+            self.source_weight[rows],
+            self.translations[rows],
+            [self.source_terms[i] for i in rows.tolist()],
+            df_union=self.df_union,
+        )

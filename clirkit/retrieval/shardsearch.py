@@ -13,12 +13,15 @@ list; the groups' lists are merged the same way, in group order: the unsharded r
 queries (``df_union``) first count, group by group, the documents holding any of a term's translations, and give
 each shard the sums.
 
-Groups run through :func:`clirkit.parallel.run_tasks`: joblib's ``loky`` worker processes, ``threading``, or
-``dask`` on a distributed cluster (one group per shard: the workers open the shard files, so a cluster needs them
-on a shared file system). Searching in this process (one job, or threads), the
-:class:`~clirkit.retrieval.shards.ShardedIndex` keeps the shards it opened; a loky or dask worker process keeps the
-ceil(shards / groups) it opened last (keyed by path, size and modification time), and a task there takes a group
-whose shards its worker holds when one is left, so later searches find their shards open.
+Groups run through :func:`clirkit.parallel.run_tasks` on joblib's ``loky`` worker processes or ``dask`` on a
+distributed cluster (the workers open the shard files, so a cluster needs them on a shared file system); a loky
+or dask worker process keeps the ceil(shards / groups) it opened last (keyed by path, size and modification time),
+and a task there takes a group whose shards its worker holds when one is left, so later searches find their shards
+open. With one job, or ``threading``, the shards are searched in this process, which opens each once (the
+:class:`~clirkit.retrieval.shards.ShardedIndex` keeps them): ``threading`` cuts the queries into one block of
+consecutive queries per worker (:func:`query_blocks`), each block searched over every shard by a thread, the
+shards' posting weights shared (the ranking kernel runs without the GIL), the blocks' lists put one after the
+other: the rows of a query are the same whichever block holds it, so the run is the same.
 """
 
 from __future__ import annotations
@@ -28,8 +31,9 @@ import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
-from typing import Any, Sequence, cast
+from typing import Any, Callable, Sequence, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -40,7 +44,7 @@ from clirkit.retrieval.bm25 import BM25, CollectionStats, row_key, union_counts
 from clirkit.retrieval.bm25params import EPSILON, IDF, K1, K3, PRECISION, B, check_settings
 from clirkit.retrieval.index import Index
 from clirkit.retrieval.query import StructuredQueries
-from clirkit.retrieval.rankmerge import Ranked, merge_ranked, warm_merge
+from clirkit.retrieval.rankmerge import Ranked, concat_ranked, merge_ranked, warm_merge
 from clirkit.retrieval.shards import ShardedIndex, load_index
 from clirkit.retrieval.weightings import DEFAULT_ALPHA, Weighting, background_of, described
 from clirkit.retrieval.weightings import weighting as find_weighting
@@ -101,10 +105,13 @@ class ShardedBM25:
         if queries.df_union and queries.translations.nnz:  # Pirkola: documents holding any translation, summed
             counts = _run(_union_part, (queries.translations,), ix, "counting", quiet)
             union = _UnionDf(queries.translations, np.sum(counts, axis=0))
+        if _in_process(ix):
+            merged = _search_here(ix, self.bm25_params, queries, depth, union, quiet)
+            return _named(merged, _ready_to_merge(ix), queries.qids, tag)  # docids of the shards opened here
         with ThreadPoolExecutor(1) as pool:  # while worker processes search, this one readies the merge
-            ready = pool.submit(_ready_to_merge, ix) if not _in_process(ix) else None
+            ready = pool.submit(_ready_to_merge, ix)
             found = _run(_search_part, (self.bm25_params, queries, depth, union), ix, "searching shards", quiet)
-            docids = _ready_to_merge(ix) if ready is None else ready.result()  # here: from the shards opened
+            docids = ready.result()
         merged = found[0]
         for more in found[1:]:  # groups in shard order: ties go to the earlier group, the smaller docids
             merged = merge_ranked(merged, more, depth)
@@ -132,6 +139,76 @@ def _ready_to_merge(index: ShardedIndex) -> list[np.ndarray]:
 def _in_process(index: ShardedIndex) -> bool:
     """Whether the shards are searched in this process (one job, or threads), not by worker processes."""
     return index.backend == "threading" or (index.jobs == 1 and index.backend != "dask")
+
+
+def query_blocks(n_queries: int, workers: int) -> list[tuple[int, int]]:
+    """The query positions cut into ``min(n_queries, workers)`` ranges ``(lo, hi)`` of consecutive queries, as
+    equal as can be (at least one range): the queries one thread searches over every shard."""
+    n_blocks = max(1, min(n_queries, workers))
+    bounds = [n_queries * k // n_blocks for k in range(n_blocks + 1)]
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+def _search_here(
+    index: ShardedIndex, params: dict, queries: StructuredQueries, depth: int, union: "_UnionDf | None", quiet: bool
+) -> Ranked:
+    """The shards searched in this process: with the ``threading`` backend the queries are cut into one block
+    per worker (:func:`query_blocks`), each searched over every shard by a thread, the shards' models shared
+    (the ranking kernel runs without the GIL); the blocks' rows are put one after the other. Progress is
+    shown over the first block's shards."""
+    workers = _workers(index) if index.backend == "threading" else 1
+    blocks = query_blocks(queries.n_queries, workers)
+    if len(blocks) == 1:
+        return _merged_over(_here(index), params, queries, depth, union, quiet)
+    if union is not None:
+        union.ready()
+    groups = shard_groups(index.n_shards, len(blocks))  # opened and weighted by the threads, a group each
+    ready: list[tuple] = [(_prepared, (index, g, params, union, queries), {}) for g in groups]
+    run_tasks(ready, jobs=len(groups), backend="threading")
+    tasks: list[tuple] = [
+        (_merged_over, (_here(index), params, queries.block(lo, hi), depth, union, quiet or k > 0), {})
+        for k, (lo, hi) in enumerate(blocks)
+    ]
+    return concat_ranked(run_tasks(tasks, jobs=len(blocks), backend="threading"))
+
+
+def _prepared(
+    index: ShardedIndex, numbers: list[int], params: dict, union: "_UnionDf | None", queries: StructuredQueries
+) -> None:
+    """Open shards ``numbers`` of ``index`` in this process and make what searching ``queries`` keeps (their
+    posting weights), so that threads searching blocks of queries find them ready."""
+    for number in numbers:
+        _opened_here(index, number).ready(params, union, queries)
+
+
+def _here(index: ShardedIndex) -> list[tuple[int, Callable[[], "_Shard"]]]:
+    """Every shard of ``index`` by number, opened in this process when first searched (and kept by the index)."""
+    return [(number, partial(_opened_here, index, number)) for number in range(index.n_shards)]
+
+
+def _merged_over(
+    shards: Sequence[tuple[int, Callable[[], "_Shard"]]],
+    params: dict,
+    queries: StructuredQueries,
+    depth: int,
+    union: "_UnionDf | None",
+    quiet: bool,
+) -> Ranked:
+    """The top ``depth`` rows of each query over ``shards`` (``(number, open)`` pairs in shard order, ``open``
+    giving the shard ready to search), searched one after the other, each shard's rows merged as they come.
+
+    A shard after the first keeps only the documents that enter the merged list: those scoring above the
+    score at which a query's list is full (a document scoring the same ranks after the list's, which come
+    from earlier shards, whose docids are smaller)."""
+    from clirkit.progress import progress
+
+    merged = None
+    for number, opened in progress(shards, desc="searching shards", quiet=quiet, unit="shard"):
+        floors = None if merged is None else _full_at(merged, depth)
+        found = Ranked.of_part(number, *opened().search(params, queries, depth, union, floors))
+        merged = found if merged is None else merge_ranked(merged, found, depth)
+    assert merged is not None  # an index holds at least one shard
+    return merged
 
 
 def shard_groups(n_shards: int, workers: int) -> list[list[int]]:
@@ -306,6 +383,14 @@ class _Shard:
         translated shard's documents keep their own lengths)."""
         return BM25(self.index, **params, stats=self.stats)
 
+    def ready(self, params: dict, union: "_UnionDf | None", queries: StructuredQueries) -> bool:
+        """The model of ``params`` made, with what searching ``queries`` keeps; whether such searches then only
+        read it (:meth:`~clirkit.retrieval.bm25.BM25.ready_for`)."""
+        if union is not None:  # (a Pirkola search makes a model of its own counts)
+            return True
+        with self.lock:
+            return self.bm25(params).ready_for(queries)
+
     def search(
         self, params: dict, queries: StructuredQueries, depth: int, union: "_UnionDf | None", floors: np.ndarray | None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -313,7 +398,10 @@ class _Shard:
         above its ``floors`` cell (None: no floor): how many rows each query has, then the rows in query then
         rank order."""
         with self.lock:
-            return self.bm25(params, union).search_sizes(queries, depth=depth, floors=floors)
+            bm25 = self.bm25(params, union)
+            if not bm25.ready_for(queries):  # a memory-mapped shard weights what it reads: one search at a time
+                return bm25.search_sizes(queries, depth=depth, floors=floors)
+        return bm25.search_sizes(queries, depth=depth, floors=floors)
 
 
 def _same_params(a: dict, b: dict) -> bool:
@@ -335,31 +423,27 @@ class _UnionDf:
     def __getstate__(self) -> dict:
         return {"translations": self.translations, "counts": self.counts, "_table": None}
 
-    def __call__(self, rows: sp.csr_matrix) -> np.ndarray:
+    def ready(self) -> dict:
+        """The counts by row content, made once (before threads share this)."""
         if self._table is None:
             t = self.translations
             self._table = {row_key(t, r): c for r, c in enumerate(self.counts.tolist())}
-        return np.asarray([self._table[row_key(rows, r)] for r in range(rows.shape[0])], dtype=np.float64)
+        return self._table
+
+    def __call__(self, rows: sp.csr_matrix) -> np.ndarray:
+        table = self.ready()
+        return np.asarray([table[row_key(rows, r)] for r in range(rows.shape[0])], dtype=np.float64)
 
 
 def _search_part(
     work: _Work, number: int, params: dict, queries: StructuredQueries, depth: int, union: _UnionDf | None
 ) -> tuple[int, Ranked]:
-    """The group's shards searched one after the other, their top ``depth`` rows merged as each comes.
-
-    A shard after the first keeps only the documents that enter the merged list: those scoring above the
-    score at which a query's list is full (a document scoring the same ranks after the list's, which come
-    from earlier shards, whose docids are smaller)."""
-    from clirkit.progress import progress
-
+    """The group's shards searched one after the other in a worker process, their top ``depth`` rows merged
+    as each comes (:func:`_merged_over`)."""
     number, shards = work.take(number)
-    merged = None
-    for shard_number, part in progress(shards, desc="searching shards", quiet=work.quiet, unit="shard"):
-        floors = None if merged is None else _full_at(merged, depth)
-        found = Ranked.of_part(shard_number, *part.open(work.keep).search(params, queries, depth, union, floors))
-        merged = found if merged is None else merge_ranked(merged, found, depth)
+    opened = [(shard_number, partial(part.open, work.keep)) for shard_number, part in shards]
+    merged = _merged_over(opened, params, queries, depth, union, work.quiet)
     _held_is_no_leak()
-    assert merged is not None  # a group holds at least one shard
     return number, merged
 
 
