@@ -8,13 +8,14 @@ peak resident memory of the process, by ``/usr/bin/time``):
 
 - index: ``clirkit index`` into one file and into ``--shards`` shards, at each number of jobs;
 - search: ``clirkit search`` (BM25, top 1,000) over the one-file index (1 job) and over the shards at each number
-  of jobs; then in one process (this script's ``--worker``): open + first search, and the best of ``--repeat``
+  of jobs, with ``--backend loky`` (a run of shards per worker process) and ``threading`` (a block of queries per
+  thread); then in one process (this script's ``--worker``): open + first search, and the best of ``--repeat``
   later searches (shards kept open by their workers: the search alone);
 - bound: the machine's own scaling, J independent processes each searching the shards with 1 worker at the
   same time (their throughput over one process's): no parallel search can beat it here;
 - document-side PSQ: the one-file and the sharded index translated (``psq --translate documents --save-index``)
   through a table of two translations a word (p(w_i | w_i) = .7, p(w_{i+1} | w_i) = .3), then ``clirkit psq``
-  over the translated shards at each number of jobs;
+  over the translated shards at each number of jobs, with each backend;
 - bags: ``clirkit boost-train --collection nave-en-es --bags 4 --bag-fraction 0.5 --rounds 200`` at each number of
   jobs (real text).
 - dask: the shards searched through a local dask cluster of J worker processes (``backend = "dask"``), open +
@@ -122,18 +123,18 @@ def index_part(folder: Path, jobs: list[int], shards: int, docs: str) -> list[di
 
 def search_part(folder: Path, jobs: list[int], docs: str, repeat: int) -> list[dict]:
     rows = []
-    configs = [("one file", f"ix-one-{docs}-{jobs[0]}.npz", 1)] + [
-        ("shards", f"ix-sh-{docs}-{jobs[0]}.npz", j) for j in jobs
+    configs = [("one file", f"ix-one-{docs}-{jobs[0]}.npz", 1, "loky")] + [
+        (what, f"ix-sh-{docs}-{jobs[0]}.npz", j, backend)
+        for what, backend in (("shards", "loky"), ("shards, threads", "threading"))
+        for j in jobs
     ]
-    for what, index, j in configs:
-        run = f"run-{docs}-{what.replace(' ', '')}-{j}.txt"
-        r = timed(
-            ["clirkit", "search", "--index", index, "--queries", "queries.tsv", "-o", run, "--jobs", str(j), "-q"],
-            folder,
-        )
+    for what, index, j, backend in configs:
+        run = f"run-{docs}-{what.replace(' ', '').replace(',', '-')}-{j}.txt"
+        options = ["--jobs", str(j), "--backend", backend, "-q"]
+        r = timed(["clirkit", "search", "--index", index, "--queries", "queries.tsv", "-o", run, *options], folder)
         inside = json.loads(
             subprocess.run(
-                [sys.executable, __file__, "--worker", index, str(j), str(repeat)],
+                [sys.executable, __file__, "--worker", index, str(j), str(repeat), backend],
                 cwd=folder,
                 capture_output=True,
                 text=True,
@@ -160,7 +161,7 @@ def bound_part(folder: Path, jobs: list[int], docs: str, repeat: int) -> list[di
     for j in jobs:
         procs = [
             subprocess.Popen(
-                [sys.executable, __file__, "--worker", f"ix-sh-{docs}-{jobs[0]}.npz", "1", str(repeat)],
+                [sys.executable, __file__, "--worker", f"ix-sh-{docs}-{jobs[0]}.npz", "1", str(repeat), "loky"],
                 cwd=folder,
                 stdout=subprocess.PIPE,
                 text=True,
@@ -223,12 +224,15 @@ def docpsq_part(folder: Path, jobs: list[int], docs: str, shards: int) -> list[d
             folder,
         )
         rows.append({"part": "docpsq", "what": what, "docs": docs, "jobs": jobs[-1], **r})
-    configs = [("one file", f"tr-one-{docs}.npz", 1)] + [("shards", f"tr-sh-{docs}.npz", j) for j in jobs]
-    for what, index, j in configs:
-        run = f"psq-{docs}-{what.replace(' ', '')}-{j}.txt"
-        r = timed(
-            ["clirkit", "psq", "--index", index, "--queries", "queries.tsv", "-o", run, "--jobs", str(j), "-q"], folder
-        )
+    configs = [("one file", f"tr-one-{docs}.npz", 1, "loky")] + [
+        (what, f"tr-sh-{docs}.npz", j, backend)
+        for what, backend in (("shards", "loky"), ("shards, threads", "threading"))
+        for j in jobs
+    ]
+    for what, index, j, backend in configs:
+        run = f"psq-{docs}-{what.replace(' ', '').replace(',', '-')}-{j}.txt"
+        options = ["--jobs", str(j), "--backend", backend, "-q"]
+        r = timed(["clirkit", "psq", "--index", index, "--queries", "queries.tsv", "-o", run, *options], folder)
         rows.append(
             {
                 "part": "docpsq",
@@ -332,10 +336,10 @@ def dask_worker(index: str, workers: int, repeat: int, run: str) -> None:
         print(json.dumps(searches(time.perf_counter(), repeat, index, run, backend="dask", scheduler=client)))
 
 
-def worker(index: str, jobs: int, repeat: int) -> None:
-    """Print JSON: the seconds to open ``index`` and search the queries once (imports included), then the best
-    later search."""
-    print(json.dumps(searches(time.perf_counter(), repeat, index, jobs=jobs)))
+def worker(index: str, jobs: int, repeat: int, backend: str) -> None:
+    """Print JSON: the seconds to open ``index`` (searched by ``jobs`` workers of ``backend``) and search the
+    queries once (imports included), then the best later search."""
+    print(json.dumps(searches(time.perf_counter(), repeat, index, jobs=jobs, backend=backend)))
 
 
 def fit(rows: list[dict], small: str, large: str, n_small: int, n_large: int) -> list[dict]:
@@ -428,11 +432,11 @@ def main() -> None:
     ap.add_argument("--no-fit", action="store_true", help="skip the quarter-size runs of the time model")
     ap.add_argument("--folder", help="work folder, kept (its corpus and indexes are reused)")
     ap.add_argument("--json", help="also write the rows here")
-    ap.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
     ap.add_argument("--dask-worker", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
-        return worker(args.worker[0], int(args.worker[1]), int(args.worker[2]))
+        return worker(args.worker[0], int(args.worker[1]), int(args.worker[2]), args.worker[3])
     if args.dask_worker:
         index, workers, repeat, run = args.dask_worker
         return dask_worker(index, int(workers), int(repeat), run)
