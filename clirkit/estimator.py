@@ -137,6 +137,7 @@ class Resources:
         self._excluded = {s: dict(e) for s, e in (excluded or {}).items()}
         self._known_items = known_items
         self.options = dict(options or {})
+        self.written: frozenset[str] = frozenset()  # one system's keys its experiment file writes (:meth:`for_system`)
         self.source_lang, self.target_lang = source_lang, target_lang
         self.seed, self.quiet, self.jobs = seed, quiet, jobs
 
@@ -346,10 +347,11 @@ class Resources:
         }
         return {} if there.get(what, True) else None
 
-    def for_system(self: _R, options: Mapping[str, Any]) -> _R:
-        """The same resources (shared, not copied) with one system's ``options``, of the same class."""
+    def for_system(self: _R, options: Mapping[str, Any], written=()) -> _R:
+        """The same resources (shared, not copied) with one system's ``options``, of the same class, and the keys
+        its experiment file ``written`` (even at their defaults; none for values given in Python)."""
         view = copy.copy(self)
-        view.options = dict(options)
+        view.options, view.written = dict(options), frozenset(written)
         return view
 
 

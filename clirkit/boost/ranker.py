@@ -201,16 +201,17 @@ class BoostRanker(Grouped, System):
         check_unused_keys(set_away_from_defaults(self.flat_params()), options)
 
     def check_inputs(self, resources: Resources) -> None:
-        """A parameter of early stopping set away from its default in an experiment whose collection has no dev
-        split (``patience``, ``eval_every``, ...: :func:`~clirkit.boost.unused.check_unused_keys`): refused before
-        anything runs."""
-        from clirkit.boost.unused import check_unused_keys, set_away_from_defaults
+        """A parameter of early stopping set away from its default, or written in the experiment file even at its
+        default (``resources.written``), when the collection has no dev split (``patience``, ``eval_every``, ...:
+        :func:`~clirkit.boost.unused.check_unused_keys`): refused before anything runs."""
+        from clirkit.boost.unused import check_unused_keys, set_or_written
 
         options = {
             "parallel_tuples": resources.option("parallel_tuples"),
             **({"base": 1} if self.base is not None else {}),
         }
-        check_unused_keys(set_away_from_defaults(self.flat_params()), options, dev="dev" in resources.splits)
+        names = set_or_written(self.flat_params(), resources.written)
+        check_unused_keys(names, options, dev="dev" in resources.splits)
 
     def check_unused(self, *, extra: bool, dev: bool, candidates: bool) -> None:
         """ClirkitError for a parameter set away from its default that a training with this ``base``, extra tuples

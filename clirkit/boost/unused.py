@@ -80,6 +80,14 @@ def set_away_from_defaults(params: dict) -> list[str]:
     return out
 
 
+def set_or_written(params: dict, written) -> list[str]:
+    """The parameters of :data:`NEEDS` (in its order) set away from their defaults in ``params``
+    (:func:`set_away_from_defaults`) or among ``written``, the keys an experiment file writes (even at their
+    defaults: the file says the training reads them)."""
+    away = set(set_away_from_defaults(params))
+    return [name for name in NEEDS if name in away or name in written]
+
+
 # what to write for a key to have an effect, in an experiment file's words
 _FILE_REMEDY = {
     "base": 'add base = "SYSTEM"',

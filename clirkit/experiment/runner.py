@@ -205,7 +205,7 @@ class Runner:
 
         kind, spec = self.exp.spec_of(name)
         cls = system_class(kind)
-        view = self.resources.for_system({k: spec[k] for k in cls.file_keys if k in spec})
+        view = self.resources.for_system({k: spec[k] for k in cls.file_keys if k in spec}, set(spec) - {"kind"})
         view.searched = (["train"] if name in self.learned_from and "train" in view.splits else []) + self.splits
         given = {
             k: tuple(v) if isinstance(v, list) else v
