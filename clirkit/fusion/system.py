@@ -40,12 +40,15 @@ class Fusion(System):
 
     Learned: ``weights_``, ``transforms_``, ``dev_score_`` (over ``dev_queries_`` queries) and ``sweep_``
     (every weight vector tried with its dev score; None when the weights were given); ``dev_tags_``, the dev
-    runs' tags, so that :meth:`fuse` refuses runs given in another order (:func:`crossed_pair`).
+    runs' tags, so that :meth:`fuse` refuses runs given in another order (:func:`crossed_pair`); ``depth_``, the
+    depth the weights were tuned at (None when they were not tuned), the one depth :meth:`search` and :meth:`fuse`
+    then take (:meth:`check_depth`).
 
     ``fit(resources)`` tunes on the systems' dev runs (:meth:`Resources.run`: each system's search of the dev
     topics, less their excluded documents; the experiment runner's, the runs it made) and the dev qrels
-    (``fit(Resources(topics={"dev": topics}, qrels={"dev": qrels}))``); given weights (or Borda) need no qrels, nor
-    a dev split.
+    (``fit(Resources(topics={"dev": topics}, qrels={"dev": qrels}))``) at the depth of every search (1,000); to
+    search at another depth, tune at it: ``fit_runs([resources.run(s, "dev") for s in systems],
+    resources.qrels("dev"), depth=...)``. Given weights (or Borda) need no qrels, nor a dev split.
     """
 
     _parameter_constraints = {
@@ -131,7 +134,7 @@ class Fusion(System):
             if dev_runs is not None
             else ["none" if t == "auto" else t for t in self._given_transforms(n)]
         )
-        self.sweep_ = self.dev_score_ = None
+        self.sweep_ = self.dev_score_ = self.depth_ = None
         self.dev_queries_ = 0
         self.dev_tags_ = None if dev_runs is None else [str(run.tag) for run in dev_runs]
         if self.weights is not None:
@@ -154,7 +157,7 @@ class Fusion(System):
             self.weights_ = [float(w) for w in sweep.best]
             self.dev_score_ = float(sweep.best_score)
             self.dev_queries_ = len(queries)
-            self.sweep_ = sweep
+            self.sweep_, self.depth_ = sweep, int(depth)
         return self
 
     def describe(self) -> dict:
@@ -191,6 +194,7 @@ class Fusion(System):
             "dev_score": self.dev_score_,
             "dev_queries": self.dev_queries_,
             "dev_tags": self.dev_tags_,
+            "depth": self.depth_,
         }
 
     def restore_state(self, state: dict) -> None:
@@ -206,6 +210,10 @@ class Fusion(System):
             if tags is not None and not (isinstance(tags, list) and all(isinstance(t, str) for t in tags)):
                 raise ClirkitError("corrupt fusion state: dev_tags is not a list of tags")
             self.dev_tags_ = tags
+            depth = state.get("depth")  # (none in a file written before it was saved: not known, not checked)
+            if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
+                raise ClirkitError("corrupt fusion state: depth is not an integer >= 1")
+            self.depth_ = depth
             self.dev_score_, self.dev_queries_, self.sweep_ = state.get("dev_score"), state.get("dev_queries", 0), None
 
     def check_runs(self, n: int) -> None:
@@ -262,6 +270,18 @@ class Fusion(System):
                     "weights (every weight ties)",
                 )
 
+    def check_depth(self, depth: int) -> None:
+        """ClirkitError when weights tuned on the fused dev runs cut to ``depth_`` ranks would fuse runs at another
+        ``depth`` (results per query): each input's cut and the sum normalization over it change with the depth,
+        and so do the best weights (none when the weights were given, or the depth tuned at is not known)."""
+        tuned = getattr(self, "depth_", None)
+        if tuned is not None and depth != tuned:
+            raise ClirkitError(
+                f"the weights were tuned on the fused dev runs cut to {tuned} ranks, and depth={depth} asks for "
+                f"{depth}: give depth={tuned}, or tune at depth {depth} (fit_runs(dev_runs, dev_qrels, "
+                f"depth={depth}))"
+            )
+
     def _tuned(self) -> bool:
         """Whether the weights are to be tuned on dev (not given, and the method tunes them)."""
         method = METHODS.get(self.method)
@@ -281,9 +301,11 @@ class Fusion(System):
 
     def fuse(self, runs: Sequence, *, depth: int = DEPTH, tag: str | None = None):
         """Fuse the systems' runs (in the order of ``systems``) with the learned weights, keeping ``depth``
-        documents per query; ``tag`` None records the method and weights."""
+        documents per query (the depth the weights were tuned at, when tuned: :meth:`check_depth`); ``tag`` None
+        records the method and weights."""
         if not hasattr(self, "weights_"):
             raise ClirkitError("the fusion is not fitted: call fit (or fit_runs) first")
+        self.check_depth(depth)
         runs = given_runs(runs)
         if len(runs) != len(self.weights_):
             raise ClirkitError(f"{len(runs)} runs for a fusion of {len(self.weights_)} systems")
@@ -310,8 +332,11 @@ class Fusion(System):
         tag: str | None = None,
         quiet: bool = True,
     ):
-        """The fused run of the systems' runs of ``topics``."""
+        """The fused run of the systems' runs of ``topics`` (at the depth the weights were tuned at, when tuned:
+        :meth:`check_depth`)."""
         METHODS[self.method].check(depth)  # before the systems search (Borda's points bound it)
+        if hasattr(self, "weights_"):
+            self.check_depth(depth)
         runs = [s.search(topics, depth=depth, excluded=excluded, quiet=quiet) for s in self.systems]
         return self.fuse(runs, depth=depth, tag=tag or self.default_tag)
 

