@@ -223,22 +223,25 @@ class Report:
             if self.per_query:
                 item["per_query"] = ev.per_query()
             runs.append(item)
+        test = self.test if len(self.evs) > 1 else "none"
         doc = {
             "qrels": self.qrels,
             "average": self.average,
             "description": self.evs[0].describe(),
             "measures": self.measures,
             "baseline": self.labels[self.baseline],
-            "test": self.test if len(self.evs) > 1 else "none",
-            "alpha": self.alpha,
-            "permutations": self.permutations,
-            "seed": self.seed,
+            "test": test,
+            **{k: getattr(self, k) for k in _READ_BY_TEST.get(test, ())},  # the settings the test made reads
             "depth": self.depth,
             "rel_threshold": self.rel_threshold,
             "ties": self.ties,
             "runs": runs,
         }
         return json.dumps(doc, indent=2) + "\n"
+
+
+# the settings of the paired test that each test reads (none: no test made, no setting read)
+_READ_BY_TEST = {"randomization": ("alpha", "permutations", "seed"), "t-test": ("alpha",)}
 
 
 def _check_report(labels: list, evaluations: list, baseline, alpha, test, average: str | None) -> str:

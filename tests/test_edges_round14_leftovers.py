@@ -60,3 +60,38 @@ def test_a_saved_fusion_keeps_the_depth_it_was_tuned_at(tmp_path):
     assert loaded.depth_ == 1000
     with pytest.raises(ClirkitError, match="cut to 1000 ranks, and depth=3 asks for 3"):
         loaded.search({"q1": ""}, depth=3)
+
+
+# eval --format json: the settings of the test made, no other -------------------------------------------------
+
+
+def _eval_json(tmp_path, capsys, *options: str) -> dict:
+    import json
+
+    from clirkit.cli import main
+
+    (tmp_path / "e.qrels").write_text("q1 0 d1 1\nq2 0 d3 1\nq3 0 d5 1\n", encoding="utf-8")
+    (tmp_path / "a.run").write_text("q1 Q0 d1 1 3 a\nq1 Q0 d2 2 2 a\nq2 Q0 d3 1 2 a\nq3 Q0 d4 1 1 a\n")
+    (tmp_path / "b.run").write_text("q1 Q0 d2 1 3 b\nq1 Q0 d1 2 2 b\nq2 Q0 d4 1 2 b\nq3 Q0 d5 1 1 b\n")
+    qrels = ["--qrels", str(tmp_path / "e.qrels")]
+    assert main(["eval", *qrels, *options, "-m", "AP", "--format", "json", "--quiet"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize(
+    "runs, options, recorded",
+    [
+        (["a.run", "b.run"], ["--test", "t-test"], {"test": "t-test", "alpha": 0.05}),
+        (
+            ["a.run", "b.run"],
+            ["--permutations", "7", "--seed", "2"],
+            {"test": "randomization", "alpha": 0.05, "permutations": 7, "seed": 2},
+        ),
+        (["a.run", "b.run"], ["--test", "none"], {"test": "none"}),
+        (["a.run"], [], {"test": "none"}),  # one run: no test made
+    ],
+)
+def test_eval_json_records_only_the_settings_of_the_test_it_made(tmp_path, capsys, runs, options, recorded):
+    doc = _eval_json(tmp_path, capsys, *options, *(str(tmp_path / r) for r in runs))
+    settings = {k: doc[k] for k in ("test", "alpha", "permutations", "seed") if k in doc}
+    assert settings == recorded
