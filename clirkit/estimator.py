@@ -277,9 +277,10 @@ class Resources:
     def _translated_index(self) -> bool:
         return self._index is not None and getattr(self.index(), "translated", False)
 
-    def check_table_files(self, *, reverse: bool = False) -> None:
+    def check_table_files(self, *, reverse: bool = False, query_side=()) -> None:
         """That the system's table files translate from the queries' language into the documents' (``reverse``:
-        the other way); nothing here (tables given in Python are objects, checked when fitted)."""
+        the other way; ``query_side``: the keys that chose the queries, named in the message); nothing here (tables
+        given in Python are objects, checked when fitted)."""
 
     def reverse_file(self, key: str = "table"):
         """The system's ``key`` file read as a table from the documents' language (a document-side PSQ's own table

@@ -21,7 +21,7 @@ from clirkit.querypsq import (
     query_side_inputs,
 )
 from clirkit.retrieval.bm25params import IDF, K1, K3, B
-from clirkit.tablefit import TableMismatch
+from clirkit.tablefit import TableMismatch, side_of
 
 QUERY_SIDE_ONLY = ("mode", "renormalize_in_vocabulary", "target_stopwords_top", "source_stopwords_top")
 """PSQ's parameters that only :class:`~clirkit.querypsq.QueryPSQ` has."""
@@ -184,18 +184,26 @@ class PSQ(CrossLanguageBM25):
                 raise ClirkitError(QUERY_SIDE_TABLE2)
         try:
             system.fit(resources)
-        except TableMismatch as exc:  # say when a query-side-only parameter chose the side the table does not fit
+        except TableMismatch as exc:  # a table to translate the documents, and a parameter of the queries' side
             chose = self.query_side_only() if self.translate == "auto" else []
-            if not chose:
+            if not chose or side_of(resources.index(), resources.table(), None) != "documents":
                 raise
-            raise type(exc)(f"{exc} ({named_options(chose)} chose translating the queries)") from None
+            named, lang = named_options(chose), resources.index().analyzer.lang
+            raise type(exc)(
+                f"{exc}: the table is from the documents' language, one to translate them (reverse_table=...), "
+                f"and {named} appl{'y' if len(chose) > 1 else 'ies'} to translating the queries only: give a table "
+                f"into {lang!r} as table=..., or this one as reverse_table=... without {named}"
+            ) from None
         self.system_ = system
         return self
 
     def check_inputs(self, resources: Resources) -> None:
         """Its table files translate the way the side it translates needs (an experiment's): into the documents'
-        language for the queries, from it for the documents."""
-        resources.check_table_files(reverse=self.side(resources) == "documents")
+        language for the queries, from it for the documents; the message names the parameters that chose the
+        queries (:meth:`query_side_only`, with ``translate = "auto"``)."""
+        side = self.side(resources)
+        chose = self.query_side_only() if self.translate == "auto" else []
+        resources.check_table_files(reverse=side == "documents", query_side=chose)
 
     def side(self, resources: Resources) -> str:
         """The side ``fit(resources)`` translates, ``queries`` or ``documents``: ``translate``, or for ``auto`` the

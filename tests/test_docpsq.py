@@ -240,7 +240,9 @@ def test_auto_translates_the_documents_given_a_table_from_the_index_language_wit
     assert (
         PSQ(target_stopwords_top=5).fit(Resources(index=index, table=forward)).translate_ == "queries"
     )  # a query-side-only parameter
-    with pytest.raises(ClirkitError, match=r"translates into 'en' but .* \(target_stopwords_top .* chose translating"):
+    with pytest.raises(
+        ClirkitError, match=r"translates into 'en' but .*: .* target_stopwords_top .* applies to translating the queries"
+    ):
         PSQ(target_stopwords_top=5, source_lang="en").fit(
             Resources(index=index, table=REVERSE)
         )  # ... chooses the queries' side

@@ -95,3 +95,68 @@ def test_eval_json_records_only_the_settings_of_the_test_it_made(tmp_path, capsy
     doc = _eval_json(tmp_path, capsys, *options, *(str(tmp_path / r) for r in runs))
     settings = {k: doc[k] for k in ("test", "alpha", "permutations", "seed") if k in doc}
     assert settings == recorded
+
+
+# psq: a table to translate the documents, and an option of the queries' side ---------------------------------
+
+_PIRKOLA = (
+    "translates es -> en, from the documents' language ('es'): a table to translate the documents, and --mode pirkola "
+    "applies to translating the queries only, which needs a table from the queries' language into 'es': give such "
+    "a table (`clirkit ttable train` the other way; a dictionary read the other way: `clirkit ttable convert "
+    "--reverse`), or leave out --mode pirkola to translate the documents with this one"
+)
+
+
+def test_psq_mode_pirkola_with_a_table_from_the_documents_language_names_the_mode(indexed_dir, capsys):
+    from test_docpsq import REVERSE
+
+    from clirkit.cli import main
+    from clirkit.translation import save_table
+
+    save_table(REVERSE, indexed_dir / "es-en.npz")
+    (indexed_dir / "q.tsv").write_text("q1\tlight\n", encoding="utf-8")
+    common = ["psq", "--index", str(indexed_dir / "ix.npz"), "--queries", str(indexed_dir / "q.tsv"), "-q"]
+    table = ["--table", str(indexed_dir / "es-en.npz"), "-o", str(indexed_dir / "p.run")]
+    assert main([*common, *table, "--mode", "pirkola"]) == 2
+    assert capsys.readouterr().err == f"clirkit: error: {indexed_dir / 'es-en.npz'}: {_PIRKOLA}\n"
+    assert not (indexed_dir / "p.run").exists()
+    assert main([*common, *table, "--mode", "all", "--renormalize-in-vocabulary"]) == 2
+    assert "and --mode all and --renormalize-in-vocabulary apply to translating the queries only" in (
+        capsys.readouterr().err
+    )
+
+
+def test_psq_in_python_says_the_table_is_one_to_translate_the_documents_not_that_the_mode_chose(index):
+    from test_docpsq import REVERSE
+
+    from clirkit.systems import PSQ
+
+    with pytest.raises(ClirkitError) as caught:
+        PSQ(mode="pirkola", source_lang="en").fit(Resources(index=index, table=REVERSE))
+    assert str(caught.value) == (
+        "the table translates into 'en' but the index is in 'es': the table is from the documents' language, one to "
+        "translate them (reverse_table=...), and mode (--mode) applies to translating the queries only: give a table "
+        "into 'es' as table=..., or this one as reverse_table=... without mode (--mode)"
+    )
+
+
+def test_an_experiment_psq_with_mode_and_a_table_from_the_documents_language_names_the_mode(mini, tmp_path, capsys):
+    from test_docpsq import REVERSE
+
+    from clirkit.cli import main
+    from clirkit.translation import save_table
+
+    save_table(REVERSE, tmp_path / "es-en.npz")
+    path = tmp_path / "x.toml"
+    path.write_text(
+        f'collection = "{mini}"\nmeasures = ["AP"]\nfigures = false\n[systems.P]\nkind = "psq"\n'
+        'table = "es-en.npz"\nmode = "pirkola"\n',
+        encoding="utf-8",
+    )
+    assert main(["run", str(path), "-o", str(tmp_path / "out"), "-q"]) == 2
+    assert capsys.readouterr().err == (
+        f"clirkit: error: {path}: system 'P': table es-en.npz: translates es -> en; this system reads a table from en "
+        "into es (mode applies to translating the queries only, which reads a table from en into es: give one, or "
+        "remove mode to translate the documents with this one)\n"
+    )
+    assert not (tmp_path / "out").exists()

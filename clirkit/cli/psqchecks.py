@@ -82,6 +82,8 @@ def open_inputs(args, psq):
     known = psq.translate if psq.translate != "auto" else ("queries" if psq.query_side_only() else None)
     languages = None if known is None else table_languages(args, index, documents=known == "documents")
     table, table2 = load_tables(args, args.table, args.table2, languages=languages, analyzer=index.analyzer)
+    if known == "queries" and psq.translate == "auto":
+        check_query_side_table(args, psq, index, table, table2)
     if given(args, "lam") and table2 is None and not through_two_tables(index):
         raise ClirkitError(LAM_WITHOUT_TABLE2)
     documents = side_of_files(psq, index, table, table2) == "documents"
@@ -93,6 +95,30 @@ def open_inputs(args, psq):
             f"index's language); give a table from the documents' language, or --translate documents"
         )
     return index, table, table2, documents
+
+
+def check_query_side_table(args, psq, index, table, table2) -> None:
+    """ClirkitError when ``--table`` is from the documents' language (:func:`~clirkit.tablefit.side_of`: a table to
+    translate the documents, as ``--translate auto`` would) and an option only translating the queries has
+    (``--mode pirkola``, ...: :meth:`~clirkit.psqsystem.PSQ.query_side_only`) places the search on the queries'
+    side: the message names the option that asks for the other direction, and both ways out."""
+    from clirkit.errors import ClirkitError
+    from clirkit.tablefit import side_of, table_language
+
+    if side_of(index, table, table2) != "documents":
+        return
+    source, target = (table_language(table, side) for side in ("source", "target"))
+    lang = index.analyzer.lang
+    made = f"{source} -> {target}, " if source and target else ""
+    chose = [(k, getattr(psq, k)) for k in psq.query_side_only()]
+    options = " and ".join(f"--{k.replace('_', '-')}" + ("" if v is True else f" {v}") for k, v in chose)
+    raise ClirkitError(
+        f"{args.table}: translates {made}from the documents' language ({lang!r}): a table to translate the "
+        f"documents, and {options} appl{'y' if len(chose) > 1 else 'ies'} to translating the queries only, which "
+        f"needs a table from the queries' language into {lang!r}: give such a table (`clirkit ttable train` the "
+        f"other way; a dictionary read the other way: `clirkit ttable convert --reverse`), or leave out {options} "
+        "to translate the documents with this one"
+    )
 
 
 def side_of_files(psq, index, table, table2) -> str:

@@ -358,12 +358,14 @@ class Artifacts(Resources):
         except ClirkitError:  # the reader says what it cannot tell, when it reads the file
             return False
 
-    def check_table_files(self, *, reverse: bool = False) -> None:
+    def check_table_files(self, *, reverse: bool = False, query_side=()) -> None:
         """ClirkitError, before anything runs, when a table file the system reads (its ``table`` or ``table2``, or
         the file's ``[table] file`` for a table of the queries) translates another way than from the queries'
         language into the documents' (``reverse``: the other way): a clirkit npz table says so in its header, a
         dictionary, phrase table or PSQ table by the languages its file name gives (``es-en.dict``), which
-        ``clirkit dt`` and ``psq`` read too; or when ``table2`` is the table again."""
+        ``clirkit dt`` and ``psq`` read too, the message naming the keys ``query_side`` that only translating the
+        queries reads (:func:`~clirkit.experiment.systemchecks.reversed_table_hint`); or when ``table2`` is the
+        table again."""
         want = (self.c.source_lang, self.c.target_lang)
         want = (want[1], want[0]) if reverse else want
         tables: dict[str, str | None] = {}  # key -> the file read (None: IBM Model 1)
@@ -378,14 +380,10 @@ class Artifacts(Resources):
             tables[key] = path
             made, how = self._file_languages(path)
             if made is not None and None not in made and made != want:
-                hint = ""
-                if not reverse and made == (want[1], want[0]):
-                    hint = (
-                        ' (kind = "docpsq" reads it as the second table of IBM Model 1 trained the other way)'
-                        if key == "table2" and self.option("table") in (None, "ibm1")
-                        else f' (kind = "docpsq" translates the documents with a table from {made[0]} into '
-                        f'{made[1]}, given as its own table = "{given}")'
-                    )
+                from clirkit.experiment.systemchecks import reversed_table_hint
+
+                ibm1 = key == "table2" and self.option("table") in (None, "ibm1")
+                hint = "" if reverse or made != want[::-1] else reversed_table_hint(given, made, ibm1, query_side)
                 raise ClirkitError(
                     f"{label} {given}: translates {made[0]} -> {made[1]}{how}; this system reads a table from "
                     f"{want[0]} into {want[1]}{hint}"

@@ -25,6 +25,26 @@ def relative(given: str, source: str | None) -> str:
     return str(path)
 
 
+def reversed_table_hint(given: str, made: tuple[str, str], ibm1: bool, query_side: Sequence[str]) -> str:
+    """What to do with a table file ``given`` that translates ``made`` (source, target), from the documents'
+    language, where a system reads one into it: ``ibm1`` (a ``table2`` beside IBM Model 1): docpsq reads it as the
+    second table of IBM Model 1 trained the other way; ``query_side``, the keys of a psq system that only
+    translating the queries reads (``mode``, ...) and that chose the queries: remove them to translate the documents
+    with it; else docpsq translates the documents with it."""
+    if ibm1:
+        return ' (kind = "docpsq" reads it as the second table of IBM Model 1 trained the other way)'
+    if query_side:
+        keys = " and ".join(query_side)
+        return (
+            f" ({keys} appl{'y' if len(query_side) > 1 else 'ies'} to translating the queries only, which reads a "
+            f"table from {made[1]} into {made[0]}: give one, or remove {keys} to translate the documents with this one)"
+        )
+    return (
+        f' (kind = "docpsq" translates the documents with a table from {made[0]} into {made[1]}, given as its own '
+        f'table = "{given}")'
+    )
+
+
 def param_files(cls, params: Mapping[str, Any], source: str | None) -> dict[str, tuple[str, str]]:
     """``{parameter: (value given, path)}`` of the parameters of ``params`` (a system of class ``cls``) that name a
     file (:data:`~clirkit.experiment.kinds.FILE_PARAMS`: a string other than the parameter's words), each path
