@@ -160,3 +160,21 @@ def test_an_experiment_psq_with_mode_and_a_table_from_the_documents_language_nam
         "remove mode to translate the documents with this one)\n"
     )
     assert not (tmp_path / "out").exists()
+
+
+# one argparse action remembers the options given, eval's test options among them --------------------------------
+
+
+def test_eval_remembers_its_test_options_given_through_the_shared_action():
+    import argparse
+
+    from clirkit.cli import build_parser
+    from clirkit.cli.params import StoreGiven, given
+
+    argv = ["eval", "--qrels", "q.qrels", "a.run", "b.run", "--alpha", "0.05", "--test", "randomization"]
+    parser = build_parser(argv)
+    args = parser.parse_args(argv)
+    assert [o for o in ("alpha", "permutations", "seed", "test") if given(args, o)] == ["alpha", "test"]
+    verbs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    actions = {a.dest: type(a) for a in verbs.choices["eval"]._actions}
+    assert [actions[o] for o in ("alpha", "permutations", "seed", "test")] == [StoreGiven] * 4

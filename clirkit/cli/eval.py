@@ -21,6 +21,7 @@ import argparse
 from argparse import SUPPRESS
 
 from clirkit.cli.common import add_verb, finite_float, int_range, positive_int, seed_int
+from clirkit.cli.params import StoreGiven
 
 USAGE = (
     "%(prog)s --qrels QRELS [options] RUN [RUN ...] [-m MEASURE [MEASURE ...]]\n"
@@ -29,15 +30,7 @@ USAGE = (
 TREC_EVAL_Q = "-q is trec_eval's per-query flag; here use --per-query (or --quiet to silence progress)"
 
 
-_GIVEN = "given__eval"  # the test options the command line gave (:class:`_StoreGiven`)
-
-
-class _StoreGiven(argparse._StoreAction):
-    """argparse's "store", also remembering that the option was given (even at its default value)."""
-
-    def __call__(self, parser, namespace, values, option_string=None) -> None:
-        super().__call__(parser, namespace, values, option_string)
-        setattr(namespace, _GIVEN, getattr(namespace, _GIVEN, frozenset()) | {self.dest})
+TEST_OPTIONS = ("alpha", "permutations", "seed", "test")  # the test's options, remembered when given (StoreGiven)
 
 
 class _RefuseTrecEvalQ(argparse.Action):
@@ -90,28 +83,28 @@ def add_parser(sub) -> None:
         "--test",
         choices=TESTS,
         default="randomization",
-        action=_StoreGiven,
+        action=StoreGiven,
         help="paired significance test over per-query values",
     )
     p.add_argument(
         "--alpha",
         type=finite_float(0, 1, low_open=True, high_open=True),
         default=0.05,
-        action=_StoreGiven,
+        action=StoreGiven,
         help="significance level of the * mark (refused when the command makes no test)",
     )
     p.add_argument(
         "--permutations",
         type=positive_int,
         default=10_000,
-        action=_StoreGiven,
+        action=StoreGiven,
         help="sign vectors of the randomization test (--test randomization only)",
     )
     p.add_argument(
         "--seed",
         type=seed_int,
         default=0,
-        action=_StoreGiven,
+        action=StoreGiven,
         help="random seed of the randomization test, an integer >= 0 (--test randomization only)",
     )
     p.add_argument(
@@ -209,19 +202,20 @@ def _check_unread(args, specs: list) -> None:
     than the randomization test, ``--alpha`` with ``--test none``, ``--main-grade`` when no measure of ``specs``
     reads it (:func:`~clirkit.metricchecks.reads_main_grade`); and for ``--main-grade`` below ``--rel-threshold``
     (checked first: the values, then whether they are read)."""
+    from clirkit.cli.params import given
     from clirkit.errors import ClirkitError
     from clirkit.metricchecks import reads_main_grade
 
-    given = getattr(args, _GIVEN, frozenset())
-    if len(args.runs) == 1 and given:
-        option = sorted(given)[0]
+    test_options = [option for option in TEST_OPTIONS if given(args, option)]
+    if len(args.runs) == 1 and test_options:
+        option = test_options[0]
         raise ClirkitError(f"--{option} sets the test between runs, and one RUN makes no test: drop --{option}")
     for option in ("permutations", "seed"):
-        if option in given and args.test != "randomization":
+        if option in test_options and args.test != "randomization":
             raise ClirkitError(
                 f"--{option} is read only by --test randomization (the test is {args.test}): drop --{option}"
             )
-    if "alpha" in given and args.test == "none":
+    if "alpha" in test_options and args.test == "none":
         raise ClirkitError("--alpha is the level of the test's * mark, and --test none makes no test: drop --alpha")
     if args.main_grade is None:
         return

@@ -91,15 +91,16 @@ def _takes_none(cls, name: str) -> bool:
     return not any(isinstance(c, StrOptions) and "none" in c.options for c in constraints)
 
 
-class _StoreGiven(argparse._StoreAction):
-    """argparse's "store", also remembering that the option was given (:func:`given`); the word ``none`` given
-    (alone) to an option whose parameter may be None stores None."""
+class StoreGiven(argparse._StoreAction):
+    """argparse's "store", also remembering that the option was given, even at its default value (:func:`given`:
+    by its hyper-parameter's name, or by its ``dest`` for an option that sets none, e.g. ``eval --alpha``); the word
+    ``none`` given (alone) to an option whose parameter may be None stores None."""
 
     def __call__(self, parser, namespace, values, option_string=None):
         if getattr(self, "none_word", False):
             values = _none_of(values)
         super().__call__(parser, namespace, values, option_string)
-        setattr(namespace, _GIVEN, getattr(namespace, _GIVEN, frozenset()) | {self.dest[len(_PREFIX) :]})
+        setattr(namespace, _GIVEN, getattr(namespace, _GIVEN, frozenset()) | {self.dest.removeprefix(_PREFIX)})
 
 
 def _none_of(values):
@@ -116,11 +117,12 @@ def _none_of(values):
     return None if values == "none" else values
 
 
-_GIVEN = "given__params"  # the hyper-parameters whose options the command line gave
+_GIVEN = "given__params"  # the hyper-parameters (and other options, :class:`StoreGiven`) the command line gave
 
 
 def given(args: argparse.Namespace, name: str) -> bool:
-    """Whether the command line gave the option of hyper-parameter ``name`` (even at its default value)."""
+    """Whether the command line gave the option of hyper-parameter ``name``, or of ``dest`` ``name`` stored by
+    :class:`StoreGiven` (even at its default value)."""
     return name in getattr(args, _GIVEN, frozenset())
 
 
@@ -135,9 +137,9 @@ def add_param(group, cls, name: str, *flags: str, **kwargs) -> argparse.Action:
             raise TypeError(f"{cls.__name__}.{name} defaults to {default!r}, not {expected}")
     else:
         kwargs["default"] = list(default) if isinstance(default, tuple) else default
-        kwargs.setdefault("action", _StoreGiven)
+        kwargs.setdefault("action", StoreGiven)
         none_word = _takes_none(cls, name)
-        if none_word and "choices" in kwargs and kwargs["action"] is _StoreGiven:
+        if none_word and "choices" in kwargs and kwargs["action"] is StoreGiven:
             kwargs["choices"] = (*kwargs["choices"], "none")
             kwargs["type"] = _none_word(kwargs.get("type", str))
         elif none_word and "choices" not in kwargs:
