@@ -241,7 +241,8 @@ def test_auto_translates_the_documents_given_a_table_from_the_index_language_wit
         PSQ(target_stopwords_top=5).fit(Resources(index=index, table=forward)).translate_ == "queries"
     )  # a query-side-only parameter
     with pytest.raises(
-        ClirkitError, match=r"translates into 'en' but .*: .* target_stopwords_top .* applies to translating the queries"
+        ClirkitError,
+        match=r"translates into 'en' but .*: .* target_stopwords_top .* applies to translating the queries",
     ):
         PSQ(target_stopwords_top=5, source_lang="en").fit(
             Resources(index=index, table=REVERSE)
