@@ -401,9 +401,8 @@ def words_for_index(table, index, side: str, *, other_lang: str | None = None, q
             stemming = Analyzer(lang, **settings, stemmer=_stemmer_for(bare))
             made = stemming if other == "target" else stemming.replace(stemmer=None)
         words = table.source_vocab if other == "source" else table.target_vocab
-        stems = read_as == "terms" and stemming.stemmer is not None and own_stems(words, stemming)
-        if read_as == "terms" and stemming.stemmer is not None and len(words) < STEMMED_MIN:
-            stems = few_own_stems(words, stemming, stems_shown=written > analyzed)
+        shown = written > analyzed  # index-side words that are index terms only as written: stems, not words
+        stems = read_as == "terms" and stemming.stemmer is not None and holds_stems(words, stemming, stems_shown=shown)
         made = stemming if stems else made
         analyzers[other] = _TermsAsWritten.of(words, stemming) if stems else made
         params[f"{other}_analyzer"], params[f"{other}_lang"] = made.to_dict(), made.lang
@@ -447,15 +446,21 @@ def source_words_read(table, lang: str):
     """``(table, analyzer)``: ``table`` (recording no analysis of its words) with its source words read as DT and
     PSQ read them for queries in ``lang`` over an index of default analysis (:func:`words_for_index`), and the
     analyzer that makes a query word the term looked up in it: the stems they are when they are their own stems
-    (:func:`own_stems`: a table clirkit trained; each made one token as the analyzer's are), else words analyzed
-    unstemmed (case folded, punctuation dropped;
-    rows merged). What ``clirkit ttable show --source-lang`` looks a word up in."""
+    (:func:`holds_stems`, as :func:`words_for_index` decides it, the index's evidence taken as a table clirkit
+    trained gives it: a table clirkit trained, however small; each made one token as the analyzer's are), else
+    words analyzed unstemmed (case folded, punctuation dropped; rows merged). What ``clirkit ttable show
+    --source-lang`` looks a word up in."""
     from clirkit.analysis import Analyzer
     from clirkit.translation.table import TranslationTable
 
     stemming = Analyzer(lang)
     made, reader = stemming.replace(stemmer=None), None
-    if stemming.stemmer is not None and own_stems(table.source_vocab, stemming):
+    # no index shows whether the other side's words are stems: taken as a table clirkit trained shows them; a
+    # dictionary holds words (dt reads it with both languages, dictionary_as_read): stems only when most are
+    words, dictionary = table.source_vocab, table.params.get("model") == "dictionary"
+    if stemming.stemmer is not None and (
+        own_stems(words, stemming) if dictionary else holds_stems(words, stemming, stems_shown=True)
+    ):
         made, reader = stemming, _TermsAsWritten.of(table.source_vocab, stemming)
         if reader is None:
             return table, stemming
@@ -471,6 +476,16 @@ def _stemmer_for(index_analyzer) -> str | None:
     from clirkit.analysis import SNOWBALL_STEMMERS
 
     return index_analyzer.stemmer if index_analyzer.lang in SNOWBALL_STEMMERS else "snowball"
+
+
+def holds_stems(words, analyzer, *, stems_shown: bool) -> bool:
+    """Whether the words of a side of a table recording no analysis are ``analyzer``'s terms, the stems a table
+    clirkit trained holds (on both sides): :func:`own_stems` for a side of at least :data:`STEMMED_MIN` words, else
+    :func:`few_own_stems` (``stems_shown``: the other side's words show stems). The one reading of
+    :func:`words_for_index` (DT, PSQ) and :func:`source_words_read` (``clirkit ttable show``)."""
+    if len(words) >= STEMMED_MIN:
+        return own_stems(words, analyzer)
+    return few_own_stems(words, analyzer, stems_shown=stems_shown)
 
 
 def own_stems(words, analyzer) -> bool:

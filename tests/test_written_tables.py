@@ -359,3 +359,31 @@ def test_a_small_table_clirkit_wrote_as_text_gives_the_run_of_its_npz(tmp_path, 
     _, want = search(tmp_path, verb, tmp_path / "en-es.npz")
     assert {line.split()[0] for line in want.splitlines()} == {"z1", "z2", "z3", "z4"}
     assert search(tmp_path, verb, tmp_path / "en-es.lex.gz") == (0, want)
+
+
+def test_ttable_show_reads_a_small_table_clirkit_wrote_as_stems_as_dt_does(tmp_path, capsys):
+    """(Edge round 14, leftovers: DT read the query side of a small text table clirkit trained as stems, since its
+    Spanish side shows stems ("montan"); ttable show, which has no index, required every English word to be its own
+    stem, and "expans" (stemmed again: "expan") is not, so it said "cities" passed through unchanged while DT
+    translated it.)"""
+    import random
+
+    english, spanish = [*ENGLISH.split(), "expanse"], [*SPANISH.split(), "extension"]
+    draw, words = random.Random(1), len(english)
+    lines = [draw.sample(range(words), 4) for _ in range(400)]
+    for name, vocab in (("par.en", english), ("par.es", spanish)):
+        (tmp_path / name).write_text("".join(" ".join(vocab[j] for j in line) + "\n" for line in lines), "utf-8")
+    docs = [[draw.randrange(words) for _ in range(draw.randint(2, 14))] for _ in range(30)]
+    (tmp_path / "docs.tsv").write_text(
+        "".join(f"D{i}\t{' '.join(spanish[j] for j in d)}\n" for i, d in enumerate(docs)), "utf-8"
+    )
+    (tmp_path / "q.tsv").write_text("z2\tcities\n", encoding="utf-8")
+    assert main(["index", str(tmp_path / "docs.tsv"), "-o", str(tmp_path / "ix.npz"), "--lang", "es", "-q"]) == 0
+    train = ["ttable", "train", "--source", str(tmp_path / "par.en"), "--target", str(tmp_path / "par.es")]
+    table = tmp_path / "en-es.lex"
+    assert main([*train, "--source-lang", "en", "--target-lang", "es", "-o", str(table), "-q"]) == 0
+    status, run = search(tmp_path, "dt", table)
+    assert status == 0 and run.split()[0] == "z2"  # DT translated "cities" (as the stem "citi")
+    capsys.readouterr()
+    assert main(["ttable", "show", str(table), "cities", "--source-lang", "en", "-n", "1"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].startswith("cities -> citi\t(")
