@@ -19,6 +19,7 @@ import math
 import os
 import stat
 import struct
+import threading
 import tokenize
 import zipfile
 import zlib
@@ -30,6 +31,10 @@ from clirkit.errors import ClirkitError
 from clirkit.fileio import atomic_writer
 
 HEADER_KEY = "__header__"
+# held while an npz member is read: numpy parses each array's header with ast.literal_eval, which CPython 3.11
+# can fail with "AST constructor recursion depth mismatch" when two threads parse at once (python/cpython#106905),
+# as the threads searching a sharded index open its shards
+MEMBER_LOCK = threading.RLock()
 # what to do about a damaged, edited or unsupported file of each kind: the loaders' messages end with it
 REMAKE = {
     "index": "rebuild the index with `clirkit index`",
@@ -161,7 +166,7 @@ def load_npz(
         with np.load(path, allow_pickle=False) as npz:
             if HEADER_KEY not in npz.files:
                 raise ClirkitError(f"{path}: not {what} (no clirkit header): check the path")
-            meta = _header_of(path, kind, npz[HEADER_KEY].tobytes())
+            meta = _header_of(path, kind, member(npz, HEADER_KEY).tobytes())
             if not isinstance(meta, dict):
                 raise ClirkitError(
                     f"{path}: not {what} (its header is JSON but not an object): check the path, or {remake(kind)}"
@@ -180,7 +185,7 @@ def load_npz(
                 raise ClirkitError(f"{path}: corrupt {kind} file: missing {', '.join(missing)}; {remake(kind)}")
             names = [name for name in npz.files if name != HEADER_KEY]
             mapped = _mapped_members(path, names) if mmap else {}
-            arrays = {name: mapped[name] if name in mapped else npz[name] for name in names}
+            arrays = {name: mapped[name] if name in mapped else member(npz, name) for name in names}
     except ClirkitError:
         raise
     except (
@@ -207,6 +212,12 @@ def load_npz(
             f"{path}: not {what} or corrupt ({problem[:200]}): check the path, or {remake(kind)}"
         ) from None
     return meta, arrays
+
+
+def member(npz, name: str) -> np.ndarray:
+    """The array ``name`` of an open npz (``np.load``), read under :data:`MEMBER_LOCK`."""
+    with MEMBER_LOCK:
+        return npz[name]
 
 
 def _header_of(path: str | os.PathLike[str], kind: str, raw: bytes) -> object:
@@ -252,7 +263,8 @@ def _mapped_members(path: str | os.PathLike[str], names: Sequence[str]) -> dict[
             }.get(version)
             if read_header is None:
                 continue
-            shape, fortran, dtype = read_header(fh)
+            with MEMBER_LOCK:
+                shape, fortran, dtype = read_header(fh)
             if dtype.hasobject or fortran or not shape or 0 in shape:
                 continue
             if fh.tell() + math.prod(shape) * dtype.itemsize != start + info.file_size:
@@ -274,7 +286,7 @@ def header_of(path: str | os.PathLike[str]) -> dict | None:
         with np.load(path, allow_pickle=False) as npz:
             if HEADER_KEY not in npz.files:
                 return None
-            header = json.loads(npz[HEADER_KEY].tobytes().decode("utf-8"))
+            header = json.loads(member(npz, HEADER_KEY).tobytes().decode("utf-8"))
     except (OSError, ValueError, EOFError, AttributeError, RecursionError, zipfile.BadZipFile, UnicodeDecodeError):
         return None
     return header if isinstance(header, dict) else None

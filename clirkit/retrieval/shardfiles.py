@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Iterator
 import numpy as np
 
 from clirkit.errors import ClirkitError
-from clirkit.npzio import HEADER_KEY
+from clirkit.npzio import HEADER_KEY, member
 
 if TYPE_CHECKING:
     from clirkit.retrieval.index import Index
@@ -190,7 +190,7 @@ def _referenced(path: str | os.PathLike[str]) -> set[str]:
         return set()
     try:
         with np.load(path, allow_pickle=False) as npz:
-            shards = json.loads(npz[HEADER_KEY].tobytes().decode("utf-8")).get("shards")
+            shards = json.loads(member(npz, HEADER_KEY).tobytes().decode("utf-8")).get("shards")
     except (
         OSError,
         ValueError,
@@ -255,7 +255,7 @@ def index_kind(path: str | os.PathLike[str]) -> str | None:
         with np.load(path, allow_pickle=False) as npz:
             if HEADER_KEY not in npz.files:
                 return None
-            kind = json.loads(npz[HEADER_KEY].tobytes().decode("utf-8")).get("kind")
+            kind = json.loads(member(npz, HEADER_KEY).tobytes().decode("utf-8")).get("kind")
     except (OSError, ValueError, EOFError, AttributeError, RecursionError, zipfile.BadZipFile, UnicodeDecodeError):
         return None
     return kind if isinstance(kind, str) else None

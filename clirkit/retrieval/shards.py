@@ -33,7 +33,7 @@ import numpy as np
 from clirkit.analysis import Analyzer
 from clirkit.errors import ClirkitError
 from clirkit.npzchecks import Corrupt, checking, require_analyzer, require_array, require_field
-from clirkit.npzio import load_npz, save_npz
+from clirkit.npzio import load_npz, member, save_npz
 from clirkit.parallel import BACKENDS  # noqa: F401  (the backends a sharded index searches with)
 from clirkit.retrieval.index import TASK_DOCS, Index, check_terms_wanted, document_chunks, located_documents
 from clirkit.retrieval.shardfiles import (  # noqa: F401  (PROJECTED_KIND, index_kind, shard_name, replacing_shards: here too)
@@ -416,7 +416,7 @@ class ShardedIndex:
         where = f"{self.path}: shard {number} ({record['file']})"
         try:
             with np.load(self._folder() / record["file"], allow_pickle=False) as npz:
-                ids = npz["docids"]
+                ids = member(npz, "docids")
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
             raise ClirkitError(f"{where}: cannot read its docids ({' '.join(str(exc).split())[:200]})") from None
         if (
