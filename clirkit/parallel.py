@@ -26,6 +26,7 @@ from clirkit.constraints import Constraint
 from clirkit.errors import ClirkitError
 
 BACKENDS = ("loky", "threading", "dask")
+SEARCH_BACKEND = "threading"  # how --jobs workers search a sharded index unless told: blocks of queries
 
 Task = tuple[Callable[..., Any], tuple, dict]
 

@@ -9,15 +9,16 @@ from clirkit.cli.common import add_jobs
 def add_shard_options(p) -> None:
     """``--jobs``, ``--backend`` and ``--scheduler``: how the shards of a sharded index (``clirkit index
     --shards``) are searched, with the vocabulary of ``boost-train``; shared by search, dt and psq."""
-    from clirkit.parallel import BACKENDS
+    from clirkit.parallel import BACKENDS, SEARCH_BACKEND
 
     g = p.add_argument_group("sharded index")
     add_jobs(g)
     g.add_argument(
         "--backend",
         choices=BACKENDS,
-        default="loky",
-        help="joblib backend searching the shards: loky (processes), threading, or dask (a cluster)",
+        default=SEARCH_BACKEND,
+        help="how the workers search the shards: threading (a block of the queries per thread, over every shard), "
+        "loky (a run of shards per worker process), or dask (a run of shards per cluster worker)",
     )
     g.add_argument(
         "--scheduler", default=None, help="dask scheduler address (with --backend dask), e.g. tcp://host:8786"
@@ -43,6 +44,7 @@ def open_index(args):
     """The index of ``--index``: an :class:`~clirkit.retrieval.index.Index`, or a sharded index searched as ``--jobs``,
     ``--backend`` and ``--scheduler`` say (ClirkitError for ``--backend dask`` without ``--scheduler``)."""
     from clirkit.errors import ClirkitError
+    from clirkit.parallel import SEARCH_BACKEND
     from clirkit.progress import say
     from clirkit.retrieval.shardfiles import manifest_of_shard
     from clirkit.retrieval.shards import load_index
@@ -62,7 +64,7 @@ def open_index(args):
             f"(give {shard_of[0]} to search the whole index)",
             quiet=args.quiet,
         )
-    if not index.sharded and (args.jobs > 1 or args.backend != "loky"):
+    if not index.sharded and (args.jobs > 1 or args.backend != SEARCH_BACKEND):
         say(
             f"note: {args.index} is not sharded, so it is searched in this process (--jobs and --backend apply "
             f"to an index made by `clirkit index --shards N`)",

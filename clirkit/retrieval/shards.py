@@ -34,7 +34,7 @@ from clirkit.analysis import Analyzer
 from clirkit.errors import ClirkitError
 from clirkit.npzchecks import Corrupt, checking, require_analyzer, require_array, require_field
 from clirkit.npzio import load_npz, member, save_npz
-from clirkit.parallel import BACKENDS  # noqa: F401  (the backends a sharded index searches with)
+from clirkit.parallel import BACKENDS, SEARCH_BACKEND  # noqa: F401  (BACKENDS: the backends a sharded index searches with)
 from clirkit.retrieval.index import TASK_DOCS, Index, check_terms_wanted, document_chunks, located_documents
 from clirkit.retrieval.shardfiles import (  # noqa: F401  (PROJECTED_KIND, index_kind, shard_name, replacing_shards: here too)
     KIND,
@@ -72,7 +72,8 @@ class ShardedIndex:
             ``first_docid``, ``last_docid`` (and ``file``, ``bytes`` once saved).
         shards: the shards in memory (a built index), or None (a loaded one: its workers open the files).
         path: the manifest file (a saved or loaded index), or None.
-        jobs, backend, scheduler: how searches run: joblib workers (``n_jobs``), ``loky``, ``threading``
+        jobs, backend, scheduler: how searches run: joblib workers (``n_jobs``); ``threading`` (the default:
+            one block of the queries per thread, over every shard), ``loky`` (a run of shards per worker process)
             or ``dask``, and for dask the scheduler address or a ``distributed.Client``.
     """
 
@@ -86,7 +87,7 @@ class ShardedIndex:
     shards: list[Index] | None = None
     path: str | None = None
     jobs: int = 1
-    backend: str = "loky"
+    backend: str = SEARCH_BACKEND
     scheduler: object = None
     _vocabulary: dict | None = field(default=None, repr=False, compare=False)
     _open: dict = field(default_factory=dict, repr=False, compare=False)  # shard number -> _Shard opened here
@@ -311,7 +312,7 @@ class ShardedIndex:
 
     @classmethod
     def load(
-        cls, path: str | os.PathLike[str], *, jobs: int = 1, backend: str = "loky", scheduler=None
+        cls, path: str | os.PathLike[str], *, jobs: int = 1, backend: str = SEARCH_BACKEND, scheduler=None
     ) -> "ShardedIndex":
         """Read the manifest written by :meth:`save`, checking it and that each shard file is there with its
         recorded size (the shards themselves are checked when a worker opens them). ``jobs``, ``backend``
@@ -567,7 +568,7 @@ def _read_record(header: Mapping, i: int) -> dict:
 
 
 def load_index(
-    path: str | os.PathLike[str], *, jobs: int = 1, backend: str = "loky", scheduler=None, mmap: bool = False
+    path: str | os.PathLike[str], *, jobs: int = 1, backend: str = SEARCH_BACKEND, scheduler=None, mmap: bool = False
 ) -> Index | ShardedIndex:
     """The index at ``path``: a :class:`ShardedIndex` (searched with ``jobs``, ``backend``, ``scheduler``)
     if it is a manifest (of a translated index: a :class:`~clirkit.docpsq.ShardedProjectedIndex`), else an
