@@ -423,3 +423,32 @@ def test_top_and_ranked_refuse_a_depth_that_is_not_an_integer_from_1(depth):
     with pytest.raises(ClirkitError, match="^depth must be "):
         Run.ranked(["q"], ["a"], [1.0], depth=depth)
     assert run.top(np.int64(1)).docids.tolist() == ["b"] and len(Run.ranked(["q"], ["a"], [1.0], depth=None)) == 1
+
+
+@pytest.mark.parametrize("jobs", [2, 3, -1])
+def test_a_run_written_by_threads_is_the_run_written_by_one_byte_for_byte(tmp_path, monkeypatch, jobs):
+    from clirkit.formats import runs, write_run
+
+    monkeypatch.setattr(runs, "WRITE_CHUNK", 7)  # 100 rows: 15 chunks, some threads a chunk ahead
+    rng = np.random.default_rng(1)
+    run = Run.ranked(
+        np.repeat([f"q{i}" for i in range(10)], 10), np.array([f"d{i}" for i in range(100)]), rng.normal(size=100)
+    )
+    write_run(run, tmp_path / "one.run")
+    assert (tmp_path / "one.run").read_bytes() == _lines_by_hand(run, run.tag)
+    write_run(run, tmp_path / "many.run", jobs=jobs)
+    assert (tmp_path / "many.run").read_bytes() == (tmp_path / "one.run").read_bytes()
+    spaced = Run.ranked(run.qids, np.array([*run.docids[:90], "d 90", *run.docids[91:]]), run.scores)
+    with pytest.raises(ClirkitError, match="'d 90': it contains whitespace"):  # in a late chunk: nothing written
+        write_run(spaced, tmp_path / "bad.run", jobs=jobs)
+    assert not (tmp_path / "bad.run").exists()
+
+
+@pytest.mark.parametrize("jobs", [0, -2, 1.5, True, "2"])
+def test_write_run_refuses_a_number_of_jobs_that_is_none(tmp_path, jobs):
+    from clirkit.formats import write_run
+
+    run = Run.ranked(np.array(["q"]), np.array(["d"]), np.array([1.0]))
+    with pytest.raises(ClirkitError, match="jobs must be an integer >= 1"):
+        write_run(run, tmp_path / "a.run", jobs=jobs)
+    assert not (tmp_path / "a.run").exists()

@@ -118,5 +118,5 @@ def _search_translated(args, index, queries) -> int:
     bm25 = {k: v for k, v in params_of(args).items() if k in ("k1", "b", "k3", "idf", "precision")}
     run = index.bm25(**bm25).search(sq, depth=args.depth, quiet=args.quiet, tag=args.tag or "DT")
     report_unmatched(list(queries), run, args.quiet)
-    write_run(run, args.output)
+    write_run(run, args.output, jobs=args.jobs)
     return 0

@@ -12,7 +12,11 @@ def add_shard_options(p) -> None:
     from clirkit.parallel import BACKENDS, SEARCH_BACKEND
 
     g = p.add_argument_group("sharded index")
-    add_jobs(g)
+    add_jobs(
+        g,
+        help="workers searching the shards (at most one per core; threads unless --backend says), and "
+        "threads writing the run",
+    )
     g.add_argument(
         "--backend",
         choices=BACKENDS,

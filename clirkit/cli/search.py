@@ -57,7 +57,7 @@ def run(args) -> int:
     system.fit(Resources(index=index, quiet=args.quiet))
     run_ = system.search(queries, depth=args.depth, tag=args.tag, quiet=args.quiet)
     report_unmatched(list(queries), run_, args.quiet)
-    write_run(run_, args.output)
+    write_run(run_, args.output, jobs=args.jobs)
     return 0
 
 

@@ -78,7 +78,7 @@ def search_and_write(system, args, queries) -> None:
 
     run = system.search_structured(queries, depth=args.depth, tag=args.tag, quiet=args.quiet)
     report_unmatched(list(queries.qids), run, args.quiet)
-    write_run(run, args.output)
+    write_run(run, args.output, jobs=args.jobs)
 
 
 def query_language(args, *tables) -> str | None:

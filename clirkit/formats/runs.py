@@ -262,6 +262,7 @@ def write_run(
     depth: int | None = None,
     tag: str | None = None,
     compresslevel: int = RUN_GZIP_LEVEL,
+    jobs: int = 1,
 ) -> None:
     """Write a run as TREC 6 columns ``qid Q0 docid rank score tag``.
 
@@ -276,9 +277,12 @@ def write_run(
 
     The lines are assembled as bytes by numpy, :data:`WRITE_CHUNK` rows at a time (:func:`_ascii_lines`): the
     ids' code points, the ranks' digits and the scores' ``repr`` (one C call per chunk: most of the time left)
-    side by side; a run with an id beyond ASCII is joined as Python strings, the same bytes.
+    side by side, by ``jobs`` threads (-1: one per core) a chunk each, written in order; a run with an id beyond
+    ASCII is joined as Python strings, the same bytes.
     """
     tag = check_tag(run.tag if tag is None else tag)
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or not (jobs >= 1 or jobs == -1):
+        raise ClirkitError(f"jobs must be an integer >= 1 (or -1: one per core), got {jobs!r}")
     if depth is not None:
         if depth < 1:
             raise ClirkitError(f"depth must be at least 1, got {depth}")
@@ -290,11 +294,12 @@ def write_run(
     all_ranks = run.ranks()
     suffix = f" {tag}\n"
     with atomic_writer(path, binary=True, compresslevel=compresslevel) as out:
+        if ascii_ids:
+            for lines in _chunks_in_threads(run, all_ranks, suffix, jobs):
+                out.write(lines)
+            return
         for lo in range(0, len(run), WRITE_CHUNK):
             sl = slice(lo, lo + WRITE_CHUNK)
-            if ascii_ids:
-                out.write(_ascii_lines(run.qids[sl], run.docids[sl], all_ranks[sl], run.scores[sl], suffix))
-                continue
             # repr of a whole list formats every float with repr() in one C call
             ranks = repr(all_ranks[sl].tolist())[1:-1].split(", ")
             scores = repr(run.scores[sl].tolist())[1:-1].split(", ")
@@ -307,6 +312,27 @@ def write_run(
                 itertools.repeat(f"{tag}\n"),
             )
             out.write("".join(map(" ".join, fields)).encode("utf-8"))
+
+
+def _chunks_in_threads(run: Run, ranks: np.ndarray, suffix: str, jobs: int):
+    """The lines of ``run`` (ASCII ids), :data:`WRITE_CHUNK` rows at a time, in order: made by ``jobs`` threads
+    (numpy assembles them mostly without the GIL), at most one chunk ahead per thread."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from clirkit.parallel import processes
+
+    def lines(lo: int) -> bytes:
+        sl = slice(lo, lo + WRITE_CHUNK)
+        return _ascii_lines(run.qids[sl], run.docids[sl], ranks[sl], run.scores[sl], suffix)
+
+    starts = range(0, len(run), WRITE_CHUNK)
+    workers = 1 if jobs == 1 or len(starts) < 2 else min(processes(jobs), len(starts))
+    if workers == 1:
+        yield from map(lines, starts)
+        return
+    with ThreadPoolExecutor(workers) as pool:
+        for at in range(0, len(starts), workers):
+            yield from pool.map(lines, starts[at : at + workers])
 
 
 def _check_readable(run: Run) -> None:
