@@ -1,4 +1,4 @@
-"""Leftovers of issue 40's edge round 14: a fusion searched at the depth its weights were tuned at, an eval's record
+"""Leftovers of issue 40's edge round 14: a fusion searched with the weights tuned at the depth it searches at, an eval's record
 of the test it made, a PSQ error that names the problem, one option action for the given options, and ``ttable
 show`` reading a table as ``dt`` and ``psq`` read it."""
 
@@ -26,19 +26,15 @@ def _systems():
     return [RunFile(run=Run.ranked(*zip(*rows), tag=tag)).fit() for tag, rows in _ROWS.items()]
 
 
-def test_a_fusion_tuned_at_one_depth_refuses_to_search_or_fuse_at_another():
+def test_a_fusion_tuned_at_one_depth_tunes_again_to_search_or_fuse_at_another():
     fusion = Fusion(_systems()).fit(_DEV)  # tuned on the dev runs as every search makes them: 1,000 deep
     assert fusion.depth_ == 1000
     assert fusion.search({"q1": ""}).docids.tolist() == fusion.search({"q1": ""}, depth=1000).docids.tolist()
-    says = (
-        "the weights were tuned on the fused dev runs cut to 1000 ranks, and depth=2 asks for 2: give depth=1000, or "
-        "tune at depth 2 (fit_runs(dev_runs, dev_qrels, depth=2))"
-    )
-    with pytest.raises(ClirkitError, match="^" + re.escape(says) + "$"):
-        fusion.search({"q1": ""}, depth=2)
+    at_2 = Fusion(_systems()).fit_runs([_DEV.run(s, "dev") for s in _systems()], _DEV.qrels("dev"), depth=2)
+    assert fusion.search({"q1": ""}, depth=2).docids.tolist() == at_2.search({"q1": ""}, depth=2).docids.tolist()
     runs = [s.search({"q1": ""}, depth=2) for s in fusion.systems]
-    with pytest.raises(ClirkitError, match="tuned on the fused dev runs cut to 1000 ranks"):
-        fusion.fuse(runs, depth=2)
+    assert fusion.fuse(runs, depth=2).docids.tolist() == at_2.fuse(runs, depth=2).docids.tolist()
+    assert fusion.depth_weights_[2] == at_2.weights_
 
 
 def test_a_fusion_tuned_at_the_depth_it_searches_at_fuses_as_tuned():
@@ -57,9 +53,15 @@ def test_a_saved_fusion_keeps_the_depth_it_was_tuned_at(tmp_path):
     fusion = Fusion(_systems()).fit(_DEV)
     fusion.save(tmp_path / "f.npz")
     loaded = Fusion.load(tmp_path / "f.npz", systems=_systems())
-    assert loaded.depth_ == 1000
-    with pytest.raises(ClirkitError, match="cut to 1000 ranks, and depth=3 asks for 3"):
+    assert loaded.depth_ == 1000 and loaded.dev_runs_ is None  # the dev runs are not saved
+    says = (
+        "the weights were tuned on the fused dev runs cut to 1000 ranks, and this fusion, loaded from a file, keeps "
+        "no dev runs to tune them again at depth 3: give depth=1000, or fit it again (fit, or fit_runs) to fuse at "
+        "any depth"
+    )
+    with pytest.raises(ClirkitError, match="^" + re.escape(says) + "$"):
         loaded.search({"q1": ""}, depth=3)
+    assert loaded.search({"q1": ""}).docids.tolist() == fusion.search({"q1": ""}).docids.tolist()
 
 
 # eval --format json: the settings of the test made, no other -------------------------------------------------

@@ -16,6 +16,7 @@ from clirkit.errors import ClirkitError
 from clirkit.estimator import DEPTH, Resources, System, jsonable, takes_resources
 from clirkit.fusion import METHODS
 from clirkit.fusion.weights import weights_problem
+from clirkit.run import check_depth
 
 
 class Fusion(System):
@@ -41,14 +42,17 @@ class Fusion(System):
     Learned: ``weights_``, ``transforms_``, ``dev_score_`` (over ``dev_queries_`` queries) and ``sweep_``
     (every weight vector tried with its dev score; None when the weights were given); ``dev_tags_``, the dev
     runs' tags, so that :meth:`fuse` refuses runs given in another order (:func:`crossed_pair`); ``depth_``, the
-    depth the weights were tuned at (None when they were not tuned), the one depth :meth:`search` and :meth:`fuse`
-    then take (:meth:`check_depth`).
+    depth the weights were tuned at (None when they were not tuned); ``dev_runs_`` and ``dev_qrels_``, the dev runs
+    and qrels they were tuned on (kept in memory, not saved), and ``depth_weights_``, the weights tuned at each
+    depth searched at so far (:meth:`weights_at`).
 
     ``fit(resources)`` tunes on the systems' dev runs (:meth:`Resources.run`: each system's search of the dev
     topics, less their excluded documents; the experiment runner's, the runs it made) and the dev qrels
-    (``fit(Resources(topics={"dev": topics}, qrels={"dev": qrels}))``) at the depth of every search (1,000); to
-    search at another depth, tune at it: ``fit_runs([resources.run(s, "dev") for s in systems],
-    resources.qrels("dev"), depth=...)``. Given weights (or Borda) need no qrels, nor a dev split.
+    (``fit(Resources(topics={"dev": topics}, qrels={"dev": qrels}))``) at the depth of every search (1,000).
+    :meth:`search` and :meth:`fuse` at another depth ``d`` tune the weights again on those dev runs cut to ``d``
+    (the weights of ``fit_runs(dev_runs, dev_qrels, depth=d)``: each input's cut, and the sum normalization over
+    it, change with the depth, and so do the best weights); a fusion loaded from a file, which keeps no dev runs,
+    fuses at the depth it was tuned at only. Given weights (or Borda) need no qrels, nor a dev split.
     """
 
     _parameter_constraints = {
@@ -117,14 +121,16 @@ class Fusion(System):
         Each weight vector is scored on the fused dev run as :meth:`fuse` at ``depth`` writes it: each dev run
         cut to its top ``depth``, and so the fused list (ties at the cut as :meth:`fuse` breaks them), so that
         the sweep's scores are those of evaluating the fused dev run (``clirkit aggregate --tune --depth N``).
+        The dev runs and qrels are kept (``dev_runs_``, ``dev_qrels_``), so that :meth:`search` and :meth:`fuse`
+        at another depth tune the weights again at it (:meth:`weights_at`); ``depth`` (an integer >= 1) is
+        checked before anything else.
 
         The dev measure is averaged over the judged queries the dev runs cover
         (:func:`clirkit.tuning.covered_queries`), so dev runs made for part of the dev queries are not
         scored 0 on the rest. With ``weights`` given (or Borda), ``dev_qrels`` may be None, and so may
         ``dev_runs`` (give ``n``, the number of systems): a transform ``auto`` is then chosen on each run
         fused."""
-        from clirkit.tuning import covered_queries, evaluator, tune_weights
-
+        self.check_depth(depth)
         n = len(dev_runs) if dev_runs is not None else (n or 0)
         self.check_runs(n)
         if dev_runs is None and self._tuned():
@@ -134,7 +140,8 @@ class Fusion(System):
             if dev_runs is not None
             else ["none" if t == "auto" else t for t in self._given_transforms(n)]
         )
-        self.sweep_ = self.dev_score_ = self.depth_ = None
+        self.sweep_ = self.dev_score_ = self.depth_ = self.dev_runs_ = self.dev_qrels_ = None
+        self.depth_weights_ = {}
         self.dev_queries_ = 0
         self.dev_tags_ = None if dev_runs is None else [str(run.tag) for run in dev_runs]
         if self.weights is not None:
@@ -147,18 +154,28 @@ class Fusion(System):
             if dev_qrels is None:
                 raise ClirkitError("tuning the fusion weights needs the dev qrels (or give the weights)")
             assert dev_runs is not None  # refused above when the weights are tuned
-            queries = covered_queries(dev_runs, dev_qrels)
-            if not queries:
-                raise ClirkitError("the dev qrels judge none of the dev runs' queries: are they the dev qrels?")
-            score = evaluator(dev_qrels, self.measure, queries=queries)
-            sweep = tune_weights(
-                dev_runs, score, measure=self.measure, step=self.step, transform=self.transforms_, depth=depth
-            )
+            sweep, self.dev_queries_ = self._sweep(list(dev_runs), dev_qrels, int(depth))
             self.weights_ = [float(w) for w in sweep.best]
             self.dev_score_ = float(sweep.best_score)
-            self.dev_queries_ = len(queries)
             self.sweep_, self.depth_ = sweep, int(depth)
+            self.dev_runs_, self.dev_qrels_ = list(dev_runs), dev_qrels
+            self.depth_weights_ = {self.depth_: self.weights_}
         return self
+
+    def _sweep(self, dev_runs: list, dev_qrels, depth: int):
+        """``(sweep, queries)``: the :class:`~clirkit.tuning.WeightSweep` of the weights on ``dev_runs`` (in the
+        order of ``systems``) cut to ``depth`` ranks per query, scored by the dev measure over the ``queries``
+        judged queries the dev runs cover, with the transforms ``transforms_``."""
+        from clirkit.tuning import covered_queries, evaluator, tune_weights
+
+        queries = covered_queries(dev_runs, dev_qrels)
+        if not queries:
+            raise ClirkitError("the dev qrels judge none of the dev runs' queries: are they the dev qrels?")
+        score = evaluator(dev_qrels, self.measure, queries=queries)
+        sweep = tune_weights(
+            dev_runs, score, measure=self.measure, step=self.step, transform=self.transforms_, depth=depth
+        )
+        return sweep, len(queries)
 
     def describe(self) -> dict:
         """:meth:`System.describe`, weights given as a numpy array recorded as the list of their values."""
@@ -214,6 +231,8 @@ class Fusion(System):
             if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
                 raise ClirkitError("corrupt fusion state: depth is not an integer >= 1")
             self.depth_ = depth
+            self.dev_runs_ = self.dev_qrels_ = None  # (not saved: the fusion fuses at depth_ only)
+            self.depth_weights_ = {} if depth is None else {depth: self.weights_}
             self.dev_score_, self.dev_queries_, self.sweep_ = state.get("dev_score"), state.get("dev_queries", 0), None
 
     def check_runs(self, n: int) -> None:
@@ -270,17 +289,34 @@ class Fusion(System):
                     "weights (every weight ties)",
                 )
 
-    def check_depth(self, depth: int) -> None:
-        """ClirkitError when weights tuned on the fused dev runs cut to ``depth_`` ranks would fuse runs at another
-        ``depth`` (results per query): each input's cut and the sum normalization over it change with the depth,
-        and so do the best weights (none when the weights were given, or the depth tuned at is not known)."""
+    def check_depth(self, depth) -> None:
+        """ClirkitError, before any work, for a ``depth`` (results per query) that is not an integer >= 1
+        (:func:`clirkit.run.check_depth`) or that the method cannot fuse at (Borda's points bound it)."""
+        check_depth(depth)
+        method = METHODS.get(self.method)  # (an unknown method is named by check_params)
+        if method is not None:
+            method.check(depth)
+
+    def weights_at(self, depth: int) -> list[float]:
+        """The weights that fuse at ``depth`` (results per query): ``weights_``, unless they were tuned at another
+        depth (``depth_``), in which case those tuned on the dev runs cut to ``depth`` (as
+        ``fit_runs(dev_runs_, dev_qrels_, depth=depth)`` tunes them), tuned once per depth and kept in
+        ``depth_weights_``. ClirkitError for a fusion loaded from a file, which keeps no dev runs to tune them
+        again."""
         tuned = getattr(self, "depth_", None)
-        if tuned is not None and depth != tuned:
-            raise ClirkitError(
-                f"the weights were tuned on the fused dev runs cut to {tuned} ranks, and depth={depth} asks for "
-                f"{depth}: give depth={tuned}, or tune at depth {depth} (fit_runs(dev_runs, dev_qrels, "
-                f"depth={depth}))"
-            )
+        if tuned is None or depth == tuned:
+            return self.weights_
+        weights = self.depth_weights_.get(int(depth))
+        if weights is None:
+            if self.dev_runs_ is None:
+                raise ClirkitError(
+                    f"the weights were tuned on the fused dev runs cut to {tuned} ranks, and this fusion, loaded from "
+                    f"a file, keeps no dev runs to tune them again at depth {depth}: give depth={tuned}, or fit it "
+                    "again (fit, or fit_runs) to fuse at any depth"
+                )
+            sweep, _ = self._sweep(self.dev_runs_, self.dev_qrels_, int(depth))
+            weights = self.depth_weights_[int(depth)] = [float(w) for w in sweep.best]
+        return weights
 
     def _tuned(self) -> bool:
         """Whether the weights are to be tuned on dev (not given, and the method tunes them)."""
@@ -301,11 +337,11 @@ class Fusion(System):
 
     def fuse(self, runs: Sequence, *, depth: int = DEPTH, tag: str | None = None):
         """Fuse the systems' runs (in the order of ``systems``) with the learned weights, keeping ``depth``
-        documents per query (the depth the weights were tuned at, when tuned: :meth:`check_depth`); ``tag`` None
+        documents per query (with the weights tuned at ``depth``, when tuned: :meth:`weights_at`); ``tag`` None
         records the method and weights."""
+        self.check_depth(depth)
         if not hasattr(self, "weights_"):
             raise ClirkitError("the fusion is not fitted: call fit (or fit_runs) first")
-        self.check_depth(depth)
         runs = given_runs(runs)
         if len(runs) != len(self.weights_):
             raise ClirkitError(f"{len(runs)} runs for a fusion of {len(self.weights_)} systems")
@@ -321,7 +357,8 @@ class Fusion(System):
             ("shift" if given == "auto" and run.scores.min(initial=0.0) < 0 else t)
             for given, t, run in zip(self._given_transforms(len(runs)), self.transforms_, runs)
         ]
-        return METHODS[self.method].fuse(list(runs), self.weights_, transforms=transforms, depth=depth, tag=tag)
+        weights = self.weights_at(depth)
+        return METHODS[self.method].fuse(list(runs), weights, transforms=transforms, depth=depth, tag=tag)
 
     def search(
         self,
@@ -332,11 +369,11 @@ class Fusion(System):
         tag: str | None = None,
         quiet: bool = True,
     ):
-        """The fused run of the systems' runs of ``topics`` (at the depth the weights were tuned at, when tuned:
-        :meth:`check_depth`)."""
-        METHODS[self.method].check(depth)  # before the systems search (Borda's points bound it)
+        """The fused run of the systems' runs of ``topics`` (with the weights tuned at ``depth``, when tuned:
+        :meth:`weights_at`)."""
+        self.check_depth(depth)  # before the systems search
         if hasattr(self, "weights_"):
-            self.check_depth(depth)
+            self.weights_at(depth)  # tuned again, or refused, before the systems search
         runs = [s.search(topics, depth=depth, excluded=excluded, quiet=quiet) for s in self.systems]
         return self.fuse(runs, depth=depth, tag=tag or self.default_tag)
 

@@ -1,0 +1,90 @@
+"""Issue 40's edge round 14: a tuned fusion searched at any depth with the weights tuned there, a depth checked
+first, ``ttable show`` reading a hand-written table as ``dt`` does, one-line errors for a query file's keys, a
+translated index with a query-side option and a sharded index's jobs, a cut value quoted as cut, ``eval
+--baseline`` with one run, and tied translations listed as DT picks them."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from clirkit.errors import ClirkitError
+from clirkit.estimator import Resources
+from clirkit.formats import write_run
+from clirkit.run import Qrels, Run
+from clirkit.runsystem import RunFile
+from clirkit.systems import Fusion
+
+# two systems' runs of two dev queries, whose best weights differ at depth 2 (0.7, 0.3) and 1,000 (0.6, 0.4)
+_ROWS = {
+    "A": [("q1", "d3", 5.0), ("q1", "d1", 3.0), ("q1", "d4", 2.0), ("q2", "d4", 4.0), ("q2", "d1", 3.0)]
+    + [("q2", "d3", 1.0)],
+    "B": [("q1", "d1", 4.0), ("q1", "d2", 3.0), ("q1", "d3", 2.0), ("q2", "d2", 4.0), ("q2", "d3", 3.0)]
+    + [("q2", "d4", 2.0)],
+}
+_TOPICS = {"q1": "", "q2": ""}
+_DEV = Resources(topics={"dev": _TOPICS}, qrels={"dev": Qrels(["q1", "q2"], ["d3", "d3"], [1, 1])})
+
+
+def _systems():
+    return [RunFile(run=Run.ranked(*zip(*rows), tag=tag)).fit() for tag, rows in _ROWS.items()]
+
+
+def _bytes(run: Run, path) -> bytes:
+    write_run(run, path)
+    return path.read_bytes()
+
+
+def _tuned_at(depth: int) -> Fusion:
+    """The fusion tuned by fit_runs on the dev runs every search makes (1,000 deep), cut to ``depth``."""
+    fusion = Fusion(_systems())
+    return fusion.fit_runs([_DEV.run(s, "dev") for s in fusion.systems], _DEV.qrels("dev"), depth=depth)
+
+
+def test_a_fusion_fit_at_1000_searches_at_depth_2_as_one_tuned_at_2(tmp_path):
+    fitted = Fusion(_systems()).fit(_DEV)
+    assert fitted.weights_ == [0.6, 0.4] and _tuned_at(2).weights_ == [0.7, 0.3]
+    expected = _bytes(_tuned_at(2).search(_TOPICS, depth=2), tmp_path / "expected.run")
+    assert _bytes(fitted.search(_TOPICS, depth=2), tmp_path / "searched.run") == expected
+    runs = [s.search(_TOPICS, depth=2) for s in fitted.systems]
+    assert _bytes(fitted.fuse(runs, depth=2, tag="fusion"), tmp_path / "fused.run") == expected
+    # the weights tuned at 1,000 would have ranked d1 first for q1: the search did tune again
+    given = Fusion(_systems(), weights=[0.6, 0.4]).fit(_DEV)
+    assert _bytes(given.search(_TOPICS, depth=2), tmp_path / "given.run") != expected
+    assert fitted.depth_weights_ == {1000: [0.6, 0.4], 2: [0.7, 0.3]} and fitted.weights_ == [0.6, 0.4]
+    # at the depth it was fit at, as before
+    assert _bytes(fitted.search(_TOPICS), tmp_path / "a.run") == _bytes(_tuned_at(1000).search(_TOPICS), tmp_path / "b")
+
+
+def test_a_fusion_fit_runs_at_depth_2_keeps_its_dev_runs_to_search_at_1000(tmp_path):
+    at_2 = _tuned_at(2)
+    assert at_2.depth_ == 2 and at_2.weights_at(1000) == [0.6, 0.4] and at_2.weights_ == [0.7, 0.3]
+    made = _bytes(at_2.search(_TOPICS), tmp_path / "made.run")
+    assert made == _bytes(_tuned_at(1000).search(_TOPICS), tmp_path / "expected.run")
+
+
+def test_a_learning_pyterrier_retriever_over_a_fusion_searches_at_its_depth(tmp_path):
+    pytest.importorskip("pyterrier")
+    from clirkit.pyterrier import qrels_frame, retriever, topics_frame
+
+    transformer = retriever(Fusion(_systems()), resources=Resources(), depth=2)
+    frame, qrels = topics_frame(_TOPICS), qrels_frame(_DEV.qrels("dev"))
+    transformer.fit(frame, qrels, frame, qrels)
+    made = Run.from_frame(transformer.transform(frame), tag="fusion")
+    assert _bytes(made, tmp_path / "made.run") == _bytes(_tuned_at(2).search(_TOPICS, depth=2), tmp_path / "e.run")
+
+
+@pytest.mark.parametrize("depth", [0, -5, "abc", None, 1000.0, True])
+def test_a_fusion_checks_the_depth_before_anything_else(depth):
+    says = "^" + re.escape(f"depth must be an integer >= 1, got {depth!r}") + "$"
+    fusion = Fusion(_systems()).fit(_DEV)
+    runs = [s.search(_TOPICS) for s in fusion.systems]
+    with pytest.raises(ClirkitError, match=says):
+        fusion.fuse(runs, depth=depth)
+    with pytest.raises(ClirkitError, match=says):
+        fusion.search(_TOPICS, depth=depth)
+    with pytest.raises(ClirkitError, match=says):
+        Fusion().fit_runs(runs, _DEV.qrels("dev"), depth=depth)
+    with pytest.raises(ClirkitError, match=says):  # not fitted: the depth is named first all the same
+        Fusion().fuse(runs, depth=depth)
