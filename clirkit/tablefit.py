@@ -442,30 +442,52 @@ def dictionary_as_read(table, index, side: str, lang: str):
     return read
 
 
-def source_words_read(table, lang: str):
-    """``(table, analyzer)``: ``table`` (recording no analysis of its words) with its source words read as DT and
-    PSQ read them for queries in ``lang`` over an index of default analysis (:func:`words_for_index`), and the
-    analyzer that makes a query word the term looked up in it: the stems they are when they are their own stems
-    (:func:`holds_stems`, as :func:`words_for_index` decides it, the index's evidence taken as a table clirkit
-    trained gives it: a table clirkit trained, however small; each made one token as the analyzer's are), else
-    words analyzed unstemmed (case folded, punctuation dropped; rows merged). What ``clirkit ttable show
-    --source-lang`` looks a word up in."""
+def source_words_read(table, lang: str) -> list[tuple]:
+    """``[(reading, table, analyzer)]``: ``table`` (recording no analysis of its words) with its source words read
+    as DT and PSQ read them for queries in ``lang`` over an index of default analysis (:func:`words_for_index`), and
+    the analyzer that makes a query word the term looked up in it, for each reading DT may make: ``stems`` (the
+    words are the stems they are, each made one token as the analyzer's are) or ``words`` (analyzed unstemmed: case
+    folded, punctuation dropped; rows merged): one, or both when only the index DT searches tells
+    (:func:`source_readings`). What ``clirkit ttable show --source-lang`` looks a word up in."""
     from clirkit.analysis import Analyzer
     from clirkit.translation.table import TranslationTable
 
-    stemming = Analyzer(lang)
-    made, reader = stemming.replace(stemmer=None), None
-    # no index shows whether the other side's words are stems: taken as a table clirkit trained shows them; a
-    # dictionary holds words (dt reads it with both languages, dictionary_as_read): stems only when most are
-    words, dictionary = table.source_vocab, table.params.get("model") == "dictionary"
-    if stemming.stemmer is not None and (
-        own_stems(words, stemming) if dictionary else holds_stems(words, stemming, stems_shown=True)
-    ):
-        made, reader = stemming, _TermsAsWritten.of(table.source_vocab, stemming)
+    stemming, out = Analyzer(lang), []
+    for reading in source_readings(table, stemming):
+        made = stemming if reading == "stems" else stemming.replace(stemmer=None)
+        reader = _TermsAsWritten.of(table.source_vocab, stemming) if reading == "stems" else made
         if reader is None:
-            return table, stemming
-    vocabs, probs = _remapped(table, reader or made, None)
-    return TranslationTable(vocabs[0], vocabs[1], probs, table.params), made
+            out.append((reading, table, made))
+            continue
+        vocabs, probs = _remapped(table, reader, None)
+        out.append((reading, TranslationTable(vocabs[0], vocabs[1], probs, table.params), made))
+    return out
+
+
+def source_readings(table, stemming) -> list[str]:
+    """How DT reads the source words of ``table`` (recording no analysis) for queries analyzed by ``stemming`` over
+    an index of default analysis: ``["stems"]``, ``["words"]``, or both when only the index tells. A dictionary, or
+    a side of at least :data:`STEMMED_MIN` words: stems when they are their own (:func:`own_stems`). A smaller side:
+    words when fewer than :data:`STEMMED_SHARE` are their own stems (over any index); else DT asks the index whether
+    the target words are its terms as written, some only as written (:func:`words_for_index`): with the target
+    language known (``params["target_lang"]``), the target words stemmed in it tell instead (:data:`STEMMED_SHARE`
+    their own stems: stems; some not: stems shown)."""
+    from clirkit.analysis import Analyzer
+
+    words, target_lang = table.source_vocab, table.params.get("target_lang")
+    if stemming.stemmer is None:
+        return ["words"]
+    if table.params.get("model") == "dictionary" or len(words) >= STEMMED_MIN:
+        return ["stems" if own_stems(words, stemming) else "words"]
+    if not few_own_stems(words, stemming, stems_shown=True):
+        return ["words"]
+    if target_lang is None or Analyzer(target_lang).stemmer is None:
+        return ["stems", "words"]
+    target = Analyzer(target_lang)
+    if not few_own_stems(table.target_vocab, target, stems_shown=True):
+        return ["words"]  # the target words are words: so are the source words
+    shown = not few_own_stems(table.target_vocab, target, stems_shown=False)  # stems, some not their own
+    return ["stems" if few_own_stems(words, stemming, stems_shown=shown) else "words"]
 
 
 def _stemmer_for(index_analyzer) -> str | None:
@@ -481,8 +503,8 @@ def _stemmer_for(index_analyzer) -> str | None:
 def holds_stems(words, analyzer, *, stems_shown: bool) -> bool:
     """Whether the words of a side of a table recording no analysis are ``analyzer``'s terms, the stems a table
     clirkit trained holds (on both sides): :func:`own_stems` for a side of at least :data:`STEMMED_MIN` words, else
-    :func:`few_own_stems` (``stems_shown``: the other side's words show stems). The one reading of
-    :func:`words_for_index` (DT, PSQ) and :func:`source_words_read` (``clirkit ttable show``)."""
+    :func:`few_own_stems` (``stems_shown``: the other side's words show stems). The reading of
+    :func:`words_for_index` (DT, PSQ), which :func:`source_readings` (``clirkit ttable show``) follows."""
     if len(words) >= STEMMED_MIN:
         return own_stems(words, analyzer)
     return few_own_stems(words, analyzer, stems_shown=stems_shown)

@@ -387,3 +387,33 @@ def test_ttable_show_reads_a_small_table_clirkit_wrote_as_stems_as_dt_does(tmp_p
     capsys.readouterr()
     assert main(["ttable", "show", str(table), "cities", "--source-lang", "en", "-n", "1"]) == 0
     assert capsys.readouterr().out.splitlines()[0].startswith("cities -> citi\t(")
+
+
+def test_ttable_show_reads_a_small_hand_written_table_as_dt_does(tmp_path, capsys):
+    """(Edge round 14, finding 4: ttable show read a hand-written table of ten English words, nine their own stems, as
+    stems, and said "waters" passed through unchanged, while DT read it as words, its Spanish side showing words
+    over the index, and translated "waters". Without the target language show cannot tell which DT reads: it shows
+    both, the one that finds translations first; with it, the one DT reads.)"""
+    pairs = (
+        "luz light,dios god,día day,noche night,tierra earth,cielo sky,espíritu spirit,bueno good,mar sea,aguas waters"
+    )
+    table = tmp_path / "hand.lex"
+    table.write_text("".join(f"{pair} 1.0\n" for pair in pairs.split(",")), encoding="utf-8")
+    docs = "d1\tlas aguas del mar\nd2\tla luz del día\nd3\tdios y el cielo y la tierra\nd4\tla noche\n"
+    (tmp_path / "docs.tsv").write_text(docs, encoding="utf-8")
+    (tmp_path / "q.tsv").write_text("z1\twaters\n", encoding="utf-8")
+    assert main(["index", str(tmp_path / "docs.tsv"), "-o", str(tmp_path / "ix.npz"), "--lang", "es", "-q"]) == 0
+    status, run = search(tmp_path, "dt", table)
+    assert status == 0 and run.split()[:3] == ["z1", "Q0", "d1"]  # DT translated "waters" (as the word: aguas)
+    capsys.readouterr()
+    show = ["ttable", "show", str(table), "waters", "--source-lang", "en"]
+    assert main([*show, "--target-lang", "es"]) == 0
+    assert capsys.readouterr().out == "waters\t(1 translations)\n  aguas\t1.000000\n"
+    assert main(show) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[:2] == [
+        "waters\t(read as words, as DT reads them if the target words are words; 1 translations)",
+        "  aguas\t1.000000",
+    ]
+    assert out.splitlines()[2].startswith("waters -> water\t(read as stems, as DT reads them if the target words")
+    assert "give --target-lang (their language) to show the one reading" in err

@@ -401,9 +401,9 @@ def run_from_alignments(args) -> int:
 def run_show(args) -> int:
     from clirkit.analysis import Analyzer
     from clirkit.errors import ClirkitError
+    from clirkit.progress import say
     from clirkit.tablefit import source_words_read
     from clirkit.translation import format_of
-    from clirkit.translation.phrases import join_phrases
 
     empty = next((w for w in args.words if not w.strip()), None)
     if empty is not None:
@@ -412,49 +412,74 @@ def run_show(args) -> int:
     settings = table.params.get("source_analyzer")
     lang = table.params.get("source_lang")
     unanalyzed = lang and not settings and format_of(args.table, args.format) not in ("npz", "moses")
-    analyzer = None
+    readings = [("", table, None)]  # no language: as written or lowercased
     if settings:
-        analyzer = Analyzer.from_dict(settings).without_stopwords()
+        readings = [("", table, Analyzer.from_dict(settings).without_stopwords())]
     elif lang:  # a table that records no analysis (Moses text): its words read as DT and PSQ read them (tablefit)
-        table, analyzer = source_words_read(table, lang)
-    if analyzer is None:  # no language: as written or lowercased
-        looked_up = [[next((t for t in (w, w.lower()) if table.translations(t, 1)), w)] for w in args.words]
-    else:  # as DT and PSQ analyze a query word and join the terms of a phrase the table holds
-        token_lists = [analyzer.tokenize(w) for w in args.words]
-        looked_up = join_phrases(token_lists, table.source_vocab)
-    for word, terms in zip(args.words, looked_up):
-        if not terms:  # DT and PSQ analyze a query the same way: the word adds nothing to it
-            print(f"{word}\t(no term once analyzed: DT and PSQ drop it)")
-            continue
-        if len(terms) == 1:
-            _show_term(
-                args, table, word if terms[0] == word else f"{word} -> {terms[0]}", terms[0], analyzer, unanalyzed
-            )
-            continue
-        print(f"{word} -> {', '.join(terms)}\t({len(terms)} terms: DT and PSQ translate each)")
-        for term in terms:
-            _show_term(args, table, term, term, analyzer, unanalyzed)
+        readings = source_words_read(table, lang)
+    both, looked_up = False, [_looked_up(t, analyzer, args.words) for _, t, analyzer in readings]
+    for i, word in enumerate(args.words):
+        shown = [_shown_word(args, t, word, terms[i], a, unanalyzed) for (_, t, a), terms in zip(readings, looked_up)]
+        lines = shown[0]
+        if len(shown) > 1 and shown[0] != shown[1]:  # the index DT searches tells which: both, found ones first
+            both = True
+            labelled = [_labelled(lines, reading) for lines, (reading, _, _) in zip(shown, readings)]
+            found_first = sorted(labelled, key=lambda lines: not any(line.startswith("  ") for line in lines))
+            lines = [line for one in found_first for line in one]
+        print("\n".join(lines))
+    if both:
+        say(
+            f"note: {args.table}: DT reads the source words of a table this small as stems when its target words are "
+            "stems, else as words: give --target-lang (their language) to show the one reading",
+            quiet=args.quiet,
+        )
     return 0
 
 
-def _show_term(args, table, shown: str, term: str, analyzer, unanalyzed: bool) -> None:
-    """Print ``term``'s ``-n`` most probable translations in ``table`` under the heading ``shown``, or why it has
-    none (``analyzer``: the table's source analysis, None when it records no language; ``unanalyzed``: a dictionary
-    read without the documents' language)."""
+def _labelled(lines: list[str], reading: str) -> list[str]:
+    """``lines`` of a word read as ``reading`` (``stems`` or ``words``), their heading saying so."""
+    head, _, rest = lines[0].partition("\t(")
+    return [f"{head}\t(read as {reading}, as DT reads them if the target words are {reading}; {rest}", *lines[1:]]
+
+
+def _looked_up(table, analyzer, words: list[str]) -> list[list[str]]:
+    """The terms each of ``words`` is looked up as in ``table``: as written or lowercased when ``analyzer`` (the
+    table's source analysis) is None, else as DT and PSQ analyze a query word, joining the terms of a phrase the
+    table holds."""
+    from clirkit.translation.phrases import join_phrases
+
+    if analyzer is None:
+        return [[next((t for t in (w, w.lower()) if table.translations(t, 1)), w)] for w in words]
+    return join_phrases([analyzer.tokenize(w) for w in words], table.source_vocab)
+
+
+def _shown_word(args, table, word: str, terms: list[str], analyzer, unanalyzed: bool) -> list[str]:
+    """The lines ``ttable show`` prints for ``word``, looked up as ``terms`` in ``table`` (``analyzer``: the table's
+    source analysis, None when it records no language; ``unanalyzed``: a dictionary read without the documents'
+    language)."""
+    if not terms:  # DT and PSQ analyze a query the same way: the word adds nothing to it
+        return [f"{word}\t(no term once analyzed: DT and PSQ drop it)"]
+    if len(terms) == 1:
+        heading = word if terms[0] == word else f"{word} -> {terms[0]}"
+        return _term_lines(args, table, heading, terms[0], analyzer, unanalyzed)
+    lines = [f"{word} -> {', '.join(terms)}\t({len(terms)} terms: DT and PSQ translate each)"]
+    return lines + [line for term in terms for line in _term_lines(args, table, term, term, analyzer, unanalyzed)]
+
+
+def _term_lines(args, table, shown: str, term: str, analyzer, unanalyzed: bool) -> list[str]:
+    """``term``'s ``-n`` most probable translations in ``table`` under the heading ``shown``, or why it has none
+    (``analyzer``, ``unanalyzed``: as :func:`_shown_word` takes them)."""
     options = table.translations(term, args.n)
     if options:
-        print(f"{shown}\t({len(table.translations(term))} translations)")
-        for e, p in options:
-            print(f"  {e}\t{p:.6f}")
-    elif analyzer is None:
-        print(
+        return [f"{shown}\t({len(table.translations(term))} translations)", *(f"  {e}\t{p:.6f}" for e, p in options)]
+    if analyzer is None:
+        return [
             f"{shown}\t(not in the table as written or lowercased; it records no analysis: --source-lang "
             "LANG reads its words as DT and PSQ do)"
-        )
-    elif unanalyzed:  # dt and psq read such a dictionary with both languages
-        print(f"{shown}\t(not in the dictionary read without --target-lang: give it to read it as dt does)")
-    else:
-        print(f"{shown}\t(no translations in the table: DT and PSQ pass it through unchanged)")
+        ]
+    if unanalyzed:  # dt and psq read such a dictionary with both languages
+        return [f"{shown}\t(not in the dictionary read without --target-lang: give it to read it as dt does)"]
+    return [f"{shown}\t(no translations in the table: DT and PSQ pass it through unchanged)"]
 
 
 def run_prune(args) -> int:
