@@ -88,3 +88,48 @@ def test_a_fusion_checks_the_depth_before_anything_else(depth):
         Fusion().fit_runs(runs, _DEV.qrels("dev"), depth=depth)
     with pytest.raises(ClirkitError, match=says):  # not fitted: the depth is named first all the same
         Fusion().fuse(runs, depth=depth)
+
+
+# psq over an index translated before, with an option of translating the queries ------------------------------
+
+
+@pytest.fixture
+def translated_dir(indexed_dir):
+    """``indexed_dir`` with es-en.npz and ix.en.npz, the index of its documents translated into English, and q.tsv."""
+    from test_docpsq import REVERSE
+
+    from clirkit.cli import main
+    from clirkit.translation import save_table
+
+    save_table(REVERSE, indexed_dir / "es-en.npz")
+    make = ["psq", "--index", str(indexed_dir / "ix.npz"), "--table", str(indexed_dir / "es-en.npz"), "-q"]
+    assert main([*make, "--save-index", str(indexed_dir / "ix.en.npz"), "--shards", "2"]) == 0
+    (indexed_dir / "q.tsv").write_text("q1\tlight\n", encoding="utf-8")
+    return indexed_dir
+
+
+@pytest.mark.parametrize(
+    "options, named",
+    [
+        (["--mode", "pirkola"], "--mode pirkola applies"),
+        (["--mode", "all", "--renormalize-in-vocabulary"], "--mode all and --renormalize-in-vocabulary apply"),
+        (["--source-stopwords-top", "5"], "--source-stopwords-top 5 applies"),
+        (["--target-stopwords-top", "3"], "--target-stopwords-top 3 applies"),
+    ],
+)
+def test_psq_over_a_translated_index_with_an_option_of_the_queries_side_says_so_in_one_line(
+    translated_dir, capsys, options, named
+):
+    from clirkit.cli import main
+
+    index, out = translated_dir / "ix.en.npz", translated_dir / "p.run"
+    search = ["psq", "--index", str(index), "--queries", str(translated_dir / "q.tsv"), "-o", str(out), "-q"]
+    assert main([*search, *options]) == 2
+    leave = named.rpartition(" appl")[0]
+    assert capsys.readouterr().err == (
+        f"clirkit: error: {index}: an index whose documents were translated already (into 'en'), and {named} to "
+        f"translating the queries only: search the index in the documents' language with a table into it "
+        f"(--table), or leave out {leave} to search this one\n"
+    )
+    assert not out.exists()
+    assert main([*search]) == 0 and out.exists()  # without the option: searched

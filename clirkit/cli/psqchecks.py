@@ -101,20 +101,28 @@ def check_query_side_table(args, psq, index, table, table2) -> None:
     """ClirkitError when ``--table`` is from the documents' language (:func:`~clirkit.tablefit.side_of`: a table to
     translate the documents, as ``--translate auto`` would) and an option only translating the queries has
     (``--mode pirkola``, ...: :meth:`~clirkit.psqsystem.PSQ.query_side_only`) places the search on the queries'
-    side: the message names the option that asks for the other direction, and both ways out."""
+    side: the message names the option that asks for the other direction, and both ways out. The same when
+    ``index`` holds documents translated before (no table needed, none for the queries to read)."""
     from clirkit.errors import ClirkitError
     from clirkit.tablefit import side_of, table_language
 
+    lang = index.analyzer.lang
+    chose = [(k, getattr(psq, k)) for k in psq.query_side_only()]
+    options = " and ".join(f"--{k.replace('_', '-')}" + ("" if v is True else f" {v}") for k, v in chose)
+    applies = f"{options} appl{'y' if len(chose) > 1 else 'ies'} to translating the queries only"
+    if getattr(index, "translated", False):  # (clirkit.docpsq: translated into the queries' language before)
+        raise ClirkitError(
+            f"{args.index}: an index whose documents were translated already (into {lang!r}), and {applies}: "
+            f"search the index in the documents' language with a table into it (--table), or leave out {options}"
+            f"{' and --table' if args.table else ''} to search this one"
+        )
     if side_of(index, table, table2) != "documents":
         return
     source, target = (table_language(table, side) for side in ("source", "target"))
-    lang = index.analyzer.lang
     made = f"{source} -> {target}, " if source and target else ""
-    chose = [(k, getattr(psq, k)) for k in psq.query_side_only()]
-    options = " and ".join(f"--{k.replace('_', '-')}" + ("" if v is True else f" {v}") for k, v in chose)
     raise ClirkitError(
         f"{args.table}: translates {made}from the documents' language ({lang!r}): a table to translate the "
-        f"documents, and {options} appl{'y' if len(chose) > 1 else 'ies'} to translating the queries only, which "
+        f"documents, and {applies}, which "
         f"needs a table from the queries' language into {lang!r}: give such a table (`clirkit ttable train` the "
         f"other way; a dictionary read the other way: `clirkit ttable convert --reverse`), or leave out {options} "
         "to translate the documents with this one"
