@@ -133,3 +133,64 @@ def test_psq_over_a_translated_index_with_an_option_of_the_queries_side_says_so_
     )
     assert not out.exists()
     assert main([*search]) == 0 and out.exists()  # without the option: searched
+
+
+# JSONL queries: the keys of a TSV header, and the verbs' own options in the messages -------------------------
+
+
+def test_a_jsonl_query_record_of_qid_and_query_is_read_as_a_tsv_header_of_them_is(tmp_path):
+    from clirkit.formats import read_queries
+
+    (tmp_path / "q.jsonl").write_text('{"qid": "a", "query": "luz"}\n{"qid": "b", "query": "agua"}\n', "utf-8")
+    (tmp_path / "q.tsv").write_text("qid\tquery\na\tluz\nb\tagua\n", encoding="utf-8")
+    assert read_queries(tmp_path / "q.jsonl") == read_queries(tmp_path / "q.tsv") == {"a": "luz", "b": "agua"}
+    (tmp_path / "t.jsonl").write_text('{"qid": "a", "query": "luz", "title": "dios"}\n', encoding="utf-8")
+    assert read_queries(tmp_path / "t.jsonl") == {"a": "dios"}  # the keys looked for first still win
+
+
+def _verbs_reading(folder, queries):
+    """The command lines of search, collection and run (a [collection] table) reading ``queries``."""
+    (folder / "x.qrels").write_text("a 0 Gen.1.3 1\n", encoding="utf-8")
+    (folder / "x.toml").write_text(
+        f'[collection]\ndocuments = "docs.tsv"\nqueries = "{queries.name}"\nqrels = "x.qrels"\nsource_lang = "en"\n'
+        'target_lang = "es"\n[systems.B]\nkind = "bm25"\n',
+        encoding="utf-8",
+    )
+    files = ["--documents", str(folder / "docs.tsv"), "--qrels", str(folder / "x.qrels")]
+    return {
+        "search": ["search", "--index", str(folder / "ix.npz"), "--queries", str(queries), "-o", str(folder / "r")],
+        "collection": ["collection", *files, "--queries", str(queries), "--source-lang", "en", "--target-lang", "es"]
+        + ["-o", str(folder / "c")],
+        "run": ["run", str(folder / "x.toml"), "-o", str(folder / "out")],
+    }
+
+
+@pytest.mark.parametrize(
+    "verb, text_remedy, id_remedy",
+    [
+        ("search", "name it with --query-fields", "name it with --query-id-field"),
+        ("collection", "name it with --query-fields", "rename it to one of those looked for"),
+        ("run", "name it with query_fields in [collection]", "rename it to one of those looked for"),
+    ],
+)
+def test_a_jsonl_query_key_not_found_is_named_with_the_verbs_own_option(
+    indexed_dir, capsys, verb, text_remedy, id_remedy
+):
+    from clirkit.cli import main
+
+    queries = indexed_dir / "q.jsonl"
+    queries.write_text('{"qid": "a", "q": "luz"}\n', encoding="utf-8")
+    assert main([*_verbs_reading(indexed_dir, queries)[verb], "-q"]) == 2
+    assert capsys.readouterr().err == (
+        f"clirkit: error: {queries}:1: no query text key (looked for title, description, text, query, question; "
+        f"found: qid, q); {text_remedy}\n"
+    )
+    queries.write_text('{"num": "a", "title": "luz"}\n', encoding="utf-8")
+    assert main([*_verbs_reading(indexed_dir, queries)[verb], "-q"]) == 2
+    assert capsys.readouterr().err == (
+        f"clirkit: error: {queries}:1: no query id key (looked for qid, query_id, id, _id; found: num, title); "
+        f"{id_remedy}\n"
+    )
+    if verb != "run":  # the option named reads the file
+        queries.write_text('{"qid": "a", "q": "luz"}\n', encoding="utf-8")
+        assert main([*_verbs_reading(indexed_dir, queries)[verb], "--query-fields", "q", "-q"]) == 0

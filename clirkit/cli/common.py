@@ -334,7 +334,7 @@ def add_query_fields(parser: argparse.ArgumentParser) -> None:
         metavar="FIELDS",
         help="the fields whose text, joined by a space, is the query, comma-separated: of topic files "
         "title, desc, narr (default: title), e.g. title,desc; of JSONL queries or a TSV with a "
-        "header, keys or columns (detected: title, description, text; in a TSV header also query, question)",
+        "header, keys or columns (detected: title, description, text, query, question)",
     )
     g.add_argument(
         "--query-id-field",

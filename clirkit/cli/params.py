@@ -164,8 +164,9 @@ _QUERY_OPTION_WORDS = (
         r"--query-id-field applies to TSV and JSONL queries (\1 topics have their own ids); their text is chosen with "
         r"--query-fields",
     ),
-    (re.compile(r"(: no query id key \(.*\)); name it with --id-field$"), r"\1; name it with --query-id-field"),
 )
+# a JSONL query's id or text key not found, in the reader's words (clirkit.formats.records.choose_fields' hints)
+_NO_QUERY_KEY = re.compile(r"(: no query (id|text) key \(.*\)); name it with --(?:id-field|text-fields)$")
 
 
 # the remedies of a TSV header line the readers name by their keywords (clirkit.formats.records): to name the text
@@ -192,6 +193,20 @@ def _id_option(args: argparse.Namespace) -> str | None:
     return (
         "--query-id-field" if hasattr(args, "query_id_field") else "--id-field" if hasattr(args, "id_field") else None
     )
+
+
+def _query_key_words(message: str, args: argparse.Namespace) -> str:
+    """A JSONL query key's error in the words of the verb: ``--query-id-field`` and ``--query-fields`` where it has
+    them, else the key of an experiment file's ``[collection]`` (``query_fields``; none names the id: rename it)."""
+    match = _NO_QUERY_KEY.search(message)
+    if match is None:
+        return message
+    if match.group(2) == "id":
+        has = hasattr(args, "query_id_field")
+        remedy = "name it with --query-id-field" if has else "rename it to one of those looked for"
+    else:
+        remedy = f"name it with {_text_option('fields=', args) or 'query_fields in [collection]'}"
+    return message[: match.start()] + f"{match.group(1)}; {remedy}"
 
 
 def _header_words(message: str, args: argparse.Namespace) -> str:
@@ -250,7 +265,7 @@ def option_message(error: BaseException | str, args: argparse.Namespace) -> str:
         allowed = re.sub(r"\bNone\b", "none", error.allowed)  # the word the option takes (:func:`or_none`)
         allowed = _STR_AMONG.sub(lambda m: m.group(1).replace(", ", " or "), allowed)  # the words as typed
         return f"{option} ({error.caller}'s {error.parameter}) must be {allowed}{error.got}"
-    message = _header_words(str(error), args)
+    message = _query_key_words(_header_words(str(error), args), args)
     message = _KEYWORD_VALUE.sub(
         lambda m: f"{_OPTION_OF[m[1]]} {m[2]}" if m[1] in given and m[1] in _OPTION_OF else m[0], message
     )

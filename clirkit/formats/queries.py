@@ -71,9 +71,9 @@ def read_queries(
             hold the id and the text (``"title+description"``: both, joined
             by a space). By default the id is the first of :data:`QUERY_ID_FIELDS`
             (``qid``, ``query_id``, ``id``, ``_id``) and the text the first of
-            :data:`QUERY_TEXT_FIELDS` (``title``, ``description``, ``text``)
-            present in the first record (see :func:`choose_fields`); of a TSV
-            header, then ``query`` or ``question``, in any case.
+            :data:`QUERY_TEXT_FIELDS` (``title``, ``description``, ``text``),
+            then ``query`` or ``question``, present in the first record (see
+            :func:`choose_fields`); of a TSV header in any case.
         header: TSV only: True if line 1 is a header naming the columns,
             False if it is a query, None to detect it (a line of known names
             in any case, such as ``qid TAB text``, ``QID TAB QUERY`` or ``qid

@@ -43,9 +43,9 @@ TEXT_SEPARATOR = " "
 """Between the parts of a text made of several fields (``title`` + ``text``); empty parts are left out."""
 
 # The text columns a TSV header line may name besides those of JSONL keys, looked for after them: the names of
-# PyTerrier's frames (query), of MS MARCO and other exports (body, passage), of QA sets (question). They are not
-# added to DOC_TEXT_FIELDS and QUERY_TEXT_FIELDS, which also choose the fields of JSONL files and ir_datasets
-# collections, whose defaults stay as they were.
+# PyTerrier's frames (query), of MS MARCO and other exports (body, passage), of QA sets (question); the query's are
+# a JSONL query's keys too (the same names in both formats). They are not added to DOC_TEXT_FIELDS and
+# QUERY_TEXT_FIELDS, which also choose the fields of ir_datasets collections, whose defaults stay as they were.
 _TSV_DOC_TEXTS = (("title", "body"), ("body",), ("content",), ("passage",))
 _TSV_QUERY_TEXTS = (("query",), ("question",))
 
@@ -232,10 +232,10 @@ def _json_records(
     for lineno, line in lines:
         obj = json_object(name, lineno, line)
         if not wanted:
-            try:
-                id_key, text_keys = choose_fields(
-                    list(obj), kind.what, id_field=id_field, text_fields=text_fields, named_hint=_NAME_ONE
-                )
+            try:  # a query's keys as a TSV header's columns (query, question too, _TSV_QUERY_TEXTS)
+                looked = kind.tsv_texts if kind is QUERY else None
+                hints = ("name it with --id-field", "name it with --text-fields", _NAME_ONE)
+                id_key, text_keys = _choose(list(obj), kind, id_field, text_fields, "key", *hints, looked)
             except ClirkitError as exc:
                 raise located(name, lineno, str(exc)) from None
             wanted = (id_key, *text_keys)
