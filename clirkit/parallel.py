@@ -51,6 +51,16 @@ def check_backend(backend: str) -> None:
         raise ClirkitError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
 
 
+def check_workers(jobs, backend: str) -> None:
+    """ClirkitError, before any work, unless ``jobs`` is an integer >= 1 (a numpy integer too; not ``True``), as
+    ``--jobs`` and an experiment's ``jobs`` are (no -1), and ``backend`` one of :data:`BACKENDS`."""
+    import numpy as np
+
+    if isinstance(jobs, (bool, np.bool_)) or not isinstance(jobs, (int, np.integer)) or jobs < 1:
+        raise ClirkitError(f"jobs must be an integer >= 1, got {jobs!r}")
+    check_backend(backend)
+
+
 def cores() -> int:
     """The cores this process may run on (its CPU affinity where the system has one, else the machine's)."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1

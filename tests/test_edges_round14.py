@@ -194,3 +194,28 @@ def test_a_jsonl_query_key_not_found_is_named_with_the_verbs_own_option(
     if verb != "run":  # the option named reads the file
         queries.write_text('{"qid": "a", "q": "luz"}\n', encoding="utf-8")
         assert main([*_verbs_reading(indexed_dir, queries)[verb], "--query-fields", "q", "-q"]) == 0
+
+
+# a sharded index's jobs checked when it is opened --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("jobs", [0, -1, -3, 2.5, "2", True, None])
+def test_a_sharded_index_refuses_a_jobs_that_is_not_an_integer_of_one_or_more_when_opened(index, tmp_path, jobs):
+    from clirkit.retrieval.shards import ShardedIndex, load_index
+    from clirkit.systems import BM25Search
+
+    ShardedIndex.split(index, 3).save(tmp_path / "ix.npz")
+    index.save(tmp_path / "one.npz")
+    says = "^" + re.escape(f"jobs must be an integer >= 1, got {jobs!r}") + "$"
+    with pytest.raises(ClirkitError, match=says):
+        load_index(tmp_path / "ix.npz", jobs=jobs, backend="threading")
+    with pytest.raises(ClirkitError, match=says):
+        ShardedIndex.load(tmp_path / "ix.npz", jobs=jobs)
+    with pytest.raises(ClirkitError, match=says):  # a one-file index takes the same arguments
+        load_index(tmp_path / "one.npz", jobs=jobs)
+    opened = load_index(tmp_path / "ix.npz", jobs=2, backend="threading")
+    searcher = BM25Search().fit(Resources(index=opened))
+    assert len(searcher.search({"a": "dios", "b": "luz"}).qids) > 0
+    opened.jobs = jobs  # set after opening: refused by the search, not by joblib
+    with pytest.raises(ClirkitError, match=says):
+        searcher.search({"a": "dios", "b": "luz"})

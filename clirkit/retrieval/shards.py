@@ -34,7 +34,7 @@ from clirkit.analysis import Analyzer
 from clirkit.errors import ClirkitError
 from clirkit.npzchecks import Corrupt, checking, require_analyzer, require_array, require_field
 from clirkit.npzio import load_npz, member, save_npz
-from clirkit.parallel import BACKENDS, SEARCH_BACKEND  # noqa: F401  (BACKENDS: the backends a sharded index searches with)
+from clirkit.parallel import BACKENDS, SEARCH_BACKEND, check_workers  # noqa: F401  (BACKENDS: searched with)
 from clirkit.retrieval.index import TASK_DOCS, Index, check_terms_wanted, document_chunks, located_documents
 from clirkit.retrieval.shardfiles import (  # noqa: F401  (PROJECTED_KIND, index_kind, shard_name, replacing_shards: here too)
     KIND,
@@ -316,7 +316,9 @@ class ShardedIndex:
     ) -> "ShardedIndex":
         """Read the manifest written by :meth:`save`, checking it and that each shard file is there with its
         recorded size (the shards themselves are checked when a worker opens them). ``jobs``, ``backend``
-        and ``scheduler`` set how searches run. A damaged manifest or a missing shard is a ClirkitError."""
+        and ``scheduler`` set how searches run (:func:`~clirkit.parallel.check_workers`, first). A damaged manifest
+        or a missing shard is a ClirkitError."""
+        check_workers(jobs, backend)
         header, a = load_npz(path, cls.kind, (FORMAT_VERSION,), ("terms", "df", "cf"))
         with checking(path, cls.kind, remedy=True):
             analyzer = require_analyzer(header, "analyzer")
@@ -573,7 +575,8 @@ def load_index(
     """The index at ``path``: a :class:`ShardedIndex` (searched with ``jobs``, ``backend``, ``scheduler``)
     if it is a manifest (of a translated index: a :class:`~clirkit.docpsq.ShardedProjectedIndex`), else an
     :class:`~clirkit.retrieval.index.Index` (memory-mapped with ``mmap``; of a translated index in one file, a
-    :class:`~clirkit.docpsq.ProjectedIndex`)."""
+    :class:`~clirkit.docpsq.ProjectedIndex`). ClirkitError first for a ``jobs`` or ``backend`` a search refuses."""
+    check_workers(jobs, backend)
     kind = index_kind(path)
     from clirkit.retrieval.indexkinds import FILES, file_class, manifest_class
 

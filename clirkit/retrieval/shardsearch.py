@@ -39,7 +39,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from clirkit.errors import ClirkitError
-from clirkit.parallel import check_backend, run_tasks
+from clirkit.parallel import check_workers, run_tasks
 from clirkit.retrieval.bm25 import BM25, CollectionStats, row_key, union_counts
 from clirkit.retrieval.bm25params import EPSILON, IDF, K1, K3, PRECISION, B, check_settings
 from clirkit.retrieval.index import Index
@@ -100,7 +100,7 @@ class ShardedBM25:
                 f"structured queries address {queries.translations.shape[1]} target terms, "
                 f"the sharded index has {ix.n_terms}"
             )
-        check_backend(ix.backend)
+        check_workers(ix.jobs, ix.backend)  # (set after loading, too)
         union = None
         if queries.df_union and queries.translations.nnz:  # Pirkola: documents holding any translation, summed
             counts = _run(_union_part, (queries.translations,), ix, "counting", quiet)
