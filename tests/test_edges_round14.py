@@ -219,3 +219,27 @@ def test_a_sharded_index_refuses_a_jobs_that_is_not_an_integer_of_one_or_more_wh
     opened.jobs = jobs  # set after opening: refused by the search, not by joblib
     with pytest.raises(ClirkitError, match=says):
         searcher.search({"a": "dios", "b": "luz"})
+
+
+# a qrels grade quoted cut, and so marked ------------------------------------------------------------------------
+
+_GRADES = "; give an integer grade (0: not relevant; 1, 2, ...: relevant)"
+
+
+@pytest.mark.parametrize(
+    "grade, quoted",
+    [
+        ("1234567890123456789012345678", "'12345678901234567890...' (28 characters) is out of range (|grade| < 10^9)"),
+        ("12345678901234567890", "'12345678901234567890' is out of range (|grade| < 10^9)"),
+        ("x" * 45, f"'{'x' * 40}...' (45 characters) is not an integer"),
+        ("1.5", "'1.5' is not an integer"),
+    ],
+)
+def test_a_qrels_grade_cut_in_the_message_is_quoted_with_an_ellipsis_and_its_length(tmp_path, grade, quoted):
+    from clirkit.formats import read_qrels
+
+    path = tmp_path / "q.qrels"
+    path.write_text(f"q1 0 d1 {grade}\n", encoding="utf-8")
+    with pytest.raises(ClirkitError) as caught:
+        read_qrels(path)
+    assert str(caught.value) == f"{path}:1: relevance grade {quoted}{_GRADES}"
