@@ -243,3 +243,24 @@ def test_a_qrels_grade_cut_in_the_message_is_quoted_with_an_ellipsis_and_its_len
     with pytest.raises(ClirkitError) as caught:
         read_qrels(path)
     assert str(caught.value) == f"{path}:1: relevance grade {quoted}{_GRADES}"
+
+
+# eval --baseline with one RUN -----------------------------------------------------------------------------------
+
+
+def test_eval_refuses_baseline_with_one_run_as_it_refuses_the_tests_options(tmp_path, capsys):
+    from clirkit.cli import main
+
+    (tmp_path / "q.qrels").write_text("q1 0 d1 1\n", encoding="utf-8")
+    for name in ("a.run", "b.run"):
+        (tmp_path / name).write_text("q1 Q0 d1 1 3.0 a\n", encoding="utf-8")
+    qrels, a, b = str(tmp_path / "q.qrels"), str(tmp_path / "a.run"), str(tmp_path / "b.run")
+    assert main(["eval", "--qrels", qrels, a, "--baseline", a, "-m", "AP", "--quiet"]) == 2
+    assert capsys.readouterr().err == (
+        "clirkit: error: --baseline names the run the others are tested against, and one RUN makes no test: drop "
+        "--baseline\n"
+    )
+    assert main(["eval", "--qrels", qrels, a, "--test", "none", "--baseline", a, "-m", "AP", "--quiet"]) == 2
+    assert "--test sets the test between runs, and one RUN makes no test: drop --test" in capsys.readouterr().err
+    assert main(["eval", "--qrels", qrels, a, b, "--baseline", b, "-m", "AP", "--quiet"]) == 0
+    assert f"against {b} (paired randomization test" in capsys.readouterr().out

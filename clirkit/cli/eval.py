@@ -30,7 +30,8 @@ USAGE = (
 TREC_EVAL_Q = "-q is trec_eval's per-query flag; here use --per-query (or --quiet to silence progress)"
 
 
-TEST_OPTIONS = ("alpha", "permutations", "seed", "test")  # the test's options, remembered when given (StoreGiven)
+# the test's options, remembered when given (StoreGiven); --baseline too, which a test alone reads
+TEST_OPTIONS = ("alpha", "permutations", "seed", "test", "baseline")
 
 
 class _RefuseTrecEvalQ(argparse.Action):
@@ -77,7 +78,11 @@ def add_parser(sub) -> None:
     p.add_argument("--format", choices=FORMATS, default="text", help="output format")
     p.add_argument("-o", "--output", default="-", help="output file (- for stdout)")
     p.add_argument(
-        "--baseline", metavar="RUN", default=SUPPRESS, help="run the others are tested against (default: the first RUN)"
+        "--baseline",
+        metavar="RUN",
+        default=SUPPRESS,
+        action=StoreGiven,
+        help="run the others are tested against (default: the first RUN)",
     )
     p.add_argument(
         "--test",
@@ -197,11 +202,11 @@ def run(args) -> int:
 
 
 def _check_unread(args, specs: list) -> None:
-    """ClirkitError for an option the evaluation would not read: a test option with one RUN (no test is made),
-    ``--permutations`` or ``--seed`` with a test other
-    than the randomization test, ``--alpha`` with ``--test none``, ``--main-grade`` when no measure of ``specs``
-    reads it (:func:`~clirkit.metricchecks.reads_main_grade`); and for ``--main-grade`` below ``--rel-threshold``
-    (checked first: the values, then whether they are read)."""
+    """ClirkitError for an option the evaluation would not read: a test option or ``--baseline`` with one RUN (no
+    test is made), ``--permutations`` or ``--seed`` with a test other than the randomization test, ``--alpha`` with
+    ``--test none``, ``--main-grade`` when no measure of ``specs`` reads it
+    (:func:`~clirkit.metricchecks.reads_main_grade`); and for ``--main-grade`` below ``--rel-threshold`` (checked
+    first: the values, then whether they are read)."""
     from clirkit.cli.params import given
     from clirkit.errors import ClirkitError
     from clirkit.metricchecks import reads_main_grade
@@ -209,7 +214,8 @@ def _check_unread(args, specs: list) -> None:
     test_options = [option for option in TEST_OPTIONS if given(args, option)]
     if len(args.runs) == 1 and test_options:
         option = test_options[0]
-        raise ClirkitError(f"--{option} sets the test between runs, and one RUN makes no test: drop --{option}")
+        does = "names the run the others are tested against" if option == "baseline" else "sets the test between runs"
+        raise ClirkitError(f"--{option} {does}, and one RUN makes no test: drop --{option}")
     for option in ("permutations", "seed"):
         if option in test_options and args.test != "randomization":
             raise ClirkitError(
