@@ -264,3 +264,26 @@ def test_eval_refuses_baseline_with_one_run_as_it_refuses_the_tests_options(tmp_
     assert "--test sets the test between runs, and one RUN makes no test: drop --test" in capsys.readouterr().err
     assert main(["eval", "--qrels", qrels, a, b, "--baseline", b, "-m", "AP", "--quiet"]) == 0
     assert f"against {b} (paired randomization test" in capsys.readouterr().out
+
+
+# ttable show: translations tied for DT's first place -----------------------------------------------------------
+
+
+def test_ttable_show_says_how_many_translations_tie_for_dts_first_place(tmp_path, capsys):
+    from clirkit.cli import main
+
+    (tmp_path / "tied.lex").write_text(
+        "cielos heavens 0.3\ncrió heavens 0.3\nlos heavens 0.3\nde heavens 0.1\nluz light 0.7\nla light 0.3\n",
+        encoding="utf-8",
+    )
+    assert main(["ttable", "show", str(tmp_path / "tied.lex"), "heavens", "light", "-n", "2"]) == 0
+    assert capsys.readouterr().out == (
+        "heavens\t(4 translations; the first 3 tie: DT takes the rarest of them in the index it searches)\n"
+        "  cielos\t0.300000\n  crió\t0.300000\nlight\t(2 translations)\n  luz\t0.700000\n  la\t0.300000\n"
+    )
+    # a dictionary's order breaks the tie (DT's rule 2), as show lists it: no tie
+    (tmp_path / "d.pairs").write_text("heavens cielos\nheavens los\n", encoding="utf-8")
+    show = ["ttable", "show", str(tmp_path / "d.pairs"), "heavens", "--format", "pairs", "--weights", "uniform"]
+    assert main(show) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "heavens\t(2 translations)" and out.splitlines()[1].startswith("  cielos\t")

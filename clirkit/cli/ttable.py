@@ -471,7 +471,10 @@ def _term_lines(args, table, shown: str, term: str, analyzer, unanalyzed: bool) 
     (``analyzer``, ``unanalyzed``: as :func:`_shown_word` takes them)."""
     options = table.translations(term, args.n)
     if options:
-        return [f"{shown}\t({len(table.translations(term))} translations)", *(f"  {e}\t{p:.6f}" for e, p in options)]
+        tied = table.tied_best(term)  # DT takes the one rarest in the collection it searches, which show cannot know
+        ties = f"; the first {tied} tie: DT takes the rarest of them in the index it searches" if tied > 1 else ""
+        heading = f"{shown}\t({len(table.translations(term))} translations{ties})"
+        return [heading, *(f"  {e}\t{p:.6f}" for e, p in options)]
     if analyzer is None:
         return [
             f"{shown}\t(not in the table as written or lowercased; it records no analysis: --source-lang "

@@ -195,6 +195,18 @@ class TranslationTable:
         order = np.lexsort((cols, self._rank_keys()[lo:hi], -vals))[:n]
         return [(str(self.target_vocab[c]), float(v)) for c, v in zip(cols[order], vals[order])]
 
+    def tied_best(self, word: str) -> int:
+        """How many translations of source ``word`` tie for the best by the first two steps of
+        :meth:`best_targets` (the highest probability, then the lowest dictionary rank): those the collection's
+        frequencies (step 3) choose among; 0 for an unknown word."""
+        row = self.source_index.get(word)
+        if row is None:
+            return 0
+        lo, hi = self.probs.indptr[row], self.probs.indptr[row + 1]
+        vals, ranks = self.probs.data[lo:hi], self._rank_keys()[lo:hi]
+        best = vals == vals.max(initial=0.0)
+        return int(np.sum(best & (ranks == ranks[best].min(initial=_UNRANKED))))
+
     def best_targets(self, target_frequency: np.ndarray | None = None) -> np.ndarray:
         """For each source row, the column of its best target; -1 for an empty row. int64 (n_source,).
 
