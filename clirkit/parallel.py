@@ -52,13 +52,19 @@ def check_backend(backend: str) -> None:
 
 
 def check_workers(jobs, backend: str) -> None:
-    """ClirkitError, before any work, unless ``jobs`` is an integer >= 1 (a numpy integer too; not ``True``), as
-    ``--jobs`` and an experiment's ``jobs`` are (no -1), and ``backend`` one of :data:`BACKENDS`."""
+    """ClirkitError, before any work, unless ``jobs`` passes :func:`check_jobs` and ``backend`` is one of
+    :data:`BACKENDS`."""
+    check_jobs(jobs)
+    check_backend(backend)
+
+
+def check_jobs(jobs) -> None:
+    """ClirkitError unless ``jobs`` is an integer >= 1 (a numpy integer too; not ``True``), as ``--jobs`` and an
+    experiment's ``jobs`` are, or -1 (joblib's one per core, from Python)."""
     import numpy as np
 
-    if isinstance(jobs, (bool, np.bool_)) or not isinstance(jobs, (int, np.integer)) or jobs < 1:
-        raise ClirkitError(f"jobs must be an integer >= 1, got {jobs!r}")
-    check_backend(backend)
+    if isinstance(jobs, (bool, np.bool_)) or not isinstance(jobs, (int, np.integer)) or not (jobs >= 1 or jobs == -1):
+        raise ClirkitError(f"jobs must be an integer >= 1 (or -1: one per core), got {jobs!r}")
 
 
 def cores() -> int:

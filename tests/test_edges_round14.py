@@ -199,14 +199,14 @@ def test_a_jsonl_query_key_not_found_is_named_with_the_verbs_own_option(
 # a sharded index's jobs checked when it is opened --------------------------------------------------------------
 
 
-@pytest.mark.parametrize("jobs", [0, -1, -3, 2.5, "2", True, None])
+@pytest.mark.parametrize("jobs", [0, -2, -3, 2.5, "2", True, None])  # -1: one per core, as joblib's
 def test_a_sharded_index_refuses_a_jobs_that_is_not_an_integer_of_one_or_more_when_opened(index, tmp_path, jobs):
     from clirkit.retrieval.shards import ShardedIndex, load_index
     from clirkit.systems import BM25Search
 
     ShardedIndex.split(index, 3).save(tmp_path / "ix.npz")
     index.save(tmp_path / "one.npz")
-    says = "^" + re.escape(f"jobs must be an integer >= 1, got {jobs!r}") + "$"
+    says = "^" + re.escape(f"jobs must be an integer >= 1 (or -1: one per core), got {jobs!r}") + "$"
     with pytest.raises(ClirkitError, match=says):
         load_index(tmp_path / "ix.npz", jobs=jobs, backend="threading")
     with pytest.raises(ClirkitError, match=says):

@@ -132,3 +132,13 @@ def test_fewer_queries_than_threads_and_no_query_at_all(nave, tmp_path):
     sharded = threaded(ShardedIndex.split(index, 3), 4)
     assert run_bytes(BM25Search().fit(Resources(index=sharded)).search(one), tmp_path / "b") == expected
     assert np.array_equal(BM25Search().fit(Resources(index=sharded)).search({"empty": "zzzz qqqq"}).scores, np.zeros(0))
+
+
+def test_jobs_minus_one_is_one_thread_per_core(nave, tmp_path):
+    from clirkit.retrieval.shards import load_index
+
+    index, _, _, _, spanish = nave
+    ShardedIndex.split(index, 3).save(tmp_path / "ix.npz")
+    expected = run_bytes(BM25Search().fit(Resources(index=index)).search(spanish), tmp_path / "a")
+    sharded = load_index(tmp_path / "ix.npz", jobs=-1)
+    assert run_bytes(BM25Search().fit(Resources(index=sharded)).search(spanish), tmp_path / "b") == expected

@@ -31,6 +31,7 @@ from clirkit.formats.ids import (
     plain_ids,
     repeated_pair,
 )
+from clirkit.parallel import check_jobs
 from clirkit.run import Run
 
 EMPTY_TAG = "clirkit"  # the tag of a run read from a file without lines (Run's default)
@@ -281,8 +282,7 @@ def write_run(
     ASCII is joined as Python strings, the same bytes.
     """
     tag = check_tag(run.tag if tag is None else tag)
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or not (jobs >= 1 or jobs == -1):
-        raise ClirkitError(f"jobs must be an integer >= 1 (or -1: one per core), got {jobs!r}")
+    check_jobs(jobs)
     if depth is not None:
         if depth < 1:
             raise ClirkitError(f"depth must be at least 1, got {depth}")
