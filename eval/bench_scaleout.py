@@ -121,16 +121,26 @@ def index_part(folder: Path, jobs: list[int], shards: int, docs: str) -> list[di
     return rows
 
 
-def search_part(folder: Path, jobs: list[int], docs: str, repeat: int) -> list[dict]:
-    rows = []
-    configs = [("one file", f"ix-one-{docs}-{jobs[0]}.npz", 1, "loky")] + [
-        (what, f"ix-sh-{docs}-{jobs[0]}.npz", j, backend)
+def configs(one: str, sharded: str, jobs: list[int], stem: str) -> list[tuple]:
+    """The searches to time: ``(what, index, jobs, backend, run file, options)`` for the one-file index ``one``
+    (1 job), then the sharded index ``sharded`` at each number of ``jobs`` with loky processes and with threads."""
+    chosen = [("one file", one, 1, "loky")] + [
+        (what, sharded, j, backend)
         for what, backend in (("shards", "loky"), ("shards, threads", "threading"))
         for j in jobs
     ]
-    for what, index, j, backend in configs:
-        run = f"run-{docs}-{what.replace(' ', '').replace(',', '-')}-{j}.txt"
-        options = ["--jobs", str(j), "--backend", backend, "-q"]
+    return [
+        (what, index, j, backend, f"{stem}-{what.replace(' ', '').replace(',', '-')}-{j}.txt")
+        + (["--jobs", str(j), "--backend", backend, "-q"],)
+        for what, index, j, backend in chosen
+    ]
+
+
+def search_part(folder: Path, jobs: list[int], docs: str, repeat: int) -> list[dict]:
+    rows = []
+    for what, index, j, backend, run, options in configs(
+        f"ix-one-{docs}-{jobs[0]}.npz", f"ix-sh-{docs}-{jobs[0]}.npz", jobs, f"run-{docs}"
+    ):
         r = timed(["clirkit", "search", "--index", index, "--queries", "queries.tsv", "-o", run, *options], folder)
         inside = json.loads(
             subprocess.run(
@@ -224,14 +234,9 @@ def docpsq_part(folder: Path, jobs: list[int], docs: str, shards: int) -> list[d
             folder,
         )
         rows.append({"part": "docpsq", "what": what, "docs": docs, "jobs": jobs[-1], **r})
-    configs = [("one file", f"tr-one-{docs}.npz", 1, "loky")] + [
-        (what, f"tr-sh-{docs}.npz", j, backend)
-        for what, backend in (("shards", "loky"), ("shards, threads", "threading"))
-        for j in jobs
-    ]
-    for what, index, j, backend in configs:
-        run = f"psq-{docs}-{what.replace(' ', '').replace(',', '-')}-{j}.txt"
-        options = ["--jobs", str(j), "--backend", backend, "-q"]
+    for what, index, j, backend, run, options in configs(
+        f"tr-one-{docs}.npz", f"tr-sh-{docs}.npz", jobs, f"psq-{docs}"
+    ):
         r = timed(["clirkit", "psq", "--index", index, "--queries", "queries.tsv", "-o", run, *options], folder)
         rows.append(
             {
