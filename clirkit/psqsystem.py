@@ -18,6 +18,7 @@ from clirkit.querypsq import (
     check_used,
     document_side_inputs,
     named_options,
+    queries_only,
     query_side_inputs,
 )
 from clirkit.retrieval.bm25params import IDF, K1, K3, B
@@ -191,7 +192,7 @@ class PSQ(CrossLanguageBM25):
             named, lang = named_options(chose), resources.index().analyzer.lang
             raise type(exc)(
                 f"{exc}: the table is from the documents' language, one to translate them (reverse_table=...), "
-                f"and {named} appl{'y' if len(chose) > 1 else 'ies'} to translating the queries only: give a table "
+                f"and {queries_only(named, len(chose))}: give a table "
                 f"into {lang!r} as table=..., or this one as reverse_table=... without {named}"
             ) from None
         self.system_ = system

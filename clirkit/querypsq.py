@@ -50,6 +50,12 @@ def named_options(keys) -> str:
     return ", ".join(f"{k} ({'--lambda' if k == 'lam' else '--' + k.replace('_', '-')})" for k in keys)
 
 
+def queries_only(named: str, count: int) -> str:
+    """``named`` (``count`` options, parameters or keys, already joined) said to apply to translating the queries
+    only: the words of every message about a table for the documents given with them."""
+    return f"{named} appl{'y' if count > 1 else 'ies'} to translating the queries only"
+
+
 _UNUSED_BY_LM = "BM25's, unused by scoring = 'lm' (--scoring lm): leave them out, or score by bm25"
 _UNUSED_BY_BM25 = "the language model's, unused by scoring = 'bm25': leave them out, or score by lm"
 

@@ -104,12 +104,13 @@ def check_query_side_table(args, psq, index, table, table2) -> None:
     side: the message names the option that asks for the other direction, and both ways out. The same when
     ``index`` holds documents translated before (no table needed, none for the queries to read)."""
     from clirkit.errors import ClirkitError
+    from clirkit.querypsq import queries_only
     from clirkit.tablefit import side_of, table_language
 
     lang = index.analyzer.lang
     chose = [(k, getattr(psq, k)) for k in psq.query_side_only()]
     options = " and ".join(f"--{k.replace('_', '-')}" + ("" if v is True else f" {v}") for k, v in chose)
-    applies = f"{options} appl{'y' if len(chose) > 1 else 'ies'} to translating the queries only"
+    applies = queries_only(options, len(chose))
     if getattr(index, "translated", False):  # (clirkit.docpsq: translated into the queries' language before)
         raise ClirkitError(
             f"{args.index}: an index whose documents were translated already (into {lang!r}), and {applies}: "

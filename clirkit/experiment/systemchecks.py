@@ -34,9 +34,11 @@ def reversed_table_hint(given: str, made: tuple[str, str], ibm1: bool, query_sid
     if ibm1:
         return ' (kind = "docpsq" reads it as the second table of IBM Model 1 trained the other way)'
     if query_side:
+        from clirkit.querypsq import queries_only
+
         keys = " and ".join(query_side)
         return (
-            f" ({keys} appl{'y' if len(query_side) > 1 else 'ies'} to translating the queries only, which reads a "
+            f" ({queries_only(keys, len(query_side))}, which reads a "
             f"table from {made[1]} into {made[0]}: give one, or remove {keys} to translate the documents with this one)"
         )
     return (
