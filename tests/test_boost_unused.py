@@ -107,15 +107,7 @@ def test_an_experiment_file_refuses_a_boost_key_its_other_keys_leave_unused(mini
 
 
 def test_an_experiment_without_a_dev_split_refuses_early_stopping_before_anything_runs(tmp_path, capsys):
-    (tmp_path / "docs.tsv").write_text("".join(f"D{i}\tcasa perro {i}\n" for i in range(8)), encoding="utf-8")
-    (tmp_path / "q.tsv").write_text("".join(f"Q{i}\thouse dog\n" for i in range(6)), encoding="utf-8")
-    (tmp_path / "q.qrels").write_text("".join(f"Q{i} 0 D{i} 1\n" for i in range(6)), encoding="utf-8")
-    (tmp_path / "x.toml").write_text(
-        'measures = ["AP"]\nfigures = false\n[collection]\ndocuments = "docs.tsv"\nqueries = "q.tsv"\n'
-        'qrels = "q.qrels"\nsource_lang = "en"\ntarget_lang = "es"\nsplit = {train = 0.5, test = 0.5}\n'
-        '[systems.B]\nkind = "boost"\nrounds = 3\npatience = 2\n',
-        encoding="utf-8",
-    )
+    _no_dev_experiment(tmp_path, "patience = 2")
     assert main(["run", str(tmp_path / "x.toml"), "-o", str(tmp_path / "out"), "-q"]) == 2
     assert capsys.readouterr().err == (
         f"clirkit: error: {tmp_path / 'x.toml'}: system 'B': patience stops boosting early on the dev queries: give "
@@ -128,15 +120,7 @@ def test_an_experiment_without_a_dev_split_refuses_early_stopping_before_anythin
 def test_an_experiment_without_a_dev_split_refuses_early_stopping_written_at_its_default(tmp_path, capsys, written):
     # issue 40, edge round 14 (leftovers): the file writes the key, so it says early stopping is read, whatever
     # the value; the same key away from its default is refused above
-    (tmp_path / "docs.tsv").write_text("".join(f"D{i}\tcasa perro {i}\n" for i in range(8)), encoding="utf-8")
-    (tmp_path / "q.tsv").write_text("".join(f"Q{i}\thouse dog\n" for i in range(6)), encoding="utf-8")
-    (tmp_path / "q.qrels").write_text("".join(f"Q{i} 0 D{i} 1\n" for i in range(6)), encoding="utf-8")
-    (tmp_path / "x.toml").write_text(
-        'measures = ["AP"]\nfigures = false\n[collection]\ndocuments = "docs.tsv"\nqueries = "q.tsv"\n'
-        'qrels = "q.qrels"\nsource_lang = "en"\ntarget_lang = "es"\nsplit = {train = 0.5, test = 0.5}\n'
-        f'[systems.B]\nkind = "boost"\nrounds = 3\n{written}\n',
-        encoding="utf-8",
-    )
+    _no_dev_experiment(tmp_path, written)
     key = written.split()[0]
     assert main(["run", str(tmp_path / "x.toml"), "-o", str(tmp_path / "out"), "-q"]) == 2
     assert capsys.readouterr().err == (
@@ -144,3 +128,17 @@ def test_an_experiment_without_a_dev_split_refuses_early_stopping_written_at_its
         f"or remove {key}\n"
     )
     assert not (tmp_path / "out").exists()
+
+
+def _no_dev_experiment(tmp_path, key: str) -> None:
+    """``tmp_path/x.toml``: a boost system writing ``key`` (a TOML line) over a collection of train and test splits
+    only, its files beside it."""
+    (tmp_path / "docs.tsv").write_text("".join(f"D{i}\tcasa perro {i}\n" for i in range(8)), encoding="utf-8")
+    (tmp_path / "q.tsv").write_text("".join(f"Q{i}\thouse dog\n" for i in range(6)), encoding="utf-8")
+    (tmp_path / "q.qrels").write_text("".join(f"Q{i} 0 D{i} 1\n" for i in range(6)), encoding="utf-8")
+    (tmp_path / "x.toml").write_text(
+        'measures = ["AP"]\nfigures = false\n[collection]\ndocuments = "docs.tsv"\nqueries = "q.tsv"\n'
+        'qrels = "q.qrels"\nsource_lang = "en"\ntarget_lang = "es"\nsplit = {train = 0.5, test = 0.5}\n'
+        f'[systems.B]\nkind = "boost"\nrounds = 3\n{key}\n',
+        encoding="utf-8",
+    )

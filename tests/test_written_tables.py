@@ -339,18 +339,9 @@ def test_a_small_table_clirkit_wrote_as_text_gives_the_run_of_its_npz(tmp_path, 
     """(Edge round 13, 13A-2: a table of fewer than STEMMED_MIN words read its query side as surface words, so
     "house" missed the stem "hous" and went untranslated. Without "montana", no Spanish stem is told from a word
     by the index ("montan", its own stem once stemmed again); every English one is its own stem.)"""
-    import random
-
     kept = [i for i, w in enumerate(SPANISH.split()) if w != dropped]
     english, spanish = [ENGLISH.split()[i] for i in kept], [SPANISH.split()[i] for i in kept]
-    draw, words = random.Random(1), len(kept)
-    lines = [draw.sample(range(words), 4) for _ in range(400)]
-    for name, vocab in (("par.en", english), ("par.es", spanish)):
-        (tmp_path / name).write_text("".join(" ".join(vocab[j] for j in line) + "\n" for line in lines), "utf-8")
-    docs = [[draw.randrange(words) for _ in range(draw.randint(2, 14))] for _ in range(30)]
-    (tmp_path / "docs.tsv").write_text(
-        "".join(f"D{i}\t{' '.join(spanish[j] for j in d)}\n" for i, d in enumerate(docs)), "utf-8"
-    )
+    _parallel_and_documents(tmp_path, english, spanish)
     (tmp_path / "q.tsv").write_text("z1\thouse\nz2\tcity\nz3\tking\nz4\thouses cities\n", encoding="utf-8")
     assert main(["index", str(tmp_path / "docs.tsv"), "-o", str(tmp_path / "ix.npz"), "--lang", "es", "-q"]) == 0
     train = ["ttable", "train", "--source", str(tmp_path / "par.en"), "--target", str(tmp_path / "par.es")]
@@ -366,17 +357,8 @@ def test_ttable_show_reads_a_small_table_clirkit_wrote_as_stems_as_dt_does(tmp_p
     Spanish side shows stems ("montan"); ttable show, which has no index, required every English word to be its own
     stem, and "expans" (stemmed again: "expan") is not, so it said "cities" passed through unchanged while DT
     translated it.)"""
-    import random
-
     english, spanish = [*ENGLISH.split(), "expanse"], [*SPANISH.split(), "extension"]
-    draw, words = random.Random(1), len(english)
-    lines = [draw.sample(range(words), 4) for _ in range(400)]
-    for name, vocab in (("par.en", english), ("par.es", spanish)):
-        (tmp_path / name).write_text("".join(" ".join(vocab[j] for j in line) + "\n" for line in lines), "utf-8")
-    docs = [[draw.randrange(words) for _ in range(draw.randint(2, 14))] for _ in range(30)]
-    (tmp_path / "docs.tsv").write_text(
-        "".join(f"D{i}\t{' '.join(spanish[j] for j in d)}\n" for i, d in enumerate(docs)), "utf-8"
-    )
+    _parallel_and_documents(tmp_path, english, spanish)
     (tmp_path / "q.tsv").write_text("z2\tcities\n", encoding="utf-8")
     assert main(["index", str(tmp_path / "docs.tsv"), "-o", str(tmp_path / "ix.npz"), "--lang", "es", "-q"]) == 0
     train = ["ttable", "train", "--source", str(tmp_path / "par.en"), "--target", str(tmp_path / "par.es")]
@@ -417,3 +399,18 @@ def test_ttable_show_reads_a_small_hand_written_table_as_dt_does(tmp_path, capsy
     ]
     assert out.splitlines()[2].startswith("waters -> water\t(read as stems, as DT reads them if the target words")
     assert "give --target-lang (their language) to show the one reading" in err
+
+
+def _parallel_and_documents(tmp_path, english: list[str], spanish: list[str]) -> None:
+    """``par.en`` and ``par.es`` (400 aligned lines of 4 of the words, the same positions in both) and ``docs.tsv``
+    (30 Spanish documents of 2-14 of them) in ``tmp_path``, drawn with seed 1."""
+    import random
+
+    draw, words = random.Random(1), len(english)
+    lines = [draw.sample(range(words), 4) for _ in range(400)]
+    for name, vocab in (("par.en", english), ("par.es", spanish)):
+        (tmp_path / name).write_text("".join(" ".join(vocab[j] for j in line) + "\n" for line in lines), "utf-8")
+    docs = [[draw.randrange(words) for _ in range(draw.randint(2, 14))] for _ in range(30)]
+    (tmp_path / "docs.tsv").write_text(
+        "".join(f"D{i}\t{' '.join(spanish[j] for j in d)}\n" for i, d in enumerate(docs)), "utf-8"
+    )
