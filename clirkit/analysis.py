@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from clirkit.errors import ClirkitError, located
 from clirkit.languages import SNOWBALL_STEMMERS, SNOWBALL_STOPWORDS
-from clirkit.mosestokens import QUOTES, kept_whole, moses_class, without_edge_hyphens
+from clirkit.mosestokens import QUOTES, kept_whole, moses_class, plain_words, without_edge_hyphens
 from clirkit.segmenters import (
     CHINESE_SCRIPTS,
     CJK,
@@ -277,6 +277,8 @@ class Analyzer:
         if (text.isalpha() or text.isdecimal()) and not _CJK_CHAR.search(text):
             if text.isascii() or self.normalization_version < 3 or kept_whole(text):  # Moses keeps it whole
                 return [text]
+        if (words := plain_words(text)) is not None:
+            return words
         if _COMPLEX_CHAR.search(text):
             parts = runs(text, COMPLEX, marks=marks and self.normalization_version >= 3)
             trim = self.strip_punctuation and self.normalization_version >= 3
@@ -290,11 +292,8 @@ class Analyzer:
         for curly, straight in QUOTES:  # str.replace: ~10x faster than str.translate with a dict
             text = text.replace(curly, straight)
         if marks:
-            orphans = self.normalization_version >= 3
-            return split_keeping_marks(self._moses_split, text, self._moses.alnum, drop_orphans=orphans)
-        return self._moses.tokenize(text, escape=False)
-
-    def _moses_split(self, text: str) -> list[str]:
+            split = functools.partial(self._moses.tokenize, escape=False)
+            return split_keeping_marks(split, text, self._moses.alnum, drop_orphans=self.normalization_version >= 3)
         return self._moses.tokenize(text, escape=False)
 
     def finish(self, tokens: list[str]) -> list[str]:

@@ -10,6 +10,7 @@ from clirkit.segmenters import COMPLEX
 
 QUOTES = (("\u2019", "'"), ("\u2018", "'"), ("\u201c", '"'), ("\u201d", '"'))  # curly -> straight quotes
 _COMPLEX_CHAR = re.compile(f"[{COMPLEX}]")
+_PLAIN_WORDS = re.compile("[A-Za-z0-9]+(?: [A-Za-z0-9]+)*")
 
 
 @functools.cache
@@ -56,3 +57,12 @@ def kept_whole(word: str) -> bool:
     cuts at the others, such as mathematical letters or lowercase Cherokee, and a Thai run ends at a Latin letter.)
     """
     return moses_class().alnum.issuperset(word) and not _COMPLEX_CHAR.search(word)
+
+
+def plain_words(text: str) -> list[str] | None:
+    """The Moses tokens of a text of ASCII letters and digits in words each followed by one space but the last (the
+    words; Moses changes nothing in such a text, a pre-tokenized query's, say): None for any other text, and for
+    one holding ``DOTMULTI`` (Moses reads it as its own mark of a run of dots)."""
+    if not text.isascii() or "DOTMULTI" in text or not _PLAIN_WORDS.fullmatch(text):
+        return None
+    return text.split(" ")

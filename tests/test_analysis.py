@@ -1,4 +1,5 @@
 import pickle
+import random
 import re
 from collections import Counter
 
@@ -122,6 +123,23 @@ def test_tokens_are_those_of_sacremoses_on_verses_and_topics_with_full_stops():
         ]
         analyzer = Analyzer(lang, lowercase=False, strip_punctuation=False, stemmer=None)
         assert [analyzer.tokenize(t) for t in some] == [moses.tokenize(t, escape=False) for t in folded]
+
+
+@pytest.mark.parametrize("lang", ["en", "fr", "de", "fi", "it", "ca", "zh", "th"])
+def test_a_text_of_plain_ascii_words_gives_sacremoses_tokens_without_calling_it(lang):
+    """Words of ASCII letters and digits, one space apart, are split at the spaces (what Moses gives, checked
+    against sacremoses) without Moses; any other text, and one holding Moses' DOTMULTI, goes through Moses."""
+    from sacremoses import MosesTokenizer
+
+    rng = random.Random(7)
+    texts = ["".join(rng.choices("abzAZ09 ", k=rng.randint(1, 14))) for _ in range(400)]
+    texts += ["w17 w3 W2000", "x DOTMULTIy z", "aDOTDOTMULTI b", "a  b", " a b", "a b ", "a\tb", "don t", "a.b c"]
+    moses = MosesTokenizer(lang=lang)
+    analyzer = Analyzer(lang, lowercase=False, strip_punctuation=False, stemmer=None)
+    assert [analyzer.tokenize(t) for t in texts] == [moses.tokenize(t, escape=False) for t in texts]
+    plain = Analyzer(lang, lowercase=False, strip_punctuation=False, stemmer=None)
+    assert plain.tokenize("w17 w3 W2000 Zz9") == ["w17", "w3", "W2000", "Zz9"] and plain._moses is None
+    assert plain.tokenize("x DOTMULTIy z") == moses.tokenize("x DOTMULTIy z", escape=False) and plain._moses
 
 
 def test_within_cached_tokens_a_text_is_tokenized_once_per_settings_whatever_the_stopwords(verses_es, monkeypatch):
