@@ -277,9 +277,9 @@ def write_run(
     (:data:`RUN_GZIP_LEVEL` by default).
 
     The lines are assembled as bytes by numpy, :data:`WRITE_CHUNK` rows at a time (:func:`_ascii_lines`): the
-    ids' code points, the ranks' digits and the scores' ``repr`` (one C call per chunk: most of the time left)
-    side by side, by ``jobs`` threads (-1: one per core) a chunk each, written in order; a run with an id beyond
-    ASCII is joined as Python strings, the same bytes.
+    ids' code points, the ranks' digits and the scores' ``repr`` (a C call per :data:`REPR_PIECE` scores, made in
+    this thread: most of the time left) side by side, by ``jobs`` threads (-1: one per core) a chunk each, written
+    in order; a run with an id beyond ASCII is joined as Python strings, the same bytes.
     """
     tag = check_tag(run.tag if tag is None else tag)
     check_jobs(jobs)
@@ -315,24 +315,28 @@ def write_run(
 
 
 def _chunks_in_threads(run: Run, ranks: np.ndarray, suffix: str, jobs: int):
-    """The lines of ``run`` (ASCII ids), :data:`WRITE_CHUNK` rows at a time, in order: made by ``jobs`` threads
-    (numpy assembles them mostly without the GIL), at most one chunk ahead per thread."""
+    """The lines of ``run`` (ASCII ids), :data:`WRITE_CHUNK` rows at a time, in order, by groups of chunks: this
+    thread writes a group's scores as text (:func:`_score_text`: Python's float ``repr``, which holds the GIL),
+    then ``jobs`` threads lay its chunks out (:func:`_ascii_lines`: numpy, mostly without the GIL; the two steps
+    at once would make each thread wait for the GIL at every numpy call)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from clirkit.parallel import processes
 
-    def lines(lo: int) -> bytes:
+    def lines(lo: int, scores: tuple[bytes, np.ndarray]) -> bytes:
         sl = slice(lo, lo + WRITE_CHUNK)
-        return _ascii_lines(run.qids[sl], run.docids[sl], ranks[sl], run.scores[sl], suffix)
+        return _ascii_lines(run.qids[sl], run.docids[sl], ranks[sl], scores, suffix)
 
     starts = range(0, len(run), WRITE_CHUNK)
     workers = 1 if jobs == 1 or len(starts) < 2 else min(processes(jobs), len(starts))
+    texts = (_score_text(run.scores[lo : lo + WRITE_CHUNK]) for lo in starts)
     if workers == 1:
-        yield from map(lines, starts)
+        yield from map(lines, starts, texts)
         return
     with ThreadPoolExecutor(workers) as pool:
-        for at in range(0, len(starts), workers):
-            yield from pool.map(lines, starts[at : at + workers])
+        for at in range(0, len(starts), 4 * workers):
+            group = starts[at : at + 4 * workers]
+            yield from pool.map(lines, group, [_score_text(run.scores[lo : lo + WRITE_CHUNK]) for lo in group])
 
 
 def _check_readable(run: Run) -> None:
@@ -383,7 +387,11 @@ def _id_matrix(ids: np.ndarray, what: str) -> np.ndarray:
 
 
 def _digit_matrix(values: np.ndarray) -> np.ndarray:
-    """The decimal digits of positive integers as a (row, digit) uint8 matrix padded with zeros."""
+    """The decimal digits of positive integers as a (row, digit) uint8 matrix padded with zeros; looked up in the
+    matrix of 0 to the largest value when that is shorter (ranks: 1 to a query's rows)."""
+    top = int(values.max(initial=0))
+    if top + 1 < len(values):
+        return _digit_matrix(np.arange(top + 1))[values]
     lengths = np.searchsorted(_POWERS_OF_TEN[1:], values, side="right") + 1
     places = lengths[:, None] - 1 - np.arange(int(lengths.max(initial=1)))  # each digit's power of ten; < 0: past
     digits = (values[:, None] // _POWERS_OF_TEN[np.maximum(places, 0)] % 10 + 48).astype(np.uint8)
@@ -394,19 +402,39 @@ def _digit_matrix(values: np.ndarray) -> np.ndarray:
 _POWERS_OF_TEN = 10 ** np.arange(19, dtype=np.int64)
 
 
-def _repr_matrix(values: np.ndarray) -> np.ndarray:
-    """``repr`` of each float as a (row, character) uint8 matrix padded with zeros: one ``repr`` of the list (a C
-    call) of the scores that differ from the row before (ties: a third of a BM25 run's rows), repeated."""
+REPR_PIECE = 4096  # scores written as text by one C call: a thread waiting for the GIL gets it between pieces
+
+
+def _score_text(values: np.ndarray) -> tuple[bytes, np.ndarray]:
+    """The ``repr`` of the scores that differ from the row before (ties: a third of a BM25 run's rows) joined by
+    ``", "`` (a list's ``repr``, :data:`REPR_PIECE` floats a call, without its brackets), and the mask of those
+    rows (the first row always)."""
     bits = values.view(np.int64)  # (-0.0 is not 0.0)
     new_score = np.concatenate(([True], bits[1:] != bits[:-1]))
-    reprs = np.array(repr(values[new_score].tolist())[1:-1].split(", "))
-    matrix = reprs.view(np.uint32).reshape(len(reprs), reprs.dtype.itemsize // 4).astype(np.uint8)
+    distinct = values[new_score]
+    pieces = (repr(distinct[i : i + REPR_PIECE].tolist())[1:-1] for i in range(0, len(distinct), REPR_PIECE))
+    return ", ".join(pieces).encode("ascii"), new_score
+
+
+def _repr_matrix(text: bytes, new_score: np.ndarray) -> np.ndarray:
+    """The scores of :func:`_score_text` as a (row, character) uint8 matrix padded with zeros, a tied row repeating
+    the row before. (A float's ``repr`` holds no comma.)"""
+    chars = np.frombuffer(text, dtype=np.uint8)
+    commas = np.flatnonzero(chars == ord(","))
+    starts = np.concatenate(([0], commas + 2))
+    lengths = np.concatenate((commas, [len(chars)])) - starts
+    columns = np.arange(int(lengths.max()))
+    at = np.minimum(starts[:, None] + columns, len(chars) - 1)
+    matrix = np.where(columns < lengths[:, None], chars[at], np.uint8(0))
     return matrix[np.cumsum(new_score) - 1]
 
 
-def _ascii_lines(qids: np.ndarray, docids: np.ndarray, ranks: np.ndarray, scores: np.ndarray, suffix: str) -> bytes:
-    """The lines ``qid Q0 docid rank score`` + ``suffix`` of rows with ASCII ids and no NUL (at least one): the
-    columns side by side in one (row, byte) matrix, each padded with zeros, and the zeros dropped."""
+def _ascii_lines(
+    qids: np.ndarray, docids: np.ndarray, ranks: np.ndarray, scores: tuple[bytes, np.ndarray], suffix: str
+) -> bytes:
+    """The lines ``qid Q0 docid rank score`` + ``suffix`` of rows with ASCII ids and no NUL (at least one), their
+    ``scores`` as :func:`_score_text` gives them: the columns side by side in one (row, byte) matrix, each padded
+    with zeros, and the zeros dropped."""
     n = len(qids)
 
     def constant(text: str) -> np.ndarray:
@@ -420,7 +448,7 @@ def _ascii_lines(qids: np.ndarray, docids: np.ndarray, ranks: np.ndarray, scores
             constant(" "),
             _digit_matrix(ranks),
             constant(" "),
-            _repr_matrix(scores),
+            _repr_matrix(*scores),
             constant(suffix),
         ]
     )
