@@ -72,6 +72,9 @@ def test_a_missing_query_id_key_names_query_id_field_and_a_documents_names_id_fi
     assert _error(capsys).endswith(
         "no document id key (looked for docid, doc_id, id, _id; found: pid, text); name it with --id-field\n"
     )  # index's own option
+    (files / "body.jsonl").write_text('{"docid": "d1", "body": "luz"}\n', encoding="utf-8")
+    assert main(["index", f"{files}/body.jsonl", "-o", f"{files}/y.npz", "--lang", "es", "-q"]) == 2
+    assert _error(capsys).endswith("found: docid, body); name it with --text-fields\n")
 
 
 @pytest.mark.parametrize(

@@ -628,12 +628,12 @@ def test_the_first_known_key_wins_docid_before_doc_id_before_id(tmp_path):
 def test_unknown_keys_are_an_error_naming_the_keys_looked_for_and_found(tmp_path):
     path = jsonl(tmp_path / "docs.jsonl", [{"pid": "Gen.1.1", "body": "luz"}])
     assert error_of(read_documents, path) == (
-        f"{path}:1: no document id key (looked for docid, doc_id, id, _id; found: pid, body); name it with --id-field"
+        f"{path}:1: no document id key (looked for docid, doc_id, id, _id; found: pid, body); name it with id_field="
     )
     path = jsonl(tmp_path / "docs2.jsonl", [{"doc_id": "Gen.1.1", "body": "luz"}])
     assert error_of(read_documents, path) == (
         f"{path}:1: no document text key (looked for title+text, text, contents; found: doc_id, body); "
-        "name it with --text-fields"
+        "name it with text_fields="  # (Python's keywords; the command line names its options)
     )
 
 
@@ -669,8 +669,10 @@ def test_jsonl_queries_with_ir_datasets_topic_keys_use_the_title_or_named_fields
     assert read_queries(path) == {"AARON.1": "Aaron: lineage of"}
     path = jsonl(tmp_path / "bad.jsonl", [{"num": "401", "topic": "luz"}])
     assert error_of(read_queries, path) == (
-        f"{path}:1: no query id key (looked for qid, query_id, id, _id; found: num, topic); name it with --id-field"
+        f"{path}:1: no query id key (looked for qid, query_id, id, _id; found: num, topic); name it with id_field="
     )
+    path = jsonl(tmp_path / "bad2.jsonl", [{"qid": "401", "topic": "luz"}])
+    assert error_of(read_queries, path).endswith("found: qid, topic); name it with fields=")
 
 
 @pytest.mark.parametrize("head", ["docid\ttext", "doc_id\ttext", "id\ttext", "osis_id\ttext", "id\tcontents"])

@@ -165,8 +165,8 @@ _QUERY_OPTION_WORDS = (
         r"--query-fields",
     ),
 )
-# a JSONL query's id or text key not found, in the reader's words (clirkit.formats.records.choose_fields' hints)
-_NO_QUERY_KEY = re.compile(r"(: no query (id|text) key \(.*\)); name it with --(?:id-field|text-fields)$")
+# a JSONL record's id or text key not found, in the reader's words (clirkit.formats.records.choose_fields' hints)
+_NO_KEY = re.compile(r"(: no (query|document) (id|text) key \(.*\)); name it with (?:id_field=|text_fields=|fields=)$")
 
 
 # the remedies of a TSV header line the readers name by their keywords (clirkit.formats.records): to name the text
@@ -195,17 +195,21 @@ def _id_option(args: argparse.Namespace) -> str | None:
     )
 
 
-def _query_key_words(message: str, args: argparse.Namespace) -> str:
-    """A JSONL query key's error in the words of the verb: ``--query-id-field`` and ``--query-fields`` where it has
-    them, else the key of an experiment file's ``[collection]`` (``query_fields``; none names the id: rename it)."""
-    match = _NO_QUERY_KEY.search(message)
+def _key_words(message: str, args: argparse.Namespace) -> str:
+    """A JSONL id or text key's error in the words of the verb: its options where it has them (``--query-id-field``
+    and ``--query-fields`` for queries, ``--id-field`` and ``--text-fields`` for documents), else the key of an
+    experiment file's ``[collection]`` (``query_fields``; none names an id or a document's text: rename it)."""
+    match = _NO_KEY.search(message)
     if match is None:
         return message
-    if match.group(2) == "id":
-        has = hasattr(args, "query_id_field")
-        remedy = "name it with --query-id-field" if has else "rename it to one of those looked for"
+    what, part = match.group(2), match.group(3)
+    if part == "id":
+        option = "--query-id-field" if what == "query" else "--id-field"
+        option = option if hasattr(args, option[2:].replace("-", "_")) else None
     else:
-        remedy = f"name it with {_text_option('fields=', args) or 'query_fields in [collection]'}"
+        option = _text_option("fields=" if what == "query" else "text_fields=", args)
+        option = option or ("query_fields in [collection]" if what == "query" else None)
+    remedy = f"name it with {option}" if option else "rename it to one of those looked for"
     return message[: match.start()] + f"{match.group(1)}; {remedy}"
 
 
@@ -265,7 +269,7 @@ def option_message(error: BaseException | str, args: argparse.Namespace) -> str:
         allowed = re.sub(r"\bNone\b", "none", error.allowed)  # the word the option takes (:func:`or_none`)
         allowed = _STR_AMONG.sub(lambda m: m.group(1).replace(", ", " or "), allowed)  # the words as typed
         return f"{option} ({error.caller}'s {error.parameter}) must be {allowed}{error.got}"
-    message = _query_key_words(_header_words(str(error), args), args)
+    message = _key_words(_header_words(str(error), args), args)
     message = _KEYWORD_VALUE.sub(
         lambda m: f"{_OPTION_OF[m[1]]} {m[2]}" if m[1] in given and m[1] in _OPTION_OF else m[0], message
     )

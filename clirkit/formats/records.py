@@ -108,8 +108,8 @@ def choose_fields(
     id_field: str | None = None,
     text_fields: str | Sequence[str] | None = None,
     noun: str = "key",
-    id_hint: str = "name it with --id-field",
-    text_hint: str = "name it with --text-fields",
+    id_hint: str = "name it with id_field=",
+    text_hint: str = "name it with text_fields=",
     named_hint: str = "",
 ) -> tuple[str, tuple[str, ...]]:
     """Which of a record's field ``names`` hold the id and the text of a ``kind`` (``"document"``, ``"query"``).
@@ -121,7 +121,7 @@ def choose_fields(
 
     Returns ``(id_name, text_names)``. Raises ClirkitError (without a file or line: the caller adds them)
     naming what was looked for and what was found, e.g. ``no document id key (looked for docid, doc_id,
-    id, _id; found: pid, body); name it with --id-field``. ``noun`` ("key", "column", "field") and the
+    id, _id; found: pid, body); name it with id_field=``. ``noun`` ("key", "column", "field") and the
     hints (what to do when nothing is found; ``named_hint``: when a field named by ``id_field`` or ``text_fields``
     is not there) word it for the caller.
     """
@@ -234,7 +234,7 @@ def _json_records(
         if not wanted:
             try:  # a query's keys as a TSV header's columns (query, question too, _TSV_QUERY_TEXTS)
                 looked = kind.tsv_texts if kind is QUERY else None
-                hints = ("name it with --id-field", "name it with --text-fields", _NAME_ONE)
+                hints = ("name it with id_field=", f"name it with {kind.keyword}", _NAME_ONE)
                 id_key, text_keys = _choose(list(obj), kind, id_field, text_fields, "key", *hints, looked)
             except ClirkitError as exc:
                 raise located(name, lineno, str(exc)) from None
@@ -328,7 +328,7 @@ def _header_columns(
             id_field.lower(),
             None if text_fields is None else tuple(f.lower() for f in text_fields),
             "column",
-            "name it with --id-field",
+            "name it with id_field=",
             f"name it with {kind.keyword}",
             _NAME_ONE,
             kind.tsv_texts,
