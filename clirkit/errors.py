@@ -73,3 +73,15 @@ def repeated_id(path: object, lineno: int, key: str, value: str, first: int, wha
 REMOVE_NUL = "remove the NUL bytes (is it a binary file?)"
 FIX_SURROGATE = "write the character itself, or a valid pair of \\uD8xx\\uDCxx escapes"
 SHORTEN_ID = "check the line: an id is a short name (is a line break or a tab missing?)"
+
+
+def quoted(text: str, most: int = 40) -> str:
+    """``text`` quoted (``repr``) for a message: its first ``most`` characters, an ellipsis and its length when it
+    is longer (``'abc...' (1,234 characters)``), so a cut value is not read as the whole."""
+    return repr(text) if len(text) <= most else f"{text[:most] + '...'!r} ({len(text):,} characters)"
+
+
+def cut_repr(value: object, most: int = 40) -> str:
+    """``repr(value)`` for a message, at most ``most`` characters, the last three ``...`` when it is cut."""
+    text = repr(value)
+    return text if len(text) <= most else text[: most - 3] + "..."

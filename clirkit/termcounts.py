@@ -7,7 +7,7 @@ import os
 from itertools import repeat
 from typing import Iterable, Sequence
 
-from clirkit.errors import ClirkitError, located
+from clirkit.errors import ClirkitError, located, quoted
 
 
 def read_counts(path: str | os.PathLike[str], analyzer) -> tuple[dict[str, int], int]:
@@ -23,7 +23,7 @@ def read_counts(path: str | os.PathLike[str], analyzer) -> tuple[dict[str, int],
         fields = line.split()
         if len(fields) != 2 or not (fields[0].isascii() and fields[0].isdigit()):
             raise located(
-                name, lineno, f"expected COUNT TOKEN (a count in ASCII digits 0-9, a space, a word), got {line[:40]!r}"
+                name, lineno, f"expected COUNT TOKEN (a count in ASCII digits 0-9, a space, a word), got {quoted(line)}"
             )
         digits = fields[0].lstrip("0") or "0"
         if len(digits) > 19 or int(digits) > largest:  # the length first: int() refuses 4,300 digits and more

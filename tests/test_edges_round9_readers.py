@@ -232,7 +232,7 @@ BAD_IDS = [
     ("Gen 1.3", "document id 'Gen 1.3' contains whitespace"),
     ("Gen.1\n3", "document id 'Gen.1\\n3' contains whitespace"),
     ("Gen.1\x003", "document id 'Gen.1\\x003' contains a NUL character"),
-    ("G" * 1001, f"document id {'G' * 50!r} is longer than 1,000 characters"),
+    ("G" * 1001, f"document id {'G' * 50 + '...'!r} (1,001 characters) is longer than 1,000 characters"),
 ]
 ANALYZER = Analyzer("es", stemmer=None)
 

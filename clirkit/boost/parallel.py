@@ -11,7 +11,7 @@ from typing import Container, Mapping, Sequence
 
 import numpy as np
 
-from clirkit.errors import ClirkitError
+from clirkit.errors import ClirkitError, quoted
 from clirkit.run import Qrels
 
 PREFIX = "parallel:"  # query-id prefix of the known-item queries (kept apart from the collection's ids)
@@ -103,7 +103,7 @@ def read_triples(path: str, known: Container[str] | None = None) -> tuple[dict[s
         try:
             g = int(grade)
         except ValueError:
-            raise ClirkitError(f"{path}:{lineno}: grade {grade[:40]!r} is not an integer{_GRADES}") from None
+            raise ClirkitError(f"{path}:{lineno}: grade {quoted(grade)} is not an integer{_GRADES}") from None
         if not -1000 <= g <= 1000:
             raise ClirkitError(f"{path}:{lineno}: grade {g} is out of range (-1000..1000){_GRADES}")
         qid = qid_of.setdefault(text, f"triples:{lineno}")

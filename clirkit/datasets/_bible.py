@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from clirkit.errors import located
+from clirkit.errors import located, quoted
 from clirkit.fileio import display_name, iter_lines
 
 # the 27 New Testament books, by their OSIS names
@@ -77,7 +77,7 @@ def osis_verses(path: str | os.PathLike[str]) -> Iterator[tuple[str, str]]:
             raise located(
                 name,
                 text.count("\n", 0, m.start()) + 1,
-                f"a <verse> whose osisID is not one verse's Book.C.V (got {got[:40]!r}): not a mod2osis "
+                f"a <verse> whose osisID is not one verse's Book.C.V (got {quoted(got)}): not a mod2osis "
                 f"export of a Bible module",
             )
         body = _OSIS_DROPPED.sub("", m.group(2))
@@ -125,7 +125,7 @@ def read_verses(path: str | os.PathLike[str]) -> tuple[list[str], list[str]]:
         if lineno == 1 and osis == "osis_id":
             continue
         if not tab or not _VERSE_ID.fullmatch(osis):
-            raise located(path, lineno, f"expected Book.C.V TAB text, got {line[:40]!r}")
+            raise located(path, lineno, f"expected Book.C.V TAB text, got {quoted(line)}")
         first = seen.setdefault(osis, lineno)
         if first != lineno:
             raise located(path, lineno, f"verse {osis} appears twice (first at line {first})")

@@ -13,7 +13,7 @@ import re
 from functools import cached_property
 from pathlib import Path
 
-from clirkit.errors import ClirkitError, located
+from clirkit.errors import ClirkitError, cut_repr, located
 from clirkit.fileio import atomic_writer, file_digest, iter_lines, undecodable
 from clirkit.run import Qrels
 
@@ -136,7 +136,7 @@ class Collection:
             )
         if not (manifest.get("version") == VERSION and type(manifest.get("version")) is int):
             raise ClirkitError(
-                f"{path}: collection format version {repr(manifest.get('version'))[:40]}, "
+                f"{path}: collection format version {cut_repr(manifest.get('version'))}, "
                 f"this clirkit reads version {VERSION}; rebuild the collection"
             )
         _check_manifest(path, manifest)

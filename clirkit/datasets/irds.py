@@ -44,7 +44,7 @@ from pathlib import Path
 import numpy as np
 
 from clirkit.datasets.collection import cache_dir
-from clirkit.errors import ClirkitError, located
+from clirkit.errors import ClirkitError, located, quoted
 from clirkit.run import Qrels
 
 PREFIX = "irds:"
@@ -461,7 +461,7 @@ def _id(where: str, n: int, value: object, key: str) -> str:
         raise located(
             where,
             n,
-            f"{key} {text[:50]!r} contains whitespace: runs and qrels separate their columns by "
+            f"{key} {quoted(text, 50)} contains whitespace: runs and qrels separate their columns by "
             f"whitespace, so an id is one token; export the dataset with the spaces of its ids "
             f"replaced (e.g. by '_') and make a collection of those files (`clirkit collection`)",
         )

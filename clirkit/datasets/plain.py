@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from clirkit.errors import ClirkitError
+from clirkit.errors import ClirkitError, cut_repr
 
 SPLITS = ("train", "dev", "test")
 KEYS = {
@@ -88,7 +88,7 @@ class PlainCollection:
         from clirkit.languages import check_language
 
         def bad(key: str, expected: str, value) -> ClirkitError:
-            return ClirkitError(f"{where}{label(key)} must be {expected}, got {repr(value)[:60]}")
+            return ClirkitError(f"{where}{label(key)} must be {expected}, got {cut_repr(value, 60)}")
 
         unknown = [k for k in data if k not in KEYS]
         if unknown:

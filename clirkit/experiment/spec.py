@@ -17,7 +17,7 @@ from typing import Any, Mapping
 import tomllib
 
 from clirkit.datasets.plain import KEYS as PLAIN_KEYS
-from clirkit.errors import ClirkitError
+from clirkit.errors import ClirkitError, cut_repr
 from clirkit.experiment.kinds import KINDS, keys_of, system_class
 from clirkit.experiment.systemchecks import check_fusion, check_keys, check_system, check_table_format
 from clirkit.experiment.tomlerrors import not_toml
@@ -173,7 +173,7 @@ class Experiment:
         def text(key: str, default, what: str):  # a string, or the default (None: no default)
             value = data.get(key, default)
             if value is not default and not isinstance(value, str):
-                raise ClirkitError(f"{where}: {key} must be a string ({what}), got {repr(value)[:40]}")
+                raise ClirkitError(f"{where}: {key} must be a string ({what}), got {cut_repr(value)}")
             return value
 
         written_name = text("name", None, "the experiment's name")
@@ -217,7 +217,7 @@ class Experiment:
         if not isinstance(keep_runs, list) or not all(isinstance(k, str) and k for k in keep_runs):
             raise ClirkitError(
                 f"{where}: keep_runs must be a list of patterns of NAME.SPLIT (e.g. keep_runs = "
-                f'["*.test"]; [] keeps no run), got {repr(keep_runs)[:40]}'
+                f'["*.test"]; [] keeps no run), got {cut_repr(keep_runs)}'
             )
         collection = data["collection"] if plain else str(data["collection"])
         exp = cls(
@@ -302,7 +302,7 @@ def _section(where: str, data: Mapping[str, Any], key: str) -> dict:
     """The table ``[key]`` of an experiment file (empty if absent)."""
     value = data.get(key, {})
     if not isinstance(value, dict):
-        raise ClirkitError(f"{where}: [{key}] must be a table of keys, got {repr(value)[:40]}")
+        raise ClirkitError(f"{where}: [{key}] must be a table of keys, got {cut_repr(value)}")
     return dict(value)
 
 
@@ -312,7 +312,7 @@ def _entry(where: str, what: str, name: str, value) -> dict:
         example = 'kind = "psq"' if what == "system" else 'systems = ["DT", "PSQ"]'
         raise ClirkitError(
             f"{where}: {what} {name!r} must be a table of its keys ([{what}s.{name}] with "
-            f"{example}, ...), got {repr(value)[:40]}"
+            f"{example}, ...), got {cut_repr(value)}"
         )
     return dict(value)
 
@@ -329,7 +329,7 @@ def _systems_and_fusions(where: str, data: Mapping[str, Any], source: str | None
         if not isinstance(members, list) or len(members) < 2 or not all(isinstance(m, str) for m in members):
             raise ClirkitError(
                 f"{where}: fusion {fname!r}: systems must list at least two systems (e.g. "
-                f'systems = ["DT", "PSQ"]), got {repr(members)[:40]}'
+                f'systems = ["DT", "PSQ"]), got {cut_repr(members)}'
             )
         missing = [m for m in members if m not in systems]
         if missing and missing[0] in fusions:
@@ -423,13 +423,13 @@ def _report_options(where: str, data: Mapping[str, Any]) -> tuple[list, list, bo
     gains = data.get("gains", [])
     if not isinstance(gains, list) or not all(isinstance(m, str) for m in gains):
         raise ClirkitError(
-            f'{where}: gains must be a list of measure names (e.g. gains = ["AP"]), got {repr(gains)[:40]}'
+            f'{where}: gains must be a list of measure names (e.g. gains = ["AP"]), got {cut_repr(gains)}'
         )
     gains = _measured_gains(where, gains, parsed)
     figures = data.get("figures", True)
     if not isinstance(figures, bool):
         raise ClirkitError(
-            f"{where}: figures must be true or false (a TOML boolean, without quotes), got {repr(figures)[:40]}"
+            f"{where}: figures must be true or false (a TOML boolean, without quotes), got {cut_repr(figures)}"
         )
     splits = data.get("report_splits", ["test"])
     if isinstance(splits, list) and all(s in REPORT_SPLITS for s in splits):
@@ -442,7 +442,7 @@ def _report_options(where: str, data: Mapping[str, Any]) -> tuple[list, list, bo
     ):
         raise ClirkitError(
             f"{where}: report_splits must list some of {', '.join(map(repr, REPORT_SPLITS))} "
-            f'(e.g. report_splits = ["dev", "test", "all"]), got {repr(splits)[:40]}'
+            f'(e.g. report_splits = ["dev", "test", "all"]), got {cut_repr(splits)}'
         )
     return measures, gains, figures, splits
 
@@ -489,15 +489,15 @@ def _check_analysis_and_table(where: str, exp: "Experiment") -> None:
         if exp.analysis.get(key, allowed[0]) not in allowed:
             raise ClirkitError(
                 f"{where}: [analysis]: {key} must be {' or '.join(map(repr, allowed))}, "
-                f"got {repr(exp.analysis[key])[:40]}"
+                f"got {cut_repr(exp.analysis[key])}"
             )
     check_keys(f"{where}: [table]", exp.table, list(KEYS["table"]), "its")
     iterations = exp.table.get("iterations", 5)
     if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 0:
-        raise ClirkitError(f"{where}: [table]: iterations must be an integer >= 0, got {repr(iterations)[:40]}")
+        raise ClirkitError(f"{where}: [table]: iterations must be an integer >= 0, got {cut_repr(iterations)}")
     for key in ("file", "format"):
         if not isinstance(exp.table.get(key, ""), str):
-            raise ClirkitError(f"{where}: [table]: {key} must be a string, got {repr(exp.table[key])[:40]}")
+            raise ClirkitError(f"{where}: [table]: {key} must be a string, got {cut_repr(exp.table[key])}")
     if "file" in exp.table and not exp.table["file"].strip():
         raise ClirkitError(f"{where}: [table]: file must be a path, not empty (a table or dictionary file)")
     try:
@@ -517,7 +517,7 @@ def _check_analysis_and_table(where: str, exp: "Experiment") -> None:
     if isinstance(column, bool) or not isinstance(column, int) or column < 1:
         raise ClirkitError(
             f"{where}: [table]: score_column must be an integer >= 1 (3 = p(t|s) in Moses's order), "
-            f"got {repr(column)[:40]}"
+            f"got {cut_repr(column)}"
         )
 
 

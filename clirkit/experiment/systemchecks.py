@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from clirkit.errors import ClirkitError
+from clirkit.errors import ClirkitError, cut_repr
 from clirkit.experiment.kinds import FILE_PARAMS, KINDS, keys_of, system_class
 from clirkit.paramgroups import from_flat
 
@@ -82,7 +82,7 @@ def check_table_format(key: str, value) -> None:
 
     if value is not None and value not in FORMATS:
         raise ClirkitError(
-            f"{key} must be one of {', '.join(FORMATS)} (as ttable convert --format), got {repr(value)[:40]}"
+            f"{key} must be one of {', '.join(FORMATS)} (as ttable convert --format), got {cut_repr(value)}"
         )
 
 
@@ -118,7 +118,7 @@ def _check_file_keys(where: str, cls, spec: Mapping[str, Any]) -> None:
                 bool: "true or false (a TOML boolean, without quotes)",
                 int: "an integer >= 1",
             }.get(kind_of_value, kind_of_value.__name__)
-            raise ClirkitError(f"{where}: {key} must be {shape} ({what}), got {repr(value)[:40]}")
+            raise ClirkitError(f"{where}: {key} must be {shape} ({what}), got {cut_repr(value)}")
         if kind_of_value is int and isinstance(value, int) and value < 1:
             raise ClirkitError(f"{where}: {key} must be an integer >= 1 ({what}), got {value!r}")
         if kind_of_value is str and isinstance(value, str) and not value.strip():
@@ -155,7 +155,7 @@ def check_system(
         if not isinstance(name, str):  # a fusion's systems are a list ([fusions.NAME]); a system names one
             raise ClirkitError(
                 f"{where}: {key} must be a string (the name of a system declared before it, or of a fusion of "
-                f"such systems: one name), got {repr(name)[:40]}"
+                f"such systems: one name), got {cut_repr(name)}"
             )
         if name not in before and name not in fusions:
             raise ClirkitError(
@@ -245,17 +245,17 @@ def check_fusion(spec: Mapping[str, Any], where: str) -> None:
     n = len(spec["systems"])
     step = spec.get("step", 0.1)
     if not number(step) or not 0 < step <= 1:
-        raise ClirkitError(f"{where}: step must be a number in (0, 1] (e.g. step = 0.1), got {repr(step)[:40]}")
+        raise ClirkitError(f"{where}: step must be a number in (0, 1] (e.g. step = 0.1), got {cut_repr(step)}")
     weights = spec.get("weights")
     if weights is not None and not (isinstance(weights, list) and len(weights) == n and all(map(number, weights))):
         raise ClirkitError(
             f"{where}: weights must list {n} numbers, one per system (or be left out to tune them "
-            f"on dev), got {repr(weights)[:40]}"
+            f"on dev), got {cut_repr(weights)}"
         )
     method = spec.get("method", "interpolation")
     if not isinstance(method, str) or method not in METHODS:
         names = " or ".join(f'"{m}"' for m in METHODS)
-        raise ClirkitError(f"{where}: method must be {names}, got {repr(method)[:40]}")
+        raise ClirkitError(f"{where}: method must be {names}, got {cut_repr(method)}")
     from clirkit.fusion.system import unused_params
 
     written = [k for k in ("step", "measure", "transform") if k in spec]  # written, even at its default
@@ -263,7 +263,7 @@ def check_fusion(spec: Mapping[str, Any], where: str) -> None:
         raise ClirkitError(f"{where}: {why}: remove {name}")
     measure = spec.get("measure", "AP")
     if not isinstance(measure, str):
-        raise ClirkitError(f'{where}: measure must be a measure name (e.g. measure = "AP"), got {repr(measure)[:40]}')
+        raise ClirkitError(f'{where}: measure must be a measure name (e.g. measure = "AP"), got {cut_repr(measure)}')
     from clirkit.measures import DEFAULT_DEPTH, beyond_depth, parse_measures
 
     try:
@@ -286,7 +286,7 @@ def check_fusion(spec: Mapping[str, Any], where: str) -> None:
     ):
         raise ClirkitError(
             f"{where}: transform must be one of {', '.join(map(repr, allowed))} or a list of {n} of "
-            f"them (one per system), got {repr(transform)[:40]}"
+            f"them (one per system), got {cut_repr(transform)}"
         )
     from clirkit.constraints import InvalidParameterError
     from clirkit.fusion.system import Fusion

@@ -15,7 +15,7 @@ from typing import Callable, Iterator, TypeVar
 
 import numpy as np
 
-from clirkit.errors import REMOVE_NUL, SHORTEN_ID, ClirkitError, located
+from clirkit.errors import REMOVE_NUL, SHORTEN_ID, ClirkitError, located, quoted
 from clirkit.fileio import display_name, iter_lines
 from clirkit.run import ID_RULE, MAX_ID_LENGTH, first_bad_id
 from clirkit.runchecks import first_appearance_codes, repeated_pair  # noqa: F401  (the formats' names for them)
@@ -37,7 +37,7 @@ def check_tag(tag) -> str:
     if not isinstance(tag, str):
         raise ClirkitError(f"run tag {tag!r} is not a str: a run tag is a text, {ID_RULE}")
     if not tag or has_space(tag) or "\0" in tag or len(tag) > MAX_ID_LENGTH:
-        raise ClirkitError(f"run tag {tag[:50]!r} must be {ID_RULE}")
+        raise ClirkitError(f"run tag {quoted(tag, 50)} must be {ID_RULE}")
     return tag
 
 
@@ -48,9 +48,9 @@ def check_id(name: str, lineno: int | None, value: str, key: str) -> str:
     if not value:
         raise located(name, lineno, f"empty {key}; give each record its {key}")
     if has_space(value):
-        raise located(name, lineno, f"{key} {value[:50]!r} contains whitespace")
+        raise located(name, lineno, f"{key} {quoted(value, 50)} contains whitespace")
     if "\0" in value:
-        raise located(name, lineno, f"{key} {value[:50]!r} contains a NUL character; {REMOVE_NUL}")
+        raise located(name, lineno, f"{key} {quoted(value, 50)} contains a NUL character; {REMOVE_NUL}")
     if len(value) > MAX_ID_LENGTH:
         raise located(name, lineno, f"{key} of {len(value):,} characters (at most {MAX_ID_LENGTH:,}); {SHORTEN_ID}")
     return value
@@ -70,7 +70,7 @@ def check_ids(ids: np.ndarray, what: str) -> None:
     if bad is not None:
         value = str(ids[bad[0]])
         raise ClirkitError(
-            f"cannot write {what} {value[:50]!r}: it {bad[1]}" if value else f"cannot write an empty {what}"
+            f"cannot write {what} {quoted(value, 50)}: it {bad[1]}" if value else f"cannot write an empty {what}"
         )
 
 

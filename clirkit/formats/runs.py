@@ -14,7 +14,7 @@ from operator import itemgetter
 
 import numpy as np
 
-from clirkit.errors import ClirkitError, located
+from clirkit.errors import ClirkitError, located, quoted
 from clirkit.fileio import atomic_writer
 from clirkit.formats.ids import (
     INT,
@@ -231,14 +231,14 @@ def _parse_run_checked(name: str, rows: list[tuple[int, str]]) -> _RunColumns:
         except ValueError:
             value = None
         if value is None or "_" in score or not score.isascii():  # float() reads '١٢'; trec_eval's atof, 0
-            raise located(name, lineno, f"score {score[:40]!r} is not a number{_SCORE}")
+            raise located(name, lineno, f"score {quoted(score)} is not a number{_SCORE}")
         if not math.isfinite(value):
-            raise located(name, lineno, f"score {score[:40]!r} is not a finite number{_SCORE}")
+            raise located(name, lineno, f"score {quoted(score)} is not a finite number{_SCORE}")
         if not INT.fullmatch(rank):
             raise located(
                 name,
                 lineno,
-                f"rank {rank[:40]!r} is not an integer; give the result's rank as a whole "
+                f"rank {quoted(rank)} is not an integer; give the result's rank as a whole "
                 f"number (1, 2, ...) in column 4",
             )
         first = where.setdefault((qid, docid), lineno)

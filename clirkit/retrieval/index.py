@@ -18,7 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from clirkit.analysis import Analyzer
-from clirkit.errors import ClirkitError, located, repeated_id
+from clirkit.errors import ClirkitError, located, quoted, repeated_id
 from clirkit.npzchecks import (
     Corrupt,
     check_csr_rows,
@@ -321,7 +321,7 @@ def _aligned(arrays: dict, docids: np.ndarray, terms: np.ndarray) -> None:
         raise Corrupt("docids is empty: an index holds at least one document")
     bad = first_bad_id(docids)
     if bad is not None:  # an index built before build checked them: a run could not name the document
-        raise Corrupt(f"docids holds {str(docids[bad[0]])[:50]!r}, which {bad[1]}")
+        raise Corrupt(f"docids holds {quoted(str(docids[bad[0]]), 50)}, which {bad[1]}")
     for name, n, per in (
         ("doc_lengths", len(docids), "docids holds {n} document ids but doc_lengths {got} lengths (one per document)"),
         ("tf_indptr", len(terms) + 1, "terms holds {m} terms but tf_indptr {got} row starts (one per term, plus one)"),
@@ -339,7 +339,7 @@ def _check_terms(terms: list) -> None:
             raise ClirkitError(f"Index.from_tokens: the term {term!r} ({type(term).__name__}) is not a str")
     bad = next((t for t in terms if not _NGRAM.fullmatch(t)), None)
     if bad is not None:
-        problem = "an empty term" if not bad else f"the term {bad[:50]!r}, which has {_spacing(bad)}"
+        problem = "an empty term" if not bad else f"the term {quoted(bad, 50)}, which has {_spacing(bad)}"
         raise ClirkitError(
             f"Index.from_tokens: {problem}; a term is a non-empty str without whitespace, or words joined by "
             f"single spaces (an n-gram)"
@@ -530,7 +530,7 @@ class _Builder:
         if bad is None:
             return
         at, problem = bad
-        problem = f"document id {str(docids[at])[:50]!r} {problem}"
+        problem = f"document id {quoted(str(docids[at]), 50)} {problem}"
         if self.source is not None and len(self.lines) == len(self.docids):
             raise located(self.source, self.lines[at], problem)
         raise ClirkitError(

@@ -16,7 +16,7 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from clirkit.errors import REMOVE_NUL, ClirkitError, located
+from clirkit.errors import REMOVE_NUL, ClirkitError, located, quoted
 from clirkit.fileio import display_name, iter_lines
 from clirkit.scs import compiled
 
@@ -87,7 +87,7 @@ class _Header:
                     self.name,
                     lineno,
                     f"{numbers:,} field{'s' * (numbers != 1)} after the word, the header (line {self.lineno}) "
-                    f"announces {self.dim:,} numbers, and field {parsed + 1} {fields[parsed][:40]!r} is not a "
+                    f"announces {self.dim:,} numbers, and field {parsed + 1} {quoted(fields[parsed])} is not a "
                     f"number: a word with a space? (a line is one word, then its numbers, separated by single "
                     f"spaces)",
                 )
@@ -181,7 +181,7 @@ def read_word_vectors(path: str | os.PathLike[str], dim: int) -> tuple[np.ndarra
                 name, lineno, "empty word (the line starts with a space); remove the space, or give the line its word"
             )
         if "\0" in word:
-            raise located(name, lineno, f"word {word[:50]!r} contains a NUL character; {REMOVE_NUL}")
+            raise located(name, lineno, f"word {quoted(word, 50)} contains a NUL character; {REMOVE_NUL}")
         if len(word) > MAX_WORD_LENGTH:
             raise located(
                 name,
@@ -196,7 +196,7 @@ def read_word_vectors(path: str | os.PathLike[str], dim: int) -> tuple[np.ndarra
             raise located(
                 name,
                 lineno,
-                f"vector component {bad[:40]!r} is not a number; give the word, then {dim} numbers such as 0.25",
+                f"vector component {quoted(bad)} is not a number; give the word, then {dim} numbers such as 0.25",
             ) from None
         if not all(map(math.isfinite, values)):
             raise located(

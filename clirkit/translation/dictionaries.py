@@ -57,7 +57,7 @@ from typing import Iterable
 import numpy as np
 import scipy.sparse as sp
 
-from clirkit.errors import FIX_SURROGATE, REMOVE_NUL, ClirkitError
+from clirkit.errors import FIX_SURROGATE, REMOVE_NUL, ClirkitError, quoted
 from clirkit.translation.arguments import TableArgumentError
 from clirkit.translation.phrases import PHRASE_JOINER
 from clirkit.translation.table import TableFormatError, TranslationTable
@@ -102,7 +102,7 @@ def check_words(name: str, lineno: int | None, *words: str) -> None:
     for word in words:
         problem = None
         if "\0" in word:
-            problem = f"{word[:50]!r} contains a NUL character; {REMOVE_NUL}"
+            problem = f"{quoted(word, 50)} contains a NUL character; {REMOVE_NUL}"
         elif len(word) > MAX_WORD_LENGTH:
             problem = (
                 f"an entry of {len(word):,} characters (at most {MAX_WORD_LENGTH:,}); check the line: an "
@@ -112,7 +112,7 @@ def check_words(name: str, lineno: int | None, *words: str) -> None:
             try:
                 word.encode("utf-8")
             except UnicodeEncodeError:  # a JSON escape such as \ud800: not text, and no file could hold it
-                problem = f"{word[:50]!r} holds an unpaired surrogate (not valid Unicode); {FIX_SURROGATE}"
+                problem = f"{quoted(word, 50)} holds an unpaired surrogate (not valid Unicode); {FIX_SURROGATE}"
         if problem is not None:
             raise _format_error(name, lineno, problem, EntryError)
 

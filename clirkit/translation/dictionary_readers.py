@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from clirkit.errors import ClirkitError
+from clirkit.errors import ClirkitError, quoted
 from clirkit.fileio import GZIP_ERRORS, damaged_gzip, display_name, iter_lines
 from clirkit.translation.dictionaries import (
     DICTIONARY_FORMATS,
@@ -136,7 +136,7 @@ def freedict_entries(index_path: str | os.PathLike[str]) -> Iterator[tuple[str, 
             raise _format_error(
                 name,
                 lineno,
-                f"the entry of {headword[:50]!r} does not start and end at line "
+                f"the entry of {quoted(headword, 50)} does not start and end at line "
                 f"ends of {Path(dict_path).name}: the index and the body do not match "
                 f"(one was damaged or edited); get the dictionary again",
             )
