@@ -15,7 +15,8 @@ peak resident memory of the process, by ``/usr/bin/time``):
   same time (their throughput over one process's): no parallel search can beat it here;
 - document-side PSQ: the one-file and the sharded index translated (``psq --translate documents --save-index``)
   through a table of two translations a word (p(w_i | w_i) = .7, p(w_{i+1} | w_i) = .3), then ``clirkit psq``
-  over the translated shards at each number of jobs, with each backend;
+  over the translated shards at each number of jobs, with each backend, and in one process as the search part
+  measures it (open + first search, the search alone);
 - bags: ``clirkit boost-train --collection nave-en-es --bags 4 --bag-fraction 0.5 --rounds 200`` at each number of
   jobs (real text).
 - dask: the shards searched through a local dask cluster of J worker processes (``backend = "dask"``), open +
@@ -144,7 +145,7 @@ def search_part(folder: Path, jobs: list[int], docs: str, repeat: int) -> list[d
         r = timed(["clirkit", "search", "--index", index, "--queries", "queries.tsv", "-o", run, *options], folder)
         inside = json.loads(
             subprocess.run(
-                [sys.executable, __file__, "--worker", index, str(j), str(repeat), backend],
+                [sys.executable, __file__, "--worker", index, str(j), str(repeat), backend, "bm25"],
                 cwd=folder,
                 capture_output=True,
                 text=True,
@@ -171,7 +172,7 @@ def bound_part(folder: Path, jobs: list[int], docs: str, repeat: int) -> list[di
     for j in jobs:
         procs = [
             subprocess.Popen(
-                [sys.executable, __file__, "--worker", f"ix-sh-{docs}-{jobs[0]}.npz", "1", str(repeat), "loky"],
+                [sys.executable, __file__, "--worker", f"ix-sh-{docs}-{jobs[0]}.npz", "1", str(repeat), "loky", "bm25"],
                 cwd=folder,
                 stdout=subprocess.PIPE,
                 text=True,
@@ -191,8 +192,9 @@ def bound_part(folder: Path, jobs: list[int], docs: str, repeat: int) -> list[di
     return rows
 
 
-def docpsq_part(folder: Path, jobs: list[int], docs: str, shards: int) -> list[dict]:
-    """The indexes translated into the queries' words, then PSQ over them."""
+def docpsq_part(folder: Path, jobs: list[int], docs: str, shards: int, repeat: int) -> list[dict]:
+    """The indexes translated into the queries' words, then PSQ over them (the whole command, then in one process:
+    open + first search, and the search alone)."""
     rows = []
     if not (folder / "table.npz").exists():
         timed(
@@ -238,6 +240,15 @@ def docpsq_part(folder: Path, jobs: list[int], docs: str, shards: int) -> list[d
         f"tr-one-{docs}.npz", f"tr-sh-{docs}.npz", jobs, f"psq-{docs}"
     ):
         r = timed(["clirkit", "psq", "--index", index, "--queries", "queries.tsv", "-o", run, *options], folder)
+        inside = json.loads(
+            subprocess.run(
+                [sys.executable, __file__, "--worker", index, str(j), str(repeat), backend, "psq"],
+                cwd=folder,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        )
         rows.append(
             {
                 "part": "docpsq",
@@ -245,6 +256,7 @@ def docpsq_part(folder: Path, jobs: list[int], docs: str, shards: int) -> list[d
                 "docs": docs,
                 "jobs": j,
                 **r,
+                **inside,
                 "same": same_files(folder, f"psq-{docs}-onefile-1.txt", run),
             }
         )
@@ -308,16 +320,16 @@ def dask_part(folder: Path, jobs: list[int], docs: str, repeat: int) -> list[dic
     return rows
 
 
-def searches(start: float, repeat: int, path: str, run: str | None = None, **how) -> dict:
-    """Open the index at ``path`` (``how``: load_index's jobs, backend, scheduler) and search ``queries.tsv``:
-    the seconds from ``start`` to the end of the first search (its run written to ``run`` if given), and the best
-    of ``repeat`` later searches."""
+def searches(start: float, repeat: int, path: str, run: str | None = None, system: str = "bm25", **how) -> dict:
+    """Open the index at ``path`` (``how``: load_index's jobs, backend, scheduler) and search ``queries.tsv`` with
+    ``system`` (``bm25``: BM25Search; ``psq``: PSQ over an index translated before): the seconds from ``start`` to
+    the end of the first search (its run written to ``run`` if given), and the best of ``repeat`` later searches."""
     from clirkit.formats import write_run
     from clirkit.retrieval.shards import load_index
-    from clirkit.systems import BM25Search, Resources
+    from clirkit.systems import PSQ, BM25Search, Resources
 
     topics = dict(line.rstrip("\n").split("\t", 1) for line in open("queries.tsv", encoding="utf-8"))
-    system = BM25Search().fit(Resources(index=load_index(path, **how)))
+    system = (BM25Search() if system == "bm25" else PSQ()).fit(Resources(index=load_index(path, **how)))
     queries = system.structured_queries(topics)
     made = system.search_structured(queries)
     if run is not None:
@@ -341,10 +353,10 @@ def dask_worker(index: str, workers: int, repeat: int, run: str) -> None:
         print(json.dumps(searches(time.perf_counter(), repeat, index, run, backend="dask", scheduler=client)))
 
 
-def worker(index: str, jobs: int, repeat: int, backend: str) -> None:
+def worker(index: str, jobs: int, repeat: int, backend: str, system: str) -> None:
     """Print JSON: the seconds to open ``index`` (searched by ``jobs`` workers of ``backend``) and search the
-    queries once (imports included), then the best later search."""
-    print(json.dumps(searches(time.perf_counter(), repeat, index, jobs=jobs, backend=backend)))
+    queries once with ``system`` (:func:`searches`; imports included), then the best later search."""
+    print(json.dumps(searches(time.perf_counter(), repeat, index, system=system, jobs=jobs, backend=backend)))
 
 
 def fit(rows: list[dict], small: str, large: str, n_small: int, n_large: int) -> list[dict]:
@@ -437,11 +449,11 @@ def main() -> None:
     ap.add_argument("--no-fit", action="store_true", help="skip the quarter-size runs of the time model")
     ap.add_argument("--folder", help="work folder, kept (its corpus and indexes are reused)")
     ap.add_argument("--json", help="also write the rows here")
-    ap.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
+    ap.add_argument("--worker", nargs=5, help=argparse.SUPPRESS)
     ap.add_argument("--dask-worker", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
-        return worker(args.worker[0], int(args.worker[1]), int(args.worker[2]), args.worker[3])
+        return worker(args.worker[0], int(args.worker[1]), int(args.worker[2]), args.worker[3], args.worker[4])
     if args.dask_worker:
         index, workers, repeat, run = args.dask_worker
         return dask_worker(index, int(workers), int(repeat), run)
@@ -469,7 +481,7 @@ def main() -> None:
         if "bound" in args.parts and docs == "docs.tsv":
             rows += bound_part(folder, jobs, docs, args.repeat)
         if "docpsq" in args.parts:
-            rows += docpsq_part(folder, jobs, docs, args.shards)
+            rows += docpsq_part(folder, jobs, docs, args.shards, args.repeat)
         if "dask" in args.parts and docs == "docs.tsv":
             rows += dask_part(folder, jobs, docs, args.repeat)
     if "bags" in args.parts:
