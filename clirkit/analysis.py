@@ -274,7 +274,7 @@ class Analyzer:
         at its marks; from version 3 a hyphen where another run meets it is dropped, as in
         :meth:`_segmented_tokens`), and with ``marks`` a combining mark kept in its word (version 3: in the word or
         run of the character it follows, or dropped with a space it follows: never moved onto the next word)."""
-        if (text.isalpha() or text.isdecimal()) and not _CJK_CHAR.search(text):
+        if (text.isalpha() or text.isdecimal()) and not _CJK_CHAR.search(text) and "DOTMULTI" not in text:
             if text.isascii() or self.normalization_version < 3 or kept_whole(text):  # Moses keeps it whole
                 return [text]
         if (words := plain_words(text)) is not None:

@@ -140,6 +140,9 @@ def test_a_text_of_plain_ascii_words_gives_sacremoses_tokens_without_calling_it(
     plain = Analyzer(lang, lowercase=False, strip_punctuation=False, stemmer=None)
     assert plain.tokenize("w17 w3 W2000 Zz9") == ["w17", "w3", "W2000", "Zz9"] and plain._moses is None
     assert plain.tokenize("x DOTMULTIy z") == moses.tokenize("x DOTMULTIy z", escape=False) and plain._moses
+    for word in ("fooDOTMULTIbar", "DOTMULTI", "xDOTDOTMULTIy"):  # one word alone as in a text (Moses' dots)
+        assert plain.tokenize(word) == moses.tokenize(word, escape=False)
+        assert plain.tokenize(f"{word} baz") == plain.tokenize(word) + ["baz"]
 
 
 def test_within_cached_tokens_a_text_is_tokenized_once_per_settings_whatever_the_stopwords(verses_es, monkeypatch):
