@@ -277,9 +277,9 @@ def write_run(
     (:data:`RUN_GZIP_LEVEL` by default).
 
     The lines are assembled as bytes by numpy, :data:`WRITE_CHUNK` rows at a time (:func:`_ascii_lines`): the
-    ids' code points, the ranks' digits and the scores' ``repr`` (a C call per :data:`REPR_PIECE` scores, made in
-    this thread: most of the time left) side by side, by ``jobs`` threads (-1: one per core) a chunk each, written
-    in order; a run with an id beyond ASCII is joined as Python strings, the same bytes.
+    ids' code points, the ranks' digits and the scores' ``repr`` (a C call per chunk, made in this thread: most of
+    the time left) side by side, by ``jobs`` threads (-1: one per core) a chunk each, written in order; a run with
+    an id beyond ASCII is joined as Python strings, the same bytes.
     """
     tag = check_tag(run.tag if tag is None else tag)
     check_jobs(jobs)
@@ -402,18 +402,13 @@ def _digit_matrix(values: np.ndarray) -> np.ndarray:
 _POWERS_OF_TEN = 10 ** np.arange(19, dtype=np.int64)
 
 
-REPR_PIECE = 4096  # scores written as text by one C call: a thread waiting for the GIL gets it between pieces
-
-
 def _score_text(values: np.ndarray) -> tuple[bytes, np.ndarray]:
     """The ``repr`` of the scores that differ from the row before (ties: a third of a BM25 run's rows) joined by
-    ``", "`` (a list's ``repr``, :data:`REPR_PIECE` floats a call, without its brackets), and the mask of those
-    rows (the first row always)."""
+    ``", "`` (one ``repr`` of their list, a C call, without its brackets), and the mask of those rows (the first
+    row always)."""
     bits = values.view(np.int64)  # (-0.0 is not 0.0)
     new_score = np.concatenate(([True], bits[1:] != bits[:-1]))
-    distinct = values[new_score]
-    pieces = (repr(distinct[i : i + REPR_PIECE].tolist())[1:-1] for i in range(0, len(distinct), REPR_PIECE))
-    return ", ".join(pieces).encode("ascii"), new_score
+    return repr(values[new_score].tolist())[1:-1].encode("ascii"), new_score
 
 
 def _repr_matrix(text: bytes, new_score: np.ndarray) -> np.ndarray:
