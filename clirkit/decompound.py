@@ -31,6 +31,16 @@ GERMAN_FILLERS = ("", "s", "es", "n", "en", "e", "er")  # Fugenelemente: Arbeit-
 DUTCH_FILLERS = ("", "s", "e", "en")  # tussenklanken: stad-s-plan, pann-en-koek
 
 
+def _check_counts(counts: Mapping) -> None:
+    """TypeError for a word of ``counts`` that is not a str, ClirkitError for a count that is not an integer >= 0
+    (a bool is not one)."""
+    for word, count in counts.items():
+        if not isinstance(word, str):
+            raise TypeError(f"CompoundSplitter: the words of counts must be str, got {type(word).__name__}")
+        if isinstance(count, bool) or not isinstance(count, numbers.Integral) or count < 0:
+            raise ClirkitError(f"counts: the count of {word!r} must be an integer >= 0, got {count!r}")
+
+
 class CompoundSplitter:
     """Splits compound words into known words, by the frequency method of Koehn and Knight (2003).
 
@@ -86,17 +96,11 @@ class CompoundSplitter:
         if isinstance(fillers, str) or not all(isinstance(f, str) for f in fillers):
             raise ClirkitError(f"fillers: expected a sequence of str (e.g. ('', 's', 'es')), got {fillers!r}")
         self.fillers = tuple(dict.fromkeys(fillers))  # each once, in the order given
-        lexicon: dict[str, int] = {}
-        for word, count in counts.items():
-            if not isinstance(word, str):
-                raise TypeError(f"CompoundSplitter: the words of counts must be str, got {type(word).__name__}")
-            if isinstance(count, bool) or not isinstance(count, numbers.Integral) or count < 0:
-                raise ClirkitError(f"counts: the count of {word!r} must be an integer >= 0, got {count!r}")
-            if count >= self.min_count and word.isalpha():
-                lexicon[word] = int(count)
-        self._lexicon = lexicon
+        if not all(type(word) is str and type(count) is int and count >= 0 for word, count in counts.items()):
+            _check_counts(counts)  # (other integer types pass; the message names the first bad entry)
+        self._lexicon = {w: int(c) for w, c in counts.items() if c >= self.min_count and w.isalpha()}
         self._key = key
-        self._longest = max(map(len, lexicon), default=0)
+        self._longest = max(map(len, self._lexicon), default=0)
 
     @classmethod
     def from_tokens(cls, token_lists: Iterable[Sequence[str]], **params) -> "CompoundSplitter":

@@ -211,8 +211,13 @@ def test_bad_settings_and_inputs_are_rejected():
         CompoundSplitter(COUNTS, min_part=0)
     with pytest.raises(ClirkitError, match="fillers"):
         CompoundSplitter(COUNTS, fillers="s")
-    with pytest.raises(ClirkitError, match="count of 'daten'"):
-        CompoundSplitter({"daten": -1})
+    for bad in (-1, True, 1.5, "3"):
+        with pytest.raises(ClirkitError, match=f"count of 'daten' must be an integer >= 0, got {bad!r}"):
+            CompoundSplitter({"programm": 2, "daten": bad})
+    with pytest.raises(TypeError, match="the words of counts must be str, got int"):
+        CompoundSplitter({"daten": 2, 7: 1})
+    numpy_counts = CompoundSplitter({"daten": np.int64(3), "verwaltung": np.int32(2), "x1": 5})
+    assert numpy_counts._lexicon == {"daten": 3, "verwaltung": 2} and type(numpy_counts._lexicon["daten"]) is int
     with pytest.raises(TypeError, match="got a str"):
         CompoundSplitter(COUNTS).split_tokens("verwaltungsprogramm")
     with pytest.raises(TypeError, match="got a str"):
