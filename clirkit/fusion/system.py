@@ -127,9 +127,10 @@ class Fusion(System):
 
         The dev measure is averaged over the judged queries the dev runs cover
         (:func:`clirkit.tuning.covered_queries`), so dev runs made for part of the dev queries are not
-        scored 0 on the rest. With ``weights`` given (or Borda), ``dev_qrels`` may be None, and so may
-        ``dev_runs`` (give ``n``, the number of systems): a transform ``auto`` is then chosen on each run
-        fused."""
+        scored 0 on the rest; a dev run of which the dev qrels judge no query (e.g. a test run given by mistake)
+        is refused (ClirkitError naming its position). With ``weights`` given (or Borda), ``dev_qrels`` may be
+        None, and so may ``dev_runs`` (give ``n``, the number of systems): a transform ``auto`` is then chosen on
+        each run fused."""
         self.check_depth(depth)
         n = len(dev_runs) if dev_runs is not None else (n or 0)
         self.check_runs(n)
@@ -171,6 +172,7 @@ class Fusion(System):
         queries = covered_queries(dev_runs, dev_qrels)
         if not queries:
             raise ClirkitError("the dev qrels judge none of the dev runs' queries: are they the dev qrels?")
+        _check_each_judged(dev_runs, set(queries))
         score = evaluator(dev_qrels, self.measure, queries=queries)
         sweep = tune_weights(
             dev_runs, score, measure=self.measure, step=self.step, transform=self.transforms_, depth=depth
@@ -412,6 +414,23 @@ def given_runs(runs) -> list:
     if odd is not None:
         raise ClirkitError(f"runs: expected a list of runs (clirkit Runs), got a {type(odd).__name__} among them")
     return listed
+
+
+def _check_each_judged(dev_runs: list, judged: set) -> None:
+    """Refuse a dev run of some queries none of which is in ``judged`` (the judged queries the dev runs cover):
+    tuned on it, its system would score 0 and get weight 0 (e.g. a test run given as a dev run). A
+    :class:`~clirkit.fusion.interpolation.RunScoresError` with its position, so that the command names its file;
+    a dev run of no rows is let through (it contributes nothing, and the command says so)."""
+    from clirkit.fusion.interpolation import RunScoresError
+
+    for j, run in enumerate(dev_runs):
+        ids = list(run.query_ids)
+        if ids and not judged.intersection(ids):
+            raise RunScoresError(
+                f"dev run {j + 1} ({str(run.tag)!r}): none of its {len(ids)} queries (e.g. {str(ids[0])!r}) is in "
+                f"the dev qrels: is it the dev run of system {j + 1}?",
+                j,
+            )
 
 
 def crossed_pair(tags: Sequence[str], dev_tags: Sequence[str]) -> tuple[int, int] | None:
