@@ -55,3 +55,63 @@ def test_fusion_fit_runs_refuses_one_dev_run_that_covers_no_dev_query_naming_its
     assert Fusion().fit_runs([read_run(d1), read_run(d2)], read_qrels(qrels)).weights_ is not None
 
 
+# 7. --split: the problem named -------------------------------------------------------------------------------------
+
+
+def _collection_args(tmp_path) -> list[str]:
+    docs = _write(tmp_path / "d.tsv", ["d1\tuno", "d2\tdos"])
+    queries = _write(tmp_path / "q.tsv", ["q1\tone", "q2\ttwo"])
+    qrels = _write(tmp_path / "qrels", ["q1 0 d1 1", "q2 0 d2 1"])
+    args = ["collection", "--documents", docs, "--queries", queries, "--qrels", qrels]
+    return [*args, "--source-lang", "en", "--target-lang", "es", "-q", "-o", str(tmp_path / "out")]
+
+
+@pytest.mark.parametrize(
+    "rule, problem",
+    [
+        ("dev=0,test=1", "the fraction of 'dev' is 0: give each split a fraction > 0, or leave it out"),
+        ("dev=-0.5,test=1.5", "the fraction of 'dev' is -0.5: give each split a fraction > 0, or leave it out"),
+        ("Dev=0.5,test=0.5", "'Dev' is not a split (the splits: train, dev, test, in lower case)"),
+        ("dev=nan,test=1", "the fraction of 'dev', nan, is not a number"),
+        ("dev=0.5,test=0.6", "the fractions sum to 1.1, not 1"),
+        ("dev=0.5,train=0.5", "there is no test split"),
+        ("dev=1.5,test=-0.5", "the fraction of 'dev' is 1.5, over 1"),
+    ],
+)
+def test_collection_split_names_the_problem_of_the_rule(tmp_path, capsys, rule, problem):
+    assert main([*_collection_args(tmp_path), "--split", rule]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("clirkit: error: --split must be fractions") and err.count("\n") == 1
+    assert err.rstrip("\n").endswith(f": {problem}")
+    assert not (tmp_path / "out").exists()
+
+
+def test_collection_split_names_a_fraction_that_is_not_a_number(tmp_path, capsys):
+    assert main([*_collection_args(tmp_path), "--split", "dev=half,test=0.5"]) == 2
+    err = capsys.readouterr().err
+    assert "the fraction 'half' of 'dev' is not a number" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "rule, problem",
+    [
+        ("{dev = 0, test = 1}", "the fraction of 'dev' is 0"),
+        ("{Dev = 0.5, test = 0.5}", "'Dev' is not a split"),
+        ('{dev = "half", test = 0.5}', "the fraction of 'dev', 'half', is not a number"),
+        ("{dev = nan, test = 1}", "the fraction of 'dev', nan, is not a number"),
+    ],
+)
+def test_an_experiment_split_key_names_the_problem_of_the_rule(tmp_path, capsys, rule, problem):
+    _collection_args(tmp_path)  # the files
+    path = tmp_path / "e.toml"
+    path.write_text(
+        f'measures = ["AP"]\n[collection]\ndocuments = "d.tsv"\nqueries = "q.tsv"\nqrels = "qrels"\n'
+        f'source_lang = "en"\ntarget_lang = "es"\nsplit = {rule}\n[systems.S]\nkind = "bm25"\n',
+        encoding="utf-8",
+    )
+    assert main(["run", str(path), "-o", str(tmp_path / "res"), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"clirkit: error: {path}: [collection] split must be fractions") and f": {problem}" in err
+    assert err.count("\n") == 1 and not (tmp_path / "res").exists()
+
+

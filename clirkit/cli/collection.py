@@ -115,7 +115,8 @@ def _fractions(text: str | None):
         try:
             out[split] = float(fraction)
         except ValueError:
-            raise ClirkitError(f"--split {text}: expected SPLIT=FRACTION,... such as dev=0.5,test=0.5") from None
+            what = f"the fraction {fraction.strip()!r} of {split!r} is not a number; " if fraction.strip() else ""
+            raise ClirkitError(f"--split {text}: {what}expected SPLIT=FRACTION,... such as dev=0.5,test=0.5") from None
     return out
 
 

@@ -411,18 +411,33 @@ def _split_rule(split, queries, where: str, label: Callable[[str], str], bad) ->
         raise ClirkitError(
             f"{where}{label('split')} divides one queries file; queries given by split need no split rule"
         )
-    if not (
-        isinstance(split, Mapping)
-        and split
-        and all(s in SPLITS for s in split)
-        and all(isinstance(f, (int, float)) and not isinstance(f, bool) and 0 < f <= 1 for f in split.values())
-        and math.isclose(sum(split.values()), 1.0)
-        and "test" in split
-    ):
-        raise bad(
-            "split",
+    problem = _split_problem(split)
+    if problem is not None:
+        expected = (
             f"fractions of the queries by split summing to 1, with a test split, each split one of "
-            f"{', '.join(SPLITS)} (e.g. {{dev = 0.5, test = 0.5}})",
-            split,
+            f"{', '.join(SPLITS)} (e.g. {{dev = 0.5, test = 0.5}})"
         )
+        raise ClirkitError(f"{bad('split', expected, split)}: {problem}")
     return {s: float(split[s]) for s in SPLITS if s in split}
+
+
+def _split_problem(split) -> str | None:
+    """What is wrong with a split rule (a mapping of split name -> fraction of the queries), first problem
+    first, or None when it is right: fractions in (0, 1] summing to 1, names among :data:`SPLITS`, a test
+    split."""
+    if not isinstance(split, Mapping) or not split:
+        return "give a table of fractions by split"
+    for name, fraction in split.items():
+        if name not in SPLITS:
+            return f"{cut_repr(name, 30)} is not a split (the splits: {', '.join(SPLITS)}, in lower case)"
+        if not isinstance(fraction, (int, float)) or isinstance(fraction, bool) or math.isnan(fraction):
+            return f"the fraction of {name!r}, {cut_repr(fraction, 30)}, is not a number"
+        if fraction <= 0:
+            return f"the fraction of {name!r} is {fraction:g}: give each split a fraction > 0, or leave it out"
+        if fraction > 1:
+            return f"the fraction of {name!r} is {fraction:g}, over 1"
+    if not math.isclose(sum(split.values()), 1.0):
+        return f"the fractions sum to {sum(split.values()):g}, not 1"
+    if "test" not in split:
+        return "there is no test split"
+    return None
