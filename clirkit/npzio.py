@@ -172,7 +172,7 @@ def load_npz(
                     f"{path}: not {what} (its header is JSON but not an object): check the path, or {remake(kind)}"
                 )
             if meta.get("kind") != kind:
-                raise ClirkitError(f"{path}: not {what} (it holds a {cut_repr(meta.get('kind'), 60)}): check the path")
+                raise ClirkitError(f"{path}: not {what} (its kind is {cut_repr(meta.get('kind'), 60)}): check the path")
             version = meta.get("format_version")
             if not any(version == v and type(version) is type(v) for v in versions):
                 raise ClirkitError(

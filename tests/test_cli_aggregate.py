@@ -75,12 +75,11 @@ def test_aggregate_tune_picks_kappa_on_dev_and_applies_it_to_test(tmp_path, caps
                 "0.25",
                 "--sweep-csv",
                 str(sweep),
-                "-q",
             ]
         )
         == 0
     )
-    printed = capsys.readouterr().out
+    printed = capsys.readouterr().out  # without -q: the sweep and the best weights
     assert "best weights 0, 1 " in printed
     # at 0.5 good and bad tie; trec_eval breaks ties by docid descending, so good comes first
     assert sweep.read_text().splitlines() == [
@@ -129,17 +128,18 @@ def test_aggregate_tune_averages_over_the_judged_queries_the_dev_runs_cover(tmp_
         == 0
     )
     captured = capsys.readouterr()
-    assert captured.err == ""  # -q: the dev queries are counted on stdout ("on 2 dev queries", below)
+    assert captured.out == captured.err == ""  # -q: the sweep goes to --sweep-csv only
     # q1: good first (AP 1) while kappa <= 0.5 (a tie at 0.5 goes to good, docid descending), else second (1/2);
     # q2: both lists rank x (2/3) above rel (1/3), so rel is second at every kappa (AP 1/2)
     ap_q2 = 1 / 2
     good_first, good_second = (1 + ap_q2) / 2, (1 / 2 + ap_q2) / 2  # over q1, q2; over q1..q4 it would be / 4
     rows = [line.split(",") for line in sweep.read_text().splitlines()[1:]]
     assert [float(v) for _, _, v in rows] == [good_first, good_first, good_first, good_second, good_second]
-    assert f"best weights 0, 1 (AP {good_first:.4f} on 2 dev queries" in captured.out
     tuned = ["aggregate", t1, t2, "-o", str(out), "--tune", "--qrels", qrels, "--dev-runs", d1, d2, "--step", "0.25"]
     assert main(tuned) == 0  # without -q, stderr says what the dev measure averages
-    assert "AP averaged over 2 dev queries, the judged queries the dev runs cover" in capsys.readouterr().err
+    captured = capsys.readouterr()
+    assert "AP averaged over 2 dev queries, the judged queries the dev runs cover" in captured.err
+    assert f"best weights 0, 1 (AP {good_first:.4f} on 2 dev queries" in captured.out
 
 
 def test_aggregate_tune_refuses_dev_runs_that_no_qrels_query_judges(tmp_path, capsys):

@@ -70,7 +70,7 @@ def test_psq_given_a_table_as_its_index_says_so_not_that_table_is_required(tmp_p
     argv = [*psq[:1], "--index", table, *psq[3:], "-o", str(tmp_path / "x.run"), "-q"]
     assert main(argv) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"clirkit: error: {table}: not a clirkit index file (it holds a 'translation-table')")
+    assert err.startswith(f"clirkit: error: {table}: not a clirkit index file (its kind is 'translation-table')")
     assert err.count("\n") == 1 and "--table is required" not in err
     assert not (tmp_path / "x.run").exists()
 

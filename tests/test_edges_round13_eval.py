@@ -88,7 +88,7 @@ def test_aggregate_tune_depth_chooses_the_weights_of_the_best_written_run(tmp_pa
         (tmp_path / name).write_text(text)
     a, b, qrels, out = (str(tmp_path / n) for n in ("A.run", "B.run", "dev.qrels", "T.run"))
     argv = ["aggregate", a, b, "--tune", "--dev-runs", a, b, "--dev-qrels", qrels, "--step", "0.5", "--depth", "1"]
-    assert main([*argv, "-o", out, "-q"]) == 0
+    assert main([*argv, "-o", out]) == 0  # without -q: the sweep is printed
     printed = capsys.readouterr().out
     assert "0\t1\t0\n0.5\t0.5\t0\n1\t0\t0.5\n" in printed and "best weights 1, 0 (AP 0.5000" in printed
     assert main(["eval", "--qrels", qrels, out, "-m", "AP", "--quiet", "--format", "csv"]) == 0

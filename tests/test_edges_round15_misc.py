@@ -115,3 +115,40 @@ def test_an_experiment_split_key_names_the_problem_of_the_rule(tmp_path, capsys,
     assert err.count("\n") == 1 and not (tmp_path / "res").exists()
 
 
+# 8. wording ----------------------------------------------------------------------------------------------------
+
+
+def test_a_model_file_of_another_kind_says_its_kind_without_a_wrong_article(tmp_path, capsys):
+    index = tmp_path / "i.npz"
+    docs = _write(tmp_path / "d.tsv", ["d1\tuno dos", "d2\tdos tres"])
+    assert main(["index", docs, "-o", str(index), "--lang", "es", "-q"]) == 0
+    assert main(["boost-show", str(index)]) == 2
+    err = capsys.readouterr().err
+    assert "not a clirkit boost-model file (its kind is 'index'): check the path" in err and "a 'index'" not in err
+
+
+def test_a_word_vector_line_of_one_field_says_field(tmp_path):
+    from clirkit.scs import read_word_vectors
+
+    path = _write(tmp_path / "v.txt", ["love 0.1 0.2", "alone"])
+    with pytest.raises(ClirkitError, match=r"v\.txt:2: expected a word and 2 numbers, got 1 field \(the model"):
+        read_word_vectors(path, 2)
+    path = _write(tmp_path / "w.txt", ["love 0.1"])
+    with pytest.raises(ClirkitError, match=r"got 2 fields \("):
+        read_word_vectors(path, 2)
+
+
+def test_aggregate_tune_quiet_prints_no_sweep_and_the_run_alone_on_stdout(tmp_path, capsys):
+    qrels, d1, d2, t1, t2 = _tune_files(tmp_path)
+    tune = ["aggregate", t1, t2, "--tune", "--dev-runs", d1, d2, "--dev-qrels", qrels, "--step", "0.5"]
+    out, sweep = tmp_path / "x.run", tmp_path / "s.csv"
+    assert main([*tune, "-o", str(out), "--sweep-csv", str(sweep), "-q"]) == 0
+    assert capsys.readouterr() == ("", "") and out.exists() and sweep.read_text().startswith("w1,w2,AP\n")
+    assert main([*tune, "-o", "-", "-q"]) == 0
+    printed = capsys.readouterr()
+    assert printed.err == "" and printed.out == out.read_text()  # the run only
+    assert main([*tune, "-o", str(out)]) == 0  # without -q: the sweep and the best weights
+    printed = capsys.readouterr()
+    assert "best weights" in printed.out and "0.5\t0.5\t" in printed.out
+
+

@@ -99,7 +99,7 @@ def test_unsupported_version_names_the_found_and_supported_versions(saved):
 
 
 def test_another_kind_of_file_is_named(saved):
-    with pytest.raises(ClirkitError, match=r"ix.npz: not a clirkit ttable file \(it holds a 'index'\)"):
+    with pytest.raises(ClirkitError, match=r"ix.npz: not a clirkit ttable file \(its kind is 'index'\)"):
         load_npz(saved, "ttable", (1,), ())
 
 
@@ -506,7 +506,7 @@ def test_a_file_of_another_version_or_missing_arrays_says_what_to_do(saved):
         load_npz(saved, "index", (2,), ())
     with pytest.raises(ClirkitError, match=r"missing tf_data; rebuild the index with `clirkit index`$"):
         load_npz(saved, "index", (1,), ("tf_data",))
-    with pytest.raises(ClirkitError, match=r"\(it holds a 'index'\): check the path$"):
+    with pytest.raises(ClirkitError, match=r"\(its kind is 'index'\): check the path$"):
         load_npz(saved, "translation-table", (1,), ())
 
 

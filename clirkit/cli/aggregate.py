@@ -7,9 +7,9 @@ the run's weight (``--kappa K`` is ``--weights K 1-K`` under either method).
 ``--transform auto`` (the system's default) shifts a run with negative scores (PSQ-Boost, Boost, SCS) per
 query before normalizing, so any two of clirkit's runs combine with no other flag; ``--transform none``
 keeps SPEC §6's formula as written and refuses negative scores.
-``--tune`` grid-searches the weights on dev runs and dev qrels, prints the sweep, then applies the best
-weights to the RUNs; the dev measure is averaged over the judged queries the dev runs cover (said on
-stderr), so dev runs made for part of the dev queries are not scored 0 on the rest.
+``--tune`` grid-searches the weights on dev runs and dev qrels, prints the sweep (not with ``--quiet``),
+then applies the best weights to the RUNs; the dev measure is averaged over the judged queries the dev runs
+cover (said on stderr), so dev runs made for part of the dev queries are not scored 0 on the rest.
 """
 
 from __future__ import annotations
@@ -256,7 +256,8 @@ def _fusion(args):
 
 def _report_sweep(fusion, args) -> None:
     """The tuned weights: the dev queries on stderr, the sweep and the best weights on stdout (stderr when the
-    run goes to stdout), the sweep as CSV in ``--sweep-csv``."""
+    run goes to stdout), none of them with ``--quiet``; the sweep as CSV in ``--sweep-csv`` (with ``--quiet``
+    too)."""
     import sys
 
     from clirkit.fileio import atomic_writer
@@ -268,13 +269,14 @@ def _report_sweep(fusion, args) -> None:
         quiet=args.quiet,
     )
     table = fusion.sweep_.to_csv()
-    out = sys.stderr if args.output == "-" else sys.stdout
-    print(table.replace(",", "\t"), end="", file=out)
-    print(
-        f"best weights {', '.join(f'{w:g}' for w in fusion.weights_)} ({fusion.measure} "
-        f"{fusion.dev_score_:.4f} on {fusion.dev_queries_} dev queries; ties go to the first in grid order)",
-        file=out,
-    )
+    if not args.quiet:
+        out = sys.stderr if args.output == "-" else sys.stdout
+        print(table.replace(",", "\t"), end="", file=out)
+        print(
+            f"best weights {', '.join(f'{w:g}' for w in fusion.weights_)} ({fusion.measure} "
+            f"{fusion.dev_score_:.4f} on {fusion.dev_queries_} dev queries; ties go to the first in grid order)",
+            file=out,
+        )
     if args.sweep_csv:
         with atomic_writer(args.sweep_csv) as fh:
             fh.write(table)

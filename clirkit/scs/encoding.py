@@ -171,7 +171,7 @@ def read_word_vectors(path: str | os.PathLike[str], dim: int) -> tuple[np.ndarra
             raise located(
                 name,
                 lineno,
-                f"expected a word and {dim} numbers, got {len(parts)} fields "
+                f"expected a word and {dim} numbers, got {len(parts)} field{'' if len(parts) == 1 else 's'} "
                 f"(the model's --dim is {dim}); give vectors of --dim numbers, or set "
                 f"--dim to the vectors' size (word v1 ... v_dim, separated by single spaces)",
             )
