@@ -152,3 +152,19 @@ def test_aggregate_tune_quiet_prints_no_sweep_and_the_run_alone_on_stdout(tmp_pa
     assert "best weights" in printed.out and "0.5\t0.5\t" in printed.out
 
 
+# 9. SCS word vectors match analyzed terms: said ------------------------------------------------------------------
+
+
+def test_scs_train_help_says_the_word_vectors_match_analyzed_terms(capsys):
+    with pytest.raises(SystemExit):
+        main(["scs-train", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "matched to the analyzed (stemmed) query terms" in text
+    assert "matched to the analyzed (stemmed) document terms" in text
+
+
+def test_the_docs_say_scs_word_vectors_match_analyzed_terms():
+    from pathlib import Path
+
+    text = " ".join((Path(__file__).parent.parent / "docs" / "README.md").read_text(encoding="utf-8").split())
+    assert "are matched to the analyzed terms as they are written" in text

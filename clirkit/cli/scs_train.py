@@ -68,8 +68,17 @@ def add_parser(sub) -> None:
         type=int_range(0, note="(0: all)"),
         help="pairwise losses: sample at most this many (d+, d-) pairs per query (0 or none: all)",
     )
-    m.add_argument("--query-vectors", help="word vectors of the query language (word v1 ... v_dim per line)")
-    m.add_argument("--doc-vectors", help="word vectors of the document language")
+    m.add_argument(
+        "--query-vectors",
+        help="word vectors of the query language (word v1 ... v_dim per line), matched to the analyzed "
+        "(stemmed) query terms as written: with a stemmer, a word starts a term only if it is its own stem "
+        "(love, not loving); a line says how many start",
+    )
+    m.add_argument(
+        "--doc-vectors",
+        help="word vectors of the document language, matched to the analyzed (stemmed) document terms as "
+        "--query-vectors to the query terms",
+    )
     add_param(
         m,
         S,

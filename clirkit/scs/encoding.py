@@ -149,6 +149,10 @@ def read_word_vectors(path: str | os.PathLike[str], dim: int) -> tuple[np.ndarra
     with words as a str array and vectors as float64 ``(n, dim)``, read a line at a time. A later duplicate
     of a word is an error, and so is an empty word (a line starting with a space), a word with a NUL
     character or longer than :data:`~clirkit.translation.dictionaries.MAX_WORD_LENGTH`.
+
+    The words are kept as written: the model matches them to its analyzed (stemmed, case-folded) terms, so a
+    word starts a term only when it is that term (with a Snowball stemmer, ``love`` starts the term of
+    *loving*, ``loving`` starts nothing); :func:`vector_coverage` says how many start.
     """
     from clirkit.translation.dictionaries import MAX_WORD_LENGTH
 
