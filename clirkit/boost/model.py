@@ -443,7 +443,9 @@ def _checked_params(meta: Mapping) -> dict:
     """The header's ``params``: an object, whose entries read after loading (the rounds kept per bag, one or more
     bags; the dev curves; the dev MAP by beta, each beta written with %g as
     :meth:`~clirkit.boost.sweep.BetaSweep.dev_map` writes it), when present, have their types (raises
-    :class:`~clirkit.npzchecks.Corrupt`). The other entries record the training's settings and are read by nothing."""
+    :class:`~clirkit.npzchecks.Corrupt`). ``hyper_params`` (the training's settings) is checked by the ranker that
+    loads the model (:func:`~clirkit.boost.trained.as_trained`, also for ``boost-rank`` and ``boost-show``); the
+    other entries record the training and are read by nothing."""
     params = require_field(meta, "params", "object", default={})
     if require_field(meta, ("params", "bag_rounds"), "list", items="int", min=0, default=None) == []:
         raise Corrupt("header params.bag_rounds lists no bag; a model has one or more")

@@ -16,6 +16,7 @@ from clirkit.analysis import Analyzer
 from clirkit.boost.base import BaseRun, CompactRun, base_system, held_run
 from clirkit.boost.model import BoostModel
 from clirkit.boost.params import BETA_GRID, Bagging, Boosting, PairFeatures, TupleSampling
+from clirkit.boost.trained import as_trained
 from clirkit.boost.training import fit_tokens
 from clirkit.constraints import Interval, StrOptions, at_least_zero
 from clirkit.documents import Documents
@@ -426,7 +427,7 @@ class BoostRanker(Grouped, System):
         ``documents`` (or the documents of :class:`~clirkit.estimator.Resources`) are what :meth:`search` ranks (or
         give them to ``search``)."""
         model = BoostModel.load(path)
-        ranker = as_trained(cls(**params), model.params.get("hyper_params"), params, path)
+        ranker = as_trained(cls(**params), model, params, path)
         if isinstance(documents, Resources):
             return ranker.restore(path, documents)
         if documents is not None:
@@ -568,27 +569,3 @@ _FIT_TAKES = (
     "{name}.fit takes one Resources, e.g. fit(Resources(topics={{'train': topics, 'dev': ...}}, qrels={{'train': "
     "qrels, ...}}, documents=(docids, texts))) (clirkit.estimator.Resources), got {got}"
 )
-
-
-def as_trained(ranker: BoostRanker, trained: Mapping | None, given: Mapping, path) -> BoostRanker:
-    """``ranker`` (made of the keywords ``given`` to :meth:`BoostRanker.load`) with the hyper-parameters ``trained``
-    that the model at ``path`` records by their flat names (None: a model written before they were recorded, whose
-    ranker keeps ``given`` and the defaults); ClirkitError for a recorded one given another value."""
-    if trained is None:
-        return ranker
-    own = ranker.flat_params()
-    named = {k for key in given for k in (ranker.groups[key]._get_param_names() if key in ranker.groups else [key])}
-    values = {k: tuple(v) if isinstance(v, list) else v for k, v in trained.items()}
-    try:
-        loaded = type(ranker).from_flat(**{**{k: own[k] for k in named if k not in values}, **values})
-        loaded.check_params()
-    except (TypeError, ClirkitError) as exc:
-        raise ClirkitError(f"{path}: corrupt model file (params.hyper_params: {exc})") from None
-    kept = loaded.flat_params()
-    for key in sorted(named & values.keys()):
-        if not (own[key] is kept[key] or own[key] == kept[key]):
-            raise ClirkitError(
-                f"{path}: the model was trained with {key}={kept[key]!r}, not {own[key]!r}: leave {key} out of "
-                "load (the model's own is taken)"
-            )
-    return loaded

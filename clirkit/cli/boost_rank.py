@@ -33,7 +33,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from clirkit.boost import BoostModel
+    from clirkit.boost import BoostRanker
     from clirkit.cli.common import check_query_fields_unused
     from clirkit.cli.data import check_model_languages, data_files, read_run_of
     from clirkit.cli.params import tokenize_jobs
@@ -44,7 +44,7 @@ def run(args) -> int:
 
     check_query_fields_unused(args)
     check_outputs({"-o": args.output}, {"MODEL": args.model, **data_files(args), "--candidates": args.candidates})
-    model = BoostModel.load(args.model)
+    model = BoostRanker.load(args.model).model_  # its recorded hyper-parameters checked, as in Python
     if model.from_base and not args.candidates:
         raise ClirkitError(
             f"{args.model} was boosted from a base ranker ({model.base.get('tag', '?')}): give its run "

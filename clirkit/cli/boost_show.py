@@ -24,7 +24,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from clirkit.boost import BoostModel
+    from clirkit.boost import BoostRanker
     from clirkit.errors import ClirkitError
 
     if args.negative and not args.entries:
@@ -35,7 +35,7 @@ def run(args) -> int:
             "give one of them"
         )
     bag = args.bag or 1
-    model = BoostModel.load(args.model)
+    model = BoostRanker.load(args.model).model_  # its recorded hyper-parameters checked, as in Python
     if args.entries:
         print("source\ttarget\tweight")
         for src, tgt, w in model.top_entries(args.n, negative=args.negative):
