@@ -28,6 +28,7 @@ from clirkit.boost.pairgroups import PairCache
 from clirkit.boost.scoring import DevEvaluator, RerankEvaluator
 from clirkit.boost.sweep import BetaSweep, betas_to_try, sweep_betas
 from clirkit.boost.tuples import ExtraTupleError, NoTupleError, Tuples, index_of, make_tuples
+from clirkit.boost.unused import check_eval_every, set_away_from_defaults
 from clirkit.errors import ClirkitError
 from clirkit.parallel import run_tasks
 from clirkit.progress import say
@@ -100,6 +101,7 @@ def fit_tokens(
     tuples, n_extra = training_tuples(
         ranker, qrels, extra_qrels if extra_ids else None, query_ids, docids, candidates, train_base
     )
+    check_training_set(ranker, features, len(tuples), len(query_ids), len(docids))
     say(
         f"boost: {len(tuples)} tuples ({n_extra} extra) from {len(np.unique(tuples.query))} queries; "
         f"{len(features.source)} source and {len(features.target)} target {ranker.features.ngram}-grams",
@@ -141,6 +143,8 @@ def check_fit(
     :func:`~clirkit.boost.base.held_run`); None standalone."""
     ranker.check_params()
     ranker.check_unused(extra=extra_queries is not None, dev=has_dev, candidates=candidates is not None)
+    if "eval_every" in set_away_from_defaults(ranker.flat_params()):  # the default is what the rounds allow
+        check_eval_every(ranker.boosting.rounds, ranker.boosting.eval_every, has_dev)
     if ranker.base is not None and base_run is None:
         base_run = held_run(base_system(ranker.base))
         if base_run is None:
@@ -159,24 +163,56 @@ def check_fit(
     return compact(base_run) if ranker.base is not None else None
 
 
+def check_training_set(ranker: "BoostRanker", features: PairFeatures, n_tuples: int, n_queries: int, n_docs: int):
+    """ClirkitError, before any boosting, when ``max_df`` left no source or no target n-gram of the ``n_queries``
+    training queries (the extra ones too) and ``n_docs`` documents, or ``bag_fraction`` makes bags of no tuple of
+    the ``n_tuples``: each says what to change."""
+    max_df = ranker.features.max_df
+    for terms, n, what in ((features.source, n_queries, "query"), (features.target, n_docs, "document")):
+        if len(terms) == 0 and max_df < 1:
+            raise ClirkitError(
+                f"max_df {max_df:g} drops every {what} n-gram (the smallest fraction of the {n} {what} texts an "
+                f"n-gram can be in is 1/{n} = {1 / n:.3g}): give a larger max_df (--max-df)"
+            )
+    fraction = ranker.bagging.bag_fraction
+    if fraction < 1 and round(fraction * n_tuples) < 1:
+        raise ClirkitError(
+            f"bag_fraction {fraction:g} of the {n_tuples} tuples makes bags of no tuple: give bag_fraction >= "
+            f"1/{n_tuples} = {1 / n_tuples:.3g} (--bag-fraction)"
+        )
+
+
 def train_base_scores(
     ranker: "BoostRanker", base_run: CompactRun | None, query_ids: list[str], n_train: int, docids
 ) -> BaseScores | None:
     """The base scores of the training queries (the first ``n_train`` of ``query_ids``) and the extra ones."""
     if base_run is None:
         return None
+    unknown = np.flatnonzero(index_of(base_run.doc_ids, docids) < 0)
+    if len(unknown):
+        raise ClirkitError(
+            f"the base run names document {str(base_run.doc_ids[unknown[0]])!r}, which is not among the documents: "
+            "give a run of these queries over these documents"
+        )
     train_base = BaseScores(base_run, query_ids, docids)
     if len(train_base) == 0:
         raise ClirkitError("the base run has no row for a training query and a known document")
-    covered = set(np.asarray(query_ids)[np.unique(train_base.qrow)].tolist())
-    uncovered = len(set(query_ids[:n_train]) - covered)
-    if uncovered:
+    say_uncovered(ranker, train_base, query_ids, "training", "their tuples start from margin 0", n_train)
+    return train_base
+
+
+def say_uncovered(ranker: "BoostRanker", base: BaseScores, qids: list[str], what: str, effect: str, n=None) -> None:
+    """Say on stderr (unless the ranker is quiet) how many of the first ``n`` (all if None) of ``qids`` (the
+    ``what`` queries, in the order ``base`` was made with) the base run has no row for, the first of them, and
+    ``effect``, what that does to the training."""
+    covered = set(np.asarray(qids)[np.unique(base.qrow)].tolist())
+    missing = [q for q in qids[:n] if q not in covered]
+    if missing:
         say(
-            f"boost: the base run has no row for {uncovered} of the {n_train} training queries (their "
-            "tuples start from margin 0)",
+            f"boost: the base run has no row for {len(missing)} of the {len(qids[:n])} {what} queries (the first: "
+            f"{missing[0]!r}; {effect})",
             quiet=ranker.quiet,
         )
-    return train_base
 
 
 def uncovered_queries(run: Run, qids: Sequence[str], docids: Sequence[str]) -> list[str]:
@@ -331,8 +367,9 @@ def boost_from_base(
         dev_base = BaseScores(base_run, dqids, docids)
         if len(dev_base) == 0:
             raise ClirkitError(
-                "the base run has no row for a dev query: it must cover the training and the dev queries"
+                "the base run has no row for any dev query: it must cover the training and the dev queries"
             )
+        say_uncovered(ranker, dev_base, list(dqids), "dev", "they add AP 0 to every dev MAP")
 
         rerank = RerankEvaluator(
             Qdev, features.Dm, dqids, docids, judged, dev_base, 0.0, depth=ranker.boosting.eval_depth

@@ -113,3 +113,17 @@ def check_unused_keys(written, options, dev: bool | None = None) -> None:
     )
     for name, does, needs in unused[:1]:
         raise ClirkitError(f"{name} {does}: {_FILE_REMEDY[needs]}, or remove {name}")
+
+
+def check_eval_every(
+    rounds: int, eval_every: int, dev: bool, names: tuple[str, str] = ("rounds", "eval_every")
+) -> None:
+    """ClirkitError when dev queries are given (``dev``) with an ``eval_every`` (rounds between two dev scores; call
+    this only when it was given, not left at its default) more than ``rounds`` (the most boosted): the dev queries
+    would be scored only after the last round, with no early stopping. ``names``: how the two are called
+    (``--rounds``, ``--eval-every`` on the command line)."""
+    if dev and eval_every > rounds:
+        raise ClirkitError(
+            f"{names[1]} {eval_every} is more than {names[0]} {rounds}: the dev queries would be scored only after "
+            f"the last round (no early stopping); give {names[1]} <= {names[0]}, or leave it out"
+        )

@@ -293,7 +293,7 @@ def run(args) -> int:
     check_dev(args, params, data)
     # the candidate depth without a base run (refused with --candidates)
     candidates = read_candidates(args, data, params["min_grade"], probe._candidate_depth())
-    base = read_base_run(args)
+    base = read_base_run(args, data)
     extra_queries, extra_qrels = _extra(args, data.collection, *data.documents)
     source_lang, target_lang = assumed_languages(data, "boost-train", args.quiet)
     ranker = BoostRanker.from_flat(

@@ -69,8 +69,14 @@ def check_options(args, params: dict) -> None:
 
 def check_dev(args, params: dict, data) -> None:
     """ClirkitError for an option of early stopping, or ``--significance`` (the test against the base, made on the
-    dev queries), given without dev queries in ``data`` (the data read: :func:`clirkit.cli.data.load_data`)."""
+    dev queries), given without dev queries in ``data`` (the data read: :func:`clirkit.cli.data.load_data`), or an
+    ``--eval-every`` given beyond ``--rounds`` with them (:func:`~clirkit.boost.unused.check_eval_every`)."""
+    from clirkit.boost.unused import check_eval_every
+    from clirkit.cli.params import given
+
     check_unused(args, params, data)
+    if given(args, "eval_every"):  # its default is what the rounds allow
+        check_eval_every(params["rounds"], params["eval_every"], bool(data.dev_queries), ("--rounds", "--eval-every"))
 
 
 def read_candidates(args, data, min_grade: int, depth: int):
@@ -104,12 +110,13 @@ def check_candidates(path: str, candidates, qids: list[str], docids, qrels, min_
         )
 
 
-def read_base_run(args):
+def read_base_run(args, data):
     """The runs of ``--base-run``, encoded one after the other (:class:`~clirkit.boost.base.CompactRun`), or None
-    when not given."""
+    when not given; ClirkitError ``FILE:LINE: problem`` for a row whose document is not among the documents of
+    ``data`` (:func:`~clirkit.cli.data.read_run_of`, as ``boost-rank --candidates``)."""
     if not args.base_run:
         return None
     from clirkit.boost.base import CompactRun
-    from clirkit.formats import read_run
+    from clirkit.cli.data import read_run_of
 
-    return CompactRun.from_runs(read_run(path) for path in args.base_run)
+    return CompactRun.from_runs(read_run_of(path, data, queries=False) for path in args.base_run)

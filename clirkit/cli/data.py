@@ -232,9 +232,10 @@ def check_model_languages(path: str, kind: str, model_langs: tuple[str | None, s
 _GIVE_RUN = ": give a run of these queries over these documents"
 
 
-def read_run_of(path: str, data: Data):
-    """The run at ``path`` (``--candidates``, ``--rerank``: rows to re-score), each of its rows naming a query and
-    a document of ``data``; else ClirkitError ``FILE:LINE: problem`` at the first row that does not (the file is
+def read_run_of(path: str, data: Data, *, queries: bool = True):
+    """The run at ``path`` (``--candidates``, ``--rerank``: rows to re-score; ``--base-run``, with ``queries``
+    False: its queries may be others too), each of its rows naming a document of ``data`` and (``queries``) a
+    query of ``data``; else ClirkitError ``FILE:LINE: problem`` at the first row that does not (the file is
     read again for its line only then). Checked before the documents are tokenized, on the run's distinct ids: no
     copy of the documents' ids is made."""
     import numpy as np
@@ -242,7 +243,7 @@ def read_run_of(path: str, data: Data):
     from clirkit.formats import read_run
 
     run = read_run(path)
-    unknown_queries = set(run.query_ids) - data.queries.keys()
+    unknown_queries = set(run.query_ids) - data.queries.keys() if queries else set()
     unknown_docids = set(np.unique(run.docids).tolist())
     unknown_docids.difference_update(data.documents[0])
     if unknown_queries or unknown_docids:
