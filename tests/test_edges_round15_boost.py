@@ -187,5 +187,5 @@ def test_options_that_leave_nothing_to_train_on_are_refused_and_no_model_is_writ
     assert says in line and ("--max-df" in line or "--bag-fraction" in line)
     assert not (tmp_path / "m.npz").exists()
     ranker = BoostRanker.from_flat(rounds=4, bits=20, bags=2, bag_fraction=1e-9, quiet=True)
-    with pytest.raises(ClirkitError, match=r"bag_fraction 1e-09 of the \d+ tuples makes bags of no tuple"):
+    with pytest.raises(ClirkitError, match=r"bag_fraction 1e-09 of the \d+ tuples is less than one tuple a bag"):
         ranker.fit_tokens(QUERIES, QRELS, DOCIDS, DOCS)

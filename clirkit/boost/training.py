@@ -165,8 +165,8 @@ def check_fit(
 
 def check_training_set(ranker: "BoostRanker", features: PairFeatures, n_tuples: int, n_queries: int, n_docs: int):
     """ClirkitError, before any boosting, when ``max_df`` left no source or no target n-gram of the ``n_queries``
-    training queries (the extra ones too) and ``n_docs`` documents, or ``bag_fraction`` makes bags of no tuple of
-    the ``n_tuples``: each says what to change."""
+    training queries (the extra ones too) and ``n_docs`` documents, or ``bag_fraction`` of the ``n_tuples`` is less
+    than one tuple a bag (:func:`~clirkit.boost.bagging.bag_rows` would draw one): each says what to change."""
     max_df = ranker.features.max_df
     for terms, n, what in ((features.source, n_queries, "query"), (features.target, n_docs, "document")):
         if len(terms) == 0 and max_df < 1:
@@ -177,8 +177,8 @@ def check_training_set(ranker: "BoostRanker", features: PairFeatures, n_tuples: 
     fraction = ranker.bagging.bag_fraction
     if fraction < 1 and round(fraction * n_tuples) < 1:
         raise ClirkitError(
-            f"bag_fraction {fraction:g} of the {n_tuples} tuples makes bags of no tuple: give bag_fraction >= "
-            f"1/{n_tuples} = {1 / n_tuples:.3g} (--bag-fraction)"
+            f"bag_fraction {fraction:g} of the {n_tuples} tuples is less than one tuple a bag (each would hold one): "
+            f"give bag_fraction >= 1/{n_tuples} = {1 / n_tuples:.3g} (--bag-fraction)"
         )
 
 
