@@ -137,21 +137,19 @@ def configs(one: str, sharded: str, jobs: list[int], stem: str) -> list[tuple]:
     ]
 
 
+def in_one_process(folder: Path, index: str, jobs: int, repeat: int, backend: str, system: str) -> dict:
+    """The times of :func:`worker` (open + first search, the best later search) in a process of its own."""
+    command = [sys.executable, __file__, "--worker", index, str(jobs), str(repeat), backend, system]
+    return json.loads(subprocess.run(command, cwd=folder, capture_output=True, text=True, check=True).stdout)
+
+
 def search_part(folder: Path, jobs: list[int], docs: str, repeat: int) -> list[dict]:
     rows = []
     for what, index, j, backend, run, options in configs(
         f"ix-one-{docs}-{jobs[0]}.npz", f"ix-sh-{docs}-{jobs[0]}.npz", jobs, f"run-{docs}"
     ):
         r = timed(["clirkit", "search", "--index", index, "--queries", "queries.tsv", "-o", run, *options], folder)
-        inside = json.loads(
-            subprocess.run(
-                [sys.executable, __file__, "--worker", index, str(j), str(repeat), backend, "bm25"],
-                cwd=folder,
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout
-        )
+        inside = in_one_process(folder, index, j, repeat, backend, "bm25")
         rows.append(
             {
                 "part": "search",
@@ -240,15 +238,7 @@ def docpsq_part(folder: Path, jobs: list[int], docs: str, shards: int, repeat: i
         f"tr-one-{docs}.npz", f"tr-sh-{docs}.npz", jobs, f"psq-{docs}"
     ):
         r = timed(["clirkit", "psq", "--index", index, "--queries", "queries.tsv", "-o", run, *options], folder)
-        inside = json.loads(
-            subprocess.run(
-                [sys.executable, __file__, "--worker", index, str(j), str(repeat), backend, "psq"],
-                cwd=folder,
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout
-        )
+        inside = in_one_process(folder, index, j, repeat, backend, "psq")
         rows.append(
             {
                 "part": "docpsq",
