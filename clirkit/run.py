@@ -529,7 +529,8 @@ class Qrels:
         ``rel`` (whole-number grades)."""
         grade = next((c for c in ("label", "rel") if c in frame.columns), "label")
         qids, docids = frame_ids(frame, "a qrels frame", grade, "judgments")
-        rels = whole_grades(frame[grade].to_numpy(), "a qrels frame's " + grade)
+        at = lambda i: f"row {row_label(frame, i)}"  # noqa: E731
+        rels = whole_grades(frame[grade].to_numpy(), "a qrels frame's " + grade, at)
         return cls._made(qids, docids, rels, row_of=lambda i: f"a qrels frame: row {row_label(frame, i)}")
 
     def to_records(self) -> list[Qrel]:
@@ -543,7 +544,7 @@ class Qrels:
         qids, docids, rels = record_columns(
             records, ("query_id", "doc_id", "relevance"), "a qrels record", "an ir_datasets TrecQrel"
         )
-        grades = whole_grades(rels, "a qrels record's relevance")
+        grades = whole_grades(rels, "a qrels record's relevance", lambda i: f"record number {i + 1}")
         return cls._made(qids, docids, grades, row_of=lambda i: f"a qrels record (number {i + 1})")
 
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from clirkit import hashing  # (its functions looked up when called: a test may replace them)
 from clirkit.errors import ClirkitError
+from clirkit.runinputs import shown
 
 _INT64_END = 2.0**63  # the first float beyond int64 (-2**63 is the lowest int64 and an exact float)
 _CELLS = 1 << 21  # hashes sorted at a time by repeated_document (8 MiB)
@@ -46,10 +47,12 @@ def check_score_order(qids: np.ndarray, docids: np.ndarray, scores: np.ndarray, 
         )
 
 
-def whole_grades(values, what: str) -> np.ndarray:
+def whole_grades(values, what: str, at=None) -> np.ndarray:
     """``values`` (an array or list of grades) as int64; integers as they are, numbers that are whole and within
     int64 (``1.0``) converted. ClirkitError ``WHAT must be whole numbers (grades), got V`` naming the first that
-    is not (``0.5``, NaN; ``1e20``: beyond int64), or ``WHAT is not a number``."""
+    is not (``0.5``, NaN; ``1e20``: beyond int64), or ``WHAT is not a number, got V`` (a text, None); ``at(i)``,
+    when given, names the row of position ``i`` (``row 3``), added as `` at row 3``."""
+    where = (lambda i: f" at {at(i)}") if at is not None else (lambda i: "")
     try:
         given = np.asarray(values)
         exact = _exact_integers(given)
@@ -57,7 +60,10 @@ def whole_grades(values, what: str) -> np.ndarray:
             return exact
         grades = np.asarray(given, dtype=np.float64)
     except (TypeError, ValueError, OverflowError):
-        raise ClirkitError(f"{what} is not a number") from None
+        flat = list(np.asarray(values, dtype=object).reshape(-1))
+        i = next((k for k, v in enumerate(flat) if not _is_float(v)), 0)
+        got = f", got {shown(flat[i])}" if flat else ""
+        raise ClirkitError(f"{what} is not a number{got}{where(i)}") from None
     with np.errstate(invalid="ignore"):
         bad = ~np.isfinite(grades) | (grades != np.round(grades)) | (grades < -_INT64_END) | (grades >= _INT64_END)
     if bad.any():
@@ -65,8 +71,17 @@ def whole_grades(values, what: str) -> np.ndarray:
         value, grade = given.reshape(-1)[i], grades.reshape(-1)[i]
         whole = np.isfinite(grade) and grade == np.round(grade)
         rule = "whole numbers (grades) within int64 (|grade| < 2**63)" if whole else "whole numbers (grades)"
-        raise ClirkitError(f"{what} must be {rule}, got {getattr(value, 'item', lambda: value)()!r}")
+        raise ClirkitError(f"{what} must be {rule}, got {getattr(value, 'item', lambda: value)()!r}{where(i)}")
     return grades.astype(np.int64)
+
+
+def _is_float(value) -> bool:
+    """Whether ``float(value)`` works (a number, or a text of one)."""
+    try:
+        float(value)
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return True
 
 
 def _exact_integers(given: np.ndarray) -> np.ndarray | None:

@@ -1,0 +1,47 @@
+"""Edge cases of round 15c (PyTerrier frames, scs-score, datasets build): a qrels frame (or ir_datasets records) with a
+grade that is not a whole number names the row (record) and the value."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import pandas as pd
+import pytest
+
+from clirkit.errors import ClirkitError
+from clirkit.run import Qrels
+
+# 1. a qrels frame's bad grade names its row and value ---------------------------------------------------------------
+
+
+def _qrels_frame(labels) -> pd.DataFrame:
+    return pd.DataFrame({"qid": ["1", "1", "2"], "docno": ["a", "b", "a"], "label": labels})
+
+
+@pytest.mark.parametrize(
+    "labels, message",
+    [
+        (["1", "x", "2"], "a qrels frame's label is not a number, got 'x' at row 1"),
+        ([1, None, 2], "a qrels frame's label must be whole numbers (grades), got nan at row 1"),
+        ([1.0, 0.0, 2.5], "a qrels frame's label must be whole numbers (grades), got 2.5 at row 2"),
+    ],
+)
+def test_a_qrels_frame_with_a_bad_grade_names_the_row_and_the_value(labels, message):
+    with pytest.raises(ClirkitError) as caught:
+        Qrels.from_frame(_qrels_frame(labels))
+    assert str(caught.value) == message
+
+
+def test_pyterrier_qrels_frame_names_the_row_of_a_text_grade_by_the_frame_index():
+    cpt = pytest.importorskip("clirkit.pyterrier")
+    frame = _qrels_frame(["2", "1", "relevant"]).set_axis(["r1", "r2", "r3"])
+    with pytest.raises(ClirkitError, match=r"^a qrels frame's label is not a number, got 'relevant' at row 'r3'$"):
+        cpt.qrels_frame(frame)
+
+
+def test_qrels_records_with_a_text_relevance_name_the_record():
+    Record = namedtuple("Record", ["query_id", "doc_id", "relevance"])
+    records = [Record("1", "a", 1), Record("1", "b", 0), Record("2", "a", "high")]
+    with pytest.raises(ClirkitError) as caught:
+        Qrels.from_records(records)
+    assert str(caught.value) == "a qrels record's relevance is not a number, got 'high' at record number 3"
