@@ -39,6 +39,7 @@ from clirkit.runinputs import (  # (first_bad_id, check_frame_ids, MAX_ID_LENGTH
     frame_ids,
     frame_scores,
     id_array,
+    real_scores,
     record_columns,
     row_label,
     shown,
@@ -103,7 +104,7 @@ def _columns(qids, docids, values, what: str) -> tuple[np.ndarray, np.ndarray, n
     lengths."""
     qids, docids = id_array(qids, f"{what} qids"), id_array(docids, f"{what} docids")
     try:
-        values = np.asarray(values, dtype=np.float64)
+        values = real_scores(values)
     except (TypeError, ValueError):
         raise ClirkitError(f"{what} scores must be numbers, got {shown(values)}") from None
     qids, docids, values = _aligned(what, qids=qids, docids=docids, scores=values)

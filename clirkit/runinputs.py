@@ -157,7 +157,7 @@ def finite_scores(values, row_of) -> np.ndarray:
     for the first that is not one (a text, None, NaN, an infinity, an int beyond the float range), ``row_of(i)``
     naming its row."""
     try:
-        scores = np.asarray(values, dtype=np.float64)
+        scores = real_scores(values)
     except (TypeError, ValueError, OverflowError):
         pos = next((i for i, v in enumerate(values) if not _is_number(v)), 0)
     else:
@@ -170,7 +170,17 @@ def finite_scores(values, row_of) -> np.ndarray:
     )
 
 
+def real_scores(values) -> np.ndarray:
+    """``values`` as float64; TypeError for complex numbers (numpy casts an array of them to its real parts with
+    only a warning, which would rank by the real part in silence)."""
+    if np.iscomplexobj(values):
+        raise TypeError("complex numbers are not scores")
+    return np.asarray(values, dtype=np.float64)
+
+
 def _is_number(value) -> bool:
+    if np.iscomplexobj(value):
+        return False
     try:
         return bool(np.isfinite(float(value)))
     except (TypeError, ValueError, OverflowError):

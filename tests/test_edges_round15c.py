@@ -1,15 +1,17 @@
 """Edge cases of round 15c (PyTerrier frames, scs-score, datasets build): a qrels frame (or ir_datasets records) with a
-grade that is not a whole number names the row (record) and the value."""
+grade that is not a whole number names the row (record) and the value; complex scores in a run frame, a re-ranker's
+input or ``Run(...)`` are refused instead of being ranked by their real part in silence."""
 
 from __future__ import annotations
 
 from collections import namedtuple
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from clirkit.errors import ClirkitError
-from clirkit.run import Qrels
+from clirkit.run import Qrels, Run
 
 # 1. a qrels frame's bad grade names its row and value ---------------------------------------------------------------
 
@@ -45,3 +47,17 @@ def test_qrels_records_with_a_text_relevance_name_the_record():
     with pytest.raises(ClirkitError) as caught:
         Qrels.from_records(records)
     assert str(caught.value) == "a qrels record's relevance is not a number, got 'high' at record number 3"
+
+
+# 2. complex scores are refused, not ranked by their real part -----------------------------------------------------------
+
+
+def test_a_run_frame_with_complex_scores_is_refused_naming_the_row():
+    frame = pd.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "score": [2.0, 1j]})
+    with pytest.raises(ClirkitError, match=r"^a run frame: row 0 has score \(2\+0j\), not a finite number"):
+        Run.from_frame(frame)
+
+
+def test_a_run_of_complex_scores_is_refused():
+    with pytest.raises(ClirkitError, match=r"^Run scores must be numbers, got array\(\[0\.\+1\.j"):
+        Run(["1", "1"], ["a", "b"], np.array([1j, 2 + 0j]))
