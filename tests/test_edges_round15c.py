@@ -1,6 +1,7 @@
 """Edge cases of round 15c (PyTerrier frames, scs-score, datasets build): a qrels frame (or ir_datasets records) with a
 grade that is not a whole number names the row (record) and the value; complex scores in a run frame, a re-ranker's
-input or ``Run(...)`` are refused instead of being ranked by their real part in silence."""
+input or ``Run(...)`` are refused instead of being ranked by their real part in silence; a boosted ranker fitted on no
+training queries (an empty topics frame) says so instead of an IndexError."""
 
 from __future__ import annotations
 
@@ -61,3 +62,44 @@ def test_a_run_frame_with_complex_scores_is_refused_naming_the_row():
 def test_a_run_of_complex_scores_is_refused():
     with pytest.raises(ClirkitError, match=r"^Run scores must be numbers, got array\(\[0\.\+1\.j"):
         Run(["1", "1"], ["a", "b"], np.array([1j, 2 + 0j]))
+
+
+# 3. a boosted ranker fitted through PyTerrier on no topics --------------------------------------------------------
+
+EXPERIMENT = """
+collection = "{folder}"
+measures = ["AP"]
+baseline = "PSQ"
+seed = 3
+
+[systems.PSQ]
+kind = "psq"
+
+[systems.Boost]
+kind = "boost"
+base = "PSQ"
+rounds = 20
+eval_every = 10
+beta_grid = [2.0, 5.0]
+"""
+
+
+@pytest.fixture(scope="module")
+def folder(mini, tmp_path_factory):
+    """A PSQ and a boosted ranker run by the experiment runner on a slice of nave-en-es, read back."""
+    cpt = pytest.importorskip("clirkit.pyterrier")
+    from clirkit.experiment import Experiment, run_experiment
+
+    work = tmp_path_factory.mktemp("pt15c")
+    path = work / "mini.toml"
+    path.write_text(EXPERIMENT.format(folder=mini), encoding="utf-8")
+    run_experiment(Experiment.read(path), work / "out", quiet=True)
+    return cpt.from_experiment(path, work / "out")
+
+
+def test_a_boosted_ranker_fitted_on_an_empty_topics_frame_says_there_are_no_training_queries(folder):
+    boost = folder.retriever("Boost")
+    empty = folder.topics("train").iloc[:0]
+    with pytest.raises(ClirkitError) as caught:
+        boost.fit(empty, folder.qrels("train"), folder.topics("dev"), folder.qrels("dev"))
+    assert str(caught.value) == "no training queries (the train topics are empty): give the queries to learn from"

@@ -151,6 +151,8 @@ def check_fit(
             raise ClirkitError("fit_tokens with a base system needs its run (base_run); fit makes it")
     if len(docids) != len(doc_tokens):
         raise ClirkitError(f"{len(docids)} document ids but {len(doc_tokens)} documents")
+    if not queries:
+        raise ClirkitError("no training queries (the train topics are empty): give the queries to learn from")
     if ranker.base is not None and candidates is not None:
         raise ClirkitError("give a base run or a candidate run, not both: the base run gives the hard negatives")
     if (extra_queries is None) != (extra_qrels is None):

@@ -96,11 +96,13 @@ class Tuples:
 def index_of(values: np.ndarray, universe: Sequence[str]) -> np.ndarray:
     """Position of each value in ``universe`` (-1 when absent)."""
     universe = np.asarray(universe, dtype=str)
+    if not len(universe):  # (no position to look up: order[pos] below would index an empty array)
+        return np.full(len(values), -1, dtype=np.int64)
     order = np.argsort(universe, kind="stable")
     sorted_u = universe[order]
     pos = np.searchsorted(sorted_u, values)
     pos = np.minimum(pos, max(len(sorted_u) - 1, 0))
-    found = (len(sorted_u) > 0) & (sorted_u[pos] == values) if len(sorted_u) else np.zeros(len(values), bool)
+    found = sorted_u[pos] == values
     return np.where(found, order[pos], -1).astype(np.int64)
 
 
