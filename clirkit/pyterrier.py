@@ -457,9 +457,17 @@ class ExperimentFolder:
         return self._runner.systems[name]
 
     def run(self, name: str, split: str = "test") -> Run:
-        """The run of system ``name`` over ``split`` the folder holds."""
+        """The run of system ``name`` over ``split`` the folder holds; ClirkitError naming the splits it has runs
+        of when it has none of ``split`` (an unknown split; train, of which the experiment makes no run)."""
         self.system(name)
-        return self._runner.resources.runs(split)[name]
+        runs = self._runner.resources.runs(split)
+        if name not in runs:
+            has = [s for s in self.resources.splits if name in self._runner.resources.runs(s)]
+            raise ClirkitError(
+                f"{self.folder}: the experiment makes no {split!r} run of {name} (it has runs of "
+                f"{', '.join(has) or 'no split'})"
+            )
+        return runs[name]
 
     def _excluded(self) -> dict[str, set[str]]:
         return self.resources.excluded(*self.resources.splits)

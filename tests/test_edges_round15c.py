@@ -1,7 +1,8 @@
 """Edge cases of round 15c (PyTerrier frames, scs-score, datasets build): a qrels frame (or ir_datasets records) with a
 grade that is not a whole number names the row (record) and the value; complex scores in a run frame, a re-ranker's
 input or ``Run(...)`` are refused instead of being ranked by their real part in silence; a boosted ranker fitted on no
-training queries (an empty topics frame) says so instead of an IndexError."""
+training queries (an empty topics frame) says so instead of an IndexError; an experiment folder's run of a split it has
+no run of (train, a misspelt split) names the splits it has instead of a KeyError."""
 
 from __future__ import annotations
 
@@ -64,7 +65,7 @@ def test_a_run_of_complex_scores_is_refused():
         Run(["1", "1"], ["a", "b"], np.array([1j, 2 + 0j]))
 
 
-# 3. a boosted ranker fitted through PyTerrier on no topics --------------------------------------------------------
+# 3 and 4. an experiment folder's systems through PyTerrier --------------------------------------------------------
 
 EXPERIMENT = """
 collection = "{folder}"
@@ -103,3 +104,13 @@ def test_a_boosted_ranker_fitted_on_an_empty_topics_frame_says_there_are_no_trai
     with pytest.raises(ClirkitError) as caught:
         boost.fit(empty, folder.qrels("train"), folder.topics("dev"), folder.qrels("dev"))
     assert str(caught.value) == "no training queries (the train topics are empty): give the queries to learn from"
+
+
+@pytest.mark.parametrize("split", ["train", "tset"])
+def test_the_run_of_a_split_the_folder_has_no_run_of_is_a_one_line_error_naming_the_splits_it_has(folder, split):
+    assert len(folder.run("PSQ", "test").qids)  # (a split it has runs of)
+    with pytest.raises(ClirkitError) as caught:
+        folder.run("PSQ", split)
+    assert str(caught.value) == (
+        f"{folder.folder}: the experiment makes no {split!r} run of PSQ (it has runs of dev, test)"
+    )
