@@ -2,7 +2,9 @@
 grade that is not a whole number names the row (record) and the value; complex scores in a run frame, a re-ranker's
 input or ``Run(...)`` are refused instead of being ranked by their real part in silence; a boosted ranker fitted on no
 training queries (an empty topics frame) says so instead of an IndexError; an experiment folder's run of a split it has
-no run of (train, a misspelt split) names the splits it has instead of a KeyError."""
+no run of (train, a misspelt split) names the splits it has instead of a KeyError; building multi30k-de-en from a clone
+with an empty split file names that file (not the caption file after it), and a short caption file names the split
+file its lines are counted against."""
 
 from __future__ import annotations
 
@@ -113,4 +115,45 @@ def test_the_run_of_a_split_the_folder_has_no_run_of_is_a_one_line_error_naming_
         folder.run("PSQ", split)
     assert str(caught.value) == (
         f"{folder.folder}: the experiment makes no {split!r} run of PSQ (it has runs of dev, test)"
+    )
+
+
+# 5. datasets build multi30k-de-en: an empty split file is named, not the caption file after it -----------------
+
+
+@pytest.fixture
+def own_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("CLIRKIT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("CLIRKIT_SHARED", str(tmp_path / "no-shared"))
+    return tmp_path / "cache"
+
+
+def test_building_multi30k_with_an_empty_split_file_names_that_file(tmp_path, own_cache, capsys):
+    from clirkit.cli import main
+    from tests.test_cli_datasets import fake_multi30k
+
+    clone = fake_multi30k(tmp_path / "dataset")
+    (clone / "data/task2/image_splits/val_images.txt").write_text("", encoding="utf-8")
+    assert main(["datasets", "build", "multi30k-de-en", "--from", str(clone), "-q"]) == 2
+    err = capsys.readouterr().err
+    split = clone / "data/task2/image_splits/val_images.txt"
+    assert err == f"clirkit: error: {split}: empty: a split file names one image a line\n"
+    assert not list(own_cache.rglob("done"))
+
+
+def test_building_multi30k_with_a_short_caption_file_names_the_split_file_it_is_counted_against(
+    tmp_path, own_cache, capsys
+):
+    import gzip
+
+    from clirkit.cli import main
+    from tests.test_cli_datasets import fake_multi30k
+
+    clone = fake_multi30k(tmp_path / "dataset")
+    (clone / "data/task1/raw/train.en.gz").write_bytes(gzip.compress(b"A dog.\nTwo dogs.\n"))
+    assert main(["datasets", "build", "multi30k-de-en", "--from", str(clone), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"clirkit: error: {clone}/data/task1/raw/train.en.gz:2: expected 3 lines, one per image of "
+        f"{clone}/data/task1/image_splits/train.txt, found 2\n"
     )

@@ -54,18 +54,26 @@ def _lines(path: Path) -> list[str]:
     return [" ".join(text.split()) for _, text in iter_lines(path, skip_blank=False)]
 
 
-def _aligned(paths: list[Path], n: int) -> list[list[str]]:
+def _aligned(paths: list[Path], n: int, images: Path) -> list[list[str]]:
+    """The lines of each of ``paths``, which must be ``n``: one per image of the split file ``images``."""
     out = []
     for p in paths:
         lines = _lines(p)
         if len(lines) != n:
-            raise located(display_name(p), len(lines), f"expected {n} lines (one per image), found {len(lines)}")
+            raise located(
+                display_name(p),
+                len(lines),
+                f"expected {n} lines, one per image of {display_name(images)}, found {len(lines)}",
+            )
         out.append(lines)
     return out
 
 
 def _images(path: Path) -> list[str]:
+    """The image ids a split file names, one a line (``1000092795.jpg`` gives ``1000092795``)."""
     names = _lines(path)
+    if not names:
+        raise ClirkitError(f"{display_name(path)}: empty: a split file names one image a line")
     stems = [n[:-4] if n.endswith(".jpg") else n for n in names]
     if len(set(stems)) != len(stems) or not all(stems):
         raise ClirkitError(f"{path}: image names must be unique and non-empty")
@@ -85,9 +93,10 @@ def build(files: dict[str, Path]) -> dict[str, VariantData]:
     doc_texts: list[str] = []
     queries: dict[str, dict[str, str]] = {"train": {}, "dev": {}, "test": {}}
     for part in ("val", "test_2016"):
-        images = _images(files[f"{_T2}/image_splits/{part}_images.txt"])
-        en = _aligned([files[f"{_T2}/raw/{part}.{k}.en.gz"] for k in range(1, 6)], len(images))
-        (de1,) = _aligned([files[f"{_T2}/raw/{part}.1.de.gz"]], len(images))
+        split_file = files[f"{_T2}/image_splits/{part}_images.txt"]
+        images = _images(split_file)
+        en = _aligned([files[f"{_T2}/raw/{part}.{k}.en.gz"] for k in range(1, 6)], len(images), split_file)
+        (de1,) = _aligned([files[f"{_T2}/raw/{part}.1.de.gz"]], len(images), split_file)
         for i, image in enumerate(images):
             docids.append(image)
             doc_texts.append(" ".join(caps[i] for caps in en if caps[i]))
@@ -98,7 +107,9 @@ def build(files: dict[str, Path]) -> dict[str, VariantData]:
         raise ClirkitError(f"{files[SOURCES[0]].parent}: an image is both in val and test_2016")
     train_split = files[f"{_T1}/image_splits/train.txt"]
     train_images = _images(train_split)
-    de, en = _aligned([files[f"{_T1}/raw/train.de.gz"], files[f"{_T1}/raw/train.en.gz"]], len(train_images))
+    de, en = _aligned(
+        [files[f"{_T1}/raw/train.de.gz"], files[f"{_T1}/raw/train.en.gz"]], len(train_images), train_split
+    )
     overlap = set(train_images) & set(docids)
     if overlap:
         raise ClirkitError(f"{train_split}: {len(overlap)} training images are also documents")
