@@ -530,8 +530,7 @@ class Qrels:
         ``rel`` (whole-number grades)."""
         grade = next((c for c in ("label", "rel") if c in frame.columns), "label")
         qids, docids = frame_ids(frame, "a qrels frame", grade, "judgments")
-        at = lambda i: f"row {row_label(frame, i)}"  # noqa: E731
-        rels = whole_grades(frame[grade].to_numpy(), "a qrels frame's " + grade, at)
+        rels = whole_grades(frame[grade].to_numpy(), "a qrels frame's " + grade, lambda i: f"row {row_label(frame, i)}")
         return cls._made(qids, docids, rels, row_of=lambda i: f"a qrels frame: row {row_label(frame, i)}")
 
     def to_records(self) -> list[Qrel]:
