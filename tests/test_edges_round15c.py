@@ -129,8 +129,9 @@ def own_cache(tmp_path, monkeypatch):
 
 
 def test_building_multi30k_with_an_empty_split_file_names_that_file(tmp_path, own_cache, capsys):
+    from test_cli_datasets import fake_multi30k
+
     from clirkit.cli import main
-    from tests.test_cli_datasets import fake_multi30k
 
     clone = fake_multi30k(tmp_path / "dataset")
     (clone / "data/task2/image_splits/val_images.txt").write_text("", encoding="utf-8")
@@ -146,8 +147,9 @@ def test_building_multi30k_with_a_short_caption_file_names_the_split_file_it_is_
 ):
     import gzip
 
+    from test_cli_datasets import fake_multi30k
+
     from clirkit.cli import main
-    from tests.test_cli_datasets import fake_multi30k
 
     clone = fake_multi30k(tmp_path / "dataset")
     (clone / "data/task1/raw/train.en.gz").write_bytes(gzip.compress(b"A dog.\nTwo dogs.\n"))
