@@ -11,7 +11,7 @@ from typing import Iterable
 
 import numpy as np
 
-from clirkit.errors import ClirkitError
+from clirkit.errors import ClirkitError, cut_repr
 
 MAX_ID_LENGTH = 1000  # characters; ids live in fixed-width numpy string arrays
 ID_RULE = f"non-empty, without whitespace or NUL, at most {MAX_ID_LENGTH:,} characters"
@@ -142,8 +142,7 @@ def row_label(frame, pos: int) -> str:
 def shown(value) -> str:
     """``value`` as the user wrote it, at most 40 characters: a numpy scalar as its Python value (``nan``, not
     ``np.float64(nan)``)."""
-    text = repr(value.item() if isinstance(value, np.generic) else value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    return cut_repr(value.item() if isinstance(value, np.generic) else value)
 
 
 def frame_scores(frame, what: str) -> np.ndarray:

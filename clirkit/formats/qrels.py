@@ -11,7 +11,7 @@ from operator import itemgetter
 
 import numpy as np
 
-from clirkit.errors import ClirkitError, located
+from clirkit.errors import ClirkitError, located, quoted
 from clirkit.fileio import atomic_writer
 from clirkit.formats.ids import (
     INT,
@@ -111,9 +111,9 @@ def _parse_qrels_checked(name: str, rows: list[tuple[int, str]]) -> tuple[list[s
             raise located(name, lineno, f"expected {ncols} columns ({layout}) like line 1, got {len(cols)}")
         qid, docid, rel = check_id(name, lineno, cols[0], "qid"), check_id(name, lineno, cols[-2], "docid"), cols[-1]
         if not INT.fullmatch(rel):
-            raise located(name, lineno, f"relevance grade {_quoted(rel, 40)} is not an integer{_GRADES}")
+            raise located(name, lineno, f"relevance grade {quoted(rel)} is not an integer{_GRADES}")
         if len(rel.lstrip("+-")) > 9:
-            raise located(name, lineno, f"relevance grade {_quoted(rel, 20)} is out of range (|grade| < 10^9){_GRADES}")
+            raise located(name, lineno, f"relevance grade {quoted(rel, 20)} is out of range (|grade| < 10^9){_GRADES}")
         first = where.setdefault((qid, docid), lineno)
         if first != lineno:
             raise located(
@@ -126,11 +126,6 @@ def _parse_qrels_checked(name: str, rows: list[tuple[int, str]]) -> tuple[list[s
         docids.append(docid)
         rels.append(int(rel))
     return qids, docids, rels
-
-
-def _quoted(text: str, most: int) -> str:
-    """``text`` quoted, its first ``most`` characters and an ellipsis, with its length, when it is longer."""
-    return repr(text) if len(text) <= most else f"{text[:most] + '...'!r} ({len(text):,} characters)"
 
 
 def write_qrels(qrels: Qrels, path: str | os.PathLike[str]) -> None:

@@ -327,16 +327,18 @@ def _chunks_in_threads(run: Run, ranks: np.ndarray, suffix: str, jobs: int):
         sl = slice(lo, lo + WRITE_CHUNK)
         return _ascii_lines(run.qids[sl], run.docids[sl], ranks[sl], scores, suffix)
 
+    def text(lo: int) -> tuple[bytes, np.ndarray]:
+        return _score_text(run.scores[lo : lo + WRITE_CHUNK])
+
     starts = range(0, len(run), WRITE_CHUNK)
     workers = 1 if jobs == 1 or len(starts) < 2 else min(processes(jobs), len(starts))
-    texts = (_score_text(run.scores[lo : lo + WRITE_CHUNK]) for lo in starts)
     if workers == 1:
-        yield from map(lines, starts, texts)
+        yield from (lines(lo, text(lo)) for lo in starts)
         return
     with ThreadPoolExecutor(workers) as pool:
         for at in range(0, len(starts), 4 * workers):
             group = starts[at : at + 4 * workers]
-            yield from pool.map(lines, group, [_score_text(run.scores[lo : lo + WRITE_CHUNK]) for lo in group])
+            yield from pool.map(lines, group, [text(lo) for lo in group])
 
 
 def _check_readable(run: Run) -> None:
