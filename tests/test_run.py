@@ -257,7 +257,7 @@ def test_a_written_run_is_the_lines_of_the_format_byte_for_byte(tmp_path, docid)
         return
     write_run(run, tmp_path / "a.run")
     assert (tmp_path / "a.run").read_bytes() == _lines_by_hand(run, "PSQ")
-    write_run(run, tmp_path / "b.run", jobs=2)  # scores as text in this thread, chunks laid out by two
+    write_run(run, tmp_path / "b.run", jobs=2)  # chunks laid out by two threads
     assert (tmp_path / "b.run").read_bytes() == (tmp_path / "a.run").read_bytes()
     write_run(run, tmp_path / "a.run.gz", depth=10, tag="x")
     import gzip

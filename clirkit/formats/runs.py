@@ -16,6 +16,7 @@ import numpy as np
 
 from clirkit.errors import ClirkitError, located, quoted
 from clirkit.fileio import atomic_writer
+from clirkit.formats.floattext import repr_matrix
 from clirkit.formats.ids import (
     INT,
     INTS,
@@ -277,9 +278,9 @@ def write_run(
     (:data:`RUN_GZIP_LEVEL` by default).
 
     The lines are assembled as bytes by numpy, :data:`WRITE_CHUNK` rows at a time (:func:`_ascii_lines`): the
-    ids' code points, the ranks' digits and the scores' ``repr`` (a C call per chunk, made in this thread: most of
-    the time left) side by side, by ``jobs`` threads (-1: one per core) a chunk each, written in order; a run with
-    an id beyond ASCII is joined as Python strings, the same bytes.
+    ids' code points, the ranks' digits and the scores' text (:mod:`clirkit.formats.floattext`: pyarrow's cast,
+    ``repr``'s bytes) side by side, by ``jobs`` threads (-1: one per core) a chunk each, written in order; a run
+    with an id beyond ASCII is joined as Python strings, the same bytes.
     """
     tag = check_tag(run.tag if tag is None else tag)
     check_jobs(jobs)
@@ -315,30 +316,25 @@ def write_run(
 
 
 def _chunks_in_threads(run: Run, ranks: np.ndarray, suffix: str, jobs: int):
-    """The lines of ``run`` (ASCII ids), :data:`WRITE_CHUNK` rows at a time, in order, by groups of chunks: this
-    thread writes a group's scores as text (:func:`_score_text`: Python's float ``repr``, which holds the GIL),
-    then ``jobs`` threads lay its chunks out (:func:`_ascii_lines`: numpy, mostly without the GIL; the two steps
-    at once would make each thread wait for the GIL at every numpy call)."""
+    """The lines of ``run`` (ASCII ids), :data:`WRITE_CHUNK` rows at a time, in order, laid out by ``jobs`` threads
+    a chunk each (:func:`_ascii_lines`: numpy and pyarrow, mostly without the GIL), a few chunks per thread
+    held at a time."""
     from concurrent.futures import ThreadPoolExecutor
 
     from clirkit.parallel import processes
 
-    def lines(lo: int, scores: tuple[bytes, np.ndarray]) -> bytes:
+    def lines(lo: int) -> bytes:
         sl = slice(lo, lo + WRITE_CHUNK)
-        return _ascii_lines(run.qids[sl], run.docids[sl], ranks[sl], scores, suffix)
-
-    def text(lo: int) -> tuple[bytes, np.ndarray]:
-        return _score_text(run.scores[lo : lo + WRITE_CHUNK])
+        return _ascii_lines(run.qids[sl], run.docids[sl], ranks[sl], run.scores[sl], suffix)
 
     starts = range(0, len(run), WRITE_CHUNK)
     workers = 1 if jobs == 1 or len(starts) < 2 else min(processes(jobs), len(starts))
     if workers == 1:
-        yield from (lines(lo, text(lo)) for lo in starts)
+        yield from map(lines, starts)
         return
     with ThreadPoolExecutor(workers) as pool:
         for at in range(0, len(starts), 4 * workers):
-            group = starts[at : at + 4 * workers]
-            yield from pool.map(lines, group, [text(lo) for lo in group])
+            yield from pool.map(lines, starts[at : at + 4 * workers])
 
 
 def _check_readable(run: Run) -> None:
@@ -404,34 +400,10 @@ def _digit_matrix(values: np.ndarray) -> np.ndarray:
 _POWERS_OF_TEN = 10 ** np.arange(19, dtype=np.int64)
 
 
-def _score_text(values: np.ndarray) -> tuple[bytes, np.ndarray]:
-    """The ``repr`` of the scores that differ from the row before (ties: a third of a BM25 run's rows) joined by
-    ``", "`` (one ``repr`` of their list, a C call, without its brackets), and the mask of those rows (the first
-    row always)."""
-    bits = values.view(np.int64)  # (-0.0 is not 0.0)
-    new_score = np.concatenate(([True], bits[1:] != bits[:-1]))
-    return repr(values[new_score].tolist())[1:-1].encode("ascii"), new_score
-
-
-def _repr_matrix(text: bytes, new_score: np.ndarray) -> np.ndarray:
-    """The scores of :func:`_score_text` as a (row, character) uint8 matrix padded with zeros, a tied row repeating
-    the row before. (A float's ``repr`` holds no comma.)"""
-    chars = np.frombuffer(text, dtype=np.uint8)
-    commas = np.flatnonzero(chars == ord(","))
-    starts = np.concatenate(([0], commas + 2))
-    lengths = np.concatenate((commas, [len(chars)])) - starts
-    columns = np.arange(int(lengths.max()))
-    at = np.minimum(starts[:, None] + columns, len(chars) - 1)
-    matrix = np.where(columns < lengths[:, None], chars[at], np.uint8(0))
-    return matrix[np.cumsum(new_score) - 1]
-
-
-def _ascii_lines(
-    qids: np.ndarray, docids: np.ndarray, ranks: np.ndarray, scores: tuple[bytes, np.ndarray], suffix: str
-) -> bytes:
-    """The lines ``qid Q0 docid rank score`` + ``suffix`` of rows with ASCII ids and no NUL (at least one), their
-    ``scores`` as :func:`_score_text` gives them: the columns side by side in one (row, byte) matrix, each padded
-    with zeros, and the zeros dropped."""
+def _ascii_lines(qids: np.ndarray, docids: np.ndarray, ranks: np.ndarray, scores: np.ndarray, suffix: str) -> bytes:
+    """The lines ``qid Q0 docid rank score`` + ``suffix`` of rows with ASCII ids and no NUL (at least one), the
+    scores written as ``repr`` writes them (:func:`clirkit.formats.floattext.repr_matrix`): the columns side by
+    side in one (row, byte) matrix, each padded with zeros, and the zeros dropped."""
     n = len(qids)
 
     def constant(text: str) -> np.ndarray:
@@ -445,7 +417,7 @@ def _ascii_lines(
             constant(" "),
             _digit_matrix(ranks),
             constant(" "),
-            _repr_matrix(*scores),
+            repr_matrix(scores),
             constant(suffix),
         ]
     )
