@@ -9,7 +9,8 @@ peak resident memory of the process, by ``/usr/bin/time``):
 - index: ``clirkit index`` into one file and into ``--shards`` shards, at each number of jobs;
 - search: ``clirkit search`` (BM25, top 1,000) over the one-file index (1 job) and over the shards at each number
   of jobs, with ``--backend loky`` (a run of shards per worker process) and ``threading`` (a block of queries per
-  thread); then in one process (this script's ``--worker``): open + first search, and the best of ``--repeat``
+  thread), each command ``--rounds`` times, interleaved, the median reported (the machine's noise is +-10% a
+  command); then in one process (this script's ``--worker``): open + first search, and the best of ``--repeat``
   later searches (shards kept open by their workers: the search alone);
 - bound: the machine's own scaling, J independent processes each searching the shards with 1 worker at the
   same time (their throughput over one process's): no parallel search can beat it here;
@@ -143,12 +144,30 @@ def in_one_process(folder: Path, index: str, jobs: int, repeat: int, backend: st
     return json.loads(subprocess.run(command, cwd=folder, capture_output=True, text=True, check=True).stdout)
 
 
-def search_part(folder: Path, jobs: list[int], docs: str, repeat: int) -> list[dict]:
+def timed_rounds(commands: list[list[str]], cwd: Path, rounds: int) -> list[dict]:
+    """Each of ``commands`` run ``rounds`` times by :func:`timed`, interleaved (every command once, then again), so
+    that the machine's drift falls on all of them alike: the median wall seconds, every time (``all_s``), the
+    largest peak RSS."""
+    import statistics
+
+    times: list[list[float]] = [[] for _ in commands]
+    mb = [0.0] * len(commands)
+    for _ in range(rounds):
+        for i, command in enumerate(commands):
+            r = timed(command, cwd)
+            times[i].append(r["s"])
+            mb[i] = max(mb[i], r["mb"])
+    return [{"s": statistics.median(t), "all_s": t, "mb": m} for t, m in zip(times, mb)]
+
+
+def search_part(folder: Path, jobs: list[int], docs: str, repeat: int, rounds: int) -> list[dict]:
     rows = []
-    for what, index, j, backend, run, options in configs(
-        f"ix-one-{docs}-{jobs[0]}.npz", f"ix-sh-{docs}-{jobs[0]}.npz", jobs, f"run-{docs}"
-    ):
-        r = timed(["clirkit", "search", "--index", index, "--queries", "queries.tsv", "-o", run, *options], folder)
+    chosen = configs(f"ix-one-{docs}-{jobs[0]}.npz", f"ix-sh-{docs}-{jobs[0]}.npz", jobs, f"run-{docs}")
+    commands = [
+        ["clirkit", "search", "--index", index, "--queries", "queries.tsv", "-o", run, *options]
+        for _, index, _, _, run, options in chosen
+    ]
+    for (what, index, j, backend, run, _), r in zip(chosen, timed_rounds(commands, folder, rounds)):
         inside = in_one_process(folder, index, j, repeat, backend, "bm25")
         rows.append(
             {
@@ -190,7 +209,7 @@ def bound_part(folder: Path, jobs: list[int], docs: str, repeat: int) -> list[di
     return rows
 
 
-def docpsq_part(folder: Path, jobs: list[int], docs: str, shards: int, repeat: int) -> list[dict]:
+def docpsq_part(folder: Path, jobs: list[int], docs: str, shards: int, repeat: int, rounds: int) -> list[dict]:
     """The indexes translated into the queries' words, then PSQ over them (the whole command, then in one process:
     open + first search, and the search alone)."""
     rows = []
@@ -234,10 +253,12 @@ def docpsq_part(folder: Path, jobs: list[int], docs: str, shards: int, repeat: i
             folder,
         )
         rows.append({"part": "docpsq", "what": what, "docs": docs, "jobs": jobs[-1], **r})
-    for what, index, j, backend, run, options in configs(
-        f"tr-one-{docs}.npz", f"tr-sh-{docs}.npz", jobs, f"psq-{docs}"
-    ):
-        r = timed(["clirkit", "psq", "--index", index, "--queries", "queries.tsv", "-o", run, *options], folder)
+    chosen = configs(f"tr-one-{docs}.npz", f"tr-sh-{docs}.npz", jobs, f"psq-{docs}")
+    commands = [
+        ["clirkit", "psq", "--index", index, "--queries", "queries.tsv", "-o", run, *options]
+        for _, index, _, _, run, options in chosen
+    ]
+    for (what, index, j, backend, run, _), r in zip(chosen, timed_rounds(commands, folder, rounds)):
         inside = in_one_process(folder, index, j, repeat, backend, "psq")
         rows.append(
             {
@@ -435,6 +456,9 @@ def main() -> None:
     ap.add_argument("--shards", type=int, default=16)
     ap.add_argument("--jobs", type=int, nargs="+", help="numbers of jobs (default: 1, 2, 4, ... up to the cores)")
     ap.add_argument("--repeat", type=int, default=3, help="later searches in one process (the best is reported)")
+    ap.add_argument(
+        "--rounds", type=int, default=3, help="times each search command is run, interleaved (the median is reported)"
+    )
     ap.add_argument("--parts", nargs="+", default=list(PARTS), choices=PARTS)
     ap.add_argument("--no-fit", action="store_true", help="skip the quarter-size runs of the time model")
     ap.add_argument("--folder", help="work folder, kept (its corpus and indexes are reused)")
@@ -467,11 +491,11 @@ def main() -> None:
         if "index" in args.parts or not (folder / f"ix-sh-{docs}-{jobs[0]}.npz").exists():
             rows += index_part(folder, jobs, args.shards, docs)
         if "search" in args.parts:
-            rows += search_part(folder, jobs, docs, args.repeat)
+            rows += search_part(folder, jobs, docs, args.repeat, args.rounds)
         if "bound" in args.parts and docs == "docs.tsv":
             rows += bound_part(folder, jobs, docs, args.repeat)
         if "docpsq" in args.parts:
-            rows += docpsq_part(folder, jobs, docs, args.shards, args.repeat)
+            rows += docpsq_part(folder, jobs, docs, args.shards, args.repeat, args.rounds)
         if "dask" in args.parts and docs == "docs.tsv":
             rows += dask_part(folder, jobs, docs, args.repeat)
     if "bags" in args.parts:
