@@ -360,7 +360,12 @@ def test_build_with_a_missing_file_says_which_and_where_to_download_it(tmp_path,
     assert err.startswith(f"clirkit: error: {clone}: no data/task1/raw/train.de.gz (1 of 25 source files missing); ")
     assert "https://github.com/multi30k/dataset" in err
     assert main(["datasets", "build", "nave-en-es", "--from", str(clone)]) == 2
-    assert "collection nave-en-es is bundled with clirkit: nothing to build" in capsys.readouterr().err
+    err = capsys.readouterr().err  # one line: the error, no "datasets build: ..." announcement before it
+    assert err.startswith("clirkit: error: collection nave-en-es is bundled with clirkit: nothing to build")
+    assert err.count("\n") == 1
+    assert main(["datasets", "build", "nosuch", "--from", str(clone)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("clirkit: error: unknown collection 'nosuch'") and err.count("\n") == 1
     assert not list(datasets.cache_dir().rglob("done"))  # nothing built, not even half
 
 

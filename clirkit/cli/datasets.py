@@ -119,6 +119,7 @@ def run_build(args) -> int:
     from clirkit.progress import say
 
     start = time.perf_counter()
+    datasets.recipe(args.name)  # an unknown or bundled name refused before any line
     say(f"datasets build: {args.name} from {', '.join(args.sources)}", quiet=args.quiet)
     folder = datasets.build(args.name, *args.sources)
     for variant in datasets.variants(args.name):
