@@ -162,6 +162,17 @@ class Retriever(pt.Transformer):
     def __repr__(self) -> str:  # a learner's too: Retriever(PSQ-Boost), not LearningRetriever(...)
         return f"{'Reranker' if isinstance(self, Reranker) else 'Retriever'}({self.name})"
 
+    def __call__(self, inp):
+        """PyTerrier's call (a frame in, a frame out; a list of records in, a list out), a mapping refused: its
+        keys would be taken for records."""
+        if isinstance(inp, Mapping):
+            raise ClirkitError(
+                f"{self!r}: expected a DataFrame with columns {', '.join(self.needs)} or a list of such "
+                f"records, got a {type(inp).__name__} (one query: [{{'qid': ..., 'query': ...}}]; one text: "
+                f".search(text))"
+            )
+        return super().__call__(inp)
+
     def _check_input(self, inp) -> None:
         if not isinstance(inp, pd.DataFrame):
             raise ClirkitError(

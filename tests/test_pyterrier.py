@@ -293,6 +293,15 @@ def test_bad_input_to_a_transformer_is_a_one_line_error(saved, make_input, says)
     assert says in _one_line_error(lambda: saved.retriever("PSQ").transform(make_input(saved)))
 
 
+def test_a_mapping_called_as_queries_is_refused_in_one_line_not_read_as_its_keys(saved):
+    psq = saved.retriever("PSQ")
+    says = _one_line_error(lambda: psq({"1": "love"}))
+    assert says.startswith("Retriever(PSQ): expected a DataFrame with columns qid, query or a list of such records, ")
+    assert "got a dict (one query: [{'qid': ..., 'query': ...}]; one text: .search(text))" in says
+    records = psq([{"qid": "1", "query": "the love of God"}])  # a list of records: PyTerrier's other input
+    assert isinstance(records, list) and records and records[0]["qid"] == "1"
+
+
 def test_topics_frame_gives_str_qids_so_pt_experiment_meets_the_qrels_of_a_dict_numbered_by_ints(index):
     pytest.importorskip("pyterrier", reason="PyTerrier is not installed: pip install 'clirkit[pyterrier]'")
     from pyterrier.measures import AP
