@@ -84,7 +84,8 @@ def _by_arrow(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    text = pc.cast(pa.array(values, type=pa.float64()), pa.string())
+    values = np.ascontiguousarray(values, dtype=np.float64)  # seen by pyarrow as it is (pa.array imports pandas)
+    text = pc.cast(pa.Array.from_buffers(pa.float64(), len(values), [None, pa.py_buffer(values)]), pa.string())
     _, offsets, data = text.buffers()
     offsets = np.frombuffer(offsets, dtype=np.int32, count=len(text) + 1, offset=4 * text.offset)
     return offsets.astype(np.int64), np.frombuffer(data, dtype=np.uint8)
