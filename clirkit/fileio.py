@@ -256,6 +256,27 @@ def iter_lines(path: str | os.PathLike[str], *, skip_blank: bool = True) -> Iter
             raise located(name, lineno + 1, f"cannot read: {exc}") from None
 
 
+def read_once(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` names a pipe (``<(...)``, a FIFO) or a device, which can be read only once (stdin, ``-``,
+    is told by its name)."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
+
+
+def file_float(text: str) -> float:
+    """``float(text)`` for a number field of a file, written as file writers write numbers: ASCII, without ``_``
+    (Python's ``float`` also reads ``'٠.٥'``, ``'０.５'`` and ``'0.2_5'``, which trec_eval and the run and qrels
+    readers do not). ValueError otherwise, as ``float``'s."""
+    if not text.isascii() or "_" in text:
+        raise ValueError(f"not a number as files write them: {text!r}")
+    return float(text)
+
+
 def _remove_stale_temporaries(folder: Path, name: str) -> None:
     """Remove ``.NAME.PID.xxxx.tmp`` files left in ``folder`` by writes of ``name`` whose process is gone
     (killed before it could clean up); those of running processes are left alone."""

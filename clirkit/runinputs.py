@@ -63,10 +63,11 @@ def id_array(values, what: str) -> np.ndarray:
 
 def first_bad_id(ids: np.ndarray, *, readable: bool = True) -> tuple[int, str] | None:
     """The position in ``ids`` (a str array) of the first id a run or qrels file cannot hold, and its problem:
-    ``is empty`` or ``contains whitespace``; with ``readable`` also what the readers refuse
-    (:func:`clirkit.formats.check_id`): ``contains a NUL character``, ``is longer than 1,000 characters``
-    (:data:`MAX_ID_LENGTH`). None when there is none. Checked on the code points, slice by slice, without a
-    Python string per id (a NUL at an id's end is lost in a numpy string array before any check)."""
+    ``is empty``, ``contains whitespace`` or ``contains a lone surrogate`` (no UTF-8 text holds one); with
+    ``readable`` also what the readers refuse (:func:`clirkit.formats.check_id`): ``contains a NUL character``,
+    ``is longer than 1,000 characters`` (:data:`MAX_ID_LENGTH`). None when there is none. Checked on the code
+    points, slice by slice, without a Python string per id (a NUL at an id's end is lost in a numpy string array
+    before any check)."""
     ids = np.ascontiguousarray(ids if ids.dtype.kind == "U" else ids.astype(str))
     width = ids.dtype.itemsize // 4
     if not len(ids) or not width:
@@ -76,7 +77,11 @@ def first_bad_id(ids: np.ndarray, *, readable: bool = True) -> tuple[int, str] |
         part = chars[lo : lo + _ID_SLICE]
         if _plain(part, ids[lo : lo + _ID_SLICE], readable=readable):
             continue
-        found = [(part[:, 0] == 0, "is empty"), (np.isin(part, _SPACE_CODES).any(axis=1), "contains whitespace")]
+        found = [
+            (part[:, 0] == 0, "is empty"),
+            (np.isin(part, _SPACE_CODES).any(axis=1), "contains whitespace"),
+            (((part >= 0xD800) & (part <= 0xDFFF)).any(axis=1), "contains a lone surrogate (no UTF-8 text holds one)"),
+        ]
         if readable:
             found.append((((part[:, :-1] == 0) & (part[:, 1:] != 0)).any(axis=1), "contains a NUL character"))
             if width > MAX_ID_LENGTH:

@@ -274,12 +274,15 @@ def add_verb_with_actions(sub, name: str, help: str, actions: list[str]):
 
 def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """``parser`` whose own errors (a missing option, an unknown choice, a missing value) are one line
-    ``clirkit VERB: error: PROBLEM (see clirkit VERB --help)`` and exit status 2, without the usage block."""
+    ``clirkit VERB: error: PROBLEM (see clirkit VERB --help)`` and exit status 2, without the usage block; and
+    whose options are written whole (an abbreviation is an unknown option: dt took another verb's ``--translate``
+    for its own ``--translated``)."""
 
     def error(message: str):
         parser.exit(2, f"{parser.prog}: error: {message} (see {parser.prog} --help)\n")
 
     parser.error = error
+    parser.allow_abbrev = False
     return parser
 
 

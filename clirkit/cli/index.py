@@ -92,9 +92,10 @@ def run(args) -> int:
 
     source = display_name(args.documents)
     if args.shards > 1 and args.documents != "-" and args.stopwords_top == 0:  # one shard in memory at a time
-        s = ShardedIndex.build(
+        sharded = ShardedIndex.build(
             documents, args.shards, analyzer, args.output, jobs=args.jobs, quiet=args.quiet, source=source
-        ).stats()
+        )
+        s, lengths = sharded.stats(), _shard_lengths(sharded)
     else:  # the whole index in memory (stdin cannot be read once per shard; corpus stopwords need all counts)
         index = Index.build(documents(), analyzer, quiet=args.quiet, jobs=args.jobs, source=source)
         if args.stopwords_top >= index.n_terms > 0:
@@ -104,7 +105,7 @@ def run(args) -> int:
             )
         if args.stopwords_top > 0:
             index = drop_terms(index, most_frequent_terms(index, args.stopwords_top))
-        s = index.stats()
+        s, lengths = index.stats(), [(index.doc_lengths, lambda: index.docids)]
         if args.shards > 1:
             ShardedIndex.split(index, args.shards).save(args.output)
         else:
@@ -115,4 +116,32 @@ def run(args) -> int:
         f"in {time.perf_counter() - start:.1f} s -> {args.output}",
         quiet=args.quiet,
     )
+    _say_empty_documents(lengths, s["n_docs"], quiet=args.quiet)
     return 0
+
+
+def _shard_lengths(index) -> list:
+    """``(doc_lengths, docids())`` of each shard of a saved sharded index, its lengths read alone from the file."""
+    import numpy as np
+
+    def read(number: int, name: str):
+        with np.load(index._folder() / index.records[number]["file"], allow_pickle=False) as npz:
+            return npz[name]
+
+    return [(read(i, "doc_lengths"), lambda i=i: read(i, "docids")) for i in range(index.n_shards)]
+
+
+def _say_empty_documents(lengths: list, n_docs: int, *, quiet: bool) -> None:
+    """Say on stderr how many documents hold no term after the analysis (empty, punctuation, a script the
+    analysis drops): no query can find them. ``lengths``: ``(doc_lengths, docids())`` per part, in docid order."""
+    from clirkit.progress import say
+
+    counts = [int((part == 0).sum()) for part, _ in lengths]
+    if sum(counts):
+        part, docids = lengths[next(k for k, c in enumerate(counts) if c)]
+        first = str(docids()[int((part == 0).argmax())])
+        say(
+            f"note: {sum(counts)} of {n_docs} documents hold no term after the analysis (empty, punctuation or symbols "
+            f"only; first: {first}): no query can find them",
+            quiet=quiet,
+        )

@@ -28,8 +28,10 @@ README = "README.txt"
 
 
 def check_output(folder: str | os.PathLike[str], *, force: bool = False) -> Path:
-    """``folder`` as a Path, after checking that it can take the files: it does not exist, or is an empty
+    """``folder`` as a Path (not ``-``), after checking that it can take the files: it does not exist, or is an empty
     folder, or (``force``) any folder; its parent exists. ClirkitError saying what to do otherwise."""
+    if str(folder) == "-":  # elsewhere standard output: not a folder's name here
+        raise ClirkitError("- is standard output, and a collection is a folder of files: give the folder's path")
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise ClirkitError(f"{folder}: is a file, not a folder; give a folder to write the files into")

@@ -38,6 +38,8 @@ def check_tag(tag) -> str:
         raise ClirkitError(f"run tag {tag!r} is not a str: a run tag is a text, {ID_RULE}")
     if not tag or has_space(tag) or "\0" in tag or len(tag) > MAX_ID_LENGTH:
         raise ClirkitError(f"run tag {quoted(tag, 50)} must be {ID_RULE}")
+    if any("\ud800" <= c <= "\udfff" for c in tag):
+        raise ClirkitError(f"run tag {quoted(tag, 50)} contains a lone surrogate: no UTF-8 text holds one")
     return tag
 
 

@@ -10,7 +10,7 @@ import os
 from typing import Iterator, Mapping, Sequence
 
 from clirkit.errors import ClirkitError, empty_file, located, repeated_id
-from clirkit.fileio import GZIP_ERRORS, damaged_gzip, display_name, iter_lines, open_binary
+from clirkit.fileio import GZIP_ERRORS, damaged_gzip, display_name, iter_lines, open_binary, read_once
 from clirkit.formats import hc4_topics, topics
 from clirkit.formats.records import (
     QUERY,
@@ -194,7 +194,7 @@ def _open_queries(
     other kinds as ``lines``, the non-blank lines of :func:`~clirkit.fileio.iter_lines`."""
     forced = _FORCED.get(fmt)
     by_name = "jsonl" if is_json_name(path) else "tsv"
-    if str(path) == "-":  # stdin is read once: sniff its first non-blank line, keep the rest
+    if str(path) == "-" or read_once(path):  # sniff its first non-blank line, keep the rest
         every = iter_lines(path, skip_blank=False)
         seen = []
         for item in every:

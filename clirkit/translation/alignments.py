@@ -34,8 +34,8 @@ from clirkit.fileio import display_name, iter_lines
 from clirkit.translation.table import TranslationTable, normalize_rows
 from clirkit.translation.weighted import unescape_moses
 
-_LINK = re.compile(r"\d{1,9}-\d{1,9}")
-_LINKS = re.compile(r"(?:\d{1,9}-\d{1,9})(?: \d{1,9}-\d{1,9})*")
+_LINK = re.compile(r"[0-9]{1,9}-[0-9]{1,9}")
+_LINKS = re.compile(r"(?:[0-9]{1,9}-[0-9]{1,9})(?: [0-9]{1,9}-[0-9]{1,9})*")
 
 
 def _lines(path) -> list[str]:

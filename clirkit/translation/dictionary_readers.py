@@ -222,6 +222,9 @@ def ding_entries(
                 lineno,
                 f"expected 'left side :: right side' (Ding format), found {len(sides) - 1} ' :: ' separators",
             )
+        empty = [what for what, side in zip(("left", "right"), sides) if not side.strip()]
+        if empty:
+            raise _format_error(name, lineno, f"the {empty[0]} side is empty; give its words or remove the line")
         left, right = ([a.strip() for a in side.split("|")] for side in sides)
         if len(left) != len(right):
             raise _format_error(

@@ -41,7 +41,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from clirkit.errors import ClirkitError
-from clirkit.fileio import atomic_writer, display_name, iter_lines, open_binary
+from clirkit.fileio import atomic_writer, display_name, file_float, iter_lines, open_binary, read_once
 from clirkit.translation.dictionaries import (
     DICTIONARY_FORMATS,
     DISPLAY,
@@ -121,11 +121,11 @@ def guess_format(path: str | os.PathLike[str]) -> tuple[str, str]:
        (``target @ source``), ``moses`` (3 fields, the last a probability), and for 2 fields ``muse`` or
        ``pairs`` as :func:`_muse_or_pairs` tells them (or a ClirkitError naming ``--format muse|pairs``
        when nothing tells them);
-    4. from the name: ``.dict`` muse, anything else (and stdin) moses.
+    4. from the name: ``.dict`` muse, anything else (and stdin, a pipe) moses.
     """
     p = str(path)
-    if p == "-":
-        return "moses", "the default for stdin"
+    if p == "-" or read_once(p):
+        return "moses", "the default for stdin and pipes, which are read once; give --format if it is another"
     if _is_zip(p):
         return "npz", "its content"
     if os.path.isfile(p) and _json_object(p):
@@ -213,7 +213,7 @@ def _muse_or_pairs(path: str) -> tuple[str, str]:
 
 def _is_probability(text: str) -> bool:
     try:
-        value = float(text)
+        value = file_float(text)
     except ValueError:
         return False
     return math.isfinite(value) and 0.0 <= value <= 1.0
@@ -535,7 +535,7 @@ def load_moses(path: str | os.PathLike[str]) -> TranslationTable:
         if len(fields) != 3:
             raise _located(name, lineno, f"expected 3 fields 'e f p', got {len(fields)}", after=False)
         try:
-            p = float(fields[2])
+            p = file_float(fields[2])
         except ValueError:
             raise _located(
                 name, lineno, f"probability {_cut(fields[2])!r} is not a number{_P_RANGE}", after=bool(probs)

@@ -43,7 +43,7 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from clirkit.errors import ClirkitError
-from clirkit.fileio import GZIP_ERRORS, damaged_gzip, display_name, iter_lines, open_binary, undecodable
+from clirkit.fileio import GZIP_ERRORS, damaged_gzip, display_name, file_float, iter_lines, open_binary, undecodable
 from clirkit.translation.arguments import TableArgumentError
 from clirkit.translation.dictionaries import (
     MULTIWORD_TARGET,
@@ -91,12 +91,13 @@ def _cut(text: str, limit: int = 40) -> str:
 
 def phrase_table_entries(path: str | os.PathLike[str], score_column: int = 3) -> Iterator[tuple[str, str, float]]:
     """The ``(source phrase, target phrase, p)`` of a Moses phrase table, p the score in ``score_column``
-    (from 1; 3 = p(t|s) in Moses's order p(s|t) lex(s|t) p(t|s) lex(t|s)). A line that does not fit raises
-    ``TableFormatError("FILE:LINE: problem")``."""
+    (from 1; 3 = p(t|s) in Moses's order p(s|t) lex(s|t) p(t|s) lex(t|s)). A line that does not fit, or repeats
+    the pair of a line before it among its source phrase's lines, raises ``TableFormatError("FILE:LINE: problem")``."""
     if not isinstance(score_column, int) or isinstance(score_column, bool) or score_column < 1:
         raise ClirkitError(f"score column must be an integer >= 1 (3 = p(t|s) in Moses's order), got {score_column!r}")
     name = display_name(path)
     k = score_column - 1
+    last_source, lines_of_targets = None, {}
     for lineno, line in iter_lines(path):
         fields = line.split("|||")
         if len(fields) < 3:
@@ -120,7 +121,7 @@ def phrase_table_entries(path: str | os.PathLike[str], score_column: int = 3) ->
                 f"Moses writes 4: {' '.join(MOSES_SCORES)})",
             )
         try:
-            p = float(scores[k])
+            p = file_float(scores[k])
         except ValueError:
             raise _format_error(
                 name, lineno, f"score {_cut(scores[k])!r} (column {score_column}) is not a number"
@@ -135,6 +136,15 @@ def phrase_table_entries(path: str | os.PathLike[str], score_column: int = 3) ->
             )
         source, target = unescape_moses(source), unescape_moses(target)
         check_words(name, lineno, source, target)
+        if source != last_source:  # a pair given twice: on neighbouring lines in a table sorted by source
+            last_source, lines_of_targets = source, {}
+        if target in lines_of_targets:
+            raise _format_error(
+                name,
+                lineno,
+                f"{_cut(source)!r} ||| {_cut(target)!r} repeats line {lines_of_targets[target]}; keep one of the two",
+            )
+        lines_of_targets[target] = lineno
         yield source, target, p
 
 
