@@ -274,6 +274,7 @@ def test_jobs_on_an_unsharded_index_are_said_not_silently_ignored(nave, tmp_path
         runs.append(out.read_bytes())
         err = capsys.readouterr().err
         assert ("is not sharded" in err) == (jobs == "2")
+        assert ("--jobs here sets only the threads writing the run" in err) == (jobs == "2")
     assert runs[0] == runs[1]
     ShardedIndex.split(index, 2).save(tmp_path / "sharded.npz")  # --mmap over shards: said, the same run
     out = tmp_path / "mmap.run"

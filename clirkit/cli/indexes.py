@@ -70,8 +70,9 @@ def open_index(args):
         )
     if not index.sharded and (args.jobs > 1 or args.backend != SEARCH_BACKEND):
         say(
-            f"note: {args.index} is not sharded, so it is searched in this process (--jobs and --backend apply "
-            f"to an index made by `clirkit index --shards N`)",
+            f"note: {args.index} is not sharded, so it is searched in this process by one thread (--jobs here "
+            f"sets only the threads writing the run; searching, --jobs and --backend apply to an index made by "
+            f"`clirkit index --shards N`)",
             quiet=args.quiet,
         )
     if index.sharded and args.mmap:
