@@ -173,3 +173,13 @@ def test_a_ding_line_with_an_empty_side_is_refused_naming_it(tmp_path, capsys):
     argv = ["ttable", "convert", ding, "--format", "ding", "-o", str(tmp_path / "d.npz"), "-q"]
     assert main(argv) == 2
     assert "de-en.txt:2: the right side is empty; give its words or remove the line" in _one_line(capsys)
+
+
+def test_minmax_of_scores_whose_spread_overflows_names_the_spread_not_the_sum(tmp_path, capsys):
+    wide = _write(tmp_path / "a.run", "q1 Q0 d1 1 1e300 A\nq1 Q0 d2 2 -1.7976931348623157e308 A\n")
+    plain = _write(tmp_path / "b.run", "q1 Q0 d1 1 2.0 B\nq1 Q0 d2 2 1.0 B\n")
+    argv = ["aggregate", wide, plain, "--transform", "minmax", "-o", str(tmp_path / "f.run")]
+    assert main(argv) == 2
+    err = _one_line(capsys)
+    assert "the scores of query 'q1' span more than the float range (the highest minus the lowest overflows)" in err
+    assert "a.run" in err and not (tmp_path / "f.run").exists()

@@ -44,7 +44,8 @@ def transform_scores(run: Run, transform: str) -> np.ndarray:
 
     ``none`` returns the scores; ``shift`` subtracts each query's minimum (so
     the lowest document of a list gets 0); ``minmax`` maps each query's scores
-    to [0, 1] (a list whose scores are all equal maps to all 0). ``none`` on a
+    to [0, 1] (a list whose scores are all equal maps to all 0); scores whose
+    spread overflows a float raise ``RunScoresError``. ``none`` on a
     run with a negative score raises ``ClirkitError``: sum-normalizing mixed
     signs is meaningless. It names the keyword to choose another,
     ``transform="shift"``, which the command line says as its option,
@@ -65,7 +66,14 @@ def transform_scores(run: Run, transform: str) -> np.ndarray:
     starts = query_starts(run)
     counts = np.diff(np.append(starts, len(scores)))
     low = np.repeat(np.minimum.reduceat(scores, starts), counts)
-    shifted = scores - low
+    with np.errstate(over="ignore"):
+        shifted = scores - low
+    if not np.isfinite(shifted).all():
+        row = int(np.argmin(np.isfinite(shifted)))
+        raise RunScoresError(
+            f"run {run.tag!r}: the scores of query {str(run.qids[row])!r} span more than the float range (the "
+            f"highest minus the lowest overflows): scale the scores down"
+        )
     if transform == "shift":
         return shifted
     span = np.repeat(np.maximum.reduceat(scores, starts), counts) - low
