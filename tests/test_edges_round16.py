@@ -183,3 +183,13 @@ def test_minmax_of_scores_whose_spread_overflows_names_the_spread_not_the_sum(tm
     err = _one_line(capsys)
     assert "the scores of query 'q1' span more than the float range (the highest minus the lowest overflows)" in err
     assert "a.run" in err and not (tmp_path / "f.run").exists()
+
+
+def test_ttable_show_of_a_converted_phrase_table_does_not_replay_the_conversions_notes(tmp_path, capsys):
+    phrases = _write(tmp_path / "pt.txt", "casa ||| house ||| 0.1 0.2 0.6 0.4\ncasa ||| home ||| 0.1 0.2 0.2 0.4\n")
+    argv = ["ttable", "convert", phrases, "--source-lang", "es", "--target-lang", "en", "-o", str(tmp_path / "t.npz")]
+    assert main(argv) == 0
+    assert "renormalized" in capsys.readouterr().err  # said once, by the conversion
+    assert main(["ttable", "show", str(tmp_path / "t.npz"), "casa"]) == 0
+    out, err = capsys.readouterr()
+    assert "hous" in out and "renormalized" not in err and "phrase pairs" not in err

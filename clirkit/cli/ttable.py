@@ -80,7 +80,8 @@ def add_dictionary_options(p: argparse.ArgumentParser, *, languages: bool = True
 
 def load_table_args(args, path: str, fmt: str, *, require_languages: bool = False):
     """The table at ``path`` read with the options of :func:`add_dictionary_options` in ``args``; says on
-    stderr (unless ``args.quiet``) what reading a dictionary dropped, split or guessed. With
+    stderr (unless ``args.quiet``) what reading a dictionary, phrase table or PSQ table dropped, split or guessed
+    (not when the table is an npz file, whose record tells its conversion's). With
     ``require_languages``, a dictionary whose languages stay unknown is an error."""
     from clirkit.errors import ClirkitError
     from clirkit.progress import say
@@ -114,11 +115,13 @@ def load_table_args(args, path: str, fmt: str, *, require_languages: bool = Fals
             f"{path}: {what} whose languages neither its format nor its name tells: "
             f"give {' and '.join(missing)} (ISO 639-1, e.g. es, en)"
         )
-    if format_of(path, fmt) in DICTIONARY_FORMATS:
+    read_as = format_of(path, fmt)
+    if read_as in DICTIONARY_FORMATS:
         for line in dictionary_report(table):
             say(f"{verb}: {line}", quiet=args.quiet)
-    for line in weighted_report(table):
-        say(f"{verb}: {line}", quiet=args.quiet)
+    if read_as != "npz":  # an npz table records its conversion's counts: not this reading's
+        for line in weighted_report(table):
+            say(f"{verb}: {line}", quiet=args.quiet)
     if missing and hasattr(args, "source_lang") and args.action != "show":
         say(
             f"{verb}: {path} records no {' and no '.join(m[2:] for m in missing)}: give {' and '.join(missing)} "
