@@ -193,3 +193,15 @@ def test_ttable_show_of_a_converted_phrase_table_does_not_replay_the_conversions
     assert main(["ttable", "show", str(tmp_path / "t.npz"), "casa"]) == 0
     out, err = capsys.readouterr()
     assert "hous" in out and "renormalized" not in err and "phrase pairs" not in err
+
+
+def test_one_translation_and_one_line_are_said_in_the_singular(tmp_path, capsys):
+    table = _write(tmp_path / "t.moses", "house casa 1.0\n")
+    assert main(["ttable", "show", table, "casa"]) == 0
+    assert capsys.readouterr().out.startswith("casa\t(1 translation)\n  house\t1.000000\n")
+    en = _write(tmp_path / "en.tok", "the house\nthe dog\n")
+    es = _write(tmp_path / "es.tok", "la casa\n")
+    links = _write(tmp_path / "a.al", "0-0 1-1\n0-0 1-1\n")
+    argv = ["ttable", "from-alignments", "--source", es, "--target", en, "--alignments", links]
+    assert main([*argv, "--source-lang", "es", "--target-lang", "en", "-o", str(tmp_path / "t.npz"), "-q"]) == 2
+    assert "es.tok has only 1 line: the source" in _one_line(capsys)

@@ -476,7 +476,8 @@ def _term_lines(args, table, shown: str, term: str, analyzer, unanalyzed: bool) 
     if options:
         tied = table.tied_best(term)  # DT takes the one rarest in the collection it searches, which show cannot know
         ties = f"; the first {tied} tie: DT takes the rarest of them in the index it searches" if tied > 1 else ""
-        heading = f"{shown}\t({len(table.translations(term))} translations{ties})"
+        n = len(table.translations(term))
+        heading = f"{shown}\t({n} translation{'' if n == 1 else 's'}{ties})"
         return [heading, *(f"  {e}\t{p:.6f}" for e, p in options)]
     if analyzer is None:
         return [

@@ -120,9 +120,9 @@ def read_links(
 def _count_error(first: tuple[str, int], second: tuple[str, int]) -> None:
     (longer, n_long), (shorter, n_short) = sorted((first, second), key=lambda x: -x[1])
     raise ClirkitError(
-        f"{longer}:{n_short + 1}: {shorter} has only {n_short} lines: the source, the target and "
-        f"the alignments must have one line per sentence pair; give the three files of one corpus "
-        f"(an empty sentence as an empty line)"
+        f"{longer}:{n_short + 1}: {shorter} has only {n_short} line{'' if n_short == 1 else 's'}: the source, the "
+        f"target and the alignments must have one line per sentence pair; give the three files of one corpus (an "
+        f"empty sentence as an empty line)"
     )
 
 
