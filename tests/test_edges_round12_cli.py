@@ -231,14 +231,14 @@ def test_aggregate_names_the_file_of_a_run_whose_scores_overflow_not_its_shared_
     big.write_text("q1 Q0 d1 1 1e308 t\nq1 Q0 d2 2 -1e308 t\n", encoding="utf-8")
     ok.write_text("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\n", encoding="utf-8")
     assert main(["aggregate", str(ok), str(big), "--weights", "0.5", "0.5", "-o", "-", "-q"]) == 2
-    one_line_error(capsys, f"{big}: run 't': the 'shift'-transformed scores of query 'q1' sum beyond the float range")
+    one_line_error(capsys, f"{big}: run 't': the scores of query 'q1' span more than the float range")
     (tmp_path / "a.qrels").write_text("q1 0 d1 1\n", encoding="utf-8")
     for name, source in (("ok2.run", ok), ("okdev.run", ok), ("bigdev.run", big)):
         (tmp_path / name).write_bytes(source.read_bytes())
     dev = ["--dev-runs", str(tmp_path / "okdev.run"), str(tmp_path / "bigdev.run")]
     tune = ["--tune", *dev, "--dev-qrels", str(tmp_path / "a.qrels")]
     assert main(["aggregate", str(ok), str(tmp_path / "ok2.run"), *tune, "-o", "-", "-q"]) == 2
-    one_line_error(capsys, f"{tmp_path / 'bigdev.run'}: run 't': the 'shift'-transformed scores of query 'q1' sum")
+    one_line_error(capsys, f"{tmp_path / 'bigdev.run'}: run 't': the scores of query 'q1' span more than the float")
 
 
 # ------------------------------------------------------------------ 16e. a stray carriage return named

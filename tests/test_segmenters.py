@@ -358,7 +358,7 @@ def test_phrases_are_shown_kept_from_psq_tables_and_left_out_of_moses_text_with_
     assert main([*args, "-o", str(npz), "-q"]) == 0
     capsys.readouterr()
     assert main(["ttable", "show", str(npz), "北京大學"]) == 0
-    assert "北京大學 -> 北京 京大 大学\t(1 translations)\n  peke\t1.0" in capsys.readouterr().out  # as DT, PSQ match it
+    assert "北京大學 -> 北京 京大 大学\t(1 translation)\n  peke\t1.0" in capsys.readouterr().out  # as DT, PSQ match it
     assert main([*args, "-o", str(lex)]) == 0
     assert "t.lex is Moses text, which holds single words: 2 source phrases not written" in capsys.readouterr().err
     assert "北京" not in lex.read_text(encoding="utf-8") and "book 书" in lex.read_text(encoding="utf-8")

@@ -190,7 +190,7 @@ def test_ttable_show_reads_a_hand_written_table_as_dt_does(small, capsys):
     out = capsys.readouterr().out.splitlines()
     assert translated == {"h"}
     assert out == [
-        "house\t(1 translations)",
+        "house\t(1 translation)",
         "  casa\t1.000000",
         "dogs\t(no translations in the table: DT and PSQ pass it through unchanged)",
     ]
@@ -308,7 +308,7 @@ def test_ttable_show_of_a_dictionary_without_the_documents_language_says_so(tmp_
     assert main(args) == 0
     assert "give it to read it as dt does" in capsys.readouterr().out
     assert main([*args, "--target-lang", "es"]) == 0
-    assert capsys.readouterr().out.splitlines()[:2] == ["lights -> light\t(1 translations)", "  luz\t1.000000"]
+    assert capsys.readouterr().out.splitlines()[:2] == ["lights -> light\t(1 translation)", "  luz\t1.000000"]
 
 
 def test_another_tools_surface_table_over_a_chinese_index_keeps_the_queries_unstemmed(tmp_path):
@@ -390,11 +390,11 @@ def test_ttable_show_reads_a_small_hand_written_table_as_dt_does(tmp_path, capsy
     capsys.readouterr()
     show = ["ttable", "show", str(table), "waters", "--source-lang", "en"]
     assert main([*show, "--target-lang", "es"]) == 0
-    assert capsys.readouterr().out == "waters\t(1 translations)\n  aguas\t1.000000\n"
+    assert capsys.readouterr().out == "waters\t(1 translation)\n  aguas\t1.000000\n"
     assert main(show) == 0
     out, err = capsys.readouterr()
     assert out.splitlines()[:2] == [
-        "waters\t(read as words, as DT reads them if the target words are words; 1 translations)",
+        "waters\t(read as words, as DT reads them if the target words are words; 1 translation)",
         "  aguas\t1.000000",
     ]
     assert out.splitlines()[2].startswith("waters -> water\t(read as stems, as DT reads them if the target words")
