@@ -268,11 +268,16 @@ def read_once(path: str | os.PathLike[str]) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
 
 
+def plain_number(text) -> bool:
+    """Whether a number's text is written as file writers and trec_eval write numbers: ASCII, without ``_``
+    (Python's ``int`` and ``float`` also read ``'١٢'``, ``'０.５'`` and ``'1_000'``)."""
+    return str(text).isascii() and "_" not in str(text)
+
+
 def file_float(text: str) -> float:
-    """``float(text)`` for a number field of a file, written as file writers write numbers: ASCII, without ``_``
-    (Python's ``float`` also reads ``'٠.٥'``, ``'０.５'`` and ``'0.2_5'``, which trec_eval and the run and qrels
-    readers do not). ValueError otherwise, as ``float``'s."""
-    if not text.isascii() or "_" in text:
+    """``float(text)`` for a number field of a file, written plainly (:func:`plain_number`); ValueError otherwise,
+    as ``float``'s."""
+    if not plain_number(text):
         raise ValueError(f"not a number as files write them: {text!r}")
     return float(text)
 

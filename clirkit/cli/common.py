@@ -17,6 +17,7 @@ import math
 from typing import Callable
 
 from clirkit.cli.params import BadValue
+from clirkit.fileio import plain_number
 
 INT64_MAX = 2**63 - 1  # larger integers overflow numpy's int64 arrays
 
@@ -59,12 +60,6 @@ def _shown(text: str) -> str:
     return text if text and text.isprintable() and not any(c.isspace() for c in text) else repr(text)
 
 
-def _plain(text) -> bool:
-    """Whether a number's text is written in ASCII without ``_`` (Python's int() and float() also read '١٢', '２'
-    and '1_000'; trec_eval and the run reader do not)."""
-    return str(text).isascii() and "_" not in str(text)
-
-
 def finite_float(
     low: float | None = None, high: float | None = None, *, low_open: bool = False, high_open: bool = False
 ) -> Callable[[str], float]:
@@ -73,7 +68,7 @@ def finite_float(
 
     def parse(text: str):
         try:
-            value = float(text) if _plain(text) else None
+            value = float(text) if plain_number(text) else None
         except (TypeError, ValueError):
             value = None
         if (
@@ -100,7 +95,7 @@ def int_range(low: int | None = None, high: int | None = INT64_MAX, *, note: str
 
     def parse(text: str):
         try:
-            value = int(str(text).strip()) if _plain(text) else None
+            value = int(str(text).strip()) if plain_number(text) else None
         except (TypeError, ValueError):  # also 5,000-digit numbers
             value = None
         if value is None:
@@ -145,7 +140,7 @@ def parsed_number(must: str, *, integer: bool = False) -> Callable[[str], object
 
     def parse(text: str):
         try:
-            value = (int(str(text).strip()) if integer else float(text)) if _plain(text) else None
+            value = (int(str(text).strip()) if integer else float(text)) if plain_number(text) else None
         except (TypeError, ValueError):
             value = None
         if value is None:

@@ -15,7 +15,7 @@ from operator import itemgetter
 import numpy as np
 
 from clirkit.errors import ClirkitError, located, quoted
-from clirkit.fileio import atomic_writer
+from clirkit.fileio import atomic_writer, file_float
 from clirkit.formats.floattext import repr_matrix
 from clirkit.formats.ids import (
     INT,
@@ -228,10 +228,10 @@ def _parse_run_checked(name: str, rows: list[tuple[int, str]]) -> _RunColumns:
         if not tag:
             check_id(name, lineno, line_tag, "run tag")
         try:
-            value = float(score)
+            value = file_float(score)  # (float() alone reads '١٢'; trec_eval's atof, 0)
         except ValueError:
             value = None
-        if value is None or "_" in score or not score.isascii():  # float() reads '١٢'; trec_eval's atof, 0
+        if value is None:
             raise located(name, lineno, f"score {quoted(score)} is not a number{_SCORE}")
         if not math.isfinite(value):
             raise located(name, lineno, f"score {quoted(score)} is not a finite number{_SCORE}")
