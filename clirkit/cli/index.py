@@ -121,14 +121,15 @@ def run(args) -> int:
 
 
 def _shard_lengths(index) -> list:
-    """``(doc_lengths, docids())`` of each shard of a saved sharded index, its lengths read alone from the file."""
+    """``(doc_lengths, docids())`` of each shard of a saved sharded index, its lengths read alone from the file
+    (the docids, when asked, as the search reads them: :meth:`ShardedIndex._docids`)."""
     import numpy as np
 
-    def read(number: int, name: str):
+    def lengths(number: int) -> np.ndarray:
         with np.load(index._folder() / index.records[number]["file"], allow_pickle=False) as npz:
-            return npz[name]
+            return npz["doc_lengths"]
 
-    return [(read(i, "doc_lengths"), lambda i=i: read(i, "docids")) for i in range(index.n_shards)]
+    return [(lengths(i), lambda i=i: index._docids(i)) for i in range(index.n_shards)]
 
 
 def _say_empty_documents(lengths: list, n_docs: int, *, quiet: bool) -> None:
