@@ -135,6 +135,14 @@ class BM25System(System):
         run = self.bm25_.search(queries, depth=search_depth(depth, excluded), quiet=quiet, tag=tag or self.default_tag)
         return drop_excluded(run, excluded, depth)
 
+    def search_structured_blocks(self, queries, *, depth: int = DEPTH, tag: str | None = None, quiet: bool = True):
+        """:meth:`search_structured`'s run (no document excluded) as the runs of blocks of consecutive queries, in
+        order, each given as soon as it is searched: several over a sharded index searched by threads, so that
+        the caller writes one block while the next is searched
+        (:meth:`~clirkit.retrieval.shardsearch.ShardedBM25.search_blocks`); otherwise one run."""
+        self._check_fitted()
+        return self.bm25_.search_blocks(queries, depth=depth, quiet=quiet, tag=tag or self.default_tag)
+
     def _check_fitted(self) -> None:
         if not hasattr(self, "bm25_"):
             raise ClirkitError(f"{type(self).__name__} is not fitted: call {self.fit_call} first")

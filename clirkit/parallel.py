@@ -222,6 +222,31 @@ def ordered_stream(
         yield given.popleft(), result
 
 
+def ordered_threads(function: Callable, items: Iterable, *, workers: int, ahead: int = 2) -> Iterator:
+    """``function(item)`` for each of ``items``, in order, run by ``workers`` threads on up to ``ahead * workers``
+    items beyond the one given last; ``items`` is read here, lazily, as the threads free up (so it may itself
+    be another stream's output). With one worker everything runs here, one item after the other. An error of
+    a task is raised when its turn comes; the items not yet started are then dropped."""
+    if workers <= 1:
+        yield from map(function, items)
+        return
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+
+    pending: deque = deque()
+    with ThreadPoolExecutor(workers) as pool:
+        try:
+            for item in items:
+                pending.append(pool.submit(function, item))
+                while pending and (len(pending) > ahead * workers or pending[0].done()):
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            for future in pending:
+                future.cancel()
+
+
 @contextmanager
 def workers_end_with_parent() -> Iterator[None]:
     """Within the block, joblib's default backend (a ``Parallel`` given no backend) is :func:`loky_backend`, so

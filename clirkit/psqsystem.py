@@ -290,3 +290,7 @@ class PSQ(CrossLanguageBM25):
         return self.system_.search_structured(
             queries, depth=depth, excluded=excluded, tag=tag or self.default_tag, quiet=quiet
         )
+
+    def search_structured_blocks(self, queries, *, depth: int = DEPTH, tag: str | None = None, quiet: bool = True):
+        self._check_fitted()
+        return self.system_.search_structured_blocks(queries, depth=depth, tag=tag or self.default_tag, quiet=quiet)

@@ -108,14 +108,14 @@ def test_psq_lambda_is_taken_with_a_second_table_or_an_index_translated_through_
 
 
 def test_a_ctrl_c_after_psq_saved_its_translated_index_says_the_index_is_kept(tmp_path, monkeypatch, capsys):
-    import clirkit.cli.xlquery as xlquery
+    import clirkit.cli.indexes as indexes
 
     psq = _psq_files(tmp_path)
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(xlquery, "search_and_write", interrupted)
+    monkeypatch.setattr(indexes, "search_and_write", interrupted)
     argv = [*psq, "--table", str(tmp_path / "t.npz"), "-o", str(tmp_path / "r.run")]
     capsys.readouterr()
     assert main([*argv, "--save-index", str(tmp_path / "tx.npz"), "-q"]) == 130

@@ -41,9 +41,9 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from clirkit.cli.common import listed_file, say_unmatched_stopwords
-    from clirkit.cli.indexes import open_index, with_shards
+    from clirkit.cli.indexes import open_index, search_and_write, with_shards
     from clirkit.cli.tables import load_tables, table_languages
-    from clirkit.cli.xlquery import checked_system, query_language, say_language, search_and_write, source_stopwords
+    from clirkit.cli.xlquery import checked_system, query_language, say_language, source_stopwords
     from clirkit.errors import ClirkitError
     from clirkit.estimator import Resources
     from clirkit.fileio import check_outputs
@@ -117,6 +117,6 @@ def _search_translated(args, index, queries) -> int:
     sq = translated_queries({q: translated[q] for q in queries}, index.analyzer, index.vocabulary, quiet=args.quiet)
     bm25 = {k: v for k, v in params_of(args).items() if k in ("k1", "b", "k3", "idf", "precision")}
     run = index.bm25(**bm25).search(sq, depth=args.depth, quiet=args.quiet, tag=args.tag or "DT")
-    report_unmatched(list(queries), run, args.quiet)
+    report_unmatched(list(queries), run.query_ids, args.quiet)
     write_run(run, args.output, jobs=args.jobs)
     return 0

@@ -21,7 +21,8 @@ def add_shard_options(p) -> None:
         "--backend",
         choices=BACKENDS,
         default=SEARCH_BACKEND,
-        help="how the workers search the shards: threading (a block of the queries per thread, over every shard), "
+        help="how the workers search the shards: threading (threads searching blocks of the queries over every "
+        "shard, the run written as they come), "
         "loky (a run of shards per worker process), or dask (a run of shards per cluster worker)",
     )
     g.add_argument(
@@ -109,11 +110,30 @@ def add_bm25_options(p, cls) -> None:
     p.add_argument("--tag", type=run_tag, default=None, help="run tag (6th column; default: the method's name)")
 
 
-def report_unmatched(qids, run, quiet: bool) -> None:
-    """Say on stderr which of the queries ``qids`` matched no document (they have no lines in the run)."""
+def search_and_write(system, args, queries) -> None:
+    """Search the structured ``queries`` with the fitted ``system`` and write the run to ``-o``, each block of
+    queries as the search gives it (:meth:`~clirkit.bm25system.BM25System.search_structured_blocks`: a sharded
+    index's threads search the next blocks meanwhile), then say which queries matched no document."""
+    from clirkit.formats.runs import write_run_blocks
+
+    found: list[str] = []
+
+    def noted(blocks):
+        for block in blocks:
+            found.extend(block.query_ids)
+            yield block
+
+    blocks = system.search_structured_blocks(queries, depth=args.depth, tag=args.tag, quiet=args.quiet)
+    write_run_blocks(noted(blocks), args.output, jobs=args.jobs)
+    report_unmatched(list(queries.qids), found, args.quiet)
+
+
+def report_unmatched(qids, found, quiet: bool) -> None:
+    """Say on stderr which of the queries ``qids`` matched no document: not among the queries ``found`` in the
+    run."""
     from clirkit.progress import say
 
-    found = set(run.query_ids)
+    found = set(found)
     missing = [q for q in qids if q not in found]
     if missing:
         shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")

@@ -201,7 +201,7 @@ def _save_index(psq, args) -> str:
 def _search(psq, args, queries, documents: bool) -> None:
     """Search ``queries`` with the fitted ``psq`` (``documents``: over its translated documents), saying how many
     query terms it knows, and write the run to ``-o``."""
-    from clirkit.cli.xlquery import search_and_write
+    from clirkit.cli.indexes import search_and_write
     from clirkit.progress import say
 
     tokens = psq.query_tokens(queries, quiet=args.quiet)

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from clirkit.cli.common import add_query_fields, add_quiet, add_verb, language, query_fields
-from clirkit.cli.indexes import add_bm25_options, add_shard_options, open_index, report_unmatched, with_shards
+from clirkit.cli.indexes import add_bm25_options, add_shard_options, open_index, search_and_write, with_shards
 
 
 def add_parser(sub) -> None:
@@ -44,7 +44,6 @@ def run(args) -> int:
     from clirkit.cli.params import params_of
     from clirkit.estimator import Resources
     from clirkit.fileio import check_outputs
-    from clirkit.formats import write_run
     from clirkit.systems import BM25Search
 
     system = BM25Search(**params_of(args))
@@ -55,9 +54,7 @@ def run(args) -> int:
     if queries is None:  # by default, the queries are in the index's language
         queries = read_queries_in(args, index.analyzer.lang)
     system.fit(Resources(index=index, quiet=args.quiet))
-    run_ = system.search(queries, depth=args.depth, tag=args.tag, quiet=args.quiet)
-    report_unmatched(list(queries), run_, args.quiet)
-    write_run(run_, args.output, jobs=args.jobs)
+    search_and_write(system, args, system.structured_queries(queries, quiet=args.quiet))
     return 0
 
 

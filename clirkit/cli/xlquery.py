@@ -71,16 +71,6 @@ def checked_system(cls, args):
     return system
 
 
-def search_and_write(system, args, queries) -> None:
-    """Search the structured ``queries`` with the fitted ``system`` and write the run to ``-o``."""
-    from clirkit.cli.indexes import report_unmatched
-    from clirkit.formats import write_run
-
-    run = system.search_structured(queries, depth=args.depth, tag=args.tag, quiet=args.quiet)
-    report_unmatched(list(queries.qids), run, args.quiet)
-    write_run(run, args.output, jobs=args.jobs)
-
-
 def query_language(args, *tables) -> str | None:
     """The queries' language: ``--source-lang``, else the source language of the first of ``tables`` that
     records one (it chooses a topic's version in HC4/NeuCLIR files)."""

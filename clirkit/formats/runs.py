@@ -11,6 +11,7 @@ import itertools
 import math
 import os
 from operator import itemgetter
+from typing import Iterable, Iterator
 
 import numpy as np
 
@@ -32,7 +33,7 @@ from clirkit.formats.ids import (
     plain_ids,
     repeated_pair,
 )
-from clirkit.parallel import check_jobs
+from clirkit.parallel import check_jobs, ordered_threads, processes
 from clirkit.run import Run
 
 EMPTY_TAG = "clirkit"  # the tag of a run read from a file without lines (Run's default)
@@ -282,59 +283,68 @@ def write_run(
     ``repr``'s bytes) side by side, by ``jobs`` threads (-1: one per core) a chunk each, written in order; a run
     with an id beyond ASCII is joined as Python strings, the same bytes.
     """
-    tag = check_tag(run.tag if tag is None else tag)
     check_jobs(jobs)
     if depth is not None:
         if depth < 1:
             raise ClirkitError(f"depth must be at least 1, got {depth}")
         run = run.top(depth)
-    _check_readable(run)
-    ascii_ids = _is_ascii(run.qids) and _is_ascii(run.docids)
-    if not ascii_ids or run.docids.dtype.itemsize // 4 > MAX_ID_LENGTH:
-        check_ids(run.docids, "document id")
-    all_ranks = run.ranks()
-    suffix = f" {tag}\n"
+    write_run_blocks([run], path, tag=tag, compresslevel=compresslevel, jobs=jobs)
+
+
+def write_run_blocks(
+    runs: Iterable[Run],
+    path: str | os.PathLike[str],
+    *,
+    tag: str | None = None,
+    compresslevel: int = RUN_GZIP_LEVEL,
+    jobs: int = 1,
+) -> None:
+    """Write runs of different queries one after the other as one run file: the file :func:`write_run` writes of
+    their rows joined in the order given, written as the runs come (the blocks of queries of a search, each
+    written while the next is searched: :meth:`clirkit.bm25system.BM25System.search_structured_blocks`).
+
+    Each run is checked as :func:`write_run` checks one before its lines are made, and a query of two runs is
+    refused; on an error nothing is written (the file is renamed into place at the end). ``tag`` defaults to
+    each run's own; ``compresslevel`` and ``jobs`` (threads making the lines) are :func:`write_run`'s."""
+    check_jobs(jobs)
+    if tag is not None:
+        check_tag(tag)
     with atomic_writer(path, binary=True, compresslevel=compresslevel) as out:
-        if ascii_ids:
-            for lines in _chunks_in_threads(run, all_ranks, suffix, jobs):
-                out.write(lines)
-            return
-        for lo in range(0, len(run), WRITE_CHUNK):
-            sl = slice(lo, lo + WRITE_CHUNK)
-            # repr of a whole list formats every float with repr() in one C call
-            ranks = repr(all_ranks[sl].tolist())[1:-1].split(", ")
-            scores = repr(run.scores[sl].tolist())[1:-1].split(", ")
-            fields = zip(
-                run.qids[sl].tolist(),
-                itertools.repeat("Q0"),
-                run.docids[sl].tolist(),
-                ranks,
-                scores,
-                itertools.repeat(f"{tag}\n"),
-            )
-            out.write("".join(map(" ".join, fields)).encode("utf-8"))
+        workers = 1 if jobs == 1 else processes(jobs)
+        for lines in ordered_threads(_chunk_lines, _chunks(runs, tag), workers=workers):
+            out.write(lines)
 
 
-def _chunks_in_threads(run: Run, ranks: np.ndarray, suffix: str, jobs: int):
-    """The lines of ``run`` (ASCII ids), :data:`WRITE_CHUNK` rows at a time, in order, laid out by ``jobs`` threads
-    a chunk each (:func:`_ascii_lines`: numpy and pyarrow, mostly without the GIL), a few chunks per thread
-    held at a time."""
-    from concurrent.futures import ThreadPoolExecutor
+def _chunks(runs: Iterable[Run], tag: str | None) -> Iterator[tuple]:
+    """The :data:`WRITE_CHUNK`-row pieces of ``runs`` to write, each run checked (:func:`_check_readable`, a query
+    of an earlier run refused) before its first piece: ``(run, ranks, start, suffix, ASCII ids)``."""
+    seen: set[str] = set()
+    for run in runs:
+        suffix = f" {check_tag(run.tag if tag is None else tag)}\n"
+        _check_readable(run)
+        again = seen.intersection(run.query_ids)
+        if again:
+            raise ClirkitError(f"cannot write query {min(again)} twice: the runs written together hold other queries")
+        seen.update(run.query_ids)
+        ascii_ids = _is_ascii(run.qids) and _is_ascii(run.docids)
+        if not ascii_ids or run.docids.dtype.itemsize // 4 > MAX_ID_LENGTH:
+            check_ids(run.docids, "document id")
+        ranks = run.ranks()
+        yield from ((run, ranks, lo, suffix, ascii_ids) for lo in range(0, len(run), WRITE_CHUNK))
 
-    from clirkit.parallel import processes
 
-    def lines(lo: int) -> bytes:
-        sl = slice(lo, lo + WRITE_CHUNK)
-        return _ascii_lines(run.qids[sl], run.docids[sl], ranks[sl], run.scores[sl], suffix)
-
-    starts = range(0, len(run), WRITE_CHUNK)
-    workers = 1 if jobs == 1 or len(starts) < 2 else min(processes(jobs), len(starts))
-    if workers == 1:
-        yield from map(lines, starts)
-        return
-    with ThreadPoolExecutor(workers) as pool:
-        for at in range(0, len(starts), 4 * workers):
-            yield from pool.map(lines, starts[at : at + 4 * workers])
+def _chunk_lines(chunk: tuple) -> bytes:
+    """The lines of rows ``start : start + WRITE_CHUNK`` of a run (a piece of :func:`_chunks`): assembled by numpy
+    (:func:`_ascii_lines`, mostly without the GIL) for ASCII ids, else joined as Python strings (the same bytes)."""
+    run, all_ranks, lo, suffix, ascii_ids = chunk
+    sl = slice(lo, lo + WRITE_CHUNK)
+    if ascii_ids:
+        return _ascii_lines(run.qids[sl], run.docids[sl], all_ranks[sl], run.scores[sl], suffix)
+    # repr of a whole list formats every float with repr() in one C call
+    ranks = repr(all_ranks[sl].tolist())[1:-1].split(", ")
+    scores = repr(run.scores[sl].tolist())[1:-1].split(", ")
+    fields = zip(run.qids[sl].tolist(), itertools.repeat("Q0"), run.docids[sl].tolist(), ranks, scores)
+    return "".join(" ".join(f) + suffix for f in fields).encode("utf-8")
 
 
 def _check_readable(run: Run) -> None:

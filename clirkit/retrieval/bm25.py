@@ -21,6 +21,8 @@ The parameters' defaults (:data:`K1`, :data:`B`, ...), ranges and checks, and th
 
 from __future__ import annotations
 
+from typing import Iterator
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -455,6 +457,11 @@ class BM25:
         sizes, cols, scores = self._search_sizes(queries, depth, quiet)
         names = take_strings(self.index.docids, cols)  # an index's documents, each once per query
         return Run._from_groups(queries.qids, sizes, names, scores, tag=tag, pairs_known=True)
+
+    def search_blocks(self, queries: StructuredQueries, **options) -> Iterator[Run]:
+        """:meth:`search`'s run (``options``: its keywords) as runs of blocks of queries, as a sharded index's
+        (:meth:`clirkit.retrieval.shardsearch.ShardedBM25.search_blocks`) gives it: here, one run."""
+        yield self.search(queries, **options)
 
     def search_sizes(
         self, queries: StructuredQueries, *, depth: int = 1000, quiet: bool = True, floors: np.ndarray | None = None

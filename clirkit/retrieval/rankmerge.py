@@ -49,12 +49,6 @@ def merge_ranked(a: Ranked, b: Ranked, depth: int) -> Ranked:
     return _merge_numpy(a, b, depth)
 
 
-def concat_ranked(blocks: "list[Ranked]") -> Ranked:
-    """The ranked rows of consecutive blocks of queries (each a :class:`Ranked` of its own queries), as one list
-    of all their queries in block order."""
-    return Ranked(*(np.concatenate(arrays) for arrays in zip(*blocks)))
-
-
 def warm_merge() -> None:
     """Load the compiled merge (numba and its cached machine code) now, if there is one: a process that waits
     for its workers can pay for it meanwhile."""

@@ -18,10 +18,12 @@ distributed cluster (the workers open the shard files, so a cluster needs them o
 or dask worker process keeps the ceil(shards / groups) it opened last (keyed by path, size and modification time),
 and a task there takes a group whose shards its worker holds when one is left, so later searches find their shards
 open. With one job, or ``threading``, the shards are searched in this process, which opens each once (the
-:class:`~clirkit.retrieval.shards.ShardedIndex` keeps them): ``threading`` cuts the queries into one block of
-consecutive queries per worker (:func:`query_blocks`), each block searched over every shard by a thread, the
-shards' posting weights shared (the ranking kernel runs without the GIL), the blocks' lists put one after the
-other: the rows of a query are the same whichever block holds it, so the run is the same.
+:class:`~clirkit.retrieval.shards.ShardedIndex` keeps them): ``threading`` cuts the queries into blocks of
+consecutive queries (:func:`query_blocks`, at least one per worker), each block searched over every shard by a
+thread, the shards' posting weights shared (the ranking kernel runs without the GIL), the blocks' runs put one
+after the other: the rows of a query are the same whichever block holds it, so the run is the same.
+:meth:`ShardedBM25.search_blocks` gives the blocks' runs as they come, so that a caller writes one while the
+threads search the next.
 """
 
 from __future__ import annotations
@@ -33,18 +35,18 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Sequence, cast
+from typing import Any, Callable, Iterator, Sequence, cast
 
 import numpy as np
 import scipy.sparse as sp
 
 from clirkit.errors import ClirkitError
-from clirkit.parallel import check_workers, run_tasks
+from clirkit.parallel import check_workers, ordered_threads, run_tasks
 from clirkit.retrieval.bm25 import BM25, CollectionStats, row_key, union_counts
 from clirkit.retrieval.bm25params import EPSILON, IDF, K1, K3, PRECISION, B, check_settings
 from clirkit.retrieval.index import Index
 from clirkit.retrieval.query import StructuredQueries
-from clirkit.retrieval.rankmerge import Ranked, concat_ranked, merge_ranked, warm_merge
+from clirkit.retrieval.rankmerge import Ranked, merge_ranked, warm_merge
 from clirkit.retrieval.shards import ShardedIndex, load_index
 from clirkit.retrieval.weightings import DEFAULT_ALPHA, Weighting, background_of, described
 from clirkit.retrieval.weightings import weighting as find_weighting
@@ -93,6 +95,15 @@ class ShardedBM25:
     def search(self, queries: StructuredQueries, *, depth: int = 1000, quiet: bool = True, tag: str = "clirkit") -> Run:
         """The top ``depth`` documents of every query over all the shards (score desc, ties by docid asc);
         a query that matches no document has no rows."""
+        return _joined(list(self.search_blocks(queries, depth=depth, quiet=quiet, tag=tag)), tag)
+
+    def search_blocks(
+        self, queries: StructuredQueries, *, depth: int = 1000, quiet: bool = True, tag: str = "clirkit"
+    ) -> Iterator[Run]:
+        """:meth:`search`'s run as the runs of blocks of consecutive queries, in order, each given as soon as it is
+        searched: with the ``threading`` backend and more than one worker, blocks of about
+        :data:`BLOCK_QUERIES` queries (:func:`_blocks_here`), searched while the caller works on the blocks
+        given (writes them); otherwise one run of every query."""
         ix = self.index
         check_depth(depth)
         if queries.translations.shape[1] != ix.n_terms:
@@ -105,17 +116,20 @@ class ShardedBM25:
         if queries.df_union and queries.translations.nnz:  # Pirkola: documents holding any translation, summed
             counts = _run(_union_part, (queries.translations,), ix, "counting", quiet)
             union = _UnionDf(queries.translations, np.sum(counts, axis=0))
-        if _in_process(ix):
-            merged = _search_here(ix, self.bm25_params, queries, depth, union, quiet)
-            return _named(merged, _ready_to_merge(ix), queries.qids, tag)  # docids of the shards opened here
-        with ThreadPoolExecutor(1) as pool:  # while worker processes search, this one readies the merge
-            ready = pool.submit(_ready_to_merge, ix)
-            found = _run(_search_part, (self.bm25_params, queries, depth, union), ix, "searching shards", quiet)
-            docids = ready.result()
-        merged = found[0]
-        for more in found[1:]:  # groups in shard order: ties go to the earlier group, the smaller docids
-            merged = merge_ranked(merged, more, depth)
-        return _named(merged, docids, queries.qids, tag)
+        if ix.backend == "threading" and _workers(ix) > 1 and queries.n_queries > 1:
+            yield from _blocks_here(ix, self.bm25_params, queries, depth, union, quiet, tag)
+        elif _in_process(ix):
+            merged = _merged_over(_here(ix), self.bm25_params, queries, depth, union, quiet)
+            yield _named(merged, _ready_to_merge(ix), queries.qids, tag)  # docids of the shards opened here
+        else:
+            with ThreadPoolExecutor(1) as pool:  # while worker processes search, this one readies the merge
+                ready = pool.submit(_ready_to_merge, ix)
+                found = _run(_search_part, (self.bm25_params, queries, depth, union), ix, "searching shards", quiet)
+                docids = ready.result()
+            merged = found[0]
+            for more in found[1:]:  # groups in shard order: ties go to the earlier group, the smaller docids
+                merged = merge_ranked(merged, more, depth)
+            yield _named(merged, docids, queries.qids, tag)
 
 
 class ShardedQueryLikelihood(ShardedBM25):
@@ -143,42 +157,72 @@ def _in_process(index: ShardedIndex) -> bool:
 
 def query_blocks(n_queries: int, workers: int) -> list[tuple[int, int]]:
     """The query positions cut into ``min(n_queries, workers)`` ranges ``(lo, hi)`` of consecutive queries, as
-    equal as can be (at least one range): the queries one thread searches over every shard."""
+    equal as can be (at least one range): the queries a thread searches over every shard at a time."""
     n_blocks = max(1, min(n_queries, workers))
     bounds = [n_queries * k // n_blocks for k in range(n_blocks + 1)]
     return list(zip(bounds[:-1], bounds[1:]))
 
 
-def _search_here(
-    index: ShardedIndex, params: dict, queries: StructuredQueries, depth: int, union: "_UnionDf | None", quiet: bool
-) -> Ranked:
-    """The shards searched in this process: with the ``threading`` backend the queries are cut into one block
-    per worker (:func:`query_blocks`), each searched over every shard by a thread, the shards' models shared
-    (the ranking kernel runs without the GIL); the blocks' rows are put one after the other. Progress is
-    shown over the first block's shards."""
-    workers = _workers(index) if index.backend == "threading" else 1
-    blocks = query_blocks(queries.n_queries, workers)
-    if len(blocks) == 1:
-        return _merged_over(_here(index), params, queries, depth, union, quiet)
+BLOCK_QUERIES = 250  # queries a thread searches over every shard at a time (about 250k rows at depth 1000)
+
+
+def _blocks_here(
+    index: ShardedIndex,
+    params: dict,
+    queries: StructuredQueries,
+    depth: int,
+    union: "_UnionDf | None",
+    quiet: bool,
+    tag: str,
+) -> Iterator[Run]:
+    """The runs of blocks of consecutive queries (:func:`query_blocks`: about :data:`BLOCK_QUERIES` each, at
+    least one per worker), in order, searched over every shard by the ``threading`` backend's threads, the
+    shards' models shared (the ranking kernel runs without the GIL).
+
+    The threads first open and weight the shards (each takes the next shard left), then each searches a block
+    over every shard and names its rows; while the caller works on the blocks given, the threads search the
+    next ones. A query's rows are the same whichever block holds it, so the blocks' rows one after the other
+    are the run of one block of every query."""
+    from clirkit.progress import progress
+
+    workers = _workers(index)
     if union is not None:
         union.ready()
-    groups = shard_groups(index.n_shards, len(blocks))  # opened and weighted by the threads, a group each
-    ready: list[tuple] = [(_prepared, (index, g, params, union, queries), {}) for g in groups]
-    run_tasks(ready, jobs=len(groups), backend="threading")
-    tasks: list[tuple] = [
-        (_merged_over, (_here(index), params, queries.block(lo, hi), depth, union, quiet or k > 0), {})
-        for k, (lo, hi) in enumerate(blocks)
-    ]
-    return concat_ranked(run_tasks(tasks, jobs=len(blocks), backend="threading"))
+    for _ in ordered_threads(partial(_prepared, index, params, union, queries), range(index.n_shards), workers=workers):
+        pass
+    docids = _ready_to_merge(index)
+    blocks = query_blocks(queries.n_queries, max(workers, -(-queries.n_queries // BLOCK_QUERIES)))
+
+    def searched(block: tuple[int, int]) -> Run:
+        lo, hi = block
+        merged = _merged_over(_here(index), params, queries.block(lo, hi), depth, union, True)
+        return _named(merged, docids, queries.qids[lo:hi], tag)
+
+    found = ordered_threads(searched, blocks, workers=workers)
+    yield from progress(found, desc="searching", total=len(blocks), quiet=quiet, unit="block")
 
 
 def _prepared(
-    index: ShardedIndex, numbers: list[int], params: dict, union: "_UnionDf | None", queries: StructuredQueries
+    index: ShardedIndex, params: dict, union: "_UnionDf | None", queries: StructuredQueries, number: int
 ) -> None:
-    """Open shards ``numbers`` of ``index`` in this process and make what searching ``queries`` keeps (their
-    posting weights), so that threads searching blocks of queries find them ready."""
-    for number in numbers:
-        _opened_here(index, number).ready(params, union, queries)
+    """Open shard ``number`` of ``index`` in this process and make what searching ``queries`` keeps (its
+    posting weights), so that threads searching blocks of queries find it ready."""
+    _opened_here(index, number).ready(params, union, queries)
+
+
+def _joined(runs: list[Run], tag: str) -> Run:
+    """The run of ``runs`` (of blocks of consecutive queries) one after the other."""
+    if len(runs) == 1:
+        return runs[0]
+    sizes = np.concatenate([run.query_sizes() for run in runs])
+    return Run._made(
+        np.concatenate([run.qids for run in runs]),
+        np.concatenate([run.docids for run in runs]),
+        np.concatenate([run.scores for run in runs]),
+        tag,
+        groups=(np.concatenate(([0], np.cumsum(sizes))), np.concatenate([run._query_order for run in runs])),
+        pairs_known=True,
+    )
 
 
 def _here(index: ShardedIndex) -> list[tuple[int, Callable[[], "_Shard"]]]:
