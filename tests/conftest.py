@@ -99,7 +99,8 @@ def mini(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def tamper():
-    """A function writing at ``out`` the npz file ``path`` with header values (``"a.b"`` reaches into objects)
+    """A function writing at ``out`` the npz file ``path`` with header values (``"a.b"`` reaches into objects,
+    ``"a.1.b"`` into lists)
     and arrays replaced (an array given as None is left out): a tampered model, index or table."""
     import json
 
@@ -113,7 +114,7 @@ def tamper():
             *parents, last = key.split(".")
             node = meta
             for k in parents:
-                node = node[k]
+                node = node[int(k)] if isinstance(node, list) else node[k]
             node[last] = value
         data.update(arrays)
         np.savez(out, **{HEADER_KEY: encode_header(meta)}, **{k: v for k, v in data.items() if v is not None})

@@ -20,6 +20,7 @@ from clirkit.formats import write_run
 from clirkit.npzio import HEADER_KEY, encode_header
 from clirkit.psq import prepare_table
 from clirkit.retrieval.index import Index
+from clirkit.retrieval.shardfiles import contents_code
 from clirkit.retrieval.shards import ShardedIndex, load_index
 from clirkit.systems import PSQ
 from clirkit.translation import TranslationTable, save_table, train_table
@@ -104,10 +105,14 @@ def test_a_shard_whose_documents_own_lengths_were_edited_is_refused(nave, tmp_pa
     lengths = made.shards[1].source_lengths.copy()
     lengths[0] += 1
     tamper(shard, shard, source_lengths=lengths)
+    with pytest.raises(ClirkitError, match=rf"shard 1 \({shard.name}\) holds other contents than the manifest"):
+        load_index(tmp_path / "t.npz").shard(1)
+    tamper(tmp_path / "t.npz", tmp_path / "t.npz", header={"shards.1.contents": contents_code(shard)})  # edited too
     with pytest.raises(ClirkitError, match=rf"shard 1 \({shard.name}\) has source_tokens \d+, the manifest records"):
         load_index(tmp_path / "t.npz").shard(1)
     lengths[0] += 10**6  # more than the whole collection's: refused by the shard's own file
     tamper(shard, shard, source_lengths=lengths)
+    tamper(tmp_path / "t.npz", tmp_path / "t.npz", header={"shards.1.contents": contents_code(shard)})
     with pytest.raises(ClirkitError, match=rf"{shard.name}: corrupt projected-index: source_lengths sums to \d+ but"):
         load_index(tmp_path / "t.npz").shard(1)
 
@@ -315,6 +320,11 @@ def test_a_missing_shard_or_a_shard_of_another_kind_is_a_one_line_error(nave, tm
         header = json.loads(npz[HEADER_KEY].tobytes().decode("utf-8"))
         arrays = {k: npz[k] for k in npz.files if k != HEADER_KEY}
     header["shards"][1]["bytes"] = shard.stat().st_size
+    np.savez(tmp_path / "t.npz", **{HEADER_KEY: encode_header(header)}, **arrays)
+    assert main(search + ["--index", str(tmp_path / "t.npz")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{shard.name}) holds other contents than the manifest records" in err
+    header["shards"][1]["contents"] = contents_code(shard)  # its contents recorded too: not a translated shard
     np.savez(tmp_path / "t.npz", **{HEADER_KEY: encode_header(header)}, **arrays)
     assert main(search + ["--index", str(tmp_path / "t.npz")]) == 2
     err = capsys.readouterr().err

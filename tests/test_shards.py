@@ -173,6 +173,12 @@ def test_missing_damaged_or_replaced_shards_are_clean_errors(nave, tmp_path, tam
     header, arrays = _read_npz(tmp_path / "ix.npz")
     header["shards"][1]["bytes"] = shard.stat().st_size
     np.savez(tmp_path / "ix.npz", **{HEADER_KEY: encode_header(header)}, **arrays)
+    for jobs in (1, 2):  # found from the zip's directory (its members' CRCs), before the shard is read
+        replaced = rf"shard 1 \({shard.name}\) holds other contents than the manifest records: it was replaced"
+        with pytest.raises(ClirkitError, match=replaced):
+            DT().fit(Resources(index=load_index(tmp_path / "ix.npz", jobs=jobs), table=table)).search(topics)
+    del header["shards"][1]["contents"]  # a manifest from before the contents were recorded: its counts
+    np.savez(tmp_path / "ix.npz", **{HEADER_KEY: encode_header(header)}, **arrays)
     with pytest.raises(ClirkitError, match=rf"shard 1 \({shard.name}\) has n_docs \d+, the manifest records"):
         DT().fit(Resources(index=load_index(tmp_path / "ix.npz"), table=table)).search(topics)
 

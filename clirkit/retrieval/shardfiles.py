@@ -11,11 +11,12 @@ import os
 import re
 import zipfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterator, Mapping
 
 import numpy as np
 
 from clirkit.errors import ClirkitError
+from clirkit.npzchecks import Corrupt, require_field
 from clirkit.npzio import HEADER_KEY, member
 
 if TYPE_CHECKING:
@@ -24,6 +25,28 @@ if TYPE_CHECKING:
 KIND = "sharded-index"
 PROJECTED_KIND = "sharded-projected-index"  # documents translated into the queries' language (clirkit.docpsq)
 MANIFESTS = (KIND, PROJECTED_KIND)  # the kinds of a manifest file
+
+
+_RECORD = {"n_docs": ("int", 1), "n_terms": ("int", 0), "n_postings": ("int", 0), "bytes": ("int", 0)}
+_TRANSLATED_RECORD = ("source_tokens",)  # what the record of a translated shard adds (an int >= 0)
+
+
+def _read_record(header: Mapping, i: int) -> dict:
+    """What the manifest's header records of shard ``i`` (checked: :class:`~clirkit.npzchecks.Corrupt` otherwise)."""
+    record = {key: require_field(header, ("shards", i, key), kind, min=low) for key, (kind, low) in _RECORD.items()}
+    for key in _TRANSLATED_RECORD:
+        value = require_field(header, ("shards", i, key), "int", min=0, default=None)
+        if value is not None:
+            record[key] = value
+    for key in ("file", "first_docid", "last_docid"):
+        record[key] = require_field(header, ("shards", i, key), "str")
+    contents = require_field(header, ("shards", i, "contents"), "str", default=None)  # (none before 2026-11-30)
+    record.update({} if contents is None else {"contents": contents})
+    if Path(record["file"]).name != record["file"] or record["file"] in ("", ".", ".."):
+        raise Corrupt(f"header shards[{i}].file must be a file name beside the manifest, got {record['file']!r}")
+    if not record["first_docid"] <= record["last_docid"]:
+        raise Corrupt(f"header shards[{i}] has first_docid after last_docid")
+    return record
 
 
 def shard_name(manifest: str | os.PathLike[str], number: int, digest: str | None = None) -> str:
@@ -59,10 +82,11 @@ def _check_output(path: str | os.PathLike[str]) -> None:
         raise ClirkitError(f"{path}: is a folder; give a file name to write")
 
 
-def _write_shard(shard: Index, path: str | os.PathLike[str], number: int, written: list[str]) -> tuple[str, int]:
+def _write_shard(shard: Index, path: str | os.PathLike[str], number: int, written: list[str]) -> dict:
     """Save shard ``number`` of the manifest ``path`` beside it under a temporary name, then rename it to its
-    name (:func:`shard_name`, with the digest of its bytes); returns ``(name, bytes)``. A name already there
-    holds the same bytes (the digest says so), so the rename never changes a shard another manifest reads."""
+    name (:func:`shard_name`, with the digest of its bytes); returns what the manifest records of the file:
+    ``{"file": name, "bytes": size, "contents": contents_code(file)}``. A name already there holds the same bytes
+    (the digest says so), so the rename never changes a shard another manifest reads."""
     from clirkit.fileio import file_digest
 
     folder = Path(path).parent
@@ -70,14 +94,32 @@ def _write_shard(shard: Index, path: str | os.PathLike[str], number: int, writte
     try:
         shard._write(part)
         _checkpoint(f"part-{number}")
-        name, size = shard_name(path, number, file_digest(part)[:12]), part.stat().st_size
+        name, size, contents = (
+            shard_name(path, number, file_digest(part)[:12]),
+            part.stat().st_size,
+            contents_code(part),
+        )
         written.append(name)
         os.replace(part, folder / name)
     except BaseException:
         part.unlink(missing_ok=True)
         raise
     _checkpoint(f"shard-{number}")
-    return name, size
+    return {"file": name, "bytes": size, "contents": contents}
+
+
+def contents_code(path: str | os.PathLike[str]) -> str | None:
+    """A code of an npz file's contents read from its zip directory alone (no member is read): the CRC-32 the
+    zip records of each member, hashed with the members' names (16 hex digits); None if it is no zip. A shard
+    swapped for another index's shard, even of the same size, has another code (but for CRC collisions)."""
+    import hashlib
+
+    try:
+        with zipfile.ZipFile(path) as npz:
+            listed = ",".join(f"{info.filename}:{info.CRC:08x}" for info in npz.infolist())
+    except (OSError, zipfile.BadZipFile, ValueError):
+        return None
+    return hashlib.sha256(listed.encode("utf-8")).hexdigest()[:16]
 
 
 class _replacing:

@@ -37,13 +37,16 @@ from clirkit.npzio import load_npz, member, save_npz
 from clirkit.parallel import BACKENDS, SEARCH_BACKEND, check_workers  # noqa: F401  (BACKENDS: searched with)
 from clirkit.retrieval.index import TASK_DOCS, Index, check_terms_wanted, document_chunks, located_documents
 from clirkit.retrieval.shardfiles import (  # noqa: F401  (PROJECTED_KIND, index_kind, shard_name, replacing_shards: here too)
+    _TRANSLATED_RECORD,
     KIND,
     MANIFESTS,
     PROJECTED_KIND,
     _check_output,
     _checkpoint,
+    _read_record,
     _replacing,
     _write_shard,
+    contents_code,
     index_kind,
     replacing_shards,
     shard_name,
@@ -54,8 +57,6 @@ if TYPE_CHECKING:
     from clirkit.retrieval.shardsearch import ShardedBM25
 
 FORMAT_VERSION = 1
-_RECORD = {"n_docs": ("int", 1), "n_terms": ("int", 0), "n_postings": ("int", 0), "bytes": ("int", 0)}
-_TRANSLATED_RECORD = ("source_tokens",)  # what the record of a translated shard adds (an int >= 0)
 
 
 @dataclass(eq=False)
@@ -247,9 +248,9 @@ class ShardedIndex:
         parts: list[_Summary] = []
 
         def finish(i: int, shard: Index, write) -> None:  # shard i written: summarized, said
-            name, size = write.result()
-            parts.append(_Summary.of(shard, name, size))
-            say(f"shard {i + 1} of {shards}: {shard.n_docs} documents -> {name}", quiet=quiet)
+            saved = write.result()
+            parts.append(_Summary.of(shard, saved))
+            say(f"shard {i + 1} of {shards}: {shard.n_docs} documents -> {saved['file']}", quiet=quiet)
 
         made = (
             _in_order_shards(read_documents(), firsts, analyzer, jobs, source)
@@ -283,10 +284,8 @@ class ShardedIndex:
         written: list[str] = []
         with _replacing(path, written):
             for i, record in enumerate(self.records):
-                name, size = _write_shard(self.shard(i), path, i, written)
-                records.append(
-                    {**{k: v for k, v in record.items() if k not in ("file", "bytes")}, "file": name, "bytes": size}
-                )
+                saved = _write_shard(self.shard(i), path, i, written)
+                records.append({**{k: v for k, v in record.items() if k not in saved}, **saved})
             self.records = records
             self._write_manifest(path)
 
@@ -384,8 +383,12 @@ class ShardedIndex:
     def _read_shard(self, number: int) -> Index:
         record = self.records[number]
         file = self._folder() / record["file"]
-        shard = self.shard_type.load(file)
         where = f"{self.path}: shard {number} ({record['file']})"
+        if "contents" in record and record["contents"] != contents_code(file):
+            raise ClirkitError(
+                f"{where} holds other contents than the manifest records: it was replaced; {self.remedy}"
+            )
+        shard = self.shard_type.load(file)
         got = _record(shard)
         for key in ("n_docs", "n_terms", "n_postings", "first_docid", "last_docid", *_TRANSLATED_RECORD):
             if key not in record:  # a translated shard's own tokens, which manifests before them do not record
@@ -496,11 +499,10 @@ class _Summary:
     record: dict
 
     @classmethod
-    def of(cls, shard: Index, file: str | None = None, size: int | None = None) -> "_Summary":
+    def of(cls, shard: Index, saved: dict | None = None) -> "_Summary":
         whole = shard.tf.dtype.kind in "iu"  # token counts, or expected counts (a translated index)
         cf = np.asarray(shard.tf.sum(axis=1, dtype=np.int64 if whole else np.float64)).ravel()
-        saved = {} if file is None else {"file": file, "bytes": size}
-        return cls(shard.terms, shard.df, cf, shard.doc_lengths, {**_record(shard), **saved})
+        return cls(shard.terms, shard.df, cf, shard.doc_lengths, {**_record(shard), **(saved or {})})
 
 
 def _record(shard: Index) -> dict:
@@ -552,21 +554,6 @@ def _check_totals(
             f"cf sums to {float(total)!r} expected tokens but header stats.avgdl {avgdl!r} times n_docs {n_docs} is "
             f"{avgdl * n_docs!r}"
         )
-
-
-def _read_record(header: Mapping, i: int) -> dict:
-    record = {key: require_field(header, ("shards", i, key), kind, min=low) for key, (kind, low) in _RECORD.items()}
-    for key in _TRANSLATED_RECORD:
-        value = require_field(header, ("shards", i, key), "int", min=0, default=None)
-        if value is not None:
-            record[key] = value
-    for key in ("file", "first_docid", "last_docid"):
-        record[key] = require_field(header, ("shards", i, key), "str")
-    if Path(record["file"]).name != record["file"] or record["file"] in ("", ".", ".."):
-        raise Corrupt(f"header shards[{i}].file must be a file name beside the manifest, got {record['file']!r}")
-    if not record["first_docid"] <= record["last_docid"]:
-        raise Corrupt(f"header shards[{i}] has first_docid after last_docid")
-    return record
 
 
 def load_index(
