@@ -75,6 +75,12 @@ FIX_SURROGATE = "write the character itself, or a valid pair of \\uD8xx\\uDCxx e
 SHORTEN_ID = "check the line: an id is a short name (is a line break or a tab missing?)"
 
 
+def counted(n: int, singular: str, plural: str | None = None) -> str:
+    """``n`` and the noun for it, in the singular for 1: ``counted(1, "entry", "entries")`` is ``1 entry``,
+    ``counted(1234, "option")`` is ``1,234 options`` (``plural`` defaults to ``singular + "s"``)."""
+    return f"1 {singular}" if n == 1 else f"{n:,} {plural or singular + 's'}"
+
+
 def quoted(text: str, most: int = 40) -> str:
     """``text`` quoted (``repr``) for a message: its first ``most`` characters, an ellipsis and its length when it
     is longer (``'abc...' (1,234 characters)``), so a cut value is not read as the whole."""

@@ -539,6 +539,7 @@ def run_convert(args) -> int:
 
 def _save(args, table) -> None:
     """Write ``table`` to ``args.output``, saying what Moses text cannot keep."""
+    from clirkit.errors import counted
     from clirkit.progress import say
     from clirkit.translation import save_table
 
@@ -553,7 +554,8 @@ def _save(args, table) -> None:
     save_table(table, args.output)
     _say_what_text_loses(args, table, args.output)
     say(
-        f"ttable {args.action}: {table.n_source:,} x {table.n_target:,} words, {table.nnz:,} entries -> {args.output}",
+        f"ttable {args.action}: {table.n_source:,} x {table.n_target:,} words, "
+        f"{counted(table.nnz, 'entry', 'entries')} -> {args.output}",
         quiet=args.quiet,
     )
 

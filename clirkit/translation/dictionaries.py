@@ -57,7 +57,7 @@ from typing import Iterable
 import numpy as np
 import scipy.sparse as sp
 
-from clirkit.errors import FIX_SURROGATE, REMOVE_NUL, ClirkitError, quoted
+from clirkit.errors import FIX_SURROGATE, REMOVE_NUL, ClirkitError, counted, quoted
 from clirkit.translation.arguments import TableArgumentError
 from clirkit.translation.phrases import PHRASE_JOINER
 from clirkit.translation.table import TableFormatError, TranslationTable
@@ -351,8 +351,9 @@ def dictionary_report(table: TranslationTable) -> list[str]:
     fmt = "dictionary" if p.get("format") == "pairs" else DISPLAY.get(p.get("format"), p.get("format"))
     n_read = p.get("n_pairs_read", 0)
     out = [
-        f"{p.get('file')}: {n_read:,} {fmt} pairs -> {p.get('n_entries', 0):,} entries, "
-        f"{table.n_source:,} source words, {p.get('n_pairs', table.nnz):,} options ({p.get('weighting')} weights)"
+        f"{p.get('file')}: {counted(n_read, fmt + ' pair')} -> {counted(p.get('n_entries', 0), 'entry', 'entries')}, "
+        f"{counted(table.n_source, 'source word')}, {counted(p.get('n_pairs', table.nnz), 'option')} "
+        f"({p.get('weighting')} weights)"
     ]
     if "n_merged" in p:
         dropped = (

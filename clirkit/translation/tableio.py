@@ -40,7 +40,7 @@ import zlib
 import numpy as np
 import scipy.sparse as sp
 
-from clirkit.errors import ClirkitError
+from clirkit.errors import ClirkitError, counted
 from clirkit.fileio import atomic_writer, display_name, file_float, iter_lines, open_binary, read_once
 from clirkit.translation.dictionaries import (
     DICTIONARY_FORMATS,
@@ -549,7 +549,9 @@ def load_moses(path: str | os.PathLike[str]) -> TranslationTable:
     if not probs:
         raise ClirkitError(f"{name}: empty translation table (no line holds an entry): check the path")
     if not any(probs):
-        raise ClirkitError(f"{name}: no usable translations ({len(probs)} entries read, every probability 0)")
+        raise ClirkitError(
+            f"{name}: no usable translations ({counted(len(probs), 'entry', 'entries')} read, every probability 0)"
+        )
     if "\0" in "".join(sources) + "".join(targets) or max(map(len, sources + targets)) > MAX_WORD_LENGTH:
         for k in range(len(probs)):  # checked at once (fast); the first bad line is named
             check_words(name, linenos[k], targets[k], sources[k])

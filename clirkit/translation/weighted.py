@@ -42,7 +42,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from clirkit.errors import ClirkitError
+from clirkit.errors import ClirkitError, counted
 from clirkit.fileio import GZIP_ERRORS, damaged_gzip, display_name, file_float, iter_lines, open_binary, undecodable
 from clirkit.translation.arguments import TableArgumentError
 from clirkit.translation.dictionaries import (
@@ -421,7 +421,7 @@ def load_weighted(
     )
     if table.nnz == 0:
         raise ClirkitError(
-            f"{name}: no usable translations ({table.params['n_entries_read']} entries read, "
+            f"{name}: no usable translations ({counted(table.params['n_entries_read'], 'entry', 'entries')} read, "
             f"{table.params['n_multiword_source_dropped']} with a multi-word source side)"
         )
     return table
@@ -443,14 +443,17 @@ def weighted_report(table: TranslationTable) -> list[str]:
     p = table.params
     if p.get("model") not in WEIGHTED_FORMATS:
         return []
-    what = {"phrase-table": "phrase pairs", "psq-json": "PSQ table entries"}[p["model"]]
+    one, what = {"phrase-table": ("phrase pair", "phrase pairs"), "psq-json": ("PSQ table entry", "PSQ table entries")}[
+        p["model"]
+    ]
     n = p.get("n_entries_read", 0)
     column = (
         f", p = score column {p['score_column']} ({MOSES_SCORES[p['score_column'] - 1]})"
         if p.get("score_column") and p["score_column"] <= len(MOSES_SCORES)
         else ""
     )
-    out = [f"{p.get('file')}: {n:,} {what} -> {table.n_source:,} source words, {table.nnz:,} options{column}"]
+    sizes = f"{counted(table.n_source, 'source word')}, {counted(table.nnz, 'option')}"
+    out = [f"{p.get('file')}: {counted(n, one, what)} -> {sizes}{column}"]
     out += multiword_report(p, n, what, "the p")
     if p.get("n_without_terms"):
         out.append(f"{p['n_without_terms']:,} of {n:,} {what} have a side without terms (punctuation): dropped")
