@@ -104,8 +104,15 @@ def _paths(value) -> list:
 
 
 def display_name(path: str | os.PathLike[str]) -> str:
-    """The name used for ``path`` in error messages (``<stdin>`` for ``-``)."""
-    return "<stdin>" if str(path) == "-" else str(path)
+    """The name used for ``path`` in messages and in what is written of it (``<stdin>`` for ``-``): the bytes of
+    a name that are not UTF-8 (which Python keeps as lone surrogates, and no UTF-8 text can hold) as ``\\xNN``."""
+    text = str(path)
+    if text == "-":
+        return "<stdin>"
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate that stands for no byte (given from Python)
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 class _Prefixed(io.RawIOBase):
@@ -340,7 +347,7 @@ def atomic_writer(path: str | os.PathLike[str], *, binary: bool = False, compres
     if target.exists() and not target.is_file():  # a device or FIFO (/dev/null, a pipe): written in place
         try:
             text_mode = {"mode": "w", "encoding": "utf-8", "newline": "\n"}
-            with open(target, **({"mode": "wb"} if binary else text_mode)) as fh:
+            with open(target, **({"mode": "wb"} if binary else text_mode)) as fh, _encodable(path):
                 yield fh
         except OSError as exc:
             raise ClirkitError(f"{path}: cannot write ({exc.strerror})") from None
@@ -363,8 +370,9 @@ def atomic_writer(path: str | os.PathLike[str], *, binary: bool = False, compres
                     yield sink
                 else:
                     text = io.TextIOWrapper(sink, encoding="utf-8", newline="\n")
-                    yield text
-                    text.flush()
+                    with _encodable(path):
+                        yield text
+                        text.flush()
                     text.detach()
         pending = _PENDING.get()
         if pending is None:
@@ -375,6 +383,20 @@ def atomic_writer(path: str | os.PathLike[str], *, binary: bool = False, compres
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+@contextlib.contextmanager
+def _encodable(path: str | os.PathLike[str]) -> Iterator[None]:
+    """ClirkitError instead of the UnicodeEncodeError of text that UTF-8 cannot hold (a lone surrogate: a file
+    name's undecodable byte, an id given from Python) written to ``path``."""
+    try:
+        yield
+    except UnicodeEncodeError as exc:
+        bad = exc.object[exc.start : exc.end] if isinstance(exc.object, str) else ""
+        raise ClirkitError(
+            f"{display_name(path)}: cannot write text holding {bad.encode('utf-8', 'backslashreplace').decode()} "
+            f"(a lone surrogate, which UTF-8 cannot hold: an undecodable byte of a file name, or a bad string)"
+        ) from None
 
 
 _PENDING: contextvars.ContextVar[list[tuple[str, Path]] | None] = contextvars.ContextVar("pending", default=None)

@@ -223,12 +223,13 @@ DIGESTS = {  # made with the flat parameters and the convenient fit, before issu
     # analyzers' "compose" and "normalization_version" keys added to the headers since, and the boosted models'
     # params.hyper_params (issue 40 round 13: what a loaded ranker reports; max_buckets only where the budget
     # left pairs out), and the analyzers' normalization version
-    # 2 -> 3; the arrays and the rest of the headers unchanged
+    # 2 -> 3, and the boosted-from-a-base models' params.bag_not_kept (issue 40 round 17: why the rounds dev chose
+    # were not kept); the arrays and the rest of the headers unchanged
     "standalone.npz": "c40da0d521f835a91a43834985fe3e2bbd6665dd8cadc896625fcfa44633e089",
-    "based.npz": "09234d93ba103badf3eb853d28aff3f79b0e410f93d7ece7a6ba74b6cf1a556b",
+    "based.npz": "27afc9f305b8d46ee6aebac383ca79c2340fc23b38a2382d39fb2cdcbf5169cd",
     "scs.npz": "cb0a4f5d45ec927b928fcc72c786edc8fabc0cd09ca6846c83d2a0a9602a5a52",
     "cli-boost.npz": "9902af75f4c7c7d3e4bb0aeae090628c7ceb13221dc4d9f5f8819e4c2afb215e",
-    "cli-based.npz": "a81c63266fb326ec47e2bdf03d093b049a30ba3ed223713dfb184745d7b4c322",
+    "cli-based.npz": "46ed7ab09674ffcad10f39c1b48a7b7ddb91e33638d8ed7887f7861e762bcd4d",
     "cli-scs.npz": "1c338c1f43f61da6422c52371009fa99618a00b356c0f25723225e870a0cf4d2",
 }
 

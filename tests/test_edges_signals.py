@@ -168,10 +168,17 @@ AFTER_WORK = """
     when = sys.argv.pop(1)
     sys.argv[0] = "clirkit"
     sys.orig_argv = [sys.executable, *sys.argv]  # as the console script is started
+    import clirkit.cli
     from clirkit.cli import main
 
-    if when == "atexit":
-        atexit.register(signal.raise_signal, signal.SIGINT)
+    if when == "atexit":  # registered during the work, as a verb's imports register the workers' shutdown
+        work = clirkit.cli._call
+
+        def registering(args):
+            atexit.register(signal.raise_signal, signal.SIGINT)
+            return work(args)
+
+        clirkit.cli._call = registering
     status = main()
     if when == "returned":
         signal.raise_signal(signal.SIGINT)

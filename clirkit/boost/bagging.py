@@ -103,12 +103,19 @@ def train_bag(
     result = booster.run(
         params.rounds, evaluate=data.dev, eval_every=params.eval_every, patience=params.patience, quiet=quiet, desc=desc
     )
-    kept = result.best_round
     if params.significance and getattr(data.dev, "from_base", False) and len(result.eval_scores):
         nothing = np.zeros(0, np.int64)
-        if data.dev(nothing, nothing, np.zeros(0)) >= result.eval_scores.max():
-            kept = 0
-    return result.truncated(kept)
+        if data.dev(nothing, nothing, np.zeros(0)) >= result.eval_scores.max() and result.best_round:
+            return _not_kept(result, "the base alone scores at least as well on dev")
+    return result.truncated(result.best_round)
+
+
+def _not_kept(result: BoostResult, why: str) -> BoostResult:
+    """``result`` cut to no round, saying in its ``info`` how many rounds dev had chosen and ``why`` none is kept
+    (recorded in the model: :func:`clirkit.boost.training.model_record`)."""
+    cut = result.truncated(0)
+    cut.info["not_kept"] = {"rounds": int(result.best_round), "why": why}
+    return cut
 
 
 def train_bags(
@@ -213,6 +220,10 @@ def kept_if_significant(results: list[BoostResult], dev, level: float, *, seed: 
     )
     nothing = np.zeros(0, np.int64)
     base = dev.per_query(nothing, nothing, np.zeros(0))
-    if boosted.mean() > base.mean() and randomization_test(base, boosted, seed=seed).p_value < level:
+    if boosted.mean() <= base.mean():
+        return [_not_kept(r, "the boosted model is not above the base on dev") for r in results]
+    p = randomization_test(base, boosted, seed=seed).p_value
+    if p < level:
         return results
-    return [r.truncated(0) for r in results]
+    why = f"not significantly above the base on dev (p = {p:.3g}, level {level:g})"
+    return [_not_kept(r, why) for r in results]

@@ -455,8 +455,8 @@ class BoostRanker(Grouped, System):
                 else "dev MAP by beta: "
                 + ", ".join(f"{b} {m:.4f}" for b, m in sorted(scores.items(), key=lambda kv: float(kv[0])))
             )
-            return [f"{name}: beta {model.beta:g} ({tried}), {kept[0]} rounds, {size}"]
-        return [f"{name}: {', '.join(map(str, kept))} rounds kept, {size}"]
+            return [f"{name}: beta {model.beta:g} ({tried}), {kept[0]} rounds{_why_none(params)}, {size}"]
+        return [f"{name}: {', '.join(map(str, kept))} rounds kept{_why_none(params)}, {size}"]
 
     def curves(self, name: str) -> dict[str, dict]:
         """Dev MAP by boosting round, one curve per bag."""
@@ -569,3 +569,14 @@ _FIT_TAKES = (
     "{name}.fit takes one Resources, e.g. fit(Resources(topics={{'train': topics, 'dev': ...}}, qrels={{'train': "
     "qrels, ...}}, documents=(docids, texts))) (clirkit.estimator.Resources), got {got}"
 )
+
+
+def _why_none(params: dict) -> str:
+    """Why the rounds dev chose were not kept (a model boosted from a base: the guard of ``significance``), or
+    nothing."""
+    dropped = next((d for d in params.get("bag_not_kept") or [] if isinstance(d, dict)), None)
+    if dropped is None:
+        return ""
+    return (
+        f" (the {dropped.get('rounds')} rounds dev chose were not kept: {dropped.get('why')}; the ranker is the base)"
+    )

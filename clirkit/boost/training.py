@@ -468,6 +468,8 @@ def model_record(
         info.update(candidate_depth=ranker._candidate_depth())
     if n_extra:
         info.update(n_extra_tuples=n_extra, parallel_weight=ranker.sampling.parallel_weight)
+    if any("not_kept" in r.info for r in results):  # rounds dev chose but the guard against the base dropped
+        info.update(bag_not_kept=[r.info.get("not_kept") for r in results])
     if any("dropped" in r.info for r in results):  # what the budget of buckets left out, bag by bag
         info.update(
             max_buckets=ranker.features.max_buckets,

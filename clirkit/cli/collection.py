@@ -101,6 +101,7 @@ def _by_split(values: list[str], option: str):
 
 def _fractions(text: str | None):
     from clirkit.errors import ClirkitError
+    from clirkit.fileio import file_float
 
     if text is None:
         return None
@@ -113,7 +114,7 @@ def _fractions(text: str | None):
                 f"--split {text}: names the split {split!r} twice; give each split once, e.g. dev=0.5,test=0.5"
             )
         try:
-            out[split] = float(fraction)
+            out[split] = file_float(fraction.strip())  # as the other options: ASCII digits, no "_"
         except ValueError:
             what = f"the fraction {fraction.strip()!r} of {split!r} is not a number; " if fraction.strip() else ""
             raise ClirkitError(f"--split {text}: {what}expected SPLIT=FRACTION,... such as dev=0.5,test=0.5") from None

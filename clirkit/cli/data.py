@@ -141,7 +141,27 @@ def load_data(args: argparse.Namespace, *, qrels: bool = False, dev: bool = Fals
         None,
     )
     _say_dev_overlap(data, getattr(args, "quiet", False))
+    if qrels:
+        _check_judged(args.qrels, data.qrels, data.queries, data.documents[0], args.queries, args.documents)
+    if dev_files[1]:
+        _check_judged(dev_files[1], data.dev_qrels, data.dev_queries, data.documents[0], *dev_files[:1], args.documents)
     return data
+
+
+def _check_judged(path: str, qrels, queries, docids, queries_path: str, documents_path: str) -> None:
+    """ClirkitError naming ``path`` when none of its judgments names both one of ``queries`` (read from
+    ``queries_path``) and one of the documents ``docids`` (of ``documents_path``): ids of other files."""
+    import numpy as np
+
+    from clirkit.errors import ClirkitError
+
+    known_query = np.isin(qrels.qids, np.asarray(list(queries), dtype=str))
+    if len(qrels.qids) and not (known_query & np.isin(qrels.docids, docids)).any():
+        which = "documents" if known_query.any() else "queries"
+        raise ClirkitError(
+            f"{path}: none of its {len(qrels.qids):,} judgments names a query of {queries_path} and a document of "
+            f"{documents_path} (none of its {which} is there): check that the files go together"
+        )
 
 
 def _check_dev_files(queries: str, dev_queries: str | None) -> None:

@@ -171,3 +171,23 @@ def add_prune_options(p: argparse.ArgumentParser):
         "or a FILE (one per line)",
     )
     return g
+
+
+def say_rows_above_one(verb: str, path: str, table, quiet: bool) -> None:
+    """Say how many source words of a Moses table read from ``path`` have p summing to more than 1 (and the
+    first): what ``show``, DT and PSQ read is each row scaled to sum to 1."""
+    import numpy as np
+
+    from clirkit.errors import counted
+    from clirkit.progress import say
+
+    sums = np.asarray(table.probs.sum(axis=1)).ravel()
+    above = np.flatnonzero(sums > 1 + 1e-6)
+    if len(above):
+        first, has = int(above[0]), "has" if len(above) == 1 else "have"
+        say(
+            f"{verb}: {path}: {counted(len(above), 'source word')} of {table.n_source:,} {has} p summing to more "
+            f"than 1 (first: {table.source_vocab[first]}, {sums[first]:.6g}): show, DT and PSQ read each row "
+            f"scaled to sum to 1",
+            quiet=quiet,
+        )

@@ -83,6 +83,7 @@ def load_table_args(args, path: str, fmt: str, *, require_languages: bool = Fals
     stderr (unless ``args.quiet``) what reading a dictionary, phrase table or PSQ table dropped, split or guessed
     (not when the table is an npz file, whose record tells its conversion's). With
     ``require_languages``, a dictionary whose languages stay unknown is an error."""
+    from clirkit.cli.tables import say_rows_above_one
     from clirkit.errors import ClirkitError
     from clirkit.progress import say
     from clirkit.translation import DICTIONARY_FORMATS, dictionary_report, format_of, load_table
@@ -122,6 +123,8 @@ def load_table_args(args, path: str, fmt: str, *, require_languages: bool = Fals
     if read_as != "npz":  # an npz table records its conversion's counts: not this reading's
         for line in weighted_report(table):
             say(f"{verb}: {line}", quiet=args.quiet)
+    if read_as == "moses":
+        say_rows_above_one(verb, path, table, args.quiet)
     if missing and hasattr(args, "source_lang") and args.action != "show":
         say(
             f"{verb}: {path} records no {' and no '.join(m[2:] for m in missing)}: give {' and '.join(missing)} "

@@ -297,12 +297,23 @@ class Collection:
     def _parallel(self) -> tuple[list[str], list[str], list[str]]:
         from clirkit.datasets.parallel import read_parallel
 
+        if not self.has_parallel():
+            raise ClirkitError(
+                f"{self.folder}: the collection has no parallel text (it was made without one): make a "
+                f"translation table from other parallel text, or read a dictionary"
+            )
+
         return read_parallel(self._named(self.paths["parallel"]))
 
     def parallel(self) -> tuple[list[str], list[str]]:
         """``(source_texts, target_texts)``: aligned pairs for translation tables, source = query language."""
         _, sources, targets = self._parallel
         return list(sources), list(targets)
+
+    def has_parallel(self) -> bool:
+        """Whether the collection holds parallel text (its manifest counts its pairs: a folder made by
+        ``clirkit collection`` without ``--parallel`` has none)."""
+        return self.counts.get("parallel_pairs") != 0
 
     def parallel_ids(self) -> list[str]:
         """The id of each parallel pair (same order as :meth:`parallel`)."""

@@ -89,6 +89,8 @@ def export(
         f"{len(files)} files -> {folder}",
         quiet=quiet,
     )
+    if not any(f.startswith("parallel.") for f in files):
+        say(f"datasets export: {collection.name} has no parallel text: no parallel.*.txt written", quiet=quiet)
     return files
 
 
@@ -151,7 +153,7 @@ def _write_all(collection, folder: Path) -> tuple[list[str], int]:
                     f"({split}) 'qid 0 docid 0': pairs to remove from the runs before evaluating them",
                 )
             )
-    if isinstance(collection, Collection):  # ir_datasets collections have no parallel corpus
+    if isinstance(collection, Collection) and collection.has_parallel():  # (ir_datasets': none)
         sources, targets = collection.parallel()
         source_name, target_name = parallel_names(src, tgt)
         _write_lines(sources, folder / source_name)

@@ -109,6 +109,11 @@ class PlainCollection:
             found = Path(value) if base is None or Path(value).is_absolute() else base / value
             if found.is_dir():
                 raise ClirkitError(f"{where}{label(key)}: {found}: is a folder; give a file")
+            if found.exists() and not found.is_file():  # a pipe (<(...)), a FIFO, /dev/null
+                raise ClirkitError(
+                    f"{where}{label(key)}: {found}: is not a regular file (a pipe or a device), and a collection's "
+                    f"files are read more than once: save it to a file and give that"
+                )
             if not found.is_file():
                 relative = f" (a relative path is read from {base})" if found != Path(value) else ""
                 raise ClirkitError(f"{where}{label(key)}: {found}: no such file: check the path{relative}")
@@ -249,10 +254,12 @@ class PlainCollection:
                 )
         ids, sources, targets = self._parallel()
         self._say_languages(texts, queries, sources, targets, quiet)
-        description = (
-            f"plain files: documents {self.documents.name}, queries "
-            f"{', '.join(p.name for p in self._listed(self.queries))}, qrels "
-            f"{', '.join(p.name for p in self._listed(self.qrels))}"
+        from clirkit.fileio import display_name
+
+        description = (  # (a name's undecodable bytes written as \xNN)
+            f"plain files: documents {display_name(self.documents.name)}, queries "
+            f"{', '.join(display_name(p.name) for p in self._listed(self.queries))}, qrels "
+            f"{', '.join(display_name(p.name) for p in self._listed(self.qrels))}"
         )
         return VariantData(
             name=self.name,

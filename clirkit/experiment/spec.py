@@ -160,7 +160,9 @@ class Experiment:
                 f"{path}: the variant {overrides['variant']!r} applies to a known collection, not to the file's "
                 "[collection] table: leave out the variant (--variant)"
             )
-        return cls.from_dict(data, source=str(path), name=Path(path).stem)
+        from clirkit.fileio import display_name
+
+        return cls.from_dict(data, source=str(path), name=display_name(Path(path).stem))  # (bytes as \xNN)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, source: str | None = None, name: str = "experiment") -> "Experiment":
@@ -374,11 +376,11 @@ def _named(name: str) -> bool:
 
 def _fusion_named(member: str, fname: str, fusions: Mapping[str, Any]) -> str:
     """Why fusion ``fname`` cannot list the fusion ``member`` among its systems, with ``member``'s systems to list
-    instead (when they are a list of names)."""
+    instead (when they are a list of names of systems: not of fusions, as in two fusions listing each other)."""
     inner = fusions[member].get("systems")
     instead = (
         f" (list {member}'s systems in {fname} instead: {json.dumps(inner, ensure_ascii=False)})"
-        if isinstance(inner, list) and all(isinstance(m, str) for m in inner)
+        if isinstance(inner, list) and all(isinstance(m, str) and m not in fusions for m in inner)
         else ""
     )
     return f"{member!r} is a fusion; a fusion fuses systems{instead}"

@@ -7,7 +7,9 @@ from the output folder (the previous run's, hard-linked: artifacts are never wri
 cannot change under the previous folder). When the report is written, the staging folder and the output
 folder are exchanged in one atomic rename (``renameat2(RENAME_EXCHANGE)``; where the system has none, two
 renames with Ctrl-C and SIGTERM held off between them, and a leftover ``.NAME.old`` is put back by the next
-run), then the previous folder is removed. So a rerun interrupted at any moment leaves the previous results
+run), then the previous folder is renamed ``.NAME.old`` (Ctrl-C still held off) and removed; a Ctrl-C during its
+removal leaves the new output whole, no staging folder, and what is left of the old one for the next run to
+remove. So a rerun interrupted at any moment leaves the previous results
 whole and readable, and the next run resumes from what the interrupted one made. The output folder ends up
 holding exactly what this run made: runs of systems no longer in the file are gone. The staging folder of an
 interrupted run holds ``.owner`` (the process id: two runs never write one folder at once); one without it is
@@ -243,15 +245,17 @@ class Store:
         """Switch the staging folder in as the output folder (one atomic exchange), remove the previous one;
         returns the output folder."""
         (self.folder / OWNER).unlink(missing_ok=True)
+        shutil.rmtree(self.old, ignore_errors=True)  # (the start removed any: what a failed removal left)
         with signals_held():
             if not self.target.exists():
                 os.rename(self.folder, self.target)
                 return self.target
-            if not _exchange(self.folder, self.target):
+            if _exchange(self.folder, self.target):  # the previous output, now under the staging name: moved out
+                os.rename(self.folder, self.old)  # of its way, so a Ctrl-C while it is removed leaves no .partial
+            else:
                 os.rename(self.target, self.old)
                 os.rename(self.folder, self.target)
-                self.folder = self.old
-        shutil.rmtree(self.folder, ignore_errors=True)  # the previous output, now under the staging name
+        shutil.rmtree(self.old, ignore_errors=True)
         return self.target
 
     def abandon(self, *, checks_failed: bool = False) -> None:
