@@ -25,6 +25,7 @@ from clirkit.runchecks import (
     check_score_order,
     first_appearance_codes,
     first_empty,
+    first_surrogate,
     repeated_document,
     repeated_pair,
     split_query,
@@ -191,6 +192,15 @@ class Run:
             if empty is not None:
                 i = int(empty if rows is None else rows[empty])
                 raise ClirkitError(f"{named(i)} has an empty {what} id: give every row a {what} id ({ID_RULE})")
+        if not pairs_known:  # (a reader's or a search's rows hold no such id)
+            for ids, rows, what in ((order, starts[:-1], "query"), (docids, None, "document")):
+                bad = first_surrogate(ids)
+                if bad is not None:
+                    i = int(bad if rows is None else rows[bad])
+                    raise ClirkitError(
+                        f"{named(i)} has a {what} id holding a lone surrogate ({ascii(str(ids[bad]))}): no UTF-8 "
+                        f"text holds one; give the id as text"
+                    )
         check_score_order(qids, docids, scores, starts)
         repeat = None if pairs_known else repeated_document(docids, starts, given)
         if repeat is not None:

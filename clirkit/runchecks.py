@@ -55,6 +55,8 @@ def whole_grades(values, what: str, at=None) -> np.ndarray:
     where = (lambda i: f" at {at(i)}") if at is not None else (lambda i: "")
     try:
         given = np.asarray(values)
+        if given.dtype.kind == "b":  # True is no grade (numpy would read it as 1)
+            raise TypeError
         exact = _exact_integers(given)
         if exact is not None:
             return exact
@@ -119,6 +121,16 @@ def first_empty(ids: np.ndarray) -> int | None:
     maybe = np.flatnonzero(ids.view(np.uint32)[:: ids.dtype.itemsize // 4] == 0)
     empty = maybe[np.char.str_len(ids[maybe]) == 0] if len(maybe) else maybe
     return int(empty[0]) if len(empty) else None
+
+
+def first_surrogate(ids: np.ndarray) -> int | None:
+    """The position of the first id of ``ids`` (a str array) holding a lone surrogate (U+D800-U+DFFF: no UTF-8
+    text, so no run or qrels file, holds one), None when there is none; checked on the code points."""
+    if not len(ids) or not ids.dtype.itemsize:
+        return None
+    chars = np.ascontiguousarray(ids).view(np.uint32).reshape(len(ids), -1)
+    bad = ((chars >= 0xD800) & (chars <= 0xDFFF)).any(axis=1)
+    return int(np.argmax(bad)) if bad.any() else None
 
 
 def repeated_pair(codes: np.ndarray, docids: np.ndarray) -> tuple[int, int] | None:

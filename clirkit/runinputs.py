@@ -176,10 +176,13 @@ def finite_scores(values, row_of) -> np.ndarray:
 
 def real_scores(values) -> np.ndarray:
     """``values`` as float64; TypeError for complex numbers (numpy casts an array of them to its real parts with
-    only a warning, which would rank by the real part in silence)."""
+    only a warning, which would rank by the real part in silence) and for booleans (read as 1 and 0)."""
     if np.iscomplexobj(values):
         raise TypeError("complex numbers are not scores")
-    return np.asarray(values, dtype=np.float64)
+    given = np.asarray(values)
+    if given.dtype.kind == "b":
+        raise TypeError("booleans are not scores")
+    return np.asarray(given, dtype=np.float64)
 
 
 def _is_number(value) -> bool:

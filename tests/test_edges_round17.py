@@ -292,3 +292,42 @@ def test_rounds_the_significance_guard_drops_are_said_with_the_reason():
     note = _why_none({"bag_not_kept": [kept.info["not_kept"]]})
     assert note.startswith(" (the 2 rounds dev chose were not kept: not significantly above") and "the base)" in note
     assert _why_none({}) == ""
+
+
+def test_a_run_from_python_refuses_lone_surrogate_ids_and_booleans_as_scores_or_grades():
+    import numpy as np
+
+    from clirkit.errors import ClirkitError
+    from clirkit.run import Qrels, Run
+
+    with pytest.raises(ClirkitError, match=r"Run row 2 has a query id holding a lone surrogate \('b\\ud800'\)"):
+        Run(np.array(["a", "b\ud800"]), np.array(["d", "d"]), np.array([1.0, 1.0]))
+    with pytest.raises(ClirkitError, match=r"Run row 1 has a document id holding a lone surrogate"):
+        Run.from_groups(["q"], [1], ["d\udcff"], [1.0])
+    with pytest.raises(ClirkitError, match="Run scores must be numbers"):
+        Run(np.array(["a"]), np.array(["d"]), np.array([True]))
+    with pytest.raises(ClirkitError, match="Qrels rels is not a number, got True"):
+        Qrels(np.array(["a"]), np.array(["d"]), np.array([True]))
+    assert len(Run(np.array(["é"]), np.array(["文"]), np.array([1.0]))) == 1  # other non-ASCII ids are ids
+
+
+def test_eval_and_collection_record_a_qrels_or_input_name_with_an_undecodable_byte_escaped(tmp_path, capsys):
+    import json
+    import shutil
+
+    qrels = _undecodable(tmp_path, "q", ".qrels")
+    shutil.copy(_write(tmp_path / "qa", ["q1 0 d1 1", "q1 0 d2 0"]), qrels)
+    run = _write(tmp_path / "a.run", ["q1 Q0 d1 1 1 t", "q1 Q0 d2 2 0.5 t"])
+    for fmt in ("text", "markdown", "json"):
+        out = tmp_path / f"e.{fmt}"
+        assert main(["eval", "--qrels", qrels, run, "-m", "AP", "--format", fmt, "-o", str(out), "--quiet"]) == 0
+        written = out.read_text(encoding="utf-8")
+        assert "q\\xff.qrels" in (" ".join(_strings(json.loads(written))) if fmt == "json" else written)
+    f = _files(tmp_path)
+    docs = _undecodable(tmp_path, "d", ".tsv")
+    shutil.copy(f["docs"], docs)
+    argv = ["collection", "--documents", docs, "--queries", f["queries"], "--qrels", f["qrels"]]
+    assert main([*argv, "--source-lang", "en", "--target-lang", "es", "-o", str(tmp_path / "c"), "-q"]) == 0
+    sources = json.loads((tmp_path / "c" / "sources.json").read_text(encoding="utf-8"))
+    assert sources["documents"].endswith("d\\xff.tsv") and any(k.endswith("d\\xff.tsv") for k in sources["sha256"])
+    capsys.readouterr()

@@ -177,9 +177,15 @@ def test_missing_damaged_or_replaced_shards_are_clean_errors(nave, tmp_path, tam
         replaced = rf"shard 1 \({shard.name}\) holds other contents than the manifest records: it was replaced"
         with pytest.raises(ClirkitError, match=replaced):
             DT().fit(Resources(index=load_index(tmp_path / "ix.npz", jobs=jobs), table=table)).search(topics)
-    del header["shards"][1]["contents"]  # a manifest from before the contents were recorded: its counts
+    del header["shards"][1]["contents"]  # a manifest from before the contents were recorded: the name's digest
     np.savez(tmp_path / "ix.npz", **{HEADER_KEY: encode_header(header)}, **arrays)
-    with pytest.raises(ClirkitError, match=rf"shard 1 \({shard.name}\) has n_docs \d+, the manifest records"):
+    with pytest.raises(ClirkitError, match=rf"shard 1 \({shard.name}\) holds other contents than the manifest"):
+        DT().fit(Resources(index=load_index(tmp_path / "ix.npz"), table=table)).search(topics)
+    renamed = shard.with_name(shard_name(tmp_path / "ix.npz", 1, file_digest(shard)[:12]))  # its own digest
+    shard.rename(renamed)
+    header["shards"][1]["file"] = renamed.name
+    np.savez(tmp_path / "ix.npz", **{HEADER_KEY: encode_header(header)}, **arrays)
+    with pytest.raises(ClirkitError, match=rf"shard 1 \({renamed.name}\) has n_docs \d+, the manifest records"):
         DT().fit(Resources(index=load_index(tmp_path / "ix.npz"), table=table)).search(topics)
 
     ShardedIndex.split(index, 3).save(tmp_path / "ix.npz")

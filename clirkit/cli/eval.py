@@ -187,7 +187,7 @@ def run(args) -> int:
         permutations=args.permutations,
         seed=args.seed,
         per_query=args.per_query,
-        qrels=args.qrels,
+        qrels=display_name(args.qrels),
         average=args.average,
         depth=args.depth,
         rel_threshold=args.rel_threshold,

@@ -192,23 +192,23 @@ class PlainCollection:
 
     def record(self) -> dict:
         """The settings and the SHA-256 of every file: what makes the folder (``sources.json``)."""
-        from clirkit.fileio import file_digest
+        from clirkit.fileio import display_name, file_digest
 
-        def shown(value):
-            return {s: str(p) for s, p in value.items()} if isinstance(value, dict) else str(value)
+        def shown(value):  # (a name's undecodable bytes as \xNN: JSON of valid text)
+            return {s: display_name(p) for s, p in value.items()} if isinstance(value, dict) else display_name(value)
 
         return {
             "name": self.name,
             "source_lang": self.source_lang,
             "target_lang": self.target_lang,
-            "documents": str(self.documents),
+            "documents": shown(self.documents),
             "queries": shown(self.queries),
             "qrels": shown(self.qrels),
-            "parallel": [str(p) for p in self.parallel],
+            "parallel": [shown(p) for p in self.parallel],
             "split": self.split,
             "split_seed": self.split_seed,
             "query_fields": self.query_fields,
-            "sha256": {str(p): file_digest(p) for p in self.files()},
+            "sha256": {shown(p): file_digest(p) for p in self.files()},
         }
 
     def read(self, *, quiet: bool = True):

@@ -108,6 +108,15 @@ def _write_shard(shard: Index, path: str | os.PathLike[str], number: int, writte
     return {"file": name, "bytes": size, "contents": contents}
 
 
+def named_digest_holds(path: str | os.PathLike[str]) -> bool:
+    """Whether a shard file named with a digest (``NAME.shard-000.DIGEST.npz``) holds the bytes the digest names
+    (a full read: for manifests that record no contents code); True for a name without one."""
+    from clirkit.fileio import file_digest
+
+    found = re.fullmatch(r".+\.shard-\d{3,}\.([0-9a-f]{12})\.npz", Path(path).name)
+    return found is None or file_digest(path)[:12] == found.group(1)
+
+
 def contents_code(path: str | os.PathLike[str]) -> str | None:
     """A code of an npz file's contents read from its zip directory alone (no member is read): the CRC-32 the
     zip records of each member, hashed with the members' names (16 hex digits); None if it is no zip. A shard

@@ -48,6 +48,7 @@ from clirkit.retrieval.shardfiles import (  # noqa: F401  (PROJECTED_KIND, index
     _write_shard,
     contents_code,
     index_kind,
+    named_digest_holds,
     replacing_shards,
     shard_name,
 )
@@ -384,9 +385,11 @@ class ShardedIndex:
         record = self.records[number]
         file = self._folder() / record["file"]
         where = f"{self.path}: shard {number} ({record['file']})"
-        if "contents" in record and record["contents"] != contents_code(file):
+        recorded = record.get("contents")  # (none before 2026-11-30: the digest in the name, by a full read)
+        if (recorded != contents_code(file)) if recorded is not None else not named_digest_holds(file):
             raise ClirkitError(
-                f"{where} holds other contents than the manifest records: it was replaced; {self.remedy}"
+                f"{where} holds other contents than the manifest records: it was replaced (or the manifest "
+                f"edited); {self.remedy}"
             )
         shard = self.shard_type.load(file)
         got = _record(shard)
