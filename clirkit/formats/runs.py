@@ -324,7 +324,9 @@ def _chunks(runs: Iterable[Run], tag: str | None) -> Iterator[tuple]:
         _check_readable(run)
         again = seen.intersection(run.query_ids)
         if again:
-            raise ClirkitError(f"cannot write query {min(again)} twice: the runs written together hold other queries")
+            raise ClirkitError(
+                f"cannot write query {min(again)} twice: runs written together must hold different queries"
+            )
         seen.update(run.query_ids)
         ascii_ids = _is_ascii(run.qids) and _is_ascii(run.docids)
         if not ascii_ids or run.docids.dtype.itemsize // 4 > MAX_ID_LENGTH:
