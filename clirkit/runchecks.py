@@ -13,7 +13,7 @@ import numpy as np
 
 from clirkit import hashing  # (its functions looked up when called: a test may replace them)
 from clirkit.errors import ClirkitError
-from clirkit.runinputs import shown
+from clirkit.runinputs import shown, surrogate_rows
 
 _INT64_END = 2.0**63  # the first float beyond int64 (-2**63 is the lowest int64 and an exact float)
 _CELLS = 1 << 21  # hashes sorted at a time by repeated_document (8 MiB)
@@ -128,8 +128,7 @@ def first_surrogate(ids: np.ndarray) -> int | None:
     text, so no run or qrels file, holds one), None when there is none; checked on the code points."""
     if not len(ids) or not ids.dtype.itemsize:
         return None
-    chars = np.ascontiguousarray(ids).view(np.uint32).reshape(len(ids), -1)
-    bad = ((chars >= 0xD800) & (chars <= 0xDFFF)).any(axis=1)
+    bad = surrogate_rows(np.ascontiguousarray(ids).view(np.uint32).reshape(len(ids), -1))
     return int(np.argmax(bad)) if bad.any() else None
 
 

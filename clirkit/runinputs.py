@@ -80,7 +80,7 @@ def first_bad_id(ids: np.ndarray, *, readable: bool = True) -> tuple[int, str] |
         found = [
             (part[:, 0] == 0, "is empty"),
             (np.isin(part, _SPACE_CODES).any(axis=1), "contains whitespace"),
-            (((part >= 0xD800) & (part <= 0xDFFF)).any(axis=1), "contains a lone surrogate (no UTF-8 text holds one)"),
+            (surrogate_rows(part), "contains a lone surrogate (no UTF-8 text holds one)"),
         ]
         if readable:
             found.append((((part[:, :-1] == 0) & (part[:, 1:] != 0)).any(axis=1), "contains a NUL character"))
@@ -91,6 +91,12 @@ def first_bad_id(ids: np.ndarray, *, readable: bool = True) -> tuple[int, str] |
             row, problem = min(rows, key=lambda r: r[0])
             return lo + row, problem
     return None
+
+
+def surrogate_rows(chars: np.ndarray) -> np.ndarray:
+    """For each row of a (row, code point) uint32 matrix of ids, whether it holds a lone surrogate (U+D800 to
+    U+DFFF, which no UTF-8 text holds)."""
+    return ((chars >= 0xD800) & (chars <= 0xDFFF)).any(axis=1)
 
 
 def _plain(part: np.ndarray, ids: np.ndarray, *, readable: bool) -> bool:

@@ -56,12 +56,14 @@ def shard_name(manifest: str | os.PathLike[str], number: int, digest: str | None
     return f"{_stem(manifest)}.shard-{number:03d}{'' if digest is None else '.' + digest}.npz"
 
 
+# a name shard_name makes: NAME, the shard's number, the digest (absent in names made before it)
+_SHARD_FILE = re.compile(r"(.+)\.shard-(\d{3,})(?:\.([0-9a-f]{12}))?\.npz")
+
+
 def manifest_of_shard(path: str | os.PathLike[str]) -> tuple[str, int] | None:
     """``(manifest path, shard number)`` when ``path`` is named as a shard of a manifest that is there
     (``NAME.shard-000.DIGEST.npz`` beside ``NAME.npz``), else None."""
-    import re
-
-    found = re.fullmatch(r"(.+)\.shard-(\d{3,})(?:\.[0-9a-f]{12})?\.npz", Path(path).name)
+    found = _SHARD_FILE.fullmatch(Path(path).name)
     if found is None:
         return None
     manifest = Path(path).with_name(f"{found.group(1)}.npz")
@@ -113,8 +115,8 @@ def named_digest_holds(path: str | os.PathLike[str]) -> bool:
     (a full read: for manifests that record no contents code); True for a name without one."""
     from clirkit.fileio import file_digest
 
-    found = re.fullmatch(r".+\.shard-\d{3,}\.([0-9a-f]{12})\.npz", Path(path).name)
-    return found is None or file_digest(path)[:12] == found.group(1)
+    found = _SHARD_FILE.fullmatch(Path(path).name)
+    return found is None or found.group(3) is None or file_digest(path)[:12] == found.group(3)
 
 
 def contents_code(path: str | os.PathLike[str]) -> str | None:
