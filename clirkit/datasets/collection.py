@@ -181,11 +181,14 @@ class Collection:
             return target
         raise ClirkitError(f"{self.folder / MANIFEST}: unreadable file entry {entry!r}")
 
-    def file_states(self) -> dict[str, list[int]]:
+    def file_states(self, *, contents: bool = False) -> dict[str, list]:
         """``{file: [size, mtime_ns]}`` of each file the manifest names (for a subset, the file it is taken from;
         a missing file is left out, reading it says so): what tells a folder edited since from the folder as it
-        was, without reading the files."""
-        states: dict[str, list[int]] = {}
+        was, without reading the files. With ``contents``, ``[size, digest]`` (:func:`clirkit.fileio.file_digest`,
+        the files read): the same for two folders written alike at different times."""
+        from clirkit.fileio import file_digest
+
+        states: dict[str, list] = {}
 
         def add(entry: object) -> None:
             if isinstance(entry, dict) and "subset_of" in entry:
@@ -193,7 +196,8 @@ class Collection:
             if isinstance(entry, str):
                 with contextlib.suppress(OSError):
                     stat = os.stat(self.folder / entry)
-                    states[entry] = [stat.st_size, stat.st_mtime_ns]
+                    when = file_digest(self.folder / entry) if contents else stat.st_mtime_ns
+                    states[entry] = [stat.st_size, when]
             elif isinstance(entry, dict):
                 for value in entry.values():
                     add(value)

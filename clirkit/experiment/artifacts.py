@@ -22,13 +22,15 @@ def digest(values) -> str:
     return hashlib.sha256("\n".join(values).encode("utf-8")).hexdigest()[:16]
 
 
-def collection_record(c) -> dict:
-    """A collection's name, variant, manifest digest, its files' sizes and mtimes (a folder edited since) and the
-    digest of the record of the plain files it was made of (:mod:`clirkit.datasets.plain`)."""
+def collection_record(c, *, contents: bool = False) -> dict:
+    """A collection's name, variant, manifest digest, its files' sizes and mtimes (a folder edited since; with
+    ``contents``, digests of their bytes: for a folder an experiment writes from its ``[collection]`` files, so
+    that two fresh runs record the same) and the digest of the record of the plain files it was made of
+    (:mod:`clirkit.datasets.plain`)."""
     manifest = (c.folder / "manifest.json").read_bytes()
     record = {"name": c.name, "variant": c.variant, "manifest": hashlib.sha256(manifest).hexdigest()[:16]}
     if hasattr(c, "file_states"):  # a collection folder, not ir_datasets'
-        record["files"] = c.file_states()
+        record["files"] = c.file_states(contents=contents)
     sources = c.folder / "sources.json"  # clirkit.datasets.plain.SOURCES
     if sources.is_file():
         record["sources"] = hashlib.sha256(sources.read_bytes()).hexdigest()[:16]
@@ -74,7 +76,7 @@ class Artifacts(Resources):
         )
         self.exp, self.c, self.out, self.steps = exp, c, out, steps
         self.where = exp.source or "experiment"
-        self.collection = collection_record(c)
+        self.collection = collection_record(c, contents=exp.plain is not None)
         self.made = _Made()
         self.searched: list[str] | None = None  # the splits a system's view is searched on (the runner's)
 
