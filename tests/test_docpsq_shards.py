@@ -113,7 +113,9 @@ def test_a_shard_whose_documents_own_lengths_were_edited_is_refused(nave, tmp_pa
     lengths[0] += 10**6  # more than the whole collection's: refused by the shard's own file
     tamper(shard, shard, source_lengths=lengths)
     tamper(tmp_path / "t.npz", tmp_path / "t.npz", header={"shards.1.contents": contents_code(shard)})
-    with pytest.raises(ClirkitError, match=rf"{shard.name}: corrupt projected-index: source_lengths sums to \d+ but"):
+    with pytest.raises(
+        ClirkitError, match=rf"shard 1 \({shard.name}\): corrupt projected-index: source_lengths sums to \d+ but"
+    ):
         load_index(tmp_path / "t.npz").shard(1)
 
 

@@ -33,3 +33,21 @@ def test_two_fresh_runs_of_a_collection_of_files_write_the_same_bytes(tmp_path, 
     assert sorted(first) == sorted(second)
     assert [name for name in first if first[name] != second[name]] == []
     capsys.readouterr()
+
+
+def test_a_damaged_shard_is_named_as_given_with_the_sharded_remedy_by_every_backend(tmp_path, monkeypatch, capsys):
+    (tmp_path / "docs.tsv").write_text("d1\tel perro come\nd2\tel gato bebe\nd3\tla casa\nd4\tperro gato\n")
+    (tmp_path / "q.tsv").write_text("q1\tperro\nq2\tgato\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["index", "docs.tsv", "-o", "ix.npz", "--lang", "es", "--shards", "2", "-q"]) == 0
+    shard = sorted(tmp_path.glob("ix.shard-001.*.npz"))[0]
+    data = bytearray(shard.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # a member's bytes, not the zip directory the manifest's contents code reads
+    shard.write_bytes(bytes(data))
+    for backend in ("loky", "threading"):
+        argv = ["search", "--index", "ix.npz", "--queries", "q.tsv", "-o", "run.txt", "--jobs", "2"]
+        assert main([*argv, "--backend", backend, "-q"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"clirkit: error: ix.npz: shard 1 ({shard.name}): "), (backend, err)
+        assert err.rstrip().endswith("rebuild the index with `clirkit index --shards N`"), (backend, err)
+        assert str(tmp_path) not in err and err.count("\n") == 1

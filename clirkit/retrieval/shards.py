@@ -33,7 +33,7 @@ import numpy as np
 from clirkit.analysis import Analyzer
 from clirkit.errors import ClirkitError
 from clirkit.npzchecks import Corrupt, checking, require_analyzer, require_array, require_field
-from clirkit.npzio import load_npz, member, save_npz
+from clirkit.npzio import load_npz, member, remake, save_npz
 from clirkit.parallel import BACKENDS, SEARCH_BACKEND, check_workers  # noqa: F401  (BACKENDS: searched with)
 from clirkit.retrieval.index import TASK_DOCS, Index, check_terms_wanted, document_chunks, located_documents
 from clirkit.retrieval.shardfiles import (  # noqa: F401  (PROJECTED_KIND, index_kind, shard_name, replacing_shards: here too)
@@ -100,7 +100,7 @@ class ShardedIndex:
     sharded = True  # an Index says False
     translated = False  # a ShardedProjectedIndex (clirkit.docpsq) says True
     shard_type = Index  # the class of its shards (their files' kind)
-    remedy = "rebuild the index with `clirkit index --shards`"  # what to do about a missing or damaged shard
+    remedy = "rebuild the index with `clirkit index --shards N`"  # what to do about a missing or damaged shard
 
     @property
     def n_terms(self) -> int:
@@ -391,7 +391,11 @@ class ShardedIndex:
                 f"{where} holds other contents than the manifest records: it was replaced (or the manifest "
                 f"edited); {self.remedy}"
             )
-        shard = self.shard_type.load(file)
+        try:
+            shard = self.shard_type.load(file)
+        except ClirkitError as e:  # said of the shard of this manifest, with the sharded index's remedy
+            problem = str(e).removeprefix(f"{file}: ").replace("check the path, or ", "")
+            raise ClirkitError(f"{where}: {problem.replace(remake('index'), self.remedy)}") from None
         got = _record(shard)
         for key in ("n_docs", "n_terms", "n_postings", "first_docid", "last_docid", *_TRANSLATED_RECORD):
             if key not in record:  # a translated shard's own tokens, which manifests before them do not record

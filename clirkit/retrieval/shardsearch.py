@@ -379,6 +379,7 @@ class _Part:
     manifest: tuple | None = None
     number: int = 0
     file: tuple | None = None
+    shown: str = ""  # the manifest's path as the caller gave it (messages)
 
     def open(self, keep: int) -> "_Shard":
         """The shard, opened if needed (a worker process keeps at most ``keep`` open)."""
@@ -541,7 +542,7 @@ def _part(index: ShardedIndex, number: int, here: bool) -> _Part:
     if index.shards is not None:
         return _Part(shard=_opened_here(index, number))
     file = index._folder() / index.records[number]["file"]
-    return _Part(manifest=_identity(str(index.path)), number=number, file=_identity(file))
+    return _Part(manifest=_identity(str(index.path)), number=number, file=_identity(file), shown=str(index.path))
 
 
 def _opened_here(index: ShardedIndex, number: int) -> _Shard:
@@ -549,11 +550,7 @@ def _opened_here(index: ShardedIndex, number: int) -> _Shard:
     with index._lock:
         opened = index._open.get(number)
     if opened is None:
-        where = (
-            f"shard {number}"
-            if index.path is None
-            else f"{index.path}: shard {number} ({index.records[number]['file']})"
-        )
+        where = f"{index.path}: shard {number} ({index.records[number]['file']})" if index.path else f"shard {number}"
         opened = _Shard(index.shard(number), index.terms, index.collection_stats(), where)
         with index._lock:
             opened = index._open.setdefault(number, opened)
@@ -582,7 +579,10 @@ def _opened(part: _Part, keep: int) -> _Shard:
         manifest = cast(ShardedIndex, load_index(part.manifest[0]))  # or a ShardedProjectedIndex
         if _identity(part.manifest[0]) != part.manifest:
             raise ClirkitError(f"{part.manifest[0]}: the sharded index changed during the search")
-    shard = manifest._read_shard(part.number)
+    try:
+        shard = manifest._read_shard(part.number)
+    except ClirkitError as e:  # named as the caller named the manifest, not by its absolute path
+        raise ClirkitError(str(e).replace(part.manifest[0], part.shown, 1)) from None
     name = manifest.records[part.number]["file"]
     if _identity(Path(part.manifest[0]).parent / name) != part.file:
         raise ClirkitError(f"{part.manifest[0]}: shard {part.number} ({name}) changed during the search")
