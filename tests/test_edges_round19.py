@@ -51,3 +51,11 @@ def test_a_damaged_shard_is_named_as_given_with_the_sharded_remedy_by_every_back
         assert err.startswith(f"clirkit: error: ix.npz: shard 1 ({shard.name}): "), (backend, err)
         assert err.rstrip().endswith("rebuild the index with `clirkit index --shards N`"), (backend, err)
         assert str(tmp_path) not in err and err.count("\n") == 1
+
+
+def test_an_error_names_a_file_with_an_undecodable_byte_as_xNN(tmp_path, capsys):
+    from test_edges_round17 import _undecodable
+
+    assert main(["search", "--index", _undecodable(tmp_path, "ix", ".npz"), "--queries", "q.tsv", "-o", "-"]) == 2
+    err = capsys.readouterr().err
+    assert "ix\\xff.npz: no such file" in err and "\\udc" not in err

@@ -203,8 +203,10 @@ def _call(args) -> int:
     except ClirkitError as exc:
         from clirkit.cli.params import option_message
 
-        message = " ".join(option_message(exc, args).split("\n"))
-        print(f"clirkit: error: {message}", file=sys.stderr)
+        from clirkit.fileio import display_name
+
+        message = " ".join(option_message(exc, args).split("\n"))  # (a name's undecodable bytes as \xNN)
+        print(f"clirkit: error: {display_name(message)}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
