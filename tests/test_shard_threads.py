@@ -81,13 +81,13 @@ def test_threads_over_query_blocks_give_the_unsharded_run_byte_for_byte(nave, tm
 def test_each_block_of_queries_is_searched_over_every_shard_in_order(nave, tmp_path, monkeypatch):
     index, _, _, _, spanish = nave
     calls: list[tuple[int, int, int]] = []  # (block of queries, shard, queries)
-    searched = shardsearch._Shard.search
+    searched = shardsearch.SearchableShard.search
 
     def search(shard, params, queries, depth, union, floors):
         calls.append((id(queries), int(shard.where.rsplit(" ", 1)[-1]), queries.n_queries))
         return searched(shard, params, queries, depth, union, floors)
 
-    monkeypatch.setattr(shardsearch._Shard, "search", search)
+    monkeypatch.setattr(shardsearch.SearchableShard, "search", search)
     sharded = threaded(ShardedIndex.split(index, 3), 2)
     expected = run_bytes(BM25Search().fit(Resources(index=index)).search(spanish), tmp_path / "a")
     assert run_bytes(BM25Search().fit(Resources(index=sharded)).search(spanish), tmp_path / "b") == expected

@@ -32,7 +32,7 @@ import os
 import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence, cast
@@ -42,11 +42,11 @@ import scipy.sparse as sp
 
 from clirkit.errors import ClirkitError
 from clirkit.parallel import check_workers, ordered_threads, run_tasks
-from clirkit.retrieval.bm25 import BM25, CollectionStats, row_key, union_counts
+from clirkit.retrieval.bm25 import union_counts
 from clirkit.retrieval.bm25params import EPSILON, IDF, K1, K3, PRECISION, B, check_settings
-from clirkit.retrieval.index import Index
 from clirkit.retrieval.query import StructuredQueries
 from clirkit.retrieval.rankmerge import Ranked, merge_ranked, warm_merge
+from clirkit.retrieval.searchableshard import SearchableShard, UnionDf
 from clirkit.retrieval.shards import ShardedIndex, load_index
 from clirkit.retrieval.weightings import DEFAULT_ALPHA, Weighting, background_of, described
 from clirkit.retrieval.weightings import weighting as find_weighting
@@ -115,7 +115,7 @@ class ShardedBM25:
         union = None
         if queries.df_union and queries.translations.nnz:  # Pirkola: documents holding any translation, summed
             counts = _run(_union_part, (queries.translations,), ix, "counting", quiet)
-            union = _UnionDf(queries.translations, np.sum(counts, axis=0))
+            union = UnionDf(queries.translations, np.sum(counts, axis=0))
         if ix.backend == "threading" and _workers(ix) > 1 and queries.n_queries > 1:
             yield from _blocks_here(ix, self.bm25_params, queries, depth, union, quiet, tag)
         elif _in_process(ix):
@@ -171,7 +171,7 @@ def _blocks_here(
     params: dict,
     queries: StructuredQueries,
     depth: int,
-    union: "_UnionDf | None",
+    union: "UnionDf | None",
     quiet: bool,
     tag: str,
 ) -> Iterator[Run]:
@@ -203,7 +203,7 @@ def _blocks_here(
 
 
 def _prepared(
-    index: ShardedIndex, params: dict, union: "_UnionDf | None", queries: StructuredQueries, number: int
+    index: ShardedIndex, params: dict, union: "UnionDf | None", queries: StructuredQueries, number: int
 ) -> None:
     """Open shard ``number`` of ``index`` in this process and make what searching ``queries`` keeps (its
     posting weights), so that threads searching blocks of queries find it ready."""
@@ -225,17 +225,17 @@ def _joined(runs: list[Run], tag: str) -> Run:
     )
 
 
-def _here(index: ShardedIndex) -> list[tuple[int, Callable[[], "_Shard"]]]:
+def _here(index: ShardedIndex) -> list[tuple[int, Callable[[], "SearchableShard"]]]:
     """Every shard of ``index`` by number, opened in this process when first searched (and kept by the index)."""
     return [(number, partial(_opened_here, index, number)) for number in range(index.n_shards)]
 
 
 def _merged_over(
-    shards: Sequence[tuple[int, Callable[[], "_Shard"]]],
+    shards: Sequence[tuple[int, Callable[[], "SearchableShard"]]],
     params: dict,
     queries: StructuredQueries,
     depth: int,
-    union: "_UnionDf | None",
+    union: "UnionDf | None",
     quiet: bool,
 ) -> Ranked:
     """The top ``depth`` rows of each query over ``shards`` (``(number, open)`` pairs in shard order, ``open``
@@ -375,113 +375,21 @@ class _Part:
     memory), or the files to open (``(path, size, mtime)`` identities of the manifest and the shard)."""
 
     owner: ShardedIndex | None = None
-    shard: "_Shard | None" = None
+    shard: "SearchableShard | None" = None
     manifest: tuple | None = None
     number: int = 0
     file: tuple | None = None
     shown: str = ""  # the manifest's path as the caller gave it (messages)
 
-    def open(self, keep: int) -> "_Shard":
+    def open(self, keep: int) -> "SearchableShard":
         """The shard, opened if needed (a worker process keeps at most ``keep`` open)."""
         if self.owner is not None:
             return _opened_here(self.owner, self.number)
         return self.shard if self.shard is not None else _opened(self, keep)
 
 
-class _Shard:
-    """A shard ready to search: its index with its terms at their rows of the whole vocabulary ``terms``,
-    the whole collection's ``stats``, and the BM25 of the parameters used last."""
-
-    def __init__(self, shard: Index, terms: np.ndarray, stats: CollectionStats, where: str) -> None:
-        rows = np.searchsorted(terms, shard.terms)
-        if len(rows) and (rows[-1] >= len(terms) or np.any(terms[np.minimum(rows, len(terms) - 1)] != shard.terms)):
-            raise ClirkitError(f"{where} holds terms the whole vocabulary lacks: rebuild the index")
-        counts = np.zeros(len(terms), dtype=np.int64)
-        counts[rows] = np.diff(shard.tf.indptr)
-        if np.any(counts > stats.df):
-            raise ClirkitError(
-                f"{where} holds more documents of a term than its df in the whole collection: rebuild the index"
-            )
-        indptr = np.concatenate(([0], np.cumsum(counts))).astype(shard.tf.indptr.dtype)
-        tf = sp.csr_matrix((shard.tf.data, shard.tf.indices, indptr), shape=(len(terms), shard.n_docs))
-        tf.has_sorted_indices = True
-        self.index = replace(shard, terms=terms, tf=tf, _vocabulary=None)  # a translated shard keeps its lengths
-        self.stats, self.where = stats, where
-        self._bm25: tuple[dict, BM25] | None = None
-        self.lock = threading.Lock()
-
-    def __getstate__(self) -> dict:  # shipped to a worker process: without the lock and the BM25 weights
-        return {"index": self.index, "stats": self.stats, "where": self.where}
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state, _bm25=None, lock=threading.Lock())
-
-    def bm25(self, params: dict, union: "_UnionDf | None" = None) -> BM25:
-        if union is not None:  # a Pirkola batch's own counts: a BM25 for this search only
-            return BM25(self.index, **params, stats=replace(self.stats, union_df=union))
-        if self._bm25 is None or not _same_params(self._bm25[0], params):
-            self._bm25 = (dict(params), self._model(params))
-        return self._bm25[1]
-
-    def _model(self, params: dict) -> BM25:
-        """The engine over this shard with the collection's statistics, in the weighting ``params`` names (a
-        translated shard's documents keep their own lengths)."""
-        return BM25(self.index, **params, stats=self.stats)
-
-    def ready(self, params: dict, union: "_UnionDf | None", queries: StructuredQueries) -> bool:
-        """The model of ``params`` made, with what searching ``queries`` keeps; whether such searches then only
-        read it (:meth:`~clirkit.retrieval.bm25.BM25.ready_for`)."""
-        if union is not None:  # (a Pirkola search makes a model of its own counts)
-            return True
-        with self.lock:
-            return self.bm25(params).ready_for(queries)
-
-    def search(
-        self, params: dict, queries: StructuredQueries, depth: int, union: "_UnionDf | None", floors: np.ndarray | None
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(sizes, document position in the shard, score)`` of the shard's top ``depth`` per query scoring
-        above its ``floors`` cell (None: no floor): how many rows each query has, then the rows in query then
-        rank order."""
-        with self.lock:
-            bm25 = self.bm25(params, union)
-            if not bm25.ready_for(queries):  # a memory-mapped shard weights what it reads: one search at a time
-                return bm25.search_sizes(queries, depth=depth, floors=floors)
-        return bm25.search_sizes(queries, depth=depth, floors=floors)
-
-
-def _same_params(a: dict, b: dict) -> bool:
-    """Whether two scorings' parameters (values may be arrays: a background) are the same."""
-    return a.keys() == b.keys() and all(
-        np.array_equal(a[k], b[k]) if isinstance(a[k], np.ndarray) or isinstance(b[k], np.ndarray) else a[k] == b[k]
-        for k in a
-    )
-
-
-class _UnionDf:
-    """The Pirkola df of translation rows counted over the whole collection, found by each row's content
-    (the rows BM25 asks about are rows of ``translations``)."""
-
-    def __init__(self, translations: sp.csr_matrix, counts: np.ndarray) -> None:
-        self.translations, self.counts = translations, np.asarray(counts, dtype=np.float64)
-        self._table: dict | None = None
-
-    def __getstate__(self) -> dict:
-        return {"translations": self.translations, "counts": self.counts, "_table": None}
-
-    def ready(self) -> dict:
-        """The counts by row content, made once (before threads share this)."""
-        if self._table is None:
-            t = self.translations
-            self._table = {row_key(t, r): c for r, c in enumerate(self.counts.tolist())}
-        return self._table
-
-    def __call__(self, rows: sp.csr_matrix) -> np.ndarray:
-        table = self.ready()
-        return np.asarray([table[row_key(rows, r)] for r in range(rows.shape[0])], dtype=np.float64)
-
-
 def _search_part(
-    work: _Work, number: int, params: dict, queries: StructuredQueries, depth: int, union: _UnionDf | None
+    work: _Work, number: int, params: dict, queries: StructuredQueries, depth: int, union: UnionDf | None
 ) -> tuple[int, Ranked]:
     """The group's shards searched one after the other in a worker process, their top ``depth`` rows merged
     as each comes (:func:`_merged_over`)."""
@@ -545,13 +453,13 @@ def _part(index: ShardedIndex, number: int, here: bool) -> _Part:
     return _Part(manifest=_identity(str(index.path)), number=number, file=_identity(file), shown=str(index.path))
 
 
-def _opened_here(index: ShardedIndex, number: int) -> _Shard:
+def _opened_here(index: ShardedIndex, number: int) -> SearchableShard:
     """Shard ``number`` of ``index`` ready to search in this process, opened once (and kept by the index)."""
     with index._lock:
         opened = index._open.get(number)
     if opened is None:
         where = f"{index.path}: shard {number} ({index.records[number]['file']})" if index.path else f"shard {number}"
-        opened = _Shard(index.shard(number), index.terms, index.collection_stats(), where)
+        opened = SearchableShard(index.shard(number), index.terms, index.collection_stats(), where)
         with index._lock:
             opened = index._open.setdefault(number, opened)
     return opened
@@ -563,7 +471,7 @@ def _identity(path: str | os.PathLike[str]) -> tuple:
     return (os.path.abspath(path), stat.st_size, stat.st_mtime_ns)
 
 
-def _opened(part: _Part, keep: int) -> _Shard:
+def _opened(part: _Part, keep: int) -> SearchableShard:
     """The process's open shard of ``part``, opening it (and its manifest) if needed; at most ``keep``
     shards stay open (the least recently used are closed first, so memory holds ``keep`` shards at most)."""
     assert part.manifest is not None and part.file is not None  # a part opened by a worker (_part)
@@ -586,7 +494,7 @@ def _opened(part: _Part, keep: int) -> _Shard:
     name = manifest.records[part.number]["file"]
     if _identity(Path(part.manifest[0]).parent / name) != part.file:
         raise ClirkitError(f"{part.manifest[0]}: shard {part.number} ({name}) changed during the search")
-    opened = _Shard(
+    opened = SearchableShard(
         shard, manifest.terms, manifest.collection_stats(), f"{part.manifest[0]}: shard {part.number} ({name})"
     )
     with _LOCK:
