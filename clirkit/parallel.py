@@ -19,7 +19,9 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import threading
 from contextlib import contextmanager
+from functools import partial
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from clirkit.constraints import Constraint
@@ -92,6 +94,8 @@ def run_tasks(
     desc: str = "tasks",
     unit: str = "task",
     quiet: bool = True,
+    share_arrays: bool = True,
+    aborts: list | None = None,
 ) -> list:
     """The result of every task, in task order.
 
@@ -101,6 +105,11 @@ def run_tasks(
         backend: ``"loky"``, ``"threading"`` or ``"dask"``.
         scheduler: for dask, the scheduler's address (``"tcp://host:8786"``) or a ``distributed.Client``.
         desc, unit, quiet: the progress bar on stderr (none for one task).
+        share_arrays: loky's workers read the tasks' arrays above 1 MB from memory-mapped files of a temporary
+            folder (joblib's ``max_nbytes``) rather than receive them; without, they are sent (no folder: tasks
+            run from a thread other than the main one, which a Ctrl-C can leave behind, leave none).
+        aborts: a list given the function that stops the loky workers' tasks (this call then raises): what
+            another thread calls to stop this one (joblib aborts so when the thread running it is interrupted).
     """
     check_backend(backend)
     if backend == "dask":
@@ -113,7 +122,10 @@ def run_tasks(
         from joblib import Parallel
 
         chosen = loky_backend() if backend == "loky" else backend
-        done = Parallel(n_jobs=processes(jobs), backend=chosen, return_as="generator")(tasks)
+        if aborts is not None and backend == "loky":
+            aborts.append(partial(chosen.abort_everything, ensure_ready=False))
+        mapped = "1M" if share_arrays else None  # (joblib's default: arrays above 1 MB memory-mapped, not sent)
+        done = Parallel(n_jobs=processes(jobs), backend=chosen, return_as="generator", max_nbytes=mapped)(tasks)
     return list(progress(done, desc=desc, total=len(tasks), quiet=quiet or len(tasks) == 1, unit=unit))
 
 
@@ -125,7 +137,6 @@ def end_with_parent(parent: int) -> None:
     it is no longer ``parent``'s child, which is when ``parent`` has ended, however (even by SIGKILL, which leaves
     no time for the executor's own shutdown). A daemon thread looks at the parent every :data:`PARENT_POLL`
     seconds; it changes nothing of what the worker computes."""
-    import threading
     import time
 
     if os.getppid() != parent:  # the parent ended while this worker was starting
@@ -183,6 +194,38 @@ def active_backend():
     if isinstance(backend, LokyBackend) and "initializer" not in getattr(backend, "backend_kwargs", {}):
         return loky_backend()
     return None
+
+
+class Background:
+    """``function(*args)`` run in a daemon thread (which the process's exit does not wait for, after a Ctrl-C),
+    its result or its error kept for :meth:`result`."""
+
+    def __init__(self, function: Callable, *args) -> None:
+        self._done = threading.Event()
+        self._value: Any = None
+        self._error: BaseException | None = None
+
+        def work() -> None:
+            try:
+                self._value = function(*args)
+            except BaseException as e:  # (raised by result)
+                self._error = e
+            finally:
+                self._done.set()
+
+        threading.Thread(target=work, daemon=True).start()
+
+    def done(self) -> bool:
+        return self._done.is_set()
+
+    def result(self, timeout: float | None = None) -> Any:
+        """The function's result once it returned (waiting up to ``timeout`` seconds, None: as long as it
+        takes; TimeoutError after), its error raised here."""
+        if not self._done.wait(timeout):
+            raise TimeoutError
+        if self._error is not None:
+            raise self._error
+        return self._value
 
 
 def ordered_stream(

@@ -166,3 +166,53 @@ def test_the_command_line_writes_the_blocks_of_threads_as_the_one_file_index_run
         assert main([*argv, *extra, "--jobs", jobs, "-q"]) == 0
         runs.append(out.read_bytes())
     assert runs[0] and runs[1] == runs[0]
+
+
+@pytest.mark.parametrize("backend", ["loky", "dask"])
+def test_worker_processes_leave_blocks_that_join_into_the_one_file_run(nave, tmp_path, monkeypatch, backend):
+    """loky and dask workers search their groups of shards block by block, leaving each block in a folder that
+    this process reads in order: the blocks are consecutive queries, the run that of the one-file index (BM25
+    and Pirkola, whose counts come first), and the folder is gone after."""
+    import glob
+    import tempfile
+
+    index, table, topics, spanish = nave
+    monkeypatch.setattr(shardsearch, "BLOCK_QUERIES", 7)
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))  # where loky's folder is made
+    ShardedIndex.split(index, 3).save(tmp_path / "sh.npz")
+    cluster = client = None
+    if backend == "dask":
+        distributed = pytest.importorskip("dask.distributed")
+        cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
+        client = distributed.Client(cluster)
+    try:
+        sharded = ShardedIndex.load(tmp_path / "sh.npz", jobs=2, backend=backend, scheduler=client)
+        for system, given in ((BM25Search(), spanish), (PSQ(mode="pirkola"), topics)):
+            one = system.fit(Resources(index=index, table=table))
+            write_run(one.search(given, depth=30), tmp_path / "one.run")
+            fitted = system.fit(Resources(index=sharded, table=table))
+            blocks = list(fitted.search_structured_blocks(fitted.structured_queries(given), depth=30))
+            assert len(blocks) == -(-len(given) // 7) > 2
+            write_run_blocks(blocks, tmp_path / "blocks.run")
+            assert (tmp_path / "blocks.run").read_bytes() == (tmp_path / "one.run").read_bytes()
+    finally:
+        if client is not None:
+            client.close()
+            cluster.close()
+    left = glob.glob(str(tmp_path / ".clirkit-claims-*")) + glob.glob(str(tmp_path / "tmp" / ".clirkit-claims-*"))
+    assert left == []
+
+
+def test_a_workers_error_ends_the_blocks_with_that_error(nave, tmp_path, monkeypatch):
+    index, _, _, spanish = nave
+    monkeypatch.setattr(shardsearch, "BLOCK_QUERIES", 7)
+    ShardedIndex.split(index, 3).save(tmp_path / "sh.npz")
+    sharded = ShardedIndex.load(tmp_path / "sh.npz", jobs=2, backend="loky")
+    shard = tmp_path / sharded.records[2]["file"]
+    data = bytearray(shard.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    shard.write_bytes(bytes(data))
+    system = BM25Search().fit(Resources(index=sharded))
+    with pytest.raises(ClirkitError, match=rf"sh.npz: shard 2 \({shard.name}\)"):
+        list(system.search_structured_blocks(system.structured_queries(spanish)))

@@ -202,7 +202,6 @@ def _call(args) -> int:
             status = args.func(args)
     except ClirkitError as exc:
         from clirkit.cli.params import option_message
-
         from clirkit.fileio import display_name
 
         message = " ".join(option_message(exc, args).split("\n"))  # (a name's undecodable bytes as \xNN)

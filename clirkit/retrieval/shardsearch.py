@@ -28,10 +28,11 @@ threads search the next.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
+import time
 from collections import OrderedDict
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -41,7 +42,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from clirkit.errors import ClirkitError
-from clirkit.parallel import check_workers, ordered_threads, run_tasks
+from clirkit.parallel import Background, check_workers, ordered_threads, run_tasks
 from clirkit.retrieval.bm25 import union_counts
 from clirkit.retrieval.bm25params import EPSILON, IDF, K1, K3, PRECISION, B, check_settings
 from clirkit.retrieval.query import StructuredQueries
@@ -101,9 +102,9 @@ class ShardedBM25:
         self, queries: StructuredQueries, *, depth: int = 1000, quiet: bool = True, tag: str = "clirkit"
     ) -> Iterator[Run]:
         """:meth:`search`'s run as the runs of blocks of consecutive queries, in order, each given as soon as it is
-        searched: with the ``threading`` backend and more than one worker, blocks of about
-        :data:`BLOCK_QUERIES` queries (:func:`_blocks_here`), searched while the caller works on the blocks
-        given (writes them); otherwise one run of every query."""
+        searched: with the ``threading`` backend and more than one worker, or by worker processes (loky, dask),
+        blocks of about :data:`BLOCK_QUERIES` queries (:func:`_blocks_here`, :func:`_blocks_by_workers`),
+        searched while the caller works on the blocks given (writes them); otherwise one run of every query."""
         ix = self.index
         check_depth(depth)
         if queries.translations.shape[1] != ix.n_terms:
@@ -122,14 +123,7 @@ class ShardedBM25:
             merged = _merged_over(_here(ix), self.bm25_params, queries, depth, union, quiet)
             yield _named(merged, _ready_to_merge(ix), queries.qids, tag)  # docids of the shards opened here
         else:
-            with ThreadPoolExecutor(1) as pool:  # while worker processes search, this one readies the merge
-                ready = pool.submit(_ready_to_merge, ix)
-                found = _run(_search_part, (self.bm25_params, queries, depth, union), ix, "searching shards", quiet)
-                docids = ready.result()
-            merged = found[0]
-            for more in found[1:]:  # groups in shard order: ties go to the earlier group, the smaller docids
-                merged = merge_ranked(merged, more, depth)
-            yield _named(merged, docids, queries.qids, tag)
+            yield from _blocks_by_workers(ix, self.bm25_params, queries, depth, union, quiet, tag)
 
 
 class ShardedQueryLikelihood(ShardedBM25):
@@ -277,7 +271,9 @@ def _workers(index: ShardedIndex) -> int:
     return processes(index.jobs)
 
 
-def _run(function, args: tuple, index: ShardedIndex, desc: str, quiet: bool) -> list:
+def _run(
+    function, args: tuple, index: ShardedIndex, desc: str, quiet: bool, folder: str | None = None, aborts=None
+) -> list:
     """``function(work, g, *args)`` for every group g of consecutive shards (:func:`shard_groups`, one per
     worker), in group order, on the index's backend.
 
@@ -285,14 +281,15 @@ def _run(function, args: tuple, index: ShardedIndex, desc: str, quiet: bool) -> 
     pays its fixed costs once and sends back one ranked list. Searching in this process (one job, threads),
     the index keeps the shards it opened; a loky or dask worker process keeps the ceil(shards / groups) it
     opened last, and a task there takes a group its worker holds if one is left (claimed by creating a file,
-    :func:`_claims_folder`), so later searches find their shards open."""
+    :func:`_claims_folder`; ``folder``: one the caller made and removes), so later searches find their shards
+    open."""
     import shutil
 
     single = _in_process(index)
     groups = shard_groups(index.n_shards, _workers(index))
     keep = index.n_shards if single else max(len(g) for g in groups)
     parts = [[_part(index, i, single) for i in group] for group in groups]
-    claims = None if single or index.shards is not None else _claims_folder(index)
+    claims = None if single or index.shards is not None else (folder or _claims_folder(index))
     here = single and len(groups) == 1
     if claims is not None:
         work = _Work(dict(enumerate(parts)), dict(enumerate(groups)), keep, claims, quiet=quiet or not here)
@@ -311,9 +308,11 @@ def _run(function, args: tuple, index: ShardedIndex, desc: str, quiet: bool) -> 
             desc=desc,
             unit="group",
             quiet=quiet,
+            share_arrays=False,  # (queries: small, sent; run from a thread by _blocks_by_workers)
+            aborts=aborts,
         )
     finally:
-        if claims is not None:
+        if claims is not None and folder is None:
             shutil.rmtree(claims, ignore_errors=True)
     return [result for _, result in sorted(done, key=lambda d: d[0])]
 
@@ -389,15 +388,106 @@ class _Part:
 
 
 def _search_part(
-    work: _Work, number: int, params: dict, queries: StructuredQueries, depth: int, union: UnionDf | None
-) -> tuple[int, Ranked]:
+    work: _Work,
+    number: int,
+    params: dict,
+    queries: StructuredQueries,
+    depth: int,
+    union: UnionDf | None,
+    outbox: str | None = None,
+    blocks: Sequence[tuple[int, int]] = (),
+) -> tuple[int, Ranked | None]:
     """The group's shards searched one after the other in a worker process, their top ``depth`` rows merged
-    as each comes (:func:`_merged_over`)."""
+    as each comes (:func:`_merged_over`): returned, or with an ``outbox`` folder, for each of ``blocks`` (query
+    ranges) in turn, left there as ``GROUP.BLOCK.npz`` (:func:`_leave`) and None returned."""
     number, shards = work.take(number)
     opened = [(shard_number, partial(part.open, work.keep)) for shard_number, part in shards]
-    merged = _merged_over(opened, params, queries, depth, union, work.quiet)
+    if outbox is None:
+        merged = _merged_over(opened, params, queries, depth, union, work.quiet)
+        _held_is_no_leak()
+        return number, merged
+    for block, (lo, hi) in enumerate(blocks):
+        _leave(_merged_over(opened, params, queries.block(lo, hi), depth, union, True), outbox, number, block)
     _held_is_no_leak()
-    return number, merged
+    return number, None
+
+
+def _leave(ranked: Ranked, outbox: str, group: int, block: int) -> None:
+    """Write ``ranked`` into ``outbox`` as ``GROUP.BLOCK.npz``, whole when the name appears (written under
+    another name, then renamed)."""
+    path = os.path.join(outbox, f"{group}.{block}.npz")
+    np.savez(path + ".part.npz", **ranked._asdict())
+    os.replace(path + ".part.npz", path)
+
+
+def _blocks_by_workers(
+    index: ShardedIndex,
+    params: dict,
+    queries: StructuredQueries,
+    depth: int,
+    union: UnionDf | None,
+    quiet: bool,
+    tag: str,
+) -> Iterator[Run]:
+    """The runs of blocks of consecutive queries (about :data:`BLOCK_QUERIES` each), in order, searched by
+    worker processes (loky, dask), each over its group of shards (:func:`_run`), block after block.
+
+    A task leaves each block's rows in a file of a new folder (on this machine for loky, beside the manifest for
+    dask, whose workers share its file system: :func:`_claims_folder`, where the tasks claim their groups too,
+    removed here, on a Ctrl-C too); this process merges the groups' rows of
+    a block in group order (the run of the whole, block by block), names and gives them while the workers
+    search the next blocks. Without such a folder, one run of every query from the groups' returned rows."""
+    import shutil
+
+    from clirkit.progress import progress
+
+    n_blocks = -(-queries.n_queries // BLOCK_QUERIES)
+    outbox = None if n_blocks < 2 or (index.backend == "dask" and index.path is None) else _claims_folder(index)
+    blocks = query_blocks(queries.n_queries, n_blocks if outbox is not None else 1)
+    args = (_search_part, (params, queries, depth, union, outbox, blocks), index, "searching shards")
+    aborts: list = []  # (what stops the workers' tasks, once they run)
+    searching = Background(_run, *args, quiet or outbox is not None, outbox, aborts)  # (progress: the blocks')
+    groups = len(shard_groups(index.n_shards, _workers(index)))
+    try:
+        docids = _ready_to_merge(index)  # (while the workers start and search)
+        if outbox is None:
+            found = searching.result()
+        for block in progress(range(len(blocks)), desc="searching", quiet=quiet or outbox is None, unit="block"):
+            if outbox is not None:
+                found = [_left(outbox, group, block, searching) for group in range(groups)]
+            merged = found[0]
+            for more in found[1:]:  # groups in shard order: ties go to the earlier group, the smaller docids
+                merged = merge_ranked(merged, more, depth)
+            lo, hi = blocks[block]
+            yield _named(merged, docids, queries.qids[lo:hi], tag)
+        searching.result()  # (an error after the last block)
+    except BaseException:  # a Ctrl-C, or the caller's error: the workers' tasks stopped before this ends
+        with contextlib.suppress(BaseException):
+            for abort in aborts if not searching.done() else ():
+                abort()
+            searching.result(timeout=60)
+        raise
+    finally:
+        if outbox is not None:
+            shutil.rmtree(outbox, ignore_errors=True)
+
+
+def _left(outbox: str, group: int, block: int, searching: Background) -> Ranked:
+    """The rows of ``block`` that ``group``'s task left in ``outbox`` (waiting for them; the file removed once
+    read), or the error that ended the search."""
+    path = os.path.join(outbox, f"{group}.{block}.npz")
+    wait = 0.001
+    while not os.path.exists(path):
+        if searching.done():
+            searching.result()  # its error, if any
+            if not os.path.exists(path):
+                raise RuntimeError(f"the search ended without leaving block {block} of group {group}")
+        time.sleep(wait)
+        wait = min(2 * wait, 0.02)
+    with np.load(path) as left:
+        ranked = Ranked(*(left[name] for name in Ranked._fields))
+    os.unlink(path)
+    return ranked
 
 
 def _full_at(ranked: Ranked, depth: int) -> np.ndarray:
