@@ -59,3 +59,24 @@ def test_an_error_names_a_file_with_an_undecodable_byte_as_xNN(tmp_path, capsys)
     assert main(["search", "--index", _undecodable(tmp_path, "ix", ".npz"), "--queries", "q.tsv", "-o", "-"]) == 2
     err = capsys.readouterr().err
     assert "ix\\xff.npz: no such file" in err and "\\udc" not in err
+
+
+def test_a_table_recording_one_analyzer_alone_is_refused(tmp_path, tamper, capsys):
+    import pytest
+
+    from clirkit.errors import ClirkitError
+    from clirkit.translation import load_table
+
+    f = _files(tmp_path)
+    argv = ["ttable", "convert", f["dict"], "--format", "muse", "--source-lang", "en", "--target-lang", "es"]
+    assert main([*argv, "-o", str(tmp_path / "t.npz"), "-q"]) == 0
+    table = load_table(tmp_path / "t.npz")
+    assert table.params["source_analyzer"] and table.params["target_analyzer"]
+    for side, other in (("source", "target"), ("target", "source")):
+        bad = tamper(tmp_path / "t.npz", tmp_path / f"{side}.npz", header={f"params.{side}_analyzer": None})
+        with pytest.raises(ClirkitError, match=rf"{side}.npz: corrupt .*params.{other}_analyzer is recorded without"):
+            load_table(bad)
+    both = tamper(tmp_path / "t.npz", tmp_path / "both.npz", header={"params.source_analyzer": None})
+    tamper(both, both, header={"params.target_analyzer": None})  # neither: a table of words as written
+    assert load_table(both).params.get("source_analyzer") is None
+    capsys.readouterr()
