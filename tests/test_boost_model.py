@@ -310,7 +310,7 @@ def based_model() -> BoostModel:
         history=m.history,
         params={
             "rounds": 2,
-            "bag_rounds": [2],
+            "bag_rounds": [6],
             "dev_curves": [{"rounds": [1, 2], "map": [0.5, 0.75]}],
             "beta_dev_map": {"2": 0.75, "5": 0.5},
         },

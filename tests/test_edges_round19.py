@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import os
 
-from clirkit.cli import main
 from test_edges_round17 import _files
+
+from clirkit.cli import main
 
 
 def _folder_bytes(folder) -> dict[str, bytes]:
@@ -79,4 +80,32 @@ def test_a_table_recording_one_analyzer_alone_is_refused(tmp_path, tamper, capsy
     both = tamper(tmp_path / "t.npz", tmp_path / "both.npz", header={"params.source_analyzer": None})
     tamper(both, both, header={"params.target_analyzer": None})  # neither: a table of words as written
     assert load_table(both).params.get("source_analyzer") is None
+    capsys.readouterr()
+
+
+def _boost_files(tmp_path, queries=None) -> list[str]:
+    """boost-train's arguments on the round-17 collection (``queries``: other queries' lines)."""
+    f = _files(tmp_path)
+    if queries is not None:
+        (tmp_path / "bq.tsv").write_text("".join(f"{line}\n" for line in queries), encoding="utf-8")
+        f["queries"] = str(tmp_path / "bq.tsv")
+    return ["boost-train", "--queries", f["queries"], "--qrels", f["qrels"], "--documents", f["docs"]] + [
+        "--source-lang", "en", "--target-lang", "es", "--max-df", "1", "-q"
+    ]  # fmt: skip
+
+
+def test_a_boost_model_whose_bag_rounds_disagree_with_its_history_is_refused(tmp_path, tamper, capsys):
+    import pytest
+
+    from clirkit.boost.model import BoostModel
+    from clirkit.errors import ClirkitError
+
+    assert main([*_boost_files(tmp_path), "--rounds", "5", "-o", str(tmp_path / "b.npz")]) == 0
+    model = BoostModel.load(tmp_path / "b.npz")
+    kept = model.params["bag_rounds"]
+    assert kept == [int((model.history["bag"] == 0).sum())] and kept[0] > 0
+    for edited in ([0], [kept[0] + 94]):
+        bad = tamper(tmp_path / "b.npz", tmp_path / "bad.npz", {"params.bag_rounds": edited})
+        with pytest.raises(ClirkitError, match=rf"bag_rounds is \{edited}\ but the history holds \{kept}\ rounds"):
+            BoostModel.load(bad)
     capsys.readouterr()

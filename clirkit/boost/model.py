@@ -521,6 +521,10 @@ def _bag_count(history: Mapping[str, np.ndarray], params: Mapping) -> int:
         return in_history
     if in_history > max(len(recorded), 1):
         raise Corrupt(f"history_bag holds bag {in_history - 1} but header params.bag_rounds lists {len(recorded)} bags")
+    held = np.bincount(history["bag"], minlength=len(recorded)).tolist()
+    cut = params.get("truncated_to_rounds")  # (a model cut to its first rounds keeps the bags' record)
+    if held != [min(r, cut) if isinstance(cut, int) else r for r in recorded]:
+        raise Corrupt(f"header params.bag_rounds is {recorded} but the history holds {held} rounds by bag")
     return max(len(recorded), 1)
 
 
