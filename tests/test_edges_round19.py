@@ -109,3 +109,11 @@ def test_a_boost_model_whose_bag_rounds_disagree_with_its_history_is_refused(tmp
         with pytest.raises(ClirkitError, match=rf"bag_rounds is \{edited}\ but the history holds \{kept}\ rounds"):
             BoostModel.load(bad)
     capsys.readouterr()
+
+
+def test_boost_training_whose_queries_hold_no_term_after_analysis_is_refused(tmp_path, capsys):
+    argv = [*_boost_files(tmp_path, ["q1\tthe of and", "q2\tfor with"]), "--stopwords", "snowball", "--rounds", "5"]
+    assert main([*argv, "-o", str(tmp_path / "b.npz")]) == 2
+    err = capsys.readouterr().err
+    assert "clirkit: error: no query text holds a term after analysis (2 query texts)" in err
+    assert err.count("\n") == 1 and not (tmp_path / "b.npz").exists()

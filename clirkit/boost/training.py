@@ -29,7 +29,7 @@ from clirkit.boost.scoring import DevEvaluator, RerankEvaluator
 from clirkit.boost.sweep import BetaSweep, betas_to_try, sweep_betas
 from clirkit.boost.tuples import ExtraTupleError, NoTupleError, Tuples, index_of, make_tuples
 from clirkit.boost.unused import check_eval_every, set_away_from_defaults
-from clirkit.errors import ClirkitError
+from clirkit.errors import ClirkitError, counted
 from clirkit.parallel import run_tasks
 from clirkit.progress import say
 from clirkit.run import Qrels, Run
@@ -103,7 +103,8 @@ def fit_tokens(
     )
     check_training_set(ranker, features, len(tuples), len(query_ids), len(docids))
     say(
-        f"boost: {len(tuples)} tuples ({n_extra} extra) from {len(np.unique(tuples.query))} queries; "
+        f"boost: {counted(len(tuples), 'tuple')} ({n_extra:,} extra) from "
+        f"{counted(len(np.unique(tuples.query)), 'query', 'queries')}; "
         f"{len(features.source)} source and {len(features.target)} target {ranker.features.ngram}-grams",
         quiet=ranker.quiet,
     )
@@ -175,6 +176,11 @@ def check_training_set(ranker: "BoostRanker", features: PairFeatures, n_tuples: 
             raise ClirkitError(
                 f"max_df {max_df:g} drops every {what} n-gram (the smallest fraction of the {n} {what} texts an "
                 f"n-gram can be in is 1/{n} = {1 / n:.3g}): give a larger max_df (--max-df)"
+            )
+        if len(terms) == 0:  # (nothing to learn: an empty model would be written)
+            raise ClirkitError(
+                f"no {what} text holds a term after analysis ({counted(n, f'{what} text')}): they are empty, "
+                f"stopwords or of another language; check the {what} texts, the stopwords and the languages"
             )
     fraction = ranker.bagging.bag_fraction
     if fraction < 1 and round(fraction * n_tuples) < 1:

@@ -281,6 +281,7 @@ def run(args) -> int:
     from clirkit.cli.boostchecks import check_backend, check_dev, check_options, read_base_run, read_candidates
     from clirkit.cli.params import params_of, tokenize_jobs
     from clirkit.documents import Documents
+    from clirkit.errors import counted
     from clirkit.estimator import Resources
     from clirkit.progress import say
 
@@ -322,8 +323,9 @@ def run(args) -> int:
     rounds = model.params["bag_rounds"]
     beta = f", beta {model.beta:g}" if model.from_base else ""
     say(
-        f"boost-train: {len(model)} phrase-table entries from {len(rounds)} bag(s) "
-        f"({', '.join(map(str, rounds))} rounds kept{beta}) -> {args.output}",
+        f"boost-train: {counted(len(model), 'phrase-table entry', 'phrase-table entries')} from "
+        f"{counted(len(rounds), 'bag')} ({', '.join(map(str, rounds))} {'round' if rounds == [1] else 'rounds'} "
+        f"kept{beta}) -> {args.output}",
         quiet=args.quiet,
     )
     return 0
