@@ -37,7 +37,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from clirkit.docphrases import PHRASE_COUNT, table_phrases, with_phrases
-from clirkit.errors import ClirkitError
+from clirkit.errors import ClirkitError, counted
 from clirkit.npzchecks import (
     Corrupt,
     check_csr_rows,
@@ -344,7 +344,7 @@ def project_shards(
         part = project(index.shard(i), table, unknown=unknown, analyzer=made)
         part.terms, part.translation = _narrow(part.terms), translation  # the collection's record, as split
         parts.append(part)
-        say(f"translated shard {i + 1} of {index.n_shards}: {part.n_docs} documents", quiet=quiet)
+        say(f"translated shard {i + 1} of {index.n_shards}: {counted(part.n_docs, 'document')}", quiet=quiet)
     return ShardedProjectedIndex._of(parts, translation)
 
 

@@ -117,3 +117,11 @@ def test_boost_training_whose_queries_hold_no_term_after_analysis_is_refused(tmp
     err = capsys.readouterr().err
     assert "clirkit: error: no query text holds a term after analysis (2 query texts)" in err
     assert err.count("\n") == 1 and not (tmp_path / "b.npz").exists()
+
+
+def test_a_shard_of_one_document_is_said_in_the_singular(tmp_path, capsys):
+    (tmp_path / "docs.tsv").write_text("d1\tel perro\nd2\tel gato\n", encoding="utf-8")
+    argv = ["index", str(tmp_path / "docs.tsv"), "-o", str(tmp_path / "ix.npz"), "--lang", "es", "--shards", "2"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "shard 1 of 2: 1 document -> ix.shard-000." in err and "1 documents" not in err

@@ -148,7 +148,7 @@ def run(args) -> int:
     from clirkit.cli.common import side_stopword_files
     from clirkit.cli.data import data_files
     from clirkit.cli.params import params_of
-    from clirkit.errors import ClirkitError
+    from clirkit.errors import ClirkitError, counted
     from clirkit.estimator import Resources
     from clirkit.fileio import check_outputs
     from clirkit.progress import say
@@ -167,7 +167,11 @@ def run(args) -> int:
     model.set_params(source_lang=source_lang, target_lang=target_lang)
     qv = read_word_vectors(args.query_vectors, model.shape.dim) if args.query_vectors else None
     dv = read_word_vectors(args.doc_vectors, model.shape.dim) if args.doc_vectors else None
-    say(f"scs-train: {len(train)} training queries, {len(documents[0])} documents", quiet=args.quiet)
+    say(
+        f"scs-train: {counted(len(train), 'training query', 'training queries')}, "
+        f"{counted(len(documents[0]), 'document')}",
+        quiet=args.quiet,
+    )
     resources = Resources(
         topics={"train": train},
         qrels={"train": data.qrels},

@@ -12,7 +12,7 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from clirkit.errors import ClirkitError
+from clirkit.errors import ClirkitError, counted
 from clirkit.estimator import Resources
 from clirkit.experiment.packedruns import PackedRuns
 
@@ -177,7 +177,7 @@ class Artifacts(Resources):
         with self.steps.time("index"):
             analyzer = self.analyzer(self.c.target_lang)
             documents = self.documents()
-            say(f"indexing {len(documents)} documents", quiet=self.quiet)
+            say(f"indexing {counted(len(documents), 'document')}", quiet=self.quiet)
             index = Index.from_tokens(documents.docids, documents.tokens(analyzer, quiet=self.quiet), analyzer)
             index.save(path)
             self.out.remember(path, record)

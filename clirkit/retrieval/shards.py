@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Iterator, Mapping, Sequence
 import numpy as np
 
 from clirkit.analysis import Analyzer
-from clirkit.errors import ClirkitError
+from clirkit.errors import ClirkitError, counted
 from clirkit.npzchecks import Corrupt, checking, require_analyzer, require_array, require_field
 from clirkit.npzio import load_npz, member, remake, save_npz
 from clirkit.parallel import BACKENDS, SEARCH_BACKEND, check_workers  # noqa: F401  (BACKENDS: searched with)
@@ -251,7 +251,7 @@ class ShardedIndex:
         def finish(i: int, shard: Index, write) -> None:  # shard i written: summarized, said
             saved = write.result()
             parts.append(_Summary.of(shard, saved))
-            say(f"shard {i + 1} of {shards}: {shard.n_docs} documents -> {saved['file']}", quiet=quiet)
+            say(f"shard {i + 1} of {shards}: {counted(shard.n_docs, 'document')} -> {saved['file']}", quiet=quiet)
 
         made = (
             _in_order_shards(read_documents(), firsts, analyzer, jobs, source)
