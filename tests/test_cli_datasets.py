@@ -324,6 +324,7 @@ def test_build_bible_verse_from_one_folder_per_source(tmp_path, capsys):
             "Matt.1.2\tHeb.11.17\t3",
             "Heb.11.17\tMatt.1.2-Matt.1.2\t12",
             "Rev.22.21\tGen.1.1\t0",
+            "Rev.22.21\tMatt.1.1\t2",
         ],
     )
     assert (

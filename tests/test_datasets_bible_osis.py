@@ -169,12 +169,12 @@ def test_a_build_from_the_export_is_the_shared_folder_build_byte_for_byte(tmp_pa
 def test_an_export_of_other_verses_is_built_and_said(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("CLIRKIT_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("CLIRKIT_SHARED", str(tmp_path / "no-shared"))
-    (tmp_path / "spaRV1909eb.osis.xml").write_text(EXPORT.replace("Rev.22.21", "Matt.1.1"), encoding="utf-8")
-    (tmp_path / "engWEB2015eb.osis.xml").write_text(
-        EXPORT.replace("Rev.22.21", "Matt.1.1").replace("EN el principio", "In the beginning"), encoding="utf-8"
-    )
+    nt = EXPORT.replace("Ps.3.1", "Matt.1.1").replace("Gen.1.3", "Heb.1.1")  # a verse of each split's books
+    (tmp_path / "spaRV1909eb.osis.xml").write_text(nt, encoding="utf-8")
+    (tmp_path / "engWEB2015eb.osis.xml").write_text(nt.replace("EN el principio", "In the beginning"), encoding="utf-8")
     (tmp_path / "cross_references.txt").write_text(
-        "From Verse\tTo Verse\tVotes\nMatt.1.1\tGen.1.1\t6\n", encoding="utf-8"
+        "From Verse\tTo Verse\tVotes\nMatt.1.1\tGen.1.1\t6\nHeb.1.1\tGen.1.1\t6\nRev.22.21\tGen.1.1\t6\n",
+        encoding="utf-8",
     )
     assert main(["datasets", "build", "bible-verse-es-en", "--from", str(tmp_path), "-q"]) == 0
     err = capsys.readouterr().err.splitlines()

@@ -20,8 +20,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping
@@ -36,6 +38,11 @@ if TYPE_CHECKING:
 # bump when a runtime builder changes what it writes, so cached builds are redone
 BUILDER_VERSION = 3
 RECORD = "built.json"
+# a build's staging folder, beside the build: ``.build-PID.xxxxxxxx`` (PID the building process's)
+STAGING = ".build-"
+_STAGING_PID = re.compile(r"\.build-(\d+)\.")
+# a staging folder named without its process (by clirkit before PIDs were in the names) older than this is stale
+STALE_UNOWNED_SECONDS = 3600
 
 
 def default_shared() -> Path:
@@ -206,30 +213,94 @@ def _record(name: str, digest: str) -> None:
         out.write(json.dumps(record) + "\n")
 
 
+def cache_folder(folder: Path) -> Path:
+    """``folder`` (a folder inside the cache, :func:`clirkit.datasets.collection.cache_dir`), made if needed; a
+    ClirkitError naming ``$CLIRKIT_CACHE`` when it cannot be (:func:`unusable_cache`)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise unusable_cache(exc) from None
+    return folder
+
+
+def unusable_cache(exc: OSError, writing_in: Path | None = None) -> ClirkitError:
+    """The one-line error for a cache that cannot hold a build, ``exc`` the failure of making a folder in it (the
+    folder ``exc.filename``), or of writing in its folder ``writing_in``: ``$CLIRKIT_CACHE=/tmp/x: is a file, not a
+    folder: ...``, ``... /tmp/x/collections cannot be made: REASON`` or ``... cannot be written in: REASON``, and
+    what to do."""
+    root = cache_dir()
+    named = f"$CLIRKIT_CACHE={root}" if os.environ.get("CLIRKIT_CACHE") else f"the cache {root}"
+
+    def part(path: Path) -> str:
+        return "" if path == root else f"{path} "
+
+    failed = writing_in or (Path(exc.filename) if exc.filename else root)
+    blocker = next((p for p in (failed, *failed.parents) if p.exists()), None)
+    if blocker is not None and not blocker.is_dir():
+        problem = f"{part(blocker)}is a file, not a folder"
+    else:
+        problem = f"{part(failed)}cannot be {'written in' if writing_in else 'made'}: {exc.strerror or exc}"
+    return ClirkitError(
+        f"{named}: {problem}: built collections are kept there; set CLIRKIT_CACHE to a folder you can write in"
+    )
+
+
+def _remove_stale_staging(folder: Path) -> None:
+    """Remove the staging folders in ``folder`` that no build is writing any more: those of a process that is
+    gone (killed before it could clean up), and unowned ones (:data:`STALE_UNOWNED_SECONDS`); those of running
+    processes are left alone."""
+    from clirkit.fileio import _alive
+
+    try:
+        entries = [e for e in os.scandir(folder) if e.name.startswith(STAGING) and e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return
+    for entry in entries:
+        owner = _STAGING_PID.match(entry.name)
+        if owner is not None:
+            stale = not _alive(int(owner.group(1)))
+        else:
+            try:
+                stale = time.time() - entry.stat(follow_symlinks=False).st_mtime > STALE_UNOWNED_SECONDS
+            except OSError:
+                stale = False
+        if stale:
+            shutil.rmtree(entry.path, ignore_errors=True)
+
+
 def build_cached(name: str, sources: list[Path], build: Callable[[], dict[str, VariantData]]) -> Path:
     """The cache folder holding ``name``'s variant folders, running ``build`` only if it is not there yet.
 
     The folder is keyed by a digest of the source files' contents and the
-    builder version, and appears atomically (built in a temporary folder,
-    then renamed), so concurrent or interrupted builds never leave a half one.
+    builder version, and appears atomically (built in a staging folder,
+    then renamed), so concurrent or interrupted builds never leave a half one;
+    a build removes the staging folders that killed builds left (:func:`_remove_stale_staging`).
     The folder is recorded as the collection's build (:meth:`Recipe.recorded`).
+    A cache that cannot hold it is a ClirkitError (:func:`unusable_cache`), said before ``build`` runs.
     """
     from clirkit.datasets._store import write_variant
 
     digest = _fingerprint(name, sources)
     final = cache_dir() / "collections" / name / digest
     if not (final / "done").is_file():
-        final.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=final.parent))
+        _remove_stale_staging(cache_folder(final.parent))
         try:
-            for variant, data in build().items():
-                write_variant(data, tmp / variant, compress=False)
-            (tmp / "done").write_text("ok\n")
+            tmp = Path(tempfile.mkdtemp(prefix=f"{STAGING}{os.getpid()}.", dir=final.parent))
+        except OSError as exc:
+            raise unusable_cache(exc, final.parent) from None
+        try:
+            variants = build()
             try:
-                os.replace(tmp, final)
-            except OSError:
-                if not (final / "done").is_file():
-                    raise
+                for variant, data in variants.items():
+                    write_variant(data, tmp / variant, compress=False)
+                (tmp / "done").write_text("ok\n")
+                try:
+                    os.replace(tmp, final)
+                except OSError:
+                    if not (final / "done").is_file():
+                        raise
+            except OSError as exc:
+                raise unusable_cache(exc, final.parent) from None
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     _record(name, digest)

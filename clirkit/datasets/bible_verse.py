@@ -46,8 +46,9 @@ import numpy as np
 from clirkit.datasets._bible import NT_BOOKS, OSIS_SUFFIXES, VerseIndex, book_of, read_verses, verses_digest
 from clirkit.datasets._runtime import Recipe
 from clirkit.datasets._store import VariantData
-from clirkit.errors import located
+from clirkit.errors import empty_file, located
 from clirkit.fileio import display_name, iter_lines
+from clirkit.progress import say
 from clirkit.run import Qrels
 
 NAME = "bible-verse-es-en"
@@ -117,25 +118,64 @@ def _grades(
     return grades, n_used, n_nonpositive, n_unresolved
 
 
-def _verses(path: Path, source: str) -> tuple[list[str], list[str]]:
-    """The verses of the Bible file ``path`` given for ``source``; an OSIS export whose verses are not the published
-    build's is said on stderr (the collection built from it is then another one)."""
+def _verses(path: Path, source: str, notes: list[str]) -> tuple[list[str], list[str]]:
+    """The verses of the Bible file ``path`` given for ``source`` (a verse file or an OSIS export); when they are not
+    the published build's (:data:`REFERENCE_VERSES`), a note saying so is added to ``notes`` (the collection built
+    from them is then another one)."""
     ids, texts = read_verses(path)
-    if str(path).endswith(OSIS_SUFFIXES) and verses_digest(ids, texts) != REFERENCE_VERSES[source]:
-        from clirkit.progress import say
-
-        say(
+    if verses_digest(ids, texts) != REFERENCE_VERSES[source]:
+        other = "another version of the module?" if str(path).endswith(OSIS_SUFFIXES) else "another Bible or version?"
+        notes.append(
             f"datasets build: {display_name(path)}: its {len(ids):,} verses are not those of the published build "
-            f"(another version of the module?): the collection built from it differs from the documented one"
+            f"({other}): the collection built from it differs from the documented one"
         )
     return ids, texts
 
 
+def _refuse_empty(
+    files: dict[str, Path], es_ids: list[str], web_ids: list[str], en_ids: list[str], split_queries: dict[str, list]
+) -> None:
+    """ClirkitError naming the source file to blame when the collection would have no documents (``en_ids``, the
+    WEB verses of the books of the Spanish Bible ``es_ids``) or a split would have no queries (``split_queries``:
+    ``{split: its queries}``): a file that is empty, truncated or another one than the recipe's."""
+    es, web, refs = (display_name(files[s]) for s in SOURCES)
+    if not es_ids or not web_ids:
+        raise located(
+            es if not es_ids else web, None, "no verses (an empty file?): the collection would have no documents"
+        )
+    if not en_ids:
+        raise located(web, None, f"no verse of a book of {es}: the collection would have no documents (another Bible?)")
+    for split, queries in split_queries.items():
+        if queries:
+            continue
+        books = set(SPLIT_BOOKS[split])
+        blame, problem = next(
+            (
+                (name, f"no verse of the {split} split's books ({', '.join(SPLIT_BOOKS[split])})")
+                for name, ids in ((es, es_ids), (web, en_ids))
+                if not any(book_of(v) in books for v in ids)
+            ),
+            (
+                refs,
+                f"no cross reference with votes > 0 from a verse of the {split} split's books "
+                f"({', '.join(SPLIT_BOOKS[split])}) to verses of both Bibles",
+            ),
+        )
+        raise located(blame, None, f"{problem}: the {split} split would have no queries (an empty or truncated file?)")
+
+
 def build(files: dict[str, Path]) -> dict[str, VariantData]:
     """Both variants in memory from the source files (``{source: path}``, the sources of :data:`SOURCES`)."""
-    es_ids, es_texts = _verses(files[SOURCES[0]], SOURCES[0])
-    web_ids, web_texts = _verses(files[SOURCES[1]], SOURCES[1])
+    notes: list[str] = []
+    es_ids, es_texts = _verses(files[SOURCES[0]], SOURCES[0], notes)
+    web_ids, web_texts = _verses(files[SOURCES[1]], SOURCES[1], notes)
     crossrefs = read_crossrefs(files[SOURCES[2]])
+    if not crossrefs:
+        raise empty_file(
+            display_name(files[SOURCES[2]]),
+            "cross references",
+            "OpenBible's cross_references.txt holds 'From Verse TAB To Verse TAB Votes' lines",
+        )
 
     canon = {book_of(v) for v in es_ids}
     keep = [i for i, v in enumerate(web_ids) if book_of(v) in canon]
@@ -149,6 +189,10 @@ def build(files: dict[str, Path]) -> dict[str, VariantData]:
     book_split = {b: s for s, books in SPLIT_BOOKS.items() for b in books}
     en_id_arr = np.asarray(en_ids)
     ot_pairs = [v for v in es_ids if book_of(v) not in NT_BOOKS and v in en.position]
+    split_queries = {s: [q for q in query_ids if book_split.get(book_of(q)) == s] for s in SPLIT_BOOKS}
+    _refuse_empty(files, es_ids, web_ids, en_ids, split_queries)
+    for note in notes:
+        say(note)
     counts = {
         "queries_with_crossrefs": len(query_ids),
         "queries_in_no_split": sum(1 for q in query_ids if book_of(q) not in book_split),
@@ -163,7 +207,7 @@ def build(files: dict[str, Path]) -> dict[str, VariantData]:
         qrels: dict[str, Qrels] = {}
         excluded: dict[str, Qrels] = {}
         for split in SPLIT_BOOKS:
-            qs = [q for q in query_ids if book_split.get(book_of(q)) == split]
+            qs = split_queries[split]
             q_col: list[str] = []
             d_col: list[int] = []
             r_col: list[int] = []
@@ -216,8 +260,8 @@ RECIPE = Recipe(
     download="the modules are the Debian and Ubuntu packages sword-text-sparv and sword-text-web (public domain; the "
     "documented build: Debian bookworm's 2.60-1 and 426.0-1), exported with libsword-utils' mod2osis: "
     "`apt-get install libsword-utils sword-text-sparv sword-text-web`, then `mod2osis spaRV1909eb > "
-    "spaRV1909eb.osis.xml` and `mod2osis engWEB2015eb > engWEB2015eb.osis.xml` (the build reads them as "
-    "they are, and says if their verses are not the documented build's); cross_references.txt is "
+    "spaRV1909eb.osis.xml` and `mod2osis engWEB2015eb > engWEB2015eb.osis.xml` (the build reads them, or the "
+    "verse files, as they are, and says if their verses are not the documented build's); cross_references.txt is "
     "OpenBible.info's cross-reference data (CC-BY), https://www.openbible.info/labs/cross-references/ "
     "(cross-references.zip, unzipped)",
     description=DESCRIPTION,

@@ -438,6 +438,7 @@ class IrdsCollection:
     def folder(self) -> Path:
         """``$CLIRKIT_CACHE/irds/<name>``, holding ``manifest.json`` (:meth:`manifest`), written when asked for."""
         if self._folder is None:
+            from clirkit.datasets._runtime import cache_folder
             from clirkit.fileio import atomic_writer
 
             slug = re.sub(r"[^A-Za-z0-9._-]+", "_", self.name[len(PREFIX) :]).strip("_")[:80]
@@ -446,7 +447,7 @@ class IrdsCollection:
             text = json.dumps(self.manifest(), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
             path = folder / "manifest.json"
             if not path.is_file() or path.read_text(encoding="utf-8") != text:
-                folder.mkdir(parents=True, exist_ok=True)
+                cache_folder(folder)
                 with atomic_writer(path) as out:
                     out.write(text)
             self._folder = folder

@@ -96,13 +96,27 @@ def build(files: dict[str, Path]) -> dict[str, VariantData]:
         split_file = files[f"{_T2}/image_splits/{part}_images.txt"]
         images = _images(split_file)
         en = _aligned([files[f"{_T2}/raw/{part}.{k}.en.gz"] for k in range(1, 6)], len(images), split_file)
-        (de1,) = _aligned([files[f"{_T2}/raw/{part}.1.de.gz"]], len(images), split_file)
+        de1_file = files[f"{_T2}/raw/{part}.1.de.gz"]
+        (de1,) = _aligned([de1_file], len(images), split_file)
         for i, image in enumerate(images):
+            if not de1[i]:
+                raise located(
+                    display_name(de1_file),
+                    i + 1,
+                    f"empty line: the query, the first German description of image {image} (line {i + 1} of "
+                    f"{display_name(split_file)}), is missing",
+                )
+            text = " ".join(caps[i] for caps in en if caps[i])
+            if not text:
+                raise located(
+                    display_name(files[f"{_T2}/raw/{part}.1.en.gz"]),
+                    i + 1,
+                    f"empty line, as in {part}.2-5.en.gz: image {image} has no English description (its document)",
+                )
             docids.append(image)
-            doc_texts.append(" ".join(caps[i] for caps in en if caps[i]))
+            doc_texts.append(text)
             split = "test" if part == "test_2016" else val_split(image)
-            if de1[i]:
-                queries[split][image] = de1[i]
+            queries[split][image] = de1[i]
     if len(set(docids)) != len(docids):
         raise ClirkitError(f"{files[SOURCES[0]].parent}: an image is both in val and test_2016")
     train_split = files[f"{_T1}/image_splits/train.txt"]
