@@ -122,7 +122,14 @@ def check_frame_ids(frame, columns: Iterable[str], what: str) -> None:
     None, NA), which would otherwise become the id ``nan`` or ``None``: ``WHAT: row 3 has no qid (nan); give every
     row its id``, the row named by its index label; or, as text, is no id a run file can hold (empty, with
     whitespace: :func:`first_bad_id`): ``WHAT: row 3 has qid 'a b', which contains
-    whitespace; ...``."""
+    whitespace; ...``. Columns of more than one level (a pandas MultiIndex) are refused: ``frame[column]`` is no
+    column of ids there."""
+    columns = list(columns)
+    if getattr(frame.columns, "nlevels", 1) > 1:
+        raise ClirkitError(
+            f"{what}: its columns have {frame.columns.nlevels} levels (a MultiIndex: {list(frame.columns)[:3]}); "
+            f"give columns of one level, named {', '.join(columns)}"
+        )
     for column in columns:
         missing = frame[column].isna().to_numpy()
         if missing.any():

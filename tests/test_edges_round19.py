@@ -125,3 +125,24 @@ def test_a_shard_of_one_document_is_said_in_the_singular(tmp_path, capsys):
     assert main(argv) == 0
     err = capsys.readouterr().err
     assert "shard 1 of 2: 1 document -> ix.shard-000." in err and "1 documents" not in err
+
+
+def test_frames_with_columns_of_two_levels_are_one_line_errors():
+    import pandas as pd
+    import pytest
+
+    from clirkit.analysis import Analyzer
+    from clirkit.errors import ClirkitError
+    from clirkit.estimator import Resources
+    from clirkit.pyterrier import retriever
+    from clirkit.retrieval.index import Index
+    from clirkit.run import Run
+    from clirkit.systems import BM25Search
+
+    system = BM25Search().fit(Resources(index=Index.build([("d1", "el perro"), ("d2", "el gato")], Analyzer("es"))))
+    topics = pd.DataFrame([["1", "perro"]], columns=pd.MultiIndex.from_tuples([("qid", ""), ("query", "")]))
+    levels = pd.MultiIndex.from_tuples([("qid", ""), ("docno", ""), ("score", "")])
+    run = pd.DataFrame([["1", "d1", 1.0]], columns=levels)
+    for call in (lambda: retriever(system)(topics), lambda: system.search(topics), lambda: Run.from_frame(run)):
+        with pytest.raises(ClirkitError, match=r"its columns have 2 levels \(a MultiIndex: \[\('qid', ''\)"):
+            call()
