@@ -121,9 +121,11 @@ def run_tasks(
     else:
         from joblib import Parallel
 
-        chosen = loky_backend() if backend == "loky" else backend
-        if aborts is not None and backend == "loky":
-            aborts.append(partial(chosen.abort_everything, ensure_ready=False))
+        chosen: Any = backend
+        if backend == "loky":
+            chosen = loky_backend()
+            if aborts is not None:
+                aborts.append(partial(chosen.abort_everything, ensure_ready=False))
         mapped = "1M" if share_arrays else None  # (joblib's default: arrays above 1 MB memory-mapped, not sent)
         done = Parallel(n_jobs=processes(jobs), backend=chosen, return_as="generator", max_nbytes=mapped)(tasks)
     return list(progress(done, desc=desc, total=len(tasks), quiet=quiet or len(tasks) == 1, unit=unit))

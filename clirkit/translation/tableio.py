@@ -469,9 +469,8 @@ def load_npz_table(path: str | os.PathLike[str]) -> TranslationTable:
                         f"header params.{side}_lang is {lang!r} but params.{side}_analyzer.lang is {analyzer.lang!r}: "
                         f"the table records two {side} languages"
                     )
-        recorded = [side for side in ("source", "target") if params.get(f"{side}_analyzer") is not None]
-        if len(recorded) == 1:  # (the makers record both or neither: one alone would analyze one side otherwise)
-            raise Corrupt(f"header params.{recorded[0]}_analyzer is recorded without the other side's analyzer")
+        if params.get("target_analyzer") is not None and params.get("source_analyzer") is None:  # (makers: both)
+            raise Corrupt("header params.target_analyzer is recorded without a source_analyzer (queries unstemmed)")
         require_field(header, ("params", "source_frequent"), "list", items="str", nullable=True, default=None)
     rank_matrix = sp.csr_matrix((ranks, probs.indices, probs.indptr), shape=probs.shape) if ranks is not None else None
     params = dict(params)
