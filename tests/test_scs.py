@@ -577,18 +577,27 @@ def test_a_mutated_scs_array_loads_as_the_same_model_or_is_an_error_never_differ
         np.testing.assert_array_equal(loaded.similarity(QTOK, DTOK), expected)
 
 
-def test_the_largest_finite_embeddings_load_and_score_finite_numbers(tamper, saved_scs, tmp_path):
-    """No bound on the embeddings is needed past finiteness: a text's encoding is tanh of a mean of its words'
-    rows (weights >= 0 summing to 1, so a sum can at worst overflow to one infinity, never to inf - inf), in
-    [-1, 1] before it is normalized; every score is a product of two such vectors."""
-    big = np.finfo(np.float64).max
+def test_the_largest_embeddings_a_model_holds_score_finite_numbers_and_larger_ones_are_refused(
+    tamper, saved_scs, tmp_path
+):
+    """A text's encoding is tanh of a mean of its words' rows (weights >= 0 summing to 1, so a sum can at worst
+    overflow to one infinity, never to inf - inf), in [-1, 1] before it is normalized; every score is a product of
+    two such vectors. Rows whose norm overflows float64 (cells of about 1e154 and more), which saturate every tanh
+    their words enter, are refused when the model is read."""
     with np.load(saved_scs, allow_pickle=False) as npz:
         E, D = npz["query_embeddings"], npz["doc_embeddings"]
-    signs = np.where(np.arange(E.size).reshape(E.shape) % 2, -big, big)
-    bad = tamper(saved_scs, tmp_path / "big.npz", query_embeddings=signs, doc_embeddings=np.full(D.shape, big))
-    with np.errstate(all="raise"):
-        run = SCSModel.load(bad).score_tokens(QIDS, QTOK, DIDS, DTOK)
-    assert len(run) and np.all(np.isfinite(run.scores))
+    for big in (1e153, np.finfo(np.float64).max):
+        signs = np.where(np.arange(E.size).reshape(E.shape) % 2, -big, big)
+        bad = tamper(saved_scs, tmp_path / "big.npz", query_embeddings=signs, doc_embeddings=np.full(D.shape, big))
+        if big < 1e154:
+            with np.errstate(all="raise"):
+                run = SCSModel.load(bad).score_tokens(QIDS, QTOK, DIDS, DTOK)
+            assert len(run) and np.all(np.isfinite(run.scores))
+        else:
+            with pytest.raises(
+                ClirkitError, match=r"query embeddings row 0 \(word .*\) is too large: its norm overflows"
+            ):
+                SCSModel.load(bad)
 
 
 def test_a_model_stored_big_endian_or_with_version_1_names_loads(tamper, trained, saved_scs, tmp_path):

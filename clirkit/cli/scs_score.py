@@ -24,7 +24,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from clirkit.cli.data import check_model_languages, data_files, read_run_of
-    from clirkit.errors import ClirkitError
+    from clirkit.errors import ClirkitError, counted
     from clirkit.fileio import check_outputs
     from clirkit.formats import write_run
     from clirkit.progress import say
@@ -44,6 +44,7 @@ def run(args) -> int:
     run_ = model.search(
         queries, documents=documents, depth=args.depth, rerank=rerank, tag=args.tag, quiet=args.quiet, jobs=args.jobs
     )
-    say(f"scs-score: {len(run_)} rows for {len(run_.query_ids)} of {len(queries)} queries", quiet=args.quiet)
+    found = f"{counted(len(run_), 'row')} for {len(run_.query_ids):,} of {counted(len(queries), 'query', 'queries')}"
+    say(f"scs-score: {found}", quiet=args.quiet)
     write_run(run_, args.output, depth=args.depth if rerank is None else None)
     return 0

@@ -153,7 +153,7 @@ def run(args) -> int:
     from clirkit.fileio import check_outputs
     from clirkit.progress import say
     from clirkit.scs import SCSModel, read_word_vectors
-    from clirkit.scs.training import NoRelevantError
+    from clirkit.scs.training import NoQueryTermError, NoRelevantError
 
     params = params_of(args, convert={"thresholds": tuple, "mse_targets": tuple})
     params["max_pairs_per_query"] = params["max_pairs_per_query"] or None
@@ -186,11 +186,13 @@ def run(args) -> int:
         model.fit(resources)
     except NoRelevantError as exc:  # the message names the qrels file
         raise ClirkitError(f"{args.qrels}: {exc}" if getattr(args, "qrels", None) else str(exc)) from None
+    except NoQueryTermError as exc:  # the queries file
+        raise ClirkitError(f"{args.queries}: {exc}" if getattr(args, "queries", None) else str(exc)) from None
     model.save(args.output)
     stats = model.training_stats_
     say(
-        f"scs-train: {stats['units']} training units, vocabularies {stats['query_vocabulary']} / "
-        f"{stats['doc_vocabulary']}; wrote {args.output}",
+        f"scs-train: {counted(stats['units'], 'training unit')}, vocabularies {stats['query_vocabulary']:,} / "
+        f"{stats['doc_vocabulary']:,}; wrote {args.output}",
         quiet=args.quiet,
     )
     return 0

@@ -19,6 +19,7 @@ import scipy.sparse as sp
 from clirkit.errors import REMOVE_NUL, ClirkitError, located, quoted
 from clirkit.fileio import display_name, iter_lines
 from clirkit.scs import compiled
+from clirkit.scs.training import lookup
 
 
 def _check_token_lists(token_lists: Sequence[Sequence[str]], what: str) -> None:
@@ -227,7 +228,46 @@ def read_word_vectors(path: str | os.PathLike[str], dim: int) -> tuple[np.ndarra
         )
     if header is not None:
         header.check_count(len(words))
-    return np.asarray(words, dtype=str), vectors.held()
+    held = vectors.held()
+    too_large = overflowing_rows(held)
+    if len(too_large):
+        word = words[int(too_large[0])]
+        raise located(name, seen[word], f"the vector of {word!r} is {TOO_LARGE}: scale the vectors down")
+    return np.asarray(words, dtype=str), held
+
+
+TOO_LARGE = "too large: its norm overflows float64 (cells of about 1e154 and more)"
+"""What :func:`overflowing_rows` finds, said of a word's vector."""
+
+
+def overflowing_rows(values: np.ndarray) -> np.ndarray:
+    """The positions of the rows of ``values`` (``n x dim``) whose Euclidean norm overflows float64 (its sum of
+    squares is inf: cells of about 1e154 and more), or that hold inf or NaN. A row that large saturates every tanh
+    its word's texts enter, so they encode alike whatever their other words: refused in word vectors and in a model
+    file."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.flatnonzero(~np.isfinite(np.einsum("ij,ij->i", values, values)))
+
+
+def initial_table(rng: np.random.Generator, vocab: np.ndarray, shape, vectors, what: str) -> np.ndarray:
+    """The start of the embedding table of the words ``vocab`` (``len(vocab) x shape.dim``): normal draws of
+    ``rng`` (standard deviation ``shape.init_scale``), a word's row of ``vectors`` (``(words, values)``, or None)
+    in place of its draw. ClirkitError for ``values`` of another dimension, or a vector holding inf or NaN or
+    too large (``what``: ``query`` or ``document``)."""
+    table = rng.normal(0.0, shape.init_scale, size=(len(vocab), shape.dim))
+    if vectors is not None:
+        words, values = vectors
+        values = np.asarray(values, dtype=np.float64)
+        if values.ndim != 2 or values.shape[1] != shape.dim:
+            raise ClirkitError(f"{what} word vectors have dimension {values.shape[-1]}, the model {shape.dim}")
+        bad = overflowing_rows(values)
+        if len(bad):
+            row = int(bad[0])
+            problem = TOO_LARGE if np.isfinite(values[row]).all() else "not finite (it holds inf or NaN)"
+            raise ClirkitError(f"{what} word vectors: the vector of {str(words[row])!r} is {problem}")
+        pos, ok = lookup(vocab, np.asarray(words, dtype=str))
+        table[pos[ok]] = values[ok]
+    return table
 
 
 def vector_coverage(query_tokens: Sequence[Sequence[str]], query_vectors, doc_vocab: np.ndarray, doc_vectors) -> str:

@@ -26,18 +26,18 @@ import numpy as np
 
 from clirkit.constraints import Interval
 from clirkit.documents import Documents
-from clirkit.errors import ClirkitError
+from clirkit.errors import ClirkitError, counted
 from clirkit.estimator import DEPTH, Resources, System, fit_given
 from clirkit.paramgroups import Grouped
 from clirkit.progress import progress, say
 from clirkit.run import Qrels, Run
 from clirkit.scs import losses
-from clirkit.scs.encoding import averaging_matrix, unit_norm, vector_coverage, vocabulary_of
+from clirkit.scs.encoding import averaging_matrix, initial_table, unit_norm, vector_coverage, vocabulary_of
 from clirkit.scs.gradient import loss_and_gradient
-from clirkit.scs.modelfile import read_model, write_model
+from clirkit.scs.modelfile import check_languages, read_model, write_model
 from clirkit.scs.optim import Adam
 from clirkit.scs.params import Objective, Schedule, Shape, UnitSampling, set_away_from_defaults, unused_by_loss
-from clirkit.scs.training import TrainingData, judged_units, lookup, triplets
+from clirkit.scs.training import TrainingData, check_terms, judged_units, lookup, triplets
 from clirkit.searchoptions import as_excluded, drop_excluded, search_depth
 
 ZERO_EPOCHS = "{} 0 trains nothing (the model would be its random start): give at least 1"
@@ -83,7 +83,8 @@ class SCSModel(Grouped, System):
             dense Adam, which moves every row every step; ``False`` gives the dense one).
 
     And:
-        source_lang, target_lang: languages of the query and document analyzers (when the resources have none).
+        source_lang, target_lang: languages of the query and document analyzers (clirkit's defaults for them when
+            the resources have none; the resources' must be of these languages).
         random_state: seed of initialization, negative sampling and shuffling.
 
     Learned attributes: ``query_vocab_``, ``doc_vocab_`` (sorted str arrays),
@@ -213,6 +214,7 @@ class SCSModel(Grouped, System):
         topics, qrels = resources.topics("train"), resources.qrels("train")
         quiet, jobs = resources.quiet, resources.jobs
         qa, da = resources.analyzers((self.source_lang, self.target_lang))
+        check_languages((qa.lang, da.lang), self.source_lang, self.target_lang)
         documents = Documents.of(resources.documents())
         qids = list(topics)
         q_tokens = qa.tokenize_many([topics[q] for q in qids], quiet=quiet, jobs=jobs, desc="queries")
@@ -271,7 +273,8 @@ class SCSModel(Grouped, System):
         """Build vocabularies, initialize embeddings, sample negatives, list the training units.
 
         Consumes the random stream in a fixed order (query table, document
-        table, negatives), so the same seed gives the same units.
+        table, negatives), so the same seed gives the same units. Units that
+        would train nothing are refused (:func:`~clirkit.scs.training.check_terms`).
         """
         self._validate()
         if len(query_ids) != len(query_tokens) or len(doc_ids) != len(doc_tokens):
@@ -282,8 +285,8 @@ class SCSModel(Grouped, System):
         q_extra = () if query_vectors is None else query_vectors[0]
         self.query_vocab_ = vocabulary_of(query_tokens, q_extra)
         self.doc_vocab_ = vocabulary_of(doc_tokens)
-        self.query_embeddings_ = self._init_table(rng, self.query_vocab_, query_vectors, "query")
-        self.doc_embeddings_ = self._init_table(rng, self.doc_vocab_, doc_vectors, "document")
+        self.query_embeddings_ = initial_table(rng, self.query_vocab_, self.shape, query_vectors, "query")
+        self.doc_embeddings_ = initial_table(rng, self.doc_vocab_, self.shape, doc_vectors, "document")
         if query_vectors is not None or doc_vectors is not None:
             say(vector_coverage(query_tokens, query_vectors, self.doc_vocab_, doc_vectors), quiet=quiet)
         A_q = averaging_matrix(query_tokens, self.query_vocab_)
@@ -299,6 +302,7 @@ class SCSModel(Grouped, System):
             rng=rng,
             quiet=quiet,
         )
+        check_terms(query_ids, A_q, A_d, uq, ud, quiet=quiet)
         self.training_stats_ = {
             **counts,
             "query_vocabulary": int(len(self.query_vocab_)),
@@ -321,17 +325,6 @@ class SCSModel(Grouped, System):
                 raise ClirkitError("no (relevant, less relevant) document pair to train a pairwise loss on")
         self.training_stats_["units"] = int(len(data))
         return data
-
-    def _init_table(self, rng, vocab: np.ndarray, vectors, what: str) -> np.ndarray:
-        table = rng.normal(0.0, self.shape.init_scale, size=(len(vocab), self.shape.dim))
-        if vectors is not None:
-            words, values = vectors
-            values = np.asarray(values, dtype=np.float64)
-            if values.ndim != 2 or values.shape[1] != self.shape.dim:
-                raise ClirkitError(f"{what} word vectors have dimension {values.shape[-1]}, the model {self.shape.dim}")
-            pos, ok = lookup(vocab, np.asarray(words, dtype=str))
-            table[pos[ok]] = values[ok]
-        return table
 
     def train(self, data: TrainingData, *, quiet: bool = True, on_epoch=None) -> "SCSModel":
         """Run ``epochs`` passes of shuffled mini-batch Adam over ``data``.
@@ -518,12 +511,17 @@ class SCSModel(Grouped, System):
             r = np.einsum("ij,ij->i", U[qi], V[di])
             return Run.ranked(rerank.qids, rerank.docids, r, tag=tag, query_order=rerank.query_ids)
         if not q_known.all():
+            n = int((~q_known).sum())
+            them = "it" if n == 1 else "them"
             say(
-                f"scs: {int((~q_known).sum())} queries have no word known to the model; no results for them",
+                f"scs: {counted(n, 'query has', 'queries have')} no word known to the model; no results for {them}",
                 quiet=quiet,
             )
         if not d_known.all():
-            say(f"scs: {int((~d_known).sum())} documents have no word known to the model; left out", quiet=quiet)
+            n = int((~d_known).sum())
+            say(
+                f"scs: {counted(n, 'document has', 'documents have')} no word known to the model; left out", quiet=quiet
+            )
         V, dids = V[d_known], dids[d_known]
         live = np.flatnonzero(q_known)
         out_q, out_d, out_s = [], [], []

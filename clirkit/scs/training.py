@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from clirkit.errors import ClirkitError
+from clirkit.errors import ClirkitError, counted
 from clirkit.progress import say
 from clirkit.run import Qrels
 
@@ -134,6 +134,45 @@ class NoRelevantError(ClirkitError):
     """The training qrels judge no pair relevant: the command line names their file."""
 
 
+WHY_NO_TERM = "empty, only stopwords, or no word segmented"
+"""Why a text holds no term after analysis, as the messages of :func:`check_terms` say it."""
+
+
+class NoQueryTermError(ClirkitError):
+    """No training query holds a term after analysis: the command line can name the queries' file."""
+
+
+def check_terms(
+    query_ids, A_q: sp.csr_matrix, A_d: sp.csr_matrix, uq: np.ndarray, ud: np.ndarray, *, quiet: bool
+) -> None:
+    """Refuse training units ``(uq, ud)`` (rows of the averaging matrices ``A_q`` and ``A_d``) that train nothing,
+    and say on stderr (unless ``quiet``) how many judged training queries (``query_ids``) hold no term.
+
+    A text with no term in the vocabulary encodes as zero, so a unit of it scores 0 and moves no embedding.
+    NoQueryTermError when no judged training query holds a term after analysis, ClirkitError when none of the
+    units pairs a query and a document that both hold one."""
+    q_terms, d_terms = np.diff(A_q.indptr) > 0, np.diff(A_d.indptr) > 0
+    judged = np.unique(uq)
+    empty = judged[~q_terms[judged]]
+    if len(empty) == len(judged):
+        raise NoQueryTermError(
+            f"no judged training query holds a term after analysis ({WHY_NO_TERM}): SCS learns from the queries' words"
+        )
+    if len(empty):
+        one = len(empty) == 1
+        say(
+            f"scs: {len(empty):,} of {counted(len(judged), 'judged training query', 'judged training queries')} "
+            f"{'holds' if one else 'hold'} no term after analysis ({WHY_NO_TERM}) and {'trains' if one else 'train'} "
+            f"nothing; {'it' if one else 'the first'} is {str(query_ids[int(empty[0])])!r}",
+            quiet=quiet,
+        )
+    if not (q_terms[uq] & d_terms[ud]).any():
+        raise ClirkitError(
+            "no training query with a term after analysis has a judged or sampled document with one "
+            f"({WHY_NO_TERM}): SCS learns from the documents' words"
+        )
+
+
 def judged_units(
     query_ids,
     doc_ids,
@@ -157,7 +196,8 @@ def judged_units(
     d_of, d_ok = lookup(dids, qrels.docids)
     dropped = int((~(q_ok & d_ok) & np.isin(qrels.qids, qids)).sum())
     if dropped:
-        say(f"scs: {dropped} judgments name documents not in the collection; ignored", quiet=quiet)
+        names = counted(dropped, "judgment names a document", "judgments name documents")
+        say(f"scs: {names} not in the collection; ignored", quiet=quiet)
     keep = q_ok & d_ok
     jq, jd = q_of[keep], d_of[keep]
     jg = np.maximum(qrels.rels[keep], 0)
