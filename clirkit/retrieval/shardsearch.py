@@ -8,8 +8,8 @@ untouched) and scores it with :class:`~clirkit.retrieval.bm25.BM25` given the wh
 index. The shards are cut into one group of consecutive shards per worker (:func:`shard_groups`); a task
 searches its group's shards one after the other and merges each shard's top ``depth`` per query into the
 group's as it comes (:func:`clirkit.retrieval.rankmerge.merge_ranked`: score descending, ties to the earlier shard,
-whose docids are smaller, then in the shard's order), so a worker pays its fixed costs once and sends back one ranked
-list; the groups' lists are merged the same way, in group order: the unsharded run, byte for byte. Pirkola
+whose docids are smaller, then in the shard's order), so a worker pays its fixed costs once and gives one ranked
+list (of a block of queries); the groups' lists are merged the same way, in group order: the unsharded run, byte for byte. Pirkola
 queries (``df_union``) first count, group by group, the documents holding any of a term's translations, and give
 each shard the sums.
 
@@ -17,7 +17,8 @@ Groups run through :func:`clirkit.parallel.run_tasks` on joblib's ``loky`` worke
 distributed cluster (the workers open the shard files, so a cluster needs them on a shared file system); a loky
 or dask worker process keeps the ceil(shards / groups) it opened last (keyed by path, size and modification time),
 and a task there takes a group whose shards its worker holds when one is left, so later searches find their shards
-open. With one job, or ``threading``, the shards are searched in this process, which opens each once (the
+open. Such a task searches its group block by block (about :data:`BLOCK_QUERIES` queries), leaving each block's
+rows in a folder this process reads (:func:`_blocks_by_workers`). With one job, or ``threading``, the shards are searched in this process, which opens each once (the
 :class:`~clirkit.retrieval.shards.ShardedIndex` keeps them): ``threading`` cuts the queries into blocks of
 consecutive queries (:func:`query_blocks`, at least one per worker), each block searched over every shard by a
 thread, the shards' posting weights shared (the ranking kernel runs without the GIL), the blocks' runs put one
