@@ -7,18 +7,19 @@ untouched) and scores it with :class:`~clirkit.retrieval.bm25.BM25` given the wh
 (:class:`~clirkit.retrieval.bm25.CollectionStats`), so every document gets the float64 score it gets in the unsharded
 index. The shards are cut into one group of consecutive shards per worker (:func:`shard_groups`); a task
 searches its group's shards one after the other and merges each shard's top ``depth`` per query into the
-group's as it comes (:func:`clirkit.retrieval.rankmerge.merge_ranked`: score descending, ties to the earlier shard,
-whose docids are smaller, then in the shard's order), so a worker pays its fixed costs once and gives one ranked
-list (of a block of queries); the groups' lists are merged the same way, in group order: the unsharded run, byte for byte. Pirkola
-queries (``df_union``) first count, group by group, the documents holding any of a term's translations, and give
-each shard the sums.
+group's as it comes (:func:`clirkit.retrieval.shardtasks.merged_over`: score descending, ties to the earlier
+shard, whose docids are smaller, then in the shard's order), so a worker pays its fixed costs once and gives one
+ranked list (of a block of queries); the groups' lists are merged the same way, in group order: the unsharded run,
+byte for byte. Pirkola queries (``df_union``) first count, group by group, the documents holding any of a term's
+translations, and give each shard the sums.
 
 Groups run through :func:`clirkit.parallel.run_tasks` on joblib's ``loky`` worker processes or ``dask`` on a
 distributed cluster (the workers open the shard files, so a cluster needs them on a shared file system); a loky
 or dask worker process keeps the ceil(shards / groups) it opened last (keyed by path, size and modification time),
 and a task there takes a group whose shards its worker holds when one is left, so later searches find their shards
 open. Such a task searches its group block by block (about :data:`BLOCK_QUERIES` queries), leaving each block's
-rows in a folder this process reads (:func:`_blocks_by_workers`). With one job, or ``threading``, the shards are searched in this process, which opens each once (the
+rows in a folder this process reads (:func:`_blocks_by_workers`; the tasks: :mod:`clirkit.retrieval.shardtasks`).
+With one job, or ``threading``, the shards are searched in this process, which opens each once (the
 :class:`~clirkit.retrieval.shards.ShardedIndex` keeps them): ``threading`` cuts the queries into blocks of
 consecutive queries (:func:`query_blocks`, at least one per worker), each block searched over every shard by a
 thread, the shards' posting weights shared (the ranking kernel runs without the GIL), the blocks' runs put one
@@ -31,25 +32,27 @@ from __future__ import annotations
 
 import contextlib
 import os
-import threading
 import time
-from collections import OrderedDict
-from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence, cast
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
-import scipy.sparse as sp
 
-from clirkit.errors import ClirkitError
 from clirkit.parallel import Background, check_workers, ordered_threads, run_tasks
-from clirkit.retrieval.bm25 import union_counts
 from clirkit.retrieval.bm25params import EPSILON, IDF, K1, K3, PRECISION, B, check_settings
 from clirkit.retrieval.query import StructuredQueries
 from clirkit.retrieval.rankmerge import Ranked, merge_ranked, warm_merge
 from clirkit.retrieval.searchableshard import SearchableShard, UnionDf
-from clirkit.retrieval.shards import ShardedIndex, load_index
+from clirkit.retrieval.shards import ShardedIndex
+from clirkit.retrieval.shardtasks import (
+    Work,
+    claims_folder,
+    merged_over,
+    opened_here,
+    search_part,
+    task_part,
+    union_part,
+)
 from clirkit.retrieval.weightings import DEFAULT_ALPHA, Weighting, background_of, described
 from clirkit.retrieval.weightings import weighting as find_weighting
 from clirkit.run import Run, check_depth, take_strings
@@ -116,12 +119,12 @@ class ShardedBM25:
         check_workers(ix.jobs, ix.backend)  # (set after loading, too)
         union = None
         if queries.df_union and queries.translations.nnz:  # Pirkola: documents holding any translation, summed
-            counts = _run(_union_part, (queries.translations,), ix, "counting", quiet)
+            counts = _run(union_part, (queries.translations,), ix, "counting", quiet)
             union = UnionDf(queries.translations, np.sum(counts, axis=0))
         if ix.backend == "threading" and _workers(ix) > 1 and queries.n_queries > 1:
             yield from _blocks_here(ix, self.bm25_params, queries, depth, union, quiet, tag)
         elif _in_process(ix):
-            merged = _merged_over(_here(ix), self.bm25_params, queries, depth, union, quiet)
+            merged = merged_over(_here(ix), self.bm25_params, queries, depth, union, quiet)
             yield _named(merged, _ready_to_merge(ix), queries.qids, tag)  # docids of the shards opened here
         else:
             yield from _blocks_by_workers(ix, self.bm25_params, queries, depth, union, quiet, tag)
@@ -190,7 +193,7 @@ def _blocks_here(
 
     def searched(block: tuple[int, int]) -> Run:
         lo, hi = block
-        merged = _merged_over(_here(index), params, queries.block(lo, hi), depth, union, True)
+        merged = merged_over(_here(index), params, queries.block(lo, hi), depth, union, True)
         return _named(merged, docids, queries.qids[lo:hi], tag)
 
     found = ordered_threads(searched, blocks, workers=workers)
@@ -202,7 +205,7 @@ def _prepared(
 ) -> None:
     """Open shard ``number`` of ``index`` in this process and make what searching ``queries`` keeps (its
     posting weights), so that threads searching blocks of queries find it ready."""
-    _opened_here(index, number).ready(params, union, queries)
+    opened_here(index, number).ready(params, union, queries)
 
 
 def _joined(runs: list[Run], tag: str) -> Run:
@@ -222,32 +225,7 @@ def _joined(runs: list[Run], tag: str) -> Run:
 
 def _here(index: ShardedIndex) -> list[tuple[int, Callable[[], "SearchableShard"]]]:
     """Every shard of ``index`` by number, opened in this process when first searched (and kept by the index)."""
-    return [(number, partial(_opened_here, index, number)) for number in range(index.n_shards)]
-
-
-def _merged_over(
-    shards: Sequence[tuple[int, Callable[[], "SearchableShard"]]],
-    params: dict,
-    queries: StructuredQueries,
-    depth: int,
-    union: "UnionDf | None",
-    quiet: bool,
-) -> Ranked:
-    """The top ``depth`` rows of each query over ``shards`` (``(number, open)`` pairs in shard order, ``open``
-    giving the shard ready to search), searched one after the other, each shard's rows merged as they come.
-
-    A shard after the first keeps only the documents that enter the merged list: those scoring above the
-    score at which a query's list is full (a document scoring the same ranks after the list's, which come
-    from earlier shards, whose docids are smaller)."""
-    from clirkit.progress import progress
-
-    merged = None
-    for number, opened in progress(shards, desc="searching shards", quiet=quiet, unit="shard"):
-        floors = None if merged is None else _full_at(merged, depth)
-        found = Ranked.of_part(number, *opened().search(params, queries, depth, union, floors))
-        merged = found if merged is None else merge_ranked(merged, found, depth)
-    assert merged is not None  # an index holds at least one shard
-    return merged
+    return [(number, partial(opened_here, index, number)) for number in range(index.n_shards)]
 
 
 def shard_groups(n_shards: int, workers: int) -> list[list[int]]:
@@ -282,22 +260,22 @@ def _run(
     pays its fixed costs once and sends back one ranked list. Searching in this process (one job, threads),
     the index keeps the shards it opened; a loky or dask worker process keeps the ceil(shards / groups) it
     opened last, and a task there takes a group its worker holds if one is left (claimed by creating a file,
-    :func:`_claims_folder`; ``folder``: one the caller made and removes), so later searches find their shards
+    :func:`claims_folder`; ``folder``: one the caller made and removes), so later searches find their shards
     open."""
     import shutil
 
     single = _in_process(index)
     groups = shard_groups(index.n_shards, _workers(index))
     keep = index.n_shards if single else max(len(g) for g in groups)
-    parts = [[_part(index, i, single) for i in group] for group in groups]
-    claims = None if single or index.shards is not None else (folder or _claims_folder(index))
+    parts = [[task_part(index, i, single) for i in group] for group in groups]
+    claims = None if single or index.shards is not None else (folder or claims_folder(index))
     here = single and len(groups) == 1
     if claims is not None:
-        work = _Work(dict(enumerate(parts)), dict(enumerate(groups)), keep, claims, quiet=quiet or not here)
+        work = Work(dict(enumerate(parts)), dict(enumerate(groups)), keep, claims, quiet=quiet or not here)
         tasks: list[tuple] = [(function, (work, g, *args), {}) for g in range(len(groups))]
     else:  # each task ships its own group only (its shards may be in memory)
         tasks = [
-            (function, (_Work({g: p}, {g: groups[g]}, keep, quiet=quiet or not here), g, *args), {})
+            (function, (Work({g: p}, {g: groups[g]}, keep, quiet=quiet or not here), g, *args), {})
             for g, p in enumerate(parts)
         ]
     try:
@@ -318,18 +296,6 @@ def _run(
     return [result for _, result in sorted(done, key=lambda d: d[0])]
 
 
-def _claims_folder(index: ShardedIndex) -> str | None:
-    """A new folder where the tasks of one search claim shards: in the temporary folder (loky: this machine),
-    beside the manifest (dask: the workers share its file system), or None if it cannot be made there (each
-    task then takes its own shard)."""
-    import tempfile
-
-    try:
-        return tempfile.mkdtemp(prefix=".clirkit-claims-", dir=index._folder() if index.backend == "dask" else None)
-    except OSError:
-        return None
-
-
 def _named(merged: Ranked, docids: Sequence[np.ndarray], qids: Sequence[str], tag: str) -> Run:
     """The run of the merged rows: each row's document named by its shard's ``docids``."""
     names = np.concatenate(docids) if docids else np.zeros(0, dtype="<U1")
@@ -337,88 +303,6 @@ def _named(merged: Ranked, docids: Sequence[np.ndarray], qids: Sequence[str], ta
     positions = offsets[merged.parts] + merged.cols
     named = take_strings(names, positions)  # the shards' documents, each once per query
     return Run._from_groups(np.asarray(list(qids)), merged.sizes, named, merged.scores, tag=tag, pairs_known=True)
-
-
-@dataclass
-class _Work:
-    """What a task searches: groups of shards by number (task g: group g, unless it claims another), the
-    shards' numbers of each group, how many shards a process keeps open, the folder where tasks claim groups
-    (None: no claims), and whether progress over the shards stays quiet."""
-
-    parts: dict[int, list["_Part"]]
-    numbers: dict[int, list[int]]
-    keep: int
-    claims: str | None = None
-    quiet: bool = True
-
-    def take(self, number: int) -> tuple[int, list[tuple[int, "_Part"]]]:
-        """``(group number, [(shard number, part), ...])`` of task ``number``: with claims, the first group
-        left among those whose shards this process holds, else among all."""
-        if self.claims is not None:
-            with _LOCK:
-                held = [g for g, ps in self.parts.items() if all((p.manifest, p.file) in _SHARDS for p in ps)]
-            number = next(g for g in held + list(self.parts) if self._claim(g))
-        return number, list(zip(self.numbers[number], self.parts[number]))
-
-    def _claim(self, number: int) -> bool:
-        assert self.claims is not None  # (take claims only with a folder)
-        try:
-            os.close(os.open(os.path.join(self.claims, str(number)), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-        except FileExistsError:
-            return False
-        return True
-
-
-@dataclass
-class _Part:
-    """A task's shard ``number``: opened by its ``owner`` index (in this process), the ``shard`` itself (in
-    memory), or the files to open (``(path, size, mtime)`` identities of the manifest and the shard)."""
-
-    owner: ShardedIndex | None = None
-    shard: "SearchableShard | None" = None
-    manifest: tuple | None = None
-    number: int = 0
-    file: tuple | None = None
-    shown: str = ""  # the manifest's path as the caller gave it (messages)
-
-    def open(self, keep: int) -> "SearchableShard":
-        """The shard, opened if needed (a worker process keeps at most ``keep`` open)."""
-        if self.owner is not None:
-            return _opened_here(self.owner, self.number)
-        return self.shard if self.shard is not None else _opened(self, keep)
-
-
-def _search_part(
-    work: _Work,
-    number: int,
-    params: dict,
-    queries: StructuredQueries,
-    depth: int,
-    union: UnionDf | None,
-    outbox: str | None = None,
-    blocks: Sequence[tuple[int, int]] = (),
-) -> tuple[int, Ranked | None]:
-    """The group's shards searched one after the other in a worker process, their top ``depth`` rows merged
-    as each comes (:func:`_merged_over`): returned, or with an ``outbox`` folder, for each of ``blocks`` (query
-    ranges) in turn, left there as ``GROUP.BLOCK.npz`` (:func:`_leave`) and None returned."""
-    number, shards = work.take(number)
-    opened = [(shard_number, partial(part.open, work.keep)) for shard_number, part in shards]
-    if outbox is None:
-        merged = _merged_over(opened, params, queries, depth, union, work.quiet)
-        _held_is_no_leak()
-        return number, merged
-    for block, (lo, hi) in enumerate(blocks):
-        _leave(_merged_over(opened, params, queries.block(lo, hi), depth, union, True), outbox, number, block)
-    _held_is_no_leak()
-    return number, None
-
-
-def _leave(ranked: Ranked, outbox: str, group: int, block: int) -> None:
-    """Write ``ranked`` into ``outbox`` as ``GROUP.BLOCK.npz``, whole when the name appears (written under
-    another name, then renamed)."""
-    path = os.path.join(outbox, f"{group}.{block}.npz")
-    np.savez(path + ".part.npz", **ranked._asdict())
-    os.replace(path + ".part.npz", path)
 
 
 def _blocks_by_workers(
@@ -434,7 +318,7 @@ def _blocks_by_workers(
     worker processes (loky, dask), each over its group of shards (:func:`_run`), block after block.
 
     A task leaves each block's rows in a file of a new folder (on this machine for loky, beside the manifest for
-    dask, whose workers share its file system: :func:`_claims_folder`, where the tasks claim their groups too,
+    dask, whose workers share its file system: :func:`claims_folder`, where the tasks claim their groups too,
     removed here, on a Ctrl-C too); this process merges the groups' rows of
     a block in group order (the run of the whole, block by block), names and gives them while the workers
     search the next blocks. Without such a folder, one run of every query from the groups' returned rows."""
@@ -443,9 +327,9 @@ def _blocks_by_workers(
     from clirkit.progress import progress
 
     n_blocks = -(-queries.n_queries // BLOCK_QUERIES)
-    outbox = None if n_blocks < 2 or (index.backend == "dask" and index.path is None) else _claims_folder(index)
+    outbox = None if n_blocks < 2 or (index.backend == "dask" and index.path is None) else claims_folder(index)
     blocks = query_blocks(queries.n_queries, n_blocks if outbox is not None else 1)
-    args = (_search_part, (params, queries, depth, union, outbox, blocks), index, "searching shards")
+    args = (search_part, (params, queries, depth, union, outbox, blocks), index, "searching shards")
     aborts: list = []  # (what stops the workers' tasks, once they run)
     searching = Background(_run, *args, quiet or outbox is not None, outbox, aborts)  # (progress: the blocks')
     groups = len(shard_groups(index.n_shards, _workers(index)))
@@ -489,111 +373,3 @@ def _left(outbox: str, group: int, block: int, searching: Background) -> Ranked:
         ranked = Ranked(*(left[name] for name in Ranked._fields))
     os.unlink(path)
     return ranked
-
-
-def _full_at(ranked: Ranked, depth: int) -> np.ndarray:
-    """Per query, the score of its ``depth``-th row, or -inf if it has fewer rows."""
-    floors = np.full(len(ranked.sizes), -np.inf)
-    full = ranked.sizes >= depth
-    floors[full] = ranked.scores[(np.cumsum(ranked.sizes) - 1)[full]]
-    return floors
-
-
-def _union_part(work: _Work, number: int, translations: sp.csr_matrix) -> tuple[int, np.ndarray]:
-    number, shards = work.take(number)
-    counts = sum(union_counts(translations, part.open(work.keep).index.tf).astype(np.int64) for _, part in shards)
-    _held_is_no_leak()
-    return number, np.asarray(counts, dtype=np.int64)
-
-
-def _held_is_no_leak() -> None:
-    """In a joblib loky worker, count the memory this process holds now (its open shards, their BM25 weights)
-    as no leak.
-
-    A loky worker exits when its memory has grown by more than 300 MB since its first task (joblib's guard
-    against leaks, which reads the margin from ``_MAX_MEMORY_LEAK_SIZE`` at each check): open shards would
-    trip it, and every search would reopen them in fresh workers. The margin becomes the memory held now
-    plus the default; a real leak still trips it. Outside a loky worker this changes nothing."""
-    import sys
-
-    executor = sys.modules.get("joblib.externals.loky.process_executor")
-    if executor is None or not getattr(executor, "_USE_PSUTIL", False) or not _SHARDS:
-        return
-    import psutil
-
-    held = psutil.Process().memory_info().rss
-    margin = max(getattr(executor, "_MAX_MEMORY_LEAK_SIZE", 0), held + int(3e8))
-    executor._MAX_MEMORY_LEAK_SIZE = margin  # type: ignore[attr-defined]
-
-
-# the shards a process has opened ------------------------------------------------------------------
-
-_LOCK = threading.Lock()
-_MANIFESTS: OrderedDict = OrderedDict()  # manifest identity -> ShardedIndex, in a worker process
-_SHARDS: OrderedDict = OrderedDict()  # (manifest identity, shard file identity) -> _Shard, in a worker process
-
-
-def _part(index: ShardedIndex, number: int, here: bool) -> _Part:
-    """What a task needs to search shard ``number`` of ``index``: in this process (``here``), the index, which
-    keeps the shards it opens; in a worker process, the shard itself (built in memory) or where to open it."""
-    if here:
-        return _Part(owner=index, number=number)
-    if index.shards is not None:
-        return _Part(shard=_opened_here(index, number))
-    file = index._folder() / index.records[number]["file"]
-    return _Part(manifest=_identity(str(index.path)), number=number, file=_identity(file), shown=str(index.path))
-
-
-def _opened_here(index: ShardedIndex, number: int) -> SearchableShard:
-    """Shard ``number`` of ``index`` ready to search in this process, opened once (and kept by the index)."""
-    with index._lock:
-        opened = index._open.get(number)
-    if opened is None:
-        where = f"{index.path}: shard {number} ({index.records[number]['file']})" if index.path else f"shard {number}"
-        opened = SearchableShard(index.shard(number), index.terms, index.collection_stats(), where)
-        with index._lock:
-            opened = index._open.setdefault(number, opened)
-    return opened
-
-
-def _identity(path: str | os.PathLike[str]) -> tuple:
-    """``(absolute path, size, modification time)`` of a file: a rewritten file is another file."""
-    stat = os.stat(path)
-    return (os.path.abspath(path), stat.st_size, stat.st_mtime_ns)
-
-
-def _opened(part: _Part, keep: int) -> SearchableShard:
-    """The process's open shard of ``part``, opening it (and its manifest) if needed; at most ``keep``
-    shards stay open (the least recently used are closed first, so memory holds ``keep`` shards at most)."""
-    assert part.manifest is not None and part.file is not None  # a part opened by a worker (_part)
-    key = (part.manifest, part.file)
-    with _LOCK:
-        if key in _SHARDS:
-            _SHARDS.move_to_end(key)
-            return _SHARDS[key]
-        while len(_SHARDS) >= max(keep, 1):
-            _SHARDS.popitem(last=False)
-        manifest = _MANIFESTS.get(part.manifest)
-    if manifest is None:
-        manifest = cast(ShardedIndex, load_index(part.manifest[0]))  # or a ShardedProjectedIndex
-        if _identity(part.manifest[0]) != part.manifest:
-            raise ClirkitError(f"{part.manifest[0]}: the sharded index changed during the search")
-    try:
-        shard = manifest._read_shard(part.number)
-    except ClirkitError as e:  # named as the caller named the manifest, not by its absolute path
-        raise ClirkitError(str(e).replace(part.manifest[0], part.shown, 1)) from None
-    name = manifest.records[part.number]["file"]
-    if _identity(Path(part.manifest[0]).parent / name) != part.file:
-        raise ClirkitError(f"{part.manifest[0]}: shard {part.number} ({name}) changed during the search")
-    opened = SearchableShard(
-        shard, manifest.terms, manifest.collection_stats(), f"{part.manifest[0]}: shard {part.number} ({name})"
-    )
-    with _LOCK:
-        _MANIFESTS[part.manifest] = manifest
-        while len(_MANIFESTS) > 2:
-            _MANIFESTS.popitem(last=False)
-        opened = _SHARDS.setdefault(key, opened)
-        _SHARDS.move_to_end(key)
-        while len(_SHARDS) > max(keep, 1):
-            _SHARDS.popitem(last=False)
-    return opened
