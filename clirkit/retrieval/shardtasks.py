@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import partial
@@ -50,16 +51,41 @@ def merged_over(
     return merged
 
 
+CLAIMS = ".clirkit-claims-"  # a search's folder: CLAIMS + HOST-PID-random (the process that made it, and removes it)
+
+
 def claims_folder(index: ShardedIndex) -> str | None:
-    """A new folder where the tasks of one search claim shards: in the temporary folder (loky: this machine),
-    beside the manifest (dask: the workers share its file system), or None if it cannot be made there (each
-    task then takes its own shard)."""
+    """A new folder (an absolute path) where the tasks of one search claim shards and leave their blocks: in the
+    temporary folder (loky: this machine), beside the manifest (dask: the workers share its file system), or None
+    if it cannot be made there (each task then takes its own shard). The folders there of this machine's searches
+    whose process is gone (killed before it could remove them) are removed first."""
+    import socket
     import tempfile
 
+    where = os.path.abspath(index._folder()) if index.backend == "dask" else tempfile.gettempdir()
+    mine = f"{CLAIMS}{socket.gethostname()}-"
+    _remove_left(where, mine)
     try:
-        return tempfile.mkdtemp(prefix=".clirkit-claims-", dir=index._folder() if index.backend == "dask" else None)
+        return tempfile.mkdtemp(prefix=f"{mine}{os.getpid()}-", dir=where)
     except OSError:
         return None
+
+
+def _remove_left(where: str, mine: str) -> None:
+    """Remove the folders in ``where`` named ``mine`` (this machine's prefix) + PID + ``-...`` whose process is
+    gone."""
+    import shutil
+
+    from clirkit.fileio import _alive
+
+    try:
+        left = [e.path for e in os.scandir(where) if e.name.startswith(mine) and e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return
+    for path in left:
+        pid = os.path.basename(path)[len(mine) :].split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(path, ignore_errors=True)
 
 
 @dataclass
@@ -131,17 +157,39 @@ def search_part(
         _held_is_no_leak()
         return number, merged
     for block, (lo, hi) in enumerate(blocks):
+        if not _room_for(outbox, number, block):
+            break  # (the search was stopped: its folder is gone)
         _leave(merged_over(opened, params, queries.block(lo, hi), depth, union, True), outbox, number, block)
     _held_is_no_leak()
     return number, None
 
 
+AHEAD = 4  # blocks a task leaves that the search has not read yet, at most
+
+
+def _room_for(outbox: str, group: int, block: int) -> bool:
+    """Wait until the search has read ``group``'s block ``block - AHEAD`` (so that a slow reader holds the
+    folder to :data:`AHEAD` blocks a group); False if the folder is gone (the search stopped)."""
+    wait = 0.002
+    while os.path.exists(os.path.join(outbox, f"{group}.{block - AHEAD}.npz")):
+        time.sleep(wait)
+        wait = min(2 * wait, 0.05)
+    return os.path.isdir(outbox)
+
+
 def _leave(ranked: Ranked, outbox: str, group: int, block: int) -> None:
     """Write ``ranked`` into ``outbox`` as ``GROUP.BLOCK.npz``, whole when the name appears (written under
-    another name, then renamed)."""
+    another name, then renamed). ClirkitError when it cannot be written (a full disk)."""
     path = os.path.join(outbox, f"{group}.{block}.npz")
-    np.savez(path + ".part.npz", **ranked._asdict())
-    os.replace(path + ".part.npz", path)
+    try:
+        np.savez(path + ".part.npz", **ranked._asdict())
+        os.replace(path + ".part.npz", path)
+    except OSError as exc:
+        raise ClirkitError(
+            f"{outbox}: cannot write the rows of a block of queries there: {exc.strerror or exc} (the search's "
+            f"folder for its workers' rows, about {ranked.scores.nbytes * 2:,} bytes a block: give it room, or with "
+            f"loky set TMPDIR to another folder)"
+        ) from None
 
 
 def full_at(ranked: Ranked, depth: int) -> np.ndarray:
