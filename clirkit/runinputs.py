@@ -117,18 +117,27 @@ def _plain(part: np.ndarray, ids: np.ndarray, *, readable: bool) -> bool:
     return not readable or (filled == int(lengths.sum()) and int(lengths.max()) <= MAX_ID_LENGTH)
 
 
+READ_COLUMNS = ("qid", "query", "docno", "docid", "score", "label", "rel", "text")  # a frame's columns clirkit reads
+
+
 def check_frame_ids(frame, columns: Iterable[str], what: str) -> None:
     """ClirkitError naming the first row of the DataFrame ``frame`` whose id in one of ``columns`` is missing (NaN,
     None, NA), which would otherwise become the id ``nan`` or ``None``: ``WHAT: row 3 has no qid (nan); give every
     row its id``, the row named by its index label; or, as text, is no id a run file can hold (empty, with
     whitespace: :func:`first_bad_id`): ``WHAT: row 3 has qid 'a b', which contains
-    whitespace; ...``. Columns of more than one level (a pandas MultiIndex) are refused: ``frame[column]`` is no
-    column of ids there."""
+    whitespace; ...``. Columns of more than one level (a pandas MultiIndex), and a column clirkit reads
+    (:data:`READ_COLUMNS`) given twice, are refused: ``frame[column]`` is no column of ids there."""
     columns = list(columns)
     if getattr(frame.columns, "nlevels", 1) > 1:
         raise ClirkitError(
             f"{what}: its columns have {frame.columns.nlevels} levels (a MultiIndex: {list(frame.columns)[:3]}); "
             f"give columns of one level, named {', '.join(columns)}"
+        )
+    names = list(frame.columns)
+    repeated = next((c for c in names if c in READ_COLUMNS and names.count(c) > 1), None)
+    if repeated is not None:
+        raise ClirkitError(
+            f"{what}: its column {repeated} appears {names.count(repeated)} times; give each column once"
         )
     for column in columns:
         missing = frame[column].isna().to_numpy()

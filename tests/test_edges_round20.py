@@ -81,3 +81,25 @@ def test_a_full_disk_where_workers_leave_their_blocks_is_a_one_line_error(sharde
         with pytest.raises(ClirkitError, match=r"cannot write the rows of a block of queries there: No space left"):
             system.search(topics)
     assert not [name for name in os.listdir(sharded.parent) if name.startswith(shardtasks.CLAIMS)]
+
+
+def test_frames_with_a_column_given_twice_are_one_line_errors():
+    import pandas as pd
+
+    from clirkit.estimator import Resources
+    from clirkit.pyterrier import retriever
+    from clirkit.run import Qrels, Run
+    from clirkit.systems import BM25Search
+
+    system = BM25Search().fit(Resources(index=Index.build(DOCS, Analyzer("es"))))
+    for columns in (["qid", "query", "qid"], ["qid", "query", "query"]):
+        topics = pd.DataFrame([["1", "perro", "x"]], columns=columns)
+        for call in (lambda: system.search(topics), lambda: retriever(system)(topics)):
+            with pytest.raises(ClirkitError, match=rf"its column {columns[2]} appears 2 times; give each column once"):
+                call()
+    run = pd.DataFrame([["1", "d1", 1.0, 2.0]], columns=["qid", "docno", "score", "score"])
+    with pytest.raises(ClirkitError, match="its column score appears 2 times"):
+        Run.from_frame(run)
+    qrels = pd.DataFrame([["1", "d1", 1, 0]], columns=["qid", "docno", "label", "label"])
+    with pytest.raises(ClirkitError, match="its column label appears 2 times"):
+        Qrels.from_frame(qrels)
