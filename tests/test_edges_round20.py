@@ -9,6 +9,7 @@ import socket
 import threading
 import time
 
+import numpy as np
 import pytest
 
 from clirkit.analysis import Analyzer
@@ -103,3 +104,24 @@ def test_frames_with_a_column_given_twice_are_one_line_errors():
     qrels = pd.DataFrame([["1", "d1", 1, 0]], columns=["qid", "docno", "label", "label"])
     with pytest.raises(ClirkitError, match="its column label appears 2 times"):
         Qrels.from_frame(qrels)
+
+
+def test_a_boost_model_whose_header_lost_a_recorded_setting_is_refused(tmp_path, capsys):
+    import json
+
+    from test_edges_round19 import _boost_files
+
+    from clirkit.boost.ranker import BoostRanker
+    from clirkit.cli import main
+    from clirkit.npzio import HEADER_KEY, encode_header
+
+    assert main([*_boost_files(tmp_path), "--rounds", "5", "-o", str(tmp_path / "b.npz")]) == 0
+    assert BoostRanker.load(tmp_path / "b.npz").flat_params()["rounds"] == 5
+    with np.load(tmp_path / "b.npz", allow_pickle=False) as npz:
+        meta = json.loads(npz[HEADER_KEY].tobytes().decode("utf-8"))
+        arrays = {k: npz[k] for k in npz.files if k != HEADER_KEY}
+    del meta["params"]["hyper_params"]["rounds"]
+    np.savez(tmp_path / "bad.npz", **{HEADER_KEY: encode_header(meta)}, **arrays)
+    with pytest.raises(ClirkitError, match=r"bad.npz: corrupt boost model: header params.hyper_params.rounds is miss"):
+        BoostRanker.load(tmp_path / "bad.npz")
+    capsys.readouterr()

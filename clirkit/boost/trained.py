@@ -18,8 +18,9 @@ if TYPE_CHECKING:
 def as_trained(ranker: BoostRanker, model: BoostModel, given: Mapping, path) -> BoostRanker:
     """``ranker`` (made of the keywords ``given`` to :meth:`BoostRanker.load`) with the hyper-parameters that
     ``model`` (read from ``path``) records by their flat names (none: a model written before they were recorded,
-    whose ranker keeps ``given`` and the defaults). ClirkitError ``PATH: corrupt boost model: problem`` for a
-    recorded one that is unknown, out of its constraints, or other than the header's own setting of it
+    whose ranker keeps ``given`` and the defaults; once any is, every one but ``base``, ``max_buckets`` and the
+    runtime ones must be). ClirkitError ``PATH: corrupt boost model: problem`` for a recorded one that is unknown,
+    missing, out of its constraints, or other than the header's own setting of it
     (:func:`check_header`); ClirkitError for a recorded one given another value."""
     trained = model.params.get("hyper_params")
     if trained is None:
@@ -30,6 +31,10 @@ def as_trained(ranker: BoostRanker, model: BoostModel, given: Mapping, path) -> 
         if not isinstance(trained, Mapping):
             raise Corrupt("header params.hyper_params is not an object")
         values = {k: tuple(v) if isinstance(v, list) else v for k, v in trained.items()}
+        optional = {"base", "max_buckets", *ranker.runtime_params}  # (not recorded: trained_params)
+        missing = [k for k in own if k not in values and k not in optional]  # a default would stand for it
+        if missing:
+            raise Corrupt(f"header params.hyper_params.{missing[0]} is missing")
         try:
             loaded = type(ranker).from_flat(**{**{k: own[k] for k in named if k not in values}, **values})
             loaded.check_params()

@@ -105,7 +105,7 @@ def fit_tokens(
     say(
         f"boost: {counted(len(tuples), 'tuple')} ({n_extra:,} extra) from "
         f"{counted(len(np.unique(tuples.query)), 'query', 'queries')}; "
-        f"{len(features.source)} source and {len(features.target)} target {ranker.features.ngram}-grams",
+        f"{len(features.source):,} source and {len(features.target):,} target {ranker.features.ngram}-grams",
         quiet=ranker.quiet,
     )
     dev = (dev_queries, dev_qrels) if has_dev else None
