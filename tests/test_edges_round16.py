@@ -61,8 +61,8 @@ def test_index_says_how_many_documents_hold_no_term_and_the_first(tmp_path, caps
     assert main(["index", docs, "-o", str(tmp_path / "i.npz"), "--lang", "en", *shards]) == 0
     err = capsys.readouterr().err
     assert (
-        "note: 2 of 4 documents hold no term after the analysis (empty, punctuation or symbols only; first: d1): "
-        "no query can find them" in err
+        "note: 2 of 4 documents hold no term after the analysis (empty, stopwords, punctuation or symbols only; "
+        "first: d1): no query can find them" in err
     )
     assert main(["index", docs, "-o", str(tmp_path / "j.npz"), "--lang", "en", "-q", *shards]) == 0
     assert capsys.readouterr().err == ""

@@ -125,3 +125,15 @@ def test_a_boost_model_whose_header_lost_a_recorded_setting_is_refused(tmp_path,
     with pytest.raises(ClirkitError, match=r"bad.npz: corrupt boost model: header params.hyper_params.rounds is miss"):
         BoostRanker.load(tmp_path / "bad.npz")
     capsys.readouterr()
+
+
+def test_an_index_of_documents_holding_only_stopwords_says_no_query_can_find_any(tmp_path, capsys):
+    from clirkit.cli import main
+
+    (tmp_path / "d.tsv").write_text("d1\tel la\nd2\tde\n", encoding="utf-8")
+    argv = ["index", str(tmp_path / "d.tsv"), "-o", str(tmp_path / "i.npz"), "--lang", "es", "--stopwords", "snowball"]
+    assert main(argv) == 0
+    assert "note: none of the 2 documents holds a term after the analysis (empty, stopwords," in capsys.readouterr().err
+    (tmp_path / "d.tsv").write_text("d1\tel la\nd2\tperro\n", encoding="utf-8")
+    assert main(argv) == 0
+    assert "note: 1 of 2 documents holds no term after the analysis" in capsys.readouterr().err

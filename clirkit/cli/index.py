@@ -135,14 +135,19 @@ def _shard_lengths(index) -> list:
 def _say_empty_documents(lengths: list, n_docs: int, *, quiet: bool) -> None:
     """Say on stderr how many documents hold no term after the analysis (empty, punctuation, a script the
     analysis drops): no query can find them. ``lengths``: ``(doc_lengths, docids())`` per part, in docid order."""
+    from clirkit.errors import counted
     from clirkit.progress import say
 
     counts = [int((part == 0).sum()) for part, _ in lengths]
     if sum(counts):
         part, docids = lengths[next(k for k, c in enumerate(counts) if c)]
         first = str(docids()[int((part == 0).argmax())])
-        say(
-            f"note: {sum(counts)} of {n_docs} documents hold no term after the analysis (empty, punctuation or symbols "
-            f"only; first: {first}): no query can find them",
-            quiet=quiet,
+        why = "empty, stopwords, punctuation or symbols only"
+        said = (
+            f"none of the {counted(n_docs, 'document')} holds a term after the analysis ({why}): no query can find "
+            f"any; check the documents' language (--lang) and --stopwords"
+            if sum(counts) == n_docs
+            else f"{sum(counts):,} of {counted(n_docs, 'document')} {'holds' if sum(counts) == 1 else 'hold'} no term "
+            f"after the analysis ({why}; first: {first}): no query can find {'it' if sum(counts) == 1 else 'them'}"
         )
+        say(f"note: {said}", quiet=quiet)
