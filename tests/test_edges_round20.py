@@ -137,3 +137,22 @@ def test_an_index_of_documents_holding_only_stopwords_says_no_query_can_find_any
     (tmp_path / "d.tsv").write_text("d1\tel la\nd2\tperro\n", encoding="utf-8")
     assert main(argv) == 0
     assert "note: 1 of 2 documents holds no term after the analysis" in capsys.readouterr().err
+
+
+def test_blocks_left_unread_by_a_caller_that_stops_end_the_dask_tasks_at_once(sharded, monkeypatch):
+    distributed = pytest.importorskip("dask.distributed")
+    from clirkit.estimator import Resources
+    from clirkit.retrieval import shardsearch
+    from clirkit.systems import BM25Search
+
+    monkeypatch.setattr(shardsearch, "BLOCK_QUERIES", 1)
+    topics = {f"q{i}": f"perro {i % 7}" for i in range(40)}  # 40 blocks: the tasks wait for the reader
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
+    with cluster, distributed.Client(cluster) as client:
+        system = BM25Search().fit(Resources(index=ShardedIndex.load(sharded, backend="dask", scheduler=client)))
+        blocks = system.search_structured_blocks(system.structured_queries(topics))
+        assert next(blocks).query_ids == ["q0"]
+        start = time.perf_counter()
+        blocks.close()  # the caller stops: the tasks still waiting must end, not hold it
+        assert time.perf_counter() - start < 20
+    assert not [name for name in os.listdir(sharded.parent) if name.startswith(shardtasks.CLAIMS)]

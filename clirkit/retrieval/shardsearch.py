@@ -350,6 +350,8 @@ def _blocks_by_workers(
         with contextlib.suppress(BaseException):
             for abort in aborts if not searching.done() else ():
                 abort()
+            if outbox is not None:  # (tasks waiting for the reader, dask's, see their folder gone and end)
+                shutil.rmtree(outbox, ignore_errors=True)
             searching.result(timeout=60)
         raise
     finally:
