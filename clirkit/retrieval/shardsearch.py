@@ -350,13 +350,16 @@ def _blocks_by_workers(
         with contextlib.suppress(BaseException):
             for abort in aborts if not searching.done() else ():
                 abort()
-            if outbox is not None:  # (tasks waiting for the reader, dask's, see their folder gone and end)
-                shutil.rmtree(outbox, ignore_errors=True)
+            if outbox is not None:  # at once, whatever a task writes: tasks waiting for room (dask's) then end
+                os.rename(outbox, outbox + GONE)
             searching.result(timeout=60)
         raise
     finally:
-        if outbox is not None:
-            shutil.rmtree(outbox, ignore_errors=True)
+        for folder in (outbox, f"{outbox}{GONE}") if outbox is not None else ():
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+GONE = ".gone"  # the name a search's block folder takes when the search stops early
 
 
 def _left(outbox: str, group: int, block: int, searching: Background) -> Ranked:
