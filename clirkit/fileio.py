@@ -292,14 +292,20 @@ def file_float(text: str) -> float:
 def _remove_stale_temporaries(folder: Path, name: str) -> None:
     """Remove ``.NAME.PID.xxxx.tmp`` files left in ``folder`` by writes of ``name`` whose process is gone
     (killed before it could clean up); those of running processes are left alone."""
-    prefix = f".{name}."
     for entry in os.scandir(folder):
-        if not (entry.name.startswith(prefix) and entry.name.endswith(".tmp")):
-            continue
-        pid = entry.name[len(prefix) :].split(".", 1)[0]
-        if pid.isdigit() and not _alive(int(pid)):
+        if entry.name.endswith(".tmp") and left_by_gone_process(entry.name, f".{name}.", "."):
             with contextlib.suppress(OSError):
                 os.unlink(entry.path)
+
+
+def left_by_gone_process(name: str, prefix: str, sep: str) -> bool:
+    """Whether the file or folder ``name``, named ``prefix`` + the PID of the process that made it + ``sep`` + ...,
+    was left by a process that is gone (killed before it could remove it); False for any other name, and for a
+    running process's."""
+    if not name.startswith(prefix):
+        return False
+    pid = name[len(prefix) :].split(sep, 1)[0]
+    return pid.isdigit() and not _alive(int(pid))
 
 
 def _alive(pid: int) -> bool:

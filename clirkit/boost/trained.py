@@ -15,6 +15,14 @@ if TYPE_CHECKING:
     from clirkit.boost.ranker import BoostRanker
 
 
+def unrecorded(ranker: BoostRanker, *, budget_used: bool = False) -> set[str]:
+    """The flat names of the hyper-parameters a model does not record (what
+    :func:`~clirkit.boost.training.trained_params` leaves out): ``base`` (a system, given again at load), the
+    runtime ones (how it runs, not what it learns) and, unless the budget of buckets left something out
+    (``budget_used``), ``max_buckets``."""
+    return {"base", *ranker.runtime_params, *(() if budget_used else ("max_buckets",))}
+
+
 def as_trained(ranker: BoostRanker, model: BoostModel, given: Mapping, path) -> BoostRanker:
     """``ranker`` (made of the keywords ``given`` to :meth:`BoostRanker.load`) with the hyper-parameters that
     ``model`` (read from ``path``) records by their flat names (none: a model written before they were recorded,
@@ -31,7 +39,7 @@ def as_trained(ranker: BoostRanker, model: BoostModel, given: Mapping, path) -> 
         if not isinstance(trained, Mapping):
             raise Corrupt("header params.hyper_params is not an object")
         values = {k: tuple(v) if isinstance(v, list) else v for k, v in trained.items()}
-        optional = {"base", "max_buckets", *ranker.runtime_params}  # (not recorded: trained_params)
+        optional = unrecorded(ranker)
         missing = [k for k in own if k not in values and k not in optional]  # a default would stand for it
         if missing:
             raise Corrupt(f"header params.hyper_params.{missing[0]} is missing")

@@ -27,6 +27,7 @@ from clirkit.boost.model import BoostModel
 from clirkit.boost.pairgroups import PairCache
 from clirkit.boost.scoring import DevEvaluator, RerankEvaluator
 from clirkit.boost.sweep import BetaSweep, betas_to_try, sweep_betas
+from clirkit.boost.trained import unrecorded
 from clirkit.boost.tuples import ExtraTupleError, NoTupleError, Tuples, index_of, make_tuples
 from clirkit.boost.unused import check_eval_every, set_away_from_defaults
 from clirkit.errors import ClirkitError, counted
@@ -496,7 +497,7 @@ def trained_params(ranker: "BoostRanker", *, budget_used: bool = True) -> dict:
     ``significance`` of 0 as None, the same setting."""
     from clirkit.estimator import jsonable
 
-    skip = {"base", *ranker.runtime_params, *(() if budget_used else ("max_buckets",))}
+    skip = unrecorded(ranker, budget_used=budget_used)
     params = {k: v for k, v in ranker.flat_params().items() if k not in skip}
     return jsonable({**params, "significance": params["significance"] or None})  # (0 is None: the same test)
 

@@ -225,8 +225,8 @@ def cache_folder(folder: Path) -> Path:
 
 def unusable_cache(exc: OSError, writing_in: Path | None = None) -> ClirkitError:
     """The one-line error for a cache that cannot hold a build, ``exc`` the failure of making a folder in it (the
-    folder ``exc.filename``), or of writing in its folder ``writing_in``: ``$CLIRKIT_CACHE=/tmp/x: is a file, not a
-    folder: ...``, ``... /tmp/x/collections cannot be made: REASON`` or ``... cannot be written in: REASON``, and
+    folder ``exc.filename``), or of writing in its folder ``writing_in``: ``$CLIRKIT_CACHE=DIR: is a file, not a
+    folder: ...``, ``... DIR/collections cannot be made: REASON`` or ``... cannot be written in: REASON``, and
     what to do."""
     root = cache_dir()
     named = f"$CLIRKIT_CACHE={root}" if os.environ.get("CLIRKIT_CACHE") else f"the cache {root}"
@@ -249,16 +249,15 @@ def _remove_stale_staging(folder: Path) -> None:
     """Remove the staging folders in ``folder`` that no build is writing any more: those of a process that is
     gone (killed before it could clean up), and unowned ones (:data:`STALE_UNOWNED_SECONDS`); those of running
     processes are left alone."""
-    from clirkit.fileio import _alive
+    from clirkit.fileio import left_by_gone_process
 
     try:
         entries = [e for e in os.scandir(folder) if e.name.startswith(STAGING) and e.is_dir(follow_symlinks=False)]
     except OSError:
         return
     for entry in entries:
-        owner = _STAGING_PID.match(entry.name)
-        if owner is not None:
-            stale = not _alive(int(owner.group(1)))
+        if _STAGING_PID.match(entry.name) is not None:
+            stale = left_by_gone_process(entry.name, STAGING, ".")
         else:
             try:
                 stale = time.time() - entry.stat(follow_symlinks=False).st_mtime > STALE_UNOWNED_SECONDS

@@ -251,7 +251,14 @@ def _workers(index: ShardedIndex) -> int:
 
 
 def _run(
-    function, args: tuple, index: ShardedIndex, desc: str, quiet: bool, folder: str | None = None, aborts=None
+    function,
+    args: tuple,
+    index: ShardedIndex,
+    desc: str,
+    quiet: bool,
+    folder: str | None = None,
+    aborts=None,
+    groups: list[list[int]] | None = None,
 ) -> list:
     """``function(work, g, *args)`` for every group g of consecutive shards (:func:`shard_groups`, one per
     worker), in group order, on the index's backend.
@@ -261,11 +268,11 @@ def _run(
     the index keeps the shards it opened; a loky or dask worker process keeps the ceil(shards / groups) it
     opened last, and a task there takes a group its worker holds if one is left (claimed by creating a file,
     :func:`claims_folder`; ``folder``: one the caller made and removes), so later searches find their shards
-    open."""
+    open. ``groups``: the caller's :func:`shard_groups` (a dask cluster's workers are counted by asking it)."""
     import shutil
 
     single = _in_process(index)
-    groups = shard_groups(index.n_shards, _workers(index))
+    groups = groups or shard_groups(index.n_shards, _workers(index))
     keep = index.n_shards if single else max(len(g) for g in groups)
     parts = [[task_part(index, i, single) for i in group] for group in groups]
     claims = None if single or index.shards is not None else (folder or claims_folder(index))
@@ -331,15 +338,15 @@ def _blocks_by_workers(
     blocks = query_blocks(queries.n_queries, n_blocks if outbox is not None else 1)
     args = (search_part, (params, queries, depth, union, outbox, blocks), index, "searching shards")
     aborts: list = []  # (what stops the workers' tasks, once they run)
-    searching = Background(_run, *args, quiet or outbox is not None, outbox, aborts)  # (progress: the blocks')
-    groups = len(shard_groups(index.n_shards, _workers(index)))
+    groups = shard_groups(index.n_shards, _workers(index))
+    searching = Background(_run, *args, quiet or outbox is not None, outbox, aborts, groups)  # (progress: blocks')
     try:
         docids = _ready_to_merge(index)  # (while the workers start and search)
         if outbox is None:
             found = searching.result()
         for block in progress(range(len(blocks)), desc="searching", quiet=quiet or outbox is None, unit="block"):
             if outbox is not None:
-                found = [_left(outbox, group, block, searching) for group in range(groups)]
+                found = [_left(outbox, group, block, searching) for group in range(len(groups))]
             merged = found[0]
             for more in found[1:]:  # groups in shard order: ties go to the earlier group, the smaller docids
                 merged = merge_ranked(merged, more, depth)

@@ -76,15 +76,14 @@ def _remove_left(where: str, mine: str) -> None:
     gone."""
     import shutil
 
-    from clirkit.fileio import _alive
+    from clirkit.fileio import left_by_gone_process
 
     try:
-        left = [e.path for e in os.scandir(where) if e.name.startswith(mine) and e.is_dir(follow_symlinks=False)]
+        left = [e.path for e in os.scandir(where) if e.is_dir(follow_symlinks=False)]
     except OSError:
         return
     for path in left:
-        pid = os.path.basename(path)[len(mine) :].split("-", 1)[0]
-        if pid.isdigit() and not _alive(int(pid)):
+        if left_by_gone_process(os.path.basename(path), mine, "-"):
             shutil.rmtree(path, ignore_errors=True)
 
 
