@@ -41,29 +41,28 @@ from clirkit.segmenters import (
     SEGMENTERS,
     check_chinese_script,
     check_segmenter,
-    cjk_bigrams,
     runs,
     script_converter,
     word_segmenter,
 )
+from clirkit.tokenfilters import MAX_TOKEN_LENGTH as MAX_TOKEN_LENGTH  # (the constant is analysis's too)
+from clirkit.tokenfilters import filtered
 from clirkit.unicodefold import (
     NORMALIZATION_VERSIONS,
     composed,
+    controls_as_spaces,
+    folded,
     folded_widths,
+    folded_word,
     is_version,
     lowercaser,
     may_change,
-    normalized,
     split_keeping_marks,
-    without_ignorables,
 )
 
-_WORD_CHAR = re.compile(r"\w")  # (also "_": a word character of versions 1 and 2)
-_LETTER_OR_DIGIT = re.compile(r"[^\W_]")
 _CJK_CHAR = re.compile(f"[{CJK}]")
 _COMPLEX_CHAR = re.compile(f"[{COMPLEX}]")
 STEMMERS = ("snowball",)
-MAX_TOKEN_LENGTH = 255  #: characters; from normalization version 3 a longer token is cut into pieces this long
 _CHUNK = 2000  # texts per worker task in tokenize_many
 _CACHE: ContextVar[dict | None] = ContextVar("clirkit_token_cache", default=None)  # see cached_tokens
 
@@ -71,15 +70,16 @@ _CACHE: ContextVar[dict | None] = ContextVar("clirkit_token_cache", default=None
 class Analyzer:
     """Turns text into index terms for one language.
 
-    A text becomes terms in this order: put in Unicode's composed form (``compose``); Chinese converted to one script
-    (``chinese_script``); joiners and Thai and Lao vowels normalized, invisible format characters removed
-    (``normalization_version``); runs of the scripts a word segmenter handles cut into its words, the rest into
+    A text becomes terms in this order: control characters made spaces (version 4); put in Unicode's composed form
+    (``compose``); Chinese converted to one script (``chinese_script``); joiners and Thai and Lao vowels normalized,
+    invisible format characters, Hebrew points and Arabic harakat removed, ligatures and mathematical letters made
+    plain (``normalization_version``); runs of the scripts a word segmenter handles cut into its words, the rest into
     Moses tokens (each run's widths folded first, a combining mark kept in its word; runs of Thai, Lao, Khmer and
     Burmese are never given to Moses: without a segmenter each stays whole); lowercased (Turkish and Azeri as
-    Lucene's TurkishLowerCaseFilter); tokens longer than :data:`MAX_TOKEN_LENGTH` cut into pieces (version 3);
-    tokens with no letter or digit dropped; CJK runs cut into character bigrams (``bigrams``, ``unigrams+bigrams``);
-    stopwords dropped (compared with the lowercased token); the rest stemmed (a word whose stem would be empty is
-    kept as it is).
+    Lucene's TurkishLowerCaseFilter); tokens longer than :data:`MAX_TOKEN_LENGTH` cut into pieces (version 3; version
+    4 cuts them after the bigrams); tokens with no letter or digit dropped; CJK runs cut into character bigrams
+    (``bigrams``, ``unigrams+bigrams``); stopwords dropped (compared with the lowercased token); the rest stemmed (a
+    word whose stem would be empty is kept as it is).
 
     Args:
         lang: ISO 639-1 code given to the Moses tokenizer and naming the stemmer and stopword list
@@ -102,12 +102,17 @@ class Analyzer:
             analysis of files written before clirkit composed texts, which their settings read back as.
         normalization_version: 2: fold widths (:func:`clirkit.unicodefold.folded_widths`), Indic joiners and Thai
             and Lao SARA AM (:func:`clirkit.unicodefold.normalized`), lowercase Turkish and Azeri as Turkish, keep
-            combining marks in their word; 3 (the default): also remove invisible format characters and variation
-            selectors (:func:`clirkit.unicodefold.without_ignorables`), keep a mark in the run of the character it
-            follows and drop one that follows a space (never moved onto the next word), cut a text of one word as
-            within a longer text (Moses cuts mathematical letters, a Thai run ends at a Latin letter), cut a token
-            longer than :data:`MAX_TOKEN_LENGTH` into pieces that long; 1: the analysis of files written before
-            version 2 was recorded, which their settings read back as; 2 reads back as 2.
+            combining marks in their word; 3: also remove invisible format characters and variation selectors
+            (:func:`clirkit.unicodefold.without_ignorables`), keep a mark in the run of the character it follows and
+            drop one that follows a space (never moved onto the next word), cut a text of one word as within a longer
+            text (Moses cuts mathematical letters, a Thai run ends at a Latin letter), cut a token longer than
+            :data:`MAX_TOKEN_LENGTH` into pieces that long; 4 (the default): also make a control character a space
+            (:func:`clirkit.unicodefold.controls_as_spaces`: ``dog`` BEL ``bird`` is two words), remove Hebrew points
+            and cantillation, Arabic harakat and the tatweel, fold Latin ligatures and mathematical letters and
+            digits to plain ones (NFKC of these alone), remove ZWJ and ZWNJ between Latin, Greek or Cyrillic letters
+            (:func:`clirkit.unicodefold.letters_folded`), and cut a long token after CJK runs are cut into bigrams
+            (no bigram lost at a cut); 1: the analysis of files written before version 2 was recorded, which their
+            settings read back as; 2 and 3 read back as 2 and 3.
     """
 
     def __init__(
@@ -176,13 +181,10 @@ class Analyzer:
     def as_token(self, word: str) -> str:
         """``word``, one token as a list or a table holds it, with the characters' normalization a token of
         :meth:`surface_tokens` has: composed when it composes, the folds of normalization version 2 (widths,
-        joiners, Thai and Lao vowels) and 3 (invisible format characters), this analyzer's Chinese script, and
+        joiners, Thai and Lao vowels), 3 (invisible format characters) and 4 (control characters made spaces, points,
+        ligatures, mathematical letters, joiners between letters), this analyzer's Chinese script, and
         lower case (Turkish and Azeri's own) when it lowercases; not stemmed."""
-        word = composed(word) if self.compose else word
-        if self.normalization_version >= 2:
-            word = folded_widths(normalized(word))
-        if self.normalization_version >= 3:
-            word = without_ignorables(word)
+        word = folded_word(composed(word) if self.compose else word, self.normalization_version)
         if self.chinese_script is not None:
             word = script_converter(self.chinese_script)(word)
         return lowercaser(self.lang, self.normalization_version)(word) if self.lowercase else word
@@ -222,14 +224,16 @@ class Analyzer:
         Chinese script, segmented or tokenized, case-folded, punctuation dropped, CJK runs cut into bigrams."""
         if not isinstance(text, str):
             raise TypeError(f"Analyzer.tokenize expects a str, got {type(text).__name__}")
+        version = self.normalization_version
+        if version >= 4:
+            text = controls_as_spaces(text)
         if self.compose:
             text = composed(text)
         if self.chinese_script is not None:
             text = script_converter(self.chinese_script)(text)
-        version = self.normalization_version
         folds = version >= 2 and may_change(text, version)  # (False for most texts: the fast path)
         if folds:
-            text = normalized(text) if version < 3 else without_ignorables(normalized(text))
+            text = folded(text, version)
         chars = SEGMENTED.get(self.segmenter)
         if chars is None:
             tokens = self._moses_tokens(folded_widths(text) if folds else text, folds)
@@ -238,16 +242,8 @@ class Analyzer:
         if self.lowercase:
             lower = lowercaser(self.lang, self.normalization_version)
             tokens = [lower(t) for t in tokens]
-        if version >= 3 and tokens and max(map(len, tokens)) > MAX_TOKEN_LENGTH:  # (as Lucene's StandardTokenizer)
-            tokens = [t[i : i + MAX_TOKEN_LENGTH] for t in tokens for i in range(0, len(t), MAX_TOKEN_LENGTH)]
-        if self.strip_punctuation:
-            word = _WORD_CHAR if version < 3 else _LETTER_OR_DIGIT
-            tokens = [t for t in tokens if t.isalnum() or word.search(t)]  # (isalnum: the same answer, faster)
-        if chars is None and self.segmenter is not None and any(_CJK_CHAR.search(t) for t in tokens):
-            unigrams = self.segmenter == "unigrams+bigrams"
-            cut = functools.partial(cjk_bigrams, unigrams=unigrams, marks=folds, drop_orphan_marks=version >= 3)
-            tokens = [b for t in tokens for b in cut(t, self.strip_punctuation)]
-        return tokens
+        bigrams = self.segmenter if chars is None else None  # (None, or the segmenter cutting CJK runs into bigrams)
+        return filtered(tokens, version, strip_punctuation=self.strip_punctuation, bigrams=bigrams, marks=folds)
 
     def _segmented_tokens(self, text: str, chars: str, folds: bool) -> list[str]:
         """The tokens of ``text``'s runs of ``chars`` (a regex class body), by the word segmenter, and of the other

@@ -1,5 +1,5 @@
 """Character normalization of the analysis: composed form, widths, joiners, Thai and Lao SARA AM, Turkish case,
-and combining marks kept in their word.
+combining marks kept in their word, control characters, Hebrew and Arabic points, compatibility letters.
 
 :class:`clirkit.analysis.Analyzer` applies these before and after it cuts a text into tokens. What it applies is
 recorded in its settings (``normalization_version``), so that an index made before reads back with the analysis
@@ -12,7 +12,12 @@ that made it:
 - version 3: also :func:`without_ignorables` before segmentation (invisible format characters and variation
   selectors removed), and a combining mark never moved across a space onto the next word (``drop_orphans`` of
   :func:`split_keeping_marks`); the analyzer's other steps of version 3 are listed in
-  :class:`clirkit.analysis.Analyzer`.
+  :class:`clirkit.analysis.Analyzer`;
+- version 4: also :func:`controls_as_spaces` first (a control character separates words), and
+  :func:`letters_folded` before segmentation: Hebrew points and cantillation and Arabic harakat removed, Latin
+  ligatures and mathematical letters and digits made plain (NFKC of these alone), ZWJ and ZWNJ between two Latin,
+  Greek or Cyrillic letters removed; the analyzer's other step of version 4 (no CJK bigram lost where a long token
+  is cut) is listed in :class:`clirkit.analysis.Analyzer`.
 
 Each function returns its input unchanged, and fast, for a text without the characters it folds.
 """
@@ -26,7 +31,7 @@ import unicodedata
 from typing import Callable, Collection
 
 #: The normalization versions an analyzer can record; the last is the default of new analyzers.
-NORMALIZATION_VERSIONS = (1, 2, 3)
+NORMALIZATION_VERSIONS = (1, 2, 3, 4)
 #: Languages lowercased as Lucene's TurkishLowerCaseFilter does (dotted and dotless i).
 TURKIC = frozenset({"tr", "az"})
 
@@ -48,6 +53,18 @@ _WIDE_CHAR, _FOLDED_CHAR = re.compile(f"[{_WIDE}]"), re.compile(f"[{_FOLDED}]")
 # (default-ignorable marks that choose a glyph): direction marks and controls, word joiners, tags
 _FORMAT = "\u061c\u200e\u200f\u202a-\u202e\u2060\u2066-\u206f\ufeff"
 _IGNORABLE = re.compile(f"[{_FORMAT}\ufe00-\ufe0f\U000e0001\U000e0020-\U000e007f\U000e0100-\U000e01ef]+")
+# Version 4: the control characters (Unicode category Cc) str.isspace does not take for whitespace; Hebrew points,
+# cantillation and the dots of shin, sin and the masora (not the maqaf, paseq, sof pasuq or nun hafukha), and Arabic
+# harakat (Lucene's ArabicNormalizer: FATHATAN to SUKUN) and the tatweel (a stretch of the line, which that
+# normalizer removes too); Latin ligatures and mathematical letters and digits (with
+# the marks after them, composed with them)
+_CONTROL = re.compile("[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f]")
+_POINTS = "\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\u0640\u064b-\u0652"
+_LIGATURES = "\ufb00-\ufb06"
+_COMPATIBLE = re.compile(f"[{_LIGATURES}\U0001d400-\U0001d7ff][{_LIGATURES}\U0001d400-\U0001d7ff\u0300-\u036f]*")
+_JOINER_RUN = re.compile("[\u200c\u200d]+")
+_POINTS_RUN = re.compile(f"[{_POINTS}]+")
+_LETTER_FOLDS = re.compile(f"[{_POINTS}{_LIGATURES}\U0001d400-\U0001d7ff\u200c\u200d]")
 
 
 def is_version(value: object) -> bool:
@@ -68,14 +85,103 @@ def composed(text: str) -> str:
 def may_change(text: str, version: int = 2) -> bool:
     """Whether normalization ``version`` (2 or more) may give ``text`` other tokens than version 1 (Turkish case
     aside): whether it holds a character :func:`normalized` or :func:`folded_widths` changes, a combining mark, a
-    character beyond the Basic Multilingual Plane, or (version 3) one :func:`without_ignorables` removes (one fast
-    test: the analyzer skips the rest for the others)."""
-    return not text.isascii() and _changing(version >= 3).search(text) is not None
+    character beyond the Basic Multilingual Plane, (version 3) one :func:`without_ignorables` removes, or (version 4)
+    one :func:`letters_folded` changes (one fast test: the analyzer skips the rest for the others). Control
+    characters aside: :func:`controls_as_spaces` is applied to every text."""
+    return not text.isascii() and _changing(version >= 3, version >= 4).search(text) is not None
 
 
 @functools.cache
-def _changing(format_characters: bool) -> re.Pattern:
-    return _marks(frozenset(), _WIDE + _FOLDED + (_FORMAT if format_characters else ""))
+def _changing(format_characters: bool, ligatures: bool = False) -> re.Pattern:
+    # (version 4's points, joiners and mathematical letters are marks, folded and beyond the BMP: already in; the
+    # tatweel is a letter)
+    return _marks(
+        frozenset(),
+        _WIDE + _FOLDED + (_FORMAT if format_characters else "") + (_LIGATURES + "\u0640" if ligatures else ""),
+    )
+
+
+def folded(text: str, version: int) -> str:
+    """``text`` with the folds normalization ``version`` (2 or more) makes before it is cut into words:
+    :func:`normalized`, then (version 3) :func:`without_ignorables`, then (version 4) :func:`letters_folded`.
+    Widths are folded later, run by run (:func:`folded_widths`)."""
+    text = normalized(text)
+    if version >= 3:
+        text = without_ignorables(text)
+    return letters_folded(text) if version >= 4 else text
+
+
+def folded_word(word: str, version: int) -> str:
+    """``word`` (one token, as a list or a table holds it) with the folds of normalization ``version``: version 2
+    :func:`normalized` and :func:`folded_widths`, 3 also :func:`without_ignorables`, 4 also
+    :func:`controls_as_spaces` and :func:`letters_folded` (version 1: none)."""
+    if version >= 2:
+        word = folded_widths(normalized(word))
+    if version >= 3:
+        word = without_ignorables(word)
+    if version >= 4:
+        word = letters_folded(controls_as_spaces(word))
+    return word
+
+
+def controls_as_spaces(text: str) -> str:
+    """``text`` with each control character (Unicode category Cc: C0, DEL, C1) that is not whitespace made a space
+    (version 4, before anything else): Moses deletes them, which joined the words either side (``dog`` BEL
+    ``bird`` was ``dogbird``); now they separate words as a space does, in every script."""
+    if text.isprintable():  # (no Cc character; str.isprintable is a fast test, ASCII text or not)
+        return text
+    return _CONTROL.sub(" ", text)
+
+
+def letters_folded(text: str) -> str:
+    """``text`` with the other ways of writing a word's letters made the common one (version 4), as search
+    engines fold them:
+
+    - Hebrew points and cantillation marks (U+0591-05BD, U+05BF, U+05C1, U+05C2, U+05C4, U+05C5, U+05C7), Arabic
+      harakat (U+064B-0652) and the tatweel (U+0640) removed, as Lucene's ArabicNormalizer removes the last two:
+      ``שָׁלוֹם`` is ``שלום``, ``كَتَبَ`` is ``كتب`` (the Arabic and Yiddish Snowball stemmers removed them already;
+      the maqaf and the other Hebrew punctuation stay);
+    - the Latin ligatures (U+FB00-FB06, ``ﬁ`` -> ``fi``) and the mathematical letters and digits (U+1D400-1D7FF,
+      ``𝐇𝐞𝐥𝐥𝐨`` -> ``Hello``) in their NFKC form (these alone: ``²`` and ``™`` stay);
+    - ZWJ and ZWNJ (U+200D, U+200C) between two letters of the Latin, Greek or Cyrillic script (marks after the
+      first allowed) removed: ``bo`` ZWJ ``ok`` is ``book`` (Persian ZWNJ and emoji sequences stay).
+    """
+    found = () if text.isascii() else frozenset(_LETTER_FOLDS.findall(text))  # (one scan tells which folds apply)
+    if not found:
+        return text
+    if any(c <= "\u0652" for c in found):
+        text = _POINTS_RUN.sub("", text)
+    if any(c >= "\ufb00" for c in found):
+        text = _COMPATIBLE.sub(lambda m: unicodedata.normalize("NFKC", m.group()), text)
+    return _without_alphabet_joiners(text) if "\u200c" in found or "\u200d" in found else text
+
+
+def _without_alphabet_joiners(text: str) -> str:
+    """``text`` without the runs of ZWJ and ZWNJ between two letters of :func:`_alphabet_letters` (combining marks
+    after the first allowed)."""
+    letters = _alphabet_letters()
+    cuts = []
+    for run in _JOINER_RUN.finditer(text):
+        before = run.start() - 1
+        while before >= 0 and unicodedata.category(text[before])[0] == "M":
+            before -= 1
+        if before >= 0 and text[before] in letters and run.end() < len(text) and text[run.end()] in letters:
+            cuts.append(run.span())
+    for start, end in reversed(cuts):
+        text = text[:start] + text[end:]
+    return text
+
+
+@functools.cache
+def _alphabet_letters() -> frozenset[str]:
+    """The letters (Unicode category L) of the Latin, Greek and Cyrillic scripts in the Basic Multilingual Plane (by
+    their names: ``LATIN SMALL LETTER A``, ``FULLWIDTH LATIN ...``, ``GREEK ...``, ``CYRILLIC ...``)."""
+    scripts = {"LATIN", "GREEK", "CYRILLIC"}
+    return frozenset(
+        chr(c)
+        for c in range(0x10000)
+        if unicodedata.category(chr(c))[0] == "L" and not scripts.isdisjoint(unicodedata.name(chr(c), "").split())
+    )
 
 
 def without_ignorables(text: str) -> str:

@@ -33,8 +33,9 @@ def test_versions_one_and_two_give_the_tokens_of_before_version_three(label, ver
     assert {s: g for s, g, e in zip(FROZEN["strings"], got, expected) if g != e} == {}
 
 
-def test_new_analyzers_are_version_three_and_settings_of_version_two_read_back_as_two(tmp_path):
-    assert Analyzer("en").normalization_version == 3 and Analyzer("en").to_dict()["normalization_version"] == 3
+def test_settings_of_version_three_read_back_as_three_and_of_version_two_as_two(tmp_path):
+    v3 = Analyzer("en", normalization_version=3)  # (the default until version 4)
+    assert v3.to_dict()["normalization_version"] == 3 and Analyzer.from_dict(v3.to_dict()) == v3
     v2 = Analyzer("tr", normalization_version=2)
     assert Analyzer.from_dict(v2.to_dict()).normalization_version == 2
     index = Index.build([("d1", "Wiki\u2060pedia KIZ"), ("d2", "ev")], v2)

@@ -224,13 +224,14 @@ DIGESTS = {  # made with the flat parameters and the convenient fit, before issu
     # params.hyper_params (issue 40 round 13: what a loaded ranker reports; max_buckets only where the budget
     # left pairs out), and the analyzers' normalization version
     # 2 -> 3, and the boosted-from-a-base models' params.bag_not_kept (issue 40 round 17: why the rounds dev chose
-    # were not kept); the arrays and the rest of the headers unchanged
-    "standalone.npz": "c40da0d521f835a91a43834985fe3e2bbd6665dd8cadc896625fcfa44633e089",
-    "based.npz": "27afc9f305b8d46ee6aebac383ca79c2340fc23b38a2382d39fb2cdcbf5169cd",
-    "scs.npz": "cb0a4f5d45ec927b928fcc72c786edc8fabc0cd09ca6846c83d2a0a9602a5a52",
-    "cli-boost.npz": "9902af75f4c7c7d3e4bb0aeae090628c7ceb13221dc4d9f5f8819e4c2afb215e",
-    "cli-based.npz": "46ed7ab09674ffcad10f39c1b48a7b7ddb91e33638d8ed7887f7861e762bcd4d",
-    "cli-scs.npz": "1c338c1f43f61da6422c52371009fa99618a00b356c0f25723225e870a0cf4d2",
+    # were not kept), and the analyzers' normalization version 3 -> 4 (issue 40, version 4); the arrays and the rest
+    # of the headers unchanged
+    "standalone.npz": "6dc2d0b41ec1fc9a0c9ca8e6b304db2fd96145f233e31d0a117d467db8691630",
+    "based.npz": "b5778f2ffc6c67cf9048696eb04933aabfe663990805a760a62757d2e1037d83",
+    "scs.npz": "0716e16fce5bbae17ccfbbc50e1d2977897079c4220959bbb9f0c0e164daf27b",
+    "cli-boost.npz": "434e88427db703bca3a7310f63ba529419da1a19ab3ff0dbd7c45e1787e29e27",
+    "cli-based.npz": "340e0cf1aa057992304cf746e80cbecfb0c3e1096122c0634523aa17ba62f226",
+    "cli-scs.npz": "75715f85d40b3c2fb69e24b520f31bdebb394f1768a84316c369157c4901303c",
 }
 
 
