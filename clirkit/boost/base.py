@@ -171,8 +171,8 @@ def normalized_scores(run: Run) -> np.ndarray:
         raise ClirkitError(f"the base run {run.tag!r} has a score that is not a finite number")
     if scores.min() < 0:
         raise ClirkitError(
-            f"the base run {run.tag!r} has negative scores; a base ranker's scores must be "
-            "non-negative (e.g. BM25, DT or PSQ)"
+            f"the base system's run (tag {run.tag!r}) has negative scores; a base ranker's scores must be "
+            "non-negative (BM25, DT, PSQ or a fusion of them; a boosted ranker's or SCS's may be negative)"
         )
     starts = np.flatnonzero(run.ranks() == 1)
     top = np.maximum.reduceat(scores, starts)

@@ -38,7 +38,7 @@ def run(args) -> int:
     from clirkit.cli.data import check_model_languages, data_files, read_run_of
     from clirkit.cli.params import tokenize_jobs
     from clirkit.errors import ClirkitError
-    from clirkit.fileio import check_outputs
+    from clirkit.fileio import check_outputs, display_name
     from clirkit.formats import write_run
     from clirkit.progress import say
 
@@ -54,6 +54,13 @@ def run(args) -> int:
     check_model_languages(args.model, "BoostCLIR", (model.source_analyzer.lang, model.target_analyzer.lang), data)
     queries, (docids, texts) = data.queries, data.documents
     candidates = read_run_of(args.candidates, data) if args.candidates else None
+    base_tag = (model.base or {}).get("tag")
+    if candidates is not None and len(candidates) and base_tag and candidates.tag != base_tag:
+        say(
+            f"note: --candidates {display_name(args.candidates)} is tagged {candidates.tag!r}, the run this model "
+            f"was boosted from {base_tag!r}: it re-ranks another system's run than the one it learned to correct",
+            quiet=args.quiet,
+        )
     q_tok = dict(zip(queries, model.source_analyzer.tokenize_many(list(queries.values()), quiet=True)))
     d_tok = model.target_analyzer.tokenize_many(
         list(texts), quiet=args.quiet, jobs=tokenize_jobs(), desc="tokenizing documents"

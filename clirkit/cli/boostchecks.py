@@ -81,12 +81,14 @@ def check_dev(args, params: dict, data) -> None:
 
 def read_candidates(args, data, min_grade: int, depth: int):
     """The run of ``--candidates`` (None when not given), checked against the training queries and qrels of
-    ``data`` (:func:`check_candidates`, its top ``depth`` rows, relevant from grade ``min_grade``)."""
-    from clirkit.formats import read_run
+    ``data`` (:func:`check_candidates`, its top ``depth`` rows, relevant from grade ``min_grade``); a row naming a
+    document not among ``data``'s is an error ``FILE:LINE`` (:func:`~clirkit.cli.data.read_run_of`), as with
+    ``--base-run``."""
+    from clirkit.cli.data import read_run_of
 
     if not args.candidates:
         return None
-    candidates = read_run(args.candidates)
+    candidates = read_run_of(args.candidates, data, queries=False)
     check_candidates(args.candidates, candidates, list(data.queries), data.documents[0], data.qrels, min_grade, depth)
     return candidates
 
@@ -113,10 +115,63 @@ def check_candidates(path: str, candidates, qids: list[str], docids, qrels, min_
 def read_base_run(args, data):
     """The runs of ``--base-run``, encoded one after the other (:class:`~clirkit.boost.base.CompactRun`), or None
     when not given; ClirkitError ``FILE:LINE: problem`` for a row whose document is not among the documents of
-    ``data`` (:func:`~clirkit.cli.data.read_run_of`, as ``boost-rank --candidates``)."""
+    ``data`` (:func:`~clirkit.cli.data.read_run_of`, as ``boost-rank --candidates``) or whose score is negative,
+    and a one-line error for a file given twice, a query in two files or files without a row. Files whose rows
+    carry different tags (the train run of one system, the dev run of another) are said on stderr."""
     if not args.base_run:
         return None
     from clirkit.boost.base import CompactRun
     from clirkit.cli.data import read_run_of
+    from clirkit.errors import ClirkitError
+    from clirkit.fileio import display_name, same_file
+    from clirkit.progress import say
 
-    return CompactRun.from_runs(read_run_of(path, data, queries=False) for path in args.base_run)
+    paths = list(args.base_run)
+    for i, path in enumerate(paths):
+        for other in paths[:i]:
+            if same_file(path, other):
+                raise ClirkitError(f"--base-run: {display_name(path)} is given twice")
+    runs = [read_run_of(path, data, queries=False) for path in paths]
+    owner: dict[str, str] = {}
+    for path, run in zip(paths, runs):
+        _check_base_scores(path, run)
+        for q in run.query_ids:
+            if owner.setdefault(q, path) != path:
+                raise ClirkitError(
+                    f"--base-run: query {q!r} is in {display_name(owner[q])} and in {display_name(path)}: give each "
+                    "query's rows once (the base system's run of the training queries, then of the dev queries)"
+                )
+    if not any(len(run) for run in runs):
+        raise ClirkitError(f"--base-run: {', '.join(map(display_name, paths))} hold no rows")
+    tags = sorted({run.tag for run in runs if len(run)})
+    if len(tags) > 1:
+        say(
+            f"note: the --base-run files carry the tags {', '.join(map(repr, tags))}: they should be one base "
+            "system's runs (its train and dev runs)",
+            quiet=args.quiet,
+        )
+    return CompactRun.from_runs(runs)
+
+
+def _check_base_scores(path: str, run) -> None:
+    """ClirkitError ``FILE:LINE: negative score ...`` at the first row of ``run`` (read from ``path``) whose score
+    is below 0: a base run's scores are divided by their query's largest
+    (:func:`~clirkit.boost.base.normalized_scores`)."""
+    import numpy as np
+
+    from clirkit.errors import located
+    from clirkit.fileio import display_name, iter_lines
+
+    if not len(run) or run.scores.min() >= 0:
+        return
+    problem = "negative score: a base run's scores must be >= 0 (BM25, DT, PSQ or a fusion of them)"
+    for n, line in iter_lines(path) if path != "-" else ():  # (the line, read again only now)
+        fields = line.split()
+        try:
+            negative = len(fields) == 6 and float(fields[4]) < 0
+        except ValueError:
+            negative = False
+        if negative:
+            raise located(display_name(path), n, f"{problem} ({fields[4]})")
+    first = int(np.argmax(run.scores < 0))
+    raise located(display_name(path), None, f"{problem} ({run.scores[first]:g}, query {run.qids[first]!r})")
