@@ -31,7 +31,9 @@ refreshed lazily; the gain and step of a bucket are :mod:`clirkit.boost.rules`'.
 pair occurrences are at most :data:`~clirkit.boost.pairmap.MAP_LIMIT`, each tuple's pairs are mapped once to their
 buckets
 (:class:`~clirkit.boost.pairmap.PairMap`) and a round is one compiled loop
-(:func:`clirkit.boost.kernels.round_update`): the same additions in the same order, so the same models.
+(:func:`clirkit.boost.kernels.round_update`); past that, a round is made from the documents' rows by one compiled
+loop too (:func:`clirkit.boost.productkernels.product_round`, a row of the product at a time): the same additions
+in the same order, so the same models.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ from clirkit.boost.pairgroups import (
     pair_stats,
 )
 from clirkit.boost.pairmap import PairMap, round_lists
+from clirkit.boost.productround import ProductRound
 from clirkit.boost.result import BoostResult
 from clirkit.boost.rules import RULES, gains, step
 from clirkit.boost.statistics import grouped_statistics, streamed_statistics, streams
@@ -142,6 +145,7 @@ class PairBooster:
         self._partial = False  # whether a product entry's bucket may have no statistics (then skipped)
         self._finder: BucketPairs | None = None  # streamed: a bucket's pairs from its id
         self._found: tuple[int, tuple[np.ndarray, np.ndarray]] | None = None  # the last bucket's pairs
+        self._product: ProductRound | bool | None = None  # the compiled product round (False: none here)
         # a bucket's gain is computed from its W+/W- where it is read (8 bytes a bucket less); stored only after a
         # renormalization (see update), where the stored gains divided by the sum are not the sums' gains, or
         # from the start beside W+/W- when the pairs are mapped (the same values)
@@ -432,6 +436,8 @@ class PairBooster:
                 if self._map is not None:
                     self._add_mapped(rows[sl], change[sl])
                     continue
+                if self._product_round(rows[sl], change[sl]):
+                    continue
                 for src, tgt, vals, is_plus in self._chunk_products(rows[sl], change[sl]):
                     self._add(src, tgt, vals, is_plus)
         self.w[rows] = new
@@ -451,6 +457,14 @@ class PairBooster:
             self._gain /= z
             self._block_max /= z
             self.wsum = 1.0
+
+    def _product_round(self, rows: np.ndarray, change: np.ndarray) -> bool:
+        """:meth:`_chunk_products` and :meth:`_add` of the tuples ``rows`` weighted by ``change`` (one chunk) in one
+        compiled loop (:class:`~clirkit.boost.productround.ProductRound`: the same bits); False where it is not
+        compiled (then numpy does it)."""
+        if self._product is None:
+            self._product = ProductRound.of(self, _ENTRIES_PER_SLICE)
+        return self._product is not False and self._product.add(self, rows, change, _BLOCK)
 
     def _add(self, src: np.ndarray, tgt: np.ndarray, vals: np.ndarray, is_plus: np.ndarray) -> None:
         """Add the product entries to W+ and W- (in order) and refresh their buckets' gains and blocks."""
