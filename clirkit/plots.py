@@ -341,7 +341,7 @@ def _pairs(curves: Mapping[str, tuple], what: str) -> dict[str, tuple[np.ndarray
 def kappa_sweep(
     sweeps: Mapping[str, tuple],
     *,
-    measure: str,
+    measure: str | Mapping[str, str],
     path: str | os.PathLike[str],
     title: str | None = None,
     xlabel: str = "kappa (weight of the first run)",
@@ -358,7 +358,9 @@ def kappa_sweep(
             of the first run in [0, 1]; ``scores`` is the mean dev ``measure`` at each kappa.
             For a fusion of 3 or more runs, pass the index of each weight vector tried as x, with
             ``xlabel`` saying so and ``xlabels`` giving the vectors.
-        measure: the measure's name (y axis: "``measure`` (mean over queries)").
+        measure: the measure's name (y axis: "``measure`` (mean over queries)"), or ``{fusion name: measure}``
+            for sweeps on different measures: each curve's legend then names its own (``FB, dev nDCG@10 (best
+            at ...)``) and the y axis and title say "dev score".
         path: the image file; its folder must exist; ``.png`` (or ``.pdf``, ``.svg``).
         title: the figure title, or None for "dev ``measure`` by interpolation weight".
         xlabel: the x axis label.
@@ -373,6 +375,11 @@ def kappa_sweep(
             wrong length, an unsupported suffix, a missing folder, or matplotlib not installed.
     """
     data = _pairs(sweeps, "sweep")
+    measures = {label: measure for label in data} if isinstance(measure, str) else dict(measure)
+    lacking = sorted(set(data) - set(measures))
+    if lacking:
+        raise ClirkitError(f"measure names no measure for the sweep {lacking[0]!r}")
+    shared = measures[next(iter(data))] if len(set(measures[label] for label in data)) == 1 else None
     xlabels = dict(xlabels or {})
     for label, texts in xlabels.items():
         if label not in data:
@@ -385,7 +392,8 @@ def kappa_sweep(
     for label, (x, y) in data.items():
         best = int(np.argmax(y))
         where = xlabels[label][best] if label in xlabels else f"{x[best]:g}"
-        (line,) = ax.plot(x, y, marker=".", label=f"{label} (best at {where}: {y[best]:.4f})")
+        named = label if shared is not None else f"{label}, dev {measures[label]}"
+        (line,) = ax.plot(x, y, marker=".", label=f"{named} (best at {where}: {y[best]:.4f})")
         ax.plot(
             [x[best]],
             [y[best]],
@@ -398,8 +406,8 @@ def kappa_sweep(
             zorder=3,
         )
     ax.set_xlabel(xlabel)
-    ax.set_ylabel(f"{measure} (mean over queries)")
-    ax.set_title(title if title is not None else f"dev {measure} by interpolation weight", fontsize=10)
+    ax.set_ylabel(f"{shared or 'dev score'} (mean over queries)")
+    ax.set_title(title if title is not None else f"dev {shared or 'score'} by interpolation weight", fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     return _save(fig, path)

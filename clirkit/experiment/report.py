@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from clirkit.errors import ClirkitError
+from clirkit.errors import ClirkitError, counted
 from clirkit.experiment.store import file_name
 
 if TYPE_CHECKING:
@@ -37,9 +37,8 @@ def write_report(runner: Runner) -> str:
         what = _heading(runner, split)
         head = f"{c.name} ({c.variant}), {what}: {n_queries} queries, {n_docs} documents"
         label = f"{c.name} {'dev+test' if split == 'all' else split}"
-        table = score_table(
-            runs, qrels, exp.measures, baseline=baseline, seed=exp.seed, qrels_label=label, gains=exp.gains
-        )
+        gains = exp.gains if len(names) > 1 else ()  # nothing to compare the baseline with: no section
+        table = score_table(runs, qrels, exp.measures, baseline=baseline, seed=exp.seed, qrels_label=label, gains=gains)
         lines += ([""] if lines else []) + [head, "", table]
         reports[split] = _report(runs, qrels, names, baseline, runner, label)
         md += [head, "", reports[split][1].markdown()]
@@ -47,7 +46,7 @@ def write_report(runner: Runner) -> str:
     if dev_line:
         lines += ["", dev_line]
     if runner.notes:
-        dev = f" (dev: {len(res.topics('dev'))} queries)" if "dev" in runner.splits else ""
+        dev = f" (dev: {counted(len(res.topics('dev')), 'query', 'queries')})" if "dev" in runner.splits else ""
         lines += ["", f"tuned and learned{dev}:"] + [f"  {n}" for n in runner.notes]
     if empty:
         lines += [""] + empty
@@ -68,6 +67,7 @@ def write_report(runner: Runner) -> str:
         md += ["## Figures", ""] + [f"![{title}]({path.name})" for title, path in figures] + [""]
     with atomic_writer(folder / "report.md") as fh:
         fh.write("\n".join(md))
+    res.out.wrote(folder / "results.txt", folder / "report.md", *(path for _, path in figures))
     return text
 
 
@@ -136,7 +136,7 @@ def _dev_scores(runner: Runner) -> str:
         f"{name} {evaluate(runs[name], res.qrels('dev'), [measure], names='given').mean()[measure]:.4f}"
         for name in names
     ]
-    return f"dev {measure} ({len(res.topics('dev'))} queries): " + ", ".join(scores)
+    return f"dev {measure} ({counted(len(res.topics('dev')), 'query', 'queries')}): " + ", ".join(scores)
 
 
 def _figures(runner: Runner, names: list[str], baseline: str, evaluations, report) -> list:
@@ -173,9 +173,9 @@ def _figures(runner: Runner, names: list[str], baseline: str, evaluations, repor
             if not hasattr(s, "kappas") and len(s.weights[0]) == 2
         }
     )
-    if two_way:
-        first = runner.systems[next(iter(two_way))]
-        path = plots.kappa_sweep(two_way, measure=getattr(first, "measure", "AP"), path=folder / "kappa-sweep.png")
+    if two_way:  # each curve's measure is its fusion's own
+        measures = {n: str(getattr(runner.systems[n], "measure", "AP")) for n in two_way}
+        path = plots.kappa_sweep(two_way, measure=measures, path=folder / "kappa-sweep.png")
         out.append(("dev score by the weight of the first system", path))
     for title, spec in runner.curves.items():
         path = folder / f"curve-{file_name(title.split(' (')[0])}.png"

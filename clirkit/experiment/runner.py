@@ -1,5 +1,6 @@
 """Running an experiment: every system and fusion built from the table of kinds, recorded, fitted on the
-same resources and searched on each split, in file order, with no step that depends on a system's kind."""
+same resources and searched on each split, in file order, with no step that depends on a system's kind (a run
+file's rows that its readers would refuse are found as it is built: :mod:`clirkit.experiment.runuses`)."""
 
 from __future__ import annotations
 
@@ -97,18 +98,34 @@ def run_experiment(exp: Experiment, folder: str | os.PathLike[str], *, quiet: bo
         # an error (not Ctrl-C) at a check, or in the work before it recorded an artifact: nothing to resume
         out.abandon(checks_failed=isinstance(exc, ClirkitError) and (checked is None or out.made == checked))
         raise
-    folder = out.commit()
+    folder = out.commit(prune=True)  # what an interrupted run made and this one did not: removed
     say("time: " + ", ".join(f"{k} {v:.1f} s" for k, v in steps.seconds.items()), quiet=quiet)
     say(f"runs, models and the report in {folder}/", quiet=quiet)
     return Result(runner.resources.runs("test"), text, folder, dict(steps.seconds))
 
 
 def matches_a_run(pattern: str, names, splits=("dev", "test")) -> bool:
-    """Whether the ``keep_runs`` pattern (``fnmatch``, case-sensitive) matches a run ``NAME.SPLIT`` of these
-    system or fusion ``names`` on these ``splits``."""
+    """Whether the ``keep_runs`` pattern matches a run ``NAME.SPLIT`` of these system or fusion ``names`` on these
+    ``splits`` (:func:`keeps`)."""
+    return any(keeps(pattern, f"{name}.{split}") for name in names for split in splits)
+
+
+def keeps(pattern: str, run: str) -> bool:
+    """Whether the ``keep_runs`` pattern names the run ``NAME.SPLIT``: as the run's name written as it is
+    (``PSQ[2].test`` for a system named ``PSQ[2]``), else as an ``fnmatch`` pattern (case-sensitive: ``*.test``)."""
     from fnmatch import fnmatchcase
 
-    return any(fnmatchcase(f"{name}.{split}", pattern) for name in names for split in splits)
+    return run == pattern or fnmatchcase(run, pattern)
+
+
+def tied(note: str) -> str:
+    """A fusion's note ``NAME: weights 0, 1 (dev AP 0.0000 ...)`` saying that every weight vector of its grid scored
+    the same on dev (its ``weights_tied_``): the dev score did not choose the weights."""
+    if "tied on dev" in note:  # (said already)
+        return note
+    head, open_, said = note.partition(" (")
+    said = said[:-1] + "; " if open_ and said.endswith(")") else ""
+    return f"{head} (every weight tied on dev: {said}the dev score did not choose these weights)"
 
 
 class Runner:
@@ -133,6 +150,11 @@ class Runner:
             raise ClirkitError(
                 f"{self.where}: report_splits: {self.resources.c.name} has no "
                 f"{(wanted or ['dev'])[0]} split (its splits: {', '.join(self.resources.splits)})"
+            )
+        if "dev_queries" in self.exp.top_keys and "dev" not in self.resources.splits:  # as train_queries unread
+            raise ClirkitError(
+                f"{self.where}: dev_queries applies to the dev split, and {self.resources.c.name} has none (its "
+                f"splits: {', '.join(self.resources.splits)}): remove dev_queries"
             )
         self.check_keep_runs()
         self.learned_from = self.systems_learned_from()
@@ -172,13 +194,26 @@ class Runner:
         if message.startswith((f"{self.where}: system ", f"{self.where}: fusion ")):
             return ClirkitError(message)
         what = "fusion" if name in self.exp.fusions else "system"
-        message = message.removeprefix(f"{self.where}: ")
+        message = self.base_named(name, message.removeprefix(f"{self.where}: "))
         if isinstance(exc, TableMismatch):  # a table's error names its file, as the command line does
             key = "table2" if isinstance(exc, SecondTableMismatch) else "table"
             given = self.exp.systems.get(name, {}).get(key)
             if isinstance(given, str) and given != "ibm1" and not message.startswith(f"{key} "):
                 message = f"{key} {given}: {message}"
         return ClirkitError(f"{self.where}: {what} {name!r}: {message}")
+
+    def base_named(self, name: str, message: str) -> str:
+        """``message`` of the system ``name`` said of its base run, which the base's search tags with its kind's tag
+        (``'Boost'``, ``'run'``), led by the system or fusion its ``base`` names (``base 'B1': ...``)."""
+        kind, spec = self.exp.spec_of(name)
+        for key in system_class(kind).system_keys:
+            named = spec.get(key)
+            base = self.systems.get(named) if isinstance(named, str) else None
+            tag = getattr(base, "default_tag", None)
+            if isinstance(tag, str) and "base" in message and not message.startswith(f"{key} "):
+                if f"{tag!r}" in message or f"({tag})" in message:
+                    return f"{key} {named!r}: {message}"
+        return message
 
     def check_keep_runs(self) -> None:
         """Each pattern of ``keep_runs`` matches a run of the experiment (a typo would silently keep none)."""
@@ -193,12 +228,11 @@ class Runner:
 
     def kept(self, name: str, split: str) -> bool:
         """Whether the run of ``name`` on ``split`` is written to the folder (``keep_runs``)."""
-        from fnmatch import fnmatchcase
-
-        return any(fnmatchcase(f"{name}.{split}", pattern) for pattern in self.exp.keep_runs)
+        return any(keeps(pattern, f"{name}.{split}") for pattern in self.exp.keep_runs)
 
     def build(self, name: str) -> None:
         """The system ``name`` of the file, unfitted, with the parameters the experiment sets, and its record."""
+        from clirkit.experiment.runuses import check_run_uses
         from clirkit.experiment.systemchecks import check_param_files, param_files
         from clirkit.fileio import file_digest
         from clirkit.paramgroups import from_flat
@@ -238,6 +272,7 @@ class Runner:
 
         self.systems[name], self.views[name], self.records[name] = system, view, jsonable(record)
         self.resources.keep(name, system)
+        check_run_uses(self, name)  # a run file's rows its readers would refuse after the work started
 
     def make(self, name: str) -> None:
         """Fit system ``name`` (or read its model back), then make (or read back) its run of each split."""
@@ -262,7 +297,10 @@ class Runner:
                         write_run(run, path)
                         out.remember(path, made_by)
             self.resources.keep(name, system, split, run)
-        self.notes += system.notes(name)
+        notes = system.notes(name)
+        if notes and getattr(system, "weights_tied_", False):  # a fusion whose every grid point tied on dev
+            notes[0] = tied(notes[0])
+        self.notes += notes
         self.curves.update(system.curves(name))
         sweep = getattr(system, "sweep_", None)
         if sweep is not None:

@@ -110,9 +110,11 @@ class Experiment:
         fusions: ``{name: {"systems": [...], "step": ..., "method": ...}}`` in file order.
         report_splits: the splits the report has a table for (``dev``, ``test``, ``all``).
         figures: write the PNG figures.
-        keep_runs: the runs written to ``runs/``, as ``fnmatch`` patterns of ``NAME.SPLIT`` (the others are
-            made in memory only, and made again by a rerun).
+        keep_runs: the runs written to ``runs/``, as run names ``NAME.SPLIT`` written as they are, or ``fnmatch``
+            patterns of them (the others are made in memory only, and made again by a rerun).
         source: the file it was read from (None for a dict).
+        top_keys: the top-level keys the file writes (a key written at its default still asks for what it does:
+            ``dev_queries`` without a dev split is refused).
     """
 
     name: str
@@ -134,6 +136,7 @@ class Experiment:
     report_splits: tuple[str, ...] = ("test",)
     keep_runs: tuple[str, ...] = ("*",)
     plain: Any = None
+    top_keys: tuple[str, ...] = ()
 
     @classmethod
     def read(cls, path: str | os.PathLike[str], **overrides) -> "Experiment":
@@ -155,7 +158,7 @@ class Experiment:
         except ValueError as exc:  # bad TOML or UTF-8, integers of more than 4,300 digits
             raise not_toml(path, exc) from None
         data = with_overrides(data, **overrides)
-        if overrides.get("variant") and isinstance(data.get("collection"), dict):  # given, not written in the file
+        if overrides.get("variant") is not None and isinstance(data.get("collection"), dict):  # given, not in the file
             raise ClirkitError(
                 f"{path}: the variant {overrides['variant']!r} applies to a known collection, not to the file's "
                 "[collection] table: leave out the variant (--variant)"
@@ -206,7 +209,8 @@ class Experiment:
         ):
             if key != "collection" or plain is None:
                 text(key, None, what)
-        systems, fusions = _systems_and_fusions(where, data, source)
+        _check_variant(where, data)
+        systems, fusions = _systems_and_fusions(where, data, source, None if plain is None else plain_has_dev(plain))
 
         def integer(key: str, default: int, least: int) -> int:
             value = data.get(key, default)
@@ -242,6 +246,7 @@ class Experiment:
             fusions=fusions,
             figures=figures,
             source=source,
+            top_keys=tuple(data),
         )
         names = list(systems) + list(fusions)
         if exp.baseline is not None and exp.baseline not in names:
@@ -274,6 +279,19 @@ class Experiment:
         if name in self.fusions:
             return "fusion", self.fusions[name]
         return self.systems[name]["kind"], self.systems[name]
+
+
+def _check_variant(where: str, data: Mapping[str, Any]) -> None:
+    """ClirkitError naming the file for a ``variant`` that the known collection it names lacks (a collection folder
+    or ``irds:`` says its own when it is read)."""
+    from clirkit import datasets
+
+    name, variant = data["collection"], data.get("variant")
+    if variant is None or not isinstance(name, str) or name not in datasets.names():
+        return
+    known = datasets.variants(name)
+    if variant not in known:
+        raise ClirkitError(f"{where}: collection {name} has no variant {variant!r} (choose {', '.join(known)})")
 
 
 def _check_split_sizes(where: str, plain) -> None:
@@ -319,9 +337,16 @@ def _entry(where: str, what: str, name: str, value) -> dict:
     return dict(value)
 
 
-def _systems_and_fusions(where: str, data: Mapping[str, Any], source: str | None) -> tuple[dict, dict]:
+def plain_has_dev(plain) -> bool:
+    """Whether a ``[collection]`` of plain files (checked) has a dev split: a dev queries file, or a dev fraction."""
+    return "dev" in (plain.queries if isinstance(plain.queries, dict) else plain.split or {})
+
+
+def _systems_and_fusions(
+    where: str, data: Mapping[str, Any], source: str | None, dev: bool | None = None
+) -> tuple[dict, dict]:
     """The ``[systems.NAME]`` and ``[fusions.NAME]`` tables of the experiment file ``source``, each checked, their
-    names run tags."""
+    names run tags (``dev``: whether the collection has a dev split, None when not known before it is read)."""
     systems = {str(k): _entry(where, "system", k, v) for k, v in _section(where, data, "systems").items()}
     fusions = {str(k): _entry(where, "fusion", k, v) for k, v in _section(where, data, "fusions").items()}
     if not systems:
@@ -348,7 +373,7 @@ def _systems_and_fusions(where: str, data: Mapping[str, Any], source: str | None
     for i, (sname, spec) in enumerate(systems.items()):
         before = list(systems)[:i]
         fusions_before = [f for f, fspec in fusions.items() if all(m in before for m in fspec["systems"])]
-        check_system(f"{where}: system {sname!r}", spec, before, fusions_before, source)
+        check_system(f"{where}: system {sname!r}", spec, before, fusions_before, source, dev)
     blank = [n for n in (*systems, *fusions) if not _named(n)]
     if blank:  # "", "." and ".a" would name hidden files or folders (runs/..dev.run.gz)
         raise ClirkitError(
@@ -534,7 +559,7 @@ def with_overrides(
     if collection:
         data["collection"] = collection
         data.pop("variant", None)
-    if variant:
+    if variant is not None:  # "" too: refused as any variant the collection lacks
         data["variant"] = variant
     return data
 

@@ -11,8 +11,9 @@ run), then the previous folder is renamed ``.NAME.old`` (Ctrl-C still held off) 
 removal leaves the new output whole, no staging folder, and what is left of the old one for the next run to
 remove. So a rerun interrupted at any moment leaves the previous results
 whole and readable, and the next run resumes from what the interrupted one made. The output folder ends up
-holding exactly what this run made: runs of systems no longer in the file are gone. The staging folder of an
-interrupted run holds ``.owner`` (the process id: two runs never write one folder at once); one without it is
+holding exactly what this run made: runs of systems no longer in the file are gone, and so is what the interrupted
+run made that the resuming one neither reused nor made (:meth:`Store.prune`, before the switch). The staging folder
+of an interrupted run holds ``.owner`` (the process id: two runs never write one folder at once); one without it is
 what a switch left of the previous output, removed by the next run. A run that stops on an error before its work
 recorded an artifact (at a check: a wrong key or file, found after the ``[collection]`` files were read; or in a
 system's fit or search before any table, index, model or run was recorded) leaves no staging folder it
@@ -192,6 +193,7 @@ class Store:
             created = True
         self.created = created  # made by this run: it holds nothing an interrupted run made (see abandon)
         self.made = 0  # the artifacts this run recorded (remember): work a failed run keeps for the next one
+        self.used: set[str] = set()  # the names (relative to the folder) this run reused, made or wrote: see prune
         owner.write_text(str(os.getpid()), encoding="ascii")
 
     def check_outside(self, shown: str, path: str | os.PathLike[str]) -> None:
@@ -218,10 +220,12 @@ class Store:
         """True if ``path`` (in :attr:`folder`) was made from ``record``, by this run, an interrupted one, or the
         previous one in the output folder (then linked in)."""
         if _made_from(path, record):
+            self.wrote(path, _meta(path))
             return True
         previous = self.target / path.relative_to(self.folder)
         if not _made_from(previous, record):
             return False
+        self.wrote(path, _meta(path))
         path.parent.mkdir(parents=True, exist_ok=True)
         for source, copy in ((previous, path), (_meta(previous), _meta(path))):
             if copy.is_dir():
@@ -240,11 +244,37 @@ class Store:
         with atomic_writer(_meta(path)) as out:
             out.write(json.dumps(record, indent=1, sort_keys=True) + "\n")
         self.made += 1
+        self.wrote(path, _meta(path))
 
-    def commit(self) -> Path:
+    def wrote(self, *paths: Path) -> None:
+        """Note that this run wrote ``paths`` (in :attr:`folder`: a report, a figure) or reused them, so that
+        :meth:`prune` keeps them."""
+        self.used.update(path.relative_to(self.folder).as_posix() for path in paths)
+
+    def prune(self) -> None:
+        """Remove from the staging folder what this run neither reused nor made nor wrote (:attr:`used`): what an
+        interrupted run made that this one does not (a run ``keep_runs`` no longer keeps, a system no longer in
+        the file, a figure of one), so that the folder holds what a fresh run of the same file writes. A folder
+        it empties is removed."""
+        for top in sorted(os.listdir(self.folder)):
+            path = self.folder / top
+            if top in self.used or top == OWNER:
+                continue
+            if path.is_dir() and not path.is_symlink():
+                for name in sorted(os.listdir(path)):
+                    if f"{top}/{name}" not in self.used:
+                        _remove(path / name)
+                if not any(path.iterdir()):
+                    path.rmdir()
+            else:
+                path.unlink()
+
+    def commit(self, *, prune: bool = False) -> Path:
         """Switch the staging folder in as the output folder (one atomic exchange), remove the previous one;
-        returns the output folder."""
+        returns the output folder. ``prune``: first remove what this run did not use (:meth:`prune`)."""
         (self.folder / OWNER).unlink(missing_ok=True)
+        if prune:
+            self.prune()
         shutil.rmtree(self.old, ignore_errors=True)  # (the start removed any: what a failed removal left)
         with signals_held():
             if not self.target.exists():
@@ -273,6 +303,14 @@ class Store:
             if [p.name for p in self.folder.iterdir()] == [OWNER]:
                 (self.folder / OWNER).unlink()
                 self.folder.rmdir()
+
+
+def _remove(path: Path) -> None:
+    """Remove the file or folder ``path``."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink()
 
 
 def _meta(path: Path) -> Path:

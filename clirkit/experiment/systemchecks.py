@@ -130,12 +130,18 @@ def _check_file_keys(where: str, cls, spec: Mapping[str, Any]) -> None:
 
 
 def check_system(
-    where: str, spec: Mapping[str, Any], before: list[str], fusions: Sequence[str] = (), source: str | None = None
+    where: str,
+    spec: Mapping[str, Any],
+    before: list[str],
+    fusions: Sequence[str] = (),
+    source: str | None = None,
+    dev: bool | None = None,
 ) -> None:
     """The kind of a ``[systems.NAME]`` table, its keys (those of its class: :func:`keys_of`), the types of its
     file keys, the systems it names (``before``: the systems declared before it, or ``fusions``: the fusions
     of those systems; a system's key names one), the files its parameters name (relative to the experiment file
-    ``source``) and its parameters' values (the constraints its class declares), before anything runs."""
+    ``source``) and its parameters' values (the constraints its class declares), before anything runs (``dev``:
+    whether the collection has a dev split, None when it is not known before the collection is read)."""
     kind = spec.get("kind")
     if not isinstance(kind, str) or kind not in KINDS:
         raise ClirkitError(f"{where}: kind must be one of {', '.join(KINDS)}, got {kind!r}")
@@ -176,7 +182,7 @@ def check_system(
         system.check_params()
         system.check_options({k: spec[k] for k in (*cls.file_keys, *cls.system_keys) if k in spec})
         _check_lam_written(spec, cls)
-        _check_boost_written(spec, kind)
+        _check_boost_written(spec, kind, dev)
         _check_loss_written(spec, kind)
     except InvalidParameterError as exc:  # a list shown as written, not as the tuple it became
         written = spec.get(exc.parameter)
@@ -206,15 +212,22 @@ def _check_lam_written(spec: Mapping[str, Any], cls) -> None:
         raise ClirkitError(LAM_WITHOUT_TABLE2)
 
 
-def _check_boost_written(spec: Mapping[str, Any], kind: str) -> None:
+def _check_boost_written(spec: Mapping[str, Any], kind: str, dev: bool | None = None) -> None:
     """ClirkitError for a key of a boost system written that its other keys leave unused, even at its default
     (``parallel_weight`` without ``parallel_tuples``, ``significance`` without ``base``:
     :func:`~clirkit.boost.ranker.check_unused_keys`; the ranker's own check sees only values set away from the
-    defaults)."""
+    defaults), and for ``eval_every`` written, even at its default, beyond ``rounds`` (as ``clirkit boost-train``
+    refuses ``--eval-every`` beyond ``--rounds``: :func:`~clirkit.boost.unused.check_eval_every`), unless the
+    collection has no dev split (``dev`` False: the key is then refused as unused when the collection is read,
+    with what to do about it; where that is not known yet, either refusal will come)."""
     if kind == "boost":
-        from clirkit.boost.unused import check_unused_keys
+        from clirkit.boost.unused import check_eval_every, check_unused_keys
+        from clirkit.paramgroups import flat_defaults
 
         check_unused_keys([key for key in spec if key != "kind"], spec)
+        if "eval_every" in spec and dev is not False:
+            rounds = spec.get("rounds", flat_defaults(system_class(kind))["rounds"])
+            check_eval_every(rounds, spec["eval_every"], dev=True)
 
 
 def _check_loss_written(spec: Mapping[str, Any], kind: str) -> None:
