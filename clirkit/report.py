@@ -17,7 +17,7 @@ from typing import Sequence
 
 import numpy as np
 
-from clirkit.errors import ClirkitError
+from clirkit.errors import ClirkitError, counted
 from clirkit.metrics import Evaluation
 from clirkit.significance import TestResult, paired_test
 
@@ -125,20 +125,40 @@ class Report:
             over = "mean over each run's queries that the qrels judge"
         notes = [f"qrels {self.qrels}: {over}"]
         if self.tests:
-            test = (
-                f"paired randomization test, {self.permutations} permutations, seed {self.seed}"
-                if self.test == "randomization"
-                else "paired t-test"
-            )
+            test = self._test_words() if self.test == "randomization" else "paired t-test"
             notes.append(f"* = p < {self.alpha:g} against {self.labels[self.baseline]} ({test}, two-sided)")
         if self.mean_row_shared():
             notes.append(MEAN_ROW_SHARED)
         for label, ev in zip(self.labels, self.evs):
             if ev.missing_queries:
-                notes.append(f"{label}: {len(ev.missing_queries)} qrels queries without run lines")
+                notes.append(
+                    f"{label}: {counted(len(ev.missing_queries), 'qrels query', 'qrels queries')} without run lines"
+                )
             if ev.ignored_queries:
-                notes.append(f"{label}: {len(ev.ignored_queries)} run queries not in the qrels, ignored")
+                notes.append(
+                    f"{label}: {counted(len(ev.ignored_queries), 'run query', 'run queries')} not in the qrels, ignored"
+                )
         return notes
+
+    def _test_words(self) -> str:
+        """What the randomization tests made did: all 2^n sign vectors of the n queries a run shares with the
+        baseline (exact) when 2^n <= ``permutations``, else ``permutations`` random ones drawn with ``seed``."""
+        made = list(self.tests.values())
+        exact = {t.n for t in made if t.exact}
+        drawn = f"{self.permutations} permutations, seed {self.seed}"
+        if not exact:
+            return f"paired randomization test, {drawn}"
+        if any(not t.exact for t in made):
+            return (
+                f"paired randomization test: exact (all 2^n sign vectors of the n queries a run shares with the "
+                f"baseline) where 2^n <= {self.permutations}, else {drawn}"
+            )
+        if len(exact) == 1:
+            (n,) = exact
+            return f"paired randomization test, exact: all 2^{n} = {2**n:,} sign vectors"
+        return (
+            "paired randomization test, exact: all 2^n sign vectors of the n queries each run shares with the baseline"
+        )
 
     def _summary_rows(self) -> list[list[str]]:
         rows = []
@@ -208,6 +228,9 @@ class Report:
                 "missing_queries": list(ev.missing_queries),
                 "ignored_queries": list(ev.ignored_queries),
             }
+            made = [t for m in self.measures if (t := self.tests.get((i, m))) is not None]
+            if made and self.test == "randomization":  # what was done: every sign vector, or those drawn
+                item["exact"], item["sign_vectors"] = made[0].exact, made[0].permutations
             if i != self.baseline and self.tests:
                 item["significance"] = {
                     m: {

@@ -8,7 +8,7 @@ from typing import Mapping
 
 import numpy as np
 
-from clirkit.errors import ClirkitError
+from clirkit.errors import ClirkitError, counted
 from clirkit.estimator import DEPTH, Resources, System, as_run, takes_resources
 from clirkit.searchoptions import as_excluded, drop_excluded, search_depth
 
@@ -103,7 +103,8 @@ class RunFile(System):
         foreign = sorted(have - resources.query_ids())
         if foreign:
             say(
-                f"{where}{len(foreign):,} of the run's {len(have):,} queries are none of the collection's (first: "
+                f"{where}{len(foreign):,} of the run's {counted(len(have), 'query', 'queries')} "
+                f"{'is' if len(foreign) == 1 else 'are'} none of the collection's (first: "
                 f"{foreign[0]!r}): their rows are not used",
                 quiet=resources.quiet,
             )

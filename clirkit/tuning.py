@@ -44,8 +44,8 @@ class WeightSweep:
         measure: the measure's name (a label when the evaluation was a function).
         transforms: the per-query score transform of each run.
 
-    The best point is the first row reaching the maximum score. Like scipy's
-    result objects, a sweep unpacks as ``best, best_score = sweep``.
+    The best point is the first row reaching the maximum score (:attr:`tied` says when every row reaches it).
+    Like scipy's result objects, a sweep unpacks as ``best, best_score = sweep``.
     """
 
     weights: np.ndarray
@@ -57,6 +57,12 @@ class WeightSweep:
     def best_index(self) -> int:
         """Row of the best point: the first reaching the maximum score."""
         return int(np.argmax(self.scores))
+
+    @property
+    def tied(self) -> bool:
+        """Whether every grid point scored the same (a flat sweep): the dev evaluation tells no weights apart, and
+        :attr:`best` is the first row only by grid order."""
+        return bool(len(self.scores) and (self.scores == self.scores[0]).all())
 
     @property
     def best(self) -> np.ndarray:
@@ -119,6 +125,7 @@ class KappaSweep(WeightSweep):
 
 
 MAX_GRID_POINTS = 1_000_000  # weight vectors a grid search may try (each one evaluates a fused run)
+PROGRESS_POINTS = 1_000  # grids of at least this many points show a progress bar (unless quiet)
 
 
 def kappa_grid(step: float = 0.05) -> np.ndarray:
@@ -135,16 +142,20 @@ def grid_points(n_runs: int, step: float) -> int:
     """The number of weight vectors :func:`weight_grid` gives, checking its arguments first (cheap: call it
     before reading runs). ClirkitError if ``step`` does not divide 1, fewer than 2 runs, or more than
     :data:`MAX_GRID_POINTS` vectors."""
-    if not (math.isfinite(step) and 0 < step <= 1) or abs(round(1.0 / step) * step - 1.0) > 1e-9:
+    if not (math.isfinite(step) and 0 < step <= 1):
+        raise ClirkitError(f"weight step must divide 1, got {step:g}")
+    steps = 1.0 / step  # (inf for a step below 1/1.8e308: far more points than allowed)
+    if math.isfinite(steps) and abs(round(steps) * step - 1.0) > 1e-9:
         raise ClirkitError(f"weight step must divide 1, got {step:g}")
     if n_runs < 2:
         raise ClirkitError(f"need at least 2 runs to weigh, got {n_runs}")
-    n = int(round(1.0 / step))
-    points = math.comb(n + n_runs - 1, n_runs - 1)  # multisets: n steps shared among n_runs weights
-    if points > MAX_GRID_POINTS:
+    # multisets: n steps shared among n_runs weights, at least n + 1 of them (counted only when that is few)
+    points = math.comb(round(steps) + n_runs - 1, n_runs - 1) if steps <= MAX_GRID_POINTS else None
+    if points is None or points > MAX_GRID_POINTS:
+        count = f"{points:,} points, more than" if points is not None and points < 10**12 else "more than"
         raise ClirkitError(
-            f"the weight grid of {n_runs} runs at step {step:g} has {points:,} points, more than "
-            f"{MAX_GRID_POINTS:,}: take a larger step"
+            f"the weight grid of {n_runs} runs at step {step:g} has {count} {MAX_GRID_POINTS:,} points: take a "
+            "larger step"
         )
     return points
 
@@ -242,6 +253,7 @@ def tune_kappa(
     grid: Sequence[float] | None = None,
     transform: str | Sequence[str] = "none",
     depth: int = 1000,
+    quiet: bool = True,
 ) -> KappaSweep:
     """Grid-search kappa for ``interpolate([run1, run2], kappa=...)``.
 
@@ -255,6 +267,7 @@ def tune_kappa(
         transform: per-query score transform of both runs, or one per run
             (see :func:`clirkit.fusion.transform_scores`).
         depth: list depth of the inputs and of the interpolated run.
+        quiet: False: a progress bar on stderr for a grid of :data:`PROGRESS_POINTS` points or more.
 
     Returns:
         The :class:`KappaSweep`; ``best_kappa`` is the first grid kappa reaching
@@ -268,7 +281,7 @@ def tune_kappa(
     if not np.all((kappas >= 0) & (kappas <= 1)):
         raise ClirkitError(f"kappas must be in [0, 1], got {' '.join(f'{k:g}' for k in kappas)}")
     weights = np.stack([kappas, 1.0 - kappas], axis=1)
-    return _sweep(KappaSweep, [run1, run2], weights, evaluate, measure, transform, depth)
+    return _sweep(KappaSweep, [run1, run2], weights, evaluate, measure, transform, depth, quiet)
 
 
 def tune_weights(
@@ -280,6 +293,7 @@ def tune_weights(
     grid: np.ndarray | None = None,
     transform: str | Sequence[str] = "none",
     depth: int = 1000,
+    quiet: bool = True,
 ) -> WeightSweep:
     """Grid-search the weights of :func:`clirkit.fusion.interpolate`: the generalization of
     :func:`tune_kappa` to any number of runs.
@@ -293,6 +307,7 @@ def tune_weights(
             rows >= 0 summing to 1).
         transform: per-query score transform of all runs, or one per run.
         depth: list depth of the inputs and of the interpolated run.
+        quiet: False: a progress bar on stderr for a grid of :data:`PROGRESS_POINTS` points or more.
 
     Returns:
         The :class:`WeightSweep`: every weight vector with its dev score;
@@ -311,7 +326,7 @@ def tune_weights(
             )
         if not np.all(np.isfinite(grid)) or np.any(grid < 0) or np.any(np.abs(grid.sum(axis=1) - 1.0) > 1e-6):
             raise ClirkitError("every row of the weight grid must be >= 0 and sum to 1")
-    return _sweep(WeightSweep, runs, grid, evaluate, measure, transform, depth)
+    return _sweep(WeightSweep, runs, grid, evaluate, measure, transform, depth, quiet)
 
 
 def _sweep(
@@ -322,19 +337,26 @@ def _sweep(
     measure: str,
     transform: str | Sequence[str],
     depth: int,
+    quiet: bool = True,
 ) -> WeightSweep:
-    """Evaluate the interpolation of ``runs`` at every row of ``grid``, aligning and normalizing once."""
+    """Evaluate the interpolation of ``runs`` at every row of ``grid``, aligning and normalizing once (a progress
+    bar on stderr for a long grid unless ``quiet``)."""
+    from clirkit.progress import progress
+
     if isinstance(evaluate, Qrels):
         evaluate = evaluator(evaluate, measure, depth=depth)
     names = transform_list(transform, len(runs))
     aligned = align(runs, depth)  # once: only the weights change along the grid
     normalized = sum_normalized(aligned, names)
     graded = _PairGrades.of(aligned, evaluate, depth) if isinstance(evaluate, _Evaluator) else None
+    rows = progress(
+        grid, desc="weights tried", total=len(grid), quiet=quiet or len(grid) < PROGRESS_POINTS, unit="points"
+    )
     if graded is not None:
-        scores = np.array([graded.mean(combined(aligned, normalized, w)) for w in grid], dtype=np.float64)
+        scores = np.array([graded.mean(combined(aligned, normalized, w)) for w in rows], dtype=np.float64)
     else:
         scores = np.array(
-            [float(evaluate(weighted_sum(aligned, normalized, w, names, depth=depth))) for w in grid], dtype=np.float64
+            [float(evaluate(weighted_sum(aligned, normalized, w, names, depth=depth))) for w in rows], dtype=np.float64
         )
     return cls(grid, scores, measure, tuple(names))
 

@@ -132,9 +132,9 @@ def test_t_test_and_no_test(files, capsys):
 def test_run_queries_missing_from_qrels_are_said_once_in_the_table_or_on_stderr(files, capsys):
     run = _write(files["dir"] / "extra.run", open(files["strong"]).read().splitlines() + ["X.1 Q0 d 1 1 s"])
     status, out, err = _run(capsys, "--qrels", files["qrels"], run)  # the table's note says it: not stderr too
-    assert status == 0 and "1 run queries not in the qrels, ignored" in out and "not in the qrels" not in err
+    assert status == 0 and "1 run query not in the qrels, ignored" in out and "not in the qrels" not in err
     status, out, err = _run(capsys, "--qrels", files["qrels"], run, "--format", "csv")  # no notes in CSV: stderr
-    assert status == 0 and "1 run queries are not in the qrels" in err and "not in the qrels" not in out
+    assert status == 0 and "1 run query is not in the qrels" in err and "not in the qrels" not in out
 
 
 @pytest.mark.parametrize(

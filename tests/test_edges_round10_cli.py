@@ -322,7 +322,7 @@ def test_the_evaluate_guide_says_where_the_note_of_ignored_run_queries_goes(tmp_
     (tmp_path / "one.qrels").write_text("q1 0 d1 1\n")
     (tmp_path / "extra.run").write_text("q1 Q0 d1 1 2 t\nqX Q0 d1 1 2 t\n")
     argv = ["eval", "--qrels", str(tmp_path / "one.qrels"), str(tmp_path / "extra.run"), "-m", "AP"]
-    note = "1 run queries not in the qrels, ignored"
+    note = "1 run query not in the qrels, ignored"
     for fmt, on_stdout in (("text", True), ("markdown", True), ("csv", False), ("json", False)):
         assert main([*argv, "--format", fmt]) == 0
         captured = capsys.readouterr()

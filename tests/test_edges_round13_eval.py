@@ -14,12 +14,13 @@ from clirkit.run import Qrels, Run
 
 
 def _fused_and_cut(runs: list[dict], weights, depth: int) -> dict:
-    """SPEC §6 by hand: each run (qid -> [(docid, score)] in rank order) cut to ``depth``, its scores divided by
-    their query's sum, weighted and added, then each query's top ``depth`` by score, ties by docid ascending."""
+    """SPEC §6 by hand: each run (qid -> [(docid, score)] in rank order, tied scores taken by docid) cut to
+    ``depth``, its scores divided by their query's sum, weighted and added, then each query's top ``depth`` by
+    score, ties by docid ascending."""
     fused: dict = {}
     for run, weight in zip(runs, weights):
         for qid, rows in run.items():
-            rows = rows[:depth]
+            rows = sorted(rows, key=lambda row: (-row[1], row[0]))[:depth]
             total = sum(score for _, score in rows)
             for docid, score in rows:
                 share = score / total if total > 0 else 0.0

@@ -185,8 +185,8 @@ def test_the_evaluate_guide_says_the_note_also_goes_to_stderr_with_o_file(tmp_pa
     table_file = tmp_path / "tab.txt"
     argv = ["eval", "--qrels", str(tmp_path / "one.qrels"), str(tmp_path / "extra.run"), "-m", "AP"]
     assert main([*argv, "-o", str(table_file)]) == 0
-    assert "1 run queries not in the qrels, ignored" in table_file.read_text()
-    assert "1 run queries are not in the qrels and were ignored" in capsys.readouterr().err
+    assert "1 run query not in the qrels, ignored" in table_file.read_text()
+    assert "1 run query is not in the qrels and was ignored" in capsys.readouterr().err
 
 
 def test_ties_run_is_score_order_with_ties_in_file_order_as_the_guide_says(tmp_path, capsys):

@@ -81,7 +81,7 @@ def test_text_aligns_ids_left_numbers_right_marks_significant_means_and_ends_wit
         "psq.run    6         0.2500   0.1000  0.7500\n"
         "boost.run  6        *0.5000  *0.3000  0.8333\n"
         "# qrels qrels.test.txt: mean over the 6 queries of the qrels; a query without run lines scores 0\n"
-        "# * = p < 0.05 against psq.run (paired randomization test, 10000 permutations, seed 0, two-sided)\n"
+        "# * = p < 0.05 against psq.run (paired randomization test, exact: all 2^6 = 64 sign vectors, two-sided)\n"
     )
 
 
@@ -111,8 +111,9 @@ def test_no_test_means_no_marks_and_no_significance_note():
 
 def test_t_test_note_and_permutation_settings_in_the_note():
     assert _report(test="t-test").text().splitlines()[-1] == "# * = p < 0.05 against psq.run (paired t-test, two-sided)"
-    assert (
-        "(paired randomization test, 500 permutations, seed 7, two-sided)" in _report(permutations=500, seed=7).text()
+    assert "(paired randomization test, exact: all 2^6 = 64 sign vectors, two-sided)" in _report(permutations=64).text()
+    assert (  # 2^6 sign vectors are more than 50: 50 drawn
+        "(paired randomization test, 50 permutations, seed 7, two-sided)" in _report(permutations=50, seed=7).text()
     )
 
 
@@ -126,7 +127,7 @@ def test_notes_count_missing_and_ignored_queries_and_word_the_average():
     assert notes[0] == "# qrels q.txt: mean over each run's queries that the qrels judge"
     assert notes[2:] == [
         "# psq.run: 2 qrels queries without run lines",
-        "# boost.run: 1 run queries not in the qrels, ignored",
+        "# boost.run: 1 run query not in the qrels, ignored",
     ]
 
 
@@ -151,7 +152,7 @@ def test_markdown_table_right_aligns_measures_escapes_stars_and_breaks_note_line
         "| boost.run | 6 | \\*0.5000 | \\*0.3000 | 0.8333 |\n"
         "\n"
         "qrels qrels.test.txt: mean over the 6 queries of the qrels; a query without run lines scores 0  \n"
-        "\\* = p < 0.05 against psq.run (paired randomization test, 10000 permutations, seed 0, two-sided)\n"
+        "\\* = p < 0.05 against psq.run (paired randomization test, exact: all 2^6 = 64 sign vectors, two-sided)\n"
     )
 
 
@@ -317,7 +318,7 @@ def test_score_table_is_the_text_report_of_the_evaluated_runs_without_trailing_n
         "weak    6         0.5000   0.0000",
         "strong  6        *1.0000  *1.0000",  # better on all 6 queries: p = 2/2^6
         "# qrels qrels.test.txt: mean over the 6 queries of the qrels; a query without run lines scores 0",
-        "# * = p < 0.05 against weak (paired randomization test, 10000 permutations, seed 0, two-sided)",
+        "# * = p < 0.05 against weak (paired randomization test, exact: all 2^6 = 64 sign vectors, two-sided)",
     ]
     flipped = score_table({"weak": weak, "strong": strong}, qrels, ("AP",), baseline="strong")
     assert flipped.split("\n")[1].split() == ["weak", "6", "*0.5000"] and "against strong" in flipped

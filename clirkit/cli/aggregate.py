@@ -9,7 +9,9 @@ query before normalizing, so any two of clirkit's runs combine with no other fla
 keeps SPEC §6's formula as written and refuses negative scores.
 ``--tune`` grid-searches the weights on dev runs and dev qrels, prints the sweep (not with ``--quiet``),
 then applies the best weights to the RUNs; the dev measure is averaged over the judged queries the dev runs
-cover (said on stderr), so dev runs made for part of the dev queries are not scored 0 on the rest.
+cover (said on stderr), so dev runs made for part of the dev queries are not scored 0 on the rest. A long grid
+shows a progress bar on stderr, and a flat sweep (every weight vector scoring the same on dev) is said there too
+(neither with ``--quiet``).
 """
 
 from __future__ import annotations
@@ -86,7 +88,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from clirkit.errors import ClirkitError
+    from clirkit.errors import ClirkitError, counted
     from clirkit.fileio import check_outputs, written_together
     from clirkit.formats import read_qrels, write_run
     from clirkit.fusion import METHODS
@@ -94,7 +96,8 @@ def run(args) -> int:
 
     _check_distinct("among the RUNs", args.runs)
     fusion = _fusion(args)
-    METHODS[fusion.method].check(args.depth)  # before any run is read (Borda's points bound it)
+    n = len(args.runs)  # before any run is read (Borda's points, and their sums over the runs, bound the depth)
+    METHODS[fusion.method].check(args.depth, fusion.weights if fusion.weights is not None else [1.0] * n)
     if args.tune:
         if not args.qrels or not args.dev_runs:
             raise ClirkitError("--tune needs --dev-qrels DEVQRELS and --dev-runs DEV...")
@@ -105,17 +108,24 @@ def run(args) -> int:
         raise ClirkitError(
             "--sweep-csv writes the sweep of --tune: give --tune (with --dev-qrels and --dev-runs), or drop --sweep-csv"
         )
+    if args.sweep_csv == "-" and args.output == "-":
+        raise ClirkitError(
+            "-o - and --sweep-csv - both write to stdout, where the CSV would run into the run: give one of them a "
+            "file name"
+        )
     check_outputs(  # before the work: no sweep printed, then a missing folder or an input overwritten
         {"-o/--output": args.output, "--sweep-csv": args.sweep_csv},
         {"RUN": args.runs, "--dev-runs": args.dev_runs, "--dev-qrels": args.qrels},
     )
     runs = _read_runs(args.runs, args)
+    with _named(args.runs):
+        fusion.check_scores(runs)  # (--transform none and a negative score: refused before the tuning)
     with written_together():  # the sweep's CSV and the run, or neither
         if args.tune:
             dev_runs = _read_runs(args.dev_runs, args)
             _check_order(args, runs, dev_runs)
             with _named(args.dev_runs):
-                fusion.fit_runs(dev_runs, read_qrels(args.qrels), depth=args.depth)
+                fusion.fit_runs(dev_runs, read_qrels(args.qrels), depth=args.depth, quiet=args.quiet)
             _report_sweep(fusion, args)
         else:
             with _named(args.runs):
@@ -123,7 +133,8 @@ def run(args) -> int:
         with _named(args.runs):
             fused = fusion.fuse(runs, depth=args.depth, tag=args.tag)
         say(
-            f"aggregate: {len(runs)} runs -> {len(fused)} rows for {len(fused.query_ids)} queries ({fused.tag})",
+            f"aggregate: {len(runs)} runs -> {counted(len(fused), 'row')} for "
+            f"{counted(len(fused.query_ids), 'query', 'queries')} ({fused.tag})",
             quiet=args.quiet,
         )
         write_run(fused, args.output)
@@ -226,9 +237,10 @@ def _fusion(args):
     option given that it would not read (:func:`_check_unused`): ``--kappa`` as the weights of two runs, equal
     weights when none are given and none are tuned."""
     from clirkit.cli.params import params_of
-    from clirkit.errors import ClirkitError
+    from clirkit.errors import ClirkitError, counted
     from clirkit.fusion import METHODS
     from clirkit.fusion.interpolation import kappa_weights
+    from clirkit.fusion.weights import SMALLEST_WEIGHT
     from clirkit.systems import Fusion
 
     params, n = params_of(args), len(args.runs)
@@ -239,6 +251,11 @@ def _fusion(args):
             raise ClirkitError(f"a fusion needs at least two runs, got {n}")
         if n > 2:
             raise ClirkitError(f"--kappa weighs exactly two runs, got {n}: give --weights for three or more")
+        if 0 < args.kappa < SMALLEST_WEIGHT:
+            raise ClirkitError(
+                f"--kappa must be 0 or at least {SMALLEST_WEIGHT:.3g} (a smaller weight is a subnormal float64, which "
+                f"keeps too few digits: so would the fused scores), got {args.kappa!r}"
+            )
         params["weights"] = kappa_weights(args.kappa)  # 1 - kappa as written: --kappa K == --weights K 1-K
     tuned = METHODS[params["method"]].tuned
     if args.tune and (params["weights"] is not None or not tuned):
@@ -246,36 +263,51 @@ def _fusion(args):
     if params["weights"] is None and not args.tune and tuned:
         params["weights"] = [1 / n] * n
     transform = params.pop("transform")  # the default, or one per run given
+    if not isinstance(transform, str) and len(transform) not in (1, n):
+        raise ClirkitError(
+            f"--transform: {counted(len(transform), 'transform')} for {counted(n, 'RUN')}: give one for all the RUNs, "
+            "or one per RUN"
+        )
     transform = transform if isinstance(transform, str) else (transform[0] if len(transform) == 1 else transform)
     fusion = Fusion(transform=transform, **params)
     fusion.check_params()  # the values first, then whether they are read
     _check_unused(args)
-    fusion.check_runs(n)
+    fusion.check_runs(n, depth=args.depth)
     return fusion
 
 
 def _report_sweep(fusion, args) -> None:
     """The tuned weights: the dev queries on stderr, the sweep and the best weights on stdout (stderr when the
-    run goes to stdout), none of them with ``--quiet``; the sweep as CSV in ``--sweep-csv`` (with ``--quiet``
-    too)."""
+    run or the CSV goes to stdout), none of them with ``--quiet``; a flat sweep (``weights_tied_``) said on stderr
+    unless ``--quiet``; the sweep as CSV in ``--sweep-csv`` (with ``--quiet`` too)."""
     import sys
 
+    from clirkit.errors import counted
     from clirkit.fileio import atomic_writer
+    from clirkit.fusion.weights import weight_text
     from clirkit.progress import say
 
+    queries = counted(fusion.dev_queries_, "dev query", "dev queries")
     say(
-        f"aggregate --tune: {fusion.measure} averaged over {fusion.dev_queries_} dev queries, the judged "
-        f"queries the dev runs cover",
+        f"aggregate --tune: {fusion.measure} averaged over {queries}, the judged queries the dev runs cover",
         quiet=args.quiet,
     )
     table = fusion.sweep_.to_csv()
+    weights = ", ".join(map(weight_text, fusion.weights_))
     if not args.quiet:
-        out = sys.stderr if args.output == "-" else sys.stdout
+        out = sys.stderr if "-" in (args.output, args.sweep_csv) else sys.stdout
         print(table.replace(",", "\t"), end="", file=out)
         print(
-            f"best weights {', '.join(f'{w:g}' for w in fusion.weights_)} ({fusion.measure} "
-            f"{fusion.dev_score_:.4f} on {fusion.dev_queries_} dev queries; ties go to the first in grid order)",
+            f"best weights {weights} ({fusion.measure} {fusion.dev_score_:.4f} on {queries}; ties go to the first in "
+            "grid order)",
             file=out,
+        )
+    if fusion.weights_tied_:
+        say(
+            f"aggregate --tune: every weight vector scores {fusion.measure} {fusion.dev_score_:.4f} on the dev "
+            f"queries: the dev runs tell no weights apart, so {weights} (the first in grid order) are not tuned "
+            "ones; check the dev qrels and --measure",
+            quiet=args.quiet,
         )
     if args.sweep_csv:
         with atomic_writer(args.sweep_csv) as fh:

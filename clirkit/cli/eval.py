@@ -256,7 +256,7 @@ def _evaluation(args, path: str, label: str, qrels, specs: list, quiet: bool):
     queries not in the qrels, and (``--average qrels``) its qrels queries with no run line, said on stderr
     unless ``quiet``; a run file of no results (every judged query scores 0) said on stderr unless ``--quiet``
     (the table's notes do not say it)."""
-    from clirkit.errors import ClirkitError
+    from clirkit.errors import ClirkitError, counted
     from clirkit.formats import read_run
     from clirkit.metrics import evaluate
     from clirkit.progress import say
@@ -277,17 +277,20 @@ def _evaluation(args, path: str, label: str, qrels, specs: list, quiet: bool):
     except ClirkitError as exc:
         raise ClirkitError(f"{label}: {exc}") from None
     if ev.ignored_queries:
+        one = len(ev.ignored_queries) == 1
         say(
-            f"{label}: {len(ev.ignored_queries)} run queries are not in the qrels and were ignored "
+            f"{label}: {counted(len(ev.ignored_queries), 'run query', 'run queries')} "
+            f"{'is' if one else 'are'} not in the qrels and {'was' if one else 'were'} ignored "
             f"(e.g. {ev.ignored_queries[0]})",
             quiet=quiet,
         )
     if not len(run_):
         say(f"{label}: holds no results: each of the {len(ev.qids)} judged queries scores 0", quiet=args.quiet)
     elif ev.missing_queries and args.average == "qrels":
+        one = len(ev.missing_queries) == 1
         say(
-            f"{label}: {len(ev.missing_queries)} qrels queries have no run line and score 0 "
-            f"(e.g. {ev.missing_queries[0]})",
+            f"{label}: {counted(len(ev.missing_queries), 'qrels query', 'qrels queries')} "
+            f"{'has' if one else 'have'} no run line and score{'s' * one} 0 (e.g. {ev.missing_queries[0]})",
             quiet=quiet,
         )
     return ev

@@ -262,7 +262,7 @@ def check_fusion(spec: Mapping[str, Any], where: str) -> None:
     weights = spec.get("weights")
     if weights is not None and not (isinstance(weights, list) and len(weights) == n and all(map(number, weights))):
         raise ClirkitError(
-            f"{where}: weights must list {n} numbers, one per system (or be left out to tune them "
+            f"{where}: weights must list {n} finite numbers, one per system (or be left out to tune them "
             f"on dev), got {cut_repr(weights)}"
         )
     method = spec.get("method", "interpolation")

@@ -16,7 +16,7 @@ through, by name: a new method is one module with a ``fuse`` function and one en
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from clirkit.fusion import borda_count, interpolation
 from clirkit.fusion.borda_count import borda
@@ -34,20 +34,24 @@ class Method:
         tuned: whether weights that are not given are tuned on dev (else each run weighs 1).
         weights_sum_to_one: whether given weights must sum to 1 (else they must not all be 0).
         transforms: whether the runs' scores go through their score transforms (a method of ranks ignores them).
-        check_depth: ``check_depth(depth)``: ClirkitError, before any work, for a depth the method cannot fuse at
-            (None: :func:`clirkit.run.check_depth`, which every method's depth passes; Borda's points bound it
-            further).
+        check_depth: ``check_depth(depth, weights)``: ClirkitError, before any work, for a depth the method cannot
+            fuse at with these weights (one per run, or None: not known yet) (None: :func:`clirkit.run.check_depth`,
+            which every method's depth passes; Borda's points bound it further, with the weights' sum too).
     """
 
     fuse: Callable[..., Run]
     tuned: bool
     weights_sum_to_one: bool
     transforms: bool = True
-    check_depth: Callable[[int], None] | None = None
+    check_depth: Callable[[int, Any], None] | None = None
 
-    def check(self, depth: int) -> None:
-        """ClirkitError for a ``depth`` this method cannot fuse at (:attr:`check_depth`)."""
-        (self.check_depth or check_depth)(depth)
+    def check(self, depth: int, weights=None) -> None:
+        """ClirkitError for a ``depth`` this method cannot fuse at with ``weights`` (one per run; None: whatever the
+        weights) (:attr:`check_depth`)."""
+        if self.check_depth is None:
+            check_depth(depth)
+        else:
+            self.check_depth(depth, weights)
 
 
 METHODS = {

@@ -27,7 +27,8 @@ class AlignedRuns:
     """All runs' rows on a common index of (query, document) pairs.
 
     Attributes:
-        runs: the input runs (a :class:`~clirkit.run.PackedRun` as it is), each cut to its top ``depth`` rows.
+        runs: the input runs (a :class:`~clirkit.run.PackedRun` as it is), tied rows in docid order
+            (:func:`docid_ties`), each cut to its top ``depth`` rows.
         pair: for run i, ``pair[i]`` maps its rows to pair numbers (one per row; these codes, and those
             of the next two, are int32 when the runs hold fewer than 2^31 rows, else int64).
         row_query: for run i, ``row_query[i]`` maps its rows to query codes (one per row).
@@ -232,11 +233,42 @@ def fusion_inputs(runs: Sequence[Run], depth) -> list[Run]:
     return runs
 
 
+def docid_ties(run: Run | PackedRun) -> Run | PackedRun:
+    """``run`` with the rows of a query that tie (equal float64 scores) in docid order (ascending, by code point:
+    clirkit's order of ties, :meth:`~clirkit.run.Run.ranked`'s, in which every run clirkit makes is written), so
+    that what is made of its ranks (the cut at a depth, Borda's points) does not depend on the order in which tied
+    rows were given (a file's lines). ``run`` itself when its ties are in that order already (a packed run stays
+    packed), else a :class:`~clirkit.run.Run`."""
+    scores = run.scores
+    if len(scores) < 2:
+        return run
+    sizes = run.query_sizes()
+    tied = scores[1:] == scores[:-1]
+    tied[np.cumsum(sizes)[:-1] - 1] = False  # (the last row of a query and the first of the next)
+    first = np.flatnonzero(tied)  # row i ties with row i + 1
+    if not len(first):
+        return run
+    if isinstance(run, PackedRun):
+        if (run.documents[run.codes[first]] < run.documents[run.codes[first + 1]]).all():
+            return run
+        run = run.unpack()
+    elif (run.docids[first] < run.docids[first + 1]).all():
+        return run
+    block = np.cumsum(np.concatenate(([True], ~tied)), dtype=np.intp)  # a number per run of tied rows, rising
+    rows = np.union1d(first, first + 1)
+    perm = np.arange(len(scores))
+    perm[rows] = rows[np.lexsort((run.docids[rows], block[rows]))]  # blocks in their order, docids ascending
+    return Run._from_groups(
+        np.asarray(run.query_ids), sizes, run.docids[perm], scores[perm], tag=run.tag, pairs_known=True
+    )
+
+
 def align(runs: Sequence[Run], depth: int | None) -> AlignedRuns:
     """Put the runs' rows on a common index of (query, document) pairs.
 
     Args:
-        runs: one or more runs (each grouped by query, in rank order).
+        runs: one or more runs (each grouped by query, in rank order; tied rows are taken in docid order, whatever
+            their order in the run: :func:`docid_ties`).
         depth: each run is cut to its top ``depth`` rows per query first (None: all rows).
 
     Returns:
@@ -247,7 +279,8 @@ def align(runs: Sequence[Run], depth: int | None) -> AlignedRuns:
     """
     if len(runs) == 0:
         raise ClirkitError("aggregation needs at least one run")
-    cut = [run.top(depth) if depth is not None else run for run in runs]
+    cut: list = [docid_ties(run) for run in runs]  # (Runs and PackedRuns)
+    cut = [run.top(depth) if depth is not None else run for run in cut]
     # a run's rows are grouped by query: factorize one id per group, then repeat it over the group
     ids = [_ids(r) for r in cut]
     heads = np.concatenate([i[0] for i in ids])

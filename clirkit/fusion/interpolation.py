@@ -24,7 +24,7 @@ import numpy as np
 
 from clirkit.errors import ClirkitError
 from clirkit.fusion.align import AlignedRuns, align, fusion_inputs, query_starts
-from clirkit.fusion.weights import given_weights, weights_problem
+from clirkit.fusion.weights import given_weights, weight_text, weights_problem
 from clirkit.run import Run
 
 TRANSFORMS = ("none", "shift", "minmax")
@@ -55,11 +55,7 @@ def transform_scores(run: Run, transform: str) -> np.ndarray:
         raise ClirkitError(f"unknown score transform {transform!r}; choose one of {', '.join(TRANSFORMS)}")
     scores = run.scores
     if transform == "none":
-        if len(scores) and scores.min() < 0:
-            raise RunScoresError(  # (the command line names its option: --transform shift)
-                f"run {run.tag!r} has negative scores (min {scores.min():.6g}); sum normalization needs "
-                'scores >= 0: choose a per-query transform with transform="shift" or transform="minmax"'
-            )
+        check_untransformed(run)
         return scores.copy()
     if len(scores) == 0:
         return scores.copy()
@@ -80,6 +76,19 @@ def transform_scores(run: Run, transform: str) -> np.ndarray:
     out = np.zeros_like(scores)
     np.divide(shifted, span, out=out, where=span > 0)
     return out
+
+
+def check_untransformed(run: Run, index: int | None = None) -> None:
+    """RunScoresError (with ``index``, the run's position among those fused) when ``run`` has a negative score: its
+    transform ``none`` would sum-normalize mixed signs. It names the keyword to choose another,
+    ``transform="shift"``, which the command line says as its option, ``--transform shift``."""
+    scores = run.scores
+    if len(scores) and scores.min() < 0:
+        raise RunScoresError(  # (the command line names its option: --transform shift)
+            f"run {run.tag!r} has negative scores (min {scores.min():.6g}); sum normalization needs "
+            'scores >= 0: choose a per-query transform with transform="shift" or transform="minmax"',
+            index,
+        )
 
 
 def transform_list(transform: str | Sequence[str], n_runs: int) -> list[str]:
@@ -103,7 +112,7 @@ def kappa_weights(kappa: float) -> list[float]:
     if not (isinstance(kappa, Real) and not isinstance(kappa, bool) and 0.0 <= kappa <= 1.0):
         shown = f"{kappa:g}" if isinstance(kappa, Real) else repr(kappa)
         raise ClirkitError(f"kappa must be in [0, 1], got {shown}")
-    kappa = float(kappa)
+    kappa = float(kappa) + 0.0  # (-0.0 + 0.0 is 0.0: kappa -0 is kappa 0)
     return [kappa, float(Decimal(1) - Decimal(repr(kappa)))]
 
 
@@ -192,7 +201,7 @@ def _tag(weights: Sequence[float] | np.ndarray, transforms: Sequence[str], tag: 
     """``tag``, or by default one recording the weights and transforms."""
     if tag is not None:
         return tag
-    return "interp:w=" + ",".join(f"{x:g}" for x in weights) + ":t=" + ",".join(transforms)
+    return "interp:w=" + ",".join(map(weight_text, weights)) + ":t=" + ",".join(transforms)
 
 
 def interpolate(

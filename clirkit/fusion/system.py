@@ -12,10 +12,10 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 
 from clirkit.constraints import Interval, InvalidParameterError, StrOptions
-from clirkit.errors import ClirkitError
+from clirkit.errors import ClirkitError, counted
 from clirkit.estimator import DEPTH, Resources, System, jsonable, takes_resources
 from clirkit.fusion import METHODS
-from clirkit.fusion.weights import weights_problem
+from clirkit.fusion.weights import weight_text, weights_problem
 from clirkit.run import check_depth
 
 
@@ -40,7 +40,10 @@ class Fusion(System):
             ``minmax``. The transforms chosen are recorded in ``transforms_`` and in the fused run's default tag.
 
     Learned: ``weights_``, ``transforms_``, ``dev_score_`` (over ``dev_queries_`` queries) and ``sweep_``
-    (every weight vector tried with its dev score; None when the weights were given); ``dev_tags_``, the dev
+    (every weight vector tried with its dev score; None when the weights were given); ``weights_tied_``, True when
+    the weights were tuned and every weight vector of the grid scored the same on dev (a flat sweep: the dev runs
+    tell no weights apart, e.g. dev qrels of no relevant document; ``weights_`` are then the first in grid order, the
+    last system alone, not weights the dev queries chose), False otherwise; ``dev_tags_``, the dev
     runs' tags, so that :meth:`fuse` refuses runs given in another order (:func:`crossed_pair`); ``depth_``, the
     depth the weights were tuned at (None when they were not tuned); ``dev_runs_`` and ``dev_qrels_``, the dev runs
     and qrels they were tuned on (kept in memory, not saved), and ``depth_weights_``, the weights tuned at each
@@ -102,7 +105,7 @@ class Fusion(System):
         if "dev" not in resources.splits:
             return self.fit_runs(None, None, n=len(self.systems))
         runs = [resources.run(s, "dev") for s in self.systems]
-        return self.fit_runs(runs, resources.qrels("dev") if self._tuned() else None)
+        return self.fit_runs(runs, resources.qrels("dev") if self._tuned() else None, quiet=resources.quiet)
 
     def inputs(self, resources: Resources) -> dict:
         """The dev topics its weights are tuned on (the systems' records are the runner's); ClirkitError when
@@ -115,7 +118,9 @@ class Fusion(System):
             )
         return {} if dev is None else {"dev": dev}
 
-    def fit_runs(self, dev_runs: Sequence | None, dev_qrels, *, n: int | None = None, depth: int = DEPTH) -> "Fusion":
+    def fit_runs(
+        self, dev_runs: Sequence | None, dev_qrels, *, n: int | None = None, depth: int = DEPTH, quiet: bool = True
+    ) -> "Fusion":
         """Tune the weights on the systems' dev runs (in the order of ``systems``); returns self.
 
         Each weight vector is scored on the fused dev run as :meth:`fuse` at ``depth`` writes it: each dev run
@@ -130,10 +135,11 @@ class Fusion(System):
         scored 0 on the rest; a dev run of which the dev qrels judge no query (e.g. a test run given by mistake)
         is refused (ClirkitError naming its position). With ``weights`` given (or Borda), ``dev_qrels`` may be
         None, and so may ``dev_runs`` (give ``n``, the number of systems): a transform ``auto`` is then chosen on
-        each run fused."""
+        each run fused. ``quiet`` False shows a progress bar on stderr while a long grid is tried
+        (:func:`clirkit.tuning.tune_weights`)."""
         self.check_depth(depth)
         n = len(dev_runs) if dev_runs is not None else (n or 0)
-        self.check_runs(n)
+        self.check_runs(n, depth=depth)
         if dev_runs is None and self._tuned():
             raise ClirkitError("tuning the fusion weights needs dev runs and qrels (or give the weights)")
         self.transforms_ = (
@@ -144,6 +150,7 @@ class Fusion(System):
         self.sweep_ = self.dev_score_ = self.depth_ = self.dev_runs_ = self.dev_qrels_ = None
         self.depth_weights_ = {}
         self.dev_queries_ = 0
+        self.weights_tied_ = False
         self.dev_tags_ = None if dev_runs is None else [str(run.tag) for run in dev_runs]
         if self.weights is not None:
             if len(self.weights) != n:
@@ -155,27 +162,29 @@ class Fusion(System):
             if dev_qrels is None:
                 raise ClirkitError("tuning the fusion weights needs the dev qrels (or give the weights)")
             assert dev_runs is not None  # refused above when the weights are tuned
-            sweep, self.dev_queries_ = self._sweep(list(dev_runs), dev_qrels, int(depth))
+            sweep, self.dev_queries_ = self._sweep(list(dev_runs), dev_qrels, int(depth), quiet=quiet)
             self.weights_ = [float(w) for w in sweep.best]
             self.dev_score_ = float(sweep.best_score)
+            self.weights_tied_ = sweep.tied
             self.sweep_, self.depth_ = sweep, int(depth)
             self.dev_runs_, self.dev_qrels_ = list(dev_runs), dev_qrels
             self.depth_weights_ = {self.depth_: self.weights_}
         return self
 
-    def _sweep(self, dev_runs: list, dev_qrels, depth: int):
+    def _sweep(self, dev_runs: list, dev_qrels, depth: int, *, quiet: bool = True):
         """``(sweep, queries)``: the :class:`~clirkit.tuning.WeightSweep` of the weights on ``dev_runs`` (in the
-        order of ``systems``) cut to ``depth`` ranks per query, scored by the dev measure over the ``queries``
-        judged queries the dev runs cover, with the transforms ``transforms_``."""
+        order of ``systems``) cut to ``depth`` ranks per query, scored by the dev measure, evaluated at ``depth``,
+        over the ``queries`` judged queries the dev runs cover, with the transforms ``transforms_`` (a progress bar
+        on stderr for a long grid unless ``quiet``)."""
         from clirkit.tuning import covered_queries, evaluator, tune_weights
 
         queries = covered_queries(dev_runs, dev_qrels)
         if not queries:
             raise ClirkitError("the dev qrels judge none of the dev runs' queries: are they the dev qrels?")
         _check_each_judged(dev_runs, set(queries))
-        score = evaluator(dev_qrels, self.measure, queries=queries)
+        score = evaluator(dev_qrels, self.measure, depth=depth, queries=queries)
         sweep = tune_weights(
-            dev_runs, score, measure=self.measure, step=self.step, transform=self.transforms_, depth=depth
+            dev_runs, score, measure=self.measure, step=self.step, transform=self.transforms_, depth=depth, quiet=quiet
         )
         return sweep, len(queries)
 
@@ -197,7 +206,7 @@ class Fusion(System):
             if self.dev_score_ is not None
             else ""
         )
-        return [f"{name}: weights {', '.join(f'{w:g}' for w in self.weights_)}{dev}"]
+        return [f"{name}: weights {', '.join(map(weight_text, self.weights_))}{dev}"]
 
     def search_split(self, resources: Resources, split: str, *, tag: str | None = None):
         """The fusion of its systems' runs of ``split`` (:meth:`Resources.run`: the runner's, not made again, fused
@@ -214,6 +223,7 @@ class Fusion(System):
             "dev_queries": self.dev_queries_,
             "dev_tags": self.dev_tags_,
             "depth": self.depth_,
+            "weights_tied": getattr(self, "weights_tied_", False),
         }
 
     def restore_state(self, state: dict) -> None:
@@ -233,20 +243,24 @@ class Fusion(System):
             if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
                 raise ClirkitError("corrupt fusion state: depth is not an integer >= 1")
             self.depth_ = depth
+            tied = state.get("weights_tied", False)  # (none in a file written before it was saved: not known, False)
+            if not isinstance(tied, bool):
+                raise ClirkitError("corrupt fusion state: weights_tied is not true or false")
+            self.weights_tied_ = tied
             self.dev_runs_ = self.dev_qrels_ = None  # (not saved: the fusion fuses at depth_ only)
             self.depth_weights_ = {} if depth is None else {depth: self.weights_}
             self.dev_score_, self.dev_queries_, self.sweep_ = state.get("dev_score"), state.get("dev_queries", 0), None
 
-    def check_runs(self, n: int) -> None:
-        """Check, before any run is read, that these parameters can fuse ``n`` runs: the constraints
+    def check_runs(self, n: int, *, depth: int = DEPTH) -> None:
+        """Check, before any run is read, that these parameters can fuse ``n`` runs at ``depth``: the constraints
         (:meth:`check_params`), at least two runs, one transform or one per run, given weights one per run,
         finite and >= 0, summing to 1 where the method's do (interpolation), not all 0 where they do not
         (:func:`~clirkit.fusion.weights.weights_problem`), no ``step``, ``measure`` or ``transform`` set away from
         its default that the fusion would not read (:func:`unused_params`), and weights to tune a grid ``step``
-        that divides 1 into a grid of bounded size and a known ``measure`` of the ranking within the depth the
-        weights are tuned at (1,000 ranks). ClirkitError naming the parameter
-        otherwise."""
-        from clirkit.measures import DEFAULT_DEPTH, beyond_depth, depends_on_ranking, parse_measure
+        that divides 1 into a grid of bounded size and a known ``measure`` of the ranking within the ``depth`` the
+        weights are tuned at (the fused dev runs are evaluated at it, so ``R@1000`` at depth 100 is refused, not
+        computed as ``R@100``). ClirkitError naming the parameter otherwise."""
+        from clirkit.measures import beyond_depth, depends_on_ranking, parse_measure
         from clirkit.tuning import grid_points
 
         self.check_params()
@@ -272,14 +286,14 @@ class Fusion(System):
                     raise InvalidParameterError(
                         name, "Fusion", self._tuning[name], getattr(self, name), got=f": {exc}"
                     ) from None
-            deep = beyond_depth([parse_measure(self.measure)], DEFAULT_DEPTH)
-            if deep is not None:  # (the sweep evaluates the fused dev runs at the evaluation's default depth)
+            deep = beyond_depth([parse_measure(self.measure)], depth)
+            if deep is not None:  # (the sweep evaluates the fused dev runs at the depth they are cut to)
                 raise InvalidParameterError(
                     "measure",
                     "Fusion",
-                    f"a measure within the {DEFAULT_DEPTH} ranks the weights are tuned at",
+                    f"a measure within the {counted(depth, 'rank')} the weights are tuned at",
                     self.measure,
-                    got=f": {deep.label} reads ranks beyond {DEFAULT_DEPTH} (e.g. {deep.kind}@{DEFAULT_DEPTH})",
+                    got=f": {deep.label} reads ranks beyond {depth} (e.g. {deep.kind}@{depth})",
                 )
             if not depends_on_ranking(parse_measure(self.measure)):
                 raise InvalidParameterError(
@@ -297,7 +311,7 @@ class Fusion(System):
         check_depth(depth)
         method = METHODS.get(self.method)  # (an unknown method is named by check_params)
         if method is not None:
-            method.check(depth)
+            method.check(depth)  # (with the weights, Borda's sums of points are checked as it fuses)
 
     def weights_at(self, depth: int) -> list[float]:
         """The weights that fuse at ``depth`` (results per query): ``weights_``, unless they were tuned at another
@@ -330,6 +344,19 @@ class Fusion(System):
         if len(given) != n:
             raise ClirkitError(f"{len(given)} transforms for {n} systems: give one, or one per system")
         return given
+
+    def check_scores(self, runs: Sequence) -> None:
+        """Before any work on ``runs`` (the runs to fuse, in the order of ``systems``): a
+        :class:`~clirkit.fusion.interpolation.RunScoresError` naming the position of the first run with a negative
+        score whose transform is ``none`` (given, not ``auto``), which :meth:`fuse` would refuse after the tuning;
+        nothing for a method of ranks (Borda reads no scores)."""
+        from clirkit.fusion.interpolation import check_untransformed
+
+        if not METHODS[self.method].transforms:
+            return
+        for i, (given, run) in enumerate(zip(self._given_transforms(len(runs)), runs)):
+            if given == "none":
+                check_untransformed(run, i)
 
     def _transforms(self, runs: Sequence) -> list[str]:
         return [
