@@ -107,21 +107,25 @@ def _positions(n, at, bitmap, words, word_rank, block_rank, words_per_block, ids
         )
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _ahead(Wp, Wm, at, e, n):
+    """Ask for W+ and W- of the bucket ``_PREFETCH`` entries after entry ``e`` of ``at[:n]``."""
+    if e + _PREFETCH < n and at[e + _PREFETCH] >= 0:
+        _prefetch(Wp, at[e + _PREFETCH])
+        _prefetch(Wm, at[e + _PREFETCH])
+
+
 @numba.njit(cache=True, nogil=True)
 def _add_slice(n, at, value, minus, before, Wp, Wm, gain, stored, block_max, block_stale, block, exact):
     """``PairBooster._add`` of the slice's ``n`` entries: compact buckets ``at`` (-1: skipped), their sums and
     signs; ``before`` is scratch for their gains before the slice."""
     for e in range(n):
-        if e + _PREFETCH < n and at[e + _PREFETCH] >= 0:
-            _prefetch(Wp, at[e + _PREFETCH])
-            _prefetch(Wm, at[e + _PREFETCH])
+        _ahead(Wp, Wm, at, e, n)
         c = at[e]
         if c >= 0:
             before[e] = gain[c] if stored else _gain(Wp[c], Wm[c], exact)
     for e in range(n):
-        if e + _PREFETCH < n and at[e + _PREFETCH] >= 0:
-            _prefetch(Wp, at[e + _PREFETCH])
-            _prefetch(Wm, at[e + _PREFETCH])
+        _ahead(Wp, Wm, at, e, n)
         c = at[e]
         if c < 0:
             continue
