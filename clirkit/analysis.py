@@ -172,9 +172,10 @@ class Analyzer:
         for word in words:
             if not isinstance(word, str):
                 raise ClirkitError(f"stopwords: expected words (str), got {word!r}")
-            if any(c.isspace() for c in word.strip()):
+            token = self.as_token(word.strip())  # (version 4: a control character is a space, as in a text)
+            if any(c.isspace() for c in token):
                 raise ClirkitError(f"stopwords: {word.strip()!r} holds a space: a stopword is one token")
-            out.add(self.as_token(word.strip()))
+            out.add(token)
         out.discard("")
         return frozenset(out)
 
@@ -589,6 +590,8 @@ def read_stopwords(path: str | os.PathLike[str]) -> list[str]:
         word = line.split("#", 1)[0].strip()
         if any(c.isspace() for c in word):
             raise ClirkitError(f"{path}:{lineno}: {word!r} holds a space: a stopword is one token, one a line")
+        if not word.isprintable():  # a control character (BEL, a DOS end-of-file Ctrl-Z) separates words too
+            raise located(path, lineno, f"{word!r} holds a control character: a stopword is one token, one a line")
         if word:
             words.append(word)
     return words

@@ -29,12 +29,19 @@ class Corrupt(ClirkitError):
     """A problem found by the checks below; :func:`checking` adds the file and what it should hold."""
 
 
+class Newer(Corrupt):
+    """A file a newer clirkit wrote (a setting of a version this one does not know): not corrupt, but not
+    readable here; :func:`checking` says so, with the remedy."""
+
+
 @contextmanager
 def checking(path: str | os.PathLike[str], what: str, *, remedy: bool = False) -> Iterator[None]:
     """Turn the :class:`Corrupt` problems raised inside into ``ClirkitError("PATH: corrupt WHAT: problem")``,
     with ``remedy`` followed by what to do (``; rebuild the index with `clirkit index```, :func:`remake`)."""
     try:
         yield
+    except Newer as exc:
+        raise ClirkitError(f"{path}: {exc}: use the clirkit that wrote it, or {remake(what)} with this one") from None
     except Corrupt as exc:
         fix = f"; {remake(what)}" if remedy else ""
         raise ClirkitError(f"{path}: corrupt {what}: {exc}{fix}") from None
@@ -177,10 +184,17 @@ def require_analyzer(header: Mapping, name: str, *, label: str | None = None):
     """The analyzer whose settings are the header value ``name`` (:meth:`Analyzer.from_dict`), checked;
     messages call it ``label`` (default ``header NAME``)."""
     from clirkit.analysis import Analyzer
+    from clirkit.unicodefold import NORMALIZATION_VERSIONS
 
     label = label or f"header {name}"
     if name not in header:
         raise Corrupt(f"{label} is missing")
+    version = header[name].get("normalization_version") if isinstance(header[name], dict) else None
+    if type(version) is int and version > NORMALIZATION_VERSIONS[-1]:
+        raise Newer(
+            f"{label}: normalization version {version} is newer than this clirkit's (it reads versions "
+            f"{NORMALIZATION_VERSIONS[0]}-{NORMALIZATION_VERSIONS[-1]})"
+        )
     try:
         return Analyzer.from_dict(header[name], where=label)
     except ClirkitError as exc:

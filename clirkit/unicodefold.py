@@ -59,12 +59,18 @@ _IGNORABLE = re.compile(f"[{_FORMAT}\ufe00-\ufe0f\U000e0001\U000e0020-\U000e007f
 # normalizer removes too); Latin ligatures and mathematical letters and digits (with
 # the marks after them, composed with them)
 _CONTROL = re.compile("[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f]")
-_POINTS = "\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\u0640\u064b-\u0652"
-_LIGATURES = "\ufb00-\ufb06"
+_POINTS = (
+    "\u034f\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\u0640\u064b-\u0652\u0670"
+    "\u06d6-\u06dc\u06df-\u06e4\u06e7\u06e8\u06ea-\u06ed"
+)
+# the letterlike symbols that fill the holes of the mathematical alphabets (italic h, script e, double-struck R...)
+_LETTERLIKE = "\u2102\u210a-\u210e\u2110-\u2112\u2115\u2119-\u211d\u2124\u2128\u212c\u212d\u212f-\u2131\u2133\u2134"
+_LIGATURES = "\u0132\u0133\u017f\u01c4-\u01cc\u01f1-\u01f3\ufb00-\ufb06" + _LETTERLIKE
 _COMPATIBLE = re.compile(f"[{_LIGATURES}\U0001d400-\U0001d7ff][{_LIGATURES}\U0001d400-\U0001d7ff\u0300-\u036f]*")
 _JOINER_RUN = re.compile("[\u200c\u200d]+")
 _POINTS_RUN = re.compile(f"[{_POINTS}]+")
 _LETTER_FOLDS = re.compile(f"[{_POINTS}{_LIGATURES}\U0001d400-\U0001d7ff\u200c\u200d]")
+_POINT_CHARS = frozenset(c for c in map(chr, range(0x34F, 0x6EE)) if _POINTS_RUN.fullmatch(c))
 
 
 def is_version(value: object) -> bool:
@@ -119,8 +125,8 @@ def folded_word(word: str, version: int) -> str:
         word = folded_widths(normalized(word))
     if version >= 3:
         word = without_ignorables(word)
-    if version >= 4:
-        word = letters_folded(controls_as_spaces(word))
+    if version >= 4:  # (a control character at an end is a space there: not part of the word)
+        word = letters_folded(controls_as_spaces(word).strip())
     return word
 
 
@@ -137,21 +143,25 @@ def letters_folded(text: str) -> str:
     """``text`` with the other ways of writing a word's letters made the common one (version 4), as search
     engines fold them:
 
-    - Hebrew points and cantillation marks (U+0591-05BD, U+05BF, U+05C1, U+05C2, U+05C4, U+05C5, U+05C7), Arabic
-      harakat (U+064B-0652) and the tatweel (U+0640) removed, as Lucene's ArabicNormalizer removes the last two:
-      ``שָׁלוֹם`` is ``שלום``, ``كَتَبَ`` is ``كتب`` (the Arabic and Yiddish Snowball stemmers removed them already;
+    - Hebrew points and cantillation marks (U+0591-05BD, U+05BF, U+05C1, U+05C2, U+05C4, U+05C5, U+05C7) and the
+      combining grapheme joiner pointed text puts between two points (U+034F), Arabic harakat (U+064B-0652), the
+      superscript alef (U+0670), the Quranic marks (U+06D6-06ED's combining ones) and the tatweel (U+0640)
+      removed (Lucene's ArabicNormalizer removes the harakat and the tatweel): ``שָׁלוֹם`` is ``שלום``, ``كَتَبَ`` is
+      ``كتب``, ``هٰذَا`` is ``هذا`` (the Arabic and Yiddish Snowball stemmers removed harakat and points already;
       the maqaf and the other Hebrew punctuation stay);
-    - the Latin ligatures (U+FB00-FB06, ``ﬁ`` -> ``fi``) and the mathematical letters and digits (U+1D400-1D7FF,
-      ``𝐇𝐞𝐥𝐥𝐨`` -> ``Hello``) in their NFKC form (these alone: ``²`` and ``™`` stay);
+    - the Latin ligatures and digraphs (U+FB00-FB06, ``ĳ``, ``ǆ``, ``ǉ``, ``ǌ``, ``ǳ`` and their capitals, the long
+      ``ſ``: ``ﬁ`` -> ``fi``) and the mathematical letters and digits (U+1D400-1D7FF and the letterlike symbols
+      that fill its alphabets' holes, ``ℎ``, ``ℯ``, ``ℝ``...: ``𝐇𝐞𝐥𝐥𝐨`` -> ``Hello``) in their NFKC form (these
+      alone: ``²``, ``™`` and ``ℓ`` stay);
     - ZWJ and ZWNJ (U+200D, U+200C) between two letters of the Latin, Greek or Cyrillic script (marks after the
       first allowed) removed: ``bo`` ZWJ ``ok`` is ``book`` (Persian ZWNJ and emoji sequences stay).
     """
     found = () if text.isascii() else frozenset(_LETTER_FOLDS.findall(text))  # (one scan tells which folds apply)
     if not found:
         return text
-    if any(c <= "\u0652" for c in found):
+    if not found.isdisjoint(_POINT_CHARS):
         text = _POINTS_RUN.sub("", text)
-    if any(c >= "\ufb00" for c in found):
+    if any(c not in _POINT_CHARS and c not in "\u200c\u200d" for c in found):
         text = _COMPATIBLE.sub(lambda m: unicodedata.normalize("NFKC", m.group()), text)
     return _without_alphabet_joiners(text) if "\u200c" in found or "\u200d" in found else text
 
@@ -160,16 +170,15 @@ def _without_alphabet_joiners(text: str) -> str:
     """``text`` without the runs of ZWJ and ZWNJ between two letters of :func:`_alphabet_letters` (combining marks
     after the first allowed)."""
     letters = _alphabet_letters()
-    cuts = []
+    kept, at = [], 0  # (the pieces joined once: a text of many joiners is cut in linear time)
     for run in _JOINER_RUN.finditer(text):
         before = run.start() - 1
         while before >= 0 and unicodedata.category(text[before])[0] == "M":
             before -= 1
         if before >= 0 and text[before] in letters and run.end() < len(text) and text[run.end()] in letters:
-            cuts.append(run.span())
-    for start, end in reversed(cuts):
-        text = text[:start] + text[end:]
-    return text
+            kept.append(text[at : run.start()])
+            at = run.end()
+    return "".join(kept) + text[at:] if kept else text
 
 
 @functools.cache

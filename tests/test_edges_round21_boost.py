@@ -44,7 +44,7 @@ def test_base_run_files_without_rows_are_refused_as_such(tmp_path, capsys):
     empty = tmp_path / "empty.run"
     empty.write_text("")
     assert main(base_args(tmp_path, str(empty))) == 2
-    assert one_error_line(capsys) == f"clirkit: error: --base-run: {empty} hold no rows"
+    assert one_error_line(capsys) == f"clirkit: error: --base-run: {empty} holds no rows"
 
 
 def test_a_negative_base_score_is_refused_at_its_file_and_line(tmp_path, capsys):

@@ -54,6 +54,10 @@ def run(args) -> int:
     check_model_languages(args.model, "BoostCLIR", (model.source_analyzer.lang, model.target_analyzer.lang), data)
     queries, (docids, texts) = data.queries, data.documents
     candidates = read_run_of(args.candidates, data) if args.candidates else None
+    if candidates is not None and model.from_base:  # its scores are the base's: >= 0, said at their line
+        from clirkit.cli.boostchecks import check_base_scores
+
+        check_base_scores(args.candidates, candidates)
     base_tag = (model.base or {}).get("tag")
     if candidates is not None and len(candidates) and base_tag and candidates.tag != base_tag:
         say(

@@ -134,7 +134,7 @@ def read_base_run(args, data):
     runs = [read_run_of(path, data, queries=False) for path in paths]
     owner: dict[str, str] = {}
     for path, run in zip(paths, runs):
-        _check_base_scores(path, run)
+        check_base_scores(path, run)
         for q in run.query_ids:
             if owner.setdefault(q, path) != path:
                 raise ClirkitError(
@@ -142,7 +142,9 @@ def read_base_run(args, data):
                     "query's rows once (the base system's run of the training queries, then of the dev queries)"
                 )
     if not any(len(run) for run in runs):
-        raise ClirkitError(f"--base-run: {', '.join(map(display_name, paths))} hold no rows")
+        raise ClirkitError(
+            f"--base-run: {', '.join(map(display_name, paths))} {'holds' if len(paths) == 1 else 'hold'} no rows"
+        )
     tags = sorted({run.tag for run in runs if len(run)})
     if len(tags) > 1:
         say(
@@ -153,7 +155,7 @@ def read_base_run(args, data):
     return CompactRun.from_runs(runs)
 
 
-def _check_base_scores(path: str, run) -> None:
+def check_base_scores(path: str, run) -> None:
     """ClirkitError ``FILE:LINE: negative score ...`` at the first row of ``run`` (read from ``path``) whose score
     is below 0: a base run's scores are divided by their query's largest
     (:func:`~clirkit.boost.base.normalized_scores`)."""
