@@ -42,10 +42,10 @@ def test_a_collection_folder_of_an_experiment_file_is_read_beside_the_file(tmp_p
     exp = _experiment(tmp_path / "sub" / "exp.toml", 'collection = "col"')
     monkeypatch.chdir(tmp_path)
     assert main(["run", str(exp), "-o", "out", "-q"]) == 0
-    assert "test split: 1 queries, 3 documents" in (tmp_path / "out" / "results.txt").read_text()
+    assert "test split: 1 query, 3 documents" in (tmp_path / "out" / "results.txt").read_text()
     monkeypatch.chdir(tmp_path / "sub" / "col")  # from anywhere, the same folder
     assert main(["run", str(exp), "-o", str(tmp_path / "out2"), "-q"]) == 0
-    assert "test split: 1 queries, 3 documents" in (tmp_path / "out2" / "results.txt").read_text()
+    assert "test split: 1 query, 3 documents" in (tmp_path / "out2" / "results.txt").read_text()
 
 
 def test_a_collection_folder_given_on_the_command_line_is_read_from_the_current_folder(tmp_path, monkeypatch):
@@ -54,7 +54,7 @@ def test_a_collection_folder_given_on_the_command_line_is_read_from_the_current_
     exp = _experiment(tmp_path / "sub" / "exp.toml", 'collection = "nave-en-es"')
     monkeypatch.chdir(tmp_path)
     assert main(["run", str(exp), "--collection", "col", "-o", "out", "-q"]) == 0
-    assert "test split: 1 queries, 5 documents" in (tmp_path / "out" / "results.txt").read_text()
+    assert "test split: 1 query, 5 documents" in (tmp_path / "out" / "results.txt").read_text()
 
 
 # ------------------------------------------------------------------ 2. a collection folder edited since

@@ -35,7 +35,8 @@ def write_report(runner: Runner) -> str:
     for split in exp.report_splits:
         runs, qrels, n_queries = _split(runner, split, names)
         what = _heading(runner, split)
-        head = f"{c.name} ({c.variant}), {what}: {n_queries} queries, {n_docs} documents"
+        queries = "1 query" if n_queries == 1 else f"{n_queries} queries"
+        head = f"{c.name} ({c.variant}), {what}: {queries}, {n_docs} documents"
         label = f"{c.name} {'dev+test' if split == 'all' else split}"
         gains = exp.gains if len(names) > 1 else ()  # nothing to compare the baseline with: no section
         table = score_table(runs, qrels, exp.measures, baseline=baseline, seed=exp.seed, qrels_label=label, gains=gains)
