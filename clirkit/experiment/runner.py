@@ -118,16 +118,6 @@ def keeps(pattern: str, run: str) -> bool:
     return run == pattern or fnmatchcase(run, pattern)
 
 
-def tied(note: str) -> str:
-    """A fusion's note ``NAME: weights 0, 1 (dev AP 0.0000 ...)`` saying that every weight vector of its grid scored
-    the same on dev (its ``weights_tied_``): the dev score did not choose the weights."""
-    if "tied on dev" in note:  # (said already)
-        return note
-    head, open_, said = note.partition(" (")
-    said = said[:-1] + "; " if open_ and said.endswith(")") else ""
-    return f"{head} (every weight tied on dev: {said}the dev score did not choose these weights)"
-
-
 class Runner:
     """The systems of one experiment on its resources: built, recorded, fitted (or read back), searched."""
 
@@ -297,10 +287,7 @@ class Runner:
                         write_run(run, path)
                         out.remember(path, made_by)
             self.resources.keep(name, system, split, run)
-        notes = system.notes(name)
-        if notes and getattr(system, "weights_tied_", False):  # a fusion whose every grid point tied on dev
-            notes[0] = tied(notes[0])
-        self.notes += notes
+        self.notes += system.notes(name)
         self.curves.update(system.curves(name))
         sweep = getattr(system, "sweep_", None)
         if sweep is not None:

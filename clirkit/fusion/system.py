@@ -197,16 +197,19 @@ class Fusion(System):
 
     def notes(self, name: str) -> list[str]:
         """The weights (and the dev score they reached, when tuned, labelled with the queries it averages: a
-        report's dev table averages over every judged dev query, a query without run lines counted 0)."""
+        report's dev table averages over every judged dev query, a query without run lines counted 0), and when
+        every weight vector tied on dev (``weights_tied_``), that the dev score did not choose them."""
         if not hasattr(self, "weights_"):
             return []
-        dev = (
-            f" (dev {self.measure} {self.dev_score_:.4f} over the {self.dev_queries_} judged dev queries its "
-            f"systems' runs cover)"
+        said = (
+            f"dev {self.measure} {self.dev_score_:.4f} over the {self.dev_queries_} judged dev queries its "
+            f"systems' runs cover"
             if self.dev_score_ is not None
             else ""
         )
-        return [f"{name}: weights {', '.join(map(weight_text, self.weights_))}{dev}"]
+        if getattr(self, "weights_tied_", False):
+            said = f"every weight tied on dev: {said + '; ' if said else ''}the dev score did not choose these weights"
+        return [f"{name}: weights {', '.join(map(weight_text, self.weights_))}{f' ({said})' if said else ''}"]
 
     def search_split(self, resources: Resources, split: str, *, tag: str | None = None):
         """The fusion of its systems' runs of ``split`` (:meth:`Resources.run`: the runner's, not made again, fused
