@@ -4,17 +4,15 @@ A *system* has its hyper-parameters and their defaults in ``__init__`` (scikit-l
 convention: ``get_params``/``set_params``, and ``sklearn.base.clone`` works on it), declares their constraints
 once in ``_parameter_constraints`` (scikit-learn's vocabulary, :mod:`clirkit.constraints`; checked by
 :meth:`System.check_params` at ``fit``, with messages naming the parameter, the allowed range and the value),
-learns in ``fit`` (returns
-self; learned state in attributes ending with ``_``) and makes runs with
-``search(topics) -> Run``. The command-line verbs and the experiment runner only build systems
+learns in ``fit`` (returns self; learned state in attributes ending with ``_``) and makes runs with ``search(topics)
+-> Run``. The command-line verbs and the experiment runner only build systems
 and call them, so the same settings give the same run whichever way it was asked for.
 
-One call fits every system: ``system.fit(resources)``, where :class:`Resources` holds what any system may
-read (documents, index, translation tables, topics and qrels by split, the documents each query must not
-return, known-item pairs of a parallel corpus, the runs of other systems) and each system takes what it needs.
-It is the only ``fit`` (``DT().fit(Resources(index=ix, table=t))``): anything else is a one-line ClirkitError.
-Beside ``fit`` and ``search``, a system tells the experiment runner what it needs to record and report,
-so the runner has no branch on a system's kind:
+One call fits every system: ``system.fit(resources)``, where :class:`Resources` holds what any system may read
+(documents, index, translation tables, topics and qrels by split, the documents each query must not return, known-item
+pairs of a parallel corpus, the runs of other systems) and each system takes what it needs. It is the only ``fit``
+(``DT().fit(Resources(index=ix, table=t))``): anything else is a one-line ClirkitError. Beside ``fit`` and ``search``, a
+system tells the experiment runner what it needs to record and report, so the runner has no branch on a system's kind:
 
 - ``inputs(resources)``: a JSON record of what ``fit`` reads (beyond the parameters): a rerun whose
   record is unchanged reuses the system's runs and model;
@@ -28,7 +26,8 @@ so the runner has no branch on a system's kind:
   for them: a run system's ``run`` is its ``file``);
 - ``check_options(options)`` when the file is read, ``check_inputs(resources)`` when the runner builds the
   system (before any system's work);
-- ``search_split(resources, split)``: the run of a split's topics (a fusion fuses its systems' runs).
+- ``search_split(resources, split, packed=)``: the run of a split's topics (a fusion fuses its systems' runs), with
+  ``packed`` as a :class:`~clirkit.packedrun.PackedRun` made in bounded memory (the runner's).
 
 Every system's ``search`` takes the queries in any form a user has them in
 (:func:`clirkit.topicforms.as_topics`: a text, a list of texts, a ``{qid: text}`` dict, a DataFrame with ``qid``
@@ -412,9 +411,15 @@ class System(Parameters):
         """A JSON record of what :meth:`fit` reads of ``resources``; nothing by default."""
         return {}
 
-    def search_split(self, resources: Resources, split: str, *, tag: str | None = None):
-        """The run of the topics of ``split``, without the documents they exclude."""
-        return self.search(resources.topics(split), excluded=resources.excluded(split), tag=tag, quiet=resources.quiet)
+    def search_split(self, resources: Resources, split: str, *, tag: str | None = None, packed: bool = False):
+        """The run of the topics of ``split``, without the documents they exclude; ``packed``: as a PackedRun made a
+        block of queries at a time (:func:`~clirkit.packedrun.packed_in_blocks`: the same rows in bounded memory)."""
+        topics, excluded, quiet = resources.topics(split), resources.excluded(split), resources.quiet
+        if not packed:
+            return self.search(topics, excluded=excluded, tag=tag, quiet=quiet)
+        from clirkit.packedrun import packed_in_blocks
+
+        return packed_in_blocks(self.search, topics, excluded=excluded, tag=tag, quiet=quiet)
 
     def restore(self, path, resources: Resources) -> "System":
         """Take the learned state saved at ``path`` by :meth:`save` as this system's (the one load of the
@@ -578,7 +583,8 @@ def jsonable(value):
 def as_run(run):
     """``run`` as a :class:`~clirkit.run.Run`: a Run as it is, a DataFrame by :meth:`~clirkit.run.Run.from_frame`, a
     path by :func:`~clirkit.formats.read_run`; ClirkitError for anything else."""
-    from clirkit.run import PackedRun, Run
+    from clirkit.packedrun import PackedRun
+    from clirkit.run import Run
 
     if isinstance(run, (Run, PackedRun)):
         return run

@@ -43,10 +43,11 @@ def string_hash(docids: np.ndarray) -> np.ndarray:
     return out
 
 
-def pair_keys(codes: np.ndarray, docids: np.ndarray) -> np.ndarray:
+def pair_keys(codes: np.ndarray, docids) -> np.ndarray:
     """64-bit key of each (integer code, docid) pair: equal pairs get equal keys, different pairs
     almost surely different ones (callers check equal keys against the real values). Computed in
-    row slices, so the temporaries stay small whatever the number of rows."""
+    row slices, so the temporaries stay small whatever the number of rows (``docids``: a str array, or what gives
+    one for a slice: a packed run's ids, :class:`clirkit.metrics._CodedIds`)."""
     out = np.empty(len(docids), dtype=np.uint64)
     for lo in range(0, len(docids), _ROWS_PER_PASS):
         hi = lo + _ROWS_PER_PASS

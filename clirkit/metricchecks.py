@@ -8,7 +8,7 @@ none reads. Each error is one :class:`~clirkit.errors.ClirkitError` line naming 
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 import numpy as np
 
@@ -16,6 +16,9 @@ from clirkit.constraints import positive, validate
 from clirkit.errors import ClirkitError
 from clirkit.measures import Measure, beyond_depth, parse_measures
 from clirkit.run import Qrels, Run, check_depth
+
+if TYPE_CHECKING:
+    from clirkit.packedrun import PackedRun
 
 AVERAGES = ("qrels", "run")
 TIES = ("trec_eval", "run")
@@ -63,7 +66,7 @@ def main_grade_of(specs: list[Measure], rel_threshold: int, main_grade: int | No
 
 
 def check_evaluation(
-    run: Run,
+    run: Run | PackedRun,
     qrels: Qrels,
     *,
     ties: str,
@@ -73,11 +76,14 @@ def check_evaluation(
     rel_threshold: int,
     main_grade: int | None,
 ) -> None:
-    """ClirkitError unless ``run`` is a :class:`Run` and ``qrels`` :class:`Qrels`, the options of
+    """ClirkitError unless ``run`` is a :class:`Run` (or a :class:`~clirkit.packedrun.PackedRun`, whose scores are
+    finite) and ``qrels`` :class:`Qrels`, the options of
     :func:`~clirkit.metrics.evaluate` are known and in range (``depth`` a whole number >= 1 or None, the grades
     whole numbers >= 1), the qrels non-empty, the run non-empty unless averaged over the qrels, and the run's
     scores numbers."""
-    if not isinstance(run, Run):
+    from clirkit.packedrun import PackedRun
+
+    if not isinstance(run, (Run, PackedRun)):
         raise ClirkitError(f"run: expected a Run (Run.from_dict(...), read_run(path)), got {type(run).__name__}")
     if not isinstance(qrels, Qrels):
         raise ClirkitError(
@@ -96,7 +102,7 @@ def check_evaluation(
             "the run holds no results: there is no run query to average over "
             "(averaged over the qrels, each judged query scores 0)"
         )
-    nan = np.isnan(run.scores)
-    if nan.any():
+    nan = np.isnan(run.scores) if isinstance(run, Run) else np.zeros(0, dtype=bool)  # (a PackedRun's are finite)
+    if isinstance(run, Run) and nan.any():
         i = int(np.flatnonzero(nan)[0])
         raise ClirkitError(f"the run's score for query {run.qids[i]}, document {run.docids[i]} is NaN")

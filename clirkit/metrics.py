@@ -39,7 +39,7 @@ Semantics follow trec_eval 9 (checked against pytrec_eval in the tests):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable, Union
 
 import numpy as np
 
@@ -59,6 +59,9 @@ from clirkit.measures import (
 )
 from clirkit.metricchecks import AVERAGES, NAMES, TIES, check_evaluation, checked_measures, main_grade_of
 from clirkit.run import Qrels, Run
+
+if TYPE_CHECKING:
+    from clirkit.packedrun import PackedRun
 
 __all__ = [
     "AVERAGES",
@@ -168,7 +171,7 @@ class Evaluation:
 
 
 def evaluate(
-    run: Run,
+    run: Run | PackedRun,
     qrels: Qrels,
     measures: Iterable[str | Measure] | str = DEFAULT_MEASURES,
     *,
@@ -182,7 +185,8 @@ def evaluate(
     """Evaluate a run against graded judgments.
 
     Args:
-        run: the ranked results, a :class:`~clirkit.run.Run` (a ``{qid: {docid: score}}`` dict:
+        run: the ranked results, a :class:`~clirkit.run.Run` (or the :class:`~clirkit.packedrun.PackedRun` of one,
+            evaluated without the query id of each row; a ``{qid: {docid: score}}`` dict:
             ``Run.from_dict``; any number of queries; a run of no rows scores
             each judged query 0 with ``average="qrels"`` and is refused with ``"run"``).
         qrels: graded judgments (:class:`~clirkit.run.Qrels`); a grade >= ``rel_threshold`` is relevant.
@@ -256,7 +260,7 @@ def evaluate(
 
 
 def _ranked_queries(
-    run: Run, judged: _JudgedQueries, group_code: np.ndarray, *, ties: str, depth: int | None
+    run: Run | PackedRun, judged: _JudgedQueries, group_code: np.ndarray, *, ties: str, depth: int | None
 ) -> RankedQueries:
     """The rows of ``run`` whose query is judged (``group_code``: each run query's code in ``judged``, -1 if
     none), with their grades, in final rank order (``ties``) and cut at ``depth``."""
@@ -264,10 +268,15 @@ def _ranked_queries(
     in_qrels = group_code >= 0
     row_code = np.repeat(group_code, counts)
     keep = row_code >= 0
-    docids, scores = run.docids, run.scores
+    docids: Ids
+    if isinstance(run, Run):
+        docids, unique = run.docids, run._unique_pairs
+    else:  # a PackedRun (its rows are a Run's: each pair once)
+        docids, unique = _CodedIds(run.documents, run.codes), True
+    scores = run.scores
     if not keep.all():
         row_code, docids, scores = row_code[keep], docids[keep], scores[keep]
-    grades = _lookup_grades(row_code, docids, judged, run._unique_pairs)
+    grades = _lookup_grades(row_code, docids, judged, unique)
     del row_code
 
     group_code = group_code[in_qrels]
@@ -283,6 +292,33 @@ def _ranked_queries(
         group, rank, grades = group[cut], rank[cut], grades[cut]
         starts = np.flatnonzero(rank == 1)
     return RankedQueries(group, rank, grades, starts, judged, group_code)
+
+
+class _CodedIds:
+    """The document id of each row of a :class:`~clirkit.packedrun.PackedRun` (``values[codes]``), made only for
+    the rows asked for: an id for an integer, a str array for a slice, a :class:`_CodedIds` for an index array or
+    mask (the evaluation hashes the ids a slice at a time and reads a few by row)."""
+
+    def __init__(self, values: np.ndarray, codes: np.ndarray) -> None:
+        self.values, self.codes = values, codes
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __getitem__(self, rows):
+        if isinstance(rows, np.ndarray):
+            return _CodedIds(self.values, self.codes[rows])
+        return self.values[self.codes[rows]]
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        return self.values[self.codes] if dtype is None else self.values[self.codes].astype(dtype)
+
+    def tolist(self) -> list[str]:
+        return self.values[self.codes].tolist()
+
+
+Ids = Union[np.ndarray, _CodedIds]
+"""A column of document ids: a str array, or a packed run's (:class:`_CodedIds`)."""
 
 
 class RankedQueries:
@@ -441,9 +477,7 @@ class _JudgedQueries:
 # --------------------------------------------------------------------------- ordering
 
 
-def _trec_eval_order(
-    group: np.ndarray, scores: np.ndarray, docids: np.ndarray, grades: np.ndarray
-) -> np.ndarray | None:
+def _trec_eval_order(group: np.ndarray, scores: np.ndarray, docids: Ids, grades: np.ndarray) -> np.ndarray | None:
     """Row permutation giving trec_eval's ranking within each group, or None if already in it.
 
     Rows are grouped by ``group`` (contiguous). Within a group: score as
@@ -467,7 +501,7 @@ def _trec_eval_order(
         sel = np.flatnonzero(in_tie & matters[block])
         if len(sel):
             # ascending (-block, docid), reversed: blocks ascending, docid descending within a block
-            sub = np.lexsort((docids[sel], -block[sel]))[::-1]
+            sub = np.lexsort((np.asarray(docids[sel]), -block[sel]))[::-1]
             perm = np.arange(len(group))
             perm[sel] = sel[sub]
             order = perm if order is None else order[perm]
@@ -481,9 +515,7 @@ class _HashCollision(Exception):
     """Two different (query, docid) pairs hashed alike: use the exact path."""
 
 
-def _lookup_grades(
-    row_code: np.ndarray, docids: np.ndarray, judged: _JudgedQueries, unique_pairs: bool = False
-) -> np.ndarray:
+def _lookup_grades(row_code: np.ndarray, docids: Ids, judged: _JudgedQueries, unique_pairs: bool = False) -> np.ndarray:
     """Grade of each run row (0 if unjudged); raises ClirkitError on duplicate pairs (the run's are not
     looked for when ``unique_pairs`` says its reader did)."""
     try:
@@ -493,7 +525,7 @@ def _lookup_grades(
 
 
 def _lookup_grades_hashed(
-    row_code: np.ndarray, docids: np.ndarray, judged: _JudgedQueries, unique_pairs: bool = False
+    row_code: np.ndarray, docids: Ids, judged: _JudgedQueries, unique_pairs: bool = False
 ) -> np.ndarray:
     qkeys = pair_keys(judged.row_code, judged.docids)
     qorder = np.argsort(qkeys)
@@ -530,14 +562,14 @@ def _lookup_grades_hashed(
     pos[in_order] = np.minimum(np.searchsorted(sorted_q, keys[in_order]), len(sorted_q) - 1)
     hit = sorted_q[pos] == keys
     rows, idx = cand[hit], qorder[pos[hit]]
-    if not ((judged.row_code[idx] == row_code[rows]).all() and (judged.docids[idx] == docids[rows]).all()):
+    if not ((judged.row_code[idx] == row_code[rows]).all() and (judged.docids[idx] == np.asarray(docids[rows])).all()):
         raise _HashCollision
     grades = np.zeros(len(rkeys), dtype=np.int64)
     grades[rows] = judged.rels[idx]
     return grades
 
 
-def _lookup_grades_exact(row_code: np.ndarray, docids: np.ndarray, judged: _JudgedQueries) -> np.ndarray:
+def _lookup_grades_exact(row_code: np.ndarray, docids: Ids, judged: _JudgedQueries) -> np.ndarray:
     """Dictionary join, used only when the hashed join meets a collision."""
     table: dict[tuple[int, str], int] = {}
     for c, d, g in zip(judged.row_code.tolist(), judged.docids.tolist(), judged.rels.tolist()):

@@ -403,51 +403,6 @@ class Run:
         )
 
 
-class PackedRun:
-    """A :class:`Run` held compactly while it waits to be used (the experiment runner keeps every run it made):
-    its queries once with their row counts, its documents as int32 codes into their distinct ids, its scores.
-    12 bytes a row instead of the two id strings of every row; :meth:`unpack` gives back the same run, arrays of
-    the same values and dtypes."""
-
-    def __init__(self, run: Run) -> None:
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        encoded = pc.dictionary_encode(pa.array(run.docids, type=pa.large_string()))  # hashing, not a sort
-        self.codes = encoded.indices.to_numpy().astype(np.int32, copy=False)
-        self.documents = np.asarray(encoded.dictionary.to_numpy(zero_copy_only=False), dtype=run.docids.dtype)
-        self.query_order, self.sizes = run._query_order, run.query_sizes()
-        self.scores, self.tag = run.scores, run.tag
-
-    def __len__(self) -> int:
-        return len(self.codes)
-
-    @property
-    def query_ids(self) -> list[str]:
-        """The run's queries, in the run's order (as :attr:`Run.query_ids`)."""
-        return self.query_order.tolist()
-
-    def query_sizes(self) -> np.ndarray:
-        """The number of rows of each query, in the run's order (int64; as :meth:`Run.query_sizes`)."""
-        return self.sizes
-
-    def ranks(self) -> np.ndarray:
-        """The 1-based rank of each row within its query (as :meth:`Run.ranks`)."""
-        starts = np.cumsum(self.sizes) - self.sizes
-        return np.arange(1, len(self.codes) + 1, dtype=np.int64) - np.repeat(starts, self.sizes)
-
-    def top(self, depth: int) -> "PackedRun | Run":
-        """The first ``depth`` rows of every query: this packed run when no query has more (as :meth:`Run.top`),
-        else the unpacked run's; ClirkitError for a ``depth`` that is not an integer >= 1."""
-        check_depth(depth)
-        return self if len(self.sizes) == 0 or self.sizes.max() <= depth else self.unpack().top(depth)
-
-    def unpack(self) -> Run:
-        """The run this was made of."""
-        documents = self.documents[self.codes]
-        return Run._from_groups(self.query_order, self.sizes, documents, self.scores, tag=self.tag, pairs_known=True)
-
-
 @dataclass(frozen=True)
 class Qrels:
     """Graded relevance judgments as parallel arrays.

@@ -11,7 +11,8 @@ import scipy.sparse as sp
 from clirkit.analysis import Analyzer
 from clirkit.boost import Bagging, Boosting, BoostModel, BoostRanker, PairFeatures, TupleSampling
 from clirkit.errors import ClirkitError
-from clirkit.run import PackedRun, Qrels, Run
+from clirkit.packedrun import PackedRun
+from clirkit.run import Qrels, Run
 
 DOCIDS = ["Gen.1.1", "Gen.1.3", "John.1.1", "John.1.5"]
 DOCS = [

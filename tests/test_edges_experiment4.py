@@ -444,14 +444,15 @@ def test_a_docpsq_given_ibm1_as_its_second_table_is_told_in_experiment_file_word
 
 def test_a_run_that_came_out_empty_scores_0_and_is_not_kept_so_a_rerun_makes_it(mini, tmp_path, capsys, monkeypatch):
     from clirkit.experiment.kinds import system_class
+    from clirkit.packedrun import PackedRun
     from clirkit.run import Run
 
     cls = system_class("bm25")
     search_split = cls.search_split
 
-    def empty_dev(self, view, split, tag=None):
-        run = search_split(self, view, split, tag=tag)
-        return Run(run.qids[:0], run.docids[:0], run.scores[:0], tag=run.tag) if split == "dev" else run
+    def empty_dev(self, view, split, tag=None, packed=False):
+        run = search_split(self, view, split, tag=tag, packed=packed)
+        return PackedRun(Run([], [], [], tag=run.tag)) if split == "dev" else run
 
     monkeypatch.setattr(cls, "search_split", empty_dev)
     path = tmp_path / "x.toml"

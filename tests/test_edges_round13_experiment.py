@@ -196,7 +196,7 @@ def test_a_run_stopped_by_an_error_after_its_work_began_says_where_the_work_is_k
     from clirkit.errors import ClirkitError
     from clirkit.experiment.kinds import system_class
 
-    def search_split(self, view, split, tag=None):
+    def search_split(self, view, split, tag=None, packed=False):
         raise ClirkitError("queries: something wrong")
 
     monkeypatch.setattr(system_class("bm25"), "search_split", search_split)

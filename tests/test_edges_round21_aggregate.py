@@ -15,8 +15,9 @@ from clirkit.cli import main
 from clirkit.errors import ClirkitError
 from clirkit.formats import read_qrels, read_run
 from clirkit.metrics import Evaluation, evaluate
+from clirkit.packedrun import PackedRun
 from clirkit.report import Report
-from clirkit.run import PackedRun, Qrels, Run
+from clirkit.run import Qrels, Run
 
 
 def write_lines(path, lines) -> str:

@@ -64,7 +64,7 @@ def test_an_error_of_a_systems_fit_names_the_experiment_file_and_the_system_once
 def test_an_error_of_a_systems_search_names_the_experiment_file_and_the_system(plain, capsys, monkeypatch):
     cls = system_class("bm25")
 
-    def search_split(self, view, split, tag=None):
+    def search_split(self, view, split, tag=None, packed=False):
         raise ClirkitError("queries: something wrong")
 
     monkeypatch.setattr(cls, "search_split", search_split)
@@ -91,7 +91,7 @@ def test_a_run_failing_in_a_fit_before_it_made_anything_leaves_no_staging_folder
 def test_a_run_failing_after_it_made_something_keeps_it_for_the_corrected_run(plain, capsys, monkeypatch):
     cls = system_class("bm25")
 
-    def search_split(self, view, split, tag=None):
+    def search_split(self, view, split, tag=None, packed=False):
         raise ClirkitError("queries: something wrong")
 
     monkeypatch.setattr(cls, "search_split", search_split)

@@ -315,7 +315,7 @@ def test_borda_takes_weights_that_do_not_sum_to_one_and_tunes_none():
 def test_packed_runs_fuse_into_the_run_their_runs_fuse_into(method):
     """The experiment runner fuses the runs it keeps packed (clirkit.run.PackedRun) without unpacking them."""
     from clirkit.fusion import METHODS
-    from clirkit.run import PackedRun
+    from clirkit.packedrun import PackedRun
 
     rng = np.random.default_rng(7)
     docs = np.array([f"d{i:03d}" for i in range(40)])

@@ -287,7 +287,7 @@ def test_writing_a_run_refuses_an_empty_id_or_one_with_whitespace_as_the_line_jo
 
 
 def test_a_packed_run_unpacks_to_the_same_arrays_values_and_dtypes():
-    from clirkit.run import PackedRun
+    from clirkit.packedrun import PackedRun
 
     rng = np.random.default_rng(0)
     docids = np.array([f"doc-{i}" + "x" * (i % 7) for i in range(50)])

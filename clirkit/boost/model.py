@@ -32,7 +32,8 @@ from clirkit.boost.weighting import SCHEMES, check_scheme, weigh_documents
 from clirkit.errors import ClirkitError
 from clirkit.npzchecks import Corrupt, checking, require_analyzer, require_array, require_csr, require_field
 from clirkit.npzio import load_npz, save_npz, show
-from clirkit.run import PackedRun, Run
+from clirkit.packedrun import PackedRun
+from clirkit.run import Run
 
 KIND = "boost-model"
 FORMAT_VERSION = 1
@@ -344,9 +345,8 @@ class BoostModel:
         q = np.concatenate(parts_q) if parts_q else np.zeros(0, np.int64)
         d = np.concatenate(parts_d) if parts_d else np.zeros(0, np.int64)
         s = np.concatenate(parts_s) if parts_s else np.zeros(0)
-        return Run(
-            qids_arr[q] if len(q) else np.zeros(0, str), docids_arr[d] if len(d) else np.zeros(0, str), s, tag=tag
-        )
+        rows = (qids_arr[q], docids_arr[d]) if len(q) else (np.zeros(0, str), np.zeros(0, str))
+        return Run(*rows, s, tag=tag)
 
     def rank(
         self, queries: Mapping[str, Sequence[str]], docids: Sequence[str], doc_tokens: Sequence[Sequence[str]], **kwargs
@@ -367,16 +367,16 @@ class BoostModel:
         depth: int | None = None,
         tag: str = "boost",
         batch_rows: int = 200_000,
-    ) -> Run:
-        """Re-score a candidate run's (query, document) rows with the model and re-sort them.
+        packed: bool = False,
+    ) -> Run | PackedRun:
+        """Re-score a candidate run's (query, document) rows with the model and re-sort them (``packed``: the
+        re-ranked run as a :class:`~clirkit.packedrun.PackedRun`).
 
-        The score is q^T W d, plus beta * f0 for a model boosted from a base
-        ranker (f0: the candidate score divided by its query's largest, see
-        :func:`clirkit.boost.base.normalized_scores`; ``candidates`` is then the
-        base system's run; a :class:`~clirkit.run.PackedRun` is re-ranked as the run it holds, without unpacking
+        The score is q^T W d, plus beta * f0 for a model boosted from a base ranker (f0: the candidate score divided
+        by its query's largest, see :func:`clirkit.boost.base.normalized_scores`; ``candidates`` is then the base
+        system's run; a :class:`~clirkit.packedrun.PackedRun` is re-ranked as the run it holds, without unpacking
         it). Every candidate row is kept; rows of queries or documents unknown to ``queries``/``docids`` raise
-        ClirkitError.
-        """
+        ClirkitError."""
         from clirkit.boost.base import normalized_scores
         from clirkit.boost.scoring import pair_scores
 
@@ -387,10 +387,10 @@ class BoostModel:
             raise ClirkitError(f"the candidate run has queries with no text, e.g. {str(missing_q[0])!r}")
         sizes = candidates.query_sizes()  # the run's rows are grouped by query: one id look-up per query
         qrow = np.repeat(np.fromiter((qpos[q] for q in candidates.query_ids), np.int64, len(sizes)), sizes)
-        packed = isinstance(candidates, PackedRun)  # documents as codes: each distinct one looked up once
+        coded = isinstance(candidates, PackedRun)  # documents as codes: each distinct one looked up once
         drow = (
             _document_rows(candidates.documents, docids)[candidates.codes]
-            if packed
+            if coded
             else _document_rows(candidates.docids, docids, batch_rows)
         )
         QW = (self.encode_queries([queries[q] for q in qids]) @ self.W).tocsr()
@@ -403,12 +403,17 @@ class BoostModel:
         group = np.repeat(np.arange(len(sizes)), sizes)
         order = np.lexsort((docid_tie_key(docids)[drow], -scores, group))
         del drow, group
-        if packed:
+        if coded and packed:
+            run = PackedRun.from_codes(
+                candidates.query_order, sizes, candidates.documents, candidates.codes[order], scores[order], tag=tag
+            )
+        elif coded:
             run = Run.from_groups(
                 candidates.query_order, sizes, candidates.documents[candidates.codes[order]], scores[order], tag=tag
             )
         else:
             run = Run(candidates.qids, candidates.docids[order], scores[order], tag=tag)
+            run = PackedRun(run) if packed else run
         return run.top(depth) if depth is not None else run
 
     # -- display ----------------------------------------------------------------------------------

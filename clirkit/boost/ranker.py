@@ -341,17 +341,20 @@ class BoostRanker(Grouped, System):
 
         return CompactRun.from_runs(runs())
 
-    def search_split(self, resources: Resources, split: str, *, tag: str | None = None) -> Run:
+    def search_split(self, resources: Resources, split: str, *, tag: str | None = None, packed: bool = False):
         """:meth:`search` of the split's topics; boosted from a base system, the base's run of ``split`` that
-        ``resources`` hold (the runner's) is re-ranked, not searched again."""
+        ``resources`` hold (the runner's) is re-ranked, not searched again (``packed``: as a
+        :class:`~clirkit.packedrun.PackedRun`)."""
         base = self._base_system() if hasattr(self, "model_") and self.model_.from_base else None
         if base is None:
-            return super().search_split(resources, split, tag=tag)
-        return self.search(
-            resources.topics(split),
-            tag=tag,
-            quiet=resources.quiet,
-            candidates=resources.run(base, split, packed=True),
+            return super().search_split(resources, split, tag=tag, packed=packed)
+        candidates = resources.run(base, split, packed=True)
+        if not packed or self.base is None:
+            return self.search(resources.topics(split), tag=tag, quiet=resources.quiet, candidates=candidates)
+        model, topics = self.model_, resources.topics(split)
+        queries = dict(zip(topics, model.source_analyzer.tokenize_many(list(topics.values()), quiet=resources.quiet)))
+        return model.rerank(
+            candidates, queries, self.docids_, self.doc_tokens_, tag=tag or self.default_tag, packed=True
         )
 
     def search(

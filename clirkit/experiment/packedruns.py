@@ -15,9 +15,9 @@ class PackedRuns(Mapping):
         self._packed: dict[str, Any] = {}
 
     def __setitem__(self, name: str, run) -> None:
-        from clirkit.run import PackedRun
+        from clirkit.packedrun import PackedRun
 
-        self._packed[name] = PackedRun(run)
+        self._packed[name] = PackedRun.of(run)
 
     def __getitem__(self, name: str):
         return self._packed[name].unpack()

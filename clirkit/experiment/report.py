@@ -57,7 +57,7 @@ def write_report(runner: Runner) -> str:
         fh.write(text + "\n")
     if exp.figures and "test" not in reports:
         reports["test"] = _report(
-            res.runs("test").ordered(names), res.qrels("test"), names, baseline, runner, f"{c.name} test"
+            _packed(res, "test", names), res.qrels("test"), names, baseline, runner, f"{c.name} test"
         )
     figures = _figures(runner, names, baseline, *reports["test"]) if exp.figures else []
     md += [dev_line, ""] if dev_line else []
@@ -96,30 +96,32 @@ def _heading(runner: Runner, split: str) -> str:
 
 
 def _split(runner: Runner, split: str, names: list[str]):
-    """``({name: Run}, qrels, number of queries)`` of ``split``; ``all``: dev and test together."""
+    """``({name: PackedRun}, qrels, number of queries)`` of ``split``; ``all``: dev and test together."""
     import numpy as np
 
-    from clirkit.run import Qrels, Run
+    from clirkit.packedrun import PackedRun
+    from clirkit.run import Qrels
 
     res = runner.resources
     if split != "all":
-        return res.runs(split).ordered(names), res.qrels(split), len(res.topics(split))  # each read when used
+        return _packed(res, split, names), res.qrels(split), len(res.topics(split))
     dev, test = res.topics("dev"), res.topics("test")
     shared = sorted(set(dev) & set(test))
     if shared:
         raise ClirkitError(f"report_splits: the dev and test splits share query {shared[0]}: no table of all queries")
     runs = {}
     for n in names:
-        parts = [res.runs("dev")[n], res.runs("test")[n]]
-        runs[n] = Run(
-            np.concatenate([r.qids for r in parts]),
-            np.concatenate([r.docids for r in parts]),
-            np.concatenate([r.scores for r in parts]),
-            tag=parts[1].tag,
-        )
+        parts = [res.runs("dev").packed(n), res.runs("test").packed(n)]
+        runs[n] = PackedRun.concat(parts, tag=parts[1].tag)
     parts = [res.qrels("dev"), res.qrels("test")]
     qrels = Qrels(*(np.concatenate([getattr(q, a) for q in parts]) for a in ("qids", "docids", "rels")))
     return runs, qrels, len(dev) + len(test)
+
+
+def _packed(res, split: str, names: list[str]) -> dict:
+    """``{name: PackedRun}`` of ``split``'s runs: evaluated as they are kept, never unpacked (the id strings of a
+    deep run of many queries would take gigabytes)."""
+    return {n: res.runs(split).packed(n) for n in names}
 
 
 def _dev_scores(runner: Runner) -> str:
@@ -134,7 +136,7 @@ def _dev_scores(runner: Runner) -> str:
         return ""
     measure = runner.exp.measures[0]
     scores = [
-        f"{name} {evaluate(runs[name], res.qrels('dev'), [measure], names='given').mean()[measure]:.4f}"
+        f"{name} {evaluate(runs.packed(name), res.qrels('dev'), [measure], names='given').mean()[measure]:.4f}"
         for name in names
     ]
     return f"dev {measure} ({counted(len(res.topics('dev')), 'query', 'queries')}): " + ", ".join(scores)

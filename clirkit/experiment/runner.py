@@ -266,7 +266,8 @@ class Runner:
 
     def make(self, name: str) -> None:
         """Fit system ``name`` (or read its model back), then make (or read back) its run of each split."""
-        from clirkit.formats import read_run, write_run
+        from clirkit.formats import read_run
+        from clirkit.formats.runs import write_run_blocks
         from clirkit.progress import say
 
         system, view, record = self.systems[name], self.views[name], self.records[name]
@@ -281,10 +282,10 @@ class Runner:
             else:
                 with self.resources.steps.time(f"{name} retrieval"):
                     say(f"{name}: searching {len(view.topics(split))} {split} queries", quiet=view.quiet)
-                    run = system.search_split(view, split, tag=name)
+                    run = system.search_split(view, split, tag=name, packed=True)
                     if kept and len(run):  # an empty run is not kept: a rerun could not read it back
                         path.parent.mkdir(parents=True, exist_ok=True)
-                        write_run(run, path)
+                        write_run_blocks(run.blocks(), path)  # (a block of queries unpacked at a time)
                         out.remember(path, made_by)
             self.resources.keep(name, system, split, run)
         self.notes += system.notes(name)

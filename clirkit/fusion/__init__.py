@@ -5,8 +5,8 @@
   per-query score transform (:func:`transform_scores`, :data:`TRANSFORMS`);
 - :func:`borda` (:mod:`clirkit.fusion.borda_count`): rank-based Borda count.
 
-All take and return :class:`clirkit.run.Run` objects. Both put their input
-rows on a common (query, document) index with :func:`clirkit.fusion.align.align`.
+All take and return :class:`clirkit.run.Run` objects (packed runs, :class:`~clirkit.packedrun.PackedRun`, fuse
+into one). Both put their input rows on a common (query, document) index with :func:`clirkit.fusion.align.align`.
 Choosing kappa or weights on dev queries is kept apart, in :mod:`clirkit.tuning`.
 
 :data:`METHODS` is the table the :class:`~clirkit.systems.Fusion` system and ``clirkit aggregate`` dispatch
@@ -21,6 +21,7 @@ from typing import Any, Callable
 from clirkit.fusion import borda_count, interpolation
 from clirkit.fusion.borda_count import borda
 from clirkit.fusion.interpolation import TRANSFORMS, interpolate, transform_scores
+from clirkit.packedrun import PackedRun
 from clirkit.run import Run, check_depth
 
 
@@ -39,7 +40,7 @@ class Method:
             which every method's depth passes; Borda's points bound it further, with the weights' sum too).
     """
 
-    fuse: Callable[..., Run]
+    fuse: Callable[..., Run | PackedRun]
     tuned: bool
     weights_sum_to_one: bool
     transforms: bool = True

@@ -19,7 +19,8 @@ import numpy as np
 
 from clirkit.errors import ClirkitError
 from clirkit.hashing import string_hash
-from clirkit.run import PackedRun, Run, check_depth, take_strings
+from clirkit.packedrun import PackedRun
+from clirkit.run import Run, check_depth, take_strings
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ class AlignedRuns:
             pairs are numbered in (query id, document id) order.
         uq, ud: the query ids and document ids (str arrays), sorted, so code order is id order.
         query_rank: each query code's position in first-appearance order over the runs (int64).
+        packed: every input run was a :class:`~clirkit.packedrun.PackedRun`: so is :meth:`ranked`'s.
     """
 
     runs: list[Run]
@@ -46,6 +48,7 @@ class AlignedRuns:
     uq: np.ndarray
     ud: np.ndarray
     query_rank: np.ndarray
+    packed: bool = False
 
     @property
     def n_queries(self) -> int:
@@ -61,8 +64,8 @@ class AlignedRuns:
         """The per-query top ``depth`` of these pairs, for many score vectors (:class:`TopK`)."""
         return TopK(self.pair_q, self.n_queries, depth)
 
-    def ranked(self, scores: np.ndarray, depth: int, tag: str) -> Run:
-        """The pairs as a run, top ``depth`` per query.
+    def ranked(self, scores: np.ndarray, depth: int, tag: str) -> Run | PackedRun:
+        """The pairs as a run (packed when the inputs were: :attr:`packed`), top ``depth`` per query.
 
         Args:
             scores: one score per pair (float64, length :attr:`n_pairs`).
@@ -81,6 +84,10 @@ class AlignedRuns:
         by_rank = np.empty_like(self.query_rank)  # the query codes in first-appearance order
         by_rank[self.query_rank] = np.arange(len(by_rank))
         sizes = np.bincount(self.pair_q, minlength=self.n_queries)[by_rank]  # pairs of each, in that order
+        if self.packed:
+            return PackedRun.from_codes(
+                self.uq[by_rank], np.minimum(sizes, depth), self.ud, self.pair_d[kept], scores[kept], tag=tag
+            )
         documents = take_strings(self.ud, self.pair_d[kept])
         # (each pair once by construction: not checked again)
         return Run._from_groups(
@@ -248,8 +255,10 @@ def docid_ties(run: Run | PackedRun) -> Run | PackedRun:
     first = np.flatnonzero(tied)  # row i ties with row i + 1
     if not len(first):
         return run
-    if isinstance(run, PackedRun):
-        if (run.documents[run.codes[first]] < run.documents[run.codes[first + 1]]).all():
+    if isinstance(run, PackedRun):  # its distinct ids' order compared, not the strings of its tied rows
+        order = np.empty(len(run.documents), dtype=np.int64)
+        order[np.argsort(run.documents)] = np.arange(len(run.documents))
+        if (order[run.codes[first]] < order[run.codes[first + 1]]).all():
             return run
         run = run.unpack()
     elif (run.docids[first] < run.docids[first + 1]).all():
@@ -279,6 +288,7 @@ def align(runs: Sequence[Run], depth: int | None) -> AlignedRuns:
     """
     if len(runs) == 0:
         raise ClirkitError("aggregation needs at least one run")
+    packed = all(isinstance(run, PackedRun) for run in runs)
     cut: list = [docid_ties(run) for run in runs]  # (Runs and PackedRuns)
     cut = [run.top(depth) if depth is not None else run for run in cut]
     # a run's rows are grouped by query: factorize one id per group, then repeat it over the group
@@ -301,5 +311,5 @@ def align(runs: Sequence[Run], depth: int | None) -> AlignedRuns:
     pair = [kinv[bounds[i] : bounds[i + 1]] for i in range(len(cut))]
     row_query = [qinv[bounds[i] : bounds[i + 1]] for i in range(len(cut))]
     return AlignedRuns(
-        cut, pair, row_query, (ukey // width).astype(code), (ukey % width).astype(code), uq, ud, query_rank
+        cut, pair, row_query, (ukey // width).astype(code), (ukey % width).astype(code), uq, ud, query_rank, packed
     )

@@ -14,6 +14,7 @@ import numpy as np
 from clirkit.errors import ClirkitError
 from clirkit.fusion.align import align, fusion_inputs
 from clirkit.fusion.weights import given_weights, weight_text, weights_problem
+from clirkit.packedrun import PackedRun
 from clirkit.run import Run, check_depth
 
 MAX_DEPTH = 2**53  # the largest K whose points K - rank + 1 are all told apart in float64 (integers up to 2**53)
@@ -54,7 +55,7 @@ def check_points_depth(depth, weights=None) -> None:
 
 def borda(
     runs: Sequence[Run], weights: Sequence[float] | None = None, *, depth: int = 1000, tag: str | None = None
-) -> Run:
+) -> Run | PackedRun:
     """Rank-based Borda count, optionally weighted.
 
     Args:
@@ -68,7 +69,8 @@ def borda(
             ``:w=<weights>`` when weights are given).
 
     Returns:
-        A run over the union of the input lists whose scores are points: the
+        A run (a :class:`~clirkit.packedrun.PackedRun` when every run given is one) over the union of the
+        input lists whose scores are points: the
         document at rank k of a list gets ``K - k + 1`` from it, with the same
         ``K = depth`` for every list (rank 1 is worth as much in a short list
         as in a full one), 0 from a list it is missing from. Ties: docid
@@ -100,6 +102,6 @@ def borda(
 
 def fuse(
     runs: Sequence[Run], weights: Sequence[float], *, transforms: Sequence[str], depth: int, tag: str | None
-) -> Run:
+) -> Run | PackedRun:
     """:func:`borda` as an entry of :data:`clirkit.fusion.METHODS` (score transforms do not apply to ranks)."""
     return borda(runs, weights, depth=depth, tag=tag)

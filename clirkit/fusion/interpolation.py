@@ -25,6 +25,7 @@ import numpy as np
 from clirkit.errors import ClirkitError
 from clirkit.fusion.align import AlignedRuns, align, fusion_inputs, query_starts
 from clirkit.fusion.weights import given_weights, weight_text, weights_problem
+from clirkit.packedrun import PackedRun
 from clirkit.run import Run
 
 TRANSFORMS = ("none", "shift", "minmax")
@@ -170,7 +171,7 @@ def weighted_sum(
     *,
     depth: int,
     tag: str | None = None,
-) -> Run:
+) -> Run | PackedRun:
     """The interpolated run from :func:`sum_normalized` scores: ``sum_i weights[i] * normalized[i]``.
 
     Args:
@@ -182,7 +183,8 @@ def weighted_sum(
         tag: the output's run tag; default ``interp:w=<weights>:t=<transforms>``.
 
     Returns:
-        The run over the union of the input lists (ties: docid ascending).
+        The run over the union of the input lists (ties: docid ascending); a
+        :class:`~clirkit.packedrun.PackedRun` when every input was one.
     """
     return aligned.ranked(combined(aligned, normalized, weights), depth, _tag(weights, transforms, tag))
 
@@ -212,7 +214,7 @@ def interpolate(
     transform: str | Sequence[str] = "none",
     depth: int = 1000,
     tag: str | None = None,
-) -> Run:
+) -> Run | PackedRun:
     """Weighted interpolation of per-query sum-normalized scores (SPEC §6).
 
     Args:
@@ -227,7 +229,8 @@ def interpolate(
             e.g. ``interp:w=0.5,0.5:t=shift,none``.
 
     Returns:
-        A run over the union of the input lists (ties: docid ascending). A
+        A run over the union of the input lists (ties: docid ascending; a
+        :class:`~clirkit.packedrun.PackedRun` when every run given is one). A
         query's list whose transformed scores sum to 0 contributes 0.
 
     Note: min-max scaling divides a query's shifted scores by a constant that
@@ -252,6 +255,6 @@ def interpolate(
 
 def fuse(
     runs: Sequence[Run], weights: Sequence[float], *, transforms: Sequence[str], depth: int, tag: str | None
-) -> Run:
+) -> Run | PackedRun:
     """:func:`interpolate` as an entry of :data:`clirkit.fusion.METHODS`."""
     return interpolate(runs, weights, transform=transforms, depth=depth, tag=tag)

@@ -211,10 +211,13 @@ class Fusion(System):
             said = f"every weight tied on dev: {said + '; ' if said else ''}the dev score did not choose these weights"
         return [f"{name}: weights {', '.join(map(weight_text, self.weights_))}{f' ({said})' if said else ''}"]
 
-    def search_split(self, resources: Resources, split: str, *, tag: str | None = None):
+    def search_split(self, resources: Resources, split: str, *, tag: str | None = None, packed: bool = False):
         """The fusion of its systems' runs of ``split`` (:meth:`Resources.run`: the runner's, not made again, fused
-        as they are kept)."""
-        return self.fuse([resources.run(s, split, packed=True) for s in self.systems], tag=tag)
+        as they are kept); ``packed``: as a :class:`~clirkit.packedrun.PackedRun` (the same rows)."""
+        from clirkit.packedrun import PackedRun
+
+        fused = self.fuse([PackedRun.of(resources.run(s, split, packed=True)) for s in self.systems], tag=tag)
+        return fused if packed else fused.unpack()  # (packed runs fuse into a packed run)
 
     def learned_state(self) -> dict:
         if not hasattr(self, "weights_"):
@@ -435,7 +438,8 @@ def unused_params(method: str, weights_given: bool, names: Iterable[str]) -> lis
 def given_runs(runs) -> list:
     """``runs`` (a list, a tuple, a generator: read once) as a list; ClirkitError for one run, or anything not a
     sequence of clirkit runs."""
-    from clirkit.run import PackedRun, Run
+    from clirkit.packedrun import PackedRun
+    from clirkit.run import Run
 
     if isinstance(runs, (str, bytes, Run, PackedRun, Mapping)) or not isinstance(runs, Iterable):
         raise ClirkitError(f"runs: expected a list of runs (clirkit Runs), got a {type(runs).__name__}")

@@ -1,0 +1,187 @@
+"""A run held as integer codes: its queries once with their row counts, its documents as codes into their distinct
+ids. What the experiment runner keeps of every run it makes, and what its systems make a split's run as, so that a
+run of millions of rows never holds the two id strings of every row (numpy's fixed-width strings: 4 bytes a
+character of the longest id, 300 bytes a row for a 75-character query id)."""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+import numpy as np
+
+from clirkit.errors import ClirkitError
+from clirkit.run import Run, check_depth
+
+
+class PackedRun:
+    """A :class:`~clirkit.run.Run` held compactly: 12 bytes a row (an int32 document code and a float64 score)
+    instead of the two id strings of every row; :meth:`unpack` gives back the same run, arrays of the same values
+    and dtypes.
+
+    Attributes:
+        query_order: the run's queries in its order, each once (str array; a query with no rows is not here).
+        sizes: the number of rows of each (int64, each >= 1).
+        documents: the distinct document ids the rows name (str array).
+        codes: each row's document, as its position in ``documents`` (int32, or int64 beyond 2^31 documents).
+        scores: each row's score (float64), rows grouped by query in rank order as in a Run.
+        tag: the run's name.
+    """
+
+    def __init__(self, run: Run) -> None:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        encoded = pc.dictionary_encode(pa.array(run.docids, type=pa.large_string()))  # hashing, not a sort
+        self.codes = encoded.indices.to_numpy().astype(np.int32, copy=False)
+        self.documents = np.asarray(encoded.dictionary.to_numpy(zero_copy_only=False), dtype=run.docids.dtype)
+        self.query_order, self.sizes = run._query_order, run.query_sizes()
+        self.scores, self.tag = run.scores, run.tag
+
+    @classmethod
+    def of(cls, run: "Run | PackedRun") -> "PackedRun":
+        """``run`` packed (a packed run as it is)."""
+        return run if isinstance(run, PackedRun) else cls(run)
+
+    @classmethod
+    def from_codes(cls, query_ids, sizes, documents, codes, scores, *, tag: str) -> "PackedRun":
+        """The packed run of rows already in a :class:`~clirkit.run.Run`'s order, given as codes: query
+        ``query_ids[i]`` owns the next ``sizes[i]`` rows (a query of 0 rows is left out), row j names document
+        ``documents[codes[j]]``. For makers whose rows list each (query, document) pair once, with finite scores (a
+        search, a fusion, a re-ranking): what :meth:`unpack` checks of the order is all that is checked here.
+        """
+        packed = object.__new__(cls)
+        sizes = np.asarray(sizes, dtype=np.int64)
+        kept = sizes > 0
+        packed.query_order = np.asarray(query_ids, dtype=str)[kept] if len(sizes) else np.zeros(0, dtype=str)
+        packed.sizes = sizes[kept]
+        packed.documents = np.asarray(documents, dtype=str)
+        codes = np.asarray(codes)
+        packed.codes = codes.astype(np.int32 if len(packed.documents) < 2**31 else np.int64, copy=False)
+        packed.scores, packed.tag = np.asarray(scores, dtype=np.float64), tag
+        if not (int(packed.sizes.sum()) == len(packed.codes) == len(packed.scores)):
+            raise ClirkitError(
+                f"packed run: sizes summing to {int(packed.sizes.sum())} for {len(packed.codes)} codes and "
+                f"{len(packed.scores)} scores"
+            )
+        if not np.isfinite(packed.scores).all():
+            raise ClirkitError("packed run: a score that is not a finite number")
+        return packed
+
+    @classmethod
+    def concat(cls, parts: Iterable["PackedRun"], *, tag: str) -> "PackedRun":
+        """One packed run of ``parts`` (runs of different queries, in this order): the run of their rows one part
+        after the other. ClirkitError for a query in two parts."""
+        parts = list(parts)
+        order = np.concatenate([p.query_order for p in parts]) if parts else np.zeros(0, dtype=str)
+        if len(np.unique(order)) != len(order):
+            seen = set()
+            twice = next(q for q in order.tolist() if q in seen or seen.add(q))
+            raise ClirkitError(f"packed runs: query {twice!r} is in two of them")
+        shared = parts[0].documents if parts else np.zeros(0, dtype=str)
+        if all(p.documents is shared for p in parts):  # (the blocks of one index's search)
+            codes = [p.codes for p in parts]
+        else:
+            shared, inverse = np.unique(np.concatenate([p.documents for p in parts]), return_inverse=True)
+            bounds = np.cumsum([0] + [len(p.documents) for p in parts])
+            codes = [inverse.ravel()[bounds[i] : bounds[i + 1]][p.codes] for i, p in enumerate(parts)]
+        return cls.from_codes(
+            order,
+            np.concatenate([p.sizes for p in parts]) if parts else np.zeros(0, np.int64),
+            shared,
+            np.concatenate(codes) if codes else np.zeros(0, np.int32),
+            np.concatenate([p.scores for p in parts]) if parts else np.zeros(0),
+            tag=tag,
+        )
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    @property
+    def query_ids(self) -> list[str]:
+        """The run's queries, in the run's order (as :attr:`Run.query_ids`)."""
+        return self.query_order.tolist()
+
+    def query_sizes(self) -> np.ndarray:
+        """The number of rows of each query, in the run's order (int64; as :meth:`Run.query_sizes`)."""
+        return self.sizes
+
+    def ranks(self) -> np.ndarray:
+        """The 1-based rank of each row within its query (as :meth:`Run.ranks`)."""
+        starts = np.cumsum(self.sizes) - self.sizes
+        return np.arange(1, len(self.codes) + 1, dtype=np.int64) - np.repeat(starts, self.sizes)
+
+    def top(self, depth: int) -> "PackedRun":
+        """The first ``depth`` rows of every query (as :meth:`Run.top`): this packed run when no query has more;
+        ClirkitError for a ``depth`` that is not an integer >= 1."""
+        check_depth(depth)
+        if len(self.sizes) == 0 or self.sizes.max() <= depth:
+            return self
+        keep = self.ranks() <= depth
+        return PackedRun.from_codes(
+            self.query_order,
+            np.minimum(self.sizes, depth),
+            self.documents,
+            self.codes[keep],
+            self.scores[keep],
+            tag=self.tag,
+        )
+
+    def document_ids(self, rows=slice(None)) -> np.ndarray:
+        """The document id of each of ``rows`` (all rows by default), as a str array."""
+        return self.documents[self.codes[rows]]
+
+    def blocks(self, queries: int | None = None) -> Iterator[Run]:
+        """The run this was made of as runs of ``queries`` queries each (default :data:`SPLIT_BLOCK`), in its order:
+        what :func:`~clirkit.formats.write_run_blocks` writes as the file of the whole run, one block unpacked at a
+        time."""
+        queries = queries or SPLIT_BLOCK
+        starts = np.concatenate(([0], np.cumsum(self.sizes)))
+        for a in range(0, len(self.sizes), queries):
+            b = min(a + queries, len(self.sizes))
+            rows = slice(int(starts[a]), int(starts[b]))
+            yield Run._from_groups(
+                self.query_order[a:b],
+                self.sizes[a:b],
+                self.document_ids(rows),
+                self.scores[rows],
+                tag=self.tag,
+                pairs_known=True,
+            )
+
+    def unpack(self) -> Run:
+        """The run this was made of."""
+        return Run._from_groups(
+            self.query_order, self.sizes, self.document_ids(), self.scores, tag=self.tag, pairs_known=True
+        )
+
+
+SPLIT_BLOCK = 500
+"""Queries searched at a time when a split's run is made packed (:func:`packed_in_blocks`): a block's run holds the
+id strings of its rows only until it is packed, so the memory of a split's search does not grow with its queries."""
+
+
+def packed_in_blocks(
+    search, topics, *, excluded=None, tag: str | None, quiet: bool, block: int | None = None
+) -> PackedRun:
+    """The packed run of ``topics`` searched ``block`` queries (default :data:`SPLIT_BLOCK`) at a time.
+
+    Args:
+        search: a system's ``search(topics, excluded=, tag=, quiet=)`` -> the :class:`~clirkit.run.Run` of those
+            ``{qid: text}`` (each query's rows depending on that query alone: the same rows as one search of all).
+        topics: ``{qid: text}``, in the order of the run (the queries with no rows are left out of it).
+        excluded: ``{qid: docids}`` the queries must not return (None: none).
+        tag: the run's tag (None: the first block's, the system's own).
+        quiet: no progress on stderr; with one block, ``search`` shows its own, else one bar counts the blocks.
+    """
+    from clirkit.progress import progress
+
+    ids, block = list(topics), block or SPLIT_BLOCK
+    starts = range(0, max(len(ids), 1), block)
+    own = len(starts) == 1
+    parts = []
+    for a in progress(starts, desc="searching", unit="block", quiet=quiet or own):
+        some = ids[a : a + block]
+        left_out = {q: excluded[q] for q in some if q in excluded} if excluded else excluded
+        run = search({q: topics[q] for q in some}, excluded=left_out, tag=tag, quiet=quiet if own else True)
+        parts.append(PackedRun(run))
+    return PackedRun.concat(parts, tag=parts[0].tag if tag is None else tag)

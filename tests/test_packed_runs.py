@@ -1,0 +1,179 @@
+"""Runs made and kept as codes (clirkit.packedrun): the experiment runner makes a split's run a block of queries at a
+time and keeps it packed, fuses and re-ranks packed runs into packed runs, and evaluates them without unpacking. Each
+gives the same rows, scores and files as the unpacked way, byte for byte."""
+
+from __future__ import annotations
+
+import gzip
+
+import numpy as np
+import pytest
+from test_experiment import _api_resources
+
+from clirkit import packedrun
+from clirkit.errors import ClirkitError
+from clirkit.experiment import Experiment, run_experiment
+from clirkit.metrics import evaluate
+from clirkit.packedrun import PackedRun, packed_in_blocks
+from clirkit.run import Qrels, Run
+
+EXPERIMENT = """
+collection = "{folder}"
+measures = ["AP", "P@10", "nDCG@10"]
+baseline = "PSQ"
+seed = 3
+report_splits = ["dev", "test"]
+
+[systems.DT]
+kind = "dt"
+
+[systems.PSQ]
+kind = "psq"
+
+[systems.Boost]
+kind = "boost"
+base = "DT+PSQ"
+rounds = 20
+eval_every = 10
+beta_grid = [2.0, 5.0]
+
+[fusions."DT+PSQ"]
+systems = ["DT", "PSQ"]
+step = 0.25
+
+[fusions.Borda]
+systems = ["DT", "PSQ", "Boost"]
+method = "borda"
+"""
+
+
+def _random_run(seed: int, queries: int = 30, tag: str = "T") -> Run:
+    rng = np.random.default_rng(seed)
+    docids = np.array([f"doc-{i}" + "x" * (i % 7) for i in range(50)])
+    sizes = rng.integers(1, 20, queries)
+    scores = np.concatenate([np.sort(rng.integers(0, 5, s).astype(float))[::-1] for s in sizes])  # (ties)
+    rows = np.concatenate([rng.choice(50, s, replace=False) for s in sizes])
+    return Run.ranked(np.repeat([f"q{i}" for i in range(queries)], sizes), docids[rows], scores, tag=tag)
+
+
+def _subset(run: Run, qids) -> Run:
+    keep = np.isin(run.qids, list(qids))
+    return Run(run.qids[keep], run.docids[keep], run.scores[keep], tag=run.tag)
+
+
+def _same(a: Run, b: Run) -> None:
+    assert a.tag == b.tag and a.query_ids == b.query_ids
+    for name in ("qids", "docids", "scores"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+
+
+def test_packed_blocks_put_together_are_the_packed_run_of_them_all():
+    run = _random_run(0)
+    blocks = [_subset(run, run.query_ids[a : a + 7]) for a in range(0, 30, 7)]
+    _same(PackedRun.concat([PackedRun(b) for b in blocks], tag="T").unpack(), run)
+    shared = PackedRun(run)  # blocks coding into one array of documents (an index's) keep it
+    parts = [
+        PackedRun.from_codes(
+            shared.query_order[:10],
+            shared.sizes[:10],
+            shared.documents,
+            shared.codes[: shared.sizes[:10].sum()],
+            shared.scores[: shared.sizes[:10].sum()],
+            tag="T",
+        ),
+        PackedRun.from_codes(
+            shared.query_order[10:],
+            shared.sizes[10:],
+            shared.documents,
+            shared.codes[shared.sizes[:10].sum() :],
+            shared.scores[shared.sizes[:10].sum() :],
+            tag="T",
+        ),
+    ]
+    joined = PackedRun.concat(parts, tag="T")
+    assert joined.documents is shared.documents
+    _same(joined.unpack(), run)
+    with pytest.raises(ClirkitError, match="query 'q0' is in two of them"):
+        PackedRun.concat([PackedRun(blocks[0]), PackedRun(run)], tag="T")
+    assert len(PackedRun.concat([], tag="E").unpack()) == 0
+
+
+@pytest.mark.parametrize("queries", [1, 4, 30, 100])
+def test_a_packed_run_written_a_block_at_a_time_is_the_file_of_its_run(tmp_path, queries):
+    from clirkit.formats import write_run
+    from clirkit.formats.runs import write_run_blocks
+
+    run = _random_run(3)
+    write_run(run, tmp_path / "whole.run")
+    write_run_blocks(PackedRun(run).blocks(queries), tmp_path / "blocks.run")
+    assert (tmp_path / "blocks.run").read_bytes() == (tmp_path / "whole.run").read_bytes()
+    assert len(list(PackedRun(run).blocks(queries))) == -(-30 // queries)
+
+
+def test_a_packed_run_made_from_codes_leaves_out_empty_queries_and_refuses_what_a_run_refuses():
+    made = PackedRun.from_codes(["a", "b", "c"], [2, 0, 1], np.array(["d1", "d2"]), [1, 0, 0], [3.0, 2.0, 1.0], tag="X")
+    _same(made.unpack(), Run(["a", "a", "c"], ["d2", "d1", "d1"], [3.0, 2.0, 1.0], tag="X"))
+    with pytest.raises(ClirkitError, match="not a finite number"):
+        PackedRun.from_codes(["a"], [1], np.array(["d1"]), [0], [np.nan], tag="X")
+    with pytest.raises(ClirkitError, match="sizes summing to 2 for 1 codes"):
+        PackedRun.from_codes(["a"], [2], np.array(["d1"]), [0], [1.0], tag="X")
+
+
+@pytest.mark.parametrize("depth", [1, 3, 19, 100])
+def test_the_top_of_a_packed_run_is_the_top_of_its_run_and_stays_packed(depth):
+    run = _random_run(1)
+    top = PackedRun(run).top(depth)
+    assert isinstance(top, PackedRun)
+    _same(top.unpack(), run.top(depth))
+
+
+@pytest.mark.parametrize("ties", ["trec_eval", "run"])
+def test_a_packed_run_is_evaluated_as_its_run(ties):
+    run = _random_run(2)
+    rng = np.random.default_rng(5)
+    judged = [
+        (q, f"doc-{d}" + "x" * (d % 7), int(rng.integers(-1, 4)))
+        for q in run.query_ids[3:] + ["q-unrun"]
+        for d in rng.choice(50, 12, replace=False)
+    ]
+    qrels = Qrels(*map(np.array, zip(*judged)))
+    measures = ["AP", "P@5", "nDCG@10", "RR", "R@10", "PRES@15"]
+    for average in ("qrels", "run"):
+        want = evaluate(run, qrels, measures, ties=ties, average=average, depth=15)
+        got = evaluate(PackedRun(run), qrels, measures, ties=ties, average=average, depth=15)
+        assert np.array_equal(got.qids, want.qids) and np.array_equal(got.values, want.values)
+        assert got.missing_queries == want.missing_queries and got.ignored_queries == want.ignored_queries
+        assert got.tag == want.tag and len(want.missing_queries) == 1
+
+
+def test_a_systems_run_searched_in_blocks_is_its_run_searched_at_once(mini):
+    from clirkit.systems import PSQ, Resources
+
+    c, table, index, _ = _api_resources(mini)
+    psq = PSQ().fit(Resources(index=index, table=table))
+    topics = c.queries("train")
+    run = psq.search(topics)
+    excluded = {q: set(_subset(run, [q]).docids[:3].tolist()) for q in list(topics)[::3]}  # (their best ones)
+    for left_out in (None, excluded):
+        whole = psq.search(topics, excluded=left_out, tag="P")
+        for block in (1, 7, 1000):
+            _same(
+                packed_in_blocks(psq.search, topics, excluded=left_out, tag="P", quiet=True, block=block).unpack(),
+                whole,
+            )
+
+
+def _files(folder):
+    runs = {p.name: gzip.decompress(p.read_bytes()) for p in sorted((folder / "runs").glob("*.run.gz"))}
+    return runs, (folder / "results.txt").read_text(encoding="utf-8")
+
+
+def test_an_experiment_searching_in_blocks_writes_the_same_runs_and_report(mini, tmp_path, monkeypatch):
+    path = tmp_path / "e.toml"
+    path.write_text(EXPERIMENT.format(folder=mini), encoding="utf-8")
+    run_experiment(Experiment.read(path), tmp_path / "whole", quiet=True)
+    monkeypatch.setattr(packedrun, "SPLIT_BLOCK", 5)  # the 12 test and dev queries in 3 blocks
+    run_experiment(Experiment.read(path), tmp_path / "blocks", quiet=True)
+    whole, blocks = _files(tmp_path / "whole"), _files(tmp_path / "blocks")
+    assert sorted(whole[0]) == sorted(blocks[0]) and len(whole[0]) >= 10
+    assert whole == blocks
