@@ -454,3 +454,14 @@ def test_write_run_refuses_a_number_of_jobs_that_is_none(tmp_path, jobs):
     with pytest.raises(ClirkitError, match="jobs must be an integer >= 1"):
         write_run(run, tmp_path / "a.run", jobs=jobs)
     assert not (tmp_path / "a.run").exists()
+
+
+def test_the_first_line_where_a_run_file_holds_a_row_is_found_by_its_fields(tmp_path):
+    from clirkit.formats.runs import below_zero, first_line_where
+
+    path = tmp_path / "r.run"
+    path.write_text("q1 Q0 d1 1 2.5 t\n\nq1 Q0 d2 2 -1 t\nq2 Q0 d1 1 -3e-1 t\n", encoding="utf-8")
+    assert first_line_where(path, lambda f: below_zero(f[4])) == (3, ["q1", "Q0", "d2", "2", "-1", "t"])
+    assert first_line_where(path, lambda f: f[0] == "q2")[0] == 4
+    assert first_line_where(path, lambda f: f[2] == "d9") is None and first_line_where("-", lambda f: True) is None
+    assert [below_zero(s) for s in ("-0.5", "0", "1e3", "x", "", "-inf")] == [True, False, False, False, False, True]

@@ -162,18 +162,14 @@ def check_base_scores(path: str, run) -> None:
     import numpy as np
 
     from clirkit.errors import located
-    from clirkit.fileio import display_name, iter_lines
+    from clirkit.fileio import display_name
+    from clirkit.formats.runs import below_zero, first_line_where
 
     if not len(run) or run.scores.min() >= 0:
         return
     problem = "negative score: a base run's scores must be >= 0 (BM25, DT, PSQ or a fusion of them)"
-    for n, line in iter_lines(path) if path != "-" else ():  # (the line, read again only now)
-        fields = line.split()
-        try:
-            negative = len(fields) == 6 and float(fields[4]) < 0
-        except ValueError:
-            negative = False
-        if negative:
-            raise located(display_name(path), n, f"{problem} ({fields[4]})")
+    found = first_line_where(path, lambda fields: below_zero(fields[4]))  # (the line, read again only now)
+    if found is not None:
+        raise located(display_name(path), found[0], f"{problem} ({found[1][4]})")
     first = int(np.argmax(run.scores < 0))
     raise located(display_name(path), None, f"{problem} ({run.scores[first]:g}, query {run.qids[first]!r})")

@@ -276,18 +276,18 @@ def _unknown_row(path: str, run, queries: set[str], docids: set[str]):
     unknown ``queries`` or document one of the unknown ``docids`` (one of them not empty): at its line, or for
     stdin (read once) the first in rank order; without a line if the file changed since it was read."""
     from clirkit.errors import located
-    from clirkit.fileio import display_name, iter_lines
+    from clirkit.fileio import display_name
+    from clirkit.formats.runs import first_line_where
 
-    rows = (
-        ((n, line.split()) for n, line in iter_lines(path))
-        if path != "-"
-        else ((None, [q, "Q0", d]) for q, d in zip(run.qids.tolist(), run.docids.tolist()))
-    )
-    for lineno, (qid, _, docid, *_) in rows:
+    found = first_line_where(path, lambda fields: fields[0] in queries or fields[2] in docids)
+    if found is None and path == "-":  # (stdin is read once: the first such row in rank order)
+        pairs = zip(run.qids.tolist(), run.docids.tolist())
+        found = next(((None, [q, "Q0", d]) for q, d in pairs if q in queries or d in docids), None)
+    if found is not None:
+        lineno, (qid, _, docid, *_) = found
         if qid in queries:
             return located(display_name(path), lineno, f"query {qid!r} is not among the queries{_GIVE_RUN}")
-        if docid in docids:
-            return located(display_name(path), lineno, f"document {docid!r} is not among the documents{_GIVE_RUN}")
+        return located(display_name(path), lineno, f"document {docid!r} is not among the documents{_GIVE_RUN}")
     what = f"query {min(queries)!r} is not among the queries" if queries else ""
     what = what or f"document {min(docids)!r} is not among the documents"
     return located(display_name(path), None, what + _GIVE_RUN)

@@ -80,29 +80,23 @@ def _pairs(run, rows) -> set[tuple[str, str]]:
 def _first_line(path: str, unknown: set, negative: set, bases: list[str], flat: list[str]) -> ClirkitError:
     """The error at the first line of ``path`` whose (query, document) is among the ``unknown`` or the
     ``negative`` rows (``bases``: the boosted rankers reading the run, ``flat``: the fusions)."""
-    from clirkit.fileio import display_name, iter_lines
+    from clirkit.fileio import display_name
+    from clirkit.formats.runs import below_zero, first_line_where
 
     shown = display_name(path)
-    for lineno, line in iter_lines(path):
-        qid, _, docid, _, score, *_ = line.split() + [""] * 6
-        if (qid, docid) in unknown:
-            return located(
-                shown,
-                lineno,
-                f"document {docid!r} is not among the documents: system {bases[0]!r} boosts from this run (its base) "
-                "and re-ranks its rows over the collection's documents; give a run of these queries over these "
-                "documents",
-            )
-        if (qid, docid) in negative and _below_zero(score):
-            return located(shown, lineno, f"score {score} (query {qid!r}) is negative: {_needs(bases, flat)}")
-    return located(shown, None, "a row changed since it was read: run again")
-
-
-def _below_zero(score: str) -> bool:
-    try:
-        return float(score) < 0
-    except ValueError:
-        return False
+    found = first_line_where(path, lambda f: (f[0], f[2]) in unknown or ((f[0], f[2]) in negative and below_zero(f[4])))
+    if found is None:
+        return located(shown, None, "a row changed since it was read: run again")
+    lineno, (qid, _, docid, _, score, *_) = found
+    if (qid, docid) in unknown:
+        return located(
+            shown,
+            lineno,
+            f"document {docid!r} is not among the documents: system {bases[0]!r} boosts from this run (its base) "
+            "and re-ranks its rows over the collection's documents; give a run of these queries over these "
+            "documents",
+        )
+    return located(shown, lineno, f"score {score} (query {qid!r}) is negative: {_needs(bases, flat)}")
 
 
 def _needs(bases: list[str], flat: list[str]) -> str:

@@ -434,3 +434,28 @@ def _ascii_lines(qids: np.ndarray, docids: np.ndarray, ranks: np.ndarray, scores
         ]
     )
     return matrix[matrix != 0].tobytes()
+
+
+def first_line_where(path: str | os.PathLike[str], wanted) -> tuple[int, list[str]] | None:
+    """``(line number, fields)`` of the first line of the run file at ``path`` whose fields (the line split on
+    whitespace, padded with "" to the six of a run line) ``wanted(fields)`` holds true of; None when none does or
+    ``path`` is ``-`` (stdin, read once). The file is read again, for a message naming the line of a row found
+    wanting after the run was read (an unknown document, a negative score)."""
+    from clirkit.fileio import iter_lines
+
+    if str(path) == "-":
+        return None
+    for lineno, line in iter_lines(path):
+        fields = line.split()
+        fields += [""] * (6 - len(fields))
+        if wanted(fields):
+            return lineno, fields
+    return None
+
+
+def below_zero(score: str) -> bool:
+    """Whether a run line's score field is a number below 0 (False for one that is not a number)."""
+    try:
+        return float(score) < 0
+    except ValueError:
+        return False
