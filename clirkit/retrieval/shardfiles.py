@@ -75,13 +75,23 @@ def _stem(manifest: str | os.PathLike[str]) -> str:
     return name[:-4] if name.endswith(".npz") else name
 
 
-def _check_output(path: str | os.PathLike[str]) -> None:
-    """The checks of :func:`clirkit.fileio.atomic_writer`, made before any shard is written."""
+def _check_output(path: str | os.PathLike[str]) -> str:
+    """The checks of :func:`clirkit.fileio.atomic_writer`, made before any shard is written; returns the path to
+    write the manifest at: the file a symbolic link names (the shards go beside it, where a reader of the link or
+    of the file finds them: :meth:`ShardedIndex._folder <clirkit.retrieval.shards.ShardedIndex._folder>`).
+    ClirkitError for a folder, and for a device or FIFO (``/dev/null``), which cannot hold shard files beside it."""
     from clirkit.fileio import check_output_folder
 
     check_output_folder(path)
     if Path(path).is_dir():
         raise ClirkitError(f"{path}: is a folder; give a file name to write")
+    real = os.path.realpath(path)
+    if os.path.exists(real) and not os.path.isfile(real):
+        raise ClirkitError(
+            f"{path}: is not a regular file: a sharded index is a manifest with its shard files beside it; "
+            "give a file name to write (or leave out --shards)"
+        )
+    return real if os.path.islink(path) else str(path)
 
 
 def _write_shard(shard: Index, path: str | os.PathLike[str], number: int, written: list[str]) -> dict:
@@ -233,7 +243,7 @@ def shard_paths(path: str | os.PathLike[str]) -> list[str]:
     is not a readable manifest): inputs of a verb that reads the sharded index, or files its writing replaces."""
     if str(path) == "-":
         return []
-    folder = Path(path).parent
+    folder = Path(os.path.realpath(path)).parent  # (beside the file a link names)
     return [str(folder / name) for name in sorted(_referenced(path)) if (folder / name).is_file()]
 
 

@@ -235,7 +235,7 @@ class ShardedIndex:
         written are removed and the index that was at ``path`` is left as it was."""
         from clirkit.progress import say
 
-        _check_output(path)
+        path = _check_output(path)
         given = read_documents
         read_documents = lambda: located_documents(given())  # noqa: E731
         ids = np.fromiter((docid for _, docid, _ in read_documents()), dtype=object)
@@ -279,8 +279,9 @@ class ShardedIndex:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the shards (``NAME.shard-000.DIGEST.npz``, ...) then the manifest ``path``, atomically as a
-        whole: an error, Ctrl-C or a killed process leaves the index that was at ``path`` usable as it was."""
-        _check_output(path)
+        whole: an error, Ctrl-C or a killed process leaves the index that was at ``path`` usable as it was (a
+        symbolic link: the file it names is written, its shards beside that file)."""
+        path = _check_output(path)
         records: list[dict] = []
         written: list[str] = []
         with _replacing(path, written):
@@ -350,7 +351,7 @@ class ShardedIndex:
                 raise Corrupt(f"cf is below df at {int(np.argmax(cf < df))}")
             _check_totals(header, records, df, cf, avgdl, counts)
             more = cls._more_fields(header)
-        folder = Path(path).parent
+        folder = Path(os.path.realpath(path)).parent  # (beside the file a link names)
         for i, r in enumerate(records):
             file = folder / r["file"]
             if not file.is_file():
@@ -413,7 +414,7 @@ class ShardedIndex:
         """The folder of the manifest (a sharded index read from a file, or saved: it has a path)."""
         if self.path is None:
             raise ClirkitError("a sharded index held in memory has no shard files: save it first")
-        return Path(self.path).parent
+        return Path(os.path.realpath(self.path)).parent  # (a link to a manifest: the shards are beside the file)
 
     def _docids(self, number: int) -> np.ndarray:
         """The docids of shard ``number``, which name the documents of the merged run: from memory, from the

@@ -283,7 +283,7 @@ def _opened(part: _Part, keep: int) -> SearchableShard:
     except ClirkitError as e:  # named as the caller named the manifest, not by its absolute path
         raise ClirkitError(str(e).replace(part.manifest[0], part.shown, 1)) from None
     name = manifest.records[part.number]["file"]
-    if _identity(Path(part.manifest[0]).parent / name) != part.file:
+    if _identity(Path(os.path.realpath(part.manifest[0])).parent / name) != part.file:
         raise ClirkitError(f"{part.manifest[0]}: shard {part.number} ({name}) changed during the search")
     opened = SearchableShard(
         shard, manifest.terms, manifest.collection_stats(), f"{part.manifest[0]}: shard {part.number} ({name})"
