@@ -22,6 +22,9 @@ class Documents:
         texts: the texts, aligned with ``docids`` (None when only tokens are known).
         tokens, analyzer: token lists already made by ``analyzer`` (kept for :meth:`tokens`).
         jobs: worker processes for tokenization.
+
+    ClirkitError for an id that is not text or that no run file can hold (:data:`~clirkit.runinputs.ID_RULE`), an
+    id given twice, and a text that is not a str (None, NaN: give ``""`` for a document without text).
     """
 
     def __init__(
@@ -39,6 +42,7 @@ class Documents:
         self._tokens: dict[str, list] = {}
         if self.texts is not None and len(self.texts) != len(self.docids):
             raise ClirkitError(f"{len(self.docids)} document ids but {len(self.texts)} texts")
+        _check_documents(self.docids, self.texts)
         if tokens is not None:
             if analyzer is None:
                 raise ClirkitError("document tokens need the analyzer that made them")
@@ -76,3 +80,24 @@ class Documents:
 
 def _key(analyzer: Analyzer) -> str:
     return json.dumps(analyzer.to_dict(), sort_keys=True)
+
+
+def _check_documents(docids: list, texts: list | None) -> None:
+    """ClirkitError for the first document whose id or text :class:`Documents` refuses (see there)."""
+    import numpy as np
+
+    from clirkit.runinputs import ID_RULE, first_bad_id
+
+    for values, what in ((docids, "id"), (texts or (), "text")):
+        odd = next((i for i, value in enumerate(values) if not isinstance(value, str)), None)
+        if odd is not None:
+            named = f"document {odd + 1}" if what == "id" else f"document {docids[odd]!r} (number {odd + 1})"
+            fix = f"give ids {ID_RULE}" if what == "id" else "give each document a text ('' for none)"
+            raise ClirkitError(f"{named}: its {what} is {values[odd]!r}, not text: {fix}")
+    bad = first_bad_id(np.asarray(docids, dtype=str)) if docids else None
+    if bad is not None:
+        raise ClirkitError(f"document {bad[0] + 1}: its id {docids[bad[0]]!r} {bad[1]}: give ids {ID_RULE}")
+    if len(set(docids)) != len(docids):
+        first: dict[str, int] = {}
+        i, twice = next((i, d) for i, d in enumerate(docids) if first.setdefault(d, i) != i)
+        raise ClirkitError(f"document id {twice!r} is given twice (documents {first[twice] + 1} and {i + 1})")

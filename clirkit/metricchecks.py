@@ -99,8 +99,8 @@ def check_evaluation(
         raise ClirkitError("the qrels are empty: no judgments")
     if len(run) == 0 and average != "qrels":
         raise ClirkitError(
-            "the run holds no results: there is no run query to average over "
-            "(averaged over the qrels, each judged query scores 0)"
+            "the run holds no results: there is no run query to average over; with --average qrels "
+            '(average="qrels" in Python) each judged query would score 0'
         )
     nan = np.isnan(run.scores) if isinstance(run, Run) else np.zeros(0, dtype=bool)  # (a PackedRun's are finite)
     if isinstance(run, Run) and nan.any():

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Iterable, Union
 
 import numpy as np
 
-from clirkit.errors import ClirkitError
+from clirkit.errors import ClirkitError, counted
 from clirkit.hashing import pair_keys
 from clirkit.measures import (
     DEFAULT_DEPTH,
@@ -233,8 +233,9 @@ def evaluate(
     in_qrels = group_code >= 0
     if len(run_queries) and not in_qrels.any():
         raise ClirkitError(
-            f"none of the run's {len(run_queries)} queries (e.g. {str(run_queries[0])!r}) is in the qrels "
-            f"({len(judged.ids)} queries, e.g. {str(judged.ids[0])!r}): are these the qrels of this run?"
+            f"none of the run's {counted(len(run_queries), 'query', 'queries')} (e.g. {str(run_queries[0])!r}) is in "
+            f"the qrels ({counted(len(judged.ids), 'query', 'queries')}, e.g. {str(judged.ids[0])!r}): are these the "
+            "qrels of this run?"
         )
     ignored = tuple(run_queries[~in_qrels].tolist())
 

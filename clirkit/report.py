@@ -68,7 +68,7 @@ class Report:
         alpha: significance level of the ``*`` mark, in (0, 1).
         test, permutations, seed: the paired test (see :func:`significance`).
         per_query: one row per query (and the mean as qid ``all``) instead of one row per run.
-        qrels: how the judgments are named in the notes and the json (e.g. their path).
+        qrels: how the judgments are named in the notes and the json (e.g. their path; None: not named).
         average, depth, rel_threshold, ties: the settings the evaluations were made with; ``average`` (None:
             the evaluations') words the notes, all four are echoed in the json.
 
@@ -88,7 +88,7 @@ class Report:
         permutations: int = 10_000,
         seed: int = 0,
         per_query: bool = False,
-        qrels: str = "qrels",
+        qrels: str | None = None,
         average: str | None = None,
         depth: int | None = 1000,
         rel_threshold: int = 1,
@@ -120,13 +120,17 @@ class Report:
 
     def _notes(self) -> list[str]:
         if self.average == "qrels":
-            over = f"mean over the {self.evs[0].n_queries} queries of the qrels; a query without run lines scores 0"
+            n = self.evs[0].n_queries
+            over = (
+                f"mean over the {n} {'query' if n == 1 else 'queries'} of the qrels; a query without run lines scores 0"
+            )
         else:
             over = "mean over each run's queries that the qrels judge"
-        notes = [f"qrels {self.qrels}: {over}"]
+        notes = [f"qrels {self.qrels}: {over}" if self.qrels else f"qrels: {over}"]  # (the qrels' name, if given)
         if self.tests:
             test = self._test_words() if self.test == "randomization" else "paired t-test"
             notes.append(f"* = p < {self.alpha:g} against {self.labels[self.baseline]} ({test}, two-sided)")
+        notes += self._untested_notes()
         if self.mean_row_shared():
             notes.append(MEAN_ROW_SHARED)
         for label, ev in zip(self.labels, self.evs):
@@ -137,6 +141,33 @@ class Report:
             if ev.ignored_queries:
                 notes.append(
                     f"{label}: {counted(len(ev.ignored_queries), 'run query', 'run queries')} not in the qrels, ignored"
+                )
+        return notes
+
+    def _untested_notes(self) -> list[str]:
+        """One note per run that a test was asked for and gave no p-value (no ``*`` can mark it): a run sharing no
+        judged query with the baseline (``average="run"``), not tested; a t-test over 1 shared query, or whose
+        differences from the baseline are the same on every shared query (zero variance), undefined."""
+        if self.test == "none" or len(self.evs) < 2:
+            return []
+        base, notes = self.labels[self.baseline], []
+        for i, label in enumerate(self.labels):
+            if i == self.baseline:
+                continue
+            made = {m: self.tests.get((i, m)) for m in self.measures}
+            if all(t is None for t in made.values()):
+                notes.append(f"{label}: not tested, it shares no judged query with {base}")
+                continue
+            undefined = [m for m, t in made.items() if t is not None and math.isnan(t.p_value)]
+            if not undefined:
+                continue
+            n = next(t.n for t in made.values() if t is not None)
+            if n < 2:
+                notes.append(f"{label}: no p-value, it shares 1 query with {base} and the t-test needs 2")
+            else:
+                notes.append(
+                    f"{label}: no p-value for {', '.join(undefined)}: the t-test is undefined, the difference from "
+                    f"{base} being the same on each of the {n} shared queries"
                 )
         return notes
 

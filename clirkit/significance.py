@@ -36,8 +36,8 @@ class TestResult:
         method: ``"randomization"`` or ``"t-test"``.
         mean_difference: mean of ``b - a`` over the queries.
         statistic: the test statistic (mean difference, or Student's t).
-        p_value: two-sided p-value in [0, 1]; NaN when the test is undefined
-            (fewer than 2 queries for the t-test).
+        p_value: two-sided p-value in [0, 1]; NaN when the test is undefined (the t-test of fewer than 2
+            queries, or of the same nonzero difference on every query).
         n: number of queries (pairs).
         permutations: sign vectors drawn (or enumerated when ``exact``); 0 for the t-test.
         exact: whether all 2^n sign vectors were enumerated.
@@ -154,20 +154,19 @@ def randomization_test(a, b, *, permutations: int = 10_000, seed: int = 0) -> Te
 def paired_t_test(a, b) -> TestResult:
     """Two-sided paired t-test of mean(b - a) = 0 (scipy.stats.ttest_rel).
 
-    All differences zero gives t = 0, p = 1 (scipy would give NaN); the same
-    nonzero difference on every query gives t = +-inf, p = 0; fewer than 2
-    queries gives p = NaN.
+    All differences zero gives t = 0, p = 1 (identical systems, as the randomization test says; scipy would give
+    NaN). Undefined, t and p NaN: fewer than 2 queries, and the same nonzero difference on every query (zero
+    variance: t would divide by 0; scipy gives t = +-inf, p = 0 with a warning that the result may be unreliable,
+    R's t.test refuses the data as constant).
     """
     a, b = _pairs(a, b)
     d = b - a
     mean = float(d.mean())
     if not d.any():
         return TestResult("t-test", 0.0, 0.0, 1.0, len(d))
-    if len(d) < 2:
-        return TestResult("t-test", mean, float("nan"), float("nan"), len(d))
-    if np.ptp(d) <= 1e-12 * abs(mean):
-        # the same nonzero difference on every query: zero variance, t infinite
-        return TestResult("t-test", mean, math.copysign(math.inf, mean), 0.0, len(d))
+    if len(d) < 2 or np.ptp(d) <= 1e-12 * abs(mean):
+        # one query, or the same nonzero difference on every query: no variance to scale the mean by
+        return TestResult("t-test", mean, math.nan, math.nan, len(d))
     from scipy.stats import ttest_rel
 
     res = ttest_rel(b, a)

@@ -71,6 +71,8 @@ def cmd_diff(args) -> int:
         p_value = paired_test(a, b, args.test, permutations=args.permutations, seed=args.seed).p_value
     layout = difference_layout(qids, b, a)
     p_text = "" if p_value is None else f", p = {p_value:.4g} ({args.test})"
+    if p_value is not None and p_value != p_value:  # NaN: a t-test of 1 query, or of one difference on every query
+        p_text = f", no p-value ({args.test} undefined: 1 query, or the same difference on every query)"
     print(
         f"{name}: {layout.better} queries better, {layout.worse} worse, {layout.tied} equal; "
         f"mean difference {layout.mean:+.4f}{p_text}"

@@ -261,7 +261,9 @@ def test_eval_refuses_baseline_with_one_run_as_it_refuses_the_tests_options(tmp_
         "--baseline\n"
     )
     assert main(["eval", "--qrels", qrels, a, "--test", "none", "--baseline", a, "-m", "AP", "--quiet"]) == 2
-    assert "--test sets the test between runs, and one RUN makes no test: drop --test" in capsys.readouterr().err
+    assert "--baseline names the run the others are tested against, and one RUN makes no test: drop --baseline" in (
+        capsys.readouterr().err
+    )  # (--test none, no test, is accepted with one RUN: round 23)
     assert main(["eval", "--qrels", qrels, a, b, "--baseline", b, "-m", "AP", "--quiet"]) == 0
     assert f"against {b} (paired randomization test" in capsys.readouterr().out
 

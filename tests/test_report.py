@@ -69,7 +69,8 @@ def test_significance_skips_runs_sharing_no_query_and_is_empty_for_none_or_one_r
 def test_significance_against_another_baseline_tests_the_first_run():
     tests = significance([_ev(PSQ), _ev(BOOST)], baseline=1, test="t-test")
     assert sorted(tests) == [(0, "AP"), (0, "P@10"), (0, "RR")]
-    assert tests[(0, "P@10")].method == "t-test" and tests[(0, "P@10")].p_value == 0.0  # constant difference
+    # a constant difference: the t statistic is undefined (zero variance), no p-value (round 23)
+    assert tests[(0, "P@10")].method == "t-test" and math.isnan(tests[(0, "P@10")].p_value)
 
 
 # ---------------------------------------------------------------------------- text
@@ -110,7 +111,7 @@ def test_no_test_means_no_marks_and_no_significance_note():
 
 
 def test_t_test_note_and_permutation_settings_in_the_note():
-    assert _report(test="t-test").text().splitlines()[-1] == "# * = p < 0.05 against psq.run (paired t-test, two-sided)"
+    assert _report(test="t-test").text().splitlines()[-2] == "# * = p < 0.05 against psq.run (paired t-test, two-sided)"
     assert "(paired randomization test, exact: all 2^6 = 64 sign vectors, two-sided)" in _report(permutations=64).text()
     assert (  # 2^6 sign vectors are more than 50: 50 drawn
         "(paired randomization test, 50 permutations, seed 7, two-sided)" in _report(permutations=50, seed=7).text()

@@ -167,6 +167,7 @@ def run(args) -> int:
             + ("" if given else f", or measures within it (-m; the default is {' '.join(DEFAULT_MEASURES)})")
         )
     _check_unread(args, specs)
+    _check_read_once(args.qrels, args.runs)
     labels = [display_name(r) for r in args.runs]
     baseline = _baseline(getattr(args, "baseline", None), args.runs)
     check_outputs({"-o": args.output}, {"RUN": args.runs, "--qrels": args.qrels})
@@ -211,7 +212,8 @@ def _check_unread(args, specs: list) -> None:
     from clirkit.errors import ClirkitError
     from clirkit.metricchecks import reads_main_grade
 
-    test_options = [option for option in TEST_OPTIONS if given(args, option)]
+    # --test none asks for no test: given with one RUN, it is what that RUN makes
+    test_options = [o for o in TEST_OPTIONS if given(args, o) and not (o == "test" and args.test == "none")]
     if len(args.runs) == 1 and test_options:
         option = test_options[0]
         does = "names the run the others are tested against" if option == "baseline" else "sets the test between runs"
@@ -234,6 +236,37 @@ def _check_unread(args, specs: list) -> None:
             "--main-grade is read only by P_mr and MRR_mr (without a (rel=N) of their own), and no measure asked "
             "reads it: drop --main-grade, or ask for one of them (-m P_mr@10)"
         )
+
+
+def _check_read_once(qrels: str, runs: list[str]) -> None:
+    """ClirkitError for standard input (``-``) or a pipe (:func:`~clirkit.fileio.read_once`) given twice among the
+    ``runs`` (RUN paths), or both as ``qrels`` (the ``--qrels`` path) and a RUN: its second reading would find it
+    exhausted, an empty run scoring 0 on every query (or qrels of no query)."""
+    from clirkit.errors import ClirkitError
+    from clirkit.fileio import read_once
+
+    seen: dict[str, int] = {}
+    for j, path in enumerate(runs):
+        path = str(path)
+        if path != "-" and not read_once(path):
+            continue
+        what = "standard input" if path == "-" else "a pipe"
+        if path == str(qrels):
+            raise ClirkitError(
+                f"{path}: given as --qrels and as the {_nth(j + 1)} RUN: {what} can be read once, give the qrels "
+                "or the run as a file"
+            )
+        i = seen.setdefault(path, j)
+        if i != j:
+            raise ClirkitError(
+                f"{path}: given twice among the RUNs ({_nth(i + 1)} and {_nth(j + 1)}): {what} can be read once, "
+                "give it once"
+            )
+
+
+def _nth(i: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th``, ... (as ``clirkit aggregate`` counts its RUNs)."""
+    return f"{i}{'st' if i == 1 else 'nd' if i == 2 else 'rd' if i == 3 else 'th'}"
 
 
 def _baseline(given: str | None, runs: list[str]) -> int:
