@@ -129,7 +129,7 @@ def test_judgments_of_queries_left_out_are_not_checked_against_the_documents(tmp
         == 0
     )
     captured = capsys.readouterr()
-    assert "1 judged queries are not in the queries (e.g. OTHER.1): left out" in captured.err
+    assert "1 judged query is not in the queries (e.g. OTHER.1): left out" in captured.err
 
 
 def test_an_experiment_collection_table_refuses_qrels_naming_unknown_documents(tmp_path, capsys, verses_es):

@@ -87,10 +87,20 @@ def _label(key: str) -> str:
 
 
 def _by_split(values: list[str], option: str):
-    """``[FILE]`` -> FILE; ``[SPLIT=FILE, ...]`` -> {split: file}."""
+    """``[FILE]`` -> FILE; ``[SPLIT=FILE, ...]`` -> {split: file}. ClirkitError for a split named twice (a dict
+    would keep the last file: ``--queries dev=a.tsv --queries dev=b.tsv`` read as dev b.tsv), checked first, and
+    for a value that is not ``SPLIT=FILE`` among several."""
     from clirkit.errors import ClirkitError
 
     matches = [SPLIT_FILE.fullmatch(v) for v in values]
+    first: dict[str, str] = {}
+    for m in filter(None, matches):
+        if m.group(1) in first:
+            raise ClirkitError(
+                f"{option} names the split {m.group(1)!r} twice ({first[m.group(1)]} and {m.group(2)}); give each "
+                f"split once, e.g. {option} dev=FILE {option} test=FILE"
+            )
+        first[m.group(1)] = m.group(2)
     if len(values) == 1 and not matches[0]:
         return values[0]
     if not all(matches):
@@ -139,8 +149,11 @@ def run(args) -> int:
         "parallel": args.parallel[0] if args.parallel and len(args.parallel) == 1 else args.parallel,
     }
     data = {k: v for k, v in data.items() if v is not None}
-    name = args.name or (Path(args.output_dir).name if args.output_dir else Path(args.documents).stem.split(".")[0])
-    plain = PlainCollection.from_dict(data, where="", label=_label, name=re.sub(r"[^\w.+-]+", "-", name) or "plain")
+    # the collection's name: --name, or the folder written; only checked, it has none (its notes name the files)
+    name = args.name or (Path(args.output_dir).name if args.output_dir else None)
+    if name is not None:
+        name = re.sub(r"[^\w.+-]+", "-", name) or "plain"
+    plain = PlainCollection.from_dict(data, where="", label=_label, name=name)
     if args.output_dir is None:
         data = plain.read(quiet=args.quiet)
         print(describe_counts("checked", data.counts()))

@@ -113,13 +113,18 @@ def run_export(args) -> int:
 
 def run_build(args) -> int:
     import time
+    from pathlib import Path
 
     from clirkit import datasets
     from clirkit.datasets._store import describe_counts
+    from clirkit.errors import ClirkitError
     from clirkit.progress import say
 
     start = time.perf_counter()
-    datasets.recipe(args.name)  # an unknown or bundled name refused before any line
+    recipe = datasets.recipe(args.name)  # an unknown or bundled name refused before any line
+    for folder in map(Path, args.sources):  # a missing folder too (as the build would refuse it)
+        if not folder.is_dir():
+            raise ClirkitError(f"{folder}: no such folder; {recipe.needs()}")
     say(f"datasets build: {args.name} from {', '.join(args.sources)}", quiet=args.quiet)
     folder = datasets.build(args.name, *args.sources)
     for variant in datasets.variants(args.name):

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from clirkit.errors import ClirkitError, cut_repr
+from clirkit.errors import ClirkitError, counted, cut_repr
 
 SPLITS = ("train", "dev", "test")
 KEYS = {
@@ -71,6 +71,7 @@ class PlainCollection:
     split: dict[str, float] | None = None
     split_seed: int = 0
     query_fields: str | None = None
+    named: bool = True  # False: no name given (clirkit collection without -o or --name): the notes name the files
 
     @classmethod
     def from_dict(
@@ -80,10 +81,12 @@ class PlainCollection:
         where: str,
         base: Path | None = None,
         label: Callable[[str], str] = str,
-        name: str = "collection",
+        name: str | None = "collection",
     ) -> "PlainCollection":
         """Check the keys (:data:`KEYS`) of ``data``; paths are relative to ``base`` (None: the current folder).
-        ClirkitError ``where: KEY ...`` (``label(key)``: the key as the user wrote it) otherwise."""
+        ClirkitError ``where: KEY ...`` (``label(key)``: the key as the user wrote it) otherwise. ``name``: the
+        name when ``data`` gives none; None: the collection has no name (its notes name its files, its data the
+        documents file's stem)."""
         from clirkit.formats.topics import split_field_names
         from clirkit.languages import check_language
 
@@ -168,6 +171,9 @@ class PlainCollection:
             except ClirkitError as exc:
                 raise ClirkitError(f"{where}{label('query_fields')}: {exc}") from None
         given = data.get("name", name)
+        named = given is not None
+        if not named:
+            given = re.sub(r"[^\w.+-]+", "-", Path(str(data["documents"])).name.split(".")[0]) or "plain"
         if not isinstance(given, str) or not re.fullmatch(r"[\w.+-]+", given):
             raise bad("name", "a name (letters, digits, '.', '_', '+' or '-')", given)
         return cls(
@@ -179,6 +185,7 @@ class PlainCollection:
             split=split,
             split_seed=seed,
             query_fields=fields,
+            named=named,
             **languages,
         )
 
@@ -234,13 +241,13 @@ class PlainCollection:
             )
         if unknown:
             say(
-                f"{self.qrels}: {len(unknown)} judged queries are not in the queries (e.g. "
-                f"{sorted(unknown)[0]}): left out",
+                f"{self.qrels}: {counted(len(unknown), 'judged query', 'judged queries')} "
+                f"{'is' if len(unknown) == 1 else 'are'} not in the queries (e.g. {sorted(unknown)[0]}): left out",
                 quiet=quiet,
             )
         for s in queries:
+            source = self._qrels_file(s)
             if not len(qrels[s]):
-                source = self._qrels_file(s)
                 raise ClirkitError(
                     f"{source}: judges none of the {len(queries[s])} {s} queries (e.g. "
                     f"{next(iter(queries[s]))}): are these the qrels of those topics?"
@@ -248,8 +255,8 @@ class PlainCollection:
             unjudged = len(set(queries[s]) - set(qrels[s].query_ids))
             if unjudged:
                 say(
-                    f"{self.name}: {unjudged} of the {len(queries[s])} {s} queries have no judgment (trec_eval "
-                    f"leaves them out)",
+                    f"{self.name if self.named else source}: {unjudged} of the {len(queries[s])} {s} queries "
+                    f"{'has' if unjudged == 1 else 'have'} no judgment (trec_eval leaves them out)",
                     quiet=quiet,
                 )
         ids, sources, targets = self._parallel()
@@ -282,11 +289,18 @@ class PlainCollection:
         from clirkit.langcheck import language_notice
         from clirkit.progress import say
 
+        of = {  # what each side is of: the collection, or (none named) the files the user gave
+            "documents": self.documents,
+            "queries": ", ".join(map(str, self._listed(self.queries))),
+            "source": self.parallel[0] if self.parallel else None,
+            "target": self.parallel[-1] if self.parallel else None,
+        }
+        of = {k: self.name for k in of} if self.named else of
         sides = (
-            (texts, self.target_lang, f"the documents of {self.name}"),
-            ([t for s in queries.values() for t in s.values()], self.source_lang, f"the queries of {self.name}"),
-            (sources, self.source_lang, f"the parallel text's source side of {self.name}"),
-            (targets, self.target_lang, f"the parallel text's target side of {self.name}"),
+            (texts, self.target_lang, f"the documents of {of['documents']}"),
+            ([t for s in queries.values() for t in s.values()], self.source_lang, f"the queries of {of['queries']}"),
+            (sources, self.source_lang, f"the parallel text's source side of {of['source']}"),
+            (targets, self.target_lang, f"the parallel text's target side of {of['target']}"),
         )
         for side_texts, lang, what in sides:
             notice = language_notice(list(side_texts or ()), lang, what) if lang else None
@@ -380,18 +394,34 @@ class PlainCollection:
         return chosen
 
     def _parallel(self) -> tuple[list[str], list[str], list[str]]:
+        """``(ids, sources, targets)`` of the parallel corpus (none: empty lists). ClirkitError ``FILE: ...`` for
+        two files of different line counts, and for a corpus with no pair holding text (every line empty on both
+        sides: an empty pair is no pair; IBM Model 1 would learn nothing)."""
         from clirkit.datasets.parallel import read_parallel
         from clirkit.fileio import iter_lines
 
         if not self.parallel:
             return [], [], []
         if len(self.parallel) == 1:
-            return read_parallel(self.parallel[0])
+            ids, sources, targets = read_parallel(self.parallel[0])  # (no line: refused there)
+            if not any(a.strip() or b.strip() for a, b in zip(sources, targets)):
+                raise ClirkitError(
+                    f"{self.parallel[0]}: no sentence pair: the source and target of its "
+                    f"{counted(len(ids), 'line')} are empty; check the path (a parallel file holds id TAB source "
+                    f"TAB target lines)"
+                )
+            return ids, sources, targets
         sides = [[text.replace("\t", " ") for _, text in iter_lines(p, skip_blank=False)] for p in self.parallel]
         if len(sides[0]) != len(sides[1]):
             raise ClirkitError(
                 f"{self.parallel[0]} has {len(sides[0])} lines but {self.parallel[1]} has "
                 f"{len(sides[1])}: the two sides of a parallel corpus are aligned line by line"
+            )
+        if not any(a.strip() or b.strip() for a, b in zip(*sides)):
+            held = f"{counted(len(sides[0]), 'empty line')} each" if sides[0] else "no line"
+            raise ClirkitError(
+                f"{self.parallel[0]}: no sentence pair: it and {self.parallel[1]} hold {held}; check the paths "
+                f"(the two sides of a parallel corpus, one sentence a line)"
             )
         return [str(i + 1) for i in range(len(sides[0]))], sides[0], sides[1]
 
