@@ -177,3 +177,12 @@ def test_an_experiment_searching_in_blocks_writes_the_same_runs_and_report(mini,
     whole, blocks = _files(tmp_path / "whole"), _files(tmp_path / "blocks")
     assert sorted(whole[0]) == sorted(blocks[0]) and len(whole[0]) >= 10
     assert whole == blocks
+
+
+def test_asking_whether_the_runner_holds_a_run_does_not_unpack_it(monkeypatch):
+    from clirkit.experiment.packedruns import PackedRuns
+
+    runs = PackedRuns()
+    runs["A"] = Run(["q1"], ["d1"], [1.0], tag="A")
+    monkeypatch.setattr(PackedRun, "unpack", lambda self: pytest.fail("unpacked"))
+    assert "A" in runs and "B" not in runs and isinstance(runs.packed("A"), PackedRun)

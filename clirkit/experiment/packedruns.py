@@ -22,6 +22,9 @@ class PackedRuns(Mapping):
     def __getitem__(self, name: str):
         return self._packed[name].unpack()
 
+    def __contains__(self, name: object) -> bool:
+        return name in self._packed  # (Mapping's would read the run: unpack it)
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._packed)
 
