@@ -24,7 +24,7 @@ from clirkit.errors import ClirkitError
 from clirkit.estimator import DEPTH, Resources, System, fit_given
 from clirkit.parallel import BACKENDS, Scheduler
 from clirkit.paramgroups import Grouped
-from clirkit.progress import say
+from clirkit.progress import progress, say
 from clirkit.run import Qrels, Run
 from clirkit.searchoptions import as_excluded, drop_excluded, search_depth
 
@@ -331,13 +331,12 @@ class BoostRanker(Grouped, System):
             quiet=self.quiet,
         )
 
-        def runs():
-            for a in range(0, len(ids), BASE_BATCH):
-                yield self.base.search(
-                    {q: topics[q] for q in ids[a : a + BASE_BATCH]}, excluded=excluded, quiet=self.quiet
-                )
+        def runs():  # one bar over the batches (each search's own would print two bars a batch)
+            batches = range(0, len(ids), BASE_BATCH)
+            for a in progress(batches, desc="base searching", unit="batch", quiet=self.quiet or len(batches) < 2):
+                yield self.base.search({q: topics[q] for q in ids[a : a + BASE_BATCH]}, excluded=excluded, quiet=True)
             if dev_topics:
-                yield self.base.search(dev_topics, excluded=excluded, quiet=self.quiet)
+                yield self.base.search(dev_topics, excluded=excluded, quiet=True)
 
         return CompactRun.from_runs(runs())
 
