@@ -46,3 +46,25 @@ def test_a_sharded_index_through_a_link_puts_its_shards_beside_the_file_read_eit
     assert main(["index", str(docs), "-o", str(link), "--lang", "es", "-q", "--shards", "3"]) == 0  # rebuilt
     assert len(list((tmp_path / "sub").glob("target.shard-*"))) == 3 and link.is_symlink()
     capsys.readouterr()
+
+
+def test_a_run_files_unknown_document_reaching_a_boost_through_a_fusion_is_refused_at_its_line(mini, tmp_path, capsys):
+    """(Round 21's leftover: refused after the work started, without a line.)"""
+    from test_edges_round21_runner import RUN_BASE, _file, _refused, _run_file
+
+    first = _run_file(mini, tmp_path / "nope.run", score=50.0, unknown_in="train")
+    via = (
+        '[fusions.F]\nsystems = ["R", "BM25"]\n'
+        '[systems.B]\nkind = "boost"\nbase = "F"\nrounds = 10\neval_every = 5\nsignificance = 0\n'
+    )
+    exp = _file(tmp_path / "v.toml", RUN_BASE.format(mini=mini, file="nope.run", reader=via))
+    err = _refused(exp, tmp_path / "out", capsys)
+    assert err == (
+        f"clirkit: error: {exp}: system 'R': {tmp_path / 'nope.run'}:{first['train'] + 2}: document 'NOPE.1.1' is not "
+        "among the documents: system 'B' boosts from fusion 'F' of this run and re-ranks its rows over the "
+        "collection's documents; give a run of these queries over these documents\n"
+    )
+    _run_file(mini, tmp_path / "neg.run", score=-50.0)  # negative scores through a fusion that shifts them: taken
+    exp = _file(tmp_path / "n.toml", RUN_BASE.format(mini=mini, file="neg.run", reader=via))
+    capsys.readouterr()
+    assert main(["run", str(exp), "-o", str(tmp_path / "nout"), "-q"]) == 0, capsys.readouterr().err

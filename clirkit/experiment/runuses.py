@@ -2,8 +2,9 @@
 would refuse after work had started, found when the runner builds the systems (where the run is read to check its
 splits), and said at the file's line: a document not among the collection's and a negative score, for a boosted
 ranker whose ``base`` names the system (it re-ranks the base's rows by their scores divided by each query's
-largest), and a negative score, for an interpolation fusing the system's scores as they are
-(``transform = "none"``).
+largest); a document not among the collection's, for a boosted ranker whose ``base`` is a fusion of the system (the
+fusion's rows hold the run's documents); and a negative score, for an interpolation fusing the system's scores as
+they are (``transform = "none"``).
 
 The rows checked are those each reader is given: the system's rows of each split's topics it is searched on, at the
 search depth and without each query's excluded documents, as the runner and the boosted ranker search it."""
@@ -29,23 +30,31 @@ def check_run_uses(runner: "Runner", name: str) -> None:
         return
     exp = runner.exp
     bases = [s for s, spec in exp.systems.items() if name in _named_by(spec)]
+    via = [  # a boosted ranker whose base is a fusion of this run: the fusion's rows hold its documents
+        f"system {s!r} boosts from fusion {f!r} of this run"
+        for s, spec in exp.systems.items()
+        for f in _named_by(spec)
+        if f in exp.fusions and name in exp.fusions[f]["systems"]
+    ]
+    readers = [f"system {s!r} boosts from this run (its base)" for s in bases] + via  # (of its documents)
     flat = [f for f, spec in exp.fusions.items() if _sums_as_they_are(spec, name)]
-    if not bases and not flat:
+    if not readers and not flat:
         return
     with_train = ["train"] if "train" in view.splits else []
     base_fusions = {n for spec in exp.systems.values() for n in _named_by(spec) if n in exp.fusions}
-    splits = set(runner.splits) | set(with_train if bases or base_fusions & set(flat) else [])
+    splits = set(runner.splits) | set(with_train if readers or base_fusions & set(flat) else [])
     import numpy as np
 
     unknown: set[tuple[str, str]] = set()
     negative: set[tuple[str, str]] = set()
-    known = np.asarray(view.docids(), dtype=str) if bases else None
+    known = np.asarray(view.docids(), dtype=str) if readers else None
     for run in _runs(system, view, [s for s in ("train", "dev", "test") if s in splits]):
         if known is not None:
             unknown.update(_pairs(run, ~np.isin(run.docids, known)))
-        negative.update(_pairs(run, run.scores < 0))
+        if bases or flat:  # (a fusion that transforms the scores takes negative ones)
+            negative.update(_pairs(run, run.scores < 0))
     if unknown or negative:
-        raise _first_line(path, unknown, negative, bases, flat)
+        raise _first_line(path, unknown, negative, readers, bases, flat)
 
 
 def _named_by(spec: dict[str, Any]) -> list[str]:
@@ -77,9 +86,12 @@ def _pairs(run, rows) -> set[tuple[str, str]]:
     return set(zip(run.qids[rows].tolist(), run.docids[rows].tolist()))
 
 
-def _first_line(path: str, unknown: set, negative: set, bases: list[str], flat: list[str]) -> ClirkitError:
+def _first_line(
+    path: str, unknown: set, negative: set, readers: list[str], bases: list[str], flat: list[str]
+) -> ClirkitError:
     """The error at the first line of ``path`` whose (query, document) is among the ``unknown`` or the
-    ``negative`` rows (``bases``: the boosted rankers reading the run, ``flat``: the fusions)."""
+    ``negative`` rows (``readers``: how the boosted rankers read the run's documents, directly or through a fusion;
+    ``bases``: the boosted rankers whose base it is, ``flat``: the fusions summing its scores as they are)."""
     from clirkit.fileio import display_name
     from clirkit.formats.runs import below_zero, first_line_where
 
@@ -92,9 +104,8 @@ def _first_line(path: str, unknown: set, negative: set, bases: list[str], flat: 
         return located(
             shown,
             lineno,
-            f"document {docid!r} is not among the documents: system {bases[0]!r} boosts from this run (its base) "
-            "and re-ranks its rows over the collection's documents; give a run of these queries over these "
-            "documents",
+            f"document {docid!r} is not among the documents: {readers[0]} and re-ranks its rows over the "
+            "collection's documents; give a run of these queries over these documents",
         )
     return located(shown, lineno, f"score {score} (query {qid!r}) is negative: {_needs(bases, flat)}")
 
