@@ -24,10 +24,8 @@ system tells the experiment runner what it needs to record and report, so the ru
   table files a DT or PSQ reads) and the parameters that name other systems (a boosted ranker's ``base``,
   a fusion's ``systems``); ``python_only``: parameters an experiment file does not take (a file key stands
   for them: a run system's ``run`` is its ``file``);
-- ``check_options(options)`` when the file is read, ``check_inputs(resources)`` when the runner builds the
-  system (before any system's work);
-- ``search_split(resources, split, packed=)``: the run of a split's topics (a fusion fuses its systems' runs), with
-  ``packed`` as a :class:`~clirkit.packedrun.PackedRun` made in bounded memory (the runner's).
+- ``check_options(options)`` when the file is read, ``check_inputs(resources)`` when the runner builds the system;
+- ``search_split(resources, split, packed=)``: a split's run (a fusion fuses its systems' runs; packed: the runner's).
 
 Every system's ``search`` takes the queries in any form a user has them in
 (:func:`clirkit.topicforms.as_topics`: a text, a list of texts, a ``{qid: text}`` dict, a DataFrame with ``qid``
@@ -366,6 +364,7 @@ class System(Parameters):
     system_keys: tuple[str, ...] = ()  # parameters that hold other systems (named in experiment files)
     python_only: tuple[str, ...] = ()  # parameters an experiment file does not take (a file key stands for them)
     reranks = False  # whether rerank re-scores given rows (a boosted ranker, SCS)
+    searches_in_blocks = True  # a query's rows the same whatever the queries searched with it (SCS's: not bit for bit)
     fit_call = "fit(Resources(...))"  # what fit takes: said to a call of anything else, and before fit
 
     def __init_subclass__(cls, **kwargs) -> None:
@@ -419,7 +418,8 @@ class System(Parameters):
             return self.search(topics, excluded=excluded, tag=tag, quiet=quiet)
         from clirkit.packedrun import packed_in_blocks
 
-        return packed_in_blocks(self.search, topics, excluded=excluded, tag=tag, quiet=quiet)
+        block = None if self.searches_in_blocks else max(len(topics), 1)  # (else all at once, then packed)
+        return packed_in_blocks(self.search, topics, excluded=excluded, tag=tag, quiet=quiet, block=block)
 
     def restore(self, path, resources: Resources) -> "System":
         """Take the learned state saved at ``path`` by :meth:`save` as this system's (the one load of the

@@ -37,12 +37,28 @@ rounds = 20
 eval_every = 10
 beta_grid = [2.0, 5.0]
 
+[systems.SCS]
+kind = "scs"
+epochs = 1
+dim = 16
+
+[systems.BM25]
+kind = "bm25"
+
+[systems.QueryPSQ]
+kind = "querypsq"
+
+[systems.Boost-1g]
+kind = "boost"
+rounds = 20
+eval_every = 10
+
 [fusions."DT+PSQ"]
 systems = ["DT", "PSQ"]
 step = 0.25
 
 [fusions.Borda]
-systems = ["DT", "PSQ", "Boost"]
+systems = ["DT", "PSQ", "Boost", "SCS"]
 method = "borda"
 """
 

@@ -128,6 +128,7 @@ class SCSModel(Grouped, System):
     }
     default_tag = "SCS"
     keeps_model = True
+    searches_in_blocks = False  # a score's last bits depend on the queries multiplied with it (BLAS's kernels)
 
     @classmethod
     def params_from(cls, resources: Resources, given) -> dict:
