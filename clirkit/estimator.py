@@ -327,7 +327,7 @@ class Resources:
 
     def run(self, system: "System", split: str, *, packed: bool = False):
         """The run of ``system`` over ``split`` (the runner's subclass returns the one it made; with ``packed``,
-        as the :class:`~clirkit.run.PackedRun` it keeps, which a boosted ranker re-ranks without unpacking)."""
+        as the :class:`~clirkit.packedrun.PackedRun` it keeps, which a boosted ranker re-ranks without unpacking)."""
         return system.search_split(self, split)
 
     def record(self, what: str) -> dict | None:

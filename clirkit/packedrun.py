@@ -5,11 +5,12 @@ character of the longest id, 300 bytes a row for a 75-character query id)."""
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Iterable, Iterator
 
 import numpy as np
 
-from clirkit.errors import ClirkitError
+from clirkit.errors import ClirkitError, counted
 from clirkit.run import Run, check_depth
 
 
@@ -31,6 +32,8 @@ class PackedRun:
         import pyarrow as pa
         import pyarrow.compute as pc
 
+        if not isinstance(run, Run):
+            raise ClirkitError(f"PackedRun: expected a clirkit Run, got {type(run).__name__}")
         encoded = pc.dictionary_encode(pa.array(run.docids, type=pa.large_string()))  # hashing, not a sort
         self.codes = encoded.indices.to_numpy().astype(np.int32, copy=False)
         self.documents = np.asarray(encoded.dictionary.to_numpy(zero_copy_only=False), dtype=run.docids.dtype)
@@ -46,13 +49,20 @@ class PackedRun:
     def from_codes(cls, query_ids, sizes, documents, codes, scores, *, tag: str) -> "PackedRun":
         """The packed run of rows already in a :class:`~clirkit.run.Run`'s order, given as codes: query
         ``query_ids[i]`` owns the next ``sizes[i]`` rows (a query of 0 rows is left out), row j names document
-        ``documents[codes[j]]``. For makers whose rows list each (query, document) pair once, with finite scores (a
-        search, a fusion, a re-ranking): what :meth:`unpack` checks of the order is all that is checked here.
+        ``documents[codes[j]]``. ClirkitError for what a :class:`~clirkit.run.Run` refuses (a query in two groups,
+        scores rising within a query or not finite numbers, a pair listed twice) and for counts and codes that do
+        not fit (sizes not one per query or negative, a code outside ``documents``).
         """
         packed = object.__new__(cls)
-        sizes = np.asarray(sizes, dtype=np.int64)
+        sizes, query_ids = np.atleast_1d(np.asarray(sizes)), np.atleast_1d(np.asarray(query_ids, dtype=str))
+        if sizes.ndim != 1 or len(sizes) != len(query_ids) or sizes.dtype.kind not in "iu" or (sizes < 0).any():
+            raise ClirkitError(
+                f"packed run: row counts {sizes.tolist()!r:.60} for {counted(len(query_ids), 'query', 'queries')}: "
+                "give one count per query, an integer >= 0"
+            )
+        sizes = sizes.astype(np.int64)
         kept = sizes > 0
-        packed.query_order = np.asarray(query_ids, dtype=str)[kept] if len(sizes) else np.zeros(0, dtype=str)
+        packed.query_order = query_ids[kept] if len(sizes) else np.zeros(0, dtype=str)
         packed.sizes = sizes[kept]
         packed.documents = np.asarray(documents, dtype=str)
         codes = np.asarray(codes)
@@ -65,13 +75,31 @@ class PackedRun:
             )
         if not np.isfinite(packed.scores).all():
             raise ClirkitError("packed run: a score that is not a finite number")
+        packed._check_rows()
         return packed
+
+    def _check_rows(self) -> None:
+        """ClirkitError for a code outside the documents, a query in two groups, scores rising within a query, or
+        a (query, document) pair listed twice."""
+        if len(self.codes) and (self.codes.min() < 0 or self.codes.max() >= len(self.documents)):
+            raise ClirkitError(f"packed run: a document code outside the {len(self.documents)} documents")
+        if len(np.unique(self.query_order)) != len(self.query_order):
+            raise ClirkitError("packed run: a query has two groups of rows")
+        group = np.repeat(np.arange(len(self.sizes)), self.sizes)
+        if ((self.scores[1:] > self.scores[:-1]) & (group[1:] == group[:-1])).any():
+            raise ClirkitError("packed run: scores rise within a query (a run's rows are in rank order)")
+        keys = np.sort(group * max(len(self.documents), 1) + self.codes)
+        if (keys[1:] == keys[:-1]).any():
+            raise ClirkitError("packed run: a query lists a document twice")
 
     @classmethod
     def concat(cls, parts: Iterable["PackedRun"], *, tag: str) -> "PackedRun":
         """One packed run of ``parts`` (runs of different queries, in this order): the run of their rows one part
         after the other. ClirkitError for a query in two parts."""
         parts = list(parts)
+        odd = next((p for p in parts if not isinstance(p, PackedRun)), None)
+        if odd is not None:
+            raise ClirkitError(f"packed runs: expected PackedRuns (PackedRun.of(run)), got a {type(odd).__name__}")
         order = np.concatenate([p.query_order for p in parts]) if parts else np.zeros(0, dtype=str)
         if len(np.unique(order)) != len(order):
             seen = set()
@@ -134,6 +162,8 @@ class PackedRun:
         """The run this was made of as runs of ``queries`` queries each (default :data:`SPLIT_BLOCK`), in its order:
         what :func:`~clirkit.formats.write_run_blocks` writes as the file of the whole run, one block unpacked at a
         time."""
+        if queries is not None and (isinstance(queries, bool) or not isinstance(queries, int) or queries < 1):
+            raise ClirkitError(f"blocks: queries must be an integer >= 1 (or None: {SPLIT_BLOCK}), got {queries!r}")
         queries = queries or SPLIT_BLOCK
         starts = np.concatenate(([0], np.cumsum(self.sizes)))
         for a in range(0, len(self.sizes), queries):
@@ -171,17 +201,23 @@ def packed_in_blocks(
         topics: ``{qid: text}``, in the order of the run (the queries with no rows are left out of it).
         excluded: ``{qid: docids}`` the queries must not return (None: none).
         tag: the run's tag (None: the first block's, the system's own).
-        quiet: no progress on stderr; with one block, ``search`` shows its own, else one bar counts the blocks.
+        quiet: no progress on stderr; with one block, ``search`` shows its own, else one bar counts the blocks and
+            the blocks' notes are said once for them all when they are done (:func:`~clirkit.progress.merged_notes`:
+            "40 of 500 queries" and "12 of 500 queries" are "52 of 1000 queries").
     """
-    from clirkit.progress import progress
+    from clirkit.progress import gathered_notes, merged_notes, progress, say
 
     ids, block = list(topics), block or SPLIT_BLOCK
     starts = range(0, max(len(ids), 1), block)
     own = len(starts) == 1
-    parts = []
+    parts, notes = [], []
     for a in progress(starts, desc="searching", unit="block", quiet=quiet or own):
         some = ids[a : a + block]
         left_out = {q: excluded[q] for q in some if q in excluded} if excluded else excluded
-        run = search({q: topics[q] for q in some}, excluded=left_out, tag=tag, quiet=quiet if own else True)
+        with gathered_notes() if not own else nullcontext([]) as said:  # (one block: said as they come)
+            run = search({q: topics[q] for q in some}, excluded=left_out, tag=tag, quiet=quiet)
+        notes.append(said)
         parts.append(PackedRun(run))
+    for line in [] if own else merged_notes(notes, [len(ids[a : a + block]) for a in starts]):
+        say(line, quiet=quiet)
     return PackedRun.concat(parts, tag=parts[0].tag if tag is None else tag)

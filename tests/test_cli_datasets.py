@@ -284,7 +284,7 @@ def test_build_multi30k_from_a_clone_then_load_finds_it_without_the_sources(tmp_
     assert capsys.readouterr().out.splitlines() == [
         "standard: documents 6; parallel pairs 3",
         "  train 3 queries; grade 1: 3",
-        "  dev 1 queries; grade 1: 1",
+        "  dev 1 query; grade 1: 1",
         "  test 2 queries; grade 1: 2",
     ]
     import shutil

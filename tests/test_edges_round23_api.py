@@ -58,3 +58,12 @@ def test_a_run_of_one_query_that_the_qrels_lack_is_said_in_the_singular():
         ClirkitError, match=r"^none of the run's 1 query \(e\.g\. 'q9'\) is in the qrels \(1 query, e\.g"
     ):
         evaluate(Run(["q9"], ["d1"], [1.0]), qrels, ["AP"])
+
+
+def test_round_24_nits_the_singular_of_one_query():
+    from clirkit.datasets._store import describe_counts
+    from clirkit.experiment.report import _the_queries
+
+    counts = {"documents": 3, "parallel_pairs": 0, "test": {"queries": 1, "qrels": {1: 2}}}
+    assert describe_counts("standard", counts).splitlines()[1] == "  test 1 query; grade 1: 2"
+    assert _the_queries(1, "test") == "the 1 test query" and _the_queries(12, "dev") == "any of the 12 dev queries"

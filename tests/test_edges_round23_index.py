@@ -68,3 +68,21 @@ def test_a_run_files_unknown_document_reaching_a_boost_through_a_fusion_is_refus
     exp = _file(tmp_path / "n.toml", RUN_BASE.format(mini=mini, file="neg.run", reader=via))
     capsys.readouterr()
     assert main(["run", str(exp), "-o", str(tmp_path / "nout"), "-q"]) == 0, capsys.readouterr().err
+
+
+def test_a_plain_index_rebuilt_through_a_link_removes_the_shards_beside_its_file(docs, tmp_path, capsys):
+    (tmp_path / "real").mkdir()
+    link = tmp_path / "l.npz"
+    link.symlink_to(tmp_path / "real" / "m.npz")
+    assert main(["index", str(docs), "-o", str(link), "--lang", "es", "-q", "--shards", "2"]) == 0
+    assert main(["index", str(docs), "-o", str(link), "--lang", "es", "-q"]) == 0
+    assert sorted(p.name for p in (tmp_path / "real").iterdir()) == ["m.npz"] and link.is_symlink()
+
+
+def test_a_missing_shard_is_said_with_the_folder_looked_in(docs, tmp_path, capsys):
+    assert main(["index", str(docs), "-o", str(tmp_path / "ix.npz"), "--lang", "es", "-q", "--shards", "2"]) == 0
+    shard = sorted(tmp_path.glob("ix.shard-001.*.npz"))[0]
+    shard.unlink()
+    capsys.readouterr()
+    assert main(["search", "--index", str(tmp_path / "ix.npz"), "--queries", str(tmp_path / "q.tsv"), "-o", "-"]) == 2
+    assert f"shard 1 ({shard.name}) is missing from {os.path.realpath(tmp_path)}: " in capsys.readouterr().err

@@ -5,6 +5,7 @@ gives the same rows, scores and files as the unpacked way, byte for byte."""
 from __future__ import annotations
 
 import gzip
+import re
 
 import numpy as np
 import pytest
@@ -202,3 +203,63 @@ def test_asking_whether_the_runner_holds_a_run_does_not_unpack_it(monkeypatch):
     runs["A"] = Run(["q1"], ["d1"], [1.0], tag="A")
     monkeypatch.setattr(PackedRun, "unpack", lambda self: pytest.fail("unpacked"))
     assert "A" in runs and "B" not in runs and isinstance(runs.packed("A"), PackedRun)
+
+
+def test_the_notes_of_a_split_searched_in_blocks_are_said_once_for_the_split(capsys):
+    from clirkit.progress import merged_notes, say
+
+    def search(topics, *, excluded, tag, quiet):
+        missing = [q for q in topics if q.startswith("x")]
+        if missing:
+            say(f"Ext: the run has no row for {len(missing)} of {len(topics)} queries", quiet=quiet)
+        say("a note said by every block", quiet=quiet)
+        kept = [q for q in topics if not q.startswith("x")]
+        return Run(kept, ["d1"] * len(kept), [1.0] * len(kept), tag="T")
+
+    topics = {q: "text" for q in ["a", "x1", "b", "c", "x2", "d", "e", "f", "x3", "g"]}
+    whole = packed_in_blocks(search, topics, tag=None, quiet=False, block=100)
+    said_whole = capsys.readouterr().err
+    blocks = packed_in_blocks(search, topics, tag=None, quiet=False, block=3)
+    said_blocks = capsys.readouterr().err.rsplit("\r", 1)[-1].lstrip()  # (after the blocks' progress bar)
+    assert said_blocks == said_whole == "Ext: the run has no row for 3 of 10 queries\na note said by every block\n"
+    _same(blocks.unpack(), whole.unpack())
+    packed_in_blocks(search, topics, tag=None, quiet=True, block=3)
+    assert capsys.readouterr().err == ""
+    # counts of the whole kept as written; a count of something else than the part's queries summed as it is
+    assert merged_notes([["1,200 of the 2,000 rows"], ["300 of the 1,000 rows"]], [5, 5]) == ["1,500 of the 3,000 rows"]
+
+
+@pytest.mark.parametrize(
+    "query_ids, sizes, codes, scores, says",
+    [
+        (["q1"], [2], [0, 0], [2.0, 1.0], "a query lists a document twice"),
+        (["q1"], [2], [0, -1], [2.0, 1.0], "a document code outside the 2 documents"),
+        (["q1"], [2], [0, 9], [2.0, 1.0], "a document code outside the 2 documents"),
+        (["q1", "q1"], [1, 1], [0, 1], [2.0, 1.0], "a query has two groups of rows"),
+        (["q1"], [2], [0, 1], [1.0, 2.0], "scores rise within a query"),
+        (["q1", "q2"], [2], [0, 1], [2.0, 1.0], "packed run: row counts [2] for 2 queries: give one count per query"),
+        (["q1"], [-1], [], [], "row counts [-1] for 1 query: give one count per query, an integer >= 0"),
+        (["q1"], [1.5], [0], [1.0], "row counts [1.5] for 1 query"),
+    ],
+)
+def test_a_packed_run_from_codes_refuses_what_a_run_refuses_and_codes_that_do_not_fit(
+    query_ids, sizes, codes, scores, says
+):
+    with pytest.raises(ClirkitError, match=re.escape(says)):
+        PackedRun.from_codes(query_ids, sizes, np.array(["x", "y"]), codes, scores, tag="d")
+
+
+def test_the_packed_api_refuses_what_is_not_a_run_in_one_line():
+    packed = PackedRun(_random_run(4))
+    for call, says in (
+        (lambda: PackedRun(None), "PackedRun: expected a clirkit Run, got NoneType"),
+        (lambda: PackedRun.of({"q": {"d": 1.0}}), "PackedRun: expected a clirkit Run, got dict"),
+        (
+            lambda: PackedRun.concat([packed, _random_run(5)], tag="T"),
+            "expected PackedRuns (PackedRun.of(run)), got a Run",
+        ),
+        (lambda: list(packed.blocks(0)), "blocks: queries must be an integer >= 1 (or None: 500), got 0"),
+        (lambda: list(packed.blocks(1.5)), "got 1.5"),
+    ):
+        with pytest.raises(ClirkitError, match=re.escape(says)):
+            call()

@@ -172,4 +172,4 @@ def check_base_scores(path: str, run) -> None:
     if found is not None:
         raise located(display_name(path), found[0], f"{problem} ({found[1][4]})")
     first = int(np.argmax(run.scores < 0))
-    raise located(display_name(path), None, f"{problem} ({run.scores[first]:g}, query {run.qids[first]!r})")
+    raise located(display_name(path), None, f"{problem} ({run.scores[first]:g}, query {str(run.qids[first])!r})")

@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from clirkit.datasets.collection import FORMAT, MANIFEST, VERSION
+from clirkit.errors import counted
 from clirkit.fileio import atomic_writer
 from clirkit.run import Qrels
 
@@ -133,5 +134,5 @@ def describe_counts(variant: str, counts: dict) -> str:
             continue
         grades = "; ".join(f"grade {g}: {n:,}" for g, n in sorted(c["qrels"].items(), reverse=True))
         extra = f"; excluded {c['excluded']:,}" if "excluded" in c else ""
-        lines.append(f"  {split} {c['queries']:,} queries; {grades}{extra}")
+        lines.append(f"  {split} {counted(c['queries'], 'query', 'queries')}; {grades}{extra}")
     return "\n".join(lines)

@@ -7,7 +7,7 @@ from typing import Any, Iterator, Mapping
 
 
 class PackedRuns(Mapping):
-    """``{system name: Run}`` in the order the runs were made, each held as a :class:`~clirkit.run.PackedRun`
+    """``{system name: Run}`` in the order the runs were made, each held as a :class:`~clirkit.packedrun.PackedRun`
     (12 bytes a row, not its id strings) and unpacked when it is read: a run of millions of rows is held whole
     only while it is used."""
 
@@ -32,7 +32,7 @@ class PackedRuns(Mapping):
         return len(self._packed)
 
     def packed(self, name: str):
-        """The run of ``name`` as it is kept (a :class:`~clirkit.run.PackedRun`)."""
+        """The run of ``name`` as it is kept (a :class:`~clirkit.packedrun.PackedRun`)."""
         return self._packed[name]
 
     def ordered(self, names) -> "PackedRuns":

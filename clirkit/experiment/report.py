@@ -22,7 +22,7 @@ def write_report(runner: Runner) -> str:
     exp, c, folder = runner.exp, res.c, res.out.folder
     names = exp.run_names()
     empty = [  # a legitimate run of no rows (a floor finding nothing), scored 0 on each query as `clirkit eval` does
-        f"{n}: no document for any of the {len(res.topics(made))} {made} queries: it scores 0 on each judged query"
+        f"{n}: no document for {_the_queries(len(res.topics(made)), made)}: it scores 0 on each judged query"
         for made in runner.splits
         for n in names
         if not len(res.runs(made).packed(n))
@@ -70,6 +70,11 @@ def write_report(runner: Runner) -> str:
         fh.write("\n".join(md))
     res.out.wrote(folder / "results.txt", folder / "report.md", *(path for _, path in figures))
     return text
+
+
+def _the_queries(n: int, split: str) -> str:
+    """``any of the 12 test queries``, ``the 1 test query``."""
+    return f"the 1 {split} query" if n == 1 else f"any of the {n} {split} queries"
 
 
 def _report(runs, qrels, names: list[str], baseline: str, runner: Runner, label: str):

@@ -28,7 +28,7 @@ class AlignedRuns:
     """All runs' rows on a common index of (query, document) pairs.
 
     Attributes:
-        runs: the input runs (a :class:`~clirkit.run.PackedRun` as it is), tied rows in docid order
+        runs: the input runs (a :class:`~clirkit.packedrun.PackedRun` as it is), tied rows in docid order
             (:func:`docid_ties`), each cut to its top ``depth`` rows.
         pair: for run i, ``pair[i]`` maps its rows to pair numbers (one per row; these codes, and those
             of the next two, are int32 when the runs hold fewer than 2^31 rows, else int64).

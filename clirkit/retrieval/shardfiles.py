@@ -184,7 +184,8 @@ def replacing_shards(path: str | os.PathLike[str]) -> Iterator[None]:
     strays of killed builds), unless another process is writing a sharded index there (it is then the last
     writer, and removes them); on an error or interruption before, the old index is left whole."""
     yield
-    if str(path) != "-" and os.path.isfile(path) and not os.path.islink(path):  # not stdout, a device or a link
+    if str(path) != "-" and os.path.isfile(path):  # not stdout or a device
+        path = os.path.realpath(path)  # (a link: the shards of the file it names, beside that file)
         _checkpoint("plain")
         lock = _lock(path)
         if not isinstance(lock, str):

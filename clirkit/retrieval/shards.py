@@ -355,7 +355,7 @@ class ShardedIndex:
         for i, r in enumerate(records):
             file = folder / r["file"]
             if not file.is_file():
-                raise ClirkitError(f"{path}: shard {i} ({r['file']}) is missing: {cls.remedy}")
+                raise ClirkitError(f"{path}: shard {i} ({r['file']}) is missing from {folder}: {cls.remedy}")
             if file.stat().st_size != r["bytes"]:
                 raise ClirkitError(
                     f"{path}: shard {i} ({r['file']}) has {file.stat().st_size} bytes, the "
