@@ -127,7 +127,7 @@ def test_a_system_that_finds_no_document_for_a_split_scores_0_with_a_note(tmp_pa
     capsys.readouterr()
     assert main(["run", str(exp), "-o", str(tmp_path / "out")]) == 0
     captured = capsys.readouterr()
-    note = "BM25: no document for any of the 1 test queries: it scores 0 on each judged query"
+    note = "BM25: no document for the 1 test query: it scores 0 on each judged query"
     assert note in captured.err and note in captured.out
     assert "BM25  1        0.0000" in captured.out
     assert note in (tmp_path / "out" / "report.md").read_text()
