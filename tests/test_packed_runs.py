@@ -263,3 +263,15 @@ def test_the_packed_api_refuses_what_is_not_a_run_in_one_line():
     ):
         with pytest.raises(ClirkitError, match=re.escape(says)):
             call()
+
+
+def test_a_fusion_given_what_is_not_a_list_of_runs_says_so_in_one_line():
+    from clirkit.fusion import borda, interpolate
+
+    packed = PackedRun(_random_run(6))
+    for fuse in (interpolate, borda):
+        with pytest.raises(ClirkitError, match=r"aggregation takes a list of runs, got a PackedRun"):
+            fuse(packed, [1.0])
+        for other, name in ((None, "NoneType"), ({"q": {"d": 1.0}}, "dict"), ("x.run", "str")):
+            with pytest.raises(ClirkitError, match=rf"aggregation: run 2 is a {name}, not a run"):
+                fuse([packed, other], [0.5, 0.5])

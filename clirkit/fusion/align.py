@@ -231,11 +231,20 @@ def _ids(run: Run | PackedRun) -> tuple[np.ndarray, np.ndarray, np.ndarray | Non
 
 def fusion_inputs(runs: Sequence[Run], depth) -> list[Run]:
     """The runs of a fusion method (:func:`~clirkit.fusion.interpolate`, :func:`~clirkit.fusion.borda`) as a list,
-    checked with its ``depth`` before any work: at least one run, and a depth that is an integer >= 1
+    checked with its ``depth`` before any work: a list of at least one run (a :class:`~clirkit.run.Run` or a
+    :class:`~clirkit.packedrun.PackedRun` each), and a depth that is an integer >= 1
     (:func:`clirkit.run.check_depth`); ClirkitError otherwise."""
+    if isinstance(runs, (Run, PackedRun, str, bytes, dict)) or not hasattr(runs, "__iter__"):
+        raise ClirkitError(f"aggregation takes a list of runs, got a {type(runs).__name__}: give [run1, run2, ...]")
     runs = list(runs)
     if len(runs) == 0:
         raise ClirkitError("aggregation needs at least one run")
+    odd = next((i for i, run in enumerate(runs) if not isinstance(run, (Run, PackedRun))), None)
+    if odd is not None:
+        raise ClirkitError(
+            f"aggregation: run {odd + 1} is a {type(runs[odd]).__name__}, not a run (Run.from_dict(...), "
+            "read_run(path))"
+        )
     check_depth(depth)
     return runs
 
