@@ -81,6 +81,11 @@ def counted(n: int, singular: str, plural: str | None = None) -> str:
     return f"1 {singular}" if n == 1 else f"{n:,} {plural or singular + 's'}"
 
 
+def nth(i: int) -> str:
+    """``i`` as the messages count the arguments given: ``1st``, ``2nd``, ``3rd``, ``4th``, ..."""
+    return f"{i}{'st' if i == 1 else 'nd' if i == 2 else 'rd' if i == 3 else 'th'}"
+
+
 def quoted(text: str, most: int = 40) -> str:
     """``text`` quoted (``repr``) for a message: its first ``most`` characters, an ellipsis and its length when it
     is longer (``'abc...' (1,234 characters)``), so a cut value is not read as the whole."""

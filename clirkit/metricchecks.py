@@ -102,7 +102,7 @@ def check_evaluation(
             "the run holds no results: there is no run query to average over; with --average qrels "
             '(average="qrels" in Python) each judged query would score 0'
         )
-    nan = np.isnan(run.scores) if isinstance(run, Run) else np.zeros(0, dtype=bool)  # (a PackedRun's are finite)
-    if isinstance(run, Run) and nan.any():
+    nan = np.isnan(run.scores)
+    if isinstance(run, Run) and nan.any():  # (a PackedRun's scores are checked finite when it is made)
         i = int(np.flatnonzero(nan)[0])
         raise ClirkitError(f"the run's score for query {run.qids[i]}, document {run.docids[i]} is NaN")

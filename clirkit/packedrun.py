@@ -12,6 +12,7 @@ import numpy as np
 
 from clirkit.errors import ClirkitError, counted
 from clirkit.run import Run, check_depth
+from clirkit.runchecks import split_query
 
 
 class PackedRun:
@@ -102,9 +103,7 @@ class PackedRun:
             raise ClirkitError(f"packed runs: expected PackedRuns (PackedRun.of(run)), got a {type(odd).__name__}")
         order = np.concatenate([p.query_order for p in parts]) if parts else np.zeros(0, dtype=str)
         if len(np.unique(order)) != len(order):
-            seen = set()
-            twice = next(q for q in order.tolist() if q in seen or seen.add(q))
-            raise ClirkitError(f"packed runs: query {twice!r} is in two of them")
+            raise ClirkitError(f"packed runs: query {split_query(order)!r} is in two of them")
         shared = parts[0].documents if parts else np.zeros(0, dtype=str)
         if all(p.documents is shared for p in parts):  # (the blocks of one index's search)
             codes = [p.codes for p in parts]

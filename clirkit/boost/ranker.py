@@ -350,11 +350,14 @@ class BoostRanker(Grouped, System):
         candidates = resources.run(base, split, packed=True)
         if not packed or self.base is None:
             return self.search(resources.topics(split), tag=tag, quiet=resources.quiet, candidates=candidates)
-        model, topics = self.model_, resources.topics(split)
-        queries = dict(zip(topics, model.source_analyzer.tokenize_many(list(topics.values()), quiet=resources.quiet)))
-        return model.rerank(
+        queries = self._query_tokens(resources.topics(split), quiet=resources.quiet)
+        return self.model_.rerank(
             candidates, queries, self.docids_, self.doc_tokens_, tag=tag or self.default_tag, packed=True
         )
+
+    def _query_tokens(self, topics: Mapping[str, str], *, quiet: bool) -> dict[str, list[str]]:
+        """``{qid: tokens}`` of ``topics`` by the model's source analyzer."""
+        return dict(zip(topics, self.model_.source_analyzer.tokenize_many(list(topics.values()), quiet=quiet)))
 
     def search(
         self,
@@ -378,7 +381,7 @@ class BoostRanker(Grouped, System):
             docids, doc_tokens = documents.docids, documents.tokens(model.target_analyzer, quiet=quiet)
         else:
             docids, doc_tokens = self.docids_, self.doc_tokens_
-        queries = dict(zip(topics, model.source_analyzer.tokenize_many(list(topics.values()), quiet=quiet)))
+        queries = self._query_tokens(topics, quiet=quiet)
         tag = tag or self.default_tag
         if model.from_base:
             if self.base is None:
@@ -408,9 +411,7 @@ class BoostRanker(Grouped, System):
                 "the boosted ranker has no documents: load it with its documents (Boost.load(path, "
                 "documents)) to re-rank"
             )
-        model = self.model_
-        queries = dict(zip(topics, model.source_analyzer.tokenize_many(list(topics.values()), quiet=True)))
-        return model.rerank(run, queries, self.docids_, self.doc_tokens_, tag=tag)
+        return self.model_.rerank(run, self._query_tokens(topics, quiet=True), self.docids_, self.doc_tokens_, tag=tag)
 
     def rerank_uses_scores(self) -> bool:
         return bool(getattr(getattr(self, "model_", None), "from_base", False))

@@ -20,6 +20,7 @@ import contextlib
 from typing import Iterator
 
 from clirkit.cli.common import add_depth, add_quiet, add_verb, finite_float, param_type, run_tag
+from clirkit.errors import nth
 
 
 def add_parser(sub) -> None:
@@ -207,7 +208,7 @@ def _check_distinct(what: str, paths: list[str]) -> None:
     if repeat is not None:
         first, again = repeat[0] + 1, repeat[1] + 1
         raise ClirkitError(
-            f"{paths[again - 1]}: given twice {what} ({_nth(first)} and {_nth(again)}): a fusion fuses distinct "
+            f"{paths[again - 1]}: given twice {what} ({nth(first)} and {nth(again)}): a fusion fuses distinct "
             "runs, give each once"
         )
 
@@ -222,14 +223,10 @@ def _check_order(args, runs, dev_runs) -> None:
     if crossed is not None:
         i, j = crossed
         raise ClirkitError(
-            f"{args.dev_runs[i]}: the {_nth(i + 1)} of --dev-runs (tag {dev_runs[i].tag}) is paired with the "
-            f"{_nth(i + 1)} RUN {args.runs[i]} (tag {runs[i].tag}), but has the tag of the {_nth(j + 1)} RUN: "
+            f"{args.dev_runs[i]}: the {nth(i + 1)} of --dev-runs (tag {dev_runs[i].tag}) is paired with the "
+            f"{nth(i + 1)} RUN {args.runs[i]} (tag {runs[i].tag}), but has the tag of the {nth(j + 1)} RUN: "
             "give --dev-runs in the same order as the RUNs"
         )
-
-
-def _nth(i: int) -> str:
-    return f"{i}{'st' if i == 1 else 'nd' if i == 2 else 'rd' if i == 3 else 'th'}"
 
 
 def _fusion(args):

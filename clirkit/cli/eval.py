@@ -22,6 +22,7 @@ from argparse import SUPPRESS
 
 from clirkit.cli.common import add_verb, finite_float, int_range, positive_int, seed_int
 from clirkit.cli.params import StoreGiven
+from clirkit.errors import nth
 
 USAGE = (
     "%(prog)s --qrels QRELS [options] RUN [RUN ...] [-m MEASURE [MEASURE ...]]\n"
@@ -253,20 +254,15 @@ def _check_read_once(qrels: str, runs: list[str]) -> None:
         what = "standard input" if path == "-" else "a pipe"
         if path == str(qrels):
             raise ClirkitError(
-                f"{path}: given as --qrels and as the {_nth(j + 1)} RUN: {what} can be read once, give the qrels "
+                f"{path}: given as --qrels and as the {nth(j + 1)} RUN: {what} can be read once, give the qrels "
                 "or the run as a file"
             )
         i = seen.setdefault(path, j)
         if i != j:
             raise ClirkitError(
-                f"{path}: given twice among the RUNs ({_nth(i + 1)} and {_nth(j + 1)}): {what} can be read once, "
+                f"{path}: given twice among the RUNs ({nth(i + 1)} and {nth(j + 1)}): {what} can be read once, "
                 "give it once"
             )
-
-
-def _nth(i: int) -> str:
-    """``1st``, ``2nd``, ``3rd``, ``4th``, ... (as ``clirkit aggregate`` counts its RUNs)."""
-    return f"{i}{'st' if i == 1 else 'nd' if i == 2 else 'rd' if i == 3 else 'th'}"
 
 
 def _baseline(given: str | None, runs: list[str]) -> int:
