@@ -5,6 +5,8 @@ translation table and analyzes the queries as the table's source side."""
 
 from __future__ import annotations
 
+import functools
+import inspect
 from numbers import Integral, Real
 from typing import Any, Mapping, Sequence
 
@@ -92,6 +94,14 @@ class BM25System(System):
         self.idf = idf
         self.precision = precision
 
+    def __init_subclass__(cls, **kwargs) -> None:
+        """A subclass that takes its parent's parameters (:class:`~clirkit.systems.DT`,
+        :class:`~clirkit.systems.BM25Search`) gets an ``__init__`` of its own name (:func:`_named_init`), so that an
+        argument it does not take is refused naming the class called, not the parent that lists the parameters."""
+        super().__init_subclass__(**kwargs)
+        if "__init__" not in cls.__dict__:
+            cls.__init__ = _named_init(inspect.unwrap(cls.__init__), cls.__name__)  # type: ignore[method-assign]
+
     def query_tokens(self, topics: Mapping[str, str], *, quiet: bool = True) -> list[list[str]]:
         """The topics' texts tokenized as the system analyzes queries, in topic order."""
         raise NotImplementedError  # pragma: no cover
@@ -146,6 +156,24 @@ class BM25System(System):
     def _check_fitted(self) -> None:
         if not hasattr(self, "bm25_"):
             raise ClirkitError(f"{type(self).__name__} is not fitted: call {self.fit_call} first")
+
+
+def _named_init(init, name: str):
+    """``init``, an ``__init__`` of keyword-only parameters, as class ``name``'s: the same signature (what
+    ``get_params`` reads), and a TypeError naming ``name`` and the parameters for a positional argument or a keyword
+    it does not take: ``DT() got an unexpected keyword argument 'foo'; DT takes k1, b, ... (by name)``."""
+    names = [p for p in inspect.signature(init).parameters if p != "self"]
+
+    @functools.wraps(init)
+    def __init__(self, *args, **params) -> None:
+        unknown = [k for k in params if k not in names]
+        if args or unknown:
+            what = f"positional argument {args[0]!r}" if args else f"keyword argument {unknown[0]!r}"
+            raise TypeError(f"{name}() got an unexpected {what}; {name} takes {', '.join(names)} (by name)")
+        init(self, **params)
+
+    __init__.__qualname__ = f"{name}.__init__"
+    return __init__
 
 
 class CrossLanguageBM25(BM25System):

@@ -82,8 +82,10 @@ def counted(n: int, singular: str, plural: str | None = None) -> str:
 
 
 def nth(i: int) -> str:
-    """``i`` as the messages count the arguments given: ``1st``, ``2nd``, ``3rd``, ``4th``, ..."""
-    return f"{i}{'st' if i == 1 else 'nd' if i == 2 else 'rd' if i == 3 else 'th'}"
+    """``i`` as the messages count the arguments given: ``1st``, ``2nd``, ``3rd``, ``4th``, ``11th`` to ``13th``,
+    ``21st``, ``22nd``, ``111th``, ..."""
+    last = 0 if 11 <= i % 100 <= 13 else i % 10
+    return f"{i}{'st' if last == 1 else 'nd' if last == 2 else 'rd' if last == 3 else 'th'}"
 
 
 def quoted(text: str, most: int = 40) -> str:

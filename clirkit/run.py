@@ -20,12 +20,11 @@ from typing import Iterable, Iterator, Mapping
 
 import numpy as np
 
-from clirkit.errors import ClirkitError
+from clirkit.errors import ClirkitError, quoted
 from clirkit.runchecks import (
     check_score_order,
     first_appearance_codes,
     first_empty,
-    first_surrogate,
     repeated_document,
     repeated_pair,
     split_query,
@@ -36,7 +35,7 @@ from clirkit.runinputs import (  # (first_bad_id, check_frame_ids, MAX_ID_LENGTH
     MAX_ID_LENGTH,  # noqa: F401
     check_frame_ids,  # noqa: F401
     finite_scores,
-    first_bad_id,  # noqa: F401
+    first_bad_id,
     frame_ids,
     frame_scores,
     id_array,
@@ -99,6 +98,19 @@ def check_depth(depth, *, every_row: bool = False) -> None:
         raise ClirkitError(f"depth must be at most 2**63 - 1 (int64), got {depth!r}: give a smaller depth")
 
 
+def check_run_tag(tag) -> str:
+    """``tag`` if a run file can hold it as its sixth column, by the rule of its ids (:func:`first_bad_id`, the check
+    :func:`~clirkit.formats.write_run` makes of them): a str, non-empty, without whitespace or NUL, at most
+    :data:`MAX_ID_LENGTH` characters; else ClirkitError ``Run tag 'a b' contains whitespace: ...``."""
+    if not isinstance(tag, str):
+        raise ClirkitError(f"Run tag must be a str ({ID_RULE}), got {shown(tag)}")
+    as_array = np.array([tag])
+    bad = (0, "contains a NUL character") if len(as_array[0]) != len(tag) else first_bad_id(as_array)
+    if bad is not None:  # (a NUL at the end is gone from the numpy array: seen in the length)
+        raise ClirkitError(f"Run tag {quoted(tag, 50)} {bad[1]}: a tag (a run file's sixth column) must be {ID_RULE}")
+    return tag
+
+
 def _columns(qids, docids, values, what: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The columns of rows as arrays, ids as str and ``values`` (scores) as float64; ClirkitError naming ``what``
     (``Run``) for a column that is not one-dimensional, values that are not numbers or columns of different
@@ -147,7 +159,9 @@ class Run:
 
     Rows of one query are contiguous and in rank order (rank 1 first): their
     scores do not rise. ClirkitError otherwise, and for what no run file holds:
-    a score that is not a finite number (NaN, an infinity), an empty id, a
+    a score that is not a finite number (NaN, an infinity), an id or a tag
+    :func:`~clirkit.formats.write_run` would refuse (empty, with whitespace or
+    NUL, over 1,000 characters: :func:`first_bad_id`, :func:`check_run_tag`), a
     document listed twice for a query (:func:`clirkit.runchecks.repeated_document`:
     about 0.3 s for 5 million rows); and for arrays of different lengths or not
     one-dimensional. Use :meth:`ranked` to build a run from unordered rows with
@@ -174,6 +188,7 @@ class Run:
             given, row_of: for the messages, the position where each row was given (a ranking's input; None: in
                 this order) and ``row_of(position)``, the words naming a row there (default ``Run row N``).
         """
+        check_run_tag(self.tag)
         qids, docids, scores = _columns(self.qids, self.docids, self.scores, "Run")
         for name, value in (("qids", qids), ("docids", docids), ("scores", scores), ("_unique_pairs", True)):
             object.__setattr__(self, name, value)
@@ -194,12 +209,17 @@ class Run:
                 raise ClirkitError(f"{named(i)} has an empty {what} id: give every row a {what} id ({ID_RULE})")
         if not pairs_known:  # (a reader's or a search's rows hold no such id)
             for ids, rows, what in ((order, starts[:-1], "query"), (docids, None, "document")):
-                bad = first_surrogate(ids)
+                bad = first_bad_id(ids)  # (the rule write_run applies)
                 if bad is not None:
-                    i = int(bad if rows is None else rows[bad])
+                    i, bad_id = int(bad[0] if rows is None else rows[bad[0]]), str(ids[bad[0]])
+                    if "surrogate" in bad[1]:
+                        raise ClirkitError(
+                            f"{named(i)} has a {what} id holding a lone surrogate ({ascii(bad_id)}): no UTF-8 "
+                            f"text holds one; give the id as text"
+                        )
                     raise ClirkitError(
-                        f"{named(i)} has a {what} id holding a lone surrogate ({ascii(str(ids[bad]))}): no UTF-8 "
-                        f"text holds one; give the id as text"
+                        f"{named(i)} has {what} id {quoted(bad_id, 50)}, which {bad[1]}: give every row a {what} id "
+                        f"a run file can hold ({ID_RULE})"
                     )
         check_score_order(qids, docids, scores, starts)
         repeat = None if pairs_known else repeated_document(docids, starts, given)
@@ -389,7 +409,8 @@ class Run:
         """A run from records with ``query_id``, ``doc_id`` and ``score`` attributes (ir_datasets'
         ``dataset.scoreddocs_iter()``, ir_measures' ScoredDoc, :meth:`to_records`), ranked by score descending, tied
         scores in the records' order (so :meth:`to_records` reads back to the same run).
-        ClirkitError for a score that is not a finite number."""
+        ClirkitError for a score that is not a finite number, and for ``records`` that are no iterable (None)."""
+        _check_records(records, "Run.from_records", "query_id, doc_id and score")
         qids, docids, scores = record_columns(
             records, ("query_id", "doc_id", "score"), "a run record", "an ir_datasets ScoredDoc"
         )
@@ -473,9 +494,13 @@ class Qrels:
 
     def subset(self, qids) -> "Qrels":
         """The judgments of the given queries only: ``qids`` a list (any iterable) of query ids, or one id as a
-        str (``subset("q1")``: the judgments of query q1)."""
-        wanted = [qids] if isinstance(qids, str) else list(qids)
-        keep = np.isin(self.qids, _str_array(wanted))
+        str (``subset("q1")``: the judgments of query q1); ClirkitError for anything else (None, a number, bytes)."""
+        if isinstance(qids, (bytes, bytearray)) or not isinstance(qids, (str, Iterable)):
+            raise ClirkitError(
+                f"Qrels.subset: qids must be query ids (a list of them, or one as a str), got {shown(qids)}"
+            )
+        wanted = id_array([qids] if isinstance(qids, str) else list(qids), "Qrels.subset qids")
+        keep = np.isin(self.qids, wanted)
         return Qrels._made(self.qids[keep], self.docids[keep], self.rels[keep], pairs_known=True)
 
     def to_frame(self, style: str = "clirkit"):
@@ -506,11 +531,19 @@ class Qrels:
     def from_records(cls, records: Iterable) -> "Qrels":
         """Judgments from records with ``query_id``, ``doc_id`` and ``relevance`` attributes (ir_datasets'
         ``dataset.qrels_iter()``, ir_measures' Qrel, :meth:`to_records`)."""
+        _check_records(records, "Qrels.from_records", "query_id, doc_id and relevance")
         qids, docids, rels = record_columns(
             records, ("query_id", "doc_id", "relevance"), "a qrels record", "an ir_datasets TrecQrel"
         )
         grades = whole_grades(rels, "a qrels record's relevance", lambda i: f"record number {i + 1}")
         return cls._made(qids, docids, grades, row_of=lambda i: f"a qrels record (number {i + 1})")
+
+
+def _check_records(records, what: str, fields: str) -> None:
+    """ClirkitError ``WHAT: records must be ...`` for ``records`` that are not an iterable of records (None, a
+    number); a str or a dict is one, of records its first item names as lacking ``fields``."""
+    if not isinstance(records, Iterable):
+        raise ClirkitError(f"{what}: records must be an iterable of records with {fields} fields, got {shown(records)}")
 
 
 def _style(style: str) -> str:

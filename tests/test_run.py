@@ -249,12 +249,14 @@ def test_a_written_run_is_the_lines_of_the_format_byte_for_byte(tmp_path, docid)
     qids = np.repeat([f"ABIRAM.{i}" for i in range(n // 1000 + 1)], 1000)[:n]
     docids = np.array([f"Gen.{i % 50}.{i}" for i in range(n)])
     docids[7] = docid
-    run = Run.ranked(qids, docids, scores, tag="PSQ")
-    if "\x00" in docid:  # no reader takes it back: refused, nothing written
+    if "\x00" in docid:  # no reader takes it back: refused where the run is made, and by write_run (nothing written)
         with pytest.raises(ClirkitError, match="contains a NUL character"):
-            write_run(run, tmp_path / "a.run")
+            Run.ranked(qids, docids, scores, tag="PSQ")
+        with pytest.raises(ClirkitError, match="contains a NUL character"):
+            write_run(Run._unique_rows(qids, docids, np.zeros(n), tag="PSQ"), tmp_path / "a.run")  # as a reader's
         assert not (tmp_path / "a.run").exists()
         return
+    run = Run.ranked(qids, docids, scores, tag="PSQ")
     write_run(run, tmp_path / "a.run")
     assert (tmp_path / "a.run").read_bytes() == _lines_by_hand(run, "PSQ")
     write_run(run, tmp_path / "b.run", jobs=2)  # chunks laid out by two threads
@@ -440,7 +442,10 @@ def test_a_run_written_by_threads_is_the_run_written_by_one_byte_for_byte(tmp_pa
     assert (tmp_path / "one.run").read_bytes() == _lines_by_hand(run, run.tag)
     write_run(run, tmp_path / "many.run", jobs=jobs)
     assert (tmp_path / "many.run").read_bytes() == (tmp_path / "one.run").read_bytes()
-    spaced = Run.ranked(run.qids, np.array([*run.docids[:90], "d 90", *run.docids[91:]]), run.scores)
+    spaced_docids = np.array([*run.docids[:90], "d 90", *run.docids[91:]])
+    with pytest.raises(ClirkitError, match="'d 90', which contains whitespace"):  # a Run refuses it where it is made
+        Run.ranked(run.qids, spaced_docids, run.scores)
+    spaced = Run._unique_rows(run.qids, spaced_docids, run.scores)  # as rows a reader checked: write_run's own check
     with pytest.raises(ClirkitError, match="'d 90': it contains whitespace"):  # in a late chunk: nothing written
         write_run(spaced, tmp_path / "bad.run", jobs=jobs)
     assert not (tmp_path / "bad.run").exists()

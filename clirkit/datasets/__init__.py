@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Callable
 
 from clirkit.datasets.collection import Collection, cache_dir
-from clirkit.errors import ClirkitError
+from clirkit.errors import ClirkitError, cut_repr
 
 DEFAULT = "nave-en-es"
 BUNDLED = Path(__file__).parent / "data"
@@ -137,10 +137,15 @@ def load(
         shared: the shared folder holding ``data/`` (C2 and C3 only; the
             bundled collections ignore it).
 
-    Raises ClirkitError for an unknown name or variant, or for a collection
-    built from third-party files that is neither built (:func:`build`) nor
+    Raises ClirkitError for a name that is not a str or a path (None), an unknown name or variant, or for a
+    collection built from third-party files that is neither built (:func:`build`) nor
     buildable from the shared folder (its message says what to download).
     """
+    if not isinstance(name, (str, os.PathLike)):  # (os.path.isdir takes an int as a file descriptor)
+        raise ClirkitError(
+            f"clirkit.datasets.load: name must be a collection name (clirkit.datasets.names()), a collection "
+            f"folder or 'irds:ID', got {cut_repr(name)}"
+        )
     if isinstance(name, str) and name.startswith("irds:"):
         from clirkit.datasets import irds
 

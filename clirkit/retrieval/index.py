@@ -12,13 +12,13 @@ import os
 import re
 from dataclasses import dataclass, field
 from numbers import Integral
-from typing import ClassVar, Iterable, Iterator, Sequence
+from typing import ClassVar, Collection, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 import scipy.sparse as sp
 
 from clirkit.analysis import Analyzer
-from clirkit.errors import ClirkitError, located, quoted, repeated_id
+from clirkit.errors import ClirkitError, cut_repr, located, quoted, repeated_id
 from clirkit.npzchecks import (
     Corrupt,
     check_csr_rows,
@@ -206,23 +206,35 @@ class Index:
     ) -> "Index":
         """Index documents that are already lists of terms (``analyzer`` is recorded, not applied). A term is a
         non-empty str without whitespace, or words joined by single spaces (clirkit's spelling of an n-gram,
-        :func:`clirkit.analysis.ngrams`); ClirkitError for a document given as a str (not a list of its terms), and
-        for any other term (empty, with a tab or a newline, not a str)."""
+        :func:`clirkit.analysis.ngrams`); ClirkitError for a document given as a str, None or a dict (not a list of
+        its terms), for ``token_lists`` that is no list, and for any other term (empty, with a tab or a newline, not a
+        str)."""
         if isinstance(docids, str) or isinstance(token_lists, str):
             raise ClirkitError("Index.from_tokens takes a list of docids and a list of token lists, not a str")
         if not isinstance(docids, (Sequence, np.ndarray)):  # a generator, a Series: read once
             if not isinstance(docids, Iterable):
                 raise ClirkitError(f"Index.from_tokens takes a list of docids, not a {type(docids).__name__}")
             docids = list(docids)
+        if not isinstance(token_lists, Iterable):
+            raise ClirkitError(
+                f"Index.from_tokens takes a list of token lists (one per document), got {cut_repr(token_lists)}"
+            )
         builder = _Builder()
         token_lists = list(token_lists) if not isinstance(token_lists, list) else token_lists
         if len(token_lists) != len(docids):
             raise ClirkitError(f"{len(docids)} docids but {len(token_lists)} token lists")
         for n, tokens in enumerate(token_lists, 1):
+            if type(tokens) is list:
+                continue
             if isinstance(tokens, (str, bytes)):
                 raise ClirkitError(
                     f"Index.from_tokens: document {n} (in input order) is a {type(tokens).__name__}, not a list of "
                     f"its terms (tokenize it first, e.g. with Analyzer.tokenize)"
+                )
+            if isinstance(tokens, Mapping) or not isinstance(tokens, Collection):  # (a dict's keys: each counted once)
+                raise ClirkitError(
+                    f"Index.from_tokens: document {n} (in input order) is {cut_repr(tokens)} "
+                    f"({type(tokens).__name__}), not a list of its terms"
                 )
         for start in range(0, len(docids), _CHUNK_DOCS):
             builder.add(list(docids[start : start + _CHUNK_DOCS]), token_lists[start : start + _CHUNK_DOCS])

@@ -205,7 +205,8 @@ def train_ibm1(
         sum_k sum_j ln(sum_i t(e_j|f_i) / (l_k + 1)) (without the sentence-length term);
         EM never lets it decrease.
 
-    Pairs with an empty side are skipped (counted in ``params["n_pairs_skipped"]``).
+    Pairs with an empty side are skipped (counted in ``params["n_pairs_skipped"]``); no pair at all is a
+    :class:`~clirkit.translation.arguments.TableArgumentError` (``source: empty parallel corpus``).
     Memory: about 45 bytes per incidence at the peak, during the layout, 21 while iterating (an incidence
     per sentence pair, distinct target word and distinct source word, ``params["n_incidences"]``: 13M for
     the 31k Bible verse pairs of ``nave-en-es``, a peak of about 570 MB).
@@ -213,6 +214,8 @@ def train_ibm1(
     source, target = _checked_sentences(source, "source"), _checked_sentences(target, "target")
     if len(source) != len(target):
         raise TableArgumentError(f"{len(source)} source sentences but {len(target)} target sentences")
+    if not source:  # (as ttable train refuses an empty file)
+        raise TableArgumentError("source: empty parallel corpus: give at least one pair of sentences")
     iterations = whole("iterations", iterations, minimum=0)
     src = [s for s, e in zip(source, target) if len(s) and len(e)]
     tgt = [e for s, e in zip(source, target) if len(s) and len(e)]
