@@ -79,6 +79,18 @@ def test_base_scores_are_f0_where_the_base_run_lists_the_pair_and_zero_elsewhere
     assert len(base) == 4
 
 
+def test_base_scores_hold_the_rows_by_query_row_then_document_row():
+    # query rows q2 = 0, q1 = 1; document rows as DOCIDS: Gen.1.1 0, Gen.1.3 1, John.1.1 2
+    base = BaseScores(BASE, ["q2", "q1"], DOCIDS)
+    assert base.qrow.tolist() == [0, 0, 1, 1]
+    assert base.drow.tolist() == [0, 1, 0, 2]  # q2 lists Gen.1.3 first: held by document row
+    assert base.f0.tolist() == pytest.approx([1 / 2, 2 / 2, 3 / 3, 1 / 3], rel=1e-15)
+    assert base.rank.tolist() == [2, 1, 1, 2]
+    assert base.candidate_keys().tolist() == [0, 1, 4, 6]  # query row * 4 documents + document row
+    assert base.candidate_keys(1).tolist() == [1, 4]
+    assert BaseScores(BASE, ["q2", "q9", "q1"], DOCIDS).listed_queries(3).tolist() == [True, False, True]
+
+
 # -- the base margin changes the first round ------------------------------------------------------------
 
 

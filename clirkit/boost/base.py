@@ -188,24 +188,53 @@ class BaseScores:
             ``query_ids`` or documents not in ``docids`` are ignored.
         query_ids, docids: the caller's query and document lists (rows index them).
 
-    Attributes:
-        qrow, drow, f0, rank: the base run's rows, in the run's order (int64,
-            int64, float64, int64 1-based rank within the query).
+    The rows are held in key order (``query row * n_docs + document row``: by query row, then document row) as
+    the sorted keys, f0 (float64) and rank (int32): 20 bytes a row. Attributes ``qrow``, ``drow`` (int64),
+    ``f0`` and ``rank`` (1-based within the query) give them in that order.
     """
 
     def __init__(self, run: BaseRun, query_ids: Sequence[str], docids: Sequence[str]) -> None:
         run = compact(run)
-        qmap, dmap = index_of(run.query_ids, query_ids), index_of(run.doc_ids, docids)
-        qrow, drow = qmap[run.qcode], dmap[run.dcode]
-        keep = (qrow >= 0) & (drow >= 0)
-        self.qrow, self.drow, self.f0, self.rank = qrow[keep], drow[keep], run.f0[keep], run.rank[keep]
         self.n_docs = len(docids)
-        keys = self.qrow * self.n_docs + self.drow
-        order = np.argsort(keys, kind="stable")
-        self._keys, self._values = keys[order], self.f0[order]
+        keys, drow = index_of(run.query_ids, query_ids)[run.qcode], index_of(run.doc_ids, docids)[run.dcode]
+        kept = np.flatnonzero((keys >= 0) & (drow >= 0))
+        keys *= self.n_docs
+        keys += drow
+        del drow  # (the run's rows are many: one array of them at a time beside the keys)
+        keys = keys[kept]
+        order = np.argsort(keys)  # the keys are distinct: any sort gives this order
+        self._keys = keys[order]
+        del keys
+        kept = kept[order]
+        self._values, self._rank = run.f0[kept], run.rank[kept]
 
     def __len__(self) -> int:
-        return len(self.qrow)
+        return len(self._keys)
+
+    @property
+    def qrow(self) -> np.ndarray:
+        """The query row of each row (int64, ascending)."""
+        return self._keys // max(self.n_docs, 1)
+
+    @property
+    def drow(self) -> np.ndarray:
+        """The document row of each row (int64)."""
+        return self._keys % max(self.n_docs, 1)
+
+    @property
+    def f0(self) -> np.ndarray:
+        """The normalized base score of each row (float64, in [0, 1])."""
+        return self._values
+
+    @property
+    def rank(self) -> np.ndarray:
+        """The 1-based rank of each row within its query in the base run (int32)."""
+        return self._rank
+
+    def listed_queries(self, n_queries: int) -> np.ndarray:
+        """Whether the base run has a row for each of the query rows ``0 .. n_queries - 1`` (bool)."""
+        bounds = np.arange(n_queries + 1, dtype=np.int64) * self.n_docs
+        return np.diff(np.searchsorted(self._keys, bounds)) > 0
 
     def at(self, qrow: np.ndarray, drow: np.ndarray) -> np.ndarray:
         """f0 at each (query row, document row) pair: 0 where the base run has no such row."""
@@ -213,8 +242,7 @@ class BaseScores:
 
     def candidate_keys(self, depth: int | None = None) -> np.ndarray:
         """Sorted ``query row * n_docs + document row`` of the rows ranked within ``depth`` (all if None)."""
-        keep = slice(None) if depth is None else self.rank <= depth
-        return np.sort(self.qrow[keep] * self.n_docs + self.drow[keep])
+        return self._keys if depth is None else self._keys[self._rank <= depth]
 
     def retrieved(self, qrow: np.ndarray, drow: np.ndarray) -> np.ndarray:
         """Whether the base run lists each (query row, document row) pair (bool)."""

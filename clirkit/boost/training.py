@@ -214,8 +214,8 @@ def say_uncovered(ranker: "BoostRanker", base: BaseScores, qids: list[str], what
     """Say on stderr (unless the ranker is quiet) how many of the first ``n`` (all if None) of ``qids`` (the
     ``what`` queries, in the order ``base`` was made with) the base run has no row for, the first of them, and
     ``effect``, what that does to the training."""
-    covered = set(np.asarray(qids)[np.unique(base.qrow)].tolist())
-    missing = [q for q in qids[:n] if q not in covered]
+    listed = base.listed_queries(len(qids))
+    missing = [q for q, has in zip(qids[:n], listed.tolist()) if not has]
     if missing:
         say(
             f"boost: the base run has no row for {len(missing)} of the {len(qids[:n])} {what} queries (the first: "
