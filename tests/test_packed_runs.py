@@ -205,6 +205,18 @@ def test_asking_whether_the_runner_holds_a_run_does_not_unpack_it(monkeypatch):
     assert "A" in runs and "B" not in runs and isinstance(runs.packed("A"), PackedRun)
 
 
+def test_a_fusion_keeps_the_dev_runs_it_was_tuned_on_packed_and_tunes_again_from_them():
+    from clirkit.fusion.system import Fusion
+
+    a, b = _random_run(1, tag="A"), _random_run(2, tag="B")
+    qrels = Qrels(a.qids[::5], a.docids[::5], np.ones(len(a.qids[::5]), dtype=np.int64))
+    fused = Fusion(step=0.25).fit_runs([a, b], qrels)
+    assert all(isinstance(run, PackedRun) for run in fused.dev_runs_)  # (a run of strings is 4 bytes a character)
+    _same(fused.dev_runs_[0].unpack(), a)
+    _same(fused.dev_runs_[1].unpack(), b)
+    assert fused.weights_at(3) == Fusion(step=0.25).fit_runs([a, b], qrels, depth=3).weights_
+
+
 def test_the_notes_of_a_split_searched_in_blocks_are_said_once_for_the_split(capsys):
     from clirkit.progress import merged_notes, say
 

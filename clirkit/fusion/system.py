@@ -16,6 +16,7 @@ from clirkit.errors import ClirkitError, counted
 from clirkit.estimator import DEPTH, Resources, System, jsonable, takes_resources
 from clirkit.fusion import METHODS
 from clirkit.fusion.weights import weight_text, weights_problem
+from clirkit.packedrun import PackedRun
 from clirkit.run import check_depth
 
 
@@ -46,7 +47,8 @@ class Fusion(System):
     last system alone, not weights the dev queries chose), False otherwise; ``dev_tags_``, the dev
     runs' tags, so that :meth:`fuse` refuses runs given in another order (:func:`crossed_pair`); ``depth_``, the
     depth the weights were tuned at (None when they were not tuned); ``dev_runs_`` and ``dev_qrels_``, the dev runs
-    and qrels they were tuned on (kept in memory, not saved), and ``depth_weights_``, the weights tuned at each
+    (packed: :class:`~clirkit.packedrun.PackedRun`, ``unpack()`` gives each Run) and qrels they were tuned on (kept in
+    memory, not saved), and ``depth_weights_``, the weights tuned at each
     depth searched at so far (:meth:`weights_at`).
 
     ``fit(resources)`` tunes on the systems' dev runs (:meth:`Resources.run`: each system's search of the dev
@@ -104,7 +106,7 @@ class Fusion(System):
         self.check_runs(len(self.systems))
         if "dev" not in resources.splits:
             return self.fit_runs(None, None, n=len(self.systems))
-        runs = [resources.run(s, "dev") for s in self.systems]
+        runs = [resources.run(s, "dev", packed=True) for s in self.systems]  # (unpacked only while tuned)
         return self.fit_runs(runs, resources.qrels("dev") if self._tuned() else None, quiet=resources.quiet)
 
     def inputs(self, resources: Resources) -> dict:
@@ -167,7 +169,7 @@ class Fusion(System):
             self.dev_score_ = float(sweep.best_score)
             self.weights_tied_ = sweep.tied
             self.sweep_, self.depth_ = sweep, int(depth)
-            self.dev_runs_, self.dev_qrels_ = list(dev_runs), dev_qrels
+            self.dev_runs_, self.dev_qrels_ = [PackedRun.of(run) for run in dev_runs], dev_qrels
             self.depth_weights_ = {self.depth_: self.weights_}
         return self
 
@@ -178,6 +180,7 @@ class Fusion(System):
         on stderr for a long grid unless ``quiet``)."""
         from clirkit.tuning import covered_queries, evaluator, tune_weights
 
+        dev_runs = [run.unpack() if isinstance(run, PackedRun) else run for run in dev_runs]
         queries = covered_queries(dev_runs, dev_qrels)
         if not queries:
             raise ClirkitError("the dev qrels judge none of the dev runs' queries: are they the dev qrels?")
@@ -214,8 +217,6 @@ class Fusion(System):
     def search_split(self, resources: Resources, split: str, *, tag: str | None = None, packed: bool = False):
         """The fusion of its systems' runs of ``split`` (:meth:`Resources.run`: the runner's, not made again, fused
         as they are kept); ``packed``: as a :class:`~clirkit.packedrun.PackedRun` (the same rows)."""
-        from clirkit.packedrun import PackedRun
-
         fused = self.fuse([PackedRun.of(resources.run(s, split, packed=True)) for s in self.systems], tag=tag)
         return fused if packed else fused.unpack()  # (packed runs fuse into a packed run)
 
@@ -438,7 +439,6 @@ def unused_params(method: str, weights_given: bool, names: Iterable[str]) -> lis
 def given_runs(runs) -> list:
     """``runs`` (a list, a tuple, a generator: read once) as a list; ClirkitError for one run, or anything not a
     sequence of clirkit runs."""
-    from clirkit.packedrun import PackedRun
     from clirkit.run import Run
 
     if isinstance(runs, (str, bytes, Run, PackedRun, Mapping)) or not isinstance(runs, Iterable):
