@@ -5,8 +5,8 @@ convention: ``get_params``/``set_params``, and ``sklearn.base.clone`` works on i
 once in ``_parameter_constraints`` (scikit-learn's vocabulary, :mod:`clirkit.constraints`; checked by
 :meth:`System.check_params` at ``fit``, with messages naming the parameter, the allowed range and the value),
 learns in ``fit`` (returns self; learned state in attributes ending with ``_``) and makes runs with ``search(topics)
--> Run``. The command-line verbs and the experiment runner only build systems
-and call them, so the same settings give the same run whichever way it was asked for.
+-> Run``. The command-line verbs and the experiment runner only build systems and call them, so the same settings
+give the same run whichever way it was asked for.
 
 One call fits every system: ``system.fit(resources)``, where :class:`Resources` holds what any system may read
 (documents, index, translation tables, topics and qrels by split, the documents each query must not return, known-item
@@ -326,9 +326,12 @@ class Resources:
         return None if value is None else str(value)
 
     def run(self, system: "System", split: str, *, packed: bool = False):
-        """The run of ``system`` over ``split`` (the runner's subclass returns the one it made; with ``packed``,
-        as the :class:`~clirkit.packedrun.PackedRun` it keeps, which a boosted ranker re-ranks without unpacking)."""
+        """``system``'s run of ``split`` (the runner's: the one it made; ``packed``: the PackedRun it keeps)."""
         return system.search_split(self, split)
+
+    def run_tag(self, system: "System") -> str | None:
+        """The tag of ``system``'s runs here: None (its own) in Python, its name in the runner (as its kept runs)."""
+        return None
 
     def record(self, what: str) -> dict | None:
         """A JSON record of what made the resource ``what`` (``index``, ``table``, ``table2``, ``train``,
@@ -336,14 +339,10 @@ class Resources:
         ``records`` gives theirs."""
         if what in self._records:
             return self._records[what]
-        there = {
-            "index": self._index is not None,
-            "table": self._tables["table"] is not None,
-            "table2": self._tables["table2"] is not None,
-            "train": "train" in self._topics,
-            "dev": "dev" in self._topics,
-        }
-        return {} if there.get(what, True) else None
+        given = {"index": self._index, "table": self._tables["table"], "table2": self._tables["table2"]}
+        if what in given:
+            return {} if given[what] is not None else None
+        return {} if what not in ("train", "dev") or what in self._topics else None
 
     def for_system(self: _R, options: Mapping[str, Any], written=()) -> _R:
         """The same resources (shared, not copied) with one system's ``options``, of the same class, and the keys
@@ -413,6 +412,7 @@ class System(Parameters):
     def search_split(self, resources: Resources, split: str, *, tag: str | None = None, packed: bool = False):
         """The run of the topics of ``split``, without the documents they exclude; ``packed``: as a PackedRun made a
         block of queries at a time (:func:`~clirkit.packedrun.packed_in_blocks`: the same rows in bounded memory)."""
+        takes_resources(self, resources, "search_split")
         topics, excluded, quiet = resources.topics(split), resources.excluded(split), resources.quiet
         if not packed:
             return self.search(topics, excluded=excluded, tag=tag, quiet=quiet)
@@ -550,12 +550,12 @@ def fit_given(args: tuple, keywords: Mapping[str, Any]) -> str:
     return ", ".join(given) if len(given) > 1 else f"a {given[0]}"
 
 
-def takes_resources(system: System, given) -> Resources:
-    """``given`` when it is :class:`Resources`, the one thing a system's ``fit`` takes; else a one-line ClirkitError
-    with ``system.fit_call``: ``DT.fit takes Resources: fit(Resources(index=..., table=...)), got Index``."""
+def takes_resources(system: System, given, call: str = "fit") -> Resources:
+    """``given`` if it is :class:`Resources` (what ``fit`` and ``search_split`` take), else a one-line ClirkitError:
+    ``DT.fit takes Resources: fit(Resources(index=..., table=...)), got Index`` (``system.fit_call``)."""
     if isinstance(given, Resources):
         return given
-    raise ClirkitError(f"{type(system).__name__}.fit takes Resources: {system.fit_call}, got {type(given).__name__}")
+    raise ClirkitError(f"{type(system).__name__}.{call} takes Resources: {system.fit_call}, got {type(given).__name__}")
 
 
 def _describes_systems(value) -> bool:

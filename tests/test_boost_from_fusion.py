@@ -162,3 +162,17 @@ def test_a_base_fusion_of_later_systems_is_refused(tmp_path, systems, fusions, m
     path.write_text(f'collection = "nave-en-es"\n{systems}{fusions}', encoding="utf-8")
     with pytest.raises(ClirkitError, match=message.replace("(", r"\(")):
         Experiment.read(path)
+
+
+def test_the_runners_model_names_its_base_as_its_runs_are_tagged_and_boost_rank_takes_them_without_a_note(
+    ran, mini, tmp_path, capsys
+):
+    from clirkit.boost import BoostModel
+
+    out, _ = ran
+    assert BoostModel.load(out / "models" / "boost.npz").base["tag"] == "DT+PSQ"  # the fusion's kept runs' tag
+    fused = out / "runs" / "dt_psq.test.run.gz"
+    args = ["boost-rank", str(out / "models" / "boost.npz"), "--collection", str(mini), "--candidates", str(fused)]
+    assert main([*args, "--tag", "Boost", "-o", str(tmp_path / "b.run"), "-q"]) == 0
+    assert "note" not in capsys.readouterr().err
+    assert (tmp_path / "b.run").read_bytes() == gzip.decompress((out / "runs" / "boost.test.run.gz").read_bytes())

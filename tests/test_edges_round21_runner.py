@@ -247,7 +247,7 @@ def test_a_base_systems_negative_scores_are_said_of_the_system_the_base_names(mi
     with pytest.raises(ClirkitError) as caught:
         run_experiment(Experiment.read(_file(tmp_path / "n.toml", text)), tmp_path / "out", quiet=True)
     assert str(caught.value).startswith(f"{tmp_path / 'n.toml'}: system 'B': base 'N': the base ")
-    assert "'lowered'" in str(caught.value) and "negative scores" in str(caught.value)
+    assert "(tag 'N')" in str(caught.value) and "negative scores" in str(caught.value)  # tagged as the runner's runs
 
 
 # ------------------------------------------------------------------ 8. weights that all tied on dev

@@ -210,3 +210,11 @@ def test_nth_says_the_english_ordinal():
     said = {1: "1st", 2: "2nd", 3: "3rd", 4: "4th", 11: "11th", 12: "12th", 13: "13th", 21: "21st", 22: "22nd"}
     said |= {23: "23rd", 101: "101st", 111: "111th", 112: "112th", 113: "113th", 1002: "1002nd", 10011: "10011th"}
     assert {i: nth(i) for i in said} == said
+
+
+@pytest.mark.parametrize("kind, name", [("DT", "DT"), ("Boost", "BoostRanker")])
+def test_search_split_given_no_resources_says_what_it_takes(kind, name):
+    from clirkit import systems
+
+    with pytest.raises(ClirkitError, match=rf"^{name}\.search_split takes Resources: .*, got NoneType$"):
+        getattr(systems, kind)().search_split(None, "test")

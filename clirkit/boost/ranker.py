@@ -21,7 +21,7 @@ from clirkit.boost.training import fit_tokens
 from clirkit.constraints import Interval, StrOptions, at_least_zero
 from clirkit.documents import Documents
 from clirkit.errors import ClirkitError
-from clirkit.estimator import DEPTH, Resources, System, fit_given
+from clirkit.estimator import DEPTH, Resources, System, fit_given, takes_resources
 from clirkit.parallel import BACKENDS, Scheduler
 from clirkit.paramgroups import Grouped
 from clirkit.progress import progress, say
@@ -301,7 +301,7 @@ class BoostRanker(Grouped, System):
         base_run = held_run(base)  # a run given as the base: every row of it, as given
         base_made_by = None
         if base is not None and base_run is None:  # a base that searches: the training and dev topics
-            base_run = self._base_run(topics, dev_topics, excluded)
+            base_run = self._base_run(topics, dev_topics, excluded, tag=resources.run_tag(base))
             base_made_by = base.describe()
         elif base is not None:
             base_made_by = resources.record("base")
@@ -323,8 +323,9 @@ class BoostRanker(Grouped, System):
             base_run=base_run,
         )
 
-    def _base_run(self, topics: Mapping[str, str], dev_topics: Mapping[str, str] | None, excluded):
-        """The base system's run over the training topics and the dev topics, as integer codes."""
+    def _base_run(self, topics: Mapping[str, str], dev_topics: Mapping[str, str] | None, excluded, *, tag=None):
+        """The base system's run over the training topics and the dev topics, as integer codes, tagged ``tag``
+        (None: the base's own tag)."""
         ids = list(topics)
         say(
             f"boost: the base system searches {len(ids)} training and {len(dev_topics or ())} dev queries",
@@ -334,9 +335,10 @@ class BoostRanker(Grouped, System):
         def runs():  # one bar over the batches (each search's own would print two bars a batch)
             batches = range(0, len(ids), BASE_BATCH)
             for a in progress(batches, desc="base searching", unit="batch", quiet=self.quiet or len(batches) < 2):
-                yield self.base.search({q: topics[q] for q in ids[a : a + BASE_BATCH]}, excluded=excluded, quiet=True)
+                batch = {q: topics[q] for q in ids[a : a + BASE_BATCH]}
+                yield self.base.search(batch, excluded=excluded, tag=tag, quiet=True)
             if dev_topics:
-                yield self.base.search(dev_topics, excluded=excluded, quiet=True)
+                yield self.base.search(dev_topics, excluded=excluded, tag=tag, quiet=True)
 
         return CompactRun.from_runs(runs())
 
@@ -344,6 +346,7 @@ class BoostRanker(Grouped, System):
         """:meth:`search` of the split's topics; boosted from a base system, the base's run of ``split`` that
         ``resources`` hold (the runner's) is re-ranked, not searched again (``packed``: as a
         :class:`~clirkit.packedrun.PackedRun`)."""
+        takes_resources(self, resources, "search_split")
         base = self._base_system() if hasattr(self, "model_") and self.model_.from_base else None
         if base is None:
             return super().search_split(resources, split, tag=tag, packed=packed)

@@ -202,8 +202,7 @@ class Artifacts(Resources):
         self.out.check_outside(f"{self.where}: {shown}", path)
 
     def _table_file(self, given: str | None) -> str | None:
-        """The table file ``given`` names (``"ibm1"``: none; None: the file's ``[table] file``), relative to the
-        experiment file's folder."""
+        """The table file ``given`` names (``"ibm1"``: none; None: ``[table] file``), relative to the file's folder."""
         if given in (None, "ibm1"):
             given = None if given == "ibm1" else self.exp.table.get("file")
         return None if given is None else self._relative(given)
@@ -215,8 +214,7 @@ class Artifacts(Resources):
         return relative(given, self.exp.source)
 
     def _table_record(self, given: str | None) -> dict:
-        """What a table is made from: a file, or IBM Model 1 on the collection's parallel corpus (ClirkitError
-        when it has none)."""
+        """What a table is made from: a file, or IBM Model 1 on the parallel corpus (ClirkitError if there is none)."""
         from clirkit.fileio import file_digest
 
         path = self._table_file(given)
@@ -586,6 +584,9 @@ class Artifacts(Resources):
         self.made.names[id(system)] = name
         if split is not None:
             self.made.runs.setdefault(split, PackedRuns())[name] = run
+
+    def run_tag(self, system) -> str | None:
+        return self.made.names.get(id(system))
 
     def run(self, system, split: str, *, packed: bool = False):
         name = self.made.names.get(id(system))

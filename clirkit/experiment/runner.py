@@ -193,15 +193,17 @@ class Runner:
         return ClirkitError(f"{self.where}: {what} {name!r}: {message}")
 
     def base_named(self, name: str, message: str) -> str:
-        """``message`` of the system ``name`` said of its base run, which the base's search tags with its kind's tag
-        (``'Boost'``, ``'run'``), led by the system or fusion its ``base`` names (``base 'B1': ...``)."""
+        """``message`` of the system ``name`` said of its base run, which the base's search tags with the base's
+        name (or its kind's tag, ``'Boost'``, ``'run'``), led by the system or fusion its ``base`` names
+        (``base 'B1': ...``)."""
         kind, spec = self.exp.spec_of(name)
         for key in system_class(kind).system_keys:
             named = spec.get(key)
             base = self.systems.get(named) if isinstance(named, str) else None
-            tag = getattr(base, "default_tag", None)
-            if isinstance(tag, str) and "base" in message and not message.startswith(f"{key} "):
-                if f"{tag!r}" in message or f"({tag})" in message:
+            if base is None or "base" not in message or message.startswith(f"{key} "):
+                continue
+            for tag in (named, getattr(base, "default_tag", None)):
+                if isinstance(tag, str) and (f"{tag!r}" in message or f"({tag})" in message):
                     return f"{key} {named!r}: {message}"
         return message
 
