@@ -317,7 +317,7 @@ def test_an_unknown_variant_in_the_file_is_said_with_the_files_name(tmp_path):
 
 
 def test_keep_runs_names_a_run_whose_name_holds_a_bracket_as_it_is_written(tmp_path):
-    from clirkit.experiment.runner import matches_a_run
+    from clirkit.experiment.keepruns import matches_a_run
 
     assert matches_a_run("PSQ[2].test", ["DT", "PSQ[2]"]) and matches_a_run("PSQ[2].*", ["PSQ2"])
     text = 'measures = ["AP"]\nfigures = false\nkeep_runs = ["B[2].test"]\n' + _plain(tmp_path / "c")

@@ -909,3 +909,12 @@ def test_a_keep_runs_pattern_that_matches_no_run_is_one_error_before_the_work(mi
     err = capsys.readouterr().err
     assert err.startswith(f"clirkit: error: {path}: {message}") and err.count("\n") == 1
     assert not (tmp_path / "out").exists() and not (tmp_path / "out" / "index.npz").exists()
+
+
+def test_a_keep_runs_pattern_that_matches_no_system_is_refused_as_the_file_is_read(tmp_path):
+    path = tmp_path / "k.toml"  # (the collection is not read: its splits would only narrow the runs)
+    path.write_text(
+        KEEP.format(mini=tmp_path / "no-such-collection", keep='keep_runs = ["nothing.*"]'), encoding="utf-8"
+    )
+    with pytest.raises(ClirkitError, match=r"keep_runs: 'nothing\.\*' matches none of the runs \(DT\.dev, DT\.test, "):
+        Experiment.read(path)

@@ -45,7 +45,7 @@ def add_parser(sub) -> None:
 def kept_runs(patterns: list[str], systems) -> list[str]:
     """The ``keep_runs`` patterns that still match a run of ``systems`` (the names left by --baselines-only),
     on either split: the others would be an error (a pattern matching no run)."""
-    from clirkit.experiment.runner import matches_a_run
+    from clirkit.experiment.keepruns import matches_a_run
 
     return [p for p in patterns if matches_a_run(p, systems)]
 

@@ -11,6 +11,7 @@ from typing import Any, Mapping
 
 from clirkit.errors import ClirkitError
 from clirkit.experiment.artifacts import Artifacts, digest
+from clirkit.experiment.keepruns import check_keep_runs, keeps
 from clirkit.experiment.kinds import system_class
 from clirkit.experiment.spec import Experiment
 from clirkit.experiment.store import Store, file_name
@@ -104,20 +105,6 @@ def run_experiment(exp: Experiment, folder: str | os.PathLike[str], *, quiet: bo
     return Result(runner.resources.runs("test"), text, folder, dict(steps.seconds))
 
 
-def matches_a_run(pattern: str, names, splits=("dev", "test")) -> bool:
-    """Whether the ``keep_runs`` pattern matches a run ``NAME.SPLIT`` of these system or fusion ``names`` on these
-    ``splits`` (:func:`keeps`)."""
-    return any(keeps(pattern, f"{name}.{split}") for name in names for split in splits)
-
-
-def keeps(pattern: str, run: str) -> bool:
-    """Whether the ``keep_runs`` pattern names the run ``NAME.SPLIT``: as the run's name written as it is
-    (``PSQ[2].test`` for a system named ``PSQ[2]``), else as an ``fnmatch`` pattern (case-sensitive: ``*.test``)."""
-    from fnmatch import fnmatchcase
-
-    return run == pattern or fnmatchcase(run, pattern)
-
-
 class Runner:
     """The systems of one experiment on its resources: built, recorded, fitted (or read back), searched."""
 
@@ -208,15 +195,8 @@ class Runner:
         return message
 
     def check_keep_runs(self) -> None:
-        """Each pattern of ``keep_runs`` matches a run of the experiment (a typo would silently keep none)."""
-        made = [f"{name}.{split}" for name in self.exp.run_names() for split in self.splits]
-        for pattern in self.exp.keep_runs:
-            if not matches_a_run(pattern, self.exp.run_names(), self.splits):
-                raise ClirkitError(
-                    f"{self.where}: keep_runs: {pattern!r} matches none of the runs "
-                    f"({', '.join(made[:6])}{', ...' if len(made) > 6 else ''}); give patterns of "
-                    f'NAME.SPLIT (e.g. "*.test")'
-                )
+        """Each pattern of ``keep_runs`` matches a run of the experiment on its splits (:func:`check_keep_runs`)."""
+        check_keep_runs(self.where, self.exp.keep_runs, self.exp.run_names(), self.splits)
 
     def kept(self, name: str, split: str) -> bool:
         """Whether the run of ``name`` on ``split`` is written to the folder (``keep_runs``)."""

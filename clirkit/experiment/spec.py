@@ -18,6 +18,7 @@ import tomllib
 
 from clirkit.datasets.plain import KEYS as PLAIN_KEYS
 from clirkit.errors import ClirkitError, cut_repr
+from clirkit.experiment.keepruns import check_keep_runs
 from clirkit.experiment.kinds import KINDS, keys_of, system_class
 from clirkit.experiment.systemchecks import check_fusion, check_keys, check_system, check_table_format
 from clirkit.experiment.tomlerrors import not_toml
@@ -251,6 +252,7 @@ class Experiment:
         names = list(systems) + list(fusions)
         if exp.baseline is not None and exp.baseline not in names:
             raise ClirkitError(f"{where}: baseline {exp.baseline!r} is not a system or fusion of the file")
+        check_keep_runs(where, exp.keep_runs, names)  # (on the collection's splits again once it is read)
         _check_analysis_and_table(where, exp)
         check_train_queries(where, exp, written="train_queries" in data)
         if plain is not None:
