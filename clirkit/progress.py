@@ -73,27 +73,49 @@ def gathered_notes() -> Iterator[list[str]]:
 
 
 def merged_notes(parts: list[list[str]], sizes: list[int]) -> list[str]:
-    """The notes of work done in parts as said of the whole, in the order first said: a line said in several parts
-    once; lines alike but for their first count ``N of M`` (``N of the M``) one line, N summed over the parts that
-    said it and M the sum of ``sizes`` (each part's number of queries) when M was the part's size in each, else
-    summed too (``1,234``-style if the first was written so)."""
-    merged: dict[str, list] = {}
+    """The notes of work done in parts as said of the whole, in the order first said, each once:
+
+    - lines alike but for their first count ``N of M`` (``N of the M``) and their quoted examples (``'q1'``, kept
+      from the first) are one line: N summed over the parts that said it, and M the sum of ``sizes`` (each part's
+      number of queries) when M was the part's size in each;
+    - else (a count of something else, e.g. rows) M summed too, unless every part said the very same line (a count
+      of the whole, e.g. of a table's words: said as it is). Counts are ``1,234``-style if the first was.
+    """
+    merged: dict[str, _Said] = {}
     for lines, size in zip(parts, sizes):
         for line in dict.fromkeys(lines):
             found = _COUNTS.search(line)
-            key = line if found is None else line[: found.start()] + "\0" + line[found.end() :]
-            n, m = (int(found.group(1).replace(",", "")), int(found.group(3).replace(",", ""))) if found else (0, 0)
-            entry = merged.setdefault(key, [line, found, 0, 0, True])
-            entry[2], entry[3], entry[4] = entry[2] + n, entry[3] + m, entry[4] and m == size
-    out = []
-    for key, (line, found, n, m, of_sizes) in merged.items():
-        if found is None:
-            out.append(line)
-            continue
-        m = sum(sizes) if of_sizes else m
-        shown = (lambda v: f"{v:,}") if "," in found.group(0) else str
-        out.append(key.replace("\0", f"{shown(n)} of {found.group(2) or ''}{shown(m)}", 1))
-    return out
+            key = line if found is None else _QUOTED.sub("''", line[: found.start()] + "\0" + line[found.end() :])
+            said = merged.setdefault(key, _Said(line, found))
+            if found is not None:
+                said.add(int(found.group(1).replace(",", "")), int(found.group(3).replace(",", "")), size, line)
+    return [said.line_for(sum(sizes)) for said in merged.values()]
+
+
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+
+
+class _Said:
+    """A note said by one or more parts (:func:`merged_notes`): its first line, where its count is, the counts
+    summed, whether each part counted its queries (``of_sizes``) and whether every part said the same line."""
+
+    def __init__(self, line: str, found: re.Match | None) -> None:
+        self.line, self.found = line, found
+        self.n = self.m = 0
+        self.of_sizes = self.same = True
+
+    def add(self, n: int, m: int, size: int, line: str) -> None:
+        self.n, self.m = self.n + n, self.m + m
+        self.of_sizes, self.same = self.of_sizes and m == size, self.same and line == self.line
+
+    def line_for(self, queries: int) -> str:
+        """The line said of the whole, of ``queries`` queries in all."""
+        if self.found is None or (self.same and not self.of_sizes):
+            return self.line
+        shown = (lambda v: f"{v:,}") if "," in self.found.group(0) else str
+        m = queries if self.of_sizes else self.m
+        count = f"{shown(self.n)} of {self.found.group(2) or ''}{shown(m)}"
+        return self.line[: self.found.start()] + count + self.line[self.found.end() :]
 
 
 class Steps:

@@ -287,3 +287,13 @@ def test_a_fusion_given_what_is_not_a_list_of_runs_says_so_in_one_line():
         for other, name in ((None, "NoneType"), ({"q": {"d": 1.0}}, "dict"), ("x.run", "str")):
             with pytest.raises(ClirkitError, match=rf"aggregation: run 2 is a {name}, not a run"):
                 fuse([packed, other], [0.5, 0.5])
+
+
+def test_notes_of_blocks_alike_but_for_their_examples_are_one_and_a_count_of_the_whole_is_said_as_it_is():
+    from clirkit.progress import merged_notes
+
+    no_row = "boost: the base run has no row for {} of {} queries (the first: {!r})"
+    parts = [[no_row.format(3, 500, "A")], [no_row.format(2, 501, "B")]]
+    assert merged_notes(parts, [500, 501]) == [no_row.format(5, 1001, "A")]
+    phrases = "1,234 of 5,000 table words are phrases"  # (of the table, said by every block)
+    assert merged_notes([[phrases], [phrases]], [500, 501]) == [phrases]
