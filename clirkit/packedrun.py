@@ -11,8 +11,10 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from clirkit.errors import ClirkitError, counted
-from clirkit.run import Run, check_depth
+from clirkit.hashing import string_hash
+from clirkit.run import Run, check_depth, check_run_tag
 from clirkit.runchecks import split_query
+from clirkit.runinputs import real_scores, shown
 
 
 class PackedRun:
@@ -51,9 +53,12 @@ class PackedRun:
         """The packed run of rows already in a :class:`~clirkit.run.Run`'s order, given as codes: query
         ``query_ids[i]`` owns the next ``sizes[i]`` rows (a query of 0 rows is left out), row j names document
         ``documents[codes[j]]``. ClirkitError for what a :class:`~clirkit.run.Run` refuses (a query in two groups,
-        scores rising within a query or not finite numbers, a pair listed twice) and for counts and codes that do
-        not fit (sizes not one per query or negative, a code outside ``documents``).
+        scores rising within a query or not finite numbers, a pair listed twice: two codes of one query naming one
+        id, ``documents`` holding it twice; a tag :func:`~clirkit.run.check_run_tag` refuses) and for counts and
+        codes that do not fit (sizes not one per query or negative, a code not an integer or outside ``documents``:
+        checked before the codes are cast to int32).
         """
+        check_run_tag(tag)
         packed = object.__new__(cls)
         sizes, query_ids = np.atleast_1d(np.asarray(sizes)), np.atleast_1d(np.asarray(query_ids, dtype=str))
         if sizes.ndim != 1 or len(sizes) != len(query_ids) or sizes.dtype.kind not in "iu" or (sizes < 0).any():
@@ -66,9 +71,10 @@ class PackedRun:
         packed.query_order = query_ids[kept] if len(sizes) else np.zeros(0, dtype=str)
         packed.sizes = sizes[kept]
         packed.documents = np.asarray(documents, dtype=str)
-        codes = np.asarray(codes)
-        packed.codes = codes.astype(np.int32 if len(packed.documents) < 2**31 else np.int64, copy=False)
-        packed.scores, packed.tag = np.asarray(scores, dtype=np.float64), tag
+        if packed.documents.ndim != 1:
+            raise ClirkitError(f"packed run: documents must be a list of document ids, got {shown(documents)}")
+        packed.codes = _checked_codes(codes, len(packed.documents))
+        packed.scores, packed.tag = _checked_scores(scores), tag
         if not (int(packed.sizes.sum()) == len(packed.codes) == len(packed.scores)):
             raise ClirkitError(
                 f"packed run: sizes summing to {int(packed.sizes.sum())} for {len(packed.codes)} codes and "
@@ -80,18 +86,38 @@ class PackedRun:
         return packed
 
     def _check_rows(self) -> None:
-        """ClirkitError for a code outside the documents, a query in two groups, scores rising within a query, or
-        a (query, document) pair listed twice."""
-        if len(self.codes) and (self.codes.min() < 0 or self.codes.max() >= len(self.documents)):
-            raise ClirkitError(f"packed run: a document code outside the {len(self.documents)} documents")
+        """ClirkitError for a query in two groups, scores rising within a query, or a (query, document) pair listed
+        twice (two codes of one query naming one id, :meth:`_id_codes`)."""
         if len(np.unique(self.query_order)) != len(self.query_order):
             raise ClirkitError("packed run: a query has two groups of rows")
         group = np.repeat(np.arange(len(self.sizes)), self.sizes)
         if ((self.scores[1:] > self.scores[:-1]) & (group[1:] == group[:-1])).any():
             raise ClirkitError("packed run: scores rise within a query (a run's rows are in rank order)")
-        keys = np.sort(group * max(len(self.documents), 1) + self.codes)
-        if (keys[1:] == keys[:-1]).any():
-            raise ClirkitError("packed run: a query lists a document twice")
+        width = max(len(self.documents), 1)
+        keys = np.sort(group * width + self._id_codes())
+        twice = np.flatnonzero(keys[1:] == keys[:-1])
+        if len(twice):
+            query, code = divmod(int(keys[twice[0]]), width)
+            raise ClirkitError(
+                f"packed run: a query lists a document twice (query {str(self.query_order[query])!r}, document "
+                f"{str(self.documents[code])!r}): a run lists each pair once (is an id repeated in documents?)"
+            )
+
+    def _id_codes(self) -> np.ndarray:
+        """The rows' codes, those of one id made one (the least), so that an id ``documents`` holds twice counts
+        as one document: ``codes`` itself when the ids the rows name are distinct, which is checked on those ids
+        only, by 64-bit hash (:func:`~clirkit.hashing.string_hash`; equal hashes compared as strings), not on the
+        whole of ``documents``, which a search's blocks share (each block: a sort of its codes, a hash of its
+        documents)."""
+        ordered = np.sort(self.codes)  # (np.unique of integers is a hash table in numpy 2.4: many times slower)
+        used = ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))] if len(ordered) else ordered
+        hashes = np.sort(string_hash(self.documents[used]))
+        if not len(hashes) or not (hashes[1:] == hashes[:-1]).any():
+            return self.codes
+        ids, first, inverse = np.unique(self.documents[used], return_index=True, return_inverse=True)
+        if len(ids) == len(used):  # (a collision of hashes, no id twice)
+            return self.codes
+        return used[first][inverse.ravel()][np.searchsorted(used, self.codes)]
 
     @classmethod
     def concat(cls, parts: Iterable["PackedRun"], *, tag: str) -> "PackedRun":
@@ -154,16 +180,33 @@ class PackedRun:
         )
 
     def document_ids(self, rows=slice(None)) -> np.ndarray:
-        """The document id of each of ``rows`` (all rows by default), as a str array."""
-        return self.documents[self.codes[rows]]
+        """The document id of each of ``rows`` (all rows by default), as a str array: ``rows`` a slice, row
+        positions (integers from ``-len(self)`` to ``len(self) - 1``; one integer gives one id) or a mask (one
+        boolean per row). ClirkitError for anything else, and for a position beyond the rows."""
+        if isinstance(rows, slice):
+            return self.documents[self.codes[rows]]
+        n, given = len(self.codes), np.asarray(rows)
+        mask = given.dtype.kind == "b" and given.ndim == 1 and len(given) == n
+        if not mask and (given.ndim > 1 or (given.dtype.kind not in "iu" and given.size)):
+            raise ClirkitError(
+                f"PackedRun.document_ids: rows must be a slice, row positions (integers) or one boolean per row "
+                f"({counted(n, 'row')}), got {shown(rows)}"
+            )
+        if not mask:
+            given = given.astype(np.int64)
+            beyond = given[(given < -n) | (given >= n)]
+            if beyond.size:
+                raise ClirkitError(
+                    f"PackedRun.document_ids: row {int(beyond.flat[0])} is beyond the run's {counted(n, 'row')}: "
+                    f"give positions from 0 to {n - 1} (or from -{n}, counting from the end)"
+                )
+        return self.documents[self.codes[given]]
 
     def blocks(self, queries: int | None = None) -> Iterator[Run]:
         """The run this was made of as runs of ``queries`` queries each (default :data:`SPLIT_BLOCK`), in its order:
         what :func:`~clirkit.formats.write_run_blocks` writes as the file of the whole run, one block unpacked at a
         time."""
-        if queries is not None and (isinstance(queries, bool) or not isinstance(queries, int) or queries < 1):
-            raise ClirkitError(f"blocks: queries must be an integer >= 1 (or None: {SPLIT_BLOCK}), got {queries!r}")
-        queries = queries or SPLIT_BLOCK
+        queries = check_count(queries, "blocks: queries", SPLIT_BLOCK)
         starts = np.concatenate(([0], np.cumsum(self.sizes)))
         for a in range(0, len(self.sizes), queries):
             b = min(a + queries, len(self.sizes))
@@ -182,6 +225,48 @@ class PackedRun:
         return Run._from_groups(
             self.query_order, self.sizes, self.document_ids(), self.scores, tag=self.tag, pairs_known=True
         )
+
+
+def check_count(value, what: str, default: int | None = None) -> int:
+    """``value`` as an int if it is an integer >= 1 (a numpy integer too; ``True`` is not one), ``default`` for
+    None when there is one; else ClirkitError ``WHAT must be an integer >= 1 (or None: DEFAULT), got VALUE``, before
+    any work (a count of queries or rows taken at a time: 0 or -1 would loop on nothing, or never end)."""
+    if value is None and default is not None:
+        return default
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
+        alternative = "" if default is None else f" (or None: {default})"
+        raise ClirkitError(f"{what} must be an integer >= 1{alternative}, got {shown(value)}")
+    return int(value)
+
+
+def _checked_codes(codes, n: int) -> np.ndarray:
+    """``codes`` (of rows: positions in ``n`` documents) as int32 (int64 from 2^31 documents); ClirkitError, before
+    the cast (which would make 2**32 a 0 and 1.2 a 1), for codes that are not integers or outside 0 to ``n - 1``."""
+    given = np.asarray(codes)
+    if given.ndim != 1 or (given.dtype.kind not in "iu" and given.size):
+        raise ClirkitError(
+            f"packed run: codes must be integers, one per row (positions in the documents), got {shown(codes)}"
+        )
+    outside = np.flatnonzero((given < 0) | (given >= n)) if given.size else given
+    if len(outside):
+        i = int(outside[0])
+        room = f"from 0 to {n - 1}" if n else "none: there are no documents"
+        raise ClirkitError(
+            f"packed run: a document code outside the {counted(n, 'document')}: code {given[i].item()} of row "
+            f"{i + 1} (codes are positions in documents: {room})"
+        )
+    return given.astype(np.int32 if n < 2**31 else np.int64, copy=False)
+
+
+def _checked_scores(scores) -> np.ndarray:
+    """``scores`` (one per row) as float64; ClirkitError for what is not a list of numbers (None, texts)."""
+    try:
+        values = real_scores(scores)
+    except (TypeError, ValueError, OverflowError):
+        values = None
+    if values is None or values.ndim != 1:
+        raise ClirkitError(f"packed run: scores must be numbers, one per row, got {shown(scores)}")
+    return values
 
 
 SPLIT_BLOCK = 500
@@ -203,10 +288,16 @@ def packed_in_blocks(
         quiet: no progress on stderr; with one block, ``search`` shows its own, else one bar counts the blocks and
             the blocks' notes are said once for them all when they are done (:func:`~clirkit.progress.merged_notes`:
             "40 of 500 queries" and "12 of 500 queries" are "52 of 1000 queries").
+
+    ClirkitError, before any search, for a ``block`` that is not an integer >= 1 (:func:`check_count`) and a ``tag``
+    a run file cannot hold (:func:`~clirkit.run.check_run_tag`).
     """
     from clirkit.progress import gathered_notes, merged_notes, progress, say
 
-    ids, block = list(topics), block or SPLIT_BLOCK
+    block = check_count(block, "packed_in_blocks: block", SPLIT_BLOCK)
+    if tag is not None:
+        check_run_tag(tag)
+    ids = list(topics)
     starts = range(0, max(len(ids), 1), block)
     own = len(starts) == 1
     parts, notes = [], []

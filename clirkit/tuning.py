@@ -175,9 +175,21 @@ def weight_grid(n_runs: int, step: float = 0.1) -> np.ndarray:
     return np.round(np.array([p + (n - sum(p),) for p in points], dtype=np.float64) / n, 10)
 
 
+def check_qrels(qrels, name: str = "qrels") -> Qrels:
+    """``qrels`` if it is :class:`~clirkit.run.Qrels`, else ClirkitError naming the argument ``name``, in the words
+    of :func:`clirkit.metrics.evaluate`'s: ``qrels: expected Qrels (read_qrels(path), ...), got dict``."""
+    if not isinstance(qrels, Qrels):
+        raise ClirkitError(
+            f"{name}: expected Qrels (read_qrels(path), Qrels.from_records(...)), got {type(qrels).__name__}"
+        )
+    return qrels
+
+
 def covered_queries(runs: Sequence[Run], qrels: Qrels) -> list[str]:
     """The judged queries the runs cover: the union of the runs' query ids that ``qrels`` judges,
-    in the qrels' order. Dev runs made for part of the dev queries are tuned on these only."""
+    in the qrels' order. Dev runs made for part of the dev queries are tuned on these only. ClirkitError for
+    ``qrels`` not :class:`~clirkit.run.Qrels` (:func:`check_qrels`)."""
+    check_qrels(qrels)
     seen = set()
     for run in runs:
         seen.update(run.query_ids)
@@ -203,12 +215,14 @@ def evaluator(
         missing from the run counts 0.
 
     Raises:
-        ClirkitError: ``queries`` is empty or names a query the qrels do not judge, or the measure's cutoff
-            is beyond ``depth`` (``R@2000`` at 1000 would count a document at rank 1500 as not retrieved).
+        ClirkitError: ``qrels`` is not :class:`~clirkit.run.Qrels`, ``queries`` is empty or names a query the
+            qrels do not judge, or the measure's cutoff is beyond ``depth`` (``R@2000`` at 1000 would count a
+            document at rank 1500 as not retrieved).
     """
     from clirkit import metrics  # imported lazily: only tuning needs it
     from clirkit.measures import beyond_depth
 
+    check_qrels(qrels)
     spec = metrics.parse_measure(measure)
     if beyond_depth([spec], depth) is not None:  # refused now: the sweep need not call evaluate
         raise ClirkitError(

@@ -376,15 +376,14 @@ class BoostModel:
         by its query's largest, see :func:`clirkit.boost.base.normalized_scores`; ``candidates`` is then the base
         system's run; a :class:`~clirkit.packedrun.PackedRun` is re-ranked as the run it holds, without unpacking
         it). Every candidate row is kept; rows of queries or documents unknown to ``queries``/``docids`` raise
-        ClirkitError."""
+        ClirkitError, as do the inputs :func:`~clirkit.boost.rerankchecks.check_rerank` refuses, before any work."""
         from clirkit.boost.base import normalized_scores
+        from clirkit.boost.rerankchecks import check_rerank
         from clirkit.boost.scoring import pair_scores
 
+        check_rerank(candidates, queries, docids, doc_tokens, depth=depth, tag=tag, batch_rows=batch_rows)
         qids = list(queries)
         qpos = {q: i for i, q in enumerate(qids)}
-        missing_q = sorted(set(candidates.query_ids) - set(qpos))
-        if missing_q:
-            raise ClirkitError(f"the candidate run has queries with no text, e.g. {str(missing_q[0])!r}")
         sizes = candidates.query_sizes()  # the run's rows are grouped by query: one id look-up per query
         qrow = np.repeat(np.fromiter((qpos[q] for q in candidates.query_ids), np.int64, len(sizes)), sizes)
         coded = isinstance(candidates, PackedRun)  # documents as codes: each distinct one looked up once

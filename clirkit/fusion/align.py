@@ -20,7 +20,8 @@ import numpy as np
 from clirkit.errors import ClirkitError
 from clirkit.hashing import string_hash
 from clirkit.packedrun import PackedRun
-from clirkit.run import Run, check_depth, take_strings
+from clirkit.run import Run, check_depth, check_run_tag, take_strings
+from clirkit.runinputs import shown
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,9 @@ class AlignedRuns:
         return len(self.pair_q)
 
     def top_k(self, depth: int) -> TopK:
-        """The per-query top ``depth`` of these pairs, for many score vectors (:class:`TopK`)."""
+        """The per-query top ``depth`` of these pairs, for many score vectors (:class:`TopK`); ClirkitError for a
+        ``depth`` that is not an integer >= 1."""
+        check_depth(depth)
         return TopK(self.pair_q, self.n_queries, depth)
 
     def ranked(self, scores: np.ndarray, depth: int, tag: str) -> Run | PackedRun:
@@ -77,7 +80,12 @@ class AlignedRuns:
             ties by docid ascending.
 
         Each query's top ``depth`` pairs are chosen first (:class:`TopK`, scores finite), then only those sorted.
+        ClirkitError, before any work, for scores that are not numbers, one per pair, a ``depth`` that is not an
+        integer >= 1 or a ``tag`` a run file cannot hold (:func:`~clirkit.run.check_run_tag`).
         """
+        scores = self._pair_scores(scores)
+        check_depth(depth)
+        check_run_tag(tag)
         kept = np.flatnonzero(TopK(self.pair_q, self.n_queries, depth).mask(scores))
         # pairs are numbered in (query, docid) order and lexsort is stable: equal scores keep docid order
         kept = kept[np.lexsort((-scores[kept], self.query_rank[self.pair_q[kept]]))]
@@ -93,6 +101,15 @@ class AlignedRuns:
         return Run._from_groups(
             self.uq[by_rank], np.minimum(sizes, depth), documents, scores[kept], tag=tag, pairs_known=True
         )
+
+    def _pair_scores(self, scores) -> np.ndarray:
+        """``scores`` as a float64 array if they are real numbers, one per pair (:attr:`n_pairs`); else
+        ClirkitError."""
+        given = np.asarray(scores)
+        if given.ndim != 1 or given.dtype.kind not in "iuf" or len(given) != self.n_pairs:
+            what = f"{len(given)} of them" if given.ndim == 1 and given.dtype.kind in "iuf" else shown(scores)
+            raise ClirkitError(f"AlignedRuns.ranked: scores must be numbers, one per pair ({self.n_pairs}), got {what}")
+        return given.astype(np.float64, copy=False)
 
 
 class TopK:
@@ -229,11 +246,22 @@ def _ids(run: Run | PackedRun) -> tuple[np.ndarray, np.ndarray, np.ndarray | Non
     return run.qids[query_starts(run)], run.docids, None
 
 
-def fusion_inputs(runs: Sequence[Run], depth) -> list[Run]:
+def fusion_inputs(runs: Sequence[Run], depth, tag: str | None = None) -> list[Run]:
     """The runs of a fusion method (:func:`~clirkit.fusion.interpolate`, :func:`~clirkit.fusion.borda`) as a list,
-    checked with its ``depth`` before any work: a list of at least one run (a :class:`~clirkit.run.Run` or a
-    :class:`~clirkit.packedrun.PackedRun` each), and a depth that is an integer >= 1
-    (:func:`clirkit.run.check_depth`); ClirkitError otherwise."""
+    checked with its ``depth`` and ``tag`` before any work: a list of at least one run (a :class:`~clirkit.run.Run`
+    or a :class:`~clirkit.packedrun.PackedRun` each), a depth that is an integer >= 1
+    (:func:`clirkit.run.check_depth`) and a tag None (the method's own) or one a run file can hold
+    (:func:`clirkit.run.check_run_tag`); ClirkitError otherwise."""
+    runs = _listed_runs(runs)
+    check_depth(depth)
+    if tag is not None:
+        check_run_tag(tag)
+    return runs
+
+
+def _listed_runs(runs) -> list:
+    """``runs`` as a list if it is a list (a tuple, ...) of at least one run (a :class:`~clirkit.run.Run` or a
+    :class:`~clirkit.packedrun.PackedRun` each); else ClirkitError naming the first member that is not one."""
     if isinstance(runs, (Run, PackedRun, str, bytes, dict)) or not hasattr(runs, "__iter__"):
         raise ClirkitError(f"aggregation takes a list of runs, got a {type(runs).__name__}: give [run1, run2, ...]")
     runs = list(runs)
@@ -245,7 +273,6 @@ def fusion_inputs(runs: Sequence[Run], depth) -> list[Run]:
             f"aggregation: run {odd + 1} is a {type(runs[odd]).__name__}, not a run (Run.from_dict(...), "
             "read_run(path))"
         )
-    check_depth(depth)
     return runs
 
 
@@ -293,10 +320,11 @@ def align(runs: Sequence[Run], depth: int | None) -> AlignedRuns:
         The :class:`AlignedRuns`.
 
     Raises:
-        ClirkitError: no run given.
+        ClirkitError: no run given, a member of ``runs`` that is not a run, or a ``depth`` that is not an integer
+        >= 1 (or None).
     """
-    if len(runs) == 0:
-        raise ClirkitError("aggregation needs at least one run")
+    runs = _listed_runs(runs)
+    check_depth(depth, every_row=True)
     packed = all(isinstance(run, PackedRun) for run in runs)
     cut: list = [docid_ties(run) for run in runs]  # (Runs and PackedRuns)
     cut = [run.top(depth) if depth is not None else run for run in cut]

@@ -76,7 +76,7 @@ def borda(
         as in a full one), 0 from a list it is missing from. Ties: docid
         ascending.
     """
-    runs, weights = fusion_inputs(runs, depth), given_weights(weights)
+    runs, weights = fusion_inputs(runs, depth, tag), given_weights(weights)
     check_points_depth(depth)
     problem = None if weights is None else weights_problem(weights, len(runs), method="borda", sum_to_one=False)
     if problem is not None:

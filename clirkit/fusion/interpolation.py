@@ -237,7 +237,7 @@ def interpolate(
     sum normalization then cancels, so ``shift`` and ``minmax`` give the same
     aggregate; both are offered because users ask for them by name.
     """
-    runs, weights = fusion_inputs(runs, depth), given_weights(weights)
+    runs, weights = fusion_inputs(runs, depth, tag), given_weights(weights)
     if kappa is not None:
         if weights is not None:
             raise ClirkitError("give either kappa or weights, not both")

@@ -17,7 +17,7 @@ from clirkit.estimator import DEPTH, Resources, System, jsonable, takes_resource
 from clirkit.fusion import METHODS
 from clirkit.fusion.weights import weight_text, weights_problem
 from clirkit.packedrun import PackedRun
-from clirkit.run import check_depth
+from clirkit.run import check_depth, check_run_tag
 
 
 class Fusion(System):
@@ -138,8 +138,14 @@ class Fusion(System):
         is refused (ClirkitError naming its position). With ``weights`` given (or Borda), ``dev_qrels`` may be
         None, and so may ``dev_runs`` (give ``n``, the number of systems): a transform ``auto`` is then chosen on
         each run fused. ``quiet`` False shows a progress bar on stderr while a long grid is tried
-        (:func:`clirkit.tuning.tune_weights`)."""
+        (:func:`clirkit.tuning.tune_weights`). ClirkitError, before any work, for ``dev_runs`` not a list of runs
+        (:func:`given_runs`) and ``dev_qrels`` given and not :class:`~clirkit.run.Qrels`."""
+        from clirkit.tuning import check_qrels
+
         self.check_depth(depth)
+        dev_runs = None if dev_runs is None else given_runs(dev_runs, "dev_runs")
+        if dev_qrels is not None:
+            check_qrels(dev_qrels, "dev_qrels")
         n = len(dev_runs) if dev_runs is not None else (n or 0)
         self.check_runs(n, depth=depth)
         if dev_runs is None and self._tuned():
@@ -216,7 +222,9 @@ class Fusion(System):
 
     def search_split(self, resources: Resources, split: str, *, tag: str | None = None, packed: bool = False):
         """The fusion of its systems' runs of ``split`` (:meth:`Resources.run`: the runner's, not made again, fused
-        as they are kept); ``packed``: as a :class:`~clirkit.packedrun.PackedRun` (the same rows)."""
+        as they are kept); ``packed``: as a :class:`~clirkit.packedrun.PackedRun` (the same rows). ClirkitError for
+        ``resources`` not :class:`~clirkit.estimator.Resources`."""
+        takes_resources(self, resources, "search_split")
         fused = self.fuse([PackedRun.of(resources.run(s, split, packed=True)) for s in self.systems], tag=tag)
         return fused if packed else fused.unpack()  # (packed runs fuse into a packed run)
 
@@ -374,8 +382,11 @@ class Fusion(System):
     def fuse(self, runs: Sequence, *, depth: int = DEPTH, tag: str | None = None):
         """Fuse the systems' runs (in the order of ``systems``) with the learned weights, keeping ``depth``
         documents per query (with the weights tuned at ``depth``, when tuned: :meth:`weights_at`); ``tag`` None
-        records the method and weights."""
+        records the method and weights, else a tag a run file can hold (:func:`~clirkit.run.check_run_tag`,
+        checked first, with ``runs``: :func:`given_runs`)."""
         self.check_depth(depth)
+        if tag is not None:
+            check_run_tag(tag)
         if not hasattr(self, "weights_"):
             raise ClirkitError("the fusion is not fitted: call fit (or fit_runs) first")
         runs = given_runs(runs)
@@ -436,17 +447,19 @@ def unused_params(method: str, weights_given: bool, names: Iterable[str]) -> lis
     return out
 
 
-def given_runs(runs) -> list:
-    """``runs`` (a list, a tuple, a generator: read once) as a list; ClirkitError for one run, or anything not a
-    sequence of clirkit runs."""
+def given_runs(runs, name: str = "runs") -> list:
+    """``runs`` (a list, a tuple, a generator: read once) as a list; ClirkitError naming the argument ``name`` for
+    one run, or anything not a sequence of clirkit runs (a member None too)."""
     from clirkit.run import Run
 
     if isinstance(runs, (str, bytes, Run, PackedRun, Mapping)) or not isinstance(runs, Iterable):
-        raise ClirkitError(f"runs: expected a list of runs (clirkit Runs), got a {type(runs).__name__}")
+        raise ClirkitError(f"{name}: expected a list of runs (clirkit Runs), got a {type(runs).__name__}")
     listed = list(runs)
-    odd = next((r for r in listed if not isinstance(r, (Run, PackedRun))), None)
+    odd = next((i for i, r in enumerate(listed) if not isinstance(r, (Run, PackedRun))), None)
     if odd is not None:
-        raise ClirkitError(f"runs: expected a list of runs (clirkit Runs), got a {type(odd).__name__} among them")
+        raise ClirkitError(
+            f"{name}: expected a list of runs (clirkit Runs), got a {type(listed[odd]).__name__} among them"
+        )
     return listed
 
 
