@@ -106,13 +106,14 @@ class Analyzer:
             (:func:`clirkit.unicodefold.without_ignorables`), keep a mark in the run of the character it follows and
             drop one that follows a space (never moved onto the next word), cut a text of one word as within a longer
             text (Moses cuts mathematical letters, a Thai run ends at a Latin letter), cut a token longer than
-            :data:`MAX_TOKEN_LENGTH` into pieces that long; 4 (the default): also make a control character a space
+            :data:`MAX_TOKEN_LENGTH` into pieces that long; 4: also make a control character a space
             (:func:`clirkit.unicodefold.controls_as_spaces`: ``dog`` BEL ``bird`` is two words), remove Hebrew points
             and cantillation, Arabic harakat and the tatweel, fold Latin ligatures and mathematical letters and
             digits to plain ones (NFKC of these alone), remove ZWJ and ZWNJ between Latin, Greek or Cyrillic letters
             (:func:`clirkit.unicodefold.letters_folded`), and cut a long token after CJK runs are cut into bigrams
-            (no bigram lost at a cut); 1: the analysis of files written before version 2 was recorded, which their
-            settings read back as; 2 and 3 read back as 2 and 3.
+            (no bigram lost at a cut); 5 (the default): also version 5's folds (:mod:`clirkit.unicodefold`: more
+            invisible characters, joiners in Armenian, Georgian and Hangul, the Hebrew maqaf and gershayim, Greek
+            accents and final sigma); 1: files written before version 2 was recorded; 2 to 4 read back as such.
     """
 
     def __init__(
@@ -182,9 +183,10 @@ class Analyzer:
     def as_token(self, word: str) -> str:
         """``word``, one token as a list or a table holds it, with the characters' normalization a token of
         :meth:`surface_tokens` has: composed when it composes, the folds of normalization version 2 (widths,
-        joiners, Thai and Lao vowels), 3 (invisible format characters) and 4 (control characters made spaces, points,
-        ligatures, mathematical letters, joiners between letters), this analyzer's Chinese script, and
-        lower case (Turkish and Azeri's own) when it lowercases; not stemmed."""
+        joiners, Thai and Lao vowels), 3 (invisible format characters), 4 (control characters made spaces, points,
+        ligatures, mathematical letters, joiners between letters) and 5 (more format characters and joiners, Hebrew
+        marks), this analyzer's Chinese script, and lower case (Turkish, Azeri and Greek's own) when it lowercases;
+        not stemmed."""
         word = folded_word(composed(word) if self.compose else word, self.normalization_version)
         if self.chinese_script is not None:
             word = script_converter(self.chinese_script)(word)

@@ -1,5 +1,6 @@
-"""Character normalization of the analysis: composed form, widths, joiners, Thai and Lao SARA AM, Turkish case,
-combining marks kept in their word, control characters, Hebrew and Arabic points, compatibility letters.
+"""Character normalization of the analysis: composed form, widths, joiners, Thai and Lao SARA AM, Turkish and Greek
+case, combining marks kept in their word, control characters, Hebrew and Arabic points and marks, compatibility
+letters.
 
 :class:`clirkit.analysis.Analyzer` applies these before and after it cuts a text into tokens. What it applies is
 recorded in its settings (``normalization_version``), so that an index made before reads back with the analysis
@@ -17,7 +18,11 @@ that made it:
   :func:`letters_folded` before segmentation: Hebrew points and cantillation and Arabic harakat removed, Latin
   ligatures and mathematical letters and digits made plain (NFKC of these alone), ZWJ and ZWNJ between two Latin,
   Greek or Cyrillic letters removed; the analyzer's other step of version 4 (no CJK bigram lost where a long token
-  is cut) is listed in :class:`clirkit.analysis.Analyzer`.
+  is cut) is listed in :class:`clirkit.analysis.Analyzer`;
+- version 5: also the other default-ignorable characters that cut a word removed (:func:`without_ignorables`),
+  ZWJ and ZWNJ between Armenian, Georgian or Hangul letters removed, the Hebrew maqaf made a hyphen and a geresh or
+  gershayim between two Hebrew letters removed (:func:`letters_folded`), and Greek lowercased without accents and
+  final sigma (:func:`greek_lower`).
 
 Each function returns its input unchanged, and fast, for a text without the characters it folds.
 """
@@ -31,9 +36,11 @@ import unicodedata
 from typing import Callable, Collection
 
 #: The normalization versions an analyzer can record; the last is the default of new analyzers.
-NORMALIZATION_VERSIONS = (1, 2, 3, 4)
+NORMALIZATION_VERSIONS = (1, 2, 3, 4, 5)
 #: Languages lowercased as Lucene's TurkishLowerCaseFilter does (dotted and dotless i).
 TURKIC = frozenset({"tr", "az"})
+#: Languages lowercased as Lucene's GreekLowerCaseFilter does (version 5: accents and breathings removed, final sigma).
+GREEK = frozenset({"el", "grc"})
 
 # Lucene's CJKWidthFilter: full-width ASCII variants -> basic Latin, half-width katakana -> full-width (its
 # table is NFKC's for these characters; the half-width voiced marks become the combining ones, then composed)
@@ -53,6 +60,18 @@ _WIDE_CHAR, _FOLDED_CHAR = re.compile(f"[{_WIDE}]"), re.compile(f"[{_FOLDED}]")
 # (default-ignorable marks that choose a glyph): direction marks and controls, word joiners, tags
 _FORMAT = "\u061c\u200e\u200f\u202a-\u202e\u2060\u2066-\u206f\ufeff"
 _IGNORABLE = re.compile(f"[{_FORMAT}\ufe00-\ufe0f\U000e0001\U000e0020-\U000e007f\U000e0100-\U000e01ef]+")
+# Version 5: the other default-ignorable characters that cut a word: the invisible mathematical operators, the
+# Mongolian free variation selectors and vowel separator, the Khmer inherent vowels, the shorthand format controls
+# and the musical formatting controls
+_MORE_FORMAT = "\u2061-\u2064\u180b-\u180f\u17b4\u17b5\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+_IGNORABLE_5 = re.compile(
+    f"[{_FORMAT}{_MORE_FORMAT}\ufe00-\ufe0f\U000e0001\U000e0020-\U000e007f\U000e0100-\U000e01ef]+"
+)
+# Version 5 in Hebrew: the maqaf (a hyphen) and the geresh and gershayim (or the ASCII quotes typed for them)
+# between two letters
+_HEBREW_LETTER = "\u05d0-\u05ea\u05f0-\u05f2"
+_GREEK_MARKS = re.compile("(?<=[\u0370-\u03ff\u1f00-\u1fff])[\u0300-\u036f]+")
+_HEBREW_MARKS = re.compile(f"\u05be|(?<=[{_HEBREW_LETTER}])[\u05f3\u05f4\"']+(?=[{_HEBREW_LETTER}])")
 # Version 4: the control characters (Unicode category Cc) str.isspace does not take for whitespace; Hebrew points,
 # cantillation and the dots of shin, sin and the masora (not the maqaf, paseq, sof pasuq or nun hafukha), and Arabic
 # harakat (Lucene's ArabicNormalizer: FATHATAN to SUKUN) and the tatweel (a stretch of the line, which that
@@ -92,18 +111,26 @@ def may_change(text: str, version: int = 2) -> bool:
     """Whether normalization ``version`` (2 or more) may give ``text`` other tokens than version 1 (Turkish case
     aside): whether it holds a character :func:`normalized` or :func:`folded_widths` changes, a combining mark, a
     character beyond the Basic Multilingual Plane, (version 3) one :func:`without_ignorables` removes, or (version 4)
-    one :func:`letters_folded` changes (one fast test: the analyzer skips the rest for the others). Control
-    characters aside: :func:`controls_as_spaces` is applied to every text."""
-    return not text.isascii() and _changing(version >= 3, version >= 4).search(text) is not None
+    one :func:`letters_folded` changes, (version 5) or one of its Hebrew marks (one fast test: the analyzer skips the
+    rest for the others). Control characters aside: :func:`controls_as_spaces` is applied to every text."""
+    if text.isascii():
+        return False
+    if _changing(version >= 3, version >= 4, version >= 5).search(text) is not None:
+        return True
+    return version >= 5 and _HEBREW_MARKS.search(text) is not None
 
 
 @functools.cache
-def _changing(format_characters: bool, ligatures: bool = False) -> re.Pattern:
+def _changing(format_characters: bool, ligatures: bool = False, more_format: bool = False) -> re.Pattern:
     # (version 4's points, joiners and mathematical letters are marks, folded and beyond the BMP: already in; the
-    # tatweel is a letter)
+    # tatweel is a letter; version 5's Mongolian selectors and Khmer vowels are marks)
     return _marks(
         frozenset(),
-        _WIDE + _FOLDED + (_FORMAT if format_characters else "") + (_LIGATURES + "\u0640" if ligatures else ""),
+        _WIDE
+        + _FOLDED
+        + (_FORMAT if format_characters else "")
+        + (_LIGATURES + "\u0640" if ligatures else "")
+        + ("\u2061-\u2064\u180e" if more_format else ""),
     )
 
 
@@ -113,8 +140,8 @@ def folded(text: str, version: int) -> str:
     Widths are folded later, run by run (:func:`folded_widths`)."""
     text = normalized(text)
     if version >= 3:
-        text = without_ignorables(text)
-    return letters_folded(text) if version >= 4 else text
+        text = without_ignorables(text, version)
+    return letters_folded(text, version) if version >= 4 else text
 
 
 def folded_word(word: str, version: int) -> str:
@@ -124,9 +151,9 @@ def folded_word(word: str, version: int) -> str:
     if version >= 2:
         word = folded_widths(normalized(word))
     if version >= 3:
-        word = without_ignorables(word)
+        word = without_ignorables(word, version)
     if version >= 4:  # (a control character at an end is a space there: not part of the word)
-        word = letters_folded(controls_as_spaces(word).strip())
+        word = letters_folded(controls_as_spaces(word).strip(), version)
     return word
 
 
@@ -139,7 +166,7 @@ def controls_as_spaces(text: str) -> str:
     return _CONTROL.sub(" ", text)
 
 
-def letters_folded(text: str) -> str:
+def letters_folded(text: str, version: int = 4) -> str:
     """``text`` with the other ways of writing a word's letters made the common one (version 4), as search
     engines fold them:
 
@@ -154,22 +181,30 @@ def letters_folded(text: str) -> str:
       that fill its alphabets' holes, ``ℎ``, ``ℯ``, ``ℝ``...: ``𝐇𝐞𝐥𝐥𝐨`` -> ``Hello``) in their NFKC form (these
       alone: ``²``, ``™`` and ``ℓ`` stay);
     - ZWJ and ZWNJ (U+200D, U+200C) between two letters of the Latin, Greek or Cyrillic script (marks after the
-      first allowed) removed: ``bo`` ZWJ ``ok`` is ``book`` (Persian ZWNJ and emoji sequences stay).
+      first allowed) removed: ``bo`` ZWJ ``ok`` is ``book`` (Persian ZWNJ and emoji sequences stay); version 5: of
+      the Armenian, Georgian and Hangul scripts too;
+    - version 5, in Hebrew: the maqaf (U+05BE) is a hyphen (``בית־ספר`` is ``בית-ספר``, as typed), and the geresh
+      and gershayim (U+05F3, U+05F4), or the ASCII apostrophe and quotation mark typed for them, between two letters
+      removed: the acronym ``צה״ל`` (or ``צה"ל``) is the one word ``צהל``, ``ג׳ירפה`` is ``גירפה`` (a word cut there).
     """
+    if version >= 5 and not text.isascii():
+        text = _HEBREW_MARKS.sub(lambda m: "-" if m.group() == "\u05be" else "", text)
     found = () if text.isascii() else frozenset(_LETTER_FOLDS.findall(text))  # (one scan tells which folds apply)
     if not found:
         return text
     if not found.isdisjoint(_POINT_CHARS):
         text = _POINTS_RUN.sub("", text)
+        if version >= 5:  # (a geresh after a pointed letter: between two letters only now)
+            text = _HEBREW_MARKS.sub(lambda m: "-" if m.group() == "\u05be" else "", text)
     if any(c not in _POINT_CHARS and c not in "\u200c\u200d" for c in found):
         text = _COMPATIBLE.sub(lambda m: unicodedata.normalize("NFKC", m.group()), text)
-    return _without_alphabet_joiners(text) if "\u200c" in found or "\u200d" in found else text
+    return _without_alphabet_joiners(text, version) if "\u200c" in found or "\u200d" in found else text
 
 
-def _without_alphabet_joiners(text: str) -> str:
-    """``text`` without the runs of ZWJ and ZWNJ between two letters of :func:`_alphabet_letters` (combining marks
-    after the first allowed)."""
-    letters = _alphabet_letters()
+def _without_alphabet_joiners(text: str, version: int) -> str:
+    """``text`` without the runs of ZWJ and ZWNJ between two letters of :func:`_alphabet_letters` of ``version``
+    (combining marks after the first allowed)."""
+    letters = _alphabet_letters(version >= 5)
     kept, at = [], 0  # (the pieces joined once: a text of many joiners is cut in linear time)
     for run in _JOINER_RUN.finditer(text):
         before = run.start() - 1
@@ -182,10 +217,11 @@ def _without_alphabet_joiners(text: str) -> str:
 
 
 @functools.cache
-def _alphabet_letters() -> frozenset[str]:
+def _alphabet_letters(more: bool = False) -> frozenset[str]:
     """The letters (Unicode category L) of the Latin, Greek and Cyrillic scripts in the Basic Multilingual Plane (by
-    their names: ``LATIN SMALL LETTER A``, ``FULLWIDTH LATIN ...``, ``GREEK ...``, ``CYRILLIC ...``)."""
-    scripts = {"LATIN", "GREEK", "CYRILLIC"}
+    their names: ``LATIN SMALL LETTER A``, ``FULLWIDTH LATIN ...``, ``GREEK ...``, ``CYRILLIC ...``); ``more``
+    (version 5): of the Armenian, Georgian and Hangul scripts too (``HANGUL SYLLABLE GA``)."""
+    scripts = {"LATIN", "GREEK", "CYRILLIC"} | ({"ARMENIAN", "GEORGIAN", "HANGUL"} if more else set())
     return frozenset(
         chr(c)
         for c in range(0x10000)
@@ -193,17 +229,20 @@ def _alphabet_letters() -> frozenset[str]:
     )
 
 
-def without_ignorables(text: str) -> str:
+def without_ignorables(text: str, version: int = 3) -> str:
     """``text`` without the invisible characters that must not cut a word (version 3), as the soft hyphen is
     removed (:func:`composed`) and as Lucene's ICU folding removes them: direction marks (LRM, RLM, ALM) and the
     embedding, override and isolate controls, WORD JOINER and ZERO WIDTH NO-BREAK SPACE (U+2060, U+FEFF), the
     deprecated format characters U+206A-206F, tag characters, and variation selectors (U+FE00-FE0F,
     U+E0100-E01EF: ``辻`` with an ideographic variation selector is ``辻``). Kept: ZWNJ and ZWJ (Persian and
     emoji need them; :func:`normalized` removes them in Indic words), ZERO WIDTH SPACE (a word boundary), and the
-    other format characters a script writes inside its words."""
+    other format characters a script writes inside its words. Version 5 also removes the other default-ignorable
+    characters that cut a word: the invisible mathematical operators (U+2061-2064: ``f`` FUNCTION APPLICATION ``x``
+    was ``f``, ``x``), the Mongolian free variation selectors and vowel separator (U+180B-180F), the Khmer inherent
+    vowels (U+17B4, U+17B5), the shorthand format controls and the musical formatting controls."""
     if text.isascii():
         return text
-    return _IGNORABLE.sub("", text)
+    return (_IGNORABLE_5 if version >= 5 else _IGNORABLE).sub("", text)
 
 
 def folded_widths(text: str) -> str:
@@ -252,7 +291,22 @@ def turkish_lower(token: str) -> str:
 
 def lowercaser(lang: str, version: int) -> Callable[[str], str]:
     """The function that lowercases a token of ``lang`` under normalization ``version``."""
+    if version >= 5 and lang in GREEK:
+        return greek_lower
     return turkish_lower if version >= 2 and lang in TURKIC else str.lower
+
+
+def greek_lower(token: str) -> str:
+    """``token`` lowercased as Lucene's GreekLowerCaseFilter does (version 5, Greek): accents, diaeresis and
+    breathings (the combining marks of a Greek letter's decomposed form) removed and final sigma ``ς`` made ``σ``,
+    so that ``Καλημέρα``, ``ΚΑΛΗΜΕΡΑ`` and ``καλημερα`` are one word without a stemmer (``ῶρα`` is ``ωρα``;
+    Snowball's Greek stemmer removed the monotonic accents itself)."""
+    token = token.lower()
+    if token.isascii():
+        return token
+    decomposed = unicodedata.normalize("NFD", token)
+    bare = _GREEK_MARKS.sub("", decomposed)
+    return (unicodedata.normalize("NFC", bare) if bare != decomposed else token).replace("\u03c2", "\u03c3")
 
 
 def split_keeping_marks(

@@ -153,7 +153,7 @@ def test_lao_sara_am_typed_three_ways_is_one_term():
 
 def test_settings_without_the_normalization_version_read_back_as_the_old_analysis(tmp_path):
     new = Analyzer("ru", stemmer=None)
-    assert new.normalization_version == 4 and new.to_dict()["normalization_version"] == 4
+    assert new.normalization_version == 5 and new.to_dict()["normalization_version"] == 5
     old_settings = {k: v for k, v in new.to_dict().items() if k != "normalization_version"}
     old = Analyzer.from_dict(old_settings)
     assert old.normalization_version == 1 and old.to_dict() == old_settings  # the records of an old folder differ
@@ -167,13 +167,13 @@ def test_settings_without_the_normalization_version_read_back_as_the_old_analysi
     assert old.replace(stemmer="snowball").normalization_version == 1
 
 
-@pytest.mark.parametrize("value", [5, 0, True, "2", 2.0, None])
+@pytest.mark.parametrize("value", [6, 0, True, "2", 2.0, None])
 def test_a_bad_normalization_version_is_refused(value):
     with pytest.raises(
-        ClirkitError, match=r"^analyzer settings: normalization_version must be one of 1, 2, 3, 4, got "
+        ClirkitError, match=r"^analyzer settings: normalization_version must be one of 1, 2, 3, 4, 5, got "
     ):
         Analyzer.from_dict({"lang": "en", "lowercase": True, "strip_punctuation": True, "normalization_version": value})
-    with pytest.raises(ClirkitError, match=r"^normalization_version: expected one of 1, 2, 3, 4, got "):
+    with pytest.raises(ClirkitError, match=r"^normalization_version: expected one of 1, 2, 3, 4, 5, got "):
         Analyzer("en", normalization_version=value)
 
 

@@ -18,7 +18,14 @@ from clirkit.retrieval.index import Index
 from clirkit.segmenters import character_bigrams
 from clirkit.systems import BM25Search, Resources
 from clirkit.translation import load_table, save_table, train_table
-from clirkit.unicodefold import controls_as_spaces, folded, folded_word, letters_folded, may_change
+from clirkit.unicodefold import (
+    NORMALIZATION_VERSIONS,
+    controls_as_spaces,
+    folded,
+    folded_word,
+    letters_folded,
+    may_change,
+)
 
 FROZEN = json.loads((Path(__file__).parent / "data" / "analysis_tokens_before_version3.json").read_text("utf-8"))
 #: The strings of the findings here, added to those version 3 was pinned on.
@@ -56,6 +63,7 @@ ANALYZERS = {**FROZEN["analyzers"], "he": {"lang": "he"}, "el": {"lang": "el"}, 
 #: SHA-256 of the version 3 tokens of FROZEN's strings and STRINGS under ANALYZERS, made before version 4 existed
 #: (commit f029420): sorted JSON {label: [tokens of each string]}, UTF-8.
 VERSION_3_DIGEST = "ff778cb4f0a0e491d812305d7cd21944c3a5ebee56892d8c247fb75e18abc339"
+LATEST = NORMALIZATION_VERSIONS[-1]  # the default of new analyzers
 CONTROLS = [chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) == "Cc" and not chr(c).isspace()]
 HANGUL = "".join(chr(0xAC00 + 7 * i) for i in range(300))  # 300 distinct syllables: each bigram once
 
@@ -91,33 +99,36 @@ def test_an_index_of_version_three_reads_back_as_version_three_and_its_queries_m
 # ------------------------------------------------------------------ settings
 
 
-def test_new_analyzers_are_version_four_and_their_settings_round_trip_through_files(tmp_path):
+def test_new_analyzers_are_the_latest_version_and_their_settings_round_trip_through_files(tmp_path):
     en, fr = Analyzer("en"), Analyzer("fr")
-    assert en.normalization_version == 4 and en.to_dict()["normalization_version"] == 4
+    assert en.normalization_version == LATEST and en.to_dict()["normalization_version"] == LATEST
     assert Analyzer.from_dict(en.to_dict()) == en and Analyzer.from_dict(json.loads(json.dumps(en.to_dict()))) == en
-    assert en.replace(stemmer=None).normalization_version == 4
+    assert en.replace(stemmer=None).normalization_version == LATEST
     Index.build([("d1", "dog\x07bird"), ("d2", "cat")], en).save(tmp_path / "ix.npz")
     assert Index.load(tmp_path / "ix.npz").analyzer == en
     assert sorted(Index.load(tmp_path / "ix.npz").terms.tolist()) == ["bird", "cat", "dog"]
     table = train_table([en.tokenize("the book"), en.tokenize("a dog")], [["livre"], ["chien"]], en, fr)
     save_table(table, tmp_path / "t.npz")
     back = load_table(tmp_path / "t.npz")
-    assert back.params["source_analyzer"]["normalization_version"] == 4
+    assert back.params["source_analyzer"]["normalization_version"] == LATEST
     assert Analyzer.from_dict(back.params["source_analyzer"]) == en
     assert Analyzer.from_dict(back.params["target_analyzer"]) == fr
 
 
 def test_settings_and_files_of_a_newer_version_are_refused(tmp_path, tamper):
+    versions, newer = ", ".join(map(str, NORMALIZATION_VERSIONS)), LATEST + 1
     with pytest.raises(
-        ClirkitError, match=r"^analyzer settings: normalization_version must be one of 1, 2, 3, 4, got 5$"
+        ClirkitError, match=rf"^analyzer settings: normalization_version must be one of {versions}, got {newer}$"
     ):
-        Analyzer.from_dict({"lang": "en", "lowercase": True, "strip_punctuation": True, "normalization_version": 5})
-    with pytest.raises(ClirkitError, match=r"^normalization_version: expected one of 1, 2, 3, 4, got 5$"):
-        Analyzer("en", normalization_version=5)
+        Analyzer.from_dict({"lang": "en", "lowercase": True, "strip_punctuation": True, "normalization_version": newer})
+    with pytest.raises(ClirkitError, match=rf"^normalization_version: expected one of {versions}, got {newer}$"):
+        Analyzer("en", normalization_version=newer)
     Index.build([("d1", "a dog")], Analyzer("en")).save(tmp_path / "ix.npz")
-    tamper(tmp_path / "ix.npz", tmp_path / "v5.npz", header={"analyzer.normalization_version": 5})
-    with pytest.raises(ClirkitError, match=r"v5\.npz: .*normalization version 5 is newer than this clirkit's") as info:
-        Index.load(tmp_path / "v5.npz")
+    tamper(tmp_path / "ix.npz", tmp_path / "vN.npz", header={"analyzer.normalization_version": newer})
+    with pytest.raises(
+        ClirkitError, match=rf"vN\.npz: .*normalization version {newer} is newer than this clirkit"
+    ) as info:
+        Index.load(tmp_path / "vN.npz")
     assert "\n" not in str(info.value)
 
 

@@ -224,14 +224,14 @@ DIGESTS = {  # made with the flat parameters and the convenient fit, before issu
     # params.hyper_params (issue 40 round 13: what a loaded ranker reports; max_buckets only where the budget
     # left pairs out), and the analyzers' normalization version
     # 2 -> 3, and the boosted-from-a-base models' params.bag_not_kept (issue 40 round 17: why the rounds dev chose
-    # were not kept), and the analyzers' normalization version 3 -> 4 (issue 40, version 4); the arrays and the rest
-    # of the headers unchanged
-    "standalone.npz": "6dc2d0b41ec1fc9a0c9ca8e6b304db2fd96145f233e31d0a117d467db8691630",
-    "based.npz": "b5778f2ffc6c67cf9048696eb04933aabfe663990805a760a62757d2e1037d83",
-    "scs.npz": "0716e16fce5bbae17ccfbbc50e1d2977897079c4220959bbb9f0c0e164daf27b",
-    "cli-boost.npz": "434e88427db703bca3a7310f63ba529419da1a19ab3ff0dbd7c45e1787e29e27",
-    "cli-based.npz": "340e0cf1aa057992304cf746e80cbecfb0c3e1096122c0634523aa17ba62f226",
-    "cli-scs.npz": "75715f85d40b3c2fb69e24b520f31bdebb394f1768a84316c369157c4901303c",
+    # were not kept), and the analyzers' normalization version 3 -> 4 (issue 40, version 4) and 4 -> 5 (version 5);
+    # the arrays and the rest of the headers unchanged
+    "standalone.npz": "a01d7726a3f03645ec3c779d621226c31349325c485f197ddecbfbda6e6cf5e1",
+    "based.npz": "9eeb3771af199d189b2152dff1c91951a71887ba807436d0c9949b427410b628",
+    "scs.npz": "9c5a7db79bc5167df8e807fbc51055ba29e64b3651754228e4babead4444fad0",
+    "cli-boost.npz": "82975fe935344af1d6b54c3fecf56d9d7d887b63a0d4b7af1d805cafc32762f1",
+    "cli-based.npz": "e144a84c2dcb5ae16961e141fc07ab4d6bae3862f617743823f72b161cc46798",
+    "cli-scs.npz": "24a8a5bb4881a3a36cfefcaa50293f064d327234797dfc3d9dcc52941c0726e3",
 }
 
 

@@ -127,13 +127,13 @@ def test_an_index_of_a_newer_normalization_version_is_said_to_be_newer_not_corru
     Index.from_tokens(["d1", "d2"], [["a", "b"], ["b", "c"]], Analyzer("en")).save(path)
     arrays = dict(np.load(path))
     header = json.loads(bytes(arrays[HEADER_KEY]).decode())
-    header["analyzer"]["normalization_version"] = 5
+    header["analyzer"]["normalization_version"] = 6
     arrays[HEADER_KEY] = np.frombuffer(json.dumps(header, sort_keys=True).encode(), dtype=np.uint8)
     np.savez(path, **arrays)
     with pytest.raises(ClirkitError) as caught:
         Index.load(path)
     assert str(caught.value) == (
-        f"{path}: header analyzer: normalization version 5 is newer than this clirkit's (it reads versions 1-4): "
+        f"{path}: header analyzer: normalization version 6 is newer than this clirkit's (it reads versions 1-5): "
         "use the clirkit that wrote it, or rebuild the index with `clirkit index` with this one"
     )
 
