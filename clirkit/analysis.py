@@ -185,12 +185,12 @@ class Analyzer:
         :meth:`surface_tokens` has: composed when it composes, the folds of normalization version 2 (widths,
         joiners, Thai and Lao vowels), 3 (invisible format characters), 4 (control characters made spaces, points,
         ligatures, mathematical letters, joiners between letters) and 5 (more format characters and joiners, Hebrew
-        marks), this analyzer's Chinese script, and lower case (Turkish, Azeri and Greek's own) when it lowercases;
+        marks), this analyzer's Chinese script, and lower case (Turkish and Azeri's own, Greek's) when it lowercases;
         not stemmed."""
-        word = folded_word(composed(word) if self.compose else word, self.normalization_version)
+        word = folded_word(composed(word) if self.compose else word, self.normalization_version, self.lang)
         if self.chinese_script is not None:
             word = script_converter(self.chinese_script)(word)
-        return lowercaser(self.lang, self.normalization_version)(word) if self.lowercase else word
+        return lowercaser(self.lang, self.normalization_version, word)(word) if self.lowercase else word
 
     def unmatched_stopwords(self) -> list[str]:
         """The stopwords that no token of this analysis can be (sorted): those it cuts into several tokens or
@@ -236,14 +236,14 @@ class Analyzer:
             text = script_converter(self.chinese_script)(text)
         folds = version >= 2 and may_change(text, version)  # (False for most texts: the fast path)
         if folds:
-            text = folded(text, version)
+            text = folded(text, version, self.lang)
         chars = SEGMENTED.get(self.segmenter)
         if chars is None:
             tokens = self._moses_tokens(folded_widths(text) if folds else text, folds)
         else:
             tokens = self._segmented_tokens(text, chars, folds)
         if self.lowercase:
-            lower = lowercaser(self.lang, self.normalization_version)
+            lower = lowercaser(self.lang, self.normalization_version, text)
             tokens = [lower(t) for t in tokens]
         bigrams = self.segmenter if chars is None else None  # (None, or the segmenter cutting CJK runs into bigrams)
         return filtered(tokens, version, strip_punctuation=self.strip_punctuation, bigrams=bigrams, marks=folds)

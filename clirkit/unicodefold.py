@@ -21,8 +21,9 @@ that made it:
   is cut) is listed in :class:`clirkit.analysis.Analyzer`;
 - version 5: also the other default-ignorable characters that cut a word removed (:func:`without_ignorables`),
   ZWJ and ZWNJ between Armenian, Georgian or Hangul letters removed, the Hebrew maqaf made a hyphen and a geresh or
-  gershayim between two Hebrew letters removed (:func:`letters_folded`), and Greek lowercased without accents and
-  final sigma (:func:`greek_lower`).
+  gershayim within a Hebrew word removed (:func:`hebrew_marks_folded`), and Greek letters lowercased without accents
+  and final sigma in any language (:func:`greek_folded`); what removing an invisible character puts side by side is
+  composed again.
 
 Each function returns its input unchanged, and fast, for a text without the characters it folds.
 """
@@ -39,8 +40,6 @@ from typing import Callable, Collection
 NORMALIZATION_VERSIONS = (1, 2, 3, 4, 5)
 #: Languages lowercased as Lucene's TurkishLowerCaseFilter does (dotted and dotless i).
 TURKIC = frozenset({"tr", "az"})
-#: Languages lowercased as Lucene's GreekLowerCaseFilter does (version 5: accents and breathings removed, final sigma).
-GREEK = frozenset({"el", "grc"})
 
 # Lucene's CJKWidthFilter: full-width ASCII variants -> basic Latin, half-width katakana -> full-width (its
 # table is NFKC's for these characters; the half-width voiced marks become the combining ones, then composed)
@@ -70,8 +69,16 @@ _IGNORABLE_5 = re.compile(
 # Version 5 in Hebrew: the maqaf (a hyphen) and the geresh and gershayim (or the ASCII quotes typed for them)
 # between two letters
 _HEBREW_LETTER = "\u05d0-\u05ea\u05f0-\u05f2"
+# a gershayim (or "", or '') or a geresh (or ') after a letter and before the letters that end the word: not the
+# quotation marks around a word a prefix letter is joined to (ו"לא", two words as written)
+_WORD_END = f"(?=[{_HEBREW_LETTER}]+(?![{_HEBREW_LETTER}\"'\u05f3\u05f4]))"
+_GERSHAYIM = re.compile(f"(?<=[{_HEBREW_LETTER}])(?:\u05f4|\"|''){_WORD_END}")
+_GERESH = re.compile(f"(?<=[{_HEBREW_LETTER}])[\u05f3']{_WORD_END}")
+_MAQAF = re.compile(f"(?<=[{_HEBREW_LETTER}])\u05be(?=[{_HEBREW_LETTER}])|(\u05be)")
+_HEBREW_MARKS = re.compile(f"\u05be|(?<=[{_HEBREW_LETTER}])[\u05f3\u05f4\"']")  # (a fast test)
+_GREEK_LETTER = re.compile("[\u0370-\u03ff\u1f00-\u1fff]")
+_GREEK_MARKED = re.compile("[\u0386\u0388-\u0390\u03aa-\u03b0\u03ca-\u03ce\u1f00-\u1fff\u0300-\u036f]")
 _GREEK_MARKS = re.compile("(?<=[\u0370-\u03ff\u1f00-\u1fff])[\u0300-\u036f]+")
-_HEBREW_MARKS = re.compile(f"\u05be|(?<=[{_HEBREW_LETTER}])[\u05f3\u05f4\"']+(?=[{_HEBREW_LETTER}])")
 # Version 4: the control characters (Unicode category Cc) str.isspace does not take for whitespace; Hebrew points,
 # cantillation and the dots of shin, sin and the masora (not the maqaf, paseq, sof pasuq or nun hafukha), and Arabic
 # harakat (Lucene's ArabicNormalizer: FATHATAN to SUKUN) and the tatweel (a stretch of the line, which that
@@ -134,26 +141,33 @@ def _changing(format_characters: bool, ligatures: bool = False, more_format: boo
     )
 
 
-def folded(text: str, version: int) -> str:
-    """``text`` with the folds normalization ``version`` (2 or more) makes before it is cut into words:
-    :func:`normalized`, then (version 3) :func:`without_ignorables`, then (version 4) :func:`letters_folded`.
-    Widths are folded later, run by run (:func:`folded_widths`)."""
+def folded(text: str, version: int, lang: str | None = None) -> str:
+    """``text`` (of language ``lang``) with the folds normalization ``version`` (2 or more) makes before it is cut
+    into words: :func:`normalized`, then (version 3) :func:`without_ignorables`, then (version 4)
+    :func:`letters_folded`. Widths are folded later, run by run (:func:`folded_widths`)."""
     text = normalized(text)
     if version >= 3:
-        text = without_ignorables(text, version)
-    return letters_folded(text, version) if version >= 4 else text
+        text = _visible(text, version)
+    return letters_folded(text, version, lang) if version >= 4 else text
 
 
-def folded_word(word: str, version: int) -> str:
-    """``word`` (one token, as a list or a table holds it) with the folds of normalization ``version``: version 2
-    :func:`normalized` and :func:`folded_widths`, 3 also :func:`without_ignorables`, 4 also
+def _visible(text: str, version: int) -> str:
+    """:func:`without_ignorables` of ``text``; version 5 composes again what removing them put side by side (a
+    letter and the accent an invisible character stood between: ``e`` U+2061 U+0301 is ``é``)."""
+    visible = without_ignorables(text, version)
+    return composed(visible) if version >= 5 and len(visible) != len(text) else visible
+
+
+def folded_word(word: str, version: int, lang: str | None = None) -> str:
+    """``word`` (one token of language ``lang``, as a list or a table holds it) with the folds of normalization
+    ``version``: version 2 :func:`normalized` and :func:`folded_widths`, 3 also :func:`without_ignorables`, 4 also
     :func:`controls_as_spaces` and :func:`letters_folded` (version 1: none)."""
     if version >= 2:
         word = folded_widths(normalized(word))
     if version >= 3:
-        word = without_ignorables(word, version)
+        word = _visible(word, version)
     if version >= 4:  # (a control character at an end is a space there: not part of the word)
-        word = letters_folded(controls_as_spaces(word).strip(), version)
+        word = letters_folded(controls_as_spaces(word).strip(), version, lang)
     return word
 
 
@@ -166,7 +180,7 @@ def controls_as_spaces(text: str) -> str:
     return _CONTROL.sub(" ", text)
 
 
-def letters_folded(text: str, version: int = 4) -> str:
+def letters_folded(text: str, version: int = 4, lang: str | None = None) -> str:
     """``text`` with the other ways of writing a word's letters made the common one (version 4), as search
     engines fold them:
 
@@ -183,22 +197,38 @@ def letters_folded(text: str, version: int = 4) -> str:
     - ZWJ and ZWNJ (U+200D, U+200C) between two letters of the Latin, Greek or Cyrillic script (marks after the
       first allowed) removed: ``bo`` ZWJ ``ok`` is ``book`` (Persian ZWNJ and emoji sequences stay); version 5: of
       the Armenian, Georgian and Hangul scripts too;
-    - version 5, in Hebrew: the maqaf (U+05BE) is a hyphen (``בית־ספר`` is ``בית-ספר``, as typed), and the geresh
-      and gershayim (U+05F3, U+05F4), or the ASCII apostrophe and quotation mark typed for them, between two letters
-      removed: the acronym ``צה״ל`` (or ``צה"ל``) is the one word ``צהל``, ``ג׳ירפה`` is ``גירפה`` (a word cut there).
+    - version 5, in Hebrew script (:func:`hebrew_marks_folded`): the maqaf between two letters is a hyphen, the
+      gershayim and geresh within a word removed.
     """
     if version >= 5 and not text.isascii():
-        text = _HEBREW_MARKS.sub(lambda m: "-" if m.group() == "\u05be" else "", text)
+        text = hebrew_marks_folded(text, lang)
     found = () if text.isascii() else frozenset(_LETTER_FOLDS.findall(text))  # (one scan tells which folds apply)
     if not found:
         return text
     if not found.isdisjoint(_POINT_CHARS):
         text = _POINTS_RUN.sub("", text)
-        if version >= 5:  # (a geresh after a pointed letter: between two letters only now)
-            text = _HEBREW_MARKS.sub(lambda m: "-" if m.group() == "\u05be" else "", text)
+        if version >= 5:  # (a geresh after a pointed letter: after a letter only now)
+            text = hebrew_marks_folded(text, lang)
     if any(c not in _POINT_CHARS and c not in "\u200c\u200d" for c in found):
         text = _COMPATIBLE.sub(lambda m: unicodedata.normalize("NFKC", m.group()), text)
     return _without_alphabet_joiners(text, version) if "\u200c" in found or "\u200d" in found else text
+
+
+def hebrew_marks_folded(text: str, lang: str | None = None) -> str:
+    """``text`` with the marks of Hebrew words written the one way (version 5):
+
+    - a maqaf (U+05BE) between two letters is the hyphen typed for it (``בית־ספר`` is ``בית-ספר``, one word as
+      Moses keeps a hyphenated word); elsewhere a space (``כל־ הארץ``: ``כל``, ``הארץ``);
+    - a gershayim (U+05F4, or the ``"`` or ``''`` typed for it) and a geresh (U+05F3, or ``'``) after a letter and
+      before the letters that end the word are removed: the acronym ``צה״ל`` (``צה"ל``, ``צה''ל``) is the one word
+      ``צהל``, ``דו"חות`` is ``דוחות``, ``ג׳ירפה`` is ``גירפה``, where they cut the word in two; the quotation marks
+      around a word stay (``"כן" ו"לא"``). Not the geresh in Yiddish (``lang`` ``yi``), whose apostrophe joins two
+      words (``ס'איז``: ``ס``, ``איז``)."""
+    if not _HEBREW_MARKS.search(text):
+        return text
+    text = _MAQAF.sub(lambda m: " " if m.group(1) else "-", text)
+    text = _GERSHAYIM.sub("", text)
+    return text if lang == "yi" else _GERESH.sub("", text)
 
 
 def _without_alphabet_joiners(text: str, version: int) -> str:
@@ -289,21 +319,23 @@ def turkish_lower(token: str) -> str:
     return token.replace("i\u0307", "i")
 
 
-def lowercaser(lang: str, version: int) -> Callable[[str], str]:
-    """The function that lowercases a token of ``lang`` under normalization ``version``."""
-    if version >= 5 and lang in GREEK:
-        return greek_lower
-    return turkish_lower if version >= 2 and lang in TURKIC else str.lower
+def lowercaser(lang: str, version: int, text: str = "") -> Callable[[str], str]:
+    """The function that lowercases a token of ``lang`` under normalization ``version``; from version 5, of a
+    ``text`` holding a Greek letter (in any language: a Greek name in an English query meets a Greek index), also
+    :func:`greek_folded`."""
+    lower = turkish_lower if version >= 2 and lang in TURKIC else str.lower
+    if version >= 5 and not text.isascii() and _GREEK_LETTER.search(text):
+        return lambda token: greek_folded(lower(token))
+    return lower
 
 
-def greek_lower(token: str) -> str:
-    """``token`` lowercased as Lucene's GreekLowerCaseFilter does (version 5, Greek): accents, diaeresis and
-    breathings (the combining marks of a Greek letter's decomposed form) removed and final sigma ``ς`` made ``σ``,
-    so that ``Καλημέρα``, ``ΚΑΛΗΜΕΡΑ`` and ``καλημερα`` are one word without a stemmer (``ῶρα`` is ``ωρα``;
-    Snowball's Greek stemmer removed the monotonic accents itself)."""
-    token = token.lower()
-    if token.isascii():
-        return token
+def greek_folded(token: str) -> str:
+    """``token`` (lowercased) as Lucene's GreekLowerCaseFilter leaves it (version 5): the accents, diaeresis and
+    breathings of its Greek letters (the combining marks of their decomposed form) removed and final sigma ``ς``
+    made ``σ``, so that ``Καλημέρα``, ``ΚΑΛΗΜΕΡΑ`` and ``καλημερα`` are one word without a stemmer (``ῶρα`` is
+    ``ωρα``; Snowball's Greek stemmer removed the tonos itself, and made a diaeresis ``ϊ`` an ``η``)."""
+    if token.isascii() or not _GREEK_MARKED.search(token):
+        return token.replace("\u03c2", "\u03c3")
     decomposed = unicodedata.normalize("NFD", token)
     bare = _GREEK_MARKS.sub("", decomposed)
     return (unicodedata.normalize("NFC", bare) if bare != decomposed else token).replace("\u03c2", "\u03c3")
@@ -329,21 +361,18 @@ def split_keeping_marks(
     if not cut:
         return split(text)
     bare: list[str] = []
-    marks: list[str] = []  # marks[i]: the marks after bare[i]
-    lead = ""  # the marks before any character
+    after: dict[int, list[str]] = {}  # after[i]: the marks after bare[i] (lists: many marks joined once)
+    lead: list[str] = []  # the marks before any character
     start = 0
     for i in [*cut, len(text)]:
         bare.extend(text[start:i])
-        marks.extend([""] * (i - start))
         if i < len(text):
-            if marks:
-                marks[-1] += text[i]
-            else:
-                lead += text[i]
+            (after.setdefault(len(bare) - 1, []) if bare else lead).append(text[i])
         start = i + 1
+    marks = {i: "".join(m) for i, m in after.items()}
     plain = "".join(bare)
     out = []
-    at, pending = 0, "" if drop_orphans else lead
+    at, pending = 0, "" if drop_orphans else "".join(lead)
     for piece in split(plain):
         chars = []
         for char in piece:
@@ -351,11 +380,11 @@ def split_keeping_marks(
                 if plain[at].isalnum() or plain[at] == "_":  # split changed a letter or digit: no alignment
                     return split(text)
                 if not drop_orphans:
-                    pending += marks[at]
+                    pending += marks.get(at, "")
                 at += 1
             if at == len(plain):
                 return split(text)
-            chars.append(pending + char + marks[at])
+            chars.append(pending + char + marks.get(at, ""))
             pending = ""
             at += 1
         out.append("".join(chars))
