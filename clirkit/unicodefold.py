@@ -58,14 +58,13 @@ _WIDE_CHAR, _FOLDED_CHAR = re.compile(f"[{_WIDE}]"), re.compile(f"[{_FOLDED}]")
 # Invisible format characters (Unicode category Cf) no script needs inside a word, and the variation selectors
 # (default-ignorable marks that choose a glyph): direction marks and controls, word joiners, tags
 _FORMAT = "\u061c\u200e\u200f\u202a-\u202e\u2060\u2066-\u206f\ufeff"
-_IGNORABLE = re.compile(f"[{_FORMAT}\ufe00-\ufe0f\U000e0001\U000e0020-\U000e007f\U000e0100-\U000e01ef]+")
+_SELECTORS = "\ufe00-\ufe0f\U000e0001\U000e0020-\U000e007f\U000e0100-\U000e01ef"  # variation selectors, tags
+_IGNORABLE = re.compile(f"[{_FORMAT}{_SELECTORS}]+")
 # Version 5: the other default-ignorable characters that cut a word: the invisible mathematical operators, the
 # Mongolian free variation selectors and vowel separator, the Khmer inherent vowels, the shorthand format controls
 # and the musical formatting controls
 _MORE_FORMAT = "\u2061-\u2064\u180b-\u180f\u17b4\u17b5\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
-_IGNORABLE_5 = re.compile(
-    f"[{_FORMAT}{_MORE_FORMAT}\ufe00-\ufe0f\U000e0001\U000e0020-\U000e007f\U000e0100-\U000e01ef]+"
-)
+_IGNORABLE_5 = re.compile(f"[{_FORMAT}{_MORE_FORMAT}{_SELECTORS}]+")
 # Version 5 in Hebrew: the maqaf (a hyphen) and the geresh and gershayim (or the ASCII quotes typed for them)
 # between two letters
 _HEBREW_LETTER = "\u05d0-\u05ea\u05f0-\u05f2"
@@ -76,9 +75,10 @@ _GERSHAYIM = re.compile(f"(?<=[{_HEBREW_LETTER}])(?:\u05f4|\"|''){_WORD_END}")
 _GERESH = re.compile(f"(?<=[{_HEBREW_LETTER}])[\u05f3']{_WORD_END}")
 _MAQAF = re.compile(f"(?<=[{_HEBREW_LETTER}])\u05be(?=[{_HEBREW_LETTER}])|(\u05be)")
 _HEBREW_MARKS = re.compile(f"\u05be|(?<=[{_HEBREW_LETTER}])[\u05f3\u05f4\"']")  # (a fast test)
-_GREEK_LETTER = re.compile("[\u0370-\u03ff\u1f00-\u1fff]")
+_GREEK = "\u0370-\u03ff\u1f00-\u1fff"  # the Greek and Coptic block, Greek Extended
+_GREEK_LETTER = re.compile(f"[{_GREEK}]")
 _GREEK_MARKED = re.compile("[\u0386\u0388-\u0390\u03aa-\u03b0\u03ca-\u03ce\u1f00-\u1fff\u0300-\u036f]")
-_GREEK_MARKS = re.compile("(?<=[\u0370-\u03ff\u1f00-\u1fff])[\u0300-\u036f]+")
+_GREEK_MARKS = re.compile(f"(?<=[{_GREEK}])[\u0300-\u036f]+")
 # Version 4: the control characters (Unicode category Cc) str.isspace does not take for whitespace; Hebrew points,
 # cantillation and the dots of shin, sin and the masora (not the maqaf, paseq, sof pasuq or nun hafukha), and Arabic
 # harakat (Lucene's ArabicNormalizer: FATHATAN to SUKUN) and the tatweel (a stretch of the line, which that
@@ -137,7 +137,7 @@ def _changing(format_characters: bool, ligatures: bool = False, more_format: boo
         + _FOLDED
         + (_FORMAT if format_characters else "")
         + (_LIGATURES + "\u0640" if ligatures else "")
-        + ("\u2061-\u2064\u180e" if more_format else ""),
+        + (_MORE_FORMAT if more_format else ""),
     )
 
 
