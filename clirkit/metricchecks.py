@@ -65,6 +65,16 @@ def main_grade_of(specs: list[Measure], rel_threshold: int, main_grade: int | No
     return main_grade
 
 
+def check_qrels(qrels, name: str = "qrels") -> Qrels:
+    """``qrels`` if it is :class:`~clirkit.run.Qrels`, else ClirkitError naming the argument ``name``:
+    ``qrels: expected Qrels (read_qrels(path), ...), got dict`` (:func:`~clirkit.metrics.evaluate`'s, a fusion's)."""
+    if not isinstance(qrels, Qrels):
+        raise ClirkitError(
+            f"{name}: expected Qrels (read_qrels(path), Qrels.from_records(...)), got {type(qrels).__name__}"
+        )
+    return qrels
+
+
 def check_evaluation(
     run: Run | PackedRun,
     qrels: Qrels,
@@ -85,10 +95,7 @@ def check_evaluation(
 
     if not isinstance(run, (Run, PackedRun)):
         raise ClirkitError(f"run: expected a Run (Run.from_dict(...), read_run(path)), got {type(run).__name__}")
-    if not isinstance(qrels, Qrels):
-        raise ClirkitError(
-            f"qrels: expected Qrels (read_qrels(path), Qrels.from_records(...)), got {type(qrels).__name__}"
-        )
+    check_qrels(qrels)
     for name, value, known in (("ties", ties, TIES), ("average", average, AVERAGES), ("names", names, NAMES)):
         if not isinstance(value, str) or value not in known:
             raise ClirkitError(f"{name} must be one of {', '.join(known)}, got {value!r}")

@@ -29,6 +29,7 @@ import numpy as np
 from clirkit.errors import ClirkitError
 from clirkit.fusion.align import AlignedRuns, align
 from clirkit.fusion.interpolation import combined, sum_normalized, transform_list, weighted_sum
+from clirkit.metricchecks import check_qrels
 from clirkit.run import Qrels, Run, take_strings
 
 
@@ -175,20 +176,10 @@ def weight_grid(n_runs: int, step: float = 0.1) -> np.ndarray:
     return np.round(np.array([p + (n - sum(p),) for p in points], dtype=np.float64) / n, 10)
 
 
-def check_qrels(qrels, name: str = "qrels") -> Qrels:
-    """``qrels`` if it is :class:`~clirkit.run.Qrels`, else ClirkitError naming the argument ``name``, in the words
-    of :func:`clirkit.metrics.evaluate`'s: ``qrels: expected Qrels (read_qrels(path), ...), got dict``."""
-    if not isinstance(qrels, Qrels):
-        raise ClirkitError(
-            f"{name}: expected Qrels (read_qrels(path), Qrels.from_records(...)), got {type(qrels).__name__}"
-        )
-    return qrels
-
-
 def covered_queries(runs: Sequence[Run], qrels: Qrels) -> list[str]:
     """The judged queries the runs cover: the union of the runs' query ids that ``qrels`` judges,
     in the qrels' order. Dev runs made for part of the dev queries are tuned on these only. ClirkitError for
-    ``qrels`` not :class:`~clirkit.run.Qrels` (:func:`check_qrels`)."""
+    ``qrels`` not :class:`~clirkit.run.Qrels` (:func:`~clirkit.metricchecks.check_qrels`)."""
     check_qrels(qrels)
     seen = set()
     for run in runs:

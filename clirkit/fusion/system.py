@@ -140,7 +140,7 @@ class Fusion(System):
         each run fused. ``quiet`` False shows a progress bar on stderr while a long grid is tried
         (:func:`clirkit.tuning.tune_weights`). ClirkitError, before any work, for ``dev_runs`` not a list of runs
         (:func:`given_runs`) and ``dev_qrels`` given and not :class:`~clirkit.run.Qrels`."""
-        from clirkit.tuning import check_qrels
+        from clirkit.metricchecks import check_qrels
 
         self.check_depth(depth)
         dev_runs = None if dev_runs is None else given_runs(dev_runs, "dev_runs")
