@@ -407,12 +407,10 @@ def translated(
     when it is a :class:`ProjectedIndex` or a :class:`ShardedProjectedIndex` made with these settings
     (:func:`check_projection`)."""
     from clirkit.psq import prepare_table
+    from clirkit.secondtable import check_second_query_words
     from clirkit.tablefit import (
-        OLDER,
         SecondTableMismatch,
         TableMismatch,
-        analyses_differ,
-        same_terms,
         stopword_terms,
         words_for_index,
     )
@@ -440,12 +438,7 @@ def translated(
                 second = table_query_analyzer(table2, lang)
             except TableMismatch as exc:
                 raise SecondTableMismatch(str(exc)) from None
-            if not same_terms(second, analyzer):  # query words analyzed otherwise would never match
-                how = analyses_differ(second, analyzer, "the first table's")
-                raise SecondTableMismatch(
-                    f"its query-language words were analyzed {how}: make both with the same analysis "
-                    f"({'--stemmer, --keep-case' if how.startswith('as ') else OLDER})"
-                )
+            check_second_query_words(second, analyzer)
     if lang is not None and lang != analyzer.lang:
         raise ClirkitError(
             f"the queries are in {lang!r} (source_lang) but the index is translated into {analyzer.lang!r}"

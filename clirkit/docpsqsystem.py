@@ -15,7 +15,8 @@ from clirkit.estimator import Resources, takes_resources
 from clirkit.psq import DEFAULT_LAMBDA, DOCUMENTS_CUMULATIVE, DOCUMENTS_MAX_OPTIONS, DOCUMENTS_MIN_PROB
 from clirkit.querypsq import PRUNING_CONSTRAINTS, QUERY_SIDE_TABLE2, check_used, document_side_inputs
 from clirkit.retrieval.bm25params import IDF, K1, K3, B
-from clirkit.tablefit import as_table, check_second_table, query_analyzer
+from clirkit.secondtable import check_second_table
+from clirkit.tablefit import as_table, query_analyzer
 
 
 class DocPSQ(CrossLanguageBM25):

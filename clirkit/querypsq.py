@@ -15,16 +15,14 @@ from clirkit.errors import ClirkitError
 from clirkit.estimator import Resources, takes_resources
 from clirkit.psq import DEFAULT_CUMULATIVE, DEFAULT_LAMBDA, DEFAULT_MIN_PROB
 from clirkit.retrieval.bm25params import IDF, K1, K3, B
+from clirkit.secondtable import check_second_query_words, check_second_table
 from clirkit.tablefit import (
     SecondTableMismatch,
     TableMismatch,
-    analyses_differ,
     as_table,
     check_direction,
     check_languages,
-    check_second_table,
     query_analyzer,
-    same_terms,
     stopword_terms,
     words_for_index,
 )
@@ -232,12 +230,7 @@ class QueryPSQ(CrossLanguageBM25):
                 table2 = words_for_index(table2, index, "target", queries=self.analyzer_, quiet=quiet)
             except TableMismatch as exc:
                 raise SecondTableMismatch(str(exc)) from None
-            second = query_analyzer(table2, lang=self.analyzer_.lang)
-            if not same_terms(second, self.analyzer_):  # its query words analyzed otherwise would never match
-                how = analyses_differ(second, self.analyzer_, "the first table's")
-                raise SecondTableMismatch(
-                    f"its query-language words were analyzed {how}: make both with the same analysis"
-                )
+            check_second_query_words(query_analyzer(table2, lang=self.analyzer_.lang), self.analyzer_)
         listed = stopword_terms(listed_stopwords(self.target_stopwords), index.analyzer)
         frequent = index.most_frequent_terms(self.target_stopwords_top)
         stopwords = set(index.analyzer.stopwords) | set(listed) | set(frequent)

@@ -18,27 +18,6 @@ class SecondTableMismatch(TableMismatch):
     """The second table (``table2``, ``--table2``) does not fit: the command line names its file."""
 
 
-def same_table(first: str, second: str) -> str:
-    """The error of one table given twice, as ``first`` and as ``second`` (what the caller calls them: ``table`` and
-    ``table2`` in Python, ``--table`` and ``--table2`` on the command line)."""
-    return f"given as {first} and {second}: interpolating a table with itself changes nothing"
-
-
-def check_second_table(table, table2, names: tuple[str, str] = ("table", "table2")) -> None:
-    """:class:`SecondTableMismatch` (:func:`same_table`, named by ``names``) when ``table2`` is ``table``: the same
-    table object, or paths of one file (as the command line refuses one file given twice). Tables equal but made
-    apart (IBM Model 1 trained here and a file trained alike) are two tables."""
-    import os
-
-    from clirkit.fileio import same_file
-
-    if table is None or table2 is None:
-        return
-    paths = isinstance(table, (str, os.PathLike)) and isinstance(table2, (str, os.PathLike))
-    if table2 is table or (paths and same_file(table, table2)):
-        raise SecondTableMismatch(same_table(*names))
-
-
 def query_analyzer(table, *, lang: str | None = None, stopwords=None, quiet: bool = True):
     """The analyzer of source-language queries for ``table``.
 

@@ -49,7 +49,7 @@ def load_tables(args, *paths: str | None, languages: tuple | None = None, analyz
     when given (:func:`dictionary_reading`)."""
     from clirkit.errors import ClirkitError
     from clirkit.fileio import display_name, repeated_file
-    from clirkit.tablefit import same_table
+    from clirkit.secondtable import same_table
     from clirkit.translation import format_of
     from clirkit.translation.tableio import DISPLAY, check_named_format
 
