@@ -133,11 +133,11 @@ def _uniform_negatives(
     qcol = np.repeat(qrow[:, None], m, axis=1)
     full = _all_relevant(qrow, n_docs, relevant_keys)
     out[full] = -1
-    bad = np.isin(qcol * n_docs + out, relevant_keys)
+    bad = lookup_sorted(relevant_keys, qcol * n_docs + out)[0]
     bad[full] = False  # every other row has a document to draw: the redraws end
     while bad.any():
         out[bad] = rng.integers(0, n_docs, size=int(bad.sum()))
-        bad[bad] = np.isin(qcol[bad] * n_docs + out[bad], relevant_keys)
+        bad[bad] = lookup_sorted(relevant_keys, qcol[bad] * n_docs + out[bad])[0]
     return out
 
 
@@ -397,7 +397,7 @@ def _hard_negatives(
     """Uniform draws (``fallback.shape[1]`` per entry of ``pq``) among each query's candidates (sorted
     ``query * n_docs + doc`` ``keys``) minus its relevant documents; ``fallback``'s rows where a query
     has none."""
-    keys = keys[~np.isin(keys, relevant_keys)]
+    keys = keys[~lookup_sorted(relevant_keys, keys)[0]]
     cq, cd = keys // n_docs, keys % n_docs
     lo = np.searchsorted(cq, pq, side="left")
     hi = np.searchsorted(cq, pq, side="right")
