@@ -116,7 +116,7 @@ class DocPSQ(CrossLanguageBM25):
         table = table if table is not None else resources.reverse_table()
         index = resources.index()  # (an index: a path given is opened by Resources)
         check_second_table(table, table2, ("reverse_table", "reverse_table2"))
-        table, table2 = as_table(table, optional=True), as_table(table2, optional=True)
+        table, table2 = as_table(table, optional=True, index=index), as_table(table2, optional=True, index=index)
         self.check_params()
         check_used(self, second_table=table2 is not None or through_two_tables(index))
         self.__dict__.pop("splitter_", None)

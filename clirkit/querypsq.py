@@ -220,7 +220,8 @@ class QueryPSQ(CrossLanguageBM25):
         quiet = takes_resources(self, resources).quiet
         index = resources.index()  # (an index: a path given is opened by Resources)
         check_second_table(resources.table(), resources.table("table2"))
-        table, table2 = as_table(resources.table()), as_table(resources.table("table2"), optional=True)
+        table = as_table(resources.table(), index=index)
+        table2 = as_table(resources.table("table2"), optional=True, index=index)
         table = self._bind(index, table, quiet)
         check_used(self, second_table=table2 is not None)
         if table2 is not None:  # its errors name it, not the first table

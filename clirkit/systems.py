@@ -136,7 +136,8 @@ class DT(CrossLanguageBM25):
         from clirkit.progress import say
 
         quiet = takes_resources(self, resources).quiet
-        index, table = resources.index(), as_table(resources.table())
+        index = resources.index()
+        table = as_table(resources.table(), index=index)
         self.table_ = table = self._bind(index, table, quiet)
         if table.params.get("model") == "dictionary":
             say(

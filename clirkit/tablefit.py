@@ -46,10 +46,11 @@ def query_analyzer(table, *, lang: str | None = None, stopwords=None, quiet: boo
     return base.replace(stopwords=set(base.stopwords) | set(stopwords))
 
 
-def as_table(table, *, optional: bool = False):
+def as_table(table, *, optional: bool = False, index=None):
     """``table`` as a :class:`~clirkit.translation.table.TranslationTable`: a table as it is, a path read by
-    :func:`~clirkit.translation.load_table`, None when ``optional`` (an index translated before); ClirkitError
-    naming what a system's ``fit`` takes otherwise."""
+    :func:`~clirkit.translation.load_table` (a dictionary's or a phrase table's words analyzed with the
+    normalization version of ``index``'s analyzer when given: an index an older clirkit made), None when
+    ``optional`` (an index translated before); ClirkitError naming what a system's ``fit`` takes otherwise."""
     import os
 
     from clirkit.translation.table import TranslationTable
@@ -59,7 +60,8 @@ def as_table(table, *, optional: bool = False):
     if isinstance(table, (str, os.PathLike)):
         from clirkit.translation import load_table
 
-        return load_table(table)
+        version = index.analyzer.normalization_version if index is not None else None
+        return load_table(table, normalization_version=version)
     raise ClirkitError(
         f"table: expected a translation table (clirkit.translation.load_table(path), train_table(...)) or a table "
         f"file's path, got {type(table).__name__}: Resources(index=..., table=...)"
@@ -414,6 +416,7 @@ def dictionary_as_read(table, index, side: str, lang: str):
         "stemmer": made.stemmer,
         "segmenter": made.segmenter,
         "chinese_script": made.chinese_script,
+        "normalization_version": made.normalization_version,
     }
     langs = (lang, made.lang) if side == "target" else (made.lang, lang)
     read = reanalyzed(table, Analyzer(langs[0], **settings), Analyzer(langs[1], **settings))

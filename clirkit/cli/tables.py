@@ -59,7 +59,7 @@ def load_tables(args, *paths: str | None, languages: tuple | None = None, analyz
         raise ClirkitError(f"{given[repeat[1]]}: {same_table('--table', '--table2')}")
     column, fmt = getattr(args, "score_column", None), args.table_format
     check_named_format(paths, fmt, "--table-format")
-    formats = {p: format_of(p, fmt) for p in paths if p is not None and (column or languages)}
+    formats = {p: format_of(p, fmt) for p in paths if p is not None and (column or languages or analyzer)}
     if column is not None and "phrase-table" not in formats.values():
         if not formats:
             raise ClirkitError("--score-column applies to a --table that is a Moses phrase table")
@@ -83,24 +83,31 @@ def _read(args, path: str, found: str | None, languages: tuple | None, analyzer)
 
 
 def dictionary_reading(path: str, fmt: str | None, languages: tuple | None, analyzer) -> dict:
-    """:func:`~clirkit.translation.load_table`'s keywords for a dictionary or a phrase table (format ``fmt``) at
-    ``path`` whose file name says no languages: ``languages`` (source, target) and ``analyzer``'s analysis, as an
-    experiment file reads it; ``{}`` for any other table, or when ``languages`` is None. (Read without them, a
-    dictionary met the index unstemmed where its conversion was stemmed: another run.)"""
+    """:func:`~clirkit.translation.load_table`'s keywords for a table whose words are read from text (format
+    ``fmt``: a dictionary, a phrase table or a PSQ table) at ``path`` over an index of ``analyzer``: its normalization
+    version (an index an older clirkit made meets a dictionary read as it was made); and for a dictionary or a phrase
+    table whose file name says no languages, ``languages`` (source, target) and ``analyzer``'s analysis, as an
+    experiment file reads it (read without them, a dictionary met the index unstemmed where its conversion was
+    stemmed: another run); ``{}`` for any other table, or without ``analyzer``."""
     from clirkit.translation import languages_from_name
     from clirkit.translation.dictionaries import DICTIONARY_FORMATS
     from clirkit.translation.dictionary_readers import freedict_index_path
+    from clirkit.translation.weighted import WEIGHTED_FORMATS
 
-    if languages is None or fmt not in (*DICTIONARY_FORMATS, "phrase-table"):
+    if analyzer is None or fmt not in (*DICTIONARY_FORMATS, *WEIGHTED_FORMATS):
         return {}
+    version = {"normalization_version": analyzer.normalization_version}
+    if languages is None or fmt == "psq-json":
+        return version
     if languages_from_name(freedict_index_path(path) if fmt == "freedict" else path) is not None:
-        return {}
+        return version
     return {
         "source_lang": languages[0],
         "target_lang": languages[1],
         "stemmer": analyzer.stemmer,
         "segmenter": analyzer.segmenter,
         "chinese_script": analyzer.chinese_script,
+        **version,
     }
 
 
@@ -126,7 +133,7 @@ def labelled(args, index, tables: list, paths: list, *, documents: bool) -> list
     for table, path in zip(tables, paths):
         says = table is None or any(table.params.get(f"{s}_lang") for s in ("source", "target"))
         fmt = None if says or path == "-" else format_of(path, args.table_format)
-        again = fmt is not None and dictionary_reading(path, fmt, languages, index.analyzer)
+        again = fmt is not None and "source_lang" in dictionary_reading(path, fmt, languages, index.analyzer)
         out.append(_read(args, path, fmt, languages, index.analyzer) if again else table)
     return out
 

@@ -181,6 +181,15 @@ def resolve_languages(
     return src, tgt, (how if (src or tgt) else None)
 
 
+def analysis_settings(
+    lowercase: bool, stemmer: str | None, segmenter: str | None, chinese_script: str | None, version: int | None
+) -> dict:
+    """The keywords of :class:`clirkit.analysis.Analyzer` that analyze both sides of a dictionary or a phrase table
+    read from text: these settings, and ``normalization_version`` when ``version`` is given (None: the newest)."""
+    settings = {"lowercase": lowercase, "stemmer": stemmer, "segmenter": segmenter, "chinese_script": chinese_script}
+    return settings if version is None else {**settings, "normalization_version": version}
+
+
 # ----------------------------------------------------------------------------------------------
 # pairs -> table
 

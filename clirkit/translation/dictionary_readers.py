@@ -19,6 +19,7 @@ from clirkit.translation.dictionaries import (
     DICTIONARY_FORMATS,
     WEIGHTINGS,
     _format_error,
+    analysis_settings,
     check_words,
     dictionary_table,
     resolve_languages,
@@ -263,6 +264,7 @@ def load_dictionary(
     stemmer: str | None = "snowball",
     segmenter: str | None = "auto",
     chinese_script: str | None = "auto",
+    normalization_version: int | None = None,
 ) -> TranslationTable:
     """Read a dictionary in ``format`` (one of :data:`DICTIONARY_FORMATS`) as a table (the steps
     of :mod:`clirkit.translation.dictionaries`).
@@ -270,7 +272,9 @@ def load_dictionary(
     ``reverse`` reads each pair the other way round (target side -> source side: e.g. Ding's English
     side as the source); ``weighting="auto"`` is ``uniform`` (``rank`` weighs the r-th listed 1/r). When both
     languages are known, each side is analyzed by ``Analyzer(lang, lowercase=lowercase, stemmer=stemmer,
-    segmenter=segmenter, chinese_script=chinese_script)``, the analysis clirkit gives text by default."""
+    segmenter=segmenter, chinese_script=chinese_script)``, the analysis clirkit gives text by default, of
+    ``normalization_version`` when given (that of an index made by an older clirkit: the words of a dictionary
+    have no version of their own), else the newest."""
     from clirkit.analysis import Analyzer
 
     if format not in DICTIONARY_FORMATS:
@@ -295,7 +299,7 @@ def load_dictionary(
     if weighting == "auto":
         weighting = "uniform"
     params = {"model": "dictionary", "format": format, "file": name, "reverse": reverse, "languages_from": how}
-    settings = {"lowercase": lowercase, "stemmer": stemmer, "segmenter": segmenter, "chinese_script": chinese_script}
+    settings = analysis_settings(lowercase, stemmer, segmenter, chinese_script, normalization_version)
     analyzers = (
         (Analyzer(src, **settings), Analyzer(tgt, **settings)) if src is not None and tgt is not None else (None, None)
     )

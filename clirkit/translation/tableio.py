@@ -275,21 +275,21 @@ def load_table(
     segmenter: str | None = "auto",
     chinese_script: str | None = "auto",
     score_column: int | None = None,
+    normalization_version: int | None = None,
 ) -> TranslationTable:
     """Load a table or dictionary in any of the :data:`FORMATS` (``auto``: :func:`guess_format`; a text format named
     for an npz file is refused, :func:`check_named_format`).
 
     Every table returned has ``params["source_lang"]`` and ``params["target_lang"]`` (None when unknown).
-    ``source_lang``/``target_lang`` set them: for a dictionary, a phrase table or a PSQ table they take
-    precedence over its name or format; for a Moses file they are the only source; for an npz table that
-    records other languages they are an error. The other options apply to dictionaries
-    (:func:`clirkit.translation.dictionary_readers.load_dictionary`): ``lowercase``, ``multiword_target``
-    (``split``, ``phrase``, ``drop``), ``weighting`` (``auto``, ``uniform``, ``rank``), ``reverse``,
-    ``stemmer``, ``segmenter`` and ``chinese_script`` (the analysis of both sides, :class:`clirkit.analysis.Analyzer`'s
-    keywords); and, but for ``weighting``, to phrase tables
-    and PSQ tables (:func:`clirkit.translation.weighted.load_weighted`), with ``score_column`` for phrase
-    tables (from 1; default 3, p(t|s) in Moses's order).
-    """
+    ``source_lang``/``target_lang`` set them: for a dictionary, a phrase table or a PSQ table they take precedence
+    over its name or format; for a Moses file they are the only source; for an npz table that records other
+    languages they are an error. The other options apply to dictionaries
+    (:func:`clirkit.translation.dictionary_readers.load_dictionary`): ``lowercase``, ``multiword_target`` (``split``,
+    ``phrase``, ``drop``), ``weighting`` (``auto``, ``uniform``, ``rank``), ``reverse``, ``stemmer``, ``segmenter``,
+    ``chinese_script`` and ``normalization_version`` (the analysis of both sides, :class:`clirkit.analysis.Analyzer`'s
+    keywords; None: the newest version); and, but for ``weighting``, to phrase tables and PSQ tables
+    (:func:`clirkit.translation.weighted.load_weighted`), with ``score_column`` for phrase tables (from 1; default
+    3, p(t|s) in Moses's order)."""
     from clirkit.translation.weighted import WEIGHTED_FORMATS, load_weighted
 
     if format not in FORMATS:
@@ -318,35 +318,22 @@ def load_table(
             f"{display_name(path)}: --weights applies to dictionaries; a {DISPLAY[format]} file "
             f"has its own probabilities"
         )
+    reading = {  # how a dictionary, a phrase table or a PSQ table is read
+        "lowercase": lowercase,
+        "multiword_target": multiword_target,
+        "source_lang": source_lang,
+        "target_lang": target_lang,
+        "reverse": reverse,
+        "stemmer": stemmer,
+        "segmenter": segmenter,
+        "chinese_script": chinese_script,
+        "normalization_version": normalization_version,
+    }
     try:
         if format in DICTIONARY_FORMATS:
-            return load_dictionary(
-                path,
-                format,
-                lowercase=lowercase,
-                weighting=weighting,
-                multiword_target=multiword_target,
-                source_lang=source_lang,
-                target_lang=target_lang,
-                reverse=reverse,
-                stemmer=stemmer,
-                segmenter=segmenter,
-                chinese_script=chinese_script,
-            )
+            return load_dictionary(path, format, weighting=weighting, **reading)
         if format in WEIGHTED_FORMATS:
-            return load_weighted(
-                path,
-                format,
-                lowercase=lowercase,
-                multiword_target=multiword_target,
-                source_lang=source_lang,
-                target_lang=target_lang,
-                reverse=reverse,
-                stemmer=stemmer,
-                segmenter=segmenter,
-                chinese_script=chinese_script,
-                score_column=score_column,
-            )
+            return load_weighted(path, format, score_column=score_column, **reading)
         table = load_npz_table(path) if format == "npz" else load_moses(path)
     except TableFormatError as exc:
         if how is None or isinstance(exc, EntryError):  # no other format would read that entry

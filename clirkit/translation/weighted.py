@@ -51,6 +51,7 @@ from clirkit.translation.dictionaries import (
     EntryError,
     _format_error,
     _term_maker,
+    analysis_settings,
     check_words,
     multiword_report,
     resolve_languages,
@@ -373,11 +374,13 @@ def load_weighted(
     segmenter: str | None = "auto",
     chinese_script: str | None = "auto",
     score_column: int | None = None,
+    normalization_version: int | None = None,
 ) -> TranslationTable:
     """Read a Moses phrase table (``format="phrase-table"``) or an HLTCOE PSQ table (``"psq-json"``) as a table
     (module docstring). The languages are the given ones, else the file name's (``en-es.phrase-table.gz``);
     when both are known each side is analyzed by ``Analyzer(lang, lowercase=lowercase, stemmer=stemmer,
-    segmenter=segmenter, chinese_script=chinese_script)``.
+    segmenter=segmenter, chinese_script=chinese_script)``, of ``normalization_version`` when given (else the
+    newest), as :func:`~clirkit.translation.dictionary_readers.load_dictionary` reads a dictionary.
     ``score_column`` (phrase tables: default 3, p(t|s); 1, p(s|t), with ``reverse``) and ``reverse`` (the
     target phrases as the source) apply to phrase tables only."""
     from clirkit.analysis import Analyzer
@@ -404,7 +407,7 @@ def load_weighted(
     params = {"model": format, "format": format, "file": name, "reverse": reverse, "languages_from": how}
     if format == "phrase-table":
         params["score_column"] = score_column
-    settings = {"lowercase": lowercase, "stemmer": stemmer, "segmenter": segmenter, "chinese_script": chinese_script}
+    settings = analysis_settings(lowercase, stemmer, segmenter, chinese_script, normalization_version)
     analyzers = (
         (Analyzer(src, **settings), Analyzer(tgt, **settings)) if src is not None and tgt is not None else (None, None)
     )
