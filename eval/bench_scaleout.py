@@ -19,7 +19,7 @@ peak resident memory of the process, by ``/usr/bin/time``):
   over the translated shards at each number of jobs, with each backend, and in one process as the search part
   measures it (open + first search, the search alone);
 - bags: ``clirkit boost-train --collection nave-en-es --bags 4 --bag-fraction 0.5 --rounds 200`` at each number of
-  jobs (real text).
+  jobs (real text), each ``--rounds`` times, interleaved, the median reported.
 - dask: the shards searched through a local dask cluster of J worker processes (``backend = "dask"``), open +
   first search and the best later search, as the search part's worker measures them.
 
@@ -274,41 +274,25 @@ def docpsq_part(folder: Path, jobs: list[int], docs: str, shards: int, repeat: i
     return rows
 
 
-def bags_part(folder: Path, jobs: list[int]) -> list[dict]:
-    rows = []
-    for j in jobs:
-        name = f"bags-{j}.npz"
-        r = timed(
-            [
-                "clirkit",
-                "boost-train",
-                "--collection",
-                "nave-en-es",
-                "--bags",
-                "4",
-                "--bag-fraction",
-                "0.5",
-                "--rounds",
-                "200",
-                "--jobs",
-                str(j),
-                "-o",
-                name,
-                "-q",
-            ],
-            folder,
-        )
-        rows.append(
-            {
-                "part": "bags",
-                "what": "4 bags, nave-en-es",
-                "docs": "-",
-                "jobs": j,
-                **r,
-                "same": same_files(folder, f"bags-{jobs[0]}.npz", name),
-            }
-        )
-    return rows
+def bags_part(folder: Path, jobs: list[int], rounds: int) -> list[dict]:
+    """``boost-train`` of 4 bags at each number of ``jobs``, interleaved ``rounds`` times (:func:`timed_rounds`: a
+    command of 10-20 s varies by a second from run to run), and whether each model is the first's."""
+    commands = [
+        ["clirkit", "boost-train", "--collection", "nave-en-es", "--bags", "4", "--bag-fraction", "0.5"]
+        + ["--rounds", "200", "--jobs", str(j), "-o", f"bags-{j}.npz", "-q"]
+        for j in jobs
+    ]
+    return [
+        {
+            "part": "bags",
+            "what": "4 bags, nave-en-es",
+            "docs": "-",
+            "jobs": j,
+            **r,
+            "same": same_files(folder, f"bags-{jobs[0]}.npz", f"bags-{j}.npz"),
+        }
+        for j, r in zip(jobs, timed_rounds(commands, folder, rounds))
+    ]
 
 
 def dask_part(folder: Path, jobs: list[int], docs: str, repeat: int) -> list[dict]:
@@ -499,7 +483,7 @@ def main() -> None:
         if "dask" in args.parts and docs == "docs.tsv":
             rows += dask_part(folder, jobs, docs, args.repeat)
     if "bags" in args.parts:
-        rows += bags_part(folder, jobs)
+        rows += bags_part(folder, jobs, args.rounds)
     if len(sizes) == 2:
         fitted = {
             id(r): f
