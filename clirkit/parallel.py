@@ -322,14 +322,15 @@ QUIET_TRACKER = "ignore:resource_tracker:UserWarning"
 
 def end_workers() -> None:
     """Stop the idle worker processes joblib keeps for reuse, if any were started, and remove their temporary
-    folder: a command that ends (or is interrupted after its work) leaves no process or resource behind it."""
+    folder: a command that ends (or is interrupted after its work) leaves no process or resource behind it. They
+    are killed: idle, they have nothing to finish, and their interpreter's own shutdown took 0.2-0.4 s, waited for."""
     import sys
 
     executor = getattr(sys.modules.get("joblib.externals.loky.reusable_executor"), "_executor", None)
     if executor is None:
         return
     if hasattr(executor, "terminate"):  # joblib's MemmappingExecutor: its temporary folder too
-        executor.terminate(kill_workers=False)
+        executor.terminate(kill_workers=True)
     else:
         executor.shutdown(wait=True)
 

@@ -290,12 +290,10 @@ class BoostRanker(Grouped, System):
         src, tgt = resources.analyzers((self.source_lang, self.target_lang))
         documents = Documents.of(documents)
 
-        def tokens(qs, quiet=True, desc="tokenizing queries"):  # in the documents' tokenizing processes
-            return (
-                None
-                if qs is None
-                else dict(zip(qs, src.tokenize_many(list(qs.values()), quiet=quiet, jobs=documents.jobs, desc=desc)))
-            )
+        def tokens(*groups):  # the queries of every group at once, in the documents' tokenizing processes
+            texts = [text for group in groups if group is not None for text in group.values()]
+            made = iter(src.tokenize_many(texts, quiet=self.quiet, jobs=documents.jobs, desc="tokenizing queries"))
+            return [None if group is None else {q: next(made) for q in group} for group in groups]
 
         base = self._base_system()
         base_run = held_run(base)  # a run given as the base: every row of it, as given
@@ -305,19 +303,19 @@ class BoostRanker(Grouped, System):
             base_made_by = base.describe()
         elif base is not None:
             base_made_by = resources.record("base")
-        q_tok = tokens(topics, self.quiet)
+        q_tok, dev_tok, extra_tok = tokens(topics, dev_topics, extra_topics)
         d_tok = documents.tokens(tgt, quiet=self.quiet)
         return self.fit_tokens(
             q_tok,
             qrels,
             documents.docids,
             d_tok,
-            dev_queries=tokens(dev_topics),
+            dev_queries=dev_tok,
             dev_qrels=dev_qrels,
             candidates=resources.candidates(),
             source_analyzer=src,
             target_analyzer=tgt,
-            extra_queries=tokens(extra_topics, self.quiet, "tokenizing extra queries"),
+            extra_queries=extra_tok,
             extra_qrels=extra_qrels,
             base_made_by=base_made_by,
             base_run=base_run,
