@@ -92,3 +92,35 @@ def test_a_malformed_scheduler_address_is_one_line_at_once(address):
         done.stdout == f"cannot reach the dask scheduler at {address!r}: missing port number in address {address!r}\n"
     )
     assert done.stderr == ""
+
+
+def _imported_here(module: str) -> tuple[bool, int]:
+    return module in sys.modules, os.getpid()
+
+
+def test_workers_started_import_the_modules_while_the_block_runs():
+    from clirkit.parallel import end_workers, workers_started
+
+    end_workers()  # fresh workers: none has imported the module yet
+    try:
+        with workers_started(2, ("clirkit.boost.bagging", "no_such_module_of_clirkit")):
+            started = os.getpid()  # the block runs here, the workers start meanwhile
+        assert started == os.getpid()
+        seen = run_tasks([(_imported_here, ("clirkit.boost.bagging",), {}) for _ in range(4)], jobs=2)
+        assert all(imported for imported, _ in seen)
+        assert os.getpid() not in {pid for _, pid in seen}
+    finally:
+        end_workers()
+
+
+def test_workers_started_does_nothing_for_one_job_and_passes_an_error_on():
+    from clirkit.parallel import end_workers, workers_started
+
+    with workers_started(1, ("clirkit.boost.bagging",)):
+        pass
+    with pytest.raises(ClirkitError, match="in the block"):
+        with workers_started(2, ()):
+            raise ClirkitError("in the block")
+    done = run_tasks(_tasks(3), jobs=2)  # workers stopped by the error start again
+    assert [square for square, _ in done] == [0, 1, 4]
+    end_workers()

@@ -31,7 +31,7 @@ from clirkit.boost.trained import unrecorded
 from clirkit.boost.tuples import ExtraTupleError, NoTupleError, Tuples, index_of, make_tuples
 from clirkit.boost.unused import check_eval_every, set_away_from_defaults
 from clirkit.errors import ClirkitError, counted
-from clirkit.parallel import run_tasks
+from clirkit.parallel import run_tasks, workers_started
 from clirkit.progress import say
 from clirkit.run import Qrels, Run
 
@@ -88,31 +88,33 @@ def fit_tokens(
     base_run = check_fit(ranker, queries, docids, doc_tokens, candidates, extra_queries, extra_qrels, has_dev, base_run)
     qids, extra_ids = list(queries), list(extra_queries or ())
     query_ids = qids + extra_ids
-    features = PairFeatures.fit(
-        [queries[q] for q in qids] + [extra_queries[q] for q in extra_ids],
-        doc_tokens,
-        ngram=ranker.features.ngram,
-        max_df=ranker.features.max_df,
-        frequent_word_ngrams=ranker.features.frequent_word_ngrams,
-        doc_weighting=ranker._doc_weighting(),
-        hash_seed=ranker.features.hash_seed,
-    )
-    train_base = train_base_scores(ranker, base_run, query_ids, len(qids), docids)
-    check_candidates(ranker, candidates, qids, docids, qrels)
-    tuples, n_extra = training_tuples(
-        ranker, qrels, extra_qrels if extra_ids else None, query_ids, docids, candidates, train_base
-    )
-    check_training_set(ranker, features, len(tuples), len(query_ids), len(docids))
-    say(
-        f"boost: {counted(len(tuples), 'tuple')} ({n_extra:,} extra) from "
-        f"{counted(len(np.unique(tuples.query)), 'query', 'queries')}; "
-        f"{len(features.source):,} source and {len(features.target):,} target {ranker.features.ngram}-grams",
-        quiet=ranker.quiet,
-    )
     dev = (dev_queries, dev_qrels) if has_dev else None
+    with workers_started(parallel_jobs(ranker), BOOSTING_MODULES):  # the workers import while the tuples are made
+        features = PairFeatures.fit(
+            [queries[q] for q in qids] + [extra_queries[q] for q in extra_ids],
+            doc_tokens,
+            ngram=ranker.features.ngram,
+            max_df=ranker.features.max_df,
+            frequent_word_ngrams=ranker.features.frequent_word_ngrams,
+            doc_weighting=ranker._doc_weighting(),
+            hash_seed=ranker.features.hash_seed,
+        )
+        train_base = train_base_scores(ranker, base_run, query_ids, len(qids), docids)
+        check_candidates(ranker, candidates, qids, docids, qrels)
+        tuples, n_extra = training_tuples(
+            ranker, qrels, extra_qrels if extra_ids else None, query_ids, docids, candidates, train_base
+        )
+        check_training_set(ranker, features, len(tuples), len(query_ids), len(docids))
+        say(
+            f"boost: {counted(len(tuples), 'tuple')} ({n_extra:,} extra) from "
+            f"{counted(len(np.unique(tuples.query)), 'query', 'queries')}; "
+            f"{len(features.source):,} source and {len(features.target):,} target {ranker.features.ngram}-grams",
+            quiet=ranker.quiet,
+        )
+        evaluator = dev_evaluator(ranker, dev, features, docids) if ranker.base is None else None
     if ranker.base is None:
         sweep, base_info = None, None
-        results = boost_bags(ranker, features, tuples, dev_evaluator(ranker, dev, features, docids))
+        results = boost_bags(ranker, features, tuples, evaluator)
     else:
         sweep, results = boost_from_base(ranker, features, tuples, train_base, base_run, dev, docids)
         base_info = {"normalization": NORMALIZATION, **base_run.describe(), "made_by": dict(base_made_by or {})}
@@ -337,6 +339,17 @@ def training_tuples(
     except ClirkitError as exc:
         raise ClirkitError(f"extra tuples: {exc}") from None
     return tuples.joined(extra, ranker.sampling.parallel_weight), len(extra)
+
+
+#: What a worker boosting bags or betas imports (:func:`clirkit.parallel.workers_started`), numba's kernels with them.
+BOOSTING_MODULES = ("clirkit.boost.bagging", "clirkit.boost.kernels", "clirkit.retrieval.kernels")
+
+
+def parallel_jobs(ranker: "BoostRanker") -> int:
+    """The ``jobs`` of the loky workers that will boost ``ranker``'s bags, or the betas it tries from a base, in
+    parallel; 1 when none will (one bag, a beta given, another backend)."""
+    parallel = ranker.bagging.bags > 1 or (ranker.base is not None and ranker.boosting.beta is None)
+    return ranker.jobs if parallel and ranker.backend == "loky" else 1
 
 
 def boost_bags(
