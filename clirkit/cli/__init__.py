@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from clirkit.cli.verbs import VERBS
@@ -72,8 +73,6 @@ def _interrupt(signum, frame):
 def _exit_interrupted(status: int | None = None) -> None:
     """End the process with status 130 and at most one line on stderr ("clirkit: interrupted" unless said), or
     with ``status`` and no line (a command that ended)."""
-    import os
-
     for stream in (sys.stdout, sys.stderr):  # what the finished work printed, as a normal exit would
         try:
             stream.flush()
@@ -122,7 +121,6 @@ def main(argv: list[str] | None = None) -> int:
     (the status set, Python exiting) the process ends at once with 130. Called from Python, SIGINT keeps its
     handler."""
     global _command, _ended, _interrupt_note, _exit_status
-    import os
     import signal
 
     _interrupt_note = ""  # a note of an earlier command run in this process is not this one's
@@ -178,6 +176,7 @@ def _verb_parser(parser: argparse.ArgumentParser, args: argparse.Namespace) -> a
 
 
 def _call(args) -> int:
+    from clirkit.cli.stdout import guarded_stdout
     from clirkit.errors import ClirkitError
 
     try:
@@ -186,20 +185,8 @@ def _call(args) -> int:
             from clirkit.fileio import check_output_folder
 
             check_output_folder(output)
-        # worker processes (any module's, through joblib) end with this one: with --jobs, or in a verb that
-        # tokenizes in workers whatever its --jobs (starts_workers)
-        if getattr(args, "jobs", 1) != 1 or getattr(args, "starts_workers", False):
-            from clirkit.parallel import workers_deaf_to_ctrl_c, workers_end_with_parent
-
-            if _command:  # the command handles Ctrl-C for its workers: they start deaf to it
-                import warnings
-
-                workers_deaf_to_ctrl_c()
-                warnings.filterwarnings("ignore", message=r".*tasks which were still being processed by the workers")
-            with workers_end_with_parent():
-                status = args.func(args)
-        else:
-            status = args.func(args)
+        with guarded_stdout():
+            status = _run_verb(args)
     except ClirkitError as exc:
         from clirkit.cli.params import option_message
         from clirkit.fileio import display_name
@@ -210,6 +197,22 @@ def _call(args) -> int:
     except BrokenPipeError:
         return 0
     return int(status or 0)
+
+
+def _run_verb(args):
+    """The verb's function on ``args``; worker processes (any module's, through joblib) end with this one: with
+    --jobs, or in a verb that tokenizes in workers whatever its --jobs (starts_workers)."""
+    if getattr(args, "jobs", 1) != 1 or getattr(args, "starts_workers", False):
+        from clirkit.parallel import workers_deaf_to_ctrl_c, workers_end_with_parent
+
+        if _command:  # the command handles Ctrl-C for its workers: they start deaf to it
+            import warnings
+
+            workers_deaf_to_ctrl_c()
+            warnings.filterwarnings("ignore", message=r".*tasks which were still being processed by the workers")
+        with workers_end_with_parent():
+            return args.func(args)
+    return args.func(args)
 
 
 def _keeping_interrupts(hook):

@@ -249,7 +249,9 @@ def _add_prune(actions) -> None:
         formatter_class=HelpFormatter,
     )
     r.add_argument("table", help="table file")
-    r.add_argument("-o", "--output", required=True, help="pruned table (.npz or Moses text)")
+    r.add_argument(
+        "-o", "--output", required=True, help="pruned table (.npz or Moses text); TABLE itself prunes it in place"
+    )
     add_prune_options(r)
     add_table_format(r, "--format")
     add_dictionary_options(r)

@@ -128,8 +128,11 @@ def file_name(name: str) -> str:
 
 
 def staging(target) -> Path:
-    """The staging folder of the output folder ``target``: ``.NAME.partial`` beside it."""
+    """The staging folder of the output folder ``target``: ``.NAME.partial`` beside it (ClirkitError for a
+    target with no name of its own: ``.``, ``..``, ``/``)."""
     target = Path(target)
+    if target.name in ("", ".", ".."):
+        raise ClirkitError(f"{target}: give a folder name for the output (e.g. -o results)")
     return target.with_name(f".{target.name}.partial")
 
 
@@ -152,8 +155,6 @@ class Store:
 
         self.target = Path(target)
         name = self.target.name
-        if not name or name in (".", ".."):
-            raise ClirkitError(f"{target}: give a folder name for the output (e.g. -o results)")
         self.folder = staging(self.target)
         self.old = self.target.with_name(f".{name}.old")
         if self.target.exists() and not self.target.is_dir():

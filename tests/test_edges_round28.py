@@ -1,0 +1,91 @@
+"""Edge round 28 (an independent test of the command line): an output folder with no name of its own (``-o .``,
+``-o /``) is a one-line error, not a traceback from the resume note; a standard output that cannot be written
+(``> /dev/full``) is a one-line error with status 2, whatever the verb writes there (a report, a run)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from clirkit.cli import main
+from clirkit.experiment.store import staging
+
+FULL = "/dev/full"
+
+
+@pytest.mark.parametrize("folder", [".", "./", "/", ".."])
+def test_staging_of_a_folder_with_no_name_is_a_one_line_error(folder):
+    from clirkit.errors import ClirkitError
+
+    with pytest.raises(ClirkitError, match="give a folder name for the output"):
+        staging(folder)
+
+
+@pytest.mark.parametrize("folder", [".", "/"])
+def test_run_into_a_folder_with_no_name_says_so_in_one_line(tmp_path, capsys, folder, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["demo", "--show"]) == 0
+    (tmp_path / "x.toml").write_text(capsys.readouterr().out, encoding="utf-8")
+    assert main(["run", "x.toml", "-o", folder, "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"clirkit: error: {folder}: give a folder name for the output (e.g. -o results)\n"
+    assert sorted(os.listdir(tmp_path)) == ["x.toml"]
+
+
+def _to_full(argv, cwd):
+    with open(FULL, "w") as full:
+        return subprocess.run(
+            [sys.executable, "-m", "clirkit", *argv],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=cwd,
+            timeout=120,
+        )
+
+
+@pytest.mark.skipif(not os.path.exists(FULL), reason="no /dev/full on this system")
+@pytest.mark.parametrize("verb", ["report", "run"])
+def test_a_standard_output_that_cannot_be_written_is_a_one_line_error(tmp_path, verb):
+    if verb == "report":
+        argv = ["datasets", "list"]
+    else:
+        (tmp_path / "d.tsv").write_text("d1\tla casa\nd2\tun perro\n", encoding="utf-8")
+        (tmp_path / "q.tsv").write_text("q1\tcasa\n", encoding="utf-8")
+        assert main(["index", str(tmp_path / "d.tsv"), "--lang", "es", "-o", str(tmp_path / "ix.npz"), "-q"]) == 0
+        argv = ["search", "--index", "ix.npz", "--queries", "q.tsv", "-o", "-", "-q"]
+    done = _to_full(argv, tmp_path)
+    assert (done.returncode, done.stderr) == (
+        2,
+        "clirkit: error: cannot write to the standard output: No space left on device\n",
+    )
+
+
+@pytest.mark.parametrize(
+    "n, seed, error",
+    [
+        (-1, 0, ValueError),
+        (float("nan"), 0, ValueError),
+        (2.0, 0, ValueError),
+        (True, 0, ValueError),
+        (2, -1, ValueError),
+        (2, 400.0, ValueError),
+    ],
+)
+def test_sample_refuses_a_count_or_seed_that_is_not_a_whole_number(n, seed, error):
+    from clirkit.experiment import sample
+
+    with pytest.raises(error, match=r"sample: (n|seed) must be an integer >= 0"):
+        sample({"q1": "a", "q2": "b", "q3": "c"}, n, seed=seed)
+
+
+def test_sample_refuses_topics_that_are_not_a_mapping():
+    from clirkit.experiment import sample
+
+    with pytest.raises(TypeError, match="sample: topics must be a mapping"):
+        sample(None, 2)
+    assert sample({"q1": "a", "q2": "b", "q3": "c"}, 0) == {"q1": "a", "q2": "b", "q3": "c"}
+    assert len(sample({"q1": "a", "q2": "b", "q3": "c"}, 2, seed=1)) == 2
