@@ -96,7 +96,8 @@ Design: one fit for every system, a runner without per-kind branches
 
 from __future__ import annotations
 
-from clirkit.experiment.artifacts import collection_record, sample
+from clirkit.experiment.artifacts import collection_record
+from clirkit.experiment.devsample import sample
 from clirkit.experiment.kinds import KINDS
 from clirkit.experiment.runner import Result, run_experiment
 from clirkit.experiment.spec import DEFAULT_MEASURES, Experiment, shipped, with_overrides

@@ -14,6 +14,7 @@ from typing import Any
 
 from clirkit.errors import ClirkitError, counted
 from clirkit.estimator import Resources
+from clirkit.experiment.devsample import sample
 from clirkit.experiment.packedruns import PackedRuns
 
 
@@ -35,18 +36,6 @@ def collection_record(c, *, contents: bool = False) -> dict:
     if sources.is_file():
         record["sources"] = hashlib.sha256(sources.read_bytes()).hexdigest()[:16]
     return record
-
-
-def sample(topics, n: int, *, seed: int = 0) -> dict[str, str]:
-    """``n`` of ``topics`` drawn without replacement with ``seed``, in their original order (all of them when
-    ``n`` is 0 or at least their number): the dev sample an experiment tunes on."""
-    import numpy as np
-
-    ids = list(topics)
-    if not 0 < n < len(ids):
-        return dict(topics)
-    picked = np.sort(np.random.default_rng(seed).choice(len(ids), n, replace=False))
-    return {ids[i]: topics[ids[i]] for i in picked.tolist()}
 
 
 class _Made:
