@@ -46,7 +46,7 @@ def call(module: str, fallback: str, name: str, *args) -> tuple[bool, Any]:
     if compiled is None:
         return False, None
     try:
-        return True, getattr(compiled, name)(*args)
+        return True, held(getattr(compiled, name))(*args)
     except Exception as error:
         if not is_numba_error(error):
             raise
@@ -80,6 +80,22 @@ def without_numba(module: str, error: BaseException, fallback: str) -> None:
     print(f"clirkit: numba failed ({type(error).__name__}: {message}); {fallback}", file=sys.stderr)
 
 
+def held(kernel):
+    """``kernel`` (a compiled function) called with the command's Ctrl-C held until it returns (:data:`HELD`): a
+    Ctrl-C raised while numba boxes its results (a tuple of arrays) left a tuple with empty slots, whose first
+    use crashed the process (a segmentation fault on Ctrl-C in ``boost-train`` and ``search``). Held or not, a
+    Ctrl-C acts only once the kernel returns: Python runs no handler while compiled code runs."""
+
+    def call_held(*args):
+        HELD.enter()
+        try:
+            return kernel(*args)
+        finally:
+            HELD.exit()
+
+    return call_held
+
+
 _holding = False  # the listener of _hold_interrupts_while_compiling is registered with numba
 
 
@@ -93,7 +109,7 @@ def _hold_interrupts_while_compiling() -> None:
         return
     from numba.core import event
 
-    listener = type("InterruptsHeld", (_InterruptsHeld, event.Listener), {})  # numba checks the type
+    listener = type("InterruptsHeld", (_CompilerLockListener, event.Listener), {})  # numba checks the type
     event.register("numba:compiler_lock", listener())
     _holding = True
 
@@ -104,14 +120,14 @@ def _commands_handler(handler) -> bool:
 
 
 class _InterruptsHeld:
-    """A numba event listener (``on_start``, ``on_end``) holding the command's Ctrl-C from the first acquisition
-    of the compiler lock to its last release (it is re-entrant), then handing it to the command's handler."""
+    """The command's Ctrl-C held from the first :meth:`enter` to the last :meth:`exit` (they nest) in the main
+    thread, then handed to the command's handler; nothing in another thread, or outside the command."""
 
     def __init__(self) -> None:
         self.depth, self.arrived = 0, False
         self.handler: Any = None  # the command's SIGINT handler while it is held
 
-    def on_start(self, event) -> None:
+    def enter(self) -> None:
         import signal
         import threading
 
@@ -122,7 +138,7 @@ class _InterruptsHeld:
             self.handler, self.arrived = handler, False
             signal.signal(signal.SIGINT, self._hold)
 
-    def on_end(self, event) -> None:
+    def exit(self) -> None:
         import signal
         import threading
 
@@ -132,8 +148,22 @@ class _InterruptsHeld:
         if self.depth == 0 and self.handler is not None:
             handler, self.handler = self.handler, None
             signal.signal(signal.SIGINT, handler)
-            if self.arrived:  # the lock is released: the command's Ctrl-C, now
+            if self.arrived:  # released: the command's Ctrl-C, now
                 handler(signal.SIGINT, None)
 
     def _hold(self, signum, frame) -> None:
         self.arrived = True
+
+
+HELD = _InterruptsHeld()  # the one holder of the process: compiling (the compiler lock) and calls of kernels nest
+
+
+class _CompilerLockListener:
+    """A numba event listener: the command's Ctrl-C held (:data:`HELD`) while numba holds its compiler lock (it is
+    re-entrant: from the first acquisition to the last release)."""
+
+    def on_start(self, event) -> None:
+        HELD.enter()
+
+    def on_end(self, event) -> None:
+        HELD.exit()

@@ -89,3 +89,37 @@ def test_sample_refuses_topics_that_are_not_a_mapping():
         sample(None, 2)
     assert sample({"q1": "a", "q2": "b", "q3": "c"}, 0) == {"q1": "a", "q2": "b", "q3": "c"}
     assert len(sample({"q1": "a", "q2": "b", "q3": "c"}, 2, seed=1)) == 2
+
+
+def test_a_ctrl_c_during_a_kernel_call_acts_once_the_kernel_returned(monkeypatch):
+    """A Ctrl-C raised while numba boxed a kernel's results (a tuple of arrays) left the tuple with empty slots,
+    whose first use crashed the process (SIGSEGV on Ctrl-C in boost-train, search, dt, psq): the command's Ctrl-C
+    is held for the whole call (jit.call, the compiled ranker), then raised, the results whole."""
+    import signal
+    import types
+
+    import clirkit.cli as cli
+    from clirkit import jit
+
+    done = []
+
+    def kernel(n):
+        signal.raise_signal(signal.SIGINT)  # as if it arrived while the results were boxed
+        done.append(n)
+        return tuple(range(n))
+
+    module = types.ModuleType("clirkit.fake_kernels")
+    module.kernel = kernel
+    monkeypatch.setitem(jit._modules, "clirkit.fake_kernels", module)
+    monkeypatch.setattr(cli, "_interrupted", False)
+    previous = signal.signal(signal.SIGINT, cli._interrupt)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            jit.call("clirkit.fake_kernels", "numpy", "kernel", 3)
+        assert done == [3] and signal.getsignal(signal.SIGINT) is cli._interrupt
+        with pytest.raises(KeyboardInterrupt):
+            jit.held(kernel)(2)
+        assert done == [3, 2] and signal.getsignal(signal.SIGINT) is cli._interrupt
+        assert jit.held(lambda: "no signal")() == "no signal"
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -115,7 +115,7 @@ def compiled_ranker() -> Callable | None:
     global _ranker
     if _ranker is None:
         compiled = jit.kernels(_KERNELS, _FALLBACK)
-        _ranker = compiled.rank_sums if compiled is not None else False
+        _ranker = jit.held(compiled.rank_sums) if compiled is not None else False
     return _ranker if callable(_ranker) else None
 
 
