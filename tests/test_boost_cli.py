@@ -386,7 +386,7 @@ def test_parallel_tuples_on_a_collection_whose_documents_are_no_corpus_side_say_
 def test_files_without_languages_are_analyzed_as_english_and_spanish_and_it_is_said(tmp_path, capsys):
     q, qrels, docs = write_files(tmp_path)
     args = ["boost-train", "--queries", q, "--qrels", qrels, "--documents", docs, "--rounds", "2"]
-    assert main([*args, "-o", str(tmp_path / "m.npz")]) == 0
+    assert main([*args, "-o", str(tmp_path / "m.npz"), "-q"]) == 0  # said under --quiet too
     assert "no --source-lang/--target-lang: the queries are analyzed as en and the documents as es" in (
         capsys.readouterr().err
     )

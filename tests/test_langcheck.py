@@ -48,7 +48,7 @@ def test_a_collection_with_its_languages_swapped_says_so_in_one_line(tmp_path, c
     ]
     assert main([*args, "--source-lang", "en", "--target-lang", "es"]) == 0
     assert "read as" not in capsys.readouterr().err
-    assert main([*args, "--source-lang", "es", "--target-lang", "en"]) == 0
+    assert main([*args, "--source-lang", "es", "--target-lang", "en", "-q"]) == 0  # said under --quiet too
     err = capsys.readouterr().err
     assert "the documents of " in err and "read as 'es', not 'en'" in err
     assert "the queries of " in err and "read as 'en', not 'es'" in err
@@ -95,6 +95,7 @@ def test_queries_given_to_a_table_of_another_language_say_so(tmp_path, capsys, n
                     str(table),
                     "-o",
                     str(tmp_path / f"{verb}.run"),
+                    "-q",  # said under --quiet too
                 ]
             )
             == 0

@@ -296,7 +296,7 @@ def run(args) -> int:
     candidates = read_candidates(args, data, params["min_grade"], probe._candidate_depth())
     base = read_base_run(args, data)
     extra_queries, extra_qrels = _extra(args, data.collection, *data.documents)
-    source_lang, target_lang = assumed_languages(data, "boost-train", args.quiet)
+    source_lang, target_lang = assumed_languages(data, "boost-train")
     ranker = BoostRanker.from_flat(
         **params,
         source_lang=source_lang,

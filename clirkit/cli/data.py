@@ -89,17 +89,17 @@ def data_files(args: argparse.Namespace) -> dict:
     return {o: getattr(args, o[2:].replace("-", "_"), None) for o in options}
 
 
-def assumed_languages(data: "Data", verb: str, quiet: bool) -> tuple[str, str]:
+def assumed_languages(data: "Data", verb: str) -> tuple[str, str]:
     """The languages of ``data`` (source, target), en and es where neither the options nor the collection give
-    them, which is said on stderr (a learned model analyzes each side as its language)."""
+    them, which is said on stderr, ``--quiet`` too (a learned model analyzes each side as its language: a wrong
+    guess loses effectiveness with no other sign)."""
     from clirkit.progress import say
 
     source, target = data.source_lang or "en", data.target_lang or "es"
     if data.source_lang is None or data.target_lang is None:
         say(
             f"{verb}: no --source-lang/--target-lang: the queries are analyzed as {source} and the documents as "
-            f"{target}; give both for other languages",
-            quiet=quiet,
+            f"{target}; give both for other languages"
         )
     return source, target
 

@@ -163,7 +163,7 @@ def run(args) -> int:
     check_outputs({"-o": args.output}, {**data_files(args), **vectors, **side_stopword_files(args)})
     data = load_data(args, qrels=True)
     train, documents = data.queries, data.documents
-    source_lang, target_lang = assumed_languages(data, "scs-train", args.quiet)
+    source_lang, target_lang = assumed_languages(data, "scs-train")
     model.set_params(source_lang=source_lang, target_lang=target_lang)
     qv = read_word_vectors(args.query_vectors, model.shape.dim) if args.query_vectors else None
     dv = read_word_vectors(args.doc_vectors, model.shape.dim) if args.doc_vectors else None

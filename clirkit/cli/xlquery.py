@@ -90,11 +90,11 @@ def source_stopwords(args) -> str | list[str] | None:
 
 
 def say_language(queries: dict, lang: str, args) -> None:
-    """Say on stderr (unless ``--quiet``) when the queries' words read as another language than ``lang``, the
+    """Say on stderr (``--quiet`` too) when the queries' words read as another language than ``lang``, the
     language the table or ``--source-lang`` gives them (:func:`clirkit.langcheck.language_notice`)."""
     from clirkit.langcheck import language_notice
     from clirkit.progress import say
 
     notice = language_notice(list(queries.values()), lang, f"the queries of {args.queries}")
-    if notice:
-        say(notice, quiet=args.quiet)
+    if notice:  # said under --quiet too: queries of another language lose effectiveness with no other sign
+        say(notice)

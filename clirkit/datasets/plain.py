@@ -260,7 +260,7 @@ class PlainCollection:
                     quiet=quiet,
                 )
         ids, sources, targets = self._parallel()
-        self._say_languages(texts, queries, sources, targets, quiet)
+        self._say_languages(texts, queries, sources, targets)
         from clirkit.fileio import display_name
 
         description = (  # (a name's undecodable bytes written as \xNN)
@@ -283,9 +283,10 @@ class PlainCollection:
             qrels=qrels,
         )
 
-    def _say_languages(self, texts, queries, sources, targets, quiet: bool) -> None:
-        """Say on stderr when the documents, the queries or a side of the parallel text read as another language
-        than the one given (:func:`clirkit.langcheck.language_notice`: swapped source_lang and target_lang)."""
+    def _say_languages(self, texts, queries, sources, targets) -> None:
+        """Say on stderr (``--quiet`` too) when the documents, the queries or a side of the parallel text read as
+        another language than the one given (:func:`clirkit.langcheck.language_notice`: swapped source_lang and
+        target_lang)."""
         from clirkit.langcheck import language_notice
         from clirkit.progress import say
 
@@ -304,8 +305,8 @@ class PlainCollection:
         )
         for side_texts, lang, what in sides:
             notice = language_notice(list(side_texts or ()), lang, what) if lang else None
-            if notice:
-                say(notice, quiet=quiet)
+            if notice:  # said under --quiet too: a swapped language loses effectiveness with no other sign
+                say(notice)
 
     def _qrels_file(self, split: str) -> Path:
         """The qrels file judging ``split``'s queries."""
