@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
@@ -123,3 +124,29 @@ def test_a_ctrl_c_during_a_kernel_call_acts_once_the_kernel_returned(monkeypatch
         assert jit.held(lambda: "no signal")() == "no signal"
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+CLEF_ES = '<topics>\n<topic lang="es">\n<identifier>1</identifier>\n<title>la casa</title>\n</topic>\n</topics>\n'
+NTCIR_CH = (
+    "<TOPICS>\n<TOPIC>\n<NUM>0001</NUM>\n<SLANG>CH</SLANG>\n<TLANG>EN</TLANG>\n<TITLE>x</TITLE>\n</TOPIC>\n</TOPICS>\n"
+)
+
+
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        (CLEF_ES, 'topic 1 is in es (lang="es"), not in en'),
+        (NTCIR_CH, "topic 0001 is in zh (<SLANG>CH</SLANG>), not in en"),
+    ],
+)
+def test_topics_declared_in_another_language_are_refused_not_read_as_the_callers(text, says):
+    """Item 2 of issue 40, by the topic's own declaration: CLEF's lang attribute and NTCIR's <SLANG> were ignored,
+    and the topics read as the queries' language (every word missed, no notice)."""
+    from clirkit.errors import ClirkitError
+    from clirkit.formats.topics import read_markup_topics
+
+    with pytest.raises(ClirkitError, match=rf"^t.xml:2: {re.escape(says)}; choose one with --source-lang"):
+        read_markup_topics("t.xml", text, ["title"], lang="en")
+    declared = "zh" if "SLANG" in text else "es"
+    assert len(read_markup_topics("t.xml", text, ["title"], lang=declared)) == 1
+    assert len(read_markup_topics("t.xml", text, ["title"])) == 1  # no language asked: nothing to compare

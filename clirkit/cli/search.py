@@ -34,7 +34,8 @@ def add_parser(sub) -> None:
         metavar="LANG",
         help="the queries' language, ISO 639-1: which version of topics given in several languages "
         "(HC4/NeuCLIR, CLEF) is read and searched untranslated, e.g. en for HC4's English topics "
-        "over a Persian index (default: the index's language)",
+        "over a Persian index; topics declared in one language (CLEF's lang=, NTCIR's <SLANG>) are "
+        "read in that one only (default: the index's language)",
     )
     add_shard_options(p)
     add_quiet(p)

@@ -26,7 +26,8 @@ A query's text is the fields asked for (:data:`TOPIC_FIELDS`; ``title`` by defau
 When a topic is given in several languages (HC4's ``topics`` list, CLEF files with ``<EN-title>`` and
 ``<ES-title>``), the caller's source language chooses; without it, the error names the languages present. A topic
 given only in another language than the caller's (``<ES-title>`` alone, asked for ``en``) is an error too, as it is
-in HC4 files: it is not read as if it were in the caller's language.
+in HC4 files: it is not read as if it were in the caller's language; so is a topic whose unprefixed fields are
+declared in another language, by CLEF's ``<top lang="es">`` attribute or NTCIR's ``<SLANG>CH</SLANG>``.
 """
 
 from __future__ import annotations
@@ -227,7 +228,9 @@ _NO_TOPICS = (
     "no topics found: expected <top> (TREC), <topic> (CLEF) or <TOPIC> (NTCIR) elements, or give queries "
     "as qid TAB text"
 )
-_FIELD_TAGS = {"num": "num", "identifier": "num", **FIELD_ALIASES}
+_FIELD_TAGS = {"num": "num", "identifier": "num", "slang": "slang", **FIELD_ALIASES}
+_LANG_ATTRIBUTE = re.compile(r"""\blang\s*=\s*["']?([A-Za-z]{2,3})\b""", re.I)
+_NTCIR_CODES = {"ch": "zh", "cn": "zh", "kr": "ko", "jp": "ja"}  # NTCIR's <SLANG> codes that are not ISO 639
 _LABELS = {
     "num": re.compile(r"^\s*number\s*:", re.I),
     "title": re.compile(r"^\s*topic\s*:", re.I),
@@ -314,6 +317,8 @@ class _MarkupReader:
         self.top_line = 0
         self.parts: dict[tuple[str, str | None], list[str]] = {}  # (field, language prefix) -> text pieces
         self.nums: list[tuple[int, list[str], _Tag]] = []
+        self.declared: str | None = None  # the topic's language by its lang="..." attribute (CLEF)
+        self.slang: list[str] | None = None  # the pieces of its <SLANG> (NTCIR)
         self.current: list[str] | None = None  # the pieces of the field receiving text
         self.current_tag: _Tag | None = None
         self.closed = False  # the current field ends at its closing tag (nested tags are part of it)
@@ -398,7 +403,9 @@ class _MarkupReader:
                     f"close that topic with </{self.topic.name}>",
                 )
             self.topic, self.top_line, self.parts, self.nums = tok, self.line_of(tok.start), {}, []
-            self.current, self.current_tag = None, None
+            self.current, self.current_tag, self.slang = None, None, None
+            attribute = _LANG_ATTRIBUTE.search(self.text, tok.start, tok.end)
+            self.declared = attribute.group(1) if attribute else None
             if tok.empty:
                 raise located(
                     self.name,
@@ -434,6 +441,10 @@ class _MarkupReader:
             if self.nums:
                 raise self._second(tok)
             self.nums.append((self.line_of(tok.start), pieces, tok))
+        elif tok.key == "slang":
+            if self.slang is not None:
+                raise self._second(tok)
+            self.slang = pieces
         else:
             if (tok.key, tok.lang) in self.parts:
                 raise self._second(tok)
@@ -466,6 +477,18 @@ class _MarkupReader:
             f"close the topic before it with </{self.topic.name}>",
         )
 
+    def _check_declared(self, qid: str) -> None:
+        """ClirkitError when the topic's unprefixed fields are declared in another language than the caller's (its
+        ``lang`` attribute, or its ``<SLANG>``): read as the caller's language, every query word would be missed."""
+        slang = " ".join(" ".join(self.slang).split()) if self.slang is not None else ""
+        declared = self.declared or _NTCIR_CODES.get(slang.lower(), slang) or None
+        if declared is None or not self.lang or declared.lower() in lang_codes(self.lang):
+            return
+        how = f'lang="{self.declared}"' if self.declared else f"<SLANG>{slang}</SLANG>"
+        raise located(
+            self.name, self.top_line, f"topic {qid} is in {declared} ({how}), not in {self.lang}; {_LANG_HINT}"
+        )
+
     def _close_topic(self) -> None:
         """The query of the topic read: its number and the fields asked for, in the chosen language."""
         name, top_line, parts = self.name, self.top_line, self.parts
@@ -480,6 +503,8 @@ class _MarkupReader:
             raise repeated_id(name, num_line, "query id", qid, self.where[qid], "topic")
         langs = list(dict.fromkeys(k[1] for k in parts))
         chosen = langs[0] if langs else None
+        if langs == [None]:
+            self._check_declared(qid)
         if len(langs) == 1 and chosen is not None and self.lang and chosen.lower() not in lang_codes(self.lang):
             raise located(
                 name, top_line, f"topic {qid} has no version in {self.lang} (languages: {chosen}); {_LANG_HINT}"
