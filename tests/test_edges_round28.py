@@ -150,3 +150,15 @@ def test_topics_declared_in_another_language_are_refused_not_read_as_the_callers
     declared = "zh" if "SLANG" in text else "es"
     assert len(read_markup_topics("t.xml", text, ["title"], lang=declared)) == 1
     assert len(read_markup_topics("t.xml", text, ["title"])) == 1  # no language asked: nothing to compare
+
+
+def test_empty_queries_of_a_collection_are_said_under_quiet_too(tmp_path, capsys):
+    (tmp_path / "d.tsv").write_text("d1\tla casa\nd2\tun perro\n", encoding="utf-8")
+    (tmp_path / "q.tsv").write_text("q1\tcasa\nq2\t\nq3\t   \n", encoding="utf-8")
+    (tmp_path / "qrels").write_text("q1 0 d1 1\nq2 0 d2 1\nq3 0 d2 1\n", encoding="utf-8")
+    argv = ["collection", "--documents", str(tmp_path / "d.tsv"), "--queries", str(tmp_path / "q.tsv"), "--qrels"]
+    argv += [str(tmp_path / "qrels"), "--split", "test=1", "--source-lang", "es", "--target-lang", "es", "-q"]
+    assert main([*argv, "-o", str(tmp_path / "col")]) == 0
+    assert (
+        capsys.readouterr().err == "col: 2 of the 3 test queries are empty (e.g. q2): they find nothing and score 0\n"
+    )

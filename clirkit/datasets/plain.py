@@ -259,6 +259,7 @@ class PlainCollection:
                     f"{'has' if unjudged == 1 else 'have'} no judgment (trec_eval leaves them out)",
                     quiet=quiet,
                 )
+        self._say_empty(queries)
         ids, sources, targets = self._parallel()
         self._say_languages(texts, queries, sources, targets)
         from clirkit.fileio import display_name
@@ -282,6 +283,21 @@ class PlainCollection:
             queries=queries,
             qrels=qrels,
         )
+
+    def _say_empty(self, queries: dict[str, dict[str, str]]) -> None:
+        """Say on stderr (``--quiet`` too) how many queries of each split have no text: judged, they find nothing
+        and score 0, with no other sign."""
+        from clirkit.progress import say
+
+        for split, topics in queries.items():
+            empty = [q for q, text in topics.items() if not text.strip()]
+            if empty:
+                where = self.name if self.named else ", ".join(map(str, self._listed(self.queries)))
+                say(
+                    f"{where}: {len(empty)} of the {len(topics)} {split} queries {'is' if len(empty) == 1 else 'are'} "
+                    f"empty (e.g. {empty[0]}): {'it finds' if len(empty) == 1 else 'they find'} nothing and "
+                    "score 0"
+                )
 
     def _say_languages(self, texts, queries, sources, targets) -> None:
         """Say on stderr (``--quiet`` too) when the documents, the queries or a side of the parallel text read as
