@@ -33,6 +33,8 @@ def kernels(module: str, fallback: str) -> ModuleType | None:
             except ImportError:
                 pass
             except Exception as error:  # a numba that imports but fails (an incompatible numpy or llvmlite)
+                if getattr(sys.modules.get("clirkit.cli"), "_interrupted", False):  # the command's Ctrl-C cut it
+                    raise KeyboardInterrupt from None
                 without_numba(module, error, fallback)
     found = _modules[module]
     return found if isinstance(found, ModuleType) else None

@@ -162,3 +162,24 @@ def test_empty_queries_of_a_collection_are_said_under_quiet_too(tmp_path, capsys
     assert (
         capsys.readouterr().err == "col: 2 of the 3 test queries are empty (e.g. q2): they find nothing and score 0\n"
     )
+
+
+def test_a_ctrl_c_cutting_the_import_of_numba_is_no_numba_failure(monkeypatch, capsys):
+    """A Ctrl-C landing in numba's import can surface as another error (numpy: "PyCapsule_Import could not import
+    module"): the command said "numba failed (...); ... with numpy" before its "interrupted" line."""
+    import importlib
+
+    import clirkit.cli as cli
+    from clirkit import jit
+
+    def cut(name, *args):
+        monkeypatch.setattr(cli, "_interrupted", True)  # as the command's handler sets it
+        raise SystemError("PyCapsule_Import could not import module")
+
+    monkeypatch.setattr(importlib, "import_module", cut)
+    monkeypatch.delitem(jit._modules, "clirkit.cut_kernels", raising=False)
+    monkeypatch.delenv("CLIRKIT_NUMBA", raising=False)
+    with pytest.raises(KeyboardInterrupt):
+        jit.kernels("clirkit.cut_kernels", "numpy then")
+    assert "numba failed" not in capsys.readouterr().err
+    jit._modules.pop("clirkit.cut_kernels", None)
