@@ -451,14 +451,15 @@ def test_qrels_subset_keeps_the_split_queries_only(mini):
 @pytest.mark.parametrize(
     "extra, message",
     [
-        ('seed = "a"\n', "seed must be an integer >= 0, got 'a'"),
+        ('seed = "a"\n', "seed must be an integer >= 0 (at most 2**63 - 1), got 'a'"),
+        ("seed = 9223372036854775808\n", "seed must be an integer >= 0 (at most 2**63 - 1), got 9223372036854775808"),
         ('measures = ["APX"]\n', "unknown measure 'APX' (did you mean AP?)"),
         (
             'measures = ["AP", "recall_2000"]\n',
             "measures: recall_2000 reads ranks beyond 1000, the depth the report evaluates: give a cutoff of at "
             "most 1000 (e.g. R@1000)",
         ),
-        ("jobs = 0\n", "jobs must be an integer >= 1, got 0"),
+        ("jobs = 0\n", "jobs must be an integer >= 1 (at most 2**63 - 1), got 0"),
         (
             'report_splits = ["dev", "tset"]\n',
             "report_splits must list some of 'dev', 'test', 'all' (e.g. report_splits",

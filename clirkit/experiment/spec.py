@@ -215,8 +215,8 @@ class Experiment:
 
         def integer(key: str, default: int, least: int) -> int:
             value = data.get(key, default)
-            if isinstance(value, bool) or not isinstance(value, int) or value < least:
-                raise ClirkitError(f"{where}: {key} must be an integer >= {least}, got {value!r}")
+            if isinstance(value, bool) or not isinstance(value, int) or not least <= value < 2**63:
+                raise ClirkitError(f"{where}: {key} must be an integer >= {least} (at most 2**63 - 1), got {value!r}")
             return value
 
         measures, gains, figures, splits = _report_options(where, data)
