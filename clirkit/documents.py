@@ -8,7 +8,7 @@ collection once however many systems use it.
 from __future__ import annotations
 
 import json
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from clirkit.analysis import Analyzer
 from clirkit.errors import ClirkitError
@@ -36,6 +36,9 @@ class Documents:
         analyzer: Analyzer | None = None,
         jobs: int = 1,
     ) -> None:
+        for name, given in (("docids", docids), ("texts", texts)):
+            if isinstance(given, str) or not (isinstance(given, Iterable) or (given is None and name == "texts")):
+                raise ClirkitError(f"{name}: expected a sequence of str, got {given!r:.60}")
         self.docids = list(docids)
         self.texts = None if texts is None else list(texts)
         self.jobs = jobs

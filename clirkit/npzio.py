@@ -60,7 +60,10 @@ _IN_A_FOLDER = {"index": "index.npz", "translation-table": "table.npz"}  # the n
 
 def check_file(path: str | os.PathLike[str], kind: str, what: str) -> None:
     """ClirkitError if ``path``, where ``what`` (a file of ``kind``) is expected, names nothing (said with the command
-    that makes one) or a folder (an experiment folder: said with the file in it)."""
+    that makes one) or a folder (an experiment folder: said with the file in it), or is no path at all (None, a
+    number: a number would be read as an open file descriptor)."""
+    if isinstance(path, bool) or not isinstance(path, (str, bytes, os.PathLike)):
+        raise ClirkitError(f"expected the path of {what} (a str or a path), got {path!r}")
     if not os.path.exists(path):
         made = MADE_BY.get(kind)
         raise ClirkitError(f"{path}: no such file: check the path{f' ({made})' if made else ''}")

@@ -183,3 +183,42 @@ def test_a_ctrl_c_cutting_the_import_of_numba_is_no_numba_failure(monkeypatch, c
         jit.kernels("clirkit.cut_kernels", "numpy then")
     assert "numba failed" not in capsys.readouterr().err
     jit._modules.pop("clirkit.cut_kernels", None)
+
+
+@pytest.mark.parametrize(
+    "make, says",
+    [
+        (lambda: _documents(None, None), "docids: expected a sequence of str, got None"),
+        (lambda: _documents("d1", None), "docids: expected a sequence of str, got 'd1'"),
+        (lambda: _documents(["d1"], 5), "texts: expected a sequence of str, got 5"),
+        (lambda: _index_load(None), "expected the path of a clirkit index file (a str or a path), got None"),
+        (lambda: _index_load(3), "expected the path of a clirkit index file (a str or a path), got 3"),
+        (lambda: _analyzer(5), "stopwords: expected 'snowball', a list of words or None, got 5"),
+    ],
+)
+def test_python_arguments_of_the_wrong_kind_are_one_line_naming_them(make, says):
+    """Python's own errors ('NoneType' object is not iterable, os.stat's message) came out of Documents(None, None),
+    Index.load(None) and Analyzer(stopwords=5); Index.load(3) read file descriptor 3."""
+    from clirkit.errors import ClirkitError
+
+    with pytest.raises(ClirkitError) as err:
+        make()
+    assert str(err.value) == says
+
+
+def _documents(docids, texts):
+    from clirkit.documents import Documents
+
+    return Documents(docids, texts)
+
+
+def _index_load(path):
+    from clirkit.retrieval.index import Index
+
+    return Index.load(path)
+
+
+def _analyzer(stopwords):
+    from clirkit.analysis import Analyzer
+
+    return Analyzer("en", stopwords=stopwords)
