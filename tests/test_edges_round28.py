@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from clirkit.cli import main
@@ -222,3 +223,15 @@ def _analyzer(stopwords):
     from clirkit.analysis import Analyzer
 
     return Analyzer("en", stopwords=stopwords)
+
+
+def test_a_fusion_of_one_system_twice_is_refused_as_an_experiment_file_refuses_it():
+    from clirkit.errors import ClirkitError
+    from clirkit.run import Run
+    from clirkit.systems import Fusion, Resources, RunFile
+
+    run = Run.ranked(np.array(["q1", "q1"]), np.array(["d1", "d2"]), np.array([2.0, 1.0]))
+    a, b = RunFile(run=run).fit(Resources()), RunFile(run=run).fit(Resources())
+    with pytest.raises(ClirkitError, match=r"^systems: member 3 is member 1 again: list each fused system once$"):
+        Fusion([a, b, a], method="borda").fit(Resources())
+    assert len(Fusion([a, b], method="borda").fit(Resources()).search({"q1": "x"})) == 2

@@ -103,6 +103,9 @@ class Fusion(System):
                     f"systems: member {i} is a {type(system).__name__} ({system!r:.40}), not a system: give fitted "
                     "systems (e.g. DT().fit(...), RunFile(run=...).fit() for a run)"
                 )
+            same = next((j for j, other in enumerate(self.systems[: i - 1], 1) if other is system), None)
+            if same is not None:  # as an experiment file's fusion refuses a system listed twice
+                raise ClirkitError(f"systems: member {i} is member {same} again: list each fused system once")
         self.check_runs(len(self.systems))
         if "dev" not in resources.splits:
             return self.fit_runs(None, None, n=len(self.systems))
