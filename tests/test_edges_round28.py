@@ -235,3 +235,29 @@ def test_a_fusion_of_one_system_twice_is_refused_as_an_experiment_file_refuses_i
     with pytest.raises(ClirkitError, match=r"^systems: member 3 is member 1 again: list each fused system once$"):
         Fusion([a, b, a], method="borda").fit(Resources())
     assert len(Fusion([a, b], method="borda").fit(Resources()).search({"q1": "x"})) == 2
+
+
+@pytest.mark.parametrize("bits, says", [(4, "give more bits (the default is 30)"), (20, None)])
+def test_boost_train_out_of_memory_with_few_bits_asks_for_more_bits(monkeypatch, bits, says):
+    """``boost-train --bits 1`` ran out of memory (a bucket holds half of all pairs) and was told to "ask for smaller
+    sizes"; with few bits the advice is more bits, with many it is left to the generic message."""
+    import argparse
+
+    from clirkit.cli.boost_train import _fit
+    from clirkit.errors import ClirkitError
+    from clirkit.systems import Boost
+
+    ranker = Boost.from_flat(bits=bits)
+
+    def fit(resources):
+        raise MemoryError("Allocation failed (probably too large).")
+
+    monkeypatch.setattr(ranker, "fit", fit)
+    args = argparse.Namespace(qrels=None, extra_tuples=None, parallel_tuples=False)
+    with pytest.raises(ClirkitError if says else MemoryError) as err:
+        _fit(ranker, None, args)
+    if says:
+        assert str(err.value) == (
+            f"out of memory: Allocation failed (probably too large); --bits {bits} hashes every pair into "
+            f"{2**bits} buckets, each too large to boost: {says}"
+        )

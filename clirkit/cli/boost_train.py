@@ -261,6 +261,9 @@ def _extra(args, collection, docids, texts):
     return merge_queries(parts) if parts else (None, None)
 
 
+FEW_BITS = 12  # below it, running out of memory means buckets that hold too many pairs, not sizes asked too large
+
+
 def _fit(ranker, resources, args) -> None:
     """``ranker.fit(resources)``; an error of tuples that cannot be sampled names the files of the judgments."""
     from clirkit.boost.tuples import ExtraTupleError, NoTupleError
@@ -268,6 +271,14 @@ def _fit(ranker, resources, args) -> None:
 
     try:
         ranker.fit(resources)
+    except MemoryError as exc:
+        bits = ranker.get_params()["features__bits"]
+        if bits >= FEW_BITS:
+            raise
+        raise ClirkitError(  # not "ask for smaller sizes": too few buckets put too many pairs in each
+            f"out of memory: {str(exc).rstrip('.') or 'MemoryError'}; --bits {bits} hashes every pair into "
+            f"{2**bits} buckets, each too large to boost: give more bits (the default is 30)"
+        ) from None
     except NoTupleError as exc:  # the training qrels give no tuple
         raise ClirkitError(f"{args.qrels}: {exc}" if args.qrels else str(exc)) from None
     except ExtraTupleError as exc:  # --extra-tuples, --parallel-tuples
