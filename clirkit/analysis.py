@@ -156,12 +156,10 @@ class Analyzer:
                 f"got {normalization_version!r}"
             )
         self.normalization_version = int(normalization_version)
-        if isinstance(stopwords, str):
+        if isinstance(stopwords, str) or not isinstance(stopwords, (Iterable, type(None))):
             if stopwords != "snowball":
                 raise ClirkitError(f"stopwords: expected 'snowball', a list of words or None, got {stopwords!r}")
             stopwords = snowball_stopwords(lang)
-        if stopwords is not None and not isinstance(stopwords, Iterable):
-            raise ClirkitError(f"stopwords: expected 'snowball', a list of words or None, got {stopwords!r}")
         self.stopwords = self._as_tokens(stopwords or ())
         self._moses = None
         self._stem = None

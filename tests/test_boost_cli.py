@@ -439,6 +439,7 @@ def test_boost_show_refuses_a_bag_with_the_averaged_entries(tmp_path, capsys):
     q, qrels, docs = write_files(tmp_path)
     model = str(tmp_path / "m.npz")
     common = ["--queries", q, "--qrels", qrels, "--documents", docs, "--rounds", "3", "--bits", "20", "-q"]
+    common += ["--source-lang", "en", "--target-lang", "es"]  # (else the analysis assumed is said, under -q too)
     assert main(["boost-train", *common, "--bags", "2", "--bootstrap", "-o", model]) == 0
     assert main(["boost-show", model, "--entries", "--bag", "1", "-n", "2"]) == 2
     assert capsys.readouterr() == (
@@ -456,6 +457,7 @@ def test_extra_tuples_that_reach_no_relevant_grade_are_said_with_their_file(tmp_
     extra = tmp_path / "extra.tsv"
     extra.write_text("the light is good\tGen.1.4\t0\n", encoding="utf-8")
     common = ["--queries", q, "--qrels", qrels, "--documents", docs, "--rounds", "3", "--bits", "20", "-q"]
+    common += ["--source-lang", "en", "--target-lang", "es"]  # (else the analysis assumed is said, under -q too)
     assert main(["boost-train", *common, "--extra-tuples", str(extra), "-o", str(tmp_path / "m.npz")]) == 2
     assert capsys.readouterr().err == (
         f"clirkit: error: {extra}: no judgment reaches the minimum grade of a relevant document (1): the highest "
