@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import importlib
 import os
+import signal
 import sys
+import threading
 from types import ModuleType
 from typing import Any
 
@@ -43,17 +45,20 @@ def kernels(module: str, fallback: str) -> ModuleType | None:
 def call(module: str, fallback: str, name: str, *args) -> tuple[bool, Any]:
     """``(True, kernel name(*args))`` of :func:`kernels` ``(module)``, or ``(False, None)`` when there is none or
     numba fails to compile it (said once: numpy then does the work, and every later call's, to the same bits).
-    An error that is not numba's is raised."""
+    An error that is not numba's is raised. The command's Ctrl-C is held during the call (:func:`held`)."""
     compiled = kernels(module, fallback)
     if compiled is None:
         return False, None
+    HELD.enter()
     try:
-        return True, held(getattr(compiled, name))(*args)
+        return True, getattr(compiled, name)(*args)
     except Exception as error:
         if not is_numba_error(error):
             raise
         without_numba(module, error, fallback)
         return False, None
+    finally:
+        HELD.exit()
 
 
 class Kernels:
@@ -105,7 +110,7 @@ def _hold_interrupts_while_compiling() -> None:
     """Once numba is imported: while it holds its compiler lock in the main thread of the command (compiling a
     kernel, or loading its cached machine code), a Ctrl-C is held and raised when the lock is released. Raised
     inside, it can leave numba a half-made kernel whose call crashes the process (a segmentation fault on Ctrl-C
-    during ``psq``). Outside the command (clirkit as a library) SIGINT keeps its handler."""
+    during ``psq``). Outside the command (clirkit as a library) a Ctrl-C is raised where it lands."""
     global _holding
     if _holding:
         return
@@ -116,45 +121,36 @@ def _hold_interrupts_while_compiling() -> None:
     _holding = True
 
 
-def _commands_handler(handler) -> bool:
-    """Whether SIGINT ``handler`` is one the clirkit command sets (clirkit.cli's, or clirkit's before it)."""
-    return callable(handler) and getattr(handler, "__module__", "") in ("clirkit", "clirkit.cli")
-
-
 class _InterruptsHeld:
     """The command's Ctrl-C held from the first :meth:`enter` to the last :meth:`exit` (they nest) in the main
-    thread, then handed to the command's handler; nothing in another thread, or outside the command."""
+    thread: the command's handler (:func:`clirkit.cli._interrupt`) asks :meth:`holds` first, and the Ctrl-C it
+    held is handed to the handler then in place when the last block ends. Nothing in another thread, or outside
+    the command (another handler does not ask)."""
 
     def __init__(self) -> None:
         self.depth, self.arrived = 0, False
-        self.handler: Any = None  # the command's SIGINT handler while it is held
+        self.main = threading.main_thread().ident
 
     def enter(self) -> None:
-        import signal
-        import threading
-
-        if threading.current_thread() is not threading.main_thread():
-            return
-        self.depth += 1
-        if self.depth == 1 and _commands_handler(handler := signal.getsignal(signal.SIGINT)):
-            self.handler, self.arrived = handler, False
-            signal.signal(signal.SIGINT, self._hold)
+        if threading.get_ident() == self.main:
+            self.depth += 1
 
     def exit(self) -> None:
-        import signal
-        import threading
-
-        if threading.current_thread() is not threading.main_thread() or self.depth == 0:
+        if threading.get_ident() != self.main or self.depth == 0:
             return
         self.depth -= 1
-        if self.depth == 0 and self.handler is not None:
-            handler, self.handler = self.handler, None
-            signal.signal(signal.SIGINT, handler)
-            if self.arrived:  # released: the command's Ctrl-C, now
+        if self.depth == 0 and self.arrived:  # released: the command's Ctrl-C, now
+            self.arrived = False
+            handler = signal.getsignal(signal.SIGINT)
+            if callable(handler):
                 handler(signal.SIGINT, None)
 
-    def _hold(self, signum, frame) -> None:
-        self.arrived = True
+    def holds(self) -> bool:
+        """Whether a Ctrl-C arriving now is held (a block is open): then it is remembered for :meth:`exit`."""
+        if self.depth > 0:
+            self.arrived = True
+            return True
+        return False
 
 
 HELD = _InterruptsHeld()  # the one holder of the process: compiling (the compiler lock) and calls of kernels nest

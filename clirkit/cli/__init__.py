@@ -42,7 +42,16 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 def _terminated(signum, frame):
     if _ended:  # the work is over: Python is exiting, where an exception would only be printed
         _exit_interrupted()
+    if _held():
+        return
     raise KeyboardInterrupt  # so writers remove their temporary files, as on Ctrl-C
+
+
+def _held() -> bool:
+    """Whether the signal arriving now is held, to be raised when numba's compiling or a compiled kernel's call
+    ends (:data:`clirkit.jit.HELD`): raised inside, it could leave a half-made result that crashed the process."""
+    held = getattr(sys.modules.get("clirkit.jit"), "HELD", None)
+    return held is not None and held.holds()
 
 
 _interrupted = False  # a Ctrl-C reached the command's handler (_interrupt)
@@ -62,11 +71,14 @@ def _interrupt(signum, frame):
     """The command's Ctrl-C: a KeyboardInterrupt, as Python's own handler raises, remembered, because an import
     of a compiled module that it interrupts may turn it into another error (numpy: "PyCapsule_Import could
     not import module"). Once the work is over (:func:`main` returning, the script exiting, atexit callbacks
-    such as the workers' shutdown), status 130 at once instead (:func:`_exit_interrupted`)."""
+    such as the workers' shutdown), status 130 at once instead (:func:`_exit_interrupted`); while numba compiles
+    or a compiled kernel runs, when it ends (:func:`_held`)."""
     global _interrupted
     _interrupted = True
     if _ended:
         _exit_interrupted()
+    if _held():
+        return
     raise KeyboardInterrupt
 
 
