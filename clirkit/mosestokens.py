@@ -11,6 +11,7 @@ from clirkit.segmenters import COMPLEX
 QUOTES = (("\u2019", "'"), ("\u2018", "'"), ("\u201c", '"'), ("\u201d", '"'))  # curly -> straight quotes
 _COMPLEX_CHAR = re.compile(f"[{COMPLEX}]")
 _PLAIN_WORDS = re.compile("[A-Za-z0-9]+(?: [A-Za-z0-9]+)*")
+_DIGITS = frozenset("0123456789")
 
 
 @functools.cache
@@ -28,11 +29,37 @@ def moses_class() -> type:
         _alpha = frozenset(MosesTokenizer.IsAlpha)
         alnum = frozenset(MosesTokenizer.IsAlnum)  # the characters (marks among them) Moses never cuts a word at
 
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            self._prefixes = frozenset(self.NONBREAKING_PREFIXES)  # sacremoses scans its lists
+            self._numeric_only = frozenset(self.NUMERIC_ONLY_PREFIXES)
+
         def islower(self, text: str) -> bool:
             return self._lower.issuperset(text)
 
         def isanyalpha(self, text: str) -> bool:
             return not self._alpha.isdisjoint(text)
+
+        def handles_nonbreaking_prefixes(self, text: str) -> str:
+            # sacremoses' rule without a regular expression per token and with sets for its lists: a token of the
+            # split matches ^(\S+)\.$ when it ends with a full stop after one character or more (it holds no
+            # space), and a next token matches ^[0-9]+ when its first character is an ASCII digit
+            tokens = text.split()
+            last = len(tokens) - 1
+            for i, token in enumerate(tokens):
+                if len(token) < 2 or token[-1] != ".":
+                    continue
+                prefix = token[:-1]
+                if (
+                    ("." in prefix and self.isanyalpha(prefix))
+                    or (prefix in self._prefixes and prefix not in self._numeric_only)
+                    or (i != last and self.islower(tokens[i + 1][0]))
+                ):
+                    continue
+                if prefix in self._numeric_only and i < last and tokens[i + 1][0] in _DIGITS:
+                    continue
+                tokens[i] = prefix + " ."
+            return " ".join(tokens)
 
     return Moses
 
