@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from clirkit.sortedunique import sorted_unique
 from clirkit.translation.phrases import PHRASE_JOINER, phrase_rows
 
 #: How a translated index's record says its phrases were counted.
@@ -60,7 +61,7 @@ def phrase_counts(tf: sp.csr_matrix, members: list[np.ndarray]) -> sp.csr_matrix
     entries = np.diff(tf.indptr)[ids].sum(axis=1)
     bounds = np.searchsorted(np.cumsum(entries), np.arange(GATHER, entries.sum() + GATHER, GATHER), side="right")
     blocks, start = [], 0
-    for stop in np.unique(np.append(np.minimum(bounds, len(ids)), len(ids))).tolist():
+    for stop in sorted_unique(np.append(np.minimum(bounds, len(ids)), len(ids))).tolist():
         if stop > start:
             counts = _held(tf, ids[start:stop, 0], times[start:stop, 0])
             for k in range(1, longest):

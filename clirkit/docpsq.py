@@ -51,6 +51,7 @@ from clirkit.npzchecks import (
 from clirkit.npzio import load_npz, save_npz
 from clirkit.retrieval.index import Index, _aligned
 from clirkit.retrieval.shards import PROJECTED_KIND, ShardedIndex, _narrow
+from clirkit.sortedunique import sorted_unique
 from clirkit.termcounts import count_terms, read_counts  # noqa: F401  (read_counts: here too)
 from clirkit.translation.phrases import phrase_rows
 from clirkit.translation.table import NULL, TranslationTable
@@ -83,7 +84,7 @@ class ProjectedIndex(Index):
         """:meth:`Index.check_rows` for expected counts: values > 0, not >= 1."""
         if self._unchecked is None or len(terms) == 0:
             return
-        terms = np.unique(np.asarray(terms, dtype=np.int64))
+        terms = sorted_unique(np.asarray(terms, dtype=np.int64))
         todo = terms[self._unchecked[terms]]
         if len(todo):
             with checking(self._source or "index", KIND, remedy=True):
@@ -290,7 +291,7 @@ def project(index: Index, table: TranslationTable, *, unknown: str = "pass", ana
     rows = np.concatenate([rows, phrase_rows])
     known = rows >= 0
     passing = np.flatnonzero(~known) if unknown == "pass" else np.zeros(0, dtype=np.int64)
-    out_terms = np.union1d(table.target_vocab, index.terms[passing])
+    out_terms = sorted_unique(np.concatenate((table.target_vocab, index.terms[passing])))
     options = table.probs[np.where(known, rows, 0)]
     options = sp.csr_matrix(sp.diags(known.astype(np.float64)) @ options)
     # both vocabularies are sorted, so the re-indexed columns stay sorted within each row
@@ -304,7 +305,7 @@ def project(index: Index, table: TranslationTable, *, unknown: str = "pass", ana
     options = (options + passed).tocsr()
     # every index term occurs in a document, so the terms with a count are the columns the options use: kept
     # before the product, which then needs no copy to drop empty rows (a phrase may be in none: below)
-    used = np.unique(options.indices)
+    used = sorted_unique(options.indices)
     options = sp.csr_matrix(
         (options.data, np.searchsorted(used, options.indices), options.indptr), shape=(len(rows), len(used))
     )

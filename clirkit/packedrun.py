@@ -15,6 +15,7 @@ from clirkit.hashing import string_hash
 from clirkit.run import Run, check_depth, check_run_tag
 from clirkit.runchecks import split_query
 from clirkit.runinputs import real_scores, shown
+from clirkit.sortedunique import sorted_unique
 
 
 class PackedRun:
@@ -88,7 +89,7 @@ class PackedRun:
     def _check_rows(self) -> None:
         """ClirkitError for a query in two groups, scores rising within a query, or a (query, document) pair listed
         twice (two codes of one query naming one id, :meth:`_id_codes`)."""
-        if len(np.unique(self.query_order)) != len(self.query_order):
+        if len(sorted_unique(self.query_order)) != len(self.query_order):
             raise ClirkitError("packed run: a query has two groups of rows")
         group = np.repeat(np.arange(len(self.sizes)), self.sizes)
         if ((self.scores[1:] > self.scores[:-1]) & (group[1:] == group[:-1])).any():
@@ -128,7 +129,7 @@ class PackedRun:
         if odd is not None:
             raise ClirkitError(f"packed runs: expected PackedRuns (PackedRun.of(run)), got a {type(odd).__name__}")
         order = np.concatenate([p.query_order for p in parts]) if parts else np.zeros(0, dtype=str)
-        if len(np.unique(order)) != len(order):
+        if len(sorted_unique(order)) != len(order):
             raise ClirkitError(f"packed runs: query {split_query(order)!r} is in two of them")
         shared = parts[0].documents if parts else np.zeros(0, dtype=str)
         if all(p.documents is shared for p in parts):  # (the blocks of one index's search)

@@ -42,6 +42,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from clirkit.retrieval.query import StructuredQueries
+from clirkit.sortedunique import sorted_unique
 from clirkit.translation.phrases import join_phrases
 from clirkit.translation.prune import interpolate, prune
 from clirkit.translation.table import NULL, TranslationTable, normalize_rows
@@ -214,7 +215,7 @@ def _refilled(
     if not len(rows):
         return translated
     again = _translated([terms[i] for i in rows], unfiltered, vocabulary, renormalize, unknown)
-    refilled = np.unique(owners[rows][np.diff(again.indptr) > 0])
+    refilled = sorted_unique(owners[rows][np.diff(again.indptr) > 0])
     if not len(refilled):
         return translated
     place = sp.csr_matrix((np.ones(len(rows)), (rows, np.arange(len(rows)))), shape=(len(terms), len(rows)))

@@ -14,6 +14,7 @@ import numpy as np
 from clirkit import hashing  # (its functions looked up when called: a test may replace them)
 from clirkit.errors import ClirkitError
 from clirkit.runinputs import shown, surrogate_rows
+from clirkit.sortedunique import sorted_unique
 
 _INT64_END = 2.0**63  # the first float beyond int64 (-2**63 is the lowest int64 and an exact float)
 _CELLS = 1 << 21  # hashes sorted at a time by repeated_document (8 MiB)
@@ -195,7 +196,7 @@ def _groups_with_equal_hashes(hashes: np.ndarray, starts: np.ndarray) -> np.ndar
     exponent = np.frexp((sizes[many] - 1).astype(np.float64))[1]  # 2**exponent >= size > 2**(exponent - 1)
     padded = np.append(hashes, np.uint32(np.iinfo(np.uint32).max))  # the padding at position len(hashes)
     flagged = [many[:0]]
-    for e in np.unique(exponent).tolist():
+    for e in sorted_unique(exponent).tolist():
         of_class = many[exponent == e]
         for lo in range(0, len(of_class), max(1, _CELLS >> e)):
             groups = of_class[lo : lo + max(1, _CELLS >> e)]

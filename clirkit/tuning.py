@@ -31,6 +31,7 @@ from clirkit.fusion.align import AlignedRuns, align
 from clirkit.fusion.interpolation import combined, sum_normalized, transform_list, weighted_sum
 from clirkit.metricchecks import check_qrels
 from clirkit.run import Qrels, Run, take_strings
+from clirkit.sortedunique import sorted_unique
 
 
 @dataclass(frozen=True, eq=False)
@@ -430,7 +431,7 @@ class _PairGrades:
         group_of = np.full(aligned.n_queries, -1, dtype=np.int64)
         group_of[groups] = np.arange(len(groups))
         # the pairs of judged documents of judged queries, looked up once
-        judged_doc = np.isin(aligned.ud, np.unique(evaluation.qrels.docids))
+        judged_doc = np.isin(aligned.ud, sorted_unique(evaluation.qrels.docids))
         candidates = np.flatnonzero((group_of[aligned.pair_q] >= 0) & judged_doc[aligned.pair_d])
         grades = _lookup_grades(
             code[aligned.pair_q[candidates]],

@@ -122,7 +122,19 @@ def test_no_verb_imports_another_verb():
     assert not {k: v for k, v in crossing.items() if v}, crossing
 
 
-FOUNDATION = {"errors", "progress", "analysis", "npzio", "npzchecks", "fileio", "parallel", "run", "jit", "constraints"}
+FOUNDATION = {
+    "errors",
+    "progress",
+    "analysis",
+    "npzio",
+    "npzchecks",
+    "fileio",
+    "parallel",
+    "run",
+    "jit",
+    "constraints",
+    "sortedunique",
+}
 SCORERS = {"bm25", "lm", "shardsearch", "kernels", "topk", "rankmerge", "weightings"}
 STATISTICS = {"index", "shards", "shardfiles", "indexkinds", "stats"}
 

@@ -22,6 +22,7 @@ from clirkit.boost.budget import Dropped
 from clirkit.boost.features import pair_buckets
 from clirkit.boost.pairmap import PairMap
 from clirkit.boost.tuples import Tuples
+from clirkit.sortedunique import sorted_unique
 
 _HASH_SLICE = 1 << 22  # pairs (buckets) hashed (scored) at a time during set-up
 
@@ -85,7 +86,7 @@ def pair_stats(made, T: int, chunk: int):
     del Qt
     cost = np.cumsum(QtT @ np.diff(delta.indptr).astype(np.float64))
     cuts = np.searchsorted(cost, np.arange(chunk, cost[-1] if len(cost) else 0, chunk))
-    bounds = np.unique(np.concatenate(([0], cuts, [QtT.shape[0]])))
+    bounds = sorted_unique(np.concatenate(([0], cuts, [QtT.shape[0]])))
     tgt_type = np.int32 if T < 2**31 else np.int64
     counts = np.zeros(QtT.shape[0], dtype=np.int64)
     tgt_l, p_l, m_l = [], [], []

@@ -64,6 +64,7 @@ from clirkit.boost.rules import RULES, gains, step
 from clirkit.boost.statistics import grouped_statistics, streamed_statistics, streams
 from clirkit.boost.streamed import BucketPairs, ProductBlocks, stream_buckets, stream_sums
 from clirkit.boost.tuples import Tuples
+from clirkit.sortedunique import sorted_unique
 
 _PAIRS_PER_CHUNK = 20_000_000  # pair occurrences per sparse product when computing statistics
 _BLOCK = 2048  # buckets per block of the block-maximum index used by choose()
@@ -227,7 +228,7 @@ class PairBooster:
             return
         cost = np.cumsum(cost)
         cuts = np.searchsorted(cost, np.arange(_PAIRS_PER_CHUNK, cost[-1] if len(cost) else 0, _PAIRS_PER_CHUNK))
-        bounds = np.unique(np.concatenate(([0], cuts, [len(rows)])))
+        bounds = sorted_unique(np.concatenate(([0], cuts, [len(rows)])))
         for a, b in zip(bounds[:-1], bounds[1:]):
             yield slice(int(a), int(b))
 

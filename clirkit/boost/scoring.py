@@ -14,6 +14,8 @@ from typing import Iterator, Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from clirkit.sortedunique import sorted_unique
+
 
 def docid_tie_key(docids: Sequence[str]) -> np.ndarray:
     """Rank of each docid in ascending string order (ties in a ranking go to the smaller docid)."""
@@ -232,7 +234,7 @@ class _CandidateAP:
         if max(1, int(n_queries - 1).bit_length()) + 32 + tie_bits > 63 or np.any(np.diff(qrow) < 0):
             return None
         keys = qrow.astype(np.int64) * n_docs + drow
-        if len(np.unique(keys)) != len(keys):
+        if len(sorted_unique(keys)) != len(keys):
             return None
         qi, di = index_of(qrels.qids, qids), index_of(qrels.docids, docids)
         judged = (qrels.rels >= 1) & (qi >= 0) & (di >= 0)

@@ -43,6 +43,7 @@ from clirkit.boost.budget import Dropped, SupportCounts, keep_in_bitmap, kept_of
 from clirkit.boost.features import murmur3_first_block, murmur3_first_blocks, murmur3_second_blocks, pair_buckets
 from clirkit.boost.pairmap import _blocks
 from clirkit.boost.tuples import Tuples
+from clirkit.sortedunique import sorted_unique
 
 DELTA_LIMIT = 3 << 24  # tuples' difference entries held at once (50M: 0.6 GB)
 SHARED_LIMIT = 1 << 23  # pairs of buckets of three or more kept while W+/W- are made (20 bytes each: 170 MB)
@@ -154,7 +155,7 @@ class ProductBlocks:
         """``A @ Delta`` with Delta made for ``A``'s tuples a chunk at a time (at most ``delta_limit`` entries), each
         chunk's product taken with the running one ahead: ``[I | A_c] @ [P; Delta_c]`` adds each entry's terms of
         the chunk to it one after the other, as one product would."""
-        ts = np.unique(A.indices)
+        ts = sorted_unique(A.indices)
         P = None
         for a, b in _blocks(self.row_bound[ts], self.delta_limit) if len(ts) else []:
             chunk = ts[a:b]

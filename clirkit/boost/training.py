@@ -34,6 +34,7 @@ from clirkit.errors import ClirkitError, counted
 from clirkit.parallel import run_tasks, workers_started
 from clirkit.progress import say
 from clirkit.run import Qrels, Run
+from clirkit.sortedunique import sorted_unique
 
 if TYPE_CHECKING:
     from clirkit.boost.ranker import BoostRanker
@@ -107,7 +108,7 @@ def fit_tokens(
         check_training_set(ranker, features, len(tuples), len(query_ids), len(docids))
         say(
             f"boost: {counted(len(tuples), 'tuple')} ({n_extra:,} extra) from "
-            f"{counted(len(np.unique(tuples.query)), 'query', 'queries')}; "
+            f"{counted(len(sorted_unique(tuples.query)), 'query', 'queries')}; "
             f"{len(features.source):,} source and {len(features.target):,} target {ranker.features.ngram}-grams",
             quiet=ranker.quiet,
         )
@@ -229,7 +230,7 @@ def say_uncovered(ranker: "BoostRanker", base: BaseScores, qids: list[str], what
 def uncovered_queries(run: Run, qids: Sequence[str], docids: Sequence[str]) -> list[str]:
     """The queries of ``qids`` (in their order) that ``run`` has no row for at a document of ``docids``."""
     known = index_of(run.docids, docids) >= 0
-    covered = set(np.unique(run.qids[known]).tolist())
+    covered = set(sorted_unique(run.qids[known]).tolist())
     return [q for q in qids if q not in covered]
 
 

@@ -27,6 +27,7 @@ from clirkit.constraints import MinimumGrade, validate
 from clirkit.errors import ClirkitError
 from clirkit.progress import say
 from clirkit.run import Qrels, Run
+from clirkit.sortedunique import sorted_unique
 
 if TYPE_CHECKING:
     from clirkit.boost.base import BaseScores
@@ -246,7 +247,7 @@ def _all_relevant_queries(
 ) -> None:
     """The queries of ``pq`` that judge every document relevant (no negative to draw for them): said (unless
     ``quiet``) when some are, an error when they are all and no tuple was ``sampled``."""
-    queries = np.unique(pq)
+    queries = sorted_unique(pq)
     full = queries[_all_relevant(queries, judged.n_docs, judged.relevant_keys)]
     if len(full) == 0:
         return
@@ -287,7 +288,7 @@ class _Judged:
         self.qi, self.di, self.rel = qi[order], di[order], rel[order]
         self.is_rel = self.rel >= min_grade
         self.min_grade, self.top_grade = min_grade, int(qrels.rels.max()) if len(qrels) else None
-        self.relevant_keys = np.unique(self.qi[self.is_rel] * n_docs + self.di[self.is_rel])
+        self.relevant_keys = sorted_unique(self.qi[self.is_rel] * n_docs + self.di[self.is_rel])
         jorder = np.argsort(self.qi * n_docs + self.di, kind="stable")
         self._keys, self._grades = (self.qi * n_docs + self.di)[jorder], self.rel[jorder]
 

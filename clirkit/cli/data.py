@@ -258,13 +258,12 @@ def read_run_of(path: str, data: Data, *, queries: bool = True):
     query of ``data``; else ClirkitError ``FILE:LINE: problem`` at the first row that does not (the file is
     read again for its line only then). Checked before the documents are tokenized, on the run's distinct ids: no
     copy of the documents' ids is made."""
-    import numpy as np
-
     from clirkit.formats import read_run
+    from clirkit.sortedunique import sorted_unique
 
     run = read_run(path)
     unknown_queries = set(run.query_ids) - data.queries.keys() if queries else set()
-    unknown_docids = set(np.unique(run.docids).tolist())
+    unknown_docids = set(sorted_unique(run.docids).tolist())
     unknown_docids.difference_update(data.documents[0])
     if unknown_queries or unknown_docids:
         raise _unknown_row(path, run, unknown_queries, unknown_docids)

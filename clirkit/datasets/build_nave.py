@@ -67,6 +67,7 @@ from clirkit.datasets._store import VariantData, describe_counts, write_variant
 from clirkit.errors import ClirkitError
 from clirkit.progress import say
 from clirkit.run import Qrels
+from clirkit.sortedunique import sorted_unique
 
 NAME = "nave-en-es"
 SPLITS = ("train", "dev", "test")
@@ -156,7 +157,7 @@ def _judgments(q_topic: list[int], q_positions: list[np.ndarray]) -> tuple[np.nd
     row_rel: list[np.ndarray] = []
     n_broad_topics = 0
     for lo, hi in zip(bounds[:-1], bounds[1:]):
-        union = np.unique(np.concatenate(q_positions[lo:hi]))
+        union = sorted_unique(np.concatenate(q_positions[lo:hi]))
         broad = len(union) > GRADE1_MAX_TOPIC_VERSES
         n_broad_topics += broad
         for q in range(lo, hi):

@@ -22,6 +22,7 @@ from clirkit.hashing import string_hash
 from clirkit.packedrun import PackedRun
 from clirkit.run import Run, check_depth, check_run_tag, take_strings
 from clirkit.runinputs import shown
+from clirkit.sortedunique import sorted_unique
 
 
 @dataclass(frozen=True)
@@ -300,7 +301,7 @@ def docid_ties(run: Run | PackedRun) -> Run | PackedRun:
     elif (run.docids[first] < run.docids[first + 1]).all():
         return run
     block = np.cumsum(np.concatenate(([True], ~tied)), dtype=np.intp)  # a number per run of tied rows, rising
-    rows = np.union1d(first, first + 1)
+    rows = sorted_unique(np.concatenate((first, first + 1)))
     perm = np.arange(len(scores))
     perm[rows] = rows[np.lexsort((run.docids[rows], block[rows]))]  # blocks in their order, docids ascending
     return Run._from_groups(

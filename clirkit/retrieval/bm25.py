@@ -35,6 +35,7 @@ from clirkit.retrieval.stats import CollectionStats
 from clirkit.retrieval.weightings import DEFAULT_ALPHA, Weighting, background_of, described
 from clirkit.retrieval.weightings import weighting as find_weighting
 from clirkit.run import Run, check_depth, take_strings
+from clirkit.sortedunique import sorted_unique
 
 _POSTINGS_PER_BATCH = 20_000_000  # bounds the intermediate sparse products
 _QUERIES_PER_STEP = 250  # a step of the progress shown when nothing bounds a batch
@@ -56,7 +57,7 @@ def union_counts(translations: sp.csr_matrix, tf: sp.csr_matrix) -> np.ndarray:
 def _used_rows(translations: sp.csr_matrix, tf: sp.csr_matrix) -> tuple[sp.csr_matrix, sp.csr_matrix]:
     """``translations`` over only the target terms it uses, and those rows of ``tf``: the same product
     (summed in the same order) without converting the whole index."""
-    used = np.unique(translations.indices)
+    used = sorted_unique(translations.indices)
     compact = sp.csr_matrix(
         (translations.data, np.searchsorted(used, translations.indices), translations.indptr),
         shape=(translations.shape[0], len(used)),
@@ -420,7 +421,7 @@ class BM25:
             if not self.index.lazy:
                 unit_of_source[has_target] = t.indices
                 return self.posting_weights(), unit_of_source
-            terms = np.unique(t.indices)  # memory-mapped: the weights of the rows queried, made once each
+            terms = sorted_unique(t.indices)  # memory-mapped: the weights of the rows queried, made once each
             unit_of_source[has_target] = np.searchsorted(terms, t.indices)
             return self._lazy_weights(terms), unit_of_source
         unit_of_source = np.full(len(has_target), -1, dtype=np.int64)

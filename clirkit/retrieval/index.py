@@ -31,6 +31,7 @@ from clirkit.npzchecks import (
 )
 from clirkit.npzio import load_npz, save_npz
 from clirkit.run import ID_RULE, first_bad_id
+from clirkit.sortedunique import sorted_unique
 
 FORMAT_VERSION = 1
 _CHUNK_DOCS = 20_000
@@ -112,7 +113,7 @@ class Index:
         for an index checked whole."""
         if self._unchecked is None or len(terms) == 0:
             return
-        terms = np.unique(np.asarray(terms, dtype=np.int64))
+        terms = sorted_unique(np.asarray(terms, dtype=np.int64))
         todo = terms[self._unchecked[terms]]
         if len(todo):
             with checking(self._source or "index", "index", remedy=True):
@@ -568,7 +569,7 @@ def drop_terms(index: Index, terms: Sequence[str]) -> Index:
     lengths shrink accordingly, and the analyzer learns them as stopwords."""
     vocab = index.vocabulary
     drop = np.asarray(sorted({vocab[t] for t in terms if t in vocab}), dtype=np.int64)
-    keep = np.setdiff1d(np.arange(index.n_terms), drop)
+    keep = np.delete(np.arange(index.n_terms), drop)  # (np.setdiff1d hashes: clirkit.sortedunique)
     removed = np.asarray(index.tf[drop].sum(axis=0)).ravel() if len(drop) else 0
     analyzer = Analyzer.from_dict(
         {**index.analyzer.to_dict(), "stopwords": sorted(set(index.analyzer.stopwords) | set(terms))}

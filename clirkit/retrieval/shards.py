@@ -53,6 +53,7 @@ from clirkit.retrieval.shardfiles import (  # noqa: F401  (PROJECTED_KIND, index
     shard_name,
 )
 from clirkit.retrieval.stats import CollectionStats
+from clirkit.sortedunique import sorted_unique
 
 if TYPE_CHECKING:
     from clirkit.retrieval.shardsearch import ShardedBM25
@@ -201,7 +202,7 @@ class ShardedIndex:
     def _merged(cls, parts: Sequence["_Summary"], analyzer: Analyzer, **fields) -> "ShardedIndex":
         """The sharded index of shards summarized by ``parts`` (in docid order): the union of their terms, df
         and cf summed, avgdl over all their documents; ``fields`` as the constructor's."""
-        terms = np.unique(np.concatenate([p.terms for p in parts]))
+        terms = sorted_unique(np.concatenate([p.terms for p in parts]))
         df, cf = np.zeros(len(terms), dtype=np.int64), np.zeros(len(terms), dtype=parts[0].cf.dtype)
         for p in parts:
             rows = np.searchsorted(terms, p.terms)

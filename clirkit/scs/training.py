@@ -12,6 +12,7 @@ import scipy.sparse as sp
 from clirkit.errors import ClirkitError, counted
 from clirkit.progress import say
 from clirkit.run import Qrels
+from clirkit.sortedunique import sorted_unique
 
 
 @dataclass
@@ -67,7 +68,7 @@ def sample_negatives(
     """
     if k == 0 or len(queries) == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    judged_keys = np.unique(judged_keys)
+    judged_keys = sorted_unique(judged_keys)
     draw = rng.integers(0, n_docs, size=(len(queries), 2 * k))
     keys = queries[:, None].astype(np.int64) * n_docs + draw
     flat = keys.ravel()
@@ -81,7 +82,7 @@ def sample_negatives(
     for row in np.flatnonzero(valid.sum(axis=1) < k).tolist():
         q = int(queries[row])
         taken = np.concatenate([judged_keys[(judged_keys // n_docs) == q] % n_docs, draw[row][valid[row]]])
-        rest = np.setdiff1d(np.arange(n_docs), taken)
+        rest = np.delete(np.arange(n_docs), taken)  # (np.setdiff1d hashes: clirkit.sortedunique)
         extra = rng.permutation(rest)[: k - int(valid[row].sum())]
         out_q.append(np.full(len(extra), q))
         out_d.append(extra)
@@ -152,7 +153,7 @@ def check_terms(
     NoQueryTermError when no judged training query holds a term after analysis, ClirkitError when none of the
     units pairs a query and a document that both hold one."""
     q_terms, d_terms = np.diff(A_q.indptr) > 0, np.diff(A_d.indptr) > 0
-    judged = np.unique(uq)
+    judged = sorted_unique(uq)
     empty = judged[~q_terms[judged]]
     if len(empty) == len(judged):
         raise NoQueryTermError(
@@ -221,7 +222,7 @@ def judged_units(
     first = np.ones(len(order), dtype=bool)
     first[1:] = key[order][1:] != key[order][:-1]
     jq, jd, jg = jq[order][first], jd[order][first], jg[order][first]
-    judged_queries = np.unique(jq)
+    judged_queries = sorted_unique(jq)
     nq_neg, nd_neg = sample_negatives(rng, judged_queries, jq.astype(np.int64) * nd + jd, nd, negatives)
     uq = np.concatenate([jq, nq_neg])
     ud = np.concatenate([jd, nd_neg])

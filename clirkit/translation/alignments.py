@@ -31,6 +31,7 @@ import scipy.sparse as sp
 
 from clirkit.errors import ClirkitError
 from clirkit.fileio import display_name, iter_lines
+from clirkit.sortedunique import sorted_unique
 from clirkit.translation.table import TranslationTable, normalize_rows
 from clirkit.translation.weighted import unescape_moses
 
@@ -177,8 +178,8 @@ def table_from_alignments(
     f_types, e_types = src_ids[src_start[line] + i], tgt_ids[tgt_start[line] + j]
     counts = sp.csr_matrix((np.ones(len(f_types)), (f_types, e_types)), shape=(len(src_types), len(tgt_types)))
     n_unaligned = (
-        int(src_len.sum()) - len(np.unique(src_start[line] + i)),
-        int(tgt_len.sum()) - len(np.unique(tgt_start[line] + j)),
+        int(src_len.sum()) - len(sorted_unique(src_start[line] + i)),
+        int(tgt_len.sum()) - len(sorted_unique(tgt_start[line] + j)),
     )
     sides = [(src_types, analyzers[0], source_lang), (tgt_types, analyzers[1], target_lang)]
     if reverse:

@@ -7,6 +7,7 @@ from typing import Iterable, Mapping
 import numpy as np
 import scipy.sparse as sp
 
+from clirkit.sortedunique import sorted_unique
 from clirkit.translation.arguments import TableArgumentError, fraction, whole, word_list
 from clirkit.translation.table import TranslationTable, normalize_rows
 
@@ -121,8 +122,8 @@ def interpolate(first: TranslationTable, second: TranslationTable, lam: float | 
                 f"the first, {b!r} in the second"
             )
         languages[key] = a or b or None
-    src = np.union1d(first.source_vocab, second.source_vocab)
-    tgt = np.union1d(first.target_vocab, second.target_vocab)
+    src = sorted_unique(np.concatenate((first.source_vocab, second.source_vocab)))
+    tgt = sorted_unique(np.concatenate((first.target_vocab, second.target_vocab)))
 
     def embed(table: TranslationTable, row_weights: np.ndarray) -> sp.csr_matrix:
         """``table``'s rows scaled by ``row_weights`` (one per row of ``src``), in the union's shape."""
