@@ -316,38 +316,80 @@ def workers_end_with_parent() -> Iterator[None]:
 
 
 @contextmanager
-def workers_started(jobs: int, modules: Sequence[str] = ()) -> Iterator[None]:
-    """The loky worker processes a pool of ``jobs`` has (:func:`processes`) start, or, started, import ``modules``,
+def workers_started(jobs: int, modules: Sequence[str] = (), warm: Callable[[], None] | None = None) -> Iterator[None]:
+    """The loky worker processes a pool of ``jobs`` has (:func:`processes`) start, or, started, import ``modules``
+    and call ``warm`` (a module-level function: numba's kernels read from its cache by a small task's first calls),
     while this process runs the block: a task each, sent as the block begins, waited for as it ends (a start-up
     of 0.5 s and imports of 0.4 s, paid while this process reads or builds what the workers will then be given).
-    Nothing for one job. An error in the block stops the workers (as joblib stops them after a failed task); the
-    results of later tasks do not depend on it."""
+    Each task waits, up to :data:`MEETING_SECONDS`, for the others to begin (:func:`_met`): a worker done with its
+    task would otherwise take the next one, and another worker would start the real work cold. Nothing for one
+    job. An error in the block is raised once the tasks are done (about a second): cancelled while loky queued
+    them, its manager thread could fail and print a traceback (a KeyError in add_call_item_to_queue)."""
     n = 1 if jobs == 1 else processes(jobs)
     if n < 2:
         yield
         return
+    import shutil
+    import tempfile
+
     from joblib import Parallel
 
-    pending = Parallel(n_jobs=n, backend=loky_backend(), return_as="generator")(
-        [(_imported, (tuple(modules),), {}) for _ in range(n)]
-    )
+    meeting = tempfile.mkdtemp(prefix="clirkit-workers-")
     try:
-        yield
-    except BaseException:
-        pending.close()
-        raise
-    for _ in pending:
-        pass
+        pending = Parallel(n_jobs=n, backend=loky_backend(), return_as="generator")(
+            [(_imported, (tuple(modules), warm, meeting, n), {}) for _ in range(n)]
+        )
+        try:
+            yield
+        except BaseException:
+            with contextlib.suppress(Exception):
+                for _ in pending:
+                    pass
+            raise
+        for _ in pending:
+            pass
+    finally:
+        shutil.rmtree(meeting, ignore_errors=True)
 
 
-def _imported(modules: tuple[str, ...]) -> None:
-    """Import ``modules`` (in a worker: :func:`workers_started`); one that needs what is not installed (numba) is
-    left to the task that needs it."""
+def _imported(
+    modules: tuple[str, ...], warm: Callable[[], None] | None = None, meeting: str | None = None, workers: int = 1
+) -> None:
+    """Import ``modules`` (in a worker: :func:`workers_started`), call ``warm``, then wait until ``workers`` tasks
+    have come to the folder ``meeting`` (:func:`_met`); a module that needs what is not installed (numba) is left
+    to the task that needs it."""
     import importlib
 
     for module in modules:
         with contextlib.suppress(ImportError):
             importlib.import_module(module)
+    if warm is not None:
+        with contextlib.suppress(Exception):  # a warm-up only: the task that needs what failed says why
+            warm()
+    if meeting is not None:
+        _met(meeting, workers)
+
+
+#: How long a start-up task of :func:`workers_started` waits for the others (a worker that never starts).
+MEETING_SECONDS = 10.0
+
+
+def _met(folder: str, workers: int) -> bool:
+    """Sign in ``folder`` (a file named by this process's id) and wait until ``workers`` processes have, or
+    :data:`MEETING_SECONDS` have passed, or the folder is gone (the block ended): whether they all came."""
+    import time
+
+    end = time.monotonic() + MEETING_SECONDS
+    with contextlib.suppress(OSError):
+        open(os.path.join(folder, str(os.getpid())), "w").close()
+    while time.monotonic() < end:
+        try:
+            if len(os.listdir(folder)) >= workers:
+                return True
+        except OSError:
+            return False
+        time.sleep(0.005)
+    return False
 
 
 #: The -W option given to loky's resource tracker: after a SIGKILL of the command it removed the workers'

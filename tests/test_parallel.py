@@ -113,6 +113,58 @@ def test_workers_started_import_the_modules_while_the_block_runs():
         end_workers()
 
 
+def _sign(folder: str) -> None:
+    open(os.path.join(folder, str(os.getpid())), "w").close()
+
+
+def test_workers_started_warm_each_worker_once(tmp_path):
+    """One start-up task per worker, not two in the worker that started first (each waits for the others)."""
+    from functools import partial
+
+    from clirkit.parallel import end_workers, workers_started
+
+    end_workers()  # fresh workers, starting one after the other
+    try:
+        with workers_started(2, (), warm=partial(_sign, str(tmp_path))):
+            pass
+        signed = {int(name) for name in os.listdir(tmp_path)}
+        assert len(signed) == 2 and os.getpid() not in signed
+    finally:
+        end_workers()
+
+
+def test_the_boosting_warm_up_reads_the_kernels_a_bag_calls():
+    """After warm_kernels, a bag of real size and the dev ranking compile or read no kernel signature more."""
+    code = """
+import sys, numpy as np
+from clirkit.boost import pairmap
+if pairmap.kernels() is None:
+    print("no numba"); sys.exit(0)
+from clirkit.boost.bagging import warm_kernels
+warm_kernels()
+import clirkit.boost.kernels as bk, clirkit.retrieval.kernels as rk
+def signatures():
+    found = {(m.__name__, n): getattr(m, n) for m in (bk, rk) for n in dir(m)}
+    return {k: len(f.signatures) for k, f in found.items() if hasattr(f, "signatures")}
+before = signatures()
+from clirkit.boost import BoostRanker
+rng = np.random.default_rng(0)
+words = [f"w{i}" for i in range(300)]
+queries = {f"q{i}": list(rng.choice(words, 4)) for i in range(60)}
+docs = [list(rng.choice(words, 30)) for _ in range(200)]
+ids = [f"d{i}" for i in range(200)]
+from clirkit.run import Qrels
+qrels = Qrels(np.array(list(queries)), np.array([ids[(7 * i) % 200] for i in range(60)]), np.ones(60, np.int64))
+dev = {q: queries[q] for q in list(queries)[:20]}
+BoostRanker.from_flat(rounds=30, quiet=True).fit_tokens(queries, qrels, ids, docs, dev_queries=dev, dev_qrels=qrels)
+after = signatures()
+print(sorted(k for k in after if after[k] != before.get(k, 0)))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() in ("[]", "no numba")
+
+
+@pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")
 def test_workers_started_does_nothing_for_one_job_and_passes_an_error_on():
     from clirkit.parallel import end_workers, workers_started
 
@@ -121,6 +173,6 @@ def test_workers_started_does_nothing_for_one_job_and_passes_an_error_on():
     with pytest.raises(ClirkitError, match="in the block"):
         with workers_started(2, ()):
             raise ClirkitError("in the block")
-    done = run_tasks(_tasks(3), jobs=2)  # workers stopped by the error start again
+    done = run_tasks(_tasks(3), jobs=2)
     assert [square for square, _ in done] == [0, 1, 4]
     end_workers()

@@ -110,6 +110,21 @@ def train_bag(
     return result.truncated(result.best_round)
 
 
+def warm_kernels() -> None:
+    """Call the compiled kernels a bag's set-up, rounds and dev ranking call, once each on a bag of two tuples:
+    numba reads each from its cache at its first call in a process (0.5-0.6 s in all), which a worker that will
+    boost bags then pays while the tuples are made (:func:`clirkit.parallel.workers_started`)."""
+    from clirkit.boost.scoring import top_k
+
+    Qm = sp.csr_matrix(np.eye(2))
+    Dm = sp.csr_matrix(np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0]]))
+    tuples = Tuples.from_arrays(np.array([0, 1]), np.array([0, 1]), np.array([1, 2]))
+    data = BoostData(Qm, Dm, tuples, np.array([1, 2], np.uint32), np.array([3, 4, 5], np.uint32))
+    train_bag(data, BoostParams(rounds=2, bits=12, significance=None), np.arange(2, dtype=np.int64))
+    W = sp.csr_matrix(np.ones((2, 3)))
+    list(top_k(Qm, W, Dm.T.tocsr(), np.arange(3, dtype=np.int64), depth=2))
+
+
 def _not_kept(result: BoostResult, why: str) -> BoostResult:
     """``result`` cut to no round, saying in its ``info`` how many rounds dev had chosen and ``why`` none is kept
     (recorded in the model: :func:`clirkit.boost.training.model_record`)."""

@@ -19,6 +19,7 @@ from clirkit.boost.bagging import (
     boost_scored_each,
     kept_if_significant,
     train_bags,
+    warm_kernels,
     worker_groups,
 )
 from clirkit.boost.base import NORMALIZATION, BaseScores, CompactRun, base_system, compact, held_run
@@ -90,7 +91,8 @@ def fit_tokens(
     qids, extra_ids = list(queries), list(extra_queries or ())
     query_ids = qids + extra_ids
     dev = (dev_queries, dev_qrels) if has_dev else None
-    with workers_started(parallel_jobs(ranker), BOOSTING_MODULES):  # the workers import while the tuples are made
+    # the workers import and read the kernels while the tuples are made
+    with workers_started(parallel_jobs(ranker), BOOSTING_MODULES, warm=warm_kernels):
         features = PairFeatures.fit(
             [queries[q] for q in qids] + [extra_queries[q] for q in extra_ids],
             doc_tokens,
