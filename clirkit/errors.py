@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from typing import Iterator
+
 
 class ClirkitError(Exception):
     """A problem with the user's input or options.
@@ -98,3 +101,21 @@ def cut_repr(value: object, most: int = 40) -> str:
     """``repr(value)`` for a message, at most ``most`` characters, the last three ``...`` when it is cut."""
     text = repr(value)
     return text if len(text) <= most else text[: most - 3] + "..."
+
+
+#: numpy's ValueError messages for an array too big to address (it raises MemoryError for one it cannot allocate).
+_TOO_BIG = ("array is too big", "Maximum allowed dimension exceeded", "Maximum allowed size exceeded")
+
+
+@contextmanager
+def too_big_as_memory() -> Iterator[None]:
+    """Within the block, numpy's refusal of an array too big to address (a ValueError: a count of 2**70 asked for)
+    is raised as the MemoryError numpy raises for one too big to allocate, so callers handle both alike."""
+    try:
+        yield
+    except ValueError as exc:
+        if any(words in str(exc) for words in _TOO_BIG):
+            raise MemoryError(
+                f"an array larger than memory can address ({str(exc).split(';')[0].rstrip('.')})"
+            ) from None
+        raise

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from clirkit.constraints import MinimumGrade, validate
-from clirkit.errors import ClirkitError
+from clirkit.errors import ClirkitError, too_big_as_memory
 from clirkit.progress import say
 from clirkit.run import Qrels, Run
 from clirkit.sortedunique import sorted_unique
@@ -151,6 +151,7 @@ def _all_relevant(qrow: np.ndarray, n_docs: int, relevant_keys: np.ndarray) -> n
     return counts[qrow] >= n_docs
 
 
+@too_big_as_memory()
 def make_tuples(
     qrels: Qrels,
     query_ids: Sequence[str],

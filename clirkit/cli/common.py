@@ -205,7 +205,7 @@ def checked(func, parser: argparse.ArgumentParser):
     @functools.wraps(func)
     def run(args):
         from clirkit.cli.params import option_message
-        from clirkit.errors import ClirkitError
+        from clirkit.errors import ClirkitError, too_big_as_memory
 
         bad = bad_values(args, parser)
         if bad:
@@ -214,9 +214,12 @@ def checked(func, parser: argparse.ArgumentParser):
         if isinstance(output, str) and not output.strip():  # an empty -o "$OUT": the folder "." is no file
             raise ClirkitError(f"-o/--output must be a file name (or - for stdout), got {_shown(output)}")
         try:
-            return func(args)
+            with too_big_as_memory():
+                return func(args)
         except MemoryError as exc:  # e.g. numpy asked for 800 TiB by --dim 10**12: a user error, not a bug
-            raise ClirkitError(f"out of memory: {str(exc) or 'MemoryError'}; ask for smaller sizes") from None
+            raise ClirkitError(
+                f"out of memory: {str(exc).rstrip('.') or 'MemoryError'}; ask for smaller sizes"
+            ) from None
         except ClirkitError as exc:  # a hyper-parameter's error names the option that set it
             named = option_message(exc, args)
             if named == str(exc):

@@ -16,7 +16,7 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 
-from clirkit.errors import REMOVE_NUL, ClirkitError, located, quoted
+from clirkit.errors import REMOVE_NUL, ClirkitError, located, quoted, too_big_as_memory
 from clirkit.fileio import display_name, iter_lines
 from clirkit.scs import compiled
 from clirkit.scs.training import lookup
@@ -249,6 +249,7 @@ def overflowing_rows(values: np.ndarray) -> np.ndarray:
         return np.flatnonzero(~np.isfinite(np.einsum("ij,ij->i", values, values)))
 
 
+@too_big_as_memory()
 def initial_table(rng: np.random.Generator, vocab: np.ndarray, shape, vectors, what: str) -> np.ndarray:
     """The start of the embedding table of the words ``vocab`` (``len(vocab) x shape.dim``): normal draws of
     ``rng`` (standard deviation ``shape.init_scale``), a word's row of ``vectors`` (``(words, values)``, or None)

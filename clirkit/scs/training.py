@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from clirkit.errors import ClirkitError, counted
+from clirkit.errors import ClirkitError, counted, too_big_as_memory
 from clirkit.progress import say
 from clirkit.run import Qrels
 from clirkit.sortedunique import sorted_unique
@@ -57,6 +57,7 @@ def lookup(ids: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return np.maximum(pos, 0), pos >= 0
 
 
+@too_big_as_memory()
 def sample_negatives(
     rng: np.random.Generator, queries: np.ndarray, judged_keys: np.ndarray, n_docs: int, k: int
 ) -> tuple[np.ndarray, np.ndarray]:

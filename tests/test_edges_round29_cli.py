@@ -1,0 +1,72 @@
+"""Edge round 29 (an independent test of the command line and the Python API): counts too large for numpy to
+address are the one-line out-of-memory error, not a traceback; a boosting step that overflows the tuple weights
+stops the boosting without numpy's warnings and says so under --quiet too."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from clirkit.boost.loop import boost
+from clirkit.boost.rounds import PairBooster
+from clirkit.boost.tuples import Tuples
+from clirkit.errors import too_big_as_memory
+
+
+@pytest.mark.parametrize(
+    "make", [lambda: np.zeros((2**40, 2**40)), lambda: np.random.default_rng(0).integers(0, 2, size=(3, 2**62))]
+)
+def test_an_array_too_big_to_address_is_a_memory_error(make):
+    with pytest.raises(MemoryError, match=r"an array larger than memory can address \("):
+        with too_big_as_memory():
+            make()
+    with pytest.raises(ValueError, match="other"), too_big_as_memory():
+        raise ValueError("other")
+
+
+def test_huge_negatives_from_python_are_a_memory_error():
+    from clirkit.boost import BoostRanker
+    from clirkit.run import Qrels
+
+    queries = {"q1": ["a"], "q2": ["b"]}
+    qrels = Qrels(np.array(["q1", "q2"]), np.array(["d1", "d2"]), np.ones(2, np.int64))
+    with pytest.raises(MemoryError, match="larger than memory can address"):
+        BoostRanker.from_flat(negatives=2**70, quiet=True).fit_tokens(queries, qrels, ["d1", "d2"], [["x"], ["y"]])
+
+
+@pytest.mark.parametrize("option", [["--negatives", str(2**63 - 1)], ["--grade-pairs", str(2**63 - 1)]])
+def test_boost_train_with_a_count_too_big_to_address_is_one_line(tmp_path, capsys, option):
+    from clirkit.cli import main
+
+    (tmp_path / "d.tsv").write_text("d1\tla casa\nd2\tun perro\nd3\tel gato\n", encoding="utf-8")
+    (tmp_path / "q.tsv").write_text("q1\thouse\nq2\tdog\n", encoding="utf-8")
+    (tmp_path / "r.txt").write_text("q1 0 d1 2\nq2 0 d2 1\n", encoding="utf-8")
+    argv = ["boost-train", "--documents", str(tmp_path / "d.tsv"), "--queries", str(tmp_path / "q.tsv")]
+    argv += ["--qrels", str(tmp_path / "r.txt"), "--source-lang", "en", "--target-lang", "es", "--rounds", "2"]
+    assert main([*argv, *option, "-o", str(tmp_path / "m.npz"), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err.startswith("clirkit: error: out of memory: an array larger than memory can address (")
+        and err.count("\n") == 1
+    )
+    assert not (tmp_path / "m.npz").exists()
+
+
+def test_a_step_that_overflows_the_weights_stops_boosting_without_numpys_warnings(capsys):
+    Qm = sp.csr_matrix(np.eye(2))
+    Dm = sp.csr_matrix(np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0]]))
+    tuples = Tuples.from_arrays(np.array([0, 1]), np.array([0, 1]), np.array([1, 2]))
+    booster = PairBooster(Qm, Dm, tuples, src_hash=np.array([1, 2], np.uint32), tgt_hash=np.array([3, 4, 5], np.uint32))
+    chosen = booster.choose()
+    booster.choose = lambda: (chosen[0], -800.0, 1.0)  # a step exp(800 |x|) cannot hold
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = boost(booster, 5, quiet=True)
+    assert len(result.alphas) == 0
+    assert capsys.readouterr().err == (
+        "boosting: stopped before round 1: its step (-800) overflowed the tuple weights (buckets of too many pairs: "
+        "more hash bits)\n"
+    )
