@@ -61,10 +61,9 @@ def boost(
         rows, x = booster.tuples_with(k)
         booster.update(rows, x, alpha)
         if not np.isfinite(booster.loss):  # the step overflowed the tuple weights: its round and any after are NaN
-            say(
+            say(  # said under --quiet too: the model has fewer rounds than asked for
                 f"{desc}: stopped before round {t}: its step ({alpha:.3g}) overflowed the tuple weights (buckets "
-                f"of too many pairs: more hash bits)",
-                quiet=quiet,
+                f"of too many pairs: more hash bits)"
             )
             break
         i, j = booster.pairs_of(k)

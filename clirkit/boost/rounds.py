@@ -429,7 +429,8 @@ class PairBooster:
         stale for :meth:`choose` to refresh.
         """
         old = self.w[rows]
-        new = old * np.exp(-alpha * x)
+        with np.errstate(over="ignore"):  # an overflow makes the loss infinite, which ends the boosting (loop.boost)
+            new = old * np.exp(-alpha * x)
         self.margin[rows] += alpha * x
         if len(rows):
             change = new - old
@@ -445,7 +446,7 @@ class PairBooster:
         z = float(self.w.sum())
         self.loss *= z / self.wsum
         self.wsum = z
-        if not _WSUM_RANGE[0] < z < _WSUM_RANGE[1]:
+        if not _WSUM_RANGE[0] < z < _WSUM_RANGE[1] and np.isfinite(z):
             if self._gain is None:  # the gains divided by z, as they were before the gains were made on demand
                 nb = len(self.Wp)
                 self._gain = np.full(len(self._block_max) * _BLOCK, -np.inf)
