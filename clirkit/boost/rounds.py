@@ -429,7 +429,7 @@ class PairBooster:
         stale for :meth:`choose` to refresh.
         """
         old = self.w[rows]
-        with np.errstate(over="ignore"):  # an overflow makes the loss infinite, which ends the boosting (loop.boost)
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow ends the boosting (loop.boost)
             new = old * np.exp(-alpha * x)
         self.margin[rows] += alpha * x
         if len(rows):
