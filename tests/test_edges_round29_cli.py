@@ -4,6 +4,9 @@ stops the boosting without numpy's warnings and says so under --quiet too."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -69,4 +72,17 @@ def test_a_step_that_overflows_the_weights_stops_boosting_without_numpys_warning
     assert capsys.readouterr().err == (
         "boosting: stopped before round 1: its step (-800) overflowed the tuple weights (buckets of too many pairs: "
         "more hash bits)\n"
+    )
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full on this system")
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], ["eval", "--help"]])
+def test_help_or_version_to_an_unwritable_standard_output_is_one_line(argv):
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "clirkit", *argv], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120
+        )
+    assert (done.returncode, done.stderr) == (
+        2,
+        "clirkit: error: cannot write to the standard output: No space left on device\n",
     )

@@ -160,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
             signal.signal(signal.SIGTERM, _terminated)
         argv = sys.argv[1:] if argv is None else list(argv)
         parser = build_parser(argv)
-        args, unknown = parser.parse_known_args(argv)
+        args, unknown = _parsed(parser, argv)
         if unknown:  # said by the verb's own parser: "clirkit dt: error: ... (see clirkit dt --help)"
             _verb_parser(parser, args).error(f"unrecognized arguments: {' '.join(unknown)}")
         status = _call(args)
@@ -175,6 +175,24 @@ def main(argv: list[str] | None = None) -> int:
         return _stopped()
     finally:  # the status is set (or a SystemExit, a real bug's exception is on its way)
         _ended = _command
+
+
+def _parsed(parser: argparse.ArgumentParser, argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
+    """``parser.parse_known_args(argv)``; after ``--help`` or ``--version`` (written, status 0) the standard output
+    flushed here, where a failure to write it is the one error line and status 2 (:mod:`clirkit.cli.stdout`)."""
+    from clirkit.cli.stdout import StdoutLost, guarded_stdout
+
+    try:
+        with guarded_stdout():  # (argparse ignores an OSError of its own writes)
+            try:
+                return parser.parse_known_args(argv)
+            except SystemExit as exc:
+                if exc.code in (0, None):
+                    sys.stdout.flush()
+                raise
+    except StdoutLost as lost:
+        print(f"clirkit: error: {lost}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 def _verb_parser(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
