@@ -56,6 +56,32 @@ def say(message: str, *, quiet: bool = False) -> None:
 
 
 _GATHERED: ContextVar[list[str] | None] = ContextVar("gathered", default=None)
+_HELD: ContextVar[list[str] | None] = ContextVar("held", default=None)
+
+
+def say_unless_stopped(message: str) -> None:
+    """:func:`say` ``message`` (under ``--quiet`` too), or within :func:`held_until_checked` when its checks pass."""
+    held = _HELD.get()
+    if held is None:
+        say(message)
+    else:
+        held.append(message)
+
+
+@contextmanager
+def held_until_checked() -> Iterator[None]:
+    """Within it, the lines of :func:`say_unless_stopped` are kept, then said as the block ends without an error:
+    a command stopped by a check says its one error line, what else it noticed is for the run that goes on."""
+    held: list[str] = []
+    token = _HELD.set(held)
+    try:
+        yield
+    finally:
+        _HELD.reset(token)
+    for line in held:
+        say(line)
+
+
 _COUNTS = re.compile(r"\b(\d[\d,]*) of (the )?(\d[\d,]*)\b")
 
 

@@ -101,3 +101,29 @@ def test_queries_given_to_a_table_of_another_language_say_so(tmp_path, capsys, n
             == 0
         )
         assert f"the queries of {tmp_path / 'q.tsv'} read as 'en', not 'fr'" in capsys.readouterr().err, verb
+
+
+def test_an_experiment_stopped_by_a_check_says_only_its_error_line(tmp_path, capsys, nave):
+    """Edge round 29: the swapped languages' notices came before the error of the table that is the other way
+    round: three lines. Held until the systems are built, they are said only when the run goes on."""
+    docs, queries = nave
+    (tmp_path / "docs.tsv").write_text("".join(f"{d}\t{t}\n" for d, t in docs.items()), encoding="utf-8")
+    (tmp_path / "q.tsv").write_text("".join(f"{q}\t{t}\n" for q, t in queries.items()), encoding="utf-8")
+    first = next(iter(docs))
+    (tmp_path / "qrels.txt").write_text("".join(f"{q} 0 {first} 1\n" for q in queries), encoding="utf-8")
+    (tmp_path / "en-es.txt").write_text("light luz\nwater agua\n", encoding="utf-8")
+    convert = ["ttable", "convert", str(tmp_path / "en-es.txt"), "--format", "muse"]
+    assert main([*convert, "--source-lang", "en", "--target-lang", "es", "-o", str(tmp_path / "en-es.npz"), "-q"]) == 0
+    collection = (
+        'figures = false\n[collection]\ndocuments = "docs.tsv"\nqueries = "q.tsv"\nqrels = "qrels.txt"\nsource_lang = "es"\n'
+        'target_lang = "en"\nsplit = {dev = 0.5, test = 0.5}\n'
+    )
+    capsys.readouterr()
+    (tmp_path / "dt.toml").write_text(collection + '[table]\nfile = "en-es.npz"\n[systems.DT]\nkind = "dt"\n')
+    assert main(["run", str(tmp_path / "dt.toml"), "-o", str(tmp_path / "out-dt"), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("clirkit: error: ") and "translates en -> es" in err
+    (tmp_path / "bm25.toml").write_text(collection + '[systems.BM25]\nkind = "bm25"\n')
+    assert main(["run", str(tmp_path / "bm25.toml"), "-o", str(tmp_path / "out-bm25"), "-q"]) == 0
+    err = capsys.readouterr().err
+    assert "the documents of " in err and "read as 'es', not 'en'" in err

@@ -304,7 +304,7 @@ class PlainCollection:
         another language than the one given (:func:`clirkit.langcheck.language_notice`: swapped source_lang and
         target_lang)."""
         from clirkit.langcheck import language_notice
-        from clirkit.progress import say
+        from clirkit.progress import say_unless_stopped
 
         of = {  # what each side is of: the collection, or (none named) the files the user gave
             "documents": self.documents,
@@ -322,7 +322,7 @@ class PlainCollection:
         for side_texts, lang, what in sides:
             notice = language_notice(list(side_texts or ()), lang, what) if lang else None
             if notice:  # said under --quiet too: a swapped language loses effectiveness with no other sign
-                say(notice)
+                say_unless_stopped(notice)
 
     def _qrels_file(self, split: str) -> Path:
         """The qrels file judging ``split``'s queries."""

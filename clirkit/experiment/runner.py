@@ -77,16 +77,19 @@ def run_experiment(exp: Experiment, folder: str | os.PathLike[str], *, quiet: bo
     """Run ``exp`` into ``folder`` (see :mod:`clirkit.experiment`); returns the test runs and the report."""
     from clirkit.analysis import cached_tokens
     from clirkit.experiment.report import write_report
-    from clirkit.progress import Steps, say
+    from clirkit.progress import Steps, held_until_checked, say
 
     out = Store(Path(folder))
     steps = Steps()
     checked = None  # the artifacts recorded when every system was built and its inputs found (out.made)
     try:
-        c = load_collection(exp, out, steps, quiet)
-        say(f"{exp.name}: {c.name} ({c.variant}), {c.source_lang} queries -> {c.target_lang} documents", quiet=quiet)
-        runner = Runner(exp, Artifacts(exp, c, out, steps, quiet))
-        runner.build_all()
+        with held_until_checked():  # the collection's language notices, unless a check stops the run
+            c = load_collection(exp, out, steps, quiet)
+            say(
+                f"{exp.name}: {c.name} ({c.variant}), {c.source_lang} queries -> {c.target_lang} documents", quiet=quiet
+            )
+            runner = Runner(exp, Artifacts(exp, c, out, steps, quiet))
+            runner.build_all()
         checked = out.made
         with cached_tokens():  # every text tokenized once, whichever table, index or model reads it first
             for name in exp.make_order():
