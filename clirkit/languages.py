@@ -4,6 +4,8 @@ command-line parser validates options with it."""
 
 from __future__ import annotations
 
+import re
+
 ISO_639_1 = frozenset(
     """
 aa ab ae af ak am an ar as av ay az ba be bg bh bi bm bn bo br bs ca ce ch co cr cs cu cv cy da de dv dz
@@ -64,3 +66,55 @@ SNOWBALL_STEMMERS = {
 SNOWBALL_STOPWORDS = frozenset(
     {"da", "de", "en", "es", "fi", "fr", "ga", "hu", "id", "it", "nb", "nl", "no", "pt", "ru", "st", "sv"}
 )
+
+# A language's English name (and a few own names), lower case -> its ISO 639-1 code, as topic files declare them
+# (<topic lang="spanish">)
+LANGUAGE_NAMES = {
+    **{name: code for code, name in SNOWBALL_STEMMERS.items() if code != "nb"},
+    "bengali": "bn",
+    "bulgarian": "bg",
+    "castilian": "es",
+    "chinese": "zh",
+    "croatian": "hr",
+    "farsi": "fa",
+    "hebrew": "he",
+    "icelandic": "is",
+    "japanese": "ja",
+    "korean": "ko",
+    "latvian": "lv",
+    "malay": "ms",
+    "mandarin": "zh",
+    "slovak": "sk",
+    "slovenian": "sl",
+    "swahili": "sw",
+    "tagalog": "tl",
+    "thai": "th",
+    "ukrainian": "uk",
+    "urdu": "ur",
+    "vietnamese": "vi",
+    "castellano": "es",
+    "español": "es",
+    "espanol": "es",
+    "deutsch": "de",
+    "français": "fr",
+    "francais": "fr",
+    "italiano": "it",
+    "português": "pt",
+    "nederlands": "nl",
+    "русский": "ru",
+    "中文": "zh",
+    "日本語": "ja",
+    "한국어": "ko",
+}
+
+
+def declared_language(value: str) -> str | None:
+    """The lower-case language code a file's declaration ``value`` names: a code (``es``, ``spa``), also with a
+    region or script (``es-ES``, ``zh_Hans``), or a language's name (``Spanish``, ``Chinese (Simplified)``); None
+    for a value it cannot read (``spanglish``, two languages' names, ``1``)."""
+    low = value.strip().lower()
+    code = re.fullmatch(r"([a-z]{2,3})(?:[-_][a-z0-9]+)*", low)
+    if code:
+        return code.group(1)
+    named = {LANGUAGE_NAMES[w] for w in re.findall(r"[^\W\d_]+", low) if w in LANGUAGE_NAMES}
+    return named.pop() if len(named) == 1 else None

@@ -27,7 +27,9 @@ When a topic is given in several languages (HC4's ``topics`` list, CLEF files wi
 ``<ES-title>``), the caller's source language chooses; without it, the error names the languages present. A topic
 given only in another language than the caller's (``<ES-title>`` alone, asked for ``en``) is an error too, as it is
 in HC4 files: it is not read as if it were in the caller's language; so is a topic whose unprefixed fields are
-declared in another language, by CLEF's ``<top lang="es">`` attribute or NTCIR's ``<SLANG>CH</SLANG>``.
+declared in another language, by CLEF's ``<top lang="es">`` attribute (``xml:lang``; a code such as ``es-ES``
+or a name such as ``spanish``; on the ``<topics>`` around the topics, for each of them; on a field, for that
+field) or NTCIR's ``<SLANG>CH</SLANG>``. A declaration that cannot be read as a language is an error then.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from typing import Sequence
 
 from clirkit.errors import ClirkitError, located, repeated_id
 from clirkit.formats.ids import check_id
+from clirkit.languages import declared_language
 
 TOPIC_FIELDS = ("title", "desc", "narr")
 """The fields of a topic a query's text can be made of, in the order they appear in topics."""
@@ -229,7 +232,7 @@ _NO_TOPICS = (
     "as qid TAB text"
 )
 _FIELD_TAGS = {"num": "num", "identifier": "num", "slang": "slang", **FIELD_ALIASES}
-_LANG_ATTRIBUTE = re.compile(r"""\blang\s*=\s*["']?([A-Za-z]{2,3})\b""", re.I)
+_LANG_ATTRIBUTE = re.compile(r"""\b((?:xml:)?lang)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'/>]+))""", re.I)
 _NTCIR_CODES = {"ch": "zh", "cn": "zh", "kr": "ko", "jp": "ja"}  # NTCIR's <SLANG> codes that are not ISO 639
 _LABELS = {
     "num": re.compile(r"^\s*number\s*:", re.I),
@@ -317,8 +320,12 @@ class _MarkupReader:
         self.top_line = 0
         self.parts: dict[tuple[str, str | None], list[str]] = {}  # (field, language prefix) -> text pieces
         self.nums: list[tuple[int, list[str], _Tag]] = []
-        self.declared: str | None = None  # the topic's language by its lang="..." attribute (CLEF)
+        # languages declared, each as (how, value, line): ('lang="es"', "es", 2)
+        self.outer: list[tuple[str, tuple[str, str, int] | None]] = []  # by the open tags around topics (<topics>)
+        self.declared: tuple[str, str, int] | None = None  # by the topic's lang="..." attribute (CLEF)
+        self.field_declared: dict[tuple[str, str | None], tuple[str, str, int] | None] = {}  # by a field's
         self.slang: list[str] | None = None  # the pieces of its <SLANG> (NTCIR)
+        self.slang_line = 0
         self.current: list[str] | None = None  # the pieces of the field receiving text
         self.current_tag: _Tag | None = None
         self.closed = False  # the current field ends at its closing tag (nested tags are part of it)
@@ -363,7 +370,7 @@ class _MarkupReader:
                         f"{tok.shown()} outside <{tag}> ... </{tag}>; put "
                         f"each topic's fields inside <{tag}> ... </{tag}>",
                     )
-                # else a container of topics (<topics>, <TOPICS>) or a closing tag
+                self._outer_tag(tok)
             else:
                 self._field_tag(i, tok)
         if self.topic is not None:
@@ -403,9 +410,8 @@ class _MarkupReader:
                     f"close that topic with </{self.topic.name}>",
                 )
             self.topic, self.top_line, self.parts, self.nums = tok, self.line_of(tok.start), {}, []
-            self.current, self.current_tag, self.slang = None, None, None
-            attribute = _LANG_ATTRIBUTE.search(self.text, tok.start, tok.end)
-            self.declared = attribute.group(1) if attribute else None
+            self.current, self.current_tag, self.slang, self.field_declared = None, None, None, {}
+            self.declared = self._declaration(tok)
             if tok.empty:
                 raise located(
                     self.name,
@@ -444,11 +450,12 @@ class _MarkupReader:
         elif tok.key == "slang":
             if self.slang is not None:
                 raise self._second(tok)
-            self.slang = pieces
+            self.slang, self.slang_line = pieces, self.line_of(tok.start)
         else:
             if (tok.key, tok.lang) in self.parts:
                 raise self._second(tok)
             self.parts[(tok.key, tok.lang)] = pieces
+            self.field_declared[(tok.key, tok.lang)] = self._declaration(tok)
         if tok.empty:
             self.current, self.current_tag = None, None
         else:
@@ -477,17 +484,64 @@ class _MarkupReader:
             f"close the topic before it with </{self.topic.name}>",
         )
 
-    def _check_declared(self, qid: str) -> None:
-        """ClirkitError when the topic's unprefixed fields are declared in another language than the caller's (its
-        ``lang`` attribute, or its ``<SLANG>``): read as the caller's language, every query word would be missed."""
-        slang = " ".join(" ".join(self.slang).split()) if self.slang is not None else ""
-        declared = self.declared or _NTCIR_CODES.get(slang.lower(), slang) or None
-        if declared is None or not self.lang or declared.lower() in lang_codes(self.lang):
+    def _outer_tag(self, tok: _Tag) -> None:
+        """A tag outside the topics (a closing tag, or a container of topics such as <topics>, <TOPICS>, whose
+        language declaration holds for the topics inside it)."""
+        name = tok.name.lower()
+        if not tok.closing:
+            declared = self._declaration(tok)
+            if declared is not None:  # said with its tag: not on the topic
+                declared = (f"<{tok.name} {declared[0]}> at line {declared[2]}", *declared[1:])
+            if not tok.empty:
+                self.outer.append((name, declared))
+        elif any(n == name for n, _ in self.outer):
+            while self.outer.pop()[0] != name:
+                pass
+
+    def _declaration(self, tok: _Tag) -> tuple[str, str, int] | None:
+        """The language ``tok`` declares by its ``lang`` (or ``xml:lang``) attribute, as ``(how, value, line)``;
+        None without one, or with an empty one (XML's "no language said")."""
+        m = _LANG_ATTRIBUTE.search(self.text, tok.start, tok.end)
+        value = next((v for v in m.group(2, 3, 4) if v is not None), "").strip() if m else ""
+        return (f'{m.group(1)}="{value}"', value, self.line_of(tok.start)) if value else None
+
+    def _check_declared(self, qid: str, chosen: str | None) -> None:
+        """ClirkitError when a field read (those of the ``chosen`` language prefix) is declared in another language
+        than the caller's: by its own ``lang`` attribute, else, unprefixed, by the topic's (its ``lang`` attribute,
+        its ``<SLANG>``, the ``lang`` of a tag around it); read as the caller's language, every query word would be
+        missed. ClirkitError too for a declaration that cannot be read as a language."""
+        if not self.lang:
             return
-        how = f'lang="{self.declared}"' if self.declared else f"<SLANG>{slang}</SLANG>"
-        raise located(
-            self.name, self.top_line, f"topic {qid} is in {declared} ({how}), not in {self.lang}; {_LANG_HINT}"
-        )
+        topic = None
+        if chosen is None:
+            slang = " ".join(" ".join(self.slang).split()) if self.slang is not None else ""
+            outer = next((d for _, d in reversed(self.outer) if d is not None), None)
+            topic = self.declared or (slang and (f"<SLANG>{slang}</SLANG>", slang, self.slang_line)) or outer
+        for f in self.fields:
+            own = self.field_declared.get((f, chosen))
+            if own is not None:
+                tag = f"{chosen}-{self.spell[f]}" if chosen else self.spell[f]
+                self._check_language(f"the <{tag}> of topic {qid}", own, own[2])
+            elif (f, chosen) in self.parts:
+                self._check_language(f"topic {qid}", topic, self.top_line)
+
+    def _check_language(self, what: str, declared: tuple[str, str, int] | None, line: int) -> None:
+        """ClirkitError ``name:line: WHAT is in es (lang="es"), not in en; ...`` when ``declared`` is another
+        language than the caller's; ``name:line: could not read the language declaration ...`` for one that
+        :func:`~clirkit.languages.declared_language` cannot read."""
+        if declared is None:
+            return
+        how, value, at = declared
+        code = _NTCIR_CODES.get(value.lower()) or declared_language(value)
+        if code is None:
+            raise located(
+                self.name,
+                at,
+                f"could not read the language declaration {how}: write a language code such as es (ISO 639-1), or "
+                f"remove it",
+            )
+        if code not in lang_codes(self.lang):
+            raise located(self.name, line, f"{what} is in {code} ({how}), not in {self.lang}; {_LANG_HINT}")
 
     def _close_topic(self) -> None:
         """The query of the topic read: its number and the fields asked for, in the chosen language."""
@@ -503,8 +557,6 @@ class _MarkupReader:
             raise repeated_id(name, num_line, "query id", qid, self.where[qid], "topic")
         langs = list(dict.fromkeys(k[1] for k in parts))
         chosen = langs[0] if langs else None
-        if langs == [None]:
-            self._check_declared(qid)
         if len(langs) == 1 and chosen is not None and self.lang and chosen.lower() not in lang_codes(self.lang):
             raise located(
                 name, top_line, f"topic {qid} has no version in {self.lang} (languages: {chosen}); {_LANG_HINT}"
@@ -518,6 +570,7 @@ class _MarkupReader:
                     name, top_line, f"topic {qid} is given in several languages ({present}){asked}: {_LANG_HINT}"
                 )
             chosen = want[0]
+        self._check_declared(qid, chosen)
         texts = []
         for f in self.fields:
             if (f, chosen) not in parts:

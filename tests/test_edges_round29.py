@@ -1,0 +1,66 @@
+"""Edge round 29 (an independent test of topics, the Python API, experiment files and PSQ backgrounds): a topic's
+language declared by name, on the ``<topics>`` around it or on a field is checked as a code on the topic is."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from clirkit.errors import ClirkitError
+from clirkit.formats.topics import read_markup_topics
+
+HINT = "; choose one with --source-lang"
+
+
+def _clef(topics_tag: str = "<topics>", topic_tag: str = "<topic>", title_tag: str = "<title>") -> str:
+    return f"{topics_tag}\n{topic_tag}\n<identifier>1</identifier>\n{title_tag}la casa</title>\n</topic>\n</topics>\n"
+
+
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        (_clef(topic_tag='<topic lang="spanish">'), 't.xml:2: topic 1 is in es (lang="spanish"), not in en'),
+        (_clef(topic_tag='<topic lang="Chinese (Simplified)">'), "t.xml:2: topic 1 is in zh"),
+        (_clef(topic_tag='<topic lang="es-ES">'), 't.xml:2: topic 1 is in es (lang="es-ES"), not in en'),
+        (_clef(topic_tag='<topic xml:lang="es">'), 't.xml:2: topic 1 is in es (xml:lang="es"), not in en'),
+        (_clef(topics_tag='<topics lang="es">'), 't.xml:2: topic 1 is in es (<topics lang="es"> at line 1), not in en'),
+        (_clef(title_tag='<title lang="es">'), 't.xml:4: the <title> of topic 1 is in es (lang="es"), not in en'),
+    ],
+    ids=["name", "name-with-script", "region", "xml-lang", "outer", "field"],
+)
+def test_a_topic_language_declared_another_way_is_checked_not_read_as_the_callers(text, says):
+    with pytest.raises(ClirkitError, match=rf"^{re.escape(says)}.*{re.escape(HINT)}"):
+        read_markup_topics("t.xml", text, ["title"], lang="en")
+    declared = "zh" if "Chinese" in text else "es"
+    assert read_markup_topics("t.xml", text, ["title"], lang=declared) == {"1": "la casa"}
+    assert read_markup_topics("t.xml", text, ["title"]) == {"1": "la casa"}  # no language asked: nothing compared
+
+
+@pytest.mark.parametrize(
+    "text, line, how",
+    [
+        (_clef(topic_tag='<topic lang="klingon">'), 2, 'lang="klingon"'),
+        (_clef(topics_tag='<topics lang="1">'), 1, '<topics lang="1"> at line 1'),
+        (_clef(title_tag="<title lang='english spanish'>"), 4, 'lang="english spanish"'),
+    ],
+    ids=["topic", "outer", "field"],
+)
+def test_a_language_declaration_that_cannot_be_read_is_refused_in_one_line(text, line, how):
+    with pytest.raises(
+        ClirkitError, match=rf"^t.xml:{line}: could not read the language declaration {re.escape(how)}:"
+    ):
+        read_markup_topics("t.xml", text, ["title"], lang="en")
+
+
+def test_a_fields_own_language_holds_over_the_topics_and_the_outer_ones():
+    text = _clef('<topics lang="es">', '<topic lang="es">', '<title lang="en">')
+    assert read_markup_topics("t.xml", text, ["title"], lang="en") == {"1": "la casa"}
+    inner = _clef('<topics lang="es">', '<topic lang="english">')
+    assert read_markup_topics("t.xml", inner, ["title"], lang="en") == {"1": "la casa"}
+    closed = '<topics><set lang="es"></set>\n' + _clef("")[1:]  # a declaration closed before the topic: not its
+    assert read_markup_topics("t.xml", closed, ["title"], lang="en") == {"1": "la casa"}
+
+
+def test_an_empty_language_declaration_says_nothing():
+    assert read_markup_topics("t.xml", _clef(topic_tag='<topic lang="">'), ["title"], lang="en") == {"1": "la casa"}
