@@ -8,10 +8,12 @@ collection once however many systems use it.
 from __future__ import annotations
 
 import json
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from clirkit.analysis import Analyzer
-from clirkit.errors import ClirkitError
+from clirkit.errors import ClirkitError, cut_repr
+from clirkit.parallel import check_jobs
+from clirkit.retrieval.tokenlists import check_token_lists, given_analyzer
 
 
 class Documents:
@@ -21,10 +23,12 @@ class Documents:
         docids: the document ids, unique.
         texts: the texts, aligned with ``docids`` (None when only tokens are known).
         tokens, analyzer: token lists already made by ``analyzer`` (kept for :meth:`tokens`).
-        jobs: worker processes for tokenization.
+        jobs: worker processes for tokenization (an int >= 1, or -1: one per core).
 
     ClirkitError for an id that is not text or that no run file can hold (:data:`~clirkit.runinputs.ID_RULE`), an
-    id given twice, and a text that is not a str (None, NaN: give ``""`` for a document without text).
+    id given twice, a text that is not a str (None, NaN: give ``""`` for a document without text), ``tokens`` that
+    are no list of token lists (a str where a document's token list is expected), an ``analyzer`` that is no
+    :class:`~clirkit.analysis.Analyzer`, and ``jobs`` of another kind (:func:`clirkit.parallel.check_jobs`).
     """
 
     def __init__(
@@ -41,6 +45,7 @@ class Documents:
                 raise ClirkitError(f"{name}: expected a sequence of str, got {given!r:.60}")
         self.docids = list(docids)
         self.texts = None if texts is None else list(texts)
+        check_jobs(jobs)
         self.jobs = jobs
         self._tokens: dict[str, list] = {}
         if self.texts is not None and len(self.texts) != len(self.docids):
@@ -49,9 +54,16 @@ class Documents:
         if tokens is not None:
             if analyzer is None:
                 raise ClirkitError("document tokens need the analyzer that made them")
+            given_analyzer(analyzer, "Documents(analyzer=)")
+            if isinstance(tokens, (str, bytes, Mapping)) or not isinstance(tokens, Iterable):
+                raise ClirkitError(
+                    f"Documents(tokens=): expected a list of token lists (one per document), got {cut_repr(tokens)}"
+                )
+            tokens = list(tokens)
             if len(tokens) != len(self.docids):
                 raise ClirkitError(f"{len(self.docids)} document ids but {len(tokens)} token lists")
-            self._tokens[_key(analyzer)] = list(tokens)
+            check_token_lists(tokens, "Documents(tokens=)")
+            self._tokens[_key(analyzer)] = tokens
 
     def __len__(self) -> int:
         return len(self.docids)
@@ -68,8 +80,9 @@ class Documents:
         return cls(docids, texts)
 
     def tokens(self, analyzer: Analyzer, *, quiet: bool = True) -> list[list[str]]:
-        """The token lists of every document by ``analyzer`` (made on first use, then kept)."""
-        key = _key(analyzer)
+        """The token lists of every document by ``analyzer`` (made on first use, then kept); ClirkitError for an
+        ``analyzer`` that is no :class:`~clirkit.analysis.Analyzer`."""
+        key = _key(given_analyzer(analyzer, "Documents.tokens(analyzer)"))
         if key not in self._tokens:
             if self.texts is None:
                 raise ClirkitError(

@@ -1,5 +1,7 @@
 """Edge round 29 (an independent test of topics, the Python API, experiment files and PSQ backgrounds): a topic's
-language declared by name, on the ``<topics>`` around it or on a field is checked as a code on the topic is."""
+language declared by name, on the ``<topics>`` around it or on a field is checked as a code on the topic is; the
+Python API's wrong arguments (no Analyzer, no token lists, jobs, no frame, no mapping, one run twice) are one-line
+ClirkitErrors."""
 
 from __future__ import annotations
 
@@ -7,8 +9,11 @@ import re
 
 import pytest
 
+from clirkit.analysis import Analyzer
+from clirkit.documents import Documents
 from clirkit.errors import ClirkitError
 from clirkit.formats.topics import read_markup_topics
+from clirkit.retrieval.index import Index
 
 HINT = "; choose one with --source-lang"
 
@@ -64,3 +69,54 @@ def test_a_fields_own_language_holds_over_the_topics_and_the_outer_ones():
 
 def test_an_empty_language_declaration_says_nothing():
     assert read_markup_topics("t.xml", _clef(topic_tag='<topic lang="">'), ["title"], lang="en") == {"1": "la casa"}
+
+
+# --------------------------------------------------------------------------- B: the Python API's one-line errors
+
+
+@pytest.mark.parametrize(
+    "make, says",
+    [
+        (
+            lambda A: Documents(["a"], tokens=[["x"]], analyzer="es"),
+            "Documents(analyzer=): expected an Analyzer (clirkit.analysis.Analyzer), got 'es', a str: give Analyzer('es')",
+        ),
+        (
+            lambda A: Documents(["a"], ["x"]).tokens("es"),
+            "Documents.tokens(analyzer): expected an Analyzer",
+        ),
+        (
+            lambda A: Documents(["a"], tokens=5, analyzer=A),
+            "Documents(tokens=): expected a list of token lists (one per document), got 5",
+        ),
+        (
+            lambda A: Documents(["a"], tokens=["xy"], analyzer=A),
+            "Documents(tokens=): document 1 (in input order) is a str, not a list of its terms",
+        ),
+        (
+            lambda A: Documents(["a"], tokens=[None], analyzer=A),
+            "Documents(tokens=): document 1 (in input order) is None (NoneType), not a list of its terms",
+        ),
+        (
+            lambda A: Index.from_tokens(["a"], [["x"]], "es"),
+            "Index.from_tokens: expected an Analyzer (clirkit.analysis.Analyzer), got 'es', a str",
+        ),
+    ],
+    ids=["documents-analyzer-str", "tokens-analyzer-str", "tokens-int", "tokens-of-str", "tokens-of-none", "index"],
+)
+def test_documents_and_index_refuse_what_is_no_analyzer_or_token_lists_in_one_line(make, says):
+    with pytest.raises(ClirkitError, match=f"^{re.escape(says)}"):
+        make(Analyzer("es"))
+
+
+def test_documents_take_token_lists_from_a_generator():
+    es = Analyzer("es")
+    assert Documents(["a"], tokens=(t for t in [["casa"]]), analyzer=es).tokens(es) == [["casa"]]
+
+
+@pytest.mark.parametrize("jobs", [-3, "2", 0, 1.0, True])
+def test_documents_refuse_jobs_that_are_no_count_of_workers(jobs):
+    with pytest.raises(ClirkitError, match=rf"^jobs must be an integer >= 1 \(or -1: one per core\), got {jobs!r}$"):
+        Documents(["a"], ["hola mundo"], jobs=jobs)
+
+

@@ -1,7 +1,8 @@
 """The retrieval engine: monolingual indexes and their scoring, below every cross-language method.
 
 - :mod:`~clirkit.retrieval.index`: the index (:class:`~clirkit.retrieval.index.Index`: postings, df, lengths)
-  and its collection statistics; :mod:`~clirkit.retrieval.shards` (:class:`~clirkit.retrieval.shards.ShardedIndex`)
+  and its collection statistics, :mod:`~clirkit.retrieval.tokenlists` the checks of its input's token lists and
+  analyzer; :mod:`~clirkit.retrieval.shards` (:class:`~clirkit.retrieval.shards.ShardedIndex`)
   and :mod:`~clirkit.retrieval.shardfiles`: an index in shards and its files;
   :mod:`~clirkit.retrieval.indexkinds`: the one registry of index kinds (translated indexes join it);
 - :mod:`~clirkit.retrieval.weightings`: posting weightings as named functions (``bm25``, ``lm``), one registry;

@@ -12,7 +12,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from numbers import Integral
-from typing import ClassVar, Collection, Iterable, Iterator, Mapping, Sequence
+from typing import ClassVar, Iterable, Iterator, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -30,6 +30,7 @@ from clirkit.npzchecks import (
     stored_as,
 )
 from clirkit.npzio import load_npz, save_npz
+from clirkit.retrieval.tokenlists import check_token_lists, given_analyzer
 from clirkit.run import ID_RULE, first_bad_id
 from clirkit.sortedunique import sorted_unique
 
@@ -209,7 +210,8 @@ class Index:
         non-empty str without whitespace, or words joined by single spaces (clirkit's spelling of an n-gram,
         :func:`clirkit.analysis.ngrams`); ClirkitError for a document given as a str, None or a dict (not a list of
         its terms), for ``token_lists`` that is no list, and for any other term (empty, with a tab or a newline, not a
-        str)."""
+        str), and for an ``analyzer`` that is no :class:`~clirkit.analysis.Analyzer` (None: English's)."""
+        analyzer = Analyzer("en") if analyzer is None else given_analyzer(analyzer, "Index.from_tokens")
         if isinstance(docids, str) or isinstance(token_lists, str):
             raise ClirkitError("Index.from_tokens takes a list of docids and a list of token lists, not a str")
         if not isinstance(docids, (Sequence, np.ndarray)):  # a generator, a Series: read once
@@ -224,23 +226,11 @@ class Index:
         token_lists = list(token_lists) if not isinstance(token_lists, list) else token_lists
         if len(token_lists) != len(docids):
             raise ClirkitError(f"{len(docids)} docids but {len(token_lists)} token lists")
-        for n, tokens in enumerate(token_lists, 1):
-            if type(tokens) is list:
-                continue
-            if isinstance(tokens, (str, bytes)):
-                raise ClirkitError(
-                    f"Index.from_tokens: document {n} (in input order) is a {type(tokens).__name__}, not a list of "
-                    f"its terms (tokenize it first, e.g. with Analyzer.tokenize)"
-                )
-            if isinstance(tokens, Mapping) or not isinstance(tokens, Collection):  # (a dict's keys: each counted once)
-                raise ClirkitError(
-                    f"Index.from_tokens: document {n} (in input order) is {cut_repr(tokens)} "
-                    f"({type(tokens).__name__}), not a list of its terms"
-                )
+        check_token_lists(token_lists, "Index.from_tokens")
         for start in range(0, len(docids), _CHUNK_DOCS):
             builder.add(list(docids[start : start + _CHUNK_DOCS]), token_lists[start : start + _CHUNK_DOCS])
         _check_terms(list(builder.vocabulary))
-        return builder.finish(analyzer or Analyzer("en"))
+        return builder.finish(analyzer)
 
     # files ------------------------------------------------------------------------------------
 
