@@ -517,8 +517,9 @@ class Qrels:
     @classmethod
     def from_frame(cls, frame) -> "Qrels":
         """Judgments from a DataFrame with columns ``qid``, ``docno`` or ``docid``, and ``label`` (PyTerrier's) or
-        ``rel`` (whole-number grades)."""
-        grade = next((c for c in ("label", "rel") if c in frame.columns), "label")
+        ``rel`` (whole-number grades); ClirkitError for a ``frame`` that is no DataFrame (None, a dict), as
+        :meth:`Run.from_frame`."""
+        grade = next((c for c in ("label", "rel") if c in getattr(frame, "columns", ())), "label")
         qids, docids = frame_ids(frame, "a qrels frame", grade, "judgments")
         rels = whole_grades(frame[grade].to_numpy(), "a qrels frame's " + grade, lambda i: f"row {row_label(frame, i)}")
         return cls._made(qids, docids, rels, row_of=lambda i: f"a qrels frame: row {row_label(frame, i)}")

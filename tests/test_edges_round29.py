@@ -120,3 +120,13 @@ def test_documents_refuse_jobs_that_are_no_count_of_workers(jobs):
         Documents(["a"], ["hola mundo"], jobs=jobs)
 
 
+def test_qrels_from_frame_refuses_what_is_no_frame_as_run_from_frame_does():
+    from clirkit.run import Qrels, Run
+
+    for frame, got in ((None, "NoneType"), ({"qid": ["1"]}, "dict")):
+        with pytest.raises(ClirkitError, match=f"^a qrels frame: expected a pandas DataFrame, got {got}$"):
+            Qrels.from_frame(frame)
+        with pytest.raises(ClirkitError, match=f"^a run frame: expected a pandas DataFrame, got {got}$"):
+            Run.from_frame(frame)
+
+
