@@ -14,6 +14,11 @@ class ClirkitError(Exception):
     """
 
 
+class ClirkitTypeError(ClirkitError, TypeError):
+    """An argument of the wrong kind (a list where a mapping is expected): a user mistake, so a
+    :class:`ClirkitError`, and a TypeError still for code that caught the TypeError raised before."""
+
+
 class LineAfterCR(int):
     """The number of a line of a file of LF-ended lines after a lone carriage return, which
     :func:`clirkit.fileio.iter_lines` reads as a line end too: ``physical``, its number as most editors and ``sed

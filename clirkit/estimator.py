@@ -43,7 +43,7 @@ import inspect
 import os
 from typing import Any, Mapping, TypeVar
 
-from clirkit.errors import ClirkitError
+from clirkit.errors import ClirkitError, ClirkitTypeError
 from clirkit.givenpaths import read_if_path
 from clirkit.parameters import Parameters
 from clirkit.searchoptions import checked_search_options
@@ -123,7 +123,7 @@ class Resources:
         self._parallel = parallel
         for name, given in (("topics", topics), ("qrels", qrels)):
             if given is not None and not isinstance(given, Mapping):
-                raise TypeError(
+                raise ClirkitTypeError(
                     f"{name} must map each split to its {name} (e.g. {{'test': ...}}), got {type(given).__name__}"
                 )
         self._topics = {

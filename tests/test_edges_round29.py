@@ -130,3 +130,12 @@ def test_qrels_from_frame_refuses_what_is_no_frame_as_run_from_frame_does():
             Run.from_frame(frame)
 
 
+def test_resources_refuse_topics_not_by_split_as_a_clirkit_error_still_a_type_error():
+    from clirkit.estimator import Resources
+
+    for name in ("topics", "qrels"):
+        with pytest.raises(ClirkitError, match=f"^{name} must map each split to its {name}") as caught:
+            Resources(**{name: [1, 2]})
+        assert isinstance(caught.value, TypeError)
+
+
