@@ -139,3 +139,17 @@ def test_resources_refuse_topics_not_by_split_as_a_clirkit_error_still_a_type_er
         assert isinstance(caught.value, TypeError)
 
 
+def test_fusion_refuses_to_tune_on_one_run_given_twice_as_it_refuses_one_system_twice():
+    from clirkit.fusion.system import Fusion
+    from clirkit.run import Qrels, Run
+
+    run = Run.from_dict({"1": {"d1": 2.0, "d2": 1.0}, "2": {"d2": 3.0, "d3": 1.0}})
+    other = Run.from_dict({"1": {"d2": 2.0, "d1": 1.0}, "2": {"d3": 3.0, "d2": 1.0}})
+    qrels = Qrels(["1", "2"], ["d1", "d3"], [1, 1])
+    says = "^dev_runs: run 2 is run 1 again: a fusion fuses distinct runs, give each once$"
+    with pytest.raises(ClirkitError, match=says):
+        Fusion(weights=None).fit_runs([run, run], qrels)
+    with pytest.raises(ClirkitError, match="^dev_runs: run 3 is run 1 again"):
+        Fusion(weights=None).fit_runs([run, other, run], qrels)
+    assert Fusion(weights=[0.5, 0.5]).fit_runs([run, run], qrels).weights_ == [0.5, 0.5]  # given: nothing tuned
+    assert len(Fusion(weights=None).fit_runs([run, other], qrels).weights_) == 2

@@ -142,7 +142,8 @@ class Fusion(System):
         None, and so may ``dev_runs`` (give ``n``, the number of systems): a transform ``auto`` is then chosen on
         each run fused. ``quiet`` False shows a progress bar on stderr while a long grid is tried
         (:func:`clirkit.tuning.tune_weights`). ClirkitError, before any work, for ``dev_runs`` not a list of runs
-        (:func:`given_runs`) and ``dev_qrels`` given and not :class:`~clirkit.run.Qrels`."""
+        (:func:`given_runs`) and ``dev_qrels`` given and not :class:`~clirkit.run.Qrels`; and, to tune on, for one run
+        given twice."""
         from clirkit.metricchecks import check_qrels
 
         self.check_depth(depth)
@@ -173,6 +174,7 @@ class Fusion(System):
             if dev_qrels is None:
                 raise ClirkitError("tuning the fusion weights needs the dev qrels (or give the weights)")
             assert dev_runs is not None  # refused above when the weights are tuned
+            _check_distinct(dev_runs)
             sweep, self.dev_queries_ = self._sweep(list(dev_runs), dev_qrels, int(depth), quiet=quiet)
             self.weights_ = [float(w) for w in sweep.best]
             self.dev_score_ = float(sweep.best_score)
@@ -464,6 +466,16 @@ def given_runs(runs, name: str = "runs") -> list:
             f"{name}: expected a list of runs (clirkit Runs), got a {type(listed[odd]).__name__} among them"
         )
     return listed
+
+
+def _check_distinct(dev_runs: list) -> None:
+    """ClirkitError for one run object given twice among the ``dev_runs`` to tune on: the sweep would split one
+    system's weight as if they were two systems' (as :meth:`Fusion.fit` refuses a system listed twice, and the
+    command a run file given twice)."""
+    for i, run in enumerate(dev_runs[1:], 2):
+        same = next((j for j, other in enumerate(dev_runs[: i - 1], 1) if other is run), None)
+        if same is not None:
+            raise ClirkitError(f"dev_runs: run {i} is run {same} again: a fusion fuses distinct runs, give each once")
 
 
 def _check_each_judged(dev_runs: list, judged: set) -> None:
