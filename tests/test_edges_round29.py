@@ -153,3 +153,47 @@ def test_fusion_refuses_to_tune_on_one_run_given_twice_as_it_refuses_one_system_
         Fusion(weights=None).fit_runs([run, other, run], qrels)
     assert Fusion(weights=[0.5, 0.5]).fit_runs([run, run], qrels).weights_ == [0.5, 0.5]  # given: nothing tuned
     assert len(Fusion(weights=None).fit_runs([run, other], qrels).weights_) == 2
+
+
+# --------------------------------------------------------------------------- C: an experiment file's split_seed
+
+
+def _collection(seed) -> dict:
+    return {
+        "documents": "docs.tsv",
+        "queries": "topics.tsv",
+        "qrels": "all.qrels",
+        "source_lang": "en",
+        "target_lang": "es",
+        "split": {"dev": 0.5, "test": 0.5},
+        "split_seed": seed,
+    }
+
+
+@pytest.mark.parametrize("seed", [2**63, 2**64, 2**64 + 1])
+def test_split_seed_is_bounded_as_seed_and_split_seed_on_the_command_line(tmp_path, seed):
+    from clirkit.datasets.plain import PlainCollection
+
+    for name in ("docs.tsv", "topics.tsv", "all.qrels"):
+        (tmp_path / name).write_text("", encoding="utf-8")
+    says = f"^x.toml: split_seed must be an integer >= 0 \\(at most 2\\*\\*63 - 1\\), got {seed}$"
+    with pytest.raises(ClirkitError, match=says):
+        PlainCollection.from_dict(_collection(seed), where="x.toml: ", base=tmp_path)
+    assert PlainCollection.from_dict(_collection(2**63 - 1), where="x.toml: ", base=tmp_path).split_seed == 2**63 - 1
+
+
+def test_an_experiment_files_split_seed_over_the_bound_is_one_line(tmp_path, capsys):
+    from clirkit.cli import main
+
+    for name in ("d.tsv", "q.tsv", "r.txt"):
+        (tmp_path / name).write_text("", encoding="utf-8")
+    (tmp_path / "x.toml").write_text(
+        '[collection]\ndocuments = "d.tsv"\nqueries = "q.tsv"\nqrels = "r.txt"\nsource_lang = "en"\n'
+        'target_lang = "es"\nsplit = {dev = 0.5, test = 0.5}\nsplit_seed = 18446744073709551617\n'
+        '[systems.BM25]\nkind = "bm25"\n',
+        encoding="utf-8",
+    )
+    assert main(["run", str(tmp_path / "x.toml"), "-o", str(tmp_path / "out"), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.endswith("split_seed must be an integer >= 0 (at most 2**63 - 1), got 18446744073709551617\n")
+    assert err.count("\n") == 1 and not (tmp_path / "out").exists()

@@ -157,8 +157,8 @@ class PlainCollection:
             pair = (path("parallel", parallel),)
         split = _split_rule(data.get("split"), queries, where, label, bad)
         seed = data.get("split_seed", 0)
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise bad("split_seed", "an integer >= 0", seed)
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:  # as --split-seed, seed
+            raise bad("split_seed", "an integer >= 0 (at most 2**63 - 1)", seed)
         if "split_seed" in data and split is None:  # a seed of no split would do nothing
             raise ClirkitError(
                 f"{where}{label('split_seed')} is read only with {label('split')}: give {label('split')} "
