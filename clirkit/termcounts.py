@@ -13,7 +13,8 @@ from clirkit.errors import ClirkitError, located, quoted
 def read_counts(path: str | os.PathLike[str], analyzer) -> tuple[dict[str, int], int]:
     """A term-count file (the reference's ``COUNT TOKEN`` lines, e.g. its ``eng.cnt``) as ``({term: count},
     total)``: each token analyzed by ``analyzer`` (its terms share the count; a stopword adds nothing), total
-    the sum of every line's count. A malformed line is ``FILE:LINE: problem``."""
+    the sum of every line's count. A malformed line is ``FILE:LINE: problem``; counts that are all 0 are an error
+    naming the file."""
     from clirkit.fileio import display_name, iter_lines
 
     name = display_name(path)
@@ -39,6 +40,11 @@ def read_counts(path: str | os.PathLike[str], analyzer) -> tuple[dict[str, int],
         total += count
     if not tokens:
         raise ClirkitError(f"{name}: no COUNT TOKEN line: a term-count file holds one line per word")
+    if total == 0:  # p_bg would be 1 for every term: no background at all
+        raise ClirkitError(
+            f"{name}: every count is 0: a term-count file gives each word's occurrences in a corpus (COUNT TOKEN), "
+            f"at least one of them > 0"
+        )
     return count_terms(analyzer.tokenize_many(tokens), counts), total
 
 

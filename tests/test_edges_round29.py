@@ -197,3 +197,42 @@ def test_an_experiment_files_split_seed_over_the_bound_is_one_line(tmp_path, cap
     err = capsys.readouterr().err
     assert err.endswith("split_seed must be an integer >= 0 (at most 2**63 - 1), got 18446744073709551617\n")
     assert err.count("\n") == 1 and not (tmp_path / "out").exists()
+
+
+# --------------------------------------------------------------------------- D: a PSQ background of no counts
+
+
+def test_a_term_count_file_whose_counts_are_all_zero_is_refused_naming_it(tmp_path):
+    from clirkit.termcounts import read_counts
+
+    path = tmp_path / "bg.cnt"
+    path.write_text("0 love\n0 god\n", encoding="utf-8")
+    with pytest.raises(ClirkitError, match=rf"^{re.escape(str(path))}: every count is 0: "):
+        read_counts(path, Analyzer("en"))
+    path.write_text("0 love\n2 god\n", encoding="utf-8")
+    assert read_counts(path, Analyzer("en", stemmer=None)) == ({"love": 0, "god": 2}, 2)
+
+
+def test_psq_background_of_zero_counts_is_one_line_and_status_2(indexed_dir, capsys):
+    from clirkit.cli import main
+    from clirkit.translation import TranslationTable, save_table
+
+    table = TranslationTable.from_triples(  # from the documents' language: the documents translated
+        ["luz", "dios"], ["light", "god"], [1.0, 1.0], params={"source_lang": "es", "target_lang": "en"}
+    )
+    save_table(table, str(indexed_dir / "es2en.npz"))
+    (indexed_dir / "q.tsv").write_text("q1\tgod light\n", encoding="utf-8")
+    counts = indexed_dir / "bg.cnt"
+    argv = ["psq", "--index", str(indexed_dir / "ix.npz"), "--queries", str(indexed_dir / "q.tsv")]
+    argv += ["--table", str(indexed_dir / "es2en.npz"), "--scoring", "lm", "--background", str(counts), "-q"]
+    counts.write_text("0 love\n", encoding="utf-8")
+    assert main([*argv, "-o", str(indexed_dir / "zero.run")]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err == f"clirkit: error: {counts}: every count is 0: a term-count file gives each word's occurrences in a "
+        "corpus (COUNT TOKEN), at least one of them > 0\n"
+    )
+    assert not (indexed_dir / "zero.run").exists()
+    counts.write_text("3 light\n0 love\n", encoding="utf-8")
+    assert main([*argv, "-o", str(indexed_dir / "ok.run")]) == 0
+    assert (indexed_dir / "ok.run").read_text(encoding="utf-8").startswith("q1 Q0 ")
