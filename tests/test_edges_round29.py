@@ -79,7 +79,8 @@ def test_an_empty_language_declaration_says_nothing():
     [
         (
             lambda A: Documents(["a"], tokens=[["x"]], analyzer="es"),
-            "Documents(analyzer=): expected an Analyzer (clirkit.analysis.Analyzer), got 'es', a str: give Analyzer('es')",
+            "Documents(analyzer=): expected an Analyzer (clirkit.analysis.Analyzer), got 'es', a str: give "
+            "Analyzer('es')",
         ),
         (
             lambda A: Documents(["a"], ["x"]).tokens("es"),
