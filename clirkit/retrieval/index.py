@@ -209,7 +209,7 @@ class Index:
         """Index documents that are already lists of terms (``analyzer`` is recorded, not applied). A term is a
         non-empty str without whitespace, or words joined by single spaces (clirkit's spelling of an n-gram,
         :func:`clirkit.analysis.ngrams`); ClirkitError for a document given as a str, None or a dict (not a list of
-        its terms), for ``token_lists`` that is no list, and for any other term (empty, with a tab or a newline, not a
+        its terms), for ``token_lists`` that is no list, for any other term (empty, with a tab or a newline, not a
         str), and for an ``analyzer`` that is no :class:`~clirkit.analysis.Analyzer` (None: English's)."""
         analyzer = Analyzer("en") if analyzer is None else given_analyzer(analyzer, "Index.from_tokens")
         if isinstance(docids, str) or isinstance(token_lists, str):
