@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from clirkit.errors import ClirkitError, located
+from clirkit.errors import ClirkitError, ClirkitTypeError, located
 from clirkit.languages import SNOWBALL_STEMMERS, SNOWBALL_STOPWORDS
 from clirkit.mosestokens import QUOTES, kept_whole, moses_class, plain_words, without_edge_hyphens
 from clirkit.segmenters import (
@@ -226,7 +226,7 @@ class Analyzer:
         """The tokens of ``text`` before stopwords and stemming: composed (:func:`composed`), converted to one
         Chinese script, segmented or tokenized, case-folded, punctuation dropped, CJK runs cut into bigrams."""
         if not isinstance(text, str):
-            raise TypeError(f"Analyzer.tokenize expects a str, got {type(text).__name__}")
+            raise ClirkitTypeError(f"Analyzer.tokenize expects a str, got {type(text).__name__}")
         version = self.normalization_version
         if version >= 4:
             text = controls_as_spaces(text)
@@ -344,7 +344,7 @@ class Analyzer:
         ``quiet``: no progress bar; ``desc``: its label.
         """
         if isinstance(texts, str):
-            raise TypeError("Analyzer.tokenize_many expects a sequence of str, got a str")
+            raise ClirkitTypeError("Analyzer.tokenize_many expects a sequence of str, got a str")
         texts = texts if isinstance(texts, (list, tuple)) else list(texts)
         cache = _CACHE.get()
         if cache is None or not all(isinstance(t, str) for t in texts):  # (tokenize names a non-str)

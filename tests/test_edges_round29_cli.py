@@ -86,3 +86,15 @@ def test_help_or_version_to_an_unwritable_standard_output_is_one_line(argv):
         2,
         "clirkit: error: cannot write to the standard output: No space left on device\n",
     )
+
+
+@pytest.mark.parametrize(
+    "call", [lambda a: a.tokenize(None), lambda a: a.tokenize_many("abc"), lambda a: a.tokenize_many([None])]
+)
+def test_an_analyzer_given_what_is_no_text_is_a_clirkit_error_and_still_a_type_error(call):
+    from clirkit.analysis import Analyzer
+    from clirkit.errors import ClirkitError
+
+    with pytest.raises(ClirkitError, match="expects a") as err:
+        call(Analyzer("en"))
+    assert isinstance(err.value, TypeError)
