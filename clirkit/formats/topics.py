@@ -43,6 +43,7 @@ from typing import Sequence
 from clirkit.errors import ClirkitError, located, repeated_id
 from clirkit.formats.ids import check_id
 from clirkit.languages import declared_language
+from clirkit.progress import say
 
 TOPIC_FIELDS = ("title", "desc", "narr")
 """The fields of a topic a query's text can be made of, in the order they appear in topics."""
@@ -58,9 +59,10 @@ _SPELLING = {
 }
 _TOPIC_TAG = {"TREC": "top", "CLEF": "topic", "NTCIR": "TOPIC"}
 
-# ISO 639-1 (clirkit's codes) -> the ISO 639-3/639-2 codes HC4, NeuCLIR and others use.
+# ISO 639-1 (clirkit's codes) -> the ISO 639-3/639-2 codes HC4, NeuCLIR and others use (and older or
+# narrower codes of the same written language: iw, in, cmn, pes, swh, arb).
 _LANG3 = {
-    "ar": ("ara",),
+    "ar": ("ara", "arb"),
     "bg": ("bul",),
     "bn": ("ben",),
     "ca": ("cat",),
@@ -72,20 +74,21 @@ _LANG3 = {
     "es": ("spa",),
     "et": ("est",),
     "eu": ("eus", "baq"),
-    "fa": ("fas", "per"),
+    "fa": ("fas", "per", "pes"),
     "fi": ("fin",),
     "fr": ("fra", "fre"),
-    "he": ("heb",),
+    "he": ("heb", "iw"),
     "hi": ("hin",),
     "hu": ("hun",),
-    "id": ("ind",),
+    "id": ("ind", "in"),
     "it": ("ita",),
     "ja": ("jpn",),
     "ko": ("kor",),
     "lt": ("lit",),
     "lv": ("lav",),
     "nl": ("nld", "dut"),
-    "no": ("nor",),
+    "nb": ("nob", "no", "nor"),  # Bokmål, the written Norwegian of most texts
+    "no": ("nor", "nb", "nob"),
     "pl": ("pol",),
     "pt": ("por",),
     "ro": ("ron", "rum"),
@@ -93,13 +96,13 @@ _LANG3 = {
     "sk": ("slk", "slo"),
     "sl": ("slv",),
     "sv": ("swe",),
-    "sw": ("swa",),
+    "sw": ("swa", "swh"),
     "th": ("tha",),
     "tr": ("tur",),
     "uk": ("ukr",),
     "ur": ("urd",),
     "vi": ("vie",),
-    "zh": ("zho", "chi"),
+    "zh": ("zho", "chi", "cmn"),
 }
 _LANG_HINT = "choose one with --source-lang (in Python: read_queries(lang=), Resources(source_lang=))"
 
@@ -234,6 +237,7 @@ _NO_TOPICS = (
 _FIELD_TAGS = {"num": "num", "identifier": "num", "slang": "slang", **FIELD_ALIASES}
 _LANG_ATTRIBUTE = re.compile(r"""\b((?:xml:)?lang)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'/>]+))""", re.I)
 _NTCIR_CODES = {"ch": "zh", "cn": "zh", "kr": "ko", "jp": "ja"}  # NTCIR's <SLANG> codes that are not ISO 639
+_NO_LANGUAGE = {"und", "mul", "zxx"}  # ISO 639-2's undetermined, multiple, no linguistic content: no language said
 _LABELS = {
     "num": re.compile(r"^\s*number\s*:", re.I),
     "title": re.compile(r"^\s*topic\s*:", re.I),
@@ -322,6 +326,7 @@ class _MarkupReader:
         self.nums: list[tuple[int, list[str], _Tag]] = []
         # languages declared, each as (how, value, line): ('lang="es"', "es", 2)
         self.outer: list[tuple[str, tuple[str, str, int] | None]] = []  # by the open tags around topics (<topics>)
+        self.unread: set[str] = set()  # the language declarations that could not be read, said once each
         self.declared: tuple[str, str, int] | None = None  # by the topic's lang="..." attribute (CLEF)
         self.field_declared: dict[tuple[str, str | None], tuple[str, str, int] | None] = {}  # by a field's
         self.slang: list[str] | None = None  # the pieces of its <SLANG> (NTCIR)
@@ -489,7 +494,7 @@ class _MarkupReader:
         language declaration holds for the topics inside it)."""
         name = tok.name.lower()
         if not tok.closing:
-            declared = self._declaration(tok)
+            declared = self._declaration(tok) if "topic" in name else None  # (not <html lang=...>)
             if declared is not None:  # said with its tag: not on the topic
                 declared = (f"<{tok.name} {declared[0]}> at line {declared[2]}", *declared[1:])
             if not tok.empty:
@@ -503,6 +508,8 @@ class _MarkupReader:
         None without one, or with an empty one (XML's "no language said")."""
         m = _LANG_ATTRIBUTE.search(self.text, tok.start, tok.end)
         value = next((v for v in m.group(2, 3, 4) if v is not None), "").strip() if m else ""
+        if value.lower() in _NO_LANGUAGE:
+            return None
         return (f'{m.group(1)}="{value}"', value, self.line_of(tok.start)) if value else None
 
     def _check_declared(self, qid: str, chosen: str | None) -> None:
@@ -533,13 +540,14 @@ class _MarkupReader:
             return
         how, value, at = declared
         code = _NTCIR_CODES.get(value.lower()) or declared_language(value)
-        if code is None:
-            raise located(
-                self.name,
-                at,
-                f"could not read the language declaration {how}: write a language code such as es (ISO 639-1), or "
-                f"remove it",
-            )
+        if code is None:  # (a language's name clirkit does not know: said once, read as the caller's)
+            if how not in self.unread:
+                self.unread.add(how)
+                say(
+                    f"{self.name}:{at}: could not read the language declaration {how}: read as {self.lang} (write a "
+                    "language code such as es, ISO 639-1)"
+                )
+            return
         if code not in lang_codes(self.lang):
             raise located(self.name, line, f"{what} is in {code} ({how}), not in {self.lang}; {_LANG_HINT}")
 
