@@ -115,11 +115,12 @@ _TOO_BIG = ("array is too big", "Maximum allowed dimension exceeded", "Maximum a
 @contextmanager
 def too_big_as_memory() -> Iterator[None]:
     """Within the block, numpy's refusal of an array too big to address (a ValueError: a count of 2**70 asked for)
-    is raised as the MemoryError numpy raises for one too big to allocate, so callers handle both alike."""
+    is raised as the MemoryError numpy raises for one too big to allocate, so callers handle both alike (a
+    ClirkitError that is a ValueError, whose message may quote the user's words, is left as it is)."""
     try:
         yield
     except ValueError as exc:
-        if any(words in str(exc) for words in _TOO_BIG):
+        if not isinstance(exc, ClirkitError) and any(words in str(exc) for words in _TOO_BIG):
             raise MemoryError(
                 f"an array larger than memory can address ({str(exc).split(';')[0].rstrip('.')})"
             ) from None

@@ -98,3 +98,24 @@ def test_an_analyzer_given_what_is_no_text_is_a_clirkit_error_and_still_a_type_e
     with pytest.raises(ClirkitError, match="expects a") as err:
         call(Analyzer("en"))
     assert isinstance(err.value, TypeError)
+
+
+def test_a_clirkit_error_quoting_numpys_words_is_not_out_of_memory():
+    from clirkit.errors import ClirkitError
+
+    class Both(ClirkitError, ValueError):
+        pass
+
+    with pytest.raises(Both, match="unknown measure 'array is too big'"), too_big_as_memory():
+        raise Both("unknown measure 'array is too big'")
+
+
+def test_help_with_the_standard_output_closed_goes_to_stderr_as_before():
+    done = subprocess.run(
+        [sys.executable, "-m", "clirkit", "--version"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    assert done.returncode == 0
+    closed = subprocess.run(
+        f"{sys.executable} -m clirkit --version >&-", shell=True, stderr=subprocess.PIPE, text=True, timeout=120
+    )
+    assert (closed.returncode, closed.stderr) == (0, "clirkit 0.2.0\n")

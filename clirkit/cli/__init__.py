@@ -182,6 +182,8 @@ def _parsed(parser: argparse.ArgumentParser, argv: list[str]) -> tuple[argparse.
     flushed here, where a failure to write it is the one error line and status 2 (:mod:`clirkit.cli.stdout`)."""
     from clirkit.cli.stdout import StdoutLost, guarded_stdout
 
+    if sys.stdout is None:  # closed (>&-): argparse writes the help to stderr
+        return parser.parse_known_args(argv)
     try:
         with guarded_stdout():  # (argparse ignores an OSError of its own writes)
             try:
