@@ -103,7 +103,7 @@ class Fusion(System):
                     f"systems: member {i} is a {type(system).__name__} ({system!r:.40}), not a system: give fitted "
                     "systems (e.g. DT().fit(...), RunFile(run=...).fit() for a run)"
                 )
-            same = next((j for j, other in enumerate(self.systems[: i - 1], 1) if other is system), None)
+            same = _earlier_same(self.systems, i)
             if same is not None:  # as an experiment file's fusion refuses a system listed twice
                 raise ClirkitError(f"systems: member {i} is member {same} again: list each fused system once")
         self.check_runs(len(self.systems))
@@ -468,12 +468,17 @@ def given_runs(runs, name: str = "runs") -> list:
     return listed
 
 
+def _earlier_same(items, i: int) -> int | None:
+    """The number (from 1) of an item of ``items`` before the ``i``-th that is the very same object, or None."""
+    return next((j for j, other in enumerate(items[: i - 1], 1) if other is items[i - 1]), None)
+
+
 def _check_distinct(dev_runs: list) -> None:
     """ClirkitError for one run object given twice among the ``dev_runs`` to tune on: the sweep would split one
     system's weight as if they were two systems' (as :meth:`Fusion.fit` refuses a system listed twice, and the
     command a run file given twice)."""
-    for i, run in enumerate(dev_runs[1:], 2):
-        same = next((j for j, other in enumerate(dev_runs[: i - 1], 1) if other is run), None)
+    for i in range(2, len(dev_runs) + 1):
+        same = _earlier_same(dev_runs, i)
         if same is not None:
             raise ClirkitError(f"dev_runs: run {i} is run {same} again: a fusion fuses distinct runs, give each once")
 
