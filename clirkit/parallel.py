@@ -374,22 +374,17 @@ def _imported(
 MEETING_SECONDS = 10.0
 
 
-def _met(folder: str, workers: int) -> bool:
+def _met(folder: str, workers: int) -> None:
     """Sign in ``folder`` (a file named by this process's id) and wait until ``workers`` processes have, or
-    :data:`MEETING_SECONDS` have passed, or the folder is gone (the block ended): whether they all came."""
+    :data:`MEETING_SECONDS` have passed, or the folder is gone (the block ended)."""
     import time
 
     end = time.monotonic() + MEETING_SECONDS
     with contextlib.suppress(OSError):
         open(os.path.join(folder, str(os.getpid())), "w").close()
-    while time.monotonic() < end:
-        try:
-            if len(os.listdir(folder)) >= workers:
-                return True
-        except OSError:
-            return False
-        time.sleep(0.005)
-    return False
+    with contextlib.suppress(OSError):
+        while time.monotonic() < end and len(os.listdir(folder)) < workers:
+            time.sleep(0.005)
 
 
 #: The -W option given to loky's resource tracker: after a SIGKILL of the command it removed the workers'
