@@ -29,7 +29,8 @@ given only in another language than the caller's (``<ES-title>`` alone, asked fo
 in HC4 files: it is not read as if it were in the caller's language; so is a topic whose unprefixed fields are
 declared in another language, by CLEF's ``<top lang="es">`` attribute (``xml:lang``; a code such as ``es-ES``
 or a name such as ``spanish``; on the ``<topics>`` around the topics, for each of them; on a field, for that
-field) or NTCIR's ``<SLANG>CH</SLANG>``. A declaration that cannot be read as a language is an error then.
+field) or NTCIR's ``<SLANG>CH</SLANG>``. A declaration that cannot be read as a language is said once, and the
+topics read as the asked language.
 """
 
 from __future__ import annotations
@@ -491,7 +492,7 @@ class _MarkupReader:
 
     def _outer_tag(self, tok: _Tag) -> None:
         """A tag outside the topics (a closing tag, or a container of topics such as <topics>, <TOPICS>, whose
-        language declaration holds for the topics inside it)."""
+        language declaration holds for the topics inside it; another tag's, <html lang=...>, does not)."""
         name = tok.name.lower()
         if not tok.closing:
             declared = self._declaration(tok) if "topic" in name else None  # (not <html lang=...>)
@@ -516,7 +517,7 @@ class _MarkupReader:
         """ClirkitError when a field read (those of the ``chosen`` language prefix) is declared in another language
         than the caller's: by its own ``lang`` attribute, else, unprefixed, by the topic's (its ``lang`` attribute,
         its ``<SLANG>``, the ``lang`` of a tag around it); read as the caller's language, every query word would be
-        missed. ClirkitError too for a declaration that cannot be read as a language."""
+        missed. A declaration that cannot be read as a language is said (:meth:`_check_language`)."""
         if not self.lang:
             return
         topic = None
@@ -534,8 +535,8 @@ class _MarkupReader:
 
     def _check_language(self, what: str, declared: tuple[str, str, int] | None, line: int) -> None:
         """ClirkitError ``name:line: WHAT is in es (lang="es"), not in en; ...`` when ``declared`` is another
-        language than the caller's; ``name:line: could not read the language declaration ...`` for one that
-        :func:`~clirkit.languages.declared_language` cannot read."""
+        language than the caller's; one that :func:`~clirkit.languages.declared_language` cannot read is said on
+        stderr once a file (``name:line: could not read the language declaration ...``), the field read as asked."""
         if declared is None:
             return
         how, value, at = declared
