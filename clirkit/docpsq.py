@@ -38,6 +38,7 @@ import scipy.sparse as sp
 
 from clirkit.docphrases import PHRASE_COUNT, table_phrases, with_phrases
 from clirkit.errors import ClirkitError, counted
+from clirkit.fileio import display_name
 from clirkit.npzchecks import (
     Corrupt,
     check_csr_rows,
@@ -583,4 +584,10 @@ def background(spec: str, index: Index | ShardedIndex, *, texts: Sequence[str] |
             raise ClirkitError(f"background: {spec}: no such file (collection, parallel, or a COUNT TOKEN file)")
         counts, total = read_counts(spec, index.analyzer)
     c = np.fromiter((counts.get(t, 0) for t in index.terms.tolist()), dtype=np.float64, count=index.n_terms)
+    if index.n_terms and not c.any():  # every term 1 / (1 + N): the same background everywhere, no weighting
+        where = "the parallel corpus's query side" if spec == "parallel" else display_name(spec)
+        raise ClirkitError(
+            f"{where}: none of its {len(counts):,} words (analyzed as {index.analyzer.lang}) is a word of the index "
+            f"searched: the background is counted in the queries' language (a file of another language?)"
+        )
     return (1.0 + c) / (1.0 + total)

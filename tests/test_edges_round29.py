@@ -258,3 +258,24 @@ def test_psq_background_of_zero_counts_is_one_line_and_status_2(indexed_dir, cap
     counts.write_text("3 light\n0 love\n", encoding="utf-8")
     assert main([*argv, "-o", str(indexed_dir / "ok.run")]) == 0
     assert (indexed_dir / "ok.run").read_text(encoding="utf-8").startswith("q1 Q0 ")
+
+
+def test_a_background_sharing_no_word_with_the_index_is_refused_naming_it(indexed_dir, capsys):
+    from clirkit.cli import main
+    from clirkit.translation import TranslationTable, save_table
+
+    table = TranslationTable.from_triples(
+        ["luz", "dios"], ["light", "god"], [1.0, 1.0], params={"source_lang": "es", "target_lang": "en"}
+    )
+    save_table(table, str(indexed_dir / "es2en.npz"))
+    (indexed_dir / "q.tsv").write_text("q1\tgod light\n", encoding="utf-8")
+    counts = indexed_dir / "bg.cnt"
+    argv = ["psq", "--index", str(indexed_dir / "ix.npz"), "--queries", str(indexed_dir / "q.tsv")]
+    argv += ["--table", str(indexed_dir / "es2en.npz"), "--scoring", "lm", "--background", str(counts), "-q"]
+    counts.write_text("5 ahoraqui\n3 zzyzx\n", encoding="utf-8")  # no word of the translated (English) index
+    assert main([*argv, "-o", str(indexed_dir / "none.run")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"clirkit: error: {counts}: none of its 2 words (analyzed as en) is a word of the index")
+    assert err.count("\n") == 1 and not (indexed_dir / "none.run").exists()
+    counts.write_text("5 ahoraqui\n3 god\n", encoding="utf-8")
+    assert main([*argv, "-o", str(indexed_dir / "one.run")]) == 0
