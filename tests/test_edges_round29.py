@@ -279,3 +279,14 @@ def test_a_background_sharing_no_word_with_the_index_is_refused_naming_it(indexe
     assert err.count("\n") == 1 and not (indexed_dir / "none.run").exists()
     counts.write_text("5 ahoraqui\n3 god\n", encoding="utf-8")
     assert main([*argv, "-o", str(indexed_dir / "one.run")]) == 0
+
+
+def test_a_doctype_with_an_internal_subset_is_skipped_like_one_without():
+    text = (
+        '<?xml version="1.0"?>\n<!DOCTYPE topics [\n  <!ELEMENT topics (top*)>\n  <!ENTITY gt2 "]>">\n]>\n'
+        "<topics>\n<top><num>1</num><title>light of god</title></top>\n"
+        "<top><num>2</num><title>water</title></top>\n</topics>\n"
+    )
+    assert read_markup_topics("t.xml", text, ["title"]) == {"1": "light of god", "2": "water"}
+    with pytest.raises(ClirkitError, match=r"^t.xml:1: text outside <top> "):  # a subset never closed
+        read_markup_topics("t.xml", '<!DOCTYPE t [ <!ENTITY x "]">\n<top><num>1</num><title>a</title></top>', ["title"])

@@ -16,10 +16,10 @@
   the language codes both use.
 
 One tolerant reader serves the three markup dialects (tags matched case-insensitively, closed or not, ``<t/>`` as
-``<t />``; comments, ``<?xml ...?>``, ``<!DOCTYPE ...>`` and unknown tags such as ``<dom>`` or ``<CONC>`` skipped,
-but a comment or CDATA section never closed is an error naming its line, not the rest of the file hidden;
-entities such as ``&amp;``, ``&eacute;``, ``&#233;`` decoded; whitespace collapsed). A markup file
-that is not valid UTF-8 (and declares no other encoding in ``<?xml ... encoding=...?>``) is read as
+``<t />``; comments, ``<?xml ...?>``, ``<!DOCTYPE ...>`` (with its ``[...]`` declarations) and unknown tags such
+as ``<dom>`` or ``<CONC>`` skipped, but a comment or CDATA section never closed is an error naming its line, not
+the rest of the file hidden; entities such as ``&amp;``, ``&eacute;``, ``&#233;`` decoded; whitespace collapsed). A
+markup file that is not valid UTF-8 (and declares no other encoding in ``<?xml ... encoding=...?>``) is read as
 Latin-1, the encoding of old TREC and CLEF topic files, and said on stderr.
 
 A query's text is the fields asked for (:data:`TOPIC_FIELDS`; ``title`` by default) joined by a space.
@@ -226,6 +226,7 @@ class _Latin1(str):
 _TOKEN = re.compile(
     r"<!--(?:.*?-->|(?P<open_comment>))"  # a comment (one never closed is an error, not the rest of the file)
     r"|<!\[CDATA\[(?:(?P<cdata>.*?)\]\]>|(?P<open_cdata>))"
+    r"|<!DOCTYPE[^<>\[]*\[(?:[^\]\"']|\"[^\"]*\"|'[^']*')*\]\s*>"  # <!DOCTYPE t [...]> (its declarations skipped)
     r"|<[?!][^<>]*>"  # <?xml ...?>, <!DOCTYPE ...>, <!ENTITY ...>
     r"|<(?P<close>/?)\s*(?:(?P<lang>[A-Za-z]{2})-)?(?P<name>[A-Za-z][\w.:-]*)(?:\s[^<>]*|/)?>",  # <t/> as <t />
     re.S,
