@@ -19,13 +19,15 @@ import numpy as np
 
 from clirkit.errors import ClirkitError, counted
 from clirkit.metrics import Evaluation
-from clirkit.significance import TestResult, paired_test
+from clirkit.progress import progress
+from clirkit.significance import TestResult, paired_test, sign_vectors
 
 FORMATS = ("text", "markdown", "csv", "json")
 MEAN_ROW = "all"
 """The qid of each run's mean row in a per-query table (trec_eval's)."""
 MEAN_ROW_SHARED = f"query {MEAN_ROW!r} shares its name with the mean row: each run's mean is its last row"
 TESTS = ("randomization", "t-test", "none")
+LONG_TESTS = 2 * 10**9  # sign-vector cells (permutations x queries) of a report's tests beyond which they show progress
 
 
 def significance(
@@ -35,25 +37,32 @@ def significance(
     test: str = "randomization",
     permutations: int = 10_000,
     seed: int = 0,
+    quiet: bool = True,
 ) -> dict[tuple[int, str], TestResult]:
     """Paired ``test`` of every evaluation against ``evaluations[baseline]``, per measure, over the
     queries the two have in common.
 
     Returns {(index of the run, measure): TestResult}; no entry for the baseline, for a run sharing
-    no query with it, or at all when ``test`` is ``"none"`` or there is a single run.
+    no query with it, or at all when ``test`` is ``"none"`` or there is a single run. Unless ``quiet``, tests
+    of more than :data:`LONG_TESTS` sign-vector cells in all show their progress on stderr, a test a step.
     """
     if test == "none" or len(evaluations) < 2:
         return {}
     base = evaluations[baseline]
-    out = {}
+    pairs = []
     for i, ev in enumerate(evaluations):
         if i == baseline:
             continue
         common, bi, ei = np.intersect1d(base.qids, ev.qids, assume_unique=True, return_indices=True)
-        if len(common) == 0:
-            continue
-        for m in ev.measures:
-            out[(i, m)] = paired_test(base.column(m)[bi], ev.column(m)[ei], test, permutations=permutations, seed=seed)
+        pairs += [(i, m, bi, ei) for m in ev.measures] if len(common) else []
+    cells = (
+        sum(len(bi) * sign_vectors(len(bi), permutations) for _, _, bi, _ in pairs) if test == "randomization" else 0
+    )
+    out = {}
+    for i, m, bi, ei in progress(pairs, desc=f"{test} tests", quiet=quiet or cells <= LONG_TESTS, unit="test"):
+        out[(i, m)] = paired_test(
+            base.column(m)[bi], evaluations[i].column(m)[ei], test, permutations=permutations, seed=seed
+        )
     return out
 
 
@@ -71,6 +80,7 @@ class Report:
         qrels: how the judgments are named in the notes and the json (e.g. their path; None: not named).
         average, depth, rel_threshold, ties: the settings the evaluations were made with; ``average`` (None:
             the evaluations') words the notes, all four are echoed in the json.
+        quiet: no progress of long tests on stderr (:func:`significance`).
 
     Raises:
         ClirkitError: any of the above broken (a label without its evaluation would drop a run from the table),
@@ -93,6 +103,7 @@ class Report:
         depth: int | None = 1000,
         rel_threshold: int = 1,
         ties: str = "trec_eval",
+        quiet: bool = True,
     ) -> None:
         self.labels, self.evs, self.baseline = list(labels), list(evaluations), baseline
         average = _check_report(self.labels, self.evs, baseline, alpha, test, average)
@@ -100,7 +111,7 @@ class Report:
         self.per_query, self.qrels, self.average = per_query, qrels, average
         self.depth, self.rel_threshold, self.ties = depth, rel_threshold, ties
         self.measures = list(self.evs[0].measures)
-        self.tests = significance(self.evs, baseline, test=test, permutations=permutations, seed=seed)
+        self.tests = significance(self.evs, baseline, test=test, permutations=permutations, seed=seed, quiet=quiet)
 
     def render(self, fmt: str = "text") -> str:
         """The report in format ``fmt`` (one of :data:`FORMATS`), ending with a newline."""

@@ -100,6 +100,17 @@ def _whole(value, name: str, low: int) -> int:
     return int(value)
 
 
+def exact_enumeration(n: int, permutations: int) -> bool:
+    """Whether :func:`randomization_test` of ``n`` pairs weighs all 2^n sign vectors: there are at most
+    ``permutations`` of them."""
+    return n < 63 and (1 << n) <= permutations
+
+
+def sign_vectors(n: int, permutations: int) -> int:
+    """How many sign vectors :func:`randomization_test` of ``n`` pairs weighs (all, or ``permutations``)."""
+    return 1 << n if exact_enumeration(n, permutations) else permutations
+
+
 def randomization_test(a, b, *, permutations: int = 10_000, seed: int = 0) -> TestResult:
     """Two-sided paired randomization test of mean(b - a) = 0.
 
@@ -124,7 +135,7 @@ def randomization_test(a, b, *, permutations: int = 10_000, seed: int = 0) -> Te
     # sums of the same numbers with flipped signs may differ from |sum d| in the last bits
     tolerance = 1e-9 * max(np.abs(d).sum(), 1e-300)
     threshold = observed - tolerance
-    exact = n < 63 and (1 << n) <= permutations
+    exact = exact_enumeration(n, permutations)
     rows = max(1, _CHUNK_CELLS // n)
     total_d = d.sum()
     count = 0

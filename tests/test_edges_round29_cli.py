@@ -119,3 +119,21 @@ def test_help_with_the_standard_output_closed_goes_to_stderr_as_before():
         f"{sys.executable} -m clirkit --version >&-", shell=True, stderr=subprocess.PIPE, text=True, timeout=120
     )
     assert (closed.returncode, closed.stderr) == (0, "clirkit 0.2.0\n")
+
+
+def test_eval_shows_the_progress_of_long_randomization_tests_unless_quiet(tmp_path, capsys, monkeypatch):
+    import clirkit.report
+    from clirkit.cli import main
+
+    qrels, one, two = tmp_path / "q.qrels", tmp_path / "one.run", tmp_path / "two.run"
+    qrels.write_text("".join(f"q{i} 0 d{i} 1\n" for i in range(30)), encoding="utf-8")
+    one.write_text("".join(f"q{i} Q0 d{i} 1 2.0 a\nq{i} Q0 x 2 1.0 a\n" for i in range(30)), encoding="utf-8")
+    two.write_text("".join(f"q{i} Q0 x 1 2.0 b\nq{i} Q0 d{i} 2 1.0 b\n" for i in range(30)), encoding="utf-8")
+    argv = ["eval", "--qrels", str(qrels), str(one), str(two), "--permutations", "1000", "-m", "AP"]
+    assert main(argv) == 0
+    assert "randomization tests" not in capsys.readouterr().err  # 30,000 cells: not long
+    monkeypatch.setattr(clirkit.report, "LONG_TESTS", 29_999)
+    assert main(argv) == 0
+    assert "randomization tests" in capsys.readouterr().err
+    assert main([*argv, "--quiet"]) == 0
+    assert capsys.readouterr().err == ""

@@ -194,6 +194,7 @@ def run(args) -> int:
         depth=args.depth,
         rel_threshold=args.rel_threshold,
         ties=args.ties,
+        quiet=args.quiet,
     )
     if report.mean_row_shared() and args.format != "json" and not noted:  # the table's notes do not carry it
         say(f"eval: {MEAN_ROW_SHARED}", quiet=args.quiet)
