@@ -193,6 +193,12 @@ def validate(
         raise InvalidParameterError(name, caller, allowed, value)
 
 
+def int64_at_least(value, least: int) -> bool:
+    """Whether ``value`` is an int (not a bool) in ``[least, 2**63 - 1]``: an integer numpy's int64 holds, as an
+    experiment file's integers and the command line's (``clirkit.cli.common``) must be."""
+    return not isinstance(value, bool) and isinstance(value, int) and least <= value < 2**63
+
+
 def positive(cls=Integral) -> Interval:
     """An ``Interval`` of ``cls`` from 1 up."""
     return Interval(cls, 1, None, closed="left")

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from clirkit.constraints import int64_at_least
 from clirkit.errors import ClirkitError, counted, cut_repr
 
 SPLITS = ("train", "dev", "test")
@@ -157,7 +158,7 @@ class PlainCollection:
             pair = (path("parallel", parallel),)
         split = _split_rule(data.get("split"), queries, where, label, bad)
         seed = data.get("split_seed", 0)
-        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:  # as --split-seed, seed
+        if not int64_at_least(seed, 0):  # as --split-seed and an experiment's seed
             raise bad("split_seed", "an integer >= 0 (at most 2**63 - 1)", seed)
         if "split_seed" in data and split is None:  # a seed of no split would do nothing
             raise ClirkitError(

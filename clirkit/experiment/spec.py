@@ -16,6 +16,7 @@ from typing import Any, Mapping
 
 import tomllib
 
+from clirkit.constraints import int64_at_least
 from clirkit.datasets.plain import KEYS as PLAIN_KEYS
 from clirkit.errors import ClirkitError, cut_repr
 from clirkit.experiment.keepruns import check_keep_runs
@@ -215,7 +216,7 @@ class Experiment:
 
         def integer(key: str, default: int, least: int) -> int:
             value = data.get(key, default)
-            if isinstance(value, bool) or not isinstance(value, int) or not least <= value < 2**63:
+            if not int64_at_least(value, least):
                 raise ClirkitError(f"{where}: {key} must be an integer >= {least} (at most 2**63 - 1), got {value!r}")
             return value
 
