@@ -111,11 +111,10 @@ def _source_row(
 
 
 @numba.njit(cache=True, nogil=True)
-def code_sums(query, qptr, qsrc, dptr, du, dcol, dval, qb, nu, code, weights, n_codes, n_sources, n_targets):
-    """W+ and W- of every pair (by code) over all the tuples, tuple t weighing ``weights[t]``: the product made
-    as :func:`round_update` makes it, source after source (a pair's sums are final when its source's row is)."""
-    wp = np.zeros(n_codes)
-    wm = np.zeros(n_codes)
+def code_sums(query, qptr, qsrc, dptr, du, dcol, dval, qb, nu, code, weights, n_sources, n_targets, wp, wm):
+    """W+ and W- of every pair (by code) over all the tuples, tuple t weighing ``weights[t]``, written into ``wp``
+    and ``wm`` (zeros, one a code, given): the product made as :func:`round_update` makes it, source after source
+    (a pair's sums are final when its source's row is)."""
     rows = np.arange(len(query))
     start, entry_row, entry_a = _by_source(query, qptr, qsrc, rows, n_sources)
     sums = np.zeros(2 * n_targets)
@@ -154,7 +153,6 @@ def code_sums(query, qptr, qsrc, dptr, du, dcol, dval, qb, nu, code, weights, n_
                 wp[c] = sums[col]
             sums[col] = 0.0
             first[col] = -1
-    return wp, wm
 
 
 @numba.njit(cache=True, nogil=True)
@@ -353,17 +351,14 @@ def tuples_with(src, tgt, qc_ptr, qc_idx, qptr, dc_ptr, dc_idx, dc_data, pos, ne
 
 
 @numba.njit(cache=True, nogil=True)
-def pair_table(qbound, dptr, dcol, qptr, qsrc, n_sources, n_targets):
-    """The map's lists, as :meth:`PairMap.build` makes them with numpy (the same arrays): ``(du, nu, qb,
-    table, src_ptr, tgt)``. Query q's tuples are ``qbound[q]:qbound[q + 1]``; its target list (``nu[q]``
-    n-grams) is the sorted distinct targets of their deltas; the pairs (source, target of a query of that
-    source) are numbered in key order, source after source, and ``table[qb[q] + a * nu[q] + u]`` is the id of
-    (the query's a-th source, its u-th target)."""
+def target_lists(qbound, dptr, dcol, n_targets, du, targets):
+    """Each query's target list, as :meth:`PairMap.build` makes it with numpy: the sorted distinct targets of its
+    tuples' deltas (query q's tuples are ``qbound[q]:qbound[q + 1]``), one list after the other in ``targets``, and
+    each delta entry's position ``du`` in its query's list (both given, ``len(dcol)`` each: numpy's memory, which
+    a large array takes in huge pages). Returns ``(nu, uptr)``: each list's length and start."""
     n_queries = len(qbound) - 1
-    du = np.empty(len(dcol), np.int32)
     nu = np.zeros(n_queries, np.int64)
     uptr = np.zeros(n_queries + 1, np.int64)
-    targets = np.empty(len(dcol), np.int32)
     at = np.full(n_targets, -1, np.int64)  # a target's position in the list being made, or -1
     n = 0
     for q in range(n_queries):
@@ -383,16 +378,23 @@ def pair_table(qbound, dptr, dcol, qptr, qsrc, n_sources, n_targets):
             at[targets[k]] = -1
         nu[q] = n - first
         uptr[q + 1] = n
-    qb = np.zeros(n_queries + 1, np.int64)
-    for q in range(n_queries):
-        qb[q + 1] = qb[q] + (qptr[q + 1] - qptr[q]) * nu[q]
+    return nu, uptr
+
+
+@numba.njit(cache=True, nogil=True)
+def pair_ids(qb, uptr, nu, targets, qptr, qsrc, n_sources, n_targets, table, tgt):
+    """The pairs (source, target of a query of that source) numbered in key order, source after source, as
+    :meth:`PairMap.build` numbers them with numpy: ``table[qb[q] + a * nu[q] + u]`` is the id of (query q's a-th
+    source, its u-th target, ``targets[uptr[q] + u]``: :func:`target_lists`) and ``tgt[id]`` the pair's target
+    (``table`` and ``tgt`` given, ``qb[-1]`` each). Returns ``src_ptr``: source s holds ids ``src_ptr[s]:src_ptr[s +
+    1]``."""
+    n_queries = len(nu)
+    at = np.full(n_targets, -1, np.int64)
     queries = np.arange(n_queries)  # each source's (query, a) entries, queries ascending
     sstart, entry_q, entry_a = _by_source(queries, qptr, qsrc, queries, n_sources)
-    table = np.empty(qb[n_queries], np.int64)
-    tgt = np.empty(qb[n_queries], np.int32)
     src_ptr = np.zeros(n_sources + 1, np.int64)
     n_pairs = 0
-    for i in range(n_sources):  # (the query loop's marking written out again: as helpers they took 2x the time)
+    for i in range(n_sources):  # (target_lists' marking written out again: as helpers they took 2x the time)
         first = n_pairs
         for k in range(sstart[i], sstart[i + 1]):
             q = entry_q[k]
@@ -413,14 +415,12 @@ def pair_table(qbound, dptr, dcol, qptr, qsrc, n_sources, n_targets):
         for p in range(first, n_pairs):
             at[tgt[p]] = -1
         src_ptr[i + 1] = n_pairs
-    return du, nu, qb, table, src_ptr, tgt[:n_pairs].copy()
+    return src_ptr
 
 
 @numba.njit(cache=True, nogil=True)
-def tuple_deltas(pos, neg, indptr, indices, data):
-    """``Dm[pos] - Dm[neg]`` of a canonical CSR ``Dm`` (sorted, distinct columns), as scipy's subtraction makes it:
-    each row the columns of either row ascending, ``a - b`` (``a`` or ``-b`` where one row lacks the column), the
-    zero results left out: ``(indptr, indices, data)``."""
+def tuple_delta_ptr(pos, neg, indptr, indices, data):
+    """The indptr of :func:`tuple_deltas`: each tuple's count of non-zero ``d+ - d-`` entries, summed."""
     n = len(pos)
     ptr = np.zeros(n + 1, np.int64)
     for t in range(n):
@@ -439,9 +439,14 @@ def tuple_deltas(pos, neg, indptr, indices, data):
                 a += 1
                 b += 1
         ptr[t + 1] = ptr[t] + k
-    cols = np.empty(ptr[n], indices.dtype)
-    values = np.empty(ptr[n])
-    for t in range(n):
+    return ptr
+
+
+@numba.njit(cache=True, nogil=True)
+def tuple_delta_entries(pos, neg, indptr, indices, data, ptr, cols, values):
+    """The columns and values of :func:`tuple_deltas` written into ``cols`` and ``values`` (``ptr[-1]`` each,
+    given: :func:`tuple_delta_ptr`)."""
+    for t in range(len(pos)):
         a, a_end = indptr[pos[t]], indptr[pos[t] + 1]
         b, b_end = indptr[neg[t]], indptr[neg[t] + 1]
         k = ptr[t]
@@ -460,6 +465,17 @@ def tuple_deltas(pos, neg, indptr, indices, data):
                 cols[k] = j
                 values[k] = x
                 k += 1
+
+
+@numba.njit(cache=True, nogil=True)
+def tuple_deltas(pos, neg, indptr, indices, data):
+    """``Dm[pos] - Dm[neg]`` of a canonical CSR ``Dm`` (sorted, distinct columns), as scipy's subtraction makes it:
+    each row the columns of either row ascending, ``a - b`` (``a`` or ``-b`` where one row lacks the column), the
+    zero results left out: ``(indptr, indices, data)``."""
+    ptr = tuple_delta_ptr(pos, neg, indptr, indices, data)
+    cols = np.empty(ptr[len(pos)], indices.dtype)
+    values = np.empty(ptr[len(pos)])
+    tuple_delta_entries(pos, neg, indptr, indices, data, ptr, cols, values)
     return ptr, cols, values
 
 

@@ -137,12 +137,11 @@ class PairMap:
         n_queries = Qm.shape[0]
         qbound = np.searchsorted(tuples.query, np.arange(n_queries + 1))
         qptr, qsrc = Qm.indptr.astype(np.int64), Qm.indices.astype(np.int64)
-        dcol = delta.indices.astype(np.int32)
-        done, lists = call("pair_table", qbound, dptr, dcol, qptr, qsrc, Qm.shape[1], T)
-        if done:
-            du, nu, qb, table, src_ptr, tgt = lists
-            if len(tgt) < 2**31:
-                table = table.astype(np.int32)
+        dcol = delta.indices.astype(np.int32, copy=False)
+        dval = delta.data.astype(np.float64, copy=False)
+        found = _compiled_table(qbound, dptr, dcol, qptr, qsrc, qlen, Qm.shape[1], T)
+        if found is not None:
+            du, nu, qb, table, src_ptr, tgt = found
             return cls(
                 np.asarray(tuples.query, dtype=np.int64),
                 qptr,
@@ -150,7 +149,7 @@ class PairMap:
                 dptr,
                 dcol,
                 du,
-                delta.data.astype(np.float64),
+                dval,
                 qb[:-1],
                 nu,
                 table,
@@ -184,7 +183,7 @@ class PairMap:
             dptr,
             dcol,
             du,
-            delta.data.astype(np.float64),
+            dval,
             qb[:-1],
             nu,
             table,
@@ -232,10 +231,9 @@ class PairMap:
         :func:`clirkit.boost.kernels.code_sums`), or numpy's ``np.add.at`` over the occurrences listed tuple
         after tuple (the same additions in the same order)."""
         weights = np.ascontiguousarray(weights, dtype=np.float64)
-        done, sums = call("code_sums", *self.arrays(), weights, self.n_pairs, self.n_sources, self.n_targets)
-        if done:
-            return sums
         wp, wm = np.zeros(self.n_pairs), np.zeros(self.n_pairs)
+        if call("code_sums", *self.arrays(), weights, self.n_sources, self.n_targets, wp, wm)[0]:
+            return wp, wm
         counts = (self.qptr[self.query + 1] - self.qptr[self.query]) * np.diff(self.dptr)
         for a, b in _blocks(counts, _BLOCK_ENTRIES):
             ids, values = self.occurrences(np.arange(a, b), weights[a:b])[:2]
@@ -292,12 +290,45 @@ def _deltas(Dm: sp.csr_matrix, tuples: Tuples) -> sp.csr_matrix:
     """``Dm[pos] - Dm[neg]`` of every tuple without its zeros, as :meth:`PairBooster._delta` makes it row by row
     (compiled where numba is and ``Dm`` is canonical: the same rows)."""
     if Dm.has_canonical_format:
-        done, parts = call("tuple_deltas", tuples.pos, tuples.neg, Dm.indptr, Dm.indices, Dm.data)
+        rows = (tuples.pos, tuples.neg, Dm.indptr, Dm.indices, Dm.data)
+        done, ptr = call("tuple_delta_ptr", *rows)
         if done:
-            return sp.csr_matrix(parts[::-1], shape=(len(tuples), Dm.shape[1]))
+            cols, values = np.empty(int(ptr[-1]), Dm.indices.dtype), np.empty(int(ptr[-1]))
+            if call("tuple_delta_entries", *rows, ptr, cols, values)[0]:
+                return sp.csr_matrix((values, cols, ptr), shape=(len(tuples), Dm.shape[1]))
     delta = (Dm[tuples.pos] - Dm[tuples.neg]).tocsr()
     delta.eliminate_zeros()
     return delta
+
+
+def _compiled_table(
+    qbound: np.ndarray,
+    dptr: np.ndarray,
+    dcol: np.ndarray,
+    qptr: np.ndarray,
+    qsrc: np.ndarray,
+    qlen: np.ndarray,
+    n_sources: int,
+    n_targets: int,
+) -> tuple | None:
+    """``(du, nu, qb, table, src_ptr, tgt)`` of :meth:`PairMap.build` by the compiled loops
+    (:func:`~clirkit.boost.kernels.target_lists`, :func:`~clirkit.boost.kernels.pair_ids`) into arrays numpy
+    allocates (a large one in huge pages: a few page faults where numba's memory took one every 4 KiB); None
+    without them. The table is int32 when its ids fit."""
+    du, targets = np.empty(len(dcol), np.int32), np.empty(len(dcol), np.int32)
+    done, lists = call("target_lists", qbound, dptr, dcol, n_targets, du, targets)
+    if not done:
+        return None
+    nu, uptr = lists
+    qb = np.zeros(len(nu) + 1, dtype=np.int64)
+    np.cumsum(qlen * nu, out=qb[1:])
+    size = int(qb[-1])
+    table = np.empty(size, np.int32 if size < 2**31 else np.int64)
+    tgt = np.empty(size, np.int32)
+    done, src_ptr = call("pair_ids", qb, uptr, nu, targets, qptr, qsrc, n_sources, n_targets, table, tgt)
+    if not done:
+        return None
+    return du, nu, qb, table, src_ptr, tgt[: int(src_ptr[-1])].copy()
 
 
 def _pair_table(
