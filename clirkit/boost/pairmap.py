@@ -290,7 +290,7 @@ def _deltas(Dm: sp.csr_matrix, tuples: Tuples) -> sp.csr_matrix:
     """``Dm[pos] - Dm[neg]`` of every tuple without its zeros, as :meth:`PairBooster._delta` makes it row by row
     (compiled where numba is and ``Dm`` is canonical: the same rows)."""
     if Dm.has_canonical_format:
-        rows = (tuples.pos, tuples.neg, Dm.indptr, Dm.indices, Dm.data)
+        rows = (tuples.pos, tuples.neg, *map(_read_only, (Dm.indptr, Dm.indices, Dm.data)))
         done, ptr = call("tuple_delta_ptr", *rows)
         if done:
             cols, values = np.empty(int(ptr[-1]), Dm.indices.dtype), np.empty(int(ptr[-1]))
@@ -299,6 +299,15 @@ def _deltas(Dm: sp.csr_matrix, tuples: Tuples) -> sp.csr_matrix:
     delta = (Dm[tuples.pos] - Dm[tuples.neg]).tocsr()
     delta.eliminate_zeros()
     return delta
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """A read-only view of ``array``: numba compiles a kernel apart for read-only arrays, which a worker's
+    memory-mapped large ones are and its small ones are not; given views alike, it compiles one
+    (:func:`clirkit.boost.bagging.warm_kernels` then reads it from its cache before the worker's first bag)."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
 
 
 def _compiled_table(
