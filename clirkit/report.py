@@ -19,7 +19,7 @@ import numpy as np
 
 from clirkit.errors import ClirkitError, counted
 from clirkit.metrics import Evaluation
-from clirkit.progress import progress
+from clirkit.progress import counter
 from clirkit.significance import TestResult, paired_test, sign_vectors
 
 FORMATS = ("text", "markdown", "csv", "json")
@@ -44,7 +44,8 @@ def significance(
 
     Returns {(index of the run, measure): TestResult}; no entry for the baseline, for a run sharing
     no query with it, or at all when ``test`` is ``"none"`` or there is a single run. Unless ``quiet``, tests
-    of more than :data:`LONG_TESTS` sign-vector cells in all show their progress on stderr, a test a step.
+    of more than :data:`LONG_TESTS` sign-vector cells in all show their progress on stderr (sign vectors weighed,
+    with the time left).
     """
     if test == "none" or len(evaluations) < 2:
         return {}
@@ -55,14 +56,13 @@ def significance(
             continue
         common, bi, ei = np.intersect1d(base.qids, ev.qids, assume_unique=True, return_indices=True)
         pairs += [(i, m, bi, ei) for m in ev.measures] if len(common) else []
-    cells = (
-        sum(len(bi) * sign_vectors(len(bi), permutations) for _, _, bi, _ in pairs) if test == "randomization" else 0
-    )
+    vectors = [sign_vectors(len(bi), permutations) if test == "randomization" else 0 for _, _, bi, _ in pairs]
+    long = sum(len(bi) * v for (_, _, bi, _), v in zip(pairs, vectors)) > LONG_TESTS
     out = {}
-    for i, m, bi, ei in progress(pairs, desc=f"{test} tests", quiet=quiet or cells <= LONG_TESTS, unit="test"):
-        out[(i, m)] = paired_test(
-            base.column(m)[bi], evaluations[i].column(m)[ei], test, permutations=permutations, seed=seed
-        )
+    with counter(f"{test} tests", quiet=quiet or not long, unit="vector", total=sum(vectors)) as bar:
+        for i, m, bi, ei in pairs:
+            a, b = base.column(m)[bi], evaluations[i].column(m)[ei]
+            out[(i, m)] = paired_test(a, b, test, permutations=permutations, seed=seed, advance=bar.update)
     return out
 
 

@@ -20,6 +20,7 @@ import math
 from collections.abc import Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -111,13 +112,16 @@ def sign_vectors(n: int, permutations: int) -> int:
     return 1 << n if exact_enumeration(n, permutations) else permutations
 
 
-def randomization_test(a, b, *, permutations: int = 10_000, seed: int = 0) -> TestResult:
+def randomization_test(
+    a, b, *, permutations: int = 10_000, seed: int = 0, advance: Callable[[int], object] | None = None
+) -> TestResult:
     """Two-sided paired randomization test of mean(b - a) = 0.
 
     Args:
         a, b: per-query values of the baseline and of the other system.
         permutations: random sign vectors to draw, an integer >= 1.
         seed: seed of :func:`numpy.random.default_rng`, an integer >= 0; same seed, same p-value.
+        advance: called with the count of each block of sign vectors weighed (a progress bar's ``update``).
 
     Returns:
         A :class:`TestResult`. With random signs the p-value is
@@ -147,6 +151,8 @@ def randomization_test(a, b, *, permutations: int = 10_000, seed: int = 0) -> Te
             codes = np.arange(start, min(start + rows, drawn), dtype=np.int64)
             flips = ((codes[:, None] >> bits) & 1).astype(np.float64)
             count += int((np.abs(total_d - 2.0 * (flips @ d)) >= threshold).sum())
+            if advance is not None:
+                advance(len(codes))
         p = count / drawn
     else:
         rng = np.random.default_rng(seed)
@@ -157,6 +163,8 @@ def randomization_test(a, b, *, permutations: int = 10_000, seed: int = 0) -> Te
             flips = np.unpackbits(raw, count=m * n).reshape(m, n).astype(np.float64)
             count += int((np.abs(total_d - 2.0 * (flips @ d)) >= threshold).sum())
             done += m
+            if advance is not None:
+                advance(m)
         p = (count + 1) / (permutations + 1)
     mean = float(d.mean())
     return TestResult("randomization", mean, mean, min(1.0, float(p)), n, int(drawn), exact)
@@ -184,13 +192,21 @@ def paired_t_test(a, b) -> TestResult:
     return TestResult("t-test", mean, float(res.statistic), float(res.pvalue), len(d))
 
 
-def paired_test(a, b, method: str = "randomization", *, permutations: int = 10_000, seed: int = 0) -> TestResult:
+def paired_test(
+    a,
+    b,
+    method: str = "randomization",
+    *,
+    permutations: int = 10_000,
+    seed: int = 0,
+    advance: Callable[[int], object] | None = None,
+) -> TestResult:
     """Run the named test (``"randomization"`` or ``"t-test"``); ``permutations`` and ``seed`` are checked as
-    :func:`randomization_test` checks them whatever the test."""
+    :func:`randomization_test` checks them whatever the test, which alone calls ``advance``."""
     _whole(permutations, "permutations", 1)
     _whole(seed, "seed", 0)
     if method == "randomization":
-        return randomization_test(a, b, permutations=permutations, seed=seed)
+        return randomization_test(a, b, permutations=permutations, seed=seed, advance=advance)
     if method == "t-test":
         return paired_t_test(a, b)
     raise ClirkitError(f"unknown significance test {method!r} (choose randomization or t-test)")

@@ -137,3 +137,19 @@ def test_eval_shows_the_progress_of_long_randomization_tests_unless_quiet(tmp_pa
     assert "randomization tests" in capsys.readouterr().err
     assert main([*argv, "--quiet"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_the_randomization_test_reports_each_block_of_sign_vectors_it_weighs():
+    import numpy as np
+
+    from clirkit.significance import randomization_test
+
+    rng = np.random.default_rng(0)
+    a, b = rng.random(40), rng.random(40)
+    seen: list[int] = []
+    plain = randomization_test(a, b, permutations=300_000, seed=3)
+    assert randomization_test(a, b, permutations=300_000, seed=3, advance=seen.append) == plain
+    assert sum(seen) == 300_000 and len(seen) > 1  # blocks, each said as it is done
+    seen.clear()
+    assert randomization_test(a[:12], b[:12], permutations=10**9, advance=seen.append).permutations == 4096
+    assert sum(seen) == 4096  # all 2^12 enumerated
