@@ -290,3 +290,12 @@ def test_a_doctype_with_an_internal_subset_is_skipped_like_one_without():
     assert read_markup_topics("t.xml", text, ["title"]) == {"1": "light of god", "2": "water"}
     with pytest.raises(ClirkitError, match=r"^t.xml:1: text outside <top> "):  # a subset never closed
         read_markup_topics("t.xml", '<!DOCTYPE t [ <!ENTITY x "]">\n<top><num>1</num><title>a</title></top>', ["title"])
+
+
+def test_a_topics_lang_attribute_is_its_own_not_one_ending_in_lang():
+    topic = "<topics><topic {}><identifier>1</identifier><title>la luz del mundo</title></topic></topics>"
+    for attributes in ('src-lang="en" lang="es"', "lang='es' src-lang=en", 'title="a lang=en" lang="es"'):
+        with pytest.raises(ClirkitError, match=r'^t.xml:1: topic 1 is in es \(lang="es"\), not in en'):
+            read_markup_topics("t.xml", topic.format(attributes), ["title"], lang="en")
+    for attributes in ('orig-lang="es" lang="en"', 'xml:lang="en" data-lang="es"', 'srclang="es"'):
+        assert read_markup_topics("t.xml", topic.format(attributes), ["title"], lang="en") == {"1": "la luz del mundo"}

@@ -237,7 +237,7 @@ _NO_TOPICS = (
     "as qid TAB text"
 )
 _FIELD_TAGS = {"num": "num", "identifier": "num", "slang": "slang", **FIELD_ALIASES}
-_LANG_ATTRIBUTE = re.compile(r"""\b((?:xml:)?lang)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'/>]+))""", re.I)
+_ATTRIBUTE = re.compile(r"""([^\s=/>"']+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'/>]+))""")
 _NTCIR_CODES = {"ch": "zh", "cn": "zh", "kr": "ko", "jp": "ja"}  # NTCIR's <SLANG> codes that are not ISO 639
 _NO_LANGUAGE = {"und", "mul", "zxx"}  # ISO 639-2's undetermined, multiple, no linguistic content: no language said
 _LABELS = {
@@ -508,7 +508,8 @@ class _MarkupReader:
     def _declaration(self, tok: _Tag) -> tuple[str, str, int] | None:
         """The language ``tok`` declares by its ``lang`` (or ``xml:lang``) attribute, as ``(how, value, line)``;
         None without one, or with an empty one (XML's "no language said")."""
-        m = _LANG_ATTRIBUTE.search(self.text, tok.start, tok.end)
+        attributes = _ATTRIBUTE.finditer(self.text, tok.start, tok.end)  # lang, not src-lang or a value's "lang="
+        m = next((a for a in attributes if a.group(1).lower() in ("lang", "xml:lang")), None)
         value = next((v for v in m.group(2, 3, 4) if v is not None), "").strip() if m else ""
         if value.lower() in _NO_LANGUAGE:
             return None
