@@ -150,10 +150,13 @@ def load_data(args: argparse.Namespace, *, qrels: bool = False, dev: bool = Fals
 
 def _check_judged(path: str, qrels, queries, docids, queries_path: str, documents_path: str) -> None:
     """ClirkitError naming ``path`` when none of its judgments names both one of ``queries`` (read from
-    ``queries_path``) and one of the documents ``docids`` (of ``documents_path``): ids of other files."""
+    ``queries_path``) and one of the documents ``docids`` (of ``documents_path``): ids of other files; or when a
+    judgment of one of ``queries`` names a document not there (``path:LINE``, as a collection's qrels:
+    :func:`~clirkit.formats.qrels.check_judged_documents`)."""
     import numpy as np
 
     from clirkit.errors import ClirkitError
+    from clirkit.formats.qrels import check_judged_documents
 
     known_query = np.isin(qrels.qids, np.asarray(list(queries), dtype=str))
     if len(qrels.qids) and not (known_query & np.isin(qrels.docids, docids)).any():
@@ -162,6 +165,7 @@ def _check_judged(path: str, qrels, queries, docids, queries_path: str, document
             f"{path}: none of its {len(qrels.qids):,} judgments names a query of {queries_path} and a document of "
             f"{documents_path} (none of its {which} is there): check that the files go together"
         )
+    check_judged_documents(path, [qrels.subset(list(queries))], set(docids), documents_path)
 
 
 def _check_dev_files(queries: str, dev_queries: str | None) -> None:

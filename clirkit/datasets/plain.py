@@ -38,6 +38,7 @@ from typing import Any, Callable, Mapping
 
 from clirkit.constraints import int64_at_least
 from clirkit.errors import ClirkitError, counted, cut_repr
+from clirkit.formats.qrels import check_judged_documents
 
 SPLITS = ("train", "dev", "test")
 KEYS = {
@@ -237,8 +238,8 @@ class PlainCollection:
             unknown = set(judged.query_ids) - set().union(*map(set, queries.values()))
         known_docs = set(docids)
         for source in dict.fromkeys(self._listed(self.qrels)):  # each file once, its judgments of the queries
-            self._check_judged_documents(
-                source, [qrels[s] for s in queries if self._qrels_file(s) == source], known_docs
+            check_judged_documents(
+                source, [qrels[s] for s in queries if self._qrels_file(s) == source], known_docs, self.documents
             )
         if unknown:
             say(
@@ -328,40 +329,6 @@ class PlainCollection:
     def _qrels_file(self, split: str) -> Path:
         """The qrels file judging ``split``'s queries."""
         return self.qrels[split] if isinstance(self.qrels, dict) else self.qrels
-
-    def _check_judged_documents(self, path: Path, kept: list, known: set[str]) -> None:
-        """ClirkitError ``path:LINE: N of the M judgments name documents not in DOCUMENTS (the first: DOCID)`` when
-        judgments of ``kept`` (the :class:`~clirkit.run.Qrels` read from ``path``, of the queries kept) name a
-        document the documents file does not hold: every measure would count them as relevant documents no run
-        can find (a run of the wrong collection scores 0 with no word), so the qrels and documents disagree."""
-        import numpy as np
-
-        from clirkit.errors import located
-        from clirkit.fileio import iter_lines
-
-        missing: set[tuple[str, str]] = set()
-        total = 0
-        for judged in kept:
-            total += len(judged)
-            out = np.fromiter((d not in known for d in judged.docids.tolist()), dtype=bool, count=len(judged))
-            missing.update(zip(judged.qids[out].tolist(), judged.docids[out].tolist()))
-        if not missing:
-            return
-        line, first = None, min(missing)
-        for lineno, text in iter_lines(path):  # the first such judgment in file order (a pair is judged once)
-            fields = text.split()
-            if len(fields) in (3, 4) and (fields[0], fields[-2]) in missing:
-                line, first = lineno, (fields[0], fields[-2])
-                break
-        n = len(missing)
-        names = "names a document" if n == 1 else "name documents"
-        raise located(
-            path,
-            line,
-            f"{n:,} of the {total:,} judgments {names} not in {self.documents} (the "
-            f"first: query {first[0]}, document {first[1]}): are these the qrels of these "
-            f"documents?",
-        )
 
     @staticmethod
     def _listed(value) -> list[Path]:

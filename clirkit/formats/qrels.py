@@ -153,3 +153,35 @@ def write_qrels(qrels: Qrels, path: str | os.PathLike[str]) -> None:
     with atomic_writer(path) as out:
         for chunk in chunks(rows):
             out.write("".join([f"{q} 0 {d} {r}\n" for q, d, r in chunk]))
+
+
+def check_judged_documents(path, judged: list[Qrels], known: set[str], documents) -> None:
+    """ClirkitError ``path:LINE: N of the M judgments name documents not in DOCUMENTS (the first: DOCID)`` when
+    judgments of ``judged`` (the :class:`~clirkit.run.Qrels` read from ``path``, of the queries kept) name a
+    document not in ``known`` (the ids of the file ``documents``): every measure would count them as relevant
+    documents no run can find (a run of the wrong collection scores 0 with no word), and training would leave
+    them out, so the qrels and documents disagree."""
+    from clirkit.fileio import iter_lines
+
+    missing: set[tuple[str, str]] = set()
+    total = 0
+    for kept in judged:
+        total += len(kept)
+        out = np.fromiter((d not in known for d in kept.docids.tolist()), dtype=bool, count=len(kept))
+        missing.update(zip(kept.qids[out].tolist(), kept.docids[out].tolist()))
+    if not missing:
+        return
+    line, first = None, min(missing)
+    for lineno, text in iter_lines(path):  # the first such judgment in file order (a pair is judged once)
+        fields = text.split()
+        if len(fields) in (3, 4) and (fields[0], fields[-2]) in missing:
+            line, first = lineno, (fields[0], fields[-2])
+            break
+    n = len(missing)
+    names = "names a document" if n == 1 else "name documents"
+    raise located(
+        path,
+        line,
+        f"{n:,} of the {total:,} judgments {names} not in {documents} (the first: query {first[0]}, document "
+        f"{first[1]}): are these the qrels of these documents?",
+    )
