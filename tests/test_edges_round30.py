@@ -29,3 +29,32 @@ def test_training_refuses_judgments_of_documents_not_given_at_their_line(tmp_pat
         "first: query LIGHT.1, document Gen.1.33): are these the qrels of these documents?\n"
     )
     assert not (tmp_path / "m.npz").exists()
+
+
+@pytest.mark.parametrize("verb", ["dt", "psq"])
+def test_a_table_that_does_not_fit_is_the_one_line_not_after_the_queries_language(tmp_path, capsys, verb):
+    from clirkit.cli import main
+    from clirkit.translation import TranslationTable, save_table
+
+    (tmp_path / "docs.tsv").write_text(DOCS, encoding="utf-8")
+    assert main(["index", str(tmp_path / "docs.tsv"), "--lang", "es", "-o", str(tmp_path / "es.npz"), "-q"]) == 0
+    table = TranslationTable.from_triples(  # es -> en over a Spanish index: the wrong way round
+        ["luz", "dios"], ["light", "god"], [1.0, 1.0], params={"source_lang": "es", "target_lang": "en"}
+    )
+    save_table(table, str(tmp_path / "es-en.npz"))
+    queries = tmp_path / "q.tsv"  # English queries, read as the table's source language (es): a notice alone
+    queries.write_text("".join(f"q{i}\tthe light of the world and the god of the waters\n" for i in range(30)), "utf-8")
+    argv = [verb, "--index", str(tmp_path / "es.npz"), "--table", str(tmp_path / "es-en.npz")]
+    argv += ["--queries", str(queries), "-o", str(tmp_path / "x.run"), "-q"]
+    argv += ["--translate", "queries"] if verb == "psq" else []  # (by default psq translates the documents with it)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err == f"clirkit: error: {tmp_path / 'es-en.npz'}: the table translates into 'en' but the index is in 'es'\n"
+
+
+def test_datasets_build_from_a_folder_without_the_files_is_one_line(tmp_path, capsys):
+    from clirkit.cli import main
+
+    assert main(["datasets", "build", "bible-verse-es-en", "--from", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"clirkit: error: {tmp_path}: no spaRV1909eb.tsv or ") and err.count("\n") == 1

@@ -113,18 +113,13 @@ def run_export(args) -> int:
 
 def run_build(args) -> int:
     import time
-    from pathlib import Path
 
     from clirkit import datasets
     from clirkit.datasets._store import describe_counts
-    from clirkit.errors import ClirkitError
     from clirkit.progress import say
 
     start = time.perf_counter()
-    recipe = datasets.recipe(args.name)  # an unknown or bundled name refused before any line
-    for folder in map(Path, args.sources):  # a missing folder too (as the build would refuse it)
-        if not folder.is_dir():
-            raise ClirkitError(f"{folder}: no such folder; {recipe.needs()}")
+    datasets.recipe(args.name).located(args.sources)  # an unknown name, a missing folder or file: before any line
     say(f"datasets build: {args.name} from {', '.join(args.sources)}", quiet=args.quiet)
     folder = datasets.build(args.name, *args.sources)
     for variant in datasets.variants(args.name):

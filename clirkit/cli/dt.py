@@ -59,38 +59,41 @@ def run(args) -> int:
         "--translated": args.translated,
     }
     check_outputs({"-o": args.output}, {**inputs, "--source-stopwords": listed_file(args.source_stopwords)})
-    from clirkit.progress import say
+    from clirkit.progress import held_until_checked, say
     from clirkit.translation.phrases import terms_found
 
-    index = open_index(args)
-    languages = table_languages(args, index, documents=False)
-    (table,) = load_tables(args, args.table, languages=languages, analyzer=index.analyzer)
-    lang = query_language(args, table)
-    queries = read_queries(args.queries, **query_fields(args, lang=lang))
-    if lang:
-        say_language(queries, lang, args)
+    with held_until_checked():  # the queries' language said once the table is found to fit the index
+        index = open_index(args)
+        languages = table_languages(args, index, documents=False)
+        (table,) = load_tables(args, args.table, languages=languages, analyzer=index.analyzer)
+        lang = query_language(args, table)
+        queries = read_queries(args.queries, **query_fields(args, lang=lang))
+        if lang:
+            say_language(queries, lang, args)
+        if args.translated:
+            unused = [
+                option
+                for option, given in (
+                    ("--source-stopwords", args.source_stopwords is not None),
+                    ("--source-stopwords-top", bool(dt.source_stopwords_top)),
+                    ("--decompound", dt.decompound != "auto"),
+                )
+                if given
+            ]
+            if unused:
+                raise ClirkitError(
+                    f"{', '.join(unused)}: the queries of --translated are searched as the index analyzes text; "
+                    f"the query-language options do not apply"
+                )
+        else:
+            try:
+                dt.set_params(source_stopwords=source_stopwords(args)).fit(
+                    Resources(index=index, table=table, quiet=args.quiet)
+                )
+            except TableMismatch as exc:  # the message says what is wrong with the table: named first
+                raise ClirkitError(f"{args.table}: {exc}") from None
     if args.translated:
-        unused = [
-            option
-            for option, given in (
-                ("--source-stopwords", args.source_stopwords is not None),
-                ("--source-stopwords-top", bool(dt.source_stopwords_top)),
-                ("--decompound", dt.decompound != "auto"),
-            )
-            if given
-        ]
-        if unused:
-            raise ClirkitError(
-                f"{', '.join(unused)}: the queries of --translated are searched as the index analyzes text; "
-                f"the query-language options do not apply"
-            )
         return _search_translated(args, index, queries)
-    try:
-        dt.set_params(source_stopwords=source_stopwords(args)).fit(
-            Resources(index=index, table=table, quiet=args.quiet)
-        )
-    except TableMismatch as exc:  # the message says what is wrong with the table: named first
-        raise ClirkitError(f"{args.table}: {exc}") from None
     say_unmatched_stopwords(dt.analyzer_, args.source_stopwords, quiet=args.quiet)
     tokens = dt.query_tokens(queries, quiet=args.quiet)
     known, total = terms_found(tokens, dt.table_)  # the table as it met the index (tablefit.words_for_index)

@@ -144,32 +144,36 @@ def run(args) -> int:
     from clirkit.cli.xlquery import checked_system, query_language, say_language, source_stopwords
     from clirkit.errors import ClirkitError
     from clirkit.formats import read_queries
+    from clirkit.progress import held_until_checked
     from clirkit.systems import PSQ
     from clirkit.tablefit import SecondTableMismatch, TableMismatch, table_language
 
     psq = checked_system(PSQ, args)
     check_request(args, psq)
-    index, table, table2, documents = open_inputs(args, psq)
-    if documents:  # the queries are in the reverse table's target language
-        lang = query_language(args) or (table_language(table, "target") if table else index.analyzer.lang)
-    else:
-        lang = query_language(args, table, table2)
-    queries = read_queries(args.queries, **query_fields(args, lang=lang)) if args.queries is not None else None
-    if queries and lang:
-        say_language(queries, lang, args)
-    psq.set_params(
-        source_stopwords=source_stopwords(args),
-        target_stopwords=stopword_option(args.target_stopwords, "--target-stopwords"),
-    )
-    if documents and psq.background == "parallel":  # before the documents are translated
-        raise ClirkitError(
-            "--background parallel: clirkit psq has no parallel corpus (an experiment's psq system has one): give "
-            "collection or a COUNT TOKEN file"
+    with held_until_checked():  # the queries' language said once the tables are found to fit the index
+        index, table, table2, documents = open_inputs(args, psq)
+        if documents:  # the queries are in the reverse table's target language
+            lang = query_language(args) or (table_language(table, "target") if table else index.analyzer.lang)
+        else:
+            lang = query_language(args, table, table2)
+        queries = read_queries(args.queries, **query_fields(args, lang=lang)) if args.queries is not None else None
+        if queries and lang:
+            say_language(queries, lang, args)
+        psq.set_params(
+            source_stopwords=source_stopwords(args),
+            target_stopwords=stopword_option(args.target_stopwords, "--target-stopwords"),
         )
-    try:
-        psq.fit(resources(index, table, table2, documents=documents, quiet=args.quiet))
-    except TableMismatch as exc:  # the message says what is wrong with the table: named first
-        raise ClirkitError(f"{args.table2 if isinstance(exc, SecondTableMismatch) else args.table}: {exc}") from None
+        if documents and psq.background == "parallel":  # before the documents are translated
+            raise ClirkitError(
+                "--background parallel: clirkit psq has no parallel corpus (an experiment's psq system has one): give "
+                "collection or a COUNT TOKEN file"
+            )
+        try:
+            psq.fit(resources(index, table, table2, documents=documents, quiet=args.quiet))
+        except TableMismatch as exc:  # the message says what is wrong with the table: named first
+            raise ClirkitError(
+                f"{args.table2 if isinstance(exc, SecondTableMismatch) else args.table}: {exc}"
+            ) from None
     say_unmatched_stopwords(psq.analyzer_, args.source_stopwords, quiet=args.quiet)
     kept = _save_index(psq, args)
     if queries is None:  # the translated index only (the document side's indexing)

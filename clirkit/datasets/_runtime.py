@@ -111,6 +111,12 @@ class Recipe:
 
     def build_from(self, folders: Iterable[str | os.PathLike[str]]) -> Path:
         """Build (or find already built) the collection from the source files found in ``folders``."""
+        files = self.located(folders)
+        return build_cached(self.name, [files[s] for s in self.sources], lambda: self.build(files))
+
+    def located(self, folders: Iterable[str | os.PathLike[str]]) -> dict[str, Path]:
+        """``{source: path}`` of the source files found in ``folders``; ClirkitError for no folder, one that is
+        not there, or a source file in none (naming the first and what to download)."""
         folders = [Path(f) for f in folders]
         if not folders:
             raise ClirkitError(f"give the folder(s) holding the source files; {self.needs()}")
@@ -118,13 +124,12 @@ class Recipe:
             if not f.is_dir():
                 raise ClirkitError(f"{f}: no such folder; {self.needs()}")
         where = " or ".join(map(str, folders))
-        files = self._located(
+        return self._located(
             folders,
             lambda missing: (
                 f"{where}: no " + " or ".join(_inside(n) for n in (missing, *self.alternatives.get(missing, ())))
             ),
         )
-        return build_cached(self.name, [files[s] for s in self.sources], lambda: self.build(files))
 
     def status(self) -> str:
         """``built`` (a build is in the cache), ``shared`` (the shared folder holds the sources: built on first
