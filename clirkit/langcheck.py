@@ -51,3 +51,15 @@ def language_notice(texts: Sequence[str], declared: str, what: str) -> str | Non
         f"{what} read as {best!r}, not {declared!r}: {100 * shares[best]:.0f}% of their words are {best!r} "
         f"stopwords, {100 * own:.0f}% {declared!r} ones (are the languages swapped?)"
     )
+
+
+def say_language_notices(sides) -> None:
+    """:func:`language_notice` of each ``(texts, declared, what)`` of ``sides`` (none for a side without a
+    language), said on stderr under ``--quiet`` too: a swapped language loses effectiveness with no other sign
+    (within :func:`clirkit.progress.held_until_checked`, once its checks pass)."""
+    from clirkit.progress import say_unless_stopped
+
+    for texts, declared, what in sides:
+        notice = language_notice(list(texts or ()), declared, what) if declared else None
+        if notice:
+            say_unless_stopped(notice)

@@ -58,3 +58,58 @@ def test_datasets_build_from_a_folder_without_the_files_is_one_line(tmp_path, ca
     assert main(["datasets", "build", "bible-verse-es-en", "--from", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"clirkit: error: {tmp_path}: no spaRV1909eb.tsv or ") and err.count("\n") == 1
+
+
+SPANISH = "".join(
+    f"d{i}\tY dijo Dios que la luz era buena, y apartó la luz de las tinieblas en el día {i}.\n" for i in range(40)
+)
+ENGLISH = "".join(
+    f"q{i}\tAnd God saw the light, that it was good, and divided the light from the darkness.\n" for i in range(40)
+)
+NOTICE = "read as '{}', not '{}': "
+
+
+def test_index_and_ttable_train_say_when_the_text_reads_as_another_language(tmp_path, capsys):
+    from clirkit.cli import main
+
+    (tmp_path / "docs.tsv").write_text(SPANISH, encoding="utf-8")
+    assert main(["index", str(tmp_path / "docs.tsv"), "--lang", "en", "-o", str(tmp_path / "ix.npz"), "-q"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith(f"the documents of {tmp_path / 'docs.tsv'} {NOTICE.format('es', 'en')}")
+    assert err.count("\n") == 1
+    assert main(["index", str(tmp_path / "docs.tsv"), "--lang", "es", "-o", str(tmp_path / "ix.npz"), "-q"]) == 0
+    assert capsys.readouterr().err == ""
+    es, en = tmp_path / "es.txt", tmp_path / "en.txt"
+    es.write_text("".join(line.split("\t")[1] + "\n" for line in SPANISH.splitlines()), encoding="utf-8")
+    en.write_text("".join(line.split("\t")[1] + "\n" for line in ENGLISH.splitlines()), encoding="utf-8")
+    argv = ["ttable", "train", "--source", str(es), "--target", str(en), "-o", str(tmp_path / "t.npz"), "-q"]
+    assert main([*argv, "--source-lang", "en", "--target-lang", "es"]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert [line.split(": ")[0] for line in lines] == [
+        f"the source side of {es} {NOTICE.format('es', 'en')[:-2]}",
+        f"the target side of {en} {NOTICE.format('en', 'es')[:-2]}",
+    ]
+    assert main([*argv, "--source-lang", "es", "--target-lang", "en"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("verb", ["boost-train", "scs-train"])
+def test_training_from_files_says_swapped_languages_once_the_inputs_pass(tmp_path, capsys, verb):
+    from clirkit.cli import main
+
+    docs, queries, qrels = tmp_path / "docs.tsv", tmp_path / "q.tsv", tmp_path / "q.qrels"
+    docs.write_text(SPANISH, encoding="utf-8")
+    queries.write_text(ENGLISH, encoding="utf-8")
+    qrels.write_text("".join(f"q{i} 0 d{i} 1\n" for i in range(40)), encoding="utf-8")
+    argv = [verb, "--queries", str(queries), "--qrels", str(qrels), "--documents", str(docs), "-q"]
+    argv += ["--source-lang", "es", "--target-lang", "en", "-o", str(tmp_path / "m.npz")]
+    argv += ["--rounds", "2"] if verb == "boost-train" else ["--epochs", "1"]
+    assert main(argv) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert [line.split(": ")[0] for line in lines] == [
+        f"the queries of {queries} {NOTICE.format('en', 'es')[:-2]}",
+        f"the documents of {docs} {NOTICE.format('es', 'en')[:-2]}",
+    ]
+    qrels.write_text("q1 0 nowhere 1\n", encoding="utf-8")  # an input refused: its one line, no notice before it
+    assert main(argv) == 2
+    assert capsys.readouterr().err.count("\n") == 1

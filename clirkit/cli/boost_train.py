@@ -294,40 +294,41 @@ def run(args) -> int:
     from clirkit.documents import Documents
     from clirkit.errors import counted
     from clirkit.estimator import Resources
-    from clirkit.progress import say
+    from clirkit.progress import held_until_checked, say
 
     params = params_of(args, convert={"beta_grid": tuple})  # by flat names: from_flat puts each in its group
     probe = BoostRanker.from_flat(**params, jobs=args.jobs, random_state=args.seed, quiet=args.quiet)
     check_backend(params)  # before the ranker's own check, whose message names its keyword
     probe.check_params()
     check_options(args, params)
-    data = load_data(args, qrels=True, dev=True)
-    check_dev(args, params, data)
-    # the candidate depth without a base run (refused with --candidates)
-    candidates = read_candidates(args, data, params["min_grade"], probe._candidate_depth())
-    base = read_base_run(args, data)
-    extra_queries, extra_qrels = _extra(args, data.collection, *data.documents)
-    source_lang, target_lang = assumed_languages(data, "boost-train")
-    ranker = BoostRanker.from_flat(
-        **params,
-        source_lang=source_lang,
-        target_lang=target_lang,
-        base=base,
-        jobs=args.jobs,
-        random_state=args.seed,
-        quiet=args.quiet,
-    )
-    has_dev = data.dev_queries is not None and data.dev_qrels is not None
-    resources = Resources(
-        topics={"train": data.queries, **({"dev": data.dev_queries} if has_dev else {})},
-        qrels={"train": data.qrels, **({"dev": data.dev_qrels} if has_dev else {})},
-        documents=Documents(*data.documents, jobs=tokenize_jobs()),  # tokenized in 2 processes (the same tokens)
-        analyzers=analyzers_of(args, ranker.source_lang, ranker.target_lang),
-        candidates=candidates,
-        known_items=None if extra_queries is None else (extra_queries, extra_qrels),
-        options={"parallel_tuples": extra_queries is not None},  # the extra tuples: --parallel-tuples, --extra-tuples
-        records={"base": {"runs": [str(p) for p in args.base_run]}} if base else None,
-    )
+    with held_until_checked():  # the files' languages said once the inputs pass their checks
+        data = load_data(args, qrels=True, dev=True)
+        check_dev(args, params, data)
+        # the candidate depth without a base run (refused with --candidates)
+        candidates = read_candidates(args, data, params["min_grade"], probe._candidate_depth())
+        base = read_base_run(args, data)
+        extra_queries, extra_qrels = _extra(args, data.collection, *data.documents)
+        source_lang, target_lang = assumed_languages(data, "boost-train")
+        ranker = BoostRanker.from_flat(
+            **params,
+            source_lang=source_lang,
+            target_lang=target_lang,
+            base=base,
+            jobs=args.jobs,
+            random_state=args.seed,
+            quiet=args.quiet,
+        )
+        has_dev = data.dev_queries is not None and data.dev_qrels is not None
+        resources = Resources(
+            topics={"train": data.queries, **({"dev": data.dev_queries} if has_dev else {})},
+            qrels={"train": data.qrels, **({"dev": data.dev_qrels} if has_dev else {})},
+            documents=Documents(*data.documents, jobs=tokenize_jobs()),  # tokenized in 2 processes (the same tokens)
+            analyzers=analyzers_of(args, ranker.source_lang, ranker.target_lang),
+            candidates=candidates,
+            known_items=None if extra_queries is None else (extra_queries, extra_qrels),
+            options={"parallel_tuples": extra_queries is not None},  # --parallel-tuples, --extra-tuples
+            records={"base": {"runs": [str(p) for p in args.base_run]}} if base else None,
+        )
     _fit(ranker, resources, args)
     model = ranker.model_
     model.save(args.output)

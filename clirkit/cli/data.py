@@ -128,6 +128,7 @@ def load_data(args: argparse.Namespace, *, qrels: bool = False, dev: bool = Fals
         raise ClirkitError("give both --dev-queries and --dev-qrels, or neither")
     _check_dev_files(args.queries, dev_files[0])
     from clirkit.formats import read_documents, read_qrels, read_queries
+    from clirkit.langcheck import say_language_notices
 
     fields = query_fields(args, lang=lang or getattr(args, "source_lang", None))
     data = Data(
@@ -141,6 +142,16 @@ def load_data(args: argparse.Namespace, *, qrels: bool = False, dev: bool = Fals
         None,
     )
     _say_dev_overlap(data, getattr(args, "quiet", False))
+    say_language_notices(
+        (
+            (
+                [*data.queries.values(), *(data.dev_queries or {}).values()],
+                data.source_lang,
+                f"the queries of {args.queries}",
+            ),
+            (data.documents[1], data.target_lang, f"the documents of {args.documents}"),
+        )
+    )
     if qrels:
         _check_judged(args.qrels, data.qrels, data.queries, data.documents[0], args.queries, args.documents)
     if dev_files[1]:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import time
 
 from clirkit.cli.common import (
@@ -74,6 +75,7 @@ def run(args) -> int:
     from clirkit.errors import ClirkitError
     from clirkit.fileio import check_outputs, display_name
     from clirkit.formats import iter_located_documents  # (lineno, docid, text): see Index.build(source=...)
+    from clirkit.langcheck import SAMPLE, say_language_notices
     from clirkit.progress import say
     from clirkit.retrieval.index import Index, drop_terms, most_frequent_terms
     from clirkit.retrieval.shards import ShardedIndex
@@ -117,6 +119,9 @@ def run(args) -> int:
         quiet=args.quiet,
     )
     _say_empty_documents(lengths, s["n_docs"], quiet=args.quiet)
+    if args.documents != "-":  # (standard input is read once)
+        sample = [text for _, _, text in itertools.islice(documents(), SAMPLE)]
+        say_language_notices(((sample, analyzer.lang, f"the documents of {source}"),))
     return 0
 
 

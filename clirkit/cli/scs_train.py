@@ -151,7 +151,7 @@ def run(args) -> int:
     from clirkit.errors import ClirkitError, counted
     from clirkit.estimator import Resources
     from clirkit.fileio import check_outputs
-    from clirkit.progress import say
+    from clirkit.progress import held_until_checked, say
     from clirkit.scs import SCSModel, read_word_vectors
     from clirkit.scs.training import NoQueryTermError, NoRelevantError
 
@@ -161,27 +161,28 @@ def run(args) -> int:
     _check_options(args, params, model)
     vectors = {"--query-vectors": args.query_vectors, "--doc-vectors": args.doc_vectors}
     check_outputs({"-o": args.output}, {**data_files(args), **vectors, **side_stopword_files(args)})
-    data = load_data(args, qrels=True)
-    train, documents = data.queries, data.documents
-    source_lang, target_lang = assumed_languages(data, "scs-train")
-    model.set_params(source_lang=source_lang, target_lang=target_lang)
-    qv = read_word_vectors(args.query_vectors, model.shape.dim) if args.query_vectors else None
-    dv = read_word_vectors(args.doc_vectors, model.shape.dim) if args.doc_vectors else None
-    say(
-        f"scs-train: {counted(len(train), 'training query', 'training queries')}, "
-        f"{counted(len(documents[0]), 'document')}",
-        quiet=args.quiet,
-    )
-    resources = Resources(
-        topics={"train": train},
-        qrels={"train": data.qrels},
-        documents=documents,
-        query_vectors=qv,
-        doc_vectors=dv,
-        quiet=args.quiet,
-        jobs=args.jobs,
-        analyzers=analyzers_of(args, model.source_lang, model.target_lang),
-    )
+    with held_until_checked():  # the files' languages said once the inputs pass their checks
+        data = load_data(args, qrels=True)
+        train, documents = data.queries, data.documents
+        source_lang, target_lang = assumed_languages(data, "scs-train")
+        model.set_params(source_lang=source_lang, target_lang=target_lang)
+        qv = read_word_vectors(args.query_vectors, model.shape.dim) if args.query_vectors else None
+        dv = read_word_vectors(args.doc_vectors, model.shape.dim) if args.doc_vectors else None
+        say(
+            f"scs-train: {counted(len(train), 'training query', 'training queries')}, "
+            f"{counted(len(documents[0]), 'document')}",
+            quiet=args.quiet,
+        )
+        resources = Resources(
+            topics={"train": train},
+            qrels={"train": data.qrels},
+            documents=documents,
+            query_vectors=qv,
+            doc_vectors=dv,
+            quiet=args.quiet,
+            jobs=args.jobs,
+            analyzers=analyzers_of(args, model.source_lang, model.target_lang),
+        )
     try:
         model.fit(resources)
     except NoRelevantError as exc:  # the message names the qrels file

@@ -320,6 +320,7 @@ def _read_parallel(args) -> tuple[list[str], list[str]]:
 def run_train(args) -> int:
     from clirkit.errors import ClirkitError
     from clirkit.fileio import check_outputs, written_together
+    from clirkit.langcheck import say_language_notices
     from clirkit.progress import say
 
     missing = [o for o, v in (("--source-lang", args.source_lang), ("--target-lang", args.target_lang)) if not v]
@@ -340,6 +341,12 @@ def run_train(args) -> int:
     for side, path in (("source", args.source), ("target", args.target)):
         if not any(tokens[side]):
             raise ClirkitError(f"{path}: no line holds a word (after the analysis): nothing to learn from")
+    say_language_notices(
+        (
+            (source_texts, source.lang, f"the source side of {args.source}"),
+            (target_texts, target.lang, f"the target side of {args.target}"),
+        )
+    )
     with written_together():  # both tables, or neither (an error or a Ctrl-C while the second trains)
         done = [_train_one(args, tokens, analyzers, direction, out) for direction, out in zip(directions, outputs)]
     for line in done:

@@ -305,8 +305,7 @@ class PlainCollection:
         """Say on stderr (``--quiet`` too) when the documents, the queries or a side of the parallel text read as
         another language than the one given (:func:`clirkit.langcheck.language_notice`: swapped source_lang and
         target_lang)."""
-        from clirkit.langcheck import language_notice
-        from clirkit.progress import say_unless_stopped
+        from clirkit.langcheck import say_language_notices
 
         of = {  # what each side is of: the collection, or (none named) the files the user gave
             "documents": self.documents,
@@ -321,10 +320,7 @@ class PlainCollection:
             (sources, self.source_lang, f"the parallel text's source side of {of['source']}"),
             (targets, self.target_lang, f"the parallel text's target side of {of['target']}"),
         )
-        for side_texts, lang, what in sides:
-            notice = language_notice(list(side_texts or ()), lang, what) if lang else None
-            if notice:  # said under --quiet too: a swapped language loses effectiveness with no other sign
-                say_unless_stopped(notice)
+        say_language_notices(sides)
 
     def _qrels_file(self, split: str) -> Path:
         """The qrels file judging ``split``'s queries."""
