@@ -113,3 +113,24 @@ def test_training_from_files_says_swapped_languages_once_the_inputs_pass(tmp_pat
     qrels.write_text("q1 0 nowhere 1\n", encoding="utf-8")  # an input refused: its one line, no notice before it
     assert main(argv) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_jsonl_records_keep_their_text_keys_and_give_each_key_once(tmp_path):
+    from clirkit.errors import ClirkitError
+    from clirkit.formats import read_documents, read_queries
+
+    path = tmp_path / "a.jsonl"
+    path.write_text('{"id": "d1", "text": "el agua"}\n{"id": "d2", "title": "la luz", "text": "del mundo"}\n', "utf-8")
+    with pytest.raises(ClirkitError, match=r"a.jsonl:2: this record has title\+text, which the first lacks: its text"):
+        read_documents(path)
+    assert read_documents(path, text_fields="text") == (["d1", "d2"], ["el agua", "del mundo"])  # named: as asked
+    path.write_text('{"id": "d1", "text": "la luz", "text": "el agua"}\n', encoding="utf-8")
+    with pytest.raises(ClirkitError, match=r'^.*a.jsonl:1: key "text" is given twice in one object'):
+        read_documents(path)
+    path.write_text(
+        '{"id": "q1", "description": "water"}\n{"id": "q2", "title": "light", "description": "x"}\n', "utf-8"
+    )
+    with pytest.raises(ClirkitError, match=r"a.jsonl:2: this record has title, which the first lacks"):
+        read_queries(path)
+    path.write_text('\ufeff{"id": "d1", "text": "a"}\n', encoding="utf-8")  # a BOM: read as before
+    assert read_documents(path) == (["d1"], ["a"])

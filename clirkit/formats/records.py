@@ -178,9 +178,29 @@ def join_text(parts: Iterable[str]) -> str:
 # --------------------------------------------------------------------------- records (id, text)
 
 
+class _RepeatedKey(ValueError):
+    """A key given twice in one JSON object (json would keep the last value without a word)."""
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """``object_pairs_hook`` of :data:`_DECODER`: the object, or :class:`_RepeatedKey` naming a key given twice."""
+    obj = dict(pairs)
+    if len(obj) < len(pairs):
+        seen: set[str] = set()
+        raise _RepeatedKey(next(k for k, _ in pairs if k in seen or seen.add(k)))
+    return obj
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys)  # one decoder: as fast as json.loads
+
+
 def json_object(name: str, lineno: int, line: str) -> dict:
+    """The JSON object of line ``lineno`` of file ``name``; ClirkitError ``NAME:LINE: problem`` for invalid JSON,
+    another value than an object, or a key given twice."""
     try:
-        obj = json.loads(line)
+        obj = json.loads(line) if line.startswith("\ufeff") else _DECODER.decode(line)  # (loads names a BOM)
+    except _RepeatedKey as exc:
+        raise located(name, lineno, f'key "{exc}" is given twice in one object: keep the one meant') from None
     except RecursionError:
         raise located(
             name,
@@ -240,9 +260,19 @@ def _json_records(
                 raise located(name, lineno, str(exc)) from None
             wanted = (id_key, *text_keys)
             text_key = text_keys[0] if len(text_keys) == 1 else None
+            order = looked or kind.texts  # the keys looked for, best first: those before the chosen ones were absent
+            passed = order[: order.index(text_keys)] if text_fields is None and text_keys in order else ()
         for k in wanted:
             if k not in obj:
                 raise located(name, lineno, f'missing key "{k}"')
+        if passed and any(all(k in obj for k in keys) for keys in passed):
+            found = "+".join(next(keys for keys in passed if all(k in obj for k in keys)))
+            raise located(
+                name,
+                lineno,
+                f"this record has {found}, which the first lacks: its text would be read from "
+                f"{'+'.join(text_keys)} alone: give every record the same keys",
+            )
         ident = json_string(name, lineno, obj[id_key], id_key, True)
         if text_key is not None:
             text = json_string(name, lineno, obj[text_key], text_key, False)
