@@ -134,3 +134,23 @@ def test_jsonl_records_keep_their_text_keys_and_give_each_key_once(tmp_path):
         read_queries(path)
     path.write_text('\ufeff{"id": "d1", "text": "a"}\n', encoding="utf-8")  # a BOM: read as before
     assert read_documents(path) == (["d1"], ["a"])
+
+
+def test_an_option_that_takes_one_value_given_twice_is_refused(tmp_path, capsys):
+    from clirkit.cli import main
+
+    qrels, run = tmp_path / "a.qrels", tmp_path / "a.run"
+    qrels.write_text("q1 0 d1 1\n", encoding="utf-8")
+    run.write_text("q1 Q0 d1 1 2.0 A\n", encoding="utf-8")
+    with pytest.raises(SystemExit) as stop:
+        main(["eval", "--qrels", str(qrels), f"--qrels={tmp_path / 'b.qrels'}", str(run)])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"clirkit eval: error: --qrels is given twice (--qrels {qrels}, then --qrels {tmp_path / 'b.qrels'}): give "
+        "it once (see clirkit eval --help)\n"
+    )
+    assert (
+        main(["eval", "--qrels", str(qrels), str(run), "-m", "AP", "-m", "RR", "--quiet", "--quiet"]) == 0
+    )  # lists, flags
+    assert main(["eval", "--qrels", str(qrels), "--", str(run)]) == 0

@@ -136,8 +136,7 @@ def psq_cli(tmp, queries, out, *extra):
             "-o",
             str(tmp / out),
             "-q",
-            "--target-stopwords-top",
-            "0",
+            *([] if "--target-stopwords-top" in extra else ["--target-stopwords-top", "0"]),  # (an option once)
             "--source-lang",
             "en",
             *extra,

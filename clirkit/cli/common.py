@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import functools
 import math
+import sys
 from typing import Callable
 
 from clirkit.cli.params import BadValue
@@ -279,9 +280,36 @@ def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     def error(message: str):
         parser.exit(2, f"{parser.prog}: error: {message} (see {parser.prog} --help)\n")
 
+    def parse_known_args(args=None, namespace=None):
+        repeated = _repeated_option(parser, sys.argv[1:] if args is None else list(args))
+        if repeated:
+            error(repeated)
+        return type(parser).parse_known_args(parser, args, namespace)
+
     parser.error = error
+    parser.parse_known_args = parse_known_args  # (what a verb's parser is called with, as the top one)
     parser.allow_abbrev = False
     return parser
+
+
+def _repeated_option(parser: argparse.ArgumentParser, args: list[str]) -> str | None:
+    """The problem of an option of ``parser`` that takes a value given twice in ``args`` (argparse keeps the
+    last: ``--kappa 0.5 --kappa 0.2`` fused with 0.2, ``eval --qrels A --qrels B`` judged by B alone), or None.
+    Options that gather their values (append, count) and flags may repeat."""
+    seen: dict[argparse.Action, tuple[str, str]] = {}
+    for i, arg in enumerate(args):
+        if arg == "--":
+            break
+        name, eq, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+        action = parser._option_string_actions.get(name)
+        if action is None or action.nargs == 0 or not isinstance(action, argparse._StoreAction):
+            continue
+        value = value if eq else (args[i + 1] if i + 1 < len(args) else "")
+        if action in seen:
+            first_name, first = seen[action]
+            return f"{name} is given twice ({first_name} {first}, then {name} {value}): give it once"
+        seen[action] = (name, value)
+    return None
 
 
 def language(code: str) -> str:
