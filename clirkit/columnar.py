@@ -69,7 +69,7 @@ def iter_column_batches(
         NotPlain: the file (or the block just read) is not in the plain layout, or cannot be
             read: the caller must parse it line by line. Blocks already yielded are then moot.
     """
-    if str(path) == "-" or not os.path.isfile(path):
+    if not isinstance(path, (str, os.PathLike)) or str(path) == "-" or not os.path.isfile(path):  # (an int: an fd)
         raise NotPlain
     try:
         with open(path, "rb") as fh:

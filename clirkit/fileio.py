@@ -21,7 +21,7 @@ import zlib
 from pathlib import Path
 from typing import IO, Iterator
 
-from clirkit.errors import ClirkitError, LineAfterCR, located
+from clirkit.errors import ClirkitError, ClirkitTypeError, LineAfterCR, located
 
 
 def _umask() -> int:
@@ -151,10 +151,18 @@ def _decompressed(raw: IO[bytes]) -> Iterator[IO[bytes]]:
         yield stream
 
 
+def check_path(path) -> None:
+    """ClirkitTypeError unless ``path`` is a path (a str or an ``os.PathLike``): an int would be taken for a file
+    descriptor by ``open`` and ``os.stat``, and reading it would close the caller's (``read_run(1)``, stdout)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ClirkitTypeError(f"expected a file's path (a str or os.PathLike), got {type(path).__name__} {path!r}")
+
+
 @contextlib.contextmanager
 def open_binary(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
     """Open ``path`` for reading bytes; ``-`` is stdin; a gzip stream (``.gz`` or not, a pipe as well as a
     file) is decompressed."""
+    check_path(path)
     if str(path) == "-":
         yield from _decompressed(sys.stdin.buffer)
         return

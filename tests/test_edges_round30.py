@@ -154,3 +154,16 @@ def test_an_option_that_takes_one_value_given_twice_is_refused(tmp_path, capsys)
         main(["eval", "--qrels", str(qrels), str(run), "-m", "AP", "-m", "RR", "--quiet", "--quiet"]) == 0
     )  # lists, flags
     assert main(["eval", "--qrels", str(qrels), "--", str(run)]) == 0
+
+
+@pytest.mark.parametrize("given", [1, True, 2.5, b"run.txt"])
+def test_a_reader_given_no_path_refuses_it_before_opening_anything(given):
+    import os
+
+    from clirkit.errors import ClirkitTypeError
+    from clirkit.formats import read_qrels, read_run
+
+    for read in (read_run, read_qrels):
+        with pytest.raises(ClirkitTypeError, match=r"^expected a file's path \(a str or os.PathLike\), got "):
+            read(given)
+    os.fstat(1)  # the caller's stdout still open
