@@ -167,3 +167,22 @@ def test_a_reader_given_no_path_refuses_it_before_opening_anything(given):
         with pytest.raises(ClirkitTypeError, match=r"^expected a file's path \(a str or os.PathLike\), got "):
             read(given)
     os.fstat(1)  # the caller's stdout still open
+
+
+def test_a_language_model_overflow_names_alpha_not_bm25s_parameters(tmp_path, capsys):
+    from clirkit.cli import main
+    from clirkit.translation import TranslationTable, save_table
+
+    (tmp_path / "docs.tsv").write_text(DOCS, encoding="utf-8")
+    assert main(["index", str(tmp_path / "docs.tsv"), "--lang", "es", "-o", str(tmp_path / "es.npz"), "-q"]) == 0
+    table = TranslationTable.from_triples(
+        ["light", "god"], ["luz", "dios"], [1.0, 1.0], params={"source_lang": "en", "target_lang": "es"}
+    )
+    save_table(table, str(tmp_path / "en-es.npz"))
+    (tmp_path / "q.tsv").write_text("q1\tlight\n", encoding="utf-8")
+    argv = ["psq", "--index", str(tmp_path / "es.npz"), "--table", str(tmp_path / "en-es.npz"), "--scoring", "lm"]
+    argv += ["--queries", str(tmp_path / "q.tsv"), "-o", str(tmp_path / "x.run"), "-q", "--alpha", "1e-308"]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == (
+        "clirkit: error: language-model term weights overflow the float range with alpha=1e-308: take a larger alpha\n"
+    )

@@ -163,6 +163,10 @@ class BM25:
         if not np.isfinite(values).all():
             if self.weighting not in ("bm25", "lm"):  # a weighting of the user's: its functions made them
                 raise ClirkitError(f"the {self.weighting!r} weighting gave {what} that are not finite numbers")
+            if self.weighting == "lm":  # log(1 + (1 - alpha) / alpha ...): alpha alone can make it overflow
+                raise ClirkitError(
+                    f"language-model {what} overflow the float range with alpha={self.alpha:g}: take a larger alpha"
+                )
             raise ClirkitError(
                 f"BM25 {what} overflow the float range with k1={self.k1:g}, b={self.b:g}, k3="
                 f"{'none' if self.k3 is None else format(self.k3, 'g')}: take smaller parameters"
