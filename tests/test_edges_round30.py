@@ -186,3 +186,17 @@ def test_a_language_model_overflow_names_alpha_not_bm25s_parameters(tmp_path, ca
     assert capsys.readouterr().err == (
         "clirkit: error: language-model term weights overflow the float range with alpha=1e-308: take a larger alpha\n"
     )
+
+
+def test_an_interrupted_command_clears_its_progress_bars_before_its_line():
+    import io
+
+    from tqdm import tqdm
+
+    from clirkit.cli import _bars_closed
+
+    out = io.StringIO()
+    bar = tqdm(total=7, desc="searching", file=out, leave=False)
+    bar.update(1)
+    _bars_closed()
+    assert bar not in tqdm._instances and out.getvalue().endswith("\r")  # the line cleared: the next starts anew

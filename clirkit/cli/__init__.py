@@ -97,11 +97,23 @@ def _exit_interrupted(status: int | None = None) -> None:
     os._exit(130)
 
 
+def _bars_closed() -> None:
+    """Close the progress bars still on stderr (a Ctrl-C stopped their work), so that the line saying so starts a
+    line of its own: a bar's last state has no line end."""
+    tqdm = sys.modules.get("tqdm")
+    for bar in list(getattr(getattr(tqdm, "tqdm", None), "_instances", ())):
+        try:
+            bar.close()
+        except BaseException:  # (a bar another thread is closing)
+            pass
+
+
 def _stopped() -> int:
     """The status of a command that a Ctrl-C (or SIGTERM) stopped, after saying so once."""
     global _ended, _reported
     _ended = _command  # from here a second Ctrl-C ends the command at once, without a traceback
     _reported = True  # before the line: a Ctrl-C while printing it must not print a second one
+    _bars_closed()
     print("clirkit: interrupted" + (f"; {_interrupt_note}" if _interrupt_note else ""), file=sys.stderr)
     return 130
 
