@@ -460,6 +460,12 @@ class Qrels:
                 raise ClirkitError(
                     f"{row_of(empty)} has an empty {what} id: give every judgment a {what} id ({ID_RULE})"
                 )
+            bad = None if pairs_known else first_bad_id(ids)  # (the rule write_qrels applies; a reader's hold none)
+            if bad is not None:
+                raise ClirkitError(
+                    f"{row_of(int(bad[0]))} has {what} id {ascii(str(ids[bad[0]]))[:60]}, which {bad[1]}: give every "
+                    f"judgment a {what} id a qrels file can hold ({ID_RULE})"
+                )
         repeat = None if pairs_known or not len(qids) else repeated_pair(first_appearance_codes(qids), docids)
         if repeat is not None:
             i = repeat[0]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 DOCS = (
@@ -200,3 +202,18 @@ def test_an_interrupted_command_clears_its_progress_bars_before_its_line():
     bar.update(1)
     _bars_closed()
     assert bar not in tqdm._instances and out.getvalue().endswith("\r")  # the line cleared: the next starts anew
+
+
+@pytest.mark.parametrize(
+    ("qids", "docids", "problem"),
+    [
+        (["q 1"], ["d1"], "query id 'q 1', which contains whitespace"),
+        (["q1"], ["d\x001"], "document id 'd\\x001', which contains a NUL"),
+    ],
+)
+def test_qrels_made_in_python_refuse_ids_no_qrels_file_can_hold(qids, docids, problem):
+    from clirkit.errors import ClirkitError
+    from clirkit.run import Qrels
+
+    with pytest.raises(ClirkitError, match=rf"^Qrels row 1 has {re.escape(problem)}"):
+        Qrels(qids, docids, [1])
