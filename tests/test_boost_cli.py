@@ -243,8 +243,10 @@ def test_boost_from_a_base_run_reranks_it_with_beta_times_normalized_scores(tmp_
     (tmp_path / "fewer.run").write_text("".join(lines), encoding="utf-8")
     fewer = ["boost-rank", model, "--queries", q, "--documents", docs, "--candidates", str(tmp_path / "fewer.run")]
     capsys.readouterr()
-    assert main([*fewer, "-o", str(tmp_path / "fewer.out")]) == 0
-    assert f"1 of {len(QUERIES)} queries have no row in --candidates: no result" in capsys.readouterr().err
+    assert main([*fewer, "-o", str(tmp_path / "fewer.out"), "-q"]) == 0  # said under -q too
+    assert capsys.readouterr().err == (
+        f"{tmp_path / 'fewer.run'}: no row for 1 of the {len(QUERIES)} queries (the first: {first}): they get no result\n"
+    )
     assert m.doc_weighting == "length"  # the default when boosting from a base ranker
     plain = BoostModel(
         m.src_terms,

@@ -74,8 +74,10 @@ def run(args) -> int:
     else:
         run_ = model.rank(q_tok, docids, d_tok, depth=args.depth, batch=args.batch, tag=args.tag, quiet=args.quiet)
     empty = len(queries) - len(run_.query_ids)
-    if empty:
-        why = "have no row in --candidates" if args.candidates else "share no n-gram with the phrase table"
-        say(f"boost-rank: {empty} of {len(queries)} queries {why}: no result", quiet=args.quiet)
+    if empty and candidates is None:  # (queries without a candidate are said as they are read: read_run_of)
+        say(
+            f"boost-rank: {empty} of {len(queries)} queries share no n-gram with the phrase table: no result",
+            quiet=args.quiet,
+        )
     write_run(run_, args.output)
     return 0

@@ -272,7 +272,7 @@ def read_run_of(path: str, data: Data, *, queries: bool = True):
     False: its queries may be others too), each of its rows naming a document of ``data`` and (``queries``) a
     query of ``data``; else ClirkitError ``FILE:LINE: problem`` at the first row that does not (the file is
     read again for its line only then). Checked before the documents are tokenized, on the run's distinct ids: no
-    copy of the documents' ids is made."""
+    copy of the documents' ids is made. Queries of ``data`` without a row (``queries``) are said, ``--quiet`` too."""
     from clirkit.formats import read_run
     from clirkit.sortedunique import sorted_unique
 
@@ -282,6 +282,16 @@ def read_run_of(path: str, data: Data, *, queries: bool = True):
     unknown_docids.difference_update(data.documents[0])
     if unknown_queries or unknown_docids:
         raise _unknown_row(path, run, unknown_queries, unknown_docids)
+    covered = set(run.query_ids)
+    uncovered = [q for q in data.queries if q not in covered] if queries else []
+    if uncovered:  # said under --quiet too: a run of other queries (or of a few) loses the rest with no other sign
+        from clirkit.fileio import display_name
+        from clirkit.progress import say
+
+        say(
+            f"{display_name(path)}: no row for {len(uncovered):,} of the {len(data.queries):,} queries (the first: "
+            f"{uncovered[0]}): they get no result"
+        )
     return run
 
 
