@@ -235,11 +235,12 @@ def test_a_term_count_file_whose_counts_are_all_zero_is_refused_naming_it(tmp_pa
     assert read_counts(path, Analyzer("en", stemmer=None)) == ({"love": 0, "god": 2}, 2)
 
 
-def test_psq_background_of_zero_counts_is_one_line_and_status_2(indexed_dir, capsys):
-    from clirkit.cli import main
+def _psq_with_background(indexed_dir):
+    """The background file (to be written) and the argv of a document-side psq over ``indexed_dir``'s index with
+    lm scoring and that background (a table from the documents' language: the documents translated)."""
     from clirkit.translation import TranslationTable, save_table
 
-    table = TranslationTable.from_triples(  # from the documents' language: the documents translated
+    table = TranslationTable.from_triples(
         ["luz", "dios"], ["light", "god"], [1.0, 1.0], params={"source_lang": "es", "target_lang": "en"}
     )
     save_table(table, str(indexed_dir / "es2en.npz"))
@@ -247,6 +248,13 @@ def test_psq_background_of_zero_counts_is_one_line_and_status_2(indexed_dir, cap
     counts = indexed_dir / "bg.cnt"
     argv = ["psq", "--index", str(indexed_dir / "ix.npz"), "--queries", str(indexed_dir / "q.tsv")]
     argv += ["--table", str(indexed_dir / "es2en.npz"), "--scoring", "lm", "--background", str(counts), "-q"]
+    return counts, argv
+
+
+def test_psq_background_of_zero_counts_is_one_line_and_status_2(indexed_dir, capsys):
+    from clirkit.cli import main
+
+    counts, argv = _psq_with_background(indexed_dir)
     counts.write_text("0 love\n", encoding="utf-8")
     assert main([*argv, "-o", str(indexed_dir / "zero.run")]) == 2
     err = capsys.readouterr().err
@@ -262,16 +270,8 @@ def test_psq_background_of_zero_counts_is_one_line_and_status_2(indexed_dir, cap
 
 def test_a_background_sharing_no_word_with_the_index_is_refused_naming_it(indexed_dir, capsys):
     from clirkit.cli import main
-    from clirkit.translation import TranslationTable, save_table
 
-    table = TranslationTable.from_triples(
-        ["luz", "dios"], ["light", "god"], [1.0, 1.0], params={"source_lang": "es", "target_lang": "en"}
-    )
-    save_table(table, str(indexed_dir / "es2en.npz"))
-    (indexed_dir / "q.tsv").write_text("q1\tgod light\n", encoding="utf-8")
-    counts = indexed_dir / "bg.cnt"
-    argv = ["psq", "--index", str(indexed_dir / "ix.npz"), "--queries", str(indexed_dir / "q.tsv")]
-    argv += ["--table", str(indexed_dir / "es2en.npz"), "--scoring", "lm", "--background", str(counts), "-q"]
+    counts, argv = _psq_with_background(indexed_dir)
     counts.write_text("5 ahoraqui\n3 zzyzx\n", encoding="utf-8")  # no word of the translated (English) index
     assert main([*argv, "-o", str(indexed_dir / "none.run")]) == 2
     err = capsys.readouterr().err
