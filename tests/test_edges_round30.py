@@ -156,6 +156,9 @@ def test_an_option_that_takes_one_value_given_twice_is_refused(tmp_path, capsys)
         main(["eval", "--qrels", str(qrels), str(run), "-m", "AP", "-m", "RR", "--quiet", "--quiet"]) == 0
     )  # lists, flags
     assert main(["eval", "--qrels", str(qrels), "--", str(run)]) == 0
+    with pytest.raises(SystemExit):  # an option of several values: its values after one
+        main(["aggregate", str(run), str(run), "--dev-runs", str(run), "--dev-runs", str(run), "-o", str(run)])
+    assert capsys.readouterr().err.endswith(": list its values after one --dev-runs (see clirkit aggregate --help)\n")
 
 
 @pytest.mark.parametrize("given", [1, True, 2.5, b"run.txt"])

@@ -307,7 +307,8 @@ def _repeated_option(parser: argparse.ArgumentParser, args: list[str]) -> str | 
         value = value if eq else (args[i + 1] if i + 1 < len(args) else "")
         if action in seen:
             first_name, first = seen[action]
-            return f"{name} is given twice ({first_name} {first}, then {name} {value}): give it once"
+            once = f"list its values after one {name}" if action.nargs in ("+", "*") else "give it once"
+            return f"{name} is given twice ({first_name} {first}, then {name} {value}): {once}"
         seen[action] = (name, value)
     return None
 
