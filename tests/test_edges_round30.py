@@ -220,3 +220,34 @@ def test_qrels_made_in_python_refuse_ids_no_qrels_file_can_hold(qids, docids, pr
 
     with pytest.raises(ClirkitError, match=rf"^Qrels row 1 has {re.escape(problem)}"):
         Qrels(qids, docids, [1])
+
+
+def test_round_30_variants_a_second_look_found(tmp_path, capsys):
+    from clirkit.cli import main
+    from clirkit.errors import ClirkitError, ClirkitTypeError
+    from clirkit.formats import read_documents, read_queries
+    from clirkit.formats.topics import read_markup_topics
+
+    (tmp_path / "docs.tsv").write_text(DOCS, encoding="utf-8")
+    assert main(["index", str(tmp_path / "docs.tsv"), "--lang", "es", "-o", str(tmp_path / "es.npz"), "-q"]) == 0
+    (tmp_path / "q.tsv").write_text("q1\tluz\n", encoding="utf-8")
+    search = ["search", "--index", str(tmp_path / "es.npz"), "--queries", str(tmp_path / "q.tsv"), "-q"]
+    with pytest.raises(SystemExit):  # a short option's value attached, twice
+        main([*search, f"-o{tmp_path / 'a.run'}", f"-o{tmp_path / 'b.run'}"])
+    assert "error: -o is given twice (-o " in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # an option of the verb's own kind of action
+        main(["collection", "--documents", "d.tsv", "--split-seed", "1", "--split-seed", "2"])
+    assert "error: --split-seed is given twice (--split-seed 1, then --split-seed 2)" in capsys.readouterr().err
+    path = tmp_path / "q5.jsonl"  # a later record's better id key
+    path.write_text('{"id": "q1", "text": "agua"}\n{"qid": "q2", "id": "q9", "text": "luz"}\n', encoding="utf-8")
+    with pytest.raises(ClirkitError, match=r'q5.jsonl:2: this record has "qid", which the first lacks: its id would'):
+        read_queries(path)
+    path.write_text('{"id": "d1", "text": "agua"}\n{"docid": "X", "id": "d2", "text": "luz"}\n', encoding="utf-8")
+    with pytest.raises(ClirkitError, match=r'q5.jsonl:2: this record has "docid"'):
+        read_documents(path)
+    with pytest.raises(ClirkitTypeError, match=r"^expected a file's path"):
+        read_queries(0.5)
+    topic = "<topics><topic {}><identifier>1</identifier><title>la luz</title></topic></topics>"
+    for attributes in ('lang="en" lang="es"', 'xml:lang="en" lang="es"'):
+        with pytest.raises(ClirkitError, match=r"^t.xml:1: <topic> declares two languages \("):
+            read_markup_topics("t.xml", topic.format(attributes), ["title"], lang="en")

@@ -292,6 +292,10 @@ def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return parser
 
 
+_GATHERING = (argparse._AppendAction, argparse._CountAction, argparse._HelpAction, argparse._VersionAction)
+_GATHERING += (argparse._SubParsersAction,)  # actions a repeat adds to (or that end the parse): not a value replaced
+
+
 def _repeated_option(parser: argparse.ArgumentParser, args: list[str]) -> str | None:
     """The problem of an option of ``parser`` that takes a value given twice in ``args`` (argparse keeps the
     last: ``--kappa 0.5 --kappa 0.2`` fused with 0.2, ``eval --qrels A --qrels B`` judged by B alone), or None.
@@ -300,9 +304,13 @@ def _repeated_option(parser: argparse.ArgumentParser, args: list[str]) -> str | 
     for i, arg in enumerate(args):
         if arg == "--":
             break
-        name, eq, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+        if arg.startswith("--"):
+            name, eq, value = arg.partition("=")
+        else:  # -o FILE, or -oFILE: the value attached
+            name, value = arg[:2], arg[2:]
+            eq = "=" if value else ""
         action = parser._option_string_actions.get(name)
-        if action is None or action.nargs == 0 or not isinstance(action, argparse._StoreAction):
+        if action is None or action.nargs == 0 or isinstance(action, _GATHERING):
             continue
         value = value if eq else (args[i + 1] if i + 1 < len(args) else "")
         if action in seen:

@@ -10,7 +10,7 @@ import os
 from typing import Iterator, Mapping, Sequence
 
 from clirkit.errors import ClirkitError, empty_file, located, repeated_id
-from clirkit.fileio import GZIP_ERRORS, damaged_gzip, display_name, iter_lines, open_binary, read_once
+from clirkit.fileio import GZIP_ERRORS, check_path, damaged_gzip, display_name, iter_lines, open_binary, read_once
 from clirkit.formats import hc4_topics, topics
 from clirkit.formats.records import (
     QUERY,
@@ -117,6 +117,7 @@ def read_queries_choosing(
     several languages, whose ``lang=`` chooses or checks the version read (TREC, CLEF or NTCIR markup, HC4/NeuCLIR
     JSONL), not as ``qid TAB text`` or JSONL queries, which ``lang=`` leaves alone: known of standard input as of a
     file, as read once."""
+    check_path(path)
     check_format(fmt, _QUERY_FORMATS, "query")
     if field is not None:
         if fields is not None:

@@ -262,9 +262,18 @@ def _json_records(
             text_key = text_keys[0] if len(text_keys) == 1 else None
             order = looked or kind.texts  # the keys looked for, best first: those before the chosen ones were absent
             passed = order[: order.index(text_keys)] if text_fields is None and text_keys in order else ()
+            passed_ids = kind.ids[: kind.ids.index(id_key)] if id_field is None and id_key in kind.ids else ()
         for k in wanted:
             if k not in obj:
                 raise located(name, lineno, f'missing key "{k}"')
+        better_id = next((k for k in passed_ids if k in obj), None)
+        if better_id is not None:
+            raise located(
+                name,
+                lineno,
+                f'this record has "{better_id}", which the first lacks: its id would be read from "{id_key}": '
+                "give every record the same keys",
+            )
         if passed and any(all(k in obj for k in keys) for keys in passed):
             found = "+".join(next(keys for keys in passed if all(k in obj for k in keys)))
             raise located(

@@ -509,7 +509,14 @@ class _MarkupReader:
         """The language ``tok`` declares by its ``lang`` (or ``xml:lang``) attribute, as ``(how, value, line)``;
         None without one, or with an empty one (XML's "no language said")."""
         attributes = _ATTRIBUTE.finditer(self.text, tok.start, tok.end)  # lang, not src-lang or a value's "lang="
-        m = next((a for a in attributes if a.group(1).lower() in ("lang", "xml:lang")), None)
+        langs = [a for a in attributes if a.group(1).lower() in ("lang", "xml:lang")]
+        said = {next(v for v in a.group(2, 3, 4) if v is not None).strip().lower() for a in langs}
+        if len(said - {""}) > 1:  # (two languages: which one is meant cannot be told)
+            named = ", ".join(a.group(0) for a in langs)
+            raise located(
+                self.name, self.line_of(tok.start), f"<{tok.name}> declares two languages ({named}): keep one"
+            )
+        m = langs[0] if langs else None
         value = next((v for v in m.group(2, 3, 4) if v is not None), "").strip() if m else ""
         if value.lower() in _NO_LANGUAGE:
             return None
