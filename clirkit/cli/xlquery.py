@@ -91,11 +91,8 @@ def source_stopwords(args) -> str | list[str] | None:
 
 def say_language(queries: dict, lang: str, args) -> None:
     """Say on stderr (``--quiet`` too) when the queries' words read as another language than ``lang``, the
-    language the table or ``--source-lang`` gives them (:func:`clirkit.langcheck.language_notice`); within
-    :func:`clirkit.progress.held_until_checked`, once its checks pass."""
-    from clirkit.langcheck import language_notice
-    from clirkit.progress import say_unless_stopped
+    language the table or ``--source-lang`` gives them (:func:`clirkit.langcheck.say_language_notices`); within
+    :func:`clirkit.progress.held_until_checked`, once its checks pass (not before a table's error)."""
+    from clirkit.langcheck import say_language_notices
 
-    notice = language_notice(list(queries.values()), lang, f"the queries of {args.queries}")
-    if notice:  # said under --quiet too: queries of another language lose effectiveness with no other sign
-        say_unless_stopped(notice)  # (within held_until_checked: not before the error of a table that does not fit)
+    say_language_notices(((list(queries.values()), lang, f"the queries of {args.queries}"),))

@@ -274,12 +274,12 @@ def _json_records(
                 f'this record has "{better_id}", which the first lacks: its id would be read from "{id_key}": '
                 "give every record the same keys",
             )
-        if passed and any(all(k in obj for k in keys) for keys in passed):
-            found = "+".join(next(keys for keys in passed if all(k in obj for k in keys)))
+        better_text = next((keys for keys in passed if all(k in obj for k in keys)), None)
+        if better_text is not None:
             raise located(
                 name,
                 lineno,
-                f"this record has {found}, which the first lacks: its text would be read from "
+                f"this record has {'+'.join(better_text)}, which the first lacks: its text would be read from "
                 f"{'+'.join(text_keys)} alone: give every record the same keys",
             )
         ident = json_string(name, lineno, obj[id_key], id_key, True)
